@@ -1,0 +1,92 @@
+#include "referee/core/game_session.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+
+namespace pyramid {
+
+absl::StatusOr<GameSession> GameSession::Start(const Game& game,
+                                               int num_seats,
+                                               const Digest& seed) {
+  absl::StatusOr<std::unique_ptr<State>> state =
+      game.NewInitialState(num_seats, RandomStream(seed));
+  if (!state.ok()) return state.status();
+  return GameSession(*std::move(state));
+}
+
+std::vector<v1::Applied> GameSession::TakeAutomaticMoves() {
+  std::vector<v1::Applied> applied;
+  while (!state_->IsTerminal()) {
+    const std::vector<int> acting = state_->ActingSeats();
+    if (acting.size() != 1) break;
+    std::optional<v1::Action> sole = state_->SoleLegalAction(acting[0]);
+    if (!sole.has_value()) break;
+    SeatAction seat_action{acting[0], *sole};
+    absl::StatusOr<v1::Result> result = state_->Apply({&seat_action, 1});
+    if (!result.ok()) break;  // A game bug; the seat will be asked instead.
+    v1::Applied& record = applied.emplace_back();
+    v1::Move* move = record.add_moves();
+    move->set_seat(acting[0]);
+    move->set_source(v1::MOVE_AUTOMATIC);
+    *move->mutable_action() = *std::move(sole);
+    *record.mutable_result() = *std::move(result);
+  }
+  return applied;
+}
+
+absl::StatusOr<v1::Applied> GameSession::ApplyDecision(
+    uint64_t decision_id, std::vector<v1::Move> moves) {
+  std::vector<SeatAction> actions;
+  actions.reserve(moves.size());
+  for (v1::Move& move : moves) {
+    if (move.source() == v1::MOVE_DEFAULT) {
+      *move.mutable_action() = state_->DefaultAction(move.seat());
+    }
+    actions.push_back({static_cast<int>(move.seat()), move.action()});
+  }
+  absl::StatusOr<v1::Result> result = state_->Apply(actions);
+  if (!result.ok()) return result.status();
+  v1::Applied applied;
+  applied.set_decision_id(decision_id);
+  for (v1::Move& move : moves) *applied.add_moves() = std::move(move);
+  *applied.mutable_result() = *std::move(result);
+  return applied;
+}
+
+v1::Outcome ForfeitOutcome(const State* state, int num_seats,
+                           const std::vector<int>& forfeited) {
+  v1::Outcome stopped;
+  if (state != nullptr) {
+    stopped = state->StoppedOutcome();
+  } else {
+    for (int seat = 0; seat < num_seats; ++seat) stopped.add_seats()->set_rank(1);
+  }
+  auto is_forfeited = [&forfeited](int seat) {
+    return std::find(forfeited.begin(), forfeited.end(), seat) !=
+           forfeited.end();
+  };
+  // Rank the remaining seats among themselves by their stopped rank.
+  std::vector<int64_t> keys;
+  for (int seat = 0; seat < num_seats; ++seat) {
+    if (!is_forfeited(seat)) keys.push_back(stopped.seats(seat).rank());
+  }
+  const std::vector<uint32_t> ranks = CompetitionRanks(keys);
+  const uint32_t last_rank = static_cast<uint32_t>(keys.size()) + 1;
+  v1::Outcome outcome;
+  outcome.set_termination(v1::TERMINATION_FORFEIT);
+  size_t next = 0;
+  for (int seat = 0; seat < num_seats; ++seat) {
+    v1::SeatOutcome* result = outcome.add_seats();
+    result->set_score(stopped.seats(seat).score());
+    if (is_forfeited(seat)) {
+      result->set_rank(last_rank);
+      result->set_forfeited(true);
+    } else {
+      result->set_rank(ranks[next++]);
+    }
+  }
+  return outcome;
+}
+
+}  // namespace pyramid

@@ -1,0 +1,49 @@
+// Runs a Match in-process with players that live in the same process: the
+// referee's protocol without a network (tests, benchmarks, the demo).
+#ifndef PYRAMID_REFEREE_CORE_LOCAL_RUNNER_H_
+#define PYRAMID_REFEREE_CORE_LOCAL_RUNNER_H_
+
+#include <vector>
+
+#include "absl/status/status.h"
+#include "referee/core/match.h"
+#include "referee/crypto/random_stream.h"
+#include "referee/games/game.h"
+
+namespace pyramid {
+
+// Chooses actions for one seat. Sees only what a remote bot would see.
+class Player {
+ public:
+  virtual ~Player() = default;
+  // An action for the open decision, given the seat's observation and its
+  // legal actions (empty when the game does not list them).
+  virtual v1::Action Choose(const v1::Observation& observation,
+                            const std::vector<v1::Action>& legal) = 0;
+};
+
+// Picks uniformly among the legal actions with its own random stream.
+class RandomPlayer final : public Player {
+ public:
+  explicit RandomPlayer(const Digest& seed) : stream_(seed) {}
+  v1::Action Choose(const v1::Observation& observation,
+                    const std::vector<v1::Action>& legal) override;
+
+ private:
+  RandomStream stream_;
+};
+
+// An entropy source that replays a ChaCha20 stream keyed by `seed`: for
+// reproducible matches (golden logs, tests, benchmarks). Never for real play.
+EntropySource DeterministicEntropy(const Digest& seed);
+
+// Plays `match` to its end: every seat whose turn it is commits, then
+// reveals, through the match's public protocol calls. players[i] plays seat
+// i; `entropy` supplies salts and seed contributions. Returns the first error
+// the match reports (a correct player never causes one).
+absl::Status RunLocalMatch(Match& match, const std::vector<Player*>& players,
+                           const EntropySource& entropy);
+
+}  // namespace pyramid
+
+#endif  // PYRAMID_REFEREE_CORE_LOCAL_RUNNER_H_

@@ -1,0 +1,38 @@
+// Splits a log file into its records (framing only; docs/log-format.md).
+// Parsing and judging the records is the verifier's job.
+#ifndef PYRAMID_REFEREE_CORE_LOG_READER_H_
+#define PYRAMID_REFEREE_CORE_LOG_READER_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace pyramid {
+
+// One record's stored bytes (without the length prefix), pointing into the
+// buffer given to SplitLog, which must outlive it.
+struct RawRecord {
+  uint64_t offset = 0;  // Byte offset of the length prefix in the file.
+  std::string_view bytes;
+};
+
+struct SplitLogResult {
+  enum class Tail {
+    kClean,      // The file ends exactly after the last record.
+    kTruncated,  // The file ends inside a length prefix or a record.
+    kCorrupt,    // Bad magic, an over-long varint or an oversized length.
+  };
+  std::vector<RawRecord> records;  // Every complete record before the tail.
+  Tail tail = Tail::kClean;
+  uint64_t tail_offset = 0;  // Where the problem starts (kTruncated/kCorrupt).
+  std::string tail_reason;   // Human-readable; empty when kClean.
+};
+
+// Splits `file` into records. Never fails: problems are described in the
+// result's tail, and the records before them are still returned.
+SplitLogResult SplitLog(std::string_view file);
+
+}  // namespace pyramid
+
+#endif  // PYRAMID_REFEREE_CORE_LOG_READER_H_

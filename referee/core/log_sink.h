@@ -1,0 +1,69 @@
+// Where a log's bytes go. The writer hands each framed record to Append in
+// one call, so a crash leaves whole records (or, at worst, one torn final
+// record on a failing disk).
+#ifndef PYRAMID_REFEREE_CORE_LOG_SINK_H_
+#define PYRAMID_REFEREE_CORE_LOG_SINK_H_
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+
+namespace pyramid {
+
+class LogSink {
+ public:
+  virtual ~LogSink() = default;
+  // Appends `bytes`; when this returns OK they have reached the operating
+  // system (no user-space buffering).
+  virtual absl::Status Append(std::string_view bytes) = 0;
+  // Makes everything appended so far durable (fsync for files).
+  virtual absl::Status Sync() = 0;
+};
+
+// When a FileLogSink's writer asks it to fsync.
+enum class FsyncPolicy {
+  kNever,        // Leave it to the operating system.
+  kCheckpoints,  // At every checkpoint and at the seal.
+  kEveryRecord,  // After every record (slowest, strongest).
+};
+
+// Appends to a file with write(2), one call per Append.
+class FileLogSink final : public LogSink {
+ public:
+  // Creates `path`, which must not exist (a log is never overwritten).
+  static absl::StatusOr<std::unique_ptr<FileLogSink>> Create(
+      const std::string& path);
+  ~FileLogSink() override;
+
+  absl::Status Append(std::string_view bytes) override;
+  absl::Status Sync() override;
+
+ private:
+  FileLogSink(int fd, std::string path) : fd_(fd), path_(std::move(path)) {}
+  int fd_;
+  std::string path_;
+};
+
+// Keeps the bytes in memory (tests, benchmarks, in-process tools).
+class StringLogSink final : public LogSink {
+ public:
+  explicit StringLogSink(std::string* out) : out_(out) {}
+  absl::Status Append(std::string_view bytes) override {
+    out_->append(bytes);
+    return absl::OkStatus();
+  }
+  absl::Status Sync() override { return absl::OkStatus(); }
+
+ private:
+  std::string* out_;  // Not owned.
+};
+
+// Reads a whole file into memory.
+absl::StatusOr<std::string> ReadFileToString(const std::string& path);
+
+}  // namespace pyramid
+
+#endif  // PYRAMID_REFEREE_CORE_LOG_SINK_H_

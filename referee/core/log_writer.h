@@ -1,0 +1,58 @@
+// Writes a match log: frames each record, keeps the hash chain, and signs
+// checkpoints and the seal with the referee key (docs/log-format.md).
+//
+// Usage: construct, Append the header first and every later record in order,
+// then Seal. The writer fills in prev_hash itself and inserts a checkpoint
+// after every `checkpoint_interval` records (0: none). Not thread-safe.
+#ifndef PYRAMID_REFEREE_CORE_LOG_WRITER_H_
+#define PYRAMID_REFEREE_CORE_LOG_WRITER_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "absl/status/status.h"
+#include "pyramid/referee/v1/log.pb.h"
+#include "referee/core/log_sink.h"
+#include "referee/crypto/bytes.h"
+#include "referee/crypto/ed25519.h"
+
+namespace pyramid {
+
+class LogWriter {
+ public:
+  // `key` signs checkpoints and the seal; `match_id` is bound into them.
+  LogWriter(std::unique_ptr<LogSink> sink, SigningKey key, std::string match_id,
+            uint32_t checkpoint_interval, FsyncPolicy fsync);
+
+  // Appends `record` (its prev_hash is overwritten) and, when one is due, a
+  // checkpoint after it. On error the log must be considered broken.
+  absl::Status Append(referee::v1::LogRecord record);
+
+  // Appends the seal and syncs unless the policy is kNever. Nothing may be
+  // appended afterwards.
+  absl::Status Seal();
+
+  // Makes everything appended so far durable.
+  absl::Status Sync() { return sink_->Sync(); }
+
+  uint64_t record_count() const { return record_count_; }
+
+ private:
+  absl::Status Write(const referee::v1::LogRecord& record);
+  referee::v1::Signature Sign() const;
+
+  std::unique_ptr<LogSink> sink_;
+  SigningKey key_;
+  std::string match_id_;
+  uint32_t checkpoint_interval_;
+  FsyncPolicy fsync_;
+  uint64_t record_count_ = 0;
+  uint32_t since_checkpoint_ = 0;
+  Digest chain_{};  // Hash of the last record written; zero before any.
+  bool sealed_ = false;
+};
+
+}  // namespace pyramid
+
+#endif  // PYRAMID_REFEREE_CORE_LOG_WRITER_H_

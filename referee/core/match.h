@@ -1,0 +1,158 @@
+// One match run by the referee: rules state + decision bookkeeping +
+// commit-reveal + deadlines + the signed log (DESIGN.md, docs/protocol.md).
+// Knows nothing of gRPC, so tests, benchmarks and tools run it in-process.
+//
+// The match opens decision 0 (the seed decision) on creation. Seats then
+// Commit and Reveal; the match closes each decision once every seat of it has
+// a usable reveal or a fault, applies it, takes automatic moves, and opens the
+// next decision, until the game ends; then it writes the outcome and the
+// seal. Every accepted protocol event is appended to the log before the call
+// that caused it returns.
+//
+// Deadlines are checked against the injected Clock by CheckDeadlines() and
+// at the start of Commit/Reveal. Not thread-safe: the caller serialises calls.
+#ifndef PYRAMID_REFEREE_CORE_MATCH_H_
+#define PYRAMID_REFEREE_CORE_MATCH_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "pyramid/referee/v1/log.pb.h"
+#include "referee/core/clock.h"
+#include "referee/core/game_session.h"
+#include "referee/core/log_writer.h"
+#include "referee/crypto/ed25519.h"
+#include "referee/games/game.h"
+
+namespace pyramid {
+
+// Fills a buffer with random bytes. The default is the operating system's
+// randomness; tests inject a deterministic source.
+using EntropySource = std::function<void(char* out, size_t size)>;
+EntropySource SystemEntropy();
+
+struct MatchConfig {
+  v1::GameConfig game;
+  std::vector<v1::Seat> seats;  // Seat i is seats[i].
+  v1::ClockSettings clocks;
+  v1::ForfeitPolicy forfeit_policy = v1::FORFEIT_POLICY_FORFEIT;
+  uint32_t checkpoint_interval = 64;
+  FsyncPolicy fsync = FsyncPolicy::kCheckpoints;
+};
+
+// What the open decision asks for.
+struct DecisionView {
+  uint64_t id = 0;
+  std::vector<int> seats;  // Ascending.
+  bool simultaneous = false;
+  bool reveal_phase = false;     // False: collecting commits.
+  absl::Time deadline;           // Of the current phase; InfiniteFuture if none.
+};
+
+class Match {
+ public:
+  // Creates the match, writes its header and opens the seed decision.
+  static absl::StatusOr<std::unique_ptr<Match>> Create(
+      MatchConfig config, SigningKey referee_key,
+      std::unique_ptr<LogSink> sink, const Clock* clock,
+      EntropySource entropy = SystemEntropy());
+
+  const std::string& match_id() const { return match_id_; }
+  int num_seats() const { return static_cast<int>(config_.seats.size()); }
+  bool finished() const { return finished_; }
+
+  // The open decision; nullopt once finished.
+  std::optional<DecisionView> decision() const;
+  // Whether `seat` owes a commit / a reveal in the open decision now.
+  bool AwaitsCommit(int seat) const;
+  bool AwaitsReveal(int seat) const;
+
+  // A seat's commitment for decision `decision_id`.
+  //   FAILED_PRECONDITION: match over, decision not open, seat not in it,
+  //                        commit phase over;
+  //   ALREADY_EXISTS: the seat already committed;
+  //   INVALID_ARGUMENT: commitment not 32 bytes, bad or missing signature.
+  absl::Status Commit(int seat, uint64_t decision_id,
+                      std::string_view commitment,
+                      std::string_view signature = {});
+
+  // A seat's reveal. A reveal that does not match the commitment or holds an
+  // illegal action is still accepted and logged, and the seat is faulted per
+  // the forfeit policy; the call then returns INVALID_ARGUMENT saying so.
+  //   FAILED_PRECONDITION: match over, decision not open, seat not in it,
+  //                        reveal before every commitment is in, seat
+  //                        faulted already;
+  //   ALREADY_EXISTS: the seat already revealed;
+  //   INVALID_ARGUMENT: salt not 32 bytes (not logged), or a fault as above.
+  absl::Status Reveal(int seat, uint64_t decision_id, std::string_view salt,
+                      std::string_view action_bytes);
+
+  // Faults every seat whose deadline has passed and moves the match on.
+  absl::Status CheckDeadlines();
+
+  // What `seat` may see now / what anyone may see. Before the seed decision
+  // closes there is no game state and these are empty.
+  v1::Observation ObservationFor(int seat) const;
+  v1::Observation PublicView() const;
+  // The legal actions of `seat` in the open decision (the seed decision has
+  // none listed: any 32 bytes).
+  std::vector<v1::Action> LegalActions(int seat) const;
+
+  // The outcome, once finished.
+  const v1::Outcome& outcome() const { return outcome_; }
+  // A non-OK status once the log could not be written; the match is then
+  // stopped and every call returns this status.
+  const absl::Status& broken() const { return broken_; }
+
+ private:
+  struct SeatProgress {
+    std::string commitment;  // Empty until committed.
+    bool revealed = false;
+    bool faulted = false;
+    std::optional<v1::Action> action;  // Set by a usable reveal.
+    std::string seed_contribution;     // Decision 0 only.
+  };
+
+  Match(MatchConfig config, std::unique_ptr<Game> game, const Clock* clock);
+
+  absl::Status CheckOpen(int seat, uint64_t decision_id) const;
+  absl::Status Log(v1::LogRecord record);
+  absl::Status OpenDecision(std::vector<int> seats, bool simultaneous);
+  absl::Status Fault(int seat, v1::FaultReason reason, std::string detail);
+  absl::Status AfterProgress();
+  absl::Status CloseDecision();
+  absl::Status CloseSeedDecision();
+  absl::Status Advance();
+  absl::Status Finish(v1::Outcome outcome);
+  absl::Status ValidateSeatAction(int seat, const v1::Action& action) const;
+  bool AllCommittedOrFaulted() const;
+  bool AllResolved() const;
+  bool AnyFaulted() const;
+  int64_t NowMs() const;
+  absl::Time PhaseDeadline(uint32_t timeout_ms) const;
+
+  const MatchConfig config_;
+  const std::unique_ptr<Game> game_;
+  const Clock* const clock_;
+  std::unique_ptr<LogWriter> log_;
+  std::string match_id_;
+  std::string referee_contribution_;
+
+  std::optional<GameSession> session_;  // From the close of decision 0 on.
+  DecisionView decision_;
+  std::vector<SeatProgress> progress_;  // Indexed like decision_.seats.
+  bool finished_ = false;
+  v1::Outcome outcome_;
+  absl::Status broken_;
+};
+
+}  // namespace pyramid
+
+#endif  // PYRAMID_REFEREE_CORE_MATCH_H_

@@ -1,0 +1,138 @@
+#include "referee/crypto/ed25519.h"
+
+#include <fcntl.h>
+#include <sodium.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "absl/status/status.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "referee/crypto/bytes.h"
+
+namespace pyramid {
+namespace {
+
+void EnsureSodium() {
+  static const bool ok = sodium_init() >= 0;
+  if (!ok) std::abort();
+}
+
+absl::Status WriteNewFile(const std::string& path, std::string_view contents,
+                          mode_t mode) {
+  int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+  if (fd < 0) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("cannot create ", path, ": ", std::strerror(errno)));
+  }
+  fchmod(fd, mode);  // Not subject to the umask.
+  ssize_t written = write(fd, contents.data(), contents.size());
+  bool ok = written == static_cast<ssize_t>(contents.size()) && fsync(fd) == 0;
+  close(fd);
+  if (!ok) {
+    unlink(path.c_str());  // Ours (O_EXCL): leave no partial key file.
+    return absl::InternalError(absl::StrCat("cannot write ", path));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> ReadHexFile(const std::string& path,
+                                        size_t expected_bytes) {
+  std::ifstream in(path);
+  if (!in) return absl::NotFoundError(absl::StrCat("cannot read ", path));
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  std::string text(absl::StripAsciiWhitespace(buffer.str()));
+  absl::StatusOr<std::string> bytes = FromHex(text);
+  if (!bytes.ok() || bytes->size() != expected_bytes) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        path, ": expected ", expected_bytes * 2, " hex digits"));
+  }
+  return bytes;
+}
+
+}  // namespace
+
+SigningKey SigningKey::Generate() {
+  EnsureSodium();
+  std::string seed(kKeySeedSize, '\0');
+  randombytes_buf(seed.data(), seed.size());
+  SigningKey key = *FromSeed(seed);
+  sodium_memzero(seed.data(), seed.size());
+  return key;
+}
+
+absl::StatusOr<SigningKey> SigningKey::FromSeed(std::string_view seed) {
+  EnsureSodium();
+  if (seed.size() != kKeySeedSize) {
+    return absl::InvalidArgumentError("an Ed25519 seed is 32 bytes");
+  }
+  SigningKey key;
+  unsigned char public_key[kPublicKeySize];
+  crypto_sign_seed_keypair(public_key, key.secret_.data(),
+                           reinterpret_cast<const unsigned char*>(seed.data()));
+  return key;
+}
+
+std::string SigningKey::public_key() const {
+  return std::string(reinterpret_cast<const char*>(secret_.data()) + 32, 32);
+}
+
+std::string SigningKey::seed() const {
+  return std::string(reinterpret_cast<const char*>(secret_.data()), 32);
+}
+
+std::string SigningKey::Sign(std::string_view message) const {
+  std::string signature(kSignatureSize, '\0');
+  crypto_sign_detached(reinterpret_cast<unsigned char*>(signature.data()),
+                       nullptr,
+                       reinterpret_cast<const unsigned char*>(message.data()),
+                       message.size(), secret_.data());
+  return signature;
+}
+
+bool VerifySignature(std::string_view public_key, std::string_view message,
+                     std::string_view signature) {
+  EnsureSodium();
+  if (public_key.size() != kPublicKeySize ||
+      signature.size() != kSignatureSize) {
+    return false;
+  }
+  return crypto_sign_verify_detached(
+             reinterpret_cast<const unsigned char*>(signature.data()),
+             reinterpret_cast<const unsigned char*>(message.data()),
+             message.size(),
+             reinterpret_cast<const unsigned char*>(public_key.data())) == 0;
+}
+
+absl::Status WriteKeyFiles(const std::string& path, const SigningKey& key) {
+  absl::Status status =
+      WriteNewFile(path, absl::StrCat(ToHex(key.seed()), "\n"), 0600);
+  if (!status.ok()) return status;
+  status = WriteNewFile(path + ".pub",
+                        absl::StrCat(ToHex(key.public_key()), "\n"), 0644);
+  // No secret key without its public key file: a retry must not find a
+  // stray secret (which it would refuse to overwrite).
+  if (!status.ok()) unlink(path.c_str());
+  return status;
+}
+
+absl::StatusOr<SigningKey> ReadSigningKey(const std::string& path) {
+  absl::StatusOr<std::string> seed = ReadHexFile(path, kKeySeedSize);
+  if (!seed.ok()) return seed.status();
+  return SigningKey::FromSeed(*seed);
+}
+
+absl::StatusOr<std::string> ParsePublicKey(std::string_view hex_or_path) {
+  absl::StatusOr<std::string> direct = FromHex(hex_or_path);
+  if (direct.ok() && direct->size() == kPublicKeySize) return direct;
+  return ReadHexFile(std::string(hex_or_path), kPublicKeySize);
+}
+
+}  // namespace pyramid

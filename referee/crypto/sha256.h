@@ -1,0 +1,22 @@
+// SHA-256 through OpenSSL's libcrypto (which uses the CPU's SHA extensions).
+// The digest implementation is fetched once per process; each thread keeps
+// one reusable context, so hashing allocates nothing. Thread-safe.
+#ifndef PYRAMID_REFEREE_CRYPTO_SHA256_H_
+#define PYRAMID_REFEREE_CRYPTO_SHA256_H_
+
+#include <initializer_list>
+#include <string_view>
+
+#include "referee/crypto/bytes.h"
+
+namespace pyramid {
+
+// SHA-256 of `data`.
+Digest Sha256(std::string_view data);
+
+// SHA-256 of the concatenation of `parts` (no copy of the parts is made).
+Digest Sha256(std::initializer_list<std::string_view> parts);
+
+}  // namespace pyramid
+
+#endif  // PYRAMID_REFEREE_CRYPTO_SHA256_H_

@@ -1,0 +1,60 @@
+#include "referee/games/game.h"
+
+#include <string>
+
+#include "absl/strings/str_cat.h"
+
+namespace pyramid {
+
+absl::StatusOr<v1::Result> State::Apply(absl::Span<const SeatAction> actions) {
+  const std::vector<int> acting = ActingSeats();
+  if (acting.empty()) return absl::FailedPreconditionError("game is over");
+  if (actions.size() != acting.size()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "expected ", acting.size(), " actions, got ", actions.size()));
+  }
+  for (size_t i = 0; i < actions.size(); ++i) {
+    if (actions[i].seat != acting[i]) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("seat ", actions[i].seat, " is not acting here"));
+    }
+    absl::Status status = ValidateAction(actions[i].seat, actions[i].action);
+    if (!status.ok()) return status;
+  }
+  return DoApply(actions);
+}
+
+std::optional<v1::Action> State::SoleLegalAction(int seat) const {
+  const std::vector<int> acting = ActingSeats();
+  if (acting.size() != 1 || acting[0] != seat) return std::nullopt;
+  std::vector<v1::Action> legal = LegalActions(seat);
+  if (legal.size() != 1) return std::nullopt;
+  return legal[0];
+}
+
+std::vector<uint32_t> CompetitionRanks(absl::Span<const int64_t> keys) {
+  std::vector<uint32_t> ranks(keys.size());
+  for (size_t i = 0; i < keys.size(); ++i) {
+    uint32_t better = 0;
+    for (int64_t other : keys) better += other < keys[i] ? 1 : 0;
+    ranks[i] = better + 1;
+  }
+  return ranks;
+}
+
+v1::Outcome OutcomeByScore(absl::Span<const int32_t> scores,
+                           v1::Termination termination) {
+  std::vector<int64_t> keys;
+  for (int32_t score : scores) keys.push_back(-int64_t{score});
+  std::vector<uint32_t> ranks = CompetitionRanks(keys);
+  v1::Outcome outcome;
+  outcome.set_termination(termination);
+  for (size_t i = 0; i < scores.size(); ++i) {
+    v1::SeatOutcome* seat = outcome.add_seats();
+    seat->set_rank(ranks[i]);
+    seat->set_score(scores[i]);
+  }
+  return outcome;
+}
+
+}  // namespace pyramid

@@ -1,0 +1,144 @@
+// The rules interface shared by every game (the OpenSpiel shape).
+//
+// A Game is an immutable description (game id plus validated options) that
+// makes States. A State is one position: it says which seats must act now and
+// whether they act simultaneously, validates and applies their actions,
+// redacts observations, lists legal actions where practical and reports the
+// outcome. Actions, observations and results are the protobuf messages of
+// proto/pyramid/referee/v1/, so bots, logs and the engine share one
+// vocabulary.
+//
+// Contract for every implementation (the conformance test checks it):
+//   * Pure and deterministic: no I/O, no clocks, no global state, no floating
+//     point, no iteration over unordered containers. All randomness comes
+//     from the RandomStream handed to NewInitialState, which the State owns.
+//   * Untrusted input (a seat's action) is checked by ValidateAction and
+//     refused with a Status; a refused Apply leaves the State unchanged.
+//   * Several decisions inside one turn (payments, fall directions, reward
+//     targets) are simply successive States with their own acting seats.
+#ifndef PYRAMID_REFEREE_GAMES_GAME_H_
+#define PYRAMID_REFEREE_GAMES_GAME_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "pyramid/referee/v1/game.pb.h"
+#include "referee/crypto/random_stream.h"
+
+namespace pyramid {
+
+namespace v1 = ::pyramid::referee::v1;
+
+// One seat's action in a decision.
+struct SeatAction {
+  int seat = 0;
+  v1::Action action;
+};
+
+class State {
+ public:
+  virtual ~State() = default;
+
+  virtual int num_seats() const = 0;
+
+  // True once the game is over (then ActingSeats() is empty).
+  virtual bool IsTerminal() const = 0;
+
+  // The seats that must act now, ascending. Empty iff terminal.
+  virtual std::vector<int> ActingSeats() const = 0;
+
+  // True when the acting seats choose at once, each without seeing the
+  // others' choices. A single acting seat is never simultaneous.
+  virtual bool IsSimultaneous() const = 0;
+
+  // OK iff `seat` is acting and `action` is legal for it now.
+  // INVALID_ARGUMENT for a malformed or illegal action, FAILED_PRECONDITION
+  // when `seat` is not acting. Never changes the state.
+  virtual absl::Status ValidateAction(int seat,
+                                      const v1::Action& action) const = 0;
+
+  // Applies exactly one action per acting seat, given in ascending seat
+  // order. Every action is validated first; if any is refused the state is
+  // unchanged and the first error is returned. On success returns what the
+  // move did (recorded in the log and recomputed by the verifier).
+  absl::StatusOr<v1::Result> Apply(absl::Span<const SeatAction> actions);
+
+  // Whether LegalActions() enumerates every legal action in this game.
+  // Games whose action sets can be huge (e.g. payment options) return false
+  // and rely on ValidateAction plus DefaultAction.
+  virtual bool ListsLegalActions() const { return true; }
+
+  // Every legal action of `seat`, sorted ascending by deterministic
+  // serialization bytes (unsigned, lexicographic) and unique. Empty when the
+  // seat is not acting, or when ListsLegalActions() is false.
+  virtual std::vector<v1::Action> LegalActions(int seat) const = 0;
+
+  // If `seat` is the only acting seat and has exactly one legal action,
+  // returns it: the referee then applies it without asking (DESIGN.md).
+  // The default implementation uses LegalActions(); games that do not list
+  // their actions override it.
+  virtual std::optional<v1::Action> SoleLegalAction(int seat) const;
+
+  // The action the forfeit policy applies for an acting `seat` (named on the
+  // game's rules page). Always legal.
+  virtual v1::Action DefaultAction(int seat) const = 0;
+
+  // What `seat` may see: its own secrets and everything public.
+  virtual v1::Observation ObservationFor(int seat) const = 0;
+
+  // What anyone may see: no seat's secrets.
+  virtual v1::Observation PublicView() const = 0;
+
+  // The final outcome. Requires IsTerminal().
+  virtual v1::Outcome Outcome() const = 0;
+
+  // Ranks and scores as the game's move limit would rank them if the game
+  // stopped now (used when a forfeit ends the match). Any state.
+  virtual v1::Outcome StoppedOutcome() const = 0;
+
+  virtual std::unique_ptr<State> Clone() const = 0;
+
+ protected:
+  // Applies pre-validated actions (one per acting seat, ascending). Must not
+  // fail.
+  virtual v1::Result DoApply(absl::Span<const SeatAction> actions) = 0;
+};
+
+class Game {
+ public:
+  virtual ~Game() = default;
+
+  // The game id of its rules page, e.g. "rock_paper_pyramid".
+  virtual std::string_view id() const = 0;
+
+  // Version of this rules implementation, written into every log header.
+  virtual uint32_t rules_version() const = 0;
+
+  virtual int min_seats() const = 0;
+  virtual int max_seats() const = 0;
+
+  // The initial state for `num_seats` seats (within [min_seats, max_seats]).
+  // The game's setup draws come from `stream`, which the state then keeps for
+  // any later draw.
+  virtual absl::StatusOr<std::unique_ptr<State>> NewInitialState(
+      int num_seats, RandomStream stream) const = 0;
+};
+
+// Competition ranks (1-based; ties share, the next rank skips) for `keys`,
+// where a smaller key is better. Keys 5, 5, 9 give ranks 1, 1, 3.
+std::vector<uint32_t> CompetitionRanks(absl::Span<const int64_t> keys);
+
+// An Outcome whose ranks follow `scores`, higher score better.
+v1::Outcome OutcomeByScore(absl::Span<const int32_t> scores,
+                           v1::Termination termination);
+
+}  // namespace pyramid
+
+#endif  // PYRAMID_REFEREE_GAMES_GAME_H_

@@ -1,0 +1,45 @@
+#include "replay/game_printers.h"
+
+#include <map>
+#include <string>
+
+#include "replay/rock_paper_pyramid_printer.h"
+
+namespace pyramid {
+namespace {
+
+namespace v1 = ::pyramid::referee::v1;
+
+struct GamePrinter {
+  void (*view)(const v1::Observation&, std::ostream&);
+  void (*applied)(const v1::Applied&, std::ostream&);
+};
+
+// One line per game.
+const GamePrinter* FindPrinter(std::string_view game) {
+  static const auto* const printers =
+      new std::map<std::string, GamePrinter, std::less<>>{
+          {"rock_paper_pyramid",
+           {&PrintRockPaperPyramidView, &PrintRockPaperPyramidApplied}},
+      };
+  auto it = printers->find(game);
+  return it == printers->end() ? nullptr : &it->second;
+}
+
+}  // namespace
+
+void PrintView(std::string_view game, const v1::Observation& view,
+               std::ostream& out) {
+  if (const GamePrinter* printer = FindPrinter(game)) printer->view(view, out);
+}
+
+void PrintApplied(std::string_view game, const v1::Applied& applied,
+                  std::ostream& out) {
+  if (const GamePrinter* printer = FindPrinter(game)) {
+    printer->applied(applied, out);
+  } else {
+    out << "  applied " << applied.moves_size() << " move(s)\n";
+  }
+}
+
+}  // namespace pyramid

@@ -1,0 +1,141 @@
+#include "replay/transcript.h"
+
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "google/protobuf/util/json_util.h"
+#include "pyramid/referee/v1/log.pb.h"
+#include "referee/core/log_reader.h"
+#include "referee/crypto/bytes.h"
+#include "replay/game_printers.h"
+
+namespace pyramid {
+namespace {
+
+namespace v1 = ::pyramid::referee::v1;
+
+std::string TimeOf(int64_t unix_ms) {
+  return unix_ms == 0 ? "-" : absl::StrCat(unix_ms, " ms");
+}
+
+void PrintHeader(const v1::Header& h, std::ostream& out) {
+  out << "match " << ToHex(h.match_id()) << "  game " << h.game().game()
+      << " (rules v" << h.rules_version() << ", log format v"
+      << h.format_version() << ")\n";
+  out << "referee key " << ToHex(h.referee_public_key()) << "\n";
+  out << "forfeit policy " << v1::ForfeitPolicy_Name(h.forfeit_policy())
+      << "; commit timeout " << h.clocks().commit_timeout_ms()
+      << " ms, reveal timeout " << h.clocks().reveal_timeout_ms() << " ms\n";
+  for (int i = 0; i < h.seats_size(); ++i) {
+    out << "seat " << i << ": " << h.seats(i).name()
+        << (h.seats(i).public_key().empty() ? "" : " (signs its commits)")
+        << "\n";
+  }
+}
+
+void PrintOutcome(const v1::Outcome& outcome, std::ostream& out) {
+  out << "outcome (" << v1::Termination_Name(outcome.termination()) << "):\n";
+  for (int i = 0; i < outcome.seats_size(); ++i) {
+    const v1::SeatOutcome& s = outcome.seats(i);
+    out << "  seat " << i << ": rank " << s.rank() << ", score " << s.score()
+        << (s.forfeited() ? ", forfeited" : "") << "\n";
+  }
+}
+
+}  // namespace
+
+absl::Status WriteTranscript(std::string_view file, std::ostream& out) {
+  const SplitLogResult split = SplitLog(file);
+  std::string game;
+  for (size_t i = 0; i < split.records.size(); ++i) {
+    v1::LogRecord r;
+    if (!r.ParseFromArray(split.records[i].bytes.data(),
+                          static_cast<int>(split.records[i].bytes.size()))) {
+      return absl::DataLossError(absl::StrCat("record ", i, " does not parse"));
+    }
+    switch (r.kind_case()) {
+      case v1::LogRecord::kHeader:
+        game = r.header().game().game();
+        PrintHeader(r.header(), out);
+        break;
+      case v1::LogRecord::kDecisionOpened: {
+        const v1::DecisionOpened& d = r.decision_opened();
+        out << "\n"
+            << (d.decision_id() == 0 ? "seed decision" : "decision ")
+            << (d.decision_id() == 0 ? "" : absl::StrCat(d.decision_id()))
+            << ": seats " << absl::StrJoin(d.seats(), ", ")
+            << (d.simultaneous() ? " (simultaneous)" : "") << "\n";
+        break;
+      }
+      case v1::LogRecord::kCommit:
+        out << "  seat " << r.commit().seat() << " commits "
+            << ToHex(r.commit().commitment()).substr(0, 16) << "…"
+            << (r.commit().signature().empty() ? "" : " (signed)") << "  at "
+            << TimeOf(r.commit().received_unix_ms()) << "\n";
+        break;
+      case v1::LogRecord::kReveal:
+        out << "  seat " << r.reveal().seat() << " reveals\n";
+        break;
+      case v1::LogRecord::kFault:
+        out << "  FAULT seat " << r.fault().seat() << ": "
+            << v1::FaultReason_Name(r.fault().reason()) << " ("
+            << r.fault().detail() << ") -> "
+            << v1::FaultConsequence_Name(r.fault().consequence()) << "\n";
+        break;
+      case v1::LogRecord::kSeedReveal:
+        out << "  seed " << ToHex(r.seed_reveal().seed()) << "\n";
+        PrintView(game, r.seed_reveal().initial_view(), out);
+        break;
+      case v1::LogRecord::kApplied:
+        PrintApplied(game, r.applied(), out);
+        break;
+      case v1::LogRecord::kCheckpoint:
+        out << "  [checkpoint: records 0.." << r.checkpoint().record_count() - 1
+            << " signed]\n";
+        break;
+      case v1::LogRecord::kOutcome:
+        out << "\n";
+        PrintOutcome(r.outcome(), out);
+        break;
+      case v1::LogRecord::kSeal:
+        out << "sealed: records 0.." << r.seal().record_count() - 1
+            << " signed\n";
+        break;
+      case v1::LogRecord::KIND_NOT_SET:
+        out << "  (record " << i << " of unknown kind)\n";
+        break;
+    }
+  }
+  if (split.tail != SplitLogResult::Tail::kClean) {
+    return absl::DataLossError(
+        absl::StrCat(split.tail_reason, " at byte ", split.tail_offset));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status WriteJsonLines(std::string_view file, std::ostream& out) {
+  const SplitLogResult split = SplitLog(file);
+  google::protobuf::util::JsonPrintOptions options;
+  options.preserve_proto_field_names = true;
+  for (size_t i = 0; i < split.records.size(); ++i) {
+    v1::LogRecord r;
+    if (!r.ParseFromArray(split.records[i].bytes.data(),
+                          static_cast<int>(split.records[i].bytes.size()))) {
+      return absl::DataLossError(absl::StrCat("record ", i, " does not parse"));
+    }
+    std::string json;
+    auto status = google::protobuf::util::MessageToJsonString(r, &json, options);
+    if (!status.ok()) {
+      return absl::InternalError(std::string(status.message()));
+    }
+    out << json << "\n";
+  }
+  if (split.tail != SplitLogResult::Tail::kClean) {
+    return absl::DataLossError(
+        absl::StrCat(split.tail_reason, " at byte ", split.tail_offset));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace pyramid

@@ -1,0 +1,54 @@
+// The standalone verifier: judges a match log without trusting the referee
+// that wrote it. Checks framing, the hash chain, checkpoint and seal
+// signatures, seat commit signatures, the referee's seed commitment and the
+// seed, every commitment against its reveal, the decision protocol, and
+// replays the rules from scratch comparing every recorded result and the
+// outcome with the recomputed ones (docs/log-format.md, "Verification").
+#ifndef PYRAMID_REPLAY_VERIFIER_H_
+#define PYRAMID_REPLAY_VERIFIER_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "pyramid/referee/v1/log.pb.h"
+
+namespace pyramid {
+
+struct VerifyOptions {
+  // Raw 32-byte referee public key to require. Empty: use the key in the
+  // log's header (the verdict then only proves the log is self-consistent
+  // and signed by whoever holds that key).
+  std::string pinned_key;
+  // Benchmarks only: skip Ed25519 verification (checkpoints, seal, seat
+  // signatures) to time everything else.
+  bool check_signatures = true;
+};
+
+struct Verdict {
+  enum class Kind {
+    kGenuine,         // Sealed, and every check passed.
+    kUnsealedPrefix,  // No seal, but every record up to the last checkpoint
+                      // verifies (a match cut short, e.g. by a crash).
+    kNotGenuine,      // Some check failed: see bad_record and reason.
+  };
+  Kind kind = Kind::kNotGenuine;
+  // kNotGenuine: index of the first bad record (the record count when the
+  // problem is in the framing after the last complete record).
+  uint64_t bad_record = 0;
+  // Why the log is not genuine, or what the unsealed prefix covers.
+  std::string reason;
+  uint64_t records = 0;         // Complete records read.
+  uint64_t signed_records = 0;  // Records covered by the last valid signature.
+  uint64_t moves = 0;           // Actions applied to the game (all seats).
+  bool key_from_header = true;  // No key was pinned.
+  referee::v1::Header header;   // As read (when record 0 parsed).
+  referee::v1::Outcome outcome; // The verified outcome (kGenuine only).
+};
+
+// Verifies the log file held in `file`.
+Verdict VerifyLog(std::string_view file, const VerifyOptions& options);
+
+}  // namespace pyramid
+
+#endif  // PYRAMID_REPLAY_VERIFIER_H_

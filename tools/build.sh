@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Configures and builds the project into build/ (executables in build/bin/).
+# BUILD_TYPE (default Release) and BUILD_DIR (default build) may be overridden.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build_dir=${BUILD_DIR:-build}
+generator=()
+if command -v ninja >/dev/null; then generator=(-G Ninja); fi
+if [[ ! -f "$build_dir/CMakeCache.txt" ]]; then
+  cmake -S . -B "$build_dir" "${generator[@]}" -DCMAKE_BUILD_TYPE="${BUILD_TYPE:-Release}"
+fi
+cmake --build "$build_dir" --parallel "$(nproc)"
