@@ -112,8 +112,7 @@ bool BeatsOnColour(v1::RppColour x, v1::RppColour y) {
     case v1::RPP_CRYSTAL:
       return y == v1::RPP_BLACK;
     case v1::RPP_RED:
-      return y == v1::RPP_BLACK || y == v1::RPP_WHITE ||
-             y == v1::RPP_CRYSTAL;
+      return y == v1::RPP_BLACK || y == v1::RPP_WHITE || y == v1::RPP_CRYSTAL;
     default:
       return false;
   }
@@ -333,17 +332,15 @@ absl::Status RockPaperPyramidState::ValidateAction(
   }
   const v1::RppPiece& piece = action.rock_paper_pyramid().piece();
   if (!IsKnownPiece(piece)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "rock_paper_pyramid: unknown piece (colour ",
-        static_cast<int>(piece.colour()), ", size ",
-        static_cast<int>(piece.size()), ")"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("rock_paper_pyramid: unknown piece (colour ",
+                     static_cast<int>(piece.colour()), ", size ",
+                     static_cast<int>(piece.size()), ")"));
   }
   if (!pools_[seat][KindIndex(piece)]) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("rock_paper_pyramid: piece ",
-                     v1::RppColour_Name(piece.colour()), " ",
-                     v1::RppSize_Name(piece.size()), " is not in seat ", seat,
-                     "'s pool"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "rock_paper_pyramid: piece ", v1::RppColour_Name(piece.colour()), " ",
+        v1::RppSize_Name(piece.size()), " is not in seat ", seat, "'s pool"));
   }
   return absl::OkStatus();
 }
@@ -459,9 +456,9 @@ class RockPaperPyramidGame final : public Game {
   absl::StatusOr<std::unique_ptr<State>> NewInitialState(
       int num_seats, RandomStream stream) const override {
     if (num_seats != kNumSeats) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "rock_paper_pyramid: needs exactly ", kNumSeats, " seats, got ",
-          num_seats));
+      return absl::InvalidArgumentError(
+          absl::StrCat("rock_paper_pyramid: needs exactly ", kNumSeats,
+                       " seats, got ", num_seats));
     }
     std::unique_ptr<State> state =
         std::make_unique<RockPaperPyramidState>(options_, std::move(stream));
@@ -485,10 +482,10 @@ absl::StatusOr<std::unique_ptr<Game>> MakeRockPaperPyramid(
 namespace rpp {
 
 bool Captures(const v1::RppPiece& x, const v1::RppPiece& y) {
-  const bool x_beats_y = BeatsOnColour(x.colour(), y.colour()) ||
-                         BeatsOnSize(x.size(), y.size());
-  const bool y_beats_x = BeatsOnColour(y.colour(), x.colour()) ||
-                         BeatsOnSize(y.size(), x.size());
+  const bool x_beats_y =
+      BeatsOnColour(x.colour(), y.colour()) || BeatsOnSize(x.size(), y.size());
+  const bool y_beats_x =
+      BeatsOnColour(y.colour(), x.colour()) || BeatsOnSize(y.size(), x.size());
   return x_beats_y && !y_beats_x;
 }
 

@@ -106,8 +106,8 @@ std::unique_ptr<State> NewClassicState(
 // The pieces played this round, indexed by seat.
 using Round = std::array<v1::RppPiece, 3>;
 
-absl::StatusOr<v1::RockPaperPyramidRoundResult> PlayRound(
-    State& state, const Round& pieces) {
+absl::StatusOr<v1::RockPaperPyramidRoundResult> PlayRound(State& state,
+                                                          const Round& pieces) {
   std::vector<SeatAction> actions;
   for (int seat = 0; seat < 3; ++seat) {
     actions.push_back({seat, Play(pieces[seat])});
@@ -147,11 +147,10 @@ std::vector<uint32_t> Ranks(const v1::Outcome& outcome) {
 }
 
 bool HasPiece(const v1::RppSeatView& seat, const v1::RppPiece& piece) {
-  return std::any_of(seat.pool().begin(), seat.pool().end(),
-                     [&](const v1::RppPiece& p) {
-                       return p.colour() == piece.colour() &&
-                              p.size() == piece.size();
-                     });
+  return std::any_of(
+      seat.pool().begin(), seat.pool().end(), [&](const v1::RppPiece& p) {
+        return p.colour() == piece.colour() && p.size() == piece.size();
+      });
 }
 
 // '>' row captures column, '<' column captures row, 'N' neither, '!' both
@@ -319,8 +318,8 @@ const std::vector<ThreeWayCase>& ClassicCases() {
 void ExpectThreeWay(const ThreeWayCase& c, std::array<int, 3> seat_of,
                     v1::RppWinnerTakes winner_takes) {
   SCOPED_TRACE(::testing::Message()
-               << c.name << " seats " << seat_of[0] << seat_of[1]
-               << seat_of[2] << " mode " << winner_takes);
+               << c.name << " seats " << seat_of[0] << seat_of[1] << seat_of[2]
+               << " mode " << winner_takes);
   std::unique_ptr<State> state = NewClassicState(winner_takes);
   ASSERT_NE(state, nullptr);
   Round round;
@@ -416,7 +415,8 @@ TEST(RppThreeWayTest, SoloNeedsRed) {
   // A = red Large takes B = White Large on colour; C = Crystal Small is Null
   // with both (it beats a Large on size, loses on colour).
   for (uint8_t seed = 0; seed < 6; ++seed) {
-    for (v1::RppWinnerTakes mode : {v1::RPP_TAKES_CAPTURED, v1::RPP_TAKES_ALL}) {
+    for (v1::RppWinnerTakes mode :
+         {v1::RPP_TAKES_CAPTURED, v1::RPP_TAKES_ALL}) {
       std::unique_ptr<State> state = NewState(Config(mode, true), seed);
       ASSERT_NE(state, nullptr);
       int red_large_seat = -1;
@@ -643,9 +643,10 @@ TEST(RppValidationTest, WrongKindOrMalformedPieceRefused) {
   EXPECT_EQ(state->ValidateAction(0, Play(Piece(kB, v1::RPP_SIZE_UNSPECIFIED)))
                 .code(),
             absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(state->ValidateAction(0, Play(Piece(v1::RPP_COLOUR_UNSPECIFIED, kL)))
-                .code(),
-            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(
+      state->ValidateAction(0, Play(Piece(v1::RPP_COLOUR_UNSPECIFIED, kL)))
+          .code(),
+      absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(
       state->ValidateAction(0, Play(Piece(static_cast<v1::RppColour>(9), kL)))
           .code(),
@@ -688,10 +689,9 @@ TEST(RppGameTest, Metadata) {
   EXPECT_EQ((*game)->min_seats(), 3);
   EXPECT_EQ((*game)->max_seats(), 3);
   for (int seats : {0, 1, 2, 4}) {
-    EXPECT_EQ((*game)->NewInitialState(seats, RandomStream(Seed(0)))
-                  .status()
-                  .code(),
-              absl::StatusCode::kInvalidArgument)
+    EXPECT_EQ(
+        (*game)->NewInitialState(seats, RandomStream(Seed(0))).status().code(),
+        absl::StatusCode::kInvalidArgument)
         << seats;
   }
   EXPECT_TRUE((*game)->NewInitialState(3, RandomStream(Seed(0))).ok());
@@ -746,12 +746,9 @@ TEST(RppStateTest, LegalActionsSortedAndDefaultIsFirst) {
   for (int seat = 0; seat < 3; ++seat) {
     const std::vector<v1::Action> legal = state->LegalActions(seat);
     ASSERT_THAT(legal, SizeIs(10));
-    EXPECT_EQ(Name(legal[0].rock_paper_pyramid().piece()),
-              Name(Piece(kB, kL)));
-    EXPECT_EQ(Name(legal[1].rock_paper_pyramid().piece()),
-              Name(Piece(kB, kM)));
-    EXPECT_EQ(Name(legal[3].rock_paper_pyramid().piece()),
-              Name(Piece(kW, kL)));
+    EXPECT_EQ(Name(legal[0].rock_paper_pyramid().piece()), Name(Piece(kB, kL)));
+    EXPECT_EQ(Name(legal[1].rock_paper_pyramid().piece()), Name(Piece(kB, kM)));
+    EXPECT_EQ(Name(legal[3].rock_paper_pyramid().piece()), Name(Piece(kW, kL)));
     EXPECT_EQ(legal[9].rock_paper_pyramid().piece().colour(), kR);
     for (size_t i = 1; i < legal.size(); ++i) {
       EXPECT_LT(DeterministicBytes(legal[i - 1]), DeterministicBytes(legal[i]));
