@@ -43,6 +43,9 @@ absl::StatusOr<std::unique_ptr<Match>> Match::Create(
   }
   auto match = std::unique_ptr<Match>(
       new Match(std::move(config), *std::move(game), clock));
+  match->bank_ms_.assign(seats, match->config_.clocks.commit_timeout_ms() == 0
+                                    ? 0
+                                    : match->config_.clocks.time_bank_ms());
   match->match_id_.resize(kMatchIdSize);
   entropy(match->match_id_.data(), kMatchIdSize);
   match->referee_contribution_.resize(kSeedContributionSize);
@@ -99,11 +102,40 @@ std::optional<DecisionView> Match::decision() const {
   return decision_;
 }
 
+absl::Time Match::NextDeadline() const {
+  absl::Time next = absl::InfiniteFuture();
+  if (finished_ || !broken_.ok()) return next;
+  for (size_t i = 0; i < decision_.seats.size(); ++i) {
+    const SeatProgress& p = progress_[i];
+    const bool owes = decision_.reveal_phase
+                          ? !p.faulted && !p.action.has_value()
+                          : !p.faulted && p.commitment.empty();
+    if (owes) next = std::min(next, decision_.deadlines[i]);
+  }
+  return next;
+}
+
+// Takes the part of the commit time beyond the commit timeout from the
+// seat's bank.
+void Match::ChargeTimeBank(int seat) {
+  if (config_.clocks.commit_timeout_ms() == 0) return;
+  const int64_t used_ms = absl::ToInt64Milliseconds(clock_->Now() - opened_);
+  const int64_t overrun =
+      used_ms - static_cast<int64_t>(config_.clocks.commit_timeout_ms());
+  if (overrun > 0) bank_ms_[seat] = std::max<int64_t>(0, bank_ms_[seat] - overrun);
+  bank_ms_[seat] += config_.clocks.time_bank_increment_ms();
+}
+
 absl::Status Match::OpenDecision(std::vector<int> seats, bool simultaneous) {
   decision_.seats = std::move(seats);
   decision_.simultaneous = simultaneous;
   decision_.reveal_phase = false;
-  decision_.deadline = PhaseDeadline(config_.clocks.commit_timeout_ms());
+  opened_ = clock_->Now();
+  const absl::Time base = PhaseDeadline(config_.clocks.commit_timeout_ms());
+  decision_.deadlines.clear();
+  for (int seat : decision_.seats) {
+    decision_.deadlines.push_back(base + absl::Milliseconds(bank_ms_[seat]));
+  }
   progress_.assign(decision_.seats.size(), SeatProgress{});
   v1::LogRecord record;
   v1::DecisionOpened* opened = record.mutable_decision_opened();
@@ -112,9 +144,7 @@ absl::Status Match::OpenDecision(std::vector<int> seats, bool simultaneous) {
   opened->set_simultaneous(simultaneous);
   opened->set_opened_unix_ms(NowMs());
   opened->set_commit_deadline_unix_ms(
-      decision_.deadline == absl::InfiniteFuture()
-          ? 0
-          : absl::ToUnixMillis(decision_.deadline));
+      base == absl::InfiniteFuture() ? 0 : absl::ToUnixMillis(base));
   return Log(std::move(record));
 }
 
@@ -188,6 +218,7 @@ absl::Status Match::Commit(int seat, uint64_t decision_id,
     return absl::InvalidArgumentError("the commit signature does not verify");
   }
   progress.commitment = std::string(commitment);
+  ChargeTimeBank(seat);
   v1::LogRecord record;
   v1::Commit* commit = record.mutable_commit();
   commit->set_decision_id(decision_id);
@@ -329,7 +360,9 @@ absl::Status Match::AfterProgress() {
     // it has already lost: the reveals would change nothing.
     if (forfeits || AllResolved()) return CloseDecision();
     decision_.reveal_phase = true;
-    decision_.deadline = PhaseDeadline(config_.clocks.reveal_timeout_ms());
+    decision_.deadlines.assign(
+        decision_.seats.size(),
+        PhaseDeadline(config_.clocks.reveal_timeout_ms()));
     return absl::OkStatus();
   }
   if (!AllResolved()) return absl::OkStatus();
@@ -338,16 +371,17 @@ absl::Status Match::AfterProgress() {
 
 absl::Status Match::CheckDeadlines() {
   if (!broken_.ok()) return broken_;
-  if (finished_ || clock_->Now() < decision_.deadline) return absl::OkStatus();
+  const absl::Time now = clock_->Now();
+  if (finished_ || now < NextDeadline()) return absl::OkStatus();
   const v1::FaultReason reason = decision_.reveal_phase
                                      ? v1::FAULT_REVEAL_TIMEOUT
                                      : v1::FAULT_COMMIT_TIMEOUT;
   for (size_t i = 0; i < decision_.seats.size(); ++i) {
     const SeatProgress& p = progress_[i];
-    const bool late = decision_.reveal_phase
+    const bool owes = decision_.reveal_phase
                           ? !p.faulted && !p.action.has_value()
                           : !p.faulted && p.commitment.empty();
-    if (!late) continue;
+    if (!owes || now < decision_.deadlines[i]) continue;
     if (absl::Status s = Fault(decision_.seats[i], reason,
                                decision_.reveal_phase ? "no reveal in time"
                                                       : "no commit in time");

@@ -53,7 +53,9 @@ struct DecisionView {
   std::vector<int> seats;  // Ascending.
   bool simultaneous = false;
   bool reveal_phase = false;     // False: collecting commits.
-  absl::Time deadline;           // Of the current phase; InfiniteFuture if none.
+  // Per seat (indexed like `seats`): when its current phase closes for it;
+  // InfiniteFuture when there is no deadline.
+  std::vector<absl::Time> deadlines;
 };
 
 class Match {
@@ -70,6 +72,10 @@ class Match {
 
   // The open decision; nullopt once finished.
   std::optional<DecisionView> decision() const;
+  // The earliest deadline of a seat that still owes something in the open
+  // decision; InfiniteFuture when none (or finished). CheckDeadlines() is due
+  // then.
+  absl::Time NextDeadline() const;
   // Whether `seat` owes a commit / a reveal in the open decision now.
   bool AwaitsCommit(int seat) const;
   bool AwaitsReveal(int seat) const;
@@ -137,6 +143,7 @@ class Match {
   bool AnyFaulted() const;
   int64_t NowMs() const;
   absl::Time PhaseDeadline(uint32_t timeout_ms) const;
+  void ChargeTimeBank(int seat);
 
   const MatchConfig config_;
   const std::unique_ptr<Game> game_;
@@ -148,6 +155,8 @@ class Match {
   std::optional<GameSession> session_;  // From the close of decision 0 on.
   DecisionView decision_;
   std::vector<SeatProgress> progress_;  // Indexed like decision_.seats.
+  absl::Time opened_;                   // When the open decision opened.
+  std::vector<int64_t> bank_ms_;        // Per seat: time bank left.
   bool finished_ = false;
   v1::Outcome outcome_;
   absl::Status broken_;

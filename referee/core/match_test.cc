@@ -40,7 +40,8 @@ std::string Salt(int seat, uint64_t decision) {
 class MatchTest : public ::testing::Test {
  protected:
   void Start(v1::ForfeitPolicy policy, uint32_t commit_ms = 1000,
-             uint32_t reveal_ms = 1000, std::vector<std::string> keys = {}) {
+             uint32_t reveal_ms = 1000, std::vector<std::string> keys = {},
+             uint32_t bank_ms = 0, uint32_t increment_ms = 0) {
     MatchConfig config;
     config.game.set_game("rock_paper_pyramid");
     for (int i = 0; i < 3; ++i) {
@@ -51,6 +52,8 @@ class MatchTest : public ::testing::Test {
     }
     config.clocks.set_commit_timeout_ms(commit_ms);
     config.clocks.set_reveal_timeout_ms(reveal_ms);
+    config.clocks.set_time_bank_ms(bank_ms);
+    config.clocks.set_time_bank_increment_ms(increment_ms);
     config.forfeit_policy = policy;
     config.checkpoint_interval = 8;
     absl::StatusOr<std::unique_ptr<Match>> match = Match::Create(
@@ -242,6 +245,34 @@ TEST_F(MatchTest, RevealTimeoutUnderDefaultPolicyContinues) {
   ASSERT_TRUE(match_->CheckDeadlines().ok());
   EXPECT_EQ(match_->decision()->id, 2u);
   EXPECT_EQ(match_->PublicView().rock_paper_pyramid().rounds_played(), 1u);
+}
+
+TEST_F(MatchTest, TimeBankAbsorbsOverrunsAndGrowsByTheIncrement) {
+  Start(v1::FORFEIT_POLICY_FORFEIT, /*commit_ms=*/100, /*reveal_ms=*/100, {},
+        /*bank_ms=*/250, /*increment_ms=*/20);
+  // Seed decision: seat 2 overruns by 200 ms of its 250 ms bank.
+  ASSERT_TRUE(CommitAction(0, Seed('a')).ok());
+  ASSERT_TRUE(CommitAction(1, Seed('b')).ok());
+  EXPECT_EQ(match_->NextDeadline(),
+            clock_.Now() + absl::Milliseconds(100 + 250));
+  clock_.Advance(absl::Milliseconds(300));
+  ASSERT_TRUE(match_->CheckDeadlines().ok());
+  ASSERT_TRUE(CommitAction(2, Seed('c')).ok());
+  for (int seat = 0; seat < 3; ++seat) ASSERT_TRUE(RevealAction(seat).ok());
+  // Decision 1: seat 2 has 250 - 200 + 20 = 70 ms of bank left, seat 0 has
+  // 250 + 20.
+  const DecisionView d = *match_->decision();
+  ASSERT_EQ(d.id, 1u);
+  EXPECT_EQ(d.deadlines[0], clock_.Now() + absl::Milliseconds(100 + 270));
+  EXPECT_EQ(d.deadlines[2], clock_.Now() + absl::Milliseconds(100 + 70));
+  ASSERT_TRUE(CommitAction(0, Piece(v1::RPP_BLACK, v1::RPP_LARGE)).ok());
+  ASSERT_TRUE(CommitAction(1, Piece(v1::RPP_BLACK, v1::RPP_LARGE)).ok());
+  clock_.Advance(absl::Milliseconds(170));
+  ASSERT_TRUE(match_->CheckDeadlines().ok());
+  ASSERT_TRUE(match_->finished());
+  EXPECT_TRUE(match_->outcome().seats(2).forfeited());
+  EXPECT_FALSE(match_->outcome().seats(0).forfeited());
+  EXPECT_EQ(Verify().kind, Verdict::Kind::kGenuine) << Verify().reason;
 }
 
 TEST_F(MatchTest, SeedTimeoutUnderDefaultPolicyUsesZeroContribution) {
