@@ -21,12 +21,19 @@ LogWriter::LogWriter(std::unique_ptr<LogSink> sink, SigningKey key,
       checkpoint_interval_(checkpoint_interval),
       fsync_(fsync) {}
 
-absl::Status LogWriter::Append(v1::LogRecord record) {
+absl::Status LogWriter::Append(const v1::LogRecord& record) {
   if (sealed_) return absl::FailedPreconditionError("log is sealed");
   if (absl::Status status = Write(record); !status.ok()) return status;
-  if (checkpoint_interval_ == 0 || ++since_checkpoint_ < checkpoint_interval_) {
+  ++since_checkpoint_;
+  if (checkpoint_interval_ == 0 || since_checkpoint_ < checkpoint_interval_) {
     return absl::OkStatus();
   }
+  return Checkpoint();
+}
+
+absl::Status LogWriter::Checkpoint() {
+  if (sealed_) return absl::FailedPreconditionError("log is sealed");
+  if (since_checkpoint_ == 0) return absl::OkStatus();  // Just signed.
   v1::LogRecord checkpoint;
   *checkpoint.mutable_checkpoint() = Sign();
   if (absl::Status status = Write(checkpoint); !status.ok()) return status;
@@ -52,8 +59,7 @@ v1::Signature LogWriter::Sign() const {
   return signature;
 }
 
-absl::Status LogWriter::Write(const v1::LogRecord& record_in) {
-  v1::LogRecord record = record_in;
+absl::Status LogWriter::Write(v1::LogRecord record) {
   record.set_prev_hash(std::string(AsView(chain_)));
   std::string body;
   {

@@ -27,7 +27,11 @@ class LogWriter {
 
   // Appends `record` (its prev_hash is overwritten) and, when one is due, a
   // checkpoint after it. On error the log must be considered broken.
-  absl::Status Append(referee::v1::LogRecord record);
+  absl::Status Append(const referee::v1::LogRecord& record);
+
+  // Appends a checkpoint now, unless the last record written is already a
+  // signature. Restarts the interval count.
+  absl::Status Checkpoint();
 
   // Appends the seal and syncs unless the policy is kNever. Nothing may be
   // appended afterwards.
@@ -39,7 +43,7 @@ class LogWriter {
   uint64_t record_count() const { return record_count_; }
 
  private:
-  absl::Status Write(const referee::v1::LogRecord& record);
+  absl::Status Write(referee::v1::LogRecord record);
   referee::v1::Signature Sign() const;
 
   std::unique_ptr<LogSink> sink_;

@@ -92,7 +92,20 @@ absl::Time Match::PhaseDeadline(uint32_t timeout_ms) const {
 
 absl::Status Match::Log(v1::LogRecord record) {
   if (!broken_.ok()) return broken_;
-  absl::Status status = log_->Append(std::move(record));
+  absl::Status status = log_->Append(record);
+  if (!status.ok()) {
+    broken_ = status;
+    return status;
+  }
+  if (listener_) listener_(record);
+  return absl::OkStatus();
+}
+
+absl::Status Match::Checkpoint() {
+  if (!broken_.ok()) return broken_;
+  if (finished_) return absl::OkStatus();
+  absl::Status status = log_->Checkpoint();
+  if (status.ok()) status = log_->Sync();
   if (!status.ok()) broken_ = status;
   return status;
 }

@@ -33,6 +33,11 @@
 
 namespace pyramid {
 
+// Called with every record the match appends to its log (after the append
+// succeeded), except checkpoints and the seal. Runs under the caller's call
+// into the Match; must not call back into it.
+using RecordListener = std::function<void(const v1::LogRecord&)>;
+
 // Fills a buffer with random bytes. The default is the operating system's
 // randomness; tests inject a deterministic source.
 using EntropySource = std::function<void(char* out, size_t size)>;
@@ -103,6 +108,12 @@ class Match {
   // Faults every seat whose deadline has passed and moves the match on.
   absl::Status CheckDeadlines();
 
+  // Writes a checkpoint now and makes the log durable, so everything written
+  // so far verifies as a prefix (used at shutdown). No-op once finished.
+  absl::Status Checkpoint();
+
+  void set_listener(RecordListener listener) { listener_ = std::move(listener); }
+
   // What `seat` may see now / what anyone may see. Before the seed decision
   // closes there is no game state and these are empty.
   v1::Observation ObservationFor(int seat) const;
@@ -149,6 +160,7 @@ class Match {
   const std::unique_ptr<Game> game_;
   const Clock* const clock_;
   std::unique_ptr<LogWriter> log_;
+  RecordListener listener_;
   std::string match_id_;
   std::string referee_contribution_;
 
