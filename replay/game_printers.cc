@@ -3,6 +3,9 @@
 #include <map>
 #include <string>
 
+#include "replay/flaming_pyramids_printer.h"
+#include "replay/pyramid_scheme_printer.h"
+#include "replay/pyramid_shambo_printer.h"
 #include "replay/rock_paper_pyramid_printer.h"
 
 namespace pyramid {
@@ -19,6 +22,12 @@ struct GamePrinter {
 const GamePrinter* FindPrinter(std::string_view game) {
   static const auto* const printers =
       new std::map<std::string, GamePrinter, std::less<>>{
+          {"flaming_pyramids",
+           {&PrintFlamingPyramidsView, &PrintFlamingPyramidsApplied}},
+          {"pyramid_scheme",
+           {&PrintPyramidSchemeView, &PrintPyramidSchemeApplied}},
+          {"pyramid_shambo",
+           {&PrintPyramidShamboView, &PrintPyramidShamboApplied}},
           {"rock_paper_pyramid",
            {&PrintRockPaperPyramidView, &PrintRockPaperPyramidApplied}},
       };

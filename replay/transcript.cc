@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/time/time.h"
 #include "google/protobuf/util/json_util.h"
 #include "pyramid/referee/v1/log.pb.h"
 #include "referee/core/log_reader.h"
@@ -16,7 +17,9 @@ namespace {
 namespace v1 = ::pyramid::referee::v1;
 
 std::string TimeOf(int64_t unix_ms) {
-  return unix_ms == 0 ? "-" : absl::StrCat(unix_ms, " ms");
+  if (unix_ms == 0) return "-";
+  return absl::FormatTime("%Y-%m-%d %H:%M:%E3S UTC",
+                          absl::FromUnixMillis(unix_ms), absl::UTCTimeZone());
 }
 
 void PrintHeader(const v1::Header& h, std::ostream& out) {

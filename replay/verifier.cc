@@ -1,13 +1,17 @@
 #include "replay/verifier.h"
 
 #include <algorithm>
+#include <array>
 #include <deque>
 #include <memory>
 #include <optional>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "google/protobuf/arena.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "referee/core/game_session.h"
@@ -23,37 +27,133 @@ namespace {
 
 namespace v1 = ::pyramid::referee::v1;
 
-std::string Canonical(const google::protobuf::Message& message) {
-  std::string bytes;
-  google::protobuf::io::StringOutputStream stream(&bytes);
-  google::protobuf::io::CodedOutputStream coded(&stream);
+// Replaces `out` with the deterministic serialization of `message`, reusing
+// the string's memory.
+void SerializeInto(const google::protobuf::Message& message, size_t size,
+                   std::string& out) {
+  out.resize(size);
+  google::protobuf::io::ArrayOutputStream array(out.data(),
+                                                static_cast<int>(size));
+  google::protobuf::io::CodedOutputStream coded(&array);
   coded.SetSerializationDeterministic(true);
-  message.SerializeToCodedStream(&coded);
-  coded.Trim();
-  return bytes;
+  message.SerializeWithCachedSizes(&coded);
 }
 
+// Whether `a` and `b` are the same message, unknown fields included: equal
+// deterministic serializations. `scratch_a` and `scratch_b` are reused
+// buffers.
 bool SameMessage(const google::protobuf::Message& a,
-                 const google::protobuf::Message& b) {
-  return Canonical(a) == Canonical(b);
+                 const google::protobuf::Message& b, std::string& scratch_a,
+                 std::string& scratch_b) {
+  SerializeInto(a, a.ByteSizeLong(), scratch_a);
+  SerializeInto(b, b.ByteSizeLong(), scratch_b);
+  return scratch_a == scratch_b;
+}
+
+// Whether `stored` is exactly the deterministic serialization of `message`
+// (`buffer` is a reused scratch buffer). When it is, the message parsed from
+// `stored` equals `message`: a cheap, exact stand-in for SameMessage on the
+// common path, which must still decide when it is not.
+bool StoredAs(const google::protobuf::Message& message, std::string_view stored,
+              std::string& buffer) {
+  const size_t size = message.ByteSizeLong();
+  if (size != stored.size()) return false;
+  SerializeInto(message, size, buffer);
+  return std::string_view(buffer) == stored;
+}
+
+// A record's stored bytes in the layout every referee writes: prev_hash
+// (field 1, 32 bytes) first, then exactly one field of the `kind` oneof,
+// its length a minimal varint, and nothing after it.
+struct RecordLayout {
+  std::string_view prev_hash;
+  int kind = 0;  // The field number, which is also the KindCase value.
+  std::string_view payload;
+};
+
+std::optional<RecordLayout> SplitRecord(std::string_view bytes) {
+  constexpr size_t kKindTag = 2 + 32;  // After 0x0a 0x20 <32 bytes>.
+  if (bytes.size() < kKindTag + 2 || bytes[0] != 0x0a || bytes[1] != 0x20) {
+    return std::nullopt;
+  }
+  const uint8_t tag = static_cast<uint8_t>(bytes[kKindTag]);
+  const int field = tag >> 3;
+  if ((tag & 7) != 2 || field < v1::LogRecord::kHeaderFieldNumber ||
+      field > v1::LogRecord::kSealFieldNumber) {
+    return std::nullopt;
+  }
+  size_t pos = kKindTag + 1;
+  uint64_t length = 0;
+  for (int i = 0;; ++i) {
+    if (i == static_cast<int>(log_format::kMaxLengthPrefix) ||
+        pos == bytes.size()) {
+      return std::nullopt;
+    }
+    const uint8_t byte = static_cast<uint8_t>(bytes[pos++]);
+    length |= uint64_t{byte & 0x7fu} << (7 * i);
+    if ((byte & 0x80) == 0) {
+      if (i > 0 && byte == 0) return std::nullopt;  // Not minimal.
+      break;
+    }
+  }
+  if (length != bytes.size() - pos) return std::nullopt;
+  return RecordLayout{bytes.substr(2, 32), field, bytes.substr(pos)};
 }
 
 absl::Status Bad(absl::string_view reason) {
   return absl::DataLossError(reason);
 }
 
-// A record the protocol requires next, recomputed by the verifier.
+// Where Replayer::Parse() puts parsed records. One record per kind, so that
+// a record's fields reuse the memory the previous record of its kind
+// allocated; kept per thread (ThreadParseBuffers), so that verifying many
+// logs in a row allocates almost nothing for parsing.
+struct ParseBuffers {
+  ParseBuffers() : arena(arena_block.data(), arena_block.size()) {}
+
+  std::array<v1::LogRecord, v1::LogRecord::kSealFieldNumber + 1> by_kind;
+  v1::LogRecord general;  // For records in another layout.
+  // For records found to be as expected: prev_hash and the kind only.
+  v1::LogRecord unparsed;
+  // Scratch for StoredAs() and SameMessage().
+  std::string serialized;
+  std::string serialized_other;
+  // The seed reveal (once per log) holds the initial view, a tree of small
+  // messages that a heap message would free and allocate again for every
+  // log; this arena, reset for each seed reveal, holds it instead.
+  alignas(8) std::array<char, 16 << 10> arena_block;
+  google::protobuf::Arena arena;
+};
+
+// Logs larger than this release the buffers after use, so that one huge
+// log does not leave a thread holding its memory.
+inline constexpr size_t kRetainBuffersUpTo = 1 << 20;
+
+std::unique_ptr<ParseBuffers>& ThreadParseBuffers() {
+  thread_local std::unique_ptr<ParseBuffers> buffers;
+  if (buffers == nullptr) buffers = std::make_unique<ParseBuffers>();
+  return buffers;
+}
+
+// A record the protocol requires next, recomputed by the verifier. Only the
+// member of its kind is set.
 struct Expected {
   enum class Kind { kSeedReveal, kApplied, kDecision, kOutcome };
   Kind kind;
-  v1::LogRecord record;  // Holds the expected message (decision: id, seats).
+  v1::Applied applied;
+  v1::Outcome outcome;
+  // kDecision: the decision the rules open next.
+  uint64_t decision_id = 0;
+  std::vector<uint32_t> seats;
+  bool simultaneous = false;
 };
 
 // Replays the protocol over the records of one log, mirroring the referee's
 // match core (referee/core/match.cc) without sharing its code.
 class Replayer {
  public:
-  explicit Replayer(const VerifyOptions& options) : options_(options) {}
+  Replayer(const VerifyOptions& options, ParseBuffers& buffers)
+      : options_(options), buffers_(buffers) {}
 
   // Judges record `index`; `bytes` are its stored bytes.
   absl::Status Next(uint64_t index, std::string_view bytes);
@@ -61,16 +161,18 @@ class Replayer {
   bool sealed() const { return sealed_; }
   uint64_t signed_records() const { return signed_records_; }
   uint64_t moves() const { return moves_; }
-  const v1::Header& header() const { return header_; }
-  const v1::Outcome& outcome() const { return outcome_; }
+  // The header as read (empty unless record 0 parsed as one). Call last.
+  v1::Header TakeHeader() { return std::move(header_); }
+  v1::Outcome TakeOutcome() { return std::move(outcome_); }
 
  private:
   struct SeatProgress {
     bool committed = false;
-    std::string commitment;
+    Digest commitment{};
     bool revealed = false;
     bool faulted = false;
-    std::optional<v1::Action> action;
+    // Set by a usable reveal; handed on to the applied move.
+    std::unique_ptr<v1::Action> action;
   };
 
   absl::Status OnHeader(const v1::Header& header);
@@ -80,6 +182,7 @@ class Replayer {
   absl::Status OnReveal(const v1::Reveal& reveal);
   absl::Status OnFault(const v1::Fault& fault);
   absl::Status OnExpected(const v1::LogRecord& record);
+  const v1::LogRecord* Parse(std::string_view bytes);
   absl::Status AfterProgress();
   absl::Status CloseDecision();
   void ExpectAdvance();
@@ -90,6 +193,11 @@ class Replayer {
   bool Forfeits() const;
 
   const VerifyOptions& options_;
+  ParseBuffers& buffers_;
+  // Whether the record being judged is an Applied or Outcome record whose
+  // payload is exactly the serialization of the expected message at the
+  // front of expected_ (and so was not parsed).
+  bool as_expected_ = false;
   v1::Header header_;
   std::string key_;
   std::unique_ptr<Game> game_;
@@ -118,10 +226,9 @@ class Replayer {
 
 absl::Status Replayer::Next(uint64_t index, std::string_view bytes) {
   if (sealed_) return Bad("record after the seal");
-  v1::LogRecord record;
-  if (!record.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
-    return Bad("not a LogRecord message");
-  }
+  const v1::LogRecord* parsed = Parse(bytes);
+  if (parsed == nullptr) return Bad("not a LogRecord message");
+  const v1::LogRecord& record = *parsed;
   if (record.prev_hash() != AsView(chain_)) {
     return Bad("prev_hash does not match the previous record (hash chain)");
   }
@@ -144,8 +251,20 @@ absl::Status Replayer::Next(uint64_t index, std::string_view bytes) {
     return Bad(absl::StrCat("a checkpoint is due after every ", interval,
                             " records"));
   }
-  if (owed_fault_ && record.kind_case() != v1::LogRecord::kFault) {
+  // A checkpoint may fall between a reveal and its fault (the writer signs
+  // after any record).
+  if (owed_fault_ && record.kind_case() != v1::LogRecord::kFault &&
+      record.kind_case() != v1::LogRecord::kCheckpoint) {
     return Bad("a reveal that cannot be used must be followed by its fault");
+  }
+  // A signature vouches for the chain it names; that must be this log's
+  // chain, or a signature over an earlier version of the log would vouch
+  // for an edited one.
+  if (is_signature &&
+      (record.kind_case() == v1::LogRecord::kCheckpoint ? record.checkpoint()
+                                                        : record.seal())
+              .chain_hash() != record.prev_hash()) {
+    return Bad("the signed chain hash is not the hash of the previous record");
   }
   if (!is_signature) ++since_checkpoint_;
   switch (record.kind_case()) {
@@ -212,12 +331,12 @@ absl::Status Replayer::OnHeader(const v1::Header& header) {
       return Bad("bad seat public key");
     }
   }
-  Expected decision{Expected::Kind::kDecision, {}};
-  v1::DecisionOpened* opened = decision.record.mutable_decision_opened();
-  opened->set_decision_id(0);
-  for (int i = 0; i < seats; ++i) opened->add_seats(i);
-  opened->set_simultaneous(true);
-  expected_.push_back(std::move(decision));
+  Expected& decision = expected_.emplace_back();
+  decision.kind = Expected::Kind::kDecision;
+  decision.decision_id = 0;
+  decision.seats.resize(seats);
+  for (int i = 0; i < seats; ++i) decision.seats[i] = i;
+  decision.simultaneous = true;
   return absl::OkStatus();
 }
 
@@ -248,15 +367,15 @@ absl::Status Replayer::OnDecision(const v1::DecisionOpened& opened) {
   if (expected_.empty() || expected_.front().kind != Expected::Kind::kDecision) {
     return Bad("a decision opened out of turn");
   }
-  const v1::DecisionOpened& want = expected_.front().record.decision_opened();
-  if (opened.decision_id() != want.decision_id()) {
+  const Expected& want = expected_.front();
+  if (opened.decision_id() != want.decision_id) {
     return Bad(absl::StrCat("decision ", opened.decision_id(),
-                            " opened where decision ", want.decision_id(),
+                            " opened where decision ", want.decision_id,
                             " is due"));
   }
   if (!std::equal(opened.seats().begin(), opened.seats().end(),
-                  want.seats().begin(), want.seats().end()) ||
-      opened.simultaneous() != want.simultaneous()) {
+                  want.seats.begin(), want.seats.end()) ||
+      opened.simultaneous() != want.simultaneous) {
     return Bad("the decision's seats are not the seats the rules say act");
   }
   expected_.pop_front();
@@ -264,7 +383,8 @@ absl::Status Replayer::OnDecision(const v1::DecisionOpened& opened) {
   decision_id_ = opened.decision_id();
   seats_.assign(opened.seats().begin(), opened.seats().end());
   reveal_phase_ = false;
-  progress_.assign(seats_.size(), SeatProgress{});
+  progress_.clear();
+  progress_.resize(seats_.size());
   return absl::OkStatus();
 }
 
@@ -299,7 +419,8 @@ absl::Status Replayer::OnCommit(const v1::Commit& commit) {
     return Bad("the seat's commit signature does not verify");
   }
   p.committed = true;
-  p.commitment = commit.commitment();
+  std::copy(commit.commitment().begin(), commit.commitment().end(),
+            p.commitment.begin());
   return AfterProgress();
 }
 
@@ -316,17 +437,17 @@ absl::Status Replayer::OnReveal(const v1::Reveal& reveal) {
   const Digest commitment =
       CommitmentHash(header_.match_id(), reveal.seat(), reveal.decision_id(),
                      reveal.salt(), reveal.action());
-  if (AsView(commitment) != p.commitment) {
+  if (commitment != p.commitment) {
     owed_fault_.emplace(reveal.seat(), v1::FAULT_REVEAL_MISMATCH);
     return absl::OkStatus();
   }
-  v1::Action action;
-  bool legal = action.ParseFromString(reveal.action());
+  auto action = std::make_unique<v1::Action>();
+  bool legal = action->ParseFromString(reveal.action());
   if (legal && decision_id_ == 0) {
-    legal = action.kind_case() == v1::Action::kSeed &&
-            action.seed().contribution().size() == kSeedContributionSize;
+    legal = action->kind_case() == v1::Action::kSeed &&
+            action->seed().contribution().size() == kSeedContributionSize;
   } else if (legal) {
-    legal = session_->state().ValidateAction(reveal.seat(), action).ok();
+    legal = session_->state().ValidateAction(reveal.seat(), *action).ok();
   }
   if (!legal) {
     owed_fault_.emplace(reveal.seat(), v1::FAULT_ILLEGAL_ACTION);
@@ -379,7 +500,7 @@ bool Replayer::AllCommittedOrFaulted() const {
 bool Replayer::AllResolved() const {
   return std::all_of(
       progress_.begin(), progress_.end(),
-      [](const SeatProgress& p) { return p.faulted || p.action.has_value(); });
+      [](const SeatProgress& p) { return p.faulted || p.action != nullptr; });
 }
 
 bool Replayer::Forfeits() const {
@@ -420,10 +541,11 @@ absl::Status Replayer::CloseDecision() {
           p.faulted ? std::string(kSeedContributionSize, '\0')
                     : p.action->seed().contribution());
     }
-    expected_.push_back({Expected::Kind::kSeedReveal, {}});
+    expected_.emplace_back().kind = Expected::Kind::kSeedReveal;
     return absl::OkStatus();
   }
   std::vector<v1::Move> moves;
+  moves.reserve(seats_.size());
   for (size_t i = 0; i < seats_.size(); ++i) {
     v1::Move& move = moves.emplace_back();
     move.set_seat(seats_[i]);
@@ -431,7 +553,7 @@ absl::Status Replayer::CloseDecision() {
       move.set_source(v1::MOVE_DEFAULT);
     } else {
       move.set_source(v1::MOVE_REVEALED);
-      *move.mutable_action() = *progress_[i].action;
+      move.set_allocated_action(progress_[i].action.release());
     }
   }
   absl::StatusOr<v1::Applied> applied =
@@ -440,9 +562,9 @@ absl::Status Replayer::CloseDecision() {
     return Bad(absl::StrCat("the rules refuse the decision's actions: ",
                             applied.status().message()));
   }
-  Expected expected{Expected::Kind::kApplied, {}};
-  *expected.record.mutable_applied() = *std::move(applied);
-  expected_.push_back(std::move(expected));
+  Expected& expected = expected_.emplace_back();
+  expected.kind = Expected::Kind::kApplied;
+  expected.applied = *std::move(applied);
   ExpectAdvance();
   return absl::OkStatus();
 }
@@ -451,26 +573,140 @@ absl::Status Replayer::CloseDecision() {
 // next decision or the outcome.
 void Replayer::ExpectAdvance() {
   for (v1::Applied& applied : session_->TakeAutomaticMoves()) {
-    Expected expected{Expected::Kind::kApplied, {}};
-    *expected.record.mutable_applied() = std::move(applied);
-    expected_.push_back(std::move(expected));
+    Expected& expected = expected_.emplace_back();
+    expected.kind = Expected::Kind::kApplied;
+    expected.applied = std::move(applied);
   }
   if (session_->IsTerminal()) {
     ExpectOutcome(session_->state().Outcome());
     return;
   }
-  Expected decision{Expected::Kind::kDecision, {}};
-  v1::DecisionOpened* opened = decision.record.mutable_decision_opened();
-  opened->set_decision_id(++next_decision_id_);
-  for (int seat : session_->ActingSeats()) opened->add_seats(seat);
-  opened->set_simultaneous(session_->IsSimultaneous());
-  expected_.push_back(std::move(decision));
+  Expected& decision = expected_.emplace_back();
+  decision.kind = Expected::Kind::kDecision;
+  decision.decision_id = ++next_decision_id_;
+  const std::vector<int> acting = session_->ActingSeats();
+  decision.seats.assign(acting.begin(), acting.end());
+  decision.simultaneous = session_->IsSimultaneous();
 }
 
 void Replayer::ExpectOutcome(v1::Outcome outcome) {
-  Expected expected{Expected::Kind::kOutcome, {}};
-  *expected.record.mutable_outcome() = std::move(outcome);
-  expected_.push_back(std::move(expected));
+  Expected& expected = expected_.emplace_back();
+  expected.kind = Expected::Kind::kOutcome;
+  expected.outcome = std::move(outcome);
+}
+
+// Parses `bytes` as a LogRecord; nullptr when they are not one. The result
+// is valid until the next call.
+//
+// For bytes in the referee's layout (SplitRecord), parsing the whole record
+// yields exactly prev_hash plus the kind's message parsed from the payload,
+// so only the payload is parsed, into the buffer record of its kind. The
+// payload is parsed one nesting level below the top, as inside the record,
+// so the parser's recursion limit falls where it would for the whole record
+// (a payload too short to nest that deep takes the plain, faster parser).
+//
+// An Applied or Outcome record is judged against the message the replay
+// expects; when its payload is byte for byte that message's serialization,
+// it is not parsed at all (as_expected_).
+const v1::LogRecord* Replayer::Parse(std::string_view bytes) {
+  as_expected_ = false;
+  const std::optional<RecordLayout> layout = SplitRecord(bytes);
+  if (!layout) {
+    v1::LogRecord& record = buffers_.general;
+    record.Clear();
+    if (!record.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+      return nullptr;
+    }
+    return &record;
+  }
+  if (!expected_.empty() &&
+      (layout->kind == v1::LogRecord::kAppliedFieldNumber ||
+       layout->kind == v1::LogRecord::kOutcomeFieldNumber)) {
+    const Expected& want = expected_.front();
+    const bool applied = layout->kind == v1::LogRecord::kAppliedFieldNumber;
+    if (want.kind == (applied ? Expected::Kind::kApplied
+                              : Expected::Kind::kOutcome) &&
+        StoredAs(applied ? static_cast<const google::protobuf::Message&>(
+                               want.applied)
+                         : want.outcome,
+                 layout->payload, buffers_.serialized)) {
+      v1::LogRecord& record = buffers_.unparsed;
+      if (applied) {
+        record.mutable_applied();
+      } else {
+        record.mutable_outcome();
+      }
+      record.mutable_prev_hash()->assign(layout->prev_hash);
+      as_expected_ = true;
+      return &record;
+    }
+  }
+  v1::LogRecord* on_arena = nullptr;
+  if (layout->kind == v1::LogRecord::kSeedRevealFieldNumber) {
+    buffers_.arena.Reset();
+    on_arena =
+        google::protobuf::Arena::CreateMessage<v1::LogRecord>(&buffers_.arena);
+  }
+  v1::LogRecord& record =
+      on_arena != nullptr ? *on_arena : buffers_.by_kind[layout->kind];
+  google::protobuf::MessageLite* kind = nullptr;
+  switch (layout->kind) {
+    case v1::LogRecord::kHeaderFieldNumber:
+      kind = record.mutable_header();
+      break;
+    case v1::LogRecord::kDecisionOpenedFieldNumber:
+      kind = record.mutable_decision_opened();
+      break;
+    case v1::LogRecord::kCommitFieldNumber:
+      kind = record.mutable_commit();
+      break;
+    case v1::LogRecord::kRevealFieldNumber:
+      kind = record.mutable_reveal();
+      break;
+    case v1::LogRecord::kFaultFieldNumber:
+      kind = record.mutable_fault();
+      break;
+    case v1::LogRecord::kSeedRevealFieldNumber:
+      kind = record.mutable_seed_reveal();
+      break;
+    case v1::LogRecord::kAppliedFieldNumber:
+      kind = record.mutable_applied();
+      break;
+    case v1::LogRecord::kCheckpointFieldNumber:
+      kind = record.mutable_checkpoint();
+      break;
+    case v1::LogRecord::kOutcomeFieldNumber:
+      kind = record.mutable_outcome();
+      break;
+    case v1::LogRecord::kSealFieldNumber:
+      kind = record.mutable_seal();
+      break;
+    default:
+      return nullptr;  // SplitRecord admits no other field.
+  }
+  // Every nesting level (a message or a group) takes at least two bytes, so
+  // a shorter payload cannot reach the recursion limit at either depth.
+  const int limit =
+      google::protobuf::io::CodedInputStream::GetDefaultRecursionLimit() - 1;
+  const std::string_view payload = layout->payload;
+  if (payload.size() < 2 * static_cast<size_t>(limit)) {
+    if (!kind->ParseFromArray(payload.data(),
+                              static_cast<int>(payload.size()))) {
+      return nullptr;
+    }
+  } else {
+    google::protobuf::io::CodedInputStream input(
+        reinterpret_cast<const uint8_t*>(payload.data()),
+        static_cast<int>(payload.size()));
+    input.SetRecursionLimit(limit);
+    if (!kind->ParseFromCodedStream(&input) ||
+        !input.ConsumedEntireMessage()) {
+      return nullptr;
+    }
+  }
+  // assign() reuses the string's memory (set_prev_hash would allocate).
+  record.mutable_prev_hash()->assign(layout->prev_hash);
+  return &record;
 }
 
 absl::Status Replayer::OnExpected(const v1::LogRecord& record) {
@@ -500,7 +736,8 @@ absl::Status Replayer::OnExpected(const v1::LogRecord& record) {
           GameSession::Start(*game_, header_.seats_size(), seed);
       if (!session.ok()) return Bad(session.status().message());
       session_.emplace(*std::move(session));
-      if (!SameMessage(reveal.initial_view(), session_->state().PublicView())) {
+      if (!SameMessage(reveal.initial_view(), session_->state().PublicView(),
+                       buffers_.serialized, buffers_.serialized_other)) {
         return Bad("the initial public view differs from the recomputed deal");
       }
       ExpectAdvance();
@@ -510,19 +747,23 @@ absl::Status Replayer::OnExpected(const v1::LogRecord& record) {
       if (want.kind != Expected::Kind::kApplied) {
         return Bad("applied result out of turn");
       }
-      if (!SameMessage(record.applied(), want.record.applied())) {
+      if (!as_expected_ &&
+          !SameMessage(record.applied(), want.applied, buffers_.serialized,
+                       buffers_.serialized_other)) {
         return Bad("the applied moves or result differ from the replay");
       }
-      moves_ += record.applied().moves_size();
+      moves_ += want.applied.moves_size();  // Equal to the record's.
       return absl::OkStatus();
     case v1::LogRecord::kOutcome:
       if (want.kind != Expected::Kind::kOutcome) {
         return Bad("outcome out of turn");
       }
-      if (!SameMessage(record.outcome(), want.record.outcome())) {
+      if (!as_expected_ &&
+          !SameMessage(record.outcome(), want.outcome, buffers_.serialized,
+                       buffers_.serialized_other)) {
         return Bad("the outcome differs from the replay");
       }
-      outcome_ = record.outcome();
+      outcome_ = std::move(want.outcome);  // Equal to the record's.
       outcome_seen_ = true;
       return absl::OkStatus();
     default:
@@ -536,12 +777,20 @@ Verdict VerifyLog(std::string_view file, const VerifyOptions& options) {
   Verdict verdict;
   verdict.key_from_header = options.pinned_key.empty();
   const SplitLogResult split = SplitLog(file);
-  Replayer replayer(options);
+  std::unique_ptr<ParseBuffers>& buffers = ThreadParseBuffers();
+  struct Release {
+    std::unique_ptr<ParseBuffers>& buffers;
+    bool release;
+    ~Release() {
+      if (release) buffers.reset();
+    }
+  } release{buffers, file.size() > kRetainBuffersUpTo};
+  Replayer replayer(options, *buffers);
   for (uint64_t i = 0; i < split.records.size(); ++i) {
     absl::Status status = replayer.Next(i, split.records[i].bytes);
     verdict.records = i + 1;
-    if (i == 0) verdict.header = replayer.header();
     if (!status.ok()) {
+      verdict.header = replayer.TakeHeader();
       verdict.kind = Verdict::Kind::kNotGenuine;
       verdict.bad_record = i;
       verdict.reason = std::string(status.message());
@@ -549,6 +798,7 @@ Verdict VerifyLog(std::string_view file, const VerifyOptions& options) {
       return verdict;
     }
   }
+  verdict.header = replayer.TakeHeader();
   verdict.signed_records = replayer.signed_records();
   verdict.moves = replayer.moves();
   const uint64_t count = split.records.size();
@@ -567,7 +817,7 @@ Verdict VerifyLog(std::string_view file, const VerifyOptions& options) {
       return verdict;
     }
     verdict.kind = Verdict::Kind::kGenuine;
-    verdict.outcome = replayer.outcome();
+    verdict.outcome = replayer.TakeOutcome();
     return verdict;
   }
   const std::string tail =

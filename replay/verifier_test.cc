@@ -1,2 +1,1444 @@
+// Tests of the standalone verifier (VerifyLog) on logs written in memory by
+// real matches: Match::Create with a StringLogSink, a FakeClock and
+// DeterministicEntropy, driven either by RunLocalMatch with random players or
+// by hand (to produce timeouts, mismatched reveals and illegal actions).
+//
+// Each corruption mode has its own test and checks the verdict's reason. Most
+// forgeries are re-framed, re-chained and re-signed with the referee key (the
+// test holds it), so the hash chain and the signatures are valid and only
+// the verifier's replay of the protocol and the rules can catch them.
+#include "replay/verifier.h"
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
+#include "gmock/gmock.h"
+#include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
+#include "google/protobuf/message.h"
 #include "gtest/gtest.h"
-TEST(Placeholder, Builds) { EXPECT_TRUE(true); }
+#include "pyramid/referee/v1/game.pb.h"
+#include "pyramid/referee/v1/log.pb.h"
+#include "referee/core/clock.h"
+#include "referee/core/local_runner.h"
+#include "referee/core/log_format.h"
+#include "referee/core/log_reader.h"
+#include "referee/core/log_sink.h"
+#include "referee/core/match.h"
+#include "referee/crypto/bytes.h"
+#include "referee/crypto/ed25519.h"
+#include "referee/crypto/protocol.h"
+#include "referee/crypto/random_stream.h"
+#include "referee/crypto/sha256.h"
+
+namespace pyramid {
+namespace {
+
+namespace v1 = ::pyramid::referee::v1;
+
+using ::testing::HasSubstr;
+using Kind = Verdict::Kind;
+using RecordKind = v1::LogRecord::KindCase;
+
+constexpr int kSeats = 3;
+constexpr uint32_t kTimeoutMs = 1000;
+
+// ---------------------------------------------------------------------------
+// Helpers: keys, seeds, serialization.
+
+SigningKey RefereeKey() {
+  return *SigningKey::FromSeed(std::string(kKeySeedSize, '\x11'));
+}
+
+SigningKey SeatKey(int seat) {
+  return *SigningKey::FromSeed(
+      std::string(kKeySeedSize, static_cast<char>(0x20 + seat)));
+}
+
+Digest SeedOf(std::string_view label, uint64_t n) {
+  return Sha256(absl::StrCat(std::string(label), "/", n));
+}
+
+std::string Serialize(const google::protobuf::Message& message) {
+  std::string bytes;
+  {
+    google::protobuf::io::StringOutputStream stream(&bytes);
+    google::protobuf::io::CodedOutputStream coded(&stream);
+    coded.SetSerializationDeterministic(true);
+    message.SerializeToCodedStream(&coded);
+  }
+  return bytes;
+}
+
+bool SameMessage(const google::protobuf::Message& a,
+                 const google::protobuf::Message& b) {
+  return Serialize(a) == Serialize(b);
+}
+
+v1::GameConfig Rpp(bool red = false, v1::RppWinnerTakes takes =
+                                         v1::RPP_WINNER_TAKES_UNSPECIFIED) {
+  v1::GameConfig config;
+  config.set_game("rock_paper_pyramid");
+  config.mutable_rock_paper_pyramid()->set_red(red);
+  config.mutable_rock_paper_pyramid()->set_winner_takes(takes);
+  return config;
+}
+
+Verdict Verify(std::string_view log, bool pin = true) {
+  VerifyOptions options;
+  if (pin) options.pinned_key = RefereeKey().public_key();
+  return VerifyLog(log, options);
+}
+
+std::string KindName(Kind kind) {
+  switch (kind) {
+    case Kind::kGenuine:
+      return "genuine";
+    case Kind::kUnsealedPrefix:
+      return "unsealed prefix";
+    case Kind::kNotGenuine:
+      return "not genuine";
+  }
+  return "?";
+}
+
+std::string Describe(const Verdict& v) {
+  return absl::StrCat(KindName(v.kind), " (record ", v.bad_record, ": ",
+                      v.reason, ")");
+}
+
+// ---------------------------------------------------------------------------
+// Helpers: taking logs apart and putting them back together.
+
+std::vector<v1::LogRecord> ParseLog(std::string_view log) {
+  const SplitLogResult split = SplitLog(log);
+  EXPECT_EQ(split.tail, SplitLogResult::Tail::kClean) << split.tail_reason;
+  std::vector<v1::LogRecord> records;
+  for (const RawRecord& raw : split.records) {
+    EXPECT_TRUE(records.emplace_back().ParseFromArray(
+        raw.bytes.data(), static_cast<int>(raw.bytes.size())));
+  }
+  return records;
+}
+
+std::string Varint(uint64_t n) {
+  std::string out;
+  for (; n >= 0x80; n >>= 7)
+    out.push_back(static_cast<char>((n & 0x7f) | 0x80));
+  out.push_back(static_cast<char>(n));
+  return out;
+}
+
+struct Forge {
+  bool rechain = true;  // Recompute every prev_hash.
+  bool resign = true;   // Recompute every checkpoint and the seal.
+  // Move the checkpoints to where the writer would put them (after records
+  // were added or removed). Only when re-signing.
+  bool recheckpoint = true;
+};
+
+// `records` with their checkpoints where a writer with `interval` puts them.
+std::vector<v1::LogRecord> Recheckpoint(
+    const std::vector<v1::LogRecord>& records, uint32_t interval) {
+  std::vector<v1::LogRecord> out;
+  uint32_t since = 0;
+  for (const v1::LogRecord& record : records) {
+    if (record.has_checkpoint()) continue;
+    out.push_back(record);
+    if (record.has_seal()) continue;
+    if (interval != 0 && ++since == interval) {
+      out.emplace_back().mutable_checkpoint();
+      since = 0;
+    }
+  }
+  return out;
+}
+
+// Frames `records` as the writer does. With the defaults the result has a
+// valid hash chain and valid referee signatures whatever the records say.
+std::string Reframe(std::vector<v1::LogRecord> records, Forge how = {}) {
+  if (how.recheckpoint && how.resign && !records.empty()) {
+    records = Recheckpoint(records, records[0].header().checkpoint_interval());
+  }
+  std::string out(log_format::kMagic);
+  const std::string match_id =
+      records.empty() ? std::string() : records[0].header().match_id();
+  const SigningKey key = RefereeKey();
+  Digest chain{};
+  for (size_t i = 0; i < records.size(); ++i) {
+    v1::LogRecord& record = records[i];
+    if (how.rechain) record.set_prev_hash(std::string(AsView(chain)));
+    v1::Signature* signature = record.has_checkpoint()
+                                   ? record.mutable_checkpoint()
+                               : record.has_seal() ? record.mutable_seal()
+                                                   : nullptr;
+    if (signature != nullptr && how.resign) {
+      signature->set_record_count(i);
+      signature->set_chain_hash(std::string(AsView(chain)));
+      signature->set_signature(
+          key.Sign(LogSignatureMessage(match_id, i, AsView(chain))));
+    }
+    const std::string body = Serialize(record);
+    out += Varint(body.size()) + body;
+    chain = Sha256(body);
+  }
+  return out;
+}
+
+// Index of the `nth` record of `kind`; -1 when there is none.
+int FindIn(const std::vector<v1::LogRecord>& records, RecordKind kind,
+           int nth = 0) {
+  for (size_t i = 0; i < records.size(); ++i) {
+    if (records[i].kind_case() == kind && nth-- == 0)
+      return static_cast<int>(i);
+  }
+  return -1;
+}
+
+int Count(const std::vector<v1::LogRecord>& records, RecordKind kind) {
+  int n = 0;
+  for (const v1::LogRecord& record : records) n += record.kind_case() == kind;
+  return n;
+}
+
+// ---------------------------------------------------------------------------
+// Helpers: matches.
+
+struct MatchSetup {
+  v1::GameConfig game = Rpp();
+  v1::ForfeitPolicy policy = v1::FORFEIT_POLICY_FORFEIT;
+  uint32_t checkpoint_interval = 4;
+  bool seat_keys = false;
+};
+
+struct PlayedMatch {
+  std::string log;
+  v1::Outcome outcome;
+};
+
+// A whole match between random players, through RunLocalMatch.
+PlayedMatch PlayRandomMatch(const MatchSetup& setup, uint64_t seed) {
+  PlayedMatch played;
+  FakeClock clock;
+  const EntropySource entropy = DeterministicEntropy(SeedOf("entropy", seed));
+  MatchConfig config;
+  config.game = setup.game;
+  config.seats.resize(kSeats);
+  config.forfeit_policy = setup.policy;
+  config.checkpoint_interval = setup.checkpoint_interval;
+  absl::StatusOr<std::unique_ptr<Match>> match = Match::Create(
+      config, RefereeKey(), std::make_unique<StringLogSink>(&played.log),
+      &clock, entropy);
+  EXPECT_TRUE(match.ok()) << match.status();
+  if (!match.ok()) return played;
+  std::vector<std::unique_ptr<RandomPlayer>> players;
+  std::vector<Player*> seats;
+  for (int s = 0; s < kSeats; ++s) {
+    players.push_back(
+        std::make_unique<RandomPlayer>(SeedOf("player", seed * 8 + s)));
+    seats.push_back(players.back().get());
+  }
+  const absl::Status status = RunLocalMatch(**match, seats, entropy);
+  EXPECT_TRUE(status.ok()) << status;
+  EXPECT_TRUE((*match)->finished());
+  played.outcome = (*match)->outcome();
+  return played;
+}
+
+// Drives a Match by hand through its public protocol calls, as remote seats
+// would, so a test can make any seat late, inconsistent or illegal.
+class Driver {
+ public:
+  explicit Driver(const MatchSetup& setup, uint64_t seed = 1)
+      : entropy_(DeterministicEntropy(SeedOf("driver-entropy", seed))),
+        chooser_(SeedOf("driver-player", seed)),
+        pending_(kSeats) {
+    MatchConfig config;
+    config.game = setup.game;
+    for (int s = 0; s < kSeats; ++s) {
+      v1::Seat& seat = config.seats.emplace_back();
+      seat.set_name(absl::StrCat("seat-", s));
+      if (setup.seat_keys) seat.set_public_key(SeatKey(s).public_key());
+    }
+    seat_keys_ = setup.seat_keys;
+    config.clocks.set_commit_timeout_ms(kTimeoutMs);
+    config.clocks.set_reveal_timeout_ms(kTimeoutMs);
+    config.forfeit_policy = setup.policy;
+    config.checkpoint_interval = setup.checkpoint_interval;
+    absl::StatusOr<std::unique_ptr<Match>> match = Match::Create(
+        config, RefereeKey(), std::make_unique<StringLogSink>(&log_), &clock_,
+        entropy_);
+    EXPECT_TRUE(match.ok()) << match.status();
+    match_ = *std::move(match);
+  }
+
+  Match& match() { return *match_; }
+  const std::string& log() const { return log_; }
+  bool finished() const { return match_->finished(); }
+  uint64_t id() const { return match_->decision()->id; }
+  // The seats of the open decision (a copy: decision() returns by value).
+  std::vector<int> Seats() const { return match_->decision()->seats; }
+
+  // What `seat` would honestly play now: a seed contribution in decision 0,
+  // else a random legal action.
+  v1::Action Choose(int seat) {
+    v1::Action action;
+    if (id() == 0) {
+      std::string contribution(kSeedContributionSize, '\0');
+      entropy_(contribution.data(), contribution.size());
+      action.mutable_seed()->set_contribution(contribution);
+      return action;
+    }
+    const std::vector<v1::Action> legal = match_->LegalActions(seat);
+    EXPECT_FALSE(legal.empty());
+    return legal[chooser_.Uniform(legal.size())];
+  }
+
+  absl::Status CommitBytes(int seat, std::string action_bytes) {
+    Pending& p = pending_[seat];
+    p.salt.assign(kSaltSize, '\0');
+    entropy_(p.salt.data(), p.salt.size());
+    p.action_bytes = std::move(action_bytes);
+    const Digest c =
+        CommitmentHash(match_->match_id(), seat, id(), p.salt, p.action_bytes);
+    std::string signature;
+    if (seat_keys_) {
+      signature = SeatKey(seat).Sign(
+          CommitSignatureMessage(match_->match_id(), seat, id(), AsView(c)));
+    }
+    return match_->Commit(seat, id(), AsView(c), signature);
+  }
+  absl::Status Commit(int seat, const v1::Action& action) {
+    return CommitBytes(seat, action.SerializeAsString());
+  }
+  // Reveals what the seat committed to.
+  absl::Status Reveal(int seat) {
+    return match_->Reveal(seat, id(), pending_[seat].salt,
+                          pending_[seat].action_bytes);
+  }
+  // Reveals the committed action with another salt: does not match.
+  absl::Status RevealMismatch(int seat) {
+    std::string salt = pending_[seat].salt;
+    salt[0] = static_cast<char>(salt[0] ^ 0x01);
+    return match_->Reveal(seat, id(), salt, pending_[seat].action_bytes);
+  }
+
+  void CommitAllBut(const std::set<int>& skip) {
+    for (int seat : Seats()) {
+      if (skip.count(seat) || !match_->AwaitsCommit(seat)) continue;
+      const absl::Status s = Commit(seat, Choose(seat));
+      ASSERT_TRUE(s.ok()) << s;
+    }
+  }
+  void RevealAllBut(const std::set<int>& skip) {
+    if (finished()) return;
+    for (int seat : Seats()) {
+      if (skip.count(seat) || !match_->AwaitsReveal(seat)) continue;
+      const absl::Status s = Reveal(seat);
+      ASSERT_TRUE(s.ok()) << s;
+    }
+  }
+  void PlayDecision() {
+    CommitAllBut({});
+    RevealAllBut({});
+  }
+  void PlayToEnd() {
+    for (int guard = 0; !finished() && guard < 1000; ++guard) PlayDecision();
+    ASSERT_TRUE(finished());
+  }
+  // Lets every deadline of the open phase pass.
+  void Timeout() {
+    clock_.Advance(absl::Milliseconds(kTimeoutMs + 1));
+    const absl::Status s = match_->CheckDeadlines();
+    ASSERT_TRUE(s.ok()) << s;
+  }
+
+ private:
+  struct Pending {
+    std::string salt;
+    std::string action_bytes;
+  };
+  std::string log_;  // Declared before match_: outlives its sink.
+  FakeClock clock_;
+  EntropySource entropy_;
+  RandomStream chooser_;
+  bool seat_keys_ = false;
+  std::vector<Pending> pending_;
+  std::unique_ptr<Match> match_;
+};
+
+// The log most forgery tests start from: a genuine classic match with
+// checkpoints every 4 records.
+class ForgeryTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    played_ = PlayRandomMatch(MatchSetup{}, 7);
+    records_ = ParseLog(played_.log);
+    ASSERT_EQ(Verify(played_.log).kind, Kind::kGenuine);
+  }
+
+  // Re-frames the edited records (valid chain and signatures) and verifies.
+  Verdict Forged(Forge how = {}) { return Verify(Reframe(records_, how)); }
+
+  int Find(RecordKind kind, int nth = 0) const {
+    return FindIn(records_, kind, nth);
+  }
+
+  PlayedMatch played_;
+  std::vector<v1::LogRecord> records_;
+};
+
+void ExpectRejected(const Verdict& v, int bad_record, std::string_view reason) {
+  EXPECT_EQ(v.kind, Kind::kNotGenuine) << Describe(v);
+  EXPECT_EQ(v.bad_record, static_cast<uint64_t>(bad_record)) << Describe(v);
+  EXPECT_THAT(v.reason, HasSubstr(std::string(reason))) << Describe(v);
+}
+
+// For forgeries that add or remove records (so later indices move).
+void ExpectRejectedBecause(const Verdict& v, std::string_view reason) {
+  EXPECT_EQ(v.kind, Kind::kNotGenuine) << Describe(v);
+  EXPECT_THAT(v.reason, HasSubstr(std::string(reason))) << Describe(v);
+}
+
+constexpr Forge kRaw{.rechain = true, .resign = true, .recheckpoint = false};
+
+// ---------------------------------------------------------------------------
+// Genuine logs and keys.
+
+TEST(VerifierTest, GenuineMatchVerifies) {
+  const PlayedMatch played = PlayRandomMatch(MatchSetup{}, 1);
+  const Verdict v = Verify(played.log);
+  ASSERT_EQ(v.kind, Kind::kGenuine) << Describe(v);
+  EXPECT_TRUE(SameMessage(v.outcome, played.outcome));
+  EXPECT_EQ(v.outcome.termination(), v1::TERMINATION_NORMAL);
+  EXPECT_EQ(v.moves, 9u * kSeats);
+  const std::vector<v1::LogRecord> records = ParseLog(played.log);
+  EXPECT_EQ(v.records, records.size());
+  EXPECT_EQ(v.signed_records, records.size() - 1);
+  EXPECT_FALSE(v.key_from_header);
+  EXPECT_EQ(v.header.game().game(), "rock_paper_pyramid");
+  EXPECT_EQ(v.reason, "");
+}
+
+TEST(VerifierTest, GenuineWithEveryOptionAndCheckpointInterval) {
+  uint64_t seed = 100;
+  for (bool red : {false, true}) {
+    for (v1::RppWinnerTakes takes :
+         {v1::RPP_TAKES_CAPTURED, v1::RPP_TAKES_ALL}) {
+      for (uint32_t interval : {0u, 1u, 2u, 3u, 7u, 64u}) {
+        MatchSetup setup;
+        setup.game = Rpp(red, takes);
+        setup.checkpoint_interval = interval;
+        const PlayedMatch played = PlayRandomMatch(setup, ++seed);
+        const Verdict v = Verify(played.log);
+        ASSERT_EQ(v.kind, Kind::kGenuine)
+            << Describe(v) << " red=" << red << " takes=" << takes
+            << " interval=" << interval;
+        EXPECT_TRUE(SameMessage(v.outcome, played.outcome));
+        EXPECT_EQ(v.moves, (red ? 10u : 9u) * kSeats);
+      }
+    }
+  }
+}
+
+TEST(VerifierTest, KeyFromHeaderWhenNotPinned) {
+  const PlayedMatch played = PlayRandomMatch(MatchSetup{}, 2);
+  const Verdict v = Verify(played.log, /*pin=*/false);
+  EXPECT_EQ(v.kind, Kind::kGenuine) << Describe(v);
+  EXPECT_TRUE(v.key_from_header);
+  EXPECT_EQ(v.header.referee_public_key(), RefereeKey().public_key());
+}
+
+TEST(VerifierTest, WrongPinnedKeyIsRejected) {
+  const PlayedMatch played = PlayRandomMatch(MatchSetup{}, 2);
+  VerifyOptions options;
+  options.pinned_key = SeatKey(0).public_key();
+  const Verdict v = VerifyLog(played.log, options);
+  ExpectRejected(v, 0, "not the pinned key");
+  EXPECT_FALSE(v.key_from_header);
+}
+
+TEST(VerifierTest, LogSignedByAnotherKeyIsRejectedWhenPinned) {
+  // A complete, self-consistent log by an impostor referee.
+  PlayedMatch played;
+  {
+    FakeClock clock;
+    const EntropySource entropy = DeterministicEntropy(SeedOf("impostor", 0));
+    MatchConfig config;
+    config.game = Rpp();
+    config.seats.resize(kSeats);
+    auto match = Match::Create(config, SeatKey(1),
+                               std::make_unique<StringLogSink>(&played.log),
+                               &clock, entropy);
+    ASSERT_TRUE(match.ok());
+    RandomPlayer a(SeedOf("a", 0)), b(SeedOf("b", 0)), c(SeedOf("c", 0));
+    ASSERT_TRUE(RunLocalMatch(**match, {&a, &b, &c}, entropy).ok());
+  }
+  EXPECT_EQ(Verify(played.log, /*pin=*/false).kind, Kind::kGenuine);
+  ExpectRejected(Verify(played.log), 0, "not the pinned key");
+}
+
+TEST(VerifierTest, EmptyAndGarbageFiles) {
+  EXPECT_EQ(Verify("").kind, Kind::kNotGenuine);
+  EXPECT_EQ(Verify(log_format::kMagic).kind, Kind::kNotGenuine);
+  const Verdict v = Verify("not a log at all");
+  EXPECT_EQ(v.kind, Kind::kNotGenuine);
+  EXPECT_THAT(v.reason, HasSubstr("magic"));
+}
+
+// ---------------------------------------------------------------------------
+// The re-framing helper itself: unedited, it reproduces the writer's bytes,
+// so every forgery below differs from a genuine log only by its edit.
+
+TEST_F(ForgeryTest, ReframingAnUneditedLogIsIdentity) {
+  EXPECT_EQ(Reframe(records_), played_.log);
+}
+
+// ---------------------------------------------------------------------------
+// One flipped byte in each kind of record. The hash chain (or, for the seal,
+// its signature) catches it at that record or the next.
+
+class FlipByteTest : public ::testing::TestWithParam<RecordKind> {};
+
+TEST_P(FlipByteTest, RejectedAtThatRecordOrTheNext) {
+  std::string log;
+  std::vector<v1::LogRecord> records;
+  if (GetParam() == v1::LogRecord::kFault) {
+    Driver d(MatchSetup{});
+    d.PlayDecision();
+    d.CommitAllBut({2});
+    d.Timeout();
+    log = d.log();
+  } else {
+    log = PlayRandomMatch(MatchSetup{}, 3).log;
+  }
+  records = ParseLog(log);
+  const int index = FindIn(records, GetParam(), 1) >= 0
+                        ? FindIn(records, GetParam(), 1)
+                        : FindIn(records, GetParam());
+  ASSERT_GE(index, 0);
+  const RawRecord raw = SplitLog(log).records[index];
+  const size_t record_start = raw.bytes.data() - log.data();
+  // Every byte of the record, each flipped on its own.
+  for (size_t i = 0; i < raw.bytes.size(); ++i) {
+    for (uint8_t mask : {0x01, 0x80}) {
+      std::string bad = log;
+      bad[record_start + i] = static_cast<char>(bad[record_start + i] ^ mask);
+      const Verdict v = Verify(bad);
+      ASSERT_EQ(v.kind, Kind::kNotGenuine)
+          << "byte " << i << " mask " << int(mask);
+      EXPECT_TRUE(v.bad_record == static_cast<uint64_t>(index) ||
+                  v.bad_record == static_cast<uint64_t>(index) + 1)
+          << "byte " << i << ": " << Describe(v);
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    EachRecordKind, FlipByteTest,
+    ::testing::Values(v1::LogRecord::kHeader, v1::LogRecord::kDecisionOpened,
+                      v1::LogRecord::kCommit, v1::LogRecord::kReveal,
+                      v1::LogRecord::kFault, v1::LogRecord::kSeedReveal,
+                      v1::LogRecord::kApplied, v1::LogRecord::kCheckpoint,
+                      v1::LogRecord::kOutcome, v1::LogRecord::kSeal),
+    [](const ::testing::TestParamInfo<RecordKind>& info) {
+      return std::to_string(static_cast<int>(info.param));
+    });
+
+// ---------------------------------------------------------------------------
+// The hash chain and the referee signatures.
+
+TEST_F(ForgeryTest, EditedInformativeFieldBreaksTheChain) {
+  // A timestamp is not judged, but it is part of the stored bytes.
+  const int commit = Find(v1::LogRecord::kCommit, 4);
+  records_[commit].mutable_commit()->set_received_unix_ms(1);
+  ExpectRejected(
+      Forged({.rechain = false, .resign = false, .recheckpoint = false}),
+      commit + 1, "prev_hash does not match the previous record");
+}
+
+TEST_F(ForgeryTest, WrongPrevHash) {
+  const int reveal = Find(v1::LogRecord::kReveal, 2);
+  records_[reveal].set_prev_hash(std::string(32, '\x5a'));
+  ExpectRejected(
+      Forged({.rechain = false, .resign = false, .recheckpoint = false}),
+      reveal, "prev_hash does not match the previous record");
+}
+
+TEST_F(ForgeryTest, HeaderPrevHashMustBeZero) {
+  records_[0].set_prev_hash(std::string(32, '\x01'));
+  ExpectRejected(
+      Forged({.rechain = false, .resign = false, .recheckpoint = false}), 0,
+      "prev_hash does not match");
+}
+
+TEST_F(ForgeryTest, BadCheckpointSignature) {
+  const int checkpoint = Find(v1::LogRecord::kCheckpoint, 2);
+  std::string& sig =
+      *records_[checkpoint].mutable_checkpoint()->mutable_signature();
+  sig[10] = static_cast<char>(sig[10] ^ 0x04);
+  ExpectRejected(
+      Forged({.rechain = true, .resign = false, .recheckpoint = false}),
+      checkpoint, "referee signature does not verify");
+}
+
+TEST_F(ForgeryTest, CheckpointSignedByAnotherKey) {
+  const int checkpoint = Find(v1::LogRecord::kCheckpoint, 1);
+  v1::Signature* sig = records_[checkpoint].mutable_checkpoint();
+  sig->set_signature(SeatKey(0).Sign(
+      LogSignatureMessage(records_[0].header().match_id(), sig->record_count(),
+                          sig->chain_hash())));
+  ExpectRejected(
+      Forged({.rechain = true, .resign = false, .recheckpoint = false}),
+      checkpoint, "referee signature does not verify");
+}
+
+TEST_F(ForgeryTest, BadSealSignature) {
+  const int seal = static_cast<int>(records_.size()) - 1;
+  ASSERT_TRUE(records_[seal].has_seal());
+  std::string& sig = *records_[seal].mutable_seal()->mutable_signature();
+  sig[63] = static_cast<char>(sig[63] ^ 0x01);
+  ExpectRejected(
+      Forged({.rechain = true, .resign = false, .recheckpoint = false}), seal,
+      "referee signature does not verify");
+}
+
+TEST_F(ForgeryTest, SealWithWrongRecordCount) {
+  const int seal = static_cast<int>(records_.size()) - 1;
+  records_[seal].mutable_seal()->set_record_count(seal - 1);
+  ExpectRejected(
+      Forged({.rechain = true, .resign = false, .recheckpoint = false}), seal,
+      "record_count is not the record's index");
+}
+
+TEST_F(ForgeryTest, StaleSignaturesOverAnEditedChainAreRejected) {
+  // Edit an informative field and re-chain, but keep the referee's original
+  // checkpoints and seal: their signatures are genuine, over the old chain
+  // hash. The signed chain hash must be the one the log actually has.
+  const int commit = Find(v1::LogRecord::kCommit, 1);
+  records_[commit].mutable_commit()->set_received_unix_ms(1);
+  int next_signature = commit + 1;
+  while (!records_[next_signature].has_checkpoint() &&
+         !records_[next_signature].has_seal()) {
+    ++next_signature;
+  }
+  const Verdict v =
+      Forged({.rechain = true, .resign = false, .recheckpoint = false});
+  EXPECT_EQ(v.kind, Kind::kNotGenuine) << Describe(v);
+  EXPECT_EQ(v.bad_record, static_cast<uint64_t>(next_signature)) << Describe(v);
+  EXPECT_THAT(v.reason, HasSubstr("the signed chain hash is not the hash of "
+                                  "the previous record"));
+}
+
+TEST_F(ForgeryTest, MissingCheckpoint) {
+  const int checkpoint = Find(v1::LogRecord::kCheckpoint, 1);
+  records_.erase(records_.begin() + checkpoint);
+  ExpectRejected(Forged(kRaw), checkpoint,
+                 "a checkpoint is due after every 4 records");
+}
+
+TEST_F(ForgeryTest, EarlyCheckpointIsAccepted) {
+  // The writer may sign before the interval is up (e.g. at shutdown).
+  const int checkpoint = Find(v1::LogRecord::kCheckpoint, 1);
+  records_.insert(records_.begin() + checkpoint - 1, v1::LogRecord());
+  records_[checkpoint - 1].mutable_checkpoint();
+  const Verdict v = Forged(kRaw);
+  EXPECT_EQ(v.kind, Kind::kGenuine) << Describe(v);
+}
+
+TEST_F(ForgeryTest, TwoCheckpointsInARow) {
+  const int checkpoint = Find(v1::LogRecord::kCheckpoint, 1);
+  records_.insert(records_.begin() + checkpoint + 1, records_[checkpoint]);
+  ExpectRejected(Forged(kRaw), checkpoint + 1, "two signatures in a row");
+}
+
+TEST_F(ForgeryTest, CheckpointIntervalChangedInHeader) {
+  records_[0].mutable_header()->set_checkpoint_interval(3);
+  ExpectRejected(Forged(kRaw), 3, "a checkpoint is due after every 3 records");
+}
+
+TEST_F(ForgeryTest, RecordAfterTheSeal) {
+  records_.push_back(records_[Find(v1::LogRecord::kCommit)]);
+  ExpectRejected(Forged(kRaw), static_cast<int>(records_.size()) - 1,
+                 "record after the seal");
+}
+
+TEST_F(ForgeryTest, SecondSeal) {
+  records_.push_back(records_.back());
+  ExpectRejected(Forged(kRaw), static_cast<int>(records_.size()) - 1,
+                 "record after the seal");
+}
+
+TEST_F(ForgeryTest, BytesAfterTheSeal) {
+  for (const std::string& extra :
+       {std::string("\x05", 1), std::string("\x81", 1),
+        std::string("\x02\x08\x01", 3)}) {
+    const Verdict v = Verify(played_.log + extra);
+    EXPECT_EQ(v.kind, Kind::kNotGenuine) << ToHex(extra);
+    EXPECT_EQ(v.bad_record, records_.size()) << Describe(v);
+  }
+  ExpectRejected(Verify(played_.log + std::string("\x05", 1)),
+                 static_cast<int>(records_.size()), "bytes after the seal");
+}
+
+TEST_F(ForgeryTest, SealBeforeTheOutcome) {
+  const int outcome = Find(v1::LogRecord::kOutcome);
+  records_.erase(records_.begin() + outcome);
+  ExpectRejectedBecause(Forged(), "seal before the outcome");
+}
+
+TEST_F(ForgeryTest, UnsealedPrefixEndingAtACheckpoint) {
+  const int checkpoint = Find(v1::LogRecord::kCheckpoint, 3);
+  records_.resize(checkpoint + 1);
+  const Verdict v = Forged();
+  EXPECT_EQ(v.kind, Kind::kUnsealedPrefix) << Describe(v);
+  EXPECT_EQ(v.signed_records, static_cast<uint64_t>(checkpoint));
+  EXPECT_THAT(v.reason, HasSubstr("0 later records are unsigned"));
+}
+
+TEST_F(ForgeryTest, UnsignedStartIsNotGenuine) {
+  records_.resize(Find(v1::LogRecord::kCheckpoint));
+  const Verdict v = Forged(kRaw);
+  EXPECT_EQ(v.kind, Kind::kNotGenuine) << Describe(v);
+  EXPECT_THAT(v.reason, HasSubstr("no seal and no checkpoint"));
+}
+
+// ---------------------------------------------------------------------------
+// The header.
+
+TEST_F(ForgeryTest, FormatVersion2IsRejected) {
+  records_[0].mutable_header()->set_format_version(2);
+  ExpectRejected(Forged(), 0, "unsupported log format version 2");
+}
+
+TEST_F(ForgeryTest, UnknownRulesVersionIsRejected) {
+  records_[0].mutable_header()->set_rules_version(7);
+  ExpectRejected(Forged(), 0,
+                 "rules version 7 of rock_paper_pyramid is not implemented");
+}
+
+TEST_F(ForgeryTest, UnknownGameIsRejected) {
+  records_[0].mutable_header()->mutable_game()->set_game("tic_tac_toe");
+  const Verdict v = Forged();
+  EXPECT_EQ(v.kind, Kind::kNotGenuine);
+  EXPECT_EQ(v.bad_record, 0u);
+}
+
+TEST_F(ForgeryTest, WrongSeatCountIsRejected) {
+  records_[0].mutable_header()->add_seats()->set_name("intruder");
+  ExpectRejected(Forged(), 0, "seat count");
+}
+
+TEST_F(ForgeryTest, FirstRecordMustBeTheHeader) {
+  std::swap(records_[0], records_[1]);
+  const Verdict v = Forged();
+  EXPECT_EQ(v.kind, Kind::kNotGenuine);
+  EXPECT_EQ(v.bad_record, 0u);
+}
+
+TEST_F(ForgeryTest, SecondHeader) {
+  records_.insert(records_.begin() + 2, records_[0]);
+  ExpectRejected(Forged(), 2, "a second header");  // Before any checkpoint.
+}
+
+TEST_F(ForgeryTest, ChangedGameOptionsAreCaughtByTheReplay) {
+  // Same moves, winner_takes ALL: the recorded results no longer follow.
+  records_[0]
+      .mutable_header()
+      ->mutable_game()
+      ->mutable_rock_paper_pyramid()
+      ->set_winner_takes(v1::RPP_TAKES_ALL);
+  const Verdict v = Forged();
+  EXPECT_EQ(v.kind, Kind::kNotGenuine) << Describe(v);
+}
+
+// ---------------------------------------------------------------------------
+// Commit-reveal.
+
+TEST_F(ForgeryTest, MismatchedRevealWithoutFault) {
+  // The reveal no longer hashes to the commitment, and the log goes on as if
+  // it did.
+  const int reveal = Find(v1::LogRecord::kReveal, 4);
+  std::string& salt = *records_[reveal].mutable_reveal()->mutable_salt();
+  salt[0] = static_cast<char>(salt[0] ^ 0x01);
+  const Verdict v = Forged();
+  EXPECT_EQ(v.kind, Kind::kNotGenuine) << Describe(v);
+  EXPECT_GT(v.bad_record, static_cast<uint64_t>(reveal));
+  EXPECT_THAT(
+      v.reason,
+      HasSubstr("a reveal that cannot be used must be followed by its fault"));
+}
+
+TEST_F(ForgeryTest, RevealedActionSwappedForAnother) {
+  // A different (legal) action under the same salt does not match either.
+  const int reveal = Find(v1::LogRecord::kReveal, 5);
+  v1::Action action;
+  ASSERT_TRUE(action.ParseFromString(records_[reveal].reveal().action()));
+  v1::RppPiece* piece = action.mutable_rock_paper_pyramid()->mutable_piece();
+  piece->set_size(piece->size() == v1::RPP_LARGE ? v1::RPP_SMALL
+                                                 : v1::RPP_LARGE);
+  records_[reveal].mutable_reveal()->set_action(action.SerializeAsString());
+  EXPECT_THAT(
+      Forged().reason,
+      HasSubstr("a reveal that cannot be used must be followed by its fault"));
+}
+
+TEST_F(ForgeryTest, CommitmentChanged) {
+  const int commit = Find(v1::LogRecord::kCommit, 3);
+  std::string& c = *records_[commit].mutable_commit()->mutable_commitment();
+  c[5] = static_cast<char>(c[5] ^ 0x10);
+  EXPECT_THAT(
+      Forged().reason,
+      HasSubstr("a reveal that cannot be used must be followed by its fault"));
+}
+
+TEST_F(ForgeryTest, RevealBeforeEveryCommit) {
+  // Move the first reveal of a decision before its last commit.
+  int nth = 3;
+  int reveal = Find(v1::LogRecord::kReveal, nth);
+  while (!records_[reveal - 1].has_commit()) {
+    reveal = Find(v1::LogRecord::kReveal, ++nth);
+  }
+  std::swap(records_[reveal - 1], records_[reveal]);
+  ExpectRejected(Forged(), reveal - 1, "reveal before every commitment is in");
+}
+
+TEST_F(ForgeryTest, SecondCommitFromASeat) {
+  const int commit = Find(v1::LogRecord::kCommit, 3);
+  records_.insert(records_.begin() + commit + 1, records_[commit]);
+  ExpectRejectedBecause(Forged(), "second commit from a seat");
+}
+
+TEST_F(ForgeryTest, CommitForAnotherDecision) {
+  const int commit = Find(v1::LogRecord::kCommit, 3);
+  records_[commit].mutable_commit()->set_decision_id(5);
+  ExpectRejected(Forged(), commit, "record for a decision that is not open");
+}
+
+TEST_F(ForgeryTest, CommitSignedByAKeylessSeat) {
+  const int commit = Find(v1::LogRecord::kCommit, 3);
+  records_[commit].mutable_commit()->set_signature(std::string(64, 's'));
+  ExpectRejected(Forged(), commit, "signed commit from a keyless seat");
+}
+
+TEST_F(ForgeryTest, RevealOmitted) {
+  // Without the third reveal the decision never closes; its Applied is out
+  // of turn.
+  const int reveal = Find(v1::LogRecord::kReveal, 5);
+  records_.erase(records_.begin() + reveal);
+  ExpectRejectedBecause(Forged(), "record where none is due");
+}
+
+// ---------------------------------------------------------------------------
+// The seed.
+
+TEST_F(ForgeryTest, ForgedSeed) {
+  const int seed = Find(v1::LogRecord::kSeedReveal);
+  std::string& bytes = *records_[seed].mutable_seed_reveal()->mutable_seed();
+  bytes[0] = static_cast<char>(bytes[0] ^ 0x01);
+  ExpectRejected(Forged(), seed,
+                 "the seed is not derived from the contributions");
+}
+
+TEST_F(ForgeryTest, RefereeContributionNotMatchingTheHeaderCommitment) {
+  const int seed = Find(v1::LogRecord::kSeedReveal);
+  v1::SeedReveal* reveal = records_[seed].mutable_seed_reveal();
+  std::string contribution = reveal->referee_contribution();
+  contribution[31] = static_cast<char>(contribution[31] ^ 0x01);
+  reveal->set_referee_contribution(contribution);
+  // Even with the seed recomputed from the new contribution.
+  std::vector<std::string> seats;
+  for (int i = 0; i < kSeats; ++i) {
+    v1::Action action;
+    ASSERT_TRUE(action.ParseFromString(
+        records_[Find(v1::LogRecord::kReveal, i)].reveal().action()));
+    seats.push_back(action.seed().contribution());
+  }
+  reveal->set_seed(std::string(AsView(
+      DeriveSeed(records_[0].header().match_id(), contribution, seats))));
+  ExpectRejected(
+      Forged(), seed,
+      "the referee's seed contribution does not match its commitment");
+}
+
+TEST_F(ForgeryTest, HeaderCommitmentChanged) {
+  std::string& c = *records_[0].mutable_header()->mutable_referee_commitment();
+  c[3] = static_cast<char>(c[3] ^ 0x01);
+  ExpectRejected(Forged(), Find(v1::LogRecord::kSeedReveal),
+                 "does not match its commitment in the header");
+}
+
+TEST_F(ForgeryTest, ForgedInitialView) {
+  const int seed = Find(v1::LogRecord::kSeedReveal);
+  records_[seed]
+      .mutable_seed_reveal()
+      ->mutable_initial_view()
+      ->mutable_rock_paper_pyramid()
+      ->set_total_rounds(3);
+  ExpectRejected(Forged(), seed, "the initial public view differs");
+}
+
+// ---------------------------------------------------------------------------
+// Decisions, results and the outcome.
+
+TEST_F(ForgeryTest, DecisionOpenedForTheWrongSeats) {
+  const int opened = Find(v1::LogRecord::kDecisionOpened, 3);
+  records_[opened].mutable_decision_opened()->mutable_seats()->RemoveLast();
+  ExpectRejected(Forged(), opened,
+                 "the decision's seats are not the seats the rules say act");
+}
+
+TEST_F(ForgeryTest, DecisionOpenedNotSimultaneous) {
+  const int opened = Find(v1::LogRecord::kDecisionOpened, 3);
+  records_[opened].mutable_decision_opened()->set_simultaneous(false);
+  ExpectRejected(Forged(), opened,
+                 "the decision's seats are not the seats the rules say act");
+}
+
+TEST_F(ForgeryTest, DecisionIdSkipped) {
+  const int opened = Find(v1::LogRecord::kDecisionOpened, 3);
+  records_[opened].mutable_decision_opened()->set_decision_id(4);
+  ExpectRejected(Forged(), opened, "decision 4 opened where decision 3 is due");
+}
+
+TEST_F(ForgeryTest, ForgedAppliedResult) {
+  const int applied = Find(v1::LogRecord::kApplied, 2);
+  auto* round = records_[applied]
+                    .mutable_applied()
+                    ->mutable_result()
+                    ->mutable_rock_paper_pyramid();
+  round->set_scores(0, round->scores(0) + 3);
+  ExpectRejected(Forged(), applied,
+                 "the applied moves or result differ from the replay");
+}
+
+TEST_F(ForgeryTest, ForgedAppliedMoveSource) {
+  const int applied = Find(v1::LogRecord::kApplied, 1);
+  records_[applied].mutable_applied()->mutable_moves(1)->set_source(
+      v1::MOVE_DEFAULT);
+  ExpectRejected(Forged(), applied,
+                 "the applied moves or result differ from the replay");
+}
+
+TEST_F(ForgeryTest, AppliedWithoutDecisionId) {
+  const int applied = Find(v1::LogRecord::kApplied, 1);
+  records_[applied].mutable_applied()->clear_decision_id();
+  ExpectRejected(Forged(), applied,
+                 "the applied moves or result differ from the replay");
+}
+
+TEST_F(ForgeryTest, AppliedDropped) {
+  const int applied = Find(v1::LogRecord::kApplied, 1);
+  records_.erase(records_.begin() + applied);
+  ExpectRejectedBecause(Forged(), "a decision opened out of turn");
+}
+
+TEST_F(ForgeryTest, ForgedOutcomeRanks) {
+  const int outcome = Find(v1::LogRecord::kOutcome);
+  v1::Outcome* o = records_[outcome].mutable_outcome();
+  for (v1::SeatOutcome& seat : *o->mutable_seats()) seat.set_rank(1);
+  if (SameMessage(*o, played_.outcome)) o->mutable_seats(0)->set_rank(2);
+  ExpectRejected(Forged(), outcome, "the outcome differs from the replay");
+}
+
+TEST_F(ForgeryTest, ForgedOutcomeScore) {
+  const int outcome = Find(v1::LogRecord::kOutcome);
+  v1::SeatOutcome* seat = records_[outcome].mutable_outcome()->mutable_seats(2);
+  seat->set_score(seat->score() + 1);
+  ExpectRejected(Forged(), outcome, "the outcome differs from the replay");
+}
+
+TEST_F(ForgeryTest, ForgedOutcomeTermination) {
+  const int outcome = Find(v1::LogRecord::kOutcome);
+  records_[outcome].mutable_outcome()->set_termination(
+      v1::TERMINATION_MOVE_LIMIT);
+  ExpectRejected(Forged(), outcome, "the outcome differs from the replay");
+}
+
+TEST_F(ForgeryTest, OutcomeTooEarly) {
+  // The last decision cut out: the real outcome and seal follow round 8.
+  const int last_opened = Find(v1::LogRecord::kDecisionOpened, 9);
+  const int outcome = Find(v1::LogRecord::kOutcome);
+  records_.erase(records_.begin() + last_opened, records_.begin() + outcome);
+  ExpectRejectedBecause(Forged(), "outcome out of turn");
+}
+
+TEST_F(ForgeryTest, FaultWithoutJustification) {
+  // A commit-timeout fault for a seat that did commit.
+  const int commit = Find(v1::LogRecord::kCommit, 3);
+  v1::LogRecord fault;
+  fault.mutable_fault()->set_decision_id(
+      records_[commit].commit().decision_id());
+  fault.mutable_fault()->set_seat(records_[commit].commit().seat());
+  fault.mutable_fault()->set_reason(v1::FAULT_COMMIT_TIMEOUT);
+  fault.mutable_fault()->set_consequence(v1::FAULT_FORFEIT);
+  records_.insert(records_.begin() + commit + 1, fault);
+  ExpectRejectedBecause(Forged(),
+                        "commit timeout for a seat that did not owe a commit");
+}
+
+TEST_F(ForgeryTest, UnknownRecordKind) {
+  records_.insert(records_.begin() + 3, v1::LogRecord());
+  ExpectRejected(Forged(), 3, "record of unknown kind");
+}
+
+TEST_F(ForgeryTest, GarbageRecord) {
+  std::string log = Reframe(records_);
+  // Replace the whole log by its first record and an unparsable one.
+  const SplitLogResult split = SplitLog(log);
+  std::string bad(log.substr(0, split.records[1].offset));
+  bad += Varint(3) + std::string("\xff\xff\xff", 3);
+  ExpectRejected(Verify(bad), 1, "not a LogRecord message");
+}
+
+// ---------------------------------------------------------------------------
+// Seat keys: every commit signed by its seat.
+
+TEST(VerifierTest, SignedCommitsVerify) {
+  MatchSetup setup;
+  setup.seat_keys = true;
+  Driver d(setup);
+  d.PlayToEnd();
+  const Verdict v = Verify(d.log());
+  ASSERT_EQ(v.kind, Kind::kGenuine) << Describe(v);
+  EXPECT_TRUE(SameMessage(v.outcome, d.match().outcome()));
+}
+
+TEST(VerifierTest, ForgedSeatSignatureIsRejected) {
+  MatchSetup setup;
+  setup.seat_keys = true;
+  Driver d(setup);
+  d.PlayToEnd();
+  std::vector<v1::LogRecord> records = ParseLog(d.log());
+  const int commit = FindIn(records, v1::LogRecord::kCommit, 7);
+  std::string& sig = *records[commit].mutable_commit()->mutable_signature();
+  sig[0] = static_cast<char>(sig[0] ^ 0x01);
+  ExpectRejected(Verify(Reframe(records)), commit,
+                 "the seat's commit signature does not verify");
+  sig.clear();
+  ExpectRejected(Verify(Reframe(records)), commit,
+                 "the seat's commit signature does not verify");
+}
+
+TEST(VerifierTest, SkippingSignatureChecksStillReplays) {
+  // check_signatures=false (benchmarks) skips Ed25519 but nothing else.
+  std::vector<v1::LogRecord> records =
+      ParseLog(PlayRandomMatch(MatchSetup{}, 4).log);
+  const int outcome = FindIn(records, v1::LogRecord::kOutcome);
+  records[outcome].mutable_outcome()->mutable_seats(0)->set_score(99);
+  VerifyOptions options;
+  options.check_signatures = false;
+  const Verdict v = VerifyLog(Reframe(records), options);
+  EXPECT_EQ(v.kind, Kind::kNotGenuine);
+  EXPECT_THAT(v.reason, HasSubstr("the outcome differs"));
+}
+
+// ---------------------------------------------------------------------------
+// Faults: real matches in which seats time out, reveal something that does
+// not match, or reveal an illegal action, under both forfeit policies. Each
+// log must verify as genuine, with the outcome the policy prescribes.
+
+enum class FaultKind {
+  kCommitTimeout,
+  kRevealTimeout,
+  kMismatch,
+  kIllegal,
+  kUnparsable,
+};
+
+std::string FaultKindName(FaultKind kind) {
+  switch (kind) {
+    case FaultKind::kCommitTimeout:
+      return "CommitTimeout";
+    case FaultKind::kRevealTimeout:
+      return "RevealTimeout";
+    case FaultKind::kMismatch:
+      return "Mismatch";
+    case FaultKind::kIllegal:
+      return "Illegal";
+    case FaultKind::kUnparsable:
+      return "Unparsable";
+  }
+  return "?";
+}
+
+v1::FaultReason ReasonOf(FaultKind kind) {
+  switch (kind) {
+    case FaultKind::kCommitTimeout:
+      return v1::FAULT_COMMIT_TIMEOUT;
+    case FaultKind::kRevealTimeout:
+      return v1::FAULT_REVEAL_TIMEOUT;
+    case FaultKind::kMismatch:
+      return v1::FAULT_REVEAL_MISMATCH;
+    case FaultKind::kIllegal:
+    case FaultKind::kUnparsable:
+      return v1::FAULT_ILLEGAL_ACTION;
+  }
+  return v1::FAULT_REASON_UNSPECIFIED;
+}
+
+// An action the seat may not play in decision `id`.
+v1::Action IllegalAction(uint64_t id) {
+  v1::Action action;
+  if (id == 0) {
+    action.mutable_seed()->set_contribution(std::string(31, 's'));  // Short.
+  } else {
+    v1::RppPiece* piece = action.mutable_rock_paper_pyramid()->mutable_piece();
+    piece->set_colour(v1::RPP_RED);  // No red pieces without the option.
+    piece->set_size(v1::RPP_LARGE);
+  }
+  return action;
+}
+
+struct FaultCase {
+  FaultKind kind;
+  v1::ForfeitPolicy policy;
+  uint64_t decision;     // Where the fault happens (0: the seed decision).
+  std::set<int> faulty;  // Seats at fault.
+  uint32_t checkpoint_interval;
+};
+
+struct FaultRun {
+  std::string log;
+  v1::Outcome outcome;
+  std::map<int, v1::Action> defaults;  // Expected default action per seat.
+};
+
+// Plays `c`: honest decisions up to c.decision, the fault there, then the
+// rest of the match (if it goes on).
+void RunFaultCase(const FaultCase& c, FaultRun& run) {
+  MatchSetup setup;
+  setup.policy = c.policy;
+  setup.checkpoint_interval = c.checkpoint_interval;
+  Driver d(setup, 11 + c.decision);
+  while (d.id() < c.decision) {
+    d.PlayDecision();
+    ASSERT_FALSE(d.finished());
+  }
+  if (c.decision > 0) {
+    for (int seat : c.faulty)
+      run.defaults[seat] = d.match().LegalActions(seat).front();
+  }
+  const std::set<int> none;
+  switch (c.kind) {
+    case FaultKind::kCommitTimeout:
+      d.CommitAllBut(c.faulty);
+      d.Timeout();
+      d.RevealAllBut(none);
+      break;
+    case FaultKind::kRevealTimeout:
+      d.CommitAllBut(none);
+      d.RevealAllBut(c.faulty);
+      ASSERT_FALSE(d.finished());
+      d.Timeout();
+      break;
+    case FaultKind::kMismatch:
+      d.CommitAllBut(none);
+      for (int seat : c.faulty) {
+        const absl::Status s = d.RevealMismatch(seat);
+        EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
+        EXPECT_THAT(s.message(), HasSubstr("does not match"));
+      }
+      d.RevealAllBut(c.faulty);
+      break;
+    case FaultKind::kIllegal:
+    case FaultKind::kUnparsable:
+      for (int seat : d.Seats()) {
+        const absl::Status s =
+            !c.faulty.count(seat) ? d.Commit(seat, d.Choose(seat))
+            : c.kind == FaultKind::kIllegal
+                ? d.Commit(seat, IllegalAction(c.decision))
+                : d.CommitBytes(seat, std::string("\xff\xff\xff", 3));
+        ASSERT_TRUE(s.ok()) << s;
+      }
+      for (int seat : c.faulty) {
+        const absl::Status s = d.Reveal(seat);
+        EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
+      }
+      d.RevealAllBut(c.faulty);
+      break;
+  }
+  if (c.policy == v1::FORFEIT_POLICY_FORFEIT) {
+    ASSERT_TRUE(d.finished());
+  } else {
+    d.PlayToEnd();
+  }
+  run.log = d.log();
+  run.outcome = d.match().outcome();
+}
+
+class FaultTest
+    : public ::testing::TestWithParam<
+          std::tuple<FaultKind, v1::ForfeitPolicy, uint64_t, int, uint32_t>> {
+ protected:
+  FaultCase Case() const {
+    const auto& [kind, policy, decision, faulty, interval] = GetParam();
+    FaultCase c{kind, policy, decision, {}, interval};
+    c.faulty = faulty == 1 ? std::set<int>{1} : std::set<int>{0, 2};
+    return c;
+  }
+};
+
+std::string FaultTestName(
+    const ::testing::TestParamInfo<FaultTest::ParamType>& info) {
+  const auto& [kind, policy, decision, faulty, interval] = info.param;
+  return absl::StrCat(
+      FaultKindName(kind),
+      policy == v1::FORFEIT_POLICY_FORFEIT ? "_Forfeit" : "_Default",
+      "_Decision", decision, faulty == 1 ? "_OneSeat" : "_TwoSeats",
+      "_Checkpoint", interval);
+}
+
+TEST_P(FaultTest, VerifiesWithThePolicysOutcome) {
+  const FaultCase c = Case();
+  FaultRun run;
+  ASSERT_NO_FATAL_FAILURE(RunFaultCase(c, run));
+  const Verdict v = Verify(run.log);
+  ASSERT_EQ(v.kind, Kind::kGenuine) << Describe(v);
+  EXPECT_TRUE(SameMessage(v.outcome, run.outcome));
+
+  // The faults, as logged.
+  const std::vector<v1::LogRecord> records = ParseLog(run.log);
+  std::set<int> faulted;
+  for (const v1::LogRecord& record : records) {
+    if (!record.has_fault()) continue;
+    const v1::Fault& fault = record.fault();
+    faulted.insert(fault.seat());
+    EXPECT_EQ(fault.decision_id(), c.decision);
+    EXPECT_EQ(fault.reason(), ReasonOf(c.kind));
+    EXPECT_EQ(fault.consequence(), c.policy == v1::FORFEIT_POLICY_FORFEIT
+                                       ? v1::FAULT_FORFEIT
+                                       : v1::FAULT_DEFAULT_ACTION);
+    EXPECT_FALSE(fault.detail().empty());
+  }
+  EXPECT_EQ(faulted, c.faulty);
+
+  const v1::Outcome& outcome = v.outcome;
+  ASSERT_EQ(outcome.seats_size(), kSeats);
+  if (c.policy == v1::FORFEIT_POLICY_FORFEIT) {
+    // Forfeiting seats share the last rank; the others rank by score.
+    EXPECT_EQ(outcome.termination(), v1::TERMINATION_FORFEIT);
+    const uint32_t last = kSeats - static_cast<uint32_t>(c.faulty.size()) + 1;
+    for (int seat = 0; seat < kSeats; ++seat) {
+      const v1::SeatOutcome& o = outcome.seats(seat);
+      EXPECT_EQ(o.forfeited(), c.faulty.count(seat) == 1) << seat;
+      if (o.forfeited()) {
+        EXPECT_EQ(o.rank(), last) << seat;
+        continue;
+      }
+      uint32_t better = 0;
+      for (int other = 0; other < kSeats; ++other) {
+        if (!c.faulty.count(other) &&
+            outcome.seats(other).score() > o.score()) {
+          ++better;
+        }
+      }
+      EXPECT_EQ(o.rank(), better + 1) << seat;
+    }
+    // The match ends at the fault: no decision after it, no more moves.
+    EXPECT_EQ(Count(records, v1::LogRecord::kDecisionOpened),
+              static_cast<int>(c.decision) + 1);
+    EXPECT_EQ(Count(records, v1::LogRecord::kApplied),
+              static_cast<int>(c.decision > 0 ? c.decision - 1 : 0));
+  } else {
+    // Default actions: the game goes on to its normal end.
+    EXPECT_EQ(outcome.termination(), v1::TERMINATION_NORMAL);
+    for (const v1::SeatOutcome& o : outcome.seats())
+      EXPECT_FALSE(o.forfeited());
+    EXPECT_EQ(Count(records, v1::LogRecord::kApplied), 9);
+    EXPECT_EQ(v.moves, 9u * kSeats);
+    for (const v1::LogRecord& record : records) {
+      if (!record.has_applied()) continue;
+      const v1::Applied& applied = record.applied();
+      for (const v1::Move& move : applied.moves()) {
+        const bool at_fault = applied.has_decision_id() &&
+                              applied.decision_id() == c.decision &&
+                              c.faulty.count(move.seat()) == 1;
+        EXPECT_EQ(move.source(),
+                  at_fault ? v1::MOVE_DEFAULT : v1::MOVE_REVEALED);
+        if (at_fault) {
+          EXPECT_TRUE(SameMessage(move.action(), run.defaults[move.seat()]))
+              << move.action().ShortDebugString();
+        }
+      }
+    }
+    if (c.decision == 0) {
+      // A faulted seat's seed contribution counts as 32 zero bytes.
+      const v1::SeedReveal& seed =
+          records[FindIn(records, v1::LogRecord::kSeedReveal)].seed_reveal();
+      std::vector<std::string> contributions(kSeats, std::string(32, '\0'));
+      for (const v1::LogRecord& record : records) {
+        if (!record.has_reveal() || record.reveal().decision_id() != 0 ||
+            c.faulty.count(record.reveal().seat())) {
+          continue;
+        }
+        v1::Action action;
+        ASSERT_TRUE(action.ParseFromString(record.reveal().action()));
+        contributions[record.reveal().seat()] = action.seed().contribution();
+      }
+      EXPECT_EQ(seed.seed(),
+                AsView(DeriveSeed(records[0].header().match_id(),
+                                  seed.referee_contribution(), contributions)));
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    AllFaults, FaultTest,
+    ::testing::Combine(
+        ::testing::Values(FaultKind::kCommitTimeout, FaultKind::kRevealTimeout,
+                          FaultKind::kMismatch, FaultKind::kIllegal,
+                          FaultKind::kUnparsable),
+        ::testing::Values(v1::FORFEIT_POLICY_FORFEIT,
+                          v1::FORFEIT_POLICY_DEFAULT_ACTION),
+        ::testing::Values(uint64_t{0}, uint64_t{1}, uint64_t{5}),
+        ::testing::Values(1, 2),  // One faulty seat, or two at once.
+        // Checkpoint intervals; with 1, a checkpoint falls between an
+        // unusable reveal and its fault.
+        ::testing::Values(0u, 1u, 4u)),
+    FaultTestName);
+
+TEST(VerifierTest, AllSeatsTimeOutAtTheSeedDecision) {
+  for (v1::ForfeitPolicy policy :
+       {v1::FORFEIT_POLICY_FORFEIT, v1::FORFEIT_POLICY_DEFAULT_ACTION}) {
+    MatchSetup setup;
+    setup.policy = policy;
+    Driver d(setup);
+    d.Timeout();
+    if (policy == v1::FORFEIT_POLICY_FORFEIT) {
+      ASSERT_TRUE(d.finished());
+      for (const v1::SeatOutcome& o : d.match().outcome().seats()) {
+        EXPECT_TRUE(o.forfeited());
+        EXPECT_EQ(o.rank(), 1u);  // Everybody shares the last rank.
+      }
+    } else {
+      d.PlayToEnd();
+    }
+    const Verdict v = Verify(d.log());
+    ASSERT_EQ(v.kind, Kind::kGenuine) << Describe(v);
+    EXPECT_TRUE(SameMessage(v.outcome, d.match().outcome()));
+  }
+}
+
+TEST(VerifierTest, TimeoutsAtSeveralDecisionsUnderDefaultPolicy) {
+  MatchSetup setup;
+  setup.policy = v1::FORFEIT_POLICY_DEFAULT_ACTION;
+  setup.checkpoint_interval = 3;
+  Driver d(setup);
+  d.PlayDecision();
+  for (int round = 1; !d.finished(); ++round) {
+    const int late = round % kSeats;
+    if (round % 2 == 0) {
+      d.CommitAllBut({late});
+      d.Timeout();
+      d.RevealAllBut({});
+    } else {
+      d.CommitAllBut({});
+      d.RevealAllBut({late});
+      if (!d.finished() && d.match().decision()->reveal_phase) d.Timeout();
+    }
+  }
+  const Verdict v = Verify(d.log());
+  ASSERT_EQ(v.kind, Kind::kGenuine) << Describe(v);
+  EXPECT_EQ(Count(ParseLog(d.log()), v1::LogRecord::kFault), 9);
+}
+
+// Forgeries of fault logs: the fault record is what the replay checks.
+class FaultForgeryTest : public ::testing::Test {
+ protected:
+  void Load(FaultKind kind, v1::ForfeitPolicy policy) {
+    FaultRun run;
+    ASSERT_NO_FATAL_FAILURE(RunFaultCase({kind, policy, 3, {1}, 4}, run));
+    ASSERT_EQ(Verify(run.log).kind, Kind::kGenuine);
+    records_ = ParseLog(run.log);
+    fault_ = FindIn(records_, v1::LogRecord::kFault);
+    ASSERT_GE(fault_, 0);
+  }
+  Verdict Forged() { return Verify(Reframe(records_)); }
+
+  std::vector<v1::LogRecord> records_;
+  int fault_ = -1;
+};
+
+TEST_F(FaultForgeryTest, MismatchWithItsFaultDropped) {
+  Load(FaultKind::kMismatch, v1::FORFEIT_POLICY_FORFEIT);
+  records_.erase(records_.begin() + fault_);
+  ExpectRejectedBecause(
+      Forged(), "a reveal that cannot be used must be followed by its fault");
+}
+
+TEST_F(FaultForgeryTest, MismatchWithTheWrongFaultReason) {
+  Load(FaultKind::kMismatch, v1::FORFEIT_POLICY_DEFAULT_ACTION);
+  records_[fault_].mutable_fault()->set_reason(v1::FAULT_ILLEGAL_ACTION);
+  ExpectRejected(Forged(), fault_,
+                 "the fault does not match the reveal before it");
+}
+
+TEST_F(FaultForgeryTest, FaultWithTheWrongConsequence) {
+  Load(FaultKind::kIllegal, v1::FORFEIT_POLICY_FORFEIT);
+  records_[fault_].mutable_fault()->set_consequence(v1::FAULT_DEFAULT_ACTION);
+  ExpectRejected(Forged(), fault_,
+                 "fault consequence differs from the match's forfeit policy");
+}
+
+TEST_F(FaultForgeryTest, ForfeitPolicyChangedInTheHeader) {
+  Load(FaultKind::kCommitTimeout, v1::FORFEIT_POLICY_FORFEIT);
+  records_[0].mutable_header()->set_forfeit_policy(
+      v1::FORFEIT_POLICY_DEFAULT_ACTION);
+  ExpectRejected(Forged(), fault_,
+                 "fault consequence differs from the match's forfeit policy");
+}
+
+TEST_F(FaultForgeryTest, ForfeitOutcomeWithTheForfeitingSeatFirst) {
+  Load(FaultKind::kRevealTimeout, v1::FORFEIT_POLICY_FORFEIT);
+  const int outcome = FindIn(records_, v1::LogRecord::kOutcome);
+  v1::Outcome* o = records_[outcome].mutable_outcome();
+  for (int seat = 0; seat < kSeats; ++seat) {
+    o->mutable_seats(seat)->set_rank(seat == 1 ? 1 : 3);
+  }
+  ExpectRejected(Forged(), outcome, "the outcome differs from the replay");
+}
+
+TEST_F(FaultForgeryTest, ForfeitOutcomeWithoutTheForfeitFlag) {
+  Load(FaultKind::kMismatch, v1::FORFEIT_POLICY_FORFEIT);
+  const int outcome = FindIn(records_, v1::LogRecord::kOutcome);
+  records_[outcome].mutable_outcome()->mutable_seats(1)->set_forfeited(false);
+  ExpectRejected(Forged(), outcome, "the outcome differs from the replay");
+}
+
+TEST_F(FaultForgeryTest, TimeoutTurnedIntoAnotherSeat) {
+  Load(FaultKind::kCommitTimeout, v1::FORFEIT_POLICY_DEFAULT_ACTION);
+  records_[fault_].mutable_fault()->set_seat(0);  // Seat 0 did commit.
+  ExpectRejected(Forged(), fault_, "did not owe a commit");
+}
+
+TEST_F(FaultForgeryTest, DefaultActionReplacedByAChosenOne) {
+  // The referee may not pick a better move for a late seat.
+  Load(FaultKind::kRevealTimeout, v1::FORFEIT_POLICY_DEFAULT_ACTION);
+  for (size_t i = fault_; i < records_.size(); ++i) {
+    if (!records_[i].has_applied()) continue;
+    v1::Move* move = records_[i].mutable_applied()->mutable_moves(1);
+    ASSERT_EQ(move->source(), v1::MOVE_DEFAULT);
+    v1::RppPiece* piece =
+        move->mutable_action()->mutable_rock_paper_pyramid()->mutable_piece();
+    piece->set_size(piece->size() == v1::RPP_SMALL ? v1::RPP_MEDIUM
+                                                   : v1::RPP_SMALL);
+    ExpectRejected(Forged(), static_cast<int>(i),
+                   "the applied moves or result differ from the replay");
+    return;
+  }
+  FAIL() << "no Applied after the fault";
+}
+
+}  // namespace
+}  // namespace pyramid

@@ -37,19 +37,26 @@ std::vector<v1::Applied> GameSession::TakeAutomaticMoves() {
 
 absl::StatusOr<v1::Applied> GameSession::ApplyDecision(
     uint64_t decision_id, std::vector<v1::Move> moves) {
+  // The actions travel into the SeatActions and back into the moves by
+  // move, not copy: this runs for every decision of every replayed log.
   std::vector<SeatAction> actions;
   actions.reserve(moves.size());
   for (v1::Move& move : moves) {
-    if (move.source() == v1::MOVE_DEFAULT) {
-      *move.mutable_action() = state_->DefaultAction(move.seat());
-    }
-    actions.push_back({static_cast<int>(move.seat()), move.action()});
+    SeatAction& action = actions.emplace_back();
+    action.seat = static_cast<int>(move.seat());
+    action.action = move.source() == v1::MOVE_DEFAULT
+                        ? state_->DefaultAction(move.seat())
+                        : std::move(*move.mutable_action());
   }
   absl::StatusOr<v1::Result> result = state_->Apply(actions);
   if (!result.ok()) return result.status();
   v1::Applied applied;
   applied.set_decision_id(decision_id);
-  for (v1::Move& move : moves) *applied.add_moves() = std::move(move);
+  applied.mutable_moves()->Reserve(static_cast<int>(moves.size()));
+  for (size_t i = 0; i < moves.size(); ++i) {
+    *moves[i].mutable_action() = std::move(actions[i].action);
+    *applied.add_moves() = std::move(moves[i]);
+  }
   *applied.mutable_result() = *std::move(result);
   return applied;
 }

@@ -4,6 +4,9 @@
 #include <string_view>
 
 #include "absl/strings/str_cat.h"
+#include "referee/games/flaming_pyramids.h"
+#include "referee/games/pyramid_scheme.h"
+#include "referee/games/pyramid_shambo.h"
 #include "referee/games/rock_paper_pyramid.h"
 
 namespace pyramid {
@@ -15,6 +18,9 @@ using Factory = absl::StatusOr<std::unique_ptr<Game>> (*)(const v1::GameConfig&)
 const std::map<std::string, Factory, std::less<>>& Factories() {
   static const auto* const factories =
       new std::map<std::string, Factory, std::less<>>{
+          {"flaming_pyramids", &MakeFlamingPyramids},
+          {"pyramid_scheme", &MakePyramidScheme},
+          {"pyramid_shambo", &MakePyramidShambo},
           {"rock_paper_pyramid", &MakeRockPaperPyramid},
       };
   return *factories;

@@ -1,0 +1,105 @@
+// Flaming Pyramids: the table's geometry, the legal spots, the building rule
+// and the search for the next mayhem event (rules page, "Geometry",
+// "A turn", "Building rule", "Mayhem"). Pure functions of the layout; the
+// state (flaming_pyramids.cc) decides whose pile receives what.
+#ifndef PYRAMID_REFEREE_GAMES_FLAMING_PYRAMIDS_BOARD_H_
+#define PYRAMID_REFEREE_GAMES_FLAMING_PYRAMIDS_BOARD_H_
+
+#include <array>
+#include <map>
+#include <optional>
+#include <vector>
+
+namespace pyramid::fp {
+
+// A slot of the table: row 0 is the bottom; columns are unbounded.
+struct Cell {
+  int row = 0;
+  int x = 0;
+  friend bool operator==(const Cell&, const Cell&) = default;
+};
+
+// Scan order: rows top to bottom, within a row left to right.
+struct ScanLess {
+  bool operator()(const Cell& a, const Cell& b) const {
+    if (a.row != b.row) return a.row > b.row;
+    return a.x < b.x;
+  }
+};
+
+// The two slots a tile at `cell` (row >= 1) rests on.
+constexpr Cell LeftSupport(Cell cell) { return {cell.row - 1, cell.x}; }
+constexpr Cell RightSupport(Cell cell) { return {cell.row - 1, cell.x + 1}; }
+
+// The six slots in direct contact with `cell` (row -1 slots included; they
+// are never occupied).
+std::array<Cell, 6> Neighbours(Cell cell);
+
+// The layout of the table: which tile is in which slot.
+class Board {
+ public:
+  // Slot -> tile id, iterated in scan order.
+  using Cells = std::map<Cell, int, ScanLess>;
+
+  bool empty() const { return cells_.empty(); }
+  int size() const { return static_cast<int>(cells_.size()); }
+  const Cells& cells() const { return cells_; }
+
+  bool Has(Cell cell) const { return cells_.count(cell) > 0; }
+  // The tile at `cell`, or nullopt.
+  std::optional<int> At(Cell cell) const;
+  // Requires `cell` empty and row >= 0.
+  void Put(Cell cell, int tile);
+  // Removes and returns the tile at `cell`, which must be occupied.
+  int Take(Cell cell);
+
+  // The legal spots for a placement, in scan order (rules, "A turn" 1).
+  // Requires a non-empty board to have a row-0 tile.
+  std::vector<Cell> LegalSpots() const;
+
+  // Whether the tile at `cell` (occupied) obeys the building rule: always on
+  // row 0; on two supports it matches one in colour or weight and weighs at
+  // most their sum; on one support and a gap it shares that support's
+  // colour and weighs at most as much; with no support, false.
+  bool Fits(Cell cell) const;
+
+  // Whether the tile at `cell` (occupied) is on row >= 1 with neither
+  // support present.
+  bool InFreeAir(Cell cell) const;
+
+ private:
+  Cells cells_;
+};
+
+// The kinds of mayhem, in the fixed order of the checks.
+enum class MayhemKind { kFreeAir, kCollapse, kExplosion, kFire, kCurse };
+
+// The next mayhem event, as found on the layout before it happens.
+struct Mayhem {
+  MayhemKind kind = MayhemKind::kFreeAir;
+  // The falling tile (free air, collapse), the first incendiary of the
+  // group in scan order (explosion), the burning incendiary (fire), or the
+  // apex (curse).
+  Cell cause;
+  // Tiles that go under a pile, in the order they go: collapse left then
+  // right support (those present); explosion and fire in scan order; curse
+  // apex, left, right.
+  std::vector<Cell> to_pile;
+  // Tiles that leave the game, in scan order (explosion: the group; fire:
+  // the incendiary).
+  std::vector<Cell> removed;
+
+  // Free air and collapse end with `cause` falling, which needs a direction.
+  bool Falls() const {
+    return kind == MayhemKind::kFreeAir || kind == MayhemKind::kCollapse;
+  }
+};
+
+// The first mayhem event the checks find, in order: free air, collapse,
+// explosion, fire, then (only if `curse`) the curse. nullopt when mayhem is
+// over.
+std::optional<Mayhem> FindMayhem(const Board& board, bool curse);
+
+}  // namespace pyramid::fp
+
+#endif  // PYRAMID_REFEREE_GAMES_FLAMING_PYRAMIDS_BOARD_H_

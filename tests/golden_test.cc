@@ -1,0 +1,241 @@
+// The golden logs of testdata/golden/ (see its README.md) must verify as
+// genuine with the pinned referee key, forever, with exactly the outcome
+// they recorded. A failure here means the verifier, the rules or the log
+// format changed in a way that breaks logs already written.
+//
+// Tests run from the source root (pyramid_test in CMakeLists.txt).
+#include <cctype>
+#include <cstdint>
+#include <filesystem>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "gmock/gmock.h"
+#include "google/protobuf/text_format.h"
+#include "google/protobuf/util/message_differencer.h"
+#include "gtest/gtest.h"
+#include "pyramid/referee/v1/game.pb.h"
+#include "pyramid/referee/v1/log.pb.h"
+#include "referee/core/log_format.h"
+#include "referee/core/log_reader.h"
+#include "referee/core/log_sink.h"
+#include "referee/crypto/ed25519.h"
+#include "replay/verifier.h"
+
+namespace pyramid {
+namespace {
+
+namespace v1 = ::pyramid::referee::v1;
+
+using ::testing::ElementsAreArray;
+using ::testing::HasSubstr;
+
+constexpr char kGoldenDir[] = "testdata/golden";
+constexpr char kKeyFile[] = "testdata/golden/referee.pub";
+
+// What each golden log recorded. Adding a golden log means adding a line.
+struct Golden {
+  const char* file;  // Under testdata/golden/.
+  const char* game;  // The header's GameConfig, protobuf text format.
+  v1::ForfeitPolicy policy;
+  uint64_t records;
+  uint64_t moves;
+  v1::Termination termination;
+  std::vector<uint32_t> ranks;
+  std::vector<int32_t> scores;
+  std::vector<bool> forfeited;
+  std::vector<std::pair<uint32_t, v1::FaultReason>> faults;  // In log order.
+};
+
+const Golden kGoldens[] = {
+    {"rock_paper_pyramid/classic.pyrlog",
+     R"pb(game: "rock_paper_pyramid")pb",
+     v1::FORFEIT_POLICY_FORFEIT,
+     88,
+     27,
+     v1::TERMINATION_NORMAL,
+     {2, 1, 2},
+     {4, 11, 4},
+     {false, false, false},
+     {}},
+    {"rock_paper_pyramid/red.pyrlog",
+     R"pb(game: "rock_paper_pyramid"
+          rock_paper_pyramid { red: true })pb",
+     v1::FORFEIT_POLICY_FORFEIT,
+     102,
+     30,
+     v1::TERMINATION_NORMAL,
+     {3, 1, 2},
+     {0, 18, 10},
+     {false, false, false},
+     {}},
+    {"rock_paper_pyramid/winner_takes_all.pyrlog",
+     R"pb(game: "rock_paper_pyramid"
+          rock_paper_pyramid { winner_takes: RPP_TAKES_ALL })pb",
+     v1::FORFEIT_POLICY_FORFEIT,
+     103,
+     27,
+     v1::TERMINATION_NORMAL,
+     {2, 3, 1},
+     {8, 6, 18},
+     {false, false, false},
+     {}},
+    {"rock_paper_pyramid/forfeit_mismatch.pyrlog",
+     R"pb(game: "rock_paper_pyramid")pb",
+     v1::FORFEIT_POLICY_FORFEIT,
+     45,
+     9,
+     v1::TERMINATION_FORFEIT,
+     {1, 3, 2},
+     {3, 0, 0},
+     {false, true, false},
+     {{1, v1::FAULT_REVEAL_MISMATCH}}},
+    {"rock_paper_pyramid/default_action_timeout.pyrlog",
+     R"pb(game: "rock_paper_pyramid")pb",
+     v1::FORFEIT_POLICY_DEFAULT_ACTION,
+     87,
+     27,
+     v1::TERMINATION_NORMAL,
+     {2, 3, 1},
+     {5, 3, 6},
+     {false, false, false},
+     {{2, v1::FAULT_COMMIT_TIMEOUT}, {0, v1::FAULT_REVEAL_TIMEOUT}}},
+};
+
+std::string Path(const Golden& golden) {
+  return std::string(kGoldenDir) + "/" + golden.file;
+}
+
+std::string ReadOrDie(const std::string& path) {
+  absl::StatusOr<std::string> bytes = ReadFileToString(path);
+  EXPECT_TRUE(bytes.ok()) << path << ": " << bytes.status();
+  return bytes.ok() ? *bytes : std::string();
+}
+
+std::string PinnedKey() {
+  absl::StatusOr<std::string> key = ParsePublicKey(kKeyFile);
+  EXPECT_TRUE(key.ok()) << kKeyFile << ": " << key.status();
+  return key.ok() ? *key : std::string();
+}
+
+class GoldenTest : public ::testing::TestWithParam<Golden> {};
+
+TEST_P(GoldenTest, VerifiesWithThePinnedKey) {
+  const Golden& golden = GetParam();
+  const std::string file = ReadOrDie(Path(golden));
+  ASSERT_FALSE(file.empty());
+  VerifyOptions options;
+  options.pinned_key = PinnedKey();
+  ASSERT_EQ(options.pinned_key.size(), kPublicKeySize);
+  const Verdict v = VerifyLog(file, options);
+  ASSERT_EQ(v.kind, Verdict::Kind::kGenuine)
+      << "record " << v.bad_record << ": " << v.reason;
+  EXPECT_FALSE(v.key_from_header);
+  EXPECT_EQ(v.records, golden.records);
+  EXPECT_EQ(v.signed_records, golden.records - 1);
+  EXPECT_EQ(v.moves, golden.moves);
+
+  // The recorded outcome.
+  EXPECT_EQ(v.outcome.termination(), golden.termination);
+  std::vector<uint32_t> ranks;
+  std::vector<int32_t> scores;
+  std::vector<bool> forfeited;
+  for (const v1::SeatOutcome& seat : v.outcome.seats()) {
+    ranks.push_back(seat.rank());
+    scores.push_back(seat.score());
+    forfeited.push_back(seat.forfeited());
+  }
+  EXPECT_THAT(ranks, ElementsAreArray(golden.ranks));
+  EXPECT_THAT(scores, ElementsAreArray(golden.scores));
+  EXPECT_THAT(forfeited, ElementsAreArray(golden.forfeited));
+
+  // The header.
+  const v1::Header& header = v.header;
+  EXPECT_EQ(header.format_version(), log_format::kFormatVersion);
+  EXPECT_EQ(header.rules_version(), 1u);
+  EXPECT_EQ(header.referee_public_key(), options.pinned_key);
+  EXPECT_EQ(header.seats_size(), static_cast<int>(golden.ranks.size()));
+  EXPECT_EQ(header.forfeit_policy(), golden.policy);
+  v1::GameConfig game;
+  ASSERT_TRUE(
+      google::protobuf::TextFormat::ParseFromString(golden.game, &game));
+  EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equivalent(
+      header.game(), game))
+      << header.game().ShortDebugString();
+}
+
+TEST_P(GoldenTest, RecordsItsFaults) {
+  const Golden& golden = GetParam();
+  const std::string file = ReadOrDie(Path(golden));
+  const SplitLogResult split = SplitLog(file);
+  ASSERT_EQ(split.tail, SplitLogResult::Tail::kClean) << split.tail_reason;
+  std::vector<std::pair<uint32_t, v1::FaultReason>> faults;
+  for (const RawRecord& raw : split.records) {
+    v1::LogRecord record;
+    ASSERT_TRUE(record.ParseFromArray(raw.bytes.data(),
+                                      static_cast<int>(raw.bytes.size())));
+    if (!record.has_fault()) continue;
+    faults.emplace_back(record.fault().seat(), record.fault().reason());
+    EXPECT_EQ(record.fault().consequence(),
+              golden.policy == v1::FORFEIT_POLICY_DEFAULT_ACTION
+                  ? v1::FAULT_DEFAULT_ACTION
+                  : v1::FAULT_FORFEIT);
+  }
+  EXPECT_EQ(faults, golden.faults);
+}
+
+TEST_P(GoldenTest, KeyFromTheHeaderAlsoVerifies) {
+  const Verdict v = VerifyLog(ReadOrDie(Path(GetParam())), VerifyOptions{});
+  EXPECT_EQ(v.kind, Verdict::Kind::kGenuine) << v.reason;
+  EXPECT_TRUE(v.key_from_header);
+}
+
+TEST_P(GoldenTest, AnotherPinnedKeyIsRejected) {
+  VerifyOptions options;
+  options.pinned_key = std::string(kPublicKeySize, '\x01');
+  const Verdict v = VerifyLog(ReadOrDie(Path(GetParam())), options);
+  EXPECT_EQ(v.kind, Verdict::Kind::kNotGenuine);
+  EXPECT_EQ(v.bad_record, 0u);
+  EXPECT_THAT(v.reason, HasSubstr("not the pinned key"));
+}
+
+INSTANTIATE_TEST_SUITE_P(Goldens, GoldenTest, ::testing::ValuesIn(kGoldens),
+                         [](const ::testing::TestParamInfo<Golden>& info) {
+                           std::string name;
+                           for (char c : std::string(info.param.file)) {
+                             name += std::isalnum(static_cast<unsigned char>(c))
+                                         ? c
+                                         : '_';
+                           }
+                           return name;
+                         });
+
+// Every log in testdata/golden/ has its line in kGoldens (so none is left
+// unchecked), and every line names a file that exists.
+TEST(GoldenDirectoryTest, EveryLogIsListed) {
+  std::set<std::string> on_disk;
+  for (const auto& entry :
+       std::filesystem::recursive_directory_iterator(kGoldenDir)) {
+    if (entry.path().extension() == ".pyrlog") {
+      on_disk.insert(
+          std::filesystem::relative(entry.path(), kGoldenDir).generic_string());
+    }
+  }
+  std::set<std::string> listed;
+  for (const Golden& golden : kGoldens) listed.insert(golden.file);
+  EXPECT_EQ(on_disk, listed);
+}
+
+TEST(GoldenDirectoryTest, PinnedKeyFileIsWellFormed) {
+  // 64 lower-case hex digits and a newline (the keygen format).
+  const std::string text = ReadOrDie(kKeyFile);
+  ASSERT_EQ(text.size(), 65u);
+  EXPECT_EQ(text.back(), '\n');
+  EXPECT_EQ(PinnedKey().size(), kPublicKeySize);
+}
+
+}  // namespace
+}  // namespace pyramid

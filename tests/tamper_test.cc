@@ -1,0 +1,607 @@
+// Tampering with the golden logs of testdata/golden/: every single-byte
+// change, every truncation, every dropped, duplicated or swapped-adjacent
+// record must be rejected, with the expected reason in representative cases.
+// Then the real `replay` command on a golden log and on tampered copies:
+// exit codes (0 genuine, 1 not genuine, 2 usage or I/O error) and output.
+//
+// Tests run from the source root; ctest sets PYRAMID_BIN to the directory of
+// the built binaries.
+#include <stdlib.h>
+#include <sys/wait.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "gmock/gmock.h"
+#include "google/protobuf/stubs/logging.h"
+#include "gtest/gtest.h"
+#include "pyramid/referee/v1/log.pb.h"
+#include "referee/core/log_format.h"
+#include "referee/core/log_reader.h"
+#include "referee/core/log_sink.h"
+#include "referee/crypto/bytes.h"
+#include "referee/crypto/ed25519.h"
+#include "replay/verifier.h"
+
+namespace pyramid {
+namespace {
+
+namespace v1 = ::pyramid::referee::v1;
+
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+using Kind = Verdict::Kind;
+
+constexpr char kKeyFile[] = "testdata/golden/referee.pub";
+const char* const kGoldens[] = {
+    "testdata/golden/rock_paper_pyramid/classic.pyrlog",
+    "testdata/golden/rock_paper_pyramid/red.pyrlog",
+    "testdata/golden/rock_paper_pyramid/winner_takes_all.pyrlog",
+    "testdata/golden/rock_paper_pyramid/forfeit_mismatch.pyrlog",
+    "testdata/golden/rock_paper_pyramid/default_action_timeout.pyrlog",
+};
+constexpr char kClassic[] = "testdata/golden/rock_paper_pyramid/classic.pyrlog";
+
+// Protobuf logs an error for every string field with invalid UTF-8, which
+// thousands of flipped bytes produce; the verdicts are what is tested.
+const bool kQuietProtobuf = [] {
+  google::protobuf::SetLogHandler(nullptr);
+  return true;
+}();
+
+std::string Kinds(Kind kind) {
+  switch (kind) {
+    case Kind::kGenuine:
+      return "genuine";
+    case Kind::kUnsealedPrefix:
+      return "unsealed prefix";
+    case Kind::kNotGenuine:
+      return "not genuine";
+  }
+  return "?";
+}
+
+std::string Describe(const Verdict& v) {
+  return absl::StrCat(Kinds(v.kind), " (record ", v.bad_record, ": ", v.reason,
+                      ")");
+}
+
+std::string Varint(uint64_t n) {
+  std::string out;
+  for (; n >= 0x80; n >>= 7)
+    out.push_back(static_cast<char>((n & 0x7f) | 0x80));
+  out.push_back(static_cast<char>(n));
+  return out;
+}
+
+std::string PinnedKey() {
+  absl::StatusOr<std::string> key = ParsePublicKey(kKeyFile);
+  EXPECT_TRUE(key.ok()) << key.status();
+  return key.ok() ? *key : std::string();
+}
+
+// A golden log, split into records.
+struct Golden {
+  explicit Golden(const std::string& path) {
+    absl::StatusOr<std::string> read = ReadFileToString(path);
+    EXPECT_TRUE(read.ok()) << path << ": " << read.status();
+    if (read.ok()) file = *read;
+    const SplitLogResult split = SplitLog(file);
+    EXPECT_EQ(split.tail, SplitLogResult::Tail::kClean) << split.tail_reason;
+    for (const RawRecord& raw : split.records) {
+      records.emplace_back(raw.bytes);
+      begins.push_back(raw.offset);
+      ends.push_back(raw.bytes.data() + raw.bytes.size() - file.data());
+      v1::LogRecord& record = parsed.emplace_back();
+      EXPECT_TRUE(record.ParseFromArray(raw.bytes.data(),
+                                        static_cast<int>(raw.bytes.size())));
+    }
+  }
+  size_t size() const { return records.size(); }
+
+  std::string file;
+  std::vector<std::string> records;  // Stored bytes of each record.
+  std::vector<uint64_t> begins;      // Offset of each length prefix.
+  std::vector<uint64_t> ends;        // Offset just after each record.
+  std::vector<v1::LogRecord> parsed;
+};
+
+// Frames stored record bytes into a log, as they are (no re-chaining).
+std::string Frame(const std::vector<std::string>& records) {
+  std::string out(log_format::kMagic);
+  for (const std::string& record : records)
+    out += Varint(record.size()) + record;
+  return out;
+}
+
+Verdict Verify(std::string_view file, bool check_signatures = true) {
+  VerifyOptions options;
+  options.pinned_key = PinnedKey();
+  options.check_signatures = check_signatures;
+  return VerifyLog(file, options);
+}
+
+class TamperTest : public ::testing::TestWithParam<const char*> {
+ protected:
+  TamperTest() : golden_(GetParam()) {}
+  void SetUp() override {
+    ASSERT_GT(golden_.size(), 2u);
+    ASSERT_EQ(Verify(golden_.file).kind, Kind::kGenuine);
+  }
+  Golden golden_;
+};
+
+// Every byte, changed by XOR with 0x01 and with 0xFF. The sweep skips the
+// Ed25519 checks (which only add reasons to reject) except for the bytes of
+// the seal, where nothing after it could catch a change; a verdict that is
+// not genuine without them is not genuine with them.
+class ByteFlipTest
+    : public ::testing::TestWithParam<std::tuple<const char*, uint8_t>> {};
+
+TEST_P(ByteFlipTest, EverySingleByteChangeIsRejected) {
+  const auto& [path, mask] = GetParam();
+  const Golden golden(path);
+  ASSERT_GT(golden.size(), 2u);
+  const uint64_t seal_begin = golden.begins.back();
+  std::string bad = golden.file;
+  int prefixes = 0;
+  for (size_t p = 0; p < bad.size(); ++p) {
+    bad[p] = static_cast<char>(bad[p] ^ mask);
+    const Verdict v = Verify(bad, /*check_signatures=*/p >= seal_begin);
+    bad[p] = static_cast<char>(bad[p] ^ mask);
+    ASSERT_NE(v.kind, Kind::kGenuine) << "byte " << p;
+    if (v.kind == Kind::kUnsealedPrefix) {
+      // Only an unsigned tail may be cut off this way (e.g. a changed length
+      // prefix that makes the last record run past the end of the file);
+      // the changed byte must lie beyond what the signature covers.
+      ++prefixes;
+      ASSERT_LT(v.signed_records, golden.size()) << "byte " << p;
+      EXPECT_GE(p, golden.ends[v.signed_records])
+          << "byte " << p << ": " << Describe(v);
+    }
+  }
+  EXPECT_EQ(bad, golden.file);
+  // Only changed length prefixes after the last checkpoint do that.
+  EXPECT_LT(prefixes, static_cast<int>(golden.file.size() / 100));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Goldens, ByteFlipTest,
+    ::testing::Combine(::testing::ValuesIn(kGoldens),
+                       ::testing::Values(uint8_t{0x01}, uint8_t{0xff})),
+    [](const auto& info) {
+      std::string name = std::filesystem::path(std::get<0>(info.param)).stem();
+      return absl::StrCat(name,
+                          std::get<1>(info.param) == 1 ? "_Xor01" : "_XorFF");
+    });
+
+TEST_P(TamperTest, EveryTruncationIsRejected) {
+  // Signatures are checked separately at the checkpoint boundaries below.
+  int last_checkpoint = -1;
+  size_t next = 0;  // First record not yet complete.
+  for (size_t cut = 0; cut < golden_.file.size(); ++cut) {
+    while (next < golden_.size() && golden_.ends[next] <= cut) {
+      if (golden_.parsed[next].has_checkpoint())
+        last_checkpoint = static_cast<int>(next);
+      ++next;
+    }
+    const Verdict v =
+        Verify(std::string_view(golden_.file).substr(0, cut), false);
+    ASSERT_NE(v.kind, Kind::kGenuine) << "cut " << cut;
+    if (last_checkpoint < 0) {
+      ASSERT_EQ(v.kind, Kind::kNotGenuine)
+          << "cut " << cut << ": " << Describe(v);
+      continue;
+    }
+    ASSERT_EQ(v.kind, Kind::kUnsealedPrefix)
+        << "cut " << cut << ": " << Describe(v);
+    EXPECT_EQ(v.signed_records, static_cast<uint64_t>(last_checkpoint)) << cut;
+    EXPECT_EQ(v.records, next) << cut;
+  }
+}
+
+TEST_P(TamperTest, CutAtACheckpointIsAnUnsealedPrefix) {
+  int checkpoints = 0;
+  for (size_t i = 0; i < golden_.size(); ++i) {
+    if (!golden_.parsed[i].has_checkpoint()) continue;
+    ++checkpoints;
+    const Verdict v =
+        Verify(std::string_view(golden_.file).substr(0, golden_.ends[i]));
+    EXPECT_EQ(v.kind, Kind::kUnsealedPrefix) << Describe(v);
+    EXPECT_EQ(v.signed_records, i);
+    EXPECT_EQ(v.records, i + 1);
+    EXPECT_THAT(v.reason, HasSubstr(absl::StrCat(
+                              "signed by the checkpoint at record ", i)));
+    EXPECT_THAT(v.reason, HasSubstr("0 later records are unsigned"));
+  }
+  EXPECT_GT(checkpoints, 0);
+  // Without the seal, the whole match is a prefix up to its last checkpoint.
+  const Verdict v =
+      Verify(std::string_view(golden_.file).substr(0, golden_.begins.back()));
+  EXPECT_EQ(v.kind, Kind::kUnsealedPrefix) << Describe(v);
+}
+
+TEST_P(TamperTest, EveryDroppedRecordIsRejected) {
+  for (size_t i = 0; i < golden_.size(); ++i) {
+    std::vector<std::string> records = golden_.records;
+    records.erase(records.begin() + i);
+    const Verdict v = Verify(Frame(records));
+    if (i + 1 == golden_.size()) {
+      // Dropping the seal leaves an unsealed match.
+      EXPECT_EQ(v.kind, Kind::kUnsealedPrefix) << Describe(v);
+      continue;
+    }
+    EXPECT_EQ(v.kind, Kind::kNotGenuine) << "drop " << i << ": " << Describe(v);
+    EXPECT_EQ(v.bad_record, i) << Describe(v);
+    EXPECT_THAT(v.reason, HasSubstr("prev_hash does not match")) << i;
+  }
+}
+
+TEST_P(TamperTest, EveryDuplicatedRecordIsRejected) {
+  for (size_t i = 0; i < golden_.size(); ++i) {
+    std::vector<std::string> records = golden_.records;
+    records.insert(records.begin() + i, records[i]);
+    const Verdict v = Verify(Frame(records));
+    EXPECT_EQ(v.kind, Kind::kNotGenuine)
+        << "duplicate " << i << ": " << Describe(v);
+    EXPECT_EQ(v.bad_record, i + 1) << Describe(v);
+    EXPECT_THAT(v.reason,
+                HasSubstr(i + 1 == golden_.size() ? "record after the seal"
+                                                  : "prev_hash does not match"))
+        << i;
+  }
+}
+
+TEST_P(TamperTest, EverySwappedAdjacentPairIsRejected) {
+  for (size_t i = 0; i + 1 < golden_.size(); ++i) {
+    std::vector<std::string> records = golden_.records;
+    std::swap(records[i], records[i + 1]);
+    const Verdict v = Verify(Frame(records));
+    EXPECT_EQ(v.kind, Kind::kNotGenuine) << "swap " << i << ": " << Describe(v);
+    EXPECT_EQ(v.bad_record, i) << Describe(v);
+    EXPECT_THAT(v.reason, HasSubstr("prev_hash does not match")) << i;
+  }
+}
+
+TEST_P(TamperTest, AppendedBytesAreRejected) {
+  // A copy of a record after the seal, and a stray byte.
+  const Verdict copy = Verify(golden_.file + Varint(golden_.records[1].size()) +
+                              golden_.records[1]);
+  EXPECT_EQ(copy.kind, Kind::kNotGenuine);
+  EXPECT_THAT(copy.reason, HasSubstr("record after the seal"));
+  const Verdict stray = Verify(golden_.file + "\x01");
+  EXPECT_EQ(stray.kind, Kind::kNotGenuine);
+  EXPECT_THAT(stray.reason, HasSubstr("bytes after the seal"));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Goldens, TamperTest, ::testing::ValuesIn(kGoldens),
+    [](const ::testing::TestParamInfo<const char*>& info) {
+      return std::filesystem::path(info.param).stem().string();
+    });
+
+// ---------------------------------------------------------------------------
+// The reasons for representative single-byte changes of the classic golden.
+
+class ReasonTest : public ::testing::Test {
+ protected:
+  ReasonTest() : golden_(kClassic) {}
+  // The golden with byte `p` XOR `mask`.
+  Verdict Flip(uint64_t p, uint8_t mask) {
+    std::string bad = golden_.file;
+    bad[p] = static_cast<char>(bad[p] ^ mask);
+    return Verify(bad);
+  }
+  // Offset of the last `needle` inside record `i`'s stored bytes.
+  uint64_t InRecord(size_t i, std::string_view needle) {
+    const size_t at = golden_.records[i].rfind(needle);
+    EXPECT_NE(at, std::string::npos);
+    return golden_.ends[i] - golden_.records[i].size() + at;
+  }
+  Golden golden_;
+};
+
+TEST_F(ReasonTest, Magic) {
+  for (uint64_t p = 0; p < 8; ++p) {
+    const Verdict v = Flip(p, 0x01);
+    EXPECT_EQ(v.kind, Kind::kNotGenuine);
+    EXPECT_EQ(v.bad_record, 0u);
+    EXPECT_THAT(v.reason, HasSubstr("not a pyramid log (magic)"));
+  }
+}
+
+TEST_F(ReasonTest, HeaderFormatVersion) {
+  // The header starts with format_version = 1, rules_version = 1.
+  const uint64_t p = InRecord(0, std::string_view("\x08\x01\x10\x01", 4)) + 1;
+  const Verdict v = Flip(p, 0x03);  // 1 -> 2.
+  EXPECT_EQ(v.bad_record, 0u);
+  EXPECT_THAT(v.reason, HasSubstr("unsupported log format version 2"));
+}
+
+TEST_F(ReasonTest, HeaderRulesVersion) {
+  const uint64_t p = InRecord(0, std::string_view("\x08\x01\x10\x01", 4)) + 3;
+  const Verdict v = Flip(p, 0x03);  // 1 -> 2.
+  EXPECT_EQ(v.bad_record, 0u);
+  EXPECT_THAT(
+      v.reason,
+      HasSubstr("rules version 2 of rock_paper_pyramid is not implemented"));
+}
+
+TEST_F(ReasonTest, MiddleRecordBreaksTheChain) {
+  const size_t i = golden_.size() / 2;
+  const Verdict v = Flip(golden_.ends[i] - 1, 0x01);
+  EXPECT_EQ(v.kind, Kind::kNotGenuine);
+  EXPECT_EQ(v.bad_record, i + 1);
+  EXPECT_THAT(
+      v.reason,
+      HasSubstr("prev_hash does not match the previous record (hash chain)"));
+}
+
+TEST_F(ReasonTest, PrevHashOfARecord) {
+  const size_t i = 5;
+  // prev_hash is the record's first field: tag, length, then the hash.
+  const uint64_t body = golden_.ends[i] - golden_.records[i].size();
+  const uint64_t p = body + 2 + 7;
+  ASSERT_EQ(golden_.file.substr(body + 2, 32), golden_.parsed[i].prev_hash());
+  const Verdict v = Flip(p, 0x40);
+  EXPECT_EQ(v.bad_record, i);
+  EXPECT_THAT(v.reason, HasSubstr("prev_hash does not match"));
+}
+
+TEST_F(ReasonTest, SealSignature) {
+  const size_t seal = golden_.size() - 1;
+  ASSERT_TRUE(golden_.parsed[seal].has_seal());
+  const uint64_t p =
+      InRecord(seal, golden_.parsed[seal].seal().signature()) + 20;
+  const Verdict v = Flip(p, 0x01);
+  EXPECT_EQ(v.kind, Kind::kNotGenuine);
+  EXPECT_EQ(v.bad_record, seal);
+  EXPECT_THAT(v.reason, HasSubstr("referee signature does not verify"));
+}
+
+TEST_F(ReasonTest, SealChainHash) {
+  const size_t seal = golden_.size() - 1;
+  // The seal's prev_hash holds the same 32 bytes; the chain hash comes later.
+  const uint64_t p =
+      InRecord(seal, golden_.parsed[seal].seal().chain_hash()) + 3;
+  const Verdict v = Flip(p, 0x01);
+  EXPECT_EQ(v.bad_record, seal);
+  EXPECT_EQ(v.kind, Kind::kNotGenuine);
+  EXPECT_THAT(v.reason,
+              HasSubstr("the signed chain hash is not the hash of the "
+                        "previous record"));
+}
+
+TEST_F(ReasonTest, CheckpointSignature) {
+  size_t checkpoint = 1;
+  while (!golden_.parsed[checkpoint].has_checkpoint()) ++checkpoint;
+  const uint64_t p =
+      InRecord(checkpoint, golden_.parsed[checkpoint].checkpoint().signature());
+  const Verdict v = Flip(p, 0x01);
+  EXPECT_EQ(v.kind, Kind::kNotGenuine);
+  EXPECT_EQ(v.bad_record, checkpoint);
+  EXPECT_THAT(v.reason, HasSubstr("referee signature does not verify"));
+}
+
+TEST_F(ReasonTest, LengthPrefixTooLongForTheFile) {
+  // Make the first record's length prefix claim more than the file holds.
+  std::string bad = golden_.file;
+  bad[8] = static_cast<char>(0xff);  // Continuation: a longer length.
+  const Verdict v = Verify(bad);
+  EXPECT_EQ(v.kind, Kind::kNotGenuine) << Describe(v);
+}
+
+// ---------------------------------------------------------------------------
+// The `replay` command.
+
+struct CliRun {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+class ReplayCliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const char* bin = std::getenv("PYRAMID_BIN");
+    replay_ = std::string(bin != nullptr ? bin : "build/bin") + "/replay";
+    ASSERT_TRUE(std::filesystem::exists(replay_))
+        << replay_ << " is missing (set PYRAMID_BIN to the build's bin/)";
+    char dir[] = "/tmp/tamper_test.XXXXXX";
+    ASSERT_NE(mkdtemp(dir), nullptr);
+    tmp_ = dir;
+  }
+  void TearDown() override {
+    if (!tmp_.empty()) std::filesystem::remove_all(tmp_);
+  }
+
+  std::string Tmp(const std::string& name) const { return tmp_ + "/" + name; }
+
+  void WriteFile(const std::string& path, std::string_view bytes) {
+    std::ofstream out(path, std::ios::binary);
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    ASSERT_TRUE(out.good());
+  }
+
+  static std::string Slurp(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+  }
+
+  // Runs `replay ARGS` (ARGS already shell-quoted where needed).
+  CliRun Replay(const std::string& args) {
+    return Shell(absl::StrCat("'", replay_, "' ", args));
+  }
+
+  CliRun Shell(const std::string& command) {
+    CliRun run;
+    const std::string out = Tmp("stdout"), err = Tmp("stderr");
+    const int status =
+        std::system(absl::StrCat(command, " >", out, " 2>", err).c_str());
+    run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    run.out = Slurp(out);
+    run.err = Slurp(err);
+    return run;
+  }
+
+  std::string replay_;
+  std::string tmp_;
+};
+
+TEST_F(ReplayCliTest, GenuineWithPinnedKey) {
+  const CliRun run =
+      Replay(absl::StrCat("verify --key ", kKeyFile, " ", kClassic));
+  EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_EQ(run.out,
+            absl::StrCat(kClassic,
+                         ": genuine (rock_paper_pyramid, 88 records, 27 "
+                         "moves, ranks 2 1 2; referee key pinned)\n"));
+}
+
+TEST_F(ReplayCliTest, KeyAsHexAndAsEqualsFlag) {
+  const std::string hex = ToHex(PinnedKey());
+  EXPECT_EQ(Replay(absl::StrCat("verify --key ", hex, " ", kClassic)).exit_code,
+            0);
+  EXPECT_EQ(Replay(absl::StrCat("verify --key=", hex, " ", kClassic)).exit_code,
+            0);
+}
+
+TEST_F(ReplayCliTest, GenuineWithoutKeySaysWhereTheKeyCameFrom) {
+  const CliRun run = Replay(absl::StrCat("verify ", kClassic));
+  EXPECT_EQ(run.exit_code, 0);
+  EXPECT_THAT(run.out, HasSubstr(": genuine ("));
+  EXPECT_THAT(run.out,
+              HasSubstr(absl::StrCat("referee key ", ToHex(PinnedKey()),
+                                     " taken from the log itself")));
+}
+
+TEST_F(ReplayCliTest, EveryGoldenVerifies) {
+  std::string args = absl::StrCat("verify --key ", kKeyFile);
+  for (const char* golden : kGoldens) absl::StrAppend(&args, " ", golden);
+  const CliRun run = Replay(args);
+  EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_EQ(std::count(run.out.begin(), run.out.end(), '\n'),
+            static_cast<long>(std::size(kGoldens)));
+}
+
+TEST_F(ReplayCliTest, TamperedCopyIsNotGenuine) {
+  Golden golden(kClassic);
+  std::string bad = golden.file;
+  const size_t i = golden.size() / 2;
+  bad[golden.ends[i] - 1] ^= 0x01;
+  WriteFile(Tmp("bad.pyrlog"), bad);
+  const CliRun run =
+      Replay(absl::StrCat("verify --key ", kKeyFile, " ", Tmp("bad.pyrlog")));
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_EQ(run.out,
+            absl::StrCat(Tmp("bad.pyrlog"), ": NOT GENUINE: record ", i + 1,
+                         ": prev_hash does not match the previous record "
+                         "(hash chain)\n"));
+}
+
+TEST_F(ReplayCliTest, WrongPinnedKeyIsNotGenuine) {
+  const CliRun run = Replay(
+      absl::StrCat("verify --key ", std::string(64, '0'), " ", kClassic));
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_THAT(run.out,
+              HasSubstr("NOT GENUINE: record 0: the referee key in the "
+                        "header is not the pinned key"));
+}
+
+TEST_F(ReplayCliTest, UnsealedPrefixNeedsAllowUnsealed) {
+  Golden golden(kClassic);
+  size_t checkpoint = golden.size() - 2;
+  while (!golden.parsed[checkpoint].has_checkpoint()) --checkpoint;
+  WriteFile(Tmp("prefix.pyrlog"),
+            std::string_view(golden.file).substr(0, golden.ends[checkpoint]));
+  const std::string log = Tmp("prefix.pyrlog");
+  const CliRun strict =
+      Replay(absl::StrCat("verify --key ", kKeyFile, " ", log));
+  EXPECT_EQ(strict.exit_code, 1);
+  EXPECT_THAT(strict.out, StartsWith(absl::StrCat(log, ": unsealed prefix: ")));
+  EXPECT_THAT(strict.out,
+              HasSubstr(absl::StrCat("signed by the checkpoint at record ",
+                                     checkpoint)));
+  EXPECT_THAT(strict.out, HasSubstr("referee key pinned"));
+  const CliRun allowed = Replay(
+      absl::StrCat("verify --allow-unsealed --key ", kKeyFile, " ", log));
+  EXPECT_EQ(allowed.exit_code, 0);
+  EXPECT_EQ(allowed.out, strict.out);
+}
+
+TEST_F(ReplayCliTest, WorstVerdictOfSeveralLogs) {
+  Golden golden(kClassic);
+  WriteFile(Tmp("cut.pyrlog"), std::string_view(golden.file).substr(0, 100));
+  EXPECT_EQ(Replay(absl::StrCat("verify ", kClassic, " ", Tmp("cut.pyrlog")))
+                .exit_code,
+            1);
+  EXPECT_EQ(Replay(absl::StrCat("verify ", kClassic, " ", Tmp("missing.pyrlog"),
+                                " ", Tmp("cut.pyrlog")))
+                .exit_code,
+            2);
+}
+
+TEST_F(ReplayCliTest, UsageErrors) {
+  const std::string log = kClassic;
+  const std::vector<std::string> usages = {"",
+                                           "verify",
+                                           "verify --key",
+                                           "verify --bogus " + log,
+                                           "frobnicate " + log,
+                                           "show",
+                                           "show " + log + " " + log,
+                                           "export",
+                                           "export " + log,
+                                           "export --xml " + log,
+                                           "verify --key nothex " + log};
+  for (const std::string& args : usages) {
+    const CliRun run = Replay(args);
+    EXPECT_EQ(run.exit_code, 2) << "replay " << args;
+    EXPECT_TRUE(run.out.empty()) << "replay " << args << ": " << run.out;
+    EXPECT_FALSE(run.err.empty()) << "replay " << args;
+  }
+}
+
+TEST_F(ReplayCliTest, MissingFileIsAnIoError) {
+  const std::string missing = Tmp("no-such.pyrlog");
+  for (const char* command : {"verify", "show", "export --json"}) {
+    const CliRun run = Replay(absl::StrCat(command, " ", missing));
+    EXPECT_EQ(run.exit_code, 2) << command;
+    EXPECT_THAT(run.err, HasSubstr(missing)) << command;
+  }
+}
+
+TEST_F(ReplayCliTest, ShowPrintsATranscript) {
+  const CliRun run = Replay(absl::StrCat("show ", kClassic));
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_THAT(run.out, HasSubstr("outcome (TERMINATION_NORMAL)"));
+}
+
+TEST_F(ReplayCliTest, ExportJsonIsOneJsonObjectPerRecord) {
+  for (const char* golden : kGoldens) {
+    const CliRun run = Replay(absl::StrCat("export --json ", golden));
+    ASSERT_EQ(run.exit_code, 0) << golden << ": " << run.err;
+    WriteFile(Tmp("export.jsonl"), run.out);
+    const CliRun python = Shell(absl::StrCat(
+        "/usr/bin/python3 -c 'import json,sys; "
+        "rows = [json.loads(l) for l in sys.stdin]; "
+        "assert all(isinstance(r, dict) for r in rows); print(len(rows))' <",
+        Tmp("export.jsonl")));
+    EXPECT_EQ(python.exit_code, 0) << golden << ": " << python.err;
+    EXPECT_EQ(python.out, absl::StrCat(Golden(golden).size(), "\n")) << golden;
+  }
+}
+
+}  // namespace
+}  // namespace pyramid

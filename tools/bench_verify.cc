@@ -1,0 +1,326 @@
+// bench_verify: how fast the verifier judges logs, against the floor any
+// verifier must pay (SHA-256 of every record's stored bytes).
+//
+//   bench_verify [--logs=10000] [--reps=5] [--phases=abcd]
+//
+// Plays --logs Rock, Paper, Pyramid! matches in-process between random
+// players (deterministic entropy, fake clock, options varied per match),
+// keeps their logs in memory, then times single-threaded, --reps times each,
+// and prints the median:
+//   (a) the hash floor: SplitLog plus SHA-256 of every record's stored bytes
+//       (exactly the bytes the verifier hashes for the chain);
+//   (b) VerifyLog with check_signatures = false (everything but Ed25519);
+//   (c) the Ed25519 verifications of the same logs alone (checkpoints and
+//       seals; the matches' seats have no keys, so there are no commit
+//       signatures);
+//   (d) VerifyLog with every check.
+// The target is (b) <= 5 x (a). Times are the thread's CPU time, so that a
+// busy machine disturbs the ratios less than it would wall time.
+#include <time.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <functional>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "absl/strings/str_cat.h"
+#include "pyramid/referee/v1/log.pb.h"
+#include "referee/core/clock.h"
+#include "referee/core/local_runner.h"
+#include "referee/core/log_reader.h"
+#include "referee/core/log_sink.h"
+#include "referee/core/match.h"
+#include "referee/crypto/bytes.h"
+#include "referee/crypto/ed25519.h"
+#include "referee/crypto/protocol.h"
+#include "referee/crypto/sha256.h"
+#include "replay/verifier.h"
+
+ABSL_FLAG(int, logs, 10000, "Number of logs to generate and verify.");
+ABSL_FLAG(int, reps, 5, "Timed repetitions of each phase (median reported).");
+ABSL_FLAG(std::string, phases, "abcd",
+          "Phases to time, e.g. 'ab' (to profile one of them); the others "
+          "print as skipped.");
+
+namespace pyramid {
+namespace {
+
+// What the corpus holds, for the per-unit rates.
+struct Corpus {
+  std::vector<std::string> logs;
+  uint64_t bytes = 0;
+  uint64_t records = 0;
+  uint64_t moves = 0;  // From the verifier's verdicts.
+  // Every referee signature of every log: the exact message verified.
+  struct SignatureCheck {
+    std::string public_key;
+    std::string message;
+    std::string signature;
+  };
+  std::vector<SignatureCheck> signatures;
+};
+
+// Options varied across the corpus (every combination appears).
+MatchConfig ConfigFor(int index) {
+  static constexpr uint32_t kIntervals[] = {0, 5, 16, 64};
+  MatchConfig config;
+  config.game.set_game("rock_paper_pyramid");
+  v1::RockPaperPyramidOptions* options =
+      config.game.mutable_rock_paper_pyramid();
+  options->set_red(index % 2 == 1);
+  options->set_winner_takes((index / 2) % 2 == 1 ? v1::RPP_TAKES_ALL
+                                                 : v1::RPP_TAKES_CAPTURED);
+  config.checkpoint_interval = kIntervals[(index / 4) % 4];
+  config.forfeit_policy = (index / 16) % 2 == 1
+                              ? v1::FORFEIT_POLICY_DEFAULT_ACTION
+                              : v1::FORFEIT_POLICY_FORFEIT;
+  if ((index / 32) % 2 == 1) {
+    config.clocks.set_commit_timeout_ms(30000);
+    config.clocks.set_reveal_timeout_ms(10000);
+  }
+  config.fsync = FsyncPolicy::kNever;
+  for (int seat = 0; seat < 3; ++seat) {
+    v1::Seat& s = config.seats.emplace_back();
+    s.set_name(absl::StrCat("random-", seat));
+  }
+  return config;
+}
+
+absl::Status Generate(int count, Corpus& corpus) {
+  const EntropySource entropy =
+      DeterministicEntropy(Sha256("pyramid bench_verify corpus"));
+  // A handful of referee keys, so signature checks do not all share one.
+  std::vector<SigningKey> keys;
+  for (int k = 0; k < 4; ++k) {
+    std::string seed(kKeySeedSize, '\0');
+    entropy(seed.data(), seed.size());
+    keys.push_back(*SigningKey::FromSeed(seed));
+  }
+  FakeClock clock;
+  for (int i = 0; i < count; ++i) {
+    std::string log;
+    absl::StatusOr<std::unique_ptr<Match>> match = Match::Create(
+        ConfigFor(i), keys[i % keys.size()],
+        std::make_unique<StringLogSink>(&log), &clock, entropy);
+    if (!match.ok()) return match.status();
+    std::vector<std::unique_ptr<RandomPlayer>> players;
+    std::vector<Player*> seats;
+    for (int s = 0; s < (*match)->num_seats(); ++s) {
+      std::string seed(32, '\0');
+      entropy(seed.data(), seed.size());
+      players.push_back(std::make_unique<RandomPlayer>(Sha256(seed)));
+      seats.push_back(players.back().get());
+    }
+    if (absl::Status s = RunLocalMatch(**match, seats, entropy); !s.ok()) {
+      return s;
+    }
+    match->reset();
+    clock.Advance(absl::Seconds(1));
+    corpus.bytes += log.size();
+    corpus.logs.push_back(std::move(log));
+  }
+  // Collect the referee signatures (untimed): parse only what is needed.
+  for (const std::string& log : corpus.logs) {
+    const SplitLogResult split = SplitLog(log);
+    corpus.records += split.records.size();
+    v1::LogRecord header;
+    if (split.records.empty() ||
+        !header.ParseFromArray(split.records[0].bytes.data(),
+                               static_cast<int>(split.records[0].bytes.size()))) {
+      return absl::InternalError("generated log without a header");
+    }
+    const std::string& match_id = header.header().match_id();
+    const std::string& key = header.header().referee_public_key();
+    for (const RawRecord& raw : split.records) {
+      v1::LogRecord record;
+      record.ParseFromArray(raw.bytes.data(), static_cast<int>(raw.bytes.size()));
+      const v1::Signature* signature = nullptr;
+      if (record.has_checkpoint()) signature = &record.checkpoint();
+      if (record.has_seal()) signature = &record.seal();
+      if (signature == nullptr) continue;
+      corpus.signatures.push_back(
+          {key,
+           LogSignatureMessage(match_id, signature->record_count(),
+                               signature->chain_hash()),
+           signature->signature()});
+    }
+  }
+  return absl::OkStatus();
+}
+
+double Seconds(std::chrono::steady_clock::duration d) {
+  return std::chrono::duration<double>(d).count();
+}
+
+// CPU time of the calling thread: unlike wall time, it does not count the
+// time other processes on a busy machine take from this one.
+double ThreadCpuSeconds() {
+  timespec now;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+  return static_cast<double>(now.tv_sec) + now.tv_nsec * 1e-9;
+}
+
+// Runs `body` `reps` times and returns the median CPU time in seconds.
+double MedianSeconds(int reps, const std::function<void()>& body) {
+  std::vector<double> times;
+  for (int r = 0; r < reps; ++r) {
+    const double start = ThreadCpuSeconds();
+    body();
+    times.push_back(ThreadCpuSeconds() - start);
+  }
+  std::sort(times.begin(), times.end());
+  return times.size() % 2 == 1
+             ? times[times.size() / 2]
+             : (times[times.size() / 2 - 1] + times[times.size() / 2]) / 2;
+}
+
+// Keeps the optimiser from dropping work whose result is otherwise unused.
+volatile uint64_t g_sink = 0;
+void Keep(uint64_t value) { g_sink = g_sink + value; }
+
+uint64_t HashFloor(const Corpus& corpus) {
+  uint64_t acc = 0;
+  for (const std::string& log : corpus.logs) {
+    const SplitLogResult split = SplitLog(log);
+    for (const RawRecord& raw : split.records) acc += Sha256(raw.bytes)[0];
+  }
+  return acc;
+}
+
+// Verifies every log; aborts the benchmark unless every verdict is genuine.
+uint64_t VerifyAll(const Corpus& corpus, const VerifyOptions& options) {
+  uint64_t moves = 0;
+  for (const std::string& log : corpus.logs) {
+    const Verdict verdict = VerifyLog(log, options);
+    if (verdict.kind != Verdict::Kind::kGenuine) {
+      std::cerr << "bench_verify: a generated log does not verify: record "
+                << verdict.bad_record << ": " << verdict.reason << "\n";
+      std::exit(1);
+    }
+    moves += verdict.moves;
+  }
+  return moves;
+}
+
+uint64_t VerifySignatures(const Corpus& corpus) {
+  uint64_t valid = 0;
+  for (const Corpus::SignatureCheck& check : corpus.signatures) {
+    valid += VerifySignature(check.public_key, check.message, check.signature);
+  }
+  if (valid != corpus.signatures.size()) {
+    std::cerr << "bench_verify: a referee signature does not verify\n";
+    std::exit(1);
+  }
+  return valid;
+}
+
+void PrintRow(const char* name, double seconds, const Corpus& corpus,
+              double floor_seconds) {
+  if (seconds == 0) {
+    std::printf("%-34s %9s\n", name, "skipped");
+    return;
+  }
+  const double logs = static_cast<double>(corpus.logs.size());
+  std::printf("%-34s %9.1f %12.0f %12.0f %9.1f %9.2f", name, seconds * 1e3,
+              corpus.records / seconds, corpus.moves / seconds,
+              corpus.bytes / seconds / 1e6, seconds / logs * 1e6);
+  if (floor_seconds > 0) std::printf(" %7.2fx", seconds / floor_seconds);
+  std::printf("\n");
+}
+
+int Main() {
+  const int count = absl::GetFlag(FLAGS_logs);
+  const int reps = absl::GetFlag(FLAGS_reps);
+  if (count < 1 || reps < 1) {
+    std::cerr << "bench_verify: --logs and --reps must be positive\n";
+    return 2;
+  }
+  Corpus corpus;
+  const auto gen_start = std::chrono::steady_clock::now();
+  if (absl::Status s = Generate(count, corpus); !s.ok()) {
+    std::cerr << "bench_verify: generating logs: " << s.message() << "\n";
+    return 1;
+  }
+  const double gen_seconds = Seconds(std::chrono::steady_clock::now() - gen_start);
+
+  VerifyOptions no_signatures;
+  no_signatures.check_signatures = false;
+  VerifyOptions full;
+  // A warm-up, and the moves count. (d) checks the signatures too.
+  corpus.moves = VerifyAll(corpus, no_signatures);
+
+  const std::string phases = absl::GetFlag(FLAGS_phases);
+  auto timed = [&](char phase, const std::function<void()>& body) {
+    return phases.find(phase) == std::string::npos ? 0.0
+                                                   : MedianSeconds(reps, body);
+  };
+  const double floor = timed('a', [&] { Keep(HashFloor(corpus)); });
+  const double unsigned_verify =
+      timed('b', [&] { Keep(VerifyAll(corpus, no_signatures)); });
+  const double ed25519 = timed('c', [&] { Keep(VerifySignatures(corpus)); });
+  const double full_verify = timed('d', [&] { Keep(VerifyAll(corpus, full)); });
+
+  std::printf(
+      "corpus: %zu Rock, Paper, Pyramid! logs (red x winner_takes x "
+      "checkpoint_interval {0,5,16,64} x forfeit policy x clocks), "
+      "generated in %.2f s\n",
+      corpus.logs.size(), gen_seconds);
+  std::printf(
+      "        %llu records, %llu moves, %.2f MB, %zu referee signatures; "
+      "avg %.1f records, %.0f bytes per log\n",
+      static_cast<unsigned long long>(corpus.records),
+      static_cast<unsigned long long>(corpus.moves), corpus.bytes / 1e6,
+      corpus.signatures.size(),
+      static_cast<double>(corpus.records) / corpus.logs.size(),
+      static_cast<double>(corpus.bytes) / corpus.logs.size());
+  std::printf(
+      "timing: single thread, thread CPU time, median of %d repetitions\n\n",
+      reps);
+  std::printf("%-34s %9s %12s %12s %9s %9s %8s\n", "phase", "ms", "records/s",
+              "moves/s", "MB/s", "us/log", "x (a)");
+  std::printf("%s\n", std::string(99, '-').c_str());
+  PrintRow("(a) hash floor: split + SHA-256", floor, corpus, floor);
+  PrintRow("(b) verify, no signatures", unsigned_verify, corpus, floor);
+  PrintRow("(c) Ed25519 verifications alone", ed25519, corpus, floor);
+  PrintRow("(d) verify, full", full_verify, corpus, floor);
+  std::printf("%s\n", std::string(99, '-').c_str());
+  if (ed25519 > 0) {
+    std::printf("(c): %.0f signatures/s, %.1f us each\n",
+                corpus.signatures.size() / ed25519,
+                ed25519 / corpus.signatures.size() * 1e6);
+  }
+  if (unsigned_verify > 0 && floor > 0) {
+    const double ratio = unsigned_verify / floor;
+    std::printf("ratio (b)/(a) = %.2fx   target <= 5x   %s\n", ratio,
+                ratio <= 5.0 ? "met" : "NOT MET");
+  }
+  if (unsigned_verify > 0 && ed25519 > 0 && full_verify > 0) {
+    std::printf("(b) + (c) = %.1f ms vs (d) = %.1f ms\n",
+                (unsigned_verify + ed25519) * 1e3, full_verify * 1e3);
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace pyramid
+
+int main(int argc, char** argv) {
+  absl::SetProgramUsageMessage(
+      "Benchmarks the log verifier against the SHA-256 floor on in-memory "
+      "Rock, Paper, Pyramid! logs.");
+  std::vector<char*> rest = absl::ParseCommandLine(argc, argv);
+  if (rest.size() > 1) {
+    std::cerr << "bench_verify takes no positional arguments\n";
+    return 2;
+  }
+  return pyramid::Main();
+}
