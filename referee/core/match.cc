@@ -503,3 +503,12 @@ std::vector<v1::Action> Match::LegalActions(int seat) const {
 }
 
 }  // namespace pyramid
+
+namespace pyramid {
+
+bool Match::ListsLegalActions() const {
+  return session_.has_value() && !finished_ &&
+         session_->state().ListsLegalActions();
+}
+
+}  // namespace pyramid

@@ -1,0 +1,46 @@
+// Calls back when matches' deadlines come due, from one background thread.
+#ifndef PYRAMID_REFEREE_SERVICE_DEADLINE_SCHEDULER_H_
+#define PYRAMID_REFEREE_SERVICE_DEADLINE_SCHEDULER_H_
+
+#include <functional>
+#include <queue>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+
+namespace pyramid {
+
+class DeadlineScheduler {
+ public:
+  // `fire(match_id)` runs on the scheduler's thread when a deadline
+  // scheduled for that match is due. Firing early or twice must be harmless
+  // (the match re-checks its own deadlines).
+  explicit DeadlineScheduler(std::function<void(const std::string&)> fire);
+  ~DeadlineScheduler();  // Stops the thread.
+
+  // Asks for `fire(match_id)` at `when` (InfiniteFuture: ignored).
+  void Schedule(const std::string& match_id, absl::Time when);
+
+ private:
+  void Loop();
+
+  struct Entry {
+    absl::Time when;
+    std::string match_id;
+    bool operator>(const Entry& other) const { return when > other.when; }
+  };
+
+  const std::function<void(const std::string&)> fire_;
+  absl::Mutex mu_;
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<>> queue_
+      ABSL_GUARDED_BY(mu_);
+  bool stop_ ABSL_GUARDED_BY(mu_) = false;
+  std::thread thread_;
+};
+
+}  // namespace pyramid
+
+#endif  // PYRAMID_REFEREE_SERVICE_DEADLINE_SCHEDULER_H_
