@@ -144,7 +144,10 @@ absl::Status Replayer::Next(uint64_t index, std::string_view bytes) {
     return Bad(absl::StrCat("a checkpoint is due after every ", interval,
                             " records"));
   }
-  if (owed_fault_ && record.kind_case() != v1::LogRecord::kFault) {
+  // A checkpoint may fall between the reveal and its fault: the writer signs
+  // whenever one is due, whatever record comes next.
+  if (owed_fault_ && record.kind_case() != v1::LogRecord::kFault &&
+      record.kind_case() != v1::LogRecord::kCheckpoint) {
     return Bad("a reveal that cannot be used must be followed by its fault");
   }
   if (!is_signature) ++since_checkpoint_;

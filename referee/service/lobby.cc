@@ -2,6 +2,7 @@
 
 #include <sodium.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 
@@ -185,18 +186,28 @@ absl::StatusOr<v1::CreateMatchResponse> Lobby::CreateMatch(
 }
 
 std::vector<std::pair<std::shared_ptr<MatchHost>, int>> Lobby::SeatsOf(
-    const Principal& principal) const {
+    const Principal& principal) {
   std::vector<std::pair<std::shared_ptr<MatchHost>, int>> seats;
   absl::MutexLock lock(&mu_);
   if (principal.kind == Principal::Kind::kSeat) {
     auto it = matches_.find(principal.match_id);
     if (it != matches_.end()) seats.emplace_back(it->second, principal.seat);
   } else if (principal.kind == Principal::Kind::kBot) {
+    // A bot's running matches only: finished ones are dropped from its list
+    // (a reconnecting bot is not sent every result of its history).
     auto bot = bots_.find(principal.bot_id);
     if (bot == bots_.end()) return seats;
-    for (const auto& [match_id, seat] : bot->second.seats) {
-      auto it = matches_.find(match_id);
-      if (it != matches_.end()) seats.emplace_back(it->second, seat);
+    auto& list = bot->second.seats;
+    list.erase(std::remove_if(list.begin(), list.end(),
+                              [this](const std::pair<std::string, int>& entry)
+                                  ABSL_NO_THREAD_SAFETY_ANALYSIS {
+                                auto it = matches_.find(entry.first);
+                                return it == matches_.end() ||
+                                       it->second->finished();
+                              }),
+               list.end());
+    for (const auto& [match_id, seat] : list) {
+      seats.emplace_back(matches_.at(match_id), seat);
     }
   }
   return seats;

@@ -47,9 +47,10 @@ class Lobby {
   // The principal of `token`; nullopt when unknown.
   std::optional<Principal> Authenticate(std::string_view token) const;
 
-  // The (match, seat) pairs a principal plays (all of a bot's matches).
+  // The (match, seat) pairs a principal plays: its seat, or a bot's seats
+  // in running matches.
   std::vector<std::pair<std::shared_ptr<MatchHost>, int>> SeatsOf(
-      const Principal& principal) const;
+      const Principal& principal);
 
   std::shared_ptr<MatchHost> FindMatch(const std::string& match_id) const;
 

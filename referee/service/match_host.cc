@@ -110,13 +110,13 @@ void MatchHost::SendRevealRequests() {
 
 void MatchHost::FlushRevealAck() {
   if (!pending_reveal_ack_) return;
-  const int seat = *pending_reveal_ack_;
+  const auto [seat, decision_id] = *pending_reveal_ack_;
   pending_reveal_ack_.reset();
   v1::PlayResponse message;
   v1::RevealAck* ack = message.mutable_reveal_ack();
   ack->set_match_id(match_id_);
   ack->set_seat(seat);
-  ack->set_decision_id(match_->decision() ? match_->decision()->id : 0);
+  ack->set_decision_id(decision_id);
   SendToSeat(seat, std::move(message));
 }
 
@@ -125,7 +125,7 @@ void MatchHost::FlushRevealAck() {
 void MatchHost::OnRecord(const v1::LogRecord& record) {
   logged_ = true;
   if (record.kind_case() == v1::LogRecord::kFault && pending_reveal_ack_ &&
-      *pending_reveal_ack_ == static_cast<int>(record.fault().seat())) {
+      pending_reveal_ack_->first == static_cast<int>(record.fault().seat())) {
     pending_reveal_ack_.reset();  // The reveal was not usable: no ack.
   }
   FlushRevealAck();
@@ -154,14 +154,24 @@ void MatchHost::OnRecord(const v1::LogRecord& record) {
       break;
     }
     case v1::LogRecord::kReveal:
-      pending_reveal_ack_ = static_cast<int>(record.reveal().seat());
+      pending_reveal_ack_.emplace(static_cast<int>(record.reveal().seat()),
+                                  record.reveal().decision_id());
       return;  // Reveal contents are never forwarded.
     case v1::LogRecord::kFault: {
       const v1::Fault& fault = record.fault();
+      // The codes of the proto's PlayError comment: a missed deadline is
+      // FAILED_PRECONDITION; a mismatched reveal or an illegal action is
+      // INVALID_ARGUMENT.
+      const bool timeout = fault.reason() == v1::FAULT_COMMIT_TIMEOUT ||
+                           fault.reason() == v1::FAULT_REVEAL_TIMEOUT;
       SendError(fault.seat(), fault.decision_id(),
-                absl::FailedPreconditionError(absl::StrCat(
-                    v1::FaultReason_Name(fault.reason()), ": ", fault.detail(),
-                    " (", v1::FaultConsequence_Name(fault.consequence()), ")")),
+                absl::Status(timeout ? absl::StatusCode::kFailedPrecondition
+                                     : absl::StatusCode::kInvalidArgument,
+                             absl::StrCat(v1::FaultReason_Name(fault.reason()),
+                                          ": ", fault.detail(), " (",
+                                          v1::FaultConsequence_Name(
+                                              fault.consequence()),
+                                          ")")),
                 /*faulted=*/true);
       *event.mutable_fault() = fault;
       break;
@@ -182,29 +192,38 @@ void MatchHost::OnRecord(const v1::LogRecord& record) {
         *result->mutable_observation() = match_->ObservationFor(seat);
         SendToSeat(seat, std::move(message));
       }
+      if (watchers_.empty()) return;  // The public view costs a full copy.
       event.mutable_view()->set_decision_id(decision_id);
       *event.mutable_view()->mutable_view() = match_->PublicView();
       break;
     }
-    case v1::LogRecord::kOutcome: {
-      for (int seat = 0; seat < num_seats(); ++seat) {
-        v1::PlayResponse message;
-        v1::MatchEnded* ended = message.mutable_match_ended();
-        ended->set_match_id(match_id_);
-        ended->set_seat(seat);
-        *ended->mutable_outcome() = record.outcome();
-        SendToSeat(seat, std::move(message));
-      }
-      *event.mutable_outcome() = record.outcome();
-      SendToWatchers(event);
-      for (const auto& watcher : watchers_) watcher->Close(kOk, "");
-      watchers_.clear();
+    case v1::LogRecord::kOutcome:
+      // Announced by Run() once the call returns: the seal follows the
+      // outcome, and nobody may learn of the end before the log is sealed.
+      ended_ = true;
       return;
-    }
     default:
       return;
   }
   SendToWatchers(event);
+}
+
+void MatchHost::AnnounceEnd() {
+  ended_ = false;
+  const v1::Outcome& outcome = match_->outcome();
+  for (int seat = 0; seat < num_seats(); ++seat) {
+    v1::PlayResponse message;
+    v1::MatchEnded* ended = message.mutable_match_ended();
+    ended->set_match_id(match_id_);
+    ended->set_seat(seat);
+    *ended->mutable_outcome() = outcome;
+    SendToSeat(seat, std::move(message));
+  }
+  v1::WatchEvent event;
+  *event.mutable_outcome() = outcome;
+  SendToWatchers(event);
+  for (const auto& watcher : watchers_) watcher->Close(kOk, "");
+  watchers_.clear();
 }
 
 bool MatchHost::Run(int seat, uint64_t decision_id, const Op& op) {
@@ -223,6 +242,7 @@ bool MatchHost::Run(int seat, uint64_t decision_id, const Op& op) {
       SendRevealRequests();
     }
     // Errors the match logged were pushed as faults; the others go here.
+    if (ended_) AnnounceEnd();
     refused = !status.ok() && !logged_;
     if (refused && seat >= 0) {
       SendError(seat, decision_id, status, /*faulted=*/false);

@@ -22,6 +22,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -92,6 +93,8 @@ class MatchHost {
       ABSL_LOCKS_EXCLUDED(mu_);
   void OnRecord(const v1::LogRecord& record) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void FlushRevealAck() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Tells seats and watchers the match is over (after the seal).
+  void AnnounceEnd() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void SendDecisionRequest(int seat) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void SendRevealRequests() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void SendToSeat(int seat, v1::PlayResponse message)
@@ -116,10 +119,14 @@ class MatchHost {
   mutable absl::Mutex mu_;
   std::unique_ptr<Match> match_ ABSL_GUARDED_BY(mu_);
   std::vector<std::shared_ptr<WatchSink>> watchers_ ABSL_GUARDED_BY(mu_);
-  // During Run: the seat whose reveal was just logged and may be acked once
-  // no fault follows it; and whether the call logged anything.
-  std::optional<int> pending_reveal_ack_ ABSL_GUARDED_BY(mu_);
+  // During Run: the reveal just logged (seat, decision id) that may be acked
+  // once no fault follows it; and whether the call logged anything. The
+  // decision id is kept because the ack may be flushed after the decision
+  // closed (e.g. at the outcome of a forfeit).
+  std::optional<std::pair<int, uint64_t>> pending_reveal_ack_
+      ABSL_GUARDED_BY(mu_);
   bool logged_ ABSL_GUARDED_BY(mu_) = false;
+  bool ended_ ABSL_GUARDED_BY(mu_) = false;  // Outcome logged, not announced.
   // The deadline last handed to on_deadline_ (to avoid repeats).
   absl::Time scheduled_ ABSL_GUARDED_BY(mu_) = absl::InfiniteFuture();
 };

@@ -75,16 +75,16 @@ class FloodGuard {
 };
 
 class PlayReactor final
-    : public grpc::ServerBidiReactor<v1::PlayRequest, v1::PlayResponse> {
+    : public grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer> {
  public:
   PlayReactor(grpc::CallbackServerContext* context, Lobby* lobby,
               const ServiceLimits& limits)
       : lobby_(lobby),
         flood_(limits.flood_burst, limits.flood_refill_per_second),
-        writer_(std::make_shared<StreamWriter<v1::PlayResponse>>(
-            [this](const v1::PlayResponse* m) { StartWrite(m); },
+        writer_(std::make_shared<PlayWriter>(
+            [this](const grpc::ByteBuffer* m) { StartWrite(m); },
             [this](grpc::Status s) { Finish(s); },
-            limits.max_queued_messages)) {
+            limits.max_queued_messages, &Serialize)) {
     absl::StatusOr<Principal> principal = Authenticate(context, *lobby);
     if (principal.ok() && principal->kind == Principal::Kind::kAdmin) {
       principal = absl::PermissionDeniedError(
@@ -101,7 +101,7 @@ class PlayReactor final
     for (const auto& [host, seat] : lobby_->SeatsOf(principal_)) {
       host->Resume(seat);
     }
-    StartRead(&request_);
+    StartRead(&read_buffer_);
   }
 
   void OnReadDone(bool ok) override {
@@ -109,7 +109,15 @@ class PlayReactor final
       writer_->Close(grpc::StatusCode::OK, "");
       return;
     }
-    if (Handle(request_)) StartRead(&request_);
+    const bool parsed = grpc::SerializationTraits<v1::PlayRequest>::Deserialize(
+                            &read_buffer_, &request_)
+                            .ok();
+    const bool go_on =
+        parsed ? Handle(request_)
+               : Refuse("", 0, 0,
+                        absl::InvalidArgumentError(
+                            "malformed message: not a PlayRequest"));
+    if (go_on) StartRead(&read_buffer_);
   }
 
   void OnWriteDone(bool ok) override { writer_->OnWriteDone(ok); }
@@ -175,6 +183,15 @@ class PlayReactor final
     return Strike();
   }
 
+  // Messages are serialized as they are queued: the queue then holds their
+  // bytes, not their object trees (see StreamWriter).
+  static void Serialize(const v1::PlayResponse& message,
+                        grpc::ByteBuffer* out) {
+    bool own_buffer = false;
+    grpc::SerializationTraits<v1::PlayResponse>::Serialize(message, out,
+                                                           &own_buffer);
+  }
+
   // Counts a refused message; closes the stream when the client floods.
   bool Strike() {
     if (flood_.Strike()) return true;
@@ -191,9 +208,11 @@ class PlayReactor final
 
   Lobby* const lobby_;
   FloodGuard flood_;
-  const std::shared_ptr<StreamWriter<v1::PlayResponse>> writer_;
+  using PlayWriter = StreamWriter<v1::PlayResponse, grpc::ByteBuffer>;
+  const std::shared_ptr<PlayWriter> writer_;
   Principal principal_;
   std::string key_;  // Empty when unauthenticated.
+  grpc::ByteBuffer read_buffer_;
   v1::PlayRequest request_;
 };
 
@@ -297,7 +316,7 @@ grpc::ServerUnaryReactor* RefereeService::RegisterBot(
   return Reply(context, registered.status());
 }
 
-grpc::ServerBidiReactor<v1::PlayRequest, v1::PlayResponse>*
+grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>*
 RefereeService::Play(grpc::CallbackServerContext* context) {
   return new PlayReactor(context, lobby_, limits_);
 }

@@ -25,7 +25,20 @@ struct ServiceLimits {
   size_t log_chunk_bytes = 64 << 10;
 };
 
-class RefereeService final : public referee::v1::Referee::CallbackService {
+// Play is registered raw (ByteBuffer both ways) so that a message that does
+// not parse as a PlayRequest gets the documented in-band PlayError
+// INVALID_ARGUMENT; with the typed API gRPC reports it to the reactor exactly
+// like the client's half-close, and the stream would just end with OK.
+using RefereeCallbackBase =
+    referee::v1::Referee::WithCallbackMethod_CreateMatch<
+        referee::v1::Referee::WithCallbackMethod_RegisterBot<
+            referee::v1::Referee::WithRawCallbackMethod_Play<
+                referee::v1::Referee::WithCallbackMethod_Watch<
+                    referee::v1::Referee::WithCallbackMethod_GetMatch<
+                        referee::v1::Referee::WithCallbackMethod_ListMatches<
+                            referee::v1::Referee::WithCallbackMethod_GetLog<
+                                referee::v1::Referee::Service>>>>>>>;
+class RefereeService final : public RefereeCallbackBase {
  public:
   RefereeService(Lobby* lobby, ServiceLimits limits = {});
 
@@ -37,8 +50,8 @@ class RefereeService final : public referee::v1::Referee::CallbackService {
       grpc::CallbackServerContext* context,
       const referee::v1::RegisterBotRequest* request,
       referee::v1::RegisterBotResponse* response) override;
-  grpc::ServerBidiReactor<referee::v1::PlayRequest, referee::v1::PlayResponse>*
-  Play(grpc::CallbackServerContext* context) override;
+  grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>* Play(
+      grpc::CallbackServerContext* context) override;
   grpc::ServerWriteReactor<referee::v1::WatchEvent>* Watch(
       grpc::CallbackServerContext* context,
       const referee::v1::WatchRequest* request) override;

@@ -130,6 +130,9 @@ class Bot {
   bool Decide(const v1::DecisionRequest& request, Stream& stream) {
     const Key key{request.match_id(), request.seat(), request.decision_id()};
     if (request.committed()) return true;  // Resumed: the reveal will come.
+    // A request can arrive twice (e.g. around a reconnection): keep the
+    // first commitment, whose salt the reveal must use.
+    if (pending_.count(key) > 0) return true;
     const std::string& wanted = absl::GetFlag(FLAGS_game);
     if (!wanted.empty() && request.game() != wanted) {
       std::cerr << "bot: refusing a decision of game " << request.game()
