@@ -2,45 +2,61 @@
 //
 // Two processes on one machine, over loopback:
 //   * the server: this binary re-executed with --serve. It hosts the real
-//     referee service (Lobby + RefereeService, exactly as the `referee`
-//     binary wires them, writing real signed logs into a temporary data
-//     directory) and, in the same grpc::Server, a raw bidirectional echo
-//     service (tools/bench_echo.proto) used as the baseline. The echo service
-//     exists only here, never in the referee binary.
-//   * the client: this process. It drives --matches concurrent Rock, Paper,
-//     Pyramid! matches (3 seats each, one Play stream per seat, seat tokens
-//     from CreateMatch), every seat playing commit-reveal under 2-second
-//     commit and reveal deadlines; then, against the same server process, the
-//     same number of echo streams doing request/response ping-pong with
-//     messages of the referee phase's mean size.
+//     referee service (Lobby + RefereeService, configured as the `referee`
+//     binary configures them, writing real signed logs into a temporary
+//     data directory on disk) and, in the same grpc::Server, a raw
+//     bidirectional echo service (tools/bench_echo.proto), the baseline.
+//     The echo service exists only here, never in the referee binary.
+//   * the client: this process (gRPC async API, --threads completion
+//     queues, --channels TCP connections).
 //
-// It prints moves/s, decision latency percentiles, faults and timeouts, the
-// server's RSS (baseline, all matches live, peak) and RSS per live match,
-// and messages/s for both phases with their ratio (referee / echo). Messages
-// are counted the same way in both phases: every message the client sent or
-// received on a stream. See the printed notes for the exact definitions.
+// Referee phase: --matches Rock, Paper, Pyramid! matches (CreateMatch with
+// the admin token), 3 seats each, one Play stream per seat with its seat
+// token, every seat playing commit-reveal (random legal moves) under
+// --deadline_ms commit and reveal deadlines. Set-up: the matches are created
+// and their streams opened while the seats hold each commit --hold_ms (so
+// no match can end before all are live, and every commit keeps most of its
+// deadline); once every seat has its seed decision, all are released at
+// once. Only what follows the release is measured:
+//   * moves: applied RPP actions (acknowledged reveals of decisions >= 1,
+//     27 per match); the seed decision's contributions are not moves;
+//   * decision latency, per seat and decision, at the client: from the
+//     DecisionRequest to the DecisionResult of that decision (commit, ack,
+//     reveal request, reveal, ack, and the other seats' moves);
+//   * faults and timeouts: PlayErrors with faulted=true (target: none);
+//   * messages: every message the client sent or received on the Play
+//     streams, per second of play (release to the last MatchEnded).
+// Server memory comes from /proc/<pid>/status (VmRSS) and from the server's
+// own mallinfo2 (heap bytes in use, asked for with SIGUSR1): at the start,
+// with every match live just before the release, and the peak during play.
+// RSS per live match = (peak RSS - baseline RSS) / live matches.
 //
-// The run is bounded (--max_seconds); the server child dies with this
-// process (PR_SET_PDEATHSIG) and is terminated at the end in any case.
+// Echo phase: as many echo streams as there were seats, over the same
+// channels and client threads, each in request/response ping-pong with
+// messages of the referee phase's mean serialized size, for --echo_seconds;
+// messages are counted the same way. The ratio is referee messages/s over
+// echo messages/s. Both processes share the machine's cores, so the wall
+// clock ratio moves with whatever else runs; the ratio of messages per CPU
+// second (server + client) is printed too and is what a dedicated,
+// CPU-bound machine would show.
+//
+// A few finished logs go through the replay verifier. The run is bounded
+// (--max_seconds, and it stops if the server dies); the server child dies
+// with this process (PR_SET_PDEATHSIG) and is stopped at the end.
 //
 //   bench_load [--matches=1000] [--echo_seconds=5] [--threads=2]
 //              [--channels=4] [--fsync=checkpoints] [--deadline_ms=2000]
-#include <fcntl.h>
 #include <malloc.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <cinttypes>
-#include <condition_variable>
-#include <cstdio>
 #include <cstdlib>
 #include <deque>
 #include <filesystem>
@@ -53,6 +69,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "absl/flags/flag.h"
@@ -69,7 +86,6 @@
 #include "referee/core/log_sink.h"
 #include "referee/crypto/bytes.h"
 #include "referee/crypto/protocol.h"
-#include "referee/crypto/sha256.h"
 #include "referee/service/lobby.h"
 #include "referee/service/referee_service.h"
 #include "referee/service/token.h"
@@ -93,7 +109,7 @@ ABSL_FLAG(int, deadline_ms, 2000,
           "Commit and reveal deadline of every decision, in the match clocks.");
 ABSL_FLAG(int, create_concurrency, 32,
           "CreateMatch calls in flight at once while matches are set up.");
-ABSL_FLAG(int, hold_ms, 700,
+ABSL_FLAG(int, hold_ms, 500,
           "Set-up: until every match exists and every seat stream has its "
           "seed decision, seats delay each commit by this much (counted from "
           "the match's creation for the seed decision), so that no match "
@@ -116,6 +132,9 @@ ABSL_FLAG(std::string, attach_dir, "",
           "--serve_dir=DIR` (same $PYRAMID_BENCH_ADMIN_TOKEN) instead of "
           "forking one.");
 ABSL_FLAG(int, attach_pid, 0, "Profiling: the pid of that server.");
+ABSL_FLAG(int, pause_at_barrier_ms, 0,
+          "Profiling: pause this long with every match live, before the "
+          "release (use long --deadline_ms and --hold_ms with it).");
 
 namespace pyramid {
 namespace {
@@ -461,8 +480,8 @@ struct alignas(64) Stats {
   std::atomic<uint64_t> faults{0};
   std::atomic<uint64_t> timeouts{0};
   std::atomic<uint64_t> errors{0};  // PlayErrors that were not faults.
-  std::atomic<uint64_t> seed_faults{0};  // Faults in decision 0.
-  std::vector<uint32_t> latencies_us;  // Worker thread only.
+  std::mutex latencies_mu;  // Uncontended but for the final read.
+  std::vector<uint32_t> latencies_us;
   uint64_t rng = 0x9e3779b97f4a7c15ULL;  // Worker thread only.
 
   // Whether to measure the size of this message (every 8th).
@@ -486,7 +505,7 @@ struct Snapshot {
 
 class Worker {
  public:
-  explicit Worker(int index) : index_(index) {
+  explicit Worker(int index) {
     stats_.rng += static_cast<uint64_t>(index) * 0x632be59bd9b4e019ULL;
   }
   void Start() {
@@ -507,7 +526,6 @@ class Worker {
   Stats& stats() { return stats_; }
 
  private:
-  int index_;
   grpc::CompletionQueue cq_;
   std::thread thread_;
   Stats stats_;
@@ -578,9 +596,6 @@ class Seat final : public Handler {
   }
 
   void OnEvent(int kind, bool ok) override;
-
-  int match_index() const { return match_index_; }
-  const grpc::Status& status() const { return status_; }
 
  private:
   void Handle(const v1::PlayResponse& response);
@@ -660,24 +675,24 @@ class LoadPhase {
     for (int i = 0; i < n; ++i) LaunchCreate();
   }
 
-  // Waits for the barrier (every seat parked on its seed decision, or the
-  // time limit) and opens it.
-  // `at_barrier` runs once every seat is ready, just before the release.
+  // Waits for the barrier (every seat has its seed decision; or a match
+  // ended, or the time limit) and releases every seat. `at_barrier` runs
+  // just before the release.
   void OpenBarrier(const std::function<void()>& at_barrier) {
     const int seats = 3 * options_.matches;
     WaitUntil([&] { return first_created_.load() != 0; },
               Clock::now() + std::chrono::seconds(30));
     // Seats make a move per --hold_ms meanwhile: a match lasts 10 of them.
     const auto first = Clock::time_point(Clock::duration(first_created_.load()));
-    barrier_complete_ =
-        WaitUntil([&] {
-          return parked_.load() >= seats || failed_.load() ||
-                 matches_ended_.load() > 0;
-        }, first + 8 * std::chrono::milliseconds(options_.hold_ms));
+    WaitUntil([&] {
+      return parked_.load() >= seats || failed_.load() ||
+             matches_ended_.load() > 0;
+    }, first + 8 * std::chrono::milliseconds(options_.hold_ms));
     at_barrier();
     live_at_release_ = created_.load() - matches_ended_.load();
     parked_at_release_ = parked_.load();
-    release_ = Clock::now();
+    barrier_complete_ = parked_at_release_ >= seats && live_at_release_ == options_.matches;
+    release_ns_.store(Clock::now().time_since_epoch().count());
     released_.store(true, std::memory_order_release);
     std::lock_guard<std::mutex> lock(mu_);
     for (const auto& seat : seats_) seat->Wake();
@@ -720,6 +735,15 @@ class LoadPhase {
     finished_seats_.fetch_add(1);
   }
   void NotePlayError(const v1::PlayError& error) {
+    if (error.faulted()) {
+      fault_decisions_[std::min<uint64_t>(error.decision_id(), 15)].fetch_add(1);
+      const int64_t ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                             Clock::now() - release()).count();
+      int64_t first = first_fault_ms_.load();
+      while ((first < 0 || ms < first) &&
+             !first_fault_ms_.compare_exchange_weak(first, ms)) {
+      }
+    }
     std::lock_guard<std::mutex> lock(mu_);
     if (play_errors_.size() < 5) {
       play_errors_.push_back(absl::StrCat("match ", error.match_id(), " seat ",
@@ -731,13 +755,14 @@ class LoadPhase {
 
   // Results.
   Clock::time_point begin() const { return begin_; }
-  Clock::time_point release() const { return release_; }
+  Clock::time_point release() const {
+    return Clock::time_point(Clock::duration(release_ns_.load()));
+  }
   Clock::time_point last_end() const {
     return Clock::time_point(Clock::duration(last_end_ns_.load()));
   }
   int created() const { return created_.load(); }
   int matches_ended() const { return matches_ended_.load(); }
-  int max_live() const { return max_live_.load(); }
   int live_at_release() const { return live_at_release_; }
   int parked_at_release() const { return parked_at_release_; }
   bool barrier_complete() const { return barrier_complete_; }
@@ -763,6 +788,21 @@ class LoadPhase {
     return match_ids_;
   }
   const Options& options() const { return options_; }
+  // "decision:count ..." of the faults, and when the first came.
+  std::string FaultSummary() const {
+    std::string out;
+    for (int d = 0; d < 16; ++d) {
+      if (const int n = fault_decisions_[d].load(); n > 0) {
+        absl::StrAppend(&out, out.empty() ? "" : " ", "d", d, d == 15 ? "+" : "",
+                        ":", n);
+      }
+    }
+    if (!out.empty()) {
+      absl::StrAppend(&out, "; first ", first_fault_ms_.load(),
+                      " ms after the release");
+    }
+    return out;
+  }
 
  private:
   class CreateCall final : public Handler {
@@ -821,10 +861,7 @@ class LoadPhase {
     int64_t zero = 0;
     first_created_.compare_exchange_strong(
         zero, Clock::now().time_since_epoch().count());
-    const int live = created_.fetch_add(1) + 1 - matches_ended_.load();
-    int max = max_live_.load();
-    while (live > max && !max_live_.compare_exchange_weak(max, live)) {
-    }
+    created_.fetch_add(1);
     // The match's seats start playing at once (its seed decision is open
     // and its deadline running); the next CreateMatch goes out meanwhile.
     std::vector<std::pair<Seat*, v1::Referee::Stub*>> start;
@@ -836,8 +873,7 @@ class LoadPhase {
         Worker* worker = (*workers_)[global % workers_->size()].get();
         seats_.push_back(std::make_unique<Seat>(
             this, worker, index, response.match_id(), s,
-            response.seat_tokens(s),
-            Clock::now() + std::chrono::milliseconds(options_.hold_ms)));
+            response.seat_tokens(s), Clock::now()));
         start.emplace_back(seats_.back().get(),
                            (*stubs_)[global % stubs_->size()].get());
       }
@@ -865,14 +901,16 @@ class LoadPhase {
   std::atomic<int> create_failures_{0};
   std::atomic<bool> failed_{false};
   std::atomic<int> matches_ended_{0};
-  std::atomic<int> max_live_{0};
   std::atomic<int> parked_{0};
   std::atomic<int> started_seats_{0};
   std::atomic<int> finished_seats_{0};
   std::atomic<int64_t> first_created_{0};
   std::atomic<int64_t> last_end_ns_{0};
+  std::atomic<int> fault_decisions_[16] = {};
+  std::atomic<int64_t> first_fault_ms_{-1};  // After the release.
   std::atomic<bool> released_{false};
-  Clock::time_point begin_, release_;
+  std::atomic<int64_t> release_ns_{0};
+  Clock::time_point begin_;
   int live_at_release_ = 0;
   int parked_at_release_ = 0;
   bool barrier_complete_ = false;
@@ -1009,6 +1047,7 @@ void Seat::Handle(const v1::PlayResponse& response) {
         const auto us = std::chrono::duration_cast<std::chrono::microseconds>(
                             Clock::now() - *decision_start_)
                             .count();
+        std::lock_guard<std::mutex> lock(stats.latencies_mu);
         stats.latencies_us.push_back(static_cast<uint32_t>(us));
         decision_start_.reset();
       }
@@ -1022,7 +1061,6 @@ void Seat::Handle(const v1::PlayResponse& response) {
       const v1::PlayError& error = response.error();
       if (error.faulted()) {
         stats.Add(stats.faults);
-        if (error.decision_id() == 0) stats.Add(stats.seed_faults);
         if (error.message().find("TIMEOUT") != std::string::npos) {
           stats.Add(stats.timeouts);
         }
@@ -1263,10 +1301,13 @@ int ClientMain() {
     tmp_root = env != nullptr && *env != '\0' ? env : "/tmp";
   }
   std::string dir_template = tmp_root + "/bench_load.XXXXXX";
-  if (mkdtemp(dir_template.data()) == nullptr) {
+  if (absl::GetFlag(FLAGS_attach_dir).empty() &&
+      mkdtemp(dir_template.data()) == nullptr) {
     return Fail("cannot create a temporary directory under " + tmp_root);
   }
-  const std::string dir = dir_template;
+  // Attached to a server started by hand: nothing of ours to create or remove.
+  const std::string dir =
+      absl::GetFlag(FLAGS_attach_dir).empty() ? dir_template : "";
   std::string admin_token = MintToken().token;
   if (!absl::GetFlag(FLAGS_attach_dir).empty()) {
     const char* env = std::getenv(kAdminTokenEnv);
@@ -1286,7 +1327,7 @@ int ClientMain() {
                            absl::GetFlag(FLAGS_attach_pid));
   auto cleanup = [&] {
     server->Stop();
-    if (!absl::GetFlag(FLAGS_keep_data)) {
+    if (!absl::GetFlag(FLAGS_keep_data) && !dir.empty()) {
       std::error_code ignored;
       std::filesystem::remove_all(dir, ignored);
     }
@@ -1296,6 +1337,9 @@ int ClientMain() {
     return Fail(std::string(port.status().message()));
   }
   const pid_t server_pid = server->pid();
+  const std::string data_dir = absl::GetFlag(FLAGS_attach_dir).empty()
+                                   ? dir
+                                   : absl::GetFlag(FLAGS_attach_dir);
 
   // The watchdog: the run ends by itself, whatever happens.
   std::atomic<bool> done{false};
@@ -1305,7 +1349,7 @@ int ClientMain() {
     while (!done.load()) {
       if (!server->Alive()) {
         std::cerr << "bench_load: the server process died\n";
-        if (!absl::GetFlag(FLAGS_keep_data)) {
+        if (!absl::GetFlag(FLAGS_keep_data) && !dir.empty()) {
           std::error_code ignored;
           std::filesystem::remove_all(dir, ignored);
         }
@@ -1315,7 +1359,7 @@ int ClientMain() {
         std::cerr << "bench_load: aborted after --max_seconds="
                   << absl::GetFlag(FLAGS_max_seconds) << "\n";
         if (absl::GetFlag(FLAGS_attach_dir).empty()) kill(server_pid, SIGKILL);
-        if (!absl::GetFlag(FLAGS_keep_data)) {
+        if (!absl::GetFlag(FLAGS_keep_data) && !dir.empty()) {
           std::error_code ignored;
           std::filesystem::remove_all(dir, ignored);
         }
@@ -1385,6 +1429,11 @@ int ClientMain() {
     load->Begin();
     double server_cpu0 = 0, client_cpu0 = 0;
     load->OpenBarrier([&] {
+      if (const int pause = absl::GetFlag(FLAGS_pause_at_barrier_ms); pause > 0) {
+        std::cerr << "bench_load: every match live; pausing " << pause
+                  << " ms\n";
+        std::this_thread::sleep_for(std::chrono::milliseconds(pause));
+      }
       at_release = ReadStatus(server_pid);
       heap_release = server->HeapKib();
       at_start = Take(workers);
@@ -1402,11 +1451,10 @@ int ClientMain() {
   const ProcStatus after_load = ReadStatus(server_pid);
   heap_after_load = server->HeapKib();
 
-  uint64_t faults = 0, timeouts = 0, play_errors = 0, seed_faults = 0;
+  uint64_t faults = 0, timeouts = 0, play_errors = 0;
   std::vector<uint32_t> latencies;
   for (auto& w : workers) {
     faults += w->stats().faults.load();
-    seed_faults += w->stats().seed_faults.load();
     timeouts += w->stats().timeouts.load();
     play_errors += w->stats().errors.load();
   }
@@ -1443,8 +1491,13 @@ int ClientMain() {
     echo_done = echo->WaitDone(Clock::now() + std::chrono::seconds(10));
   }
 
-  for (auto& w : workers) w->Shutdown();  // All streams are finished.
+  // Every stream is finished unless the run failed (then the process
+  // exits with the streams as they are).
+  if (load_done && echo_done) {
+    for (auto& w : workers) w->Shutdown();
+  }
   for (auto& w : workers) {
+    std::lock_guard<std::mutex> lock(w->stats().latencies_mu);
     latencies.insert(latencies.end(), w->stats().latencies_us.begin(),
                      w->stats().latencies_us.end());
   }
@@ -1458,7 +1511,7 @@ int ClientMain() {
     for (int i = 0; i < want; ++i) {
       const std::string& id = ids[(static_cast<size_t>(i) * ids.size()) / want];
       absl::StatusOr<std::string> bytes = ReadFileToString(
-          absl::StrCat(dir, "/logs/rock_paper_pyramid-", id, ".pyrlog"));
+          absl::StrCat(data_dir, "/logs/rock_paper_pyramid-", id, ".pyrlog"));
       ++verified;
       if (!bytes.ok()) continue;
       const Verdict verdict = VerifyLog(*bytes, VerifyOptions());
@@ -1539,7 +1592,7 @@ int ClientMain() {
   Row("decision latency max", Ms(latencies.empty() ? 0 : latencies.back()),
       "  the set-up are timed from the release)");
   Row("faults (PlayError faulted=true)", absl::StrCat(faults),
-      absl::StrCat(seed_faults, " of them in the seed decision"));
+      faults == 0 ? "" : absl::StrCat("by decision: ", load->FaultSummary()));
   Row("  of which timeouts", absl::StrCat(timeouts),
       absl::StrCat("commit and reveal deadlines of ", options.deadline_ms,
                    " ms"));
@@ -1634,6 +1687,9 @@ int ClientMain() {
   }
   for (const std::string& e : load->stream_errors()) {
     std::cout << "  stream error: " << e << "\n";
+  }
+  if (absl::GetFlag(FLAGS_keep_data) && !dir.empty()) {
+    std::cout << "  server data kept in " << dir << "\n";
   }
   std::cout << std::flush;
   const bool complete = load_done && all_ended && echo_done && genuine == verified;

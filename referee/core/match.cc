@@ -484,6 +484,7 @@ absl::Status Match::Finish(v1::Outcome outcome) {
   if (absl::Status s = Log(std::move(record)); !s.ok()) return s;
   absl::Status sealed = log_->Seal();
   if (!sealed.ok()) broken_ = sealed;
+  log_.reset();  // Closes the file: a sealed log takes no more records.
   return sealed;
 }
 

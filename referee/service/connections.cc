@@ -27,13 +27,13 @@ void Connections::Detach(const std::string& key, const PlaySink* sink) {
 }
 
 std::shared_ptr<PlaySink> Connections::Find(const std::string& key) const {
-  absl::MutexLock lock(&mu_);
+  absl::ReaderMutexLock lock(&mu_);
   auto it = sinks_.find(key);
   return it == sinks_.end() ? nullptr : it->second;
 }
 
 void Connections::CloseAll(int code, const std::string& message) {
-  std::map<std::string, std::shared_ptr<PlaySink>> sinks;
+  absl::flat_hash_map<std::string, std::shared_ptr<PlaySink>> sinks;
   {
     absl::MutexLock lock(&mu_);
     sinks.swap(sinks_);

@@ -3,10 +3,10 @@
 #ifndef PYRAMID_REFEREE_SERVICE_CONNECTIONS_H_
 #define PYRAMID_REFEREE_SERVICE_CONNECTIONS_H_
 
-#include <map>
 #include <memory>
 #include <string>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/synchronization/mutex.h"
 #include "pyramid/referee/v1/referee_service.pb.h"
 
@@ -41,7 +41,9 @@ class Connections {
 
  private:
   mutable absl::Mutex mu_;
-  std::map<std::string, std::shared_ptr<PlaySink>> sinks_ ABSL_GUARDED_BY(mu_);
+  // Looked up for every message sent: hashed, read under a shared lock.
+  absl::flat_hash_map<std::string, std::shared_ptr<PlaySink>> sinks_
+      ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace pyramid

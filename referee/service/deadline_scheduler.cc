@@ -18,9 +18,19 @@ DeadlineScheduler::~DeadlineScheduler() {
 
 void DeadlineScheduler::Schedule(const std::string& match_id,
                                  absl::Time when) {
-  if (when == absl::InfiniteFuture()) return;
   absl::MutexLock lock(&mu_);
-  queue_.push({when, match_id});
+  if (when == absl::InfiniteFuture()) {
+    auto it = deadlines_.find(match_id);
+    if (it == deadlines_.end()) return;
+    it->second.when = when;  // Its queue entry, if any, forgets it.
+    return;
+  }
+  Deadline& deadline = deadlines_[match_id];
+  deadline.when = when;
+  if (when < deadline.queued) {
+    queue_.push({when, match_id});
+    deadline.queued = when;
+  }
 }
 
 void DeadlineScheduler::Loop() {
@@ -40,8 +50,26 @@ void DeadlineScheduler::Loop() {
       if (stop_) return;
       const absl::Time now = absl::Now();
       while (!queue_.empty() && queue_.top().when <= now) {
-        due.push_back(queue_.top().match_id);
+        Entry entry = queue_.top();
         queue_.pop();
+        auto it = deadlines_.find(entry.match_id);
+        if (it == deadlines_.end()) continue;
+        Deadline& deadline = it->second;
+        if (entry.when == deadline.queued) {
+          deadline.queued = absl::InfiniteFuture();
+        }
+        if (deadline.when <= now) {
+          deadline.when = absl::InfiniteFuture();
+          due.push_back(entry.match_id);
+        } else if (deadline.when < deadline.queued) {
+          // The deadline moved later since this entry was queued.
+          queue_.push({deadline.when, entry.match_id});
+          deadline.queued = deadline.when;
+        }
+        if (deadline.when == absl::InfiniteFuture() &&
+            deadline.queued == absl::InfiniteFuture()) {
+          deadlines_.erase(it);
+        }
       }
     }
     for (const std::string& match_id : due) fire_(match_id);

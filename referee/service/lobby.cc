@@ -214,7 +214,7 @@ std::vector<std::pair<std::shared_ptr<MatchHost>, int>> Lobby::SeatsOf(
 }
 
 std::shared_ptr<MatchHost> Lobby::FindMatch(const std::string& match_id) const {
-  absl::MutexLock lock(&mu_);
+  absl::ReaderMutexLock lock(&mu_);
   auto it = matches_.find(match_id);
   return it == matches_.end() ? nullptr : it->second;
 }

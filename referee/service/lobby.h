@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "pyramid/referee/v1/referee_service.pb.h"
@@ -76,7 +77,8 @@ class Lobby {
   TokenTable tokens_;
 
   mutable absl::Mutex mu_;
-  std::map<std::string, std::shared_ptr<MatchHost>> matches_
+  // Looked up on every Play message: hashed, and read under a shared lock.
+  absl::flat_hash_map<std::string, std::shared_ptr<MatchHost>> matches_
       ABSL_GUARDED_BY(mu_);
   std::vector<std::string> order_ ABSL_GUARDED_BY(mu_);  // Creation order.
   std::map<std::string, Bot> bots_ ABSL_GUARDED_BY(mu_);
