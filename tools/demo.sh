@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# The main job: installs what is missing, builds, plays a handful of
-# in-process Rock, Paper, Pyramid! matches between random players (classic,
-# red, and winner-takes-all), writes their signed logs, and verifies every
-# log with the standalone verifier against the pinned referee key.
+# The main job: installs what is missing, builds, starts a referee
+# (build/bin/referee), and for every game with a demo tournament file in
+# tools/demo/ plays a short tournament between separate reference-bot
+# processes. Every log is verified (by the runner, and again here with
+# `replay verify` against the referee's key); the standings are printed; the
+# referee is stopped; the output says where everything is.
 #
-# OUT (default out/demo) names the directory for the logs and the key.
+# OUT (default out/demo) names the output directory.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/setup.sh
@@ -14,21 +16,36 @@ out=${OUT:-out/demo}
 rm -rf "$out"
 mkdir -p "$out"
 
-"$bin/keygen" --out="$out/referee.key" >/dev/null
-echo "== playing matches (logs in $out)"
-"$bin/selfplay" --game=rock_paper_pyramid --matches=4 --key="$out/referee.key" \
-  --out="$out/classic"
-"$bin/selfplay" --game=rock_paper_pyramid --matches=3 --key="$out/referee.key" \
-  --options='rock_paper_pyramid { red: true }' --out="$out/red"
-"$bin/selfplay" --game=rock_paper_pyramid --matches=3 --key="$out/referee.key" \
-  --options='rock_paper_pyramid { winner_takes: RPP_TAKES_ALL }' \
-  --out="$out/winner-takes-all"
+"$bin/referee" --listen=127.0.0.1:0 --port_file="$out/referee.port" \
+  --data_dir="$out/referee" >"$out/referee.out" 2>&1 &
+referee_pid=$!
+trap 'kill "$referee_pid" 2>/dev/null || true' EXIT
+for _ in $(seq 100); do [[ -s "$out/referee.port" ]] && break; sleep 0.1; done
+[[ -s "$out/referee.port" ]] || { cat "$out/referee.out"; exit 1; }
+address="127.0.0.1:$(cat "$out/referee.port")"
+cat "$out/referee.out"
 
-echo "== verifying every log against the referee key $out/referee.key.pub"
-"$bin/replay" verify --key="$out/referee.key.pub" "$out"/*/*.pyrlog
+status=0
+for file in tools/demo/*.txt; do
+  game=$(basename "$file" .txt)
+  echo
+  echo "== demo tournament: $game"
+  "$bin/tournament" "$file" --referee="$address" \
+    --referee_key="$out/referee/referee.key.pub" \
+    --admin_token_file="$out/referee/admin.token" \
+    --output_dir="$out/$game" || status=1
+  echo "== replay verify --key $out/referee/referee.key.pub $out/$game/logs/*"
+  "$bin/replay" verify --key="$out/referee/referee.key.pub" \
+    "$out/$game"/logs/*.pyrlog | sed 's/; referee key pinned//' | tail -n 3 \
+    || status=1
+  echo "   ($(ls "$out/$game"/logs/*.pyrlog | wc -l) logs verified)"
+done
 
-first=$(ls "$out"/classic/*.pyrlog | head -n 1)
-echo "== transcript of $first"
-"$bin/replay" show "$first"
+kill -TERM "$referee_pid"
+wait "$referee_pid" || true
+trap - EXIT
 echo
-echo "Logs: $out  (replay show LOG | replay export --json LOG | replay verify --key $out/referee.key.pub LOG)"
+echo "Referee stopped. Logs: $out/<game>/logs (results.json beside them);"
+echo "referee key: $out/referee/referee.key.pub; transcript of a match:"
+echo "  $bin/replay show \$(ls $out/rock_paper_pyramid/logs/*.pyrlog | head -n 1)"
+exit $status

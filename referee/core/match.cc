@@ -484,6 +484,7 @@ absl::Status Match::Finish(v1::Outcome outcome) {
   if (absl::Status s = Log(std::move(record)); !s.ok()) return s;
   absl::Status sealed = log_->Seal();
   if (!sealed.ok()) broken_ = sealed;
+  log_.reset();  // Closes the file: a sealed log takes no more records.
   return sealed;
 }
 
@@ -500,6 +501,15 @@ v1::Observation Match::PublicView() const {
 std::vector<v1::Action> Match::LegalActions(int seat) const {
   if (!session_ || finished_) return {};
   return session_->state().LegalActions(seat);
+}
+
+}  // namespace pyramid
+
+namespace pyramid {
+
+bool Match::ListsLegalActions() const {
+  return session_.has_value() && !finished_ &&
+         session_->state().ListsLegalActions();
 }
 
 }  // namespace pyramid

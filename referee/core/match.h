@@ -121,6 +121,9 @@ class Match {
   // The legal actions of `seat` in the open decision (the seed decision has
   // none listed: any 32 bytes).
   std::vector<v1::Action> LegalActions(int seat) const;
+  // Whether LegalActions lists every legal action (false in the seed
+  // decision and for games that do not list them).
+  bool ListsLegalActions() const;
 
   // The outcome, once finished.
   const v1::Outcome& outcome() const { return outcome_; }

@@ -1,5 +1,9 @@
 #include "referee/crypto/bytes.h"
 
+#include <sodium.h>
+
+#include <cstdlib>
+
 #include "absl/status/status.h"
 #include "absl/strings/escaping.h"
 
@@ -19,6 +23,13 @@ absl::StatusOr<std::string> FromHex(std::string_view hex) {
     }
   }
   return absl::HexStringToBytes(absl::string_view(hex.data(), hex.size()));
+}
+
+std::string SystemRandomBytes(size_t n) {
+  if (sodium_init() < 0) std::abort();
+  std::string bytes(n, '\0');
+  randombytes_buf(bytes.data(), n);
+  return bytes;
 }
 
 void AppendU32Be(std::string& out, uint32_t value) {

@@ -26,6 +26,9 @@ std::string ToHex(std::string_view bytes);
 // Parses hex (either case, even length, no prefix or separators).
 absl::StatusOr<std::string> FromHex(std::string_view hex);
 
+// `n` bytes from the operating system's cryptographic randomness.
+std::string SystemRandomBytes(size_t n);
+
 // Appends big-endian encodings (the protocol's u32be / u64be).
 void AppendU32Be(std::string& out, uint32_t value);
 void AppendU64Be(std::string& out, uint64_t value);

@@ -1,0 +1,51 @@
+// Routes messages to the client streams of the referee service. Knows
+// nothing of gRPC: a stream is a Sink that queues messages without blocking.
+#ifndef PYRAMID_REFEREE_SERVICE_CONNECTIONS_H_
+#define PYRAMID_REFEREE_SERVICE_CONNECTIONS_H_
+
+#include <memory>
+#include <string>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/synchronization/mutex.h"
+#include "pyramid/referee/v1/referee_service.pb.h"
+
+namespace pyramid {
+
+// A client stream's outgoing side. Send queues and returns at once; messages
+// arrive in the order sent. Close ends the stream with `status` once the
+// queue is written. Both may be called from any thread; calls after the
+// stream is gone are ignored.
+template <typename Message>
+class Sink {
+ public:
+  virtual ~Sink() = default;
+  virtual void Send(Message message) = 0;
+  virtual void Close(int code, std::string message) = 0;
+};
+
+using PlaySink = Sink<referee::v1::PlayResponse>;
+using WatchSink = Sink<referee::v1::WatchEvent>;
+
+// The current Play stream of each principal (Principal::Key()).
+class Connections {
+ public:
+  // Makes `sink` the stream of `key`; a previous stream is closed ABORTED.
+  void Attach(const std::string& key, std::shared_ptr<PlaySink> sink);
+  // Forgets `sink` if it is still the stream of `key`.
+  void Detach(const std::string& key, const PlaySink* sink);
+  // The stream of `key`, or null.
+  std::shared_ptr<PlaySink> Find(const std::string& key) const;
+  // Closes every stream (shutdown).
+  void CloseAll(int code, const std::string& message);
+
+ private:
+  mutable absl::Mutex mu_;
+  // Looked up for every message sent: hashed, read under a shared lock.
+  absl::flat_hash_map<std::string, std::shared_ptr<PlaySink>> sinks_
+      ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace pyramid
+
+#endif  // PYRAMID_REFEREE_SERVICE_CONNECTIONS_H_

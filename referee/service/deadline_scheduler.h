@@ -1,0 +1,57 @@
+// Calls back when matches' deadlines come due, from one background thread.
+#ifndef PYRAMID_REFEREE_SERVICE_DEADLINE_SCHEDULER_H_
+#define PYRAMID_REFEREE_SERVICE_DEADLINE_SCHEDULER_H_
+
+#include <functional>
+#include <queue>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+
+namespace pyramid {
+
+class DeadlineScheduler {
+ public:
+  // `fire(match_id)` runs on the scheduler's thread when the deadline last
+  // scheduled for that match is due. Firing early or twice must be harmless
+  // (the match re-checks its own deadlines).
+  explicit DeadlineScheduler(std::function<void(const std::string&)> fire);
+  ~DeadlineScheduler();  // Stops the thread.
+
+  // Sets the match's next deadline to `when`, replacing the one given
+  // before (InfiniteFuture: none). A match's deadline moves at every phase
+  // of every decision; the queue keeps one entry per match where it can
+  // (a later deadline waits behind the entry already queued, which requeues
+  // it when it comes up) instead of one that fires for nothing per move.
+  void Schedule(const std::string& match_id, absl::Time when);
+
+ private:
+  void Loop();
+
+  struct Entry {
+    absl::Time when;
+    std::string match_id;
+    bool operator>(const Entry& other) const { return when > other.when; }
+  };
+  struct Deadline {
+    absl::Time when = absl::InfiniteFuture();    // The match's deadline.
+    absl::Time queued = absl::InfiniteFuture();  // Its earliest queue entry.
+  };
+
+  const std::function<void(const std::string&)> fire_;
+  absl::Mutex mu_;
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<>> queue_
+      ABSL_GUARDED_BY(mu_);
+  // Matches with a deadline or a queue entry.
+  absl::flat_hash_map<std::string, Deadline> deadlines_ ABSL_GUARDED_BY(mu_);
+  bool stop_ ABSL_GUARDED_BY(mu_) = false;
+  std::thread thread_;
+};
+
+}  // namespace pyramid
+
+#endif  // PYRAMID_REFEREE_SERVICE_DEADLINE_SCHEDULER_H_

@@ -1,0 +1,41 @@
+// A referee service running inside another program (the tournament runner,
+// tests): a Lobby and its gRPC server on a free loopback port, plaintext,
+// with health checking and reflection on, as the `referee` binary has.
+#ifndef PYRAMID_REFEREE_SERVICE_EMBEDDED_REFEREE_H_
+#define PYRAMID_REFEREE_SERVICE_EMBEDDED_REFEREE_H_
+
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "grpcpp/grpcpp.h"
+#include "referee/service/lobby.h"
+#include "referee/service/referee_service.h"
+
+namespace pyramid {
+
+class EmbeddedReferee {
+ public:
+  // Starts serving on 127.0.0.1 (a free port). `options.admin_token` may be
+  // empty: a fresh one is minted.
+  static absl::StatusOr<std::unique_ptr<EmbeddedReferee>> Start(
+      LobbyOptions options);
+  // Checkpoints running matches and stops the server.
+  ~EmbeddedReferee();
+
+  const std::string& address() const { return address_; }
+  const std::string& admin_token() const { return admin_token_; }
+  Lobby& lobby() { return *lobby_; }
+
+ private:
+  EmbeddedReferee() = default;
+  std::string address_;
+  std::string admin_token_;
+  std::unique_ptr<Lobby> lobby_;
+  std::unique_ptr<RefereeService> service_;
+  std::unique_ptr<grpc::Server> server_;
+};
+
+}  // namespace pyramid
+
+#endif  // PYRAMID_REFEREE_SERVICE_EMBEDDED_REFEREE_H_

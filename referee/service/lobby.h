@@ -1,0 +1,92 @@
+// The referee service's state, without gRPC: matches, bots and credentials.
+// Creates matches (each writing its log under the log directory), registers
+// bots, authenticates tokens, and fires deadlines. Thread-safe.
+#ifndef PYRAMID_REFEREE_SERVICE_LOBBY_H_
+#define PYRAMID_REFEREE_SERVICE_LOBBY_H_
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "pyramid/referee/v1/referee_service.pb.h"
+#include "referee/core/clock.h"
+#include "referee/core/log_sink.h"
+#include "referee/crypto/ed25519.h"
+#include "referee/service/connections.h"
+#include "referee/service/deadline_scheduler.h"
+#include "referee/service/match_host.h"
+#include "referee/service/token.h"
+
+namespace pyramid {
+
+struct LobbyOptions {
+  std::string log_dir;          // Must exist; logs are created inside it.
+  SigningKey referee_key = SigningKey::Generate();
+  std::string admin_token;      // Required: the CreateMatch/RegisterBot key.
+  uint32_t checkpoint_interval = 64;
+  FsyncPolicy fsync = FsyncPolicy::kCheckpoints;
+  // Clocks used when a CreateMatchRequest leaves every clock at zero.
+  v1::ClockSettings default_clocks;
+};
+
+class Lobby {
+ public:
+  explicit Lobby(LobbyOptions options);
+  ~Lobby();
+
+  absl::StatusOr<v1::CreateMatchResponse> CreateMatch(
+      const v1::CreateMatchRequest& request);
+  absl::StatusOr<v1::RegisterBotResponse> RegisterBot(
+      const v1::RegisterBotRequest& request);
+
+  // The principal of `token`; nullopt when unknown.
+  std::optional<Principal> Authenticate(std::string_view token) const;
+
+  // The (match, seat) pairs a principal plays: its seat, or a bot's seats
+  // in running matches.
+  std::vector<std::pair<std::shared_ptr<MatchHost>, int>> SeatsOf(
+      const Principal& principal);
+
+  std::shared_ptr<MatchHost> FindMatch(const std::string& match_id) const;
+
+  absl::StatusOr<v1::ListMatchesResponse> ListMatches(
+      const v1::ListMatchesRequest& request) const;
+
+  Connections& connections() { return connections_; }
+  const std::string& referee_public_key() const { return public_key_; }
+
+  // Checkpoints every running match (their logs then verify as prefixes).
+  void SuspendAll();
+
+ private:
+  struct Bot {
+    std::string name;
+    std::string public_key;
+    std::vector<std::pair<std::string, int>> seats;  // (match id, seat).
+  };
+
+  LobbyOptions options_;
+  const std::string public_key_;
+  Connections connections_;
+  TokenTable tokens_;
+
+  mutable absl::Mutex mu_;
+  // Looked up on every Play message: hashed, and read under a shared lock.
+  absl::flat_hash_map<std::string, std::shared_ptr<MatchHost>> matches_
+      ABSL_GUARDED_BY(mu_);
+  std::vector<std::string> order_ ABSL_GUARDED_BY(mu_);  // Creation order.
+  std::map<std::string, Bot> bots_ ABSL_GUARDED_BY(mu_);
+
+  // Last: its thread calls back into the members above.
+  std::unique_ptr<DeadlineScheduler> scheduler_;
+};
+
+}  // namespace pyramid
+
+#endif  // PYRAMID_REFEREE_SERVICE_LOBBY_H_

@@ -1,0 +1,367 @@
+#include "referee/service/match_host.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "referee/crypto/bytes.h"
+
+namespace pyramid {
+namespace {
+
+constexpr int kOk = 0;
+
+int64_t UnixMs(absl::Time t) {
+  return t == absl::InfiniteFuture() ? 0 : absl::ToUnixMillis(t);
+}
+
+// The index of `seat` in the decision, or -1.
+int IndexIn(const DecisionView& decision, int seat) {
+  auto it = std::find(decision.seats.begin(), decision.seats.end(), seat);
+  return it == decision.seats.end() ? -1
+                                    : static_cast<int>(it - decision.seats.begin());
+}
+
+}  // namespace
+
+MatchHost::MatchHost(std::unique_ptr<Match> match, v1::GameConfig game,
+                     std::vector<HostedSeat> seats, v1::ClockSettings clocks,
+                     v1::ForfeitPolicy policy, std::string log_path,
+                     int64_t created_unix_ms, Connections* connections,
+                     std::function<void(absl::Time)> on_deadline)
+    : match_id_(ToHex(match->match_id())),
+      game_(std::move(game)),
+      seats_(std::move(seats)),
+      clocks_(std::move(clocks)),
+      policy_(policy),
+      log_path_(std::move(log_path)),
+      created_unix_ms_(created_unix_ms),
+      connections_(connections),
+      on_deadline_(std::move(on_deadline)),
+      match_(std::move(match)) {
+  match_->set_listener([this](const v1::LogRecord& record)
+                           ABSL_NO_THREAD_SAFETY_ANALYSIS { OnRecord(record); });
+}
+
+void MatchHost::SendToSeat(int seat, v1::PlayResponse message) {
+  if (std::shared_ptr<PlaySink> sink =
+          connections_->Find(seats_[seat].route_key)) {
+    sink->Send(std::move(message));
+  }
+}
+
+void MatchHost::SendToWatchers(const v1::WatchEvent& event) {
+  for (const std::shared_ptr<WatchSink>& watcher : watchers_) {
+    watcher->Send(event);
+  }
+}
+
+void MatchHost::SendError(int seat, uint64_t decision_id,
+                          const absl::Status& status, bool faulted) {
+  v1::PlayResponse message;
+  v1::PlayError* error = message.mutable_error();
+  error->set_match_id(match_id_);
+  error->set_seat(seat);
+  error->set_decision_id(decision_id);
+  error->set_code(static_cast<int>(status.code()));
+  error->set_message(std::string(status.message()));
+  error->set_faulted(faulted);
+  SendToSeat(seat, std::move(message));
+}
+
+void MatchHost::SendDecisionRequest(int seat) {
+  const std::optional<DecisionView> decision = match_->decision();
+  const int index = IndexIn(*decision, seat);
+  v1::PlayResponse message;
+  v1::DecisionRequest* request = message.mutable_decision();
+  request->set_match_id(match_id_);
+  request->set_game(game_.game());
+  request->set_seat(seat);
+  request->set_num_seats(num_seats());
+  request->set_decision_id(decision->id);
+  for (int s : decision->seats) request->add_acting_seats(s);
+  request->set_simultaneous(decision->simultaneous);
+  if (decision->id != 0) {
+    *request->mutable_observation() = match_->ObservationFor(seat);
+  }
+  request->set_legal_actions_listed(match_->ListsLegalActions());
+  for (v1::Action& action : match_->LegalActions(seat)) {
+    *request->add_legal_actions() = std::move(action);
+  }
+  request->set_commit_deadline_unix_ms(UnixMs(decision->deadlines[index]));
+  request->set_committed(!match_->AwaitsCommit(seat));
+  SendToSeat(seat, std::move(message));
+}
+
+void MatchHost::SendRevealRequests() {
+  const std::optional<DecisionView> decision = match_->decision();
+  for (size_t i = 0; i < decision->seats.size(); ++i) {
+    const int seat = decision->seats[i];
+    if (!match_->AwaitsReveal(seat)) continue;
+    v1::PlayResponse message;
+    v1::RevealRequest* request = message.mutable_reveal_request();
+    request->set_match_id(match_id_);
+    request->set_seat(seat);
+    request->set_decision_id(decision->id);
+    request->set_reveal_deadline_unix_ms(UnixMs(decision->deadlines[i]));
+    SendToSeat(seat, std::move(message));
+  }
+}
+
+void MatchHost::FlushRevealAck() {
+  if (!pending_reveal_ack_) return;
+  const auto [seat, decision_id] = *pending_reveal_ack_;
+  pending_reveal_ack_.reset();
+  v1::PlayResponse message;
+  v1::RevealAck* ack = message.mutable_reveal_ack();
+  ack->set_match_id(match_id_);
+  ack->set_seat(seat);
+  ack->set_decision_id(decision_id);
+  SendToSeat(seat, std::move(message));
+}
+
+// Called by the Match for every record it logs, with the game state exactly
+// as it is right after that record.
+void MatchHost::OnRecord(const v1::LogRecord& record) {
+  logged_ = true;
+  if (record.kind_case() == v1::LogRecord::kFault && pending_reveal_ack_ &&
+      pending_reveal_ack_->first == static_cast<int>(record.fault().seat())) {
+    pending_reveal_ack_.reset();  // The reveal was not usable: no ack.
+  }
+  FlushRevealAck();
+  v1::WatchEvent event;
+  switch (record.kind_case()) {
+    case v1::LogRecord::kDecisionOpened: {
+      const v1::DecisionOpened& opened = record.decision_opened();
+      for (uint32_t seat : opened.seats()) SendDecisionRequest(seat);
+      v1::PublicDecision* d = event.mutable_decision();
+      d->set_decision_id(opened.decision_id());
+      *d->mutable_seats() = opened.seats();
+      d->set_simultaneous(opened.simultaneous());
+      break;
+    }
+    case v1::LogRecord::kCommit: {
+      const v1::Commit& commit = record.commit();
+      v1::PlayResponse message;
+      v1::CommitAck* ack = message.mutable_commit_ack();
+      ack->set_match_id(match_id_);
+      ack->set_seat(commit.seat());
+      ack->set_decision_id(commit.decision_id());
+      ack->set_received_unix_ms(commit.received_unix_ms());
+      SendToSeat(commit.seat(), std::move(message));
+      event.mutable_commit()->set_decision_id(commit.decision_id());
+      event.mutable_commit()->set_seat(commit.seat());
+      break;
+    }
+    case v1::LogRecord::kReveal:
+      pending_reveal_ack_.emplace(static_cast<int>(record.reveal().seat()),
+                                  record.reveal().decision_id());
+      return;  // Reveal contents are never forwarded.
+    case v1::LogRecord::kFault: {
+      const v1::Fault& fault = record.fault();
+      // The codes of the proto's PlayError comment: a missed deadline is
+      // FAILED_PRECONDITION; a mismatched reveal or an illegal action is
+      // INVALID_ARGUMENT.
+      const bool timeout = fault.reason() == v1::FAULT_COMMIT_TIMEOUT ||
+                           fault.reason() == v1::FAULT_REVEAL_TIMEOUT;
+      SendError(fault.seat(), fault.decision_id(),
+                absl::Status(timeout ? absl::StatusCode::kFailedPrecondition
+                                     : absl::StatusCode::kInvalidArgument,
+                             absl::StrCat(v1::FaultReason_Name(fault.reason()),
+                                          ": ", fault.detail(), " (",
+                                          v1::FaultConsequence_Name(
+                                              fault.consequence()),
+                                          ")")),
+                /*faulted=*/true);
+      *event.mutable_fault() = fault;
+      break;
+    }
+    case v1::LogRecord::kSeedReveal:
+    case v1::LogRecord::kApplied: {
+      // The seed itself is never sent: it determines every hidden deal.
+      const uint64_t decision_id =
+          record.kind_case() == v1::LogRecord::kApplied
+              ? record.applied().decision_id()
+              : 0;
+      for (int seat = 0; seat < num_seats(); ++seat) {
+        v1::PlayResponse message;
+        v1::DecisionResult* result = message.mutable_result();
+        result->set_match_id(match_id_);
+        result->set_seat(seat);
+        result->set_decision_id(decision_id);
+        *result->mutable_observation() = match_->ObservationFor(seat);
+        SendToSeat(seat, std::move(message));
+      }
+      if (watchers_.empty()) return;  // The public view costs a full copy.
+      event.mutable_view()->set_decision_id(decision_id);
+      *event.mutable_view()->mutable_view() = match_->PublicView();
+      break;
+    }
+    case v1::LogRecord::kOutcome:
+      // Announced by Run() once the call returns: the seal follows the
+      // outcome, and nobody may learn of the end before the log is sealed.
+      ended_ = true;
+      return;
+    default:
+      return;
+  }
+  SendToWatchers(event);
+}
+
+void MatchHost::AnnounceEnd() {
+  ended_ = false;
+  const v1::Outcome& outcome = match_->outcome();
+  for (int seat = 0; seat < num_seats(); ++seat) {
+    v1::PlayResponse message;
+    v1::MatchEnded* ended = message.mutable_match_ended();
+    ended->set_match_id(match_id_);
+    ended->set_seat(seat);
+    *ended->mutable_outcome() = outcome;
+    SendToSeat(seat, std::move(message));
+  }
+  v1::WatchEvent event;
+  *event.mutable_outcome() = outcome;
+  SendToWatchers(event);
+  for (const auto& watcher : watchers_) watcher->Close(kOk, "");
+  watchers_.clear();
+}
+
+bool MatchHost::Run(int seat, uint64_t decision_id, const Op& op) {
+  absl::Time next = absl::InfiniteFuture();
+  bool changed = false;
+  bool refused = false;
+  {
+    absl::MutexLock lock(&mu_);
+    const std::optional<DecisionView> before = match_->decision();
+    logged_ = false;
+    const absl::Status status = op(*match_);
+    FlushRevealAck();
+    const std::optional<DecisionView> after = match_->decision();
+    if (after && after->reveal_phase &&
+        !(before && before->id == after->id && before->reveal_phase)) {
+      SendRevealRequests();
+    }
+    // Errors the match logged were pushed as faults; the others go here.
+    if (ended_) AnnounceEnd();
+    refused = !status.ok() && !logged_;
+    if (refused && seat >= 0) {
+      SendError(seat, decision_id, status, /*faulted=*/false);
+    }
+    next = match_->NextDeadline();
+    changed = next != scheduled_;
+    scheduled_ = next;
+  }
+  if (changed) on_deadline_(next);
+  return !refused;
+}
+
+void MatchHost::Start() {
+  Run(-1, 0, [](Match&) { return absl::OkStatus(); });
+  for (int seat = 0; seat < num_seats(); ++seat) Resume(seat);
+}
+
+void MatchHost::Resume(int seat) {
+  absl::MutexLock lock(&mu_);
+  const std::optional<DecisionView> decision = match_->decision();
+  if (!decision) {
+    if (match_->finished()) {
+      v1::PlayResponse message;
+      v1::MatchEnded* ended = message.mutable_match_ended();
+      ended->set_match_id(match_id_);
+      ended->set_seat(seat);
+      *ended->mutable_outcome() = match_->outcome();
+      SendToSeat(seat, std::move(message));
+    }
+    return;
+  }
+  const int index = IndexIn(*decision, seat);
+  if (index < 0) return;
+  if (!decision->reveal_phase) {
+    SendDecisionRequest(seat);
+  } else if (match_->AwaitsReveal(seat)) {
+    v1::PlayResponse message;
+    v1::RevealRequest* request = message.mutable_reveal_request();
+    request->set_match_id(match_id_);
+    request->set_seat(seat);
+    request->set_decision_id(decision->id);
+    request->set_reveal_deadline_unix_ms(UnixMs(decision->deadlines[index]));
+    SendToSeat(seat, std::move(message));
+  }
+}
+
+bool MatchHost::Commit(int seat, const v1::CommitMove& commit) {
+  return Run(seat, commit.decision_id(), [&](Match& match) {
+    return match.Commit(seat, commit.decision_id(), commit.commitment(),
+                        commit.signature());
+  });
+}
+
+bool MatchHost::Reveal(int seat, const v1::RevealMove& reveal) {
+  return Run(seat, reveal.decision_id(), [&](Match& match) {
+    return match.Reveal(seat, reveal.decision_id(), reveal.salt(),
+                        reveal.action());
+  });
+}
+
+void MatchHost::CheckDeadlines() {
+  Run(-1, 0, [](Match& match) { return match.CheckDeadlines(); });
+}
+
+absl::Time MatchHost::NextDeadline() const {
+  absl::MutexLock lock(&mu_);
+  return match_->NextDeadline();
+}
+
+void MatchHost::AddWatcher(std::shared_ptr<WatchSink> watcher) {
+  absl::MutexLock lock(&mu_);
+  v1::WatchEvent first;
+  *first.mutable_match() = InfoLocked(*connections_);
+  watcher->Send(std::move(first));
+  if (match_->finished() || !match_->broken().ok()) {
+    watcher->Close(kOk, "");
+    return;
+  }
+  watchers_.push_back(std::move(watcher));
+}
+
+bool MatchHost::finished() const {
+  absl::MutexLock lock(&mu_);
+  return match_->finished();
+}
+
+v1::MatchInfo MatchHost::Info(const Connections& connections) const {
+  absl::MutexLock lock(&mu_);
+  return InfoLocked(connections);
+}
+
+v1::MatchInfo MatchHost::InfoLocked(const Connections& connections) const {
+  v1::MatchInfo info;
+  info.set_match_id(match_id_);
+  *info.mutable_game() = game_;
+  for (const HostedSeat& seat : seats_) {
+    v1::MatchSeatInfo* s = info.add_seats();
+    s->set_name(seat.name);
+    s->set_bot_id(seat.bot_id);
+    s->set_connected(connections.Find(seat.route_key) != nullptr);
+  }
+  if (!match_->broken().ok()) {
+    info.set_status(v1::MATCH_BROKEN);
+  } else if (match_->finished()) {
+    info.set_status(v1::MATCH_FINISHED);
+    *info.mutable_outcome() = match_->outcome();
+  } else {
+    info.set_status(v1::MATCH_RUNNING);
+    info.set_decision_id(match_->decision()->id);
+  }
+  info.set_created_unix_ms(created_unix_ms_);
+  *info.mutable_clocks() = clocks_;
+  info.set_forfeit_policy(policy_);
+  return info;
+}
+
+void MatchHost::Suspend() {
+  absl::MutexLock lock(&mu_);
+  match_->Checkpoint().IgnoreError();
+}
+
+}  // namespace pyramid

@@ -1,0 +1,136 @@
+// One running match inside the referee service: the Match (which is not
+// thread-safe) behind a mutex, plus the translation of its protocol events
+// into messages for the seats' Play streams and for watchers.
+//
+// What is pushed, and to whom:
+//   * a seat that must commit gets a DecisionRequest (its own observation,
+//     legal actions, its deadline); when every commitment is in, each seat of
+//     the decision gets a RevealRequest;
+//   * the committing seat gets a CommitAck once the commit is in the log;
+//     the revealing seat a RevealAck once the reveal is in the log and usable;
+//     refused messages and faults get a PlayError;
+//   * after every applied decision or automatic move, every seat gets a
+//     DecisionResult with its own observation; at the end, MatchEnded;
+//   * watchers get only public events: decisions opened, commits (no
+//     content), faults, the public view after each move, the outcome.
+// Nothing is pushed that the seat or watcher may not see: observations come
+// from the game's redaction, and no reveal content is forwarded.
+#ifndef PYRAMID_REFEREE_SERVICE_MATCH_HOST_H_
+#define PYRAMID_REFEREE_SERVICE_MATCH_HOST_H_
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "pyramid/referee/v1/referee_service.pb.h"
+#include "referee/core/match.h"
+#include "referee/service/connections.h"
+
+namespace pyramid {
+
+namespace v1 = ::pyramid::referee::v1;
+
+struct HostedSeat {
+  std::string name;
+  std::string bot_id;     // Empty for a seat-token seat.
+  std::string route_key;  // Principal::Key() of whoever plays it.
+};
+
+class MatchHost {
+ public:
+  // `on_deadline` is called, from the thread of whichever call changed it,
+  // with the match's next deadline each time that deadline changes.
+  MatchHost(std::unique_ptr<Match> match, v1::GameConfig game,
+            std::vector<HostedSeat> seats, v1::ClockSettings clocks,
+            v1::ForfeitPolicy policy, std::string log_path,
+            int64_t created_unix_ms, Connections* connections,
+            std::function<void(absl::Time)> on_deadline);
+
+  const std::string& match_id() const { return match_id_; }
+  const std::string& log_path() const { return log_path_; }
+  int num_seats() const { return static_cast<int>(seats_.size()); }
+  const HostedSeat& seat(int i) const { return seats_[i]; }
+
+  // Schedules the first deadline and pushes the seed decision to every seat
+  // already connected. Call once, after the host is findable by match id.
+  void Start();
+
+  // Pushes to `seat` what it owes now (after a (re)connection).
+  void Resume(int seat);
+
+  // A seat's commit / reveal from its Play stream. Replies go to the seat's
+  // current stream. Returns false when the message was refused outright
+  // (nothing logged), which the stream counts against its flood limit.
+  bool Commit(int seat, const v1::CommitMove& commit);
+  bool Reveal(int seat, const v1::RevealMove& reveal);
+
+  // Applies deadlines that have passed.
+  void CheckDeadlines();
+  absl::Time NextDeadline() const;
+
+  // Adds a watcher: it gets the match as it is, then every public event; it
+  // is closed after the outcome (at once if the match is already over).
+  void AddWatcher(std::shared_ptr<WatchSink> watcher);
+
+  v1::MatchInfo Info(const Connections& connections) const;
+  bool finished() const;
+
+  // Writes a checkpoint so the log verifies as a prefix (shutdown).
+  void Suspend();
+
+ private:
+  using Op = std::function<absl::Status(Match&)>;
+  // Runs one Match call and pushes everything it caused. `seat` is the seat
+  // the call acts for (-1: none); `decision_id` names it in errors.
+  // Returns false when the call failed without logging anything.
+  bool Run(int seat, uint64_t decision_id, const Op& op)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  void OnRecord(const v1::LogRecord& record) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void FlushRevealAck() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Tells seats and watchers the match is over (after the seal).
+  void AnnounceEnd() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void SendDecisionRequest(int seat) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void SendRevealRequests() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void SendToSeat(int seat, v1::PlayResponse message)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void SendToWatchers(const v1::WatchEvent& event)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void SendError(int seat, uint64_t decision_id, const absl::Status& status,
+                 bool faulted) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  v1::MatchInfo InfoLocked(const Connections& connections) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  const std::string match_id_;
+  const v1::GameConfig game_;
+  const std::vector<HostedSeat> seats_;
+  const v1::ClockSettings clocks_;
+  const v1::ForfeitPolicy policy_;
+  const std::string log_path_;
+  const int64_t created_unix_ms_;
+  Connections* const connections_;
+  const std::function<void(absl::Time)> on_deadline_;
+
+  mutable absl::Mutex mu_;
+  std::unique_ptr<Match> match_ ABSL_GUARDED_BY(mu_);
+  std::vector<std::shared_ptr<WatchSink>> watchers_ ABSL_GUARDED_BY(mu_);
+  // During Run: the reveal just logged (seat, decision id) that may be acked
+  // once no fault follows it; and whether the call logged anything. The
+  // decision id is kept because the ack may be flushed after the decision
+  // closed (e.g. at the outcome of a forfeit).
+  std::optional<std::pair<int, uint64_t>> pending_reveal_ack_
+      ABSL_GUARDED_BY(mu_);
+  bool logged_ ABSL_GUARDED_BY(mu_) = false;
+  bool ended_ ABSL_GUARDED_BY(mu_) = false;  // Outcome logged, not announced.
+  // The deadline last handed to on_deadline_ (to avoid repeats).
+  absl::Time scheduled_ ABSL_GUARDED_BY(mu_) = absl::InfiniteFuture();
+};
+
+}  // namespace pyramid
+
+#endif  // PYRAMID_REFEREE_SERVICE_MATCH_HOST_H_

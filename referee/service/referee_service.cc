@@ -1,0 +1,368 @@
+#include "referee/service/referee_service.h"
+
+#include <algorithm>
+#include <memory>
+#include <string>
+
+#include "absl/time/clock.h"
+#include "referee/core/log_sink.h"
+#include "referee/service/stream_writer.h"
+
+namespace pyramid {
+namespace {
+
+namespace v1 = ::pyramid::referee::v1;
+
+// The principal named by the call's "authorization: Bearer <token>"
+// metadata; UNAUTHENTICATED when it is missing or unknown.
+absl::StatusOr<Principal> Authenticate(grpc::CallbackServerContext* context,
+                                       const Lobby& lobby) {
+  const auto& metadata = context->client_metadata();
+  auto it = metadata.find("authorization");
+  if (it == metadata.end()) {
+    return absl::UnauthenticatedError("missing authorization metadata");
+  }
+  const std::string value(it->second.data(), it->second.size());
+  std::optional<std::string> token = BearerToken(value);
+  if (!token) {
+    return absl::UnauthenticatedError(
+        "authorization must be \"Bearer <token>\"");
+  }
+  std::optional<Principal> principal = lobby.Authenticate(*token);
+  if (!principal) return absl::UnauthenticatedError("unknown token");
+  return *principal;
+}
+
+absl::Status RequireAdmin(grpc::CallbackServerContext* context,
+                          const Lobby& lobby) {
+  absl::StatusOr<Principal> principal = Authenticate(context, lobby);
+  if (!principal.ok()) return principal.status();
+  if (principal->kind != Principal::Kind::kAdmin) {
+    return absl::PermissionDeniedError("this call needs the admin token");
+  }
+  return absl::OkStatus();
+}
+
+grpc::ServerUnaryReactor* Reply(grpc::CallbackServerContext* context,
+                                const absl::Status& status) {
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  reactor->Finish(ToGrpc(status));
+  return reactor;
+}
+
+// Refused messages a stream may send: a token bucket.
+class FloodGuard {
+ public:
+  FloodGuard(double burst, double refill_per_second)
+      : burst_(burst), refill_(refill_per_second), tokens_(burst),
+        last_(absl::Now()) {}
+  // Spends one token; false when none is left.
+  bool Strike() {
+    const absl::Time now = absl::Now();
+    tokens_ = std::min(burst_, tokens_ + refill_ * absl::ToDoubleSeconds(
+                                                       now - last_));
+    last_ = now;
+    if (tokens_ < 1) return false;
+    tokens_ -= 1;
+    return true;
+  }
+
+ private:
+  const double burst_;
+  const double refill_;
+  double tokens_;
+  absl::Time last_;
+};
+
+class PlayReactor final
+    : public grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer> {
+ public:
+  PlayReactor(grpc::CallbackServerContext* context, Lobby* lobby,
+              const ServiceLimits& limits)
+      : lobby_(lobby),
+        flood_(limits.flood_burst, limits.flood_refill_per_second),
+        writer_(std::make_shared<PlayWriter>(
+            [this](const grpc::ByteBuffer* m) { StartWrite(m); },
+            [this](grpc::Status s) { Finish(s); },
+            limits.max_queued_messages, &Serialize)) {
+    absl::StatusOr<Principal> principal = Authenticate(context, *lobby);
+    if (principal.ok() && principal->kind == Principal::Kind::kAdmin) {
+      principal = absl::PermissionDeniedError(
+          "the admin token plays no seat; use a seat or bot token");
+    }
+    if (!principal.ok()) {
+      writer_->Close(static_cast<int>(principal.status().code()),
+                     std::string(principal.status().message()));
+      return;
+    }
+    principal_ = *principal;
+    key_ = principal_.Key();
+    lobby_->connections().Attach(key_, writer_);
+    for (const auto& [host, seat] : lobby_->SeatsOf(principal_)) {
+      host->Resume(seat);
+    }
+    StartRead(&read_buffer_);
+  }
+
+  void OnReadDone(bool ok) override {
+    if (!ok) {  // The client closed its side (or the call is gone).
+      writer_->Close(grpc::StatusCode::OK, "");
+      return;
+    }
+    const bool parsed = grpc::SerializationTraits<v1::PlayRequest>::Deserialize(
+                            &read_buffer_, &request_)
+                            .ok();
+    const bool go_on =
+        parsed ? Handle(request_)
+               : Refuse("", 0, 0,
+                        absl::InvalidArgumentError(
+                            "malformed message: not a PlayRequest"));
+    if (go_on) StartRead(&read_buffer_);
+  }
+
+  void OnWriteDone(bool ok) override { writer_->OnWriteDone(ok); }
+
+  void OnCancel() override {
+    writer_->Close(grpc::StatusCode::CANCELLED, "cancelled");
+  }
+
+  void OnDone() override {
+    writer_->Detach();
+    if (!key_.empty()) lobby_->connections().Detach(key_, writer_.get());
+    delete this;
+  }
+
+ private:
+  // Handles one client message; false when the stream is being closed.
+  bool Handle(const v1::PlayRequest& request) {
+    const bool is_commit = request.kind_case() == v1::PlayRequest::kCommit;
+    if (!is_commit && request.kind_case() != v1::PlayRequest::kReveal) {
+      return Refuse("", 0, 0,
+                    absl::InvalidArgumentError("empty PlayRequest"));
+    }
+    const std::string& match_id =
+        is_commit ? request.commit().match_id() : request.reveal().match_id();
+    const uint32_t seat =
+        is_commit ? request.commit().seat() : request.reveal().seat();
+    const uint64_t decision_id = is_commit ? request.commit().decision_id()
+                                           : request.reveal().decision_id();
+    std::shared_ptr<MatchHost> host = lobby_->FindMatch(match_id);
+    if (host == nullptr) {
+      return Refuse(match_id, seat, decision_id,
+                    absl::NotFoundError("unknown match"));
+    }
+    if (!Holds(*host, seat)) {
+      return Refuse(match_id, seat, decision_id,
+                    absl::PermissionDeniedError(
+                        "this token does not play that seat"));
+    }
+    const bool accepted = is_commit ? host->Commit(seat, request.commit())
+                                    : host->Reveal(seat, request.reveal());
+    return accepted || Strike();
+  }
+
+  bool Holds(const MatchHost& host, uint32_t seat) const {
+    if (seat >= static_cast<uint32_t>(host.num_seats())) return false;
+    if (principal_.kind == Principal::Kind::kSeat) {
+      return principal_.match_id == host.match_id() &&
+             principal_.seat == static_cast<int>(seat);
+    }
+    return host.seat(seat).bot_id == principal_.bot_id;
+  }
+
+  bool Refuse(const std::string& match_id, uint32_t seat, uint64_t decision,
+              const absl::Status& status) {
+    v1::PlayResponse response;
+    v1::PlayError* error = response.mutable_error();
+    error->set_match_id(match_id);
+    error->set_seat(seat);
+    error->set_decision_id(decision);
+    error->set_code(static_cast<int>(status.code()));
+    error->set_message(std::string(status.message()));
+    writer_->Send(std::move(response));
+    return Strike();
+  }
+
+  // Messages are serialized as they are queued: the queue then holds their
+  // bytes, not their object trees (see StreamWriter).
+  static void Serialize(const v1::PlayResponse& message,
+                        grpc::ByteBuffer* out) {
+    bool own_buffer = false;
+    grpc::SerializationTraits<v1::PlayResponse>::Serialize(message, out,
+                                                           &own_buffer);
+  }
+
+  // Counts a refused message; closes the stream when the client floods.
+  bool Strike() {
+    if (flood_.Strike()) return true;
+    v1::PlayResponse response;
+    response.mutable_error()->set_code(
+        static_cast<int>(absl::StatusCode::kResourceExhausted));
+    response.mutable_error()->set_message(
+        "too many refused messages: closing the stream");
+    writer_->Send(std::move(response));
+    writer_->Close(grpc::StatusCode::RESOURCE_EXHAUSTED,
+                   "too many refused messages");
+    return false;
+  }
+
+  Lobby* const lobby_;
+  FloodGuard flood_;
+  using PlayWriter = StreamWriter<v1::PlayResponse, grpc::ByteBuffer>;
+  const std::shared_ptr<PlayWriter> writer_;
+  Principal principal_;
+  std::string key_;  // Empty when unauthenticated.
+  grpc::ByteBuffer read_buffer_;
+  v1::PlayRequest request_;
+};
+
+class WatchReactor final : public grpc::ServerWriteReactor<v1::WatchEvent> {
+ public:
+  WatchReactor(Lobby* lobby, const v1::WatchRequest& request,
+               const ServiceLimits& limits)
+      : writer_(std::make_shared<StreamWriter<v1::WatchEvent>>(
+            [this](const v1::WatchEvent* e) { StartWrite(e); },
+            [this](grpc::Status s) { Finish(s); },
+            limits.max_queued_messages)) {
+    std::shared_ptr<MatchHost> host = lobby->FindMatch(request.match_id());
+    if (host == nullptr) {
+      writer_->Close(grpc::StatusCode::NOT_FOUND, "unknown match");
+      return;
+    }
+    host->AddWatcher(writer_);
+  }
+  void OnWriteDone(bool ok) override { writer_->OnWriteDone(ok); }
+  void OnCancel() override {
+    writer_->Close(grpc::StatusCode::CANCELLED, "cancelled");
+  }
+  void OnDone() override {
+    writer_->Detach();
+    delete this;
+  }
+
+ private:
+  const std::shared_ptr<StreamWriter<v1::WatchEvent>> writer_;
+};
+
+class LogReactor final : public grpc::ServerWriteReactor<v1::LogChunk> {
+ public:
+  LogReactor(std::string bytes, size_t chunk_bytes)
+      : bytes_(std::move(bytes)), chunk_bytes_(chunk_bytes) {
+    WriteNext();
+  }
+  explicit LogReactor(const absl::Status& error) { Finish(ToGrpc(error)); }
+
+  void OnWriteDone(bool ok) override {
+    if (!ok) {
+      Finish(grpc::Status(grpc::StatusCode::CANCELLED, "stream broken"));
+      return;
+    }
+    WriteNext();
+  }
+  void OnDone() override { delete this; }
+
+ private:
+  void WriteNext() {
+    if (offset_ >= bytes_.size()) {
+      Finish(grpc::Status::OK);
+      return;
+    }
+    const size_t n = std::min(chunk_bytes_, bytes_.size() - offset_);
+    chunk_.set_data(bytes_.substr(offset_, n));
+    offset_ += n;
+    StartWrite(&chunk_);
+  }
+
+  std::string bytes_;
+  size_t chunk_bytes_ = 0;
+  size_t offset_ = 0;
+  v1::LogChunk chunk_;
+};
+
+}  // namespace
+
+grpc::Status ToGrpc(const absl::Status& status) {
+  if (status.ok()) return grpc::Status::OK;
+  return grpc::Status(static_cast<grpc::StatusCode>(status.code()),
+                      std::string(status.message()));
+}
+
+RefereeService::RefereeService(Lobby* lobby, ServiceLimits limits)
+    : lobby_(lobby), limits_(limits) {}
+
+grpc::ServerUnaryReactor* RefereeService::CreateMatch(
+    grpc::CallbackServerContext* context,
+    const v1::CreateMatchRequest* request,
+    v1::CreateMatchResponse* response) {
+  if (absl::Status s = RequireAdmin(context, *lobby_); !s.ok()) {
+    return Reply(context, s);
+  }
+  absl::StatusOr<v1::CreateMatchResponse> created =
+      lobby_->CreateMatch(*request);
+  if (created.ok()) *response = *std::move(created);
+  return Reply(context, created.status());
+}
+
+grpc::ServerUnaryReactor* RefereeService::RegisterBot(
+    grpc::CallbackServerContext* context,
+    const v1::RegisterBotRequest* request,
+    v1::RegisterBotResponse* response) {
+  if (absl::Status s = RequireAdmin(context, *lobby_); !s.ok()) {
+    return Reply(context, s);
+  }
+  absl::StatusOr<v1::RegisterBotResponse> registered =
+      lobby_->RegisterBot(*request);
+  if (registered.ok()) *response = *std::move(registered);
+  return Reply(context, registered.status());
+}
+
+grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>*
+RefereeService::Play(grpc::CallbackServerContext* context) {
+  return new PlayReactor(context, lobby_, limits_);
+}
+
+grpc::ServerWriteReactor<v1::WatchEvent>* RefereeService::Watch(
+    grpc::CallbackServerContext* context, const v1::WatchRequest* request) {
+  return new WatchReactor(lobby_, *request, limits_);
+}
+
+grpc::ServerUnaryReactor* RefereeService::GetMatch(
+    grpc::CallbackServerContext* context, const v1::GetMatchRequest* request,
+    v1::MatchInfo* response) {
+  std::shared_ptr<MatchHost> host = lobby_->FindMatch(request->match_id());
+  if (host == nullptr) {
+    return Reply(context, absl::NotFoundError("unknown match"));
+  }
+  *response = host->Info(lobby_->connections());
+  return Reply(context, absl::OkStatus());
+}
+
+grpc::ServerUnaryReactor* RefereeService::ListMatches(
+    grpc::CallbackServerContext* context,
+    const v1::ListMatchesRequest* request,
+    v1::ListMatchesResponse* response) {
+  absl::StatusOr<v1::ListMatchesResponse> list = lobby_->ListMatches(*request);
+  if (list.ok()) *response = *std::move(list);
+  return Reply(context, list.status());
+}
+
+grpc::ServerWriteReactor<v1::LogChunk>* RefereeService::GetLog(
+    grpc::CallbackServerContext* context, const v1::GetLogRequest* request) {
+  std::shared_ptr<MatchHost> host = lobby_->FindMatch(request->match_id());
+  if (host == nullptr) {
+    return new LogReactor(absl::NotFoundError("unknown match"));
+  }
+  if (!host->finished()) {
+    absl::StatusOr<Principal> principal = Authenticate(context, *lobby_);
+    if (!principal.ok() || principal->kind != Principal::Kind::kAdmin) {
+      return new LogReactor(absl::FailedPreconditionError(
+          "the match is still running; its log (which holds the seed) is "
+          "served before the end only with the admin token"));
+    }
+  }
+  absl::StatusOr<std::string> bytes = ReadFileToString(host->log_path());
+  if (!bytes.ok()) return new LogReactor(bytes.status());
+  return new LogReactor(*std::move(bytes), limits_.log_chunk_bytes);
+}
+
+}  // namespace pyramid

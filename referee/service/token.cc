@@ -1,0 +1,98 @@
+#include "referee/service/token.h"
+
+#include <sodium.h>
+
+#include <cstdlib>
+
+#include "absl/strings/str_cat.h"
+#include "referee/crypto/sha256.h"
+
+namespace pyramid {
+namespace {
+
+constexpr size_t kIdBytes = 8;
+constexpr size_t kSecretBytes = 32;
+
+// Splits "<id>.<secret>"; nullopt when malformed.
+std::optional<std::pair<std::string_view, std::string_view>> Split(
+    std::string_view token) {
+  const size_t dot = token.find('.');
+  if (dot != kIdBytes * 2 || token.size() != dot + 1 + kSecretBytes * 2) {
+    return std::nullopt;
+  }
+  return std::make_pair(token.substr(0, dot), token.substr(dot + 1));
+}
+
+}  // namespace
+
+std::string Principal::Key() const {
+  switch (kind) {
+    case Kind::kAdmin:
+      return "admin";
+    case Kind::kSeat:
+      return absl::StrCat("seat/", match_id, "/", seat);
+    case Kind::kBot:
+      return absl::StrCat("bot/", bot_id);
+  }
+  return "";
+}
+
+MintedToken MintToken() {
+  if (sodium_init() < 0) std::abort();
+  std::string id(kIdBytes, '\0');
+  std::string secret(kSecretBytes, '\0');
+  randombytes_buf(id.data(), id.size());
+  randombytes_buf(secret.data(), secret.size());
+  MintedToken minted;
+  minted.id = ToHex(id);
+  const std::string secret_hex = ToHex(secret);
+  minted.token = minted.id + "." + secret_hex;
+  minted.secret_hash = Sha256(secret_hex);
+  sodium_memzero(secret.data(), secret.size());
+  return minted;
+}
+
+std::optional<std::string> BearerToken(std::string_view authorization) {
+  constexpr std::string_view kPrefix = "Bearer ";
+  if (authorization.substr(0, kPrefix.size()) != kPrefix) return std::nullopt;
+  return std::string(authorization.substr(kPrefix.size()));
+}
+
+void TokenTable::Add(const MintedToken& minted, Principal principal) {
+  absl::MutexLock lock(&mu_);
+  by_id_[minted.id] = Entry{minted.secret_hash, std::move(principal)};
+}
+
+void TokenTable::AddRaw(std::string_view token, Principal principal) {
+  // Tokens given from outside need not have our shape: key them by a hash
+  // of the whole token under a reserved id.
+  absl::MutexLock lock(&mu_);
+  by_id_[absl::StrCat("raw:", ToHex(AsView(Sha256(token))))] =
+      Entry{Sha256(token), std::move(principal)};
+}
+
+std::optional<Principal> TokenTable::Find(std::string_view token) const {
+  absl::MutexLock lock(&mu_);
+  if (std::optional<std::pair<std::string_view, std::string_view>> parts =
+          Split(token)) {
+    auto it = by_id_.find(parts->first);
+    if (it != by_id_.end()) {
+      const Digest hash = Sha256(parts->second);
+      if (sodium_memcmp(hash.data(), it->second.secret_hash.data(),
+                        hash.size()) == 0) {
+        return it->second.principal;
+      }
+      return std::nullopt;
+    }
+  }
+  auto it = by_id_.find(absl::StrCat("raw:", ToHex(AsView(Sha256(token)))));
+  if (it == by_id_.end()) return std::nullopt;
+  const Digest hash = Sha256(token);
+  if (sodium_memcmp(hash.data(), it->second.secret_hash.data(), hash.size()) !=
+      0) {
+    return std::nullopt;
+  }
+  return it->second.principal;
+}
+
+}  // namespace pyramid

@@ -1,0 +1,67 @@
+// Credentials of the referee service (proto/.../referee_service.proto).
+//
+// A token is "<id>.<secret>": an 8-byte id and a 32-byte secret (256 random
+// bits), both lower-case hex. The server stores only SHA-256(secret) under the
+// id and compares digests in constant time, so neither the secret nor its
+// comparison leaks. Tokens never appear in logs or output.
+#ifndef PYRAMID_REFEREE_SERVICE_TOKEN_H_
+#define PYRAMID_REFEREE_SERVICE_TOKEN_H_
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "absl/synchronization/mutex.h"
+#include "referee/crypto/bytes.h"
+
+namespace pyramid {
+
+// Who a token speaks for.
+struct Principal {
+  enum class Kind { kAdmin, kSeat, kBot };
+  Kind kind = Kind::kAdmin;
+  std::string match_id;  // kSeat: hex match id.
+  int seat = -1;         // kSeat.
+  std::string bot_id;    // kBot.
+
+  // A stable key naming this principal (for stream routing).
+  std::string Key() const;
+};
+
+// A freshly minted token and what the server keeps of it.
+struct MintedToken {
+  std::string token;   // Give to the client; never store or print.
+  std::string id;
+  Digest secret_hash;
+};
+
+// Mints a token from the operating system's randomness.
+MintedToken MintToken();
+
+// The token in an "authorization: Bearer <token>" metadata value; nullopt
+// when the value is not of that form.
+std::optional<std::string> BearerToken(std::string_view authorization);
+
+// Thread-safe table of issued tokens.
+class TokenTable {
+ public:
+  // Remembers `minted` as a credential for `principal`.
+  void Add(const MintedToken& minted, Principal principal);
+  // Adds a token given from outside (the admin token), stored hashed.
+  void AddRaw(std::string_view token, Principal principal);
+  // The principal of `token`, or nullopt when unknown or malformed.
+  std::optional<Principal> Find(std::string_view token) const;
+
+ private:
+  struct Entry {
+    Digest secret_hash;
+    Principal principal;
+  };
+  mutable absl::Mutex mu_;
+  std::map<std::string, Entry, std::less<>> by_id_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace pyramid
+
+#endif  // PYRAMID_REFEREE_SERVICE_TOKEN_H_

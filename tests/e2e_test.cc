@@ -1,0 +1,367 @@
+// End to end over loopback with the real programs: the `referee` server,
+// separate `bot` processes, `refctl` and `replay` (from $PYRAMID_BIN, else
+// build/bin). A full match between three bot processes (and a bot process
+// that plays two seats over one stream) whose log, fetched with GetLog,
+// verifies with `replay verify --key`; health and reflection on the real
+// server; no token in any output or log; and a referee killed with SIGKILL
+// mid-match whose log on disk still verifies as a prefix up to its last
+// checkpoint. Every process started here is killed when its test ends (and
+// dies with the test process, PR_SET_PDEATHSIG).
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/time/clock.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "referee/core/log_reader.h"
+#include "referee/core/log_sink.h"
+#include "referee/crypto/bytes.h"
+#include "referee/crypto/ed25519.h"
+#include "tests/test_client.h"
+
+namespace pyramid {
+namespace {
+
+namespace fs = std::filesystem;
+namespace v1 = ::pyramid::referee::v1;
+using svctest::IsDecision;
+using svctest::kWait;
+using svctest::PlayClient;
+using svctest::WatchClient;
+using ::testing::HasSubstr;
+
+std::string BinDir() {
+  const char* env = std::getenv("PYRAMID_BIN");
+  return env != nullptr && *env != '\0' ? env : "build/bin";
+}
+
+std::string Slurp(const std::string& path) {
+  absl::StatusOr<std::string> text = ReadFileToString(path);
+  return text.ok() ? *text : "";
+}
+
+std::string Trimmed(const std::string& path) {
+  return std::string(absl::StripAsciiWhitespace(Slurp(path)));
+}
+
+// A child process with stdout and stderr in files.
+class Process {
+ public:
+  Process(const std::vector<std::string>& argv, const std::string& out,
+          const std::string& err)
+      : out_(out), err_(err) {
+    std::vector<char*> args;
+    for (const std::string& a : argv)
+      args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    pid_ = fork();
+    if (pid_ == 0) {
+      prctl(PR_SET_PDEATHSIG, SIGKILL);
+      const int o = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+      const int e = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+      dup2(o, STDOUT_FILENO);
+      dup2(e, STDERR_FILENO);
+      execv(args[0], args.data());
+      _exit(127);
+    }
+  }
+  ~Process() {
+    if (running()) {
+      kill(pid_, SIGKILL);
+      Wait(absl::Seconds(5));
+    }
+  }
+
+  bool running() const { return pid_ > 0 && !exited_; }
+  void Signal(int sig) {
+    if (running()) kill(pid_, sig);
+  }
+  // The exit code (128 + n for a signal), or -1 if still running after
+  // `timeout`.
+  int Wait(absl::Duration timeout = kWait) {
+    const absl::Time end = absl::Now() + timeout;
+    while (running()) {
+      int status = 0;
+      const pid_t r = waitpid(pid_, &status, WNOHANG);
+      if (r == pid_) {
+        exited_ = true;
+        code_ =
+            WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+        break;
+      }
+      if (absl::Now() > end) return -1;
+      absl::SleepFor(absl::Milliseconds(5));
+    }
+    return code_;
+  }
+  std::string out() const { return Slurp(out_); }
+  std::string err() const { return Slurp(err_); }
+
+ private:
+  const std::string out_, err_;
+  pid_t pid_ = -1;
+  bool exited_ = false;
+  int code_ = -1;
+};
+
+struct ToolResult {
+  int code = -1;
+  std::string out, err;
+};
+
+class E2eTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string pattern = (fs::temp_directory_path() / "e2e-XXXXXX").string();
+    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
+    dir_ = pattern;
+    data_ = dir_ + "/data";
+    for (const char* tool : {"referee", "bot", "refctl", "replay"}) {
+      ASSERT_TRUE(fs::exists(Bin(tool))) << Bin(tool) << " is not built";
+    }
+  }
+  void TearDown() override {
+    bots_.clear();
+    referee_.reset();
+    std::error_code ignored;
+    fs::remove_all(dir_, ignored);
+  }
+
+  std::string Bin(const std::string& tool) const {
+    return (fs::path(BinDir()) / tool).string();
+  }
+  std::string Path(const std::string& name) const { return dir_ + "/" + name; }
+
+  // Starts the referee on a free loopback port and waits until it serves.
+  void StartReferee(const std::vector<std::string>& extra = {}) {
+    std::vector<std::string> argv = {
+        Bin("referee"), "--listen=127.0.0.1:0", "--port_file=" + Path("port"),
+        "--data_dir=" + data_, "--checkpoint_interval=4"};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    referee_ = std::make_unique<Process>(argv, Path("referee.out"),
+                                         Path("referee.err"));
+    const absl::Time end = absl::Now() + kWait;
+    while (!fs::exists(Path("port")) && absl::Now() < end &&
+           referee_->Wait(absl::ZeroDuration()) == -1) {
+      absl::SleepFor(absl::Milliseconds(10));
+    }
+    ASSERT_TRUE(fs::exists(Path("port"))) << referee_->err();
+    address_ = "127.0.0.1:" + Trimmed(Path("port"));
+    channel_ =
+        grpc::CreateChannel(address_, grpc::InsecureChannelCredentials());
+    ASSERT_TRUE(
+        channel_->WaitForConnected(absl::ToChronoTime(absl::Now() + kWait)));
+    stub_ = v1::Referee::NewStub(channel_);
+  }
+
+  ToolResult Run(const std::string& tool, std::vector<std::string> args) {
+    args.insert(args.begin(), Bin(tool));
+    const std::string tag = absl::StrCat(tool, "-", runs_++);
+    Process p(args, Path(tag + ".out"), Path(tag + ".err"));
+    ToolResult r;
+    r.code = p.Wait();
+    r.out = p.out();
+    r.err = p.err();
+    outputs_.push_back(r.out + r.err);
+    return r;
+  }
+  ToolResult Refctl(std::vector<std::string> args) {
+    args.insert(args.begin(), {"--referee=" + address_,
+                               "--admin_token_file=" + data_ + "/admin.token"});
+    return Run("refctl", args);
+  }
+
+  // Creates a rock_paper_pyramid match; seat tokens go to `token_dir`.
+  std::string CreateMatch(const std::string& token_dir,
+                          std::vector<std::string> extra = {}) {
+    std::vector<std::string> args = {"create-match",
+                                     "--game=rock_paper_pyramid", "--seats=3",
+                                     "--token_dir=" + token_dir};
+    args.insert(args.end(), extra.begin(), extra.end());
+    ToolResult r = Refctl(args);
+    EXPECT_EQ(r.code, 0) << r.err;
+    return std::string(absl::StripAsciiWhitespace(r.out));
+  }
+
+  Process& StartBot(const std::string& token_file,
+                    std::vector<std::string> extra = {}) {
+    std::vector<std::string> argv = {Bin("bot"), "--referee=" + address_,
+                                     "--token_file=" + token_file};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    const std::string tag = absl::StrCat("bot-", bots_.size());
+    bots_.push_back(std::make_unique<Process>(argv, Path(tag + ".out"),
+                                              Path(tag + ".err")));
+    return *bots_.back();
+  }
+
+  std::string LogPath(const std::string& match_id) const {
+    return absl::StrCat(data_, "/logs/rock_paper_pyramid-", match_id,
+                        ".pyrlog");
+  }
+  std::string PublicKeyFile() const { return data_ + "/referee.key.pub"; }
+
+  std::string dir_, data_, address_;
+  std::unique_ptr<Process> referee_;
+  std::vector<std::unique_ptr<Process>> bots_;
+  std::shared_ptr<grpc::Channel> channel_;
+  std::unique_ptr<v1::Referee::Stub> stub_;
+  std::vector<std::string> outputs_;  // Of every tool run.
+  int runs_ = 0;
+};
+
+TEST_F(E2eTest, BotProcessesPlayAndTheFetchedLogVerifies) {
+  ASSERT_NO_FATAL_FAILURE(StartReferee());
+  // Health and reflection are on in the real server.
+  EXPECT_EQ(svctest::HealthStatus(channel_), 1);
+  EXPECT_TRUE(
+      svctest::ReflectedServices(channel_).count("pyramid.referee.v1.Referee"));
+
+  // Match A: three seat-token bot processes.
+  const std::string a = CreateMatch(Path("tok-a"));
+  ASSERT_EQ(a.size(), 32u);
+  // Match B: one bot process playing two seats on one stream (a registered
+  // bot) and a seat-token bot for the third.
+  ToolResult reg =
+      Refctl({"register-bot", "multi", "--token_out=" + Path("multi.token")});
+  ASSERT_EQ(reg.code, 0) << reg.err;
+  const std::string bot_id(absl::StripAsciiWhitespace(reg.out));
+  const std::string b =
+      CreateMatch(Path("tok-b"), {"--bots=" + bot_id + "," + bot_id + ","});
+  ASSERT_EQ(b.size(), 32u);
+  EXPECT_FALSE(fs::exists(Path("tok-b/seat-0.token")));
+
+  for (int seat = 0; seat < 3; ++seat) {
+    StartBot(Path(absl::StrCat("tok-a/seat-", seat, ".token")),
+             {"--matches=1"});
+  }
+  StartBot(Path("multi.token"), {"--matches=2"});
+  StartBot(Path("tok-b/seat-2.token"), {"--matches=1"});
+  for (auto& bot : bots_) {
+    EXPECT_EQ(bot->Wait(), 0) << bot->out() << bot->err();
+    outputs_.push_back(bot->out() + bot->err());
+  }
+
+  for (const std::string& match : {a, b}) {
+    const std::string fetched = Path(match + ".pyrlog");
+    ToolResult got = Refctl({"get-log", match, "--out=" + fetched});
+    ASSERT_EQ(got.code, 0) << got.err;
+    EXPECT_EQ(Slurp(fetched), Slurp(LogPath(match)));
+    ToolResult verify =
+        Run("replay", {"verify", "--key=" + PublicKeyFile(), fetched});
+    EXPECT_EQ(verify.code, 0) << verify.out << verify.err;
+    EXPECT_THAT(verify.out, HasSubstr("genuine"));
+    EXPECT_THAT(verify.out, HasSubstr("referee key pinned"));
+    ToolResult info = Refctl({"get-match", match});
+    EXPECT_THAT(info.out, HasSubstr("MATCH_FINISHED"));
+  }
+  // A different key is refused.
+  const std::string other_key = Path("other.key");
+  ASSERT_TRUE(WriteKeyFiles(other_key, SigningKey::Generate()).ok());
+  ToolResult wrong = Run(
+      "replay", {"verify", "--key=" + other_key + ".pub", Path(a + ".pyrlog")});
+  EXPECT_EQ(wrong.code, 1) << wrong.out;
+
+  // A clean shutdown, then: no token in any output or log.
+  referee_->Signal(SIGTERM);
+  EXPECT_EQ(referee_->Wait(), 0);
+  std::vector<std::string> tokens = {Trimmed(data_ + "/admin.token"),
+                                     Trimmed(Path("multi.token")),
+                                     Trimmed(Path("tok-b/seat-2.token"))};
+  for (int seat = 0; seat < 3; ++seat) {
+    tokens.push_back(
+        Trimmed(Path(absl::StrCat("tok-a/seat-", seat, ".token"))));
+  }
+  std::vector<std::string> texts = outputs_;
+  texts.push_back(referee_->out());
+  texts.push_back(referee_->err());
+  for (const auto& entry : fs::recursive_directory_iterator(data_ + "/logs")) {
+    texts.push_back(Slurp(entry.path().string()));
+  }
+  EXPECT_THAT(referee_->out(), HasSubstr("listening on 127.0.0.1:"));
+  for (const std::string& token : tokens) {
+    ASSERT_GE(token.size(), 32u);
+    const std::string secret = token.substr(token.find('.') + 1);
+    for (const std::string& text : texts) {
+      EXPECT_FALSE(absl::StrContains(text, token)) << "a token was printed";
+      EXPECT_FALSE(absl::StrContains(text, secret)) << "a secret was printed";
+    }
+  }
+}
+
+TEST_F(E2eTest, SigkillMidMatchLeavesAPrefixThatVerifiesToItsLastCheckpoint) {
+  // Long deadlines: nobody times out while the test holds seat 2 still.
+  ASSERT_NO_FATAL_FAILURE(
+      StartReferee({"--commit_timeout_ms=60000", "--reveal_timeout_ms=60000"}));
+  const std::string match = CreateMatch(Path("tok"));
+  ASSERT_EQ(match.size(), 32u);
+  WatchClient watch(channel_, match);
+  StartBot(Path("tok/seat-0.token"));
+  StartBot(Path("tok/seat-1.token"));
+  // Seat 2 plays decisions 0 to 3 and then never answers decision 4.
+  constexpr uint64_t kStall = 4;
+  PlayClient seat2(
+      grpc::CreateChannel(address_, grpc::InsecureChannelCredentials()),
+      Trimmed(Path("tok/seat-2.token")), "seat2");
+  seat2.AutoPlay(0, kStall);
+  ASSERT_TRUE(seat2.Await(IsDecision(match, 2, kStall)));
+  for (uint32_t seat : {0u, 1u}) {
+    ASSERT_TRUE(watch.AwaitEvent([&](const v1::WatchEvent& e) {
+      return e.has_commit() && e.commit().decision_id() == kStall &&
+             e.commit().seat() == seat;
+    }));
+  }
+  const std::string before_kill = Slurp(LogPath(match));
+
+  referee_->Signal(SIGKILL);
+  EXPECT_EQ(referee_->Wait(), 128 + SIGKILL);
+  const std::string log = Slurp(LogPath(match));
+  EXPECT_EQ(log, before_kill);  // Nothing was lost or added by the kill.
+  const SplitLogResult split = SplitLog(log);
+  EXPECT_EQ(split.tail, SplitLogResult::Tail::kClean) << split.tail_reason;
+
+  ToolResult strict =
+      Run("replay", {"verify", "--key=" + PublicKeyFile(), LogPath(match)});
+  EXPECT_EQ(strict.code, 1) << strict.out << strict.err;
+  EXPECT_THAT(strict.out, HasSubstr("unsealed prefix"));
+  ToolResult lenient = Run("replay", {"verify", "--key=" + PublicKeyFile(),
+                                      "--allow-unsealed", LogPath(match)});
+  EXPECT_EQ(lenient.code, 0) << lenient.out << lenient.err;
+
+  // The prefix reaches the last checkpoint, at most 4 records from the end
+  // (--checkpoint_interval=4), and covers decisions 0 to 3.
+  VerifyOptions options;
+  absl::StatusOr<std::string> key = ParsePublicKey(PublicKeyFile());
+  ASSERT_TRUE(key.ok()) << key.status();
+  options.pinned_key = *key;
+  const Verdict v = VerifyLog(log, options);
+  EXPECT_EQ(v.kind, Verdict::Kind::kUnsealedPrefix) << v.reason;
+  EXPECT_LE(v.records - v.signed_records, 4u) << v.reason;
+  const std::vector<v1::LogRecord> records = svctest::ParseRecords(log);
+  int applied = 0, seed_revealed = 0;
+  for (uint64_t i = 0; i < v.signed_records && i < records.size(); ++i) {
+    applied += records[i].has_applied();
+    seed_revealed += records[i].has_seed_reveal();
+  }
+  EXPECT_EQ(seed_revealed, 1);
+  EXPECT_EQ(applied, 3);  // Rounds 1 to 3.
+  EXPECT_EQ(v.moves, 9u);
+
+  // The bots see their stream break and exit.
+  for (auto& bot : bots_) EXPECT_NE(bot->Wait(), -1);
+}
+
+}  // namespace
+}  // namespace pyramid

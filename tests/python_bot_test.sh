@@ -1,0 +1,190 @@
+#!/usr/bin/env bash
+# End-to-end test of the example Python bot (tools/python/pyramid_bot.py)
+# against a real referee over loopback gRPC, next to the C++ reference bot.
+#
+#  1. Seat token: a Rock, Paper, Pyramid! match where the Python bot plays
+#     seat 0 (token from --token-file) and two C++ bots play seats 1 and 2.
+#  2. Bot token: a registered bot, played by one Python process (token from
+#     $PYRAMID_TOKEN), holds seat 0 of two matches on one Play stream: the
+#     first match is created before it connects (pushed on resume), the
+#     second after (pushed live).
+#  3. The same bot token in a restarted process: it is sent the MatchEnded
+#     of the earlier matches again and must count only the match it plays.
+#  4. A scripted three-seat client (tests/python_fault_check.py) checks the
+#     messages around a mismatched reveal under the forfeit policy.
+# Every log is fetched with `refctl get-log` and must verify as genuine
+# against the referee's public key.
+#
+# Runs from the source root. PYRAMID_BIN names the built binaries (default
+# build/bin); the Python stubs are in PYRAMID_PYTHON_STUBS (default
+# $PYRAMID_BIN/../python).
+set -euo pipefail
+
+BIN=${PYRAMID_BIN:-build/bin}
+STUBS=${PYRAMID_PYTHON_STUBS:-$BIN/../python}
+PY=/usr/bin/python3
+PYBOT=tools/python/pyramid_bot.py
+LIMIT=30  # Seconds any one phase may take.
+
+tmp=$(mktemp -d)
+pids=()
+declare -A names  # pid -> name, for messages
+cleanup() {
+  local pid
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+fail() {
+  echo "FAIL: $*" >&2
+  for f in "$tmp"/*.out; do
+    [[ -f $f ]] && { echo "--- $f" >&2; tail -n 20 "$f" >&2; }
+  done
+  exit 1
+}
+
+for tool in referee bot refctl replay; do
+  [[ -x $BIN/$tool ]] || fail "$BIN/$tool is not built"
+done
+[[ -f $STUBS/pyramid/referee/v1/referee_service_pb2_grpc.py ]] ||
+  fail "no Python stubs in $STUBS (build the pyramid_python_stubs target)"
+
+# Starts a background process, logging to $tmp/NAME.out; sets $last_pid.
+spawn() {
+  local name=$1
+  shift
+  "$@" >"$tmp/$name.out" 2>&1 &
+  last_pid=$!
+  pids+=("$last_pid")
+  names[$last_pid]=$name
+}
+
+# Waits up to $LIMIT seconds for each pid to exit; each must exit 0.
+wait_for() {
+  local deadline=$((SECONDS + LIMIT)) pid status
+  for pid in "$@"; do
+    while kill -0 "$pid" 2>/dev/null; do
+      ((SECONDS < deadline)) || fail "${names[$pid]} still running after ${LIMIT}s"
+      sleep 0.05
+    done
+    status=0
+    wait "$pid" || status=$?
+    ((status == 0)) || fail "${names[$pid]} exited with status $status"
+  done
+}
+
+# Polls `$@` (a command) every 50 ms until it succeeds or $LIMIT seconds pass.
+poll() {
+  local deadline=$((SECONDS + LIMIT))
+  until "$@"; do
+    ((SECONDS < deadline)) || fail "timed out waiting for: $*"
+    sleep 0.05
+  done
+}
+
+# --- the referee
+spawn referee "$BIN/referee" --listen=127.0.0.1:0 --port_file="$tmp/port" \
+  --data_dir="$tmp/data"
+poll test -s "$tmp/port"
+addr=127.0.0.1:$(cat "$tmp/port")
+refctl() {
+  "$BIN/refctl" --referee="$addr" --admin_token_file="$tmp/data/admin.token" "$@"
+}
+
+# get-log MATCH, then `replay verify` must say genuine with the pinned key.
+verify_log() {
+  local match=$1 out
+  refctl get-log "$match" --out="$tmp/$match.pyrlog" 2>/dev/null ||
+    fail "get-log $match"
+  out=$("$BIN/replay" verify --key="$tmp/data/referee.key.pub" \
+    "$tmp/$match.pyrlog") || fail "replay verify $match: $out"
+  [[ $out == *": genuine ("* ]] || fail "replay verify $match: $out"
+  echo "$out"
+}
+
+# --- 1. seat tokens: Python on seat 0, C++ on seats 1 and 2
+match=$(refctl create-match --game=rock_paper_pyramid --seats=3 \
+  --token_dir="$tmp/tok1" 2>/dev/null) || fail "create-match"
+spawn python1 "$PY" "$PYBOT" --referee "$addr" --stubs "$STUBS" \
+  --token-file "$tmp/tok1/seat-0.token" --matches 1 --strategy random --seed 1
+py=$last_pid
+spawn cpp1_1 "$BIN/bot" --referee="$addr" --token_file="$tmp/tok1/seat-1.token" \
+  --matches=1 --quiet
+c1=$last_pid
+spawn cpp1_2 "$BIN/bot" --referee="$addr" --token_file="$tmp/tok1/seat-2.token" \
+  --matches=1 --quiet
+c2=$last_pid
+wait_for "$py" "$c1" "$c2"
+grep -q "^match $match seat 0: rank [123], score " "$tmp/python1.out" ||
+  fail "the Python bot printed no MatchEnded for $match"
+grep -q "1 match(es) ended, 0 error(s)" "$tmp/python1.out" ||
+  fail "the Python bot reported errors"
+verify_log "$match"
+
+# --- 2. a bot token: one Python stream plays seat 0 of two matches
+bot_id=$(refctl register-bot pybot --token_out="$tmp/pybot.token" 2>/dev/null) ||
+  fail "register-bot"
+match_a=$(refctl create-match --game=rock_paper_pyramid --bots="$bot_id,," \
+  --token_dir="$tmp/tok2a" 2>/dev/null) || fail "create-match A"
+PYRAMID_TOKEN=$(cat "$tmp/pybot.token") spawn python2 "$PY" "$PYBOT" \
+  --referee "$addr" --stubs "$STUBS" --matches 2 --strategy random --seed 2
+py=$last_pid
+# Once the bot's stream is open, the next match's requests go to it live.
+seat0_connected() {
+  local info re='"seats":\[\{[^}]*"connected":true'
+  info=$(refctl get-match "$match_a" 2>/dev/null) || return 1
+  [[ $info =~ $re ]]
+}
+poll seat0_connected
+match_b=$(refctl create-match --game=rock_paper_pyramid --bots="$bot_id,," \
+  --token_dir="$tmp/tok2b" 2>/dev/null) || fail "create-match B"
+others=()
+for m in a b; do
+  for s in 1 2; do
+    spawn "cpp2${m}_$s" "$BIN/bot" --referee="$addr" \
+      --token_file="$tmp/tok2$m/seat-$s.token" --matches=1 --quiet
+    others+=("$last_pid")
+  done
+done
+wait_for "$py" "${others[@]}"
+for m in "$match_a" "$match_b"; do
+  grep -q "^match $m seat 0: rank [123], score " "$tmp/python2.out" ||
+    fail "the Python bot printed no MatchEnded for $m"
+done
+grep -q "2 match(es) ended, 0 error(s)" "$tmp/python2.out" ||
+  fail "the Python bot reported errors"
+verify_log "$match_a"
+verify_log "$match_b"
+
+# --- 3. the same bot restarted: its new stream first gets the MatchEnded of
+# A and B again; it must count only the match it plays now.
+spawn python_restart "$PY" "$PYBOT" --referee "$addr" --stubs "$STUBS" \
+  --token-file "$tmp/pybot.token" --matches 1 --seed 3
+py=$last_pid
+poll seat0_connected
+match_c=$(refctl create-match --game=rock_paper_pyramid --bots="$bot_id,," \
+  --token_dir="$tmp/tok2c" 2>/dev/null) || fail "create-match C"
+others=()
+for s in 1 2; do
+  spawn "cpp2c_$s" "$BIN/bot" --referee="$addr" \
+    --token_file="$tmp/tok2c/seat-$s.token" --matches=1 --quiet
+  others+=("$last_pid")
+done
+wait_for "$py" "${others[@]}"
+grep -q "^match $match_c seat 0: rank [123], score " "$tmp/python_restart.out" ||
+  fail "the restarted Python bot printed no MatchEnded for $match_c"
+grep -q "1 match(es) ended, 0 error(s)" "$tmp/python_restart.out" ||
+  fail "the restarted Python bot miscounted"
+verify_log "$match_c"
+
+# --- 4. faults, by a scripted client on all three seats (python_fault_check.py)
+match_d=$(refctl create-match --game=rock_paper_pyramid --seats=3 \
+  --token_dir="$tmp/tok4" 2>/dev/null) || fail "create-match D"
+spawn fault "$PY" tests/python_fault_check.py "$addr" "$STUBS" "$tmp/tok4" \
+  "$match_d"
+wait_for "$last_pid"
+cat "$tmp/fault.out"
+verify_log "$match_d"
+echo "PASS: Python clients played 5 matches (seat token; bot token: 2 on one stream, 1 after a restart; a fault); every log genuine"

@@ -1,0 +1,1601 @@
+// The referee service over real gRPC on loopback, in one process: a
+// grpc::Server on 127.0.0.1:0 running a Lobby + RefereeService, driven by
+// the generated stub and by tests/test_client.h (which can send arbitrary
+// bytes). Covers authentication, the Play protocol (including a bot stream
+// that multiplexes matches and reconnect-and-resume), server-side clocks and
+// forfeits, the Watch stream's secrecy, health and reflection, and one test
+// per kind of bad input; after each, the match's log must still verify.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "gmock/gmock.h"
+#include "google/protobuf/descriptor.pb.h"
+#include "grpcpp/ext/proto_server_reflection_plugin.h"
+#include "grpcpp/grpcpp.h"
+#include "grpcpp/health_check_service_interface.h"
+#include "grpcpp/impl/client_unary_call.h"
+#include "gtest/gtest.h"
+#include "referee/core/log_sink.h"
+#include "referee/crypto/bytes.h"
+#include "referee/service/lobby.h"
+#include "referee/service/referee_service.h"
+#include "referee/service/token.h"
+#include "tests/test_client.h"
+
+namespace pyramid {
+namespace {
+
+using svctest::EventLog;
+using svctest::FetchLog;
+using svctest::IsAnyError;
+using svctest::IsCommitAck;
+using svctest::IsDecision;
+using svctest::IsEnded;
+using svctest::IsError;
+using svctest::IsResult;
+using svctest::IsRevealAck;
+using svctest::IsRevealRequest;
+using svctest::kWait;
+using svctest::Move;
+using svctest::NewMove;
+using svctest::PlayClient;
+using svctest::WatchClient;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+constexpr char kGame[] = "rock_paper_pyramid";
+constexpr int kSeats = 3;
+
+// google.rpc.Code values as PlayError carries them.
+constexpr int kInvalidArgument = 3;
+constexpr int kNotFound = 5;
+constexpr int kAlreadyExists = 6;
+constexpr int kPermissionDenied = 7;
+constexpr int kResourceExhausted = 8;
+constexpr int kFailedPrecondition = 9;
+
+std::string MakeTempDir() {
+  std::string pattern =
+      (std::filesystem::temp_directory_path() / "svctest-XXXXXX").string();
+  char* made = mkdtemp(pattern.data());
+  EXPECT_NE(made, nullptr);
+  return pattern;
+}
+
+struct RefereeConfig {
+  int max_message_bytes = 1 << 20;
+  ServiceLimits limits;
+  uint32_t checkpoint_interval = 8;
+};
+
+// A Lobby + RefereeService behind a real grpc::Server on 127.0.0.1:0, with
+// health checking and reflection on (as referee/main.cc builds it).
+class TestReferee {
+ public:
+  explicit TestReferee(RefereeConfig config = {}) : dir_(MakeTempDir()) {
+    LobbyOptions options;
+    options.log_dir = dir_;
+    options.admin_token = admin_token_;
+    options.checkpoint_interval = config.checkpoint_interval;
+    public_key_ = options.referee_key.public_key();
+    lobby_ = std::make_unique<Lobby>(std::move(options));
+    service_ = std::make_unique<RefereeService>(lobby_.get(), config.limits);
+    grpc::EnableDefaultHealthCheckService(true);
+    grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+    grpc::ServerBuilder builder;
+    builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(),
+                             &port_);
+    builder.SetMaxReceiveMessageSize(config.max_message_bytes);
+    builder.RegisterService(service_.get());
+    server_ = builder.BuildAndStart();
+    EXPECT_NE(server_, nullptr);
+    EXPECT_NE(port_, 0);
+    channel_ = NewChannel();
+    stub_ = v1::Referee::NewStub(channel_);
+  }
+
+  ~TestReferee() {
+    lobby_->SuspendAll();
+    lobby_->connections().CloseAll(grpc::StatusCode::UNAVAILABLE,
+                                   "shutting down");
+    server_->Shutdown(absl::ToChronoTime(absl::Now() + absl::Seconds(2)));
+    server_->Wait();
+    service_.reset();
+    lobby_.reset();
+    std::error_code ignored;
+    std::filesystem::remove_all(dir_, ignored);
+  }
+
+  // A channel of its own (each client gets a separate connection).
+  std::shared_ptr<grpc::Channel> NewChannel() const {
+    grpc::ChannelArguments args;
+    args.SetInt("grpc.use_local_subchannel_pool", 1);
+    args.SetMaxReceiveMessageSize(64 << 20);
+    return grpc::CreateCustomChannel(absl::StrCat("127.0.0.1:", port_),
+                                     grpc::InsecureChannelCredentials(), args);
+  }
+
+  v1::Referee::Stub& stub() { return *stub_; }
+  const std::shared_ptr<grpc::Channel>& channel() const { return channel_; }
+  const std::string& admin_token() const { return admin_token_; }
+  const std::string& public_key() const { return public_key_; }
+  const std::string& dir() const { return dir_; }
+  Lobby& lobby() { return *lobby_; }
+
+  std::string LogPath(const std::string& match_id) const {
+    return (std::filesystem::path(dir_) /
+            absl::StrCat(kGame, "-", match_id, ".pyrlog"))
+        .string();
+  }
+  std::string LogBytes(const std::string& match_id) const {
+    absl::StatusOr<std::string> bytes = ReadFileToString(LogPath(match_id));
+    EXPECT_TRUE(bytes.ok()) << bytes.status();
+    return bytes.ok() ? *bytes : "";
+  }
+  std::vector<v1::LogRecord> Records(const std::string& match_id) const {
+    return svctest::ParseRecords(LogBytes(match_id));
+  }
+  Verdict Verify(const std::string& match_id) const {
+    return svctest::VerifyBytes(LogBytes(match_id), public_key_);
+  }
+
+ private:
+  const std::string dir_;
+  const std::string admin_token_ = MintToken().token;
+  std::string public_key_;
+  std::unique_ptr<Lobby> lobby_;
+  std::unique_ptr<RefereeService> service_;
+  std::unique_ptr<grpc::Server> server_;
+  int port_ = 0;
+  std::shared_ptr<grpc::Channel> channel_;
+  std::unique_ptr<v1::Referee::Stub> stub_;
+};
+
+struct Created {
+  std::string id;
+  std::vector<std::string> tokens;
+};
+
+v1::ClockSettings Clocks(uint32_t commit_ms, uint32_t reveal_ms,
+                         uint32_t bank_ms = 0, uint32_t increment_ms = 0) {
+  v1::ClockSettings clocks;
+  clocks.set_commit_timeout_ms(commit_ms);
+  clocks.set_reveal_timeout_ms(reveal_ms);
+  clocks.set_time_bank_ms(bank_ms);
+  clocks.set_time_bank_increment_ms(increment_ms);
+  return clocks;
+}
+
+// Records of one kind in a log.
+std::vector<v1::LogRecord> OfKind(const std::vector<v1::LogRecord>& records,
+                                  v1::LogRecord::KindCase kind) {
+  std::vector<v1::LogRecord> out;
+  for (const v1::LogRecord& r : records) {
+    if (r.kind_case() == kind) out.push_back(r);
+  }
+  return out;
+}
+
+// Restores a file descriptor on destruction.
+class Redirect {
+ public:
+  Redirect(int fd, const std::string& path) : fd_(fd), saved_(dup(fd)) {
+    fflush(nullptr);
+    const int file = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    dup2(file, fd_);
+    close(file);
+  }
+  ~Redirect() {
+    fflush(nullptr);
+    dup2(saved_, fd_);
+    close(saved_);
+  }
+
+ private:
+  const int fd_;
+  const int saved_;
+};
+
+class ServiceTest : public ::testing::Test {
+ protected:
+  void SetUp() override { ref_ = std::make_unique<TestReferee>(); }
+  void TearDown() override { ref_.reset(); }
+
+  // Creates a match with `seats` (default: three token seats).
+  Created NewMatch(v1::ClockSettings clocks = {},
+                   v1::ForfeitPolicy policy = v1::FORFEIT_POLICY_FORFEIT,
+                   std::vector<std::string> bot_ids = {"", "", ""},
+                   TestReferee* referee = nullptr) {
+    if (referee == nullptr) referee = ref_.get();
+    v1::CreateMatchRequest request;
+    request.mutable_game()->set_game(kGame);
+    for (const std::string& bot : bot_ids) request.add_seats()->set_bot_id(bot);
+    *request.mutable_clocks() = clocks;
+    request.set_forfeit_policy(policy);
+    grpc::ClientContext context;
+    svctest::Authorize(context, referee->admin_token());
+    v1::CreateMatchResponse response;
+    grpc::Status status =
+        referee->stub().CreateMatch(&context, request, &response);
+    EXPECT_TRUE(status.ok()) << status.error_message();
+    return Created{
+        response.match_id(),
+        {response.seat_tokens().begin(), response.seat_tokens().end()}};
+  }
+
+  v1::RegisterBotResponse NewBot(const std::string& name) {
+    v1::RegisterBotRequest request;
+    request.set_name(name);
+    grpc::ClientContext context;
+    svctest::Authorize(context, ref_->admin_token());
+    v1::RegisterBotResponse response;
+    grpc::Status status =
+        ref_->stub().RegisterBot(&context, request, &response);
+    EXPECT_TRUE(status.ok()) << status.error_message();
+    return response;
+  }
+
+  std::unique_ptr<PlayClient> Connect(const std::string& token,
+                                      const std::string& name = "play",
+                                      EventLog* log = nullptr,
+                                      TestReferee* referee = nullptr) {
+    if (referee == nullptr) referee = ref_.get();
+    return std::make_unique<PlayClient>(referee->NewChannel(), token, name,
+                                        log);
+  }
+
+  // One client per seat of `match`.
+  std::vector<std::unique_ptr<PlayClient>> ConnectSeats(
+      const Created& match, EventLog* log = nullptr,
+      TestReferee* referee = nullptr) {
+    std::vector<std::unique_ptr<PlayClient>> clients;
+    for (int seat = 0; seat < kSeats; ++seat) {
+      clients.push_back(Connect(match.tokens[seat], absl::StrCat("seat", seat),
+                                log, referee));
+    }
+    return clients;
+  }
+
+  v1::MatchInfo Info(const std::string& match_id) {
+    grpc::ClientContext context;
+    v1::GetMatchRequest request;
+    request.set_match_id(match_id);
+    v1::MatchInfo info;
+    grpc::Status status = ref_->stub().GetMatch(&context, request, &info);
+    EXPECT_TRUE(status.ok()) << status.error_message();
+    return info;
+  }
+
+  // The first listed legal action of `seat` in decision `d` (its seed when
+  // d is 0), from the DecisionRequest the seat received.
+  static v1::Action Choice(PlayClient& client, const std::string& match,
+                           uint32_t seat, uint64_t d) {
+    if (d == 0) return svctest::SeedAction();
+    std::optional<v1::PlayResponse> request =
+        client.Await(IsDecision(match, seat, d));
+    EXPECT_TRUE(request.has_value()) << "no DecisionRequest " << d;
+    if (!request || request->decision().legal_actions_size() == 0) return {};
+    return request->decision().legal_actions(
+        (d + seat) % request->decision().legal_actions_size());
+  }
+
+  // Plays decision `d` honestly for every seat, step by step, checking the
+  // acks; returns the moves.
+  static std::vector<Move> PlayDecision(
+      std::vector<std::unique_ptr<PlayClient>>& clients,
+      const std::string& match, uint64_t d) {
+    std::vector<Move> moves;
+    for (uint32_t seat = 0; seat < clients.size(); ++seat) {
+      moves.push_back(NewMove(Choice(*clients[seat], match, seat, d)));
+      EXPECT_TRUE(
+          clients[seat]->Send(svctest::CommitMsg(match, seat, d, moves[seat])));
+      EXPECT_TRUE(clients[seat]->Await(IsCommitAck(match, seat, d)))
+          << "seat " << seat << " decision " << d;
+    }
+    for (uint32_t seat = 0; seat < clients.size(); ++seat) {
+      EXPECT_TRUE(clients[seat]->Await(IsRevealRequest(match, seat, d)));
+      EXPECT_TRUE(
+          clients[seat]->Send(svctest::RevealMsg(match, seat, d, moves[seat])));
+      EXPECT_TRUE(clients[seat]->Await(IsRevealAck(match, seat, d)));
+    }
+    for (uint32_t seat = 0; seat < clients.size(); ++seat) {
+      EXPECT_TRUE(clients[seat]->Await(IsResult(match, seat, d)));
+    }
+    return moves;
+  }
+
+  // Lets every client play honestly from decision `from` on, waits for the
+  // end, and checks that the log on disk and GetLog both verify.
+  void FinishAndVerify(std::vector<std::unique_ptr<PlayClient>>& clients,
+                       const std::string& match, uint64_t from) {
+    for (auto& client : clients) client->AutoPlay(from);
+    for (uint32_t seat = 0; seat < clients.size(); ++seat) {
+      ASSERT_TRUE(clients[seat]->Await(IsEnded(match, seat)))
+          << "seat " << seat << " saw no end";
+    }
+    ExpectGenuine(match);
+  }
+
+  // The log as GetLog serves it must verify, and equal the file on disk.
+  void ExpectGenuine(const std::string& match) {
+    std::string fetched;
+    grpc::Status status = FetchLog(ref_->stub(), match, "", &fetched);
+    ASSERT_TRUE(status.ok()) << status.error_message();
+    const Verdict verdict = svctest::VerifyBytes(fetched, ref_->public_key());
+    EXPECT_EQ(verdict.kind, Verdict::Kind::kGenuine) << verdict.reason;
+    EXPECT_EQ(fetched, ref_->LogBytes(match));
+  }
+
+  std::unique_ptr<TestReferee> ref_;
+};
+
+// --- Item 3: authentication ------------------------------------------------
+
+grpc::Status CallCreateMatch(v1::Referee::Stub& stub,
+                             const std::optional<std::string>& authorization) {
+  v1::CreateMatchRequest request;
+  request.mutable_game()->set_game(kGame);
+  for (int i = 0; i < kSeats; ++i) request.add_seats();
+  grpc::ClientContext context;
+  if (authorization) context.AddMetadata("authorization", *authorization);
+  v1::CreateMatchResponse response;
+  return stub.CreateMatch(&context, request, &response);
+}
+
+grpc::Status CallRegisterBot(v1::Referee::Stub& stub,
+                             const std::optional<std::string>& authorization) {
+  v1::RegisterBotRequest request;
+  request.set_name("b");
+  grpc::ClientContext context;
+  if (authorization) context.AddMetadata("authorization", *authorization);
+  v1::RegisterBotResponse response;
+  return stub.RegisterBot(&context, request, &response);
+}
+
+// The same token with the last hex digit of its secret changed.
+std::string Tampered(std::string token) {
+  token.back() = token.back() == '0' ? '1' : '0';
+  return token;
+}
+
+TEST_F(ServiceTest, AdminCallsNeedTheAdminToken) {
+  const Created match = NewMatch();
+  const v1::RegisterBotResponse bot = NewBot("alice");
+  const std::string admin = ref_->admin_token();
+  for (auto* call : {&CallCreateMatch, &CallRegisterBot}) {
+    EXPECT_EQ(call(ref_->stub(), std::nullopt).error_code(),
+              grpc::StatusCode::UNAUTHENTICATED);
+    EXPECT_EQ(call(ref_->stub(), "Bearer").error_code(),
+              grpc::StatusCode::UNAUTHENTICATED);
+    EXPECT_EQ(call(ref_->stub(), "Basic " + admin).error_code(),
+              grpc::StatusCode::UNAUTHENTICATED);
+    EXPECT_EQ(call(ref_->stub(), "Bearer " + Tampered(admin)).error_code(),
+              grpc::StatusCode::UNAUTHENTICATED);
+    EXPECT_EQ(
+        call(ref_->stub(), "Bearer " + Tampered(match.tokens[0])).error_code(),
+        grpc::StatusCode::UNAUTHENTICATED);
+    EXPECT_EQ(call(ref_->stub(), "Bearer " + match.tokens[0]).error_code(),
+              grpc::StatusCode::PERMISSION_DENIED);
+    EXPECT_EQ(call(ref_->stub(), "Bearer " + bot.bot_token()).error_code(),
+              grpc::StatusCode::PERMISSION_DENIED);
+    EXPECT_TRUE(call(ref_->stub(), "Bearer " + admin).ok());
+  }
+}
+
+TEST_F(ServiceTest, TokensCarryAtLeast128RandomBitsAndAreDistinct) {
+  std::set<std::string> seen;
+  std::vector<std::string> tokens;
+  for (int i = 0; i < 3; ++i) {
+    for (const std::string& t : NewMatch().tokens) tokens.push_back(t);
+    tokens.push_back(NewBot(absl::StrCat("bot", i)).bot_token());
+  }
+  for (const std::string& token : tokens) {
+    // "<id>.<secret>": 8 bytes of id, 32 bytes (256 bits) of secret, hex.
+    ASSERT_EQ(token.size(), 16u + 1 + 64u) << token.size();
+    ASSERT_EQ(token[16], '.');
+    const absl::StatusOr<std::string> secret = FromHex(token.substr(17));
+    ASSERT_TRUE(secret.ok());
+    EXPECT_GE(secret->size() * 8, 128u);
+    EXPECT_TRUE(seen.insert(token).second) << "a token was issued twice";
+    EXPECT_TRUE(seen.insert(token.substr(17)).second) << "a secret repeats";
+  }
+}
+
+TEST_F(ServiceTest, PlayWithoutAValidTokenIsUnauthenticated) {
+  const Created match = NewMatch();
+  struct Case {
+    std::string name;
+    std::optional<std::string> authorization;
+    grpc::StatusCode code;
+  };
+  const std::vector<Case> cases = {
+      {"none", std::nullopt, grpc::StatusCode::UNAUTHENTICATED},
+      {"empty bearer", "Bearer ", grpc::StatusCode::UNAUTHENTICATED},
+      {"not bearer", match.tokens[0], grpc::StatusCode::UNAUTHENTICATED},
+      {"garbage", "Bearer xyz", grpc::StatusCode::UNAUTHENTICATED},
+      {"wrong secret", "Bearer " + Tampered(match.tokens[0]),
+       grpc::StatusCode::UNAUTHENTICATED},
+      {"admin", "Bearer " + ref_->admin_token(),
+       grpc::StatusCode::PERMISSION_DENIED},
+  };
+  for (const Case& c : cases) {
+    PlayClient client(ref_->NewChannel(), "", c.name, nullptr, c.authorization);
+    const grpc::Status status = client.AwaitEnd();
+    EXPECT_EQ(status.error_code(), c.code)
+        << c.name << ": " << status.error_message();
+    EXPECT_TRUE(client.Messages().empty()) << c.name << " was sent something";
+  }
+  // The match is untouched: the real seats can still play it.
+  auto clients = ConnectSeats(match);
+  FinishAndVerify(clients, match.id, 0);
+}
+
+TEST_F(ServiceTest, SeatTokenActsOnlyForItsOwnSeat) {
+  const Created match = NewMatch();
+  const Created other = NewMatch();
+  auto clients = ConnectSeats(match);
+  PlayClient& seat0 = *clients[0];
+  ASSERT_TRUE(seat0.Await(IsDecision(match.id, 0, 0)));
+  const size_t records = ref_->Records(match.id).size();
+  const size_t other_records = ref_->Records(other.id).size();
+
+  const Move move = NewMove(svctest::SeedAction());
+  // Another seat of the same match, a seat of another match, a seat that
+  // does not exist, and a reveal for another seat.
+  seat0.Send(svctest::CommitMsg(match.id, 1, 0, move));
+  seat0.Send(svctest::CommitMsg(other.id, 0, 0, move));
+  seat0.Send(svctest::CommitMsg(match.id, 99, 0, move));
+  seat0.Send(svctest::RevealMsg(match.id, 2, 0, move));
+  EXPECT_TRUE(seat0.Await(IsError(match.id, 1, 0, kPermissionDenied)));
+  EXPECT_TRUE(seat0.Await(IsError(other.id, 0, 0, kPermissionDenied)));
+  EXPECT_TRUE(seat0.Await(IsError(match.id, 99, 0, kPermissionDenied)));
+  EXPECT_TRUE(seat0.Await(IsError(match.id, 2, 0, kPermissionDenied)));
+  EXPECT_EQ(ref_->Records(match.id).size(), records);
+  EXPECT_EQ(ref_->Records(other.id).size(), other_records);
+  EXPECT_FALSE(seat0.ended());  // In-band errors keep the stream open.
+
+  FinishAndVerify(clients, match.id, 0);
+  // A seat hears only about its own seat of its own match.
+  for (uint32_t seat = 0; seat < kSeats; ++seat) {
+    for (const v1::PlayResponse& m : clients[seat]->Messages()) {
+      if (m.has_error()) continue;  // Echoes what was sent.
+      const google::protobuf::Message* inner = nullptr;
+      switch (m.kind_case()) {
+        case v1::PlayResponse::kDecision:
+          inner = &m.decision();
+          break;
+        case v1::PlayResponse::kRevealRequest:
+          inner = &m.reveal_request();
+          break;
+        case v1::PlayResponse::kCommitAck:
+          inner = &m.commit_ack();
+          break;
+        case v1::PlayResponse::kRevealAck:
+          inner = &m.reveal_ack();
+          break;
+        case v1::PlayResponse::kResult:
+          inner = &m.result();
+          break;
+        case v1::PlayResponse::kMatchEnded:
+          inner = &m.match_ended();
+          break;
+        default:
+          ADD_FAILURE() << "unexpected " << m.ShortDebugString();
+      }
+      if (inner == nullptr) continue;
+      const auto* d = inner->GetDescriptor();
+      const auto* r = inner->GetReflection();
+      EXPECT_EQ(r->GetString(*inner, d->FindFieldByName("match_id")), match.id);
+      EXPECT_EQ(r->GetUInt32(*inner, d->FindFieldByName("seat")), seat)
+          << m.ShortDebugString();
+    }
+  }
+}
+
+TEST_F(ServiceTest, BotTokenActsOnlyForItsBotsSeats) {
+  const v1::RegisterBotResponse alice = NewBot("alice");
+  const v1::RegisterBotResponse bob = NewBot("bob");
+  const Created match = NewMatch({}, v1::FORFEIT_POLICY_FORFEIT,
+                                 {alice.bot_id(), bob.bot_id(), ""});
+  EXPECT_EQ(match.tokens[0], "");
+  EXPECT_EQ(match.tokens[1], "");
+  PlayClient client(ref_->NewChannel(), alice.bot_token(), "alice");
+  ASSERT_TRUE(client.Await(IsDecision(match.id, 0, 0)));
+  const Move move = NewMove(svctest::SeedAction());
+  client.Send(svctest::CommitMsg(match.id, 1, 0, move));  // Bob's seat.
+  client.Send(svctest::CommitMsg(match.id, 2, 0, move));  // A token seat.
+  EXPECT_TRUE(client.Await(IsError(match.id, 1, 0, kPermissionDenied)));
+  EXPECT_TRUE(client.Await(IsError(match.id, 2, 0, kPermissionDenied)));
+  EXPECT_EQ(client.Count(IsDecision(match.id, 1, 0)), 0);
+  // A seat token cannot play a bot's seat either.
+  PlayClient seat2(ref_->NewChannel(), match.tokens[2], "seat2");
+  seat2.Send(svctest::CommitMsg(match.id, 0, 0, move));
+  EXPECT_TRUE(seat2.Await(IsError(match.id, 0, 0, kPermissionDenied)));
+  EXPECT_EQ(ref_->Records(match.id).size(), 2u);  // Header, decision 0.
+}
+
+TEST_F(ServiceTest, TokensNeverAppearInOutputOrLogs) {
+  const std::string out_dir = MakeTempDir();
+  const std::string out = out_dir + "/stdout", err = out_dir + "/stderr";
+  std::vector<std::string> secrets;
+  std::vector<std::string> log_files;
+  {
+    Redirect redirect_out(STDOUT_FILENO, out);
+    Redirect redirect_err(STDERR_FILENO, err);
+    RefereeConfig config;
+    config.max_message_bytes = 4096;
+    auto referee = std::make_unique<TestReferee>(config);
+    secrets.push_back(referee->admin_token());
+    v1::RegisterBotRequest bot_request;
+    bot_request.set_name("bot");
+    grpc::ClientContext bot_context;
+    svctest::Authorize(bot_context, referee->admin_token());
+    v1::RegisterBotResponse bot;
+    referee->stub().RegisterBot(&bot_context, bot_request, &bot);
+    secrets.push_back(bot.bot_token());
+    const Created match = NewMatch({}, v1::FORFEIT_POLICY_FORFEIT,
+                                   {bot.bot_id(), "", ""}, referee.get());
+    for (const std::string& t : match.tokens) {
+      if (!t.empty()) secrets.push_back(t);
+    }
+    // Failed and refused attempts, an oversized message, then the match.
+    CallCreateMatch(referee->stub(), "Bearer " + match.tokens[1]);
+    CallCreateMatch(referee->stub(),
+                    "Bearer " + Tampered(referee->admin_token()));
+    {
+      PlayClient bad(referee->NewChannel(), Tampered(bot.bot_token()));
+      bad.AwaitEnd();
+      PlayClient big(referee->NewChannel(), match.tokens[2]);
+      v1::PlayRequest huge = svctest::RevealMsg(
+          match.id, 2, 0, Move{std::string(32, 's'), std::string(8192, 'a')});
+      big.Send(huge);
+      big.AwaitEnd();
+    }
+    std::vector<std::unique_ptr<PlayClient>> clients;
+    clients.push_back(
+        std::make_unique<PlayClient>(referee->NewChannel(), bot.bot_token()));
+    clients.push_back(
+        std::make_unique<PlayClient>(referee->NewChannel(), match.tokens[1]));
+    clients.push_back(
+        std::make_unique<PlayClient>(referee->NewChannel(), match.tokens[2]));
+    for (auto& c : clients) c->AutoPlay();
+    for (uint32_t seat = 0; seat < kSeats; ++seat) {
+      EXPECT_TRUE(clients[seat]->Await(IsEnded(match.id, seat)));
+    }
+    clients.clear();
+    for (const auto& entry :
+         std::filesystem::recursive_directory_iterator(referee->dir())) {
+      if (entry.is_regular_file()) {
+        absl::StatusOr<std::string> bytes =
+            ReadFileToString(entry.path().string());
+        if (bytes.ok()) log_files.push_back(*bytes);
+      }
+    }
+    referee.reset();
+  }
+  ASSERT_EQ(secrets.size(), 4u);
+  ASSERT_FALSE(log_files.empty());
+  std::vector<std::string> outputs = {*ReadFileToString(out),
+                                      *ReadFileToString(err)};
+  for (const std::string& secret : secrets) {
+    // The whole token, its secret half in hex, and its raw secret bytes.
+    std::vector<std::string> needles = {secret};
+    if (secret.size() == 81) {
+      needles.push_back(secret.substr(17));
+      needles.push_back(*FromHex(secret.substr(17)));
+    }
+    for (const std::string& needle : needles) {
+      for (const std::string& text : outputs) {
+        EXPECT_FALSE(absl::StrContains(text, needle)) << "token in output";
+      }
+      for (const std::string& file : log_files) {
+        EXPECT_FALSE(absl::StrContains(file, needle)) << "token in a log";
+      }
+    }
+  }
+  std::filesystem::remove_all(out_dir);
+}
+
+// --- Item 4: play ------------------------------------------------------------
+
+TEST_F(ServiceTest, DecisionRequestsCarryObservationLegalActionsDeadlines) {
+  const int64_t before = absl::ToUnixMillis(absl::Now());
+  const Created match = NewMatch(Clocks(20000, 15000));
+  auto clients = ConnectSeats(match);
+  for (uint32_t seat = 0; seat < kSeats; ++seat) {
+    std::optional<v1::PlayResponse> seed =
+        clients[seat]->Await(IsDecision(match.id, seat, 0));
+    ASSERT_TRUE(seed);
+    const v1::DecisionRequest& d = seed->decision();
+    EXPECT_EQ(d.game(), kGame);
+    EXPECT_EQ(d.num_seats(), 3u);
+    EXPECT_THAT(d.acting_seats(), ElementsAre(0, 1, 2));
+    EXPECT_TRUE(d.simultaneous());
+    EXPECT_FALSE(d.committed());
+    EXPECT_FALSE(d.has_observation());
+    EXPECT_FALSE(d.legal_actions_listed());
+    EXPECT_EQ(d.legal_actions_size(), 0);
+    EXPECT_GE(d.commit_deadline_unix_ms(), before + 20000);
+    EXPECT_LE(d.commit_deadline_unix_ms(),
+              absl::ToUnixMillis(absl::Now()) + 20000);
+  }
+  PlayDecision(clients, match.id, 0);
+  const std::vector<v1::LogRecord> records = ref_->Records(match.id);
+  for (uint32_t seat = 0; seat < kSeats; ++seat) {
+    // The commit ack carries the time written in the log.
+    const v1::CommitAck ack =
+        clients[seat]->Await(IsCommitAck(match.id, seat, 0))->commit_ack();
+    bool logged = false;
+    for (const v1::LogRecord& r : OfKind(records, v1::LogRecord::kCommit)) {
+      if (r.commit().seat() == seat && r.commit().decision_id() == 0) {
+        EXPECT_EQ(r.commit().received_unix_ms(), ack.received_unix_ms());
+        logged = true;
+      }
+    }
+    EXPECT_TRUE(logged);
+    const v1::RevealRequest reveal =
+        clients[seat]
+            ->Await(IsRevealRequest(match.id, seat, 0))
+            ->reveal_request();
+    EXPECT_GT(reveal.reveal_deadline_unix_ms(), 0);
+    EXPECT_LE(reveal.reveal_deadline_unix_ms(),
+              absl::ToUnixMillis(absl::Now()) + 15000);
+
+    std::optional<v1::PlayResponse> d1 =
+        clients[seat]->Await(IsDecision(match.id, seat, 1));
+    ASSERT_TRUE(d1);
+    const v1::DecisionRequest& d = d1->decision();
+    ASSERT_TRUE(d.has_observation());
+    EXPECT_FALSE(d.observation().public_view());
+    EXPECT_EQ(d.observation().seat(), seat);
+    EXPECT_TRUE(d.observation().has_rock_paper_pyramid());
+    EXPECT_EQ(d.observation().rock_paper_pyramid().rounds_played(), 0u);
+    EXPECT_TRUE(d.legal_actions_listed());
+    ASSERT_EQ(d.legal_actions_size(), 9);  // 3 colours x 3 sizes.
+    for (int i = 1; i < d.legal_actions_size(); ++i) {
+      EXPECT_LT(d.legal_actions(i - 1).SerializeAsString(),
+                d.legal_actions(i).SerializeAsString());
+    }
+    EXPECT_GT(d.commit_deadline_unix_ms(), 0);
+    // The seed's result: the seat's own view of the initial state.
+    const v1::DecisionResult result =
+        clients[seat]->Await(IsResult(match.id, seat, 0))->result();
+    EXPECT_EQ(result.observation().seat(), seat);
+    EXPECT_TRUE(result.observation().has_rock_paper_pyramid());
+  }
+  FinishAndVerify(clients, match.id, 1);
+}
+
+TEST_F(ServiceTest, FullMatchOverTheWireVerifies) {
+  const Created match = NewMatch();
+  // A running match's log is served only to the admin.
+  std::string bytes;
+  EXPECT_EQ(FetchLog(ref_->stub(), match.id, "", &bytes).error_code(),
+            grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_EQ(
+      FetchLog(ref_->stub(), match.id, match.tokens[0], &bytes).error_code(),
+      grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_TRUE(
+      FetchLog(ref_->stub(), match.id, ref_->admin_token(), &bytes).ok());
+  EXPECT_EQ(bytes, ref_->LogBytes(match.id));
+
+  auto clients = ConnectSeats(match);
+  FinishAndVerify(clients, match.id, 0);
+  const Verdict verdict = ref_->Verify(match.id);
+  const v1::MatchInfo info = Info(match.id);
+  EXPECT_EQ(info.status(), v1::MATCH_FINISHED);
+  EXPECT_EQ(info.outcome().SerializeAsString(),
+            verdict.outcome.SerializeAsString());
+  const std::vector<v1::LogRecord> records = ref_->Records(match.id);
+  const size_t decisions =
+      OfKind(records, v1::LogRecord::kDecisionOpened).size();
+  EXPECT_EQ(decisions, 10u);  // The seed and nine rounds.
+  for (uint32_t seat = 0; seat < kSeats; ++seat) {
+    PlayClient& c = *clients[seat];
+    const v1::MatchEnded ended =
+        c.Await(IsEnded(match.id, seat))->match_ended();
+    EXPECT_EQ(ended.outcome().SerializeAsString(),
+              verdict.outcome.SerializeAsString());
+    int commit_acks = 0, reveal_acks = 0, results = 0;
+    for (const v1::PlayResponse& m : c.Messages()) {
+      commit_acks += m.has_commit_ack();
+      reveal_acks += m.has_reveal_ack();
+      results += m.has_result();
+      EXPECT_FALSE(m.has_error()) << m.ShortDebugString();
+    }
+    EXPECT_EQ(commit_acks, static_cast<int>(decisions));
+    EXPECT_EQ(reveal_acks, static_cast<int>(decisions));
+    EXPECT_EQ(results, static_cast<int>(decisions));
+  }
+  // The stream stays usable after the end: a late commit is refused in band.
+  clients[0]->Send(svctest::CommitMsg(match.id, 0, 10, NewMove({})));
+  EXPECT_TRUE(clients[0]->Await(IsError(match.id, 0, 10, kFailedPrecondition)));
+}
+
+TEST_F(ServiceTest, BotStreamMultiplexesTwoMatches) {
+  const v1::RegisterBotResponse bot = NewBot("multi");
+  const Created a =
+      NewMatch({}, v1::FORFEIT_POLICY_FORFEIT, {bot.bot_id(), "", ""});
+  const Created b = NewMatch({}, v1::FORFEIT_POLICY_FORFEIT,
+                             {"", bot.bot_id(), bot.bot_id()});
+  PlayClient stream(ref_->NewChannel(), bot.bot_token(), "bot");
+  // On connecting, the one stream gets what every seat of the bot owes.
+  ASSERT_TRUE(stream.Await(IsDecision(a.id, 0, 0)));
+  ASSERT_TRUE(stream.Await(IsDecision(b.id, 1, 0)));
+  ASSERT_TRUE(stream.Await(IsDecision(b.id, 2, 0)));
+  // A match created while the bot is connected reaches the same stream.
+  const Created c =
+      NewMatch({}, v1::FORFEIT_POLICY_FORFEIT, {"", "", bot.bot_id()});
+  ASSERT_TRUE(stream.Await(IsDecision(c.id, 2, 0)));
+
+  // Interleave by hand: commit in a, b and c before any reveal.
+  std::map<std::pair<std::string, uint32_t>, Move> moves;
+  for (const auto& [id, seat] : std::vector<std::pair<std::string, uint32_t>>{
+           {a.id, 0}, {b.id, 1}, {b.id, 2}, {c.id, 2}}) {
+    moves[{id, seat}] = NewMove(svctest::SeedAction());
+    stream.Send(svctest::CommitMsg(id, seat, 0, moves[{id, seat}]));
+    ASSERT_TRUE(stream.Await(IsCommitAck(id, seat, 0)));
+  }
+  std::vector<std::unique_ptr<PlayClient>> others;
+  others.push_back(Connect(a.tokens[1]));
+  others.push_back(Connect(a.tokens[2]));
+  others.push_back(Connect(b.tokens[0]));
+  others.push_back(Connect(c.tokens[0]));
+  others.push_back(Connect(c.tokens[1]));
+  for (auto& o : others) o->AutoPlay();
+  for (const auto& [key, move] : moves) {
+    ASSERT_TRUE(stream.Await(IsRevealRequest(key.first, key.second, 0)));
+    stream.Send(svctest::RevealMsg(key.first, key.second, 0, move));
+    ASSERT_TRUE(stream.Await(IsRevealAck(key.first, key.second, 0)));
+  }
+  stream.AutoPlay(1);
+  for (const auto& [id, seat] : std::vector<std::pair<std::string, uint32_t>>{
+           {a.id, 0}, {b.id, 1}, {b.id, 2}, {c.id, 2}}) {
+    EXPECT_TRUE(stream.Await(IsEnded(id, seat))) << id << " seat " << seat;
+  }
+  EXPECT_EQ(stream.Count(IsAnyError()), 0);
+  for (const Created* m : {&a, &b, &c}) ExpectGenuine(m->id);
+}
+
+TEST_F(ServiceTest, ReconnectAfterCommitResumes) {
+  const Created match = NewMatch();
+  auto clients = ConnectSeats(match);
+  PlayDecision(clients, match.id, 0);
+  const uint64_t d = 1;
+  const Move mine = NewMove(Choice(*clients[0], match.id, 0, d));
+  clients[0]->Send(svctest::CommitMsg(match.id, 0, d, mine));
+  ASSERT_TRUE(clients[0]->Await(IsCommitAck(match.id, 0, d)));
+  clients[0].reset();  // Disconnects.
+  for (absl::Time end = absl::Now() + kWait;
+       Info(match.id).seats(0).connected() && absl::Now() < end;) {
+    absl::SleepFor(absl::Milliseconds(5));
+  }
+  EXPECT_FALSE(Info(match.id).seats(0).connected());
+
+  // Reconnected while the others still owe commits: the decision again,
+  // marked committed.
+  clients[0] = Connect(match.tokens[0], "seat0-again");
+  std::optional<v1::PlayResponse> again =
+      clients[0]->Await(IsDecision(match.id, 0, d));
+  ASSERT_TRUE(again);
+  EXPECT_TRUE(again->decision().committed());
+  EXPECT_EQ(again->decision().legal_actions_size(), 9);
+  EXPECT_TRUE(Info(match.id).seats(0).connected());
+  clients[0].reset();
+
+  // The others commit while seat 0 is away; it comes back to a reveal
+  // request and finishes the match.
+  Move others[kSeats];
+  for (uint32_t seat = 1; seat < kSeats; ++seat) {
+    others[seat] = NewMove(Choice(*clients[seat], match.id, seat, d));
+    clients[seat]->Send(svctest::CommitMsg(match.id, seat, d, others[seat]));
+    ASSERT_TRUE(clients[seat]->Await(IsCommitAck(match.id, seat, d)));
+  }
+  for (uint32_t seat = 1; seat < kSeats; ++seat) {
+    ASSERT_TRUE(clients[seat]->Await(IsRevealRequest(match.id, seat, d)));
+    clients[seat]->Send(svctest::RevealMsg(match.id, seat, d, others[seat]));
+    ASSERT_TRUE(clients[seat]->Await(IsRevealAck(match.id, seat, d)));
+  }
+  clients[0] = Connect(match.tokens[0], "seat0-third");
+  ASSERT_TRUE(clients[0]->Await(IsRevealRequest(match.id, 0, d)));
+  EXPECT_EQ(clients[0]->Count(IsDecision(match.id, 0, d)), 0);
+  clients[0]->Send(svctest::RevealMsg(match.id, 0, d, mine));
+  ASSERT_TRUE(clients[0]->Await(IsRevealAck(match.id, 0, d)));
+  FinishAndVerify(clients, match.id, d + 1);
+  EXPECT_TRUE(OfKind(ref_->Records(match.id), v1::LogRecord::kFault).empty());
+}
+
+TEST_F(ServiceTest, NewerStreamForTheSameTokenReplacesTheOlder) {
+  const Created match = NewMatch();
+  PlayClient first(ref_->NewChannel(), match.tokens[0], "first");
+  ASSERT_TRUE(first.Await(IsDecision(match.id, 0, 0)));
+  PlayClient second(ref_->NewChannel(), match.tokens[0], "second");
+  ASSERT_TRUE(second.Await(IsDecision(match.id, 0, 0)));
+  EXPECT_EQ(first.AwaitEnd().error_code(), grpc::StatusCode::ABORTED);
+}
+
+// --- Item 5: clocks and forfeits ------------------------------------------
+
+TEST_F(ServiceTest, CommitTimeoutForfeitsWithItsReasonInTheLog) {
+  EventLog events;
+  const Created match = NewMatch(Clocks(300, 300));
+  WatchClient watch(ref_->NewChannel(), match.id, "watch", &events);
+  auto clients = ConnectSeats(match);
+  clients[0]->AutoPlay();
+  clients[1]->AutoPlay();  // Seat 2 never commits.
+  std::optional<v1::PlayResponse> fault =
+      clients[2]->Await(IsError(match.id, 2, 0, kFailedPrecondition));
+  ASSERT_TRUE(fault);
+  EXPECT_TRUE(fault->error().faulted());
+  EXPECT_THAT(fault->error().message(), HasSubstr("FAULT_COMMIT_TIMEOUT"));
+  for (uint32_t seat = 0; seat < kSeats; ++seat) {
+    std::optional<v1::PlayResponse> ended =
+        clients[seat]->Await(IsEnded(match.id, seat));
+    ASSERT_TRUE(ended);
+    const v1::Outcome& o = ended->match_ended().outcome();
+    EXPECT_EQ(o.termination(), v1::TERMINATION_FORFEIT);
+    EXPECT_EQ(o.seats(2).forfeited(), true);
+    EXPECT_EQ(o.seats(2).rank(), 3u);
+  }
+  const std::vector<v1::LogRecord> records = ref_->Records(match.id);
+  const auto faults = OfKind(records, v1::LogRecord::kFault);
+  ASSERT_EQ(faults.size(), 1u);
+  const v1::Fault& f = faults[0].fault();
+  EXPECT_EQ(f.seat(), 2u);
+  EXPECT_EQ(f.decision_id(), 0u);
+  EXPECT_EQ(f.reason(), v1::FAULT_COMMIT_TIMEOUT);
+  EXPECT_EQ(f.consequence(), v1::FAULT_FORFEIT);
+  const auto opened = OfKind(records, v1::LogRecord::kDecisionOpened);
+  // Measured on the server: not before the deadline.
+  EXPECT_GE(f.at_unix_ms(), opened[0].decision_opened().opened_unix_ms() + 300);
+  EXPECT_EQ(
+      f.at_unix_ms() >= opened[0].decision_opened().commit_deadline_unix_ms(),
+      true);
+  ExpectGenuine(match.id);
+  EXPECT_TRUE(watch.AwaitEvent([](const v1::WatchEvent& e) {
+    return e.has_fault() && e.fault().reason() == v1::FAULT_COMMIT_TIMEOUT;
+  }));
+  EXPECT_TRUE(watch.AwaitEnd().ok());
+}
+
+TEST_F(ServiceTest, RevealTimeoutUnderDefaultPolicyPlaysTheDefaultAndGoesOn) {
+  const Created match =
+      NewMatch(Clocks(5000, 300), v1::FORFEIT_POLICY_DEFAULT_ACTION);
+  auto clients = ConnectSeats(match);
+  clients[0]->AutoPlay();
+  clients[2]->AutoPlay();
+  PlayClient& seat1 = *clients[1];
+  // Seat 1 plays the seed, then commits decision 1 and never reveals it.
+  const Move seed = NewMove(svctest::SeedAction());
+  seat1.Send(svctest::CommitMsg(match.id, 1, 0, seed));
+  ASSERT_TRUE(seat1.Await(IsRevealRequest(match.id, 1, 0)));
+  seat1.Send(svctest::RevealMsg(match.id, 1, 0, seed));
+  const Move silent = NewMove(Choice(seat1, match.id, 1, 1));
+  seat1.Send(svctest::CommitMsg(match.id, 1, 1, silent));
+  ASSERT_TRUE(seat1.Await(IsCommitAck(match.id, 1, 1)));
+  std::optional<v1::PlayResponse> fault =
+      seat1.Await(IsError(match.id, 1, 1, kFailedPrecondition));
+  ASSERT_TRUE(fault);
+  EXPECT_TRUE(fault->error().faulted());
+  EXPECT_THAT(fault->error().message(), HasSubstr("FAULT_REVEAL_TIMEOUT"));
+  // The match goes on: decision 2 is asked of seat 1 too.
+  ASSERT_TRUE(seat1.Await(IsDecision(match.id, 1, 2)));
+  seat1.AutoPlay(2);
+  for (uint32_t seat = 0; seat < kSeats; ++seat) {
+    ASSERT_TRUE(clients[seat]->Await(IsEnded(match.id, seat)));
+  }
+  const std::vector<v1::LogRecord> records = ref_->Records(match.id);
+  const auto faults = OfKind(records, v1::LogRecord::kFault);
+  ASSERT_EQ(faults.size(), 1u);
+  EXPECT_EQ(faults[0].fault().reason(), v1::FAULT_REVEAL_TIMEOUT);
+  EXPECT_EQ(faults[0].fault().consequence(), v1::FAULT_DEFAULT_ACTION);
+  EXPECT_EQ(faults[0].fault().decision_id(), 1u);
+  bool found = false;
+  for (const v1::LogRecord& r : OfKind(records, v1::LogRecord::kApplied)) {
+    if (!r.applied().has_decision_id() || r.applied().decision_id() != 1) {
+      continue;
+    }
+    found = true;
+    EXPECT_EQ(r.applied().moves(1).source(), v1::MOVE_DEFAULT);
+    EXPECT_EQ(r.applied().moves(0).source(), v1::MOVE_REVEALED);
+  }
+  EXPECT_TRUE(found);
+  const v1::Outcome outcome =
+      clients[0]->Await(IsEnded(match.id, 0))->match_ended().outcome();
+  EXPECT_NE(outcome.termination(), v1::TERMINATION_FORFEIT);
+  ExpectGenuine(match.id);
+}
+
+TEST_F(ServiceTest, TimeBankAbsorbsOverrunsAndEarnsIncrements) {
+  constexpr int64_t kCommitMs = 300, kBankMs = 600, kIncrementMs = 100;
+  const Created match =
+      NewMatch(Clocks(kCommitMs, 5000, kBankMs, kIncrementMs));
+  auto clients = ConnectSeats(match);
+  clients[0]->AutoPlay();
+  clients[1]->AutoPlay();
+  PlayClient& slow = *clients[2];
+  for (uint64_t d = 0; d < 2; ++d) {
+    const Move m = NewMove(Choice(slow, match.id, 2, d));
+    // Decision 1: overrun the commit timeout by ~200 ms, within the bank.
+    if (d == 1) absl::SleepFor(absl::Milliseconds(kCommitMs + 200));
+    slow.Send(svctest::CommitMsg(match.id, 2, d, m));
+    ASSERT_TRUE(slow.Await(IsCommitAck(match.id, 2, d)));
+    ASSERT_TRUE(slow.Await(IsRevealRequest(match.id, 2, d)));
+    slow.Send(svctest::RevealMsg(match.id, 2, d, m));
+    ASSERT_TRUE(slow.Await(IsRevealAck(match.id, 2, d)));
+  }
+  std::optional<v1::PlayResponse> d2 = slow.Await(IsDecision(match.id, 2, 2));
+  std::optional<v1::PlayResponse> d2_fast =
+      clients[0]->Await(IsDecision(match.id, 0, 2));
+  ASSERT_TRUE(d2 && d2_fast);
+
+  // Recompute each seat's bank from the times in the log.
+  std::vector<v1::LogRecord> records = ref_->Records(match.id);
+  std::map<uint64_t, int64_t> opened;
+  int64_t bank[kSeats] = {kBankMs, kBankMs, kBankMs};
+  for (const v1::LogRecord& r : records) {
+    if (r.has_decision_opened()) {
+      opened[r.decision_opened().decision_id()] =
+          r.decision_opened().opened_unix_ms();
+    } else if (r.has_commit() && r.commit().decision_id() < 2) {
+      const v1::Commit& c = r.commit();
+      const int64_t overrun =
+          c.received_unix_ms() - opened[c.decision_id()] - kCommitMs;
+      if (overrun > 0)
+        bank[c.seat()] = std::max<int64_t>(0, bank[c.seat()] - overrun);
+      bank[c.seat()] += kIncrementMs;
+    }
+  }
+  EXPECT_TRUE(OfKind(records, v1::LogRecord::kFault).empty())
+      << "an overrun within the bank is no fault";
+  EXPECT_LT(bank[2], kBankMs + 2 * kIncrementMs - 150);
+  const int64_t base = opened[2] + kCommitMs;
+  EXPECT_NEAR(d2->decision().commit_deadline_unix_ms(), base + bank[2], 5);
+  EXPECT_NEAR(d2_fast->decision().commit_deadline_unix_ms(), base + bank[0], 5);
+
+  // Decision 2: seat 2 sends nothing; it forfeits at its own deadline, which
+  // its remaining bank extends past the plain commit timeout.
+  std::optional<v1::PlayResponse> fault =
+      slow.Await(IsError(match.id, 2, 2, kFailedPrecondition));
+  ASSERT_TRUE(fault);
+  EXPECT_TRUE(fault->error().faulted());
+  records = ref_->Records(match.id);
+  const auto faults = OfKind(records, v1::LogRecord::kFault);
+  ASSERT_EQ(faults.size(), 1u);
+  EXPECT_EQ(faults[0].fault().reason(), v1::FAULT_COMMIT_TIMEOUT);
+  EXPECT_EQ(faults[0].fault().seat(), 2u);
+  EXPECT_GE(faults[0].fault().at_unix_ms(),
+            d2->decision().commit_deadline_unix_ms());
+  EXPECT_GE(faults[0].fault().at_unix_ms(), base + 300);
+  ASSERT_TRUE(clients[0]->Await(IsEnded(match.id, 0)));
+  ExpectGenuine(match.id);
+}
+
+// --- Item 6: watch secrecy ---------------------------------------------------
+
+// The round of RPP that an observation has seen played (-1: none).
+int RoundsIn(const v1::Observation& o) {
+  return o.has_rock_paper_pyramid()
+             ? static_cast<int>(o.rock_paper_pyramid().rounds_played())
+             : -1;
+}
+
+TEST_F(ServiceTest, NoMoveReachesAnyoneBeforeTheLastCommitIsAcknowledged) {
+  EventLog events;
+  const Created match = NewMatch();
+  WatchClient watch(ref_->NewChannel(), match.id, "watch", &events);
+  auto clients = ConnectSeats(match, &events);
+  std::unique_ptr<WatchClient> late_watch;
+  std::map<uint64_t, uint64_t> last_ack_seq;  // Decision -> EventLog seq.
+  for (uint64_t d = 0; d < 10; ++d) {
+    std::vector<Move> moves;
+    for (uint32_t seat = 0; seat < kSeats; ++seat) {
+      moves.push_back(NewMove(Choice(*clients[seat], match.id, seat, d)));
+    }
+    // The last committer rotates, so every seat's move is the one withheld.
+    const uint32_t last = d % kSeats;
+    for (uint32_t seat = 0; seat < kSeats; ++seat) {
+      if (seat == last) continue;
+      clients[seat]->Send(svctest::CommitMsg(match.id, seat, d, moves[seat]));
+      ASSERT_TRUE(clients[seat]->Await(IsCommitAck(match.id, seat, d)));
+      // An eager reveal is refused and must not leak either.
+      clients[seat]->Send(svctest::RevealMsg(match.id, seat, d, moves[seat]));
+      ASSERT_TRUE(clients[seat]->Await(
+          IsError(match.id, seat, d, kFailedPrecondition)));
+    }
+    absl::SleepFor(absl::Milliseconds(20));  // Time for any leak to arrive.
+    clients[last]->Send(svctest::CommitMsg(match.id, last, d, moves[last]));
+    ASSERT_TRUE(clients[last]->Await(IsCommitAck(match.id, last, d)));
+    last_ack_seq[d] = clients[last]->SeqOf(IsCommitAck(match.id, last, d));
+    ASSERT_GT(last_ack_seq[d], 0u);
+    for (uint32_t seat = 0; seat < kSeats; ++seat) {
+      ASSERT_TRUE(clients[seat]->Await(IsRevealRequest(match.id, seat, d)));
+      clients[seat]->Send(svctest::RevealMsg(match.id, seat, d, moves[seat]));
+    }
+    for (uint32_t seat = 0; seat < kSeats; ++seat) {
+      ASSERT_TRUE(clients[seat]->Await(d == 9 ? IsEnded(match.id, seat)
+                                              : IsResult(match.id, seat, d)));
+    }
+    if (d == 4) {
+      late_watch = std::make_unique<WatchClient>(ref_->NewChannel(), match.id,
+                                                 "late-watch", &events);
+    }
+  }
+  ASSERT_TRUE(watch.AwaitEnd().ok());
+  ASSERT_TRUE(late_watch->AwaitEnd().ok());
+
+  std::vector<std::string> secrets;
+  for (auto& c : clients) {
+    for (const std::string& s : c->Secrets()) secrets.push_back(s);
+  }
+  ASSERT_GE(secrets.size(), 30u);
+  int views = 0;
+  for (const EventLog::Event& e : events.Snapshot()) {
+    // Salts and seed contributions never reach anyone.
+    for (const std::string& secret : secrets) {
+      ASSERT_FALSE(absl::StrContains(e.raw, secret))
+          << e.who << " received a secret at seq " << e.seq;
+    }
+    // Nothing derived from decision d reaches anyone before the last
+    // commitment of d was acknowledged. Decision d >= 1 is round d, whose
+    // moves show in any observation with rounds_played >= d.
+    for (const auto& [d, ack_seq] : last_ack_seq) {
+      if (e.seq >= ack_seq) continue;
+      const std::string where =
+          absl::StrCat(e.who, " seq ", e.seq, " before the last ack (", ack_seq,
+                       ") of decision ", d);
+      if (e.play) {
+        const v1::PlayResponse& m = *e.play;
+        EXPECT_FALSE(m.has_result() && m.result().decision_id() == d) << where;
+        EXPECT_FALSE(m.has_match_ended()) << where;
+        if (d >= 1) {
+          if (m.has_result()) {
+            EXPECT_LT(RoundsIn(m.result().observation()), static_cast<int>(d))
+                << where;
+          }
+          if (m.has_decision()) {
+            EXPECT_LT(RoundsIn(m.decision().observation()), static_cast<int>(d))
+                << where;
+          }
+        }
+      }
+      if (e.watch) {
+        const v1::WatchEvent& w = *e.watch;
+        EXPECT_FALSE(w.has_outcome()) << where;
+        if (w.has_view()) {
+          EXPECT_NE(w.view().decision_id(), d) << where;
+          if (d >= 1) {
+            EXPECT_LT(RoundsIn(w.view().view()), static_cast<int>(d)) << where;
+          }
+        }
+        if (w.has_match() && d >= 1) {
+          EXPECT_LT(w.match().decision_id(), d + 1) << where;
+        }
+      }
+    }
+    if (e.watch) {
+      const v1::WatchEvent& w = *e.watch;
+      if (w.has_view()) {
+        ++views;
+        EXPECT_TRUE(w.view().view().public_view());
+      }
+      if (w.has_commit()) {
+        // Who committed to what decision, and nothing else.
+        v1::PublicCommit bare;
+        bare.set_decision_id(w.commit().decision_id());
+        bare.set_seat(w.commit().seat());
+        EXPECT_EQ(w.commit().SerializeAsString(), bare.SerializeAsString());
+        EXPECT_TRUE(
+            w.commit().GetReflection()->GetUnknownFields(w.commit()).empty());
+      }
+    }
+  }
+  EXPECT_GE(views, 10);
+  // The watcher saw every decision and commit, the views, and the end.
+  const std::vector<v1::WatchEvent> seen = watch.Events();
+  ASSERT_FALSE(seen.empty());
+  EXPECT_TRUE(seen.front().has_match());
+  EXPECT_TRUE(seen.back().has_outcome());
+  int commits = 0;
+  for (const v1::WatchEvent& e : seen) commits += e.has_commit();
+  EXPECT_EQ(commits, 30);
+  ExpectGenuine(match.id);
+}
+
+// --- Item 7: health and reflection -----------------------------------------
+
+TEST_F(ServiceTest, HealthCheckSaysServing) {
+  EXPECT_EQ(svctest::HealthStatus(ref_->channel()), 1);  // SERVING.
+}
+
+TEST_F(ServiceTest, ReflectionListsAndDescribesTheRefereeService) {
+  const std::set<std::string> services =
+      svctest::ReflectedServices(ref_->channel());
+  EXPECT_TRUE(services.count("pyramid.referee.v1.Referee"))
+      << "services listed: " << services.size();
+  EXPECT_TRUE(services.count("grpc.reflection.v1alpha.ServerReflection"));
+  const grpc::internal::RpcMethod method(
+      "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo",
+      grpc::internal::RpcMethod::BIDI_STREAMING);
+  grpc::ClientContext context;
+  std::unique_ptr<grpc::ClientReaderWriter<grpc::ByteBuffer, grpc::ByteBuffer>>
+      stream(grpc::internal::ClientReaderWriterFactory<
+             grpc::ByteBuffer, grpc::ByteBuffer>::Create(ref_->channel().get(),
+                                                         method, &context));
+
+  // ServerReflectionRequest{file_containing_symbol (4): the service}.
+  const std::string symbol = "pyramid.referee.v1.Referee";
+  ASSERT_TRUE(stream->Write(svctest::ToBuffer(
+      std::string("\x22") + static_cast<char>(symbol.size()) + symbol)));
+  grpc::ByteBuffer response;
+  ASSERT_TRUE(stream->Read(&response));
+  bool described = false;
+  // file_descriptor_response (4) -> file_descriptor_proto (1), repeated.
+  for (const std::string& files :
+       svctest::Fields(svctest::FromBuffer(response), 4)) {
+    for (const std::string& file : svctest::Fields(files, 1)) {
+      google::protobuf::FileDescriptorProto proto;
+      ASSERT_TRUE(proto.ParseFromString(file));
+      for (const auto& service : proto.service()) {
+        if (service.name() != "Referee") continue;
+        std::set<std::string> methods;
+        for (const auto& m : service.method()) methods.insert(m.name());
+        EXPECT_TRUE(methods.count("Play") && methods.count("Watch") &&
+                    methods.count("GetLog") && methods.count("CreateMatch"));
+        described = true;
+      }
+    }
+  }
+  EXPECT_TRUE(described);
+  stream->WritesDone();
+  EXPECT_TRUE(stream->Finish().ok());
+}
+
+// --- Item 8: bad input, one test each ---------------------------------------
+
+TEST_F(ServiceTest, BadInputUnparseableBytes) {
+  const Created match = NewMatch();
+  auto clients = ConnectSeats(match);
+  ASSERT_TRUE(clients[0]->Await(IsDecision(match.id, 0, 0)));
+  const size_t records = ref_->Records(match.id).size();
+  // Field 31 with wire type 7, and a truncated field: no protobuf parser
+  // accepts them. Each is refused in band; the stream stays open.
+  clients[0]->SendRaw(std::string("\xff\xff\xff\xff", 4));
+  clients[0]->SendRaw(std::string("\x0a\x7f\x01", 3));
+  ASSERT_TRUE(clients[0]->AwaitCount(IsError("", 0, 0, kInvalidArgument), 2));
+  std::optional<v1::PlayResponse> e =
+      clients[0]->Await(IsError("", 0, 0, kInvalidArgument));
+  EXPECT_THAT(e->error().message(), HasSubstr("malformed"));
+  EXPECT_FALSE(e->error().faulted());
+  EXPECT_FALSE(clients[0]->ended());
+  EXPECT_EQ(ref_->Records(match.id).size(), records);
+  // The match goes on, on the same stream.
+  FinishAndVerify(clients, match.id, 0);
+  EXPECT_TRUE(OfKind(ref_->Records(match.id), v1::LogRecord::kFault).empty());
+}
+
+TEST_F(ServiceTest, BadInputEmptyOrShortFieldsAreInvalidArgument) {
+  const Created match = NewMatch();
+  auto clients = ConnectSeats(match);
+  PlayClient& c = *clients[0];
+  ASSERT_TRUE(c.Await(IsDecision(match.id, 0, 0)));
+  const size_t records = ref_->Records(match.id).size();
+  c.Send(v1::PlayRequest());  // Neither commit nor reveal.
+  EXPECT_TRUE(c.Await(IsError("", 0, 0, kInvalidArgument)));
+  v1::PlayRequest short_commit;
+  short_commit.mutable_commit()->set_match_id(match.id);
+  short_commit.mutable_commit()->set_commitment("short");
+  c.Send(short_commit);
+  EXPECT_TRUE(c.Await(IsError(match.id, 0, 0, kInvalidArgument)));
+  EXPECT_EQ(ref_->Records(match.id).size(), records);
+  // A short salt in the reveal phase is refused without consequence.
+  PlayDecision(clients, match.id, 0);
+  std::vector<Move> moves;
+  for (uint32_t seat = 0; seat < kSeats; ++seat) {
+    moves.push_back(NewMove(Choice(*clients[seat], match.id, seat, 1)));
+    clients[seat]->Send(svctest::CommitMsg(match.id, seat, 1, moves[seat]));
+    ASSERT_TRUE(clients[seat]->Await(IsCommitAck(match.id, seat, 1)));
+  }
+  for (uint32_t seat = 1; seat < kSeats; ++seat) {
+    ASSERT_TRUE(clients[seat]->Await(IsRevealRequest(match.id, seat, 1)));
+    clients[seat]->Send(svctest::RevealMsg(match.id, seat, 1, moves[seat]));
+    ASSERT_TRUE(clients[seat]->Await(IsRevealAck(match.id, seat, 1)));
+  }
+  const Move& m = moves[0];
+  ASSERT_TRUE(c.Await(IsRevealRequest(match.id, 0, 1)));
+  const size_t before_salt = ref_->Records(match.id).size();
+  c.Send(svctest::RevealMsg(match.id, 0, 1, Move{"salt", m.action}));
+  std::optional<v1::PlayResponse> e = c.Await(IsError(match.id, 0, 1));
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->error().code(), kInvalidArgument);
+  EXPECT_FALSE(e->error().faulted());
+  EXPECT_EQ(ref_->Records(match.id).size(), before_salt);
+  c.Send(svctest::RevealMsg(match.id, 0, 1, m));
+  ASSERT_TRUE(c.Await(IsRevealAck(match.id, 0, 1)));
+  FinishAndVerify(clients, match.id, 2);
+  EXPECT_TRUE(OfKind(ref_->Records(match.id), v1::LogRecord::kFault).empty());
+}
+
+TEST_F(ServiceTest, BadInputOversizedMessageIsResourceExhausted) {
+  RefereeConfig config;
+  config.max_message_bytes = 16 << 10;
+  ref_ = std::make_unique<TestReferee>(config);
+  const Created match = NewMatch();
+  const Created bystander = NewMatch();
+  auto clients = ConnectSeats(match);
+  auto others = ConnectSeats(bystander);
+  ASSERT_TRUE(clients[0]->Await(IsDecision(match.id, 0, 0)));
+  const size_t records = ref_->Records(match.id).size();
+  const Move seed = NewMove(svctest::SeedAction());
+  clients[0]->Send(svctest::CommitMsg(match.id, 0, 0, seed));
+  ASSERT_TRUE(clients[0]->Await(IsCommitAck(match.id, 0, 0)));
+  v1::PlayRequest huge = svctest::RevealMsg(
+      match.id, 0, 0, Move{std::string(32, 's'), std::string(64 << 10, 'a')});
+  clients[0]->Send(huge);
+  EXPECT_EQ(clients[0]->AwaitEnd().error_code(),
+            grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_EQ(ref_->Records(match.id).size(), records + 1);  // Only the commit.
+  // An oversized unary call is refused the same way.
+  v1::CreateMatchRequest big;
+  big.mutable_game()->set_game(std::string(32 << 10, 'g'));
+  grpc::ClientContext context;
+  svctest::Authorize(context, ref_->admin_token());
+  v1::CreateMatchResponse ignored;
+  EXPECT_EQ(ref_->stub().CreateMatch(&context, big, &ignored).error_code(),
+            grpc::StatusCode::RESOURCE_EXHAUSTED);
+  // The server and both matches go on; seat 0 reconnects (its commit holds)
+  // and reveals properly.
+  FinishAndVerify(others, bystander.id, 0);
+  clients[0] = Connect(match.tokens[0], "seat0-again");
+  std::optional<v1::PlayResponse> again =
+      clients[0]->Await(IsDecision(match.id, 0, 0));
+  ASSERT_TRUE(again);
+  EXPECT_TRUE(again->decision().committed());
+  clients[1]->AutoPlay();
+  clients[2]->AutoPlay();
+  ASSERT_TRUE(clients[0]->Await(IsRevealRequest(match.id, 0, 0)));
+  clients[0]->Send(svctest::RevealMsg(match.id, 0, 0, seed));
+  ASSERT_TRUE(clients[0]->Await(IsRevealAck(match.id, 0, 0)));
+  FinishAndVerify(clients, match.id, 1);
+  EXPECT_TRUE(OfKind(ref_->Records(match.id), v1::LogRecord::kFault).empty());
+}
+
+TEST_F(ServiceTest, BadInputUnknownMatchIsNotFound) {
+  const Created match = NewMatch();
+  auto clients = ConnectSeats(match);
+  const std::string unknown(32, '0');
+  clients[0]->Send(svctest::CommitMsg(unknown, 0, 0, NewMove({})));
+  EXPECT_TRUE(clients[0]->Await(IsError(unknown, 0, 0, kNotFound)));
+  clients[0]->Send(svctest::RevealMsg("not hex", 0, 0, NewMove({})));
+  EXPECT_TRUE(clients[0]->Await(IsError("not hex", 0, 0, kNotFound)));
+  // The read-only calls say NOT_FOUND too.
+  grpc::ClientContext context;
+  v1::GetMatchRequest get;
+  get.set_match_id(unknown);
+  v1::MatchInfo info;
+  EXPECT_EQ(ref_->stub().GetMatch(&context, get, &info).error_code(),
+            grpc::StatusCode::NOT_FOUND);
+  std::string bytes;
+  EXPECT_EQ(FetchLog(ref_->stub(), unknown, "", &bytes).error_code(),
+            grpc::StatusCode::NOT_FOUND);
+  WatchClient watch(ref_->NewChannel(), unknown);
+  EXPECT_EQ(watch.AwaitEnd().error_code(), grpc::StatusCode::NOT_FOUND);
+  FinishAndVerify(clients, match.id, 0);
+}
+
+TEST_F(ServiceTest, BadInputWrongDecisionIdIsFailedPrecondition) {
+  const Created match = NewMatch();
+  auto clients = ConnectSeats(match);
+  ASSERT_TRUE(clients[0]->Await(IsDecision(match.id, 0, 0)));
+  const size_t records = ref_->Records(match.id).size();
+  clients[0]->Send(svctest::CommitMsg(match.id, 0, 7, NewMove({})));
+  std::optional<v1::PlayResponse> e =
+      clients[0]->Await(IsError(match.id, 0, 7, kFailedPrecondition));
+  ASSERT_TRUE(e);
+  EXPECT_FALSE(e->error().faulted());
+  EXPECT_THAT(e->error().message(), HasSubstr("not open"));
+  EXPECT_EQ(ref_->Records(match.id).size(), records);
+  FinishAndVerify(clients, match.id, 0);
+  EXPECT_TRUE(OfKind(ref_->Records(match.id), v1::LogRecord::kFault).empty());
+}
+
+TEST_F(ServiceTest, BadInputRevealBeforeCommitIsFailedPrecondition) {
+  const Created match = NewMatch();
+  auto clients = ConnectSeats(match);
+  ASSERT_TRUE(clients[0]->Await(IsDecision(match.id, 0, 0)));
+  const size_t records = ref_->Records(match.id).size();
+  const Move m = NewMove(svctest::SeedAction());
+  clients[0]->Send(svctest::RevealMsg(match.id, 0, 0, m));  // No commit yet.
+  EXPECT_TRUE(clients[0]->Await(IsError(match.id, 0, 0, kFailedPrecondition)));
+  clients[0]->Send(svctest::CommitMsg(match.id, 0, 0, m));
+  ASSERT_TRUE(clients[0]->Await(IsCommitAck(match.id, 0, 0)));
+  clients[0]->Send(svctest::RevealMsg(match.id, 0, 0, m));  // Others owe.
+  ASSERT_TRUE(
+      clients[0]->AwaitCount(IsError(match.id, 0, 0, kFailedPrecondition), 2));
+  EXPECT_EQ(ref_->Records(match.id).size(), records + 1);  // The commit.
+  clients[1]->AutoPlay();
+  clients[2]->AutoPlay();
+  ASSERT_TRUE(clients[0]->Await(IsRevealRequest(match.id, 0, 0)));
+  clients[0]->Send(svctest::RevealMsg(match.id, 0, 0, m));
+  ASSERT_TRUE(clients[0]->Await(IsRevealAck(match.id, 0, 0)));
+  FinishAndVerify(clients, match.id, 1);
+}
+
+TEST_F(ServiceTest, BadInputDuplicateCommitIsAlreadyExists) {
+  const Created match = NewMatch();
+  auto clients = ConnectSeats(match);
+  const Move m = NewMove(svctest::SeedAction());
+  clients[0]->Send(svctest::CommitMsg(match.id, 0, 0, m));
+  ASSERT_TRUE(clients[0]->Await(IsCommitAck(match.id, 0, 0)));
+  const size_t records = ref_->Records(match.id).size();
+  clients[0]->Send(svctest::CommitMsg(match.id, 0, 0, m));
+  clients[0]->Send(svctest::CommitMsg(match.id, 0, 0, NewMove({})));
+  ASSERT_TRUE(
+      clients[0]->AwaitCount(IsError(match.id, 0, 0, kAlreadyExists), 2));
+  EXPECT_EQ(clients[0]->Count(IsCommitAck(match.id, 0, 0)), 1);
+  EXPECT_EQ(ref_->Records(match.id).size(), records);
+  clients[1]->AutoPlay();
+  clients[2]->AutoPlay();
+  ASSERT_TRUE(clients[0]->Await(IsRevealRequest(match.id, 0, 0)));
+  clients[0]->Send(svctest::RevealMsg(match.id, 0, 0, m));
+  FinishAndVerify(clients, match.id, 1);
+}
+
+TEST_F(ServiceTest, BadInputDuplicateRevealIsAlreadyExists) {
+  const Created match = NewMatch();
+  auto clients = ConnectSeats(match);
+  std::vector<Move> moves;
+  for (uint32_t seat = 0; seat < kSeats; ++seat) {
+    moves.push_back(NewMove(svctest::SeedAction()));
+    clients[seat]->Send(svctest::CommitMsg(match.id, seat, 0, moves[seat]));
+    ASSERT_TRUE(clients[seat]->Await(IsCommitAck(match.id, seat, 0)));
+  }
+  ASSERT_TRUE(clients[0]->Await(IsRevealRequest(match.id, 0, 0)));
+  clients[0]->Send(svctest::RevealMsg(match.id, 0, 0, moves[0]));
+  ASSERT_TRUE(clients[0]->Await(IsRevealAck(match.id, 0, 0)));
+  const size_t records = ref_->Records(match.id).size();
+  clients[0]->Send(svctest::RevealMsg(match.id, 0, 0, moves[0]));
+  std::optional<v1::PlayResponse> e =
+      clients[0]->Await(IsError(match.id, 0, 0, kAlreadyExists));
+  ASSERT_TRUE(e);
+  EXPECT_FALSE(e->error().faulted());
+  EXPECT_EQ(ref_->Records(match.id).size(), records);
+  EXPECT_EQ(clients[0]->Count(IsRevealAck(match.id, 0, 0)), 1);
+  for (uint32_t seat = 1; seat < kSeats; ++seat) {
+    clients[seat]->Send(svctest::RevealMsg(match.id, seat, 0, moves[seat]));
+  }
+  FinishAndVerify(clients, match.id, 1);
+}
+
+// Seats 1 and 2 play decision 1 honestly; seat 0 commits to one action and
+// reveals `reveal` instead. Returns seat 0's PlayError.
+std::optional<v1::PlayResponse> CheatInDecisionOne(
+    std::vector<std::unique_ptr<PlayClient>>& clients, const std::string& match,
+    const Move& committed, const Move& revealed) {
+  clients[0]->Send(svctest::CommitMsg(match, 0, 1, committed));
+  EXPECT_TRUE(clients[0]->Await(IsCommitAck(match, 0, 1)));
+  clients[1]->AutoPlay(1);
+  clients[2]->AutoPlay(1);
+  EXPECT_TRUE(clients[0]->Await(IsRevealRequest(match, 0, 1)));
+  clients[0]->Send(svctest::RevealMsg(match, 0, 1, revealed));
+  return clients[0]->Await(IsError(match, 0, 1, kInvalidArgument));
+}
+
+TEST_F(ServiceTest, BadInputMismatchedRevealForfeitsUnderTheForfeitPolicy) {
+  const Created match = NewMatch();
+  auto clients = ConnectSeats(match);
+  PlayDecision(clients, match.id, 0);
+  const v1::Action a = Choice(*clients[0], match.id, 0, 1);
+  const Move committed = NewMove(a);
+  const Move other_salt = NewMove(a);  // Same action, another salt.
+  std::optional<v1::PlayResponse> e =
+      CheatInDecisionOne(clients, match.id, committed, other_salt);
+  ASSERT_TRUE(e);
+  EXPECT_TRUE(e->error().faulted());
+  EXPECT_THAT(e->error().message(), HasSubstr("FAULT_REVEAL_MISMATCH"));
+  EXPECT_EQ(clients[0]->Count(IsRevealAck(match.id, 0, 1)), 0);
+  for (uint32_t seat = 0; seat < kSeats; ++seat) {
+    std::optional<v1::PlayResponse> ended =
+        clients[seat]->Await(IsEnded(match.id, seat));
+    ASSERT_TRUE(ended);
+    EXPECT_EQ(ended->match_ended().outcome().termination(),
+              v1::TERMINATION_FORFEIT);
+    EXPECT_TRUE(ended->match_ended().outcome().seats(0).forfeited());
+  }
+  const auto faults = OfKind(ref_->Records(match.id), v1::LogRecord::kFault);
+  ASSERT_EQ(faults.size(), 1u);
+  EXPECT_EQ(faults[0].fault().reason(), v1::FAULT_REVEAL_MISMATCH);
+  EXPECT_EQ(faults[0].fault().consequence(), v1::FAULT_FORFEIT);
+  ExpectGenuine(match.id);
+}
+
+TEST_F(ServiceTest, BadInputMismatchedRevealPlaysTheDefaultUnderThatPolicy) {
+  const Created match = NewMatch({}, v1::FORFEIT_POLICY_DEFAULT_ACTION);
+  auto clients = ConnectSeats(match);
+  PlayDecision(clients, match.id, 0);
+  std::optional<v1::PlayResponse> d1 =
+      clients[0]->Await(IsDecision(match.id, 0, 1));
+  ASSERT_TRUE(d1);
+  const Move committed = NewMove(d1->decision().legal_actions(0));
+  Move swapped = committed;  // Same salt, another legal action.
+  swapped.action = d1->decision().legal_actions(1).SerializeAsString();
+  std::optional<v1::PlayResponse> e =
+      CheatInDecisionOne(clients, match.id, committed, swapped);
+  ASSERT_TRUE(e);
+  EXPECT_TRUE(e->error().faulted());
+  ASSERT_TRUE(clients[0]->Await(IsDecision(match.id, 0, 2)));  // Goes on.
+  FinishAndVerify(clients, match.id, 2);
+  const auto faults = OfKind(ref_->Records(match.id), v1::LogRecord::kFault);
+  ASSERT_EQ(faults.size(), 1u);
+  EXPECT_EQ(faults[0].fault().reason(), v1::FAULT_REVEAL_MISMATCH);
+  EXPECT_EQ(faults[0].fault().consequence(), v1::FAULT_DEFAULT_ACTION);
+}
+
+// Regression: when a checkpoint fell due right after a mismatched reveal,
+// the writer put it between the reveal and its fault, and the verifier
+// called that genuine log NOT GENUINE.
+TEST_F(ServiceTest, BadInputMismatchedRevealJustBeforeACheckpointVerifies) {
+  // Header, 8 records of decision 0, decision 1 opened, 3 commits: the
+  // reveal is record 13, the 14th, so with 14 records per checkpoint one
+  // follows it.
+  RefereeConfig config;
+  config.checkpoint_interval = 14;
+  ref_ = std::make_unique<TestReferee>(config);
+  const Created match = NewMatch();
+  auto clients = ConnectSeats(match);
+  PlayDecision(clients, match.id, 0);
+  std::vector<Move> moves;
+  for (uint32_t seat = 0; seat < kSeats; ++seat) {
+    moves.push_back(NewMove(Choice(*clients[seat], match.id, seat, 1)));
+    clients[seat]->Send(svctest::CommitMsg(match.id, seat, 1, moves[seat]));
+    ASSERT_TRUE(clients[seat]->Await(IsCommitAck(match.id, seat, 1)));
+  }
+  ASSERT_TRUE(clients[0]->Await(IsRevealRequest(match.id, 0, 1)));
+  clients[0]->Send(svctest::RevealMsg(
+      match.id, 0, 1, Move{SystemRandomBytes(32), moves[0].action}));
+  ASSERT_TRUE(clients[0]->Await(IsError(match.id, 0, 1, kInvalidArgument)));
+  for (uint32_t seat = 1; seat < kSeats; ++seat) {
+    clients[seat]->Send(svctest::RevealMsg(match.id, seat, 1, moves[seat]));
+  }
+  for (uint32_t seat = 0; seat < kSeats; ++seat) {
+    ASSERT_TRUE(clients[seat]->Await(IsEnded(match.id, seat)));
+  }
+  ExpectGenuine(match.id);
+  const std::vector<v1::LogRecord> records = ref_->Records(match.id);
+  size_t reveal = 0;
+  for (size_t i = 0; i < records.size(); ++i) {
+    if (records[i].has_reveal() && records[i].reveal().decision_id() == 1) {
+      reveal = i;
+      break;
+    }
+  }
+  ASSERT_EQ(reveal, 13u);
+  ASSERT_LT(reveal + 2, records.size());
+  EXPECT_TRUE(records[reveal + 1].has_checkpoint());
+  EXPECT_TRUE(records[reveal + 2].has_fault());
+}
+
+TEST_F(ServiceTest, BadInputIllegalActionIsFaultedPerPolicy) {
+  // Red pieces do not exist without the option `red`: committed honestly,
+  // but illegal. Under the default policy the match goes on.
+  const Created match = NewMatch({}, v1::FORFEIT_POLICY_DEFAULT_ACTION);
+  auto clients = ConnectSeats(match);
+  PlayDecision(clients, match.id, 0);
+  const Move red = NewMove(svctest::Piece(v1::RPP_RED, v1::RPP_LARGE));
+  std::optional<v1::PlayResponse> e =
+      CheatInDecisionOne(clients, match.id, red, red);
+  ASSERT_TRUE(e);
+  EXPECT_TRUE(e->error().faulted());
+  EXPECT_THAT(e->error().message(), HasSubstr("FAULT_ILLEGAL_ACTION"));
+  FinishAndVerify(clients, match.id, 2);
+  const auto faults = OfKind(ref_->Records(match.id), v1::LogRecord::kFault);
+  ASSERT_EQ(faults.size(), 1u);
+  EXPECT_EQ(faults[0].fault().reason(), v1::FAULT_ILLEGAL_ACTION);
+  EXPECT_EQ(faults[0].fault().consequence(), v1::FAULT_DEFAULT_ACTION);
+}
+
+TEST_F(ServiceTest, BadInputUnparseableActionForfeitsUnderTheForfeitPolicy) {
+  const Created match = NewMatch();
+  auto clients = ConnectSeats(match);
+  PlayDecision(clients, match.id, 0);
+  const Move garbage{SystemRandomBytes(32), std::string("\xff\xff\xff", 3)};
+  std::optional<v1::PlayResponse> e =
+      CheatInDecisionOne(clients, match.id, garbage, garbage);
+  ASSERT_TRUE(e);
+  EXPECT_TRUE(e->error().faulted());
+  for (uint32_t seat = 0; seat < kSeats; ++seat) {
+    ASSERT_TRUE(clients[seat]->Await(IsEnded(match.id, seat)));
+  }
+  const auto faults = OfKind(ref_->Records(match.id), v1::LogRecord::kFault);
+  ASSERT_EQ(faults.size(), 1u);
+  EXPECT_EQ(faults[0].fault().reason(), v1::FAULT_ILLEGAL_ACTION);
+  EXPECT_EQ(faults[0].fault().consequence(), v1::FAULT_FORFEIT);
+  ExpectGenuine(match.id);
+}
+
+TEST_F(ServiceTest, BadInputActionForAnotherSeatIsPermissionDenied) {
+  const Created match = NewMatch();
+  auto clients = ConnectSeats(match);
+  PlayDecision(clients, match.id, 0);
+  for (uint32_t seat = 0; seat < kSeats; ++seat) {
+    ASSERT_TRUE(clients[seat]->Await(IsDecision(match.id, seat, 1)));
+  }
+  const size_t records = ref_->Records(match.id).size();
+  // Seat 1 tries to commit and reveal for seat 0.
+  const Move m = NewMove(Choice(*clients[1], match.id, 1, 1));
+  clients[1]->Send(svctest::CommitMsg(match.id, 0, 1, m));
+  clients[1]->Send(svctest::RevealMsg(match.id, 0, 1, m));
+  ASSERT_TRUE(
+      clients[1]->AwaitCount(IsError(match.id, 0, 1, kPermissionDenied), 2));
+  EXPECT_EQ(ref_->Records(match.id).size(), records);
+  EXPECT_EQ(clients[0]->Count(IsAnyError()), 0);
+  FinishAndVerify(clients, match.id, 1);
+  EXPECT_TRUE(OfKind(ref_->Records(match.id), v1::LogRecord::kFault).empty());
+}
+
+TEST_F(ServiceTest, BadInputDisconnectMidDecisionForfeitsAtTheDeadline) {
+  const Created match = NewMatch(Clocks(5000, 300));
+  const Created bystander = NewMatch(Clocks(5000, 5000));
+  auto clients = ConnectSeats(match);
+  PlayDecision(clients, match.id, 0);
+  const Move m = NewMove(Choice(*clients[2], match.id, 2, 1));
+  clients[2]->Send(svctest::CommitMsg(match.id, 2, 1, m));
+  ASSERT_TRUE(clients[2]->Await(IsCommitAck(match.id, 2, 1)));
+  clients[2].reset();  // Gone for good, owing a reveal.
+  clients[0]->AutoPlay(1);
+  clients[1]->AutoPlay(1);
+  for (uint32_t seat = 0; seat < 2; ++seat) {
+    std::optional<v1::PlayResponse> ended =
+        clients[seat]->Await(IsEnded(match.id, seat));
+    ASSERT_TRUE(ended);
+    EXPECT_TRUE(ended->match_ended().outcome().seats(2).forfeited());
+  }
+  const auto faults = OfKind(ref_->Records(match.id), v1::LogRecord::kFault);
+  ASSERT_EQ(faults.size(), 1u);
+  EXPECT_EQ(faults[0].fault().seat(), 2u);
+  EXPECT_EQ(faults[0].fault().reason(), v1::FAULT_REVEAL_TIMEOUT);
+  EXPECT_EQ(faults[0].fault().consequence(), v1::FAULT_FORFEIT);
+  EXPECT_FALSE(Info(match.id).seats(2).connected());
+  ExpectGenuine(match.id);
+  // The server is fine: another match plays through.
+  auto others = ConnectSeats(bystander);
+  FinishAndVerify(others, bystander.id, 0);
+}
+
+TEST_F(ServiceTest, BadInputFloodClosesTheStreamAndTheMatchGoesOn) {
+  const Created match = NewMatch();
+  auto clients = ConnectSeats(match);
+  ASSERT_TRUE(clients[0]->Await(IsDecision(match.id, 0, 0)));
+  const size_t records = ref_->Records(match.id).size();
+  const v1::PlayRequest junk =
+      svctest::CommitMsg(match.id, 0, 999, NewMove({}));
+  int sent = 0;
+  for (; sent < 2000 && clients[0]->Send(junk); ++sent) {
+  }
+  EXPECT_EQ(clients[0]->AwaitEnd().error_code(),
+            grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_TRUE(clients[0]->Await(IsAnyError(kResourceExhausted)));
+  const int refused = clients[0]->Count(IsError(match.id, 0, 999));
+  EXPECT_GE(refused, 64);    // The burst is allowed...
+  EXPECT_LT(refused, 1000);  // ...but not the flood.
+  EXPECT_EQ(ref_->Records(match.id).size(), records);
+  // Others were never disturbed; the flooder reconnects and plays on.
+  EXPECT_FALSE(clients[1]->ended());
+  EXPECT_EQ(clients[1]->Count(IsAnyError()), 0);
+  clients[0] = Connect(match.tokens[0], "seat0-again");
+  FinishAndVerify(clients, match.id, 0);
+}
+
+}  // namespace
+}  // namespace pyramid

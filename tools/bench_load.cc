@@ -1,0 +1,1714 @@
+// bench_load: the referee service's load benchmark (a tool, not a test).
+//
+// Two processes on one machine, over loopback:
+//   * the server: this binary re-executed with --serve. It hosts the real
+//     referee service (Lobby + RefereeService, configured as the `referee`
+//     binary configures them, writing real signed logs into a temporary
+//     data directory on disk) and, in the same grpc::Server, a raw
+//     bidirectional echo service (tools/bench_echo.proto), the baseline.
+//     The echo service exists only here, never in the referee binary.
+//   * the client: this process (gRPC async API, --threads completion
+//     queues, --channels TCP connections).
+//
+// Referee phase: --matches Rock, Paper, Pyramid! matches (CreateMatch with
+// the admin token), 3 seats each, one Play stream per seat with its seat
+// token, every seat playing commit-reveal (random legal moves) under
+// --deadline_ms commit and reveal deadlines. Set-up: the matches are created
+// and their streams opened while the seats hold each commit --hold_ms (so
+// no match can end before all are live, and every commit keeps most of its
+// deadline); once every seat has its seed decision, all are released at
+// once. Only what follows the release is measured:
+//   * moves: applied RPP actions (acknowledged reveals of decisions >= 1,
+//     27 per match); the seed decision's contributions are not moves;
+//   * decision latency, per seat and decision, at the client: from the
+//     DecisionRequest to the DecisionResult of that decision (commit, ack,
+//     reveal request, reveal, ack, and the other seats' moves);
+//   * faults and timeouts: PlayErrors with faulted=true (target: none);
+//   * messages: every message the client sent or received on the Play
+//     streams, per second of play (release to the last MatchEnded).
+// Server memory comes from /proc/<pid>/status (VmRSS) and from the server's
+// own mallinfo2 (heap bytes in use, asked for with SIGUSR1): at the start,
+// with every match live just before the release, and the peak during play.
+// RSS per live match = (peak RSS - baseline RSS) / live matches.
+//
+// Echo phase: as many echo streams as there were seats, over the same
+// channels and client threads, each in request/response ping-pong with
+// messages of the referee phase's mean serialized size, for --echo_seconds;
+// messages are counted the same way. The ratio is referee messages/s over
+// echo messages/s. Both processes share the machine's cores, so the wall
+// clock ratio moves with whatever else runs; the ratio of messages per CPU
+// second (server + client) is printed too and is what a dedicated,
+// CPU-bound machine would show.
+//
+// A few finished logs go through the replay verifier. The run is bounded
+// (--max_seconds, and it stops if the server dies); the server child dies
+// with this process (PR_SET_PDEATHSIG) and is stopped at the end.
+//
+//   bench_load [--matches=1000] [--echo_seconds=5] [--threads=2]
+//              [--channels=4] [--fsync=checkpoints] [--deadline_ms=2000]
+#include <malloc.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <deque>
+#include <filesystem>
+#include <functional>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/synchronization/mutex.h"
+#include "bench_echo.grpc.pb.h"
+#include "google/protobuf/arena.h"
+#include "grpcpp/alarm.h"
+#include "grpcpp/grpcpp.h"
+#include "pyramid/referee/v1/referee_service.grpc.pb.h"
+#include "referee/core/log_sink.h"
+#include "referee/crypto/bytes.h"
+#include "referee/crypto/protocol.h"
+#include "referee/service/lobby.h"
+#include "referee/service/referee_service.h"
+#include "referee/service/token.h"
+#include "replay/verifier.h"
+
+ABSL_FLAG(int, matches, 1000, "Concurrent Rock, Paper, Pyramid! matches.");
+ABSL_FLAG(double, echo_seconds, 5,
+          "Length of the measured window of the echo baseline (0: skip the "
+          "echo phase, e.g. when profiling the referee alone).");
+ABSL_FLAG(int, threads, 2,
+          "Client threads (one completion queue each; streams are spread "
+          "over them).");
+ABSL_FLAG(int, channels, 4,
+          "Client channels (TCP connections); streams are spread over them.");
+ABSL_FLAG(std::string, fsync, "checkpoints",
+          "The referee's log fsync policy: never, checkpoints (the referee's "
+          "default) or every_record.");
+ABSL_FLAG(uint32_t, checkpoint_interval, 64,
+          "Records between signed checkpoints (the referee's default).");
+ABSL_FLAG(int, deadline_ms, 2000,
+          "Commit and reveal deadline of every decision, in the match clocks.");
+ABSL_FLAG(int, create_concurrency, 32,
+          "CreateMatch calls in flight at once while matches are set up.");
+ABSL_FLAG(int, hold_ms, 500,
+          "Set-up: until every match exists and every seat stream has its "
+          "seed decision, seats delay each commit by this much (counted from "
+          "the match's creation for the seed decision), so that no match "
+          "ends before all are live and every commit still has "
+          "--deadline_ms minus this in hand. Nothing before the release is "
+          "measured.");
+ABSL_FLAG(int, verify_logs, 3,
+          "Finished logs to verify with the replay verifier afterwards.");
+ABSL_FLAG(int, max_seconds, 300,
+          "Abort (and kill the server) if the whole run takes longer.");
+ABSL_FLAG(std::string, tmp_dir, "",
+          "Where the server's temporary data directory goes (default "
+          "$TMPDIR or /tmp). It is removed at the end.");
+ABSL_FLAG(bool, keep_data, false, "Keep the server's data directory.");
+// Internal: the server side.
+ABSL_FLAG(bool, serve, false, "Internal: run as the benchmark's server.");
+ABSL_FLAG(std::string, serve_dir, "", "Internal: the server's data directory.");
+ABSL_FLAG(std::string, attach_dir, "",
+          "Profiling: use a server started by hand with `bench_load --serve "
+          "--serve_dir=DIR` (same $PYRAMID_BENCH_ADMIN_TOKEN) instead of "
+          "forking one.");
+ABSL_FLAG(int, attach_pid, 0, "Profiling: the pid of that server.");
+ABSL_FLAG(int, pause_at_barrier_ms, 0,
+          "Profiling: pause this long with every match live, before the "
+          "release (use long --deadline_ms and --hold_ms with it).");
+
+namespace pyramid {
+namespace {
+
+namespace v1 = ::pyramid::referee::v1;
+namespace bench = ::pyramid::bench::v1;
+using Clock = std::chrono::steady_clock;
+
+constexpr char kAdminTokenEnv[] = "PYRAMID_BENCH_ADMIN_TOKEN";
+
+double Seconds(Clock::duration d) {
+  return std::chrono::duration<double>(d).count();
+}
+
+// ---------------------------------------------------------------------------
+// Server side (--serve).
+
+class EchoService final : public bench::BenchEcho::CallbackService {
+ public:
+  grpc::ServerBidiReactor<bench::EchoMessage, bench::EchoMessage>* Echo(
+      grpc::CallbackServerContext* context) override {
+    return new Reactor();
+  }
+
+ private:
+  class Reactor final
+      : public grpc::ServerBidiReactor<bench::EchoMessage, bench::EchoMessage> {
+   public:
+    Reactor() { StartRead(&message_); }
+    void OnReadDone(bool ok) override {
+      if (!ok) {
+        Finish(grpc::Status::OK);
+        return;
+      }
+      StartWrite(&message_);
+    }
+    void OnWriteDone(bool ok) override {
+      if (!ok) {
+        Finish(grpc::Status(grpc::StatusCode::CANCELLED, "stream broken"));
+        return;
+      }
+      StartRead(&message_);
+    }
+    void OnDone() override { delete this; }
+
+   private:
+    bench::EchoMessage message_;
+  };
+};
+
+int ServeMain() {
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGUSR1);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  rlimit limit;
+  if (getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < limit.rlim_max) {
+    limit.rlim_cur = limit.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &limit);
+  }
+  const std::filesystem::path dir = absl::GetFlag(FLAGS_serve_dir);
+  const char* admin = std::getenv(kAdminTokenEnv);
+  if (dir.empty() || admin == nullptr) {
+    std::cerr << "bench_load --serve: internal mode, started by bench_load\n";
+    return 2;
+  }
+  // As referee/main.cc does: no absl::Mutex deadlock detection.
+  absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
+  std::filesystem::create_directories(dir / "logs");
+  LobbyOptions options;
+  options.log_dir = (dir / "logs").string();
+  options.admin_token = admin;
+  options.checkpoint_interval = absl::GetFlag(FLAGS_checkpoint_interval);
+  const std::string fsync = absl::GetFlag(FLAGS_fsync);
+  options.fsync = fsync == "never"          ? FsyncPolicy::kNever
+                  : fsync == "every_record" ? FsyncPolicy::kEveryRecord
+                                            : FsyncPolicy::kCheckpoints;
+  {
+    std::ofstream key(dir / "referee.key.pub", std::ios::binary);
+    key << options.referee_key.public_key();
+  }
+  Lobby lobby(std::move(options));
+  RefereeService referee(&lobby);
+  EchoService echo;
+
+  grpc::ServerBuilder builder;
+  int port = 0;
+  builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(),
+                           &port);
+  builder.SetMaxReceiveMessageSize(1 << 20);  // As the referee binary.
+  builder.RegisterService(&referee);
+  builder.RegisterService(&echo);
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  if (server == nullptr || port == 0) {
+    std::cerr << "bench_load --serve: cannot listen\n";
+    return 2;
+  }
+  {
+    const std::filesystem::path tmp = dir / "port.tmp";
+    std::ofstream(tmp) << port << "\n";
+    std::filesystem::rename(tmp, dir / "port");
+  }
+  // SIGUSR1: write the heap statistics (bytes malloc holds in use) for the
+  // client to read; SIGINT/SIGTERM: stop.
+  int signal_number = 0;
+  while (true) {
+    sigwait(&signals, &signal_number);
+    if (signal_number != SIGUSR1) break;
+    const struct mallinfo2 info = mallinfo2();
+    const std::filesystem::path tmp = dir / "heap.tmp";
+    std::ofstream(tmp) << info.uordblks + info.hblkhd << " "
+                       << info.arena + info.hblkhd << "\n";
+    std::filesystem::rename(tmp, dir / "heap");
+  }
+  lobby.connections().CloseAll(grpc::StatusCode::UNAVAILABLE,
+                               "the benchmark is over");
+  server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1));
+  // Skip tearing down thousands of matches one by one.
+  _exit(0);
+}
+
+// ---------------------------------------------------------------------------
+// The server process as seen from the client.
+
+struct ProcStatus {
+  int64_t rss_kib = 0;  // VmRSS.
+  int64_t hwm_kib = 0;  // VmHWM (peak resident set).
+};
+
+ProcStatus ReadStatus(pid_t pid) {
+  ProcStatus status;
+  std::ifstream in(absl::StrCat("/proc/", pid, "/status"));
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("VmRSS:", 0) == 0) {
+      status.rss_kib = std::strtoll(line.c_str() + 6, nullptr, 10);
+    } else if (line.rfind("VmHWM:", 0) == 0) {
+      status.hwm_kib = std::strtoll(line.c_str() + 6, nullptr, 10);
+    }
+  }
+  return status;
+}
+
+// User + system CPU seconds of a process.
+double CpuSeconds(pid_t pid) {
+  std::ifstream in(absl::StrCat("/proc/", pid, "/stat"));
+  std::string text((std::istreambuf_iterator<char>(in)),
+                   std::istreambuf_iterator<char>());
+  const size_t close = text.rfind(')');
+  if (close == std::string::npos) return 0;
+  std::istringstream fields(text.substr(close + 2));
+  std::string field;
+  double ticks = 0;
+  for (int i = 3; fields >> field; ++i) {  // Field 3 is the state.
+    if (i == 14 || i == 15) ticks += std::strtod(field.c_str(), nullptr);
+    if (i == 15) break;
+  }
+  return ticks / static_cast<double>(sysconf(_SC_CLK_TCK));
+}
+
+double SelfCpuSeconds() {
+  rusage usage;
+  getrusage(RUSAGE_SELF, &usage);
+  return usage.ru_utime.tv_sec + usage.ru_utime.tv_usec / 1e6 +
+         usage.ru_stime.tv_sec + usage.ru_stime.tv_usec / 1e6;
+}
+
+class ServerProcess {
+ public:
+  ~ServerProcess() { Stop(); }
+
+  // Forks and re-executes this binary with --serve; returns its port.
+  absl::StatusOr<int> Start(const std::string& dir,
+                            const std::string& admin_token) {
+    dir_ = dir;
+    const std::vector<std::string> args = {
+        "bench_load",
+        "--serve",
+        "--serve_dir=" + dir,
+        "--fsync=" + absl::GetFlag(FLAGS_fsync),
+        absl::StrCat("--checkpoint_interval=",
+                     absl::GetFlag(FLAGS_checkpoint_interval))};
+    std::vector<char*> argv;
+    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    setenv(kAdminTokenEnv, admin_token.c_str(), 1);
+    const pid_t parent = getpid();
+    pid_ = fork();
+    if (pid_ < 0) return absl::InternalError("fork failed");
+    if (pid_ == 0) {
+      prctl(PR_SET_PDEATHSIG, SIGKILL);  // Never outlive the benchmark.
+      if (getppid() != parent) _exit(1);
+      execv("/proc/self/exe", argv.data());
+      _exit(127);
+    }
+    unsetenv(kAdminTokenEnv);
+    const std::filesystem::path port_file = std::filesystem::path(dir) / "port";
+    const auto give_up = Clock::now() + std::chrono::seconds(20);
+    while (Clock::now() < give_up) {
+      int status = 0;
+      if (waitpid(pid_, &status, WNOHANG) == pid_) {
+        pid_ = -1;
+        return absl::InternalError("the server process exited at start");
+      }
+      std::ifstream in(port_file);
+      int port = 0;
+      if (in >> port && port > 0) return port;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return absl::DeadlineExceededError("the server did not start in 20 s");
+  }
+
+  // A server started by hand (`bench_load --serve --serve_dir=DIR`, e.g.
+  // under a profiler); it is left running.
+  absl::StatusOr<int> Attach(const std::string& dir, pid_t pid) {
+    dir_ = dir;
+    attached_pid_ = pid;
+    std::ifstream in(std::filesystem::path(dir) / "port");
+    int port = 0;
+    if (in >> port && port > 0) return port;
+    return absl::NotFoundError("no port file in --attach_dir");
+  }
+
+  pid_t pid() const { return attached_pid_ > 0 ? attached_pid_ : pid_; }
+
+  // The server's heap in use (bytes malloc hands out), in KiB; -1 if the
+  // server does not answer within a second.
+  int64_t HeapKib() {
+    std::lock_guard<std::mutex> lock(heap_mu_);
+    const std::filesystem::path file = std::filesystem::path(dir_) / "heap";
+    std::error_code ignored;
+    std::filesystem::remove(file, ignored);
+    kill(pid(), SIGUSR1);
+    const auto give_up = Clock::now() + std::chrono::seconds(1);
+    while (Clock::now() < give_up) {
+      std::ifstream in(file);
+      int64_t in_use = 0;
+      if (in >> in_use) return in_use / 1024;
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    return -1;
+  }
+
+  // Reaps the child if it exited. Call from one thread at a time.
+  bool Alive() {
+    if (attached_pid_ > 0) return kill(attached_pid_, 0) == 0;
+    if (pid_ <= 0) return false;
+    int status = 0;
+    if (waitpid(pid_, &status, WNOHANG) == 0) return true;
+    pid_ = -1;
+    return false;
+  }
+
+  // SIGTERM, then SIGKILL after 3 s; reaps the child.
+  void Stop() {
+    if (pid_ <= 0) return;
+    kill(pid_, SIGTERM);
+    const auto give_up = Clock::now() + std::chrono::seconds(3);
+    int status = 0;
+    while (waitpid(pid_, &status, WNOHANG) == 0) {
+      if (Clock::now() > give_up) {
+        kill(pid_, SIGKILL);
+        waitpid(pid_, &status, 0);
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    pid_ = -1;
+  }
+
+ private:
+  std::string dir_;
+  pid_t pid_ = -1;
+  pid_t attached_pid_ = -1;
+  std::mutex heap_mu_;
+};
+
+// Samples the server's RSS every few milliseconds, and its heap in use
+// every 100 ms, while a phase runs.
+class RssSampler {
+ public:
+  RssSampler(pid_t pid, std::function<int64_t()> heap_kib)
+      : pid_(pid), heap_kib_(std::move(heap_kib)), thread_([this] { Loop(); }) {}
+  ~RssSampler() {
+    stop_ = true;
+    thread_.join();
+  }
+  int64_t peak_kib() const { return peak_.load(); }
+  int64_t peak_heap_kib() const { return peak_heap_.load(); }
+
+ private:
+  static void Max(std::atomic<int64_t>& peak, int64_t value) {
+    int64_t old = peak.load();
+    while (value > old && !peak.compare_exchange_weak(old, value)) {
+    }
+  }
+  void Loop() {
+    auto next_heap = Clock::now();
+    while (!stop_) {
+      Max(peak_, ReadStatus(pid_).rss_kib);
+      if (Clock::now() >= next_heap) {
+        Max(peak_heap_, heap_kib_());
+        next_heap = Clock::now() + std::chrono::milliseconds(100);
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  }
+  const pid_t pid_;
+  const std::function<int64_t()> heap_kib_;
+  std::atomic<bool> stop_{false};
+  std::atomic<int64_t> peak_{0};
+  std::atomic<int64_t> peak_heap_{0};
+  std::thread thread_;
+};
+
+// ---------------------------------------------------------------------------
+// Client machinery: completion-queue workers and tagged handlers.
+
+class Handler {
+ public:
+  virtual ~Handler() = default;
+  virtual void OnEvent(int kind, bool ok) = 0;
+};
+
+struct Tag {
+  Handler* handler;
+  int kind;
+};
+
+// Per-worker counters. Only the worker's thread writes them; other threads
+// read the atomics for snapshots.
+struct alignas(64) Stats {
+  std::atomic<uint64_t> sent{0};
+  std::atomic<uint64_t> received{0};
+  // Serialized bytes of a sample of the messages (every 8th), both ways,
+  // and how many messages were sampled.
+  std::atomic<uint64_t> bytes{0};
+  std::atomic<uint64_t> sized{0};
+  uint64_t sample_clock = 0;  // Worker thread only.
+  std::atomic<uint64_t> moves{0};
+  std::atomic<uint64_t> faults{0};
+  std::atomic<uint64_t> timeouts{0};
+  std::atomic<uint64_t> errors{0};  // PlayErrors that were not faults.
+  std::mutex latencies_mu;  // Uncontended but for the final read.
+  std::vector<uint32_t> latencies_us;
+  uint64_t rng = 0x9e3779b97f4a7c15ULL;  // Worker thread only.
+
+  // Whether to measure the size of this message (every 8th).
+  bool Sample() { return (sample_clock++ & 7) == 0; }
+  void Add(std::atomic<uint64_t>& counter, uint64_t n = 1) {
+    counter.store(counter.load(std::memory_order_relaxed) + n,
+                  std::memory_order_relaxed);
+  }
+  uint64_t Next() {  // xorshift64*: choosing moves, not secrets.
+    rng ^= rng >> 12;
+    rng ^= rng << 25;
+    rng ^= rng >> 27;
+    return rng * 2685821657736338717ULL;
+  }
+};
+
+struct Snapshot {
+  uint64_t sent = 0, received = 0, bytes = 0, sized = 0, moves = 0;
+  uint64_t messages() const { return sent + received; }
+};
+
+class Worker {
+ public:
+  explicit Worker(int index) {
+    stats_.rng += static_cast<uint64_t>(index) * 0x632be59bd9b4e019ULL;
+  }
+  void Start() {
+    thread_ = std::thread([this] {
+      void* tag = nullptr;
+      bool ok = false;
+      while (cq_.Next(&tag, &ok)) {
+        Tag* t = static_cast<Tag*>(tag);
+        t->handler->OnEvent(t->kind, ok);
+      }
+    });
+  }
+  void Shutdown() {
+    cq_.Shutdown();
+    if (thread_.joinable()) thread_.join();
+  }
+  grpc::CompletionQueue* cq() { return &cq_; }
+  Stats& stats() { return stats_; }
+
+ private:
+  grpc::CompletionQueue cq_;
+  std::thread thread_;
+  Stats stats_;
+};
+
+Snapshot Take(const std::vector<std::unique_ptr<Worker>>& workers) {
+  Snapshot s;
+  for (const auto& w : workers) {
+    s.sent += w->stats().sent.load(std::memory_order_relaxed);
+    s.received += w->stats().received.load(std::memory_order_relaxed);
+    s.bytes += w->stats().bytes.load(std::memory_order_relaxed);
+    s.sized += w->stats().sized.load(std::memory_order_relaxed);
+    s.moves += w->stats().moves.load(std::memory_order_relaxed);
+  }
+  return s;
+}
+
+// Waits on a predicate with a deadline, polling (no lost wake-ups to reason
+// about; the resolution is far below what is measured).
+template <typename Pred>
+bool WaitUntil(Pred pred, Clock::time_point deadline) {
+  while (!pred()) {
+    if (Clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(std::chrono::microseconds(500));
+  }
+  return true;
+}
+
+// ---------------------------------------------------------------------------
+// The referee phase.
+
+class LoadPhase;
+
+google::protobuf::ArenaOptions ArenaOptionsFor(char* block, size_t size) {
+  google::protobuf::ArenaOptions options;
+  options.initial_block = block;
+  options.initial_block_size = size;
+  return options;
+}
+
+// One seat of one match: a Play stream with its seat token, playing
+// commit-reveal. All its events arrive on one worker's queue (one thread).
+class Seat final : public Handler {
+ public:
+  enum Kind { kStart, kRead, kWrite, kWritesDone, kFinish, kAlarm, kHoldAlarm };
+
+  Seat(LoadPhase* phase, Worker* worker, int match_index, std::string match_id,
+       uint32_t seat, const std::string& token, Clock::time_point created)
+      : phase_(phase),
+        worker_(worker),
+        match_index_(match_index),
+        match_id_(std::move(match_id)),
+        raw_match_id_(*FromHex(match_id_)),
+        seat_(seat),
+        created_(created) {
+    context_.AddMetadata("authorization", "Bearer " + token);
+  }
+
+  void Start(v1::Referee::Stub* stub) {
+    stream_ = stub->PrepareAsyncPlay(&context_, worker_->cq());
+    stream_->StartCall(&tags_[kStart]);
+  }
+
+  // Called by the phase once the barrier opens (from another thread): the
+  // alarm brings the seat's own thread to play a parked seed decision.
+  void Wake() {
+    alarm_.Set(worker_->cq(), gpr_now(GPR_CLOCK_MONOTONIC), &tags_[kAlarm]);
+  }
+
+  void OnEvent(int kind, bool ok) override;
+
+ private:
+  void Handle(const v1::PlayResponse& response);
+  void Decide(const v1::DecisionRequest& request);
+  void Send(v1::PlayRequest request) {
+    outbox_.push_back(std::move(request));
+    Pump();
+  }
+  void Pump();
+  void MaybeFinish();
+
+  LoadPhase* const phase_;
+  Worker* const worker_;
+  const int match_index_;
+  const std::string match_id_;
+  const std::string raw_match_id_;
+  const uint32_t seat_;
+  const Clock::time_point created_;  // When CreateMatch answered.
+  Tag tags_[7] = {{this, kStart},      {this, kRead},   {this, kWrite},
+                  {this, kWritesDone}, {this, kFinish}, {this, kAlarm},
+                  {this, kHoldAlarm}};
+  grpc::ClientContext context_;
+  std::unique_ptr<grpc::ClientAsyncReaderWriter<v1::PlayRequest, v1::PlayResponse>>
+      stream_;
+  grpc::Alarm alarm_;       // The barrier opened.
+  grpc::Alarm hold_alarm_;  // This seat's hold limit passed.
+  // Each message is parsed into an arena that is reset after it is handled:
+  // no malloc/free per sub-message (observations carry dozens). The client
+  // stays cheap, so the referee is what the run measures.
+  alignas(16) char arena_block_[8192];
+  google::protobuf::Arena arena_{ArenaOptionsFor(arena_block_, sizeof(arena_block_))};
+  v1::PlayResponse* response_ =
+      google::protobuf::Arena::CreateMessage<v1::PlayResponse>(&arena_);
+  v1::PlayRequest writing_message_;
+  std::deque<v1::PlayRequest> outbox_;
+  bool started_ = false;
+  bool writing_ = false;
+  bool want_writes_done_ = false;
+  bool writes_done_sent_ = false;
+  bool writes_done_pending_ = false;
+  bool read_closed_ = false;
+  bool finish_called_ = false;
+  std::optional<v1::DecisionRequest> parked_;
+  // The pending reveal.
+  uint64_t reveal_decision_ = 0;
+  bool reveal_pending_ = false;
+  std::string salt_;
+  std::string action_bytes_;
+  // Latency of the open decision.
+  uint64_t timed_decision_ = 0;
+  std::optional<Clock::time_point> decision_start_;  // Measured decisions.
+  grpc::Status status_;
+};
+
+class LoadPhase {
+ public:
+  struct Options {
+    int matches = 0;
+    int deadline_ms = 0;
+    int create_concurrency = 0;
+    int hold_ms = 0;
+    std::string admin_token;
+  };
+
+  LoadPhase(Options options, std::vector<std::unique_ptr<v1::Referee::Stub>>* stubs,
+            std::vector<std::unique_ptr<Worker>>* workers)
+      : options_(std::move(options)), stubs_(stubs), workers_(workers),
+        ended_(options_.matches) {
+    for (auto& e : ended_) e = 0;
+  }
+
+  // Launches the CreateMatch calls; seats start streaming as their match
+  // is created.
+  void Begin() {
+    begin_ = Clock::now();
+    const int n = std::min(options_.create_concurrency, options_.matches);
+    for (int i = 0; i < n; ++i) LaunchCreate();
+  }
+
+  // Waits for the barrier (every seat has its seed decision; or a match
+  // ended, or the time limit) and releases every seat. `at_barrier` runs
+  // just before the release.
+  void OpenBarrier(const std::function<void()>& at_barrier) {
+    const int seats = 3 * options_.matches;
+    WaitUntil([&] { return first_created_.load() != 0; },
+              Clock::now() + std::chrono::seconds(30));
+    // Seats make a move per --hold_ms meanwhile: a match lasts 10 of them.
+    const auto first = Clock::time_point(Clock::duration(first_created_.load()));
+    WaitUntil([&] {
+      return parked_.load() >= seats || failed_.load() ||
+             matches_ended_.load() > 0;
+    }, first + 8 * std::chrono::milliseconds(options_.hold_ms));
+    at_barrier();
+    live_at_release_ = created_.load() - matches_ended_.load();
+    parked_at_release_ = parked_.load();
+    barrier_complete_ = parked_at_release_ >= seats && live_at_release_ == options_.matches;
+    release_ns_.store(Clock::now().time_since_epoch().count());
+    released_.store(true, std::memory_order_release);
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const auto& seat : seats_) seat->Wake();
+  }
+
+  // Waits until every seat stream has finished, or `deadline`.
+  bool WaitDone(Clock::time_point deadline) {
+    return WaitUntil(
+        [&] {
+          return finished_seats_.load() >= 3 * options_.matches ||
+                 (failed_.load() &&
+                  finished_seats_.load() >= started_seats_.load());
+        },
+        deadline);
+  }
+
+  bool released() const { return released_.load(std::memory_order_acquire); }
+
+  // From seats (their worker threads).
+  // A seat got its seed decision during set-up.
+  void OnReady() { parked_.fetch_add(1); }
+  std::chrono::milliseconds hold() const {
+    return std::chrono::milliseconds(options_.hold_ms);
+  }
+  void OnMatchEnded(int match_index) {
+    if (ended_[match_index].fetch_add(1) == 0) {
+      matches_ended_.fetch_add(1);
+      last_end_ns_.store(Clock::now().time_since_epoch().count());
+    }
+  }
+  void OnSeatFinished(const grpc::Status& status) {
+    if (!status.ok()) {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (stream_errors_.size() < 5) {
+        stream_errors_.push_back(absl::StrCat(status.error_code(), ": ",
+                                              status.error_message()));
+      }
+      ++stream_error_count_;
+    }
+    finished_seats_.fetch_add(1);
+  }
+  void NotePlayError(const v1::PlayError& error) {
+    if (error.faulted()) {
+      fault_decisions_[std::min<uint64_t>(error.decision_id(), 15)].fetch_add(1);
+      const int64_t ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                             Clock::now() - release()).count();
+      int64_t first = first_fault_ms_.load();
+      while ((first < 0 || ms < first) &&
+             !first_fault_ms_.compare_exchange_weak(first, ms)) {
+      }
+    }
+    std::lock_guard<std::mutex> lock(mu_);
+    if (play_errors_.size() < 5) {
+      play_errors_.push_back(absl::StrCat("match ", error.match_id(), " seat ",
+                                          error.seat(), " decision ",
+                                          error.decision_id(), ": ",
+                                          error.message()));
+    }
+  }
+
+  // Results.
+  Clock::time_point begin() const { return begin_; }
+  Clock::time_point release() const {
+    return Clock::time_point(Clock::duration(release_ns_.load()));
+  }
+  Clock::time_point last_end() const {
+    return Clock::time_point(Clock::duration(last_end_ns_.load()));
+  }
+  int created() const { return created_.load(); }
+  int matches_ended() const { return matches_ended_.load(); }
+  int live_at_release() const { return live_at_release_; }
+  int parked_at_release() const { return parked_at_release_; }
+  bool barrier_complete() const { return barrier_complete_; }
+  int create_failures() const { return create_failures_.load(); }
+  std::vector<std::string> create_errors() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return create_errors_;
+  }
+  std::vector<std::string> play_errors() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return play_errors_;
+  }
+  std::vector<std::string> stream_errors() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return stream_errors_;
+  }
+  int stream_error_count() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return stream_error_count_;
+  }
+  std::vector<std::string> match_ids() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return match_ids_;
+  }
+  const Options& options() const { return options_; }
+  // "decision:count ..." of the faults, and when the first came.
+  std::string FaultSummary() const {
+    std::string out;
+    for (int d = 0; d < 16; ++d) {
+      if (const int n = fault_decisions_[d].load(); n > 0) {
+        absl::StrAppend(&out, out.empty() ? "" : " ", "d", d, d == 15 ? "+" : "",
+                        ":", n);
+      }
+    }
+    if (!out.empty()) {
+      absl::StrAppend(&out, "; first ", first_fault_ms_.load(),
+                      " ms after the release");
+    }
+    return out;
+  }
+
+ private:
+  class CreateCall final : public Handler {
+   public:
+    CreateCall(LoadPhase* phase, int index, Worker* worker,
+               v1::Referee::Stub* stub)
+        : phase_(phase), index_(index) {
+      context_.AddMetadata("authorization",
+                           "Bearer " + phase->options_.admin_token);
+      v1::CreateMatchRequest request;
+      request.mutable_game()->set_game("rock_paper_pyramid");
+      for (int i = 0; i < 3; ++i) request.add_seats();
+      request.mutable_clocks()->set_commit_timeout_ms(phase->options_.deadline_ms);
+      request.mutable_clocks()->set_reveal_timeout_ms(phase->options_.deadline_ms);
+      request.set_forfeit_policy(v1::FORFEIT_POLICY_FORFEIT);
+      reader_ = stub->AsyncCreateMatch(&context_, request, worker->cq());
+      reader_->Finish(&response_, &status_, &tag_);
+    }
+    void OnEvent(int kind, bool ok) override {
+      phase_->OnCreated(index_, ok ? status_ : grpc::Status(grpc::StatusCode::UNKNOWN, "call failed"),
+                        response_);
+      delete this;
+    }
+
+   private:
+    LoadPhase* const phase_;
+    const int index_;
+    Tag tag_{this, 0};
+    grpc::ClientContext context_;
+    v1::CreateMatchResponse response_;
+    grpc::Status status_;
+    std::unique_ptr<grpc::ClientAsyncResponseReader<v1::CreateMatchResponse>>
+        reader_;
+  };
+
+  void LaunchCreate() {
+    const int index = next_create_.fetch_add(1);
+    if (index >= options_.matches) return;
+    Worker* worker = (*workers_)[index % workers_->size()].get();
+    new CreateCall(this, index, worker,
+                   (*stubs_)[index % stubs_->size()].get());
+  }
+
+  void OnCreated(int index, const grpc::Status& status,
+                 const v1::CreateMatchResponse& response) {
+    if (!status.ok() || response.seat_tokens_size() != 3) {
+      create_failures_.fetch_add(1);
+      failed_.store(true);
+      std::lock_guard<std::mutex> lock(mu_);
+      if (create_errors_.size() < 5) {
+        create_errors_.push_back(absl::StrCat(status.error_code(), ": ",
+                                              status.error_message()));
+      }
+      return;
+    }
+    int64_t zero = 0;
+    first_created_.compare_exchange_strong(
+        zero, Clock::now().time_since_epoch().count());
+    created_.fetch_add(1);
+    // The match's seats start playing at once (its seed decision is open
+    // and its deadline running); the next CreateMatch goes out meanwhile.
+    std::vector<std::pair<Seat*, v1::Referee::Stub*>> start;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      match_ids_.push_back(response.match_id());
+      for (uint32_t s = 0; s < 3; ++s) {
+        const size_t global = seats_.size();
+        Worker* worker = (*workers_)[global % workers_->size()].get();
+        seats_.push_back(std::make_unique<Seat>(
+            this, worker, index, response.match_id(), s,
+            response.seat_tokens(s), Clock::now()));
+        start.emplace_back(seats_.back().get(),
+                           (*stubs_)[global % stubs_->size()].get());
+      }
+    }
+    started_seats_.fetch_add(3);
+    LaunchCreate();
+    for (auto& [seat, stub] : start) seat->Start(stub);
+  }
+
+  const Options options_;
+  std::vector<std::unique_ptr<v1::Referee::Stub>>* const stubs_;
+  std::vector<std::unique_ptr<Worker>>* const workers_;
+
+  std::mutex mu_;
+  std::vector<std::unique_ptr<Seat>> seats_;
+  std::vector<std::string> match_ids_;
+  std::vector<std::string> create_errors_;
+  std::vector<std::string> play_errors_;
+  std::vector<std::string> stream_errors_;
+  int stream_error_count_ = 0;
+
+  std::vector<std::atomic<int>> ended_;  // Per match: seats that got MatchEnded.
+  std::atomic<int> next_create_{0};
+  std::atomic<int> created_{0};
+  std::atomic<int> create_failures_{0};
+  std::atomic<bool> failed_{false};
+  std::atomic<int> matches_ended_{0};
+  std::atomic<int> parked_{0};
+  std::atomic<int> started_seats_{0};
+  std::atomic<int> finished_seats_{0};
+  std::atomic<int64_t> first_created_{0};
+  std::atomic<int64_t> last_end_ns_{0};
+  std::atomic<int> fault_decisions_[16] = {};
+  std::atomic<int64_t> first_fault_ms_{-1};  // After the release.
+  std::atomic<bool> released_{false};
+  std::atomic<int64_t> release_ns_{0};
+  Clock::time_point begin_;
+  int live_at_release_ = 0;
+  int parked_at_release_ = 0;
+  bool barrier_complete_ = false;
+};
+
+void Seat::OnEvent(int kind, bool ok) {
+  switch (kind) {
+    case kStart:
+      if (!ok) {
+        read_closed_ = true;
+        MaybeFinish();
+        return;
+      }
+      started_ = true;
+      stream_->Read(response_, &tags_[kRead]);
+      Pump();
+      return;
+    case kRead:
+      if (!ok) {
+        read_closed_ = true;
+        MaybeFinish();
+        return;
+      }
+      Handle(*response_);
+      arena_.Reset();
+      response_ = google::protobuf::Arena::CreateMessage<v1::PlayResponse>(&arena_);
+      stream_->Read(response_, &tags_[kRead]);
+      return;
+    case kWrite:
+      writing_ = false;
+      if (!ok) {
+        outbox_.clear();
+        want_writes_done_ = false;
+        MaybeFinish();
+        return;
+      }
+      Pump();
+      return;
+    case kWritesDone:
+      writes_done_pending_ = false;
+      MaybeFinish();
+      return;
+    case kFinish:
+      phase_->OnSeatFinished(status_);
+      return;
+    case kAlarm:
+    case kHoldAlarm:
+      if (ok && parked_) {
+        v1::DecisionRequest request = std::move(*parked_);
+        parked_.reset();
+        Decide(request);
+      }
+      return;
+  }
+}
+
+void Seat::Pump() {
+  if (!started_ || writing_ || finish_called_) return;
+  Stats& stats = worker_->stats();
+  if (!outbox_.empty()) {
+    writing_message_ = std::move(outbox_.front());
+    outbox_.pop_front();
+    writing_ = true;
+    stats.Add(stats.sent);
+    if (stats.Sample()) {
+      stats.Add(stats.sized);
+      stats.Add(stats.bytes, writing_message_.ByteSizeLong());
+    }
+    stream_->Write(writing_message_, &tags_[kWrite]);
+  } else if (want_writes_done_ && !writes_done_sent_) {
+    writes_done_sent_ = true;
+    writes_done_pending_ = true;
+    stream_->WritesDone(&tags_[kWritesDone]);
+  }
+}
+
+void Seat::MaybeFinish() {
+  if (!read_closed_ || writing_ || writes_done_pending_ || finish_called_) {
+    return;
+  }
+  finish_called_ = true;
+  stream_->Finish(&status_, &tags_[kFinish]);
+}
+
+void Seat::Handle(const v1::PlayResponse& response) {
+  Stats& stats = worker_->stats();
+  stats.Add(stats.received);
+  if (stats.Sample()) {
+    stats.Add(stats.sized);
+    stats.Add(stats.bytes, response.ByteSizeLong());
+  }
+  switch (response.kind_case()) {
+    case v1::PlayResponse::kDecision:
+      if (!phase_->released()) {
+        // Set-up: delay the commit (see --hold_ms) unless the barrier opens
+        // first (then Wake() plays it).
+        const uint64_t id = response.decision().decision_id();
+        if (id == 0) phase_->OnReady();
+        const auto now = Clock::now();
+        const auto until = (id == 0 ? created_ : now) + phase_->hold();
+        if (now < until) {
+          parked_ = response.decision();
+          const auto wait =
+              std::chrono::duration_cast<std::chrono::microseconds>(until - now);
+          hold_alarm_.Set(worker_->cq(),
+                          gpr_time_add(gpr_now(GPR_CLOCK_MONOTONIC),
+                                       gpr_time_from_micros(wait.count(),
+                                                            GPR_TIMESPAN)),
+                          &tags_[kHoldAlarm]);
+          return;
+        }
+      }
+      Decide(response.decision());
+      return;
+    case v1::PlayResponse::kRevealRequest: {
+      const v1::RevealRequest& r = response.reveal_request();
+      if (!reveal_pending_ || r.decision_id() != reveal_decision_) return;
+      reveal_pending_ = false;
+      v1::PlayRequest message;
+      v1::RevealMove* reveal = message.mutable_reveal();
+      reveal->set_match_id(match_id_);
+      reveal->set_seat(seat_);
+      reveal->set_decision_id(reveal_decision_);
+      reveal->set_salt(std::move(salt_));
+      reveal->set_action(std::move(action_bytes_));
+      Send(std::move(message));
+      return;
+    }
+    case v1::PlayResponse::kRevealAck:
+      if (response.reveal_ack().decision_id() > 0) stats.Add(stats.moves);
+      return;
+    case v1::PlayResponse::kResult:
+      if (decision_start_ && response.result().decision_id() == timed_decision_) {
+        const auto us = std::chrono::duration_cast<std::chrono::microseconds>(
+                            Clock::now() - *decision_start_)
+                            .count();
+        std::lock_guard<std::mutex> lock(stats.latencies_mu);
+        stats.latencies_us.push_back(static_cast<uint32_t>(us));
+        decision_start_.reset();
+      }
+      return;
+    case v1::PlayResponse::kMatchEnded:
+      phase_->OnMatchEnded(match_index_);
+      want_writes_done_ = true;
+      Pump();
+      return;
+    case v1::PlayResponse::kError: {
+      const v1::PlayError& error = response.error();
+      if (error.faulted()) {
+        stats.Add(stats.faults);
+        if (error.message().find("TIMEOUT") != std::string::npos) {
+          stats.Add(stats.timeouts);
+        }
+      } else {
+        stats.Add(stats.errors);
+      }
+      phase_->NotePlayError(error);
+      return;
+    }
+    default:
+      return;  // Commit acks need no answer.
+  }
+}
+
+void Seat::Decide(const v1::DecisionRequest& request) {
+  Stats& stats = worker_->stats();
+  // Only decisions started after the release are timed.
+  if (phase_->released()) {
+    decision_start_ = Clock::now();
+  } else {
+    decision_start_.reset();
+  }
+  timed_decision_ = request.decision_id();
+  if (request.committed()) return;
+  v1::Action action;
+  if (request.decision_id() == 0) {
+    action.mutable_seed()->set_contribution(
+        SystemRandomBytes(kSeedContributionSize));
+  } else if (request.legal_actions_size() > 0) {
+    action = request.legal_actions(
+        static_cast<int>(stats.Next() % request.legal_actions_size()));
+  }
+  salt_ = SystemRandomBytes(kSaltSize);
+  action_bytes_ = action.SerializeAsString();
+  reveal_decision_ = request.decision_id();
+  reveal_pending_ = true;
+  const Digest commitment = CommitmentHash(raw_match_id_, seat_,
+                                           request.decision_id(), salt_,
+                                           action_bytes_);
+  v1::PlayRequest message;
+  v1::CommitMove* commit = message.mutable_commit();
+  commit->set_match_id(match_id_);
+  commit->set_seat(seat_);
+  commit->set_decision_id(request.decision_id());
+  commit->set_commitment(std::string(AsView(commitment)));
+  Send(std::move(message));
+  if (request.acting_seats_size() == 1) {
+    // A single-seat decision opens its reveal phase right after the commit.
+    v1::PlayRequest reveal;
+    v1::RevealMove* r = reveal.mutable_reveal();
+    r->set_match_id(match_id_);
+    r->set_seat(seat_);
+    r->set_decision_id(reveal_decision_);
+    r->set_salt(std::move(salt_));
+    r->set_action(std::move(action_bytes_));
+    reveal_pending_ = false;
+    Send(std::move(reveal));
+  }
+}
+
+// ---------------------------------------------------------------------------
+// The echo phase.
+
+class EchoPhase;
+
+class EchoStream final : public Handler {
+ public:
+  enum Kind { kStart, kRead, kWrite, kWritesDone, kFinish };
+  EchoStream(EchoPhase* phase, Worker* worker, const bench::EchoMessage* message)
+      : phase_(phase), worker_(worker), message_(message) {}
+  void Start(bench::BenchEcho::Stub* stub) {
+    stream_ = stub->PrepareAsyncEcho(&context_, worker_->cq());
+    stream_->StartCall(&tags_[kStart]);
+  }
+  void OnEvent(int kind, bool ok) override;
+
+ private:
+  EchoPhase* const phase_;
+  Worker* const worker_;
+  const bench::EchoMessage* const message_;
+  Tag tags_[5] = {{this, kStart}, {this, kRead}, {this, kWrite},
+                  {this, kWritesDone}, {this, kFinish}};
+  grpc::ClientContext context_;
+  std::unique_ptr<grpc::ClientAsyncReaderWriter<bench::EchoMessage, bench::EchoMessage>>
+      stream_;
+  bench::EchoMessage reply_;
+  bool first_ = true;
+  grpc::Status status_;
+};
+
+class EchoPhase {
+ public:
+  EchoPhase(int streams, size_t message_bytes,
+            std::vector<std::unique_ptr<bench::BenchEcho::Stub>>* stubs,
+            std::vector<std::unique_ptr<Worker>>* workers)
+      : streams_(streams), stubs_(stubs), workers_(workers) {
+    // An EchoMessage of `message_bytes` serialized bytes (tag + length +
+    // payload), like the mean referee message.
+    size_t payload = 0;
+    if (message_bytes >= 2 + 128) {
+      payload = message_bytes - 3;
+    } else if (message_bytes > 2) {
+      payload = message_bytes - 2;
+    }
+    message_.set_payload(std::string(payload, 'x'));
+  }
+
+  void Begin() {
+    for (int i = 0; i < streams_; ++i) {
+      Worker* worker = (*workers_)[i % workers_->size()].get();
+      streams_list_.push_back(
+          std::make_unique<EchoStream>(this, worker, &message_));
+    }
+    for (int i = 0; i < streams_; ++i) {
+      streams_list_[i]->Start((*stubs_)[i % stubs_->size()].get());
+    }
+  }
+  bool AllAnswered(Clock::time_point deadline) {
+    return WaitUntil([&] { return answered_.load() >= streams_; }, deadline);
+  }
+  void Stop() { stop_.store(true); }
+  bool WaitDone(Clock::time_point deadline) {
+    return WaitUntil([&] { return finished_.load() >= streams_; }, deadline);
+  }
+  bool stopping() const { return stop_.load(std::memory_order_relaxed); }
+  void OnAnswered() { answered_.fetch_add(1); }
+  void OnFinished(const grpc::Status& status) {
+    if (!status.ok()) failures_.fetch_add(1);
+    finished_.fetch_add(1);
+  }
+  int failures() const { return failures_.load(); }
+  int answered() const { return answered_.load(); }
+  size_t message_bytes() const { return message_.ByteSizeLong(); }
+
+ private:
+  const int streams_;
+  std::vector<std::unique_ptr<bench::BenchEcho::Stub>>* const stubs_;
+  std::vector<std::unique_ptr<Worker>>* const workers_;
+  bench::EchoMessage message_;
+  std::vector<std::unique_ptr<EchoStream>> streams_list_;
+  std::atomic<int> answered_{0};
+  std::atomic<int> finished_{0};
+  std::atomic<int> failures_{0};
+  std::atomic<bool> stop_{false};
+};
+
+void EchoStream::OnEvent(int kind, bool ok) {
+  Stats& stats = worker_->stats();
+  switch (kind) {
+    case kStart:
+      if (!ok) {
+        stream_->Finish(&status_, &tags_[kFinish]);
+        return;
+      }
+      stats.Add(stats.sent);
+      stream_->Write(*message_, &tags_[kWrite]);
+      return;
+    case kWrite:
+      if (!ok) {
+        stream_->Finish(&status_, &tags_[kFinish]);
+        return;
+      }
+      stream_->Read(&reply_, &tags_[kRead]);
+      return;
+    case kRead:
+      if (!ok) {
+        stream_->Finish(&status_, &tags_[kFinish]);
+        return;
+      }
+      stats.Add(stats.received);
+      if (first_) {
+        first_ = false;
+        phase_->OnAnswered();
+      }
+      if (phase_->stopping()) {
+        stream_->WritesDone(&tags_[kWritesDone]);
+        return;
+      }
+      stats.Add(stats.sent);
+      stream_->Write(*message_, &tags_[kWrite]);
+      return;
+    case kWritesDone:
+      stream_->Finish(&status_, &tags_[kFinish]);
+      return;
+    case kFinish:
+      phase_->OnFinished(status_);
+      return;
+  }
+}
+
+// ---------------------------------------------------------------------------
+// The driver.
+
+std::string Kib(int64_t kib) {
+  return absl::StrFormat("%.1f MiB", static_cast<double>(kib) / 1024.0);
+}
+
+uint32_t Percentile(std::vector<uint32_t>& sorted, double p) {
+  if (sorted.empty()) return 0;
+  size_t rank = static_cast<size_t>(p * static_cast<double>(sorted.size()));
+  if (rank >= sorted.size()) rank = sorted.size() - 1;
+  return sorted[rank];
+}
+
+std::string Ms(uint32_t us) { return absl::StrFormat("%.2f ms", us / 1000.0); }
+
+void Row(const std::string& name, const std::string& value,
+         const std::string& note = "") {
+  std::cout << absl::StrFormat("  %-34s %-22s %s\n", name, value, note);
+}
+
+int Fail(const std::string& message) {
+  std::cerr << "bench_load: " << message << "\n";
+  return 1;
+}
+
+int ClientMain() {
+  const int matches = absl::GetFlag(FLAGS_matches);
+  const int threads = absl::GetFlag(FLAGS_threads);
+  const int channels = absl::GetFlag(FLAGS_channels);
+  const std::string fsync = absl::GetFlag(FLAGS_fsync);
+  if (matches < 1 || threads < 1 || channels < 1) {
+    return Fail("--matches, --threads and --channels must be positive");
+  }
+  if (fsync != "never" && fsync != "checkpoints" && fsync != "every_record") {
+    return Fail("--fsync is never, checkpoints or every_record");
+  }
+  rlimit limit;
+  if (getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < limit.rlim_max) {
+    limit.rlim_cur = limit.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &limit);
+  }
+
+  // The server's data directory.
+  std::string tmp_root = absl::GetFlag(FLAGS_tmp_dir);
+  if (tmp_root.empty()) {
+    const char* env = std::getenv("TMPDIR");
+    tmp_root = env != nullptr && *env != '\0' ? env : "/tmp";
+  }
+  std::string dir_template = tmp_root + "/bench_load.XXXXXX";
+  if (absl::GetFlag(FLAGS_attach_dir).empty() &&
+      mkdtemp(dir_template.data()) == nullptr) {
+    return Fail("cannot create a temporary directory under " + tmp_root);
+  }
+  // Attached to a server started by hand: nothing of ours to create or remove.
+  const std::string dir =
+      absl::GetFlag(FLAGS_attach_dir).empty() ? dir_template : "";
+  std::string admin_token = MintToken().token;
+  if (!absl::GetFlag(FLAGS_attach_dir).empty()) {
+    const char* env = std::getenv(kAdminTokenEnv);
+    if (env == nullptr || absl::GetFlag(FLAGS_attach_pid) <= 0) {
+      return Fail(absl::StrCat("--attach_dir needs --attach_pid and $",
+                               kAdminTokenEnv));
+    }
+    admin_token = env;
+  }
+
+  // Fork the server before this process starts any thread or gRPC state.
+  auto server = std::make_unique<ServerProcess>();
+  absl::StatusOr<int> port =
+      absl::GetFlag(FLAGS_attach_dir).empty()
+          ? server->Start(dir, admin_token)
+          : server->Attach(absl::GetFlag(FLAGS_attach_dir),
+                           absl::GetFlag(FLAGS_attach_pid));
+  auto cleanup = [&] {
+    server->Stop();
+    if (!absl::GetFlag(FLAGS_keep_data) && !dir.empty()) {
+      std::error_code ignored;
+      std::filesystem::remove_all(dir, ignored);
+    }
+  };
+  if (!port.ok()) {
+    cleanup();
+    return Fail(std::string(port.status().message()));
+  }
+  const pid_t server_pid = server->pid();
+  const std::string data_dir = absl::GetFlag(FLAGS_attach_dir).empty()
+                                   ? dir
+                                   : absl::GetFlag(FLAGS_attach_dir);
+
+  // The watchdog: the run ends by itself, whatever happens.
+  std::atomic<bool> done{false};
+  std::thread watchdog([&, server_pid] {
+    const auto give_up =
+        Clock::now() + std::chrono::seconds(absl::GetFlag(FLAGS_max_seconds));
+    while (!done.load()) {
+      if (!server->Alive()) {
+        std::cerr << "bench_load: the server process died\n";
+        if (!absl::GetFlag(FLAGS_keep_data) && !dir.empty()) {
+          std::error_code ignored;
+          std::filesystem::remove_all(dir, ignored);
+        }
+        _exit(3);
+      }
+      if (Clock::now() > give_up) {
+        std::cerr << "bench_load: aborted after --max_seconds="
+                  << absl::GetFlag(FLAGS_max_seconds) << "\n";
+        if (absl::GetFlag(FLAGS_attach_dir).empty()) kill(server_pid, SIGKILL);
+        if (!absl::GetFlag(FLAGS_keep_data) && !dir.empty()) {
+          std::error_code ignored;
+          std::filesystem::remove_all(dir, ignored);
+        }
+        _exit(3);
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+  });
+  // Ends the run: stops the server, removes its directory and exits without
+  // tearing down thousands of client streams object by object.
+  auto finish = [&](int code) {
+    done.store(true);
+    watchdog.join();
+    cleanup();
+    std::cout << std::flush;
+    std::cerr << std::flush;
+    _exit(code);
+    return code;
+  };
+
+  const std::string target = absl::StrCat("127.0.0.1:", *port);
+  std::vector<std::shared_ptr<grpc::Channel>> channel_list;
+  std::vector<std::unique_ptr<v1::Referee::Stub>> referee_stubs;
+  std::vector<std::unique_ptr<bench::BenchEcho::Stub>> echo_stubs;
+  for (int i = 0; i < channels; ++i) {
+    grpc::ChannelArguments args;
+    // One TCP connection per channel: no sharing of subchannels.
+    args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
+    args.SetInt("pyramid.bench_load.channel", i);
+    auto channel = grpc::CreateCustomChannel(
+        target, grpc::InsecureChannelCredentials(), args);
+    if (!channel->WaitForConnected(std::chrono::system_clock::now() +
+                                   std::chrono::seconds(10))) {
+      return finish(Fail("cannot connect to the server"));
+    }
+    referee_stubs.push_back(v1::Referee::NewStub(channel));
+    echo_stubs.push_back(bench::BenchEcho::NewStub(channel));
+    channel_list.push_back(std::move(channel));
+  }
+  std::vector<std::unique_ptr<Worker>> workers;
+  for (int i = 0; i < threads; ++i) {
+    workers.push_back(std::make_unique<Worker>(i));
+    workers.back()->Start();
+  }
+
+  const ProcStatus baseline = ReadStatus(server_pid);
+  const int64_t heap_baseline = server->HeapKib();
+  int64_t heap_release = 0, heap_after_load = 0;
+  int64_t heap_peak = 0;
+
+  // Phase 1: the referee.
+  LoadPhase::Options options;
+  options.matches = matches;
+  options.deadline_ms = absl::GetFlag(FLAGS_deadline_ms);
+  options.create_concurrency = std::max(1, absl::GetFlag(FLAGS_create_concurrency));
+  options.hold_ms = absl::GetFlag(FLAGS_hold_ms);
+  options.admin_token = admin_token;
+  auto load = std::make_unique<LoadPhase>(options, &referee_stubs, &workers);
+  ProcStatus at_release;
+  int64_t load_peak_kib = 0;
+  double server_cpu_play = 0;
+  double client_cpu_play = 0;
+  Snapshot at_start, at_end;
+  bool load_done = false;
+  {
+    RssSampler sampler(server_pid, [&] { return server->HeapKib(); });
+    load->Begin();
+    double server_cpu0 = 0, client_cpu0 = 0;
+    load->OpenBarrier([&] {
+      if (const int pause = absl::GetFlag(FLAGS_pause_at_barrier_ms); pause > 0) {
+        std::cerr << "bench_load: every match live; pausing " << pause
+                  << " ms\n";
+        std::this_thread::sleep_for(std::chrono::milliseconds(pause));
+      }
+      at_release = ReadStatus(server_pid);
+      heap_release = server->HeapKib();
+      at_start = Take(workers);
+      server_cpu0 = CpuSeconds(server_pid);
+      client_cpu0 = SelfCpuSeconds();
+    });
+    load_done = load->WaitDone(Clock::now() + std::chrono::seconds(
+                                                  absl::GetFlag(FLAGS_max_seconds)));
+    at_end = Take(workers);
+    server_cpu_play = CpuSeconds(server_pid) - server_cpu0;
+    client_cpu_play = SelfCpuSeconds() - client_cpu0;
+    load_peak_kib = sampler.peak_kib();
+    heap_peak = sampler.peak_heap_kib();
+  }
+  const ProcStatus after_load = ReadStatus(server_pid);
+  heap_after_load = server->HeapKib();
+
+  uint64_t faults = 0, timeouts = 0, play_errors = 0;
+  std::vector<uint32_t> latencies;
+  for (auto& w : workers) {
+    faults += w->stats().faults.load();
+    timeouts += w->stats().timeouts.load();
+    play_errors += w->stats().errors.load();
+  }
+
+  // Phase 2: the raw echo, same streams, same channels, same workers.
+  // Every Play message after the release (the set-up is not measured).
+  const uint64_t load_messages = at_end.messages() - at_start.messages();
+  const uint64_t cpu_messages = load_messages;
+  const size_t mean_bytes = at_end.sized == 0 ? 64 : at_end.bytes / at_end.sized;
+  const int streams = 3 * load->created();
+  auto echo = std::make_unique<EchoPhase>(std::max(streams, 1), mean_bytes,
+                                          &echo_stubs, &workers);
+  const double echo_seconds = absl::GetFlag(FLAGS_echo_seconds);
+  const bool run_echo = echo_seconds > 0;
+  bool echo_all = false, echo_done = true;
+  Snapshot echo0, echo1;
+  double echo_server_cpu = 0, echo_client_cpu = 0;
+  auto echo_begin = Clock::now(), echo_end = echo_begin;
+  ProcStatus after_echo;
+  if (run_echo) {
+    echo->Begin();
+    echo_all = echo->AllAnswered(Clock::now() + std::chrono::seconds(10));
+    echo0 = Take(workers);
+    const double server_cpu0 = CpuSeconds(server_pid);
+    const double client_cpu0 = SelfCpuSeconds();
+    echo_begin = Clock::now();
+    std::this_thread::sleep_for(std::chrono::duration<double>(echo_seconds));
+    echo1 = Take(workers);
+    echo_end = Clock::now();
+    echo_server_cpu = CpuSeconds(server_pid) - server_cpu0;
+    echo_client_cpu = SelfCpuSeconds() - client_cpu0;
+    after_echo = ReadStatus(server_pid);
+    echo->Stop();
+    echo_done = echo->WaitDone(Clock::now() + std::chrono::seconds(10));
+  }
+
+  // Every stream is finished unless the run failed (then the process
+  // exits with the streams as they are).
+  if (load_done && echo_done) {
+    for (auto& w : workers) w->Shutdown();
+  }
+  for (auto& w : workers) {
+    std::lock_guard<std::mutex> lock(w->stats().latencies_mu);
+    latencies.insert(latencies.end(), w->stats().latencies_us.begin(),
+                     w->stats().latencies_us.end());
+  }
+  std::sort(latencies.begin(), latencies.end());
+
+  // A few logs through the verifier: the load must not corrupt anything.
+  int verified = 0, genuine = 0;
+  {
+    std::vector<std::string> ids = load->match_ids();
+    const int want = std::min<int>(absl::GetFlag(FLAGS_verify_logs), ids.size());
+    for (int i = 0; i < want; ++i) {
+      const std::string& id = ids[(static_cast<size_t>(i) * ids.size()) / want];
+      absl::StatusOr<std::string> bytes = ReadFileToString(
+          absl::StrCat(data_dir, "/logs/rock_paper_pyramid-", id, ".pyrlog"));
+      ++verified;
+      if (!bytes.ok()) continue;
+      const Verdict verdict = VerifyLog(*bytes, VerifyOptions());
+      if (verdict.kind == Verdict::Kind::kGenuine) ++genuine;
+    }
+  }
+
+  // Report.
+  const double play_s = Seconds(load->last_end() - load->release());
+  const double setup_s = Seconds(load->release() - load->begin());
+  const uint64_t moves = at_end.moves - at_start.moves;
+  const double echo_s = Seconds(echo_end - echo_begin);
+  const uint64_t echo_messages = echo1.messages() - echo0.messages();
+  const double load_rate = play_s > 0 ? load_messages / play_s : 0;
+  const double echo_rate = echo_s > 0 ? echo_messages / echo_s : 0;
+  const double ratio = echo_rate > 0 ? load_rate / echo_rate : 0;
+  const double load_cpu = server_cpu_play + client_cpu_play;
+  const double echo_cpu = echo_server_cpu + echo_client_cpu;
+  const double cpu_ratio =
+      load_cpu > 0 && echo_cpu > 0 && echo_messages > 0
+          ? (cpu_messages / load_cpu) / (echo_messages / echo_cpu)
+          : 0;
+  const int live = load->live_at_release();
+  const int64_t grown_kib = std::max<int64_t>(0, load_peak_kib - baseline.rss_kib);
+  const double per_match_kib = live > 0 ? static_cast<double>(grown_kib) / live : 0;
+  const double idle_per_match_kib =
+      live > 0 ? static_cast<double>(at_release.rss_kib - baseline.rss_kib) / live
+               : 0;
+  const bool all_ended = load->matches_ended() == load->created() &&
+                         load->created() == matches;
+
+  const int created = load->created();
+  auto per_match = [&](int64_t kib) {
+    return created > 0 ? static_cast<double>(kib) / created : 0.0;
+  };
+  const double moves_per_s = play_s > 0 ? moves / play_s : 0.0;
+
+  std::cout << "bench_load: Rock, Paper, Pyramid! referee under load vs raw "
+               "gRPC echo (loopback, 2 processes)\n";
+  std::cout << absl::StrFormat(
+      "  server: pid %d, the real Lobby + RefereeService (+ the echo service) "
+      "in one grpc::Server;\n          logs in a temporary directory on disk, "
+      "--fsync=%s, a signed checkpoint every %u records\n",
+      server_pid, fsync, absl::GetFlag(FLAGS_checkpoint_interval));
+  std::cout << absl::StrFormat(
+      "  client: this process, %d thread(s) (one completion queue each), %d "
+      "channel(s) (one TCP connection each), async API; %u cores online\n",
+      threads, channels, std::thread::hardware_concurrency());
+
+  std::cout << "\n  Referee phase\n";
+  Row("matches", absl::StrCat(created, " of ", matches),
+      absl::StrCat(3 * created, " Play streams, one per seat, each with its "
+                                "seat token"));
+  Row("live at once", absl::StrCat(live),
+      load->barrier_complete()
+          ? "every match created and every seat stream open before any seat "
+            "played"
+          : absl::StrCat("barrier gave up: ", load->parked_at_release(),
+                         " of ", 3 * matches, " seats were ready"));
+  Row("matches finished", absl::StrCat(load->matches_ended()),
+      all_ended ? "" : "NOT ALL MATCHES FINISHED");
+  Row("set-up time", absl::StrFormat("%.2f s", setup_s),
+      "CreateMatch calls and streams, until all seats were ready");
+  Row("play time", absl::StrFormat("%.2f s", play_s),
+      "measured: from the release of all seats to the last MatchEnded");
+  Row("moves", absl::StrCat(moves),
+      "applied RPP actions (acked reveals of decisions >= 1; 27 per match); "
+      "seed contributions not counted");
+  Row("moves/s", absl::StrFormat("%.0f", moves_per_s));
+  Row("seat-decisions timed", absl::StrCat(latencies.size()),
+      "those received after the release (10 per seat per match in all)");
+  Row("decision latency p50", Ms(Percentile(latencies, 0.50)),
+      "at the client, per seat: from its DecisionRequest to the");
+  Row("decision latency p90", Ms(Percentile(latencies, 0.90)),
+      "  DecisionResult of that decision (commit, ack, reveal request,");
+  Row("decision latency p99", Ms(Percentile(latencies, 0.99)),
+      "  reveal, ack, and the other seats' moves; seed decisions held in");
+  Row("decision latency max", Ms(latencies.empty() ? 0 : latencies.back()),
+      "  the set-up are timed from the release)");
+  Row("faults (PlayError faulted=true)", absl::StrCat(faults),
+      faults == 0 ? "" : absl::StrCat("by decision: ", load->FaultSummary()));
+  Row("  of which timeouts", absl::StrCat(timeouts),
+      absl::StrCat("commit and reveal deadlines of ", options.deadline_ms,
+                   " ms"));
+  Row("other PlayErrors", absl::StrCat(play_errors));
+  Row("stream errors", absl::StrCat(load->stream_error_count()));
+  Row("create failures", absl::StrCat(load->create_failures()));
+  Row("messages", absl::StrCat(load_messages),
+      "client sent + received on the Play streams during the play");
+  Row("messages/s (referee)", absl::StrFormat("%.0f", load_rate));
+  Row("mean message size", absl::StrFormat("%zu bytes", mean_bytes),
+      "serialized, both directions (every 8th message measured)");
+  Row("server CPU", absl::StrFormat("%.2f s", server_cpu_play),
+      absl::StrFormat("%.1f us per message (from the barrier release)",
+                      cpu_messages ? 1e6 * server_cpu_play / cpu_messages : 0.0));
+  Row("client CPU", absl::StrFormat("%.2f s", client_cpu_play),
+      absl::StrFormat("%.1f us per message",
+                      cpu_messages ? 1e6 * client_cpu_play / cpu_messages : 0.0));
+  Row("logs verified", absl::StrCat(genuine, " of ", verified, " genuine"),
+      "replay verifier on finished logs");
+
+  std::cout << "\n  Echo phase (same server process, channels and client "
+               "threads)\n";
+  if (run_echo) {
+    Row("streams", absl::StrCat(streams),
+        echo_all ? "as many as seats; request/response ping-pong"
+                 : absl::StrCat("only ", echo->answered(),
+                                " answered at start"));
+    Row("message size", absl::StrFormat("%zu bytes", echo->message_bytes()),
+        "the referee phase's mean");
+    Row("window", absl::StrFormat("%.2f s", echo_s),
+        "after every stream's first answer");
+    Row("messages", absl::StrCat(echo_messages), "client sent + received");
+    Row("messages/s (echo)", absl::StrFormat("%.0f", echo_rate));
+    Row("server CPU", absl::StrFormat("%.2f s", echo_server_cpu),
+        absl::StrFormat("%.1f us per message",
+                        echo_messages ? 1e6 * echo_server_cpu / echo_messages
+                                      : 0.0));
+    Row("client CPU", absl::StrFormat("%.2f s", echo_client_cpu),
+        absl::StrFormat("%.1f us per message",
+                        echo_messages ? 1e6 * echo_client_cpu / echo_messages
+                                      : 0.0));
+    Row("stream failures", absl::StrCat(echo->failures()),
+        echo_done ? "" : "not all echo streams finished");
+  } else {
+    Row("skipped", "", "--echo_seconds=0");
+  }
+
+  std::cout << "\n  Server memory (/proc/<pid>/status VmRSS; heap = "
+               "mallinfo2 bytes in use)\n";
+  Row("RSS baseline", Kib(baseline.rss_kib),
+      absl::StrFormat("server up, no match; heap %s", Kib(heap_baseline)));
+  Row("RSS all matches live", Kib(at_release.rss_kib),
+      absl::StrFormat("streams open, seed decisions sent: +%.1f KiB per "
+                      "match (heap +%.1f)",
+                      per_match(at_release.rss_kib - baseline.rss_kib),
+                      per_match(heap_release - heap_baseline)));
+  Row("RSS peak (referee phase)", Kib(load_peak_kib),
+      absl::StrFormat("sampled every 20 ms; heap peak %s (every 100 ms)",
+                      Kib(heap_peak)));
+  Row("VmHWM after referee phase", Kib(after_load.hwm_kib));
+  Row("heap after referee phase", Kib(heap_after_load),
+      absl::StrFormat("%.1f KiB per finished match, kept by the lobby",
+                      per_match(heap_after_load - heap_baseline)));
+  if (run_echo) Row("RSS after echo phase", Kib(after_echo.rss_kib));
+
+  std::cout << "\n  Summary\n";
+  const bool ratio_ok = ratio >= 0.5;
+  const bool timeouts_ok = timeouts == 0 && faults == 0;
+  const bool rss_ok = per_match_kib <= 64.0;
+  Row("moves/s", absl::StrFormat("%.0f", moves_per_s));
+  Row("decision latency p50 / p99",
+      Ms(Percentile(latencies, 0.50)) + " / " + Ms(Percentile(latencies, 0.99)));
+  if (run_echo) {
+    Row("msgs/s referee / echo", absl::StrFormat("%.3f", ratio),
+        ratio_ok ? "target >= 0.5: met" : "target >= 0.5: MISSED");
+    Row("  per CPU-second instead", absl::StrFormat("%.3f", cpu_ratio),
+        "messages per (server + client) CPU-second, referee / echo");
+  }
+  Row("timeouts / faults", absl::StrCat(timeouts, " / ", faults),
+      timeouts_ok ? "target 0: met" : "target 0: MISSED");
+  Row("RSS per live match", absl::StrFormat("%.1f KiB", per_match_kib),
+      absl::StrFormat("(peak - baseline) / %d live; %s", live,
+                      rss_ok ? "target <= 64 KiB: met"
+                             : "target <= 64 KiB: MISSED"));
+  Row("  all live, before play", absl::StrFormat("%.1f KiB", idle_per_match_kib),
+      "(RSS all matches live - baseline) / live");
+  for (const std::string& e : load->create_errors()) {
+    std::cout << "  create error: " << e << "\n";
+  }
+  for (const std::string& e : load->play_errors()) {
+    std::cout << "  play error: " << e << "\n";
+  }
+  for (const std::string& e : load->stream_errors()) {
+    std::cout << "  stream error: " << e << "\n";
+  }
+  if (absl::GetFlag(FLAGS_keep_data) && !dir.empty()) {
+    std::cout << "  server data kept in " << dir << "\n";
+  }
+  std::cout << std::flush;
+  const bool complete = load_done && all_ended && echo_done && genuine == verified;
+  if (!complete) std::cerr << "bench_load: the run did not complete cleanly\n";
+  return finish(complete ? 0 : 1);
+}
+
+}  // namespace
+}  // namespace pyramid
+
+int main(int argc, char** argv) {
+  absl::SetProgramUsageMessage(
+      "Load benchmark of the referee service: concurrent Rock, Paper, "
+      "Pyramid! matches vs a raw gRPC echo baseline.");
+  std::vector<char*> rest = absl::ParseCommandLine(argc, argv);
+  if (rest.size() > 1) {
+    std::cerr << "bench_load takes no positional arguments\n";
+    return 2;
+  }
+  if (absl::GetFlag(FLAGS_serve)) return pyramid::ServeMain();
+  return pyramid::ClientMain();
+}

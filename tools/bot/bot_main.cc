@@ -1,0 +1,263 @@
+// bot: the reference bot. Connects to a referee, authenticates with a seat
+// token or a bot token, and plays every decision it is sent through
+// commit-reveal, on one Play stream (so one process plays any number of
+// matches at once).
+//
+//   bot --referee=127.0.0.1:50051 --token_file=FILE [--strategy=random]
+//       [--game=rock_paper_pyramid] [--matches=N] [--key_file=FILE]
+//
+// The token comes from --token_file, else $PYRAMID_TOKEN.
+#include <cstdlib>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <string>
+#include <tuple>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_join.h"
+#include "grpcpp/grpcpp.h"
+#include "pyramid/referee/v1/referee_service.grpc.pb.h"
+#include "referee/core/log_sink.h"
+#include "referee/crypto/bytes.h"
+#include "referee/crypto/ed25519.h"
+#include "referee/crypto/protocol.h"
+#include "referee/crypto/sha256.h"
+#include "tools/bot/strategy.h"
+
+ABSL_FLAG(std::string, referee, "127.0.0.1:50051", "Referee address.");
+ABSL_FLAG(std::string, token_file, "",
+          "File holding a seat or bot token (default: $PYRAMID_TOKEN).");
+ABSL_FLAG(std::string, strategy, "random", "How to choose actions.");
+ABSL_FLAG(std::string, game, "",
+          "Refuse decisions of any other game (empty: play any game).");
+ABSL_FLAG(int, matches, 0,
+          "Exit after this many matches have ended (0: until the referee "
+          "closes the stream).");
+ABSL_FLAG(std::string, key_file, "",
+          "Ed25519 secret key (keygen format) to sign commits with, for "
+          "seats registered with its public key.");
+ABSL_FLAG(std::string, tls_ca, "", "PEM roots: connect with TLS.");
+ABSL_FLAG(std::string, seed, "",
+          "Hex seed for the bot's own randomness (default: random). Salts "
+          "and seed contributions always use the system's randomness.");
+ABSL_FLAG(bool, quiet, false, "Print only errors.");
+
+namespace pyramid {
+namespace {
+
+class Bot {
+ public:
+  Bot(std::unique_ptr<Strategy> strategy, const Digest& seed,
+      std::optional<SigningKey> key)
+      : strategy_(std::move(strategy)), stream_(seed), key_(std::move(key)) {}
+
+  // Plays until the stream ends or enough matches have ended. Returns the
+  // process exit code.
+  int Run(v1::Referee::Stub& stub, const std::string& token) {
+    grpc::ClientContext context;
+    context.AddMetadata("authorization", "Bearer " + token);
+    auto stream = stub.Play(&context);
+    v1::PlayResponse response;
+    const int want = absl::GetFlag(FLAGS_matches);
+    while (stream->Read(&response)) {
+      if (!Handle(response, *stream)) break;
+      if (want > 0 && ended_ >= want) break;
+    }
+    stream->WritesDone();
+    grpc::Status status = want > 0 && ended_ >= want ? grpc::Status::OK
+                                                     : stream->Finish();
+    if (want > 0 && ended_ >= want) context.TryCancel();
+    if (!status.ok() && status.error_code() != grpc::StatusCode::CANCELLED) {
+      std::cerr << "bot: stream ended: " << status.error_message() << "\n";
+      return 1;
+    }
+    if (!absl::GetFlag(FLAGS_quiet)) {
+      std::cout << "bot: " << ended_ << " match(es) ended, " << errors_
+                << " error(s)\n";
+    }
+    return errors_ == 0 ? 0 : 1;
+  }
+
+ private:
+  using Key = std::tuple<std::string, uint32_t, uint64_t>;
+  struct Pending {
+    std::string salt;
+    std::string action;
+  };
+  using Stream = grpc::ClientReaderWriter<v1::PlayRequest, v1::PlayResponse>;
+
+  bool Handle(const v1::PlayResponse& response, Stream& stream) {
+    switch (response.kind_case()) {
+      case v1::PlayResponse::kDecision:
+        return Decide(response.decision(), stream);
+      case v1::PlayResponse::kRevealRequest: {
+        const v1::RevealRequest& r = response.reveal_request();
+        return Reveal({r.match_id(), r.seat(), r.decision_id()}, stream);
+      }
+      case v1::PlayResponse::kMatchEnded: {
+        const v1::MatchEnded& ended = response.match_ended();
+        ++ended_;
+        if (!absl::GetFlag(FLAGS_quiet)) {
+          const v1::SeatOutcome& mine = ended.outcome().seats(ended.seat());
+          std::cout << "match " << ended.match_id() << " seat "
+                    << ended.seat() << ": rank " << mine.rank() << ", score "
+                    << mine.score() << (mine.forfeited() ? " (forfeited)" : "")
+                    << "\n";
+        }
+        // Forget whatever this match still had pending.
+        for (auto it = pending_.begin(); it != pending_.end();) {
+          it = std::get<0>(it->first) == ended.match_id() ? pending_.erase(it)
+                                                          : std::next(it);
+        }
+        return true;
+      }
+      case v1::PlayResponse::kError:
+        ++errors_;
+        std::cerr << "bot: match " << response.error().match_id() << " seat "
+                  << response.error().seat() << " decision "
+                  << response.error().decision_id() << ": "
+                  << response.error().message() << "\n";
+        return true;
+      default:
+        return true;  // Acks and results need no answer.
+    }
+  }
+
+  bool Decide(const v1::DecisionRequest& request, Stream& stream) {
+    const Key key{request.match_id(), request.seat(), request.decision_id()};
+    if (request.committed()) return true;  // Resumed: the reveal will come.
+    // A request can arrive twice (e.g. around a reconnection): keep the
+    // first commitment, whose salt the reveal must use.
+    if (pending_.count(key) > 0) return true;
+    const std::string& wanted = absl::GetFlag(FLAGS_game);
+    if (!wanted.empty() && request.game() != wanted) {
+      std::cerr << "bot: refusing a decision of game " << request.game()
+                << "\n";
+      return true;
+    }
+    v1::Action action;
+    if (request.decision_id() == 0) {
+      action.mutable_seed()->set_contribution(
+          SystemRandomBytes(kSeedContributionSize));
+    } else {
+      action = strategy_->Choose(request, stream_);
+    }
+    Pending pending{SystemRandomBytes(kSaltSize), action.SerializeAsString()};
+    const Digest commitment = CommitmentHash(
+        *FromHex(request.match_id()), request.seat(), request.decision_id(),
+        pending.salt, pending.action);
+    v1::PlayRequest message;
+    v1::CommitMove* commit = message.mutable_commit();
+    commit->set_match_id(request.match_id());
+    commit->set_seat(request.seat());
+    commit->set_decision_id(request.decision_id());
+    commit->set_commitment(std::string(AsView(commitment)));
+    if (key_) {
+      commit->set_signature(key_->Sign(CommitSignatureMessage(
+          *FromHex(request.match_id()), request.seat(), request.decision_id(),
+          AsView(commitment))));
+    }
+    pending_[key] = std::move(pending);
+    if (!stream.Write(message)) return false;
+    // A single-seat decision opens its reveal phase right after the commit.
+    if (request.acting_seats_size() == 1) return Reveal(key, stream);
+    return true;
+  }
+
+  bool Reveal(const Key& key, Stream& stream) {
+    auto it = pending_.find(key);
+    if (it == pending_.end()) return true;  // Already revealed, or lost.
+    v1::PlayRequest message;
+    v1::RevealMove* reveal = message.mutable_reveal();
+    reveal->set_match_id(std::get<0>(key));
+    reveal->set_seat(std::get<1>(key));
+    reveal->set_decision_id(std::get<2>(key));
+    reveal->set_salt(it->second.salt);
+    reveal->set_action(it->second.action);
+    pending_.erase(it);
+    return stream.Write(message);
+  }
+
+  std::unique_ptr<Strategy> strategy_;
+  RandomStream stream_;
+  std::optional<SigningKey> key_;
+  std::map<Key, Pending> pending_;
+  int ended_ = 0;
+  int errors_ = 0;
+};
+
+int Main() {
+  std::string token;
+  if (!absl::GetFlag(FLAGS_token_file).empty()) {
+    absl::StatusOr<std::string> text =
+        ReadFileToString(absl::GetFlag(FLAGS_token_file));
+    if (!text.ok()) {
+      std::cerr << "bot: " << text.status().message() << "\n";
+      return 2;
+    }
+    token = std::string(absl::StripAsciiWhitespace(*text));
+  } else if (const char* env = std::getenv("PYRAMID_TOKEN")) {
+    token = env;
+  }
+  if (token.empty()) {
+    std::cerr << "bot: give a token with --token_file or $PYRAMID_TOKEN\n";
+    return 2;
+  }
+  absl::StatusOr<std::unique_ptr<Strategy>> strategy =
+      MakeStrategy(absl::GetFlag(FLAGS_game), absl::GetFlag(FLAGS_strategy));
+  if (!strategy.ok()) {
+    std::cerr << "bot: " << strategy.status().message() << "\n";
+    return 2;
+  }
+  std::optional<SigningKey> key;
+  if (!absl::GetFlag(FLAGS_key_file).empty()) {
+    absl::StatusOr<SigningKey> read = ReadSigningKey(absl::GetFlag(FLAGS_key_file));
+    if (!read.ok()) {
+      std::cerr << "bot: " << read.status().message() << "\n";
+      return 2;
+    }
+    key = *read;
+  }
+  std::string seed_bytes = SystemRandomBytes(32);
+  if (!absl::GetFlag(FLAGS_seed).empty()) {
+    absl::StatusOr<std::string> parsed = FromHex(absl::GetFlag(FLAGS_seed));
+    if (!parsed.ok()) {
+      std::cerr << "bot: --seed is hex\n";
+      return 2;
+    }
+    seed_bytes = *parsed;
+  }
+  std::shared_ptr<grpc::ChannelCredentials> credentials =
+      grpc::InsecureChannelCredentials();
+  if (!absl::GetFlag(FLAGS_tls_ca).empty()) {
+    absl::StatusOr<std::string> roots = ReadFileToString(absl::GetFlag(FLAGS_tls_ca));
+    if (!roots.ok()) {
+      std::cerr << "bot: " << roots.status().message() << "\n";
+      return 2;
+    }
+    grpc::SslCredentialsOptions ssl;
+    ssl.pem_root_certs = *roots;
+    credentials = grpc::SslCredentials(ssl);
+  }
+  auto channel = grpc::CreateChannel(absl::GetFlag(FLAGS_referee), credentials);
+  auto stub = v1::Referee::NewStub(channel);
+  Bot bot(*std::move(strategy), Sha256(seed_bytes), std::move(key));
+  return bot.Run(*stub, token);
+}
+
+}  // namespace
+}  // namespace pyramid
+
+int main(int argc, char** argv) {
+  absl::SetProgramUsageMessage("The reference bot for the pyramid referee.");
+  std::vector<char*> rest = absl::ParseCommandLine(argc, argv);
+  if (rest.size() > 1) {
+    std::cerr << "bot takes no positional arguments\n";
+    return 2;
+  }
+  return pyramid::Main();
+}

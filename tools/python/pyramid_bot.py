@@ -1,0 +1,180 @@
+#!/usr/bin/python3
+"""An example bot for the pyramid referee, in plain Python.
+
+It needs only Debian's python3-grpcio and python3-protobuf, plus the stubs
+the build generates from proto/ (CMake target pyramid_python_stubs, written
+to build/python/). It plays any game whose legal actions the referee lists:
+
+    /usr/bin/python3 tools/python/pyramid_bot.py --referee 127.0.0.1:50051 \
+        --token-file tok/seat-0.token --matches 1
+
+The whole protocol is in docs/writing-a-bot.md. In short, for every
+DecisionRequest the bot picks an action, sends a CommitMove holding
+SHA-256(domain || match id || seat || decision id || salt || action bytes),
+and later a RevealMove with the salt and the very same action bytes.
+"""
+import argparse
+import hashlib
+import os
+import queue
+import random
+import sys
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+COMMIT_DOMAIN = b"pyramid-referee/commit/v1\0"  # ASCII plus one zero byte.
+
+
+def commitment(match_id_hex, seat, decision_id, salt, action_bytes):
+    """The commitment (docs/writing-a-bot.md, section 4)."""
+    return hashlib.sha256(COMMIT_DOMAIN + bytes.fromhex(match_id_hex) +
+                          seat.to_bytes(4, "big") +
+                          decision_id.to_bytes(8, "big") +
+                          salt + action_bytes).digest()
+
+
+def parse_args():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--referee", default="127.0.0.1:50051", help="host:port")
+    p.add_argument("--token-file",
+                   help="seat or bot token (default: $PYRAMID_TOKEN)")
+    p.add_argument("--matches", type=int, default=0,
+                   help="exit after this many matches ended (0: never)")
+    p.add_argument("--strategy", default="random", choices=["random"])
+    p.add_argument("--seed", type=int, help="seed for choosing moves (salts "
+                   "and seed contributions always come from os.urandom)")
+    p.add_argument("--verbose", action="store_true",
+                   help="print every message received, to stderr")
+    p.add_argument("--stubs", help="directory of the generated stubs "
+                   "(default: PYTHONPATH, then build/python in the repo)")
+    return p.parse_args()
+
+
+def main():
+    args = parse_args()
+    # Find the generated stubs: --stubs first, else PYTHONPATH, else build/.
+    if args.stubs:
+        sys.path.insert(0, args.stubs)
+    else:
+        sys.path.append(str(REPO_ROOT / "build" / "python"))
+    import grpc
+    from google.protobuf import text_format
+    from pyramid.referee.v1 import game_pb2, referee_service_pb2 as pb
+    from pyramid.referee.v1 import referee_service_pb2_grpc as pb_grpc
+
+    if args.token_file:
+        token = Path(args.token_file).read_text().strip()
+    else:
+        token = os.environ.get("PYRAMID_TOKEN", "").strip()
+    if not token:
+        sys.exit("pyramid_bot: give --token-file or set $PYRAMID_TOKEN")
+    rng = random.Random(args.seed)  # Only for choosing among legal actions.
+
+    # gRPC Python sends a stream from an iterator; a queue lets us add
+    # messages whenever we like. None closes our side of the stream.
+    outbox = queue.Queue()
+    def outgoing():
+        while (message := outbox.get()) is not None:
+            yield message
+
+    channel = grpc.insecure_channel(args.referee)
+    stub = pb_grpc.RefereeStub(channel)
+    # One Play stream carries every seat this token holds, in every match.
+    responses = stub.Play(outgoing(),
+                          metadata=[("authorization", "Bearer " + token)])
+
+    # (match_id, seat, decision_id) -> (salt, action_bytes) committed but
+    # not yet revealed.
+    pending = {}
+    played = set()  # Match ids we were asked to decide in.
+    ended = set()   # ...and those of them whose MatchEnded arrived.
+    errors = 0
+
+    def reveal(key):
+        salt, action_bytes = pending.pop(key)
+        outbox.put(pb.PlayRequest(reveal=pb.RevealMove(
+            match_id=key[0], seat=key[1], decision_id=key[2],
+            salt=salt, action=action_bytes)))
+
+    def decide(req):
+        key = (req.match_id, req.seat, req.decision_id)
+        played.add(req.match_id)
+        if req.committed or key in pending:
+            return  # Already committed (a resume or a repeat): reveal later.
+        if req.decision_id == 0:
+            # The seed decision: 32 random bytes towards the match's seed.
+            action = game_pb2.Action(
+                seed=game_pb2.SeedContribution(contribution=os.urandom(32)))
+        elif req.legal_actions:
+            action = rng.choice(req.legal_actions)  # --strategy random
+        else:
+            print(f"pyramid_bot: {req.game} lists no legal actions; "
+                  f"cannot play decision {req.decision_id}", file=sys.stderr)
+            return
+        # Commit to the exact bytes we will reveal: serialize once, keep them.
+        action_bytes = action.SerializeToString()
+        salt = os.urandom(32)
+        pending[key] = (salt, action_bytes)
+        outbox.put(pb.PlayRequest(commit=pb.CommitMove(
+            match_id=req.match_id, seat=req.seat, decision_id=req.decision_id,
+            commitment=commitment(req.match_id, req.seat, req.decision_id,
+                                  salt, action_bytes))))
+        # A single-seat decision opens its reveal phase right after our
+        # commit: reveal at once instead of waiting for the RevealRequest.
+        if len(req.acting_seats) == 1:
+            reveal(key)
+
+    try:
+        for response in responses:
+            kind = response.WhichOneof("kind")
+            if args.verbose:
+                text = text_format.MessageToString(getattr(response, kind),
+                                                   as_one_line=True)
+                print(f"<- {kind}: {text}", file=sys.stderr)
+            if kind == "decision":
+                decide(response.decision)
+            elif kind == "reveal_request":
+                r = response.reveal_request
+                key = (r.match_id, r.seat, r.decision_id)
+                if key in pending:  # Else revealed already (single seat).
+                    reveal(key)
+            elif kind == "match_ended":
+                m = response.match_ended
+                mine = m.outcome.seats[m.seat]
+                term = game_pb2.Termination.Name(m.outcome.termination)
+                print(f"match {m.match_id} seat {m.seat}: rank {mine.rank}, "
+                      f"score {mine.score}"
+                      f"{' (forfeited)' if mine.forfeited else ''} [{term}]",
+                      flush=True)
+                for key in [k for k in pending if k[0] == m.match_id]:
+                    del pending[key]
+                # A bot token's new stream also gets the MatchEnded of every
+                # match that bot finished earlier: count only ours.
+                if m.match_id in played:
+                    ended.add(m.match_id)
+                if args.matches and len(ended) >= args.matches:
+                    break
+            elif kind == "error":
+                e = response.error
+                errors += 1
+                print(f"pyramid_bot: match {e.match_id} seat {e.seat} decision "
+                      f"{e.decision_id}: code {e.code}: {e.message}"
+                      f"{' (faulted)' if e.faulted else ''}", file=sys.stderr)
+            # commit_ack, reveal_ack and result need no answer.
+    except grpc.RpcError as err:
+        if err.code() != grpc.StatusCode.CANCELLED:
+            print(f"pyramid_bot: stream ended: {err.code().name}: "
+                  f"{err.details()}", file=sys.stderr)
+            return 1
+    finally:
+        outbox.put(None)     # Half-close our side...
+        responses.cancel()   # ...and drop the call: we are done.
+        channel.close()
+    print(f"pyramid_bot: {len(ended)} match(es) ended, {errors} error(s)")
+    if args.matches and len(ended) < args.matches:
+        return 1  # The referee closed the stream before we were done.
+    return 0 if errors == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

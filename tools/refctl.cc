@@ -1,0 +1,269 @@
+// refctl: command-line client for the referee's administration and read-only
+// calls.
+//
+//   refctl [--referee=ADDR] [--admin_token_file=F] register-bot NAME
+//          [--public_key=HEX] [--token_out=FILE]
+//   refctl ... create-match --game=G [--options=TEXT] --seats=N
+//          [--bots=ID,ID,...] [--token_dir=DIR] [--commit_timeout_ms=..]
+//          [--reveal_timeout_ms=..] [--forfeit_policy=forfeit|default]
+//   refctl ... get-match MATCH      refctl ... list [--status=running|finished]
+//   refctl ... watch MATCH          refctl ... get-log MATCH --out=FILE
+//
+// Tokens are written to files (mode 0600), never printed.
+#include <sys/stat.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "google/protobuf/text_format.h"
+#include "google/protobuf/util/json_util.h"
+#include "grpcpp/grpcpp.h"
+#include "pyramid/referee/v1/referee_service.grpc.pb.h"
+#include "referee/core/log_sink.h"
+#include "referee/crypto/bytes.h"
+
+ABSL_FLAG(std::string, referee, "127.0.0.1:50051", "Referee address.");
+ABSL_FLAG(std::string, admin_token_file, "",
+          "File holding the admin token (default: $PYRAMID_ADMIN_TOKEN, else "
+          "referee-data/admin.token).");
+ABSL_FLAG(std::string, tls_ca, "", "PEM roots: connect with TLS.");
+ABSL_FLAG(std::string, public_key, "", "register-bot: hex Ed25519 key.");
+ABSL_FLAG(std::string, token_out, "", "register-bot: write the token here.");
+ABSL_FLAG(std::string, game, "rock_paper_pyramid", "create-match: game id.");
+ABSL_FLAG(std::string, options, "",
+          "create-match: game options as protobuf text, e.g. "
+          "'rock_paper_pyramid { red: true }'.");
+ABSL_FLAG(int, seats, 0, "create-match: number of seats.");
+ABSL_FLAG(std::string, bots, "",
+          "create-match: comma-separated bot ids, one per seat (an empty "
+          "entry issues a seat token instead).");
+ABSL_FLAG(std::string, names, "", "create-match: comma-separated names.");
+ABSL_FLAG(std::string, token_dir, ".",
+          "create-match: seat tokens go to DIR/seat-N.token.");
+ABSL_FLAG(uint32_t, commit_timeout_ms, 0, "create-match: commit deadline.");
+ABSL_FLAG(uint32_t, reveal_timeout_ms, 0, "create-match: reveal deadline.");
+ABSL_FLAG(uint32_t, time_bank_ms, 0, "create-match: time bank.");
+ABSL_FLAG(uint32_t, time_bank_increment_ms, 0, "create-match: increment.");
+ABSL_FLAG(std::string, forfeit_policy, "forfeit",
+          "create-match: forfeit or default (default action).");
+ABSL_FLAG(std::string, status, "", "list: running or finished.");
+ABSL_FLAG(std::string, out, "", "get-log: output file.");
+
+namespace pyramid {
+namespace {
+
+namespace v1 = ::pyramid::referee::v1;
+
+int Fail(const std::string& message) {
+  std::cerr << "refctl: " << message << "\n";
+  return 1;
+}
+
+std::string AdminToken() {
+  std::string path = absl::GetFlag(FLAGS_admin_token_file);
+  if (path.empty()) {
+    if (const char* env = std::getenv("PYRAMID_ADMIN_TOKEN")) return env;
+    path = "referee-data/admin.token";
+  }
+  absl::StatusOr<std::string> text = ReadFileToString(path);
+  return text.ok() ? std::string(absl::StripAsciiWhitespace(*text)) : "";
+}
+
+bool WriteSecret(const std::string& path, const std::string& secret) {
+  std::ofstream out(path, std::ios::trunc);
+  out << secret << "\n";
+  out.close();
+  chmod(path.c_str(), 0600);
+  return static_cast<bool>(out);
+}
+
+std::string Json(const google::protobuf::Message& message) {
+  std::string json;
+  google::protobuf::util::JsonPrintOptions options;
+  options.preserve_proto_field_names = true;
+  (void)google::protobuf::util::MessageToJsonString(message, &json, options);
+  return json;
+}
+
+int RegisterBot(v1::Referee::Stub& stub, const std::string& name) {
+  grpc::ClientContext context;
+  context.AddMetadata("authorization", "Bearer " + AdminToken());
+  v1::RegisterBotRequest request;
+  request.set_name(name);
+  if (!absl::GetFlag(FLAGS_public_key).empty()) {
+    absl::StatusOr<std::string> key = FromHex(absl::GetFlag(FLAGS_public_key));
+    if (!key.ok()) return Fail("--public_key is hex");
+    request.set_public_key(*key);
+  }
+  v1::RegisterBotResponse response;
+  grpc::Status status = stub.RegisterBot(&context, request, &response);
+  if (!status.ok()) return Fail(status.error_message());
+  const std::string out = absl::GetFlag(FLAGS_token_out).empty()
+                              ? name + ".token"
+                              : absl::GetFlag(FLAGS_token_out);
+  if (!WriteSecret(out, response.bot_token())) return Fail("cannot write " + out);
+  std::cout << response.bot_id() << "\n";
+  std::cerr << "bot token written to " << out << "\n";
+  return 0;
+}
+
+int CreateMatch(v1::Referee::Stub& stub) {
+  v1::CreateMatchRequest request;
+  request.mutable_game()->set_game(absl::GetFlag(FLAGS_game));
+  if (!google::protobuf::TextFormat::MergeFromString(
+          absl::GetFlag(FLAGS_options), request.mutable_game())) {
+    return Fail("cannot parse --options");
+  }
+  const std::vector<std::string> bots =
+      absl::StrSplit(absl::GetFlag(FLAGS_bots), ',');
+  const std::vector<std::string> names =
+      absl::StrSplit(absl::GetFlag(FLAGS_names), ',');
+  int seats = absl::GetFlag(FLAGS_seats);
+  if (seats == 0 && !absl::GetFlag(FLAGS_bots).empty()) seats = bots.size();
+  if (seats <= 0) return Fail("give --seats or --bots");
+  for (int i = 0; i < seats; ++i) {
+    v1::SeatSpec* seat = request.add_seats();
+    if (i < static_cast<int>(bots.size())) seat->set_bot_id(bots[i]);
+    if (i < static_cast<int>(names.size())) seat->set_name(names[i]);
+  }
+  v1::ClockSettings* clocks = request.mutable_clocks();
+  clocks->set_commit_timeout_ms(absl::GetFlag(FLAGS_commit_timeout_ms));
+  clocks->set_reveal_timeout_ms(absl::GetFlag(FLAGS_reveal_timeout_ms));
+  clocks->set_time_bank_ms(absl::GetFlag(FLAGS_time_bank_ms));
+  clocks->set_time_bank_increment_ms(absl::GetFlag(FLAGS_time_bank_increment_ms));
+  const std::string policy = absl::GetFlag(FLAGS_forfeit_policy);
+  if (policy == "default") {
+    request.set_forfeit_policy(v1::FORFEIT_POLICY_DEFAULT_ACTION);
+  } else if (policy != "forfeit") {
+    return Fail("--forfeit_policy is forfeit or default");
+  }
+  grpc::ClientContext context;
+  context.AddMetadata("authorization", "Bearer " + AdminToken());
+  v1::CreateMatchResponse response;
+  grpc::Status status = stub.CreateMatch(&context, request, &response);
+  if (!status.ok()) return Fail(status.error_message());
+  const std::filesystem::path dir = absl::GetFlag(FLAGS_token_dir);
+  std::filesystem::create_directories(dir);
+  for (int i = 0; i < response.seat_tokens_size(); ++i) {
+    if (response.seat_tokens(i).empty()) continue;
+    const std::string path = (dir / absl::StrCat("seat-", i, ".token")).string();
+    if (!WriteSecret(path, response.seat_tokens(i))) {
+      return Fail("cannot write " + path);
+    }
+    std::cerr << "seat " << i << " token written to " << path << "\n";
+  }
+  std::cout << response.match_id() << "\n";
+  return 0;
+}
+
+int GetMatch(v1::Referee::Stub& stub, const std::string& match_id) {
+  grpc::ClientContext context;
+  v1::GetMatchRequest request;
+  request.set_match_id(match_id);
+  v1::MatchInfo info;
+  grpc::Status status = stub.GetMatch(&context, request, &info);
+  if (!status.ok()) return Fail(status.error_message());
+  std::cout << Json(info) << "\n";
+  return 0;
+}
+
+int List(v1::Referee::Stub& stub) {
+  v1::ListMatchesRequest request;
+  const std::string filter = absl::GetFlag(FLAGS_status);
+  if (filter == "running") request.set_status(v1::MATCH_RUNNING);
+  if (filter == "finished") request.set_status(v1::MATCH_FINISHED);
+  while (true) {
+    grpc::ClientContext context;
+    v1::ListMatchesResponse response;
+    grpc::Status status = stub.ListMatches(&context, request, &response);
+    if (!status.ok()) return Fail(status.error_message());
+    for (const v1::MatchInfo& info : response.matches()) {
+      std::cout << info.match_id() << "  " << info.game().game() << "  "
+                << v1::MatchStatus_Name(info.status()) << "\n";
+    }
+    if (response.next_page_token().empty()) return 0;
+    request.set_page_token(response.next_page_token());
+  }
+}
+
+int Watch(v1::Referee::Stub& stub, const std::string& match_id) {
+  grpc::ClientContext context;
+  v1::WatchRequest request;
+  request.set_match_id(match_id);
+  auto reader = stub.Watch(&context, request);
+  v1::WatchEvent event;
+  while (reader->Read(&event)) std::cout << Json(event) << "\n";
+  grpc::Status status = reader->Finish();
+  return status.ok() ? 0 : Fail(status.error_message());
+}
+
+int GetLog(v1::Referee::Stub& stub, const std::string& match_id) {
+  const std::string out = absl::GetFlag(FLAGS_out);
+  if (out.empty()) return Fail("get-log needs --out=FILE");
+  grpc::ClientContext context;
+  const std::string admin = AdminToken();
+  if (!admin.empty()) context.AddMetadata("authorization", "Bearer " + admin);
+  v1::GetLogRequest request;
+  request.set_match_id(match_id);
+  auto reader = stub.GetLog(&context, request);
+  std::string bytes;
+  v1::LogChunk chunk;
+  while (reader->Read(&chunk)) bytes += chunk.data();
+  grpc::Status status = reader->Finish();
+  if (!status.ok()) return Fail(status.error_message());
+  std::ofstream file(out, std::ios::binary | std::ios::trunc);
+  file << bytes;
+  if (!file) return Fail("cannot write " + out);
+  std::cerr << bytes.size() << " bytes written to " << out << "\n";
+  return 0;
+}
+
+int Main(const std::vector<std::string>& args) {
+  if (args.empty()) {
+    std::cerr << "usage: refctl [flags] register-bot NAME | create-match | "
+                 "get-match MATCH | list | watch MATCH | get-log MATCH\n";
+    return 2;
+  }
+  std::shared_ptr<grpc::ChannelCredentials> credentials =
+      grpc::InsecureChannelCredentials();
+  if (!absl::GetFlag(FLAGS_tls_ca).empty()) {
+    absl::StatusOr<std::string> roots =
+        ReadFileToString(absl::GetFlag(FLAGS_tls_ca));
+    if (!roots.ok()) return Fail(std::string(roots.status().message()));
+    grpc::SslCredentialsOptions ssl;
+    ssl.pem_root_certs = *roots;
+    credentials = grpc::SslCredentials(ssl);
+  }
+  auto stub = v1::Referee::NewStub(
+      grpc::CreateChannel(absl::GetFlag(FLAGS_referee), credentials));
+  const std::string& command = args[0];
+  if (command == "register-bot" && args.size() == 2) {
+    return RegisterBot(*stub, args[1]);
+  }
+  if (command == "create-match" && args.size() == 1) return CreateMatch(*stub);
+  if (command == "get-match" && args.size() == 2) return GetMatch(*stub, args[1]);
+  if (command == "list" && args.size() == 1) return List(*stub);
+  if (command == "watch" && args.size() == 2) return Watch(*stub, args[1]);
+  if (command == "get-log" && args.size() == 2) return GetLog(*stub, args[1]);
+  std::cerr << "refctl: unknown command or wrong arguments\n";
+  return 2;
+}
+
+}  // namespace
+}  // namespace pyramid
+
+int main(int argc, char** argv) {
+  absl::SetProgramUsageMessage("Administration client for the referee.");
+  std::vector<char*> rest = absl::ParseCommandLine(argc, argv);
+  return pyramid::Main(std::vector<std::string>(rest.begin() + 1, rest.end()));
+}
