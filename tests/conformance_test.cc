@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <ostream>
 #include <set>
 #include <string>
 #include <string_view>
@@ -75,6 +76,9 @@ const GameCase kGames[] = {
     {"Shambo", R"pb(game: "pyramid_shambo")pb", {2, 3, 4, 5, 6, 7, 8, 9, 10}, 1000},
     {"Scheme", R"pb(game: "pyramid_scheme")pb", {2, 3, 4}, 1000},
 };
+
+// Names the case in test output (instead of its bytes).
+void PrintTo(const GameCase& game, std::ostream* os) { *os << game.name; }
 
 // Each game's seeds are split into this many test cases (run in parallel by
 // ctest).
