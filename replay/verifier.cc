@@ -773,6 +773,18 @@ absl::Status Replayer::OnExpected(const v1::LogRecord& record) {
 
 }  // namespace
 
+const char* VerdictKindName(Verdict::Kind kind) {
+  switch (kind) {
+    case Verdict::Kind::kGenuine:
+      return "genuine";
+    case Verdict::Kind::kUnsealedPrefix:
+      return "unsealed prefix";
+    case Verdict::Kind::kNotGenuine:
+      return "not genuine";
+  }
+  return "?";
+}
+
 Verdict VerifyLog(std::string_view file, const VerifyOptions& options) {
   Verdict verdict;
   verdict.key_from_header = options.pinned_key.empty();

@@ -46,6 +46,9 @@ struct Verdict {
   referee::v1::Outcome outcome; // The verified outcome (kGenuine only).
 };
 
+// "genuine", "unsealed prefix" or "not genuine".
+const char* VerdictKindName(Verdict::Kind kind);
+
 // Verifies the log file held in `file`.
 Verdict VerifyLog(std::string_view file, const VerifyOptions& options);
 

@@ -100,20 +100,8 @@ Verdict Verify(std::string_view log, bool pin = true) {
   return VerifyLog(log, options);
 }
 
-std::string KindName(Kind kind) {
-  switch (kind) {
-    case Kind::kGenuine:
-      return "genuine";
-    case Kind::kUnsealedPrefix:
-      return "unsealed prefix";
-    case Kind::kNotGenuine:
-      return "not genuine";
-  }
-  return "?";
-}
-
 std::string Describe(const Verdict& v) {
-  return absl::StrCat(KindName(v.kind), " (record ", v.bad_record, ": ",
+  return absl::StrCat(VerdictKindName(v.kind), " (record ", v.bad_record, ": ",
                       v.reason, ")");
 }
 

@@ -58,20 +58,8 @@ const bool kQuietProtobuf = [] {
   return true;
 }();
 
-std::string Kinds(Kind kind) {
-  switch (kind) {
-    case Kind::kGenuine:
-      return "genuine";
-    case Kind::kUnsealedPrefix:
-      return "unsealed prefix";
-    case Kind::kNotGenuine:
-      return "not genuine";
-  }
-  return "?";
-}
-
 std::string Describe(const Verdict& v) {
-  return absl::StrCat(Kinds(v.kind), " (record ", v.bad_record, ": ", v.reason,
+  return absl::StrCat(VerdictKindName(v.kind), " (record ", v.bad_record, ": ", v.reason,
                       ")");
 }
 

@@ -685,13 +685,8 @@ class FlamingPyramidsGame final : public Game {
   int min_seats() const override { return fp::kMinSeats; }
   int max_seats() const override { return fp::kMaxSeats; }
 
-  absl::StatusOr<std::unique_ptr<State>> NewInitialState(
+  absl::StatusOr<std::unique_ptr<State>> DoNewInitialState(
       int num_seats, RandomStream stream) const override {
-    if (num_seats < fp::kMinSeats || num_seats > fp::kMaxSeats) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("flaming_pyramids: needs ", fp::kMinSeats, " to ",
-                       fp::kMaxSeats, " seats, got ", num_seats));
-    }
     std::unique_ptr<State> state = std::make_unique<FlamingPyramidsState>(
         options_, num_seats, std::move(stream));
     return state;

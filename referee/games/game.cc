@@ -24,6 +24,16 @@ absl::StatusOr<v1::Result> State::Apply(absl::Span<const SeatAction> actions) {
   return DoApply(actions);
 }
 
+absl::StatusOr<std::unique_ptr<State>> Game::NewInitialState(
+    int num_seats, RandomStream stream) const {
+  if (num_seats < min_seats() || num_seats > max_seats()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(std::string(id()), ": needs ", min_seats(), " to ", max_seats(),
+                     " seats, got ", num_seats));
+  }
+  return DoNewInitialState(num_seats, std::move(stream));
+}
+
 std::optional<v1::Action> State::SoleLegalAction(int seat) const {
   const std::vector<int> acting = ActingSeats();
   if (acting.size() != 1 || acting[0] != seat) return std::nullopt;

@@ -124,10 +124,15 @@ class Game {
   virtual int min_seats() const = 0;
   virtual int max_seats() const = 0;
 
-  // The initial state for `num_seats` seats (within [min_seats, max_seats]).
-  // The game's setup draws come from `stream`, which the state then keeps for
-  // any later draw.
-  virtual absl::StatusOr<std::unique_ptr<State>> NewInitialState(
+  // The initial state for `num_seats` seats. INVALID_ARGUMENT when
+  // `num_seats` is outside [min_seats, max_seats]. The game's setup draws
+  // come from `stream`, which the state then keeps for any later draw.
+  absl::StatusOr<std::unique_ptr<State>> NewInitialState(
+      int num_seats, RandomStream stream) const;
+
+ protected:
+  // Makes the initial state; `num_seats` is already within range.
+  virtual absl::StatusOr<std::unique_ptr<State>> DoNewInitialState(
       int num_seats, RandomStream stream) const = 0;
 };
 

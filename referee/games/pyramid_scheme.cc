@@ -63,13 +63,8 @@ class PyramidSchemeGame final : public Game {
   int min_seats() const override { return kMinSeats; }
   int max_seats() const override { return kMaxSeats; }
 
-  absl::StatusOr<std::unique_ptr<State>> NewInitialState(
+  absl::StatusOr<std::unique_ptr<State>> DoNewInitialState(
       int num_seats, RandomStream stream) const override {
-    if (num_seats < kMinSeats || num_seats > kMaxSeats) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("pyramid_scheme: needs ", kMinSeats, " to ", kMaxSeats,
-                       " seats, got ", num_seats));
-    }
     std::unique_ptr<State> state = std::make_unique<pss::PyramidSchemeState>(
         pss::ReferenceEdition(), options_.max_turns, num_seats,
         std::move(stream));

@@ -684,13 +684,8 @@ class PyramidShamboGame final : public Game {
   int max_seats() const override { return kMaxSeats; }
 
   // The game's only draw: the first player, uniform(seats).
-  absl::StatusOr<std::unique_ptr<State>> NewInitialState(
+  absl::StatusOr<std::unique_ptr<State>> DoNewInitialState(
       int num_seats, RandomStream stream) const override {
-    if (num_seats < kMinSeats || num_seats > kMaxSeats) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("pyramid_shambo: needs ", kMinSeats, " to ", kMaxSeats,
-                       " seats, got ", num_seats));
-    }
     const int first = static_cast<int>(stream.Uniform(num_seats));
     std::unique_ptr<State> state =
         std::make_unique<PyramidShamboState>(num_seats, max_throws_, first);

@@ -453,13 +453,8 @@ class RockPaperPyramidGame final : public Game {
   int min_seats() const override { return kNumSeats; }
   int max_seats() const override { return kNumSeats; }
 
-  absl::StatusOr<std::unique_ptr<State>> NewInitialState(
+  absl::StatusOr<std::unique_ptr<State>> DoNewInitialState(
       int num_seats, RandomStream stream) const override {
-    if (num_seats != kNumSeats) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("rock_paper_pyramid: needs exactly ", kNumSeats,
-                       " seats, got ", num_seats));
-    }
     std::unique_ptr<State> state =
         std::make_unique<RockPaperPyramidState>(options_, std::move(stream));
     return state;

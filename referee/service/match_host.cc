@@ -93,19 +93,32 @@ void MatchHost::SendDecisionRequest(int seat) {
   SendToSeat(seat, std::move(message));
 }
 
+void MatchHost::SendRevealRequest(int seat) {
+  const std::optional<DecisionView> decision = match_->decision();
+  const int index = IndexIn(*decision, seat);
+  v1::PlayResponse message;
+  v1::RevealRequest* request = message.mutable_reveal_request();
+  request->set_match_id(match_id_);
+  request->set_seat(seat);
+  request->set_decision_id(decision->id);
+  request->set_reveal_deadline_unix_ms(UnixMs(decision->deadlines[index]));
+  SendToSeat(seat, std::move(message));
+}
+
 void MatchHost::SendRevealRequests() {
   const std::optional<DecisionView> decision = match_->decision();
-  for (size_t i = 0; i < decision->seats.size(); ++i) {
-    const int seat = decision->seats[i];
-    if (!match_->AwaitsReveal(seat)) continue;
-    v1::PlayResponse message;
-    v1::RevealRequest* request = message.mutable_reveal_request();
-    request->set_match_id(match_id_);
-    request->set_seat(seat);
-    request->set_decision_id(decision->id);
-    request->set_reveal_deadline_unix_ms(UnixMs(decision->deadlines[i]));
-    SendToSeat(seat, std::move(message));
+  for (int seat : decision->seats) {
+    if (match_->AwaitsReveal(seat)) SendRevealRequest(seat);
   }
+}
+
+void MatchHost::SendMatchEnded(int seat) {
+  v1::PlayResponse message;
+  v1::MatchEnded* ended = message.mutable_match_ended();
+  ended->set_match_id(match_id_);
+  ended->set_seat(seat);
+  *ended->mutable_outcome() = match_->outcome();
+  SendToSeat(seat, std::move(message));
 }
 
 void MatchHost::FlushRevealAck() {
@@ -210,17 +223,9 @@ void MatchHost::OnRecord(const v1::LogRecord& record) {
 
 void MatchHost::AnnounceEnd() {
   ended_ = false;
-  const v1::Outcome& outcome = match_->outcome();
-  for (int seat = 0; seat < num_seats(); ++seat) {
-    v1::PlayResponse message;
-    v1::MatchEnded* ended = message.mutable_match_ended();
-    ended->set_match_id(match_id_);
-    ended->set_seat(seat);
-    *ended->mutable_outcome() = outcome;
-    SendToSeat(seat, std::move(message));
-  }
+  for (int seat = 0; seat < num_seats(); ++seat) SendMatchEnded(seat);
   v1::WatchEvent event;
-  *event.mutable_outcome() = outcome;
+  *event.mutable_outcome() = match_->outcome();
   SendToWatchers(event);
   for (const auto& watcher : watchers_) watcher->Close(kOk, "");
   watchers_.clear();
@@ -264,28 +269,14 @@ void MatchHost::Resume(int seat) {
   absl::MutexLock lock(&mu_);
   const std::optional<DecisionView> decision = match_->decision();
   if (!decision) {
-    if (match_->finished()) {
-      v1::PlayResponse message;
-      v1::MatchEnded* ended = message.mutable_match_ended();
-      ended->set_match_id(match_id_);
-      ended->set_seat(seat);
-      *ended->mutable_outcome() = match_->outcome();
-      SendToSeat(seat, std::move(message));
-    }
+    if (match_->finished()) SendMatchEnded(seat);
     return;
   }
-  const int index = IndexIn(*decision, seat);
-  if (index < 0) return;
+  if (IndexIn(*decision, seat) < 0) return;
   if (!decision->reveal_phase) {
     SendDecisionRequest(seat);
   } else if (match_->AwaitsReveal(seat)) {
-    v1::PlayResponse message;
-    v1::RevealRequest* request = message.mutable_reveal_request();
-    request->set_match_id(match_id_);
-    request->set_seat(seat);
-    request->set_decision_id(decision->id);
-    request->set_reveal_deadline_unix_ms(UnixMs(decision->deadlines[index]));
-    SendToSeat(seat, std::move(message));
+    SendRevealRequest(seat);
   }
 }
 

@@ -96,7 +96,9 @@ class MatchHost {
   // Tells seats and watchers the match is over (after the seal).
   void AnnounceEnd() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void SendDecisionRequest(int seat) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void SendRevealRequest(int seat) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void SendRevealRequests() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void SendMatchEnded(int seat) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void SendToSeat(int seat, v1::PlayResponse message)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void SendToWatchers(const v1::WatchEvent& event)
