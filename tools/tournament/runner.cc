@@ -2,32 +2,35 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <regex>
 #include <thread>
+#include <utility>
 #include <vector>
 
-#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
+#include "google/protobuf/text_format.h"
 #include "google/protobuf/util/json_util.h"
-#include "grpcpp/grpcpp.h"
-#include "pyramid/referee/v1/referee_service.grpc.pb.h"
 #include "referee/core/log_sink.h"
 #include "referee/crypto/bytes.h"
 #include "referee/crypto/ed25519.h"
 #include "referee/games/registry.h"
-#include "referee/service/embedded_referee.h"
 #include "replay/verifier.h"
 #include "tools/tournament/bot_process.h"
+#include "tools/tournament/journal.h"
+#include "tools/tournament/ratings.h"
+#include "tools/tournament/referee_link.h"
+#include "tools/tournament/report.h"
 #include "tools/tournament/schedule.h"
+#include "tools/tournament/sprt.h"
 #include "tools/tournament/standings.h"
 
 namespace pyramid {
@@ -37,13 +40,15 @@ namespace v1 = ::pyramid::referee::v1;
 namespace fs = std::filesystem;
 
 constexpr int kMaxRestarts = 20;
+constexpr char kGenuine[] = "genuine";
 
-absl::Status WriteSecret(const std::string& path, const std::string& secret) {
-  std::ofstream out(path, std::ios::trunc);
-  out << secret << "\n";
+absl::Status WriteFile(const fs::path& path, const std::string& bytes,
+                       bool secret = false) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << bytes;
   out.close();
-  chmod(path.c_str(), 0600);
-  if (!out) return absl::InternalError(absl::StrCat("cannot write ", path));
+  if (secret) chmod(path.c_str(), 0600);
+  if (!out) return absl::InternalError(absl::StrCat("cannot write ", path.string()));
   return absl::OkStatus();
 }
 
@@ -74,43 +79,71 @@ std::vector<std::string> BotArgv(const v1::TournamentBot& bot,
   return argv;
 }
 
-// An in-process watcher that only waits for the end of its match.
-class EndWaiter final : public WatchSink {
- public:
-  void Send(v1::WatchEvent event) override {}
-  void Close(int code, std::string message) override {
-    absl::MutexLock lock(&mu_);
-    closed_ = true;
-  }
-  void Wait() {
-    absl::MutexLock lock(&mu_);
-    mu_.Await(absl::Condition(&closed_));
-  }
+// What identifies a tournament across runs on one output directory: the
+// whole file except where and how fast it runs.
+std::string Identity(v1::Tournament t) {
+  t.clear_concurrency();
+  t.clear_referee();
+  t.clear_admin_token_file();
+  t.clear_referee_key();
+  t.clear_output_dir();
+  std::string text;
+  google::protobuf::TextFormat::PrintToString(t, &text);
+  return text;
+}
 
- private:
-  absl::Mutex mu_;
-  bool closed_ ABSL_GUARDED_BY(mu_) = false;
-};
+// +1 per other seat ranked below `seat`, +0.5 per seat sharing its rank.
+double PairwisePoints(const v1::Outcome& outcome, int seat) {
+  double points = 0;
+  for (int j = 0; j < outcome.seats_size(); ++j) {
+    if (j == seat) continue;
+    const uint32_t mine = outcome.seats(seat).rank();
+    const uint32_t theirs = outcome.seats(j).rank();
+    points += theirs > mine ? 1.0 : theirs == mine ? 0.5 : 0.0;
+  }
+  return points;
+}
 
 class Runner {
  public:
-  Runner(v1::Tournament t, std::ostream& progress, bool live)
-      : t_(std::move(t)), progress_(progress), live_(live) {}
+  Runner(v1::Tournament t, const RunOptions& options)
+      : t_(std::move(t)), options_(options) {}
 
   absl::StatusOr<v1::TournamentResults> Run() {
     if (absl::Status s = Prepare(); !s.ok()) return s;
-    if (absl::Status s = StartReferee(); !s.ok()) return s;
-    if (absl::Status s = StartBots(); !s.ok()) return s;
+    if (absl::Status s = OpenOutput(); !s.ok()) return s;
+    absl::StatusOr<std::unique_ptr<RefereeLink>> link =
+        t_.referee().empty()
+            ? RefereeLink::StartEmbedded((out_ / "referee.key").string(),
+                                         (out_ / "logs").string())
+            : RefereeLink::Connect(t_.referee(), t_.referee_key(),
+                                   t_.admin_token_file());
+    if (!link.ok()) return link.status();
+    link_ = *std::move(link);
+    if (absl::Status s = Resume(); !s.ok()) return s;
+    if (absl::Status s = StartBots(); !s.ok()) {
+      StopBots();
+      return s;
+    }
     PlayAll();
     StopBots();
-    return Report();
+    absl::StatusOr<v1::TournamentResults> results = Report();
+    link_.reset();
+    if (results.ok() && interrupted_.load()) {
+      return absl::CancelledError(absl::StrCat(
+          "interrupted after ", results->verified(), " of ",
+          results->scheduled(), " matches; run the same command again to "
+          "resume from ", out_.string()));
+    }
+    return results;
   }
 
  private:
+  // Defaults, validation, and the fixed part of the schedule.
   absl::Status Prepare() {
     if (t_.name().empty()) t_.set_name("tournament");
     absl::StatusOr<std::unique_ptr<Game>> game = MakeGame(t_.game());
-    if (!game.ok()) return game.status();
+    if (!game.ok()) return absl::InvalidArgumentError(game.status().message());
     if (t_.seats() == 0) t_.set_seats((*game)->min_seats());
     if (static_cast<int>(t_.seats()) < (*game)->min_seats() ||
         static_cast<int>(t_.seats()) > (*game)->max_seats()) {
@@ -143,58 +176,90 @@ class Runner {
       }
       names_.push_back(bot.name());
     }
+    if (t_.has_sprt()) {
+      if (t_.bots_size() != 2 || t_.seats() != 2 ||
+          (t_.format() != v1::ROUND_ROBIN &&
+           t_.format() != v1::TOURNAMENT_FORMAT_UNSPECIFIED)) {
+        return absl::InvalidArgumentError(
+            "an SPRT needs exactly 2 bots, 2 seats and the round-robin "
+            "format");
+      }
+      if (absl::Status s = ValidateSprt(t_.sprt()); !s.ok()) return s;
+    }
+    if (t_.format() == v1::SWISS) {
+      if (t_.seats() != 2) {
+        return absl::InvalidArgumentError("Swiss pairs two seats per match");
+      }
+      if (t_.bots_size() < 2) {
+        return absl::InvalidArgumentError("Swiss needs at least 2 bots");
+      }
+      swiss_per_round_ = t_.bots_size() / 2 * 2;
+      scheduled_ = swiss_per_round_ * t_.rounds();
+      return absl::OkStatus();
+    }
     absl::StatusOr<std::vector<ScheduledMatch>> schedule =
         MakeSchedule(t_.format(), t_.bots_size(), t_.seats(), t_.rounds(),
                      t_.seed());
     if (!schedule.ok()) return schedule.status();
-    schedule_ = *std::move(schedule);
+    fixed_ = *std::move(schedule);
+    scheduled_ = fixed_.size();
+    return absl::OkStatus();
+  }
+
+  // Creates the output directory, or checks that it holds this tournament.
+  absl::Status OpenOutput() {
     out_ = t_.output_dir();
     std::error_code error;
     for (const char* sub : {"logs", "bots", "tokens"}) {
       fs::create_directories(out_ / sub, error);
-      if (error) return absl::InternalError(error.message());
+      if (error) {
+        return absl::InternalError(
+            absl::StrCat((out_ / sub).string(), ": ", error.message()));
+      }
     }
     chmod((out_ / "tokens").c_str(), 0700);
+    const fs::path identity_file = out_ / "tournament.txt";
+    const std::string identity = Identity(t_);
+    if (fs::exists(identity_file)) {
+      absl::StatusOr<std::string> previous =
+          ReadFileToString(identity_file.string());
+      if (!previous.ok()) return previous.status();
+      if (*previous != identity) {
+        return absl::FailedPreconditionError(absl::StrCat(
+            out_.string(), " holds another tournament (", identity_file.string(),
+            "); choose another output_dir or remove it"));
+      }
+    } else if (absl::Status s = WriteFile(identity_file, identity); !s.ok()) {
+      return s;
+    }
     return absl::OkStatus();
   }
 
-  absl::Status StartReferee() {
-    if (t_.referee().empty()) {
-      const std::string key_path = (out_ / "referee.key").string();
-      if (!fs::exists(key_path)) {
-        if (absl::Status s = WriteKeyFiles(key_path, SigningKey::Generate());
-            !s.ok()) {
-          return s;
-        }
+  // Keeps the journal's matches whose logs still verify.
+  absl::Status Resume() {
+    const std::string path = (out_ / "journal.jsonl").string();
+    absl::StatusOr<std::vector<v1::TournamentMatchResult>> entries =
+        Journal::Read(path);
+    if (!entries.ok()) return entries.status();
+    int kept = 0;
+    absl::MutexLock lock(&results_mu_);
+    for (v1::TournamentMatchResult& entry : *entries) {
+      if (entry.verdict() != kGenuine || entry.index() >= scheduled_) continue;
+      if (Verify(entry) != kGenuine) continue;
+      if (results_.emplace(entry.index(), entry).second) {
+        ++kept;
+        Count(entry);
       }
-      absl::StatusOr<SigningKey> key = ReadSigningKey(key_path);
-      if (!key.ok()) return key.status();
-      LobbyOptions options;
-      options.log_dir = (out_ / "logs").string();
-      options.referee_key = *key;
-      absl::StatusOr<std::unique_ptr<EmbeddedReferee>> embedded =
-          EmbeddedReferee::Start(std::move(options));
-      if (!embedded.ok()) return embedded.status();
-      embedded_ = *std::move(embedded);
-      address_ = embedded_->address();
-      admin_token_ = embedded_->admin_token();
-      referee_key_ = key->public_key();
-    } else {
-      address_ = t_.referee();
-      if (t_.referee_key().empty()) {
-        return absl::InvalidArgumentError(
-            "a remote referee needs referee_key to verify the logs");
-      }
-      absl::StatusOr<std::string> key = ParsePublicKey(t_.referee_key());
-      if (!key.ok()) return key.status();
-      referee_key_ = *key;
-      absl::StatusOr<std::string> token =
-          ReadFileToString(t_.admin_token_file());
-      if (!token.ok()) return token.status();
-      admin_token_ = std::string(absl::StripAsciiWhitespace(*token));
     }
-    stub_ = v1::Referee::NewStub(
-        grpc::CreateChannel(address_, grpc::InsecureChannelCredentials()));
+    if (kept > 0) {
+      Note(absl::StrCat("resuming: ", kept, " of ", scheduled_,
+                        " matches already played and verified; playing the "
+                        "rest"));
+    }
+    absl::StatusOr<std::unique_ptr<Journal>> journal =
+        Journal::OpenForAppend(path);
+    if (!journal.ok()) return journal.status();
+    journal_ = *std::move(journal);
     return absl::OkStatus();
   }
 
@@ -207,25 +272,21 @@ class Runner {
         if (!key.ok()) return key.status();
         request.set_public_key(key->public_key());
       }
-      grpc::ClientContext context;
-      context.AddMetadata("authorization", "Bearer " + admin_token_);
-      v1::RegisterBotResponse response;
-      grpc::Status status = stub_->RegisterBot(&context, request, &response);
-      if (!status.ok()) {
-        return absl::UnavailableError(absl::StrCat(
-            "registering ", bot.name(), ": ", status.error_message()));
-      }
-      bot_ids_.push_back(response.bot_id());
-      const std::string token_file =
-          (out_ / "tokens" / (bot.name() + ".token")).string();
-      if (absl::Status s = WriteSecret(token_file, response.bot_token());
+      absl::StatusOr<v1::RegisterBotResponse> registered =
+          link_->RegisterBot(request);
+      if (!registered.ok()) return registered.status();
+      bot_ids_.push_back(registered->bot_id());
+      const fs::path token_file = out_ / "tokens" / (bot.name() + ".token");
+      if (absl::Status s = WriteFile(token_file, registered->bot_token() + "\n",
+                                     /*secret=*/true);
           !s.ok()) {
         return s;
       }
       auto process = std::make_unique<BotProcess>(
-          bot.name(), BotArgv(bot, address_, token_file),
-          std::map<std::string, std::string>{{"PYRAMID_REFEREE", address_},
-                                             {"PYRAMID_TOKEN_FILE", token_file}},
+          bot.name(), BotArgv(bot, link_->address(), token_file.string()),
+          std::map<std::string, std::string>{
+              {"PYRAMID_REFEREE", link_->address()},
+              {"PYRAMID_TOKEN_FILE", token_file.string()}},
           (out_ / "bots" / (bot.name() + ".log")).string());
       if (absl::Status s = process->Start(); !s.ok()) return s;
       bots_.push_back(std::move(process));
@@ -234,56 +295,108 @@ class Runner {
     return absl::OkStatus();
   }
 
-  // Restarts bots that die while the tournament runs.
+  // Restarts bots that die while the tournament runs. A match a bot was
+  // playing goes on without it: it forfeits at its deadline (a restarted
+  // bot has lost the salt of any commitment it made), as the log records.
   void Supervise() {
-    while (!done_.load()) {
+    while (!stopping_.load()) {
       for (auto& bot : bots_) {
         const std::string how = bot->Exited();
-        if (how.empty() || done_.load()) continue;
+        if (how.empty() || stopping_.load()) continue;
+        const bool restart = bot->starts() <= kMaxRestarts;
         Note(absl::StrCat("bot ", bot->name(), " ended (", how, ")",
-                          bot->starts() <= kMaxRestarts ? "; restarting" : ""));
-        if (bot->starts() <= kMaxRestarts) bot->Start().IgnoreError();
+                          restart ? "; restarting" : "; giving up on it"));
+        if (restart) bot->Start().IgnoreError();
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
   }
 
   void StopBots() {
-    done_ = true;
+    stopping_ = true;
     if (supervisor_.joinable()) supervisor_.join();
     for (auto& bot : bots_) bot->Stop();
   }
 
   void Note(const std::string& line) {
     absl::MutexLock lock(&progress_mu_);
-    if (live_) progress_ << "\r\033[K";
-    progress_ << line << "\n" << std::flush;
+    if (options_.live) *options_.progress << "\r\033[K";
+    *options_.progress << line << "\n" << std::flush;
   }
+
+  // True when no more matches should start.
+  bool Stopped() const { return interrupted_.load() || sprt_decided_.load(); }
 
   void PlayAll() {
     start_ = absl::Now();
-    std::vector<std::thread> workers;
-    const int n = std::min<int>(t_.concurrency(), schedule_.size());
-    for (int i = 0; i < n; ++i) workers.emplace_back([this] { Work(); });
     std::thread reporter([this] { ProgressLoop(); });
-    for (auto& w : workers) w.join();
+    if (t_.format() == v1::SWISS) {
+      for (uint32_t round = 0; round < t_.rounds() && !Stopped(); ++round) {
+        PlayBatch(SwissMatches(round));
+      }
+    } else {
+      PlayBatch(fixed_);
+    }
     playing_done_ = true;
     reporter.join();
     ShowProgress(/*final=*/true);
   }
 
-  void Work() {
-    while (true) {
-      const size_t next = next_.fetch_add(1);
-      if (next >= schedule_.size()) return;
-      v1::TournamentMatchResult result = Play(schedule_[next]);
+  // Swiss round `round`, paired from the verified results of earlier
+  // rounds (so a resumed tournament pairs every round exactly as before).
+  std::vector<ScheduledMatch> SwissMatches(uint32_t round) {
+    const int n = t_.bots_size();
+    std::vector<double> points(n, 0);
+    std::vector<std::vector<int>> games(n, std::vector<int>(n, 0));
+    std::map<std::string, int> index;
+    for (int i = 0; i < n; ++i) index[names_[i]] = i;
+    {
       absl::MutexLock lock(&results_mu_);
-      if (result.outcome().termination() == v1::TERMINATION_FORFEIT) ++forfeits_;
-      results_.push_back(std::move(result));
+      for (const auto& [i, result] : results_) {
+        if (i >= round * swiss_per_round_) continue;
+        const int a = index[result.seats(0)];
+        const int b = index[result.seats(1)];
+        ++games[a][b];
+        ++games[b][a];
+        if (result.verdict() != kGenuine) continue;
+        points[a] += PairwisePoints(result.outcome(), 0);
+        points[b] += PairwisePoints(result.outcome(), 1);
+      }
     }
+    // A bye is worth the two games the bot would have played.
+    for (int bot : swiss_byes_) points[bot] += 2;
+    std::vector<bool> had_bye(n, false);
+    for (int bot : swiss_byes_) had_bye[bot] = true;
+    const SwissRound pairing = PairSwissRound(points, games, had_bye);
+    if (pairing.bye >= 0) swiss_byes_.push_back(pairing.bye);
+    return SwissRoundMatches(pairing, round * swiss_per_round_);
   }
 
-  v1::TournamentMatchResult Play(const ScheduledMatch& scheduled) {
+  // Plays every match of `batch` not already done, `concurrency` at a time.
+  void PlayBatch(const std::vector<ScheduledMatch>& batch) {
+    std::vector<const ScheduledMatch*> todo;
+    {
+      absl::MutexLock lock(&results_mu_);
+      for (const ScheduledMatch& match : batch) {
+        if (!results_.contains(match.index)) todo.push_back(&match);
+      }
+    }
+    std::atomic<size_t> next{0};
+    std::vector<std::thread> workers;
+    const size_t n = std::min<size_t>(t_.concurrency(), todo.size());
+    for (size_t i = 0; i < n; ++i) {
+      workers.emplace_back([&] {
+        for (size_t k; !Stopped() && (k = next.fetch_add(1)) < todo.size();) {
+          std::optional<v1::TournamentMatchResult> result = Play(*todo[k]);
+          if (result.has_value()) Record(*std::move(result));
+        }
+      });
+    }
+    for (auto& w : workers) w.join();
+  }
+
+  // Plays one match; nullopt when interrupted before it finished.
+  std::optional<v1::TournamentMatchResult> Play(const ScheduledMatch& scheduled) {
     v1::TournamentMatchResult result;
     result.set_index(scheduled.index);
     v1::CreateMatchRequest request;
@@ -294,95 +407,88 @@ class Runner {
     }
     *request.mutable_clocks() = t_.clocks();
     request.set_forfeit_policy(t_.forfeit_policy());
-    v1::CreateMatchResponse created;
-    {
-      grpc::ClientContext context;
-      context.AddMetadata("authorization", "Bearer " + admin_token_);
-      grpc::Status status = stub_->CreateMatch(&context, request, &created);
-      if (!status.ok()) {
-        result.set_verdict("not played: " + status.error_message());
-        return result;
-      }
+    absl::StatusOr<v1::CreateMatchResponse> created =
+        link_->CreateMatch(request);
+    if (!created.ok()) {
+      result.set_verdict(absl::StrCat("not played: ", created.status().message()));
+      return result;
     }
-    result.set_match_id(created.match_id());
-    if (absl::Status s = AwaitEnd(created.match_id()); !s.ok()) {
+    result.set_match_id(created->match_id());
+    if (absl::Status s = link_->AwaitEnd(created->match_id()); !s.ok()) {
+      if (s.code() == absl::StatusCode::kCancelled) return std::nullopt;
       result.set_verdict(absl::StrCat("not finished: ", s.message()));
       return result;
     }
     const std::string file =
-        absl::StrCat(t_.game().game(), "-", created.match_id(), ".pyrlog");
+        RefereeLink::LogFileName(t_.game().game(), created->match_id());
     result.set_log_file("logs/" + file);
-    const std::string path = (out_ / "logs" / file).string();
-    if (embedded_ == nullptr) {
-      if (absl::Status s = Download(created.match_id(), path); !s.ok()) {
-        result.set_verdict(absl::StrCat("log not fetched: ", s.message()));
-        return result;
-      }
-    }
-    absl::StatusOr<std::string> bytes = ReadFileToString(path);
-    if (!bytes.ok()) {
-      result.set_verdict(std::string(bytes.status().message()));
+    if (absl::Status s =
+            link_->FetchLog(created->match_id(), (out_ / "logs").string(), file);
+        !s.ok()) {
+      result.set_verdict(absl::StrCat("log not fetched: ", s.message()));
       return result;
     }
-    VerifyOptions options;
-    options.pinned_key = referee_key_;
-    const Verdict verdict = VerifyLog(*bytes, options);
-    if (verdict.kind == Verdict::Kind::kGenuine) {
-      result.set_verdict("genuine");
-      *result.mutable_outcome() = verdict.outcome;
-    } else {
-      result.set_verdict(absl::StrCat("record ", verdict.bad_record, ": ",
-                                      verdict.reason));
-    }
+    result.set_verdict(Verify(result));
     return result;
   }
 
-  // Waits until the match is over. With the embedded referee the runner
-  // subscribes in process (a gRPC client stream to a callback server in the
-  // same process trips an assertion in gRPC 1.51); otherwise it watches the
-  // match's public stream until it closes.
-  absl::Status AwaitEnd(const std::string& match_id) {
-    if (embedded_ != nullptr) {
-      std::shared_ptr<MatchHost> host = embedded_->lobby().FindMatch(match_id);
-      if (host == nullptr) return absl::NotFoundError("unknown match");
-      auto waiter = std::make_shared<EndWaiter>();
-      host->AddWatcher(waiter);
-      waiter->Wait();
-      return absl::OkStatus();
+  // Verifies `result`'s log file; on success fills its outcome and moves.
+  std::string Verify(v1::TournamentMatchResult& result) const {
+    absl::StatusOr<std::string> bytes =
+        ReadFileToString((out_ / result.log_file()).string());
+    if (!bytes.ok()) return std::string(bytes.status().message());
+    VerifyOptions options;
+    options.pinned_key = link_->public_key();
+    const Verdict verdict = VerifyLog(*bytes, options);
+    if (verdict.kind != Verdict::Kind::kGenuine) {
+      return absl::StrCat(VerdictKindName(verdict.kind), " at record ",
+                          verdict.bad_record, ": ", verdict.reason);
     }
-    grpc::ClientContext context;
-    v1::WatchRequest watch;
-    watch.set_match_id(match_id);
-    auto reader = stub_->Watch(&context, watch);
-    v1::WatchEvent event;
-    while (reader->Read(&event)) {
-    }
-    grpc::Status status = reader->Finish();
-    if (!status.ok()) return absl::UnavailableError(status.error_message());
-    return absl::OkStatus();
+    *result.mutable_outcome() = verdict.outcome;
+    result.set_moves(verdict.moves);
+    return kGenuine;
   }
 
-  absl::Status Download(const std::string& match_id, const std::string& path) {
-    grpc::ClientContext context;
-    context.AddMetadata("authorization", "Bearer " + admin_token_);
-    v1::GetLogRequest request;
-    request.set_match_id(match_id);
-    auto reader = stub_->GetLog(&context, request);
-    std::string bytes;
-    v1::LogChunk chunk;
-    while (reader->Read(&chunk)) bytes += chunk.data();
-    grpc::Status status = reader->Finish();
-    if (!status.ok()) return absl::UnavailableError(status.error_message());
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    out << bytes;
-    return out ? absl::OkStatus() : absl::InternalError("cannot write " + path);
+  void Record(v1::TournamentMatchResult result) {
+    absl::MutexLock lock(&results_mu_);
+    if (absl::Status s = journal_->Append(result); !s.ok()) {
+      Note(std::string(s.message()));
+    }
+    ++played_;
+    Count(result);
+    results_[result.index()] = std::move(result);
   }
 
-  // Shows progress until every match is played.
+  // Tallies `result` into the progress and SPRT counters.
+  void Count(const v1::TournamentMatchResult& result) {
+    if (result.outcome().termination() == v1::TERMINATION_FORFEIT) ++forfeits_;
+    if (!t_.has_sprt() || result.verdict() != kGenuine) return;
+    const int first = result.seats(0) == names_[0] ? 0 : 1;
+    const uint32_t mine = result.outcome().seats(first).rank();
+    const uint32_t theirs = result.outcome().seats(1 - first).rank();
+    (mine < theirs ? sprt_wins_ : mine == theirs ? sprt_draws_ : sprt_losses_)++;
+    if (sprt_decided_.load()) return;
+    const std::string decision =
+        EvaluateSprt(t_.sprt(), sprt_wins_, sprt_draws_, sprt_losses_)
+            .decision();
+    if (decision != "inconclusive") {
+      sprt_decision_ = decision;
+      sprt_decided_ = true;
+    }
+  }
+
+  // Shows progress until every match is played; notices an interruption.
   void ProgressLoop() {
     while (!playing_done_.load()) {
       ShowProgress(false);
-      for (int i = 0; i < (live_ ? 5 : 50) && !playing_done_.load(); ++i) {
+      for (int i = 0; i < (options_.live ? 5 : 50) && !playing_done_.load();
+           ++i) {
+        if (!interrupted_.load() && options_.interrupted()) {
+          interrupted_ = true;
+          link_->Cancel();
+          Note("interrupted: stopping (matches in flight are played again "
+               "on resume)");
+        }
         std::this_thread::sleep_for(std::chrono::milliseconds(100));
       }
     }
@@ -390,24 +496,28 @@ class Runner {
 
   void ShowProgress(bool final) {
     size_t done = 0;
+    size_t played = 0;
     size_t forfeits = 0;
     {
       absl::MutexLock lock(&results_mu_);
       done = results_.size();
+      played = played_;
       forfeits = forfeits_;
     }
     const double seconds =
         std::max(1e-3, absl::ToDoubleSeconds(absl::Now() - start_));
-    const double rate = done / seconds;
-    const double eta = rate > 0 ? (schedule_.size() - done) / rate : 0;
+    const double rate = played / seconds;
+    const double eta = rate > 0 ? (scheduled_ - done) / rate : 0;
     const std::string line = absl::StrFormat(
-        "%zu/%zu matches  %.1f matches/s  ETA %.0f s  forfeits %zu", done,
-        schedule_.size(), rate, eta, forfeits);
+        "%zu/%u matches  %.1f matches/s  ETA %.0f s  forfeits %zu%s", done,
+        scheduled_, rate, eta, forfeits,
+        sprt_decided_.load() ? "  SPRT decided" : "");
     absl::MutexLock lock(&progress_mu_);
-    if (live_) {
-      progress_ << "\r\033[K" << line << (final ? "\n" : "") << std::flush;
+    if (options_.live) {
+      *options_.progress << "\r\033[K" << line << (final ? "\n" : "")
+                         << std::flush;
     } else {
-      progress_ << line << "\n" << std::flush;
+      *options_.progress << line << "\n" << std::flush;
     }
   }
 
@@ -415,60 +525,88 @@ class Runner {
     v1::TournamentResults results;
     results.set_name(t_.name());
     *results.mutable_game() = t_.game();
-    results.set_referee_public_key(ToHex(referee_key_));
-    results.set_scheduled(schedule_.size());
-    absl::MutexLock lock(&results_mu_);
-    std::sort(results_.begin(), results_.end(),
-              [](const auto& a, const auto& b) { return a.index() < b.index(); });
-    uint32_t verified = 0;
-    for (const auto& r : results_) verified += r.verdict() == "genuine";
-    results.set_verified(verified);
-    for (auto& s : ComputeStandings(names_, results_)) {
-      *results.add_standings() = std::move(s);
+    results.set_referee_public_key(ToHex(link_->public_key()));
+    results.set_scheduled(scheduled_);
+    std::vector<v1::TournamentMatchResult> matches;
+    {
+      absl::MutexLock lock(&results_mu_);
+      for (const auto& [index, result] : results_) matches.push_back(result);
     }
-    for (auto& r : results_) *results.add_matches() = std::move(r);
+    uint32_t verified = 0;
+    for (const auto& r : matches) verified += r.verdict() == kGenuine;
+    results.set_verified(verified);
+    if (sprt_decided_.load()) results.set_skipped(scheduled_ - matches.size());
+    std::vector<v1::TournamentStanding> standings =
+        ComputeStandings(names_, matches);
+    for (v1::TournamentStanding& s : standings) {
+      for (const auto& bot : bots_) {
+        if (bot->name() == s.bot()) s.set_restarts(std::max(0, bot->starts() - 1));
+      }
+    }
+    results.set_rating_model(ApplyRatings(names_, matches, t_.seats(), standings));
+    for (auto& s : standings) *results.add_standings() = std::move(s);
+    if (t_.has_sprt()) {
+      absl::MutexLock lock(&results_mu_);
+      *results.mutable_sprt() =
+          EvaluateSprt(t_.sprt(), sprt_wins_, sprt_draws_, sprt_losses_);
+      // The decision taken when the ratio first reached a bound stands.
+      if (sprt_decided_.load()) results.mutable_sprt()->set_decision(sprt_decision_);
+    }
+    for (auto& r : matches) *results.add_matches() = std::move(r);
     std::string json;
-    google::protobuf::util::JsonPrintOptions options;
-    options.add_whitespace = true;
-    options.preserve_proto_field_names = true;
-    options.always_print_primitive_fields = true;
-    (void)google::protobuf::util::MessageToJsonString(results, &json, options);
-    std::ofstream((out_ / "results.json").string(), std::ios::trunc) << json;
-    embedded_.reset();
+    google::protobuf::util::JsonPrintOptions json_options;
+    json_options.add_whitespace = true;
+    json_options.preserve_proto_field_names = true;
+    json_options.always_print_primitive_fields = true;
+    (void)google::protobuf::util::MessageToJsonString(results, &json,
+                                                      json_options);
+    if (absl::Status s = WriteFile(out_ / "results.json", json); !s.ok()) {
+      return s;
+    }
+    if (absl::Status s = WriteFile(out_ / "report.html", RenderHtmlReport(results));
+        !s.ok()) {
+      return s;
+    }
     return results;
   }
 
   v1::Tournament t_;
-  std::ostream& progress_;
-  const bool live_;
+  const RunOptions& options_;
   fs::path out_;
   std::vector<std::string> names_;
-  std::vector<ScheduledMatch> schedule_;
+  uint32_t scheduled_ = 0;
+  std::vector<ScheduledMatch> fixed_;  // Every format but Swiss.
+  uint32_t swiss_per_round_ = 0;
+  std::vector<int> swiss_byes_;        // Bye of each Swiss round so far.
 
-  std::unique_ptr<EmbeddedReferee> embedded_;
-  std::string address_;
-  std::string admin_token_;
-  std::string referee_key_;
-  std::unique_ptr<v1::Referee::Stub> stub_;
+  std::unique_ptr<RefereeLink> link_;
+  std::unique_ptr<Journal> journal_;
   std::vector<std::string> bot_ids_;
   std::vector<std::unique_ptr<BotProcess>> bots_;
   std::thread supervisor_;
-  std::atomic<bool> done_{false};
+  std::atomic<bool> stopping_{false};
 
   absl::Time start_;
-  std::atomic<size_t> next_{0};
   std::atomic<bool> playing_done_{false};
+  std::atomic<bool> interrupted_{false};
+  std::atomic<bool> sprt_decided_{false};
   absl::Mutex results_mu_;
-  std::vector<v1::TournamentMatchResult> results_ ABSL_GUARDED_BY(results_mu_);
+  std::map<uint32_t, v1::TournamentMatchResult> results_
+      ABSL_GUARDED_BY(results_mu_);
+  size_t played_ ABSL_GUARDED_BY(results_mu_) = 0;  // This run.
   size_t forfeits_ ABSL_GUARDED_BY(results_mu_) = 0;
+  int sprt_wins_ = 0;  // Bot 0's record against bot 1 (under results_mu_).
+  int sprt_draws_ = 0;
+  int sprt_losses_ = 0;
+  std::string sprt_decision_;  // Once sprt_decided_.
   absl::Mutex progress_mu_;
 };
 
 }  // namespace
 
 absl::StatusOr<v1::TournamentResults> RunTournament(
-    const v1::Tournament& tournament, std::ostream& progress, bool live) {
-  Runner runner(tournament, progress, live);
+    const v1::Tournament& tournament, const RunOptions& options) {
+  Runner runner(tournament, options);
   return runner.Run();
 }
 

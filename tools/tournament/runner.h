@@ -1,10 +1,19 @@
 // Runs a tournament: starts (or connects to) a referee, registers and starts
 // the bots, plays the schedule with a bounded number of matches in flight,
-// verifies every log against the referee key, and reports standings and
-// results.json. Only results whose log verifies are counted.
+// verifies every log against the referee key, and writes the standings with
+// ratings, results.json and report.html. Only results whose log verifies
+// are counted.
+//
+// Every finished match is appended to the output directory's journal
+// (journal.jsonl) as soon as its log is verified. Run again on the same
+// output directory, the runner resumes: it re-verifies the journal's logs,
+// keeps every genuine one and plays only the rest. The directory remembers
+// its tournament (tournament.txt); resuming with a different game, bots,
+// format, rounds, seats, clocks, policy, seed or SPRT is refused.
 #ifndef PYRAMID_TOOLS_TOURNAMENT_RUNNER_H_
 #define PYRAMID_TOOLS_TOURNAMENT_RUNNER_H_
 
+#include <functional>
 #include <ostream>
 
 #include "absl/status/statusor.h"
@@ -12,12 +21,21 @@
 
 namespace pyramid {
 
-// Plays `tournament` (fields already defaulted and validated by the caller
-// or not: Run validates). Progress goes to `progress` (a live line when
-// `live`, plain lines otherwise).
+struct RunOptions {
+  // Progress and notes (bot restarts, resume) go here.
+  std::ostream* progress = nullptr;
+  // Redraw one live progress line (a terminal) instead of printing lines.
+  bool live = false;
+  // Polled a few times a second; once true the runner stops starting
+  // matches, abandons those in flight (they are played again on resume),
+  // stops the bots, writes the results so far and returns CANCELLED.
+  std::function<bool()> interrupted = [] { return false; };
+};
+
+// Plays `tournament` (validated here; INVALID_ARGUMENT for a bad one,
+// FAILED_PRECONDITION when its output directory holds another tournament).
 absl::StatusOr<referee::v1::TournamentResults> RunTournament(
-    const referee::v1::Tournament& tournament, std::ostream& progress,
-    bool live);
+    const referee::v1::Tournament& tournament, const RunOptions& options);
 
 }  // namespace pyramid
 

@@ -1,6 +1,7 @@
 #include "tools/tournament/standings.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <map>
 
@@ -53,20 +54,33 @@ std::vector<v1::TournamentStanding> ComputeStandings(
   return standings;
 }
 
+namespace {
+
+// "+12", "-inf": a rating bound for the table.
+std::string Elo(double value) {
+  if (std::isinf(value)) return value > 0 ? "+inf" : "-inf";
+  return absl::StrFormat("%+.0f", value);
+}
+
+}  // namespace
+
 std::string FormatStandings(const std::vector<v1::TournamentStanding>& standings) {
   size_t width = 3;
   for (const auto& s : standings) width = std::max(width, s.bot().size());
-  std::string out = absl::StrFormat("%-4s %-*s %8s %8s %7s %7s %9s\n", "#",
-                                    static_cast<int>(width), "bot", "matches",
-                                    "points", "score%", "firsts", "forfeits");
+  std::string out = absl::StrFormat(
+      "%-4s %-*s %8s %8s %7s %7s %9s %6s  %s\n", "#", static_cast<int>(width),
+      "bot", "matches", "points", "score%", "firsts", "forfeits", "elo",
+      "95% interval");
   int place = 0;
   for (const auto& s : standings) {
     ++place;
     const double percent = s.matches() == 0 ? 0 : 100.0 * s.points() / s.matches();
-    absl::StrAppend(&out, absl::StrFormat("%-4d %-*s %8d %8.1f %6.1f%% %7d %9d\n",
-                                          place, static_cast<int>(width),
-                                          s.bot(), s.matches(), s.points(),
-                                          percent, s.firsts(), s.forfeits()));
+    absl::StrAppend(
+        &out, absl::StrFormat("%-4d %-*s %8d %8.1f %6.1f%% %7d %9d %6s  [%s, %s]\n",
+                              place, static_cast<int>(width), s.bot(),
+                              s.matches(), s.points(), percent, s.firsts(),
+                              s.forfeits(), Elo(s.rating()),
+                              Elo(s.rating_low()), Elo(s.rating_high())));
   }
   return out;
 }

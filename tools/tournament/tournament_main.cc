@@ -1,15 +1,24 @@
 // tournament: hosts a bot competition from one command.
 //
 //   tournament TOURNAMENT_FILE [--concurrency=N] [--rounds=N]
-//              [--output_dir=DIR] [--seed=N] [--format=round_robin|gauntlet]
+//              [--output_dir=DIR] [--seed=N]
+//              [--format=round_robin|gauntlet|swiss]
+//              [--sprt=ELO0,ELO1[,ALPHA,BETA]]
 //              [--referee=ADDR --referee_key=HEX|FILE --admin_token_file=F]
 //
 // TOURNAMENT_FILE is a pyramid.referee.v1.Tournament in protobuf text format
-// (proto/pyramid/referee/v1/tournament.proto). Prints progress, then the
-// standings; writes results.json, every log and each bot's output under the
-// output directory. Exit status: 0 when every scheduled match was played and
-// its log verified; 1 otherwise; 2 for a bad tournament file or flags.
+// (proto/pyramid/referee/v1/tournament.proto; docs/tournament.md). Prints
+// progress, then the standings with ratings; writes journal.jsonl,
+// results.json, report.html, every log and each bot's output under the
+// output directory. Run again on the same output directory, it resumes.
+// SIGINT or SIGTERM stops it cleanly (resumable). Exit status: 0 when every
+// scheduled match was played (or skipped by a decided SPRT) and its log
+// verified; 1 otherwise; 2 for a bad tournament file or flags; 130 when
+// interrupted.
+#include <signal.h>
 #include <unistd.h>
+
+#include <csignal>
 
 #include <iostream>
 #include <string>
@@ -18,6 +27,9 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
 #include "google/protobuf/text_format.h"
 #include "referee/core/log_sink.h"
 #include "tools/tournament/runner.h"
@@ -27,7 +39,11 @@ ABSL_FLAG(int, concurrency, 0, "Matches in flight at once (overrides).");
 ABSL_FLAG(int, rounds, 0, "Times the schedule is played (overrides).");
 ABSL_FLAG(std::string, output_dir, "", "Output directory (overrides).");
 ABSL_FLAG(int64_t, seed, -1, "Order seed (overrides).");
-ABSL_FLAG(std::string, format, "", "round_robin or gauntlet (overrides).");
+ABSL_FLAG(std::string, format, "",
+          "round_robin, gauntlet or swiss (overrides).");
+ABSL_FLAG(std::string, sprt, "",
+          "ELO0,ELO1[,ALPHA,BETA]: run an SPRT between the two bots "
+          "(overrides).");
 ABSL_FLAG(std::string, referee, "", "Use this running referee (overrides).");
 ABSL_FLAG(std::string, referee_key, "", "Its public key (overrides).");
 ABSL_FLAG(std::string, admin_token_file, "", "Its admin token (overrides).");
@@ -36,6 +52,27 @@ namespace pyramid {
 namespace {
 
 namespace v1 = ::pyramid::referee::v1;
+
+volatile std::sig_atomic_t interrupted = 0;
+
+void OnSignal(int) { interrupted = 1; }
+
+// Parses --sprt into `tournament`; false for a malformed value.
+bool ApplySprtFlag(const std::string& flag, v1::Tournament& tournament) {
+  if (flag.empty()) return true;
+  std::vector<std::string> parts = absl::StrSplit(flag, ',');
+  if (parts.size() != 2 && parts.size() != 4) return false;
+  double values[4] = {0, 0, 0, 0};
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (!absl::SimpleAtod(parts[i], &values[i])) return false;
+  }
+  v1::SprtSettings* sprt = tournament.mutable_sprt();
+  sprt->set_elo0(values[0]);
+  sprt->set_elo1(values[1]);
+  sprt->set_alpha(values[2]);
+  sprt->set_beta(values[3]);
+  return true;
+}
 
 int Main(const std::string& path) {
   absl::StatusOr<std::string> text = ReadFileToString(path);
@@ -62,8 +99,14 @@ int Main(const std::string& path) {
   const std::string format = absl::GetFlag(FLAGS_format);
   if (format == "round_robin") tournament.set_format(v1::ROUND_ROBIN);
   if (format == "gauntlet") tournament.set_format(v1::GAUNTLET);
-  if (!format.empty() && format != "round_robin" && format != "gauntlet") {
-    std::cerr << "tournament: --format is round_robin or gauntlet\n";
+  if (format == "swiss") tournament.set_format(v1::SWISS);
+  if (!format.empty() && format != "round_robin" && format != "gauntlet" &&
+      format != "swiss") {
+    std::cerr << "tournament: --format is round_robin, gauntlet or swiss\n";
+    return 2;
+  }
+  if (!ApplySprtFlag(absl::GetFlag(FLAGS_sprt), tournament)) {
+    std::cerr << "tournament: --sprt is ELO0,ELO1 or ELO0,ELO1,ALPHA,BETA\n";
     return 2;
   }
   if (!absl::GetFlag(FLAGS_referee).empty()) {
@@ -75,12 +118,26 @@ int Main(const std::string& path) {
   if (!absl::GetFlag(FLAGS_admin_token_file).empty()) {
     tournament.set_admin_token_file(absl::GetFlag(FLAGS_admin_token_file));
   }
+  struct sigaction action = {};
+  action.sa_handler = OnSignal;
+  sigaction(SIGINT, &action, nullptr);
+  sigaction(SIGTERM, &action, nullptr);
+  RunOptions options;
+  options.progress = &std::cerr;
+  options.live = isatty(STDERR_FILENO) == 1;
+  options.interrupted = [] { return interrupted != 0; };
   absl::StatusOr<v1::TournamentResults> results =
-      RunTournament(tournament, std::cerr, isatty(STDERR_FILENO) == 1);
+      RunTournament(tournament, options);
   if (!results.ok()) {
     std::cerr << "tournament: " << results.status().message() << "\n";
-    return results.status().code() == absl::StatusCode::kInvalidArgument ? 2
-                                                                          : 1;
+    switch (results.status().code()) {
+      case absl::StatusCode::kInvalidArgument:
+        return 2;
+      case absl::StatusCode::kCancelled:
+        return 130;
+      default:
+        return 1;
+    }
   }
   std::cout << "\n" << results->name() << " (" << results->game().game()
             << "): " << results->verified() << " of " << results->scheduled()
@@ -89,6 +146,16 @@ int Main(const std::string& path) {
   std::vector<v1::TournamentStanding> standings(results->standings().begin(),
                                                 results->standings().end());
   std::cout << FormatStandings(standings);
+  if (results->has_sprt()) {
+    const v1::SprtOutcome& sprt = results->sprt();
+    std::cout << absl::StrFormat(
+        "\nSPRT: %s (LLR %.3f, bounds [%.3f, %.3f]); %s vs %s: +%u =%u "
+        "-%u, Elo %.1f [%.1f, %.1f]; %u matches skipped\n",
+        sprt.decision(), sprt.llr(), sprt.lower_bound(), sprt.upper_bound(),
+        tournament.bots(0).name(), tournament.bots(1).name(), sprt.wins(),
+        sprt.draws(), sprt.losses(), sprt.elo(), sprt.elo_low(),
+        sprt.elo_high(), results->skipped());
+  }
   for (const v1::TournamentMatchResult& match : results->matches()) {
     if (match.verdict() != "genuine") {
       std::cout << "match " << match.index() << " (" << match.match_id()
@@ -98,8 +165,9 @@ int Main(const std::string& path) {
   const std::string out = tournament.output_dir().empty()
                               ? "out/" + results->name()
                               : tournament.output_dir();
-  std::cout << "\nlogs and results.json in " << out << "\n";
-  return results->verified() == results->scheduled() ? 0 : 1;
+  std::cout << "\nlogs, results.json and report.html in " << out << "\n";
+  return results->verified() + results->skipped() == results->scheduled() ? 0
+                                                                          : 1;
 }
 
 }  // namespace

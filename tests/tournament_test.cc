@@ -1,0 +1,298 @@
+// The tournament runner end to end: RunTournament in this process with its
+// embedded referee, and the reference `bot` program (from $PYRAMID_BIN,
+// else build/bin) as separate processes. Round robin, Swiss and SPRT
+// tournaments whose every log verifies; an interrupted tournament that
+// resumes without replaying a finished match; 256 matches in flight without
+// a timeout; refused tournament files. And the `tournament` program itself,
+// killed with SIGKILL mid-run, resumes from its output directory.
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "gmock/gmock.h"
+#include "google/protobuf/text_format.h"
+#include "google/protobuf/util/json_util.h"
+#include "gtest/gtest.h"
+#include "absl/time/clock.h"
+#include "pyramid/referee/v1/tournament.pb.h"
+#include "referee/core/log_sink.h"
+#include "tests/test_process.h"
+#include "tools/tournament/journal.h"
+#include "tools/tournament/runner.h"
+
+namespace pyramid {
+namespace {
+
+namespace fs = std::filesystem;
+namespace v1 = ::pyramid::referee::v1;
+using ::testing::HasSubstr;
+
+std::string BinDir() {
+  const char* env = std::getenv("PYRAMID_BIN");
+  return env != nullptr && *env != '\0' ? env : "build/bin";
+}
+
+class TournamentTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string pattern =
+        (fs::temp_directory_path() / "tournament-XXXXXX").string();
+    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
+    dir_ = pattern;
+    ASSERT_TRUE(fs::exists(Bot())) << Bot() << " is not built";
+  }
+  void TearDown() override {
+    std::error_code ignored;
+    fs::remove_all(dir_, ignored);
+  }
+
+  std::string Bot() const { return (fs::path(BinDir()) / "bot").string(); }
+
+  // A tournament of `bots` random reference bots named bot-1, bot-2, ...
+  v1::Tournament Make(const std::string& game, int seats, int bots,
+                      const std::string& more = "") const {
+    std::string text = absl::StrCat("name: \"t\" game { game: \"", game,
+                                    "\" } seats: ", seats,
+                                    " output_dir: \"", dir_, "/out\" ", more);
+    for (int i = 1; i <= bots; ++i) {
+      absl::StrAppend(&text, " bots { name: \"bot-", i, "\" command: \"",
+                      Bot(), "\" command: \"--quiet\" }");
+    }
+    v1::Tournament t;
+    EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &t));
+    return t;
+  }
+
+  absl::StatusOr<v1::TournamentResults> Run(
+      const v1::Tournament& t, std::function<bool()> interrupted = nullptr) {
+    RunOptions options;
+    options.progress = &progress_;
+    if (interrupted) options.interrupted = std::move(interrupted);
+    return RunTournament(t, options);
+  }
+
+  std::vector<v1::TournamentMatchResult> Journaled() const {
+    absl::StatusOr<std::vector<v1::TournamentMatchResult>> entries =
+        Journal::Read(dir_ + "/out/journal.jsonl");
+    EXPECT_TRUE(entries.ok()) << entries.status();
+    return entries.ok() ? *entries : std::vector<v1::TournamentMatchResult>{};
+  }
+
+  // Every match of `results` is genuine and its log file is where it says.
+  void ExpectAllGenuine(const v1::TournamentResults& results) const {
+    for (const v1::TournamentMatchResult& m : results.matches()) {
+      EXPECT_EQ(m.verdict(), "genuine") << m.index();
+      EXPECT_TRUE(fs::exists(dir_ + "/out/" + m.log_file())) << m.log_file();
+      EXPECT_GT(m.moves(), 0u);
+    }
+  }
+
+  std::string dir_;
+  std::ostringstream progress_;
+};
+
+TEST_F(TournamentTest, RoundRobinOfReferenceBotsVerifiesEveryLog) {
+  // 4 bots, 3 seats: 4 tables in 3 rotations.
+  absl::StatusOr<v1::TournamentResults> results =
+      Run(Make("rock_paper_pyramid", 3, 4, "concurrency: 6"));
+  ASSERT_TRUE(results.ok()) << results.status() << progress_.str();
+  EXPECT_EQ(results->scheduled(), 12u);
+  EXPECT_EQ(results->verified(), 12u);
+  EXPECT_EQ(results->matches_size(), 12);
+  ExpectAllGenuine(*results);
+  EXPECT_EQ(results->rating_model(), "bradley_terry_pairwise");
+  ASSERT_EQ(results->standings_size(), 4);
+  for (const v1::TournamentStanding& s : results->standings()) {
+    EXPECT_EQ(s.matches(), 9u) << s.bot();
+    EXPECT_LE(s.rating_low(), s.rating());
+    EXPECT_GE(s.rating_high(), s.rating());
+    EXPECT_EQ(s.restarts(), 0u);
+  }
+  EXPECT_EQ(Journaled().size(), 12u);
+  const std::string json = *ReadFileToString(dir_ + "/out/results.json");
+  v1::TournamentResults parsed;
+  ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(json, &parsed).ok());
+  EXPECT_EQ(parsed.verified(), 12u);
+  const std::string html = *ReadFileToString(dir_ + "/out/report.html");
+  EXPECT_THAT(html, HasSubstr("<svg"));
+  EXPECT_THAT(html, HasSubstr("bot-4"));
+  for (int i = 1; i <= 4; ++i) {
+    EXPECT_TRUE(fs::exists(absl::StrCat(dir_, "/out/bots/bot-", i, ".log")));
+  }
+}
+
+TEST_F(TournamentTest, InterruptedTournamentResumesWithoutReplaying) {
+  const v1::Tournament t =
+      Make("rock_paper_pyramid", 3, 4, "rounds: 3 concurrency: 2");
+  // Interrupt once a few matches are in the journal.
+  absl::StatusOr<v1::TournamentResults> first =
+      Run(t, [&] { return Journaled().size() >= 5; });
+  ASSERT_FALSE(first.ok());
+  EXPECT_EQ(first.status().code(), absl::StatusCode::kCancelled)
+      << first.status();
+  EXPECT_THAT(first.status().message(), HasSubstr("resume"));
+  const std::vector<v1::TournamentMatchResult> before = Journaled();
+  ASSERT_GE(before.size(), 5u);
+  ASSERT_LT(before.size(), 36u);
+
+  absl::StatusOr<v1::TournamentResults> second = Run(t);
+  ASSERT_TRUE(second.ok()) << second.status() << progress_.str();
+  EXPECT_THAT(progress_.str(), HasSubstr(absl::StrCat(
+                                   "resuming: ", before.size(), " of 36")));
+  EXPECT_EQ(second->verified(), 36u);
+  ExpectAllGenuine(*second);
+  // Every match finished before the interruption is kept as it was.
+  std::map<uint32_t, std::string> ids;
+  for (const auto& m : second->matches()) ids[m.index()] = m.match_id();
+  EXPECT_EQ(ids.size(), 36u);
+  for (const auto& m : before) EXPECT_EQ(ids[m.index()], m.match_id());
+  // And none was played twice.
+  const std::vector<v1::TournamentMatchResult> after = Journaled();
+  std::set<uint32_t> indices;
+  for (const auto& m : after) {
+    EXPECT_TRUE(indices.insert(m.index()).second) << m.index();
+  }
+  EXPECT_EQ(after.size(), 36u);
+}
+
+TEST_F(TournamentTest, KilledTournamentProgramResumes) {
+  const std::string file = dir_ + "/t.txt";
+  std::string text;
+  google::protobuf::TextFormat::PrintToString(
+      Make("rock_paper_pyramid", 3, 4, "rounds: 3 concurrency: 2"), &text);
+  std::ofstream(file) << text;
+  const std::vector<std::string> argv = {
+      (fs::path(BinDir()) / "tournament").string(), file};
+  {
+    testing_util::Process run(argv, dir_ + "/1.out", dir_ + "/1.err");
+    const absl::Time end = absl::Now() + absl::Seconds(60);
+    while (Journaled().size() < 4 && absl::Now() < end && run.running()) {
+      absl::SleepFor(absl::Milliseconds(20));
+    }
+    ASSERT_TRUE(run.running()) << run.err();
+    run.Signal(SIGKILL);
+    EXPECT_EQ(run.Wait(absl::Seconds(10)), 128 + SIGKILL);
+  }
+  const std::vector<v1::TournamentMatchResult> before = Journaled();
+  ASSERT_GE(before.size(), 4u);
+  ASSERT_LT(before.size(), 36u);
+
+  testing_util::Process resumed(argv, dir_ + "/2.out", dir_ + "/2.err");
+  ASSERT_EQ(resumed.Wait(absl::Seconds(120)), 0) << resumed.err();
+  EXPECT_THAT(resumed.err(), HasSubstr("resuming: "));
+  EXPECT_THAT(resumed.out(), HasSubstr("36 of 36 match logs verified"));
+  v1::TournamentResults results;
+  ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(
+                  *ReadFileToString(dir_ + "/out/results.json"), &results)
+                  .ok());
+  std::map<uint32_t, std::string> ids;
+  for (const auto& m : results.matches()) ids[m.index()] = m.match_id();
+  ASSERT_EQ(ids.size(), 36u);
+  for (const auto& m : before) EXPECT_EQ(ids[m.index()], m.match_id());
+  EXPECT_EQ(Journaled().size(), 36u);
+}
+
+TEST_F(TournamentTest, ResumeRefusesAnotherTournament) {
+  ASSERT_TRUE(Run(Make("rock_paper_pyramid", 3, 3)).ok());
+  absl::StatusOr<v1::TournamentResults> other =
+      Run(Make("rock_paper_pyramid", 3, 3, "rounds: 2"));
+  ASSERT_FALSE(other.ok());
+  EXPECT_EQ(other.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(other.status().message(), HasSubstr("another tournament"));
+  // A finished tournament run again plays nothing and reports the same.
+  absl::StatusOr<v1::TournamentResults> again =
+      Run(Make("rock_paper_pyramid", 3, 3, "concurrency: 4"));
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(again->verified(), 3u);
+  EXPECT_EQ(Journaled().size(), 3u);
+}
+
+TEST_F(TournamentTest, SprtStopsAsSoonAsItDecides) {
+  // Two equal random bots against H0 "0 Elo" vs H1 "+400 Elo": H0 is
+  // accepted after a handful of matches, long before the 400 allowed.
+  absl::StatusOr<v1::TournamentResults> results =
+      Run(Make("pyramid_scheme", 2, 2,
+               "rounds: 200 concurrency: 2 sprt { elo0: 0 elo1: 400 }"));
+  ASSERT_TRUE(results.ok()) << results.status() << progress_.str();
+  EXPECT_EQ(results->sprt().decision(), "H0");
+  // Decided at the lower bound; a match in flight then may have moved it.
+  EXPECT_LT(results->sprt().llr(), 0.5 * results->sprt().lower_bound());
+  EXPECT_EQ(results->scheduled(), 400u);
+  EXPECT_GT(results->skipped(), 300u);
+  EXPECT_EQ(results->verified() + results->skipped(), 400u);
+  EXPECT_EQ(results->sprt().wins() + results->sprt().draws() +
+                results->sprt().losses(),
+            results->verified());
+  ExpectAllGenuine(*results);
+}
+
+TEST_F(TournamentTest, SwissPairsEachRoundFromTheResults) {
+  // 5 bots: 2 pairings a round, each played in both seat orders, and a bye.
+  absl::StatusOr<v1::TournamentResults> results =
+      Run(Make("pyramid_scheme", 2, 5, "format: SWISS rounds: 3"));
+  ASSERT_TRUE(results.ok()) << results.status() << progress_.str();
+  EXPECT_EQ(results->scheduled(), 12u);
+  EXPECT_EQ(results->verified(), 12u);
+  ExpectAllGenuine(*results);
+  std::map<std::set<std::string>, int> pairs;
+  std::vector<std::set<std::string>> playing(3);
+  for (const auto& m : results->matches()) {
+    ++pairs[{m.seats(0), m.seats(1)}];
+    playing[m.index() / 4].insert({m.seats(0), m.seats(1)});
+  }
+  // Nobody meets anyone twice in 3 rounds of 5, each pair in both orders.
+  for (const auto& [pair, n] : pairs) EXPECT_EQ(n, 2);
+  std::set<std::string> byes;
+  for (const auto& round : playing) {
+    ASSERT_EQ(round.size(), 4u);
+    for (int i = 1; i <= 5; ++i) {
+      const std::string bot = absl::StrCat("bot-", i);
+      if (!round.contains(bot)) {
+        EXPECT_TRUE(byes.insert(bot).second) << bot;
+      }
+    }
+  }
+  EXPECT_EQ(byes.size(), 3u);
+}
+
+TEST_F(TournamentTest, TwoHundredFiftySixMatchesInFlightWithoutTimeouts) {
+  // 6 bots, 3 seats: 60 matches a round; 5 rounds with 256 in flight.
+  absl::StatusOr<v1::TournamentResults> results =
+      Run(Make("rock_paper_pyramid", 3, 6, "rounds: 5 concurrency: 256"));
+  ASSERT_TRUE(results.ok()) << results.status() << progress_.str();
+  EXPECT_EQ(results->verified(), 300u);
+  for (const auto& m : results->matches()) {
+    EXPECT_EQ(m.outcome().termination(), v1::TERMINATION_NORMAL) << m.index();
+  }
+  for (const auto& s : results->standings()) EXPECT_EQ(s.forfeits(), 0u);
+}
+
+TEST_F(TournamentTest, BadTournamentsAreRefused) {
+  const std::vector<std::pair<v1::Tournament, std::string>> cases = {
+      {Make("no_such_game", 2, 2), "no_such_game"},
+      {Make("rock_paper_pyramid", 4, 4), "seats"},
+      {Make("rock_paper_pyramid", 3, 2), "3"},
+      {Make("pyramid_scheme", 3, 3, "format: SWISS"), "Swiss"},
+      {Make("pyramid_scheme", 2, 3, "sprt { elo0: 0 elo1: 10 }"), "SPRT"},
+      {Make("pyramid_scheme", 2, 2, "sprt { elo0: 10 elo1: 0 }"), "elo1"},
+  };
+  for (const auto& [t, message] : cases) {
+    absl::StatusOr<v1::TournamentResults> results = Run(t);
+    ASSERT_FALSE(results.ok()) << t.DebugString();
+    EXPECT_EQ(results.status().code(), absl::StatusCode::kInvalidArgument)
+        << results.status();
+    EXPECT_THAT(results.status().message(), HasSubstr(message));
+  }
+  v1::Tournament twins = Make("pyramid_scheme", 2, 2);
+  twins.mutable_bots(1)->set_name("bot-1");
+  EXPECT_EQ(Run(twins).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace pyramid

@@ -1,0 +1,51 @@
+// The tournament's journal: one line per finished match, appended and
+// flushed to disk as soon as the match's log has been verified, so that an
+// interrupted tournament (SIGINT, a crash, SIGKILL) resumes from its output
+// directory without replaying any match it already finished.
+//
+// Format: JSON Lines; each line is a TournamentMatchResult in protobuf's
+// JSON mapping (proto/pyramid/referee/v1/tournament.proto). A last line cut
+// short by a crash is ignored on reading.
+#ifndef PYRAMID_TOOLS_TOURNAMENT_JOURNAL_H_
+#define PYRAMID_TOOLS_TOURNAMENT_JOURNAL_H_
+
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "pyramid/referee/v1/tournament.pb.h"
+
+namespace pyramid {
+
+class Journal {
+ public:
+  // Reads the entries of the journal at `path` (none if the file does not
+  // exist). DATA_LOSS names the line of an entry that does not parse, other
+  // than a truncated last line.
+  static absl::StatusOr<std::vector<referee::v1::TournamentMatchResult>> Read(
+      const std::string& path);
+
+  // Opens `path` for appending, creating it if needed.
+  static absl::StatusOr<std::unique_ptr<Journal>> OpenForAppend(
+      const std::string& path);
+
+  ~Journal();
+
+  // Appends `result` as one line and makes it durable (fsync). Not
+  // thread-safe: the caller serialises appends.
+  absl::Status Append(const referee::v1::TournamentMatchResult& result);
+
+ private:
+  explicit Journal(std::FILE* file, std::string path)
+      : file_(file), path_(std::move(path)) {}
+
+  std::FILE* file_;
+  const std::string path_;
+};
+
+}  // namespace pyramid
+
+#endif  // PYRAMID_TOOLS_TOURNAMENT_JOURNAL_H_

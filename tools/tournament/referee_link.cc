@@ -1,0 +1,189 @@
+#include "tools/tournament/referee_link.h"
+
+#include <filesystem>
+#include <fstream>
+#include <utility>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
+#include "referee/core/log_sink.h"
+#include "referee/crypto/ed25519.h"
+#include "referee/service/embedded_referee.h"
+
+namespace pyramid {
+namespace {
+
+namespace v1 = ::pyramid::referee::v1;
+
+// An in-process watcher that only waits for the end of its match.
+class EndWaiter final : public WatchSink {
+ public:
+  void Send(v1::WatchEvent event) override {}
+  void Close(int code, std::string message) override {
+    absl::MutexLock lock(&mu_);
+    closed_ = true;
+  }
+  // True once the match is over; false if `cancelled` came first.
+  bool Wait(const std::atomic<bool>& cancelled) {
+    absl::MutexLock lock(&mu_);
+    while (!closed_ && !cancelled.load()) {
+      mu_.AwaitWithTimeout(absl::Condition(&closed_), absl::Milliseconds(100));
+    }
+    return closed_;
+  }
+
+ private:
+  absl::Mutex mu_;
+  bool closed_ ABSL_GUARDED_BY(mu_) = false;
+};
+
+absl::Status FromGrpc(const grpc::Status& status, const std::string& what) {
+  return absl::Status(static_cast<absl::StatusCode>(status.error_code()),
+                      absl::StrCat(what, ": ", status.error_message()));
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<RefereeLink>> RefereeLink::StartEmbedded(
+    const std::string& key_path, const std::string& log_dir) {
+  if (!std::filesystem::exists(key_path)) {
+    if (absl::Status s = WriteKeyFiles(key_path, SigningKey::Generate());
+        !s.ok()) {
+      return s;
+    }
+  }
+  absl::StatusOr<SigningKey> key = ReadSigningKey(key_path);
+  if (!key.ok()) return key.status();
+  auto link = std::unique_ptr<RefereeLink>(new RefereeLink());
+  link->public_key_ = key->public_key();
+  LobbyOptions options;
+  options.log_dir = log_dir;
+  options.referee_key = *std::move(key);
+  absl::StatusOr<std::unique_ptr<EmbeddedReferee>> embedded =
+      EmbeddedReferee::Start(std::move(options));
+  if (!embedded.ok()) return embedded.status();
+  link->embedded_ = *std::move(embedded);
+  link->address_ = link->embedded_->address();
+  link->admin_token_ = link->embedded_->admin_token();
+  link->stub_ = v1::Referee::NewStub(grpc::CreateChannel(
+      link->address_, grpc::InsecureChannelCredentials()));
+  return link;
+}
+
+absl::StatusOr<std::unique_ptr<RefereeLink>> RefereeLink::Connect(
+    const std::string& address, const std::string& public_key,
+    const std::string& admin_token_file) {
+  if (public_key.empty()) {
+    return absl::InvalidArgumentError(
+        "a remote referee needs referee_key to verify the logs");
+  }
+  absl::StatusOr<std::string> key = ParsePublicKey(public_key);
+  if (!key.ok()) return key.status();
+  absl::StatusOr<std::string> token = ReadFileToString(admin_token_file);
+  if (!token.ok()) return token.status();
+  auto link = std::unique_ptr<RefereeLink>(new RefereeLink());
+  link->address_ = address;
+  link->public_key_ = *std::move(key);
+  link->admin_token_ = std::string(absl::StripAsciiWhitespace(*token));
+  link->stub_ = v1::Referee::NewStub(
+      grpc::CreateChannel(address, grpc::InsecureChannelCredentials()));
+  return link;
+}
+
+RefereeLink::~RefereeLink() = default;
+
+absl::StatusOr<v1::RegisterBotResponse> RefereeLink::RegisterBot(
+    const v1::RegisterBotRequest& request) {
+  grpc::ClientContext context;
+  context.AddMetadata("authorization", "Bearer " + admin_token_);
+  v1::RegisterBotResponse response;
+  grpc::Status status = stub_->RegisterBot(&context, request, &response);
+  if (!status.ok()) {
+    return FromGrpc(status, absl::StrCat("registering ", request.name()));
+  }
+  return response;
+}
+
+absl::StatusOr<v1::CreateMatchResponse> RefereeLink::CreateMatch(
+    const v1::CreateMatchRequest& request) {
+  grpc::ClientContext context;
+  context.AddMetadata("authorization", "Bearer " + admin_token_);
+  v1::CreateMatchResponse response;
+  grpc::Status status = stub_->CreateMatch(&context, request, &response);
+  if (!status.ok()) return FromGrpc(status, "creating a match");
+  return response;
+}
+
+absl::Status RefereeLink::AwaitEnd(const std::string& match_id) {
+  return embedded_ != nullptr ? AwaitEmbedded(match_id)
+                              : AwaitRemote(match_id);
+}
+
+absl::Status RefereeLink::AwaitEmbedded(const std::string& match_id) {
+  std::shared_ptr<MatchHost> host = embedded_->lobby().FindMatch(match_id);
+  if (host == nullptr) return absl::NotFoundError("unknown match");
+  auto waiter = std::make_shared<EndWaiter>();
+  host->AddWatcher(waiter);
+  if (!waiter->Wait(cancelled_)) return absl::CancelledError("interrupted");
+  return absl::OkStatus();
+}
+
+// Follows the match's public Watch stream until the referee closes it.
+absl::Status RefereeLink::AwaitRemote(const std::string& match_id) {
+  grpc::ClientContext context;
+  {
+    absl::MutexLock lock(&mu_);
+    if (cancelled_.load()) return absl::CancelledError("interrupted");
+    watches_.insert(&context);
+  }
+  v1::WatchRequest request;
+  request.set_match_id(match_id);
+  auto reader = stub_->Watch(&context, request);
+  v1::WatchEvent event;
+  while (reader->Read(&event)) {
+  }
+  grpc::Status status = reader->Finish();
+  {
+    absl::MutexLock lock(&mu_);
+    watches_.erase(&context);
+  }
+  if (cancelled_.load()) return absl::CancelledError("interrupted");
+  if (!status.ok()) return FromGrpc(status, "watching");
+  return absl::OkStatus();
+}
+
+void RefereeLink::Cancel() {
+  absl::MutexLock lock(&mu_);
+  cancelled_ = true;
+  for (grpc::ClientContext* context : watches_) context->TryCancel();
+}
+
+std::string RefereeLink::LogFileName(const std::string& game,
+                                     const std::string& match_id) {
+  return absl::StrCat(game, "-", match_id, ".pyrlog");
+}
+
+absl::Status RefereeLink::FetchLog(const std::string& match_id,
+                                   const std::string& dir,
+                                   const std::string& file) {
+  if (embedded_ != nullptr) return absl::OkStatus();
+  grpc::ClientContext context;
+  context.AddMetadata("authorization", "Bearer " + admin_token_);
+  v1::GetLogRequest request;
+  request.set_match_id(match_id);
+  auto reader = stub_->GetLog(&context, request);
+  std::string bytes;
+  v1::LogChunk chunk;
+  while (reader->Read(&chunk)) bytes += chunk.data();
+  grpc::Status status = reader->Finish();
+  if (!status.ok()) return FromGrpc(status, "fetching the log");
+  const std::string path = (std::filesystem::path(dir) / file).string();
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << bytes;
+  out.close();
+  return out ? absl::OkStatus()
+             : absl::InternalError(absl::StrCat("cannot write ", path));
+}
+
+}  // namespace pyramid

@@ -1,0 +1,86 @@
+// The referee a tournament plays on: one embedded in this process (the
+// default, on a free loopback port) or a running one at an address. Matches
+// are created, awaited and fetched through the public gRPC API; only the
+// wait for a match's end on the embedded referee happens in process (a gRPC
+// client stream to a callback server in the same process trips an
+// assertion in gRPC 1.51).
+#ifndef PYRAMID_TOOLS_TOURNAMENT_REFEREE_LINK_H_
+#define PYRAMID_TOOLS_TOURNAMENT_REFEREE_LINK_H_
+
+#include <atomic>
+#include <memory>
+#include <set>
+#include <string>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "grpcpp/grpcpp.h"
+#include "pyramid/referee/v1/referee_service.grpc.pb.h"
+
+namespace pyramid {
+
+class EmbeddedReferee;
+
+class RefereeLink {
+ public:
+  // Starts an embedded referee signing with the key at `key_path`
+  // (generated there, with its .pub, if missing) and writing logs into
+  // `log_dir`.
+  static absl::StatusOr<std::unique_ptr<RefereeLink>> StartEmbedded(
+      const std::string& key_path, const std::string& log_dir);
+
+  // Connects to the referee at `address`. `public_key` is its key as 64 hex
+  // digits or a file holding them; `admin_token_file` holds its admin
+  // token.
+  static absl::StatusOr<std::unique_ptr<RefereeLink>> Connect(
+      const std::string& address, const std::string& public_key,
+      const std::string& admin_token_file);
+
+  ~RefereeLink();  // Stops an embedded referee (checkpointing its matches).
+
+  const std::string& address() const { return address_; }
+  // The referee's Ed25519 public key (32 raw bytes): every log is verified
+  // against it.
+  const std::string& public_key() const { return public_key_; }
+
+  absl::StatusOr<referee::v1::RegisterBotResponse> RegisterBot(
+      const referee::v1::RegisterBotRequest& request);
+  absl::StatusOr<referee::v1::CreateMatchResponse> CreateMatch(
+      const referee::v1::CreateMatchRequest& request);
+
+  // Blocks until the match is over. CANCELLED once Cancel() is called.
+  absl::Status AwaitEnd(const std::string& match_id);
+
+  // Makes the finished match's log available at `dir`/`file` (fetching it
+  // with GetLog from a remote referee; the embedded one wrote it there).
+  absl::Status FetchLog(const std::string& match_id, const std::string& dir,
+                        const std::string& file);
+
+  // The log's file name for `match_id` of `game` (as the referee names it).
+  static std::string LogFileName(const std::string& game,
+                                 const std::string& match_id);
+
+  // Ends every AwaitEnd in progress or to come with CANCELLED.
+  void Cancel();
+
+ private:
+  RefereeLink() = default;
+  absl::Status AwaitEmbedded(const std::string& match_id);
+  absl::Status AwaitRemote(const std::string& match_id);
+
+  std::unique_ptr<EmbeddedReferee> embedded_;
+  std::string address_;
+  std::string admin_token_;
+  std::string public_key_;
+  std::unique_ptr<referee::v1::Referee::Stub> stub_;
+
+  std::atomic<bool> cancelled_{false};
+  absl::Mutex mu_;
+  std::set<grpc::ClientContext*> watches_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace pyramid
+
+#endif  // PYRAMID_TOOLS_TOURNAMENT_REFEREE_LINK_H_

@@ -1,0 +1,423 @@
+#include "tools/tournament/report.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/string_view.h"
+#include "google/protobuf/descriptor.h"
+#include "google/protobuf/text_format.h"
+
+namespace pyramid {
+namespace {
+
+namespace v1 = ::pyramid::referee::v1;
+
+constexpr absl::string_view kStyle = R"css(
+body { font-family: sans-serif; margin: 2em; color: #222; }
+h1 { margin-bottom: 0.2em; }
+table { border-collapse: collapse; margin: 0.5em 0 1.5em; }
+th, td { border: 1px solid #ccc; padding: 0.2em 0.6em; text-align: right; }
+th { background: #f2f2f2; }
+.name { text-align: left; }
+.self { background: #eee; }
+.bad { color: #b00; }
+code { font-size: 0.9em; }
+svg { max-width: 100%; height: auto; }
+svg text { font: 12px sans-serif; fill: #222; }
+svg .axis, svg .tick { stroke: #444; stroke-width: 1; }
+svg .zero { stroke: #999; stroke-width: 1; stroke-dasharray: 4 3; }
+svg .bar, svg .cap { stroke: #2a5db0; stroke-width: 2; }
+svg .arrow { fill: #2a5db0; }
+svg .dot { fill: #c0392b; }
+)css";
+
+std::string Escape(absl::string_view text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&#39;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+// An Elo value with one decimal; infinities as signed infinity signs.
+std::string Elo(double value) {
+  if (std::isnan(value)) return "n/a";
+  if (std::isinf(value)) return value > 0 ? "+&infin;" : "&minus;&infin;";
+  return absl::StrFormat("%.1f", value + 0.0);  // + 0.0: no "-0.0".
+}
+
+std::string Interval(double low, double high) {
+  return absl::StrCat("[", Elo(low), ", ", Elo(high), "]");
+}
+
+// A count of half points as a decimal: 7 -> "3.5", 6 -> "3".
+std::string HalfPoints(int halves) {
+  return halves % 2 == 0 ? absl::StrCat(halves / 2)
+                         : absl::StrCat(halves / 2, ".5");
+}
+
+// The set game option message in one line of text format, or "" when the
+// options are unset (every option at its default).
+std::string OptionsText(const v1::GameConfig& game) {
+  const google::protobuf::Reflection* reflection = game.GetReflection();
+  const google::protobuf::OneofDescriptor* oneof =
+      game.GetDescriptor()->FindOneofByName("options");
+  if (oneof == nullptr) return "";
+  const google::protobuf::FieldDescriptor* field =
+      reflection->GetOneofFieldDescriptor(game, oneof);
+  if (field == nullptr) return "";
+  google::protobuf::TextFormat::Printer printer;
+  printer.SetSingleLineMode(true);
+  std::string text;
+  printer.PrintToString(reflection->GetMessage(game, field), &text);
+  while (!text.empty() && text.back() == ' ') text.pop_back();
+  return text;
+}
+
+// A path the page can link to: relative, with no scheme.
+bool IsRelativePath(absl::string_view path) {
+  return !path.empty() && path.front() != '/' && path.front() != '\\' &&
+         path.find(':') == absl::string_view::npos;
+}
+
+void AppendHeader(const v1::TournamentResults& results, std::string& out) {
+  const std::string name =
+      Escape(results.name().empty() ? "Tournament" : results.name());
+  const std::string options = OptionsText(results.game());
+  absl::StrAppend(&out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n",
+                  "<meta charset=\"utf-8\">\n<title>", name, "</title>\n",
+                  "<style>", kStyle, "</style>\n</head>\n<body>\n<h1>", name,
+                  "</h1>\n<p>Game <code>", Escape(results.game().game()),
+                  "</code>, options: ",
+                  options.empty() ? "defaults"
+                                  : absl::StrCat("<code>", Escape(options),
+                                                 "</code>"),
+                  "</p>\n");
+}
+
+void AppendSummary(const v1::TournamentResults& results, std::string& out) {
+  absl::StrAppend(
+      &out, "<h2>Summary</h2>\n<table>\n",
+      "<tr><th class=\"name\">Matches scheduled</th><td>", results.scheduled(),
+      "</td></tr>\n<tr><th class=\"name\">Logs verified</th><td>",
+      results.verified(),
+      "</td></tr>\n<tr><th class=\"name\">Skipped (SPRT decided)</th><td>",
+      results.skipped(),
+      "</td></tr>\n<tr><th class=\"name\">Rating model</th><td "
+      "class=\"name\">",
+      Escape(results.rating_model()),
+      "</td></tr>\n<tr><th class=\"name\">Referee public key</th><td "
+      "class=\"name\"><code>",
+      Escape(results.referee_public_key()), "</code></td></tr>\n</table>\n");
+}
+
+void AppendStandings(const v1::TournamentResults& results, std::string& out) {
+  absl::StrAppend(&out,
+                  "<h2>Standings</h2>\n<table>\n<tr><th>#</th>"
+                  "<th class=\"name\">Bot</th><th>Matches</th><th>Points</th>"
+                  "<th>Firsts</th><th>Forfeits</th><th>Mean rank</th>"
+                  "<th>Rating</th><th>95% interval</th></tr>\n");
+  int place = 0;
+  for (const v1::TournamentStanding& s : results.standings()) {
+    absl::StrAppend(
+        &out, "<tr><td>", ++place, "</td><td class=\"name\">", Escape(s.bot()),
+        "</td><td>", s.matches(), "</td><td>",
+        absl::StrFormat("%.2f", s.points()), "</td><td>", s.firsts(),
+        "</td><td>", s.forfeits(), "</td><td>",
+        absl::StrFormat("%.2f", s.mean_rank()), "</td><td>", Elo(s.rating()),
+        "</td><td>", Interval(s.rating_low(), s.rating_high()),
+        "</td></tr>\n");
+  }
+  absl::StrAppend(&out, "</table>\n");
+}
+
+struct PairScore {
+  int halves = 0;  // Half points of the row bot against the column bot.
+  int games = 0;
+};
+
+// scores[r][c]: bot r (standings order) against bot c over their shared
+// genuine matches. Seats naming no standing bot are ignored.
+std::vector<std::vector<PairScore>> Crosstable(
+    const v1::TournamentResults& results) {
+  const int n = results.standings_size();
+  std::map<std::string, int> row_of;
+  for (int i = 0; i < n; ++i) row_of.emplace(results.standings(i).bot(), i);
+  std::vector<std::vector<PairScore>> scores(n, std::vector<PairScore>(n));
+  for (const v1::TournamentMatchResult& match : results.matches()) {
+    if (match.verdict() != "genuine") continue;
+    const int seats =
+        std::min(match.seats_size(), match.outcome().seats_size());
+    for (int a = 0; a < seats; ++a) {
+      const auto row = row_of.find(match.seats(a));
+      if (row == row_of.end()) continue;
+      for (int b = 0; b < seats; ++b) {
+        const auto column = row_of.find(match.seats(b));
+        if (b == a || column == row_of.end()) continue;
+        const uint32_t mine = match.outcome().seats(a).rank();
+        const uint32_t theirs = match.outcome().seats(b).rank();
+        PairScore& score = scores[row->second][column->second];
+        score.halves += mine < theirs ? 2 : mine == theirs ? 1 : 0;
+        ++score.games;
+      }
+    }
+  }
+  return scores;
+}
+
+void AppendCrosstable(const v1::TournamentResults& results,
+                      std::string& out) {
+  const std::vector<std::vector<PairScore>> scores = Crosstable(results);
+  const int n = results.standings_size();
+  absl::StrAppend(&out,
+                  "<h2>Crosstable</h2>\n<p>Row bot against column bot over "
+                  "their genuine matches together: 1 per match ranked "
+                  "better, 0.5 per shared rank, as points/games.</p>\n"
+                  "<table>\n<tr><th class=\"name\">Bot</th>");
+  for (int c = 0; c < n; ++c) {
+    absl::StrAppend(&out, "<th title=\"",
+                    Escape(results.standings(c).bot()), "\">", c + 1,
+                    "</th>");
+  }
+  absl::StrAppend(&out, "</tr>\n");
+  for (int r = 0; r < n; ++r) {
+    const std::string row_bot = Escape(results.standings(r).bot());
+    absl::StrAppend(&out, "<tr><th class=\"name\">", r + 1, " ", row_bot,
+                    "</th>");
+    for (int c = 0; c < n; ++c) {
+      if (r == c) {
+        absl::StrAppend(&out, "<td class=\"self\"></td>");
+        continue;
+      }
+      const PairScore& score = scores[r][c];
+      absl::StrAppend(&out, "<td title=\"", row_bot, " vs ",
+                      Escape(results.standings(c).bot()), "\">",
+                      score.games == 0 ? "&middot;"
+                                       : absl::StrCat(HalfPoints(score.halves),
+                                                      "/", score.games),
+                      "</td>");
+    }
+    absl::StrAppend(&out, "</tr>\n");
+  }
+  absl::StrAppend(&out, "</table>\n");
+}
+
+// The chart's horizontal scale: [low, high] in steps of `step`.
+struct Scale {
+  double low = 0;
+  double high = 0;
+  double step = 1;
+};
+
+// 1, 2 or 5 times a power of ten, at least `raw`.
+double NiceStep(double raw) {
+  const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
+  const double fraction = raw / magnitude;
+  const double nice = fraction <= 1 ? 1 : fraction <= 2 ? 2
+                                                        : fraction <= 5 ? 5
+                                                                        : 10;
+  return nice * magnitude;
+}
+
+// Covers zero and every finite rating and bound, at least 100 Elo wide,
+// rounded out to whole steps, with one more step on a side where some bound
+// is infinite so that its open bar shows.
+Scale ChartScale(const v1::TournamentResults& results) {
+  Scale scale;
+  bool open_low = false;
+  bool open_high = false;
+  for (const v1::TournamentStanding& s : results.standings()) {
+    for (double value : {s.rating(), s.rating_low(), s.rating_high()}) {
+      if (!std::isfinite(value)) continue;
+      scale.low = std::min(scale.low, value);
+      scale.high = std::max(scale.high, value);
+    }
+    open_low = open_low || std::isinf(s.rating_low());
+    open_high = open_high || std::isinf(s.rating_high());
+  }
+  constexpr double kMinSpan = 100;
+  if (scale.high - scale.low < kMinSpan) {
+    const double middle = (scale.low + scale.high) / 2;
+    scale.low = middle - kMinSpan / 2;
+    scale.high = middle + kMinSpan / 2;
+  }
+  scale.step = NiceStep((scale.high - scale.low) / 6);
+  scale.low = std::floor(scale.low / scale.step) * scale.step;
+  scale.high = std::ceil(scale.high / scale.step) * scale.step;
+  if (open_low) scale.low -= scale.step;
+  if (open_high) scale.high += scale.step;
+  return scale;
+}
+
+std::string Px(double value) { return absl::StrFormat("%.1f", value); }
+
+void AppendRatingChart(const v1::TournamentResults& results,
+                       std::string& out) {
+  absl::StrAppend(&out,
+                  "<h2>Ratings</h2>\n<p>Elo rating (dot) with its 95% "
+                  "confidence interval (bar); an arrow marks an unbounded "
+                  "side.</p>\n");
+  const int n = results.standings_size();
+  if (n == 0) return;
+  size_t longest_name = 0;
+  for (const v1::TournamentStanding& s : results.standings()) {
+    longest_name = std::max(longest_name, s.bot().size());
+  }
+  const double left =
+      std::clamp(16.0 + 7.0 * static_cast<double>(longest_name), 80.0, 300.0);
+  const double right = left + 560;
+  const double width = right + 30;
+  const double row = 24;
+  const double top = 10;
+  const double axis_y = top + row * n + 6;
+  const double height = axis_y + 34;
+  const Scale scale = ChartScale(results);
+  auto x = [&](double value) {
+    return left + (value - scale.low) / (scale.high - scale.low) *
+                      (right - left);
+  };
+  absl::StrAppend(&out, "<svg width=\"", Px(width), "\" height=\"",
+                  Px(height), "\" viewBox=\"0 0 ", Px(width), " ",
+                  Px(height), "\" role=\"img\" aria-label=\"Ratings\">\n");
+  const int first_tick = static_cast<int>(std::lround(scale.low / scale.step));
+  const int last_tick = static_cast<int>(std::lround(scale.high / scale.step));
+  absl::StrAppend(&out, "<line class=\"axis\" x1=\"", Px(left), "\" y1=\"",
+                  Px(axis_y), "\" x2=\"", Px(right), "\" y2=\"", Px(axis_y),
+                  "\"/>\n");
+  for (int k = first_tick; k <= last_tick; ++k) {
+    const double value = k * scale.step;
+    absl::StrAppend(&out, "<line class=\"tick\" x1=\"", Px(x(value)),
+                    "\" y1=\"", Px(axis_y), "\" x2=\"", Px(x(value)),
+                    "\" y2=\"", Px(axis_y + 5), "\"/><text x=\"",
+                    Px(x(value)), "\" y=\"", Px(axis_y + 18),
+                    "\" text-anchor=\"middle\">",
+                    absl::StrFormat("%g", value + 0.0), "</text>\n");
+  }
+  absl::StrAppend(&out, "<text x=\"", Px((left + right) / 2), "\" y=\"",
+                  Px(axis_y + 32), "\" text-anchor=\"middle\">Elo</text>\n");
+  absl::StrAppend(&out, "<line class=\"zero\" x1=\"", Px(x(0)), "\" y1=\"",
+                  Px(top), "\" x2=\"", Px(x(0)), "\" y2=\"", Px(axis_y),
+                  "\"/>\n");
+  for (int i = 0; i < n; ++i) {
+    const v1::TournamentStanding& s = results.standings(i);
+    const double y = top + row * i + row / 2;
+    const std::string bot = Escape(s.bot());
+    absl::StrAppend(&out, "<text x=\"", Px(left - 8), "\" y=\"", Px(y + 4),
+                    "\" text-anchor=\"end\">", bot, "</text>\n");
+    if (!std::isfinite(s.rating())) {
+      absl::StrAppend(&out, "<text x=\"", Px(left + 4), "\" y=\"", Px(y + 4),
+                      "\">no rating</text>\n");
+      continue;
+    }
+    const bool open_low = !std::isfinite(s.rating_low());
+    const bool open_high = !std::isfinite(s.rating_high());
+    const double x_low = open_low ? left : x(s.rating_low());
+    const double x_high = open_high ? right : x(s.rating_high());
+    absl::StrAppend(&out, "<line class=\"bar\" x1=\"", Px(x_low), "\" y1=\"",
+                    Px(y), "\" x2=\"", Px(x_high), "\" y2=\"", Px(y),
+                    "\"/>\n");
+    if (open_low) {
+      absl::StrAppend(&out, "<polygon class=\"arrow\" points=\"", Px(left),
+                      ",", Px(y), " ", Px(left + 9), ",", Px(y - 5), " ",
+                      Px(left + 9), ",", Px(y + 5), "\"/>\n");
+    } else {
+      absl::StrAppend(&out, "<line class=\"cap\" x1=\"", Px(x_low),
+                      "\" y1=\"", Px(y - 5), "\" x2=\"", Px(x_low),
+                      "\" y2=\"", Px(y + 5), "\"/>\n");
+    }
+    if (open_high) {
+      absl::StrAppend(&out, "<polygon class=\"arrow\" points=\"", Px(right),
+                      ",", Px(y), " ", Px(right - 9), ",", Px(y - 5), " ",
+                      Px(right - 9), ",", Px(y + 5), "\"/>\n");
+    } else {
+      absl::StrAppend(&out, "<line class=\"cap\" x1=\"", Px(x_high),
+                      "\" y1=\"", Px(y - 5), "\" x2=\"", Px(x_high),
+                      "\" y2=\"", Px(y + 5), "\"/>\n");
+    }
+    absl::StrAppend(&out, "<circle class=\"dot\" cx=\"", Px(x(s.rating())),
+                    "\" cy=\"", Px(y), "\" r=\"4\"><title>", bot, ": ",
+                    Elo(s.rating()), " ",
+                    Interval(s.rating_low(), s.rating_high()),
+                    "</title></circle>\n");
+  }
+  absl::StrAppend(&out, "</svg>\n");
+}
+
+void AppendSprt(const v1::TournamentResults& results, std::string& out) {
+  if (!results.has_sprt()) return;
+  const v1::SprtOutcome& sprt = results.sprt();
+  absl::StrAppend(
+      &out,
+      "<h2>SPRT</h2>\n<p>The first bot entered against the second.</p>\n"
+      "<table>\n<tr><th class=\"name\">Decision</th><td class=\"name\">",
+      Escape(sprt.decision()),
+      "</td></tr>\n<tr><th class=\"name\">Log-likelihood ratio</th><td>",
+      absl::StrFormat("%.3f", sprt.llr()), " in [",
+      absl::StrFormat("%.3f", sprt.lower_bound()), ", ",
+      absl::StrFormat("%.3f", sprt.upper_bound()),
+      "]</td></tr>\n<tr><th class=\"name\">Wins / draws / losses</th><td>",
+      sprt.wins(), " / ", sprt.draws(), " / ", sprt.losses(),
+      "</td></tr>\n<tr><th class=\"name\">Elo difference</th><td>",
+      Elo(sprt.elo()), " ", Interval(sprt.elo_low(), sprt.elo_high()),
+      "</td></tr>\n</table>\n");
+}
+
+void AppendMatches(const v1::TournamentResults& results, std::string& out) {
+  absl::StrAppend(&out,
+                  "<h2>Matches</h2>\n<table>\n<tr><th>#</th>"
+                  "<th class=\"name\">Match</th><th class=\"name\">Seats</th>"
+                  "<th class=\"name\">Ranks</th><th class=\"name\">Verdict"
+                  "</th><th class=\"name\">Log</th></tr>\n");
+  for (const v1::TournamentMatchResult& match : results.matches()) {
+    std::vector<std::string> seats;
+    for (const std::string& bot : match.seats()) seats.push_back(Escape(bot));
+    std::vector<uint32_t> ranks;
+    for (const v1::SeatOutcome& seat : match.outcome().seats()) {
+      ranks.push_back(seat.rank());
+    }
+    const bool genuine = match.verdict() == "genuine";
+    const std::string log = Escape(match.log_file());
+    absl::StrAppend(
+        &out, "<tr><td>", match.index(), "</td><td class=\"name\"><code>",
+        Escape(match.match_id()), "</code></td><td class=\"name\">",
+        absl::StrJoin(seats, ", "), "</td><td class=\"name\">",
+        absl::StrJoin(ranks, ", "), "</td><td class=\"",
+        genuine ? "name" : "name bad", "\">", Escape(match.verdict()),
+        "</td><td class=\"name\">",
+        IsRelativePath(match.log_file())
+            ? absl::StrCat("<a href=\"", log, "\">", log, "</a>")
+            : log,
+        "</td></tr>\n");
+  }
+  absl::StrAppend(&out, "</table>\n");
+}
+
+}  // namespace
+
+std::string RenderHtmlReport(const v1::TournamentResults& results) {
+  std::string out;
+  AppendHeader(results, out);
+  AppendSummary(results, out);
+  AppendStandings(results, out);
+  AppendCrosstable(results, out);
+  AppendRatingChart(results, out);
+  AppendSprt(results, out);
+  AppendMatches(results, out);
+  absl::StrAppend(&out, "</body>\n</html>\n");
+  return out;
+}
+
+}  // namespace pyramid

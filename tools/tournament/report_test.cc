@@ -1,0 +1,217 @@
+#include "tools/tournament/report.h"
+
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace pyramid {
+namespace {
+
+namespace v1 = ::pyramid::referee::v1;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
+
+int Count(absl::string_view haystack, absl::string_view needle) {
+  int count = 0;
+  for (size_t at = haystack.find(needle); at != absl::string_view::npos;
+       at = haystack.find(needle, at + 1)) {
+    ++count;
+  }
+  return count;
+}
+
+void AddStanding(v1::TournamentResults& results, const std::string& bot,
+                 double rating, double low, double high) {
+  v1::TournamentStanding* s = results.add_standings();
+  s->set_bot(bot);
+  s->set_rating(rating);
+  s->set_rating_low(low);
+  s->set_rating_high(high);
+}
+
+void AddMatch(v1::TournamentResults& results,
+              const std::vector<std::string>& seats,
+              const std::vector<uint32_t>& ranks,
+              const std::string& verdict = "genuine") {
+  v1::TournamentMatchResult* match = results.add_matches();
+  match->set_index(results.matches_size() - 1);
+  match->set_match_id(absl::StrCat("m", match->index()));
+  for (const std::string& bot : seats) match->add_seats(bot);
+  for (uint32_t rank : ranks) match->mutable_outcome()->add_seats()->set_rank(rank);
+  match->set_log_file(absl::StrCat("logs/m", match->index(), ".log"));
+  match->set_verdict(verdict);
+}
+
+// Three bots, two-seat matches: alpha beats beta once and draws once, gamma
+// beats alpha, and a beta-gamma match whose log did not verify.
+v1::TournamentResults SmallResults() {
+  v1::TournamentResults results;
+  results.set_name("small");
+  results.mutable_game()->set_game("rock_paper_pyramid");
+  results.set_referee_public_key("ab12");
+  results.set_scheduled(4);
+  results.set_verified(3);
+  results.set_rating_model("bradley_terry");
+  AddStanding(results, "alpha", 35.5, -120.25, 190);
+  AddStanding(results, "gamma", 10, -kInfinity, kInfinity);
+  AddStanding(results, "beta", -45.5, -300, 80);
+  AddMatch(results, {"alpha", "beta"}, {1, 2});
+  AddMatch(results, {"beta", "alpha"}, {1, 1});
+  AddMatch(results, {"alpha", "gamma"}, {2, 1});
+  AddMatch(results, {"beta", "gamma"}, {1, 2}, "bad signature at record 3");
+  return results;
+}
+
+TEST(ReportTest, IsOneHtmlPageWithEveryBot) {
+  const std::string html = RenderHtmlReport(SmallResults());
+  EXPECT_THAT(html, testing::StartsWith("<!DOCTYPE html>"));
+  EXPECT_THAT(html, testing::EndsWith("</html>\n"));
+  for (const char* section :
+       {"<h2>Summary</h2>", "<h2>Standings</h2>", "<h2>Crosstable</h2>",
+        "<h2>Ratings</h2>", "<h2>Matches</h2>"}) {
+    EXPECT_THAT(html, HasSubstr(section));
+  }
+  for (const char* bot : {"alpha", "beta", "gamma"}) {
+    EXPECT_THAT(html, HasSubstr(absl::StrCat("<td class=\"name\">", bot,
+                                             "</td>")));
+    EXPECT_THAT(html, HasSubstr(absl::StrCat("text-anchor=\"end\">", bot,
+                                             "</text>")));
+  }
+  EXPECT_THAT(html, HasSubstr("rock_paper_pyramid"));
+  EXPECT_THAT(html, HasSubstr("<code>ab12</code>"));
+  EXPECT_THAT(html, HasSubstr("bad signature at record 3"));
+  EXPECT_THAT(html, HasSubstr("<a href=\"logs/m0.log\">"));
+  EXPECT_THAT(html, Not(HasSubstr("<h2>SPRT</h2>")));
+}
+
+TEST(ReportTest, ChartHasOneErrorBarAndDotPerBot) {
+  const std::string html = RenderHtmlReport(SmallResults());
+  EXPECT_EQ(Count(html, "<svg "), 1);
+  EXPECT_EQ(Count(html, "<line class=\"bar\""), 3);
+  EXPECT_EQ(Count(html, "<circle class=\"dot\""), 3);
+  EXPECT_EQ(Count(html, "<line class=\"zero\""), 1);
+  EXPECT_GE(Count(html, "<line class=\"tick\""), 3);
+}
+
+TEST(ReportTest, InfiniteBoundsRenderAsInfinityAndArrows) {
+  const std::string html = RenderHtmlReport(SmallResults());
+  EXPECT_THAT(html, HasSubstr("[&minus;&infin;, +&infin;]"));
+  EXPECT_THAT(html, HasSubstr("[-120.2, 190.0]"));
+  // gamma is open on both sides; the finite ends get caps.
+  EXPECT_EQ(Count(html, "<polygon class=\"arrow\""), 2);
+  EXPECT_EQ(Count(html, "<line class=\"cap\""), 4);
+  EXPECT_THAT(html, Not(HasSubstr("inf<")));
+  EXPECT_THAT(html, Not(HasSubstr("nan")));
+}
+
+TEST(ReportTest, AllZeroRatingsStillScale) {
+  v1::TournamentResults results;
+  AddStanding(results, "a", 0, 0, 0);
+  AddStanding(results, "b", 0, -kInfinity, 0);
+  const std::string html = RenderHtmlReport(results);
+  EXPECT_EQ(Count(html, "<line class=\"bar\""), 2);
+  EXPECT_THAT(html, Not(HasSubstr("nan")));
+  EXPECT_THAT(html, Not(HasSubstr("inf\"")));
+}
+
+TEST(ReportTest, CrosstableCountsGenuinePairwiseResults) {
+  const std::string html = RenderHtmlReport(SmallResults());
+  EXPECT_THAT(html, HasSubstr("<td title=\"alpha vs beta\">1.5/2</td>"));
+  EXPECT_THAT(html, HasSubstr("<td title=\"beta vs alpha\">0.5/2</td>"));
+  EXPECT_THAT(html, HasSubstr("<td title=\"alpha vs gamma\">0/1</td>"));
+  EXPECT_THAT(html, HasSubstr("<td title=\"gamma vs alpha\">1/1</td>"));
+  // Their only match did not verify.
+  EXPECT_THAT(html, HasSubstr("<td title=\"beta vs gamma\">&middot;</td>"));
+  EXPECT_THAT(html, HasSubstr("<td title=\"gamma vs beta\">&middot;</td>"));
+}
+
+TEST(ReportTest, CrosstableCountsEveryPairOfAMultiSeatMatch) {
+  v1::TournamentResults results;
+  AddStanding(results, "a", 0, -1, 1);
+  AddStanding(results, "b", 0, -1, 1);
+  AddStanding(results, "c", 0, -1, 1);
+  AddMatch(results, {"c", "a", "b"}, {3, 1, 1});
+  AddMatch(results, {"a", "b", "c"}, {2, 3, 1});
+  const std::string html = RenderHtmlReport(results);
+  EXPECT_THAT(html, HasSubstr("<td title=\"a vs b\">1.5/2</td>"));
+  EXPECT_THAT(html, HasSubstr("<td title=\"b vs a\">0.5/2</td>"));
+  EXPECT_THAT(html, HasSubstr("<td title=\"a vs c\">1/2</td>"));
+  EXPECT_THAT(html, HasSubstr("<td title=\"c vs b\">1/2</td>"));
+}
+
+TEST(ReportTest, EscapesEveryStringFromTheResults) {
+  v1::TournamentResults results = SmallResults();
+  results.set_name("<script>alert(\"x\")</script> & co");
+  results.mutable_matches(3)->set_verdict("<b onclick='x'>bad</b>");
+  results.mutable_matches(0)->set_match_id("<i>id</i>");
+  results.set_referee_public_key("<key>");
+  const std::string html = RenderHtmlReport(results);
+  EXPECT_THAT(html, Not(HasSubstr("<script")));
+  EXPECT_THAT(html, Not(HasSubstr("<b ")));
+  EXPECT_THAT(html, Not(HasSubstr("<i>")));
+  EXPECT_THAT(html, Not(HasSubstr("<key>")));
+  EXPECT_THAT(html,
+              HasSubstr("&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; "
+                        "&amp; co"));
+  EXPECT_THAT(html, HasSubstr("&lt;b onclick=&#39;x&#39;&gt;bad&lt;/b&gt;"));
+}
+
+TEST(ReportTest, ReferencesNothingOutsideThePage) {
+  v1::TournamentResults results = SmallResults();
+  results.mutable_matches(1)->set_log_file("https://example.com/x.log");
+  results.mutable_matches(2)->set_log_file("/etc/passwd");
+  const std::string html = RenderHtmlReport(results);
+  // The hostile log paths appear as text but are not linked.
+  EXPECT_THAT(html, Not(HasSubstr("href=\"https:")));
+  EXPECT_THAT(html, Not(HasSubstr("href=\"/")));
+  EXPECT_EQ(Count(html, "<a href="), 2);
+  const std::string clean = RenderHtmlReport(SmallResults());
+  for (const char* external :
+       {"http://", "https://", "src=", "<script", "<link", "@import",
+        "url("}) {
+    EXPECT_THAT(clean, Not(HasSubstr(external))) << external;
+  }
+}
+
+TEST(ReportTest, ShowsGameOptionsAndSprt) {
+  v1::TournamentResults results = SmallResults();
+  results.mutable_game()->mutable_rock_paper_pyramid();
+  const std::string defaults = RenderHtmlReport(results);
+  v1::SprtOutcome* sprt = results.mutable_sprt();
+  sprt->set_decision("H1");
+  sprt->set_llr(3.1);
+  sprt->set_lower_bound(-2.944);
+  sprt->set_upper_bound(2.944);
+  sprt->set_wins(30);
+  sprt->set_draws(4);
+  sprt->set_losses(10);
+  sprt->set_elo(150);
+  sprt->set_elo_low(60);
+  sprt->set_elo_high(kInfinity);
+  const std::string html = RenderHtmlReport(results);
+  EXPECT_THAT(html, HasSubstr("<h2>SPRT</h2>"));
+  EXPECT_THAT(html, HasSubstr("H1"));
+  EXPECT_THAT(html, HasSubstr("3.100 in [-2.944, 2.944]"));
+  EXPECT_THAT(html, HasSubstr("30 / 4 / 10"));
+  EXPECT_THAT(html, HasSubstr("150.0 [60.0, +&infin;]"));
+  EXPECT_THAT(defaults, HasSubstr("options: defaults"));
+  EXPECT_THAT(html, HasSubstr("options: defaults"));
+  results.mutable_game()->mutable_rock_paper_pyramid()->set_red(true);
+  EXPECT_THAT(RenderHtmlReport(results),
+              HasSubstr("options: <code>red: true</code>"));
+}
+
+TEST(ReportTest, IsDeterministic) {
+  EXPECT_EQ(RenderHtmlReport(SmallResults()), RenderHtmlReport(SmallResults()));
+}
+
+}  // namespace
+}  // namespace pyramid

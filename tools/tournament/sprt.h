@@ -1,0 +1,47 @@
+// The sequential probability ratio test between two bots (Tournament.sprt):
+// the generalized SPRT on the trinomial (win, draw, loss) model with
+// logistic Elo hypotheses, as fishtest computes it. Pure and deterministic;
+// docs/tournament.md, section "SPRT", states the formula.
+#ifndef PYRAMID_TOOLS_TOURNAMENT_SPRT_H_
+#define PYRAMID_TOOLS_TOURNAMENT_SPRT_H_
+
+#include "absl/status/status.h"
+#include "pyramid/referee/v1/tournament.pb.h"
+
+namespace pyramid {
+
+// The error rate an alpha or beta of 0 stands for.
+inline constexpr double kDefaultSprtErrorRate = 0.05;
+
+// OK when `settings` can run: elo0 and elo1 finite with elo1 > elo0; alpha
+// and beta (after 0 becomes kDefaultSprtErrorRate) in (0, 1) with
+// alpha + beta < 1, so that lower bound < 0 < upper bound. Otherwise
+// INVALID_ARGUMENT saying which.
+absl::Status ValidateSprt(const referee::v1::SprtSettings& settings);
+
+// The generalized log-likelihood ratio of H1 (expected score
+// s1 = ScoreFromElo(elo1)) against H0 (s0 = ScoreFromElo(elo0)) for the
+// results of bot 0 against bot 1. Each hypothesis is fitted by maximum
+// likelihood: the trinomial (loss, draw, win) distribution with mean score
+// s closest to the observed frequencies is p_i / (1 + x (a_i - s)), with
+// a = (0, 1/2, 1), p the observed frequencies and x the root of
+// sum_i p_i (a_i - s) / (1 + x (a_i - s)) = 0; then
+// LLR = N sum_i p_i (ln(1 + x0 (a_i - s0)) - ln(1 + x1 (a_i - s1))).
+// A count of 0 is replaced by 0.001 (and N is the sum of the counts so
+// regularized), as fishtest does. 0 without games.
+// REQUIRES: elo0, elo1 finite; the counts >= 0.
+double SprtLogLikelihoodRatio(double elo0, double elo1, int wins, int draws,
+                              int losses);
+
+// The state of the test after bot 0 scored `wins`, `draws` and `losses`
+// against bot 1: decision "H1" when the LLR is at or above
+// ln((1 - beta) / alpha), "H0" at or below ln(beta / (1 - alpha)), else
+// "inconclusive" (the runner plays on; a test the match limit stops ends
+// so); the bounds, the counts, and the Elo difference with its 95%
+// interval (EloDifference). REQUIRES: ValidateSprt(settings) is OK.
+referee::v1::SprtOutcome EvaluateSprt(const referee::v1::SprtSettings& settings,
+                                      int wins, int draws, int losses);
+
+}  // namespace pyramid
+
+#endif  // PYRAMID_TOOLS_TOURNAMENT_SPRT_H_

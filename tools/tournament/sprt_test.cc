@@ -1,0 +1,174 @@
+// Tests of the SPRT against values computed independently: a Python script
+// that maximizes each hypothesis' trinomial likelihood directly (a
+// golden-section search over the draw probability, the win and loss
+// probabilities following from the mean score), without the secular
+// equation the implementation solves. Its numbers are quoted where used.
+
+#include "tools/tournament/sprt.h"
+
+#include <cmath>
+#include <string>
+
+#include "absl/status/status.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tools/tournament/ratings.h"
+
+namespace pyramid {
+namespace {
+
+namespace v1 = ::pyramid::referee::v1;
+
+using ::testing::HasSubstr;
+
+v1::SprtSettings Settings(double elo0, double elo1, double alpha = 0,
+                          double beta = 0) {
+  v1::SprtSettings settings;
+  settings.set_elo0(elo0);
+  settings.set_elo1(elo1);
+  settings.set_alpha(alpha);
+  settings.set_beta(beta);
+  return settings;
+}
+
+struct Decided {
+  int games = 0;  // Games played when the test stopped.
+  v1::SprtOutcome outcome;
+};
+
+// Plays `pattern` (W, D, L from bot 0's side) over and over, evaluating the
+// test after every game, until it decides or `limit` games are played.
+Decided PlayUntilDecided(const v1::SprtSettings& settings,
+                         const std::string& pattern, int limit) {
+  int wins = 0, draws = 0, losses = 0;
+  Decided decided;
+  while (decided.games < limit) {
+    switch (pattern[decided.games % pattern.size()]) {
+      case 'W':
+        ++wins;
+        break;
+      case 'D':
+        ++draws;
+        break;
+      default:
+        ++losses;
+        break;
+    }
+    ++decided.games;
+    decided.outcome = EvaluateSprt(settings, wins, draws, losses);
+    if (decided.outcome.decision() != "inconclusive") break;
+  }
+  return decided;
+}
+
+TEST(ValidateSprtTest, AcceptsDefaultsAndRejectsBadSettings) {
+  EXPECT_TRUE(ValidateSprt(Settings(0, 10)).ok());
+  EXPECT_TRUE(ValidateSprt(Settings(-3, 1, 0.1, 0.2)).ok());
+
+  const absl::Status order = ValidateSprt(Settings(10, 10));
+  EXPECT_EQ(order.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(order.message()), HasSubstr("elo1"));
+  EXPECT_FALSE(ValidateSprt(Settings(5, 0)).ok());
+  EXPECT_FALSE(ValidateSprt(Settings(0, INFINITY)).ok());
+  EXPECT_FALSE(ValidateSprt(Settings(NAN, 5)).ok());
+  EXPECT_FALSE(ValidateSprt(Settings(0, 5, 1, 0.05)).ok());
+  EXPECT_FALSE(ValidateSprt(Settings(0, 5, -0.1, 0.05)).ok());
+  EXPECT_FALSE(ValidateSprt(Settings(0, 5, 0.05, 1.5)).ok());
+  EXPECT_EQ(ValidateSprt(Settings(0, 5, 0.6, 0.5)).code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+TEST(SprtLogLikelihoodRatioTest, MatchesIndependentMaximization) {
+  // From the Python script. For comparison, the usual normal approximation
+  // N (s1 - s0)(2 s - s0 - s1) / (2 var) (fastchess, newer cutechess)
+  // gives 2.9437, -0.0256, 3.5580 and 2.9922 on the first four.
+  EXPECT_NEAR(SprtLogLikelihoodRatio(0, 10, 600, 300, 500), 2.926162571384552,
+              1e-9);
+  EXPECT_NEAR(SprtLogLikelihoodRatio(0, 10, 4307, 8620, 4063),
+              -0.02754600477680924, 1e-9);
+  EXPECT_NEAR(SprtLogLikelihoodRatio(0, 5, 4307, 8620, 4063),
+              3.5570009726802994, 1e-9);
+  EXPECT_NEAR(SprtLogLikelihoodRatio(0, 3, 4307, 8620, 4063), 2.991288808309946,
+              1e-9);
+  // Zero counts are regularized to 0.001 games, so a perfect start still
+  // gives a small, finite ratio.
+  EXPECT_NEAR(SprtLogLikelihoodRatio(-5, 0, 10, 0, 0), 0.14494726380625966,
+              1e-9);
+  EXPECT_NEAR(SprtLogLikelihoodRatio(0, 10, 3, 0, 0), 0.0851036320984353, 1e-9);
+  EXPECT_NEAR(SprtLogLikelihoodRatio(0, 50, 3, 2, 1), 0.34430075081881095,
+              1e-9);
+  EXPECT_EQ(SprtLogLikelihoodRatio(0, 10, 0, 0, 0), 0);
+}
+
+TEST(SprtLogLikelihoodRatioTest, SwappingSidesNegatesHypotheses) {
+  // Bot 0's results for [elo0, elo1] are bot 1's for [-elo1, -elo0], with
+  // the roles of H0 and H1 exchanged.
+  EXPECT_NEAR(SprtLogLikelihoodRatio(0, 10, 600, 300, 500),
+              -SprtLogLikelihoodRatio(-10, 0, 500, 300, 600), 1e-9);
+}
+
+TEST(EvaluateSprtTest, BoundsAndInconclusiveShortRun) {
+  const v1::SprtOutcome outcome = EvaluateSprt(Settings(0, 50), 3, 2, 1);
+  // ln(0.05 / 0.95) and ln(0.95 / 0.05).
+  EXPECT_NEAR(outcome.lower_bound(), -2.9444389791664403, 1e-12);
+  EXPECT_NEAR(outcome.upper_bound(), 2.9444389791664403, 1e-12);
+  EXPECT_EQ(outcome.decision(), "inconclusive");
+  EXPECT_NEAR(outcome.llr(), 0.34430075081881095, 1e-9);
+  EXPECT_EQ(outcome.wins(), 3u);
+  EXPECT_EQ(outcome.draws(), 2u);
+  EXPECT_EQ(outcome.losses(), 1u);
+  const EloInterval elo = EloDifference(3, 2, 1);
+  EXPECT_EQ(outcome.elo(), elo.elo);
+  EXPECT_EQ(outcome.elo_low(), elo.low);
+  EXPECT_EQ(outcome.elo_high(), elo.high);
+  EXPECT_NEAR(outcome.elo(), EloFromScore(4.0 / 6), 1e-9);
+
+  const v1::SprtOutcome custom =
+      EvaluateSprt(Settings(0, 50, 0.1, 0.2), 3, 2, 1);
+  EXPECT_NEAR(custom.lower_bound(), std::log(0.2 / 0.9), 1e-12);
+  EXPECT_NEAR(custom.upper_bound(), std::log(0.8 / 0.1), 1e-12);
+}
+
+TEST(EvaluateSprtTest, AcceptsH1OnAStrongSequence) {
+  // W W D W L W D W L W repeated (score 0.7): by the Python script the
+  // LLR of [0, 50] is 2.8841 after 47 games and 3.0385 after game 48
+  // (29 wins, 10 draws, 9 losses), the first at or above 2.9444.
+  const Decided decided = PlayUntilDecided(Settings(0, 50), "WWDWLWDWLW", 1000);
+  EXPECT_EQ(decided.games, 48);
+  const v1::SprtOutcome& outcome = decided.outcome;
+  EXPECT_EQ(outcome.decision(), "H1");
+  EXPECT_NEAR(outcome.llr(), 3.038461621902169, 1e-9);
+  EXPECT_EQ(outcome.wins(), 29u);
+  EXPECT_EQ(outcome.draws(), 10u);
+  EXPECT_EQ(outcome.losses(), 9u);
+  EXPECT_NEAR(SprtLogLikelihoodRatio(0, 50, 28, 10, 9), 2.8841361554339215,
+              1e-9);
+}
+
+TEST(EvaluateSprtTest, AcceptsH0OnAWeakSequence) {
+  // L W D L W D L W D L repeated (score 0.45): the LLR of [0, 50] is
+  // -2.8064 after 80 games and -3.0086 after game 81 (24 wins, 24 draws,
+  // 33 losses).
+  const Decided decided = PlayUntilDecided(Settings(0, 50), "LWDLWDLWDL", 1000);
+  EXPECT_EQ(decided.games, 81);
+  const v1::SprtOutcome& outcome = decided.outcome;
+  EXPECT_EQ(outcome.decision(), "H0");
+  EXPECT_NEAR(outcome.llr(), -3.008556666523307, 1e-9);
+  EXPECT_EQ(outcome.wins(), 24u);
+  EXPECT_EQ(outcome.draws(), 24u);
+  EXPECT_EQ(outcome.losses(), 33u);
+  EXPECT_LT(outcome.elo(), 0);
+  EXPECT_LT(outcome.elo_low(), outcome.elo());
+  EXPECT_GT(outcome.elo_high(), outcome.elo());
+}
+
+TEST(EvaluateSprtTest, NoGamesIsInconclusive) {
+  const v1::SprtOutcome outcome = EvaluateSprt(Settings(0, 10), 0, 0, 0);
+  EXPECT_EQ(outcome.decision(), "inconclusive");
+  EXPECT_EQ(outcome.llr(), 0);
+  EXPECT_EQ(outcome.elo(), 0);
+  EXPECT_TRUE(std::isinf(outcome.elo_low()));
+}
+
+}  // namespace
+}  // namespace pyramid
