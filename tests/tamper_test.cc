@@ -1,17 +1,32 @@
-// Tampering with the golden logs of testdata/golden/: every single-byte
-// change, every truncation, every dropped, duplicated or swapped-adjacent
-// record must be rejected, with the expected reason in representative cases.
-// Then the real `replay` command on a golden log and on tampered copies:
-// exit codes (0 genuine, 1 not genuine, 2 usage or I/O error) and output.
+// Tampering with the golden logs of testdata/golden/: single-byte changes,
+// truncations, and every dropped, duplicated or swapped-adjacent record must
+// be rejected, with the expected reason in representative cases. Then the
+// real `replay` command on the golden logs and on tampered copies: exit codes
+// (0 genuine, 1 not genuine, 2 usage or I/O error) and output.
+//
+// Byte changes and truncations are O(n^2) in the log's size (each one
+// re-verifies the log). A golden of at most kExhaustiveUpTo bytes (12 KiB:
+// the rock_paper_pyramid ones and the three-seat Shambo one) is changed at
+// every byte and cut at every byte. A larger one is changed and cut at a
+// fixed, deterministic sample (TestedPositions): every byte of the magic, of
+// the header record and of the seal record; every byte of the first and the
+// last checkpoint record; and for every other record the first byte of its
+// length prefix and one byte of its body, at an offset that moves with the
+// record's index so that the sample walks through every field (tags,
+// prev_hash, payloads, signatures). Dropped, duplicated and swapped records
+// stay exhaustive for every golden.
 //
 // Tests run from the source root; ctest sets PYRAMID_BIN to the directory of
 // the built binaries.
 #include <stdlib.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <numeric>
+#include <set>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -48,8 +63,19 @@ const char* const kGoldens[] = {
     "testdata/golden/rock_paper_pyramid/winner_takes_all.pyrlog",
     "testdata/golden/rock_paper_pyramid/forfeit_mismatch.pyrlog",
     "testdata/golden/rock_paper_pyramid/default_action_timeout.pyrlog",
+    "testdata/golden/pyramid_shambo/two_seats_move_limit.pyrlog",
+    "testdata/golden/pyramid_shambo/three_seats.pyrlog",
+    "testdata/golden/pyramid_shambo/ten_seats.pyrlog",
+    "testdata/golden/flaming_pyramids/two_seats.pyrlog",
+    "testdata/golden/flaming_pyramids/four_seats_curse.pyrlog",
+    "testdata/golden/flaming_pyramids/six_seats.pyrlog",
+    "testdata/golden/pyramid_scheme/two_seats_turn_limit.pyrlog",
+    "testdata/golden/pyramid_scheme/three_seats.pyrlog",
+    "testdata/golden/pyramid_scheme/four_seats.pyrlog",
 };
 constexpr char kClassic[] = "testdata/golden/rock_paper_pyramid/classic.pyrlog";
+// Goldens up to this size are changed and cut at every byte (see the top).
+constexpr uint64_t kExhaustiveUpTo = 12 * 1024;
 
 // Protobuf logs an error for every string field with invalid UTF-8, which
 // thousands of flipped bytes produce; the verdicts are what is tested.
@@ -59,8 +85,8 @@ const bool kQuietProtobuf = [] {
 }();
 
 std::string Describe(const Verdict& v) {
-  return absl::StrCat(VerdictKindName(v.kind), " (record ", v.bad_record, ": ", v.reason,
-                      ")");
+  return absl::StrCat(VerdictKindName(v.kind), " (record ", v.bad_record, ": ",
+                      v.reason, ")");
 }
 
 std::string Varint(uint64_t n) {
@@ -103,6 +129,44 @@ struct Golden {
   std::vector<v1::LogRecord> parsed;
 };
 
+// The byte positions at which a golden is changed and cut, ascending: every
+// position up to kExhaustiveUpTo bytes, else the sample described at the top.
+std::vector<uint64_t> TestedPositions(const Golden& golden) {
+  const uint64_t size = golden.file.size();
+  if (size <= kExhaustiveUpTo) {
+    std::vector<uint64_t> all(size);
+    std::iota(all.begin(), all.end(), uint64_t{0});
+    return all;
+  }
+  std::set<uint64_t> sample;
+  const auto add_range = [&sample](uint64_t begin, uint64_t end) {
+    for (uint64_t p = begin; p < end; ++p) sample.insert(p);
+  };
+  const size_t seal = golden.size() - 1;
+  add_range(0, golden.ends[0]);          // The magic and the header.
+  add_range(golden.begins[seal], size);  // The seal.
+  size_t first_checkpoint = seal, last_checkpoint = seal;
+  for (size_t i = 1; i < seal; ++i) {
+    if (!golden.parsed[i].has_checkpoint()) continue;
+    if (first_checkpoint == seal) first_checkpoint = i;
+    last_checkpoint = i;
+  }
+  for (size_t i : {first_checkpoint, last_checkpoint})
+    add_range(golden.begins[i], golden.ends[i]);
+  for (size_t i = 1; i < seal; ++i) {
+    const uint64_t body_size = golden.records[i].size();
+    sample.insert(golden.begins[i]);
+    sample.insert(golden.ends[i] - body_size + (37 * i) % body_size);
+  }
+  return std::vector<uint64_t>(sample.begin(), sample.end());
+}
+
+// A test name for a golden: its directory (the game) and its stem.
+std::string GoldenName(const std::filesystem::path& path) {
+  return absl::StrCat(path.parent_path().filename().string(), "_",
+                      path.stem().string());
+}
+
 // Frames stored record bytes into a log, as they are (no re-chaining).
 std::string Frame(const std::vector<std::string>& records) {
   std::string out(log_format::kMagic);
@@ -112,8 +176,10 @@ std::string Frame(const std::vector<std::string>& records) {
 }
 
 Verdict Verify(std::string_view file, bool check_signatures = true) {
+  // Read once: the sweeps verify hundreds of thousands of copies.
+  static const std::string* const kPinnedKey = new std::string(PinnedKey());
   VerifyOptions options;
-  options.pinned_key = PinnedKey();
+  options.pinned_key = *kPinnedKey;
   options.check_signatures = check_signatures;
   return VerifyLog(file, options);
 }
@@ -128,21 +194,22 @@ class TamperTest : public ::testing::TestWithParam<const char*> {
   Golden golden_;
 };
 
-// Every byte, changed by XOR with 0x01 and with 0xFF. The sweep skips the
-// Ed25519 checks (which only add reasons to reject) except for the bytes of
-// the seal, where nothing after it could catch a change; a verdict that is
-// not genuine without them is not genuine with them.
+// The tested bytes (TestedPositions), changed by XOR with 0x01 and with
+// 0xFF. The sweep skips the Ed25519 checks (which only add reasons to
+// reject) except for the bytes of the seal, where nothing after it could
+// catch a change; a verdict that is not genuine without them is not genuine
+// with them.
 class ByteFlipTest
     : public ::testing::TestWithParam<std::tuple<const char*, uint8_t>> {};
 
-TEST_P(ByteFlipTest, EverySingleByteChangeIsRejected) {
+TEST_P(ByteFlipTest, SingleByteChangesAreRejected) {
   const auto& [path, mask] = GetParam();
   const Golden golden(path);
   ASSERT_GT(golden.size(), 2u);
   const uint64_t seal_begin = golden.begins.back();
   std::string bad = golden.file;
   int prefixes = 0;
-  for (size_t p = 0; p < bad.size(); ++p) {
+  for (const uint64_t p : TestedPositions(golden)) {
     bad[p] = static_cast<char>(bad[p] ^ mask);
     const Verdict v = Verify(bad, /*check_signatures=*/p >= seal_begin);
     bad[p] = static_cast<char>(bad[p] ^ mask);
@@ -167,16 +234,41 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Combine(::testing::ValuesIn(kGoldens),
                        ::testing::Values(uint8_t{0x01}, uint8_t{0xff})),
     [](const auto& info) {
-      std::string name = std::filesystem::path(std::get<0>(info.param)).stem();
-      return absl::StrCat(name,
+      return absl::StrCat(GoldenName(std::get<0>(info.param)),
                           std::get<1>(info.param) == 1 ? "_Xor01" : "_XorFF");
     });
 
-TEST_P(TamperTest, EveryTruncationIsRejected) {
+// A sample that skipped a record or a byte of the header or the seal would
+// let a change there go untested.
+TEST_P(TamperTest, TestedPositionsCoverEveryRecordHeaderAndSeal) {
+  const std::vector<uint64_t> positions = TestedPositions(golden_);
+  ASSERT_FALSE(positions.empty());
+  ASSERT_TRUE(std::is_sorted(positions.begin(), positions.end()));
+  ASSERT_EQ(std::adjacent_find(positions.begin(), positions.end()),
+            positions.end());
+  ASSERT_LT(positions.back(), golden_.file.size());
+  const std::set<uint64_t> tested(positions.begin(), positions.end());
+  for (size_t i = 0; i < golden_.size(); ++i) {
+    const bool whole = i == 0 || i + 1 == golden_.size();
+    int hits = 0;
+    for (uint64_t p = i == 0 ? 0 : golden_.begins[i]; p < golden_.ends[i];
+         ++p) {
+      if (tested.count(p) > 0) {
+        ++hits;
+      } else {
+        EXPECT_FALSE(whole) << "record " << i << ", byte " << p;
+      }
+    }
+    EXPECT_GE(hits, 2) << "record " << i;
+  }
+}
+
+// Cut at each tested position (TestedPositions).
+TEST_P(TamperTest, TruncationsAreRejected) {
   // Signatures are checked separately at the checkpoint boundaries below.
   int last_checkpoint = -1;
   size_t next = 0;  // First record not yet complete.
-  for (size_t cut = 0; cut < golden_.file.size(); ++cut) {
+  for (const uint64_t cut : TestedPositions(golden_)) {
     while (next < golden_.size() && golden_.ends[next] <= cut) {
       if (golden_.parsed[next].has_checkpoint())
         last_checkpoint = static_cast<int>(next);
@@ -271,11 +363,10 @@ TEST_P(TamperTest, AppendedBytesAreRejected) {
   EXPECT_THAT(stray.reason, HasSubstr("bytes after the seal"));
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Goldens, TamperTest, ::testing::ValuesIn(kGoldens),
-    [](const ::testing::TestParamInfo<const char*>& info) {
-      return std::filesystem::path(info.param).stem().string();
-    });
+INSTANTIATE_TEST_SUITE_P(Goldens, TamperTest, ::testing::ValuesIn(kGoldens),
+                         [](const ::testing::TestParamInfo<const char*>& info) {
+                           return GoldenName(info.param);
+                         });
 
 // ---------------------------------------------------------------------------
 // The reasons for representative single-byte changes of the classic golden.
@@ -574,6 +665,19 @@ TEST_F(ReplayCliTest, ShowPrintsATranscript) {
   const CliRun run = Replay(absl::StrCat("show ", kClassic));
   EXPECT_EQ(run.exit_code, 0) << run.err;
   EXPECT_THAT(run.out, HasSubstr("outcome (TERMINATION_NORMAL)"));
+}
+
+TEST_F(ReplayCliTest, ShowPrintsEveryGolden) {
+  for (const char* golden : kGoldens) {
+    const CliRun run = Replay(absl::StrCat("show ", golden));
+    EXPECT_EQ(run.exit_code, 0) << golden << ": " << run.err;
+    EXPECT_TRUE(run.err.empty()) << golden << ": " << run.err;
+    EXPECT_THAT(run.out, HasSubstr("\noutcome (TERMINATION_")) << golden;
+    EXPECT_THAT(run.out,
+                HasSubstr(absl::StrCat("\nsealed: records 0..",
+                                       Golden(golden).size() - 2, " signed\n")))
+        << golden;
+  }
 }
 
 TEST_F(ReplayCliTest, ExportJsonIsOneJsonObjectPerRecord) {
