@@ -2,20 +2,21 @@
 // separate `bot` processes, `refctl` and `replay` (from $PYRAMID_BIN, else
 // build/bin). A full match between three bot processes (and a bot process
 // that plays two seats over one stream) whose log, fetched with GetLog,
-// verifies with `replay verify --key`; health and reflection on the real
+// verifies with `replay verify --key`; every other game likewise, one bot
+// process per seat (Pyramid Shambo 5 seats, Flaming Pyramids 4 with and
+// without the curse, Pyramid Scheme 4), the verified outcome matching what
+// the bots and `refctl get-match` report; health and reflection on the real
 // server; no token in any output or log; and a referee killed with SIGKILL
 // mid-match whose log on disk still verifies as a prefix up to its last
 // checkpoint. Every process started here is killed when its test ends (and
 // dies with the test process, PR_SET_PDEATHSIG).
-#include <fcntl.h>
 #include <signal.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -25,12 +26,16 @@
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "gmock/gmock.h"
+#include "google/protobuf/text_format.h"
+#include "google/protobuf/util/json_util.h"
+#include "google/protobuf/util/message_differencer.h"
 #include "gtest/gtest.h"
 #include "referee/core/log_reader.h"
 #include "referee/core/log_sink.h"
 #include "referee/crypto/bytes.h"
 #include "referee/crypto/ed25519.h"
 #include "tests/test_client.h"
+#include "tests/test_process.h"
 
 namespace pyramid {
 namespace {
@@ -42,6 +47,8 @@ using svctest::kWait;
 using svctest::PlayClient;
 using svctest::WatchClient;
 using ::testing::HasSubstr;
+
+constexpr char kRpp[] = "rock_paper_pyramid";
 
 std::string BinDir() {
   const char* env = std::getenv("PYRAMID_BIN");
@@ -57,65 +64,7 @@ std::string Trimmed(const std::string& path) {
   return std::string(absl::StripAsciiWhitespace(Slurp(path)));
 }
 
-// A child process with stdout and stderr in files.
-class Process {
- public:
-  Process(const std::vector<std::string>& argv, const std::string& out,
-          const std::string& err)
-      : out_(out), err_(err) {
-    std::vector<char*> args;
-    for (const std::string& a : argv)
-      args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    pid_ = fork();
-    if (pid_ == 0) {
-      prctl(PR_SET_PDEATHSIG, SIGKILL);
-      const int o = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-      const int e = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-      dup2(o, STDOUT_FILENO);
-      dup2(e, STDERR_FILENO);
-      execv(args[0], args.data());
-      _exit(127);
-    }
-  }
-  ~Process() {
-    if (running()) {
-      kill(pid_, SIGKILL);
-      Wait(absl::Seconds(5));
-    }
-  }
-
-  bool running() const { return pid_ > 0 && !exited_; }
-  void Signal(int sig) {
-    if (running()) kill(pid_, sig);
-  }
-  // The exit code (128 + n for a signal), or -1 if still running after
-  // `timeout`.
-  int Wait(absl::Duration timeout = kWait) {
-    const absl::Time end = absl::Now() + timeout;
-    while (running()) {
-      int status = 0;
-      const pid_t r = waitpid(pid_, &status, WNOHANG);
-      if (r == pid_) {
-        exited_ = true;
-        code_ =
-            WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-        break;
-      }
-      if (absl::Now() > end) return -1;
-      absl::SleepFor(absl::Milliseconds(5));
-    }
-    return code_;
-  }
-  std::string out() const { return Slurp(out_); }
-  std::string err() const { return Slurp(err_); }
-
- private:
-  const std::string out_, err_;
-  pid_t pid_ = -1;
-  bool exited_ = false;
-  int code_ = -1;
-};
+using testing_util::Process;
 
 struct ToolResult {
   int code = -1;
@@ -172,7 +121,7 @@ class E2eTest : public ::testing::Test {
     const std::string tag = absl::StrCat(tool, "-", runs_++);
     Process p(args, Path(tag + ".out"), Path(tag + ".err"));
     ToolResult r;
-    r.code = p.Wait();
+    r.code = p.Wait(kWait);
     r.out = p.out();
     r.err = p.err();
     outputs_.push_back(r.out + r.err);
@@ -184,11 +133,13 @@ class E2eTest : public ::testing::Test {
     return Run("refctl", args);
   }
 
-  // Creates a rock_paper_pyramid match; seat tokens go to `token_dir`.
+  // Creates a match of `game` (default: a 3-seat rock_paper_pyramid); seat
+  // tokens go to `token_dir`.
   std::string CreateMatch(const std::string& token_dir,
-                          std::vector<std::string> extra = {}) {
-    std::vector<std::string> args = {"create-match",
-                                     "--game=rock_paper_pyramid", "--seats=3",
+                          std::vector<std::string> extra = {},
+                          const std::string& game = kRpp, int seats = 3) {
+    std::vector<std::string> args = {"create-match", "--game=" + game,
+                                     absl::StrCat("--seats=", seats),
                                      "--token_dir=" + token_dir};
     args.insert(args.end(), extra.begin(), extra.end());
     ToolResult r = Refctl(args);
@@ -207,9 +158,9 @@ class E2eTest : public ::testing::Test {
     return *bots_.back();
   }
 
-  std::string LogPath(const std::string& match_id) const {
-    return absl::StrCat(data_, "/logs/rock_paper_pyramid-", match_id,
-                        ".pyrlog");
+  std::string LogPath(const std::string& match_id,
+                      const std::string& game = kRpp) const {
+    return absl::StrCat(data_, "/logs/", game, "-", match_id, ".pyrlog");
   }
   std::string PublicKeyFile() const { return data_ + "/referee.key.pub"; }
 
@@ -250,7 +201,7 @@ TEST_F(E2eTest, BotProcessesPlayAndTheFetchedLogVerifies) {
   StartBot(Path("multi.token"), {"--matches=2"});
   StartBot(Path("tok-b/seat-2.token"), {"--matches=1"});
   for (auto& bot : bots_) {
-    EXPECT_EQ(bot->Wait(), 0) << bot->out() << bot->err();
+    EXPECT_EQ(bot->Wait(kWait), 0) << bot->out() << bot->err();
     outputs_.push_back(bot->out() + bot->err());
   }
 
@@ -276,7 +227,7 @@ TEST_F(E2eTest, BotProcessesPlayAndTheFetchedLogVerifies) {
 
   // A clean shutdown, then: no token in any output or log.
   referee_->Signal(SIGTERM);
-  EXPECT_EQ(referee_->Wait(), 0);
+  EXPECT_EQ(referee_->Wait(kWait), 0);
   std::vector<std::string> tokens = {Trimmed(data_ + "/admin.token"),
                                      Trimmed(Path("multi.token")),
                                      Trimmed(Path("tok-b/seat-2.token"))};
@@ -326,7 +277,7 @@ TEST_F(E2eTest, SigkillMidMatchLeavesAPrefixThatVerifiesToItsLastCheckpoint) {
   const std::string before_kill = Slurp(LogPath(match));
 
   referee_->Signal(SIGKILL);
-  EXPECT_EQ(referee_->Wait(), 128 + SIGKILL);
+  EXPECT_EQ(referee_->Wait(kWait), 128 + SIGKILL);
   const std::string log = Slurp(LogPath(match));
   EXPECT_EQ(log, before_kill);  // Nothing was lost or added by the kill.
   const SplitLogResult split = SplitLog(log);
@@ -360,8 +311,103 @@ TEST_F(E2eTest, SigkillMidMatchLeavesAPrefixThatVerifiesToItsLastCheckpoint) {
   EXPECT_EQ(v.moves, 9u);
 
   // The bots see their stream break and exit.
-  for (auto& bot : bots_) EXPECT_NE(bot->Wait(), -1);
+  for (auto& bot : bots_) EXPECT_NE(bot->Wait(kWait), -1);
 }
+
+// Every other game end to end: one `bot` process per seat.
+constexpr absl::Duration kMatchTime = absl::Seconds(45);
+
+struct GameCase {
+  std::string name;  // The test's name suffix.
+  std::string game;  // Game id.
+  int seats = 0;
+  std::string options;  // `refctl --options` text; empty: every default.
+};
+
+void PrintTo(const GameCase& c, std::ostream* out) { *out << c.name; }
+
+class GameE2eTest : public E2eTest,
+                    public ::testing::WithParamInterface<GameCase> {};
+
+TEST_P(GameE2eTest, OneBotProcessPerSeatPlaysAndTheVerifiedOutcomeIsReported) {
+  const GameCase& c = GetParam();
+  ASSERT_NO_FATAL_FAILURE(StartReferee());
+  std::vector<std::string> extra;
+  if (!c.options.empty()) extra.push_back("--options=" + c.options);
+  const std::string match = CreateMatch(Path("tok"), extra, c.game, c.seats);
+  ASSERT_EQ(match.size(), 32u);
+  for (int seat = 0; seat < c.seats; ++seat) {
+    StartBot(Path(absl::StrCat("tok/seat-", seat, ".token")),
+             {"--matches=1", "--game=" + c.game});
+  }
+  for (auto& bot : bots_) {
+    ASSERT_EQ(bot->Wait(kMatchTime), 0) << bot->out() << bot->err();
+  }
+
+  // The fetched log is the file on disk and `replay verify --key` finds it
+  // genuine, with the game and seat count asked for.
+  const std::string fetched = Path(match + ".pyrlog");
+  ToolResult got = Refctl({"get-log", match, "--out=" + fetched});
+  ASSERT_EQ(got.code, 0) << got.err;
+  const std::string log = Slurp(fetched);
+  EXPECT_EQ(log, Slurp(LogPath(match, c.game)));
+  ToolResult verify =
+      Run("replay", {"verify", "--key=" + PublicKeyFile(), fetched});
+  EXPECT_EQ(verify.code, 0) << verify.out << verify.err;
+  EXPECT_THAT(verify.out, HasSubstr(absl::StrCat(": genuine (", c.game, ", ")));
+  absl::StatusOr<std::string> key = ParsePublicKey(PublicKeyFile());
+  ASSERT_TRUE(key.ok()) << key.status();
+  const Verdict verdict = svctest::VerifyBytes(log, *key);
+  ASSERT_EQ(verdict.kind, Verdict::Kind::kGenuine) << verdict.reason;
+  EXPECT_EQ(verdict.header.game().game(), c.game);
+  EXPECT_EQ(verdict.header.seats_size(), c.seats);
+  const v1::Outcome& outcome = verdict.outcome;
+  ASSERT_EQ(outcome.seats_size(), c.seats);
+  EXPECT_NE(outcome.termination(), v1::TERMINATION_FORFEIT);
+  v1::GameConfig asked;
+  asked.set_game(c.game);
+  ASSERT_TRUE(google::protobuf::TextFormat::MergeFromString(c.options, &asked));
+  EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(
+      verdict.header.game(), asked))
+      << verdict.header.game().DebugString();
+
+  // `replay` prints the verified ranks; each bot printed its seat's rank and
+  // score; `refctl get-match` shows the same outcome.
+  std::string ranks;
+  for (const v1::SeatOutcome& seat : outcome.seats()) {
+    absl::StrAppend(&ranks, ranks.empty() ? "" : " ", seat.rank());
+  }
+  EXPECT_THAT(verify.out,
+              HasSubstr(absl::StrCat(" moves, ranks ", ranks, ";")));
+  for (int seat = 0; seat < c.seats; ++seat) {
+    const v1::SeatOutcome& mine = outcome.seats(seat);
+    EXPECT_THAT(
+        bots_[seat]->out(),
+        HasSubstr(absl::StrCat("match ", match, " seat ", seat, ": rank ",
+                               mine.rank(), ", score ", mine.score(), "\n")));
+  }
+  ToolResult info = Refctl({"get-match", match});
+  ASSERT_EQ(info.code, 0) << info.err;
+  v1::MatchInfo shown;
+  ASSERT_TRUE(
+      google::protobuf::util::JsonStringToMessage(info.out, &shown).ok())
+      << info.out;
+  EXPECT_EQ(shown.status(), v1::MATCH_FINISHED);
+  EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(
+      shown.outcome(), outcome))
+      << shown.outcome().DebugString() << " vs " << outcome.DebugString();
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Games, GameE2eTest,
+    ::testing::Values(GameCase{"PyramidShambo5", "pyramid_shambo", 5, ""},
+                      GameCase{"FlamingPyramids4", "flaming_pyramids", 4, ""},
+                      GameCase{"FlamingPyramids4Curse", "flaming_pyramids", 4,
+                               "flaming_pyramids { curse: true }"},
+                      GameCase{"PyramidScheme4", "pyramid_scheme", 4, ""}),
+    [](const ::testing::TestParamInfo<GameCase>& info) {
+      return info.param.name;
+    });
 
 }  // namespace
 }  // namespace pyramid

@@ -12,6 +12,12 @@
 #     of the earlier matches again and must count only the match it plays.
 #  4. A scripted three-seat client (tests/python_fault_check.py) checks the
 #     messages around a mismatched reveal under the forfeit policy.
+#  5. Every other game: the Python bot on one seat and C++ bots on the others
+#     in a Pyramid Shambo (4 seats), a Flaming Pyramids (3 seats, curse) and
+#     a Pyramid Scheme (3 seats) match; the rank it prints must be the
+#     verified one. Its action for a decision whose legal actions are not
+#     listed (a Shambo payment with very many options, which random play
+#     rarely meets) is checked on its own first.
 # Every log is fetched with `refctl get-log` and must verify as genuine
 # against the referee's public key.
 #
@@ -187,4 +193,56 @@ spawn fault "$PY" tests/python_fault_check.py "$addr" "$STUBS" "$tmp/tok4" \
 wait_for "$last_pid"
 cat "$tmp/fault.out"
 verify_log "$match_d"
-echo "PASS: Python clients played 5 matches (seat token; bot token: 2 on one stream, 1 after a restart; a fault); every log genuine"
+# --- 5. every other game, the Python bot on one seat
+PYTHONDONTWRITEBYTECODE=1 "$PY" - "$STUBS" tools/python <<'PYEOF' ||
+import sys
+sys.path[:0] = sys.argv[1:]
+from pyramid_bot import unlisted_action
+from pyramid.referee.v1 import game_pb2, pyramid_shambo_pb2 as shambo_pb2
+from pyramid.referee.v1 import referee_service_pb2 as pb
+req = pb.DecisionRequest(game="pyramid_shambo", decision_id=9,
+                         legal_actions_listed=False)
+req.observation.pyramid_shambo.phase = shambo_pb2.SHAMBO_PHASE_PAYMENT
+action = unlisted_action(req, game_pb2, shambo_pb2)
+assert action is not None and action.pyramid_shambo.canonical, action
+req.observation.pyramid_shambo.phase = shambo_pb2.SHAMBO_PHASE_THROW
+assert unlisted_action(req, game_pb2, shambo_pb2) is None
+req.game = "flaming_pyramids"
+assert unlisted_action(req, game_pb2, shambo_pb2) is None
+PYEOF
+  fail "the Python bot's action for an unlisted Shambo payment is not canonical"
+
+# play_game NAME GAME SEATS PY_SEAT [OPTIONS]: the Python bot on seat
+# PY_SEAT, C++ bots on the others. Every bot must finish cleanly, the log
+# must verify, and the Python bot must print its verified rank.
+play_game() {
+  local name=$1 game=$2 seats=$3 py_seat=$4 options=${5:-}
+  local match seat out ranks waited=()
+  match=$(refctl create-match --game="$game" --seats="$seats" \
+    --options="$options" --token_dir="$tmp/tok-$name" 2>/dev/null) ||
+    fail "create-match $game"
+  for ((seat = 0; seat < seats; seat++)); do
+    if ((seat == py_seat)); then
+      spawn "python-$name" "$PY" "$PYBOT" --referee "$addr" --stubs "$STUBS" \
+        --token-file "$tmp/tok-$name/seat-$seat.token" --matches 1 --seed 5
+    else
+      spawn "cpp-$name-$seat" "$BIN/bot" --referee="$addr" \
+        --token_file="$tmp/tok-$name/seat-$seat.token" --matches=1 --quiet
+    fi
+    waited+=("$last_pid")
+  done
+  wait_for "${waited[@]}"
+  grep -q "1 match(es) ended, 0 error(s)" "$tmp/python-$name.out" ||
+    fail "the Python bot reported errors in $game"
+  out=$(verify_log "$match")
+  echo "$out"
+  ranks=${out##*, ranks }
+  read -ra ranks <<<"${ranks%%;*}"
+  grep -Eq "^match $match seat $py_seat: rank ${ranks[py_seat]}, score -?[0-9]+ \[TERMINATION_(NORMAL|MOVE_LIMIT)\]$" \
+    "$tmp/python-$name.out" ||
+    fail "the Python bot did not print its verified rank in $game"
+}
+play_game shambo pyramid_shambo 4 3
+play_game flaming flaming_pyramids 3 1 "flaming_pyramids { curse: true }"
+play_game scheme pyramid_scheme 3 2
+echo "PASS: Python clients played 8 matches (Rock, Paper, Pyramid!: seat token; bot token: 2 on one stream, 1 after a restart; a fault; one each of Pyramid Shambo, Flaming Pyramids, Pyramid Scheme); every log genuine"

@@ -405,6 +405,18 @@ std::vector<v1::PlayResponse> PlayClient::Messages() const {
   return out;
 }
 
+std::vector<v1::PlayResponse> PlayClient::AwaitAfter(size_t n,
+                                                     absl::Duration timeout) {
+  std::unique_lock<std::mutex> lock(mu_);
+  cv_.wait_until(lock, Until(timeout),
+                 [&] { return received_.size() > n || ended_; });
+  std::vector<v1::PlayResponse> out;
+  for (size_t i = n; i < received_.size(); ++i) {
+    out.push_back(received_[i].second);
+  }
+  return out;
+}
+
 uint64_t PlayClient::SeqOf(const Pred& pred) const {
   std::lock_guard<std::mutex> lock(mu_);
   for (const auto& [seq, message] : received_) {
@@ -425,6 +437,59 @@ grpc::Status PlayClient::AwaitEnd(absl::Duration timeout) {
 bool PlayClient::ended() const {
   std::lock_guard<std::mutex> lock(mu_);
   return ended_;
+}
+
+// --- RandomPlayer -----------------------------------------------------------
+
+RandomPlayer::RandomPlayer(PlayClient& client, const Digest& seed)
+    : client_(client), stream_(seed), thread_([this] { Run(); }) {}
+
+RandomPlayer::~RandomPlayer() {
+  stop_ = true;
+  thread_.join();
+}
+
+void RandomPlayer::Run() {
+  size_t answered = 0;
+  while (!stop_) {
+    const std::vector<v1::PlayResponse> fresh =
+        client_.AwaitAfter(answered, absl::Milliseconds(20));
+    for (const v1::PlayResponse& message : fresh) Answer(message);
+    answered += fresh.size();
+    if (fresh.empty() && client_.ended()) return;
+  }
+}
+
+void RandomPlayer::Answer(const v1::PlayResponse& message) {
+  if (message.has_decision()) {
+    const v1::DecisionRequest& d = message.decision();
+    const auto key = std::make_tuple(d.match_id(), d.seat(), d.decision_id());
+    if (d.committed() || !committed_.insert(key).second) return;
+    v1::Action action;
+    if (d.decision_id() == 0) {
+      action = SeedAction();
+    } else if (d.legal_actions_size() > 0) {
+      action = d.legal_actions(
+          static_cast<int>(stream_.Uniform(d.legal_actions_size())));
+    } else {
+      return;  // Nothing this player knows how to play.
+    }
+    const Move move = NewMove(action);
+    client_.Send(CommitMsg(d.match_id(), d.seat(), d.decision_id(), move));
+    if (d.acting_seats_size() == 1) {
+      client_.Send(RevealMsg(d.match_id(), d.seat(), d.decision_id(), move));
+    } else {
+      pending_[key] = move;
+    }
+  } else if (message.has_reveal_request()) {
+    const v1::RevealRequest& r = message.reveal_request();
+    auto it =
+        pending_.find(std::make_tuple(r.match_id(), r.seat(), r.decision_id()));
+    if (it == pending_.end()) return;  // Revealed with the commit.
+    client_.Send(
+        RevealMsg(r.match_id(), r.seat(), r.decision_id(), it->second));
+    pending_.erase(it);
+  }
 }
 
 // --- WatchClient ------------------------------------------------------------

@@ -1,7 +1,9 @@
 // Test-only clients of the referee service (proto/.../referee_service.proto)
-// for tests/service_test.cc and tests/e2e_test.cc: a Play client that sends
-// arbitrary bytes and records every message it receives, an optional honest
-// auto-player inside it, a Watch client, and helpers to read and verify logs.
+// for tests/service_test.cc, tests/e2e_test.cc and tests/hidden_info_test.cc:
+// a Play client that sends arbitrary bytes and records every message it
+// receives, an optional honest auto-player inside it, a random player for
+// long games of single-seat decisions, a Watch client, and helpers to read
+// and verify logs.
 //
 // Every client can append what it receives to a shared EventLog, which puts
 // the messages of all clients in one order (the order their reader threads
@@ -9,6 +11,7 @@
 #ifndef PYRAMID_TESTS_TEST_CLIENT_H_
 #define PYRAMID_TESTS_TEST_CLIENT_H_
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -26,6 +29,8 @@
 #include "absl/time/time.h"
 #include "grpcpp/grpcpp.h"
 #include "pyramid/referee/v1/referee_service.grpc.pb.h"
+#include "referee/crypto/bytes.h"
+#include "referee/crypto/random_stream.h"
 #include "replay/verifier.h"
 
 namespace pyramid::svctest {
@@ -107,6 +112,10 @@ class PlayClient {
   bool AwaitCount(const Pred& pred, int n, absl::Duration timeout = kWait);
   int Count(const Pred& pred) const;
   std::vector<v1::PlayResponse> Messages() const;
+  // Waits until more than `n` messages were received or the stream ended
+  // (or `timeout` passed), then returns the messages after the first `n`.
+  std::vector<v1::PlayResponse> AwaitAfter(size_t n,
+                                           absl::Duration timeout = kWait);
   // The EventLog seq of the first message matching `pred` (0: none).
   uint64_t SeqOf(const Pred& pred) const;
 
@@ -156,6 +165,33 @@ class PlayClient {
   std::vector<std::string> secrets_;
 
   std::thread reader_;
+};
+
+// Plays every seat a client is sent, honestly, until destroyed: commits to
+// each DecisionRequest (the seed, or a listed legal action drawn from a
+// stream keyed by `seed`) and reveals once, right after the commit in a
+// single-seat decision, else on the RevealRequest. Unlike
+// PlayClient::AutoPlay it never repeats a reveal, which the referee refuses
+// and, over a long game of single-seat decisions, counts as a flood.
+// Destroy it before its client.
+class RandomPlayer {
+ public:
+  RandomPlayer(PlayClient& client, const Digest& seed);
+  ~RandomPlayer();
+  RandomPlayer(const RandomPlayer&) = delete;
+  RandomPlayer& operator=(const RandomPlayer&) = delete;
+
+ private:
+  void Run();
+  void Answer(const v1::PlayResponse& message);
+
+  PlayClient& client_;
+  RandomStream stream_;
+  // Committed, not yet revealed.
+  std::map<std::tuple<std::string, uint32_t, uint64_t>, Move> pending_;
+  std::set<std::tuple<std::string, uint32_t, uint64_t>> committed_;
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
 };
 
 // One Watch stream; records every event.

@@ -3,7 +3,9 @@
 
 It needs only Debian's python3-grpcio and python3-protobuf, plus the stubs
 the build generates from proto/ (CMake target pyramid_python_stubs, written
-to build/python/). It plays any game whose legal actions the referee lists:
+to build/python/). It plays every game: a random one of the legal actions the
+referee lists or, where it lists none (a Pyramid Shambo payment with very
+many options), the rules page's `canonical` payment. Run it as:
 
     /usr/bin/python3 tools/python/pyramid_bot.py --referee 127.0.0.1:50051 \
         --token-file tok/seat-0.token --matches 1
@@ -33,6 +35,19 @@ def commitment(match_id_hex, seat, decision_id, salt, action_bytes):
                           salt + action_bytes).digest()
 
 
+def unlisted_action(req, game_pb2, shambo_pb2):
+    """A legal action for a decision whose legal actions are not listed
+    (legal_actions_listed false), or None. Only Pyramid Shambo leaves some
+    out: a payment with too many options to list, where `canonical` (the
+    least option under the rules page's key) is always legal."""
+    if (req.game == "pyramid_shambo" and
+            req.observation.pyramid_shambo.phase ==
+            shambo_pb2.SHAMBO_PHASE_PAYMENT):
+        return game_pb2.Action(
+            pyramid_shambo=shambo_pb2.PyramidShamboAction(canonical=True))
+    return None
+
+
 def parse_args():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--referee", default="127.0.0.1:50051", help="host:port")
@@ -60,6 +75,7 @@ def main():
     import grpc
     from google.protobuf import text_format
     from pyramid.referee.v1 import game_pb2, referee_service_pb2 as pb
+    from pyramid.referee.v1 import pyramid_shambo_pb2 as shambo_pb2
     from pyramid.referee.v1 import referee_service_pb2_grpc as pb_grpc
 
     if args.token_file:
@@ -108,9 +124,13 @@ def main():
         elif req.legal_actions:
             action = rng.choice(req.legal_actions)  # --strategy random
         else:
-            print(f"pyramid_bot: {req.game} lists no legal actions; "
-                  f"cannot play decision {req.decision_id}", file=sys.stderr)
-            return
+            action = (None if req.legal_actions_listed else
+                      unlisted_action(req, game_pb2, shambo_pb2))
+            if action is None:
+                print(f"pyramid_bot: {req.game} lists no legal actions; "
+                      f"cannot play decision {req.decision_id}",
+                      file=sys.stderr)
+                return
         # Commit to the exact bytes we will reveal: serialize once, keep them.
         action_bytes = action.SerializeToString()
         salt = os.urandom(32)
