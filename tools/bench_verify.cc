@@ -1,12 +1,15 @@
 // bench_verify: how fast the verifier judges logs, against the floor any
 // verifier must pay (SHA-256 of every record's stored bytes).
 //
-//   bench_verify [--logs=10000] [--reps=5] [--phases=abcd]
+//   bench_verify [--game=rock_paper_pyramid] [--seats=0] [--logs=10000]
+//                [--reps=5] [--phases=abcd]
 //
-// Plays --logs Rock, Paper, Pyramid! matches in-process between random
-// players (deterministic entropy, fake clock, options varied per match),
-// keeps their logs in memory, then times single-threaded, --reps times each,
-// and prints the median:
+// Plays --logs matches of --game in-process between random players
+// (deterministic entropy, fake clock, options varied per match: the game's
+// own, see kGames, then the seat count, checkpoint interval, forfeit policy
+// and clocks), with --seats seats or, when 0, every seat count of the game
+// in turn; keeps their logs in memory, then times single-threaded, --reps
+// times each, and prints the median:
 //   (a) the hash floor: SplitLog plus SHA-256 of every record's stored bytes
 //       (exactly the bytes the verifier hashes for the chain);
 //   (b) VerifyLog with check_signatures = false (everything but Ed25519);
@@ -32,6 +35,7 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
+#include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "pyramid/referee/v1/log.pb.h"
 #include "referee/core/clock.h"
@@ -43,8 +47,13 @@
 #include "referee/crypto/ed25519.h"
 #include "referee/crypto/protocol.h"
 #include "referee/crypto/sha256.h"
+#include "referee/games/registry.h"
 #include "replay/verifier.h"
 
+ABSL_FLAG(std::string, game, "rock_paper_pyramid",
+          "Game id of the matches whose logs are verified.");
+ABSL_FLAG(int, seats, 0,
+          "Seats per match; 0: every seat count of the game, in turn.");
 ABSL_FLAG(int, logs, 10000, "Number of logs to generate and verify.");
 ABSL_FLAG(int, reps, 5, "Timed repetitions of each phase (median reported).");
 ABSL_FLAG(std::string, phases, "abcd",
@@ -69,33 +78,73 @@ struct Corpus {
   std::vector<SignatureCheck> signatures;
 };
 
-// Options varied across the corpus (every combination appears).
-MatchConfig ConfigFor(int index) {
+// How the corpus varies one game's options: `variants` settings, the v-th
+// set on the match's GameConfig by `apply(v, config)`.
+struct GameVariants {
+  const char* id;
+  const char* name;    // For the report.
+  const char* varied;  // What the variants vary, for the report ("" if none).
+  int variants;
+  void (*apply)(int variant, v1::GameConfig& config);
+};
+
+constexpr GameVariants kGames[] = {
+    {"rock_paper_pyramid", "Rock, Paper, Pyramid!", "red x winner_takes x ",
+     4,
+     [](int variant, v1::GameConfig& config) {
+       v1::RockPaperPyramidOptions* options =
+           config.mutable_rock_paper_pyramid();
+       options->set_red(variant % 2 == 1);
+       options->set_winner_takes(variant / 2 == 1 ? v1::RPP_TAKES_ALL
+                                                  : v1::RPP_TAKES_CAPTURED);
+     }},
+    {"pyramid_shambo", "Pyramid Shambo", "", 1,
+     [](int, v1::GameConfig&) {}},
+    {"flaming_pyramids", "Flaming Pyramids", "curse x ", 2,
+     [](int variant, v1::GameConfig& config) {
+       config.mutable_flaming_pyramids()->set_curse(variant == 1);
+     }},
+    {"pyramid_scheme", "Pyramid Scheme", "", 1, [](int, v1::GameConfig&) {}},
+};
+
+// What the corpus plays: one game, at a fixed seat count or at each of
+// [min_seats, max_seats] in turn.
+struct CorpusSpec {
+  const GameVariants* game = nullptr;
+  int min_seats = 0;
+  int max_seats = 0;
+  std::string description;  // "Pyramid Shambo logs, 5 seats".
+};
+
+// Options varied across the corpus (every combination appears): the game's
+// variants fastest, then the seat count, checkpoint interval, forfeit
+// policy and clocks.
+MatchConfig ConfigFor(const CorpusSpec& spec, int index) {
   static constexpr uint32_t kIntervals[] = {0, 5, 16, 64};
   MatchConfig config;
-  config.game.set_game("rock_paper_pyramid");
-  v1::RockPaperPyramidOptions* options =
-      config.game.mutable_rock_paper_pyramid();
-  options->set_red(index % 2 == 1);
-  options->set_winner_takes((index / 2) % 2 == 1 ? v1::RPP_TAKES_ALL
-                                                 : v1::RPP_TAKES_CAPTURED);
-  config.checkpoint_interval = kIntervals[(index / 4) % 4];
-  config.forfeit_policy = (index / 16) % 2 == 1
+  config.game.set_game(spec.game->id);
+  spec.game->apply(index % spec.game->variants, config.game);
+  const int seat_counts = spec.max_seats - spec.min_seats + 1;
+  int rest = index / spec.game->variants;
+  const int seats = spec.min_seats + rest % seat_counts;
+  rest /= seat_counts;
+  config.checkpoint_interval = kIntervals[rest % 4];
+  config.forfeit_policy = (rest / 4) % 2 == 1
                               ? v1::FORFEIT_POLICY_DEFAULT_ACTION
                               : v1::FORFEIT_POLICY_FORFEIT;
-  if ((index / 32) % 2 == 1) {
+  if ((rest / 8) % 2 == 1) {
     config.clocks.set_commit_timeout_ms(30000);
     config.clocks.set_reveal_timeout_ms(10000);
   }
   config.fsync = FsyncPolicy::kNever;
-  for (int seat = 0; seat < 3; ++seat) {
+  for (int seat = 0; seat < seats; ++seat) {
     v1::Seat& s = config.seats.emplace_back();
     s.set_name(absl::StrCat("random-", seat));
   }
   return config;
 }
 
-absl::Status Generate(int count, Corpus& corpus) {
+absl::Status Generate(const CorpusSpec& spec, int count, Corpus& corpus) {
   const EntropySource entropy =
       DeterministicEntropy(Sha256("pyramid bench_verify corpus"));
   // A handful of referee keys, so signature checks do not all share one.
@@ -109,7 +158,7 @@ absl::Status Generate(int count, Corpus& corpus) {
   for (int i = 0; i < count; ++i) {
     std::string log;
     absl::StatusOr<std::unique_ptr<Match>> match = Match::Create(
-        ConfigFor(i), keys[i % keys.size()],
+        ConfigFor(spec, i), keys[i % keys.size()],
         std::make_unique<StringLogSink>(&log), &clock, entropy);
     if (!match.ok()) return match.status();
     std::vector<std::unique_ptr<RandomPlayer>> players;
@@ -237,6 +286,42 @@ void PrintRow(const char* name, double seconds, const Corpus& corpus,
   std::printf("\n");
 }
 
+// The corpus named by the flags, or an error for the user.
+absl::StatusOr<CorpusSpec> SpecFromFlags() {
+  const std::string id = absl::GetFlag(FLAGS_game);
+  CorpusSpec spec;
+  for (const GameVariants& game : kGames) {
+    if (id == game.id) spec.game = &game;
+  }
+  v1::GameConfig config;
+  config.set_game(id);
+  absl::StatusOr<std::unique_ptr<Game>> game = MakeGame(config);
+  if (spec.game == nullptr || !game.ok()) {
+    std::string known;
+    for (const GameVariants& g : kGames) absl::StrAppend(&known, " ", g.id);
+    return absl::InvalidArgumentError(
+        absl::StrCat("unknown --game ", id, "; one of:", known));
+  }
+  const int seats = absl::GetFlag(FLAGS_seats);
+  spec.min_seats = seats == 0 ? (*game)->min_seats() : seats;
+  spec.max_seats = seats == 0 ? (*game)->max_seats() : seats;
+  if (spec.min_seats < (*game)->min_seats() ||
+      spec.max_seats > (*game)->max_seats()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--seats: ", id, " takes ", (*game)->min_seats(), " to ",
+                     (*game)->max_seats(), " seats"));
+  }
+  spec.description = absl::StrCat(spec.game->name, " logs");
+  if ((*game)->min_seats() != (*game)->max_seats()) {
+    absl::StrAppend(&spec.description, ", ", spec.min_seats);
+    if (spec.max_seats != spec.min_seats) {
+      absl::StrAppend(&spec.description, "-", spec.max_seats);
+    }
+    absl::StrAppend(&spec.description, " seats");
+  }
+  return spec;
+}
+
 int Main() {
   const int count = absl::GetFlag(FLAGS_logs);
   const int reps = absl::GetFlag(FLAGS_reps);
@@ -244,9 +329,14 @@ int Main() {
     std::cerr << "bench_verify: --logs and --reps must be positive\n";
     return 2;
   }
+  const absl::StatusOr<CorpusSpec> spec = SpecFromFlags();
+  if (!spec.ok()) {
+    std::cerr << "bench_verify: " << spec.status().message() << "\n";
+    return 2;
+  }
   Corpus corpus;
   const auto gen_start = std::chrono::steady_clock::now();
-  if (absl::Status s = Generate(count, corpus); !s.ok()) {
+  if (absl::Status s = Generate(*spec, count, corpus); !s.ok()) {
     std::cerr << "bench_verify: generating logs: " << s.message() << "\n";
     return 1;
   }
@@ -270,10 +360,10 @@ int Main() {
   const double full_verify = timed('d', [&] { Keep(VerifyAll(corpus, full)); });
 
   std::printf(
-      "corpus: %zu Rock, Paper, Pyramid! logs (red x winner_takes x "
-      "checkpoint_interval {0,5,16,64} x forfeit policy x clocks), "
-      "generated in %.2f s\n",
-      corpus.logs.size(), gen_seconds);
+      "corpus: %zu %s (%s%scheckpoint_interval {0,5,16,64} x forfeit policy "
+      "x clocks), generated in %.2f s\n",
+      corpus.logs.size(), spec->description.c_str(), spec->game->varied,
+      spec->min_seats == spec->max_seats ? "" : "seats x ", gen_seconds);
   std::printf(
       "        %llu records, %llu moves, %.2f MB, %zu referee signatures; "
       "avg %.1f records, %.0f bytes per log\n",
@@ -316,7 +406,7 @@ int Main() {
 int main(int argc, char** argv) {
   absl::SetProgramUsageMessage(
       "Benchmarks the log verifier against the SHA-256 floor on in-memory "
-      "Rock, Paper, Pyramid! logs.");
+      "logs of one game (default Rock, Paper, Pyramid!).");
   std::vector<char*> rest = absl::ParseCommandLine(argc, argv);
   if (rest.size() > 1) {
     std::cerr << "bench_verify takes no positional arguments\n";

@@ -45,7 +45,7 @@ kill -TERM "$referee_pid"
 wait "$referee_pid" || true
 trap - EXIT
 echo
-echo "Referee stopped. Logs: $out/<game>/logs (results.json beside them);"
+echo "Referee stopped. Logs: $out/<game>/logs (results.json and report.html beside them);"
 echo "referee key: $out/referee/referee.key.pub; transcript of a match:"
 echo "  $bin/replay show \$(ls $out/rock_paper_pyramid/logs/*.pyrlog | head -n 1)"
 exit $status

@@ -168,6 +168,7 @@ class FlamingPyramidsState final : public State {
   absl::Status ValidateAction(int seat,
                               const v1::Action& action) const override;
   std::vector<v1::Action> LegalActions(int seat) const override;
+  std::optional<v1::Action> SoleLegalAction(int seat) const override;
   v1::Action DefaultAction(int seat) const override;
 
   v1::Observation ObservationFor(int seat) const override {
@@ -387,6 +388,18 @@ std::vector<v1::Action> FlamingPyramidsState::LegalActions(int seat) const {
             [](const auto& a, const auto& b) { return a.first < b.first; });
   for (auto& [bytes, action] : keyed) actions.push_back(std::move(action));
   return actions;
+}
+
+// Same answer as the default, without listing every placement: a fall has
+// two directions, and placements pair every hand tile with every legal spot.
+std::optional<v1::Action> FlamingPyramidsState::SoleLegalAction(
+    int seat) const {
+  if (!IsActing(seat) || phase_ != Phase::kPlace || hands_[seat].size() != 1) {
+    return std::nullopt;
+  }
+  const std::vector<Cell> spots = board_.LegalSpots();
+  if (spots.size() != 1) return std::nullopt;
+  return PlaceAction(hands_[seat].front(), spots.front());
 }
 
 // The rules page: the lowest tile id in hand at the first legal spot in

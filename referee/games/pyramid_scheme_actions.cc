@@ -2,6 +2,7 @@
 // Scheme's state (PyramidSchemeState members).
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -65,6 +66,47 @@ v1::PyramidSchemeAction TargetAction(v1::PssReward reward, int target) {
 v1::PyramidSchemeAction PolicePlacement(int parent) {
   v1::PyramidSchemeAction action;
   action.mutable_place_police()->set_parent(static_cast<uint32_t>(parent));
+  return action;
+}
+
+v1::PyramidSchemeAction UseResetAction() {
+  v1::PyramidSchemeAction action;
+  action.mutable_use_reset();
+  return action;
+}
+
+v1::PyramidSchemeAction ArmBypassAction() {
+  v1::PyramidSchemeAction action;
+  action.mutable_arm_bypass();
+  return action;
+}
+
+v1::PyramidSchemeAction FlipAction(int card) {
+  v1::PyramidSchemeAction action;
+  action.mutable_flip()->set_card(static_cast<uint32_t>(card));
+  return action;
+}
+
+v1::PyramidSchemeAction StopFlippingAction() {
+  v1::PyramidSchemeAction action;
+  action.mutable_stop_flipping();
+  return action;
+}
+
+// DISCARD_HAND of the hand cards whose positions are set in `mask`.
+v1::PyramidSchemeAction DiscardAction(const std::vector<int>& hand,
+                                      uint32_t mask) {
+  v1::PyramidSchemeAction action;
+  v1::PssDiscardHand* discard = action.mutable_discard_hand();
+  for (size_t i = 0; i < hand.size(); ++i) {
+    if (mask & (1u << i)) discard->add_cards(static_cast<uint32_t>(hand[i]));
+  }
+  return action;
+}
+
+v1::PyramidSchemeAction EndTurnAction() {
+  v1::PyramidSchemeAction action;
+  action.mutable_end_turn();
   return action;
 }
 
@@ -225,75 +267,65 @@ absl::Status PyramidSchemeState::ValidateForPhase(
   return Illegal("empty action");
 }
 
-// Every legal action of the deciding seat, in no particular order.
-std::vector<v1::PyramidSchemeAction> PyramidSchemeState::Choices() const {
-  std::vector<v1::PyramidSchemeAction> choices;
+void PyramidSchemeState::ForEachChoice(
+    absl::FunctionRef<bool(v1::PyramidSchemeAction)> visit) const {
   const Seat& seat = seats_[DecidingSeat()];
   switch (phase_) {
     case Phase::kAction:
       for (int slot = 0; slot < static_cast<int>(display_.size()); ++slot) {
-        if (CanTake(slot)) choices.push_back(TakeAction(slot));
+        if (CanTake(slot) && !visit(TakeAction(slot))) return;
       }
       for (int card : seat.hand) {
         for (const Node& node : seat.pyramid.nodes()) {
-          if (CanPlace(card, node.card, bypass_armed_)) {
-            choices.push_back(PlaceAction(card, node.card));
+          if (CanPlace(card, node.card, bypass_armed_) &&
+              !visit(PlaceAction(card, node.card))) {
+            return;
           }
         }
       }
-      if (seat.reset_tokens > 0) choices.emplace_back().mutable_use_reset();
-      if (seat.bypass_tokens > 0 && !bypass_armed_) {
-        choices.emplace_back().mutable_arm_bypass();
-      }
-      break;
+      if (seat.reset_tokens > 0 && !visit(UseResetAction())) return;
+      if (seat.bypass_tokens > 0 && !bypass_armed_) visit(ArmBypassAction());
+      return;
     case Phase::kFlip:
       for (int index : seat.pyramid.Qualifying(*edition_)) {
-        choices.emplace_back().mutable_flip()->set_card(
-            static_cast<uint32_t>(seat.pyramid.node(index).card));
+        if (!visit(FlipAction(seat.pyramid.node(index).card))) return;
       }
-      choices.emplace_back().mutable_stop_flipping();
-      break;
+      visit(StopFlippingAction());
+      return;
     case Phase::kReward:
       if (reward_ == v1::PSS_DISCARD_HAND) {
         const int n = static_cast<int>(seat.hand.size());
         for (uint32_t mask = 0; mask < (1u << n); ++mask) {
-          v1::PssDiscardHand* discard =
-              choices.emplace_back().mutable_discard_hand();
-          for (int i = 0; i < n; ++i) {
-            if (mask & (1u << i)) {
-              discard->add_cards(static_cast<uint32_t>(seat.hand[i]));
-            }
-          }
+          if (!visit(DiscardAction(seat.hand, mask))) return;
         }
-        break;
+        return;
       }
       for (int target : RewardTargets()) {
-        choices.push_back(TargetAction(reward_, target));
+        if (!visit(TargetAction(reward_, target))) return;
       }
-      break;
+      return;
     case Phase::kPolice:
       for (int parent : PoliceParents(DecidingSeat())) {
-        choices.push_back(PolicePlacement(parent));
+        if (!visit(PolicePlacement(parent))) return;
       }
-      break;
+      return;
     case Phase::kEndTurn:
-      choices.emplace_back().mutable_use_reset();
-      choices.emplace_back().mutable_end_turn();
-      break;
+      if (visit(UseResetAction())) visit(EndTurnAction());
+      return;
     case Phase::kOver:
-      break;
+      return;
   }
-  return choices;
 }
 
 std::vector<v1::Action> PyramidSchemeState::LegalActions(int seat) const {
   if (IsTerminal() || seat != DecidingSeat()) return {};
   std::vector<std::pair<std::string, v1::Action>> keyed;
-  for (v1::PyramidSchemeAction& choice : Choices()) {
+  ForEachChoice([&](v1::PyramidSchemeAction choice) {
     v1::Action action = Wrap(std::move(choice));
     std::string bytes = DeterministicBytes(action);
     keyed.emplace_back(std::move(bytes), std::move(action));
-  }
+    return true;
+  });
   // std::string compares as unsigned char, as required.
   std::sort(keyed.begin(), keyed.end(),
             [](const auto& a, const auto& b) { return a.first < b.first; });
@@ -303,6 +335,29 @@ std::vector<v1::Action> PyramidSchemeState::LegalActions(int seat) const {
     actions.push_back(std::move(keyed[i].second));
   }
   return actions;
+}
+
+// Same answer as the default, without listing, serializing and sorting
+// every choice: the choices stop at the first that differs from the first
+// (LegalActions drops duplicates, so equal choices are one action).
+std::optional<v1::Action> PyramidSchemeState::SoleLegalAction(int seat) const {
+  if (IsTerminal() || seat != DecidingSeat()) return std::nullopt;
+  std::optional<v1::Action> sole;
+  std::string sole_bytes;
+  bool several = false;
+  ForEachChoice([&](v1::PyramidSchemeAction choice) {
+    v1::Action action = Wrap(std::move(choice));
+    std::string bytes = DeterministicBytes(action);
+    if (!sole.has_value()) {
+      sole = std::move(action);
+      sole_bytes = std::move(bytes);
+      return true;
+    }
+    several = bytes != sole_bytes;
+    return !several;
+  });
+  if (several) return std::nullopt;
+  return sole;
 }
 
 // The rules page's "Default actions".

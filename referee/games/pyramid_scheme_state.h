@@ -16,9 +16,11 @@
 
 #include <deque>
 #include <memory>
+#include <optional>
 #include <utility>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
@@ -56,6 +58,7 @@ class PyramidSchemeState final : public State {
   absl::Status ValidateAction(int seat,
                               const v1::Action& action) const override;
   std::vector<v1::Action> LegalActions(int seat) const override;
+  std::optional<v1::Action> SoleLegalAction(int seat) const override;
   v1::Action DefaultAction(int seat) const override;
   v1::Observation ObservationFor(int seat) const override;
   v1::Observation PublicView() const override;
@@ -123,7 +126,10 @@ class PyramidSchemeState final : public State {
   // supply has no Police, which the rules make impossible).
   std::vector<int> PoliceParents(int seat) const;
   absl::Status ValidateForPhase(const v1::PyramidSchemeAction& action) const;
-  std::vector<v1::PyramidSchemeAction> Choices() const;
+  // Calls `visit` with every legal action of the deciding seat, in no
+  // particular order, until it returns false.
+  void ForEachChoice(
+      absl::FunctionRef<bool(v1::PyramidSchemeAction)> visit) const;
 
   // Transitions: each runs forced steps until the next decision or the end.
   void ApplyTake(int slot);

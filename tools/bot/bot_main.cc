@@ -3,8 +3,9 @@
 // commit-reveal, on one Play stream (so one process plays any number of
 // matches at once).
 //
-//   bot --referee=127.0.0.1:50051 --token_file=FILE [--strategy=random]
-//       [--game=rock_paper_pyramid] [--matches=N] [--key_file=FILE]
+//   bot --referee=127.0.0.1:50051 --token_file=FILE
+//       [--strategy=random|heuristic] [--game=rock_paper_pyramid]
+//       [--matches=N] [--key_file=FILE]
 //
 // The token comes from --token_file, else $PYRAMID_TOKEN.
 #include <cstdlib>
@@ -31,7 +32,9 @@
 ABSL_FLAG(std::string, referee, "127.0.0.1:50051", "Referee address.");
 ABSL_FLAG(std::string, token_file, "",
           "File holding a seat or bot token (default: $PYRAMID_TOKEN).");
-ABSL_FLAG(std::string, strategy, "random", "How to choose actions.");
+ABSL_FLAG(std::string, strategy, "random",
+          "How to choose actions: random, or heuristic "
+          "(docs/bot-strategies.md).");
 ABSL_FLAG(std::string, game, "",
           "Refuse decisions of any other game (empty: play any game).");
 ABSL_FLAG(int, matches, 0,
@@ -45,6 +48,10 @@ ABSL_FLAG(std::string, seed, "",
           "Hex seed for the bot's own randomness (default: random). Salts "
           "and seed contributions always use the system's randomness.");
 ABSL_FLAG(bool, quiet, false, "Print only errors.");
+ABSL_FLAG(int, crash_after_commits, 0,
+          "Fault injection, for testing tournament runners and clients: "
+          "once the referee acknowledges this many commits, exit at once "
+          "with status 3, leaving that commitment unrevealed (0: never).");
 
 namespace pyramid {
 namespace {
@@ -122,8 +129,15 @@ class Bot {
                   << response.error().decision_id() << ": "
                   << response.error().message() << "\n";
         return true;
+      case v1::PlayResponse::kCommitAck:
+        if (++acked_commits_ == absl::GetFlag(FLAGS_crash_after_commits)) {
+          std::cerr << "bot: exiting on purpose after " << acked_commits_
+                    << " commits (--crash_after_commits)" << std::endl;
+          std::_Exit(3);
+        }
+        return true;
       default:
-        return true;  // Acks and results need no answer.
+        return true;  // Other acks and results need no answer.
     }
   }
 
@@ -163,8 +177,13 @@ class Bot {
     }
     pending_[key] = std::move(pending);
     if (!stream.Write(message)) return false;
-    // A single-seat decision opens its reveal phase right after the commit.
-    if (request.acting_seats_size() == 1) return Reveal(key, stream);
+    // A single-seat decision opens its reveal phase right after the commit
+    // (except for the commit after which the bot is to crash).
+    const bool crashing =
+        ++sent_commits_ == absl::GetFlag(FLAGS_crash_after_commits);
+    if (request.acting_seats_size() == 1 && !crashing) {
+      return Reveal(key, stream);
+    }
     return true;
   }
 
@@ -188,6 +207,8 @@ class Bot {
   std::map<Key, Pending> pending_;
   int ended_ = 0;
   int errors_ = 0;
+  int sent_commits_ = 0;
+  int acked_commits_ = 0;
 };
 
 int Main() {
