@@ -86,16 +86,6 @@ bool FitsCleanly(const Board& board, int tile, Cell spot, bool curse) {
   return !fp::FindMayhem(next, curse).has_value();
 }
 
-// The index of a best-scoring candidate, ties broken uniformly.
-int PickBest(const std::vector<double>& scores, RandomStream& stream) {
-  const double best = *std::max_element(scores.begin(), scores.end());
-  std::vector<int> tied;
-  for (size_t i = 0; i < scores.size(); ++i) {
-    if (scores[i] == best) tied.push_back(static_cast<int>(i));
-  }
-  return tied[stream.Uniform(tied.size())];
-}
-
 v1::Action ChooseFall(const v1::DecisionRequest& request, const Board& board,
                       int receiver, const Seats& seats, RandomStream& stream) {
   // The pending fall is the first mayhem the checks find on the table.

@@ -404,17 +404,6 @@ class Model {
   double credited_ = 0;  // Rewards of the flips we imagined.
 };
 
-// The index of a best-scoring candidate, ties broken uniformly.
-int PickBest(const std::vector<double>& scores, RandomStream& stream) {
-  constexpr double kEpsilon = 1e-9;
-  const double best = *std::max_element(scores.begin(), scores.end());
-  std::vector<int> tied;
-  for (size_t i = 0; i < scores.size(); ++i) {
-    if (scores[i] >= best - kEpsilon) tied.push_back(static_cast<int>(i));
-  }
-  return tied[stream.Uniform(tied.size())];
-}
-
 // Everything a decision needs about the deciding seat.
 class Situation {
  public:

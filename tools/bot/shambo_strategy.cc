@@ -85,17 +85,6 @@ double Worth(int seat, const std::vector<Holding>& holdings) {
   return worth;
 }
 
-// The index of a best-scoring candidate, ties broken uniformly.
-int PickBest(const std::vector<double>& scores, RandomStream& stream) {
-  constexpr double kEpsilon = 1e-9;
-  const double best = *std::max_element(scores.begin(), scores.end());
-  std::vector<int> tied;
-  for (size_t i = 0; i < scores.size(); ++i) {
-    if (scores[i] >= best - kEpsilon) tied.push_back(static_cast<int>(i));
-  }
-  return tied[stream.Uniform(tied.size())];
-}
-
 v1::Action Challenge(const v1::DecisionRequest& request,
                      const Observation& observation, RandomStream& stream) {
   if (request.legal_actions().empty()) return v1::Action();

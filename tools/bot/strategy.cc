@@ -1,5 +1,7 @@
 #include "tools/bot/strategy.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "tools/bot/flaming_strategy.h"
 #include "tools/bot/scheme_strategy.h"
@@ -31,6 +33,16 @@ class HeuristicStrategy final : public Strategy {
 };
 
 }  // namespace
+
+int PickBest(const std::vector<double>& scores, RandomStream& stream) {
+  constexpr double kEpsilon = 1e-9;
+  const double best = *std::max_element(scores.begin(), scores.end());
+  std::vector<int> tied;
+  for (size_t i = 0; i < scores.size(); ++i) {
+    if (scores[i] >= best - kEpsilon) tied.push_back(static_cast<int>(i));
+  }
+  return tied[stream.Uniform(tied.size())];
+}
 
 v1::Action UnlistedAction(const v1::DecisionRequest& request) {
   v1::Action action;

@@ -34,6 +34,10 @@ class RandomStrategy final : public Strategy {
                     RandomStream& stream) override;
 };
 
+// The index of a highest of `scores` (non-empty), ties (within 1e-9)
+// broken uniformly with `stream`: how the heuristics choose.
+int PickBest(const std::vector<double>& scores, RandomStream& stream);
+
 // A legal action for a decision whose legal actions are not listed. Only
 // Pyramid Shambo's payments with very many options are unlisted; for them
 // this is `canonical` (the rules page's canonical payment). For any other
