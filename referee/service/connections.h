@@ -3,6 +3,7 @@
 #ifndef PYRAMID_REFEREE_SERVICE_CONNECTIONS_H_
 #define PYRAMID_REFEREE_SERVICE_CONNECTIONS_H_
 
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -27,22 +28,22 @@ class Sink {
 using PlaySink = Sink<referee::v1::PlayResponse>;
 using WatchSink = Sink<referee::v1::WatchEvent>;
 
-// The current Play stream of each principal (Principal::Key()).
+// The current Play stream of each principal, by its route (Principal::route).
 class Connections {
  public:
-  // Makes `sink` the stream of `key`; a previous stream is closed ABORTED.
-  void Attach(const std::string& key, std::shared_ptr<PlaySink> sink);
-  // Forgets `sink` if it is still the stream of `key`.
-  void Detach(const std::string& key, const PlaySink* sink);
-  // The stream of `key`, or null.
-  std::shared_ptr<PlaySink> Find(const std::string& key) const;
+  // Makes `sink` the stream of `route`; a previous stream is closed ABORTED.
+  void Attach(uint64_t route, std::shared_ptr<PlaySink> sink);
+  // Forgets `sink` if it is still the stream of `route`.
+  void Detach(uint64_t route, const PlaySink* sink);
+  // The stream of `route`, or null.
+  std::shared_ptr<PlaySink> Find(uint64_t route) const;
   // Closes every stream (shutdown).
   void CloseAll(int code, const std::string& message);
 
  private:
   mutable absl::Mutex mu_;
   // Looked up for every message sent: hashed, read under a shared lock.
-  absl::flat_hash_map<std::string, std::shared_ptr<PlaySink>> sinks_
+  absl::flat_hash_map<uint64_t, std::shared_ptr<PlaySink>> sinks_
       ABSL_GUARDED_BY(mu_);
 };
 

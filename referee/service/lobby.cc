@@ -66,7 +66,9 @@ absl::StatusOr<v1::RegisterBotResponse> Lobby::RegisterBot(
   principal.bot_id = RandomHex(8);
   {
     absl::MutexLock lock(&mu_);
-    bots_[principal.bot_id] = Bot{request.name(), request.public_key(), {}};
+    principal.route = next_route_++;
+    bots_[principal.bot_id] =
+        Bot{request.name(), request.public_key(), principal.route, {}};
   }
   tokens_.Add(minted, principal);
   v1::RegisterBotResponse response;
@@ -112,9 +114,11 @@ absl::StatusOr<v1::CreateMatchResponse> Lobby::CreateMatch(
           seat.set_public_key(bot->second.public_key);
         }
         host_seat.bot_id = spec.bot_id();
+        host_seat.route = bot->second.route;
       } else {
         seat.set_name(spec.name().empty() ? absl::StrCat("seat ", i)
                                           : spec.name());
+        host_seat.route = next_route_++;
       }
       host_seat.name = seat.name();
       config.seats.push_back(std::move(seat));
@@ -147,10 +151,6 @@ absl::StatusOr<v1::CreateMatchResponse> Lobby::CreateMatch(
   response.set_match_id(match_id);
   for (int i = 0; i < static_cast<int>(hosted.size()); ++i) {
     if (!hosted[i].bot_id.empty()) {
-      Principal bot;
-      bot.kind = Principal::Kind::kBot;
-      bot.bot_id = hosted[i].bot_id;
-      hosted[i].route_key = bot.Key();
       response.add_seat_tokens("");
       continue;
     }
@@ -158,7 +158,7 @@ absl::StatusOr<v1::CreateMatchResponse> Lobby::CreateMatch(
     seat.kind = Principal::Kind::kSeat;
     seat.match_id = match_id;
     seat.seat = i;
-    hosted[i].route_key = seat.Key();
+    seat.route = hosted[i].route;
     const MintedToken minted = MintToken();
     tokens_.Add(minted, seat);
     response.add_seat_tokens(minted.token);
@@ -174,7 +174,7 @@ absl::StatusOr<v1::CreateMatchResponse> Lobby::CreateMatch(
   {
     absl::MutexLock lock(&mu_);
     matches_[match_id] = host;
-    order_.push_back(match_id);
+    order_.push_back(host);
     for (int i = 0; i < host->num_seats(); ++i) {
       if (!host->seat(i).bot_id.empty()) {
         bots_[host->seat(i).bot_id].seats.emplace_back(match_id, i);
@@ -235,7 +235,7 @@ absl::StatusOr<v1::ListMatchesResponse> Lobby::ListMatches(
         (!absl::SimpleAtoi(request.page_token(), &end) || end > order_.size())) {
       return absl::InvalidArgumentError("bad page_token");
     }
-    for (size_t i = end; i-- > 0;) candidates.push_back(matches_.at(order_[i]));
+    for (size_t i = end; i-- > 0;) candidates.push_back(order_[i]);
   }
   v1::ListMatchesResponse response;
   size_t listed = 0;

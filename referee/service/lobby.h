@@ -68,6 +68,7 @@ class Lobby {
   struct Bot {
     std::string name;
     std::string public_key;
+    uint64_t route = 0;  // Its Principal::route.
     std::vector<std::pair<std::string, int>> seats;  // (match id, seat).
   };
 
@@ -80,8 +81,10 @@ class Lobby {
   // Looked up on every Play message: hashed, and read under a shared lock.
   absl::flat_hash_map<std::string, std::shared_ptr<MatchHost>> matches_
       ABSL_GUARDED_BY(mu_);
-  std::vector<std::string> order_ ABSL_GUARDED_BY(mu_);  // Creation order.
+  // Every match in creation order.
+  std::vector<std::shared_ptr<MatchHost>> order_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, Bot> bots_ ABSL_GUARDED_BY(mu_);
+  uint64_t next_route_ ABSL_GUARDED_BY(mu_) = 1;  // Principal::route.
 
   // Last: its thread calls back into the members above.
   std::unique_ptr<DeadlineScheduler> scheduler_;

@@ -11,6 +11,11 @@ namespace {
 
 constexpr int kOk = 0;
 
+// What Match::Commit and Match::Reveal return once the match is over.
+absl::Status MatchOver() {
+  return absl::FailedPreconditionError("the match is over");
+}
+
 int64_t UnixMs(absl::Time t) {
   return t == absl::InfiniteFuture() ? 0 : absl::ToUnixMillis(t);
 }
@@ -45,7 +50,7 @@ MatchHost::MatchHost(std::unique_ptr<Match> match, v1::GameConfig game,
 
 void MatchHost::SendToSeat(int seat, v1::PlayResponse message) {
   if (std::shared_ptr<PlaySink> sink =
-          connections_->Find(seats_[seat].route_key)) {
+          connections_->Find(seats_[seat].route)) {
     sink->Send(std::move(message));
   }
 }
@@ -117,7 +122,7 @@ void MatchHost::SendMatchEnded(int seat) {
   v1::MatchEnded* ended = message.mutable_match_ended();
   ended->set_match_id(match_id_);
   ended->set_seat(seat);
-  *ended->mutable_outcome() = match_->outcome();
+  *ended->mutable_outcome() = OutcomeLocked();
   SendToSeat(seat, std::move(message));
 }
 
@@ -237,6 +242,13 @@ bool MatchHost::Run(int seat, uint64_t decision_id, const Op& op) {
   bool refused = false;
   {
     absl::MutexLock lock(&mu_);
+    if (match_ == nullptr) {
+      // Over and let go: nothing is due, and a seat's call is refused as
+      // the Match refuses it once finished.
+      if (seat < 0) return true;
+      SendError(seat, decision_id, MatchOver(), /*faulted=*/false);
+      return false;
+    }
     const std::optional<DecisionView> before = match_->decision();
     logged_ = false;
     const absl::Status status = op(*match_);
@@ -255,6 +267,10 @@ bool MatchHost::Run(int seat, uint64_t decision_id, const Op& op) {
     next = match_->NextDeadline();
     changed = next != scheduled_;
     scheduled_ = next;
+    if (match_->finished() && match_->broken().ok()) {  // Sealed, announced.
+      outcome_ = match_->outcome();
+      match_.reset();
+    }
   }
   if (changed) on_deadline_(next);
   return !refused;
@@ -267,6 +283,10 @@ void MatchHost::Start() {
 
 void MatchHost::Resume(int seat) {
   absl::MutexLock lock(&mu_);
+  if (match_ == nullptr) {
+    SendMatchEnded(seat);
+    return;
+  }
   const std::optional<DecisionView> decision = match_->decision();
   if (!decision) {
     if (match_->finished()) SendMatchEnded(seat);
@@ -300,7 +320,7 @@ void MatchHost::CheckDeadlines() {
 
 absl::Time MatchHost::NextDeadline() const {
   absl::MutexLock lock(&mu_);
-  return match_->NextDeadline();
+  return match_ == nullptr ? absl::InfiniteFuture() : match_->NextDeadline();
 }
 
 void MatchHost::AddWatcher(std::shared_ptr<WatchSink> watcher) {
@@ -308,7 +328,7 @@ void MatchHost::AddWatcher(std::shared_ptr<WatchSink> watcher) {
   v1::WatchEvent first;
   *first.mutable_match() = InfoLocked(*connections_);
   watcher->Send(std::move(first));
-  if (match_->finished() || !match_->broken().ok()) {
+  if (match_ == nullptr || match_->finished() || !match_->broken().ok()) {
     watcher->Close(kOk, "");
     return;
   }
@@ -317,7 +337,7 @@ void MatchHost::AddWatcher(std::shared_ptr<WatchSink> watcher) {
 
 bool MatchHost::finished() const {
   absl::MutexLock lock(&mu_);
-  return match_->finished();
+  return match_ == nullptr || match_->finished();
 }
 
 v1::MatchInfo MatchHost::Info(const Connections& connections) const {
@@ -333,13 +353,13 @@ v1::MatchInfo MatchHost::InfoLocked(const Connections& connections) const {
     v1::MatchSeatInfo* s = info.add_seats();
     s->set_name(seat.name);
     s->set_bot_id(seat.bot_id);
-    s->set_connected(connections.Find(seat.route_key) != nullptr);
+    s->set_connected(connections.Find(seat.route) != nullptr);
   }
-  if (!match_->broken().ok()) {
+  if (match_ != nullptr && !match_->broken().ok()) {
     info.set_status(v1::MATCH_BROKEN);
-  } else if (match_->finished()) {
+  } else if (match_ == nullptr || match_->finished()) {
     info.set_status(v1::MATCH_FINISHED);
-    *info.mutable_outcome() = match_->outcome();
+    *info.mutable_outcome() = OutcomeLocked();
   } else {
     info.set_status(v1::MATCH_RUNNING);
     info.set_decision_id(match_->decision()->id);
@@ -350,9 +370,13 @@ v1::MatchInfo MatchHost::InfoLocked(const Connections& connections) const {
   return info;
 }
 
+const v1::Outcome& MatchHost::OutcomeLocked() const {
+  return match_ == nullptr ? outcome_ : match_->outcome();
+}
+
 void MatchHost::Suspend() {
   absl::MutexLock lock(&mu_);
-  match_->Checkpoint().IgnoreError();
+  if (match_ != nullptr) match_->Checkpoint().IgnoreError();
 }
 
 }  // namespace pyramid

@@ -15,6 +15,12 @@
 //     content), faults, the public view after each move, the outcome.
 // Nothing is pushed that the seat or watcher may not see: observations come
 // from the game's redaction, and no reveal content is forwarded.
+//
+// Once a match has ended (its log sealed) and its end has been announced,
+// the host lets the Match go (rules state, decision bookkeeping, config) and
+// keeps only what is still asked of it: the outcome, and the summary and log
+// path it holds anyway. Finished matches stay in the lobby for GetMatch,
+// ListMatches and GetLog; live ones then reuse that memory.
 #ifndef PYRAMID_REFEREE_SERVICE_MATCH_HOST_H_
 #define PYRAMID_REFEREE_SERVICE_MATCH_HOST_H_
 
@@ -39,7 +45,7 @@ namespace v1 = ::pyramid::referee::v1;
 struct HostedSeat {
   std::string name;
   std::string bot_id;     // Empty for a seat-token seat.
-  std::string route_key;  // Principal::Key() of whoever plays it.
+  uint64_t route = 0;     // Principal::route of whoever plays it.
 };
 
 class MatchHost {
@@ -107,6 +113,7 @@ class MatchHost {
                  bool faulted) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   v1::MatchInfo InfoLocked(const Connections& connections) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  const v1::Outcome& OutcomeLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const std::string match_id_;
   const v1::GameConfig game_;
@@ -119,7 +126,10 @@ class MatchHost {
   const std::function<void(absl::Time)> on_deadline_;
 
   mutable absl::Mutex mu_;
+  // Null once the match has ended (sealed, not broken) and its end was
+  // announced; `outcome_` then holds its outcome.
   std::unique_ptr<Match> match_ ABSL_GUARDED_BY(mu_);
+  v1::Outcome outcome_ ABSL_GUARDED_BY(mu_);
   std::vector<std::shared_ptr<WatchSink>> watchers_ ABSL_GUARDED_BY(mu_);
   // During Run: the reveal just logged (seat, decision id) that may be acked
   // once no fault follows it; and whether the call logged anything. The

@@ -75,16 +75,14 @@ class FloodGuard {
 };
 
 class PlayReactor final
-    : public grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer> {
+    : public grpc::ServerBidiReactor<grpc::ByteBuffer, SerializedMessage> {
  public:
   PlayReactor(grpc::CallbackServerContext* context, Lobby* lobby,
               const ServiceLimits& limits)
       : lobby_(lobby),
         flood_(limits.flood_burst, limits.flood_refill_per_second),
-        writer_(std::make_shared<PlayWriter>(
-            [this](const grpc::ByteBuffer* m) { StartWrite(m); },
-            [this](grpc::Status s) { Finish(s); },
-            limits.max_queued_messages, &Serialize)) {
+        writer_(std::make_shared<PlayWriter>(this,
+                                             limits.max_queued_messages)) {
     absl::StatusOr<Principal> principal = Authenticate(context, *lobby);
     if (principal.ok() && principal->kind == Principal::Kind::kAdmin) {
       principal = absl::PermissionDeniedError(
@@ -95,10 +93,9 @@ class PlayReactor final
                      std::string(principal.status().message()));
       return;
     }
-    principal_ = *principal;
-    key_ = principal_.Key();
-    lobby_->connections().Attach(key_, writer_);
-    for (const auto& [host, seat] : lobby_->SeatsOf(principal_)) {
+    route_ = principal->route;
+    lobby_->connections().Attach(route_, writer_);
+    for (const auto& [host, seat] : lobby_->SeatsOf(*principal)) {
       host->Resume(seat);
     }
     StartRead(&read_buffer_);
@@ -109,11 +106,14 @@ class PlayReactor final
       writer_->Close(grpc::StatusCode::OK, "");
       return;
     }
+    // Parsed into a local: a request kept between reads would hold its
+    // last commit and reveal for the life of the stream.
+    v1::PlayRequest request;
     const bool parsed = grpc::SerializationTraits<v1::PlayRequest>::Deserialize(
-                            &read_buffer_, &request_)
+                            &read_buffer_, &request)
                             .ok();
     const bool go_on =
-        parsed ? Handle(request_)
+        parsed ? Handle(request)
                : Refuse("", 0, 0,
                         absl::InvalidArgumentError(
                             "malformed message: not a PlayRequest"));
@@ -128,7 +128,7 @@ class PlayReactor final
 
   void OnDone() override {
     writer_->Detach();
-    if (!key_.empty()) lobby_->connections().Detach(key_, writer_.get());
+    if (route_ != 0) lobby_->connections().Detach(route_, writer_.get());
     delete this;
   }
 
@@ -161,13 +161,11 @@ class PlayReactor final
     return accepted || Strike();
   }
 
+  // Whether this stream's principal plays `seat`: the seat is routed to it
+  // (a seat token's seat, or a bot's).
   bool Holds(const MatchHost& host, uint32_t seat) const {
-    if (seat >= static_cast<uint32_t>(host.num_seats())) return false;
-    if (principal_.kind == Principal::Kind::kSeat) {
-      return principal_.match_id == host.match_id() &&
-             principal_.seat == static_cast<int>(seat);
-    }
-    return host.seat(seat).bot_id == principal_.bot_id;
+    return seat < static_cast<uint32_t>(host.num_seats()) &&
+           host.seat(seat).route == route_;
   }
 
   bool Refuse(const std::string& match_id, uint32_t seat, uint64_t decision,
@@ -181,15 +179,6 @@ class PlayReactor final
     error->set_message(std::string(status.message()));
     writer_->Send(std::move(response));
     return Strike();
-  }
-
-  // Messages are serialized as they are queued: the queue then holds their
-  // bytes, not their object trees (see StreamWriter).
-  static void Serialize(const v1::PlayResponse& message,
-                        grpc::ByteBuffer* out) {
-    bool own_buffer = false;
-    grpc::SerializationTraits<v1::PlayResponse>::Serialize(message, out,
-                                                           &own_buffer);
   }
 
   // Counts a refused message; closes the stream when the client floods.
@@ -208,22 +197,21 @@ class PlayReactor final
 
   Lobby* const lobby_;
   FloodGuard flood_;
-  using PlayWriter = StreamWriter<v1::PlayResponse, grpc::ByteBuffer>;
+  using PlayWriter =
+      StreamWriter<v1::PlayResponse, PlayReactor, SerializedMessage>;
+  // Messages are queued serialized (see StreamWriter).
   const std::shared_ptr<PlayWriter> writer_;
-  Principal principal_;
-  std::string key_;  // Empty when unauthenticated.
+  // The principal's Principal::route; 0 when unauthenticated.
+  uint64_t route_ = 0;
   grpc::ByteBuffer read_buffer_;
-  v1::PlayRequest request_;
 };
 
 class WatchReactor final : public grpc::ServerWriteReactor<v1::WatchEvent> {
  public:
   WatchReactor(Lobby* lobby, const v1::WatchRequest& request,
                const ServiceLimits& limits)
-      : writer_(std::make_shared<StreamWriter<v1::WatchEvent>>(
-            [this](const v1::WatchEvent* e) { StartWrite(e); },
-            [this](grpc::Status s) { Finish(s); },
-            limits.max_queued_messages)) {
+      : writer_(std::make_shared<WatchWriter>(this,
+                                              limits.max_queued_messages)) {
     std::shared_ptr<MatchHost> host = lobby->FindMatch(request.match_id());
     if (host == nullptr) {
       writer_->Close(grpc::StatusCode::NOT_FOUND, "unknown match");
@@ -241,7 +229,8 @@ class WatchReactor final : public grpc::ServerWriteReactor<v1::WatchEvent> {
   }
 
  private:
-  const std::shared_ptr<StreamWriter<v1::WatchEvent>> writer_;
+  using WatchWriter = StreamWriter<v1::WatchEvent, WatchReactor>;
+  const std::shared_ptr<WatchWriter> writer_;
 };
 
 class LogReactor final : public grpc::ServerWriteReactor<v1::LogChunk> {
@@ -316,7 +305,7 @@ grpc::ServerUnaryReactor* RefereeService::RegisterBot(
   return Reply(context, registered.status());
 }
 
-grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>*
+grpc::ServerBidiReactor<grpc::ByteBuffer, SerializedMessage>*
 RefereeService::Play(grpc::CallbackServerContext* context) {
   return new PlayReactor(context, lobby_, limits_);
 }

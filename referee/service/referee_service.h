@@ -10,6 +10,7 @@
 
 #include "pyramid/referee/v1/referee_service.grpc.pb.h"
 #include "referee/service/lobby.h"
+#include "referee/service/serialized_message.h"
 
 namespace pyramid {
 
@@ -25,14 +26,37 @@ struct ServiceLimits {
   size_t log_chunk_bytes = 64 << 10;
 };
 
-// Play is registered raw (ByteBuffer both ways) so that a message that does
-// not parse as a PlayRequest gets the documented in-band PlayError
-// INVALID_ARGUMENT; with the typed API gRPC reports it to the reactor exactly
-// like the client's half-close, and the stream would just end with OK.
+// Play reads raw ByteBuffers so that a message that does not parse as a
+// PlayRequest gets the documented in-band PlayError INVALID_ARGUMENT; with
+// the typed API gRPC reports it to the reactor exactly like the client's
+// half-close, and the stream would just end with OK. It writes the
+// PlayResponses its StreamWriter has serialized (SerializedMessage). This is
+// the generated WithRawCallbackMethod_Play with that response type.
+template <class BaseClass>
+class WithSerializedPlayMethod : public BaseClass {
+ public:
+  WithSerializedPlayMethod() {
+    grpc::Service::MarkMethodRawCallback(
+        kPlayMethodIndex,
+        new grpc::internal::CallbackBidiHandler<grpc::ByteBuffer,
+                                                SerializedMessage>(
+            [this](grpc::CallbackServerContext* context) {
+              return Play(context);
+            }));
+  }
+  virtual grpc::ServerBidiReactor<grpc::ByteBuffer, SerializedMessage>* Play(
+      grpc::CallbackServerContext* context) = 0;
+
+ private:
+  // Play's position in the service (its order in referee_service.proto), as
+  // the generated code numbers the methods.
+  static constexpr int kPlayMethodIndex = 2;
+};
+
 using RefereeCallbackBase =
     referee::v1::Referee::WithCallbackMethod_CreateMatch<
         referee::v1::Referee::WithCallbackMethod_RegisterBot<
-            referee::v1::Referee::WithRawCallbackMethod_Play<
+            WithSerializedPlayMethod<
                 referee::v1::Referee::WithCallbackMethod_Watch<
                     referee::v1::Referee::WithCallbackMethod_GetMatch<
                         referee::v1::Referee::WithCallbackMethod_ListMatches<
@@ -50,7 +74,7 @@ class RefereeService final : public RefereeCallbackBase {
       grpc::CallbackServerContext* context,
       const referee::v1::RegisterBotRequest* request,
       referee::v1::RegisterBotResponse* response) override;
-  grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>* Play(
+  grpc::ServerBidiReactor<grpc::ByteBuffer, SerializedMessage>* Play(
       grpc::CallbackServerContext* context) override;
   grpc::ServerWriteReactor<referee::v1::WatchEvent>* Watch(
       grpc::CallbackServerContext* context,

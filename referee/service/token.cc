@@ -25,18 +25,6 @@ std::optional<std::pair<std::string_view, std::string_view>> Split(
 
 }  // namespace
 
-std::string Principal::Key() const {
-  switch (kind) {
-    case Kind::kAdmin:
-      return "admin";
-    case Kind::kSeat:
-      return absl::StrCat("seat/", match_id, "/", seat);
-    case Kind::kBot:
-      return absl::StrCat("bot/", bot_id);
-  }
-  return "";
-}
-
 MintedToken MintToken() {
   if (sodium_init() < 0) std::abort();
   std::string id(kIdBytes, '\0');

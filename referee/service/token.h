@@ -7,6 +7,7 @@
 #ifndef PYRAMID_REFEREE_SERVICE_TOKEN_H_
 #define PYRAMID_REFEREE_SERVICE_TOKEN_H_
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -24,9 +25,10 @@ struct Principal {
   std::string match_id;  // kSeat: hex match id.
   int seat = -1;         // kSeat.
   std::string bot_id;    // kBot.
-
-  // A stable key naming this principal (for stream routing).
-  std::string Key() const;
+  // kSeat, kBot: names the principal's Play stream (Connections). Unique
+  // among the principals of a Lobby and never 0; a bot keeps its route in
+  // every match it plays.
+  uint64_t route = 0;
 };
 
 // A freshly minted token and what the server keeps of it.

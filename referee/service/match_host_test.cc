@@ -1,0 +1,210 @@
+// MatchHost without gRPC, seats played through it to the end of a Rock,
+// Paper, Pyramid! match: once the match is over the host lets the Match go,
+// and still answers every question about it as a finished match does; a
+// match whose log could not be sealed stays broken.
+#include "referee/service/match_host.h"
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "referee/core/clock.h"
+#include "referee/core/local_runner.h"
+#include "referee/core/log_sink.h"
+#include "referee/crypto/bytes.h"
+#include "referee/crypto/protocol.h"
+#include "referee/crypto/sha256.h"
+#include "replay/verifier.h"
+
+namespace pyramid {
+namespace {
+
+using ::testing::HasSubstr;
+
+constexpr int kSeats = 3;
+constexpr int kFailedPrecondition = 9;  // google.rpc.Code.
+
+// Keeps every message sent to a stream, and how it was closed.
+template <typename Message>
+class RecordingSink final : public Sink<Message> {
+ public:
+  void Send(Message message) override { messages.push_back(message); }
+  void Close(int code, std::string message) override { closed_with = code; }
+
+  std::vector<Message> messages;
+  int closed_with = -1;
+};
+
+// A log in memory whose fsync fails: the seal of the match cannot be made
+// durable (the writer syncs at the seal only when there are no checkpoints).
+class UnsyncableSink final : public LogSink {
+ public:
+  absl::Status Append(std::string_view bytes) override {
+    return absl::OkStatus();
+  }
+  absl::Status Sync() override { return absl::DataLossError("disk gone"); }
+};
+
+class MatchHostTest : public ::testing::Test {
+ protected:
+  void Start(std::unique_ptr<LogSink> sink) {
+    MatchConfig config;
+    config.game.set_game("rock_paper_pyramid");
+    std::vector<HostedSeat> seats;
+    for (int i = 0; i < kSeats; ++i) {
+      v1::Seat seat;
+      seat.set_name("seat " + std::to_string(i));
+      config.seats.push_back(seat);
+      seats.push_back({seat.name(), "", static_cast<uint64_t>(i + 1)});
+      sinks_[i] = std::make_shared<RecordingSink<v1::PlayResponse>>();
+      connections_.Attach(seats.back().route, sinks_[i]);
+    }
+    config.checkpoint_interval = 0;
+    absl::StatusOr<std::unique_ptr<Match>> match =
+        Match::Create(config, referee_key_, std::move(sink), &clock_,
+                      DeterministicEntropy(Sha256("match-host-test")));
+    ASSERT_TRUE(match.ok()) << match.status();
+    host_ = std::make_unique<MatchHost>(
+        *std::move(match), config.game, std::move(seats), config.clocks,
+        v1::FORFEIT_POLICY_FORFEIT, "the-log-path", 1234, &connections_,
+        [](absl::Time) {});
+    host_->Start();
+  }
+
+  // The latest DecisionRequest of `seat` for `decision_id`.
+  std::optional<v1::DecisionRequest> RequestOf(int seat,
+                                               uint64_t decision_id) const {
+    std::optional<v1::DecisionRequest> found;
+    for (const v1::PlayResponse& message : sinks_.at(seat)->messages) {
+      if (message.has_decision() &&
+          message.decision().decision_id() == decision_id) {
+        found = message.decision();
+      }
+    }
+    return found;
+  }
+
+  // Every seat commits to its first legal action (a seed contribution in
+  // the seed decision), then every seat reveals it; until the match ends.
+  void PlayToTheEnd() {
+    const std::string match_id = *FromHex(host_->match_id());
+    for (uint64_t id = 0; !host_->finished(); ++id) {
+      ASSERT_LE(id, 20u) << "the match does not end";
+      std::string bytes[kSeats];
+      for (int seat = 0; seat < kSeats; ++seat) {
+        const std::optional<v1::DecisionRequest> request = RequestOf(seat, id);
+        ASSERT_TRUE(request.has_value())
+            << "seat " << seat << " decision " << id;
+        v1::Action action;
+        if (id == 0) {
+          action.mutable_seed()->set_contribution(std::string(32, 'a' + seat));
+        } else {
+          ASSERT_GT(request->legal_actions_size(), 0);
+          action = request->legal_actions(0);
+        }
+        bytes[seat] = action.SerializeAsString();
+        v1::CommitMove commit;
+        commit.set_match_id(host_->match_id());
+        commit.set_seat(seat);
+        commit.set_decision_id(id);
+        commit.set_commitment(std::string(AsView(
+            CommitmentHash(match_id, seat, id, Salt(seat), bytes[seat]))));
+        ASSERT_TRUE(host_->Commit(seat, commit));
+      }
+      for (int seat = 0; seat < kSeats; ++seat) {
+        v1::RevealMove reveal;
+        reveal.set_match_id(host_->match_id());
+        reveal.set_seat(seat);
+        reveal.set_decision_id(id);
+        reveal.set_salt(Salt(seat));
+        reveal.set_action(bytes[seat]);
+        ASSERT_TRUE(host_->Reveal(seat, reveal));
+      }
+    }
+  }
+
+  static std::string Salt(int seat) { return std::string(32, 's' + seat); }
+
+  // The outcomes of the MatchEnded messages `seat` received.
+  std::vector<std::string> EndingsOf(int seat) const {
+    std::vector<std::string> outcomes;
+    for (const v1::PlayResponse& message : sinks_.at(seat)->messages) {
+      if (message.has_match_ended()) {
+        outcomes.push_back(message.match_ended().outcome().SerializeAsString());
+      }
+    }
+    return outcomes;
+  }
+
+  SigningKey referee_key_ = *SigningKey::FromSeed(std::string(32, 'k'));
+  FakeClock clock_;
+  Connections connections_;
+  std::map<int, std::shared_ptr<RecordingSink<v1::PlayResponse>>> sinks_;
+  std::unique_ptr<MatchHost> host_;
+};
+
+TEST_F(MatchHostTest, AFinishedMatchAnswersFromWhatTheHostKept) {
+  std::string log;
+  Start(std::make_unique<StringLogSink>(&log));
+  PlayToTheEnd();
+
+  VerifyOptions options;
+  options.pinned_key = referee_key_.public_key();
+  const Verdict verdict = VerifyLog(log, options);
+  ASSERT_EQ(verdict.kind, Verdict::Kind::kGenuine) << verdict.reason;
+  const std::string outcome = verdict.outcome.SerializeAsString();
+  for (int seat = 0; seat < kSeats; ++seat) {
+    EXPECT_EQ(EndingsOf(seat), std::vector<std::string>({outcome}));
+  }
+
+  const v1::MatchInfo info = host_->Info(connections_);
+  EXPECT_EQ(info.status(), v1::MATCH_FINISHED);
+  EXPECT_EQ(info.outcome().SerializeAsString(), outcome);
+  EXPECT_EQ(info.game().game(), "rock_paper_pyramid");
+  ASSERT_EQ(info.seats_size(), kSeats);
+  EXPECT_EQ(info.seats(2).name(), "seat 2");
+  EXPECT_TRUE(info.seats(2).connected());
+  EXPECT_EQ(info.created_unix_ms(), 1234);
+  EXPECT_EQ(host_->log_path(), "the-log-path");
+  EXPECT_EQ(host_->NextDeadline(), absl::InfiniteFuture());
+
+  // A late commit is refused as the Match refuses it: nothing is logged.
+  v1::CommitMove late;
+  late.set_match_id(host_->match_id());
+  late.set_decision_id(10);
+  late.set_commitment(std::string(32, 'x'));
+  EXPECT_FALSE(host_->Commit(0, late));
+  const v1::PlayResponse& refusal = sinks_[0]->messages.back();
+  ASSERT_TRUE(refusal.has_error());
+  EXPECT_EQ(refusal.error().code(), kFailedPrecondition);
+  EXPECT_THAT(refusal.error().message(), HasSubstr("over"));
+  EXPECT_FALSE(refusal.error().faulted());
+  const size_t sent = sinks_[0]->messages.size();
+  host_->CheckDeadlines();  // Nothing is due.
+  EXPECT_EQ(sinks_[0]->messages.size(), sent);
+
+  // A reconnecting seat is told the end again; a watcher gets the summary.
+  host_->Resume(1);
+  EXPECT_EQ(EndingsOf(1), std::vector<std::string>({outcome, outcome}));
+  auto watcher = std::make_shared<RecordingSink<v1::WatchEvent>>();
+  host_->AddWatcher(watcher);
+  ASSERT_EQ(watcher->messages.size(), 1u);
+  EXPECT_EQ(watcher->messages[0].match().status(), v1::MATCH_FINISHED);
+  EXPECT_EQ(watcher->messages[0].match().outcome().SerializeAsString(),
+            outcome);
+  EXPECT_EQ(watcher->closed_with, 0);
+}
+
+TEST_F(MatchHostTest, AMatchWhoseLogCannotBeSealedStaysBroken) {
+  Start(std::make_unique<UnsyncableSink>());
+  PlayToTheEnd();
+  EXPECT_EQ(host_->Info(connections_).status(), v1::MATCH_BROKEN);
+}
+
+}  // namespace
+}  // namespace pyramid
