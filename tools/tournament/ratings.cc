@@ -349,6 +349,54 @@ const std::vector<int>* OnlyLargest(
   return shared ? nullptr : largest;
 }
 
+// For a bot rated +infinity (`sign` 1, it won every game) or -infinity
+// (`sign` -1, it lost every game): the 95% likelihood-ratio bound on its
+// rating that the data do give, below (or above) which its record would be
+// implausible: the x where -2 log L(x) = 1.96^2, L being the likelihood of
+// its games with every opponent held at its fitted rating. Opponents rated
+// infinitely on the other side add nothing (their games have likelihood 1
+// in the limit). Unbounded (-infinity for sign 1, +infinity for -1) when
+// it has no finite opponent, met one rated infinitely on its own side, or
+// met one whose finite rating is itself unbounded.
+double OneSidedBound(const PairTable& table, int bot, int sign,
+                     const std::vector<EloInterval>& ratings) {
+  constexpr double kLimit = kZ95 * kZ95 / 2;  // -log L at the bound.
+  std::vector<std::pair<double, double>> opponents;  // (rating, weight)
+  for (int other = 0; other < static_cast<int>(ratings.size()); ++other) {
+    if (other == bot || !table.Met(bot, other)) continue;
+    const double r = ratings[other].elo;
+    if (r == sign * kInfinity) return -sign * kInfinity;
+    if (std::isinf(r)) continue;
+    // An opponent whose own rating the data leave unbounded (alone in its
+    // set) is no reference either.
+    if (std::isinf(ratings[other].low) && std::isinf(ratings[other].high)) {
+      return -sign * kInfinity;
+    }
+    opponents.emplace_back(r, table.information(bot, other));
+  }
+  if (opponents.empty()) return -sign * kInfinity;
+  // -log L(x) = sum of w * -log sigmoid(sign * (x - r)), monotone in x.
+  auto minus_log_likelihood = [&](double x) {
+    double sum = 0;
+    for (const auto& [r, w] : opponents) {
+      sum -= w * LogSigmoid(sign * (x - r) / kEloPerNat);
+    }
+    return sum;
+  };
+  // Bisection between a rating far beyond every opponent (where -log L is
+  // near 0) and one far on the wrong side (where it is huge).
+  double near = opponents.front().first;
+  for (const auto& [r, w] : opponents) near = sign > 0 ? std::max(near, r)
+                                                       : std::min(near, r);
+  double inside = near + sign * 1e5;  // -log L below kLimit.
+  double outside = near - sign * 1e5;  // -log L above kLimit.
+  for (int i = 0; i < 200; ++i) {
+    const double mid = (inside + outside) / 2;
+    (minus_log_likelihood(mid) < kLimit ? inside : outside) = mid;
+  }
+  return (inside + outside) / 2;
+}
+
 }  // namespace
 
 double EloFromScore(double score) {
@@ -447,6 +495,13 @@ std::vector<EloInterval> FitBradleyTerry(
     std::sort(rest.begin(), rest.end());
     for (std::vector<int>& set : LinkedSets(table, rest)) {
       pending.push_back(std::move(set));
+    }
+  }
+  for (int bot = 0; bot < num_bots; ++bot) {
+    if (ratings[bot].elo == kInfinity) {
+      ratings[bot].low = OneSidedBound(table, bot, 1, ratings);
+    } else if (ratings[bot].elo == -kInfinity) {
+      ratings[bot].high = OneSidedBound(table, bot, -1, ratings);
     }
   }
   return ratings;

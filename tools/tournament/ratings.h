@@ -90,9 +90,12 @@ struct BradleyTerryGame {
 // took no points get -infinity, except the largest group when it is the
 // only largest, which stays finite; this repeats on what is left. Finite
 // ratings have mean 0 within each set of bots linked by games (sets that
-// never met are not comparable). A bot without games, alone in its set, or
-// with an infinite rating gets infinite bounds (and rating 0 unless
-// infinite). REQUIRES: 0 <= first, second < num_bots; 0 <= score <= 1;
+// never met are not comparable). A bot without games or alone in its set
+// gets rating 0 and infinite bounds. A bot rated +infinity gets the 95%
+// likelihood-ratio lower bound its games give with its opponents held at
+// their fit (docs/tournament.md), and +infinity above; -infinity likewise
+// mirrored; unbounded when it has no finite opponent or met a bot rated
+// infinitely on its own side. REQUIRES: 0 <= first, second < num_bots; 0 <= score <= 1;
 // information > 0.
 std::vector<EloInterval> FitBradleyTerry(
     int num_bots, const std::vector<BradleyTerryGame>& games);

@@ -313,7 +313,7 @@ TEST(BradleyTerryTest, InformationShareWidensIntervals) {
   }
 }
 
-TEST(BradleyTerryTest, PerfectScoreHasInfiniteRatingAndBounds) {
+TEST(BradleyTerryTest, PerfectScoreHasInfiniteRatingAndOneSidedBound) {
   std::vector<BradleyTerryGame> games;
   AddGames(games, 0, 1, 3, 0, 0);
   const std::vector<EloInterval> two = FitBradleyTerry(2, games);
@@ -329,8 +329,13 @@ TEST(BradleyTerryTest, PerfectScoreHasInfiniteRatingAndBounds) {
   AddGames(games, 0, 2, 3, 0, 0);
   AddGames(games, 1, 2, 2, 0, 1);
   const std::vector<EloInterval> three = FitBradleyTerry(3, games);
+  // Bot 0's record still bounds it from below: with 1 and 2 held at their
+  // fit, -log L(x) = -3 log s((x - 60.206) / k) - 3 log s((x + 60.206) / k)
+  // (s the logistic function, k = 400 / ln 10) reaches 1.96^2 / 2 at
+  // x = 176.858 (independent bisection in Python).
   EXPECT_EQ(three[0].elo, kInfinity);
-  ExpectUnbounded(three[0]);
+  EXPECT_NEAR(three[0].low, 176.8576660759241, 1e-6);
+  EXPECT_EQ(three[0].high, kInfinity);
   ExpectInterval(three[1], 60.205999132796244, -148.2949457818039,
                  268.7069440473964);
   ExpectInterval(three[2], -60.20599913279623, -268.7069440473964,
@@ -341,9 +346,14 @@ TEST(BradleyTerryTest, PerfectScoreHasInfiniteRatingAndBounds) {
   AddGames(games, 3, 1, 0, 0, 2);
   AddGames(games, 3, 2, 0, 0, 2);
   const std::vector<EloInterval> four = FitBradleyTerry(4, games);
+  // Games against a bot at -infinity say nothing more about bot 0; bot 3's
+  // losses to 1 and 2 (twice each) bound it from above: -2 log s((60.206 -
+  // x) / k) - 2 log s((-60.206 - x) / k) = 1.96^2 / 2 at x = -90.508.
   EXPECT_EQ(four[0].elo, kInfinity);
+  EXPECT_NEAR(four[0].low, three[0].low, 1e-6);
   EXPECT_EQ(four[3].elo, -kInfinity);
-  ExpectUnbounded(four[3]);
+  EXPECT_EQ(four[3].low, -kInfinity);
+  EXPECT_NEAR(four[3].high, -90.50761770036928, 1e-6);
   ExpectInterval(four[1], three[1].elo, three[1].low, three[1].high, 1e-9);
 }
 
@@ -376,6 +386,9 @@ TEST(BradleyTerryTest, StrictChainLeavesMiddleBotAlone) {
   EXPECT_EQ(ratings[1].elo, 0);
   ExpectUnbounded(ratings[1]);
   EXPECT_EQ(ratings[2].elo, -kInfinity);
+  // Their only finite opponent is no reference: 0 and 2 stay unbounded.
+  ExpectUnbounded(ratings[0]);
+  ExpectUnbounded(ratings[2]);
 }
 
 TEST(BradleyTerryTest, DisconnectedSetsAreCentredSeparately) {
