@@ -82,11 +82,9 @@ absl::StatusOr<std::pair<std::string, std::string>> AdminToken(
     path = (data_dir / "admin.token").string();
     if (!std::filesystem::exists(path)) {
       const MintedToken minted = MintToken();
-      std::ofstream out(path);
-      out << minted.token << "\n";
-      out.close();
-      chmod(path.c_str(), 0600);
-      if (!out) return absl::InternalError(absl::StrCat("cannot write ", path));
+      if (absl::Status s = WriteSecretFile(path, minted.token + "\n"); !s.ok()) {
+        return s;
+      }
     }
   }
   absl::StatusOr<std::string> token = ReadTrimmed(path);

@@ -10,7 +10,6 @@
 //   refctl ... watch MATCH          refctl ... get-log MATCH --out=FILE
 //
 // Tokens are written to files (mode 0600), never printed.
-#include <sys/stat.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -79,14 +78,6 @@ std::string AdminToken() {
   return text.ok() ? std::string(absl::StripAsciiWhitespace(*text)) : "";
 }
 
-bool WriteSecret(const std::string& path, const std::string& secret) {
-  std::ofstream out(path, std::ios::trunc);
-  out << secret << "\n";
-  out.close();
-  chmod(path.c_str(), 0600);
-  return static_cast<bool>(out);
-}
-
 std::string Json(const google::protobuf::Message& message) {
   std::string json;
   google::protobuf::util::JsonPrintOptions options;
@@ -111,7 +102,10 @@ int RegisterBot(v1::Referee::Stub& stub, const std::string& name) {
   const std::string out = absl::GetFlag(FLAGS_token_out).empty()
                               ? name + ".token"
                               : absl::GetFlag(FLAGS_token_out);
-  if (!WriteSecret(out, response.bot_token())) return Fail("cannot write " + out);
+  if (absl::Status s = WriteSecretFile(out, response.bot_token() + "\n");
+      !s.ok()) {
+    return Fail(std::string(s.message()));
+  }
   std::cout << response.bot_id() << "\n";
   std::cerr << "bot token written to " << out << "\n";
   return 0;
@@ -157,8 +151,9 @@ int CreateMatch(v1::Referee::Stub& stub) {
   for (int i = 0; i < response.seat_tokens_size(); ++i) {
     if (response.seat_tokens(i).empty()) continue;
     const std::string path = (dir / absl::StrCat("seat-", i, ".token")).string();
-    if (!WriteSecret(path, response.seat_tokens(i))) {
-      return Fail("cannot write " + path);
+    if (absl::Status s = WriteSecretFile(path, response.seat_tokens(i) + "\n");
+        !s.ok()) {
+      return Fail(std::string(s.message()));
     }
     std::cerr << "seat " << i << " token written to " << path << "\n";
   }

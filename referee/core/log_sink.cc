@@ -1,6 +1,7 @@
 #include "referee/core/log_sink.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -56,6 +57,26 @@ absl::StatusOr<std::string> ReadFileToString(const std::string& path) {
   buffer << in.rdbuf();
   if (in.bad()) return absl::DataLossError(absl::StrCat("cannot read ", path));
   return std::move(buffer).str();
+}
+
+absl::Status WriteSecretFile(const std::string& path,
+                             const std::string& contents) {
+  const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+                      0600);
+  if (fd < 0) {
+    return absl::InternalError(
+        absl::StrCat("cannot create ", path, ": ", std::strerror(errno)));
+  }
+  // An existing file keeps its mode through O_CREAT: set it before writing.
+  bool ok = fchmod(fd, 0600) == 0;
+  ok = ok && write(fd, contents.data(), contents.size()) ==
+                 static_cast<ssize_t>(contents.size());
+  ok = close(fd) == 0 && ok;
+  if (!ok) {
+    return absl::InternalError(
+        absl::StrCat("cannot write ", path, ": ", std::strerror(errno)));
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace pyramid

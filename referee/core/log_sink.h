@@ -64,6 +64,12 @@ class StringLogSink final : public LogSink {
 // Reads a whole file into memory.
 absl::StatusOr<std::string> ReadFileToString(const std::string& path);
 
+// Writes `contents` to `path` (created or truncated) readable by its owner
+// only: the file is mode 0600 before the first byte is written, whatever
+// the umask. For tokens and other secrets.
+absl::Status WriteSecretFile(const std::string& path,
+                             const std::string& contents);
+
 }  // namespace pyramid
 
 #endif  // PYRAMID_REFEREE_CORE_LOG_SINK_H_

@@ -2,7 +2,11 @@
 // in memory: a StringLogSink collects the bytes, helpers corrupt or cut them,
 // and each test checks one property or one corruption mode (the shape of
 // LevelDB's db/log_test.cc).
+#include <sys/stat.h>
+
 #include <cstdint>
+#include <filesystem>
+#include <fstream>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -507,6 +511,23 @@ TEST(StringLogSinkTest, AppendsInMemory) {
   ASSERT_TRUE(sink.Append(std::string_view("\0c", 2)).ok());
   ASSERT_TRUE(sink.Sync().ok());
   EXPECT_EQ(out, std::string("ab\0c", 4));
+}
+
+TEST(SecretFileTest, OwnerOnlyFromTheStartEvenOverAnOpenFile) {
+  std::string dir =
+      (std::filesystem::temp_directory_path() / "secret-XXXXXX").string();
+  ASSERT_NE(mkdtemp(dir.data()), nullptr);
+  const std::string path = dir + "/token";
+  // An existing world-readable file keeps its mode through O_CREAT.
+  std::ofstream(path) << "old contents, longer than the secret\n";
+  ASSERT_EQ(chmod(path.c_str(), 0644), 0);
+  ASSERT_TRUE(WriteSecretFile(path, "s3cret\n").ok());
+  struct stat info = {};
+  ASSERT_EQ(stat(path.c_str(), &info), 0);
+  EXPECT_EQ(info.st_mode & 0777, 0600);
+  EXPECT_EQ(*ReadFileToString(path), "s3cret\n");
+  EXPECT_FALSE(WriteSecretFile(dir + "/missing/token", "x").ok());
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -42,12 +42,10 @@ namespace fs = std::filesystem;
 constexpr int kMaxRestarts = 20;
 constexpr char kGenuine[] = "genuine";
 
-absl::Status WriteFile(const fs::path& path, const std::string& bytes,
-                       bool secret = false) {
+absl::Status WriteFile(const fs::path& path, const std::string& bytes) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out << bytes;
   out.close();
-  if (secret) chmod(path.c_str(), 0600);
   if (!out) return absl::InternalError(absl::StrCat("cannot write ", path.string()));
   return absl::OkStatus();
 }
@@ -277,8 +275,8 @@ class Runner {
       if (!registered.ok()) return registered.status();
       bot_ids_.push_back(registered->bot_id());
       const fs::path token_file = out_ / "tokens" / (bot.name() + ".token");
-      if (absl::Status s = WriteFile(token_file, registered->bot_token() + "\n",
-                                     /*secret=*/true);
+      if (absl::Status s =
+              WriteSecretFile(token_file.string(), registered->bot_token() + "\n");
           !s.ok()) {
         return s;
       }
