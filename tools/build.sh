@@ -6,7 +6,9 @@ cd "$(dirname "$0")/.."
 build_dir=${BUILD_DIR:-build}
 generator=()
 if command -v ninja >/dev/null; then generator=(-G Ninja); fi
+launcher=()
+if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
 if [[ ! -f "$build_dir/CMakeCache.txt" ]]; then
-  cmake -S . -B "$build_dir" "${generator[@]}" -DCMAKE_BUILD_TYPE="${BUILD_TYPE:-Release}"
+  cmake -S . -B "$build_dir" "${generator[@]}" "${launcher[@]}" -DCMAKE_BUILD_TYPE="${BUILD_TYPE:-Release}"
 fi
 cmake --build "$build_dir" --parallel "$(nproc)"
