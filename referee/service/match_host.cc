@@ -237,42 +237,41 @@ void MatchHost::AnnounceEnd() {
 }
 
 bool MatchHost::Run(int seat, uint64_t decision_id, const Op& op) {
-  absl::Time next = absl::InfiniteFuture();
-  bool changed = false;
-  bool refused = false;
-  {
-    absl::MutexLock lock(&mu_);
-    if (match_ == nullptr) {
-      // Over and let go: nothing is due, and a seat's call is refused as
-      // the Match refuses it once finished.
-      if (seat < 0) return true;
-      SendError(seat, decision_id, MatchOver(), /*faulted=*/false);
-      return false;
-    }
-    const std::optional<DecisionView> before = match_->decision();
-    logged_ = false;
-    const absl::Status status = op(*match_);
-    FlushRevealAck();
-    const std::optional<DecisionView> after = match_->decision();
-    if (after && after->reveal_phase &&
-        !(before && before->id == after->id && before->reveal_phase)) {
-      SendRevealRequests();
-    }
-    // Errors the match logged were pushed as faults; the others go here.
-    if (ended_) AnnounceEnd();
-    refused = !status.ok() && !logged_;
-    if (refused && seat >= 0) {
-      SendError(seat, decision_id, status, /*faulted=*/false);
-    }
-    next = match_->NextDeadline();
-    changed = next != scheduled_;
-    scheduled_ = next;
-    if (match_->finished() && match_->broken().ok()) {  // Sealed, announced.
-      outcome_ = match_->outcome();
-      match_.reset();
-    }
+  absl::MutexLock lock(&mu_);
+  if (match_ == nullptr) {
+    // Over and let go: nothing is due, and a seat's call is refused as the
+    // Match refuses it once finished.
+    if (seat < 0) return true;
+    SendError(seat, decision_id, MatchOver(), /*faulted=*/false);
+    return false;
   }
-  if (changed) on_deadline_(next);
+  const std::optional<DecisionView> before = match_->decision();
+  logged_ = false;
+  const absl::Status status = op(*match_);
+  FlushRevealAck();
+  const std::optional<DecisionView> after = match_->decision();
+  if (after && after->reveal_phase &&
+      !(before && before->id == after->id && before->reveal_phase)) {
+    SendRevealRequests();
+  }
+  // Errors the match logged were pushed as faults; the others go here.
+  if (ended_) AnnounceEnd();
+  const bool refused = !status.ok() && !logged_;
+  if (refused && seat >= 0) {
+    SendError(seat, decision_id, status, /*faulted=*/false);
+  }
+  // Handed over under the lock: a call that finishes later must not hand
+  // over an older deadline after a newer one (issue 19: a commit's stale
+  // deadline replaced the reveal deadline, which then never fired).
+  const absl::Time next = match_->NextDeadline();
+  if (next != scheduled_) {
+    scheduled_ = next;
+    on_deadline_(next);
+  }
+  if (match_->finished() && match_->broken().ok()) {  // Sealed, announced.
+    outcome_ = match_->outcome();
+    match_.reset();
+  }
   return !refused;
 }
 

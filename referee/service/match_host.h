@@ -50,8 +50,10 @@ struct HostedSeat {
 
 class MatchHost {
  public:
-  // `on_deadline` is called, from the thread of whichever call changed it,
-  // with the match's next deadline each time that deadline changes.
+  // `on_deadline` is called with the match's next deadline each time that
+  // deadline changes, from the thread of whichever call changed it, under
+  // the host's lock (so the last deadline it was given is always the
+  // current one); it must not call back into the host.
   MatchHost(std::unique_ptr<Match> match, v1::GameConfig game,
             std::vector<HostedSeat> seats, v1::ClockSettings clocks,
             v1::ForfeitPolicy policy, std::string log_path,

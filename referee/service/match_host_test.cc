@@ -4,13 +4,18 @@
 // match whose log could not be sealed stays broken.
 #include "referee/service/match_host.h"
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "referee/core/clock.h"
@@ -52,9 +57,13 @@ class UnsyncableSink final : public LogSink {
 
 class MatchHostTest : public ::testing::Test {
  protected:
-  void Start(std::unique_ptr<LogSink> sink) {
+  void Start(
+      std::unique_ptr<LogSink> sink,
+      v1::ClockSettings clocks = v1::ClockSettings(),
+      std::function<void(absl::Time)> on_deadline = [](absl::Time) {}) {
     MatchConfig config;
     config.game.set_game("rock_paper_pyramid");
+    config.clocks = clocks;
     std::vector<HostedSeat> seats;
     for (int i = 0; i < kSeats; ++i) {
       v1::Seat seat;
@@ -72,7 +81,7 @@ class MatchHostTest : public ::testing::Test {
     host_ = std::make_unique<MatchHost>(
         *std::move(match), config.game, std::move(seats), config.clocks,
         v1::FORFEIT_POLICY_FORFEIT, "the-log-path", 1234, &connections_,
-        [](absl::Time) {});
+        std::move(on_deadline));
     host_->Start();
   }
 
@@ -92,7 +101,6 @@ class MatchHostTest : public ::testing::Test {
   // Every seat commits to its first legal action (a seed contribution in
   // the seed decision), then every seat reveals it; until the match ends.
   void PlayToTheEnd() {
-    const std::string match_id = *FromHex(host_->match_id());
     for (uint64_t id = 0; !host_->finished(); ++id) {
       ASSERT_LE(id, 20u) << "the match does not end";
       std::string bytes[kSeats];
@@ -108,13 +116,7 @@ class MatchHostTest : public ::testing::Test {
           action = request->legal_actions(0);
         }
         bytes[seat] = action.SerializeAsString();
-        v1::CommitMove commit;
-        commit.set_match_id(host_->match_id());
-        commit.set_seat(seat);
-        commit.set_decision_id(id);
-        commit.set_commitment(std::string(AsView(
-            CommitmentHash(match_id, seat, id, Salt(seat), bytes[seat]))));
-        ASSERT_TRUE(host_->Commit(seat, commit));
+        ASSERT_TRUE(host_->Commit(seat, CommitTo(seat, id, bytes[seat])));
       }
       for (int seat = 0; seat < kSeats; ++seat) {
         v1::RevealMove reveal;
@@ -129,6 +131,18 @@ class MatchHostTest : public ::testing::Test {
   }
 
   static std::string Salt(int seat) { return std::string(32, 's' + seat); }
+
+  // `seat`'s commitment to `action_bytes` in decision `id`, salted by Salt().
+  v1::CommitMove CommitTo(int seat, uint64_t id,
+                          const std::string& action_bytes) const {
+    v1::CommitMove commit;
+    commit.set_match_id(host_->match_id());
+    commit.set_seat(seat);
+    commit.set_decision_id(id);
+    commit.set_commitment(std::string(AsView(CommitmentHash(
+        *FromHex(host_->match_id()), seat, id, Salt(seat), action_bytes))));
+    return commit;
+  }
 
   // The outcomes of the MatchEnded messages `seat` received.
   std::vector<std::string> EndingsOf(int seat) const {
@@ -204,6 +218,60 @@ TEST_F(MatchHostTest, AMatchWhoseLogCannotBeSealedStaysBroken) {
   Start(std::make_unique<UnsyncableSink>());
   PlayToTheEnd();
   EXPECT_EQ(host_->Info(connections_).status(), v1::MATCH_BROKEN);
+}
+
+// Issue 19. Two calls race: the one that opened the seed decision is about
+// to hand its (commit) deadline to the scheduler when, on another thread,
+// every seat commits and the reveal phase opens with a new deadline. The
+// injected scheduler lets the second call run to the end first if it can.
+// Whatever the interleaving, the last deadline handed over must be the
+// match's current one; before the fix the stale commit deadline came last,
+// and the reveal deadline never fired.
+TEST_F(MatchHostTest, TheLastDeadlineHandedOverIsTheCurrentOne) {
+  v1::ClockSettings clocks;
+  clocks.set_commit_timeout_ms(10000);
+  clocks.set_reveal_timeout_ms(3000);
+  absl::Mutex mu;
+  std::vector<absl::Time> handed_over;
+  bool first = true;
+  std::thread racer;
+  absl::Notification racer_done;
+  auto on_deadline = [&](absl::Time when) {
+    bool race;
+    {
+      absl::MutexLock lock(&mu);
+      race = first;
+      first = false;
+    }
+    if (race) {
+      racer = std::thread([&] {
+        for (int seat = 0; seat < kSeats; ++seat) {
+          v1::Action action;
+          action.mutable_seed()->set_contribution(std::string(32, 'a' + seat));
+          EXPECT_TRUE(host_->Commit(
+              seat, CommitTo(seat, 0, action.SerializeAsString())));
+        }
+        racer_done.Notify();
+      });
+      // Without the fix the racer finishes inside this wait; with it, the
+      // racer waits for the host's lock and this wait times out.
+      racer_done.WaitForNotificationWithTimeout(absl::Milliseconds(500));
+    }
+    absl::MutexLock lock(&mu);
+    handed_over.push_back(when);
+  };
+  std::string log;
+  Start(std::make_unique<StringLogSink>(&log), clocks, on_deadline);
+  racer.join();
+
+  for (int seat = 0; seat < kSeats; ++seat) {  // The reveal phase is open.
+    EXPECT_TRUE(sinks_[seat]->messages.back().has_reveal_request()) << seat;
+  }
+  const absl::Time reveal_deadline = clock_.Now() + absl::Milliseconds(3000);
+  EXPECT_EQ(host_->NextDeadline(), reveal_deadline);
+  absl::MutexLock lock(&mu);
+  ASSERT_FALSE(handed_over.empty());
+  EXPECT_EQ(handed_over.back(), reveal_deadline);
 }
 
 }  // namespace

@@ -1,0 +1,283 @@
+// Issue 19, under load: thousands of decisions where a seat commits the
+// instant its decision opens and then goes silent. Every one must end in a
+// reveal-timeout fault at its deadline (the referee's real clock and deadline
+// scheduler, no gRPC), never later than the deadline plus 50 ms, and no
+// match may hang.
+//
+// The commits are sent from worker threads the moment a DecisionRequest is
+// pushed, so they race with the call that opened the decision: the very
+// interleaving in which a stale commit deadline used to replace the reveal
+// deadline, which then never fired.
+#include <stdlib.h>
+
+#include <algorithm>
+#include <deque>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <iterator>
+#include <memory>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "absl/synchronization/mutex.h"
+#include "absl/time/clock.h"
+#include "gtest/gtest.h"
+#include "referee/core/log_reader.h"
+#include "referee/crypto/bytes.h"
+#include "referee/crypto/protocol.h"
+#include "referee/service/lobby.h"
+
+namespace pyramid {
+namespace {
+
+constexpr int kMatches = 2000;  // Each ends at one reveal timeout.
+constexpr int kInFlight = 250;  // Matches live at once.
+constexpr int kRevealTimeoutMs = 200;
+constexpr int kMaxLatenessMs = 50;
+
+// Runs tasks on a few threads, in the order given.
+class Workers {
+ public:
+  explicit Workers(int threads) {
+    for (int i = 0; i < threads; ++i) threads_.emplace_back([this] { Loop(); });
+  }
+  ~Workers() {
+    {
+      absl::MutexLock lock(&mu_);
+      stop_ = true;
+    }
+    for (std::thread& thread : threads_) thread.join();
+  }
+  void Post(std::function<void()> task) {
+    absl::MutexLock lock(&mu_);
+    tasks_.push_back(std::move(task));
+  }
+
+ private:
+  void Loop() {
+    while (true) {
+      std::function<void()> task;
+      {
+        absl::MutexLock lock(&mu_);
+        auto ready = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+          return stop_ || !tasks_.empty();
+        };
+        mu_.Await(absl::Condition(&ready));
+        if (tasks_.empty()) return;
+        task = std::move(tasks_.front());
+        tasks_.pop_front();
+      }
+      task();
+    }
+  }
+
+  absl::Mutex mu_;
+  std::deque<std::function<void()>> tasks_ ABSL_GUARDED_BY(mu_);
+  bool stop_ ABSL_GUARDED_BY(mu_) = false;
+  std::vector<std::thread> threads_;
+};
+
+// What a match's seats were told, written from the host's calls.
+struct Observed {
+  absl::Mutex mu;
+  int64_t reveal_deadline_ms ABSL_GUARDED_BY(mu) = 0;  // Of decision >= 1.
+  bool ended ABSL_GUARDED_BY(mu) = false;
+};
+
+// One seat's Play stream. It plays the seed decision honestly; at every later
+// decision it commits at once, from a worker, and never reveals.
+class SilentRevealer final : public PlaySink {
+ public:
+  SilentRevealer(Workers* workers, std::shared_ptr<MatchHost> host, int seat,
+                 std::shared_ptr<Observed> observed)
+      : workers_(workers),
+        host_(std::move(host)),
+        seat_(seat),
+        observed_(std::move(observed)) {}
+
+  void Send(v1::PlayResponse message) override {
+    if (message.has_decision()) {
+      const uint64_t id = message.decision().decision_id();
+      workers_->Post([this, id] { host_->Commit(seat_, CommitFor(id)); });
+    } else if (message.has_reveal_request()) {
+      const v1::RevealRequest& request = message.reveal_request();
+      if (request.decision_id() == 0) {
+        const uint64_t id = request.decision_id();
+        workers_->Post([this, id] { host_->Reveal(seat_, RevealFor(id)); });
+      } else {
+        absl::MutexLock lock(&observed_->mu);
+        observed_->reveal_deadline_ms = request.reveal_deadline_unix_ms();
+      }
+    } else if (message.has_match_ended()) {
+      absl::MutexLock lock(&observed_->mu);
+      observed_->ended = true;
+    }
+  }
+  void Close(int code, std::string message) override {}
+
+ private:
+  std::string ActionBytes(uint64_t id) const {
+    v1::Action action;
+    action.mutable_seed()->set_contribution(std::string(32, 'a' + seat_));
+    return id == 0 ? action.SerializeAsString() : "never revealed";
+  }
+  std::string Salt() const { return std::string(32, 's'); }
+  v1::CommitMove CommitFor(uint64_t id) const {
+    v1::CommitMove commit;
+    commit.set_match_id(host_->match_id());
+    commit.set_seat(seat_);
+    commit.set_decision_id(id);
+    commit.set_commitment(std::string(AsView(CommitmentHash(
+        *FromHex(host_->match_id()), seat_, id, Salt(), ActionBytes(id)))));
+    return commit;
+  }
+  v1::RevealMove RevealFor(uint64_t id) const {
+    v1::RevealMove reveal;
+    reveal.set_match_id(host_->match_id());
+    reveal.set_seat(seat_);
+    reveal.set_decision_id(id);
+    reveal.set_salt(Salt());
+    reveal.set_action(ActionBytes(id));
+    return reveal;
+  }
+
+  Workers* const workers_;
+  const std::shared_ptr<MatchHost> host_;
+  const int seat_;
+  const std::shared_ptr<Observed> observed_;
+};
+
+struct Started {
+  std::shared_ptr<MatchHost> host;
+  std::shared_ptr<Observed> observed;
+};
+
+class DeadlineStressTest : public ::testing::Test {
+ protected:
+  DeadlineStressTest() {
+    std::string pattern =
+        (std::filesystem::temp_directory_path() / "deadlinestress-XXXXXX")
+            .string();
+    dir_ = mkdtemp(pattern.data()) != nullptr ? pattern : "";
+  }
+  ~DeadlineStressTest() override {
+    workers_.reset();  // Its tasks call into the lobby's matches.
+    lobby_.reset();
+    std::error_code ignored;
+    std::filesystem::remove_all(dir_, ignored);
+  }
+
+  void SetUp() override {
+    ASSERT_FALSE(dir_.empty());
+    LobbyOptions options;
+    options.log_dir = dir_;
+    options.admin_token = std::string(32, 'a');
+    options.fsync = FsyncPolicy::kNever;
+    lobby_ = std::make_unique<Lobby>(std::move(options));
+  }
+
+  // Creates a match of `game` with `seats` seats whose every seat is a
+  // SilentRevealer, and starts it.
+  Started Start(const std::string& game, int seats) {
+    v1::CreateMatchRequest request;
+    request.mutable_game()->set_game(game);
+    for (int i = 0; i < seats; ++i) request.add_seats();
+    request.mutable_clocks()->set_commit_timeout_ms(60000);
+    request.mutable_clocks()->set_reveal_timeout_ms(kRevealTimeoutMs);
+    request.set_forfeit_policy(v1::FORFEIT_POLICY_FORFEIT);
+    absl::StatusOr<v1::CreateMatchResponse> created =
+        lobby_->CreateMatch(request);
+    EXPECT_TRUE(created.ok()) << created.status();
+    if (!created.ok()) return {};
+    Started started{lobby_->FindMatch(created->match_id()),
+                    std::make_shared<Observed>()};
+    for (int seat = 0; seat < seats; ++seat) {
+      const std::optional<Principal> principal =
+          lobby_->Authenticate(created->seat_tokens(seat));
+      EXPECT_TRUE(principal.has_value());
+      if (!principal.has_value()) return {};
+      lobby_->connections().Attach(
+          principal->route,
+          std::make_shared<SilentRevealer>(workers_.get(), started.host, seat,
+                                           started.observed));
+      for (const auto& [host, seat] : lobby_->SeatsOf(*principal)) {
+        host->Resume(seat);
+      }
+    }
+    return started;
+  }
+
+  std::string dir_;
+  std::unique_ptr<Workers> workers_ = std::make_unique<Workers>(4);
+  std::unique_ptr<Lobby> lobby_;
+};
+
+// The times of the reveal-timeout faults in a log.
+std::vector<int64_t> RevealTimeoutTimes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  const std::string file((std::istreambuf_iterator<char>(in)),
+                         std::istreambuf_iterator<char>());
+  std::vector<int64_t> times;
+  for (const RawRecord& raw : SplitLog(file).records) {
+    v1::LogRecord record;
+    if (record.ParseFromArray(raw.bytes.data(),
+                              static_cast<int>(raw.bytes.size())) &&
+        record.has_fault() &&
+        record.fault().reason() == v1::FAULT_REVEAL_TIMEOUT) {
+      times.push_back(record.fault().at_unix_ms());
+    }
+  }
+  return times;
+}
+
+TEST_F(DeadlineStressTest, EveryMissedRevealFaultsAtItsDeadline) {
+  // Games whose first decision after the seed is a single seat's.
+  const std::pair<const char*, int> kGames[] = {{"flaming_pyramids", 5},
+                                                {"pyramid_scheme", 4}};
+  int64_t worst_lateness_ms = 0;
+  int faults = 0;
+  for (int first = 0; first < kMatches; first += kInFlight) {
+    std::vector<Started> wave;
+    for (int i = first; i < first + kInFlight && i < kMatches; ++i) {
+      const auto& [game, seats] = kGames[i % 2];
+      wave.push_back(Start(game, seats));
+      ASSERT_NE(wave.back().host, nullptr);
+    }
+    const absl::Time give_up = absl::Now() + absl::Seconds(30);
+    for (const Started& started : wave) {
+      while (!started.host->finished()) {
+        ASSERT_LT(absl::Now(), give_up)
+            << "match " << started.host->match_id() << " hangs";
+        absl::SleepFor(absl::Milliseconds(5));
+      }
+    }
+    for (const Started& started : wave) {
+      int64_t deadline_ms;
+      {
+        absl::MutexLock lock(&started.observed->mu);
+        deadline_ms = started.observed->reveal_deadline_ms;
+        EXPECT_TRUE(started.observed->ended);
+      }
+      ASSERT_GT(deadline_ms, 0) << started.host->match_id();
+      const std::vector<int64_t> times =
+          RevealTimeoutTimes(started.host->log_path());
+      ASSERT_FALSE(times.empty()) << started.host->match_id();
+      for (int64_t at : times) {
+        ++faults;
+        EXPECT_GE(at, deadline_ms) << started.host->match_id();
+        worst_lateness_ms = std::max(worst_lateness_ms, at - deadline_ms);
+      }
+    }
+  }
+  EXPECT_LE(worst_lateness_ms, kMaxLatenessMs);
+  std::cout << faults << " reveal-timeout faults in " << kMatches
+            << " matches; latest " << worst_lateness_ms
+            << " ms after its deadline\n";
+}
+
+}  // namespace
+}  // namespace pyramid
