@@ -33,20 +33,26 @@ void DeadlineScheduler::Schedule(const std::string& match_id,
   }
 }
 
+int64_t DeadlineScheduler::wakeups() const {
+  absl::MutexLock lock(&mu_);
+  return wakeups_;
+}
+
 void DeadlineScheduler::Loop() {
   while (true) {
     std::vector<std::string> due;
     {
       absl::MutexLock lock(&mu_);
-      auto ready = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-        return stop_ || (!queue_.empty() && queue_.top().when <= absl::Now());
+      // Sleep until the earliest entry is due, waking early only to stop or
+      // for a new entry that comes due sooner (the condition is re-evaluated
+      // whenever a writer releases the mutex). No periodic polling.
+      const absl::Time wake =
+          queue_.empty() ? absl::InfiniteFuture() : queue_.top().when;
+      auto woken = [this, wake]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+        return stop_ || (!queue_.empty() && queue_.top().when < wake);
       };
-      // Wake at the earliest deadline, or when a new entry or stop arrives
-      // (the condition is re-evaluated on every mutex release by writers).
-      const absl::Time wake = queue_.empty() ? absl::Now() + absl::Milliseconds(50)
-                                             : queue_.top().when;
-      mu_.AwaitWithDeadline(absl::Condition(&ready),
-                            std::min(wake, absl::Now() + absl::Milliseconds(50)));
+      mu_.AwaitWithDeadline(absl::Condition(&woken), wake);
+      ++wakeups_;
       if (stop_) return;
       const absl::Time now = absl::Now();
       while (!queue_.empty() && queue_.top().when <= now) {

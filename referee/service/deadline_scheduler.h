@@ -29,6 +29,10 @@ class DeadlineScheduler {
   // it when it comes up) instead of one that fires for nothing per move.
   void Schedule(const std::string& match_id, absl::Time when);
 
+  // How many times the thread has woken up so far (it sleeps until the
+  // earliest deadline is due; stop and sooner deadlines also wake it).
+  int64_t wakeups() const;
+
  private:
   void Loop();
 
@@ -43,12 +47,13 @@ class DeadlineScheduler {
   };
 
   const std::function<void(const std::string&)> fire_;
-  absl::Mutex mu_;
+  mutable absl::Mutex mu_;
   std::priority_queue<Entry, std::vector<Entry>, std::greater<>> queue_
       ABSL_GUARDED_BY(mu_);
   // Matches with a deadline or a queue entry.
   absl::flat_hash_map<std::string, Deadline> deadlines_ ABSL_GUARDED_BY(mu_);
   bool stop_ ABSL_GUARDED_BY(mu_) = false;
+  int64_t wakeups_ ABSL_GUARDED_BY(mu_) = 0;
   std::thread thread_;
 };
 

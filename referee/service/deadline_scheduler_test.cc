@@ -1,0 +1,84 @@
+// DeadlineScheduler on the real clock: deadlines fire once, not before they
+// are due, in order, a sooner deadline set later is not held up behind a
+// later one, and the thread sleeps while nothing is due (no polling).
+#include "referee/service/deadline_scheduler.h"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/synchronization/mutex.h"
+#include "absl/time/clock.h"
+#include "gtest/gtest.h"
+
+namespace pyramid {
+namespace {
+
+class DeadlineSchedulerTest : public ::testing::Test {
+ protected:
+  // The (match id, time fired) pairs so far.
+  std::vector<std::pair<std::string, absl::Time>> Fired() {
+    absl::MutexLock lock(&mu_);
+    return fired_;
+  }
+  // Waits until `count` deadlines have fired, or 10 s.
+  void AwaitFired(size_t count) {
+    absl::MutexLock lock(&mu_);
+    auto done = [this, count]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+      return fired_.size() >= count;
+    };
+    mu_.AwaitWithTimeout(absl::Condition(&done), absl::Seconds(10));
+  }
+
+  absl::Mutex mu_;
+  std::vector<std::pair<std::string, absl::Time>> fired_ ABSL_GUARDED_BY(mu_);
+  DeadlineScheduler scheduler_{[this](const std::string& match_id) {
+    absl::MutexLock lock(&mu_);
+    fired_.push_back({match_id, absl::Now()});
+  }};
+};
+
+TEST_F(DeadlineSchedulerTest, SleepsWhileNothingIsDue) {
+  const int64_t before = scheduler_.wakeups();
+  absl::SleepFor(absl::Milliseconds(300));
+  EXPECT_EQ(scheduler_.wakeups(), before);
+  scheduler_.Schedule("later", absl::Now() + absl::Hours(1));
+  absl::SleepFor(absl::Milliseconds(300));
+  // Woken once by the new entry, then asleep until it is due.
+  EXPECT_LE(scheduler_.wakeups(), before + 1);
+  EXPECT_TRUE(Fired().empty());
+}
+
+TEST_F(DeadlineSchedulerTest, FiresEachDeadlineOnceNotBeforeItIsDue) {
+  const absl::Time start = absl::Now();
+  const absl::Time a = start + absl::Milliseconds(150);
+  const absl::Time b = start + absl::Milliseconds(50);
+  scheduler_.Schedule("a", a);  // Queued first, due last.
+  scheduler_.Schedule("b", b);  // Must not wait behind "a".
+  AwaitFired(2);
+  absl::SleepFor(absl::Milliseconds(100));
+  const auto fired = Fired();
+  ASSERT_EQ(fired.size(), 2u);
+  EXPECT_EQ(fired[0].first, "b");
+  EXPECT_GE(fired[0].second, b);
+  EXPECT_LT(fired[0].second, a);
+  EXPECT_EQ(fired[1].first, "a");
+  EXPECT_GE(fired[1].second, a);
+}
+
+TEST_F(DeadlineSchedulerTest, AMovedOrClearedDeadlineFiresOnlyWhenItIsDue) {
+  const absl::Time start = absl::Now();
+  scheduler_.Schedule("moved", start + absl::Milliseconds(30));
+  scheduler_.Schedule("moved", start + absl::Milliseconds(200));
+  scheduler_.Schedule("cleared", start + absl::Milliseconds(30));
+  scheduler_.Schedule("cleared", absl::InfiniteFuture());
+  AwaitFired(1);
+  absl::SleepFor(absl::Milliseconds(100));
+  const auto fired = Fired();
+  ASSERT_EQ(fired.size(), 1u);
+  EXPECT_EQ(fired[0].first, "moved");
+  EXPECT_GE(fired[0].second, start + absl::Milliseconds(200));
+}
+
+}  // namespace
+}  // namespace pyramid
