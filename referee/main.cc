@@ -23,9 +23,9 @@
 #include "absl/synchronization/mutex.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/grpcpp.h"
-#include "grpcpp/health_check_service_interface.h"
 #include "referee/core/log_sink.h"
 #include "referee/crypto/bytes.h"
+#include "referee/service/health_service.h"
 #include "referee/service/lobby.h"
 #include "referee/service/referee_service.h"
 #include "referee/service/token.h"
@@ -190,13 +190,18 @@ int Main() {
     ssl.pem_key_cert_pairs.push_back({*pem_key, *cert});
     credentials = grpc::SslServerCredentials(ssl);
   }
-  grpc::EnableDefaultHealthCheckService(true);
+  // Our own health service (with descriptors reflection can serve) instead
+  // of gRPC's built-in one.
+  HealthService health({referee::v1::Referee::service_full_name(),
+                        grpc::health::v1::Health::service_full_name(),
+                        "grpc.reflection.v1alpha.ServerReflection"});
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
   int port = 0;
   builder.AddListeningPort(absl::GetFlag(FLAGS_listen), credentials, &port);
   builder.SetMaxReceiveMessageSize(absl::GetFlag(FLAGS_max_message_bytes));
   builder.RegisterService(&service);
+  builder.RegisterService(&health);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (server == nullptr || port == 0) {
     return Fail(absl::UnavailableError(
@@ -223,6 +228,7 @@ int Main() {
   std::cout << "referee: shutting down (signal " << signal_number
             << "); checkpointing running matches\n"
             << std::flush;
+  health.SetServing(false);
   lobby.SuspendAll();
   lobby.connections().CloseAll(grpc::StatusCode::UNAVAILABLE,
                                "the referee is shutting down");

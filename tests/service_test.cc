@@ -23,11 +23,11 @@
 #include "google/protobuf/descriptor.pb.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/grpcpp.h"
-#include "grpcpp/health_check_service_interface.h"
 #include "grpcpp/impl/client_unary_call.h"
 #include "gtest/gtest.h"
 #include "referee/core/log_sink.h"
 #include "referee/crypto/bytes.h"
+#include "referee/service/health_service.h"
 #include "referee/service/lobby.h"
 #include "referee/service/referee_service.h"
 #include "referee/service/token.h"
@@ -91,13 +91,13 @@ class TestReferee {
     public_key_ = options.referee_key.public_key();
     lobby_ = std::make_unique<Lobby>(std::move(options));
     service_ = std::make_unique<RefereeService>(lobby_.get(), config.limits);
-    grpc::EnableDefaultHealthCheckService(true);
     grpc::reflection::InitProtoReflectionServerBuilderPlugin();
     grpc::ServerBuilder builder;
     builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(),
                              &port_);
     builder.SetMaxReceiveMessageSize(config.max_message_bytes);
     builder.RegisterService(service_.get());
+    builder.RegisterService(&health_);
     server_ = builder.BuildAndStart();
     EXPECT_NE(server_, nullptr);
     EXPECT_NE(port_, 0);
@@ -132,6 +132,7 @@ class TestReferee {
   const std::string& public_key() const { return public_key_; }
   const std::string& dir() const { return dir_; }
   Lobby& lobby() { return *lobby_; }
+  HealthService& health() { return health_; }
 
   std::string LogPath(const std::string& match_id) const {
     return (std::filesystem::path(dir_) /
@@ -156,6 +157,8 @@ class TestReferee {
   std::string public_key_;
   std::unique_ptr<Lobby> lobby_;
   std::unique_ptr<RefereeService> service_;
+  HealthService health_{{"pyramid.referee.v1.Referee", "grpc.health.v1.Health",
+                         "grpc.reflection.v1alpha.ServerReflection"}};
   std::unique_ptr<grpc::Server> server_;
   int port_ = 0;
   std::shared_ptr<grpc::Channel> channel_;
@@ -1115,51 +1118,119 @@ TEST_F(ServiceTest, NoMoveReachesAnyoneBeforeTheLastCommitIsAcknowledged) {
 
 // --- Item 7: health and reflection -----------------------------------------
 
-TEST_F(ServiceTest, HealthCheckSaysServing) {
-  EXPECT_EQ(svctest::HealthStatus(ref_->channel()), 1);  // SERVING.
+TEST_F(ServiceTest, HealthCheckAnswersForTheServerAndEachServiceItServes) {
+  for (const char* service : {"", "pyramid.referee.v1.Referee",
+                              "grpc.health.v1.Health",
+                              "grpc.reflection.v1alpha.ServerReflection"}) {
+    EXPECT_EQ(svctest::HealthStatus(ref_->channel(), service), 1)  // SERVING.
+        << service;
+  }
+  EXPECT_EQ(svctest::HealthStatus(ref_->channel(), "no.such.Service"), -1);
+  ref_->health().SetServing(false);  // As the referee does when it stops.
+  EXPECT_EQ(svctest::HealthStatus(ref_->channel()), 2);  // NOT_SERVING.
+  EXPECT_EQ(svctest::HealthStatus(ref_->channel(), "pyramid.referee.v1.Referee"),
+            2);
 }
 
-TEST_F(ServiceTest, ReflectionListsAndDescribesTheRefereeService) {
-  const std::set<std::string> services =
-      svctest::ReflectedServices(ref_->channel());
-  EXPECT_TRUE(services.count("pyramid.referee.v1.Referee"))
-      << "services listed: " << services.size();
-  EXPECT_TRUE(services.count("grpc.reflection.v1alpha.ServerReflection"));
+// grpc.health.v1.Health/Watch of `service`: the statuses it streams.
+class HealthWatch {
+ public:
+  HealthWatch(const std::shared_ptr<grpc::Channel>& channel,
+              const std::string& service) {
+    const grpc::internal::RpcMethod method(
+        "/grpc.health.v1.Health/Watch",
+        grpc::internal::RpcMethod::SERVER_STREAMING);
+    const std::string request =
+        service.empty() ? "" : "\x0a" + std::string(1, static_cast<char>(
+                                                         service.size())) +
+                                   service;
+    reader_.reset(grpc::internal::ClientReaderFactory<grpc::ByteBuffer>::Create(
+        channel.get(), method, &context_, svctest::ToBuffer(request)));
+  }
+  ~HealthWatch() { context_.TryCancel(); }
+
+  // The next status sent (0 when its field is absent), or -1 at the end.
+  int Next() {
+    grpc::ByteBuffer response;
+    if (!reader_->Read(&response)) return -1;
+    google::protobuf::UnknownFieldSet fields;
+    if (!fields.ParseFromString(svctest::FromBuffer(response))) return -1;
+    return fields.field_count() == 1
+               ? static_cast<int>(fields.field(0).varint())
+               : 0;
+  }
+
+ private:
+  grpc::ClientContext context_;
+  std::unique_ptr<grpc::ClientReader<grpc::ByteBuffer>> reader_;
+};
+
+TEST_F(ServiceTest, HealthWatchStreamsEveryChange) {
+  HealthWatch server(ref_->channel(), "");
+  HealthWatch unknown(ref_->channel(), "no.such.Service");
+  EXPECT_EQ(server.Next(), 1);   // SERVING.
+  EXPECT_EQ(unknown.Next(), 3);  // SERVICE_UNKNOWN, not an error.
+  ref_->health().SetServing(false);
+  EXPECT_EQ(server.Next(), 2);  // NOT_SERVING.
+  ref_->health().SetServing(true);
+  EXPECT_EQ(server.Next(), 1);
+}
+
+// The methods of the service `full_name` as server reflection describes it
+// (file_containing_symbol), or nothing when it is not described.
+std::set<std::string> ReflectedMethods(
+    const std::shared_ptr<grpc::Channel>& channel,
+    const std::string& full_name) {
   const grpc::internal::RpcMethod method(
       "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo",
       grpc::internal::RpcMethod::BIDI_STREAMING);
   grpc::ClientContext context;
   std::unique_ptr<grpc::ClientReaderWriter<grpc::ByteBuffer, grpc::ByteBuffer>>
       stream(grpc::internal::ClientReaderWriterFactory<
-             grpc::ByteBuffer, grpc::ByteBuffer>::Create(ref_->channel().get(),
-                                                         method, &context));
-
+             grpc::ByteBuffer, grpc::ByteBuffer>::Create(channel.get(), method,
+                                                         &context));
   // ServerReflectionRequest{file_containing_symbol (4): the service}.
-  const std::string symbol = "pyramid.referee.v1.Referee";
-  ASSERT_TRUE(stream->Write(svctest::ToBuffer(
-      std::string("\x22") + static_cast<char>(symbol.size()) + symbol)));
+  std::set<std::string> methods;
+  if (!stream->Write(svctest::ToBuffer(
+          std::string("\x22") + static_cast<char>(full_name.size()) +
+          full_name))) {
+    return methods;
+  }
   grpc::ByteBuffer response;
-  ASSERT_TRUE(stream->Read(&response));
-  bool described = false;
-  // file_descriptor_response (4) -> file_descriptor_proto (1), repeated.
-  for (const std::string& files :
-       svctest::Fields(svctest::FromBuffer(response), 4)) {
-    for (const std::string& file : svctest::Fields(files, 1)) {
-      google::protobuf::FileDescriptorProto proto;
-      ASSERT_TRUE(proto.ParseFromString(file));
-      for (const auto& service : proto.service()) {
-        if (service.name() != "Referee") continue;
-        std::set<std::string> methods;
-        for (const auto& m : service.method()) methods.insert(m.name());
-        EXPECT_TRUE(methods.count("Play") && methods.count("Watch") &&
-                    methods.count("GetLog") && methods.count("CreateMatch"));
-        described = true;
+  if (stream->Read(&response)) {
+    // file_descriptor_response (4) -> file_descriptor_proto (1), repeated.
+    for (const std::string& files :
+         svctest::Fields(svctest::FromBuffer(response), 4)) {
+      for (const std::string& file : svctest::Fields(files, 1)) {
+        google::protobuf::FileDescriptorProto proto;
+        if (!proto.ParseFromString(file)) continue;
+        for (const auto& service : proto.service()) {
+          if (proto.package() + "." + service.name() != full_name) continue;
+          for (const auto& m : service.method()) methods.insert(m.name());
+        }
       }
     }
   }
-  EXPECT_TRUE(described);
   stream->WritesDone();
   EXPECT_TRUE(stream->Finish().ok());
+  return methods;
+}
+
+TEST_F(ServiceTest, ReflectionListsAndDescribesEveryService) {
+  const std::set<std::string> services =
+      svctest::ReflectedServices(ref_->channel());
+  EXPECT_EQ(services, std::set<std::string>(
+                          {"pyramid.referee.v1.Referee", "grpc.health.v1.Health",
+                           "grpc.reflection.v1alpha.ServerReflection"}));
+  const std::set<std::string> referee =
+      ReflectedMethods(ref_->channel(), "pyramid.referee.v1.Referee");
+  EXPECT_TRUE(referee.count("Play") && referee.count("Watch") &&
+              referee.count("GetLog") && referee.count("CreateMatch"));
+  EXPECT_EQ(ReflectedMethods(ref_->channel(), "grpc.health.v1.Health"),
+            std::set<std::string>({"Check", "Watch"}));
+  EXPECT_EQ(ReflectedMethods(ref_->channel(),
+                             "grpc.reflection.v1alpha.ServerReflection"),
+            std::set<std::string>({"ServerReflectionInfo"}));
 }
 
 // --- Item 8: bad input, one test each ---------------------------------------

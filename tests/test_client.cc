@@ -175,9 +175,10 @@ std::vector<std::string> Fields(const std::string& message, int number) {
   return out;
 }
 
-int HealthStatus(const std::shared_ptr<grpc::Channel>& channel) {
-  // HealthCheckRequest{service: ""} is the empty message; the response's
-  // field 1 is the status.
+int HealthStatus(const std::shared_ptr<grpc::Channel>& channel,
+                 const std::string& service) {
+  // HealthCheckRequest{service (1)}: empty for ""; the response's field 1 is
+  // the status.
   const grpc::internal::RpcMethod method("/grpc.health.v1.Health/Check",
                                          grpc::internal::RpcMethod::NORMAL_RPC);
   grpc::ClientContext context;
@@ -185,7 +186,12 @@ int HealthStatus(const std::shared_ptr<grpc::Channel>& channel) {
   grpc::ByteBuffer response;
   const grpc::Status status =
       grpc::internal::BlockingUnaryCall<grpc::ByteBuffer, grpc::ByteBuffer>(
-          channel.get(), method, &context, ToBuffer(""), &response);
+          channel.get(), method, &context,
+          ToBuffer(service.empty() ? ""
+                                   : "\x0a" + std::string(1, static_cast<char>(
+                                                               service.size())) +
+                                         service),
+          &response);
   if (!status.ok()) return -1;
   google::protobuf::UnknownFieldSet fields;
   if (!fields.ParseFromString(FromBuffer(response))) return -1;

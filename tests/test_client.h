@@ -228,9 +228,11 @@ grpc::ByteBuffer ToBuffer(const std::string& bytes);
 std::string FromBuffer(const grpc::ByteBuffer& buffer);
 std::vector<std::string> Fields(const std::string& message, int number);
 
-// grpc.health.v1.Health/Check for the server as a whole (service ""): the
-// ServingStatus number (1 = SERVING), or -1 when the call fails.
-int HealthStatus(const std::shared_ptr<grpc::Channel>& channel);
+// grpc.health.v1.Health/Check for `service` ("": the server as a whole): the
+// ServingStatus number (1 = SERVING, 2 = NOT_SERVING), or -1 when the call
+// fails (NOT_FOUND for a service the server does not serve).
+int HealthStatus(const std::shared_ptr<grpc::Channel>& channel,
+                 const std::string& service = "");
 // The services server reflection (grpc.reflection.v1alpha) lists.
 std::set<std::string> ReflectedServices(
     const std::shared_ptr<grpc::Channel>& channel);

@@ -1,0 +1,58 @@
+// The standard gRPC health service (grpc.health.v1.Health), served with our
+// own copy of its descriptors (proto/grpc/health/v1/health.proto) so that
+// server reflection can describe it, unlike gRPC's built-in one.
+//
+// Check answers SERVING for "" (the server as a whole) and for each service
+// named at construction while the server serves, NOT_SERVING once
+// SetServing(false) was called (the referee calls it when it starts to stop),
+// and NOT_FOUND for any other name. Watch sends the current status, then each
+// change, as the protocol specifies (SERVICE_UNKNOWN for an unknown name).
+// Thread-safe.
+#ifndef PYRAMID_REFEREE_SERVICE_HEALTH_SERVICE_H_
+#define PYRAMID_REFEREE_SERVICE_HEALTH_SERVICE_H_
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/synchronization/mutex.h"
+#include "grpc/health/v1/health.grpc.pb.h"
+
+namespace pyramid {
+
+class HealthService final : public grpc::health::v1::Health::CallbackService {
+ public:
+  using Status = grpc::health::v1::HealthCheckResponse::ServingStatus;
+
+  // `services`: the full names of the services the server serves.
+  explicit HealthService(std::vector<std::string> services);
+
+  // Every known service (and "") turns SERVING or NOT_SERVING; watchers are
+  // told.
+  void SetServing(bool serving);
+
+  grpc::ServerUnaryReactor* Check(
+      grpc::CallbackServerContext* context,
+      const grpc::health::v1::HealthCheckRequest* request,
+      grpc::health::v1::HealthCheckResponse* response) override;
+
+  grpc::ServerWriteReactor<grpc::health::v1::HealthCheckResponse>* Watch(
+      grpc::CallbackServerContext* context,
+      const grpc::health::v1::HealthCheckRequest* request) override;
+
+ private:
+  class Watcher;
+
+  // The status of `service` now.
+  Status StatusOf(const std::string& service) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  const std::set<std::string> services_;  // With "".
+  mutable absl::Mutex mu_;
+  bool serving_ ABSL_GUARDED_BY(mu_) = true;
+  std::set<Watcher*> watchers_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace pyramid
+
+#endif  // PYRAMID_REFEREE_SERVICE_HEALTH_SERVICE_H_
