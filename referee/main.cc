@@ -23,6 +23,7 @@
 #include "absl/synchronization/mutex.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/grpcpp.h"
+#include "referee/core/clock_settings.h"
 #include "referee/core/log_sink.h"
 #include "referee/crypto/bytes.h"
 #include "referee/service/health_service.h"
@@ -173,6 +174,10 @@ int Main() {
   options.default_clocks.set_time_bank_ms(absl::GetFlag(FLAGS_time_bank_ms));
   options.default_clocks.set_time_bank_increment_ms(
       absl::GetFlag(FLAGS_time_bank_increment_ms));
+  if (absl::Status clocks = ValidateClockSettings(options.default_clocks);
+      !clocks.ok()) {
+    return Fail(clocks);
+  }
   Lobby lobby(std::move(options));
   RefereeService service(&lobby);
 

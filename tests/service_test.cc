@@ -1256,6 +1256,30 @@ TEST_F(ServiceTest, BadInputUnparseableBytes) {
   EXPECT_TRUE(OfKind(ref_->Records(match.id), v1::LogRecord::kFault).empty());
 }
 
+TEST_F(ServiceTest, BadInputClockSettingsAreInvalidArgumentNamingTheField) {
+  // The whole table is clock_settings_test's; here, that CreateMatch refuses
+  // through it, before any match or log exists.
+  const std::pair<v1::ClockSettings, const char*> cases[] = {
+      {Clocks(0, 1000, 5000), "clocks.time_bank_ms"},
+      {Clocks(0xffffffffu, 1000), "clocks.commit_timeout_ms"},
+      {Clocks(1000, 10), "clocks.reveal_timeout_ms"},
+  };
+  for (const auto& [clocks, field] : cases) {
+    v1::CreateMatchRequest request;
+    request.mutable_game()->set_game(kGame);
+    for (int i = 0; i < kSeats; ++i) request.add_seats();
+    *request.mutable_clocks() = clocks;
+    grpc::ClientContext context;
+    svctest::Authorize(context, ref_->admin_token());
+    v1::CreateMatchResponse response;
+    const grpc::Status status =
+        ref_->stub().CreateMatch(&context, request, &response);
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << field;
+    EXPECT_THAT(status.error_message(), HasSubstr(field));
+  }
+  EXPECT_TRUE(ref_->lobby().ListMatches({})->matches().empty());
+}
+
 TEST_F(ServiceTest, BadInputEmptyOrShortFieldsAreInvalidArgument) {
   const Created match = NewMatch();
   auto clients = ConnectSeats(match);

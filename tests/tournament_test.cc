@@ -335,6 +335,11 @@ TEST_F(TournamentTest, BadTournamentsAreRefused) {
       {Make("pyramid_scheme", 3, 3, "format: SWISS"), "Swiss"},
       {Make("pyramid_scheme", 2, 3, "sprt { elo0: 0 elo1: 10 }"), "SPRT"},
       {Make("pyramid_scheme", 2, 2, "sprt { elo0: 10 elo1: 0 }"), "elo1"},
+      {Make("pyramid_scheme", 2, 2,
+            "clocks { reveal_timeout_ms: 1000 time_bank_ms: 5000 }"),
+       "clocks.time_bank_ms"},
+      {Make("pyramid_scheme", 2, 2, "clocks { commit_timeout_ms: 4294967295 }"),
+       "clocks.commit_timeout_ms"},
   };
   for (const auto& [t, message] : cases) {
     absl::StatusOr<v1::TournamentResults> results = Run(t);

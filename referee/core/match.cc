@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "referee/core/clock_settings.h"
 #include "referee/core/log_format.h"
 #include "referee/crypto/protocol.h"
 #include "referee/games/registry.h"
@@ -37,6 +38,10 @@ absl::StatusOr<std::unique_ptr<Match>> Match::Create(
         seat.public_key().size() != kPublicKeySize) {
       return absl::InvalidArgumentError("a seat public key is 32 bytes");
     }
+  }
+  if (absl::Status clocks = ValidateClockSettings(config.clocks);
+      !clocks.ok()) {
+    return clocks;
   }
   if (config.forfeit_policy == v1::FORFEIT_POLICY_UNSPECIFIED) {
     config.forfeit_policy = v1::FORFEIT_POLICY_FORFEIT;

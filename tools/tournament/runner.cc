@@ -19,6 +19,7 @@
 #include "absl/time/clock.h"
 #include "google/protobuf/text_format.h"
 #include "google/protobuf/util/json_util.h"
+#include "referee/core/clock_settings.h"
 #include "referee/core/log_sink.h"
 #include "referee/crypto/bytes.h"
 #include "referee/crypto/ed25519.h"
@@ -156,6 +157,7 @@ class Runner {
       t_.mutable_clocks()->set_commit_timeout_ms(5000);
       t_.mutable_clocks()->set_reveal_timeout_ms(5000);
     }
+    if (absl::Status s = ValidateClockSettings(t_.clocks()); !s.ok()) return s;
     if (t_.output_dir().empty()) t_.set_output_dir("out/" + t_.name());
     const std::regex name_pattern("[A-Za-z0-9._-]+");
     std::map<std::string, int> seen;
