@@ -1280,6 +1280,50 @@ TEST_F(ServiceTest, BadInputClockSettingsAreInvalidArgumentNamingTheField) {
   EXPECT_TRUE(ref_->lobby().ListMatches({})->matches().empty());
 }
 
+TEST_F(ServiceTest, BadInputUnparseableRequestsAreInvalidArgument) {
+  // Field 31 with wire type 7: no protobuf parser accepts it.
+  const std::string garbage("\xff\xff\xff\xff", 4);
+  for (const char* method :
+       {"CreateMatch", "RegisterBot", "GetMatch", "ListMatches"}) {
+    const std::string path = absl::StrCat("/pyramid.referee.v1.Referee/", method);
+    const grpc::internal::RpcMethod rpc(path.c_str(),
+                                        grpc::internal::RpcMethod::NORMAL_RPC);
+    grpc::ClientContext context;
+    svctest::Authorize(context, ref_->admin_token());
+    grpc::ByteBuffer response;
+    const grpc::Status status =
+        grpc::internal::BlockingUnaryCall<grpc::ByteBuffer, grpc::ByteBuffer>(
+            ref_->channel().get(), rpc, &context, svctest::ToBuffer(garbage),
+            &response);
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT)
+        << method;
+    EXPECT_THAT(status.error_message(), HasSubstr("malformed request"))
+        << method;
+  }
+  for (const char* method : {"Watch", "GetLog"}) {
+    const std::string path = absl::StrCat("/pyramid.referee.v1.Referee/", method);
+    const grpc::internal::RpcMethod rpc(
+        path.c_str(), grpc::internal::RpcMethod::SERVER_STREAMING);
+    grpc::ClientContext context;
+    std::unique_ptr<grpc::ClientReader<grpc::ByteBuffer>> reader(
+        grpc::internal::ClientReaderFactory<grpc::ByteBuffer>::Create(
+            ref_->channel().get(), rpc, &context,
+            svctest::ToBuffer(garbage)));
+    grpc::ByteBuffer event;
+    EXPECT_FALSE(reader->Read(&event)) << method;
+    const grpc::Status status = reader->Finish();
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT)
+        << method;
+    EXPECT_THAT(status.error_message(),
+                HasSubstr(absl::StrCat("not a pyramid.referee.v1.", method,
+                                       "Request")))
+        << method;
+  }
+  // The referee serves on.
+  EXPECT_EQ(svctest::HealthStatus(ref_->channel()), 1);
+  NewMatch();
+}
+
 TEST_F(ServiceTest, BadInputEmptyOrShortFieldsAreInvalidArgument) {
   const Created match = NewMatch();
   auto clients = ConnectSeats(match);

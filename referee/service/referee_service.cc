@@ -1,10 +1,13 @@
 #include "referee/service/referee_service.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <memory>
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "google/protobuf/descriptor.h"
 #include "referee/core/log_sink.h"
 #include "referee/service/stream_writer.h"
 
@@ -50,17 +53,41 @@ grpc::ServerUnaryReactor* Reply(grpc::CallbackServerContext* context,
   return reactor;
 }
 
+// Parses a raw request; INVALID_ARGUMENT naming the message expected.
+template <class Request>
+absl::Status ParseRequest(const grpc::ByteBuffer& raw, Request* request) {
+  grpc::ByteBuffer copy(raw);  // Deserialize consumes its buffer.
+  if (grpc::SerializationTraits<Request>::Deserialize(&copy, request).ok()) {
+    return absl::OkStatus();
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      "malformed request: not a ", Request::descriptor()->full_name(),
+      " (the bytes do not parse as protobuf)"));
+}
+
+// A server stream refused before it starts: finishes with `status`.
+template <class Response>
+class FailedWriteReactor final : public grpc::ServerWriteReactor<Response> {
+ public:
+  explicit FailedWriteReactor(const absl::Status& status) {
+    this->Finish(ToGrpc(status));
+  }
+  void OnDone() override { delete this; }
+};
+
 // Refused messages a stream may send: a token bucket.
 class FloodGuard {
  public:
   FloodGuard(double burst, double refill_per_second)
-      : burst_(burst), refill_(refill_per_second), tokens_(burst),
+      : burst_(burst),
+        refill_(refill_per_second),
+        tokens_(burst),
         last_(absl::Now()) {}
   // Spends one token; false when none is left.
   bool Strike() {
     const absl::Time now = absl::Now();
-    tokens_ = std::min(burst_, tokens_ + refill_ * absl::ToDoubleSeconds(
-                                                       now - last_));
+    tokens_ = std::min(burst_,
+                       tokens_ + refill_ * absl::ToDoubleSeconds(now - last_));
     last_ = now;
     if (tokens_ < 1) return false;
     tokens_ -= 1;
@@ -81,8 +108,8 @@ class PlayReactor final
               const ServiceLimits& limits)
       : lobby_(lobby),
         flood_(limits.flood_burst, limits.flood_refill_per_second),
-        writer_(std::make_shared<PlayWriter>(this,
-                                             limits.max_queued_messages)) {
+        writer_(
+            std::make_shared<PlayWriter>(this, limits.max_queued_messages)) {
     absl::StatusOr<Principal> principal = Authenticate(context, *lobby);
     if (principal.ok() && principal->kind == Principal::Kind::kAdmin) {
       principal = absl::PermissionDeniedError(
@@ -137,8 +164,7 @@ class PlayReactor final
   bool Handle(const v1::PlayRequest& request) {
     const bool is_commit = request.kind_case() == v1::PlayRequest::kCommit;
     if (!is_commit && request.kind_case() != v1::PlayRequest::kReveal) {
-      return Refuse("", 0, 0,
-                    absl::InvalidArgumentError("empty PlayRequest"));
+      return Refuse("", 0, 0, absl::InvalidArgumentError("empty PlayRequest"));
     }
     const std::string& match_id =
         is_commit ? request.commit().match_id() : request.reveal().match_id();
@@ -152,9 +178,9 @@ class PlayReactor final
                     absl::NotFoundError("unknown match"));
     }
     if (!Holds(*host, seat)) {
-      return Refuse(match_id, seat, decision_id,
-                    absl::PermissionDeniedError(
-                        "this token does not play that seat"));
+      return Refuse(
+          match_id, seat, decision_id,
+          absl::PermissionDeniedError("this token does not play that seat"));
     }
     const bool accepted = is_commit ? host->Commit(seat, request.commit())
                                     : host->Reveal(seat, request.reveal());
@@ -210,8 +236,8 @@ class WatchReactor final : public grpc::ServerWriteReactor<v1::WatchEvent> {
  public:
   WatchReactor(Lobby* lobby, const v1::WatchRequest& request,
                const ServiceLimits& limits)
-      : writer_(std::make_shared<WatchWriter>(this,
-                                              limits.max_queued_messages)) {
+      : writer_(
+            std::make_shared<WatchWriter>(this, limits.max_queued_messages)) {
     std::shared_ptr<MatchHost> host = lobby->FindMatch(request.match_id());
     if (host == nullptr) {
       writer_->Close(grpc::StatusCode::NOT_FOUND, "unknown match");
@@ -276,12 +302,79 @@ grpc::Status ToGrpc(const absl::Status& status) {
                       std::string(status.message()));
 }
 
+int RefereeService::MethodIndex(const std::string& method) {
+  const google::protobuf::MethodDescriptor* descriptor =
+      google::protobuf::DescriptorPool::generated_pool()
+          ->FindServiceByName(v1::Referee::service_full_name())
+          ->FindMethodByName(method);
+  // Only our own method names reach here: a typo is a bug, caught by every
+  // test that starts a service.
+  if (descriptor == nullptr) std::abort();
+  return descriptor->index();
+}
+
+template <class Request, class Response>
+void RefereeService::RegisterUnary(
+    const std::string& method,
+    grpc::ServerUnaryReactor* (RefereeService::*handler)(
+        grpc::CallbackServerContext*, const Request*, Response*)) {
+  MarkMethodRawCallback(
+      MethodIndex(method),
+      new grpc::internal::CallbackUnaryHandler<grpc::ByteBuffer, Response>(
+          [this, handler](grpc::CallbackServerContext* context,
+                          const grpc::ByteBuffer* raw, Response* response) {
+            // Every handler finishes before it returns, so the parsed
+            // request may live on this stack.
+            Request request;
+            if (absl::Status parsed = ParseRequest(*raw, &request);
+                !parsed.ok()) {
+              return Reply(context, parsed);
+            }
+            return (this->*handler)(context, &request, response);
+          }));
+}
+
+template <class Request, class Response>
+void RefereeService::RegisterServerStreaming(
+    const std::string& method,
+    grpc::ServerWriteReactor<Response>* (RefereeService::*handler)(
+        grpc::CallbackServerContext*, const Request*)) {
+  MarkMethodRawCallback(
+      MethodIndex(method),
+      new grpc::internal::CallbackServerStreamingHandler<grpc::ByteBuffer,
+                                                         Response>(
+          [this, handler](grpc::CallbackServerContext* context,
+                          const grpc::ByteBuffer* raw)
+              -> grpc::ServerWriteReactor<Response>* {
+            // Reactors copy what they keep of the request.
+            Request request;
+            if (absl::Status parsed = ParseRequest(*raw, &request);
+                !parsed.ok()) {
+              return new FailedWriteReactor<Response>(parsed);
+            }
+            return (this->*handler)(context, &request);
+          }));
+}
+
 RefereeService::RefereeService(Lobby* lobby, ServiceLimits limits)
-    : lobby_(lobby), limits_(limits) {}
+    : lobby_(lobby), limits_(limits) {
+  RegisterUnary("CreateMatch", &RefereeService::CreateMatch);
+  RegisterUnary("RegisterBot", &RefereeService::RegisterBot);
+  MarkMethodRawCallback(
+      MethodIndex("Play"),
+      new grpc::internal::CallbackBidiHandler<grpc::ByteBuffer,
+                                              SerializedMessage>(
+          [this](grpc::CallbackServerContext* context) {
+            return Play(context);
+          }));
+  RegisterServerStreaming("Watch", &RefereeService::Watch);
+  RegisterUnary("GetMatch", &RefereeService::GetMatch);
+  RegisterUnary("ListMatches", &RefereeService::ListMatches);
+  RegisterServerStreaming("GetLog", &RefereeService::GetLog);
+}
 
 grpc::ServerUnaryReactor* RefereeService::CreateMatch(
-    grpc::CallbackServerContext* context,
-    const v1::CreateMatchRequest* request,
+    grpc::CallbackServerContext* context, const v1::CreateMatchRequest* request,
     v1::CreateMatchResponse* response) {
   if (absl::Status s = RequireAdmin(context, *lobby_); !s.ok()) {
     return Reply(context, s);
@@ -293,8 +386,7 @@ grpc::ServerUnaryReactor* RefereeService::CreateMatch(
 }
 
 grpc::ServerUnaryReactor* RefereeService::RegisterBot(
-    grpc::CallbackServerContext* context,
-    const v1::RegisterBotRequest* request,
+    grpc::CallbackServerContext* context, const v1::RegisterBotRequest* request,
     v1::RegisterBotResponse* response) {
   if (absl::Status s = RequireAdmin(context, *lobby_); !s.ok()) {
     return Reply(context, s);
@@ -327,8 +419,7 @@ grpc::ServerUnaryReactor* RefereeService::GetMatch(
 }
 
 grpc::ServerUnaryReactor* RefereeService::ListMatches(
-    grpc::CallbackServerContext* context,
-    const v1::ListMatchesRequest* request,
+    grpc::CallbackServerContext* context, const v1::ListMatchesRequest* request,
     v1::ListMatchesResponse* response) {
   absl::StatusOr<v1::ListMatchesResponse> list = lobby_->ListMatches(*request);
   if (list.ok()) *response = *std::move(list);

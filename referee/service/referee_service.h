@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <cstddef>
+#include <string>
 
 #include "pyramid/referee/v1/referee_service.grpc.pb.h"
 #include "referee/service/lobby.h"
@@ -26,72 +27,63 @@ struct ServiceLimits {
   size_t log_chunk_bytes = 64 << 10;
 };
 
-// Play reads raw ByteBuffers so that a message that does not parse as a
-// PlayRequest gets the documented in-band PlayError INVALID_ARGUMENT; with
-// the typed API gRPC reports it to the reactor exactly like the client's
-// half-close, and the stream would just end with OK. It writes the
-// PlayResponses its StreamWriter has serialized (SerializedMessage). This is
-// the generated WithRawCallbackMethod_Play with that response type.
-template <class BaseClass>
-class WithSerializedPlayMethod : public BaseClass {
- public:
-  WithSerializedPlayMethod() {
-    grpc::Service::MarkMethodRawCallback(
-        kPlayMethodIndex,
-        new grpc::internal::CallbackBidiHandler<grpc::ByteBuffer,
-                                                SerializedMessage>(
-            [this](grpc::CallbackServerContext* context) {
-              return Play(context);
-            }));
-  }
-  virtual grpc::ServerBidiReactor<grpc::ByteBuffer, SerializedMessage>* Play(
-      grpc::CallbackServerContext* context) = 0;
-
- private:
-  // Play's position in the service (its order in referee_service.proto), as
-  // the generated code numbers the methods.
-  static constexpr int kPlayMethodIndex = 2;
-};
-
-using RefereeCallbackBase =
-    referee::v1::Referee::WithCallbackMethod_CreateMatch<
-        referee::v1::Referee::WithCallbackMethod_RegisterBot<
-            WithSerializedPlayMethod<
-                referee::v1::Referee::WithCallbackMethod_Watch<
-                    referee::v1::Referee::WithCallbackMethod_GetMatch<
-                        referee::v1::Referee::WithCallbackMethod_ListMatches<
-                            referee::v1::Referee::WithCallbackMethod_GetLog<
-                                referee::v1::Referee::Service>>>>>>>;
-class RefereeService final : public RefereeCallbackBase {
+// Every method reads its request raw and parses it itself, so that a request
+// that does not parse gets INVALID_ARGUMENT saying what was expected (with
+// the typed API gRPC answers such a call without a useful status, and a Play
+// message that does not parse would end the stream as if the client had
+// half-closed). Play gets the documented in-band PlayError instead. Methods
+// are registered by name, their index taken from the service descriptor.
+// Responses stay typed; Play writes the PlayResponses its StreamWriter has
+// serialized (SerializedMessage).
+class RefereeService final : public referee::v1::Referee::Service {
  public:
   RefereeService(Lobby* lobby, ServiceLimits limits = {});
+
+  // The methods of referee_service.proto, each given a parsed request.
 
   grpc::ServerUnaryReactor* CreateMatch(
       grpc::CallbackServerContext* context,
       const referee::v1::CreateMatchRequest* request,
-      referee::v1::CreateMatchResponse* response) override;
+      referee::v1::CreateMatchResponse* response);
   grpc::ServerUnaryReactor* RegisterBot(
       grpc::CallbackServerContext* context,
       const referee::v1::RegisterBotRequest* request,
-      referee::v1::RegisterBotResponse* response) override;
+      referee::v1::RegisterBotResponse* response);
   grpc::ServerBidiReactor<grpc::ByteBuffer, SerializedMessage>* Play(
-      grpc::CallbackServerContext* context) override;
+      grpc::CallbackServerContext* context);
   grpc::ServerWriteReactor<referee::v1::WatchEvent>* Watch(
       grpc::CallbackServerContext* context,
-      const referee::v1::WatchRequest* request) override;
+      const referee::v1::WatchRequest* request);
   grpc::ServerUnaryReactor* GetMatch(
       grpc::CallbackServerContext* context,
       const referee::v1::GetMatchRequest* request,
-      referee::v1::MatchInfo* response) override;
+      referee::v1::MatchInfo* response);
   grpc::ServerUnaryReactor* ListMatches(
       grpc::CallbackServerContext* context,
       const referee::v1::ListMatchesRequest* request,
-      referee::v1::ListMatchesResponse* response) override;
+      referee::v1::ListMatchesResponse* response);
   grpc::ServerWriteReactor<referee::v1::LogChunk>* GetLog(
       grpc::CallbackServerContext* context,
-      const referee::v1::GetLogRequest* request) override;
+      const referee::v1::GetLogRequest* request);
 
  private:
+  // Registers `handler` for the unary method `method` (its name in
+  // referee_service.proto) behind a request parser.
+  template <class Request, class Response>
+  void RegisterUnary(const std::string& method,
+                     grpc::ServerUnaryReactor* (RefereeService::*handler)(
+                         grpc::CallbackServerContext*, const Request*,
+                         Response*));
+  // The same for a server-streaming method.
+  template <class Request, class Response>
+  void RegisterServerStreaming(
+      const std::string& method,
+      grpc::ServerWriteReactor<Response>* (RefereeService::*handler)(
+          grpc::CallbackServerContext*, const Request*));
+  // A method's position in the service, as the generated code numbers
+  // methods: its index in the service descriptor.
+  static int MethodIndex(const std::string& method);
+
   Lobby* const lobby_;
   const ServiceLimits limits_;
 };
