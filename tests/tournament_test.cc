@@ -6,8 +6,11 @@
 // resumes without replaying a finished match; 256 matches in flight without
 // a timeout; refused tournament files. And the `tournament` program itself,
 // killed with SIGKILL mid-run, resumes from its output directory.
+#include <signal.h>
+
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <set>
 #include <sstream>
@@ -199,6 +202,114 @@ TEST_F(TournamentTest, KilledTournamentProgramResumes) {
   ASSERT_EQ(ids.size(), 36u);
   for (const auto& m : before) EXPECT_EQ(ids[m.index()], m.match_id());
   EXPECT_EQ(Journaled().size(), 36u);
+}
+
+// The processes whose parent is `parent` and which are not zombies.
+std::vector<pid_t> LiveChildren(pid_t parent) {
+  std::vector<pid_t> children;
+  for (const fs::directory_entry& entry : fs::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream in(entry.path() / "stat");
+    std::string stat((std::istreambuf_iterator<char>(in)),
+                     std::istreambuf_iterator<char>());
+    // pid (comm) state ppid ...: comm may hold spaces, so parse after ')'.
+    const size_t close = stat.rfind(')');
+    if (close == std::string::npos) continue;
+    std::istringstream rest(stat.substr(close + 1));
+    char state = 0;
+    pid_t ppid = 0;
+    rest >> state >> ppid;
+    if (ppid == parent && state != 'Z') children.push_back(std::stoi(name));
+  }
+  return children;
+}
+
+// True while `pid` exists and is not a zombie.
+bool Alive(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat((std::istreambuf_iterator<char>(in)),
+                   std::istreambuf_iterator<char>());
+  const size_t close = stat.rfind(')');
+  return close != std::string::npos && close + 2 < stat.size() &&
+         stat[close + 2] != 'Z';
+}
+
+TEST_F(TournamentTest, BotsDieWithARunnerKilledBySigkill) {
+  const std::string data = dir_ + "/referee";
+  testing_util::Process referee(
+      {(fs::path(BinDir()) / "referee").string(), "--listen=127.0.0.1:0",
+       "--port_file=" + dir_ + "/port", "--data_dir=" + data},
+      dir_ + "/referee.out", dir_ + "/referee.err");
+  const absl::Time end = absl::Now() + absl::Seconds(30);
+  while (!fs::exists(dir_ + "/port") && absl::Now() < end) {
+    absl::SleepFor(absl::Milliseconds(20));
+  }
+  ASSERT_TRUE(fs::exists(dir_ + "/port")) << referee.err();
+  std::string port;
+  std::ifstream(dir_ + "/port") >> port;
+
+  const std::string file = dir_ + "/t.txt";
+  std::string text;
+  google::protobuf::TextFormat::PrintToString(
+      Make("rock_paper_pyramid", 3, 4, "rounds: 50 concurrency: 2"), &text);
+  std::ofstream(file) << text;
+  testing_util::Process run(
+      {(fs::path(BinDir()) / "tournament").string(), file,
+       "--referee=127.0.0.1:" + port,
+       "--referee_key=" + data + "/referee.key.pub",
+       "--admin_token_file=" + data + "/admin.token"},
+      dir_ + "/run.out", dir_ + "/run.err");
+  std::vector<pid_t> bots;
+  while (bots.size() < 4 && absl::Now() < end && run.running()) {
+    absl::SleepFor(absl::Milliseconds(50));
+    bots = LiveChildren(run.pid());
+  }
+  ASSERT_EQ(bots.size(), 4u) << run.err();
+  while (Journaled().empty() && absl::Now() < end && run.running()) {
+    absl::SleepFor(absl::Milliseconds(20));
+  }
+  ASSERT_TRUE(run.running()) << run.err();  // Mid-tournament, bots playing.
+  run.Signal(SIGKILL);
+  EXPECT_EQ(run.Wait(absl::Seconds(10)), 128 + SIGKILL);
+  const absl::Time deadline = absl::Now() + absl::Seconds(5);
+  for (pid_t bot : bots) {
+    while (Alive(bot) && absl::Now() < deadline) {
+      absl::SleepFor(absl::Milliseconds(20));
+    }
+    EXPECT_FALSE(Alive(bot)) << "bot process " << bot << " outlived its runner";
+  }
+}
+
+TEST_F(TournamentTest, ABotThatExitsAtOnceIsRestartedWithBackoff) {
+  // Long deadlines: the tournament waits on the dead bot the whole time.
+  v1::Tournament t = Make("rock_paper_pyramid", 3, 3,
+                          "clocks { commit_timeout_ms: 60000 "
+                          "reveal_timeout_ms: 60000 }");
+  t.mutable_bots(2)->clear_command();
+  t.mutable_bots(2)->add_command("/bin/false");
+  const std::string file = dir_ + "/t.txt";
+  std::string text;
+  google::protobuf::TextFormat::PrintToString(t, &text);
+  std::ofstream(file) << text;
+  testing_util::Process run({(fs::path(BinDir()) / "tournament").string(),
+                             file},
+                            dir_ + "/run.out", dir_ + "/run.err");
+  absl::SleepFor(absl::Seconds(10));
+  run.Signal(SIGKILL);
+  run.Wait(absl::Seconds(10));
+  // Each exit is one line; the backoff (250 ms, doubling) allows the first
+  // start and at most 5 restarts in 10 s, where there used to be dozens.
+  const std::string out = run.out() + run.err();
+  int exits = 0;
+  for (size_t at = 0; (at = out.find("bot bot-3 ended", at)) != std::string::npos;
+       ++at) {
+    ++exits;
+  }
+  EXPECT_GE(exits, 3) << out;
+  EXPECT_LE(exits, 6) << out;
+  EXPECT_THAT(out, HasSubstr("restarting in"));
+  EXPECT_EQ(out.find("giving up"), std::string::npos);
 }
 
 TEST_F(TournamentTest, ResumeRefusesAnotherTournament) {

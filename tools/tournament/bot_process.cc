@@ -2,36 +2,64 @@
 
 #include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/time/clock.h"
 
 extern "C" char** environ;
 
 namespace pyramid {
+namespace {
+
+// The file `program` names: itself when it has a slash, else the first
+// executable of that name on PATH.
+std::string FindProgram(const std::string& program) {
+  if (program.find('/') != std::string::npos) return program;
+  const char* path = getenv("PATH");
+  for (absl::string_view dir :
+       absl::StrSplit(path != nullptr ? path : "/usr/bin:/bin", ':')) {
+    const std::string candidate =
+        absl::StrCat(dir.empty() ? "." : dir, "/", program);
+    if (access(candidate.c_str(), X_OK) == 0) return candidate;
+  }
+  return "";
+}
+
+}  // namespace
 
 BotProcess::BotProcess(std::string name, std::vector<std::string> argv,
                        std::map<std::string, std::string> env,
-                       std::string log_path)
+                       std::string log_path, RestartBackoff backoff)
     : name_(std::move(name)),
       argv_(std::move(argv)),
       env_(std::move(env)),
-      log_path_(std::move(log_path)) {}
+      log_path_(std::move(log_path)),
+      backoff_(backoff) {}
 
 BotProcess::~BotProcess() { Stop(); }
 
-// Started with posix_spawn, not fork: in a process that runs a gRPC server
-// (the embedded referee), fork's atfork handlers disturb gRPC's in-flight
-// streams; posix_spawn runs none.
+// Started with vfork, not fork: in a process that runs a gRPC server (the
+// embedded referee), fork's atfork handlers disturb gRPC's in-flight streams;
+// vfork runs none. Everything is prepared before vfork; the child makes only
+// system calls (its own process group, the parent-death signal, stdio, exec).
 absl::Status BotProcess::Start() {
   if (argv_.empty()) return absl::InvalidArgumentError("empty bot command");
+  const std::string program = FindProgram(argv_[0]);
+  if (program.empty()) {
+    return absl::NotFoundError(
+        absl::StrCat("cannot run ", argv_[0], ": not found on PATH"));
+  }
   std::vector<char*> args;
   for (const std::string& arg : argv_) {
     args.push_back(const_cast<char*>(arg.c_str()));
@@ -41,7 +69,8 @@ absl::Status BotProcess::Start() {
   for (char** e = environ; *e != nullptr; ++e) {
     const std::string entry(*e);
     const size_t eq = entry.find('=');
-    if (eq != std::string::npos) env[entry.substr(0, eq)] = entry.substr(eq + 1);
+    if (eq != std::string::npos)
+      env[entry.substr(0, eq)] = entry.substr(eq + 1);
   }
   for (const auto& [key, value] : env_) env[key] = value;
   std::vector<std::string> env_strings;
@@ -50,54 +79,88 @@ absl::Status BotProcess::Start() {
   for (std::string& entry : env_strings) envp.push_back(entry.data());
   envp.push_back(nullptr);
 
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null",
-                                   O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log_path_.c_str(),
-                                   O_WRONLY | O_CREAT | O_APPEND, 0644);
-  posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  sigset_t none;
-  sigemptyset(&none);
-  posix_spawnattr_setsigmask(&attr, &none);
-  posix_spawnattr_setpgroup(&attr, 0);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETPGROUP);
-  pid_t pid = -1;
-  const int error = posix_spawnp(&pid, args[0], &actions, &attr, args.data(),
-                                 envp.data());
-  posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attr);
-  if (error != 0) {
-    return absl::InternalError(absl::StrCat("cannot run ", argv_[0], ": ",
-                                            std::strerror(error)));
+  const int log_fd =
+      open(log_path_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (log_fd < 0) {
+    return absl::InternalError(
+        absl::StrCat("cannot open ", log_path_, ": ", std::strerror(errno)));
+  }
+  const int null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  const pid_t parent = getpid();
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old);  // No handler runs in the child.
+  const pid_t pid = vfork();
+  if (pid == 0) {
+    setpgid(0, 0);
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    // The runner may have died before the prctl: then nobody would kill us.
+    if (getppid() != parent) _exit(127);
+    dup2(null_fd, STDIN_FILENO);
+    dup2(log_fd, STDOUT_FILENO);
+    dup2(log_fd, STDERR_FILENO);
+    sigset_t none;
+    sigemptyset(&none);
+    for (int sig = 1; sig < NSIG; ++sig) signal(sig, SIG_DFL);
+    sigprocmask(SIG_SETMASK, &none, nullptr);
+    execve(program.c_str(), args.data(), envp.data());
+    _exit(127);
+  }
+  const int error = errno;
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  close(log_fd);
+  if (null_fd >= 0) close(null_fd);
+  if (pid < 0) {
+    return absl::InternalError(
+        absl::StrCat("cannot run ", argv_[0], ": ", std::strerror(error)));
   }
   pid_ = pid;
+  started_ = absl::Now();
   ++starts_;
   return absl::OkStatus();
 }
 
 std::string BotProcess::Exited() {
-  if (pid_ <= 0) return "not running";
+  if (pid_ <= 0) return "";
   int status = 0;
   const pid_t reaped = waitpid(pid_, &status, WNOHANG);
   if (reaped == 0) return "";
+  kill(-pid_, SIGKILL);  // Whatever it started goes with it.
   pid_ = -1;
   if (reaped < 0) return "lost";
-  if (WIFEXITED(status)) return absl::StrCat("exit status ", WEXITSTATUS(status));
+  if (WIFEXITED(status))
+    return absl::StrCat("exit status ", WEXITSTATUS(status));
   if (WIFSIGNALED(status)) return absl::StrCat("signal ", WTERMSIG(status));
   return "stopped";
 }
 
+absl::Time BotProcess::NextStart(absl::Time now) {
+  if (now - started_ >= backoff_.healthy) failures_in_a_row_ = 0;
+  if (failures_in_a_row_ >= backoff_.max_restarts) {
+    return absl::InfiniteFuture();
+  }
+  ++failures_in_a_row_;
+  absl::Duration delay = backoff_.initial;
+  for (int i = 1; i < failures_in_a_row_ && delay < backoff_.max; ++i) {
+    delay *= 2;
+  }
+  return now + std::min(delay, backoff_.max);
+}
+
 void BotProcess::Stop(int grace_ms) {
   if (pid_ <= 0) return;
-  kill(pid_, SIGTERM);
+  kill(-pid_, SIGTERM);
   for (int waited = 0; waited < grace_ms; waited += 20) {
-    if (!Exited().empty()) return;
+    if (pid_ <= 0) return;
+    int status = 0;
+    if (waitpid(pid_, &status, WNOHANG) == pid_) {
+      kill(-pid_, SIGKILL);
+      pid_ = -1;
+      return;
+    }
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
-  kill(pid_, SIGKILL);
+  kill(-pid_, SIGKILL);
   waitpid(pid_, nullptr, 0);
   pid_ = -1;
 }

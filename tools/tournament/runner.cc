@@ -40,7 +40,6 @@ namespace {
 namespace v1 = ::pyramid::referee::v1;
 namespace fs = std::filesystem;
 
-constexpr int kMaxRestarts = 20;
 constexpr char kGenuine[] = "genuine";
 
 absl::Status WriteFile(const fs::path& path, const std::string& bytes) {
@@ -295,20 +294,37 @@ class Runner {
     return absl::OkStatus();
   }
 
-  // Restarts bots that die while the tournament runs. A match a bot was
+  // Restarts bots that die while the tournament runs, with exponential
+  // backoff (BotProcess::NextStart), one line per step. A match a bot was
   // playing goes on without it: it forfeits at its deadline (a restarted
   // bot has lost the salt of any commitment it made), as the log records.
   void Supervise() {
+    std::vector<absl::Time> next_start(bots_.size(), absl::InfinitePast());
     while (!stopping_.load()) {
-      for (auto& bot : bots_) {
-        const std::string how = bot->Exited();
-        if (how.empty() || stopping_.load()) continue;
-        const bool restart = bot->starts() <= kMaxRestarts;
-        Note(absl::StrCat("bot ", bot->name(), " ended (", how, ")",
-                          restart ? "; restarting" : "; giving up on it"));
-        if (restart) bot->Start().IgnoreError();
+      const absl::Time now = absl::Now();
+      for (size_t i = 0; i < bots_.size() && !stopping_.load(); ++i) {
+        BotProcess& bot = *bots_[i];
+        if (const std::string how = bot.Exited(); !how.empty()) {
+          next_start[i] = bot.NextStart(now);
+          Note(next_start[i] == absl::InfiniteFuture()
+                   ? absl::StrCat("bot ", bot.name(), " ended (", how,
+                                  "); giving up on it after ",
+                                  bot.starts() - 1, " restarts")
+                   : absl::StrCat("bot ", bot.name(), " ended (", how,
+                                  "); restarting in ",
+                                  absl::FormatDuration(next_start[i] - now)));
+        } else if (next_start[i] != absl::InfinitePast() &&
+                   next_start[i] != absl::InfiniteFuture() &&
+                   now >= next_start[i]) {
+          next_start[i] = absl::InfinitePast();
+          if (absl::Status s = bot.Start(); !s.ok()) {
+            next_start[i] = absl::InfiniteFuture();
+            Note(absl::StrCat("bot ", bot.name(), ": ", s.message(),
+                              "; giving up on it"));
+          }
+        }
       }
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
   }
 
