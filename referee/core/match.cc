@@ -48,6 +48,7 @@ absl::StatusOr<std::unique_ptr<Match>> Match::Create(
   }
   auto match = std::unique_ptr<Match>(
       new Match(std::move(config), *std::move(game), clock));
+  match->Tick();
   match->bank_ms_.assign(seats, match->config_.clocks.commit_timeout_ms() == 0
                                     ? 0
                                     : match->config_.clocks.time_bank_ms());
@@ -88,11 +89,15 @@ absl::StatusOr<std::unique_ptr<Match>> Match::Create(
   return match;
 }
 
-int64_t Match::NowMs() const { return absl::ToUnixMillis(clock_->Now()); }
+void Match::Tick() {
+  now_ = absl::FromUnixMillis(absl::ToUnixMillis(clock_->Now()));
+}
+
+int64_t Match::NowMs() const { return absl::ToUnixMillis(now_); }
 
 absl::Time Match::PhaseDeadline(uint32_t timeout_ms) const {
   if (timeout_ms == 0) return absl::InfiniteFuture();
-  return clock_->Now() + absl::Milliseconds(timeout_ms);
+  return now_ + absl::Milliseconds(timeout_ms);
 }
 
 absl::Status Match::Log(v1::LogRecord record) {
@@ -137,7 +142,7 @@ absl::Time Match::NextDeadline() const {
 // seat's bank.
 void Match::ChargeTimeBank(int seat) {
   if (config_.clocks.commit_timeout_ms() == 0) return;
-  const int64_t used_ms = absl::ToInt64Milliseconds(clock_->Now() - opened_);
+  const int64_t used_ms = absl::ToInt64Milliseconds(now_ - opened_);
   const int64_t overrun =
       used_ms - static_cast<int64_t>(config_.clocks.commit_timeout_ms());
   if (overrun > 0) bank_ms_[seat] = std::max<int64_t>(0, bank_ms_[seat] - overrun);
@@ -148,7 +153,7 @@ absl::Status Match::OpenDecision(std::vector<int> seats, bool simultaneous) {
   decision_.seats = std::move(seats);
   decision_.simultaneous = simultaneous;
   decision_.reveal_phase = false;
-  opened_ = clock_->Now();
+  opened_ = now_;
   const absl::Time base = PhaseDeadline(config_.clocks.commit_timeout_ms());
   decision_.deadlines.clear();
   for (int seat : decision_.seats) {
@@ -205,7 +210,8 @@ bool Match::AwaitsReveal(int seat) const {
 absl::Status Match::Commit(int seat, uint64_t decision_id,
                            std::string_view commitment,
                            std::string_view signature) {
-  if (absl::Status s = CheckDeadlines(); !s.ok()) return s;
+  Tick();
+  if (absl::Status s = CheckDeadlinesNow(); !s.ok()) return s;
   if (absl::Status s = CheckOpen(seat, decision_id); !s.ok()) return s;
   if (decision_.reveal_phase) {
     return absl::FailedPreconditionError("the commit phase is over");
@@ -251,7 +257,8 @@ absl::Status Match::Commit(int seat, uint64_t decision_id,
 absl::Status Match::Reveal(int seat, uint64_t decision_id,
                            std::string_view salt,
                            std::string_view action_bytes) {
-  if (absl::Status s = CheckDeadlines(); !s.ok()) return s;
+  Tick();
+  if (absl::Status s = CheckDeadlinesNow(); !s.ok()) return s;
   if (absl::Status s = CheckOpen(seat, decision_id); !s.ok()) return s;
   if (!decision_.reveal_phase) {
     return absl::FailedPreconditionError(
@@ -388,8 +395,13 @@ absl::Status Match::AfterProgress() {
 }
 
 absl::Status Match::CheckDeadlines() {
+  Tick();
+  return CheckDeadlinesNow();
+}
+
+absl::Status Match::CheckDeadlinesNow() {
   if (!broken_.ok()) return broken_;
-  const absl::Time now = clock_->Now();
+  const absl::Time now = now_;
   if (finished_ || now < NextDeadline()) return absl::OkStatus();
   const v1::FaultReason reason = decision_.reveal_phase
                                      ? v1::FAULT_REVEAL_TIMEOUT

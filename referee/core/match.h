@@ -155,7 +155,13 @@ class Match {
   bool AllCommittedOrFaulted() const;
   bool AllResolved() const;
   bool AnyFaulted() const;
+  // Reads the clock, to the millisecond: every record a call writes carries
+  // that one time, and every deadline and bank charge is computed from it,
+  // so the match is a function of the times its log records (Resume relies
+  // on that to re-run a log exactly).
+  void Tick();
   int64_t NowMs() const;
+  absl::Status CheckDeadlinesNow();
   absl::Time PhaseDeadline(uint32_t timeout_ms) const;
   void ChargeTimeBank(int seat);
 
@@ -170,6 +176,7 @@ class Match {
   std::optional<GameSession> session_;  // From the close of decision 0 on.
   DecisionView decision_;
   std::vector<SeatProgress> progress_;  // Indexed like decision_.seats.
+  absl::Time now_;                      // The current call's time (Tick).
   absl::Time opened_;                   // When the open decision opened.
   std::vector<int64_t> bank_ms_;        // Per seat: time bank left.
   bool finished_ = false;
