@@ -144,6 +144,11 @@ std::vector<v1::LogRecord> Recheckpoint(
     if (record.has_checkpoint()) continue;
     out.push_back(record);
     if (record.has_seal()) continue;
+    if (record.has_header()) {  // The writer signs the header at once.
+      out.emplace_back().mutable_checkpoint();
+      since = 0;
+      continue;
+    }
     if (interval != 0 && ++since == interval) {
       out.emplace_back().mutable_checkpoint();
       since = 0;
@@ -652,7 +657,8 @@ TEST_F(ForgeryTest, TwoCheckpointsInARow) {
 
 TEST_F(ForgeryTest, CheckpointIntervalChangedInHeader) {
   records_[0].mutable_header()->set_checkpoint_interval(3);
-  ExpectRejected(Forged(kRaw), 3, "a checkpoint is due after every 3 records");
+  // The header's checkpoint is record 1; 3 records later, one is due.
+  ExpectRejected(Forged(kRaw), 5, "a checkpoint is due after every 3 records");
 }
 
 TEST_F(ForgeryTest, RecordAfterTheSeal) {
@@ -728,7 +734,7 @@ TEST_F(ForgeryTest, WrongSeatCountIsRejected) {
 }
 
 TEST_F(ForgeryTest, FirstRecordMustBeTheHeader) {
-  std::swap(records_[0], records_[1]);
+  std::swap(records_[0], records_[2]);  // Record 1 is the header's checkpoint.
   const Verdict v = Forged();
   EXPECT_EQ(v.kind, Kind::kNotGenuine);
   EXPECT_EQ(v.bad_record, 0u);
@@ -791,14 +797,21 @@ TEST_F(ForgeryTest, CommitmentChanged) {
 }
 
 TEST_F(ForgeryTest, RevealBeforeEveryCommit) {
-  // Move the first reveal of a decision before its last commit.
-  int nth = 3;
-  int reveal = Find(v1::LogRecord::kReveal, nth);
-  while (!records_[reveal - 1].has_commit()) {
-    reveal = Find(v1::LogRecord::kReveal, ++nth);
+  // Move the first reveal of a decision before its last commit (the first
+  // reveal, from the third on, whose last record before it other than a
+  // checkpoint is a commit; the forger re-places the checkpoints).
+  int reveal = -1, commit = -1;
+  for (int nth = 3, at; reveal < 0 && (at = Find(v1::LogRecord::kReveal, nth)) > 0;
+       ++nth) {
+    int before = at - 1;
+    while (records_[before].has_checkpoint()) --before;
+    if (records_[before].has_commit()) reveal = at, commit = before;
   }
-  std::swap(records_[reveal - 1], records_[reveal]);
-  ExpectRejected(Forged(), reveal - 1, "reveal before every commitment is in");
+  ASSERT_GT(reveal, 0) << "no reveal right after a commit";
+  const v1::LogRecord moved = records_[reveal];
+  records_.erase(records_.begin() + reveal);
+  records_.insert(records_.begin() + commit, moved);
+  ExpectRejectedBecause(Forged(), "reveal before every commitment is in");
 }
 
 TEST_F(ForgeryTest, SecondCommitFromASeat) {

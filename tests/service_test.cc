@@ -525,7 +525,8 @@ TEST_F(ServiceTest, BotTokenActsOnlyForItsBotsSeats) {
   PlayClient seat2(ref_->NewChannel(), match.tokens[2], "seat2");
   seat2.Send(svctest::CommitMsg(match.id, 0, 0, move));
   EXPECT_TRUE(seat2.Await(IsError(match.id, 0, 0, kPermissionDenied)));
-  EXPECT_EQ(ref_->Records(match.id).size(), 2u);  // Header, decision 0.
+  // Header, its checkpoint, decision 0: nothing else.
+  EXPECT_EQ(ref_->Records(match.id).size(), 3u);
 }
 
 TEST_F(ServiceTest, TokensNeverAppearInOutputOrLogs) {
@@ -1585,11 +1586,11 @@ TEST_F(ServiceTest, BadInputMismatchedRevealPlaysTheDefaultUnderThatPolicy) {
 // the writer put it between the reveal and its fault, and the verifier
 // called that genuine log NOT GENUINE.
 TEST_F(ServiceTest, BadInputMismatchedRevealJustBeforeACheckpointVerifies) {
-  // Header, 8 records of decision 0, decision 1 opened, 3 commits: the
-  // reveal is record 13, the 14th, so with 14 records per checkpoint one
-  // follows it.
+  // Header, its checkpoint, 8 records of decision 0, decision 1 opened, 3
+  // commits: the reveal is record 14, the 13th after the header's
+  // checkpoint, so with 13 records per checkpoint one follows it.
   RefereeConfig config;
-  config.checkpoint_interval = 14;
+  config.checkpoint_interval = 13;
   ref_ = std::make_unique<TestReferee>(config);
   const Created match = NewMatch();
   auto clients = ConnectSeats(match);
@@ -1619,7 +1620,7 @@ TEST_F(ServiceTest, BadInputMismatchedRevealJustBeforeACheckpointVerifies) {
       break;
     }
   }
-  ASSERT_EQ(reveal, 13u);
+  ASSERT_EQ(reveal, 14u);
   ASSERT_LT(reveal + 2, records.size());
   EXPECT_TRUE(records[reveal + 1].has_checkpoint());
   EXPECT_TRUE(records[reveal + 2].has_fault());

@@ -78,6 +78,9 @@ absl::StatusOr<std::unique_ptr<Match>> Match::Create(
   header->set_created_unix_ms(match->NowMs());
   header->set_checkpoint_interval(match->config_.checkpoint_interval);
   if (absl::Status s = match->Log(std::move(record)); !s.ok()) return s;
+  // A signed checkpoint right after the header: a log cut short at any later
+  // instant still verifies as an unsealed prefix (docs/log-format.md).
+  if (absl::Status s = match->log_->Checkpoint(); !s.ok()) return s;
 
   std::vector<int> all_seats(seats);
   for (int i = 0; i < seats; ++i) all_seats[i] = i;

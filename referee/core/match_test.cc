@@ -10,6 +10,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "referee/core/local_runner.h"
+#include "referee/core/log_reader.h"
 #include "referee/crypto/protocol.h"
 #include "referee/crypto/sha256.h"
 #include "replay/verifier.h"
@@ -333,6 +334,32 @@ TEST_F(MatchTest, FullMatchWritesAGenuineSealedLog) {
   EXPECT_EQ(v.moves, 27u);
   EXPECT_EQ(v.outcome.SerializeAsString(),
             match_->outcome().SerializeAsString());
+}
+
+TEST_F(MatchTest, EveryPrefixFromTheHeaderCheckpointOnVerifiesAsUnsealed) {
+  Start(v1::FORFEIT_POLICY_FORFEIT);
+  PlaySeed();
+  const SplitLogResult split = SplitLog(log_);
+  ASSERT_GE(split.records.size(), 3u);
+  ASSERT_TRUE([&] {
+    v1::LogRecord second;
+    return second.ParseFromString(std::string(split.records[1].bytes)) &&
+           second.has_checkpoint();
+  }()) << "record 1 is not a checkpoint";
+  VerifyOptions options;
+  options.pinned_key = referee_key_.public_key();
+  // Cut at every byte from the end of the header's checkpoint on (records
+  // whole or torn): every prefix verifies as unsealed.
+  const size_t first = split.records[2].offset;
+  for (size_t cut = first; cut < log_.size(); ++cut) {
+    const Verdict v = VerifyLog(std::string_view(log_).substr(0, cut), options);
+    EXPECT_EQ(v.kind, Verdict::Kind::kUnsealedPrefix)
+        << "cut at " << cut << ": " << v.reason;
+  }
+  // The header alone has no signature: not genuine, and says why.
+  const Verdict header_only = VerifyLog(
+      std::string_view(log_).substr(0, split.records[1].offset), options);
+  EXPECT_EQ(header_only.kind, Verdict::Kind::kNotGenuine);
 }
 
 TEST(MatchCreateTest, RefusesBadConfigurations) {

@@ -45,14 +45,21 @@ class RecordingSink final : public Sink<Message> {
   int closed_with = -1;
 };
 
-// A log in memory whose fsync fails: the seal of the match cannot be made
-// durable (the writer syncs at the seal only when there are no checkpoints).
+// A log in memory whose fsync fails after the first: the match is created
+// (its header's checkpoint is synced), but its seal cannot be made durable
+// (with no periodic checkpoints, the writer syncs next at the seal).
 class UnsyncableSink final : public LogSink {
  public:
   absl::Status Append(std::string_view bytes) override {
     return absl::OkStatus();
   }
-  absl::Status Sync() override { return absl::DataLossError("disk gone"); }
+  absl::Status Sync() override {
+    if (syncs_++ == 0) return absl::OkStatus();
+    return absl::DataLossError("disk gone");
+  }
+
+ private:
+  int syncs_ = 0;
 };
 
 class MatchHostTest : public ::testing::Test {
