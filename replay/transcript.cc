@@ -105,6 +105,19 @@ absl::Status WriteTranscript(std::string_view file, std::ostream& out) {
         out << "sealed: records 0.." << r.seal().record_count() - 1
             << " signed\n";
         break;
+      case v1::LogRecord::kRestart: {
+        const v1::Restart& restart = r.restart();
+        out << "  [referee restarted: down from "
+            << TimeOf(restart.last_record_unix_ms()) << " to "
+            << TimeOf(restart.restarted_unix_ms()) << " ("
+            << restart.restarted_unix_ms() - restart.last_record_unix_ms()
+            << " ms, charged to no seat); deadline reopened"
+            << (restart.deadline_unix_ms() == 0
+                    ? " with none"
+                    : absl::StrCat(" to ", TimeOf(restart.deadline_unix_ms())))
+            << "]\n";
+        break;
+      }
       case v1::LogRecord::KIND_NOT_SET:
         out << "  (record " << i << " of unknown kind)\n";
         break;

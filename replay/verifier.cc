@@ -181,6 +181,7 @@ class Replayer {
   absl::Status OnCommit(const v1::Commit& commit);
   absl::Status OnReveal(const v1::Reveal& reveal);
   absl::Status OnFault(const v1::Fault& fault);
+  absl::Status OnRestart(const v1::Restart& restart);
   absl::Status OnExpected(const v1::LogRecord& record);
   const v1::LogRecord* Parse(std::string_view bytes);
   absl::Status AfterProgress();
@@ -290,10 +291,22 @@ absl::Status Replayer::Next(uint64_t index, std::string_view bytes) {
     case v1::LogRecord::kApplied:
     case v1::LogRecord::kOutcome:
       return OnExpected(record);
+    case v1::LogRecord::kRestart:
+      return OnRestart(record.restart());
     case v1::LogRecord::KIND_NOT_SET:
       break;
   }
   return Bad("record of unknown kind");
+}
+
+// The referee resumed the match after a restart. It changes no rule and no
+// expectation: only the deadlines, which the verifier does not judge.
+absl::Status Replayer::OnRestart(const v1::Restart& restart) {
+  if (outcome_seen_) return Bad("restart after the outcome");
+  if (restart.restarted_unix_ms() < restart.last_record_unix_ms()) {
+    return Bad("restart before the record it follows");
+  }
+  return absl::OkStatus();
 }
 
 absl::Status Replayer::OnHeader(const v1::Header& header) {

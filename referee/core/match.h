@@ -71,7 +71,29 @@ class Match {
       std::unique_ptr<LogSink> sink, const Clock* clock,
       EntropySource entropy = SystemEntropy());
 
+  // Rebuilds a match from its log and resumes it (the referee's restart;
+  // docs/durability.md). `log` holds complete records only (the caller cuts
+  // a torn tail off first): the header gives the configuration, and
+  // `referee_contribution` must be the secret its commitment binds. The
+  // match is re-run: created again, then every commit, reveal, timeout,
+  // forced checkpoint and restart the log records is applied again at the
+  // time the log records for it, through the same calls that made it. It
+  // must write exactly the log's bytes again (DATA_LOSS naming the first
+  // record that does not follow otherwise). Then, unless the log already
+  // holds the outcome, a Restart record is appended and the open decision
+  // reopens with full deadlines from `clock`'s now. Writing goes on into
+  // `sink`, which must append to the same file after `log`'s bytes.
+  static absl::StatusOr<std::unique_ptr<Match>> Resume(
+      std::string_view log, std::string_view referee_contribution,
+      SigningKey referee_key, FsyncPolicy fsync, std::unique_ptr<LogSink> sink,
+      const Clock* clock);
+
   const std::string& match_id() const { return match_id_; }
+  // The seed contribution the header commits to; secret until the seed
+  // decision closes (the referee keeps it to resume the match).
+  const std::string& referee_contribution() const {
+    return referee_contribution_;
+  }
   int num_seats() const { return static_cast<int>(config_.seats.size()); }
   bool finished() const { return finished_; }
 
@@ -142,6 +164,12 @@ class Match {
 
   Match(MatchConfig config, std::unique_ptr<Game> game, const Clock* clock);
 
+  // Resume's re-run: makes the call that wrote `record`, again.
+  absl::Status Replay(const v1::LogRecord& record);
+  // Reopens the open decision with full deadlines from now and logs a
+  // Restart record (`last_record_ms`: the time of the record before it).
+  absl::Status Restart(int64_t last_record_ms);
+
   absl::Status CheckOpen(int seat, uint64_t decision_id) const;
   absl::Status Log(v1::LogRecord record);
   absl::Status OpenDecision(std::vector<int> seats, bool simultaneous);
@@ -167,7 +195,8 @@ class Match {
 
   const MatchConfig config_;
   const std::unique_ptr<Game> game_;
-  const Clock* const clock_;
+  const Clock* clock_;
+  std::unique_ptr<Clock> owned_clock_;  // Resume's clock, if any.
   std::unique_ptr<LogWriter> log_;
   RecordListener listener_;
   std::string match_id_;
