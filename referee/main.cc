@@ -28,6 +28,7 @@
 #include "referee/crypto/bytes.h"
 #include "referee/service/health_service.h"
 #include "referee/service/lobby.h"
+#include "referee/service/registry.h"
 #include "referee/service/referee_service.h"
 #include "referee/service/token.h"
 
@@ -178,7 +179,13 @@ int Main() {
       !clocks.ok()) {
     return Fail(clocks);
   }
+  absl::StatusOr<std::unique_ptr<Registry>> registry =
+      OpenSqliteRegistry((data_dir / "registry.sqlite3").string());
+  if (!registry.ok()) return Fail(registry.status());
+  options.registry = *std::move(registry);
   Lobby lobby(std::move(options));
+  absl::StatusOr<RecoveryReport> recovered = lobby.Recover();
+  if (!recovered.ok()) return Fail(recovered.status());
   RefereeService service(&lobby);
 
   std::shared_ptr<grpc::ServerCredentials> credentials =
@@ -226,6 +233,10 @@ int Main() {
             << "  referee key:  " << key_file << " (public "
             << ToHex(lobby.referee_public_key()) << ")\n"
             << "  admin token:  " << admin->second << "\n"
+            << "  registry:     " << (data_dir / "registry.sqlite3").string()
+            << " (" << recovered->finished << " ended, " << recovered->resumed
+            << " resumed, " << recovered->broken << " unresumable matches, "
+            << recovered->bots << " bots)\n"
             << std::flush;
 
   int signal_number = 0;

@@ -8,7 +8,7 @@ packages=(
   build-essential cmake ninja-build pkg-config
   libabsl-dev libprotobuf-dev protobuf-compiler
   libgrpc++-dev protobuf-compiler-grpc
-  libsodium-dev libssl-dev openssl
+  libsodium-dev libssl-dev openssl libsqlite3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-grpcio python3-protobuf
 )

@@ -24,6 +24,22 @@ absl::StatusOr<std::unique_ptr<FileLogSink>> FileLogSink::Create(
   return std::unique_ptr<FileLogSink>(new FileLogSink(fd, path));
 }
 
+absl::StatusOr<std::unique_ptr<FileLogSink>> FileLogSink::OpenForAppend(
+    const std::string& path, uint64_t size) {
+  int fd = open(path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+  if (fd < 0) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("cannot open log ", path, ": ", std::strerror(errno)));
+  }
+  if (ftruncate(fd, static_cast<off_t>(size)) != 0 || fdatasync(fd) != 0) {
+    const int error = errno;
+    close(fd);
+    return absl::InternalError(
+        absl::StrCat("cannot cut log ", path, ": ", std::strerror(error)));
+  }
+  return std::unique_ptr<FileLogSink>(new FileLogSink(fd, path));
+}
+
 FileLogSink::~FileLogSink() { close(fd_); }
 
 absl::Status FileLogSink::Append(std::string_view bytes) {

@@ -4,6 +4,7 @@
 #ifndef PYRAMID_REFEREE_CORE_LOG_SINK_H_
 #define PYRAMID_REFEREE_CORE_LOG_SINK_H_
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -36,6 +37,10 @@ class FileLogSink final : public LogSink {
   // Creates `path`, which must not exist (a log is never overwritten).
   static absl::StatusOr<std::unique_ptr<FileLogSink>> Create(
       const std::string& path);
+  // Opens the existing log `path` to append to it after its first `size`
+  // bytes; whatever follows them (a record torn by a crash) is cut off.
+  static absl::StatusOr<std::unique_ptr<FileLogSink>> OpenForAppend(
+      const std::string& path, uint64_t size);
   ~FileLogSink() override;
 
   absl::Status Append(std::string_view bytes) override;

@@ -2,13 +2,18 @@
 
 #include <sodium.h>
 
+#include <sys/statvfs.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <iostream>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "referee/core/log_reader.h"
 #include "referee/crypto/bytes.h"
+#include "referee/crypto/protocol.h"
 
 namespace pyramid {
 namespace {
@@ -16,6 +21,8 @@ namespace {
 constexpr size_t kMaxNameBytes = 64;
 constexpr uint32_t kDefaultPageSize = 100;
 constexpr uint32_t kMaxPageSize = 1000;
+// After a write failure, new matches wait for this much free space.
+constexpr uint64_t kMinFreeBytes = 1 << 20;
 
 bool AllZero(const v1::ClockSettings& clocks) {
   return clocks.commit_timeout_ms() == 0 && clocks.reveal_timeout_ms() == 0 &&
@@ -69,6 +76,16 @@ absl::StatusOr<v1::RegisterBotResponse> Lobby::RegisterBot(
     principal.route = next_route_++;
     bots_[principal.bot_id] =
         Bot{request.name(), request.public_key(), principal.route, {}};
+  }
+  if (options_.registry != nullptr) {
+    StoredBot stored{principal.bot_id, request.name(), request.public_key(),
+                     StoredToken{minted.id, minted.secret_hash, principal}};
+    if (absl::Status s = options_.registry->AddBot(stored); !s.ok()) {
+      absl::MutexLock lock(&mu_);
+      bots_.erase(principal.bot_id);
+      return absl::UnavailableError(
+          absl::StrCat("cannot record the bot: ", s.message()));
+    }
   }
   tokens_.Add(minted, principal);
   v1::RegisterBotResponse response;
@@ -125,30 +142,37 @@ absl::StatusOr<v1::CreateMatchResponse> Lobby::CreateMatch(
       hosted.push_back(std::move(host_seat));
     }
   }
-  const std::filesystem::path dir = options_.log_dir;
-  const std::string pending =
-      (dir / absl::StrCat(".pending-", RandomHex(8), ".pyrlog")).string();
-  absl::StatusOr<std::unique_ptr<FileLogSink>> sink =
-      FileLogSink::Create(pending);
-  if (!sink.ok()) return absl::InternalError(sink.status().message());
+  if (absl::Status s = CheckWritable(); !s.ok()) return s;
+  // The match id and the referee's seed contribution are drawn first and
+  // recorded with the match before its log (which commits to the
+  // contribution) is written: a restart can then resume it.
+  std::string ids(kMatchIdSize + kSeedContributionSize, '\0');
+  randombytes_buf(ids.data(), ids.size());
+  const std::string match_id = ToHex(ids.substr(0, kMatchIdSize));
+  const std::string path =
+      (std::filesystem::path(options_.log_dir) /
+       absl::StrCat(request.game().game(), "-", match_id, ".pyrlog"))
+          .string();
   const SystemClock* clock = SystemClock::Get();
   const int64_t created = absl::ToUnixMillis(clock->Now());
-  absl::StatusOr<std::unique_ptr<Match>> match = Match::Create(
-      std::move(config), options_.referee_key, *std::move(sink), clock);
-  if (!match.ok()) {
-    std::filesystem::remove(pending);
-    return match.status();
+  StoredMatch stored;
+  stored.log_path = path;
+  stored.referee_contribution = ids.substr(kMatchIdSize);
+  v1::MatchInfo& info = stored.info;
+  info.set_match_id(match_id);
+  *info.mutable_game() = request.game();
+  for (const HostedSeat& seat : hosted) {
+    v1::MatchSeatInfo* s = info.add_seats();
+    s->set_name(seat.name);
+    s->set_bot_id(seat.bot_id);
   }
-  const std::string match_id = ToHex((*match)->match_id());
-  const std::string path =
-      (dir / absl::StrCat(request.game().game(), "-", match_id, ".pyrlog"))
-          .string();
-  std::error_code rename_error;
-  std::filesystem::rename(pending, path, rename_error);
-  if (rename_error) return absl::InternalError(rename_error.message());
-
+  info.set_status(v1::MATCH_RUNNING);
+  info.set_created_unix_ms(created);
+  *info.mutable_clocks() = config.clocks;
+  info.set_forfeit_policy(config.forfeit_policy);
   v1::CreateMatchResponse response;
   response.set_match_id(match_id);
+  std::vector<std::pair<MintedToken, Principal>> seat_tokens;
   for (int i = 0; i < static_cast<int>(hosted.size()); ++i) {
     if (!hosted[i].bot_id.empty()) {
       response.add_seat_tokens("");
@@ -160,17 +184,72 @@ absl::StatusOr<v1::CreateMatchResponse> Lobby::CreateMatch(
     seat.seat = i;
     seat.route = hosted[i].route;
     const MintedToken minted = MintToken();
-    tokens_.Add(minted, seat);
+    stored.seat_tokens.push_back({minted.id, minted.secret_hash, seat});
+    seat_tokens.emplace_back(minted, seat);
     response.add_seat_tokens(minted.token);
   }
-  auto host = std::make_shared<MatchHost>(
-      *std::move(match), request.game(), std::move(hosted),
-      AllZero(request.clocks()) ? options_.default_clocks : request.clocks(),
-      request.forfeit_policy() == v1::FORFEIT_POLICY_UNSPECIFIED
-          ? v1::FORFEIT_POLICY_FORFEIT
-          : request.forfeit_policy(),
-      path, created, &connections_,
-      [this, match_id](absl::Time when) { scheduler_->Schedule(match_id, when); });
+  if (options_.registry != nullptr) {
+    if (absl::Status s = options_.registry->AddMatch(stored); !s.ok()) {
+      return absl::UnavailableError(
+          absl::StrCat("cannot record the match: ", s.message()));
+    }
+  }
+  absl::StatusOr<std::unique_ptr<Match>> match = StartLog(
+      std::move(config), path, ids, clock);
+  if (!match.ok()) {
+    std::filesystem::remove(path);
+    if (options_.registry != nullptr) {
+      options_.registry->RemoveMatch(match_id).IgnoreError();
+    }
+    if (match.status().code() == absl::StatusCode::kResourceExhausted) {
+      NoteWriteFailure(std::string(match.status().message()));
+    }
+    return match.status();
+  }
+  for (const auto& [minted, principal] : seat_tokens) {
+    tokens_.Add(minted, principal);
+  }
+  Host(std::make_shared<MatchHost>(
+      *std::move(match), request.game(), std::move(hosted), info.clocks(),
+      info.forfeit_policy(), path, created, &connections_,
+      [this, match_id](absl::Time when) {
+        scheduler_->Schedule(match_id, when);
+      }));
+  return response;
+}
+
+absl::StatusOr<std::unique_ptr<Match>> Lobby::StartLog(
+    MatchConfig config, const std::string& path, const std::string& ids,
+    const Clock* clock) {
+  absl::StatusOr<std::unique_ptr<FileLogSink>> sink =
+      FileLogSink::Create(path);
+  if (!sink.ok()) return absl::InternalError(sink.status().message());
+  auto entropy = [ids, at = size_t{0}](char* out, size_t size) mutable {
+    for (size_t i = 0; i < size; ++i) out[i] = at < ids.size() ? ids[at++] : 0;
+  };
+  absl::StatusOr<std::unique_ptr<Match>> match = Match::Create(
+      std::move(config), options_.referee_key, *std::move(sink), clock,
+      entropy);
+  if (!match.ok() && absl::IsInternal(match.status())) {
+    // The log could not be written (a full disk, an I/O error).
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "the referee cannot write match logs now (", match.status().message(),
+        "); try again when space returns"));
+  }
+  return match;
+}
+
+void Lobby::Host(std::shared_ptr<MatchHost> host) {
+  const std::string match_id = host->match_id();
+  host->set_on_end([this](const v1::MatchInfo& info) {
+    if (info.status() == v1::MATCH_BROKEN) NoteWriteFailure(info.broken_reason());
+    if (options_.registry != nullptr) {
+      if (absl::Status s = options_.registry->EndMatch(info, info.broken_reason());
+          !s.ok()) {
+        std::cerr << "referee: " << s.message() << "\n";
+      }
+    }
+  });
   {
     absl::MutexLock lock(&mu_);
     matches_[match_id] = host;
@@ -182,7 +261,133 @@ absl::StatusOr<v1::CreateMatchResponse> Lobby::CreateMatch(
     }
   }
   host->Start();
-  return response;
+}
+
+void Lobby::NoteWriteFailure(const std::string& reason) {
+  absl::MutexLock lock(&write_mu_);
+  write_failure_ = reason;
+}
+
+absl::Status Lobby::CheckWritable() {
+  absl::MutexLock lock(&write_mu_);
+  if (write_failure_.empty()) return absl::OkStatus();
+  // Space returned? A new log needs room for its header and more.
+  struct statvfs fs;
+  if (statvfs(options_.log_dir.c_str(), &fs) == 0 &&
+      static_cast<uint64_t>(fs.f_bavail) * fs.f_frsize >= kMinFreeBytes) {
+    write_failure_.clear();
+    return absl::OkStatus();
+  }
+  return absl::ResourceExhaustedError(absl::StrCat(
+      "the referee cannot write match logs now (", write_failure_,
+      "); new matches are refused until space returns"));
+}
+
+absl::StatusOr<RecoveryReport> Lobby::Recover() {
+  RecoveryReport report;
+  if (options_.registry == nullptr) return report;
+  absl::StatusOr<RegistryContents> contents = options_.registry->Load();
+  if (!contents.ok()) return contents.status();
+  for (StoredBot& bot : contents->bots) {
+    absl::MutexLock lock(&mu_);
+    bot.token.principal.route = next_route_++;
+    bots_[bot.bot_id] =
+        Bot{bot.name, bot.public_key, bot.token.principal.route, {}};
+    tokens_.Add(MintedToken{"", bot.token.id, bot.token.secret_hash},
+                bot.token.principal);
+    ++report.bots;
+  }
+  for (StoredMatch& stored : contents->matches) {
+    RecoverMatch(stored, report);
+  }
+  return report;
+}
+
+void Lobby::RecoverMatch(StoredMatch& stored, RecoveryReport& report) {
+  const v1::MatchInfo& info = stored.info;
+  std::vector<HostedSeat> hosted;
+  {
+    absl::MutexLock lock(&mu_);
+    for (const v1::MatchSeatInfo& seat : info.seats()) {
+      auto bot = bots_.find(seat.bot_id());
+      hosted.push_back({seat.name(), seat.bot_id(),
+                        bot != bots_.end() ? bot->second.route : next_route_++});
+    }
+  }
+  for (StoredToken& token : stored.seat_tokens) {
+    if (token.principal.seat < 0 ||
+        token.principal.seat >= static_cast<int>(hosted.size())) {
+      continue;
+    }
+    token.principal.route = hosted[token.principal.seat].route;
+    tokens_.Add(MintedToken{"", token.id, token.secret_hash}, token.principal);
+  }
+  if (info.status() != v1::MATCH_RUNNING) {
+    Archive(info, stored.log_path);
+    ++report.finished;
+    return;
+  }
+  absl::StatusOr<std::unique_ptr<Match>> match = ResumeLog(stored);
+  if (!match.ok()) {
+    v1::MatchInfo broken = info;
+    broken.set_status(v1::MATCH_BROKEN);
+    broken.set_broken_reason(
+        absl::StrCat("cannot resume after a restart: ", match.status().message()));
+    std::cerr << "referee: match " << info.match_id() << ": "
+              << broken.broken_reason() << "\n";
+    if (options_.registry != nullptr) {
+      options_.registry->EndMatch(broken, broken.broken_reason()).IgnoreError();
+    }
+    Archive(broken, stored.log_path);
+    ++report.broken;
+    return;
+  }
+  const std::string match_id = info.match_id();
+  auto host = std::make_shared<MatchHost>(
+      *std::move(match), info.game(), std::move(hosted), info.clocks(),
+      info.forfeit_policy(), stored.log_path, info.created_unix_ms(),
+      &connections_, [this, match_id](absl::Time when) {
+        scheduler_->Schedule(match_id, when);
+      });
+  if (host->finished()) ++report.finished; else ++report.resumed;
+  Host(std::move(host));
+}
+
+absl::StatusOr<std::unique_ptr<Match>> Lobby::ResumeLog(
+    const StoredMatch& stored) {
+  if (stored.referee_contribution.size() != kSeedContributionSize) {
+    return absl::DataLossError("the registry lost the seed contribution");
+  }
+  absl::StatusOr<std::string> bytes = ReadFileToString(stored.log_path);
+  if (!bytes.ok()) {
+    return absl::DataLossError(absl::StrCat(
+        "no log (the referee stopped while creating the match): ",
+        bytes.status().message()));
+  }
+  // A record torn by the crash is cut off: the log resumes after the last
+  // complete one.
+  const SplitLogResult split = SplitLog(*bytes);
+  if (split.tail == SplitLogResult::Tail::kCorrupt) {
+    return absl::DataLossError(
+        absl::StrCat(split.tail_reason, " at byte ", split.tail_offset));
+  }
+  const uint64_t complete = split.tail == SplitLogResult::Tail::kClean
+                                ? bytes->size()
+                                : split.tail_offset;
+  bytes->resize(complete);
+  absl::StatusOr<std::unique_ptr<FileLogSink>> sink =
+      FileLogSink::OpenForAppend(stored.log_path, complete);
+  if (!sink.ok()) return sink.status();
+  return Match::Resume(*bytes, stored.referee_contribution,
+                       options_.referee_key, options_.fsync, *std::move(sink),
+                       SystemClock::Get());
+}
+
+void Lobby::Archive(const v1::MatchInfo& info, const std::string& log_path) {
+  auto host = std::make_shared<MatchHost>(info, log_path, &connections_);
+  absl::MutexLock lock(&mu_);
+  matches_[info.match_id()] = host;
+  order_.push_back(std::move(host));
 }
 
 std::vector<std::pair<std::shared_ptr<MatchHost>, int>> Lobby::SeatsOf(

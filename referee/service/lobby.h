@@ -21,6 +21,7 @@
 #include "referee/service/connections.h"
 #include "referee/service/deadline_scheduler.h"
 #include "referee/service/match_host.h"
+#include "referee/service/registry.h"
 #include "referee/service/token.h"
 
 namespace pyramid {
@@ -33,6 +34,17 @@ struct LobbyOptions {
   FsyncPolicy fsync = FsyncPolicy::kCheckpoints;
   // Clocks used when a CreateMatchRequest leaves every clock at zero.
   v1::ClockSettings default_clocks;
+  // Where matches, bots and hashed tokens are recorded so that a restart
+  // loses none of them (Recover). Null: nothing survives the process.
+  std::shared_ptr<Registry> registry;
+};
+
+// What Lobby::Recover found.
+struct RecoveryReport {
+  int bots = 0;
+  int finished = 0;  // Ended matches, served from their logs.
+  int resumed = 0;   // Running matches rebuilt from their logs.
+  int broken = 0;    // Running matches that could not be resumed.
 };
 
 class Lobby {
@@ -40,6 +52,14 @@ class Lobby {
   explicit Lobby(LobbyOptions options);
   ~Lobby();
 
+  // Brings back everything the registry holds: bots and their tokens, every
+  // ended match (answered from its log file), and every running match,
+  // rebuilt by re-running its log (Match::Resume) and resumed; seats and
+  // bots reconnect with the tokens they had. Call once, before serving.
+  absl::StatusOr<RecoveryReport> Recover();
+
+  // RESOURCE_EXHAUSTED while match logs cannot be written (after a write
+  // failure, until space returns).
   absl::StatusOr<v1::CreateMatchResponse> CreateMatch(
       const v1::CreateMatchRequest& request);
   absl::StatusOr<v1::RegisterBotResponse> RegisterBot(
@@ -72,6 +92,20 @@ class Lobby {
     std::vector<std::pair<std::string, int>> seats;  // (match id, seat).
   };
 
+  // Writes the header of a new match's log at `path`; `ids` holds the
+  // match id and the referee's seed contribution.
+  absl::StatusOr<std::unique_ptr<Match>> StartLog(MatchConfig config,
+                                                  const std::string& path,
+                                                  const std::string& ids,
+                                                  const Clock* clock);
+  // Makes `host` findable, records its end in the registry, starts it.
+  void Host(std::shared_ptr<MatchHost> host);
+  void RecoverMatch(StoredMatch& stored, RecoveryReport& report);
+  absl::StatusOr<std::unique_ptr<Match>> ResumeLog(const StoredMatch& stored);
+  void Archive(const v1::MatchInfo& info, const std::string& log_path);
+  void NoteWriteFailure(const std::string& reason);
+  absl::Status CheckWritable();
+
   LobbyOptions options_;
   const std::string public_key_;
   Connections connections_;
@@ -85,6 +119,10 @@ class Lobby {
   std::vector<std::shared_ptr<MatchHost>> order_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, Bot> bots_ ABSL_GUARDED_BY(mu_);
   uint64_t next_route_ ABSL_GUARDED_BY(mu_) = 1;  // Principal::route.
+
+  absl::Mutex write_mu_;
+  // The last log write failure; empty when logs can be written.
+  std::string write_failure_ ABSL_GUARDED_BY(write_mu_);
 
   // Last: its thread calls back into the members above.
   std::unique_ptr<DeadlineScheduler> scheduler_;

@@ -1,5 +1,7 @@
 #include "referee/service/match_host.h"
 
+#include <iostream>
+
 #include <algorithm>
 #include <utility>
 
@@ -47,6 +49,33 @@ MatchHost::MatchHost(std::unique_ptr<Match> match, v1::GameConfig game,
   match_->set_listener([this](const v1::LogRecord& record)
                            ABSL_NO_THREAD_SAFETY_ANALYSIS { OnRecord(record); });
 }
+
+namespace {
+
+std::vector<HostedSeat> ArchivedSeats(const v1::MatchInfo& info) {
+  std::vector<HostedSeat> seats;
+  for (const v1::MatchSeatInfo& seat : info.seats()) {
+    seats.push_back({seat.name(), seat.bot_id(), 0});
+  }
+  return seats;
+}
+
+}  // namespace
+
+MatchHost::MatchHost(const v1::MatchInfo& info, std::string log_path,
+                     Connections* connections)
+    : match_id_(info.match_id()),
+      game_(info.game()),
+      seats_(ArchivedSeats(info)),
+      clocks_(info.clocks()),
+      policy_(info.forfeit_policy()),
+      log_path_(std::move(log_path)),
+      created_unix_ms_(info.created_unix_ms()),
+      connections_(connections),
+      on_deadline_([](absl::Time) {}),
+      archived_status_(info.status()),
+      outcome_(info.outcome()),
+      broken_reason_(info.broken_reason()) {}
 
 void MatchHost::SendToSeat(int seat, v1::PlayResponse message) {
   if (std::shared_ptr<PlaySink> sink =
@@ -236,6 +265,26 @@ void MatchHost::AnnounceEnd() {
   watchers_.clear();
 }
 
+void MatchHost::AnnounceBroken() {
+  broken_reason_ = std::string(match_->broken().message());
+  if (broken_reason_.empty()) broken_reason_ = "the log could not be written";
+  std::cerr << "referee: match " << match_id_ << " broken: " << broken_reason_
+            << "\n";
+  const std::optional<DecisionView> decision = match_->decision();
+  const absl::Status status = absl::DataLossError(absl::StrCat(
+      "the match is broken and stopped: ", broken_reason_,
+      " (its log verifies up to its last checkpoint)"));
+  for (int seat = 0; seat < num_seats(); ++seat) {
+    SendError(seat, decision ? decision->id : 0, status, /*faulted=*/false);
+  }
+  for (const auto& watcher : watchers_) {
+    watcher->Close(static_cast<int>(status.code()),
+                   std::string(status.message()));
+  }
+  watchers_.clear();
+  if (on_end_) on_end_(InfoLocked(*connections_));
+}
+
 bool MatchHost::Run(int seat, uint64_t decision_id, const Op& op) {
   absl::MutexLock lock(&mu_);
   if (match_ == nullptr) {
@@ -256,6 +305,7 @@ bool MatchHost::Run(int seat, uint64_t decision_id, const Op& op) {
   }
   // Errors the match logged were pushed as faults; the others go here.
   if (ended_) AnnounceEnd();
+  if (!match_->broken().ok() && broken_reason_.empty()) AnnounceBroken();
   const bool refused = !status.ok() && !logged_;
   if (refused && seat >= 0) {
     SendError(seat, decision_id, status, /*faulted=*/false);
@@ -271,6 +321,7 @@ bool MatchHost::Run(int seat, uint64_t decision_id, const Op& op) {
   if (match_->finished() && match_->broken().ok()) {  // Sealed, announced.
     outcome_ = match_->outcome();
     match_.reset();
+    if (on_end_) on_end_(InfoLocked(*connections_));
   }
   return !refused;
 }
@@ -354,8 +405,12 @@ v1::MatchInfo MatchHost::InfoLocked(const Connections& connections) const {
     s->set_bot_id(seat.bot_id);
     s->set_connected(connections.Find(seat.route) != nullptr);
   }
-  if (match_ != nullptr && !match_->broken().ok()) {
+  if ((match_ != nullptr && !match_->broken().ok()) ||
+      (match_ == nullptr && archived_status_ == v1::MATCH_BROKEN)) {
     info.set_status(v1::MATCH_BROKEN);
+    info.set_broken_reason(
+        match_ != nullptr ? std::string(match_->broken().message())
+                          : broken_reason_);
   } else if (match_ == nullptr || match_->finished()) {
     info.set_status(v1::MATCH_FINISHED);
     *info.mutable_outcome() = OutcomeLocked();

@@ -60,6 +60,19 @@ class MatchHost {
             int64_t created_unix_ms, Connections* connections,
             std::function<void(absl::Time)> on_deadline);
 
+  // A match that ended before this process started (from the registry):
+  // it answers GetMatch, ListMatches, GetLog and Watch from `info` and its
+  // log file, and holds nothing else.
+  MatchHost(const v1::MatchInfo& info, std::string log_path,
+            Connections* connections);
+
+  // Called once, under the host's lock, when the match ends: sealed
+  // (MATCH_FINISHED, with its outcome) or broken (MATCH_BROKEN, with the
+  // reason). Set before Start().
+  void set_on_end(std::function<void(const v1::MatchInfo&)> on_end) {
+    on_end_ = std::move(on_end);
+  }
+
   const std::string& match_id() const { return match_id_; }
   const std::string& log_path() const { return log_path_; }
   int num_seats() const { return static_cast<int>(seats_.size()); }
@@ -103,6 +116,8 @@ class MatchHost {
   void FlushRevealAck() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Tells seats and watchers the match is over (after the seal).
   void AnnounceEnd() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Tells seats and watchers the match broke, and why; closes its watchers.
+  void AnnounceBroken() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void SendDecisionRequest(int seat) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void SendRevealRequest(int seat) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void SendRevealRequests() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -126,6 +141,9 @@ class MatchHost {
   const int64_t created_unix_ms_;
   Connections* const connections_;
   const std::function<void(absl::Time)> on_deadline_;
+  std::function<void(const v1::MatchInfo&)> on_end_;
+  // An archived match's status (FINISHED or BROKEN) and reason.
+  v1::MatchStatus archived_status_ = v1::MATCH_FINISHED;
 
   mutable absl::Mutex mu_;
   // Null once the match has ended (sealed, not broken) and its end was
@@ -141,6 +159,7 @@ class MatchHost {
       ABSL_GUARDED_BY(mu_);
   bool logged_ ABSL_GUARDED_BY(mu_) = false;
   bool ended_ ABSL_GUARDED_BY(mu_) = false;  // Outcome logged, not announced.
+  std::string broken_reason_ ABSL_GUARDED_BY(mu_);  // Once announced.
   // The deadline last handed to on_deadline_ (to avoid repeats).
   absl::Time scheduled_ ABSL_GUARDED_BY(mu_) = absl::InfiniteFuture();
 };

@@ -1,0 +1,319 @@
+#include "referee/service/registry.h"
+
+#include <fcntl.h>
+#include <sqlite3.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+
+namespace pyramid {
+namespace {
+
+namespace v1 = ::pyramid::referee::v1;
+
+// The schema, version by version: migration i takes version i to i + 1.
+constexpr const char* kMigrations[] = {
+    R"sql(
+    CREATE TABLE bots (
+      seq INTEGER PRIMARY KEY AUTOINCREMENT,
+      bot_id TEXT NOT NULL UNIQUE,
+      name TEXT NOT NULL,
+      public_key BLOB NOT NULL);
+    CREATE TABLE matches (
+      seq INTEGER PRIMARY KEY AUTOINCREMENT,
+      match_id TEXT NOT NULL UNIQUE,
+      info BLOB NOT NULL,            -- MatchInfo, serialized
+      status INTEGER NOT NULL,       -- MatchStatus
+      log_path TEXT NOT NULL,
+      referee_contribution BLOB NOT NULL,
+      broken_reason TEXT NOT NULL DEFAULT '');
+    CREATE TABLE tokens (
+      id TEXT PRIMARY KEY,
+      secret_hash BLOB NOT NULL,     -- SHA-256 of the secret part
+      kind INTEGER NOT NULL,         -- 1 seat, 2 bot
+      match_id TEXT NOT NULL DEFAULT '',
+      seat INTEGER NOT NULL DEFAULT -1,
+      bot_id TEXT NOT NULL DEFAULT '');
+    CREATE INDEX tokens_by_match ON tokens (match_id);
+    )sql",
+};
+constexpr int kSchemaVersion = sizeof(kMigrations) / sizeof(kMigrations[0]);
+
+class Statement {
+ public:
+  Statement(sqlite3* db, const char* sql) {
+    if (sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr) != SQLITE_OK) {
+      stmt_ = nullptr;
+    }
+  }
+  ~Statement() { sqlite3_finalize(stmt_); }
+  bool ok() const { return stmt_ != nullptr; }
+  Statement& Text(int i, const std::string& v) {
+    sqlite3_bind_text(stmt_, i, v.data(), static_cast<int>(v.size()),
+                      SQLITE_TRANSIENT);
+    return *this;
+  }
+  Statement& Blob(int i, std::string_view v) {
+    sqlite3_bind_blob(stmt_, i, v.data(), static_cast<int>(v.size()),
+                      SQLITE_TRANSIENT);
+    return *this;
+  }
+  Statement& Int(int i, int64_t v) {
+    sqlite3_bind_int64(stmt_, i, v);
+    return *this;
+  }
+  int Step() { return sqlite3_step(stmt_); }
+  std::string ColumnBytes(int i) const {
+    const void* data = sqlite3_column_blob(stmt_, i);
+    return data == nullptr
+               ? std::string()
+               : std::string(static_cast<const char*>(data),
+                             sqlite3_column_bytes(stmt_, i));
+  }
+  int64_t ColumnInt(int i) const { return sqlite3_column_int64(stmt_, i); }
+
+ private:
+  sqlite3_stmt* stmt_ = nullptr;
+};
+
+class SqliteRegistry final : public Registry {
+ public:
+  explicit SqliteRegistry(sqlite3* db) : db_(db) {}
+  ~SqliteRegistry() override { sqlite3_close(db_); }
+
+  absl::Status Init() {
+    absl::MutexLock lock(&mu_);
+    for (const char* pragma : {"PRAGMA journal_mode=WAL;",
+                               "PRAGMA synchronous=FULL;",
+                               "PRAGMA foreign_keys=ON;"}) {
+      if (absl::Status s = Exec(pragma); !s.ok()) return s;
+    }
+    Statement version(db_, "PRAGMA user_version;");
+    if (!version.ok() || version.Step() != SQLITE_ROW) return Error("version");
+    const int64_t current = version.ColumnInt(0);
+    if (current > kSchemaVersion) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "the registry has schema version ", current,
+          ", newer than this referee's ", kSchemaVersion,
+          ": run a newer referee"));
+    }
+    for (int64_t v = current; v < kSchemaVersion; ++v) {
+      if (absl::Status s = Exec("BEGIN IMMEDIATE;"); !s.ok()) return s;
+      absl::Status s = Exec(kMigrations[v]);
+      if (s.ok()) s = Exec(absl::StrCat("PRAGMA user_version=", v + 1, ";"));
+      if (s.ok()) s = Exec("COMMIT;");
+      if (!s.ok()) {
+        Exec("ROLLBACK;").IgnoreError();
+        return s;
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status AddBot(const StoredBot& bot) override {
+    absl::MutexLock lock(&mu_);
+    if (absl::Status s = Exec("BEGIN IMMEDIATE;"); !s.ok()) return s;
+    Statement insert(
+        db_, "INSERT INTO bots (bot_id, name, public_key) VALUES (?, ?, ?);");
+    absl::Status s =
+        insert.ok() && insert.Text(1, bot.bot_id)
+                               .Text(2, bot.name)
+                               .Blob(3, bot.public_key)
+                               .Step() == SQLITE_DONE
+            ? InsertToken(bot.token)
+            : Error("add bot");
+    return Commit(s);
+  }
+
+  absl::Status AddMatch(const StoredMatch& match) override {
+    absl::MutexLock lock(&mu_);
+    if (absl::Status s = Exec("BEGIN IMMEDIATE;"); !s.ok()) return s;
+    Statement insert(db_,
+                     "INSERT INTO matches (match_id, info, status, log_path, "
+                     "referee_contribution) VALUES (?, ?, ?, ?, ?);");
+    absl::Status s =
+        insert.ok() && insert.Text(1, match.info.match_id())
+                               .Blob(2, match.info.SerializeAsString())
+                               .Int(3, match.info.status())
+                               .Text(4, match.log_path)
+                               .Blob(5, match.referee_contribution)
+                               .Step() == SQLITE_DONE
+            ? absl::OkStatus()
+            : Error("add match");
+    for (const StoredToken& token : match.seat_tokens) {
+      if (s.ok()) s = InsertToken(token);
+    }
+    return Commit(s);
+  }
+
+  absl::Status RemoveMatch(const std::string& match_id) override {
+    absl::MutexLock lock(&mu_);
+    if (absl::Status s = Exec("BEGIN IMMEDIATE;"); !s.ok()) return s;
+    Statement tokens(db_, "DELETE FROM tokens WHERE match_id = ?;");
+    Statement match(db_, "DELETE FROM matches WHERE match_id = ?;");
+    const bool done =
+        tokens.ok() && match.ok() &&
+        tokens.Text(1, match_id).Step() == SQLITE_DONE &&
+        match.Text(1, match_id).Step() == SQLITE_DONE;
+    return Commit(done ? absl::OkStatus() : Error("remove match"));
+  }
+
+  absl::Status EndMatch(const v1::MatchInfo& info,
+                        const std::string& broken_reason) override {
+    absl::MutexLock lock(&mu_);
+    Statement update(db_,
+                     "UPDATE matches SET info = ?, status = ?, "
+                     "referee_contribution = x'', broken_reason = ? "
+                     "WHERE match_id = ?;");
+    return update.ok() && update.Blob(1, info.SerializeAsString())
+                                  .Int(2, info.status())
+                                  .Text(3, broken_reason)
+                                  .Text(4, info.match_id())
+                                  .Step() == SQLITE_DONE
+               ? absl::OkStatus()
+               : Error("end match");
+  }
+
+  absl::StatusOr<RegistryContents> Load() const override {
+    absl::MutexLock lock(&mu_);
+    RegistryContents contents;
+    Statement bots(db_,
+                   "SELECT b.bot_id, b.name, b.public_key, t.id, t.secret_hash "
+                   "FROM bots b JOIN tokens t ON t.bot_id = b.bot_id "
+                   "AND t.kind = 2 ORDER BY b.seq;");
+    if (!bots.ok()) return Error("load bots");
+    for (int rc; (rc = bots.Step()) != SQLITE_DONE;) {
+      if (rc != SQLITE_ROW) return Error("load bots");
+      StoredBot& bot = contents.bots.emplace_back();
+      bot.bot_id = bots.ColumnBytes(0);
+      bot.name = bots.ColumnBytes(1);
+      bot.public_key = bots.ColumnBytes(2);
+      bot.token.id = bots.ColumnBytes(3);
+      if (!ReadDigest(bots.ColumnBytes(4), &bot.token.secret_hash)) {
+        return absl::DataLossError("a bot token hash is not 32 bytes");
+      }
+      bot.token.principal.kind = Principal::Kind::kBot;
+      bot.token.principal.bot_id = bot.bot_id;
+    }
+    Statement matches(db_,
+                      "SELECT info, log_path, referee_contribution, "
+                      "broken_reason FROM matches ORDER BY seq;");
+    if (!matches.ok()) return Error("load matches");
+    for (int rc; (rc = matches.Step()) != SQLITE_DONE;) {
+      if (rc != SQLITE_ROW) return Error("load matches");
+      StoredMatch& match = contents.matches.emplace_back();
+      if (!match.info.ParseFromString(matches.ColumnBytes(0))) {
+        return absl::DataLossError("a match's description does not parse");
+      }
+      match.log_path = matches.ColumnBytes(1);
+      match.referee_contribution = matches.ColumnBytes(2);
+      match.broken_reason = matches.ColumnBytes(3);
+    }
+    Statement seats(db_,
+                    "SELECT id, secret_hash, match_id, seat FROM tokens "
+                    "WHERE kind = 1 ORDER BY match_id, seat;");
+    if (!seats.ok()) return Error("load seat tokens");
+    std::map<std::string, std::vector<StoredToken>> by_match;
+    for (int rc; (rc = seats.Step()) != SQLITE_DONE;) {
+      if (rc != SQLITE_ROW) return Error("load seat tokens");
+      StoredToken token;
+      token.id = seats.ColumnBytes(0);
+      if (!ReadDigest(seats.ColumnBytes(1), &token.secret_hash)) {
+        return absl::DataLossError("a seat token hash is not 32 bytes");
+      }
+      token.principal.kind = Principal::Kind::kSeat;
+      token.principal.match_id = seats.ColumnBytes(2);
+      token.principal.seat = static_cast<int>(seats.ColumnInt(3));
+      by_match[token.principal.match_id].push_back(std::move(token));
+    }
+    for (StoredMatch& match : contents.matches) {
+      match.seat_tokens = std::move(by_match[match.info.match_id()]);
+    }
+    return contents;
+  }
+
+ private:
+  static bool ReadDigest(const std::string& bytes, Digest* out) {
+    if (bytes.size() != out->size()) return false;
+    std::memcpy(out->data(), bytes.data(), out->size());
+    return true;
+  }
+
+  absl::Status InsertToken(const StoredToken& token)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    Statement insert(db_,
+                     "INSERT INTO tokens (id, secret_hash, kind, match_id, "
+                     "seat, bot_id) VALUES (?, ?, ?, ?, ?, ?);");
+    const Principal& p = token.principal;
+    return insert.ok() &&
+                   insert.Text(1, token.id)
+                           .Blob(2, AsView(token.secret_hash))
+                           .Int(3, p.kind == Principal::Kind::kSeat ? 1 : 2)
+                           .Text(4, p.match_id)
+                           .Int(5, p.seat)
+                           .Text(6, p.bot_id)
+                           .Step() == SQLITE_DONE
+               ? absl::OkStatus()
+               : Error("add token");
+  }
+
+  absl::Status Commit(absl::Status status) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    if (status.ok()) return Exec("COMMIT;");
+    Exec("ROLLBACK;").IgnoreError();
+    return status;
+  }
+
+  absl::Status Exec(const std::string& sql) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    char* error = nullptr;
+    if (sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &error) == SQLITE_OK) {
+      return absl::OkStatus();
+    }
+    const std::string message = error != nullptr ? error : "unknown error";
+    sqlite3_free(error);
+    return absl::InternalError(absl::StrCat("registry: ", message));
+  }
+
+  absl::Status Error(const char* what) const {
+    return absl::InternalError(
+        absl::StrCat("registry: ", what, ": ", sqlite3_errmsg(db_)));
+  }
+
+  mutable absl::Mutex mu_;
+  sqlite3* const db_;
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Registry>> OpenSqliteRegistry(
+    const std::string& path) {
+  // Created 0600 before SQLite opens it: it holds seed contributions.
+  const int fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("cannot open the registry ", path, ": ",
+                     std::strerror(errno)));
+  }
+  fchmod(fd, 0600);
+  close(fd);
+  sqlite3* db = nullptr;
+  if (sqlite3_open_v2(path.c_str(), &db,
+                      SQLITE_OPEN_READWRITE | SQLITE_OPEN_FULLMUTEX,
+                      nullptr) != SQLITE_OK) {
+    const std::string message = db != nullptr ? sqlite3_errmsg(db) : "no memory";
+    sqlite3_close(db);
+    return absl::FailedPreconditionError(
+        absl::StrCat("cannot open the registry ", path, ": ", message));
+  }
+  sqlite3_busy_timeout(db, 5000);
+  auto registry = std::make_unique<SqliteRegistry>(db);
+  if (absl::Status s = registry->Init(); !s.ok()) return s;
+  return registry;
+}
+
+}  // namespace pyramid

@@ -1,0 +1,75 @@
+// What the referee keeps about its matches, bots and credentials so that a
+// restart loses none of them (docs/durability.md): every match with its
+// public description, log path, status and (until its seed decision closes,
+// the only secret) the referee's seed contribution; every bot; and every
+// token, hashed. No plain-text token is ever stored.
+//
+// Behind this small interface so that a shared database could back a fleet
+// of referees later; OpenSqliteRegistry is the embedded default. Every write
+// is durable when it returns. Thread-safe.
+#ifndef PYRAMID_REFEREE_SERVICE_REGISTRY_H_
+#define PYRAMID_REFEREE_SERVICE_REGISTRY_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "pyramid/referee/v1/referee_service.pb.h"
+#include "referee/service/token.h"
+
+namespace pyramid {
+
+struct StoredToken {
+  std::string id;
+  Digest secret_hash;
+  Principal principal;  // Its route is not stored (routes are per process).
+};
+
+struct StoredBot {
+  std::string bot_id;
+  std::string name;
+  std::string public_key;
+  StoredToken token;
+};
+
+struct StoredMatch {
+  // The match as GetMatch describes it: status (RUNNING until it ends),
+  // outcome once finished, seats, clocks, policy, creation time.
+  referee::v1::MatchInfo info;
+  std::string log_path;
+  std::string referee_contribution;  // Empty once the match has ended.
+  std::string broken_reason;         // MATCH_BROKEN: why.
+  std::vector<StoredToken> seat_tokens;
+};
+
+struct RegistryContents {
+  std::vector<StoredBot> bots;        // In registration order.
+  std::vector<StoredMatch> matches;   // In creation order.
+};
+
+class Registry {
+ public:
+  virtual ~Registry() = default;
+  virtual absl::Status AddBot(const StoredBot& bot) = 0;
+  // Records a new match (status RUNNING) before its log is written.
+  virtual absl::Status AddMatch(const StoredMatch& match) = 0;
+  // Forgets a match whose creation failed before its log existed.
+  virtual absl::Status RemoveMatch(const std::string& match_id) = 0;
+  // Records a match's end: `info` holds its final status and outcome. The
+  // seed contribution is forgotten (the log holds it now).
+  virtual absl::Status EndMatch(const referee::v1::MatchInfo& info,
+                                const std::string& broken_reason) = 0;
+  virtual absl::StatusOr<RegistryContents> Load() const = 0;
+};
+
+// The embedded registry: a SQLite database at `path` (created 0600 if
+// missing; WAL journal; synchronous writes), its schema versioned and
+// migrated on open.
+absl::StatusOr<std::unique_ptr<Registry>> OpenSqliteRegistry(
+    const std::string& path);
+
+}  // namespace pyramid
+
+#endif  // PYRAMID_REFEREE_SERVICE_REGISTRY_H_
