@@ -310,8 +310,41 @@ TEST_F(E2eTest, SigkillMidMatchLeavesAPrefixThatVerifiesToItsLastCheckpoint) {
   EXPECT_EQ(applied, 3);  // Rounds 1 to 3.
   EXPECT_EQ(v.moves, 9u);
 
-  // The bots see their stream break and exit.
-  for (auto& bot : bots_) EXPECT_NE(bot->Wait(kWait), -1);
+  // The referee comes back on the same address and data directory and
+  // resumes the match by re-running its log. The bots reconnect by
+  // themselves; seat 2 reconnects with its old token and is asked for
+  // decision 4 again. The match ends, its log verifies with one Restart
+  // record, and the referee lists it and serves its log byte for byte.
+  std::filesystem::remove(Path("port"));
+  ASSERT_NO_FATAL_FAILURE(StartReferee({"--listen=" + address_,
+                                        "--commit_timeout_ms=60000",
+                                        "--reveal_timeout_ms=60000"}));
+  PlayClient seat2_again(
+      grpc::CreateChannel(address_, grpc::InsecureChannelCredentials()),
+      Trimmed(Path("tok/seat-2.token")), "seat2-again");
+  seat2_again.AutoPlay(kStall);
+  ASSERT_TRUE(seat2_again.Await(svctest::IsEnded(match, 2)));
+  for (auto& bot : bots_) EXPECT_EQ(bot->Wait(absl::ZeroDuration()), -1);
+  ToolResult verified =
+      Run("replay", {"verify", "--key=" + PublicKeyFile(), LogPath(match)});
+  EXPECT_EQ(verified.code, 0) << verified.out << verified.err;
+  EXPECT_THAT(verified.out, HasSubstr("genuine"));
+  const std::string final_log = Slurp(LogPath(match));
+  EXPECT_EQ(final_log.substr(0, log.size()), log);
+  int restarts = 0, faults = 0;
+  for (const v1::LogRecord& r : svctest::ParseRecords(final_log)) {
+    restarts += r.has_restart();
+    faults += r.has_fault();
+  }
+  EXPECT_EQ(restarts, 1);
+  EXPECT_EQ(faults, 0);  // Nobody was charged for the referee's downtime.
+  ToolResult listed = Refctl({"list"});
+  EXPECT_EQ(listed.code, 0) << listed.err;
+  EXPECT_THAT(listed.out, HasSubstr(match));
+  const std::string fetched = Path("fetched.pyrlog");
+  ToolResult got = Refctl({"get-log", match, "--out=" + fetched});
+  EXPECT_EQ(got.code, 0) << got.err;
+  EXPECT_EQ(Slurp(fetched), final_log);
 }
 
 // Every other game end to end: one `bot` process per seat.

@@ -70,10 +70,9 @@ class Statement {
   int Step() { return sqlite3_step(stmt_); }
   std::string ColumnBytes(int i) const {
     const void* data = sqlite3_column_blob(stmt_, i);
-    return data == nullptr
-               ? std::string()
-               : std::string(static_cast<const char*>(data),
-                             sqlite3_column_bytes(stmt_, i));
+    return data == nullptr ? std::string()
+                           : std::string(static_cast<const char*>(data),
+                                         sqlite3_column_bytes(stmt_, i));
   }
   int64_t ColumnInt(int i) const { return sqlite3_column_int64(stmt_, i); }
 
@@ -88,19 +87,19 @@ class SqliteRegistry final : public Registry {
 
   absl::Status Init() {
     absl::MutexLock lock(&mu_);
-    for (const char* pragma : {"PRAGMA journal_mode=WAL;",
-                               "PRAGMA synchronous=FULL;",
-                               "PRAGMA foreign_keys=ON;"}) {
+    for (const char* pragma :
+         {"PRAGMA journal_mode=WAL;", "PRAGMA synchronous=FULL;",
+          "PRAGMA foreign_keys=ON;"}) {
       if (absl::Status s = Exec(pragma); !s.ok()) return s;
     }
     Statement version(db_, "PRAGMA user_version;");
     if (!version.ok() || version.Step() != SQLITE_ROW) return Error("version");
     const int64_t current = version.ColumnInt(0);
     if (current > kSchemaVersion) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "the registry has schema version ", current,
-          ", newer than this referee's ", kSchemaVersion,
-          ": run a newer referee"));
+      return absl::FailedPreconditionError(
+          absl::StrCat("the registry has schema version ", current,
+                       ", newer than this referee's ", kSchemaVersion,
+                       ": run a newer referee"));
     }
     for (int64_t v = current; v < kSchemaVersion; ++v) {
       if (absl::Status s = Exec("BEGIN IMMEDIATE;"); !s.ok()) return s;
@@ -120,13 +119,12 @@ class SqliteRegistry final : public Registry {
     if (absl::Status s = Exec("BEGIN IMMEDIATE;"); !s.ok()) return s;
     Statement insert(
         db_, "INSERT INTO bots (bot_id, name, public_key) VALUES (?, ?, ?);");
-    absl::Status s =
-        insert.ok() && insert.Text(1, bot.bot_id)
-                               .Text(2, bot.name)
-                               .Blob(3, bot.public_key)
-                               .Step() == SQLITE_DONE
-            ? InsertToken(bot.token)
-            : Error("add bot");
+    absl::Status s = insert.ok() && insert.Text(1, bot.bot_id)
+                                            .Text(2, bot.name)
+                                            .Blob(3, bot.public_key)
+                                            .Step() == SQLITE_DONE
+                         ? InsertToken(bot.token)
+                         : Error("add bot");
     return Commit(s);
   }
 
@@ -156,10 +154,9 @@ class SqliteRegistry final : public Registry {
     if (absl::Status s = Exec("BEGIN IMMEDIATE;"); !s.ok()) return s;
     Statement tokens(db_, "DELETE FROM tokens WHERE match_id = ?;");
     Statement match(db_, "DELETE FROM matches WHERE match_id = ?;");
-    const bool done =
-        tokens.ok() && match.ok() &&
-        tokens.Text(1, match_id).Step() == SQLITE_DONE &&
-        match.Text(1, match_id).Step() == SQLITE_DONE;
+    const bool done = tokens.ok() && match.ok() &&
+                      tokens.Text(1, match_id).Step() == SQLITE_DONE &&
+                      match.Text(1, match_id).Step() == SQLITE_DONE;
     return Commit(done ? absl::OkStatus() : Error("remove match"));
   }
 
@@ -295,9 +292,8 @@ absl::StatusOr<std::unique_ptr<Registry>> OpenSqliteRegistry(
   // Created 0600 before SQLite opens it: it holds seed contributions.
   const int fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
   if (fd < 0) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("cannot open the registry ", path, ": ",
-                     std::strerror(errno)));
+    return absl::FailedPreconditionError(absl::StrCat(
+        "cannot open the registry ", path, ": ", std::strerror(errno)));
   }
   fchmod(fd, 0600);
   close(fd);
@@ -305,7 +301,8 @@ absl::StatusOr<std::unique_ptr<Registry>> OpenSqliteRegistry(
   if (sqlite3_open_v2(path.c_str(), &db,
                       SQLITE_OPEN_READWRITE | SQLITE_OPEN_FULLMUTEX,
                       nullptr) != SQLITE_OK) {
-    const std::string message = db != nullptr ? sqlite3_errmsg(db) : "no memory";
+    const std::string message =
+        db != nullptr ? sqlite3_errmsg(db) : "no memory";
     sqlite3_close(db);
     return absl::FailedPreconditionError(
         absl::StrCat("cannot open the registry ", path, ": ", message));

@@ -45,8 +45,8 @@ struct StoredMatch {
 };
 
 struct RegistryContents {
-  std::vector<StoredBot> bots;        // In registration order.
-  std::vector<StoredMatch> matches;   // In creation order.
+  std::vector<StoredBot> bots;       // In registration order.
+  std::vector<StoredMatch> matches;  // In creation order.
 };
 
 class Registry {

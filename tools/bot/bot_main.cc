@@ -8,6 +8,7 @@
 //       [--matches=N] [--key_file=FILE]
 //
 // The token comes from --token_file, else $PYRAMID_TOKEN.
+#include <algorithm>
 #include <cstdlib>
 #include <iostream>
 #include <map>
@@ -20,6 +21,8 @@
 #include "absl/flags/usage.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_join.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "grpcpp/grpcpp.h"
 #include "pyramid/referee/v1/referee_service.grpc.pb.h"
 #include "referee/core/log_sink.h"
@@ -48,6 +51,10 @@ ABSL_FLAG(std::string, seed, "",
           "Hex seed for the bot's own randomness (default: random). Salts "
           "and seed contributions always use the system's randomness.");
 ABSL_FLAG(bool, quiet, false, "Print only errors.");
+ABSL_FLAG(int, reconnect_for_s, 300,
+          "When the stream to the referee breaks, reconnect with backoff "
+          "(100 ms doubling to 5 s) for at most this many seconds "
+          "(0: exit at once).");
 ABSL_FLAG(int, crash_after_commits, 0,
           "Fault injection, for testing tournament runners and clients: "
           "once the referee acknowledges this many commits, exit at once "
@@ -62,22 +69,44 @@ class Bot {
       std::optional<SigningKey> key)
       : strategy_(std::move(strategy)), stream_(seed), key_(std::move(key)) {}
 
-  // Plays until the stream ends or enough matches have ended. Returns the
-  // process exit code.
+  // Plays until the referee closes the stream or enough matches have
+  // ended. When the stream breaks (the referee restarts, the network
+  // drops), reconnects with the same token, with exponential backoff, for
+  // at most --reconnect_for_s: the referee then sends again what each seat
+  // owes, and the salts of commitments made before are still here. Returns
+  // the process exit code.
   int Run(v1::Referee::Stub& stub, const std::string& token) {
-    grpc::ClientContext context;
-    context.AddMetadata("authorization", "Bearer " + token);
-    auto stream = stub.Play(&context);
-    v1::PlayResponse response;
     const int want = absl::GetFlag(FLAGS_matches);
-    while (stream->Read(&response)) {
-      if (!Handle(response, *stream)) break;
+    absl::Duration backoff = absl::Milliseconds(100);
+    absl::Time broken_since = absl::InfiniteFuture();
+    grpc::Status status;
+    while (true) {
+      const size_t read = reads_;
+      status = PlayOnce(stub, token, want);
       if (want > 0 && ended_ >= want) break;
+      if (status.ok() || !Retryable(status)) break;
+      const absl::Time now = absl::Now();
+      if (reads_ > read) {  // It had connected: a fresh outage.
+        broken_since = now;
+        backoff = absl::Milliseconds(100);
+      } else if (broken_since == absl::InfiniteFuture()) {
+        broken_since = now;
+      }
+      if (now - broken_since >
+          absl::Seconds(absl::GetFlag(FLAGS_reconnect_for_s))) {
+        std::cerr << "bot: giving up after "
+                  << absl::FormatDuration(now - broken_since)
+                  << " without the referee: " << status.error_message() << "\n";
+        return 1;
+      }
+      if (!absl::GetFlag(FLAGS_quiet)) {
+        std::cerr << "bot: stream ended (" << status.error_message()
+                  << "); reconnecting in " << absl::FormatDuration(backoff)
+                  << "\n";
+      }
+      absl::SleepFor(backoff);
+      backoff = std::min(backoff * 2, absl::Seconds(5));
     }
-    stream->WritesDone();
-    grpc::Status status = want > 0 && ended_ >= want ? grpc::Status::OK
-                                                     : stream->Finish();
-    if (want > 0 && ended_ >= want) context.TryCancel();
     if (!status.ok() && status.error_code() != grpc::StatusCode::CANCELLED) {
       std::cerr << "bot: stream ended: " << status.error_message() << "\n";
       return 1;
@@ -90,6 +119,39 @@ class Bot {
   }
 
  private:
+  // Errors a reconnection cannot mend.
+  static bool Retryable(const grpc::Status& status) {
+    switch (status.error_code()) {
+      case grpc::StatusCode::UNAUTHENTICATED:
+      case grpc::StatusCode::PERMISSION_DENIED:
+      case grpc::StatusCode::INVALID_ARGUMENT:
+      case grpc::StatusCode::UNIMPLEMENTED:
+        return false;
+      default:
+        return true;
+    }
+  }
+
+  // One Play stream, until it ends or `want` matches have ended.
+  grpc::Status PlayOnce(v1::Referee::Stub& stub, const std::string& token,
+                        int want) {
+    grpc::ClientContext context;
+    context.AddMetadata("authorization", "Bearer " + token);
+    auto stream = stub.Play(&context);
+    v1::PlayResponse response;
+    while (stream->Read(&response)) {
+      ++reads_;
+      if (!Handle(response, *stream)) break;
+      if (want > 0 && ended_ >= want) break;
+    }
+    stream->WritesDone();
+    if (want > 0 && ended_ >= want) {
+      context.TryCancel();
+      return grpc::Status::OK;
+    }
+    return stream->Finish();
+  }
+
   using Key = std::tuple<std::string, uint32_t, uint64_t>;
   struct Pending {
     std::string salt;
@@ -207,6 +269,7 @@ class Bot {
   std::map<Key, Pending> pending_;
   int ended_ = 0;
   int errors_ = 0;
+  size_t reads_ = 0;  // Messages read, over every stream.
   int sent_commits_ = 0;
   int acked_commits_ = 0;
 };
