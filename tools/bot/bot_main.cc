@@ -75,7 +75,8 @@ class Bot {
   // at most --reconnect_for_s: the referee then sends again what each seat
   // owes, and the salts of commitments made before are still here. Returns
   // the process exit code.
-  int Run(v1::Referee::Stub& stub, const std::string& token) {
+  int Run(grpc::Channel& channel, v1::Referee::Stub& stub,
+          const std::string& token) {
     const int want = absl::GetFlag(FLAGS_matches);
     absl::Duration backoff = absl::Milliseconds(100);
     absl::Time broken_since = absl::InfiniteFuture();
@@ -106,6 +107,9 @@ class Bot {
       }
       absl::SleepFor(backoff);
       backoff = std::min(backoff * 2, absl::Seconds(5));
+      // Connect now (a failed channel otherwise waits out gRPC's own
+      // backoff and fails every call at once meanwhile).
+      channel.WaitForConnected(absl::ToChronoTime(absl::Now() + backoff));
     }
     if (!status.ok() && status.error_code() != grpc::StatusCode::CANCELLED) {
       std::cerr << "bot: stream ended: " << status.error_message() << "\n";
@@ -138,6 +142,7 @@ class Bot {
     grpc::ClientContext context;
     context.AddMetadata("authorization", "Bearer " + token);
     auto stream = stub.Play(&context);
+    ++streams_;
     v1::PlayResponse response;
     while (stream->Read(&response)) {
       ++reads_;
@@ -156,6 +161,9 @@ class Bot {
   struct Pending {
     std::string salt;
     std::string action;
+    // The stream (streams_) its commit and reveal were last sent on.
+    int committed_on = -1;
+    int revealed_on = -1;
   };
   using Stream = grpc::ClientReaderWriter<v1::PlayRequest, v1::PlayResponse>;
 
@@ -198,6 +206,11 @@ class Bot {
           std::_Exit(3);
         }
         return true;
+      case v1::PlayResponse::kRevealAck: {
+        const v1::RevealAck& ack = response.reveal_ack();
+        pending_.erase({ack.match_id(), ack.seat(), ack.decision_id()});
+        return true;
+      }
       default:
         return true;  // Other acks and results need no answer.
     }
@@ -206,9 +219,13 @@ class Bot {
   bool Decide(const v1::DecisionRequest& request, Stream& stream) {
     const Key key{request.match_id(), request.seat(), request.decision_id()};
     if (request.committed()) return true;  // Resumed: the reveal will come.
-    // A request can arrive twice (e.g. around a reconnection): keep the
-    // first commitment, whose salt the reveal must use.
-    if (pending_.count(key) > 0) return true;
+    // A request can arrive twice (around a reconnection, or after a referee
+    // restart that lost the commit): commit again to the first choice,
+    // whose salt any reveal must use.
+    if (auto it = pending_.find(key); it != pending_.end()) {
+      if (it->second.committed_on == streams_) return true;
+      return Commit(key, request, stream);
+    }
     const std::string& wanted = absl::GetFlag(FLAGS_game);
     if (!wanted.empty() && request.game() != wanted) {
       std::cerr << "bot: refusing a decision of game " << request.game()
@@ -222,7 +239,16 @@ class Bot {
     } else {
       action = strategy_->Choose(request, stream_);
     }
-    Pending pending{SystemRandomBytes(kSaltSize), action.SerializeAsString()};
+    pending_[key] = Pending{SystemRandomBytes(kSaltSize),
+                            action.SerializeAsString()};
+    return Commit(key, request, stream);
+  }
+
+  // Sends the commitment to the pending choice for `key`; in a single-seat
+  // decision, its reveal right after.
+  bool Commit(const Key& key, const v1::DecisionRequest& request,
+              Stream& stream) {
+    Pending& pending = pending_.at(key);
     const Digest commitment = CommitmentHash(
         *FromHex(request.match_id()), request.seat(), request.decision_id(),
         pending.salt, pending.action);
@@ -237,7 +263,7 @@ class Bot {
           *FromHex(request.match_id()), request.seat(), request.decision_id(),
           AsView(commitment))));
     }
-    pending_[key] = std::move(pending);
+    pending.committed_on = streams_;
     if (!stream.Write(message)) return false;
     // A single-seat decision opens its reveal phase right after the commit
     // (except for the commit after which the bot is to crash).
@@ -249,9 +275,14 @@ class Bot {
     return true;
   }
 
+  // Reveals the pending choice for `key`, once per stream: the referee asks
+  // again after a reconnection if the reveal did not reach its log. The
+  // choice is kept until the reveal is acknowledged or the match ends.
   bool Reveal(const Key& key, Stream& stream) {
     auto it = pending_.find(key);
-    if (it == pending_.end()) return true;  // Already revealed, or lost.
+    if (it == pending_.end()) return true;  // Lost (a restarted bot).
+    if (it->second.revealed_on == streams_) return true;
+    it->second.revealed_on = streams_;
     v1::PlayRequest message;
     v1::RevealMove* reveal = message.mutable_reveal();
     reveal->set_match_id(std::get<0>(key));
@@ -259,7 +290,6 @@ class Bot {
     reveal->set_decision_id(std::get<2>(key));
     reveal->set_salt(it->second.salt);
     reveal->set_action(it->second.action);
-    pending_.erase(it);
     return stream.Write(message);
   }
 
@@ -270,6 +300,7 @@ class Bot {
   int ended_ = 0;
   int errors_ = 0;
   size_t reads_ = 0;  // Messages read, over every stream.
+  int streams_ = 0;   // Play streams opened.
   int sent_commits_ = 0;
   int acked_commits_ = 0;
 };
@@ -327,10 +358,16 @@ int Main() {
     ssl.pem_root_certs = *roots;
     credentials = grpc::SslCredentials(ssl);
   }
-  auto channel = grpc::CreateChannel(absl::GetFlag(FLAGS_referee), credentials);
+  // gRPC's own reconnection backoff grows to 2 minutes by default: a bot
+  // waiting out a referee restart would miss its deadlines. Keep it short.
+  grpc::ChannelArguments args;
+  args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
+  args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 2000);
+  auto channel = grpc::CreateCustomChannel(absl::GetFlag(FLAGS_referee),
+                                           credentials, args);
   auto stub = v1::Referee::NewStub(channel);
   Bot bot(*std::move(strategy), Sha256(seed_bytes), std::move(key));
-  return bot.Run(*stub, token);
+  return bot.Run(*channel, *stub, token);
 }
 
 }  // namespace

@@ -1,11 +1,13 @@
 #include "tools/tournament/referee_link.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <utility>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "referee/core/log_sink.h"
 #include "referee/crypto/ed25519.h"
@@ -73,7 +75,7 @@ absl::StatusOr<std::unique_ptr<RefereeLink>> RefereeLink::StartEmbedded(
 
 absl::StatusOr<std::unique_ptr<RefereeLink>> RefereeLink::Connect(
     const std::string& address, const std::string& public_key,
-    const std::string& admin_token_file) {
+    const std::string& admin_token_file, absl::Duration retry_for) {
   if (public_key.empty()) {
     return absl::InvalidArgumentError(
         "a remote referee needs referee_key to verify the logs");
@@ -86,9 +88,37 @@ absl::StatusOr<std::unique_ptr<RefereeLink>> RefereeLink::Connect(
   link->address_ = address;
   link->public_key_ = *std::move(key);
   link->admin_token_ = std::string(absl::StripAsciiWhitespace(*token));
-  link->stub_ = v1::Referee::NewStub(
-      grpc::CreateChannel(address, grpc::InsecureChannelCredentials()));
+  // Short reconnection backoff (gRPC's grows to 2 minutes): a referee that
+  // restarts is found again within seconds.
+  grpc::ChannelArguments args;
+  args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
+  args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 2000);
+  link->channel_ = grpc::CreateCustomChannel(
+      address, grpc::InsecureChannelCredentials(), args);
+  link->stub_ = v1::Referee::NewStub(link->channel_);
+  link->retry_for_ = retry_for;
   return link;
+}
+
+grpc::Status RefereeLink::Retrying(const std::function<grpc::Status()>& call) {
+  const absl::Time give_up = absl::Now() + retry_for_;
+  absl::Duration backoff = absl::Milliseconds(100);
+  while (true) {
+    grpc::Status status = call();
+    const bool lost = status.error_code() == grpc::StatusCode::UNAVAILABLE ||
+                      (status.error_code() == grpc::StatusCode::CANCELLED &&
+                       !cancelled_.load());
+    if (!lost || cancelled_.load() || absl::Now() + backoff > give_up) {
+      return status;
+    }
+    absl::SleepFor(backoff);
+    backoff = std::min(backoff * 2, absl::Seconds(5));
+    // Connect now: a failed channel otherwise waits out gRPC's own backoff
+    // and fails every call at once meanwhile.
+    if (channel_ != nullptr) {
+      channel_->WaitForConnected(absl::ToChronoTime(absl::Now() + backoff));
+    }
+  }
 }
 
 RefereeLink::~RefereeLink() = default;
@@ -98,7 +128,11 @@ absl::StatusOr<v1::RegisterBotResponse> RefereeLink::RegisterBot(
   grpc::ClientContext context;
   context.AddMetadata("authorization", "Bearer " + admin_token_);
   v1::RegisterBotResponse response;
-  grpc::Status status = stub_->RegisterBot(&context, request, &response);
+  grpc::Status status = Retrying([&] {
+    grpc::ClientContext context;
+    context.AddMetadata("authorization", "Bearer " + admin_token_);
+    return stub_->RegisterBot(&context, request, &response);
+  });
   if (!status.ok()) {
     return FromGrpc(status, absl::StrCat("registering ", request.name()));
   }
@@ -107,10 +141,12 @@ absl::StatusOr<v1::RegisterBotResponse> RefereeLink::RegisterBot(
 
 absl::StatusOr<v1::CreateMatchResponse> RefereeLink::CreateMatch(
     const v1::CreateMatchRequest& request) {
-  grpc::ClientContext context;
-  context.AddMetadata("authorization", "Bearer " + admin_token_);
   v1::CreateMatchResponse response;
-  grpc::Status status = stub_->CreateMatch(&context, request, &response);
+  grpc::Status status = Retrying([&] {
+    grpc::ClientContext context;
+    context.AddMetadata("authorization", "Bearer " + admin_token_);
+    return stub_->CreateMatch(&context, request, &response);
+  });
   if (!status.ok()) return FromGrpc(status, "creating a match");
   return response;
 }
@@ -129,27 +165,37 @@ absl::Status RefereeLink::AwaitEmbedded(const std::string& match_id) {
   return absl::OkStatus();
 }
 
-// Follows the match's public Watch stream until the referee closes it.
+// Follows the match's public Watch stream until the referee closes it,
+// watching again by match id when the connection is lost.
 absl::Status RefereeLink::AwaitRemote(const std::string& match_id) {
-  grpc::ClientContext context;
-  {
-    absl::MutexLock lock(&mu_);
-    if (cancelled_.load()) return absl::CancelledError("interrupted");
-    watches_.insert(&context);
-  }
-  v1::WatchRequest request;
-  request.set_match_id(match_id);
-  auto reader = stub_->Watch(&context, request);
-  v1::WatchEvent event;
-  while (reader->Read(&event)) {
-  }
-  grpc::Status status = reader->Finish();
-  {
+  grpc::Status status;
+  std::string broken;
+  Retrying([&] {
+    grpc::ClientContext context;
+    {
+      absl::MutexLock lock(&mu_);
+      if (cancelled_.load()) return grpc::Status::CANCELLED;
+      watches_.insert(&context);
+    }
+    v1::WatchRequest request;
+    request.set_match_id(match_id);
+    auto reader = stub_->Watch(&context, request);
+    v1::WatchEvent event;
+    while (reader->Read(&event)) {
+      if (event.has_match() && event.match().status() == v1::MATCH_BROKEN) {
+        broken = event.match().broken_reason();
+      }
+    }
+    status = reader->Finish();
     absl::MutexLock lock(&mu_);
     watches_.erase(&context);
-  }
+    return status;
+  });
   if (cancelled_.load()) return absl::CancelledError("interrupted");
   if (!status.ok()) return FromGrpc(status, "watching");
+  if (!broken.empty()) {
+    return absl::DataLossError(absl::StrCat("the match broke: ", broken));
+  }
   return absl::OkStatus();
 }
 
@@ -168,15 +214,18 @@ absl::Status RefereeLink::FetchLog(const std::string& match_id,
                                    const std::string& dir,
                                    const std::string& file) {
   if (embedded_ != nullptr) return absl::OkStatus();
-  grpc::ClientContext context;
-  context.AddMetadata("authorization", "Bearer " + admin_token_);
   v1::GetLogRequest request;
   request.set_match_id(match_id);
-  auto reader = stub_->GetLog(&context, request);
   std::string bytes;
-  v1::LogChunk chunk;
-  while (reader->Read(&chunk)) bytes += chunk.data();
-  grpc::Status status = reader->Finish();
+  grpc::Status status = Retrying([&] {
+    grpc::ClientContext context;
+    context.AddMetadata("authorization", "Bearer " + admin_token_);
+    auto reader = stub_->GetLog(&context, request);
+    bytes.clear();
+    v1::LogChunk chunk;
+    while (reader->Read(&chunk)) bytes += chunk.data();
+    return reader->Finish();
+  });
   if (!status.ok()) return FromGrpc(status, "fetching the log");
   const std::string path = (std::filesystem::path(dir) / file).string();
   std::ofstream out(path, std::ios::binary | std::ios::trunc);

@@ -8,6 +8,7 @@
 #define PYRAMID_TOOLS_TOURNAMENT_REFEREE_LINK_H_
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <set>
 #include <string>
@@ -16,6 +17,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
 #include "grpcpp/grpcpp.h"
 #include "pyramid/referee/v1/referee_service.grpc.pb.h"
 
@@ -34,9 +36,15 @@ class RefereeLink {
   // Connects to the referee at `address`. `public_key` is its key as 64 hex
   // digits or a file holding them; `admin_token_file` holds its admin
   // token.
+  // While the referee cannot be reached (UNAVAILABLE: it restarts, the
+  // network drops), every call below retries with backoff (100 ms doubling
+  // to 5 s) for at most `retry_for`, then fails; a Watch that breaks is
+  // resumed by match id, so a referee that comes back within that time
+  // costs the tournament nothing.
   static absl::StatusOr<std::unique_ptr<RefereeLink>> Connect(
       const std::string& address, const std::string& public_key,
-      const std::string& admin_token_file);
+      const std::string& admin_token_file,
+      absl::Duration retry_for = absl::Minutes(5));
 
   ~RefereeLink();  // Stops an embedded referee (checkpointing its matches).
 
@@ -69,13 +77,18 @@ class RefereeLink {
   RefereeLink() = default;
   absl::Status AwaitEmbedded(const std::string& match_id);
   absl::Status AwaitRemote(const std::string& match_id);
+  // Calls `call` until it returns anything but a lost connection, or
+  // `retry_for_` has passed, or Cancel() was called.
+  grpc::Status Retrying(const std::function<grpc::Status()>& call);
 
   std::unique_ptr<EmbeddedReferee> embedded_;
   std::string address_;
   std::string admin_token_;
   std::string public_key_;
+  std::shared_ptr<grpc::Channel> channel_;  // A running referee's.
   std::unique_ptr<referee::v1::Referee::Stub> stub_;
 
+  absl::Duration retry_for_ = absl::ZeroDuration();
   std::atomic<bool> cancelled_{false};
   absl::Mutex mu_;
   std::set<grpc::ClientContext*> watches_ ABSL_GUARDED_BY(mu_);

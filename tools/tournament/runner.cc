@@ -115,7 +115,8 @@ class Runner {
             ? RefereeLink::StartEmbedded((out_ / "referee.key").string(),
                                          (out_ / "logs").string())
             : RefereeLink::Connect(t_.referee(), t_.referee_key(),
-                                   t_.admin_token_file());
+                                   t_.admin_token_file(),
+                                   options_.referee_retry);
     if (!link.ok()) return link.status();
     link_ = *std::move(link);
     if (absl::Status s = Resume(); !s.ok()) return s;

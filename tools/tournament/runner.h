@@ -17,6 +17,7 @@
 #include <ostream>
 
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 #include "pyramid/referee/v1/tournament.pb.h"
 
 namespace pyramid {
@@ -30,6 +31,9 @@ struct RunOptions {
   // matches, abandons those in flight (they are played again on resume),
   // stops the bots, writes the results so far and returns CANCELLED.
   std::function<bool()> interrupted = [] { return false; };
+  // With a running referee (Tournament.referee): how long to keep retrying
+  // while it cannot be reached (it restarts) before a match fails.
+  absl::Duration referee_retry = absl::Minutes(5);
 };
 
 // Plays `tournament` (validated here; INVALID_ARGUMENT for a bad one,

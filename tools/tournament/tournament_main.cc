@@ -47,6 +47,9 @@ ABSL_FLAG(std::string, sprt, "",
 ABSL_FLAG(std::string, referee, "", "Use this running referee (overrides).");
 ABSL_FLAG(std::string, referee_key, "", "Its public key (overrides).");
 ABSL_FLAG(std::string, admin_token_file, "", "Its admin token (overrides).");
+ABSL_FLAG(int, referee_retry_s, 300,
+          "While the running referee cannot be reached (it restarts), retry "
+          "with backoff for at most this many seconds before a match fails.");
 
 namespace pyramid {
 namespace {
@@ -126,6 +129,7 @@ int Main(const std::string& path) {
   options.progress = &std::cerr;
   options.live = isatty(STDERR_FILENO) == 1;
   options.interrupted = [] { return interrupted != 0; };
+  options.referee_retry = absl::Seconds(absl::GetFlag(FLAGS_referee_retry_s));
   absl::StatusOr<v1::TournamentResults> results =
       RunTournament(tournament, options);
   if (!results.ok()) {
