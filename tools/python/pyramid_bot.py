@@ -21,6 +21,7 @@ import os
 import queue
 import random
 import sys
+import time
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -58,6 +59,9 @@ def parse_args():
     p.add_argument("--strategy", default="random", choices=["random"])
     p.add_argument("--seed", type=int, help="seed for choosing moves (salts "
                    "and seed contributions always come from os.urandom)")
+    p.add_argument("--reconnect-for", type=float, default=300,
+                   help="when the stream breaks, reconnect with backoff for "
+                   "at most this many seconds (0: exit at once)")
     p.add_argument("--verbose", action="store_true",
                    help="print every message received, to stderr")
     p.add_argument("--stubs", help="directory of the generated stubs "
@@ -86,37 +90,52 @@ def main():
         sys.exit("pyramid_bot: give --token-file or set $PYRAMID_TOKEN")
     rng = random.Random(args.seed)  # Only for choosing among legal actions.
 
-    # gRPC Python sends a stream from an iterator; a queue lets us add
-    # messages whenever we like. None closes our side of the stream.
-    outbox = queue.Queue()
-    def outgoing():
-        while (message := outbox.get()) is not None:
-            yield message
-
-    channel = grpc.insecure_channel(args.referee)
+    # Short reconnection backoff: gRPC's grows to 2 minutes, and a bot that
+    # waits out a referee restart must be back before its deadlines.
+    channel = grpc.insecure_channel(args.referee, options=[
+        ("grpc.initial_reconnect_backoff_ms", 100),
+        ("grpc.max_reconnect_backoff_ms", 2000)])
     stub = pb_grpc.RefereeStub(channel)
-    # One Play stream carries every seat this token holds, in every match.
-    responses = stub.Play(outgoing(),
-                          metadata=[("authorization", "Bearer " + token)])
 
-    # (match_id, seat, decision_id) -> (salt, action_bytes) committed but
-    # not yet revealed.
+    # (match_id, seat, decision_id) -> [salt, action_bytes, committed_on,
+    # revealed_on]: kept until the reveal is acknowledged or the match ends,
+    # so that after a reconnection we can commit or reveal again (the
+    # referee asks again for whatever did not reach its log).
     pending = {}
     played = set()  # Match ids we were asked to decide in.
     ended = set()   # ...and those of them whose MatchEnded arrived.
     errors = 0
+    stream = 0      # Play streams opened so far.
+    outbox = None
+
+    def send(**kind):
+        outbox.put(pb.PlayRequest(**kind))
+
+    def commit(key):
+        entry = pending[key]
+        entry[2] = stream
+        send(commit=pb.CommitMove(
+            match_id=key[0], seat=key[1], decision_id=key[2],
+            commitment=commitment(key[0], key[1], key[2], entry[0], entry[1])))
 
     def reveal(key):
-        salt, action_bytes = pending.pop(key)
-        outbox.put(pb.PlayRequest(reveal=pb.RevealMove(
-            match_id=key[0], seat=key[1], decision_id=key[2],
-            salt=salt, action=action_bytes)))
+        entry = pending.get(key)
+        if entry is None or entry[3] == stream:
+            return  # Lost, or revealed already on this stream.
+        entry[3] = stream
+        send(reveal=pb.RevealMove(match_id=key[0], seat=key[1],
+                                  decision_id=key[2], salt=entry[0],
+                                  action=entry[1]))
 
     def decide(req):
         key = (req.match_id, req.seat, req.decision_id)
         played.add(req.match_id)
-        if req.committed or key in pending:
-            return  # Already committed (a resume or a repeat): reveal later.
+        if req.committed:
+            return  # Our commitment is in the log: the reveal comes later.
+        if key in pending:
+            if pending[key][2] != stream:
+                commit(key)  # The referee lost it (a restart): same choice.
+            return
         if req.decision_id == 0:
             # The seed decision: 32 random bytes towards the match's seed.
             action = game_pb2.Action(
@@ -132,63 +151,103 @@ def main():
                       file=sys.stderr)
                 return
         # Commit to the exact bytes we will reveal: serialize once, keep them.
-        action_bytes = action.SerializeToString()
-        salt = os.urandom(32)
-        pending[key] = (salt, action_bytes)
-        outbox.put(pb.PlayRequest(commit=pb.CommitMove(
-            match_id=req.match_id, seat=req.seat, decision_id=req.decision_id,
-            commitment=commitment(req.match_id, req.seat, req.decision_id,
-                                  salt, action_bytes))))
+        pending[key] = [os.urandom(32), action.SerializeToString(), -1, -1]
+        commit(key)
         # A single-seat decision opens its reveal phase right after our
         # commit: reveal at once instead of waiting for the RevealRequest.
         if len(req.acting_seats) == 1:
             reveal(key)
 
+    def handle(response):
+        """Returns False once enough matches have ended."""
+        nonlocal errors
+        kind = response.WhichOneof("kind")
+        if args.verbose:
+            text = text_format.MessageToString(getattr(response, kind),
+                                               as_one_line=True)
+            print(f"<- {kind}: {text}", file=sys.stderr)
+        if kind == "decision":
+            decide(response.decision)
+        elif kind == "reveal_request":
+            r = response.reveal_request
+            reveal((r.match_id, r.seat, r.decision_id))
+        elif kind == "reveal_ack":
+            r = response.reveal_ack
+            pending.pop((r.match_id, r.seat, r.decision_id), None)
+        elif kind == "match_ended":
+            m = response.match_ended
+            mine = m.outcome.seats[m.seat]
+            term = game_pb2.Termination.Name(m.outcome.termination)
+            print(f"match {m.match_id} seat {m.seat}: rank {mine.rank}, "
+                  f"score {mine.score}"
+                  f"{' (forfeited)' if mine.forfeited else ''} [{term}]",
+                  flush=True)
+            for key in [k for k in pending if k[0] == m.match_id]:
+                del pending[key]
+            # A bot token's new stream also gets the MatchEnded of every
+            # match that bot finished earlier: count only ours.
+            if m.match_id in played:
+                ended.add(m.match_id)
+            if args.matches and len(ended) >= args.matches:
+                return False
+        elif kind == "error":
+            e = response.error
+            errors += 1
+            print(f"pyramid_bot: match {e.match_id} seat {e.seat} decision "
+                  f"{e.decision_id}: code {e.code}: {e.message}"
+                  f"{' (faulted)' if e.faulted else ''}", file=sys.stderr)
+        # commit_ack and result need no answer.
+        return True
+
+    final = {grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.PERMISSION_DENIED,
+             grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.UNIMPLEMENTED}
+    backoff, broken_since = 0.1, None
+    done = False
     try:
-        for response in responses:
-            kind = response.WhichOneof("kind")
-            if args.verbose:
-                text = text_format.MessageToString(getattr(response, kind),
-                                                   as_one_line=True)
-                print(f"<- {kind}: {text}", file=sys.stderr)
-            if kind == "decision":
-                decide(response.decision)
-            elif kind == "reveal_request":
-                r = response.reveal_request
-                key = (r.match_id, r.seat, r.decision_id)
-                if key in pending:  # Else revealed already (single seat).
-                    reveal(key)
-            elif kind == "match_ended":
-                m = response.match_ended
-                mine = m.outcome.seats[m.seat]
-                term = game_pb2.Termination.Name(m.outcome.termination)
-                print(f"match {m.match_id} seat {m.seat}: rank {mine.rank}, "
-                      f"score {mine.score}"
-                      f"{' (forfeited)' if mine.forfeited else ''} [{term}]",
-                      flush=True)
-                for key in [k for k in pending if k[0] == m.match_id]:
-                    del pending[key]
-                # A bot token's new stream also gets the MatchEnded of every
-                # match that bot finished earlier: count only ours.
-                if m.match_id in played:
-                    ended.add(m.match_id)
-                if args.matches and len(ended) >= args.matches:
-                    break
-            elif kind == "error":
-                e = response.error
-                errors += 1
-                print(f"pyramid_bot: match {e.match_id} seat {e.seat} decision "
-                      f"{e.decision_id}: code {e.code}: {e.message}"
-                      f"{' (faulted)' if e.faulted else ''}", file=sys.stderr)
-            # commit_ack, reveal_ack and result need no answer.
-    except grpc.RpcError as err:
-        if err.code() != grpc.StatusCode.CANCELLED:
-            print(f"pyramid_bot: stream ended: {err.code().name}: "
-                  f"{err.details()}", file=sys.stderr)
-            return 1
+        while not done:
+            # gRPC Python sends a stream from an iterator; a queue lets us
+            # add messages whenever we like. None closes our side.
+            outbox = queue.Queue()
+            def outgoing(box=outbox):
+                while (message := box.get()) is not None:
+                    yield message
+            stream += 1
+            # One Play stream carries every seat this token holds.
+            responses = stub.Play(outgoing(),
+                                  metadata=[("authorization", "Bearer " + token)])
+            got = False
+            try:
+                for response in responses:
+                    got = True
+                    if not handle(response):
+                        done = True
+                        break
+                else:
+                    done = True  # The referee closed the stream.
+            except grpc.RpcError as err:
+                if err.code() in final or args.reconnect_for <= 0:
+                    print(f"pyramid_bot: stream ended: {err.code().name}: "
+                          f"{err.details()}", file=sys.stderr)
+                    return 1
+                now = time.monotonic()
+                if got or broken_since is None:
+                    broken_since, backoff = now, 0.1
+                if now - broken_since > args.reconnect_for:
+                    print("pyramid_bot: giving up: no referee for "
+                          f"{now - broken_since:.0f} s", file=sys.stderr)
+                    return 1
+                print(f"pyramid_bot: stream ended ({err.code().name}); "
+                      f"reconnecting in {backoff:.1f} s", file=sys.stderr)
+                time.sleep(backoff)
+                backoff = min(backoff * 2, 5.0)
+                try:  # Connect now rather than wait out gRPC's backoff.
+                    grpc.channel_ready_future(channel).result(timeout=backoff)
+                except grpc.FutureTimeoutError:
+                    pass
+            finally:
+                outbox.put(None)     # Half-close our side...
+                responses.cancel()   # ...and drop the call.
     finally:
-        outbox.put(None)     # Half-close our side...
-        responses.cancel()   # ...and drop the call: we are done.
         channel.close()
     print(f"pyramid_bot: {len(ended)} match(es) ended, {errors} error(s)")
     if args.matches and len(ended) < args.matches:
