@@ -8,9 +8,12 @@
 //          [--reveal_timeout_ms=..] [--forfeit_policy=forfeit|default]
 //   refctl ... get-match MATCH      refctl ... list [--status=running|finished]
 //   refctl ... watch MATCH          refctl ... get-log MATCH --out=FILE
+//   refctl ... health [SERVICE]     (grpc.health.v1: prints SERVING, ...;
+//                                    exit 0 only when SERVING)
 //
 // Tokens are written to files (mode 0600), never printed.
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -27,6 +30,7 @@
 #include "google/protobuf/text_format.h"
 #include "google/protobuf/util/json_util.h"
 #include "grpcpp/grpcpp.h"
+#include "grpc/health/v1/health.grpc.pb.h"
 #include "pyramid/referee/v1/referee_service.grpc.pb.h"
 #include "referee/core/log_sink.h"
 #include "referee/crypto/bytes.h"
@@ -223,10 +227,31 @@ int GetLog(v1::Referee::Stub& stub, const std::string& match_id) {
   return 0;
 }
 
+// grpc.health.v1.Health/Check of `service` ("": the server as a whole).
+int Health(const std::shared_ptr<grpc::Channel>& channel,
+           const std::string& service) {
+  auto stub = grpc::health::v1::Health::NewStub(channel);
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() +
+                       std::chrono::seconds(5));
+  grpc::health::v1::HealthCheckRequest request;
+  request.set_service(service);
+  grpc::health::v1::HealthCheckResponse response;
+  const grpc::Status status = stub->Check(&context, request, &response);
+  if (!status.ok()) return Fail(status.error_message());
+  std::cout << grpc::health::v1::HealthCheckResponse::ServingStatus_Name(
+                   response.status())
+            << "\n";
+  return response.status() == grpc::health::v1::HealthCheckResponse::SERVING
+             ? 0
+             : 1;
+}
+
 int Main(const std::vector<std::string>& args) {
   if (args.empty()) {
     std::cerr << "usage: refctl [flags] register-bot NAME | create-match | "
-                 "get-match MATCH | list | watch MATCH | get-log MATCH\n";
+                 "get-match MATCH | list | watch MATCH | get-log MATCH | "
+                 "health [SERVICE]\n";
     return 2;
   }
   std::shared_ptr<grpc::ChannelCredentials> credentials =
@@ -239,8 +264,8 @@ int Main(const std::vector<std::string>& args) {
     ssl.pem_root_certs = *roots;
     credentials = grpc::SslCredentials(ssl);
   }
-  auto stub = v1::Referee::NewStub(
-      grpc::CreateChannel(absl::GetFlag(FLAGS_referee), credentials));
+  auto channel = grpc::CreateChannel(absl::GetFlag(FLAGS_referee), credentials);
+  auto stub = v1::Referee::NewStub(channel);
   const std::string& command = args[0];
   if (command == "register-bot" && args.size() == 2) {
     return RegisterBot(*stub, args[1]);
@@ -250,6 +275,9 @@ int Main(const std::vector<std::string>& args) {
   if (command == "list" && args.size() == 1) return List(*stub);
   if (command == "watch" && args.size() == 2) return Watch(*stub, args[1]);
   if (command == "get-log" && args.size() == 2) return GetLog(*stub, args[1]);
+  if (command == "health" && args.size() <= 2) {
+    return Health(channel, args.size() == 2 ? args[1] : "");
+  }
   std::cerr << "refctl: unknown command or wrong arguments\n";
   return 2;
 }

@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# A full disk during a tournament (docs/durability.md). The referee's log
+# directory is a small tmpfs that fills up mid-tournament. The tournament
+# must end (no hang) and name the matches that broke, with their reason;
+# the referee must answer health checks throughout and refuse new matches
+# with RESOURCE_EXHAUSTED; once space returns it must play a new match to
+# a genuine end. Needs root (it mounts a tmpfs), as CI has.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bin=${PYRAMID_BIN:-build/bin}
+dir=$(mktemp -d)
+logs=$dir/logs
+mkdir -p "$logs"
+referee_pid= health_pid=
+cleanup() {
+  [[ -n $health_pid ]] && kill "$health_pid" 2>/dev/null || true
+  [[ -n $referee_pid ]] && kill -9 "$referee_pid" 2>/dev/null || true
+  umount "$logs" 2>/dev/null || true
+  rm -rf "$dir"
+}
+trap cleanup EXIT
+fail() { echo "disk_full_test: FAILED: $*" >&2; exit 1; }
+
+mount -t tmpfs -o size=256k tmpfs "$logs" || fail "cannot mount a tmpfs (root?)"
+"$bin/referee" --listen=127.0.0.1:0 --port_file="$dir/port" \
+  --data_dir="$dir/data" --log_dir="$logs" >"$dir/referee.out" 2>"$dir/referee.err" &
+referee_pid=$!
+for _ in $(seq 200); do [[ -s $dir/port ]] && break; sleep 0.02; done
+[[ -s $dir/port ]] || fail "the referee did not start"
+address=127.0.0.1:$(cat "$dir/port")
+refctl=("$bin/refctl" --referee="$address" --admin_token_file="$dir/data/admin.token")
+
+# Health, every 100 ms, from start to end: each answer must be SERVING.
+(while true; do
+   "${refctl[@]}" health >>"$dir/health" 2>&1 || echo "health check failed" >>"$dir/health"
+   sleep 0.1
+ done) &
+health_pid=$!
+
+cat >"$dir/t.txt" <<TXT
+name: "disk-full" game { game: "rock_paper_pyramid" } seats: 3
+rounds: 20 concurrency: 4 output_dir: "$dir/out"
+bots { name: "r1" command: "$bin/bot" command: "--quiet" }
+bots { name: "r2" command: "$bin/bot" command: "--quiet" }
+bots { name: "r3" command: "$bin/bot" command: "--quiet" }
+bots { name: "r4" command: "$bin/bot" command: "--quiet" }
+TXT
+status=0
+timeout 120 "$bin/tournament" "$dir/t.txt" --referee="$address" \
+  --referee_key="$dir/data/referee.key.pub" \
+  --admin_token_file="$dir/data/admin.token" \
+  >"$dir/tournament.out" 2>"$dir/tournament.err" || status=$?
+((status != 124)) || fail "the tournament hung"
+((status != 0)) || fail "every match verified: the disk never filled"
+results=$dir/out/results.json
+[[ -s $results ]] || fail "no results.json"
+grep -q 'broke' "$results" || fail "no match is reported broken: $(head -c 600 "$results")"
+grep -q 'No space left on device' "$results" ||
+  fail "the reason (no space) is not named"
+grep -q 'RESOURCE_EXHAUSTED\|cannot write match logs now' "$results" ||
+  fail "new matches were not refused while the disk was full"
+grep -q 'broken: .*No space left on device' "$dir/referee.err" ||
+  fail "no stderr line names the broken match and its reason"
+verified=$(grep -o '"verdict": *"genuine"' "$results" | wc -l)
+
+# Space returns: a new match is played to a genuine end.
+mount -o remount,size=16m "$logs"
+"${refctl[@]}" create-match --game=rock_paper_pyramid --seats=3 \
+  --token_dir="$dir/tok" >"$dir/create.out" 2>&1 || fail "$(cat "$dir/create.out")"
+match=$(grep -o '[0-9a-f]\{32\}' "$dir/create.out" | head -n 1)
+[[ -n $match ]] || fail "no match id in: $(cat "$dir/create.out")"
+bots=()
+for seat in 0 1 2; do
+  timeout 60 "$bin/bot" --referee="$address" \
+    --token_file="$dir/tok/seat-$seat.token" --matches=1 --quiet &
+  bots+=($!)
+done
+for pid in "${bots[@]}"; do wait "$pid" || fail "a bot of the new match failed"; done
+"$bin/replay" verify --key="$dir/data/referee.key.pub" "$logs"/*"$match".pyrlog \
+  | grep -q ': genuine' || fail "the match after the disk filled is not genuine"
+
+kill "$health_pid"
+health_pid=
+checks=$(grep -c '' "$dir/health")
+bad=$(grep -vc '^SERVING$' "$dir/health" || true)
+((bad == 0)) || fail "$bad of $checks health checks did not answer SERVING"
+echo "disk_full_test: $verified matches verified before the disk filled;" \
+  "broken matches named with their reason; $checks health checks, all SERVING;" \
+  "a new match played to a genuine end once space returned"
