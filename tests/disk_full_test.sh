@@ -61,12 +61,12 @@ grep -q 'No space left on device' "$results" ||
   fail "the reason (no space) is not named: $(head -c 600 "$results")"
 grep -q 'cannot write match logs now' "$results" ||
   fail "new matches were not refused while the disk was full"
-broken=$(grep -o 'match is broken\|the match broke' "$results" | wc -l)
+broken=$({ grep -o 'match is broken\|the match broke' "$results" || true; } | wc -l)
 if ((broken > 0)); then
   grep -q 'broken: .*No space left on device' "$dir/referee.err" ||
     fail "no stderr line names a broken match and its reason"
 fi
-verified=$(grep -o '"verdict": *"genuine"' "$results" | wc -l)
+verified=$({ grep -o '"verdict": *"genuine"' "$results" || true; } | wc -l)
 # What was written stays valid: every log, the broken ones included,
 # verifies at least up to its last checkpoint.
 "$bin/replay" verify --allow-unsealed --key="$dir/data/referee.key.pub" \
@@ -77,7 +77,7 @@ verified=$(grep -o '"verdict": *"genuine"' "$results" | wc -l)
 mount -o remount,size=16m "$logs"
 "${refctl[@]}" create-match --game=rock_paper_pyramid --seats=3 \
   --token_dir="$dir/tok" >"$dir/create.out" 2>&1 || fail "$(cat "$dir/create.out")"
-match=$(grep -o '[0-9a-f]\{32\}' "$dir/create.out" | head -n 1)
+match=$(grep -E '^[0-9a-f]{32}$' "$dir/create.out" || true)
 [[ -n $match ]] || fail "no match id in: $(cat "$dir/create.out")"
 bots=()
 for seat in 0 1 2; do
