@@ -252,6 +252,60 @@ TEST_F(E2eTest, BotProcessesPlayAndTheFetchedLogVerifies) {
   }
 }
 
+// docs/durability.md: after SIGTERM and a restart on the same data
+// directory, the referee lists every earlier match, serves a finished
+// match's log byte for byte, and takes the seat and bot tokens it issued
+// before: a match left running is resumed and played to a genuine end.
+TEST_F(E2eTest, SigtermAndRestartKeepMatchesLogsAndTokens) {
+  ASSERT_NO_FATAL_FAILURE(StartReferee());
+  const std::string finished = CreateMatch(Path("tok-f"));
+  ASSERT_EQ(finished.size(), 32u);
+  for (int seat = 0; seat < 3; ++seat) {
+    StartBot(Path(absl::StrCat("tok-f/seat-", seat, ".token")),
+             {"--matches=1"});
+  }
+  for (auto& bot : bots_) ASSERT_EQ(bot->Wait(kWait), 0) << bot->err();
+  bots_.clear();
+  ToolResult reg =
+      Refctl({"register-bot", "keeper", "--token_out=" + Path("bot.token")});
+  ASSERT_EQ(reg.code, 0) << reg.err;
+  const std::string bot_id(absl::StripAsciiWhitespace(reg.out));
+  // Left running, nobody playing: seat 0 is the registered bot.
+  const std::string running =
+      CreateMatch(Path("tok-r"), {"--bots=" + bot_id + ",,"});
+  ASSERT_EQ(running.size(), 32u);
+  const std::string finished_log = Slurp(LogPath(finished));
+
+  referee_->Signal(SIGTERM);
+  ASSERT_EQ(referee_->Wait(kWait), 0) << referee_->err();
+  std::filesystem::remove(Path("port"));
+  ASSERT_NO_FATAL_FAILURE(StartReferee({"--listen=" + address_}));
+
+  ToolResult listed = Refctl({"list"});
+  ASSERT_EQ(listed.code, 0) << listed.err;
+  EXPECT_THAT(listed.out, HasSubstr(finished));
+  EXPECT_THAT(listed.out, HasSubstr(running));
+  const std::string fetched = Path("finished.pyrlog");
+  ToolResult got = Refctl({"get-log", finished, "--out=" + fetched});
+  ASSERT_EQ(got.code, 0) << got.err;
+  EXPECT_EQ(Slurp(fetched), finished_log);
+  EXPECT_EQ(Slurp(LogPath(finished)), finished_log);
+
+  // The old bot token and seat tokens play the running match to its end.
+  StartBot(Path("bot.token"), {"--matches=1"});
+  StartBot(Path("tok-r/seat-1.token"), {"--matches=1"});
+  StartBot(Path("tok-r/seat-2.token"), {"--matches=1"});
+  for (auto& bot : bots_) EXPECT_EQ(bot->Wait(kWait), 0) << bot->err();
+  ToolResult verified =
+      Run("replay", {"verify", "--key=" + PublicKeyFile(), LogPath(running)});
+  EXPECT_EQ(verified.code, 0) << verified.out << verified.err;
+  int restarts = 0;
+  for (const v1::LogRecord& r : svctest::ParseRecords(Slurp(LogPath(running)))) {
+    restarts += r.has_restart();
+  }
+  EXPECT_EQ(restarts, 1);
+}
+
 TEST_F(E2eTest, SigkillMidMatchLeavesAPrefixThatVerifiesToItsLastCheckpoint) {
   // Long deadlines: nobody times out while the test holds seat 2 still.
   ASSERT_NO_FATAL_FAILURE(

@@ -27,9 +27,9 @@
 namespace pyramid {
 
 struct LobbyOptions {
-  std::string log_dir;          // Must exist; logs are created inside it.
+  std::string log_dir;  // Must exist; logs are created inside it.
   SigningKey referee_key = SigningKey::Generate();
-  std::string admin_token;      // Required: the CreateMatch/RegisterBot key.
+  std::string admin_token;  // Required: the CreateMatch/RegisterBot key.
   uint32_t checkpoint_interval = 64;
   FsyncPolicy fsync = FsyncPolicy::kCheckpoints;
   // Clocks used when a CreateMatchRequest leaves every clock at zero.
@@ -88,7 +88,7 @@ class Lobby {
   struct Bot {
     std::string name;
     std::string public_key;
-    uint64_t route = 0;  // Its Principal::route.
+    uint64_t route = 0;                              // Its Principal::route.
     std::vector<std::pair<std::string, int>> seats;  // (match id, seat).
   };
 

@@ -68,8 +68,8 @@ absl::StatusOr<std::unique_ptr<RefereeLink>> RefereeLink::StartEmbedded(
   link->embedded_ = *std::move(embedded);
   link->address_ = link->embedded_->address();
   link->admin_token_ = link->embedded_->admin_token();
-  link->stub_ = v1::Referee::NewStub(grpc::CreateChannel(
-      link->address_, grpc::InsecureChannelCredentials()));
+  link->stub_ = v1::Referee::NewStub(
+      grpc::CreateChannel(link->address_, grpc::InsecureChannelCredentials()));
   return link;
 }
 
@@ -152,8 +152,7 @@ absl::StatusOr<v1::CreateMatchResponse> RefereeLink::CreateMatch(
 }
 
 absl::Status RefereeLink::AwaitEnd(const std::string& match_id) {
-  return embedded_ != nullptr ? AwaitEmbedded(match_id)
-                              : AwaitRemote(match_id);
+  return embedded_ != nullptr ? AwaitEmbedded(match_id) : AwaitRemote(match_id);
 }
 
 absl::Status RefereeLink::AwaitEmbedded(const std::string& match_id) {
