@@ -23,6 +23,7 @@
 #include "absl/synchronization/mutex.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/grpcpp.h"
+#include "referee/cli/flags.h"
 #include "referee/core/clock_settings.h"
 #include "referee/core/log_sink.h"
 #include "referee/crypto/bytes.h"
@@ -256,8 +257,8 @@ int Main() {
 }  // namespace pyramid
 
 int main(int argc, char** argv) {
-  absl::SetProgramUsageMessage("The pyramid referee gRPC service.");
-  std::vector<char*> rest = absl::ParseCommandLine(argc, argv);
+  std::vector<char*> rest =
+      pyramid::ParseFlags(argc, argv, "The pyramid referee gRPC service.");
   if (rest.size() > 1) {
     std::cerr << "referee takes no positional arguments\n";
     return 2;

@@ -82,6 +82,7 @@
 #include "google/protobuf/arena.h"
 #include "grpcpp/alarm.h"
 #include "grpcpp/grpcpp.h"
+#include "referee/cli/flags.h"
 #include "pyramid/referee/v1/referee_service.grpc.pb.h"
 #include "referee/core/log_sink.h"
 #include "referee/crypto/bytes.h"
@@ -1701,10 +1702,9 @@ int ClientMain() {
 }  // namespace pyramid
 
 int main(int argc, char** argv) {
-  absl::SetProgramUsageMessage(
-      "Load benchmark of the referee service: concurrent Rock, Paper, "
+  std::vector<char*> rest =
+      pyramid::ParseFlags(argc, argv, "Load benchmark of the referee service: concurrent Rock, Paper, "
       "Pyramid! matches vs a raw gRPC echo baseline.");
-  std::vector<char*> rest = absl::ParseCommandLine(argc, argv);
   if (rest.size() > 1) {
     std::cerr << "bench_load takes no positional arguments\n";
     return 2;

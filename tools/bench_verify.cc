@@ -37,6 +37,7 @@
 #include "absl/flags/usage.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "referee/cli/flags.h"
 #include "pyramid/referee/v1/log.pb.h"
 #include "referee/core/clock.h"
 #include "referee/core/local_runner.h"
@@ -404,10 +405,9 @@ int Main() {
 }  // namespace pyramid
 
 int main(int argc, char** argv) {
-  absl::SetProgramUsageMessage(
-      "Benchmarks the log verifier against the SHA-256 floor on in-memory "
+  std::vector<char*> rest =
+      pyramid::ParseFlags(argc, argv, "Benchmarks the log verifier against the SHA-256 floor on in-memory "
       "logs of one game (default Rock, Paper, Pyramid!).");
-  std::vector<char*> rest = absl::ParseCommandLine(argc, argv);
   if (rest.size() > 1) {
     std::cerr << "bench_verify takes no positional arguments\n";
     return 2;

@@ -10,6 +10,7 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
+#include "referee/cli/flags.h"
 #include "referee/crypto/bytes.h"
 #include "referee/crypto/ed25519.h"
 
@@ -17,8 +18,8 @@ ABSL_FLAG(std::string, out, "referee.key",
           "Path of the secret key file; the public key goes to PATH.pub.");
 
 int main(int argc, char** argv) {
-  absl::SetProgramUsageMessage("Writes an Ed25519 key pair.");
-  std::vector<char*> rest = absl::ParseCommandLine(argc, argv);
+  std::vector<char*> rest =
+      pyramid::ParseFlags(argc, argv, "Writes an Ed25519 key pair.");
   if (rest.size() > 1) {
     std::cerr << "keygen takes no positional arguments\n";
     return 2;

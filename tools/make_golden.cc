@@ -33,6 +33,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
+#include "referee/cli/flags.h"
 #include "referee/core/clock.h"
 #include "referee/core/local_runner.h"
 #include "referee/core/log_sink.h"
@@ -226,9 +227,8 @@ int Main() {
 }  // namespace pyramid
 
 int main(int argc, char** argv) {
-  absl::SetProgramUsageMessage(
-      "Writes the golden logs of fault scenarios (never overwrites).");
-  std::vector<char*> rest = absl::ParseCommandLine(argc, argv);
+  std::vector<char*> rest =
+      pyramid::ParseFlags(argc, argv, "Writes the golden logs of fault scenarios (never overwrites).");
   if (rest.size() > 1) {
     std::cerr << "make_golden takes no positional arguments\n";
     return 2;

@@ -31,6 +31,7 @@
 #include "google/protobuf/util/json_util.h"
 #include "grpcpp/grpcpp.h"
 #include "grpc/health/v1/health.grpc.pb.h"
+#include "referee/cli/flags.h"
 #include "pyramid/referee/v1/referee_service.grpc.pb.h"
 #include "referee/core/log_sink.h"
 #include "referee/crypto/bytes.h"
@@ -286,7 +287,7 @@ int Main(const std::vector<std::string>& args) {
 }  // namespace pyramid
 
 int main(int argc, char** argv) {
-  absl::SetProgramUsageMessage("Administration client for the referee.");
-  std::vector<char*> rest = absl::ParseCommandLine(argc, argv);
+  std::vector<char*> rest =
+      pyramid::ParseFlags(argc, argv, "Administration client for the referee.");
   return pyramid::Main(std::vector<std::string>(rest.begin() + 1, rest.end()));
 }

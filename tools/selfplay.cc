@@ -15,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "google/protobuf/text_format.h"
+#include "referee/cli/flags.h"
 #include "referee/core/local_runner.h"
 #include "referee/core/match.h"
 #include "referee/crypto/bytes.h"
@@ -143,10 +144,9 @@ int Main() {
 }  // namespace pyramid
 
 int main(int argc, char** argv) {
-  absl::SetProgramUsageMessage(
-      "Plays in-process matches between random players and writes their "
+  std::vector<char*> rest =
+      pyramid::ParseFlags(argc, argv, "Plays in-process matches between random players and writes their "
       "signed logs.");
-  std::vector<char*> rest = absl::ParseCommandLine(argc, argv);
   if (rest.size() > 1) {
     std::cerr << "selfplay takes no positional arguments\n";
     return 2;

@@ -135,7 +135,9 @@ TEST(PssPlacementTest, Rule1ChildSumWouldExceedTheLimit) {
   EXPECT_FALSE(Legal(*state, 0, Place(V(kBlue, 5), V(kYellow, 9))));
   EXPECT_TRUE(Legal(*state, 0, Place(V(kBlue, 3), V(kYellow, 9))));
   Must(*state, 0, Place(V(kBlue, 3), V(kYellow, 9)));
-  const v1::PssNode* node = FindNode(Obs(*state), 0, V(kBlue, 3));
+  // The node points into the observation: keep it alive while it is read.
+  const v1::PyramidSchemeObservation observation = Obs(*state);
+  const v1::PssNode* node = FindNode(observation, 0, V(kBlue, 3));
   ASSERT_NE(node, nullptr);
   EXPECT_EQ(node->parent(), static_cast<uint32_t>(V(kYellow, 9)));
   EXPECT_FALSE(node->flipped());

@@ -68,7 +68,8 @@ absl::StatusOr<v1::PyramidSchemeResult> Act(State& state, int seat,
 // The observation of `seat` (the public view for -1).
 v1::PyramidSchemeObservation Obs(const State& state, int seat = -1);
 
-// The node of `card` in `seat`'s pyramid, or nullptr.
+// The node of `card` in `seat`'s pyramid, or nullptr. It points into `obs`,
+// which must outlive it (not a temporary, beyond the full expression).
 const v1::PssNode* FindNode(const v1::PyramidSchemeObservation& obs, int seat,
                             int card);
 

@@ -21,6 +21,7 @@
 #include "absl/flags/usage.h"
 #include "absl/strings/str_split.h"
 #include "google/protobuf/text_format.h"
+#include "referee/cli/flags.h"
 #include "tools/bot/arena_runner.h"
 
 ABSL_FLAG(std::string, game, "pyramid_shambo", "Game id.");
@@ -73,9 +74,8 @@ int Main() {
 }  // namespace pyramid
 
 int main(int argc, char** argv) {
-  absl::SetProgramUsageMessage(
-      "Plays reference-bot strategies against each other in process.");
-  std::vector<char*> rest = absl::ParseCommandLine(argc, argv);
+  std::vector<char*> rest =
+      pyramid::ParseFlags(argc, argv, "Plays reference-bot strategies against each other in process.");
   if (rest.size() > 1) {
     std::cerr << "arena takes no positional arguments\n";
     return 2;

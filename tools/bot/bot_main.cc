@@ -24,6 +24,7 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "grpcpp/grpcpp.h"
+#include "referee/cli/flags.h"
 #include "pyramid/referee/v1/referee_service.grpc.pb.h"
 #include "referee/core/log_sink.h"
 #include "referee/crypto/bytes.h"
@@ -374,8 +375,8 @@ int Main() {
 }  // namespace pyramid
 
 int main(int argc, char** argv) {
-  absl::SetProgramUsageMessage("The reference bot for the pyramid referee.");
-  std::vector<char*> rest = absl::ParseCommandLine(argc, argv);
+  std::vector<char*> rest =
+      pyramid::ParseFlags(argc, argv, "The reference bot for the pyramid referee.");
   if (rest.size() > 1) {
     std::cerr << "bot takes no positional arguments\n";
     return 2;

@@ -31,6 +31,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "google/protobuf/text_format.h"
+#include "referee/cli/flags.h"
 #include "referee/core/log_sink.h"
 #include "tools/tournament/runner.h"
 #include "tools/tournament/standings.h"
@@ -178,9 +179,8 @@ int Main(const std::string& path) {
 }  // namespace pyramid
 
 int main(int argc, char** argv) {
-  absl::SetProgramUsageMessage(
-      "Hosts a bot competition: tournament TOURNAMENT_FILE [flags]");
-  std::vector<char*> rest = absl::ParseCommandLine(argc, argv);
+  std::vector<char*> rest =
+      pyramid::ParseFlags(argc, argv, "Hosts a bot competition: tournament TOURNAMENT_FILE [flags]");
   if (rest.size() != 2) {
     std::cerr << "usage: tournament TOURNAMENT_FILE [flags]\n";
     return 2;

@@ -1,0 +1,28 @@
+#include "referee/cli/flags.h"
+
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "absl/flags/usage_config.h"
+#include "absl/strings/match.h"
+#include "absl/strings/string_view.h"
+
+namespace pyramid {
+namespace {
+
+// Our flags, not Abseil's own: the flags defined outside Abseil's sources.
+bool OursFile(absl::string_view file) {
+  return !absl::StrContains(file, "absl/");
+}
+
+}  // namespace
+
+std::vector<char*> ParseFlags(int argc, char** argv, const char* usage) {
+  absl::FlagsUsageConfig config;
+  config.contains_help_flags = OursFile;
+  config.contains_helpshort_flags = OursFile;
+  absl::SetFlagsUsageConfig(config);
+  absl::SetProgramUsageMessage(usage);
+  return absl::ParseCommandLine(argc, argv);
+}
+
+}  // namespace pyramid

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# `--help` of every program lists every flag it defines, with its help text
+# (Abseil alone printed "No flags matched"). For each program, every flag
+# its sources define with ABSL_FLAG must appear as --NAME in its --help.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bin=${PYRAMID_BIN:-build/bin}
+declare -A sources=(
+  [referee]=referee/main.cc [bot]=tools/bot/bot_main.cc
+  [tournament]=tools/tournament/tournament_main.cc [refctl]=tools/refctl.cc
+  [keygen]=tools/keygen.cc [selfplay]=tools/selfplay.cc
+  [arena]=tools/bot/arena.cc [bench_load]=tools/bench_load.cc
+  [bench_verify]=tools/bench_verify.cc [make_golden]=tools/make_golden.cc
+)
+passed=0 failed=0
+for program in "${!sources[@]}"; do
+  help=$("$bin/$program" --help 2>&1 || true)
+  flags=$(grep -o 'ABSL_FLAG([^,]*, *[a-z_0-9]*' "${sources[$program]}" |
+    sed 's/.*, *//')
+  [[ -n $flags ]] || { echo "$program: no flags found in ${sources[$program]}"; ((++failed)); continue; }
+  for flag in $flags; do
+    if grep -q -- "--$flag " <<<"$help"; then
+      ((++passed))
+    else
+      echo "$program --help does not list --$flag"
+      ((++failed))
+    fi
+  done
+done
+echo "$passed passed, $failed failed"
+((failed == 0))
