@@ -40,6 +40,10 @@ ABSL_FLAG(std::string, port_file, "",
 ABSL_FLAG(std::string, data_dir, "referee-data",
           "Directory for logs, the key and the admin token (created 0700).");
 ABSL_FLAG(std::string, log_dir, "", "Match logs; default DATA_DIR/logs.");
+ABSL_FLAG(bool, public_watch, true,
+          "Whether Watch, GetMatch and ListMatches answer anyone (they expose "
+          "only public views). false: they need a token this referee issued "
+          "(admin, seat or bot).");
 ABSL_FLAG(std::string, key_file, "",
           "Referee Ed25519 secret key (keygen format); default "
           "DATA_DIR/referee.key, generated when missing.");
@@ -187,7 +191,9 @@ int Main() {
   Lobby lobby(std::move(options));
   absl::StatusOr<RecoveryReport> recovered = lobby.Recover();
   if (!recovered.ok()) return Fail(recovered.status());
-  RefereeService service(&lobby);
+  ServiceLimits limits;
+  limits.public_watch = absl::GetFlag(FLAGS_public_watch);
+  RefereeService service(&lobby, limits);
 
   std::shared_ptr<grpc::ServerCredentials> credentials =
       grpc::InsecureServerCredentials();

@@ -1325,6 +1325,62 @@ TEST_F(ServiceTest, BadInputUnparseableRequestsAreInvalidArgument) {
   NewMatch();
 }
 
+// --public_watch=false: Watch, GetMatch and ListMatches need a token this
+// referee issued (any: admin, seat or bot); by default they need none.
+TEST_F(ServiceTest, PrivateWatchNeedsAToken) {
+  RefereeConfig config;
+  config.limits.public_watch = false;
+  ref_ = std::make_unique<TestReferee>(config);
+  const Created match = NewMatch();
+  auto get = [&](const std::string& token) {
+    grpc::ClientContext context;
+    svctest::Authorize(context, token);
+    v1::GetMatchRequest request;
+    request.set_match_id(match.id);
+    v1::MatchInfo info;
+    return ref_->stub().GetMatch(&context, request, &info).error_code();
+  };
+  EXPECT_EQ(get(""), grpc::StatusCode::UNAUTHENTICATED);
+  EXPECT_EQ(get("not-a-token"), grpc::StatusCode::UNAUTHENTICATED);
+  EXPECT_EQ(get(ref_->admin_token()), grpc::StatusCode::OK);
+  EXPECT_EQ(get(match.tokens[1]), grpc::StatusCode::OK);
+  {
+    grpc::ClientContext context;
+    v1::ListMatchesResponse list;
+    EXPECT_EQ(ref_->stub().ListMatches(&context, {}, &list).error_code(),
+              grpc::StatusCode::UNAUTHENTICATED);
+  }
+  {
+    grpc::ClientContext context;
+    v1::WatchRequest request;
+    request.set_match_id(match.id);
+    auto reader = ref_->stub().Watch(&context, request);
+    v1::WatchEvent event;
+    EXPECT_FALSE(reader->Read(&event));
+    EXPECT_EQ(reader->Finish().error_code(), grpc::StatusCode::UNAUTHENTICATED);
+  }
+  {
+    grpc::ClientContext context;
+    svctest::Authorize(context, match.tokens[0]);
+    v1::WatchRequest request;
+    request.set_match_id(match.id);
+    auto reader = ref_->stub().Watch(&context, request);
+    v1::WatchEvent event;
+    ASSERT_TRUE(reader->Read(&event));
+    EXPECT_TRUE(event.has_match());
+    context.TryCancel();
+    reader->Finish();
+  }
+  // The default referee answers anyone.
+  ref_ = std::make_unique<TestReferee>();
+  const Created open = NewMatch();
+  grpc::ClientContext context;
+  v1::GetMatchRequest request;
+  request.set_match_id(open.id);
+  v1::MatchInfo info;
+  EXPECT_TRUE(ref_->stub().GetMatch(&context, request, &info).ok());
+}
+
 TEST_F(ServiceTest, BadInputEmptyOrShortFieldsAreInvalidArgument) {
   const Created match = NewMatch();
   auto clients = ConnectSeats(match);

@@ -402,14 +402,29 @@ RefereeService::Play(grpc::CallbackServerContext* context) {
   return new PlayReactor(context, lobby_, limits_);
 }
 
+absl::Status RefereeService::CheckReader(
+    grpc::CallbackServerContext* context) const {
+  if (limits_.public_watch) return absl::OkStatus();
+  absl::StatusOr<Principal> principal = Authenticate(context, *lobby_);
+  if (principal.ok()) return absl::OkStatus();
+  return absl::UnauthenticatedError(absl::StrCat(
+      "this referee serves matches to its token holders only "
+      "(--public_watch=false): ",
+      principal.status().message()));
+}
+
 grpc::ServerWriteReactor<v1::WatchEvent>* RefereeService::Watch(
     grpc::CallbackServerContext* context, const v1::WatchRequest* request) {
+  if (absl::Status s = CheckReader(context); !s.ok()) {
+    return new FailedWriteReactor<v1::WatchEvent>(s);
+  }
   return new WatchReactor(lobby_, *request, limits_);
 }
 
 grpc::ServerUnaryReactor* RefereeService::GetMatch(
     grpc::CallbackServerContext* context, const v1::GetMatchRequest* request,
     v1::MatchInfo* response) {
+  if (absl::Status s = CheckReader(context); !s.ok()) return Reply(context, s);
   std::shared_ptr<MatchHost> host = lobby_->FindMatch(request->match_id());
   if (host == nullptr) {
     return Reply(context, absl::NotFoundError("unknown match"));
@@ -421,6 +436,7 @@ grpc::ServerUnaryReactor* RefereeService::GetMatch(
 grpc::ServerUnaryReactor* RefereeService::ListMatches(
     grpc::CallbackServerContext* context, const v1::ListMatchesRequest* request,
     v1::ListMatchesResponse* response) {
+  if (absl::Status s = CheckReader(context); !s.ok()) return Reply(context, s);
   absl::StatusOr<v1::ListMatchesResponse> list = lobby_->ListMatches(*request);
   if (list.ok()) *response = *std::move(list);
   return Reply(context, list.status());

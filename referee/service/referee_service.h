@@ -23,6 +23,11 @@ struct ServiceLimits {
   // it earns per second, before it is closed RESOURCE_EXHAUSTED.
   double flood_burst = 64;
   double flood_refill_per_second = 16;
+  // Whether Watch, GetMatch and ListMatches answer anyone (the default:
+  // they expose only public views, never a secret). When false they need a
+  // token this referee issued (admin, seat or bot): UNAUTHENTICATED
+  // otherwise.
+  bool public_watch = true;
   // Bytes per GetLog chunk.
   size_t log_chunk_bytes = 64 << 10;
 };
@@ -80,6 +85,8 @@ class RefereeService final : public referee::v1::Referee::Service {
       const std::string& method,
       grpc::ServerWriteReactor<Response>* (RefereeService::*handler)(
           grpc::CallbackServerContext*, const Request*));
+  // OK when this caller may read matches (ServiceLimits::public_watch).
+  absl::Status CheckReader(grpc::CallbackServerContext* context) const;
   // A method's position in the service, as the generated code numbers
   // methods: its index in the service descriptor.
   static int MethodIndex(const std::string& method);
