@@ -76,11 +76,17 @@ TXT
     >"$dir/tournament.out" 2>"$dir/tournament.err" &
   tournament_pid=$!
   local down_ms=0
-  # Kills at random moments spread over the baseline's duration.
-  local span=$(((${base_ms:-1000} / (kills + 1)) + 30))
+  # Kill k comes once about k/(kills+1) of the matches have finished (the
+  # runner's journal counts them), plus a random 0-60 ms: a random moment
+  # inside a match, and always before the tournament can end.
   : >"$dir/kills"
   for k in $(seq "$kills"); do
-    sleep "$(awk -v ms=$((30 + RANDOM % span)) 'BEGIN{printf "%.3f", ms/1000}')"
+    local target=$((k * scheduled / (kills + 1)))
+    while kill -0 "$tournament_pid" 2>/dev/null &&
+      (($({ wc -l <"$dir/out/journal.jsonl"; } 2>/dev/null || echo 0) < target)); do
+      sleep 0.01
+    done
+    sleep "$(printf '0.%03d' $((RANDOM % 60)))"
     kill -0 "$tournament_pid" 2>/dev/null || break
     kill -9 "$referee_pid"
     wait "$referee_pid" 2>/dev/null || true
