@@ -3,6 +3,7 @@
 // on to the same end, and the whole file verifies, its first bytes
 // unchanged and one Restart record per restart.
 #include <memory>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,13 @@ struct Setup {
   v1::ForfeitPolicy policy;
   uint32_t bank_ms;
 };
+
+// Test names show the setup, not its bytes (which hold a pointer).
+void PrintTo(const Setup& setup, std::ostream* out) {
+  *out << setup.game << " " << setup.seats << " seats, "
+       << (setup.policy == v1::FORFEIT_POLICY_FORFEIT ? "forfeit" : "default")
+       << " policy, bank " << setup.bank_ms << " ms";
+}
 
 class MatchResumeTest : public ::testing::TestWithParam<Setup> {
  protected:
