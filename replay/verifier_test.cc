@@ -1073,6 +1073,9 @@ std::string FaultKindName(FaultKind kind) {
   return "?";
 }
 
+// Test names show the fault kind, not its bytes.
+void PrintTo(FaultKind kind, std::ostream* out) { *out << FaultKindName(kind); }
+
 v1::FaultReason ReasonOf(FaultKind kind) {
   switch (kind) {
     case FaultKind::kCommitTimeout:

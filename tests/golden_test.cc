@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <set>
+#include <ostream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -49,6 +50,9 @@ struct Golden {
   std::vector<bool> forfeited;
   std::vector<std::pair<uint32_t, v1::FaultReason>> faults;  // In log order.
 };
+
+// Test names show the golden log's file, not the struct's bytes.
+void PrintTo(const Golden& golden, std::ostream* out) { *out << golden.file; }
 
 const Golden kGoldens[] = {
     {"rock_paper_pyramid/classic.pyrlog",

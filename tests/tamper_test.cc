@@ -200,7 +200,7 @@ class TamperTest : public ::testing::TestWithParam<const char*> {
 // catch a change; a verdict that is not genuine without them is not genuine
 // with them.
 class ByteFlipTest
-    : public ::testing::TestWithParam<std::tuple<const char*, uint8_t>> {};
+    : public ::testing::TestWithParam<std::tuple<std::string, uint8_t>> {};
 
 TEST_P(ByteFlipTest, SingleByteChangesAreRejected) {
   const auto& [path, mask] = GetParam();
@@ -231,7 +231,9 @@ TEST_P(ByteFlipTest, SingleByteChangesAreRejected) {
 
 INSTANTIATE_TEST_SUITE_P(
     Goldens, ByteFlipTest,
-    ::testing::Combine(::testing::ValuesIn(kGoldens),
+    // Paths as strings: test names then show them, not their addresses.
+    ::testing::Combine(::testing::ValuesIn(std::vector<std::string>(
+                           std::begin(kGoldens), std::end(kGoldens))),
                        ::testing::Values(uint8_t{0x01}, uint8_t{0xff})),
     [](const auto& info) {
       return absl::StrCat(GoldenName(std::get<0>(info.param)),

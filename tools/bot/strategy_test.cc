@@ -5,10 +5,12 @@
 #include "tools/bot/strategy.h"
 
 #include <memory>
+#include <ostream>
 #include <string>
 #include <vector>
 
 #include "google/protobuf/text_format.h"
+#include "absl/strings/str_join.h"
 #include "gtest/gtest.h"
 #include "referee/crypto/sha256.h"
 #include "referee/games/pyramid_shambo.h"
@@ -116,6 +118,12 @@ struct LegalPlayCase {
   int games;
   std::string options = "";  // GameConfig text.
 };
+
+// Test names show the case, not its bytes (which hold heap addresses).
+void PrintTo(const LegalPlayCase& c, std::ostream* out) {
+  *out << c.game << " (" << absl::StrJoin(c.strategies, ", ") << "), "
+       << c.games << " games" << (c.options.empty() ? "" : ", ") << c.options;
+}
 
 class LegalPlayTest : public testing::TestWithParam<LegalPlayCase> {};
 
