@@ -159,7 +159,13 @@ class Replayer {
   absl::Status Next(uint64_t index, std::string_view bytes);
 
   bool sealed() const { return sealed_; }
+  // The index of the last checkpoint or seal read (0: none).
   uint64_t signed_records() const { return signed_records_; }
+  // Checks the referee's signature in the last checkpoint or seal read.
+  // Only that one is checked (docs/log-format.md, "Which signatures are
+  // checked"): it signs the hash chain through every record before it, so
+  // it vouches for every earlier checkpoint's bytes as well.
+  absl::Status CheckLastSignature() const;
   uint64_t moves() const { return moves_; }
   // The header as read (empty unless record 0 parsed as one). Call last.
   v1::Header TakeHeader() { return std::move(header_); }
@@ -206,6 +212,7 @@ class Replayer {
   Digest chain_{};
   uint64_t since_checkpoint_ = 0;
   uint64_t signed_records_ = 0;
+  v1::Signature last_signature_;  // Of record signed_records_.
   uint64_t moves_ = 0;
   bool sealed_ = false;
   bool outcome_seen_ = false;
@@ -365,14 +372,21 @@ absl::Status Replayer::OnSignature(uint64_t index,
   if (signature.chain_hash().size() != Digest().size()) {
     return Bad("bad signed chain hash");
   }
-  if (options_.check_signatures &&
-      !VerifySignature(key_,
-                       LogSignatureMessage(header_.match_id(), index,
-                                           signature.chain_hash()),
-                       signature.signature())) {
+  signed_records_ = index;
+  last_signature_ = signature;
+  return absl::OkStatus();
+}
+
+absl::Status Replayer::CheckLastSignature() const {
+  if (signed_records_ == 0 || !options_.check_signatures) {
+    return absl::OkStatus();
+  }
+  if (!VerifySignature(key_,
+                       LogSignatureMessage(header_.match_id(), signed_records_,
+                                           last_signature_.chain_hash()),
+                       last_signature_.signature())) {
     return Bad("referee signature does not verify");
   }
-  signed_records_ = index;
   return absl::OkStatus();
 }
 
@@ -823,8 +837,15 @@ Verdict VerifyLog(std::string_view file, const VerifyOptions& options) {
       return verdict;
     }
   }
-  verdict.header = replayer.TakeHeader();
   verdict.signed_records = replayer.signed_records();
+  if (absl::Status s = replayer.CheckLastSignature(); !s.ok()) {
+    verdict.header = replayer.TakeHeader();
+    verdict.kind = Verdict::Kind::kNotGenuine;
+    verdict.bad_record = verdict.signed_records;
+    verdict.reason = std::string(s.message());
+    return verdict;
+  }
+  verdict.header = replayer.TakeHeader();
   verdict.moves = replayer.moves();
   const uint64_t count = split.records.size();
   if (split.tail == SplitLogResult::Tail::kCorrupt) {

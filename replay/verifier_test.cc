@@ -575,14 +575,22 @@ TEST_F(ForgeryTest, HeaderPrevHashMustBeZero) {
       "prev_hash does not match");
 }
 
+// Only the last signature is checked (docs/log-format.md, "Which signatures
+// are checked"). A bad checkpoint signature changes the checkpoint's bytes,
+// so a later signature, over the chain through them, no longer holds; with
+// the log cut right after that checkpoint, the checkpoint itself is checked.
 TEST_F(ForgeryTest, BadCheckpointSignature) {
   const int checkpoint = Find(v1::LogRecord::kCheckpoint, 2);
   std::string& sig =
       *records_[checkpoint].mutable_checkpoint()->mutable_signature();
   sig[10] = static_cast<char>(sig[10] ^ 0x04);
-  ExpectRejected(
-      Forged({.rechain = true, .resign = false, .recheckpoint = false}),
-      checkpoint, "referee signature does not verify");
+  const Forge keep = {.rechain = true, .resign = false, .recheckpoint = false};
+  // Sealed: a later signature, over the changed chain, no longer holds.
+  const Verdict sealed = Forged(keep);
+  EXPECT_EQ(sealed.kind, Kind::kNotGenuine) << Describe(sealed);
+  EXPECT_GT(sealed.bad_record, static_cast<uint64_t>(checkpoint));
+  records_.resize(checkpoint + 1);
+  ExpectRejected(Forged(keep), checkpoint, "referee signature does not verify");
 }
 
 TEST_F(ForgeryTest, CheckpointSignedByAnotherKey) {
@@ -591,9 +599,13 @@ TEST_F(ForgeryTest, CheckpointSignedByAnotherKey) {
   sig->set_signature(SeatKey(0).Sign(
       LogSignatureMessage(records_[0].header().match_id(), sig->record_count(),
                           sig->chain_hash())));
-  ExpectRejected(
-      Forged({.rechain = true, .resign = false, .recheckpoint = false}),
-      checkpoint, "referee signature does not verify");
+  const Forge keep = {.rechain = true, .resign = false, .recheckpoint = false};
+  // Sealed: a later signature, over the changed chain, no longer holds.
+  const Verdict sealed = Forged(keep);
+  EXPECT_EQ(sealed.kind, Kind::kNotGenuine) << Describe(sealed);
+  EXPECT_GT(sealed.bad_record, static_cast<uint64_t>(checkpoint));
+  records_.resize(checkpoint + 1);
+  ExpectRejected(Forged(keep), checkpoint, "referee signature does not verify");
 }
 
 TEST_F(ForgeryTest, BadSealSignature) {

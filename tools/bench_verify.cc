@@ -381,7 +381,7 @@ int Main() {
   std::printf("%s\n", std::string(99, '-').c_str());
   PrintRow("(a) hash floor: split + SHA-256", floor, corpus, floor);
   PrintRow("(b) verify, no signatures", unsigned_verify, corpus, floor);
-  PrintRow("(c) Ed25519 verifications alone", ed25519, corpus, floor);
+  PrintRow("(c) every signature record's Ed25519", ed25519, corpus, floor);
   PrintRow("(d) verify, full", full_verify, corpus, floor);
   std::printf("%s\n", std::string(99, '-').c_str());
   if (ed25519 > 0) {
@@ -395,8 +395,12 @@ int Main() {
                 ratio <= 5.0 ? "met" : "NOT MET");
   }
   if (unsigned_verify > 0 && ed25519 > 0 && full_verify > 0) {
-    std::printf("(b) + (c) = %.1f ms vs (d) = %.1f ms\n",
-                (unsigned_verify + ed25519) * 1e3, full_verify * 1e3);
+    // (d) checks only each log's last signature record (docs/log-format.md,
+    // "Which signatures are checked"), so it costs far less than (b) + (c).
+    std::printf(
+        "(b) + (c) = %.1f ms (checking every signature record) vs (d) = "
+        "%.1f ms (the last one per log)\n",
+        (unsigned_verify + ed25519) * 1e3, full_verify * 1e3);
   }
   return 0;
 }
