@@ -387,6 +387,23 @@ class ForgeryTest : public ::testing::Test {
     return FindIn(records_, kind, nth);
   }
 
+  // records_ hold a checkpoint at `checkpoint` whose signature is bad (its
+  // bytes are chained as written). Sealed, a later signature, over the
+  // changed chain, no longer holds; cut right after that checkpoint, the
+  // checkpoint itself is checked and refused.
+  void ExpectBadCheckpointSignatureRejected(int checkpoint) {
+    const Forge keep = {.rechain = true, .resign = false,
+                        .recheckpoint = false};
+    const Verdict sealed = Forged(keep);
+    EXPECT_EQ(sealed.kind, Kind::kNotGenuine) << Describe(sealed);
+    EXPECT_GT(sealed.bad_record, static_cast<uint64_t>(checkpoint));
+    records_.resize(checkpoint + 1);
+    const Verdict cut = Forged(keep);
+    EXPECT_EQ(cut.kind, Kind::kNotGenuine) << Describe(cut);
+    EXPECT_EQ(cut.bad_record, static_cast<uint64_t>(checkpoint));
+    EXPECT_THAT(cut.reason, HasSubstr("referee signature does not verify"));
+  }
+
   PlayedMatch played_;
   std::vector<v1::LogRecord> records_;
 };
@@ -584,13 +601,7 @@ TEST_F(ForgeryTest, BadCheckpointSignature) {
   std::string& sig =
       *records_[checkpoint].mutable_checkpoint()->mutable_signature();
   sig[10] = static_cast<char>(sig[10] ^ 0x04);
-  const Forge keep = {.rechain = true, .resign = false, .recheckpoint = false};
-  // Sealed: a later signature, over the changed chain, no longer holds.
-  const Verdict sealed = Forged(keep);
-  EXPECT_EQ(sealed.kind, Kind::kNotGenuine) << Describe(sealed);
-  EXPECT_GT(sealed.bad_record, static_cast<uint64_t>(checkpoint));
-  records_.resize(checkpoint + 1);
-  ExpectRejected(Forged(keep), checkpoint, "referee signature does not verify");
+  ExpectBadCheckpointSignatureRejected(checkpoint);
 }
 
 TEST_F(ForgeryTest, CheckpointSignedByAnotherKey) {
@@ -599,13 +610,7 @@ TEST_F(ForgeryTest, CheckpointSignedByAnotherKey) {
   sig->set_signature(SeatKey(0).Sign(
       LogSignatureMessage(records_[0].header().match_id(), sig->record_count(),
                           sig->chain_hash())));
-  const Forge keep = {.rechain = true, .resign = false, .recheckpoint = false};
-  // Sealed: a later signature, over the changed chain, no longer holds.
-  const Verdict sealed = Forged(keep);
-  EXPECT_EQ(sealed.kind, Kind::kNotGenuine) << Describe(sealed);
-  EXPECT_GT(sealed.bad_record, static_cast<uint64_t>(checkpoint));
-  records_.resize(checkpoint + 1);
-  ExpectRejected(Forged(keep), checkpoint, "referee signature does not verify");
+  ExpectBadCheckpointSignatureRejected(checkpoint);
 }
 
 TEST_F(ForgeryTest, BadSealSignature) {
