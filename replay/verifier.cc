@@ -62,6 +62,21 @@ bool StoredAs(const google::protobuf::Message& message, std::string_view stored,
   return std::string_view(buffer) == stored;
 }
 
+// Why `stored`, from which `parsed` was just parsed, is not the canonical
+// encoding of its message (docs/log-format.md, "Canonical encoding"): the
+// deterministic serialization, with no unknown fields. Null when it is.
+// Discards `parsed`'s unknown fields.
+const char* NonCanonical(google::protobuf::Message& parsed,
+                         std::string_view stored, std::string& buffer) {
+  const size_t with_unknown = parsed.ByteSizeLong();
+  parsed.DiscardUnknownFields();
+  if (StoredAs(parsed, stored, buffer)) return nullptr;
+  return parsed.ByteSizeLong() != with_unknown
+             ? "holds unknown fields"
+             : "is not in its canonical encoding (fields out of order or "
+               "repeated, a default value written, or an over-long varint)";
+}
+
 // A record's stored bytes in the layout every referee writes: prev_hash
 // (field 1, 32 bytes) first, then exactly one field of the `kind` oneof,
 // its length a minimal varint, and nothing after it.
@@ -205,6 +220,8 @@ class Replayer {
   // payload is exactly the serialization of the expected message at the
   // front of expected_ (and so was not parsed).
   bool as_expected_ = false;
+  // Set by Parse(): why the record's bytes are not canonical, or null.
+  const char* non_canonical_ = nullptr;
   v1::Header header_;
   std::string key_;
   std::unique_ptr<Game> game_;
@@ -236,6 +253,10 @@ absl::Status Replayer::Next(uint64_t index, std::string_view bytes) {
   if (sealed_) return Bad("record after the seal");
   const v1::LogRecord* parsed = Parse(bytes);
   if (parsed == nullptr) return Bad("not a LogRecord message");
+  if (non_canonical_ != nullptr) {
+    return Bad(absl::StrCat("the record ", non_canonical_,
+                            "; a log has exactly one valid encoding"));
+  }
   const v1::LogRecord& record = *parsed;
   if (record.prev_hash() != AsView(chain_)) {
     return Bad("prev_hash does not match the previous record (hash chain)");
@@ -637,6 +658,7 @@ void Replayer::ExpectOutcome(v1::Outcome outcome) {
 // it is not parsed at all (as_expected_).
 const v1::LogRecord* Replayer::Parse(std::string_view bytes) {
   as_expected_ = false;
+  non_canonical_ = nullptr;
   const std::optional<RecordLayout> layout = SplitRecord(bytes);
   if (!layout) {
     v1::LogRecord& record = buffers_.general;
@@ -644,6 +666,7 @@ const v1::LogRecord* Replayer::Parse(std::string_view bytes) {
     if (!record.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
       return nullptr;
     }
+    non_canonical_ = NonCanonical(record, bytes, buffers_.serialized);
     return &record;
   }
   if (!expected_.empty() &&
@@ -731,6 +754,9 @@ const v1::LogRecord* Replayer::Parse(std::string_view bytes) {
       return nullptr;
     }
   }
+  non_canonical_ =
+      NonCanonical(*static_cast<google::protobuf::Message*>(kind), payload,
+                   buffers_.serialized);
   // assign() reuses the string's memory (set_prev_hash would allocate).
   record.mutable_prev_hash()->assign(layout->prev_hash);
   return &record;
