@@ -1,15 +1,11 @@
 #include "referee/service/registry.h"
 
-#include <fcntl.h>
-#include <sqlite3.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <cstring>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
+#include "referee/service/sqlite_db.h"
 
 namespace pyramid {
 namespace {
@@ -42,83 +38,17 @@ constexpr const char* kMigrations[] = {
     CREATE INDEX tokens_by_match ON tokens (match_id);
     )sql",
 };
-constexpr int kSchemaVersion = sizeof(kMigrations) / sizeof(kMigrations[0]);
-
-class Statement {
- public:
-  Statement(sqlite3* db, const char* sql) {
-    if (sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr) != SQLITE_OK) {
-      stmt_ = nullptr;
-    }
-  }
-  ~Statement() { sqlite3_finalize(stmt_); }
-  bool ok() const { return stmt_ != nullptr; }
-  Statement& Text(int i, const std::string& v) {
-    sqlite3_bind_text(stmt_, i, v.data(), static_cast<int>(v.size()),
-                      SQLITE_TRANSIENT);
-    return *this;
-  }
-  Statement& Blob(int i, std::string_view v) {
-    sqlite3_bind_blob(stmt_, i, v.data(), static_cast<int>(v.size()),
-                      SQLITE_TRANSIENT);
-    return *this;
-  }
-  Statement& Int(int i, int64_t v) {
-    sqlite3_bind_int64(stmt_, i, v);
-    return *this;
-  }
-  int Step() { return sqlite3_step(stmt_); }
-  std::string ColumnBytes(int i) const {
-    const void* data = sqlite3_column_blob(stmt_, i);
-    return data == nullptr ? std::string()
-                           : std::string(static_cast<const char*>(data),
-                                         sqlite3_column_bytes(stmt_, i));
-  }
-  int64_t ColumnInt(int i) const { return sqlite3_column_int64(stmt_, i); }
-
- private:
-  sqlite3_stmt* stmt_ = nullptr;
-};
 
 class SqliteRegistry final : public Registry {
  public:
-  explicit SqliteRegistry(sqlite3* db) : db_(db) {}
-  ~SqliteRegistry() override { sqlite3_close(db_); }
-
-  absl::Status Init() {
-    absl::MutexLock lock(&mu_);
-    for (const char* pragma :
-         {"PRAGMA journal_mode=WAL;", "PRAGMA synchronous=FULL;",
-          "PRAGMA foreign_keys=ON;"}) {
-      if (absl::Status s = Exec(pragma); !s.ok()) return s;
-    }
-    Statement version(db_, "PRAGMA user_version;");
-    if (!version.ok() || version.Step() != SQLITE_ROW) return Error("version");
-    const int64_t current = version.ColumnInt(0);
-    if (current > kSchemaVersion) {
-      return absl::FailedPreconditionError(
-          absl::StrCat("the registry has schema version ", current,
-                       ", newer than this referee's ", kSchemaVersion,
-                       ": run a newer referee"));
-    }
-    for (int64_t v = current; v < kSchemaVersion; ++v) {
-      if (absl::Status s = Exec("BEGIN IMMEDIATE;"); !s.ok()) return s;
-      absl::Status s = Exec(kMigrations[v]);
-      if (s.ok()) s = Exec(absl::StrCat("PRAGMA user_version=", v + 1, ";"));
-      if (s.ok()) s = Exec("COMMIT;");
-      if (!s.ok()) {
-        Exec("ROLLBACK;").IgnoreError();
-        return s;
-      }
-    }
-    return absl::OkStatus();
-  }
+  explicit SqliteRegistry(std::unique_ptr<SqliteDb> db)
+      : db_(std::move(db)) {}
 
   absl::Status AddBot(const StoredBot& bot) override {
     absl::MutexLock lock(&mu_);
-    if (absl::Status s = Exec("BEGIN IMMEDIATE;"); !s.ok()) return s;
-    Statement insert(
-        db_, "INSERT INTO bots (bot_id, name, public_key) VALUES (?, ?, ?);");
+    if (absl::Status s = Begin(); !s.ok()) return s;
+    SqliteStatement insert(
+        db_->get(), "INSERT INTO bots (bot_id, name, public_key) VALUES (?, ?, ?);");
     absl::Status s = insert.ok() && insert.Text(1, bot.bot_id)
                                             .Text(2, bot.name)
                                             .Blob(3, bot.public_key)
@@ -130,8 +60,8 @@ class SqliteRegistry final : public Registry {
 
   absl::Status AddMatch(const StoredMatch& match) override {
     absl::MutexLock lock(&mu_);
-    if (absl::Status s = Exec("BEGIN IMMEDIATE;"); !s.ok()) return s;
-    Statement insert(db_,
+    if (absl::Status s = Begin(); !s.ok()) return s;
+    SqliteStatement insert(db_->get(),
                      "INSERT INTO matches (match_id, info, status, log_path, "
                      "referee_contribution) VALUES (?, ?, ?, ?, ?);");
     absl::Status s =
@@ -151,9 +81,9 @@ class SqliteRegistry final : public Registry {
 
   absl::Status RemoveMatch(const std::string& match_id) override {
     absl::MutexLock lock(&mu_);
-    if (absl::Status s = Exec("BEGIN IMMEDIATE;"); !s.ok()) return s;
-    Statement tokens(db_, "DELETE FROM tokens WHERE match_id = ?;");
-    Statement match(db_, "DELETE FROM matches WHERE match_id = ?;");
+    if (absl::Status s = Begin(); !s.ok()) return s;
+    SqliteStatement tokens(db_->get(), "DELETE FROM tokens WHERE match_id = ?;");
+    SqliteStatement match(db_->get(), "DELETE FROM matches WHERE match_id = ?;");
     const bool done = tokens.ok() && match.ok() &&
                       tokens.Text(1, match_id).Step() == SQLITE_DONE &&
                       match.Text(1, match_id).Step() == SQLITE_DONE;
@@ -163,7 +93,7 @@ class SqliteRegistry final : public Registry {
   absl::Status EndMatch(const v1::MatchInfo& info,
                         const std::string& broken_reason) override {
     absl::MutexLock lock(&mu_);
-    Statement update(db_,
+    SqliteStatement update(db_->get(),
                      "UPDATE matches SET info = ?, status = ?, "
                      "referee_contribution = x'', broken_reason = ? "
                      "WHERE match_id = ?;");
@@ -179,7 +109,7 @@ class SqliteRegistry final : public Registry {
   absl::StatusOr<RegistryContents> Load() const override {
     absl::MutexLock lock(&mu_);
     RegistryContents contents;
-    Statement bots(db_,
+    SqliteStatement bots(db_->get(),
                    "SELECT b.bot_id, b.name, b.public_key, t.id, t.secret_hash "
                    "FROM bots b JOIN tokens t ON t.bot_id = b.bot_id "
                    "AND t.kind = 2 ORDER BY b.seq;");
@@ -197,7 +127,7 @@ class SqliteRegistry final : public Registry {
       bot.token.principal.kind = Principal::Kind::kBot;
       bot.token.principal.bot_id = bot.bot_id;
     }
-    Statement matches(db_,
+    SqliteStatement matches(db_->get(),
                       "SELECT info, log_path, referee_contribution, "
                       "broken_reason FROM matches ORDER BY seq;");
     if (!matches.ok()) return Error("load matches");
@@ -211,7 +141,7 @@ class SqliteRegistry final : public Registry {
       match.referee_contribution = matches.ColumnBytes(2);
       match.broken_reason = matches.ColumnBytes(3);
     }
-    Statement seats(db_,
+    SqliteStatement seats(db_->get(),
                     "SELECT id, secret_hash, match_id, seat FROM tokens "
                     "WHERE kind = 1 ORDER BY match_id, seat;");
     if (!seats.ok()) return Error("load seat tokens");
@@ -243,7 +173,7 @@ class SqliteRegistry final : public Registry {
 
   absl::Status InsertToken(const StoredToken& token)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-    Statement insert(db_,
+    SqliteStatement insert(db_->get(),
                      "INSERT INTO tokens (id, secret_hash, kind, match_id, "
                      "seat, bot_id) VALUES (?, ?, ?, ?, ?, ?);");
     const Principal& p = token.principal;
@@ -259,58 +189,27 @@ class SqliteRegistry final : public Registry {
                : Error("add token");
   }
 
+  absl::Status Begin() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    return db_->Begin();
+  }
   absl::Status Commit(absl::Status status) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-    if (status.ok()) return Exec("COMMIT;");
-    Exec("ROLLBACK;").IgnoreError();
-    return status;
+    return db_->Finish(std::move(status));
   }
-
-  absl::Status Exec(const std::string& sql) const
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-    char* error = nullptr;
-    if (sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &error) == SQLITE_OK) {
-      return absl::OkStatus();
-    }
-    const std::string message = error != nullptr ? error : "unknown error";
-    sqlite3_free(error);
-    return absl::InternalError(absl::StrCat("registry: ", message));
-  }
-
-  absl::Status Error(const char* what) const {
-    return absl::InternalError(
-        absl::StrCat("registry: ", what, ": ", sqlite3_errmsg(db_)));
-  }
+  absl::Status Error(const char* what) const { return db_->Error(what); }
 
   mutable absl::Mutex mu_;
-  sqlite3* const db_;
+  const std::unique_ptr<SqliteDb> db_;
 };
 
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<Registry>> OpenSqliteRegistry(
     const std::string& path) {
-  // Created 0600 before SQLite opens it: it holds seed contributions.
-  const int fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-  if (fd < 0) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "cannot open the registry ", path, ": ", std::strerror(errno)));
-  }
-  fchmod(fd, 0600);
-  close(fd);
-  sqlite3* db = nullptr;
-  if (sqlite3_open_v2(path.c_str(), &db,
-                      SQLITE_OPEN_READWRITE | SQLITE_OPEN_FULLMUTEX,
-                      nullptr) != SQLITE_OK) {
-    const std::string message =
-        db != nullptr ? sqlite3_errmsg(db) : "no memory";
-    sqlite3_close(db);
-    return absl::FailedPreconditionError(
-        absl::StrCat("cannot open the registry ", path, ": ", message));
-  }
-  sqlite3_busy_timeout(db, 5000);
-  auto registry = std::make_unique<SqliteRegistry>(db);
-  if (absl::Status s = registry->Init(); !s.ok()) return s;
-  return registry;
+  // 0600: it holds seed contributions.
+  absl::StatusOr<std::unique_ptr<SqliteDb>> db =
+      SqliteDb::Open(path, 0600, kMigrations, "registry");
+  if (!db.ok()) return db.status();
+  return std::make_unique<SqliteRegistry>(*std::move(db));
 }
 
 }  // namespace pyramid

@@ -1,0 +1,138 @@
+#include "referee/service/sqlite_db.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+
+namespace pyramid {
+
+SqliteStatement::SqliteStatement(sqlite3* db, const char* sql) {
+  if (sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr) != SQLITE_OK) {
+    stmt_ = nullptr;
+  }
+}
+
+SqliteStatement::~SqliteStatement() { sqlite3_finalize(stmt_); }
+
+SqliteStatement& SqliteStatement::Text(int i, std::string_view v) {
+  sqlite3_bind_text(stmt_, i, v.data(), static_cast<int>(v.size()),
+                    SQLITE_TRANSIENT);
+  return *this;
+}
+
+SqliteStatement& SqliteStatement::Blob(int i, std::string_view v) {
+  // A zero-length blob, not NULL, for an empty value.
+  sqlite3_bind_blob(stmt_, i, v.empty() ? "" : v.data(),
+                    static_cast<int>(v.size()), SQLITE_TRANSIENT);
+  return *this;
+}
+
+SqliteStatement& SqliteStatement::Int(int i, int64_t v) {
+  sqlite3_bind_int64(stmt_, i, v);
+  return *this;
+}
+
+int SqliteStatement::Step() { return sqlite3_step(stmt_); }
+
+void SqliteStatement::Reset() {
+  sqlite3_reset(stmt_);
+  sqlite3_clear_bindings(stmt_);
+}
+
+std::string SqliteStatement::ColumnBytes(int i) const {
+  const void* data = sqlite3_column_blob(stmt_, i);
+  return data == nullptr ? std::string()
+                         : std::string(static_cast<const char*>(data),
+                                       sqlite3_column_bytes(stmt_, i));
+}
+
+int64_t SqliteStatement::ColumnInt(int i) const {
+  return sqlite3_column_int64(stmt_, i);
+}
+
+absl::StatusOr<std::unique_ptr<SqliteDb>> SqliteDb::Open(
+    const std::string& path, mode_t mode,
+    absl::Span<const char* const> migrations, std::string what) {
+  // Created with `mode` before SQLite opens it (SQLite would use 0644).
+  const int fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, mode);
+  if (fd < 0) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "cannot open the ", what, " ", path, ": ", std::strerror(errno)));
+  }
+  fchmod(fd, mode);
+  close(fd);
+  sqlite3* db = nullptr;
+  if (sqlite3_open_v2(path.c_str(), &db,
+                      SQLITE_OPEN_READWRITE | SQLITE_OPEN_FULLMUTEX,
+                      nullptr) != SQLITE_OK) {
+    const std::string message =
+        db != nullptr ? sqlite3_errmsg(db) : "no memory";
+    sqlite3_close(db);
+    return absl::FailedPreconditionError(
+        absl::StrCat("cannot open the ", what, " ", path, ": ", message));
+  }
+  sqlite3_busy_timeout(db, 5000);
+  std::unique_ptr<SqliteDb> result(new SqliteDb(db, std::move(what)));
+  for (const char* pragma :
+       {"PRAGMA journal_mode=WAL;", "PRAGMA synchronous=FULL;",
+        "PRAGMA foreign_keys=ON;"}) {
+    if (absl::Status s = result->Exec(pragma); !s.ok()) return s;
+  }
+  if (absl::Status s = result->Migrate(migrations); !s.ok()) return s;
+  return result;
+}
+
+SqliteDb::~SqliteDb() { sqlite3_close(db_); }
+
+absl::Status SqliteDb::Migrate(absl::Span<const char* const> migrations) {
+  SqliteStatement version(db_, "PRAGMA user_version;");
+  if (!version.ok() || version.Step() != SQLITE_ROW) {
+    return Error("schema version");
+  }
+  const int64_t current = version.ColumnInt(0);
+  const int64_t latest = static_cast<int64_t>(migrations.size());
+  if (current > latest) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("the ", what_, " has schema version ", current,
+                     ", newer than this referee's ", latest,
+                     ": run a newer referee"));
+  }
+  for (int64_t v = current; v < latest; ++v) {
+    if (absl::Status s = Begin(); !s.ok()) return s;
+    absl::Status s = Exec(migrations[v]);
+    if (s.ok()) s = Exec(absl::StrCat("PRAGMA user_version=", v + 1, ";"));
+    if (s = Finish(s); !s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status SqliteDb::Exec(const std::string& sql) {
+  char* error = nullptr;
+  if (sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &error) == SQLITE_OK) {
+    return absl::OkStatus();
+  }
+  const std::string message = error != nullptr ? error : "unknown error";
+  sqlite3_free(error);
+  return absl::InternalError(absl::StrCat(what_, ": ", message));
+}
+
+absl::Status SqliteDb::Begin() { return Exec("BEGIN IMMEDIATE;"); }
+
+absl::Status SqliteDb::Finish(absl::Status status) {
+  if (status.ok()) return Exec("COMMIT;");
+  Exec("ROLLBACK;").IgnoreError();
+  return status;
+}
+
+absl::Status SqliteDb::Error(std::string_view doing) const {
+  return absl::InternalError(absl::StrCat(
+      what_, ": ", std::string(doing), ": ", sqlite3_errmsg(db_)));
+}
+
+}  // namespace pyramid

@@ -1,0 +1,77 @@
+// A SQLite database holding some of the referee's durable state (the
+// registry, the transparency log): created with a given mode if missing,
+// WAL journal, synchronous=FULL (a committed write survives a crash or power
+// loss), its schema versioned by PRAGMA user_version and migrated on open.
+// Not thread-safe: its owner serializes every call.
+#ifndef PYRAMID_REFEREE_SERVICE_SQLITE_DB_H_
+#define PYRAMID_REFEREE_SERVICE_SQLITE_DB_H_
+
+#include <sqlite3.h>
+#include <sys/types.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+
+namespace pyramid {
+
+// One prepared statement; bind with the chained setters, then Step().
+class SqliteStatement {
+ public:
+  SqliteStatement(sqlite3* db, const char* sql);
+  ~SqliteStatement();
+  SqliteStatement(const SqliteStatement&) = delete;
+  SqliteStatement& operator=(const SqliteStatement&) = delete;
+
+  bool ok() const { return stmt_ != nullptr; }
+  SqliteStatement& Text(int i, std::string_view v);
+  SqliteStatement& Blob(int i, std::string_view v);
+  SqliteStatement& Int(int i, int64_t v);
+  int Step();  // SQLITE_ROW, SQLITE_DONE or an error code.
+  // Clears the bindings and rewinds, to run the statement again.
+  void Reset();
+  std::string ColumnBytes(int i) const;
+  int64_t ColumnInt(int i) const;
+
+ private:
+  sqlite3_stmt* stmt_ = nullptr;
+};
+
+class SqliteDb {
+ public:
+  // Opens the database at `path` (created with `mode` if missing; the mode
+  // is enforced on an existing file too) and brings its schema to the
+  // latest version: migrations[i] takes version i to i + 1, each in its own
+  // transaction. A database of a newer version than the last migration is
+  // refused. `what` names the database in every error ("registry").
+  static absl::StatusOr<std::unique_ptr<SqliteDb>> Open(
+      const std::string& path, mode_t mode,
+      absl::Span<const char* const> migrations, std::string what);
+  ~SqliteDb();
+
+  sqlite3* get() const { return db_; }
+  absl::Status Exec(const std::string& sql);
+  // BEGIN IMMEDIATE.
+  absl::Status Begin();
+  // COMMIT when `status` is OK (returning the commit's status), else
+  // ROLLBACK and `status`.
+  absl::Status Finish(absl::Status status);
+  // INTERNAL: "WHAT: DOING: SQLite's last error message".
+  absl::Status Error(std::string_view doing) const;
+
+ private:
+  SqliteDb(sqlite3* db, std::string what) : db_(db), what_(std::move(what)) {}
+  absl::Status Migrate(absl::Span<const char* const> migrations);
+
+  sqlite3* const db_;
+  const std::string what_;
+};
+
+}  // namespace pyramid
+
+#endif  // PYRAMID_REFEREE_SERVICE_SQLITE_DB_H_
