@@ -95,4 +95,33 @@ absl::Status WriteSecretFile(const std::string& path,
   return absl::OkStatus();
 }
 
+absl::Status WriteFileAtomically(const std::string& path,
+                                 std::string_view contents) {
+  const std::string tmp = path + ".tmp";
+  const int fd =
+      open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    return absl::InternalError(
+        absl::StrCat("cannot create ", tmp, ": ", std::strerror(errno)));
+  }
+  bool ok = write(fd, contents.data(), contents.size()) ==
+            static_cast<ssize_t>(contents.size());
+  ok = ok && fsync(fd) == 0;
+  ok = close(fd) == 0 && ok;
+  ok = ok && rename(tmp.c_str(), path.c_str()) == 0;
+  if (!ok) {
+    const std::string error = std::strerror(errno);
+    unlink(tmp.c_str());
+    return absl::InternalError(absl::StrCat("cannot write ", path, ": ", error));
+  }
+  const size_t slash = path.rfind('/');
+  const std::string dir = slash == std::string::npos ? "." : path.substr(0, slash);
+  if (const int dir_fd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+      dir_fd >= 0) {
+    fsync(dir_fd);
+    close(dir_fd);
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace pyramid

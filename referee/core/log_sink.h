@@ -75,6 +75,13 @@ absl::StatusOr<std::string> ReadFileToString(const std::string& path);
 absl::Status WriteSecretFile(const std::string& path,
                              const std::string& contents);
 
+// Replaces `path` with `contents` (mode 0644) so that a reader, or a crash
+// at any instant, sees either the old file or the whole new one: written to
+// a temporary file beside it, synced, renamed over it, and the directory
+// synced.
+absl::Status WriteFileAtomically(const std::string& path,
+                                 std::string_view contents);
+
 }  // namespace pyramid
 
 #endif  // PYRAMID_REFEREE_CORE_LOG_SINK_H_

@@ -1,0 +1,184 @@
+// TransparencyLog: the stored tree agrees with an in-memory one at every
+// size, its proofs verify against its signed checkpoints, it survives a
+// reopen, refuses to fork or to sign under another identity, and keeps the
+// latest checkpoint in a file.
+#include "referee/service/transparency_log.h"
+
+#include <stdlib.h>
+
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "referee/core/log_sink.h"
+#include "referee/crypto/sha256.h"
+#include "referee/tlog/merkle.h"
+
+namespace pyramid {
+namespace {
+
+using ::testing::HasSubstr;
+
+std::string MatchId(int i) {
+  std::string id = ToHex(AsView(Sha256("match " + std::to_string(i))));
+  return id.substr(0, 32);
+}
+
+Digest LogHash(int i) { return Sha256("log " + std::to_string(i)); }
+
+class TransparencyLogTest : public ::testing::Test {
+ protected:
+  TransparencyLogTest() : key_(SigningKey::Generate()) {
+    std::string pattern =
+        (std::filesystem::temp_directory_path() / "tlogtest-XXXXXX").string();
+    dir_ = mkdtemp(pattern.data()) != nullptr ? pattern : "";
+  }
+  ~TransparencyLogTest() override {
+    std::error_code ignored;
+    std::filesystem::remove_all(dir_, ignored);
+  }
+
+  std::unique_ptr<TransparencyLog> Open(const std::string& origin = "test/log") {
+    absl::StatusOr<std::unique_ptr<TransparencyLog>> log =
+        TransparencyLog::Open(dir_ + "/tlog.sqlite3", key_, origin,
+                              dir_ + "/checkpoint");
+    EXPECT_TRUE(log.ok()) << log.status();
+    return log.ok() ? *std::move(log) : nullptr;
+  }
+
+  std::string dir_;
+  SigningKey key_;
+};
+
+TEST_F(TransparencyLogTest, ProofsAtEverySizeVerifyAgainstSignedCheckpoints) {
+  std::unique_ptr<TransparencyLog> log = Open();
+  ASSERT_NE(log, nullptr);
+  tlog::MemoryTree reference;
+  std::vector<tlog::Checkpoint> checkpoints;
+  for (int i = 0; i < 40; ++i) {
+    absl::StatusOr<TlogLeaf> leaf = log->Append(MatchId(i), LogHash(i));
+    ASSERT_TRUE(leaf.ok()) << leaf.status();
+    EXPECT_EQ(leaf->index, static_cast<uint64_t>(i));
+    reference.Append(tlog::LeafHash(AsView(LogHash(i))));
+    ASSERT_EQ(*log->RootHash(i + 1), reference.Root());
+
+    absl::StatusOr<std::string> note = log->Checkpoint();
+    ASSERT_TRUE(note.ok()) << note.status();
+    absl::StatusOr<tlog::Checkpoint> checkpoint =
+        tlog::OpenCheckpoint(*note, log->verifier());
+    ASSERT_TRUE(checkpoint.ok()) << checkpoint.status();
+    EXPECT_EQ(checkpoint->size, static_cast<uint64_t>(i + 1));
+    EXPECT_EQ(checkpoint->root, reference.Root());
+    EXPECT_EQ(*ReadFileToString(dir_ + "/checkpoint"), *note);
+    checkpoints.push_back(*checkpoint);
+
+    // Every earlier leaf is included in this checkpoint.
+    for (int j = 0; j <= i; ++j) {
+      absl::StatusOr<TlogLeaf> found = log->FindLeaf(MatchId(j));
+      ASSERT_TRUE(found.ok());
+      absl::StatusOr<tlog::TlogProof> proof = log->InclusionProof(*found);
+      ASSERT_TRUE(proof.ok()) << proof.status();
+      EXPECT_EQ(proof->extra, MatchId(j));
+      EXPECT_EQ(proof->checkpoint, *note);
+      EXPECT_TRUE(tlog::VerifyInclusion(proof->index, checkpoint->size,
+                                        tlog::LeafHash(AsView(LogHash(j))),
+                                        proof->hashes, checkpoint->root));
+    }
+    // Every earlier checkpoint is consistent with this one.
+    for (const tlog::Checkpoint& old : checkpoints) {
+      absl::StatusOr<std::vector<Digest>> proof =
+          log->ConsistencyProof(old.size, checkpoint->size);
+      ASSERT_TRUE(proof.ok()) << proof.status();
+      EXPECT_TRUE(tlog::VerifyConsistency(old.size, checkpoint->size,
+                                          old.root, checkpoint->root, *proof));
+    }
+  }
+  // An older checkpoint is still served, and proofs against it verify.
+  absl::StatusOr<TlogLeaf> leaf = log->FindLeaf(MatchId(3));
+  absl::StatusOr<tlog::TlogProof> proof = log->InclusionProof(*leaf, 10);
+  ASSERT_TRUE(proof.ok()) << proof.status();
+  EXPECT_TRUE(tlog::VerifyInclusion(3, 10, tlog::LeafHash(AsView(LogHash(3))),
+                                    proof->hashes, checkpoints[9].root));
+  EXPECT_THAT(log->InclusionProof(*log->FindLeaf(MatchId(20)), 10).status().message(),
+              HasSubstr("after the checkpoint of size 10"));
+}
+
+TEST_F(TransparencyLogTest, FindsLeavesByMatchIdOrLogHash) {
+  std::unique_ptr<TransparencyLog> log = Open();
+  ASSERT_TRUE(log->Append(MatchId(0), LogHash(0)).ok());
+  ASSERT_TRUE(log->Append(MatchId(1), LogHash(1)).ok());
+  EXPECT_EQ(log->FindLeaf(MatchId(1))->index, 1u);
+  EXPECT_EQ(log->FindLeaf(ToHex(AsView(LogHash(1))))->index, 1u);
+  EXPECT_TRUE(absl::IsNotFound(log->FindLeaf(MatchId(2)).status()));
+  EXPECT_TRUE(absl::IsNotFound(log->FindLeaf("nonsense").status()));
+}
+
+TEST_F(TransparencyLogTest, SurvivesAReopen) {
+  Digest root;
+  std::string note;
+  {
+    std::unique_ptr<TransparencyLog> log = Open();
+    for (int i = 0; i < 13; ++i) ASSERT_TRUE(log->Append(MatchId(i), LogHash(i)).ok());
+    note = *log->Checkpoint();
+    root = *log->RootHash(13);
+  }
+  std::unique_ptr<TransparencyLog> log = Open();
+  EXPECT_EQ(log->size(), 13u);
+  EXPECT_EQ(*log->RootHash(13), root);
+  // Nothing grew: the same checkpoint, not a new signature.
+  EXPECT_FALSE(*log->CheckpointIfGrown());
+  EXPECT_EQ(*log->Checkpoint(), note);
+  ASSERT_TRUE(log->Append(MatchId(13), LogHash(13)).ok());
+  EXPECT_TRUE(*log->CheckpointIfGrown());
+  EXPECT_EQ(*log->Checkpoint(13), note);
+}
+
+TEST_F(TransparencyLogTest, AppendIsIdempotentAndNeverForks) {
+  std::unique_ptr<TransparencyLog> log = Open();
+  ASSERT_TRUE(log->Append(MatchId(0), LogHash(0)).ok());
+  absl::StatusOr<TlogLeaf> again = log->Append(MatchId(0), LogHash(0));
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->index, 0u);
+  EXPECT_EQ(log->size(), 1u);
+  EXPECT_THAT(log->Append(MatchId(0), LogHash(1)).status().message(),
+              HasSubstr("with another log hash"));
+  EXPECT_THAT(log->Append(MatchId(1), LogHash(0)).status().message(),
+              HasSubstr("under match"));
+  EXPECT_EQ(log->size(), 1u);
+  // A failed batch appends nothing.
+  EXPECT_FALSE(log->AppendAll({{MatchId(1), LogHash(1)}, {MatchId(2), LogHash(0)}}).ok());
+  EXPECT_EQ(log->size(), 1u);
+  ASSERT_TRUE(log->AppendAll({{MatchId(1), LogHash(1)}, {MatchId(2), LogHash(2)}}).ok());
+  EXPECT_EQ(log->size(), 3u);
+  tlog::MemoryTree reference;
+  for (int i = 0; i < 3; ++i) reference.Append(tlog::LeafHash(AsView(LogHash(i))));
+  EXPECT_EQ(*log->RootHash(3), reference.Root());
+}
+
+TEST_F(TransparencyLogTest, RefusesAnotherIdentity) {
+  ASSERT_NE(Open("test/log"), nullptr);
+  absl::StatusOr<std::unique_ptr<TransparencyLog>> other_origin =
+      TransparencyLog::Open(dir_ + "/tlog.sqlite3", key_, "test/other");
+  EXPECT_THAT(other_origin.status().message(), HasSubstr("two identities"));
+  absl::StatusOr<std::unique_ptr<TransparencyLog>> other_key =
+      TransparencyLog::Open(dir_ + "/tlog.sqlite3", SigningKey::Generate(),
+                            "test/log");
+  EXPECT_THAT(other_key.status().message(), HasSubstr("two identities"));
+  EXPECT_FALSE(TransparencyLog::Open(dir_ + "/x.sqlite3", key_, "has space").ok());
+}
+
+TEST_F(TransparencyLogTest, RefusesBadProofRequests) {
+  std::unique_ptr<TransparencyLog> log = Open();
+  ASSERT_TRUE(log->Append(MatchId(0), LogHash(0)).ok());
+  EXPECT_FALSE(log->ConsistencyProof(0, 1).ok());
+  EXPECT_FALSE(log->ConsistencyProof(1, 2).ok());
+  EXPECT_TRUE(absl::IsNotFound(log->Checkpoint(1).status()));  // Not signed yet.
+  EXPECT_TRUE(log->Checkpoint().ok());
+  EXPECT_TRUE(log->Checkpoint(1).ok());
+}
+
+}  // namespace
+}  // namespace pyramid
