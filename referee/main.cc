@@ -30,6 +30,8 @@
 #include "referee/service/health_service.h"
 #include "referee/service/lobby.h"
 #include "referee/service/registry.h"
+#include "referee/service/transparency_log.h"
+#include "referee/tlog/note.h"
 #include "referee/service/referee_service.h"
 #include "referee/service/token.h"
 
@@ -64,6 +66,16 @@ ABSL_FLAG(uint32_t, time_bank_increment_ms, 0,
           "Default time bank increment per decision.");
 ABSL_FLAG(uint32_t, checkpoint_interval, 64,
           "Records between signed checkpoints in every log.");
+ABSL_FLAG(std::string, tlog_origin, "",
+          "The transparency log's origin (its name in checkpoints and their "
+          "note key name); default pyramid-referee/ and the first 16 hex "
+          "digits of the referee's public key.");
+ABSL_FLAG(uint32_t, checkpoint_every_matches, 100,
+          "Sign a transparency log checkpoint once this many sealed logs "
+          "await one (0: only on time and at shutdown).");
+ABSL_FLAG(uint32_t, checkpoint_every_s, 60,
+          "Sign a transparency log checkpoint at least this often while "
+          "sealed logs await one (0: only on count and at shutdown).");
 ABSL_FLAG(int, max_message_bytes, 1 << 20,
           "Largest message accepted from a client.");
 
@@ -188,6 +200,25 @@ int Main() {
       OpenSqliteRegistry((data_dir / "registry.sqlite3").string());
   if (!registry.ok()) return Fail(registry.status());
   options.registry = *std::move(registry);
+  const std::string origin = absl::GetFlag(FLAGS_tlog_origin).empty()
+                                 ? TransparencyLog::DefaultOrigin(
+                                       key->public_key())
+                                 : absl::GetFlag(FLAGS_tlog_origin);
+  absl::StatusOr<std::unique_ptr<TransparencyLog>> tlog =
+      TransparencyLog::Open((data_dir / "tlog.sqlite3").string(), *key, origin,
+                            (data_dir / "checkpoint").string());
+  if (!tlog.ok()) return Fail(tlog.status());
+  const std::string verifier_key = tlog::FormatVerifierKey((*tlog)->verifier());
+  if (absl::Status s = WriteFileAtomically(
+          (data_dir / "tlog.vkey").string(), verifier_key + "\n");
+      !s.ok()) {
+    return Fail(s);
+  }
+  options.tlog = *std::move(tlog);
+  options.checkpoint_every_matches =
+      absl::GetFlag(FLAGS_checkpoint_every_matches);
+  options.checkpoint_every =
+      absl::Seconds(absl::GetFlag(FLAGS_checkpoint_every_s));
   Lobby lobby(std::move(options));
   absl::StatusOr<RecoveryReport> recovered = lobby.Recover();
   if (!recovered.ok()) return Fail(recovered.status());
@@ -244,6 +275,10 @@ int Main() {
             << " (" << recovered->finished << " ended, " << recovered->resumed
             << " resumed, " << recovered->broken << " unresumable matches, "
             << recovered->bots << " bots)\n"
+            << "  tlog:         " << (data_dir / "tlog.sqlite3").string() << " ("
+            << lobby.transparency_log()->size() << " sealed logs; checkpoints "
+            << (data_dir / "checkpoint").string() << ", verifier key "
+            << verifier_key << ")\n"
             << std::flush;
 
   int signal_number = 0;

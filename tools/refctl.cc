@@ -10,6 +10,13 @@
 //   refctl ... watch MATCH          refctl ... get-log MATCH --out=FILE
 //   refctl ... health [SERVICE]     (grpc.health.v1: prints SERVING, ...;
 //                                    exit 0 only when SERVING)
+//   refctl ... checkpoint [--size=N] [--out=FILE]
+//       The transparency log's signed checkpoint (the latest, or of size N).
+//   refctl ... inclusion MATCH|LOG_SHA256 [--size=N] [--out=FILE]
+//       The log's inclusion proof as a C2SP tlog-proof file.
+//   refctl ... consistency OLD NEW [--out=FILE]
+//       The consistency proof between two tree sizes (for `replay
+//       consistency`).
 //
 // Tokens are written to files (mode 0600), never printed.
 
@@ -25,6 +32,7 @@
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "google/protobuf/text_format.h"
@@ -61,7 +69,12 @@ ABSL_FLAG(uint32_t, time_bank_increment_ms, 0, "create-match: increment.");
 ABSL_FLAG(std::string, forfeit_policy, "forfeit",
           "create-match: forfeit or default (default action).");
 ABSL_FLAG(std::string, status, "", "list: running or finished.");
-ABSL_FLAG(std::string, out, "", "get-log: output file.");
+ABSL_FLAG(std::string, out, "",
+          "get-log: output file; checkpoint, inclusion, consistency: output "
+          "file instead of standard output.");
+ABSL_FLAG(uint64_t, size, 0,
+          "checkpoint, inclusion: the tree size of a checkpoint the referee "
+          "signed (0: the latest).");
 
 namespace pyramid {
 namespace {
@@ -248,11 +261,69 @@ int Health(const std::shared_ptr<grpc::Channel>& channel,
              : 1;
 }
 
+// Writes `text` to --out, or to standard output without it.
+int Output(const std::string& text) {
+  const std::string out = absl::GetFlag(FLAGS_out);
+  if (out.empty()) {
+    std::cout << text << std::flush;
+    return 0;
+  }
+  if (absl::Status s = WriteFileAtomically(out, text); !s.ok()) {
+    return Fail(std::string(s.message()));
+  }
+  return 0;
+}
+
+int Checkpoint(v1::Referee::Stub& stub) {
+  grpc::ClientContext context;
+  v1::GetCheckpointRequest request;
+  request.set_tree_size(absl::GetFlag(FLAGS_size));
+  v1::TlogCheckpoint checkpoint;
+  grpc::Status status = stub.GetCheckpoint(&context, request, &checkpoint);
+  if (!status.ok()) return Fail(status.error_message());
+  return Output(checkpoint.note());
+}
+
+int Inclusion(v1::Referee::Stub& stub, const std::string& log) {
+  grpc::ClientContext context;
+  v1::GetInclusionProofRequest request;
+  if (log.size() == 64) {
+    absl::StatusOr<std::string> hash = FromHex(log);
+    if (!hash.ok()) return Fail("a log hash is 64 hex digits");
+    request.set_log_sha256(*hash);
+  } else {
+    request.set_match_id(log);
+  }
+  request.set_tree_size(absl::GetFlag(FLAGS_size));
+  v1::InclusionProof proof;
+  grpc::Status status = stub.GetInclusionProof(&context, request, &proof);
+  if (!status.ok()) return Fail(status.error_message());
+  return Output(proof.tlog_proof());
+}
+
+int Consistency(v1::Referee::Stub& stub, const std::string& old_size,
+                const std::string& new_size) {
+  grpc::ClientContext context;
+  v1::GetConsistencyProofRequest request;
+  uint64_t old_value = 0, new_value = 0;
+  if (!absl::SimpleAtoi(old_size, &old_value) ||
+      !absl::SimpleAtoi(new_size, &new_value)) {
+    return Fail("consistency OLD NEW: two tree sizes");
+  }
+  request.set_old_size(old_value);
+  request.set_new_size(new_value);
+  v1::ConsistencyProof proof;
+  grpc::Status status = stub.GetConsistencyProof(&context, request, &proof);
+  if (!status.ok()) return Fail(status.error_message());
+  return Output(proof.proof_file());
+}
+
 int Main(const std::vector<std::string>& args) {
   if (args.empty()) {
     std::cerr << "usage: refctl [flags] register-bot NAME | create-match | "
                  "get-match MATCH | list | watch MATCH | get-log MATCH | "
-                 "health [SERVICE]\n";
+                 "health [SERVICE] | checkpoint | inclusion MATCH | "
+                 "consistency OLD NEW\n";
     return 2;
   }
   std::shared_ptr<grpc::ChannelCredentials> credentials =
@@ -278,6 +349,13 @@ int Main(const std::vector<std::string>& args) {
   if (command == "get-log" && args.size() == 2) return GetLog(*stub, args[1]);
   if (command == "health" && args.size() <= 2) {
     return Health(channel, args.size() == 2 ? args[1] : "");
+  }
+  if (command == "checkpoint" && args.size() == 1) return Checkpoint(*stub);
+  if (command == "inclusion" && args.size() == 2) {
+    return Inclusion(*stub, args[1]);
+  }
+  if (command == "consistency" && args.size() == 3) {
+    return Consistency(*stub, args[1], args[2]);
   }
   std::cerr << "refctl: unknown command or wrong arguments\n";
   return 2;

@@ -14,6 +14,7 @@
 #include "referee/core/log_reader.h"
 #include "referee/crypto/bytes.h"
 #include "referee/crypto/protocol.h"
+#include "referee/crypto/sha256.h"
 
 namespace pyramid {
 namespace {
@@ -50,9 +51,47 @@ Lobby::Lobby(LobbyOptions options)
           host->CheckDeadlines();
         }
       });
+  if (options_.tlog != nullptr && options_.checkpoint_every > absl::ZeroDuration()) {
+    checkpointer_ = std::thread([this] { CheckpointLoop(); });
+  }
 }
 
-Lobby::~Lobby() { scheduler_.reset(); }
+Lobby::~Lobby() {
+  {
+    absl::MutexLock lock(&stop_mu_);
+    stopping_ = true;
+  }
+  if (checkpointer_.joinable()) checkpointer_.join();
+  scheduler_.reset();
+}
+
+void Lobby::CheckpointLoop() {
+  absl::MutexLock lock(&stop_mu_);
+  while (!stop_mu_.AwaitWithTimeout(absl::Condition(&stopping_),
+                                    options_.checkpoint_every)) {
+    if (absl::StatusOr<bool> signed_one = options_.tlog->CheckpointIfGrown();
+        !signed_one.ok()) {
+      std::cerr << "referee: " << signed_one.status().message() << "\n";
+    }
+  }
+}
+
+absl::Status Lobby::EnterSealedLog(const std::string& match_id,
+                                   const std::string& log_path) {
+  TransparencyLog* tlog = options_.tlog.get();
+  if (tlog == nullptr) return absl::OkStatus();
+  absl::StatusOr<std::string> bytes = ReadFileToString(log_path);
+  if (!bytes.ok()) return bytes.status();
+  if (absl::StatusOr<TlogLeaf> leaf = tlog->Append(match_id, Sha256(*bytes));
+      !leaf.ok()) {
+    return leaf.status();
+  }
+  if (options_.checkpoint_every_matches != 0 &&
+      tlog->unsigned_leaves() >= options_.checkpoint_every_matches) {
+    return tlog->CheckpointIfGrown().status();
+  }
+  return absl::OkStatus();
+}
 
 std::optional<Principal> Lobby::Authenticate(std::string_view token) const {
   return tokens_.Find(token);
@@ -241,8 +280,18 @@ absl::StatusOr<std::unique_ptr<Match>> Lobby::StartLog(
 
 void Lobby::Host(std::shared_ptr<MatchHost> host) {
   const std::string match_id = host->match_id();
-  host->set_on_end([this](const v1::MatchInfo& info) {
+  host->set_on_end([this, log_path = host->log_path()](const v1::MatchInfo& info) {
     if (info.status() == v1::MATCH_BROKEN) NoteWriteFailure(info.broken_reason());
+    // Entered before the registry records the end: after a crash between
+    // the two, the match resumes as finished and is entered again (which
+    // changes nothing).
+    if (info.status() == v1::MATCH_FINISHED) {
+      if (absl::Status s = EnterSealedLog(info.match_id(), log_path); !s.ok()) {
+        std::cerr << "referee: match " << info.match_id()
+                  << ": not entered in the transparency log: " << s.message()
+                  << "\n";
+      }
+    }
     if (options_.registry != nullptr) {
       if (absl::Status s = options_.registry->EndMatch(info, info.broken_reason());
           !s.ok()) {
@@ -323,6 +372,19 @@ void Lobby::RecoverMatch(StoredMatch& stored, RecoveryReport& report) {
     tokens_.Add(MintedToken{"", token.id, token.secret_hash}, token.principal);
   }
   if (info.status() != v1::MATCH_RUNNING) {
+    // A log sealed before the transparency log existed (or whose entry a
+    // crash lost) is entered now.
+    if (info.status() == v1::MATCH_FINISHED && options_.tlog != nullptr &&
+        !options_.tlog->Contains(info.match_id())) {
+      if (absl::Status s = EnterSealedLog(info.match_id(), stored.log_path);
+          s.ok()) {
+        ++report.entered;
+      } else {
+        std::cerr << "referee: match " << info.match_id()
+                  << ": not entered in the transparency log: " << s.message()
+                  << "\n";
+      }
+    }
     Archive(info, stored.log_path);
     ++report.finished;
     return;
@@ -467,6 +529,11 @@ void Lobby::SuspendAll() {
     for (const auto& [id, host] : matches_) hosts.push_back(host);
   }
   for (const auto& host : hosts) host->Suspend();
+  if (options_.tlog != nullptr) {
+    if (absl::StatusOr<bool> s = options_.tlog->CheckpointIfGrown(); !s.ok()) {
+      std::cerr << "referee: " << s.status().message() << "\n";
+    }
+  }
 }
 
 }  // namespace pyramid

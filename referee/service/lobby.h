@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -23,6 +24,7 @@
 #include "referee/service/match_host.h"
 #include "referee/service/registry.h"
 #include "referee/service/token.h"
+#include "referee/service/transparency_log.h"
 
 namespace pyramid {
 
@@ -37,6 +39,15 @@ struct LobbyOptions {
   // Where matches, bots and hashed tokens are recorded so that a restart
   // loses none of them (Recover). Null: nothing survives the process.
   std::shared_ptr<Registry> registry;
+  // The transparency log every sealed match log is appended to
+  // (docs/transparency-log.md). Null: none.
+  std::shared_ptr<TransparencyLog> tlog;
+  // A checkpoint is signed once this many sealed logs are not covered by
+  // one yet (0: never on that account)...
+  uint32_t checkpoint_every_matches = 100;
+  // ... and at least this often while some are (0: never on that account),
+  // and when the referee stops (SuspendAll).
+  absl::Duration checkpoint_every = absl::Seconds(60);
 };
 
 // What Lobby::Recover found.
@@ -45,6 +56,7 @@ struct RecoveryReport {
   int finished = 0;  // Ended matches, served from their logs.
   int resumed = 0;   // Running matches rebuilt from their logs.
   int broken = 0;    // Running matches that could not be resumed.
+  int entered = 0;   // Sealed logs that the transparency log was missing.
 };
 
 class Lobby {
@@ -81,8 +93,12 @@ class Lobby {
   Connections& connections() { return connections_; }
   const std::string& referee_public_key() const { return public_key_; }
 
-  // Checkpoints every running match (their logs then verify as prefixes).
+  // Checkpoints every running match (their logs then verify as prefixes)
+  // and signs a transparency log checkpoint covering every sealed one.
   void SuspendAll();
+
+  // Null when the lobby keeps no transparency log.
+  TransparencyLog* transparency_log() const { return options_.tlog.get(); }
 
  private:
   struct Bot {
@@ -104,6 +120,12 @@ class Lobby {
   absl::StatusOr<std::unique_ptr<Match>> ResumeLog(const StoredMatch& stored);
   void Archive(const v1::MatchInfo& info, const std::string& log_path);
   void NoteWriteFailure(const std::string& reason);
+  // Enters the sealed log of `match_id` in the transparency log (and signs
+  // a checkpoint when enough are waiting for one).
+  absl::Status EnterSealedLog(const std::string& match_id,
+                              const std::string& log_path);
+  // The checkpointer thread: signs every options_.checkpoint_every.
+  void CheckpointLoop();
   absl::Status CheckWritable();
 
   LobbyOptions options_;
@@ -123,6 +145,10 @@ class Lobby {
   absl::Mutex write_mu_;
   // The last log write failure; empty when logs can be written.
   std::string write_failure_ ABSL_GUARDED_BY(write_mu_);
+
+  absl::Mutex stop_mu_;
+  bool stopping_ ABSL_GUARDED_BY(stop_mu_) = false;
+  std::thread checkpointer_;
 
   // Last: its thread calls back into the members above.
   std::unique_ptr<DeadlineScheduler> scheduler_;

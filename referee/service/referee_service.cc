@@ -10,6 +10,8 @@
 #include "google/protobuf/descriptor.h"
 #include "referee/core/log_sink.h"
 #include "referee/service/stream_writer.h"
+#include "referee/tlog/checkpoint.h"
+#include "referee/tlog/note.h"
 
 namespace pyramid {
 namespace {
@@ -371,6 +373,9 @@ RefereeService::RefereeService(Lobby* lobby, ServiceLimits limits)
   RegisterUnary("GetMatch", &RefereeService::GetMatch);
   RegisterUnary("ListMatches", &RefereeService::ListMatches);
   RegisterServerStreaming("GetLog", &RefereeService::GetLog);
+  RegisterUnary("GetCheckpoint", &RefereeService::GetCheckpoint);
+  RegisterUnary("GetInclusionProof", &RefereeService::GetInclusionProof);
+  RegisterUnary("GetConsistencyProof", &RefereeService::GetConsistencyProof);
 }
 
 grpc::ServerUnaryReactor* RefereeService::CreateMatch(
@@ -459,6 +464,93 @@ grpc::ServerWriteReactor<v1::LogChunk>* RefereeService::GetLog(
   absl::StatusOr<std::string> bytes = ReadFileToString(host->log_path());
   if (!bytes.ok()) return new LogReactor(bytes.status());
   return new LogReactor(*std::move(bytes), limits_.log_chunk_bytes);
+}
+
+absl::StatusOr<TransparencyLog*> RefereeService::Tlog(
+    grpc::CallbackServerContext* context) const {
+  if (absl::Status s = CheckReader(context); !s.ok()) return s;
+  if (lobby_->transparency_log() == nullptr) {
+    return absl::FailedPreconditionError(
+        "this referee keeps no transparency log");
+  }
+  return lobby_->transparency_log();
+}
+
+grpc::ServerUnaryReactor* RefereeService::GetCheckpoint(
+    grpc::CallbackServerContext* context,
+    const v1::GetCheckpointRequest* request, v1::TlogCheckpoint* response) {
+  absl::StatusOr<TransparencyLog*> tlog = Tlog(context);
+  if (!tlog.ok()) return Reply(context, tlog.status());
+  absl::StatusOr<std::string> note = (*tlog)->Checkpoint(request->tree_size());
+  if (!note.ok()) return Reply(context, note.status());
+  absl::StatusOr<tlog::Checkpoint> checkpoint =
+      tlog::OpenCheckpoint(*note, (*tlog)->verifier());
+  if (!checkpoint.ok()) return Reply(context, checkpoint.status());
+  response->set_note(*note);
+  response->set_tree_size(checkpoint->size);
+  response->set_root_hash(std::string(AsView(checkpoint->root)));
+  response->set_verifier_key(tlog::FormatVerifierKey((*tlog)->verifier()));
+  return Reply(context, absl::OkStatus());
+}
+
+grpc::ServerUnaryReactor* RefereeService::GetInclusionProof(
+    grpc::CallbackServerContext* context,
+    const v1::GetInclusionProofRequest* request, v1::InclusionProof* response) {
+  absl::StatusOr<TransparencyLog*> tlog = Tlog(context);
+  if (!tlog.ok()) return Reply(context, tlog.status());
+  std::string key;
+  switch (request->log_case()) {
+    case v1::GetInclusionProofRequest::kMatchId:
+      key = request->match_id();
+      break;
+    case v1::GetInclusionProofRequest::kLogSha256:
+      if (request->log_sha256().size() != 32) {
+        return Reply(context, absl::InvalidArgumentError(
+                                  "log_sha256 must be 32 bytes"));
+      }
+      key = ToHex(request->log_sha256());
+      break;
+    default:
+      return Reply(context, absl::InvalidArgumentError(
+                                "name the log: match_id or log_sha256"));
+  }
+  absl::StatusOr<TlogLeaf> leaf = (*tlog)->FindLeaf(key);
+  if (!leaf.ok()) return Reply(context, leaf.status());
+  absl::StatusOr<tlog::TlogProof> proof =
+      (*tlog)->InclusionProof(*leaf, request->tree_size());
+  if (!proof.ok()) return Reply(context, proof.status());
+  absl::StatusOr<tlog::Checkpoint> checkpoint =
+      tlog::OpenCheckpoint(proof->checkpoint, (*tlog)->verifier());
+  if (!checkpoint.ok()) return Reply(context, checkpoint.status());
+  response->set_match_id(leaf->match_id);
+  response->set_log_sha256(std::string(AsView(leaf->log_sha256)));
+  response->set_leaf_index(leaf->index);
+  response->set_tree_size(checkpoint->size);
+  for (const Digest& hash : proof->hashes) {
+    response->add_hashes(std::string(AsView(hash)));
+  }
+  response->set_checkpoint(proof->checkpoint);
+  response->set_tlog_proof(tlog::FormatTlogProof(*proof));
+  return Reply(context, absl::OkStatus());
+}
+
+grpc::ServerUnaryReactor* RefereeService::GetConsistencyProof(
+    grpc::CallbackServerContext* context,
+    const v1::GetConsistencyProofRequest* request,
+    v1::ConsistencyProof* response) {
+  absl::StatusOr<TransparencyLog*> tlog = Tlog(context);
+  if (!tlog.ok()) return Reply(context, tlog.status());
+  absl::StatusOr<std::vector<Digest>> hashes = (*tlog)->ConsistencyProof(
+      request->old_size(), request->new_size());
+  if (!hashes.ok()) return Reply(context, hashes.status());
+  response->set_old_size(request->old_size());
+  response->set_new_size(request->new_size());
+  for (const Digest& hash : *hashes) {
+    response->add_hashes(std::string(AsView(hash)));
+  }
+  response->set_proof_file(tlog::FormatConsistencyProof(
+      {request->old_size(), request->new_size(), *hashes}));
+  return Reply(context, absl::OkStatus());
 }
 
 }  // namespace pyramid

@@ -63,6 +63,21 @@ class RefereeService final : public referee::v1::Referee::Service {
       grpc::CallbackServerContext* context,
       const referee::v1::GetMatchRequest* request,
       referee::v1::MatchInfo* response);
+  grpc::ServerUnaryReactor* GetCheckpoint(
+      grpc::CallbackServerContext* context,
+      const referee::v1::GetCheckpointRequest* request,
+      referee::v1::TlogCheckpoint* response);
+  grpc::ServerUnaryReactor* GetInclusionProof(
+      grpc::CallbackServerContext* context,
+      const referee::v1::GetInclusionProofRequest* request,
+      referee::v1::InclusionProof* response);
+  grpc::ServerUnaryReactor* GetConsistencyProof(
+      grpc::CallbackServerContext* context,
+      const referee::v1::GetConsistencyProofRequest* request,
+      referee::v1::ConsistencyProof* response);
+  // The lobby's transparency log, or FAILED_PRECONDITION.
+  absl::StatusOr<TransparencyLog*> Tlog(
+      grpc::CallbackServerContext* context) const;
   grpc::ServerUnaryReactor* ListMatches(
       grpc::CallbackServerContext* context,
       const referee::v1::ListMatchesRequest* request,

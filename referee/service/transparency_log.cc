@@ -120,6 +120,11 @@ uint64_t TransparencyLog::size() const {
   return size_;
 }
 
+uint64_t TransparencyLog::unsigned_leaves() const {
+  absl::MutexLock lock(&mu_);
+  return size_ - checkpoint_size_;
+}
+
 absl::StatusOr<TlogLeaf> TransparencyLog::Append(const std::string& match_id,
                                                  const Digest& log_sha256) {
   absl::MutexLock lock(&mu_);

@@ -59,6 +59,8 @@ class TransparencyLog {
       const std::vector<std::pair<std::string, Digest>>& leaves);
 
   uint64_t size() const;
+  // Leaves not covered by the latest signed checkpoint.
+  uint64_t unsigned_leaves() const;
   bool Contains(const std::string& match_id) const;
   // By match id (32 hex digits) or log SHA-256 (64 hex digits).
   absl::StatusOr<TlogLeaf> FindLeaf(std::string_view id_or_hash) const;
