@@ -1,12 +1,21 @@
-// replay: verify, show or export match logs.
+// replay: verify, show or export match logs; check transparency-log proofs.
 //
-//   replay verify [--key HEX|FILE] [--allow-unsealed] LOG...
+//   replay verify [--key HEX|FILE] [--allow-unsealed]
+//                 [--inclusion FILE.tlog-proof] LOG...
+//   replay consistency [--key HEX|FILE | --tlog_key VKEY]
+//                      OLD_CHECKPOINT NEW_CHECKPOINT PROOF
+//   replay verify-tournament [--key HEX|FILE | --tlog_key VKEY] DIR
 //   replay show LOG
 //   replay export --json LOG
 //
-// Exit status: 0 genuine; 1 not genuine (or an unsealed prefix without
-// --allow-unsealed); 2 usage or I/O error. With several logs, the worst.
+// Exit status: 0 genuine (consistent; the directory checks out); 1 not
+// genuine (or an unsealed prefix without --allow-unsealed, an inclusion or
+// consistency proof that fails, a tournament directory with problems);
+// 2 usage or I/O error. With several logs, one line each and the worst.
+#include <algorithm>
+#include <filesystem>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,6 +23,7 @@
 #include "referee/core/log_sink.h"
 #include "referee/crypto/bytes.h"
 #include "referee/crypto/ed25519.h"
+#include "replay/evidence.h"
 #include "replay/transcript.h"
 #include "replay/verifier.h"
 
@@ -26,20 +36,79 @@ constexpr int kUsage = 2;
 
 int Usage() {
   std::cerr << "usage:\n"
-               "  replay verify [--key HEX|FILE] [--allow-unsealed] LOG...\n"
+               "  replay verify [--key HEX|FILE] [--allow-unsealed] "
+               "[--inclusion FILE.tlog-proof] LOG...\n"
+               "  replay consistency [--key HEX|FILE | --tlog_key VKEY] "
+               "OLD_CHECKPOINT NEW_CHECKPOINT PROOF\n"
+               "  replay verify-tournament [--key HEX|FILE | --tlog_key VKEY] "
+               "DIR\n"
                "  replay show LOG\n"
                "  replay export --json LOG\n";
   return kUsage;
 }
 
+// The flags of verify, consistency and verify-tournament.
+struct Flags {
+  std::string key;         // --key, raw 32 bytes.
+  std::string tlog_key;    // --tlog_key: a note verifier key.
+  std::string inclusion;   // --inclusion: a tlog-proof file.
+  bool allow_unsealed = false;
+  std::vector<std::string> operands;
+};
+
+// Parses `args` ("--flag value" or "--flag=value"); nullopt after printing
+// the problem.
+std::optional<Flags> ParseArgs(const std::vector<std::string>& args) {
+  Flags flags;
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string arg = args[i];
+    if (arg == "--allow-unsealed") {
+      flags.allow_unsealed = true;
+      continue;
+    }
+    if (arg.rfind("--", 0) != 0) {
+      flags.operands.push_back(arg);
+      continue;
+    }
+    std::string value;
+    if (const size_t eq = arg.find('='); eq != std::string::npos) {
+      value = arg.substr(eq + 1);
+      arg = arg.substr(0, eq);
+    } else if (arg == "--key" || arg == "--tlog_key" || arg == "--inclusion") {
+      if (++i == args.size()) {
+        std::cerr << arg << " needs a value\n";
+        return std::nullopt;
+      }
+      value = args[i];
+    }
+    if (arg == "--key") {
+      absl::StatusOr<std::string> key = ParsePublicKey(value);
+      if (!key.ok()) {
+        std::cerr << "--key: " << key.status().message() << "\n";
+        return std::nullopt;
+      }
+      flags.key = *key;
+    } else if (arg == "--tlog_key") {
+      flags.tlog_key = value;
+    } else if (arg == "--inclusion") {
+      flags.inclusion = value;
+    } else {
+      std::cerr << "unknown flag " << arg << "\n";
+      return std::nullopt;
+    }
+  }
+  return flags;
+}
+
 int VerifyOne(const std::string& path, const VerifyOptions& options,
-              bool allow_unsealed) {
+              bool allow_unsealed, Verdict* verdict) {
   absl::StatusOr<std::string> file = ReadFileToString(path);
   if (!file.ok()) {
     std::cerr << path << ": " << file.status().message() << "\n";
     return kUsage;
   }
-  const Verdict v = VerifyLog(*file, options);
+  Verdict& v = *verdict;
+  v = VerifyLog(*file, options);
   const std::string key_note =
       v.key_from_header
           ? absl::StrCat("referee key ", ToHex(v.header.referee_public_key()),
@@ -68,41 +137,102 @@ int VerifyOne(const std::string& path, const VerifyOptions& options,
   return kNotGenuine;
 }
 
-int Verify(const std::vector<std::string>& args) {
-  VerifyOptions options;
-  bool allow_unsealed = false;
-  std::vector<std::string> logs;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& arg = args[i];
-    if (arg == "--allow-unsealed") {
-      allow_unsealed = true;
-    } else if (arg == "--key" || arg.rfind("--key=", 0) == 0) {
-      std::string value;
-      if (arg == "--key") {
-        if (++i == args.size()) return Usage();
-        value = args[i];
-      } else {
-        value = arg.substr(6);
-      }
-      absl::StatusOr<std::string> key = ParsePublicKey(value);
-      if (!key.ok()) {
-        std::cerr << "--key: " << key.status().message() << "\n";
-        return kUsage;
-      }
-      options.pinned_key = *key;
-    } else if (arg.rfind("--", 0) == 0) {
-      std::cerr << "unknown flag " << arg << "\n";
-      return Usage();
-    } else {
-      logs.push_back(arg);
-    }
+// Checks `path`'s inclusion proof; the log itself verified already.
+int VerifyInclusion(const std::string& path, const std::string& proof_path,
+                    const Verdict& verdict, const CheckpointKey& key) {
+  absl::StatusOr<std::string> log = ReadFileToString(path);
+  absl::StatusOr<std::string> proof = ReadFileToString(proof_path);
+  if (!log.ok() || !proof.ok()) {
+    std::cerr << (log.ok() ? proof : log).status().message() << "\n";
+    return kUsage;
   }
-  if (logs.empty()) return Usage();
+  absl::StatusOr<Inclusion> inclusion = CheckInclusion(
+      *log, ToHex(verdict.header.match_id()), *proof, key);
+  if (!inclusion.ok()) {
+    std::cout << path << ": NOT INCLUDED: " << proof_path << ": "
+              << inclusion.status().message() << "\n";
+    return kNotGenuine;
+  }
+  std::cout << path << ": included as leaf " << inclusion->index
+            << " of checkpoint " << inclusion->checkpoint.origin << " "
+            << inclusion->checkpoint.size << " "
+            << ToHex(AsView(inclusion->checkpoint.root)) << "\n";
+  return kGenuine;
+}
+
+int Verify(const std::vector<std::string>& args) {
+  const std::optional<Flags> flags = ParseArgs(args);
+  if (!flags.has_value() || flags->operands.empty()) return Usage();
+  if (!flags->inclusion.empty() && flags->operands.size() != 1) {
+    std::cerr << "--inclusion checks one log\n";
+    return Usage();
+  }
+  VerifyOptions options;
+  options.pinned_key = flags->key;
   int worst = kGenuine;
-  for (const std::string& log : logs) {
-    worst = std::max(worst, VerifyOne(log, options, allow_unsealed));
+  for (const std::string& log : flags->operands) {
+    Verdict verdict;
+    int result = VerifyOne(log, options, flags->allow_unsealed, &verdict);
+    if (result == kGenuine && !flags->inclusion.empty()) {
+      // The checkpoint is signed by the referee whose key signed the log.
+      CheckpointKey key{flags->tlog_key, verdict.header.referee_public_key()};
+      result = VerifyInclusion(log, flags->inclusion, verdict, key);
+    }
+    worst = std::max(worst, result);
   }
   return worst;
+}
+
+CheckpointKey KeyOf(const Flags& flags) {
+  return CheckpointKey{flags.tlog_key, flags.key};
+}
+
+int Consistency(const std::vector<std::string>& args) {
+  const std::optional<Flags> flags = ParseArgs(args);
+  if (!flags.has_value() || flags->operands.size() != 3) return Usage();
+  if (flags->key.empty() && flags->tlog_key.empty()) {
+    std::cerr << "consistency: pin the referee's key (--key) or the log's "
+                 "verifier key (--tlog_key)\n";
+    return kUsage;
+  }
+  std::vector<std::string> files;
+  for (const std::string& path : flags->operands) {
+    absl::StatusOr<std::string> text = ReadFileToString(path);
+    if (!text.ok()) {
+      std::cerr << path << ": " << text.status().message() << "\n";
+      return kUsage;
+    }
+    files.push_back(*std::move(text));
+  }
+  const absl::Status status =
+      CheckConsistency(files[0], files[1], files[2], KeyOf(*flags));
+  if (!status.ok()) {
+    std::cout << "NOT CONSISTENT: " << status.message() << "\n";
+    return kNotGenuine;
+  }
+  std::cout << "consistent: " << flags->operands[1] << " extends "
+            << flags->operands[0] << "\n";
+  return kGenuine;
+}
+
+int VerifyTournament(const std::vector<std::string>& args) {
+  const std::optional<Flags> flags = ParseArgs(args);
+  if (!flags.has_value() || flags->operands.size() != 1) return Usage();
+  const std::string& dir = flags->operands[0];
+  if (!std::filesystem::is_directory(dir)) {
+    std::cerr << dir << ": not a directory\n";
+    return kUsage;
+  }
+  const TournamentVerdict verdict =
+      CheckTournamentDirectory(dir, KeyOf(*flags));
+  for (const std::string& note : verdict.notes) {
+    std::cout << dir << ": note: " << note << "\n";
+  }
+  for (const std::string& problem : verdict.problems) {
+    std::cout << dir << ": " << problem << "\n";
+  }
+  std::cout << dir << ": " << verdict.summary << "\n";
+  return verdict.problems.empty() ? kGenuine : kNotGenuine;
 }
 
 int ShowOrExport(const std::string& path, bool json) {
@@ -126,6 +256,8 @@ int Main(int argc, char** argv) {
   const std::string command = args[0];
   args.erase(args.begin());
   if (command == "verify") return Verify(args);
+  if (command == "consistency") return Consistency(args);
+  if (command == "verify-tournament") return VerifyTournament(args);
   if (command == "show" && args.size() == 1) return ShowOrExport(args[0], false);
   if (command == "export" && args.size() == 2 && args[0] == "--json") {
     return ShowOrExport(args[1], true);

@@ -77,6 +77,7 @@ absl::StatusOr<std::unique_ptr<Match>> Match::Create(
   header->set_forfeit_policy(match->config_.forfeit_policy);
   header->set_created_unix_ms(match->NowMs());
   header->set_checkpoint_interval(match->config_.checkpoint_interval);
+  header->set_label(match->config_.label);
   if (absl::Status s = match->Log(std::move(record)); !s.ok()) return s;
   // A signed checkpoint right after the header: a log cut short at any later
   // instant still verifies as an unsealed prefix (docs/log-format.md).

@@ -50,6 +50,7 @@ struct MatchConfig {
   v1::ForfeitPolicy forfeit_policy = v1::FORFEIT_POLICY_FORFEIT;
   uint32_t checkpoint_interval = 64;
   FsyncPolicy fsync = FsyncPolicy::kCheckpoints;
+  std::string label;  // Header.label.
 };
 
 // What the open decision asks for.

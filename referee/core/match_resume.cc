@@ -119,6 +119,7 @@ absl::StatusOr<std::unique_ptr<Match>> Match::Resume(
   config.clocks = header.clocks();
   config.forfeit_policy = header.forfeit_policy();
   config.checkpoint_interval = header.checkpoint_interval();
+  config.label = header.label();
   config.fsync = fsync;
 
   auto replay_clock = std::make_unique<ReplayClock>(clock);

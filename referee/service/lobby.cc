@@ -20,6 +20,7 @@ namespace pyramid {
 namespace {
 
 constexpr size_t kMaxNameBytes = 64;
+constexpr size_t kMaxLabelBytes = 128;
 constexpr uint32_t kDefaultPageSize = 100;
 constexpr uint32_t kMaxPageSize = 1000;
 // After a write failure, new matches wait for this much free space.
@@ -148,6 +149,12 @@ absl::StatusOr<v1::CreateMatchResponse> Lobby::CreateMatch(
   }
   config.checkpoint_interval = options_.checkpoint_interval;
   config.fsync = options_.fsync;
+  if (request.label().size() > kMaxLabelBytes) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "label: at most ", kMaxLabelBytes, " bytes, not ",
+        request.label().size()));
+  }
+  config.label = request.label();
   std::vector<HostedSeat> hosted;
   {
     absl::MutexLock lock(&mu_);

@@ -12,6 +12,7 @@
 #include "referee/core/log_sink.h"
 #include "referee/crypto/ed25519.h"
 #include "referee/service/embedded_referee.h"
+#include "referee/service/transparency_log.h"
 
 namespace pyramid {
 namespace {
@@ -48,7 +49,8 @@ absl::Status FromGrpc(const grpc::Status& status, const std::string& what) {
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<RefereeLink>> RefereeLink::StartEmbedded(
-    const std::string& key_path, const std::string& log_dir) {
+    const std::string& key_path, const std::string& log_dir,
+    const std::string& tlog_path) {
   if (!std::filesystem::exists(key_path)) {
     if (absl::Status s = WriteKeyFiles(key_path, SigningKey::Generate());
         !s.ok()) {
@@ -59,9 +61,14 @@ absl::StatusOr<std::unique_ptr<RefereeLink>> RefereeLink::StartEmbedded(
   if (!key.ok()) return key.status();
   auto link = std::unique_ptr<RefereeLink>(new RefereeLink());
   link->public_key_ = key->public_key();
+  absl::StatusOr<std::unique_ptr<TransparencyLog>> tlog =
+      TransparencyLog::Open(tlog_path, *key,
+                            TransparencyLog::DefaultOrigin(key->public_key()));
+  if (!tlog.ok()) return tlog.status();
   LobbyOptions options;
   options.log_dir = log_dir;
   options.referee_key = *std::move(key);
+  options.tlog = *std::move(tlog);
   absl::StatusOr<std::unique_ptr<EmbeddedReferee>> embedded =
       EmbeddedReferee::Start(std::move(options));
   if (!embedded.ok()) return embedded.status();
@@ -202,6 +209,35 @@ void RefereeLink::Cancel() {
   absl::MutexLock lock(&mu_);
   cancelled_ = true;
   for (grpc::ClientContext* context : watches_) context->TryCancel();
+}
+
+absl::StatusOr<v1::TlogCheckpoint> RefereeLink::GetCheckpoint() {
+  v1::TlogCheckpoint response;
+  grpc::Status status = Retrying([&] {
+    grpc::ClientContext context;
+    context.AddMetadata("authorization", "Bearer " + admin_token_);
+    return stub_->GetCheckpoint(&context, v1::GetCheckpointRequest(),
+                                &response);
+  });
+  if (!status.ok()) return FromGrpc(status, "getting a checkpoint");
+  return response;
+}
+
+absl::StatusOr<v1::InclusionProof> RefereeLink::GetInclusionProof(
+    const std::string& match_id, uint64_t tree_size) {
+  v1::GetInclusionProofRequest request;
+  request.set_match_id(match_id);
+  request.set_tree_size(tree_size);
+  v1::InclusionProof response;
+  grpc::Status status = Retrying([&] {
+    grpc::ClientContext context;
+    context.AddMetadata("authorization", "Bearer " + admin_token_);
+    return stub_->GetInclusionProof(&context, request, &response);
+  });
+  if (!status.ok()) {
+    return FromGrpc(status, absl::StrCat("proving match ", match_id));
+  }
+  return response;
 }
 
 std::string RefereeLink::LogFileName(const std::string& game,

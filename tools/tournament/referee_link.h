@@ -28,10 +28,12 @@ class EmbeddedReferee;
 class RefereeLink {
  public:
   // Starts an embedded referee signing with the key at `key_path`
-  // (generated there, with its .pub, if missing) and writing logs into
-  // `log_dir`.
+  // (generated there, with its .pub, if missing), writing logs into
+  // `log_dir` and keeping its transparency log in `tlog_path` (kept across
+  // runs, so a resumed tournament's matches stay in one tree).
   static absl::StatusOr<std::unique_ptr<RefereeLink>> StartEmbedded(
-      const std::string& key_path, const std::string& log_dir);
+      const std::string& key_path, const std::string& log_dir,
+      const std::string& tlog_path);
 
   // Connects to the referee at `address`. `public_key` is its key as 64 hex
   // digits or a file holding them; `admin_token_file` holds its admin
@@ -65,6 +67,13 @@ class RefereeLink {
   // with GetLog from a remote referee; the embedded one wrote it there).
   absl::Status FetchLog(const std::string& match_id, const std::string& dir,
                         const std::string& file);
+
+  // The referee's latest transparency log checkpoint (covering every match
+  // sealed so far), and a sealed log's inclusion proof against the
+  // checkpoint of `tree_size`.
+  absl::StatusOr<referee::v1::TlogCheckpoint> GetCheckpoint();
+  absl::StatusOr<referee::v1::InclusionProof> GetInclusionProof(
+      const std::string& match_id, uint64_t tree_size);
 
   // The log's file name for `match_id` of `game` (as the referee names it).
   static std::string LogFileName(const std::string& game,

@@ -9,10 +9,12 @@
 #include <map>
 #include <memory>
 #include <regex>
+#include <set>
 #include <thread>
 #include <utility>
 #include <vector>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/synchronization/mutex.h"
@@ -24,6 +26,7 @@
 #include "referee/crypto/bytes.h"
 #include "referee/crypto/ed25519.h"
 #include "referee/games/registry.h"
+#include "replay/evidence.h"
 #include "replay/verifier.h"
 #include "tools/tournament/bot_process.h"
 #include "tools/tournament/journal.h"
@@ -113,7 +116,8 @@ class Runner {
     absl::StatusOr<std::unique_ptr<RefereeLink>> link =
         t_.referee().empty()
             ? RefereeLink::StartEmbedded((out_ / "referee.key").string(),
-                                         (out_ / "logs").string())
+                                         (out_ / "logs").string(),
+                                         (out_ / "tlog.sqlite3").string())
             : RefereeLink::Connect(t_.referee(), t_.referee_key(),
                                    t_.admin_token_file(),
                                    options_.referee_retry);
@@ -232,7 +236,24 @@ class Runner {
     } else if (absl::Status s = WriteFile(identity_file, identity); !s.ok()) {
       return s;
     }
+    // The run's id, part of every match label (kept across resumes).
+    const fs::path run_id_file = out_ / "run_id";
+    if (fs::exists(run_id_file)) {
+      absl::StatusOr<std::string> run_id = ReadFileToString(run_id_file.string());
+      if (!run_id.ok()) return run_id.status();
+      run_id_ = std::string(absl::StripAsciiWhitespace(*run_id));
+    } else {
+      run_id_ = ToHex(SystemRandomBytes(8));
+      if (absl::Status s = WriteFile(run_id_file, run_id_ + "\n"); !s.ok()) {
+        return s;
+      }
+    }
     return absl::OkStatus();
+  }
+
+  // The label match `index` is created with (its log's Header.label).
+  std::string Label(uint32_t index) const {
+    return absl::StrCat(t_.name(), "/", run_id_, "/", index);
   }
 
   // Keeps the journal's matches whose logs still verify.
@@ -391,6 +412,9 @@ class Runner {
 
   // Plays every match of `batch` not already done, `concurrency` at a time.
   void PlayBatch(const std::vector<ScheduledMatch>& batch) {
+    for (const ScheduledMatch& match : batch) {
+      scheduled_matches_[match.index] = match;
+    }
     std::vector<const ScheduledMatch*> todo;
     {
       absl::MutexLock lock(&results_mu_);
@@ -424,6 +448,7 @@ class Runner {
     }
     *request.mutable_clocks() = t_.clocks();
     request.set_forfeit_policy(t_.forfeit_policy());
+    request.set_label(Label(scheduled.index));
     absl::StatusOr<v1::CreateMatchResponse> created =
         link_->CreateMatch(request);
     if (!created.ok()) {
@@ -569,6 +594,9 @@ class Runner {
       // The decision taken when the ratio first reached a bound stands.
       if (sprt_decided_.load()) results.mutable_sprt()->set_decision(sprt_decision_);
     }
+    if (!interrupted_.load()) {
+      if (absl::Status s = Publish(matches, results); !s.ok()) return s;
+    }
     for (auto& r : matches) *results.add_matches() = std::move(r);
     std::string json;
     google::protobuf::util::JsonPrintOptions json_options;
@@ -587,8 +615,84 @@ class Runner {
     return results;
   }
 
+  // The transparency evidence (docs/tournament.md): the referee's
+  // checkpoint covering every match played, one inclusion proof per sealed
+  // log, the schedule; then checks the directory as `replay
+  // verify-tournament` does and records its verdict.
+  absl::Status Publish(const std::vector<v1::TournamentMatchResult>& matches,
+                       v1::TournamentResults& results) {
+    absl::StatusOr<v1::TlogCheckpoint> checkpoint = link_->GetCheckpoint();
+    if (!checkpoint.ok()) return checkpoint.status();
+    if (absl::Status s = WriteFileAtomically((out_ / "checkpoint").string(),
+                                             checkpoint->note());
+        !s.ok()) {
+      return s;
+    }
+    if (t_.referee().empty()) {
+      // referee.key.pub is there already.
+    } else if (absl::Status s = WriteFileAtomically(
+                   (out_ / "referee.pub").string(),
+                   ToHex(link_->public_key()) + "\n");
+               !s.ok()) {
+      return s;
+    }
+    std::error_code error;
+    fs::remove_all(out_ / "proofs", error);
+    fs::create_directories(out_ / "proofs", error);
+    if (error) return absl::InternalError(error.message());
+    for (const v1::TournamentMatchResult& match : matches) {
+      if (match.verdict() != kGenuine) continue;
+      absl::StatusOr<v1::InclusionProof> proof = link_->GetInclusionProof(
+          match.match_id(), checkpoint->tree_size());
+      if (!proof.ok()) return proof.status();
+      const std::string name =
+          fs::path(match.log_file()).stem().string() + ".tlog-proof";
+      if (absl::Status s = WriteFile(out_ / "proofs" / name, proof->tlog_proof());
+          !s.ok()) {
+        return s;
+      }
+    }
+    v1::TournamentSchedule schedule;
+    schedule.set_name(t_.name());
+    schedule.set_game(t_.game().game());
+    schedule.set_run_id(run_id_);
+    std::set<uint32_t> done;
+    for (const v1::TournamentMatchResult& match : matches) {
+      done.insert(match.index());
+    }
+    for (const auto& [index, scheduled] : scheduled_matches_) {
+      v1::ScheduleEntry* entry = schedule.add_matches();
+      entry->set_index(index);
+      entry->set_label(Label(index));
+      for (int bot : scheduled.bots) entry->add_seats(names_[bot]);
+      entry->set_skipped(sprt_decided_.load() && !done.contains(index));
+    }
+    std::string json;
+    google::protobuf::util::JsonPrintOptions json_options;
+    json_options.add_whitespace = true;
+    json_options.preserve_proto_field_names = true;
+    (void)google::protobuf::util::MessageToJsonString(schedule, &json,
+                                                      json_options);
+    if (absl::Status s = WriteFile(out_ / "schedule.json", json); !s.ok()) {
+      return s;
+    }
+    const TournamentVerdict verdict = CheckTournamentDirectory(
+        out_.string(), CheckpointKey{"", link_->public_key()});
+    results.set_checkpoint(checkpoint->note());
+    std::string text = verdict.summary;
+    for (const std::string& problem : verdict.problems) {
+      absl::StrAppend(&text, "\n", problem);
+    }
+    results.set_transparency_verdict(text);
+    results.set_transparency_problems(verdict.problems.size());
+    return absl::OkStatus();
+  }
+
   v1::Tournament t_;
   const RunOptions& options_;
+  std::string run_id_;
+  // Every match scheduled so far, by index (Swiss rounds as paired).
+  std::map<uint32_t, ScheduledMatch> scheduled_matches_;
   fs::path out_;
   std::vector<std::string> names_;
   uint32_t scheduled_ = 0;

@@ -170,9 +170,15 @@ int Main(const std::string& path) {
   const std::string out = tournament.output_dir().empty()
                               ? "out/" + results->name()
                               : tournament.output_dir();
-  std::cout << "\nlogs, results.json and report.html in " << out << "\n";
-  return results->verified() + results->skipped() == results->scheduled() ? 0
-                                                                          : 1;
+  std::cout << "\n" << results->transparency_verdict() << "\n";
+  std::cout << "\nlogs, proofs, checkpoint, schedule.json, results.json and "
+               "report.html in "
+            << out << " (check them with: replay verify-tournament " << out
+            << ")\n";
+  return results->verified() + results->skipped() == results->scheduled() &&
+                 results->transparency_problems() == 0
+             ? 0
+             : 1;
 }
 
 }  // namespace

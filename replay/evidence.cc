@@ -1,0 +1,303 @@
+#include "replay/evidence.h"
+
+#include <filesystem>
+#include <map>
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "google/protobuf/util/json_util.h"
+#include "pyramid/referee/v1/tournament.pb.h"
+#include "referee/core/log_sink.h"
+#include "referee/crypto/bytes.h"
+#include "referee/crypto/ed25519.h"
+#include "referee/crypto/sha256.h"
+#include "referee/tlog/merkle.h"
+#include "referee/tlog/note.h"
+#include "replay/verifier.h"
+
+namespace pyramid {
+namespace {
+
+namespace fs = std::filesystem;
+namespace v1 = ::pyramid::referee::v1;
+
+std::string RootHex(const tlog::Checkpoint& checkpoint) {
+  return ToHex(AsView(checkpoint.root));
+}
+
+}  // namespace
+
+absl::StatusOr<tlog::Checkpoint> OpenCheckpointWith(std::string_view note,
+                                                    const CheckpointKey& key) {
+  tlog::NoteVerifier verifier;
+  if (!key.verifier_key.empty()) {
+    absl::StatusOr<tlog::NoteVerifier> parsed =
+        tlog::ParseVerifierKey(key.verifier_key);
+    if (!parsed.ok()) return parsed.status();
+    verifier = *std::move(parsed);
+  } else {
+    if (key.public_key.size() != kPublicKeySize) {
+      return absl::InvalidArgumentError(
+          "no key to check the checkpoint with (pin the referee's key)");
+    }
+    // The origin is the note's first line; the key then vouches for it.
+    const size_t end = note.find('\n');
+    verifier.name = std::string(note.substr(0, end));
+    verifier.public_key = key.public_key;
+  }
+  absl::StatusOr<tlog::Checkpoint> checkpoint =
+      tlog::OpenCheckpoint(note, verifier);
+  if (!checkpoint.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("checkpoint: ", checkpoint.status().message()));
+  }
+  return checkpoint;
+}
+
+absl::StatusOr<Inclusion> CheckInclusion(std::string_view log,
+                                         std::string_view match_id,
+                                         std::string_view proof_file,
+                                         const CheckpointKey& key) {
+  absl::StatusOr<tlog::TlogProof> proof = tlog::ParseTlogProof(proof_file);
+  if (!proof.ok()) return proof.status();
+  if (proof->extra != match_id) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the proof is for match \"", proof->extra, "\", the log is match ",
+        std::string(match_id)));
+  }
+  absl::StatusOr<tlog::Checkpoint> checkpoint =
+      OpenCheckpointWith(proof->checkpoint, key);
+  if (!checkpoint.ok()) return checkpoint.status();
+  const Digest leaf = tlog::LeafHash(AsView(Sha256(log)));
+  if (!tlog::VerifyInclusion(proof->index, checkpoint->size, leaf,
+                             proof->hashes, checkpoint->root)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the inclusion proof does not lead from the log (leaf ", proof->index,
+        ") to the root of the checkpoint of size ", checkpoint->size));
+  }
+  return Inclusion{*checkpoint, proof->checkpoint, proof->index};
+}
+
+absl::Status CheckConsistency(std::string_view old_note,
+                              std::string_view new_note,
+                              std::string_view proof_file,
+                              const CheckpointKey& key) {
+  absl::StatusOr<tlog::Checkpoint> old_checkpoint =
+      OpenCheckpointWith(old_note, key);
+  if (!old_checkpoint.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("old ", old_checkpoint.status().message()));
+  }
+  absl::StatusOr<tlog::Checkpoint> new_checkpoint =
+      OpenCheckpointWith(new_note, key);
+  if (!new_checkpoint.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("new ", new_checkpoint.status().message()));
+  }
+  if (old_checkpoint->origin != new_checkpoint->origin) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the checkpoints are of two logs: ", old_checkpoint->origin, " and ",
+        new_checkpoint->origin));
+  }
+  absl::StatusOr<tlog::ConsistencyProofFile> proof =
+      tlog::ParseConsistencyProof(proof_file);
+  if (!proof.ok()) return proof.status();
+  if (proof->old_size != old_checkpoint->size ||
+      proof->new_size != new_checkpoint->size) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the proof is from size ", proof->old_size, " to ", proof->new_size,
+        "; the checkpoints are of sizes ", old_checkpoint->size, " and ",
+        new_checkpoint->size));
+  }
+  if (!tlog::VerifyConsistency(old_checkpoint->size, new_checkpoint->size,
+                               old_checkpoint->root, new_checkpoint->root,
+                               proof->hashes)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "NOT CONSISTENT: the proof does not show that the tree of size ",
+        old_checkpoint->size, " is a prefix of the tree of size ",
+        new_checkpoint->size));
+  }
+  return absl::OkStatus();
+}
+
+TournamentVerdict CheckTournamentDirectory(const std::string& dir,
+                                           CheckpointKey key) {
+  TournamentVerdict verdict;
+  auto problem = [&](std::string text) {
+    verdict.problems.push_back(std::move(text));
+  };
+  auto finish = [&]() -> TournamentVerdict {
+    verdict.summary =
+        verdict.problems.empty()
+            ? absl::StrCat(verdict.matches,
+                           " matches, all included in checkpoint ",
+                           verdict.checkpoint.size, " ",
+                           RootHex(verdict.checkpoint))
+            : absl::StrCat(verdict.problems.size(), " problem",
+                           verdict.problems.size() == 1 ? "" : "s");
+    return verdict;
+  };
+  const fs::path root(dir);
+  // The referee's key.
+  if (key.verifier_key.empty() && key.public_key.empty()) {
+    for (const char* name : {"referee.key.pub", "referee.pub"}) {
+      if (!fs::exists(root / name)) continue;
+      absl::StatusOr<std::string> parsed =
+          ParsePublicKey((root / name).string());
+      if (!parsed.ok()) {
+        problem(absl::StrCat(name, ": ", parsed.status().message()));
+        return finish();
+      }
+      key.public_key = *parsed;
+      break;
+    }
+    if (key.public_key.empty()) {
+      problem("no referee key: the directory holds no referee.key.pub or "
+              "referee.pub; pass --key");
+      return finish();
+    }
+  }
+  // The checkpoint.
+  absl::StatusOr<std::string> note =
+      ReadFileToString((root / "checkpoint").string());
+  if (!note.ok()) {
+    problem(absl::StrCat("checkpoint: ", note.status().message()));
+    return finish();
+  }
+  absl::StatusOr<tlog::Checkpoint> checkpoint = OpenCheckpointWith(*note, key);
+  if (!checkpoint.ok()) {
+    problem(std::string(checkpoint.status().message()));
+    return finish();
+  }
+  verdict.checkpoint = *checkpoint;
+  // The schedule.
+  absl::StatusOr<std::string> schedule_json =
+      ReadFileToString((root / "schedule.json").string());
+  if (!schedule_json.ok()) {
+    problem(absl::StrCat("schedule.json: ", schedule_json.status().message()));
+    return finish();
+  }
+  v1::TournamentSchedule schedule;
+  if (!google::protobuf::util::JsonStringToMessage(*schedule_json, &schedule)
+           .ok()) {
+    problem("schedule.json is not a TournamentSchedule in JSON");
+    return finish();
+  }
+  std::map<std::string, const v1::ScheduleEntry*> by_label;
+  for (const v1::ScheduleEntry& entry : schedule.matches()) {
+    if (!by_label.emplace(entry.label(), &entry).second) {
+      problem(absl::StrCat("the schedule lists label ", entry.label(),
+                           " twice"));
+    }
+  }
+  // Every log.
+  std::map<std::string, std::vector<std::string>> logs_by_label;
+  std::set<std::string> proofs_used;
+  std::vector<fs::path> logs;
+  std::error_code error;
+  for (const auto& entry : fs::directory_iterator(root / "logs", error)) {
+    if (entry.path().extension() == ".pyrlog") logs.push_back(entry.path());
+  }
+  std::sort(logs.begin(), logs.end());
+  VerifyOptions options;
+  options.pinned_key = key.public_key;
+  for (const fs::path& path : logs) {
+    const std::string name = path.filename().string();
+    absl::StatusOr<std::string> bytes = ReadFileToString(path.string());
+    if (!bytes.ok()) {
+      problem(absl::StrCat("logs/", name, ": ", bytes.status().message()));
+      continue;
+    }
+    if (options.pinned_key.empty()) {
+      // A verifier key names the origin, not the log key: the log must
+      // then be signed with the key the checkpoint's verifier holds.
+      absl::StatusOr<tlog::NoteVerifier> verifier =
+          tlog::ParseVerifierKey(key.verifier_key);
+      if (verifier.ok()) options.pinned_key = verifier->public_key;
+    }
+    const Verdict v = VerifyLog(*bytes, options);
+    if (v.kind == Verdict::Kind::kUnsealedPrefix) {
+      verdict.notes.push_back(absl::StrCat(
+          "logs/", name, ": unsealed prefix, not counted (a match cut short, "
+          "e.g. by an interrupted run)"));
+      continue;
+    }
+    if (v.kind != Verdict::Kind::kGenuine) {
+      problem(absl::StrCat("logs/", name, ": NOT GENUINE: record ",
+                           v.bad_record, ": ", v.reason));
+      continue;
+    }
+    const std::string label = v.header.label();
+    auto scheduled = by_label.find(label);
+    if (scheduled == by_label.end()) {
+      problem(absl::StrCat("logs/", name, ": extra: its label \"", label,
+                           "\" is not in the schedule"));
+      continue;
+    }
+    std::vector<std::string> seats;
+    for (const auto& seat : v.header.seats()) seats.push_back(seat.name());
+    if (!std::equal(seats.begin(), seats.end(),
+                    scheduled->second->seats().begin(),
+                    scheduled->second->seats().end())) {
+      problem(absl::StrCat("logs/", name, ": its seats are not those the "
+                           "schedule gives match ",
+                           scheduled->second->index()));
+      continue;
+    }
+    const std::string proof_name =
+        path.stem().string() + ".tlog-proof";
+    absl::StatusOr<std::string> proof =
+        ReadFileToString((root / "proofs" / proof_name).string());
+    if (!proof.ok()) {
+      problem(absl::StrCat("logs/", name, ": no inclusion proof (proofs/",
+                           proof_name, ")"));
+      continue;
+    }
+    proofs_used.insert(proof_name);
+    absl::StatusOr<Inclusion> inclusion =
+        CheckInclusion(*bytes, ToHex(v.header.match_id()), *proof, key);
+    if (!inclusion.ok()) {
+      problem(absl::StrCat("proofs/", proof_name, ": ",
+                           inclusion.status().message()));
+      continue;
+    }
+    if (inclusion->note != *note) {
+      problem(absl::StrCat(
+          "proofs/", proof_name, ": proves inclusion in the checkpoint of "
+          "size ", inclusion->checkpoint.size, ", not in the directory's "
+          "checkpoint (size ", checkpoint->size, ")"));
+      continue;
+    }
+    logs_by_label[label].push_back(name);
+  }
+  for (const v1::ScheduleEntry& entry : schedule.matches()) {
+    const std::vector<std::string>& found = logs_by_label[entry.label()];
+    if (entry.skipped()) {
+      if (!found.empty()) {
+        problem(absl::StrCat("match ", entry.index(), " (", entry.label(),
+                             ") is marked skipped but has a log"));
+      }
+      continue;
+    }
+    if (found.empty()) {
+      problem(absl::StrCat("match ", entry.index(), " (", entry.label(),
+                           ") is missing: no sealed, included log"));
+    } else if (found.size() > 1) {
+      problem(absl::StrCat("match ", entry.index(), " (", entry.label(),
+                           ") has ", found.size(), " logs: ",
+                           absl::StrJoin(found, ", ")));
+    } else {
+      ++verdict.matches;
+    }
+  }
+  for (const auto& entry : fs::directory_iterator(root / "proofs", error)) {
+    const std::string name = entry.path().filename().string();
+    if (!proofs_used.contains(name)) {
+      problem(absl::StrCat("proofs/", name, ": a proof without its log"));
+    }
+  }
+  return finish();
+}
+
+}  // namespace pyramid

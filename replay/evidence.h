@@ -1,0 +1,73 @@
+// Offline checks of transparency-log evidence (docs/transparency-log.md):
+// a log against its C2SP tlog-proof, two checkpoints against a consistency
+// proof, and a tournament's output directory against its schedule and
+// checkpoint. No network, no trust in the referee beyond its key.
+#ifndef PYRAMID_REPLAY_EVIDENCE_H_
+#define PYRAMID_REPLAY_EVIDENCE_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "referee/tlog/checkpoint.h"
+
+namespace pyramid {
+
+// Whose signature a checkpoint must carry: a note verifier key
+// ("ORIGIN+KEYID+BASE64", which also fixes the origin), or else the
+// referee's raw 32-byte Ed25519 key, signing under the origin the
+// checkpoint names.
+struct CheckpointKey {
+  std::string verifier_key;
+  std::string public_key;
+};
+
+// Opens the signed checkpoint `note` with `key`.
+absl::StatusOr<tlog::Checkpoint> OpenCheckpointWith(std::string_view note,
+                                                    const CheckpointKey& key);
+
+struct Inclusion {
+  tlog::Checkpoint checkpoint;  // The checkpoint the proof carries, opened.
+  std::string note;             // That checkpoint, verbatim.
+  uint64_t index = 0;           // The log's leaf.
+};
+
+// Checks that the C2SP tlog-proof `proof_file` proves that the log file
+// `log` is a leaf of the tree its checkpoint (signed by `key`) names: the
+// leaf hash is SHA-256(0x00 ‖ SHA-256(log)), and the proof's extra data
+// must be `match_id` (the log's, 32 hex digits).
+absl::StatusOr<Inclusion> CheckInclusion(std::string_view log,
+                                         std::string_view match_id,
+                                         std::string_view proof_file,
+                                         const CheckpointKey& key);
+
+// Checks that the checkpoint `new_note` extends `old_note` (same origin,
+// both signed by `key`) by the consistency proof file `proof_file`.
+absl::Status CheckConsistency(std::string_view old_note,
+                              std::string_view new_note,
+                              std::string_view proof_file,
+                              const CheckpointKey& key);
+
+struct TournamentVerdict {
+  std::vector<std::string> problems;  // Empty: the directory checks out.
+  std::vector<std::string> notes;     // Informative (e.g. ignored prefixes).
+  uint64_t matches = 0;               // Sealed, included, scheduled logs.
+  tlog::Checkpoint checkpoint;
+  // "N matches, all included in checkpoint SIZE ROOT" or the problem count.
+  std::string summary;
+};
+
+// `replay verify-tournament DIR`: every log in DIR/logs verifies against
+// the referee's key, every sealed one has DIR/proofs/NAME.tlog-proof proving
+// it is in DIR/checkpoint (the same checkpoint for all), and each match of
+// DIR/schedule.json has exactly one such log, whose signed label and seats
+// are the schedule's, none missing and none extra. `key` may be empty: the
+// referee key is then read from DIR/referee.key.pub or DIR/referee.pub.
+TournamentVerdict CheckTournamentDirectory(const std::string& dir,
+                                           CheckpointKey key);
+
+}  // namespace pyramid
+
+#endif  // PYRAMID_REPLAY_EVIDENCE_H_
