@@ -184,7 +184,24 @@ TournamentVerdict CheckTournamentDirectory(const std::string& dir,
     problem("schedule.json is not a TournamentSchedule in JSON");
     return finish();
   }
+  // Matches are numbered from 0 without a gap and labelled NAME/RUN/INDEX,
+  // as each log's signed header is: a match cut from the schedule's middle
+  // shows as a gap.
   std::map<std::string, const v1::ScheduleEntry*> by_label;
+  for (int i = 0; i < schedule.matches_size(); ++i) {
+    const v1::ScheduleEntry& entry = schedule.matches(i);
+    if (entry.index() != static_cast<uint32_t>(i)) {
+      problem(absl::StrCat("the schedule's entry ", i, " is numbered ",
+                           entry.index(), "; matches are numbered from 0 "
+                           "without a gap"));
+    }
+    const std::string label =
+        absl::StrCat(schedule.name(), "/", schedule.run_id(), "/", i);
+    if (entry.label() != label) {
+      problem(absl::StrCat("the schedule's entry ", i, " is labelled \"",
+                           entry.label(), "\", not \"", label, "\""));
+    }
+  }
   for (const v1::ScheduleEntry& entry : schedule.matches()) {
     if (!by_label.emplace(entry.label(), &entry).second) {
       problem(absl::StrCat("the schedule lists label ", entry.label(),

@@ -2,9 +2,9 @@
 //
 //   replay verify [--key HEX|FILE] [--allow-unsealed]
 //                 [--inclusion FILE.tlog-proof] LOG...
-//   replay consistency [--key HEX|FILE | --tlog_key VKEY]
+//   replay consistency [--key HEX|FILE | --tlog_key VKEY|FILE]
 //                      OLD_CHECKPOINT NEW_CHECKPOINT PROOF
-//   replay verify-tournament [--key HEX|FILE | --tlog_key VKEY] DIR
+//   replay verify-tournament [--key HEX|FILE | --tlog_key VKEY|FILE] DIR
 //   replay show LOG
 //   replay export --json LOG
 //
@@ -19,10 +19,12 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "referee/core/log_sink.h"
 #include "referee/crypto/bytes.h"
 #include "referee/crypto/ed25519.h"
+#include "referee/tlog/note.h"
 #include "replay/evidence.h"
 #include "replay/transcript.h"
 #include "replay/verifier.h"
@@ -38,9 +40,9 @@ int Usage() {
   std::cerr << "usage:\n"
                "  replay verify [--key HEX|FILE] [--allow-unsealed] "
                "[--inclusion FILE.tlog-proof] LOG...\n"
-               "  replay consistency [--key HEX|FILE | --tlog_key VKEY] "
+               "  replay consistency [--key HEX|FILE | --tlog_key VKEY|FILE] "
                "OLD_CHECKPOINT NEW_CHECKPOINT PROOF\n"
-               "  replay verify-tournament [--key HEX|FILE | --tlog_key VKEY] "
+               "  replay verify-tournament [--key HEX|FILE | --tlog_key VKEY|FILE] "
                "DIR\n"
                "  replay show LOG\n"
                "  replay export --json LOG\n";
@@ -89,6 +91,19 @@ std::optional<Flags> ParseArgs(const std::vector<std::string>& args) {
       }
       flags.key = *key;
     } else if (arg == "--tlog_key") {
+      // VKEY, or a file holding it (the referee's DATA_DIR/tlog.vkey).
+      if (std::filesystem::is_regular_file(value)) {
+        absl::StatusOr<std::string> text = ReadFileToString(value);
+        if (!text.ok()) {
+          std::cerr << "--tlog_key: " << text.status().message() << "\n";
+          return std::nullopt;
+        }
+        value = std::string(absl::StripAsciiWhitespace(*text));
+      }
+      if (absl::Status s = tlog::ParseVerifierKey(value).status(); !s.ok()) {
+        std::cerr << "--tlog_key: " << s.message() << "\n";
+        return std::nullopt;
+      }
       flags.tlog_key = value;
     } else if (arg == "--inclusion") {
       flags.inclusion = value;

@@ -8,13 +8,20 @@
 // the bots and `refctl get-match` report; health and reflection on the real
 // server; no token in any output or log; and a referee killed with SIGKILL
 // mid-match whose log on disk still verifies as a prefix up to its last
-// checkpoint. Every process started here is killed when its test ends (and
-// dies with the test process, PR_SET_PDEATHSIG).
+// checkpoint. Tournaments played against it publish evidence (checkpoint,
+// inclusion proofs, schedule) that `replay verify-tournament` accepts
+// untouched and rejects, naming the problem, when a log is removed or added
+// or the checkpoint is an older one; consistency proofs between two
+// checkpoints; the transparency log after a restart. Every process started
+// here is killed when its test ends (and dies with the test process,
+// PR_SET_PDEATHSIG).
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <memory>
 #include <ostream>
 #include <string>
@@ -22,6 +29,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
@@ -164,6 +172,49 @@ class E2eTest : public ::testing::Test {
   }
   std::string PublicKeyFile() const { return data_ + "/referee.key.pub"; }
 
+  // Plays a round robin of three reference bots, three seats (3 matches),
+  // named `name`, against the referee; its output directory is Path(name).
+  ToolResult Tournament(const std::string& name) {
+    const std::string file = Path(name + ".txt");
+    std::string text = absl::StrCat(
+        "name: \"", name, "\" game { game: \"", kRpp, "\" } seats: 3 ");
+    for (int i = 1; i <= 3; ++i) {
+      absl::StrAppend(&text, "bots { name: \"bot-", i, "\" command: \"",
+                      Bin("bot"), "\" command: \"--quiet\" }");
+    }
+    std::ofstream(file) << text;
+    return Run("tournament", {file, "--referee=" + address_,
+                              "--referee_key=" + PublicKeyFile(),
+                              "--admin_token_file=" + data_ + "/admin.token",
+                              "--output_dir=" + Path(name)});
+  }
+
+  // The regular files in `dir`, sorted.
+  static std::vector<std::string> Files(const std::string& dir) {
+    std::vector<std::string> files;
+    for (const auto& entry : fs::directory_iterator(dir)) {
+      files.push_back(entry.path().string());
+    }
+    std::sort(files.begin(), files.end());
+    return files;
+  }
+
+  // The tree size a checkpoint note states (its second line).
+  static uint64_t CheckpointSize(const std::string& note) {
+    std::vector<std::string> lines = absl::StrSplit(note, '\n');
+    uint64_t size = 0;
+    EXPECT_TRUE(lines.size() > 1 && absl::SimpleAtoi(lines[1], &size))
+        << note;
+    return size;
+  }
+
+  // The match id (hex) in a log's header.
+  static std::string MatchIdOf(const std::string& log) {
+    std::vector<v1::LogRecord> records = svctest::ParseRecords(Slurp(log));
+    EXPECT_FALSE(records.empty()) << log;
+    return records.empty() ? "" : ToHex(records[0].header().match_id());
+  }
+
   std::string dir_, data_, address_;
   std::unique_ptr<Process> referee_;
   std::vector<std::unique_ptr<Process>> bots_;
@@ -304,6 +355,107 @@ TEST_F(E2eTest, SigtermAndRestartKeepMatchesLogsAndTokens) {
     restarts += r.has_restart();
   }
   EXPECT_EQ(restarts, 1);
+}
+
+// docs/transparency-log.md, end to end: two tournaments against one
+// referee. Each directory passes `replay verify-tournament` as published;
+// with a log removed, a log (and its proof) added from the other
+// tournament, or its checkpoint replaced by the older one, it fails and
+// names the problem. `refctl consistency` proves the first tournament's
+// checkpoint a prefix of the second's (`replay consistency`), and not the
+// other way round. After SIGTERM and a restart the tree is the same and
+// still proves any earlier log's inclusion.
+TEST_F(E2eTest, TournamentEvidenceNamesEveryTamperingAndSurvivesRestart) {
+  ASSERT_NO_FATAL_FAILURE(StartReferee());
+  for (const std::string name : {"a", "b"}) {
+    ToolResult t = Tournament(name);
+    ASSERT_EQ(t.code, 0) << t.out << t.err;
+    EXPECT_THAT(t.out, HasSubstr("3 matches, all included in checkpoint "));
+    ToolResult v = Run("replay", {"verify-tournament", Path(name)});
+    EXPECT_EQ(v.code, 0) << v.out << v.err;
+    EXPECT_THAT(v.out, HasSubstr(": 3 matches, all included in checkpoint "));
+  }
+  const std::vector<std::string> a_logs = Files(Path("a/logs"));
+  const std::vector<std::string> b_logs = Files(Path("b/logs"));
+  ASSERT_EQ(a_logs.size(), 3u);
+  ASSERT_EQ(b_logs.size(), 3u);
+  auto tampered = [&](const std::string& name) {
+    fs::copy(Path("b"), Path(name), fs::copy_options::recursive);
+    return Path(name);
+  };
+  auto proof_of = [](const std::string& log) {
+    fs::path p(log);
+    return (p.parent_path().parent_path() / "proofs" /
+            (p.stem().string() + ".tlog-proof"))
+        .string();
+  };
+  // One log removed.
+  const std::string missing = tampered("missing");
+  fs::remove(fs::path(missing) / "logs" / fs::path(b_logs[1]).filename());
+  ToolResult r = Run("replay", {"verify-tournament", missing});
+  EXPECT_EQ(r.code, 1) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr(") is missing: no sealed, included log"));
+  EXPECT_THAT(r.out, HasSubstr("a proof without its log"));
+  // One log added from the other tournament, with its valid proof.
+  const std::string extra = tampered("extra");
+  fs::copy(a_logs[0], fs::path(extra) / "logs");
+  fs::copy(proof_of(a_logs[0]), fs::path(extra) / "proofs");
+  r = Run("replay", {"verify-tournament", extra});
+  EXPECT_EQ(r.code, 1) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("extra: its label \"a/"));
+  EXPECT_THAT(r.out, HasSubstr("is not in the schedule"));
+  // The checkpoint replaced by the older one (which covers none of B).
+  const std::string older = tampered("older");
+  fs::copy(Path("a/checkpoint"), fs::path(older) / "checkpoint",
+           fs::copy_options::overwrite_existing);
+  r = Run("replay", {"verify-tournament", older});
+  EXPECT_EQ(r.code, 1) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("not in the directory's checkpoint"));
+  EXPECT_THAT(r.out, HasSubstr("is missing"));
+
+  // The second checkpoint extends the first, and only that way round.
+  const uint64_t a_size = CheckpointSize(Slurp(Path("a/checkpoint")));
+  const uint64_t b_size = CheckpointSize(Slurp(Path("b/checkpoint")));
+  ASSERT_GE(a_size, 3u);
+  ASSERT_GE(b_size, a_size + 3);
+  ToolResult proof =
+      Refctl({"consistency", absl::StrCat(a_size), absl::StrCat(b_size),
+              "--out=" + Path("a-b.proof")});
+  ASSERT_EQ(proof.code, 0) << proof.err;
+  const std::string vkey = data_ + "/tlog.vkey";
+  r = Run("replay", {"consistency", "--tlog_key=" + vkey, Path("a/checkpoint"),
+                     Path("b/checkpoint"), Path("a-b.proof")});
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  r = Run("replay", {"consistency", "--key=" + PublicKeyFile(),
+                     Path("b/checkpoint"), Path("a/checkpoint"),
+                     Path("a-b.proof")});
+  EXPECT_EQ(r.code, 1) << r.out << r.err;
+  // The referee serves the checkpoint it signed at A's size byte for byte.
+  ToolResult old_note =
+      Refctl({"checkpoint", absl::StrCat("--size=", a_size)});
+  ASSERT_EQ(old_note.code, 0) << old_note.err;
+  EXPECT_EQ(old_note.out, Slurp(Path("a/checkpoint")));
+
+  // Restarted, the referee keeps its tree and proves A's first log again.
+  referee_->Signal(SIGTERM);
+  ASSERT_EQ(referee_->Wait(kWait), 0) << referee_->err();
+  fs::remove(Path("port"));
+  ASSERT_NO_FATAL_FAILURE(StartReferee({"--listen=" + address_}));
+  ToolResult latest = Refctl({"checkpoint"});
+  ASSERT_EQ(latest.code, 0) << latest.err;
+  EXPECT_EQ(CheckpointSize(latest.out), b_size);
+  const std::string log = a_logs[0];
+  const std::string match_id = MatchIdOf(log);
+  ToolResult inclusion = Refctl({"inclusion", match_id,
+                                 "--out=" + Path("again.tlog-proof")});
+  ASSERT_EQ(inclusion.code, 0) << inclusion.err;
+  r = Run("replay", {"verify", "--key=" + PublicKeyFile(),
+                     "--inclusion=" + Path("again.tlog-proof"), log});
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  // The proof does not vouch for another log.
+  r = Run("replay", {"verify", "--key=" + PublicKeyFile(),
+                     "--inclusion=" + Path("again.tlog-proof"), a_logs[1]});
+  EXPECT_EQ(r.code, 1) << r.out << r.err;
 }
 
 TEST_F(E2eTest, SigkillMidMatchLeavesAPrefixThatVerifiesToItsLastCheckpoint) {

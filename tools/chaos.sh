@@ -2,10 +2,12 @@
 # Chaos run of the durable referee (docs/durability.md): a tournament of the
 # reference bots against a running referee that is SIGKILLed at random
 # moments and restarted on the same data directory. Passes only if every
-# scheduled match finishes, every log verifies against the referee's key,
-# and no log holds a fault (so no forfeit and no default action): the
-# restarts cost nobody anything. Prints its figures, and the same
-# tournament without kills as the baseline.
+# scheduled match finishes, every log verifies against the referee's key
+# and is included in the referee's transparency log (replay
+# verify-tournament on the output directory), and no log holds a fault
+# (so no forfeit and no default action): the restarts cost nobody anything.
+# Prints its figures, and the same tournament without kills as the
+# baseline.
 #
 #   tools/chaos.sh [--matches=500] [--kills=10] [--out=out/chaos] [--seed=N]
 #
@@ -127,7 +129,13 @@ for log in "${logs[@]}"; do
   restarts=$((restarts + $(grep -c 'referee restarted' <<<"$shown" || true)))
 done
 
+# The transparency log survived the kills: every match is in the
+# referee's signed checkpoint, none missing, none twice.
+evidence=0
+"$bin/replay" verify-tournament --key="$out/chaos/referee/referee.key.pub" \
+  "$out/chaos/out" >"$out/verify-tournament.out" 2>&1 || evidence=$?
 echo "chaos: $scheduled matches scheduled, ${#logs[@]} logs, $verified genuine"
+echo "chaos: transparency: $(head -n 4 "$out/verify-tournament.out")"
 echo "chaos: $killed referee SIGKILLs, total downtime ${down_ms} ms," \
   "$restarts Restart records in the logs"
 echo "chaos: faults in the logs (forfeits, default actions): $faults"
@@ -136,7 +144,7 @@ echo "chaos: wall time ${chaos_ms} ms with kills, ${base_ms} ms without;" \
 lost=$((scheduled - verified))
 echo "chaos: matches=$scheduled kills=$killed lost=$lost faults=$faults" \
   "downtime_ms=$down_ms wall_ms=$chaos_ms baseline_ms=$base_ms"
-if ((lost != 0 || faults != 0 || killed < kills)); then
+if ((lost != 0 || faults != 0 || killed < kills || evidence != 0)); then
   echo "chaos: FAILED" >&2
   exit 1
 fi

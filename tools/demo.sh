@@ -3,8 +3,11 @@
 # (build/bin/referee), and for every game with a demo tournament file in
 # tools/demo/ plays a short tournament between separate reference-bot
 # processes. Every log is verified (by the runner, and again here with
-# `replay verify` against the referee's key); the standings are printed; the
-# referee is stopped; the output says where everything is.
+# `replay verify` against the referee's key); each tournament ends with
+# "N matches, all included in checkpoint SIZE ROOT" and its directory is
+# checked again with `replay verify-tournament` (every scheduled match
+# present once, in the referee's signed checkpoint); the standings are
+# printed; the referee is stopped; the output says where everything is.
 #
 # OUT (default out/demo) names the output directory.
 set -euo pipefail
@@ -39,6 +42,9 @@ for file in tools/demo/*.txt; do
     "$out/$game"/logs/*.pyrlog | sed 's/; referee key pinned//' | tail -n 3 \
     || status=1
   echo "   ($(ls "$out/$game"/logs/*.pyrlog | wc -l) logs verified)"
+  echo "== replay verify-tournament $out/$game"
+  "$bin/replay" verify-tournament --key="$out/referee/referee.key.pub" \
+    "$out/$game" || status=1
 done
 
 kill -TERM "$referee_pid"

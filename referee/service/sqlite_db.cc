@@ -88,7 +88,18 @@ absl::StatusOr<std::unique_ptr<SqliteDb>> SqliteDb::Open(
   return result;
 }
 
-SqliteDb::~SqliteDb() { sqlite3_close(db_); }
+SqliteDb::~SqliteDb() {
+  prepared_.clear();  // sqlite3_close refuses while statements live.
+  sqlite3_close(db_);
+}
+
+ScopedStatement SqliteDb::Prepared(const std::string& sql) {
+  std::unique_ptr<SqliteStatement>& slot = prepared_[sql];
+  if (slot == nullptr || !slot->ok()) {
+    slot = std::make_unique<SqliteStatement>(db_, sql.c_str());
+  }
+  return ScopedStatement(slot.get());
+}
 
 absl::Status SqliteDb::Migrate(absl::Span<const char* const> migrations) {
   SqliteStatement version(db_, "PRAGMA user_version;");

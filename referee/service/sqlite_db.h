@@ -10,6 +10,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -42,6 +43,23 @@ class SqliteStatement {
   sqlite3_stmt* stmt_ = nullptr;
 };
 
+// A statement of SqliteDb's cache, lent for one use: rewound and its
+// bindings cleared when the handle goes (so no read stays open).
+class ScopedStatement {
+ public:
+  explicit ScopedStatement(SqliteStatement* statement)
+      : statement_(statement) {}
+  ~ScopedStatement() { statement_->Reset(); }
+  ScopedStatement(const ScopedStatement&) = delete;
+  ScopedStatement& operator=(const ScopedStatement&) = delete;
+
+  SqliteStatement* operator->() const { return statement_; }
+  SqliteStatement& operator*() const { return *statement_; }
+
+ private:
+  SqliteStatement* const statement_;
+};
+
 class SqliteDb {
  public:
   // Opens the database at `path` (created with `mode` if missing; the mode
@@ -55,6 +73,9 @@ class SqliteDb {
   ~SqliteDb();
 
   sqlite3* get() const { return db_; }
+  // The statement for `sql`, prepared once and kept: for the statements a
+  // hot path runs again and again. Check ok() as for a new one.
+  ScopedStatement Prepared(const std::string& sql);
   absl::Status Exec(const std::string& sql);
   // BEGIN IMMEDIATE.
   absl::Status Begin();
@@ -70,6 +91,7 @@ class SqliteDb {
 
   sqlite3* const db_;
   const std::string what_;
+  std::map<std::string, std::unique_ptr<SqliteStatement>> prepared_;
 };
 
 }  // namespace pyramid

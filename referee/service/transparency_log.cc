@@ -157,16 +157,15 @@ absl::Status TransparencyLog::AppendAll(
 absl::StatusOr<TlogLeaf> TransparencyLog::AppendLocked(
     const std::string& match_id, const Digest& log_sha256) {
   // Already there?
-  SqliteStatement existing(
-      db_->get(),
+  ScopedStatement existing = db_->Prepared(
       "SELECT idx, match_id, log_sha256 FROM leaves "
       "WHERE match_id = ? OR log_sha256 = ?;");
-  if (!existing.ok()) return db_->Error("append");
-  existing.Text(1, match_id).Blob(2, AsView(log_sha256));
-  if (const int rc = existing.Step(); rc == SQLITE_ROW) {
-    TlogLeaf leaf{static_cast<uint64_t>(existing.ColumnInt(0)),
-                  existing.ColumnBytes(1), {}};
-    ToDigest(existing.ColumnBytes(2), &leaf.log_sha256);
+  if (!existing->ok()) return db_->Error("append");
+  existing->Text(1, match_id).Blob(2, AsView(log_sha256));
+  if (const int rc = existing->Step(); rc == SQLITE_ROW) {
+    TlogLeaf leaf{static_cast<uint64_t>(existing->ColumnInt(0)),
+                  existing->ColumnBytes(1), {}};
+    ToDigest(existing->ColumnBytes(2), &leaf.log_sha256);
     if (leaf.match_id == match_id && leaf.log_sha256 == log_sha256) {
       return leaf;
     }
@@ -181,11 +180,11 @@ absl::StatusOr<TlogLeaf> TransparencyLog::AppendLocked(
     return db_->Error("append");
   }
   const uint64_t index = size_;
-  SqliteStatement insert(db_->get(),
-                         "INSERT INTO leaves (idx, match_id, log_sha256, "
-                         "appended_unix_ms) VALUES (?, ?, ?, ?);");
-  if (!insert.ok() ||
-      insert.Int(1, static_cast<int64_t>(index))
+  ScopedStatement insert =
+      db_->Prepared("INSERT INTO leaves (idx, match_id, log_sha256, "
+                    "appended_unix_ms) VALUES (?, ?, ?, ?);");
+  if (!insert->ok() ||
+      insert->Int(1, static_cast<int64_t>(index))
               .Text(2, match_id)
               .Blob(3, AsView(log_sha256))
               .Int(4, absl::ToUnixMillis(absl::Now()))
@@ -209,13 +208,13 @@ absl::StatusOr<TlogLeaf> TransparencyLog::AppendLocked(
 }
 
 absl::StatusOr<Digest> TransparencyLog::Node(int level, uint64_t index) const {
-  SqliteStatement select(db_->get(),
-                         "SELECT hash FROM nodes WHERE level = ? AND idx = ?;");
+  ScopedStatement select =
+      db_->Prepared("SELECT hash FROM nodes WHERE level = ? AND idx = ?;");
   Digest hash{};
-  if (!select.ok() ||
-      select.Int(1, level).Int(2, static_cast<int64_t>(index)).Step() !=
+  if (!select->ok() ||
+      select->Int(1, level).Int(2, static_cast<int64_t>(index)).Step() !=
           SQLITE_ROW ||
-      !ToDigest(select.ColumnBytes(0), &hash)) {
+      !ToDigest(select->ColumnBytes(0), &hash)) {
     return absl::DataLossError(absl::StrCat(
         "transparency log: the tree node at level ", level, " index ", index,
         " is missing or damaged"));
@@ -225,9 +224,9 @@ absl::StatusOr<Digest> TransparencyLog::Node(int level, uint64_t index) const {
 
 absl::Status TransparencyLog::PutNode(int level, uint64_t index,
                                       const Digest& hash) {
-  SqliteStatement insert(
-      db_->get(), "INSERT INTO nodes (level, idx, hash) VALUES (?, ?, ?);");
-  if (!insert.ok() || insert.Int(1, level)
+  ScopedStatement insert =
+      db_->Prepared("INSERT INTO nodes (level, idx, hash) VALUES (?, ?, ?);");
+  if (!insert->ok() || insert->Int(1, level)
                               .Int(2, static_cast<int64_t>(index))
                               .Blob(3, AsView(hash))
                               .Step() != SQLITE_DONE) {
@@ -259,22 +258,20 @@ bool TransparencyLog::Contains(const std::string& match_id) const {
 
 absl::StatusOr<TlogLeaf> TransparencyLog::LeafWhere(const char* sql,
                                                     std::string_view key) const {
-  SqliteStatement select(
-      db_->get(), absl::StrCat("SELECT idx, match_id, log_sha256 FROM leaves "
-                               "WHERE ", sql, ";")
-                      .c_str());
-  if (!select.ok()) return db_->Error("find");
+  ScopedStatement select = db_->Prepared(absl::StrCat(
+      "SELECT idx, match_id, log_sha256 FROM leaves WHERE ", sql, ";"));
+  if (!select->ok()) return db_->Error("find");
   if (std::string_view(sql).find("log_sha256") != std::string_view::npos) {
-    select.Blob(1, key);
+    select->Blob(1, key);
   } else {
-    select.Text(1, key);
+    select->Text(1, key);
   }
-  const int rc = select.Step();
+  const int rc = select->Step();
   if (rc == SQLITE_DONE) return absl::NotFoundError("not in the tree");
   if (rc != SQLITE_ROW) return db_->Error("find");
-  TlogLeaf leaf{static_cast<uint64_t>(select.ColumnInt(0)),
-                select.ColumnBytes(1), {}};
-  if (!ToDigest(select.ColumnBytes(2), &leaf.log_sha256)) {
+  TlogLeaf leaf{static_cast<uint64_t>(select->ColumnInt(0)),
+                select->ColumnBytes(1), {}};
+  if (!ToDigest(select->ColumnBytes(2), &leaf.log_sha256)) {
     return absl::DataLossError("transparency log: a leaf hash is damaged");
   }
   return leaf;

@@ -27,6 +27,7 @@ th { background: #f2f2f2; }
 .name { text-align: left; }
 .self { background: #eee; }
 .bad { color: #b00; }
+.verdict { white-space: pre-line; }
 code { font-size: 0.9em; }
 svg { max-width: 100%; height: auto; }
 svg text { font: 12px sans-serif; fill: #222; }
@@ -122,6 +123,26 @@ void AppendSummary(const v1::TournamentResults& results, std::string& out) {
       "</td></tr>\n<tr><th class=\"name\">Referee public key</th><td "
       "class=\"name\"><code>",
       Escape(results.referee_public_key()), "</code></td></tr>\n</table>\n");
+}
+
+// The transparency evidence: the verdict of `replay verify-tournament` on
+// the output directory and the signed checkpoint it checked against.
+void AppendTransparency(const v1::TournamentResults& results,
+                        std::string& out) {
+  if (results.checkpoint().empty() &&
+      results.transparency_verdict().empty()) {
+    return;
+  }
+  const bool complete = results.transparency_problems() == 0;
+  absl::StrAppend(
+      &out, "<h2>Transparency</h2>\n<p class=\"verdict", complete ? "" : " bad",
+      "\">", complete ? "Complete: " : "PROBLEMS: ",
+      Escape(results.transparency_verdict()),
+      "</p>\n<p>Every log is in the referee's transparency log; each has an "
+      "inclusion proof in <code>proofs/</code> against this signed "
+      "checkpoint. Check the directory with <code>replay verify-tournament "
+      "DIR</code>.</p>\n<pre>",
+      Escape(results.checkpoint()), "</pre>\n");
 }
 
 void AppendStandings(const v1::TournamentResults& results, std::string& out) {
@@ -411,6 +432,7 @@ std::string RenderHtmlReport(const v1::TournamentResults& results) {
   std::string out;
   AppendHeader(results, out);
   AppendSummary(results, out);
+  AppendTransparency(results, out);
   AppendStandings(results, out);
   AppendCrosstable(results, out);
   AppendRatingChart(results, out);

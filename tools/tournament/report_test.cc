@@ -209,6 +209,27 @@ TEST(ReportTest, ShowsGameOptionsAndSprt) {
               HasSubstr("options: <code>red: true</code>"));
 }
 
+TEST(ReportTest, ShowsTheCheckpointAndTheTransparencyVerdict) {
+  v1::TournamentResults results = SmallResults();
+  EXPECT_THAT(RenderHtmlReport(results), Not(HasSubstr("Transparency")));
+  results.set_checkpoint(
+      "pyramid-referee/0123456789abcdef\n4\nAAAA<x>=\n\n\u2014 sig\n");
+  results.set_transparency_verdict(
+      "4 matches, all included in checkpoint 4 abcd");
+  std::string html = RenderHtmlReport(results);
+  EXPECT_THAT(html, HasSubstr("<h2>Transparency</h2>"));
+  EXPECT_THAT(html, HasSubstr(
+      "<p class=\"verdict\">Complete: 4 matches, all included in checkpoint 4 "
+      "abcd</p>"));
+  EXPECT_THAT(html, HasSubstr(
+      "<pre>pyramid-referee/0123456789abcdef\n4\nAAAA&lt;x&gt;=\n"));
+  results.set_transparency_verdict("3 matches\nmatch 2 (x/r/2) is missing");
+  results.set_transparency_problems(1);
+  html = RenderHtmlReport(results);
+  EXPECT_THAT(html, HasSubstr("<p class=\"verdict bad\">PROBLEMS: 3 matches"));
+  EXPECT_THAT(html, HasSubstr("is missing"));
+}
+
 TEST(ReportTest, IsDeterministic) {
   EXPECT_EQ(RenderHtmlReport(SmallResults()), RenderHtmlReport(SmallResults()));
 }
