@@ -1,6 +1,6 @@
 // replay: verify, show or export match logs; check transparency-log proofs.
 //
-//   replay verify [--key HEX|FILE] [--allow-unsealed]
+//   replay verify [--key HEX|FILE] [--allow-unsealed] [--level full|chain]
 //                 [--inclusion FILE.tlog-proof] LOG...
 //   replay consistency [--key HEX|FILE | --tlog_key VKEY|FILE]
 //                      OLD_CHECKPOINT NEW_CHECKPOINT PROOF
@@ -11,7 +11,10 @@
 // Exit status: 0 genuine (consistent; the directory checks out); 1 not
 // genuine (or an unsealed prefix without --allow-unsealed, an inclusion or
 // consistency proof that fails, a tournament directory with problems);
-// 2 usage or I/O error. With several logs, one line each and the worst.
+// 2 usage or I/O error. With several logs, one line each (in the order
+// given) and the worst status of them all. --level=chain checks the
+// framing, encoding, hash chain and signatures without replaying the rules
+// (docs/log-format.md, "Verification levels").
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
@@ -39,7 +42,7 @@ constexpr int kUsage = 2;
 int Usage() {
   std::cerr << "usage:\n"
                "  replay verify [--key HEX|FILE] [--allow-unsealed] "
-               "[--inclusion FILE.tlog-proof] LOG...\n"
+               "[--level full|chain] [--inclusion FILE.tlog-proof] LOG...\n"
                "  replay consistency [--key HEX|FILE | --tlog_key VKEY|FILE] "
                "OLD_CHECKPOINT NEW_CHECKPOINT PROOF\n"
                "  replay verify-tournament [--key HEX|FILE | --tlog_key VKEY|FILE] "
@@ -54,6 +57,7 @@ struct Flags {
   std::string key;         // --key, raw 32 bytes.
   std::string tlog_key;    // --tlog_key: a note verifier key.
   std::string inclusion;   // --inclusion: a tlog-proof file.
+  VerifyOptions::Level level = VerifyOptions::Level::kFull;  // --level.
   bool allow_unsealed = false;
   std::vector<std::string> operands;
 };
@@ -76,7 +80,8 @@ std::optional<Flags> ParseArgs(const std::vector<std::string>& args) {
     if (const size_t eq = arg.find('='); eq != std::string::npos) {
       value = arg.substr(eq + 1);
       arg = arg.substr(0, eq);
-    } else if (arg == "--key" || arg == "--tlog_key" || arg == "--inclusion") {
+    } else if (arg == "--key" || arg == "--tlog_key" || arg == "--inclusion" ||
+               arg == "--level") {
       if (++i == args.size()) {
         std::cerr << arg << " needs a value\n";
         return std::nullopt;
@@ -107,6 +112,15 @@ std::optional<Flags> ParseArgs(const std::vector<std::string>& args) {
       flags.tlog_key = value;
     } else if (arg == "--inclusion") {
       flags.inclusion = value;
+    } else if (arg == "--level") {
+      if (value == "full") {
+        flags.level = VerifyOptions::Level::kFull;
+      } else if (value == "chain") {
+        flags.level = VerifyOptions::Level::kChain;
+      } else {
+        std::cerr << "--level: full or chain, not \"" << value << "\"\n";
+        return std::nullopt;
+      }
     } else {
       std::cerr << "unknown flag " << arg << "\n";
       return std::nullopt;
@@ -134,6 +148,13 @@ int VerifyOne(const std::string& path, const VerifyOptions& options,
       std::string ranks;
       for (const auto& seat : v.outcome.seats()) {
         absl::StrAppend(&ranks, ranks.empty() ? "" : " ", seat.rank());
+      }
+      if (options.level == VerifyOptions::Level::kChain) {
+        std::cout << path << ": genuine at chain level, rules not replayed ("
+                  << v.header.game().game() << ", " << v.records
+                  << " records, ranks as logged " << ranks << "; "
+                  << key_note << ")\n";
+        return kGenuine;
       }
       std::cout << path << ": genuine (" << v.header.game().game() << ", "
                 << v.records << " records, " << v.moves
@@ -184,6 +205,7 @@ int Verify(const std::vector<std::string>& args) {
   }
   VerifyOptions options;
   options.pinned_key = flags->key;
+  options.level = flags->level;
   int worst = kGenuine;
   for (const std::string& log : flags->operands) {
     Verdict verdict;

@@ -23,6 +23,17 @@ struct VerifyOptions {
   // Benchmarks only: skip Ed25519 verification (checkpoints, seal, seat
   // signatures) to time everything else.
   bool check_signatures = true;
+  // How much is checked (docs/log-format.md, "Verification levels").
+  //   kFull:  everything: the log is replayed under the game's rules.
+  //   kChain: the framing, canonical encoding, hash chain, the header's
+  //           game-independent fields (format version, sizes, pinned key),
+  //           checkpoint placement, the last signature, at most one
+  //           outcome, and a seal after it; no rule, commitment or seed is
+  //           checked, so the outcome is the one the log states, vouched for
+  //           by the referee's signature but not recomputed. For tools that
+  //           lack a game's rules; never the verdict on a result.
+  enum class Level { kFull, kChain };
+  Level level = Level::kFull;
 };
 
 struct Verdict {
@@ -43,7 +54,8 @@ struct Verdict {
   uint64_t moves = 0;           // Actions applied to the game (all seats).
   bool key_from_header = true;  // No key was pinned.
   referee::v1::Header header;   // As read (when record 0 parsed).
-  referee::v1::Outcome outcome; // The verified outcome (kGenuine only).
+  referee::v1::Outcome outcome; // The verified outcome (kGenuine only;
+                                // at Level::kChain the logged one).
 };
 
 // "genuine", "unsealed prefix" or "not genuine".

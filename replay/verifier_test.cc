@@ -133,6 +133,8 @@ struct Forge {
   // Move the checkpoints to where the writer would put them (after records
   // were added or removed). Only when re-signing.
   bool recheckpoint = true;
+  // Signs instead of the referee's key when set (with resign).
+  std::string (*sign)(std::string_view message) = nullptr;
 };
 
 // `records` with their checkpoints where a writer with `interval` puts them.
@@ -178,8 +180,10 @@ std::string Reframe(std::vector<v1::LogRecord> records, Forge how = {}) {
     if (signature != nullptr && how.resign) {
       signature->set_record_count(i);
       signature->set_chain_hash(std::string(AsView(chain)));
-      signature->set_signature(
-          key.Sign(LogSignatureMessage(match_id, i, AsView(chain))));
+      const std::string message =
+          LogSignatureMessage(match_id, i, AsView(chain));
+      signature->set_signature(how.sign ? how.sign(message)
+                                        : key.Sign(message));
     }
     const std::string body = Serialize(record);
     out += Varint(body.size()) + body;
@@ -1059,6 +1063,115 @@ TEST(VerifierTest, SkippingSignatureChecksStillReplays) {
   const Verdict v = VerifyLog(Reframe(records), options);
   EXPECT_EQ(v.kind, Kind::kNotGenuine);
   EXPECT_THAT(v.reason, HasSubstr("the outcome differs"));
+}
+
+// Ed25519 as libsodium checks it (docs/log-format.md, "Ed25519"): the
+// identity point as the referee key, in its canonical and a non-canonical
+// encoding, with the signature (R = identity, S = 0) that satisfies the
+// verification equation for it, and a signature whose S is not reduced
+// (S + L), are each refused, where a lax verifier would accept them.
+std::string IdentitySignature(std::string_view) {
+  std::string signature(64, '\0');
+  signature[0] = 0x01;  // R: the identity point (y = 1).
+  return signature;
+}
+
+TEST(VerifierTest, TheIdentityPointAsRefereeKeyIsRefused) {
+  std::string identity(32, '\0');
+  identity[0] = 0x01;
+  // y = p + 1 (2^255 - 18): the identity again, not reduced.
+  std::string non_canonical(32, '\xff');
+  non_canonical[0] = '\xee';
+  non_canonical[31] = '\x7f';
+  for (const std::string& key : {identity, non_canonical}) {
+    std::vector<v1::LogRecord> records =
+        ParseLog(PlayRandomMatch(MatchSetup{}, 8).log);
+    records[0].mutable_header()->set_referee_public_key(key);
+    const Verdict v = VerifyLog(
+        Reframe(records, {.sign = IdentitySignature}), VerifyOptions{});
+    EXPECT_EQ(v.kind, Kind::kNotGenuine) << Describe(v);
+    EXPECT_THAT(v.reason, HasSubstr("referee signature does not verify"));
+  }
+}
+
+TEST(VerifierTest, ASignatureWithAnUnreducedSIsRefused) {
+  const std::string log = PlayRandomMatch(MatchSetup{}, 9).log;
+  ASSERT_EQ(Verify(log).kind, Kind::kGenuine);
+  std::vector<v1::LogRecord> records = ParseLog(log);
+  std::string& signature = *records.back().mutable_seal()->mutable_signature();
+  // S += L, little-endian (L = 2^252 + 27742317777372353535851937790883648493).
+  static constexpr uint8_t kL[32] = {
+      0xed, 0xd3, 0xf5, 0x5c, 0x1a, 0x63, 0x12, 0x58, 0xd6, 0x9c, 0xf7,
+      0xa2, 0xde, 0xf9, 0xde, 0x14, 0,    0,    0,    0,    0,    0,
+      0,    0,    0,    0,    0,    0,    0,    0,    0,    0x10};
+  unsigned carry = 0;
+  for (int i = 0; i < 32; ++i) {
+    const unsigned sum = static_cast<uint8_t>(signature[32 + i]) + kL[i] + carry;
+    signature[32 + i] = static_cast<char>(sum & 0xff);
+    carry = sum >> 8;
+  }
+  ASSERT_EQ(carry, 0u);  // S < L < 2^253: S + L fits in 32 bytes.
+  ExpectRejected(Verify(Reframe(records, {.rechain = true, .resign = false,
+                                          .recheckpoint = false})),
+                 static_cast<int>(records.size()) - 1,
+                 "referee signature does not verify");
+}
+
+// Level::kChain: signatures and chain, no rules.
+Verdict VerifyChain(std::string_view log) {
+  VerifyOptions options;
+  options.pinned_key = RefereeKey().public_key();
+  options.level = VerifyOptions::Level::kChain;
+  return VerifyLog(log, options);
+}
+
+TEST(VerifierTest, ChainLevelAcceptsAGenuineLogWithItsLoggedOutcome) {
+  const PlayedMatch played = PlayRandomMatch(MatchSetup{}, 5);
+  const Verdict v = VerifyChain(played.log);
+  ASSERT_EQ(v.kind, Kind::kGenuine) << Describe(v);
+  EXPECT_TRUE(SameMessage(v.outcome, played.outcome));
+  EXPECT_EQ(v.moves, 0u);  // Nothing replayed.
+}
+
+TEST(VerifierTest, ChainLevelTakesARuleBreakingButSignedLogThatFullRefuses) {
+  // A referee that signs a made-up outcome: only the replay can tell.
+  std::vector<v1::LogRecord> records =
+      ParseLog(PlayRandomMatch(MatchSetup{}, 6).log);
+  const int outcome = FindIn(records, v1::LogRecord::kOutcome);
+  records[outcome].mutable_outcome()->mutable_seats(0)->set_score(99);
+  const std::string forged = Reframe(records);
+  const Verdict chain = VerifyChain(forged);
+  ASSERT_EQ(chain.kind, Kind::kGenuine) << Describe(chain);
+  EXPECT_EQ(chain.outcome.seats(0).score(), 99);
+  ExpectRejected(Verify(forged), outcome, "the outcome differs");
+  // A game this verifier lacks still checks at chain level.
+  records[0].mutable_header()->mutable_game()->set_game("tic_tac_toe");
+  EXPECT_EQ(VerifyChain(Reframe(records)).kind, Kind::kGenuine);
+}
+
+TEST(VerifierTest, ChainLevelRefusesWhatNoSignatureVouchesFor) {
+  const std::string log = PlayRandomMatch(MatchSetup{}, 7).log;
+  std::vector<v1::LogRecord> records = ParseLog(log);
+  // An edited record breaks the hash chain.
+  std::string edited = log;
+  edited[edited.size() / 2] ^= 0x01;
+  EXPECT_EQ(VerifyChain(edited).kind, Kind::kNotGenuine);
+  // Re-chained without re-signing, the seal no longer verifies.
+  const int outcome = FindIn(records, v1::LogRecord::kOutcome);
+  records[outcome].mutable_outcome()->mutable_seats(0)->set_score(99);
+  const Verdict unsigned_edit = VerifyChain(
+      Reframe(records, {.rechain = true, .resign = false,
+                        .recheckpoint = false}));
+  EXPECT_EQ(unsigned_edit.kind, Kind::kNotGenuine) << Describe(unsigned_edit);
+  // A second outcome, and a record after the outcome, are refused.
+  std::vector<v1::LogRecord> twice = ParseLog(log);
+  twice.insert(twice.begin() + outcome + 1, twice[outcome]);
+  ExpectRejectedBecause(VerifyChain(Reframe(twice)), "a second outcome");
+  std::vector<v1::LogRecord> after = ParseLog(log);
+  after.insert(after.begin() + outcome + 1,
+               after[FindIn(after, v1::LogRecord::kCommit)]);
+  ExpectRejectedBecause(VerifyChain(Reframe(after)),
+                        "a record after the outcome");
 }
 
 // ---------------------------------------------------------------------------

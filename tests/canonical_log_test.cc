@@ -160,6 +160,19 @@ TEST_F(CanonicalLogTest, NonMinimalVarintsAreRejected) {
       kEncoding);
 }
 
+TEST_F(CanonicalLogTest, AStrayEndGroupTagIsAParseError) {
+  // Wire type 4 (end group) with no group open: in the record, inside the
+  // seal, and as the whole record.
+  for (const std::string& record :
+       {Record(absl::StrCat(RecordCount(), ChainHash(), Signature()),
+               Field(20, 4)),
+        Record(absl::StrCat(RecordCount(), ChainHash(), Signature(),
+                            Field(3, 4))),
+        Field(1, 4)}) {
+    ExpectRejected(WithSeal(record), "not a LogRecord message");
+  }
+}
+
 TEST_F(CanonicalLogTest, NonMinimalLengthPrefixOfTheSealIsCorrupt) {
   const std::string record = Canonical();
   ASSERT_LT(record.size(), 1u << 14);

@@ -91,6 +91,30 @@ TEST(MerkleTest, ReproducesTheReferenceConsistencyProofs) {
   EXPECT_TRUE(ConsistencyProof(8, 8, Source(tree)).empty());
 }
 
+// The vectors of docs/transparency-log.md: the first 7 reference leaves.
+TEST(MerkleTest, ReproducesTheDocumentedSevenLeafVectors) {
+  const MemoryTree tree = ReferenceTree(7);
+  EXPECT_EQ(Hex(tree.Root()), kRoots[6]);
+  const std::vector<Digest> inclusion = InclusionProof(5, 7, Source(tree));
+  EXPECT_EQ(Hexes(inclusion),
+            (std::vector<std::string>{
+                "bc1a0643b12e4d2d7c77918f44e0f4f79a838b6cf9ec5b5c283e1f4d88599e6b",
+                "b08693ec2e721597130641e8211e7eedccb4c26413963eee6c1e2ed16ffb1a5f",
+                "d37ee418976dd95753c1c73862b9398fa2a2cf9b4ff0fdfe8b30cd95209614b7"}));
+  EXPECT_TRUE(VerifyInclusion(5, 7, LeafHash(*FromHex(kLeaves[5])), inclusion,
+                              tree.Root()));
+  // Certificate Transparency's reference proof for 3 -> 7.
+  const std::vector<Digest> consistency = ConsistencyProof(3, 7, Source(tree));
+  EXPECT_EQ(Hexes(consistency),
+            (std::vector<std::string>{
+                "0298d122906dcfc10892cb53a73992fc5b9f493ea4c9badb27b791b4127a7fe7",
+                "07506a85fd9dd2f120eb694f86011e5bb4662e5c415a62917033d4a9624487e7",
+                "fac54203e7cc696cf0dfcb42c92a1d9dbaf70ad9e621f4bd8d98662f00e3c125",
+                "837dbb152e9b079010717e84e865da4ebc0fa198a806d59d31bf15accef22d0e"}));
+  EXPECT_TRUE(VerifyConsistency(3, 7, ReferenceTree(3).Root(), tree.Root(),
+                                consistency));
+}
+
 // A tree of `size` leaves "leaf 0", "leaf 1", ...
 MemoryTree NumberedTree(int size) {
   MemoryTree tree;
