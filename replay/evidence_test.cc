@@ -92,6 +92,40 @@ TEST(EvidenceTest, AnInclusionProofVouchesForNoOtherLogMatchOrKey) {
   EXPECT_FALSE(CheckInclusion(Log(), kMatch, proof, VerifierKey()).ok());
 }
 
+// Every single-bit change anywhere in a tlog-proof file (index, proof
+// hashes, the checkpoint's origin, size and root, its signature) fails.
+TEST(EvidenceTest, NoSingleBitChangeOfAnInclusionProofFileHolds) {
+  const std::string log = Log();
+  const std::string proof = Proof();
+  ASSERT_TRUE(CheckInclusion(log, kMatch, proof, VerifierKey()).ok());
+  for (size_t i = 0; i < proof.size(); ++i) {
+    for (int bit = 0; bit < 8; ++bit) {
+      std::string changed = proof;
+      changed[i] = static_cast<char>(changed[i] ^ (1 << bit));
+      EXPECT_FALSE(CheckInclusion(log, kMatch, changed, VerifierKey()).ok())
+          << "byte " << i << " bit " << bit;
+    }
+  }
+}
+
+TEST(EvidenceTest, NoSingleBitChangeOfAConsistencyProofOrCheckpointHolds) {
+  std::string files[3] = {Read("checkpoint-3"), Read("example/checkpoint"),
+                          Read("consistency-3-6")};
+  ASSERT_TRUE(
+      CheckConsistency(files[0], files[1], files[2], VerifierKey()).ok());
+  for (std::string& file : files) {
+    for (size_t i = 0; i < file.size(); ++i) {
+      for (int bit = 0; bit < 8; ++bit) {
+        file[i] = static_cast<char>(file[i] ^ (1 << bit));
+        EXPECT_FALSE(
+            CheckConsistency(files[0], files[1], files[2], VerifierKey()).ok())
+            << "byte " << i << " bit " << bit;
+        file[i] = static_cast<char>(file[i] ^ (1 << bit));
+      }
+    }
+  }
+}
+
 TEST(EvidenceTest, TheExampleConsistencyProofHoldsOneWayOnly) {
   const std::string old_note = Read("checkpoint-3");
   const std::string new_note = Read("example/checkpoint");

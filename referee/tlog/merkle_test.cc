@@ -212,6 +212,29 @@ TEST(MerkleTest, EveryConsistencyProofUpTo64LeavesVerifiesAndNoBitFlipDoes) {
   EXPECT_FALSE(VerifyConsistency(5, 4, roots[5], roots[4], {}));
 }
 
+// An inclusion proof binds its leaf's index: with any bit of the index
+// changed, no proof of trees up to 64 leaves verifies. (The tree size is not
+// bound by the proof alone: the same hashes prove leaf 0 of 5 and of 7
+// against the same root. It is bound by the signed checkpoint that names
+// size and root together; evidence_test flips every bit of a tlog-proof,
+// size and signature included.)
+TEST(MerkleTest, NoInclusionProofVerifiesWithABitOfItsIndexChanged) {
+  const MemoryTree full = NumberedTree(64);
+  for (uint64_t size = 1; size <= 64; ++size) {
+    const Digest root = NumberedTree(static_cast<int>(size)).Root();
+    for (uint64_t index = 0; index < size; ++index) {
+      const Digest leaf = LeafHash("leaf " + std::to_string(index));
+      const std::vector<Digest> proof =
+          InclusionProof(index, size, Source(full));
+      for (int bit = 0; bit < 64; ++bit) {
+        EXPECT_FALSE(VerifyInclusion(index ^ (uint64_t{1} << bit), size, leaf,
+                                     proof, root))
+            << index << " of " << size << ", index bit " << bit;
+      }
+    }
+  }
+}
+
 TEST(MerkleTest, MemoryTreeAgreesWithRangeHashesOfItsPrefixes) {
   const MemoryTree tree = NumberedTree(37);
   for (uint64_t size = 1; size <= 37; ++size) {
