@@ -8,7 +8,6 @@
 #include <fstream>
 #include <map>
 #include <memory>
-#include <regex>
 #include <set>
 #include <thread>
 #include <utility>
@@ -36,6 +35,7 @@
 #include "tools/tournament/schedule.h"
 #include "tools/tournament/sprt.h"
 #include "tools/tournament/standings.h"
+#include "tools/tournament/tournament_file.h"
 
 namespace pyramid {
 namespace {
@@ -144,59 +144,9 @@ class Runner {
  private:
   // Defaults, validation, and the fixed part of the schedule.
   absl::Status Prepare() {
-    if (t_.name().empty()) t_.set_name("tournament");
-    absl::StatusOr<std::unique_ptr<Game>> game = MakeGame(t_.game());
-    if (!game.ok()) return absl::InvalidArgumentError(game.status().message());
-    if (t_.seats() == 0) t_.set_seats((*game)->min_seats());
-    if (static_cast<int>(t_.seats()) < (*game)->min_seats() ||
-        static_cast<int>(t_.seats()) > (*game)->max_seats()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          t_.game().game(), " takes ", (*game)->min_seats(), " to ",
-          (*game)->max_seats(), " seats"));
-    }
-    if (t_.rounds() == 0) t_.set_rounds(1);
-    if (t_.concurrency() == 0) t_.set_concurrency(8);
-    if (t_.clocks().commit_timeout_ms() == 0 &&
-        t_.clocks().reveal_timeout_ms() == 0) {
-      t_.mutable_clocks()->set_commit_timeout_ms(5000);
-      t_.mutable_clocks()->set_reveal_timeout_ms(5000);
-    }
-    if (absl::Status s = ValidateClockSettings(t_.clocks()); !s.ok()) return s;
-    if (t_.output_dir().empty()) t_.set_output_dir("out/" + t_.name());
-    const std::regex name_pattern("[A-Za-z0-9._-]+");
-    std::map<std::string, int> seen;
-    for (const v1::TournamentBot& bot : t_.bots()) {
-      if (!std::regex_match(bot.name(), name_pattern)) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("bad bot name \"", bot.name(), "\""));
-      }
-      if (seen[bot.name()]++ > 0) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("two bots are named ", bot.name()));
-      }
-      if (bot.command().empty()) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("bot ", bot.name(), " has no command"));
-      }
-      names_.push_back(bot.name());
-    }
-    if (t_.has_sprt()) {
-      if (t_.bots_size() != 2 || t_.seats() != 2 ||
-          (t_.format() != v1::ROUND_ROBIN &&
-           t_.format() != v1::TOURNAMENT_FORMAT_UNSPECIFIED)) {
-        return absl::InvalidArgumentError(
-            "an SPRT needs exactly 2 bots, 2 seats and the round-robin "
-            "format");
-      }
-      if (absl::Status s = ValidateSprt(t_.sprt()); !s.ok()) return s;
-    }
+    if (absl::Status s = NormalizeTournament(t_); !s.ok()) return s;
+    for (const v1::TournamentBot& bot : t_.bots()) names_.push_back(bot.name());
     if (t_.format() == v1::SWISS) {
-      if (t_.seats() != 2) {
-        return absl::InvalidArgumentError("Swiss pairs two seats per match");
-      }
-      if (t_.bots_size() < 2) {
-        return absl::InvalidArgumentError("Swiss needs at least 2 bots");
-      }
       swiss_per_round_ = t_.bots_size() / 2 * 2;
       scheduled_ = swiss_per_round_ * t_.rounds();
       return absl::OkStatus();

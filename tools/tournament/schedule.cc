@@ -223,6 +223,22 @@ absl::StatusOr<std::vector<ScheduledMatch>> MakeSchedule(
         " are entered"));
   }
   if (rounds < 1) return absl::InvalidArgumentError("rounds must be >= 1");
+  // The number of matches, before enumerating them: C(free bots, free
+  // seats) tables, each in `seats` rotations, each round.
+  const int free_bots = format == v1::GAUNTLET ? num_bots - 1 : num_bots;
+  const int free_seats = format == v1::GAUNTLET ? seats - 1 : seats;
+  uint64_t count = 1;
+  for (int k = 1; k <= free_seats && count <= kMaxScheduledMatches; ++k) {
+    count = count * static_cast<uint64_t>(free_bots - free_seats + k) / k;
+  }
+  count *= static_cast<uint64_t>(seats);
+  if (count > kMaxScheduledMatches ||
+      count * static_cast<uint64_t>(rounds) > kMaxScheduledMatches) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the schedule would hold more than ", kMaxScheduledMatches,
+        " matches (", num_bots, " bots, ", seats, " seats, ", rounds,
+        " rounds)"));
+  }
   std::vector<std::vector<int>> tables;
   std::vector<int> prefix;
   if (format == v1::GAUNTLET) {

@@ -12,6 +12,9 @@
 
 namespace pyramid {
 
+// The most matches one tournament schedules.
+inline constexpr uint64_t kMaxScheduledMatches = 10000000;
+
 struct ScheduledMatch {
   uint32_t index = 0;
   std::vector<int> bots;  // Seat i is played by bots[i] (a bot index).
@@ -23,7 +26,9 @@ struct ScheduledMatch {
 // 0 meets each other bot equally often) and takes every seat position
 // equally often. The order of play is shuffled with `seed`; indices follow
 // that order. SWISS is an error: its rounds depend on earlier results and
-// are paired one at a time by PairSwissRound.
+// are paired one at a time by PairSwissRound. A schedule of more than
+// kMaxScheduledMatches matches is INVALID_ARGUMENT (checked before any is
+// listed).
 absl::StatusOr<std::vector<ScheduledMatch>> MakeSchedule(
     referee::v1::TournamentFormat format, int num_bots, int seats,
     int rounds, uint64_t seed);

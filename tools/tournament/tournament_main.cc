@@ -34,6 +34,7 @@
 #include "referee/cli/flags.h"
 #include "referee/core/log_sink.h"
 #include "tools/tournament/runner.h"
+#include "tools/tournament/tournament_file.h"
 #include "tools/tournament/standings.h"
 
 ABSL_FLAG(int, concurrency, 0, "Matches in flight at once (overrides).");
@@ -84,12 +85,13 @@ int Main(const std::string& path) {
     std::cerr << "tournament: " << text.status().message() << "\n";
     return 2;
   }
-  v1::Tournament tournament;
-  if (!google::protobuf::TextFormat::ParseFromString(*text, &tournament)) {
-    std::cerr << "tournament: " << path << " is not a Tournament in text "
-              << "format\n";
+  absl::StatusOr<v1::Tournament> parsed = ParseTournamentFile(*text);
+  if (!parsed.ok()) {
+    std::cerr << "tournament: " << path << ": " << parsed.status().message()
+              << "\n";
     return 2;
   }
+  v1::Tournament& tournament = *parsed;
   if (absl::GetFlag(FLAGS_concurrency) > 0) {
     tournament.set_concurrency(absl::GetFlag(FLAGS_concurrency));
   }

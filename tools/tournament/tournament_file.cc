@@ -1,0 +1,136 @@
+#include "tools/tournament/tournament_file.h"
+
+#include <map>
+#include <memory>
+#include <string>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "google/protobuf/io/tokenizer.h"
+#include "google/protobuf/text_format.h"
+#include "referee/core/clock_settings.h"
+#include "referee/games/registry.h"
+#include "tools/tournament/sprt.h"
+
+namespace pyramid {
+namespace {
+
+namespace v1 = ::pyramid::referee::v1;
+
+// Names of the tournament and its bots: they become file names and part of
+// every match label (NAME/RUN_ID/INDEX, at most 128 bytes).
+constexpr size_t kMaxNameBytes = 64;
+
+bool IsName(const std::string& name) {
+  if (name.empty() || name.size() > kMaxNameBytes) return false;
+  if (name == "." || name == "..") return false;
+  for (char c : name) {
+    if (!absl::ascii_isalnum(static_cast<unsigned char>(c)) && c != '.' &&
+        c != '_' && c != '-') {
+      return false;
+    }
+  }
+  return true;
+}
+
+// Keeps the first error the text format parser reports.
+class FirstError final : public google::protobuf::io::ErrorCollector {
+ public:
+  void AddError(int line, google::protobuf::io::ColumnNumber column,
+                const std::string& message) override {
+    if (error_.empty()) {
+      error_ = absl::StrCat("line ", line + 1, " column ", column + 1, ": ",
+                            message);
+    }
+  }
+  const std::string& error() const { return error_; }
+
+ private:
+  std::string error_;
+};
+
+}  // namespace
+
+absl::StatusOr<v1::Tournament> ParseTournamentFile(std::string_view text) {
+  v1::Tournament tournament;
+  FirstError errors;
+  google::protobuf::TextFormat::Parser parser;
+  parser.RecordErrorsTo(&errors);
+  if (!parser.ParseFromString(std::string(text), &tournament)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "not a Tournament in text format: ",
+        errors.error().empty() ? "unparseable" : errors.error()));
+  }
+  return tournament;
+}
+
+absl::Status NormalizeTournament(v1::Tournament& t) {
+  if (t.name().empty()) t.set_name("tournament");
+  if (!IsName(t.name())) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "name: \"", t.name(), "\" is not 1 to ", kMaxNameBytes,
+        " letters, digits, '.', '_' or '-'"));
+  }
+  absl::StatusOr<std::unique_ptr<Game>> game = MakeGame(t.game());
+  if (!game.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("game: ", game.status().message()));
+  }
+  if (t.seats() == 0) t.set_seats((*game)->min_seats());
+  if (t.seats() < static_cast<uint32_t>((*game)->min_seats()) ||
+      t.seats() > static_cast<uint32_t>((*game)->max_seats())) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "seats: ", t.game().game(), " takes ", (*game)->min_seats(), " to ",
+        (*game)->max_seats(), " seats, not ", t.seats()));
+  }
+  if (t.rounds() == 0) t.set_rounds(1);
+  if (t.concurrency() == 0) t.set_concurrency(8);
+  if (t.clocks().commit_timeout_ms() == 0 &&
+      t.clocks().reveal_timeout_ms() == 0) {
+    t.mutable_clocks()->set_commit_timeout_ms(5000);
+    t.mutable_clocks()->set_reveal_timeout_ms(5000);
+  }
+  if (absl::Status s = ValidateClockSettings(t.clocks()); !s.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("clocks: ", s.message()));
+  }
+  if (t.output_dir().empty()) t.set_output_dir("out/" + t.name());
+  std::map<std::string, int> seen;
+  for (const v1::TournamentBot& bot : t.bots()) {
+    if (!IsName(bot.name())) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "bots: bad bot name \"", bot.name(), "\" (1 to ", kMaxNameBytes,
+          " letters, digits, '.', '_' or '-')"));
+    }
+    if (seen[bot.name()]++ > 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("bots: two bots are named ", bot.name()));
+    }
+    if (bot.command().empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("bots: bot ", bot.name(), " has no command"));
+    }
+  }
+  if (t.has_sprt()) {
+    if (t.bots_size() != 2 || t.seats() != 2 ||
+        (t.format() != v1::ROUND_ROBIN &&
+         t.format() != v1::TOURNAMENT_FORMAT_UNSPECIFIED)) {
+      return absl::InvalidArgumentError(
+          "sprt: an SPRT needs exactly 2 bots, 2 seats and the round-robin "
+          "format");
+    }
+    if (absl::Status s = ValidateSprt(t.sprt()); !s.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat("sprt: ", s.message()));
+    }
+  }
+  if (t.format() == v1::SWISS) {
+    if (t.seats() != 2) {
+      return absl::InvalidArgumentError("format: Swiss pairs two seats per match");
+    }
+    if (t.bots_size() < 2) {
+      return absl::InvalidArgumentError("format: Swiss needs at least 2 bots");
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace pyramid
