@@ -29,11 +29,11 @@
 #include "referee/crypto/bytes.h"
 #include "referee/service/health_service.h"
 #include "referee/service/lobby.h"
+#include "referee/service/referee_service.h"
 #include "referee/service/registry.h"
+#include "referee/service/token.h"
 #include "referee/service/transparency_log.h"
 #include "referee/tlog/note.h"
-#include "referee/service/referee_service.h"
-#include "referee/service/token.h"
 
 ABSL_FLAG(std::string, listen, "127.0.0.1:50051",
           "Address to listen on (host:port; port 0 picks a free one).");
@@ -101,7 +101,8 @@ absl::StatusOr<std::pair<std::string, std::string>> AdminToken(
     path = (data_dir / "admin.token").string();
     if (!std::filesystem::exists(path)) {
       const MintedToken minted = MintToken();
-      if (absl::Status s = WriteSecretFile(path, minted.token + "\n"); !s.ok()) {
+      if (absl::Status s = WriteSecretFile(path, minted.token + "\n");
+          !s.ok()) {
         return s;
       }
     }
@@ -134,7 +135,8 @@ absl::StatusOr<FsyncPolicy> ParseFsync(const std::string& name) {
 
 void RaiseFileLimit() {
   rlimit limit;
-  if (getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < limit.rlim_max) {
+  if (getrlimit(RLIMIT_NOFILE, &limit) == 0 &&
+      limit.rlim_cur < limit.rlim_max) {
     limit.rlim_cur = limit.rlim_max;
     setrlimit(RLIMIT_NOFILE, &limit);
   }
@@ -200,17 +202,17 @@ int Main() {
       OpenSqliteRegistry((data_dir / "registry.sqlite3").string());
   if (!registry.ok()) return Fail(registry.status());
   options.registry = *std::move(registry);
-  const std::string origin = absl::GetFlag(FLAGS_tlog_origin).empty()
-                                 ? TransparencyLog::DefaultOrigin(
-                                       key->public_key())
-                                 : absl::GetFlag(FLAGS_tlog_origin);
+  const std::string origin =
+      absl::GetFlag(FLAGS_tlog_origin).empty()
+          ? TransparencyLog::DefaultOrigin(key->public_key())
+          : absl::GetFlag(FLAGS_tlog_origin);
   absl::StatusOr<std::unique_ptr<TransparencyLog>> tlog =
       TransparencyLog::Open((data_dir / "tlog.sqlite3").string(), *key, origin,
                             (data_dir / "checkpoint").string());
   if (!tlog.ok()) return Fail(tlog.status());
   const std::string verifier_key = tlog::FormatVerifierKey((*tlog)->verifier());
-  if (absl::Status s = WriteFileAtomically(
-          (data_dir / "tlog.vkey").string(), verifier_key + "\n");
+  if (absl::Status s = WriteFileAtomically((data_dir / "tlog.vkey").string(),
+                                           verifier_key + "\n");
       !s.ok()) {
     return Fail(s);
   }
@@ -275,8 +277,9 @@ int Main() {
             << " (" << recovered->finished << " ended, " << recovered->resumed
             << " resumed, " << recovered->broken << " unresumable matches, "
             << recovered->bots << " bots)\n"
-            << "  tlog:         " << (data_dir / "tlog.sqlite3").string() << " ("
-            << lobby.transparency_log()->size() << " sealed logs; checkpoints "
+            << "  tlog:         " << (data_dir / "tlog.sqlite3").string()
+            << " (" << lobby.transparency_log()->size()
+            << " sealed logs; checkpoints "
             << (data_dir / "checkpoint").string() << ", verifier key "
             << verifier_key << ")\n"
             << std::flush;

@@ -62,9 +62,9 @@ absl::StatusOr<Inclusion> CheckInclusion(std::string_view log,
   absl::StatusOr<tlog::TlogProof> proof = tlog::ParseTlogProof(proof_file);
   if (!proof.ok()) return proof.status();
   if (proof->extra != match_id) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "the proof is for match \"", proof->extra, "\", the log is match ",
-        std::string(match_id)));
+    return absl::InvalidArgumentError(
+        absl::StrCat("the proof is for match \"", proof->extra,
+                     "\", the log is match ", std::string(match_id)));
   }
   absl::StatusOr<tlog::Checkpoint> checkpoint =
       OpenCheckpointWith(proof->checkpoint, key);
@@ -105,10 +105,10 @@ absl::Status CheckConsistency(std::string_view old_note,
   if (!proof.ok()) return proof.status();
   if (proof->old_size != old_checkpoint->size ||
       proof->new_size != new_checkpoint->size) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "the proof is from size ", proof->old_size, " to ", proof->new_size,
-        "; the checkpoints are of sizes ", old_checkpoint->size, " and ",
-        new_checkpoint->size));
+    return absl::InvalidArgumentError(
+        absl::StrCat("the proof is from size ", proof->old_size, " to ",
+                     proof->new_size, "; the checkpoints are of sizes ",
+                     old_checkpoint->size, " and ", new_checkpoint->size));
   }
   if (!tlog::VerifyConsistency(old_checkpoint->size, new_checkpoint->size,
                                old_checkpoint->root, new_checkpoint->root,
@@ -130,10 +130,9 @@ TournamentVerdict CheckTournamentDirectory(const std::string& dir,
   auto finish = [&]() -> TournamentVerdict {
     verdict.summary =
         verdict.problems.empty()
-            ? absl::StrCat(verdict.matches,
-                           " matches, all included in checkpoint ",
-                           verdict.checkpoint.size, " ",
-                           RootHex(verdict.checkpoint))
+            ? absl::StrCat(
+                  verdict.matches, " matches, all included in checkpoint ",
+                  verdict.checkpoint.size, " ", RootHex(verdict.checkpoint))
             : absl::StrCat(verdict.problems.size(), " problem",
                            verdict.problems.size() == 1 ? "" : "s");
     return verdict;
@@ -153,8 +152,9 @@ TournamentVerdict CheckTournamentDirectory(const std::string& dir,
       break;
     }
     if (key.public_key.empty()) {
-      problem("no referee key: the directory holds no referee.key.pub or "
-              "referee.pub; pass --key");
+      problem(
+          "no referee key: the directory holds no referee.key.pub or "
+          "referee.pub; pass --key");
       return finish();
     }
   }
@@ -192,7 +192,8 @@ TournamentVerdict CheckTournamentDirectory(const std::string& dir,
     const v1::ScheduleEntry& entry = schedule.matches(i);
     if (entry.index() != static_cast<uint32_t>(i)) {
       problem(absl::StrCat("the schedule's entry ", i, " is numbered ",
-                           entry.index(), "; matches are numbered from 0 "
+                           entry.index(),
+                           "; matches are numbered from 0 "
                            "without a gap"));
     }
     const std::string label =
@@ -204,8 +205,8 @@ TournamentVerdict CheckTournamentDirectory(const std::string& dir,
   }
   for (const v1::ScheduleEntry& entry : schedule.matches()) {
     if (!by_label.emplace(entry.label(), &entry).second) {
-      problem(absl::StrCat("the schedule lists label ", entry.label(),
-                           " twice"));
+      problem(
+          absl::StrCat("the schedule lists label ", entry.label(), " twice"));
     }
   }
   // Every log.
@@ -235,9 +236,10 @@ TournamentVerdict CheckTournamentDirectory(const std::string& dir,
     }
     const Verdict v = VerifyLog(*bytes, options);
     if (v.kind == Verdict::Kind::kUnsealedPrefix) {
-      verdict.notes.push_back(absl::StrCat(
-          "logs/", name, ": unsealed prefix, not counted (a match cut short, "
-          "e.g. by an interrupted run)"));
+      verdict.notes.push_back(
+          absl::StrCat("logs/", name,
+                       ": unsealed prefix, not counted (a match cut short, "
+                       "e.g. by an interrupted run)"));
       continue;
     }
     if (v.kind != Verdict::Kind::kGenuine) {
@@ -257,13 +259,13 @@ TournamentVerdict CheckTournamentDirectory(const std::string& dir,
     if (!std::equal(seats.begin(), seats.end(),
                     scheduled->second->seats().begin(),
                     scheduled->second->seats().end())) {
-      problem(absl::StrCat("logs/", name, ": its seats are not those the "
+      problem(absl::StrCat("logs/", name,
+                           ": its seats are not those the "
                            "schedule gives match ",
                            scheduled->second->index()));
       continue;
     }
-    const std::string proof_name =
-        path.stem().string() + ".tlog-proof";
+    const std::string proof_name = path.stem().string() + ".tlog-proof";
     absl::StatusOr<std::string> proof =
         ReadFileToString((root / "proofs" / proof_name).string());
     if (!proof.ok()) {
@@ -280,10 +282,13 @@ TournamentVerdict CheckTournamentDirectory(const std::string& dir,
       continue;
     }
     if (inclusion->note != *note) {
-      problem(absl::StrCat(
-          "proofs/", proof_name, ": proves inclusion in the checkpoint of "
-          "size ", inclusion->checkpoint.size, ", not in the directory's "
-          "checkpoint (size ", checkpoint->size, ")"));
+      problem(absl::StrCat("proofs/", proof_name,
+                           ": proves inclusion in the checkpoint of "
+                           "size ",
+                           inclusion->checkpoint.size,
+                           ", not in the directory's "
+                           "checkpoint (size ",
+                           checkpoint->size, ")"));
       continue;
     }
     logs_by_label[label].push_back(name);
@@ -302,8 +307,8 @@ TournamentVerdict CheckTournamentDirectory(const std::string& dir,
                            ") is missing: no sealed, included log"));
     } else if (found.size() > 1) {
       problem(absl::StrCat("match ", entry.index(), " (", entry.label(),
-                           ") has ", found.size(), " logs: ",
-                           absl::StrJoin(found, ", ")));
+                           ") has ", found.size(),
+                           " logs: ", absl::StrJoin(found, ", ")));
     } else {
       ++verdict.matches;
     }

@@ -38,8 +38,8 @@ std::string Read(const std::string& name) {
 }
 
 std::string Log() {
-  return Read(absl::StrCat("example/logs/rock_paper_pyramid-", kMatch,
-                           ".pyrlog"));
+  return Read(
+      absl::StrCat("example/logs/rock_paper_pyramid-", kMatch, ".pyrlog"));
 }
 std::string Proof() {
   return Read(absl::StrCat("example/proofs/rock_paper_pyramid-", kMatch,
@@ -76,16 +76,15 @@ TEST(EvidenceTest, AnInclusionProofVouchesForNoOtherLogMatchOrKey) {
   EXPECT_FALSE(CheckInclusion(Log(), "00000000000000000000000000000000",
                               Proof(), VerifierKey())
                    .ok());
-  const std::string stranger =
-      SigningKey::Generate().public_key();
+  const std::string stranger = SigningKey::Generate().public_key();
   EXPECT_FALSE(
       CheckInclusion(Log(), kMatch, Proof(), CheckpointKey{"", stranger}).ok());
   // Another leaf index, or a changed proof hash.
-  EXPECT_FALSE(CheckInclusion(Log(), kMatch,
-                              absl::StrReplaceAll(Proof(),
-                                                  {{"index 5", "index 4"}}),
-                              VerifierKey())
-                   .ok());
+  EXPECT_FALSE(
+      CheckInclusion(Log(), kMatch,
+                     absl::StrReplaceAll(Proof(), {{"index 5", "index 4"}}),
+                     VerifierKey())
+          .ok());
   std::string proof = Proof();
   const size_t hash = proof.find("index 5\n") + 8;
   proof[hash] = proof[hash] == 'A' ? 'B' : 'A';
@@ -145,8 +144,7 @@ class TournamentDirectoryTest : public ::testing::Test {
         (fs::temp_directory_path() / "evidence-XXXXXX").string();
     ASSERT_NE(mkdtemp(pattern.data()), nullptr);
     dir_ = pattern + "/example";
-    fs::copy(absl::StrCat(kDir, "/example"), dir_,
-             fs::copy_options::recursive);
+    fs::copy(absl::StrCat(kDir, "/example"), dir_, fs::copy_options::recursive);
   }
   void TearDown() override {
     std::error_code ignored;
@@ -186,8 +184,8 @@ TEST_F(TournamentDirectoryTest, AScheduleCutShortOrRenumberedIsNamed) {
   // The last match dropped from the schedule: its log becomes extra.
   const size_t last = schedule.rfind("  {");
   ASSERT_NE(last, std::string::npos);
-  Write("schedule.json", schedule.substr(0, schedule.rfind(',', last)) +
-                             "\n ]\n}\n");
+  Write("schedule.json",
+        schedule.substr(0, schedule.rfind(',', last)) + "\n ]\n}\n");
   TournamentVerdict v = Check();
   EXPECT_THAT(v.problems, Contains(HasSubstr("is not in the schedule")));
   // A gap in the numbering.
@@ -214,8 +212,7 @@ TEST_F(TournamentDirectoryTest, ACheckpointNotSignedByTheRefereeIsNamed) {
 
 TEST_F(TournamentDirectoryTest, NoKeyAndNoCheckpointAreNamed) {
   fs::remove(dir_ + "/referee.pub");
-  EXPECT_THAT(Check().problems,
-              ElementsAre(HasSubstr("no referee key")));
+  EXPECT_THAT(Check().problems, ElementsAre(HasSubstr("no referee key")));
   fs::copy(absl::StrCat(kDir, "/example/referee.pub"), dir_ + "/referee.pub");
   fs::remove(dir_ + "/checkpoint");
   EXPECT_THAT(Check().problems, ElementsAre(HasSubstr("checkpoint")));

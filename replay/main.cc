@@ -40,23 +40,24 @@ constexpr int kNotGenuine = 1;
 constexpr int kUsage = 2;
 
 int Usage() {
-  std::cerr << "usage:\n"
-               "  replay verify [--key HEX|FILE] [--allow-unsealed] "
-               "[--level full|chain] [--inclusion FILE.tlog-proof] LOG...\n"
-               "  replay consistency [--key HEX|FILE | --tlog_key VKEY|FILE] "
-               "OLD_CHECKPOINT NEW_CHECKPOINT PROOF\n"
-               "  replay verify-tournament [--key HEX|FILE | --tlog_key VKEY|FILE] "
-               "DIR\n"
-               "  replay show LOG\n"
-               "  replay export --json LOG\n";
+  std::cerr
+      << "usage:\n"
+         "  replay verify [--key HEX|FILE] [--allow-unsealed] "
+         "[--level full|chain] [--inclusion FILE.tlog-proof] LOG...\n"
+         "  replay consistency [--key HEX|FILE | --tlog_key VKEY|FILE] "
+         "OLD_CHECKPOINT NEW_CHECKPOINT PROOF\n"
+         "  replay verify-tournament [--key HEX|FILE | --tlog_key VKEY|FILE] "
+         "DIR\n"
+         "  replay show LOG\n"
+         "  replay export --json LOG\n";
   return kUsage;
 }
 
 // The flags of verify, consistency and verify-tournament.
 struct Flags {
-  std::string key;         // --key, raw 32 bytes.
-  std::string tlog_key;    // --tlog_key: a note verifier key.
-  std::string inclusion;   // --inclusion: a tlog-proof file.
+  std::string key;        // --key, raw 32 bytes.
+  std::string tlog_key;   // --tlog_key: a note verifier key.
+  std::string inclusion;  // --inclusion: a tlog-proof file.
   VerifyOptions::Level level = VerifyOptions::Level::kFull;  // --level.
   bool allow_unsealed = false;
   std::vector<std::string> operands;
@@ -152,18 +153,18 @@ int VerifyOne(const std::string& path, const VerifyOptions& options,
       if (options.level == VerifyOptions::Level::kChain) {
         std::cout << path << ": genuine at chain level, rules not replayed ("
                   << v.header.game().game() << ", " << v.records
-                  << " records, ranks as logged " << ranks << "; "
-                  << key_note << ")\n";
+                  << " records, ranks as logged " << ranks << "; " << key_note
+                  << ")\n";
         return kGenuine;
       }
       std::cout << path << ": genuine (" << v.header.game().game() << ", "
-                << v.records << " records, " << v.moves
-                << " moves, ranks " << ranks << "; " << key_note << ")\n";
+                << v.records << " records, " << v.moves << " moves, ranks "
+                << ranks << "; " << key_note << ")\n";
       return kGenuine;
     }
     case Verdict::Kind::kUnsealedPrefix:
-      std::cout << path << ": unsealed prefix: " << v.reason << " ("
-                << key_note << ")\n";
+      std::cout << path << ": unsealed prefix: " << v.reason << " (" << key_note
+                << ")\n";
       return allow_unsealed ? kGenuine : kNotGenuine;
     case Verdict::Kind::kNotGenuine:
       std::cout << path << ": NOT GENUINE: record " << v.bad_record << ": "
@@ -182,8 +183,8 @@ int VerifyInclusion(const std::string& path, const std::string& proof_path,
     std::cerr << (log.ok() ? proof : log).status().message() << "\n";
     return kUsage;
   }
-  absl::StatusOr<Inclusion> inclusion = CheckInclusion(
-      *log, ToHex(verdict.header.match_id()), *proof, key);
+  absl::StatusOr<Inclusion> inclusion =
+      CheckInclusion(*log, ToHex(verdict.header.match_id()), *proof, key);
   if (!inclusion.ok()) {
     std::cout << path << ": NOT INCLUDED: " << proof_path << ": "
               << inclusion.status().message() << "\n";
@@ -278,8 +279,8 @@ int ShowOrExport(const std::string& path, bool json) {
     std::cerr << path << ": " << file.status().message() << "\n";
     return kUsage;
   }
-  absl::Status status =
-      json ? WriteJsonLines(*file, std::cout) : WriteTranscript(*file, std::cout);
+  absl::Status status = json ? WriteJsonLines(*file, std::cout)
+                             : WriteTranscript(*file, std::cout);
   if (!status.ok()) {
     std::cerr << path << ": " << status.message() << "\n";
     return kNotGenuine;
@@ -295,7 +296,8 @@ int Main(int argc, char** argv) {
   if (command == "verify") return Verify(args);
   if (command == "consistency") return Consistency(args);
   if (command == "verify-tournament") return VerifyTournament(args);
-  if (command == "show" && args.size() == 1) return ShowOrExport(args[0], false);
+  if (command == "show" && args.size() == 1)
+    return ShowOrExport(args[0], false);
   if (command == "export" && args.size() == 2 && args[0] == "--json") {
     return ShowOrExport(args[1], true);
   }

@@ -15,7 +15,8 @@ std::string PieceName(const v1::RppPiece& piece) {
   static constexpr const char* kColours[] = {"?", "Black", "White", "Crystal",
                                              "Red"};
   static constexpr const char* kSizes[] = {"?", "Large", "Medium", "Small"};
-  const int colour = piece.colour() >= 0 && piece.colour() <= 4 ? piece.colour() : 0;
+  const int colour =
+      piece.colour() >= 0 && piece.colour() <= 4 ? piece.colour() : 0;
   const int size = piece.size() >= 0 && piece.size() <= 3 ? piece.size() : 0;
   return absl::StrCat(kColours[colour], " ", kSizes[size]);
 }
@@ -51,7 +52,8 @@ void PrintRockPaperPyramidView(const v1::Observation& view, std::ostream& out) {
 
 void PrintRockPaperPyramidApplied(const v1::Applied& applied,
                                   std::ostream& out) {
-  const v1::RockPaperPyramidRoundResult& r = applied.result().rock_paper_pyramid();
+  const v1::RockPaperPyramidRoundResult& r =
+      applied.result().rock_paper_pyramid();
   out << "  round " << r.round() << ":";
   for (int seat = 0; seat < r.played_size(); ++seat) {
     out << (seat == 0 ? " " : ", ") << "seat " << seat << " "

@@ -141,7 +141,8 @@ absl::Status WriteJsonLines(std::string_view file, std::ostream& out) {
       return absl::DataLossError(absl::StrCat("record ", i, " does not parse"));
     }
     std::string json;
-    auto status = google::protobuf::util::MessageToJsonString(r, &json, options);
+    auto status =
+        google::protobuf::util::MessageToJsonString(r, &json, options);
     if (!status.ok()) {
       return absl::InternalError(std::string(status.message()));
     }

@@ -277,8 +277,8 @@ absl::Status Replayer::Next(uint64_t index, std::string_view bytes) {
   const uint32_t interval = header_.checkpoint_interval();
   if (interval != 0 && since_checkpoint_ >= interval &&
       record.kind_case() != v1::LogRecord::kCheckpoint) {
-    return Bad(absl::StrCat("a checkpoint is due after every ", interval,
-                            " records"));
+    return Bad(
+        absl::StrCat("a checkpoint is due after every ", interval, " records"));
   }
   // A checkpoint may fall between a reveal and its fault (the writer signs
   // after any record).
@@ -387,8 +387,10 @@ absl::Status Replayer::OnHeader(const v1::Header& header) {
   game_ = *std::move(game);
   if (header.rules_version() != game_->rules_version()) {
     return Bad(absl::StrCat("rules version ", header.rules_version(), " of ",
-                            header.game().game(), " is not implemented (this verifier "
-                            "implements version ", game_->rules_version(), ")"));
+                            header.game().game(),
+                            " is not implemented (this verifier "
+                            "implements version ",
+                            game_->rules_version(), ")"));
   }
   const int seats = header.seats_size();
   if (seats < game_->min_seats() || seats > game_->max_seats()) {
@@ -434,7 +436,8 @@ absl::Status Replayer::CheckLastSignature() const {
 }
 
 absl::Status Replayer::OnDecision(const v1::DecisionOpened& opened) {
-  if (expected_.empty() || expected_.front().kind != Expected::Kind::kDecision) {
+  if (expected_.empty() ||
+      expected_.front().kind != Expected::Kind::kDecision) {
     return Bad("a decision opened out of turn");
   }
   const Expected& want = expected_.front();
@@ -479,7 +482,8 @@ absl::Status Replayer::OnCommit(const v1::Commit& commit) {
   }
   const std::string& key = header_.seats(commit.seat()).public_key();
   if (key.empty()) {
-    if (!commit.signature().empty()) return Bad("signed commit from a keyless seat");
+    if (!commit.signature().empty())
+      return Bad("signed commit from a keyless seat");
   } else if (options_.check_signatures &&
              !VerifySignature(key,
                               CommitSignatureMessage(
@@ -561,10 +565,9 @@ absl::Status Replayer::OnFault(const v1::Fault& fault) {
 }
 
 bool Replayer::AllCommittedOrFaulted() const {
-  return std::all_of(progress_.begin(), progress_.end(),
-                     [](const SeatProgress& p) {
-                       return p.committed || p.faulted;
-                     });
+  return std::all_of(
+      progress_.begin(), progress_.end(),
+      [](const SeatProgress& p) { return p.committed || p.faulted; });
 }
 
 bool Replayer::AllResolved() const {
@@ -696,8 +699,8 @@ const v1::LogRecord* Replayer::Parse(std::string_view bytes) {
        layout->kind == v1::LogRecord::kOutcomeFieldNumber)) {
     const Expected& want = expected_.front();
     const bool applied = layout->kind == v1::LogRecord::kAppliedFieldNumber;
-    if (want.kind == (applied ? Expected::Kind::kApplied
-                              : Expected::Kind::kOutcome) &&
+    if (want.kind ==
+            (applied ? Expected::Kind::kApplied : Expected::Kind::kOutcome) &&
         StoredAs(applied ? static_cast<const google::protobuf::Message&>(
                                want.applied)
                          : want.outcome,
@@ -771,14 +774,12 @@ const v1::LogRecord* Replayer::Parse(std::string_view bytes) {
         reinterpret_cast<const uint8_t*>(payload.data()),
         static_cast<int>(payload.size()));
     input.SetRecursionLimit(limit);
-    if (!kind->ParseFromCodedStream(&input) ||
-        !input.ConsumedEntireMessage()) {
+    if (!kind->ParseFromCodedStream(&input) || !input.ConsumedEntireMessage()) {
       return nullptr;
     }
   }
-  non_canonical_ =
-      NonCanonical(*static_cast<google::protobuf::Message*>(kind), payload,
-                   buffers_.serialized);
+  non_canonical_ = NonCanonical(*static_cast<google::protobuf::Message*>(kind),
+                                payload, buffers_.serialized);
   // assign() reuses the string's memory (set_prev_hash would allocate).
   record.mutable_prev_hash()->assign(layout->prev_hash);
   return &record;
@@ -798,12 +799,13 @@ absl::Status Replayer::OnExpected(const v1::LogRecord& record) {
           AsView(RefereeCommitment(header_.match_id(),
                                    reveal.referee_contribution())) !=
               header_.referee_commitment()) {
-        return Bad("the referee's seed contribution does not match its "
-                   "commitment in the header");
+        return Bad(
+            "the referee's seed contribution does not match its "
+            "commitment in the header");
       }
-      const Digest seed = DeriveSeed(header_.match_id(),
-                                     reveal.referee_contribution(),
-                                     seed_contributions_);
+      const Digest seed =
+          DeriveSeed(header_.match_id(), reveal.referee_contribution(),
+                     seed_contributions_);
       if (reveal.seed() != AsView(seed)) {
         return Bad("the seed is not derived from the contributions");
       }
@@ -899,8 +901,8 @@ Verdict VerifyLog(std::string_view file, const VerifyOptions& options) {
   if (split.tail == SplitLogResult::Tail::kCorrupt) {
     verdict.kind = Verdict::Kind::kNotGenuine;
     verdict.bad_record = count;
-    verdict.reason = absl::StrCat(split.tail_reason, " at byte ",
-                                  split.tail_offset);
+    verdict.reason =
+        absl::StrCat(split.tail_reason, " at byte ", split.tail_offset);
     return verdict;
   }
   if (replayer.sealed()) {
@@ -914,24 +916,24 @@ Verdict VerifyLog(std::string_view file, const VerifyOptions& options) {
     verdict.outcome = replayer.TakeOutcome();
     return verdict;
   }
-  const std::string tail =
-      split.tail == SplitLogResult::Tail::kTruncated
-          ? absl::StrCat("; ", split.tail_reason, " at byte ", split.tail_offset)
-          : "";
+  const std::string tail = split.tail == SplitLogResult::Tail::kTruncated
+                               ? absl::StrCat("; ", split.tail_reason,
+                                              " at byte ", split.tail_offset)
+                               : "";
   if (verdict.signed_records == 0) {
     verdict.kind = Verdict::Kind::kNotGenuine;
     verdict.bad_record = count;
-    verdict.reason = absl::StrCat("the log ends after ", count,
-                                  " records with no seal and no checkpoint",
-                                  tail);
+    verdict.reason =
+        absl::StrCat("the log ends after ", count,
+                     " records with no seal and no checkpoint", tail);
     return verdict;
   }
   verdict.kind = Verdict::Kind::kUnsealedPrefix;
-  verdict.reason = absl::StrCat(
-      "unsealed: records 0..", verdict.signed_records,
-      " verify (signed by the checkpoint at record ", verdict.signed_records,
-      "); ", count - verdict.signed_records - 1,
-      " later records are unsigned", tail);
+  verdict.reason = absl::StrCat("unsealed: records 0..", verdict.signed_records,
+                                " verify (signed by the checkpoint at record ",
+                                verdict.signed_records, "); ",
+                                count - verdict.signed_records - 1,
+                                " later records are unsigned", tail);
   return verdict;
 }
 

@@ -49,13 +49,13 @@ struct Verdict {
   uint64_t bad_record = 0;
   // Why the log is not genuine, or what the unsealed prefix covers.
   std::string reason;
-  uint64_t records = 0;         // Complete records read.
-  uint64_t signed_records = 0;  // Records covered by the last valid signature.
-  uint64_t moves = 0;           // Actions applied to the game (all seats).
-  bool key_from_header = true;  // No key was pinned.
-  referee::v1::Header header;   // As read (when record 0 parsed).
-  referee::v1::Outcome outcome; // The verified outcome (kGenuine only;
-                                // at Level::kChain the logged one).
+  uint64_t records = 0;          // Complete records read.
+  uint64_t signed_records = 0;   // Records covered by the last valid signature.
+  uint64_t moves = 0;            // Actions applied to the game (all seats).
+  bool key_from_header = true;   // No key was pinned.
+  referee::v1::Header header;    // As read (when record 0 parsed).
+  referee::v1::Outcome outcome;  // The verified outcome (kGenuine only;
+                                 // at Level::kChain the logged one).
 };
 
 // "genuine", "unsealed prefix" or "not genuine".

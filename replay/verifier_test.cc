@@ -396,8 +396,8 @@ class ForgeryTest : public ::testing::Test {
   // changed chain, no longer holds; cut right after that checkpoint, the
   // checkpoint itself is checked and refused.
   void ExpectBadCheckpointSignatureRejected(int checkpoint) {
-    const Forge keep = {.rechain = true, .resign = false,
-                        .recheckpoint = false};
+    const Forge keep = {
+        .rechain = true, .resign = false, .recheckpoint = false};
     const Verdict sealed = Forged(keep);
     EXPECT_EQ(sealed.kind, Kind::kNotGenuine) << Describe(sealed);
     EXPECT_GT(sealed.bad_record, static_cast<uint64_t>(checkpoint));
@@ -822,8 +822,8 @@ TEST_F(ForgeryTest, RevealBeforeEveryCommit) {
   // reveal, from the third on, whose last record before it other than a
   // checkpoint is a commit; the forger re-places the checkpoints).
   int reveal = -1, commit = -1;
-  for (int nth = 3, at; reveal < 0 && (at = Find(v1::LogRecord::kReveal, nth)) > 0;
-       ++nth) {
+  for (int nth = 3, at;
+       reveal < 0 && (at = Find(v1::LogRecord::kReveal, nth)) > 0; ++nth) {
     int before = at - 1;
     while (records_[before].has_checkpoint()) --before;
     if (records_[before].has_commit()) reveal = at, commit = before;
@@ -1087,8 +1087,8 @@ TEST(VerifierTest, TheIdentityPointAsRefereeKeyIsRefused) {
     std::vector<v1::LogRecord> records =
         ParseLog(PlayRandomMatch(MatchSetup{}, 8).log);
     records[0].mutable_header()->set_referee_public_key(key);
-    const Verdict v = VerifyLog(
-        Reframe(records, {.sign = IdentitySignature}), VerifyOptions{});
+    const Verdict v = VerifyLog(Reframe(records, {.sign = IdentitySignature}),
+                                VerifyOptions{});
     EXPECT_EQ(v.kind, Kind::kNotGenuine) << Describe(v);
     EXPECT_THAT(v.reason, HasSubstr("referee signature does not verify"));
   }
@@ -1106,15 +1106,17 @@ TEST(VerifierTest, ASignatureWithAnUnreducedSIsRefused) {
       0,    0,    0,    0,    0,    0,    0,    0,    0,    0x10};
   unsigned carry = 0;
   for (int i = 0; i < 32; ++i) {
-    const unsigned sum = static_cast<uint8_t>(signature[32 + i]) + kL[i] + carry;
+    const unsigned sum =
+        static_cast<uint8_t>(signature[32 + i]) + kL[i] + carry;
     signature[32 + i] = static_cast<char>(sum & 0xff);
     carry = sum >> 8;
   }
   ASSERT_EQ(carry, 0u);  // S < L < 2^253: S + L fits in 32 bytes.
-  ExpectRejected(Verify(Reframe(records, {.rechain = true, .resign = false,
-                                          .recheckpoint = false})),
-                 static_cast<int>(records.size()) - 1,
-                 "referee signature does not verify");
+  ExpectRejected(
+      Verify(Reframe(
+          records, {.rechain = true, .resign = false, .recheckpoint = false})),
+      static_cast<int>(records.size()) - 1,
+      "referee signature does not verify");
 }
 
 // Level::kChain: signatures and chain, no rules.
@@ -1159,9 +1161,8 @@ TEST(VerifierTest, ChainLevelRefusesWhatNoSignatureVouchesFor) {
   // Re-chained without re-signing, the seal no longer verifies.
   const int outcome = FindIn(records, v1::LogRecord::kOutcome);
   records[outcome].mutable_outcome()->mutable_seats(0)->set_score(99);
-  const Verdict unsigned_edit = VerifyChain(
-      Reframe(records, {.rechain = true, .resign = false,
-                        .recheckpoint = false}));
+  const Verdict unsigned_edit = VerifyChain(Reframe(
+      records, {.rechain = true, .resign = false, .recheckpoint = false}));
   EXPECT_EQ(unsigned_edit.kind, Kind::kNotGenuine) << Describe(unsigned_edit);
   // A second outcome, and a record after the outcome, are refused.
   std::vector<v1::LogRecord> twice = ParseLog(log);

@@ -54,7 +54,8 @@ class CanonicalLogTest : public ::testing::Test {
     before_seal_ = file_.substr(0, seal.offset);
     ASSERT_TRUE(seal_.ParseFromString(std::string(seal.bytes)));
     ASSERT_TRUE(seal_.has_seal());
-    absl::StatusOr<std::string> key = ParsePublicKey("testdata/golden/referee.pub");
+    absl::StatusOr<std::string> key =
+        ParsePublicKey("testdata/golden/referee.pub");
     ASSERT_TRUE(key.ok());
     options_.pinned_key = *key;
     ASSERT_EQ(VerifyLog(file_, options_).kind, Verdict::Kind::kGenuine);
@@ -98,10 +99,10 @@ constexpr char kUnknown[] = "holds unknown fields";
 constexpr char kEncoding[] = "is not in its canonical encoding";
 
 TEST_F(CanonicalLogTest, UnknownFieldInTheSealIsRejected) {
-  ExpectRejected(WithSeal(Record(absl::StrCat(RecordCount(), ChainHash(),
-                                              Signature(), Field(15, 0),
-                                              Varint(1)))),
-                 kUnknown);
+  ExpectRejected(
+      WithSeal(Record(absl::StrCat(RecordCount(), ChainHash(), Signature(),
+                                   Field(15, 0), Varint(1)))),
+      kUnknown);
 }
 
 TEST_F(CanonicalLogTest, UnknownFieldInTheRecordIsRejected) {
@@ -112,16 +113,16 @@ TEST_F(CanonicalLogTest, UnknownFieldInTheRecordIsRejected) {
 }
 
 TEST_F(CanonicalLogTest, PaddingIsRejected) {
-  ExpectRejected(WithSeal(Record(absl::StrCat(
-                     RecordCount(), ChainHash(), Signature(),
-                     Bytes(99, std::string(1 << 20, '\0'))))),
-                 kUnknown);
+  ExpectRejected(
+      WithSeal(Record(absl::StrCat(RecordCount(), ChainHash(), Signature(),
+                                   Bytes(99, std::string(1 << 20, '\0'))))),
+      kUnknown);
 }
 
 TEST_F(CanonicalLogTest, ReorderedFieldsAreRejected) {
-  ExpectRejected(WithSeal(Record(absl::StrCat(ChainHash(), RecordCount(),
-                                              Signature()))),
-                 kEncoding);
+  ExpectRejected(
+      WithSeal(Record(absl::StrCat(ChainHash(), RecordCount(), Signature()))),
+      kEncoding);
   // The kind before prev_hash.
   ExpectRejected(
       WithSeal(absl::StrCat(
@@ -166,8 +167,8 @@ TEST_F(CanonicalLogTest, AStrayEndGroupTagIsAParseError) {
   for (const std::string& record :
        {Record(absl::StrCat(RecordCount(), ChainHash(), Signature()),
                Field(20, 4)),
-        Record(absl::StrCat(RecordCount(), ChainHash(), Signature(),
-                            Field(3, 4))),
+        Record(
+            absl::StrCat(RecordCount(), ChainHash(), Signature(), Field(3, 4))),
         Field(1, 4)}) {
     ExpectRejected(WithSeal(record), "not a LogRecord message");
   }

@@ -58,7 +58,8 @@ struct GameCase {
 const GameCase kGames[] = {
     {"RppClassic", R"pb(game: "rock_paper_pyramid")pb", {3}, 250},
     {"RppRed",
-     R"pb(game: "rock_paper_pyramid" rock_paper_pyramid { red: true })pb",
+     R"pb(game: "rock_paper_pyramid"
+          rock_paper_pyramid { red: true })pb",
      {3},
      250},
     {"RppAll",
@@ -72,8 +73,15 @@ const GameCase kGames[] = {
      {3},
      250},
     {"FpPlain", R"pb(game: "flaming_pyramids")pb", {2, 3, 4, 5, 6}, 500},
-    {"FpCurse", R"pb(game: "flaming_pyramids" flaming_pyramids { curse: true })pb", {2, 3, 4, 5, 6}, 500},
-    {"Shambo", R"pb(game: "pyramid_shambo")pb", {2, 3, 4, 5, 6, 7, 8, 9, 10}, 1000},
+    {"FpCurse",
+     R"pb(game: "flaming_pyramids"
+          flaming_pyramids { curse: true })pb",
+     {2, 3, 4, 5, 6},
+     500},
+    {"Shambo",
+     R"pb(game: "pyramid_shambo")pb",
+     {2, 3, 4, 5, 6, 7, 8, 9, 10},
+     1000},
     {"Scheme", R"pb(game: "pyramid_scheme")pb", {2, 3, 4}, 1000},
 };
 

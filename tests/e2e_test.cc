@@ -176,8 +176,8 @@ class E2eTest : public ::testing::Test {
   // named `name`, against the referee; its output directory is Path(name).
   ToolResult Tournament(const std::string& name) {
     const std::string file = Path(name + ".txt");
-    std::string text = absl::StrCat(
-        "name: \"", name, "\" game { game: \"", kRpp, "\" } seats: 3 ");
+    std::string text = absl::StrCat("name: \"", name, "\" game { game: \"",
+                                    kRpp, "\" } seats: 3 ");
     for (int i = 1; i <= 3; ++i) {
       absl::StrAppend(&text, "bots { name: \"bot-", i, "\" command: \"",
                       Bin("bot"), "\" command: \"--quiet\" }");
@@ -203,8 +203,7 @@ class E2eTest : public ::testing::Test {
   static uint64_t CheckpointSize(const std::string& note) {
     std::vector<std::string> lines = absl::StrSplit(note, '\n');
     uint64_t size = 0;
-    EXPECT_TRUE(lines.size() > 1 && absl::SimpleAtoi(lines[1], &size))
-        << note;
+    EXPECT_TRUE(lines.size() > 1 && absl::SimpleAtoi(lines[1], &size)) << note;
     return size;
   }
 
@@ -351,7 +350,8 @@ TEST_F(E2eTest, SigtermAndRestartKeepMatchesLogsAndTokens) {
       Run("replay", {"verify", "--key=" + PublicKeyFile(), LogPath(running)});
   EXPECT_EQ(verified.code, 0) << verified.out << verified.err;
   int restarts = 0;
-  for (const v1::LogRecord& r : svctest::ParseRecords(Slurp(LogPath(running)))) {
+  for (const v1::LogRecord& r :
+       svctest::ParseRecords(Slurp(LogPath(running)))) {
     restarts += r.has_restart();
   }
   EXPECT_EQ(restarts, 1);
@@ -426,13 +426,12 @@ TEST_F(E2eTest, TournamentEvidenceNamesEveryTamperingAndSurvivesRestart) {
   r = Run("replay", {"consistency", "--tlog_key=" + vkey, Path("a/checkpoint"),
                      Path("b/checkpoint"), Path("a-b.proof")});
   EXPECT_EQ(r.code, 0) << r.out << r.err;
-  r = Run("replay", {"consistency", "--key=" + PublicKeyFile(),
-                     Path("b/checkpoint"), Path("a/checkpoint"),
-                     Path("a-b.proof")});
+  r = Run("replay",
+          {"consistency", "--key=" + PublicKeyFile(), Path("b/checkpoint"),
+           Path("a/checkpoint"), Path("a-b.proof")});
   EXPECT_EQ(r.code, 1) << r.out << r.err;
   // The referee serves the checkpoint it signed at A's size byte for byte.
-  ToolResult old_note =
-      Refctl({"checkpoint", absl::StrCat("--size=", a_size)});
+  ToolResult old_note = Refctl({"checkpoint", absl::StrCat("--size=", a_size)});
   ASSERT_EQ(old_note.code, 0) << old_note.err;
   EXPECT_EQ(old_note.out, Slurp(Path("a/checkpoint")));
 
@@ -446,8 +445,8 @@ TEST_F(E2eTest, TournamentEvidenceNamesEveryTamperingAndSurvivesRestart) {
   EXPECT_EQ(CheckpointSize(latest.out), b_size);
   const std::string log = a_logs[0];
   const std::string match_id = MatchIdOf(log);
-  ToolResult inclusion = Refctl({"inclusion", match_id,
-                                 "--out=" + Path("again.tlog-proof")});
+  ToolResult inclusion =
+      Refctl({"inclusion", match_id, "--out=" + Path("again.tlog-proof")});
   ASSERT_EQ(inclusion.code, 0) << inclusion.err;
   r = Run("replay", {"verify", "--key=" + PublicKeyFile(),
                      "--inclusion=" + Path("again.tlog-proof"), log});
@@ -522,9 +521,9 @@ TEST_F(E2eTest, SigkillMidMatchLeavesAPrefixThatVerifiesToItsLastCheckpoint) {
   // decision 4 again. The match ends, its log verifies with one Restart
   // record, and the referee lists it and serves its log byte for byte.
   std::filesystem::remove(Path("port"));
-  ASSERT_NO_FATAL_FAILURE(StartReferee({"--listen=" + address_,
-                                        "--commit_timeout_ms=60000",
-                                        "--reveal_timeout_ms=60000"}));
+  ASSERT_NO_FATAL_FAILURE(
+      StartReferee({"--listen=" + address_, "--commit_timeout_ms=60000",
+                    "--reveal_timeout_ms=60000"}));
   PlayClient seat2_again(
       grpc::CreateChannel(address_, grpc::InsecureChannelCredentials()),
       Trimmed(Path("tok/seat-2.token")), "seat2-again");

@@ -7,8 +7,8 @@
 #include <cctype>
 #include <cstdint>
 #include <filesystem>
-#include <set>
 #include <ostream>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>

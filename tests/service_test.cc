@@ -1120,17 +1120,17 @@ TEST_F(ServiceTest, NoMoveReachesAnyoneBeforeTheLastCommitIsAcknowledged) {
 // --- Item 7: health and reflection -----------------------------------------
 
 TEST_F(ServiceTest, HealthCheckAnswersForTheServerAndEachServiceItServes) {
-  for (const char* service : {"", "pyramid.referee.v1.Referee",
-                              "grpc.health.v1.Health",
-                              "grpc.reflection.v1alpha.ServerReflection"}) {
+  for (const char* service :
+       {"", "pyramid.referee.v1.Referee", "grpc.health.v1.Health",
+        "grpc.reflection.v1alpha.ServerReflection"}) {
     EXPECT_EQ(svctest::HealthStatus(ref_->channel(), service), 1)  // SERVING.
         << service;
   }
   EXPECT_EQ(svctest::HealthStatus(ref_->channel(), "no.such.Service"), -1);
   ref_->health().SetServing(false);  // As the referee does when it stops.
   EXPECT_EQ(svctest::HealthStatus(ref_->channel()), 2);  // NOT_SERVING.
-  EXPECT_EQ(svctest::HealthStatus(ref_->channel(), "pyramid.referee.v1.Referee"),
-            2);
+  EXPECT_EQ(
+      svctest::HealthStatus(ref_->channel(), "pyramid.referee.v1.Referee"), 2);
 }
 
 // grpc.health.v1.Health/Watch of `service`: the statuses it streams.
@@ -1142,9 +1142,10 @@ class HealthWatch {
         "/grpc.health.v1.Health/Watch",
         grpc::internal::RpcMethod::SERVER_STREAMING);
     const std::string request =
-        service.empty() ? "" : "\x0a" + std::string(1, static_cast<char>(
-                                                         service.size())) +
-                                   service;
+        service.empty()
+            ? ""
+            : "\x0a" + std::string(1, static_cast<char>(service.size())) +
+                  service;
     reader_.reset(grpc::internal::ClientReaderFactory<grpc::ByteBuffer>::Create(
         channel.get(), method, &context_, svctest::ToBuffer(request)));
   }
@@ -1192,9 +1193,9 @@ std::set<std::string> ReflectedMethods(
                                                          &context));
   // ServerReflectionRequest{file_containing_symbol (4): the service}.
   std::set<std::string> methods;
-  if (!stream->Write(svctest::ToBuffer(
-          std::string("\x22") + static_cast<char>(full_name.size()) +
-          full_name))) {
+  if (!stream->Write(svctest::ToBuffer(std::string("\x22") +
+                                       static_cast<char>(full_name.size()) +
+                                       full_name))) {
     return methods;
   }
   grpc::ByteBuffer response;
@@ -1220,9 +1221,10 @@ std::set<std::string> ReflectedMethods(
 TEST_F(ServiceTest, ReflectionListsAndDescribesEveryService) {
   const std::set<std::string> services =
       svctest::ReflectedServices(ref_->channel());
-  EXPECT_EQ(services, std::set<std::string>(
-                          {"pyramid.referee.v1.Referee", "grpc.health.v1.Health",
-                           "grpc.reflection.v1alpha.ServerReflection"}));
+  EXPECT_EQ(services,
+            std::set<std::string>(
+                {"pyramid.referee.v1.Referee", "grpc.health.v1.Health",
+                 "grpc.reflection.v1alpha.ServerReflection"}));
   const std::set<std::string> referee =
       ReflectedMethods(ref_->channel(), "pyramid.referee.v1.Referee");
   EXPECT_TRUE(referee.count("Play") && referee.count("Watch") &&
@@ -1286,7 +1288,8 @@ TEST_F(ServiceTest, BadInputUnparseableRequestsAreInvalidArgument) {
   const std::string garbage("\xff\xff\xff\xff", 4);
   for (const char* method :
        {"CreateMatch", "RegisterBot", "GetMatch", "ListMatches"}) {
-    const std::string path = absl::StrCat("/pyramid.referee.v1.Referee/", method);
+    const std::string path =
+        absl::StrCat("/pyramid.referee.v1.Referee/", method);
     const grpc::internal::RpcMethod rpc(path.c_str(),
                                         grpc::internal::RpcMethod::NORMAL_RPC);
     grpc::ClientContext context;
@@ -1302,22 +1305,22 @@ TEST_F(ServiceTest, BadInputUnparseableRequestsAreInvalidArgument) {
         << method;
   }
   for (const char* method : {"Watch", "GetLog"}) {
-    const std::string path = absl::StrCat("/pyramid.referee.v1.Referee/", method);
+    const std::string path =
+        absl::StrCat("/pyramid.referee.v1.Referee/", method);
     const grpc::internal::RpcMethod rpc(
         path.c_str(), grpc::internal::RpcMethod::SERVER_STREAMING);
     grpc::ClientContext context;
     std::unique_ptr<grpc::ClientReader<grpc::ByteBuffer>> reader(
         grpc::internal::ClientReaderFactory<grpc::ByteBuffer>::Create(
-            ref_->channel().get(), rpc, &context,
-            svctest::ToBuffer(garbage)));
+            ref_->channel().get(), rpc, &context, svctest::ToBuffer(garbage)));
     grpc::ByteBuffer event;
     EXPECT_FALSE(reader->Read(&event)) << method;
     const grpc::Status status = reader->Finish();
     EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT)
         << method;
-    EXPECT_THAT(status.error_message(),
-                HasSubstr(absl::StrCat("not a pyramid.referee.v1.", method,
-                                       "Request")))
+    EXPECT_THAT(
+        status.error_message(),
+        HasSubstr(absl::StrCat("not a pyramid.referee.v1.", method, "Request")))
         << method;
   }
   // The referee serves on.

@@ -187,10 +187,11 @@ int HealthStatus(const std::shared_ptr<grpc::Channel>& channel,
   const grpc::Status status =
       grpc::internal::BlockingUnaryCall<grpc::ByteBuffer, grpc::ByteBuffer>(
           channel.get(), method, &context,
-          ToBuffer(service.empty() ? ""
-                                   : "\x0a" + std::string(1, static_cast<char>(
-                                                               service.size())) +
-                                         service),
+          ToBuffer(service.empty()
+                       ? ""
+                       : "\x0a" +
+                             std::string(1, static_cast<char>(service.size())) +
+                             service),
           &response);
   if (!status.ok()) return -1;
   google::protobuf::UnknownFieldSet fields;

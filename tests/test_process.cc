@@ -16,7 +16,8 @@ Process::Process(const std::vector<std::string>& argv, const std::string& out,
                  const std::string& err)
     : out_(out), err_(err) {
   std::vector<char*> args;
-  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  for (const std::string& a : argv)
+    args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
   pid_ = fork();
   if (pid_ == 0) {

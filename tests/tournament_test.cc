@@ -19,11 +19,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "absl/time/clock.h"
 #include "gmock/gmock.h"
 #include "google/protobuf/text_format.h"
 #include "google/protobuf/util/json_util.h"
 #include "gtest/gtest.h"
-#include "absl/time/clock.h"
 #include "pyramid/referee/v1/tournament.pb.h"
 #include "referee/core/log_sink.h"
 #include "tests/test_process.h"
@@ -61,12 +61,12 @@ class TournamentTest : public ::testing::Test {
   // A tournament of `bots` random reference bots named bot-1, bot-2, ...
   v1::Tournament Make(const std::string& game, int seats, int bots,
                       const std::string& more = "") const {
-    std::string text = absl::StrCat("name: \"t\" game { game: \"", game,
-                                    "\" } seats: ", seats,
-                                    " output_dir: \"", dir_, "/out\" ", more);
+    std::string text =
+        absl::StrCat("name: \"t\" game { game: \"", game, "\" } seats: ", seats,
+                     " output_dir: \"", dir_, "/out\" ", more);
     for (int i = 1; i <= bots; ++i) {
-      absl::StrAppend(&text, " bots { name: \"bot-", i, "\" command: \"",
-                      Bot(), "\" command: \"--quiet\" }");
+      absl::StrAppend(&text, " bots { name: \"bot-", i, "\" command: \"", Bot(),
+                      "\" command: \"--quiet\" }");
     }
     v1::Tournament t;
     EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &t));
@@ -149,8 +149,8 @@ TEST_F(TournamentTest, InterruptedTournamentResumesWithoutReplaying) {
 
   absl::StatusOr<v1::TournamentResults> second = Run(t);
   ASSERT_TRUE(second.ok()) << second.status() << progress_.str();
-  EXPECT_THAT(progress_.str(), HasSubstr(absl::StrCat(
-                                   "resuming: ", before.size(), " of 36")));
+  EXPECT_THAT(progress_.str(),
+              HasSubstr(absl::StrCat("resuming: ", before.size(), " of 36")));
   EXPECT_EQ(second->verified(), 36u);
   ExpectAllGenuine(*second);
   // Every match finished before the interruption is kept as it was.
@@ -254,12 +254,11 @@ TEST_F(TournamentTest, BotsDieWithARunnerKilledBySigkill) {
   google::protobuf::TextFormat::PrintToString(
       Make("rock_paper_pyramid", 3, 4, "rounds: 50 concurrency: 2"), &text);
   std::ofstream(file) << text;
-  testing_util::Process run(
-      {(fs::path(BinDir()) / "tournament").string(), file,
-       "--referee=127.0.0.1:" + port,
-       "--referee_key=" + data + "/referee.key.pub",
-       "--admin_token_file=" + data + "/admin.token"},
-      dir_ + "/run.out", dir_ + "/run.err");
+  testing_util::Process run({(fs::path(BinDir()) / "tournament").string(), file,
+                             "--referee=127.0.0.1:" + port,
+                             "--referee_key=" + data + "/referee.key.pub",
+                             "--admin_token_file=" + data + "/admin.token"},
+                            dir_ + "/run.out", dir_ + "/run.err");
   std::vector<pid_t> bots;
   while (bots.size() < 4 && absl::Now() < end && run.running()) {
     absl::SleepFor(absl::Milliseconds(50));
@@ -292,9 +291,9 @@ TEST_F(TournamentTest, ABotThatExitsAtOnceIsRestartedWithBackoff) {
   std::string text;
   google::protobuf::TextFormat::PrintToString(t, &text);
   std::ofstream(file) << text;
-  testing_util::Process run({(fs::path(BinDir()) / "tournament").string(),
-                             file},
-                            dir_ + "/run.out", dir_ + "/run.err");
+  testing_util::Process run(
+      {(fs::path(BinDir()) / "tournament").string(), file}, dir_ + "/run.out",
+      dir_ + "/run.err");
   absl::SleepFor(absl::Seconds(10));
   run.Signal(SIGKILL);
   run.Wait(absl::Seconds(10));
@@ -302,8 +301,8 @@ TEST_F(TournamentTest, ABotThatExitsAtOnceIsRestartedWithBackoff) {
   // start and at most 5 restarts in 10 s, where there used to be dozens.
   const std::string out = run.out() + run.err();
   int exits = 0;
-  for (size_t at = 0; (at = out.find("bot bot-3 ended", at)) != std::string::npos;
-       ++at) {
+  for (size_t at = 0;
+       (at = out.find("bot bot-3 ended", at)) != std::string::npos; ++at) {
     ++exits;
   }
   EXPECT_GE(exits, 3) << out;
@@ -340,7 +339,8 @@ TEST_F(TournamentTest, SprtStopsAsSoonAsItDecides) {
                             "rounds: 200 concurrency: 2 sprt { elo0: 0 "
                             "elo1: 100 }");
     t.set_output_dir(absl::StrCat(dir_, "/out-", heuristic_first));
-    t.mutable_bots(heuristic_first ? 0 : 1)->add_command("--strategy=heuristic");
+    t.mutable_bots(heuristic_first ? 0 : 1)
+        ->add_command("--strategy=heuristic");
     absl::StatusOr<v1::TournamentResults> results = Run(t);
     ASSERT_TRUE(results.ok()) << results.status() << progress_.str();
     const v1::SprtOutcome& sprt = results->sprt();
@@ -415,7 +415,8 @@ TEST_F(TournamentTest, CrashingBotIsRestartedAndForfeitsItsInterruptedMatches) {
   ASSERT_TRUE(results.ok()) << results.status() << progress_.str();
   EXPECT_EQ(results->verified(), 12u);
   ExpectAllGenuine(*results);
-  EXPECT_THAT(progress_.str(), HasSubstr("bot bot-2 ended (exit status 3); restarting"));
+  EXPECT_THAT(progress_.str(),
+              HasSubstr("bot bot-2 ended (exit status 3); restarting"));
   int interrupted = 0;
   for (const v1::TournamentMatchResult& m : results->matches()) {
     for (int seat = 0; seat < m.seats_size(); ++seat) {

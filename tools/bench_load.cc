@@ -60,8 +60,8 @@
 #include <cstdlib>
 #include <deque>
 #include <filesystem>
-#include <functional>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <memory>
 #include <mutex>
@@ -82,8 +82,8 @@
 #include "google/protobuf/arena.h"
 #include "grpcpp/alarm.h"
 #include "grpcpp/grpcpp.h"
-#include "referee/cli/flags.h"
 #include "pyramid/referee/v1/referee_service.grpc.pb.h"
+#include "referee/cli/flags.h"
 #include "referee/core/log_sink.h"
 #include "referee/crypto/bytes.h"
 #include "referee/crypto/protocol.h"
@@ -194,7 +194,8 @@ int ServeMain() {
   sigaddset(&signals, SIGUSR1);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   rlimit limit;
-  if (getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < limit.rlim_max) {
+  if (getrlimit(RLIMIT_NOFILE, &limit) == 0 &&
+      limit.rlim_cur < limit.rlim_max) {
     limit.rlim_cur = limit.rlim_max;
     setrlimit(RLIMIT_NOFILE, &limit);
   }
@@ -314,14 +315,13 @@ class ServerProcess {
                             const std::string& admin_token) {
     dir_ = dir;
     const std::vector<std::string> args = {
-        "bench_load",
-        "--serve",
-        "--serve_dir=" + dir,
+        "bench_load", "--serve", "--serve_dir=" + dir,
         "--fsync=" + absl::GetFlag(FLAGS_fsync),
         absl::StrCat("--checkpoint_interval=",
                      absl::GetFlag(FLAGS_checkpoint_interval))};
     std::vector<char*> argv;
-    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    for (const std::string& a : args)
+      argv.push_back(const_cast<char*>(a.c_str()));
     argv.push_back(nullptr);
     setenv(kAdminTokenEnv, admin_token.c_str(), 1);
     const pid_t parent = getpid();
@@ -420,7 +420,9 @@ class ServerProcess {
 class RssSampler {
  public:
   RssSampler(pid_t pid, std::function<int64_t()> heap_kib)
-      : pid_(pid), heap_kib_(std::move(heap_kib)), thread_([this] { Loop(); }) {}
+      : pid_(pid),
+        heap_kib_(std::move(heap_kib)),
+        thread_([this] { Loop(); }) {}
   ~RssSampler() {
     stop_ = true;
     thread_.join();
@@ -481,7 +483,7 @@ struct alignas(64) Stats {
   std::atomic<uint64_t> faults{0};
   std::atomic<uint64_t> timeouts{0};
   std::atomic<uint64_t> errors{0};  // PlayErrors that were not faults.
-  std::mutex latencies_mu;  // Uncontended but for the final read.
+  std::mutex latencies_mu;          // Uncontended but for the final read.
   std::vector<uint32_t> latencies_us;
   uint64_t rng = 0x9e3779b97f4a7c15ULL;  // Worker thread only.
 
@@ -619,7 +621,8 @@ class Seat final : public Handler {
                   {this, kWritesDone}, {this, kFinish}, {this, kAlarm},
                   {this, kHoldAlarm}};
   grpc::ClientContext context_;
-  std::unique_ptr<grpc::ClientAsyncReaderWriter<v1::PlayRequest, v1::PlayResponse>>
+  std::unique_ptr<
+      grpc::ClientAsyncReaderWriter<v1::PlayRequest, v1::PlayResponse>>
       stream_;
   grpc::Alarm alarm_;       // The barrier opened.
   grpc::Alarm hold_alarm_;  // This seat's hold limit passed.
@@ -627,7 +630,8 @@ class Seat final : public Handler {
   // no malloc/free per sub-message (observations carry dozens). The client
   // stays cheap, so the referee is what the run measures.
   alignas(16) char arena_block_[8192];
-  google::protobuf::Arena arena_{ArenaOptionsFor(arena_block_, sizeof(arena_block_))};
+  google::protobuf::Arena arena_{
+      ArenaOptionsFor(arena_block_, sizeof(arena_block_))};
   v1::PlayResponse* response_ =
       google::protobuf::Arena::CreateMessage<v1::PlayResponse>(&arena_);
   v1::PlayRequest writing_message_;
@@ -661,9 +665,12 @@ class LoadPhase {
     std::string admin_token;
   };
 
-  LoadPhase(Options options, std::vector<std::unique_ptr<v1::Referee::Stub>>* stubs,
+  LoadPhase(Options options,
+            std::vector<std::unique_ptr<v1::Referee::Stub>>* stubs,
             std::vector<std::unique_ptr<Worker>>* workers)
-      : options_(std::move(options)), stubs_(stubs), workers_(workers),
+      : options_(std::move(options)),
+        stubs_(stubs),
+        workers_(workers),
         ended_(options_.matches) {
     for (auto& e : ended_) e = 0;
   }
@@ -684,15 +691,19 @@ class LoadPhase {
     WaitUntil([&] { return first_created_.load() != 0; },
               Clock::now() + std::chrono::seconds(30));
     // Seats make a move per --hold_ms meanwhile: a match lasts 10 of them.
-    const auto first = Clock::time_point(Clock::duration(first_created_.load()));
-    WaitUntil([&] {
-      return parked_.load() >= seats || failed_.load() ||
-             matches_ended_.load() > 0;
-    }, first + 8 * std::chrono::milliseconds(options_.hold_ms));
+    const auto first =
+        Clock::time_point(Clock::duration(first_created_.load()));
+    WaitUntil(
+        [&] {
+          return parked_.load() >= seats || failed_.load() ||
+                 matches_ended_.load() > 0;
+        },
+        first + 8 * std::chrono::milliseconds(options_.hold_ms));
     at_barrier();
     live_at_release_ = created_.load() - matches_ended_.load();
     parked_at_release_ = parked_.load();
-    barrier_complete_ = parked_at_release_ >= seats && live_at_release_ == options_.matches;
+    barrier_complete_ =
+        parked_at_release_ >= seats && live_at_release_ == options_.matches;
     release_ns_.store(Clock::now().time_since_epoch().count());
     released_.store(true, std::memory_order_release);
     std::lock_guard<std::mutex> lock(mu_);
@@ -728,8 +739,8 @@ class LoadPhase {
     if (!status.ok()) {
       std::lock_guard<std::mutex> lock(mu_);
       if (stream_errors_.size() < 5) {
-        stream_errors_.push_back(absl::StrCat(status.error_code(), ": ",
-                                              status.error_message()));
+        stream_errors_.push_back(
+            absl::StrCat(status.error_code(), ": ", status.error_message()));
       }
       ++stream_error_count_;
     }
@@ -737,9 +748,11 @@ class LoadPhase {
   }
   void NotePlayError(const v1::PlayError& error) {
     if (error.faulted()) {
-      fault_decisions_[std::min<uint64_t>(error.decision_id(), 15)].fetch_add(1);
+      fault_decisions_[std::min<uint64_t>(error.decision_id(), 15)].fetch_add(
+          1);
       const int64_t ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                             Clock::now() - release()).count();
+                             Clock::now() - release())
+                             .count();
       int64_t first = first_fault_ms_.load();
       while ((first < 0 || ms < first) &&
              !first_fault_ms_.compare_exchange_weak(first, ms)) {
@@ -747,10 +760,9 @@ class LoadPhase {
     }
     std::lock_guard<std::mutex> lock(mu_);
     if (play_errors_.size() < 5) {
-      play_errors_.push_back(absl::StrCat("match ", error.match_id(), " seat ",
-                                          error.seat(), " decision ",
-                                          error.decision_id(), ": ",
-                                          error.message()));
+      play_errors_.push_back(absl::StrCat(
+          "match ", error.match_id(), " seat ", error.seat(), " decision ",
+          error.decision_id(), ": ", error.message()));
     }
   }
 
@@ -794,8 +806,8 @@ class LoadPhase {
     std::string out;
     for (int d = 0; d < 16; ++d) {
       if (const int n = fault_decisions_[d].load(); n > 0) {
-        absl::StrAppend(&out, out.empty() ? "" : " ", "d", d, d == 15 ? "+" : "",
-                        ":", n);
+        absl::StrAppend(&out, out.empty() ? "" : " ", "d", d,
+                        d == 15 ? "+" : "", ":", n);
       }
     }
     if (!out.empty()) {
@@ -816,15 +828,19 @@ class LoadPhase {
       v1::CreateMatchRequest request;
       request.mutable_game()->set_game("rock_paper_pyramid");
       for (int i = 0; i < 3; ++i) request.add_seats();
-      request.mutable_clocks()->set_commit_timeout_ms(phase->options_.deadline_ms);
-      request.mutable_clocks()->set_reveal_timeout_ms(phase->options_.deadline_ms);
+      request.mutable_clocks()->set_commit_timeout_ms(
+          phase->options_.deadline_ms);
+      request.mutable_clocks()->set_reveal_timeout_ms(
+          phase->options_.deadline_ms);
       request.set_forfeit_policy(v1::FORFEIT_POLICY_FORFEIT);
       reader_ = stub->AsyncCreateMatch(&context_, request, worker->cq());
       reader_->Finish(&response_, &status_, &tag_);
     }
     void OnEvent(int kind, bool ok) override {
-      phase_->OnCreated(index_, ok ? status_ : grpc::Status(grpc::StatusCode::UNKNOWN, "call failed"),
-                        response_);
+      phase_->OnCreated(
+          index_,
+          ok ? status_ : grpc::Status(grpc::StatusCode::UNKNOWN, "call failed"),
+          response_);
       delete this;
     }
 
@@ -854,8 +870,8 @@ class LoadPhase {
       failed_.store(true);
       std::lock_guard<std::mutex> lock(mu_);
       if (create_errors_.size() < 5) {
-        create_errors_.push_back(absl::StrCat(status.error_code(), ": ",
-                                              status.error_message()));
+        create_errors_.push_back(
+            absl::StrCat(status.error_code(), ": ", status.error_message()));
       }
       return;
     }
@@ -872,9 +888,9 @@ class LoadPhase {
       for (uint32_t s = 0; s < 3; ++s) {
         const size_t global = seats_.size();
         Worker* worker = (*workers_)[global % workers_->size()].get();
-        seats_.push_back(std::make_unique<Seat>(
-            this, worker, index, response.match_id(), s,
-            response.seat_tokens(s), Clock::now()));
+        seats_.push_back(
+            std::make_unique<Seat>(this, worker, index, response.match_id(), s,
+                                   response.seat_tokens(s), Clock::now()));
         start.emplace_back(seats_.back().get(),
                            (*stubs_)[global % stubs_->size()].get());
       }
@@ -896,7 +912,8 @@ class LoadPhase {
   std::vector<std::string> stream_errors_;
   int stream_error_count_ = 0;
 
-  std::vector<std::atomic<int>> ended_;  // Per match: seats that got MatchEnded.
+  std::vector<std::atomic<int>>
+      ended_;  // Per match: seats that got MatchEnded.
   std::atomic<int> next_create_{0};
   std::atomic<int> created_{0};
   std::atomic<int> create_failures_{0};
@@ -937,7 +954,8 @@ void Seat::OnEvent(int kind, bool ok) {
       }
       Handle(*response_);
       arena_.Reset();
-      response_ = google::protobuf::Arena::CreateMessage<v1::PlayResponse>(&arena_);
+      response_ =
+          google::protobuf::Arena::CreateMessage<v1::PlayResponse>(&arena_);
       stream_->Read(response_, &tags_[kRead]);
       return;
     case kWrite:
@@ -1015,12 +1033,13 @@ void Seat::Handle(const v1::PlayResponse& response) {
         if (now < until) {
           parked_ = response.decision();
           const auto wait =
-              std::chrono::duration_cast<std::chrono::microseconds>(until - now);
-          hold_alarm_.Set(worker_->cq(),
-                          gpr_time_add(gpr_now(GPR_CLOCK_MONOTONIC),
-                                       gpr_time_from_micros(wait.count(),
-                                                            GPR_TIMESPAN)),
-                          &tags_[kHoldAlarm]);
+              std::chrono::duration_cast<std::chrono::microseconds>(until -
+                                                                    now);
+          hold_alarm_.Set(
+              worker_->cq(),
+              gpr_time_add(gpr_now(GPR_CLOCK_MONOTONIC),
+                           gpr_time_from_micros(wait.count(), GPR_TIMESPAN)),
+              &tags_[kHoldAlarm]);
           return;
         }
       }
@@ -1044,7 +1063,8 @@ void Seat::Handle(const v1::PlayResponse& response) {
       if (response.reveal_ack().decision_id() > 0) stats.Add(stats.moves);
       return;
     case v1::PlayResponse::kResult:
-      if (decision_start_ && response.result().decision_id() == timed_decision_) {
+      if (decision_start_ &&
+          response.result().decision_id() == timed_decision_) {
         const auto us = std::chrono::duration_cast<std::chrono::microseconds>(
                             Clock::now() - *decision_start_)
                             .count();
@@ -1098,9 +1118,8 @@ void Seat::Decide(const v1::DecisionRequest& request) {
   action_bytes_ = action.SerializeAsString();
   reveal_decision_ = request.decision_id();
   reveal_pending_ = true;
-  const Digest commitment = CommitmentHash(raw_match_id_, seat_,
-                                           request.decision_id(), salt_,
-                                           action_bytes_);
+  const Digest commitment = CommitmentHash(
+      raw_match_id_, seat_, request.decision_id(), salt_, action_bytes_);
   v1::PlayRequest message;
   v1::CommitMove* commit = message.mutable_commit();
   commit->set_match_id(match_id_);
@@ -1130,7 +1149,8 @@ class EchoPhase;
 class EchoStream final : public Handler {
  public:
   enum Kind { kStart, kRead, kWrite, kWritesDone, kFinish };
-  EchoStream(EchoPhase* phase, Worker* worker, const bench::EchoMessage* message)
+  EchoStream(EchoPhase* phase, Worker* worker,
+             const bench::EchoMessage* message)
       : phase_(phase), worker_(worker), message_(message) {}
   void Start(bench::BenchEcho::Stub* stub) {
     stream_ = stub->PrepareAsyncEcho(&context_, worker_->cq());
@@ -1142,10 +1162,14 @@ class EchoStream final : public Handler {
   EchoPhase* const phase_;
   Worker* const worker_;
   const bench::EchoMessage* const message_;
-  Tag tags_[5] = {{this, kStart}, {this, kRead}, {this, kWrite},
-                  {this, kWritesDone}, {this, kFinish}};
+  Tag tags_[5] = {{this, kStart},
+                  {this, kRead},
+                  {this, kWrite},
+                  {this, kWritesDone},
+                  {this, kFinish}};
   grpc::ClientContext context_;
-  std::unique_ptr<grpc::ClientAsyncReaderWriter<bench::EchoMessage, bench::EchoMessage>>
+  std::unique_ptr<
+      grpc::ClientAsyncReaderWriter<bench::EchoMessage, bench::EchoMessage>>
       stream_;
   bench::EchoMessage reply_;
   bool first_ = true;
@@ -1290,7 +1314,8 @@ int ClientMain() {
     return Fail("--fsync is never, checkpoints or every_record");
   }
   rlimit limit;
-  if (getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < limit.rlim_max) {
+  if (getrlimit(RLIMIT_NOFILE, &limit) == 0 &&
+      limit.rlim_cur < limit.rlim_max) {
     limit.rlim_cur = limit.rlim_max;
     setrlimit(RLIMIT_NOFILE, &limit);
   }
@@ -1415,7 +1440,8 @@ int ClientMain() {
   LoadPhase::Options options;
   options.matches = matches;
   options.deadline_ms = absl::GetFlag(FLAGS_deadline_ms);
-  options.create_concurrency = std::max(1, absl::GetFlag(FLAGS_create_concurrency));
+  options.create_concurrency =
+      std::max(1, absl::GetFlag(FLAGS_create_concurrency));
   options.hold_ms = absl::GetFlag(FLAGS_hold_ms);
   options.admin_token = admin_token;
   auto load = std::make_unique<LoadPhase>(options, &referee_stubs, &workers);
@@ -1430,7 +1456,8 @@ int ClientMain() {
     load->Begin();
     double server_cpu0 = 0, client_cpu0 = 0;
     load->OpenBarrier([&] {
-      if (const int pause = absl::GetFlag(FLAGS_pause_at_barrier_ms); pause > 0) {
+      if (const int pause = absl::GetFlag(FLAGS_pause_at_barrier_ms);
+          pause > 0) {
         std::cerr << "bench_load: every match live; pausing " << pause
                   << " ms\n";
         std::this_thread::sleep_for(std::chrono::milliseconds(pause));
@@ -1441,8 +1468,8 @@ int ClientMain() {
       server_cpu0 = CpuSeconds(server_pid);
       client_cpu0 = SelfCpuSeconds();
     });
-    load_done = load->WaitDone(Clock::now() + std::chrono::seconds(
-                                                  absl::GetFlag(FLAGS_max_seconds)));
+    load_done = load->WaitDone(
+        Clock::now() + std::chrono::seconds(absl::GetFlag(FLAGS_max_seconds)));
     at_end = Take(workers);
     server_cpu_play = CpuSeconds(server_pid) - server_cpu0;
     client_cpu_play = SelfCpuSeconds() - client_cpu0;
@@ -1464,7 +1491,8 @@ int ClientMain() {
   // Every Play message after the release (the set-up is not measured).
   const uint64_t load_messages = at_end.messages() - at_start.messages();
   const uint64_t cpu_messages = load_messages;
-  const size_t mean_bytes = at_end.sized == 0 ? 64 : at_end.bytes / at_end.sized;
+  const size_t mean_bytes =
+      at_end.sized == 0 ? 64 : at_end.bytes / at_end.sized;
   const int streams = 3 * load->created();
   auto echo = std::make_unique<EchoPhase>(std::max(streams, 1), mean_bytes,
                                           &echo_stubs, &workers);
@@ -1508,7 +1536,8 @@ int ClientMain() {
   int verified = 0, genuine = 0;
   {
     std::vector<std::string> ids = load->match_ids();
-    const int want = std::min<int>(absl::GetFlag(FLAGS_verify_logs), ids.size());
+    const int want =
+        std::min<int>(absl::GetFlag(FLAGS_verify_logs), ids.size());
     for (int i = 0; i < want; ++i) {
       const std::string& id = ids[(static_cast<size_t>(i) * ids.size()) / want];
       absl::StatusOr<std::string> bytes = ReadFileToString(
@@ -1536,13 +1565,16 @@ int ClientMain() {
           ? (cpu_messages / load_cpu) / (echo_messages / echo_cpu)
           : 0;
   const int live = load->live_at_release();
-  const int64_t grown_kib = std::max<int64_t>(0, load_peak_kib - baseline.rss_kib);
-  const double per_match_kib = live > 0 ? static_cast<double>(grown_kib) / live : 0;
+  const int64_t grown_kib =
+      std::max<int64_t>(0, load_peak_kib - baseline.rss_kib);
+  const double per_match_kib =
+      live > 0 ? static_cast<double>(grown_kib) / live : 0;
   const double idle_per_match_kib =
-      live > 0 ? static_cast<double>(at_release.rss_kib - baseline.rss_kib) / live
-               : 0;
-  const bool all_ended = load->matches_ended() == load->created() &&
-                         load->created() == matches;
+      live > 0
+          ? static_cast<double>(at_release.rss_kib - baseline.rss_kib) / live
+          : 0;
+  const bool all_ended =
+      load->matches_ended() == load->created() && load->created() == matches;
 
   const int created = load->created();
   auto per_match = [&](int64_t kib) {
@@ -1564,14 +1596,15 @@ int ClientMain() {
 
   std::cout << "\n  Referee phase\n";
   Row("matches", absl::StrCat(created, " of ", matches),
-      absl::StrCat(3 * created, " Play streams, one per seat, each with its "
-                                "seat token"));
+      absl::StrCat(3 * created,
+                   " Play streams, one per seat, each with its "
+                   "seat token"));
   Row("live at once", absl::StrCat(live),
       load->barrier_complete()
           ? "every match created and every seat stream open before any seat "
             "played"
-          : absl::StrCat("barrier gave up: ", load->parked_at_release(),
-                         " of ", 3 * matches, " seats were ready"));
+          : absl::StrCat("barrier gave up: ", load->parked_at_release(), " of ",
+                         3 * matches, " seats were ready"));
   Row("matches finished", absl::StrCat(load->matches_ended()),
       all_ended ? "" : "NOT ALL MATCHES FINISHED");
   Row("set-up time", absl::StrFormat("%.2f s", setup_s),
@@ -1606,11 +1639,13 @@ int ClientMain() {
   Row("mean message size", absl::StrFormat("%zu bytes", mean_bytes),
       "serialized, both directions (every 8th message measured)");
   Row("server CPU", absl::StrFormat("%.2f s", server_cpu_play),
-      absl::StrFormat("%.1f us per message (from the barrier release)",
-                      cpu_messages ? 1e6 * server_cpu_play / cpu_messages : 0.0));
+      absl::StrFormat(
+          "%.1f us per message (from the barrier release)",
+          cpu_messages ? 1e6 * server_cpu_play / cpu_messages : 0.0));
   Row("client CPU", absl::StrFormat("%.2f s", client_cpu_play),
-      absl::StrFormat("%.1f us per message",
-                      cpu_messages ? 1e6 * client_cpu_play / cpu_messages : 0.0));
+      absl::StrFormat(
+          "%.1f us per message",
+          cpu_messages ? 1e6 * client_cpu_play / cpu_messages : 0.0));
   Row("logs verified", absl::StrCat(genuine, " of ", verified, " genuine"),
       "replay verifier on finished logs");
 
@@ -1618,9 +1653,9 @@ int ClientMain() {
                "threads)\n";
   if (run_echo) {
     Row("streams", absl::StrCat(streams),
-        echo_all ? "as many as seats; request/response ping-pong"
-                 : absl::StrCat("only ", echo->answered(),
-                                " answered at start"));
+        echo_all
+            ? "as many as seats; request/response ping-pong"
+            : absl::StrCat("only ", echo->answered(), " answered at start"));
     Row("message size", absl::StrFormat("%zu bytes", echo->message_bytes()),
         "the referee phase's mean");
     Row("window", absl::StrFormat("%.2f s", echo_s),
@@ -1628,13 +1663,13 @@ int ClientMain() {
     Row("messages", absl::StrCat(echo_messages), "client sent + received");
     Row("messages/s (echo)", absl::StrFormat("%.0f", echo_rate));
     Row("server CPU", absl::StrFormat("%.2f s", echo_server_cpu),
-        absl::StrFormat("%.1f us per message",
-                        echo_messages ? 1e6 * echo_server_cpu / echo_messages
-                                      : 0.0));
+        absl::StrFormat(
+            "%.1f us per message",
+            echo_messages ? 1e6 * echo_server_cpu / echo_messages : 0.0));
     Row("client CPU", absl::StrFormat("%.2f s", echo_client_cpu),
-        absl::StrFormat("%.1f us per message",
-                        echo_messages ? 1e6 * echo_client_cpu / echo_messages
-                                      : 0.0));
+        absl::StrFormat(
+            "%.1f us per message",
+            echo_messages ? 1e6 * echo_client_cpu / echo_messages : 0.0));
     Row("stream failures", absl::StrCat(echo->failures()),
         echo_done ? "" : "not all echo streams finished");
   } else {
@@ -1664,8 +1699,8 @@ int ClientMain() {
   const bool timeouts_ok = timeouts == 0 && faults == 0;
   const bool rss_ok = per_match_kib <= 64.0;
   Row("moves/s", absl::StrFormat("%.0f", moves_per_s));
-  Row("decision latency p50 / p99",
-      Ms(Percentile(latencies, 0.50)) + " / " + Ms(Percentile(latencies, 0.99)));
+  Row("decision latency p50 / p99", Ms(Percentile(latencies, 0.50)) + " / " +
+                                        Ms(Percentile(latencies, 0.99)));
   if (run_echo) {
     Row("msgs/s referee / echo", absl::StrFormat("%.3f", ratio),
         ratio_ok ? "target >= 0.5: met" : "target >= 0.5: MISSED");
@@ -1675,10 +1710,11 @@ int ClientMain() {
   Row("timeouts / faults", absl::StrCat(timeouts, " / ", faults),
       timeouts_ok ? "target 0: met" : "target 0: MISSED");
   Row("RSS per live match", absl::StrFormat("%.1f KiB", per_match_kib),
-      absl::StrFormat("(peak - baseline) / %d live; %s", live,
-                      rss_ok ? "target <= 64 KiB: met"
-                             : "target <= 64 KiB: MISSED"));
-  Row("  all live, before play", absl::StrFormat("%.1f KiB", idle_per_match_kib),
+      absl::StrFormat(
+          "(peak - baseline) / %d live; %s", live,
+          rss_ok ? "target <= 64 KiB: met" : "target <= 64 KiB: MISSED"));
+  Row("  all live, before play",
+      absl::StrFormat("%.1f KiB", idle_per_match_kib),
       "(RSS all matches live - baseline) / live");
   for (const std::string& e : load->create_errors()) {
     std::cout << "  create error: " << e << "\n";
@@ -1693,7 +1729,8 @@ int ClientMain() {
     std::cout << "  server data kept in " << dir << "\n";
   }
   std::cout << std::flush;
-  const bool complete = load_done && all_ended && echo_done && genuine == verified;
+  const bool complete =
+      load_done && all_ended && echo_done && genuine == verified;
   if (!complete) std::cerr << "bench_load: the run did not complete cleanly\n";
   return finish(complete ? 0 : 1);
 }
@@ -1702,8 +1739,9 @@ int ClientMain() {
 }  // namespace pyramid
 
 int main(int argc, char** argv) {
-  std::vector<char*> rest =
-      pyramid::ParseFlags(argc, argv, "Load benchmark of the referee service: concurrent Rock, Paper, "
+  std::vector<char*> rest = pyramid::ParseFlags(
+      argc, argv,
+      "Load benchmark of the referee service: concurrent Rock, Paper, "
       "Pyramid! matches vs a raw gRPC echo baseline.");
   if (rest.size() > 1) {
     std::cerr << "bench_load takes no positional arguments\n";

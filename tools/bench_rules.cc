@@ -115,20 +115,20 @@ v1::GameConfig FlamingConfig(bool curse) {
 }
 
 // Every game at its default options, over the seat counts of interest.
-BENCHMARK_CAPTURE(BM_Playouts, rock_paper_pyramid/3,
+BENCHMARK_CAPTURE(BM_Playouts, rock_paper_pyramid / 3,
                   Config("rock_paper_pyramid"), 3);
-BENCHMARK_CAPTURE(BM_Playouts, pyramid_shambo/2, Config("pyramid_shambo"), 2);
-BENCHMARK_CAPTURE(BM_Playouts, pyramid_shambo/5, Config("pyramid_shambo"), 5);
-BENCHMARK_CAPTURE(BM_Playouts, pyramid_shambo/10, Config("pyramid_shambo"),
+BENCHMARK_CAPTURE(BM_Playouts, pyramid_shambo / 2, Config("pyramid_shambo"), 2);
+BENCHMARK_CAPTURE(BM_Playouts, pyramid_shambo / 5, Config("pyramid_shambo"), 5);
+BENCHMARK_CAPTURE(BM_Playouts, pyramid_shambo / 10, Config("pyramid_shambo"),
                   10);
-BENCHMARK_CAPTURE(BM_Playouts, flaming_pyramids/2, FlamingConfig(false), 2);
-BENCHMARK_CAPTURE(BM_Playouts, flaming_pyramids/4, FlamingConfig(false), 4);
-BENCHMARK_CAPTURE(BM_Playouts, flaming_pyramids/4/curse, FlamingConfig(true),
-                  4);
-BENCHMARK_CAPTURE(BM_Playouts, flaming_pyramids/6, FlamingConfig(false), 6);
-BENCHMARK_CAPTURE(BM_Playouts, pyramid_scheme/2, Config("pyramid_scheme"), 2);
-BENCHMARK_CAPTURE(BM_Playouts, pyramid_scheme/3, Config("pyramid_scheme"), 3);
-BENCHMARK_CAPTURE(BM_Playouts, pyramid_scheme/4, Config("pyramid_scheme"), 4);
+BENCHMARK_CAPTURE(BM_Playouts, flaming_pyramids / 2, FlamingConfig(false), 2);
+BENCHMARK_CAPTURE(BM_Playouts, flaming_pyramids / 4, FlamingConfig(false), 4);
+BENCHMARK_CAPTURE(BM_Playouts, flaming_pyramids / 4 / curse,
+                  FlamingConfig(true), 4);
+BENCHMARK_CAPTURE(BM_Playouts, flaming_pyramids / 6, FlamingConfig(false), 6);
+BENCHMARK_CAPTURE(BM_Playouts, pyramid_scheme / 2, Config("pyramid_scheme"), 2);
+BENCHMARK_CAPTURE(BM_Playouts, pyramid_scheme / 3, Config("pyramid_scheme"), 3);
+BENCHMARK_CAPTURE(BM_Playouts, pyramid_scheme / 4, Config("pyramid_scheme"), 4);
 
 }  // namespace
 }  // namespace pyramid

@@ -37,8 +37,8 @@
 #include "absl/flags/usage.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
-#include "referee/cli/flags.h"
 #include "pyramid/referee/v1/log.pb.h"
+#include "referee/cli/flags.h"
 #include "referee/core/clock.h"
 #include "referee/core/local_runner.h"
 #include "referee/core/log_reader.h"
@@ -90,8 +90,7 @@ struct GameVariants {
 };
 
 constexpr GameVariants kGames[] = {
-    {"rock_paper_pyramid", "Rock, Paper, Pyramid!", "red x winner_takes x ",
-     4,
+    {"rock_paper_pyramid", "Rock, Paper, Pyramid!", "red x winner_takes x ", 4,
      [](int variant, v1::GameConfig& config) {
        v1::RockPaperPyramidOptions* options =
            config.mutable_rock_paper_pyramid();
@@ -99,8 +98,7 @@ constexpr GameVariants kGames[] = {
        options->set_winner_takes(variant / 2 == 1 ? v1::RPP_TAKES_ALL
                                                   : v1::RPP_TAKES_CAPTURED);
      }},
-    {"pyramid_shambo", "Pyramid Shambo", "", 1,
-     [](int, v1::GameConfig&) {}},
+    {"pyramid_shambo", "Pyramid Shambo", "", 1, [](int, v1::GameConfig&) {}},
     {"flaming_pyramids", "Flaming Pyramids", "curse x ", 2,
      [](int variant, v1::GameConfig& config) {
        config.mutable_flaming_pyramids()->set_curse(variant == 1);
@@ -158,9 +156,9 @@ absl::Status Generate(const CorpusSpec& spec, int count, Corpus& corpus) {
   FakeClock clock;
   for (int i = 0; i < count; ++i) {
     std::string log;
-    absl::StatusOr<std::unique_ptr<Match>> match = Match::Create(
-        ConfigFor(spec, i), keys[i % keys.size()],
-        std::make_unique<StringLogSink>(&log), &clock, entropy);
+    absl::StatusOr<std::unique_ptr<Match>> match =
+        Match::Create(ConfigFor(spec, i), keys[i % keys.size()],
+                      std::make_unique<StringLogSink>(&log), &clock, entropy);
     if (!match.ok()) return match.status();
     std::vector<std::unique_ptr<RandomPlayer>> players;
     std::vector<Player*> seats;
@@ -184,15 +182,17 @@ absl::Status Generate(const CorpusSpec& spec, int count, Corpus& corpus) {
     corpus.records += split.records.size();
     v1::LogRecord header;
     if (split.records.empty() ||
-        !header.ParseFromArray(split.records[0].bytes.data(),
-                               static_cast<int>(split.records[0].bytes.size()))) {
+        !header.ParseFromArray(
+            split.records[0].bytes.data(),
+            static_cast<int>(split.records[0].bytes.size()))) {
       return absl::InternalError("generated log without a header");
     }
     const std::string& match_id = header.header().match_id();
     const std::string& key = header.header().referee_public_key();
     for (const RawRecord& raw : split.records) {
       v1::LogRecord record;
-      record.ParseFromArray(raw.bytes.data(), static_cast<int>(raw.bytes.size()));
+      record.ParseFromArray(raw.bytes.data(),
+                            static_cast<int>(raw.bytes.size()));
       const v1::Signature* signature = nullptr;
       if (record.has_checkpoint()) signature = &record.checkpoint();
       if (record.has_seal()) signature = &record.seal();
@@ -341,7 +341,8 @@ int Main() {
     std::cerr << "bench_verify: generating logs: " << s.message() << "\n";
     return 1;
   }
-  const double gen_seconds = Seconds(std::chrono::steady_clock::now() - gen_start);
+  const double gen_seconds =
+      Seconds(std::chrono::steady_clock::now() - gen_start);
 
   VerifyOptions no_signatures;
   no_signatures.check_signatures = false;
@@ -409,8 +410,9 @@ int Main() {
 }  // namespace pyramid
 
 int main(int argc, char** argv) {
-  std::vector<char*> rest =
-      pyramid::ParseFlags(argc, argv, "Benchmarks the log verifier against the SHA-256 floor on in-memory "
+  std::vector<char*> rest = pyramid::ParseFlags(
+      argc, argv,
+      "Benchmarks the log verifier against the SHA-256 floor on in-memory "
       "logs of one game (default Rock, Paper, Pyramid!).");
   if (rest.size() > 1) {
     std::cerr << "bench_verify takes no positional arguments\n";

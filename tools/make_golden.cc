@@ -227,8 +227,9 @@ int Main() {
 }  // namespace pyramid
 
 int main(int argc, char** argv) {
-  std::vector<char*> rest =
-      pyramid::ParseFlags(argc, argv, "Writes the golden logs of fault scenarios (never overwrites).");
+  std::vector<char*> rest = pyramid::ParseFlags(
+      argc, argv,
+      "Writes the golden logs of fault scenarios (never overwrites).");
   if (rest.size() > 1) {
     std::cerr << "make_golden takes no positional arguments\n";
     return 2;

@@ -37,10 +37,10 @@
 #include "absl/strings/str_split.h"
 #include "google/protobuf/text_format.h"
 #include "google/protobuf/util/json_util.h"
-#include "grpcpp/grpcpp.h"
 #include "grpc/health/v1/health.grpc.pb.h"
-#include "referee/cli/flags.h"
+#include "grpcpp/grpcpp.h"
 #include "pyramid/referee/v1/referee_service.grpc.pb.h"
+#include "referee/cli/flags.h"
 #include "referee/core/log_sink.h"
 #include "referee/crypto/bytes.h"
 
@@ -152,7 +152,8 @@ int CreateMatch(v1::Referee::Stub& stub) {
   clocks->set_commit_timeout_ms(absl::GetFlag(FLAGS_commit_timeout_ms));
   clocks->set_reveal_timeout_ms(absl::GetFlag(FLAGS_reveal_timeout_ms));
   clocks->set_time_bank_ms(absl::GetFlag(FLAGS_time_bank_ms));
-  clocks->set_time_bank_increment_ms(absl::GetFlag(FLAGS_time_bank_increment_ms));
+  clocks->set_time_bank_increment_ms(
+      absl::GetFlag(FLAGS_time_bank_increment_ms));
   const std::string policy = absl::GetFlag(FLAGS_forfeit_policy);
   if (policy == "default") {
     request.set_forfeit_policy(v1::FORFEIT_POLICY_DEFAULT_ACTION);
@@ -168,7 +169,8 @@ int CreateMatch(v1::Referee::Stub& stub) {
   std::filesystem::create_directories(dir);
   for (int i = 0; i < response.seat_tokens_size(); ++i) {
     if (response.seat_tokens(i).empty()) continue;
-    const std::string path = (dir / absl::StrCat("seat-", i, ".token")).string();
+    const std::string path =
+        (dir / absl::StrCat("seat-", i, ".token")).string();
     if (absl::Status s = WriteSecretFile(path, response.seat_tokens(i) + "\n");
         !s.ok()) {
       return Fail(std::string(s.message()));
@@ -343,7 +345,8 @@ int Main(const std::vector<std::string>& args) {
     return RegisterBot(*stub, args[1]);
   }
   if (command == "create-match" && args.size() == 1) return CreateMatch(*stub);
-  if (command == "get-match" && args.size() == 2) return GetMatch(*stub, args[1]);
+  if (command == "get-match" && args.size() == 2)
+    return GetMatch(*stub, args[1]);
   if (command == "list" && args.size() == 1) return List(*stub);
   if (command == "watch" && args.size() == 2) return Watch(*stub, args[1]);
   if (command == "get-log" && args.size() == 2) return GetLog(*stub, args[1]);

@@ -44,8 +44,8 @@ namespace {
 int Main() {
   v1::GameConfig config;
   config.set_game(absl::GetFlag(FLAGS_game));
-  if (!google::protobuf::TextFormat::MergeFromString(absl::GetFlag(FLAGS_options),
-                                                     &config)) {
+  if (!google::protobuf::TextFormat::MergeFromString(
+          absl::GetFlag(FLAGS_options), &config)) {
     std::cerr << "selfplay: cannot parse --options\n";
     return 2;
   }
@@ -54,14 +54,16 @@ int Main() {
     std::cerr << "selfplay: " << game.status().message() << "\n";
     return 2;
   }
-  const int seats = absl::GetFlag(FLAGS_seats) == 0 ? (*game)->min_seats()
-                                                    : absl::GetFlag(FLAGS_seats);
+  const int seats = absl::GetFlag(FLAGS_seats) == 0
+                        ? (*game)->min_seats()
+                        : absl::GetFlag(FLAGS_seats);
   const std::filesystem::path out = absl::GetFlag(FLAGS_out);
   std::filesystem::create_directories(out);
 
   std::optional<Digest> deterministic;
   if (!absl::GetFlag(FLAGS_deterministic).empty()) {
-    absl::StatusOr<std::string> bytes = FromHex(absl::GetFlag(FLAGS_deterministic));
+    absl::StatusOr<std::string> bytes =
+        FromHex(absl::GetFlag(FLAGS_deterministic));
     if (!bytes.ok() || bytes->size() != 32) {
       std::cerr << "selfplay: --deterministic takes 64 hex digits\n";
       return 2;
@@ -106,13 +108,14 @@ int Main() {
     match_config.checkpoint_interval = absl::GetFlag(FLAGS_checkpoint_interval);
     const std::string tmp = (out / ".match.tmp").string();
     std::filesystem::remove(tmp);
-    absl::StatusOr<std::unique_ptr<FileLogSink>> sink = FileLogSink::Create(tmp);
+    absl::StatusOr<std::unique_ptr<FileLogSink>> sink =
+        FileLogSink::Create(tmp);
     if (!sink.ok()) {
       std::cerr << "selfplay: " << sink.status().message() << "\n";
       return 2;
     }
-    absl::StatusOr<std::unique_ptr<Match>> match = Match::Create(
-        match_config, *key, *std::move(sink), clock, entropy);
+    absl::StatusOr<std::unique_ptr<Match>> match =
+        Match::Create(match_config, *key, *std::move(sink), clock, entropy);
     if (!match.ok()) {
       std::cerr << "selfplay: " << match.status().message() << "\n";
       return 2;
@@ -130,8 +133,8 @@ int Main() {
       std::cerr << "selfplay: match failed: " << s.message() << "\n";
       return 1;
     }
-    const std::string name =
-        absl::StrCat(config.game(), "-", ToHex((*match)->match_id()), ".pyrlog");
+    const std::string name = absl::StrCat(
+        config.game(), "-", ToHex((*match)->match_id()), ".pyrlog");
     const std::filesystem::path final_path = out / name;
     (*match).reset();  // Closes the file.
     std::filesystem::rename(tmp, final_path);
@@ -144,8 +147,9 @@ int Main() {
 }  // namespace pyramid
 
 int main(int argc, char** argv) {
-  std::vector<char*> rest =
-      pyramid::ParseFlags(argc, argv, "Plays in-process matches between random players and writes their "
+  std::vector<char*> rest = pyramid::ParseFlags(
+      argc, argv,
+      "Plays in-process matches between random players and writes their "
       "signed logs.");
   if (rest.size() > 1) {
     std::cerr << "selfplay takes no positional arguments\n";

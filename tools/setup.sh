@@ -11,6 +11,7 @@ packages=(
   libsodium-dev libssl-dev openssl libsqlite3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-grpcio python3-protobuf
+  clang-14 libclang-rt-14-dev clang-format-14
 )
 
 missing=()

@@ -6,8 +6,7 @@
 
 namespace pyramid {
 
-absl::StatusOr<GameSession> GameSession::Start(const Game& game,
-                                               int num_seats,
+absl::StatusOr<GameSession> GameSession::Start(const Game& game, int num_seats,
                                                const Digest& seed) {
   absl::StatusOr<std::unique_ptr<State>> state =
       game.NewInitialState(num_seats, RandomStream(seed));
@@ -67,7 +66,8 @@ v1::Outcome ForfeitOutcome(const State* state, int num_seats,
   if (state != nullptr) {
     stopped = state->StoppedOutcome();
   } else {
-    for (int seat = 0; seat < num_seats; ++seat) stopped.add_seats()->set_rank(1);
+    for (int seat = 0; seat < num_seats; ++seat)
+      stopped.add_seats()->set_rank(1);
   }
   auto is_forfeited = [&forfeited](int seat) {
     return std::find(forfeited.begin(), forfeited.end(), seat) !=

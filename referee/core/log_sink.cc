@@ -15,8 +15,8 @@ namespace pyramid {
 
 absl::StatusOr<std::unique_ptr<FileLogSink>> FileLogSink::Create(
     const std::string& path) {
-  int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC,
-                0644);
+  int fd = open(path.c_str(),
+                O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
   if (fd < 0) {
     return absl::FailedPreconditionError(
         absl::StrCat("cannot create log ", path, ": ", std::strerror(errno)));
@@ -77,8 +77,8 @@ absl::StatusOr<std::string> ReadFileToString(const std::string& path) {
 
 absl::Status WriteSecretFile(const std::string& path,
                              const std::string& contents) {
-  const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-                      0600);
+  const int fd =
+      open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   if (fd < 0) {
     return absl::InternalError(
         absl::StrCat("cannot create ", path, ": ", std::strerror(errno)));
@@ -112,10 +112,12 @@ absl::Status WriteFileAtomically(const std::string& path,
   if (!ok) {
     const std::string error = std::strerror(errno);
     unlink(tmp.c_str());
-    return absl::InternalError(absl::StrCat("cannot write ", path, ": ", error));
+    return absl::InternalError(
+        absl::StrCat("cannot write ", path, ": ", error));
   }
   const size_t slash = path.rfind('/');
-  const std::string dir = slash == std::string::npos ? "." : path.substr(0, slash);
+  const std::string dir =
+      slash == std::string::npos ? "." : path.substr(0, slash);
   if (const int dir_fd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
       dir_fd >= 0) {
     fsync(dir_fd);

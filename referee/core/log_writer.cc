@@ -54,8 +54,8 @@ v1::Signature LogWriter::Sign() const {
   v1::Signature signature;
   signature.set_record_count(record_count_);
   signature.set_chain_hash(std::string(AsView(chain_)));
-  signature.set_signature(key_.Sign(
-      LogSignatureMessage(match_id_, record_count_, AsView(chain_))));
+  signature.set_signature(
+      key_.Sign(LogSignatureMessage(match_id_, record_count_, AsView(chain_))));
   return signature;
 }
 
@@ -75,7 +75,7 @@ absl::Status LogWriter::Write(v1::LogRecord record) {
   framed.reserve(body.size() + log_format::kMaxLengthPrefix +
                  (record_count_ == 0 ? log_format::kMagic.size() : 0));
   if (record_count_ == 0) framed.append(log_format::kMagic);
-  for (uint64_t n = body.size(); ; n >>= 7) {
+  for (uint64_t n = body.size();; n >>= 7) {
     if (n < 0x80) {
       framed.push_back(static_cast<char>(n));
       break;

@@ -29,9 +29,9 @@ absl::StatusOr<std::unique_ptr<Match>> Match::Create(
   if (!game.ok()) return game.status();
   const int seats = static_cast<int>(config.seats.size());
   if (seats < (*game)->min_seats() || seats > (*game)->max_seats()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        config.game.game(), " takes ", (*game)->min_seats(), " to ",
-        (*game)->max_seats(), " seats, not ", seats));
+    return absl::InvalidArgumentError(
+        absl::StrCat(config.game.game(), " takes ", (*game)->min_seats(),
+                     " to ", (*game)->max_seats(), " seats, not ", seats));
   }
   for (const v1::Seat& seat : config.seats) {
     if (!seat.public_key().empty() &&
@@ -71,8 +71,8 @@ absl::StatusOr<std::unique_ptr<Match>> Match::Create(
     *header->add_seats() = seat;
   }
   header->set_referee_public_key(public_key);
-  header->set_referee_commitment(std::string(AsView(RefereeCommitment(
-      match->match_id_, match->referee_contribution_))));
+  header->set_referee_commitment(std::string(AsView(
+      RefereeCommitment(match->match_id_, match->referee_contribution_))));
   *header->mutable_clocks() = match->config_.clocks;
   header->set_forfeit_policy(match->config_.forfeit_policy);
   header->set_created_unix_ms(match->NowMs());
@@ -149,7 +149,8 @@ void Match::ChargeTimeBank(int seat) {
   const int64_t used_ms = absl::ToInt64Milliseconds(now_ - opened_);
   const int64_t overrun =
       used_ms - static_cast<int64_t>(config_.clocks.commit_timeout_ms());
-  if (overrun > 0) bank_ms_[seat] = std::max<int64_t>(0, bank_ms_[seat] - overrun);
+  if (overrun > 0)
+    bank_ms_[seat] = std::max<int64_t>(0, bank_ms_[seat] - overrun);
   bank_ms_[seat] += config_.clocks.time_bank_increment_ms();
 }
 
@@ -179,9 +180,9 @@ absl::Status Match::CheckOpen(int seat, uint64_t decision_id) const {
   if (!broken_.ok()) return broken_;
   if (finished_) return absl::FailedPreconditionError("the match is over");
   if (decision_id != decision_.id) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("decision ", decision_id, " is not open (decision ",
-                     decision_.id, " is)"));
+    return absl::FailedPreconditionError(absl::StrCat("decision ", decision_id,
+                                                      " is not open (decision ",
+                                                      decision_.id, " is)"));
   }
   if (std::find(decision_.seats.begin(), decision_.seats.end(), seat) ==
       decision_.seats.end()) {
@@ -239,10 +240,9 @@ absl::Status Match::Commit(int seat, uint64_t decision_id,
         "the seat has no key: commits must not be signed");
   }
   if (!key.empty() &&
-      !VerifySignature(key,
-                       CommitSignatureMessage(match_id_, seat, decision_id,
-                                              commitment),
-                       signature)) {
+      !VerifySignature(
+          key, CommitSignatureMessage(match_id_, seat, decision_id, commitment),
+          signature)) {
     return absl::InvalidArgumentError("the commit signature does not verify");
   }
   progress.commitment = std::string(commitment);
@@ -301,8 +301,8 @@ absl::Status Match::Reveal(int seat, uint64_t decision_id,
   v1::FaultReason reason = v1::FAULT_REVEAL_MISMATCH;
   v1::Action action;
   if (AsView(expected) != progress.commitment) {
-    usable = absl::InvalidArgumentError(
-        "the reveal does not match the commitment");
+    usable =
+        absl::InvalidArgumentError("the reveal does not match the commitment");
   } else if (!action.ParseFromArray(action_bytes.data(),
                                     static_cast<int>(action_bytes.size()))) {
     reason = v1::FAULT_ILLEGAL_ACTION;
@@ -361,10 +361,9 @@ absl::Status Match::Fault(int seat, v1::FaultReason reason,
 }
 
 bool Match::AllCommittedOrFaulted() const {
-  return std::all_of(progress_.begin(), progress_.end(),
-                     [](const SeatProgress& p) {
-                       return !p.commitment.empty() || p.faulted;
-                     });
+  return std::all_of(
+      progress_.begin(), progress_.end(),
+      [](const SeatProgress& p) { return !p.commitment.empty() || p.faulted; });
 }
 
 bool Match::AllResolved() const {
@@ -416,9 +415,9 @@ absl::Status Match::CheckDeadlinesNow() {
                           ? !p.faulted && !p.action.has_value()
                           : !p.faulted && p.commitment.empty();
     if (!owes || now < decision_.deadlines[i]) continue;
-    if (absl::Status s = Fault(decision_.seats[i], reason,
-                               decision_.reveal_phase ? "no reveal in time"
-                                                      : "no commit in time");
+    if (absl::Status s = Fault(
+            decision_.seats[i], reason,
+            decision_.reveal_phase ? "no reveal in time" : "no commit in time");
         !s.ok()) {
       return s;
     }
@@ -451,8 +450,8 @@ absl::Status Match::CloseDecision() {
       session_->ApplyDecision(decision_.id, std::move(moves));
   if (!applied.ok()) {
     // Every action was validated on reveal; this is a rules bug.
-    broken_ = absl::InternalError(absl::StrCat(
-        "validated actions refused: ", applied.status().message()));
+    broken_ = absl::InternalError(absl::StrCat("validated actions refused: ",
+                                               applied.status().message()));
     return broken_;
   }
   v1::LogRecord record;

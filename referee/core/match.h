@@ -58,7 +58,7 @@ struct DecisionView {
   uint64_t id = 0;
   std::vector<int> seats;  // Ascending.
   bool simultaneous = false;
-  bool reveal_phase = false;     // False: collecting commits.
+  bool reveal_phase = false;  // False: collecting commits.
   // Per seat (indexed like `seats`): when its current phase closes for it;
   // InfiniteFuture when there is no deadline.
   std::vector<absl::Time> deadlines;
@@ -68,9 +68,8 @@ class Match {
  public:
   // Creates the match, writes its header and opens the seed decision.
   static absl::StatusOr<std::unique_ptr<Match>> Create(
-      MatchConfig config, SigningKey referee_key,
-      std::unique_ptr<LogSink> sink, const Clock* clock,
-      EntropySource entropy = SystemEntropy());
+      MatchConfig config, SigningKey referee_key, std::unique_ptr<LogSink> sink,
+      const Clock* clock, EntropySource entropy = SystemEntropy());
 
   // Rebuilds a match from its log and resumes it (the referee's restart;
   // docs/durability.md). `log` holds complete records only (the caller cuts
@@ -135,7 +134,9 @@ class Match {
   // so far verifies as a prefix (used at shutdown). No-op once finished.
   absl::Status Checkpoint();
 
-  void set_listener(RecordListener listener) { listener_ = std::move(listener); }
+  void set_listener(RecordListener listener) {
+    listener_ = std::move(listener);
+  }
 
   // What `seat` may see now / what anyone may see. Before the seed decision
   // closes there is no game state and these are empty.

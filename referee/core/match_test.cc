@@ -67,10 +67,9 @@ class MatchTest : public ::testing::Test {
   absl::Status CommitAction(int seat, const v1::Action& action) {
     const uint64_t id = match_->decision()->id;
     bytes_[seat] = action.SerializeAsString();
-    return match_->Commit(
-        seat, id,
-        AsView(CommitmentHash(match_->match_id(), seat, id, Salt(seat, id),
-                              bytes_[seat])));
+    return match_->Commit(seat, id,
+                          AsView(CommitmentHash(match_->match_id(), seat, id,
+                                                Salt(seat, id), bytes_[seat])));
   }
   absl::Status RevealAction(int seat) {
     const uint64_t id = match_->decision()->id;
@@ -304,8 +303,7 @@ TEST_F(MatchTest, SignedSeatsMustSignTheirCommits) {
   const SigningKey seat_key = *SigningKey::FromSeed(std::string(32, 's'));
   Start(v1::FORFEIT_POLICY_FORFEIT, 0, 0, {seat_key.public_key()});
   const std::string bytes = Seed('a').SerializeAsString();
-  const Digest c =
-      CommitmentHash(match_->match_id(), 0, 0, Salt(0, 0), bytes);
+  const Digest c = CommitmentHash(match_->match_id(), 0, 0, Salt(0, 0), bytes);
   EXPECT_EQ(match_->Commit(0, 0, AsView(c)).code(),
             absl::StatusCode::kInvalidArgument);
   const std::string wrong = seat_key.Sign("something else");

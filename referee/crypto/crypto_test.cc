@@ -51,18 +51,18 @@ using ::testing::ElementsAreArray;
 using ::testing::HasSubstr;
 
 // Abseil 20220623 has no status matchers: small local ones.
-#define PYR_ASSERT_OK(expr)                                 \
-  do {                                                      \
-    const absl::Status pyr_status_ = (expr);                \
+#define PYR_ASSERT_OK(expr)                                  \
+  do {                                                       \
+    const absl::Status pyr_status_ = (expr);                 \
     ASSERT_TRUE(pyr_status_.ok()) << pyr_status_.ToString(); \
   } while (0)
 #define PYR_CONCAT_INNER(a, b) a##b
 #define PYR_CONCAT(a, b) PYR_CONCAT_INNER(a, b)
 #define PYR_ASSERT_OK_AND_ASSIGN(lhs, expr) \
   PYR_ASSERT_OK_AND_ASSIGN_IMPL(PYR_CONCAT(pyr_or_, __LINE__), lhs, expr)
-#define PYR_ASSERT_OK_AND_ASSIGN_IMPL(tmp, lhs, expr)     \
-  auto tmp = (expr);                                      \
-  ASSERT_TRUE(tmp.ok()) << tmp.status().ToString();       \
+#define PYR_ASSERT_OK_AND_ASSIGN_IMPL(tmp, lhs, expr) \
+  auto tmp = (expr);                                  \
+  ASSERT_TRUE(tmp.ok()) << tmp.status().ToString();   \
   lhs = std::move(*tmp)
 
 // Debian's Abseil has its own absl::string_view (not std::string_view).
@@ -84,8 +84,8 @@ VectorFile LoadVectorFile(const std::string& path) {
   VectorFile file;
   std::ifstream in(path);
   if (!in) {
-    file.errors.push_back(absl::StrCat(
-        "cannot open ", path, " (run the test from the source root)"));
+    file.errors.push_back(absl::StrCat("cannot open ", path,
+                                       " (run the test from the source root)"));
     return file;
   }
   std::string line;
@@ -207,8 +207,8 @@ bool HaveTool(const std::string& tool) {
          0;
 }
 
-#define PYR_REQUIRE_TOOL(tool)                                             \
-  do {                                                                     \
+#define PYR_REQUIRE_TOOL(tool)                                          \
+  do {                                                                  \
     if (!HaveTool(tool)) GTEST_SKIP() << "'" tool "' is not installed"; \
   } while (0)
 
@@ -285,9 +285,9 @@ std::string OpensslChacha20(std::string_view key, uint32_t counter,
     iv.push_back(static_cast<char>((counter >> shift) & 0xff));
   }
   iv.append(12, '\0');
-  CommandResult result = RunCommand(absl::StrCat(
-      "openssl enc -chacha20 -K ", ToHex(key), " -iv ", ToHex(iv), " -in ",
-      Quote(zeros), " -out ", Quote(out), " 2>&1"));
+  CommandResult result = RunCommand(
+      absl::StrCat("openssl enc -chacha20 -K ", ToHex(key), " -iv ", ToHex(iv),
+                   " -in ", Quote(zeros), " -out ", Quote(out), " 2>&1"));
   EXPECT_EQ(result.exit_code, 0) << result.output;
   return ReadFile(out);
 }
@@ -328,10 +328,10 @@ CommandResult OpensslVerify(std::string_view public_key,
   WriteFile(dir.File("pub.pem"), PublicKeyPem(public_key));
   WriteFile(dir.File("msg.bin"), message);
   WriteFile(dir.File("sig.bin"), signature);
-  return RunCommand(absl::StrCat(
-      "openssl pkeyutl -verify -pubin -inkey ", Quote(dir.File("pub.pem")),
-      " -rawin -in ", Quote(dir.File("msg.bin")), " -sigfile ",
-      Quote(dir.File("sig.bin")), " 2>&1"));
+  return RunCommand(absl::StrCat("openssl pkeyutl -verify -pubin -inkey ",
+                                 Quote(dir.File("pub.pem")), " -rawin -in ",
+                                 Quote(dir.File("msg.bin")), " -sigfile ",
+                                 Quote(dir.File("sig.bin")), " 2>&1"));
 }
 
 // The signature `openssl pkeyutl -sign` makes over `message` with the key
@@ -340,10 +340,10 @@ std::string OpensslSign(std::string_view seed, std::string_view message) {
   TempDir dir;
   WriteFile(dir.File("key.pem"), PrivateKeyPem(seed));
   WriteFile(dir.File("msg.bin"), message);
-  CommandResult result = RunCommand(absl::StrCat(
-      "openssl pkeyutl -sign -inkey ", Quote(dir.File("key.pem")),
-      " -rawin -in ", Quote(dir.File("msg.bin")), " -out ",
-      Quote(dir.File("sig.bin")), " 2>&1"));
+  CommandResult result = RunCommand(
+      absl::StrCat("openssl pkeyutl -sign -inkey ", Quote(dir.File("key.pem")),
+                   " -rawin -in ", Quote(dir.File("msg.bin")), " -out ",
+                   Quote(dir.File("sig.bin")), " 2>&1"));
   EXPECT_EQ(result.exit_code, 0) << result.output;
   return ReadFile(dir.File("sig.bin"));
 }
@@ -354,15 +354,24 @@ std::string OpensslSign(std::string_view seed, std::string_view message) {
 uint32_t Rotl(uint32_t x, int n) { return (x << n) | (x >> (32 - n)); }
 
 void QuarterRound(std::array<uint32_t, 16>& s, int a, int b, int c, int d) {
-  s[a] += s[b]; s[d] ^= s[a]; s[d] = Rotl(s[d], 16);
-  s[c] += s[d]; s[b] ^= s[c]; s[b] = Rotl(s[b], 12);
-  s[a] += s[b]; s[d] ^= s[a]; s[d] = Rotl(s[d], 8);
-  s[c] += s[d]; s[b] ^= s[c]; s[b] = Rotl(s[b], 7);
+  s[a] += s[b];
+  s[d] ^= s[a];
+  s[d] = Rotl(s[d], 16);
+  s[c] += s[d];
+  s[b] ^= s[c];
+  s[b] = Rotl(s[b], 12);
+  s[a] += s[b];
+  s[d] ^= s[a];
+  s[d] = Rotl(s[d], 8);
+  s[c] += s[d];
+  s[b] ^= s[c];
+  s[b] = Rotl(s[b], 7);
 }
 
 uint32_t LoadLe32(std::string_view bytes, size_t at) {
   uint32_t v = 0;
-  for (int b = 3; b >= 0; --b) v = (v << 8) | static_cast<uint8_t>(bytes[at + b]);
+  for (int b = 3; b >= 0; --b)
+    v = (v << 8) | static_cast<uint8_t>(bytes[at + b]);
   return v;
 }
 
@@ -500,7 +509,10 @@ TEST(BytesTest, FromHexRejectsBadInput) {
     }
   }
   // An embedded zero byte inside an even-length string.
-  EXPECT_FALSE(FromHex(std::string_view("12\0" "4", 4)).ok());
+  EXPECT_FALSE(FromHex(std::string_view("12\0"
+                                        "4",
+                                        4))
+                   .ok());
 }
 
 TEST(BytesTest, BigEndianAppends) {
@@ -594,9 +606,9 @@ TEST(RandomStreamTest, WordsAcrossRefillBoundariesMatchReferenceKeystream) {
   }
   std::vector<uint64_t> boundary = VecU64List("stream.words_30_to_33");
   ASSERT_EQ(boundary.size(), 4u);
-  EXPECT_EQ(std::vector<uint64_t>(reference.begin() + 30,
-                                  reference.begin() + 34),
-            boundary);
+  EXPECT_EQ(
+      std::vector<uint64_t>(reference.begin() + 30, reference.begin() + 34),
+      boundary);
   // The same words when draws before the boundary go through Uniform and
   // the copy constructor.
   RandomStream other(seed);
@@ -726,11 +738,11 @@ TEST(RandomStreamTest, UniformPowerOfTwoNeverRejects) {
 TEST(RandomStreamTest, UniformMatchesSpecificationForManyN) {
   const Digest seed = VecDigest("stream.seed");
   const uint64_t max = ~uint64_t{0};
-  for (uint64_t n : {uint64_t{1}, uint64_t{2}, uint64_t{3}, uint64_t{6},
-                     uint64_t{7}, uint64_t{52}, uint64_t{1000003},
-                     uint64_t{1} << 32, (uint64_t{1} << 32) + 1,
-                     (uint64_t{1} << 63) - 1, (uint64_t{1} << 63) + 1,
-                     (uint64_t{3} << 62), max - 1, max}) {
+  for (uint64_t n :
+       {uint64_t{1}, uint64_t{2}, uint64_t{3}, uint64_t{6}, uint64_t{7},
+        uint64_t{52}, uint64_t{1000003}, uint64_t{1} << 32,
+        (uint64_t{1} << 32) + 1, (uint64_t{1} << 63) - 1,
+        (uint64_t{1} << 63) + 1, (uint64_t{3} << 62), max - 1, max}) {
     RandomStream stream(seed);
     RandomStream clone = stream;
     int rejected = 0;
@@ -914,8 +926,7 @@ TEST(ProtocolTest, CommitSignatureCheckedByOpenssl) {
 
 TEST(ProtocolTest, RefereeCommitmentLayout) {
   const std::string match_id = VecBytes("referee_commitment.match_id");
-  const std::string contribution =
-      VecBytes("referee_commitment.contribution");
+  const std::string contribution = VecBytes("referee_commitment.contribution");
   ASSERT_EQ(match_id.size(), kMatchIdSize);
   ASSERT_EQ(contribution.size(), kSeedContributionSize);
   std::string preimage = std::string("pyramid-referee/referee-seed/v1") + '\0';
@@ -937,7 +948,8 @@ TEST(ProtocolTest, RefereeCommitmentCheckedBySha256sum) {
 TEST(ProtocolTest, DeriveSeedLayout) {
   const std::string match_id = VecBytes("seed.match_id");
   const std::string referee = VecBytes("seed.referee_contribution");
-  const std::vector<std::string> seats = VecBytesList("seed.seat_contributions");
+  const std::vector<std::string> seats =
+      VecBytesList("seed.seat_contributions");
   ASSERT_EQ(seats.size(), 3u);
   EXPECT_EQ(seats[2], std::string(32, '\0')) << "a withheld reveal";
   std::string preimage = std::string("pyramid-referee/seed/v1") + '\0';
@@ -1005,8 +1017,8 @@ TEST(ProtocolTest, LogSignatureMessageLayout) {
   EXPECT_TRUE(VerifySignature(key->public_key(), message,
                               VecBytes("log_sig.signature")));
   EXPECT_FALSE(VerifySignature(
-      key->public_key(), LogSignatureMessage(match_id, record_count + 1,
-                                             chain_hash),
+      key->public_key(),
+      LogSignatureMessage(match_id, record_count + 1, chain_hash),
       VecBytes("log_sig.signature")));
 }
 
@@ -1018,8 +1030,8 @@ TEST(ProtocolTest, LogSignatureCheckedByOpenssl) {
   absl::StatusOr<SigningKey> key =
       SigningKey::FromSeed(VecBytes("log_sig.key_seed"));
   ASSERT_TRUE(key.ok()) << key.status();
-  CommandResult verified = OpensslVerify(key->public_key(), message,
-                                         VecBytes("log_sig.signature"));
+  CommandResult verified =
+      OpensslVerify(key->public_key(), message, VecBytes("log_sig.signature"));
   EXPECT_EQ(verified.exit_code, 0) << verified.output;
   EXPECT_EQ(ToHex(OpensslSign(VecBytes("log_sig.key_seed"), message)),
             Vec("log_sig.signature"));
@@ -1055,7 +1067,8 @@ TEST_P(Rfc8032Test, KeySignatureAndVerification) {
   EXPECT_FALSE(
       VerifySignature(key->public_key(), message, signature.substr(0, 63)));
   EXPECT_FALSE(VerifySignature(key->public_key(), message, signature + "x"));
-  EXPECT_FALSE(VerifySignature(key->public_key().substr(1), message, signature));
+  EXPECT_FALSE(
+      VerifySignature(key->public_key().substr(1), message, signature));
   EXPECT_FALSE(VerifySignature("", message, signature));
 }
 
@@ -1064,7 +1077,8 @@ INSTANTIATE_TEST_SUITE_P(Vectors, Rfc8032Test,
 
 TEST(Ed25519Test, FromSeedRejectsWrongSizes) {
   for (size_t size : {0, 31, 33, 64}) {
-    absl::StatusOr<SigningKey> key = SigningKey::FromSeed(std::string(size, 'k'));
+    absl::StatusOr<SigningKey> key =
+        SigningKey::FromSeed(std::string(size, 'k'));
     EXPECT_FALSE(key.ok()) << size;
     if (!key.ok()) {
       EXPECT_EQ(key.status().code(), absl::StatusCode::kInvalidArgument);
@@ -1122,10 +1136,9 @@ TEST(Ed25519Test, OpensslAgreesWithSigningKey) {
 
 TEST(Ed25519Test, OpensslVerifiesRfc8032Test2) {
   PYR_REQUIRE_TOOL("openssl");
-  CommandResult verified =
-      OpensslVerify(VecBytes("ed25519.test2.public_key"),
-                    VecBytes("ed25519.test2.message"),
-                    VecBytes("ed25519.test2.signature"));
+  CommandResult verified = OpensslVerify(VecBytes("ed25519.test2.public_key"),
+                                         VecBytes("ed25519.test2.message"),
+                                         VecBytes("ed25519.test2.signature"));
   EXPECT_EQ(verified.exit_code, 0) << verified.output;
 }
 
@@ -1228,8 +1241,9 @@ TEST(KeyFileTest, ReadSigningKeyRejectsBadFiles) {
   for (const std::string& contents :
        {std::string(""), std::string("\n"), seed_hex.substr(2) + "\n",
         seed_hex + "00\n", seed_hex.substr(1) + "\n",
-        "zz" + seed_hex.substr(2) + "\n", seed_hex.substr(0, 32) + " " +
-        seed_hex.substr(32) + "\n", "0x" + seed_hex + "\n"}) {
+        "zz" + seed_hex.substr(2) + "\n",
+        seed_hex.substr(0, 32) + " " + seed_hex.substr(32) + "\n",
+        "0x" + seed_hex + "\n"}) {
     const std::string path = dir.File("bad");
     std::filesystem::remove(path);
     WriteFile(path, contents);
@@ -1256,7 +1270,8 @@ TEST(KeyFileTest, ParsePublicKeyFromHexAndFile) {
   PYR_ASSERT_OK_AND_ASSIGN(SigningKey key,
                            SigningKey::FromSeed(VecBytes("keyfile.seed")));
   PYR_ASSERT_OK(WriteKeyFiles(path, key));
-  PYR_ASSERT_OK_AND_ASSIGN(std::string from_file, ParsePublicKey(path + ".pub"));
+  PYR_ASSERT_OK_AND_ASSIGN(std::string from_file,
+                           ParsePublicKey(path + ".pub"));
   EXPECT_EQ(from_file, expected);
 }
 
@@ -1266,8 +1281,8 @@ TEST(KeyFileTest, ParsePublicKeyRejectsBadInput) {
   WriteFile(dir.File("short.pub"), hex.substr(2) + "\n");
   WriteFile(dir.File("garbage.pub"), "not a key\n");
   for (const std::string& input :
-       {std::string(""), hex.substr(2), hex + "00", hex.substr(1),
-        "0x" + hex, "zz" + hex.substr(2), hex + " ", dir.File("missing.pub"),
+       {std::string(""), hex.substr(2), hex + "00", hex.substr(1), "0x" + hex,
+        "zz" + hex.substr(2), hex + " ", dir.File("missing.pub"),
         dir.File("short.pub"), dir.File("garbage.pub")}) {
     absl::StatusOr<std::string> key = ParsePublicKey(input);
     EXPECT_FALSE(key.ok()) << "accepted '" << input << "'";

@@ -51,8 +51,8 @@ absl::StatusOr<std::string> ReadHexFile(const std::string& path,
   std::string text(absl::StripAsciiWhitespace(buffer.str()));
   absl::StatusOr<std::string> bytes = FromHex(text);
   if (!bytes.ok() || bytes->size() != expected_bytes) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        path, ": expected ", expected_bytes * 2, " hex digits"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": expected ", expected_bytes * 2, " hex digits"));
   }
   return bytes;
 }

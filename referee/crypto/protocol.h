@@ -18,7 +18,8 @@ inline constexpr size_t kSaltSize = 32;
 inline constexpr size_t kSeedContributionSize = 32;
 
 // Domain separators: ASCII, each followed by one zero byte.
-inline constexpr std::string_view kCommitDomain{"pyramid-referee/commit/v1\0", 26};
+inline constexpr std::string_view kCommitDomain{"pyramid-referee/commit/v1\0",
+                                                26};
 inline constexpr std::string_view kCommitSigDomain{
     "pyramid-referee/commit-sig/v1\0", 30};
 inline constexpr std::string_view kRefereeSeedDomain{

@@ -22,7 +22,8 @@ struct ContextDeleter {
 };
 
 EVP_MD_CTX* ThreadContext() {
-  thread_local std::unique_ptr<EVP_MD_CTX, ContextDeleter> ctx(EVP_MD_CTX_new());
+  thread_local std::unique_ptr<EVP_MD_CTX, ContextDeleter> ctx(
+      EVP_MD_CTX_new());
   return ctx.get();
 }
 

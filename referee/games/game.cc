@@ -28,8 +28,8 @@ absl::StatusOr<std::unique_ptr<State>> Game::NewInitialState(
     int num_seats, RandomStream stream) const {
   if (num_seats < min_seats() || num_seats > max_seats()) {
     return absl::InvalidArgumentError(
-        absl::StrCat(std::string(id()), ": needs ", min_seats(), " to ", max_seats(),
-                     " seats, got ", num_seats));
+        absl::StrCat(std::string(id()), ": needs ", min_seats(), " to ",
+                     max_seats(), " seats, got ", num_seats));
   }
   return DoNewInitialState(num_seats, std::move(stream));
 }

@@ -12,7 +12,8 @@
 namespace pyramid {
 namespace {
 
-using Factory = absl::StatusOr<std::unique_ptr<Game>> (*)(const v1::GameConfig&);
+using Factory =
+    absl::StatusOr<std::unique_ptr<Game>> (*)(const v1::GameConfig&);
 
 // One line per game, keyed by its id.
 const std::map<std::string, Factory, std::less<>>& Factories() {

@@ -16,8 +16,7 @@ DeadlineScheduler::~DeadlineScheduler() {
   thread_.join();
 }
 
-void DeadlineScheduler::Schedule(const std::string& match_id,
-                                 absl::Time when) {
+void DeadlineScheduler::Schedule(const std::string& match_id, absl::Time when) {
   absl::MutexLock lock(&mu_);
   if (when == absl::InfiniteFuture()) {
     auto it = deadlines_.find(match_id);

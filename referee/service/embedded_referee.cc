@@ -34,8 +34,7 @@ EmbeddedReferee::~EmbeddedReferee() {
   lobby_->SuspendAll();
   lobby_->connections().CloseAll(grpc::StatusCode::UNAVAILABLE,
                                  "the referee is shutting down");
-  server_->Shutdown(std::chrono::system_clock::now() +
-                    std::chrono::seconds(2));
+  server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
 }
 
 }  // namespace pyramid

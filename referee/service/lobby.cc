@@ -1,7 +1,6 @@
 #include "referee/service/lobby.h"
 
 #include <sodium.h>
-
 #include <sys/statvfs.h>
 
 #include <algorithm>
@@ -46,13 +45,14 @@ Lobby::Lobby(LobbyOptions options)
   Principal admin;
   admin.kind = Principal::Kind::kAdmin;
   tokens_.AddRaw(options_.admin_token, admin);
-  scheduler_ = std::make_unique<DeadlineScheduler>(
-      [this](const std::string& match_id) {
+  scheduler_ =
+      std::make_unique<DeadlineScheduler>([this](const std::string& match_id) {
         if (std::shared_ptr<MatchHost> host = FindMatch(match_id)) {
           host->CheckDeadlines();
         }
       });
-  if (options_.tlog != nullptr && options_.checkpoint_every > absl::ZeroDuration()) {
+  if (options_.tlog != nullptr &&
+      options_.checkpoint_every > absl::ZeroDuration()) {
     checkpointer_ = std::thread([this] { CheckpointLoop(); });
   }
 }
@@ -140,19 +140,19 @@ absl::StatusOr<v1::CreateMatchResponse> Lobby::CreateMatch(
   config.game = request.game();
   config.clocks =
       AllZero(request.clocks()) ? options_.default_clocks : request.clocks();
-  config.forfeit_policy = request.forfeit_policy() ==
-                                  v1::FORFEIT_POLICY_UNSPECIFIED
-                              ? v1::FORFEIT_POLICY_FORFEIT
-                              : request.forfeit_policy();
+  config.forfeit_policy =
+      request.forfeit_policy() == v1::FORFEIT_POLICY_UNSPECIFIED
+          ? v1::FORFEIT_POLICY_FORFEIT
+          : request.forfeit_policy();
   if (!v1::ForfeitPolicy_IsValid(config.forfeit_policy)) {
     return absl::InvalidArgumentError("unknown forfeit policy");
   }
   config.checkpoint_interval = options_.checkpoint_interval;
   config.fsync = options_.fsync;
   if (request.label().size() > kMaxLabelBytes) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "label: at most ", kMaxLabelBytes, " bytes, not ",
-        request.label().size()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("label: at most ", kMaxLabelBytes, " bytes, not ",
+                     request.label().size()));
   }
   config.label = request.label();
   std::vector<HostedSeat> hosted;
@@ -240,8 +240,8 @@ absl::StatusOr<v1::CreateMatchResponse> Lobby::CreateMatch(
           absl::StrCat("cannot record the match: ", s.message()));
     }
   }
-  absl::StatusOr<std::unique_ptr<Match>> match = StartLog(
-      std::move(config), path, ids, clock);
+  absl::StatusOr<std::unique_ptr<Match>> match =
+      StartLog(std::move(config), path, ids, clock);
   if (!match.ok()) {
     std::filesystem::remove(path);
     if (options_.registry != nullptr) {
@@ -264,18 +264,18 @@ absl::StatusOr<v1::CreateMatchResponse> Lobby::CreateMatch(
   return response;
 }
 
-absl::StatusOr<std::unique_ptr<Match>> Lobby::StartLog(
-    MatchConfig config, const std::string& path, const std::string& ids,
-    const Clock* clock) {
-  absl::StatusOr<std::unique_ptr<FileLogSink>> sink =
-      FileLogSink::Create(path);
+absl::StatusOr<std::unique_ptr<Match>> Lobby::StartLog(MatchConfig config,
+                                                       const std::string& path,
+                                                       const std::string& ids,
+                                                       const Clock* clock) {
+  absl::StatusOr<std::unique_ptr<FileLogSink>> sink = FileLogSink::Create(path);
   if (!sink.ok()) return absl::InternalError(sink.status().message());
   auto entropy = [ids, at = size_t{0}](char* out, size_t size) mutable {
     for (size_t i = 0; i < size; ++i) out[i] = at < ids.size() ? ids[at++] : 0;
   };
-  absl::StatusOr<std::unique_ptr<Match>> match = Match::Create(
-      std::move(config), options_.referee_key, *std::move(sink), clock,
-      entropy);
+  absl::StatusOr<std::unique_ptr<Match>> match =
+      Match::Create(std::move(config), options_.referee_key, *std::move(sink),
+                    clock, entropy);
   if (!match.ok() && absl::IsInternal(match.status())) {
     // The log could not be written (a full disk, an I/O error).
     return absl::ResourceExhaustedError(absl::StrCat(
@@ -287,8 +287,10 @@ absl::StatusOr<std::unique_ptr<Match>> Lobby::StartLog(
 
 void Lobby::Host(std::shared_ptr<MatchHost> host) {
   const std::string match_id = host->match_id();
-  host->set_on_end([this, log_path = host->log_path()](const v1::MatchInfo& info) {
-    if (info.status() == v1::MATCH_BROKEN) NoteWriteFailure(info.broken_reason());
+  host->set_on_end([this,
+                    log_path = host->log_path()](const v1::MatchInfo& info) {
+    if (info.status() == v1::MATCH_BROKEN)
+      NoteWriteFailure(info.broken_reason());
     // Entered before the registry records the end: after a crash between
     // the two, the match resumes as finished and is entered again (which
     // changes nothing).
@@ -300,7 +302,8 @@ void Lobby::Host(std::shared_ptr<MatchHost> host) {
       }
     }
     if (options_.registry != nullptr) {
-      if (absl::Status s = options_.registry->EndMatch(info, info.broken_reason());
+      if (absl::Status s =
+              options_.registry->EndMatch(info, info.broken_reason());
           !s.ok()) {
         std::cerr << "referee: " << s.message() << "\n";
       }
@@ -334,9 +337,9 @@ absl::Status Lobby::CheckWritable() {
     write_failure_.clear();
     return absl::OkStatus();
   }
-  return absl::ResourceExhaustedError(absl::StrCat(
-      "the referee cannot write match logs now (", write_failure_,
-      "); new matches are refused until space returns"));
+  return absl::ResourceExhaustedError(
+      absl::StrCat("the referee cannot write match logs now (", write_failure_,
+                   "); new matches are refused until space returns"));
 }
 
 absl::StatusOr<RecoveryReport> Lobby::Recover() {
@@ -366,8 +369,9 @@ void Lobby::RecoverMatch(StoredMatch& stored, RecoveryReport& report) {
     absl::MutexLock lock(&mu_);
     for (const v1::MatchSeatInfo& seat : info.seats()) {
       auto bot = bots_.find(seat.bot_id());
-      hosted.push_back({seat.name(), seat.bot_id(),
-                        bot != bots_.end() ? bot->second.route : next_route_++});
+      hosted.push_back(
+          {seat.name(), seat.bot_id(),
+           bot != bots_.end() ? bot->second.route : next_route_++});
     }
   }
   for (StoredToken& token : stored.seat_tokens) {
@@ -400,8 +404,8 @@ void Lobby::RecoverMatch(StoredMatch& stored, RecoveryReport& report) {
   if (!match.ok()) {
     v1::MatchInfo broken = info;
     broken.set_status(v1::MATCH_BROKEN);
-    broken.set_broken_reason(
-        absl::StrCat("cannot resume after a restart: ", match.status().message()));
+    broken.set_broken_reason(absl::StrCat("cannot resume after a restart: ",
+                                          match.status().message()));
     std::cerr << "referee: match " << info.match_id() << ": "
               << broken.broken_reason() << "\n";
     if (options_.registry != nullptr) {
@@ -418,7 +422,10 @@ void Lobby::RecoverMatch(StoredMatch& stored, RecoveryReport& report) {
       &connections_, [this, match_id](absl::Time when) {
         scheduler_->Schedule(match_id, when);
       });
-  if (host->finished()) ++report.finished; else ++report.resumed;
+  if (host->finished())
+    ++report.finished;
+  else
+    ++report.resumed;
   Host(std::move(host));
 }
 
@@ -429,9 +436,9 @@ absl::StatusOr<std::unique_ptr<Match>> Lobby::ResumeLog(
   }
   absl::StatusOr<std::string> bytes = ReadFileToString(stored.log_path);
   if (!bytes.ok()) {
-    return absl::DataLossError(absl::StrCat(
-        "no log (the referee stopped while creating the match): ",
-        bytes.status().message()));
+    return absl::DataLossError(
+        absl::StrCat("no log (the referee stopped while creating the match): ",
+                     bytes.status().message()));
   }
   // A record torn by the crash is cut off: the log resumes after the last
   // complete one.
@@ -475,10 +482,10 @@ std::vector<std::pair<std::shared_ptr<MatchHost>, int>> Lobby::SeatsOf(
     list.erase(std::remove_if(list.begin(), list.end(),
                               [this](const std::pair<std::string, int>& entry)
                                   ABSL_NO_THREAD_SAFETY_ANALYSIS {
-                                auto it = matches_.find(entry.first);
-                                return it == matches_.end() ||
-                                       it->second->finished();
-                              }),
+                                    auto it = matches_.find(entry.first);
+                                    return it == matches_.end() ||
+                                           it->second->finished();
+                                  }),
                list.end());
     for (const auto& [match_id, seat] : list) {
       seats.emplace_back(matches_.at(match_id), seat);
@@ -495,8 +502,8 @@ std::shared_ptr<MatchHost> Lobby::FindMatch(const std::string& match_id) const {
 
 absl::StatusOr<v1::ListMatchesResponse> Lobby::ListMatches(
     const v1::ListMatchesRequest& request) const {
-  uint32_t page_size = request.page_size() == 0 ? kDefaultPageSize
-                                                : request.page_size();
+  uint32_t page_size =
+      request.page_size() == 0 ? kDefaultPageSize : request.page_size();
   page_size = std::min(page_size, kMaxPageSize);
   // A page token is the creation position just above the next match to list
   // (newest first), so pages stay stable while matches are created.
@@ -506,7 +513,8 @@ absl::StatusOr<v1::ListMatchesResponse> Lobby::ListMatches(
     absl::MutexLock lock(&mu_);
     end = order_.size();
     if (!request.page_token().empty() &&
-        (!absl::SimpleAtoi(request.page_token(), &end) || end > order_.size())) {
+        (!absl::SimpleAtoi(request.page_token(), &end) ||
+         end > order_.size())) {
       return absl::InvalidArgumentError("bad page_token");
     }
     for (size_t i = end; i-- > 0;) candidates.push_back(order_[i]);

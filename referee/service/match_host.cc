@@ -1,8 +1,7 @@
 #include "referee/service/match_host.h"
 
-#include <iostream>
-
 #include <algorithm>
+#include <iostream>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -25,8 +24,9 @@ int64_t UnixMs(absl::Time t) {
 // The index of `seat` in the decision, or -1.
 int IndexIn(const DecisionView& decision, int seat) {
   auto it = std::find(decision.seats.begin(), decision.seats.end(), seat);
-  return it == decision.seats.end() ? -1
-                                    : static_cast<int>(it - decision.seats.begin());
+  return it == decision.seats.end()
+             ? -1
+             : static_cast<int>(it - decision.seats.begin());
 }
 
 }  // namespace
@@ -46,8 +46,9 @@ MatchHost::MatchHost(std::unique_ptr<Match> match, v1::GameConfig game,
       connections_(connections),
       on_deadline_(std::move(on_deadline)),
       match_(std::move(match)) {
-  match_->set_listener([this](const v1::LogRecord& record)
-                           ABSL_NO_THREAD_SAFETY_ANALYSIS { OnRecord(record); });
+  match_->set_listener(
+      [this](const v1::LogRecord& record)
+          ABSL_NO_THREAD_SAFETY_ANALYSIS { OnRecord(record); });
 }
 
 namespace {
@@ -78,8 +79,7 @@ MatchHost::MatchHost(const v1::MatchInfo& info, std::string log_path,
       broken_reason_(info.broken_reason()) {}
 
 void MatchHost::SendToSeat(int seat, v1::PlayResponse message) {
-  if (std::shared_ptr<PlaySink> sink =
-          connections_->Find(seats_[seat].route)) {
+  if (std::shared_ptr<PlaySink> sink = connections_->Find(seats_[seat].route)) {
     sink->Send(std::move(message));
   }
 }
@@ -211,25 +211,24 @@ void MatchHost::OnRecord(const v1::LogRecord& record) {
       // INVALID_ARGUMENT.
       const bool timeout = fault.reason() == v1::FAULT_COMMIT_TIMEOUT ||
                            fault.reason() == v1::FAULT_REVEAL_TIMEOUT;
-      SendError(fault.seat(), fault.decision_id(),
-                absl::Status(timeout ? absl::StatusCode::kFailedPrecondition
-                                     : absl::StatusCode::kInvalidArgument,
-                             absl::StrCat(v1::FaultReason_Name(fault.reason()),
-                                          ": ", fault.detail(), " (",
-                                          v1::FaultConsequence_Name(
-                                              fault.consequence()),
-                                          ")")),
-                /*faulted=*/true);
+      SendError(
+          fault.seat(), fault.decision_id(),
+          absl::Status(
+              timeout ? absl::StatusCode::kFailedPrecondition
+                      : absl::StatusCode::kInvalidArgument,
+              absl::StrCat(
+                  v1::FaultReason_Name(fault.reason()), ": ", fault.detail(),
+                  " (", v1::FaultConsequence_Name(fault.consequence()), ")")),
+          /*faulted=*/true);
       *event.mutable_fault() = fault;
       break;
     }
     case v1::LogRecord::kSeedReveal:
     case v1::LogRecord::kApplied: {
       // The seed itself is never sent: it determines every hidden deal.
-      const uint64_t decision_id =
-          record.kind_case() == v1::LogRecord::kApplied
-              ? record.applied().decision_id()
-              : 0;
+      const uint64_t decision_id = record.kind_case() == v1::LogRecord::kApplied
+                                       ? record.applied().decision_id()
+                                       : 0;
       for (int seat = 0; seat < num_seats(); ++seat) {
         v1::PlayResponse message;
         v1::DecisionResult* result = message.mutable_result();
@@ -271,9 +270,9 @@ void MatchHost::AnnounceBroken() {
   std::cerr << "referee: match " << match_id_ << " broken: " << broken_reason_
             << "\n";
   const std::optional<DecisionView> decision = match_->decision();
-  const absl::Status status = absl::DataLossError(absl::StrCat(
-      "the match is broken and stopped: ", broken_reason_,
-      " (its log verifies up to its last checkpoint)"));
+  const absl::Status status = absl::DataLossError(
+      absl::StrCat("the match is broken and stopped: ", broken_reason_,
+                   " (its log verifies up to its last checkpoint)"));
   for (int seat = 0; seat < num_seats(); ++seat) {
     SendError(seat, decision ? decision->id : 0, status, /*faulted=*/false);
   }
@@ -408,9 +407,9 @@ v1::MatchInfo MatchHost::InfoLocked(const Connections& connections) const {
   if ((match_ != nullptr && !match_->broken().ok()) ||
       (match_ == nullptr && archived_status_ == v1::MATCH_BROKEN)) {
     info.set_status(v1::MATCH_BROKEN);
-    info.set_broken_reason(
-        match_ != nullptr ? std::string(match_->broken().message())
-                          : broken_reason_);
+    info.set_broken_reason(match_ != nullptr
+                               ? std::string(match_->broken().message())
+                               : broken_reason_);
   } else if (match_ == nullptr || match_->finished()) {
     info.set_status(v1::MATCH_FINISHED);
     *info.mutable_outcome() = OutcomeLocked();

@@ -44,8 +44,8 @@ namespace v1 = ::pyramid::referee::v1;
 
 struct HostedSeat {
   std::string name;
-  std::string bot_id;     // Empty for a seat-token seat.
-  uint64_t route = 0;     // Principal::route of whoever plays it.
+  std::string bot_id;  // Empty for a seat-token seat.
+  uint64_t route = 0;  // Principal::route of whoever plays it.
 };
 
 class MatchHost {

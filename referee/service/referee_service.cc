@@ -412,10 +412,10 @@ absl::Status RefereeService::CheckReader(
   if (limits_.public_watch) return absl::OkStatus();
   absl::StatusOr<Principal> principal = Authenticate(context, *lobby_);
   if (principal.ok()) return absl::OkStatus();
-  return absl::UnauthenticatedError(absl::StrCat(
-      "this referee serves matches to its token holders only "
-      "(--public_watch=false): ",
-      principal.status().message()));
+  return absl::UnauthenticatedError(
+      absl::StrCat("this referee serves matches to its token holders only "
+                   "(--public_watch=false): ",
+                   principal.status().message()));
 }
 
 grpc::ServerWriteReactor<v1::WatchEvent>* RefereeService::Watch(
@@ -505,8 +505,8 @@ grpc::ServerUnaryReactor* RefereeService::GetInclusionProof(
       break;
     case v1::GetInclusionProofRequest::kLogSha256:
       if (request->log_sha256().size() != 32) {
-        return Reply(context, absl::InvalidArgumentError(
-                                  "log_sha256 must be 32 bytes"));
+        return Reply(context,
+                     absl::InvalidArgumentError("log_sha256 must be 32 bytes"));
       }
       key = ToHex(request->log_sha256());
       break;
@@ -540,8 +540,8 @@ grpc::ServerUnaryReactor* RefereeService::GetConsistencyProof(
     v1::ConsistencyProof* response) {
   absl::StatusOr<TransparencyLog*> tlog = Tlog(context);
   if (!tlog.ok()) return Reply(context, tlog.status());
-  absl::StatusOr<std::vector<Digest>> hashes = (*tlog)->ConsistencyProof(
-      request->old_size(), request->new_size());
+  absl::StatusOr<std::vector<Digest>> hashes =
+      (*tlog)->ConsistencyProof(request->old_size(), request->new_size());
   if (!hashes.ok()) return Reply(context, hashes.status());
   response->set_old_size(request->old_size());
   response->set_new_size(request->new_size());

@@ -41,14 +41,14 @@ constexpr const char* kMigrations[] = {
 
 class SqliteRegistry final : public Registry {
  public:
-  explicit SqliteRegistry(std::unique_ptr<SqliteDb> db)
-      : db_(std::move(db)) {}
+  explicit SqliteRegistry(std::unique_ptr<SqliteDb> db) : db_(std::move(db)) {}
 
   absl::Status AddBot(const StoredBot& bot) override {
     absl::MutexLock lock(&mu_);
     if (absl::Status s = Begin(); !s.ok()) return s;
     SqliteStatement insert(
-        db_->get(), "INSERT INTO bots (bot_id, name, public_key) VALUES (?, ?, ?);");
+        db_->get(),
+        "INSERT INTO bots (bot_id, name, public_key) VALUES (?, ?, ?);");
     absl::Status s = insert.ok() && insert.Text(1, bot.bot_id)
                                             .Text(2, bot.name)
                                             .Blob(3, bot.public_key)
@@ -61,9 +61,10 @@ class SqliteRegistry final : public Registry {
   absl::Status AddMatch(const StoredMatch& match) override {
     absl::MutexLock lock(&mu_);
     if (absl::Status s = Begin(); !s.ok()) return s;
-    SqliteStatement insert(db_->get(),
-                     "INSERT INTO matches (match_id, info, status, log_path, "
-                     "referee_contribution) VALUES (?, ?, ?, ?, ?);");
+    SqliteStatement insert(
+        db_->get(),
+        "INSERT INTO matches (match_id, info, status, log_path, "
+        "referee_contribution) VALUES (?, ?, ?, ?, ?);");
     absl::Status s =
         insert.ok() && insert.Text(1, match.info.match_id())
                                .Blob(2, match.info.SerializeAsString())
@@ -82,8 +83,10 @@ class SqliteRegistry final : public Registry {
   absl::Status RemoveMatch(const std::string& match_id) override {
     absl::MutexLock lock(&mu_);
     if (absl::Status s = Begin(); !s.ok()) return s;
-    SqliteStatement tokens(db_->get(), "DELETE FROM tokens WHERE match_id = ?;");
-    SqliteStatement match(db_->get(), "DELETE FROM matches WHERE match_id = ?;");
+    SqliteStatement tokens(db_->get(),
+                           "DELETE FROM tokens WHERE match_id = ?;");
+    SqliteStatement match(db_->get(),
+                          "DELETE FROM matches WHERE match_id = ?;");
     const bool done = tokens.ok() && match.ok() &&
                       tokens.Text(1, match_id).Step() == SQLITE_DONE &&
                       match.Text(1, match_id).Step() == SQLITE_DONE;
@@ -94,9 +97,9 @@ class SqliteRegistry final : public Registry {
                         const std::string& broken_reason) override {
     absl::MutexLock lock(&mu_);
     SqliteStatement update(db_->get(),
-                     "UPDATE matches SET info = ?, status = ?, "
-                     "referee_contribution = x'', broken_reason = ? "
-                     "WHERE match_id = ?;");
+                           "UPDATE matches SET info = ?, status = ?, "
+                           "referee_contribution = x'', broken_reason = ? "
+                           "WHERE match_id = ?;");
     return update.ok() && update.Blob(1, info.SerializeAsString())
                                   .Int(2, info.status())
                                   .Text(3, broken_reason)
@@ -109,10 +112,11 @@ class SqliteRegistry final : public Registry {
   absl::StatusOr<RegistryContents> Load() const override {
     absl::MutexLock lock(&mu_);
     RegistryContents contents;
-    SqliteStatement bots(db_->get(),
-                   "SELECT b.bot_id, b.name, b.public_key, t.id, t.secret_hash "
-                   "FROM bots b JOIN tokens t ON t.bot_id = b.bot_id "
-                   "AND t.kind = 2 ORDER BY b.seq;");
+    SqliteStatement bots(
+        db_->get(),
+        "SELECT b.bot_id, b.name, b.public_key, t.id, t.secret_hash "
+        "FROM bots b JOIN tokens t ON t.bot_id = b.bot_id "
+        "AND t.kind = 2 ORDER BY b.seq;");
     if (!bots.ok()) return Error("load bots");
     for (int rc; (rc = bots.Step()) != SQLITE_DONE;) {
       if (rc != SQLITE_ROW) return Error("load bots");
@@ -128,8 +132,8 @@ class SqliteRegistry final : public Registry {
       bot.token.principal.bot_id = bot.bot_id;
     }
     SqliteStatement matches(db_->get(),
-                      "SELECT info, log_path, referee_contribution, "
-                      "broken_reason FROM matches ORDER BY seq;");
+                            "SELECT info, log_path, referee_contribution, "
+                            "broken_reason FROM matches ORDER BY seq;");
     if (!matches.ok()) return Error("load matches");
     for (int rc; (rc = matches.Step()) != SQLITE_DONE;) {
       if (rc != SQLITE_ROW) return Error("load matches");
@@ -142,8 +146,8 @@ class SqliteRegistry final : public Registry {
       match.broken_reason = matches.ColumnBytes(3);
     }
     SqliteStatement seats(db_->get(),
-                    "SELECT id, secret_hash, match_id, seat FROM tokens "
-                    "WHERE kind = 1 ORDER BY match_id, seat;");
+                          "SELECT id, secret_hash, match_id, seat FROM tokens "
+                          "WHERE kind = 1 ORDER BY match_id, seat;");
     if (!seats.ok()) return Error("load seat tokens");
     std::map<std::string, std::vector<StoredToken>> by_match;
     for (int rc; (rc = seats.Step()) != SQLITE_DONE;) {
@@ -173,9 +177,10 @@ class SqliteRegistry final : public Registry {
 
   absl::Status InsertToken(const StoredToken& token)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-    SqliteStatement insert(db_->get(),
-                     "INSERT INTO tokens (id, secret_hash, kind, match_id, "
-                     "seat, bot_id) VALUES (?, ?, ?, ?, ?, ?);");
+    SqliteStatement insert(
+        db_->get(),
+        "INSERT INTO tokens (id, secret_hash, kind, match_id, "
+        "seat, bot_id) VALUES (?, ?, ?, ?, ?, ?);");
     const Principal& p = token.principal;
     return insert.ok() &&
                    insert.Text(1, token.id)

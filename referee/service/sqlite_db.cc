@@ -109,10 +109,9 @@ absl::Status SqliteDb::Migrate(absl::Span<const char* const> migrations) {
   const int64_t current = version.ColumnInt(0);
   const int64_t latest = static_cast<int64_t>(migrations.size());
   if (current > latest) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("the ", what_, " has schema version ", current,
-                     ", newer than this referee's ", latest,
-                     ": run a newer referee"));
+    return absl::FailedPreconditionError(absl::StrCat(
+        "the ", what_, " has schema version ", current,
+        ", newer than this referee's ", latest, ": run a newer referee"));
   }
   for (int64_t v = current; v < latest; ++v) {
     if (absl::Status s = Begin(); !s.ok()) return s;
@@ -142,8 +141,8 @@ absl::Status SqliteDb::Finish(absl::Status status) {
 }
 
 absl::Status SqliteDb::Error(std::string_view doing) const {
-  return absl::InternalError(absl::StrCat(
-      what_, ": ", std::string(doing), ": ", sqlite3_errmsg(db_)));
+  return absl::InternalError(
+      absl::StrCat(what_, ": ", std::string(doing), ": ", sqlite3_errmsg(db_)));
 }
 
 }  // namespace pyramid

@@ -33,7 +33,7 @@ struct Principal {
 
 // A freshly minted token and what the server keeps of it.
 struct MintedToken {
-  std::string token;   // Give to the client; never store or print.
+  std::string token;  // Give to the client; never store or print.
   std::string id;
   Digest secret_hash;
 };

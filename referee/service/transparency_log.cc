@@ -63,9 +63,9 @@ absl::StatusOr<std::unique_ptr<TransparencyLog>> TransparencyLog::Open(
     const std::string& path, const SigningKey& key, std::string origin,
     std::string checkpoint_file) {
   if (!tlog::IsValidKeyName(origin)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "bad transparency log origin \"", origin,
-        "\": it must be non-empty, without spaces or '+'"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("bad transparency log origin \"", origin,
+                     "\": it must be non-empty, without spaces or '+'"));
   }
   absl::StatusOr<std::unique_ptr<SqliteDb>> db =
       SqliteDb::Open(path, 0644, kMigrations, "transparency log");
@@ -87,16 +87,16 @@ absl::Status TransparencyLog::Load() {
     if (origin != verifier_.name || key != verifier_.public_key) {
       return absl::FailedPreconditionError(absl::StrCat(
           "the transparency log was started as ", origin, " with key ",
-          ToHex(key), "; this referee signs as ", verifier_.name,
-          " with key ", ToHex(verifier_.public_key),
+          ToHex(key), "; this referee signs as ", verifier_.name, " with key ",
+          ToHex(verifier_.public_key),
           " (a log must never sign under two identities)"));
     }
   } else if (rc == SQLITE_DONE) {
     SqliteStatement insert(
         db_->get(), "INSERT INTO identity (origin, public_key) VALUES (?, ?);");
-    if (!insert.ok() || insert.Text(1, verifier_.name)
-                                .Blob(2, verifier_.public_key)
-                                .Step() != SQLITE_DONE) {
+    if (!insert.ok() ||
+        insert.Text(1, verifier_.name).Blob(2, verifier_.public_key).Step() !=
+            SQLITE_DONE) {
       return db_->Error("identity");
     }
   } else {
@@ -164,7 +164,8 @@ absl::StatusOr<TlogLeaf> TransparencyLog::AppendLocked(
   existing->Text(1, match_id).Blob(2, AsView(log_sha256));
   if (const int rc = existing->Step(); rc == SQLITE_ROW) {
     TlogLeaf leaf{static_cast<uint64_t>(existing->ColumnInt(0)),
-                  existing->ColumnBytes(1), {}};
+                  existing->ColumnBytes(1),
+                  {}};
     ToDigest(existing->ColumnBytes(2), &leaf.log_sha256);
     if (leaf.match_id == match_id && leaf.log_sha256 == log_sha256) {
       return leaf;
@@ -180,15 +181,14 @@ absl::StatusOr<TlogLeaf> TransparencyLog::AppendLocked(
     return db_->Error("append");
   }
   const uint64_t index = size_;
-  ScopedStatement insert =
-      db_->Prepared("INSERT INTO leaves (idx, match_id, log_sha256, "
-                    "appended_unix_ms) VALUES (?, ?, ?, ?);");
-  if (!insert->ok() ||
-      insert->Int(1, static_cast<int64_t>(index))
-              .Text(2, match_id)
-              .Blob(3, AsView(log_sha256))
-              .Int(4, absl::ToUnixMillis(absl::Now()))
-              .Step() != SQLITE_DONE) {
+  ScopedStatement insert = db_->Prepared(
+      "INSERT INTO leaves (idx, match_id, log_sha256, "
+      "appended_unix_ms) VALUES (?, ?, ?, ?);");
+  if (!insert->ok() || insert->Int(1, static_cast<int64_t>(index))
+                               .Text(2, match_id)
+                               .Blob(3, AsView(log_sha256))
+                               .Int(4, absl::ToUnixMillis(absl::Now()))
+                               .Step() != SQLITE_DONE) {
     return db_->Error("append");
   }
   // The leaf, then every subtree it completes.
@@ -215,9 +215,9 @@ absl::StatusOr<Digest> TransparencyLog::Node(int level, uint64_t index) const {
       select->Int(1, level).Int(2, static_cast<int64_t>(index)).Step() !=
           SQLITE_ROW ||
       !ToDigest(select->ColumnBytes(0), &hash)) {
-    return absl::DataLossError(absl::StrCat(
-        "transparency log: the tree node at level ", level, " index ", index,
-        " is missing or damaged"));
+    return absl::DataLossError(
+        absl::StrCat("transparency log: the tree node at level ", level,
+                     " index ", index, " is missing or damaged"));
   }
   return hash;
 }
@@ -227,9 +227,9 @@ absl::Status TransparencyLog::PutNode(int level, uint64_t index,
   ScopedStatement insert =
       db_->Prepared("INSERT INTO nodes (level, idx, hash) VALUES (?, ?, ?);");
   if (!insert->ok() || insert->Int(1, level)
-                              .Int(2, static_cast<int64_t>(index))
-                              .Blob(3, AsView(hash))
-                              .Step() != SQLITE_DONE) {
+                               .Int(2, static_cast<int64_t>(index))
+                               .Blob(3, AsView(hash))
+                               .Step() != SQLITE_DONE) {
     return db_->Error("append");
   }
   return absl::OkStatus();
@@ -256,8 +256,8 @@ bool TransparencyLog::Contains(const std::string& match_id) const {
   return LeafWhere("match_id = ?", match_id).ok();
 }
 
-absl::StatusOr<TlogLeaf> TransparencyLog::LeafWhere(const char* sql,
-                                                    std::string_view key) const {
+absl::StatusOr<TlogLeaf> TransparencyLog::LeafWhere(
+    const char* sql, std::string_view key) const {
   ScopedStatement select = db_->Prepared(absl::StrCat(
       "SELECT idx, match_id, log_sha256 FROM leaves WHERE ", sql, ";"));
   if (!select->ok()) return db_->Error("find");
@@ -269,8 +269,8 @@ absl::StatusOr<TlogLeaf> TransparencyLog::LeafWhere(const char* sql,
   const int rc = select->Step();
   if (rc == SQLITE_DONE) return absl::NotFoundError("not in the tree");
   if (rc != SQLITE_ROW) return db_->Error("find");
-  TlogLeaf leaf{static_cast<uint64_t>(select->ColumnInt(0)),
-                select->ColumnBytes(1), {}};
+  TlogLeaf leaf{
+      static_cast<uint64_t>(select->ColumnInt(0)), select->ColumnBytes(1), {}};
   if (!ToDigest(select->ColumnBytes(2), &leaf.log_sha256)) {
     return absl::DataLossError("transparency log: a leaf hash is damaged");
   }
@@ -304,8 +304,10 @@ absl::StatusOr<bool> TransparencyLog::CheckpointIfGrown() {
 
 absl::StatusOr<bool> TransparencyLog::CheckpointIfGrownLocked() {
   if (has_checkpoint_ && checkpoint_size_ == size_) return false;
-  absl::StatusOr<Digest> root = WithNodes<Digest>(
-      [&](tlog::SubtreeSource source) { return tlog::RootHash(size_, source); });
+  absl::StatusOr<Digest> root =
+      WithNodes<Digest>([&](tlog::SubtreeSource source) {
+        return tlog::RootHash(size_, source);
+      });
   if (!root.ok()) return root.status();
   absl::StatusOr<std::string> note =
       tlog::SignNote(tlog::FormatCheckpoint({verifier_.name, size_, *root}),
@@ -350,9 +352,9 @@ absl::StatusOr<std::string> TransparencyLog::CheckpointLocked(
   const int rc = select.Int(1, static_cast<int64_t>(tree_size)).Step();
   if (rc == SQLITE_ROW) return select.ColumnBytes(0);
   if (rc != SQLITE_DONE) return db_->Error("checkpoint");
-  return absl::NotFoundError(absl::StrCat(
-      "no checkpoint was signed at tree size ", tree_size,
-      "; the latest is at size ", checkpoint_size_));
+  return absl::NotFoundError(
+      absl::StrCat("no checkpoint was signed at tree size ", tree_size,
+                   "; the latest is at size ", checkpoint_size_));
 }
 
 absl::StatusOr<tlog::TlogProof> TransparencyLog::InclusionProof(
@@ -364,12 +366,12 @@ absl::StatusOr<tlog::TlogProof> TransparencyLog::InclusionProof(
       std::string_view(*note).substr(0, note->rfind("\n\n") + 1));
   if (!checkpoint.ok()) return checkpoint.status();
   if (leaf.index >= checkpoint->size) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "match ", leaf.match_id, " is leaf ", leaf.index,
-        ", after the checkpoint of size ", checkpoint->size));
+    return absl::FailedPreconditionError(
+        absl::StrCat("match ", leaf.match_id, " is leaf ", leaf.index,
+                     ", after the checkpoint of size ", checkpoint->size));
   }
-  absl::StatusOr<std::vector<Digest>> hashes = WithNodes<std::vector<Digest>>(
-      [&](tlog::SubtreeSource source) {
+  absl::StatusOr<std::vector<Digest>> hashes =
+      WithNodes<std::vector<Digest>>([&](tlog::SubtreeSource source) {
         return tlog::InclusionProof(leaf.index, checkpoint->size, source);
       });
   if (!hashes.ok()) return hashes.status();
@@ -381,9 +383,9 @@ absl::StatusOr<std::vector<Digest>> TransparencyLog::ConsistencyProof(
     uint64_t old_size, uint64_t new_size) {
   absl::MutexLock lock(&mu_);
   if (old_size == 0 || old_size > new_size || new_size > size_) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "a consistency proof needs 0 < OLD <= NEW <= ", size_,
-        " (the tree's size); got ", old_size, " and ", new_size));
+    return absl::InvalidArgumentError(
+        absl::StrCat("a consistency proof needs 0 < OLD <= NEW <= ", size_,
+                     " (the tree's size); got ", old_size, " and ", new_size));
   }
   return WithNodes<std::vector<Digest>>([&](tlog::SubtreeSource source) {
     return tlog::ConsistencyProof(old_size, new_size, source);
@@ -393,8 +395,8 @@ absl::StatusOr<std::vector<Digest>> TransparencyLog::ConsistencyProof(
 absl::StatusOr<Digest> TransparencyLog::RootHash(uint64_t tree_size) {
   absl::MutexLock lock(&mu_);
   if (tree_size > size_) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "the tree has ", size_, " leaves, not ", tree_size));
+    return absl::InvalidArgumentError(
+        absl::StrCat("the tree has ", size_, " leaves, not ", tree_size));
   }
   return WithNodes<Digest>([&](tlog::SubtreeSource source) {
     return tlog::RootHash(tree_size, source);

@@ -106,8 +106,9 @@ class TransparencyLog {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::StatusOr<std::string> CheckpointLocked(uint64_t tree_size)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  absl::StatusOr<TlogLeaf> LeafWhere(const char* sql, std::string_view key)
-      const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::StatusOr<TlogLeaf> LeafWhere(const char* sql,
+                                     std::string_view key) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const SigningKey key_;
   const tlog::NoteVerifier verifier_;

@@ -41,7 +41,8 @@ class TransparencyLogTest : public ::testing::Test {
     std::filesystem::remove_all(dir_, ignored);
   }
 
-  std::unique_ptr<TransparencyLog> Open(const std::string& origin = "test/log") {
+  std::unique_ptr<TransparencyLog> Open(
+      const std::string& origin = "test/log") {
     absl::StatusOr<std::unique_ptr<TransparencyLog>> log =
         TransparencyLog::Open(dir_ + "/tlog.sqlite3", key_, origin,
                               dir_ + "/checkpoint");
@@ -92,8 +93,8 @@ TEST_F(TransparencyLogTest, ProofsAtEverySizeVerifyAgainstSignedCheckpoints) {
       absl::StatusOr<std::vector<Digest>> proof =
           log->ConsistencyProof(old.size, checkpoint->size);
       ASSERT_TRUE(proof.ok()) << proof.status();
-      EXPECT_TRUE(tlog::VerifyConsistency(old.size, checkpoint->size,
-                                          old.root, checkpoint->root, *proof));
+      EXPECT_TRUE(tlog::VerifyConsistency(old.size, checkpoint->size, old.root,
+                                          checkpoint->root, *proof));
     }
   }
   // An older checkpoint is still served, and proofs against it verify.
@@ -102,8 +103,9 @@ TEST_F(TransparencyLogTest, ProofsAtEverySizeVerifyAgainstSignedCheckpoints) {
   ASSERT_TRUE(proof.ok()) << proof.status();
   EXPECT_TRUE(tlog::VerifyInclusion(3, 10, tlog::LeafHash(AsView(LogHash(3))),
                                     proof->hashes, checkpoints[9].root));
-  EXPECT_THAT(log->InclusionProof(*log->FindLeaf(MatchId(20)), 10).status().message(),
-              HasSubstr("after the checkpoint of size 10"));
+  EXPECT_THAT(
+      log->InclusionProof(*log->FindLeaf(MatchId(20)), 10).status().message(),
+      HasSubstr("after the checkpoint of size 10"));
 }
 
 TEST_F(TransparencyLogTest, FindsLeavesByMatchIdOrLogHash) {
@@ -121,7 +123,8 @@ TEST_F(TransparencyLogTest, SurvivesAReopen) {
   std::string note;
   {
     std::unique_ptr<TransparencyLog> log = Open();
-    for (int i = 0; i < 13; ++i) ASSERT_TRUE(log->Append(MatchId(i), LogHash(i)).ok());
+    for (int i = 0; i < 13; ++i)
+      ASSERT_TRUE(log->Append(MatchId(i), LogHash(i)).ok());
     note = *log->Checkpoint();
     root = *log->RootHash(13);
   }
@@ -149,12 +152,17 @@ TEST_F(TransparencyLogTest, AppendIsIdempotentAndNeverForks) {
               HasSubstr("under match"));
   EXPECT_EQ(log->size(), 1u);
   // A failed batch appends nothing.
-  EXPECT_FALSE(log->AppendAll({{MatchId(1), LogHash(1)}, {MatchId(2), LogHash(0)}}).ok());
+  EXPECT_FALSE(
+      log->AppendAll({{MatchId(1), LogHash(1)}, {MatchId(2), LogHash(0)}})
+          .ok());
   EXPECT_EQ(log->size(), 1u);
-  ASSERT_TRUE(log->AppendAll({{MatchId(1), LogHash(1)}, {MatchId(2), LogHash(2)}}).ok());
+  ASSERT_TRUE(
+      log->AppendAll({{MatchId(1), LogHash(1)}, {MatchId(2), LogHash(2)}})
+          .ok());
   EXPECT_EQ(log->size(), 3u);
   tlog::MemoryTree reference;
-  for (int i = 0; i < 3; ++i) reference.Append(tlog::LeafHash(AsView(LogHash(i))));
+  for (int i = 0; i < 3; ++i)
+    reference.Append(tlog::LeafHash(AsView(LogHash(i))));
   EXPECT_EQ(*log->RootHash(3), reference.Root());
 }
 
@@ -167,7 +175,8 @@ TEST_F(TransparencyLogTest, RefusesAnotherIdentity) {
       TransparencyLog::Open(dir_ + "/tlog.sqlite3", SigningKey::Generate(),
                             "test/log");
   EXPECT_THAT(other_key.status().message(), HasSubstr("two identities"));
-  EXPECT_FALSE(TransparencyLog::Open(dir_ + "/x.sqlite3", key_, "has space").ok());
+  EXPECT_FALSE(
+      TransparencyLog::Open(dir_ + "/x.sqlite3", key_, "has space").ok());
 }
 
 TEST_F(TransparencyLogTest, RefusesBadProofRequests) {
@@ -175,7 +184,8 @@ TEST_F(TransparencyLogTest, RefusesBadProofRequests) {
   ASSERT_TRUE(log->Append(MatchId(0), LogHash(0)).ok());
   EXPECT_FALSE(log->ConsistencyProof(0, 1).ok());
   EXPECT_FALSE(log->ConsistencyProof(1, 2).ok());
-  EXPECT_TRUE(absl::IsNotFound(log->Checkpoint(1).status()));  // Not signed yet.
+  EXPECT_TRUE(
+      absl::IsNotFound(log->Checkpoint(1).status()));  // Not signed yet.
   EXPECT_TRUE(log->Checkpoint().ok());
   EXPECT_TRUE(log->Checkpoint(1).ok());
 }

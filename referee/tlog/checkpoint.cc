@@ -17,8 +17,9 @@ absl::StatusOr<Digest> ParseHash(std::string_view line) {
   absl::StatusOr<std::string> bytes = DecodeBase64Strict(line);
   Digest hash{};
   if (!bytes.ok() || bytes->size() != hash.size()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "\"", ToAbsl(line), "\" is not the canonical base64 of a 32-byte hash"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("\"", ToAbsl(line),
+                     "\" is not the canonical base64 of a 32-byte hash"));
   }
   std::memcpy(hash.data(), bytes->data(), hash.size());
   return hash;
@@ -113,15 +114,15 @@ absl::StatusOr<TlogProof> ParseTlogProof(std::string_view text) {
   TlogProof proof;
   proof.checkpoint = std::string(text.substr(blank + 2));
   if (proof.checkpoint.empty()) return bad("no checkpoint");
-  const std::vector<std::string_view> lines = Split(text.substr(0, blank), '\n');
+  const std::vector<std::string_view> lines =
+      Split(text.substr(0, blank), '\n');
   size_t at = 0;
   if (lines[at] != kProofHeader) {
     return bad(absl::StrCat("the first line is not ", ToAbsl(kProofHeader)));
   }
   ++at;
   if (at < lines.size() && lines[at].starts_with("extra ")) {
-    absl::StatusOr<std::string> extra =
-        DecodeBase64Strict(lines[at].substr(6));
+    absl::StatusOr<std::string> extra = DecodeBase64Strict(lines[at].substr(6));
     if (!extra.ok() || extra->empty()) return bad("the extra data");
     proof.extra = *extra;
     ++at;
@@ -140,8 +141,9 @@ absl::StatusOr<TlogProof> ParseTlogProof(std::string_view text) {
 }
 
 std::string FormatConsistencyProof(const ConsistencyProofFile& proof) {
-  std::string out = absl::StrCat(ToAbsl(kConsistencyHeader), "\nold ", proof.old_size,
-                                 "\nnew ", proof.new_size, "\n");
+  std::string out =
+      absl::StrCat(ToAbsl(kConsistencyHeader), "\nold ", proof.old_size,
+                   "\nnew ", proof.new_size, "\n");
   for (const Digest& hash : proof.hashes) {
     absl::StrAppend(&out, EncodeHash(hash), "\n");
   }
@@ -158,7 +160,8 @@ absl::StatusOr<ConsistencyProofFile> ParseConsistencyProof(
       Lines(text, "bad consistency proof");
   if (!lines.ok()) return lines.status();
   if (lines->size() < 3 || (*lines)[0] != kConsistencyHeader) {
-    return bad(absl::StrCat("the first line is not ", ToAbsl(kConsistencyHeader)));
+    return bad(
+        absl::StrCat("the first line is not ", ToAbsl(kConsistencyHeader)));
   }
   std::optional<uint64_t> old_size = KeyedNumber((*lines)[1], "old");
   std::optional<uint64_t> new_size = KeyedNumber((*lines)[2], "new");

@@ -35,10 +35,10 @@ absl::StatusOr<Checkpoint> OpenCheckpoint(std::string_view note,
 
 // A c2sp.org/tlog-proof@v1 file.
 struct TlogProof {
-  std::string extra;            // Opaque, unauthenticated; may be empty.
-  uint64_t index = 0;           // The leaf's index.
-  std::vector<Digest> hashes;   // RFC 9162 inclusion proof, leaf to root.
-  std::string checkpoint;       // The signed checkpoint note, verbatim.
+  std::string extra;           // Opaque, unauthenticated; may be empty.
+  uint64_t index = 0;          // The leaf's index.
+  std::vector<Digest> hashes;  // RFC 9162 inclusion proof, leaf to root.
+  std::string checkpoint;      // The signed checkpoint note, verbatim.
 };
 
 std::string FormatTlogProof(const TlogProof& proof);

@@ -12,10 +12,14 @@ namespace {
 // The leaves of the RFC 6962 reference test vectors (Certificate
 // Transparency's and Trillian's test suites), and the tree heads of their
 // first 1..8 leaves.
-const char* const kLeaves[] = {
-    "",         "00",       "10",       "2021",
-    "3031",     "40414243", "5051525354555657",
-    "606162636465666768696a6b6c6d6e6f"};
+const char* const kLeaves[] = {"",
+                               "00",
+                               "10",
+                               "2021",
+                               "3031",
+                               "40414243",
+                               "5051525354555657",
+                               "606162636465666768696a6b6c6d6e6f"};
 const char* const kRoots[] = {
     "6e340b9cffb37a989ca544e6bb780a2c78901d3fb33738768511a30617afa01d",
     "fac54203e7cc696cf0dfcb42c92a1d9dbaf70ad9e621f4bd8d98662f00e3c125",
@@ -44,9 +48,8 @@ MemoryTree ReferenceTree(int size) {
 
 // A callable for SubtreeSource (which only refers to it: pass it directly).
 auto Source(const MemoryTree& tree) {
-  return [&tree](int level, uint64_t index) {
-    return tree.Subtree(level, index);
-  };
+  return
+      [&tree](int level, uint64_t index) { return tree.Subtree(level, index); };
 }
 
 TEST(MerkleTest, EmptyTreeIsTheHashOfNothing) {
@@ -64,30 +67,34 @@ TEST(MerkleTest, ReproducesTheRfc6962ReferenceRoots) {
 
 TEST(MerkleTest, ReproducesTheReferenceInclusionProofs) {
   const MemoryTree tree = ReferenceTree(8);
-  EXPECT_EQ(Hexes(InclusionProof(0, 8, Source(tree))),
-            (std::vector<std::string>{
-                "96a296d224f285c67bee93c30f8a309157f0daa35dc5b87e410b78630a09cfc7",
-                "5f083f0a1a33ca076a95279832580db3e0ef4584bdff1f54c8a360f50de3031e",
-                "6b47aaf29ee3c2af9af889bc1fb9254dabd31177f16232dd6aab035ca39bf6e4"}));
-  EXPECT_EQ(Hexes(InclusionProof(5, 8, Source(tree))),
-            (std::vector<std::string>{
-                "bc1a0643b12e4d2d7c77918f44e0f4f79a838b6cf9ec5b5c283e1f4d88599e6b",
-                "ca854ea128ed050b41b35ffc1b87b8eb2bde461e9e3b5596ece6b9d5975a0ae0",
-                "d37ee418976dd95753c1c73862b9398fa2a2cf9b4ff0fdfe8b30cd95209614b7"}));
+  EXPECT_EQ(
+      Hexes(InclusionProof(0, 8, Source(tree))),
+      (std::vector<std::string>{
+          "96a296d224f285c67bee93c30f8a309157f0daa35dc5b87e410b78630a09cfc7",
+          "5f083f0a1a33ca076a95279832580db3e0ef4584bdff1f54c8a360f50de3031e",
+          "6b47aaf29ee3c2af9af889bc1fb9254dabd31177f16232dd6aab035ca39bf6e4"}));
+  EXPECT_EQ(
+      Hexes(InclusionProof(5, 8, Source(tree))),
+      (std::vector<std::string>{
+          "bc1a0643b12e4d2d7c77918f44e0f4f79a838b6cf9ec5b5c283e1f4d88599e6b",
+          "ca854ea128ed050b41b35ffc1b87b8eb2bde461e9e3b5596ece6b9d5975a0ae0",
+          "d37ee418976dd95753c1c73862b9398fa2a2cf9b4ff0fdfe8b30cd95209614b7"}));
 }
 
 TEST(MerkleTest, ReproducesTheReferenceConsistencyProofs) {
   const MemoryTree tree = ReferenceTree(8);
-  EXPECT_EQ(Hexes(ConsistencyProof(1, 8, Source(tree))),
-            (std::vector<std::string>{
-                "96a296d224f285c67bee93c30f8a309157f0daa35dc5b87e410b78630a09cfc7",
-                "5f083f0a1a33ca076a95279832580db3e0ef4584bdff1f54c8a360f50de3031e",
-                "6b47aaf29ee3c2af9af889bc1fb9254dabd31177f16232dd6aab035ca39bf6e4"}));
-  EXPECT_EQ(Hexes(ConsistencyProof(6, 8, Source(tree))),
-            (std::vector<std::string>{
-                "0ebc5d3437fbe2db158b9f126a1d118e308181031d0a949f8dededebc558ef6a",
-                "ca854ea128ed050b41b35ffc1b87b8eb2bde461e9e3b5596ece6b9d5975a0ae0",
-                "d37ee418976dd95753c1c73862b9398fa2a2cf9b4ff0fdfe8b30cd95209614b7"}));
+  EXPECT_EQ(
+      Hexes(ConsistencyProof(1, 8, Source(tree))),
+      (std::vector<std::string>{
+          "96a296d224f285c67bee93c30f8a309157f0daa35dc5b87e410b78630a09cfc7",
+          "5f083f0a1a33ca076a95279832580db3e0ef4584bdff1f54c8a360f50de3031e",
+          "6b47aaf29ee3c2af9af889bc1fb9254dabd31177f16232dd6aab035ca39bf6e4"}));
+  EXPECT_EQ(
+      Hexes(ConsistencyProof(6, 8, Source(tree))),
+      (std::vector<std::string>{
+          "0ebc5d3437fbe2db158b9f126a1d118e308181031d0a949f8dededebc558ef6a",
+          "ca854ea128ed050b41b35ffc1b87b8eb2bde461e9e3b5596ece6b9d5975a0ae0",
+          "d37ee418976dd95753c1c73862b9398fa2a2cf9b4ff0fdfe8b30cd95209614b7"}));
   EXPECT_TRUE(ConsistencyProof(8, 8, Source(tree)).empty());
 }
 
@@ -96,21 +103,23 @@ TEST(MerkleTest, ReproducesTheDocumentedSevenLeafVectors) {
   const MemoryTree tree = ReferenceTree(7);
   EXPECT_EQ(Hex(tree.Root()), kRoots[6]);
   const std::vector<Digest> inclusion = InclusionProof(5, 7, Source(tree));
-  EXPECT_EQ(Hexes(inclusion),
-            (std::vector<std::string>{
-                "bc1a0643b12e4d2d7c77918f44e0f4f79a838b6cf9ec5b5c283e1f4d88599e6b",
-                "b08693ec2e721597130641e8211e7eedccb4c26413963eee6c1e2ed16ffb1a5f",
-                "d37ee418976dd95753c1c73862b9398fa2a2cf9b4ff0fdfe8b30cd95209614b7"}));
+  EXPECT_EQ(
+      Hexes(inclusion),
+      (std::vector<std::string>{
+          "bc1a0643b12e4d2d7c77918f44e0f4f79a838b6cf9ec5b5c283e1f4d88599e6b",
+          "b08693ec2e721597130641e8211e7eedccb4c26413963eee6c1e2ed16ffb1a5f",
+          "d37ee418976dd95753c1c73862b9398fa2a2cf9b4ff0fdfe8b30cd95209614b7"}));
   EXPECT_TRUE(VerifyInclusion(5, 7, LeafHash(*FromHex(kLeaves[5])), inclusion,
                               tree.Root()));
   // Certificate Transparency's reference proof for 3 -> 7.
   const std::vector<Digest> consistency = ConsistencyProof(3, 7, Source(tree));
-  EXPECT_EQ(Hexes(consistency),
-            (std::vector<std::string>{
-                "0298d122906dcfc10892cb53a73992fc5b9f493ea4c9badb27b791b4127a7fe7",
-                "07506a85fd9dd2f120eb694f86011e5bb4662e5c415a62917033d4a9624487e7",
-                "fac54203e7cc696cf0dfcb42c92a1d9dbaf70ad9e621f4bd8d98662f00e3c125",
-                "837dbb152e9b079010717e84e865da4ebc0fa198a806d59d31bf15accef22d0e"}));
+  EXPECT_EQ(
+      Hexes(consistency),
+      (std::vector<std::string>{
+          "0298d122906dcfc10892cb53a73992fc5b9f493ea4c9badb27b791b4127a7fe7",
+          "07506a85fd9dd2f120eb694f86011e5bb4662e5c415a62917033d4a9624487e7",
+          "fac54203e7cc696cf0dfcb42c92a1d9dbaf70ad9e621f4bd8d98662f00e3c125",
+          "837dbb152e9b079010717e84e865da4ebc0fa198a806d59d31bf15accef22d0e"}));
   EXPECT_TRUE(VerifyConsistency(3, 7, ReferenceTree(3).Root(), tree.Root(),
                                 consistency));
 }
@@ -139,7 +148,8 @@ TEST(MerkleTest, EveryInclusionProofUpTo64LeavesVerifiesAndNoBitFlipDoes) {
       ASSERT_TRUE(VerifyInclusion(index, size, leaf, proof, root))
           << index << " of " << size;
       for (int bit = 0; bit < 256; ++bit) {
-        EXPECT_FALSE(VerifyInclusion(index, size, leaf, proof, Flip(root, bit)));
+        EXPECT_FALSE(
+            VerifyInclusion(index, size, leaf, proof, Flip(root, bit)));
         EXPECT_FALSE(
             VerifyInclusion(index, size, Flip(leaf, bit), proof, root));
         for (size_t h = 0; h < proof.size(); ++h) {
@@ -201,8 +211,8 @@ TEST(MerkleTest, EveryConsistencyProofUpTo64LeavesVerifiesAndNoBitFlipDoes) {
         // The proof does not prove a different old tree.
         for (int other = 1; other < new_size; ++other) {
           if (other == old_size) continue;
-          EXPECT_FALSE(VerifyConsistency(other, new_size, roots[other],
-                                         new_root, proof))
+          EXPECT_FALSE(
+              VerifyConsistency(other, new_size, roots[other], new_root, proof))
               << other << " with the proof for " << old_size;
         }
       }

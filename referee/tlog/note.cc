@@ -32,23 +32,22 @@ bool IsValidKeyName(std::string_view name) {
 }
 
 uint32_t Ed25519KeyId(std::string_view name, std::string_view public_key) {
-  const Digest h = Sha256(
-      {name, std::string_view("\n\x01", 2), public_key});
+  const Digest h = Sha256({name, std::string_view("\n\x01", 2), public_key});
   return (uint32_t{h[0]} << 24) | (uint32_t{h[1]} << 16) |
          (uint32_t{h[2]} << 8) | uint32_t{h[3]};
 }
 
 std::string FormatVerifierKey(const NoteVerifier& key) {
-  return absl::StrFormat(
-      "%s+%08x+%s", key.name, Ed25519KeyId(key.name, key.public_key),
-      absl::Base64Escape(absl::StrCat(std::string(1, kEd25519Type),
-                                      key.public_key)));
+  return absl::StrFormat("%s+%08x+%s", key.name,
+                         Ed25519KeyId(key.name, key.public_key),
+                         absl::Base64Escape(absl::StrCat(
+                             std::string(1, kEd25519Type), key.public_key)));
 }
 
 absl::StatusOr<NoteVerifier> ParseVerifierKey(std::string_view text) {
   auto bad = [&](std::string_view why) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "bad verifier key \"", ToAbsl(text), "\": ", ToAbsl(why)));
+    return absl::InvalidArgumentError(
+        absl::StrCat("bad verifier key \"", ToAbsl(text), "\": ", ToAbsl(why)));
   };
   // The base64 key may itself hold '+': split at the first two only.
   const size_t first = text.find('+');
@@ -77,8 +76,8 @@ absl::StatusOr<std::string> SignNote(std::string_view text,
                                      std::string_view name,
                                      const SigningKey& key) {
   if (!IsValidKeyName(name)) return Malformed("bad key name");
-  if (text.empty() || text.back() != '\n' ||
-      text.ends_with("\n\n") || !IsNoteText(text)) {
+  if (text.empty() || text.back() != '\n' || text.ends_with("\n\n") ||
+      !IsNoteText(text)) {
     return Malformed("the text must be lines ending in newlines");
   }
   std::string signature;
@@ -101,8 +100,7 @@ absl::StatusOr<std::string> OpenNote(std::string_view note,
   if (split == std::string_view::npos) return Malformed("no signatures");
   const std::string_view text = note.substr(0, split + 1);
   std::string_view signatures = note.substr(split + 2);
-  const uint32_t want_id =
-      Ed25519KeyId(verifier.name, verifier.public_key);
+  const uint32_t want_id = Ed25519KeyId(verifier.name, verifier.public_key);
   int lines = 0;
   bool verified = false;
   while (!signatures.empty()) {
@@ -117,7 +115,8 @@ absl::StatusOr<std::string> OpenNote(std::string_view note,
     const size_t space = line.rfind(' ');
     if (space == std::string_view::npos) return Malformed("bad signature line");
     const std::string_view name = line.substr(0, space);
-    absl::StatusOr<std::string> blob = DecodeBase64Strict(line.substr(space + 1));
+    absl::StatusOr<std::string> blob =
+        DecodeBase64Strict(line.substr(space + 1));
     if (!IsValidKeyName(name) || !blob.ok() || blob->size() < 5) {
       return Malformed("bad signature line");
     }
@@ -127,8 +126,8 @@ absl::StatusOr<std::string> OpenNote(std::string_view note,
                         uint32_t{static_cast<uint8_t>((*blob)[3])};
     if (name != verifier.name || id != want_id) continue;  // Another key.
     if (!VerifySignature(verifier.public_key, text, blob->substr(4))) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "the signature by ", verifier.name, " does not verify"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("the signature by ", verifier.name, " does not verify"));
     }
     verified = true;
   }

@@ -26,7 +26,10 @@ constexpr char kGoNote[] =
     "If you think cryptography is the answer to your problem,\n"
     "then you don't know what your problem is.\n"
     "\n"
-    "\xe2\x80\x94 PeterNeumann x08go/ZJkuBS9UG/SffcvIAQxVBtiFupLLr8pAcElZInNIuGUgYN1FFYC2pZSNXgKvqfqdngotpRZb6KE6RyyBwJnAM=\n";
+    "\xe2\x80\x94 PeterNeumann "
+    "x08go/ZJkuBS9UG/"
+    "SffcvIAQxVBtiFupLLr8pAcElZInNIuGUgYN1FFYC2pZSNXgKvqfqdngotpRZb6KE6RyyBwJnA"
+    "M=\n";
 
 // The example of the C2SP signed-note specification's verifier keys.
 constexpr char kSpecVerifierKey[] =
@@ -65,8 +68,11 @@ TEST(NoteTest, RefusesMalformedVerifierKeys) {
   for (const char* bad : {
            "PeterNeumann+c74f20a4+ARpc2QcUPDhMQegwxbzhKqiBfsVkmqq/LDE4izWy10TW",
            "PeterNeumann+c74f20a3+Apc2QcUPDhMQegwxbzhKqiBfsVkmqq/LDE4izWy10TW",
-           "PeterNeumann+c74f20a3+AhpcA2QcUPDhMQegwxbzhKqiBfsVkmqq/LDE4izWy10TW",
-           "PeterNeumann+c74f20a3", "", "Peter Neumann+c74f20a3+ARpc",
+           "PeterNeumann+c74f20a3+AhpcA2QcUPDhMQegwxbzhKqiBfsVkmqq/"
+           "LDE4izWy10TW",
+           "PeterNeumann+c74f20a3",
+           "",
+           "Peter Neumann+c74f20a3+ARpc",
        }) {
     EXPECT_FALSE(ParseVerifierKey(bad).ok()) << bad;
   }
@@ -147,8 +153,7 @@ TEST(CheckpointTest, OpensOnlyWhenTheOriginIsTheSignersName) {
       OpenCheckpoint(*SignNote(text, "PeterNeumann", key), verifier).ok());
   const std::string elsewhere = FormatCheckpoint({"another", 3, EmptyRoot()});
   EXPECT_FALSE(
-      OpenCheckpoint(*SignNote(elsewhere, "PeterNeumann", key), verifier)
-          .ok());
+      OpenCheckpoint(*SignNote(elsewhere, "PeterNeumann", key), verifier).ok());
 }
 
 // The example of the C2SP tlog-proof specification (signatures elided
@@ -211,7 +216,8 @@ TEST(ConsistencyProofFileTest, RoundTrips) {
   EXPECT_EQ(parsed->hashes, proof.hashes);
   EXPECT_FALSE(ParseConsistencyProof(text.substr(0, text.size() - 1)).ok());
   EXPECT_FALSE(ParseConsistencyProof("pyramid-referee/tlog-consistency@v1\n"
-                                     "old 3\n").ok());
+                                     "old 3\n")
+                   .ok());
 }
 
 }  // namespace

@@ -33,8 +33,7 @@ std::optional<std::vector<char32_t>> DecodeUtf8(std::string_view text) {
       c = (c << 6) | (next & 0x3f);
     }
     static constexpr char32_t kMinimum[] = {0, 0, 0x80, 0x800, 0x10000};
-    if (c < kMinimum[length] || c > 0x10ffff ||
-        (c >= 0xd800 && c <= 0xdfff)) {
+    if (c < kMinimum[length] || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff)) {
       return std::nullopt;
     }
     out.push_back(c);
@@ -47,17 +46,14 @@ std::vector<std::string_view> Split(std::string_view text, char separator) {
   std::vector<std::string_view> pieces;
   for (size_t at = 0;;) {
     const size_t end = text.find(separator, at);
-    pieces.push_back(text.substr(at, end == std::string_view::npos
-                                         ? std::string_view::npos
-                                         : end - at));
+    pieces.push_back(text.substr(
+        at, end == std::string_view::npos ? std::string_view::npos : end - at));
     if (end == std::string_view::npos) return pieces;
     at = end + 1;
   }
 }
 
-bool IsValidUtf8(std::string_view text) {
-  return DecodeUtf8(text).has_value();
-}
+bool IsValidUtf8(std::string_view text) { return DecodeUtf8(text).has_value(); }
 
 bool IsUnicodeSpace(char32_t c) {
   return (c >= 0x09 && c <= 0x0d) || c == 0x20 || c == 0x85 || c == 0xa0 ||

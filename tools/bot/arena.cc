@@ -74,8 +74,9 @@ int Main() {
 }  // namespace pyramid
 
 int main(int argc, char** argv) {
-  std::vector<char*> rest =
-      pyramid::ParseFlags(argc, argv, "Plays reference-bot strategies against each other in process.");
+  std::vector<char*> rest = pyramid::ParseFlags(
+      argc, argv,
+      "Plays reference-bot strategies against each other in process.");
   if (rest.size() > 1) {
     std::cerr << "arena takes no positional arguments\n";
     return 2;

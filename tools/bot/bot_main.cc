@@ -24,8 +24,8 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "grpcpp/grpcpp.h"
-#include "referee/cli/flags.h"
 #include "pyramid/referee/v1/referee_service.grpc.pb.h"
+#include "referee/cli/flags.h"
 #include "referee/core/log_sink.h"
 #include "referee/crypto/bytes.h"
 #include "referee/crypto/ed25519.h"
@@ -181,10 +181,9 @@ class Bot {
         ++ended_;
         if (!absl::GetFlag(FLAGS_quiet)) {
           const v1::SeatOutcome& mine = ended.outcome().seats(ended.seat());
-          std::cout << "match " << ended.match_id() << " seat "
-                    << ended.seat() << ": rank " << mine.rank() << ", score "
-                    << mine.score() << (mine.forfeited() ? " (forfeited)" : "")
-                    << "\n";
+          std::cout << "match " << ended.match_id() << " seat " << ended.seat()
+                    << ": rank " << mine.rank() << ", score " << mine.score()
+                    << (mine.forfeited() ? " (forfeited)" : "") << "\n";
         }
         // Forget whatever this match still had pending.
         for (auto it = pending_.begin(); it != pending_.end();) {
@@ -240,8 +239,8 @@ class Bot {
     } else {
       action = strategy_->Choose(request, stream_);
     }
-    pending_[key] = Pending{SystemRandomBytes(kSaltSize),
-                            action.SerializeAsString()};
+    pending_[key] =
+        Pending{SystemRandomBytes(kSaltSize), action.SerializeAsString()};
     return Commit(key, request, stream);
   }
 
@@ -250,9 +249,9 @@ class Bot {
   bool Commit(const Key& key, const v1::DecisionRequest& request,
               Stream& stream) {
     Pending& pending = pending_.at(key);
-    const Digest commitment = CommitmentHash(
-        *FromHex(request.match_id()), request.seat(), request.decision_id(),
-        pending.salt, pending.action);
+    const Digest commitment =
+        CommitmentHash(*FromHex(request.match_id()), request.seat(),
+                       request.decision_id(), pending.salt, pending.action);
     v1::PlayRequest message;
     v1::CommitMove* commit = message.mutable_commit();
     commit->set_match_id(request.match_id());
@@ -260,9 +259,9 @@ class Bot {
     commit->set_decision_id(request.decision_id());
     commit->set_commitment(std::string(AsView(commitment)));
     if (key_) {
-      commit->set_signature(key_->Sign(CommitSignatureMessage(
-          *FromHex(request.match_id()), request.seat(), request.decision_id(),
-          AsView(commitment))));
+      commit->set_signature(key_->Sign(
+          CommitSignatureMessage(*FromHex(request.match_id()), request.seat(),
+                                 request.decision_id(), AsView(commitment))));
     }
     pending.committed_on = streams_;
     if (!stream.Write(message)) return false;
@@ -331,7 +330,8 @@ int Main() {
   }
   std::optional<SigningKey> key;
   if (!absl::GetFlag(FLAGS_key_file).empty()) {
-    absl::StatusOr<SigningKey> read = ReadSigningKey(absl::GetFlag(FLAGS_key_file));
+    absl::StatusOr<SigningKey> read =
+        ReadSigningKey(absl::GetFlag(FLAGS_key_file));
     if (!read.ok()) {
       std::cerr << "bot: " << read.status().message() << "\n";
       return 2;
@@ -350,7 +350,8 @@ int Main() {
   std::shared_ptr<grpc::ChannelCredentials> credentials =
       grpc::InsecureChannelCredentials();
   if (!absl::GetFlag(FLAGS_tls_ca).empty()) {
-    absl::StatusOr<std::string> roots = ReadFileToString(absl::GetFlag(FLAGS_tls_ca));
+    absl::StatusOr<std::string> roots =
+        ReadFileToString(absl::GetFlag(FLAGS_tls_ca));
     if (!roots.ok()) {
       std::cerr << "bot: " << roots.status().message() << "\n";
       return 2;
@@ -375,8 +376,8 @@ int Main() {
 }  // namespace pyramid
 
 int main(int argc, char** argv) {
-  std::vector<char*> rest =
-      pyramid::ParseFlags(argc, argv, "The reference bot for the pyramid referee.");
+  std::vector<char*> rest = pyramid::ParseFlags(
+      argc, argv, "The reference bot for the pyramid referee.");
   if (rest.size() > 1) {
     std::cerr << "bot takes no positional arguments\n";
     return 2;

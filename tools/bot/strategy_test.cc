@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "google/protobuf/text_format.h"
 #include "absl/strings/str_join.h"
+#include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
 #include "referee/crypto/sha256.h"
 #include "referee/games/pyramid_shambo.h"

@@ -360,7 +360,7 @@ const std::vector<int>* OnlyLargest(
 // met one whose finite rating is itself unbounded.
 double OneSidedBound(const PairTable& table, int bot, int sign,
                      const std::vector<EloInterval>& ratings) {
-  constexpr double kLimit = kZ95 * kZ95 / 2;  // -log L at the bound.
+  constexpr double kLimit = kZ95 * kZ95 / 2;         // -log L at the bound.
   std::vector<std::pair<double, double>> opponents;  // (rating, weight)
   for (int other = 0; other < static_cast<int>(ratings.size()); ++other) {
     if (other == bot || !table.Met(bot, other)) continue;
@@ -386,9 +386,9 @@ double OneSidedBound(const PairTable& table, int bot, int sign,
   // Bisection between a rating far beyond every opponent (where -log L is
   // near 0) and one far on the wrong side (where it is huge).
   double near = opponents.front().first;
-  for (const auto& [r, w] : opponents) near = sign > 0 ? std::max(near, r)
-                                                       : std::min(near, r);
-  double inside = near + sign * 1e5;  // -log L below kLimit.
+  for (const auto& [r, w] : opponents)
+    near = sign > 0 ? std::max(near, r) : std::min(near, r);
+  double inside = near + sign * 1e5;   // -log L below kLimit.
   double outside = near - sign * 1e5;  // -log L above kLimit.
   for (int i = 0; i < 200; ++i) {
     const double mid = (inside + outside) / 2;

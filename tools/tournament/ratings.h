@@ -95,8 +95,8 @@ struct BradleyTerryGame {
 // likelihood-ratio lower bound its games give with its opponents held at
 // their fit (docs/tournament.md), and +infinity above; -infinity likewise
 // mirrored; unbounded when it has no finite opponent or met a bot rated
-// infinitely on its own side. REQUIRES: 0 <= first, second < num_bots; 0 <= score <= 1;
-// information > 0.
+// infinitely on its own side. REQUIRES: 0 <= first, second < num_bots; 0 <=
+// score <= 1; information > 0.
 std::vector<EloInterval> FitBradleyTerry(
     int num_bots, const std::vector<BradleyTerryGame>& games);
 

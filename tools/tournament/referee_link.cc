@@ -61,9 +61,8 @@ absl::StatusOr<std::unique_ptr<RefereeLink>> RefereeLink::StartEmbedded(
   if (!key.ok()) return key.status();
   auto link = std::unique_ptr<RefereeLink>(new RefereeLink());
   link->public_key_ = key->public_key();
-  absl::StatusOr<std::unique_ptr<TransparencyLog>> tlog =
-      TransparencyLog::Open(tlog_path, *key,
-                            TransparencyLog::DefaultOrigin(key->public_key()));
+  absl::StatusOr<std::unique_ptr<TransparencyLog>> tlog = TransparencyLog::Open(
+      tlog_path, *key, TransparencyLog::DefaultOrigin(key->public_key()));
   if (!tlog.ok()) return tlog.status();
   LobbyOptions options;
   options.log_dir = log_dir;

@@ -42,12 +42,23 @@ std::string Escape(absl::string_view text) {
   std::string out;
   for (char c : text) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -98,15 +109,14 @@ void AppendHeader(const v1::TournamentResults& results, std::string& out) {
   const std::string name =
       Escape(results.name().empty() ? "Tournament" : results.name());
   const std::string options = OptionsText(results.game());
-  absl::StrAppend(&out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n",
-                  "<meta charset=\"utf-8\">\n<title>", name, "</title>\n",
-                  "<style>", kStyle, "</style>\n</head>\n<body>\n<h1>", name,
-                  "</h1>\n<p>Game <code>", Escape(results.game().game()),
-                  "</code>, options: ",
-                  options.empty() ? "defaults"
-                                  : absl::StrCat("<code>", Escape(options),
-                                                 "</code>"),
-                  "</p>\n");
+  absl::StrAppend(
+      &out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n",
+      "<meta charset=\"utf-8\">\n<title>", name, "</title>\n", "<style>",
+      kStyle, "</style>\n</head>\n<body>\n<h1>", name, "</h1>\n<p>Game <code>",
+      Escape(results.game().game()), "</code>, options: ",
+      options.empty() ? "defaults"
+                      : absl::StrCat("<code>", Escape(options), "</code>"),
+      "</p>\n");
 }
 
 void AppendSummary(const v1::TournamentResults& results, std::string& out) {
@@ -129,8 +139,7 @@ void AppendSummary(const v1::TournamentResults& results, std::string& out) {
 // the output directory and the signed checkpoint it checked against.
 void AppendTransparency(const v1::TournamentResults& results,
                         std::string& out) {
-  if (results.checkpoint().empty() &&
-      results.transparency_verdict().empty()) {
+  if (results.checkpoint().empty() && results.transparency_verdict().empty()) {
     return;
   }
   const bool complete = results.transparency_problems() == 0;
@@ -153,14 +162,13 @@ void AppendStandings(const v1::TournamentResults& results, std::string& out) {
                   "<th>Rating</th><th>95% interval</th></tr>\n");
   int place = 0;
   for (const v1::TournamentStanding& s : results.standings()) {
-    absl::StrAppend(
-        &out, "<tr><td>", ++place, "</td><td class=\"name\">", Escape(s.bot()),
-        "</td><td>", s.matches(), "</td><td>",
-        absl::StrFormat("%.2f", s.points()), "</td><td>", s.firsts(),
-        "</td><td>", s.forfeits(), "</td><td>",
-        absl::StrFormat("%.2f", s.mean_rank()), "</td><td>", Elo(s.rating()),
-        "</td><td>", Interval(s.rating_low(), s.rating_high()),
-        "</td></tr>\n");
+    absl::StrAppend(&out, "<tr><td>", ++place, "</td><td class=\"name\">",
+                    Escape(s.bot()), "</td><td>", s.matches(), "</td><td>",
+                    absl::StrFormat("%.2f", s.points()), "</td><td>",
+                    s.firsts(), "</td><td>", s.forfeits(), "</td><td>",
+                    absl::StrFormat("%.2f", s.mean_rank()), "</td><td>",
+                    Elo(s.rating()), "</td><td>",
+                    Interval(s.rating_low(), s.rating_high()), "</td></tr>\n");
   }
   absl::StrAppend(&out, "</table>\n");
 }
@@ -199,8 +207,7 @@ std::vector<std::vector<PairScore>> Crosstable(
   return scores;
 }
 
-void AppendCrosstable(const v1::TournamentResults& results,
-                      std::string& out) {
+void AppendCrosstable(const v1::TournamentResults& results, std::string& out) {
   const std::vector<std::vector<PairScore>> scores = Crosstable(results);
   const int n = results.standings_size();
   absl::StrAppend(&out,
@@ -209,9 +216,8 @@ void AppendCrosstable(const v1::TournamentResults& results,
                   "better, 0.5 per shared rank, as points/games.</p>\n"
                   "<table>\n<tr><th class=\"name\">Bot</th>");
   for (int c = 0; c < n; ++c) {
-    absl::StrAppend(&out, "<th title=\"",
-                    Escape(results.standings(c).bot()), "\">", c + 1,
-                    "</th>");
+    absl::StrAppend(&out, "<th title=\"", Escape(results.standings(c).bot()),
+                    "\">", c + 1, "</th>");
   }
   absl::StrAppend(&out, "</tr>\n");
   for (int r = 0; r < n; ++r) {
@@ -247,9 +253,10 @@ struct Scale {
 double NiceStep(double raw) {
   const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
   const double fraction = raw / magnitude;
-  const double nice = fraction <= 1 ? 1 : fraction <= 2 ? 2
-                                                        : fraction <= 5 ? 5
-                                                                        : 10;
+  const double nice = fraction <= 1   ? 1
+                      : fraction <= 2 ? 2
+                      : fraction <= 5 ? 5
+                                      : 10;
   return nice * magnitude;
 }
 
@@ -285,8 +292,7 @@ Scale ChartScale(const v1::TournamentResults& results) {
 
 std::string Px(double value) { return absl::StrFormat("%.1f", value); }
 
-void AppendRatingChart(const v1::TournamentResults& results,
-                       std::string& out) {
+void AppendRatingChart(const v1::TournamentResults& results, std::string& out) {
   absl::StrAppend(&out,
                   "<h2>Ratings</h2>\n<p>Elo rating (dot) with its 95% "
                   "confidence interval (bar); an arrow marks an unbounded "
@@ -307,12 +313,12 @@ void AppendRatingChart(const v1::TournamentResults& results,
   const double height = axis_y + 34;
   const Scale scale = ChartScale(results);
   auto x = [&](double value) {
-    return left + (value - scale.low) / (scale.high - scale.low) *
-                      (right - left);
+    return left +
+           (value - scale.low) / (scale.high - scale.low) * (right - left);
   };
-  absl::StrAppend(&out, "<svg width=\"", Px(width), "\" height=\"",
-                  Px(height), "\" viewBox=\"0 0 ", Px(width), " ",
-                  Px(height), "\" role=\"img\" aria-label=\"Ratings\">\n");
+  absl::StrAppend(&out, "<svg width=\"", Px(width), "\" height=\"", Px(height),
+                  "\" viewBox=\"0 0 ", Px(width), " ", Px(height),
+                  "\" role=\"img\" aria-label=\"Ratings\">\n");
   const int first_tick = static_cast<int>(std::lround(scale.low / scale.step));
   const int last_tick = static_cast<int>(std::lround(scale.high / scale.step));
   absl::StrAppend(&out, "<line class=\"axis\" x1=\"", Px(left), "\" y1=\"",
@@ -322,9 +328,8 @@ void AppendRatingChart(const v1::TournamentResults& results,
     const double value = k * scale.step;
     absl::StrAppend(&out, "<line class=\"tick\" x1=\"", Px(x(value)),
                     "\" y1=\"", Px(axis_y), "\" x2=\"", Px(x(value)),
-                    "\" y2=\"", Px(axis_y + 5), "\"/><text x=\"",
-                    Px(x(value)), "\" y=\"", Px(axis_y + 18),
-                    "\" text-anchor=\"middle\">",
+                    "\" y2=\"", Px(axis_y + 5), "\"/><text x=\"", Px(x(value)),
+                    "\" y=\"", Px(axis_y + 18), "\" text-anchor=\"middle\">",
                     absl::StrFormat("%g", value + 0.0), "</text>\n");
   }
   absl::StrAppend(&out, "<text x=\"", Px((left + right) / 2), "\" y=\"",
@@ -348,31 +353,29 @@ void AppendRatingChart(const v1::TournamentResults& results,
     const double x_low = open_low ? left : x(s.rating_low());
     const double x_high = open_high ? right : x(s.rating_high());
     absl::StrAppend(&out, "<line class=\"bar\" x1=\"", Px(x_low), "\" y1=\"",
-                    Px(y), "\" x2=\"", Px(x_high), "\" y2=\"", Px(y),
-                    "\"/>\n");
+                    Px(y), "\" x2=\"", Px(x_high), "\" y2=\"", Px(y), "\"/>\n");
     if (open_low) {
-      absl::StrAppend(&out, "<polygon class=\"arrow\" points=\"", Px(left),
-                      ",", Px(y), " ", Px(left + 9), ",", Px(y - 5), " ",
+      absl::StrAppend(&out, "<polygon class=\"arrow\" points=\"", Px(left), ",",
+                      Px(y), " ", Px(left + 9), ",", Px(y - 5), " ",
                       Px(left + 9), ",", Px(y + 5), "\"/>\n");
     } else {
-      absl::StrAppend(&out, "<line class=\"cap\" x1=\"", Px(x_low),
-                      "\" y1=\"", Px(y - 5), "\" x2=\"", Px(x_low),
-                      "\" y2=\"", Px(y + 5), "\"/>\n");
+      absl::StrAppend(&out, "<line class=\"cap\" x1=\"", Px(x_low), "\" y1=\"",
+                      Px(y - 5), "\" x2=\"", Px(x_low), "\" y2=\"", Px(y + 5),
+                      "\"/>\n");
     }
     if (open_high) {
       absl::StrAppend(&out, "<polygon class=\"arrow\" points=\"", Px(right),
                       ",", Px(y), " ", Px(right - 9), ",", Px(y - 5), " ",
                       Px(right - 9), ",", Px(y + 5), "\"/>\n");
     } else {
-      absl::StrAppend(&out, "<line class=\"cap\" x1=\"", Px(x_high),
-                      "\" y1=\"", Px(y - 5), "\" x2=\"", Px(x_high),
-                      "\" y2=\"", Px(y + 5), "\"/>\n");
+      absl::StrAppend(&out, "<line class=\"cap\" x1=\"", Px(x_high), "\" y1=\"",
+                      Px(y - 5), "\" x2=\"", Px(x_high), "\" y2=\"", Px(y + 5),
+                      "\"/>\n");
     }
-    absl::StrAppend(&out, "<circle class=\"dot\" cx=\"", Px(x(s.rating())),
-                    "\" cy=\"", Px(y), "\" r=\"4\"><title>", bot, ": ",
-                    Elo(s.rating()), " ",
-                    Interval(s.rating_low(), s.rating_high()),
-                    "</title></circle>\n");
+    absl::StrAppend(
+        &out, "<circle class=\"dot\" cx=\"", Px(x(s.rating())), "\" cy=\"",
+        Px(y), "\" r=\"4\"><title>", bot, ": ", Elo(s.rating()), " ",
+        Interval(s.rating_low(), s.rating_high()), "</title></circle>\n");
   }
   absl::StrAppend(&out, "</svg>\n");
 }
@@ -411,17 +414,17 @@ void AppendMatches(const v1::TournamentResults& results, std::string& out) {
     }
     const bool genuine = match.verdict() == "genuine";
     const std::string log = Escape(match.log_file());
-    absl::StrAppend(
-        &out, "<tr><td>", match.index(), "</td><td class=\"name\"><code>",
-        Escape(match.match_id()), "</code></td><td class=\"name\">",
-        absl::StrJoin(seats, ", "), "</td><td class=\"name\">",
-        absl::StrJoin(ranks, ", "), "</td><td class=\"",
-        genuine ? "name" : "name bad", "\">", Escape(match.verdict()),
-        "</td><td class=\"name\">",
-        IsRelativePath(match.log_file())
-            ? absl::StrCat("<a href=\"", log, "\">", log, "</a>")
-            : log,
-        "</td></tr>\n");
+    absl::StrAppend(&out, "<tr><td>", match.index(),
+                    "</td><td class=\"name\"><code>", Escape(match.match_id()),
+                    "</code></td><td class=\"name\">",
+                    absl::StrJoin(seats, ", "), "</td><td class=\"name\">",
+                    absl::StrJoin(ranks, ", "), "</td><td class=\"",
+                    genuine ? "name" : "name bad", "\">",
+                    Escape(match.verdict()), "</td><td class=\"name\">",
+                    IsRelativePath(match.log_file())
+                        ? absl::StrCat("<a href=\"", log, "\">", log, "</a>")
+                        : log,
+                    "</td></tr>\n");
   }
   absl::StrAppend(&out, "</table>\n");
 }

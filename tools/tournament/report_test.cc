@@ -45,7 +45,8 @@ void AddMatch(v1::TournamentResults& results,
   match->set_index(results.matches_size() - 1);
   match->set_match_id(absl::StrCat("m", match->index()));
   for (const std::string& bot : seats) match->add_seats(bot);
-  for (uint32_t rank : ranks) match->mutable_outcome()->add_seats()->set_rank(rank);
+  for (uint32_t rank : ranks)
+    match->mutable_outcome()->add_seats()->set_rank(rank);
   match->set_log_file(absl::StrCat("logs/m", match->index(), ".log"));
   match->set_verdict(verdict);
 }
@@ -80,10 +81,10 @@ TEST(ReportTest, IsOneHtmlPageWithEveryBot) {
     EXPECT_THAT(html, HasSubstr(section));
   }
   for (const char* bot : {"alpha", "beta", "gamma"}) {
-    EXPECT_THAT(html, HasSubstr(absl::StrCat("<td class=\"name\">", bot,
-                                             "</td>")));
-    EXPECT_THAT(html, HasSubstr(absl::StrCat("text-anchor=\"end\">", bot,
-                                             "</text>")));
+    EXPECT_THAT(html,
+                HasSubstr(absl::StrCat("<td class=\"name\">", bot, "</td>")));
+    EXPECT_THAT(
+        html, HasSubstr(absl::StrCat("text-anchor=\"end\">", bot, "</text>")));
   }
   EXPECT_THAT(html, HasSubstr("rock_paper_pyramid"));
   EXPECT_THAT(html, HasSubstr("<code>ab12</code>"));
@@ -175,8 +176,7 @@ TEST(ReportTest, ReferencesNothingOutsideThePage) {
   EXPECT_EQ(Count(html, "<a href="), 2);
   const std::string clean = RenderHtmlReport(SmallResults());
   for (const char* external :
-       {"http://", "https://", "src=", "<script", "<link", "@import",
-        "url("}) {
+       {"http://", "https://", "src=", "<script", "<link", "@import", "url("}) {
     EXPECT_THAT(clean, Not(HasSubstr(external))) << external;
   }
 }
@@ -218,11 +218,12 @@ TEST(ReportTest, ShowsTheCheckpointAndTheTransparencyVerdict) {
       "4 matches, all included in checkpoint 4 abcd");
   std::string html = RenderHtmlReport(results);
   EXPECT_THAT(html, HasSubstr("<h2>Transparency</h2>"));
-  EXPECT_THAT(html, HasSubstr(
-      "<p class=\"verdict\">Complete: 4 matches, all included in checkpoint 4 "
-      "abcd</p>"));
-  EXPECT_THAT(html, HasSubstr(
-      "<pre>pyramid-referee/0123456789abcdef\n4\nAAAA&lt;x&gt;=\n"));
+  EXPECT_THAT(html, HasSubstr("<p class=\"verdict\">Complete: 4 matches, all "
+                              "included in checkpoint 4 "
+                              "abcd</p>"));
+  EXPECT_THAT(
+      html,
+      HasSubstr("<pre>pyramid-referee/0123456789abcdef\n4\nAAAA&lt;x&gt;=\n"));
   results.set_transparency_verdict("3 matches\nmatch 2 (x/r/2) is missing");
   results.set_transparency_problems(1);
   html = RenderHtmlReport(results);

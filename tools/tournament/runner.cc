@@ -49,7 +49,8 @@ absl::Status WriteFile(const fs::path& path, const std::string& bytes) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out << bytes;
   out.close();
-  if (!out) return absl::InternalError(absl::StrCat("cannot write ", path.string()));
+  if (!out)
+    return absl::InternalError(absl::StrCat("cannot write ", path.string()));
   return absl::OkStatus();
 }
 
@@ -133,10 +134,12 @@ class Runner {
     absl::StatusOr<v1::TournamentResults> results = Report();
     link_.reset();
     if (results.ok() && interrupted_.load()) {
-      return absl::CancelledError(absl::StrCat(
-          "interrupted after ", results->verified(), " of ",
-          results->scheduled(), " matches; run the same command again to "
-          "resume from ", out_.string()));
+      return absl::CancelledError(
+          absl::StrCat("interrupted after ", results->verified(), " of ",
+                       results->scheduled(),
+                       " matches; run the same command again to "
+                       "resume from ",
+                       out_.string()));
     }
     return results;
   }
@@ -151,9 +154,8 @@ class Runner {
       scheduled_ = swiss_per_round_ * t_.rounds();
       return absl::OkStatus();
     }
-    absl::StatusOr<std::vector<ScheduledMatch>> schedule =
-        MakeSchedule(t_.format(), t_.bots_size(), t_.seats(), t_.rounds(),
-                     t_.seed());
+    absl::StatusOr<std::vector<ScheduledMatch>> schedule = MakeSchedule(
+        t_.format(), t_.bots_size(), t_.seats(), t_.rounds(), t_.seed());
     if (!schedule.ok()) return schedule.status();
     fixed_ = *std::move(schedule);
     scheduled_ = fixed_.size();
@@ -179,9 +181,10 @@ class Runner {
           ReadFileToString(identity_file.string());
       if (!previous.ok()) return previous.status();
       if (*previous != identity) {
-        return absl::FailedPreconditionError(absl::StrCat(
-            out_.string(), " holds another tournament (", identity_file.string(),
-            "); choose another output_dir or remove it"));
+        return absl::FailedPreconditionError(
+            absl::StrCat(out_.string(), " holds another tournament (",
+                         identity_file.string(),
+                         "); choose another output_dir or remove it"));
       }
     } else if (absl::Status s = WriteFile(identity_file, identity); !s.ok()) {
       return s;
@@ -189,7 +192,8 @@ class Runner {
     // The run's id, part of every match label (kept across resumes).
     const fs::path run_id_file = out_ / "run_id";
     if (fs::exists(run_id_file)) {
-      absl::StatusOr<std::string> run_id = ReadFileToString(run_id_file.string());
+      absl::StatusOr<std::string> run_id =
+          ReadFileToString(run_id_file.string());
       if (!run_id.ok()) return run_id.status();
       run_id_ = std::string(absl::StripAsciiWhitespace(*run_id));
     } else {
@@ -248,8 +252,8 @@ class Runner {
       if (!registered.ok()) return registered.status();
       bot_ids_.push_back(registered->bot_id());
       const fs::path token_file = out_ / "tokens" / (bot.name() + ".token");
-      if (absl::Status s =
-              WriteSecretFile(token_file.string(), registered->bot_token() + "\n");
+      if (absl::Status s = WriteSecretFile(token_file.string(),
+                                           registered->bot_token() + "\n");
           !s.ok()) {
         return s;
       }
@@ -280,8 +284,8 @@ class Runner {
           next_start[i] = bot.NextStart(now);
           Note(next_start[i] == absl::InfiniteFuture()
                    ? absl::StrCat("bot ", bot.name(), " ended (", how,
-                                  "); giving up on it after ",
-                                  bot.starts() - 1, " restarts")
+                                  "); giving up on it after ", bot.starts() - 1,
+                                  " restarts")
                    : absl::StrCat("bot ", bot.name(), " ended (", how,
                                   "); restarting in ",
                                   absl::FormatDuration(next_start[i] - now)));
@@ -387,7 +391,8 @@ class Runner {
   }
 
   // Plays one match; nullopt when interrupted before it finished.
-  std::optional<v1::TournamentMatchResult> Play(const ScheduledMatch& scheduled) {
+  std::optional<v1::TournamentMatchResult> Play(
+      const ScheduledMatch& scheduled) {
     v1::TournamentMatchResult result;
     result.set_index(scheduled.index);
     v1::CreateMatchRequest request;
@@ -402,7 +407,8 @@ class Runner {
     absl::StatusOr<v1::CreateMatchResponse> created =
         link_->CreateMatch(request);
     if (!created.ok()) {
-      result.set_verdict(absl::StrCat("not played: ", created.status().message()));
+      result.set_verdict(
+          absl::StrCat("not played: ", created.status().message()));
       return result;
     }
     result.set_match_id(created->match_id());
@@ -414,8 +420,8 @@ class Runner {
     const std::string file =
         RefereeLink::LogFileName(t_.game().game(), created->match_id());
     result.set_log_file("logs/" + file);
-    if (absl::Status s =
-            link_->FetchLog(created->match_id(), (out_ / "logs").string(), file);
+    if (absl::Status s = link_->FetchLog(created->match_id(),
+                                         (out_ / "logs").string(), file);
         !s.ok()) {
       result.set_verdict(absl::StrCat("log not fetched: ", s.message()));
       return result;
@@ -458,7 +464,9 @@ class Runner {
     const int first = result.seats(0) == names_[0] ? 0 : 1;
     const uint32_t mine = result.outcome().seats(first).rank();
     const uint32_t theirs = result.outcome().seats(1 - first).rank();
-    (mine < theirs ? sprt_wins_ : mine == theirs ? sprt_draws_ : sprt_losses_)++;
+    (mine < theirs    ? sprt_wins_
+     : mine == theirs ? sprt_draws_
+                      : sprt_losses_)++;
     if (sprt_decided_.load()) return;
     const std::string decision =
         EvaluateSprt(t_.sprt(), sprt_wins_, sprt_draws_, sprt_losses_)
@@ -478,8 +486,9 @@ class Runner {
         if (!interrupted_.load() && options_.interrupted()) {
           interrupted_ = true;
           link_->Cancel();
-          Note("interrupted: stopping (matches in flight are played again "
-               "on resume)");
+          Note(
+              "interrupted: stopping (matches in flight are played again "
+              "on resume)");
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(100));
       }
@@ -532,17 +541,20 @@ class Runner {
         ComputeStandings(names_, matches);
     for (v1::TournamentStanding& s : standings) {
       for (const auto& bot : bots_) {
-        if (bot->name() == s.bot()) s.set_restarts(std::max(0, bot->starts() - 1));
+        if (bot->name() == s.bot())
+          s.set_restarts(std::max(0, bot->starts() - 1));
       }
     }
-    results.set_rating_model(ApplyRatings(names_, matches, t_.seats(), standings));
+    results.set_rating_model(
+        ApplyRatings(names_, matches, t_.seats(), standings));
     for (auto& s : standings) *results.add_standings() = std::move(s);
     if (t_.has_sprt()) {
       absl::MutexLock lock(&results_mu_);
       *results.mutable_sprt() =
           EvaluateSprt(t_.sprt(), sprt_wins_, sprt_draws_, sprt_losses_);
       // The decision taken when the ratio first reached a bound stands.
-      if (sprt_decided_.load()) results.mutable_sprt()->set_decision(sprt_decision_);
+      if (sprt_decided_.load())
+        results.mutable_sprt()->set_decision(sprt_decision_);
     }
     if (!interrupted_.load()) {
       if (absl::Status s = Publish(matches, results); !s.ok()) return s;
@@ -558,7 +570,8 @@ class Runner {
     if (absl::Status s = WriteFile(out_ / "results.json", json); !s.ok()) {
       return s;
     }
-    if (absl::Status s = WriteFile(out_ / "report.html", RenderHtmlReport(results));
+    if (absl::Status s =
+            WriteFile(out_ / "report.html", RenderHtmlReport(results));
         !s.ok()) {
       return s;
     }
@@ -580,9 +593,9 @@ class Runner {
     }
     if (t_.referee().empty()) {
       // referee.key.pub is there already.
-    } else if (absl::Status s = WriteFileAtomically(
-                   (out_ / "referee.pub").string(),
-                   ToHex(link_->public_key()) + "\n");
+    } else if (absl::Status s =
+                   WriteFileAtomically((out_ / "referee.pub").string(),
+                                       ToHex(link_->public_key()) + "\n");
                !s.ok()) {
       return s;
     }
@@ -592,12 +605,13 @@ class Runner {
     if (error) return absl::InternalError(error.message());
     for (const v1::TournamentMatchResult& match : matches) {
       if (match.verdict() != kGenuine) continue;
-      absl::StatusOr<v1::InclusionProof> proof = link_->GetInclusionProof(
-          match.match_id(), checkpoint->tree_size());
+      absl::StatusOr<v1::InclusionProof> proof =
+          link_->GetInclusionProof(match.match_id(), checkpoint->tree_size());
       if (!proof.ok()) return proof.status();
       const std::string name =
           fs::path(match.log_file()).stem().string() + ".tlog-proof";
-      if (absl::Status s = WriteFile(out_ / "proofs" / name, proof->tlog_proof());
+      if (absl::Status s =
+              WriteFile(out_ / "proofs" / name, proof->tlog_proof());
           !s.ok()) {
         return s;
       }
@@ -648,7 +662,7 @@ class Runner {
   uint32_t scheduled_ = 0;
   std::vector<ScheduledMatch> fixed_;  // Every format but Swiss.
   uint32_t swiss_per_round_ = 0;
-  std::vector<int> swiss_byes_;        // Bye of each Swiss round so far.
+  std::vector<int> swiss_byes_;  // Bye of each Swiss round so far.
 
   std::unique_ptr<RefereeLink> link_;
   std::unique_ptr<Journal> journal_;

@@ -30,8 +30,8 @@ struct ScheduledMatch {
 // kMaxScheduledMatches matches is INVALID_ARGUMENT (checked before any is
 // listed).
 absl::StatusOr<std::vector<ScheduledMatch>> MakeSchedule(
-    referee::v1::TournamentFormat format, int num_bots, int seats,
-    int rounds, uint64_t seed);
+    referee::v1::TournamentFormat format, int num_bots, int seats, int rounds,
+    uint64_t seed);
 
 // One Swiss round of a two-seat game.
 struct SwissRound {

@@ -25,12 +25,11 @@ struct Counts {
 };
 
 // Checks what every schedule must satisfy and counts meetings and seats.
-Counts CheckAndCount(const std::vector<ScheduledMatch>& schedule,
-                     int num_bots, int seats) {
-  Counts counts{std::vector<std::vector<int>>(num_bots,
-                                              std::vector<int>(num_bots)),
-                std::vector<std::vector<int>>(num_bots,
-                                              std::vector<int>(seats))};
+Counts CheckAndCount(const std::vector<ScheduledMatch>& schedule, int num_bots,
+                     int seats) {
+  Counts counts{
+      std::vector<std::vector<int>>(num_bots, std::vector<int>(num_bots)),
+      std::vector<std::vector<int>>(num_bots, std::vector<int>(seats))};
   for (size_t i = 0; i < schedule.size(); ++i) {
     const ScheduledMatch& match = schedule[i];
     EXPECT_EQ(match.index, i);
@@ -182,9 +181,8 @@ int Rematches(const SwissRound& round, const Matrix& games) {
 // Enumerates every pairing of `bots` (best first) in top-down order: the
 // first bot with each partner in turn, the rest recursively.
 void EnumeratePairings(const std::vector<int>& bots, const Matrix& games,
-                       std::vector<std::pair<int, int>>& pairs,
-                       int rematches, int& fewest,
-                       std::vector<std::pair<int, int>>& best) {
+                       std::vector<std::pair<int, int>>& pairs, int rematches,
+                       int& fewest, std::vector<std::pair<int, int>>& best) {
   if (bots.empty()) {
     if (rematches < fewest) {
       fewest = rematches;
@@ -237,12 +235,12 @@ void ExpectCoversAll(const SwissRound& round, int num_bots) {
 }
 
 TEST(SwissTest, FirstRoundPairsNeighboursByIndex) {
-  const SwissRound round = PairSwissRound(
-      std::vector<double>(6, 0.0), Matrix(6, std::vector<int>(6, 0)),
-      std::vector<bool>(6, false));
-  EXPECT_THAT(round.pairs, testing::ElementsAre(std::pair(0, 1),
-                                                std::pair(2, 3),
-                                                std::pair(4, 5)));
+  const SwissRound round = PairSwissRound(std::vector<double>(6, 0.0),
+                                          Matrix(6, std::vector<int>(6, 0)),
+                                          std::vector<bool>(6, false));
+  EXPECT_THAT(
+      round.pairs,
+      testing::ElementsAre(std::pair(0, 1), std::pair(2, 3), std::pair(4, 5)));
   EXPECT_EQ(round.bye, -1);
 }
 
@@ -250,16 +248,16 @@ TEST(SwissTest, PairsByPointsThenIndex) {
   const std::vector<double> points = {0, 2, 1, 2, 0.5, 1};
   const SwissRound round = PairSwissRound(
       points, Matrix(6, std::vector<int>(6, 0)), std::vector<bool>(6, false));
-  EXPECT_THAT(round.pairs, testing::ElementsAre(std::pair(1, 3),
-                                                std::pair(2, 5),
-                                                std::pair(4, 0)));
+  EXPECT_THAT(
+      round.pairs,
+      testing::ElementsAre(std::pair(1, 3), std::pair(2, 5), std::pair(4, 0)));
 }
 
 TEST(SwissTest, SkipsOpponentsAlreadyMet) {
   Matrix games(8, std::vector<int>(8, 0));
   games[0][1] = games[1][0] = 2;
-  const SwissRound round = PairSwissRound(
-      {3, 3, 2, 2, 1, 1, 0, 0}, games, std::vector<bool>(8, false));
+  const SwissRound round = PairSwissRound({3, 3, 2, 2, 1, 1, 0, 0}, games,
+                                          std::vector<bool>(8, false));
   EXPECT_THAT(round.pairs,
               testing::ElementsAre(std::pair(0, 2), std::pair(1, 3),
                                    std::pair(4, 5), std::pair(6, 7)));
@@ -270,8 +268,8 @@ TEST(SwissTest, BacktracksWhenTheRestWouldNeedARematch) {
   Matrix games(4, std::vector<int>(4, 0));
   games[0][1] = games[1][0] = 2;
   games[1][3] = games[3][1] = 2;
-  const SwissRound round = PairSwissRound({3, 2, 1, 0}, games,
-                                          std::vector<bool>(4, false));
+  const SwissRound round =
+      PairSwissRound({3, 2, 1, 0}, games, std::vector<bool>(4, false));
   EXPECT_THAT(round.pairs,
               testing::ElementsAre(std::pair(0, 3), std::pair(1, 2)));
 }
@@ -280,8 +278,8 @@ TEST(SwissTest, RematchesOnlyWhenUnavoidableAndAsFewAsPossible) {
   // Everyone has met everyone but 2-3: one rematch (0-1) is the minimum.
   Matrix games(4, std::vector<int>(4, 2));
   games[2][3] = games[3][2] = 0;
-  const SwissRound round = PairSwissRound({0, 0, 0, 0}, games,
-                                          std::vector<bool>(4, false));
+  const SwissRound round =
+      PairSwissRound({0, 0, 0, 0}, games, std::vector<bool>(4, false));
   EXPECT_THAT(round.pairs,
               testing::ElementsAre(std::pair(0, 1), std::pair(2, 3)));
   EXPECT_EQ(Rematches(round, games), 1);
@@ -375,8 +373,7 @@ void SimulateSwiss(int num_bots, int rounds) {
     }
   }
   EXPECT_EQ(std::set<int>(byes.begin(), byes.end()).size(), byes.size());
-  EXPECT_EQ(byes.size(), num_bots % 2 == 1 ? static_cast<size_t>(rounds)
-                                           : 0u);
+  EXPECT_EQ(byes.size(), num_bots % 2 == 1 ? static_cast<size_t>(rounds) : 0u);
 }
 
 TEST(SwissTest, FiveRoundsOfEightBots) { SimulateSwiss(8, 5); }
@@ -389,15 +386,14 @@ TEST(SwissTest, ByeGoesToTheLowestRankedWithoutOne) {
                            {false, false, false, false, false})
                 .bye,
             4);
-  EXPECT_EQ(PairSwissRound({4, 3, 2, 1, 0}, games,
-                           {false, false, true, true, true})
-                .bye,
-            1);
+  EXPECT_EQ(
+      PairSwissRound({4, 3, 2, 1, 0}, games, {false, false, true, true, true})
+          .bye,
+      1);
   // Everyone has had one: the lowest-ranked again.
-  EXPECT_EQ(PairSwissRound({0, 3, 2, 1, 4}, games,
-                           std::vector<bool>(5, true))
-                .bye,
-            0);
+  EXPECT_EQ(
+      PairSwissRound({0, 3, 2, 1, 4}, games, std::vector<bool>(5, true)).bye,
+      0);
 }
 
 TEST(SwissTest, IsDeterministic) {
@@ -405,7 +401,7 @@ TEST(SwissTest, IsDeterministic) {
   games[0][3] = games[3][0] = 1;
   games[4][7] = games[7][4] = 1;
   const std::vector<double> points = {1, 0, 1, 1, 0.5, 0, 1, 0.5, 0};
-  const std::vector<bool> had_bye = {false, true, false, false, false,
+  const std::vector<bool> had_bye = {false, true,  false, false, false,
                                      false, false, false, false};
   const SwissRound first = PairSwissRound(points, games, had_bye);
   const SwissRound second = PairSwissRound(points, games, had_bye);

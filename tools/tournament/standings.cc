@@ -43,14 +43,15 @@ std::vector<v1::TournamentStanding> ComputeStandings(
     if (s.matches() > 0) s.set_mean_rank(rank_sum[name] / s.matches());
     standings.push_back(s);
   }
-  std::sort(standings.begin(), standings.end(),
-            [](const v1::TournamentStanding& a, const v1::TournamentStanding& b) {
-              if (a.points() != b.points()) return a.points() > b.points();
-              if (a.mean_rank() != b.mean_rank()) {
-                return a.mean_rank() < b.mean_rank();
-              }
-              return a.bot() < b.bot();
-            });
+  std::sort(
+      standings.begin(), standings.end(),
+      [](const v1::TournamentStanding& a, const v1::TournamentStanding& b) {
+        if (a.points() != b.points()) return a.points() > b.points();
+        if (a.mean_rank() != b.mean_rank()) {
+          return a.mean_rank() < b.mean_rank();
+        }
+        return a.bot() < b.bot();
+      });
   return standings;
 }
 
@@ -64,23 +65,25 @@ std::string Elo(double value) {
 
 }  // namespace
 
-std::string FormatStandings(const std::vector<v1::TournamentStanding>& standings) {
+std::string FormatStandings(
+    const std::vector<v1::TournamentStanding>& standings) {
   size_t width = 3;
   for (const auto& s : standings) width = std::max(width, s.bot().size());
-  std::string out = absl::StrFormat(
-      "%-4s %-*s %8s %8s %7s %7s %9s %6s  %s\n", "#", static_cast<int>(width),
-      "bot", "matches", "points", "score%", "firsts", "forfeits", "elo",
-      "95% interval");
+  std::string out =
+      absl::StrFormat("%-4s %-*s %8s %8s %7s %7s %9s %6s  %s\n", "#",
+                      static_cast<int>(width), "bot", "matches", "points",
+                      "score%", "firsts", "forfeits", "elo", "95% interval");
   int place = 0;
   for (const auto& s : standings) {
     ++place;
-    const double percent = s.matches() == 0 ? 0 : 100.0 * s.points() / s.matches();
+    const double percent =
+        s.matches() == 0 ? 0 : 100.0 * s.points() / s.matches();
     absl::StrAppend(
-        &out, absl::StrFormat("%-4d %-*s %8d %8.1f %6.1f%% %7d %9d %6s  [%s, %s]\n",
-                              place, static_cast<int>(width), s.bot(),
-                              s.matches(), s.points(), percent, s.firsts(),
-                              s.forfeits(), Elo(s.rating()),
-                              Elo(s.rating_low()), Elo(s.rating_high())));
+        &out, absl::StrFormat(
+                  "%-4d %-*s %8d %8.1f %6.1f%% %7d %9d %6s  [%s, %s]\n", place,
+                  static_cast<int>(width), s.bot(), s.matches(), s.points(),
+                  percent, s.firsts(), s.forfeits(), Elo(s.rating()),
+                  Elo(s.rating_low()), Elo(s.rating_high())));
   }
   return out;
 }

@@ -57,9 +57,9 @@ absl::StatusOr<v1::Tournament> ParseTournamentFile(std::string_view text) {
   google::protobuf::TextFormat::Parser parser;
   parser.RecordErrorsTo(&errors);
   if (!parser.ParseFromString(std::string(text), &tournament)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "not a Tournament in text format: ",
-        errors.error().empty() ? "unparseable" : errors.error()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("not a Tournament in text format: ",
+                     errors.error().empty() ? "unparseable" : errors.error()));
   }
   return tournament;
 }
@@ -67,9 +67,9 @@ absl::StatusOr<v1::Tournament> ParseTournamentFile(std::string_view text) {
 absl::Status NormalizeTournament(v1::Tournament& t) {
   if (t.name().empty()) t.set_name("tournament");
   if (!IsName(t.name())) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "name: \"", t.name(), "\" is not 1 to ", kMaxNameBytes,
-        " letters, digits, '.', '_' or '-'"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("name: \"", t.name(), "\" is not 1 to ", kMaxNameBytes,
+                     " letters, digits, '.', '_' or '-'"));
   }
   absl::StatusOr<std::unique_ptr<Game>> game = MakeGame(t.game());
   if (!game.ok()) {
@@ -97,9 +97,9 @@ absl::Status NormalizeTournament(v1::Tournament& t) {
   std::map<std::string, int> seen;
   for (const v1::TournamentBot& bot : t.bots()) {
     if (!IsName(bot.name())) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "bots: bad bot name \"", bot.name(), "\" (1 to ", kMaxNameBytes,
-          " letters, digits, '.', '_' or '-')"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("bots: bad bot name \"", bot.name(), "\" (1 to ",
+                       kMaxNameBytes, " letters, digits, '.', '_' or '-')"));
     }
     if (seen[bot.name()]++ > 0) {
       return absl::InvalidArgumentError(
@@ -124,7 +124,8 @@ absl::Status NormalizeTournament(v1::Tournament& t) {
   }
   if (t.format() == v1::SWISS) {
     if (t.seats() != 2) {
-      return absl::InvalidArgumentError("format: Swiss pairs two seats per match");
+      return absl::InvalidArgumentError(
+          "format: Swiss pairs two seats per match");
     }
     if (t.bots_size() < 2) {
       return absl::InvalidArgumentError("format: Swiss needs at least 2 bots");

@@ -19,7 +19,6 @@
 #include <unistd.h>
 
 #include <csignal>
-
 #include <iostream>
 #include <string>
 #include <vector>
@@ -34,8 +33,8 @@
 #include "referee/cli/flags.h"
 #include "referee/core/log_sink.h"
 #include "tools/tournament/runner.h"
-#include "tools/tournament/tournament_file.h"
 #include "tools/tournament/standings.h"
+#include "tools/tournament/tournament_file.h"
 
 ABSL_FLAG(int, concurrency, 0, "Matches in flight at once (overrides).");
 ABSL_FLAG(int, rounds, 0, "Times the schedule is played (overrides).");
@@ -101,7 +100,8 @@ int Main(const std::string& path) {
   if (!absl::GetFlag(FLAGS_output_dir).empty()) {
     tournament.set_output_dir(absl::GetFlag(FLAGS_output_dir));
   }
-  if (absl::GetFlag(FLAGS_seed) >= 0) tournament.set_seed(absl::GetFlag(FLAGS_seed));
+  if (absl::GetFlag(FLAGS_seed) >= 0)
+    tournament.set_seed(absl::GetFlag(FLAGS_seed));
   const std::string format = absl::GetFlag(FLAGS_format);
   if (format == "round_robin") tournament.set_format(v1::ROUND_ROBIN);
   if (format == "gauntlet") tournament.set_format(v1::GAUNTLET);
@@ -146,7 +146,8 @@ int Main(const std::string& path) {
         return 1;
     }
   }
-  std::cout << "\n" << results->name() << " (" << results->game().game()
+  std::cout << "\n"
+            << results->name() << " (" << results->game().game()
             << "): " << results->verified() << " of " << results->scheduled()
             << " match logs verified against referee key "
             << results->referee_public_key() << "\n\n";
@@ -187,8 +188,9 @@ int Main(const std::string& path) {
 }  // namespace pyramid
 
 int main(int argc, char** argv) {
-  std::vector<char*> rest =
-      pyramid::ParseFlags(argc, argv, "Hosts a bot competition: tournament TOURNAMENT_FILE [flags]");
+  std::vector<char*> rest = pyramid::ParseFlags(
+      argc, argv,
+      "Hosts a bot competition: tournament TOURNAMENT_FILE [flags]");
   if (rest.size() != 2) {
     std::cerr << "usage: tournament TOURNAMENT_FILE [flags]\n";
     return 2;
