@@ -14,9 +14,13 @@ mkdir -p "$logs"
 referee_pid= health_pid=
 cleanup() {
   [[ -n $health_pid ]] && kill "$health_pid" 2>/dev/null || true
-  [[ -n $referee_pid ]] && kill -9 "$referee_pid" 2>/dev/null || true
-  umount "$logs" 2>/dev/null || true
-  rm -rf "$dir"
+  if [[ -n $referee_pid ]]; then
+    kill -9 "$referee_pid" 2>/dev/null || true
+    # Reaped, so that its files are closed before the unmount.
+    wait "$referee_pid" 2>/dev/null || true
+  fi
+  umount "$logs" 2>/dev/null || umount -l "$logs" 2>/dev/null || true
+  rm -rf "$dir" || true
 }
 trap cleanup EXIT
 fail() { echo "disk_full_test: FAILED: $*" >&2; exit 1; }

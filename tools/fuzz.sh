@@ -56,7 +56,7 @@ run() {
       echo "fuzz: $target FAILED; the input is in $work/ (see $work/log)" >&2
       return 1
     }
-  grep -E "^stat::(number_executed_units|average_exec_per_sec|peak_rss_mb)|cov: .*ft:" "$work/log" | tail -n 4
+  grep -E "^stat::(number_of_executed_units|average_exec_per_sec|peak_rss_mb)|cov: .*ft:" "$work/log" | tail -n 4
 }
 
 case ${1:-} in
