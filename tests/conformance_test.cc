@@ -6,8 +6,8 @@
 //
 // A game joins by adding one line to kGames below.
 #include <algorithm>
-#include <cstdlib>
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
 #include <optional>
 #include <ostream>
@@ -293,8 +293,8 @@ class ConformanceTest
   // as well as all of them, at ten times the cost.
   std::vector<uint64_t> Seeds() const {
     const char* scale_env = std::getenv("PYRAMID_TEST_SCALE");
-    const int scale = scale_env != nullptr ? std::max(1, std::atoi(scale_env))
-                                           : 1;
+    const int scale =
+        scale_env != nullptr ? std::max(1, std::atoi(scale_env)) : 1;
     std::vector<uint64_t> seeds;
     for (int n = std::get<1>(GetParam()); n < game().matches;
          n += kShards * scale) {
