@@ -507,6 +507,13 @@ absl::Status Replayer::OnReveal(const v1::Reveal& reveal) {
     return Bad("reveal from a seat that does not owe one");
   }
   if (reveal.salt().size() != kSaltSize) return Bad("bad salt size");
+  if (reveal.action().size() > game_->max_action_bytes()) {
+    // The referee refuses such a reveal unread (docs/protocol.md).
+    return Bad(absl::StrCat("a revealed action of ", reveal.action().size(),
+                            " bytes; ", std::string(game_->id()),
+                            " actions are at most ", game_->max_action_bytes(),
+                            " bytes"));
+  }
   p.revealed = true;
   const Digest commitment =
       CommitmentHash(header_.match_id(), reveal.seat(), reveal.decision_id(),
@@ -516,7 +523,9 @@ absl::Status Replayer::OnReveal(const v1::Reveal& reveal) {
     return absl::OkStatus();
   }
   auto action = std::make_unique<v1::Action>();
-  bool legal = action->ParseFromString(reveal.action());
+  absl::StatusOr<v1::Action> parsed = ParseSeatAction(reveal.action());
+  bool legal = parsed.ok();
+  if (legal) *action = *std::move(parsed);
   if (legal && decision_id_ == 0) {
     legal = action->kind_case() == v1::Action::kSeed &&
             action->seed().contribution().size() == kSeedContributionSize;

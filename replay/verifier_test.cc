@@ -794,6 +794,36 @@ TEST_F(ForgeryTest, MismatchedRevealWithoutFault) {
       HasSubstr("a reveal that cannot be used must be followed by its fault"));
 }
 
+// A reveal whose bytes carry an unknown field, re-committed so that the
+// commitment matches, applied as if legal: the verifier refuses it as the
+// referee does (an illegal action is owed its fault).
+TEST_F(ForgeryTest, AnActionWithUnknownFieldsAppliedAsIfLegal) {
+  const int reveal = Find(v1::LogRecord::kReveal, 5);
+  v1::Reveal& r = *records_[reveal].mutable_reveal();
+  r.mutable_action()->append(std::string("\x98\x06\x01", 3));
+  for (v1::LogRecord& record : records_) {
+    if (record.has_commit() &&
+        record.commit().decision_id() == r.decision_id() &&
+        record.commit().seat() == r.seat()) {
+      record.mutable_commit()->set_commitment(std::string(AsView(
+          CommitmentHash(records_[0].header().match_id(), r.seat(),
+                         r.decision_id(), r.salt(), r.action()))));
+    }
+  }
+  const Verdict v = Forged();
+  EXPECT_EQ(v.kind, Kind::kNotGenuine) << Describe(v);
+  EXPECT_THAT(
+      v.reason,
+      HasSubstr("a reveal that cannot be used must be followed by its fault"));
+}
+
+TEST_F(ForgeryTest, ARevealLongerThanTheGamesActionsIsRefused) {
+  const int reveal = Find(v1::LogRecord::kReveal, 5);
+  records_[reveal].mutable_reveal()->mutable_action()->append(100, '\0');
+  ExpectRejected(Forged(), reveal,
+                 "rock_paper_pyramid actions are at most 64 bytes");
+}
+
 TEST_F(ForgeryTest, RevealedActionSwappedForAnother) {
   // A different (legal) action under the same salt does not match either.
   const int reveal = Find(v1::LogRecord::kReveal, 5);

@@ -310,8 +310,8 @@ class ConformanceTest
 // Checks the contract at one non-terminal or terminal step. `probe` picks
 // probe actions and samples (its own stream, so checks never change the game
 // played).
-void CheckStep(const State& state, const LegalLists& legal, Seen& seen,
-               RandomStream& probe) {
+void CheckStep(const State& state, size_t max_action_bytes,
+               const LegalLists& legal, Seen& seen, RandomStream& probe) {
   const int n = state.num_seats();
   const std::vector<int> acting = state.ActingSeats();
   ASSERT_EQ(state.IsTerminal(), acting.empty());
@@ -352,9 +352,17 @@ void CheckStep(const State& state, const LegalLists& legal, Seen& seen,
           << legal[seat][i].ShortDebugString();
       seen.Add(legal[seat][i], bytes[i]);
     }
-    // The default action is legal.
+    // Every legal action fits the game's action size (docs/protocol.md,
+    // "Action size").
+    for (const std::string& b : bytes) {
+      ASSERT_LE(b.size(), max_action_bytes)
+          << "a legal action of seat " << seat;
+    }
+    // The default action is legal, and fits too.
     const v1::Action fallback = state.DefaultAction(seat);
     EXPECT_TRUE(state.ValidateAction(seat, fallback).ok())
+        << fallback.ShortDebugString();
+    EXPECT_LE(fallback.ByteSizeLong(), max_action_bytes)
         << fallback.ShortDebugString();
     // The sole legal action, when there is one, is the automatic move.
     const std::optional<v1::Action> sole = state.SoleLegalAction(seat);
@@ -479,7 +487,7 @@ std::string Simulate(const Game& game, int num_seats, const Digest& seed,
     const LegalLists legal =
         full_checks ? AllLegalActions(*state) : LegalLists();
     if (full_checks) {
-      CheckStep(*state, legal, seen, probe);
+      CheckStep(*state, game.max_action_bytes(), legal, seen, probe);
       if (::testing::Test::HasFatalFailure()) return "";
     }
     if (state->IsTerminal()) break;

@@ -1723,6 +1723,65 @@ TEST_F(ServiceTest, BadInputUnparseableActionForfeitsUnderTheForfeitPolicy) {
   ExpectGenuine(match.id);
 }
 
+TEST_F(ServiceTest, BadInputActionWithUnknownFieldsIsAnIllegalAction) {
+  // A legal choice with one field the protocol does not define (field 99,
+  // varint): faulted as an illegal action with its reason logged, and the
+  // seat forfeits under the forfeit policy.
+  const Created match = NewMatch();
+  auto clients = ConnectSeats(match);
+  PlayDecision(clients, match.id, 0);
+  Move padded = NewMove(Choice(*clients[0], match.id, 0, 1));
+  padded.action += std::string("\x98\x06\x01", 3);
+  std::optional<v1::PlayResponse> e =
+      CheatInDecisionOne(clients, match.id, padded, padded);
+  ASSERT_TRUE(e);
+  EXPECT_TRUE(e->error().faulted());
+  EXPECT_THAT(e->error().message(), HasSubstr("FAULT_ILLEGAL_ACTION"));
+  for (uint32_t seat = 0; seat < kSeats; ++seat) {
+    ASSERT_TRUE(clients[seat]->Await(IsEnded(match.id, seat)));
+  }
+  const auto faults = OfKind(ref_->Records(match.id), v1::LogRecord::kFault);
+  ASSERT_EQ(faults.size(), 1u);
+  EXPECT_EQ(faults[0].fault().reason(), v1::FAULT_ILLEGAL_ACTION);
+  EXPECT_THAT(faults[0].fault().detail(),
+              HasSubstr("fields the protocol does not define"));
+  EXPECT_EQ(faults[0].fault().consequence(), v1::FAULT_FORFEIT);
+  ExpectGenuine(match.id);
+}
+
+TEST_F(ServiceTest, BadInputActionOverTheGamesSizeIsRefusedUnlogged) {
+  // Rock, Paper, Pyramid! actions are at most 64 bytes: a 65-byte action,
+  // committed honestly, is refused unread when revealed; nothing is logged
+  // and the seat still owes its reveal, so the log stays bounded.
+  const Created match = NewMatch();
+  auto clients = ConnectSeats(match);
+  PlayDecision(clients, match.id, 0);
+  v1::Action big = Choice(*clients[0], match.id, 0, 1);
+  big.mutable_seed()->set_contribution(std::string(61, 'x'));
+  Move move = NewMove(big);
+  ASSERT_EQ(move.action.size(), 65u);
+  clients[0]->Send(svctest::CommitMsg(match.id, 0, 1, move));
+  ASSERT_TRUE(clients[0]->Await(IsCommitAck(match.id, 0, 1)));
+  clients[1]->AutoPlay(1);
+  clients[2]->AutoPlay(1);
+  ASSERT_TRUE(clients[0]->Await(IsRevealRequest(match.id, 0, 1)));
+  clients[0]->Send(svctest::RevealMsg(match.id, 0, 1, move));
+  std::optional<v1::PlayResponse> e =
+      clients[0]->Await(IsError(match.id, 0, 1, kInvalidArgument));
+  ASSERT_TRUE(e);
+  EXPECT_FALSE(e->error().faulted());
+  EXPECT_THAT(e->error().message(),
+              HasSubstr("the action is 65 bytes; rock_paper_pyramid actions "
+                        "are at most 64 bytes"));
+  EXPECT_EQ(clients[0]->Count(IsRevealAck(match.id, 0, 1)), 0);
+  for (const v1::LogRecord& r :
+       OfKind(ref_->Records(match.id), v1::LogRecord::kReveal)) {
+    EXPECT_FALSE(r.reveal().seat() == 0 && r.reveal().decision_id() == 1)
+        << "the oversized reveal was logged";
+  }
+  EXPECT_TRUE(OfKind(ref_->Records(match.id), v1::LogRecord::kFault).empty());
+}
+
 TEST_F(ServiceTest, BadInputActionForAnotherSeatIsPermissionDenied) {
   const Created match = NewMatch();
   auto clients = ConnectSeats(match);

@@ -282,8 +282,13 @@ absl::Status Match::Reveal(int seat, uint64_t decision_id,
   if (salt.size() != kSaltSize) {
     return absl::InvalidArgumentError("a salt is 32 bytes");
   }
-  if (action_bytes.size() > log_format::kMaxRecordSize / 2) {
-    return absl::InvalidArgumentError("the action is too large");
+  if (action_bytes.size() > game_->max_action_bytes()) {
+    // Refused unread and unlogged: no legal action is this long, and the
+    // log stays bounded. The seat still owes its reveal.
+    return absl::InvalidArgumentError(
+        absl::StrCat("the action is ", action_bytes.size(), " bytes; ",
+                     std::string(game_->id()), " actions are at most ",
+                     game_->max_action_bytes(), " bytes"));
   }
   progress.revealed = true;
   v1::LogRecord record;
@@ -303,13 +308,15 @@ absl::Status Match::Reveal(int seat, uint64_t decision_id,
   if (AsView(expected) != progress.commitment) {
     usable =
         absl::InvalidArgumentError("the reveal does not match the commitment");
-  } else if (!action.ParseFromArray(action_bytes.data(),
-                                    static_cast<int>(action_bytes.size()))) {
-    reason = v1::FAULT_ILLEGAL_ACTION;
-    usable = absl::InvalidArgumentError("the action does not parse");
   } else {
     reason = v1::FAULT_ILLEGAL_ACTION;
-    usable = ValidateSeatAction(seat, action);
+    absl::StatusOr<v1::Action> parsed = ParseSeatAction(action_bytes);
+    if (parsed.ok()) {
+      action = *std::move(parsed);
+      usable = ValidateSeatAction(seat, action);
+    } else {
+      usable = parsed.status();
+    }
   }
   if (!usable.ok()) {
     if (absl::Status s = Fault(seat, reason, std::string(usable.message()));

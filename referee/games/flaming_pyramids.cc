@@ -32,6 +32,8 @@ using fp::MayhemKind;
 
 inline constexpr std::string_view kGameId = "flaming_pyramids";
 inline constexpr uint32_t kRulesVersion = 1;
+// Actions are a few small fields (docs/protocol.md, "Action size").
+inline constexpr size_t kMaxActionBytes = 64;
 
 struct Options {
   bool curse = false;
@@ -697,6 +699,7 @@ class FlamingPyramidsGame final : public Game {
   uint32_t rules_version() const override { return kRulesVersion; }
   int min_seats() const override { return fp::kMinSeats; }
   int max_seats() const override { return fp::kMaxSeats; }
+  size_t max_action_bytes() const override { return kMaxActionBytes; }
 
   absl::StatusOr<std::unique_ptr<State>> DoNewInitialState(
       int num_seats, RandomStream stream) const override {

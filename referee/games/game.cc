@@ -24,6 +24,22 @@ absl::StatusOr<v1::Result> State::Apply(absl::Span<const SeatAction> actions) {
   return DoApply(actions);
 }
 
+absl::StatusOr<v1::Action> ParseSeatAction(std::string_view bytes) {
+  v1::Action action;
+  if (!action.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+    return absl::InvalidArgumentError("the action does not parse");
+  }
+  // DiscardUnknownFields recurses into every submessage: a size change
+  // means some level held a field the protocol does not define.
+  v1::Action known = action;
+  known.DiscardUnknownFields();
+  if (known.ByteSizeLong() != action.ByteSizeLong()) {
+    return absl::InvalidArgumentError(
+        "the action holds fields the protocol does not define");
+  }
+  return action;
+}
+
 absl::StatusOr<std::unique_ptr<State>> Game::NewInitialState(
     int num_seats, RandomStream stream) const {
   if (num_seats < min_seats() || num_seats > max_seats()) {

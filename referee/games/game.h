@@ -124,6 +124,12 @@ class Game {
   virtual int min_seats() const = 0;
   virtual int max_seats() const = 0;
 
+  // The most bytes a seat's serialized action may take in this game
+  // (docs/protocol.md, "Action size"): every legal action, the seed
+  // contribution included, fits with room to spare; a revealed action that
+  // does not fit is refused unread. It bounds the size of every log.
+  virtual size_t max_action_bytes() const = 0;
+
   // The initial state for `num_seats` seats. INVALID_ARGUMENT when
   // `num_seats` is outside [min_seats, max_seats]. The game's setup draws
   // come from `stream`, which the state then keeps for any later draw.
@@ -135,6 +141,12 @@ class Game {
   virtual absl::StatusOr<std::unique_ptr<State>> DoNewInitialState(
       int num_seats, RandomStream stream) const = 0;
 };
+
+// Parses the action bytes a seat revealed (already within
+// game.max_action_bytes()). INVALID_ARGUMENT when they are not an Action
+// or hold a field this version of the protocol does not define, at any
+// depth: an action is read exactly as the rules define it, or not at all.
+absl::StatusOr<v1::Action> ParseSeatAction(std::string_view bytes);
 
 // Competition ranks (1-based; ties share, the next rank skips) for `keys`,
 // where a smaller key is better. Keys 5, 5, 9 give ranks 1, 1, 3.

@@ -17,6 +17,8 @@ namespace {
 
 inline constexpr std::string_view kGameId = "pyramid_scheme";
 inline constexpr uint32_t kRulesVersion = 1;
+// Actions are a few small fields (docs/protocol.md, "Action size").
+inline constexpr size_t kMaxActionBytes = 128;
 inline constexpr int kMinSeats = 2;
 inline constexpr int kMaxSeats = 4;
 
@@ -62,6 +64,7 @@ class PyramidSchemeGame final : public Game {
   uint32_t rules_version() const override { return kRulesVersion; }
   int min_seats() const override { return kMinSeats; }
   int max_seats() const override { return kMaxSeats; }
+  size_t max_action_bytes() const override { return kMaxActionBytes; }
 
   absl::StatusOr<std::unique_ptr<State>> DoNewInitialState(
       int num_seats, RandomStream stream) const override {

@@ -45,6 +45,9 @@ using shambo::SortByBytes;
 
 inline constexpr std::string_view kGameId = "pyramid_shambo";
 inline constexpr uint32_t kRulesVersion = 1;
+// A payment lists pieces; every piece of a 10-seat game fits
+// (docs/protocol.md, "Action size").
+inline constexpr size_t kMaxActionBytes = 1024;
 inline constexpr int kMinSeats = 2;
 inline constexpr int kMaxSeats = shambo::kMaxSeats;
 inline constexpr int kLive = 0;  // Elimination group of a live seat.
@@ -682,6 +685,7 @@ class PyramidShamboGame final : public Game {
   uint32_t rules_version() const override { return kRulesVersion; }
   int min_seats() const override { return kMinSeats; }
   int max_seats() const override { return kMaxSeats; }
+  size_t max_action_bytes() const override { return kMaxActionBytes; }
 
   // The game's only draw: the first player, uniform(seats).
   absl::StatusOr<std::unique_ptr<State>> DoNewInitialState(

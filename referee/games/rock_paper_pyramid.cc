@@ -19,6 +19,8 @@ namespace {
 
 inline constexpr std::string_view kGameId = "rock_paper_pyramid";
 inline constexpr uint32_t kRulesVersion = 1;
+// An action names one piece (docs/protocol.md, "Action size").
+inline constexpr size_t kMaxActionBytes = 64;
 inline constexpr int kNumSeats = 3;
 inline constexpr int kClassicRounds = 9;
 inline constexpr int kRedRounds = 10;
@@ -455,6 +457,7 @@ class RockPaperPyramidGame final : public Game {
   uint32_t rules_version() const override { return kRulesVersion; }
   int min_seats() const override { return kNumSeats; }
   int max_seats() const override { return kNumSeats; }
+  size_t max_action_bytes() const override { return kMaxActionBytes; }
 
   absl::StatusOr<std::unique_ptr<State>> DoNewInitialState(
       int num_seats, RandomStream stream) const override {

@@ -5,7 +5,9 @@
 // as an Action. Checked on every state reached:
 //   * ValidateAction never crashes, and a refused action leaves the state
 //     as it was (its public view is unchanged);
-//   * the default action and every listed legal action validate;
+//   * the default action and every listed legal action validate and fit
+//     the game's maximum action size; bytes with unknown fields are refused
+//     by ParseSeatAction before the game sees them;
 //   * Apply of validated actions succeeds; the game ends only through
 //     IsTerminal, and its Outcome has one entry per seat.
 #include <fuzzer/FuzzedDataProvider.h>
@@ -82,16 +84,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     for (int seat : acting) {
       const v1::Action fallback = s.DefaultAction(seat);
       Check(s.ValidateAction(seat, fallback).ok());
+      Check(fallback.ByteSizeLong() <= (*game)->max_action_bytes());
       pyramid::SeatAction chosen{seat, fallback};
       if (in.ConsumeBool()) {
         // Any bytes a seat might send.
-        v1::Action sent;
         const std::string bytes =
             in.ConsumeRandomLengthString(in.ConsumeIntegralInRange(0, 256));
-        if (sent.ParseFromString(bytes)) {
+        absl::StatusOr<v1::Action> sent = pyramid::ParseSeatAction(bytes);
+        if (sent.ok()) {
           const std::string before = s.PublicView().SerializeAsString();
-          if (s.ValidateAction(seat, sent).ok()) {
-            chosen.action = sent;
+          if (s.ValidateAction(seat, *sent).ok()) {
+            chosen.action = *sent;
           } else {
             Check(s.PublicView().SerializeAsString() == before);
           }
@@ -102,6 +105,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         const v1::Action& pick =
             legal[in.ConsumeIntegralInRange<size_t>(0, legal.size() - 1)];
         Check(s.ValidateAction(seat, pick).ok());
+        Check(pick.ByteSizeLong() <= (*game)->max_action_bytes());
         chosen.action = pick;
       }
       // A seat that is not acting is refused.
