@@ -805,9 +805,9 @@ TEST_F(ForgeryTest, AnActionWithUnknownFieldsAppliedAsIfLegal) {
     if (record.has_commit() &&
         record.commit().decision_id() == r.decision_id() &&
         record.commit().seat() == r.seat()) {
-      record.mutable_commit()->set_commitment(std::string(AsView(
-          CommitmentHash(records_[0].header().match_id(), r.seat(),
-                         r.decision_id(), r.salt(), r.action()))));
+      record.mutable_commit()->set_commitment(std::string(
+          AsView(CommitmentHash(records_[0].header().match_id(), r.seat(),
+                                r.decision_id(), r.salt(), r.action()))));
     }
   }
   const Verdict v = Forged();
