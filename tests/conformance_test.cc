@@ -7,7 +7,6 @@
 // A game joins by adding one line to kGames below.
 #include <algorithm>
 #include <cstdint>
-#include <cstdlib>
 #include <memory>
 #include <optional>
 #include <ostream>
@@ -92,6 +91,17 @@ void PrintTo(const GameCase& game, std::ostream* os) { *os << game.name; }
 // Each game's seeds are split into this many test cases (run in parallel by
 // ctest).
 constexpr int kShards = 4;
+
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define PYRAMID_UNDER_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) || defined(PYRAMID_UNDER_ASAN)
+constexpr bool kUnderSanitizers = true;
+#else
+constexpr bool kUnderSanitizers = false;
+#endif
 // A guard against a game that never ends.
 constexpr int kMaxSteps = 100000;
 // Per acting seat and step, at most: legal actions checked with
@@ -287,14 +297,12 @@ class ConformanceTest
  protected:
   const GameCase& game() const { return std::get<0>(GetParam()); }
   // The seeds of this shard.
-  // Under the sanitizers (PYRAMID_TEST_SCALE=N, set by the sanitizer
-  // build's tests) every N-th of them: the sanitizers look for memory and
-  // undefined-behaviour errors, which the first quarter of the seeds reach
-  // as well as all of them, at ten times the cost.
+  // Under AddressSanitizer (the sanitizer build) every 4th of them: the
+  // sanitizers look for memory and undefined-behaviour errors, which a
+  // quarter of the seeds reach as well as all of them, at ten times the
+  // cost.
   std::vector<uint64_t> Seeds() const {
-    const char* scale_env = std::getenv("PYRAMID_TEST_SCALE");
-    const int scale =
-        scale_env != nullptr ? std::max(1, std::atoi(scale_env)) : 1;
+    const int scale = kUnderSanitizers ? 4 : 1;
     std::vector<uint64_t> seeds;
     for (int n = std::get<1>(GetParam()); n < game().matches;
          n += kShards * scale) {
