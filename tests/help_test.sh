@@ -27,5 +27,14 @@ for program in "${!sources[@]}"; do
     fi
   done
 done
+# bench_tlog takes its own two flags before Google Benchmark's.
+for flag in leaves dir; do
+  if "$bin/bench_tlog" --help 2>&1 | grep -q -- "--$flag="; then
+    ((++passed))
+  else
+    echo "bench_tlog --help does not list --$flag"
+    ((++failed))
+  fi
+done
 echo "$passed passed, $failed failed"
 ((failed == 0))

@@ -238,6 +238,13 @@ int main(int argc, char** argv) {
       }
     } else if (arg.substr(0, 6) == "--dir=") {
       pyramid::g_dir = std::string(arg.substr(6));
+    } else if (arg == "--help") {
+      std::printf(
+          "bench_tlog: the transparency log at a million leaves.\n\n"
+          "  --leaves=N  leaves in the tree (default 1000000)\n"
+          "  --dir=DIR   where its temporary database goes (default /tmp)\n\n"
+          "and Google Benchmark's flags:\n");
+      rest.push_back(argv[i]);
     } else {
       rest.push_back(argv[i]);
     }
