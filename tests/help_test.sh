@@ -28,8 +28,9 @@ for program in "${!sources[@]}"; do
   done
 done
 # bench_tlog takes its own two flags before Google Benchmark's.
+bench_help=$("$bin/bench_tlog" --help 2>&1 || true)
 for flag in leaves dir; do
-  if "$bin/bench_tlog" --help 2>&1 | grep -q -- "--$flag="; then
+  if grep -q -- "--$flag=" <<<"$bench_help"; then
     ((++passed))
   else
     echo "bench_tlog --help does not list --$flag"
