@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "gmock/gmock.h"
@@ -165,6 +166,39 @@ TEST_F(TournamentTest, InterruptedTournamentResumesWithoutReplaying) {
     EXPECT_TRUE(indices.insert(m.index()).second) << m.index();
   }
   EXPECT_EQ(after.size(), 36u);
+}
+
+// A run killed after a match's log was sealed but before it was journaled
+// (simulated: the journal loses its last line), with a stray log left
+// beside: the resume adopts the sealed log as that match, plays nothing
+// twice, moves the stray log to superseded/, and the directory checks out.
+TEST_F(TournamentTest, ASealedButUnjournaledMatchIsAdoptedOnResume) {
+  const v1::Tournament t = Make("rock_paper_pyramid", 3, 3);
+  absl::StatusOr<v1::TournamentResults> first = Run(t);
+  ASSERT_TRUE(first.ok()) << first.status();
+  const std::string journal = dir_ + "/out/journal.jsonl";
+  std::vector<std::string> lines =
+      absl::StrSplit(*ReadFileToString(journal), '\n', absl::SkipEmpty());
+  ASSERT_EQ(lines.size(), 3u);
+  v1::TournamentMatchResult lost;
+  ASSERT_TRUE(
+      google::protobuf::util::JsonStringToMessage(lines.back(), &lost).ok());
+  lines.pop_back();
+  std::ofstream(journal, std::ios::trunc) << absl::StrJoin(lines, "\n") << "\n";
+  std::ofstream(dir_ + "/out/logs/stray.pyrlog") << "not a log";
+
+  absl::StatusOr<v1::TournamentResults> second = Run(t);
+  ASSERT_TRUE(second.ok()) << second.status() << progress_.str();
+  EXPECT_THAT(progress_.str(), HasSubstr("kept, not played again"));
+  EXPECT_THAT(progress_.str(), HasSubstr("moved to superseded/"));
+  EXPECT_TRUE(fs::exists(dir_ + "/out/superseded/stray.pyrlog"));
+  ExpectAllGenuine(*second);
+  for (const auto& m : second->matches()) {
+    if (m.index() == lost.index()) EXPECT_EQ(m.match_id(), lost.match_id());
+  }
+  EXPECT_EQ(second->transparency_problems(), 0u)
+      << second->transparency_verdict();
+  EXPECT_EQ(Journaled().size(), 3u);
 }
 
 TEST_F(TournamentTest, KilledTournamentProgramResumes) {

@@ -4,15 +4,19 @@
 #include <filesystem>
 #include <fstream>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "referee/core/log_sink.h"
+#include "referee/crypto/bytes.h"
 #include "referee/crypto/ed25519.h"
+#include "referee/crypto/sha256.h"
 #include "referee/service/embedded_referee.h"
 #include "referee/service/transparency_log.h"
+#include "replay/verifier.h"
 
 namespace pyramid {
 namespace {
@@ -64,6 +68,30 @@ absl::StatusOr<std::unique_ptr<RefereeLink>> RefereeLink::StartEmbedded(
   absl::StatusOr<std::unique_ptr<TransparencyLog>> tlog = TransparencyLog::Open(
       tlog_path, *key, TransparencyLog::DefaultOrigin(key->public_key()));
   if (!tlog.ok()) return tlog.status();
+  // As a referee does on start (Lobby::Recover), enter every sealed log
+  // the tree lacks: a run killed between sealing a log and appending it
+  // (appends are idempotent; files in name order).
+  std::vector<std::filesystem::path> logs;
+  std::error_code error;
+  for (const auto& entry :
+       std::filesystem::directory_iterator(log_dir, error)) {
+    if (entry.path().extension() == ".pyrlog") logs.push_back(entry.path());
+  }
+  std::sort(logs.begin(), logs.end());
+  VerifyOptions verify;
+  verify.pinned_key = key->public_key();
+  for (const std::filesystem::path& path : logs) {
+    absl::StatusOr<std::string> bytes = ReadFileToString(path.string());
+    if (!bytes.ok()) continue;
+    const Verdict verdict = VerifyLog(*bytes, verify);
+    if (verdict.kind != Verdict::Kind::kGenuine) continue;
+    const std::string match_id = ToHex(verdict.header.match_id());
+    if ((*tlog)->Contains(match_id)) continue;
+    if (absl::Status s = (*tlog)->Append(match_id, Sha256(*bytes)).status();
+        !s.ok()) {
+      return s;
+    }
+  }
   LobbyOptions options;
   options.log_dir = log_dir;
   options.referee_key = *std::move(key);

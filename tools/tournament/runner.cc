@@ -8,6 +8,7 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <thread>
 #include <utility>
@@ -235,7 +236,84 @@ class Runner {
         Journal::OpenForAppend(path);
     if (!journal.ok()) return journal.status();
     journal_ = *std::move(journal);
+    AdoptOrSetAsideUnjournaledLogs();
     return absl::OkStatus();
+  }
+
+  // The logs in OUTPUT/logs that the journal does not name: left by a run
+  // killed after a match's log was sealed (or fetched) but before it was
+  // journaled, or cut short with the match. A genuine log labelled as a
+  // scheduled match not yet kept, with that match's seats, is adopted
+  // (journaled, not played again: nothing recorded is lost); any other is
+  // moved to OUTPUT/superseded/, so that logs/ holds one log per match.
+  void AdoptOrSetAsideUnjournaledLogs()
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(results_mu_) {
+    std::set<std::string> journaled;
+    for (const auto& [index, result] : results_) {
+      journaled.insert(result.log_file());
+    }
+    std::vector<fs::path> files;
+    std::error_code error;
+    for (const auto& entry : fs::directory_iterator(out_ / "logs", error)) {
+      if (entry.path().extension() == ".pyrlog") files.push_back(entry.path());
+    }
+    std::sort(files.begin(), files.end());
+    for (const fs::path& file : files) {
+      const std::string log_file = "logs/" + file.filename().string();
+      if (journaled.contains(log_file)) continue;
+      std::optional<v1::TournamentMatchResult> adopted = Adoptable(file);
+      if (adopted.has_value()) {
+        adopted->set_log_file(log_file);
+        if (absl::Status s = journal_->Append(*adopted); !s.ok()) {
+          Note(std::string(s.message()));
+        }
+        Note(absl::StrCat("resuming: match ", adopted->index(), " (", log_file,
+                          ") was sealed before the interruption; "
+                          "kept, not played again"));
+        Count(*adopted);
+        results_.emplace(adopted->index(), *std::move(adopted));
+        continue;
+      }
+      fs::create_directories(out_ / "superseded", error);
+      fs::rename(file, out_ / "superseded" / file.filename(), error);
+      Note(absl::StrCat("resuming: ", log_file,
+                        " is not a kept match's log "
+                        "(cut short, or superseded); moved to superseded/"));
+    }
+  }
+
+  // The result of the log `file` when it is a genuine log of a scheduled
+  // match not yet kept, with the schedule's seats; nullopt otherwise.
+  std::optional<v1::TournamentMatchResult> Adoptable(const fs::path& file) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(results_mu_) {
+    absl::StatusOr<std::string> bytes = ReadFileToString(file.string());
+    if (!bytes.ok()) return std::nullopt;
+    VerifyOptions options;
+    options.pinned_key = link_->public_key();
+    const Verdict verdict = VerifyLog(*bytes, options);
+    if (verdict.kind != Verdict::Kind::kGenuine) return std::nullopt;
+    for (uint32_t index = 0; index < fixed_.size(); ++index) {
+      if (verdict.header.label() != Label(index)) continue;
+      if (results_.contains(index)) return std::nullopt;
+      const ScheduledMatch& scheduled = fixed_[index];
+      if (verdict.header.seats_size() !=
+          static_cast<int>(scheduled.bots.size())) {
+        return std::nullopt;
+      }
+      v1::TournamentMatchResult result;
+      result.set_index(index);
+      result.set_match_id(ToHex(verdict.header.match_id()));
+      for (size_t seat = 0; seat < scheduled.bots.size(); ++seat) {
+        const std::string& name = names_[scheduled.bots[seat]];
+        if (verdict.header.seats(seat).name() != name) return std::nullopt;
+        result.add_seats(name);
+      }
+      *result.mutable_outcome() = verdict.outcome;
+      result.set_moves(verdict.moves);
+      result.set_verdict(kGenuine);
+      return result;
+    }
+    return std::nullopt;  // Swiss rounds are paired afresh: played again.
   }
 
   absl::Status StartBots() {
