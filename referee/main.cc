@@ -78,6 +78,15 @@ ABSL_FLAG(uint32_t, checkpoint_every_s, 60,
           "sealed logs await one (0: only on count and at shutdown).");
 ABSL_FLAG(int, max_message_bytes, 1 << 20,
           "Largest message accepted from a client.");
+ABSL_FLAG(uint32_t, max_watchers, 10000,
+          "Watch streams served at once; one more is refused "
+          "RESOURCE_EXHAUSTED.");
+ABSL_FLAG(uint32_t, max_watchers_per_match, 1000,
+          "Watch streams of one match at once; one more is refused "
+          "RESOURCE_EXHAUSTED.");
+ABSL_FLAG(uint32_t, watch_queue_bytes, 32 << 10,
+          "Bytes of events a watcher may have unsent; one that falls further "
+          "behind loses them and gets a fresh snapshot instead.");
 
 namespace pyramid {
 namespace {
@@ -226,6 +235,9 @@ int Main() {
   if (!recovered.ok()) return Fail(recovered.status());
   ServiceLimits limits;
   limits.public_watch = absl::GetFlag(FLAGS_public_watch);
+  limits.max_watchers = absl::GetFlag(FLAGS_max_watchers);
+  limits.max_watchers_per_match = absl::GetFlag(FLAGS_max_watchers_per_match);
+  limits.watch_queue_bytes = absl::GetFlag(FLAGS_watch_queue_bytes);
   RefereeService service(&lobby, limits);
 
   std::shared_ptr<grpc::ServerCredentials> credentials =

@@ -22,6 +22,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <memory>
 #include <ostream>
 #include <string>
@@ -42,6 +43,7 @@
 #include "referee/core/log_sink.h"
 #include "referee/crypto/bytes.h"
 #include "referee/crypto/ed25519.h"
+#include "referee/service/view_delta.h"
 #include "tests/test_client.h"
 #include "tests/test_process.h"
 
@@ -554,6 +556,144 @@ TEST_F(E2eTest, SigkillMidMatchLeavesAPrefixThatVerifiesToItsLastCheckpoint) {
 
 // Every other game end to end: one `bot` process per seat.
 constexpr absl::Duration kMatchTime = absl::Seconds(45);
+
+// The referee's resident memory (VmRSS), in KiB.
+int64_t RssKib(pid_t pid) {
+  for (absl::string_view line :
+       absl::StrSplit(Slurp(absl::StrCat("/proc/", pid, "/status")), '\n')) {
+    if (absl::ConsumePrefix(&line, "VmRSS:")) {
+      int64_t kib = 0;
+      line = absl::StripAsciiWhitespace(line);
+      absl::ConsumeSuffix(&line, " kB");
+      if (absl::SimpleAtoi(line, &kib)) return kib;
+    }
+  }
+  return -1;
+}
+
+// Watch streams that never read: each is started, then left alone.
+class SilentWatchers {
+ public:
+  SilentWatchers(const std::string& address, const std::string& match_id,
+                 int count) {
+    v1::WatchRequest request;
+    request.set_match_id(match_id);
+    for (int c = 0; c < kChannels; ++c) {
+      grpc::ChannelArguments args;
+      args.SetInt("pyramid.test.connection", c);  // One connection each.
+      stubs_.push_back(v1::Referee::NewStub(grpc::CreateCustomChannel(
+          address, grpc::InsecureChannelCredentials(), args)));
+    }
+    for (int i = 0; i < count; ++i) {
+      auto call = std::make_unique<Call>();
+      call->reader = stubs_[i % kChannels]->PrepareAsyncWatch(&call->context,
+                                                              request, &queue_);
+      call->reader->StartCall(call.get());
+      calls_.push_back(std::move(call));
+    }
+    for (int i = 0; i < count; ++i) {
+      void* tag = nullptr;
+      bool ok = false;
+      EXPECT_TRUE(queue_.Next(&tag, &ok));
+      started_ += ok;
+    }
+  }
+  ~SilentWatchers() {
+    for (auto& call : calls_) {
+      call->context.TryCancel();
+      call->reader->Finish(&call->status, call.get());
+    }
+    for (size_t i = 0; i < calls_.size(); ++i) {
+      void* tag = nullptr;
+      bool ok = false;
+      queue_.Next(&tag, &ok);
+    }
+    queue_.Shutdown();
+    void* tag = nullptr;
+    bool ok = false;
+    while (queue_.Next(&tag, &ok)) {
+    }
+  }
+  int started() const { return started_; }
+
+ private:
+  static constexpr int kChannels = 8;
+  struct Call {
+    grpc::ClientContext context;
+    std::unique_ptr<grpc::ClientAsyncReader<v1::WatchEvent>> reader;
+    grpc::Status status;
+  };
+  std::vector<std::unique_ptr<v1::Referee::Stub>> stubs_;
+  grpc::CompletionQueue queue_;
+  std::vector<std::unique_ptr<Call>> calls_;
+  int started_ = 0;
+};
+
+// Issue 14: 1,000 watchers of one match that never read cost the referee a
+// bounded amount of memory (each has at most --watch_queue_bytes unsent,
+// and an event is held once for all of them), which stays flat while a
+// 4-seat Pyramid Scheme match plays to its end; a watcher beside them
+// that reads sees every event. Prints the figures.
+TEST_F(E2eTest, ThousandSilentWatchersCostBoundedFlatMemory) {
+  ASSERT_NO_FATAL_FAILURE(StartReferee({"--max_watchers_per_match=1001"}));
+  const std::string game = "pyramid_scheme";
+  const std::string match = CreateMatch(Path("tok"), {}, game, 4);
+  ASSERT_EQ(match.size(), 32u);
+  const int64_t before = RssKib(referee_->pid());
+  SilentWatchers silent(address_, match, 1000);
+  ASSERT_EQ(silent.started(), 1000);
+  WatchClient reader(channel_, match);
+  ASSERT_TRUE(reader.AwaitEvent(
+      [](const v1::WatchEvent& e) { return e.has_snapshot(); }));
+  const int64_t connected = RssKib(referee_->pid());
+  for (int seat = 0; seat < 4; ++seat) {
+    StartBot(Path(absl::StrCat("tok/seat-", seat, ".token")),
+             {"--matches=1", "--quiet"});
+  }
+  std::vector<int64_t> samples;  // While the match plays.
+  while (bots_.back()->running() &&
+         bots_.back()->Wait(absl::Milliseconds(20)) == -1) {
+    samples.push_back(RssKib(referee_->pid()));
+  }
+  for (auto& bot : bots_) ASSERT_EQ(bot->Wait(kMatchTime), 0) << bot->err();
+  ASSERT_TRUE(reader.AwaitEnd(kMatchTime).ok());
+  samples.push_back(RssKib(referee_->pid()));
+  ASSERT_GE(samples.size(), 2u);
+  const int64_t peak = *std::max_element(samples.begin(), samples.end());
+  const int64_t middle = samples[samples.size() / 2];
+  std::cout << "referee RSS: " << before << " KiB before the watchers, "
+            << connected << " KiB with 1,001 connected, peak " << peak
+            << " KiB while " << samples.size() << " samples were taken ("
+            << middle << " KiB half-way, " << samples.back()
+            << " KiB at the end)\n";
+  EXPECT_LT(peak - before, 50 << 10);
+  EXPECT_LT(samples.back() - middle, 8 << 10);
+
+  // The reading watcher saw every decision, commit and move, once.
+  int commits = 0, moves = 0, decisions = 0;
+  for (const v1::LogRecord& record :
+       svctest::ParseRecords(Slurp(LogPath(match, game)))) {
+    commits += record.has_commit();
+    moves += record.has_applied() || record.has_seed_reveal();
+    decisions += record.has_decision_opened();
+  }
+  WatchedMatch followed;
+  int seen_commits = 0, seen_moves = 0, seen_decisions = 0;
+  for (const v1::WatchEvent& event : reader.Events()) {
+    ASSERT_TRUE(followed.Apply(event).ok());
+    seen_commits += event.has_commit();
+    seen_moves += event.has_delta();
+    seen_decisions += event.has_decision();
+  }
+  EXPECT_EQ(seen_commits, commits);
+  EXPECT_EQ(seen_moves, moves);
+  // The seed decision was open when it joined: its snapshot holds it.
+  EXPECT_EQ(seen_decisions + 1, decisions);
+  EXPECT_EQ(reader.Events().at(1).snapshot().decision().seats_size(), 4);
+  EXPECT_EQ(followed.snapshots(), 1);
+  EXPECT_TRUE(followed.ended());
+  EXPECT_GT(moves, 50);
+}
 
 struct GameCase {
   std::string name;  // The test's name suffix.

@@ -54,6 +54,7 @@
 #include "referee/games/game.h"
 #include "referee/games/registry.h"
 #include "referee/service/embedded_referee.h"
+#include "referee/service/view_delta.h"
 #include "tests/test_client.h"
 
 namespace pyramid {
@@ -814,6 +815,7 @@ void CheckWatchStream(const Replay& replay,
   int simultaneous_views = 0;
   int received = 0;
   bool ended = false;
+  WatchedMatch followed;  // The public view, followed through the deltas.
   for (const EventLog::Event& event : events) {
     if (event.who != "watch") continue;
     ++received;
@@ -837,8 +839,19 @@ void CheckWatchStream(const Replay& replay,
       ended = true;
       EXPECT_TRUE(
           MessageDifferencer::Equals(message.outcome(), replay.outcome));
-    } else if (message.has_view()) {
-      const uint64_t decision = message.view().decision_id();
+    } else if (message.has_snapshot()) {
+      // The watcher joined before the seed: nothing to show yet.
+      if (received != 2) problems.insert("a snapshot after the second event");
+      if (message.snapshot().has_view()) {
+        problems.insert("a snapshot view before the seed decision");
+      }
+      followed.Apply(message).IgnoreError();
+    } else if (message.has_delta()) {
+      if (absl::Status s = followed.Apply(message); !s.ok()) {
+        problems.insert(
+            absl::StrCat("a delta that does not apply: ", s.message()));
+      }
+      const uint64_t decision = message.delta().decision_id();
       const auto simultaneous = replay.simultaneous.find(decision);
       if (simultaneous != replay.simultaneous.end()) {
         ++simultaneous_views;
@@ -850,7 +863,7 @@ void CheckWatchStream(const Replay& replay,
           }
         }
       }
-      const v1::Observation& view = message.view().view();
+      const v1::Observation& view = followed.view();
       const int from = std::max(step, views++);
       const int found = FindStep(replay, from, -1, view);
       if (found < 0) {
@@ -974,11 +987,16 @@ void ExpectCheckerCatchesPlantedLeaks(
     const auto it = std::find_if(
         events.begin(), events.end(), [&](const EventLog::Event& e) {
           return e.who == who && ((e.play && e.play->has_result()) ||
-                                  (e.watch && e.watch->has_view()));
+                                  (e.watch && e.watch->has_delta()));
         });
     ASSERT_NE(it, events.end());
+    // A watcher's first delta (from no view) holds the whole first view.
+    v1::Observation first_view;
+    if (it->watch) {
+      ASSERT_TRUE(ApplyViewDelta(it->watch->delta(), &first_view).ok());
+    }
     const v1::Observation real =
-        it->play ? it->play->result().observation() : it->watch->view().view();
+        it->play ? it->play->result().observation() : first_view;
     EXPECT_THAT(CheckShown(replay.game, first, reader, real), IsEmpty());
     for (const Leak& leak : PlantedLeaks(replay.game, first, reader, real)) {
       EXPECT_THAT(CheckShown(replay.game, first, reader, leak.planted),

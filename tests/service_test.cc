@@ -31,6 +31,7 @@
 #include "referee/service/lobby.h"
 #include "referee/service/referee_service.h"
 #include "referee/service/token.h"
+#include "referee/service/view_delta.h"
 #include "tests/test_client.h"
 
 namespace pyramid {
@@ -1077,11 +1078,16 @@ TEST_F(ServiceTest, NoMoveReachesAnyoneBeforeTheLastCommitIsAcknowledged) {
       if (e.watch) {
         const v1::WatchEvent& w = *e.watch;
         EXPECT_FALSE(w.has_outcome()) << where;
-        if (w.has_view()) {
-          EXPECT_NE(w.view().decision_id(), d) << where;
+        if (w.has_delta()) {
+          EXPECT_NE(w.delta().decision_id(), d) << where;
           if (d >= 1) {
-            EXPECT_LT(RoundsIn(w.view().view()), static_cast<int>(d)) << where;
+            EXPECT_LT(RoundsIn(w.delta().changed()), static_cast<int>(d))
+                << where;
           }
+        }
+        if (w.has_snapshot() && d >= 1) {
+          EXPECT_LT(RoundsIn(w.snapshot().view().view()), static_cast<int>(d))
+              << where;
         }
         if (w.has_match() && d >= 1) {
           EXPECT_LT(w.match().decision_id(), d + 1) << where;
@@ -1090,9 +1096,9 @@ TEST_F(ServiceTest, NoMoveReachesAnyoneBeforeTheLastCommitIsAcknowledged) {
     }
     if (e.watch) {
       const v1::WatchEvent& w = *e.watch;
-      if (w.has_view()) {
+      if (w.has_delta()) {
         ++views;
-        EXPECT_TRUE(w.view().view().public_view());
+        EXPECT_TRUE(w.delta().changed().public_view());
       }
       if (w.has_commit()) {
         // Who committed to what decision, and nothing else.
@@ -1114,6 +1120,26 @@ TEST_F(ServiceTest, NoMoveReachesAnyoneBeforeTheLastCommitIsAcknowledged) {
   int commits = 0;
   for (const v1::WatchEvent& e : seen) commits += e.has_commit();
   EXPECT_EQ(commits, 30);
+  // The late watcher's snapshot is exactly what the first watcher knew at
+  // some moment, and both follow the match to the same end.
+  const std::vector<v1::WatchEvent> late = late_watch->Events();
+  ASSERT_GE(late.size(), 2u);
+  ASSERT_TRUE(late[1].has_snapshot());
+  EXPECT_GE(late[1].snapshot().view().decision_id(), 4u);
+  WatchedMatch early_state;
+  bool matched = false;
+  for (const v1::WatchEvent& e : seen) {
+    ASSERT_TRUE(early_state.Apply(e).ok());
+    matched = matched || early_state.state().SerializeAsString() ==
+                             late[1].snapshot().SerializeAsString();
+  }
+  EXPECT_TRUE(matched) << late[1].snapshot().ShortDebugString();
+  WatchedMatch late_state;
+  for (const v1::WatchEvent& e : late) ASSERT_TRUE(late_state.Apply(e).ok());
+  EXPECT_TRUE(late_state.ended());
+  EXPECT_EQ(late_state.view().SerializeAsString(),
+            early_state.view().SerializeAsString());
+  EXPECT_EQ(RoundsIn(early_state.view()), 9);
   ExpectGenuine(match.id);
 }
 
@@ -1326,6 +1352,46 @@ TEST_F(ServiceTest, BadInputUnparseableRequestsAreInvalidArgument) {
   // The referee serves on.
   EXPECT_EQ(svctest::HealthStatus(ref_->channel()), 1);
   NewMatch();
+}
+
+// --max_watchers and --max_watchers_per_match: one watcher more than either
+// limit is refused RESOURCE_EXHAUSTED naming the flag; a watcher that leaves
+// makes room again.
+TEST_F(ServiceTest, WatchersBeyondTheLimitsAreRefused) {
+  RefereeConfig config;
+  config.limits.max_watchers = 3;
+  config.limits.max_watchers_per_match = 2;
+  ref_ = std::make_unique<TestReferee>(config);
+  const Created a = NewMatch();
+  const Created b = NewMatch();
+  auto watch = [&](const std::string& id) {
+    return std::make_unique<WatchClient>(ref_->NewChannel(), id);
+  };
+  auto has_snapshot = [](const v1::WatchEvent& e) { return e.has_snapshot(); };
+  auto a1 = watch(a.id);
+  auto a2 = watch(a.id);
+  ASSERT_TRUE(a1->AwaitEvent(has_snapshot));
+  ASSERT_TRUE(a2->AwaitEvent(has_snapshot));
+  auto a3 = watch(a.id);
+  grpc::Status refused = a3->AwaitEnd();
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_THAT(refused.error_message(), HasSubstr("--max_watchers_per_match"));
+  auto b1 = watch(b.id);
+  ASSERT_TRUE(b1->AwaitEvent(has_snapshot));
+  auto b2 = watch(b.id);
+  refused = b2->AwaitEnd();
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_THAT(refused.error_message(), HasSubstr("--max_watchers)"));
+  // One leaves (its call ends): room for one more.
+  a1.reset();
+  bool admitted = false;
+  for (int i = 0; i < 50 && !admitted; ++i) {
+    auto b3 = watch(b.id);
+    admitted = b3->AwaitEvent(has_snapshot, absl::Seconds(1));
+    if (!admitted) absl::SleepFor(absl::Milliseconds(20));
+    if (admitted) b2 = std::move(b3);
+  }
+  EXPECT_TRUE(admitted);
 }
 
 // --public_watch=false: Watch, GetMatch and ListMatches need a token this

@@ -7,7 +7,10 @@
 //          [--bots=ID,ID,...] [--token_dir=DIR] [--commit_timeout_ms=..]
 //          [--reveal_timeout_ms=..] [--forfeit_policy=forfeit|default]
 //   refctl ... get-match MATCH      refctl ... list [--status=running|finished]
-//   refctl ... watch MATCH          refctl ... get-log MATCH --out=FILE
+//   refctl ... watch MATCH [--views]  (one JSON event per line; --views:
+//                                      the whole public view after each
+//                                      move instead of what it changed)
+//   refctl ... get-log MATCH --out=FILE
 //   refctl ... health [SERVICE]     (grpc.health.v1: prints SERVING, ...;
 //                                    exit 0 only when SERVING)
 //   refctl ... checkpoint [--size=N] [--out=FILE]
@@ -43,6 +46,7 @@
 #include "referee/cli/flags.h"
 #include "referee/core/log_sink.h"
 #include "referee/crypto/bytes.h"
+#include "referee/service/view_delta.h"
 
 ABSL_FLAG(std::string, referee, "127.0.0.1:50051", "Referee address.");
 ABSL_FLAG(std::string, admin_token_file, "",
@@ -69,6 +73,9 @@ ABSL_FLAG(uint32_t, time_bank_increment_ms, 0, "create-match: increment.");
 ABSL_FLAG(std::string, forfeit_policy, "forfeit",
           "create-match: forfeit or default (default action).");
 ABSL_FLAG(std::string, status, "", "list: running or finished.");
+ABSL_FLAG(bool, views, false,
+          "watch: print the whole public view after each move (a PublicView) "
+          "instead of the delta the referee sends.");
 ABSL_FLAG(std::string, out, "",
           "get-log: output file; checkpoint, inclusion, consistency: output "
           "file instead of standard output.");
@@ -216,8 +223,20 @@ int Watch(v1::Referee::Stub& stub, const std::string& match_id) {
   v1::WatchRequest request;
   request.set_match_id(match_id);
   auto reader = stub.Watch(&context, request);
+  const bool views = absl::GetFlag(FLAGS_views);
+  WatchedMatch followed;
   v1::WatchEvent event;
-  while (reader->Read(&event)) std::cout << Json(event) << "\n";
+  while (reader->Read(&event)) {
+    if (absl::Status s = followed.Apply(event); !s.ok()) {
+      context.TryCancel();
+      return Fail(absl::StrCat("a watch event did not apply: ", s.message()));
+    }
+    if (views && event.has_delta()) {
+      std::cout << Json(followed.state().view()) << "\n";
+    } else {
+      std::cout << Json(event) << "\n";
+    }
+  }
   grpc::Status status = reader->Finish();
   return status.ok() ? 0 : Fail(status.error_message());
 }

@@ -202,6 +202,14 @@ bool Match::AwaitsCommit(int seat) const {
   return false;
 }
 
+bool Match::HasCommitted(int seat) const {
+  if (finished_) return false;
+  for (size_t i = 0; i < decision_.seats.size(); ++i) {
+    if (decision_.seats[i] == seat) return !progress_[i].commitment.empty();
+  }
+  return false;
+}
+
 bool Match::AwaitsReveal(int seat) const {
   if (finished_ || !decision_.reveal_phase) return false;
   for (size_t i = 0; i < decision_.seats.size(); ++i) {

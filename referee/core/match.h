@@ -106,6 +106,8 @@ class Match {
   // Whether `seat` owes a commit / a reveal in the open decision now.
   bool AwaitsCommit(int seat) const;
   bool AwaitsReveal(int seat) const;
+  // Whether `seat`'s commitment to the open decision is in the log.
+  bool HasCommitted(int seat) const;
 
   // A seat's commitment for decision `decision_id`.
   //   FAILED_PRECONDITION: match over, decision not open, seat not in it,

@@ -6,27 +6,43 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/synchronization/mutex.h"
 #include "pyramid/referee/v1/referee_service.pb.h"
+#include "referee/service/serialized_message.h"
 
 namespace pyramid {
 
 // A client stream's outgoing side. Send queues and returns at once; messages
 // arrive in the order sent. Close ends the stream with `status` once the
-// queue is written. Both may be called from any thread; calls after the
+// queue is written. All may be called from any thread; calls after the
 // stream is gone are ignored.
 template <typename Message>
 class Sink {
  public:
   virtual ~Sink() = default;
+  // Queues `message`; a stream too full to take it is closed
+  // RESOURCE_EXHAUSTED.
   virtual void Send(Message message) = 0;
+  // Queues `message` and returns true; or, when the stream is too full to
+  // take it, drops every message still queued (not the one being written),
+  // queues nothing and returns false, so that the caller can send what
+  // replaces them. A sink without a bound takes every message.
+  virtual bool Offer(Message message) {
+    Send(std::move(message));
+    return true;
+  }
   virtual void Close(int code, std::string message) = 0;
+  // True once the stream is closing or gone: nothing sent reaches it.
+  virtual bool closed() const { return false; }
 };
 
 using PlaySink = Sink<referee::v1::PlayResponse>;
-using WatchSink = Sink<referee::v1::WatchEvent>;
+// Watch events go out already serialized: one event is serialized once and
+// shared by every watcher's queue.
+using WatchSink = Sink<SerializedMessage>;
 
 // The current Play stream of each principal, by its route (Principal::route).
 class Connections {

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "referee/crypto/bytes.h"
+#include "referee/service/view_delta.h"
 
 namespace pyramid {
 namespace {
@@ -46,6 +47,11 @@ MatchHost::MatchHost(std::unique_ptr<Match> match, v1::GameConfig game,
       connections_(connections),
       on_deadline_(std::move(on_deadline)),
       match_(std::move(match)) {
+  // A resumed match: the decisions before the open one were applied.
+  if (const std::optional<DecisionView> d = match_->decision(); d && d->id) {
+    last_applied_ = d->id - 1;
+    closed_ = d->id - 1;
+  }
   match_->set_listener(
       [this](const v1::LogRecord& record)
           ABSL_NO_THREAD_SAFETY_ANALYSIS { OnRecord(record); });
@@ -84,10 +90,53 @@ void MatchHost::SendToSeat(int seat, v1::PlayResponse message) {
   }
 }
 
+void MatchHost::PruneWatchersLocked() {
+  watchers_.erase(std::remove_if(watchers_.begin(), watchers_.end(),
+                                 [](const std::shared_ptr<WatchSink>& w) {
+                                   return w->closed();
+                                 }),
+                  watchers_.end());
+  if (watchers_.empty()) watched_view_.reset();
+}
+
 void MatchHost::SendToWatchers(const v1::WatchEvent& event) {
+  PruneWatchersLocked();
+  if (watchers_.empty()) return;
+  const SerializedMessage bytes = SerializedMessage::Of(event);
+  // A snapshot holds the state after `event` but not a fault or the end.
+  const bool in_snapshot = !event.has_fault() && !event.has_outcome();
+  std::optional<SerializedMessage> snapshot;
   for (const std::shared_ptr<WatchSink>& watcher : watchers_) {
-    watcher->Send(event);
+    if (watcher->Offer(bytes)) continue;
+    // Its queue was dropped: the snapshot replaces what it lost.
+    if (!snapshot) snapshot = SerializedMessage::Of(SnapshotLocked());
+    watcher->Offer(*snapshot);
+    if (in_snapshot || watcher->Offer(bytes)) continue;
+    // Still too full (a large snapshot): the end must arrive; a fault,
+    // which the log keeps, may be skipped.
+    if (event.has_outcome()) watcher->Offer(bytes);
   }
+}
+
+v1::WatchEvent MatchHost::SnapshotLocked() const {
+  v1::WatchEvent event;
+  v1::WatchSnapshot* snapshot = event.mutable_snapshot();
+  if (watched_view_ &&
+      watched_view_->game_case() != v1::Observation::GAME_NOT_SET) {
+    snapshot->mutable_view()->set_decision_id(last_applied_);
+    *snapshot->mutable_view()->mutable_view() = *watched_view_;
+  }
+  if (match_ == nullptr) return event;
+  const std::optional<DecisionView> decision = match_->decision();
+  if (!decision || (closed_ && decision->id <= *closed_)) return event;
+  v1::PublicDecision* d = snapshot->mutable_decision();
+  d->set_decision_id(decision->id);
+  for (int seat : decision->seats) {
+    d->add_seats(seat);
+    if (match_->HasCommitted(seat)) snapshot->add_committed(seat);
+  }
+  d->set_simultaneous(decision->simultaneous);
+  return event;
 }
 
 void MatchHost::SendError(int seat, uint64_t decision_id,
@@ -238,9 +287,16 @@ void MatchHost::OnRecord(const v1::LogRecord& record) {
         *result->mutable_observation() = match_->ObservationFor(seat);
         SendToSeat(seat, std::move(message));
       }
+      last_applied_ = decision_id;
+      if (record.kind_case() == v1::LogRecord::kSeedReveal ||
+          record.applied().has_decision_id()) {
+        closed_ = decision_id;
+      }
+      PruneWatchersLocked();
       if (watchers_.empty()) return;  // The public view costs a full copy.
-      event.mutable_view()->set_decision_id(decision_id);
-      *event.mutable_view()->mutable_view() = match_->PublicView();
+      v1::Observation view = match_->PublicView();
+      *event.mutable_delta() = DiffViews(*watched_view_, view, decision_id);
+      watched_view_ = std::move(view);
       break;
     }
     case v1::LogRecord::kOutcome:
@@ -372,16 +428,27 @@ absl::Time MatchHost::NextDeadline() const {
   return match_ == nullptr ? absl::InfiniteFuture() : match_->NextDeadline();
 }
 
-void MatchHost::AddWatcher(std::shared_ptr<WatchSink> watcher) {
+absl::Status MatchHost::AddWatcher(std::shared_ptr<WatchSink> watcher,
+                                   size_t max_watchers) {
   absl::MutexLock lock(&mu_);
+  PruneWatchersLocked();
+  if (watchers_.size() >= max_watchers) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("match ", match_id_, " already has ", watchers_.size(),
+                     " watchers, as many as it takes (--max_watchers_per_"
+                     "match)"));
+  }
   v1::WatchEvent first;
   *first.mutable_match() = InfoLocked(*connections_);
-  watcher->Send(std::move(first));
+  watcher->Send(SerializedMessage::Of(first));
   if (match_ == nullptr || match_->finished() || !match_->broken().ok()) {
     watcher->Close(kOk, "");
-    return;
+    return absl::OkStatus();
   }
+  if (!watched_view_) watched_view_ = match_->PublicView();
+  watcher->Send(SerializedMessage::Of(SnapshotLocked()));
   watchers_.push_back(std::move(watcher));
+  return absl::OkStatus();
 }
 
 bool MatchHost::finished() const {

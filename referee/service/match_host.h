@@ -11,8 +11,11 @@
 //     refused messages and faults get a PlayError;
 //   * after every applied decision or automatic move, every seat gets a
 //     DecisionResult with its own observation; at the end, MatchEnded;
-//   * watchers get only public events: decisions opened, commits (no
-//     content), faults, the public view after each move, the outcome.
+//   * watchers get only public events: a snapshot of the public state when
+//     they join, then decisions opened, commits (no content), faults, what
+//     each move changed in the public view (a ViewDelta), the outcome. Each
+//     event is serialized once for every watcher; a watcher whose queue
+//     is full loses what is queued and gets a fresh snapshot instead.
 // Nothing is pushed that the seat or watcher may not see: observations come
 // from the game's redaction, and no reveal content is forwarded.
 //
@@ -95,9 +98,12 @@ class MatchHost {
   void CheckDeadlines();
   absl::Time NextDeadline() const;
 
-  // Adds a watcher: it gets the match as it is, then every public event; it
-  // is closed after the outcome (at once if the match is already over).
-  void AddWatcher(std::shared_ptr<WatchSink> watcher);
+  // Adds a watcher: it gets the match as it is, then (while the match runs)
+  // a snapshot and every public event; it is closed after the outcome (at
+  // once if the match is already over). RESOURCE_EXHAUSTED, and nothing
+  // sent, when `max_watchers` watchers already watch this match.
+  absl::Status AddWatcher(std::shared_ptr<WatchSink> watcher,
+                          size_t max_watchers);
 
   v1::MatchInfo Info(const Connections& connections) const;
   bool finished() const;
@@ -124,8 +130,15 @@ class MatchHost {
   void SendMatchEnded(int seat) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void SendToSeat(int seat, v1::PlayResponse message)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Sends `event` to every watcher; one that cannot take it gets a
+  // snapshot instead (and then the event, if a snapshot does not carry it).
   void SendToWatchers(const v1::WatchEvent& event)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The public state as WatchSnapshot says (the match must still be held).
+  v1::WatchEvent SnapshotLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Forgets watchers whose streams are gone, and the watched view with the
+  // last of them.
+  void PruneWatchersLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void SendError(int seat, uint64_t decision_id, const absl::Status& status,
                  bool faulted) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   v1::MatchInfo InfoLocked(const Connections& connections) const
@@ -151,6 +164,14 @@ class MatchHost {
   std::unique_ptr<Match> match_ ABSL_GUARDED_BY(mu_);
   v1::Outcome outcome_ ABSL_GUARDED_BY(mu_);
   std::vector<std::shared_ptr<WatchSink>> watchers_ ABSL_GUARDED_BY(mu_);
+  // While anyone watches: the public view watchers were last sent (deltas
+  // are taken against it).
+  std::optional<v1::Observation> watched_view_ ABSL_GUARDED_BY(mu_);
+  // The decision id of the last applied move (0: the seed decision or an
+  // automatic move), and the last decision closed (applied), if any: the
+  // Match still shows it as open while its Applied record is reported.
+  uint64_t last_applied_ ABSL_GUARDED_BY(mu_) = 0;
+  std::optional<uint64_t> closed_ ABSL_GUARDED_BY(mu_);
   // During Run: the reveal just logged (seat, decision id) that may be acked
   // once no fault follows it; and whether the call logged anything. The
   // decision id is kept because the ack may be flushed after the decision

@@ -24,6 +24,7 @@
 #include "referee/crypto/bytes.h"
 #include "referee/crypto/protocol.h"
 #include "referee/crypto/sha256.h"
+#include "referee/service/view_delta.h"
 #include "replay/verifier.h"
 
 namespace pyramid {
@@ -43,6 +44,49 @@ class RecordingSink final : public Sink<Message> {
 
   std::vector<Message> messages;
   int closed_with = -1;
+};
+
+// A Watch stream in memory: keeps every event it takes. With `refuse_every`
+// n > 0, every n-th Offer finds it full, as StreamWriter does when a client
+// stops reading (the host must then send a snapshot).
+class WatchRecorder final : public WatchSink {
+ public:
+  explicit WatchRecorder(int refuse_every = 0) : refuse_every_(refuse_every) {}
+  void Send(SerializedMessage message) override { Keep(message); }
+  bool Offer(SerializedMessage message) override {
+    if (refuse_every_ > 0 && ++offers_ % refuse_every_ == 0) {
+      ++refused;
+      return false;
+    }
+    Keep(message);
+    return true;
+  }
+  void Close(int code, std::string message) override { closed_with = code; }
+  bool closed() const override { return closed_with >= 0; }
+
+  // What a client following these events knows.
+  WatchedMatch Followed() const {
+    WatchedMatch followed;
+    for (const v1::WatchEvent& event : events) {
+      EXPECT_TRUE(followed.Apply(event).ok()) << event.ShortDebugString();
+    }
+    return followed;
+  }
+
+  std::vector<v1::WatchEvent> events;
+  int closed_with = -1;
+  int refused = 0;
+
+ private:
+  void Keep(const SerializedMessage& message) {
+    v1::WatchEvent event;
+    EXPECT_TRUE(event.ParseFromArray(message.bytes.begin(),
+                                     static_cast<int>(message.bytes.size())));
+    events.push_back(std::move(event));
+  }
+
+  const int refuse_every_;
+  int offers_ = 0;
 };
 
 // A log in memory whose fsync fails after the first: the match is created
@@ -107,8 +151,10 @@ class MatchHostTest : public ::testing::Test {
 
   // Every seat commits to its first legal action (a seed contribution in
   // the seed decision), then every seat reveals it; until the match ends.
-  void PlayToTheEnd() {
+  void PlayToTheEnd(const std::function<void(uint64_t)>& before_decision =
+                        [](uint64_t) {}) {
     for (uint64_t id = 0; !host_->finished(); ++id) {
+      before_decision(id);
       ASSERT_LE(id, 20u) << "the match does not end";
       std::string bytes[kSeats];
       for (int seat = 0; seat < kSeats; ++seat) {
@@ -212,13 +258,79 @@ TEST_F(MatchHostTest, AFinishedMatchAnswersFromWhatTheHostKept) {
   // A reconnecting seat is told the end again; a watcher gets the summary.
   host_->Resume(1);
   EXPECT_EQ(EndingsOf(1), std::vector<std::string>({outcome, outcome}));
-  auto watcher = std::make_shared<RecordingSink<v1::WatchEvent>>();
-  host_->AddWatcher(watcher);
-  ASSERT_EQ(watcher->messages.size(), 1u);
-  EXPECT_EQ(watcher->messages[0].match().status(), v1::MATCH_FINISHED);
-  EXPECT_EQ(watcher->messages[0].match().outcome().SerializeAsString(),
-            outcome);
+  auto watcher = std::make_shared<WatchRecorder>();
+  ASSERT_TRUE(host_->AddWatcher(watcher, 10).ok());
+  ASSERT_EQ(watcher->events.size(), 1u);
+  EXPECT_EQ(watcher->events[0].match().status(), v1::MATCH_FINISHED);
+  EXPECT_EQ(watcher->events[0].match().outcome().SerializeAsString(), outcome);
   EXPECT_EQ(watcher->closed_with, 0);
+}
+
+// A watcher present from the start, one that joins late, and one whose
+// stream is full now and then all follow the match to the same end; the
+// late one's snapshot is exactly what the first one knew at that moment.
+TEST_F(MatchHostTest, WatchersFollowTheMatchThroughSnapshotsAndDeltas) {
+  std::string log;
+  Start(std::make_unique<StringLogSink>(&log));
+  auto early = std::make_shared<WatchRecorder>();
+  auto behind = std::make_shared<WatchRecorder>(/*refuse_every=*/7);
+  ASSERT_TRUE(host_->AddWatcher(early, 10).ok());
+  ASSERT_TRUE(host_->AddWatcher(behind, 10).ok());
+  auto late = std::make_shared<WatchRecorder>();
+  int checked = 0;
+  PlayToTheEnd([&](uint64_t id) {
+    if (id != 4) return;
+    ASSERT_TRUE(host_->AddWatcher(late, 10).ok());
+    ASSERT_EQ(late->events.size(), 2u);
+    ASSERT_TRUE(late->events[1].has_snapshot());
+    const v1::WatchSnapshot& snapshot = late->events[1].snapshot();
+    EXPECT_EQ(snapshot.SerializeAsString(),
+              early->Followed().state().SerializeAsString())
+        << snapshot.ShortDebugString();
+    EXPECT_EQ(snapshot.decision().decision_id(), 4u);
+    EXPECT_EQ(snapshot.view().decision_id(), 3u);
+    ++checked;
+  });
+  ASSERT_EQ(checked, 1);
+  const WatchedMatch followed = early->Followed();
+  EXPECT_TRUE(followed.ended());
+  EXPECT_EQ(followed.snapshots(), 1);
+  EXPECT_TRUE(followed.view().has_rock_paper_pyramid());
+  EXPECT_EQ(followed.view().rock_paper_pyramid().rounds_played(),
+            followed.view().rock_paper_pyramid().total_rounds());
+  for (const auto& other : {late, behind}) {
+    const WatchedMatch view = other->Followed();
+    EXPECT_TRUE(view.ended());
+    EXPECT_EQ(view.view().SerializeAsString(),
+              followed.view().SerializeAsString());
+    EXPECT_EQ(other->closed_with, 0);
+  }
+  EXPECT_GT(behind->refused, 0);
+  EXPECT_EQ(behind->Followed().snapshots(), 1 + behind->refused);
+  // Only what is new: no event repeats the rounds already seen.
+  for (const v1::WatchEvent& event : early->events) {
+    if (event.has_delta()) {
+      EXPECT_LE(event.delta().changed().rock_paper_pyramid().history_size(), 1)
+          << event.ShortDebugString();
+    }
+  }
+}
+
+TEST_F(MatchHostTest, AMatchTakesAsManyWatchersAsItsLimit) {
+  std::string log;
+  Start(std::make_unique<StringLogSink>(&log));
+  auto first = std::make_shared<WatchRecorder>();
+  auto second = std::make_shared<WatchRecorder>();
+  ASSERT_TRUE(host_->AddWatcher(first, 2).ok());
+  ASSERT_TRUE(host_->AddWatcher(second, 2).ok());
+  auto third = std::make_shared<WatchRecorder>();
+  const absl::Status refused = host_->AddWatcher(third, 2);
+  EXPECT_EQ(refused.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(refused.message(), HasSubstr("--max_watchers_per_match"));
+  EXPECT_TRUE(third->events.empty());
+  // A watcher that left makes room.
+  first->Close(1, "cancelled");
+  EXPECT_TRUE(host_->AddWatcher(third, 2).ok());
 }
 
 TEST_F(MatchHostTest, AMatchWhoseLogCannotBeSealedStaysBroken) {

@@ -234,18 +234,35 @@ class PlayReactor final
   grpc::ByteBuffer read_buffer_;
 };
 
-class WatchReactor final : public grpc::ServerWriteReactor<v1::WatchEvent> {
+// One Watch call. It counts against ServiceLimits::max_watchers from its
+// start to its OnDone (`watching` is the service's count); its events reach
+// it serialized, shared with the match's other watchers.
+class WatchReactor final : public grpc::ServerWriteReactor<SerializedMessage> {
  public:
   WatchReactor(Lobby* lobby, const v1::WatchRequest& request,
-               const ServiceLimits& limits)
-      : writer_(
-            std::make_shared<WatchWriter>(this, limits.max_queued_messages)) {
+               const ServiceLimits& limits, std::atomic<size_t>* watching)
+      : watching_(watching),
+        writer_(std::make_shared<WatchWriter>(this, limits.max_queued_messages,
+                                              limits.watch_queue_bytes)) {
+    if (watching_->fetch_add(1) >= limits.max_watchers) {
+      writer_->Close(
+          grpc::StatusCode::RESOURCE_EXHAUSTED,
+          absl::StrCat("this referee already serves ", limits.max_watchers,
+                       " watchers, as many as it takes "
+                       "(--max_watchers)"));
+      return;
+    }
     std::shared_ptr<MatchHost> host = lobby->FindMatch(request.match_id());
     if (host == nullptr) {
       writer_->Close(grpc::StatusCode::NOT_FOUND, "unknown match");
       return;
     }
-    host->AddWatcher(writer_);
+    if (absl::Status added =
+            host->AddWatcher(writer_, limits.max_watchers_per_match);
+        !added.ok()) {
+      writer_->Close(static_cast<int>(added.code()),
+                     std::string(added.message()));
+    }
   }
   void OnWriteDone(bool ok) override { writer_->OnWriteDone(ok); }
   void OnCancel() override {
@@ -253,11 +270,14 @@ class WatchReactor final : public grpc::ServerWriteReactor<v1::WatchEvent> {
   }
   void OnDone() override {
     writer_->Detach();
+    watching_->fetch_sub(1);
     delete this;
   }
 
  private:
-  using WatchWriter = StreamWriter<v1::WatchEvent, WatchReactor>;
+  using WatchWriter =
+      StreamWriter<SerializedMessage, WatchReactor, SerializedMessage>;
+  std::atomic<size_t>* const watching_;
   const std::shared_ptr<WatchWriter> writer_;
 };
 
@@ -418,12 +438,12 @@ absl::Status RefereeService::CheckReader(
                    principal.status().message()));
 }
 
-grpc::ServerWriteReactor<v1::WatchEvent>* RefereeService::Watch(
+grpc::ServerWriteReactor<SerializedMessage>* RefereeService::Watch(
     grpc::CallbackServerContext* context, const v1::WatchRequest* request) {
   if (absl::Status s = CheckReader(context); !s.ok()) {
-    return new FailedWriteReactor<v1::WatchEvent>(s);
+    return new FailedWriteReactor<SerializedMessage>(s);
   }
-  return new WatchReactor(lobby_, *request, limits_);
+  return new WatchReactor(lobby_, *request, limits_, &watching_);
 }
 
 grpc::ServerUnaryReactor* RefereeService::GetMatch(

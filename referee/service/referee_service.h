@@ -28,6 +28,14 @@ struct ServiceLimits {
   // token this referee issued (admin, seat or bot): UNAUTHENTICATED
   // otherwise.
   bool public_watch = true;
+  // Watch streams the referee serves at once, and per match: one more is
+  // refused RESOURCE_EXHAUSTED.
+  size_t max_watchers = 10000;
+  size_t max_watchers_per_match = 1000;
+  // Bytes of events a watcher may have unsent (besides the one being
+  // written); one that falls further behind loses them and gets a fresh
+  // snapshot instead (WatchSnapshot).
+  size_t watch_queue_bytes = 32 << 10;
   // Bytes per GetLog chunk.
   size_t log_chunk_bytes = 64 << 10;
 };
@@ -56,7 +64,7 @@ class RefereeService final : public referee::v1::Referee::Service {
       referee::v1::RegisterBotResponse* response);
   grpc::ServerBidiReactor<grpc::ByteBuffer, SerializedMessage>* Play(
       grpc::CallbackServerContext* context);
-  grpc::ServerWriteReactor<referee::v1::WatchEvent>* Watch(
+  grpc::ServerWriteReactor<SerializedMessage>* Watch(
       grpc::CallbackServerContext* context,
       const referee::v1::WatchRequest* request);
   grpc::ServerUnaryReactor* GetMatch(
@@ -108,6 +116,7 @@ class RefereeService final : public referee::v1::Referee::Service {
 
   Lobby* const lobby_;
   const ServiceLimits limits_;
+  std::atomic<size_t> watching_{0};  // Watch calls not yet done.
 };
 
 // absl::Status -> grpc::Status (the codes share their numbering).

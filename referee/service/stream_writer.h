@@ -18,6 +18,7 @@
 #ifndef PYRAMID_REFEREE_SERVICE_STREAM_WRITER_H_
 #define PYRAMID_REFEREE_SERVICE_STREAM_WRITER_H_
 
+#include <limits>
 #include <list>
 #include <optional>
 #include <string>
@@ -38,31 +39,30 @@ class StreamWriter final : public Sink<Message> {
                 "a stream writes its messages or their serialized bytes");
 
  public:
-  // More than `max_queue` unsent messages (a client that does not read)
-  // closes the stream RESOURCE_EXHAUSTED.
-  StreamWriter(Reactor* reactor, size_t max_queue)
-      : reactor_(reactor), max_queue_(max_queue) {}
+  // The stream is full when it holds `max_queue` unsent messages, or when
+  // a message would take the bytes it holds (queued and in flight) past
+  // `max_queue_bytes` while others are queued: a client that does not read.
+  // Send then closes the stream RESOURCE_EXHAUSTED; Offer drops the queue.
+  StreamWriter(Reactor* reactor, size_t max_queue,
+               size_t max_queue_bytes = std::numeric_limits<size_t>::max())
+      : reactor_(reactor),
+        max_queue_(max_queue),
+        max_queue_bytes_(max_queue_bytes) {}
 
   void Send(Message message) override {
-    Wire queued = ToWire(std::move(message));  // Outside the lock.
-    const Wire* to_write = nullptr;
-    bool overflow = false;
-    {
-      absl::MutexLock lock(&mu_);
-      if (detached_ || closing_) return;
-      if (queue_.size() + (writing_ ? 1 : 0) >= max_queue_) {
-        overflow = true;
-      } else {
-        queue_.push_back(std::move(queued));
-        if (!writing_) to_write = StartNextLocked();
-      }
-    }
-    if (overflow) {
+    if (!Queue(std::move(message), /*drop_when_full=*/false)) {
       Close(grpc::StatusCode::RESOURCE_EXHAUSTED,
             "the client is not reading its stream");
-      return;
     }
-    if (to_write != nullptr) reactor_->StartWrite(to_write);
+  }
+
+  bool Offer(Message message) override {
+    return Queue(std::move(message), /*drop_when_full=*/true);
+  }
+
+  bool closed() const override {
+    absl::MutexLock lock(&mu_);
+    return detached_ || closing_;
   }
 
   void Close(int code, std::string message) override {
@@ -84,9 +84,11 @@ class StreamWriter final : public Sink<Message> {
     {
       absl::MutexLock lock(&mu_);
       writing_ = false;
+      queued_bytes_ -= BytesOf(in_flight_);
       in_flight_ = Wire();
       if (!ok) {  // The client is gone: nothing more can be written.
         queue_.clear();
+        queued_bytes_ = 0;
         if (!closing_) {
           closing_ = true;
           status_ = grpc::Status(grpc::StatusCode::CANCELLED, "stream broken");
@@ -108,15 +110,53 @@ class StreamWriter final : public Sink<Message> {
     absl::MutexLock lock(&mu_);
     detached_ = true;
     queue_.clear();
+    queued_bytes_ = 0;
     in_flight_ = Wire();
   }
 
  private:
-  static Wire ToWire(Message message) {
+  // Queues `message` and starts writing it if nothing is in flight. When
+  // the stream is full, returns false having queued nothing, and drops
+  // every queued message first if `drop_when_full`. True, and nothing
+  // queued, once the stream is closing.
+  bool Queue(Message message, bool drop_when_full) {
+    Wire queued = ToWire(std::move(message));  // Outside the lock.
+    const size_t bytes = BytesOf(queued);
+    const Wire* to_write = nullptr;
+    {
+      absl::MutexLock lock(&mu_);
+      if (detached_ || closing_) return true;
+      const bool full =
+          queue_.size() + (writing_ ? 1 : 0) >= max_queue_ ||
+          (!queue_.empty() && queued_bytes_ + bytes > max_queue_bytes_);
+      if (full) {
+        if (drop_when_full) {
+          queue_.clear();
+          queued_bytes_ = writing_ ? BytesOf(in_flight_) : 0;
+        }
+        return false;
+      }
+      queue_.push_back(std::move(queued));
+      queued_bytes_ += bytes;
+      if (!writing_) to_write = StartNextLocked();
+    }
+    if (to_write != nullptr) reactor_->StartWrite(to_write);
+    return true;
+  }
+
+  static size_t BytesOf(const Wire& wire) {
     if constexpr (std::is_same_v<Wire, SerializedMessage>) {
-      return SerializedMessage::Of(message);
+      return wire.bytes.size();
     } else {
+      return wire.ByteSizeLong();
+    }
+  }
+
+  static Wire ToWire(Message message) {
+    if constexpr (std::is_same_v<Message, Wire>) {
       return message;
+    } else {
+      return SerializedMessage::Of(message);
     }
   }
 
@@ -136,14 +176,17 @@ class StreamWriter final : public Sink<Message> {
 
   Reactor* const reactor_;
   const size_t max_queue_;
+  const size_t max_queue_bytes_;
 
-  absl::Mutex mu_;
+  mutable absl::Mutex mu_;
   // A list, not a deque: an empty std::deque already holds a 512-byte
   // block, i.e. 1.5 KiB per match of three idle seat streams.
   std::list<Wire> queue_ ABSL_GUARDED_BY(mu_);
   // The message being written (while writing_): gRPC reads it until
   // OnWriteDone.
   Wire in_flight_ ABSL_GUARDED_BY(mu_);
+  // Bytes of the queued messages and of the one in flight.
+  size_t queued_bytes_ ABSL_GUARDED_BY(mu_) = 0;
   bool writing_ ABSL_GUARDED_BY(mu_) = false;
   bool closing_ ABSL_GUARDED_BY(mu_) = false;
   bool finished_ ABSL_GUARDED_BY(mu_) = false;

@@ -117,6 +117,39 @@ TEST(StreamWriterTest, TooManyUnsentMessagesCloseTheStream) {
                                   {grpc::StatusCode::RESOURCE_EXHAUSTED}));
 }
 
+// The byte bound counts what is queued and in flight; a message is always
+// taken when nothing waits behind the one in flight.
+TEST(StreamWriterTest, TooManyUnsentBytesCloseTheStream) {
+  FakeReactor reactor;
+  const size_t ack = Ack(1).ByteSizeLong();
+  PlayWriter writer(&reactor, 16, 3 * ack);
+  for (uint64_t id = 1; id <= 4; ++id) writer.Send(Ack(id));
+  for (int i = 0; i < 4; ++i) writer.OnWriteDone(true);
+  EXPECT_EQ(Written(reactor), std::vector<uint64_t>({1, 2, 3}));
+  EXPECT_EQ(reactor.finished, std::vector<grpc::StatusCode>(
+                                  {grpc::StatusCode::RESOURCE_EXHAUSTED}));
+}
+
+// Offer on a full stream drops what is queued (not what is in flight),
+// keeps the stream open and takes the next message.
+TEST(StreamWriterTest, OfferOnAFullStreamDropsTheQueueAndStaysOpen) {
+  FakeReactor reactor;
+  const size_t ack = Ack(1).ByteSizeLong();
+  PlayWriter writer(&reactor, 16, 3 * ack);
+  EXPECT_TRUE(writer.Offer(Ack(1)));  // In flight: the client stopped.
+  EXPECT_TRUE(writer.Offer(Ack(2)));
+  EXPECT_TRUE(writer.Offer(Ack(3)));
+  EXPECT_FALSE(writer.Offer(Ack(4)));  // Full: 2 and 3 are dropped.
+  EXPECT_FALSE(writer.closed());
+  EXPECT_TRUE(writer.Offer(Ack(5)));  // The replacement.
+  EXPECT_TRUE(writer.Offer(Ack(6)));
+  for (int i = 0; i < 3; ++i) writer.OnWriteDone(true);
+  EXPECT_EQ(Written(reactor), std::vector<uint64_t>({1, 5, 6}));
+  EXPECT_TRUE(reactor.finished.empty());
+  writer.Close(grpc::StatusCode::OK, "");
+  EXPECT_TRUE(writer.closed());
+}
+
 TEST(StreamWriterTest, ADetachedWriterIgnoresEverything) {
   FakeReactor reactor;
   std::unique_ptr<PlayWriter> writer = MakeWriter(&reactor);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <utility>
 #include <vector>
 
@@ -26,7 +27,7 @@ namespace v1 = ::pyramid::referee::v1;
 // An in-process watcher that only waits for the end of its match.
 class EndWaiter final : public WatchSink {
  public:
-  void Send(v1::WatchEvent event) override {}
+  void Send(SerializedMessage event) override {}
   void Close(int code, std::string message) override {
     absl::MutexLock lock(&mu_);
     closed_ = true;
@@ -193,7 +194,8 @@ absl::Status RefereeLink::AwaitEmbedded(const std::string& match_id) {
   std::shared_ptr<MatchHost> host = embedded_->lobby().FindMatch(match_id);
   if (host == nullptr) return absl::NotFoundError("unknown match");
   auto waiter = std::make_shared<EndWaiter>();
-  host->AddWatcher(waiter);
+  // Always taken: the per-match bound is for the service's watchers.
+  (void)host->AddWatcher(waiter, std::numeric_limits<size_t>::max());
   if (!waiter->Wait(cancelled_)) return absl::CancelledError("interrupted");
   return absl::OkStatus();
 }
