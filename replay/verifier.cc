@@ -382,16 +382,13 @@ absl::Status Replayer::OnHeader(const v1::Header& header) {
     }
   }
   if (options_.level == VerifyOptions::Level::kChain) return absl::OkStatus();
-  absl::StatusOr<std::unique_ptr<Game>> game = MakeGame(header.game());
+  if (header.rules_version() == 0) {
+    return Bad("the header names no rules version (0)");
+  }
+  absl::StatusOr<std::unique_ptr<Game>> game =
+      MakeGame(header.game(), header.rules_version());
   if (!game.ok()) return Bad(game.status().message());
   game_ = *std::move(game);
-  if (header.rules_version() != game_->rules_version()) {
-    return Bad(absl::StrCat("rules version ", header.rules_version(), " of ",
-                            header.game().game(),
-                            " is not implemented (this verifier "
-                            "implements version ",
-                            game_->rules_version(), ")"));
-  }
   const int seats = header.seats_size();
   if (seats < game_->min_seats() || seats > game_->max_seats()) {
     return Bad("seat count out of range for the game");

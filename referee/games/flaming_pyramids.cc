@@ -31,13 +31,19 @@ using fp::Mayhem;
 using fp::MayhemKind;
 
 inline constexpr std::string_view kGameId = "flaming_pyramids";
-inline constexpr uint32_t kRulesVersion = 1;
+// Version 2: a collapse's supports go under the receiver's pile when the
+// collapse happens, before its fall is asked (version 1 moved them with the
+// fall, so a chooser that forfeited at that fall kept them out of its
+// score, and the table showed them during the fall).
+inline constexpr uint32_t kRulesVersion = 2;
+inline constexpr uint32_t kOldestRulesVersion = 1;
 // Actions are a few small fields (docs/protocol.md, "Action size").
 inline constexpr size_t kMaxActionBytes = 64;
 
 struct Options {
   bool curse = false;
   int max_turns = fp::kDefaultMaxTurns;
+  uint32_t rules_version = kRulesVersion;
 };
 
 enum class Phase { kPlace, kFall, kOver };
@@ -241,6 +247,9 @@ class FlamingPyramidsState final : public State {
   Phase phase_ = Phase::kPlace;
   // The fall the chooser must direct (phase kFall).
   std::optional<Mayhem> pending_;
+  // Rules version 2: the tiles of pending_->to_pile (a collapse's supports),
+  // which went under the receiver's pile when the collapse happened.
+  std::vector<int> pending_supports_;
   std::optional<int> winner_;
   // The public record of the turn in progress (from its placement on).
   v1::FpTurn current_turn_;
@@ -460,6 +469,14 @@ void FlamingPyramidsState::ResolveMayhem(v1::FlamingPyramidsResult& result) {
     if (mayhem->Falls()) {
       pending_ = std::move(mayhem);
       phase_ = Phase::kFall;
+      if (options_.rules_version >= 2) {
+        // The supports go at once; only the fall waits for its direction.
+        for (Cell cell : pending_->to_pile) {
+          const int tile = board_.Take(cell);
+          piles_[receiver_].tiles.push_back(tile);
+          pending_supports_.push_back(tile);
+        }
+      }
       SetPending(*result.mutable_pending());
       return;
     }
@@ -478,12 +495,19 @@ void FlamingPyramidsState::ApplyEvent(const Mayhem& mayhem,
   event.set_kind(EventKindProto(mayhem.kind));
   event.set_cause(static_cast<uint32_t>(*board_.At(mayhem.cause)));
   event.set_receiver(static_cast<uint32_t>(receiver));
-  for (Cell cell : mayhem.to_pile) {
-    const int tile = board_.Take(cell);
-    piles_[receiver].tiles.push_back(tile);
+  for (size_t i = 0; i < mayhem.to_pile.size(); ++i) {
+    const Cell cell = mayhem.to_pile[i];
+    int tile;
+    if (i < pending_supports_.size()) {  // Gone when the collapse happened.
+      tile = pending_supports_[i];
+    } else {
+      tile = board_.Take(cell);
+      piles_[receiver].tiles.push_back(tile);
+    }
     AddMove(tile, cell, v1::FP_TO_PILE, event)
         ->set_pile_seat(static_cast<uint32_t>(receiver));
   }
+  pending_supports_.clear();
   for (Cell cell : mayhem.removed) {
     const int tile = board_.Take(cell);
     removed_.push_back(tile);
@@ -510,8 +534,12 @@ void FlamingPyramidsState::SetPending(v1::FpPendingFall& pending) const {
   pending.set_row(static_cast<uint32_t>(cell.row));
   pending.set_x(cell.x);
   pending.set_chooser(static_cast<uint32_t>(receiver_));
-  for (Cell support : pending_->to_pile) {
-    SetCell(support, *board_.At(support), *pending.add_supports());
+  for (size_t i = 0; i < pending_->to_pile.size(); ++i) {
+    const Cell support = pending_->to_pile[i];
+    SetCell(support,
+            i < pending_supports_.size() ? pending_supports_[i]
+                                         : *board_.At(support),
+            *pending.add_supports());
   }
 }
 
@@ -696,7 +724,7 @@ class FlamingPyramidsGame final : public Game {
   explicit FlamingPyramidsGame(const Options& options) : options_(options) {}
 
   std::string_view id() const override { return kGameId; }
-  uint32_t rules_version() const override { return kRulesVersion; }
+  uint32_t rules_version() const override { return options_.rules_version; }
   int min_seats() const override { return fp::kMinSeats; }
   int max_seats() const override { return fp::kMaxSeats; }
   size_t max_action_bytes() const override { return kMaxActionBytes; }
@@ -715,9 +743,15 @@ class FlamingPyramidsGame final : public Game {
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<Game>> MakeFlamingPyramids(
-    const v1::GameConfig& config) {
+    const v1::GameConfig& config, uint32_t rules_version) {
+  if (absl::Status s = CheckRulesVersion(kGameId, rules_version,
+                                         kOldestRulesVersion, kRulesVersion);
+      !s.ok()) {
+    return s;
+  }
   absl::StatusOr<Options> options = ParseOptions(config);
   if (!options.ok()) return options.status();
+  if (rules_version != 0) options->rules_version = rules_version;
   std::unique_ptr<Game> game = std::make_unique<FlamingPyramidsGame>(*options);
   return game;
 }
@@ -725,9 +759,16 @@ absl::StatusOr<std::unique_ptr<Game>> MakeFlamingPyramids(
 namespace fp {
 
 absl::StatusOr<std::unique_ptr<State>> NewStateForTesting(
-    const v1::GameConfig& config, const Position& position) {
+    const v1::GameConfig& config, const Position& position,
+    uint32_t rules_version) {
+  if (absl::Status s = CheckRulesVersion(kGameId, rules_version,
+                                         kOldestRulesVersion, kRulesVersion);
+      !s.ok()) {
+    return s;
+  }
   absl::StatusOr<Options> options = ParseOptions(config);
   if (!options.ok()) return options.status();
+  if (rules_version != 0) options->rules_version = rules_version;
   Position checked = position;
   if (absl::Status status = CheckPosition(*options, checked); !status.ok()) {
     return absl::InvalidArgumentError(

@@ -18,8 +18,10 @@ namespace pyramid {
 
 // The game for `config` (game "flaming_pyramids"); INVALID_ARGUMENT when the
 // options are another game's or `max_turns` is above 100000.
+// `rules_version` 0 is the latest; another the game does not implement is
+// UNIMPLEMENTED (see CheckRulesVersion).
 absl::StatusOr<std::unique_ptr<Game>> MakeFlamingPyramids(
-    const v1::GameConfig& config);
+    const v1::GameConfig& config, uint32_t rules_version = 0);
 
 namespace fp {
 
@@ -57,8 +59,10 @@ struct Position {
 // when a tile appears twice or is out of range, a seat count, seat or count
 // is out of range, a hand is empty (in play a seat holding no tile has
 // won), or a non-empty table has no row-0 tile.
+// `rules_version` as for MakeFlamingPyramids.
 absl::StatusOr<std::unique_ptr<State>> NewStateForTesting(
-    const v1::GameConfig& config, const Position& position);
+    const v1::GameConfig& config, const Position& position,
+    uint32_t rules_version = 0);
 
 // The full position of `state` (a Flaming Pyramids state, any phase),
 // hidden parts included: for tests and invariant checks only.

@@ -43,10 +43,19 @@ std::string CheckMovesAccountForTable(std::vector<Placed> before,
     if (table.count(spot) != 0) return "placed on an occupied slot";
     table[spot] = static_cast<int>(place.tile());
   }
-  for (const v1::FpEvent& event : result.events()) {
+  for (int e = 0; e < result.events_size(); ++e) {
+    const v1::FpEvent& event = result.events(e);
+    // The collapse a fall result completes: its supports left the table
+    // when it happened (rules version 2), before `before`.
+    const bool supports_gone = !result.has_placed() && e == 0 &&
+                               event.kind() == v1::FP_COLLAPSE;
     for (const v1::FpTileMove& move : event.moves()) {
       const std::pair<int, int> from{static_cast<int>(move.from_row()),
                                      move.from_x()};
+      if (supports_gone && move.to() == v1::FP_TO_PILE) {
+        if (table.count(from) != 0) return "a collapse's support stayed";
+        continue;
+      }
       auto it = table.find(from);
       if (it == table.end() || it->second != static_cast<int>(move.tile())) {
         return "a move starts where its tile is not";
@@ -59,6 +68,14 @@ std::string CheckMovesAccountForTable(std::vector<Placed> before,
         table[to] = static_cast<int>(move.tile());
       }
     }
+  }
+  // A collapse waiting for its fall: its supports went under the pile.
+  for (const v1::FpCell& support : result.pending().supports()) {
+    auto it = table.find({static_cast<int>(support.row()), support.x()});
+    if (it == table.end() || it->second != static_cast<int>(support.tile())) {
+      return "a collapse's support was not on the table";
+    }
+    table.erase(it);
   }
   std::vector<Placed> after;
   for (const auto& [slot, tile] : table) {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "google/protobuf/descriptor.h"
 #include "gtest/gtest.h"
@@ -21,6 +22,7 @@ namespace pyramid::fp::testing {
 namespace {
 
 using ::testing::ElementsAre;
+using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using ::testing::SizeIs;
 
@@ -147,7 +149,7 @@ TEST(FpGameTest, Metadata) {
   absl::StatusOr<std::unique_ptr<Game>> game = MakeFlamingPyramids(Config());
   ASSERT_TRUE(game.ok());
   EXPECT_EQ((*game)->id(), "flaming_pyramids");
-  EXPECT_EQ((*game)->rules_version(), 1u);
+  EXPECT_EQ((*game)->rules_version(), 2u);
   EXPECT_EQ((*game)->min_seats(), 2);
   EXPECT_EQ((*game)->max_seats(), 6);
   for (int seats : {0, 1, 7}) {
@@ -448,9 +450,53 @@ TEST(FpObservationTest, FallPhaseShowsThePendingFallAndTheTurnSoFar) {
   EXPECT_EQ(view.current_turn().placed().tile(), static_cast<uint32_t>(B(2)));
   EXPECT_THAT(view.current_turn().events(), IsEmpty());
   EXPECT_FALSE(view.current_turn().has_end());
-  // The table is unchanged until the chooser answers.
-  EXPECT_EQ(Layout(*state),
-            InScanOrder({{1, 0, B(2)}, {0, 0, Y(30)}, {0, 1, R(30)}}));
+  // The collapse's supports went under the chooser's pile at once (rules
+  // version 2); only the falling tile waits for its direction.
+  EXPECT_EQ(Layout(*state), InScanOrder({{1, 0, B(2)}}));
+  ASSERT_EQ(view.pending().supports_size(), 2);
+  EXPECT_EQ(view.pending().supports(0).tile(), static_cast<uint32_t>(Y(30)));
+  EXPECT_EQ(view.pending().supports(1).tile(), static_cast<uint32_t>(R(30)));
+}
+
+// Issue 16: a seat that forfeits at the fall of a collapse (a timeout, say)
+// is scored with the supports that collapse put under its pile. Under rules
+// version 1 the supports stayed on the table until the fall, so they were
+// missing from its score (kept so that version-1 logs still verify).
+TEST(FpCollapseForfeitTest, TheSupportsCountBeforeTheFallIsChosen) {
+  for (const uint32_t version : {2u, 1u}) {
+    SCOPED_TRACE(absl::StrCat("rules version ", version));
+    auto state = MakeState(SmallPosition(), Config(), version);
+    ASSERT_NE(state, nullptr);
+    const int held_before = static_cast<int>(View(*state).seats(0).hand_size() +
+                                              View(*state).seats(0).pile_size());
+    ASSERT_TRUE(Act(*state, 0, PlaceAction(B(2), 1, 0)).ok());  // Collapses.
+    ASSERT_EQ(View(*state).phase(), v1::FP_FALL);
+    ASSERT_EQ(state->ActingSeats(), std::vector<int>({0}));
+    // B(2) left the hand; Y(30) and R(30) are under the pile (version 2).
+    const int supports = version == 2 ? 2 : 0;
+    EXPECT_EQ(state->StoppedOutcome().seats(0).score(),
+              held_before - 1 + supports);
+    EXPECT_EQ(View(*state).seats(0).pile_size(), 1u + supports);
+    // Either way the fall completes the same event, with the same moves.
+    auto fell = Act(*state, 0, FallAction(v1::FP_LEFT));
+    ASSERT_TRUE(fell.ok()) << fell.status();
+    ASSERT_GE(fell->events_size(), 1);
+    EXPECT_EQ(fell->events(0).kind(), v1::FP_COLLAPSE);
+    ASSERT_EQ(fell->events(0).moves_size(), 3);
+    EXPECT_EQ(fell->events(0).moves(0).tile(), static_cast<uint32_t>(Y(30)));
+    EXPECT_EQ(fell->events(0).moves(1).tile(), static_cast<uint32_t>(R(30)));
+    EXPECT_EQ(fell->events(0).moves(2).tile(), static_cast<uint32_t>(B(2)));
+  }
+}
+
+TEST(FpGameTest, RulesVersionsOneAndTwoAreImplemented) {
+  EXPECT_EQ((*MakeFlamingPyramids(Config(), 1))->rules_version(), 1u);
+  EXPECT_EQ((*MakeFlamingPyramids(Config(), 2))->rules_version(), 2u);
+  const absl::Status three = MakeFlamingPyramids(Config(), 3).status();
+  EXPECT_EQ(three.code(), absl::StatusCode::kUnimplemented);
+  EXPECT_THAT(three.message(),
+              HasSubstr("rules version 3 of flaming_pyramids is not "
+                        "implemented (this build implements versions 1 to 2)"));
 }
 
 TEST(FpObservationTest, RecentTurnsKeepOneRound) {

@@ -105,9 +105,10 @@ v1::GameConfig Config(bool curse, uint32_t max_turns) {
 }
 
 std::unique_ptr<State> MakeState(const Position& position,
-                                 const v1::GameConfig& config) {
+                                 const v1::GameConfig& config,
+                                 uint32_t rules_version) {
   absl::StatusOr<std::unique_ptr<State>> state =
-      NewStateForTesting(config, position);
+      NewStateForTesting(config, position, rules_version);
   if (!state.ok()) return nullptr;
   return *std::move(state);
 }

@@ -47,7 +47,8 @@ v1::GameConfig Config(bool curse = false, uint32_t max_turns = 0);
 
 // A placement-phase state of `position` (must be valid).
 std::unique_ptr<State> MakeState(const Position& position,
-                                 const v1::GameConfig& config = Config());
+                                 const v1::GameConfig& config = Config(),
+                                 uint32_t rules_version = 0);
 
 // A fresh dealt game.
 std::unique_ptr<State> NewGame(int seats, const Digest& seed,

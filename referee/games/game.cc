@@ -83,4 +83,17 @@ v1::Outcome OutcomeByScore(absl::Span<const int32_t> scores,
   return outcome;
 }
 
+absl::Status CheckRulesVersion(std::string_view game, uint32_t asked,
+                               uint32_t oldest, uint32_t latest) {
+  if (asked == 0 || (asked >= oldest && asked <= latest)) {
+    return absl::OkStatus();
+  }
+  return absl::UnimplementedError(absl::StrCat(
+      "rules version ", asked, " of ", std::string(game),
+      " is not implemented (this build implements ",
+      oldest == latest ? absl::StrCat("version ", latest)
+                       : absl::StrCat("versions ", oldest, " to ", latest),
+      ")"));
+}
+
 }  // namespace pyramid

@@ -142,6 +142,14 @@ class Game {
       int num_seats, RandomStream stream) const = 0;
 };
 
+// OK when a game whose rules versions run from `oldest` to `latest`
+// implements version `asked` (0: the latest); otherwise UNIMPLEMENTED,
+// naming the versions it implements. A rules version changes whenever the
+// same moves would give another log; an older version is kept so that the
+// logs written under it still verify.
+absl::Status CheckRulesVersion(std::string_view game, uint32_t asked,
+                               uint32_t oldest, uint32_t latest);
+
 // Parses the action bytes a seat revealed (already within
 // game.max_action_bytes()). INVALID_ARGUMENT when they are not an Action
 // or hold a field this version of the protocol does not define, at any

@@ -17,6 +17,7 @@ namespace {
 
 inline constexpr std::string_view kGameId = "pyramid_scheme";
 inline constexpr uint32_t kRulesVersion = 1;
+inline constexpr uint32_t kOldestRulesVersion = 1;
 // Actions are a few small fields (docs/protocol.md, "Action size").
 inline constexpr size_t kMaxActionBytes = 128;
 inline constexpr int kMinSeats = 2;
@@ -81,7 +82,12 @@ class PyramidSchemeGame final : public Game {
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<Game>> MakePyramidScheme(
-    const v1::GameConfig& config) {
+    const v1::GameConfig& config, uint32_t rules_version) {
+  if (absl::Status s = CheckRulesVersion(kGameId, rules_version,
+                                         kOldestRulesVersion, kRulesVersion);
+      !s.ok()) {
+    return s;
+  }
   absl::StatusOr<Options> options = ParseOptions(config);
   if (!options.ok()) return options.status();
   std::unique_ptr<Game> game = std::make_unique<PyramidSchemeGame>(*options);

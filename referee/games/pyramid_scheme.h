@@ -19,8 +19,10 @@ namespace pyramid {
 
 // The game for `config` (game "pyramid_scheme"); INVALID_ARGUMENT when the
 // options are another game's or out of range.
+// `rules_version` 0 is the latest; another the game does not implement is
+// UNIMPLEMENTED (see CheckRulesVersion).
 absl::StatusOr<std::unique_ptr<Game>> MakePyramidScheme(
-    const v1::GameConfig& config);
+    const v1::GameConfig& config, uint32_t rules_version = 0);
 
 namespace pss {
 

@@ -45,6 +45,7 @@ using shambo::SortByBytes;
 
 inline constexpr std::string_view kGameId = "pyramid_shambo";
 inline constexpr uint32_t kRulesVersion = 1;
+inline constexpr uint32_t kOldestRulesVersion = 1;
 // A payment lists pieces; every piece of a 10-seat game fits
 // (docs/protocol.md, "Action size").
 inline constexpr size_t kMaxActionBytes = 1024;
@@ -703,7 +704,12 @@ class PyramidShamboGame final : public Game {
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<Game>> MakePyramidShambo(
-    const v1::GameConfig& config) {
+    const v1::GameConfig& config, uint32_t rules_version) {
+  if (absl::Status s = CheckRulesVersion(kGameId, rules_version,
+                                         kOldestRulesVersion, kRulesVersion);
+      !s.ok()) {
+    return s;
+  }
   absl::StatusOr<uint32_t> max_throws = ParseMaxThrows(config);
   if (!max_throws.ok()) return max_throws.status();
   std::unique_ptr<Game> game = std::make_unique<PyramidShamboGame>(*max_throws);

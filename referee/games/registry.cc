@@ -12,8 +12,8 @@
 namespace pyramid {
 namespace {
 
-using Factory =
-    absl::StatusOr<std::unique_ptr<Game>> (*)(const v1::GameConfig&);
+using Factory = absl::StatusOr<std::unique_ptr<Game>> (*)(
+    const v1::GameConfig&, uint32_t rules_version);
 
 // One line per game, keyed by its id.
 const std::map<std::string, Factory, std::less<>>& Factories() {
@@ -29,13 +29,14 @@ const std::map<std::string, Factory, std::less<>>& Factories() {
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<Game>> MakeGame(const v1::GameConfig& config) {
+absl::StatusOr<std::unique_ptr<Game>> MakeGame(const v1::GameConfig& config,
+                                               uint32_t rules_version) {
   auto it = Factories().find(config.game());
   if (it == Factories().end()) {
     return absl::NotFoundError(
         absl::StrCat("unknown game \"", config.game(), "\""));
   }
-  return it->second(config);
+  return it->second(config, rules_version);
 }
 
 std::vector<std::string> GameIds() {

@@ -15,7 +15,11 @@ namespace pyramid {
 // The game named by `config.game()`, with `config`'s options validated.
 // NOT_FOUND for an unknown game id; INVALID_ARGUMENT for options that are
 // not the game's or are out of range.
-absl::StatusOr<std::unique_ptr<Game>> MakeGame(const v1::GameConfig& config);
+// `rules_version` 0 is the game's latest rules; an older one the game still
+// implements makes the game as that version defines it (to verify the logs
+// written under it); another is UNIMPLEMENTED.
+absl::StatusOr<std::unique_ptr<Game>> MakeGame(const v1::GameConfig& config,
+                                               uint32_t rules_version = 0);
 
 // The ids of every registered game, sorted.
 std::vector<std::string> GameIds();

@@ -19,6 +19,7 @@ namespace {
 
 inline constexpr std::string_view kGameId = "rock_paper_pyramid";
 inline constexpr uint32_t kRulesVersion = 1;
+inline constexpr uint32_t kOldestRulesVersion = 1;
 // An action names one piece (docs/protocol.md, "Action size").
 inline constexpr size_t kMaxActionBytes = 64;
 inline constexpr int kNumSeats = 3;
@@ -473,7 +474,12 @@ class RockPaperPyramidGame final : public Game {
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<Game>> MakeRockPaperPyramid(
-    const v1::GameConfig& config) {
+    const v1::GameConfig& config, uint32_t rules_version) {
+  if (absl::Status s = CheckRulesVersion(kGameId, rules_version,
+                                         kOldestRulesVersion, kRulesVersion);
+      !s.ok()) {
+    return s;
+  }
   absl::StatusOr<Options> options = ParseOptions(config);
   if (!options.ok()) return options.status();
   std::unique_ptr<Game> game = std::make_unique<RockPaperPyramidGame>(*options);

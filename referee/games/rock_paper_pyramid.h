@@ -14,8 +14,10 @@ namespace pyramid {
 
 // The game for `config` (game "rock_paper_pyramid"); INVALID_ARGUMENT when
 // the options are another game's or hold an unknown enum value.
+// `rules_version` 0 is the latest; another the game does not implement is
+// UNIMPLEMENTED (see CheckRulesVersion).
 absl::StatusOr<std::unique_ptr<Game>> MakeRockPaperPyramid(
-    const v1::GameConfig& config);
+    const v1::GameConfig& config, uint32_t rules_version = 0);
 
 namespace rpp {
 
