@@ -10,7 +10,7 @@
 // files exactly. It never overwrites a file: golden logs are regenerated
 // only as a stated format change (testdata/golden/README.md).
 //
-// Scenarios (rock_paper_pyramid, classic rules, 3 seats):
+// Scenarios of --game=rock_paper_pyramid (classic rules, 3 seats):
 //   forfeit_mismatch.pyrlog        forfeit policy; at decision 4 seat 1
 //                                  reveals a salt that does not match its
 //                                  commitment: it forfeits, the match ends.
@@ -18,6 +18,15 @@
 //                                  seat 2 misses its commit at decision 3,
 //                                  seat 0 its reveal at decision 6; both get
 //                                  the default action and the game goes on.
+// Scenario of --game=flaming_pyramids (3 seats):
+//   forfeit_at_collapse_fall.pyrlog  forfeit policy with 1 s deadlines; the
+//                                  first time a collapse asks for its fall,
+//                                  the chooser misses its commit and
+//                                  forfeits, scored with the supports the
+//                                  collapse put under its pile (rules
+//                                  version 2). The first seed (in order
+//                                  0, 1, ... from --deterministic) whose
+//                                  random game reaches a collapse is kept.
 #include <filesystem>
 #include <functional>
 #include <iostream>
@@ -25,6 +34,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/flags/flag.h"
@@ -49,6 +59,8 @@ ABSL_FLAG(std::string, out, "testdata/golden/rock_paper_pyramid",
           "Directory for the logs (created if missing).");
 ABSL_FLAG(std::string, deterministic, "",
           "64 hex digits from which every random byte is derived.");
+ABSL_FLAG(std::string, game, "rock_paper_pyramid",
+          "Whose scenarios to write: rock_paper_pyramid or flaming_pyramids.");
 
 namespace pyramid {
 namespace {
@@ -60,12 +72,13 @@ constexpr uint32_t kTimeoutMs = 1000;
 // seat misbehave at a given decision.
 class Scenario {
  public:
-  Scenario(const Digest& seed, v1::ForfeitPolicy policy, const SigningKey& key,
+  Scenario(const std::string& game, const Digest& seed,
+           v1::ForfeitPolicy policy, const SigningKey& key,
            std::unique_ptr<LogSink> sink)
       : entropy_(DeterministicEntropy(Sha256({AsView(seed), "entropy"}))),
         chooser_(Sha256({AsView(seed), "chooser"})) {
     MatchConfig config;
-    config.game.set_game("rock_paper_pyramid");
+    config.game.set_game(game);
     for (int s = 0; s < kSeats; ++s) {
       config.seats.emplace_back().set_name(absl::StrCat("golden-", s));
     }
@@ -86,7 +99,8 @@ class Scenario {
 
   // What a seat does at one decision.
   enum class Conduct { kHonest, kNoCommit, kNoReveal, kMismatch };
-  using Plan = std::function<Conduct(uint64_t decision, int seat)>;
+  using Plan =
+      std::function<Conduct(const Match& match, uint64_t decision, int seat)>;
 
   absl::Status Run(const Plan& plan) {
     if (!status_.ok()) return status_;
@@ -95,7 +109,7 @@ class Scenario {
       const std::vector<int> seats = match_->decision()->seats;
       bool late = false;
       for (int seat : seats) {
-        if (plan(id, seat) == Conduct::kNoCommit) {
+        if (plan(*match_, id, seat) == Conduct::kNoCommit) {
           late = true;
           continue;
         }
@@ -109,7 +123,7 @@ class Scenario {
       late = false;
       for (int seat : seats) {
         if (!match_->AwaitsReveal(seat)) continue;
-        const Conduct conduct = plan(id, seat);
+        const Conduct conduct = plan(*match_, id, seat);
         if (conduct == Conduct::kNoReveal) {
           late = true;
           continue;
@@ -165,24 +179,79 @@ class Scenario {
   std::unique_ptr<Match> match_;
 };
 
-int Write(const std::filesystem::path& path, const Digest& seed,
-          v1::ForfeitPolicy policy, const SigningKey& key,
-          const Scenario::Plan& plan) {
+// Plays `game` under `plan` into memory; the log's bytes and the match's
+// outcome once it is over.
+absl::StatusOr<std::pair<std::string, v1::Outcome>> Play(
+    const std::string& game, const Digest& seed, v1::ForfeitPolicy policy,
+    const SigningKey& key, const Scenario::Plan& plan) {
+  std::string bytes;
+  Scenario scenario(game, seed, policy, key,
+                    std::make_unique<StringLogSink>(&bytes));
+  if (absl::Status s = scenario.Run(plan); !s.ok()) return s;
+  return std::make_pair(bytes, scenario.match().outcome());
+}
+
+// Writes `bytes` to the new file `path` (never over an existing one).
+int Write(const std::filesystem::path& path, const std::string& bytes,
+          const v1::Outcome& outcome) {
   absl::StatusOr<std::unique_ptr<FileLogSink>> sink =
       FileLogSink::Create(path.string());
-  if (!sink.ok()) {
-    std::cerr << "make_golden: " << sink.status().message() << "\n";
+  absl::Status written = sink.ok() ? (*sink)->Append(bytes) : sink.status();
+  if (written.ok()) written = (*sink)->Sync();
+  if (!written.ok()) {
+    std::cerr << "make_golden: " << path.string() << ": " << written.message()
+              << "\n";
     return 2;
   }
-  Scenario scenario(seed, policy, key, *std::move(sink));
-  if (absl::Status s = scenario.Run(plan); !s.ok()) {
-    std::cerr << "make_golden: " << path.string() << ": " << s.message()
-              << "\n";
+  std::cout << path.string() << ": " << outcome.ShortDebugString() << "\n";
+  return 0;
+}
+
+int WriteScenario(const std::filesystem::path& path, const std::string& game,
+                  const Digest& seed, v1::ForfeitPolicy policy,
+                  const SigningKey& key, const Scenario::Plan& plan) {
+  absl::StatusOr<std::pair<std::string, v1::Outcome>> played =
+      Play(game, seed, policy, key, plan);
+  if (!played.ok()) {
+    std::cerr << "make_golden: " << path.string() << ": "
+              << played.status().message() << "\n";
     return 1;
   }
-  std::cout << path.string() << ": "
-            << scenario.match().outcome().ShortDebugString() << "\n";
-  return 0;
+  return Write(path, played->first, played->second);
+}
+
+// Whether `seat` is asked for the fall of a collapse.
+bool AskedForACollapseFall(const Match& match, int seat) {
+  const v1::FlamingPyramidsObservation view =
+      match.ObservationFor(seat).flaming_pyramids();
+  return view.phase() == v1::FP_FALL &&
+         view.pending().kind() == v1::FP_COLLAPSE;
+}
+
+int WriteFlamingPyramids(const std::filesystem::path& out, const Digest& root,
+                         const SigningKey& key) {
+  using Conduct = Scenario::Conduct;
+  const Scenario::Plan plan = [](const Match& match, uint64_t, int seat) {
+    return AskedForACollapseFall(match, seat) ? Conduct::kNoCommit
+                                              : Conduct::kHonest;
+  };
+  for (int attempt = 0; attempt < 1000; ++attempt) {
+    absl::StatusOr<std::pair<std::string, v1::Outcome>> played =
+        Play("flaming_pyramids",
+             Sha256({AsView(root), "forfeit_at_collapse_fall",
+                     absl::StrCat(attempt)}),
+             v1::FORFEIT_POLICY_FORFEIT, key, plan);
+    if (!played.ok()) {
+      std::cerr << "make_golden: " << played.status().message() << "\n";
+      return 1;
+    }
+    if (played->second.termination() != v1::TERMINATION_FORFEIT) continue;
+    std::cout << "seed " << attempt << "\n";
+    return Write(out / "forfeit_at_collapse_fall.pyrlog", played->first,
+                 played->second);
+  }
+  std::cerr << "make_golden: no game of 1000 reached a collapse\n";
+  return 1;
 }
 
 int Main() {
@@ -204,23 +273,32 @@ int Main() {
   const std::filesystem::path out = absl::GetFlag(FLAGS_out);
   std::filesystem::create_directories(out);
   using Conduct = Scenario::Conduct;
-
-  int status =
-      Write(out / "forfeit_mismatch.pyrlog",
-            Sha256({AsView(root), "forfeit_mismatch"}),
-            v1::FORFEIT_POLICY_FORFEIT, *key, [](uint64_t decision, int seat) {
-              return decision == 4 && seat == 1 ? Conduct::kMismatch
-                                                : Conduct::kHonest;
-            });
+  const std::string game = absl::GetFlag(FLAGS_game);
+  if (game == "flaming_pyramids") return WriteFlamingPyramids(out, root, *key);
+  if (game != "rock_paper_pyramid") {
+    std::cerr << "make_golden: no scenarios for --game=" << game << "\n";
+    return 2;
+  }
+  int status = WriteScenario(
+      out / "forfeit_mismatch.pyrlog", game,
+      Sha256({AsView(root), "forfeit_mismatch"}), v1::FORFEIT_POLICY_FORFEIT,
+      *key, [](const Match&, uint64_t decision, int seat) {
+        return decision == 4 && seat == 1 ? Conduct::kMismatch
+                                          : Conduct::kHonest;
+      });
   if (status != 0) return status;
-  return Write(out / "default_action_timeout.pyrlog",
-               Sha256({AsView(root), "default_action_timeout"}),
-               v1::FORFEIT_POLICY_DEFAULT_ACTION, *key,
-               [](uint64_t decision, int seat) {
-                 if (decision == 3 && seat == 2) return Conduct::kNoCommit;
-                 if (decision == 6 && seat == 0) return Conduct::kNoReveal;
-                 return Conduct::kHonest;
-               });
+  return WriteScenario(out / "default_action_timeout.pyrlog", game,
+                       Sha256({AsView(root), "default_action_timeout"}),
+                       v1::FORFEIT_POLICY_DEFAULT_ACTION, *key,
+                       [](const Match&, uint64_t decision, int seat) {
+                         if (decision == 3 && seat == 2) {
+                           return Conduct::kNoCommit;
+                         }
+                         if (decision == 6 && seat == 0) {
+                           return Conduct::kNoReveal;
+                         }
+                         return Conduct::kHonest;
+                       });
 }
 
 }  // namespace

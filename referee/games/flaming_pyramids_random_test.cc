@@ -47,8 +47,8 @@ std::string CheckMovesAccountForTable(std::vector<Placed> before,
     const v1::FpEvent& event = result.events(e);
     // The collapse a fall result completes: its supports left the table
     // when it happened (rules version 2), before `before`.
-    const bool supports_gone = !result.has_placed() && e == 0 &&
-                               event.kind() == v1::FP_COLLAPSE;
+    const bool supports_gone =
+        !result.has_placed() && e == 0 && event.kind() == v1::FP_COLLAPSE;
     for (const v1::FpTileMove& move : event.moves()) {
       const std::pair<int, int> from{static_cast<int>(move.from_row()),
                                      move.from_x()};

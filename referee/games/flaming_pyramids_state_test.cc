@@ -468,7 +468,7 @@ TEST(FpCollapseForfeitTest, TheSupportsCountBeforeTheFallIsChosen) {
     auto state = MakeState(SmallPosition(), Config(), version);
     ASSERT_NE(state, nullptr);
     const int held_before = static_cast<int>(View(*state).seats(0).hand_size() +
-                                              View(*state).seats(0).pile_size());
+                                             View(*state).seats(0).pile_size());
     ASSERT_TRUE(Act(*state, 0, PlaceAction(B(2), 1, 0)).ok());  // Collapses.
     ASSERT_EQ(View(*state).phase(), v1::FP_FALL);
     ASSERT_EQ(state->ActingSeats(), std::vector<int>({0}));

@@ -124,8 +124,7 @@ v1::ViewDelta DiffViews(const v1::Observation& before,
   return delta;
 }
 
-absl::Status ApplyViewDelta(const v1::ViewDelta& delta,
-                            v1::Observation* view) {
+absl::Status ApplyViewDelta(const v1::ViewDelta& delta, v1::Observation* view) {
   const FieldDescriptor* game = GameField(delta.changed());
   if (game == nullptr) {
     return absl::InvalidArgumentError("the delta names no game");
@@ -140,7 +139,8 @@ absl::Status ApplyViewDelta(const v1::ViewDelta& delta,
   const google::protobuf::Descriptor* type = held->GetDescriptor();
   const Reflection* g = held->GetReflection();
   auto field = [&](uint32_t number) -> absl::StatusOr<const FieldDescriptor*> {
-    const FieldDescriptor* f = type->FindFieldByNumber(static_cast<int>(number));
+    const FieldDescriptor* f =
+        type->FindFieldByNumber(static_cast<int>(number));
     if (f == nullptr) {
       return absl::InvalidArgumentError(
           absl::StrCat(type->full_name(), " has no field ", number));
@@ -157,9 +157,8 @@ absl::Status ApplyViewDelta(const v1::ViewDelta& delta,
     absl::StatusOr<const FieldDescriptor*> f = field(number);
     if (!f.ok()) return f.status();
     if (!(*f)->is_repeated()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("cannot append to ", (*f)->full_name(),
-                       ", which is not repeated"));
+      return absl::InvalidArgumentError(absl::StrCat(
+          "cannot append to ", (*f)->full_name(), ", which is not repeated"));
     }
     appended.push_back(*f);
   }

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "gtest/gtest.h"
 #include "google/protobuf/text_format.h"
+#include "gtest/gtest.h"
 #include "referee/crypto/bytes.h"
 #include "referee/crypto/random_stream.h"
 #include "referee/crypto/sha256.h"
@@ -46,8 +46,8 @@ TEST_P(ViewDeltaTest, ApplyingEachDeltaGivesTheNextView) {
   for (int g = 0; g < 5; ++g) {
     SCOPED_TRACE(absl::StrCat("game ", g));
     const std::string tag = absl::StrCat(GetParam().name, "/", g);
-    absl::StatusOr<std::unique_ptr<State>> initial = (*game)->NewInitialState(
-        GetParam().seats, RandomStream(Sha256(tag)));
+    absl::StatusOr<std::unique_ptr<State>> initial =
+        (*game)->NewInitialState(GetParam().seats, RandomStream(Sha256(tag)));
     ASSERT_TRUE(initial.ok()) << initial.status();
     std::unique_ptr<State> state = *std::move(initial);
     RandomStream rng(Sha256(absl::StrCat("player ", tag)));
@@ -84,9 +84,10 @@ TEST_P(ViewDeltaTest, ApplyingEachDeltaGivesTheNextView) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Games, ViewDeltaTest, ::testing::ValuesIn(kCases),
-    [](const ::testing::TestParamInfo<Case>& info) { return info.param.name; });
+INSTANTIATE_TEST_SUITE_P(Games, ViewDeltaTest, ::testing::ValuesIn(kCases),
+                         [](const ::testing::TestParamInfo<Case>& info) {
+                           return info.param.name;
+                         });
 
 v1::Observation Rpp(const std::string& text) {
   v1::Observation o;
@@ -99,14 +100,17 @@ TEST(ViewDeltaRulesTest, UnchangedFieldsAreLeftOutAndGrowthIsAppended) {
   const v1::Observation before = Rpp(R"pb(
     public_view: true
     rock_paper_pyramid {
-      rounds_played: 1 total_rounds: 9
+      rounds_played: 1
+      total_rounds: 9
       history { round: 1 }
     })pb");
   const v1::Observation after = Rpp(R"pb(
     public_view: true
     rock_paper_pyramid {
-      rounds_played: 2 total_rounds: 9
-      history { round: 1 } history { round: 2 }
+      rounds_played: 2
+      total_rounds: 9
+      history { round: 1 }
+      history { round: 2 }
     })pb");
   const v1::ViewDelta delta = DiffViews(before, after, 7);
   EXPECT_EQ(delta.decision_id(), 7u);
@@ -122,7 +126,8 @@ TEST(ViewDeltaRulesTest, RewrittenFieldsAreSentWholeAndEmptiedOnesCleared) {
     public_view: true
     rock_paper_pyramid {
       rounds_played: 2
-      history { round: 1 } history { round: 2 }
+      history { round: 1 }
+      history { round: 2 }
     })pb");
   const v1::Observation after = Rpp(R"pb(
     public_view: true
