@@ -1,5 +1,5 @@
 // Flaming Pyramids (game id "flaming_pyramids"): exactly the rules of
-// shared/rules/flaming_pyramids.md, with the options `curse` and
+// docs/rules/flaming_pyramids.md, with the options `curse` and
 // `max_turns`. 2 to 6 seats. A turn is a placement decision of the active
 // seat followed by zero or more fall decisions of the chooser, one per tile
 // that falls during mayhem. docs/flaming-pyramids-deal.md describes the deal.

@@ -1,5 +1,5 @@
 // Flaming Pyramids scenario tests: one named test per rule or resolution of
-// shared/rules/flaming_pyramids.md. Each builds a position, plays through
+// docs/rules/flaming_pyramids.md. Each builds a position, plays through
 // the public Apply, and checks the table cell by cell and the piles tile by
 // tile.
 #include "referee/games/flaming_pyramids.h"

@@ -1,5 +1,5 @@
 // Pyramid Scheme (game id "pyramid_scheme"): exactly the rules of
-// shared/rules/pyramid_scheme.md with its reference edition, for 2 to 4
+// docs/rules/pyramid_scheme.md with its reference edition, for 2 to 4
 // seats, with the option `max_turns`. Every decision of a turn (actions,
 // token uses, flips, reward targets, the end of the turn, other seats'
 // Police placements) is its own single-seat decision.

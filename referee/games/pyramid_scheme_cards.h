@@ -2,7 +2,7 @@
 // colour, condition and reward of the cards, and the counts of Police and
 // tokens. The rules code reads this table and nothing else about cards, so
 // another edition can replace it. The reference edition is the one defined
-// on shared/rules/pyramid_scheme.md.
+// on docs/rules/pyramid_scheme.md.
 #ifndef PYRAMID_REFEREE_GAMES_PYRAMID_SCHEME_CARDS_H_
 #define PYRAMID_REFEREE_GAMES_PYRAMID_SCHEME_CARDS_H_
 

@@ -1,5 +1,5 @@
 // Pyramid Shambo (game id "pyramid_shambo"): exactly the rules of
-// shared/rules/pyramid_shambo.md (rules version 1), with the option
+// docs/rules/pyramid_shambo.md (rules version 1), with the option
 // `max_throws`. 2 to 10 seats.
 //
 // Decisions, each a State of its own: A's challenge (sequential), the throw

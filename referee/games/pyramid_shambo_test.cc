@@ -1,5 +1,5 @@
 // Scenario tests of Pyramid Shambo: one named test per rule or resolution of
-// shared/rules/pyramid_shambo.md. Each builds its position, applies the
+// docs/rules/pyramid_shambo.md. Each builds its position, applies the
 // moves through the public Apply (automatic moves as the referee applies
 // them) and checks the holdings piece by piece.
 //

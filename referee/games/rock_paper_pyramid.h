@@ -1,5 +1,5 @@
 // Rock, Paper, Pyramid! (game id "rock_paper_pyramid"): exactly the rules of
-// shared/rules/rock_paper_pyramid.md, with the options `winner_takes` and
+// docs/rules/rock_paper_pyramid.md, with the options `winner_takes` and
 // `red`. Three seats; every round is one simultaneous decision.
 #ifndef PYRAMID_REFEREE_GAMES_ROCK_PAPER_PYRAMID_H_
 #define PYRAMID_REFEREE_GAMES_ROCK_PAPER_PYRAMID_H_

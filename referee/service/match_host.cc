@@ -358,8 +358,11 @@ bool MatchHost::Run(int seat, uint64_t decision_id, const Op& op) {
       !(before && before->id == after->id && before->reveal_phase)) {
     SendRevealRequests();
   }
-  // Errors the match logged were pushed as faults; the others go here.
-  if (ended_) AnnounceEnd();
+  // Errors the match logged were pushed as faults; the others go here. The
+  // end is announced only once the seal is durable: a match whose seal
+  // could not be written is broken, and said to be.
+  if (ended_ && match_->broken().ok()) AnnounceEnd();
+  ended_ = false;
   if (!match_->broken().ok() && broken_reason_.empty()) AnnounceBroken();
   const bool refused = !status.ok() && !logged_;
   if (refused && seat >= 0) {

@@ -333,10 +333,27 @@ TEST_F(MatchHostTest, AMatchTakesAsManyWatchersAsItsLimit) {
   EXPECT_TRUE(host_->AddWatcher(third, 2).ok());
 }
 
+// Issue 16: the end is announced only once the seal is durable. A match
+// whose seal cannot be synced tells its seats and watchers it broke, never
+// that it ended.
 TEST_F(MatchHostTest, AMatchWhoseLogCannotBeSealedStaysBroken) {
   Start(std::make_unique<UnsyncableSink>());
+  auto watcher = std::make_shared<WatchRecorder>();
+  ASSERT_TRUE(host_->AddWatcher(watcher, 10).ok());
   PlayToTheEnd();
   EXPECT_EQ(host_->Info(connections_).status(), v1::MATCH_BROKEN);
+  for (int seat = 0; seat < kSeats; ++seat) {
+    EXPECT_TRUE(EndingsOf(seat).empty()) << "seat " << seat;
+    const v1::PlayResponse& last = sinks_[seat]->messages.back();
+    ASSERT_TRUE(last.has_error()) << last.ShortDebugString();
+    EXPECT_EQ(last.error().code(),
+              static_cast<int>(absl::StatusCode::kDataLoss));
+  }
+  for (const v1::WatchEvent& event : watcher->events) {
+    EXPECT_FALSE(event.has_outcome());
+  }
+  EXPECT_EQ(watcher->closed_with,
+            static_cast<int>(absl::StatusCode::kDataLoss));
 }
 
 // Issue 19. Two calls race: the one that opened the seed decision is about
