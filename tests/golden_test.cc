@@ -181,6 +181,17 @@ const Golden kGoldens[] = {
      {14, 16, 14},
      {false, true, false},
      {{1, v1::FAULT_COMMIT_TIMEOUT}}},
+    {"flaming_pyramids/move_limit.pyrlog",
+     R"pb(game: "flaming_pyramids"
+          flaming_pyramids { max_turns: 12 })pb",
+     v1::FORFEIT_POLICY_FORFEIT,
+     76,
+     15,
+     v1::TERMINATION_MOVE_LIMIT,
+     {1, 1, 3},
+     {11, 11, 17},
+     {false, false, false},
+     {}},
     {"pyramid_scheme/two_seats_turn_limit.pyrlog",
      R"pb(game: "pyramid_scheme"
           pyramid_scheme { max_turns: 16 })pb",
@@ -214,12 +225,13 @@ const Golden kGoldens[] = {
      {}},
 };
 
-// Every golden log is rules version 1 of its game but the Flaming Pyramids
-// forfeit at a collapse fall, version 2 (testdata/golden/README.md); the
-// verifier implements both versions of that game.
+// Every golden log is rules version 1 of its game but the two Flaming
+// Pyramids logs written after its rules fix, version 2
+// (testdata/golden/README.md); the verifier implements both versions.
 uint32_t RulesVersionOf(const Golden& golden) {
-  return std::string(golden.file) ==
-                 "flaming_pyramids/forfeit_at_collapse_fall.pyrlog"
+  const std::string file = golden.file;
+  return file == "flaming_pyramids/forfeit_at_collapse_fall.pyrlog" ||
+                 file == "flaming_pyramids/move_limit.pyrlog"
              ? 2
              : 1;
 }

@@ -70,6 +70,7 @@ const char* const kGoldens[] = {
     "testdata/golden/flaming_pyramids/four_seats_curse.pyrlog",
     "testdata/golden/flaming_pyramids/six_seats.pyrlog",
     "testdata/golden/flaming_pyramids/forfeit_at_collapse_fall.pyrlog",
+    "testdata/golden/flaming_pyramids/move_limit.pyrlog",
     "testdata/golden/pyramid_scheme/two_seats_turn_limit.pyrlog",
     "testdata/golden/pyramid_scheme/three_seats.pyrlog",
     "testdata/golden/pyramid_scheme/four_seats.pyrlog",
