@@ -533,6 +533,11 @@ v1::Observation Match::PublicView() const {
   return session_->state().PublicView();
 }
 
+v1::Action Match::DefaultActionFor(int seat) const {
+  if (!session_ || finished_) return {};
+  return session_->state().DefaultAction(seat);
+}
+
 std::vector<v1::Action> Match::LegalActions(int seat) const {
   if (!session_ || finished_) return {};
   return session_->state().LegalActions(seat);

@@ -150,6 +150,9 @@ class Match {
   // Whether LegalActions lists every legal action (false in the seed
   // decision and for games that do not list them).
   bool ListsLegalActions() const;
+  // The game's default action for `seat` in the open decision (what a fault
+  // plays under the default-action policy); empty in the seed decision.
+  v1::Action DefaultActionFor(int seat) const;
 
   // The outcome, once finished.
   const v1::Outcome& outcome() const { return outcome_; }
