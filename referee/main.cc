@@ -14,6 +14,8 @@
 #include <iostream>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
@@ -156,6 +158,172 @@ int Fail(const absl::Status& status) {
   return 2;
 }
 
+// Where the referee keeps its state: DATA_DIR (mode 0700), the logs, the
+// key file, created as needed.
+struct Paths {
+  std::filesystem::path data_dir;
+  std::string log_dir;
+  std::string key_file;
+};
+
+absl::StatusOr<Paths> PreparePaths() {
+  Paths paths;
+  paths.data_dir = absl::GetFlag(FLAGS_data_dir);
+  std::error_code error;
+  std::filesystem::create_directories(paths.data_dir, error);
+  if (error) return absl::InternalError(error.message());
+  chmod(paths.data_dir.c_str(), 0700);
+  paths.log_dir = absl::GetFlag(FLAGS_log_dir).empty()
+                      ? (paths.data_dir / "logs").string()
+                      : absl::GetFlag(FLAGS_log_dir);
+  std::filesystem::create_directories(paths.log_dir, error);
+  if (error) return absl::InternalError(error.message());
+  paths.key_file = absl::GetFlag(FLAGS_key_file).empty()
+                       ? (paths.data_dir / "referee.key").string()
+                       : absl::GetFlag(FLAGS_key_file);
+  return paths;
+}
+
+// The default clocks of the flags, validated.
+absl::StatusOr<v1::ClockSettings> DefaultClocks() {
+  v1::ClockSettings clocks;
+  clocks.set_commit_timeout_ms(absl::GetFlag(FLAGS_commit_timeout_ms));
+  clocks.set_reveal_timeout_ms(absl::GetFlag(FLAGS_reveal_timeout_ms));
+  clocks.set_time_bank_ms(absl::GetFlag(FLAGS_time_bank_ms));
+  clocks.set_time_bank_increment_ms(
+      absl::GetFlag(FLAGS_time_bank_increment_ms));
+  if (absl::Status s = ValidateClockSettings(clocks); !s.ok()) return s;
+  return clocks;
+}
+
+// Opens DATA_DIR/tlog.sqlite3 and writes the verifier key of its
+// checkpoints to DATA_DIR/tlog.vkey (also returned in `verifier_key`).
+absl::StatusOr<std::unique_ptr<TransparencyLog>> OpenTlog(
+    const Paths& paths, const SigningKey& key, std::string* verifier_key) {
+  const std::string origin =
+      absl::GetFlag(FLAGS_tlog_origin).empty()
+          ? TransparencyLog::DefaultOrigin(key.public_key())
+          : absl::GetFlag(FLAGS_tlog_origin);
+  absl::StatusOr<std::unique_ptr<TransparencyLog>> tlog =
+      TransparencyLog::Open((paths.data_dir / "tlog.sqlite3").string(), key,
+                            origin, (paths.data_dir / "checkpoint").string());
+  if (!tlog.ok()) return tlog.status();
+  *verifier_key = tlog::FormatVerifierKey((*tlog)->verifier());
+  if (absl::Status s = WriteFileAtomically(
+          (paths.data_dir / "tlog.vkey").string(), *verifier_key + "\n");
+      !s.ok()) {
+    return s;
+  }
+  return tlog;
+}
+
+// Everything the lobby takes, from the flags and DATA_DIR.
+absl::StatusOr<LobbyOptions> MakeLobbyOptions(const Paths& paths,
+                                              const SigningKey& key,
+                                              const std::string& admin_token,
+                                              std::string* verifier_key) {
+  LobbyOptions options;
+  options.log_dir = paths.log_dir;
+  options.referee_key = key;
+  options.admin_token = admin_token;
+  options.checkpoint_interval = absl::GetFlag(FLAGS_checkpoint_interval);
+  absl::StatusOr<FsyncPolicy> fsync = ParseFsync(absl::GetFlag(FLAGS_fsync));
+  if (!fsync.ok()) return fsync.status();
+  options.fsync = *fsync;
+  absl::StatusOr<v1::ClockSettings> clocks = DefaultClocks();
+  if (!clocks.ok()) return clocks.status();
+  options.default_clocks = *clocks;
+  absl::StatusOr<std::unique_ptr<Registry>> registry =
+      OpenSqliteRegistry((paths.data_dir / "registry.sqlite3").string());
+  if (!registry.ok()) return registry.status();
+  options.registry = *std::move(registry);
+  absl::StatusOr<std::unique_ptr<TransparencyLog>> tlog =
+      OpenTlog(paths, key, verifier_key);
+  if (!tlog.ok()) return tlog.status();
+  options.tlog = *std::move(tlog);
+  options.checkpoint_every_matches =
+      absl::GetFlag(FLAGS_checkpoint_every_matches);
+  options.checkpoint_every =
+      absl::Seconds(absl::GetFlag(FLAGS_checkpoint_every_s));
+  return options;
+}
+
+ServiceLimits LimitsFromFlags() {
+  ServiceLimits limits;
+  limits.public_watch = absl::GetFlag(FLAGS_public_watch);
+  limits.max_watchers = absl::GetFlag(FLAGS_max_watchers);
+  limits.max_watchers_per_match = absl::GetFlag(FLAGS_max_watchers_per_match);
+  limits.watch_queue_bytes = absl::GetFlag(FLAGS_watch_queue_bytes);
+  return limits;
+}
+
+// TLS with --tls_cert and --tls_key, else plaintext.
+absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> Credentials() {
+  if (absl::GetFlag(FLAGS_tls_cert).empty()) {
+    return grpc::InsecureServerCredentials();
+  }
+  absl::StatusOr<std::string> cert =
+      ReadFileToString(absl::GetFlag(FLAGS_tls_cert));
+  if (!cert.ok()) return cert.status();
+  absl::StatusOr<std::string> pem_key =
+      ReadFileToString(absl::GetFlag(FLAGS_tls_key));
+  if (!pem_key.ok()) return pem_key.status();
+  grpc::SslServerCredentialsOptions ssl;
+  ssl.pem_key_cert_pairs.push_back({*pem_key, *cert});
+  return grpc::SslServerCredentials(ssl);
+}
+
+// Serves `services` on --listen; the port it got (for :0) in `port`, and in
+// --port_file when set.
+absl::StatusOr<std::unique_ptr<grpc::Server>> Serve(
+    const std::vector<grpc::Service*>& services, int* port) {
+  absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> credentials =
+      Credentials();
+  if (!credentials.ok()) return credentials.status();
+  grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+  grpc::ServerBuilder builder;
+  builder.AddListeningPort(absl::GetFlag(FLAGS_listen), *credentials, port);
+  builder.SetMaxReceiveMessageSize(absl::GetFlag(FLAGS_max_message_bytes));
+  for (grpc::Service* service : services) builder.RegisterService(service);
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  if (server == nullptr || *port == 0) {
+    return absl::UnavailableError(
+        absl::StrCat("cannot listen on ", absl::GetFlag(FLAGS_listen)));
+  }
+  if (!absl::GetFlag(FLAGS_port_file).empty()) {
+    const std::string tmp = absl::GetFlag(FLAGS_port_file) + ".tmp";
+    std::ofstream(tmp) << *port << "\n";
+    std::filesystem::rename(tmp, absl::GetFlag(FLAGS_port_file));
+  }
+  return server;
+}
+
+void PrintBanner(int port, const Paths& paths, const Lobby& lobby,
+                 const std::string& admin_source,
+                 const RecoveryReport& recovered,
+                 const std::string& verifier_key) {
+  std::string host = absl::GetFlag(FLAGS_listen);
+  host = host.substr(0, host.rfind(':'));
+  const std::string data_dir = paths.data_dir.string();
+  std::cout << "referee listening on " << host << ":" << port
+            << (absl::GetFlag(FLAGS_tls_cert).empty() ? " (plaintext)"
+                                                      : " (TLS)")
+            << "\n"
+            << "  data dir:     " << data_dir << "\n"
+            << "  logs:         " << paths.log_dir << "\n"
+            << "  referee key:  " << paths.key_file << " (public "
+            << ToHex(lobby.referee_public_key()) << ")\n"
+            << "  admin token:  " << admin_source << "\n"
+            << "  registry:     " << data_dir << "/registry.sqlite3 ("
+            << recovered.finished << " ended, " << recovered.resumed
+            << " resumed, " << recovered.broken << " unresumable matches, "
+            << recovered.bots << " bots)\n"
+            << "  tlog:         " << data_dir << "/tlog.sqlite3 ("
+            << lobby.transparency_log()->size() << " sealed logs; checkpoints "
+            << data_dir << "/checkpoint, verifier key " << verifier_key << ")\n"
+            << std::flush;
+}
+
 int Main() {
   // Debian's Abseil is built without NDEBUG, so absl::Mutex runs its
   // deadlock detector by default: every lock updates one global graph
@@ -169,132 +337,31 @@ int Main() {
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   RaiseFileLimit();
 
-  const std::filesystem::path data_dir = absl::GetFlag(FLAGS_data_dir);
-  std::error_code error;
-  std::filesystem::create_directories(data_dir, error);
-  if (error) return Fail(absl::InternalError(error.message()));
-  chmod(data_dir.c_str(), 0700);
-  const std::string log_dir = absl::GetFlag(FLAGS_log_dir).empty()
-                                  ? (data_dir / "logs").string()
-                                  : absl::GetFlag(FLAGS_log_dir);
-  std::filesystem::create_directories(log_dir, error);
-  if (error) return Fail(absl::InternalError(error.message()));
-  const std::string key_file = absl::GetFlag(FLAGS_key_file).empty()
-                                   ? (data_dir / "referee.key").string()
-                                   : absl::GetFlag(FLAGS_key_file);
-  absl::StatusOr<SigningKey> key = RefereeKey(key_file);
+  absl::StatusOr<Paths> paths = PreparePaths();
+  if (!paths.ok()) return Fail(paths.status());
+  absl::StatusOr<SigningKey> key = RefereeKey(paths->key_file);
   if (!key.ok()) return Fail(key.status());
   absl::StatusOr<std::pair<std::string, std::string>> admin =
-      AdminToken(data_dir);
+      AdminToken(paths->data_dir);
   if (!admin.ok()) return Fail(admin.status());
-  absl::StatusOr<FsyncPolicy> fsync = ParseFsync(absl::GetFlag(FLAGS_fsync));
-  if (!fsync.ok()) return Fail(fsync.status());
-
-  LobbyOptions options;
-  options.log_dir = log_dir;
-  options.referee_key = *key;
-  options.admin_token = admin->first;
-  options.checkpoint_interval = absl::GetFlag(FLAGS_checkpoint_interval);
-  options.fsync = *fsync;
-  options.default_clocks.set_commit_timeout_ms(
-      absl::GetFlag(FLAGS_commit_timeout_ms));
-  options.default_clocks.set_reveal_timeout_ms(
-      absl::GetFlag(FLAGS_reveal_timeout_ms));
-  options.default_clocks.set_time_bank_ms(absl::GetFlag(FLAGS_time_bank_ms));
-  options.default_clocks.set_time_bank_increment_ms(
-      absl::GetFlag(FLAGS_time_bank_increment_ms));
-  if (absl::Status clocks = ValidateClockSettings(options.default_clocks);
-      !clocks.ok()) {
-    return Fail(clocks);
-  }
-  absl::StatusOr<std::unique_ptr<Registry>> registry =
-      OpenSqliteRegistry((data_dir / "registry.sqlite3").string());
-  if (!registry.ok()) return Fail(registry.status());
-  options.registry = *std::move(registry);
-  const std::string origin =
-      absl::GetFlag(FLAGS_tlog_origin).empty()
-          ? TransparencyLog::DefaultOrigin(key->public_key())
-          : absl::GetFlag(FLAGS_tlog_origin);
-  absl::StatusOr<std::unique_ptr<TransparencyLog>> tlog =
-      TransparencyLog::Open((data_dir / "tlog.sqlite3").string(), *key, origin,
-                            (data_dir / "checkpoint").string());
-  if (!tlog.ok()) return Fail(tlog.status());
-  const std::string verifier_key = tlog::FormatVerifierKey((*tlog)->verifier());
-  if (absl::Status s = WriteFileAtomically((data_dir / "tlog.vkey").string(),
-                                           verifier_key + "\n");
-      !s.ok()) {
-    return Fail(s);
-  }
-  options.tlog = *std::move(tlog);
-  options.checkpoint_every_matches =
-      absl::GetFlag(FLAGS_checkpoint_every_matches);
-  options.checkpoint_every =
-      absl::Seconds(absl::GetFlag(FLAGS_checkpoint_every_s));
-  Lobby lobby(std::move(options));
+  std::string verifier_key;
+  absl::StatusOr<LobbyOptions> options =
+      MakeLobbyOptions(*paths, *key, admin->first, &verifier_key);
+  if (!options.ok()) return Fail(options.status());
+  Lobby lobby(*std::move(options));
   absl::StatusOr<RecoveryReport> recovered = lobby.Recover();
   if (!recovered.ok()) return Fail(recovered.status());
-  ServiceLimits limits;
-  limits.public_watch = absl::GetFlag(FLAGS_public_watch);
-  limits.max_watchers = absl::GetFlag(FLAGS_max_watchers);
-  limits.max_watchers_per_match = absl::GetFlag(FLAGS_max_watchers_per_match);
-  limits.watch_queue_bytes = absl::GetFlag(FLAGS_watch_queue_bytes);
-  RefereeService service(&lobby, limits);
-
-  std::shared_ptr<grpc::ServerCredentials> credentials =
-      grpc::InsecureServerCredentials();
-  const bool tls = !absl::GetFlag(FLAGS_tls_cert).empty();
-  if (tls) {
-    absl::StatusOr<std::string> cert =
-        ReadFileToString(absl::GetFlag(FLAGS_tls_cert));
-    absl::StatusOr<std::string> pem_key =
-        ReadFileToString(absl::GetFlag(FLAGS_tls_key));
-    if (!cert.ok()) return Fail(cert.status());
-    if (!pem_key.ok()) return Fail(pem_key.status());
-    grpc::SslServerCredentialsOptions ssl;
-    ssl.pem_key_cert_pairs.push_back({*pem_key, *cert});
-    credentials = grpc::SslServerCredentials(ssl);
-  }
+  RefereeService service(&lobby, LimitsFromFlags());
   // Our own health service (with descriptors reflection can serve) instead
   // of gRPC's built-in one.
   HealthService health({referee::v1::Referee::service_full_name(),
                         grpc::health::v1::Health::service_full_name(),
                         "grpc.reflection.v1alpha.ServerReflection"});
-  grpc::reflection::InitProtoReflectionServerBuilderPlugin();
-  grpc::ServerBuilder builder;
   int port = 0;
-  builder.AddListeningPort(absl::GetFlag(FLAGS_listen), credentials, &port);
-  builder.SetMaxReceiveMessageSize(absl::GetFlag(FLAGS_max_message_bytes));
-  builder.RegisterService(&service);
-  builder.RegisterService(&health);
-  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
-  if (server == nullptr || port == 0) {
-    return Fail(absl::UnavailableError(
-        absl::StrCat("cannot listen on ", absl::GetFlag(FLAGS_listen))));
-  }
-  if (!absl::GetFlag(FLAGS_port_file).empty()) {
-    const std::string tmp = absl::GetFlag(FLAGS_port_file) + ".tmp";
-    std::ofstream(tmp) << port << "\n";
-    std::filesystem::rename(tmp, absl::GetFlag(FLAGS_port_file));
-  }
-  std::string host = absl::GetFlag(FLAGS_listen);
-  host = host.substr(0, host.rfind(':'));
-  std::cout << "referee listening on " << host << ":" << port
-            << (tls ? " (TLS)" : " (plaintext)") << "\n"
-            << "  data dir:     " << data_dir.string() << "\n"
-            << "  logs:         " << log_dir << "\n"
-            << "  referee key:  " << key_file << " (public "
-            << ToHex(lobby.referee_public_key()) << ")\n"
-            << "  admin token:  " << admin->second << "\n"
-            << "  registry:     " << (data_dir / "registry.sqlite3").string()
-            << " (" << recovered->finished << " ended, " << recovered->resumed
-            << " resumed, " << recovered->broken << " unresumable matches, "
-            << recovered->bots << " bots)\n"
-            << "  tlog:         " << (data_dir / "tlog.sqlite3").string()
-            << " (" << lobby.transparency_log()->size()
-            << " sealed logs; checkpoints "
-            << (data_dir / "checkpoint").string() << ", verifier key "
-            << verifier_key << ")\n"
-            << std::flush;
+  absl::StatusOr<std::unique_ptr<grpc::Server>> server =
+      Serve({&service, &health}, &port);
+  if (!server.ok()) return Fail(server.status());
+  PrintBanner(port, *paths, lobby, admin->second, *recovered, verifier_key);
 
   int signal_number = 0;
   sigwait(&signals, &signal_number);
@@ -305,7 +372,8 @@ int Main() {
   lobby.SuspendAll();
   lobby.connections().CloseAll(grpc::StatusCode::UNAVAILABLE,
                                "the referee is shutting down");
-  server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
+  (*server)->Shutdown(std::chrono::system_clock::now() +
+                      std::chrono::seconds(2));
   return 0;
 }
 

@@ -23,8 +23,8 @@
 #include <functional>
 #include <iterator>
 #include <map>
-#include <optional>
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <set>
 #include <string>
@@ -68,7 +68,8 @@ const GameCase kGames[] = {
     {"RockPaperPyramid", R"pb(game: "rock_paper_pyramid")pb", {3}, 500},
     {"PyramidShambo", R"pb(game: "pyramid_shambo")pb", {2, 3, 4, 6, 10}, 500},
     {"FlamingPyramids",
-     R"pb(game: "flaming_pyramids" flaming_pyramids { curse: true })pb",
+     R"pb(game: "flaming_pyramids"
+          flaming_pyramids { curse: true })pb",
      {2, 3, 4, 6},
      500},
     // Reserving a goal is asked for in few games.
@@ -144,9 +145,9 @@ class FaultyMatch {
 
   // Plays to the end; the faults planted, by kind, go to `planted`.
   void Play(const Plan& plan, Coverage& planted) {
-    absl::StatusOr<std::unique_ptr<Match>> created = Match::Create(
-        config_, key_, std::make_unique<StringLogSink>(&log_), &clock_,
-        entropy_);
+    absl::StatusOr<std::unique_ptr<Match>> created =
+        Match::Create(config_, key_, std::make_unique<StringLogSink>(&log_),
+                      &clock_, entropy_);
     ASSERT_TRUE(created.ok()) << created.status();
     match_ = *std::move(created);
     for (int step = 0; !match_->finished(); ++step) {
@@ -177,9 +178,9 @@ class FaultyMatch {
     std::map<int, Fault> faults;
     for (int seat : decision.seats) {
       const v1::Action honest = Honest(decision.id, seat);
-      const std::string kind =
-          decision.id == 0 ? std::string("seed")
-                           : KindOf(match_->DefaultActionFor(seat));
+      const std::string kind = decision.id == 0
+                                   ? std::string("seed")
+                                   : KindOf(match_->DefaultActionFor(seat));
       const Fault fault = plan(decision.id, seat, kind);
       faults[seat] = fault;
       if (fault != Fault::kNone) planted[kind].insert(fault);
@@ -293,8 +294,7 @@ class FaultConformanceTest : public ::testing::TestWithParam<Param> {
   v1::ForfeitPolicy policy() const { return std::get<1>(GetParam()); }
   Digest SeedOf(std::string_view what, int n) const {
     return Sha256({"fault-conformance", game().name,
-                   v1::ForfeitPolicy_Name(policy()), what,
-                   absl::StrCat(n)});
+                   v1::ForfeitPolicy_Name(policy()), what, absl::StrCat(n)});
   }
   static bool Covered(const std::set<std::string>& kinds,
                       const Coverage& planted) {
@@ -385,10 +385,10 @@ INSTANTIATE_TEST_SUITE_P(
                        ::testing::Values(v1::FORFEIT_POLICY_FORFEIT,
                                          v1::FORFEIT_POLICY_DEFAULT_ACTION)),
     [](const ::testing::TestParamInfo<Param>& info) {
-      return absl::StrCat(
-          std::get<0>(info.param).name,
-          std::get<1>(info.param) == v1::FORFEIT_POLICY_FORFEIT ? "Forfeit"
-                                                                : "Default");
+      return absl::StrCat(std::get<0>(info.param).name,
+                          std::get<1>(info.param) == v1::FORFEIT_POLICY_FORFEIT
+                              ? "Forfeit"
+                              : "Default");
     });
 
 }  // namespace
