@@ -204,7 +204,15 @@ class Replayer {
   absl::Status OnFault(const v1::Fault& fault);
   absl::Status OnRestart(const v1::Restart& restart);
   absl::Status OnExpected(const v1::LogRecord& record);
+  // The record in `bytes`, parsed into a reused buffer (null when it does
+  // not parse); sets as_expected_ and non_canonical_.
   const v1::LogRecord* Parse(std::string_view bytes);
+  // A record SplitRecord cannot lay out, parsed whole.
+  const v1::LogRecord* ParseWhole(std::string_view bytes);
+  // When the record is the Applied or Outcome expected next, stored exactly
+  // as its canonical encoding: a record holding only its kind and prev_hash
+  // (it need not be parsed). Null otherwise.
+  const v1::LogRecord* AsExpected(const RecordLayout& layout);
   absl::Status AfterProgress();
   absl::Status CloseDecision();
   void ExpectAdvance();
@@ -687,41 +695,101 @@ void Replayer::ExpectOutcome(v1::Outcome outcome) {
 // An Applied or Outcome record is judged against the message the replay
 // expects; when its payload is byte for byte that message's serialization,
 // it is not parsed at all (as_expected_).
+namespace {
+
+// The member of `record` for the record kind numbered `kind` (a LogRecord
+// field number SplitRecord admits), cleared for parsing; null for another.
+google::protobuf::MessageLite* MutableKind(v1::LogRecord& record, int kind) {
+  switch (kind) {
+    case v1::LogRecord::kHeaderFieldNumber:
+      return record.mutable_header();
+    case v1::LogRecord::kDecisionOpenedFieldNumber:
+      return record.mutable_decision_opened();
+    case v1::LogRecord::kCommitFieldNumber:
+      return record.mutable_commit();
+    case v1::LogRecord::kRevealFieldNumber:
+      return record.mutable_reveal();
+    case v1::LogRecord::kFaultFieldNumber:
+      return record.mutable_fault();
+    case v1::LogRecord::kSeedRevealFieldNumber:
+      return record.mutable_seed_reveal();
+    case v1::LogRecord::kAppliedFieldNumber:
+      return record.mutable_applied();
+    case v1::LogRecord::kCheckpointFieldNumber:
+      return record.mutable_checkpoint();
+    case v1::LogRecord::kOutcomeFieldNumber:
+      return record.mutable_outcome();
+    case v1::LogRecord::kSealFieldNumber:
+      return record.mutable_seal();
+    default:
+      return nullptr;
+  }
+}
+
+// Parses `payload` into `kind`, the whole of it, within protobuf's
+// recursion limit less one (the record itself is the outer level).
+bool ParsePayload(std::string_view payload,
+                  google::protobuf::MessageLite& kind) {
+  // Every nesting level (a message or a group) takes at least two bytes, so
+  // a shorter payload cannot reach the recursion limit at either depth.
+  const int limit =
+      google::protobuf::io::CodedInputStream::GetDefaultRecursionLimit() - 1;
+  if (payload.size() < 2 * static_cast<size_t>(limit)) {
+    return kind.ParseFromArray(payload.data(),
+                               static_cast<int>(payload.size()));
+  }
+  google::protobuf::io::CodedInputStream input(
+      reinterpret_cast<const uint8_t*>(payload.data()),
+      static_cast<int>(payload.size()));
+  input.SetRecursionLimit(limit);
+  return kind.ParseFromCodedStream(&input) && input.ConsumedEntireMessage();
+}
+
+}  // namespace
+
+const v1::LogRecord* Replayer::ParseWhole(std::string_view bytes) {
+  v1::LogRecord& record = buffers_.general;
+  record.Clear();
+  if (!record.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+    return nullptr;
+  }
+  non_canonical_ = NonCanonical(record, bytes, buffers_.serialized);
+  return &record;
+}
+
+const v1::LogRecord* Replayer::AsExpected(const RecordLayout& layout) {
+  if (expected_.empty() ||
+      (layout.kind != v1::LogRecord::kAppliedFieldNumber &&
+       layout.kind != v1::LogRecord::kOutcomeFieldNumber)) {
+    return nullptr;
+  }
+  const Expected& want = expected_.front();
+  const bool applied = layout.kind == v1::LogRecord::kAppliedFieldNumber;
+  if (want.kind !=
+          (applied ? Expected::Kind::kApplied : Expected::Kind::kOutcome) ||
+      !StoredAs(
+          applied ? static_cast<const google::protobuf::Message&>(want.applied)
+                  : want.outcome,
+          layout.payload, buffers_.serialized)) {
+    return nullptr;
+  }
+  v1::LogRecord& record = buffers_.unparsed;
+  if (applied) {
+    record.mutable_applied();
+  } else {
+    record.mutable_outcome();
+  }
+  record.mutable_prev_hash()->assign(layout.prev_hash);
+  as_expected_ = true;
+  return &record;
+}
+
 const v1::LogRecord* Replayer::Parse(std::string_view bytes) {
   as_expected_ = false;
   non_canonical_ = nullptr;
   const std::optional<RecordLayout> layout = SplitRecord(bytes);
-  if (!layout) {
-    v1::LogRecord& record = buffers_.general;
-    record.Clear();
-    if (!record.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
-      return nullptr;
-    }
-    non_canonical_ = NonCanonical(record, bytes, buffers_.serialized);
-    return &record;
-  }
-  if (!expected_.empty() &&
-      (layout->kind == v1::LogRecord::kAppliedFieldNumber ||
-       layout->kind == v1::LogRecord::kOutcomeFieldNumber)) {
-    const Expected& want = expected_.front();
-    const bool applied = layout->kind == v1::LogRecord::kAppliedFieldNumber;
-    if (want.kind ==
-            (applied ? Expected::Kind::kApplied : Expected::Kind::kOutcome) &&
-        StoredAs(applied ? static_cast<const google::protobuf::Message&>(
-                               want.applied)
-                         : want.outcome,
-                 layout->payload, buffers_.serialized)) {
-      v1::LogRecord& record = buffers_.unparsed;
-      if (applied) {
-        record.mutable_applied();
-      } else {
-        record.mutable_outcome();
-      }
-      record.mutable_prev_hash()->assign(layout->prev_hash);
-      as_expected_ = true;
-      return &record;
-    }
-  }
+  if (!layout) return ParseWhole(bytes);
+  if (const v1::LogRecord* expected = AsExpected(*layout)) return expected;
   v1::LogRecord* on_arena = nullptr;
   if (layout->kind == v1::LogRecord::kSeedRevealFieldNumber) {
     buffers_.arena.Reset();
@@ -730,62 +798,11 @@ const v1::LogRecord* Replayer::Parse(std::string_view bytes) {
   }
   v1::LogRecord& record =
       on_arena != nullptr ? *on_arena : buffers_.by_kind[layout->kind];
-  google::protobuf::MessageLite* kind = nullptr;
-  switch (layout->kind) {
-    case v1::LogRecord::kHeaderFieldNumber:
-      kind = record.mutable_header();
-      break;
-    case v1::LogRecord::kDecisionOpenedFieldNumber:
-      kind = record.mutable_decision_opened();
-      break;
-    case v1::LogRecord::kCommitFieldNumber:
-      kind = record.mutable_commit();
-      break;
-    case v1::LogRecord::kRevealFieldNumber:
-      kind = record.mutable_reveal();
-      break;
-    case v1::LogRecord::kFaultFieldNumber:
-      kind = record.mutable_fault();
-      break;
-    case v1::LogRecord::kSeedRevealFieldNumber:
-      kind = record.mutable_seed_reveal();
-      break;
-    case v1::LogRecord::kAppliedFieldNumber:
-      kind = record.mutable_applied();
-      break;
-    case v1::LogRecord::kCheckpointFieldNumber:
-      kind = record.mutable_checkpoint();
-      break;
-    case v1::LogRecord::kOutcomeFieldNumber:
-      kind = record.mutable_outcome();
-      break;
-    case v1::LogRecord::kSealFieldNumber:
-      kind = record.mutable_seal();
-      break;
-    default:
-      return nullptr;  // SplitRecord admits no other field.
-  }
-  // Every nesting level (a message or a group) takes at least two bytes, so
-  // a shorter payload cannot reach the recursion limit at either depth.
-  const int limit =
-      google::protobuf::io::CodedInputStream::GetDefaultRecursionLimit() - 1;
-  const std::string_view payload = layout->payload;
-  if (payload.size() < 2 * static_cast<size_t>(limit)) {
-    if (!kind->ParseFromArray(payload.data(),
-                              static_cast<int>(payload.size()))) {
-      return nullptr;
-    }
-  } else {
-    google::protobuf::io::CodedInputStream input(
-        reinterpret_cast<const uint8_t*>(payload.data()),
-        static_cast<int>(payload.size()));
-    input.SetRecursionLimit(limit);
-    if (!kind->ParseFromCodedStream(&input) || !input.ConsumedEntireMessage()) {
-      return nullptr;
-    }
-  }
+  google::protobuf::MessageLite* kind = MutableKind(record, layout->kind);
+  if (kind == nullptr) return nullptr;  // SplitRecord admits no other field.
+  if (!ParsePayload(layout->payload, *kind)) return nullptr;
   non_canonical_ = NonCanonical(*static_cast<google::protobuf::Message*>(kind),
-                                payload, buffers_.serialized);
+                                layout->payload, buffers_.serialized);
   // assign() reuses the string's memory (set_prev_hash would allocate).
   record.mutable_prev_hash()->assign(layout->prev_hash);
   return &record;
