@@ -225,89 +225,104 @@ void MatchHost::OnRecord(const v1::LogRecord& record) {
     pending_reveal_ack_.reset();  // The reveal was not usable: no ack.
   }
   FlushRevealAck();
-  v1::WatchEvent event;
+  std::optional<v1::WatchEvent> event;
   switch (record.kind_case()) {
-    case v1::LogRecord::kDecisionOpened: {
-      const v1::DecisionOpened& opened = record.decision_opened();
-      for (uint32_t seat : opened.seats()) SendDecisionRequest(seat);
-      v1::PublicDecision* d = event.mutable_decision();
-      d->set_decision_id(opened.decision_id());
-      *d->mutable_seats() = opened.seats();
-      d->set_simultaneous(opened.simultaneous());
+    case v1::LogRecord::kDecisionOpened:
+      event = OnDecisionOpened(record.decision_opened());
       break;
-    }
-    case v1::LogRecord::kCommit: {
-      const v1::Commit& commit = record.commit();
-      v1::PlayResponse message;
-      v1::CommitAck* ack = message.mutable_commit_ack();
-      ack->set_match_id(match_id_);
-      ack->set_seat(commit.seat());
-      ack->set_decision_id(commit.decision_id());
-      ack->set_received_unix_ms(commit.received_unix_ms());
-      SendToSeat(commit.seat(), std::move(message));
-      event.mutable_commit()->set_decision_id(commit.decision_id());
-      event.mutable_commit()->set_seat(commit.seat());
+    case v1::LogRecord::kCommit:
+      event = OnCommit(record.commit());
       break;
-    }
     case v1::LogRecord::kReveal:
+      // Acked once no fault follows it; its contents are never forwarded.
       pending_reveal_ack_.emplace(static_cast<int>(record.reveal().seat()),
                                   record.reveal().decision_id());
-      return;  // Reveal contents are never forwarded.
-    case v1::LogRecord::kFault: {
-      const v1::Fault& fault = record.fault();
-      // The codes of the proto's PlayError comment: a missed deadline is
-      // FAILED_PRECONDITION; a mismatched reveal or an illegal action is
-      // INVALID_ARGUMENT.
-      const bool timeout = fault.reason() == v1::FAULT_COMMIT_TIMEOUT ||
-                           fault.reason() == v1::FAULT_REVEAL_TIMEOUT;
-      SendError(
-          fault.seat(), fault.decision_id(),
-          absl::Status(
-              timeout ? absl::StatusCode::kFailedPrecondition
-                      : absl::StatusCode::kInvalidArgument,
-              absl::StrCat(
-                  v1::FaultReason_Name(fault.reason()), ": ", fault.detail(),
-                  " (", v1::FaultConsequence_Name(fault.consequence()), ")")),
-          /*faulted=*/true);
-      *event.mutable_fault() = fault;
       break;
-    }
+    case v1::LogRecord::kFault:
+      event = OnFault(record.fault());
+      break;
     case v1::LogRecord::kSeedReveal:
-    case v1::LogRecord::kApplied: {
       // The seed itself is never sent: it determines every hidden deal.
-      const uint64_t decision_id = record.kind_case() == v1::LogRecord::kApplied
-                                       ? record.applied().decision_id()
-                                       : 0;
-      for (int seat = 0; seat < num_seats(); ++seat) {
-        v1::PlayResponse message;
-        v1::DecisionResult* result = message.mutable_result();
-        result->set_match_id(match_id_);
-        result->set_seat(seat);
-        result->set_decision_id(decision_id);
-        *result->mutable_observation() = match_->ObservationFor(seat);
-        SendToSeat(seat, std::move(message));
-      }
-      last_applied_ = decision_id;
-      if (record.kind_case() == v1::LogRecord::kSeedReveal ||
-          record.applied().has_decision_id()) {
-        closed_ = decision_id;
-      }
-      PruneWatchersLocked();
-      if (watchers_.empty()) return;  // The public view costs a full copy.
-      v1::Observation view = match_->PublicView();
-      *event.mutable_delta() = DiffViews(*watched_view_, view, decision_id);
-      watched_view_ = std::move(view);
+      event = OnMove(0, /*closes=*/true);
       break;
-    }
+    case v1::LogRecord::kApplied:
+      event = OnMove(record.applied().decision_id(),
+                     record.applied().has_decision_id());
+      break;
     case v1::LogRecord::kOutcome:
       // Announced by Run() once the call returns: the seal follows the
       // outcome, and nobody may learn of the end before the log is sealed.
       ended_ = true;
-      return;
+      break;
     default:
-      return;
+      break;
   }
-  SendToWatchers(event);
+  if (event) SendToWatchers(*event);
+}
+
+v1::WatchEvent MatchHost::OnDecisionOpened(const v1::DecisionOpened& opened) {
+  for (uint32_t seat : opened.seats()) SendDecisionRequest(seat);
+  v1::WatchEvent event;
+  v1::PublicDecision* d = event.mutable_decision();
+  d->set_decision_id(opened.decision_id());
+  *d->mutable_seats() = opened.seats();
+  d->set_simultaneous(opened.simultaneous());
+  return event;
+}
+
+v1::WatchEvent MatchHost::OnCommit(const v1::Commit& commit) {
+  v1::PlayResponse message;
+  v1::CommitAck* ack = message.mutable_commit_ack();
+  ack->set_match_id(match_id_);
+  ack->set_seat(commit.seat());
+  ack->set_decision_id(commit.decision_id());
+  ack->set_received_unix_ms(commit.received_unix_ms());
+  SendToSeat(commit.seat(), std::move(message));
+  v1::WatchEvent event;
+  event.mutable_commit()->set_decision_id(commit.decision_id());
+  event.mutable_commit()->set_seat(commit.seat());
+  return event;
+}
+
+v1::WatchEvent MatchHost::OnFault(const v1::Fault& fault) {
+  // The codes of the proto's PlayError comment: a missed deadline is
+  // FAILED_PRECONDITION; a mismatched reveal or an illegal action is
+  // INVALID_ARGUMENT.
+  const bool timeout = fault.reason() == v1::FAULT_COMMIT_TIMEOUT ||
+                       fault.reason() == v1::FAULT_REVEAL_TIMEOUT;
+  SendError(fault.seat(), fault.decision_id(),
+            absl::Status(
+                timeout ? absl::StatusCode::kFailedPrecondition
+                        : absl::StatusCode::kInvalidArgument,
+                absl::StrCat(
+                    v1::FaultReason_Name(fault.reason()), ": ", fault.detail(),
+                    " (", v1::FaultConsequence_Name(fault.consequence()), ")")),
+            /*faulted=*/true);
+  v1::WatchEvent event;
+  *event.mutable_fault() = fault;
+  return event;
+}
+
+std::optional<v1::WatchEvent> MatchHost::OnMove(uint64_t decision_id,
+                                                bool closes) {
+  for (int seat = 0; seat < num_seats(); ++seat) {
+    v1::PlayResponse message;
+    v1::DecisionResult* result = message.mutable_result();
+    result->set_match_id(match_id_);
+    result->set_seat(seat);
+    result->set_decision_id(decision_id);
+    *result->mutable_observation() = match_->ObservationFor(seat);
+    SendToSeat(seat, std::move(message));
+  }
+  last_applied_ = decision_id;
+  if (closes) closed_ = decision_id;
+  PruneWatchersLocked();
+  if (watchers_.empty()) return std::nullopt;  // A view costs a full copy.
+  v1::Observation view = match_->PublicView();
+  v1::WatchEvent event;
+  *event.mutable_delta() = DiffViews(*watched_view_, view, decision_id);
+  watched_view_ = std::move(view);
+  return event;
 }
 
 void MatchHost::AnnounceEnd() {
