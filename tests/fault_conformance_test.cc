@@ -208,13 +208,7 @@ class FaultyMatch {
   // What an honest seat plays: the seed contribution, a random legal action
   // where the game lists them (see below), else the game's default action.
   v1::Action Honest(uint64_t id, int seat) {
-    v1::Action action;
-    if (id == 0) {
-      std::string contribution(kSeedContributionSize, '\0');
-      entropy_(contribution.data(), contribution.size());
-      action.mutable_seed()->set_contribution(contribution);
-      return action;
-    }
+    if (id == 0) return SeedAction(entropy_);
     const std::vector<v1::Action> legal = match_->LegalActions(seat);
     if (legal.empty()) return match_->DefaultActionFor(seat);
     // A kind of action first, then one of that kind: rare kinds (and the
@@ -242,13 +236,10 @@ class FaultyMatch {
   }
 
   void Commit(int seat, uint64_t id, const v1::Action& action) {
-    Pending& p = pending_[seat];
-    p.salt.assign(kSaltSize, '\0');
-    entropy_(p.salt.data(), p.salt.size());
-    p.action_bytes = action.SerializeAsString();
-    const Digest c =
-        CommitmentHash(match_->match_id(), seat, id, p.salt, p.action_bytes);
-    ASSERT_TRUE(match_->Commit(seat, id, AsView(c)).ok());
+    absl::StatusOr<CommittedMove> move =
+        CommitTo(*match_, seat, id, action, entropy_);
+    ASSERT_TRUE(move.ok()) << move.status();
+    pending_[seat] = *std::move(move);
   }
 
   // Whether decision `id` still waits in that phase (a seat withheld).
@@ -263,16 +254,12 @@ class FaultyMatch {
     ASSERT_TRUE(match_->CheckDeadlines().ok());
   }
 
-  struct Pending {
-    std::string salt;
-    std::string action_bytes;
-  };
   const SigningKey key_ = *SigningKey::FromSeed(std::string(32, '\x44'));
   MatchConfig config_;
   FakeClock clock_;
   EntropySource entropy_;
   RandomStream chooser_;
-  std::vector<Pending> pending_;
+  std::vector<CommittedMove> pending_;
   std::string log_;
   std::unique_ptr<Match> match_;
 };

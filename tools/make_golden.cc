@@ -151,30 +151,22 @@ class Scenario {
   absl::Status Commit(int seat, uint64_t id) {
     v1::Action action;
     if (id == 0) {
-      std::string contribution(kSeedContributionSize, '\0');
-      entropy_(contribution.data(), contribution.size());
-      action.mutable_seed()->set_contribution(contribution);
+      action = SeedAction(entropy_);
     } else {
       const std::vector<v1::Action> legal = match_->LegalActions(seat);
       action = legal[chooser_.Uniform(legal.size())];
     }
-    Pending& p = pending_[seat];
-    p.salt.assign(kSaltSize, '\0');
-    entropy_(p.salt.data(), p.salt.size());
-    p.action_bytes = action.SerializeAsString();
-    const Digest c =
-        CommitmentHash(match_->match_id(), seat, id, p.salt, p.action_bytes);
-    return match_->Commit(seat, id, AsView(c));
+    absl::StatusOr<CommittedMove> move =
+        CommitTo(*match_, seat, id, action, entropy_);
+    if (!move.ok()) return move.status();
+    pending_[seat] = *std::move(move);
+    return absl::OkStatus();
   }
 
-  struct Pending {
-    std::string salt;
-    std::string action_bytes;
-  };
   FakeClock clock_;
   EntropySource entropy_;
   RandomStream chooser_;
-  std::vector<Pending> pending_;
+  std::vector<CommittedMove> pending_;
   absl::Status status_;
   std::unique_ptr<Match> match_;
 };

@@ -22,43 +22,51 @@ EntropySource DeterministicEntropy(const Digest& seed) {
   };
 }
 
+v1::Action SeedAction(const EntropySource& entropy) {
+  std::string contribution(kSeedContributionSize, '\0');
+  entropy(contribution.data(), contribution.size());
+  v1::Action action;
+  action.mutable_seed()->set_contribution(std::move(contribution));
+  return action;
+}
+
+absl::StatusOr<CommittedMove> CommitTo(Match& match, int seat, uint64_t id,
+                                       const v1::Action& action,
+                                       const EntropySource& entropy) {
+  CommittedMove move;
+  move.salt.resize(kSaltSize);
+  entropy(move.salt.data(), move.salt.size());
+  move.action_bytes = action.SerializeAsString();
+  const Digest commitment =
+      CommitmentHash(match.match_id(), seat, id, move.salt, move.action_bytes);
+  if (absl::Status s = match.Commit(seat, id, AsView(commitment)); !s.ok()) {
+    return s;
+  }
+  return move;
+}
+
 absl::Status RunLocalMatch(Match& match, const std::vector<Player*>& players,
                            const EntropySource& entropy) {
-  struct Pending {
-    std::string salt;
-    std::string action_bytes;
-  };
-  std::vector<Pending> pending(match.num_seats());
+  std::vector<CommittedMove> pending(match.num_seats());
   while (!match.finished()) {
     const DecisionView decision = *match.decision();
     for (int seat : decision.seats) {
       if (!match.AwaitsCommit(seat)) continue;
-      v1::Action action;
-      if (decision.id == 0) {
-        std::string contribution(kSeedContributionSize, '\0');
-        entropy(contribution.data(), contribution.size());
-        action.mutable_seed()->set_contribution(std::move(contribution));
-      } else {
-        action = players[seat]->Choose(match.ObservationFor(seat),
-                                       match.LegalActions(seat));
-      }
-      Pending& p = pending[seat];
-      p.salt.resize(kSaltSize);
-      entropy(p.salt.data(), p.salt.size());
-      p.action_bytes = action.SerializeAsString();
-      const Digest commitment = CommitmentHash(
-          match.match_id(), seat, decision.id, p.salt, p.action_bytes);
-      if (absl::Status s = match.Commit(seat, decision.id, AsView(commitment));
-          !s.ok()) {
-        return s;
-      }
+      const v1::Action action =
+          decision.id == 0 ? SeedAction(entropy)
+                           : players[seat]->Choose(match.ObservationFor(seat),
+                                                   match.LegalActions(seat));
+      absl::StatusOr<CommittedMove> move =
+          CommitTo(match, seat, decision.id, action, entropy);
+      if (!move.ok()) return move.status();
+      pending[seat] = *std::move(move);
     }
     if (match.finished()) break;
     const DecisionView reveal = *match.decision();
     if (reveal.id != decision.id || !reveal.reveal_phase) continue;
     for (int seat : reveal.seats) {
       if (!match.AwaitsReveal(seat)) continue;
-      const Pending& p = pending[seat];
+      const CommittedMove& p = pending[seat];
       if (absl::Status s =
               match.Reveal(seat, reveal.id, p.salt, p.action_bytes);
           !s.ok()) {

@@ -3,9 +3,11 @@
 #ifndef PYRAMID_REFEREE_CORE_LOCAL_RUNNER_H_
 #define PYRAMID_REFEREE_CORE_LOCAL_RUNNER_H_
 
+#include <string>
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "referee/core/match.h"
 #include "referee/crypto/random_stream.h"
 #include "referee/games/game.h"
@@ -36,6 +38,21 @@ class RandomPlayer final : public Player {
 // An entropy source that replays a ChaCha20 stream keyed by `seed`: for
 // reproducible matches (golden logs, tests, benchmarks). Never for real play.
 EntropySource DeterministicEntropy(const Digest& seed);
+
+// The seed decision's action: kSeedContributionSize bytes from `entropy`.
+v1::Action SeedAction(const EntropySource& entropy);
+
+// A move a seat committed to, kept for its reveal.
+struct CommittedMove {
+  std::string salt;
+  std::string action_bytes;
+};
+
+// Commits `seat` to `action` in decision `id` of `match` with a fresh salt
+// from `entropy`; the error Match::Commit returns, if any.
+absl::StatusOr<CommittedMove> CommitTo(Match& match, int seat, uint64_t id,
+                                       const v1::Action& action,
+                                       const EntropySource& entropy);
 
 // Plays `match` to its end: every seat whose turn it is commits, then
 // reveals, through the match's public protocol calls. players[i] plays seat
