@@ -134,8 +134,8 @@ absl::StatusOr<v1::RegisterBotResponse> Lobby::RegisterBot(
   return response;
 }
 
-absl::StatusOr<v1::CreateMatchResponse> Lobby::CreateMatch(
-    const v1::CreateMatchRequest& request) {
+absl::StatusOr<MatchConfig> Lobby::ConfigFor(
+    const v1::CreateMatchRequest& request) const {
   MatchConfig config;
   config.game = request.game();
   config.clocks =
@@ -155,58 +155,60 @@ absl::StatusOr<v1::CreateMatchResponse> Lobby::CreateMatch(
                      request.label().size()));
   }
   config.label = request.label();
+  return config;
+}
+
+absl::StatusOr<std::vector<HostedSeat>> Lobby::SeatsFor(
+    const v1::CreateMatchRequest& request, MatchConfig& config) {
   std::vector<HostedSeat> hosted;
-  {
-    absl::MutexLock lock(&mu_);
-    for (int i = 0; i < request.seats_size(); ++i) {
-      const v1::SeatSpec& spec = request.seats(i);
-      if (spec.name().size() > kMaxNameBytes) {
-        return absl::InvalidArgumentError("a seat name is at most 64 bytes");
-      }
-      v1::Seat seat;
-      seat.set_public_key(spec.public_key());
-      HostedSeat host_seat;
-      if (!spec.bot_id().empty()) {
-        auto bot = bots_.find(spec.bot_id());
-        if (bot == bots_.end()) {
-          return absl::NotFoundError(
-              absl::StrCat("unknown bot \"", spec.bot_id(), "\""));
-        }
-        seat.set_name(spec.name().empty() ? bot->second.name : spec.name());
-        if (spec.public_key().empty()) {
-          seat.set_public_key(bot->second.public_key);
-        }
-        host_seat.bot_id = spec.bot_id();
-        host_seat.route = bot->second.route;
-      } else {
-        seat.set_name(spec.name().empty() ? absl::StrCat("seat ", i)
-                                          : spec.name());
-        host_seat.route = next_route_++;
-      }
-      host_seat.name = seat.name();
-      config.seats.push_back(std::move(seat));
-      hosted.push_back(std::move(host_seat));
+  absl::MutexLock lock(&mu_);
+  for (int i = 0; i < request.seats_size(); ++i) {
+    const v1::SeatSpec& spec = request.seats(i);
+    if (spec.name().size() > kMaxNameBytes) {
+      return absl::InvalidArgumentError("a seat name is at most 64 bytes");
     }
+    v1::Seat seat;
+    seat.set_public_key(spec.public_key());
+    HostedSeat host_seat;
+    if (!spec.bot_id().empty()) {
+      auto bot = bots_.find(spec.bot_id());
+      if (bot == bots_.end()) {
+        return absl::NotFoundError(
+            absl::StrCat("unknown bot \"", spec.bot_id(), "\""));
+      }
+      seat.set_name(spec.name().empty() ? bot->second.name : spec.name());
+      if (spec.public_key().empty()) {
+        seat.set_public_key(bot->second.public_key);
+      }
+      host_seat.bot_id = spec.bot_id();
+      host_seat.route = bot->second.route;
+    } else {
+      seat.set_name(spec.name().empty() ? absl::StrCat("seat ", i)
+                                        : spec.name());
+      host_seat.route = next_route_++;
+    }
+    host_seat.name = seat.name();
+    config.seats.push_back(std::move(seat));
+    hosted.push_back(std::move(host_seat));
   }
-  if (absl::Status s = CheckWritable(); !s.ok()) return s;
-  // The match id and the referee's seed contribution are drawn first and
-  // recorded with the match before its log (which commits to the
-  // contribution) is written: a restart can then resume it.
-  std::string ids(kMatchIdSize + kSeedContributionSize, '\0');
-  randombytes_buf(ids.data(), ids.size());
-  const std::string match_id = ToHex(ids.substr(0, kMatchIdSize));
-  const std::string path =
-      (std::filesystem::path(options_.log_dir) /
-       absl::StrCat(request.game().game(), "-", match_id, ".pyrlog"))
-          .string();
-  const SystemClock* clock = SystemClock::Get();
-  const int64_t created = absl::ToUnixMillis(clock->Now());
+  return hosted;
+}
+
+namespace {
+
+// What the registry keeps of a new match (its summary, log path and
+// referee contribution; seat tokens are added by MintSeatTokens).
+StoredMatch NewStoredMatch(const std::string& match_id, const std::string& path,
+                           const std::string& contribution,
+                           const v1::GameConfig& game,
+                           const std::vector<HostedSeat>& hosted,
+                           const MatchConfig& config, int64_t created) {
   StoredMatch stored;
   stored.log_path = path;
-  stored.referee_contribution = ids.substr(kMatchIdSize);
+  stored.referee_contribution = contribution;
   v1::MatchInfo& info = stored.info;
   info.set_match_id(match_id);
-  *info.mutable_game() = request.game();
+  *info.mutable_game() = game;
   for (const HostedSeat& seat : hosted) {
     v1::MatchSeatInfo* s = info.add_seats();
     s->set_name(seat.name);
@@ -216,8 +218,15 @@ absl::StatusOr<v1::CreateMatchResponse> Lobby::CreateMatch(
   info.set_created_unix_ms(created);
   *info.mutable_clocks() = config.clocks;
   info.set_forfeit_policy(config.forfeit_policy);
-  v1::CreateMatchResponse response;
-  response.set_match_id(match_id);
+  return stored;
+}
+
+// A token for every seat not played by a bot, in `stored` (hashed) and
+// `response` (the token, shown once; "" for a bot's seat). Returns them
+// for the token table, which takes them once the match exists.
+std::vector<std::pair<MintedToken, Principal>> MintSeatTokens(
+    const std::string& match_id, const std::vector<HostedSeat>& hosted,
+    StoredMatch& stored, v1::CreateMatchResponse& response) {
   std::vector<std::pair<MintedToken, Principal>> seat_tokens;
   for (int i = 0; i < static_cast<int>(hosted.size()); ++i) {
     if (!hosted[i].bot_id.empty()) {
@@ -234,6 +243,37 @@ absl::StatusOr<v1::CreateMatchResponse> Lobby::CreateMatch(
     seat_tokens.emplace_back(minted, seat);
     response.add_seat_tokens(minted.token);
   }
+  return seat_tokens;
+}
+
+}  // namespace
+
+absl::StatusOr<v1::CreateMatchResponse> Lobby::CreateMatch(
+    const v1::CreateMatchRequest& request) {
+  absl::StatusOr<MatchConfig> config = ConfigFor(request);
+  if (!config.ok()) return config.status();
+  absl::StatusOr<std::vector<HostedSeat>> hosted = SeatsFor(request, *config);
+  if (!hosted.ok()) return hosted.status();
+  if (absl::Status s = CheckWritable(); !s.ok()) return s;
+  // The match id and the referee's seed contribution are drawn first and
+  // recorded with the match before its log (which commits to the
+  // contribution) is written: a restart can then resume it.
+  std::string ids(kMatchIdSize + kSeedContributionSize, '\0');
+  randombytes_buf(ids.data(), ids.size());
+  const std::string match_id = ToHex(ids.substr(0, kMatchIdSize));
+  const std::string path =
+      (std::filesystem::path(options_.log_dir) /
+       absl::StrCat(request.game().game(), "-", match_id, ".pyrlog"))
+          .string();
+  const SystemClock* clock = SystemClock::Get();
+  const int64_t created = absl::ToUnixMillis(clock->Now());
+  StoredMatch stored =
+      NewStoredMatch(match_id, path, ids.substr(kMatchIdSize), request.game(),
+                     *hosted, *config, created);
+  v1::CreateMatchResponse response;
+  response.set_match_id(match_id);
+  const std::vector<std::pair<MintedToken, Principal>> seat_tokens =
+      MintSeatTokens(match_id, *hosted, stored, response);
   if (options_.registry != nullptr) {
     if (absl::Status s = options_.registry->AddMatch(stored); !s.ok()) {
       return absl::UnavailableError(
@@ -241,7 +281,7 @@ absl::StatusOr<v1::CreateMatchResponse> Lobby::CreateMatch(
     }
   }
   absl::StatusOr<std::unique_ptr<Match>> match =
-      StartLog(std::move(config), path, ids, clock);
+      StartLog(*std::move(config), path, ids, clock);
   if (!match.ok()) {
     std::filesystem::remove(path);
     if (options_.registry != nullptr) {
@@ -256,9 +296,9 @@ absl::StatusOr<v1::CreateMatchResponse> Lobby::CreateMatch(
     tokens_.Add(minted, principal);
   }
   Host(std::make_shared<MatchHost>(
-      *std::move(match), request.game(), std::move(hosted), info.clocks(),
-      info.forfeit_policy(), path, created, &connections_,
-      [this, match_id](absl::Time when) {
+      *std::move(match), request.game(), *std::move(hosted),
+      stored.info.clocks(), stored.info.forfeit_policy(), path, created,
+      &connections_, [this, match_id](absl::Time when) {
         scheduler_->Schedule(match_id, when);
       }));
   return response;

@@ -108,6 +108,13 @@ class Lobby {
     std::vector<std::pair<std::string, int>> seats;  // (match id, seat).
   };
 
+  // CreateMatch's steps: the match's configuration from the request (all
+  // but its seats), then its seats, named, with the bot or the fresh route
+  // that plays each (INVALID_ARGUMENT / NOT_FOUND as CreateMatch says).
+  absl::StatusOr<MatchConfig> ConfigFor(
+      const v1::CreateMatchRequest& request) const;
+  absl::StatusOr<std::vector<HostedSeat>> SeatsFor(
+      const v1::CreateMatchRequest& request, MatchConfig& config);
   // Writes the header of a new match's log at `path`; `ids` holds the
   // match id and the referee's seed contribution.
   absl::StatusOr<std::unique_ptr<Match>> StartLog(MatchConfig config,
