@@ -1283,7 +1283,7 @@ std::string Kib(int64_t kib) {
   return absl::StrFormat("%.1f MiB", static_cast<double>(kib) / 1024.0);
 }
 
-uint32_t Percentile(std::vector<uint32_t>& sorted, double p) {
+uint32_t Percentile(const std::vector<uint32_t>& sorted, double p) {
   if (sorted.empty()) return 0;
   size_t rank = static_cast<size_t>(p * static_cast<double>(sorted.size()));
   if (rank >= sorted.size()) rank = sorted.size() - 1;
@@ -1302,438 +1302,546 @@ int Fail(const std::string& message) {
   return 1;
 }
 
-int ClientMain() {
-  const int matches = absl::GetFlag(FLAGS_matches);
-  const int threads = absl::GetFlag(FLAGS_threads);
-  const int channels = absl::GetFlag(FLAGS_channels);
-  const std::string fsync = absl::GetFlag(FLAGS_fsync);
-  if (matches < 1 || threads < 1 || channels < 1) {
-    return Fail("--matches, --threads and --channels must be positive");
-  }
-  if (fsync != "never" && fsync != "checkpoints" && fsync != "every_record") {
-    return Fail("--fsync is never, checkpoints or every_record");
-  }
-  rlimit limit;
-  if (getrlimit(RLIMIT_NOFILE, &limit) == 0 &&
-      limit.rlim_cur < limit.rlim_max) {
-    limit.rlim_cur = limit.rlim_max;
-    setrlimit(RLIMIT_NOFILE, &limit);
-  }
-
-  // The server's data directory.
-  std::string tmp_root = absl::GetFlag(FLAGS_tmp_dir);
-  if (tmp_root.empty()) {
-    const char* env = std::getenv("TMPDIR");
-    tmp_root = env != nullptr && *env != '\0' ? env : "/tmp";
-  }
-  std::string dir_template = tmp_root + "/bench_load.XXXXXX";
-  if (absl::GetFlag(FLAGS_attach_dir).empty() &&
-      mkdtemp(dir_template.data()) == nullptr) {
-    return Fail("cannot create a temporary directory under " + tmp_root);
-  }
-  // Attached to a server started by hand: nothing of ours to create or remove.
-  const std::string dir =
-      absl::GetFlag(FLAGS_attach_dir).empty() ? dir_template : "";
-  std::string admin_token = MintToken().token;
-  if (!absl::GetFlag(FLAGS_attach_dir).empty()) {
-    const char* env = std::getenv(kAdminTokenEnv);
-    if (env == nullptr || absl::GetFlag(FLAGS_attach_pid) <= 0) {
-      return Fail(absl::StrCat("--attach_dir needs --attach_pid and $",
-                               kAdminTokenEnv));
+// One run of the client side: forks (or attaches to) the server, connects,
+// plays the referee phase, then the raw echo phase on the same channels and
+// threads, verifies a few logs and prints the report. Each phase is one
+// method; what it measured stays in the members the report reads.
+class ClientRun {
+ public:
+  // The exit code: 0 when the run completed cleanly. Never returns once the
+  // server runs: Finish() exits the process.
+  int Run() {
+    if (absl::Status s = CheckFlags(); !s.ok()) {
+      return Fail(std::string(s.message()));
     }
-    admin_token = env;
+    RaiseFileLimit();
+    if (absl::Status s = StartServer(); !s.ok()) {
+      Cleanup();
+      return Fail(std::string(s.message()));
+    }
+    StartWatchdog();
+    if (absl::Status s = Connect(); !s.ok()) {
+      return Finish(Fail(std::string(s.message())));
+    }
+    RunRefereePhase();
+    RunEchoPhase();
+    // Every stream is finished unless the run failed (then the process
+    // exits with the streams as they are).
+    if (load_done_ && echo_done_) {
+      for (auto& w : workers_) w->Shutdown();
+    }
+    CollectLatencies();
+    VerifyLogs();
+    ReportSetting();
+    ReportReferee();
+    ReportEcho();
+    ReportMemory();
+    ReportSummary();
+    const bool complete =
+        load_done_ && AllEnded() && echo_done_ && genuine_ == verified_;
+    if (!complete) {
+      std::cerr << "bench_load: the run did not complete cleanly\n";
+    }
+    return Finish(complete ? 0 : 1);
   }
 
-  // Fork the server before this process starts any thread or gRPC state.
-  auto server = std::make_unique<ServerProcess>();
-  absl::StatusOr<int> port =
-      absl::GetFlag(FLAGS_attach_dir).empty()
-          ? server->Start(dir, admin_token)
-          : server->Attach(absl::GetFlag(FLAGS_attach_dir),
-                           absl::GetFlag(FLAGS_attach_pid));
-  auto cleanup = [&] {
-    server->Stop();
-    if (!absl::GetFlag(FLAGS_keep_data) && !dir.empty()) {
+ private:
+  absl::Status CheckFlags() {
+    matches_ = absl::GetFlag(FLAGS_matches);
+    threads_ = absl::GetFlag(FLAGS_threads);
+    channels_ = absl::GetFlag(FLAGS_channels);
+    fsync_ = absl::GetFlag(FLAGS_fsync);
+    if (matches_ < 1 || threads_ < 1 || channels_ < 1) {
+      return absl::InvalidArgumentError(
+          "--matches, --threads and --channels must be positive");
+    }
+    if (fsync_ != "never" && fsync_ != "checkpoints" &&
+        fsync_ != "every_record") {
+      return absl::InvalidArgumentError(
+          "--fsync is never, checkpoints or every_record");
+    }
+    return absl::OkStatus();
+  }
+
+  static void RaiseFileLimit() {
+    rlimit limit;
+    if (getrlimit(RLIMIT_NOFILE, &limit) == 0 &&
+        limit.rlim_cur < limit.rlim_max) {
+      limit.rlim_cur = limit.rlim_max;
+      setrlimit(RLIMIT_NOFILE, &limit);
+    }
+  }
+
+  // Forks the server in a fresh temporary directory (or attaches to one
+  // started by hand, with --attach_dir and --attach_pid), before this
+  // process starts any thread or gRPC state.
+  absl::Status StartServer() {
+    const std::string attach_dir = absl::GetFlag(FLAGS_attach_dir);
+    admin_token_ = MintToken().token;
+    if (attach_dir.empty()) {
+      std::string tmp_root = absl::GetFlag(FLAGS_tmp_dir);
+      if (tmp_root.empty()) {
+        const char* env = std::getenv("TMPDIR");
+        tmp_root = env != nullptr && *env != '\0' ? env : "/tmp";
+      }
+      std::string dir_template = tmp_root + "/bench_load.XXXXXX";
+      if (mkdtemp(dir_template.data()) == nullptr) {
+        return absl::InternalError(
+            "cannot create a temporary directory under " + tmp_root);
+      }
+      dir_ = dir_template;
+      data_dir_ = dir_;
+    } else {
+      // Attached: nothing of ours to create or remove.
+      const char* env = std::getenv(kAdminTokenEnv);
+      if (env == nullptr || absl::GetFlag(FLAGS_attach_pid) <= 0) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "--attach_dir needs --attach_pid and $", kAdminTokenEnv));
+      }
+      admin_token_ = env;
+      data_dir_ = attach_dir;
+    }
+    server_ = std::make_unique<ServerProcess>();
+    absl::StatusOr<int> port =
+        attach_dir.empty()
+            ? server_->Start(dir_, admin_token_)
+            : server_->Attach(attach_dir, absl::GetFlag(FLAGS_attach_pid));
+    if (!port.ok()) return port.status();
+    port_ = *port;
+    server_pid_ = server_->pid();
+    return absl::OkStatus();
+  }
+
+  // Stops the server and removes its directory (unless --keep_data).
+  void Cleanup() {
+    if (server_ != nullptr) server_->Stop();
+    RemoveData();
+  }
+  void RemoveData() const {
+    if (!absl::GetFlag(FLAGS_keep_data) && !dir_.empty()) {
       std::error_code ignored;
-      std::filesystem::remove_all(dir, ignored);
+      std::filesystem::remove_all(dir_, ignored);
     }
-  };
-  if (!port.ok()) {
-    cleanup();
-    return Fail(std::string(port.status().message()));
   }
-  const pid_t server_pid = server->pid();
-  const std::string data_dir = absl::GetFlag(FLAGS_attach_dir).empty()
-                                   ? dir
-                                   : absl::GetFlag(FLAGS_attach_dir);
 
-  // The watchdog: the run ends by itself, whatever happens.
-  std::atomic<bool> done{false};
-  std::thread watchdog([&, server_pid] {
-    const auto give_up =
-        Clock::now() + std::chrono::seconds(absl::GetFlag(FLAGS_max_seconds));
-    while (!done.load()) {
-      if (!server->Alive()) {
-        std::cerr << "bench_load: the server process died\n";
-        if (!absl::GetFlag(FLAGS_keep_data) && !dir.empty()) {
-          std::error_code ignored;
-          std::filesystem::remove_all(dir, ignored);
+  // The run ends by itself, whatever happens: when the server dies, or
+  // after --max_seconds.
+  void StartWatchdog() {
+    watchdog_ = std::thread([this] {
+      const auto give_up =
+          Clock::now() + std::chrono::seconds(absl::GetFlag(FLAGS_max_seconds));
+      while (!done_.load()) {
+        if (!server_->Alive()) {
+          std::cerr << "bench_load: the server process died\n";
+          RemoveData();
+          _exit(3);
         }
-        _exit(3);
-      }
-      if (Clock::now() > give_up) {
-        std::cerr << "bench_load: aborted after --max_seconds="
-                  << absl::GetFlag(FLAGS_max_seconds) << "\n";
-        if (absl::GetFlag(FLAGS_attach_dir).empty()) kill(server_pid, SIGKILL);
-        if (!absl::GetFlag(FLAGS_keep_data) && !dir.empty()) {
-          std::error_code ignored;
-          std::filesystem::remove_all(dir, ignored);
+        if (Clock::now() > give_up) {
+          std::cerr << "bench_load: aborted after --max_seconds="
+                    << absl::GetFlag(FLAGS_max_seconds) << "\n";
+          if (absl::GetFlag(FLAGS_attach_dir).empty()) {
+            kill(server_pid_, SIGKILL);
+          }
+          RemoveData();
+          _exit(3);
         }
-        _exit(3);
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
       }
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-  });
+    });
+  }
+
   // Ends the run: stops the server, removes its directory and exits without
   // tearing down thousands of client streams object by object.
-  auto finish = [&](int code) {
-    done.store(true);
-    watchdog.join();
-    cleanup();
+  int Finish(int code) {
+    done_.store(true);
+    watchdog_.join();
+    Cleanup();
     std::cout << std::flush;
     std::cerr << std::flush;
     _exit(code);
     return code;
-  };
-
-  const std::string target = absl::StrCat("127.0.0.1:", *port);
-  std::vector<std::shared_ptr<grpc::Channel>> channel_list;
-  std::vector<std::unique_ptr<v1::Referee::Stub>> referee_stubs;
-  std::vector<std::unique_ptr<bench::BenchEcho::Stub>> echo_stubs;
-  for (int i = 0; i < channels; ++i) {
-    grpc::ChannelArguments args;
-    // One TCP connection per channel: no sharing of subchannels.
-    args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
-    args.SetInt("pyramid.bench_load.channel", i);
-    auto channel = grpc::CreateCustomChannel(
-        target, grpc::InsecureChannelCredentials(), args);
-    if (!channel->WaitForConnected(std::chrono::system_clock::now() +
-                                   std::chrono::seconds(10))) {
-      return finish(Fail("cannot connect to the server"));
-    }
-    referee_stubs.push_back(v1::Referee::NewStub(channel));
-    echo_stubs.push_back(bench::BenchEcho::NewStub(channel));
-    channel_list.push_back(std::move(channel));
-  }
-  std::vector<std::unique_ptr<Worker>> workers;
-  for (int i = 0; i < threads; ++i) {
-    workers.push_back(std::make_unique<Worker>(i));
-    workers.back()->Start();
   }
 
-  const ProcStatus baseline = ReadStatus(server_pid);
-  const int64_t heap_baseline = server->HeapKib();
-  int64_t heap_release = 0, heap_after_load = 0;
-  int64_t heap_peak = 0;
-
-  // Phase 1: the referee.
-  LoadPhase::Options options;
-  options.matches = matches;
-  options.deadline_ms = absl::GetFlag(FLAGS_deadline_ms);
-  options.create_concurrency =
-      std::max(1, absl::GetFlag(FLAGS_create_concurrency));
-  options.hold_ms = absl::GetFlag(FLAGS_hold_ms);
-  options.admin_token = admin_token;
-  auto load = std::make_unique<LoadPhase>(options, &referee_stubs, &workers);
-  ProcStatus at_release;
-  int64_t load_peak_kib = 0;
-  double server_cpu_play = 0;
-  double client_cpu_play = 0;
-  Snapshot at_start, at_end;
-  bool load_done = false;
-  {
-    RssSampler sampler(server_pid, [&] { return server->HeapKib(); });
-    load->Begin();
-    double server_cpu0 = 0, client_cpu0 = 0;
-    load->OpenBarrier([&] {
-      if (const int pause = absl::GetFlag(FLAGS_pause_at_barrier_ms);
-          pause > 0) {
-        std::cerr << "bench_load: every match live; pausing " << pause
-                  << " ms\n";
-        std::this_thread::sleep_for(std::chrono::milliseconds(pause));
+  // --channels channels (one TCP connection each) with both services' stubs,
+  // and --threads workers.
+  absl::Status Connect() {
+    const std::string target = absl::StrCat("127.0.0.1:", port_);
+    for (int i = 0; i < channels_; ++i) {
+      grpc::ChannelArguments args;
+      // One TCP connection per channel: no sharing of subchannels.
+      args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
+      args.SetInt("pyramid.bench_load.channel", i);
+      auto channel = grpc::CreateCustomChannel(
+          target, grpc::InsecureChannelCredentials(), args);
+      if (!channel->WaitForConnected(std::chrono::system_clock::now() +
+                                     std::chrono::seconds(10))) {
+        return absl::UnavailableError("cannot connect to the server");
       }
-      at_release = ReadStatus(server_pid);
-      heap_release = server->HeapKib();
-      at_start = Take(workers);
-      server_cpu0 = CpuSeconds(server_pid);
-      client_cpu0 = SelfCpuSeconds();
-    });
-    load_done = load->WaitDone(
-        Clock::now() + std::chrono::seconds(absl::GetFlag(FLAGS_max_seconds)));
-    at_end = Take(workers);
-    server_cpu_play = CpuSeconds(server_pid) - server_cpu0;
-    client_cpu_play = SelfCpuSeconds() - client_cpu0;
-    load_peak_kib = sampler.peak_kib();
-    heap_peak = sampler.peak_heap_kib();
-  }
-  const ProcStatus after_load = ReadStatus(server_pid);
-  heap_after_load = server->HeapKib();
-
-  uint64_t faults = 0, timeouts = 0, play_errors = 0;
-  std::vector<uint32_t> latencies;
-  for (auto& w : workers) {
-    faults += w->stats().faults.load();
-    timeouts += w->stats().timeouts.load();
-    play_errors += w->stats().errors.load();
+      referee_stubs_.push_back(v1::Referee::NewStub(channel));
+      echo_stubs_.push_back(bench::BenchEcho::NewStub(channel));
+      channels_list_.push_back(std::move(channel));
+    }
+    for (int i = 0; i < threads_; ++i) {
+      workers_.push_back(std::make_unique<Worker>(i));
+      workers_.back()->Start();
+    }
+    return absl::OkStatus();
   }
 
-  // Phase 2: the raw echo, same streams, same channels, same workers.
-  // Every Play message after the release (the set-up is not measured).
-  const uint64_t load_messages = at_end.messages() - at_start.messages();
-  const uint64_t cpu_messages = load_messages;
-  const size_t mean_bytes =
-      at_end.sized == 0 ? 64 : at_end.bytes / at_end.sized;
-  const int streams = 3 * load->created();
-  auto echo = std::make_unique<EchoPhase>(std::max(streams, 1), mean_bytes,
-                                          &echo_stubs, &workers);
-  const double echo_seconds = absl::GetFlag(FLAGS_echo_seconds);
-  const bool run_echo = echo_seconds > 0;
-  bool echo_all = false, echo_done = true;
-  Snapshot echo0, echo1;
-  double echo_server_cpu = 0, echo_client_cpu = 0;
-  auto echo_begin = Clock::now(), echo_end = echo_begin;
-  ProcStatus after_echo;
-  if (run_echo) {
-    echo->Begin();
-    echo_all = echo->AllAnswered(Clock::now() + std::chrono::seconds(10));
-    echo0 = Take(workers);
-    const double server_cpu0 = CpuSeconds(server_pid);
+  // Phase 1: every match created and every seat connected, then released
+  // at once and played to the end.
+  void RunRefereePhase() {
+    baseline_ = ReadStatus(server_pid_);
+    heap_baseline_ = server_->HeapKib();
+    options_.matches = matches_;
+    options_.deadline_ms = absl::GetFlag(FLAGS_deadline_ms);
+    options_.create_concurrency =
+        std::max(1, absl::GetFlag(FLAGS_create_concurrency));
+    options_.hold_ms = absl::GetFlag(FLAGS_hold_ms);
+    options_.admin_token = admin_token_;
+    load_ = std::make_unique<LoadPhase>(options_, &referee_stubs_, &workers_);
+    {
+      RssSampler sampler(server_pid_, [&] { return server_->HeapKib(); });
+      load_->Begin();
+      double server_cpu0 = 0, client_cpu0 = 0;
+      load_->OpenBarrier([&] {
+        if (const int pause = absl::GetFlag(FLAGS_pause_at_barrier_ms);
+            pause > 0) {
+          std::cerr << "bench_load: every match live; pausing " << pause
+                    << " ms\n";
+          std::this_thread::sleep_for(std::chrono::milliseconds(pause));
+        }
+        at_release_ = ReadStatus(server_pid_);
+        heap_release_ = server_->HeapKib();
+        at_start_ = Take(workers_);
+        server_cpu0 = CpuSeconds(server_pid_);
+        client_cpu0 = SelfCpuSeconds();
+      });
+      load_done_ =
+          load_->WaitDone(Clock::now() + std::chrono::seconds(
+                                             absl::GetFlag(FLAGS_max_seconds)));
+      at_end_ = Take(workers_);
+      server_cpu_play_ = CpuSeconds(server_pid_) - server_cpu0;
+      client_cpu_play_ = SelfCpuSeconds() - client_cpu0;
+      load_peak_kib_ = sampler.peak_kib();
+      heap_peak_ = sampler.peak_heap_kib();
+    }
+    after_load_ = ReadStatus(server_pid_);
+    heap_after_load_ = server_->HeapKib();
+    for (auto& w : workers_) {
+      faults_ += w->stats().faults.load();
+      timeouts_ += w->stats().timeouts.load();
+      play_errors_ += w->stats().errors.load();
+    }
+    // Every Play message after the release (the set-up is not measured).
+    load_messages_ = at_end_.messages() - at_start_.messages();
+    mean_bytes_ = at_end_.sized == 0 ? 64 : at_end_.bytes / at_end_.sized;
+  }
+
+  // Phase 2: the raw echo, same streams, same channels, same workers, as
+  // many streams as seats, messages of the referee phase's mean size.
+  void RunEchoPhase() {
+    streams_ = 3 * load_->created();
+    echo_ = std::make_unique<EchoPhase>(std::max(streams_, 1), mean_bytes_,
+                                        &echo_stubs_, &workers_);
+    const double echo_seconds = absl::GetFlag(FLAGS_echo_seconds);
+    run_echo_ = echo_seconds > 0;
+    if (!run_echo_) return;
+    echo_->Begin();
+    echo_all_ = echo_->AllAnswered(Clock::now() + std::chrono::seconds(10));
+    echo0_ = Take(workers_);
+    const double server_cpu0 = CpuSeconds(server_pid_);
     const double client_cpu0 = SelfCpuSeconds();
-    echo_begin = Clock::now();
+    echo_begin_ = Clock::now();
     std::this_thread::sleep_for(std::chrono::duration<double>(echo_seconds));
-    echo1 = Take(workers);
-    echo_end = Clock::now();
-    echo_server_cpu = CpuSeconds(server_pid) - server_cpu0;
-    echo_client_cpu = SelfCpuSeconds() - client_cpu0;
-    after_echo = ReadStatus(server_pid);
-    echo->Stop();
-    echo_done = echo->WaitDone(Clock::now() + std::chrono::seconds(10));
+    echo1_ = Take(workers_);
+    echo_end_ = Clock::now();
+    echo_server_cpu_ = CpuSeconds(server_pid_) - server_cpu0;
+    echo_client_cpu_ = SelfCpuSeconds() - client_cpu0;
+    after_echo_ = ReadStatus(server_pid_);
+    echo_->Stop();
+    echo_done_ = echo_->WaitDone(Clock::now() + std::chrono::seconds(10));
   }
 
-  // Every stream is finished unless the run failed (then the process
-  // exits with the streams as they are).
-  if (load_done && echo_done) {
-    for (auto& w : workers) w->Shutdown();
+  void CollectLatencies() {
+    for (auto& w : workers_) {
+      std::lock_guard<std::mutex> lock(w->stats().latencies_mu);
+      latencies_.insert(latencies_.end(), w->stats().latencies_us.begin(),
+                        w->stats().latencies_us.end());
+    }
+    std::sort(latencies_.begin(), latencies_.end());
   }
-  for (auto& w : workers) {
-    std::lock_guard<std::mutex> lock(w->stats().latencies_mu);
-    latencies.insert(latencies.end(), w->stats().latencies_us.begin(),
-                     w->stats().latencies_us.end());
-  }
-  std::sort(latencies.begin(), latencies.end());
 
   // A few logs through the verifier: the load must not corrupt anything.
-  int verified = 0, genuine = 0;
-  {
-    std::vector<std::string> ids = load->match_ids();
+  void VerifyLogs() {
+    std::vector<std::string> ids = load_->match_ids();
     const int want =
         std::min<int>(absl::GetFlag(FLAGS_verify_logs), ids.size());
     for (int i = 0; i < want; ++i) {
       const std::string& id = ids[(static_cast<size_t>(i) * ids.size()) / want];
       absl::StatusOr<std::string> bytes = ReadFileToString(
-          absl::StrCat(data_dir, "/logs/rock_paper_pyramid-", id, ".pyrlog"));
-      ++verified;
+          absl::StrCat(data_dir_, "/logs/rock_paper_pyramid-", id, ".pyrlog"));
+      ++verified_;
       if (!bytes.ok()) continue;
       const Verdict verdict = VerifyLog(*bytes, VerifyOptions());
-      if (verdict.kind == Verdict::Kind::kGenuine) ++genuine;
+      if (verdict.kind == Verdict::Kind::kGenuine) ++genuine_;
     }
   }
 
-  // Report.
-  const double play_s = Seconds(load->last_end() - load->release());
-  const double setup_s = Seconds(load->release() - load->begin());
-  const uint64_t moves = at_end.moves - at_start.moves;
-  const double echo_s = Seconds(echo_end - echo_begin);
-  const uint64_t echo_messages = echo1.messages() - echo0.messages();
-  const double load_rate = play_s > 0 ? load_messages / play_s : 0;
-  const double echo_rate = echo_s > 0 ? echo_messages / echo_s : 0;
-  const double ratio = echo_rate > 0 ? load_rate / echo_rate : 0;
-  const double load_cpu = server_cpu_play + client_cpu_play;
-  const double echo_cpu = echo_server_cpu + echo_client_cpu;
-  const double cpu_ratio =
-      load_cpu > 0 && echo_cpu > 0 && echo_messages > 0
-          ? (cpu_messages / load_cpu) / (echo_messages / echo_cpu)
-          : 0;
-  const int live = load->live_at_release();
-  const int64_t grown_kib =
-      std::max<int64_t>(0, load_peak_kib - baseline.rss_kib);
-  const double per_match_kib =
-      live > 0 ? static_cast<double>(grown_kib) / live : 0;
-  const double idle_per_match_kib =
-      live > 0
-          ? static_cast<double>(at_release.rss_kib - baseline.rss_kib) / live
-          : 0;
-  const bool all_ended =
-      load->matches_ended() == load->created() && load->created() == matches;
-
-  const int created = load->created();
-  auto per_match = [&](int64_t kib) {
+  bool AllEnded() const {
+    return load_->matches_ended() == load_->created() &&
+           load_->created() == matches_;
+  }
+  double PlaySeconds() const {
+    return Seconds(load_->last_end() - load_->release());
+  }
+  double MovesPerSecond() const {
+    const double play_s = PlaySeconds();
+    return play_s > 0 ? (at_end_.moves - at_start_.moves) / play_s : 0.0;
+  }
+  double LoadRate() const {
+    const double play_s = PlaySeconds();
+    return play_s > 0 ? load_messages_ / play_s : 0;
+  }
+  uint64_t EchoMessages() const {
+    return echo1_.messages() - echo0_.messages();
+  }
+  double EchoRate() const {
+    const double echo_s = Seconds(echo_end_ - echo_begin_);
+    return echo_s > 0 ? EchoMessages() / echo_s : 0;
+  }
+  // Server memory per created match.
+  double PerMatch(int64_t kib) const {
+    const int created = load_->created();
     return created > 0 ? static_cast<double>(kib) / created : 0.0;
-  };
-  const double moves_per_s = play_s > 0 ? moves / play_s : 0.0;
+  }
 
-  std::cout << "bench_load: Rock, Paper, Pyramid! referee under load vs raw "
-               "gRPC echo (loopback, 2 processes)\n";
-  std::cout << absl::StrFormat(
-      "  server: pid %d, the real Lobby + RefereeService (+ the echo service) "
-      "in one grpc::Server;\n          logs in a temporary directory on disk, "
-      "--fsync=%s, a signed checkpoint every %u records\n",
-      server_pid, fsync, absl::GetFlag(FLAGS_checkpoint_interval));
-  std::cout << absl::StrFormat(
-      "  client: this process, %d thread(s) (one completion queue each), %d "
-      "channel(s) (one TCP connection each), async API; %u cores online\n",
-      threads, channels, std::thread::hardware_concurrency());
+  void ReportSetting() const {
+    std::cout << "bench_load: Rock, Paper, Pyramid! referee under load vs raw "
+                 "gRPC echo (loopback, 2 processes)\n";
+    std::cout << absl::StrFormat(
+        "  server: pid %d, the real Lobby + RefereeService (+ the echo "
+        "service) in one grpc::Server;\n          logs in a temporary "
+        "directory on disk, --fsync=%s, a signed checkpoint every %u "
+        "records\n",
+        server_pid_, fsync_, absl::GetFlag(FLAGS_checkpoint_interval));
+    std::cout << absl::StrFormat(
+        "  client: this process, %d thread(s) (one completion queue each), %d "
+        "channel(s) (one TCP connection each), async API; %u cores online\n",
+        threads_, channels_, std::thread::hardware_concurrency());
+  }
 
-  std::cout << "\n  Referee phase\n";
-  Row("matches", absl::StrCat(created, " of ", matches),
-      absl::StrCat(3 * created,
-                   " Play streams, one per seat, each with its "
-                   "seat token"));
-  Row("live at once", absl::StrCat(live),
-      load->barrier_complete()
-          ? "every match created and every seat stream open before any seat "
-            "played"
-          : absl::StrCat("barrier gave up: ", load->parked_at_release(), " of ",
-                         3 * matches, " seats were ready"));
-  Row("matches finished", absl::StrCat(load->matches_ended()),
-      all_ended ? "" : "NOT ALL MATCHES FINISHED");
-  Row("set-up time", absl::StrFormat("%.2f s", setup_s),
-      "CreateMatch calls and streams, until all seats were ready");
-  Row("play time", absl::StrFormat("%.2f s", play_s),
-      "measured: from the release of all seats to the last MatchEnded");
-  Row("moves", absl::StrCat(moves),
-      "applied RPP actions (acked reveals of decisions >= 1; 27 per match); "
-      "seed contributions not counted");
-  Row("moves/s", absl::StrFormat("%.0f", moves_per_s));
-  Row("seat-decisions timed", absl::StrCat(latencies.size()),
-      "those received after the release (10 per seat per match in all)");
-  Row("decision latency p50", Ms(Percentile(latencies, 0.50)),
-      "at the client, per seat: from its DecisionRequest to the");
-  Row("decision latency p90", Ms(Percentile(latencies, 0.90)),
-      "  DecisionResult of that decision (commit, ack, reveal request,");
-  Row("decision latency p99", Ms(Percentile(latencies, 0.99)),
-      "  reveal, ack, and the other seats' moves; seed decisions held in");
-  Row("decision latency max", Ms(latencies.empty() ? 0 : latencies.back()),
-      "  the set-up are timed from the release)");
-  Row("faults (PlayError faulted=true)", absl::StrCat(faults),
-      faults == 0 ? "" : absl::StrCat("by decision: ", load->FaultSummary()));
-  Row("  of which timeouts", absl::StrCat(timeouts),
-      absl::StrCat("commit and reveal deadlines of ", options.deadline_ms,
-                   " ms"));
-  Row("other PlayErrors", absl::StrCat(play_errors));
-  Row("stream errors", absl::StrCat(load->stream_error_count()));
-  Row("create failures", absl::StrCat(load->create_failures()));
-  Row("messages", absl::StrCat(load_messages),
-      "client sent + received on the Play streams during the play");
-  Row("messages/s (referee)", absl::StrFormat("%.0f", load_rate));
-  Row("mean message size", absl::StrFormat("%zu bytes", mean_bytes),
-      "serialized, both directions (every 8th message measured)");
-  Row("server CPU", absl::StrFormat("%.2f s", server_cpu_play),
-      absl::StrFormat(
-          "%.1f us per message (from the barrier release)",
-          cpu_messages ? 1e6 * server_cpu_play / cpu_messages : 0.0));
-  Row("client CPU", absl::StrFormat("%.2f s", client_cpu_play),
-      absl::StrFormat(
-          "%.1f us per message",
-          cpu_messages ? 1e6 * client_cpu_play / cpu_messages : 0.0));
-  Row("logs verified", absl::StrCat(genuine, " of ", verified, " genuine"),
-      "replay verifier on finished logs");
+  void ReportReferee() const {
+    const int created = load_->created();
+    std::cout << "\n  Referee phase\n";
+    Row("matches", absl::StrCat(created, " of ", matches_),
+        absl::StrCat(3 * created,
+                     " Play streams, one per seat, each with its "
+                     "seat token"));
+    Row("live at once", absl::StrCat(load_->live_at_release()),
+        load_->barrier_complete()
+            ? "every match created and every seat stream open before any "
+              "seat played"
+            : absl::StrCat("barrier gave up: ", load_->parked_at_release(),
+                           " of ", 3 * matches_, " seats were ready"));
+    Row("matches finished", absl::StrCat(load_->matches_ended()),
+        AllEnded() ? "" : "NOT ALL MATCHES FINISHED");
+    Row("set-up time",
+        absl::StrFormat("%.2f s", Seconds(load_->release() - load_->begin())),
+        "CreateMatch calls and streams, until all seats were ready");
+    Row("play time", absl::StrFormat("%.2f s", PlaySeconds()),
+        "measured: from the release of all seats to the last MatchEnded");
+    Row("moves", absl::StrCat(at_end_.moves - at_start_.moves),
+        "applied RPP actions (acked reveals of decisions >= 1; 27 per "
+        "match); seed contributions not counted");
+    Row("moves/s", absl::StrFormat("%.0f", MovesPerSecond()));
+    ReportLatencies();
+    Row("faults (PlayError faulted=true)", absl::StrCat(faults_),
+        faults_ == 0 ? ""
+                     : absl::StrCat("by decision: ", load_->FaultSummary()));
+    Row("  of which timeouts", absl::StrCat(timeouts_),
+        absl::StrCat("commit and reveal deadlines of ", options_.deadline_ms,
+                     " ms"));
+    Row("other PlayErrors", absl::StrCat(play_errors_));
+    Row("stream errors", absl::StrCat(load_->stream_error_count()));
+    Row("create failures", absl::StrCat(load_->create_failures()));
+    Row("messages", absl::StrCat(load_messages_),
+        "client sent + received on the Play streams during the play");
+    Row("messages/s (referee)", absl::StrFormat("%.0f", LoadRate()));
+    Row("mean message size", absl::StrFormat("%zu bytes", mean_bytes_),
+        "serialized, both directions (every 8th message measured)");
+    Row("server CPU", absl::StrFormat("%.2f s", server_cpu_play_),
+        absl::StrFormat("%.1f us per message (from the barrier release)",
+                        PerMessageUs(server_cpu_play_, load_messages_)));
+    Row("client CPU", absl::StrFormat("%.2f s", client_cpu_play_),
+        absl::StrFormat("%.1f us per message",
+                        PerMessageUs(client_cpu_play_, load_messages_)));
+    Row("logs verified", absl::StrCat(genuine_, " of ", verified_, " genuine"),
+        "replay verifier on finished logs");
+  }
 
-  std::cout << "\n  Echo phase (same server process, channels and client "
-               "threads)\n";
-  if (run_echo) {
-    Row("streams", absl::StrCat(streams),
-        echo_all
+  void ReportLatencies() const {
+    Row("seat-decisions timed", absl::StrCat(latencies_.size()),
+        "those received after the release (10 per seat per match in all)");
+    Row("decision latency p50", Ms(Percentile(latencies_, 0.50)),
+        "at the client, per seat: from its DecisionRequest to the");
+    Row("decision latency p90", Ms(Percentile(latencies_, 0.90)),
+        "  DecisionResult of that decision (commit, ack, reveal request,");
+    Row("decision latency p99", Ms(Percentile(latencies_, 0.99)),
+        "  reveal, ack, and the other seats' moves; seed decisions held in");
+    Row("decision latency max", Ms(latencies_.empty() ? 0 : latencies_.back()),
+        "  the set-up are timed from the release)");
+  }
+
+  static double PerMessageUs(double cpu_seconds, uint64_t messages) {
+    return messages ? 1e6 * cpu_seconds / messages : 0.0;
+  }
+
+  void ReportEcho() const {
+    std::cout << "\n  Echo phase (same server process, channels and client "
+                 "threads)\n";
+    if (!run_echo_) {
+      Row("skipped", "", "--echo_seconds=0");
+      return;
+    }
+    const uint64_t echo_messages = EchoMessages();
+    Row("streams", absl::StrCat(streams_),
+        echo_all_
             ? "as many as seats; request/response ping-pong"
-            : absl::StrCat("only ", echo->answered(), " answered at start"));
-    Row("message size", absl::StrFormat("%zu bytes", echo->message_bytes()),
+            : absl::StrCat("only ", echo_->answered(), " answered at start"));
+    Row("message size", absl::StrFormat("%zu bytes", echo_->message_bytes()),
         "the referee phase's mean");
-    Row("window", absl::StrFormat("%.2f s", echo_s),
+    Row("window", absl::StrFormat("%.2f s", Seconds(echo_end_ - echo_begin_)),
         "after every stream's first answer");
     Row("messages", absl::StrCat(echo_messages), "client sent + received");
-    Row("messages/s (echo)", absl::StrFormat("%.0f", echo_rate));
-    Row("server CPU", absl::StrFormat("%.2f s", echo_server_cpu),
-        absl::StrFormat(
-            "%.1f us per message",
-            echo_messages ? 1e6 * echo_server_cpu / echo_messages : 0.0));
-    Row("client CPU", absl::StrFormat("%.2f s", echo_client_cpu),
-        absl::StrFormat(
-            "%.1f us per message",
-            echo_messages ? 1e6 * echo_client_cpu / echo_messages : 0.0));
-    Row("stream failures", absl::StrCat(echo->failures()),
-        echo_done ? "" : "not all echo streams finished");
-  } else {
-    Row("skipped", "", "--echo_seconds=0");
+    Row("messages/s (echo)", absl::StrFormat("%.0f", EchoRate()));
+    Row("server CPU", absl::StrFormat("%.2f s", echo_server_cpu_),
+        absl::StrFormat("%.1f us per message",
+                        PerMessageUs(echo_server_cpu_, echo_messages)));
+    Row("client CPU", absl::StrFormat("%.2f s", echo_client_cpu_),
+        absl::StrFormat("%.1f us per message",
+                        PerMessageUs(echo_client_cpu_, echo_messages)));
+    Row("stream failures", absl::StrCat(echo_->failures()),
+        echo_done_ ? "" : "not all echo streams finished");
   }
 
-  std::cout << "\n  Server memory (/proc/<pid>/status VmRSS; heap = "
-               "mallinfo2 bytes in use)\n";
-  Row("RSS baseline", Kib(baseline.rss_kib),
-      absl::StrFormat("server up, no match; heap %s", Kib(heap_baseline)));
-  Row("RSS all matches live", Kib(at_release.rss_kib),
-      absl::StrFormat("streams open, seed decisions sent: +%.1f KiB per "
-                      "match (heap +%.1f)",
-                      per_match(at_release.rss_kib - baseline.rss_kib),
-                      per_match(heap_release - heap_baseline)));
-  Row("RSS peak (referee phase)", Kib(load_peak_kib),
-      absl::StrFormat("sampled every 20 ms; heap peak %s (every 100 ms)",
-                      Kib(heap_peak)));
-  Row("VmHWM after referee phase", Kib(after_load.hwm_kib));
-  Row("heap after referee phase", Kib(heap_after_load),
-      absl::StrFormat("%.1f KiB per finished match, kept by the lobby",
-                      per_match(heap_after_load - heap_baseline)));
-  if (run_echo) Row("RSS after echo phase", Kib(after_echo.rss_kib));
+  void ReportMemory() const {
+    std::cout << "\n  Server memory (/proc/<pid>/status VmRSS; heap = "
+                 "mallinfo2 bytes in use)\n";
+    Row("RSS baseline", Kib(baseline_.rss_kib),
+        absl::StrFormat("server up, no match; heap %s", Kib(heap_baseline_)));
+    Row("RSS all matches live", Kib(at_release_.rss_kib),
+        absl::StrFormat("streams open, seed decisions sent: +%.1f KiB per "
+                        "match (heap +%.1f)",
+                        PerMatch(at_release_.rss_kib - baseline_.rss_kib),
+                        PerMatch(heap_release_ - heap_baseline_)));
+    Row("RSS peak (referee phase)", Kib(load_peak_kib_),
+        absl::StrFormat("sampled every 20 ms; heap peak %s (every 100 ms)",
+                        Kib(heap_peak_)));
+    Row("VmHWM after referee phase", Kib(after_load_.hwm_kib));
+    Row("heap after referee phase", Kib(heap_after_load_),
+        absl::StrFormat("%.1f KiB per finished match, kept by the lobby",
+                        PerMatch(heap_after_load_ - heap_baseline_)));
+    if (run_echo_) Row("RSS after echo phase", Kib(after_echo_.rss_kib));
+  }
 
-  std::cout << "\n  Summary\n";
-  const bool ratio_ok = ratio >= 0.5;
-  const bool timeouts_ok = timeouts == 0 && faults == 0;
-  const bool rss_ok = per_match_kib <= 64.0;
-  Row("moves/s", absl::StrFormat("%.0f", moves_per_s));
-  Row("decision latency p50 / p99", Ms(Percentile(latencies, 0.50)) + " / " +
-                                        Ms(Percentile(latencies, 0.99)));
-  if (run_echo) {
-    Row("msgs/s referee / echo", absl::StrFormat("%.3f", ratio),
-        ratio_ok ? "target >= 0.5: met" : "target >= 0.5: MISSED");
-    Row("  per CPU-second instead", absl::StrFormat("%.3f", cpu_ratio),
-        "messages per (server + client) CPU-second, referee / echo");
+  void ReportSummary() const {
+    const double load_cpu = server_cpu_play_ + client_cpu_play_;
+    const double echo_cpu = echo_server_cpu_ + echo_client_cpu_;
+    const uint64_t echo_messages = EchoMessages();
+    const double ratio = EchoRate() > 0 ? LoadRate() / EchoRate() : 0;
+    const double cpu_ratio =
+        load_cpu > 0 && echo_cpu > 0 && echo_messages > 0
+            ? (load_messages_ / load_cpu) / (echo_messages / echo_cpu)
+            : 0;
+    const int live = load_->live_at_release();
+    const int64_t grown_kib =
+        std::max<int64_t>(0, load_peak_kib_ - baseline_.rss_kib);
+    const double per_match_kib =
+        live > 0 ? static_cast<double>(grown_kib) / live : 0;
+    const double idle_per_match_kib =
+        live > 0
+            ? static_cast<double>(at_release_.rss_kib - baseline_.rss_kib) /
+                  live
+            : 0;
+    std::cout << "\n  Summary\n";
+    const bool ratio_ok = ratio >= 0.5;
+    const bool timeouts_ok = timeouts_ == 0 && faults_ == 0;
+    const bool rss_ok = per_match_kib <= 64.0;
+    Row("moves/s", absl::StrFormat("%.0f", MovesPerSecond()));
+    Row("decision latency p50 / p99", Ms(Percentile(latencies_, 0.50)) + " / " +
+                                          Ms(Percentile(latencies_, 0.99)));
+    if (run_echo_) {
+      Row("msgs/s referee / echo", absl::StrFormat("%.3f", ratio),
+          ratio_ok ? "target >= 0.5: met" : "target >= 0.5: MISSED");
+      Row("  per CPU-second instead", absl::StrFormat("%.3f", cpu_ratio),
+          "messages per (server + client) CPU-second, referee / echo");
+    }
+    Row("timeouts / faults", absl::StrCat(timeouts_, " / ", faults_),
+        timeouts_ok ? "target 0: met" : "target 0: MISSED");
+    Row("RSS per live match", absl::StrFormat("%.1f KiB", per_match_kib),
+        absl::StrFormat(
+            "(peak - baseline) / %d live; %s", live,
+            rss_ok ? "target <= 64 KiB: met" : "target <= 64 KiB: MISSED"));
+    Row("  all live, before play",
+        absl::StrFormat("%.1f KiB", idle_per_match_kib),
+        "(RSS all matches live - baseline) / live");
+    for (const std::string& e : load_->create_errors()) {
+      std::cout << "  create error: " << e << "\n";
+    }
+    for (const std::string& e : load_->play_errors()) {
+      std::cout << "  play error: " << e << "\n";
+    }
+    for (const std::string& e : load_->stream_errors()) {
+      std::cout << "  stream error: " << e << "\n";
+    }
+    if (absl::GetFlag(FLAGS_keep_data) && !dir_.empty()) {
+      std::cout << "  server data kept in " << dir_ << "\n";
+    }
+    std::cout << std::flush;
   }
-  Row("timeouts / faults", absl::StrCat(timeouts, " / ", faults),
-      timeouts_ok ? "target 0: met" : "target 0: MISSED");
-  Row("RSS per live match", absl::StrFormat("%.1f KiB", per_match_kib),
-      absl::StrFormat(
-          "(peak - baseline) / %d live; %s", live,
-          rss_ok ? "target <= 64 KiB: met" : "target <= 64 KiB: MISSED"));
-  Row("  all live, before play",
-      absl::StrFormat("%.1f KiB", idle_per_match_kib),
-      "(RSS all matches live - baseline) / live");
-  for (const std::string& e : load->create_errors()) {
-    std::cout << "  create error: " << e << "\n";
-  }
-  for (const std::string& e : load->play_errors()) {
-    std::cout << "  play error: " << e << "\n";
-  }
-  for (const std::string& e : load->stream_errors()) {
-    std::cout << "  stream error: " << e << "\n";
-  }
-  if (absl::GetFlag(FLAGS_keep_data) && !dir.empty()) {
-    std::cout << "  server data kept in " << dir << "\n";
-  }
-  std::cout << std::flush;
-  const bool complete =
-      load_done && all_ended && echo_done && genuine == verified;
-  if (!complete) std::cerr << "bench_load: the run did not complete cleanly\n";
-  return finish(complete ? 0 : 1);
-}
+
+  // The command line.
+  int matches_ = 0, threads_ = 0, channels_ = 0;
+  std::string fsync_;
+  // The server: its process, the directory we made for it (empty when
+  // attached), where its data is, its port.
+  std::unique_ptr<ServerProcess> server_;
+  std::string dir_, data_dir_, admin_token_;
+  int port_ = 0;
+  pid_t server_pid_ = 0;
+  std::atomic<bool> done_{false};
+  std::thread watchdog_;
+  // The client.
+  std::vector<std::shared_ptr<grpc::Channel>> channels_list_;
+  std::vector<std::unique_ptr<v1::Referee::Stub>> referee_stubs_;
+  std::vector<std::unique_ptr<bench::BenchEcho::Stub>> echo_stubs_;
+  std::vector<std::unique_ptr<Worker>> workers_;
+  // The referee phase.
+  LoadPhase::Options options_;
+  std::unique_ptr<LoadPhase> load_;
+  bool load_done_ = false;
+  ProcStatus baseline_, at_release_, after_load_;
+  int64_t heap_baseline_ = 0, heap_release_ = 0, heap_after_load_ = 0;
+  int64_t heap_peak_ = 0, load_peak_kib_ = 0;
+  Snapshot at_start_, at_end_;
+  double server_cpu_play_ = 0, client_cpu_play_ = 0;
+  uint64_t faults_ = 0, timeouts_ = 0, play_errors_ = 0;
+  uint64_t load_messages_ = 0;
+  size_t mean_bytes_ = 64;
+  std::vector<uint32_t> latencies_;
+  int verified_ = 0, genuine_ = 0;
+  // The echo phase.
+  int streams_ = 0;
+  std::unique_ptr<EchoPhase> echo_;
+  bool run_echo_ = false, echo_all_ = false, echo_done_ = true;
+  Snapshot echo0_, echo1_;
+  double echo_server_cpu_ = 0, echo_client_cpu_ = 0;
+  Clock::time_point echo_begin_ = Clock::now(), echo_end_ = echo_begin_;
+  ProcStatus after_echo_;
+};
+
+int ClientMain() { return ClientRun().Run(); }
 
 }  // namespace
 }  // namespace pyramid
