@@ -26,7 +26,10 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "google/protobuf/text_format.h"
@@ -78,19 +81,9 @@ bool ApplySprtFlag(const std::string& flag, v1::Tournament& tournament) {
   return true;
 }
 
-int Main(const std::string& path) {
-  absl::StatusOr<std::string> text = ReadFileToString(path);
-  if (!text.ok()) {
-    std::cerr << "tournament: " << text.status().message() << "\n";
-    return 2;
-  }
-  absl::StatusOr<v1::Tournament> parsed = ParseTournamentFile(*text);
-  if (!parsed.ok()) {
-    std::cerr << "tournament: " << path << ": " << parsed.status().message()
-              << "\n";
-    return 2;
-  }
-  v1::Tournament& tournament = *parsed;
+// The flags that override the tournament file, applied to `tournament`.
+// INVALID_ARGUMENT for a bad --format or --sprt.
+absl::Status ApplyFlags(v1::Tournament& tournament) {
   if (absl::GetFlag(FLAGS_concurrency) > 0) {
     tournament.set_concurrency(absl::GetFlag(FLAGS_concurrency));
   }
@@ -100,20 +93,23 @@ int Main(const std::string& path) {
   if (!absl::GetFlag(FLAGS_output_dir).empty()) {
     tournament.set_output_dir(absl::GetFlag(FLAGS_output_dir));
   }
-  if (absl::GetFlag(FLAGS_seed) >= 0)
+  if (absl::GetFlag(FLAGS_seed) >= 0) {
     tournament.set_seed(absl::GetFlag(FLAGS_seed));
+  }
   const std::string format = absl::GetFlag(FLAGS_format);
-  if (format == "round_robin") tournament.set_format(v1::ROUND_ROBIN);
-  if (format == "gauntlet") tournament.set_format(v1::GAUNTLET);
-  if (format == "swiss") tournament.set_format(v1::SWISS);
-  if (!format.empty() && format != "round_robin" && format != "gauntlet" &&
-      format != "swiss") {
-    std::cerr << "tournament: --format is round_robin, gauntlet or swiss\n";
-    return 2;
+  if (format == "round_robin") {
+    tournament.set_format(v1::ROUND_ROBIN);
+  } else if (format == "gauntlet") {
+    tournament.set_format(v1::GAUNTLET);
+  } else if (format == "swiss") {
+    tournament.set_format(v1::SWISS);
+  } else if (!format.empty()) {
+    return absl::InvalidArgumentError(
+        "--format is round_robin, gauntlet or swiss");
   }
   if (!ApplySprtFlag(absl::GetFlag(FLAGS_sprt), tournament)) {
-    std::cerr << "tournament: --sprt is ELO0,ELO1 or ELO0,ELO1,ALPHA,BETA\n";
-    return 2;
+    return absl::InvalidArgumentError(
+        "--sprt is ELO0,ELO1 or ELO0,ELO1,ALPHA,BETA");
   }
   if (!absl::GetFlag(FLAGS_referee).empty()) {
     tournament.set_referee(absl::GetFlag(FLAGS_referee));
@@ -123,6 +119,66 @@ int Main(const std::string& path) {
   }
   if (!absl::GetFlag(FLAGS_admin_token_file).empty()) {
     tournament.set_admin_token_file(absl::GetFlag(FLAGS_admin_token_file));
+  }
+  return absl::OkStatus();
+}
+
+// The tournament file at `path`, with the flags applied; exits 2 on error.
+absl::StatusOr<v1::Tournament> LoadTournament(const std::string& path) {
+  absl::StatusOr<std::string> text = ReadFileToString(path);
+  if (!text.ok()) return text.status();
+  absl::StatusOr<v1::Tournament> parsed = ParseTournamentFile(*text);
+  if (!parsed.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": ", parsed.status().message()));
+  }
+  if (absl::Status s = ApplyFlags(*parsed); !s.ok()) return s;
+  return parsed;
+}
+
+// The summary printed at the end: standings, SPRT, uncounted matches, the
+// transparency verdict and where everything is.
+void PrintSummary(const v1::Tournament& tournament,
+                  const v1::TournamentResults& results) {
+  std::cout << "\n"
+            << results.name() << " (" << results.game().game()
+            << "): " << results.verified() << " of " << results.scheduled()
+            << " match logs verified against referee key "
+            << results.referee_public_key() << "\n\n";
+  std::vector<v1::TournamentStanding> standings(results.standings().begin(),
+                                                results.standings().end());
+  std::cout << FormatStandings(standings);
+  if (results.has_sprt()) {
+    const v1::SprtOutcome& sprt = results.sprt();
+    std::cout << absl::StrFormat(
+        "\nSPRT: %s (LLR %.3f, bounds [%.3f, %.3f]); %s vs %s: +%u =%u "
+        "-%u, Elo %.1f [%.1f, %.1f]; %u matches skipped\n",
+        sprt.decision(), sprt.llr(), sprt.lower_bound(), sprt.upper_bound(),
+        tournament.bots(0).name(), tournament.bots(1).name(), sprt.wins(),
+        sprt.draws(), sprt.losses(), sprt.elo(), sprt.elo_low(),
+        sprt.elo_high(), results.skipped());
+  }
+  for (const v1::TournamentMatchResult& match : results.matches()) {
+    if (match.verdict() != "genuine") {
+      std::cout << "match " << match.index() << " (" << match.match_id()
+                << ") not counted: " << match.verdict() << "\n";
+    }
+  }
+  const std::string out = tournament.output_dir().empty()
+                              ? "out/" + results.name()
+                              : tournament.output_dir();
+  std::cout << "\n" << results.transparency_verdict() << "\n";
+  std::cout << "\nlogs, proofs, checkpoint, schedule.json, results.json and "
+               "report.html in "
+            << out << " (check them with: replay verify-tournament " << out
+            << ")\n";
+}
+
+int Main(const std::string& path) {
+  absl::StatusOr<v1::Tournament> tournament = LoadTournament(path);
+  if (!tournament.ok()) {
+    std::cerr << "tournament: " << tournament.status().message() << "\n";
+    return 2;
   }
   struct sigaction action = {};
   action.sa_handler = OnSignal;
@@ -134,7 +190,7 @@ int Main(const std::string& path) {
   options.interrupted = [] { return interrupted != 0; };
   options.referee_retry = absl::Seconds(absl::GetFlag(FLAGS_referee_retry_s));
   absl::StatusOr<v1::TournamentResults> results =
-      RunTournament(tournament, options);
+      RunTournament(*tournament, options);
   if (!results.ok()) {
     std::cerr << "tournament: " << results.status().message() << "\n";
     switch (results.status().code()) {
@@ -146,38 +202,7 @@ int Main(const std::string& path) {
         return 1;
     }
   }
-  std::cout << "\n"
-            << results->name() << " (" << results->game().game()
-            << "): " << results->verified() << " of " << results->scheduled()
-            << " match logs verified against referee key "
-            << results->referee_public_key() << "\n\n";
-  std::vector<v1::TournamentStanding> standings(results->standings().begin(),
-                                                results->standings().end());
-  std::cout << FormatStandings(standings);
-  if (results->has_sprt()) {
-    const v1::SprtOutcome& sprt = results->sprt();
-    std::cout << absl::StrFormat(
-        "\nSPRT: %s (LLR %.3f, bounds [%.3f, %.3f]); %s vs %s: +%u =%u "
-        "-%u, Elo %.1f [%.1f, %.1f]; %u matches skipped\n",
-        sprt.decision(), sprt.llr(), sprt.lower_bound(), sprt.upper_bound(),
-        tournament.bots(0).name(), tournament.bots(1).name(), sprt.wins(),
-        sprt.draws(), sprt.losses(), sprt.elo(), sprt.elo_low(),
-        sprt.elo_high(), results->skipped());
-  }
-  for (const v1::TournamentMatchResult& match : results->matches()) {
-    if (match.verdict() != "genuine") {
-      std::cout << "match " << match.index() << " (" << match.match_id()
-                << ") not counted: " << match.verdict() << "\n";
-    }
-  }
-  const std::string out = tournament.output_dir().empty()
-                              ? "out/" + results->name()
-                              : tournament.output_dir();
-  std::cout << "\n" << results->transparency_verdict() << "\n";
-  std::cout << "\nlogs, proofs, checkpoint, schedule.json, results.json and "
-               "report.html in "
-            << out << " (check them with: replay verify-tournament " << out
-            << ")\n";
+  PrintSummary(*tournament, *results);
   return results->verified() + results->skipped() == results->scheduled() &&
                  results->transparency_problems() == 0
              ? 0
