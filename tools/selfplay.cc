@@ -41,6 +41,68 @@ ABSL_FLAG(uint32_t, checkpoint_interval, 16, "Records between checkpoints.");
 namespace pyramid {
 namespace {
 
+// The referee key: --key, or one drawn from `entropy` and written to
+// OUT/referee.key (and .pub).
+absl::StatusOr<SigningKey> SelfplayKey(const std::filesystem::path& out,
+                                       const EntropySource& entropy) {
+  if (!absl::GetFlag(FLAGS_key).empty()) {
+    return ReadSigningKey(absl::GetFlag(FLAGS_key));
+  }
+  std::string seed(32, '\0');
+  entropy(seed.data(), seed.size());
+  const SigningKey key = *SigningKey::FromSeed(seed);
+  const std::string path = (out / "referee.key").string();
+  std::filesystem::remove(path);
+  std::filesystem::remove(path + ".pub");
+  if (absl::Status s = WriteKeyFiles(path, key); !s.ok()) return s;
+  return key;
+}
+
+// Plays one match of random players into OUT/<game>-<match id>.pyrlog and
+// returns that path. The log is written as OUT/.match.tmp and renamed once
+// the match is over; a failed match leaves no file behind.
+absl::StatusOr<std::filesystem::path> PlayOne(
+    const v1::GameConfig& config, int seats, const SigningKey& key,
+    const Clock* clock, const EntropySource& entropy,
+    const std::filesystem::path& out) {
+  MatchConfig match_config;
+  match_config.game = config;
+  for (int s = 0; s < seats; ++s) {
+    match_config.seats.emplace_back().set_name(absl::StrCat("random-", s));
+  }
+  match_config.checkpoint_interval = absl::GetFlag(FLAGS_checkpoint_interval);
+  const std::string tmp = (out / ".match.tmp").string();
+  std::filesystem::remove(tmp);
+  absl::StatusOr<std::unique_ptr<FileLogSink>> sink = FileLogSink::Create(tmp);
+  if (!sink.ok()) return sink.status();
+  absl::StatusOr<std::unique_ptr<Match>> match =
+      Match::Create(match_config, key, *std::move(sink), clock, entropy);
+  absl::Status played = match.status();
+  if (played.ok()) {
+    std::vector<std::unique_ptr<RandomPlayer>> players;
+    std::vector<Player*> seats_players;
+    for (int s = 0; s < seats; ++s) {
+      std::string player_seed(32, '\0');
+      entropy(player_seed.data(), player_seed.size());
+      players.push_back(std::make_unique<RandomPlayer>(Sha256(player_seed)));
+      seats_players.push_back(players.back().get());
+    }
+    played = RunLocalMatch(**match, seats_players, entropy);
+  }
+  if (!played.ok()) {
+    match = absl::CancelledError();  // Closes the file.
+    std::filesystem::remove(tmp);
+    return absl::Status(played.code(),
+                        absl::StrCat("match failed: ", played.message()));
+  }
+  const std::filesystem::path final_path =
+      out /
+      absl::StrCat(config.game(), "-", ToHex((*match)->match_id()), ".pyrlog");
+  (*match).reset();  // Closes the file.
+  std::filesystem::rename(tmp, final_path);
+  return final_path;
+}
+
 int Main() {
   v1::GameConfig config;
   config.set_game(absl::GetFlag(FLAGS_game));
@@ -72,73 +134,22 @@ int Main() {
   }
   EntropySource entropy =
       deterministic ? DeterministicEntropy(*deterministic) : SystemEntropy();
-
-  std::optional<SigningKey> key;
-  if (!absl::GetFlag(FLAGS_key).empty()) {
-    absl::StatusOr<SigningKey> read = ReadSigningKey(absl::GetFlag(FLAGS_key));
-    if (!read.ok()) {
-      std::cerr << "selfplay: " << read.status().message() << "\n";
-      return 2;
-    }
-    key = *read;
-  } else {
-    std::string seed(32, '\0');
-    entropy(seed.data(), seed.size());
-    key = *SigningKey::FromSeed(seed);
-    const std::string path = (out / "referee.key").string();
-    std::filesystem::remove(path);
-    std::filesystem::remove(path + ".pub");
-    if (absl::Status s = WriteKeyFiles(path, *key); !s.ok()) {
-      std::cerr << "selfplay: " << s.message() << "\n";
-      return 2;
-    }
+  absl::StatusOr<SigningKey> key = SelfplayKey(out, entropy);
+  if (!key.ok()) {
+    std::cerr << "selfplay: " << key.status().message() << "\n";
+    return 2;
   }
-
   FakeClock fake_clock;
   const Clock* clock = deterministic ? static_cast<const Clock*>(&fake_clock)
                                      : SystemClock::Get();
   for (int m = 0; m < absl::GetFlag(FLAGS_matches); ++m) {
-    MatchConfig match_config;
-    match_config.game = config;
-    for (int s = 0; s < seats; ++s) {
-      v1::Seat seat;
-      seat.set_name(absl::StrCat("random-", s));
-      match_config.seats.push_back(seat);
-    }
-    match_config.checkpoint_interval = absl::GetFlag(FLAGS_checkpoint_interval);
-    const std::string tmp = (out / ".match.tmp").string();
-    std::filesystem::remove(tmp);
-    absl::StatusOr<std::unique_ptr<FileLogSink>> sink =
-        FileLogSink::Create(tmp);
-    if (!sink.ok()) {
-      std::cerr << "selfplay: " << sink.status().message() << "\n";
-      return 2;
-    }
-    absl::StatusOr<std::unique_ptr<Match>> match =
-        Match::Create(match_config, *key, *std::move(sink), clock, entropy);
-    if (!match.ok()) {
-      std::cerr << "selfplay: " << match.status().message() << "\n";
-      return 2;
-    }
-    std::vector<std::unique_ptr<RandomPlayer>> players;
-    std::vector<Player*> seats_players;
-    for (int s = 0; s < seats; ++s) {
-      std::string player_seed(32, '\0');
-      entropy(player_seed.data(), player_seed.size());
-      players.push_back(std::make_unique<RandomPlayer>(Sha256(player_seed)));
-      seats_players.push_back(players.back().get());
-    }
-    if (absl::Status s = RunLocalMatch(**match, seats_players, entropy);
-        !s.ok()) {
-      std::cerr << "selfplay: match failed: " << s.message() << "\n";
+    absl::StatusOr<std::filesystem::path> written =
+        PlayOne(config, seats, *key, clock, entropy, out);
+    if (!written.ok()) {
+      std::cerr << "selfplay: " << written.status().message() << "\n";
       return 1;
     }
-    const std::string name = absl::StrCat(
-        config.game(), "-", ToHex((*match)->match_id()), ".pyrlog");
-    const std::filesystem::path final_path = out / name;
-    (*match).reset();  // Closes the file.
-    std::filesystem::rename(tmp, final_path);
-    std::cout << final_path.string() << "\n";
+    std::cout << written->string() << "\n";
   }
   return 0;
 }
