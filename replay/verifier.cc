@@ -204,6 +204,13 @@ class Replayer {
   absl::Status OnFault(const v1::Fault& fault);
   absl::Status OnRestart(const v1::Restart& restart);
   absl::Status OnExpected(const v1::LogRecord& record);
+  // Next()'s steps after the chain check: where a record may stand (the
+  // checkpoint interval, a fault owed, the chain a signature names); at
+  // --level=chain, the records that are not replayed (nullopt for those
+  // that are checked as at every level); and the handler of its kind.
+  absl::Status CheckPlace(const v1::LogRecord& record);
+  std::optional<absl::Status> ChainOnly(const v1::LogRecord& record);
+  absl::Status Dispatch(uint64_t index, const v1::LogRecord& record);
   // The record in `bytes`, parsed into a reused buffer (null when it does
   // not parse); sets as_expected_ and non_canonical_.
   const v1::LogRecord* Parse(std::string_view bytes);
@@ -277,6 +284,14 @@ absl::Status Replayer::Next(uint64_t index, std::string_view bytes) {
     since_checkpoint_ = 1;
     return OnHeader(record.header());
   }
+  if (absl::Status s = CheckPlace(record); !s.ok()) return s;
+  if (options_.level == VerifyOptions::Level::kChain) {
+    if (std::optional<absl::Status> done = ChainOnly(record)) return *done;
+  }
+  return Dispatch(index, record);
+}
+
+absl::Status Replayer::CheckPlace(const v1::LogRecord& record) {
   const bool is_signature = record.kind_case() == v1::LogRecord::kCheckpoint ||
                             record.kind_case() == v1::LogRecord::kSeal;
   // The writer signs after at most every `checkpoint_interval` records
@@ -304,27 +319,32 @@ absl::Status Replayer::Next(uint64_t index, std::string_view bytes) {
     return Bad("the signed chain hash is not the hash of the previous record");
   }
   if (!is_signature) ++since_checkpoint_;
-  if (options_.level == VerifyOptions::Level::kChain) {
-    switch (record.kind_case()) {
-      case v1::LogRecord::kOutcome:
-        if (outcome_seen_) return Bad("a second outcome");
-        outcome_ = record.outcome();
-        outcome_seen_ = true;
-        return absl::OkStatus();
-      case v1::LogRecord::kDecisionOpened:
-      case v1::LogRecord::kCommit:
-      case v1::LogRecord::kReveal:
-      case v1::LogRecord::kFault:
-      case v1::LogRecord::kSeedReveal:
-      case v1::LogRecord::kApplied:
-      case v1::LogRecord::kRestart:
-        // Not replayed; only a signature may follow the outcome.
-        if (outcome_seen_) return Bad("a record after the outcome");
-        return absl::OkStatus();
-      default:
-        break;  // The header and signatures, as at every level.
-    }
+  return absl::OkStatus();
+}
+
+std::optional<absl::Status> Replayer::ChainOnly(const v1::LogRecord& record) {
+  switch (record.kind_case()) {
+    case v1::LogRecord::kOutcome:
+      if (outcome_seen_) return Bad("a second outcome");
+      outcome_ = record.outcome();
+      outcome_seen_ = true;
+      return absl::OkStatus();
+    case v1::LogRecord::kDecisionOpened:
+    case v1::LogRecord::kCommit:
+    case v1::LogRecord::kReveal:
+    case v1::LogRecord::kFault:
+    case v1::LogRecord::kSeedReveal:
+    case v1::LogRecord::kApplied:
+    case v1::LogRecord::kRestart:
+      // Not replayed; only a signature may follow the outcome.
+      if (outcome_seen_) return Bad("a record after the outcome");
+      return absl::OkStatus();
+    default:
+      return std::nullopt;  // The header and signatures, as at every level.
   }
+}
+
+absl::Status Replayer::Dispatch(uint64_t index, const v1::LogRecord& record) {
   switch (record.kind_case()) {
     case v1::LogRecord::kHeader:
       return Bad("a second header");
