@@ -66,6 +66,7 @@ const char* const kGoldens[] = {
     "testdata/golden/pyramid_shambo/two_seats_move_limit.pyrlog",
     "testdata/golden/pyramid_shambo/three_seats.pyrlog",
     "testdata/golden/pyramid_shambo/ten_seats.pyrlog",
+    "testdata/golden/pyramid_shambo/overpayment.pyrlog",
     "testdata/golden/flaming_pyramids/two_seats.pyrlog",
     "testdata/golden/flaming_pyramids/four_seats_curse.pyrlog",
     "testdata/golden/flaming_pyramids/six_seats.pyrlog",
