@@ -234,6 +234,16 @@ const Golden kGoldens[] = {
      {0, 0, 0, 0},
      {false, false, false, false},
      {}},
+    {"pyramid_scheme/reshuffle.pyrlog",
+     R"pb(game: "pyramid_scheme")pb",
+     v1::FORFEIT_POLICY_FORFEIT,
+     448,
+     104,
+     v1::TERMINATION_NORMAL,
+     {2, 1, 3},
+     {0, 5, 0},
+     {false, false, false},
+     {}},
 };
 
 // Every golden log is rules version 1 of its game but the two Flaming

@@ -75,6 +75,7 @@ const char* const kGoldens[] = {
     "testdata/golden/pyramid_scheme/two_seats_turn_limit.pyrlog",
     "testdata/golden/pyramid_scheme/three_seats.pyrlog",
     "testdata/golden/pyramid_scheme/four_seats.pyrlog",
+    "testdata/golden/pyramid_scheme/reshuffle.pyrlog",
 };
 constexpr char kClassic[] = "testdata/golden/rock_paper_pyramid/classic.pyrlog";
 // Goldens up to this size are changed and cut at every byte (see the top).

@@ -27,6 +27,13 @@
 //                                  version 2). The first seed (in order
 //                                  0, 1, ... from --deterministic) whose
 //                                  random game reaches a collapse is kept.
+// Scenario of --game=pyramid_scheme (3 seats):
+//   reshuffle.pyrlog               seats reset the display and take cards
+//                                  whenever they may, so the deck runs out
+//                                  and the discard pile is shuffled into a
+//                                  new deck; the first seed (0, 1, ...)
+//                                  whose game reshuffles is kept.
+#include <algorithm>
 #include <filesystem>
 #include <functional>
 #include <iostream>
@@ -46,6 +53,7 @@
 #include "referee/cli/flags.h"
 #include "referee/core/clock.h"
 #include "referee/core/local_runner.h"
+#include "referee/core/log_reader.h"
 #include "referee/core/log_sink.h"
 #include "referee/core/match.h"
 #include "referee/crypto/bytes.h"
@@ -60,7 +68,8 @@ ABSL_FLAG(std::string, out, "testdata/golden/rock_paper_pyramid",
 ABSL_FLAG(std::string, deterministic, "",
           "64 hex digits from which every random byte is derived.");
 ABSL_FLAG(std::string, game, "rock_paper_pyramid",
-          "Whose scenarios to write: rock_paper_pyramid or flaming_pyramids.");
+          "Whose scenarios to write: rock_paper_pyramid, flaming_pyramids or "
+          "pyramid_scheme.");
 
 namespace pyramid {
 namespace {
@@ -72,11 +81,16 @@ constexpr uint32_t kTimeoutMs = 1000;
 // seat misbehave at a given decision.
 class Scenario {
  public:
+  // Ranks a legal action for an honest seat: it plays one of the best
+  // ranked (smallest), chosen uniformly. Null: every action alike.
+  using Prefer = std::function<int(const v1::Action&)>;
+
   Scenario(const std::string& game, const Digest& seed,
            v1::ForfeitPolicy policy, const SigningKey& key,
-           std::unique_ptr<LogSink> sink)
+           std::unique_ptr<LogSink> sink, Prefer prefer = nullptr)
       : entropy_(DeterministicEntropy(Sha256({AsView(seed), "entropy"}))),
-        chooser_(Sha256({AsView(seed), "chooser"})) {
+        chooser_(Sha256({AsView(seed), "chooser"})),
+        prefer_(std::move(prefer)) {
     MatchConfig config;
     config.game.set_game(game);
     for (int s = 0; s < kSeats; ++s) {
@@ -153,7 +167,16 @@ class Scenario {
     if (id == 0) {
       action = SeedAction(entropy_);
     } else {
-      const std::vector<v1::Action> legal = match_->LegalActions(seat);
+      std::vector<v1::Action> legal = match_->LegalActions(seat);
+      if (prefer_) {
+        int best = prefer_(legal.front());
+        for (const v1::Action& a : legal) best = std::min(best, prefer_(a));
+        legal.erase(std::remove_if(legal.begin(), legal.end(),
+                                   [&](const v1::Action& a) {
+                                     return prefer_(a) != best;
+                                   }),
+                    legal.end());
+      }
       action = legal[chooser_.Uniform(legal.size())];
     }
     absl::StatusOr<CommittedMove> move =
@@ -166,6 +189,7 @@ class Scenario {
   FakeClock clock_;
   EntropySource entropy_;
   RandomStream chooser_;
+  const Prefer prefer_;
   std::vector<CommittedMove> pending_;
   absl::Status status_;
   std::unique_ptr<Match> match_;
@@ -175,10 +199,11 @@ class Scenario {
 // outcome once it is over.
 absl::StatusOr<std::pair<std::string, v1::Outcome>> Play(
     const std::string& game, const Digest& seed, v1::ForfeitPolicy policy,
-    const SigningKey& key, const Scenario::Plan& plan) {
+    const SigningKey& key, const Scenario::Plan& plan,
+    Scenario::Prefer prefer = nullptr) {
   std::string bytes;
   Scenario scenario(game, seed, policy, key,
-                    std::make_unique<StringLogSink>(&bytes));
+                    std::make_unique<StringLogSink>(&bytes), std::move(prefer));
   if (absl::Status s = scenario.Run(plan); !s.ok()) return s;
   return std::make_pair(bytes, scenario.match().outcome());
 }
@@ -246,6 +271,56 @@ int WriteFlamingPyramids(const std::filesystem::path& out, const Digest& root,
   return 1;
 }
 
+// Whether the Pyramid Scheme log `bytes` records a reshuffle.
+bool Reshuffles(const std::string& bytes) {
+  for (const RawRecord& raw : SplitLog(bytes).records) {
+    v1::LogRecord record;
+    if (!record.ParseFromArray(raw.bytes.data(),
+                               static_cast<int>(raw.bytes.size()))) {
+      continue;
+    }
+    for (const v1::PssEvent& event :
+         record.applied().result().pyramid_scheme().events()) {
+      if (event.has_reshuffled()) return true;
+    }
+  }
+  return false;
+}
+
+int WritePyramidScheme(const std::filesystem::path& out, const Digest& root,
+                       const SigningKey& key) {
+  // Seats reset the display and take cards whenever they may, which empties
+  // the deck and fills the discard pile.
+  const Scenario::Prefer prefer = [](const v1::Action& action) {
+    switch (action.pyramid_scheme().decision_case()) {
+      case v1::PyramidSchemeAction::kUseReset:
+        return 0;
+      case v1::PyramidSchemeAction::kTake:
+        return 1;
+      default:
+        return 2;
+    }
+  };
+  const Scenario::Plan honest = [](const Match&, uint64_t, int) {
+    return Scenario::Conduct::kHonest;
+  };
+  for (int attempt = 0; attempt < 1000; ++attempt) {
+    absl::StatusOr<std::pair<std::string, v1::Outcome>> played =
+        Play("pyramid_scheme",
+             Sha256({AsView(root), "reshuffle", absl::StrCat(attempt)}),
+             v1::FORFEIT_POLICY_FORFEIT, key, honest, prefer);
+    if (!played.ok()) {
+      std::cerr << "make_golden: " << played.status().message() << "\n";
+      return 1;
+    }
+    if (!Reshuffles(played->first)) continue;
+    std::cout << "seed " << attempt << "\n";
+    return Write(out / "reshuffle.pyrlog", played->first, played->second);
+  }
+  std::cerr << "make_golden: no game of 1000 reshuffled\n";
+  return 1;
+}
+
 int Main() {
   if (absl::GetFlag(FLAGS_key).empty()) {
     std::cerr << "make_golden: --key is required\n";
@@ -267,6 +342,7 @@ int Main() {
   using Conduct = Scenario::Conduct;
   const std::string game = absl::GetFlag(FLAGS_game);
   if (game == "flaming_pyramids") return WriteFlamingPyramids(out, root, *key);
+  if (game == "pyramid_scheme") return WritePyramidScheme(out, root, *key);
   if (game != "rock_paper_pyramid") {
     std::cerr << "make_golden: no scenarios for --game=" << game << "\n";
     return 2;
