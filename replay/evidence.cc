@@ -17,6 +17,11 @@
 #include "replay/verifier.h"
 
 namespace pyramid {
+
+std::string TournamentLabel(std::string_view name, std::string_view run_id,
+                            uint32_t index) {
+  return absl::StrCat(std::string(name), "/", std::string(run_id), "/", index);
+}
 namespace {
 
 namespace fs = std::filesystem;
@@ -197,7 +202,7 @@ TournamentVerdict CheckTournamentDirectory(const std::string& dir,
                            "without a gap"));
     }
     const std::string label =
-        absl::StrCat(schedule.name(), "/", schedule.run_id(), "/", i);
+        TournamentLabel(schedule.name(), schedule.run_id(), i);
     if (entry.label() != label) {
       problem(absl::StrCat("the schedule's entry ", i, " is labelled \"",
                            entry.label(), "\", not \"", label, "\""));

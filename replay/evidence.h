@@ -59,6 +59,12 @@ struct TournamentVerdict {
   std::string summary;
 };
 
+// The label a tournament's match `index` carries in its log's signed
+// header (Header.label): NAME/RUN_ID/INDEX (docs/tournament.md). The
+// runner labels matches with it and verify-tournament checks it.
+std::string TournamentLabel(std::string_view name, std::string_view run_id,
+                            uint32_t index);
+
 // `replay verify-tournament DIR`: every log in DIR/logs verifies against
 // the referee's key, every sealed one has DIR/proofs/NAME.tlog-proof proving
 // it is in DIR/checkpoint (the same checkpoint for all), and each match of

@@ -208,7 +208,7 @@ class Runner {
 
   // The label match `index` is created with (its log's Header.label).
   std::string Label(uint32_t index) const {
-    return absl::StrCat(t_.name(), "/", run_id_, "/", index);
+    return TournamentLabel(t_.name(), run_id_, index);
   }
 
   // Keeps the journal's matches whose logs still verify.
@@ -286,12 +286,9 @@ class Runner {
   // match not yet kept, with the schedule's seats; nullopt otherwise.
   std::optional<v1::TournamentMatchResult> Adoptable(const fs::path& file) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(results_mu_) {
-    absl::StatusOr<std::string> bytes = ReadFileToString(file.string());
-    if (!bytes.ok()) return std::nullopt;
-    VerifyOptions options;
-    options.pinned_key = link_->public_key();
-    const Verdict verdict = VerifyLog(*bytes, options);
-    if (verdict.kind != Verdict::Kind::kGenuine) return std::nullopt;
+    absl::StatusOr<Verdict> genuine = VerifyFile(file);
+    if (!genuine.ok()) return std::nullopt;
+    const Verdict& verdict = *genuine;
     for (uint32_t index = 0; index < fixed_.size(); ++index) {
       if (verdict.header.label() != Label(index)) continue;
       if (results_.contains(index)) return std::nullopt;
@@ -508,20 +505,29 @@ class Runner {
     return result;
   }
 
-  // Verifies `result`'s log file; on success fills its outcome and moves.
-  std::string Verify(v1::TournamentMatchResult& result) const {
-    absl::StatusOr<std::string> bytes =
-        ReadFileToString((out_ / result.log_file()).string());
-    if (!bytes.ok()) return std::string(bytes.status().message());
+  // The verdict on the log file `path`, the referee's key pinned, when it
+  // is genuine; otherwise why not (the error's message).
+  absl::StatusOr<Verdict> VerifyFile(const fs::path& path) const {
+    absl::StatusOr<std::string> bytes = ReadFileToString(path.string());
+    if (!bytes.ok()) return bytes.status();
     VerifyOptions options;
     options.pinned_key = link_->public_key();
-    const Verdict verdict = VerifyLog(*bytes, options);
+    Verdict verdict = VerifyLog(*bytes, options);
     if (verdict.kind != Verdict::Kind::kGenuine) {
-      return absl::StrCat(VerdictKindName(verdict.kind), " at record ",
-                          verdict.bad_record, ": ", verdict.reason);
+      return absl::DataLossError(absl::StrCat(VerdictKindName(verdict.kind),
+                                              " at record ", verdict.bad_record,
+                                              ": ", verdict.reason));
     }
-    *result.mutable_outcome() = verdict.outcome;
-    result.set_moves(verdict.moves);
+    return verdict;
+  }
+
+  // Verifies `result`'s log file; on success fills its outcome and moves.
+  // Returns kGenuine or why not.
+  std::string Verify(v1::TournamentMatchResult& result) const {
+    absl::StatusOr<Verdict> verdict = VerifyFile(out_ / result.log_file());
+    if (!verdict.ok()) return std::string(verdict.status().message());
+    *result.mutable_outcome() = verdict->outcome;
+    result.set_moves(verdict->moves);
     return kGenuine;
   }
 
