@@ -17,20 +17,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${ASAN_BUILD_DIR:-build-asan}
 
-targets=(verify_log tlog tournament_file game_actions play)
+# The targets and their seed directories: tests/fuzz/targets.txt (which the
+# build reads too).
+targets_file=tests/fuzz/targets.txt
+mapfile -t targets < <(grep -E '^[a-z_]+ ' "$targets_file" | cut -d' ' -f1)
 
 # seeds TARGET: the seed corpus directories of TARGET.
 seeds() {
-  case $1 in
-    verify_log)
-      echo testdata/golden/rock_paper_pyramid testdata/golden/pyramid_shambo \
-        testdata/golden/flaming_pyramids testdata/golden/pyramid_scheme \
-        testdata/tlog/example/logs ;;
-    tlog) echo tests/fuzz/seeds/tlog ;;
-    tournament_file) echo tools/demo ;;
-    game_actions) echo tests/fuzz/seeds/game_actions ;;
-    play) echo tests/fuzz/seeds/play ;;
-  esac
+  grep -E "^$1 " "$targets_file" | cut -d' ' -f2-
 }
 
 usage() {
