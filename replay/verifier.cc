@@ -905,6 +905,63 @@ const char* VerdictKindName(Verdict::Kind kind) {
   return "?";
 }
 
+namespace {
+
+// `verdict` judged NOT GENUINE at `record` for `reason`.
+Verdict NotGenuine(Verdict verdict, uint64_t record, std::string reason) {
+  verdict.kind = Verdict::Kind::kNotGenuine;
+  verdict.bad_record = record;
+  verdict.reason = std::move(reason);
+  return verdict;
+}
+
+// The verdict on a log whose every complete record replayed: by its last
+// signature and by how it ends (sealed, cut short, or corrupt).
+Verdict JudgeEnd(Replayer& replayer, const SplitLogResult& split,
+                 Verdict verdict) {
+  verdict.signed_records = replayer.signed_records();
+  if (absl::Status s = replayer.CheckLastSignature(); !s.ok()) {
+    verdict.header = replayer.TakeHeader();
+    const uint64_t at = verdict.signed_records;
+    return NotGenuine(std::move(verdict), at, std::string(s.message()));
+  }
+  verdict.header = replayer.TakeHeader();
+  verdict.moves = replayer.moves();
+  const uint64_t count = split.records.size();
+  if (split.tail == SplitLogResult::Tail::kCorrupt) {
+    return NotGenuine(
+        std::move(verdict), count,
+        absl::StrCat(split.tail_reason, " at byte ", split.tail_offset));
+  }
+  if (replayer.sealed()) {
+    if (split.tail == SplitLogResult::Tail::kTruncated) {
+      return NotGenuine(std::move(verdict), count, "bytes after the seal");
+    }
+    verdict.kind = Verdict::Kind::kGenuine;
+    verdict.outcome = replayer.TakeOutcome();
+    return verdict;
+  }
+  const std::string tail = split.tail == SplitLogResult::Tail::kTruncated
+                               ? absl::StrCat("; ", split.tail_reason,
+                                              " at byte ", split.tail_offset)
+                               : "";
+  if (verdict.signed_records == 0) {
+    return NotGenuine(
+        std::move(verdict), count,
+        absl::StrCat("the log ends after ", count,
+                     " records with no seal and no checkpoint", tail));
+  }
+  verdict.kind = Verdict::Kind::kUnsealedPrefix;
+  verdict.reason = absl::StrCat("unsealed: records 0..", verdict.signed_records,
+                                " verify (signed by the checkpoint at record ",
+                                verdict.signed_records, "); ",
+                                count - verdict.signed_records - 1,
+                                " later records are unsigned", tail);
+  return verdict;
+}
+
+}  // namespace
+
 Verdict VerifyLog(std::string_view file, const VerifyOptions& options) {
   Verdict verdict;
   verdict.key_from_header = options.pinned_key.empty();
@@ -923,61 +980,11 @@ Verdict VerifyLog(std::string_view file, const VerifyOptions& options) {
     verdict.records = i + 1;
     if (!status.ok()) {
       verdict.header = replayer.TakeHeader();
-      verdict.kind = Verdict::Kind::kNotGenuine;
-      verdict.bad_record = i;
-      verdict.reason = std::string(status.message());
       verdict.signed_records = replayer.signed_records();
-      return verdict;
+      return NotGenuine(std::move(verdict), i, std::string(status.message()));
     }
   }
-  verdict.signed_records = replayer.signed_records();
-  if (absl::Status s = replayer.CheckLastSignature(); !s.ok()) {
-    verdict.header = replayer.TakeHeader();
-    verdict.kind = Verdict::Kind::kNotGenuine;
-    verdict.bad_record = verdict.signed_records;
-    verdict.reason = std::string(s.message());
-    return verdict;
-  }
-  verdict.header = replayer.TakeHeader();
-  verdict.moves = replayer.moves();
-  const uint64_t count = split.records.size();
-  if (split.tail == SplitLogResult::Tail::kCorrupt) {
-    verdict.kind = Verdict::Kind::kNotGenuine;
-    verdict.bad_record = count;
-    verdict.reason =
-        absl::StrCat(split.tail_reason, " at byte ", split.tail_offset);
-    return verdict;
-  }
-  if (replayer.sealed()) {
-    if (split.tail == SplitLogResult::Tail::kTruncated) {
-      verdict.kind = Verdict::Kind::kNotGenuine;
-      verdict.bad_record = count;
-      verdict.reason = "bytes after the seal";
-      return verdict;
-    }
-    verdict.kind = Verdict::Kind::kGenuine;
-    verdict.outcome = replayer.TakeOutcome();
-    return verdict;
-  }
-  const std::string tail = split.tail == SplitLogResult::Tail::kTruncated
-                               ? absl::StrCat("; ", split.tail_reason,
-                                              " at byte ", split.tail_offset)
-                               : "";
-  if (verdict.signed_records == 0) {
-    verdict.kind = Verdict::Kind::kNotGenuine;
-    verdict.bad_record = count;
-    verdict.reason =
-        absl::StrCat("the log ends after ", count,
-                     " records with no seal and no checkpoint", tail);
-    return verdict;
-  }
-  verdict.kind = Verdict::Kind::kUnsealedPrefix;
-  verdict.reason = absl::StrCat("unsealed: records 0..", verdict.signed_records,
-                                " verify (signed by the checkpoint at record ",
-                                verdict.signed_records, "); ",
-                                count - verdict.signed_records - 1,
-                                " later records are unsigned", tail);
-  return verdict;
+  return JudgeEnd(replayer, split, std::move(verdict));
 }
 
 }  // namespace pyramid
