@@ -48,6 +48,93 @@ void PrintOutcome(const v1::Outcome& outcome, std::ostream& out) {
 
 }  // namespace
 
+namespace {
+
+// The protocol's records: a decision opened, a commit, a reveal, a fault, a
+// restart; one line or two each.
+void PrintDecisionOpened(const v1::DecisionOpened& d, std::ostream& out) {
+  out << "\n"
+      << (d.decision_id() == 0 ? "seed decision" : "decision ")
+      << (d.decision_id() == 0 ? "" : absl::StrCat(d.decision_id()))
+      << ": seats " << absl::StrJoin(d.seats(), ", ")
+      << (d.simultaneous() ? " (simultaneous)" : "") << "\n";
+}
+
+void PrintCommit(const v1::Commit& c, std::ostream& out) {
+  out << "  seat " << c.seat() << " commits "
+      << ToHex(c.commitment()).substr(0, 16) << "…"
+      << (c.signature().empty() ? "" : " (signed)") << "  at "
+      << TimeOf(c.received_unix_ms()) << "\n";
+}
+
+void PrintFault(const v1::Fault& f, std::ostream& out) {
+  out << "  FAULT seat " << f.seat() << ": " << v1::FaultReason_Name(f.reason())
+      << " (" << f.detail() << ") -> "
+      << v1::FaultConsequence_Name(f.consequence()) << "\n";
+}
+
+void PrintRestart(const v1::Restart& restart, std::ostream& out) {
+  out << "  [referee restarted: down from "
+      << TimeOf(restart.last_record_unix_ms()) << " to "
+      << TimeOf(restart.restarted_unix_ms()) << " ("
+      << restart.restarted_unix_ms() - restart.last_record_unix_ms()
+      << " ms, charged to no seat); deadline reopened"
+      << (restart.deadline_unix_ms() == 0
+              ? " with none"
+              : absl::StrCat(" to ", TimeOf(restart.deadline_unix_ms())))
+      << "]\n";
+}
+
+// One record of the log, `i`-th; `game` is the header's game id.
+void PrintRecord(const v1::LogRecord& r, size_t i, std::string& game,
+                 std::ostream& out) {
+  switch (r.kind_case()) {
+    case v1::LogRecord::kHeader:
+      game = r.header().game().game();
+      PrintHeader(r.header(), out);
+      break;
+    case v1::LogRecord::kDecisionOpened:
+      PrintDecisionOpened(r.decision_opened(), out);
+      break;
+    case v1::LogRecord::kCommit:
+      PrintCommit(r.commit(), out);
+      break;
+    case v1::LogRecord::kReveal:
+      out << "  seat " << r.reveal().seat() << " reveals\n";
+      break;
+    case v1::LogRecord::kFault:
+      PrintFault(r.fault(), out);
+      break;
+    case v1::LogRecord::kSeedReveal:
+      out << "  seed " << ToHex(r.seed_reveal().seed()) << "\n";
+      PrintView(game, r.seed_reveal().initial_view(), out);
+      break;
+    case v1::LogRecord::kApplied:
+      PrintApplied(game, r.applied(), out);
+      break;
+    case v1::LogRecord::kCheckpoint:
+      out << "  [checkpoint: records 0.." << r.checkpoint().record_count() - 1
+          << " signed]\n";
+      break;
+    case v1::LogRecord::kOutcome:
+      out << "\n";
+      PrintOutcome(r.outcome(), out);
+      break;
+    case v1::LogRecord::kSeal:
+      out << "sealed: records 0.." << r.seal().record_count() - 1
+          << " signed\n";
+      break;
+    case v1::LogRecord::kRestart:
+      PrintRestart(r.restart(), out);
+      break;
+    case v1::LogRecord::KIND_NOT_SET:
+      out << "  (record " << i << " of unknown kind)\n";
+      break;
+  }
+}
+
+}  // namespace
+
 absl::Status WriteTranscript(std::string_view file, std::ostream& out) {
   const SplitLogResult split = SplitLog(file);
   std::string game;
@@ -57,71 +144,7 @@ absl::Status WriteTranscript(std::string_view file, std::ostream& out) {
                           static_cast<int>(split.records[i].bytes.size()))) {
       return absl::DataLossError(absl::StrCat("record ", i, " does not parse"));
     }
-    switch (r.kind_case()) {
-      case v1::LogRecord::kHeader:
-        game = r.header().game().game();
-        PrintHeader(r.header(), out);
-        break;
-      case v1::LogRecord::kDecisionOpened: {
-        const v1::DecisionOpened& d = r.decision_opened();
-        out << "\n"
-            << (d.decision_id() == 0 ? "seed decision" : "decision ")
-            << (d.decision_id() == 0 ? "" : absl::StrCat(d.decision_id()))
-            << ": seats " << absl::StrJoin(d.seats(), ", ")
-            << (d.simultaneous() ? " (simultaneous)" : "") << "\n";
-        break;
-      }
-      case v1::LogRecord::kCommit:
-        out << "  seat " << r.commit().seat() << " commits "
-            << ToHex(r.commit().commitment()).substr(0, 16) << "…"
-            << (r.commit().signature().empty() ? "" : " (signed)") << "  at "
-            << TimeOf(r.commit().received_unix_ms()) << "\n";
-        break;
-      case v1::LogRecord::kReveal:
-        out << "  seat " << r.reveal().seat() << " reveals\n";
-        break;
-      case v1::LogRecord::kFault:
-        out << "  FAULT seat " << r.fault().seat() << ": "
-            << v1::FaultReason_Name(r.fault().reason()) << " ("
-            << r.fault().detail() << ") -> "
-            << v1::FaultConsequence_Name(r.fault().consequence()) << "\n";
-        break;
-      case v1::LogRecord::kSeedReveal:
-        out << "  seed " << ToHex(r.seed_reveal().seed()) << "\n";
-        PrintView(game, r.seed_reveal().initial_view(), out);
-        break;
-      case v1::LogRecord::kApplied:
-        PrintApplied(game, r.applied(), out);
-        break;
-      case v1::LogRecord::kCheckpoint:
-        out << "  [checkpoint: records 0.." << r.checkpoint().record_count() - 1
-            << " signed]\n";
-        break;
-      case v1::LogRecord::kOutcome:
-        out << "\n";
-        PrintOutcome(r.outcome(), out);
-        break;
-      case v1::LogRecord::kSeal:
-        out << "sealed: records 0.." << r.seal().record_count() - 1
-            << " signed\n";
-        break;
-      case v1::LogRecord::kRestart: {
-        const v1::Restart& restart = r.restart();
-        out << "  [referee restarted: down from "
-            << TimeOf(restart.last_record_unix_ms()) << " to "
-            << TimeOf(restart.restarted_unix_ms()) << " ("
-            << restart.restarted_unix_ms() - restart.last_record_unix_ms()
-            << " ms, charged to no seat); deadline reopened"
-            << (restart.deadline_unix_ms() == 0
-                    ? " with none"
-                    : absl::StrCat(" to ", TimeOf(restart.deadline_unix_ms())))
-            << "]\n";
-        break;
-      }
-      case v1::LogRecord::KIND_NOT_SET:
-        out << "  (record " << i << " of unknown kind)\n";
-        break;
-    }
+    PrintRecord(r, i, game, out);
   }
   if (split.tail != SplitLogResult::Tail::kClean) {
     return absl::DataLossError(
