@@ -292,90 +292,113 @@ Scale ChartScale(const v1::TournamentResults& results) {
 
 std::string Px(double value) { return absl::StrFormat("%.1f", value); }
 
+// Where the rating chart's parts go: the names' column, the plot between
+// `left` and `right`, one row per standing, the Elo axis below them.
+struct ChartGeometry {
+  explicit ChartGeometry(const v1::TournamentResults& results)
+      : scale(ChartScale(results)) {
+    size_t longest_name = 0;
+    for (const v1::TournamentStanding& s : results.standings()) {
+      longest_name = std::max(longest_name, s.bot().size());
+    }
+    left =
+        std::clamp(16.0 + 7.0 * static_cast<double>(longest_name), 80.0, 300.0);
+    right = left + 560;
+    width = right + 30;
+    axis_y = top + row * results.standings_size() + 6;
+    height = axis_y + 34;
+  }
+  // The x coordinate of an Elo value.
+  double X(double value) const {
+    return left +
+           (value - scale.low) / (scale.high - scale.low) * (right - left);
+  }
+
+  const Scale scale;
+  const double row = 24;
+  const double top = 10;
+  double left = 0, right = 0, width = 0, axis_y = 0, height = 0;
+};
+
+// The Elo axis with its ticks and label, and the line at 0.
+void AppendChartAxis(const ChartGeometry& g, std::string& out) {
+  const int first_tick =
+      static_cast<int>(std::lround(g.scale.low / g.scale.step));
+  const int last_tick =
+      static_cast<int>(std::lround(g.scale.high / g.scale.step));
+  absl::StrAppend(&out, "<line class=\"axis\" x1=\"", Px(g.left), "\" y1=\"",
+                  Px(g.axis_y), "\" x2=\"", Px(g.right), "\" y2=\"",
+                  Px(g.axis_y), "\"/>\n");
+  for (int k = first_tick; k <= last_tick; ++k) {
+    const double value = k * g.scale.step;
+    absl::StrAppend(&out, "<line class=\"tick\" x1=\"", Px(g.X(value)),
+                    "\" y1=\"", Px(g.axis_y), "\" x2=\"", Px(g.X(value)),
+                    "\" y2=\"", Px(g.axis_y + 5), "\"/><text x=\"",
+                    Px(g.X(value)), "\" y=\"", Px(g.axis_y + 18),
+                    "\" text-anchor=\"middle\">",
+                    absl::StrFormat("%g", value + 0.0), "</text>\n");
+  }
+  absl::StrAppend(&out, "<text x=\"", Px((g.left + g.right) / 2), "\" y=\"",
+                  Px(g.axis_y + 32), "\" text-anchor=\"middle\">Elo</text>\n");
+  absl::StrAppend(&out, "<line class=\"zero\" x1=\"", Px(g.X(0)), "\" y1=\"",
+                  Px(g.top), "\" x2=\"", Px(g.X(0)), "\" y2=\"", Px(g.axis_y),
+                  "\"/>\n");
+}
+
+// One end of a rating's interval at `x`: a cap, or an arrow pointing out
+// (`direction` -1 left, +1 right) when that side is unbounded.
+void AppendIntervalEnd(bool open, double x, double y, double direction,
+                       std::string& out) {
+  if (open) {
+    absl::StrAppend(&out, "<polygon class=\"arrow\" points=\"", Px(x), ",",
+                    Px(y), " ", Px(x - 9 * direction), ",", Px(y - 5), " ",
+                    Px(x - 9 * direction), ",", Px(y + 5), "\"/>\n");
+  } else {
+    absl::StrAppend(&out, "<line class=\"cap\" x1=\"", Px(x), "\" y1=\"",
+                    Px(y - 5), "\" x2=\"", Px(x), "\" y2=\"", Px(y + 5),
+                    "\"/>\n");
+  }
+}
+
+// Row `i`: the bot's name, its interval and its rating.
+void AppendRatingRow(const ChartGeometry& g, const v1::TournamentStanding& s,
+                     int i, std::string& out) {
+  const double y = g.top + g.row * i + g.row / 2;
+  const std::string bot = Escape(s.bot());
+  absl::StrAppend(&out, "<text x=\"", Px(g.left - 8), "\" y=\"", Px(y + 4),
+                  "\" text-anchor=\"end\">", bot, "</text>\n");
+  if (!std::isfinite(s.rating())) {
+    absl::StrAppend(&out, "<text x=\"", Px(g.left + 4), "\" y=\"", Px(y + 4),
+                    "\">no rating</text>\n");
+    return;
+  }
+  const bool open_low = !std::isfinite(s.rating_low());
+  const bool open_high = !std::isfinite(s.rating_high());
+  const double x_low = open_low ? g.left : g.X(s.rating_low());
+  const double x_high = open_high ? g.right : g.X(s.rating_high());
+  absl::StrAppend(&out, "<line class=\"bar\" x1=\"", Px(x_low), "\" y1=\"",
+                  Px(y), "\" x2=\"", Px(x_high), "\" y2=\"", Px(y), "\"/>\n");
+  AppendIntervalEnd(open_low, x_low, y, -1, out);
+  AppendIntervalEnd(open_high, x_high, y, +1, out);
+  absl::StrAppend(
+      &out, "<circle class=\"dot\" cx=\"", Px(g.X(s.rating())), "\" cy=\"",
+      Px(y), "\" r=\"4\"><title>", bot, ": ", Elo(s.rating()), " ",
+      Interval(s.rating_low(), s.rating_high()), "</title></circle>\n");
+}
+
 void AppendRatingChart(const v1::TournamentResults& results, std::string& out) {
   absl::StrAppend(&out,
                   "<h2>Ratings</h2>\n<p>Elo rating (dot) with its 95% "
                   "confidence interval (bar); an arrow marks an unbounded "
                   "side.</p>\n");
-  const int n = results.standings_size();
-  if (n == 0) return;
-  size_t longest_name = 0;
-  for (const v1::TournamentStanding& s : results.standings()) {
-    longest_name = std::max(longest_name, s.bot().size());
-  }
-  const double left =
-      std::clamp(16.0 + 7.0 * static_cast<double>(longest_name), 80.0, 300.0);
-  const double right = left + 560;
-  const double width = right + 30;
-  const double row = 24;
-  const double top = 10;
-  const double axis_y = top + row * n + 6;
-  const double height = axis_y + 34;
-  const Scale scale = ChartScale(results);
-  auto x = [&](double value) {
-    return left +
-           (value - scale.low) / (scale.high - scale.low) * (right - left);
-  };
-  absl::StrAppend(&out, "<svg width=\"", Px(width), "\" height=\"", Px(height),
-                  "\" viewBox=\"0 0 ", Px(width), " ", Px(height),
-                  "\" role=\"img\" aria-label=\"Ratings\">\n");
-  const int first_tick = static_cast<int>(std::lround(scale.low / scale.step));
-  const int last_tick = static_cast<int>(std::lround(scale.high / scale.step));
-  absl::StrAppend(&out, "<line class=\"axis\" x1=\"", Px(left), "\" y1=\"",
-                  Px(axis_y), "\" x2=\"", Px(right), "\" y2=\"", Px(axis_y),
-                  "\"/>\n");
-  for (int k = first_tick; k <= last_tick; ++k) {
-    const double value = k * scale.step;
-    absl::StrAppend(&out, "<line class=\"tick\" x1=\"", Px(x(value)),
-                    "\" y1=\"", Px(axis_y), "\" x2=\"", Px(x(value)),
-                    "\" y2=\"", Px(axis_y + 5), "\"/><text x=\"", Px(x(value)),
-                    "\" y=\"", Px(axis_y + 18), "\" text-anchor=\"middle\">",
-                    absl::StrFormat("%g", value + 0.0), "</text>\n");
-  }
-  absl::StrAppend(&out, "<text x=\"", Px((left + right) / 2), "\" y=\"",
-                  Px(axis_y + 32), "\" text-anchor=\"middle\">Elo</text>\n");
-  absl::StrAppend(&out, "<line class=\"zero\" x1=\"", Px(x(0)), "\" y1=\"",
-                  Px(top), "\" x2=\"", Px(x(0)), "\" y2=\"", Px(axis_y),
-                  "\"/>\n");
-  for (int i = 0; i < n; ++i) {
-    const v1::TournamentStanding& s = results.standings(i);
-    const double y = top + row * i + row / 2;
-    const std::string bot = Escape(s.bot());
-    absl::StrAppend(&out, "<text x=\"", Px(left - 8), "\" y=\"", Px(y + 4),
-                    "\" text-anchor=\"end\">", bot, "</text>\n");
-    if (!std::isfinite(s.rating())) {
-      absl::StrAppend(&out, "<text x=\"", Px(left + 4), "\" y=\"", Px(y + 4),
-                      "\">no rating</text>\n");
-      continue;
-    }
-    const bool open_low = !std::isfinite(s.rating_low());
-    const bool open_high = !std::isfinite(s.rating_high());
-    const double x_low = open_low ? left : x(s.rating_low());
-    const double x_high = open_high ? right : x(s.rating_high());
-    absl::StrAppend(&out, "<line class=\"bar\" x1=\"", Px(x_low), "\" y1=\"",
-                    Px(y), "\" x2=\"", Px(x_high), "\" y2=\"", Px(y), "\"/>\n");
-    if (open_low) {
-      absl::StrAppend(&out, "<polygon class=\"arrow\" points=\"", Px(left), ",",
-                      Px(y), " ", Px(left + 9), ",", Px(y - 5), " ",
-                      Px(left + 9), ",", Px(y + 5), "\"/>\n");
-    } else {
-      absl::StrAppend(&out, "<line class=\"cap\" x1=\"", Px(x_low), "\" y1=\"",
-                      Px(y - 5), "\" x2=\"", Px(x_low), "\" y2=\"", Px(y + 5),
-                      "\"/>\n");
-    }
-    if (open_high) {
-      absl::StrAppend(&out, "<polygon class=\"arrow\" points=\"", Px(right),
-                      ",", Px(y), " ", Px(right - 9), ",", Px(y - 5), " ",
-                      Px(right - 9), ",", Px(y + 5), "\"/>\n");
-    } else {
-      absl::StrAppend(&out, "<line class=\"cap\" x1=\"", Px(x_high), "\" y1=\"",
-                      Px(y - 5), "\" x2=\"", Px(x_high), "\" y2=\"", Px(y + 5),
-                      "\"/>\n");
-    }
-    absl::StrAppend(
-        &out, "<circle class=\"dot\" cx=\"", Px(x(s.rating())), "\" cy=\"",
-        Px(y), "\" r=\"4\"><title>", bot, ": ", Elo(s.rating()), " ",
-        Interval(s.rating_low(), s.rating_high()), "</title></circle>\n");
+  if (results.standings_size() == 0) return;
+  const ChartGeometry g(results);
+  absl::StrAppend(&out, "<svg width=\"", Px(g.width), "\" height=\"",
+                  Px(g.height), "\" viewBox=\"0 0 ", Px(g.width), " ",
+                  Px(g.height), "\" role=\"img\" aria-label=\"Ratings\">\n");
+  AppendChartAxis(g, out);
+  for (int i = 0; i < results.standings_size(); ++i) {
+    AppendRatingRow(g, results.standings(i), i, out);
   }
   absl::StrAppend(&out, "</svg>\n");
 }
