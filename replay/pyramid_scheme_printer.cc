@@ -188,12 +188,10 @@ void PrintBoard(const v1::PssBoard& board, std::ostream& out) {
   out << "    " << GoalsText(board) << "\n";
 }
 
-void PrintEvent(const v1::PssEvent& e, std::ostream& out) {
+// Cards moving: taken, dealt to the display, reshuffled, discarded,
+// placed, flipped. False for another kind of event.
+bool PrintCardEvent(const v1::PssEvent& e, std::ostream& out) {
   switch (e.kind_case()) {
-    case v1::PssEvent::kTurnStarted:
-      out << "  turn " << e.turn_started().turn() << ": seat "
-          << e.turn_started().seat() << "\n";
-      break;
     case v1::PssEvent::kTook:
       out << "    takes " << CardName(e.took().card()) << " from slot "
           << e.took().slot() << "\n";
@@ -219,9 +217,6 @@ void PrintEvent(const v1::PssEvent& e, std::ostream& out) {
           << ParentName(e.placed().parent())
           << (e.placed().bypass_used() ? " (bypass spent)" : "") << "\n";
       break;
-    case v1::PssEvent::kTokenUsed:
-      out << "    spends a " << TokenName(e.token_used().token()) << " token\n";
-      break;
     case v1::PssEvent::kFlipped:
       out << "    flips " << CardName(e.flipped().card())
           << (e.flipped().by_reward() == v1::PSS_NO_REWARD
@@ -229,6 +224,18 @@ void PrintEvent(const v1::PssEvent& e, std::ostream& out) {
                   : absl::StrCat(" (", RewardName(e.flipped().by_reward()),
                                  ")"))
           << "\n";
+      break;
+    default:
+      return false;
+  }
+  return true;
+}
+
+// Tokens, rewards, goals, Police and eliminations. False for another kind.
+bool PrintRuleEvent(const v1::PssEvent& e, std::ostream& out) {
+  switch (e.kind_case()) {
+    case v1::PssEvent::kTokenUsed:
+      out << "    spends a " << TokenName(e.token_used().token()) << " token\n";
       break;
     case v1::PssEvent::kReward:
       out << "    reward " << RewardName(e.reward().reward()) << " of #"
@@ -271,6 +278,19 @@ void PrintEvent(const v1::PssEvent& e, std::ostream& out) {
                   : "owes an action and has none")
           << ")\n";
       break;
+    default:
+      return false;
+  }
+  return true;
+}
+
+void PrintEvent(const v1::PssEvent& e, std::ostream& out) {
+  if (PrintCardEvent(e, out) || PrintRuleEvent(e, out)) return;
+  switch (e.kind_case()) {
+    case v1::PssEvent::kTurnStarted:
+      out << "  turn " << e.turn_started().turn() << ": seat "
+          << e.turn_started().seat() << "\n";
+      break;
     case v1::PssEvent::kTurnEnded:
       out << "  end of turn " << e.turn_ended().turn() << " (seat "
           << e.turn_ended().seat() << "):\n";
@@ -280,7 +300,7 @@ void PrintEvent(const v1::PssEvent& e, std::ostream& out) {
       out << "  GAME OVER: " << EndReasonName(e.game_ended().reason()) << "\n";
       PrintBoard(e.game_ended().board(), out);
       break;
-    case v1::PssEvent::KIND_NOT_SET:
+    default:
       out << "    (unknown event)\n";
       break;
   }
