@@ -323,6 +323,84 @@ absl::StatusOr<CorpusSpec> SpecFromFlags() {
   return spec;
 }
 
+// The four phases' median times in seconds (0 for a phase not run).
+struct Timings {
+  double floor = 0;            // (a)
+  double unsigned_verify = 0;  // (b)
+  double ed25519 = 0;          // (c)
+  double full_verify = 0;      // (d)
+};
+
+// Times the --phases asked for, each the median of `reps` runs, after a
+// warm-up that also counts the corpus's moves.
+Timings Measure(Corpus& corpus, int reps) {
+  VerifyOptions no_signatures;
+  no_signatures.check_signatures = false;
+  VerifyOptions full;
+  corpus.moves = VerifyAll(corpus, no_signatures);
+  const std::string phases = absl::GetFlag(FLAGS_phases);
+  auto timed = [&](char phase, const std::function<void()>& body) {
+    return phases.find(phase) == std::string::npos ? 0.0
+                                                   : MedianSeconds(reps, body);
+  };
+  Timings t;
+  t.floor = timed('a', [&] { Keep(HashFloor(corpus)); });
+  t.unsigned_verify =
+      timed('b', [&] { Keep(VerifyAll(corpus, no_signatures)); });
+  t.ed25519 = timed('c', [&] { Keep(VerifySignatures(corpus)); });
+  t.full_verify = timed('d', [&] { Keep(VerifyAll(corpus, full)); });
+  return t;
+}
+
+void PrintCorpus(const Corpus& corpus, const CorpusSpec& spec,
+                 double gen_seconds) {
+  std::printf(
+      "corpus: %zu %s (%s%scheckpoint_interval {0,5,16,64} x forfeit policy "
+      "x clocks), generated in %.2f s\n",
+      corpus.logs.size(), spec.description.c_str(), spec.game->varied,
+      spec.min_seats == spec.max_seats ? "" : "seats x ", gen_seconds);
+  std::printf(
+      "        %llu records, %llu moves, %.2f MB, %zu referee signatures; "
+      "avg %.1f records, %.0f bytes per log\n",
+      static_cast<unsigned long long>(corpus.records),
+      static_cast<unsigned long long>(corpus.moves), corpus.bytes / 1e6,
+      corpus.signatures.size(),
+      static_cast<double>(corpus.records) / corpus.logs.size(),
+      static_cast<double>(corpus.bytes) / corpus.logs.size());
+}
+
+void PrintTimings(const Corpus& corpus, const Timings& t, int reps) {
+  std::printf(
+      "timing: single thread, thread CPU time, median of %d repetitions\n\n",
+      reps);
+  std::printf("%-34s %9s %12s %12s %9s %9s %8s\n", "phase", "ms", "records/s",
+              "moves/s", "MB/s", "us/log", "x (a)");
+  std::printf("%s\n", std::string(99, '-').c_str());
+  PrintRow("(a) hash floor: split + SHA-256", t.floor, corpus, t.floor);
+  PrintRow("(b) verify, no signatures", t.unsigned_verify, corpus, t.floor);
+  PrintRow("(c) every signature record's Ed25519", t.ed25519, corpus, t.floor);
+  PrintRow("(d) verify, full", t.full_verify, corpus, t.floor);
+  std::printf("%s\n", std::string(99, '-').c_str());
+  if (t.ed25519 > 0) {
+    std::printf("(c): %.0f signatures/s, %.1f us each\n",
+                corpus.signatures.size() / t.ed25519,
+                t.ed25519 / corpus.signatures.size() * 1e6);
+  }
+  if (t.unsigned_verify > 0 && t.floor > 0) {
+    const double ratio = t.unsigned_verify / t.floor;
+    std::printf("ratio (b)/(a) = %.2fx   target <= 5x   %s\n", ratio,
+                ratio <= 5.0 ? "met" : "NOT MET");
+  }
+  if (t.unsigned_verify > 0 && t.ed25519 > 0 && t.full_verify > 0) {
+    // (d) checks only each log's last signature record (docs/log-format.md,
+    // "Which signatures are checked"), so it costs far less than (b) + (c).
+    std::printf(
+        "(b) + (c) = %.1f ms (checking every signature record) vs (d) = "
+        "%.1f ms (the last one per log)\n",
+        (t.unsigned_verify + t.ed25519) * 1e3, t.full_verify * 1e3);
+  }
+}
+
 int Main() {
   const int count = absl::GetFlag(FLAGS_logs);
   const int reps = absl::GetFlag(FLAGS_reps);
@@ -343,66 +421,9 @@ int Main() {
   }
   const double gen_seconds =
       Seconds(std::chrono::steady_clock::now() - gen_start);
-
-  VerifyOptions no_signatures;
-  no_signatures.check_signatures = false;
-  VerifyOptions full;
-  // A warm-up, and the moves count. (d) checks the signatures too.
-  corpus.moves = VerifyAll(corpus, no_signatures);
-
-  const std::string phases = absl::GetFlag(FLAGS_phases);
-  auto timed = [&](char phase, const std::function<void()>& body) {
-    return phases.find(phase) == std::string::npos ? 0.0
-                                                   : MedianSeconds(reps, body);
-  };
-  const double floor = timed('a', [&] { Keep(HashFloor(corpus)); });
-  const double unsigned_verify =
-      timed('b', [&] { Keep(VerifyAll(corpus, no_signatures)); });
-  const double ed25519 = timed('c', [&] { Keep(VerifySignatures(corpus)); });
-  const double full_verify = timed('d', [&] { Keep(VerifyAll(corpus, full)); });
-
-  std::printf(
-      "corpus: %zu %s (%s%scheckpoint_interval {0,5,16,64} x forfeit policy "
-      "x clocks), generated in %.2f s\n",
-      corpus.logs.size(), spec->description.c_str(), spec->game->varied,
-      spec->min_seats == spec->max_seats ? "" : "seats x ", gen_seconds);
-  std::printf(
-      "        %llu records, %llu moves, %.2f MB, %zu referee signatures; "
-      "avg %.1f records, %.0f bytes per log\n",
-      static_cast<unsigned long long>(corpus.records),
-      static_cast<unsigned long long>(corpus.moves), corpus.bytes / 1e6,
-      corpus.signatures.size(),
-      static_cast<double>(corpus.records) / corpus.logs.size(),
-      static_cast<double>(corpus.bytes) / corpus.logs.size());
-  std::printf(
-      "timing: single thread, thread CPU time, median of %d repetitions\n\n",
-      reps);
-  std::printf("%-34s %9s %12s %12s %9s %9s %8s\n", "phase", "ms", "records/s",
-              "moves/s", "MB/s", "us/log", "x (a)");
-  std::printf("%s\n", std::string(99, '-').c_str());
-  PrintRow("(a) hash floor: split + SHA-256", floor, corpus, floor);
-  PrintRow("(b) verify, no signatures", unsigned_verify, corpus, floor);
-  PrintRow("(c) every signature record's Ed25519", ed25519, corpus, floor);
-  PrintRow("(d) verify, full", full_verify, corpus, floor);
-  std::printf("%s\n", std::string(99, '-').c_str());
-  if (ed25519 > 0) {
-    std::printf("(c): %.0f signatures/s, %.1f us each\n",
-                corpus.signatures.size() / ed25519,
-                ed25519 / corpus.signatures.size() * 1e6);
-  }
-  if (unsigned_verify > 0 && floor > 0) {
-    const double ratio = unsigned_verify / floor;
-    std::printf("ratio (b)/(a) = %.2fx   target <= 5x   %s\n", ratio,
-                ratio <= 5.0 ? "met" : "NOT MET");
-  }
-  if (unsigned_verify > 0 && ed25519 > 0 && full_verify > 0) {
-    // (d) checks only each log's last signature record (docs/log-format.md,
-    // "Which signatures are checked"), so it costs far less than (b) + (c).
-    std::printf(
-        "(b) + (c) = %.1f ms (checking every signature record) vs (d) = "
-        "%.1f ms (the last one per log)\n",
-        (unsigned_verify + ed25519) * 1e3, full_verify * 1e3);
-  }
+  const Timings timings = Measure(corpus, reps);
+  PrintCorpus(corpus, *spec, gen_seconds);
+  PrintTimings(corpus, timings, reps);
   return 0;
 }
 
