@@ -602,6 +602,11 @@ class Seat final : public Handler {
 
  private:
   void Handle(const v1::PlayResponse& response);
+  // Handle() for each kind of message that needs more than a count.
+  void OnDecision(const v1::DecisionRequest& decision);
+  void OnRevealRequest(const v1::RevealRequest& r);
+  void OnResult(const v1::DecisionResult& result);
+  void OnError(const v1::PlayError& error);
   void Decide(const v1::DecisionRequest& request);
   void Send(v1::PlayRequest request) {
     outbox_.push_back(std::move(request));
@@ -1023,77 +1028,89 @@ void Seat::Handle(const v1::PlayResponse& response) {
   }
   switch (response.kind_case()) {
     case v1::PlayResponse::kDecision:
-      if (!phase_->released()) {
-        // Set-up: delay the commit (see --hold_ms) unless the barrier opens
-        // first (then Wake() plays it).
-        const uint64_t id = response.decision().decision_id();
-        if (id == 0) phase_->OnReady();
-        const auto now = Clock::now();
-        const auto until = (id == 0 ? created_ : now) + phase_->hold();
-        if (now < until) {
-          parked_ = response.decision();
-          const auto wait =
-              std::chrono::duration_cast<std::chrono::microseconds>(until -
-                                                                    now);
-          hold_alarm_.Set(
-              worker_->cq(),
-              gpr_time_add(gpr_now(GPR_CLOCK_MONOTONIC),
-                           gpr_time_from_micros(wait.count(), GPR_TIMESPAN)),
-              &tags_[kHoldAlarm]);
-          return;
-        }
-      }
-      Decide(response.decision());
+      OnDecision(response.decision());
       return;
-    case v1::PlayResponse::kRevealRequest: {
-      const v1::RevealRequest& r = response.reveal_request();
-      if (!reveal_pending_ || r.decision_id() != reveal_decision_) return;
-      reveal_pending_ = false;
-      v1::PlayRequest message;
-      v1::RevealMove* reveal = message.mutable_reveal();
-      reveal->set_match_id(match_id_);
-      reveal->set_seat(seat_);
-      reveal->set_decision_id(reveal_decision_);
-      reveal->set_salt(std::move(salt_));
-      reveal->set_action(std::move(action_bytes_));
-      Send(std::move(message));
+    case v1::PlayResponse::kRevealRequest:
+      OnRevealRequest(response.reveal_request());
       return;
-    }
     case v1::PlayResponse::kRevealAck:
       if (response.reveal_ack().decision_id() > 0) stats.Add(stats.moves);
       return;
     case v1::PlayResponse::kResult:
-      if (decision_start_ &&
-          response.result().decision_id() == timed_decision_) {
-        const auto us = std::chrono::duration_cast<std::chrono::microseconds>(
-                            Clock::now() - *decision_start_)
-                            .count();
-        std::lock_guard<std::mutex> lock(stats.latencies_mu);
-        stats.latencies_us.push_back(static_cast<uint32_t>(us));
-        decision_start_.reset();
-      }
+      OnResult(response.result());
       return;
     case v1::PlayResponse::kMatchEnded:
       phase_->OnMatchEnded(match_index_);
       want_writes_done_ = true;
       Pump();
       return;
-    case v1::PlayResponse::kError: {
-      const v1::PlayError& error = response.error();
-      if (error.faulted()) {
-        stats.Add(stats.faults);
-        if (error.message().find("TIMEOUT") != std::string::npos) {
-          stats.Add(stats.timeouts);
-        }
-      } else {
-        stats.Add(stats.errors);
-      }
-      phase_->NotePlayError(error);
+    case v1::PlayResponse::kError:
+      OnError(response.error());
       return;
-    }
     default:
       return;  // Commit acks need no answer.
   }
+}
+
+void Seat::OnDecision(const v1::DecisionRequest& decision) {
+  if (!phase_->released()) {
+    // Set-up: delay the commit (see --hold_ms) unless the barrier opens
+    // first (then Wake() plays it).
+    const uint64_t id = decision.decision_id();
+    if (id == 0) phase_->OnReady();
+    const auto now = Clock::now();
+    const auto until = (id == 0 ? created_ : now) + phase_->hold();
+    if (now < until) {
+      parked_ = decision;
+      const auto wait =
+          std::chrono::duration_cast<std::chrono::microseconds>(until - now);
+      hold_alarm_.Set(
+          worker_->cq(),
+          gpr_time_add(gpr_now(GPR_CLOCK_MONOTONIC),
+                       gpr_time_from_micros(wait.count(), GPR_TIMESPAN)),
+          &tags_[kHoldAlarm]);
+      return;
+    }
+  }
+  Decide(decision);
+}
+
+void Seat::OnRevealRequest(const v1::RevealRequest& r) {
+  if (!reveal_pending_ || r.decision_id() != reveal_decision_) return;
+  reveal_pending_ = false;
+  v1::PlayRequest message;
+  v1::RevealMove* reveal = message.mutable_reveal();
+  reveal->set_match_id(match_id_);
+  reveal->set_seat(seat_);
+  reveal->set_decision_id(reveal_decision_);
+  reveal->set_salt(std::move(salt_));
+  reveal->set_action(std::move(action_bytes_));
+  Send(std::move(message));
+}
+
+// The decision's latency, when it is the one being timed.
+void Seat::OnResult(const v1::DecisionResult& result) {
+  if (!decision_start_ || result.decision_id() != timed_decision_) return;
+  const auto us = std::chrono::duration_cast<std::chrono::microseconds>(
+                      Clock::now() - *decision_start_)
+                      .count();
+  Stats& stats = worker_->stats();
+  std::lock_guard<std::mutex> lock(stats.latencies_mu);
+  stats.latencies_us.push_back(static_cast<uint32_t>(us));
+  decision_start_.reset();
+}
+
+void Seat::OnError(const v1::PlayError& error) {
+  Stats& stats = worker_->stats();
+  if (error.faulted()) {
+    stats.Add(stats.faults);
+    if (error.message().find("TIMEOUT") != std::string::npos) {
+      stats.Add(stats.timeouts);
+    }
+  } else {
+    stats.Add(stats.errors);
+  }
+  phase_->NotePlayError(error);
 }
 
 void Seat::Decide(const v1::DecisionRequest& request) {
