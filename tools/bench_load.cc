@@ -186,6 +186,43 @@ class EchoService final : public bench::BenchEcho::CallbackService {
   };
 };
 
+// Raises this process's open-file limit to its hard limit (a stream or
+// connection per seat).
+void RaiseFileLimit() {
+  rlimit limit;
+  if (getrlimit(RLIMIT_NOFILE, &limit) == 0 &&
+      limit.rlim_cur < limit.rlim_max) {
+    limit.rlim_cur = limit.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &limit);
+  }
+}
+
+// Writes `text` to `path` through a temporary file, so the client never
+// reads half of it.
+void WriteWhole(const std::filesystem::path& path, const std::string& text) {
+  const std::filesystem::path tmp = path.string() + ".tmp";
+  std::ofstream(tmp) << text;
+  std::filesystem::rename(tmp, path);
+}
+
+// The server's lobby: logs in DIR/logs, the flags' checkpoint interval and
+// fsync policy; its public key is written to DIR/referee.key.pub.
+LobbyOptions ServerOptions(const std::filesystem::path& dir,
+                           const std::string& admin_token) {
+  std::filesystem::create_directories(dir / "logs");
+  LobbyOptions options;
+  options.log_dir = (dir / "logs").string();
+  options.admin_token = admin_token;
+  options.checkpoint_interval = absl::GetFlag(FLAGS_checkpoint_interval);
+  const std::string fsync = absl::GetFlag(FLAGS_fsync);
+  options.fsync = fsync == "never"          ? FsyncPolicy::kNever
+                  : fsync == "every_record" ? FsyncPolicy::kEveryRecord
+                                            : FsyncPolicy::kCheckpoints;
+  std::ofstream(dir / "referee.key.pub", std::ios::binary)
+      << options.referee_key.public_key();
+  return options;
+}
+
 int ServeMain() {
   sigset_t signals;
   sigemptyset(&signals);
@@ -193,12 +230,7 @@ int ServeMain() {
   sigaddset(&signals, SIGTERM);
   sigaddset(&signals, SIGUSR1);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
-  rlimit limit;
-  if (getrlimit(RLIMIT_NOFILE, &limit) == 0 &&
-      limit.rlim_cur < limit.rlim_max) {
-    limit.rlim_cur = limit.rlim_max;
-    setrlimit(RLIMIT_NOFILE, &limit);
-  }
+  RaiseFileLimit();
   const std::filesystem::path dir = absl::GetFlag(FLAGS_serve_dir);
   const char* admin = std::getenv(kAdminTokenEnv);
   if (dir.empty() || admin == nullptr) {
@@ -207,23 +239,9 @@ int ServeMain() {
   }
   // As referee/main.cc does: no absl::Mutex deadlock detection.
   absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
-  std::filesystem::create_directories(dir / "logs");
-  LobbyOptions options;
-  options.log_dir = (dir / "logs").string();
-  options.admin_token = admin;
-  options.checkpoint_interval = absl::GetFlag(FLAGS_checkpoint_interval);
-  const std::string fsync = absl::GetFlag(FLAGS_fsync);
-  options.fsync = fsync == "never"          ? FsyncPolicy::kNever
-                  : fsync == "every_record" ? FsyncPolicy::kEveryRecord
-                                            : FsyncPolicy::kCheckpoints;
-  {
-    std::ofstream key(dir / "referee.key.pub", std::ios::binary);
-    key << options.referee_key.public_key();
-  }
-  Lobby lobby(std::move(options));
+  Lobby lobby(ServerOptions(dir, admin));
   RefereeService referee(&lobby);
   EchoService echo;
-
   grpc::ServerBuilder builder;
   int port = 0;
   builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(),
@@ -236,11 +254,7 @@ int ServeMain() {
     std::cerr << "bench_load --serve: cannot listen\n";
     return 2;
   }
-  {
-    const std::filesystem::path tmp = dir / "port.tmp";
-    std::ofstream(tmp) << port << "\n";
-    std::filesystem::rename(tmp, dir / "port");
-  }
+  WriteWhole(dir / "port", absl::StrCat(port, "\n"));
   // SIGUSR1: write the heap statistics (bytes malloc holds in use) for the
   // client to read; SIGINT/SIGTERM: stop.
   int signal_number = 0;
@@ -248,10 +262,8 @@ int ServeMain() {
     sigwait(&signals, &signal_number);
     if (signal_number != SIGUSR1) break;
     const struct mallinfo2 info = mallinfo2();
-    const std::filesystem::path tmp = dir / "heap.tmp";
-    std::ofstream(tmp) << info.uordblks + info.hblkhd << " "
-                       << info.arena + info.hblkhd << "\n";
-    std::filesystem::rename(tmp, dir / "heap");
+    WriteWhole(dir / "heap", absl::StrCat(info.uordblks + info.hblkhd, " ",
+                                          info.arena + info.hblkhd, "\n"));
   }
   lobby.connections().CloseAll(grpc::StatusCode::UNAVAILABLE,
                                "the benchmark is over");
@@ -1378,15 +1390,6 @@ class ClientRun {
           "--fsync is never, checkpoints or every_record");
     }
     return absl::OkStatus();
-  }
-
-  static void RaiseFileLimit() {
-    rlimit limit;
-    if (getrlimit(RLIMIT_NOFILE, &limit) == 0 &&
-        limit.rlim_cur < limit.rlim_max) {
-      limit.rlim_cur = limit.rlim_max;
-      setrlimit(RLIMIT_NOFILE, &limit);
-    }
   }
 
   // Forks the server in a fresh temporary directory (or attaches to one
