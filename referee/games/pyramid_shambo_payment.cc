@@ -369,47 +369,55 @@ PaymentOption PaymentProblem::Canonical() const {
 }
 
 absl::Status PaymentProblem::Check(const PaymentOption& option) const {
+  return method_ == PaymentMethod::kChange ? CheckExchange(option)
+                                           : CheckDirect(option);
+}
+
+absl::Status PaymentProblem::CheckDirect(const PaymentOption& option) const {
   const PieceSet payer = holdings_[payer_];
-  if (method_ != PaymentMethod::kChange) {
-    if (option.provider != kNoProvider || option.payer_gives != 0 ||
-        option.provider_gives != 0) {
-      return Refuse(
-          "this payment takes no exchange (change is only made "
-          "when the payer cannot pay exactly and holds enough)");
-    }
-    if ((option.pay & ~payer) != 0) {
-      return Refuse(absl::StrCat("the payer does not hold ",
-                                 SetName(option.pay & ~payer)));
-    }
-    const int pips = Pips(option.pay);
-    switch (method_) {
-      case PaymentMethod::kExact:
-        if (pips != amount_) {
-          return Refuse(absl::StrCat("pay must be worth exactly ", amount_,
-                                     " pips, not ", pips));
-        }
-        return absl::OkStatus();
-      case PaymentMethod::kAll:
-        if (option.pay != payer) {
-          return Refuse(
-              "the payer holds less than the amount and must pay "
-              "everything it holds");
-        }
-        return absl::OkStatus();
-      case PaymentMethod::kOverpay:
-        if (pips <= amount_ ||
-            pips - SmallestSize(CountsOf(option.pay)) >= amount_) {
-          return Refuse(absl::StrCat(
-              "nobody can make change: pay must be worth more than ", amount_,
-              " pips, and removing any one of its pieces must leave less "
-              "than ",
-              amount_));
-        }
-        return absl::OkStatus();
-      case PaymentMethod::kChange:
-        break;
-    }
+  if (option.provider != kNoProvider || option.payer_gives != 0 ||
+      option.provider_gives != 0) {
+    return Refuse(
+        "this payment takes no exchange (change is only made "
+        "when the payer cannot pay exactly and holds enough)");
   }
+  if ((option.pay & ~payer) != 0) {
+    return Refuse(
+        absl::StrCat("the payer does not hold ", SetName(option.pay & ~payer)));
+  }
+  const int pips = Pips(option.pay);
+  switch (method_) {
+    case PaymentMethod::kExact:
+      if (pips != amount_) {
+        return Refuse(absl::StrCat("pay must be worth exactly ", amount_,
+                                   " pips, not ", pips));
+      }
+      return absl::OkStatus();
+    case PaymentMethod::kAll:
+      if (option.pay != payer) {
+        return Refuse(
+            "the payer holds less than the amount and must pay "
+            "everything it holds");
+      }
+      return absl::OkStatus();
+    case PaymentMethod::kOverpay:
+      if (pips <= amount_ ||
+          pips - SmallestSize(CountsOf(option.pay)) >= amount_) {
+        return Refuse(absl::StrCat(
+            "nobody can make change: pay must be worth more than ", amount_,
+            " pips, and removing any one of its pieces must leave less "
+            "than ",
+            amount_));
+      }
+      return absl::OkStatus();
+    case PaymentMethod::kChange:
+      break;
+  }
+  return CheckExchange(option);  // Not reached: Check() routes kChange.
+}
+
+absl::Status PaymentProblem::CheckExchange(const PaymentOption& option) const {
+  const PieceSet payer = holdings_[payer_];
   if (option.provider == kNoProvider) {
     return Refuse("the payer cannot pay exactly: an exchange is required");
   }

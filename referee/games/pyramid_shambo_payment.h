@@ -119,6 +119,10 @@ class PaymentProblem {
   PaymentOption Canonical() const;
 
  private:
+  // Check() for the methods without change (exact, everything, overpay),
+  // and for change (an exchange with a provider, then an exact payment).
+  absl::Status CheckDirect(const PaymentOption& option) const;
+  absl::Status CheckExchange(const PaymentOption& option) const;
   // Counts of Small, Medium and Large pieces.
   using Counts = std::array<int, kNumSizes>;
 
