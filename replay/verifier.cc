@@ -164,7 +164,12 @@ struct Expected {
 };
 
 // Replays the protocol over the records of one log, mirroring the referee's
-// match core (referee/core/match.cc) without sharing its code.
+// match core (referee/core/match.cc). What the rules say happens next comes
+// from the same GameSession the referee uses (referee/core/game_session.h:
+// automatic moves, default actions, forfeit outcomes), as do the commitment
+// and seed hashes (referee/crypto/protocol.h) and the action parser
+// (ParseSeatAction); the commit/reveal bookkeeping of a decision is this
+// class's own, checked against the log rather than driving it.
 class Replayer {
  public:
   Replayer(const VerifyOptions& options, ParseBuffers& buffers)
