@@ -620,6 +620,8 @@ class Seat final : public Handler {
   void OnResult(const v1::DecisionResult& result);
   void OnError(const v1::PlayError& error);
   void Decide(const v1::DecisionRequest& request);
+  // Reveals the move committed to last (salt and action, once).
+  void SendReveal();
   void Send(v1::PlayRequest request) {
     outbox_.push_back(std::move(request));
     Pump();
@@ -1089,15 +1091,7 @@ void Seat::OnDecision(const v1::DecisionRequest& decision) {
 
 void Seat::OnRevealRequest(const v1::RevealRequest& r) {
   if (!reveal_pending_ || r.decision_id() != reveal_decision_) return;
-  reveal_pending_ = false;
-  v1::PlayRequest message;
-  v1::RevealMove* reveal = message.mutable_reveal();
-  reveal->set_match_id(match_id_);
-  reveal->set_seat(seat_);
-  reveal->set_decision_id(reveal_decision_);
-  reveal->set_salt(std::move(salt_));
-  reveal->set_action(std::move(action_bytes_));
-  Send(std::move(message));
+  SendReveal();
 }
 
 // The decision's latency, when it is the one being timed.
@@ -1156,18 +1150,20 @@ void Seat::Decide(const v1::DecisionRequest& request) {
   commit->set_decision_id(request.decision_id());
   commit->set_commitment(std::string(AsView(commitment)));
   Send(std::move(message));
-  if (request.acting_seats_size() == 1) {
-    // A single-seat decision opens its reveal phase right after the commit.
-    v1::PlayRequest reveal;
-    v1::RevealMove* r = reveal.mutable_reveal();
-    r->set_match_id(match_id_);
-    r->set_seat(seat_);
-    r->set_decision_id(reveal_decision_);
-    r->set_salt(std::move(salt_));
-    r->set_action(std::move(action_bytes_));
-    reveal_pending_ = false;
-    Send(std::move(reveal));
-  }
+  // A single-seat decision opens its reveal phase right after the commit.
+  if (request.acting_seats_size() == 1) SendReveal();
+}
+
+void Seat::SendReveal() {
+  reveal_pending_ = false;
+  v1::PlayRequest message;
+  v1::RevealMove* reveal = message.mutable_reveal();
+  reveal->set_match_id(match_id_);
+  reveal->set_seat(seat_);
+  reveal->set_decision_id(reveal_decision_);
+  reveal->set_salt(std::move(salt_));
+  reveal->set_action(std::move(action_bytes_));
+  Send(std::move(message));
 }
 
 // ---------------------------------------------------------------------------

@@ -1,5 +1,7 @@
 // Routes messages to the client streams of the referee service. Knows
-// nothing of gRPC: a stream is a Sink that queues messages without blocking.
+// nothing of gRPC's streams: a stream is a Sink that queues messages without
+// blocking (Watch events travel as SerializedMessage, bytes in a gRPC slice
+// that every watcher's queue shares).
 #ifndef PYRAMID_REFEREE_SERVICE_CONNECTIONS_H_
 #define PYRAMID_REFEREE_SERVICE_CONNECTIONS_H_
 
