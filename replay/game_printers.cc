@@ -3,10 +3,10 @@
 #include <map>
 #include <string>
 
-#include "replay/flaming_pyramids_printer.h"
-#include "replay/pyramid_scheme_printer.h"
-#include "replay/pyramid_shambo_printer.h"
-#include "replay/rock_paper_pyramid_printer.h"
+#include "referee/games/flaming_pyramids/printer.h"
+#include "referee/games/pyramid_scheme/printer.h"
+#include "referee/games/pyramid_shambo/printer.h"
+#include "referee/games/rock_paper_pyramid/printer.h"
 
 namespace pyramid {
 namespace {

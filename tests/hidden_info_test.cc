@@ -50,7 +50,7 @@
 #include "gtest/gtest.h"
 #include "referee/crypto/bytes.h"
 #include "referee/crypto/random_stream.h"
-#include "referee/games/flaming_pyramids.h"
+#include "referee/games/flaming_pyramids/game.h"
 #include "referee/games/game.h"
 #include "referee/games/registry.h"
 #include "referee/service/embedded_referee.h"

@@ -83,17 +83,31 @@ v1::Outcome OutcomeByScore(absl::Span<const int32_t> scores,
   return outcome;
 }
 
-absl::Status CheckRulesVersion(std::string_view game, uint32_t asked,
-                               uint32_t oldest, uint32_t latest) {
+absl::Status CheckRulesVersion(const GameDescription& game, uint32_t asked) {
+  const uint32_t oldest = game.oldest_rules_version();
+  const uint32_t latest = game.latest_rules_version();
   if (asked == 0 || (asked >= oldest && asked <= latest)) {
     return absl::OkStatus();
   }
   return absl::UnimplementedError(absl::StrCat(
-      "rules version ", asked, " of ", std::string(game),
+      "rules version ", asked, " of ", std::string(game.id),
       " is not implemented (this build implements ",
       oldest == latest ? absl::StrCat("version ", latest)
                        : absl::StrCat("versions ", oldest, " to ", latest),
       ")"));
+}
+
+absl::StatusOr<std::unique_ptr<Game>> MakeGameOf(
+    const GameDescription& description, const v1::GameConfig& config,
+    uint32_t rules_version) {
+  if (absl::Status s = CheckRulesVersion(description, rules_version); !s.ok()) {
+    return s;
+  }
+  absl::StatusOr<OptionValues> options = ResolveOptions(description, config);
+  if (!options.ok()) return options.status();
+  return description.make(*options, rules_version == 0
+                                        ? description.latest_rules_version()
+                                        : rules_version);
 }
 
 }  // namespace pyramid

@@ -31,6 +31,7 @@
 #include "absl/types/span.h"
 #include "pyramid/referee/v1/game.pb.h"
 #include "referee/crypto/random_stream.h"
+#include "referee/games/description.h"
 
 namespace pyramid {
 
@@ -113,22 +114,28 @@ class State {
 
 class Game {
  public:
+  // `description` (static, one per game) says everything but the rules;
+  // `rules_version` is the version this game plays (never 0).
+  Game(const GameDescription& description, uint32_t rules_version)
+      : description_(description), rules_version_(rules_version) {}
   virtual ~Game() = default;
 
+  const GameDescription& description() const { return description_; }
+
   // The game id of its rules page, e.g. "rock_paper_pyramid".
-  virtual std::string_view id() const = 0;
+  std::string_view id() const { return description_.id; }
 
   // Version of this rules implementation, written into every log header.
-  virtual uint32_t rules_version() const = 0;
+  uint32_t rules_version() const { return rules_version_; }
 
-  virtual int min_seats() const = 0;
-  virtual int max_seats() const = 0;
+  int min_seats() const { return description_.min_seats; }
+  int max_seats() const { return description_.max_seats; }
 
   // The most bytes a seat's serialized action may take in this game
   // (docs/protocol.md, "Action size"): every legal action, the seed
   // contribution included, fits with room to spare; a revealed action that
   // does not fit is refused unread. It bounds the size of every log.
-  virtual size_t max_action_bytes() const = 0;
+  size_t max_action_bytes() const { return description_.max_action_bytes; }
 
   // The initial state for `num_seats` seats. INVALID_ARGUMENT when
   // `num_seats` is outside [min_seats, max_seats]. The game's setup draws
@@ -140,15 +147,26 @@ class Game {
   // Makes the initial state; `num_seats` is already within range.
   virtual absl::StatusOr<std::unique_ptr<State>> DoNewInitialState(
       int num_seats, RandomStream stream) const = 0;
+
+ private:
+  const GameDescription& description_;
+  const uint32_t rules_version_;
 };
 
-// OK when a game whose rules versions run from `oldest` to `latest`
-// implements version `asked` (0: the latest); otherwise UNIMPLEMENTED,
-// naming the versions it implements. A rules version changes whenever the
-// same moves would give another log; an older version is kept so that the
-// logs written under it still verify.
-absl::Status CheckRulesVersion(std::string_view game, uint32_t asked,
-                               uint32_t oldest, uint32_t latest);
+// OK when `game` implements rules version `asked` (0: the latest);
+// otherwise UNIMPLEMENTED, naming the versions it implements. A rules
+// version changes whenever the same moves would give another log; an older
+// version is kept so that the logs written under it still verify.
+absl::Status CheckRulesVersion(const GameDescription& game, uint32_t asked);
+
+// The game `description` describes (MakeGame in registry.h finds it by
+// id), with `config`'s options checked against the description: its game
+// id may be empty. UNIMPLEMENTED for a rules version the game does not
+// implement (0 is the latest); INVALID_ARGUMENT for bad options. What every
+// game's own Make function (e.g. MakeFlamingPyramids) calls.
+absl::StatusOr<std::unique_ptr<Game>> MakeGameOf(
+    const GameDescription& description, const v1::GameConfig& config,
+    uint32_t rules_version = 0);
 
 // Parses the action bytes a seat revealed (already within
 // game.max_action_bytes()). INVALID_ARGUMENT when they are not an Action

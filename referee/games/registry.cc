@@ -1,48 +1,99 @@
 #include "referee/games/registry.h"
 
-#include <map>
-#include <string_view>
-
 #include "absl/strings/str_cat.h"
-#include "referee/games/flaming_pyramids.h"
-#include "referee/games/pyramid_scheme.h"
-#include "referee/games/pyramid_shambo.h"
-#include "referee/games/rock_paper_pyramid.h"
+#include "absl/strings/str_join.h"
+#include "referee/games/flaming_pyramids/game.h"
+#include "referee/games/pyramid_scheme/game.h"
+#include "referee/games/pyramid_shambo/game.h"
+#include "referee/games/rock_paper_pyramid/game.h"
 
 namespace pyramid {
 namespace {
 
-using Factory = absl::StatusOr<std::unique_ptr<Game>> (*)(
-    const v1::GameConfig&, uint32_t rules_version);
+std::string Seats(const GameDescription& game) {
+  if (game.min_seats == game.max_seats) {
+    return absl::StrCat("exactly ", game.min_seats);
+  }
+  return absl::StrCat(game.min_seats, " to ", game.max_seats);
+}
 
-// One line per game, keyed by its id.
-const std::map<std::string, Factory, std::less<>>& Factories() {
-  static const auto* const factories =
-      new std::map<std::string, Factory, std::less<>>{
-          {"flaming_pyramids", &MakeFlamingPyramids},
-          {"pyramid_scheme", &MakePyramidScheme},
-          {"pyramid_shambo", &MakePyramidShambo},
-          {"rock_paper_pyramid", &MakeRockPaperPyramid},
-      };
-  return *factories;
+// The options column: each option's name, kind and range, as MakeGame
+// checks them.
+std::string OptionsCell(const GameDescription& game) {
+  std::vector<std::string> cells;
+  for (const OptionDescription& option : game.options) {
+    const std::string name = absl::StrCat("`", std::string(option.name), "`");
+    switch (option.kind) {
+      case OptionDescription::Kind::kBool:
+        cells.push_back(absl::StrCat(name, " (bool)"));
+        break;
+      case OptionDescription::Kind::kEnum:
+        cells.push_back(absl::StrCat(name,
+                                     " (enum): 0 = ", option.default_value,
+                                     "; values the enum does not define are "
+                                     "refused"));
+        break;
+      case OptionDescription::Kind::kUint:
+        cells.push_back(absl::StrCat(name, ": unset = ", option.default_value,
+                                     ", else ", option.min, " to ",
+                                     option.max));
+        break;
+    }
+  }
+  return absl::StrJoin(cells, "; ");
 }
 
 }  // namespace
 
+const std::vector<const GameDescription*>& AllGames() {
+  static const auto* const games = new std::vector<const GameDescription*>{
+      &fp::Description(),
+      &scheme::Description(),
+      &shambo::Description(),
+      &rpp::Description(),
+  };
+  return *games;
+}
+
+const GameDescription* FindGame(std::string_view id) {
+  for (const GameDescription* game : AllGames()) {
+    if (game->id == id) return game;
+  }
+  return nullptr;
+}
+
 absl::StatusOr<std::unique_ptr<Game>> MakeGame(const v1::GameConfig& config,
                                                uint32_t rules_version) {
-  auto it = Factories().find(config.game());
-  if (it == Factories().end()) {
+  const GameDescription* game = FindGame(config.game());
+  if (game == nullptr) {
     return absl::NotFoundError(
         absl::StrCat("unknown game \"", config.game(), "\""));
   }
-  return it->second(config, rules_version);
+  return MakeGameOf(*game, config, rules_version);
 }
 
 std::vector<std::string> GameIds() {
   std::vector<std::string> ids;
-  for (const auto& [id, factory] : Factories()) ids.push_back(id);
+  for (const GameDescription* game : AllGames()) ids.emplace_back(game->id);
   return ids;
+}
+
+std::string ValidValuesTable() {
+  std::string table =
+      "| `game.game` | `rules_version` | seats | options (the oneof member; "
+      "unset = every default) |\n|---|---|---|---|\n";
+  for (const GameDescription* game : AllGames()) {
+    for (const RulesVersionDescription& version : game->rules_versions) {
+      absl::StrAppend(&table, "| `", std::string(game->id), "` | ",
+                      version.version, " | ", Seats(*game), " | ",
+                      version.change.empty()
+                          ? OptionsCell(*game)
+                          : absl::StrCat("as version ", version.version - 1,
+                                         "; ", std::string(version.change)),
+                      " |\n");
+    }
+  }
+  return table;
 }
 
 }  // namespace pyramid

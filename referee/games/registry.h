@@ -1,16 +1,25 @@
-// Every game the referee knows, by id.
+// Every game the referee knows, by id, and the one way a Game is made.
 #ifndef PYRAMID_REFEREE_GAMES_REGISTRY_H_
 #define PYRAMID_REFEREE_GAMES_REGISTRY_H_
 
+#include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "pyramid/referee/v1/game.pb.h"
+#include "referee/games/description.h"
 #include "referee/games/game.h"
 
 namespace pyramid {
+
+// The description of every registered game, sorted by id.
+const std::vector<const GameDescription*>& AllGames();
+
+// The description of game `id`; nullptr for an unknown id.
+const GameDescription* FindGame(std::string_view id);
 
 // The game named by `config.game()`, with `config`'s options validated.
 // NOT_FOUND for an unknown game id; INVALID_ARGUMENT for options that are
@@ -23,6 +32,10 @@ absl::StatusOr<std::unique_ptr<Game>> MakeGame(const v1::GameConfig& config,
 
 // The ids of every registered game, sorted.
 std::vector<std::string> GameIds();
+
+// The table of docs/log-format.md ("Valid values"): one row per game and
+// rules version, in Markdown, written from the descriptions.
+std::string ValidValuesTable();
 
 }  // namespace pyramid
 

@@ -3,9 +3,10 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
-#include "tools/bot/flaming_strategy.h"
-#include "tools/bot/scheme_strategy.h"
-#include "tools/bot/shambo_strategy.h"
+#include "referee/games/flaming_pyramids/strategy.h"
+#include "referee/games/pyramid_scheme/strategy.h"
+#include "referee/games/pyramid_shambo/strategy.h"
+#include "referee/games/rock_paper_pyramid/strategy.h"
 
 namespace pyramid {
 namespace {
@@ -13,6 +14,7 @@ namespace {
 constexpr char kShambo[] = "pyramid_shambo";
 constexpr char kFlaming[] = "flaming_pyramids";
 constexpr char kScheme[] = "pyramid_scheme";
+constexpr char kRpp[] = "rock_paper_pyramid";
 
 // Plays each request with the heuristic of its game.
 class HeuristicStrategy final : public Strategy {
@@ -22,6 +24,7 @@ class HeuristicStrategy final : public Strategy {
     if (request.game() == kShambo) return shambo_.Choose(request, stream);
     if (request.game() == kFlaming) return flaming_.Choose(request, stream);
     if (request.game() == kScheme) return scheme_.Choose(request, stream);
+    if (request.game() == kRpp) return rpp_.Choose(request, stream);
     return random_.Choose(request, stream);
   }
 
@@ -29,44 +32,18 @@ class HeuristicStrategy final : public Strategy {
   ShamboStrategy shambo_;
   FlamingStrategy flaming_;
   SchemeStrategy scheme_;
+  RockPaperPyramidStrategy rpp_;
   RandomStrategy random_;
 };
 
 }  // namespace
 
-int PickBest(const std::vector<double>& scores, RandomStream& stream) {
-  constexpr double kEpsilon = 1e-9;
-  const double best = *std::max_element(scores.begin(), scores.end());
-  std::vector<int> tied;
-  for (size_t i = 0; i < scores.size(); ++i) {
-    if (scores[i] >= best - kEpsilon) tied.push_back(static_cast<int>(i));
-  }
-  return tied[stream.Uniform(tied.size())];
-}
-
-v1::Action UnlistedAction(const v1::DecisionRequest& request) {
-  v1::Action action;
-  if (request.game() == kShambo &&
-      request.observation().pyramid_shambo().phase() ==
-          v1::SHAMBO_PHASE_PAYMENT) {
-    action.mutable_pyramid_shambo()->set_canonical(true);
-  }
-  return action;
-}
-
-v1::Action RandomStrategy::Choose(const v1::DecisionRequest& request,
-                                  RandomStream& stream) {
-  if (!request.legal_actions_listed()) return UnlistedAction(request);
-  if (request.legal_actions().empty()) return v1::Action();
-  return request.legal_actions(
-      static_cast<int>(stream.Uniform(request.legal_actions_size())));
-}
-
 absl::StatusOr<std::unique_ptr<Strategy>> MakeStrategy(
     const std::string& game, const std::string& name) {
   if (name == "random") return std::make_unique<RandomStrategy>();
-  if (name == "heuristic" && (game.empty() || game == kShambo ||
-                              game == kFlaming || game == kScheme)) {
+  if (name == "heuristic" &&
+      (game.empty() || game == kShambo || game == kFlaming || game == kScheme ||
+       game == kRpp)) {
     return std::make_unique<HeuristicStrategy>();
   }
   return absl::InvalidArgumentError(

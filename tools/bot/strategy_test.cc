@@ -13,7 +13,7 @@
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
 #include "referee/crypto/sha256.h"
-#include "referee/games/pyramid_shambo.h"
+#include "referee/games/pyramid_shambo/game.h"
 #include "referee/games/registry.h"
 #include "tools/bot/arena_runner.h"
 #include "tools/bot/decision_request.h"
@@ -43,17 +43,14 @@ StrategyResult ResultOf(const std::vector<StrategyResult>& results,
   return {};
 }
 
-TEST(MakeStrategyTest, KnowsRandomEverywhereAndHeuristicWhereWritten) {
+TEST(MakeStrategyTest, KnowsRandomAndHeuristicForEveryGame) {
   for (const std::string game : {"rock_paper_pyramid", "pyramid_shambo",
                                  "flaming_pyramids", "pyramid_scheme", ""}) {
     EXPECT_TRUE(MakeStrategy(game, "random").ok()) << game;
+    EXPECT_TRUE(MakeStrategy(game, "heuristic").ok()) << game;
     EXPECT_FALSE(MakeStrategy(game, "cunning").ok()) << game;
   }
-  EXPECT_TRUE(MakeStrategy("pyramid_shambo", "heuristic").ok());
-  EXPECT_TRUE(MakeStrategy("flaming_pyramids", "heuristic").ok());
-  EXPECT_TRUE(MakeStrategy("pyramid_scheme", "heuristic").ok());
-  EXPECT_TRUE(MakeStrategy("", "heuristic").ok());
-  EXPECT_FALSE(MakeStrategy("rock_paper_pyramid", "heuristic").ok());
+  EXPECT_FALSE(MakeStrategy("chess", "heuristic").ok());
 }
 
 // The bot's stream may carry several games: one `heuristic` made without a
@@ -143,6 +140,10 @@ INSTANTIATE_TEST_SUITE_P(
     Games, LegalPlayTest,
     testing::Values(
         LegalPlayCase{"rock_paper_pyramid", {"random", "random", "random"}, 30},
+        LegalPlayCase{"rock_paper_pyramid",
+                      {"heuristic", "heuristic", "random"},
+                      30,
+                      "rock_paper_pyramid { red: true }"},
         LegalPlayCase{"pyramid_shambo", {"random", "random"}, 100},
         LegalPlayCase{"pyramid_shambo", {"heuristic", "heuristic"}, 100},
         LegalPlayCase{"pyramid_shambo",

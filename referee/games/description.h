@@ -1,0 +1,94 @@
+// A game's declarative description: everything about a game that is not its
+// rules. Each game defines exactly one (in its game.cc); the registry, the
+// option validation, `replay games` and the tables of docs/log-format.md all
+// read it, so every default, range and seat count is written once.
+#ifndef PYRAMID_REFEREE_GAMES_DESCRIPTION_H_
+#define PYRAMID_REFEREE_GAMES_DESCRIPTION_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "pyramid/referee/v1/game.pb.h"
+
+namespace pyramid {
+
+namespace v1 = ::pyramid::referee::v1;
+
+class Game;
+
+// One field of a game's options message (proto/pyramid/referee/v1/).
+struct OptionDescription {
+  enum class Kind {
+    kBool,  // A proto bool; the default is false.
+    kUint,  // A proto uint32 in [min, max].
+    kEnum,  // A proto enum; a value it does not define is refused.
+  };
+  // The field's name in the options message.
+  std::string_view name;
+  Kind kind = Kind::kBool;
+  // kUint: the accepted values, inclusive.
+  uint32_t min = 0;
+  uint32_t max = 0;
+  // kUint and kEnum: the value an unset field means: an absent `optional`
+  // field, or 0 in a field without presence (proto3 cannot tell 0 from
+  // unset there, so 0 always means the default, whatever `min` says).
+  uint32_t default_value = 0;
+  // One line for help texts and the docs' table.
+  std::string_view help;
+};
+
+// A rules version a build implements, oldest first.
+struct RulesVersionDescription {
+  uint32_t version = 0;
+  // What this version changed; empty for a game's first version.
+  std::string_view change;
+};
+
+// A game's options after validation: every option of the description, by
+// name, with its default applied (bools as 0 or 1, enums by number).
+using OptionValues = std::map<std::string, uint32_t, std::less<>>;
+
+struct GameDescription {
+  // The game id of its rules page, e.g. "rock_paper_pyramid".
+  std::string_view id;
+  // The game's name as people write it, e.g. "Rock, Paper, Pyramid!".
+  std::string_view title;
+  int min_seats = 0;
+  int max_seats = 0;
+  // The most bytes a seat's serialized action may take (Game::
+  // max_action_bytes).
+  size_t max_action_bytes = 0;
+  // Every rules version this build implements, oldest first; the last is
+  // the one a referee writes.
+  std::vector<RulesVersionDescription> rules_versions;
+  // The fields of the game's options message, in field-number order.
+  std::vector<OptionDescription> options;
+  // Makes the game once MakeGame has checked the id, the rules version
+  // (never 0 here) and the options against this description.
+  absl::StatusOr<std::unique_ptr<Game>> (*make)(
+      const OptionValues& options, uint32_t rules_version) = nullptr;
+
+  uint32_t oldest_rules_version() const;
+  uint32_t latest_rules_version() const;
+};
+
+// The options `config` gives a game described by `description`, checked
+// and with every default applied. INVALID_ARGUMENT (the message starts
+// with the game id) when `config` names another game, holds another game's
+// options, or an option is out of range or an undefined enum value.
+absl::StatusOr<OptionValues> ResolveOptions(const GameDescription& description,
+                                            const v1::GameConfig& config);
+
+// One line per option for help texts, e.g.
+// "max_turns (0 to 100000, 0 = 500): move limit in seat turns".
+std::vector<std::string> OptionHelp(const GameDescription& description);
+
+}  // namespace pyramid
+
+#endif  // PYRAMID_REFEREE_GAMES_DESCRIPTION_H_

@@ -1,0 +1,208 @@
+#include "referee/games/flaming_pyramids/board.h"
+
+#include <array>
+#include <optional>
+#include <set>
+#include <vector>
+
+#include "referee/games/flaming_pyramids/tables.h"
+
+namespace pyramid::fp {
+namespace {
+
+using CellSet = std::set<Cell, ScanLess>;
+
+// Whether `tile` matches `support` for the two-support rule: a colour in
+// common or the same weight.
+bool Matches(int tile, int support) {
+  return ShareColour(tile, support) ||
+         Tile(tile).weight == Tile(support).weight;
+}
+
+std::optional<Mayhem> FindFreeAir(const Board& board) {
+  for (const auto& [cell, tile] : board.cells()) {
+    if (board.InFreeAir(cell)) {
+      Mayhem mayhem;
+      mayhem.kind = MayhemKind::kFreeAir;
+      mayhem.cause = cell;
+      return mayhem;
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<Mayhem> FindCollapse(const Board& board) {
+  for (const auto& [cell, tile] : board.cells()) {
+    if (board.Fits(cell)) continue;
+    Mayhem mayhem;
+    mayhem.kind = MayhemKind::kCollapse;
+    mayhem.cause = cell;
+    for (Cell support : {LeftSupport(cell), RightSupport(cell)}) {
+      if (board.Has(support)) mayhem.to_pile.push_back(support);
+    }
+    return mayhem;
+  }
+  return std::nullopt;
+}
+
+// The occupied neighbours of `cell` whose tiles satisfy `pred`.
+template <typename Pred>
+std::vector<Cell> NeighboursWhere(const Board& board, Cell cell, Pred pred) {
+  std::vector<Cell> found;
+  for (Cell next : Neighbours(cell)) {
+    std::optional<int> tile = board.At(next);
+    if (tile.has_value() && pred(*tile)) found.push_back(next);
+  }
+  return found;
+}
+
+// Every cell reachable from `starts` by adjacency over tiles satisfying
+// `pred` (the starts included; they must satisfy it).
+template <typename Pred>
+CellSet Reach(const Board& board, const std::vector<Cell>& starts, Pred pred) {
+  CellSet reached(starts.begin(), starts.end());
+  std::vector<Cell> frontier(starts.begin(), starts.end());
+  while (!frontier.empty()) {
+    const Cell cell = frontier.back();
+    frontier.pop_back();
+    for (Cell next : NeighboursWhere(board, cell, pred)) {
+      if (reached.insert(next).second) frontier.push_back(next);
+    }
+  }
+  return reached;
+}
+
+std::optional<Mayhem> FindExplosion(const Board& board) {
+  for (const auto& [cell, tile] : board.cells()) {
+    if (!IsIncendiary(tile)) continue;
+    if (NeighboursWhere(board, cell, IsIncendiary).empty()) continue;
+    const CellSet group = Reach(board, {cell}, IsIncendiary);
+    CellSet contacts;
+    for (Cell member : group) {
+      for (Cell next : NeighboursWhere(
+               board, member, [](int t) { return !IsIncendiary(t); })) {
+        contacts.insert(next);
+      }
+    }
+    return Mayhem{.kind = MayhemKind::kExplosion,
+                  .cause = cell,
+                  .to_pile = {contacts.begin(), contacts.end()},
+                  .removed = {group.begin(), group.end()}};
+  }
+  return std::nullopt;
+}
+
+std::optional<Mayhem> FindFire(const Board& board) {
+  for (const auto& [cell, tile] : board.cells()) {
+    if (!IsIncendiary(tile)) continue;
+    const int incendiary = tile;
+    auto burns = [incendiary](int t) { return CanBurn(incendiary, t); };
+    const std::vector<Cell> ignited = NeighboursWhere(board, cell, burns);
+    if (ignited.empty()) continue;
+    const CellSet burnt = Reach(board, ignited, burns);
+    return Mayhem{.kind = MayhemKind::kFire,
+                  .cause = cell,
+                  .to_pile = {burnt.begin(), burnt.end()},
+                  .removed = {cell}};
+  }
+  return std::nullopt;
+}
+
+std::optional<Mayhem> FindCurse(const Board& board) {
+  for (const auto& [apex, tile] : board.cells()) {
+    if (apex.row < 1) break;  // Scan order: row 0 comes last.
+    const std::optional<int> left = board.At(LeftSupport(apex));
+    const std::optional<int> right = board.At(RightSupport(apex));
+    if (!left.has_value() || !right.has_value()) continue;
+    const int weight = Tile(tile).weight;
+    if (Tile(*left).weight != weight || Tile(*right).weight != weight) {
+      continue;
+    }
+    return Mayhem{.kind = MayhemKind::kCurse,
+                  .cause = apex,
+                  .to_pile = {apex, LeftSupport(apex), RightSupport(apex)},
+                  .removed = {}};
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::array<Cell, 6> Neighbours(Cell cell) {
+  const int r = cell.row;
+  const int x = cell.x;
+  return {Cell{r, x - 1},     Cell{r, x + 1},     Cell{r - 1, x},
+          Cell{r - 1, x + 1}, Cell{r + 1, x - 1}, Cell{r + 1, x}};
+}
+
+std::optional<int> Board::At(Cell cell) const {
+  auto it = cells_.find(cell);
+  if (it == cells_.end()) return std::nullopt;
+  return it->second;
+}
+
+void Board::Put(Cell cell, int tile) { cells_.emplace(cell, tile); }
+
+int Board::Take(Cell cell) {
+  auto it = cells_.find(cell);
+  const int tile = it->second;
+  cells_.erase(it);
+  return tile;
+}
+
+std::vector<Cell> Board::LegalSpots() const {
+  if (cells_.empty()) return {Cell{0, 0}};
+  if (cells_.size() == 1) {
+    const Cell only = cells_.begin()->first;
+    return {Cell{0, only.x - 1}, Cell{0, only.x + 1}};
+  }
+  CellSet spots;
+  std::optional<int> min_x;
+  std::optional<int> max_x;
+  for (const auto& [cell, tile] : cells_) {
+    if (Has(Cell{cell.row, cell.x + 1}) && !Has(Cell{cell.row + 1, cell.x})) {
+      spots.insert(Cell{cell.row + 1, cell.x});
+    }
+    if (cell.row != 0) continue;
+    if (!min_x.has_value() || cell.x < *min_x) min_x = cell.x;
+    if (!max_x.has_value() || cell.x > *max_x) max_x = cell.x;
+  }
+  if (!min_x.has_value()) return {spots.begin(), spots.end()};
+  for (int x = *min_x + 1; x < *max_x; ++x) {
+    if (!Has(Cell{0, x})) spots.insert(Cell{0, x});
+  }
+  if (spots.empty()) return {Cell{0, *min_x - 1}, Cell{0, *max_x + 1}};
+  return {spots.begin(), spots.end()};
+}
+
+bool Board::Fits(Cell cell) const {
+  if (cell.row == 0) return true;
+  const int tile = cells_.at(cell);
+  const std::optional<int> left = At(LeftSupport(cell));
+  const std::optional<int> right = At(RightSupport(cell));
+  const int weight = Tile(tile).weight;
+  if (left.has_value() && right.has_value()) {
+    return (Matches(tile, *left) || Matches(tile, *right)) &&
+           weight <= Tile(*left).weight + Tile(*right).weight;
+  }
+  if (left.has_value() || right.has_value()) {
+    const int support = left.has_value() ? *left : *right;
+    return ShareColour(tile, support) && weight <= Tile(support).weight;
+  }
+  return false;
+}
+
+bool Board::InFreeAir(Cell cell) const {
+  return cell.row >= 1 && !Has(LeftSupport(cell)) && !Has(RightSupport(cell));
+}
+
+std::optional<Mayhem> FindMayhem(const Board& board, bool curse) {
+  if (std::optional<Mayhem> m = FindFreeAir(board)) return m;
+  if (std::optional<Mayhem> m = FindCollapse(board)) return m;
+  if (std::optional<Mayhem> m = FindExplosion(board)) return m;
+  if (std::optional<Mayhem> m = FindFire(board)) return m;
+  if (curse) return FindCurse(board);
+  return std::nullopt;
+}
+
+}  // namespace pyramid::fp

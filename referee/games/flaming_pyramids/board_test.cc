@@ -1,0 +1,288 @@
+// Flaming Pyramids scenario tests: one named test per rule or resolution of
+// docs/rules/flaming_pyramids.md. Each builds a position, plays through
+// the public Apply, and checks the table cell by cell and the piles tile by
+// tile.
+#include <memory>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "pyramid/referee/v1/flaming_pyramids.pb.h"
+#include "referee/games/flaming_pyramids/game.h"
+#include "referee/games/flaming_pyramids/tables.h"
+#include "referee/games/flaming_pyramids/testing.h"
+
+namespace pyramid::fp::testing {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
+using ::testing::SizeIs;
+
+// ---------------------------------------------------------------------------
+// Legal spots.
+
+TEST(FpSpotsTest, EmptyTableOffersOnlyTheOrigin) {
+  auto state = MakeState(Pos(Board(), {{Y(2), R(4)}, {G(2)}}));
+  ASSERT_NE(state, nullptr);
+  EXPECT_THAT(SpotList(*state), ElementsAre(std::pair(0, 0)));
+  EXPECT_THAT(state->LegalActions(0), SizeIs(2));
+  EXPECT_FALSE(state->ValidateAction(0, PlaceAction(Y(2), 0, 1)).ok());
+  ASSERT_TRUE(Act(*state, 0, PlaceAction(R(4), 0, 0)).ok());
+  EXPECT_EQ(Layout(*state), (std::vector<Placed>{{0, 0, R(4)}}));
+  EXPECT_THAT(Hand(*state, 0), ElementsAre(Y(2)));
+}
+
+TEST(FpSpotsTest, OneTileOffersBothSidesOnRowZero) {
+  auto state = MakeState(Pos(MakeBoard({{0, 3, Y(20)}}), {{R(4)}, {G(2)}}));
+  ASSERT_NE(state, nullptr);
+  EXPECT_THAT(SpotList(*state), ElementsAre(std::pair(0, 2), std::pair(0, 4)));
+  ASSERT_TRUE(Act(*state, 0, PlaceAction(R(4), 0, 4)).ok());
+  EXPECT_EQ(Layout(*state), InScanOrder({{0, 3, Y(20)}, {0, 4, R(4)}}));
+}
+
+TEST(FpSpotsTest, GapsOnRowZeroAndSupportedSlotsAreLegal) {
+  // Row 0 at x = 0, 1, 3, 4, 6; (1, 3) filled. Supported and empty: (1, 0);
+  // gaps: (0, 2), (0, 5). Not legal: one-support slots, outside row 0.
+  auto state = MakeState(Pos(MakeBoard({{1, 3, Y(20)},
+                                        {0, 0, Y(2)},
+                                        {0, 1, R(2)},
+                                        {0, 3, Y(30)},
+                                        {0, 4, R(10)},
+                                        {0, 6, G(2)}}),
+                             {{B(2), B(4)}, {G(4)}}));
+  ASSERT_NE(state, nullptr);
+  EXPECT_THAT(SpotList(*state),
+              ElementsAre(std::pair(1, 0), std::pair(0, 2), std::pair(0, 5)));
+  for (auto [row, x] : {std::pair(1, 1), std::pair(1, 2), std::pair(2, 3),
+                        std::pair(0, -1), std::pair(0, 7)}) {
+    EXPECT_EQ(state->ValidateAction(0, PlaceAction(B(2), row, x)).code(),
+              absl::StatusCode::kInvalidArgument)
+        << row << "," << x;
+  }
+  // Filling the gap (0, 2) makes (1, 1) and (1, 2) supported.
+  ASSERT_TRUE(Act(*state, 0, PlaceAction(B(4), 0, 2)).ok());
+  ASSERT_EQ(state->ActingSeats(), std::vector<int>{1});
+  EXPECT_THAT(SpotList(*state), ElementsAre(std::pair(1, 0), std::pair(1, 1),
+                                            std::pair(1, 2), std::pair(0, 5)));
+  EXPECT_EQ(Layout(*state), InScanOrder({{1, 3, Y(20)},
+                                         {0, 0, Y(2)},
+                                         {0, 1, R(2)},
+                                         {0, 2, B(4)},
+                                         {0, 3, Y(30)},
+                                         {0, 4, R(10)},
+                                         {0, 6, G(2)}}));
+}
+
+Position CompletePyramid() {
+  return Pos(MakeBoard({{1, 0, Y(20)}, {0, 0, Y(30)}, {0, 1, R(30)}}),
+             {{B(2), B(4)}, {G(4)}});
+}
+
+TEST(FpSpotsTest, FullPyramidExtendsRowZeroOnTheLeft) {
+  auto state = MakeState(CompletePyramid());
+  ASSERT_NE(state, nullptr);
+  EXPECT_THAT(SpotList(*state), ElementsAre(std::pair(0, -1), std::pair(0, 2)));
+  ASSERT_TRUE(Act(*state, 0, PlaceAction(B(2), 0, -1)).ok());
+  EXPECT_EQ(Layout(*state),
+            InScanOrder(
+                {{1, 0, Y(20)}, {0, -1, B(2)}, {0, 0, Y(30)}, {0, 1, R(30)}}));
+  EXPECT_THAT(SpotList(*state), ElementsAre(std::pair(1, -1)));
+}
+
+TEST(FpSpotsTest, FullPyramidExtendsRowZeroOnTheRight) {
+  auto state = MakeState(CompletePyramid());
+  ASSERT_NE(state, nullptr);
+  ASSERT_TRUE(Act(*state, 0, PlaceAction(B(4), 0, 2)).ok());
+  EXPECT_EQ(
+      Layout(*state),
+      InScanOrder({{1, 0, Y(20)}, {0, 0, Y(30)}, {0, 1, R(30)}, {0, 2, B(4)}}));
+  EXPECT_THAT(SpotList(*state), ElementsAre(std::pair(1, 1)));
+}
+
+TEST(FpSpotsTest, SpotIsLegalWhetherOrNotTheTileFits) {
+  // B(2) matches neither Y(30) nor R(30): still a legal placement (it then
+  // collapses).
+  auto state = MakeState(
+      Pos(MakeBoard({{0, 0, Y(30)}, {0, 1, R(30)}}), {{B(2)}, {G(4)}}));
+  ASSERT_NE(state, nullptr);
+  EXPECT_TRUE(state->ValidateAction(0, PlaceAction(B(2), 1, 0)).ok());
+}
+
+// ---------------------------------------------------------------------------
+// The building rule on two supports: (1, 0) on (0, 0) and (0, 1).
+
+// Places `tile` on `left` and `right`; returns the state after the
+// placement (turn over, or waiting for a fall).
+std::unique_ptr<State> PlaceOnTwo(int left, int right, int tile) {
+  auto state = MakeState(Pos(MakeBoard({{0, 0, left}, {0, 1, right}}),
+                             {{tile}, {kCoalYellow}}, {{B(60)}, {}}));
+  EXPECT_NE(state, nullptr);
+  if (state == nullptr) return nullptr;
+  EXPECT_TRUE(Act(*state, 0, PlaceAction(tile, 1, 0)).ok());
+  return state;
+}
+
+void ExpectStays(const State& state, int left, int right, int tile) {
+  EXPECT_EQ(state.ActingSeats(), std::vector<int>{1});  // Turn over.
+  EXPECT_EQ(Layout(state),
+            InScanOrder({{1, 0, tile}, {0, 0, left}, {0, 1, right}}));
+  EXPECT_THAT(Hand(state, 0), ElementsAre(B(60)));  // Drawn.
+  EXPECT_THAT(Pile(state, 0), IsEmpty());
+}
+
+// Expects the collapse of `tile` at (1, 0): both supports under seat 0's
+// pile (left, then right), `tile` falling; then lets it fall left.
+void ExpectCollapses(State& state, int left, int right, int tile) {
+  ASSERT_EQ(state.ActingSeats(), std::vector<int>{0});
+  const v1::FlamingPyramidsObservation view = View(state);
+  ASSERT_EQ(view.phase(), v1::FP_FALL);
+  EXPECT_EQ(view.pending().kind(), v1::FP_COLLAPSE);
+  EXPECT_EQ(view.pending().tile(), static_cast<uint32_t>(tile));
+  EXPECT_EQ(view.pending().chooser(), 0u);
+  ASSERT_THAT(view.pending().supports(), SizeIs(2));
+  EXPECT_EQ(view.pending().supports(0).tile(), static_cast<uint32_t>(left));
+  EXPECT_EQ(view.pending().supports(1).tile(), static_cast<uint32_t>(right));
+  auto result = Act(state, 0, FallAction(kLeft));
+  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_THAT(result->events(), SizeIs(1));
+  EXPECT_EQ(result->events(0).kind(), v1::FP_COLLAPSE);
+  EXPECT_THAT(
+      Moves(result->events(0)),
+      ElementsAre(ToPile(left, 0), ToPile(right, 0), ToTable(tile, 0, 0)));
+  EXPECT_EQ(Layout(state), (std::vector<Placed>{{0, 0, tile}}));
+  // The supports went under the pile, then the draw took the old pile
+  // tile and both supports.
+  EXPECT_THAT(Hand(state, 0), ElementsAre(left, right, B(60)));
+  EXPECT_THAT(Pile(state, 0), IsEmpty());
+}
+
+TEST(FpBuildingRuleTest, ColourMatchWithinWeightStays) {
+  auto state = PlaceOnTwo(Y(30), R(40), R(20));
+  ExpectStays(*state, Y(30), R(40), R(20));
+}
+
+TEST(FpBuildingRuleTest, WeightMatchWithoutColourStays) {
+  auto state = PlaceOnTwo(Y(20), G(30), R(20));
+  ExpectStays(*state, Y(20), G(30), R(20));
+}
+
+TEST(FpBuildingRuleTest, WeightEqualToTheSumStays) {
+  auto state = PlaceOnTwo(Y(10), R(20), Y(30));
+  ExpectStays(*state, Y(10), R(20), Y(30));
+}
+
+TEST(FpBuildingRuleTest, NoColourOrWeightMatchCollapses) {
+  auto state = PlaceOnTwo(Y(20), G(30), R(10));
+  ExpectCollapses(*state, Y(20), G(30), R(10));
+}
+
+TEST(FpBuildingRuleTest, HeavierThanTheSumCollapses) {
+  auto state = PlaceOnTwo(Y(10), R(20), Y(40));
+  ExpectCollapses(*state, Y(10), R(20), Y(40));
+}
+
+TEST(FpBuildingRuleTest, MillstoneMatchesEveryColour) {
+  auto state = PlaceOnTwo(Y(100), R(120), kMillstone);
+  ExpectStays(*state, Y(100), R(120), kMillstone);
+}
+
+TEST(FpBuildingRuleTest, MillstoneHeavierThanTheSumCollapses) {
+  auto state = PlaceOnTwo(Y(60), R(100), kMillstone);
+  ExpectCollapses(*state, Y(60), R(100), kMillstone);
+}
+
+TEST(FpBuildingRuleTest, MillstoneSupportMatchesAnyColour) {
+  auto state = PlaceOnTwo(kMillstone, Y(10), B(100));
+  ExpectStays(*state, kMillstone, Y(10), B(100));
+}
+
+TEST(FpBuildingRuleTest, IncendiaryObeysTheRuleWithItsColourAndWeight) {
+  auto fits = PlaceOnTwo(G(10), Y(20), kCoalGreen);  // Green; 1 <= 30.
+  ExpectStays(*fits, G(10), Y(20), kCoalGreen);
+  auto breaks = PlaceOnTwo(Y(10), R(20), kCoalGreen);  // No colour, weight.
+  ExpectCollapses(*breaks, Y(10), R(20), kCoalGreen);
+}
+
+// ---------------------------------------------------------------------------
+// The building rule on one support and a gap (overhang): a fire or a
+// collapse takes one support away.
+
+// Row 0: Y(2) straw at (0, 0), `right` at (0, 1); `top` at (1, 0). A Coal
+// placed at (0, -1) burns Y(2), leaving `top` on `right` and a gap.
+std::unique_ptr<State> BurnLeftSupport(int right, int top) {
+  auto state =
+      MakeState(Pos(MakeBoard({{1, 0, top}, {0, 0, Y(2)}, {0, 1, right}}),
+                    {{kCoalGreen, B(2)}, {B(4)}}));
+  EXPECT_NE(state, nullptr);
+  if (state == nullptr) return nullptr;
+  auto result = Act(*state, 0, PlaceAction(kCoalGreen, 0, -1));
+  EXPECT_TRUE(result.ok());
+  if (!result.ok()) return nullptr;
+  EXPECT_EQ(result->events(0).kind(), v1::FP_FIRE);
+  EXPECT_THAT(Moves(result->events(0)),
+              ElementsAre(ToPile(Y(2), 0), Removed(kCoalGreen)));
+  return state;
+}
+
+TEST(FpOverhangTest, SameColourAndNotHeavierStays) {
+  auto state = BurnLeftSupport(R(40), R(30));
+  ASSERT_NE(state, nullptr);
+  EXPECT_EQ(state->ActingSeats(), std::vector<int>{1});
+  EXPECT_EQ(Layout(*state), InScanOrder({{1, 0, R(30)}, {0, 1, R(40)}}));
+  EXPECT_THAT(Hand(*state, 0), ElementsAre(Y(2), B(2)));
+  EXPECT_THAT(PositionOf(*state).removed, ::testing::Contains(kCoalGreen));
+}
+
+TEST(FpOverhangTest, NoSharedColourCollapses) {
+  // Y(30) fitted on Y(2) and R(40); on R(40) alone it shares no colour.
+  auto state = BurnLeftSupport(R(40), Y(30));
+  ASSERT_NE(state, nullptr);
+  const v1::FlamingPyramidsObservation view = View(*state);
+  ASSERT_EQ(view.phase(), v1::FP_FALL);
+  EXPECT_EQ(view.pending().kind(), v1::FP_COLLAPSE);
+  ASSERT_THAT(view.pending().supports(), SizeIs(1));
+  EXPECT_EQ(view.pending().supports(0).tile(), static_cast<uint32_t>(R(40)));
+  auto result = Act(*state, 0, FallAction(kRight));
+  ASSERT_TRUE(result.ok());
+  EXPECT_THAT(Moves(result->events(0)),
+              ElementsAre(ToPile(R(40), 0), ToTable(Y(30), 0, 1)));
+  EXPECT_EQ(Layout(*state), (std::vector<Placed>{{0, 1, Y(30)}}));
+  EXPECT_THAT(Hand(*state, 0), ElementsAre(Y(2), R(40), B(2)));
+}
+
+TEST(FpOverhangTest, MillstoneAloneSupportsAnyColourUpToItsWeight) {
+  auto state = BurnLeftSupport(kMillstone, B(120));
+  ASSERT_NE(state, nullptr);
+  EXPECT_EQ(state->ActingSeats(), std::vector<int>{1});
+  EXPECT_EQ(Layout(*state), InScanOrder({{1, 0, B(120)}, {0, 1, kMillstone}}));
+}
+
+TEST(FpOverhangTest, SameColourButHeavierCollapses) {
+  // Row 0: Y(20), G(10), B(10); (1, 0) Y(30) fits on Y(20) and G(10). G(30)
+  // placed at (1, 1) on G(10) and B(10) is too heavy: G(10) and B(10) go
+  // under the pile and G(30) falls right, to (0, 2). Y(30) is left on Y(20)
+  // and a gap: same colour but heavier, so it collapses too.
+  auto state = MakeState(Pos(
+      MakeBoard({{1, 0, Y(30)}, {0, 0, Y(20)}, {0, 1, G(10)}, {0, 2, B(10)}}),
+      {{G(30)}, {B(4)}}));
+  ASSERT_NE(state, nullptr);
+  ASSERT_TRUE(Act(*state, 0, PlaceAction(G(30), 1, 1)).ok());
+  auto first = Act(*state, 0, FallAction(kRight));
+  ASSERT_TRUE(first.ok());
+  EXPECT_THAT(
+      Moves(first->events(0)),
+      ElementsAre(ToPile(G(10), 0), ToPile(B(10), 0), ToTable(G(30), 0, 2)));
+  const v1::FlamingPyramidsObservation view = View(*state);
+  ASSERT_EQ(view.phase(), v1::FP_FALL);
+  EXPECT_EQ(view.pending().tile(), static_cast<uint32_t>(Y(30)));
+  auto second = Act(*state, 0, FallAction(kLeft));
+  ASSERT_TRUE(second.ok());
+  EXPECT_THAT(Moves(second->events(0)),
+              ElementsAre(ToPile(Y(20), 0), ToTable(Y(30), 0, 0)));
+  EXPECT_EQ(Layout(*state), InScanOrder({{0, 0, Y(30)}, {0, 2, G(30)}}));
+  EXPECT_THAT(Hand(*state, 0), ElementsAre(Y(20), G(10), B(10)));
+}
+
+}  // namespace
+}  // namespace pyramid::fp::testing

@@ -1,0 +1,74 @@
+// Flaming Pyramids (game id "flaming_pyramids"): exactly the rules of
+// docs/rules/flaming_pyramids.md, with the options `curse` and
+// `max_turns`. 2 to 6 seats. A turn is a placement decision of the active
+// seat followed by zero or more fall decisions of the chooser, one per tile
+// that falls during mayhem. docs/flaming-pyramids-deal.md describes the deal.
+#ifndef PYRAMID_REFEREE_GAMES_FLAMING_PYRAMIDS_GAME_H_
+#define PYRAMID_REFEREE_GAMES_FLAMING_PYRAMIDS_GAME_H_
+
+#include <memory>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "pyramid/referee/v1/game.pb.h"
+#include "referee/games/description.h"
+#include "referee/games/flaming_pyramids/board.h"
+#include "referee/games/game.h"
+
+namespace pyramid {
+
+// The game for `config` (game "flaming_pyramids" or unnamed), as MakeGame
+// makes it: INVALID_ARGUMENT when the options are another game's or out of
+// range; UNIMPLEMENTED for a rules version this build does not implement
+// (0 is the latest).
+absl::StatusOr<std::unique_ptr<Game>> MakeFlamingPyramids(
+    const v1::GameConfig& config, uint32_t rules_version = 0);
+
+namespace fp {
+
+// Seats, rules versions and options (description.h).
+const GameDescription& Description();
+
+inline constexpr int kHandSize = 5;
+
+// A complete position at the start of a turn (placement phase), hidden parts
+// included. Test support and invariant checks; the referee never builds
+// states this way.
+struct Position {
+  int num_seats = 0;
+  // Every tile on the table.
+  Board board;
+  // Each seat's hand (any order; states keep hands sorted ascending).
+  std::vector<std::vector<int>> hands;
+  // Each seat's pile, top first.
+  std::vector<std::vector<int>> piles;
+  // How many tiles at the top of each pile are still from the deal (face
+  // down); the rest went under the pile face up. Empty means 0 for every
+  // seat.
+  std::vector<int> dealt_left;
+  // Tiles out of the game, in the order they left.
+  std::vector<int> removed;
+  int active_seat = 0;
+  int turns_completed = 0;
+};
+
+// Test support: a state in the placement phase of `position`, with the
+// options of `config`. Tiles the position does not mention are appended to
+// `removed` in ascending id order. The position need not be settled: the
+// next placement's mayhem resolves whatever the checks find. INVALID_ARGUMENT
+// when a tile appears twice or is out of range, a seat count, seat or count
+// is out of range, a hand is empty (in play a seat holding no tile has
+// won), or a non-empty table has no row-0 tile.
+// `rules_version` as for MakeFlamingPyramids.
+absl::StatusOr<std::unique_ptr<State>> NewStateForTesting(
+    const v1::GameConfig& config, const Position& position,
+    uint32_t rules_version = 0);
+
+// The full position of `state` (a Flaming Pyramids state, any phase),
+// hidden parts included: for tests and invariant checks only.
+Position PositionOf(const State& state);
+
+}  // namespace fp
+}  // namespace pyramid
+
+#endif  // PYRAMID_REFEREE_GAMES_FLAMING_PYRAMIDS_GAME_H_

@@ -1,0 +1,207 @@
+// Random self-check and hidden-information checks over full random games:
+// seats pick uniformly among the legal actions; invariants hold at every
+// step (rules page; issue acceptance items 2 and 4).
+#include <algorithm>
+#include <cstdint>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "pyramid/referee/v1/flaming_pyramids.pb.h"
+#include "referee/crypto/random_stream.h"
+#include "referee/games/flaming_pyramids/game.h"
+#include "referee/games/flaming_pyramids/tables.h"
+#include "referee/games/flaming_pyramids/testing.h"
+
+namespace pyramid::fp::testing {
+namespace {
+
+Digest GameSeed(int seats, bool curse, int game) {
+  Digest seed = {};
+  seed[0] = static_cast<uint8_t>(seats);
+  seed[1] = curse ? 1 : 0;
+  seed[2] = static_cast<uint8_t>(game & 0xff);
+  seed[3] = static_cast<uint8_t>(game >> 8);
+  return seed;
+}
+
+// The table before an action, plus the placement and every move of the
+// result, must give the table the result reports: the result says where
+// every tile went.
+std::string CheckMovesAccountForTable(std::vector<Placed> before,
+                                      const v1::FlamingPyramidsResult& result) {
+  std::map<std::pair<int, int>, int> table;
+  for (const Placed& p : before) table[{p.row, p.x}] = p.tile;
+  if (result.has_placed()) {
+    const v1::FpPlace& place = result.placed();
+    const std::pair<int, int> spot{static_cast<int>(place.row()), place.x()};
+    if (table.count(spot) != 0) return "placed on an occupied slot";
+    table[spot] = static_cast<int>(place.tile());
+  }
+  for (int e = 0; e < result.events_size(); ++e) {
+    const v1::FpEvent& event = result.events(e);
+    // The collapse a fall result completes: its supports left the table
+    // when it happened (rules version 2), before `before`.
+    const bool supports_gone =
+        !result.has_placed() && e == 0 && event.kind() == v1::FP_COLLAPSE;
+    for (const v1::FpTileMove& move : event.moves()) {
+      const std::pair<int, int> from{static_cast<int>(move.from_row()),
+                                     move.from_x()};
+      if (supports_gone && move.to() == v1::FP_TO_PILE) {
+        if (table.count(from) != 0) return "a collapse's support stayed";
+        continue;
+      }
+      auto it = table.find(from);
+      if (it == table.end() || it->second != static_cast<int>(move.tile())) {
+        return "a move starts where its tile is not";
+      }
+      table.erase(it);
+      if (move.to() == v1::FP_TO_TABLE) {
+        const std::pair<int, int> to{static_cast<int>(move.to_row()),
+                                     move.to_x()};
+        if (table.count(to) != 0) return "a tile falls onto another";
+        table[to] = static_cast<int>(move.tile());
+      }
+    }
+  }
+  // A collapse waiting for its fall: its supports went under the pile.
+  for (const v1::FpCell& support : result.pending().supports()) {
+    auto it = table.find({static_cast<int>(support.row()), support.x()});
+    if (it == table.end() || it->second != static_cast<int>(support.tile())) {
+      return "a collapse's support was not on the table";
+    }
+    table.erase(it);
+  }
+  std::vector<Placed> after;
+  for (const auto& [slot, tile] : table) {
+    after.push_back({slot.first, slot.second, tile});
+  }
+  after = InScanOrder(after);
+  std::vector<Placed> reported;
+  for (const v1::FpCell& cell : result.pyramid()) {
+    reported.push_back({static_cast<int>(cell.row()), cell.x(),
+                        static_cast<int>(cell.tile())});
+  }
+  if (after != reported) return "the moves do not give the reported table";
+  return "";
+}
+
+struct RandomRunStats {
+  int games = 0;
+  int wins = 0;
+  int64_t turns = 0;
+  int64_t decisions = 0;
+  std::map<v1::FpEventKind, int64_t> events;
+};
+
+// Plays one random game, checking everything at every step. With
+// `check_observations`, also checks every seat's observation and the public
+// view for hidden information at every step.
+void PlayRandomGame(int seats, bool curse, int game, bool check_observations,
+                    RandomRunStats& stats) {
+  SCOPED_TRACE(::testing::Message()
+               << "seats " << seats << " curse " << curse << " game " << game);
+  std::unique_ptr<State> state =
+      NewGame(seats, GameSeed(seats, curse, game), Config(curse));
+  ASSERT_NE(state, nullptr);
+  RandomStream chooser(GameSeed(seats, curse, game + 50000));
+  std::vector<bool> seen(kNumTiles, false);
+  MarkPublic(*state, nullptr, seen);
+  while (!state->IsTerminal()) {
+    ASSERT_EQ(CheckInvariants(*state), "");
+    if (check_observations) {
+      ASSERT_EQ(CheckRedaction(*state, -1, state->PublicView(), seen), "");
+      for (int seat = 0; seat < seats; ++seat) {
+        ASSERT_EQ(
+            CheckRedaction(*state, seat, state->ObservationFor(seat), seen), "")
+            << "seat " << seat;
+      }
+    }
+    const std::vector<int> acting = state->ActingSeats();
+    ASSERT_EQ(acting.size(), 1u);
+    ASSERT_FALSE(state->IsSimultaneous());
+    const int seat = acting[0];
+    const std::vector<v1::Action> legal = state->LegalActions(seat);
+    ASSERT_FALSE(legal.empty());
+    for (size_t i = 1; i < legal.size(); ++i) {
+      ASSERT_LT(DeterministicBytes(legal[i - 1]), DeterministicBytes(legal[i]));
+    }
+    for (int other = 0; other < seats; ++other) {
+      if (other != seat) {
+        ASSERT_TRUE(state->LegalActions(other).empty());
+      }
+    }
+    const v1::Action default_action = state->DefaultAction(seat);
+    ASSERT_TRUE(state->ValidateAction(seat, default_action).ok());
+    const v1::Action action = legal[chooser.Uniform(legal.size())];
+    const std::vector<Placed> before = Layout(*state);
+    SeatAction seat_action{seat, action};
+    const absl::StatusOr<v1::Result> result = state->Apply({&seat_action, 1});
+    ASSERT_TRUE(result.ok()) << result.status();
+    ++stats.decisions;
+    const v1::FlamingPyramidsResult& fp_result = result->flaming_pyramids();
+    ASSERT_EQ(CheckMovesAccountForTable(before, fp_result), "");
+    ASSERT_EQ(CheckResultRedaction(*state, *result), "");
+    for (const v1::FpEvent& event : fp_result.events()) {
+      ++stats.events[event.kind()];
+    }
+    if (fp_result.has_turn_end()) ++stats.turns;
+    MarkPublic(*state, &*result, seen);
+  }
+  ASSERT_EQ(CheckInvariants(*state), "");
+  const v1::Outcome outcome = state->Outcome();
+  ASSERT_EQ(outcome.seats_size(), seats);
+  const v1::FlamingPyramidsObservation view =
+      state->PublicView().flaming_pyramids();
+  if (view.has_winner()) {
+    ++stats.wins;
+    EXPECT_EQ(outcome.termination(), v1::TERMINATION_NORMAL);
+    EXPECT_EQ(outcome.seats(view.winner()).rank(), 1u);
+    EXPECT_EQ(outcome.seats(view.winner()).score(), 0);
+  } else {
+    EXPECT_EQ(outcome.termination(), v1::TERMINATION_MOVE_LIMIT);
+    EXPECT_EQ(view.turns_completed(), view.max_turns());
+  }
+  ++stats.games;
+}
+
+TEST(FpRandomTest, RandomGamesKeepInvariants) {
+  RandomRunStats stats;
+  for (int seats = Description().min_seats; seats <= Description().max_seats;
+       ++seats) {
+    for (bool curse : {false, true}) {
+      for (int game = 0; game < 40; ++game) {
+        PlayRandomGame(seats, curse, game, /*check_observations=*/false, stats);
+        if (HasFatalFailure()) return;
+      }
+    }
+  }
+  RecordProperty("games", stats.games);
+  std::cout << "games " << stats.games << ", wins " << stats.wins << ", turns "
+            << stats.turns << ", decisions " << stats.decisions << "; events:";
+  for (const auto& [kind, n] : stats.events) {
+    std::cout << " " << v1::FpEventKind_Name(kind) << " " << n;
+  }
+  std::cout << "\n";
+}
+
+TEST(FpHiddenInfoTest, RandomGamesNeverShowHiddenTiles) {
+  RandomRunStats stats;
+  for (int seats = Description().min_seats; seats <= Description().max_seats;
+       ++seats) {
+    for (bool curse : {false, true}) {
+      for (int game = 1000; game < 1004; ++game) {
+        PlayRandomGame(seats, curse, game, /*check_observations=*/true, stats);
+        if (HasFatalFailure()) return;
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace pyramid::fp::testing

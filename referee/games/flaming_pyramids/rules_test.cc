@@ -1,0 +1,663 @@
+// Flaming Pyramids scenario tests: one named test per rule or resolution of
+// docs/rules/flaming_pyramids.md. Each builds a position, plays through
+// the public Apply, and checks the table cell by cell and the piles tile by
+// tile.
+#include <memory>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "pyramid/referee/v1/flaming_pyramids.pb.h"
+#include "referee/games/flaming_pyramids/game.h"
+#include "referee/games/flaming_pyramids/tables.h"
+#include "referee/games/flaming_pyramids/testing.h"
+
+namespace pyramid::fp::testing {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
+using ::testing::SizeIs;
+
+// ---------------------------------------------------------------------------
+// Free air.
+
+// Row 0: G(100), Y(60), G(60), B(60); row 1: Y(4), G(6) (straw); row 2:
+// G(10) on them. A green Coal placed at (1, 2) burns Y(4) and G(6); G(10)
+// is then in free air.
+std::unique_ptr<State> BurnBothSupports() {
+  auto state = MakeState(Pos(MakeBoard({{2, 0, G(10)},
+                                        {1, 0, Y(4)},
+                                        {1, 1, G(6)},
+                                        {0, 0, G(100)},
+                                        {0, 1, Y(60)},
+                                        {0, 2, G(60)},
+                                        {0, 3, B(60)}}),
+                             {{kCoalGreen}, {B(4)}}, {{R(2)}, {}}));
+  EXPECT_NE(state, nullptr);
+  if (state == nullptr) return nullptr;
+  auto result = Act(*state, 0, PlaceAction(kCoalGreen, 1, 2));
+  EXPECT_TRUE(result.ok());
+  if (!result.ok()) return nullptr;
+  EXPECT_THAT(result->events(), SizeIs(1));
+  EXPECT_THAT(
+      Moves(result->events(0)),
+      ElementsAre(ToPile(Y(4), 0), ToPile(G(6), 0), Removed(kCoalGreen)));
+  EXPECT_TRUE(result->has_pending());
+  EXPECT_EQ(result->pending().kind(), v1::FP_FREE_AIR);
+  EXPECT_EQ(result->pending().tile(), static_cast<uint32_t>(G(10)));
+  EXPECT_EQ(result->pending().row(), 2u);
+  EXPECT_EQ(result->pending().x(), 0);
+  EXPECT_THAT(result->pending().supports(), IsEmpty());
+  EXPECT_FALSE(result->has_turn_end());
+  return state;
+}
+
+TEST(FpFreeAirTest, ChooserDropsTheTileLeft) {
+  auto state = BurnBothSupports();
+  ASSERT_NE(state, nullptr);
+  EXPECT_EQ(state->ActingSeats(), std::vector<int>{0});
+  auto result = Act(*state, 0, FallAction(kLeft));
+  ASSERT_TRUE(result.ok());
+  EXPECT_EQ(result->events(0).kind(), v1::FP_FREE_AIR);
+  EXPECT_EQ(result->events(0).direction(), kLeft);
+  EXPECT_THAT(Moves(result->events(0)), ElementsAre(ToTable(G(10), 1, 0)));
+  EXPECT_EQ(Layout(*state), InScanOrder({{1, 0, G(10)},
+                                         {0, 0, G(100)},
+                                         {0, 1, Y(60)},
+                                         {0, 2, G(60)},
+                                         {0, 3, B(60)}}));
+  EXPECT_THAT(Hand(*state, 0), ElementsAre(Y(4), R(2), G(6)));
+  EXPECT_THAT(Pile(*state, 0), IsEmpty());
+}
+
+TEST(FpFreeAirTest, ChooserDropsTheTileRight) {
+  auto state = BurnBothSupports();
+  ASSERT_NE(state, nullptr);
+  auto result = Act(*state, 0, FallAction(kRight));
+  ASSERT_TRUE(result.ok());
+  EXPECT_THAT(Moves(result->events(0)), ElementsAre(ToTable(G(10), 1, 1)));
+  EXPECT_EQ(Layout(*state), InScanOrder({{1, 1, G(10)},
+                                         {0, 0, G(100)},
+                                         {0, 1, Y(60)},
+                                         {0, 2, G(60)},
+                                         {0, 3, B(60)}}));
+}
+
+TEST(FpFreeAirTest, TileLandingOnRowZeroStays) {
+  // R(10) on straw Y(6), R(4); a Coal at (0, -1) burns both straws.
+  auto state =
+      MakeState(Pos(MakeBoard({{1, 0, R(10)}, {0, 0, Y(6)}, {0, 1, R(4)}}),
+                    {{kCoalYellow, B(2)}, {B(4)}}));
+  ASSERT_NE(state, nullptr);
+  auto placed = Act(*state, 0, PlaceAction(kCoalYellow, 0, -1));
+  ASSERT_TRUE(placed.ok());
+  EXPECT_THAT(
+      Moves(placed->events(0)),
+      ElementsAre(ToPile(Y(6), 0), ToPile(R(4), 0), Removed(kCoalYellow)));
+  ASSERT_EQ(placed->pending().kind(), v1::FP_FREE_AIR);
+  auto fell = Act(*state, 0, FallAction(kRight));
+  ASSERT_TRUE(fell.ok());
+  EXPECT_THAT(fell->events(), SizeIs(1));
+  EXPECT_TRUE(fell->has_turn_end());
+  EXPECT_EQ(Layout(*state), (std::vector<Placed>{{0, 1, R(10)}}));
+}
+
+TEST(FpFreeAirTest, FallenTileIsJudgedAgainAtItsNewPlace) {
+  // As BurnBothSupports, but G(10) falling left lands on G(100) and Y(60)
+  // only if it fits; here (0, 0) is R(100): no match, so it collapses on.
+  auto state = MakeState(Pos(MakeBoard({{2, 0, G(10)},
+                                        {1, 0, Y(4)},
+                                        {1, 1, G(6)},
+                                        {0, 0, R(100)},
+                                        {0, 1, Y(60)},
+                                        {0, 2, G(60)},
+                                        {0, 3, B(60)}}),
+                             {{kCoalGreen}, {B(4)}}));
+  ASSERT_NE(state, nullptr);
+  ASSERT_TRUE(Act(*state, 0, PlaceAction(kCoalGreen, 1, 2)).ok());
+  auto first = Act(*state, 0, FallAction(kLeft));
+  ASSERT_TRUE(first.ok());
+  ASSERT_TRUE(first->has_pending());
+  EXPECT_EQ(first->pending().kind(), v1::FP_COLLAPSE);
+  EXPECT_EQ(first->pending().row(), 1u);
+  auto second = Act(*state, 0, FallAction(kLeft));
+  ASSERT_TRUE(second.ok());
+  EXPECT_THAT(
+      Moves(second->events(0)),
+      ElementsAre(ToPile(R(100), 0), ToPile(Y(60), 0), ToTable(G(10), 0, 0)));
+  EXPECT_EQ(Layout(*state),
+            InScanOrder({{0, 0, G(10)}, {0, 2, G(60)}, {0, 3, B(60)}}));
+}
+
+// ---------------------------------------------------------------------------
+// Collapse chains.
+
+TEST(FpCollapseTest, ChainThreeLevelsDeep) {
+  // Row 0: Y(60) R(100) G(100) B(100); row 1: R(60) G(60) B(60); row 2:
+  // R(40) G(40). The Millstone placed on top is too heavy at (3, 0), then
+  // at (2, 0), then at (1, 0); it ends on row 0.
+  auto state = MakeState(Pos(MakeBoard({{2, 0, R(40)},
+                                        {2, 1, G(40)},
+                                        {1, 0, R(60)},
+                                        {1, 1, G(60)},
+                                        {1, 2, B(60)},
+                                        {0, 0, Y(60)},
+                                        {0, 1, R(100)},
+                                        {0, 2, G(100)},
+                                        {0, 3, B(100)}}),
+                             {{kMillstone, Y(2), Y(4)}, {B(4)}}));
+  ASSERT_NE(state, nullptr);
+  auto placed = Act(*state, 0, PlaceAction(kMillstone, 3, 0));
+  ASSERT_TRUE(placed.ok());
+  EXPECT_THAT(placed->events(), IsEmpty());
+  ASSERT_EQ(placed->pending().kind(), v1::FP_COLLAPSE);
+  EXPECT_EQ(placed->pending().row(), 3u);
+  auto level2 = Act(*state, 0, FallAction(kLeft));
+  ASSERT_TRUE(level2.ok());
+  EXPECT_THAT(Moves(level2->events(0)),
+              ElementsAre(ToPile(R(40), 0), ToPile(G(40), 0),
+                          ToTable(kMillstone, 2, 0)));
+  ASSERT_EQ(level2->pending().row(), 2u);
+  auto level1 = Act(*state, 0, FallAction(kLeft));
+  ASSERT_TRUE(level1.ok());
+  EXPECT_THAT(Moves(level1->events(0)),
+              ElementsAre(ToPile(R(60), 0), ToPile(G(60), 0),
+                          ToTable(kMillstone, 1, 0)));
+  ASSERT_EQ(level1->pending().row(), 1u);
+  auto level0 = Act(*state, 0, FallAction(kLeft));
+  ASSERT_TRUE(level0.ok());
+  EXPECT_THAT(Moves(level0->events(0)),
+              ElementsAre(ToPile(Y(60), 0), ToPile(R(100), 0),
+                          ToTable(kMillstone, 0, 0)));
+  ASSERT_TRUE(level0->has_turn_end());
+  EXPECT_EQ(level0->turn_end().drawn(), 3u);
+  EXPECT_EQ(
+      Layout(*state),
+      InScanOrder(
+          {{1, 2, B(60)}, {0, 0, kMillstone}, {0, 2, G(100)}, {0, 3, B(100)}}));
+  EXPECT_THAT(Hand(*state, 0), ElementsAre(Y(2), Y(4), R(40), R(60), G(40)));
+  EXPECT_THAT(Pile(*state, 0), ElementsAre(G(60), Y(60), R(100)));
+  const v1::FlamingPyramidsObservation view = View(*state);
+  EXPECT_THAT(view.seats(0).under(), ElementsAre(G(60), Y(60), R(100)));
+}
+
+TEST(FpCollapseTest, FallDirectionDecidesWhereTheChainStops) {
+  // Same pyramid; falling right from (2, 0) lands on R(100) and G(100) at
+  // (1, 1), where the Millstone fits (200 <= 200).
+  auto state = MakeState(Pos(MakeBoard({{2, 0, R(40)},
+                                        {2, 1, G(40)},
+                                        {1, 0, R(60)},
+                                        {1, 1, G(60)},
+                                        {1, 2, B(60)},
+                                        {0, 0, Y(60)},
+                                        {0, 1, R(100)},
+                                        {0, 2, G(100)},
+                                        {0, 3, B(100)}}),
+                             {{kMillstone, Y(2)}, {B(4)}}));
+  ASSERT_NE(state, nullptr);
+  ASSERT_TRUE(Act(*state, 0, PlaceAction(kMillstone, 3, 0)).ok());
+  ASSERT_TRUE(Act(*state, 0, FallAction(kLeft)).ok());
+  auto last = Act(*state, 0, FallAction(kRight));
+  ASSERT_TRUE(last.ok());
+  EXPECT_TRUE(last->has_turn_end());
+  EXPECT_EQ(Layout(*state), InScanOrder({{1, 1, kMillstone},
+                                         {1, 2, B(60)},
+                                         {0, 0, Y(60)},
+                                         {0, 1, R(100)},
+                                         {0, 2, G(100)},
+                                         {0, 3, B(100)}}));
+  EXPECT_THAT(Hand(*state, 0), ElementsAre(Y(2), R(40), R(60), G(40), G(60)));
+  EXPECT_THAT(Pile(*state, 0), IsEmpty());
+}
+
+// ---------------------------------------------------------------------------
+// Explosion.
+
+TEST(FpExplosionTest, TouchingIncendiariesBlowAwayStoneAndMillstone) {
+  // Row 0: Y(120) B(120) Millstone red-Blowtorch R(60); row 1: B(100),
+  // Y(100); row 2: Y(60). A green Coal at (1, 2) touches the Blowtorch.
+  // Everything touching the pair goes under the pile in scan order (Y(100),
+  // Millstone, R(60)); the pair leaves the game. Y(60) stays put, then
+  // overhangs B(100) without a shared colour and collapses.
+  auto state = MakeState(Pos(MakeBoard({{2, 0, Y(60)},
+                                        {1, 0, B(100)},
+                                        {1, 1, Y(100)},
+                                        {0, 0, Y(120)},
+                                        {0, 1, B(120)},
+                                        {0, 2, kMillstone},
+                                        {0, 3, kBlowtorchRed},
+                                        {0, 4, R(60)}}),
+                             {{kCoalGreen}, {B(4)}}, {{Y(2)}, {}}));
+  ASSERT_NE(state, nullptr);
+  EXPECT_THAT(SpotList(*state), ElementsAre(std::pair(1, 2), std::pair(1, 3)));
+  auto placed = Act(*state, 0, PlaceAction(kCoalGreen, 1, 2));
+  ASSERT_TRUE(placed.ok());
+  ASSERT_THAT(placed->events(), SizeIs(1));
+  EXPECT_EQ(placed->events(0).kind(), v1::FP_EXPLOSION);
+  EXPECT_EQ(placed->events(0).cause(), static_cast<uint32_t>(kCoalGreen));
+  EXPECT_THAT(
+      Moves(placed->events(0)),
+      ElementsAre(ToPile(Y(100), 0), ToPile(kMillstone, 0), ToPile(R(60), 0),
+                  Removed(kCoalGreen), Removed(kBlowtorchRed)));
+  ASSERT_EQ(placed->pending().kind(), v1::FP_COLLAPSE);
+  EXPECT_EQ(placed->pending().tile(), static_cast<uint32_t>(Y(60)));
+  auto fell = Act(*state, 0, FallAction(kLeft));
+  ASSERT_TRUE(fell.ok());
+  EXPECT_THAT(Moves(fell->events(0)),
+              ElementsAre(ToPile(B(100), 0), ToTable(Y(60), 1, 0)));
+  EXPECT_EQ(Layout(*state),
+            InScanOrder({{1, 0, Y(60)}, {0, 0, Y(120)}, {0, 1, B(120)}}));
+  EXPECT_THAT(Hand(*state, 0),
+              ElementsAre(Y(2), Y(100), R(60), B(100), kMillstone));
+  EXPECT_THAT(Pile(*state, 0), IsEmpty());
+  const std::vector<int> removed = PositionOf(*state).removed;
+  ASSERT_GE(removed.size(), 2u);
+  EXPECT_THAT(std::vector<int>(removed.end() - 2, removed.end()),
+              ElementsAre(kCoalGreen, kBlowtorchRed));
+}
+
+// ---------------------------------------------------------------------------
+// Fire.
+
+TEST(FpFireTest, CoalBurnsThroughStrawOnly) {
+  // Row 0: Y(4) G(2) Y(10) B(2); row 1: G(6) on Y(4), G(2). A yellow Coal
+  // at (1, 1) ignites G(6) and G(2); fire spreads to Y(4) but not through
+  // the wood Y(10), so B(2) survives.
+  auto state = MakeState(Pos(MakeBoard({{1, 0, G(6)},
+                                        {0, 0, Y(4)},
+                                        {0, 1, G(2)},
+                                        {0, 2, Y(10)},
+                                        {0, 3, B(2)}}),
+                             {{kCoalYellow, R(100)}, {B(4)}}));
+  ASSERT_NE(state, nullptr);
+  auto result = Act(*state, 0, PlaceAction(kCoalYellow, 1, 1));
+  ASSERT_TRUE(result.ok());
+  ASSERT_THAT(result->events(), SizeIs(1));
+  EXPECT_EQ(result->events(0).kind(), v1::FP_FIRE);
+  EXPECT_EQ(result->events(0).receiver(), 0u);
+  EXPECT_THAT(Moves(result->events(0)),
+              ElementsAre(ToPile(G(6), 0), ToPile(Y(4), 0), ToPile(G(2), 0),
+                          Removed(kCoalYellow)));
+  EXPECT_EQ(Layout(*state), InScanOrder({{0, 2, Y(10)}, {0, 3, B(2)}}));
+  EXPECT_THAT(Hand(*state, 0), ElementsAre(Y(4), R(100), G(2), G(6)));
+}
+
+TEST(FpFireTest, BlowtorchBurnsThroughStrawAndWoodNotStone) {
+  // Row 0: Y(4) R(2) Y(10) B(2) G(60) G(4); row 1: R(6). A red Blowtorch at
+  // (1, 1) burns R(6), R(2), Y(10) and on through Y(4) and B(2); the stone
+  // G(60) stops it, so G(4) survives.
+  auto state = MakeState(Pos(MakeBoard({{1, 0, R(6)},
+                                        {0, 0, Y(4)},
+                                        {0, 1, R(2)},
+                                        {0, 2, Y(10)},
+                                        {0, 3, B(2)},
+                                        {0, 4, G(60)},
+                                        {0, 5, G(4)}}),
+                             {{kBlowtorchRed}, {B(4)}}, {{}, {}}));
+  ASSERT_NE(state, nullptr);
+  auto result = Act(*state, 0, PlaceAction(kBlowtorchRed, 1, 1));
+  ASSERT_TRUE(result.ok());
+  ASSERT_THAT(result->events(), SizeIs(1));
+  EXPECT_EQ(result->events(0).cause(), static_cast<uint32_t>(kBlowtorchRed));
+  EXPECT_THAT(
+      Moves(result->events(0)),
+      ElementsAre(ToPile(R(6), 0), ToPile(Y(4), 0), ToPile(R(2), 0),
+                  ToPile(Y(10), 0), ToPile(B(2), 0), Removed(kBlowtorchRed)));
+  EXPECT_EQ(Layout(*state), InScanOrder({{0, 4, G(60)}, {0, 5, G(4)}}));
+  EXPECT_THAT(Hand(*state, 0), ElementsAre(Y(4), Y(10), R(2), R(6), B(2)));
+  EXPECT_THAT(Pile(*state, 0), IsEmpty());
+}
+
+TEST(FpFireTest, SeveralFiresBurnInScanOrder) {
+  // A position mayhem could leave mid-turn, set up directly: a blue
+  // Blowtorch at (1, 3) touches the wood R(10) at (1, 2); a green Coal at
+  // (0, 0) touches the straw Y(2). The Blowtorch is first in scan order (a
+  // higher row), so its fire comes first though it is further right.
+  auto state = MakeState(Pos(MakeBoard({{1, 2, R(10)},
+                                        {1, 3, kBlowtorchBlue},
+                                        {0, 0, kCoalGreen},
+                                        {0, 1, Y(2)},
+                                        {0, 2, G(60)},
+                                        {0, 3, R(60)},
+                                        {0, 4, B(60)},
+                                        {0, 6, G(120)}}),
+                             {{Y(120)}, {B(4)}}, {{Y(30)}, {}}));
+  ASSERT_NE(state, nullptr);
+  auto result = Act(*state, 0, PlaceAction(Y(120), 0, 5));
+  ASSERT_TRUE(result.ok());
+  ASSERT_THAT(result->events(), SizeIs(2));
+  EXPECT_EQ(result->events(0).cause(), static_cast<uint32_t>(kBlowtorchBlue));
+  EXPECT_THAT(Moves(result->events(0)),
+              ElementsAre(ToPile(R(10), 0), Removed(kBlowtorchBlue)));
+  EXPECT_EQ(result->events(1).cause(), static_cast<uint32_t>(kCoalGreen));
+  EXPECT_THAT(Moves(result->events(1)),
+              ElementsAre(ToPile(Y(2), 0), Removed(kCoalGreen)));
+  EXPECT_EQ(Layout(*state), InScanOrder({{0, 2, G(60)},
+                                         {0, 3, R(60)},
+                                         {0, 4, B(60)},
+                                         {0, 5, Y(120)},
+                                         {0, 6, G(120)}}));
+  EXPECT_THAT(Hand(*state, 0), ElementsAre(Y(2), Y(30), R(10)));
+  const std::vector<int> removed = PositionOf(*state).removed;
+  EXPECT_THAT(std::vector<int>(removed.end() - 2, removed.end()),
+              ElementsAre(kBlowtorchBlue, kCoalGreen));
+}
+
+// ---------------------------------------------------------------------------
+// Curse.
+
+// Three seats, seat 1 active: G(20) placed on Y(20), R(20) makes a curse.
+// B(30) at (1, 1) then overhangs B(10) and collapses.
+Position CursePosition() {
+  return Pos(
+      MakeBoard({{1, 1, B(30)}, {0, 0, Y(20)}, {0, 1, R(20)}, {0, 2, B(10)}}),
+      {{Y(2)}, {G(20), G(2)}, {R(2)}}, {{Y(4)}, {}, {}},
+      /*active=*/1);
+}
+
+TEST(FpCurseTest, PreviousSeatReceivesAndChooses) {
+  Position position = CursePosition();
+  position.dealt_left = {1, 0, 0};
+  auto state = MakeState(position, Config(/*curse=*/true));
+  ASSERT_NE(state, nullptr);
+  auto placed = Act(*state, 1, PlaceAction(G(20), 1, 0));
+  ASSERT_TRUE(placed.ok());
+  ASSERT_THAT(placed->events(), SizeIs(1));
+  EXPECT_EQ(placed->events(0).kind(), v1::FP_CURSE);
+  EXPECT_EQ(placed->events(0).receiver(), 0u);
+  EXPECT_THAT(
+      Moves(placed->events(0)),
+      ElementsAre(ToPile(G(20), 0), ToPile(Y(20), 0), ToPile(R(20), 0)));
+  // The collapse of B(30) is now seat 0's to direct, and B(10) is its.
+  ASSERT_EQ(placed->pending().kind(), v1::FP_COLLAPSE);
+  EXPECT_EQ(placed->pending().chooser(), 0u);
+  EXPECT_EQ(state->ActingSeats(), std::vector<int>{0});
+  EXPECT_EQ(View(*state).receiver(), 0u);
+  EXPECT_EQ(View(*state).active_seat(), 1u);
+  EXPECT_EQ(state->ValidateAction(1, FallAction(kLeft)).code(),
+            absl::StatusCode::kFailedPrecondition);
+  auto fell = Act(*state, 0, FallAction(kRight));
+  ASSERT_TRUE(fell.ok());
+  EXPECT_EQ(fell->seat(), 0u);
+  EXPECT_EQ(fell->events(0).receiver(), 0u);
+  EXPECT_THAT(Moves(fell->events(0)),
+              ElementsAre(ToPile(B(10), 0), ToTable(B(30), 0, 2)));
+  ASSERT_TRUE(fell->has_turn_end());
+  EXPECT_EQ(fell->turn_end().drawn(), 0u);  // Seat 1's pile is empty.
+  EXPECT_EQ(Layout(*state), (std::vector<Placed>{{0, 2, B(30)}}));
+  // Seat 0's pile: its dealt tile, then the curse and the collapse, face up.
+  EXPECT_THAT(Pile(*state, 0), ElementsAre(Y(4), G(20), Y(20), R(20), B(10)));
+  EXPECT_THAT(View(*state).seats(0).under(),
+              ElementsAre(G(20), Y(20), R(20), B(10)));
+  EXPECT_EQ(View(*state).seats(0).dealt_left(), 1u);
+  EXPECT_THAT(Hand(*state, 0), ElementsAre(Y(2)));
+  EXPECT_THAT(Hand(*state, 1), ElementsAre(G(2)));
+  EXPECT_THAT(Pile(*state, 1), IsEmpty());
+  // Next turn: seat 2, receiving for itself again.
+  EXPECT_EQ(state->ActingSeats(), std::vector<int>{2});
+  EXPECT_EQ(View(*state).receiver(), 2u);
+}
+
+TEST(FpCurseTest, NoCurseWithoutTheOption) {
+  auto state = MakeState(CursePosition(), Config(/*curse=*/false));
+  ASSERT_NE(state, nullptr);
+  auto placed = Act(*state, 1, PlaceAction(G(20), 1, 0));
+  ASSERT_TRUE(placed.ok());
+  EXPECT_THAT(placed->events(), IsEmpty());
+  EXPECT_TRUE(placed->has_turn_end());
+  EXPECT_EQ(Layout(*state), InScanOrder({{1, 0, G(20)},
+                                         {1, 1, B(30)},
+                                         {0, 0, Y(20)},
+                                         {0, 1, R(20)},
+                                         {0, 2, B(10)}}));
+  EXPECT_THAT(Pile(*state, 0), ElementsAre(Y(4)));
+}
+
+TEST(FpCurseTest, PreviousSeatOfTheFirstSeatIsTheLast) {
+  auto state = MakeState(Pos(MakeBoard({{0, 0, Y(20)}, {0, 1, R(20)}}),
+                             {{G(20), G(2)}, {B(2)}, {B(4)}}),
+                         Config(/*curse=*/true));
+  ASSERT_NE(state, nullptr);
+  auto placed = Act(*state, 0, PlaceAction(G(20), 1, 0));
+  ASSERT_TRUE(placed.ok());
+  ASSERT_THAT(placed->events(), SizeIs(1));
+  EXPECT_THAT(
+      Moves(placed->events(0)),
+      ElementsAre(ToPile(G(20), 2), ToPile(Y(20), 2), ToPile(R(20), 2)));
+  EXPECT_THAT(Layout(*state), IsEmpty());
+  EXPECT_THAT(Pile(*state, 2), ElementsAre(G(20), Y(20), R(20)));
+  EXPECT_THAT(Pile(*state, 0), IsEmpty());
+}
+
+// ---------------------------------------------------------------------------
+// The fixed order of the checks: free air, collapse, explosion, fire, curse.
+// After every event the scan starts again from check 1.
+
+TEST(FpCheckOrderTest, FreeAirComesBeforeCollapse) {
+  // Set up directly (mid-mayhem shape): R(10) at (1, 0) breaks the rule and
+  // comes first in scan order, but B(10) at (1, 5) floats: it falls first.
+  auto state = MakeState(Pos(
+      MakeBoard({{1, 0, R(10)}, {1, 5, B(10)}, {0, 0, Y(20)}, {0, 1, G(30)}}),
+      {{Y(2)}, {B(4)}}));
+  ASSERT_NE(state, nullptr);
+  auto placed = Act(*state, 0, PlaceAction(Y(2), 0, -1));
+  ASSERT_TRUE(placed.ok());
+  EXPECT_THAT(placed->events(), IsEmpty());
+  EXPECT_EQ(placed->pending().kind(), v1::FP_FREE_AIR);
+  EXPECT_EQ(placed->pending().tile(), static_cast<uint32_t>(B(10)));
+  auto fell = Act(*state, 0, FallAction(kLeft));
+  ASSERT_TRUE(fell.ok());
+  EXPECT_EQ(fell->pending().kind(), v1::FP_COLLAPSE);
+  EXPECT_EQ(fell->pending().tile(), static_cast<uint32_t>(R(10)));
+}
+
+// Row 0: Y(120) B(120) Millstone red-Blowtorch R(60); row 1: B(100) and
+// `middle` at (1, 1); row 2: Y(60).
+Position ExplosivePosition(int middle) {
+  return Pos(MakeBoard({{2, 0, Y(60)},
+                        {1, 0, B(100)},
+                        {1, 1, middle},
+                        {0, 0, Y(120)},
+                        {0, 1, B(120)},
+                        {0, 2, kMillstone},
+                        {0, 3, kBlowtorchRed},
+                        {0, 4, R(60)}}),
+             {{kCoalGreen}, {B(4)}}, {{Y(2)}, {}});
+}
+
+TEST(FpCheckOrderTest, CollapseComesBeforeExplosion) {
+  // The green Coal on the red Blowtorch and R(60) matches neither: it
+  // collapses (taking the Blowtorch with its supports) before it can
+  // explode.
+  auto state = MakeState(ExplosivePosition(Y(100)));
+  ASSERT_NE(state, nullptr);
+  auto placed = Act(*state, 0, PlaceAction(kCoalGreen, 1, 3));
+  ASSERT_TRUE(placed.ok());
+  EXPECT_THAT(placed->events(), IsEmpty());
+  EXPECT_EQ(placed->pending().kind(), v1::FP_COLLAPSE);
+  EXPECT_EQ(placed->pending().tile(), static_cast<uint32_t>(kCoalGreen));
+  auto fell = Act(*state, 0, FallAction(kRight));
+  ASSERT_TRUE(fell.ok());
+  EXPECT_THAT(Moves(fell->events(0)),
+              ElementsAre(ToPile(kBlowtorchRed, 0), ToPile(R(60), 0),
+                          ToTable(kCoalGreen, 0, 4)));
+}
+
+TEST(FpCheckOrderTest, ExplosionComesBeforeFire) {
+  // The Coal touches the straw Y(6) and the Blowtorch: the explosion takes
+  // the straw under the pile with the stones; no fire happens.
+  auto state = MakeState(ExplosivePosition(Y(6)));
+  ASSERT_NE(state, nullptr);
+  auto placed = Act(*state, 0, PlaceAction(kCoalGreen, 1, 2));
+  ASSERT_TRUE(placed.ok());
+  ASSERT_THAT(placed->events(), SizeIs(1));
+  EXPECT_EQ(placed->events(0).kind(), v1::FP_EXPLOSION);
+  EXPECT_THAT(
+      Moves(placed->events(0)),
+      ElementsAre(ToPile(Y(6), 0), ToPile(kMillstone, 0), ToPile(R(60), 0),
+                  Removed(kCoalGreen), Removed(kBlowtorchRed)));
+}
+
+TEST(FpCheckOrderTest, FireComesBeforeCurse) {
+  // The curse position plus a yellow Coal touching the straw Y(4) (set up
+  // directly). The fire goes first, so the straw goes under the active
+  // seat's pile; only then does the curse hand over to seat 0.
+  Position position = Pos(MakeBoard({{1, 1, B(30)},
+                                     {0, 0, Y(20)},
+                                     {0, 1, R(20)},
+                                     {0, 2, B(10)},
+                                     {0, 3, Y(4)},
+                                     {0, 4, kCoalYellow}}),
+                          {{Y(2)}, {G(20), G(2)}, {R(2)}}, {}, /*active=*/1);
+  auto state = MakeState(position, Config(/*curse=*/true));
+  ASSERT_NE(state, nullptr);
+  auto placed = Act(*state, 1, PlaceAction(G(20), 1, 0));
+  ASSERT_TRUE(placed.ok());
+  ASSERT_THAT(placed->events(), SizeIs(2));
+  EXPECT_EQ(placed->events(0).kind(), v1::FP_FIRE);
+  EXPECT_THAT(Moves(placed->events(0)),
+              ElementsAre(ToPile(Y(4), 1), Removed(kCoalYellow)));
+  EXPECT_EQ(placed->events(1).kind(), v1::FP_CURSE);
+  EXPECT_EQ(placed->pending().chooser(), 0u);
+  ASSERT_TRUE(Act(*state, 0, FallAction(kLeft)).ok());
+  EXPECT_THAT(Hand(*state, 1), ElementsAre(Y(4), G(2)));
+  EXPECT_THAT(Pile(*state, 0), ElementsAre(G(20), Y(20), R(20), B(10)));
+}
+
+// ---------------------------------------------------------------------------
+// Drawing and winning.
+
+TEST(FpDrawTest, RefillsFromAShortPileDealtTilesFirst) {
+  Position position = Pos(MakeBoard({{0, 0, Y(20)}}), {{Y(2), Y(4)}, {B(4)}},
+                          {{R(2), R(4)}, {}});
+  position.dealt_left = {1, 0};
+  auto state = MakeState(position);
+  ASSERT_NE(state, nullptr);
+  auto result = Act(*state, 0, PlaceAction(Y(2), 0, 1));
+  ASSERT_TRUE(result.ok());
+  EXPECT_EQ(result->turn_end().drawn(), 2u);
+  EXPECT_THAT(result->turn_end().held(), ElementsAre(3u, 1u));
+  EXPECT_THAT(Hand(*state, 0), ElementsAre(Y(4), R(2), R(4)));
+  EXPECT_THAT(Pile(*state, 0), IsEmpty());
+  EXPECT_EQ(PositionOf(*state).dealt_left[0], 0);
+  EXPECT_FALSE(state->IsTerminal());
+}
+
+TEST(FpDrawTest, DrawsOnlyUpToFive) {
+  auto state = MakeState(Pos(MakeBoard({{0, 0, Y(20)}}),
+                             {{Y(2), Y(4), Y(6), Y(10), Y(30)}, {B(4)}},
+                             {{R(2), R(4), R(6)}, {}}));
+  ASSERT_NE(state, nullptr);
+  ASSERT_TRUE(Act(*state, 0, PlaceAction(Y(30), 0, 1)).ok());
+  EXPECT_THAT(Hand(*state, 0), ElementsAre(Y(2), Y(4), Y(6), Y(10), R(2)));
+  EXPECT_THAT(Pile(*state, 0), ElementsAre(R(4), R(6)));
+}
+
+TEST(FpWinTest, LastTilePlacedWithoutMayhemWins) {
+  auto state =
+      MakeState(Pos(MakeBoard({{0, 0, Y(20)}}), {{R(2)}, {B(4), B(6)}, {G(2)}},
+                    {{}, {B(10), B(20)}, {G(4)}}));
+  ASSERT_NE(state, nullptr);
+  auto result = Act(*state, 0, PlaceAction(R(2), 0, 1));
+  ASSERT_TRUE(result.ok());
+  EXPECT_TRUE(result->turn_end().won());
+  ASSERT_TRUE(state->IsTerminal());
+  EXPECT_EQ(View(*state).winner(), 0u);
+  const v1::Outcome outcome = state->Outcome();
+  EXPECT_EQ(outcome.termination(), v1::TERMINATION_NORMAL);
+  EXPECT_EQ(outcome.seats(0).rank(), 1u);
+  EXPECT_EQ(outcome.seats(0).score(), 0);
+  EXPECT_EQ(outcome.seats(1).rank(), 3u);
+  EXPECT_EQ(outcome.seats(1).score(), 4);
+  EXPECT_EQ(outcome.seats(2).rank(), 2u);
+  EXPECT_EQ(outcome.seats(2).score(), 2);
+}
+
+TEST(FpWinTest, TilesComingBackPreventTheWin) {
+  // The last tile collapses: its supports come back under the pile and are
+  // drawn, so seat 0 does not win; play passes on.
+  auto state = MakeState(
+      Pos(MakeBoard({{0, 0, Y(20)}, {0, 1, G(30)}}), {{R(10)}, {B(4)}}));
+  ASSERT_NE(state, nullptr);
+  ASSERT_TRUE(Act(*state, 0, PlaceAction(R(10), 1, 0)).ok());
+  auto result = Act(*state, 0, FallAction(kLeft));
+  ASSERT_TRUE(result.ok());
+  EXPECT_FALSE(result->turn_end().won());
+  EXPECT_FALSE(state->IsTerminal());
+  EXPECT_THAT(Hand(*state, 0), ElementsAre(Y(20), G(30)));
+  EXPECT_EQ(state->ActingSeats(), std::vector<int>{1});
+}
+
+TEST(FpWinTest, WinComesOnlyAtTheEndOfTheTurn) {
+  // Seat 1 places its last tile; the curse sends tiles to seat 0, and a
+  // fall follows: the game is not over until seat 0 has chosen and seat 1's
+  // turn ends.
+  Position position = CursePosition();
+  position.hands[1] = {G(20)};
+  auto state = MakeState(position, Config(/*curse=*/true));
+  ASSERT_NE(state, nullptr);
+  auto placed = Act(*state, 1, PlaceAction(G(20), 1, 0));
+  ASSERT_TRUE(placed.ok());
+  EXPECT_FALSE(placed->has_turn_end());
+  EXPECT_FALSE(state->IsTerminal());
+  EXPECT_FALSE(View(*state).has_winner());
+  auto fell = Act(*state, 0, FallAction(kLeft));
+  ASSERT_TRUE(fell.ok());
+  EXPECT_TRUE(fell->turn_end().won());
+  ASSERT_TRUE(state->IsTerminal());
+  EXPECT_EQ(View(*state).winner(), 1u);
+  EXPECT_EQ(state->Outcome().seats(1).rank(), 1u);
+}
+
+TEST(FpWinTest, CursedTilesGoToThePreviousSeatSoTheActiveSeatWins) {
+  auto state = MakeState(Pos(MakeBoard({{0, 0, Y(20)}, {0, 1, R(20)}}),
+                             {{B(2)}, {G(20)}}, {{B(4)}, {}}, /*active=*/1),
+                         Config(/*curse=*/true));
+  ASSERT_NE(state, nullptr);
+  auto result = Act(*state, 1, PlaceAction(G(20), 1, 0));
+  ASSERT_TRUE(result.ok());
+  ASSERT_THAT(result->events(), SizeIs(1));
+  EXPECT_TRUE(result->turn_end().won());
+  EXPECT_TRUE(state->IsTerminal());
+  EXPECT_THAT(Pile(*state, 0), ElementsAre(B(4), G(20), Y(20), R(20)));
+  const v1::Outcome outcome = state->Outcome();
+  EXPECT_EQ(outcome.seats(1).rank(), 1u);
+  EXPECT_EQ(outcome.seats(0).rank(), 2u);
+  EXPECT_EQ(outcome.seats(0).score(), 5);
+}
+
+// ---------------------------------------------------------------------------
+// Move limit.
+
+TEST(FpMoveLimitTest, GameEndsAfterMaxTurnsRankedByTilesHeld) {
+  auto state =
+      MakeState(Pos(MakeBoard({{0, 0, Y(20)}}),
+                    {{R(2), R(4)}, {B(4)}, {G(2), G(4)}}, {{}, {}, {G(6)}}),
+                Config(false, /*max_turns=*/1));
+  ASSERT_NE(state, nullptr);
+  auto result = Act(*state, 0, PlaceAction(R(2), 0, 1));
+  ASSERT_TRUE(result.ok());
+  EXPECT_TRUE(result->turn_end().move_limit());
+  ASSERT_TRUE(state->IsTerminal());
+  const v1::Outcome outcome = state->Outcome();
+  EXPECT_EQ(outcome.termination(), v1::TERMINATION_MOVE_LIMIT);
+  EXPECT_EQ(outcome.seats(0).rank(), 1u);
+  EXPECT_EQ(outcome.seats(1).rank(), 1u);
+  EXPECT_EQ(outcome.seats(2).rank(), 3u);
+  EXPECT_EQ(outcome.seats(2).score(), 3);
+}
+
+TEST(FpMoveLimitTest, WinOnTheLastTurnCounts) {
+  auto state = MakeState(Pos(MakeBoard({{0, 0, Y(20)}}), {{R(2)}, {B(4)}}),
+                         Config(false, /*max_turns=*/1));
+  ASSERT_NE(state, nullptr);
+  auto result = Act(*state, 0, PlaceAction(R(2), 0, 1));
+  ASSERT_TRUE(result.ok());
+  EXPECT_TRUE(result->turn_end().won());
+  EXPECT_FALSE(result->turn_end().move_limit());
+  EXPECT_EQ(state->Outcome().termination(), v1::TERMINATION_NORMAL);
+}
+
+}  // namespace
+}  // namespace pyramid::fp::testing

@@ -1,0 +1,373 @@
+#include "referee/games/flaming_pyramids/state.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <deque>
+#include <limits>
+#include <memory>
+#include <numeric>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "absl/types/span.h"
+#include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
+#include "pyramid/referee/v1/flaming_pyramids.pb.h"
+#include "referee/games/flaming_pyramids/board.h"
+#include "referee/games/flaming_pyramids/tables.h"
+
+namespace pyramid::fp {
+
+v1::FpEventKind EventKindProto(MayhemKind kind) {
+  switch (kind) {
+    case MayhemKind::kFreeAir:
+      return v1::FP_FREE_AIR;
+    case MayhemKind::kCollapse:
+      return v1::FP_COLLAPSE;
+    case MayhemKind::kExplosion:
+      return v1::FP_EXPLOSION;
+    case MayhemKind::kFire:
+      return v1::FP_FIRE;
+    case MayhemKind::kCurse:
+      return v1::FP_CURSE;
+  }
+  return v1::FP_EVENT_KIND_UNSPECIFIED;
+}
+
+void SetCell(Cell cell, int tile, v1::FpCell& out) {
+  out.set_tile(static_cast<uint32_t>(tile));
+  out.set_row(static_cast<uint32_t>(cell.row));
+  out.set_x(cell.x);
+}
+
+void AddLayout(const Board& board,
+               google::protobuf::RepeatedPtrField<v1::FpCell>& out) {
+  for (const auto& [cell, tile] : board.cells())
+    SetCell(cell, tile, *out.Add());
+}
+
+v1::FpTileMove* AddMove(int tile, Cell from, v1::FpDestination to,
+                        v1::FpEvent& event) {
+  v1::FpTileMove* move = event.add_moves();
+  move->set_tile(static_cast<uint32_t>(tile));
+  move->set_from_row(static_cast<uint32_t>(from.row));
+  move->set_from_x(from.x);
+  move->set_to(to);
+  return move;
+}
+
+std::string DeterministicBytes(const v1::Action& action) {
+  std::string bytes;
+  google::protobuf::io::StringOutputStream stream(&bytes);
+  google::protobuf::io::CodedOutputStream coded(&stream);
+  coded.SetSerializationDeterministic(true);
+  action.SerializeToCodedStream(&coded);
+  coded.Trim();
+  return bytes;
+}
+
+v1::Action PlaceAction(int tile, Cell spot) {
+  v1::Action action;
+  v1::FpPlace* place = action.mutable_flaming_pyramids()->mutable_place();
+  place->set_tile(static_cast<uint32_t>(tile));
+  place->set_row(static_cast<uint32_t>(spot.row));
+  place->set_x(spot.x);
+  return action;
+}
+
+v1::Action FallAction(v1::FpDirection direction) {
+  v1::Action action;
+  action.mutable_flaming_pyramids()->set_fall(direction);
+  return action;
+}
+
+FlamingPyramidsState::FlamingPyramidsState(const Options& options,
+                                           int num_seats, RandomStream stream)
+    : options_(options),
+      num_seats_(num_seats),
+      hands_(num_seats),
+      piles_(num_seats) {
+  Deal(stream);
+}
+
+FlamingPyramidsState::FlamingPyramidsState(const Options& options,
+                                           const Position& position)
+    : options_(options),
+      num_seats_(position.num_seats),
+      board_(position.board),
+      hands_(position.hands),
+      piles_(position.num_seats),
+      removed_(position.removed),
+      active_(position.active_seat),
+      receiver_(position.active_seat),
+      turns_completed_(position.turns_completed) {
+  for (std::vector<int>& hand : hands_) std::sort(hand.begin(), hand.end());
+  for (int seat = 0; seat < num_seats_; ++seat) {
+    piles_[seat].tiles.assign(position.piles[seat].begin(),
+                              position.piles[seat].end());
+    if (!position.dealt_left.empty()) {
+      piles_[seat].dealt_left = position.dealt_left[seat];
+    }
+  }
+}
+
+// The rules page's deal: shuffle [0..44]; deal seats x per_seat tiles round
+// the table, first dealt on top; lay the rest (incendiaries removed) as row
+// 0 from (0, 0) rightwards; draw hands; then draw the first player.
+void FlamingPyramidsState::Deal(RandomStream& stream) {
+  std::vector<int> order(kNumTiles);
+  std::iota(order.begin(), order.end(), 0);
+  stream.Shuffle(order);
+  const int dealt = num_seats_ * (kNumTiles / num_seats_);
+  for (int k = 0; k < dealt; ++k) {
+    piles_[k % num_seats_].tiles.push_back(order[k]);
+  }
+  int next_x = 0;
+  for (int k = dealt; k < kNumTiles; ++k) {
+    if (IsIncendiary(order[k])) {
+      removed_.push_back(order[k]);
+    } else {
+      board_.Put(Cell{0, next_x++}, order[k]);
+    }
+  }
+  for (int seat = 0; seat < num_seats_; ++seat) {
+    piles_[seat].dealt_left = static_cast<int>(piles_[seat].tiles.size());
+    Draw(seat);
+  }
+  active_ = static_cast<int>(stream.Uniform(static_cast<uint64_t>(num_seats_)));
+  receiver_ = active_;
+}
+
+// Draws from the top of `seat`'s pile until the hand holds kHandSize tiles
+// or the pile is empty. Returns the number drawn.
+int FlamingPyramidsState::Draw(int seat) {
+  std::vector<int>& hand = hands_[seat];
+  Pile& pile = piles_[seat];
+  int drawn = 0;
+  while (static_cast<int>(hand.size()) < kHandSize && !pile.tiles.empty()) {
+    const int tile = pile.tiles.front();
+    pile.tiles.pop_front();
+    if (pile.dealt_left > 0) --pile.dealt_left;
+    hand.insert(std::upper_bound(hand.begin(), hand.end(), tile), tile);
+    ++drawn;
+  }
+  return drawn;
+}
+
+absl::Status FlamingPyramidsState::ValidateAction(
+    int seat, const v1::Action& action) const {
+  if (!IsActing(seat)) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("flaming_pyramids: seat ", seat, " is not acting"));
+  }
+  if (action.kind_case() != v1::Action::kFlamingPyramids) {
+    return absl::InvalidArgumentError(
+        "flaming_pyramids: not a flaming_pyramids action");
+  }
+  const v1::FlamingPyramidsAction& fp_action = action.flaming_pyramids();
+  if (phase_ == Phase::kFall) {
+    if (fp_action.choice_case() != v1::FlamingPyramidsAction::kFall) {
+      return absl::InvalidArgumentError(
+          "flaming_pyramids: a tile is falling; expected a fall direction");
+    }
+    if (fp_action.fall() != v1::FP_LEFT && fp_action.fall() != v1::FP_RIGHT) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("flaming_pyramids: fall direction must be FP_LEFT or "
+                       "FP_RIGHT, got ",
+                       static_cast<int>(fp_action.fall())));
+    }
+    return absl::OkStatus();
+  }
+  if (fp_action.choice_case() != v1::FlamingPyramidsAction::kPlace) {
+    return absl::InvalidArgumentError(
+        "flaming_pyramids: expected a placement (tile and spot)");
+  }
+  const v1::FpPlace& place = fp_action.place();
+  if (place.tile() >= static_cast<uint32_t>(kNumTiles) ||
+      !InHand(seat, static_cast<int>(place.tile()))) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("flaming_pyramids: tile ", place.tile(),
+                     " is not in seat ", seat, "'s hand"));
+  }
+  const std::vector<Cell> spots = board_.LegalSpots();
+  const bool legal =
+      place.row() <= static_cast<uint32_t>(std::numeric_limits<int>::max()) &&
+      std::find(spots.begin(), spots.end(),
+                Cell{static_cast<int>(place.row()), place.x()}) != spots.end();
+  if (!legal) {
+    return absl::InvalidArgumentError(absl::StrCat("flaming_pyramids: (",
+                                                   place.row(), ", ", place.x(),
+                                                   ") is not a legal spot"));
+  }
+  return absl::OkStatus();
+}
+
+// Every (hand tile, legal spot) pair, or the two directions; sorted by
+// serialized bytes.
+std::vector<v1::Action> FlamingPyramidsState::LegalActions(int seat) const {
+  std::vector<v1::Action> actions;
+  if (!IsActing(seat)) return actions;
+  if (phase_ == Phase::kFall) {
+    actions.push_back(FallAction(v1::FP_LEFT));
+    actions.push_back(FallAction(v1::FP_RIGHT));
+    return actions;
+  }
+  std::vector<std::pair<std::string, v1::Action>> keyed;
+  for (Cell spot : board_.LegalSpots()) {
+    for (int tile : hands_[seat]) {
+      v1::Action action = PlaceAction(tile, spot);
+      keyed.emplace_back(DeterministicBytes(action), std::move(action));
+    }
+  }
+  std::sort(keyed.begin(), keyed.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (auto& [bytes, action] : keyed) actions.push_back(std::move(action));
+  return actions;
+}
+
+// Same answer as the default, without listing every placement: a fall has
+// two directions, and placements pair every hand tile with every legal spot.
+std::optional<v1::Action> FlamingPyramidsState::SoleLegalAction(
+    int seat) const {
+  if (!IsActing(seat) || phase_ != Phase::kPlace || hands_[seat].size() != 1) {
+    return std::nullopt;
+  }
+  const std::vector<Cell> spots = board_.LegalSpots();
+  if (spots.size() != 1) return std::nullopt;
+  return PlaceAction(hands_[seat].front(), spots.front());
+}
+
+// The rules page: the lowest tile id in hand at the first legal spot in
+// scan order; a fall goes left.
+v1::Action FlamingPyramidsState::DefaultAction(int seat) const {
+  if (!IsActing(seat)) return v1::Action();
+  if (phase_ == Phase::kFall) return FallAction(v1::FP_LEFT);
+  return PlaceAction(hands_[seat].front(), board_.LegalSpots().front());
+}
+
+v1::Outcome FlamingPyramidsState::Ranked(v1::Termination termination) const {
+  std::vector<int64_t> keys;
+  for (int seat = 0; seat < num_seats_; ++seat) {
+    keys.push_back(winner_ == seat ? -1 : Held(seat));
+  }
+  const std::vector<uint32_t> ranks = CompetitionRanks(keys);
+  v1::Outcome outcome;
+  outcome.set_termination(termination);
+  for (int seat = 0; seat < num_seats_; ++seat) {
+    v1::SeatOutcome* result = outcome.add_seats();
+    result->set_rank(ranks[seat]);
+    result->set_score(Held(seat));
+  }
+  return outcome;
+}
+
+Position FlamingPyramidsState::ToPosition() const {
+  Position position;
+  position.num_seats = num_seats_;
+  position.board = board_;
+  position.hands = hands_;
+  for (const Pile& pile : piles_) {
+    position.piles.emplace_back(pile.tiles.begin(), pile.tiles.end());
+    position.dealt_left.push_back(pile.dealt_left);
+  }
+  position.removed = removed_;
+  position.active_seat = active_;
+  position.turns_completed = turns_completed_;
+  return position;
+}
+
+// Checks a test position; on success fills `removed` with the tiles it does
+// not mention.
+absl::Status CheckPosition(const Options& options, Position& position) {
+  const int n = position.num_seats;
+  if (n < Description().min_seats || n > Description().max_seats) {
+    return absl::InvalidArgumentError(absl::StrCat("bad seat count ", n));
+  }
+  if (static_cast<int>(position.hands.size()) != n ||
+      static_cast<int>(position.piles.size()) != n ||
+      (!position.dealt_left.empty() &&
+       static_cast<int>(position.dealt_left.size()) != n)) {
+    return absl::InvalidArgumentError("hands, piles or dealt_left size");
+  }
+  if (position.active_seat < 0 || position.active_seat >= n) {
+    return absl::InvalidArgumentError("bad active seat");
+  }
+  for (const std::vector<int>& hand : position.hands) {
+    if (hand.empty()) return absl::InvalidArgumentError("empty hand");
+  }
+  if (position.turns_completed < 0 ||
+      position.turns_completed >= options.max_turns) {
+    return absl::InvalidArgumentError("turns_completed out of range");
+  }
+  std::vector<bool> seen(kNumTiles, false);
+  auto mention = [&seen](int tile) {
+    if (tile < 0 || tile >= kNumTiles || seen[tile]) return false;
+    seen[tile] = true;
+    return true;
+  };
+  bool has_row0 = false;
+  for (const auto& [cell, tile] : position.board.cells()) {
+    if (cell.row < 0 || !mention(tile)) {
+      return absl::InvalidArgumentError("bad table tile");
+    }
+    has_row0 = has_row0 || cell.row == 0;
+  }
+  if (!position.board.empty() && !has_row0) {
+    return absl::InvalidArgumentError("a non-empty table needs a row-0 tile");
+  }
+  for (int seat = 0; seat < n; ++seat) {
+    for (int tile : position.hands[seat]) {
+      if (!mention(tile)) return absl::InvalidArgumentError("bad hand tile");
+    }
+    for (int tile : position.piles[seat]) {
+      if (!mention(tile)) return absl::InvalidArgumentError("bad pile tile");
+    }
+    if (!position.dealt_left.empty() &&
+        (position.dealt_left[seat] < 0 ||
+         position.dealt_left[seat] >
+             static_cast<int>(position.piles[seat].size()))) {
+      return absl::InvalidArgumentError("bad dealt_left");
+    }
+  }
+  for (int tile : position.removed) {
+    if (!mention(tile)) return absl::InvalidArgumentError("bad removed tile");
+  }
+  for (int tile = 0; tile < kNumTiles; ++tile) {
+    if (!seen[tile]) position.removed.push_back(tile);
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::unique_ptr<State>> NewStateForTesting(
+    const v1::GameConfig& config, const Position& position,
+    uint32_t rules_version) {
+  if (absl::Status s = CheckRulesVersion(Description(), rules_version);
+      !s.ok()) {
+    return s;
+  }
+  absl::StatusOr<OptionValues> values = ResolveOptions(Description(), config);
+  if (!values.ok()) return values.status();
+  const Options options = ToOptions(
+      *values, rules_version == 0 ? Description().latest_rules_version()
+                                  : rules_version);
+  Position checked = position;
+  if (absl::Status status = CheckPosition(options, checked); !status.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("flaming_pyramids position: ", status.message()));
+  }
+  std::unique_ptr<State> state =
+      std::make_unique<FlamingPyramidsState>(options, checked);
+  return state;
+}
+
+Position PositionOf(const State& state) {
+  return dynamic_cast<const FlamingPyramidsState&>(state).ToPosition();
+}
+
+}  // namespace pyramid::fp

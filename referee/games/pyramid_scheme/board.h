@@ -1,0 +1,97 @@
+// One seat's pyramid in Pyramid Scheme: the tree of cards below its Founder,
+// with the placement rules, flip conditions and counts the rules and goals
+// need. Cards are named by card id (pyramid_scheme_cards.h); nodes are kept
+// in placement order, so a node's parent always comes before it and
+// siblings are in the order they were placed.
+#ifndef PYRAMID_REFEREE_GAMES_PYRAMID_SCHEME_BOARD_H_
+#define PYRAMID_REFEREE_GAMES_PYRAMID_SCHEME_BOARD_H_
+
+#include <vector>
+
+#include "referee/games/pyramid_scheme/tables.h"
+
+namespace pyramid {
+namespace scheme {
+
+inline constexpr int kNoParent = -1;
+
+struct Node {
+  int card = 0;
+  int parent = kNoParent;  // The parent's card id; kNoParent for the root.
+  bool flipped = false;
+  std::vector<int> capacity_tokens;  // Values (2 or 3), in order placed.
+};
+
+class Pyramid {
+ public:
+  // An empty pyramid (an eliminated seat's).
+  Pyramid() = default;
+  // A pyramid holding only an unflipped Founder.
+  static Pyramid WithFounder(const Edition& edition);
+
+  const std::vector<Node>& nodes() const { return nodes_; }
+  bool empty() const { return nodes_.empty(); }
+  int size() const { return static_cast<int>(nodes_.size()); }
+  const Node& node(int index) const { return nodes_[index]; }
+  Node& mutable_node(int index) { return nodes_[index]; }
+
+  // The index of `card`, or -1 when it is not in this pyramid.
+  int Find(int card) const;
+
+  // Appends `card`, unflipped, below the card `parent` (kNoParent for the
+  // root). Does not check any rule.
+  void Add(int card, int parent);
+  // Removes the node at `index`, which must have no children.
+  void Remove(int index);
+  void Clear() { nodes_.clear(); }
+
+  // Indices of the children of node `index`, in placement order.
+  std::vector<int> Children(int index) const;
+  bool HasChildren(int index) const;
+  // Every index in pyramid order: breadth-first from the Founder, children
+  // in the order they were placed.
+  std::vector<int> PyramidOrder() const;
+
+  // The node's number plus its capacity tokens.
+  int Limit(const Edition& edition, int index) const;
+  // The sum of the numbers of its direct children.
+  int ChildSum(const Edition& edition, int index) const;
+  // Whether a card numbered `number` may become a child of node `index`
+  // under placement rules 1 and 3: the node is the Founder, a Victim or a
+  // flipped Police, and the children's sum stays within its limit.
+  bool Fits(const Edition& edition, int index, int number) const;
+  // Placement rule 2: no unflipped Victim of `colour` is node `index` or
+  // one of its ancestors.
+  bool ColourFreeAbove(const Edition& edition, int index, int colour) const;
+  // Rules 1-3 for Victim `card` below node `index`; rule 2 is skipped when
+  // `ignore_colour` (an armed bypass).
+  bool CanPlaceVictim(const Edition& edition, int card, int index,
+                      bool ignore_colour) const;
+
+  // Whether the Victims directly below node `index` meet its condition.
+  bool ConditionMet(const Edition& edition, int index) const;
+  // Indices of the unflipped Victims and Founder whose condition is met, in
+  // pyramid order.
+  std::vector<int> Qualifying(const Edition& edition) const;
+
+  // Flipped cards of every kind.
+  int SmartAsses() const;
+  // Capacity tokens on all cards.
+  int CapacityTokens() const;
+
+ private:
+  std::vector<Node> nodes_;
+};
+
+// Pyramid Scheme's 18 Goals (rules page, "Goals").
+inline constexpr int kNumGoals = 18;
+
+// True iff `pyramid`, with `reset_tokens` held, satisfies goal `goal`
+// (0..kNumGoals-1; false for any other id).
+bool GoalSatisfied(const Edition& edition, int goal, const Pyramid& pyramid,
+                   int reset_tokens);
+
+}  // namespace scheme
+}  // namespace pyramid
+
+#endif  // PYRAMID_REFEREE_GAMES_PYRAMID_SCHEME_BOARD_H_

@@ -1,0 +1,92 @@
+// Pyramid Scheme (game id "pyramid_scheme"): exactly the rules of
+// docs/rules/pyramid_scheme.md with its reference edition, for 2 to 4
+// seats, with the option `max_turns`. Every decision of a turn (actions,
+// token uses, flips, reward targets, the end of the turn, other seats'
+// Police placements) is its own single-seat decision.
+#ifndef PYRAMID_REFEREE_GAMES_PYRAMID_SCHEME_GAME_H_
+#define PYRAMID_REFEREE_GAMES_PYRAMID_SCHEME_GAME_H_
+
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "pyramid/referee/v1/game.pb.h"
+#include "referee/crypto/random_stream.h"
+#include "referee/games/description.h"
+#include "referee/games/game.h"
+
+namespace pyramid {
+
+// The game for `config` (game "pyramid_scheme"); INVALID_ARGUMENT when the
+// options are another game's or out of range.
+// `rules_version` 0 is the latest; another the game does not implement is
+// UNIMPLEMENTED (see CheckRulesVersion).
+absl::StatusOr<std::unique_ptr<Game>> MakePyramidScheme(
+    const v1::GameConfig& config, uint32_t rules_version = 0);
+
+namespace scheme {
+
+// Seats, rules versions and options (description.h).
+const GameDescription& Description();
+
+// A position to start a test from (tests only; never reachable from the
+// wire). Card ids as in pyramid_scheme.proto: Victims 0..63, Founder 64,
+// Police 65..82. Victims named nowhere in the position are out of the game;
+// Police and tokens named nowhere are in the supply.
+struct TestNode {
+  TestNode(int card, int parent = 64, bool flipped = false,
+           std::vector<int> capacity_tokens = {})
+      : card(card),
+        parent(parent),
+        flipped(flipped),
+        capacity_tokens(std::move(capacity_tokens)) {}
+
+  int card;
+  int parent;  // Card id of its parent in the same pyramid.
+  bool flipped;
+  std::vector<int> capacity_tokens;  // Each 2 or 3.
+};
+
+struct TestSeat {
+  bool live = true;  // Non-live seats count as eliminated in seat order.
+  std::vector<int> hand;
+  bool founder_flipped = false;
+  std::vector<int> founder_tokens;  // Capacity tokens on the Founder.
+  // Every card below the Founder, in placement order (parents first).
+  std::vector<TestNode> pyramid;
+  int reset_tokens = 1;
+  int bypass_tokens = 0;
+  int hand_limit_bonus = 0;  // HAND_LIMIT_1 rewards received.
+};
+
+struct TestGoal {
+  int goal = 0;
+  int claimed_by = -1;   // -1: open.
+  int reserved_by = -1;  // -1: not reserved.
+};
+
+struct TestPosition {
+  std::vector<TestSeat> seats;              // 2 to 4.
+  std::vector<int> display = {-1, -1, -1};  // -1: empty slot.
+  std::vector<int> deck;                    // Top card first.
+  std::vector<int> discard;                 // Oldest first.
+  std::vector<TestGoal> goals;              // The goals in play (usually 6).
+  int active_seat = 0;
+  int turn = 1;          // Turns started, including the active seat's.
+  int actions_done = 0;  // 0 or 1: the active seat then owes an action.
+  bool bypass_armed = false;
+  int max_turns = 500;
+};
+
+// A state at the active seat's action decision in `position`, which is
+// checked for consistency (INVALID_ARGUMENT otherwise). Like any decision,
+// an owed action that is impossible eliminates the seat at once. Later
+// reshuffles draw from `stream`.
+absl::StatusOr<std::unique_ptr<State>> NewStateForTesting(
+    const TestPosition& position, RandomStream stream);
+
+}  // namespace scheme
+}  // namespace pyramid
+
+#endif  // PYRAMID_REFEREE_GAMES_PYRAMID_SCHEME_GAME_H_

@@ -1,0 +1,408 @@
+// Validation, the legal actions and the default actions of Pyramid
+// Scheme's state (PyramidSchemeState members).
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
+#include "referee/games/pyramid_scheme/state.h"
+
+namespace pyramid {
+namespace scheme {
+namespace {
+
+absl::Status Illegal(const std::string& message) {
+  return absl::InvalidArgumentError(absl::StrCat("pyramid_scheme: ", message));
+}
+
+bool Contains(const std::vector<int>& items, int item) {
+  return std::find(items.begin(), items.end(), item) != items.end();
+}
+
+std::string DeterministicBytes(const v1::Action& action) {
+  std::string bytes;
+  google::protobuf::io::StringOutputStream stream(&bytes);
+  google::protobuf::io::CodedOutputStream coded(&stream);
+  coded.SetSerializationDeterministic(true);
+  action.SerializeToCodedStream(&coded);
+  coded.Trim();
+  return bytes;
+}
+
+v1::Action Wrap(v1::PyramidSchemeAction action) {
+  v1::Action wrapped;
+  *wrapped.mutable_pyramid_scheme() = std::move(action);
+  return wrapped;
+}
+
+v1::PyramidSchemeAction TakeAction(int slot) {
+  v1::PyramidSchemeAction action;
+  action.mutable_take()->set_slot(static_cast<uint32_t>(slot));
+  return action;
+}
+
+v1::PyramidSchemeAction PlaceAction(int card, int parent) {
+  v1::PyramidSchemeAction action;
+  action.mutable_place()->set_card(static_cast<uint32_t>(card));
+  action.mutable_place()->set_parent(static_cast<uint32_t>(parent));
+  return action;
+}
+
+v1::PyramidSchemeAction TargetAction(v1::PssReward reward, int target) {
+  v1::PyramidSchemeAction action;
+  if (reward == v1::PSS_RESERVE_GOAL) {
+    action.mutable_reserve_goal()->set_goal(static_cast<uint32_t>(target));
+  } else {
+    action.mutable_reward_target()->set_card(static_cast<uint32_t>(target));
+  }
+  return action;
+}
+
+v1::PyramidSchemeAction PolicePlacement(int parent) {
+  v1::PyramidSchemeAction action;
+  action.mutable_place_police()->set_parent(static_cast<uint32_t>(parent));
+  return action;
+}
+
+v1::PyramidSchemeAction UseResetAction() {
+  v1::PyramidSchemeAction action;
+  action.mutable_use_reset();
+  return action;
+}
+
+v1::PyramidSchemeAction ArmBypassAction() {
+  v1::PyramidSchemeAction action;
+  action.mutable_arm_bypass();
+  return action;
+}
+
+v1::PyramidSchemeAction FlipAction(int card) {
+  v1::PyramidSchemeAction action;
+  action.mutable_flip()->set_card(static_cast<uint32_t>(card));
+  return action;
+}
+
+v1::PyramidSchemeAction StopFlippingAction() {
+  v1::PyramidSchemeAction action;
+  action.mutable_stop_flipping();
+  return action;
+}
+
+// DISCARD_HAND of the hand cards whose positions are set in `mask`.
+v1::PyramidSchemeAction DiscardAction(const std::vector<int>& hand,
+                                      uint32_t mask) {
+  v1::PyramidSchemeAction action;
+  v1::PssDiscardHand* discard = action.mutable_discard_hand();
+  for (size_t i = 0; i < hand.size(); ++i) {
+    if (mask & (1u << i)) discard->add_cards(static_cast<uint32_t>(hand[i]));
+  }
+  return action;
+}
+
+v1::PyramidSchemeAction EndTurnAction() {
+  v1::PyramidSchemeAction action;
+  action.mutable_end_turn();
+  return action;
+}
+
+bool IsCardTargetReward(v1::PssReward reward) {
+  switch (reward) {
+    case v1::PSS_FLIP_OTHER:
+    case v1::PSS_FLIP_OTHER_WITH_BONUS:
+    case v1::PSS_CAPACITY_2:
+    case v1::PSS_CAPACITY_3:
+    case v1::PSS_FLIP_POLICE:
+    case v1::PSS_DISCARD_POLICE:
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------
+// Validation and the legal actions.
+
+absl::Status PyramidSchemeState::ValidateAction(
+    int seat, const v1::Action& action) const {
+  if (IsTerminal()) {
+    return absl::FailedPreconditionError("pyramid_scheme: the game is over");
+  }
+  if (seat != DecidingSeat()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("pyramid_scheme: seat ", seat, " is not acting (seat ",
+                     DecidingSeat(), " is)"));
+  }
+  if (action.kind_case() != v1::Action::kPyramidScheme) {
+    return Illegal("not a pyramid_scheme action");
+  }
+  return ValidateForPhase(action.pyramid_scheme());
+}
+
+absl::Status PyramidSchemeState::ValidateForPhase(
+    const v1::PyramidSchemeAction& action) const {
+  const Seat& seat = seats_[DecidingSeat()];
+  const Pyramid& pyramid = seat.pyramid;
+  switch (action.decision_case()) {
+    case v1::PyramidSchemeAction::kTake: {
+      if (phase_ != Phase::kAction) return Illegal("no action is owed now");
+      const uint32_t slot = action.take().slot();
+      if (slot >= display_.size()) return Illegal("no such display slot");
+      if (display_[slot] == kNoCard) return Illegal("the slot is empty");
+      if (!CanTake(static_cast<int>(slot))) {
+        return Illegal("the hand is at its limit");
+      }
+      return absl::OkStatus();
+    }
+    case v1::PyramidSchemeAction::kPlace: {
+      if (phase_ != Phase::kAction) return Illegal("no action is owed now");
+      const uint32_t card = action.place().card();
+      const uint32_t parent = action.place().parent();
+      if (card >= static_cast<uint32_t>(edition_->num_victims()) ||
+          !Contains(seat.hand, static_cast<int>(card))) {
+        return Illegal(absl::StrCat("card ", card, " is not in the hand"));
+      }
+      const int index =
+          parent >= static_cast<uint32_t>(edition_->num_card_ids())
+              ? -1
+              : pyramid.Find(static_cast<int>(parent));
+      if (index < 0) {
+        return Illegal(absl::StrCat("card ", parent, " is not in the pyramid"));
+      }
+      const int number = edition_->Spec(static_cast<int>(card)).number;
+      if (!pyramid.Fits(*edition_, index, number)) {
+        return Illegal(absl::StrCat(
+            "card ", card, " may not go below card ", parent,
+            " (an unflipped Police, or its children would exceed its limit)"));
+      }
+      if (!CanPlace(static_cast<int>(card), static_cast<int>(parent),
+                    bypass_armed_)) {
+        return Illegal(absl::StrCat(
+            "an unflipped Victim of card ", card,
+            "'s colour lies above that place (no bypass is armed)"));
+      }
+      return absl::OkStatus();
+    }
+    case v1::PyramidSchemeAction::kUseReset:
+      if (phase_ != Phase::kAction && phase_ != Phase::kEndTurn) {
+        return Illegal("a token may not be used now");
+      }
+      if (seat.reset_tokens == 0) return Illegal("no reset token held");
+      return absl::OkStatus();
+    case v1::PyramidSchemeAction::kArmBypass:
+      if (phase_ != Phase::kAction) return Illegal("no action is owed now");
+      if (seat.bypass_tokens == 0) return Illegal("no bypass token held");
+      if (bypass_armed_) return Illegal("a bypass is armed already");
+      return absl::OkStatus();
+    case v1::PyramidSchemeAction::kFlip: {
+      if (phase_ != Phase::kFlip) return Illegal("no flip window is open");
+      const uint32_t card = action.flip().card();
+      const std::vector<int> qualifying = pyramid.Qualifying(*edition_);
+      for (int index : qualifying) {
+        if (static_cast<uint32_t>(pyramid.node(index).card) == card) {
+          return absl::OkStatus();
+        }
+      }
+      return Illegal(absl::StrCat(
+          "card ", card, " is not an unflipped card whose condition is met"));
+    }
+    case v1::PyramidSchemeAction::kStopFlipping:
+      if (phase_ != Phase::kFlip) return Illegal("no flip window is open");
+      return absl::OkStatus();
+    case v1::PyramidSchemeAction::kRewardTarget:
+    case v1::PyramidSchemeAction::kReserveGoal: {
+      if (phase_ != Phase::kReward) return Illegal("no reward is pending");
+      const bool reserve =
+          action.decision_case() == v1::PyramidSchemeAction::kReserveGoal;
+      if (reserve != (reward_ == v1::PSS_RESERVE_GOAL) ||
+          (!reserve && !IsCardTargetReward(reward_))) {
+        return Illegal(absl::StrCat("the pending reward is ",
+                                    v1::PssReward_Name(reward_)));
+      }
+      const uint32_t target = reserve ? action.reserve_goal().goal()
+                                      : action.reward_target().card();
+      for (int legal : RewardTargets()) {
+        if (static_cast<uint32_t>(legal) == target) return absl::OkStatus();
+      }
+      return Illegal(absl::StrCat(target, " is not a legal target of ",
+                                  v1::PssReward_Name(reward_)));
+    }
+    case v1::PyramidSchemeAction::kDiscardHand: {
+      if (phase_ != Phase::kReward || reward_ != v1::PSS_DISCARD_HAND) {
+        return Illegal("no DISCARD_HAND reward is pending");
+      }
+      int64_t previous = -1;
+      for (uint32_t card : action.discard_hand().cards()) {
+        if (static_cast<int64_t>(card) <= previous) {
+          return Illegal("discarded cards must be strictly increasing");
+        }
+        previous = card;
+        if (card >= static_cast<uint32_t>(edition_->num_victims()) ||
+            !Contains(seat.hand, static_cast<int>(card))) {
+          return Illegal(absl::StrCat("card ", card, " is not in the hand"));
+        }
+      }
+      return absl::OkStatus();
+    }
+    case v1::PyramidSchemeAction::kPlacePolice: {
+      if (phase_ != Phase::kPolice) return Illegal("no Police is owed now");
+      const uint32_t parent = action.place_police().parent();
+      for (int legal : PoliceParents(DecidingSeat())) {
+        if (static_cast<uint32_t>(legal) == parent) return absl::OkStatus();
+      }
+      return Illegal(absl::StrCat("a Police may not go below card ", parent));
+    }
+    case v1::PyramidSchemeAction::kEndTurn:
+      if (phase_ != Phase::kEndTurn) return Illegal("the turn cannot end now");
+      return absl::OkStatus();
+    case v1::PyramidSchemeAction::DECISION_NOT_SET:
+      break;
+  }
+  return Illegal("empty action");
+}
+
+void PyramidSchemeState::ForEachChoice(
+    absl::FunctionRef<bool(v1::PyramidSchemeAction)> visit) const {
+  const Seat& seat = seats_[DecidingSeat()];
+  switch (phase_) {
+    case Phase::kAction:
+      for (int slot = 0; slot < static_cast<int>(display_.size()); ++slot) {
+        if (CanTake(slot) && !visit(TakeAction(slot))) return;
+      }
+      for (int card : seat.hand) {
+        for (const Node& node : seat.pyramid.nodes()) {
+          if (CanPlace(card, node.card, bypass_armed_) &&
+              !visit(PlaceAction(card, node.card))) {
+            return;
+          }
+        }
+      }
+      if (seat.reset_tokens > 0 && !visit(UseResetAction())) return;
+      if (seat.bypass_tokens > 0 && !bypass_armed_) visit(ArmBypassAction());
+      return;
+    case Phase::kFlip:
+      for (int index : seat.pyramid.Qualifying(*edition_)) {
+        if (!visit(FlipAction(seat.pyramid.node(index).card))) return;
+      }
+      visit(StopFlippingAction());
+      return;
+    case Phase::kReward:
+      if (reward_ == v1::PSS_DISCARD_HAND) {
+        const int n = static_cast<int>(seat.hand.size());
+        for (uint32_t mask = 0; mask < (1u << n); ++mask) {
+          if (!visit(DiscardAction(seat.hand, mask))) return;
+        }
+        return;
+      }
+      for (int target : RewardTargets()) {
+        if (!visit(TargetAction(reward_, target))) return;
+      }
+      return;
+    case Phase::kPolice:
+      for (int parent : PoliceParents(DecidingSeat())) {
+        if (!visit(PolicePlacement(parent))) return;
+      }
+      return;
+    case Phase::kEndTurn:
+      if (visit(UseResetAction())) visit(EndTurnAction());
+      return;
+    case Phase::kOver:
+      return;
+  }
+}
+
+std::vector<v1::Action> PyramidSchemeState::LegalActions(int seat) const {
+  if (IsTerminal() || seat != DecidingSeat()) return {};
+  std::vector<std::pair<std::string, v1::Action>> keyed;
+  ForEachChoice([&](v1::PyramidSchemeAction choice) {
+    v1::Action action = Wrap(std::move(choice));
+    std::string bytes = DeterministicBytes(action);
+    keyed.emplace_back(std::move(bytes), std::move(action));
+    return true;
+  });
+  // std::string compares as unsigned char, as required.
+  std::sort(keyed.begin(), keyed.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<v1::Action> actions;
+  for (size_t i = 0; i < keyed.size(); ++i) {
+    if (i > 0 && keyed[i].first == keyed[i - 1].first) continue;
+    actions.push_back(std::move(keyed[i].second));
+  }
+  return actions;
+}
+
+// Same answer as the default, without listing, serializing and sorting
+// every choice: the choices stop at the first that differs from the first
+// (LegalActions drops duplicates, so equal choices are one action).
+std::optional<v1::Action> PyramidSchemeState::SoleLegalAction(int seat) const {
+  if (IsTerminal() || seat != DecidingSeat()) return std::nullopt;
+  std::optional<v1::Action> sole;
+  std::string sole_bytes;
+  bool several = false;
+  ForEachChoice([&](v1::PyramidSchemeAction choice) {
+    v1::Action action = Wrap(std::move(choice));
+    std::string bytes = DeterministicBytes(action);
+    if (!sole.has_value()) {
+      sole = std::move(action);
+      sole_bytes = std::move(bytes);
+      return true;
+    }
+    several = bytes != sole_bytes;
+    return !several;
+  });
+  if (several) return std::nullopt;
+  return sole;
+}
+
+// The rules page's "Default actions".
+v1::Action PyramidSchemeState::DefaultAction(int seat) const {
+  if (IsTerminal() || seat != DecidingSeat()) return v1::Action();
+  const Seat& s = seats_[seat];
+  v1::PyramidSchemeAction action;
+  switch (phase_) {
+    case Phase::kAction: {
+      for (int slot = 0; slot < static_cast<int>(display_.size()); ++slot) {
+        if (CanTake(slot)) return Wrap(TakeAction(slot));
+      }
+      const std::vector<int> order = s.pyramid.PyramidOrder();
+      for (int card : s.hand) {
+        for (int index : order) {
+          const int parent = s.pyramid.node(index).card;
+          if (CanPlace(card, parent, bypass_armed_)) {
+            return Wrap(PlaceAction(card, parent));
+          }
+        }
+      }
+      action.mutable_arm_bypass();
+      break;
+    }
+    case Phase::kFlip:
+      action.mutable_stop_flipping();
+      break;
+    case Phase::kReward:
+      if (reward_ == v1::PSS_DISCARD_HAND) {
+        action.mutable_discard_hand();
+      } else {
+        action = TargetAction(reward_, RewardTargets().front());
+      }
+      break;
+    case Phase::kPolice:
+      action = PolicePlacement(PoliceParents(seat).front());
+      break;
+    case Phase::kEndTurn:
+      action.mutable_end_turn();
+      break;
+    case Phase::kOver:
+      break;
+  }
+  return Wrap(std::move(action));
+}
+
+}  // namespace scheme
+}  // namespace pyramid

@@ -1,0 +1,185 @@
+// Observations, the public view and the outcome of Pyramid Scheme's state
+// (PyramidSchemeState members).
+#include <cstdint>
+#include <vector>
+
+#include "referee/games/pyramid_scheme/state.h"
+
+namespace pyramid {
+namespace scheme {
+namespace {
+
+// Ranks every live seat above every eliminated one.
+inline constexpr int64_t kEliminatedKeyBase = 1'000'000;
+
+}  // namespace
+
+// ---------------------------------------------------------------------------
+// Views and outcome.
+
+v1::PssBoard PyramidSchemeState::Board() const {
+  v1::PssBoard board;
+  board.set_turn(static_cast<uint32_t>(turn_));
+  board.set_max_turns(static_cast<uint32_t>(max_turns_));
+  board.set_active_seat(static_cast<uint32_t>(active_));
+  for (int s = 0; s < num_seats(); ++s) {
+    const Seat& seat = seats_[s];
+    v1::PssSeatView* view = board.add_seats();
+    view->set_live(seat.live);
+    view->set_eliminated_order(static_cast<uint32_t>(seat.eliminated_order));
+    view->set_hand_size(static_cast<uint32_t>(seat.hand.size()));
+    view->set_hand_limit(static_cast<uint32_t>(HandLimit(s)));
+    view->set_reset_tokens(static_cast<uint32_t>(seat.reset_tokens));
+    view->set_bypass_tokens(static_cast<uint32_t>(seat.bypass_tokens));
+    for (int index = 0; index < seat.pyramid.size(); ++index) {
+      const Node& node = seat.pyramid.node(index);
+      v1::PssNode* out = view->add_pyramid();
+      *out->mutable_card() = CardFace(*edition_, node.card);
+      out->set_kind(edition_->IsVictim(node.card)    ? v1::PSS_VICTIM
+                    : edition_->IsFounder(node.card) ? v1::PSS_FOUNDER
+                                                     : v1::PSS_POLICE);
+      if (node.parent != kNoParent) {
+        out->set_parent(static_cast<uint32_t>(node.parent));
+      }
+      out->set_flipped(node.flipped);
+      for (int value : node.capacity_tokens) {
+        out->add_capacity_tokens(static_cast<uint32_t>(value));
+      }
+      out->set_limit(
+          static_cast<uint32_t>(seat.pyramid.Limit(*edition_, index)));
+    }
+    view->set_smart_asses(static_cast<uint32_t>(seat.pyramid.SmartAsses()));
+  }
+  for (int card : display_) {
+    v1::PssDisplaySlot* slot = board.add_display();
+    if (card != kNoCard) *slot->mutable_card() = CardFace(*edition_, card);
+  }
+  board.set_deck_size(static_cast<uint32_t>(deck_.size()));
+  if (!deck_.empty()) {
+    *board.mutable_deck_top() = CardFace(*edition_, deck_.front());
+  }
+  for (int card : discard_) *board.add_discard() = CardFace(*edition_, card);
+  for (const Goal& goal : goals_) {
+    v1::PssGoalView* view = board.add_goals();
+    view->set_goal(static_cast<uint32_t>(goal.id));
+    if (goal.claimed_by != kNoSeat) {
+      view->set_claimed_by(static_cast<uint32_t>(goal.claimed_by));
+    }
+    if (goal.reserved_by != kNoSeat) {
+      view->set_reserved_by(static_cast<uint32_t>(goal.reserved_by));
+    }
+  }
+  board.set_out_of_game(static_cast<uint32_t>(out_of_game_.size()));
+  v1::PssSupply* supply = board.mutable_supply();
+  supply->set_police(static_cast<uint32_t>(PoliceInSupply()));
+  supply->set_reset_tokens(static_cast<uint32_t>(supply_.reset_tokens));
+  supply->set_bypass_tokens(static_cast<uint32_t>(supply_.bypass_tokens));
+  supply->set_capacity_2_tokens(
+      static_cast<uint32_t>(supply_.capacity_2_tokens));
+  supply->set_capacity_3_tokens(
+      static_cast<uint32_t>(supply_.capacity_3_tokens));
+  return board;
+}
+
+v1::PssDecision PyramidSchemeState::Decision() const {
+  v1::PssDecision decision;
+  switch (phase_) {
+    case Phase::kAction:
+      decision.set_phase(v1::PSS_PHASE_ACTION);
+      break;
+    case Phase::kFlip:
+      decision.set_phase(v1::PSS_PHASE_FLIP_WINDOW);
+      break;
+    case Phase::kReward:
+      decision.set_phase(v1::PSS_PHASE_REWARD);
+      decision.set_reward(reward_);
+      decision.set_reward_card(static_cast<uint32_t>(reward_card_));
+      break;
+    case Phase::kPolice:
+      decision.set_phase(v1::PSS_PHASE_POLICE);
+      decision.set_police_goal(static_cast<uint32_t>(police_due_.front().goal));
+      break;
+    case Phase::kEndTurn:
+      decision.set_phase(v1::PSS_PHASE_END_OF_TURN);
+      break;
+    case Phase::kOver:
+      decision.set_phase(v1::PSS_PHASE_GAME_OVER);
+      break;
+  }
+  if (phase_ != Phase::kOver) {
+    decision.set_seat(static_cast<uint32_t>(DecidingSeat()));
+  }
+  decision.set_active_seat(static_cast<uint32_t>(active_));
+  decision.set_actions_done(static_cast<uint32_t>(actions_done_));
+  decision.set_bypass_armed(bypass_armed_);
+  return decision;
+}
+
+// `seat` = kNoSeat for the public view.
+v1::Observation PyramidSchemeState::MakeObservation(int seat) const {
+  v1::Observation observation;
+  observation.set_public_view(seat == kNoSeat);
+  if (seat != kNoSeat) observation.set_seat(static_cast<uint32_t>(seat));
+  v1::PyramidSchemeObservation* game = observation.mutable_pyramid_scheme();
+  *game->mutable_board() = Board();
+  *game->mutable_decision() = Decision();
+  if (seat != kNoSeat) {
+    for (int card : seats_[seat].hand) {
+      *game->add_hand() = CardFace(*edition_, card);
+    }
+  }
+  *game->mutable_cards() = edition_->card_table;
+  return observation;
+}
+
+v1::Observation PyramidSchemeState::ObservationFor(int seat) const {
+  if (seat < 0 || seat >= num_seats()) return PublicView();
+  return MakeObservation(seat);
+}
+
+v1::Observation PyramidSchemeState::PublicView() const {
+  return MakeObservation(kNoSeat);
+}
+
+std::vector<int32_t> PyramidSchemeState::Scores() const {
+  std::vector<int32_t> scores;
+  for (const Seat& seat : seats_) {
+    scores.push_back(seat.live ? seat.pyramid.SmartAsses() : 0);
+  }
+  return scores;
+}
+
+// Live seats by smart-asses, then eliminated seats, later eliminations
+// higher.
+v1::Outcome PyramidSchemeState::RankedOutcome(
+    v1::Termination termination) const {
+  const std::vector<int32_t> scores = Scores();
+  std::vector<int64_t> keys;
+  for (int s = 0; s < num_seats(); ++s) {
+    keys.push_back(seats_[s].live
+                       ? -int64_t{scores[s]}
+                       : kEliminatedKeyBase - seats_[s].eliminated_order);
+  }
+  const std::vector<uint32_t> ranks = CompetitionRanks(keys);
+  v1::Outcome outcome;
+  outcome.set_termination(termination);
+  for (int s = 0; s < num_seats(); ++s) {
+    v1::SeatOutcome* seat = outcome.add_seats();
+    seat->set_rank(ranks[s]);
+    seat->set_score(scores[s]);
+  }
+  return outcome;
+}
+
+v1::Outcome PyramidSchemeState::Outcome() const {
+  return RankedOutcome(end_reason_ == v1::PSS_TURN_LIMIT
+                           ? v1::TERMINATION_MOVE_LIMIT
+                           : v1::TERMINATION_NORMAL);
+}
+
+v1::Outcome PyramidSchemeState::StoppedOutcome() const {
+  return RankedOutcome(v1::TERMINATION_MOVE_LIMIT);
+}
+
+}  // namespace scheme
+}  // namespace pyramid

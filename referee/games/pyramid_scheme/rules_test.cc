@@ -1,0 +1,1004 @@
+// Pyramid Scheme: one named scenario test per rule and resolution of the
+// rules page (turn, placement, tokens, elimination, flips, rewards, deck,
+// end and outcome). Each builds a position, applies moves through the public
+// Apply and checks the result card by card.
+#include <algorithm>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "pyramid/referee/v1/game.pb.h"
+#include "pyramid/referee/v1/pyramid_scheme.pb.h"
+#include "referee/crypto/random_stream.h"
+#include "referee/games/pyramid_scheme/testing.h"
+
+namespace pyramid {
+namespace scheme::testing {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
+using ::testing::SizeIs;
+
+// Asserts that `action` is legal for `seat` and applies it.
+v1::PyramidSchemeResult Must(State& state, int seat, const v1::Action& action) {
+  absl::StatusOr<v1::PyramidSchemeResult> result = Act(state, seat, action);
+  EXPECT_TRUE(result.ok()) << action.ShortDebugString() << ": "
+                           << result.status();
+  return result.ok() ? *result : v1::PyramidSchemeResult();
+}
+
+bool Legal(const State& state, int seat, const v1::Action& action) {
+  return state.ValidateAction(seat, action).ok();
+}
+
+v1::PssPhase Phase(const State& state) {
+  return View(state).decision().phase();
+}
+
+// A full pyramid of yellow cards: the Founder holds 5 + 5 + 2 = 12, so only
+// non-yellow cards (or a bypass) fit below the yellows.
+std::vector<TestNode> FullYellowPyramid() {
+  return {{V(kYellow, 14), kFounder},
+          {V(kYellow, 15), kFounder},
+          {V(kYellow, 8), kFounder}};
+}
+
+// ---------------------------------------------------------------------------
+// A turn: two actions.
+
+TEST(PssTurnTest, TakeMovesSlotCardToHandAndRefillsFromDeckTop) {
+  std::unique_ptr<State> state = FromPosition(BasePosition(2));
+  const v1::PyramidSchemeResult result = Must(*state, 0, Take(1));
+  EXPECT_THAT(EventKinds(result), ElementsAre("took", "slot_filled"));
+  EXPECT_EQ(result.events(0).took().card().id(),
+            static_cast<uint32_t>(V(kBlue, 4)));
+  EXPECT_EQ(result.events(1).slot_filled().card().id(),
+            static_cast<uint32_t>(V(kYellow, 4)));
+  const v1::PyramidSchemeObservation obs = View(*state, 0);
+  EXPECT_THAT(HandIds(obs), ElementsAre(V(kBlue, 4)));
+  EXPECT_THAT(DisplayIds(obs),
+              ElementsAre(V(kGreen, 4), V(kYellow, 4), V(kPink, 4)));
+  EXPECT_EQ(obs.board().deck_top().id(), static_cast<uint32_t>(V(kGreen, 2)));
+  EXPECT_EQ(obs.board().deck_size(), 3u);
+  EXPECT_EQ(obs.board().seats(0).hand_size(), 1u);
+  EXPECT_EQ(obs.decision().phase(), v1::PSS_PHASE_ACTION);
+  EXPECT_EQ(obs.decision().actions_done(), 1u);
+}
+
+TEST(PssTurnTest, TwoActionsThenEndOfTurnWhileHoldingReset) {
+  std::unique_ptr<State> state = FromPosition(BasePosition(2));
+  Must(*state, 0, Take(0));
+  EXPECT_EQ(Phase(*state), v1::PSS_PHASE_ACTION);
+  Must(*state, 0, Take(0));
+  EXPECT_EQ(Phase(*state), v1::PSS_PHASE_END_OF_TURN);
+  EXPECT_THAT(state->ActingSeats(), ElementsAre(0));
+  EXPECT_THAT(state->LegalActions(0), SizeIs(2));  // use_reset, end_turn.
+  const v1::PyramidSchemeResult result = Must(*state, 0, EndTurn());
+  EXPECT_THAT(EventKinds(result), ElementsAre("turn_ended", "turn_started"));
+  EXPECT_EQ(result.events(0).turn_ended().board().seats(0).hand_size(), 2u);
+  EXPECT_EQ(result.events(1).turn_started().seat(), 1u);
+  EXPECT_EQ(result.events(1).turn_started().turn(), 2u);
+  const v1::PyramidSchemeObservation obs = View(*state);
+  EXPECT_EQ(obs.board().active_seat(), 1u);
+  EXPECT_EQ(obs.board().turn(), 2u);
+  EXPECT_EQ(obs.decision().actions_done(), 0u);
+  EXPECT_THAT(state->ActingSeats(), ElementsAre(1));
+}
+
+TEST(PssTurnTest, TurnEndsAfterSecondActionWithoutResetToken) {
+  TestPosition position = BasePosition(2);
+  position.seats[0].reset_tokens = 0;
+  position.actions_done = 1;
+  std::unique_ptr<State> state = FromPosition(position);
+  const v1::PyramidSchemeResult result = Must(*state, 0, Take(2));
+  EXPECT_THAT(EventKinds(result),
+              ElementsAre("took", "slot_filled", "turn_ended", "turn_started"));
+  EXPECT_EQ(View(*state).board().active_seat(), 1u);
+}
+
+TEST(PssTurnTest, PlayGoesInIncreasingSeatOrderWrapping) {
+  TestPosition position = BasePosition(3);
+  position.active_seat = 2;
+  position.actions_done = 1;
+  position.seats[2].reset_tokens = 0;
+  std::unique_ptr<State> state = FromPosition(position);
+  Must(*state, 2, Take(0));
+  EXPECT_EQ(View(*state).board().active_seat(), 0u);
+  EXPECT_THAT(state->ActingSeats(), ElementsAre(0));
+}
+
+TEST(PssTurnTest, TakeIllegalAtHandLimitOrFromEmptySlot) {
+  TestPosition position = BasePosition(2);
+  position.seats[0].hand = {V(kYellow, 0), V(kYellow, 1), V(kYellow, 3)};
+  position.display = {V(kGreen, 4), -1, V(kPink, 4)};
+  std::unique_ptr<State> state = FromPosition(position);
+  EXPECT_EQ(state->ValidateAction(0, Take(0)).code(),
+            absl::StatusCode::kInvalidArgument);
+  position.seats[0].hand_limit_bonus = 1;
+  state = FromPosition(position);
+  EXPECT_TRUE(Legal(*state, 0, Take(0)));
+  EXPECT_FALSE(Legal(*state, 0, Take(1)));  // Empty slot.
+}
+
+// ---------------------------------------------------------------------------
+// Placement rules.
+
+TEST(PssPlacementTest, Rule1ChildSumWouldExceedTheLimit) {
+  TestPosition position = BasePosition(2);
+  // Yellow 3 holds a green 2: room for 1 more.
+  position.seats[0].pyramid = {{V(kYellow, 9), kFounder},
+                               {V(kGreen, 5), V(kYellow, 9)}};
+  position.seats[0].hand = {V(kBlue, 5), V(kBlue, 3)};
+  std::unique_ptr<State> state = FromPosition(position);
+  EXPECT_FALSE(Legal(*state, 0, Place(V(kBlue, 5), V(kYellow, 9))));
+  EXPECT_TRUE(Legal(*state, 0, Place(V(kBlue, 3), V(kYellow, 9))));
+  Must(*state, 0, Place(V(kBlue, 3), V(kYellow, 9)));
+  // The node points into the observation: keep it alive while it is read.
+  const v1::PyramidSchemeObservation observation = View(*state);
+  const v1::PssNode* node = FindNode(observation, 0, V(kBlue, 3));
+  ASSERT_NE(node, nullptr);
+  EXPECT_EQ(node->parent(), static_cast<uint32_t>(V(kYellow, 9)));
+  EXPECT_FALSE(node->flipped());
+  EXPECT_EQ(node->kind(), v1::PSS_VICTIM);
+}
+
+TEST(PssPlacementTest, Rule1CapacityTokensRaiseTheLimit) {
+  TestPosition position = BasePosition(2);
+  position.seats[0].pyramid = {{V(kYellow, 9), kFounder, false, {2}},
+                               {V(kGreen, 5), V(kYellow, 9)}};
+  position.seats[0].hand = {V(kBlue, 5)};
+  std::unique_ptr<State> state = FromPosition(position);
+  EXPECT_EQ(FindNode(View(*state), 0, V(kYellow, 9))->limit(), 5u);
+  EXPECT_TRUE(Legal(*state, 0, Place(V(kBlue, 5), V(kYellow, 9))));
+}
+
+TEST(PssPlacementTest, Rule1FounderHoldsTwelve) {
+  TestPosition position = BasePosition(2);
+  position.seats[0].pyramid = {{V(kGreen, 14), kFounder},
+                               {V(kBlue, 14), kFounder}};
+  position.seats[0].hand = {V(kPink, 5), V(kPink, 9)};
+  std::unique_ptr<State> state = FromPosition(position);
+  EXPECT_TRUE(Legal(*state, 0, Place(V(kPink, 5), kFounder)));   // 12.
+  EXPECT_FALSE(Legal(*state, 0, Place(V(kPink, 9), kFounder)));  // 13.
+}
+
+TEST(PssPlacementTest, Rule1PoliceCountsThreeAmongChildren) {
+  TestPosition position = BasePosition(2);
+  position.seats[0].pyramid = {
+      {Police(0), kFounder}, {Police(1), kFounder}, {Police(2), kFounder}};
+  position.seats[0].hand = {V(kBlue, 12), V(kBlue, 9)};
+  std::unique_ptr<State> state = FromPosition(position);
+  EXPECT_FALSE(Legal(*state, 0, Place(V(kBlue, 12), kFounder)));  // 9 + 4.
+  EXPECT_TRUE(Legal(*state, 0, Place(V(kBlue, 9), kFounder)));    // 9 + 3.
+}
+
+TEST(PssPlacementTest, Rule2ColourAlreadyOnTheParent) {
+  TestPosition position = BasePosition(2);
+  position.seats[0].pyramid = {{V(kBlue, 14), kFounder}};
+  position.seats[0].hand = {V(kBlue, 3)};
+  std::unique_ptr<State> state = FromPosition(position);
+  EXPECT_FALSE(Legal(*state, 0, Place(V(kBlue, 3), V(kBlue, 14))));
+  EXPECT_TRUE(Legal(*state, 0, Place(V(kBlue, 3), kFounder)));
+}
+
+TEST(PssPlacementTest, Rule2ColourFarAboveOnTheBranch) {
+  TestPosition position = BasePosition(2);
+  // Founder > blue 5 > green 2 > pink 1: blue is three levels above.
+  position.seats[0].pyramid = {{V(kBlue, 14), kFounder},
+                               {V(kGreen, 8), V(kBlue, 14)},
+                               {V(kPink, 3), V(kGreen, 8)}};
+  position.seats[0].hand = {V(kBlue, 3), V(kYellow, 3)};
+  std::unique_ptr<State> state = FromPosition(position);
+  EXPECT_FALSE(Legal(*state, 0, Place(V(kBlue, 3), V(kPink, 3))));
+  EXPECT_TRUE(Legal(*state, 0, Place(V(kYellow, 3), V(kPink, 3))));
+}
+
+TEST(PssPlacementTest, Rule2FlippedVictimNoLongerRestricts) {
+  TestPosition position = BasePosition(2);
+  position.seats[0].pyramid = {{V(kBlue, 14), kFounder, /*flipped=*/true},
+                               {V(kGreen, 8), V(kBlue, 14)},
+                               {V(kPink, 3), V(kGreen, 8)}};
+  position.seats[0].hand = {V(kBlue, 3)};
+  std::unique_ptr<State> state = FromPosition(position);
+  EXPECT_TRUE(Legal(*state, 0, Place(V(kBlue, 3), V(kPink, 3))));
+  EXPECT_TRUE(Legal(*state, 0, Place(V(kBlue, 3), V(kBlue, 14))));
+}
+
+TEST(PssPlacementTest, Rule3NothingBelowAnUnflippedPolice) {
+  TestPosition position = BasePosition(2);
+  position.seats[0].pyramid = {{Police(0), kFounder},
+                               {Police(1), kFounder, /*flipped=*/true}};
+  position.seats[0].hand = {V(kBlue, 3), V(kBlue, 9), V(kBlue, 12)};
+  std::unique_ptr<State> state = FromPosition(position);
+  // Unflipped Police: nothing goes below.
+  EXPECT_FALSE(Legal(*state, 0, Place(V(kBlue, 3), Police(0))));
+  // Flipped Police: a card of limit 3.
+  EXPECT_TRUE(Legal(*state, 0, Place(V(kBlue, 3), Police(1))));
+  EXPECT_TRUE(Legal(*state, 0, Place(V(kBlue, 9), Police(1))));
+  EXPECT_FALSE(Legal(*state, 0, Place(V(kBlue, 12), Police(1))));
+}
+
+TEST(PssPlacementTest, FlippedPoliceWithCapacityTokenHoldsMore) {
+  TestPosition position = BasePosition(2);
+  position.seats[0].pyramid = {{Police(4), kFounder, true, {2}}};
+  position.seats[0].hand = {V(kBlue, 12)};
+  std::unique_ptr<State> state = FromPosition(position);
+  EXPECT_TRUE(Legal(*state, 0, Place(V(kBlue, 12), Police(4))));
+}
+
+// ---------------------------------------------------------------------------
+// Tokens.
+
+TEST(PssTokenTest, ResetDiscardsSlotsInOrderAndRefillsWithoutAnAction) {
+  std::unique_ptr<State> state = FromPosition(BasePosition(2));
+  const uint32_t supply = View(*state).board().supply().reset_tokens();
+  const v1::PyramidSchemeResult result = Must(*state, 0, UseReset());
+  EXPECT_THAT(EventKinds(result),
+              ElementsAre("token_used", "discarded", "slot_filled",
+                          "slot_filled", "slot_filled"));
+  const v1::PyramidSchemeObservation obs = View(*state);
+  EXPECT_THAT(DiscardIds(obs),
+              ElementsAre(V(kGreen, 4), V(kBlue, 4), V(kPink, 4)));
+  EXPECT_THAT(DisplayIds(obs),
+              ElementsAre(V(kYellow, 4), V(kGreen, 2), V(kBlue, 2)));
+  EXPECT_EQ(obs.board().deck_top().id(), static_cast<uint32_t>(V(kPink, 2)));
+  EXPECT_EQ(obs.board().seats(0).reset_tokens(), 0u);
+  EXPECT_EQ(obs.board().supply().reset_tokens(), supply + 1);
+  // Tokens cost no action: the first action is still owed.
+  EXPECT_EQ(obs.decision().phase(), v1::PSS_PHASE_ACTION);
+  EXPECT_EQ(obs.decision().actions_done(), 0u);
+}
+
+TEST(PssTokenTest, EndOfTurnAsksAgainWhileAResetTokenIsHeld) {
+  TestPosition position = BasePosition(2);
+  position.seats[0].reset_tokens = 2;
+  position.actions_done = 1;
+  position.deck.push_back(V(kYellow, 2));
+  position.deck.push_back(V(kGreen, 1));
+  position.deck.push_back(V(kBlue, 1));
+  std::unique_ptr<State> state = FromPosition(position);
+  Must(*state, 0, Take(0));
+  ASSERT_EQ(Phase(*state), v1::PSS_PHASE_END_OF_TURN);
+  Must(*state, 0, UseReset());
+  ASSERT_EQ(Phase(*state), v1::PSS_PHASE_END_OF_TURN);
+  EXPECT_EQ(View(*state).board().seats(0).reset_tokens(), 1u);
+  const v1::PyramidSchemeResult last = Must(*state, 0, UseReset());
+  // No reset token left: the turn ends without asking.
+  EXPECT_EQ(EventKinds(last).back(), "turn_started");
+  EXPECT_EQ(View(*state).board().active_seat(), 1u);
+}
+
+TEST(PssTokenTest, BypassIgnoresRule2ForTheNextVictimPlacementOnly) {
+  TestPosition position = BasePosition(2);
+  position.seats[0].pyramid = {{V(kBlue, 14), kFounder}};
+  position.seats[0].hand = {V(kBlue, 0), V(kBlue, 3)};
+  position.seats[0].bypass_tokens = 2;
+  std::unique_ptr<State> state = FromPosition(position);
+  const uint32_t supply = View(*state).board().supply().bypass_tokens();
+  EXPECT_FALSE(Legal(*state, 0, Place(V(kBlue, 3), V(kBlue, 14))));
+  const v1::PyramidSchemeResult armed = Must(*state, 0, ArmBypass());
+  EXPECT_THAT(EventKinds(armed), ElementsAre("token_used"));
+  v1::PyramidSchemeObservation obs = View(*state);
+  EXPECT_TRUE(obs.decision().bypass_armed());
+  EXPECT_EQ(obs.decision().actions_done(), 0u);
+  EXPECT_EQ(obs.board().seats(0).bypass_tokens(), 1u);
+  EXPECT_EQ(obs.board().supply().bypass_tokens(), supply + 1);
+  EXPECT_FALSE(Legal(*state, 0, ArmBypass()));  // One armed at a time.
+  EXPECT_TRUE(Legal(*state, 0, Place(V(kBlue, 3), V(kBlue, 14))));
+  const v1::PyramidSchemeResult placed =
+      Must(*state, 0, Place(V(kBlue, 3), V(kBlue, 14)));
+  EXPECT_TRUE(placed.events(0).placed().bypass_used());
+  obs = View(*state);
+  EXPECT_FALSE(obs.decision().bypass_armed());
+  EXPECT_FALSE(Legal(*state, 0, Place(V(kBlue, 0), V(kBlue, 14))));
+}
+
+TEST(PssTokenTest, ArmedBypassIsSpentByAPlacementThatDidNotNeedIt) {
+  TestPosition position = BasePosition(2);
+  position.seats[0].pyramid = {{V(kBlue, 14), kFounder}};
+  position.seats[0].hand = {V(kBlue, 0), V(kBlue, 3)};
+  position.seats[0].bypass_tokens = 1;
+  std::unique_ptr<State> state = FromPosition(position);
+  Must(*state, 0, ArmBypass());
+  const v1::PyramidSchemeResult placed =
+      Must(*state, 0, Place(V(kBlue, 0), kFounder));
+  EXPECT_TRUE(placed.events(0).placed().bypass_used());
+  EXPECT_FALSE(Legal(*state, 0, Place(V(kBlue, 3), V(kBlue, 14))));
+}
+
+TEST(PssTokenTest, UnusedArmedBypassIsWastedAtTheEndOfTheTurn) {
+  TestPosition position = BasePosition(2);
+  position.seats[0].bypass_tokens = 2;
+  position.seats[0].reset_tokens = 0;
+  position.actions_done = 1;
+  std::unique_ptr<State> state = FromPosition(position);
+  Must(*state, 0, ArmBypass());
+  Must(*state, 0, Take(0));
+  const v1::PyramidSchemeObservation obs = View(*state);
+  EXPECT_EQ(obs.board().active_seat(), 1u);
+  EXPECT_FALSE(obs.decision().bypass_armed());
+  EXPECT_EQ(obs.board().seats(0).bypass_tokens(), 1u);
+}
+
+TEST(PssTokenTest, TokenUsesAreLegalActionsSoTheSeatIsAsked) {
+  TestPosition position = BasePosition(2);
+  position.seats[0].hand = {V(kYellow, 0), V(kYellow, 1)};
+  position.seats[0].pyramid = FullYellowPyramid();
+  position.display = {V(kYellow, 3), -1, -1};
+  position.seats[0].reset_tokens = 0;
+  std::unique_ptr<State> state = FromPosition(position);
+  // A single take: the referee would apply it automatically.
+  ASSERT_TRUE(state->SoleLegalAction(0).has_value());
+  EXPECT_EQ(DeterministicBytes(*state->SoleLegalAction(0)),
+            DeterministicBytes(Take(0)));
+  position.seats[0].reset_tokens = 1;
+  state = FromPosition(position);
+  EXPECT_THAT(state->LegalActions(0), SizeIs(2));
+  EXPECT_FALSE(state->SoleLegalAction(0).has_value());
+}
+
+// ---------------------------------------------------------------------------
+// Elimination when an owed action is impossible.
+
+// Seat 0 takes a third yellow card into a full yellow pyramid: no take, no
+// placement.
+TestPosition CrumblingPosition(int seats) {
+  TestPosition position = BasePosition(seats);
+  position.seats[0].hand = {V(kYellow, 0), V(kYellow, 1)};
+  position.seats[0].pyramid = FullYellowPyramid();
+  position.display = {V(kYellow, 3), V(kGreen, 4), V(kBlue, 4)};
+  return position;
+}
+
+TEST(PssEliminationTest, NoLegalActionCrumblesThePyramid) {
+  TestPosition position = CrumblingPosition(3);
+  position.goals = {{5, -1, 0}, {3, 0, -1}};
+  std::unique_ptr<State> state = FromPosition(position);
+  const v1::PyramidSchemeObservation before = View(*state);
+  const v1::PyramidSchemeResult result = Must(*state, 0, Take(0));
+  EXPECT_THAT(EventKinds(result),
+              ElementsAre("took", "slot_filled", "eliminated", "turn_ended",
+                          "turn_started"));
+  EXPECT_EQ(result.events(2).eliminated().seat(), 0u);
+  EXPECT_EQ(result.events(2).eliminated().reason(), v1::PSS_NO_LEGAL_ACTION);
+  const v1::PyramidSchemeObservation obs = View(*state);
+  const v1::PssSeatView& seat = obs.board().seats(0);
+  EXPECT_FALSE(seat.live());
+  EXPECT_EQ(seat.eliminated_order(), 1u);
+  EXPECT_THAT(seat.pyramid(), IsEmpty());
+  EXPECT_EQ(seat.hand_size(), 0u);
+  EXPECT_EQ(seat.reset_tokens(), 0u);
+  // Victims (3 in the pyramid, 3 in hand) leave the game; the token returns.
+  EXPECT_EQ(obs.board().out_of_game(), before.board().out_of_game() + 6);
+  EXPECT_EQ(obs.board().supply().reset_tokens(),
+            before.board().supply().reset_tokens() + 1);
+  // Claimed goals stay claimed; reserved goals become open.
+  EXPECT_EQ(obs.board().goals(0).goal(), 3u);
+  EXPECT_EQ(obs.board().goals(0).claimed_by(), 0u);
+  EXPECT_EQ(obs.board().goals(1).goal(), 5u);
+  EXPECT_FALSE(obs.board().goals(1).has_reserved_by());
+  EXPECT_EQ(obs.board().active_seat(), 1u);
+  EXPECT_FALSE(state->IsTerminal());
+}
+
+TEST(PssEliminationTest, HeldBypassThatWouldMakeAPlacementLegalSaves) {
+  TestPosition position = CrumblingPosition(3);
+  position.seats[0].bypass_tokens = 1;
+  std::unique_ptr<State> state = FromPosition(position);
+  const v1::PyramidSchemeResult result = Must(*state, 0, Take(0));
+  EXPECT_THAT(EventKinds(result), ElementsAre("took", "slot_filled"));
+  EXPECT_TRUE(View(*state).board().seats(0).live());
+  // Nothing is legal without a token: only token uses remain.
+  EXPECT_THAT(state->LegalActions(0), SizeIs(2));
+  EXPECT_TRUE(Legal(*state, 0, ArmBypass()));
+  EXPECT_TRUE(Legal(*state, 0, UseReset()));
+}
+
+TEST(PssEliminationTest, LastLiveSeatWins) {
+  std::unique_ptr<State> state = FromPosition(CrumblingPosition(2));
+  const v1::PyramidSchemeResult result = Must(*state, 0, Take(0));
+  EXPECT_EQ(EventKinds(result).back(), "game_ended");
+  EXPECT_EQ(result.events().rbegin()->game_ended().reason(),
+            v1::PSS_LAST_SEAT_STANDING);
+  ASSERT_TRUE(state->IsTerminal());
+  EXPECT_THAT(state->ActingSeats(), IsEmpty());
+  const v1::Outcome outcome = state->Outcome();
+  EXPECT_EQ(outcome.termination(), v1::TERMINATION_NORMAL);
+  EXPECT_EQ(outcome.seats(0).rank(), 2u);
+  EXPECT_EQ(outcome.seats(0).score(), 0);
+  EXPECT_EQ(outcome.seats(1).rank(), 1u);
+}
+
+TEST(PssEliminationTest, CheckedAtTheStartOfATurn) {
+  TestPosition position = BasePosition(3);
+  position.seats[0].reset_tokens = 0;
+  position.actions_done = 1;
+  // Seat 1 cannot act at all: its turn starts and ends at once.
+  position.seats[1].hand = {V(kYellow, 0), V(kYellow, 1), V(kYellow, 3)};
+  position.seats[1].pyramid = FullYellowPyramid();
+  std::unique_ptr<State> state = FromPosition(position);
+  const v1::PyramidSchemeResult result = Must(*state, 0, Take(0));
+  EXPECT_THAT(EventKinds(result),
+              ElementsAre("took", "slot_filled", "turn_ended", "turn_started",
+                          "eliminated", "turn_ended", "turn_started"));
+  EXPECT_EQ(View(*state).board().active_seat(), 2u);
+  EXPECT_EQ(View(*state).board().turn(), 3u);
+}
+
+// ---------------------------------------------------------------------------
+// The flip window.
+
+TEST(PssFlipTest, WindowOpensForAnyQualifyingCardNotOnlyTheParent) {
+  TestPosition position = BasePosition(2);
+  // Green 1 of row 0 needs a blue below: it qualifies already.
+  position.seats[0].pyramid = {{V(kGreen, 0), kFounder},
+                               {V(kBlue, 3), V(kGreen, 0)}};
+  position.seats[0].hand = {V(kPink, 3), V(kYellow, 3)};
+  std::unique_ptr<State> state = FromPosition(position);
+  Must(*state, 0, Place(V(kPink, 3), kFounder));
+  EXPECT_EQ(Phase(*state), v1::PSS_PHASE_FLIP_WINDOW);
+  EXPECT_THAT(state->LegalActions(0), SizeIs(2));
+  EXPECT_TRUE(Legal(*state, 0, Flip(V(kGreen, 0))));
+  EXPECT_FALSE(Legal(*state, 0, Flip(V(kBlue, 3))));
+  // Stop closes it; the card stays unflipped and qualifies at the next
+  // placement's window again.
+  Must(*state, 0, Stop());
+  EXPECT_EQ(Phase(*state), v1::PSS_PHASE_ACTION);
+  EXPECT_FALSE(FindNode(View(*state), 0, V(kGreen, 0))->flipped());
+  Must(*state, 0, Place(V(kYellow, 3), kFounder));
+  EXPECT_EQ(Phase(*state), v1::PSS_PHASE_FLIP_WINDOW);
+}
+
+TEST(PssFlipTest, NoWindowWhenNothingQualifies) {
+  TestPosition position = BasePosition(2);
+  position.seats[0].hand = {V(kPink, 3)};
+  std::unique_ptr<State> state = FromPosition(position);
+  const v1::PyramidSchemeResult result =
+      Must(*state, 0, Place(V(kPink, 3), kFounder));
+  EXPECT_THAT(EventKinds(result), ElementsAre("placed"));
+  EXPECT_EQ(Phase(*state), v1::PSS_PHASE_ACTION);
+  EXPECT_EQ(View(*state).decision().actions_done(), 1u);
+}
+
+TEST(PssFlipTest, WindowStaysOpenWhileACardQualifies) {
+  TestPosition position = BasePosition(2);
+  // Green 1 (needs blue) and yellow 1 of row 0 (needs green) both qualify.
+  position.seats[0].pyramid = {{V(kGreen, 0), kFounder},
+                               {V(kBlue, 3), V(kGreen, 0)},
+                               {V(kYellow, 0), kFounder},
+                               {V(kGreen, 3), V(kYellow, 0)}};
+  position.seats[0].hand = {V(kPink, 3)};
+  std::unique_ptr<State> state = FromPosition(position);
+  Must(*state, 0, Place(V(kPink, 3), kFounder));
+  EXPECT_THAT(state->LegalActions(0), SizeIs(3));
+  const v1::PyramidSchemeResult first = Must(*state, 0, Flip(V(kGreen, 0)));
+  EXPECT_THAT(EventKinds(first), ElementsAre("flipped"));
+  EXPECT_EQ(Phase(*state), v1::PSS_PHASE_FLIP_WINDOW);
+  EXPECT_TRUE(FindNode(View(*state), 0, V(kGreen, 0))->flipped());
+  Must(*state, 0, Flip(V(kYellow, 0)));
+  // Nothing qualifies any more: the window closes by itself.
+  EXPECT_EQ(Phase(*state), v1::PSS_PHASE_ACTION);
+  EXPECT_EQ(View(*state).board().seats(0).smart_asses(), 2u);
+}
+
+TEST(PssFlipTest, PinkFiveNeedsOneBlueAndTwoAny) {
+  // Pink 5 (row 14): 1 blue + 2 any, the rulebook's example.
+  TestPosition position = BasePosition(2);
+  position.seats[0].pyramid = {{V(kPink, 14), kFounder},
+                               {V(kGreen, 3), V(kPink, 14)},
+                               {V(kYellow, 3), V(kPink, 14)}};
+  position.seats[0].hand = {V(kGreen, 0), V(kBlue, 3)};
+  // Three Victims below, none blue: not met.
+  std::unique_ptr<State> state = FromPosition(position);
+  Must(*state, 0, Place(V(kGreen, 0), V(kPink, 14)));
+  EXPECT_EQ(Phase(*state), v1::PSS_PHASE_ACTION);
+  // A blue and two others: met.
+  state = FromPosition(position);
+  Must(*state, 0, Place(V(kBlue, 3), V(kPink, 14)));
+  EXPECT_EQ(Phase(*state), v1::PSS_PHASE_FLIP_WINDOW);
+  EXPECT_TRUE(Legal(*state, 0, Flip(V(kPink, 14))));
+  // A blue and only one other: not met.
+  position.seats[0].pyramid.pop_back();
+  state = FromPosition(position);
+  Must(*state, 0, Place(V(kBlue, 3), V(kPink, 14)));
+  EXPECT_EQ(Phase(*state), v1::PSS_PHASE_ACTION);
+}
+
+TEST(PssFlipTest, PoliceNeverCountForAConditionAndNeverFlipInTheWindow) {
+  TestPosition position = BasePosition(2);
+  position.seats[0].pyramid = {{V(kPink, 14), kFounder},
+                               {Police(0), V(kPink, 14), true},
+                               {V(kGreen, 3), V(kPink, 14)}};
+  position.seats[0].hand = {V(kBlue, 3)};
+  std::unique_ptr<State> state = FromPosition(position);
+  Must(*state, 0, Place(V(kBlue, 3), V(kPink, 14)));
+  EXPECT_EQ(Phase(*state), v1::PSS_PHASE_ACTION);
+}
+
+TEST(PssFlipTest, FounderNeedsEveryColourAndGrantsAResetToken) {
+  TestPosition position = BasePosition(2);
+  position.seats[0].pyramid = {{V(kGreen, 3), kFounder},
+                               {V(kBlue, 3), kFounder},
+                               {V(kPink, 3), kFounder}};
+  position.seats[0].hand = {V(kYellow, 3)};
+  std::unique_ptr<State> state = FromPosition(position);
+  Must(*state, 0, Place(V(kYellow, 3), kFounder));
+  ASSERT_EQ(Phase(*state), v1::PSS_PHASE_FLIP_WINDOW);
+  const v1::PyramidSchemeResult result = Must(*state, 0, Flip(kFounder));
+  EXPECT_THAT(EventKinds(result),
+              ElementsAre("flipped", "reward", "token_gained"));
+  EXPECT_EQ(result.events(1).reward().reward(), v1::PSS_TAKE_RESET);
+  const v1::PyramidSchemeObservation obs = View(*state);
+  EXPECT_TRUE(obs.board().seats(0).pyramid(0).flipped());
+  EXPECT_EQ(obs.board().seats(0).reset_tokens(), 2u);
+}
+
+// ---------------------------------------------------------------------------
+// Rewards, one per kind.
+
+// Green 2 of row 5 (blue + any; DISCARD_HAND) with a blue below.
+TestPosition DiscardHandPosition(std::vector<int> hand) {
+  TestPosition position = BasePosition(2);
+  position.seats[0].pyramid = {{V(kGreen, 5), kFounder},
+                               {V(kBlue, 3), V(kGreen, 5)}};
+  position.seats[0].hand = std::move(hand);
+  return position;
+}
+
+TEST(PssRewardTest, DiscardHandDiscardsTheChosenCardsInIdOrder) {
+  TestPosition position =
+      DiscardHandPosition({V(kPink, 3), V(kYellow, 0), V(kYellow, 1)});
+  position.discard = {V(kPink, 0)};
+  std::unique_ptr<State> state = FromPosition(position);
+  Must(*state, 0, Place(V(kPink, 3), V(kGreen, 5)));
+  Must(*state, 0, Flip(V(kGreen, 5)));
+  v1::PyramidSchemeObservation obs = View(*state);
+  ASSERT_EQ(obs.decision().phase(), v1::PSS_PHASE_REWARD);
+  EXPECT_EQ(obs.decision().reward(), v1::PSS_DISCARD_HAND);
+  EXPECT_EQ(obs.decision().reward_card(), static_cast<uint32_t>(V(kGreen, 5)));
+  EXPECT_THAT(state->LegalActions(0), SizeIs(4));  // Subsets of 2 cards.
+  EXPECT_FALSE(Legal(*state, 0, DiscardHand({V(kYellow, 1), V(kYellow, 0)})));
+  EXPECT_FALSE(Legal(*state, 0, DiscardHand({V(kYellow, 0), V(kYellow, 0)})));
+  EXPECT_FALSE(Legal(*state, 0, DiscardHand({V(kGreen, 0)})));
+  const v1::PyramidSchemeResult result =
+      Must(*state, 0, DiscardHand({V(kYellow, 0), V(kYellow, 1)}));
+  EXPECT_THAT(EventKinds(result), ElementsAre("reward", "discarded"));
+  obs = View(*state, 0);
+  EXPECT_THAT(HandIds(obs), IsEmpty());
+  EXPECT_THAT(DiscardIds(obs),
+              ElementsAre(V(kPink, 0), V(kYellow, 0), V(kYellow, 1)));
+  EXPECT_EQ(obs.decision().phase(), v1::PSS_PHASE_ACTION);
+}
+
+TEST(PssRewardTest, DiscardHandMayChooseNoCard) {
+  std::unique_ptr<State> state =
+      FromPosition(DiscardHandPosition({V(kPink, 3), V(kYellow, 0)}));
+  Must(*state, 0, Place(V(kPink, 3), V(kGreen, 5)));
+  Must(*state, 0, Flip(V(kGreen, 5)));
+  const v1::PyramidSchemeResult result = Must(*state, 0, DiscardHand({}));
+  EXPECT_THAT(EventKinds(result), ElementsAre("reward"));
+  EXPECT_THAT(HandIds(View(*state, 0)), ElementsAre(V(kYellow, 0)));
+}
+
+TEST(PssRewardTest, DiscardHandIsLostWithAnEmptyHand) {
+  std::unique_ptr<State> state =
+      FromPosition(DiscardHandPosition({V(kPink, 3)}));
+  Must(*state, 0, Place(V(kPink, 3), V(kGreen, 5)));
+  const v1::PyramidSchemeResult result = Must(*state, 0, Flip(V(kGreen, 5)));
+  EXPECT_THAT(EventKinds(result), ElementsAre("flipped", "reward"));
+  EXPECT_TRUE(result.events(1).reward().lost());
+  EXPECT_EQ(Phase(*state), v1::PSS_PHASE_ACTION);
+}
+
+TEST(PssRewardTest, FlipOtherFlipsAnotherCardWithoutItsReward) {
+  TestPosition position = BasePosition(2);
+  // Green 2 of row 6 (pink below; FLIP_OTHER); yellow 3 of row 9 would give
+  // HAND_LIMIT_1 if flipped with its reward.
+  position.seats[0].pyramid = {{V(kGreen, 6), kFounder},
+                               {V(kYellow, 9), kFounder},
+                               {Police(0), kFounder}};
+  position.seats[0].hand = {V(kPink, 3)};
+  std::unique_ptr<State> state = FromPosition(position);
+  Must(*state, 0, Place(V(kPink, 3), V(kGreen, 6)));
+  Must(*state, 0, Flip(V(kGreen, 6)));
+  ASSERT_EQ(View(*state).decision().reward(), v1::PSS_FLIP_OTHER);
+  // Unflipped Victims and the Founder; never a Police nor the flipped card.
+  EXPECT_THAT(state->LegalActions(0), SizeIs(3));
+  EXPECT_TRUE(Legal(*state, 0, Target(kFounder)));
+  EXPECT_TRUE(Legal(*state, 0, Target(V(kPink, 3))));
+  EXPECT_FALSE(Legal(*state, 0, Target(Police(0))));
+  EXPECT_FALSE(Legal(*state, 0, Target(V(kGreen, 6))));
+  const v1::PyramidSchemeResult result = Must(*state, 0, Target(V(kYellow, 9)));
+  EXPECT_THAT(EventKinds(result), ElementsAre("reward", "flipped"));
+  EXPECT_EQ(result.events(1).flipped().by_reward(), v1::PSS_FLIP_OTHER);
+  const v1::PyramidSchemeObservation obs = View(*state);
+  EXPECT_TRUE(FindNode(obs, 0, V(kYellow, 9))->flipped());
+  EXPECT_EQ(obs.board().seats(0).hand_limit(), 3u);
+}
+
+TEST(PssRewardTest, FlipOtherWithBonusChainsTwoRewards) {
+  TestPosition position = BasePosition(2);
+  // Pink 5 and green 5 (row 14, FLIP_OTHER_WITH_BONUS); yellow 2 of row 7
+  // (TAKE_RESET).
+  position.seats[0].pyramid = {{V(kPink, 14), kFounder},
+                               {V(kGreen, 14), kFounder},
+                               {V(kYellow, 7), kFounder},
+                               {V(kBlue, 3), V(kPink, 14)},
+                               {V(kGreen, 3), V(kPink, 14)}};
+  position.seats[0].hand = {V(kYellow, 3)};
+  std::unique_ptr<State> state = FromPosition(position);
+  Must(*state, 0, Place(V(kYellow, 3), V(kPink, 14)));
+  ASSERT_TRUE(Legal(*state, 0, Flip(V(kPink, 14))));
+  v1::PyramidSchemeResult result = Must(*state, 0, Flip(V(kPink, 14)));
+  EXPECT_THAT(EventKinds(result), ElementsAre("flipped"));
+  ASSERT_EQ(View(*state).decision().reward(), v1::PSS_FLIP_OTHER_WITH_BONUS);
+  // Founder, G5, Y2, B1, G1, Y1: every unflipped Victim and the Founder.
+  EXPECT_THAT(state->LegalActions(0), SizeIs(6));
+  result = Must(*state, 0, Target(V(kGreen, 14)));
+  EXPECT_THAT(EventKinds(result), ElementsAre("reward", "flipped"));
+  EXPECT_EQ(result.events(1).flipped().by_reward(),
+            v1::PSS_FLIP_OTHER_WITH_BONUS);
+  // Green 5's own reward is granted: the chain asks again.
+  v1::PyramidSchemeObservation obs = View(*state);
+  ASSERT_EQ(obs.decision().phase(), v1::PSS_PHASE_REWARD);
+  EXPECT_EQ(obs.decision().reward(), v1::PSS_FLIP_OTHER_WITH_BONUS);
+  EXPECT_EQ(obs.decision().reward_card(), static_cast<uint32_t>(V(kGreen, 14)));
+  result = Must(*state, 0, Target(V(kYellow, 7)));
+  EXPECT_THAT(EventKinds(result),
+              ElementsAre("reward", "flipped", "reward", "token_gained"));
+  EXPECT_EQ(result.events(2).reward().reward(), v1::PSS_TAKE_RESET);
+  EXPECT_EQ(result.events(2).reward().card(),
+            static_cast<uint32_t>(V(kYellow, 7)));
+  obs = View(*state);
+  EXPECT_EQ(obs.board().seats(0).reset_tokens(), 2u);
+  EXPECT_EQ(obs.board().seats(0).smart_asses(), 3u);
+  EXPECT_EQ(obs.decision().phase(), v1::PSS_PHASE_ACTION);
+}
+
+TEST(PssRewardTest, TakeResetTakesATokenFromTheSupply) {
+  TestPosition position = BasePosition(2);
+  // Green 2 of row 7: yellow + any.
+  position.seats[0].pyramid = {{V(kGreen, 7), kFounder},
+                               {V(kYellow, 3), V(kGreen, 7)}};
+  position.seats[0].hand = {V(kBlue, 3)};
+  std::unique_ptr<State> state = FromPosition(position);
+  const uint32_t supply = View(*state).board().supply().reset_tokens();
+  Must(*state, 0, Place(V(kBlue, 3), V(kGreen, 7)));
+  const v1::PyramidSchemeResult result = Must(*state, 0, Flip(V(kGreen, 7)));
+  EXPECT_THAT(EventKinds(result),
+              ElementsAre("flipped", "reward", "token_gained"));
+  const v1::PyramidSchemeObservation obs = View(*state);
+  EXPECT_EQ(obs.board().seats(0).reset_tokens(), 2u);
+  EXPECT_EQ(obs.board().supply().reset_tokens(), supply - 1);
+}
+
+// Green 3 of row 11 (pink + any; TAKE_BYPASS) with a pink below.
+TestPosition TakeBypassPosition() {
+  TestPosition position = BasePosition(2);
+  position.seats[0].pyramid = {{V(kGreen, 11), kFounder},
+                               {V(kPink, 3), V(kGreen, 11)}};
+  position.seats[0].hand = {V(kBlue, 3)};
+  return position;
+}
+
+TEST(PssRewardTest, TakeBypassTakesATokenFromTheSupply) {
+  std::unique_ptr<State> state = FromPosition(TakeBypassPosition());
+  Must(*state, 0, Place(V(kBlue, 3), V(kGreen, 11)));
+  const v1::PyramidSchemeResult result = Must(*state, 0, Flip(V(kGreen, 11)));
+  EXPECT_THAT(EventKinds(result),
+              ElementsAre("flipped", "reward", "token_gained"));
+  EXPECT_EQ(result.events(2).token_gained().token(), v1::PSS_BYPASS_TOKEN);
+  const v1::PyramidSchemeObservation obs = View(*state);
+  EXPECT_EQ(obs.board().seats(0).bypass_tokens(), 1u);
+  EXPECT_EQ(obs.board().supply().bypass_tokens(), 3u);
+}
+
+TEST(PssRewardTest, TokenRewardIsLostWhenTheSupplyLacksIt) {
+  TestPosition position = TakeBypassPosition();
+  position.seats[1].bypass_tokens = 4;
+  std::unique_ptr<State> state = FromPosition(position);
+  Must(*state, 0, Place(V(kBlue, 3), V(kGreen, 11)));
+  const v1::PyramidSchemeResult result = Must(*state, 0, Flip(V(kGreen, 11)));
+  EXPECT_THAT(EventKinds(result), ElementsAre("flipped", "reward"));
+  EXPECT_TRUE(result.events(1).reward().lost());
+  EXPECT_EQ(View(*state).board().seats(0).bypass_tokens(), 0u);
+}
+
+TEST(PssRewardTest, Capacity2GoesOnTheChosenCardFlippedPoliceIncluded) {
+  TestPosition position = BasePosition(2);
+  // Green 2 of row 8: any + any.
+  position.seats[0].pyramid = {{V(kGreen, 8), kFounder},
+                               {Police(0), kFounder, true},
+                               {Police(1), kFounder},
+                               {V(kYellow, 3), V(kGreen, 8)}};
+  position.seats[0].hand = {V(kBlue, 3)};
+  std::unique_ptr<State> state = FromPosition(position);
+  Must(*state, 0, Place(V(kBlue, 3), V(kGreen, 8)));
+  Must(*state, 0, Flip(V(kGreen, 8)));
+  ASSERT_EQ(View(*state).decision().reward(), v1::PSS_CAPACITY_2);
+  // Founder, G2, flipped Police, Y1, B1; not the unflipped Police.
+  EXPECT_THAT(state->LegalActions(0), SizeIs(5));
+  EXPECT_FALSE(Legal(*state, 0, Target(Police(1))));
+  const v1::PyramidSchemeResult result = Must(*state, 0, Target(Police(0)));
+  EXPECT_THAT(EventKinds(result), ElementsAre("reward", "capacity_placed"));
+  const v1::PyramidSchemeObservation obs = View(*state);
+  const v1::PssNode* police = FindNode(obs, 0, Police(0));
+  EXPECT_THAT(police->capacity_tokens(), ElementsAre(2u));
+  EXPECT_EQ(police->limit(), 5u);
+  EXPECT_EQ(obs.board().supply().capacity_2_tokens(), 2u);
+}
+
+// Green 4 of row 12 (blue + yellow + any; CAPACITY_3) with blue and yellow
+// below.
+TestPosition Capacity3Position() {
+  TestPosition position = BasePosition(2);
+  position.seats[0].pyramid = {{V(kGreen, 12), kFounder},
+                               {V(kBlue, 3), V(kGreen, 12)},
+                               {V(kYellow, 3), V(kGreen, 12)}};
+  position.seats[0].hand = {V(kPink, 3)};
+  return position;
+}
+
+TEST(PssRewardTest, Capacity3RaisesTheChosenCardsLimit) {
+  std::unique_ptr<State> state = FromPosition(Capacity3Position());
+  Must(*state, 0, Place(V(kPink, 3), V(kGreen, 12)));
+  Must(*state, 0, Flip(V(kGreen, 12)));
+  ASSERT_EQ(View(*state).decision().reward(), v1::PSS_CAPACITY_3);
+  Must(*state, 0, Target(kFounder));
+  const v1::PyramidSchemeObservation obs = View(*state);
+  EXPECT_THAT(obs.board().seats(0).pyramid(0).capacity_tokens(),
+              ElementsAre(3u));
+  EXPECT_EQ(obs.board().seats(0).pyramid(0).limit(), 15u);
+  EXPECT_EQ(obs.board().supply().capacity_3_tokens(), 2u);
+}
+
+TEST(PssRewardTest, CapacityIsLostWhenTheSupplyLacksIt) {
+  TestPosition position = Capacity3Position();
+  position.seats[1].founder_tokens = {3, 3, 3};
+  std::unique_ptr<State> state = FromPosition(position);
+  Must(*state, 0, Place(V(kPink, 3), V(kGreen, 12)));
+  const v1::PyramidSchemeResult result = Must(*state, 0, Flip(V(kGreen, 12)));
+  EXPECT_THAT(EventKinds(result), ElementsAre("flipped", "reward"));
+  EXPECT_TRUE(result.events(1).reward().lost());
+}
+
+TEST(PssRewardTest, HandLimit1RaisesTheLimitForTheRestOfTheGame) {
+  TestPosition position = BasePosition(2);
+  // Green 3 of row 9: blue + pink.
+  position.seats[0].pyramid = {{V(kGreen, 9), kFounder},
+                               {V(kBlue, 3), V(kGreen, 9)}};
+  position.seats[0].hand = {V(kPink, 3), V(kYellow, 0), V(kYellow, 1)};
+  std::unique_ptr<State> state = FromPosition(position);
+  Must(*state, 0, Place(V(kPink, 3), V(kGreen, 9)));
+  const v1::PyramidSchemeResult result = Must(*state, 0, Flip(V(kGreen, 9)));
+  EXPECT_THAT(EventKinds(result),
+              ElementsAre("flipped", "reward", "hand_limit_raised"));
+  EXPECT_EQ(result.events(2).hand_limit_raised().hand_limit(), 4u);
+  EXPECT_EQ(View(*state).board().seats(0).hand_limit(), 4u);
+  Must(*state, 0, Take(0));  // A third card.
+  ASSERT_TRUE(Must(*state, 0, EndTurn()).events_size() > 0);
+  EXPECT_EQ(View(*state).board().seats(0).hand_limit(), 4u);
+}
+
+TEST(PssRewardTest, ReserveGoalReservesAnOpenUnreservedGoal) {
+  TestPosition position = BasePosition(2);
+  // Green 3 of row 10: yellow + 2 any.
+  position.seats[0].pyramid = {{V(kGreen, 10), kFounder},
+                               {V(kYellow, 3), V(kGreen, 10)},
+                               {V(kBlue, 3), V(kGreen, 10)}};
+  position.seats[0].hand = {V(kPink, 3)};
+  position.goals = {{0}, {17}, {8, 1}, {9, -1, 1}};
+  std::unique_ptr<State> state = FromPosition(position);
+  Must(*state, 0, Place(V(kPink, 3), V(kGreen, 10)));
+  Must(*state, 0, Flip(V(kGreen, 10)));
+  EXPECT_THAT(state->LegalActions(0), SizeIs(2));  // Goals 0 and 17.
+  EXPECT_FALSE(Legal(*state, 0, Reserve(8)));
+  EXPECT_FALSE(Legal(*state, 0, Reserve(9)));
+  EXPECT_FALSE(Legal(*state, 0, Reserve(5)));  // Not in play.
+  EXPECT_FALSE(Legal(*state, 0, Target(kFounder)));
+  const v1::PyramidSchemeResult result = Must(*state, 0, Reserve(17));
+  EXPECT_THAT(EventKinds(result), ElementsAre("reward", "goal_reserved"));
+  const v1::PyramidSchemeObservation obs = View(*state);
+  ASSERT_EQ(obs.board().goals(3).goal(), 17u);  // Goals are listed by id.
+  EXPECT_EQ(obs.board().goals(3).reserved_by(), 0u);
+  EXPECT_FALSE(obs.board().goals(0).has_reserved_by());
+}
+
+// Green 4 of row 13 (pink + any; FLIP_POLICE) with a pink below.
+TestPosition FlipPolicePosition() {
+  TestPosition position = BasePosition(2);
+  position.seats[0].pyramid = {{V(kGreen, 13), kFounder},
+                               {V(kPink, 3), V(kGreen, 13)}};
+  position.seats[0].hand = {V(kBlue, 3)};
+  return position;
+}
+
+TEST(PssRewardTest, FlipPoliceFlipsAnUnflippedPolice) {
+  TestPosition position = FlipPolicePosition();
+  position.seats[0].pyramid.push_back({Police(3), kFounder});
+  position.seats[0].pyramid.push_back({Police(5), kFounder, true});
+  std::unique_ptr<State> state = FromPosition(position);
+  Must(*state, 0, Place(V(kBlue, 3), V(kGreen, 13)));
+  Must(*state, 0, Flip(V(kGreen, 13)));
+  ASSERT_EQ(View(*state).decision().reward(), v1::PSS_FLIP_POLICE);
+  EXPECT_THAT(state->LegalActions(0), SizeIs(1));
+  EXPECT_FALSE(Legal(*state, 0, Target(Police(5))));
+  const v1::PyramidSchemeResult result = Must(*state, 0, Target(Police(3)));
+  EXPECT_THAT(EventKinds(result), ElementsAre("reward", "flipped"));
+  EXPECT_TRUE(FindNode(View(*state), 0, Police(3))->flipped());
+  // A flipped Police now takes cards.
+  EXPECT_EQ(View(*state).board().seats(0).smart_asses(), 3u);
+}
+
+TEST(PssRewardTest, RewardWithoutLegalTargetIsLost) {
+  std::unique_ptr<State> state = FromPosition(FlipPolicePosition());
+  Must(*state, 0, Place(V(kBlue, 3), V(kGreen, 13)));
+  const v1::PyramidSchemeResult result = Must(*state, 0, Flip(V(kGreen, 13)));
+  EXPECT_THAT(EventKinds(result), ElementsAre("flipped", "reward"));
+  EXPECT_EQ(result.events(1).reward().reward(), v1::PSS_FLIP_POLICE);
+  EXPECT_TRUE(result.events(1).reward().lost());
+  EXPECT_EQ(Phase(*state), v1::PSS_PHASE_ACTION);
+}
+
+TEST(PssRewardTest, DiscardPoliceRemovesAPoliceWithNothingBelowAndItsTokens) {
+  TestPosition position = BasePosition(2);
+  // Green 5 of row 15: blue + pink + any.
+  position.seats[0].founder_tokens = {2};
+  position.seats[0].pyramid = {
+      {V(kGreen, 15), kFounder},   {Police(0), kFounder, true, {2}},
+      {Police(1), kFounder},       {Police(2), kFounder, true, {3}},
+      {V(kYellow, 0), Police(0)},  {V(kBlue, 3), V(kGreen, 15)},
+      {V(kPink, 3), V(kGreen, 15)}};
+  position.seats[0].hand = {V(kYellow, 3)};
+  std::unique_ptr<State> state = FromPosition(position);
+  const v1::PssSupply supply = View(*state).board().supply();
+  Must(*state, 0, Place(V(kYellow, 3), V(kGreen, 15)));
+  Must(*state, 0, Flip(V(kGreen, 15)));
+  ASSERT_EQ(View(*state).decision().reward(), v1::PSS_DISCARD_POLICE);
+  // Police 0 holds a card: not a target.
+  EXPECT_FALSE(Legal(*state, 0, Target(Police(0))));
+  EXPECT_TRUE(Legal(*state, 0, Target(Police(1))));
+  EXPECT_THAT(state->LegalActions(0), SizeIs(2));
+  const v1::PyramidSchemeResult result = Must(*state, 0, Target(Police(2)));
+  EXPECT_THAT(EventKinds(result), ElementsAre("reward", "police_removed"));
+  EXPECT_EQ(result.events(1).police_removed().tokens_returned(), 1u);
+  const v1::PyramidSchemeObservation obs = View(*state);
+  EXPECT_EQ(FindNode(obs, 0, Police(2)), nullptr);
+  EXPECT_EQ(obs.board().supply().police(), supply.police() + 1);
+  EXPECT_EQ(obs.board().supply().capacity_3_tokens(),
+            supply.capacity_3_tokens() + 1);
+}
+
+// ---------------------------------------------------------------------------
+// Deck and discard.
+
+TEST(PssDeckTest, EmptyDeckIsRebuiltFromTheShuffledDiscardPile) {
+  TestPosition position = BasePosition(2);
+  position.deck = {};
+  position.discard = {V(kGreen, 2), V(kBlue, 2), V(kPink, 2), V(kYellow, 4)};
+  std::unique_ptr<State> state = FromPosition(position, /*seed=*/11);
+  std::vector<int> expected = position.discard;
+  RandomStream stream(Seed(11));
+  stream.Shuffle(expected);
+  const v1::PyramidSchemeResult result = Must(*state, 0, Take(1));
+  EXPECT_THAT(EventKinds(result),
+              ElementsAre("took", "reshuffled", "slot_filled"));
+  EXPECT_EQ(result.events(1).reshuffled().deck_size(), 4u);
+  EXPECT_EQ(result.events(2).slot_filled().card().id(),
+            static_cast<uint32_t>(expected[0]));
+  const v1::PyramidSchemeObservation obs = View(*state);
+  EXPECT_EQ(DisplayIds(obs)[1], expected[0]);
+  EXPECT_EQ(obs.board().deck_size(), 3u);
+  EXPECT_EQ(obs.board().deck_top().id(), static_cast<uint32_t>(expected[1]));
+  EXPECT_THAT(obs.board().discard(), IsEmpty());
+  // Later fills take the rest in the shuffled order.
+  Must(*state, 0, Take(1));
+  EXPECT_EQ(DisplayIds(View(*state))[1], expected[1]);
+}
+
+TEST(PssDeckTest, ResetRebuildsTheDeckFromItsOwnDiscards) {
+  TestPosition position = BasePosition(2);
+  position.deck = {V(kYellow, 4)};
+  std::unique_ptr<State> state = FromPosition(position, /*seed=*/3);
+  std::vector<int> expected = {V(kGreen, 4), V(kBlue, 4), V(kPink, 4)};
+  RandomStream stream(Seed(3));
+  stream.Shuffle(expected);
+  const v1::PyramidSchemeResult result = Must(*state, 0, UseReset());
+  EXPECT_THAT(EventKinds(result),
+              ElementsAre("token_used", "discarded", "slot_filled",
+                          "reshuffled", "slot_filled", "slot_filled"));
+  EXPECT_THAT(DisplayIds(View(*state)),
+              ElementsAre(V(kYellow, 4), expected[0], expected[1]));
+}
+
+TEST(PssDeckTest, GameEndsMidTurnWhenTheDeckCannotBeRebuilt) {
+  TestPosition position = BasePosition(3);
+  position.deck = {};
+  position.seats[0].pyramid = {{V(kGreen, 3), kFounder, true}};
+  position.seats[1].pyramid = {{V(kBlue, 3), kFounder, true},
+                               {V(kBlue, 0), kFounder, true}};
+  position.seats[2].pyramid = {{V(kPink, 3), kFounder, true},
+                               {V(kPink, 0), kFounder, true}};
+  std::unique_ptr<State> state = FromPosition(position);
+  const v1::PyramidSchemeResult result = Must(*state, 0, Take(0));
+  EXPECT_THAT(EventKinds(result), ElementsAre("took", "game_ended"));
+  EXPECT_EQ(result.events(1).game_ended().reason(), v1::PSS_DECK_EXHAUSTED);
+  EXPECT_TRUE(state->IsTerminal());
+  // Ranked by smart-asses; seats 1 and 2 tie.
+  const v1::Outcome outcome = state->Outcome();
+  EXPECT_EQ(outcome.termination(), v1::TERMINATION_NORMAL);
+  EXPECT_EQ(outcome.seats(0).rank(), 3u);
+  EXPECT_EQ(outcome.seats(0).score(), 1);
+  EXPECT_EQ(outcome.seats(1).rank(), 1u);
+  EXPECT_EQ(outcome.seats(1).score(), 2);
+  EXPECT_EQ(outcome.seats(2).rank(), 1u);
+  EXPECT_EQ(outcome.seats(2).score(), 2);
+}
+
+// ---------------------------------------------------------------------------
+// End and outcome.
+
+TEST(PssOutcomeTest, EliminatedSeatsRankBelowLiveOnesLaterEliminationsHigher) {
+  TestPosition position = BasePosition(4);
+  position.deck = {};
+  for (int seat : {2, 3}) {
+    position.seats[seat].live = false;
+    position.seats[seat].reset_tokens = 0;
+  }
+  position.seats[1].pyramid = {{V(kBlue, 3), kFounder, true}};
+  std::unique_ptr<State> state = FromPosition(position);
+  Must(*state, 0, Take(0));
+  ASSERT_TRUE(state->IsTerminal());
+  const v1::Outcome outcome = state->Outcome();
+  // Seat 2 was eliminated first (order 1), seat 3 second (order 2).
+  EXPECT_EQ(outcome.seats(1).rank(), 1u);
+  EXPECT_EQ(outcome.seats(0).rank(), 2u);
+  EXPECT_EQ(outcome.seats(3).rank(), 3u);
+  EXPECT_EQ(outcome.seats(2).rank(), 4u);
+  EXPECT_EQ(outcome.seats(2).score(), 0);
+}
+
+TEST(PssOutcomeTest, MaxTurnsEndsTheGameWhenThatTurnEnds) {
+  TestPosition position = BasePosition(2);
+  position.max_turns = 2;
+  position.seats[0].reset_tokens = 0;
+  position.seats[1].reset_tokens = 0;
+  position.seats[1].pyramid = {{V(kBlue, 3), kFounder, true}};
+  position.actions_done = 1;
+  std::unique_ptr<State> state = FromPosition(position);
+  Must(*state, 0, Take(0));  // Turn 1 ends, turn 2 starts.
+  ASSERT_FALSE(state->IsTerminal());
+  EXPECT_EQ(View(*state).board().turn(), 2u);
+  Must(*state, 1, Take(0));
+  ASSERT_FALSE(state->IsTerminal());
+  const v1::PyramidSchemeResult result = Must(*state, 1, Take(0));
+  EXPECT_EQ(EventKinds(result).back(), "game_ended");
+  EXPECT_EQ(result.events().rbegin()->game_ended().reason(),
+            v1::PSS_TURN_LIMIT);
+  ASSERT_TRUE(state->IsTerminal());
+  const v1::Outcome outcome = state->Outcome();
+  EXPECT_EQ(outcome.termination(), v1::TERMINATION_MOVE_LIMIT);
+  EXPECT_EQ(outcome.seats(1).rank(), 1u);
+  EXPECT_EQ(outcome.seats(0).rank(), 2u);
+}
+
+TEST(PssOutcomeTest, StoppedOutcomeRanksAsTheMoveLimitWould) {
+  TestPosition position = BasePosition(3);
+  position.seats[0].pyramid = {{V(kGreen, 3), kFounder, true}};
+  position.seats[2].pyramid = {{V(kPink, 3), kFounder, true}};
+  std::unique_ptr<State> state = FromPosition(position);
+  const v1::Outcome outcome = state->StoppedOutcome();
+  EXPECT_EQ(outcome.termination(), v1::TERMINATION_MOVE_LIMIT);
+  EXPECT_EQ(outcome.seats(0).rank(), 1u);
+  EXPECT_EQ(outcome.seats(1).rank(), 3u);
+  EXPECT_EQ(outcome.seats(2).rank(), 1u);
+  EXPECT_EQ(outcome.seats(0).score(), 1);
+}
+
+}  // namespace
+}  // namespace scheme::testing
+}  // namespace pyramid

@@ -1,0 +1,205 @@
+// The State of Pyramid Scheme (internal to the game's library; use
+// MakePyramidScheme or scheme::NewStateForTesting from pyramid_scheme.h).
+//
+// A turn is a chain of single-seat decisions (PssPhase). Between decisions
+// the state runs every forced step itself: refills and reshuffles, rewards
+// without a choice, goal claims, elimination of a seat that owes an action
+// or a Police it cannot give, the end of the turn and of the game. What
+// happened is collected as PssEvents and returned by Apply.
+//
+// Members are defined by topic: pyramid_scheme_state.cc (setup and the flow
+// of a turn), pyramid_scheme_actions.cc (validation, legal and default
+// actions), pyramid_scheme_view.cc (observations and outcome) and
+// pyramid_scheme_position.cc (test positions).
+#ifndef PYRAMID_REFEREE_GAMES_PYRAMID_SCHEME_STATE_H_
+#define PYRAMID_REFEREE_GAMES_PYRAMID_SCHEME_STATE_H_
+
+#include <deque>
+#include <memory>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "absl/functional/function_ref.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "pyramid/referee/v1/game.pb.h"
+#include "pyramid/referee/v1/pyramid_scheme.pb.h"
+#include "referee/crypto/random_stream.h"
+#include "referee/games/game.h"
+#include "referee/games/pyramid_scheme/board.h"
+#include "referee/games/pyramid_scheme/game.h"
+#include "referee/games/pyramid_scheme/tables.h"
+
+namespace pyramid {
+namespace scheme {
+
+inline constexpr int kNoCard = -1;
+inline constexpr int kNoSeat = -1;
+inline constexpr int kDefaultMaxTurns = 500;
+inline constexpr int kMaxMaxTurns = 100000;
+
+class PyramidSchemeState final : public State {
+ public:
+  // A new game: the setup draws of the rules page, in its order.
+  PyramidSchemeState(const Edition& edition, int max_turns, int num_seats,
+                     RandomStream stream);
+
+  // The state of a checked test position (see pyramid_scheme.h).
+  static absl::StatusOr<std::unique_ptr<PyramidSchemeState>> FromPosition(
+      const Edition& edition, const TestPosition& position,
+      RandomStream stream);
+
+  int num_seats() const override { return static_cast<int>(seats_.size()); }
+  bool IsTerminal() const override { return phase_ == Phase::kOver; }
+  std::vector<int> ActingSeats() const override;
+  bool IsSimultaneous() const override { return false; }
+  absl::Status ValidateAction(int seat,
+                              const v1::Action& action) const override;
+  std::vector<v1::Action> LegalActions(int seat) const override;
+  std::optional<v1::Action> SoleLegalAction(int seat) const override;
+  v1::Action DefaultAction(int seat) const override;
+  v1::Observation ObservationFor(int seat) const override;
+  v1::Observation PublicView() const override;
+  v1::Outcome Outcome() const override;
+  v1::Outcome StoppedOutcome() const override;
+  std::unique_ptr<State> Clone() const override {
+    return std::make_unique<PyramidSchemeState>(*this);
+  }
+
+ protected:
+  v1::Result DoApply(absl::Span<const SeatAction> actions) override;
+
+ private:
+  enum class Phase { kAction, kFlip, kReward, kPolice, kEndTurn, kOver };
+  // Where the turn resumes once the Police owed for new claims are placed.
+  enum class Resume { kAfterAction, kAfterTokenUse, kAfterEndOfTurnReset };
+
+  struct Seat {
+    bool live = true;
+    int eliminated_order = 0;  // 0 while live.
+    std::vector<int> hand;     // Increasing ids.
+    int hand_limit_bonus = 0;
+    int reset_tokens = 0;
+    int bypass_tokens = 0;
+    Pyramid pyramid;
+  };
+
+  struct Goal {
+    int id = 0;
+    int claimed_by = kNoSeat;
+    int reserved_by = kNoSeat;
+  };
+
+  struct Supply {
+    std::vector<bool> police;  // By Police index (card id - first id).
+    int reset_tokens = 0;
+    int bypass_tokens = 0;
+    int capacity_2_tokens = 0;
+    int capacity_3_tokens = 0;
+  };
+
+  // A Police still owed: `seat` places one for the claim of `goal`.
+  struct PoliceDue {
+    int goal = 0;
+    int seat = 0;
+  };
+
+  explicit PyramidSchemeState(const Edition& edition, int max_turns,
+                              RandomStream stream);
+
+  // The seat deciding now (kNoSeat when over).
+  int DecidingSeat() const;
+  int HandLimit(int seat) const;
+  int LiveSeats() const;
+  int PoliceInSupply() const;
+
+  // Legality, shared by ValidateAction, LegalActions and DefaultAction.
+  bool CanTake(int slot) const;
+  bool CanPlace(int card, int parent, bool ignore_colour) const;
+  bool HasOwedAction() const;
+  // The pending reward's legal targets: card ids in pyramid order (hand
+  // order for DISCARD_HAND), goal ids increasing for RESERVE_GOAL.
+  std::vector<int> RewardTargets() const;
+  // Where `seat` may place a Police, in pyramid order (none when the
+  // supply has no Police, which the rules make impossible).
+  std::vector<int> PoliceParents(int seat) const;
+  absl::Status ValidateForPhase(const v1::PyramidSchemeAction& action) const;
+  // Calls `visit` with every legal action of the deciding seat, in no
+  // particular order, until it returns false.
+  void ForEachChoice(
+      absl::FunctionRef<bool(v1::PyramidSchemeAction)> visit) const;
+
+  // Transitions: each runs forced steps until the next decision or the end.
+  void ApplyTake(int slot);
+  void ApplyPlace(int card, int parent);
+  void ApplyUseReset();
+  void ApplyArmBypass();
+  void ApplyFlip(int card);
+  void ApplyRewardTarget(const v1::PyramidSchemeAction& action);
+  void ApplyPlacePolice(int parent);
+
+  void StartTurn(int seat);
+  void EnterAction();
+  void EnterEndOfTurn();
+  void EndTurn();
+  void FinishAction();
+  void ServePolice(Resume resume);
+  void AdvancePolice();
+  void ContinueFlipWindow();
+  void GrantReward(int card);
+  void ResolveSimpleReward(int card, v1::PssReward reward);
+  void ClaimGoals();
+  void Eliminate(int seat, v1::PssEliminationReason reason);
+  void EndGame(v1::PssEndReason reason);
+  // Fills display slot `slot` from the deck, reshuffling the discard pile
+  // when the deck is empty. False (and the game is over) when the deck
+  // cannot be rebuilt.
+  bool FillSlot(int slot);
+  void Discard(const std::vector<int>& cards);
+  void FlipNode(int index, v1::PssReward by_reward);
+
+  v1::PssEvent& AddEvent() { return events_.emplace_back(); }
+  v1::PssBoard Board() const;
+  v1::PssDecision Decision() const;
+  v1::Observation MakeObservation(int seat) const;
+  std::vector<int32_t> Scores() const;
+  v1::Outcome RankedOutcome(v1::Termination termination) const;
+
+  const Edition* edition_;
+  int max_turns_;
+  RandomStream stream_;
+
+  std::vector<Seat> seats_;
+  std::vector<int> display_;      // Card per slot, kNoCard when empty.
+  std::vector<int> deck_;         // Top card first.
+  std::vector<int> discard_;      // Oldest first.
+  std::vector<int> out_of_game_;  // Victims of eliminated seats.
+  std::vector<Goal> goals_;       // In play, increasing ids.
+  Supply supply_;
+  int eliminations_ = 0;
+
+  // The turn.
+  int active_ = 0;
+  int turn_ = 0;  // Turns started.
+  int actions_done_ = 0;
+  bool bypass_armed_ = false;
+  Phase phase_ = Phase::kAction;
+  // kReward: the reward asked for and the card that granted it.
+  v1::PssReward reward_ = v1::PSS_NO_REWARD;
+  int reward_card_ = kNoCard;
+  // Goals claimed during the current action or token use, not yet served.
+  std::vector<int> unserved_claims_;
+  std::deque<PoliceDue> police_due_;
+  Resume resume_ = Resume::kAfterAction;
+  v1::PssEndReason end_reason_ = v1::PSS_END_UNSPECIFIED;
+
+  // Events of the Apply in progress.
+  std::vector<v1::PssEvent> events_;
+};
+
+}  // namespace scheme
+}  // namespace pyramid
+
+#endif  // PYRAMID_REFEREE_GAMES_PYRAMID_SCHEME_STATE_H_

@@ -1,0 +1,156 @@
+// Pyramid Shambo's pieces, holdings and payments: the rules page's section
+// "Payment", as pure functions of the holdings.
+//
+// A payment of `amount` pips by a payer to a payee is one decision of the
+// deciding player. Its method follows from the holdings (exact subset;
+// pay-all when the payer holds too little; change by one equal-value
+// exchange with a provider; overpayment when nobody can make change) and its
+// options are every whole triple (exchange provider and both exchange sets,
+// pay) the rules allow, pieces named by identity (colour and size).
+#ifndef PYRAMID_REFEREE_GAMES_PYRAMID_SHAMBO_BOARD_H_
+#define PYRAMID_REFEREE_GAMES_PYRAMID_SHAMBO_BOARD_H_
+
+#include <array>
+#include <compare>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+
+namespace pyramid::shambo {
+
+inline constexpr int kMaxSeats = 10;
+inline constexpr int kNumSizes = 3;  // Small, Medium, Large: 1, 2, 3 pips.
+
+// A piece: `colour` is the seat that started with it (0..9), `size` its
+// pips (1..3).
+struct Piece {
+  int colour = 0;
+  int size = 1;
+  friend bool operator==(const Piece&, const Piece&) = default;
+};
+
+// A set of pieces as a bit mask: bit (size - 1) * kMaxSeats + colour. Bits
+// ascend in (size, colour) order, the order of every piece list.
+using PieceSet = uint32_t;
+
+PieceSet Bit(const Piece& piece);
+// Every piece of `colour` (all three sizes).
+PieceSet ColourSet(int colour);
+// The trio a seat starts with.
+inline PieceSet Trio(int seat) { return ColourSet(seat); }
+// Total pips of the pieces in `set`.
+int Pips(PieceSet set);
+// Number of pieces in `set`.
+int Count(PieceSet set);
+// The pieces of `set`, ascending by (size, colour).
+std::vector<Piece> Pieces(PieceSet set);
+// "red Small", "clear Large": for messages.
+std::string PieceName(const Piece& piece);
+// The seat's colour name: "red", "yellow", ..., "clear".
+std::string ColourName(int colour);
+
+// Every seat's holding; entries past the number of seats, and those of
+// eliminated seats, are empty.
+using Holdings = std::array<PieceSet, kMaxSeats>;
+
+inline constexpr int kNoProvider = -1;
+
+// One payment option: the rules page's triple.
+struct PaymentOption {
+  int provider = kNoProvider;  // kNoProvider: no exchange.
+  PieceSet payer_gives = 0;
+  PieceSet provider_gives = 0;
+  PieceSet pay = 0;
+  friend bool operator==(const PaymentOption&, const PaymentOption&) = default;
+};
+
+// The rules page's canonical ordering key, compared field by field:
+// (1) pieces moved in total, (2) `pay` as a sorted (size, colour) list,
+// (3) provider (no exchange first), (4) payer_gives, (5) provider_gives,
+// each list compared lexicographically.
+struct CanonicalKey {
+  int moved = 0;
+  std::vector<std::pair<int, int>> pay;  // (size, colour), ascending.
+  int provider_rank = 0;                 // 0: no exchange; else provider + 1.
+  std::vector<std::pair<int, int>> payer_gives;
+  std::vector<std::pair<int, int>> provider_gives;
+  friend auto operator<=>(const CanonicalKey&, const CanonicalKey&) = default;
+};
+
+CanonicalKey KeyOf(const PaymentOption& option);
+
+enum class PaymentMethod { kExact, kAll, kChange, kOverpay };
+
+// One payment due. Requires a live payer holding at least one piece, a live
+// payee other than the payer and amount >= 1. Cheap to copy.
+class PaymentProblem {
+ public:
+  // `live[s]` says whether seat s (< num_seats) is live.
+  PaymentProblem(const Holdings& holdings,
+                 const std::array<bool, kMaxSeats>& live, int num_seats,
+                 int payer, int payee, int amount);
+
+  int payer() const { return payer_; }
+  int payee() const { return payee_; }
+  int amount() const { return amount_; }
+  PaymentMethod method() const { return method_; }
+  // kChange only: the seats allowed to provide change, ascending (the payee
+  // alone when it can make change).
+  const std::vector<int>& providers() const { return providers_; }
+
+  // OK iff `option` is one of the options; otherwise INVALID_ARGUMENT
+  // saying why.
+  absl::Status Check(const PaymentOption& option) const;
+
+  // Number of options (at least 1), computed without listing them;
+  // saturates at UINT64_MAX.
+  uint64_t CountOptions() const;
+
+  // Calls `visit` on every option exactly once, in no particular order,
+  // until it returns false.
+  void ForEachOption(
+      const std::function<bool(const PaymentOption&)>& visit) const;
+
+  // The option with the least CanonicalKey.
+  PaymentOption Canonical() const;
+
+ private:
+  // Check() for the methods without change (exact, everything, overpay),
+  // and for change (an exchange with a provider, then an exact payment).
+  absl::Status CheckDirect(const PaymentOption& option) const;
+  absl::Status CheckExchange(const PaymentOption& option) const;
+  // Counts of Small, Medium and Large pieces.
+  using Counts = std::array<int, kNumSizes>;
+
+  // One class of options that share their piece counts per size.
+  struct Shape {
+    int provider = kNoProvider;
+    Counts payer_gives = {};
+    Counts provider_gives = {};
+    Counts pay = {};
+  };
+
+  // Calls `visit` on every shape that has at least one option.
+  void ForEachShape(const std::function<void(const Shape&)>& visit) const;
+  // Calls `visit` on every option of `shape` until it returns false;
+  // returns false iff stopped.
+  bool ExpandShape(
+      const Shape& shape,
+      const std::function<bool(const PaymentOption&)>& visit) const;
+  bool CanChange(int provider) const;
+
+  Holdings holdings_;
+  int payer_;
+  int payee_;
+  int amount_;
+  PaymentMethod method_ = PaymentMethod::kExact;
+  std::vector<int> providers_;
+};
+
+}  // namespace pyramid::shambo
+
+#endif  // PYRAMID_REFEREE_GAMES_PYRAMID_SHAMBO_BOARD_H_

@@ -1,0 +1,66 @@
+#include "referee/games/pyramid_shambo/game.h"
+
+#include <memory>
+#include <utility>
+
+#include "referee/games/pyramid_shambo/state.h"
+
+namespace pyramid::shambo {
+namespace {
+
+class PyramidShamboGame final : public Game {
+ public:
+  PyramidShamboGame(uint32_t max_throws, uint32_t rules_version)
+      : Game(Description(), rules_version), max_throws_(max_throws) {}
+
+  // The game's only draw: the first player, uniform(seats).
+  absl::StatusOr<std::unique_ptr<State>> DoNewInitialState(
+      int num_seats, RandomStream stream) const override {
+    const int first = static_cast<int>(stream.Uniform(num_seats));
+    return std::make_unique<PyramidShamboState>(num_seats, max_throws_, first);
+  }
+
+ private:
+  uint32_t max_throws_;
+};
+
+absl::StatusOr<std::unique_ptr<Game>> Make(const OptionValues& values,
+                                           uint32_t rules_version) {
+  return std::make_unique<PyramidShamboGame>(values.at("max_throws"),
+                                             rules_version);
+}
+
+}  // namespace
+
+const GameDescription& Description() {
+  static const auto* const description = new GameDescription{
+      .id = "pyramid_shambo",
+      .title = "Pyramid Shambo",
+      .min_seats = 2,
+      .max_seats = kMaxSeats,
+      // A payment lists pieces; every piece of a 10-seat game fits
+      // (docs/protocol.md, "Action size").
+      .max_action_bytes = 1024,
+      .rules_versions = {{.version = 1}},
+      .options = {{.name = "max_throws",
+                   .kind = OptionDescription::Kind::kUint,
+                   .min = 1,
+                   .max = UINT32_MAX,
+                   .default_value = kDefaultMaxThrows,
+                   .help = "the game ends right after this many throws "
+                           "(ties included)"}},
+      .make = &Make,
+  };
+  return *description;
+}
+
+}  // namespace pyramid::shambo
+
+namespace pyramid {
+
+absl::StatusOr<std::unique_ptr<Game>> MakePyramidShambo(
+    const v1::GameConfig& config, uint32_t rules_version) {
+  return MakeGameOf(shambo::Description(), config, rules_version);
+}
+
+}  // namespace pyramid

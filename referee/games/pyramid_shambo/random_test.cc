@@ -1,0 +1,342 @@
+// Random self-check of Pyramid Shambo: seeded games over every seat count,
+// choosing uniformly among the legal actions, with the rules' invariants
+// checked at every step (the list: pieces conserved except those
+// removed with an eliminated colour, no live seat holds nothing, the fee as
+// the rules say) plus the interface's (legal actions sorted, unique and
+// valid, default legal, canonical = least key, clone equal).
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "gtest/gtest.h"
+#include "pyramid/referee/v1/game.pb.h"
+#include "pyramid/referee/v1/pyramid_shambo.pb.h"
+#include "referee/crypto/random_stream.h"
+#include "referee/games/game.h"
+#include "referee/games/pyramid_shambo/board.h"
+#include "referee/games/pyramid_shambo/game.h"
+
+namespace pyramid {
+namespace {
+
+using shambo::Bit;
+using shambo::PaymentOption;
+using shambo::PieceSet;
+
+Digest Seed(uint32_t game, uint32_t salt) {
+  Digest seed = {};
+  for (int i = 0; i < 4; ++i) {
+    seed[i] = static_cast<uint8_t>(game >> (8 * i));
+    seed[4 + i] = static_cast<uint8_t>(salt >> (8 * i));
+  }
+  return seed;
+}
+
+PieceSet SetOf(
+    const google::protobuf::RepeatedPtrField<v1::ShamboPiece>& list) {
+  PieceSet set = 0;
+  for (const v1::ShamboPiece& piece : list) {
+    set |= Bit(
+        {static_cast<int>(piece.colour()) - 1, static_cast<int>(piece.size())});
+  }
+  return set;
+}
+
+PaymentOption OptionOf(const v1::ShamboPayment& payment) {
+  PaymentOption option;
+  if (payment.has_exchange()) {
+    option.provider = static_cast<int>(payment.exchange().provider());
+    option.payer_gives = SetOf(payment.exchange().payer_gives());
+    option.provider_gives = SetOf(payment.exchange().provider_gives());
+  }
+  option.pay = SetOf(payment.pay());
+  return option;
+}
+
+struct Stats {
+  int games = 0;
+  int64_t steps = 0;
+  uint64_t max_options = 0;
+  int64_t changes = 0;
+  int64_t overpays = 0;
+  int64_t pay_alls = 0;
+  int64_t knockouts = 0;
+  int64_t cascades = 0;
+  int64_t cancelled = 0;
+  int64_t uninvolved_providers = 0;
+  int64_t self_eliminations = 0;
+  uint32_t max_throws_in_game = 0;
+  int limited = 0;
+};
+
+// The invariants on the public view.
+void CheckPosition(const v1::PyramidShamboObservation& view) {
+  PieceSet held = 0;
+  PieceSet live_colours = 0;
+  for (int seat = 0; seat < view.seats_size(); ++seat) {
+    const v1::ShamboSeatView& s = view.seats(seat);
+    const PieceSet mine = SetOf(s.holding());
+    ASSERT_EQ(held & mine, 0u) << "a piece held twice";
+    held |= mine;
+    ASSERT_EQ(s.live(), s.elimination_group() == 0);
+    if (s.live()) {
+      ASSERT_NE(mine, 0u) << "live seat " << seat << " holds nothing";
+      live_colours |= shambo::ColourSet(seat);
+    } else {
+      ASSERT_EQ(mine, 0u) << "eliminated seat " << seat << " holds pieces";
+    }
+    ASSERT_EQ(s.pips(), static_cast<uint32_t>(shambo::Pips(mine)));
+  }
+  ASSERT_EQ(held, live_colours)
+      << "pieces not conserved (beyond eliminated colours)";
+}
+
+void CheckLegal(const State& state, int seat,
+                const std::vector<v1::Action>& legal, Stats& stats) {
+  ASSERT_FALSE(legal.empty());
+  for (size_t i = 0; i < legal.size(); ++i) {
+    if (i > 0) {
+      ASSERT_LT(legal[i - 1].SerializeAsString(), legal[i].SerializeAsString());
+    }
+    ASSERT_TRUE(state.ValidateAction(seat, legal[i]).ok())
+        << state.ValidateAction(seat, legal[i]);
+  }
+  ASSERT_TRUE(state.ValidateAction(seat, state.DefaultAction(seat)).ok());
+  const std::optional<v1::Action> sole = state.SoleLegalAction(seat);
+  ASSERT_EQ(sole.has_value(),
+            legal.size() == 1 && state.ActingSeats().size() == 1);
+  if (sole.has_value()) {
+    ASSERT_EQ(sole->SerializeAsString(), legal[0].SerializeAsString());
+  }
+  const v1::PyramidShamboObservation view = state.PublicView().pyramid_shambo();
+  if (view.phase() != v1::SHAMBO_PHASE_PAYMENT) return;
+  stats.max_options = std::max(stats.max_options, view.payment().options());
+  // Every explicit option once, plus `canonical` when there are several.
+  std::vector<PaymentOption> options;
+  for (const v1::Action& action : legal) {
+    if (action.pyramid_shambo().kind_case() ==
+        v1::PyramidShamboAction::kPayment) {
+      options.push_back(OptionOf(action.pyramid_shambo().payment()));
+    }
+  }
+  ASSERT_EQ(options.size(), view.payment().options());
+  ASSERT_EQ(legal.size(), options.size() == 1 ? 1 : options.size() + 1);
+  // The canonical option is the least key among them.
+  PaymentOption least = options[0];
+  shambo::CanonicalKey least_key = shambo::KeyOf(least);
+  for (const PaymentOption& option : options) {
+    shambo::CanonicalKey key = shambo::KeyOf(option);
+    if (key < least_key) {
+      least = option;
+      least_key = std::move(key);
+    }
+  }
+  std::unique_ptr<State> copy = state.Clone();
+  SeatAction canonical{seat, state.DefaultAction(seat)};
+  absl::StatusOr<v1::Result> applied = copy->Apply({&canonical, 1});
+  ASSERT_TRUE(applied.ok());
+  ASSERT_TRUE(OptionOf(applied->pyramid_shambo().payment().payment()) == least);
+}
+
+void CheckResult(const v1::PyramidShamboObservation& before,
+                 const v1::PyramidShamboResult& result, int num_seats,
+                 Stats& stats) {
+  int live = 0;
+  for (const v1::ShamboSeatView& seat : before.seats()) live += seat.live();
+  if (result.has_throw_result()) {
+    const v1::ShamboThrowResult& t = result.throw_result();
+    ASSERT_EQ(t.ties(), before.ties());
+    if (t.tie() || t.limit_reached()) {
+      ASSERT_EQ(t.fee(), 0u);
+      return;
+    }
+    const bool doubled = num_seats > 2 && live == 2;
+    ASSERT_EQ(t.doubled(), doubled);
+    ASSERT_EQ(t.fee(), (t.ties() + 1) * (doubled ? 2 : 1)) << "fee";
+  }
+  if (!result.has_payment()) return;
+  const v1::ShamboPaymentResult& p = result.payment();
+  ASSERT_EQ(p.amount(), before.payment().amount());
+  if (p.kind() == v1::SHAMBO_BONUS) {
+    ASSERT_EQ(p.amount(), 1u);
+  }
+  const uint32_t payer_pips = before.seats(p.payer()).pips();
+  switch (p.method()) {
+    case v1::SHAMBO_EXACT:
+    case v1::SHAMBO_CHANGE:
+      ASSERT_EQ(p.paid(), p.amount());
+      break;
+    case v1::SHAMBO_PAY_ALL:
+      ASSERT_EQ(p.paid(), payer_pips);
+      ASSERT_LT(p.paid(), p.amount());
+      ++stats.pay_alls;
+      break;
+    case v1::SHAMBO_OVERPAY:
+      ASSERT_GT(p.paid(), p.amount());
+      ++stats.overpays;
+      break;
+    default:
+      FAIL() << "no method";
+  }
+  if (p.method() == v1::SHAMBO_CHANGE) {
+    ++stats.changes;
+    if (p.payment().exchange().provider() != p.payee()) {
+      ++stats.uninvolved_providers;
+    }
+  }
+  for (const v1::ShamboElimination& e : p.eliminations()) {
+    if (e.cause() == v1::SHAMBO_KNOCKED_OUT) {
+      ++stats.knockouts;
+      if (e.seat() == before.active()) ++stats.self_eliminations;
+    } else {
+      ++stats.cascades;
+    }
+  }
+  stats.cancelled += p.bonus_cancelled();
+}
+
+// Ranks as the rules page says: live seats first by pips held (ties
+// share), then eliminated seats, a later elimination group better.
+// `final`: `outcome` is the game's Outcome(), else StoppedOutcome().
+void CheckRanks(const v1::PyramidShamboObservation& end,
+                const v1::Outcome& outcome, bool final) {
+  const int n = end.seats_size();
+  int live = 0;
+  for (const v1::ShamboSeatView& seat : end.seats()) live += seat.live();
+  for (int seat = 0; seat < n; ++seat) {
+    const v1::ShamboSeatView& mine = end.seats(seat);
+    uint32_t better = 0;
+    for (const v1::ShamboSeatView& other : end.seats()) {
+      if (mine.live()) {
+        better += other.live() && other.pips() > mine.pips();
+      } else {
+        better += other.live() ||
+                  other.elimination_group() > mine.elimination_group();
+      }
+    }
+    ASSERT_EQ(outcome.seats(seat).rank(), better + 1) << "seat " << seat;
+    ASSERT_EQ(outcome.seats(seat).score(), static_cast<int32_t>(mine.pips()));
+  }
+  if (!final) {
+    ASSERT_EQ(outcome.termination(), v1::TERMINATION_MOVE_LIMIT);
+  } else if (outcome.termination() == v1::TERMINATION_NORMAL) {
+    ASSERT_LE(live, 1);
+  } else {
+    ASSERT_EQ(outcome.termination(), v1::TERMINATION_MOVE_LIMIT);
+    ASSERT_EQ(end.throws_made(), end.max_throws());
+  }
+}
+
+void PlayRandomGame(int num_seats, uint32_t game_index, uint32_t max_throws,
+                    Stats& stats) {
+  v1::GameConfig config;
+  config.set_game("pyramid_shambo");
+  if (max_throws != 0) {
+    config.mutable_pyramid_shambo()->set_max_throws(max_throws);
+  }
+  absl::StatusOr<std::unique_ptr<Game>> game = MakePyramidShambo(config);
+  ASSERT_TRUE(game.ok());
+  absl::StatusOr<std::unique_ptr<State>> made = (*game)->NewInitialState(
+      num_seats, RandomStream(Seed(game_index, num_seats)));
+  ASSERT_TRUE(made.ok());
+  std::unique_ptr<State> state = *std::move(made);
+  RandomStream chooser(Seed(game_index, 1000 + num_seats));
+  while (!state->IsTerminal()) {
+    ++stats.steps;
+    const v1::PyramidShamboObservation before =
+        state->PublicView().pyramid_shambo();
+    ASSERT_NO_FATAL_FAILURE(CheckPosition(before));
+    const std::vector<int> acting = state->ActingSeats();
+    ASSERT_FALSE(acting.empty());
+    ASSERT_EQ(state->IsSimultaneous(), acting.size() == 2);
+    std::vector<SeatAction> actions;
+    for (int seat : acting) {
+      const std::vector<v1::Action> legal = state->LegalActions(seat);
+      ASSERT_NO_FATAL_FAILURE(CheckLegal(*state, seat, legal, stats));
+      actions.push_back({seat, legal[chooser.Uniform(legal.size())]});
+    }
+    for (int seat = 0; seat < num_seats; ++seat) {
+      if (std::find(acting.begin(), acting.end(), seat) != acting.end()) {
+        continue;
+      }
+      ASSERT_EQ(
+          state->ValidateAction(seat, state->DefaultAction(acting[0])).code(),
+          absl::StatusCode::kFailedPrecondition);
+    }
+    ASSERT_NO_FATAL_FAILURE(
+        CheckRanks(before, state->StoppedOutcome(), /*final=*/false));
+    std::unique_ptr<State> clone = state->Clone();
+    absl::StatusOr<v1::Result> result = state->Apply(actions);
+    ASSERT_TRUE(result.ok()) << result.status();
+    absl::StatusOr<v1::Result> again = clone->Apply(actions);
+    ASSERT_TRUE(again.ok());
+    ASSERT_EQ(result->SerializeAsString(), again->SerializeAsString());
+    ASSERT_EQ(state->PublicView().SerializeAsString(),
+              clone->PublicView().SerializeAsString());
+    ASSERT_NO_FATAL_FAILURE(
+        CheckResult(before, result->pyramid_shambo(), num_seats, stats));
+  }
+  const v1::PyramidShamboObservation end = state->PublicView().pyramid_shambo();
+  ASSERT_NO_FATAL_FAILURE(CheckPosition(end));
+  stats.max_throws_in_game =
+      std::max(stats.max_throws_in_game, end.throws_made());
+  const v1::Outcome outcome = state->Outcome();
+  ASSERT_NO_FATAL_FAILURE(CheckRanks(end, outcome, /*final=*/true));
+  if (outcome.termination() == v1::TERMINATION_MOVE_LIMIT) ++stats.limited;
+  ++stats.games;
+}
+
+TEST(ShamboRandomTest, InvariantsHoldInSeededRandomGames) {
+  Stats stats;
+  constexpr uint32_t kGamesPerSeatCount = 70;
+  for (int seats = 2; seats <= 10; ++seats) {
+    for (uint32_t game = 0; game < kGamesPerSeatCount; ++game) {
+      ASSERT_NO_FATAL_FAILURE(PlayRandomGame(seats, game, 0, stats))
+          << seats << " seats, game " << game;
+    }
+  }
+  EXPECT_EQ(stats.games, 9 * static_cast<int>(kGamesPerSeatCount));
+  // The rules' rarer paths all occurred.
+  EXPECT_GT(stats.changes, 0);
+  EXPECT_GT(stats.uninvolved_providers, 0);
+  EXPECT_GT(stats.overpays, 0);
+  EXPECT_GT(stats.pay_alls, 0);
+  EXPECT_GT(stats.cascades, 0);
+  EXPECT_GT(stats.self_eliminations, 0);
+  EXPECT_EQ(stats.limited, 0);
+  std::printf(
+      "games %d steps %lld max options %llu changes %lld (uninvolved %lld) "
+      "overpays %lld pay-alls %lld knockouts %lld cascades %lld cancelled "
+      "%lld self %lld max throws %u\n",
+      stats.games, static_cast<long long>(stats.steps),
+      static_cast<unsigned long long>(stats.max_options),
+      static_cast<long long>(stats.changes),
+      static_cast<long long>(stats.uninvolved_providers),
+      static_cast<long long>(stats.overpays),
+      static_cast<long long>(stats.pay_alls),
+      static_cast<long long>(stats.knockouts),
+      static_cast<long long>(stats.cascades),
+      static_cast<long long>(stats.cancelled),
+      static_cast<long long>(stats.self_eliminations),
+      stats.max_throws_in_game);
+}
+
+TEST(ShamboRandomTest, MoveLimitEndsAndRanksRandomGames) {
+  Stats stats;
+  for (int seats = 2; seats <= 10; ++seats) {
+    for (uint32_t game = 0; game < 8; ++game) {
+      const uint32_t max_throws = 1 + (game * 7 + seats) % 40;
+      ASSERT_NO_FATAL_FAILURE(
+          PlayRandomGame(seats, 5000 + game, max_throws, stats))
+          << seats << " seats, game " << game;
+    }
+  }
+  EXPECT_GT(stats.limited, 50);
+}
+
+}  // namespace
+}  // namespace pyramid

@@ -1,0 +1,273 @@
+#include "referee/games/pyramid_shambo/state.h"
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "absl/types/span.h"
+#include "pyramid/referee/v1/pyramid_shambo.pb.h"
+#include "referee/games/pyramid_shambo/board.h"
+#include "referee/games/pyramid_shambo/tables.h"
+
+namespace pyramid::shambo {
+
+absl::Status Refuse(std::string_view why) {
+  return absl::InvalidArgumentError(
+      absl::StrCat("pyramid_shambo: ", std::string(why)));
+}
+
+bool IsKnownHand(v1::ShamboHand hand) {
+  return hand >= v1::SHAMBO_ROCK && hand <= v1::SHAMBO_SCISSORS;
+}
+
+// Rock beats Scissors, Scissors beats Paper, Paper beats Rock.
+bool Beats(v1::ShamboHand x, v1::ShamboHand y) {
+  return (x == v1::SHAMBO_ROCK && y == v1::SHAMBO_SCISSORS) ||
+         (x == v1::SHAMBO_SCISSORS && y == v1::SHAMBO_PAPER) ||
+         (x == v1::SHAMBO_PAPER && y == v1::SHAMBO_ROCK);
+}
+
+int PyramidShamboState::LiveCount() const {
+  int live = 0;
+  for (int seat = 0; seat < num_seats_; ++seat) live += Live(seat) ? 1 : 0;
+  return live;
+}
+
+int PyramidShamboState::NextLiveAfter(int seat) const {
+  for (int step = 1; step <= num_seats_; ++step) {
+    const int next = (seat + step) % num_seats_;
+    if (Live(next)) return next;
+  }
+  return seat;
+}
+
+std::vector<int> PyramidShamboState::ActingSeats() const {
+  switch (phase_) {
+    case Phase::kChallenge:
+      return {active_};
+    case Phase::kThrow:
+      return {std::min(active_, target_), std::max(active_, target_)};
+    case Phase::kPayment:
+      return {decider_};
+    case Phase::kOver:
+      return {};
+  }
+  return {};
+}
+
+bool PyramidShamboState::IsActing(int seat) const {
+  const std::vector<int> acting = ActingSeats();
+  return std::find(acting.begin(), acting.end(), seat) != acting.end();
+}
+
+absl::Status PyramidShamboState::ValidateAction(
+    int seat, const v1::Action& action) const {
+  if (!IsActing(seat)) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("pyramid_shambo: seat ", seat, " is not acting"));
+  }
+  if (action.kind_case() != v1::Action::kPyramidShambo) {
+    return Refuse("not a pyramid_shambo action");
+  }
+  const v1::PyramidShamboAction& shambo = action.pyramid_shambo();
+  switch (phase_) {
+    case Phase::kChallenge:
+      return ValidateChallenge(shambo);
+    case Phase::kThrow:
+      if (shambo.kind_case() != v1::PyramidShamboAction::kHand) {
+        return Refuse("a throw is due: send `hand`");
+      }
+      if (!IsKnownHand(shambo.hand())) {
+        return Refuse(
+            absl::StrCat("unknown hand ", static_cast<int>(shambo.hand())));
+      }
+      return absl::OkStatus();
+    case Phase::kPayment:
+      return ValidatePayment(shambo);
+    case Phase::kOver:
+      break;
+  }
+  return absl::FailedPreconditionError("pyramid_shambo: game is over");
+}
+
+absl::Status PyramidShamboState::ValidateChallenge(
+    const v1::PyramidShamboAction& action) const {
+  if (action.kind_case() != v1::PyramidShamboAction::kChallenge) {
+    return Refuse("a challenge is due: send `challenge`");
+  }
+  const uint32_t target = action.challenge().target();
+  if (target >= static_cast<uint32_t>(num_seats_)) {
+    return Refuse(absl::StrCat("no seat ", target));
+  }
+  if (static_cast<int>(target) == active_) {
+    return Refuse("a seat cannot challenge itself");
+  }
+  if (!Live(static_cast<int>(target))) {
+    return Refuse(absl::StrCat("seat ", target, " is eliminated"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status PyramidShamboState::ValidatePayment(
+    const v1::PyramidShamboAction& action) const {
+  switch (action.kind_case()) {
+    case v1::PyramidShamboAction::kCanonical:
+      if (!action.canonical()) return Refuse("canonical must be true");
+      if (payment_options_ < 2) {
+        return Refuse("this payment has a single option; name it");
+      }
+      return absl::OkStatus();
+    case v1::PyramidShamboAction::kPayment: {
+      absl::StatusOr<PaymentOption> option =
+          OptionFromProto(action.payment(), num_seats_);
+      if (!option.ok()) return option.status();
+      return payment_->Check(*option);
+    }
+    default:
+      return Refuse("a payment is due: send `payment` or `canonical`");
+  }
+}
+
+std::vector<v1::Action> PyramidShamboState::LegalActions(int seat) const {
+  std::vector<v1::Action> actions;
+  if (!IsActing(seat)) return actions;
+  switch (phase_) {
+    case Phase::kChallenge:
+      for (int target = 0; target < num_seats_; ++target) {
+        if (target != active_ && Live(target)) {
+          actions.push_back(ChallengeAction(target));
+        }
+      }
+      break;
+    case Phase::kThrow:
+      for (v1::ShamboHand hand :
+           {v1::SHAMBO_ROCK, v1::SHAMBO_PAPER, v1::SHAMBO_SCISSORS}) {
+        actions.push_back(HandAction(hand));
+      }
+      break;
+    case Phase::kPayment:
+      if (!ListsLegalActions()) return actions;
+      payment_->ForEachOption([&](const PaymentOption& option) {
+        actions.push_back(PaymentAction(option));
+        return true;
+      });
+      if (actions.size() >= 2) actions.push_back(CanonicalAction());
+      break;
+    case Phase::kOver:
+      break;
+  }
+  SortByBytes(actions);
+  return actions;
+}
+
+// Same answer as the default, without listing every payment option.
+std::optional<v1::Action> PyramidShamboState::SoleLegalAction(int seat) const {
+  if (phase_ == Phase::kPayment && seat == decider_) {
+    if (payment_options_ != 1) return std::nullopt;
+    return PaymentAction(payment_->Canonical());
+  }
+  return State::SoleLegalAction(seat);
+}
+
+v1::Action PyramidShamboState::DefaultAction(int seat) const {
+  if (!IsActing(seat)) return v1::Action();  // Not acting: no default.
+  switch (phase_) {
+    case Phase::kChallenge:
+      return ChallengeAction(NextLiveAfter(active_));
+    case Phase::kThrow:
+      return HandAction(v1::SHAMBO_ROCK);
+    case Phase::kPayment:
+      // With a single option, `canonical` is not offered; that option is
+      // the canonical one.
+      if (payment_options_ == 1) return PaymentAction(payment_->Canonical());
+      return CanonicalAction();
+    case Phase::kOver:
+      break;
+  }
+  return v1::Action();
+}
+
+v1::Outcome PyramidShamboState::Ranking(v1::Termination termination) const {
+  std::vector<int64_t> keys;
+  v1::Outcome outcome;
+  outcome.set_termination(termination);
+  for (int seat = 0; seat < num_seats_; ++seat) {
+    const int pips = Pips(holdings_[seat]);
+    keys.push_back(Live(seat) ? -(kLiveRankBase + pips) : -group_[seat]);
+  }
+  const std::vector<uint32_t> ranks = CompetitionRanks(keys);
+  for (int seat = 0; seat < num_seats_; ++seat) {
+    v1::SeatOutcome* result = outcome.add_seats();
+    result->set_rank(ranks[seat]);
+    result->set_score(Pips(holdings_[seat]));
+  }
+  return outcome;
+}
+
+absl::StatusOr<std::unique_ptr<State>> NewStateForTesting(
+    const TurnStart& position) {
+  const int seats = position.num_seats;
+  if (seats < Description().min_seats || seats > Description().max_seats ||
+      static_cast<int>(position.holdings.size()) != seats) {
+    return Refuse("bad seat count or holdings size");
+  }
+  if (!position.elimination_group.empty() &&
+      static_cast<int>(position.elimination_group.size()) != seats) {
+    return Refuse("elimination_group must be empty or one per seat");
+  }
+  if (position.max_throws < 1 || position.throws_made >= position.max_throws) {
+    return Refuse("throws_made must be below max_throws");
+  }
+  Holdings held = {};
+  PieceSet all = 0;
+  for (int seat = 0; seat < seats; ++seat) {
+    for (const Piece& piece : position.holdings[seat]) {
+      if (piece.colour < 0 || piece.colour >= seats || piece.size < 1 ||
+          piece.size > kNumSizes || (all & Bit(piece)) != 0) {
+        return Refuse("unknown or repeated piece");
+      }
+      all |= Bit(piece);
+      held[seat] |= Bit(piece);
+    }
+  }
+  std::array<int, kMaxSeats> groups = {};
+  int live = 0;
+  for (int seat = 0; seat < seats; ++seat) {
+    const int given = position.elimination_group.empty()
+                          ? -1
+                          : position.elimination_group[seat];
+    if (held[seat] != 0) {
+      if (given > 0) return Refuse("a seat holding pieces is live");
+      ++live;
+      continue;
+    }
+    if (given == 0) return Refuse("a live seat must hold something");
+    if ((all & ColourSet(seat)) != 0) {
+      return Refuse("an eliminated seat's colour is out of the game");
+    }
+    groups[seat] = given > 0 ? given : 1;
+  }
+  for (int seat = 0; seat < seats; ++seat) {
+    if (groups[seat] == kLive && (all & ColourSet(seat)) != ColourSet(seat)) {
+      return Refuse("every piece of a live seat's colour must be held");
+    }
+  }
+  if (live < 2 || position.active < 0 || position.active >= seats ||
+      held[position.active] == 0) {
+    return Refuse("needs two live seats and a live active seat");
+  }
+  std::unique_ptr<State> state =
+      std::make_unique<PyramidShamboState>(position, held, groups);
+  return state;
+}
+
+}  // namespace pyramid::shambo

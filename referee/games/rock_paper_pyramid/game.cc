@@ -1,0 +1,70 @@
+#include "referee/games/rock_paper_pyramid/game.h"
+
+#include <memory>
+#include <utility>
+
+#include "referee/games/game.h"
+#include "referee/games/rock_paper_pyramid/state.h"
+
+namespace pyramid::rpp {
+namespace {
+
+class RockPaperPyramidGame final : public Game {
+ public:
+  RockPaperPyramidGame(const Options& options, uint32_t rules_version)
+      : Game(Description(), rules_version), options_(options) {}
+
+  absl::StatusOr<std::unique_ptr<State>> DoNewInitialState(
+      int num_seats, RandomStream stream) const override {
+    return std::make_unique<RockPaperPyramidState>(options_, std::move(stream));
+  }
+
+ private:
+  Options options_;
+};
+
+absl::StatusOr<std::unique_ptr<Game>> Make(const OptionValues& values,
+                                           uint32_t rules_version) {
+  Options options;
+  options.red = values.at("red") != 0;
+  options.winner_takes = values.at("winner_takes") == v1::RPP_TAKES_ALL
+                             ? WinnerTakes::kAll
+                             : WinnerTakes::kCaptured;
+  return std::make_unique<RockPaperPyramidGame>(options, rules_version);
+}
+
+}  // namespace
+
+const GameDescription& Description() {
+  static const auto* const description = new GameDescription{
+      .id = "rock_paper_pyramid",
+      .title = "Rock, Paper, Pyramid!",
+      .min_seats = kNumSeats,
+      .max_seats = kNumSeats,
+      // An action names one piece (docs/protocol.md, "Action size").
+      .max_action_bytes = 64,
+      .rules_versions = {{.version = 1}},
+      .options =
+          {{.name = "winner_takes",
+            .kind = OptionDescription::Kind::kEnum,
+            .default_value = v1::RPP_TAKES_CAPTURED,
+            .help = "what a claimant scores: 1 = the captured pieces, 2 = "
+                    "its own piece too"},
+           {.name = "red",
+            .kind = OptionDescription::Kind::kBool,
+            .help = "adds a Red stack dealt one per seat; 10 rounds, not 9"}},
+      .make = &Make,
+  };
+  return *description;
+}
+
+}  // namespace pyramid::rpp
+
+namespace pyramid {
+
+absl::StatusOr<std::unique_ptr<Game>> MakeRockPaperPyramid(
+    const v1::GameConfig& config, uint32_t rules_version) {
+  return MakeGameOf(rpp::Description(), config, rules_version);
+}
+
+}  // namespace pyramid

@@ -1,0 +1,39 @@
+// What Rock, Paper, Pyramid! shows: everything is public (pools, scores,
+// every round), so a seat's observation is the public view with its seat.
+#include <string>
+
+#include "referee/games/rock_paper_pyramid/state.h"
+
+namespace pyramid::rpp {
+
+v1::Observation RockPaperPyramidState::PublicView() const {
+  v1::Observation observation;
+  observation.set_public_view(true);
+  v1::RockPaperPyramidObservation* game =
+      observation.mutable_rock_paper_pyramid();
+  game->set_rounds_played(static_cast<uint32_t>(RoundsPlayed()));
+  game->set_total_rounds(static_cast<uint32_t>(total_rounds_));
+  for (int seat = 0; seat < kNumSeats; ++seat) {
+    v1::RppSeatView* view = game->add_seats();
+    for (int kind = 0; kind < kNumKinds; ++kind) {
+      if (pools_[seat][kind]) *view->add_pool() = PieceOfKind(kind);
+    }
+    view->set_score(tallies_[seat].score);
+    for (const v1::RppPiece& piece : tallies_[seat].scored) {
+      *view->add_scored() = piece;
+    }
+  }
+  for (const std::string& round : history_) {
+    game->add_history()->ParseFromString(round);
+  }
+  return observation;
+}
+
+v1::Observation RockPaperPyramidState::ObservationFor(int seat) const {
+  v1::Observation observation = PublicView();
+  observation.set_public_view(false);
+  observation.set_seat(static_cast<uint32_t>(seat));
+  return observation;
+}
+
+}  // namespace pyramid::rpp

@@ -1,0 +1,81 @@
+#include "referee/games/rock_paper_pyramid/state.h"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+
+namespace pyramid::rpp {
+
+void RockPaperPyramidState::DealClassicPieces() {
+  for (Pool& pool : pools_) {
+    for (v1::RppColour colour : kClassicColours) {
+      for (v1::RppSize size : kSizes) {
+        pool[KindIndex(MakePiece(colour, size))] = true;
+      }
+    }
+  }
+}
+
+// The game's only draw: shuffle [L, M, S]; seat i gets red of size i.
+void RockPaperPyramidState::DealRedPieces() {
+  std::vector<v1::RppSize> sizes(kSizes.begin(), kSizes.end());
+  stream_.Shuffle(sizes);
+  for (int seat = 0; seat < kNumSeats; ++seat) {
+    pools_[seat][KindIndex(MakePiece(v1::RPP_RED, sizes[seat]))] = true;
+  }
+}
+
+absl::Status RockPaperPyramidState::ValidateAction(
+    int seat, const v1::Action& action) const {
+  if (!IsActing(seat)) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("rock_paper_pyramid: seat ", seat, " is not acting"));
+  }
+  if (action.kind_case() != v1::Action::kRockPaperPyramid) {
+    return absl::InvalidArgumentError(
+        "rock_paper_pyramid: not a rock_paper_pyramid action");
+  }
+  const v1::RppPiece& piece = action.rock_paper_pyramid().piece();
+  if (!IsKnownPiece(piece)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("rock_paper_pyramid: unknown piece (colour ",
+                     static_cast<int>(piece.colour()), ", size ",
+                     static_cast<int>(piece.size()), ")"));
+  }
+  if (!pools_[seat][KindIndex(piece)]) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "rock_paper_pyramid: piece ", v1::RppColour_Name(piece.colour()), " ",
+        v1::RppSize_Name(piece.size()), " is not in seat ", seat, "'s pool"));
+  }
+  return absl::OkStatus();
+}
+
+// Pool order is colour then size, which is also the order of the actions'
+// serialized bytes: every field is present and one byte long.
+std::vector<v1::Action> RockPaperPyramidState::LegalActions(int seat) const {
+  std::vector<v1::Action> actions;
+  if (!IsActing(seat)) return actions;
+  for (int kind = 0; kind < kNumKinds; ++kind) {
+    if (!pools_[seat][kind]) continue;
+    v1::Action action;
+    *action.mutable_rock_paper_pyramid()->mutable_piece() = PieceOfKind(kind);
+    actions.push_back(std::move(action));
+  }
+  return actions;
+}
+
+v1::Action RockPaperPyramidState::DefaultAction(int seat) const {
+  std::vector<v1::Action> legal = LegalActions(seat);
+  if (legal.empty()) return v1::Action();  // Not acting: no default.
+  return legal.front();
+}
+
+std::vector<int32_t> RockPaperPyramidState::Scores() const {
+  std::vector<int32_t> scores;
+  for (const Tally& tally : tallies_) scores.push_back(tally.score);
+  return scores;
+}
+
+}  // namespace pyramid::rpp

@@ -1,0 +1,111 @@
+// Rock, Paper, Pyramid!'s State: three pools, three tallies and the rounds
+// played. Every round is one simultaneous decision of all three seats.
+// state.cc holds the deal and the checks of an action, moves.cc a round's
+// resolution and scoring, observation.cc what each seat sees.
+#ifndef PYRAMID_REFEREE_GAMES_ROCK_PAPER_PYRAMID_STATE_H_
+#define PYRAMID_REFEREE_GAMES_ROCK_PAPER_PYRAMID_STATE_H_
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "referee/games/game.h"
+#include "referee/games/rock_paper_pyramid/board.h"
+#include "referee/games/rock_paper_pyramid/tables.h"
+
+namespace pyramid::rpp {
+
+enum class WinnerTakes { kCaptured, kAll };
+
+// The game's options (game.cc reads them from the description's values).
+struct Options {
+  WinnerTakes winner_takes = WinnerTakes::kCaptured;
+  bool red = false;
+};
+
+// A seat's remaining pieces, indexed by KindIndex (so in sorted order).
+using Pool = std::array<bool, kNumKinds>;
+
+// What a seat has scored so far.
+struct Tally {
+  int32_t score = 0;
+  std::vector<v1::RppPiece> scored;  // In the order scored.
+};
+
+class RockPaperPyramidState final : public State {
+ public:
+  RockPaperPyramidState(const Options& options, RandomStream stream)
+      : options_(options),
+        stream_(std::move(stream)),
+        total_rounds_(options.red ? kRedRounds : kClassicRounds) {
+    DealClassicPieces();
+    if (options_.red) DealRedPieces();
+  }
+
+  int num_seats() const override { return kNumSeats; }
+
+  bool IsTerminal() const override { return RoundsPlayed() >= total_rounds_; }
+
+  std::vector<int> ActingSeats() const override {
+    if (IsTerminal()) return {};
+    return {0, 1, 2};
+  }
+
+  bool IsSimultaneous() const override { return !IsTerminal(); }
+
+  absl::Status ValidateAction(int seat,
+                              const v1::Action& action) const override;
+
+  std::vector<v1::Action> LegalActions(int seat) const override;
+
+  v1::Action DefaultAction(int seat) const override;
+
+  v1::Observation ObservationFor(int seat) const override;
+
+  v1::Observation PublicView() const override;
+
+  v1::Outcome Outcome() const override {
+    return OutcomeByScore(Scores(), v1::TERMINATION_NORMAL);
+  }
+
+  v1::Outcome StoppedOutcome() const override {
+    return OutcomeByScore(Scores(), v1::TERMINATION_MOVE_LIMIT);
+  }
+
+  std::unique_ptr<State> Clone() const override {
+    return std::make_unique<RockPaperPyramidState>(*this);
+  }
+
+ protected:
+  v1::Result DoApply(absl::Span<const SeatAction> actions) override;
+
+ private:
+  int RoundsPlayed() const { return static_cast<int>(history_.size()); }
+
+  bool IsActing(int seat) const {
+    return !IsTerminal() && seat >= 0 && seat < kNumSeats;
+  }
+
+  void DealClassicPieces();
+  void DealRedPieces();
+  std::vector<int32_t> Scores() const;
+  void Score(int seat, const v1::RppPiece& piece);
+  void ScoreRound(const Played& played, const Resolution& resolution,
+                  v1::RockPaperPyramidRoundResult& result);
+
+  Options options_;
+  // The match's stream. This game draws from it only in the constructor.
+  RandomStream stream_;
+  int total_rounds_;
+  std::array<Pool, kNumSeats> pools_ = {};
+  std::array<Tally, kNumSeats> tallies_;
+  // Every round's RockPaperPyramidRoundResult, serialized: a tenth of the
+  // memory of the messages, which matters with thousands of live matches.
+  std::vector<std::string> history_;
+};
+
+}  // namespace pyramid::rpp
+
+#endif  // PYRAMID_REFEREE_GAMES_ROCK_PAPER_PYRAMID_STATE_H_

@@ -1,0 +1,48 @@
+#include "referee/games/testing.h"
+
+#include <utility>
+
+#include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
+#include "gtest/gtest.h"
+#include "referee/games/registry.h"
+
+namespace pyramid::game_testing {
+
+Digest Seed(uint8_t first) {
+  Digest seed;
+  for (size_t i = 0; i < seed.size(); ++i) {
+    seed[i] = static_cast<uint8_t>(first + i);
+  }
+  return seed;
+}
+
+std::string DeterministicBytes(const google::protobuf::Message& message) {
+  std::string bytes;
+  google::protobuf::io::StringOutputStream stream(&bytes);
+  google::protobuf::io::CodedOutputStream coded(&stream);
+  coded.SetSerializationDeterministic(true);
+  message.SerializeToCodedStream(&coded);
+  coded.Trim();
+  return bytes;
+}
+
+std::unique_ptr<State> NewGame(const v1::GameConfig& config, int seats,
+                               const Digest& seed) {
+  absl::StatusOr<std::unique_ptr<Game>> game = MakeGame(config);
+  EXPECT_TRUE(game.ok()) << game.status();
+  if (!game.ok()) return nullptr;
+  absl::StatusOr<std::unique_ptr<State>> state =
+      (*game)->NewInitialState(seats, RandomStream(seed));
+  EXPECT_TRUE(state.ok()) << state.status();
+  if (!state.ok()) return nullptr;
+  return *std::move(state);
+}
+
+absl::StatusOr<v1::Result> ActAlone(State& state, int seat,
+                                    const v1::Action& action) {
+  SeatAction seat_action{seat, action};
+  return state.Apply({&seat_action, 1});
+}
+
+}  // namespace pyramid::game_testing

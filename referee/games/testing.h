@@ -1,0 +1,38 @@
+// Test helpers every game's testing.h shares (and re-exports, so a test of
+// any game reads alike): seeds, deterministic bytes, a fresh game, one
+// seat's move. Each game's <game>/testing.h adds, under the same names,
+// Config() (the game's config with its options), NewGame() with that
+// default, View() (the game's own observation message), Act() returning
+// the game's own result message, and builders for its actions.
+#ifndef PYRAMID_REFEREE_GAMES_TESTING_H_
+#define PYRAMID_REFEREE_GAMES_TESTING_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "google/protobuf/message.h"
+#include "referee/crypto/random_stream.h"
+#include "referee/games/game.h"
+
+namespace pyramid::game_testing {
+
+// The digest first, first + 1, ..., first + 31 (mod 256).
+Digest Seed(uint8_t first);
+
+// `message` serialized deterministically: the order of LegalActions.
+std::string DeterministicBytes(const google::protobuf::Message& message);
+
+// The initial state of the game `config` names (MakeGame) for `seats`
+// seats from `seed`; nullptr (after a test failure) when refused.
+std::unique_ptr<State> NewGame(const v1::GameConfig& config, int seats,
+                               const Digest& seed);
+
+// Applies `action` as the only acting seat's move.
+absl::StatusOr<v1::Result> ActAlone(State& state, int seat,
+                                    const v1::Action& action);
+
+}  // namespace pyramid::game_testing
+
+#endif  // PYRAMID_REFEREE_GAMES_TESTING_H_
