@@ -36,11 +36,12 @@ function load(protoDir = defaultProtoDir()) {
 }
 
 /** Serializes an Action given as a plain object (as the strategy returns it). */
+// Fields unknown to Action are ignored, as protobufjs's fromObject does.
 function encodeAction(Action, action) {
-  const message = Action.fromObject(action);
-  const problem = Action.verify(message);
-  if (problem) throw new Error(`not an Action: ${problem}`);
-  return Buffer.from(Action.encode(message).finish());
+  if (action === null || typeof action !== 'object' || Array.isArray(action)) {
+    throw new Error(`not an Action object: ${JSON.stringify(action)}`);
+  }
+  return Buffer.from(Action.encode(Action.fromObject(action)).finish());
 }
 
 module.exports = { load, encodeAction, defaultProtoDir };

@@ -72,5 +72,6 @@ test('actions encode with proto/ loaded at run time', () => {
   const { Action } = proto.load();
   assert.strictEqual(proto.encodeAction(Action, { flaming_pyramids: { fall: 'FP_LEFT' } })
     .toString('hex'), '22021001');
-  assert.throws(() => proto.encodeAction(Action, { seed: { contribution: 7 } }));
+  assert.throws(() => proto.encodeAction(Action, undefined));
+  assert.throws(() => proto.encodeAction(Action, 'rock'));
 });
