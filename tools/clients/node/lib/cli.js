@@ -1,7 +1,9 @@
 // The command line every kit bot shares (the Python kit's flags, which are
 // the C++ reference bot's names).
 //
-// Contract: main(bot) parses process.argv, runs the bot, and resolves to the
+// Contract: main(bot) parses process.argv, runs the bot (or the Bot that
+// `bot(flags)` returns, for a factory that reads flags of its own, declared
+// in `extra` as node:util parseArgs options), and resolves to the
 // exit status: 0 when it played the --matches it was asked for (or was
 // stopped by SIGINT/SIGTERM, or the referee closed the stream) without a
 // PlayError, 1 otherwise, 2 for bad flags.
@@ -21,6 +23,7 @@ const fs = require('node:fs');
 const { parseArgs } = require('node:util');
 const grpc = require('@grpc/grpc-js');
 const protocol = require('./protocol');
+const { Bot } = require('./bot');
 
 const FLAGS = {
   referee: { type: 'string', default: process.env.PYRAMID_REFEREE || '127.0.0.1:50051' },
@@ -42,15 +45,17 @@ function parse(argv = process.argv.slice(2), extra = {}) {
   return values;
 }
 
-async function main(bot, argv = process.argv.slice(2)) {
+async function main(botOrFactory, argv = process.argv.slice(2), extra = {}) {
+  let bot = botOrFactory;
   let flags;
   let token;
   let key = null;
   let credentials;
   try {
-    flags = parse(argv);
+    flags = parse(argv, extra);
     if (flags.help) {
-      console.log(`flags: ${Object.keys(FLAGS).map((f) => `--${f}`).join(' ')} (see lib/cli.js)`);
+      const all = Object.keys({ ...FLAGS, ...extra }).map((f) => `--${f}`).join(' ');
+      console.log(`flags: ${all} (see lib/cli.js)`);
       return 0;
     }
     token = protocol.readToken(flags.token_file);
@@ -64,6 +69,7 @@ async function main(bot, argv = process.argv.slice(2)) {
     process.stderr.write(`pyramid_kit: ${error.message}\n`);
     return 2;
   }
+  if (!(bot instanceof Bot)) bot = bot(flags);
   if (flags.quiet) bot.onMatchEnded = () => {};
   const stop = () => bot.stop();
   process.on('SIGINT', stop);
