@@ -7,9 +7,11 @@
 #       python3 -m venv --system-site-packages VENV
 #       VENV/bin/pip install --no-build-isolation tools/clients/python
 #     and its unit tests (tests/python_kit_unit_test.py) pass there.
-#  1. examples/random_bot.py on every seat (seat tokens), every game, several
+#  1. The kit's example bots on every seat (seat tokens), every game, several
 #     seat counts: Rock, Paper, Pyramid! (3), Pyramid Shambo (2 and 4),
-#     Flaming Pyramids (3, curse), Pyramid Scheme (2).
+#     Flaming Pyramids (3, curse), Pyramid Scheme (2); random_bot.py on
+#     every seat but one seat of RPP, Shambo-4 and Flaming, which play the
+#     game's own example (examples/GAME_bot.py).
 #  2. At the same time, a bot token with an Ed25519 key (registered with its
 #     public key; the bot signs with --key_file) holding both seats of a
 #     Flaming Pyramids match and seat 0 of a Rock, Paper, Pyramid! match, and
@@ -137,22 +139,25 @@ expect_clean() {
 # --- 1. random kit bots on every seat, every game
 matches=()
 waited=()
-kit_match() {  # NAME GAME SEATS [OPTIONS]
-  local name=$1 game=$2 seats=$3 options=${4:-} match seat
+kit_match() {  # NAME GAME SEATS [OPTIONS [SEAT EXAMPLE]]: EXAMPLE on SEAT
+  local name=$1 game=$2 seats=$3 options=${4:-} match seat script
   match=$(refctl create-match --game="$game" --seats="$seats" \
     --options="$options" --token_dir="$tmp/tok-$name" 2>/dev/null) ||
     fail "create-match $game"
   matches+=("$match")
   for ((seat = 0; seat < seats; seat++)); do
-    spawn "$name-$seat" "$PY" "$RANDOM_BOT" --referee "$addr" \
+    script=$RANDOM_BOT
+    [[ $seat == "${5:-}" ]] && script=$KIT/examples/$6
+    spawn "$name-$seat" "$PY" "$script" --referee "$addr" \
       --token_file "$tmp/tok-$name/seat-$seat.token" --matches 1
     waited+=("$last_pid")
   done
 }
-kit_match rpp3 rock_paper_pyramid 3
+kit_match rpp3 rock_paper_pyramid 3 "" 0 rock_paper_pyramid_bot.py
 kit_match shambo2 pyramid_shambo 2
-kit_match shambo4 pyramid_shambo 4
-kit_match flaming3 flaming_pyramids 3 "flaming_pyramids { curse: true }"
+kit_match shambo4 pyramid_shambo 4 "" 3 pyramid_shambo_bot.py
+kit_match flaming3 flaming_pyramids 3 "flaming_pyramids { curse: true }" 2 \
+  flaming_pyramids_bot.py
 kit_match scheme2 pyramid_scheme 2
 
 # --- 2. bot tokens: one keyed, one carrying a match of every game at once
@@ -187,7 +192,7 @@ spawn others "$BIN/bot" --referee="$addr" --token_file="$tmp/others.token" \
 waited+=("$last_pid")
 
 wait_for "${waited[@]}"
-for name in rpp3-0 shambo2-1 shambo4-3 flaming3-2 scheme2-0; do
+for name in rpp3-0 rpp3-1 shambo2-1 shambo4-3 shambo4-0 flaming3-2 flaming3-0 scheme2-0; do
   expect_clean "$name" 1
 done
 expect_clean keyed 2

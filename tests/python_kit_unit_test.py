@@ -3,8 +3,8 @@
 
 Contract: every function of pyramid_kit.protocol gives the bytes of
 testdata/vectors/primitives.txt (commitments, commit signature, key file),
-and pyramid_kit.actions.fallback_action is legal for listed and unlisted
-decisions. Run from the source root with the kit importable (installed, or
+pyramid_kit.actions.fallback_action is legal for listed and unlisted
+decisions, and is_listed finds a built action in the list. Run from the source root with the kit importable (installed, or
 tools/clients/python on PYTHONPATH); prints unittest's summary.
 """
 import tempfile
@@ -93,6 +93,17 @@ class ActionsTest(unittest.TestCase):
         self.assertEqual(set(actions.LISTS_LEGAL_ACTIONS),
                          {"rock_paper_pyramid", "pyramid_shambo",
                           "flaming_pyramids", "pyramid_scheme"})
+
+    def test_is_listed(self) -> None:
+        listed = [game_pb2.Action(), game_pb2.Action()]
+        listed[0].flaming_pyramids.fall = 1
+        listed[1].flaming_pyramids.fall = 2
+        built = game_pb2.Action()
+        built.flaming_pyramids.fall = 2
+        self.assertTrue(actions.is_listed(built, listed))
+        built.flaming_pyramids.fall = 0
+        self.assertFalse(actions.is_listed(built, listed))
+        self.assertFalse(actions.is_listed(built, None))
 
     def test_messages_match_the_build(self) -> None:
         # The stubs describe the proto files by their own names.

@@ -10,10 +10,10 @@ The generated messages are in `pyramid_kit.pb` (game_pb2, the per-game
 modules, referee_service_pb2 and its gRPC stub).
 """
 from pyramid_kit.actions import (LISTS_LEGAL_ACTIONS, fallback_action,
-                                 seed_action)
+                                 is_listed, seed_action)
 from pyramid_kit.bot import Bot, RunSummary
 from pyramid_kit.cli import main, parser
 from pyramid_kit.protocol import SeatKey, commitment
 
 __all__ = ["Bot", "RunSummary", "main", "parser", "SeatKey", "commitment",
-           "fallback_action", "seed_action", "LISTS_LEGAL_ACTIONS"]
+           "fallback_action", "is_listed", "seed_action", "LISTS_LEGAL_ACTIONS"]

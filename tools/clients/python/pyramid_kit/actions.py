@@ -47,6 +47,18 @@ def unlisted_action(game: str,
     return None
 
 
+def is_listed(action: game_pb2.Action,
+              legal_actions: Optional[Sequence[game_pb2.Action]]) -> bool:
+    """Whether `action` serializes to the bytes of one of the listed legal
+    actions: a check for an action a strategy built itself. (The referee
+    accepts any encoding of a legal action; for these messages Python's
+    serialization is the referee's, so a legal action is found.)"""
+    if legal_actions is None:
+        return False
+    wanted = action.SerializeToString()
+    return any(a.SerializeToString() == wanted for a in legal_actions)
+
+
 def fallback_action(game: str, observation: game_pb2.Observation,
                     legal_actions: Optional[Sequence[game_pb2.Action]]
                     ) -> game_pb2.Action:
