@@ -158,7 +158,7 @@ for seat in 1 2; do
   waited+=("$last_pid")
 done
 past_decision_3() {
-  local info re='"decisionId": *"?([0-9]+)'
+  local info re='"decision_id": *"?([0-9]+)'
   info=$(refctl get-match "$match" 2>/dev/null) || return 1
   [[ $info =~ $re ]] && ((BASH_REMATCH[1] >= 3))
 }

@@ -187,11 +187,13 @@ waited+=("$last_pid")
 PYRAMID_TOKEN=$(cat "$tmp/multi.token") PYRAMID_REFEREE=$addr \
   spawn multi "$PY" "$RANDOM_BOT" --matches 4
 waited+=("$last_pid")
-spawn others "$BIN/bot" --referee="$addr" --token_file="$tmp/others.token" \
-  --matches=5 --quiet
-waited+=("$last_pid")
+# The C++ bot holding the other seats plays until it is stopped (it counts a
+# MatchEnded per seat, and it holds two seats of some matches).
+spawn others "$BIN/bot" --referee="$addr" --token_file="$tmp/others.token" --quiet
+others_pid=$last_pid
 
 wait_for "${waited[@]}"
+kill "$others_pid"
 for name in rpp3-0 rpp3-1 shambo2-1 shambo4-3 shambo4-0 flaming3-2 flaming3-0 scheme2-0; do
   expect_clean "$name" 1
 done
@@ -234,7 +236,7 @@ for seat in 0 1 2; do
   waited+=("$last_pid")
 done
 past_decision_2() {
-  local info re='"decisionId": *"?([0-9]+)'
+  local info re='"decision_id": *"?([0-9]+)'
   info=$(refctl get-match "$match" 2>/dev/null) || return 1
   [[ $info =~ $re ]] && ((BASH_REMATCH[1] >= 2))
 }
