@@ -146,11 +146,11 @@ echo "phase 1: one match of each game, genuine (${SECONDS}s)"
 
 # --- 2. a slow strategy, then a referee restart mid-match
 match=$(refctl create-match --game=rock_paper_pyramid --seats=3 \
-  --commit_timeout_ms=3000 --reveal_timeout_ms=10000 --token_dir="$tmp/tok-slow" \
+  --commit_timeout_ms=4000 --reveal_timeout_ms=10000 --token_dir="$tmp/tok-slow" \
   2>/dev/null) || fail "create-match slow"
 spawn slow node tests/node_kit_slow_bot.js --referee="$addr" \
   --token_file="$tmp/tok-slow/seat-0.token" --matches=1 --delay_ms=6000 \
-  --slow_decisions=2 --deadline_margin_ms=1000
+  --slow_decisions=2 --deadline_margin_ms=1500
 waited=("$last_pid")
 for seat in 1 2; do
   spawn "slow-peer-$seat" node tests/node_kit_slow_bot.js --referee="$addr" \
