@@ -5,7 +5,8 @@
 # Pyramid Shambo tournament. The runner must exit 0 (every scheduled match
 # played, every log verified, the transparency evidence checked); every log
 # must verify again with `replay verify --key`; no seat may forfeit; every
-# bot must have played.
+# bot must have played. Then tools/clients/play_local.sh plays the Node
+# kit's random bot against the C++ heuristic (2 Flaming Pyramids matches).
 #
 # Runs from the source root. PYRAMID_BIN names the built binaries (default
 # build/bin; the file's build/bin/ is rewritten to it). Installs the Node
@@ -59,4 +60,12 @@ for bot in python-random node-random; do
   ! grep -Eq 'Traceback|Error|: code [0-9]+: |giving up|[1-9][0-9]* error\(s\)' \
     "$tmp/out/bots/$bot.log" || fail "$bot reported an error"
 done
-echo "PASS: mixed tournament (C++, Python kit, Node kit): 12 matches, every log genuine, no forfeit (${SECONDS}s)"
+# The documented one-command game: the Node kit's bot against C++ heuristics.
+PYRAMID_BIN=$BIN timeout "$LIMIT" tools/clients/play_local.sh --game=flaming_pyramids \
+  --seats=2 --strategy=heuristic --out="$tmp/play-local" -- \
+  node tools/clients/node/examples/random_bot.js >"$tmp/play-local.out" 2>&1 ||
+  fail "play_local.sh with the Node kit's random bot"
+grep -q "^2 matches, all included in checkpoint" "$tmp/play-local.out" ||
+  fail "play_local.sh did not play and verify 2 matches"
+
+echo "PASS: mixed tournament (C++, Python kit, Node kit): 12 matches, every log genuine, no forfeit; play_local.sh (${SECONDS}s)"

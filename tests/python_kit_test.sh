@@ -22,6 +22,8 @@
 #     faulted and the match ends normally.
 #  4. The referee is SIGKILLed mid-match and restarted on its data directory:
 #     the kit bots reconnect on their own and finish the match.
+#  5. tools/clients/play_local.sh runs the installed kit's random bot against
+#     C++ bots (3 Pyramid Shambo matches, verified by the runner).
 # Every log is fetched with `refctl get-log` and must verify as genuine.
 #
 # Runs from the source root. PYRAMID_BIN names the built binaries (default
@@ -254,4 +256,12 @@ done
 verify_log "$match"
 echo "phase 4: reconnected after a referee SIGKILL (${SECONDS}s)"
 
-echo "PASS: Python kit: installed with pip, $((${#matches[@]} + ${#bot_matches[@]} + 2)) matches of every game (seat tokens, a keyed bot token, one bot token on 4 matches at once, a slow strategy, a referee restart); every log genuine"
+# --- 5. the documented one-command game against C++ bots (play_local.sh)
+PYRAMID_BIN=$BIN timeout "$LIMIT" tools/clients/play_local.sh --game=pyramid_shambo \
+  --seats=3 --out="$tmp/play-local" -- "$PY" "$RANDOM_BOT" >"$tmp/play-local.out" 2>&1 ||
+  fail "play_local.sh with the Python kit's random bot"
+grep -q "^3 matches, all included in checkpoint" "$tmp/play-local.out" ||
+  fail "play_local.sh did not play and verify 3 matches"
+echo "phase 5: play_local.sh (${SECONDS}s)"
+
+echo "PASS: Python kit: installed with pip, $((${#matches[@]} + ${#bot_matches[@]} + 2)) matches of every game (seat tokens, a keyed bot token, one bot token on 4 matches at once, a slow strategy, a referee restart) and play_local.sh; every log genuine"

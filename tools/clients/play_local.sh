@@ -7,9 +7,9 @@
 #
 # COMMAND is your bot, as you would start it (it gets --referee=ADDRESS
 # --token_file=FILE appended, as every kit bot and the C++ bot take them).
-# Writes DIR/tournament.txt, a GAUNTLET tournament of your bot against N-1
-# C++ bots (--strategy, default random) in every seat rotation, R times, and
-# runs build/bin/tournament on it: the runner starts its own referee on a
+# Writes a GAUNTLET tournament of your bot against N-1 C++ bots (--strategy,
+# default random) in every seat rotation, R times, and runs
+# build/bin/tournament on it (which records it in DIR/tournament.txt): the runner starts its own referee on a
 # free loopback port, plays, verifies every log against the referee's key
 # and prints the standings. Your bot's output is in DIR/bots/mine.log. A DIR
 # that an earlier play_local run wrote is replaced; any other non-empty DIR
@@ -48,17 +48,17 @@ quote() {
   printf '"%s"' "${s//\"/\\\"}"
 }
 
-file=$out/tournament.txt
-marker="# Written by tools/clients/play_local.sh."
-if [[ -f $file && $(head -n 1 "$file") == "$marker" ]]; then
+# The runner keeps its own record of the tournament in DIR/tournament.txt;
+# a DIR whose tournament is named local-* is an earlier play_local run's.
+if [[ -f $out/tournament.txt ]] && grep -q '^name: "local-' "$out/tournament.txt"; then
   rm -rf "$out"
 elif [[ -d $out && -n $(ls -A "$out") ]]; then
   echo "play_local: $out is not empty and not from play_local; use --out=DIR" >&2
   exit 2
 fi
-mkdir -p "$out"
+file=$(mktemp --suffix=.txt)
+trap 'rm -f "$file"' EXIT
 {
-  echo "$marker"
   echo "name: $(quote "local-$game")"
   echo "game { game: $(quote "$game") }"
   echo "seats: $seats"
@@ -73,5 +73,7 @@ mkdir -p "$out"
   echo "rounds: $rounds"
   echo "output_dir: $(quote "$out")"
 } >"$file"
-echo "play_local: $file"
-exec "$BIN/tournament" "$file"
+status=0
+"$BIN/tournament" "$file" || status=$?
+echo "play_local: your bot's output: $out/bots/mine.log; the tournament: $out/tournament.txt"
+exit $status
