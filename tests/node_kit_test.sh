@@ -13,6 +13,8 @@
 #     3-second commit deadline: the kit commits its fallback action in time;
 #     then the referee is SIGKILLed mid-match and restarted on its data
 #     directory, and the Node bots reconnect and finish. No seat is faulted.
+#  3. A match over TLS (--tls_ca), against a second referee with a
+#     certificate made here with openssl.
 # Every log is fetched with `refctl get-log` and must verify as genuine.
 #
 # Runs from the source root. PYRAMID_BIN names the built binaries (default
@@ -182,4 +184,32 @@ verify_log "$match"
 ! grep -qi "fault" "$tmp/slow-show.txt" || fail "the slow match's log holds a fault"
 echo "phase 2: fallback before the deadline, reconnected after a referee SIGKILL (${SECONDS}s)"
 
-echo "PASS: Node kit: npm ci, unit tests, $((${#matches[@]} + 1)) matches (every game; a keyed bot token on 4 matches at once; a slow strategy; a referee restart); every log genuine"
+# --- 3. TLS: a referee with a certificate; the bots trust it with --tls_ca
+mkdir -p "$tmp/tls"
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
+  -keyout "$tmp/tls/key.pem" -out "$tmp/tls/cert.pem" -days 2 -subj /CN=localhost \
+  -addext "subjectAltName=IP:127.0.0.1" >/dev/null 2>&1 || fail "openssl req"
+spawn tls-referee "$BIN/referee" --listen=127.0.0.1:0 --port_file="$tmp/tls/port" \
+  --data_dir="$tmp/tls/data" --tls_cert="$tmp/tls/cert.pem" --tls_key="$tmp/tls/key.pem"
+poll test -s "$tmp/tls/port"
+tls_addr=127.0.0.1:$(cat "$tmp/tls/port")
+match=$("$BIN/refctl" --referee="$tls_addr" --tls_ca="$tmp/tls/cert.pem" \
+  --admin_token_file="$tmp/tls/data/admin.token" create-match \
+  --game=rock_paper_pyramid --seats=3 --token_dir="$tmp/tok-tls" 2>/dev/null) ||
+  fail "create-match over TLS"
+waited=()
+for seat in 0 1 2; do
+  spawn "tls-$seat" node "$RANDOM_BOT" --referee="$tls_addr" --tls_ca="$tmp/tls/cert.pem" \
+      --token_file="$tmp/tok-tls/seat-$seat.token" --matches=1
+  waited+=("$last_pid")
+done
+wait_for "${waited[@]}"
+for seat in 0 1 2; do expect_clean "tls-$seat" 1; done
+"$BIN/refctl" --referee="$tls_addr" --tls_ca="$tmp/tls/cert.pem" get-log "$match" \
+  --out="$tmp/tls/match.pyrlog" 2>/dev/null || fail "get-log over TLS"
+out=$("$BIN/replay" verify --key="$tmp/tls/data/referee.key.pub" "$tmp/tls/match.pyrlog") ||
+  fail "replay verify (TLS match): $out"
+[[ $out == *": genuine ("* ]] || fail "replay verify (TLS match): $out"
+echo "phase 3: a match over TLS (${SECONDS}s)"
+
+echo "PASS: Node kit: npm ci, unit tests, $((${#matches[@]} + 2)) matches (every game; a keyed bot token on 4 matches at once; a slow strategy; a referee restart; TLS); every log genuine"

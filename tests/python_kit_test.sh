@@ -24,6 +24,8 @@
 #     the kit bots reconnect on their own and finish the match.
 #  5. tools/clients/play_local.sh runs the installed kit's random bot against
 #     C++ bots (3 Pyramid Shambo matches, verified by the runner).
+#  6. A match over TLS (--tls_ca), against a second referee with a
+#     certificate made here with openssl.
 # Every log is fetched with `refctl get-log` and must verify as genuine.
 #
 # Runs from the source root. PYRAMID_BIN names the built binaries (default
@@ -264,4 +266,32 @@ grep -q "^3 matches, all included in checkpoint" "$tmp/play-local.out" ||
   fail "play_local.sh did not play and verify 3 matches"
 echo "phase 5: play_local.sh (${SECONDS}s)"
 
-echo "PASS: Python kit: installed with pip, $((${#matches[@]} + ${#bot_matches[@]} + 2)) matches of every game (seat tokens, a keyed bot token, one bot token on 4 matches at once, a slow strategy, a referee restart) and play_local.sh; every log genuine"
+# --- 6. TLS: a referee with a certificate; the bots trust it with --tls_ca
+mkdir -p "$tmp/tls"
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
+  -keyout "$tmp/tls/key.pem" -out "$tmp/tls/cert.pem" -days 2 -subj /CN=localhost \
+  -addext "subjectAltName=IP:127.0.0.1" >/dev/null 2>&1 || fail "openssl req"
+spawn tls-referee "$BIN/referee" --listen=127.0.0.1:0 --port_file="$tmp/tls/port" \
+  --data_dir="$tmp/tls/data" --tls_cert="$tmp/tls/cert.pem" --tls_key="$tmp/tls/key.pem"
+poll test -s "$tmp/tls/port"
+tls_addr=127.0.0.1:$(cat "$tmp/tls/port")
+match=$("$BIN/refctl" --referee="$tls_addr" --tls_ca="$tmp/tls/cert.pem" \
+  --admin_token_file="$tmp/tls/data/admin.token" create-match \
+  --game=rock_paper_pyramid --seats=3 --token_dir="$tmp/tok-tls" 2>/dev/null) ||
+  fail "create-match over TLS"
+waited=()
+for seat in 0 1 2; do
+  spawn "tls-$seat" "$PY" "$RANDOM_BOT" --referee "$tls_addr" --tls_ca "$tmp/tls/cert.pem" \
+      --token_file "$tmp/tok-tls/seat-$seat.token" --matches 1
+  waited+=("$last_pid")
+done
+wait_for "${waited[@]}"
+for seat in 0 1 2; do expect_clean "tls-$seat" 1; done
+"$BIN/refctl" --referee="$tls_addr" --tls_ca="$tmp/tls/cert.pem" get-log "$match" \
+  --out="$tmp/tls/match.pyrlog" 2>/dev/null || fail "get-log over TLS"
+out=$("$BIN/replay" verify --key="$tmp/tls/data/referee.key.pub" "$tmp/tls/match.pyrlog") ||
+  fail "replay verify (TLS match): $out"
+[[ $out == *": genuine ("* ]] || fail "replay verify (TLS match): $out"
+echo "phase 6: a match over TLS (${SECONDS}s)"
+
+echo "PASS: Python kit: installed with pip, $((${#matches[@]} + ${#bot_matches[@]} + 3)) matches of every game (seat tokens, a keyed bot token, one bot token on 4 matches at once, a slow strategy, a referee restart), play_local.sh and TLS; every log genuine"
