@@ -69,9 +69,9 @@ class Bot {
   // eslint-disable-next-line class-methods-use-this, no-unused-vars
   onResult(result) {}
 
-  /** Once per MatchEnded of a match this run played. Default: prints the rank. */
-  // eslint-disable-next-line class-methods-use-this
+  /** Once per MatchEnded of a match this run played. Default: prints the rank (unless this.quiet). */
   onMatchEnded(ended) {
+    if (this.quiet) return;
     const mine = ended.outcome.seats[ended.seat];
     console.log(`match ${ended.match_id} seat ${ended.seat}: rank ${mine.rank}, `
       + `score ${mine.score}${mine.forfeited ? ' (forfeited)' : ''} [${ended.outcome.termination}]`);

@@ -70,7 +70,7 @@ async function main(botOrFactory, argv = process.argv.slice(2), extra = {}) {
     return 2;
   }
   if (!(bot instanceof Bot)) bot = bot(flags);
-  if (flags.quiet) bot.onMatchEnded = () => {};
+  bot.quiet = flags.quiet;
   const stop = () => bot.stop();
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);

@@ -80,6 +80,9 @@ class _Pending:
 class Bot:
     """Base class of a bot: override `choose` (or `decide`)."""
 
+    #: When true, the default `on_match_ended` prints nothing (--quiet).
+    quiet: bool = False
+
     def choose(self, game: str, observation: game_pb2.Observation,
                legal_actions: Optional[Sequence[game_pb2.Action]]
                ) -> game_pb2.Action:
@@ -103,7 +106,10 @@ class Bot:
 
     def on_match_ended(self, ended: pb.MatchEnded) -> None:
         """Called once per MatchEnded of a match this run played. Default:
-        prints the seat's rank and score to standard output."""
+        prints the seat's rank and score to standard output (unless
+        `quiet`)."""
+        if self.quiet:
+            return
         mine = ended.outcome.seats[ended.seat]
         term = game_pb2.Termination.Name(ended.outcome.termination)
         print(f"match {ended.match_id} seat {ended.seat}: rank {mine.rank}, "

@@ -80,8 +80,7 @@ def main(bot: Bot | Callable[[argparse.Namespace], Bot],
         return 2
     if not isinstance(bot, Bot):
         bot = bot(args)
-    if args.quiet:
-        bot.on_match_ended = lambda ended: None  # type: ignore[method-assign]
+    bot.quiet = args.quiet
     if threading.current_thread() is threading.main_thread():
         for sig in (signal.SIGINT, signal.SIGTERM):
             signal.signal(sig, lambda *_: bot.stop())
