@@ -156,7 +156,7 @@ spawn slow node tests/node_kit_slow_bot.js --referee="$addr" \
 waited=("$last_pid")
 for seat in 1 2; do
   spawn "slow-peer-$seat" node tests/node_kit_slow_bot.js --referee="$addr" \
-    --token_file="$tmp/tok-slow/seat-$seat.token" --matches=1 --delay_ms=200
+    --token_file="$tmp/tok-slow/seat-$seat.token" --matches=1 --delay_ms=300
   waited+=("$last_pid")
 done
 past_decision_3() {

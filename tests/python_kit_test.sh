@@ -236,7 +236,7 @@ match=$(refctl create-match --game=rock_paper_pyramid --seats=3 \
 waited=()
 for seat in 0 1 2; do
   spawn "re-$seat" "$PY" tests/python_kit_slow_bot.py --referee "$addr" \
-    --token_file "$tmp/tok-re/seat-$seat.token" --matches 1 --delay_s 0.2
+    --token_file "$tmp/tok-re/seat-$seat.token" --matches 1 --delay_s 0.3
   waited+=("$last_pid")
 done
 past_decision_2() {
