@@ -37,6 +37,7 @@ import time
 from typing import Iterator, Optional, Sequence
 
 import grpc
+from google.protobuf import text_format
 
 from pyramid_kit import actions, protocol
 from pyramid_kit.pb import game_pb2, referee_service_pb2 as pb
@@ -247,7 +248,9 @@ class _Runner:
     def _handle(self, response: pb.PlayResponse) -> bool:
         """Returns False once enough matches have ended."""
         kind = response.WhichOneof("kind")
-        log.debug("<- %s", response)
+        if log.isEnabledFor(logging.DEBUG):
+            log.debug("<- %s: %s", kind, text_format.MessageToString(
+                getattr(response, kind), as_one_line=True))
         if kind == "decision":
             self._on_decision(response.decision)
         elif kind == "reveal_request":
