@@ -2,9 +2,10 @@
 
 Contract: `main(bot)` parses the flags below (the C++ reference bot's names,
 so a tournament file or script can start either the same way), runs the bot
-until it is done, and returns the process exit status: 0 when it played the
-`--matches` it was asked for (or was stopped by SIGINT/SIGTERM, or the
-referee closed the stream) without a PlayError, 1 otherwise, 2 for bad flags.
+until it is done, and returns the process exit status: 0 when, without a
+PlayError, the `--matches` it was asked for ended (with 0: the referee
+closed the stream) or SIGINT/SIGTERM stopped it; 1 otherwise; 2 for bad
+flags.
 
   --referee HOST:PORT       default $PYRAMID_REFEREE, else 127.0.0.1:50051
   --token_file FILE         default $PYRAMID_TOKEN_FILE, else $PYRAMID_TOKEN
