@@ -4,9 +4,9 @@
 // Contract: main(bot) parses process.argv, runs the bot (or the Bot that
 // `bot(flags)` returns, for a factory that reads flags of its own, declared
 // in `extra` as node:util parseArgs options), and resolves to the
-// exit status: 0 when it played the --matches it was asked for (or was
-// stopped by SIGINT/SIGTERM, or the referee closed the stream) without a
-// PlayError, 1 otherwise, 2 for bad flags.
+// exit status: 0 when, without a PlayError, the --matches it was asked for
+// ended (with 0: the referee closed the stream) or SIGINT/SIGTERM stopped
+// it; 1 otherwise; 2 for bad flags.
 //
 //   --referee HOST:PORT       default $PYRAMID_REFEREE, else 127.0.0.1:50051
 //   --token_file FILE         default $PYRAMID_TOKEN_FILE, else $PYRAMID_TOKEN
