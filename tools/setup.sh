@@ -11,8 +11,15 @@ packages=(
   libsodium-dev libssl-dev openssl libsqlite3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-grpcio python3-protobuf
+  python3-venv python3-wheel python3-nacl
   clang-14 libclang-rt-14-dev clang-format-14
 )
+# Node.js and npm for the Node client kit (tools/clients/node): Debian's,
+# unless a node and an npm are already on the PATH (NodeSource's nodejs, for
+# one, bundles npm and conflicts with Debian's npm package).
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+  packages+=(nodejs npm)
+fi
 
 missing=()
 for p in "${packages[@]}"; do

@@ -1,0 +1,297 @@
+#!/usr/bin/env bash
+# End-to-end test of the Python client kit (tools/clients/python) against a
+# real referee over loopback gRPC.
+#
+#  0. The shipped stubs match proto/ (generate_stubs.sh --check); the kit
+#     installs as documented, offline, into a fresh venv:
+#       python3 -m venv --system-site-packages VENV
+#       VENV/bin/pip install --no-build-isolation tools/clients/python
+#     and its unit tests (tests/python_kit_unit_test.py) pass there.
+#  1. The kit's example bots on every seat (seat tokens), every game, several
+#     seat counts: Rock, Paper, Pyramid! (3), Pyramid Shambo (2 and 4),
+#     Flaming Pyramids (3, curse), Pyramid Scheme (2); random_bot.py on
+#     every seat but one seat of RPP, Shambo-4 and Flaming, which play the
+#     game's own example (examples/GAME_bot.py).
+#  2. At the same time, a bot token with an Ed25519 key (registered with its
+#     public key; the bot signs with --key_file) holding both seats of a
+#     Flaming Pyramids match and seat 0 of a Rock, Paper, Pyramid! match, and
+#     an unkeyed bot token holding seat 0 of one match of each game at once,
+#     each token played by one kit process (C++ bots on the other seats).
+#  3. A strategy slower than the commit deadline (tests/python_kit_slow_bot.py):
+#     the kit commits its fallback action before the deadline; no seat is
+#     faulted and the match ends normally.
+#  4. The referee is SIGKILLed mid-match and restarted on its data directory:
+#     the kit bots reconnect on their own and finish the match.
+#  5. tools/clients/play_local.sh runs the installed kit's random bot against
+#     C++ bots (3 Pyramid Shambo matches, verified by the runner).
+#  6. A match over TLS (--tls_ca), against a second referee with a
+#     certificate made here with openssl.
+# Every log is fetched with `refctl get-log` and must verify as genuine.
+#
+# Runs from the source root. PYRAMID_BIN names the built binaries (default
+# build/bin).
+set -euo pipefail
+
+BIN=${PYRAMID_BIN:-build/bin}
+KIT=tools/clients/python
+LIMIT=60  # Seconds any one phase may take.
+
+tmp=$(mktemp -d)
+pids=()
+declare -A names  # pid -> name, for messages
+cleanup() {
+  local pid
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+fail() {
+  echo "FAIL: $*" >&2
+  for f in "$tmp"/*.out; do
+    [[ -f $f ]] && { echo "--- $f" >&2; tail -n 15 "$f" >&2; }
+  done
+  exit 1
+}
+
+for tool in referee bot refctl replay keygen; do
+  [[ -x $BIN/$tool ]] || fail "$BIN/$tool is not built"
+done
+
+# Starts a background process, logging to $tmp/NAME.out; sets $last_pid.
+spawn() {
+  local name=$1
+  shift
+  "$@" >"$tmp/$name.out" 2>&1 &
+  last_pid=$!
+  pids+=("$last_pid")
+  names[$last_pid]=$name
+}
+
+# Waits up to $LIMIT seconds for each pid to exit; each must exit 0.
+wait_for() {
+  local deadline=$((SECONDS + LIMIT)) pid status
+  for pid in "$@"; do
+    while kill -0 "$pid" 2>/dev/null; do
+      ((SECONDS < deadline)) || fail "${names[$pid]} still running after ${LIMIT}s"
+      sleep 0.05
+    done
+    status=0
+    wait "$pid" || status=$?
+    ((status == 0)) || fail "${names[$pid]} exited with status $status"
+  done
+}
+
+# Polls `$@` (a command) every 50 ms until it succeeds or $LIMIT seconds pass.
+poll() {
+  local deadline=$((SECONDS + LIMIT))
+  until "$@"; do
+    ((SECONDS < deadline)) || fail "timed out waiting for: $*"
+    sleep 0.05
+  done
+}
+
+# --- 0. stubs, install, unit tests
+"$KIT/generate_stubs.sh" --check >/dev/null || fail "the kit's stubs are stale"
+/usr/bin/python3 -m venv --system-site-packages "$tmp/venv" ||
+  fail "python3 -m venv (Debian: python3-venv)"
+"$tmp/venv/bin/pip" install --quiet --no-build-isolation "$KIT" \
+  >"$tmp/pip.out" 2>&1 || fail "pip install --no-build-isolation $KIT"
+PY=$tmp/venv/bin/python
+where=$(cd / && "$PY" -c 'import pyramid_kit; print(pyramid_kit.__file__)')
+[[ $where == "$tmp/venv/"* ]] || fail "pyramid_kit imported from $where, not the venv"
+PYTHONDONTWRITEBYTECODE=1 "$PY" tests/python_kit_unit_test.py 2>"$tmp/unit.out" ||
+  fail "tests/python_kit_unit_test.py"
+tail -n 1 "$tmp/unit.out"
+RANDOM_BOT=$KIT/examples/random_bot.py
+
+# --- the referee
+start_referee() {
+  rm -f "$tmp/port"
+  spawn referee "$BIN/referee" --listen="$1" --port_file="$tmp/port" \
+    --data_dir="$tmp/data"
+  referee_pid=$last_pid
+  poll test -s "$tmp/port"
+}
+start_referee 127.0.0.1:0
+addr=127.0.0.1:$(cat "$tmp/port")
+refctl() {
+  "$BIN/refctl" --referee="$addr" --admin_token_file="$tmp/data/admin.token" "$@"
+}
+
+# get-log MATCH, then `replay verify` must say genuine with the pinned key.
+verify_log() {
+  local match=$1 out
+  refctl get-log "$match" --out="$tmp/$match.pyrlog" 2>/dev/null ||
+    fail "get-log $match"
+  out=$("$BIN/replay" verify --key="$tmp/data/referee.key.pub" \
+    "$tmp/$match.pyrlog") || fail "replay verify $match: $out"
+  [[ $out == *": genuine ("* ]] || fail "replay verify $match: $out"
+  echo "$out"
+}
+
+# expect_clean NAME MATCHES: the kit bot NAME ended MATCHES matches, each
+# normally (no forfeit), with no error.
+expect_clean() {
+  local out=$tmp/$1.out
+  grep -q "^pyramid_kit: $2 match(es) ended, 0 error(s)" "$out" ||
+    fail "$1 did not end $2 match(es) without error"
+  ! grep -q "(forfeited)\|TERMINATION_FORFEIT" "$out" || fail "$1 saw a forfeit"
+}
+
+# --- 1. random kit bots on every seat, every game
+matches=()
+waited=()
+kit_match() {  # NAME GAME SEATS [OPTIONS [SEAT EXAMPLE]]: EXAMPLE on SEAT
+  local name=$1 game=$2 seats=$3 options=${4:-} match seat script
+  match=$(refctl create-match --game="$game" --seats="$seats" \
+    --options="$options" --token_dir="$tmp/tok-$name" 2>/dev/null) ||
+    fail "create-match $game"
+  matches+=("$match")
+  for ((seat = 0; seat < seats; seat++)); do
+    script=$RANDOM_BOT
+    [[ $seat == "${5:-}" ]] && script=$KIT/examples/$6
+    spawn "$name-$seat" "$PY" "$script" --referee "$addr" \
+      --token_file "$tmp/tok-$name/seat-$seat.token" --matches 1
+    waited+=("$last_pid")
+  done
+}
+kit_match rpp3 rock_paper_pyramid 3 "" 0 rock_paper_pyramid_bot.py
+kit_match shambo2 pyramid_shambo 2
+kit_match shambo4 pyramid_shambo 4 "" 3 pyramid_shambo_bot.py
+kit_match flaming3 flaming_pyramids 3 "flaming_pyramids { curse: true }" 2 \
+  flaming_pyramids_bot.py
+kit_match scheme2 pyramid_scheme 2
+
+# --- 2. bot tokens: one keyed, one carrying a match of every game at once
+"$BIN/keygen" --out="$tmp/keyed.key" >/dev/null 2>&1 || fail "keygen"
+keyed=$(refctl register-bot keyed --public_key="$(cat "$tmp/keyed.key.pub")" \
+  --token_out="$tmp/keyed.token" 2>/dev/null) || fail "register-bot keyed"
+multi=$(refctl register-bot multi --token_out="$tmp/multi.token" 2>/dev/null) ||
+  fail "register-bot multi"
+others=$(refctl register-bot others --token_out="$tmp/others.token" 2>/dev/null) ||
+  fail "register-bot others"
+bot_matches=()
+bot_match() {  # GAME BOTS
+  local match
+  match=$(refctl create-match --game="$1" --bots="$2" --token_dir="$tmp" \
+    2>/dev/null) || fail "create-match $1 --bots=$2"
+  bot_matches+=("$match")
+}
+bot_match flaming_pyramids "$keyed,$keyed"
+bot_match rock_paper_pyramid "$keyed,$others,$others"
+bot_match rock_paper_pyramid "$multi,$others,$others"
+bot_match pyramid_shambo "$multi,$others,$others"
+bot_match flaming_pyramids "$multi,$others"
+bot_match pyramid_scheme "$multi,$others,$others"
+spawn keyed "$PY" "$RANDOM_BOT" --referee "$addr" --token_file "$tmp/keyed.token" \
+  --key_file "$tmp/keyed.key" --matches 2
+waited+=("$last_pid")
+PYRAMID_TOKEN=$(cat "$tmp/multi.token") PYRAMID_REFEREE=$addr \
+  spawn multi "$PY" "$RANDOM_BOT" --matches 4
+waited+=("$last_pid")
+# The C++ bot holding the other seats plays until it is stopped (it counts a
+# MatchEnded per seat, and it holds two seats of some matches).
+spawn others "$BIN/bot" --referee="$addr" --token_file="$tmp/others.token" --quiet
+others_pid=$last_pid
+
+wait_for "${waited[@]}"
+kill "$others_pid"
+for name in rpp3-0 rpp3-1 shambo2-1 shambo4-3 shambo4-0 flaming3-2 flaming3-0 scheme2-0; do
+  expect_clean "$name" 1
+done
+expect_clean keyed 2
+expect_clean multi 4
+for match in "${matches[@]}" "${bot_matches[@]}"; do verify_log "$match"; done
+echo "phase 1-2: $((${#matches[@]} + ${#bot_matches[@]})) matches genuine (${SECONDS}s)"
+
+# --- 3. a strategy slower than the commit deadline
+match=$(refctl create-match --game=rock_paper_pyramid --seats=3 \
+  --commit_timeout_ms=4000 --reveal_timeout_ms=10000 --token_dir="$tmp/tok-slow" \
+  2>/dev/null) || fail "create-match slow"
+spawn slow "$PY" tests/python_kit_slow_bot.py --referee "$addr" \
+  --token_file "$tmp/tok-slow/seat-0.token" --matches 1 --delay_s 6 \
+  --slow_decisions 2 --deadline_margin_ms 1500
+waited=("$last_pid")
+for seat in 1 2; do
+  spawn "slow-peer-$seat" "$PY" "$RANDOM_BOT" --referee "$addr" \
+    --token_file "$tmp/tok-slow/seat-$seat.token" --matches 1 --quiet
+  waited+=("$last_pid")
+done
+wait_for "${waited[@]}"
+expect_clean slow 1
+grep -q "0 error(s), 2 fallback action(s)" "$tmp/slow.out" ||
+  fail "the slow strategy's two late decisions were not answered by the fallback"
+out=$(verify_log "$match")
+echo "$out"
+"$BIN/replay" show "$tmp/$match.pyrlog" >"$tmp/slow-show.txt" 2>&1 ||
+  fail "replay show $match"
+! grep -qi "fault" "$tmp/slow-show.txt" || fail "the slow match's log holds a fault"
+echo "phase 3: fallback actions before the deadline, no fault (${SECONDS}s)"
+
+# --- 4. the referee dies mid-match; the kit bots reconnect
+match=$(refctl create-match --game=rock_paper_pyramid --seats=3 \
+  --token_dir="$tmp/tok-re" 2>/dev/null) || fail "create-match reconnect"
+waited=()
+for seat in 0 1 2; do
+  spawn "re-$seat" "$PY" tests/python_kit_slow_bot.py --referee "$addr" \
+    --token_file "$tmp/tok-re/seat-$seat.token" --matches 1 --delay_s 0.3
+  waited+=("$last_pid")
+done
+past_decision_2() {
+  local info re='"decision_id": *"?([0-9]+)'
+  info=$(refctl get-match "$match" 2>/dev/null) || return 1
+  [[ $info =~ $re ]] && ((BASH_REMATCH[1] >= 2))
+}
+poll past_decision_2
+kill -9 "$referee_pid"
+wait "$referee_pid" 2>/dev/null || true
+sleep 0.5
+start_referee "$addr"
+wait_for "${waited[@]}"
+for seat in 0 1 2; do
+  expect_clean "re-$seat" 1
+  grep -Eq "^pyramid_kit: 1 match\(es\) ended, 0 error\(s\), [0-9]+ fallback action\(s\), [2-9] stream\(s\)" \
+    "$tmp/re-$seat.out" || fail "re-$seat did not reconnect"
+done
+verify_log "$match"
+echo "phase 4: reconnected after a referee SIGKILL (${SECONDS}s)"
+
+# --- 5. the documented one-command game against C++ bots (play_local.sh)
+PYRAMID_BIN=$BIN timeout "$LIMIT" tools/clients/play_local.sh --game=pyramid_shambo \
+  --seats=3 --out="$tmp/play-local" -- "$PY" "$RANDOM_BOT" >"$tmp/play-local.out" 2>&1 ||
+  fail "play_local.sh with the Python kit's random bot"
+grep -q "^3 matches, all included in checkpoint" "$tmp/play-local.out" ||
+  fail "play_local.sh did not play and verify 3 matches"
+echo "phase 5: play_local.sh (${SECONDS}s)"
+
+# --- 6. TLS: a referee with a certificate; the bots trust it with --tls_ca
+mkdir -p "$tmp/tls"
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
+  -keyout "$tmp/tls/key.pem" -out "$tmp/tls/cert.pem" -days 2 -subj /CN=localhost \
+  -addext "subjectAltName=IP:127.0.0.1" >/dev/null 2>&1 || fail "openssl req"
+spawn tls-referee "$BIN/referee" --listen=127.0.0.1:0 --port_file="$tmp/tls/port" \
+  --data_dir="$tmp/tls/data" --tls_cert="$tmp/tls/cert.pem" --tls_key="$tmp/tls/key.pem"
+poll test -s "$tmp/tls/port"
+tls_addr=127.0.0.1:$(cat "$tmp/tls/port")
+match=$("$BIN/refctl" --referee="$tls_addr" --tls_ca="$tmp/tls/cert.pem" \
+  --admin_token_file="$tmp/tls/data/admin.token" create-match \
+  --game=rock_paper_pyramid --seats=3 --token_dir="$tmp/tok-tls" 2>/dev/null) ||
+  fail "create-match over TLS"
+waited=()
+for seat in 0 1 2; do
+  spawn "tls-$seat" "$PY" "$RANDOM_BOT" --referee "$tls_addr" --tls_ca "$tmp/tls/cert.pem" \
+      --token_file "$tmp/tok-tls/seat-$seat.token" --matches 1
+  waited+=("$last_pid")
+done
+wait_for "${waited[@]}"
+for seat in 0 1 2; do expect_clean "tls-$seat" 1; done
+"$BIN/refctl" --referee="$tls_addr" --tls_ca="$tmp/tls/cert.pem" get-log "$match" \
+  --out="$tmp/tls/match.pyrlog" 2>/dev/null || fail "get-log over TLS"
+out=$("$BIN/replay" verify --key="$tmp/tls/data/referee.key.pub" "$tmp/tls/match.pyrlog") ||
+  fail "replay verify (TLS match): $out"
+[[ $out == *": genuine ("* ]] || fail "replay verify (TLS match): $out"
+echo "phase 6: a match over TLS (${SECONDS}s)"
+
+echo "PASS: Python kit: installed with pip, $((${#matches[@]} + ${#bot_matches[@]} + 3)) matches of every game (seat tokens, a keyed bot token, one bot token on 4 matches at once, a slow strategy, a referee restart), play_local.sh and TLS; every log genuine"

@@ -1,0 +1,339 @@
+// The Bot base class: a strategy plus everything around it.
+//
+// Contract (the same as the Python kit's pyramid_kit/bot.py). Subclass Bot
+// and implement choose(game, observation, legalActions), which returns an
+// Action as a plain object (e.g. { rock_paper_pyramid: { piece } }) or a
+// Promise of one; call run(referee, token). The kit then, on one Play
+// stream per token:
+// - answers decision 0 with 32 secure random bytes and every later decision
+//   with the strategy's action: serialized once, committed with a fresh
+//   32-byte salt, those very bytes revealed when asked (or right after the
+//   commit when the decision has a single seat);
+// - signs every commit when given a SeatKey;
+// - keys all state on (match, seat, decision), so one bot token plays any
+//   number of matches at once;
+// - when the commit deadline comes within deadlineMarginMs before the
+//   strategy's promise settles, commits the fallback action (the first
+//   listed legal action, or `canonical` for an unlisted Pyramid Shambo
+//   payment: always legal) and ignores the late answer; a strategy that
+//   throws or rejects gets the fallback too. A strategy that blocks the
+//   event loop blocks the kit: make slow strategies asynchronous;
+// - when the stream breaks for a reason a reconnection can mend, opens a new
+//   one with the same token, backing off from 100 ms doubling to 5 s, for at
+//   most reconnectForS seconds without a referee, and commits or reveals
+//   again whatever the referee asks for;
+// - stops cleanly on stop() (the command line calls it on SIGINT and
+//   SIGTERM), after `matches` matches ended, or when the referee closes the
+//   stream.
+'use strict';
+
+const grpc = require('@grpc/grpc-js');
+const crypto = require('node:crypto');
+const protocol = require('./protocol');
+const { load, encodeAction } = require('./proto');
+
+// Stream errors that another attempt cannot mend.
+const FINAL = new Set([grpc.status.UNAUTHENTICATED, grpc.status.PERMISSION_DENIED,
+  grpc.status.INVALID_ARGUMENT, grpc.status.UNIMPLEMENTED]);
+
+/** The first listed legal action, else the unlisted Shambo payment's canonical one. */
+function fallbackAction(game, observation, legalActions) {
+  if (legalActions && legalActions.length) return legalActions[0];
+  if (game === 'pyramid_shambo' && observation && observation.pyramid_shambo &&
+      observation.pyramid_shambo.phase === 'SHAMBO_PHASE_PAYMENT') {
+    return { pyramid_shambo: { canonical: true } };
+  }
+  throw new Error(`${game}: no legal action listed and none known`);
+}
+
+const sleep = (ms) => new Promise((resolve) => { setTimeout(resolve, ms); });
+
+class Bot {
+  /**
+   * The strategy. `legalActions` is null when the game does not list them
+   * (build the action from the observation, or return
+   * fallbackAction(game, observation, null)).
+   */
+  // eslint-disable-next-line class-methods-use-this, no-unused-vars
+  choose(game, observation, legalActions) {
+    throw new Error('a Bot must implement choose()');
+  }
+
+  /** The whole DecisionRequest, for strategies that need more. Calls choose. */
+  decide(request) {
+    return this.choose(request.game, request.observation,
+      request.legal_actions_listed ? request.legal_actions : null);
+  }
+
+  /** Every DecisionResult. Default: nothing. */
+  // eslint-disable-next-line class-methods-use-this, no-unused-vars
+  onResult(result) {}
+
+  /** Once per MatchEnded of a match this run played. Default: prints the rank (unless this.quiet). */
+  onMatchEnded(ended) {
+    if (this.quiet) return;
+    const mine = ended.outcome.seats[ended.seat];
+    console.log(`match ${ended.match_id} seat ${ended.seat}: rank ${mine.rank}, `
+      + `score ${mine.score}${mine.forfeited ? ' (forfeited)' : ''} [${ended.outcome.termination}]`);
+  }
+
+  /**
+   * Plays until done; resolves to a summary { matchesEnded, errors,
+   * fallbacks, strategyFailures, streams, failure }.
+   * options: key (SeatKey), matches, reconnectForS (300),
+   * deadlineMarginMs (500), credentials (grpc credentials; default
+   * plaintext), protoDir, log (function of one line; default stderr),
+   * verbose (log every message received).
+   */
+  async run(referee, token, options = {}) {
+    this.runner = new Runner(this, referee, token, options);
+    return this.runner.run();
+  }
+
+  /** Ends run() cleanly. */
+  stop() {
+    if (this.runner) this.runner.stop();
+  }
+}
+
+class Runner {
+  constructor(bot, referee, token, options) {
+    this.bot = bot;
+    this.token = token;
+    this.key = options.key || null;
+    this.matches = options.matches || 0;
+    this.reconnectForS = options.reconnectForS ?? 300;
+    this.marginMs = options.deadlineMarginMs ?? 500;
+    this.verbose = Boolean(options.verbose);
+    this.log = options.log || ((line) => process.stderr.write(`pyramid_kit: ${line}\n`));
+    const { Referee, Action } = load(options.protoDir);
+    this.Action = Action;
+    this.client = new Referee(referee, options.credentials || grpc.credentials.createInsecure(), {
+      'grpc.initial_reconnect_backoff_ms': 100, 'grpc.max_reconnect_backoff_ms': 2000,
+    });
+    this.pending = new Map(); // "match/seat/decision" -> entry
+    this.played = new Set();
+    this.ended = new Set();
+    this.summary = {
+      matchesEnded: 0, errors: 0, fallbacks: 0, strategyFailures: 0, streams: 0, failure: '',
+    };
+    this.stream = 0;
+    this.call = null;
+    this.stopping = false;
+    this.wakeUp = null;
+  }
+
+  async run() {
+    let backoff = 100;
+    let brokenSince = null;
+    try {
+      while (!this.stopping) {
+        // eslint-disable-next-line no-await-in-loop
+        const { got, error } = await this.playOnce();
+        if (!error || this.stopping) break;
+        if (FINAL.has(error.code) || this.reconnectForS <= 0) {
+          this.summary.failure = `stream ended: ${error.code}: ${error.details}`;
+          break;
+        }
+        const now = Date.now();
+        if (got || brokenSince === null) {
+          brokenSince = now;
+          backoff = 100;
+        }
+        if (now - brokenSince > this.reconnectForS * 1000) {
+          this.summary.failure = `no referee for ${Math.round((now - brokenSince) / 1000)} s`;
+          break;
+        }
+        this.log(`stream ended (${grpc.status[error.code]}); reconnecting in ${backoff} ms`);
+        // eslint-disable-next-line no-await-in-loop
+        await Promise.race([sleep(backoff), new Promise((resolve) => { this.wakeUp = resolve; })]);
+        backoff = Math.min(backoff * 2, 5000);
+      }
+    } finally {
+      for (const entry of this.pending.values()) clearTimeout(entry.timer);
+      this.client.close();
+    }
+    this.summary.matchesEnded = this.ended.size;
+    return this.summary;
+  }
+
+  /** One Play stream: resolves when it ends, with the error that ended it. */
+  playOnce() {
+    this.stream += 1;
+    this.summary.streams += 1;
+    const metadata = new grpc.Metadata();
+    metadata.set('authorization', `Bearer ${this.token}`);
+    const call = this.client.Play(metadata);
+    this.call = call;
+    let got = false;
+    return new Promise((resolve) => {
+      let settled = false;
+      const finish = (error) => {
+        if (settled) return;
+        settled = true;
+        call.removeAllListeners('data');
+        call.cancel();
+        resolve({ got, error });
+      };
+      call.on('data', (response) => {
+        got = true;
+        if (!this.handle(response)) finish(null);
+      });
+      call.on('error', (error) => finish(error));
+      call.on('end', () => finish(null));
+    });
+  }
+
+  stop() {
+    this.stopping = true;
+    if (this.call) this.call.cancel();
+    if (this.wakeUp) this.wakeUp();
+  }
+
+  send(message) {
+    try {
+      this.call.write(message);
+    } catch (error) {
+      // The stream is gone: the referee asks again after the reconnection.
+    }
+  }
+
+  /** Returns false once enough matches have ended. */
+  handle(response) {
+    const { kind } = response;
+    const m = response[kind];
+    if (this.verbose) this.log(`<- ${kind}: ${JSON.stringify(m)}`);
+    if (kind === 'decision') {
+      this.onDecision(m);
+    } else if (kind === 'reveal_request') {
+      this.reveal(keyOf(m));
+    } else if (kind === 'reveal_ack') {
+      this.pending.delete(keyOf(m));
+    } else if (kind === 'result') {
+      this.bot.onResult(m);
+    } else if (kind === 'match_ended') {
+      return this.onMatchEnded(m);
+    } else if (kind === 'error') {
+      this.summary.errors += 1;
+      this.log(`match ${m.match_id} seat ${m.seat} decision ${m.decision_id}: code ${m.code}: `
+        + `${m.message}${m.faulted ? ' (faulted)' : ''}`);
+    }
+    return true;
+  }
+
+  onMatchEnded(ended) {
+    for (const [key, entry] of this.pending) {
+      if (entry.request.match_id === ended.match_id) {
+        clearTimeout(entry.timer);
+        this.pending.delete(key);
+      }
+    }
+    // A bot token's new stream also gets the MatchEnded of every match that
+    // bot finished before: count only ours.
+    if (!this.played.has(ended.match_id) || this.ended.has(ended.match_id)) return true;
+    this.ended.add(ended.match_id);
+    this.bot.onMatchEnded(ended);
+    return !(this.matches && this.ended.size >= this.matches);
+  }
+
+  onDecision(request) {
+    const key = keyOf(request);
+    this.played.add(request.match_id);
+    if (request.committed) return; // The reveal comes later.
+    let entry = this.pending.get(key);
+    if (entry) {
+      // Asked again after a reconnection: the same choice, unless already
+      // sent on this stream or still being decided.
+      if (entry.action && entry.committedOn !== this.stream) this.commit(entry);
+      return;
+    }
+    entry = {
+      request, salt: null, action: null, committedOn: -1, revealedOn: -1, timer: null,
+    };
+    this.pending.set(key, entry);
+    if (request.decision_id === '0') {
+      this.settle(entry, { seed: { contribution: crypto.randomBytes(32) } });
+      return;
+    }
+    const deadline = Number(request.commit_deadline_unix_ms);
+    if (deadline) {
+      const budget = Math.max(deadline - Date.now() - this.marginMs, 0);
+      entry.timer = setTimeout(() => this.fallBack(entry), budget);
+    }
+    Promise.resolve()
+      .then(() => this.bot.decide(request))
+      .then((action) => this.settle(entry, action), (error) => {
+        this.summary.strategyFailures += 1;
+        this.log(`strategy failed on match ${request.match_id} decision ${request.decision_id}: `
+          + `${error && error.stack ? error.stack : error}; sending the fallback action`);
+        this.fallBack(entry);
+      });
+  }
+
+  fallBack(entry) {
+    if (entry.action || this.pending.get(keyOf(entry.request)) !== entry) return;
+    const r = entry.request;
+    let action;
+    try {
+      action = fallbackAction(r.game, r.observation, r.legal_actions_listed ? r.legal_actions : null);
+    } catch (error) {
+      this.log(`match ${r.match_id} decision ${r.decision_id}: ${error.message}`);
+      return;
+    }
+    this.summary.fallbacks += 1;
+    this.log(`match ${r.match_id} seat ${r.seat} decision ${r.decision_id}: the strategy is late; `
+      + 'committing the fallback action');
+    this.settle(entry, action);
+  }
+
+  /** Fixes the action (first come, first served), commits, reveals if single-seat. */
+  settle(entry, action) {
+    if (entry.action || this.pending.get(keyOf(entry.request)) !== entry) return;
+    let bytes;
+    try {
+      bytes = encodeAction(this.Action, action);
+    } catch (error) {
+      this.summary.strategyFailures += 1;
+      this.log(`the strategy returned a bad action: ${error.message}`);
+      this.fallBack(entry);
+      return;
+    }
+    clearTimeout(entry.timer);
+    entry.salt = protocol.newSalt();
+    entry.action = bytes; // Serialized once: what is hashed is what is revealed.
+    this.commit(entry);
+    if (entry.request.acting_seats.length === 1) this.reveal(keyOf(entry.request));
+  }
+
+  commit(entry) {
+    const r = entry.request;
+    entry.committedOn = this.stream;
+    const c = protocol.commitment(r.match_id, r.seat, r.decision_id, entry.salt, entry.action);
+    const signature = this.key ? this.key.signCommit(r.match_id, r.seat, r.decision_id, c)
+      : Buffer.alloc(0);
+    this.send({
+      commit: {
+        match_id: r.match_id, seat: r.seat, decision_id: r.decision_id, commitment: c, signature,
+      },
+    });
+  }
+
+  reveal(key) {
+    const entry = this.pending.get(key);
+    if (!entry || !entry.action || entry.revealedOn === this.stream) return;
+    entry.revealedOn = this.stream;
+    const r = entry.request;
+    this.send({
+      reveal: {
+        match_id: r.match_id, seat: r.seat, decision_id: r.decision_id, salt: entry.salt,
+        action: entry.action,
+      },
+    });
+  }
+}
+
+function keyOf(m) {
+  return `${m.match_id}/${m.seat}/${m.decision_id}`;
+}
+
+module.exports = { Bot, fallbackAction };

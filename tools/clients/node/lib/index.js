@@ -1,0 +1,16 @@
+// pyramid-kit for Node: write a bot for the pyramid referee in a few lines.
+// Subclass Bot, implement choose(game, observation, legalActions), and pass
+// an instance to main() (flags --referee, --token_file, --key_file, ...).
+// The protocol (commit-reveal, salts, seat keys, many matches on one bot
+// token, reconnection, deadlines, shutdown) is done for you; see
+// docs/writing-a-bot.md.
+'use strict';
+
+const { Bot, fallbackAction } = require('./bot');
+const { main, parse } = require('./cli');
+const protocol = require('./protocol');
+const proto = require('./proto');
+
+module.exports = {
+  Bot, fallbackAction, main, parse, protocol, proto,
+};

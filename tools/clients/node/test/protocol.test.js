@@ -1,0 +1,77 @@
+// Unit tests of the Node kit: protocol bytes against
+// testdata/vectors/primitives.txt, the fallback action, and action encoding
+// with proto/ loaded at run time. Run with `npm test` in tools/clients/node.
+'use strict';
+
+const assert = require('node:assert');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const test = require('node:test');
+const { protocol, proto, fallbackAction } = require('..');
+
+const VECTORS = path.resolve(__dirname, '..', '..', '..', '..', 'testdata', 'vectors',
+  'primitives.txt');
+
+function vectors() {
+  const out = {};
+  for (const line of fs.readFileSync(VECTORS, 'utf8').split('\n')) {
+    const i = line.indexOf('=');
+    if (i > 0 && !line.trimStart().startsWith('#')) {
+      out[line.slice(0, i).trim()] = line.slice(i + 1).trim();
+    }
+  }
+  return out;
+}
+
+test('commitments match the vectors', () => {
+  const v = vectors();
+  for (const p of ['commit', 'commit2']) {
+    const got = protocol.commitment(v[`${p}.match_id`], Number(v[`${p}.seat`]),
+      v[`${p}.decision_id`], Buffer.from(v[`${p}.salt`], 'hex'),
+      Buffer.from(v[`${p}.action`], 'hex'));
+    assert.strictEqual(got.toString('hex'), v[`${p}.hash`], p);
+  }
+});
+
+test('commit signature matches the vector', () => {
+  const v = vectors();
+  const key = new protocol.SeatKey(Buffer.from(v['commit_sig.key_seed'], 'hex'));
+  assert.strictEqual(key.publicKey.toString('hex'), v['commit_sig.public_key']);
+  const args = [v['commit_sig.match_id'], Number(v['commit_sig.seat']),
+    v['commit_sig.decision_id'], Buffer.from(v['commit_sig.commitment'], 'hex')];
+  assert.strictEqual(protocol.commitSignatureMessage(...args).toString('hex'),
+    v['commit_sig.message']);
+  assert.strictEqual(key.signCommit(...args).toString('hex'), v['commit_sig.signature']);
+});
+
+test('key files read as keygen writes them', () => {
+  const v = vectors();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kit-'));
+  const file = path.join(dir, 'k');
+  fs.writeFileSync(file, Buffer.from(v['keyfile.secret_contents'], 'hex'));
+  assert.strictEqual(`${protocol.SeatKey.fromFile(file).publicKey.toString('hex')}\n`,
+    Buffer.from(v['keyfile.public_contents'], 'hex').toString());
+  for (const bad of ['', `0x${'00'.repeat(32)}`, '00'.repeat(31), 'zz'.repeat(32)]) {
+    fs.writeFileSync(file, `${bad}\n`);
+    assert.throws(() => protocol.SeatKey.fromFile(file), bad);
+  }
+  fs.rmSync(dir, { recursive: true });
+});
+
+test('fallback actions are legal', () => {
+  const listed = [{ flaming_pyramids: { fall: 'FP_LEFT' } }];
+  assert.strictEqual(fallbackAction('flaming_pyramids', {}, listed), listed[0]);
+  const payment = { pyramid_shambo: { phase: 'SHAMBO_PHASE_PAYMENT' } };
+  assert.deepStrictEqual(fallbackAction('pyramid_shambo', payment, null),
+    { pyramid_shambo: { canonical: true } });
+  assert.throws(() => fallbackAction('pyramid_shambo', { pyramid_shambo: { phase: 'x' } }, null));
+});
+
+test('actions encode with proto/ loaded at run time', () => {
+  const { Action } = proto.load();
+  assert.strictEqual(proto.encodeAction(Action, { flaming_pyramids: { fall: 'FP_LEFT' } })
+    .toString('hex'), '22021001');
+  assert.throws(() => proto.encodeAction(Action, undefined));
+  assert.throws(() => proto.encodeAction(Action, 'rock'));
+});

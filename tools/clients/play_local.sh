@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# Plays your bot against C++ reference bots on a local referee, in one
+# command, and verifies every log.
+#
+#   tools/clients/play_local.sh [--game=GAME] [--seats=N] [--rounds=R]
+#       [--strategy=random|heuristic] [--out=DIR] -- COMMAND [ARG...]
+#
+# COMMAND is your bot, as you would start it (it gets --referee=ADDRESS
+# --token_file=FILE appended, as every kit bot and the C++ bot take them).
+# Writes a GAUNTLET tournament of your bot against N-1 C++ bots (--strategy,
+# default random) in every seat rotation, R times, and runs
+# build/bin/tournament on it (which records it in DIR/tournament.txt): the runner starts its own referee on a
+# free loopback port, plays, verifies every log against the referee's key
+# and prints the standings. Your bot's output is in DIR/bots/mine.log. A DIR
+# that an earlier play_local run wrote is replaced; any other non-empty DIR
+# is refused.
+# Defaults: rock_paper_pyramid, 3 seats, 1 round, out/play-local. Exit
+# status: the runner's (0 when every match was played and every log
+# verified). PYRAMID_BIN names the built binaries (default build/bin).
+set -euo pipefail
+
+BIN=${PYRAMID_BIN:-build/bin}
+game=rock_paper_pyramid seats=3 rounds=1 strategy=random out=out/play-local
+usage() {
+  sed -n '5,6p' "$0" | sed 's/^# *//' >&2
+  exit 2
+}
+while (($#)); do
+  case $1 in
+    --game=*) game=${1#*=} ;;
+    --seats=*) seats=${1#*=} ;;
+    --rounds=*) rounds=${1#*=} ;;
+    --strategy=*) strategy=${1#*=} ;;
+    --out=*) out=${1#*=} ;;
+    --) shift; break ;;
+    *) usage ;;
+  esac
+  shift
+done
+(($# > 0)) || usage
+[[ $seats =~ ^[0-9]+$ && $seats -ge 2 && $rounds =~ ^[0-9]+$ ]] || usage
+[[ -x $BIN/tournament && -x $BIN/bot ]] ||
+  { echo "play_local: build first (tools/build.sh): no $BIN/tournament" >&2; exit 1; }
+
+# A protobuf text string: backslashes and double quotes escaped.
+quote() {
+  local s=${1//\\/\\\\}
+  printf '"%s"' "${s//\"/\\\"}"
+}
+
+# The runner keeps its own record of the tournament in DIR/tournament.txt;
+# a DIR whose tournament is named local-* is an earlier play_local run's.
+if [[ -f $out/tournament.txt ]] && grep -q '^name: "local-' "$out/tournament.txt"; then
+  rm -rf "$out"
+elif [[ -d $out && -n $(ls -A "$out") ]]; then
+  echo "play_local: $out is not empty and not from play_local; use --out=DIR" >&2
+  exit 2
+fi
+file=$(mktemp --suffix=.txt)
+trap 'rm -f "$file"' EXIT
+{
+  echo "name: $(quote "local-$game")"
+  echo "game { game: $(quote "$game") }"
+  echo "seats: $seats"
+  printf 'bots { name: "mine"'
+  for arg in "$@"; do printf ' command: %s' "$(quote "$arg")"; done
+  echo ' }'
+  for ((i = 1; i < seats; i++)); do
+    echo "bots { name: \"cpp-$strategy-$i\" command: $(quote "$BIN/bot")" \
+      "command: \"--strategy=$strategy\" command: \"--quiet\" }"
+  done
+  echo "format: GAUNTLET"
+  echo "rounds: $rounds"
+  echo "output_dir: $(quote "$out")"
+} >"$file"
+status=0
+"$BIN/tournament" "$file" || status=$?
+echo "play_local: your bot's output: $out/bots/mine.log; the tournament: $out/tournament.txt"
+exit $status

@@ -1,0 +1,391 @@
+"""The `Bot` base class: a strategy plus everything around it.
+
+Contract. Subclass `Bot` and implement `choose(game, observation,
+legal_actions)` (or `decide(request)` for the whole DecisionRequest); call
+`run(referee, token)`. The kit then, on one Play stream per token:
+
+- answers decision 0 with 32 secure random bytes and every later decision
+  with the strategy's action, committing to it (fresh 32-byte salt, the
+  action serialized once) and revealing those very bytes when asked, or
+  right after the commit when the decision has a single seat;
+- signs every commit when given a `SeatKey`;
+- keys all state on (match, seat, decision), so one bot token plays any
+  number of matches at once; `choose` may then run for several decisions
+  at the same time, each in its own thread;
+- when the commit deadline (DecisionRequest.commit_deadline_unix_ms) comes
+  within `deadline_margin_ms` before the strategy has answered, commits the
+  fallback action instead (`actions.fallback_action`: always legal) and
+  discards the strategy's late answer; a strategy that raises gets the
+  fallback too;
+- when the stream breaks for any reason a reconnection can mend (the
+  referee restarts, the call is cancelled, the network drops), opens a new
+  one with the same token, with backoff from 100 ms doubling to 5 s, for at
+  most `reconnect_for_s` seconds without a referee; commitments and salts
+  survive in memory, so it recommits or reveals whatever the referee asks
+  for again (docs/writing-a-bot.md, section 8);
+- stops cleanly on `stop()` (the command-line entry point calls it on
+  SIGINT and SIGTERM), after `matches` matches have ended, or when the
+  referee closes the stream.
+"""
+from __future__ import annotations
+
+import dataclasses
+import logging
+import queue
+import threading
+import time
+from typing import Iterator, Optional, Sequence
+
+import grpc
+from google.protobuf import text_format
+
+from pyramid_kit import actions, protocol
+from pyramid_kit.pb import game_pb2, referee_service_pb2 as pb
+from pyramid_kit.pb import referee_service_pb2_grpc as pb_grpc
+
+log = logging.getLogger("pyramid_kit")
+
+# Stream errors that another attempt cannot mend.
+_FINAL = {grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.PERMISSION_DENIED,
+          grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.UNIMPLEMENTED}
+
+
+@dataclasses.dataclass
+class RunSummary:
+    """What one `Bot.run` did."""
+    matches_ended: int = 0       # Matches played on this run that ended.
+    errors: int = 0              # PlayErrors received.
+    fallbacks: int = 0           # Decisions answered with the fallback.
+    strategy_failures: int = 0   # Strategy calls that raised.
+    streams: int = 0             # Play streams opened.
+    failure: str = ""            # Why run() gave up, if it did.
+
+    @property
+    def ok(self) -> bool:
+        """No error, and no reason to give up."""
+        return self.errors == 0 and not self.failure
+
+
+@dataclasses.dataclass
+class _Pending:
+    """One decision of one seat, from its request until its reveal is
+    acknowledged (or its match ends)."""
+    request: pb.DecisionRequest
+    salt: bytes = b""
+    action: Optional[bytes] = None   # Serialized once; None while deciding.
+    committed_on: int = -1           # Stream number of the last commit sent.
+    revealed_on: int = -1            # Stream number of the last reveal sent.
+    timer: Optional[threading.Timer] = None
+
+
+class Bot:
+    """Base class of a bot: override `choose` (or `decide`)."""
+
+    #: When true, the default `on_match_ended` prints nothing (--quiet).
+    quiet: bool = False
+
+    def choose(self, game: str, observation: game_pb2.Observation,
+               legal_actions: Optional[Sequence[game_pb2.Action]]
+               ) -> game_pb2.Action:
+        """The strategy: an action for `game` (e.g. "pyramid_scheme") given
+        the seat's own observation and, when the game lists them, its legal
+        actions sorted by serialized bytes (None when not listed: build the
+        action from the observation, or return
+        `actions.fallback_action(game, observation, None)`)."""
+        raise NotImplementedError("a Bot must implement choose()")
+
+    def decide(self, request: pb.DecisionRequest) -> game_pb2.Action:
+        """The whole DecisionRequest (match, seat, seats, deadline) for
+        strategies that need more than `choose` gets. Calls `choose`."""
+        listed = (list(request.legal_actions)
+                  if request.legal_actions_listed else None)
+        return self.choose(request.game, request.observation, listed)
+
+    def on_result(self, result: pb.DecisionResult) -> None:
+        """Called with every DecisionResult (the seat's view after each
+        move), on the stream's thread: return quickly. Default: nothing."""
+
+    def on_match_ended(self, ended: pb.MatchEnded) -> None:
+        """Called once per MatchEnded of a match this run played. Default:
+        prints the seat's rank and score to standard output (unless
+        `quiet`)."""
+        if self.quiet:
+            return
+        mine = ended.outcome.seats[ended.seat]
+        term = game_pb2.Termination.Name(ended.outcome.termination)
+        print(f"match {ended.match_id} seat {ended.seat}: rank {mine.rank}, "
+              f"score {mine.score}{' (forfeited)' if mine.forfeited else ''}"
+              f" [{term}]", flush=True)
+
+    def run(self, referee: str, token: str, *,
+            key: Optional[protocol.SeatKey] = None, matches: int = 0,
+            reconnect_for_s: float = 300, deadline_margin_ms: int = 500,
+            credentials: Optional[grpc.ChannelCredentials] = None
+            ) -> RunSummary:
+        """Plays until stopped (see the module's contract). `referee` is
+        "host:port"; `token` a seat or bot token; `matches` > 0 returns once
+        that many matches played here have ended; `credentials` connects
+        with TLS (default: plaintext)."""
+        self._runner = _Runner(self, referee, token, key, matches,
+                               reconnect_for_s, deadline_margin_ms,
+                               credentials)
+        return self._runner.run()
+
+    def stop(self) -> None:
+        """Ends `run` cleanly from any thread (or a signal handler)."""
+        runner = getattr(self, "_runner", None)
+        if runner is not None:
+            threading.Thread(target=runner.stop, daemon=True).start()
+
+
+class _Runner:
+    """One `Bot.run`: the streams, the pending decisions, the counters."""
+
+    def __init__(self, bot: Bot, referee: str, token: str,
+                 key: Optional[protocol.SeatKey], matches: int,
+                 reconnect_for_s: float, deadline_margin_ms: int,
+                 credentials: Optional[grpc.ChannelCredentials]) -> None:
+        self.bot, self.token, self.key = bot, token, key
+        self.matches, self.reconnect_for_s = matches, reconnect_for_s
+        self.margin_s = deadline_margin_ms / 1000
+        # Short reconnection backoff: gRPC's own grows to 2 minutes, and a
+        # bot that waits out a referee restart must be back before its
+        # deadlines.
+        options = [("grpc.initial_reconnect_backoff_ms", 100),
+                   ("grpc.max_reconnect_backoff_ms", 2000)]
+        self.channel = (grpc.secure_channel(referee, credentials, options)
+                        if credentials else
+                        grpc.insecure_channel(referee, options))
+        self.stub = pb_grpc.RefereeStub(self.channel)
+        self.lock = threading.RLock()
+        self.pending: dict[tuple[str, int, int], _Pending] = {}
+        self.played: set[str] = set()
+        self.ended: set[str] = set()
+        self.summary = RunSummary()
+        self.stream = 0
+        self.outbox: queue.Queue = queue.Queue()
+        self.call: Optional[grpc.Call] = None
+        self.stopping = threading.Event()
+
+    # --- the stream
+
+    def run(self) -> RunSummary:
+        backoff, broken_since = 0.1, None
+        try:
+            while not self.stopping.is_set():
+                got, status = self._play_once()
+                if status is None or self.stopping.is_set():
+                    break  # Done, or the referee closed the stream.
+                if status.code() in _FINAL or self.reconnect_for_s <= 0:
+                    self.summary.failure = (f"stream ended: {status.code().name}"
+                                            f": {status.details()}")
+                    break
+                now = time.monotonic()
+                if got or broken_since is None:
+                    broken_since, backoff = now, 0.1  # A fresh outage.
+                if now - broken_since > self.reconnect_for_s:
+                    self.summary.failure = (f"no referee for "
+                                            f"{now - broken_since:.0f} s")
+                    break
+                log.info("stream ended (%s); reconnecting in %.1f s",
+                         status.code().name, backoff)
+                if self.stopping.wait(backoff):
+                    break
+                backoff = min(backoff * 2, 5.0)
+                try:  # Connect now rather than wait out gRPC's backoff.
+                    grpc.channel_ready_future(self.channel).result(
+                        timeout=backoff)
+                except grpc.FutureTimeoutError:
+                    pass
+        finally:
+            with self.lock:
+                for entry in self.pending.values():
+                    if entry.timer:
+                        entry.timer.cancel()
+            self.channel.close()
+        self.summary.matches_ended = len(self.ended)
+        return self.summary
+
+    def _play_once(self) -> tuple[bool, Optional[grpc.RpcError]]:
+        """One Play stream. Returns whether anything arrived, and the error
+        that ended it (None: done, or closed by the referee)."""
+        with self.lock:
+            self.stream += 1
+            self.summary.streams += 1
+            self.outbox = queue.Queue()
+            outbox = self.outbox
+
+        def outgoing() -> Iterator[pb.PlayRequest]:
+            while (message := outbox.get()) is not None:
+                yield message
+
+        call = self.stub.Play(outgoing(), metadata=[
+            ("authorization", "Bearer " + self.token)])
+        self.call = call
+        got = False
+        try:
+            if self.stopping.is_set():
+                return got, None
+            for response in call:
+                got = True
+                if not self._handle(response):
+                    return got, None
+            return got, None
+        except grpc.RpcError as err:
+            return got, err
+        finally:
+            outbox.put(None)  # Half-close our side...
+            call.cancel()     # ...and drop the call.
+
+    def stop(self) -> None:
+        self.stopping.set()
+        call = self.call
+        if call is not None:
+            call.cancel()
+
+    # --- messages
+
+    def _handle(self, response: pb.PlayResponse) -> bool:
+        """Returns False once enough matches have ended."""
+        kind = response.WhichOneof("kind")
+        if log.isEnabledFor(logging.DEBUG):
+            log.debug("<- %s: %s", kind, text_format.MessageToString(
+                getattr(response, kind), as_one_line=True))
+        if kind == "decision":
+            self._on_decision(response.decision)
+        elif kind == "reveal_request":
+            r = response.reveal_request
+            with self.lock:
+                self._reveal((r.match_id, r.seat, r.decision_id))
+        elif kind == "reveal_ack":
+            r = response.reveal_ack
+            with self.lock:
+                self.pending.pop((r.match_id, r.seat, r.decision_id), None)
+        elif kind == "result":
+            self.bot.on_result(response.result)
+        elif kind == "match_ended":
+            return self._on_match_ended(response.match_ended)
+        elif kind == "error":
+            e = response.error
+            self.summary.errors += 1
+            log.warning("match %s seat %d decision %d: code %d: %s%s",
+                        e.match_id, e.seat, e.decision_id, e.code, e.message,
+                        " (faulted)" if e.faulted else "")
+        return True  # commit_ack needs no answer.
+
+    def _on_match_ended(self, ended: pb.MatchEnded) -> bool:
+        with self.lock:
+            for key in [k for k in self.pending if k[0] == ended.match_id]:
+                timer = self.pending.pop(key).timer
+                if timer:
+                    timer.cancel()
+            # A bot token's new stream also gets the MatchEnded of every
+            # match that bot finished before: count only ours.
+            if (ended.match_id not in self.played or
+                    ended.match_id in self.ended):
+                return True
+            self.ended.add(ended.match_id)
+        self.bot.on_match_ended(ended)
+        return not (self.matches and len(self.ended) >= self.matches)
+
+    def _on_decision(self, req: pb.DecisionRequest) -> None:
+        key = (req.match_id, req.seat, req.decision_id)
+        with self.lock:
+            self.played.add(req.match_id)
+            if req.committed:
+                return  # Our commitment is in the log: the reveal comes later.
+            entry = self.pending.get(key)
+            if entry is not None:
+                # Asked again after a reconnection: the same choice again,
+                # unless it was already sent on this stream or is still
+                # being decided.
+                if entry.action is not None and entry.committed_on != self.stream:
+                    self._commit(key)
+                return
+            entry = self.pending[key] = _Pending(request=req)
+            if req.decision_id == 0:
+                self._settle(key, actions.seed_action(), "seed")
+                return
+            if req.commit_deadline_unix_ms:
+                budget = (req.commit_deadline_unix_ms / 1000 - time.time() -
+                          self.margin_s)
+                entry.timer = threading.Timer(max(budget, 0.0),
+                                              self._fall_back, (key,))
+                entry.timer.daemon = True
+                entry.timer.start()
+        threading.Thread(target=self._think, args=(key, req),
+                         daemon=True).start()
+
+    def _think(self, key: tuple[str, int, int],
+               req: pb.DecisionRequest) -> None:
+        """Runs the strategy (in its own thread) and commits its answer,
+        unless the fallback was committed first."""
+        try:
+            action = self.bot.decide(req)
+            if not isinstance(action, game_pb2.Action):
+                raise TypeError(f"the strategy returned {type(action)!r}, "
+                                "not an Action")
+        except Exception:  # The strategy's bug must not cost the seat.
+            log.exception("strategy failed on match %s seat %d decision %d;"
+                          " sending the fallback action", *key)
+            with self.lock:
+                self.summary.strategy_failures += 1
+            self._fall_back(key)
+            return
+        self._settle(key, action, "strategy")
+
+    def _fall_back(self, key: tuple[str, int, int]) -> None:
+        with self.lock:
+            entry = self.pending.get(key)
+            if entry is None or entry.action is not None:
+                return  # Decided, or the match is over.
+            req = entry.request
+            listed = (list(req.legal_actions) if req.legal_actions_listed
+                      else None)
+            try:
+                action = actions.fallback_action(req.game, req.observation,
+                                                 listed)
+            except ValueError as err:
+                log.error("match %s seat %d decision %d: %s", *key, err)
+                return
+            self.summary.fallbacks += 1
+            log.info("match %s seat %d decision %d: the strategy is late; "
+                     "committing the fallback action", *key)
+            self._settle(key, action, "fallback")
+
+    def _settle(self, key: tuple[str, int, int], action: game_pb2.Action,
+                source: str) -> None:
+        """Fixes the decision's action (first come, first served), commits
+        it, and reveals at once for a single-seat decision."""
+        with self.lock:
+            entry = self.pending.get(key)
+            if entry is None or entry.action is not None:
+                return  # The match ended, or the fallback came first.
+            if entry.timer:
+                entry.timer.cancel()
+            entry.salt = protocol.new_salt()
+            entry.action = action.SerializeToString()  # Once: hash = reveal.
+            self._commit(key)
+            if len(entry.request.acting_seats) == 1:
+                self._reveal(key)
+
+    def _commit(self, key: tuple[str, int, int]) -> None:
+        entry = self.pending[key]
+        entry.committed_on = self.stream
+        commitment = protocol.commitment(*key, entry.salt, entry.action)
+        signature = (self.key.sign_commit(*key, commitment)
+                     if self.key else b"")
+        self.outbox.put(pb.PlayRequest(commit=pb.CommitMove(
+            match_id=key[0], seat=key[1], decision_id=key[2],
+            commitment=commitment, signature=signature)))
+
+    def _reveal(self, key: tuple[str, int, int]) -> None:
+        entry = self.pending.get(key)
+        if entry is None or entry.action is None:
+            return  # Unknown (its match ended), or not decided yet.
+        if entry.revealed_on == self.stream:
+            return  # Sent on this stream already.
+        entry.revealed_on = self.stream
+        self.outbox.put(pb.PlayRequest(reveal=pb.RevealMove(
+            match_id=key[0], seat=key[1], decision_id=key[2],
+            salt=entry.salt, action=entry.action)))

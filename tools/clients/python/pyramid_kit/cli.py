@@ -1,0 +1,105 @@
+"""The command line every kit bot shares.
+
+Contract: `main(bot)` parses the flags below (the C++ reference bot's names,
+so a tournament file or script can start either the same way), runs the bot
+until it is done, and returns the process exit status: 0 when, without a
+PlayError, the `--matches` it was asked for ended (with 0: the referee
+closed the stream) or SIGINT/SIGTERM stopped it; 1 otherwise; 2 for bad
+flags.
+
+  --referee HOST:PORT       default $PYRAMID_REFEREE, else 127.0.0.1:50051
+  --token_file FILE         default $PYRAMID_TOKEN_FILE, else $PYRAMID_TOKEN
+  --key_file FILE           Ed25519 seed (keygen format): sign every commit
+  --matches N               exit after N matches ended (0: run until stopped)
+  --reconnect_for_s S       reconnect for at most S s without a referee
+  --deadline_margin_ms MS   commit the fallback this long before a deadline
+  --tls_ca FILE             PEM roots: connect with TLS
+  --quiet / --verbose       print only problems / every message received
+"""
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import signal
+import sys
+import threading
+from pathlib import Path
+from typing import Callable, Optional, Sequence
+
+import grpc
+
+from pyramid_kit import protocol
+from pyramid_kit.bot import Bot
+
+
+def parser(description: Optional[str] = None) -> argparse.ArgumentParser:
+    """The shared flags; add your own before calling `main(bot, args=...)`."""
+    p = argparse.ArgumentParser(description=description)
+    p.add_argument("--referee",
+                   default=os.environ.get("PYRAMID_REFEREE", "127.0.0.1:50051"),
+                   help="referee address (default: $PYRAMID_REFEREE, else "
+                   "%(default)s)")
+    p.add_argument("--token_file", help="file holding a seat or bot token "
+                   "(default: $PYRAMID_TOKEN_FILE, else $PYRAMID_TOKEN)")
+    p.add_argument("--key_file", help="Ed25519 secret key (keygen format) to "
+                   "sign commits with, for seats registered with its key")
+    p.add_argument("--matches", type=int, default=0,
+                   help="exit after this many matches ended (0: run until "
+                   "stopped or the referee closes the stream)")
+    p.add_argument("--reconnect_for_s", type=float, default=300,
+                   help="when the stream breaks, reconnect with backoff for "
+                   "at most this many seconds without a referee (0: exit)")
+    p.add_argument("--deadline_margin_ms", type=int, default=500,
+                   help="commit the fallback action this long before the "
+                   "commit deadline if the strategy has not answered")
+    p.add_argument("--tls_ca", help="PEM root certificates: connect with TLS")
+    p.add_argument("--quiet", action="store_true", help="print only problems")
+    p.add_argument("--verbose", action="store_true",
+                   help="print every message received, to standard error")
+    return p
+
+
+def main(bot: Bot | Callable[[argparse.Namespace], Bot],
+         args: Optional[argparse.Namespace] = None,
+         argv: Optional[Sequence[str]] = None) -> int:
+    """Runs `bot` (or `bot(args)`, for a factory that reads its own flags)
+    with the shared flags, parsed from argv unless `args` is given."""
+    if args is None:
+        args = parser(sys.modules["__main__"].__doc__).parse_args(argv)
+    logging.basicConfig(
+        format="%(name)s: %(message)s",
+        level=(logging.DEBUG if args.verbose else
+               logging.WARNING if args.quiet else logging.INFO))
+    try:
+        token = protocol.read_token(args.token_file)
+        key = protocol.SeatKey.from_file(args.key_file) if args.key_file else None
+        credentials = (grpc.ssl_channel_credentials(
+            Path(args.tls_ca).read_bytes()) if args.tls_ca else None)
+    except (OSError, ValueError, RuntimeError) as err:
+        print(f"pyramid_kit: {err}", file=sys.stderr)
+        return 2
+    if not isinstance(bot, Bot):
+        bot = bot(args)
+    bot.quiet = args.quiet
+    if threading.current_thread() is threading.main_thread():
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(sig, lambda *_: bot.stop())
+    summary = bot.run(args.referee, token, key=key, matches=args.matches,
+                      reconnect_for_s=args.reconnect_for_s,
+                      deadline_margin_ms=args.deadline_margin_ms,
+                      credentials=credentials)
+    if summary.failure:
+        print(f"pyramid_kit: giving up: {summary.failure}", file=sys.stderr)
+    if not args.quiet or not summary.ok:
+        print(f"pyramid_kit: {summary.matches_ended} match(es) ended, "
+              f"{summary.errors} error(s), {summary.fallbacks} fallback "
+              f"action(s), {summary.streams} stream(s)", flush=True)
+    done = not args.matches or summary.matches_ended >= args.matches
+    return 0 if summary.ok and (done or bot_stopped(bot)) else 1
+
+
+def bot_stopped(bot: Bot) -> bool:
+    """Whether `bot.stop()` ended its last run."""
+    runner = getattr(bot, "_runner", None)
+    return bool(runner and runner.stopping.is_set())

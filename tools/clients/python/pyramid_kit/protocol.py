@@ -1,0 +1,108 @@
+"""The protocol's bytes: commitments, commit signatures and key files.
+
+Contract: byte for byte as docs/protocol.md ("Commit, then reveal") and
+docs/test-vectors.md define them; tests/python_kit_unit_test.py checks every
+function here against testdata/vectors/primitives.txt.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+from typing import Optional
+
+COMMIT_DOMAIN = b"pyramid-referee/commit/v1\0"          # 26 bytes
+COMMIT_SIG_DOMAIN = b"pyramid-referee/commit-sig/v1\0"  # 30 bytes
+SALT_BYTES = 32
+
+
+def _header(match_id_hex: str, seat: int, decision_id: int) -> bytes:
+    """match_id (16 raw bytes, from its 32 hex digits) || u32be(seat) ||
+    u64be(decision_id)."""
+    match_id = bytes.fromhex(match_id_hex)
+    if len(match_id) != 16:
+        raise ValueError(f"match id {match_id_hex!r} is not 16 bytes")
+    return match_id + seat.to_bytes(4, "big") + decision_id.to_bytes(8, "big")
+
+
+def commitment(match_id_hex: str, seat: int, decision_id: int, salt: bytes,
+               action_bytes: bytes) -> bytes:
+    """SHA-256(D_c || match_id || u32be(seat) || u64be(decision_id) || salt
+    || action_bytes): what CommitMove.commitment holds."""
+    if len(salt) != SALT_BYTES:
+        raise ValueError("the salt must be 32 bytes")
+    return hashlib.sha256(COMMIT_DOMAIN + _header(match_id_hex, seat,
+                                                  decision_id) +
+                          salt + action_bytes).digest()
+
+
+def commit_signature_message(match_id_hex: str, seat: int, decision_id: int,
+                             commitment_bytes: bytes) -> bytes:
+    """The 90 bytes a keyed seat signs: D_s || match_id || u32be(seat) ||
+    u64be(decision_id) || commitment."""
+    return (COMMIT_SIG_DOMAIN + _header(match_id_hex, seat, decision_id) +
+            commitment_bytes)
+
+
+def new_salt() -> bytes:
+    """32 fresh bytes from the system's secure random source."""
+    return os.urandom(SALT_BYTES)
+
+
+class SeatKey:
+    """An Ed25519 signing key for seats registered with its public key.
+
+    Uses PyNaCl (Debian: python3-nacl), imported only when a key is used, so
+    bots without keys need nothing beyond grpc and protobuf.
+    """
+
+    def __init__(self, seed: bytes) -> None:
+        if len(seed) != 32:
+            raise ValueError("an Ed25519 seed is 32 bytes")
+        try:
+            from nacl.signing import SigningKey
+        except ImportError as err:  # pragma: no cover - depends on the host
+            raise RuntimeError("seat keys need PyNaCl (Debian: apt-get "
+                               "install python3-nacl)") from err
+        self._key = SigningKey(seed)
+
+    @classmethod
+    def from_file(cls, path: str | os.PathLike[str]) -> "SeatKey":
+        """Reads a key file as `keygen` writes it: the 32-byte seed as 64 hex
+        digits (surrounding whitespace and upper case allowed)."""
+        text = Path(path).read_text().strip()
+        try:
+            seed = bytes.fromhex(text)
+        except ValueError as err:
+            raise ValueError(f"{path}: not a hex Ed25519 seed") from err
+        if len(seed) != 32 or len(text) != 64:
+            raise ValueError(f"{path}: an Ed25519 seed is 64 hex digits")
+        return cls(seed)
+
+    @property
+    def public_key(self) -> bytes:
+        """The raw 32-byte public key (what SeatSpec.public_key takes)."""
+        return bytes(self._key.verify_key)
+
+    def sign(self, message: bytes) -> bytes:
+        """The pure Ed25519 (RFC 8032) signature of message, 64 bytes."""
+        return self._key.sign(message).signature
+
+    def sign_commit(self, match_id_hex: str, seat: int, decision_id: int,
+                    commitment_bytes: bytes) -> bytes:
+        """CommitMove.signature for this commitment."""
+        return self.sign(commit_signature_message(match_id_hex, seat,
+                                                  decision_id,
+                                                  commitment_bytes))
+
+
+def read_token(path: Optional[str]) -> str:
+    """The Play token: from the file at path, else $PYRAMID_TOKEN_FILE (the
+    tournament runner sets it), else $PYRAMID_TOKEN itself. Never printed."""
+    path = path or os.environ.get("PYRAMID_TOKEN_FILE")
+    token = (Path(path).read_text() if path else
+             os.environ.get("PYRAMID_TOKEN", "")).strip()
+    if not token:
+        raise ValueError("no token: give --token_file, or set "
+                         "$PYRAMID_TOKEN_FILE or $PYRAMID_TOKEN")
+    return token
