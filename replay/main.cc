@@ -7,6 +7,7 @@
 //   replay verify-tournament [--key HEX|FILE | --tlog_key VKEY|FILE] DIR
 //   replay show LOG
 //   replay export --json LOG
+//   replay games [--markdown]
 //
 // Exit status: 0 genuine (consistent; the directory checks out); 1 not
 // genuine (or an unsealed prefix without --allow-unsealed, an inclusion or
@@ -27,6 +28,7 @@
 #include "referee/core/log_sink.h"
 #include "referee/crypto/bytes.h"
 #include "referee/crypto/ed25519.h"
+#include "referee/games/registry.h"
 #include "referee/tlog/note.h"
 #include "replay/evidence.h"
 #include "replay/transcript.h"
@@ -49,7 +51,8 @@ int Usage() {
          "  replay verify-tournament [--key HEX|FILE | --tlog_key VKEY|FILE] "
          "DIR\n"
          "  replay show LOG\n"
-         "  replay export --json LOG\n";
+         "  replay export --json LOG\n"
+         "  replay games [--markdown]   the games this build verifies\n";
   return kUsage;
 }
 
@@ -300,6 +303,14 @@ int Main(int argc, char** argv) {
     return ShowOrExport(args[0], false);
   if (command == "export" && args.size() == 2 && args[0] == "--json") {
     return ShowOrExport(args[1], true);
+  }
+  if (command == "games" && args.empty()) {
+    std::cout << GamesHelp();
+    return kGenuine;
+  }
+  if (command == "games" && args.size() == 1 && args[0] == "--markdown") {
+    std::cout << ValidValuesTable();
+    return kGenuine;
   }
   return Usage();
 }

@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "google/protobuf/descriptor.h"
 #include "referee/games/flaming_pyramids/game.h"
 #include "referee/games/pyramid_scheme/game.h"
 #include "referee/games/pyramid_shambo/game.h"
@@ -17,26 +18,42 @@ std::string Seats(const GameDescription& game) {
   return absl::StrCat(game.min_seats, " to ", game.max_seats);
 }
 
+// The field of `game`'s options message that `option` describes.
+const google::protobuf::FieldDescriptor* FieldOf(
+    const GameDescription& game, const OptionDescription& option) {
+  return v1::GameConfig::descriptor()
+      ->FindFieldByName(std::string(game.id))
+      ->message_type()
+      ->FindFieldByName(std::string(option.name));
+}
+
 // The options column: each option's name, kind and range, as MakeGame
 // checks them.
 std::string OptionsCell(const GameDescription& game) {
   std::vector<std::string> cells;
   for (const OptionDescription& option : game.options) {
+    const google::protobuf::FieldDescriptor* field = FieldOf(game, option);
     const std::string name = absl::StrCat("`", std::string(option.name), "`");
     switch (option.kind) {
       case OptionDescription::Kind::kBool:
         cells.push_back(absl::StrCat(name, " (bool)"));
         break;
       case OptionDescription::Kind::kEnum:
-        cells.push_back(absl::StrCat(name,
-                                     " (enum): 0 = ", option.default_value,
-                                     "; values the enum does not define are "
-                                     "refused"));
+        cells.push_back(absl::StrCat(
+            name, ": 0 = ", option.default_value, " (",
+            field->enum_type()
+                ->FindValueByNumber(static_cast<int>(option.default_value))
+                ->name(),
+            "); values the enum does not define are refused"));
         break;
       case OptionDescription::Kind::kUint:
-        cells.push_back(absl::StrCat(name, ": unset = ", option.default_value,
-                                     ", else ", option.min, " to ",
-                                     option.max));
+        cells.push_back(
+            field->has_presence()
+                ? absl::StrCat(name, ": unset = ", option.default_value,
+                               ", else ", option.min, " to ", option.max,
+                               " (0 refused)")
+                : absl::StrCat(name, ": 0 = ", option.default_value, ", else ",
+                               option.min, " to ", option.max));
         break;
     }
   }
@@ -76,6 +93,24 @@ std::vector<std::string> GameIds() {
   std::vector<std::string> ids;
   for (const GameDescription* game : AllGames()) ids.emplace_back(game->id);
   return ids;
+}
+
+std::string GamesHelp() {
+  std::string help;
+  for (const GameDescription* game : AllGames()) {
+    std::vector<std::string> versions;
+    for (const RulesVersionDescription& version : game->rules_versions) {
+      versions.push_back(absl::StrCat(version.version));
+    }
+    absl::StrAppend(&help, std::string(game->id), ": ",
+                    std::string(game->title), "; ", Seats(*game),
+                    " seats; rules versions ", absl::StrJoin(versions, ", "),
+                    "\n");
+    for (const std::string& line : OptionHelp(*game)) {
+      absl::StrAppend(&help, "  ", line, "\n");
+    }
+  }
+  return help;
 }
 
 std::string ValidValuesTable() {

@@ -33,6 +33,10 @@ absl::StatusOr<std::unique_ptr<Game>> MakeGame(const v1::GameConfig& config,
 // The ids of every registered game, sorted.
 std::vector<std::string> GameIds();
 
+// Every game for a help text: id, title, seats, rules versions and each
+// option with its range, default and meaning (`replay games`).
+std::string GamesHelp();
+
 // The table of docs/log-format.md ("Valid values"): one row per game and
 // rules version, in Markdown, written from the descriptions.
 std::string ValidValuesTable();
