@@ -14,6 +14,7 @@
 #include "google/protobuf/arena.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
+#include "referee/core/decision.h"
 #include "referee/core/game_session.h"
 #include "referee/core/log_format.h"
 #include "referee/core/log_reader.h"
@@ -163,13 +164,13 @@ struct Expected {
   bool simultaneous = false;
 };
 
-// Replays the protocol over the records of one log, mirroring the referee's
-// match core (referee/core/match.cc). What the rules say happens next comes
-// from the same GameSession the referee uses (referee/core/game_session.h:
-// automatic moves, default actions, forfeit outcomes), as do the commitment
-// and seed hashes (referee/crypto/protocol.h) and the action parser
-// (ParseSeatAction); the commit/reveal bookkeeping of a decision is this
-// class's own, checked against the log rather than driving it.
+// Replays the protocol over the records of one log with the referee's own
+// code: each decision's commit-reveal is the Decision the referee's Match
+// keeps (referee/core/decision.h; the same steps, checks and words), and
+// what the rules say happens next comes from the same GameSession
+// (referee/core/game_session.h: automatic moves, default actions, forfeit
+// outcomes). What is this class's own is reading: the log drives nothing,
+// every record is checked against what the referee would have written.
 class Replayer {
  public:
   Replayer(const VerifyOptions& options, ParseBuffers& buffers)
@@ -192,15 +193,6 @@ class Replayer {
   v1::Outcome TakeOutcome() { return std::move(outcome_); }
 
  private:
-  struct SeatProgress {
-    bool committed = false;
-    Digest commitment{};
-    bool revealed = false;
-    bool faulted = false;
-    // Set by a usable reveal; handed on to the applied move.
-    std::unique_ptr<v1::Action> action;
-  };
-
   absl::Status OnHeader(const v1::Header& header);
   absl::Status OnSignature(uint64_t index, const v1::Signature& signature);
   absl::Status OnDecision(const v1::DecisionOpened& opened);
@@ -229,10 +221,8 @@ class Replayer {
   absl::Status CloseDecision();
   void ExpectAdvance();
   void ExpectOutcome(v1::Outcome outcome);
-  absl::StatusOr<size_t> SeatIndex(uint64_t decision_id, uint32_t seat) const;
-  bool AllCommittedOrFaulted() const;
-  bool AllResolved() const;
-  bool Forfeits() const;
+  // OK when `seat` acts in decision `decision_id`, which is open.
+  absl::Status CheckSeat(uint64_t decision_id, uint32_t seat) const;
 
   const VerifyOptions& options_;
   ParseBuffers& buffers_;
@@ -255,13 +245,11 @@ class Replayer {
   bool outcome_seen_ = false;
   v1::Outcome outcome_;
 
-  // The open decision.
+  // The open decision: the referee's own commit-reveal bookkeeping
+  // (referee/core/decision.h), checked against the log.
   bool decision_open_ = false;
-  uint64_t decision_id_ = 0;
+  Decision decision_;
   uint64_t next_decision_id_ = 0;
-  std::vector<uint32_t> seats_;
-  bool reveal_phase_ = false;
-  std::vector<SeatProgress> progress_;
   // A reveal that must be followed at once by this fault (seat, reason).
   std::optional<std::pair<uint32_t, v1::FaultReason>> owed_fault_;
 
@@ -482,105 +470,74 @@ absl::Status Replayer::OnDecision(const v1::DecisionOpened& opened) {
     return Bad("the decision's seats are not the seats the rules say act");
   }
   expected_.pop_front();
-  decision_open_ = true;
-  decision_id_ = opened.decision_id();
-  seats_.assign(opened.seats().begin(), opened.seats().end());
-  reveal_phase_ = false;
-  progress_.clear();
-  progress_.resize(seats_.size());
+  decision_open_ = true;  // Step 1.
+  decision_ =
+      Decision(opened.decision_id(),
+               std::vector<int>(opened.seats().begin(), opened.seats().end()),
+               opened.simultaneous());
   return absl::OkStatus();
 }
 
-absl::StatusOr<size_t> Replayer::SeatIndex(uint64_t decision_id,
-                                           uint32_t seat) const {
-  if (!decision_open_ || decision_id != decision_id_) {
+absl::Status Replayer::CheckSeat(uint64_t decision_id, uint32_t seat) const {
+  if (!decision_open_ || decision_id != decision_.id()) {
     return Bad("record for a decision that is not open");
   }
-  auto it = std::find(seats_.begin(), seats_.end(), seat);
-  if (it == seats_.end()) return Bad("record for a seat not in the decision");
-  return static_cast<size_t>(it - seats_.begin());
+  if (!decision_.IndexOf(static_cast<int>(seat))) {
+    return Bad("record for a seat not in the decision");
+  }
+  return absl::OkStatus();
 }
 
+// Step 2 (decision.h).
 absl::Status Replayer::OnCommit(const v1::Commit& commit) {
-  absl::StatusOr<size_t> index = SeatIndex(commit.decision_id(), commit.seat());
-  if (!index.ok()) return index.status();
-  SeatProgress& p = progress_[*index];
-  if (reveal_phase_) return Bad("commit after the commit phase");
-  if (p.committed || p.faulted) return Bad("second commit from a seat");
-  if (commit.commitment().size() != Digest().size()) {
-    return Bad("bad commitment size");
+  if (absl::Status s = CheckSeat(commit.decision_id(), commit.seat());
+      !s.ok()) {
+    return s;
   }
-  const std::string& key = header_.seats(commit.seat()).public_key();
-  if (key.empty()) {
-    if (!commit.signature().empty())
-      return Bad("signed commit from a keyless seat");
-  } else if (options_.check_signatures &&
-             !VerifySignature(key,
-                              CommitSignatureMessage(
-                                  header_.match_id(), commit.seat(),
-                                  commit.decision_id(), commit.commitment()),
-                              commit.signature())) {
-    return Bad("the seat's commit signature does not verify");
+  if (absl::Status s = decision_.CheckCommit(
+          commit.seat(), header_.match_id(), commit.commitment(),
+          commit.signature(), header_.seats(commit.seat()).public_key(),
+          options_.check_signatures);
+      !s.ok()) {
+    return Bad(s.message());
   }
-  p.committed = true;
-  std::copy(commit.commitment().begin(), commit.commitment().end(),
-            p.commitment.begin());
+  decision_.RecordCommit(commit.seat(), commit.commitment());
   return AfterProgress();
 }
 
+// Step 4 (decision.h); a reveal the rules cannot use owes its fault (step
+// 5) in the next record.
 absl::Status Replayer::OnReveal(const v1::Reveal& reveal) {
-  absl::StatusOr<size_t> index = SeatIndex(reveal.decision_id(), reveal.seat());
-  if (!index.ok()) return index.status();
-  SeatProgress& p = progress_[*index];
-  if (!reveal_phase_) return Bad("reveal before every commitment is in");
-  if (!p.committed || p.faulted || p.revealed) {
-    return Bad("reveal from a seat that does not owe one");
+  if (absl::Status s = CheckSeat(reveal.decision_id(), reveal.seat());
+      !s.ok()) {
+    return s;
   }
-  if (reveal.salt().size() != kSaltSize) return Bad("bad salt size");
-  if (reveal.action().size() > game_->max_action_bytes()) {
-    // The referee refuses such a reveal unread (docs/protocol.md).
-    return Bad(absl::StrCat("a revealed action of ", reveal.action().size(),
-                            " bytes; ", std::string(game_->id()),
-                            " actions are at most ", game_->max_action_bytes(),
-                            " bytes"));
+  if (absl::Status s = decision_.CheckReveal(
+          reveal.seat(), reveal.salt().size(), reveal.action().size(), *game_);
+      !s.ok()) {
+    return Bad(s.message());
   }
-  p.revealed = true;
-  const Digest commitment =
-      CommitmentHash(header_.match_id(), reveal.seat(), reveal.decision_id(),
-                     reveal.salt(), reveal.action());
-  if (commitment != p.commitment) {
-    owed_fault_.emplace(reveal.seat(), v1::FAULT_REVEAL_MISMATCH);
+  decision_.RecordReveal(reveal.seat());
+  Decision::Judgement judgement = decision_.JudgeReveal(
+      reveal.seat(), header_.match_id(), reveal.salt(), reveal.action(),
+      session_ ? &session_->state() : nullptr);
+  if (!judgement.action) {
+    owed_fault_.emplace(reveal.seat(), judgement.fault);
     return absl::OkStatus();
   }
-  auto action = std::make_unique<v1::Action>();
-  absl::StatusOr<v1::Action> parsed = ParseSeatAction(reveal.action());
-  bool legal = parsed.ok();
-  if (legal) *action = *std::move(parsed);
-  if (legal && decision_id_ == 0) {
-    legal = action->kind_case() == v1::Action::kSeed &&
-            action->seed().contribution().size() == kSeedContributionSize;
-  } else if (legal) {
-    legal = session_->state().ValidateAction(reveal.seat(), *action).ok();
-  }
-  if (!legal) {
-    owed_fault_.emplace(reveal.seat(), v1::FAULT_ILLEGAL_ACTION);
-    return absl::OkStatus();
-  }
-  p.action = std::move(action);
+  decision_.Accept(reveal.seat(), *std::move(judgement.action));
   return AfterProgress();
 }
 
+// Step 5 (decision.h).
 absl::Status Replayer::OnFault(const v1::Fault& fault) {
-  absl::StatusOr<size_t> index = SeatIndex(fault.decision_id(), fault.seat());
-  if (!index.ok()) return index.status();
-  SeatProgress& p = progress_[*index];
-  const v1::FaultConsequence consequence =
-      header_.forfeit_policy() == v1::FORFEIT_POLICY_DEFAULT_ACTION
-          ? v1::FAULT_DEFAULT_ACTION
-          : v1::FAULT_FORFEIT;
-  if (fault.consequence() != consequence) {
+  if (absl::Status s = CheckSeat(fault.decision_id(), fault.seat()); !s.ok()) {
+    return s;
+  }
+  if (fault.consequence() != ConsequenceOf(header_.forfeit_policy())) {
     return Bad("fault consequence differs from the match's forfeit policy");
   }
+  const int seat = static_cast<int>(fault.seat());
   if (owed_fault_) {
     if (owed_fault_->first != fault.seat() ||
         owed_fault_->second != fault.reason()) {
@@ -588,88 +545,46 @@ absl::Status Replayer::OnFault(const v1::Fault& fault) {
     }
     owed_fault_.reset();
   } else if (fault.reason() == v1::FAULT_COMMIT_TIMEOUT) {
-    if (reveal_phase_ || p.committed || p.faulted) {
+    if (!decision_.OwesCommit(seat)) {
       return Bad("commit timeout for a seat that did not owe a commit");
     }
   } else if (fault.reason() == v1::FAULT_REVEAL_TIMEOUT) {
-    if (!reveal_phase_ || !p.committed || p.revealed || p.faulted) {
+    if (!decision_.OwesReveal(seat)) {
       return Bad("reveal timeout for a seat that did not owe a reveal");
     }
   } else {
     return Bad("fault without the reveal that justifies it");
   }
-  p.faulted = true;
-  p.action.reset();
+  decision_.RecordFault(seat);
   return AfterProgress();
 }
 
-bool Replayer::AllCommittedOrFaulted() const {
-  return std::all_of(
-      progress_.begin(), progress_.end(),
-      [](const SeatProgress& p) { return p.committed || p.faulted; });
-}
-
-bool Replayer::AllResolved() const {
-  return std::all_of(
-      progress_.begin(), progress_.end(),
-      [](const SeatProgress& p) { return p.faulted || p.action != nullptr; });
-}
-
-bool Replayer::Forfeits() const {
-  return header_.forfeit_policy() != v1::FORFEIT_POLICY_DEFAULT_ACTION &&
-         std::any_of(progress_.begin(), progress_.end(),
-                     [](const SeatProgress& p) { return p.faulted; });
-}
-
+// Steps 3 and 6 (decision.h).
 absl::Status Replayer::AfterProgress() {
-  if (!reveal_phase_) {
-    if (!AllCommittedOrFaulted()) return absl::OkStatus();
-    if (Forfeits() || AllResolved()) return CloseDecision();
-    reveal_phase_ = true;
+  if (decision_.AfterProgress(header_.forfeit_policy()) !=
+      Decision::Next::kClose) {
     return absl::OkStatus();
   }
-  if (!AllResolved()) return absl::OkStatus();
   return CloseDecision();
 }
 
 absl::Status Replayer::CloseDecision() {
   decision_open_ = false;
-  const int num_seats = header_.seats_size();
-  if (Forfeits()) {
-    std::vector<int> forfeited;
-    for (size_t i = 0; i < seats_.size(); ++i) {
-      if (progress_[i].faulted) forfeited.push_back(seats_[i]);
-    }
+  if (decision_.Forfeits(header_.forfeit_policy())) {
     ExpectOutcome(ForfeitOutcome(session_ ? &session_->state() : nullptr,
-                                 num_seats, forfeited));
+                                 header_.seats_size(), decision_.Forfeited()));
     return absl::OkStatus();
   }
-  if (decision_id_ == 0) {
+  if (decision_.id() == 0) {
     // The referee's contribution is only known from the SeedReveal record
     // itself; OnExpected checks it against the header's commitment.
-    seed_contributions_.clear();
-    for (const SeatProgress& p : progress_) {
-      seed_contributions_.push_back(
-          p.faulted ? std::string(kSeedContributionSize, '\0')
-                    : p.action->seed().contribution());
-    }
+    seed_contributions_ = decision_.SeedContributions();
     expected_.emplace_back().kind = Expected::Kind::kSeedReveal;
     return absl::OkStatus();
   }
-  std::vector<v1::Move> moves;
-  moves.reserve(seats_.size());
-  for (size_t i = 0; i < seats_.size(); ++i) {
-    v1::Move& move = moves.emplace_back();
-    move.set_seat(seats_[i]);
-    if (progress_[i].faulted) {
-      move.set_source(v1::MOVE_DEFAULT);
-    } else {
-      move.set_source(v1::MOVE_REVEALED);
-      move.set_allocated_action(progress_[i].action.release());
-    }
-  }
+  std::vector<v1::Move> moves = decision_.TakeMoves();
   absl::StatusOr<v1::Applied> applied =
-      session_->ApplyDecision(decision_id_, std::move(moves));
+      session_->ApplyDecision(decision_.id(), std::move(moves));
   if (!applied.ok()) {
     return Bad(absl::StrCat("the rules refuse the decision's actions: ",
                             applied.status().message()));

@@ -868,7 +868,7 @@ TEST_F(ForgeryTest, RevealBeforeEveryCommit) {
 TEST_F(ForgeryTest, SecondCommitFromASeat) {
   const int commit = Find(v1::LogRecord::kCommit, 3);
   records_.insert(records_.begin() + commit + 1, records_[commit]);
-  ExpectRejectedBecause(Forged(), "second commit from a seat");
+  ExpectRejectedBecause(Forged(), "the seat has already committed");
 }
 
 TEST_F(ForgeryTest, CommitForAnotherDecision) {
@@ -880,7 +880,8 @@ TEST_F(ForgeryTest, CommitForAnotherDecision) {
 TEST_F(ForgeryTest, CommitSignedByAKeylessSeat) {
   const int commit = Find(v1::LogRecord::kCommit, 3);
   records_[commit].mutable_commit()->set_signature(std::string(64, 's'));
-  ExpectRejected(Forged(), commit, "signed commit from a keyless seat");
+  ExpectRejected(Forged(), commit,
+                 "the seat has no key: commits must not be signed");
 }
 
 TEST_F(ForgeryTest, RevealOmitted) {
@@ -1076,10 +1077,10 @@ TEST(VerifierTest, ForgedSeatSignatureIsRejected) {
   std::string& sig = *records[commit].mutable_commit()->mutable_signature();
   sig[0] = static_cast<char>(sig[0] ^ 0x01);
   ExpectRejected(Verify(Reframe(records)), commit,
-                 "the seat's commit signature does not verify");
+                 "the commit signature does not verify");
   sig.clear();
   ExpectRejected(Verify(Reframe(records)), commit,
-                 "the seat's commit signature does not verify");
+                 "the commit signature does not verify");
 }
 
 TEST(VerifierTest, SkippingSignatureChecksStillReplays) {

@@ -85,8 +85,7 @@ absl::StatusOr<std::unique_ptr<Match>> Match::Create(
 
   std::vector<int> all_seats(seats);
   for (int i = 0; i < seats; ++i) all_seats[i] = i;
-  match->decision_.id = 0;
-  if (absl::Status s = match->OpenDecision(all_seats, /*simultaneous=*/true);
+  if (absl::Status s = match->OpenDecision(0, all_seats, /*simultaneous=*/true);
       !s.ok()) {
     return s;
   }
@@ -126,18 +125,21 @@ absl::Status Match::Checkpoint() {
 
 std::optional<DecisionView> Match::decision() const {
   if (finished_) return std::nullopt;
-  return decision_;
+  return DecisionView{.id = decision_.id(),
+                      .seats = decision_.seats(),
+                      .simultaneous = decision_.simultaneous(),
+                      .reveal_phase = decision_.reveal_phase(),
+                      .deadlines = deadlines_};
 }
 
 absl::Time Match::NextDeadline() const {
   absl::Time next = absl::InfiniteFuture();
   if (finished_ || !broken_.ok()) return next;
-  for (size_t i = 0; i < decision_.seats.size(); ++i) {
-    const SeatProgress& p = progress_[i];
-    const bool owes = decision_.reveal_phase
-                          ? !p.faulted && !p.action.has_value()
-                          : !p.faulted && p.commitment.empty();
-    if (owes) next = std::min(next, decision_.deadlines[i]);
+  const std::vector<int>& seats = decision_.seats();
+  for (size_t i = 0; i < seats.size(); ++i) {
+    const bool owes = decision_.reveal_phase() ? decision_.OwesReveal(seats[i])
+                                               : decision_.OwesCommit(seats[i]);
+    if (owes) next = std::min(next, deadlines_[i]);
   }
   return next;
 }
@@ -154,21 +156,20 @@ void Match::ChargeTimeBank(int seat) {
   bank_ms_[seat] += config_.clocks.time_bank_increment_ms();
 }
 
-absl::Status Match::OpenDecision(std::vector<int> seats, bool simultaneous) {
-  decision_.seats = std::move(seats);
-  decision_.simultaneous = simultaneous;
-  decision_.reveal_phase = false;
+// Step 1 (decision.h): opens decision `id` with its commit deadlines.
+absl::Status Match::OpenDecision(uint64_t id, std::vector<int> seats,
+                                 bool simultaneous) {
+  decision_ = Decision(id, std::move(seats), simultaneous);
   opened_ = now_;
   const absl::Time base = PhaseDeadline(config_.clocks.commit_timeout_ms());
-  decision_.deadlines.clear();
-  for (int seat : decision_.seats) {
-    decision_.deadlines.push_back(base + absl::Milliseconds(bank_ms_[seat]));
+  deadlines_.clear();
+  for (int seat : decision_.seats()) {
+    deadlines_.push_back(base + absl::Milliseconds(bank_ms_[seat]));
   }
-  progress_.assign(decision_.seats.size(), SeatProgress{});
   v1::LogRecord record;
   v1::DecisionOpened* opened = record.mutable_decision_opened();
-  opened->set_decision_id(decision_.id);
-  for (int seat : decision_.seats) opened->add_seats(seat);
+  opened->set_decision_id(id);
+  for (int seat : decision_.seats()) opened->add_seats(seat);
   opened->set_simultaneous(simultaneous);
   opened->set_opened_unix_ms(NowMs());
   opened->set_commit_deadline_unix_ms(
@@ -179,13 +180,12 @@ absl::Status Match::OpenDecision(std::vector<int> seats, bool simultaneous) {
 absl::Status Match::CheckOpen(int seat, uint64_t decision_id) const {
   if (!broken_.ok()) return broken_;
   if (finished_) return absl::FailedPreconditionError("the match is over");
-  if (decision_id != decision_.id) {
+  if (decision_id != decision_.id()) {
     return absl::FailedPreconditionError(absl::StrCat("decision ", decision_id,
                                                       " is not open (decision ",
-                                                      decision_.id, " is)"));
+                                                      decision_.id(), " is)"));
   }
-  if (std::find(decision_.seats.begin(), decision_.seats.end(), seat) ==
-      decision_.seats.end()) {
+  if (!decision_.IndexOf(seat)) {
     return absl::FailedPreconditionError(
         absl::StrCat("seat ", seat, " does not act in decision ", decision_id));
   }
@@ -193,112 +193,58 @@ absl::Status Match::CheckOpen(int seat, uint64_t decision_id) const {
 }
 
 bool Match::AwaitsCommit(int seat) const {
-  if (finished_ || decision_.reveal_phase) return false;
-  for (size_t i = 0; i < decision_.seats.size(); ++i) {
-    if (decision_.seats[i] == seat) {
-      return progress_[i].commitment.empty() && !progress_[i].faulted;
-    }
-  }
-  return false;
+  return !finished_ && decision_.OwesCommit(seat);
 }
 
 bool Match::HasCommitted(int seat) const {
-  if (finished_) return false;
-  for (size_t i = 0; i < decision_.seats.size(); ++i) {
-    if (decision_.seats[i] == seat) return !progress_[i].commitment.empty();
-  }
-  return false;
+  return !finished_ && decision_.HasCommitted(seat);
 }
 
 bool Match::AwaitsReveal(int seat) const {
-  if (finished_ || !decision_.reveal_phase) return false;
-  for (size_t i = 0; i < decision_.seats.size(); ++i) {
-    if (decision_.seats[i] == seat) {
-      return !progress_[i].revealed && !progress_[i].faulted;
-    }
-  }
-  return false;
+  return !finished_ && decision_.OwesReveal(seat);
 }
 
+// Step 2 (decision.h).
 absl::Status Match::Commit(int seat, uint64_t decision_id,
                            std::string_view commitment,
                            std::string_view signature) {
   Tick();
   if (absl::Status s = CheckDeadlinesNow(); !s.ok()) return s;
   if (absl::Status s = CheckOpen(seat, decision_id); !s.ok()) return s;
-  if (decision_.reveal_phase) {
-    return absl::FailedPreconditionError("the commit phase is over");
+  if (absl::Status s = decision_.CheckCommit(
+          seat, match_id_, commitment, signature,
+          config_.seats[seat].public_key(), /*check_signature=*/true);
+      !s.ok()) {
+    return s;
   }
-  const size_t index =
-      std::find(decision_.seats.begin(), decision_.seats.end(), seat) -
-      decision_.seats.begin();
-  SeatProgress& progress = progress_[index];
-  if (progress.faulted) {
-    return absl::FailedPreconditionError("the seat missed its commit deadline");
-  }
-  if (!progress.commitment.empty()) {
-    return absl::AlreadyExistsError("the seat has already committed");
-  }
-  if (commitment.size() != Digest().size()) {
-    return absl::InvalidArgumentError("a commitment is 32 bytes");
-  }
-  const std::string& key = config_.seats[seat].public_key();
-  if (key.empty() && !signature.empty()) {
-    return absl::InvalidArgumentError(
-        "the seat has no key: commits must not be signed");
-  }
-  if (!key.empty() &&
-      !VerifySignature(
-          key, CommitSignatureMessage(match_id_, seat, decision_id, commitment),
-          signature)) {
-    return absl::InvalidArgumentError("the commit signature does not verify");
-  }
-  progress.commitment = std::string(commitment);
+  decision_.RecordCommit(seat, commitment);
   ChargeTimeBank(seat);
   v1::LogRecord record;
   v1::Commit* commit = record.mutable_commit();
   commit->set_decision_id(decision_id);
   commit->set_seat(seat);
-  commit->set_commitment(progress.commitment);
+  commit->set_commitment(std::string(commitment));
   commit->set_signature(std::string(signature));
   commit->set_received_unix_ms(NowMs());
   if (absl::Status s = Log(std::move(record)); !s.ok()) return s;
   return AfterProgress();
 }
 
+// Step 4 (decision.h); a reveal the rules cannot use is step 5 at once.
 absl::Status Match::Reveal(int seat, uint64_t decision_id,
                            std::string_view salt,
                            std::string_view action_bytes) {
   Tick();
   if (absl::Status s = CheckDeadlinesNow(); !s.ok()) return s;
   if (absl::Status s = CheckOpen(seat, decision_id); !s.ok()) return s;
-  if (!decision_.reveal_phase) {
-    return absl::FailedPreconditionError(
-        "reveal before every commitment is in");
+  // A reveal too long is refused unread and unlogged; the seat still owes
+  // its reveal.
+  if (absl::Status s =
+          decision_.CheckReveal(seat, salt.size(), action_bytes.size(), *game_);
+      !s.ok()) {
+    return s;
   }
-  const size_t index =
-      std::find(decision_.seats.begin(), decision_.seats.end(), seat) -
-      decision_.seats.begin();
-  SeatProgress& progress = progress_[index];
-  if (progress.faulted) {
-    return absl::FailedPreconditionError(
-        "the seat has been faulted in this decision");
-  }
-  if (progress.revealed) {
-    return absl::AlreadyExistsError("the seat has already revealed");
-  }
-  if (salt.size() != kSaltSize) {
-    return absl::InvalidArgumentError("a salt is 32 bytes");
-  }
-  if (action_bytes.size() > game_->max_action_bytes()) {
-    // Refused unread and unlogged: no legal action is this long, and the
-    // log stays bounded. The seat still owes its reveal.
-    return absl::InvalidArgumentError(
-        absl::StrCat("the action is ", action_bytes.size(), " bytes; ",
-                     std::string(game_->id()), " actions are at most ",
-                     game_->max_action_bytes(), " bytes"));
-  }
-  progress.revealed = true;
+  decision_.RecordReveal(seat);
   v1::LogRecord record;
   v1::Reveal* reveal = record.mutable_reveal();
   reveal->set_decision_id(decision_id);
@@ -308,108 +254,49 @@ absl::Status Match::Reveal(int seat, uint64_t decision_id,
   reveal->set_received_unix_ms(NowMs());
   if (absl::Status s = Log(std::move(record)); !s.ok()) return s;
 
-  const Digest expected =
-      CommitmentHash(match_id_, seat, decision_id, salt, action_bytes);
-  absl::Status usable;
-  v1::FaultReason reason = v1::FAULT_REVEAL_MISMATCH;
-  v1::Action action;
-  if (AsView(expected) != progress.commitment) {
-    usable =
-        absl::InvalidArgumentError("the reveal does not match the commitment");
-  } else {
-    reason = v1::FAULT_ILLEGAL_ACTION;
-    absl::StatusOr<v1::Action> parsed = ParseSeatAction(action_bytes);
-    if (parsed.ok()) {
-      action = *std::move(parsed);
-      usable = ValidateSeatAction(seat, action);
-    } else {
-      usable = parsed.status();
-    }
-  }
-  if (!usable.ok()) {
-    if (absl::Status s = Fault(seat, reason, std::string(usable.message()));
-        !s.ok()) {
+  Decision::Judgement judgement =
+      decision_.JudgeReveal(seat, match_id_, salt, action_bytes,
+                            session_ ? &session_->state() : nullptr);
+  if (!judgement.action) {
+    if (absl::Status s = Fault(seat, judgement.fault, judgement.why); !s.ok()) {
       return s;
     }
     if (absl::Status s = AfterProgress(); !s.ok()) return s;
-    return usable;
+    return absl::InvalidArgumentError(judgement.why);
   }
-  if (decision_.id == 0) {
-    progress.seed_contribution = action.seed().contribution();
-  }
-  progress.action = std::move(action);
+  decision_.Accept(seat, *std::move(judgement.action));
   return AfterProgress();
 }
 
-absl::Status Match::ValidateSeatAction(int seat,
-                                       const v1::Action& action) const {
-  if (decision_.id == 0) {
-    if (action.kind_case() != v1::Action::kSeed ||
-        action.seed().contribution().size() != kSeedContributionSize) {
-      return absl::InvalidArgumentError(
-          "the seed decision takes a 32-byte seed contribution");
-    }
-    return absl::OkStatus();
-  }
-  return session_->state().ValidateAction(seat, action);
-}
-
+// Step 5 (decision.h).
 absl::Status Match::Fault(int seat, v1::FaultReason reason,
                           std::string detail) {
-  const size_t index =
-      std::find(decision_.seats.begin(), decision_.seats.end(), seat) -
-      decision_.seats.begin();
-  progress_[index].faulted = true;
-  progress_[index].action.reset();
+  decision_.RecordFault(seat);
   v1::LogRecord record;
   v1::Fault* fault = record.mutable_fault();
-  fault->set_decision_id(decision_.id);
+  fault->set_decision_id(decision_.id());
   fault->set_seat(seat);
   fault->set_reason(reason);
-  fault->set_consequence(config_.forfeit_policy ==
-                                 v1::FORFEIT_POLICY_DEFAULT_ACTION
-                             ? v1::FAULT_DEFAULT_ACTION
-                             : v1::FAULT_FORFEIT);
+  fault->set_consequence(ConsequenceOf(config_.forfeit_policy));
   fault->set_detail(std::move(detail));
   fault->set_at_unix_ms(NowMs());
   return Log(std::move(record));
 }
 
-bool Match::AllCommittedOrFaulted() const {
-  return std::all_of(
-      progress_.begin(), progress_.end(),
-      [](const SeatProgress& p) { return !p.commitment.empty() || p.faulted; });
-}
-
-bool Match::AllResolved() const {
-  return std::all_of(
-      progress_.begin(), progress_.end(),
-      [](const SeatProgress& p) { return p.faulted || p.action.has_value(); });
-}
-
-bool Match::AnyFaulted() const {
-  return std::any_of(progress_.begin(), progress_.end(),
-                     [](const SeatProgress& p) { return p.faulted; });
-}
-
 // Moves the open decision on after a commit, reveal or fault.
 absl::Status Match::AfterProgress() {
   if (finished_) return absl::OkStatus();
-  const bool forfeits =
-      config_.forfeit_policy == v1::FORFEIT_POLICY_FORFEIT && AnyFaulted();
-  if (!decision_.reveal_phase) {
-    if (!AllCommittedOrFaulted()) return absl::OkStatus();
-    // The commit phase is over. Under the forfeit policy a seat that missed
-    // it has already lost: the reveals would change nothing.
-    if (forfeits || AllResolved()) return CloseDecision();
-    decision_.reveal_phase = true;
-    decision_.deadlines.assign(
-        decision_.seats.size(),
-        PhaseDeadline(config_.clocks.reveal_timeout_ms()));
-    return absl::OkStatus();
+  switch (decision_.AfterProgress(config_.forfeit_policy)) {
+    case Decision::Next::kWait:
+      return absl::OkStatus();
+    case Decision::Next::kOpenRevealPhase:  // Step 3.
+      deadlines_.assign(decision_.seats().size(),
+                        PhaseDeadline(config_.clocks.reveal_timeout_ms()));
+      return absl::OkStatus();
+    case Decision::Next::kClose:
+      return CloseDecision();
   }
-  if (!AllResolved()) return absl::OkStatus();
-  return CloseDecision();
+  return absl::OkStatus();
 }
 
 absl::Status Match::CheckDeadlines() {
@@ -421,18 +308,16 @@ absl::Status Match::CheckDeadlinesNow() {
   if (!broken_.ok()) return broken_;
   const absl::Time now = now_;
   if (finished_ || now < NextDeadline()) return absl::OkStatus();
-  const v1::FaultReason reason = decision_.reveal_phase
-                                     ? v1::FAULT_REVEAL_TIMEOUT
-                                     : v1::FAULT_COMMIT_TIMEOUT;
-  for (size_t i = 0; i < decision_.seats.size(); ++i) {
-    const SeatProgress& p = progress_[i];
-    const bool owes = decision_.reveal_phase
-                          ? !p.faulted && !p.action.has_value()
-                          : !p.faulted && p.commitment.empty();
-    if (!owes || now < decision_.deadlines[i]) continue;
+  const bool reveal_phase = decision_.reveal_phase();
+  const std::vector<int> seats = decision_.seats();
+  for (size_t i = 0; i < seats.size(); ++i) {
+    const bool owes = reveal_phase ? decision_.OwesReveal(seats[i])
+                                   : decision_.OwesCommit(seats[i]);
+    if (!owes || now < deadlines_[i]) continue;
     if (absl::Status s = Fault(
-            decision_.seats[i], reason,
-            decision_.reveal_phase ? "no reveal in time" : "no commit in time");
+            seats[i],
+            reveal_phase ? v1::FAULT_REVEAL_TIMEOUT : v1::FAULT_COMMIT_TIMEOUT,
+            reveal_phase ? "no reveal in time" : "no commit in time");
         !s.ok()) {
       return s;
     }
@@ -440,29 +325,16 @@ absl::Status Match::CheckDeadlinesNow() {
   return AfterProgress();
 }
 
+// Step 6 (decision.h).
 absl::Status Match::CloseDecision() {
-  if (config_.forfeit_policy == v1::FORFEIT_POLICY_FORFEIT && AnyFaulted()) {
-    std::vector<int> forfeited;
-    for (size_t i = 0; i < decision_.seats.size(); ++i) {
-      if (progress_[i].faulted) forfeited.push_back(decision_.seats[i]);
-    }
+  if (decision_.Forfeits(config_.forfeit_policy)) {
     return Finish(ForfeitOutcome(session_ ? &session_->state() : nullptr,
-                                 num_seats(), forfeited));
+                                 num_seats(), decision_.Forfeited()));
   }
-  if (decision_.id == 0) return CloseSeedDecision();
-  std::vector<v1::Move> moves;
-  for (size_t i = 0; i < decision_.seats.size(); ++i) {
-    v1::Move& move = moves.emplace_back();
-    move.set_seat(decision_.seats[i]);
-    if (progress_[i].faulted) {
-      move.set_source(v1::MOVE_DEFAULT);
-    } else {
-      move.set_source(v1::MOVE_REVEALED);
-      *move.mutable_action() = *progress_[i].action;
-    }
-  }
+  if (decision_.id() == 0) return CloseSeedDecision();
+  std::vector<v1::Move> moves = decision_.TakeMoves();
   absl::StatusOr<v1::Applied> applied =
-      session_->ApplyDecision(decision_.id, std::move(moves));
+      session_->ApplyDecision(decision_.id(), std::move(moves));
   if (!applied.ok()) {
     // Every action was validated on reveal; this is a rules bug.
     broken_ = absl::InternalError(absl::StrCat("validated actions refused: ",
@@ -476,13 +348,8 @@ absl::Status Match::CloseDecision() {
 }
 
 absl::Status Match::CloseSeedDecision() {
-  std::vector<std::string> contributions;
-  for (const SeatProgress& p : progress_) {
-    contributions.push_back(p.faulted ? std::string(kSeedContributionSize, '\0')
-                                      : p.seed_contribution);
-  }
-  const Digest seed =
-      DeriveSeed(match_id_, referee_contribution_, contributions);
+  const Digest seed = DeriveSeed(match_id_, referee_contribution_,
+                                 decision_.SeedContributions());
   absl::StatusOr<GameSession> session =
       GameSession::Start(*game_, num_seats(), seed);
   if (!session.ok()) {
@@ -507,8 +374,8 @@ absl::Status Match::Advance() {
     if (absl::Status s = Log(std::move(record)); !s.ok()) return s;
   }
   if (session_->IsTerminal()) return Finish(session_->state().Outcome());
-  ++decision_.id;
-  return OpenDecision(session_->ActingSeats(), session_->IsSimultaneous());
+  return OpenDecision(decision_.id() + 1, session_->ActingSeats(),
+                      session_->IsSimultaneous());
 }
 
 absl::Status Match::Finish(v1::Outcome outcome) {

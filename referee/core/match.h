@@ -26,6 +26,7 @@
 #include "absl/time/time.h"
 #include "pyramid/referee/v1/log.pb.h"
 #include "referee/core/clock.h"
+#include "referee/core/decision.h"
 #include "referee/core/game_session.h"
 #include "referee/core/log_writer.h"
 #include "referee/crypto/ed25519.h"
@@ -161,14 +162,6 @@ class Match {
   const absl::Status& broken() const { return broken_; }
 
  private:
-  struct SeatProgress {
-    std::string commitment;  // Empty until committed.
-    bool revealed = false;
-    bool faulted = false;
-    std::optional<v1::Action> action;  // Set by a usable reveal.
-    std::string seed_contribution;     // Decision 0 only.
-  };
-
   Match(MatchConfig config, std::unique_ptr<Game> game, const Clock* clock);
 
   // Resume's re-run: makes the call that wrote `record`, again.
@@ -179,17 +172,14 @@ class Match {
 
   absl::Status CheckOpen(int seat, uint64_t decision_id) const;
   absl::Status Log(v1::LogRecord record);
-  absl::Status OpenDecision(std::vector<int> seats, bool simultaneous);
+  absl::Status OpenDecision(uint64_t id, std::vector<int> seats,
+                            bool simultaneous);
   absl::Status Fault(int seat, v1::FaultReason reason, std::string detail);
   absl::Status AfterProgress();
   absl::Status CloseDecision();
   absl::Status CloseSeedDecision();
   absl::Status Advance();
   absl::Status Finish(v1::Outcome outcome);
-  absl::Status ValidateSeatAction(int seat, const v1::Action& action) const;
-  bool AllCommittedOrFaulted() const;
-  bool AllResolved() const;
-  bool AnyFaulted() const;
   // Reads the clock, to the millisecond: every record a call writes carries
   // that one time, and every deadline and bank charge is computed from it,
   // so the match is a function of the times its log records (Resume relies
@@ -210,8 +200,8 @@ class Match {
   std::string referee_contribution_;
 
   std::optional<GameSession> session_;  // From the close of decision 0 on.
-  DecisionView decision_;
-  std::vector<SeatProgress> progress_;  // Indexed like decision_.seats.
+  Decision decision_;                   // The open decision's commit-reveal.
+  std::vector<absl::Time> deadlines_;   // Indexed like decision_.seats().
   absl::Time now_;                      // The current call's time (Tick).
   absl::Time opened_;                   // When the open decision opened.
   std::vector<int64_t> bank_ms_;        // Per seat: time bank left.

@@ -200,17 +200,18 @@ absl::Status Match::Replay(const v1::LogRecord& record) {
 
 absl::Status Match::Restart(int64_t last_record_ms) {
   Tick();
-  const absl::Time base = PhaseDeadline(
-      decision_.reveal_phase ? config_.clocks.reveal_timeout_ms()
-                             : config_.clocks.commit_timeout_ms());
-  for (size_t i = 0; i < decision_.seats.size(); ++i) {
-    decision_.deadlines[i] =
-        decision_.reveal_phase
+  const bool reveal_phase = decision_.reveal_phase();
+  const absl::Time base =
+      PhaseDeadline(reveal_phase ? config_.clocks.reveal_timeout_ms()
+                                 : config_.clocks.commit_timeout_ms());
+  for (size_t i = 0; i < decision_.seats().size(); ++i) {
+    deadlines_[i] =
+        reveal_phase
             ? base
-            : base + absl::Milliseconds(bank_ms_[decision_.seats[i]]);
+            : base + absl::Milliseconds(bank_ms_[decision_.seats()[i]]);
   }
   // Time before the restart is not taken from any bank.
-  if (!decision_.reveal_phase) opened_ = now_;
+  if (!reveal_phase) opened_ = now_;
   v1::LogRecord record;
   v1::Restart* restart = record.mutable_restart();
   restart->set_last_record_unix_ms(last_record_ms);

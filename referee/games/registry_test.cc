@@ -43,8 +43,7 @@ TEST(RegistryTest, EveryDescriptionMatchesItsOptionsMessage) {
               << option.name;
           break;
         case OptionDescription::Kind::kUint:
-          EXPECT_EQ(field->type(), FieldDescriptor::TYPE_UINT32)
-              << option.name;
+          EXPECT_EQ(field->type(), FieldDescriptor::TYPE_UINT32) << option.name;
           EXPECT_LE(option.min, option.default_value) << option.name;
           EXPECT_LE(option.default_value, option.max) << option.name;
           break;
@@ -68,10 +67,9 @@ TEST(RegistryTest, MakeGameTakesEachDescriptionsSeatsAndLatestVersion) {
     EXPECT_EQ((*made)->min_seats(), game->min_seats);
     EXPECT_EQ((*made)->max_seats(), game->max_seats);
     EXPECT_EQ((*made)->max_action_bytes(), game->max_action_bytes);
-    EXPECT_EQ(MakeGame(config, game->latest_rules_version() + 1)
-                  .status()
-                  .code(),
-              absl::StatusCode::kUnimplemented);
+    EXPECT_EQ(
+        MakeGame(config, game->latest_rules_version() + 1).status().code(),
+        absl::StatusCode::kUnimplemented);
   }
   v1::GameConfig unknown;
   unknown.set_game("chess");
@@ -126,9 +124,8 @@ TEST(RegistryTest, LogFormatDocHoldsTheTableTheDescriptionsWrite) {
 // comments state each default and bound, which must be the description's.
 TEST(RegistryTest, ProtoCommentsStateTheDescriptionsDefaultsAndBounds) {
   for (const GameDescription* game : AllGames()) {
-    const std::string path =
-        absl::StrCat("proto/pyramid/referee/v1/", std::string(game->id),
-                     ".proto");
+    const std::string path = absl::StrCat("proto/pyramid/referee/v1/",
+                                          std::string(game->id), ".proto");
     std::ifstream file(path);
     ASSERT_TRUE(file.good()) << path << ": run from the source root";
     std::stringstream text;
@@ -139,11 +136,12 @@ TEST(RegistryTest, ProtoCommentsStateTheDescriptionsDefaultsAndBounds) {
     const std::string body = text.str();
     const size_t start = body.find("message " + options->name() + " {");
     ASSERT_NE(start, std::string::npos) << path;
-    const std::string block = body.substr(start, body.find("\n}", start) - start);
+    const std::string block =
+        body.substr(start, body.find("\n}", start) - start);
     for (const OptionDescription& option : game->options) {
       if (option.kind != OptionDescription::Kind::kUint) continue;
-      EXPECT_THAT(block, ::testing::HasSubstr(
-                             absl::StrCat(option.default_value)))
+      EXPECT_THAT(block,
+                  ::testing::HasSubstr(absl::StrCat(option.default_value)))
           << path << ": " << option.name << "'s default";
       if (option.max != UINT32_MAX) {
         EXPECT_THAT(block, ::testing::HasSubstr(absl::StrCat(option.max)))
