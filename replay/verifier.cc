@@ -201,6 +201,7 @@ class Replayer {
   absl::Status OnFault(const v1::Fault& fault);
   absl::Status OnRestart(const v1::Restart& restart);
   absl::Status OnExpected(const v1::LogRecord& record);
+  absl::Status OnSeedReveal(const v1::SeedReveal& reveal);
   // Next()'s steps after the chain check: where a record may stand (the
   // checkpoint interval, a fault owed, the chain a signature names); at
   // --level=chain, the records that are not replayed (nullopt for those
@@ -748,41 +749,44 @@ const v1::LogRecord* Replayer::Parse(std::string_view bytes) {
   return &record;
 }
 
+// The seed reveal closes the seed decision: the referee's contribution
+// against its commitment, the seed, and the deal it makes.
+absl::Status Replayer::OnSeedReveal(const v1::SeedReveal& reveal) {
+  if (reveal.referee_contribution().size() != kSeedContributionSize ||
+      AsView(RefereeCommitment(header_.match_id(),
+                               reveal.referee_contribution())) !=
+          header_.referee_commitment()) {
+    return Bad(
+        "the referee's seed contribution does not match its "
+        "commitment in the header");
+  }
+  const Digest seed = DeriveSeed(
+      header_.match_id(), reveal.referee_contribution(), seed_contributions_);
+  if (reveal.seed() != AsView(seed)) {
+    return Bad("the seed is not derived from the contributions");
+  }
+  absl::StatusOr<GameSession> session =
+      GameSession::Start(*game_, header_.seats_size(), seed);
+  if (!session.ok()) return Bad(session.status().message());
+  session_.emplace(*std::move(session));
+  if (!SameMessage(reveal.initial_view(), session_->state().PublicView(),
+                   buffers_.serialized, buffers_.serialized_other)) {
+    return Bad("the initial public view differs from the recomputed deal");
+  }
+  ExpectAdvance();
+  return absl::OkStatus();
+}
+
 absl::Status Replayer::OnExpected(const v1::LogRecord& record) {
   if (expected_.empty()) return Bad("record where none is due");
   Expected want = std::move(expected_.front());
   expected_.pop_front();
   switch (record.kind_case()) {
-    case v1::LogRecord::kSeedReveal: {
+    case v1::LogRecord::kSeedReveal:
       if (want.kind != Expected::Kind::kSeedReveal) {
         return Bad("seed reveal out of turn");
       }
-      const v1::SeedReveal& reveal = record.seed_reveal();
-      if (reveal.referee_contribution().size() != kSeedContributionSize ||
-          AsView(RefereeCommitment(header_.match_id(),
-                                   reveal.referee_contribution())) !=
-              header_.referee_commitment()) {
-        return Bad(
-            "the referee's seed contribution does not match its "
-            "commitment in the header");
-      }
-      const Digest seed =
-          DeriveSeed(header_.match_id(), reveal.referee_contribution(),
-                     seed_contributions_);
-      if (reveal.seed() != AsView(seed)) {
-        return Bad("the seed is not derived from the contributions");
-      }
-      absl::StatusOr<GameSession> session =
-          GameSession::Start(*game_, header_.seats_size(), seed);
-      if (!session.ok()) return Bad(session.status().message());
-      session_.emplace(*std::move(session));
-      if (!SameMessage(reveal.initial_view(), session_->state().PublicView(),
-                       buffers_.serialized, buffers_.serialized_other)) {
-        return Bad("the initial public view differs from the recomputed deal");
-      }
-      ExpectAdvance();
-      return absl::OkStatus();
-    }
+      return OnSeedReveal(record.seed_reveal());
     case v1::LogRecord::kApplied:
       if (want.kind != Expected::Kind::kApplied) {
         return Bad("applied result out of turn");

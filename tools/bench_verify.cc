@@ -143,6 +143,39 @@ MatchConfig ConfigFor(const CorpusSpec& spec, int index) {
   return config;
 }
 
+// Collects the corpus's referee signatures (untimed): parses only what is
+// needed.
+absl::Status CollectSignatures(Corpus& corpus) {
+  for (const std::string& log : corpus.logs) {
+    const SplitLogResult split = SplitLog(log);
+    corpus.records += split.records.size();
+    v1::LogRecord header;
+    if (split.records.empty() ||
+        !header.ParseFromArray(
+            split.records[0].bytes.data(),
+            static_cast<int>(split.records[0].bytes.size()))) {
+      return absl::InternalError("generated log without a header");
+    }
+    const std::string& match_id = header.header().match_id();
+    const std::string& key = header.header().referee_public_key();
+    for (const RawRecord& raw : split.records) {
+      v1::LogRecord record;
+      record.ParseFromArray(raw.bytes.data(),
+                            static_cast<int>(raw.bytes.size()));
+      const v1::Signature* signature = nullptr;
+      if (record.has_checkpoint()) signature = &record.checkpoint();
+      if (record.has_seal()) signature = &record.seal();
+      if (signature == nullptr) continue;
+      corpus.signatures.push_back(
+          {key,
+           LogSignatureMessage(match_id, signature->record_count(),
+                               signature->chain_hash()),
+           signature->signature()});
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::Status Generate(const CorpusSpec& spec, int count, Corpus& corpus) {
   const EntropySource entropy =
       DeterministicEntropy(Sha256("pyramid bench_verify corpus"));
@@ -176,35 +209,7 @@ absl::Status Generate(const CorpusSpec& spec, int count, Corpus& corpus) {
     corpus.bytes += log.size();
     corpus.logs.push_back(std::move(log));
   }
-  // Collect the referee signatures (untimed): parse only what is needed.
-  for (const std::string& log : corpus.logs) {
-    const SplitLogResult split = SplitLog(log);
-    corpus.records += split.records.size();
-    v1::LogRecord header;
-    if (split.records.empty() ||
-        !header.ParseFromArray(
-            split.records[0].bytes.data(),
-            static_cast<int>(split.records[0].bytes.size()))) {
-      return absl::InternalError("generated log without a header");
-    }
-    const std::string& match_id = header.header().match_id();
-    const std::string& key = header.header().referee_public_key();
-    for (const RawRecord& raw : split.records) {
-      v1::LogRecord record;
-      record.ParseFromArray(raw.bytes.data(),
-                            static_cast<int>(raw.bytes.size()));
-      const v1::Signature* signature = nullptr;
-      if (record.has_checkpoint()) signature = &record.checkpoint();
-      if (record.has_seal()) signature = &record.seal();
-      if (signature == nullptr) continue;
-      corpus.signatures.push_back(
-          {key,
-           LogSignatureMessage(match_id, signature->record_count(),
-                               signature->chain_hash()),
-           signature->signature()});
-    }
-  }
-  return absl::OkStatus();
+  return CollectSignatures(corpus);
 }
 
 double Seconds(std::chrono::steady_clock::duration d) {

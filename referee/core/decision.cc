@@ -14,8 +14,7 @@ bool DefaultsOnFault(v1::ForfeitPolicy policy) {
 }
 
 v1::FaultConsequence ConsequenceOf(v1::ForfeitPolicy policy) {
-  return DefaultsOnFault(policy) ? v1::FAULT_DEFAULT_ACTION
-                                 : v1::FAULT_FORFEIT;
+  return DefaultsOnFault(policy) ? v1::FAULT_DEFAULT_ACTION : v1::FAULT_FORFEIT;
 }
 
 Decision::Decision(uint64_t id, std::vector<int> seats, bool simultaneous)
@@ -63,10 +62,10 @@ absl::Status Decision::CheckCommit(int seat, std::string_view match_id,
           "the seat has no key: commits must not be signed");
     }
   } else if (check_signature &&
-             !VerifySignature(std::string(seat_key),
-                              CommitSignatureMessage(match_id, seat, id_,
-                                                     commitment),
-                              signature)) {
+             !VerifySignature(
+                 std::string(seat_key),
+                 CommitSignatureMessage(match_id, seat, id_, commitment),
+                 signature)) {
     return absl::InvalidArgumentError("the commit signature does not verify");
   }
   return absl::OkStatus();
@@ -79,8 +78,7 @@ void Decision::RecordCommit(int seat, std::string_view commitment) {
 }
 
 absl::Status Decision::CheckReveal(int seat, size_t salt_size,
-                                   size_t action_size,
-                                   const Game& game) const {
+                                   size_t action_size, const Game& game) const {
   const SeatProgress& p = *Find(seat);
   if (!reveal_phase_) {
     return absl::FailedPreconditionError(
@@ -99,10 +97,9 @@ absl::Status Decision::CheckReveal(int seat, size_t salt_size,
   if (action_size > game.max_action_bytes()) {
     // Refused unread: no legal action is this long, and the log stays
     // bounded (docs/protocol.md, "Action size").
-    return absl::InvalidArgumentError(
-        absl::StrCat("the action is ", action_size, " bytes; ",
-                     std::string(game.id()), " actions are at most ",
-                     game.max_action_bytes(), " bytes"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the action is ", action_size, " bytes; ", std::string(game.id()),
+        " actions are at most ", game.max_action_bytes(), " bytes"));
   }
   return absl::OkStatus();
 }
@@ -210,9 +207,8 @@ std::vector<int> Decision::Forfeited() const {
 std::vector<std::string> Decision::SeedContributions() const {
   std::vector<std::string> contributions;
   for (const SeatProgress& p : progress_) {
-    contributions.push_back(p.faulted
-                                ? std::string(kSeedContributionSize, '\0')
-                                : p.action->seed().contribution());
+    contributions.push_back(p.faulted ? std::string(kSeedContributionSize, '\0')
+                                      : p.action->seed().contribution());
   }
   return contributions;
 }

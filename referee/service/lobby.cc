@@ -402,6 +402,27 @@ absl::StatusOr<RecoveryReport> Lobby::Recover() {
   return report;
 }
 
+// A match that ended before the restart: its log is archived, and entered
+// in the transparency log if it is not yet.
+void Lobby::RecoverEnded(const StoredMatch& stored, RecoveryReport& report) {
+  const v1::MatchInfo& info = stored.info;
+  // A log sealed before the transparency log existed (or whose entry a
+  // crash lost) is entered now.
+  if (info.status() == v1::MATCH_FINISHED && options_.tlog != nullptr &&
+      !options_.tlog->Contains(info.match_id())) {
+    if (absl::Status s = EnterSealedLog(info.match_id(), stored.log_path);
+        s.ok()) {
+      ++report.entered;
+    } else {
+      std::cerr << "referee: match " << info.match_id()
+                << ": not entered in the transparency log: " << s.message()
+                << "\n";
+    }
+  }
+  Archive(info, stored.log_path);
+  ++report.finished;
+}
+
 void Lobby::RecoverMatch(StoredMatch& stored, RecoveryReport& report) {
   const v1::MatchInfo& info = stored.info;
   std::vector<HostedSeat> hosted;
@@ -423,21 +444,7 @@ void Lobby::RecoverMatch(StoredMatch& stored, RecoveryReport& report) {
     tokens_.Add(MintedToken{"", token.id, token.secret_hash}, token.principal);
   }
   if (info.status() != v1::MATCH_RUNNING) {
-    // A log sealed before the transparency log existed (or whose entry a
-    // crash lost) is entered now.
-    if (info.status() == v1::MATCH_FINISHED && options_.tlog != nullptr &&
-        !options_.tlog->Contains(info.match_id())) {
-      if (absl::Status s = EnterSealedLog(info.match_id(), stored.log_path);
-          s.ok()) {
-        ++report.entered;
-      } else {
-        std::cerr << "referee: match " << info.match_id()
-                  << ": not entered in the transparency log: " << s.message()
-                  << "\n";
-      }
-    }
-    Archive(info, stored.log_path);
-    ++report.finished;
+    RecoverEnded(stored, report);
     return;
   }
   absl::StatusOr<std::unique_ptr<Match>> match = ResumeLog(stored);

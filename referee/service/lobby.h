@@ -124,6 +124,7 @@ class Lobby {
   // Makes `host` findable, records its end in the registry, starts it.
   void Host(std::shared_ptr<MatchHost> host);
   void RecoverMatch(StoredMatch& stored, RecoveryReport& report);
+  void RecoverEnded(const StoredMatch& stored, RecoveryReport& report);
   absl::StatusOr<std::unique_ptr<Match>> ResumeLog(const StoredMatch& stored);
   void Archive(const v1::MatchInfo& info, const std::string& log_path);
   void NoteWriteFailure(const std::string& reason);

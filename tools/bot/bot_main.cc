@@ -305,14 +305,16 @@ class Bot {
   int acked_commits_ = 0;
 };
 
-int Main() {
+// The token from --token_file or $PYRAMID_TOKEN; empty (after a message)
+// when there is none.
+std::string ReadToken() {
   std::string token;
   if (!absl::GetFlag(FLAGS_token_file).empty()) {
     absl::StatusOr<std::string> text =
         ReadFileToString(absl::GetFlag(FLAGS_token_file));
     if (!text.ok()) {
       std::cerr << "bot: " << text.status().message() << "\n";
-      return 2;
+      return "";
     }
     token = std::string(absl::StripAsciiWhitespace(*text));
   } else if (const char* env = std::getenv("PYRAMID_TOKEN")) {
@@ -320,8 +322,32 @@ int Main() {
   }
   if (token.empty()) {
     std::cerr << "bot: give a token with --token_file or $PYRAMID_TOKEN\n";
-    return 2;
   }
+  return token;
+}
+
+// Insecure credentials, or TLS with --tls_ca's roots; null (after a
+// message) when those cannot be read.
+std::shared_ptr<grpc::ChannelCredentials> Credentials() {
+  std::shared_ptr<grpc::ChannelCredentials> credentials =
+      grpc::InsecureChannelCredentials();
+  if (!absl::GetFlag(FLAGS_tls_ca).empty()) {
+    absl::StatusOr<std::string> roots =
+        ReadFileToString(absl::GetFlag(FLAGS_tls_ca));
+    if (!roots.ok()) {
+      std::cerr << "bot: " << roots.status().message() << "\n";
+      return nullptr;
+    }
+    grpc::SslCredentialsOptions ssl;
+    ssl.pem_root_certs = *roots;
+    credentials = grpc::SslCredentials(ssl);
+  }
+  return credentials;
+}
+
+int Main() {
+  const std::string token = ReadToken();
+  if (token.empty()) return 2;
   absl::StatusOr<std::unique_ptr<Strategy>> strategy =
       MakeStrategy(absl::GetFlag(FLAGS_game), absl::GetFlag(FLAGS_strategy));
   if (!strategy.ok()) {
@@ -347,19 +373,8 @@ int Main() {
     }
     seed_bytes = *parsed;
   }
-  std::shared_ptr<grpc::ChannelCredentials> credentials =
-      grpc::InsecureChannelCredentials();
-  if (!absl::GetFlag(FLAGS_tls_ca).empty()) {
-    absl::StatusOr<std::string> roots =
-        ReadFileToString(absl::GetFlag(FLAGS_tls_ca));
-    if (!roots.ok()) {
-      std::cerr << "bot: " << roots.status().message() << "\n";
-      return 2;
-    }
-    grpc::SslCredentialsOptions ssl;
-    ssl.pem_root_certs = *roots;
-    credentials = grpc::SslCredentials(ssl);
-  }
+  std::shared_ptr<grpc::ChannelCredentials> credentials = Credentials();
+  if (credentials == nullptr) return 2;
   // gRPC's own reconnection backoff grows to 2 minutes by default: a bot
   // waiting out a referee restart would miss its deadlines. Keep it short.
   grpc::ChannelArguments args;

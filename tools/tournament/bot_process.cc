@@ -49,6 +49,27 @@ BotProcess::BotProcess(std::string name, std::vector<std::string> argv,
 
 BotProcess::~BotProcess() { Stop(); }
 
+namespace {
+
+// This process's environment with `overrides` set, as KEY=VALUE strings
+// sorted by key.
+std::vector<std::string> Environment(
+    const std::map<std::string, std::string>& overrides) {
+  std::map<std::string, std::string> env;
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string entry(*e);
+    const size_t eq = entry.find('=');
+    if (eq != std::string::npos)
+      env[entry.substr(0, eq)] = entry.substr(eq + 1);
+  }
+  for (const auto& [key, value] : overrides) env[key] = value;
+  std::vector<std::string> env_strings;
+  for (const auto& [key, value] : env) env_strings.push_back(key + "=" + value);
+  return env_strings;
+}
+
+}  // namespace
+
 // Started with vfork, not fork: in a process that runs a gRPC server (the
 // embedded referee), fork's atfork handlers disturb gRPC's in-flight streams;
 // vfork runs none. Everything is prepared before vfork; the child makes only
@@ -65,16 +86,7 @@ absl::Status BotProcess::Start() {
     args.push_back(const_cast<char*>(arg.c_str()));
   }
   args.push_back(nullptr);
-  std::map<std::string, std::string> env;
-  for (char** e = environ; *e != nullptr; ++e) {
-    const std::string entry(*e);
-    const size_t eq = entry.find('=');
-    if (eq != std::string::npos)
-      env[entry.substr(0, eq)] = entry.substr(eq + 1);
-  }
-  for (const auto& [key, value] : env_) env[key] = value;
-  std::vector<std::string> env_strings;
-  for (const auto& [key, value] : env) env_strings.push_back(key + "=" + value);
+  std::vector<std::string> env_strings = Environment(env_);
   std::vector<char*> envp;
   for (std::string& entry : env_strings) envp.push_back(entry.data());
   envp.push_back(nullptr);

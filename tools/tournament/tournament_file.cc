@@ -64,6 +64,57 @@ absl::StatusOr<v1::Tournament> ParseTournamentFile(std::string_view text) {
   return tournament;
 }
 
+namespace {
+
+// Each bot has a unique name and a command.
+absl::Status CheckBots(const v1::Tournament& t) {
+  std::map<std::string, int> seen;
+  for (const v1::TournamentBot& bot : t.bots()) {
+    if (!IsName(bot.name())) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("bots: bad bot name \"", bot.name(), "\" (1 to ",
+                       kMaxNameBytes, " letters, digits, '.', '_' or '-')"));
+    }
+    if (seen[bot.name()]++ > 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("bots: two bots are named ", bot.name()));
+    }
+    if (bot.command().empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("bots: bot ", bot.name(), " has no command"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// An SPRT or a Swiss tournament fits its bots and seats.
+absl::Status CheckFormat(const v1::Tournament& t) {
+  if (t.has_sprt()) {
+    if (t.bots_size() != 2 || t.seats() != 2 ||
+        (t.format() != v1::ROUND_ROBIN &&
+         t.format() != v1::TOURNAMENT_FORMAT_UNSPECIFIED)) {
+      return absl::InvalidArgumentError(
+          "sprt: an SPRT needs exactly 2 bots, 2 seats and the round-robin "
+          "format");
+    }
+    if (absl::Status s = ValidateSprt(t.sprt()); !s.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat("sprt: ", s.message()));
+    }
+  }
+  if (t.format() == v1::SWISS) {
+    if (t.seats() != 2) {
+      return absl::InvalidArgumentError(
+          "format: Swiss pairs two seats per match");
+    }
+    if (t.bots_size() < 2) {
+      return absl::InvalidArgumentError("format: Swiss needs at least 2 bots");
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::Status NormalizeTournament(v1::Tournament& t) {
   if (t.name().empty()) t.set_name("tournament");
   if (!IsName(t.name())) {
@@ -94,43 +145,8 @@ absl::Status NormalizeTournament(v1::Tournament& t) {
     return absl::InvalidArgumentError(absl::StrCat("clocks: ", s.message()));
   }
   if (t.output_dir().empty()) t.set_output_dir("out/" + t.name());
-  std::map<std::string, int> seen;
-  for (const v1::TournamentBot& bot : t.bots()) {
-    if (!IsName(bot.name())) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("bots: bad bot name \"", bot.name(), "\" (1 to ",
-                       kMaxNameBytes, " letters, digits, '.', '_' or '-')"));
-    }
-    if (seen[bot.name()]++ > 0) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("bots: two bots are named ", bot.name()));
-    }
-    if (bot.command().empty()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("bots: bot ", bot.name(), " has no command"));
-    }
-  }
-  if (t.has_sprt()) {
-    if (t.bots_size() != 2 || t.seats() != 2 ||
-        (t.format() != v1::ROUND_ROBIN &&
-         t.format() != v1::TOURNAMENT_FORMAT_UNSPECIFIED)) {
-      return absl::InvalidArgumentError(
-          "sprt: an SPRT needs exactly 2 bots, 2 seats and the round-robin "
-          "format");
-    }
-    if (absl::Status s = ValidateSprt(t.sprt()); !s.ok()) {
-      return absl::InvalidArgumentError(absl::StrCat("sprt: ", s.message()));
-    }
-  }
-  if (t.format() == v1::SWISS) {
-    if (t.seats() != 2) {
-      return absl::InvalidArgumentError(
-          "format: Swiss pairs two seats per match");
-    }
-    if (t.bots_size() < 2) {
-      return absl::InvalidArgumentError("format: Swiss needs at least 2 bots");
-    }
-  }
+  if (absl::Status s = CheckBots(t); !s.ok()) return s;
+  if (absl::Status s = CheckFormat(t); !s.ok()) return s;
   return absl::OkStatus();
 }
 

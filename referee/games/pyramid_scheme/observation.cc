@@ -17,6 +17,31 @@ inline constexpr int64_t kEliminatedKeyBase = 1'000'000;
 // ---------------------------------------------------------------------------
 // Views and outcome.
 
+namespace {
+
+// `pyramid`'s cards, parents first, as a seat view shows them.
+void AddPyramid(const Edition& edition, const Pyramid& pyramid,
+                v1::PssSeatView& view) {
+  for (int index = 0; index < pyramid.size(); ++index) {
+    const Node& node = pyramid.node(index);
+    v1::PssNode* out = view.add_pyramid();
+    *out->mutable_card() = CardFace(edition, node.card);
+    out->set_kind(edition.IsVictim(node.card)    ? v1::PSS_VICTIM
+                  : edition.IsFounder(node.card) ? v1::PSS_FOUNDER
+                                                 : v1::PSS_POLICE);
+    if (node.parent != kNoParent) {
+      out->set_parent(static_cast<uint32_t>(node.parent));
+    }
+    out->set_flipped(node.flipped);
+    for (int value : node.capacity_tokens) {
+      out->add_capacity_tokens(static_cast<uint32_t>(value));
+    }
+    out->set_limit(static_cast<uint32_t>(pyramid.Limit(edition, index)));
+  }
+}
+
+}  // namespace
+
 v1::PssBoard PyramidSchemeState::Board() const {
   v1::PssBoard board;
   board.set_turn(static_cast<uint32_t>(turn_));
@@ -31,23 +56,7 @@ v1::PssBoard PyramidSchemeState::Board() const {
     view->set_hand_limit(static_cast<uint32_t>(HandLimit(s)));
     view->set_reset_tokens(static_cast<uint32_t>(seat.reset_tokens));
     view->set_bypass_tokens(static_cast<uint32_t>(seat.bypass_tokens));
-    for (int index = 0; index < seat.pyramid.size(); ++index) {
-      const Node& node = seat.pyramid.node(index);
-      v1::PssNode* out = view->add_pyramid();
-      *out->mutable_card() = CardFace(*edition_, node.card);
-      out->set_kind(edition_->IsVictim(node.card)    ? v1::PSS_VICTIM
-                    : edition_->IsFounder(node.card) ? v1::PSS_FOUNDER
-                                                     : v1::PSS_POLICE);
-      if (node.parent != kNoParent) {
-        out->set_parent(static_cast<uint32_t>(node.parent));
-      }
-      out->set_flipped(node.flipped);
-      for (int value : node.capacity_tokens) {
-        out->add_capacity_tokens(static_cast<uint32_t>(value));
-      }
-      out->set_limit(
-          static_cast<uint32_t>(seat.pyramid.Limit(*edition_, index)));
-    }
+    AddPyramid(*edition_, seat.pyramid, *view);
     view->set_smart_asses(static_cast<uint32_t>(seat.pyramid.SmartAsses()));
   }
   for (int card : display_) {
