@@ -12,6 +12,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-grpcio python3-protobuf
   clang-14 libclang-rt-14-dev clang-format-14
+  chromium
 )
 
 missing=()
