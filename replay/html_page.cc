@@ -123,8 +123,9 @@ std::string MatchInfoHtml(const MatchSteps& match) {
   const v1::Header& h = match.header;
   const std::string options = OptionsText(h.game());
   std::string out = absl::StrCat(
-      "<table><tr><th>Game</th><td>", SvgText(h.game().game()), " (rules v",
-      h.rules_version(),
+      "<details><summary>The match: game, options, seats, clocks, referee "
+      "key</summary><table><tr><th>Game</th><td>",
+      SvgText(h.game().game()), " (rules v", h.rules_version(),
       "), options: ", options.empty() ? "defaults" : SvgText(options),
       "</td></tr><tr><th>Match</th><td><code>", ToHex(h.match_id()), "</code>",
       h.label().empty() ? "" : absl::StrCat(" ", SvgText(h.label())),
@@ -142,7 +143,7 @@ std::string MatchInfoHtml(const MatchSteps& match) {
         h.seats(seat).public_key().empty() ? "" : " (signs its commits)",
         "</td></tr>");
   }
-  absl::StrAppend(&out, "</table>");
+  absl::StrAppend(&out, "</table></details>");
   return out;
 }
 
@@ -242,7 +243,11 @@ MatchPage RenderMatchPage(std::string_view file, const VerifyOptions& options) {
   absl::StrAppend(
       &out, "<h2>The match, step by step</h2>\n<p><span id=\"steps\">",
       page.steps, "</span> steps (the start, then one per move",
-      ") &middot; arrow keys, Home and End move through them.</p>\n",
+      ") &middot; arrow keys, Home and End move through them.</p>\n"
+      "<p class=\"seen\">The match is over, so everything in its log is "
+      "public and shown here. Each picture is the position as it stood; "
+      "what only one seat could see then is marked \"seen by seat N only\", "
+      "what no seat could see \"seen by nobody\".</p>\n",
       "<div class=\"controls\"><button id=\"prev\" title=\"previous "
       "(&larr;)\">&#9664;</button><input type=\"range\" id=\"slider\" "
       "min=\"0\" max=\"",
@@ -256,6 +261,9 @@ MatchPage RenderMatchPage(std::string_view file, const VerifyOptions& options) {
       data.first_height, "\" viewBox=\"0 0 ", data.first_width, " ",
       data.first_height, "\">", data.first_svg, "</svg>\n<div id=\"info\">",
       data.first_panel, "</div>\n<h2>Outcome</h2>\n",
+      page.verdict.kind == Verdict::Kind::kGenuine || !match.outcome.has_value()
+          ? ""
+          : "<p class=\"bad\">As the log states it: not verified.</p>",
       match.outcome.has_value()
           ? OutcomeHtml(match.header, *match.outcome)
           : "<p class=\"bad\">The log holds no outcome.</p>",

@@ -120,17 +120,16 @@ std::string SeatTable(const v1::Header& header, const MatchStep& step,
   return out;
 }
 
-// Who could see what at this moment.
+// Who could see what at this moment, beyond the page's legend: the choices
+// of a simultaneous decision were hidden from the other seats until the
+// reveals.
 std::string Visibility(const MatchStep& step) {
-  if (step.decision.opened && step.decision.decision.simultaneous()) {
-    return "<p class=\"seen\">Asked at once: each seat committed without "
-           "seeing the others' choices; the choices became public with the "
-           "reveals. Parts of the picture marked \"seen by seat N only\" "
-           "were that seat's secret then.</p>";
+  if (step.decision.opened && step.decision.decision.simultaneous() &&
+      step.decision.decision.seats_size() > 1) {
+    return "<p class=\"seen\">Asked at once: no seat saw another's choice "
+           "before the reveals.</p>";
   }
-  return "<p class=\"seen\">Everything here was public at this moment "
-         "except the parts of the picture marked \"seen by seat N only\" "
-         "(that seat's secret then) or \"seen by nobody\".</p>";
+  return "";
 }
 
 }  // namespace

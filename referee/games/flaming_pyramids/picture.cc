@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/string_view.h"
 
 namespace pyramid {
@@ -17,8 +18,10 @@ constexpr double kTileW = 44;  // A tile on the table.
 constexpr double kTileH = 28;
 constexpr int kTableTop = 36;   // Below the title.
 constexpr int kSeatRow = 46;    // One seat's hand and pile.
-constexpr double kSmallW = 22;  // A tile in a hand or pile.
-constexpr double kSmallH = 18;
+constexpr double kSmallW = 26;  // A tile in a hand or pile.
+constexpr double kSmallH = 16.5;
+constexpr double kHandX = 220;  // Where a seat's hand starts.
+constexpr double kPileX = 420;  // Where its pile starts.
 
 constexpr int kWeights[10] = {2, 4, 6, 10, 20, 30, 40, 60, 100, 120};
 const char* const kColours[4] = {"yellow", "red", "green", "blue"};
@@ -71,20 +74,51 @@ std::string Flame(double x, double y, double w, double h) {
 }
 
 // A face-up tile with its top-left corner at (x, y).
-std::string Tile(uint32_t tile, double x, double y, double w, double h,
-                 absl::string_view extra = "") {
+// One tile's face with its top-left corner at the origin, `w` by `h`: its
+// colour and material, weight, and an incendiary's flame.
+std::string Face(uint32_t tile, absl::string_view id, double w, double h) {
   std::string out =
-      absl::StrCat("<g class=\"", TileClass(tile), extra.empty() ? "" : " ",
-                   extra, "\"><title>", TileName(tile), " (tile ", tile,
-                   ")</title><rect x=\"", Px(x), "\" y=\"", Px(y),
-                   "\" width=\"", Px(w - 2), "\" height=\"", Px(h - 2), "\"/>");
-  if (Incendiary(tile)) absl::StrAppend(&out, Flame(x, y, w - 2, h - 2));
-  if (w >= kTileW) {
-    absl::StrAppend(&out, "<text x=\"", Px(x + w / 2 - 1), "\" y=\"",
-                    Px(y + h / 2 + 3), "\">", Weight(tile), "</text>");
-  }
-  absl::StrAppend(&out, "</g>");
+      absl::StrCat("<g id=\"", id, "\" class=\"", TileClass(tile), "\"><title>",
+                   TileName(tile), " (tile ", tile, ")</title><rect width=\"",
+                   Px(w - 2), "\" height=\"", Px(h - 2), "\"/>");
+  if (Incendiary(tile)) absl::StrAppend(&out, Flame(0, 0, w - 2, h - 2));
+  absl::StrAppend(&out, "<text x=\"", Px(w / 2 - 1), "\" y=\"",
+                  Px(h / 2 + (h < kTileH ? 2 : 3)), "\">", Weight(tile),
+                  "</text></g>");
   return out;
+}
+
+// Every tile's face, drawn once at table size (#fp-tN) and at hand size
+// (#fp-sN); the picture places copies (<use>).
+std::string TileFaces() {
+  std::string out = "<defs>";
+  for (uint32_t tile = 0; tile <= 44; ++tile) {
+    absl::StrAppend(&out,
+                    Face(tile, absl::StrCat("fp-t", tile), kTileW, kTileH),
+                    Face(tile, absl::StrCat("fp-s", tile), kSmallW, kSmallH));
+  }
+  absl::StrAppend(&out, "</defs>");
+  return out;
+}
+
+// A tile on the table with its top-left corner at (x, y), at `scale`.
+std::string Tile(uint32_t tile, double x, double y, double scale,
+                 absl::string_view extra = "") {
+  const std::string cls =
+      extra.empty() ? "" : absl::StrCat(" class=\"", extra, "\"");
+  if (scale == 1) {
+    return absl::StrCat("<use href=\"#fp-t", tile, "\"", cls, " x=\"", Px(x),
+                        "\" y=\"", Px(y), "\"/>");
+  }
+  return absl::StrCat("<use href=\"#fp-t", tile, "\"", cls,
+                      " transform=\"translate(", Px(x), " ", Px(y), ") scale(",
+                      absl::StrFormat("%.3f", scale), ")\"/>");
+}
+
+// A tile in a hand or pile, top-left corner at (x, y).
+std::string SmallTile(uint32_t tile, double x, double y) {
+  return absl::StrCat("<use href=\"#fp-s", tile, "\" x=\"", Px(x), "\" y=\"",
+                      Px(y), "\"/>");
 }
 
 // Where the table's slots go on screen: a tile (r, x) rests on (r-1, x) and
@@ -129,8 +163,19 @@ TableGeometry Fit(const v1::FlamingPyramidsObservation& game, double height) {
 
 constexpr double kTableHeight = 300;
 
-std::string Board(const v1::Header& header,
-                  const v1::FlamingPyramidsObservation& game, int height) {
+// The board: the table and its ground (the same at every step).
+std::string Board(int height) {
+  return absl::StrCat(
+      "<g class=\"board-flaming_pyramids\"><rect class=\"fp-table\" x=\"0\" "
+      "y=\"0\" width=\"",
+      kWidth, "\" height=\"", height,
+      "\"/><line class=\"fp-ground\" x1=\"10\" y1=\"", kTableTop + kTableHeight,
+      "\" x2=\"", kWidth - 10, "\" y2=\"", kTableTop + kTableHeight,
+      "\"/></g>");
+}
+
+// Whose move it is, the turn and the tiles out of the game.
+std::string Title(const v1::FlamingPyramidsObservation& game) {
   std::string state;
   switch (game.phase()) {
     case v1::FP_PLACE:
@@ -149,22 +194,14 @@ std::string Board(const v1::Header& header,
     default:
       break;
   }
-  std::string out = absl::StrCat(
-      "<g class=\"board-flaming_pyramids\"><rect class=\"fp-table\" x=\"0\" "
-      "y=\"0\" width=\"",
-      kWidth, "\" height=\"", height,
-      "\"/><text class=\"fp-h\" x=\"12\" y=\"22\">Turn ",
+  return absl::StrCat(
+      "<g><text class=\"fp-h\" x=\"12\" y=\"22\">Turn ",
       game.turns_completed() + (game.phase() == v1::FP_GAME_OVER ? 0 : 1), " (",
       game.turns_completed(), " of at most ", game.max_turns(), " completed",
       game.curse() ? ", curse on" : "", "); ", state,
       "</text><text class=\"fp-small\" x=\"", kWidth - 12,
       "\" y=\"22\" text-anchor=\"end\">", game.removed_size(),
-      " tiles out of the game</text>");
-  absl::StrAppend(&out, "<line class=\"fp-ground\" x1=\"10\" y1=\"",
-                  kTableTop + kTableHeight, "\" x2=\"", kWidth - 10, "\" y2=\"",
-                  kTableTop + kTableHeight, "\"/></g>");
-  (void)header;
-  return out;
+      " tiles out of the game</text></g>");
 }
 
 // The legal spots, dashed.
@@ -186,8 +223,16 @@ std::string TableTile(const v1::FlamingPyramidsObservation& game,
                       const v1::FpCell& c, const TableGeometry& g) {
   const bool falling =
       game.phase() == v1::FP_FALL && c.tile() == game.pending().tile();
-  return Tile(c.tile(), g.X(c.row(), c.x()), g.Y(c.row()), kTileW * g.scale,
-              kTileH * g.scale, falling ? "fp-falling" : "");
+  const double x = g.X(c.row(), c.x()), y = g.Y(c.row());
+  std::string out = Tile(c.tile(), x, y, g.scale);
+  if (falling) {
+    absl::StrAppend(&out, "<rect class=\"fp-falling\" x=\"", Px(x), "\" y=\"",
+                    Px(y), "\" width=\"", Px(kTileW * g.scale), "\" height=\"",
+                    Px(kTileH * g.scale),
+                    "\"><title>falls: its chooser picks "
+                    "left or right</title></rect>");
+  }
+  return out;
 }
 
 // The tiles this step took off the table, drawn faint where they stood,
@@ -203,8 +248,7 @@ std::string Gone(const v1::FlamingPyramidsObservation& game,
       if (m.to() == v1::FP_TO_TABLE) continue;
       const double x = g.X(m.from_row(), m.from_x());
       const double y = g.Y(m.from_row());
-      absl::StrAppend(&out, Tile(m.tile(), x, y, kTileW * g.scale,
-                                 kTileH * g.scale, "fp-ghost"));
+      absl::StrAppend(&out, Tile(m.tile(), x, y, g.scale, "fp-ghost"));
       if (burning) {
         absl::StrAppend(
             &out, Flame(x, y, kTileW * g.scale - 2, kTileH * g.scale - 2));
@@ -215,50 +259,64 @@ std::string Gone(const v1::FlamingPyramidsObservation& game,
   return out;
 }
 
-// Seat `seat`'s hand and pile, at height `y`.
-std::string SeatRow(const v1::Header& header,
-                    const v1::FlamingPyramidsObservation& game,
-                    const v1::Observation* own, int seat, double y) {
+// Seat `seat`'s row, at height `y`: its name (marked on its turn), counts,
+// and what its hand and pile show.
+std::string SeatInfo(const v1::Header& header,
+                     const v1::FlamingPyramidsObservation& game, int seat,
+                     double y) {
   const v1::FpSeatView& view = game.seats(seat);
   const bool active = game.phase() != v1::FP_GAME_OVER &&
                       static_cast<int>(game.active_seat()) == seat;
-  std::string out = absl::StrCat(
-      "<g class=\"fp-seat\"><text class=\"", active ? "fp-h" : "",
-      "\" x=\"12\" y=\"", Px(y + 14), "\">", active ? "&#9654; " : "",
+  return absl::StrCat(
+      "<g class=\"fp-seat\"><text", active ? " class=\"fp-h\"" : "",
+      " x=\"12\" y=\"", Px(y + 14), "\">", active ? "&#9654; " : "",
       SeatLabel(header, seat), "</text><text class=\"fp-small\" x=\"12\" y=\"",
       Px(y + 32), "\">hand ", view.hand_size(), ", pile ", view.pile_size(),
-      "</text>");
-  // The hand, from the seat's own observation: only it saw these.
-  double x = 220;
-  const v1::FpSeatView* own_view =
-      own != nullptr && own->has_flaming_pyramids() &&
-              seat < own->flaming_pyramids().seats_size()
-          ? &own->flaming_pyramids().seats(seat)
-          : nullptr;
-  absl::StrAppend(&out, "<text class=\"fp-secret\" x=\"", Px(x), "\" y=\"",
-                  Px(y + 44), "\">hand: seen by seat ", seat, " only</text>");
-  if (own_view != nullptr) {
-    for (uint32_t tile : own_view->own_hand()) {
-      absl::StrAppend(&out, Tile(tile, x, y + 8, kSmallW, kSmallH, "fp-hand"));
-      x += kSmallW;
+      "</text><text class=\"fp-secret\" x=\"", kHandX, "\" y=\"", Px(y + 40),
+      "\">hand: seen by seat ", seat,
+      " only</text><text class=\"fp-small\" "
+      "x=\"",
+      kPileX, "\" y=\"", Px(y + 40),
+      "\">pile: face down (seen by nobody), then face up</text></g>");
+}
+
+// The seat's hand, from its own observation: only it saw these tiles.
+std::string SeatHand(const v1::Observation* own, int seat, double y) {
+  std::string out = "<g>";
+  if (own != nullptr && own->has_flaming_pyramids() &&
+      seat < own->flaming_pyramids().seats_size()) {
+    const auto& hand = own->flaming_pyramids().seats(seat).own_hand();
+    const double spacing = std::min<double>(
+        kSmallW, (kPileX - kHandX - kSmallW - 8) / std::max(1, hand.size()));
+    double x = kHandX;
+    for (uint32_t tile : hand) {
+      absl::StrAppend(&out, SmallTile(tile, x, y + 8));
+      x += spacing;
     }
   }
-  // The pile: face-down dealt tiles (a count: nobody knows them), then the
-  // face-up tiles under them, top-most first.
-  x = std::max(x + 16, 420.0);
-  absl::StrAppend(
-      &out, "<rect class=\"fp-down\" x=\"", Px(x), "\" y=\"", Px(y + 8),
+  absl::StrAppend(&out, "</g>");
+  return out;
+}
+
+// The seat's pile: its face-down dealt tiles (a count: nobody knows them),
+// then the face-up tiles under them, top-most first.
+std::string SeatPile(const v1::FpSeatView& view, double y) {
+  double x = kPileX;
+  std::string out = absl::StrCat(
+      "<g><rect class=\"fp-down\" x=\"", Px(x), "\" y=\"", Px(y + 8),
       "\" width=\"", Px(kSmallW * 1.6), "\" height=\"", Px(kSmallH - 2),
-      "\"/><text class=\"fp-small\" x=\"", Px(x + kSmallW * 0.8), "\" y=\"",
-      Px(y + 21), "\" text-anchor=\"middle\" fill=\"#fff\">", view.dealt_left(),
-      "</text><text class=\"fp-small\" x=\"", Px(x), "\" y=\"", Px(y + 44),
-      "\">pile: face down (seen by nobody), then "
-      "face up</text>");
+      "\"/><text class=\"fp-count\" x=\"", Px(x + kSmallW * 0.8), "\" y=\"",
+      Px(y + 20), "\">", view.dealt_left(), "</text>");
   x += kSmallW * 1.6 + 4;
+  // Overlapping more as the pile grows, so that every tile shows.
+  const double spacing =
+      view.under_size() < 2
+          ? 0
+          : std::min(kSmallW - 4,
+                     (kWidth - 8 - kSmallW - x) / (view.under_size() - 1));
   for (uint32_t tile : view.under()) {
-    if (x > kWidth - kSmallW) break;
-    absl::StrAppend(&out, Tile(tile, x, y + 8, kSmallW, kSmallH));
-    x += kSmallW - 4;
+    absl::StrAppend(&out, SmallTile(tile, x, y + 8));
+    x += spacing;
   }
   absl::StrAppend(&out, "</g>");
   return out;
@@ -274,7 +332,9 @@ class FlamingPyramidsPictureImpl final : public GamePicture {
     picture.width = kWidth;
     const double seats_top = kTableTop + kTableHeight + 12;
     picture.height = static_cast<int>(seats_top + kSeatRow * seats + 6);
-    picture.parts.push_back(Board(*moment.header, game, picture.height));
+    picture.parts.push_back(Board(picture.height));
+    picture.parts.push_back(Title(game));
+    picture.parts.push_back(TileFaces());  // The same part at every step.
     const TableGeometry g = Fit(game, kTableHeight);
     if (!game.legal_spots().empty()) picture.parts.push_back(Spots(game, g));
     for (const v1::FpCell& c : game.pyramid()) {
@@ -289,8 +349,10 @@ class FlamingPyramidsPictureImpl final : public GamePicture {
                   seat < static_cast<int>(moment.seat_views->size())
               ? &(*moment.seat_views)[seat]
               : nullptr;
-      picture.parts.push_back(SeatRow(*moment.header, game, own, seat,
-                                      seats_top + kSeatRow * seat));
+      const double y = seats_top + kSeatRow * seat;
+      picture.parts.push_back(SeatInfo(*moment.header, game, seat, y));
+      picture.parts.push_back(SeatHand(own, seat, y));
+      picture.parts.push_back(SeatPile(game.seats(seat), y));
     }
     return picture;
   }
@@ -310,6 +372,8 @@ class FlamingPyramidsPictureImpl final : public GamePicture {
            "opacity:.95}.fp-falling rect{stroke:#c00;stroke-width:3}"
            ".fp-ghost{opacity:.35}.fp-down{fill:#6b5a45}"
            "[class^=fp-k] text,.fp-mill text{font-size:11px;text-anchor:middle}"
+           "[id^=fp-s] text{font-size:8px}.fp-count{font-size:11px;"
+           "text-anchor:middle;fill:#fff}"
            "[class^=fp-k] rect,.fp-mill rect,.fp-coal rect,.fp-torch rect{"
            "rx:2px}";
   }

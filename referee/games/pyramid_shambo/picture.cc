@@ -19,28 +19,6 @@ constexpr int kRowHeight = 40;
 constexpr int kChipsX = 250;  // Where a seat's chips start.
 constexpr int kPanelX = 740;  // The step panel's left edge.
 
-const char* const kColourNames[] = {"?",      "red",   "yellow", "green",
-                                    "blue",   "black", "white",  "orange",
-                                    "purple", "cyan",  "clear"};
-
-const char* ColourName(v1::ShamboColour c) {
-  const int i = static_cast<int>(c);
-  return i >= 0 && i <= 10 ? kColourNames[i] : "?";
-}
-
-const char* SizeName(v1::ShamboSize s) {
-  switch (s) {
-    case v1::SHAMBO_SMALL:
-      return "Small";
-    case v1::SHAMBO_MEDIUM:
-      return "Medium";
-    case v1::SHAMBO_LARGE:
-      return "Large";
-    default:
-      return "?";
-  }
-}
-
 const char* HandName(v1::ShamboHand h) {
   switch (h) {
     case v1::SHAMBO_ROCK:
@@ -73,13 +51,12 @@ double Radius(v1::ShamboSize s) {
   return s == v1::SHAMBO_LARGE ? 9 : s == v1::SHAMBO_MEDIUM ? 7 : 5;
 }
 
-// One chip centred at (x, y).
+// One chip centred at (x, y): its colour and size are its classes (the
+// radius comes from the page's CSS).
 std::string Chip(const v1::ShamboPiece& piece, double x, double y) {
   return absl::StrCat("<circle class=\"sh-c", static_cast<int>(piece.colour()),
-                      "\" cx=\"", Px(x), "\" cy=\"", Px(y), "\" r=\"",
-                      Px(Radius(piece.size())), "\"><title>",
-                      ColourName(piece.colour()), " ", SizeName(piece.size()),
-                      "</title></circle>");
+                      " sh-s", static_cast<int>(piece.size()), "\" cx=\"",
+                      Px(x), "\" cy=\"", Px(y), "\"/>");
 }
 
 // A row of chips from `x` at height `y`; returns the x after the last.
@@ -93,9 +70,25 @@ double Chips(const google::protobuf::RepeatedPtrField<v1::ShamboPiece>& pieces,
   return x;
 }
 
-// The board: title, throw count, phase, and the open challenge's stakes.
-std::string Board(const v1::PyramidShamboObservation& game, int seats,
-                  int height) {
+// The board: the table, the panel's rule and heading, the legend (the same
+// at every step).
+std::string Board(int height) {
+  return absl::StrCat(
+      "<g class=\"board-pyramid_shambo\"><rect class=\"sh-table\" x=\"0\" "
+      "y=\"0\" width=\"",
+      kWidth, "\" height=\"", height, "\"/><text class=\"sh-h\" x=\"",
+      kPanelX + 10,
+      "\" y=\"24\">At stake</text><text class=\"sh-small\" "
+      "x=\"12\" y=\"",
+      height - 8,
+      "\">Chips: a piece's colour is its first owner's (the dot by each "
+      "seat), its size its pips (1, 2, 3). A: active, T: target, D: decides "
+      "the payment.</text><line class=\"sh-rule\" x1=\"",
+      kPanelX, "\" y1=\"0\" x2=\"", kPanelX, "\" y2=\"", height, "\"/></g>");
+}
+
+// The throw count, the phase, and the open challenge's stakes.
+std::string Stakes(const v1::PyramidShamboObservation& game) {
   std::string phase;
   switch (game.phase()) {
     case v1::SHAMBO_PHASE_CHALLENGE:
@@ -115,12 +108,8 @@ std::string Board(const v1::PyramidShamboObservation& game, int seats,
       break;
   }
   std::string out = absl::StrCat(
-      "<g class=\"board-pyramid_shambo\"><rect class=\"sh-table\" x=\"0\" "
-      "y=\"0\" width=\"",
-      kWidth, "\" height=\"", height, "\"/><text class=\"sh-h\" x=\"12\" ",
-      "y=\"24\">Throw ", game.throws_made(), " of at most ", game.max_throws(),
-      "; ", phase, "</text><text class=\"sh-h\" x=\"", kPanelX + 10,
-      "\" y=\"24\">At stake</text>");
+      "<g><text class=\"sh-h\" x=\"12\" y=\"24\">Throw ", game.throws_made(),
+      " of at most ", game.max_throws(), "; ", phase, "</text>");
   // The stakes: ties of this challenge (the fee grows with each) and the
   // payment due, with its method.
   double y = 46;
@@ -153,9 +142,7 @@ std::string Board(const v1::PyramidShamboObservation& game, int seats,
                     "\">bonus still due from seats ",
                     absl::StrJoin(game.bonus_due(), ", "), "</text>");
   }
-  absl::StrAppend(&out, "<line class=\"sh-rule\" x1=\"", kPanelX,
-                  "\" y1=\"0\" x2=\"", kPanelX, "\" y2=\"", height, "\"/></g>");
-  (void)seats;
+  absl::StrAppend(&out, "</g>");
   return out;
 }
 
@@ -279,7 +266,8 @@ class PyramidShamboPictureImpl final : public GamePicture {
     Picture picture;
     picture.width = kWidth;
     picture.height = std::max(kTop + kRowHeight * seats + 8, 300);
-    picture.parts.push_back(Board(game, seats, picture.height));
+    picture.parts.push_back(Board(picture.height));
+    picture.parts.push_back(Stakes(game));
     for (int seat = 0; seat < seats; ++seat) {
       picture.parts.push_back(SeatRow(*moment.header, game, seat));
     }
@@ -298,7 +286,8 @@ class PyramidShamboPictureImpl final : public GamePicture {
            ".sh-c1{fill:#d33}.sh-c2{fill:#f1c40f}.sh-c3{fill:#27ae60}"
            ".sh-c4{fill:#2e6fd8}.sh-c5{fill:#222}.sh-c6{fill:#fff}"
            ".sh-c7{fill:#e67e22}.sh-c8{fill:#8e44ad}.sh-c9{fill:#1abc9c}"
-           ".sh-c10{fill:#e8eef2;stroke-dasharray:2 1}";
+           ".sh-c10{fill:#e8eef2;stroke-dasharray:2 1}"
+           ".sh-s1{r:5px}.sh-s2{r:7px}.sh-s3{r:9px}";
   }
 };
 
