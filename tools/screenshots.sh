@@ -16,8 +16,8 @@ mkdir -p docs/images
 shots=(
   "rock_paper_pyramid classic 6"
   "pyramid_shambo three_seats 12"
-  "flaming_pyramids four_seats_curse 40"
-  "pyramid_scheme four_seats last"
+  "flaming_pyramids four_seats_curse 50"
+  "pyramid_scheme four_seats 48"
 )
 for shot in "${shots[@]}"; do
   read -r game log step <<<"$shot"

@@ -539,12 +539,11 @@ std::string RenderHtmlReport(const v1::TournamentResults& results) {
 }
 
 std::string ViewerPageOf(const std::string& log_file) {
-  const size_t slash = log_file.find_last_of('/');
-  const size_t dot = log_file.find_last_of('.');
-  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) {
-    return log_file + ".html";
+  std::string name = log_file.substr(log_file.find_last_of('/') + 1);
+  if (const size_t dot = name.find_last_of('.'); dot != std::string::npos) {
+    name.resize(dot);
   }
-  return log_file.substr(0, dot) + ".html";
+  return absl::StrCat("matches/", name, ".html");
 }
 
 }  // namespace pyramid

@@ -13,8 +13,8 @@ namespace pyramid {
 // rating chart with 95% error bars in inline SVG, the SPRT outcome when
 // there is one, the match list, and each bot's results (every bot's name in
 // the standings and the crosstable links to them). Each match links to its
-// viewer page, ViewerPageOf(its log_file), which the runner writes beside
-// the log (`replay html`), and to the raw log as a download. Inline CSS
+// viewer page, ViewerPageOf(its log_file), which the runner writes
+// (`replay html`), and to the raw log as a download. Inline CSS
 // only: no scripts and no reference to anything outside the page except
 // those links, which are relative to the page (a log_file that is not a
 // relative path is shown without a link). Every string taken from
@@ -26,8 +26,9 @@ namespace pyramid {
 // rank, shown as "points/games".
 std::string RenderHtmlReport(const referee::v1::TournamentResults& results);
 
-// The match viewer page of the log `log_file` (relative to the output
-// directory): the same path with the extension ".html".
+// The match viewer page of the log `log_file`, relative to the output
+// directory: "matches/" and the log's file name with the extension ".html"
+// ("logs/x.pyrlog" gives "matches/x.html").
 std::string ViewerPageOf(const std::string& log_file);
 
 }  // namespace pyramid

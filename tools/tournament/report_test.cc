@@ -88,7 +88,8 @@ TEST(ReportTest, IsOneHtmlPageWithEveryBot) {
   EXPECT_THAT(html, HasSubstr("rock_paper_pyramid"));
   EXPECT_THAT(html, HasSubstr("<code>ab12</code>"));
   EXPECT_THAT(html, HasSubstr("bad signature at record 3"));
-  EXPECT_THAT(html, HasSubstr("<a href=\"logs/m0.html\"><code>m0</code></a>"));
+  EXPECT_THAT(html,
+              HasSubstr("<a href=\"matches/m0.html\"><code>m0</code></a>"));
   EXPECT_THAT(html, HasSubstr("<a href=\"logs/m0.log\" download>"));
   EXPECT_THAT(html, Not(HasSubstr("<h2>SPRT</h2>")));
 }
@@ -173,19 +174,22 @@ TEST(ReportTest, ReferencesNothingOutsideThePage) {
   // The hostile log paths appear as text but are not linked.
   EXPECT_THAT(html, Not(HasSubstr("href=\"https:")));
   EXPECT_THAT(html, Not(HasSubstr("href=\"/")));
-  // Every link is to a bot's results in the page, or to a file of logs/
-  // (matches 0 and 3: viewer and log in the match list, and the viewer in
-  // each of the two bots' results).
-  int links = 0;
+  // Every link is to a bot's results in the page, to a viewer page in
+  // matches/ or to a log in logs/ (matches 0 and 3 only: the viewer and the
+  // log in the match list, and the viewer in each of its two bots'
+  // results).
+  int viewers = 0, logs = 0;
   for (size_t at = html.find("href=\""); at != std::string::npos;
        at = html.find("href=\"", at + 1)) {
-    const std::string target = html.substr(at + 6, 6);
-    EXPECT_TRUE(target == "#bot-1" || target == "#bot-2" ||
-                target == "#bot-3" || target == "logs/m")
+    const std::string target = html.substr(at + 6, 9);
+    EXPECT_TRUE(target.rfind("#bot-", 0) == 0 || target == "matches/m" ||
+                target.rfind("logs/m", 0) == 0)
         << target;
-    links += target == "logs/m";
+    viewers += target == "matches/m";
+    logs += target.rfind("logs/m", 0) == 0;
   }
-  EXPECT_EQ(links, 2 * 4);
+  EXPECT_EQ(viewers, 2 * 3);
+  EXPECT_EQ(logs, 2);
   const std::string clean = RenderHtmlReport(SmallResults());
   for (const char* external :
        {"http://", "https://", "src=", "<script", "<link", "@import", "url("}) {
@@ -247,11 +251,12 @@ TEST(ReportTest, EveryMatchLinksToItsViewerPage) {
   const std::string html = RenderHtmlReport(SmallResults());
   for (int i = 0; i < 4; ++i) {
     // Once in the match list, once per seat in the bots' results.
-    EXPECT_EQ(Count(html, absl::StrCat("<a href=\"logs/m", i, ".html\">")), 3);
+    EXPECT_EQ(Count(html, absl::StrCat("<a href=\"matches/m", i, ".html\">")),
+              3);
   }
   EXPECT_EQ(ViewerPageOf("logs/rock_paper_pyramid-ab12.pyrlog"),
-            "logs/rock_paper_pyramid-ab12.html");
-  EXPECT_EQ(ViewerPageOf("logs.d/match"), "logs.d/match.html");
+            "matches/rock_paper_pyramid-ab12.html");
+  EXPECT_EQ(ViewerPageOf("logs.d/match"), "matches/match.html");
 }
 
 TEST(ReportTest, EveryBotNameLinksToItsResults) {

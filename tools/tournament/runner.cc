@@ -507,9 +507,10 @@ class Runner {
     return result;
   }
 
-  // The match viewer page (`replay html`) beside `result`'s log, at
-  // ViewerPageOf(log_file), for a genuine log or not; the report links it.
-  // Nothing when the log is absent; a page that cannot be written is noted.
+  // The match viewer page (`replay html`) of `result`'s log, at
+  // ViewerPageOf(log_file) (in OUTPUT/matches/), for a genuine log or not;
+  // the report links it. Nothing when the log is absent; a page that cannot
+  // be written is noted.
   void WriteViewerPage(const v1::TournamentMatchResult& result) {
     if (result.log_file().empty()) return;
     absl::StatusOr<std::string> bytes =
@@ -519,6 +520,8 @@ class Runner {
     options.pinned_key = link_->public_key();
     const MatchPage page = RenderMatchPage(*bytes, options);
     const fs::path path = out_ / ViewerPageOf(result.log_file());
+    std::error_code error;
+    fs::create_directories(path.parent_path(), error);
     if (absl::Status s = WriteFile(path, page.html); !s.ok()) {
       Note(std::string(s.message()));
     }
