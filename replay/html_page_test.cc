@@ -168,6 +168,47 @@ TEST(HtmlPageTest, FlippedByteSaysNotGenuineWithTheRecord) {
                                      page.verdict.bad_record, ": ")));
 }
 
+TEST(HtmlPageTest, ShowsFaultsDefaultActionsAndForfeits) {
+  const MatchPage forfeit = RenderMatchPage(
+      Read("testdata/golden/rock_paper_pyramid/forfeit_mismatch.pyrlog"),
+      VerifyOptions());
+  EXPECT_EQ(forfeit.verdict.kind, Verdict::Kind::kGenuine);
+  EXPECT_THAT(forfeit.html, HasSubstr("ended the match by forfeit"));
+  EXPECT_THAT(forfeit.html,
+              HasSubstr("reveal does not match its commitment &rarr; "
+                        "<b>forfeit</b>"));
+  EXPECT_THAT(forfeit.html, HasSubstr("<td>yes</td></tr>"));  // Forfeited.
+  const MatchPage timeouts = RenderMatchPage(
+      Read("testdata/golden/rock_paper_pyramid/default_action_timeout.pyrlog"),
+      VerifyOptions());
+  EXPECT_THAT(timeouts.html,
+              HasSubstr("no commit in time &rarr; default action"));
+  EXPECT_THAT(timeouts.html,
+              HasSubstr("no reveal in time &rarr; default action"));
+  EXPECT_THAT(timeouts.html, HasSubstr("the default action (after its fault)"));
+  EXPECT_THAT(timeouts.html, HasSubstr("1000 ms to commit, 1000 ms to reveal"));
+}
+
+TEST(HtmlPageTest, UnsealedPrefixIsShownAsFarAsItGoes) {
+  const std::string file =
+      Read("testdata/golden/rock_paper_pyramid/classic.pyrlog");
+  const std::vector<RawRecord> raw = SplitLog(file).records;
+  const std::vector<v1::LogRecord> records = Records(file);
+  // Cut after the last checkpoint before the outcome.
+  size_t cut = 0;
+  for (size_t i = 0; i < records.size() && !records[i].has_outcome(); ++i) {
+    if (records[i].has_checkpoint()) cut = i;
+  }
+  ASSERT_GT(cut, 0u);
+  const std::string prefix = file.substr(0, raw[cut + 1].offset);
+  const MatchPage page = RenderMatchPage(prefix, VerifyOptions());
+  EXPECT_EQ(page.verdict.kind, Verdict::Kind::kUnsealedPrefix);
+  EXPECT_THAT(page.html, HasSubstr("NOT GENUINE (UNSEALED PREFIX)"));
+  EXPECT_THAT(page.html, HasSubstr("The log holds no outcome."));
+  EXPECT_GT(page.steps, 1u);
+  EXPECT_LT(page.steps, ExpectedSteps(file));
+}
+
 TEST(HtmlPageTest, UnreadableLogStillGivesAPage) {
   const MatchPage page = RenderMatchPage("not a log at all", VerifyOptions());
   EXPECT_EQ(page.verdict.kind, Verdict::Kind::kNotGenuine);

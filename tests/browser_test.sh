@@ -81,7 +81,7 @@ check() {
       { fail "$name#step=$step: no picture"; return 1; }
     grep -q "<g class=\"board-$game\">" <<<"$shown" ||
       { fail "$name#step=$step: the picture has no $game board"; return 1; }
-    grep -q "Step $want_step of $last" <<<"$dom" ||
+    grep -q "id=\"where\">Step $want_step of $last" <<<"$dom" ||
       { fail "$name#step=$step: the panel is not at step $want_step"; return 1; }
   done
   rm -rf "$out/profile-$name"
