@@ -36,6 +36,7 @@ browser() {
   local profile=$1
   shift
   timeout 60 chromium --headless --no-sandbox --disable-gpu --hide-scrollbars \
+    --disable-dev-shm-usage \
     --user-data-dir="$profile" "$@" 2>/dev/null
 }
 

@@ -23,7 +23,7 @@ for shot in "${shots[@]}"; do
   read -r game log step <<<"$shot"
   "$bin/replay" html --key testdata/golden/referee.pub \
     --out "$work/$game.html" "testdata/golden/$game/$log.pyrlog" >/dev/null
-  chromium --headless --no-sandbox --disable-gpu --hide-scrollbars \
+  chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --disable-dev-shm-usage \
     --user-data-dir="$work/profile" --window-size=1150,1250 \
     --screenshot="docs/images/$game.png" "file://$work/$game.html#step=$step" \
     2>/dev/null >/dev/null
