@@ -137,11 +137,17 @@ std::string MatchInfoHtml(const MatchSteps& match) {
       SvgText(v1::ForfeitPolicy_Name(h.forfeit_policy())),
       "</td></tr><tr><th>Referee key</th><td><code>",
       ToHex(h.referee_public_key()), "</code></td></tr>");
-  for (int seat = 0; seat < h.seats_size(); ++seat) {
+  // Every game seats at most 10; a log claiming more is cut short here.
+  constexpr int kMaxSeatRows = 16;
+  for (int seat = 0; seat < h.seats_size() && seat < kMaxSeatRows; ++seat) {
     absl::StrAppend(
         &out, "<tr><th>Seat ", seat, "</th><td>", SvgText(h.seats(seat).name()),
         h.seats(seat).public_key().empty() ? "" : " (signs its commits)",
         "</td></tr>");
+  }
+  if (h.seats_size() > kMaxSeatRows) {
+    absl::StrAppend(&out, "<tr><th>&hellip;</th><td>and ",
+                    h.seats_size() - kMaxSeatRows, " more seats</td></tr>");
   }
   absl::StrAppend(&out, "</table></details>");
   return out;

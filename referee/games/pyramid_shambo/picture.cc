@@ -221,9 +221,10 @@ std::string Step(const v1::PyramidShamboResult& r, double top) {
     }
   } else if (r.has_payment()) {
     const v1::ShamboPaymentResult& p = r.payment();
-    line(absl::StrCat(p.kind() == v1::SHAMBO_BONUS ? "bonus" : "fee", ": seat ",
-                      p.payer(), " pays seat ", p.payee(), " ", p.paid(),
-                      " of ", p.amount(), " pips (", MethodName(p.method()),
+    line(absl::StrCat(p.kind() == v1::SHAMBO_BONUS ? "Knock-Out bonus" : "fee",
+                      ": seat ", p.payer(), " pays seat ", p.payee()));
+    line(absl::StrCat(p.paid(), " of ", p.amount(), " pips due (",
+                      MethodName(p.method()),
                       p.canonical() ? ", canonical" : "", ")"));
     if (p.payment().has_exchange()) {
       const v1::ShamboExchange& e = p.payment().exchange();
@@ -265,7 +266,7 @@ class PyramidShamboPictureImpl final : public GamePicture {
     const int seats = game.seats_size();
     Picture picture;
     picture.width = kWidth;
-    picture.height = std::max(kTop + kRowHeight * seats + 8, 300);
+    picture.height = std::max(kTop + kRowHeight * seats + 24, 300);
     picture.parts.push_back(Board(picture.height));
     picture.parts.push_back(Stakes(game));
     for (int seat = 0; seat < seats; ++seat) {
