@@ -15,7 +15,7 @@ mkdir -p docs/images
 # GAME LOG STEP: the position each screenshot shows.
 shots=(
   "rock_paper_pyramid classic 6"
-  "pyramid_shambo three_seats 12"
+  "pyramid_shambo three_seats 16"
   "flaming_pyramids four_seats_curse 50"
   "pyramid_scheme four_seats 48"
 )
