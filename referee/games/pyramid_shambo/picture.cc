@@ -244,9 +244,11 @@ std::string Step(const v1::PyramidShamboResult& r, double top) {
       line(absl::StrCat("seat ", e.seat(),
                         e.cause() == v1::SHAMBO_KNOCKED_OUT ? " knocked out"
                                                             : " cascades out",
-                        " (group ", e.group(), "); ", e.removed_size(),
-                        " of its pieces leave the game"),
+                        " (group ", e.group(), ")"),
            "sh-due");
+      line(absl::StrCat("  ", e.removed_size(), " ",
+                        e.removed_size() == 1 ? "piece" : "pieces",
+                        " of its colour leave the game"));
     }
     if (p.bonus_cancelled()) line("remaining bonus payments cancelled");
     if (p.game_over()) {
