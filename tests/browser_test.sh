@@ -8,6 +8,9 @@
 # SVG at that step holding the game's board. One screenshot per game goes
 # to the output directory. A golden log with one byte flipped must give a
 # page that says NOT GENUINE with the record, and `replay html` exit 1.
+# Last, the demo's Rock, Paper, Pyramid! tournament: its report must link
+# every match to its viewer page, and the first link must open a genuine
+# match drawn at its last step.
 #
 # Installs chromium (apt) when it is missing. PYRAMID_BIN: the binaries
 # (default build/bin); BROWSER_TEST_OUT: where pages and screenshots go
@@ -126,5 +129,26 @@ grep -q 'id="reason">Record [0-9]*: ' <<<"$dom" ||
   { echo "browser_test: FAIL: the tampered log's page names no record" >&2; exit 1; }
 browser "$out/profile-shot" --window-size=1150,700 \
   --screenshot="$out/tampered.png" "file://$out/tampered.html" >/dev/null
+
+# A tournament (the demo's, embedded referee): its report links every match
+# to its viewer page, which opens on the match's last step, genuine.
+"$bin/tournament" tools/demo/rock_paper_pyramid.txt \
+  --output_dir="$out/tournament" >/dev/null ||
+  { echo "browser_test: FAIL: the demo tournament failed" >&2; exit 1; }
+logs=$(ls "$out"/tournament/logs/*.pyrlog | wc -l)
+links=$(grep -o 'href="matches/[^"]*\.html"' "$out/tournament/report.html" |
+  sort -u | wc -l)
+if [[ $links != "$logs" || $logs == 0 ]]; then
+  echo "browser_test: FAIL: the report links $links viewer pages for $logs logs" >&2
+  exit 1
+fi
+link=$(grep -o 'href="matches/[^"]*\.html"' "$out/tournament/report.html" |
+  head -n 1 | cut -d'"' -f2)
+dom=$(browser "$out/profile-shot" --dump-dom "file://$out/tournament/$link#step=last")
+grep -q 'id="verdict">GENUINE<' <<<"$dom" &&
+  grep -q 'signed by the pinned referee key' <<<"$dom" &&
+  perl -0ne 'print $1 if /(<svg id="board".*?<\/svg>)/s' <<<"$dom" |
+  grep -q '<g class="board-rock_paper_pyramid">' ||
+  { echo "browser_test: FAIL: the report's link $link does not open a genuine match" >&2; exit 1; }
 rm -rf "$out/profile-shot"
-echo "browser_test: $count golden logs and a tampered one in $((SECONDS - start)) s; pages and screenshots in $out"
+echo "browser_test: $count golden logs, a tampered one and a tournament's $links viewer links in $((SECONDS - start)) s; pages and screenshots in $out"
