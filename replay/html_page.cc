@@ -262,7 +262,8 @@ MatchPage RenderMatchPage(std::string_view file, const VerifyOptions& options) {
       "(&rarr;)\">&#9654;</button><span id=\"where\">",
       page.steps == 0 ? "No step could be read" : "Step 0",
       "</span></div>\n<svg id=\"board\" class=\"board\" "
-      "xmlns=\"http://www.w3.org/2000/svg\" data-game=\"",
+      "xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" "
+      "aria-label=\"the position at this step\" data-game=\"",
       game, "\" data-step=\"0\" width=\"", data.first_width, "\" height=\"",
       data.first_height, "\" viewBox=\"0 0 ", data.first_width, " ",
       data.first_height, "\">", data.first_svg, "</svg>\n<div id=\"info\">",
