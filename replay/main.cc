@@ -5,9 +5,9 @@
 //   replay consistency [--key HEX|FILE | --tlog_key VKEY|FILE]
 //                      OLD_CHECKPOINT NEW_CHECKPOINT PROOF
 //   replay verify-tournament [--key HEX|FILE | --tlog_key VKEY|FILE] DIR
+//   replay html [--key HEX|FILE] [--allow-unsealed] [--out FILE] LOG
 //   replay show LOG
 //   replay export --json LOG
-//   replay html [--key HEX|FILE] [--allow-unsealed] [--out FILE] LOG
 //
 // Exit status: 0 genuine (consistent; the directory checks out); 1 not
 // genuine (or an unsealed prefix without --allow-unsealed, an inclusion or
@@ -53,14 +53,14 @@ int Usage() {
          "OLD_CHECKPOINT NEW_CHECKPOINT PROOF\n"
          "  replay verify-tournament [--key HEX|FILE | --tlog_key VKEY|FILE] "
          "DIR\n"
-         "  replay show LOG\n"
-         "  replay export --json LOG\n"
          "  replay html [--key HEX|FILE] [--allow-unsealed] [--out FILE] "
          "LOG\n"
          "    writes the match viewer: one self-contained HTML page (default "
          "LOG with .html);\n"
          "    exit 0 genuine, 1 not genuine (the page says why), 2 usage or "
-         "I/O error\n";
+         "I/O error\n"
+         "  replay show LOG\n"
+         "  replay export --json LOG\n";
   return kUsage;
 }
 
