@@ -5,6 +5,7 @@
 //   replay consistency [--key HEX|FILE | --tlog_key VKEY|FILE]
 //                      OLD_CHECKPOINT NEW_CHECKPOINT PROOF
 //   replay verify-tournament [--key HEX|FILE | --tlog_key VKEY|FILE] DIR
+//   replay html [--key HEX|FILE] [--allow-unsealed] [--out FILE] LOG
 //   replay show LOG
 //   replay export --json LOG
 //   replay games [--markdown]
@@ -15,7 +16,10 @@
 // 2 usage or I/O error. With several logs, one line each (in the order
 // given) and the worst status of them all. --level=chain checks the
 // framing, encoding, hash chain and signatures without replaying the rules
-// (docs/log-format.md, "Verification levels").
+// (docs/log-format.md, "Verification levels"). `replay html` writes the
+// match viewer page (default: LOG with the extension .html) whatever the
+// verdict, and exits as `replay verify` would on that log (0, 1), or 2 when
+// the log cannot be read or the page cannot be written.
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
@@ -31,6 +35,7 @@
 #include "referee/games/registry.h"
 #include "referee/tlog/note.h"
 #include "replay/evidence.h"
+#include "replay/html_page.h"
 #include "replay/transcript.h"
 #include "replay/verifier.h"
 
@@ -50,6 +55,12 @@ int Usage() {
          "OLD_CHECKPOINT NEW_CHECKPOINT PROOF\n"
          "  replay verify-tournament [--key HEX|FILE | --tlog_key VKEY|FILE] "
          "DIR\n"
+         "  replay html [--key HEX|FILE] [--allow-unsealed] [--out FILE] "
+         "LOG\n"
+         "    writes the match viewer: one self-contained HTML page (default "
+         "LOG with .html);\n"
+         "    exit 0 genuine, 1 not genuine (the page says why), 2 usage or "
+         "I/O error\n"
          "  replay show LOG\n"
          "  replay export --json LOG\n"
          "  replay games [--markdown]   the games this build verifies\n";
@@ -61,6 +72,7 @@ struct Flags {
   std::string key;        // --key, raw 32 bytes.
   std::string tlog_key;   // --tlog_key: a note verifier key.
   std::string inclusion;  // --inclusion: a tlog-proof file.
+  std::string out;        // --out: the page `replay html` writes.
   VerifyOptions::Level level = VerifyOptions::Level::kFull;  // --level.
   bool allow_unsealed = false;
   std::vector<std::string> operands;
@@ -85,7 +97,7 @@ std::optional<Flags> ParseArgs(const std::vector<std::string>& args) {
       value = arg.substr(eq + 1);
       arg = arg.substr(0, eq);
     } else if (arg == "--key" || arg == "--tlog_key" || arg == "--inclusion" ||
-               arg == "--level") {
+               arg == "--level" || arg == "--out") {
       if (++i == args.size()) {
         std::cerr << arg << " needs a value\n";
         return std::nullopt;
@@ -116,6 +128,8 @@ std::optional<Flags> ParseArgs(const std::vector<std::string>& args) {
       flags.tlog_key = value;
     } else if (arg == "--inclusion") {
       flags.inclusion = value;
+    } else if (arg == "--out") {
+      flags.out = value;
     } else if (arg == "--level") {
       if (value == "full") {
         flags.level = VerifyOptions::Level::kFull;
@@ -291,6 +305,47 @@ int ShowOrExport(const std::string& path, bool json) {
   return kGenuine;
 }
 
+// replay html: the match viewer page of one log.
+int Html(const std::vector<std::string>& args) {
+  const std::optional<Flags> flags = ParseArgs(args);
+  if (!flags.has_value() || flags->operands.size() != 1) return Usage();
+  const std::string& path = flags->operands[0];
+  const std::string out =
+      flags->out.empty()
+          ? std::filesystem::path(path).replace_extension(".html").string()
+          : flags->out;
+  if (std::filesystem::path(out) == std::filesystem::path(path)) {
+    std::cerr << path << ": the page would replace the log; use --out\n";
+    return kUsage;
+  }
+  absl::StatusOr<std::string> file = ReadFileToString(path);
+  if (!file.ok()) {
+    std::cerr << path << ": " << file.status().message() << "\n";
+    return kUsage;
+  }
+  VerifyOptions options;
+  options.pinned_key = flags->key;
+  const MatchPage page = RenderMatchPage(*file, options);
+  if (absl::Status s = WriteFileAtomically(out, page.html); !s.ok()) {
+    std::cerr << out << ": " << s.message() << "\n";
+    return kUsage;
+  }
+  const Verdict& v = page.verdict;
+  std::cout << path << ": "
+            << (v.kind == Verdict::Kind::kGenuine ? "genuine"
+                : v.kind == Verdict::Kind::kUnsealedPrefix
+                    ? absl::StrCat("unsealed prefix: ", v.reason)
+                    : absl::StrCat("NOT GENUINE: record ", v.bad_record, ": ",
+                                   v.reason))
+            << "; " << page.steps << " steps, " << page.html.size()
+            << " bytes -> " << out << "\n";
+  if (v.kind == Verdict::Kind::kGenuine) return kGenuine;
+  if (v.kind == Verdict::Kind::kUnsealedPrefix && flags->allow_unsealed) {
+    return kGenuine;
+  }
+  return kNotGenuine;
+}
+
 int Main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty()) return Usage();
@@ -299,6 +354,7 @@ int Main(int argc, char** argv) {
   if (command == "verify") return Verify(args);
   if (command == "consistency") return Consistency(args);
   if (command == "verify-tournament") return VerifyTournament(args);
+  if (command == "html") return Html(args);
   if (command == "show" && args.size() == 1)
     return ShowOrExport(args[0], false);
   if (command == "export" && args.size() == 2 && args[0] == "--json") {

@@ -13,6 +13,7 @@ packages=(
   python3 python3-grpcio python3-protobuf
   python3-venv python3-wheel python3-nacl
   clang-14 libclang-rt-14-dev clang-format-14
+  chromium
 )
 # Node.js and npm for the Node client kit (tools/clients/node): Debian's,
 # unless a node and an npm are already on the PATH (NodeSource's nodejs, for

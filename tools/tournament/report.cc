@@ -105,6 +105,32 @@ bool IsRelativePath(absl::string_view path) {
          path.find(':') == absl::string_view::npos;
 }
 
+// The anchor of each standing bot's results: "bot-1" for the first.
+std::map<std::string, std::string> BotAnchors(
+    const v1::TournamentResults& results) {
+  std::map<std::string, std::string> anchors;
+  for (int i = 0; i < results.standings_size(); ++i) {
+    anchors.emplace(results.standings(i).bot(), absl::StrCat("bot-", i + 1));
+  }
+  return anchors;
+}
+
+// `bot`'s name, escaped, linked to its results when it has any.
+std::string BotLink(const std::map<std::string, std::string>& anchors,
+                    const std::string& bot) {
+  const auto it = anchors.find(bot);
+  if (it == anchors.end()) return Escape(bot);
+  return absl::StrCat("<a href=\"#", it->second, "\">", Escape(bot), "</a>");
+}
+
+// `text` linked to the match's viewer page, when its log is a relative path.
+std::string ViewerLink(const v1::TournamentMatchResult& match,
+                       absl::string_view text) {
+  if (!IsRelativePath(match.log_file())) return std::string(text);
+  return absl::StrCat("<a href=\"", Escape(ViewerPageOf(match.log_file())),
+                      "\">", text, "</a>");
+}
+
 void AppendHeader(const v1::TournamentResults& results, std::string& out) {
   const std::string name =
       Escape(results.name().empty() ? "Tournament" : results.name());
@@ -160,14 +186,15 @@ void AppendStandings(const v1::TournamentResults& results, std::string& out) {
                   "<th class=\"name\">Bot</th><th>Matches</th><th>Points</th>"
                   "<th>Firsts</th><th>Forfeits</th><th>Mean rank</th>"
                   "<th>Rating</th><th>95% interval</th></tr>\n");
+  const std::map<std::string, std::string> anchors = BotAnchors(results);
   int place = 0;
   for (const v1::TournamentStanding& s : results.standings()) {
     absl::StrAppend(&out, "<tr><td>", ++place, "</td><td class=\"name\">",
-                    Escape(s.bot()), "</td><td>", s.matches(), "</td><td>",
-                    absl::StrFormat("%.2f", s.points()), "</td><td>",
-                    s.firsts(), "</td><td>", s.forfeits(), "</td><td>",
-                    absl::StrFormat("%.2f", s.mean_rank()), "</td><td>",
-                    Elo(s.rating()), "</td><td>",
+                    BotLink(anchors, s.bot()), "</td><td>", s.matches(),
+                    "</td><td>", absl::StrFormat("%.2f", s.points()),
+                    "</td><td>", s.firsts(), "</td><td>", s.forfeits(),
+                    "</td><td>", absl::StrFormat("%.2f", s.mean_rank()),
+                    "</td><td>", Elo(s.rating()), "</td><td>",
                     Interval(s.rating_low(), s.rating_high()), "</td></tr>\n");
   }
   absl::StrAppend(&out, "</table>\n");
@@ -222,8 +249,8 @@ void AppendCrosstable(const v1::TournamentResults& results, std::string& out) {
   absl::StrAppend(&out, "</tr>\n");
   for (int r = 0; r < n; ++r) {
     const std::string row_bot = Escape(results.standings(r).bot());
-    absl::StrAppend(&out, "<tr><th class=\"name\">", r + 1, " ", row_bot,
-                    "</th>");
+    absl::StrAppend(&out, "<tr><th class=\"name\">", r + 1, " <a href=\"#bot-",
+                    r + 1, "\">", row_bot, "</a></th>");
     for (int c = 0; c < n; ++c) {
       if (r == c) {
         absl::StrAppend(&out, "<td class=\"self\"></td>");
@@ -423,33 +450,75 @@ void AppendSprt(const v1::TournamentResults& results, std::string& out) {
 }
 
 void AppendMatches(const v1::TournamentResults& results, std::string& out) {
+  const std::map<std::string, std::string> anchors = BotAnchors(results);
   absl::StrAppend(&out,
-                  "<h2>Matches</h2>\n<table>\n<tr><th>#</th>"
+                  "<h2>Matches</h2>\n<p>Each match opens in the match viewer "
+                  "(its log verified and shown step by step); the log itself "
+                  "is the download beside it.</p>\n<table>\n<tr><th>#</th>"
                   "<th class=\"name\">Match</th><th class=\"name\">Seats</th>"
                   "<th class=\"name\">Ranks</th><th class=\"name\">Verdict"
                   "</th><th class=\"name\">Log</th></tr>\n");
   for (const v1::TournamentMatchResult& match : results.matches()) {
     std::vector<std::string> seats;
-    for (const std::string& bot : match.seats()) seats.push_back(Escape(bot));
+    for (const std::string& bot : match.seats()) {
+      seats.push_back(BotLink(anchors, bot));
+    }
     std::vector<uint32_t> ranks;
     for (const v1::SeatOutcome& seat : match.outcome().seats()) {
       ranks.push_back(seat.rank());
     }
     const bool genuine = match.verdict() == "genuine";
     const std::string log = Escape(match.log_file());
-    absl::StrAppend(&out, "<tr><td>", match.index(),
-                    "</td><td class=\"name\"><code>", Escape(match.match_id()),
-                    "</code></td><td class=\"name\">",
-                    absl::StrJoin(seats, ", "), "</td><td class=\"name\">",
-                    absl::StrJoin(ranks, ", "), "</td><td class=\"",
-                    genuine ? "name" : "name bad", "\">",
-                    Escape(match.verdict()), "</td><td class=\"name\">",
-                    IsRelativePath(match.log_file())
-                        ? absl::StrCat("<a href=\"", log, "\">", log, "</a>")
-                        : log,
-                    "</td></tr>\n");
+    absl::StrAppend(
+        &out, "<tr id=\"match-", match.index(), "\"><td>", match.index(),
+        "</td><td class=\"name\">",
+        ViewerLink(match,
+                   absl::StrCat("<code>", Escape(match.match_id()), "</code>")),
+        "</td><td class=\"name\">", absl::StrJoin(seats, ", "),
+        "</td><td class=\"name\">", absl::StrJoin(ranks, ", "),
+        "</td><td class=\"", genuine ? "name" : "name bad", "\">",
+        Escape(match.verdict()), "</td><td class=\"name\">",
+        IsRelativePath(match.log_file())
+            ? absl::StrCat("<a href=\"", log, "\" download>", log, "</a>")
+            : log,
+        "</td></tr>\n");
   }
   absl::StrAppend(&out, "</table>\n");
+}
+
+// Each standing bot's matches: its seat, rank and score in each, with the
+// match's viewer.
+void AppendBotResults(const v1::TournamentResults& results, std::string& out) {
+  if (results.standings_size() == 0) return;
+  absl::StrAppend(&out, "<h2>Results by bot</h2>\n");
+  for (int i = 0; i < results.standings_size(); ++i) {
+    const std::string& bot = results.standings(i).bot();
+    absl::StrAppend(&out, "<h3 id=\"bot-", i + 1, "\">", i + 1, ". ",
+                    Escape(bot),
+                    "</h3>\n<table>\n<tr><th>#</th><th class=\"name\">Match"
+                    "</th><th>Seat</th><th>Rank</th><th>Score</th>"
+                    "<th class=\"name\">Verdict</th></tr>\n");
+    for (const v1::TournamentMatchResult& match : results.matches()) {
+      for (int seat = 0; seat < match.seats_size(); ++seat) {
+        if (match.seats(seat) != bot) continue;
+        const bool has_outcome = seat < match.outcome().seats_size();
+        absl::StrAppend(
+            &out, "<tr><td>", match.index(), "</td><td class=\"name\">",
+            ViewerLink(match, absl::StrCat("<code>", Escape(match.match_id()),
+                                           "</code>")),
+            "</td><td>", seat, "</td><td>",
+            has_outcome ? absl::StrCat(match.outcome().seats(seat).rank())
+                        : "&middot;",
+            "</td><td>",
+            has_outcome ? absl::StrCat(match.outcome().seats(seat).score())
+                        : "&middot;",
+            "</td><td class=\"",
+            match.verdict() == "genuine" ? "name" : "name bad", "\">",
+            Escape(match.verdict()), "</td></tr>\n");
+      }
+    }
+    absl::StrAppend(&out, "</table>\n");
+  }
 }
 
 }  // namespace
@@ -464,8 +533,17 @@ std::string RenderHtmlReport(const v1::TournamentResults& results) {
   AppendRatingChart(results, out);
   AppendSprt(results, out);
   AppendMatches(results, out);
+  AppendBotResults(results, out);
   absl::StrAppend(&out, "</body>\n</html>\n");
   return out;
+}
+
+std::string ViewerPageOf(const std::string& log_file) {
+  std::string name = log_file.substr(log_file.find_last_of('/') + 1);
+  if (const size_t dot = name.find_last_of('.'); dot != std::string::npos) {
+    name.resize(dot);
+  }
+  return absl::StrCat("matches/", name, ".html");
 }
 
 }  // namespace pyramid

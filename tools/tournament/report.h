@@ -11,16 +11,25 @@ namespace pyramid {
 // One self-contained HTML5 page describing `results`: title (name, game and
 // its options), summary, standings with rating intervals, the crosstable, a
 // rating chart with 95% error bars in inline SVG, the SPRT outcome when
-// there is one, and the match list with relative links to the logs. Inline
-// CSS only: no scripts and no reference to anything outside the page except
-// the log links, which are relative to the page (a log_file that is not a
-// relative path is shown without a link). Every string taken from `results`
-// is escaped. The same results give the same bytes (no timestamps).
+// there is one, the match list, and each bot's results (every bot's name in
+// the standings and the crosstable links to them). Each match links to its
+// viewer page, ViewerPageOf(its log_file), which the runner writes
+// (`replay html`), and to the raw log as a download. Inline CSS
+// only: no scripts and no reference to anything outside the page except
+// those links, which are relative to the page (a log_file that is not a
+// relative path is shown without a link). Every string taken from
+// `results` is escaped. The same results give the same bytes (no
+// timestamps).
 //
 // Crosstable cell (row bot, column bot): over the genuine matches where both
 // sat, 1 per match the row bot ranked better and 0.5 per match they shared a
 // rank, shown as "points/games".
 std::string RenderHtmlReport(const referee::v1::TournamentResults& results);
+
+// The match viewer page of the log `log_file`, relative to the output
+// directory: "matches/" and the log's file name with the extension ".html"
+// ("logs/x.pyrlog" gives "matches/x.html").
+std::string ViewerPageOf(const std::string& log_file);
 
 }  // namespace pyramid
 

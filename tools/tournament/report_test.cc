@@ -81,15 +81,16 @@ TEST(ReportTest, IsOneHtmlPageWithEveryBot) {
     EXPECT_THAT(html, HasSubstr(section));
   }
   for (const char* bot : {"alpha", "beta", "gamma"}) {
-    EXPECT_THAT(html,
-                HasSubstr(absl::StrCat("<td class=\"name\">", bot, "</td>")));
+    EXPECT_THAT(html, HasSubstr(absl::StrCat("\">", bot, "</a></td>")));
     EXPECT_THAT(
         html, HasSubstr(absl::StrCat("text-anchor=\"end\">", bot, "</text>")));
   }
   EXPECT_THAT(html, HasSubstr("rock_paper_pyramid"));
   EXPECT_THAT(html, HasSubstr("<code>ab12</code>"));
   EXPECT_THAT(html, HasSubstr("bad signature at record 3"));
-  EXPECT_THAT(html, HasSubstr("<a href=\"logs/m0.log\">"));
+  EXPECT_THAT(html,
+              HasSubstr("<a href=\"matches/m0.html\"><code>m0</code></a>"));
+  EXPECT_THAT(html, HasSubstr("<a href=\"logs/m0.log\" download>"));
   EXPECT_THAT(html, Not(HasSubstr("<h2>SPRT</h2>")));
 }
 
@@ -173,7 +174,22 @@ TEST(ReportTest, ReferencesNothingOutsideThePage) {
   // The hostile log paths appear as text but are not linked.
   EXPECT_THAT(html, Not(HasSubstr("href=\"https:")));
   EXPECT_THAT(html, Not(HasSubstr("href=\"/")));
-  EXPECT_EQ(Count(html, "<a href="), 2);
+  // Every link is to a bot's results in the page, to a viewer page in
+  // matches/ or to a log in logs/ (matches 0 and 3 only: the viewer and the
+  // log in the match list, and the viewer in each of its two bots'
+  // results).
+  int viewers = 0, logs = 0;
+  for (size_t at = html.find("href=\""); at != std::string::npos;
+       at = html.find("href=\"", at + 1)) {
+    const std::string target = html.substr(at + 6, 9);
+    EXPECT_TRUE(target.rfind("#bot-", 0) == 0 || target == "matches/m" ||
+                target.rfind("logs/m", 0) == 0)
+        << target;
+    viewers += target == "matches/m";
+    logs += target.rfind("logs/m", 0) == 0;
+  }
+  EXPECT_EQ(viewers, 2 * 3);
+  EXPECT_EQ(logs, 2);
   const std::string clean = RenderHtmlReport(SmallResults());
   for (const char* external :
        {"http://", "https://", "src=", "<script", "<link", "@import", "url("}) {
@@ -229,6 +245,38 @@ TEST(ReportTest, ShowsTheCheckpointAndTheTransparencyVerdict) {
   html = RenderHtmlReport(results);
   EXPECT_THAT(html, HasSubstr("<p class=\"verdict bad\">PROBLEMS: 3 matches"));
   EXPECT_THAT(html, HasSubstr("is missing"));
+}
+
+TEST(ReportTest, EveryMatchLinksToItsViewerPage) {
+  const std::string html = RenderHtmlReport(SmallResults());
+  for (int i = 0; i < 4; ++i) {
+    // Once in the match list, once per seat in the bots' results.
+    EXPECT_EQ(Count(html, absl::StrCat("<a href=\"matches/m", i, ".html\">")),
+              3);
+  }
+  EXPECT_EQ(ViewerPageOf("logs/rock_paper_pyramid-ab12.pyrlog"),
+            "matches/rock_paper_pyramid-ab12.html");
+  EXPECT_EQ(ViewerPageOf("logs.d/match"), "matches/match.html");
+}
+
+TEST(ReportTest, EveryBotNameLinksToItsResults) {
+  const std::string html = RenderHtmlReport(SmallResults());
+  EXPECT_THAT(html, HasSubstr("<h2>Results by bot</h2>"));
+  // Standings order: alpha, gamma, beta.
+  EXPECT_THAT(html, HasSubstr("<h3 id=\"bot-1\">1. alpha</h3>"));
+  EXPECT_THAT(html, HasSubstr("<h3 id=\"bot-2\">2. gamma</h3>"));
+  EXPECT_THAT(html, HasSubstr("<h3 id=\"bot-3\">3. beta</h3>"));
+  EXPECT_THAT(html, HasSubstr("<td class=\"name\"><a href=\"#bot-1\">alpha</a>"
+                              "</td>"));
+  EXPECT_THAT(html, HasSubstr("<a href=\"#bot-3\">beta</a>, <a "
+                              "href=\"#bot-2\">gamma</a>"));
+  // alpha's rows: match 0 (seat 0, rank 1), match 1 (seat 1, rank 1),
+  // match 2 (seat 0, rank 2).
+  const size_t alpha = html.find("<h3 id=\"bot-1\">");
+  const std::string rows =
+      html.substr(alpha, html.find("</table>", alpha) - alpha);
+  EXPECT_EQ(Count(rows, "<tr><td>"), 3);
+  EXPECT_THAT(rows, HasSubstr("<code>m2</code></a></td><td>0</td><td>2</td>"));
 }
 
 TEST(ReportTest, IsDeterministic) {

@@ -27,6 +27,7 @@
 #include "referee/crypto/ed25519.h"
 #include "referee/games/registry.h"
 #include "replay/evidence.h"
+#include "replay/html_page.h"
 #include "replay/verifier.h"
 #include "tools/tournament/bot_process.h"
 #include "tools/tournament/journal.h"
@@ -502,7 +503,28 @@ class Runner {
       return result;
     }
     result.set_verdict(Verify(result));
+    WriteViewerPage(result);
     return result;
+  }
+
+  // The match viewer page (`replay html`) of `result`'s log, at
+  // ViewerPageOf(log_file) (in OUTPUT/matches/), for a genuine log or not;
+  // the report links it. Nothing when the log is absent; a page that cannot
+  // be written is noted.
+  void WriteViewerPage(const v1::TournamentMatchResult& result) {
+    if (result.log_file().empty()) return;
+    absl::StatusOr<std::string> bytes =
+        ReadFileToString((out_ / result.log_file()).string());
+    if (!bytes.ok()) return;
+    VerifyOptions options;
+    options.pinned_key = link_->public_key();
+    const MatchPage page = RenderMatchPage(*bytes, options);
+    const fs::path path = out_ / ViewerPageOf(result.log_file());
+    std::error_code error;
+    fs::create_directories(path.parent_path(), error);
+    if (absl::Status s = WriteFile(path, page.html); !s.ok()) {
+      Note(std::string(s.message()));
+    }
   }
 
   // The verdict on the log file `path`, the referee's key pinned, when it
@@ -642,6 +664,13 @@ class Runner {
     }
     if (!interrupted_.load()) {
       if (absl::Status s = Publish(matches, results); !s.ok()) return s;
+    }
+    // Pages of matches kept from an earlier run that left none.
+    for (const auto& r : matches) {
+      if (!r.log_file().empty() &&
+          !fs::exists(out_ / ViewerPageOf(r.log_file()))) {
+        WriteViewerPage(r);
+      }
     }
     for (auto& r : matches) *results.add_matches() = std::move(r);
     std::string json;

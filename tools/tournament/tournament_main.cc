@@ -9,12 +9,12 @@
 // TOURNAMENT_FILE is a pyramid.referee.v1.Tournament in protobuf text format
 // (proto/pyramid/referee/v1/tournament.proto; docs/tournament.md). Prints
 // progress, then the standings with ratings; writes journal.jsonl,
-// results.json, report.html, every log and each bot's output under the
-// output directory. Run again on the same output directory, it resumes.
-// SIGINT or SIGTERM stops it cleanly (resumable). Exit status: 0 when every
-// scheduled match was played (or skipped by a decided SPRT) and its log
-// verified; 1 otherwise; 2 for a bad tournament file or flags; 130 when
-// interrupted.
+// results.json, report.html, every log, its match viewer page (matches/)
+// and each bot's output under the output directory. Run again on the same
+// output directory, it resumes. SIGINT or SIGTERM stops it cleanly (resumable).
+// Exit status: 0 when every scheduled match was played (or skipped by a decided
+// SPRT) and its log verified; 1 otherwise; 2 for a bad tournament file or
+// flags; 130 when interrupted.
 #include <signal.h>
 #include <unistd.h>
 
@@ -168,8 +168,8 @@ void PrintSummary(const v1::Tournament& tournament,
                               ? "out/" + results.name()
                               : tournament.output_dir();
   std::cout << "\n" << results.transparency_verdict() << "\n";
-  std::cout << "\nlogs, proofs, checkpoint, schedule.json, results.json and "
-               "report.html in "
+  std::cout << "\nlogs, proofs, checkpoint, schedule.json, results.json, "
+               "report.html and the match viewer pages (matches/) in "
             << out << " (check them with: replay verify-tournament " << out
             << ")\n";
 }

@@ -1,0 +1,19 @@
+// Pyramid Shambo's picture for the match viewer (replay/picture.h): every
+// seat's chips (its pieces, coloured by the seat that owned them first,
+// sized by pips), whether it is live, the throws it has made; the open
+// challenge and what is at stake (ties, the fee or bonus due, the
+// payment's method); and the step just applied: the challenge, both throws,
+// or the payment with the pieces that changed hands and any eliminations.
+// Reads only the game's observation and result messages.
+#ifndef PYRAMID_REFEREE_GAMES_PYRAMID_SHAMBO_PICTURE_H_
+#define PYRAMID_REFEREE_GAMES_PYRAMID_SHAMBO_PICTURE_H_
+
+#include "replay/picture.h"
+
+namespace pyramid {
+
+const GamePicture& PyramidShamboPicture();
+
+}  // namespace pyramid
+
+#endif  // PYRAMID_REFEREE_GAMES_PYRAMID_SHAMBO_PICTURE_H_

@@ -1,0 +1,228 @@
+#include "referee/games/rock_paper_pyramid/picture.h"
+
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
+
+namespace pyramid {
+namespace {
+
+namespace v1 = ::pyramid::referee::v1;
+
+constexpr int kWidth = 860;
+constexpr int kTop = 48;  // Below the headings.
+constexpr int kRowHeight = 96;
+constexpr int kPoolX = 170;    // The pool's left edge.
+constexpr int kPlayedX = 520;  // The round's column.
+constexpr int kScoredX = 640;
+
+// A pyramid's height by size (Large, Medium, Small).
+double Height(v1::RppSize size) {
+  switch (size) {
+    case v1::RPP_LARGE:
+      return 30;
+    case v1::RPP_MEDIUM:
+      return 22;
+    case v1::RPP_SMALL:
+      return 14;
+    default:
+      return 8;
+  }
+}
+
+const char* ColourName(v1::RppColour colour) {
+  switch (colour) {
+    case v1::RPP_BLACK:
+      return "Black";
+    case v1::RPP_WHITE:
+      return "White";
+    case v1::RPP_CRYSTAL:
+      return "Crystal";
+    case v1::RPP_RED:
+      return "Red";
+    default:
+      return "?";
+  }
+}
+
+const char* SizeName(v1::RppSize size) {
+  switch (size) {
+    case v1::RPP_LARGE:
+      return "Large";
+    case v1::RPP_MEDIUM:
+      return "Medium";
+    case v1::RPP_SMALL:
+      return "Small";
+    default:
+      return "?";
+  }
+}
+
+// A piece as a pyramid (seen from the side) standing on `base_y`, centred
+// on `x`; `extra` adds classes (e.g. "gone").
+std::string Piece(const v1::RppPiece& piece, double x, double base_y,
+                  absl::string_view extra = "") {
+  const double h = Height(piece.size());
+  const double half = h * 0.5;
+  return absl::StrCat(
+      "<polygon class=\"rpp-c", static_cast<int>(piece.colour()),
+      extra.empty() ? "" : " ", extra, "\" points=\"", Px(x - half), ",",
+      Px(base_y), " ", Px(x + half), ",", Px(base_y), " ", Px(x), ",",
+      Px(base_y - h), "\"><title>", ColourName(piece.colour()), " ",
+      SizeName(piece.size()), "</title></polygon>");
+}
+
+bool InPool(const v1::RppSeatView& seat, const v1::RppPiece& piece) {
+  for (const v1::RppPiece& p : seat.pool()) {
+    if (p.colour() == piece.colour() && p.size() == piece.size()) return true;
+  }
+  return false;
+}
+
+// The board: the round counter and the column headings.
+std::string Board(const v1::RockPaperPyramidObservation& game, int seats) {
+  const int bottom = kTop + kRowHeight * seats;
+  return absl::StrCat(
+      "<g class=\"board-rock_paper_pyramid\"><rect class=\"rpp-table\" x=\"0\" "
+      "y=\"0\" width=\"",
+      kWidth, "\" height=\"", bottom + 8, "\"/><text class=\"rpp-h\" x=\"12\" ",
+      "y=\"24\">Round ", game.rounds_played(), " of ", game.total_rounds(),
+      " played</text><text class=\"rpp-h\" x=\"", kPoolX, "\" y=\"24\">Pool ",
+      "(faint: played)</text><text class=\"rpp-h\" x=\"", kPlayedX - 30,
+      "\" y=\"24\">This round</text><text class=\"rpp-h\" x=\"", kScoredX,
+      "\" y=\"24\">Captured</text></g>");
+}
+
+// One seat's row: name, score, pool (every piece it started with: the
+// colours it owns by size) and the pieces it scored.
+std::string SeatRow(const v1::Header& header,
+                    const v1::RockPaperPyramidObservation& game, int seat,
+                    bool red) {
+  const v1::RppSeatView& view = game.seats(seat);
+  const double y = kTop + kRowHeight * seat;
+  std::string out = absl::StrCat(
+      "<g class=\"rpp-seat\"><line class=\"rpp-rule\" x1=\"0\" y1=\"", Px(y),
+      "\" x2=\"", kWidth, "\" y2=\"", Px(y), "\"/><text x=\"12\" y=\"",
+      Px(y + 28), "\">", SeatLabel(header, seat),
+      "</text><text class=\"rpp-score\" x=\"12\" y=\"", Px(y + 56), "\">score ",
+      view.score(), "</text>");
+  // Pool: one column per colour, sizes stacked left to right.
+  const int colours = red ? 4 : 3;
+  for (int c = 1; c <= colours; ++c) {
+    for (int s = 1; s <= 3; ++s) {
+      v1::RppPiece piece;
+      piece.set_colour(static_cast<v1::RppColour>(c));
+      piece.set_size(static_cast<v1::RppSize>(s));
+      const bool held = InPool(view, piece);
+      // The red stack is dealt one piece per seat: draw only what it holds
+      // or held (a red piece it played is in the history).
+      if (c == 4 && !held) {
+        bool played = false;
+        for (const auto& round : game.history()) {
+          if (seat < round.played_size() &&
+              round.played(seat).colour() == v1::RPP_RED &&
+              round.played(seat).size() == piece.size()) {
+            played = true;
+          }
+        }
+        if (!played) continue;
+      }
+      absl::StrAppend(&out, Piece(piece, kPoolX + (c - 1) * 84 + s * 24, y + 70,
+                                  held ? "" : "gone"));
+    }
+  }
+  double x = kScoredX + 12;
+  for (const v1::RppPiece& piece : view.scored()) {
+    absl::StrAppend(&out, Piece(piece, x, y + 70));
+    x += 18;
+    if (x > kWidth - 12) break;
+  }
+  absl::StrAppend(&out, "</g>");
+  return out;
+}
+
+const char* Resolution(v1::RppResolution r) {
+  switch (r) {
+    case v1::RPP_CAPTURES:
+      return "captures";
+    case v1::RPP_WASHOUT:
+      return "washout (no capture)";
+    case v1::RPP_STANDOFF:
+      return "standoff (all captured: null round)";
+    case v1::RPP_WISHBONE:
+      return "wishbone (two claimants: null round)";
+    default:
+      return "";
+  }
+}
+
+// The round just played: each seat's piece, and what became of it.
+std::string Round(const v1::RockPaperPyramidRoundResult& round, int seats) {
+  std::string out = absl::StrCat(
+      "<g class=\"rpp-round\"><text class=\"rpp-h\" x=\"", kPlayedX - 30,
+      "\" y=\"", kTop - 8, "\">Round ", round.round(), ": ",
+      Resolution(round.resolution()), "</text>");
+  for (int seat = 0; seat < seats && seat < round.played_size(); ++seat) {
+    const double y = kTop + kRowHeight * seat;
+    absl::StrAppend(&out, Piece(round.played(seat), kPlayedX, y + 70, "big"));
+    std::string fate;
+    for (const v1::RppCapture& c : round.captures()) {
+      if (static_cast<int>(c.captured()) == seat) {
+        fate = absl::StrCat("taken by seat ", c.claimant());
+      }
+    }
+    for (uint32_t kept : round.kept()) {
+      if (static_cast<int>(kept) == seat) fate = "kept (scores)";
+    }
+    if (fate.empty()) {
+      fate = round.resolution() == v1::RPP_CAPTURES ? "discarded"
+                                                    : "returns nothing";
+    }
+    absl::StrAppend(&out, "<text class=\"rpp-fate\" x=\"", kPlayedX + 28,
+                    "\" y=\"", Px(y + 64), "\">", fate, "</text>");
+  }
+  absl::StrAppend(&out, "</g>");
+  return out;
+}
+
+class RockPaperPyramidPictureImpl final : public GamePicture {
+ public:
+  Picture Draw(const Moment& moment) const override {
+    const v1::RockPaperPyramidObservation& game =
+        moment.view->rock_paper_pyramid();
+    const int seats = game.seats_size();
+    const bool red = moment.header->game().rock_paper_pyramid().red();
+    Picture picture;
+    picture.width = kWidth;
+    picture.height = kTop + kRowHeight * seats + 8;
+    picture.parts.push_back(Board(game, seats));
+    for (int seat = 0; seat < seats; ++seat) {
+      picture.parts.push_back(SeatRow(*moment.header, game, seat, red));
+    }
+    if (moment.result != nullptr && moment.result->has_rock_paper_pyramid()) {
+      picture.parts.push_back(
+          Round(moment.result->rock_paper_pyramid(), seats));
+    }
+    return picture;
+  }
+
+  std::string_view Css() const override {
+    return ".rpp-table{fill:#f6f1e4}.rpp-rule{stroke:#d8cfb8}"
+           ".rpp-h{font-weight:bold}.rpp-score{font-size:15px}"
+           ".rpp-c1{fill:#222;stroke:#000}.rpp-c2{fill:#fff;stroke:#555}"
+           ".rpp-c3{fill:#bfe6f7;stroke:#3a8fb5;fill-opacity:.8}"
+           ".rpp-c4{fill:#c0392b;stroke:#7a1f15}.gone{opacity:.15}"
+           ".big{transform-box:fill-box;transform-origin:bottom;"
+           "transform:scale(1.5)}.rpp-fate{font-size:12px}";
+  }
+};
+
+}  // namespace
+
+const GamePicture& RockPaperPyramidPicture() {
+  static const RockPaperPyramidPictureImpl picture{};
+  return picture;
+}
+
+}  // namespace pyramid

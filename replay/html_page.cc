@@ -1,0 +1,298 @@
+#include "replay/html_page.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/string_view.h"
+#include "google/protobuf/descriptor.h"
+#include "google/protobuf/text_format.h"
+#include "referee/crypto/bytes.h"
+#include "replay/match_steps.h"
+#include "replay/picture.h"
+#include "replay/step_panel.h"
+
+namespace pyramid {
+namespace {
+
+namespace v1 = ::pyramid::referee::v1;
+
+constexpr absl::string_view kStyle = R"css(
+body{font-family:sans-serif;margin:1.5em;color:#222;max-width:1100px}
+h1{margin:0 0 .2em}h3{margin:.6em 0 .3em}
+.verdict{font-size:1.4em;font-weight:bold;padding:.4em .6em;border-radius:4px}
+.genuine{background:#dff3df;color:#185c18}.notgenuine{background:#fbe0e0;color:#9b1111}
+.bad{color:#9b1111}
+table{border-collapse:collapse;margin:.4em 0}
+th,td{border:1px solid #ccc;padding:.15em .5em;text-align:left;font-size:.9em}
+th{background:#f2f2f2}
+.controls{margin:.6em 0;display:flex;gap:.5em;align-items:center}
+#slider{flex:1}
+svg.board{max-width:100%;height:auto;border:1px solid #ccc;display:block}
+svg text{font:13px sans-serif;fill:#222}
+pre{background:#f7f7f7;padding:.4em;max-height:18em;overflow:auto;font-size:.85em}
+.seen{font-size:.85em;color:#7a4b00}
+)css";
+
+// The small script: draws step k from the page's data.
+constexpr absl::string_view kScript = R"js(
+(function(){
+var D=JSON.parse(document.getElementById('match-data').textContent);
+var P=document.getElementById('parts').content.firstElementChild.children;
+var I=document.getElementById('panels').content.children;
+var n=D.steps.length,cur=0;
+var svg=document.getElementById('board'),info=document.getElementById('info');
+var slider=document.getElementById('slider'),where=document.getElementById('where');
+function show(k){
+ if(!n)return;
+ k=Math.max(0,Math.min(n-1,k));cur=k;var s=D.steps[k];
+ svg.setAttribute('viewBox','0 0 '+s[0]+' '+s[1]);
+ svg.setAttribute('width',s[0]);svg.setAttribute('height',s[1]);
+ var f=document.createDocumentFragment();
+ s[2].forEach(function(i){f.appendChild(P[i].cloneNode(true));});
+ svg.replaceChildren(f);info.replaceChildren(I[k].cloneNode(true));
+ svg.setAttribute('data-step',k);slider.value=k;
+ where.textContent='Step '+k+' of '+(n-1)+(k==n-1?' (the end)':'');
+ var h='#step='+k;
+ if(location.hash!==h){try{history.replaceState(null,'',h);}catch(e){}}
+}
+function fromHash(){
+ var m=/step=(\d+|last)/.exec(location.hash);
+ show(!m?cur:m[1]==='last'?n-1:parseInt(m[1],10));
+}
+slider.addEventListener('input',function(){show(parseInt(slider.value,10));});
+document.getElementById('prev').addEventListener('click',function(){show(cur-1);});
+document.getElementById('next').addEventListener('click',function(){show(cur+1);});
+document.addEventListener('keydown',function(e){
+ if(e.target&&e.target.tagName==='INPUT'&&e.target!==slider)return;
+ var k={ArrowLeft:cur-1,ArrowRight:cur+1,Home:0,End:n-1}[e.key];
+ if(k!==undefined){e.preventDefault();show(k);}
+});
+window.addEventListener('hashchange',fromHash);
+fromHash();
+})();
+)js";
+
+// The game's options in one line of text format ("" for the defaults).
+std::string OptionsText(const v1::GameConfig& game) {
+  const google::protobuf::Reflection* reflection = game.GetReflection();
+  const google::protobuf::OneofDescriptor* oneof =
+      game.GetDescriptor()->FindOneofByName("options");
+  if (oneof == nullptr) return "";
+  const google::protobuf::FieldDescriptor* field =
+      reflection->GetOneofFieldDescriptor(game, oneof);
+  if (field == nullptr) return "";
+  google::protobuf::TextFormat::Printer printer;
+  printer.SetSingleLineMode(true);
+  std::string text;
+  printer.PrintToString(reflection->GetMessage(game, field), &text);
+  while (!text.empty() && text.back() == ' ') text.pop_back();
+  return text;
+}
+
+std::string VerdictHtml(const Verdict& v) {
+  switch (v.kind) {
+    case Verdict::Kind::kGenuine:
+      return absl::StrCat(
+          "<p class=\"verdict genuine\" id=\"verdict\">GENUINE</p><p>Every "
+          "check passed: ",
+          v.records, " records, ", v.moves, " moves replayed under the rules; ",
+          v.key_from_header ? "signed by the referee key in the log itself"
+                            : "signed by the pinned referee key",
+          ".</p>");
+    case Verdict::Kind::kUnsealedPrefix:
+      return absl::StrCat(
+          "<p class=\"verdict notgenuine\" id=\"verdict\">NOT GENUINE "
+          "(UNSEALED PREFIX)</p><p class=\"bad\">",
+          SvgText(v.reason),
+          ". The records up to the last checkpoint verify, but the match has "
+          "no sealed outcome.</p>");
+    case Verdict::Kind::kNotGenuine:
+      break;
+  }
+  return absl::StrCat(
+      "<p class=\"verdict notgenuine\" id=\"verdict\">NOT GENUINE</p><p "
+      "class=\"bad\" id=\"reason\">Record ",
+      v.bad_record, ": ", SvgText(v.reason), "</p>");
+}
+
+std::string MatchInfoHtml(const MatchSteps& match) {
+  if (!match.has_header) return "<p>The log has no readable header.</p>";
+  const v1::Header& h = match.header;
+  const std::string options = OptionsText(h.game());
+  std::string out = absl::StrCat(
+      "<details><summary>The match: game, options, seats, clocks, referee "
+      "key</summary><table><tr><th>Game</th><td>",
+      SvgText(h.game().game()), " (rules v", h.rules_version(),
+      "), options: ", options.empty() ? "defaults" : SvgText(options),
+      "</td></tr><tr><th>Match</th><td><code>", ToHex(h.match_id()), "</code>",
+      h.label().empty() ? "" : absl::StrCat(" ", SvgText(h.label())),
+      ", created ", UtcTime(h.created_unix_ms()),
+      "</td></tr><tr><th>Clocks</th><td>commit ",
+      h.clocks().commit_timeout_ms(), " ms, reveal ",
+      h.clocks().reveal_timeout_ms(), " ms, bank ", h.clocks().time_bank_ms(),
+      " ms (+", h.clocks().time_bank_increment_ms(), " ms); forfeit policy ",
+      SvgText(v1::ForfeitPolicy_Name(h.forfeit_policy())),
+      "</td></tr><tr><th>Referee key</th><td><code>",
+      ToHex(h.referee_public_key()), "</code></td></tr>");
+  // Every game seats at most 10; a log claiming more is cut short here.
+  constexpr int kMaxSeatRows = 16;
+  for (int seat = 0; seat < h.seats_size() && seat < kMaxSeatRows; ++seat) {
+    absl::StrAppend(
+        &out, "<tr><th>Seat ", seat, "</th><td>", SvgText(h.seats(seat).name()),
+        h.seats(seat).public_key().empty() ? "" : " (signs its commits)",
+        "</td></tr>");
+  }
+  if (h.seats_size() > kMaxSeatRows) {
+    absl::StrAppend(&out, "<tr><th>&hellip;</th><td>and ",
+                    h.seats_size() - kMaxSeatRows, " more seats</td></tr>");
+  }
+  absl::StrAppend(&out, "</table></details>");
+  return out;
+}
+
+// The steps as pictures and panels, each distinct part stored once.
+struct PageData {
+  std::vector<std::string> parts;
+  std::vector<std::string> panels;  // One per step.
+  std::string steps_json;           // [[width, height, [part, ...]], ...].
+  std::string first_svg;            // Step 0, drawn into the page itself.
+  std::string first_panel;
+  int first_width = 0, first_height = 0;
+};
+
+PageData BuildData(const MatchSteps& match, const Verdict& verdict) {
+  PageData data;
+  const GamePicture* picture = PictureFor(match.header.game().game());
+  std::map<std::string, int> part_index;
+  TimeBanks banks(match.header);
+  const size_t count = match.steps.size();
+  std::vector<std::string> steps;
+  for (size_t k = 0; k < count; ++k) {
+    const MatchStep& step = match.steps[k];
+    Picture drawn;
+    if (picture != nullptr) {
+      const Moment moment{&match.header, &step.view, &step.seat_views,
+                          step.kind == MatchStep::Kind::kMove
+                              ? &step.applied.result()
+                              : nullptr};
+      drawn = picture->Draw(moment);
+    } else {
+      drawn.width = 600;
+      drawn.height = 40;
+      drawn.parts.push_back(
+          absl::StrCat("<text x=\"10\" y=\"24\">No picture for the game ",
+                       SvgText(match.header.game().game()), "</text>"));
+    }
+    std::vector<std::string> indices;
+    for (std::string& part : drawn.parts) {
+      auto [it, added] =
+          part_index.emplace(part, static_cast<int>(data.parts.size()));
+      if (added) data.parts.push_back(part);
+      indices.push_back(absl::StrCat(it->second));
+    }
+    std::string panel = StepPanelHtml(match.header, step, k, count,
+                                      banks.Charge(step.decision));
+    if (verdict.kind != Verdict::Kind::kGenuine &&
+        step.record >= verdict.bad_record) {
+      absl::StrAppend(&panel,
+                      "<p class=\"bad\">This step is at or after "
+                      "the record where verification failed: it is "
+                      "not verified.</p>");
+    }
+    if (k + 1 == count && match.outcome.has_value()) {
+      absl::StrAppend(&panel, "<h3>The end</h3>",
+                      OutcomeHtml(match.header, *match.outcome));
+    }
+    if (k == 0) {
+      data.first_width = drawn.width;
+      data.first_height = drawn.height;
+      data.first_svg = absl::StrJoin(drawn.parts, "");
+      data.first_panel = panel;
+    }
+    data.panels.push_back(std::move(panel));
+    steps.push_back(absl::StrCat("[", drawn.width, ",", drawn.height, ",[",
+                                 absl::StrJoin(indices, ","), "]]"));
+  }
+  data.steps_json = absl::StrCat("[", absl::StrJoin(steps, ",\n"), "]");
+  return data;
+}
+
+}  // namespace
+
+MatchPage RenderMatchPage(std::string_view file, const VerifyOptions& options) {
+  MatchPage page;
+  page.verdict = VerifyLog(file, options);
+  const MatchSteps match = ReadMatchSteps(file);
+  page.steps = match.steps.size();
+  const std::string game =
+      match.has_header ? SvgText(match.header.game().game()) : "unknown game";
+  const GamePicture* picture = PictureFor(match.header.game().game());
+  const PageData data = BuildData(match, page.verdict);
+  std::string& out = page.html;
+  absl::StrAppend(&out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n",
+                  "<meta charset=\"utf-8\">\n<title>Match viewer: ", game,
+                  "</title>\n<style>", kStyle,
+                  picture != nullptr ? std::string(picture->Css()) : "",
+                  "\n</style>\n", "</head>\n<body data-steps=\"", page.steps,
+                  "\">\n<h1>", game, " match</h1>\n", VerdictHtml(page.verdict),
+                  "\n", MatchInfoHtml(match), "\n");
+  if (!match.stopped.empty()) {
+    absl::StrAppend(&out,
+                    "<p class=\"bad\" id=\"stopped\">The viewer read "
+                    "the log up to record ",
+                    match.stopped_at,
+                    " and stopped there: ", SvgText(match.stopped), ".</p>\n");
+  }
+  absl::StrAppend(
+      &out, "<h2>The match, step by step</h2>\n<p><span id=\"steps\">",
+      page.steps, "</span> steps (the start, then one per move",
+      ") &middot; arrow keys, Home and End move through them.</p>\n"
+      "<p class=\"seen\">The match is over, so everything in its log is "
+      "public and shown here. Each picture is the position as it stood; "
+      "what only one seat could see then is marked \"seen by seat N only\", "
+      "what no seat could see \"seen by nobody\".</p>\n",
+      "<div class=\"controls\"><button id=\"prev\" title=\"previous "
+      "(&larr;)\">&#9664;</button><input type=\"range\" id=\"slider\" "
+      "min=\"0\" max=\"",
+      page.steps == 0 ? 0 : page.steps - 1,
+      "\" value=\"0\" aria-label=\"step\"><button id=\"next\" title=\"next "
+      "(&rarr;)\">&#9654;</button><span id=\"where\">",
+      page.steps == 0 ? "No step could be read" : "Step 0",
+      "</span></div>\n<svg id=\"board\" class=\"board\" "
+      "xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" "
+      "aria-label=\"the position at this step\" data-game=\"",
+      game, "\" data-step=\"0\" width=\"", data.first_width, "\" height=\"",
+      data.first_height, "\" viewBox=\"0 0 ", data.first_width, " ",
+      data.first_height, "\">", data.first_svg, "</svg>\n<div id=\"info\">",
+      data.first_panel, "</div>\n<h2>Outcome</h2>\n",
+      page.verdict.kind == Verdict::Kind::kGenuine || !match.outcome.has_value()
+          ? ""
+          : "<p class=\"bad\">As the log states it: not verified.</p>",
+      match.outcome.has_value()
+          ? OutcomeHtml(match.header, *match.outcome)
+          : "<p class=\"bad\">The log holds no outcome.</p>",
+      "\n");
+  // Every distinct picture part, in a template (inert until the script
+  // copies it into the picture), each in a <g>; then every step's panel.
+  absl::StrAppend(&out,
+                  "<template id=\"parts\"><svg "
+                  "xmlns=\"http://www.w3.org/2000/svg\">");
+  for (const std::string& part : data.parts) {
+    absl::StrAppend(&out, "<g>", part, "</g>\n");
+  }
+  absl::StrAppend(&out, "</svg></template>\n<template id=\"panels\">");
+  for (const std::string& panel : data.panels) {
+    absl::StrAppend(&out, "<div>", panel, "</div>\n");
+  }
+  absl::StrAppend(&out,
+                  "</template>\n<script type=\"application/json\" "
+                  "id=\"match-data\">{\"steps\":",
+                  data.steps_json, "}</script>\n<script>", kScript,
+                  "</script>\n</body>\n</html>\n");
+  return page;
+}
+
+}  // namespace pyramid

@@ -1,0 +1,39 @@
+// The match viewer page (`replay html`): one self-contained HTML file per
+// log, with inline CSS, SVG and a small script, and no reference to
+// anything outside it. At the top, the verifier's verdict (GENUINE, or NOT
+// GENUINE with the reason and the record). Then the match step by step
+// (replay/match_steps.h): the position as the game's picture
+// (replay/picture.h) and, beside it, the decision that led there
+// (replay/step_panel.h); a slider, buttons and the arrow keys move through
+// the steps, and the URL's "#step=N" (or "#step=last") opens step N. At
+// the end, ranks and scores. A log that does not verify is shown as far as
+// it can be read; one that cannot be read at all gives a page with the
+// verdict and no step.
+//
+// Every string from the log is escaped. The same log and options give the
+// same bytes. Each distinct picture part is stored once (in an inert
+// <template>; the steps list which parts they draw), so the page grows with
+// what changes, not with the number of steps.
+#ifndef PYRAMID_REPLAY_HTML_PAGE_H_
+#define PYRAMID_REPLAY_HTML_PAGE_H_
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+#include "replay/verifier.h"
+
+namespace pyramid {
+
+struct MatchPage {
+  std::string html;
+  Verdict verdict;   // VerifyLog's verdict on the log.
+  size_t steps = 0;  // Steps the page shows (0 when none could be read).
+};
+
+// Verifies `file` (a whole log) with `options` and renders its page.
+MatchPage RenderMatchPage(std::string_view file, const VerifyOptions& options);
+
+}  // namespace pyramid
+
+#endif  // PYRAMID_REPLAY_HTML_PAGE_H_

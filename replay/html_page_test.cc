@@ -1,0 +1,250 @@
+// The match viewer page (replay/html_page.h) on every golden log of
+// testdata/golden/: the verdict, the step count (the start, one step per
+// Applied record, and one for a decision that ended in a forfeit), each
+// game's board at the first and the last step, same bytes every time, the
+// 1 MiB bound on the four-seat Pyramid Scheme page; a tampered log says NOT
+// GENUINE with its record; strings from the log are escaped.
+#include "replay/html_page.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "pyramid/referee/v1/log.pb.h"
+#include "referee/core/log_format.h"
+#include "referee/core/log_reader.h"
+#include "referee/core/log_sink.h"
+#include "replay/match_steps.h"
+#include "replay/picture.h"
+
+namespace pyramid {
+namespace {
+
+namespace v1 = ::pyramid::referee::v1;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+std::vector<std::string> Goldens() {
+  std::vector<std::string> logs;
+  for (const auto& entry :
+       std::filesystem::recursive_directory_iterator("testdata/golden")) {
+    if (entry.path().extension() == ".pyrlog") {
+      logs.push_back(entry.path().string());
+    }
+  }
+  std::sort(logs.begin(), logs.end());
+  return logs;
+}
+
+std::string Read(const std::string& path) {
+  absl::StatusOr<std::string> file = ReadFileToString(path);
+  EXPECT_TRUE(file.ok()) << path;
+  return file.ok() ? *file : "";
+}
+
+std::vector<v1::LogRecord> Records(std::string_view file) {
+  std::vector<v1::LogRecord> records;
+  for (const RawRecord& raw : SplitLog(file).records) {
+    records.emplace_back().ParseFromArray(raw.bytes.data(),
+                                          static_cast<int>(raw.bytes.size()));
+  }
+  return records;
+}
+
+// The steps the page must show, counted from the records directly.
+size_t ExpectedSteps(std::string_view file) {
+  size_t steps = 1;  // The start.
+  bool forfeit = false;
+  for (const v1::LogRecord& r : Records(file)) {
+    if (r.has_applied()) ++steps;
+    if (r.has_fault() && r.fault().consequence() == v1::FAULT_FORFEIT) {
+      forfeit = true;
+    }
+  }
+  return steps + (forfeit ? 1 : 0);
+}
+
+// The log with its records replaced by `records` (stored as given).
+std::string Reframe(const std::vector<v1::LogRecord>& records) {
+  std::string out(log_format::kMagic);
+  for (const v1::LogRecord& r : records) {
+    std::string bytes = r.SerializeAsString();
+    uint64_t n = bytes.size();
+    while (n >= 0x80) {
+      out += static_cast<char>(0x80 | (n & 0x7f));
+      n >>= 7;
+    }
+    out += static_cast<char>(n);
+    out += bytes;
+  }
+  return out;
+}
+
+TEST(HtmlPageTest, EveryGoldenLogIsGenuineWithEveryStep) {
+  const std::vector<std::string> logs = Goldens();
+  ASSERT_GE(logs.size(), 18u);
+  for (const std::string& path : logs) {
+    SCOPED_TRACE(path);
+    const std::string file = Read(path);
+    const MatchPage page = RenderMatchPage(file, VerifyOptions());
+    EXPECT_EQ(page.verdict.kind, Verdict::Kind::kGenuine);
+    EXPECT_THAT(page.html, HasSubstr(">GENUINE</p>"));
+    EXPECT_THAT(page.html, Not(HasSubstr("NOT GENUINE")));
+    EXPECT_EQ(page.steps, ExpectedSteps(file));
+    EXPECT_THAT(page.html, HasSubstr(absl::StrCat("<span id=\"steps\">",
+                                                  page.steps, "</span>")));
+    EXPECT_THAT(page.html, Not(HasSubstr("id=\"stopped\"")));
+    const std::string game = page.verdict.header.game().game();
+    // The board is drawn into the page at step 0, and is the first part of
+    // every step's picture in the data.
+    EXPECT_THAT(page.html,
+                HasSubstr(absl::StrCat("<g class=\"board-", game, "\">")));
+    EXPECT_THAT(page.html, HasSubstr("<h3>The end</h3>"));
+    // Deterministic.
+    EXPECT_EQ(RenderMatchPage(file, VerifyOptions()).html, page.html);
+  }
+}
+
+TEST(HtmlPageTest, EveryStepOfEveryGoldenDrawsTheBoard) {
+  for (const std::string& path : Goldens()) {
+    SCOPED_TRACE(path);
+    const std::string file = Read(path);
+    const MatchSteps match = ReadMatchSteps(file);
+    EXPECT_TRUE(match.stopped.empty()) << match.stopped;
+    const GamePicture* picture = PictureFor(match.header.game().game());
+    ASSERT_NE(picture, nullptr);
+    for (const MatchStep& step : match.steps) {
+      const Moment moment{&match.header, &step.view, &step.seat_views,
+                          step.kind == MatchStep::Kind::kMove
+                              ? &step.applied.result()
+                              : nullptr};
+      const Picture drawn = picture->Draw(moment);
+      ASSERT_FALSE(drawn.parts.empty());
+      EXPECT_THAT(drawn.parts[0],
+                  HasSubstr(absl::StrCat("<g class=\"board-",
+                                         match.header.game().game(), "\">")));
+      EXPECT_GT(drawn.width, 0);
+      EXPECT_GT(drawn.height, 0);
+    }
+  }
+}
+
+TEST(HtmlPageTest, FourSeatSchemePageIsUnderOneMebibyte) {
+  const MatchPage page =
+      RenderMatchPage(Read("testdata/golden/pyramid_scheme/four_seats.pyrlog"),
+                      VerifyOptions());
+  EXPECT_EQ(page.verdict.kind, Verdict::Kind::kGenuine);
+  EXPECT_LT(page.html.size(), 1u << 20);
+  EXPECT_GT(page.steps, 50u);
+}
+
+TEST(HtmlPageTest, SchemeHandsAreShownAndMarkedAsSeenByTheirSeatOnly) {
+  const MatchPage page =
+      RenderMatchPage(Read("testdata/golden/pyramid_scheme/four_seats.pyrlog"),
+                      VerifyOptions());
+  for (int seat = 0; seat < 4; ++seat) {
+    EXPECT_THAT(page.html,
+                HasSubstr(absl::StrCat("hand: seen by seat ", seat, " only")));
+  }
+  EXPECT_THAT(page.html, HasSubstr("<g class=\"ps-k"));  // Victim cards.
+  EXPECT_THAT(page.html, HasSubstr("ps-hand"));
+}
+
+TEST(HtmlPageTest, FlippedByteSaysNotGenuineWithTheRecord) {
+  std::string file = Read("testdata/golden/rock_paper_pyramid/classic.pyrlog");
+  const std::vector<RawRecord> raw = SplitLog(file).records;
+  ASSERT_GT(raw.size(), 5u);
+  // A byte in the middle of record 5.
+  file[raw[5].offset + 1 + raw[5].bytes.size() / 2] ^= 0x01;
+  const MatchPage page = RenderMatchPage(file, VerifyOptions());
+  EXPECT_EQ(page.verdict.kind, Verdict::Kind::kNotGenuine);
+  EXPECT_THAT(page.html, HasSubstr(">NOT GENUINE</p>"));
+  EXPECT_THAT(page.html,
+              HasSubstr(absl::StrCat("id=\"reason\">Record ",
+                                     page.verdict.bad_record, ": ")));
+}
+
+TEST(HtmlPageTest, ShowsFaultsDefaultActionsAndForfeits) {
+  const MatchPage forfeit = RenderMatchPage(
+      Read("testdata/golden/rock_paper_pyramid/forfeit_mismatch.pyrlog"),
+      VerifyOptions());
+  EXPECT_EQ(forfeit.verdict.kind, Verdict::Kind::kGenuine);
+  EXPECT_THAT(forfeit.html, HasSubstr("ended the match by forfeit"));
+  EXPECT_THAT(forfeit.html,
+              HasSubstr("reveal does not match its commitment &rarr; "
+                        "<b>forfeit</b>"));
+  EXPECT_THAT(forfeit.html, HasSubstr("<td>yes</td></tr>"));  // Forfeited.
+  const MatchPage timeouts = RenderMatchPage(
+      Read("testdata/golden/rock_paper_pyramid/default_action_timeout.pyrlog"),
+      VerifyOptions());
+  EXPECT_THAT(timeouts.html,
+              HasSubstr("no commit in time &rarr; default action"));
+  EXPECT_THAT(timeouts.html,
+              HasSubstr("no reveal in time &rarr; default action"));
+  EXPECT_THAT(timeouts.html, HasSubstr("the default action (after its fault)"));
+  EXPECT_THAT(timeouts.html, HasSubstr("1000 ms to commit, 1000 ms to reveal"));
+}
+
+TEST(HtmlPageTest, UnsealedPrefixIsShownAsFarAsItGoes) {
+  const std::string file =
+      Read("testdata/golden/rock_paper_pyramid/classic.pyrlog");
+  const std::vector<RawRecord> raw = SplitLog(file).records;
+  const std::vector<v1::LogRecord> records = Records(file);
+  // Cut after the last checkpoint before the outcome.
+  size_t cut = 0;
+  for (size_t i = 0; i < records.size() && !records[i].has_outcome(); ++i) {
+    if (records[i].has_checkpoint()) cut = i;
+  }
+  ASSERT_GT(cut, 0u);
+  const std::string prefix = file.substr(0, raw[cut + 1].offset);
+  const MatchPage page = RenderMatchPage(prefix, VerifyOptions());
+  EXPECT_EQ(page.verdict.kind, Verdict::Kind::kUnsealedPrefix);
+  EXPECT_THAT(page.html, HasSubstr("NOT GENUINE (UNSEALED PREFIX)"));
+  EXPECT_THAT(page.html, HasSubstr("The log holds no outcome."));
+  EXPECT_GT(page.steps, 1u);
+  EXPECT_LT(page.steps, ExpectedSteps(file));
+}
+
+TEST(HtmlPageTest, UnreadableLogStillGivesAPage) {
+  const MatchPage page = RenderMatchPage("not a log at all", VerifyOptions());
+  EXPECT_EQ(page.verdict.kind, Verdict::Kind::kNotGenuine);
+  EXPECT_EQ(page.steps, 0u);
+  EXPECT_THAT(page.html, HasSubstr(">NOT GENUINE</p>"));
+  EXPECT_THAT(page.html, HasSubstr("<span id=\"steps\">0</span>"));
+  EXPECT_THAT(page.html, HasSubstr("</html>"));
+}
+
+TEST(HtmlPageTest, StringsFromTheLogAreEscaped) {
+  std::vector<v1::LogRecord> records =
+      Records(Read("testdata/golden/rock_paper_pyramid/classic.pyrlog"));
+  const std::string evil = "<script>alert(\"x\")</script>&'";
+  records[0].mutable_header()->mutable_seats(1)->set_name(evil);
+  records[0].mutable_header()->set_label(evil);
+  const MatchPage page = RenderMatchPage(Reframe(records), VerifyOptions());
+  EXPECT_EQ(page.verdict.kind, Verdict::Kind::kNotGenuine);
+  EXPECT_GT(page.steps, 1u);  // Still drawn: the rules do not read names.
+  EXPECT_THAT(page.html, Not(HasSubstr("<script>alert")));
+  EXPECT_THAT(page.html, Not(HasSubstr("alert(\"x\")")));
+  EXPECT_THAT(page.html,
+              HasSubstr("&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;"
+                        "&amp;&#39;"));
+  // Exactly the page's own two script elements.
+  size_t scripts = 0;
+  for (size_t at = page.html.find("<script"); at != std::string::npos;
+       at = page.html.find("<script", at + 1)) {
+    ++scripts;
+  }
+  EXPECT_EQ(scripts, 2u);
+}
+
+TEST(HtmlPageTest, SvgTextEscapesMarkup) {
+  EXPECT_EQ(SvgText("<a href='x'>&\"</a>"),
+            "&lt;a href=&#39;x&#39;&gt;&amp;&quot;&lt;/a&gt;");
+}
+
+}  // namespace
+}  // namespace pyramid

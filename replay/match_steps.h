@@ -1,0 +1,65 @@
+// A match log read as the viewer shows it (`replay html`): the position at
+// the start and after every applied move, each with the protocol records of
+// the decision that led to it. The rules are replayed from the log's seed
+// and moves through the games' public interface (referee/games/game.h), so
+// every position is the rules' own view; each recomputed result must equal
+// the logged one, or reading stops there. It does not judge the log
+// (VerifyLog does): it reads as far as it can and says where it stopped.
+#ifndef PYRAMID_REPLAY_MATCH_STEPS_H_
+#define PYRAMID_REPLAY_MATCH_STEPS_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "pyramid/referee/v1/log.pb.h"
+
+namespace pyramid {
+
+// The protocol records of one decision, in log order.
+struct DecisionRecords {
+  bool opened = false;  // False for an automatic move (no decision).
+  referee::v1::DecisionOpened decision;
+  std::vector<referee::v1::Commit> commits;
+  std::vector<referee::v1::Reveal> reveals;
+  std::vector<referee::v1::Fault> faults;
+  std::vector<referee::v1::Restart> restarts;
+  uint64_t first_record = 0;  // Index of its DecisionOpened record.
+};
+
+// One step of the match: a position and how it was reached.
+struct MatchStep {
+  enum class Kind {
+    kStart,    // The initial position, after the seed decision.
+    kMove,     // After an applied decision or automatic move.
+    kForfeit,  // A decision that ended the match by forfeit (no move).
+  };
+  Kind kind = Kind::kStart;
+  uint64_t record = 0;  // Index of the seed reveal, applied or outcome record.
+  DecisionRecords decision;
+  referee::v1::Applied applied;   // kMove only.
+  referee::v1::Observation view;  // The public view after the step.
+  // Each seat's own observation after the step, indexed by seat.
+  std::vector<referee::v1::Observation> seat_views;
+};
+
+struct MatchSteps {
+  bool has_header = false;
+  referee::v1::Header header;
+  std::vector<MatchStep> steps;
+  std::optional<referee::v1::Outcome> outcome;
+  // Empty when every record was read; otherwise why reading stopped, and
+  // the index of the record it stopped at.
+  std::string stopped;
+  uint64_t stopped_at = 0;
+};
+
+// Reads `file` (a whole log). Never fails: what cannot be read ends the
+// steps, with the reason in `stopped`.
+MatchSteps ReadMatchSteps(std::string_view file);
+
+}  // namespace pyramid
+
+#endif  // PYRAMID_REPLAY_MATCH_STEPS_H_

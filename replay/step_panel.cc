@@ -1,0 +1,228 @@
+#include "replay/step_panel.h"
+
+#include <algorithm>
+#include <sstream>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/time/time.h"
+#include "replay/game_printers.h"
+#include "replay/picture.h"
+
+namespace pyramid {
+namespace {
+
+namespace v1 = ::pyramid::referee::v1;
+
+// Milliseconds after `from`, as "+N ms".
+std::string After(int64_t at, int64_t from) {
+  return absl::StrCat("+", at - from, " ms");
+}
+
+const char* FaultText(v1::FaultReason reason) {
+  switch (reason) {
+    case v1::FAULT_COMMIT_TIMEOUT:
+      return "no commit in time";
+    case v1::FAULT_REVEAL_TIMEOUT:
+      return "no reveal in time";
+    case v1::FAULT_REVEAL_MISMATCH:
+      return "reveal does not match its commitment";
+    case v1::FAULT_ILLEGAL_ACTION:
+      return "illegal action";
+    default:
+      return "fault";
+  }
+}
+
+const char* SourceText(v1::MoveSource source) {
+  switch (source) {
+    case v1::MOVE_REVEALED:
+      return "its revealed action";
+    case v1::MOVE_DEFAULT:
+      return "the default action (after its fault)";
+    case v1::MOVE_AUTOMATIC:
+      return "automatic: its only legal action";
+    default:
+      return "?";
+  }
+}
+
+std::string Title(const MatchStep& step, size_t number, size_t count) {
+  std::string what;
+  switch (step.kind) {
+    case MatchStep::Kind::kStart:
+      what = "the start, after the seed decision";
+      break;
+    case MatchStep::Kind::kMove:
+      what =
+          step.decision.opened
+              ? absl::StrCat("decision ", step.decision.decision.decision_id())
+              : absl::StrCat("automatic move (no seat was asked)");
+      break;
+    case MatchStep::Kind::kForfeit:
+      what = absl::StrCat("decision ", step.decision.decision.decision_id(),
+                          " ended the match by forfeit");
+      break;
+  }
+  return absl::StrCat("<h3>Step ", number, " of ", count - 1, ": ", what,
+                      " <small>(record ", step.record, ")</small></h3>");
+}
+
+// One row per asked seat: commit, reveal, clock, fault, move.
+std::string SeatTable(const v1::Header& header, const MatchStep& step,
+                      const std::vector<int64_t>& banks) {
+  const DecisionRecords& d = step.decision;
+  const int64_t opened = d.decision.opened_unix_ms();
+  const v1::ClockSettings& clocks = header.clocks();
+  std::string out =
+      "<table class=\"dec\"><tr><th>Seat</th><th>Commit</th><th>Reveal</th>"
+      "<th>Clock</th><th>Fault</th><th>Move applied</th></tr>";
+  for (int i = 0; i < d.decision.seats_size(); ++i) {
+    const uint32_t seat = d.decision.seats(i);
+    std::string commit = "-", reveal = "-", fault, move = "-";
+    for (const v1::Commit& c : d.commits) {
+      if (c.seat() != seat) continue;
+      commit = absl::StrCat(After(c.received_unix_ms(), opened),
+                            c.signature().empty() ? "" : " (signed)");
+    }
+    for (const v1::Reveal& r : d.reveals) {
+      if (r.seat() == seat) reveal = After(r.received_unix_ms(), opened);
+    }
+    for (const v1::Fault& f : d.faults) {
+      if (f.seat() != seat) continue;
+      absl::StrAppend(
+          &fault, fault.empty() ? "" : "; ", FaultText(f.reason()), " &rarr; ",
+          f.consequence() == v1::FAULT_FORFEIT ? "<b>forfeit</b>"
+                                               : "default action",
+          f.detail().empty() ? ""
+                             : absl::StrCat(" (", SvgText(f.detail()), ")"));
+    }
+    for (const v1::Move& m : step.applied.moves()) {
+      if (m.seat() == seat) move = SourceText(m.source());
+    }
+    std::string clock =
+        clocks.commit_timeout_ms() == 0
+            ? "no deadline"
+            : absl::StrCat(clocks.commit_timeout_ms(), " ms to commit");
+    if (clocks.reveal_timeout_ms() != 0) {
+      absl::StrAppend(&clock, ", ", clocks.reveal_timeout_ms(),
+                      " ms to reveal");
+    }
+    if (clocks.time_bank_ms() != 0 && i < static_cast<int>(banks.size())) {
+      absl::StrAppend(&clock, "; bank ", banks[i], " ms after");
+    }
+    absl::StrAppend(&out, "<tr><td>", SeatLabel(header, seat), "</td><td>",
+                    commit, "</td><td>", reveal, "</td><td>", clock, "</td><td",
+                    fault.empty() ? "" : " class=\"bad\"", ">", fault,
+                    "</td><td>", move, "</td></tr>");
+  }
+  absl::StrAppend(&out, "</table>");
+  return out;
+}
+
+// Who could see what at this moment, beyond the page's legend: the choices
+// of a simultaneous decision were hidden from the other seats until the
+// reveals.
+std::string Visibility(const MatchStep& step) {
+  if (step.decision.opened && step.decision.decision.simultaneous() &&
+      step.decision.decision.seats_size() > 1) {
+    return "<p class=\"seen\">Asked at once: no seat saw another's choice "
+           "before the reveals.</p>";
+  }
+  return "";
+}
+
+}  // namespace
+
+TimeBanks::TimeBanks(const v1::Header& header)
+    : clocks_(header.clocks()),
+      banks_(header.seats_size(), header.clocks().time_bank_ms()) {}
+
+std::vector<int64_t> TimeBanks::Charge(const DecisionRecords& decision) {
+  std::vector<int64_t> after;
+  const int64_t opened = decision.decision.opened_unix_ms();
+  for (uint32_t seat : decision.decision.seats()) {
+    if (seat >= banks_.size()) {
+      after.push_back(0);
+      continue;
+    }
+    for (const v1::Commit& c : decision.commits) {
+      if (c.seat() != seat) continue;
+      if (clocks_.commit_timeout_ms() != 0) {
+        const int64_t overrun = c.received_unix_ms() - opened -
+                                int64_t{clocks_.commit_timeout_ms()};
+        if (overrun > 0)
+          banks_[seat] = std::max<int64_t>(0, banks_[seat] - overrun);
+      }
+      banks_[seat] += clocks_.time_bank_increment_ms();
+    }
+    after.push_back(banks_[seat]);
+  }
+  return after;
+}
+
+std::string UtcTime(int64_t unix_ms) {
+  if (unix_ms == 0) return "-";
+  return absl::FormatTime("%Y-%m-%d %H:%M:%E3S UTC",
+                          absl::FromUnixMillis(unix_ms), absl::UTCTimeZone());
+}
+
+std::string StepPanelHtml(const v1::Header& header, const MatchStep& step,
+                          size_t number, size_t count,
+                          const std::vector<int64_t>& banks) {
+  std::string out = Title(step, number, count);
+  const DecisionRecords& d = step.decision;
+  if (d.opened) {
+    std::vector<std::string> asked;
+    for (uint32_t seat : d.decision.seats()) {
+      asked.push_back(absl::StrCat(seat));
+    }
+    absl::StrAppend(
+        &out, "<p>Opened ", UtcTime(d.decision.opened_unix_ms()),
+        d.decision.commit_deadline_unix_ms() == 0
+            ? ""
+            : absl::StrCat(", commit deadline ",
+                           After(d.decision.commit_deadline_unix_ms(),
+                                 d.decision.opened_unix_ms())),
+        ". Seats asked: ", absl::StrJoin(asked, ", "),
+        d.decision.simultaneous() ? " (at once)" : "",
+        ". Times after the opening.</p>", SeatTable(header, step, banks));
+    for (const v1::Restart& r : d.restarts) {
+      absl::StrAppend(&out,
+                      "<p class=\"bad\">The referee restarted: down "
+                      "from ",
+                      UtcTime(r.last_record_unix_ms()), " for ",
+                      r.restarted_unix_ms() - r.last_record_unix_ms(),
+                      " ms, charged to no seat.</p>");
+    }
+  } else if (step.kind == MatchStep::Kind::kMove) {
+    for (const v1::Move& m : step.applied.moves()) {
+      absl::StrAppend(&out, "<p>", SeatLabel(header, m.seat()), ": ",
+                      SourceText(m.source()), "; no decision was opened.</p>");
+    }
+  }
+  if (step.kind == MatchStep::Kind::kMove) {
+    std::ostringstream text;
+    PrintApplied(header.game().game(), step.applied, text);
+    absl::StrAppend(&out, "<pre>", SvgText(text.str()), "</pre>");
+  }
+  absl::StrAppend(&out, Visibility(step));
+  return out;
+}
+
+std::string OutcomeHtml(const v1::Header& header, const v1::Outcome& outcome) {
+  std::string out = absl::StrCat(
+      "<table class=\"outcome\"><tr><th>Seat</th><th>Rank</th><th>Score</th>"
+      "<th>Forfeited</th></tr>");
+  for (int seat = 0; seat < outcome.seats_size(); ++seat) {
+    const v1::SeatOutcome& s = outcome.seats(seat);
+    absl::StrAppend(&out, "<tr><td>", SeatLabel(header, seat), "</td><td>",
+                    s.rank(), "</td><td>", s.score(), "</td><td>",
+                    s.forfeited() ? "yes" : "", "</td></tr>");
+  }
+  absl::StrAppend(&out, "</table><p>Ended: ",
+                  SvgText(v1::Termination_Name(outcome.termination())), "</p>");
+  return out;
+}
+
+}  // namespace pyramid

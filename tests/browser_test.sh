@@ -1,0 +1,154 @@
+#!/usr/bin/env bash
+# The match viewer in a real browser (issue 15): Debian's chromium, headless,
+# loads the `replay html` page of every golden log of testdata/golden/ at its
+# first step (#step=0) and its last (#step=last) and prints the DOM the
+# page's script built (--dump-dom). Each must show the verdict GENUINE, the
+# step count (counted here from the log's records: the start, one per
+# Applied record, one more for a decision that ended in a forfeit), and an
+# SVG at that step holding the game's board. One screenshot per game goes
+# to the output directory. A golden log with one byte flipped must give a
+# page that says NOT GENUINE with the record, and `replay html` exit 1.
+# Last, the demo's Rock, Paper, Pyramid! tournament: its report must link
+# every match to its viewer page, and the first link must open a genuine
+# match drawn at its last step.
+#
+# Installs chromium (apt) when it is missing. PYRAMID_BIN: the binaries
+# (default build/bin); BROWSER_TEST_OUT: where pages and screenshots go
+# (default PYRAMID_BIN/../browser-test).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bin=$(realpath "${PYRAMID_BIN:-build/bin}")
+out=${BROWSER_TEST_OUT:-$bin/../browser-test}
+rm -rf "$out"
+mkdir -p "$out"
+out=$(realpath "$out")
+start=$SECONDS
+
+if ! command -v chromium >/dev/null; then
+  sudo=""
+  if [[ $(id -u) -ne 0 ]]; then sudo="sudo"; fi
+  echo "browser_test: installing chromium"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq \
+    --no-install-recommends chromium >/dev/null
+fi
+
+# browser PROFILE_DIR ARGS...: headless chromium, its own profile (so that
+# several can run at once), no noise on stderr.
+browser() {
+  local profile=$1
+  shift
+  timeout 60 chromium --headless --no-sandbox --disable-gpu --hide-scrollbars \
+    --disable-dev-shm-usage \
+    --user-data-dir="$profile" "$@" 2>/dev/null
+}
+
+# fail MESSAGE: reports and marks the run failed.
+fail() {
+  echo "browser_test: FAIL: $*" >&2
+  touch "$out/FAILED"
+  return 1
+}
+
+# check LOG: its page at the first and the last step.
+check() {
+  local log=$1
+  local game name page expected last
+  game=$(basename "$(dirname "$log")")
+  name="$game-$(basename "$log" .pyrlog)"
+  page="$out/$name.html"
+  "$bin/replay" html --key testdata/golden/referee.pub --out "$page" "$log" \
+    >/dev/null || { fail "$log: replay html exits $?"; return 1; }
+  local json applied forfeit
+  json=$("$bin/replay" export --json "$log")
+  applied=$(grep -c '"applied":' <<<"$json" || true)
+  forfeit=$(grep -c '"FAULT_FORFEIT"' <<<"$json" || true)
+  expected=$((1 + applied + (forfeit > 0 ? 1 : 0)))
+  last=$((expected - 1))
+  local step dom
+  for step in 0 last; do
+    dom=$(browser "$out/profile-$name" --dump-dom "file://$page#step=$step") ||
+      { fail "$name: chromium failed at #step=$step"; return 1; }
+    local want_step=$step
+    if [[ $step == last ]]; then want_step=$last; fi
+    grep -q 'id="verdict">GENUINE<' <<<"$dom" ||
+      { fail "$name#step=$step: no GENUINE verdict"; return 1; }
+    grep -q "<span id=\"steps\">$expected</span>" <<<"$dom" ||
+      { fail "$name#step=$step: not $expected steps"; return 1; }
+    grep -q "<svg id=\"board\"[^>]*data-step=\"$want_step\"" <<<"$dom" ||
+      { fail "$name#step=$step: the picture is not at step $want_step"; return 1; }
+    # The picture shown: the <svg id="board"> element, drawn by the script
+    # from the page's parts for this step.
+    local shown
+    shown=$(perl -0ne 'print $1 if /(<svg id="board".*?<\/svg>)/s' <<<"$dom")
+    grep -q "^<svg id=\"board\"[^>]*data-game=\"$game\"" <<<"$shown" ||
+      { fail "$name#step=$step: no picture"; return 1; }
+    grep -q "<g class=\"board-$game\">" <<<"$shown" ||
+      { fail "$name#step=$step: the picture has no $game board"; return 1; }
+    grep -q "id=\"where\">Step $want_step of $last" <<<"$dom" ||
+      { fail "$name#step=$step: the panel is not at step $want_step"; return 1; }
+  done
+  rm -rf "$out/profile-$name"
+  echo "browser_test: $name: $expected steps, first and last step drawn"
+}
+export -f check browser fail
+export bin out
+
+find testdata/golden -name '*.pyrlog' | sort >"$out/logs"
+count=$(wc -l <"$out/logs")
+xargs -P 3 -I{} bash -c 'check "$1"' _ {} <"$out/logs" || true
+[[ ! -e $out/FAILED ]] || exit 1
+
+# One screenshot per game: the last step of its first golden log.
+for game in rock_paper_pyramid pyramid_shambo flaming_pyramids pyramid_scheme; do
+  page=$(ls "$out/$game"-*.html | head -n 1)
+  browser "$out/profile-shot" --window-size=1150,1300 \
+    --screenshot="$out/$game.png" "file://$page#step=last" >/dev/null
+  [[ -s $out/$game.png ]] || { echo "browser_test: FAIL: no screenshot of $game" >&2; exit 1; }
+done
+
+# A golden log with one byte flipped in the middle of a record.
+tampered="$out/tampered.pyrlog"
+cp testdata/golden/rock_paper_pyramid/classic.pyrlog "$tampered"
+size=$(stat -c %s "$tampered")
+offset=$((size / 2))
+byte=$(od -An -tu1 -j "$offset" -N1 "$tampered" | tr -d ' ')
+printf "$(printf '\\%03o' $((byte ^ 1)))" |
+  dd of="$tampered" bs=1 seek="$offset" conv=notrunc status=none
+status=0
+"$bin/replay" html --key testdata/golden/referee.pub --out "$out/tampered.html" \
+  "$tampered" >/dev/null || status=$?
+if [[ $status != 1 ]]; then
+  echo "browser_test: FAIL: replay html on a tampered log exits $status, not 1" >&2
+  exit 1
+fi
+dom=$(browser "$out/profile-shot" --dump-dom "file://$out/tampered.html")
+grep -q 'id="verdict">NOT GENUINE<' <<<"$dom" ||
+  { echo "browser_test: FAIL: the tampered log's page does not say NOT GENUINE" >&2; exit 1; }
+grep -q 'id="reason">Record [0-9]*: ' <<<"$dom" ||
+  { echo "browser_test: FAIL: the tampered log's page names no record" >&2; exit 1; }
+browser "$out/profile-shot" --window-size=1150,700 \
+  --screenshot="$out/tampered.png" "file://$out/tampered.html" >/dev/null
+
+# A tournament (the demo's, embedded referee): its report links every match
+# to its viewer page, which opens on the match's last step, genuine.
+"$bin/tournament" tools/demo/rock_paper_pyramid.txt \
+  --output_dir="$out/tournament" >/dev/null ||
+  { echo "browser_test: FAIL: the demo tournament failed" >&2; exit 1; }
+logs=$(ls "$out"/tournament/logs/*.pyrlog | wc -l)
+links=$(grep -o 'href="matches/[^"]*\.html"' "$out/tournament/report.html" |
+  sort -u | wc -l)
+if [[ $links != "$logs" || $logs == 0 ]]; then
+  echo "browser_test: FAIL: the report links $links viewer pages for $logs logs" >&2
+  exit 1
+fi
+link=$(grep -o 'href="matches/[^"]*\.html"' "$out/tournament/report.html" |
+  head -n 1 | cut -d'"' -f2)
+dom=$(browser "$out/profile-shot" --dump-dom "file://$out/tournament/$link#step=last")
+grep -q 'id="verdict">GENUINE<' <<<"$dom" &&
+  grep -q 'signed by the pinned referee key' <<<"$dom" &&
+  perl -0ne 'print $1 if /(<svg id="board".*?<\/svg>)/s' <<<"$dom" |
+  grep -q '<g class="board-rock_paper_pyramid">' ||
+  { echo "browser_test: FAIL: the report's link $link does not open a genuine match" >&2; exit 1; }
+rm -rf "$out/profile-shot"
+echo "browser_test: $count golden logs, a tampered one and a tournament's $links viewer links in $((SECONDS - start)) s; pages and screenshots in $out"
