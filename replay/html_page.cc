@@ -10,8 +10,9 @@
 #include "google/protobuf/descriptor.h"
 #include "google/protobuf/text_format.h"
 #include "referee/crypto/bytes.h"
+#include "referee/games/picture.h"
 #include "replay/match_steps.h"
-#include "replay/picture.h"
+#include "replay/pictures.h"
 #include "replay/step_panel.h"
 
 namespace pyramid {

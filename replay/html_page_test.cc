@@ -18,8 +18,9 @@
 #include "referee/core/log_format.h"
 #include "referee/core/log_reader.h"
 #include "referee/core/log_sink.h"
+#include "referee/games/picture.h"
 #include "replay/match_steps.h"
-#include "replay/picture.h"
+#include "replay/pictures.h"
 
 namespace pyramid {
 namespace {

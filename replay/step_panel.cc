@@ -6,8 +6,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/time.h"
+#include "referee/games/picture.h"
 #include "replay/game_printers.h"
-#include "replay/picture.h"
 
 namespace pyramid {
 namespace {

@@ -1,4 +1,4 @@
-// Flaming Pyramids' picture for the match viewer (replay/picture.h): the
+// Flaming Pyramids' picture for the match viewer (referee/games/picture.h): the
 // tile pyramid on the table (each tile's colour, weight and material; the
 // incendiaries with their flames; the legal spots and a fall waiting for its
 // direction), the tiles this step burned, blew up or dropped, drawn where
@@ -9,7 +9,7 @@
 #ifndef PYRAMID_REFEREE_GAMES_FLAMING_PYRAMIDS_PICTURE_H_
 #define PYRAMID_REFEREE_GAMES_FLAMING_PYRAMIDS_PICTURE_H_
 
-#include "replay/picture.h"
+#include "referee/games/picture.h"
 
 namespace pyramid {
 

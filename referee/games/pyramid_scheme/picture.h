@@ -1,4 +1,4 @@
-// Pyramid Scheme's picture for the match viewer (replay/picture.h): the
+// Pyramid Scheme's picture for the match viewer (referee/games/picture.h): the
 // common board (display, deck, discard, goals, supply) and each seat's card
 // pyramid drawn as the tree it is (the Founder on top, each card below its
 // parent; smart-ass side up marked, capacity tokens shown), its tokens and
@@ -8,7 +8,7 @@
 #ifndef PYRAMID_REFEREE_GAMES_PYRAMID_SCHEME_PICTURE_H_
 #define PYRAMID_REFEREE_GAMES_PYRAMID_SCHEME_PICTURE_H_
 
-#include "replay/picture.h"
+#include "referee/games/picture.h"
 
 namespace pyramid {
 

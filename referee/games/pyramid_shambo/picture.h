@@ -1,5 +1,5 @@
-// Pyramid Shambo's picture for the match viewer (replay/picture.h): every
-// seat's chips (its pieces, coloured by the seat that owned them first,
+// Pyramid Shambo's picture for the match viewer (referee/games/picture.h):
+// every seat's chips (its pieces, coloured by the seat that owned them first,
 // sized by pips), whether it is live, the throws it has made; the open
 // challenge and what is at stake (ties, the fee or bonus due, the
 // payment's method); and the step just applied: the challenge, both throws,
@@ -8,7 +8,7 @@
 #ifndef PYRAMID_REFEREE_GAMES_PYRAMID_SHAMBO_PICTURE_H_
 #define PYRAMID_REFEREE_GAMES_PYRAMID_SHAMBO_PICTURE_H_
 
-#include "replay/picture.h"
+#include "referee/games/picture.h"
 
 namespace pyramid {
 

@@ -11,8 +11,8 @@
 // match then costs little more than its changes. Parts are whole SVG
 // elements in absolute coordinates; every string taken from the log in them
 // is escaped (SvgText()). The same moment always gives the same bytes.
-#ifndef PYRAMID_REPLAY_PICTURE_H_
-#define PYRAMID_REPLAY_PICTURE_H_
+#ifndef PYRAMID_REFEREE_GAMES_PICTURE_H_
+#define PYRAMID_REFEREE_GAMES_PICTURE_H_
 
 #include <string>
 #include <string_view>
@@ -54,10 +54,6 @@ class GamePicture {
   virtual std::string_view Css() const = 0;
 };
 
-// The picture of `game_id`, or null for a game without one. The objects live
-// for the whole program.
-const GamePicture* PictureFor(std::string_view game_id);
-
 // `text` escaped for SVG or HTML text and attribute values (& < > " ').
 std::string SvgText(std::string_view text);
 
@@ -69,4 +65,4 @@ std::string SeatLabel(const referee::v1::Header& header, int seat);
 
 }  // namespace pyramid
 
-#endif  // PYRAMID_REPLAY_PICTURE_H_
+#endif  // PYRAMID_REFEREE_GAMES_PICTURE_H_
