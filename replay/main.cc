@@ -78,6 +78,51 @@ struct Flags {
   std::vector<std::string> operands;
 };
 
+// Sets flag `arg` (with its `value`) in `flags`; false after printing the
+// problem.
+bool SetFlag(const std::string& arg, std::string value, Flags& flags) {
+  if (arg == "--key") {
+    absl::StatusOr<std::string> key = ParsePublicKey(value);
+    if (!key.ok()) {
+      std::cerr << "--key: " << key.status().message() << "\n";
+      return false;
+    }
+    flags.key = *key;
+  } else if (arg == "--tlog_key") {
+    // VKEY, or a file holding it (the referee's DATA_DIR/tlog.vkey).
+    if (std::filesystem::is_regular_file(value)) {
+      absl::StatusOr<std::string> text = ReadFileToString(value);
+      if (!text.ok()) {
+        std::cerr << "--tlog_key: " << text.status().message() << "\n";
+        return false;
+      }
+      value = std::string(absl::StripAsciiWhitespace(*text));
+    }
+    if (absl::Status s = tlog::ParseVerifierKey(value).status(); !s.ok()) {
+      std::cerr << "--tlog_key: " << s.message() << "\n";
+      return false;
+    }
+    flags.tlog_key = value;
+  } else if (arg == "--inclusion") {
+    flags.inclusion = value;
+  } else if (arg == "--out") {
+    flags.out = value;
+  } else if (arg == "--level") {
+    if (value == "full") {
+      flags.level = VerifyOptions::Level::kFull;
+    } else if (value == "chain") {
+      flags.level = VerifyOptions::Level::kChain;
+    } else {
+      std::cerr << "--level: full or chain, not \"" << value << "\"\n";
+      return false;
+    }
+  } else {
+    std::cerr << "unknown flag " << arg << "\n";
+    return false;
+  }
+  return true;
+}
+
 // Parses `args` ("--flag value" or "--flag=value"); nullopt after printing
 // the problem.
 std::optional<Flags> ParseArgs(const std::vector<std::string>& args) {
@@ -104,45 +149,7 @@ std::optional<Flags> ParseArgs(const std::vector<std::string>& args) {
       }
       value = args[i];
     }
-    if (arg == "--key") {
-      absl::StatusOr<std::string> key = ParsePublicKey(value);
-      if (!key.ok()) {
-        std::cerr << "--key: " << key.status().message() << "\n";
-        return std::nullopt;
-      }
-      flags.key = *key;
-    } else if (arg == "--tlog_key") {
-      // VKEY, or a file holding it (the referee's DATA_DIR/tlog.vkey).
-      if (std::filesystem::is_regular_file(value)) {
-        absl::StatusOr<std::string> text = ReadFileToString(value);
-        if (!text.ok()) {
-          std::cerr << "--tlog_key: " << text.status().message() << "\n";
-          return std::nullopt;
-        }
-        value = std::string(absl::StripAsciiWhitespace(*text));
-      }
-      if (absl::Status s = tlog::ParseVerifierKey(value).status(); !s.ok()) {
-        std::cerr << "--tlog_key: " << s.message() << "\n";
-        return std::nullopt;
-      }
-      flags.tlog_key = value;
-    } else if (arg == "--inclusion") {
-      flags.inclusion = value;
-    } else if (arg == "--out") {
-      flags.out = value;
-    } else if (arg == "--level") {
-      if (value == "full") {
-        flags.level = VerifyOptions::Level::kFull;
-      } else if (value == "chain") {
-        flags.level = VerifyOptions::Level::kChain;
-      } else {
-        std::cerr << "--level: full or chain, not \"" << value << "\"\n";
-        return std::nullopt;
-      }
-    } else {
-      std::cerr << "unknown flag " << arg << "\n";
-      return std::nullopt;
-    }
+    if (!SetFlag(arg, value, flags)) return std::nullopt;
   }
   return flags;
 }
