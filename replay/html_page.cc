@@ -223,6 +223,31 @@ PageData BuildData(const MatchSteps& match, const Verdict& verdict) {
 
 }  // namespace
 
+namespace {
+
+// Every distinct picture part, in a template (inert until the script
+// copies it into the picture), each in a <g>; then every step's panel; then
+// the steps and the script.
+void AppendStepData(const PageData& data, std::string& out) {
+  absl::StrAppend(&out,
+                  "<template id=\"parts\"><svg "
+                  "xmlns=\"http://www.w3.org/2000/svg\">");
+  for (const std::string& part : data.parts) {
+    absl::StrAppend(&out, "<g>", part, "</g>\n");
+  }
+  absl::StrAppend(&out, "</svg></template>\n<template id=\"panels\">");
+  for (const std::string& panel : data.panels) {
+    absl::StrAppend(&out, "<div>", panel, "</div>\n");
+  }
+  absl::StrAppend(&out,
+                  "</template>\n<script type=\"application/json\" "
+                  "id=\"match-data\">{\"steps\":",
+                  data.steps_json, "}</script>\n<script>", kScript,
+                  "</script>\n</body>\n</html>\n");
+}
+
+}  // namespace
+
 MatchPage RenderMatchPage(std::string_view file, const VerifyOptions& options) {
   MatchPage page;
   page.verdict = VerifyLog(file, options);
@@ -276,23 +301,7 @@ MatchPage RenderMatchPage(std::string_view file, const VerifyOptions& options) {
           ? OutcomeHtml(match.header, *match.outcome)
           : "<p class=\"bad\">The log holds no outcome.</p>",
       "\n");
-  // Every distinct picture part, in a template (inert until the script
-  // copies it into the picture), each in a <g>; then every step's panel.
-  absl::StrAppend(&out,
-                  "<template id=\"parts\"><svg "
-                  "xmlns=\"http://www.w3.org/2000/svg\">");
-  for (const std::string& part : data.parts) {
-    absl::StrAppend(&out, "<g>", part, "</g>\n");
-  }
-  absl::StrAppend(&out, "</svg></template>\n<template id=\"panels\">");
-  for (const std::string& panel : data.panels) {
-    absl::StrAppend(&out, "<div>", panel, "</div>\n");
-  }
-  absl::StrAppend(&out,
-                  "</template>\n<script type=\"application/json\" "
-                  "id=\"match-data\">{\"steps\":",
-                  data.steps_json, "}</script>\n<script>", kScript,
-                  "</script>\n</body>\n</html>\n");
+  AppendStepData(data, out);
   return page;
 }
 

@@ -188,74 +188,88 @@ std::string SeatRow(const v1::Header& header,
   return out;
 }
 
+// One line of the step panel at `y`, which moves to the next line.
+void Line(const std::string& text, double& y, std::string& out,
+          absl::string_view cls = "") {
+  absl::StrAppend(&out, "<text", cls.empty() ? "" : " class=\"", cls,
+                  cls.empty() ? "" : "\"", " x=\"", kPanelX + 10, "\" y=\"",
+                  Px(y), "\">", text, "</text>");
+  y += 20;
+}
+
+void ThrowStep(const v1::ShamboThrowResult& t, double& y, std::string& out) {
+  Line(absl::StrCat("throw ", t.throw_number(), ": seat ", t.active(), " ",
+                    HandName(t.active_hand()), ", seat ", t.target(), " ",
+                    HandName(t.target_hand())),
+       y, out, "sh-throw");
+  if (t.tie()) {
+    Line(absl::StrCat("tie (", t.ties() + 1, " in this challenge)"), y, out);
+  } else if (t.limit_reached()) {
+    Line(absl::StrCat("seat ", t.winner(), " wins; move limit reached, no fee"),
+         y, out);
+  } else {
+    Line(absl::StrCat("seat ", t.winner(), " wins; seat ", t.loser(), " owes ",
+                      t.fee(), " pips", t.doubled() ? " (doubled)" : ""),
+         y, out);
+  }
+}
+
+void PaymentStep(const v1::ShamboPaymentResult& p, double& y,
+                 std::string& out) {
+  Line(absl::StrCat(p.kind() == v1::SHAMBO_BONUS ? "Knock-Out bonus" : "fee",
+                    ": seat ", p.payer(), " pays seat ", p.payee()),
+       y, out);
+  Line(absl::StrCat(p.paid(), " of ", p.amount(), " pips due (",
+                    MethodName(p.method()), p.canonical() ? ", canonical" : "",
+                    ")"),
+       y, out);
+  if (p.payment().has_exchange()) {
+    const v1::ShamboExchange& e = p.payment().exchange();
+    absl::StrAppend(&out, "<text x=\"", kPanelX + 10, "\" y=\"", Px(y),
+                    "\">change with seat ", e.provider(), ":</text>");
+    double x = Chips(e.payer_gives(), kPanelX + 160, y - 5, out);
+    absl::StrAppend(&out, "<text x=\"", Px(x + 2), "\" y=\"", Px(y),
+                    "\">for</text>");
+    Chips(e.provider_gives(), x + 28, y - 5, out);
+    y += 22;
+  }
+  absl::StrAppend(&out, "<text x=\"", kPanelX + 10, "\" y=\"", Px(y),
+                  "\">paid:</text>");
+  Chips(p.payment().pay(), kPanelX + 50, y - 5, out);
+  y += 22;
+  for (const v1::ShamboElimination& e : p.eliminations()) {
+    Line(absl::StrCat("seat ", e.seat(),
+                      e.cause() == v1::SHAMBO_KNOCKED_OUT ? " knocked out"
+                                                          : " cascades out",
+                      " (group ", e.group(), ")"),
+         y, out, "sh-due");
+    Line(absl::StrCat("  ", e.removed_size(), " ",
+                      e.removed_size() == 1 ? "piece" : "pieces",
+                      " of its colour leave the game"),
+         y, out);
+  }
+  if (p.bonus_cancelled()) Line("remaining bonus payments cancelled", y, out);
+  if (p.game_over()) {
+    Line("game over", y, out);
+  } else if (p.turn_over()) {
+    Line(absl::StrCat("turn over; seat ", p.next_active(), " is next"), y, out);
+  }
+}
+
 // The step just applied, below the stakes.
 std::string Step(const v1::PyramidShamboResult& r, double top) {
   std::string out =
       absl::StrCat("<g class=\"sh-step\"><text class=\"sh-h\" x=\"",
                    kPanelX + 10, "\" y=\"", Px(top), "\">This step</text>");
   double y = top + 22;
-  auto line = [&](const std::string& text, absl::string_view cls = "") {
-    absl::StrAppend(&out, "<text", cls.empty() ? "" : " class=\"", cls,
-                    cls.empty() ? "" : "\"", " x=\"", kPanelX + 10, "\" y=\"",
-                    Px(y), "\">", text, "</text>");
-    y += 20;
-  };
   if (r.has_challenge()) {
-    line(absl::StrCat("seat ", r.challenge().active(), " challenges seat ",
-                      r.challenge().target()));
+    Line(absl::StrCat("seat ", r.challenge().active(), " challenges seat ",
+                      r.challenge().target()),
+         y, out);
   } else if (r.has_throw_result()) {
-    const v1::ShamboThrowResult& t = r.throw_result();
-    line(absl::StrCat("throw ", t.throw_number(), ": seat ", t.active(), " ",
-                      HandName(t.active_hand()), ", seat ", t.target(), " ",
-                      HandName(t.target_hand())),
-         "sh-throw");
-    if (t.tie()) {
-      line(absl::StrCat("tie (", t.ties() + 1, " in this challenge)"));
-    } else if (t.limit_reached()) {
-      line(absl::StrCat("seat ", t.winner(),
-                        " wins; move limit reached, no fee"));
-    } else {
-      line(absl::StrCat("seat ", t.winner(), " wins; seat ", t.loser(),
-                        " owes ", t.fee(), " pips",
-                        t.doubled() ? " (doubled)" : ""));
-    }
+    ThrowStep(r.throw_result(), y, out);
   } else if (r.has_payment()) {
-    const v1::ShamboPaymentResult& p = r.payment();
-    line(absl::StrCat(p.kind() == v1::SHAMBO_BONUS ? "Knock-Out bonus" : "fee",
-                      ": seat ", p.payer(), " pays seat ", p.payee()));
-    line(absl::StrCat(p.paid(), " of ", p.amount(), " pips due (",
-                      MethodName(p.method()),
-                      p.canonical() ? ", canonical" : "", ")"));
-    if (p.payment().has_exchange()) {
-      const v1::ShamboExchange& e = p.payment().exchange();
-      absl::StrAppend(&out, "<text x=\"", kPanelX + 10, "\" y=\"", Px(y),
-                      "\">change with seat ", e.provider(), ":</text>");
-      double x = Chips(e.payer_gives(), kPanelX + 160, y - 5, out);
-      absl::StrAppend(&out, "<text x=\"", Px(x + 2), "\" y=\"", Px(y),
-                      "\">for</text>");
-      Chips(e.provider_gives(), x + 28, y - 5, out);
-      y += 22;
-    }
-    absl::StrAppend(&out, "<text x=\"", kPanelX + 10, "\" y=\"", Px(y),
-                    "\">paid:</text>");
-    Chips(p.payment().pay(), kPanelX + 50, y - 5, out);
-    y += 22;
-    for (const v1::ShamboElimination& e : p.eliminations()) {
-      line(absl::StrCat("seat ", e.seat(),
-                        e.cause() == v1::SHAMBO_KNOCKED_OUT ? " knocked out"
-                                                            : " cascades out",
-                        " (group ", e.group(), ")"),
-           "sh-due");
-      line(absl::StrCat("  ", e.removed_size(), " ",
-                        e.removed_size() == 1 ? "piece" : "pieces",
-                        " of its colour leave the game"));
-    }
-    if (p.bonus_cancelled()) line("remaining bonus payments cancelled");
-    if (p.game_over()) {
-      line("game over");
-    } else if (p.turn_over()) {
-      line(absl::StrCat("turn over; seat ", p.next_active(), " is next"));
-    }
+    PaymentStep(r.payment(), y, out);
   }
   absl::StrAppend(&out, "</g>");
   return out;
