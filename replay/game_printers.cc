@@ -13,26 +13,17 @@ namespace {
 
 namespace v1 = ::pyramid::referee::v1;
 
-struct GamePrinter {
-  void (*view)(const v1::Observation&, std::ostream&);
-  void (*applied)(const v1::Applied&, std::ostream&);
-};
-
 // One line per game.
 const GamePrinter* FindPrinter(std::string_view game) {
   static const auto* const printers =
-      new std::map<std::string, GamePrinter, std::less<>>{
-          {"flaming_pyramids",
-           {&PrintFlamingPyramidsView, &PrintFlamingPyramidsApplied}},
-          {"pyramid_scheme",
-           {&PrintPyramidSchemeView, &PrintPyramidSchemeApplied}},
-          {"pyramid_shambo",
-           {&PrintPyramidShamboView, &PrintPyramidShamboApplied}},
-          {"rock_paper_pyramid",
-           {&PrintRockPaperPyramidView, &PrintRockPaperPyramidApplied}},
+      new std::map<std::string, const GamePrinter*, std::less<>>{
+          {"flaming_pyramids", &fp::kPrinter},
+          {"pyramid_scheme", &scheme::kPrinter},
+          {"pyramid_shambo", &shambo::kPrinter},
+          {"rock_paper_pyramid", &rpp::kPrinter},
       };
   auto it = printers->find(game);
-  return it == printers->end() ? nullptr : &it->second;
+  return it == printers->end() ? nullptr : it->second;
 }
 
 }  // namespace

@@ -163,7 +163,7 @@ absl::Status CheckRulesVersion(const GameDescription& game, uint32_t asked);
 // id), with `config`'s options checked against the description: its game
 // id may be empty. UNIMPLEMENTED for a rules version the game does not
 // implement (0 is the latest); INVALID_ARGUMENT for bad options. What every
-// game's own Make function (e.g. MakeFlamingPyramids) calls.
+// game's tests call with its Description().
 absl::StatusOr<std::unique_ptr<Game>> MakeGameOf(
     const GameDescription& description, const v1::GameConfig& config,
     uint32_t rules_version = 0);

@@ -67,12 +67,3 @@ const GameDescription& Description() {
 }
 
 }  // namespace pyramid::fp
-
-namespace pyramid {
-
-absl::StatusOr<std::unique_ptr<Game>> MakeFlamingPyramids(
-    const v1::GameConfig& config, uint32_t rules_version) {
-  return MakeGameOf(fp::Description(), config, rules_version);
-}
-
-}  // namespace pyramid

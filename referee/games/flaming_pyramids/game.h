@@ -16,17 +16,10 @@
 #include "referee/games/game.h"
 
 namespace pyramid {
-
-// The game for `config` (game "flaming_pyramids" or unnamed), as MakeGame
-// makes it: INVALID_ARGUMENT when the options are another game's or out of
-// range; UNIMPLEMENTED for a rules version this build does not implement
-// (0 is the latest).
-absl::StatusOr<std::unique_ptr<Game>> MakeFlamingPyramids(
-    const v1::GameConfig& config, uint32_t rules_version = 0);
-
 namespace fp {
 
-// Seats, rules versions and options (description.h).
+// Seats, rules versions and options (description.h). MakeGame (registry.h)
+// or MakeGameOf(Description(), config) makes the game.
 const GameDescription& Description();
 
 inline constexpr int kHandSize = 5;

@@ -148,7 +148,8 @@ TEST(FpDealTest, InitialViewShowsCountsNotTiles) {
 // The game object and its options.
 
 TEST(FpGameTest, Metadata) {
-  absl::StatusOr<std::unique_ptr<Game>> game = MakeFlamingPyramids(Config());
+  absl::StatusOr<std::unique_ptr<Game>> game =
+      MakeGameOf(Description(), Config());
   ASSERT_TRUE(game.ok());
   EXPECT_EQ((*game)->id(), "flaming_pyramids");
   EXPECT_EQ((*game)->rules_version(), 2u);
@@ -165,7 +166,8 @@ TEST(FpGameTest, Metadata) {
 TEST(FpGameTest, UnsetOptionsMeanDefaults) {
   v1::GameConfig config;
   config.set_game("flaming_pyramids");
-  absl::StatusOr<std::unique_ptr<Game>> game = MakeFlamingPyramids(config);
+  absl::StatusOr<std::unique_ptr<Game>> game =
+      MakeGameOf(Description(), config);
   ASSERT_TRUE(game.ok());
   auto state = (*game)->NewInitialState(3, RandomStream(Seed(0)));
   ASSERT_TRUE(state.ok());
@@ -180,12 +182,12 @@ TEST(FpGameTest, UnsetOptionsMeanDefaults) {
 }
 
 TEST(FpGameTest, OptionsValidation) {
-  EXPECT_TRUE(MakeFlamingPyramids(Config(false, 100000)).ok());
-  EXPECT_EQ(MakeFlamingPyramids(Config(false, 100001)).status().code(),
+  EXPECT_TRUE(MakeGameOf(Description(), Config(false, 100000)).ok());
+  EXPECT_EQ(MakeGameOf(Description(), Config(false, 100001)).status().code(),
             absl::StatusCode::kInvalidArgument);
   v1::GameConfig wrong_game = Config();
   wrong_game.set_game("rock_paper_pyramid");
-  EXPECT_EQ(MakeFlamingPyramids(wrong_game).status().code(),
+  EXPECT_EQ(MakeGameOf(Description(), wrong_game).status().code(),
             absl::StatusCode::kInvalidArgument);
 }
 
@@ -200,7 +202,7 @@ TEST(FpGameTest, OtherGamesOptionsRefused) {
     v1::GameConfig config;
     config.set_game("flaming_pyramids");
     config.GetReflection()->MutableMessage(&config, field);
-    EXPECT_EQ(MakeFlamingPyramids(config).status().code(),
+    EXPECT_EQ(MakeGameOf(Description(), config).status().code(),
               absl::StatusCode::kInvalidArgument)
         << field->name();
   }
@@ -493,9 +495,9 @@ TEST(FpCollapseForfeitTest, TheSupportsCountBeforeTheFallIsChosen) {
 }
 
 TEST(FpGameTest, RulesVersionsOneAndTwoAreImplemented) {
-  EXPECT_EQ((*MakeFlamingPyramids(Config(), 1))->rules_version(), 1u);
-  EXPECT_EQ((*MakeFlamingPyramids(Config(), 2))->rules_version(), 2u);
-  const absl::Status three = MakeFlamingPyramids(Config(), 3).status();
+  EXPECT_EQ((*MakeGameOf(Description(), Config(), 1))->rules_version(), 1u);
+  EXPECT_EQ((*MakeGameOf(Description(), Config(), 2))->rules_version(), 2u);
+  const absl::Status three = MakeGameOf(Description(), Config(), 3).status();
   EXPECT_EQ(three.code(), absl::StatusCode::kUnimplemented);
   EXPECT_THAT(three.message(),
               HasSubstr("rules version 3 of flaming_pyramids is not "

@@ -9,7 +9,7 @@
 #include "absl/strings/str_join.h"
 #include "pyramid/referee/v1/flaming_pyramids.pb.h"
 
-namespace pyramid {
+namespace pyramid::fp {
 namespace {
 
 namespace v1 = ::pyramid::referee::v1;
@@ -164,9 +164,7 @@ void PrintEvent(const v1::FpEvent& event, std::ostream& out) {
   }
 }
 
-}  // namespace
-
-void PrintFlamingPyramidsView(const v1::Observation& view, std::ostream& out) {
+void PrintView(const v1::Observation& view, std::ostream& out) {
   const v1::FlamingPyramidsObservation& o = view.flaming_pyramids();
   out << "  " << o.seats_size() << " seats, curse "
       << (o.curse() ? "on" : "off") << ", at most " << o.max_turns()
@@ -187,8 +185,7 @@ void PrintFlamingPyramidsView(const v1::Observation& view, std::ostream& out) {
   DrawPyramid(o.pyramid(), out);
 }
 
-void PrintFlamingPyramidsApplied(const v1::Applied& applied,
-                                 std::ostream& out) {
+void PrintApplied(const v1::Applied& applied, std::ostream& out) {
   const v1::FlamingPyramidsResult& r = applied.result().flaming_pyramids();
   std::string source;
   for (const v1::Move& move : applied.moves()) {
@@ -221,4 +218,8 @@ void PrintFlamingPyramidsApplied(const v1::Applied& applied,
   DrawPyramid(r.pyramid(), out);
 }
 
-}  // namespace pyramid
+}  // namespace
+
+constexpr GamePrinter kPrinter = {&PrintView, &PrintApplied};
+
+}  // namespace pyramid::fp

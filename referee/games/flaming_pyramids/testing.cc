@@ -115,7 +115,8 @@ std::unique_ptr<State> MakeState(const Position& position,
 
 std::unique_ptr<State> NewGame(int seats, const Digest& seed,
                                const v1::GameConfig& config) {
-  absl::StatusOr<std::unique_ptr<Game>> game = MakeFlamingPyramids(config);
+  absl::StatusOr<std::unique_ptr<Game>> game =
+      MakeGameOf(Description(), config);
   if (!game.ok()) return nullptr;
   absl::StatusOr<std::unique_ptr<State>> state =
       (*game)->NewInitialState(seats, RandomStream(seed));

@@ -63,12 +63,3 @@ absl::StatusOr<std::unique_ptr<State>> NewStateForTesting(
 }
 
 }  // namespace pyramid::scheme
-
-namespace pyramid {
-
-absl::StatusOr<std::unique_ptr<Game>> MakePyramidScheme(
-    const v1::GameConfig& config, uint32_t rules_version) {
-  return MakeGameOf(scheme::Description(), config, rules_version);
-}
-
-}  // namespace pyramid

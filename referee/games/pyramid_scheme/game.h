@@ -17,17 +17,10 @@
 #include "referee/games/game.h"
 
 namespace pyramid {
-
-// The game for `config` (game "pyramid_scheme"); INVALID_ARGUMENT when the
-// options are another game's or out of range.
-// `rules_version` 0 is the latest; another the game does not implement is
-// UNIMPLEMENTED (see CheckRulesVersion).
-absl::StatusOr<std::unique_ptr<Game>> MakePyramidScheme(
-    const v1::GameConfig& config, uint32_t rules_version = 0);
-
 namespace scheme {
 
-// Seats, rules versions and options (description.h).
+// Seats, rules versions and options (description.h). MakeGame (registry.h)
+// or MakeGameOf(Description(), config) makes the game.
 const GameDescription& Description();
 
 // A position to start a test from (tests only; never reachable from the

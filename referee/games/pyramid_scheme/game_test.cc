@@ -38,7 +38,7 @@ v1::GameConfig Config(uint32_t max_turns = 0) {
 std::unique_ptr<State> NewGame(int seats, uint8_t seed,
                                uint32_t max_turns = 0) {
   absl::StatusOr<std::unique_ptr<Game>> game =
-      MakePyramidScheme(Config(max_turns));
+      MakeGameOf(Description(), Config(max_turns));
   EXPECT_TRUE(game.ok()) << game.status();
   if (!game.ok()) return nullptr;
   absl::StatusOr<std::unique_ptr<State>> state =
@@ -56,7 +56,8 @@ int Number(const v1::PyramidSchemeObservation& obs, int card) {
 // Game and options.
 
 TEST(PssGameTest, IdVersionAndSeats) {
-  absl::StatusOr<std::unique_ptr<Game>> game = MakePyramidScheme(Config());
+  absl::StatusOr<std::unique_ptr<Game>> game =
+      MakeGameOf(Description(), Config());
   ASSERT_TRUE(game.ok());
   EXPECT_EQ((*game)->id(), "pyramid_scheme");
   EXPECT_EQ((*game)->rules_version(), 1u);
@@ -75,14 +76,14 @@ TEST(PssGameTest, IdVersionAndSeats) {
 TEST(PssGameTest, OptionsValidation) {
   v1::GameConfig unset;
   unset.set_game("pyramid_scheme");
-  ASSERT_TRUE(MakePyramidScheme(unset).ok());
-  EXPECT_TRUE(MakePyramidScheme(Config(1)).ok());
-  EXPECT_TRUE(MakePyramidScheme(Config(100000)).ok());
-  EXPECT_EQ(MakePyramidScheme(Config(100001)).status().code(),
+  ASSERT_TRUE(MakeGameOf(Description(), unset).ok());
+  EXPECT_TRUE(MakeGameOf(Description(), Config(1)).ok());
+  EXPECT_TRUE(MakeGameOf(Description(), Config(100000)).ok());
+  EXPECT_EQ(MakeGameOf(Description(), Config(100001)).status().code(),
             absl::StatusCode::kInvalidArgument);
   v1::GameConfig other = Config();
   other.set_game("rock_paper_pyramid");
-  EXPECT_EQ(MakePyramidScheme(other).status().code(),
+  EXPECT_EQ(MakeGameOf(Description(), other).status().code(),
             absl::StatusCode::kInvalidArgument);
 }
 
@@ -103,7 +104,7 @@ TEST(PssGameTest, OtherGamesOptionsRefused) {
     v1::GameConfig config;
     config.set_game("pyramid_scheme");
     config.GetReflection()->MutableMessage(&config, field);
-    EXPECT_EQ(MakePyramidScheme(config).status().code(),
+    EXPECT_EQ(MakeGameOf(Description(), config).status().code(),
               absl::StatusCode::kInvalidArgument)
         << field->name();
   }

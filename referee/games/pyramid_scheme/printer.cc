@@ -8,7 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 
-namespace pyramid {
+namespace pyramid::scheme {
 namespace {
 
 namespace v1 = ::pyramid::referee::v1;
@@ -306,9 +306,7 @@ void PrintEvent(const v1::PssEvent& e, std::ostream& out) {
   }
 }
 
-}  // namespace
-
-void PrintPyramidSchemeView(const v1::Observation& view, std::ostream& out) {
+void PrintView(const v1::Observation& view, std::ostream& out) {
   const v1::PssBoard& board = view.pyramid_scheme().board();
   out << "  " << board.seats_size() << " seats, turn limit "
       << board.max_turns() << "; seat " << board.active_seat()
@@ -316,7 +314,7 @@ void PrintPyramidSchemeView(const v1::Observation& view, std::ostream& out) {
   PrintBoard(board, out);
 }
 
-void PrintPyramidSchemeApplied(const v1::Applied& applied, std::ostream& out) {
+void PrintApplied(const v1::Applied& applied, std::ostream& out) {
   const v1::PyramidSchemeResult& result = applied.result().pyramid_scheme();
   for (const v1::Move& move : applied.moves()) {
     out << "  seat " << move.seat() << ": "
@@ -330,4 +328,8 @@ void PrintPyramidSchemeApplied(const v1::Applied& applied, std::ostream& out) {
   }
 }
 
-}  // namespace pyramid
+}  // namespace
+
+constexpr GamePrinter kPrinter = {&PrintView, &PrintApplied};
+
+}  // namespace pyramid::scheme

@@ -1,19 +1,15 @@
-// `replay show` lines for Pyramid Scheme: every event of every move, and
-// after each turn every seat's pyramid as an indented tree with the display.
+// `replay show`'s lines (referee/games/printer.h) for Pyramid Scheme: every
+// event of every move, and after each turn every seat's pyramid as an indented
+// tree with the display.
 #ifndef PYRAMID_REFEREE_GAMES_PYRAMID_SCHEME_PRINTER_H_
 #define PYRAMID_REFEREE_GAMES_PYRAMID_SCHEME_PRINTER_H_
 
-#include <ostream>
+#include "referee/games/printer.h"
 
-#include "pyramid/referee/v1/log.pb.h"
+namespace pyramid::scheme {
 
-namespace pyramid {
+extern const GamePrinter kPrinter;
 
-void PrintPyramidSchemeView(const referee::v1::Observation& view,
-                            std::ostream& out);
-void PrintPyramidSchemeApplied(const referee::v1::Applied& applied,
-                               std::ostream& out);
-
-}  // namespace pyramid
+}  // namespace pyramid::scheme
 
 #endif  // PYRAMID_REFEREE_GAMES_PYRAMID_SCHEME_PRINTER_H_

@@ -273,7 +273,7 @@ v1::Action RandomCandidate(RandomStream& rng) {
 void PlayRandomGame(int seats, int seed, bool full_checks, Coverage& coverage) {
   SCOPED_TRACE(::testing::Message() << seats << " seats, seed " << seed);
   absl::StatusOr<std::unique_ptr<Game>> game =
-      MakePyramidScheme(v1::GameConfig());
+      MakeGameOf(Description(), v1::GameConfig());
   ASSERT_TRUE(game.ok());
   Digest game_seed = Seed(0);
   game_seed[0] = static_cast<uint8_t>(seed & 0xff);

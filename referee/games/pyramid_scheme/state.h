@@ -1,5 +1,5 @@
 // The State of Pyramid Scheme (internal to the game's library; use
-// MakePyramidScheme or scheme::NewStateForTesting from pyramid_scheme.h).
+// MakeGame or scheme::NewStateForTesting from game.h).
 //
 // A turn is a chain of single-seat decisions (PssPhase). Between decisions
 // the state runs every forced step itself: refills and reshuffles, rewards

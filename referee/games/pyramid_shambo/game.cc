@@ -55,12 +55,3 @@ const GameDescription& Description() {
 }
 
 }  // namespace pyramid::shambo
-
-namespace pyramid {
-
-absl::StatusOr<std::unique_ptr<Game>> MakePyramidShambo(
-    const v1::GameConfig& config, uint32_t rules_version) {
-  return MakeGameOf(shambo::Description(), config, rules_version);
-}
-
-}  // namespace pyramid

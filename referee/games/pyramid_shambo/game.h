@@ -22,17 +22,10 @@
 #include "referee/games/pyramid_shambo/board.h"
 
 namespace pyramid {
-
-// The game for `config` (game "pyramid_shambo"); INVALID_ARGUMENT when the
-// options are another game's or out of range (max_throws present and 0).
-// `rules_version` 0 is the latest; another the game does not implement is
-// UNIMPLEMENTED (see CheckRulesVersion).
-absl::StatusOr<std::unique_ptr<Game>> MakePyramidShambo(
-    const v1::GameConfig& config, uint32_t rules_version = 0);
-
 namespace shambo {
 
-// Seats, rules versions and options (description.h).
+// Seats, rules versions and options (description.h). MakeGame (registry.h)
+// or MakeGameOf(Description(), config) makes the game.
 const GameDescription& Description();
 
 inline constexpr uint32_t kDefaultMaxThrows = 10000;

@@ -95,17 +95,17 @@ TEST(ShamboOptionsTest, DefaultsAndRange) {
   EXPECT_EQ(View(*state).max_throws(), 1u);
 
   config.mutable_pyramid_shambo()->set_max_throws(0);
-  EXPECT_EQ(MakePyramidShambo(config).status().code(),
+  EXPECT_EQ(MakeGameOf(Description(), config).status().code(),
             absl::StatusCode::kInvalidArgument);
 
   v1::GameConfig other;
   other.set_game("pyramid_shambo");
   other.mutable_rock_paper_pyramid();
-  EXPECT_EQ(MakePyramidShambo(other).status().code(),
+  EXPECT_EQ(MakeGameOf(Description(), other).status().code(),
             absl::StatusCode::kInvalidArgument);
   other.Clear();
   other.set_game("rock_paper_pyramid");
-  EXPECT_EQ(MakePyramidShambo(other).status().code(),
+  EXPECT_EQ(MakeGameOf(Description(), other).status().code(),
             absl::StatusCode::kInvalidArgument);
 }
 

@@ -7,7 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 
-namespace pyramid {
+namespace pyramid::shambo {
 namespace {
 
 namespace v1 = ::pyramid::referee::v1;
@@ -170,9 +170,7 @@ void PrintPayment(const v1::ShamboPaymentResult& p, const std::string& source,
   }
 }
 
-}  // namespace
-
-void PrintPyramidShamboView(const v1::Observation& view, std::ostream& out) {
+void PrintView(const v1::Observation& view, std::ostream& out) {
   const v1::PyramidShamboObservation& o = view.pyramid_shambo();
   out << "  " << o.seats_size() << " seats; move limit " << o.max_throws()
       << " throws; first player " << Seat(o.first_player()) << "\n";
@@ -182,7 +180,7 @@ void PrintPyramidShamboView(const v1::Observation& view, std::ostream& out) {
   }
 }
 
-void PrintPyramidShamboApplied(const v1::Applied& applied, std::ostream& out) {
+void PrintApplied(const v1::Applied& applied, std::ostream& out) {
   const v1::PyramidShamboResult& r = applied.result().pyramid_shambo();
   const std::string source = Source(applied);
   switch (r.step_case()) {
@@ -202,4 +200,8 @@ void PrintPyramidShamboApplied(const v1::Applied& applied, std::ostream& out) {
   }
 }
 
-}  // namespace pyramid
+}  // namespace
+
+constexpr GamePrinter kPrinter = {&PrintView, &PrintApplied};
+
+}  // namespace pyramid::shambo

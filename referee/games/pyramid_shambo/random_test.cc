@@ -238,7 +238,8 @@ void PlayRandomGame(int num_seats, uint32_t game_index, uint32_t max_throws,
   if (max_throws != 0) {
     config.mutable_pyramid_shambo()->set_max_throws(max_throws);
   }
-  absl::StatusOr<std::unique_ptr<Game>> game = MakePyramidShambo(config);
+  absl::StatusOr<std::unique_ptr<Game>> game =
+      MakeGameOf(shambo::Description(), config);
   ASSERT_TRUE(game.ok());
   absl::StatusOr<std::unique_ptr<State>> made = (*game)->NewInitialState(
       num_seats, RandomStream(Seed(game_index, num_seats)));

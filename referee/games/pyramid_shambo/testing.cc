@@ -162,7 +162,8 @@ std::vector<std::string> HoldingNames(const State& state) {
 }
 
 std::unique_ptr<Game> GameOf(const v1::GameConfig& config) {
-  absl::StatusOr<std::unique_ptr<Game>> game = MakePyramidShambo(config);
+  absl::StatusOr<std::unique_ptr<Game>> game =
+      MakeGameOf(Description(), config);
   EXPECT_TRUE(game.ok()) << game.status();
   return game.ok() ? *std::move(game) : nullptr;
 }

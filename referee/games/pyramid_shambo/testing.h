@@ -71,7 +71,7 @@ v1::PyramidShamboObservation View(const State& state);
 // Every seat's holding as names.
 std::vector<std::string> HoldingNames(const State& state);
 
-// The game (MakePyramidShambo) for `config`; nullptr after a failure.
+// The game (MakeGameOf) for `config`; nullptr after a failure.
 std::unique_ptr<Game> GameOf(const v1::GameConfig& config = {});
 // The game's config with every default.
 v1::GameConfig Config();

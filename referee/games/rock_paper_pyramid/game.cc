@@ -59,12 +59,3 @@ const GameDescription& Description() {
 }
 
 }  // namespace pyramid::rpp
-
-namespace pyramid {
-
-absl::StatusOr<std::unique_ptr<Game>> MakeRockPaperPyramid(
-    const v1::GameConfig& config, uint32_t rules_version) {
-  return MakeGameOf(rpp::Description(), config, rules_version);
-}
-
-}  // namespace pyramid

@@ -4,29 +4,14 @@
 #ifndef PYRAMID_REFEREE_GAMES_ROCK_PAPER_PYRAMID_GAME_H_
 #define PYRAMID_REFEREE_GAMES_ROCK_PAPER_PYRAMID_GAME_H_
 
-#include <cstdint>
-#include <memory>
-
-#include "absl/status/statusor.h"
-#include "pyramid/referee/v1/game.pb.h"
 #include "referee/games/description.h"
-#include "referee/games/game.h"
 
-namespace pyramid {
+namespace pyramid::rpp {
 
-// The game for `config` (game "rock_paper_pyramid" or unnamed), as MakeGame
-// makes it: INVALID_ARGUMENT when the options are another game's or hold
-// an unknown enum value; UNIMPLEMENTED for a rules version this build does
-// not implement (0 is the latest).
-absl::StatusOr<std::unique_ptr<Game>> MakeRockPaperPyramid(
-    const v1::GameConfig& config, uint32_t rules_version = 0);
-
-namespace rpp {
-
-// Seats, rules versions and options (description.h).
+// Seats, rules versions and options (description.h). MakeGame (registry.h)
+// or MakeGameOf(Description(), config) makes the game.
 const GameDescription& Description();
 
-}  // namespace rpp
-}  // namespace pyramid
+}  // namespace pyramid::rpp
 
 #endif  // PYRAMID_REFEREE_GAMES_ROCK_PAPER_PYRAMID_GAME_H_

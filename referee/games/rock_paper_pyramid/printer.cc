@@ -6,7 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 
-namespace pyramid {
+namespace pyramid::rpp {
 namespace {
 
 namespace v1 = ::pyramid::referee::v1;
@@ -36,9 +36,7 @@ std::string ResolutionName(v1::RppResolution resolution) {
   }
 }
 
-}  // namespace
-
-void PrintRockPaperPyramidView(const v1::Observation& view, std::ostream& out) {
+void PrintView(const v1::Observation& view, std::ostream& out) {
   const v1::RockPaperPyramidObservation& o = view.rock_paper_pyramid();
   out << "  " << o.total_rounds() << " rounds\n";
   for (int seat = 0; seat < o.seats_size(); ++seat) {
@@ -50,8 +48,7 @@ void PrintRockPaperPyramidView(const v1::Observation& view, std::ostream& out) {
   }
 }
 
-void PrintRockPaperPyramidApplied(const v1::Applied& applied,
-                                  std::ostream& out) {
+void PrintApplied(const v1::Applied& applied, std::ostream& out) {
   const v1::RockPaperPyramidRoundResult& r =
       applied.result().rock_paper_pyramid();
   out << "  round " << r.round() << ":";
@@ -73,4 +70,8 @@ void PrintRockPaperPyramidApplied(const v1::Applied& applied,
   out << "\n    scores " << absl::StrJoin(r.scores(), " / ") << "\n";
 }
 
-}  // namespace pyramid
+}  // namespace
+
+constexpr GamePrinter kPrinter = {&PrintView, &PrintApplied};
+
+}  // namespace pyramid::rpp

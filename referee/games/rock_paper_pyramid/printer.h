@@ -1,18 +1,13 @@
-// `replay show` lines for Rock, Paper, Pyramid!.
+// `replay show`'s lines (referee/games/printer.h) for Rock, Paper, Pyramid!.
 #ifndef PYRAMID_REFEREE_GAMES_ROCK_PAPER_PYRAMID_PRINTER_H_
 #define PYRAMID_REFEREE_GAMES_ROCK_PAPER_PYRAMID_PRINTER_H_
 
-#include <ostream>
+#include "referee/games/printer.h"
 
-#include "pyramid/referee/v1/log.pb.h"
+namespace pyramid::rpp {
 
-namespace pyramid {
+extern const GamePrinter kPrinter;
 
-void PrintRockPaperPyramidView(const referee::v1::Observation& view,
-                               std::ostream& out);
-void PrintRockPaperPyramidApplied(const referee::v1::Applied& applied,
-                                  std::ostream& out);
-
-}  // namespace pyramid
+}  // namespace pyramid::rpp
 
 #endif  // PYRAMID_REFEREE_GAMES_ROCK_PAPER_PYRAMID_PRINTER_H_

@@ -1,30 +1,15 @@
 // Random Rock, Paper, Pyramid! games keep the rules' invariants.
-#include <algorithm>
-#include <array>
-#include <cstdint>
 #include <memory>
-#include <string>
-#include <string_view>
-#include <vector>
+#include <set>
 
-#include "absl/status/status.h"
-#include "absl/status/statusor.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "pyramid/referee/v1/game.pb.h"
-#include "pyramid/referee/v1/rock_paper_pyramid.pb.h"
-#include "referee/crypto/random_stream.h"
-#include "referee/games/game.h"
-#include "referee/games/rock_paper_pyramid/board.h"
-#include "referee/games/rock_paper_pyramid/game.h"
 #include "referee/games/rock_paper_pyramid/testing.h"
 
 namespace pyramid::rpp {
 namespace {
 
-using ::testing::ElementsAre;
 using ::testing::IsEmpty;
-using ::testing::SizeIs;
 using namespace ::pyramid::rpp::testing;  // NOLINT: the game's test helpers
 
 TEST(RppStateTest, RandomPlayoutsKeepInvariants) {

@@ -1,23 +1,10 @@
 // Rock, Paper, Pyramid!'s rules through the State: the Red deal, scoring,
 // validation, legal and default actions, observations.
-#include <algorithm>
-#include <array>
-#include <cstdint>
 #include <memory>
-#include <string>
-#include <string_view>
 #include <vector>
 
-#include "absl/status/status.h"
-#include "absl/status/statusor.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "pyramid/referee/v1/game.pb.h"
-#include "pyramid/referee/v1/rock_paper_pyramid.pb.h"
-#include "referee/crypto/random_stream.h"
-#include "referee/games/game.h"
-#include "referee/games/rock_paper_pyramid/board.h"
-#include "referee/games/rock_paper_pyramid/game.h"
 #include "referee/games/rock_paper_pyramid/testing.h"
 
 namespace pyramid::rpp {

@@ -35,7 +35,8 @@ v1::GameConfig Config(v1::RppWinnerTakes winner_takes, bool red) {
 }
 
 std::unique_ptr<State> NewState(const v1::GameConfig& config, uint8_t seed) {
-  absl::StatusOr<std::unique_ptr<Game>> game = MakeRockPaperPyramid(config);
+  absl::StatusOr<std::unique_ptr<Game>> game =
+      MakeGameOf(Description(), config);
   EXPECT_TRUE(game.ok()) << game.status();
   if (!game.ok()) return nullptr;
   absl::StatusOr<std::unique_ptr<State>> state =
