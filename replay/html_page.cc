@@ -179,7 +179,7 @@ PageData BuildData(const MatchSteps& match, const Verdict& verdict) {
                           step.kind == MatchStep::Kind::kMove
                               ? &step.applied.result()
                               : nullptr};
-      drawn = picture->Draw(moment);
+      drawn = picture->draw(moment);
     } else {
       drawn.width = 600;
       drawn.height = 40;
@@ -261,7 +261,7 @@ MatchPage RenderMatchPage(std::string_view file, const VerifyOptions& options) {
   absl::StrAppend(&out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n",
                   "<meta charset=\"utf-8\">\n<title>Match viewer: ", game,
                   "</title>\n<style>", kStyle,
-                  picture != nullptr ? std::string(picture->Css()) : "",
+                  picture != nullptr ? std::string(picture->css) : "",
                   "\n</style>\n", "</head>\n<body data-steps=\"", page.steps,
                   "\">\n<h1>", game, " match</h1>\n", VerdictHtml(page.verdict),
                   "\n", MatchInfoHtml(match), "\n");

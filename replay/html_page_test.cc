@@ -123,7 +123,7 @@ TEST(HtmlPageTest, EveryStepOfEveryGoldenDrawsTheBoard) {
                           step.kind == MatchStep::Kind::kMove
                               ? &step.applied.result()
                               : nullptr};
-      const Picture drawn = picture->Draw(moment);
+      const Picture drawn = picture->draw(moment);
       ASSERT_FALSE(drawn.parts.empty());
       EXPECT_THAT(drawn.parts[0],
                   HasSubstr(absl::StrCat("<g class=\"board-",

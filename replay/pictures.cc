@@ -8,10 +8,10 @@
 namespace pyramid {
 
 const GamePicture* PictureFor(std::string_view game_id) {
-  if (game_id == "rock_paper_pyramid") return &RockPaperPyramidPicture();
-  if (game_id == "pyramid_shambo") return &PyramidShamboPicture();
-  if (game_id == "flaming_pyramids") return &FlamingPyramidsPicture();
-  if (game_id == "pyramid_scheme") return &PyramidSchemePicture();
+  if (game_id == "rock_paper_pyramid") return &rpp::kPicture;
+  if (game_id == "pyramid_shambo") return &shambo::kPicture;
+  if (game_id == "flaming_pyramids") return &fp::kPicture;
+  if (game_id == "pyramid_scheme") return &scheme::kPicture;
   return nullptr;
 }
 

@@ -3,6 +3,8 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 
 namespace pyramid {
 
@@ -22,6 +24,16 @@ absl::StatusOr<v1::Result> State::Apply(absl::Span<const SeatAction> actions) {
     if (!status.ok()) return status;
   }
   return DoApply(actions);
+}
+
+std::string DeterministicBytes(const google::protobuf::MessageLite& message) {
+  std::string bytes;
+  google::protobuf::io::StringOutputStream stream(&bytes);
+  google::protobuf::io::CodedOutputStream coded(&stream);
+  coded.SetSerializationDeterministic(true);
+  message.SerializeToCodedStream(&coded);
+  coded.Trim();
+  return bytes;
 }
 
 absl::StatusOr<v1::Action> ParseSeatAction(std::string_view bytes) {

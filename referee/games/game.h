@@ -174,6 +174,10 @@ absl::StatusOr<std::unique_ptr<Game>> MakeGameOf(
 // depth: an action is read exactly as the rules define it, or not at all.
 absl::StatusOr<v1::Action> ParseSeatAction(std::string_view bytes);
 
+// `message` serialized deterministically: the order of LegalActions()
+// (unsigned, lexicographic over these bytes).
+std::string DeterministicBytes(const google::protobuf::MessageLite& message);
+
 // Competition ranks (1-based; ties share, the next rank skips) for `keys`,
 // where a smaller key is better. Keys 5, 5, 9 give ranks 1, 1, 3.
 std::vector<uint32_t> CompetitionRanks(absl::Span<const int64_t> keys);

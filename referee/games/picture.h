@@ -43,15 +43,13 @@ struct Picture {
   std::vector<std::string> parts;
 };
 
-class GamePicture {
- public:
-  virtual ~GamePicture() = default;
-  // The position of `moment` as SVG parts. The first part holds the game's
+struct GamePicture {
+  // The position of a moment as SVG parts. The first part holds the game's
   // board element: a <g class="board-GAME"> (GAME the game id), which the
   // browser test looks for.
-  virtual Picture Draw(const Moment& moment) const = 0;
+  Picture (*draw)(const Moment& moment);
   // CSS for the classes the parts use (added once to the page's style).
-  virtual std::string_view Css() const = 0;
+  std::string_view css;
 };
 
 // `text` escaped for SVG or HTML text and attribute values (& < > " ').

@@ -17,16 +17,6 @@ Digest Seed(uint8_t first) {
   return seed;
 }
 
-std::string DeterministicBytes(const google::protobuf::Message& message) {
-  std::string bytes;
-  google::protobuf::io::StringOutputStream stream(&bytes);
-  google::protobuf::io::CodedOutputStream coded(&stream);
-  coded.SetSerializationDeterministic(true);
-  message.SerializeToCodedStream(&coded);
-  coded.Trim();
-  return bytes;
-}
-
 std::unique_ptr<State> NewGame(const v1::GameConfig& config, int seats,
                                const Digest& seed) {
   absl::StatusOr<std::unique_ptr<Game>> game = MakeGame(config);

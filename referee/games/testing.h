@@ -1,9 +1,9 @@
 // Test helpers every game's testing.h shares (and re-exports, so a test of
-// any game reads alike): seeds, deterministic bytes, a fresh game, one
-// seat's move. Each game's <game>/testing.h adds, under the same names,
-// Config() (the game's config with its options), NewGame() with that
-// default, View() (the game's own observation message), Act() returning
-// the game's own result message, and builders for its actions.
+// any game reads alike): seeds, a fresh game, one seat's move. Each game's
+// <game>/testing.h adds, under the same names, Config() (the game's config with
+// its options), NewGame() with that default, View() (the game's own observation
+// message), Act() returning the game's own result message, and builders for its
+// actions.
 #ifndef PYRAMID_REFEREE_GAMES_TESTING_H_
 #define PYRAMID_REFEREE_GAMES_TESTING_H_
 
@@ -12,17 +12,21 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "gmock/gmock.h"
 #include "google/protobuf/message.h"
 #include "referee/crypto/random_stream.h"
 #include "referee/games/game.h"
 
 namespace pyramid::game_testing {
 
+// Every game's tests see these through their testing.h.
+using ::pyramid::DeterministicBytes;
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
+using ::testing::SizeIs;
+
 // The digest first, first + 1, ..., first + 31 (mod 256).
 Digest Seed(uint8_t first);
-
-// `message` serialized deterministically: the order of LegalActions.
-std::string DeterministicBytes(const google::protobuf::Message& message);
 
 // The initial state of the game `config` names (MakeGame) for `seats`
 // seats from `seed`; nullptr (after a test failure) when refused.

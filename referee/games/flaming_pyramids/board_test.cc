@@ -15,10 +15,6 @@
 namespace pyramid::fp::testing {
 namespace {
 
-using ::testing::ElementsAre;
-using ::testing::IsEmpty;
-using ::testing::SizeIs;
-
 // ---------------------------------------------------------------------------
 // Legal spots.
 
@@ -44,13 +40,7 @@ TEST(FpSpotsTest, OneTileOffersBothSidesOnRowZero) {
 TEST(FpSpotsTest, GapsOnRowZeroAndSupportedSlotsAreLegal) {
   // Row 0 at x = 0, 1, 3, 4, 6; (1, 3) filled. Supported and empty: (1, 0);
   // gaps: (0, 2), (0, 5). Not legal: one-support slots, outside row 0.
-  auto state = MakeState(Pos(MakeBoard({{1, 3, Y(20)},
-                                        {0, 0, Y(2)},
-                                        {0, 1, R(2)},
-                                        {0, 3, Y(30)},
-                                        {0, 4, R(10)},
-                                        {0, 6, G(2)}}),
-                             {{B(2), B(4)}, {G(4)}}));
+  auto state = MakeState(Pos(GappedRow(), {{B(2), B(4)}, {G(4)}}));
   ASSERT_NE(state, nullptr);
   EXPECT_THAT(SpotList(*state),
               ElementsAre(std::pair(1, 0), std::pair(0, 2), std::pair(0, 5)));

@@ -22,23 +22,7 @@
 namespace pyramid::fp::testing {
 namespace {
 
-using ::testing::ElementsAre;
 using ::testing::HasSubstr;
-using ::testing::IsEmpty;
-using ::testing::SizeIs;
-
-Position Pos(Board board, std::vector<std::vector<int>> hands,
-             std::vector<std::vector<int>> piles = {}, int active = 0) {
-  Position position;
-  position.num_seats = static_cast<int>(hands.size());
-  position.board = std::move(board);
-  position.hands = std::move(hands);
-  position.piles = piles.empty()
-                       ? std::vector<std::vector<int>>(position.num_seats)
-                       : std::move(piles);
-  position.active_seat = active;
-  return position;
-}
 
 v1::FlamingPyramidsObservation View(const State& state) {
   return state.PublicView().flaming_pyramids();
@@ -313,13 +297,7 @@ TEST(FpValidationTest, TestPositionsAreChecked) {
 
 TEST(FpDefaultTest, PlacementIsLowestTileAtFirstSpotInScanOrder) {
   // Spots in scan order: (1, 0), (0, 2), (0, 5); lowest id in hand: Y(40).
-  auto state = MakeState(Pos(MakeBoard({{1, 3, Y(20)},
-                                        {0, 0, Y(2)},
-                                        {0, 1, R(2)},
-                                        {0, 3, Y(30)},
-                                        {0, 4, R(10)},
-                                        {0, 6, G(2)}}),
-                             {{R(4), B(2), Y(40)}, {G(4)}}));
+  auto state = MakeState(Pos(GappedRow(), {{R(4), B(2), Y(40)}, {G(4)}}));
   ASSERT_NE(state, nullptr);
   const v1::Action action = state->DefaultAction(0);
   EXPECT_EQ(action.flaming_pyramids().place().tile(),
@@ -359,13 +337,7 @@ TEST(FpDefaultTest, FullGamesByDefaultActionsEnd) {
 }
 
 TEST(FpLegalActionsTest, EveryHandTileAtEverySpotSortedAndUnique) {
-  auto state = MakeState(Pos(MakeBoard({{1, 3, Y(20)},
-                                        {0, 0, Y(2)},
-                                        {0, 1, R(2)},
-                                        {0, 3, Y(30)},
-                                        {0, 4, R(10)},
-                                        {0, 6, G(2)}}),
-                             {{B(2), B(4), Y(40)}, {G(4)}}));
+  auto state = MakeState(Pos(GappedRow(), {{B(2), B(4), Y(40)}, {G(4)}}));
   ASSERT_NE(state, nullptr);
   const std::vector<v1::Action> legal = state->LegalActions(0);
   ASSERT_THAT(legal, SizeIs(9));  // 3 tiles x 3 spots.

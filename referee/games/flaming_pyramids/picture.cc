@@ -322,68 +322,64 @@ std::string SeatPile(const v1::FpSeatView& view, double y) {
   return out;
 }
 
-class FlamingPyramidsPictureImpl final : public GamePicture {
- public:
-  Picture Draw(const Moment& moment) const override {
-    const v1::FlamingPyramidsObservation& game =
-        moment.view->flaming_pyramids();
-    const int seats = game.seats_size();
-    Picture picture;
-    picture.width = kWidth;
-    const double seats_top = kTableTop + kTableHeight + 12;
-    picture.height = static_cast<int>(seats_top + kSeatRow * seats + 6);
-    picture.parts.push_back(Board(picture.height));
-    picture.parts.push_back(Title(game));
-    picture.parts.push_back(TileFaces());  // The same part at every step.
-    const TableGeometry g = Fit(game, kTableHeight);
-    if (!game.legal_spots().empty()) picture.parts.push_back(Spots(game, g));
-    for (const v1::FpCell& c : game.pyramid()) {
-      picture.parts.push_back(TableTile(game, c, g));
-    }
-    if (moment.result != nullptr && moment.result->has_flaming_pyramids()) {
-      picture.parts.push_back(Gone(game, moment.result->flaming_pyramids()));
-    }
-    for (int seat = 0; seat < seats; ++seat) {
-      const v1::Observation* own =
-          moment.seat_views != nullptr &&
-                  seat < static_cast<int>(moment.seat_views->size())
-              ? &(*moment.seat_views)[seat]
-              : nullptr;
-      const double y = seats_top + kSeatRow * seat;
-      picture.parts.push_back(SeatInfo(*moment.header, game, seat, y));
-      picture.parts.push_back(SeatHand(own, seat, y));
-      picture.parts.push_back(SeatPile(game.seats(seat), y));
-    }
-    return picture;
+Picture Draw(const Moment& moment) {
+  const v1::FlamingPyramidsObservation& game = moment.view->flaming_pyramids();
+  const int seats = game.seats_size();
+  Picture picture;
+  picture.width = kWidth;
+  const double seats_top = kTableTop + kTableHeight + 12;
+  picture.height = static_cast<int>(seats_top + kSeatRow * seats + 6);
+  picture.parts.push_back(Board(picture.height));
+  picture.parts.push_back(Title(game));
+  picture.parts.push_back(TileFaces());  // The same part at every step.
+  const TableGeometry g = Fit(game, kTableHeight);
+  if (!game.legal_spots().empty()) picture.parts.push_back(Spots(game, g));
+  for (const v1::FpCell& c : game.pyramid()) {
+    picture.parts.push_back(TableTile(game, c, g));
   }
+  if (moment.result != nullptr && moment.result->has_flaming_pyramids()) {
+    picture.parts.push_back(Gone(game, moment.result->flaming_pyramids()));
+  }
+  for (int seat = 0; seat < seats; ++seat) {
+    const v1::Observation* own =
+        moment.seat_views != nullptr &&
+                seat < static_cast<int>(moment.seat_views->size())
+            ? &(*moment.seat_views)[seat]
+            : nullptr;
+    const double y = seats_top + kSeatRow * seat;
+    picture.parts.push_back(SeatInfo(*moment.header, game, seat, y));
+    picture.parts.push_back(SeatHand(own, seat, y));
+    picture.parts.push_back(SeatPile(game.seats(seat), y));
+  }
+  return picture;
+}
 
-  std::string_view Css() const override {
-    return ".fp-table{fill:#f3ede2}.fp-h{font-weight:bold}.fp-small{font-size:"
-           "11px}.fp-secret{font-size:11px;fill:#7a4b00;font-style:italic}"
-           ".fp-ground{stroke:#8a7a5a;stroke-width:2}"
-           ".fp-spot rect{fill:none;stroke:#999;stroke-dasharray:3 2}"
-           "[class^=fp-k] rect,.fp-mill rect,.fp-coal rect,.fp-torch rect{"
-           "stroke-width:2}.fp-k0 rect{fill:#f7d44c}.fp-k1 rect{fill:#e5604f}"
-           ".fp-k2 rect{fill:#4dbb74}.fp-k3 rect{fill:#5b8ee0}"
-           ".fp-straw rect{stroke:#e8d58a}.fp-wood rect{stroke:#8b5a2b}"
-           ".fp-stone rect{stroke:#555;stroke-width:3}.fp-mill rect{fill:#999;"
-           "stroke:#444}.fp-coal rect{fill:#333;stroke:#000}.fp-torch rect{"
-           "fill:#666;stroke:#222}.fp-flame{fill:#ff8c1a;stroke:#d35400;"
-           "opacity:.95}.fp-falling rect{stroke:#c00;stroke-width:3}"
-           ".fp-ghost{opacity:.35}.fp-down{fill:#6b5a45}"
-           "[class^=fp-k] text,.fp-mill text{font-size:11px;text-anchor:middle}"
-           "[id^=fp-s] text{font-size:8px}.fp-count{font-size:11px;"
-           "text-anchor:middle;fill:#fff}"
-           "[class^=fp-k] rect,.fp-mill rect,.fp-coal rect,.fp-torch rect{"
-           "rx:2px}";
-  }
-};
+constexpr std::string_view kCss =
+    ".fp-table{fill:#f3ede2}.fp-h{font-weight:bold}.fp-small{font-size:"
+    "11px}.fp-secret{font-size:11px;fill:#7a4b00;font-style:italic}"
+    ".fp-ground{stroke:#8a7a5a;stroke-width:2}"
+    ".fp-spot rect{fill:none;stroke:#999;stroke-dasharray:3 2}"
+    "[class^=fp-k] rect,.fp-mill rect,.fp-coal rect,.fp-torch rect{"
+    "stroke-width:2}.fp-k0 rect{fill:#f7d44c}.fp-k1 rect{fill:#e5604f}"
+    ".fp-k2 rect{fill:#4dbb74}.fp-k3 rect{fill:#5b8ee0}"
+    ".fp-straw rect{stroke:#e8d58a}.fp-wood rect{stroke:#8b5a2b}"
+    ".fp-stone rect{stroke:#555;stroke-width:3}.fp-mill rect{fill:#999;"
+    "stroke:#444}.fp-coal rect{fill:#333;stroke:#000}.fp-torch rect{"
+    "fill:#666;stroke:#222}.fp-flame{fill:#ff8c1a;stroke:#d35400;"
+    "opacity:.95}.fp-falling rect{stroke:#c00;stroke-width:3}"
+    ".fp-ghost{opacity:.35}.fp-down{fill:#6b5a45}"
+    "[class^=fp-k] text,.fp-mill text{font-size:11px;text-anchor:middle}"
+    "[id^=fp-s] text{font-size:8px}.fp-count{font-size:11px;"
+    "text-anchor:middle;fill:#fff}"
+    "[class^=fp-k] rect,.fp-mill rect,.fp-coal rect,.fp-torch rect{"
+    "rx:2px}";
 
 }  // namespace
 
-const GamePicture& FlamingPyramidsPicture() {
-  static const FlamingPyramidsPictureImpl picture{};
-  return picture;
-}
+namespace fp {
+
+constexpr GamePicture kPicture = {&Draw, kCss};
+
+}  // namespace fp
 
 }  // namespace pyramid

@@ -11,10 +11,10 @@
 
 #include "referee/games/picture.h"
 
-namespace pyramid {
+namespace pyramid::fp {
 
-const GamePicture& FlamingPyramidsPicture();
+extern const GamePicture kPicture;
 
-}  // namespace pyramid
+}  // namespace pyramid::fp
 
 #endif  // PYRAMID_REFEREE_GAMES_FLAMING_PYRAMIDS_PICTURE_H_

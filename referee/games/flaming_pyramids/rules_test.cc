@@ -15,10 +15,6 @@
 namespace pyramid::fp::testing {
 namespace {
 
-using ::testing::ElementsAre;
-using ::testing::IsEmpty;
-using ::testing::SizeIs;
-
 // ---------------------------------------------------------------------------
 // Free air.
 

@@ -62,16 +62,6 @@ v1::FpTileMove* AddMove(int tile, Cell from, v1::FpDestination to,
   return move;
 }
 
-std::string DeterministicBytes(const v1::Action& action) {
-  std::string bytes;
-  google::protobuf::io::StringOutputStream stream(&bytes);
-  google::protobuf::io::CodedOutputStream coded(&stream);
-  coded.SetSerializationDeterministic(true);
-  action.SerializeToCodedStream(&coded);
-  coded.Trim();
-  return bytes;
-}
-
 v1::Action PlaceAction(int tile, Cell spot) {
   v1::Action action;
   v1::FpPlace* place = action.mutable_flaming_pyramids()->mutable_place();

@@ -49,8 +49,6 @@ void AddLayout(const Board& board,
                google::protobuf::RepeatedPtrField<v1::FpCell>& out);
 v1::FpTileMove* AddMove(int tile, Cell from, v1::FpDestination to,
                         v1::FpEvent& event);
-// `action` serialized deterministically (the order of LegalActions).
-std::string DeterministicBytes(const v1::Action& action);
 v1::Action PlaceAction(int tile, Cell spot);
 v1::Action FallAction(v1::FpDirection direction);
 

@@ -309,6 +309,15 @@ Position Pos(Board board, std::vector<std::vector<int>> hands,
   return position;
 }
 
+Board GappedRow() {
+  return MakeBoard({{1, 3, Y(20)},
+                    {0, 0, Y(2)},
+                    {0, 1, R(2)},
+                    {0, 3, Y(30)},
+                    {0, 4, R(10)},
+                    {0, 6, G(2)}});
+}
+
 std::vector<Cell> Spots(const State& state) {
   return PositionOf(state).board.LegalSpots();
 }

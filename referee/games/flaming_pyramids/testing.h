@@ -22,8 +22,7 @@
 
 namespace pyramid::fp::testing {
 
-using game_testing::DeterministicBytes;
-using game_testing::Seed;
+using namespace ::pyramid::game_testing;  // NOLINT: the shared helpers
 
 // Tile ids of the regular tiles by weight (2 .. 120).
 int Y(int weight);
@@ -97,6 +96,10 @@ inline constexpr v1::FpDirection kRight = v1::FP_RIGHT;
 // unless `dealt_left` says otherwise. Unmentioned tiles are out of the game.
 Position Pos(Board board, std::vector<std::vector<int>> hands,
              std::vector<std::vector<int>> piles = {}, int active = 0);
+
+// Row 0 at x = 0, 1, 3, 4, 6 (Y2, R2, Y30, R10, G2) and Y20 on (1, 3): the
+// legal spots are (1, 0), (0, 2) and (0, 5), in scan order.
+Board GappedRow();
 
 // The legal spots of a placement, in scan order; as (row, x) pairs.
 std::vector<Cell> Spots(const State& state);

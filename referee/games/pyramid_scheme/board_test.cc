@@ -19,9 +19,6 @@ namespace pyramid {
 namespace scheme::testing {
 namespace {
 
-using ::testing::ElementsAre;
-using ::testing::IsEmpty;
-
 // ---------------------------------------------------------------------------
 // Goal predicates.
 

@@ -23,10 +23,7 @@ namespace pyramid {
 namespace scheme::testing {
 namespace {
 
-using ::testing::ElementsAre;
 using ::testing::ElementsAreArray;
-using ::testing::IsEmpty;
-using ::testing::SizeIs;
 
 v1::GameConfig Config(uint32_t max_turns = 0) {
   v1::GameConfig config;

@@ -24,16 +24,6 @@ bool Contains(const std::vector<int>& items, int item) {
   return std::find(items.begin(), items.end(), item) != items.end();
 }
 
-std::string DeterministicBytes(const v1::Action& action) {
-  std::string bytes;
-  google::protobuf::io::StringOutputStream stream(&bytes);
-  google::protobuf::io::CodedOutputStream coded(&stream);
-  coded.SetSerializationDeterministic(true);
-  action.SerializeToCodedStream(&coded);
-  coded.Trim();
-  return bytes;
-}
-
 v1::Action Wrap(v1::PyramidSchemeAction action) {
   v1::Action wrapped;
   *wrapped.mutable_pyramid_scheme() = std::move(action);

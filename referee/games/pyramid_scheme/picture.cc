@@ -269,58 +269,55 @@ std::string SeatPyramid(const v1::PssSeatView& view, double x0, double y0) {
   return out;
 }
 
-class PyramidSchemePictureImpl final : public GamePicture {
- public:
-  Picture Draw(const Moment& moment) const override {
-    const v1::PyramidSchemeObservation& game = moment.view->pyramid_scheme();
-    const v1::PssBoard& board = game.board();
-    const int seats = board.seats_size();
-    const int rows = (seats + 1) / 2;
-    Picture picture;
-    picture.width = kWidth;
-    picture.height = kBandHeight + rows * kPanelH;
-    picture.parts.push_back(Band(board, game.decision(), picture.height));
-    picture.parts.push_back(CommonCards(board));
-    picture.parts.push_back(GoalsAndSupply(board));
-    for (int seat = 0; seat < seats; ++seat) {
-      const v1::Observation* own =
-          moment.seat_views != nullptr &&
-                  seat < static_cast<int>(moment.seat_views->size())
-              ? &(*moment.seat_views)[seat]
-              : nullptr;
-      const double x0 = (seat % 2) * kPanelW;
-      const double y0 = kBandHeight + (seat / 2) * kPanelH;
-      picture.parts.push_back(SeatFrame(*moment.header, board, seat, x0, y0));
-      picture.parts.push_back(SeatHand(own, seat, x0, y0));
-      picture.parts.push_back(SeatPyramid(board.seats(seat), x0, y0));
-    }
-    return picture;
+Picture Draw(const Moment& moment) {
+  const v1::PyramidSchemeObservation& game = moment.view->pyramid_scheme();
+  const v1::PssBoard& board = game.board();
+  const int seats = board.seats_size();
+  const int rows = (seats + 1) / 2;
+  Picture picture;
+  picture.width = kWidth;
+  picture.height = kBandHeight + rows * kPanelH;
+  picture.parts.push_back(Band(board, game.decision(), picture.height));
+  picture.parts.push_back(CommonCards(board));
+  picture.parts.push_back(GoalsAndSupply(board));
+  for (int seat = 0; seat < seats; ++seat) {
+    const v1::Observation* own =
+        moment.seat_views != nullptr &&
+                seat < static_cast<int>(moment.seat_views->size())
+            ? &(*moment.seat_views)[seat]
+            : nullptr;
+    const double x0 = (seat % 2) * kPanelW;
+    const double y0 = kBandHeight + (seat / 2) * kPanelH;
+    picture.parts.push_back(SeatFrame(*moment.header, board, seat, x0, y0));
+    picture.parts.push_back(SeatHand(own, seat, x0, y0));
+    picture.parts.push_back(SeatPyramid(board.seats(seat), x0, y0));
   }
+  return picture;
+}
 
-  std::string_view Css() const override {
-    return ".ps-table{fill:#f4f0f7}.ps-h{font-weight:bold}.ps-small{font-size:"
-           "11px}.ps-secret{font-size:11px;fill:#7a4b00;font-style:italic}"
-           ".ps-panel{fill:#fff;stroke:#cbbfd6}.ps-active{stroke:#7b3fa0;"
-           "stroke-width:3}.ps-empty{fill:none;stroke:#aaa;stroke-dasharray:3"
-           " 2}.ps-goal{fill:#fff;stroke:#7b3fa0}.ps-claimed{fill:#e3d3ee}"
-           ".ps-panel,.ps-goal{rx:6px}.ps-mid,"
-           "[class^=ps-k] text,.ps-founder text,.ps-police text{"
-           "text-anchor:middle}.ps-secret{text-anchor:end}"
-           "[class^=ps-k] rect,.ps-founder rect,.ps-police rect{rx:3px}"
-           ".ps-edge{stroke:#999}[class^=ps-k] rect,.ps-founder rect,"
-           ".ps-police rect{stroke:#444}.ps-k1 rect{fill:#6cc070}.ps-k2 rect{"
-           "fill:#6f9be0}.ps-k3 rect{fill:#ef9bc4}.ps-k4 rect{fill:#f3d55b}"
-           ".ps-founder rect{fill:#d4a017}.ps-police rect{fill:#223}"
-           ".ps-police text{fill:#fff}.ps-up rect{stroke:#c0392b;"
-           "stroke-width:3}.ps-token{fill:#7b3fa0}";
-  }
-};
+constexpr std::string_view kCss =
+    ".ps-table{fill:#f4f0f7}.ps-h{font-weight:bold}.ps-small{font-size:"
+    "11px}.ps-secret{font-size:11px;fill:#7a4b00;font-style:italic}"
+    ".ps-panel{fill:#fff;stroke:#cbbfd6}.ps-active{stroke:#7b3fa0;"
+    "stroke-width:3}.ps-empty{fill:none;stroke:#aaa;stroke-dasharray:3"
+    " 2}.ps-goal{fill:#fff;stroke:#7b3fa0}.ps-claimed{fill:#e3d3ee}"
+    ".ps-panel,.ps-goal{rx:6px}.ps-mid,"
+    "[class^=ps-k] text,.ps-founder text,.ps-police text{"
+    "text-anchor:middle}.ps-secret{text-anchor:end}"
+    "[class^=ps-k] rect,.ps-founder rect,.ps-police rect{rx:3px}"
+    ".ps-edge{stroke:#999}[class^=ps-k] rect,.ps-founder rect,"
+    ".ps-police rect{stroke:#444}.ps-k1 rect{fill:#6cc070}.ps-k2 rect{"
+    "fill:#6f9be0}.ps-k3 rect{fill:#ef9bc4}.ps-k4 rect{fill:#f3d55b}"
+    ".ps-founder rect{fill:#d4a017}.ps-police rect{fill:#223}"
+    ".ps-police text{fill:#fff}.ps-up rect{stroke:#c0392b;"
+    "stroke-width:3}.ps-token{fill:#7b3fa0}";
 
 }  // namespace
 
-const GamePicture& PyramidSchemePicture() {
-  static const PyramidSchemePictureImpl picture{};
-  return picture;
-}
+namespace scheme {
+
+constexpr GamePicture kPicture = {&Draw, kCss};
+
+}  // namespace scheme
 
 }  // namespace pyramid

@@ -10,10 +10,10 @@
 
 #include "referee/games/picture.h"
 
-namespace pyramid {
+namespace pyramid::scheme {
 
-const GamePicture& PyramidSchemePicture();
+extern const GamePicture kPicture;
 
-}  // namespace pyramid
+}  // namespace pyramid::scheme
 
 #endif  // PYRAMID_REFEREE_GAMES_PYRAMID_SCHEME_PICTURE_H_

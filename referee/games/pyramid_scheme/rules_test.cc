@@ -19,10 +19,6 @@ namespace pyramid {
 namespace scheme::testing {
 namespace {
 
-using ::testing::ElementsAre;
-using ::testing::IsEmpty;
-using ::testing::SizeIs;
-
 // Asserts that `action` is legal for `seat` and applies it.
 v1::PyramidSchemeResult Must(State& state, int seat, const v1::Action& action) {
   absl::StatusOr<v1::PyramidSchemeResult> result = Act(state, seat, action);

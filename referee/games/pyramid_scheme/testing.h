@@ -37,8 +37,7 @@ constexpr int V(int colour, int row) { return 16 * colour + row; }
 // The i-th Police (0..17).
 constexpr int Police(int i) { return 65 + i; }
 
-using game_testing::DeterministicBytes;
-using game_testing::Seed;
+using namespace ::pyramid::game_testing;  // NOLINT: the shared helpers
 
 // The game's config; max_turns 0 is the default.
 v1::GameConfig Config(int max_turns = 0);

@@ -26,8 +26,6 @@
 namespace pyramid::shambo {
 namespace {
 
-using ::testing::ElementsAre;
-using ::testing::IsEmpty;
 using namespace ::pyramid::shambo::testing;  // NOLINT: test vocabulary.
 
 // ---------------------------------------------------------------------------

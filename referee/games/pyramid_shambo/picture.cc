@@ -7,30 +7,19 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
+#include "referee/games/pyramid_shambo/tables.h"
 
 namespace pyramid {
 namespace {
 
 namespace v1 = ::pyramid::referee::v1;
+using shambo::HandName;
 
 constexpr int kWidth = 1040;
 constexpr int kTop = 44;
 constexpr int kRowHeight = 40;
 constexpr int kChipsX = 250;  // Where a seat's chips start.
 constexpr int kPanelX = 740;  // The step panel's left edge.
-
-const char* HandName(v1::ShamboHand h) {
-  switch (h) {
-    case v1::SHAMBO_ROCK:
-      return "Rock";
-    case v1::SHAMBO_PAPER:
-      return "Paper";
-    case v1::SHAMBO_SCISSORS:
-      return "Scissors";
-    default:
-      return "?";
-  }
-}
 
 const char* MethodName(v1::ShamboPaymentMethod m) {
   switch (m) {
@@ -275,44 +264,41 @@ std::string Step(const v1::PyramidShamboResult& r, double top) {
   return out;
 }
 
-class PyramidShamboPictureImpl final : public GamePicture {
- public:
-  Picture Draw(const Moment& moment) const override {
-    const v1::PyramidShamboObservation& game = moment.view->pyramid_shambo();
-    const int seats = game.seats_size();
-    Picture picture;
-    picture.width = kWidth;
-    picture.height = std::max(kTop + kRowHeight * seats + 24, 300);
-    picture.parts.push_back(Board(picture.height));
-    picture.parts.push_back(Stakes(game));
-    for (int seat = 0; seat < seats; ++seat) {
-      picture.parts.push_back(SeatRow(*moment.header, game, seat));
-    }
-    if (moment.result != nullptr && moment.result->has_pyramid_shambo()) {
-      picture.parts.push_back(Step(moment.result->pyramid_shambo(), 140));
-    }
-    return picture;
+Picture Draw(const Moment& moment) {
+  const v1::PyramidShamboObservation& game = moment.view->pyramid_shambo();
+  const int seats = game.seats_size();
+  Picture picture;
+  picture.width = kWidth;
+  picture.height = std::max(kTop + kRowHeight * seats + 24, 300);
+  picture.parts.push_back(Board(picture.height));
+  picture.parts.push_back(Stakes(game));
+  for (int seat = 0; seat < seats; ++seat) {
+    picture.parts.push_back(SeatRow(*moment.header, game, seat));
   }
+  if (moment.result != nullptr && moment.result->has_pyramid_shambo()) {
+    picture.parts.push_back(Step(moment.result->pyramid_shambo(), 140));
+  }
+  return picture;
+}
 
-  std::string_view Css() const override {
-    return ".sh-table{fill:#eef3ea}.sh-rule{stroke:#b9c6b0}.sh-h{font-weight:"
-           "bold}.sh-out{opacity:.45}.sh-role{font-weight:bold;fill:#a03}"
-           ".sh-small{font-size:11px;fill:#555}.sh-due{fill:#a03}"
-           ".sh-throw{font-weight:bold}.sh-pips{font-size:12px}"
-           "[class^=sh-c]{stroke:#333;stroke-width:1}"
-           ".sh-c1{fill:#d33}.sh-c2{fill:#f1c40f}.sh-c3{fill:#27ae60}"
-           ".sh-c4{fill:#2e6fd8}.sh-c5{fill:#222}.sh-c6{fill:#fff}"
-           ".sh-c7{fill:#e67e22}.sh-c8{fill:#8e44ad}.sh-c9{fill:#1abc9c}"
-           ".sh-c10{fill:#e8eef2;stroke-dasharray:2 1}"
-           ".sh-s1{r:5px}.sh-s2{r:7px}.sh-s3{r:9px}";
-  }
-};
+constexpr std::string_view kCss =
+    ".sh-table{fill:#eef3ea}.sh-rule{stroke:#b9c6b0}.sh-h{font-weight:"
+    "bold}.sh-out{opacity:.45}.sh-role{font-weight:bold;fill:#a03}"
+    ".sh-small{font-size:11px;fill:#555}.sh-due{fill:#a03}"
+    ".sh-throw{font-weight:bold}.sh-pips{font-size:12px}"
+    "[class^=sh-c]{stroke:#333;stroke-width:1}"
+    ".sh-c1{fill:#d33}.sh-c2{fill:#f1c40f}.sh-c3{fill:#27ae60}"
+    ".sh-c4{fill:#2e6fd8}.sh-c5{fill:#222}.sh-c6{fill:#fff}"
+    ".sh-c7{fill:#e67e22}.sh-c8{fill:#8e44ad}.sh-c9{fill:#1abc9c}"
+    ".sh-c10{fill:#e8eef2;stroke-dasharray:2 1}"
+    ".sh-s1{r:5px}.sh-s2{r:7px}.sh-s3{r:9px}";
 
 }  // namespace
 
-const GamePicture& PyramidShamboPicture() {
-  static const PyramidShamboPictureImpl picture{};
-  return picture;
-}
+namespace shambo {
+
+constexpr GamePicture kPicture = {&Draw, kCss};
+
+}  // namespace shambo
 
 }  // namespace pyramid

@@ -10,10 +10,10 @@
 
 #include "referee/games/picture.h"
 
-namespace pyramid {
+namespace pyramid::shambo {
 
-const GamePicture& PyramidShamboPicture();
+extern const GamePicture kPicture;
 
-}  // namespace pyramid
+}  // namespace pyramid::shambo
 
 #endif  // PYRAMID_REFEREE_GAMES_PYRAMID_SHAMBO_PICTURE_H_

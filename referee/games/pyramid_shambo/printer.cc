@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "referee/games/pyramid_shambo/tables.h"
 
 namespace pyramid::shambo {
 namespace {
@@ -46,19 +47,6 @@ int Pips(const PieceList& pieces) {
   int pips = 0;
   for (const v1::ShamboPiece& piece : pieces) pips += piece.size();
   return pips;
-}
-
-std::string HandName(v1::ShamboHand hand) {
-  switch (hand) {
-    case v1::SHAMBO_ROCK:
-      return "Rock";
-    case v1::SHAMBO_PAPER:
-      return "Paper";
-    case v1::SHAMBO_SCISSORS:
-      return "Scissors";
-    default:
-      return "?";
-  }
 }
 
 std::string MethodName(v1::ShamboPaymentMethod method) {

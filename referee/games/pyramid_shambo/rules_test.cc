@@ -25,8 +25,6 @@
 namespace pyramid::shambo {
 namespace {
 
-using ::testing::ElementsAre;
-using ::testing::IsEmpty;
 using namespace ::pyramid::shambo::testing;  // NOLINT: test vocabulary.
 
 TEST(ShamboTurnTest, ActivePlayerMustChallengeAnotherLiveSeat) {

@@ -148,4 +148,17 @@ void SortByBytes(std::vector<v1::Action>& actions) {
   for (auto& [bytes, action] : keyed) actions.push_back(std::move(action));
 }
 
+const char* HandName(v1::ShamboHand hand) {
+  switch (hand) {
+    case v1::SHAMBO_ROCK:
+      return "Rock";
+    case v1::SHAMBO_PAPER:
+      return "Paper";
+    case v1::SHAMBO_SCISSORS:
+      return "Scissors";
+    default:
+      return "?";
+  }
+}
+
 }  // namespace pyramid::shambo

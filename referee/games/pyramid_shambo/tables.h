@@ -46,6 +46,9 @@ v1::ShamboPaymentMethod MethodToProto(PaymentMethod method);
 // Sorts ascending by serialized bytes (unsigned, lexicographic).
 void SortByBytes(std::vector<v1::Action>& actions);
 
+// "Rock", "Paper" or "Scissors"; "?" for another value.
+const char* HandName(v1::ShamboHand hand);
+
 }  // namespace pyramid::shambo
 
 #endif  // PYRAMID_REFEREE_GAMES_PYRAMID_SHAMBO_TABLES_H_

@@ -21,8 +21,7 @@
 
 namespace pyramid::shambo::testing {
 
-using game_testing::DeterministicBytes;
-using game_testing::Seed;
+using namespace ::pyramid::game_testing;  // NOLINT: the shared helpers
 
 inline constexpr v1::ShamboHand kRock = v1::SHAMBO_ROCK;
 inline constexpr v1::ShamboHand kPaper = v1::SHAMBO_PAPER;

@@ -14,9 +14,6 @@
 namespace pyramid::rpp {
 namespace {
 
-using ::testing::ElementsAre;
-using ::testing::IsEmpty;
-using ::testing::SizeIs;
 using namespace ::pyramid::rpp::testing;  // NOLINT: the game's test helpers
 
 // Rows X3, X2, X1; columns X3, X2, X1, Y3, Y2, Y1; X beats Y on colour.

@@ -186,43 +186,39 @@ std::string Round(const v1::RockPaperPyramidRoundResult& round, int seats) {
   return out;
 }
 
-class RockPaperPyramidPictureImpl final : public GamePicture {
- public:
-  Picture Draw(const Moment& moment) const override {
-    const v1::RockPaperPyramidObservation& game =
-        moment.view->rock_paper_pyramid();
-    const int seats = game.seats_size();
-    const bool red = moment.header->game().rock_paper_pyramid().red();
-    Picture picture;
-    picture.width = kWidth;
-    picture.height = kTop + kRowHeight * seats + 8;
-    picture.parts.push_back(Board(game, seats));
-    for (int seat = 0; seat < seats; ++seat) {
-      picture.parts.push_back(SeatRow(*moment.header, game, seat, red));
-    }
-    if (moment.result != nullptr && moment.result->has_rock_paper_pyramid()) {
-      picture.parts.push_back(
-          Round(moment.result->rock_paper_pyramid(), seats));
-    }
-    return picture;
+Picture Draw(const Moment& moment) {
+  const v1::RockPaperPyramidObservation& game =
+      moment.view->rock_paper_pyramid();
+  const int seats = game.seats_size();
+  const bool red = moment.header->game().rock_paper_pyramid().red();
+  Picture picture;
+  picture.width = kWidth;
+  picture.height = kTop + kRowHeight * seats + 8;
+  picture.parts.push_back(Board(game, seats));
+  for (int seat = 0; seat < seats; ++seat) {
+    picture.parts.push_back(SeatRow(*moment.header, game, seat, red));
   }
+  if (moment.result != nullptr && moment.result->has_rock_paper_pyramid()) {
+    picture.parts.push_back(Round(moment.result->rock_paper_pyramid(), seats));
+  }
+  return picture;
+}
 
-  std::string_view Css() const override {
-    return ".rpp-table{fill:#f6f1e4}.rpp-rule{stroke:#d8cfb8}"
-           ".rpp-h{font-weight:bold}.rpp-score{font-size:15px}"
-           ".rpp-c1{fill:#222;stroke:#000}.rpp-c2{fill:#fff;stroke:#555}"
-           ".rpp-c3{fill:#bfe6f7;stroke:#3a8fb5;fill-opacity:.8}"
-           ".rpp-c4{fill:#c0392b;stroke:#7a1f15}.gone{opacity:.15}"
-           ".big{transform-box:fill-box;transform-origin:bottom;"
-           "transform:scale(1.5)}.rpp-fate{font-size:12px}";
-  }
-};
+constexpr std::string_view kCss =
+    ".rpp-table{fill:#f6f1e4}.rpp-rule{stroke:#d8cfb8}"
+    ".rpp-h{font-weight:bold}.rpp-score{font-size:15px}"
+    ".rpp-c1{fill:#222;stroke:#000}.rpp-c2{fill:#fff;stroke:#555}"
+    ".rpp-c3{fill:#bfe6f7;stroke:#3a8fb5;fill-opacity:.8}"
+    ".rpp-c4{fill:#c0392b;stroke:#7a1f15}.gone{opacity:.15}"
+    ".big{transform-box:fill-box;transform-origin:bottom;"
+    "transform:scale(1.5)}.rpp-fate{font-size:12px}";
 
 }  // namespace
 
-const GamePicture& RockPaperPyramidPicture() {
-  static const RockPaperPyramidPictureImpl picture{};
-  return picture;
-}
+namespace rpp {
+
+constexpr GamePicture kPicture = {&Draw, kCss};
+
+}  // namespace rpp
 
 }  // namespace pyramid

@@ -8,10 +8,10 @@
 
 #include "referee/games/picture.h"
 
-namespace pyramid {
+namespace pyramid::rpp {
 
-const GamePicture& RockPaperPyramidPicture();
+extern const GamePicture kPicture;
 
-}  // namespace pyramid
+}  // namespace pyramid::rpp
 
 #endif  // PYRAMID_REFEREE_GAMES_ROCK_PAPER_PYRAMID_PICTURE_H_

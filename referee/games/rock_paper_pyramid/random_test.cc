@@ -9,7 +9,6 @@
 namespace pyramid::rpp {
 namespace {
 
-using ::testing::IsEmpty;
 using namespace ::pyramid::rpp::testing;  // NOLINT: the game's test helpers
 
 TEST(RppStateTest, RandomPlayoutsKeepInvariants) {

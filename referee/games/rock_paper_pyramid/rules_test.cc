@@ -10,9 +10,6 @@
 namespace pyramid::rpp {
 namespace {
 
-using ::testing::ElementsAre;
-using ::testing::IsEmpty;
-using ::testing::SizeIs;
 using namespace ::pyramid::rpp::testing;  // NOLINT: the game's test helpers
 
 TEST(RppRedTest, DealFollowsShuffleOfLargeMediumSmall) {

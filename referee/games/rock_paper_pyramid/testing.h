@@ -16,8 +16,7 @@
 
 namespace pyramid::rpp::testing {
 
-using game_testing::DeterministicBytes;
-using game_testing::Seed;
+using namespace ::pyramid::game_testing;  // NOLINT: the shared helpers
 
 inline constexpr v1::RppColour kB = v1::RPP_BLACK;
 inline constexpr v1::RppColour kW = v1::RPP_WHITE;
