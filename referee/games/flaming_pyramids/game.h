@@ -3,23 +3,21 @@
 // `max_turns`. 2 to 6 seats. A turn is a placement decision of the active
 // seat followed by zero or more fall decisions of the chooser, one per tile
 // that falls during mayhem. docs/flaming-pyramids-deal.md describes the deal.
+//
+// Description() is its GameDescription (referee/games/description.h):
+// MakeGame (registry.h) makes it from a config.
 #ifndef PYRAMID_REFEREE_GAMES_FLAMING_PYRAMIDS_GAME_H_
 #define PYRAMID_REFEREE_GAMES_FLAMING_PYRAMIDS_GAME_H_
 
 #include <memory>
 #include <vector>
 
-#include "absl/status/statusor.h"
-#include "pyramid/referee/v1/game.pb.h"
 #include "referee/games/description.h"
 #include "referee/games/flaming_pyramids/board.h"
 #include "referee/games/game.h"
 
-namespace pyramid {
-namespace fp {
+namespace pyramid::fp {
 
-// Seats, rules versions and options (description.h). MakeGame (registry.h)
-// or MakeGameOf(Description(), config) makes the game.
 const GameDescription& Description();
 
 inline constexpr int kHandSize = 5;
@@ -61,7 +59,6 @@ absl::StatusOr<std::unique_ptr<State>> NewStateForTesting(
 // hidden parts included: for tests and invariant checks only.
 Position PositionOf(const State& state);
 
-}  // namespace fp
-}  // namespace pyramid
+}  // namespace pyramid::fp
 
 #endif  // PYRAMID_REFEREE_GAMES_FLAMING_PYRAMIDS_GAME_H_

@@ -3,6 +3,9 @@
 // seats, with the option `max_turns`. Every decision of a turn (actions,
 // token uses, flips, reward targets, the end of the turn, other seats'
 // Police placements) is its own single-seat decision.
+//
+// Description() is its GameDescription (referee/games/description.h):
+// MakeGame (registry.h) makes it from a config.
 #ifndef PYRAMID_REFEREE_GAMES_PYRAMID_SCHEME_GAME_H_
 #define PYRAMID_REFEREE_GAMES_PYRAMID_SCHEME_GAME_H_
 
@@ -16,11 +19,8 @@
 #include "referee/games/description.h"
 #include "referee/games/game.h"
 
-namespace pyramid {
-namespace scheme {
+namespace pyramid::scheme {
 
-// Seats, rules versions and options (description.h). MakeGame (registry.h)
-// or MakeGameOf(Description(), config) makes the game.
 const GameDescription& Description();
 
 // A position to start a test from (tests only; never reachable from the
@@ -79,7 +79,6 @@ struct TestPosition {
 absl::StatusOr<std::unique_ptr<State>> NewStateForTesting(
     const TestPosition& position, RandomStream stream);
 
-}  // namespace scheme
-}  // namespace pyramid
+}  // namespace pyramid::scheme
 
 #endif  // PYRAMID_REFEREE_GAMES_PYRAMID_SCHEME_GAME_H_

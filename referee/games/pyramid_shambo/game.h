@@ -7,7 +7,10 @@
 // and each Knock-Out bonus payment), decided by D. A payment with a single
 // option, and a challenge with a single possible target, are applied
 // without asking (SoleLegalAction). Payment pieces are named by identity;
-// see pyramid_shambo_payment.h.
+// see board.h.
+//
+// Description() is its GameDescription (referee/games/description.h):
+// MakeGame (registry.h) makes it from a config.
 #ifndef PYRAMID_REFEREE_GAMES_PYRAMID_SHAMBO_GAME_H_
 #define PYRAMID_REFEREE_GAMES_PYRAMID_SHAMBO_GAME_H_
 
@@ -15,17 +18,12 @@
 #include <memory>
 #include <vector>
 
-#include "absl/status/statusor.h"
-#include "pyramid/referee/v1/game.pb.h"
 #include "referee/games/description.h"
 #include "referee/games/game.h"
 #include "referee/games/pyramid_shambo/board.h"
 
-namespace pyramid {
-namespace shambo {
+namespace pyramid::shambo {
 
-// Seats, rules versions and options (description.h). MakeGame (registry.h)
-// or MakeGameOf(Description(), config) makes the game.
 const GameDescription& Description();
 
 inline constexpr uint32_t kDefaultMaxThrows = 10000;
@@ -63,7 +61,6 @@ struct TurnStart {
 absl::StatusOr<std::unique_ptr<State>> NewStateForTesting(
     const TurnStart& position);
 
-}  // namespace shambo
-}  // namespace pyramid
+}  // namespace pyramid::shambo
 
 #endif  // PYRAMID_REFEREE_GAMES_PYRAMID_SHAMBO_GAME_H_

@@ -11,10 +11,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "gtest/gtest.h"
-#include "pyramid/referee/v1/game.pb.h"
 #include "pyramid/referee/v1/pyramid_shambo.pb.h"
-#include "referee/games/game.h"
 #include "referee/games/pyramid_shambo/board.h"
 #include "referee/games/pyramid_shambo/game.h"
 #include "referee/games/testing.h"

@@ -1,6 +1,9 @@
 // Rock, Paper, Pyramid! (game id "rock_paper_pyramid"): exactly the rules of
 // docs/rules/rock_paper_pyramid.md, with the options `winner_takes` and
 // `red`. Three seats; every round is one simultaneous decision.
+//
+// Description() is its GameDescription (referee/games/description.h):
+// MakeGame (registry.h) makes it from a config.
 #ifndef PYRAMID_REFEREE_GAMES_ROCK_PAPER_PYRAMID_GAME_H_
 #define PYRAMID_REFEREE_GAMES_ROCK_PAPER_PYRAMID_GAME_H_
 
@@ -8,8 +11,6 @@
 
 namespace pyramid::rpp {
 
-// Seats, rules versions and options (description.h). MakeGame (registry.h)
-// or MakeGameOf(Description(), config) makes the game.
 const GameDescription& Description();
 
 }  // namespace pyramid::rpp

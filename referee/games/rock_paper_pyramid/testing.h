@@ -4,7 +4,6 @@
 #define PYRAMID_REFEREE_GAMES_ROCK_PAPER_PYRAMID_TESTING_H_
 
 #include <array>
-#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
