@@ -8,8 +8,9 @@
 namespace pyramid {
 
 v1::Action RandomPlayer::Choose(const v1::Observation& observation,
-                                const std::vector<v1::Action>& legal) {
-  if (legal.empty()) return v1::Action();
+                                const std::vector<v1::Action>& legal,
+                                const v1::Action& default_action) {
+  if (legal.empty()) return default_action;
   return legal[stream_.Uniform(legal.size())];
 }
 
@@ -53,9 +54,11 @@ absl::Status RunLocalMatch(Match& match, const std::vector<Player*>& players,
     for (int seat : decision.seats) {
       if (!match.AwaitsCommit(seat)) continue;
       const v1::Action action =
-          decision.id == 0 ? SeedAction(entropy)
-                           : players[seat]->Choose(match.ObservationFor(seat),
-                                                   match.LegalActions(seat));
+          decision.id == 0
+              ? SeedAction(entropy)
+              : players[seat]->Choose(match.ObservationFor(seat),
+                                      match.LegalActions(seat),
+                                      match.DefaultActionFor(seat));
       absl::StatusOr<CommittedMove> move =
           CommitTo(match, seat, decision.id, action, entropy);
       if (!move.ok()) return move.status();

@@ -18,18 +18,22 @@ namespace pyramid {
 class Player {
  public:
   virtual ~Player() = default;
-  // An action for the open decision, given the seat's observation and its
-  // legal actions (empty when the game does not list them).
+  // An action for the open decision, given the seat's observation, its
+  // legal actions (empty when the game does not list them) and the game's
+  // default action for it (always legal: what a player falls back to).
   virtual v1::Action Choose(const v1::Observation& observation,
-                            const std::vector<v1::Action>& legal) = 0;
+                            const std::vector<v1::Action>& legal,
+                            const v1::Action& default_action) = 0;
 };
 
-// Picks uniformly among the legal actions with its own random stream.
+// Picks uniformly among the legal actions with its own random stream; the
+// default action when they are not listed.
 class RandomPlayer final : public Player {
  public:
   explicit RandomPlayer(const Digest& seed) : stream_(seed) {}
   v1::Action Choose(const v1::Observation& observation,
-                    const std::vector<v1::Action>& legal) override;
+                    const std::vector<v1::Action>& legal,
+                    const v1::Action& default_action) override;
 
  private:
   RandomStream stream_;
