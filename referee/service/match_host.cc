@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "referee/crypto/bytes.h"
+#include "referee/service/decision_request.h"
 #include "referee/service/view_delta.h"
 
 namespace pyramid {
@@ -157,20 +158,15 @@ void MatchHost::SendDecisionRequest(int seat) {
   const int index = IndexIn(*decision, seat);
   v1::PlayResponse message;
   v1::DecisionRequest* request = message.mutable_decision();
-  request->set_match_id(match_id_);
-  request->set_game(game_.game());
-  request->set_seat(seat);
-  request->set_num_seats(num_seats());
-  request->set_decision_id(decision->id);
-  for (int s : decision->seats) request->add_acting_seats(s);
-  request->set_simultaneous(decision->simultaneous);
-  if (decision->id != 0) {
-    *request->mutable_observation() = match_->ObservationFor(seat);
-  }
-  request->set_legal_actions_listed(match_->ListsLegalActions());
-  for (v1::Action& action : match_->LegalActions(seat)) {
-    *request->add_legal_actions() = std::move(action);
-  }
+  *request = NewDecisionRequest(
+      AskedDecision{.match_id = match_id_,
+                    .game = game_.game(),
+                    .num_seats = num_seats(),
+                    .decision_id = decision->id,
+                    .acting_seats = decision->seats,
+                    .simultaneous = decision->simultaneous},
+      seat, match_->ObservationFor(seat), match_->ListsLegalActions(),
+      match_->LegalActions(seat));
   request->set_commit_deadline_unix_ms(UnixMs(decision->deadlines[index]));
   request->set_committed(!match_->AwaitsCommit(seat));
   SendToSeat(seat, std::move(message));

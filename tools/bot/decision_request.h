@@ -1,5 +1,6 @@
 // The DecisionRequest a seat receives for an open decision, built from a
-// rules State the way the referee builds it (MatchHost::SendDecisionRequest):
+// rules State with the referee's own NewDecisionRequest
+// (referee/service/decision_request.h):
 // for running strategies in process (the arena, tests) on exactly what a
 // remote bot would see.
 #ifndef PYRAMID_TOOLS_BOT_DECISION_REQUEST_H_

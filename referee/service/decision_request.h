@@ -1,0 +1,35 @@
+// The DecisionRequest a seat receives (docs/protocol.md, "Decisions"), built
+// in one place for every sender: the referee's MatchHost and the in-process
+// arena (tools/bot/decision_request.h), so both send exactly the same
+// message. Messages only: no rules engine, no gRPC.
+#ifndef PYRAMID_REFEREE_SERVICE_DECISION_REQUEST_H_
+#define PYRAMID_REFEREE_SERVICE_DECISION_REQUEST_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "pyramid/referee/v1/referee_service.pb.h"
+
+namespace pyramid {
+
+// What the referee asks in an open decision.
+struct AskedDecision {
+  std::string match_id;
+  std::string game;
+  int num_seats = 0;
+  uint64_t decision_id = 0;
+  std::vector<int> acting_seats;  // Ascending.
+  bool simultaneous = false;
+};
+
+// The request for `seat` (one of `asked.acting_seats`): its `observation`
+// (none in the seed decision), and its `legal` actions when the game lists
+// them (`listed`). No deadline; not committed.
+referee::v1::DecisionRequest NewDecisionRequest(
+    const AskedDecision& asked, int seat, referee::v1::Observation observation,
+    bool listed, std::vector<referee::v1::Action> legal);
+
+}  // namespace pyramid
+
+#endif  // PYRAMID_REFEREE_SERVICE_DECISION_REQUEST_H_
