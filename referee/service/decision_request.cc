@@ -7,8 +7,7 @@ namespace pyramid {
 namespace v1 = ::pyramid::referee::v1;
 
 v1::DecisionRequest NewDecisionRequest(const AskedDecision& asked, int seat,
-                                       v1::Observation observation,
-                                       bool listed,
+                                       v1::Observation observation, bool listed,
                                        std::vector<v1::Action> legal) {
   v1::DecisionRequest request;
   request.set_match_id(asked.match_id);

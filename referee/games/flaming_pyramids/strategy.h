@@ -1,6 +1,6 @@
 // The heuristic strategy for Flaming Pyramids (docs/bot-strategies.md).
 // Every listed action is tried on a copy of the public table (the rules'
-// layout functions, flaming_pyramids_board.h), and the rest of the turn's
+// layout functions, board.h), and the rest of the turn's
 // mayhem is played out with the falls chosen to minimise the tiles that go
 // under our pile:
 //   * placement: fewest tiles coming back to us; among equals, the hand tile

@@ -1,6 +1,6 @@
 // One seat's pyramid in Pyramid Scheme: the tree of cards below its Founder,
 // with the placement rules, flip conditions and counts the rules and goals
-// need. Cards are named by card id (pyramid_scheme_cards.h); nodes are kept
+// need. Cards are named by card id (tables.h); nodes are kept
 // in placement order, so a node's parent always comes before it and
 // siblings are in the order they were placed.
 #ifndef PYRAMID_REFEREE_GAMES_PYRAMID_SCHEME_BOARD_H_

@@ -1,4 +1,4 @@
-// Pyramid Scheme's Goals: one named test per goal (pyramid_scheme_goals.h),
+// Pyramid Scheme's Goals: one named test per goal (board.h),
 // and the claim rules through the State: when goals are checked, claim
 // order, reservations, and the Police that every other seat then places.
 #include "referee/games/pyramid_scheme/board.h"

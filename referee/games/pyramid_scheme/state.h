@@ -7,10 +7,10 @@
 // or a Police it cannot give, the end of the turn and of the game. What
 // happened is collected as PssEvents and returned by Apply.
 //
-// Members are defined by topic: pyramid_scheme_state.cc (setup and the flow
-// of a turn), pyramid_scheme_actions.cc (validation, legal and default
-// actions), pyramid_scheme_view.cc (observations and outcome) and
-// pyramid_scheme_position.cc (test positions).
+// Members are defined by topic, as in every game: state.cc (setup, the flow
+// of a turn, test positions), moves.cc (validation, legal and default
+// actions, applying each action) and observation.cc (observations and
+// outcome).
 #ifndef PYRAMID_REFEREE_GAMES_PYRAMID_SCHEME_STATE_H_
 #define PYRAMID_REFEREE_GAMES_PYRAMID_SCHEME_STATE_H_
 
