@@ -21,12 +21,12 @@
 #include "absl/time/clock.h"
 #include "gmock/gmock.h"
 #include "google/protobuf/descriptor.pb.h"
-#include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/grpcpp.h"
 #include "grpcpp/impl/client_unary_call.h"
 #include "gtest/gtest.h"
 #include "referee/core/log_sink.h"
 #include "referee/crypto/bytes.h"
+#include "referee/service/embedded_referee.h"
 #include "referee/service/health_service.h"
 #include "referee/service/lobby.h"
 #include "referee/service/referee_service.h"
@@ -80,40 +80,30 @@ struct RefereeConfig {
   uint32_t checkpoint_interval = 8;
 };
 
-// A Lobby + RefereeService behind a real grpc::Server on 127.0.0.1:0, with
-// health checking and reflection on (as referee/main.cc builds it).
+// The embedded referee (referee/service/embedded_referee.h: a Lobby and
+// RefereeService behind a real grpc::Server on 127.0.0.1, health checking and
+// reflection on) in a fresh directory, with the helpers the tests share.
 class TestReferee {
  public:
   explicit TestReferee(RefereeConfig config = {}) : dir_(MakeTempDir()) {
-    LobbyOptions options;
-    options.log_dir = dir_;
-    options.admin_token = admin_token_;
-    options.checkpoint_interval = config.checkpoint_interval;
-    public_key_ = options.referee_key.public_key();
-    lobby_ = std::make_unique<Lobby>(std::move(options));
-    service_ = std::make_unique<RefereeService>(lobby_.get(), config.limits);
-    grpc::reflection::InitProtoReflectionServerBuilderPlugin();
-    grpc::ServerBuilder builder;
-    builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(),
-                             &port_);
-    builder.SetMaxReceiveMessageSize(config.max_message_bytes);
-    builder.RegisterService(service_.get());
-    builder.RegisterService(&health_);
-    server_ = builder.BuildAndStart();
-    EXPECT_NE(server_, nullptr);
-    EXPECT_NE(port_, 0);
+    EmbeddedRefereeOptions options;
+    options.lobby.log_dir = dir_;
+    options.lobby.checkpoint_interval = config.checkpoint_interval;
+    options.limits = config.limits;
+    options.max_message_bytes = config.max_message_bytes;
+    public_key_ = options.lobby.referee_key.public_key();
+    absl::StatusOr<std::unique_ptr<EmbeddedReferee>> referee =
+        EmbeddedReferee::Start(std::move(options));
+    EXPECT_TRUE(referee.ok()) << referee.status();
+    referee_ = *std::move(referee);
     channel_ = NewChannel();
     stub_ = v1::Referee::NewStub(channel_);
   }
 
   ~TestReferee() {
-    lobby_->SuspendAll();
-    lobby_->connections().CloseAll(grpc::StatusCode::UNAVAILABLE,
-                                   "shutting down");
-    server_->Shutdown(absl::ToChronoTime(absl::Now() + absl::Seconds(2)));
-    server_->Wait();
-    service_.reset();
-    lobby_.reset();
+    stub_.reset();
+    channel_.reset();
+    referee_.reset();
     std::error_code ignored;
     std::filesystem::remove_all(dir_, ignored);
   }
@@ -123,17 +113,17 @@ class TestReferee {
     grpc::ChannelArguments args;
     args.SetInt("grpc.use_local_subchannel_pool", 1);
     args.SetMaxReceiveMessageSize(64 << 20);
-    return grpc::CreateCustomChannel(absl::StrCat("127.0.0.1:", port_),
+    return grpc::CreateCustomChannel(referee_->address(),
                                      grpc::InsecureChannelCredentials(), args);
   }
 
   v1::Referee::Stub& stub() { return *stub_; }
   const std::shared_ptr<grpc::Channel>& channel() const { return channel_; }
-  const std::string& admin_token() const { return admin_token_; }
+  const std::string& admin_token() const { return referee_->admin_token(); }
   const std::string& public_key() const { return public_key_; }
   const std::string& dir() const { return dir_; }
-  Lobby& lobby() { return *lobby_; }
-  HealthService& health() { return health_; }
+  Lobby& lobby() { return referee_->lobby(); }
+  HealthService& health() { return referee_->health(); }
 
   std::string LogPath(const std::string& match_id) const {
     return (std::filesystem::path(dir_) /
@@ -154,14 +144,8 @@ class TestReferee {
 
  private:
   const std::string dir_;
-  const std::string admin_token_ = MintToken().token;
   std::string public_key_;
-  std::unique_ptr<Lobby> lobby_;
-  std::unique_ptr<RefereeService> service_;
-  HealthService health_{{"pyramid.referee.v1.Referee", "grpc.health.v1.Health",
-                         "grpc.reflection.v1alpha.ServerReflection"}};
-  std::unique_ptr<grpc::Server> server_;
-  int port_ = 0;
+  std::unique_ptr<EmbeddedReferee> referee_;
   std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<v1::Referee::Stub> stub_;
 };

@@ -2,25 +2,32 @@
 
 #include "absl/strings/str_cat.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
-#include "grpcpp/health_check_service_interface.h"
 #include "referee/service/token.h"
 
 namespace pyramid {
 
 absl::StatusOr<std::unique_ptr<EmbeddedReferee>> EmbeddedReferee::Start(
-    LobbyOptions options) {
+    EmbeddedRefereeOptions options) {
   auto referee = std::unique_ptr<EmbeddedReferee>(new EmbeddedReferee());
-  if (options.admin_token.empty()) options.admin_token = MintToken().token;
-  referee->admin_token_ = options.admin_token;
-  referee->lobby_ = std::make_unique<Lobby>(std::move(options));
-  referee->service_ = std::make_unique<RefereeService>(referee->lobby_.get());
-  grpc::EnableDefaultHealthCheckService(true);
+  LobbyOptions& lobby = options.lobby;
+  if (lobby.admin_token.empty()) lobby.admin_token = MintToken().token;
+  referee->admin_token_ = lobby.admin_token;
+  referee->lobby_ = std::make_unique<Lobby>(std::move(lobby));
+  referee->service_ =
+      std::make_unique<RefereeService>(referee->lobby_.get(), options.limits);
+  referee->health_ = std::make_unique<HealthService>(std::vector<std::string>{
+      referee::v1::Referee::service_full_name(), "grpc.health.v1.Health",
+      "grpc.reflection.v1alpha.ServerReflection"});
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
   int port = 0;
   builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(),
                            &port);
+  if (options.max_message_bytes > 0) {
+    builder.SetMaxReceiveMessageSize(options.max_message_bytes);
+  }
   builder.RegisterService(referee->service_.get());
+  builder.RegisterService(referee->health_.get());
   referee->server_ = builder.BuildAndStart();
   if (referee->server_ == nullptr || port == 0) {
     return absl::UnavailableError("cannot listen on 127.0.0.1");
@@ -35,6 +42,7 @@ EmbeddedReferee::~EmbeddedReferee() {
   lobby_->connections().CloseAll(grpc::StatusCode::UNAVAILABLE,
                                  "the referee is shutting down");
   server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
+  server_->Wait();
 }
 
 }  // namespace pyramid

@@ -1,31 +1,49 @@
 // A referee service running inside another program (the tournament runner,
 // tests): a Lobby and its gRPC server on a free loopback port, plaintext,
-// with health checking and reflection on, as the `referee` binary has.
+// with health checking and reflection on, as the `referee` binary has. The
+// one in-process referee of the project: tests use it too, with the limits
+// they need.
 #ifndef PYRAMID_REFEREE_SERVICE_EMBEDDED_REFEREE_H_
 #define PYRAMID_REFEREE_SERVICE_EMBEDDED_REFEREE_H_
 
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "absl/status/statusor.h"
 #include "grpcpp/grpcpp.h"
+#include "referee/service/health_service.h"
 #include "referee/service/lobby.h"
 #include "referee/service/referee_service.h"
 
 namespace pyramid {
 
+struct EmbeddedRefereeOptions {
+  // `lobby.admin_token` may be empty: a fresh one is minted.
+  LobbyOptions lobby;
+  ServiceLimits limits;
+  // The largest message the server accepts; 0: gRPC's default (4 MiB).
+  int max_message_bytes = 0;
+};
+
 class EmbeddedReferee {
  public:
-  // Starts serving on 127.0.0.1 (a free port). `options.admin_token` may be
-  // empty: a fresh one is minted.
+  // Starts serving on 127.0.0.1 (a free port).
   static absl::StatusOr<std::unique_ptr<EmbeddedReferee>> Start(
-      LobbyOptions options);
+      EmbeddedRefereeOptions options);
+  static absl::StatusOr<std::unique_ptr<EmbeddedReferee>> Start(
+      LobbyOptions options) {
+    return Start(EmbeddedRefereeOptions{.lobby = std::move(options)});
+  }
   // Checkpoints running matches and stops the server.
   ~EmbeddedReferee();
 
   const std::string& address() const { return address_; }
   const std::string& admin_token() const { return admin_token_; }
   Lobby& lobby() { return *lobby_; }
+  // What the health service reports (SetServing(false) as a stopping
+  // referee does).
+  HealthService& health() { return *health_; }
 
  private:
   EmbeddedReferee() = default;
@@ -33,6 +51,7 @@ class EmbeddedReferee {
   std::string admin_token_;
   std::unique_ptr<Lobby> lobby_;
   std::unique_ptr<RefereeService> service_;
+  std::unique_ptr<HealthService> health_;
   std::unique_ptr<grpc::Server> server_;
 };
 
