@@ -11,6 +11,7 @@
 #include "google/protobuf/text_format.h"
 #include "referee/crypto/bytes.h"
 #include "referee/games/picture.h"
+#include "referee/games/registry.h"
 #include "replay/match_steps.h"
 #include "replay/pictures.h"
 #include "replay/step_panel.h"
@@ -75,23 +76,6 @@ window.addEventListener('hashchange',fromHash);
 fromHash();
 })();
 )js";
-
-// The game's options in one line of text format ("" for the defaults).
-std::string OptionsText(const v1::GameConfig& game) {
-  const google::protobuf::Reflection* reflection = game.GetReflection();
-  const google::protobuf::OneofDescriptor* oneof =
-      game.GetDescriptor()->FindOneofByName("options");
-  if (oneof == nullptr) return "";
-  const google::protobuf::FieldDescriptor* field =
-      reflection->GetOneofFieldDescriptor(game, oneof);
-  if (field == nullptr) return "";
-  google::protobuf::TextFormat::Printer printer;
-  printer.SetSingleLineMode(true);
-  std::string text;
-  printer.PrintToString(reflection->GetMessage(game, field), &text);
-  while (!text.empty() && text.back() == ' ') text.pop_back();
-  return text;
-}
 
 std::string VerdictHtml(const Verdict& v) {
   switch (v.kind) {

@@ -3,6 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "google/protobuf/descriptor.h"
+#include "google/protobuf/text_format.h"
 #include "referee/games/flaming_pyramids/game.h"
 #include "referee/games/pyramid_scheme/game.h"
 #include "referee/games/pyramid_shambo/game.h"
@@ -93,6 +94,20 @@ std::vector<std::string> GameIds() {
   std::vector<std::string> ids;
   for (const GameDescription* game : AllGames()) ids.emplace_back(game->id);
   return ids;
+}
+
+std::string OptionsText(const v1::GameConfig& config) {
+  const google::protobuf::Reflection* reflection = config.GetReflection();
+  const google::protobuf::FieldDescriptor* field =
+      reflection->GetOneofFieldDescriptor(
+          config, config.GetDescriptor()->FindOneofByName("options"));
+  if (field == nullptr) return "";
+  google::protobuf::TextFormat::Printer printer;
+  printer.SetSingleLineMode(true);
+  std::string text;
+  printer.PrintToString(reflection->GetMessage(config, field), &text);
+  while (!text.empty() && text.back() == ' ') text.pop_back();
+  return text;
 }
 
 std::string GamesHelp() {

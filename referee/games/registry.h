@@ -37,6 +37,10 @@ std::vector<std::string> GameIds();
 // option with its range, default and meaning (`replay games`).
 std::string GamesHelp();
 
+// The options `config` sets, as one line of protobuf text format ("" when
+// they are unset: every option at its default). For reports and pages.
+std::string OptionsText(const v1::GameConfig& config);
+
 // The table of docs/log-format.md ("Valid values"): one row per game and
 // rules version, in Markdown, written from the descriptions.
 std::string ValidValuesTable();

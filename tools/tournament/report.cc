@@ -10,8 +10,8 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
-#include "google/protobuf/descriptor.h"
-#include "google/protobuf/text_format.h"
+#include "referee/games/picture.h"
+#include "referee/games/registry.h"
 
 namespace pyramid {
 namespace {
@@ -38,32 +38,6 @@ svg .arrow { fill: #2a5db0; }
 svg .dot { fill: #c0392b; }
 )css";
 
-std::string Escape(absl::string_view text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
-
 // An Elo value with one decimal; infinities as signed infinity signs.
 std::string Elo(double value) {
   if (std::isnan(value)) return "n/a";
@@ -79,24 +53,6 @@ std::string Interval(double low, double high) {
 std::string HalfPoints(int halves) {
   return halves % 2 == 0 ? absl::StrCat(halves / 2)
                          : absl::StrCat(halves / 2, ".5");
-}
-
-// The set game option message in one line of text format, or "" when the
-// options are unset (every option at its default).
-std::string OptionsText(const v1::GameConfig& game) {
-  const google::protobuf::Reflection* reflection = game.GetReflection();
-  const google::protobuf::OneofDescriptor* oneof =
-      game.GetDescriptor()->FindOneofByName("options");
-  if (oneof == nullptr) return "";
-  const google::protobuf::FieldDescriptor* field =
-      reflection->GetOneofFieldDescriptor(game, oneof);
-  if (field == nullptr) return "";
-  google::protobuf::TextFormat::Printer printer;
-  printer.SetSingleLineMode(true);
-  std::string text;
-  printer.PrintToString(reflection->GetMessage(game, field), &text);
-  while (!text.empty() && text.back() == ' ') text.pop_back();
-  return text;
 }
 
 // A path the page can link to: relative, with no scheme.
@@ -119,29 +75,29 @@ std::map<std::string, std::string> BotAnchors(
 std::string BotLink(const std::map<std::string, std::string>& anchors,
                     const std::string& bot) {
   const auto it = anchors.find(bot);
-  if (it == anchors.end()) return Escape(bot);
-  return absl::StrCat("<a href=\"#", it->second, "\">", Escape(bot), "</a>");
+  if (it == anchors.end()) return SvgText(bot);
+  return absl::StrCat("<a href=\"#", it->second, "\">", SvgText(bot), "</a>");
 }
 
 // `text` linked to the match's viewer page, when its log is a relative path.
 std::string ViewerLink(const v1::TournamentMatchResult& match,
                        absl::string_view text) {
   if (!IsRelativePath(match.log_file())) return std::string(text);
-  return absl::StrCat("<a href=\"", Escape(ViewerPageOf(match.log_file())),
+  return absl::StrCat("<a href=\"", SvgText(ViewerPageOf(match.log_file())),
                       "\">", text, "</a>");
 }
 
 void AppendHeader(const v1::TournamentResults& results, std::string& out) {
   const std::string name =
-      Escape(results.name().empty() ? "Tournament" : results.name());
+      SvgText(results.name().empty() ? "Tournament" : results.name());
   const std::string options = OptionsText(results.game());
   absl::StrAppend(
       &out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n",
       "<meta charset=\"utf-8\">\n<title>", name, "</title>\n", "<style>",
       kStyle, "</style>\n</head>\n<body>\n<h1>", name, "</h1>\n<p>Game <code>",
-      Escape(results.game().game()), "</code>, options: ",
+      SvgText(results.game().game()), "</code>, options: ",
       options.empty() ? "defaults"
-                      : absl::StrCat("<code>", Escape(options), "</code>"),
+                      : absl::StrCat("<code>", SvgText(options), "</code>"),
       "</p>\n");
 }
 
@@ -155,10 +111,10 @@ void AppendSummary(const v1::TournamentResults& results, std::string& out) {
       results.skipped(),
       "</td></tr>\n<tr><th class=\"name\">Rating model</th><td "
       "class=\"name\">",
-      Escape(results.rating_model()),
+      SvgText(results.rating_model()),
       "</td></tr>\n<tr><th class=\"name\">Referee public key</th><td "
       "class=\"name\"><code>",
-      Escape(results.referee_public_key()), "</code></td></tr>\n</table>\n");
+      SvgText(results.referee_public_key()), "</code></td></tr>\n</table>\n");
 }
 
 // The transparency evidence: the verdict of `replay verify-tournament` on
@@ -172,12 +128,12 @@ void AppendTransparency(const v1::TournamentResults& results,
   absl::StrAppend(
       &out, "<h2>Transparency</h2>\n<p class=\"verdict", complete ? "" : " bad",
       "\">", complete ? "Complete: " : "PROBLEMS: ",
-      Escape(results.transparency_verdict()),
+      SvgText(results.transparency_verdict()),
       "</p>\n<p>Every log is in the referee's transparency log; each has an "
       "inclusion proof in <code>proofs/</code> against this signed "
       "checkpoint. Check the directory with <code>replay verify-tournament "
       "DIR</code>.</p>\n<pre>",
-      Escape(results.checkpoint()), "</pre>\n");
+      SvgText(results.checkpoint()), "</pre>\n");
 }
 
 void AppendStandings(const v1::TournamentResults& results, std::string& out) {
@@ -243,12 +199,12 @@ void AppendCrosstable(const v1::TournamentResults& results, std::string& out) {
                   "better, 0.5 per shared rank, as points/games.</p>\n"
                   "<table>\n<tr><th class=\"name\">Bot</th>");
   for (int c = 0; c < n; ++c) {
-    absl::StrAppend(&out, "<th title=\"", Escape(results.standings(c).bot()),
+    absl::StrAppend(&out, "<th title=\"", SvgText(results.standings(c).bot()),
                     "\">", c + 1, "</th>");
   }
   absl::StrAppend(&out, "</tr>\n");
   for (int r = 0; r < n; ++r) {
-    const std::string row_bot = Escape(results.standings(r).bot());
+    const std::string row_bot = SvgText(results.standings(r).bot());
     absl::StrAppend(&out, "<tr><th class=\"name\">", r + 1, " <a href=\"#bot-",
                     r + 1, "\">", row_bot, "</a></th>");
     for (int c = 0; c < n; ++c) {
@@ -258,7 +214,7 @@ void AppendCrosstable(const v1::TournamentResults& results, std::string& out) {
       }
       const PairScore& score = scores[r][c];
       absl::StrAppend(&out, "<td title=\"", row_bot, " vs ",
-                      Escape(results.standings(c).bot()), "\">",
+                      SvgText(results.standings(c).bot()), "\">",
                       score.games == 0 ? "&middot;"
                                        : absl::StrCat(HalfPoints(score.halves),
                                                       "/", score.games),
@@ -391,7 +347,7 @@ void AppendIntervalEnd(bool open, double x, double y, double direction,
 void AppendRatingRow(const ChartGeometry& g, const v1::TournamentStanding& s,
                      int i, std::string& out) {
   const double y = g.top + g.row * i + g.row / 2;
-  const std::string bot = Escape(s.bot());
+  const std::string bot = SvgText(s.bot());
   absl::StrAppend(&out, "<text x=\"", Px(g.left - 8), "\" y=\"", Px(y + 4),
                   "\" text-anchor=\"end\">", bot, "</text>\n");
   if (!std::isfinite(s.rating())) {
@@ -437,7 +393,7 @@ void AppendSprt(const v1::TournamentResults& results, std::string& out) {
       &out,
       "<h2>SPRT</h2>\n<p>The first bot entered against the second.</p>\n"
       "<table>\n<tr><th class=\"name\">Decision</th><td class=\"name\">",
-      Escape(sprt.decision()),
+      SvgText(sprt.decision()),
       "</td></tr>\n<tr><th class=\"name\">Log-likelihood ratio</th><td>",
       absl::StrFormat("%.3f", sprt.llr()), " in [",
       absl::StrFormat("%.3f", sprt.lower_bound()), ", ",
@@ -468,16 +424,16 @@ void AppendMatches(const v1::TournamentResults& results, std::string& out) {
       ranks.push_back(seat.rank());
     }
     const bool genuine = match.verdict() == "genuine";
-    const std::string log = Escape(match.log_file());
+    const std::string log = SvgText(match.log_file());
     absl::StrAppend(
         &out, "<tr id=\"match-", match.index(), "\"><td>", match.index(),
         "</td><td class=\"name\">",
-        ViewerLink(match,
-                   absl::StrCat("<code>", Escape(match.match_id()), "</code>")),
+        ViewerLink(match, absl::StrCat("<code>", SvgText(match.match_id()),
+                                       "</code>")),
         "</td><td class=\"name\">", absl::StrJoin(seats, ", "),
         "</td><td class=\"name\">", absl::StrJoin(ranks, ", "),
         "</td><td class=\"", genuine ? "name" : "name bad", "\">",
-        Escape(match.verdict()), "</td><td class=\"name\">",
+        SvgText(match.verdict()), "</td><td class=\"name\">",
         IsRelativePath(match.log_file())
             ? absl::StrCat("<a href=\"", log, "\" download>", log, "</a>")
             : log,
@@ -494,7 +450,7 @@ void AppendBotResults(const v1::TournamentResults& results, std::string& out) {
   for (int i = 0; i < results.standings_size(); ++i) {
     const std::string& bot = results.standings(i).bot();
     absl::StrAppend(&out, "<h3 id=\"bot-", i + 1, "\">", i + 1, ". ",
-                    Escape(bot),
+                    SvgText(bot),
                     "</h3>\n<table>\n<tr><th>#</th><th class=\"name\">Match"
                     "</th><th>Seat</th><th>Rank</th><th>Score</th>"
                     "<th class=\"name\">Verdict</th></tr>\n");
@@ -504,7 +460,7 @@ void AppendBotResults(const v1::TournamentResults& results, std::string& out) {
         const bool has_outcome = seat < match.outcome().seats_size();
         absl::StrAppend(
             &out, "<tr><td>", match.index(), "</td><td class=\"name\">",
-            ViewerLink(match, absl::StrCat("<code>", Escape(match.match_id()),
+            ViewerLink(match, absl::StrCat("<code>", SvgText(match.match_id()),
                                            "</code>")),
             "</td><td>", seat, "</td><td>",
             has_outcome ? absl::StrCat(match.outcome().seats(seat).rank())
@@ -514,7 +470,7 @@ void AppendBotResults(const v1::TournamentResults& results, std::string& out) {
                         : "&middot;",
             "</td><td class=\"",
             match.verdict() == "genuine" ? "name" : "name bad", "\">",
-            Escape(match.verdict()), "</td></tr>\n");
+            SvgText(match.verdict()), "</td></tr>\n");
       }
     }
     absl::StrAppend(&out, "</table>\n");
