@@ -63,6 +63,9 @@ ABSL_FLAG(uint32_t, commit_timeout_ms, 30000,
           "Default commit deadline for matches that set no clocks (0: none).");
 ABSL_FLAG(uint32_t, reveal_timeout_ms, 30000,
           "Default reveal deadline for matches that set no clocks (0: none).");
+ABSL_FLAG(uint32_t, seed_timeout_ms, 0,
+          "Default commit deadline of the seed decision, from the match's "
+          "creation: the time seats have to connect (0: --commit_timeout_ms).");
 ABSL_FLAG(uint32_t, time_bank_ms, 0, "Default time bank per seat.");
 ABSL_FLAG(uint32_t, time_bank_increment_ms, 0,
           "Default time bank increment per decision.");
@@ -189,6 +192,7 @@ absl::StatusOr<v1::ClockSettings> DefaultClocks() {
   v1::ClockSettings clocks;
   clocks.set_commit_timeout_ms(absl::GetFlag(FLAGS_commit_timeout_ms));
   clocks.set_reveal_timeout_ms(absl::GetFlag(FLAGS_reveal_timeout_ms));
+  clocks.set_seed_timeout_ms(absl::GetFlag(FLAGS_seed_timeout_ms));
   clocks.set_time_bank_ms(absl::GetFlag(FLAGS_time_bank_ms));
   clocks.set_time_bank_increment_ms(
       absl::GetFlag(FLAGS_time_bank_increment_ms));

@@ -29,6 +29,7 @@ absl::Status ValidateClockSettings(const referee::v1::ClockSettings& clocks) {
   for (absl::Status status : {
            CheckTimeout("commit_timeout_ms", clocks.commit_timeout_ms()),
            CheckTimeout("reveal_timeout_ms", clocks.reveal_timeout_ms()),
+           CheckTimeout("seed_timeout_ms", clocks.seed_timeout_ms()),
            CheckAtMost("time_bank_ms", clocks.time_bank_ms(), kMaxTimeBankMs,
                        "24 h"),
            CheckAtMost("time_bank_increment_ms",

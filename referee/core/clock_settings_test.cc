@@ -15,8 +15,9 @@ using ::testing::HasSubstr;
 namespace v1 = ::pyramid::referee::v1;
 
 v1::ClockSettings Clocks(uint32_t commit, uint32_t reveal, uint32_t bank = 0,
-                         uint32_t increment = 0) {
+                         uint32_t increment = 0, uint32_t seed = 0) {
   v1::ClockSettings clocks;
+  clocks.set_seed_timeout_ms(seed);
   clocks.set_commit_timeout_ms(commit);
   clocks.set_reveal_timeout_ms(reveal);
   clocks.set_time_bank_ms(bank);
@@ -53,6 +54,10 @@ TEST(ClockSettingsTest, EveryInvalidCaseOfTheTableIsRefused) {
        "clocks.time_bank_ms"},
       {"increment without a commit timeout", Clocks(0, 1000, 0, 100),
        "clocks.time_bank_increment_ms"},
+      {"seed below the minimum", Clocks(1000, 1000, 0, 0, 49),
+       "clocks.seed_timeout_ms"},
+      {"seed above a day", Clocks(1000, 1000, 0, 0, kMaxTimeoutMs + 1),
+       "clocks.seed_timeout_ms"},
   };
   for (const Invalid& c : cases) {
     const absl::Status status = ValidateClockSettings(c.clocks);
@@ -67,6 +72,8 @@ TEST(ClockSettingsTest, EveryEdgeOfTheValidRangesIsAccepted) {
            Clocks(kMaxTimeoutMs, kMaxTimeoutMs),
            Clocks(kMinTimeoutMs, 0, kMaxTimeBankMs, kMaxTimeBankIncrementMs),
            Clocks(1000, 0, 0, 100),  // An increment alone builds a bank.
+           Clocks(1000, 1000, 0, 0, kMinTimeoutMs),
+           Clocks(0, 0, 0, 0, kMaxTimeoutMs),  // A deadline to join only.
        }) {
     EXPECT_TRUE(ValidateClockSettings(clocks).ok()) << clocks.DebugString();
   }

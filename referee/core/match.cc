@@ -103,6 +103,13 @@ absl::Time Match::PhaseDeadline(uint32_t timeout_ms) const {
   return now_ + absl::Milliseconds(timeout_ms);
 }
 
+uint32_t Match::CommitTimeoutMs() const {
+  if (decision_.id() == 0 && config_.clocks.seed_timeout_ms() != 0) {
+    return config_.clocks.seed_timeout_ms();
+  }
+  return config_.clocks.commit_timeout_ms();
+}
+
 absl::Status Match::Log(v1::LogRecord record) {
   if (!broken_.ok()) return broken_;
   absl::Status status = log_->Append(record);
@@ -147,10 +154,9 @@ absl::Time Match::NextDeadline() const {
 // Takes the part of the commit time beyond the commit timeout from the
 // seat's bank.
 void Match::ChargeTimeBank(int seat) {
-  if (config_.clocks.commit_timeout_ms() == 0) return;
+  if (CommitTimeoutMs() == 0) return;
   const int64_t used_ms = absl::ToInt64Milliseconds(now_ - opened_);
-  const int64_t overrun =
-      used_ms - static_cast<int64_t>(config_.clocks.commit_timeout_ms());
+  const int64_t overrun = used_ms - static_cast<int64_t>(CommitTimeoutMs());
   if (overrun > 0)
     bank_ms_[seat] = std::max<int64_t>(0, bank_ms_[seat] - overrun);
   bank_ms_[seat] += config_.clocks.time_bank_increment_ms();
@@ -161,7 +167,7 @@ absl::Status Match::OpenDecision(uint64_t id, std::vector<int> seats,
                                  bool simultaneous) {
   decision_ = Decision(id, std::move(seats), simultaneous);
   opened_ = now_;
-  const absl::Time base = PhaseDeadline(config_.clocks.commit_timeout_ms());
+  const absl::Time base = PhaseDeadline(CommitTimeoutMs());
   deadlines_.clear();
   for (int seat : decision_.seats()) {
     deadlines_.push_back(base + absl::Milliseconds(bank_ms_[seat]));

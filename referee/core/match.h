@@ -189,6 +189,9 @@ class Match {
   absl::Status CheckDeadlinesNow();
   absl::Time PhaseDeadline(uint32_t timeout_ms) const;
   void ChargeTimeBank(int seat);
+  // The open decision's commit timeout: ClockSettings.seed_timeout_ms for
+  // the seed decision when set, else commit_timeout_ms (0: none).
+  uint32_t CommitTimeoutMs() const;
 
   const MatchConfig config_;
   const std::unique_ptr<Game> game_;

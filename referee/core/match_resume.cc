@@ -201,9 +201,8 @@ absl::Status Match::Replay(const v1::LogRecord& record) {
 absl::Status Match::Restart(int64_t last_record_ms) {
   Tick();
   const bool reveal_phase = decision_.reveal_phase();
-  const absl::Time base =
-      PhaseDeadline(reveal_phase ? config_.clocks.reveal_timeout_ms()
-                                 : config_.clocks.commit_timeout_ms());
+  const absl::Time base = PhaseDeadline(
+      reveal_phase ? config_.clocks.reveal_timeout_ms() : CommitTimeoutMs());
   for (size_t i = 0; i < decision_.seats().size(); ++i) {
     deadlines_[i] =
         reveal_phase

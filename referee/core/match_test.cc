@@ -55,6 +55,7 @@ class MatchTest : public ::testing::Test {
     config.clocks.set_reveal_timeout_ms(reveal_ms);
     config.clocks.set_time_bank_ms(bank_ms);
     config.clocks.set_time_bank_increment_ms(increment_ms);
+    config.clocks.set_seed_timeout_ms(seed_timeout_ms_);
     config.forfeit_policy = policy;
     config.checkpoint_interval = 8;
     absl::StatusOr<std::unique_ptr<Match>> match = Match::Create(
@@ -91,6 +92,7 @@ class MatchTest : public ::testing::Test {
 
   SigningKey referee_key_ = *SigningKey::FromSeed(std::string(32, 'k'));
   FakeClock clock_;
+  uint32_t seed_timeout_ms_ = 0;  // ClockSettings.seed_timeout_ms.
   std::string log_;
   std::unique_ptr<Match> match_;
   std::string bytes_[3];
@@ -272,6 +274,25 @@ TEST_F(MatchTest, TimeBankAbsorbsOverrunsAndGrowsByTheIncrement) {
   ASSERT_TRUE(match_->finished());
   EXPECT_TRUE(match_->outcome().seats(2).forfeited());
   EXPECT_FALSE(match_->outcome().seats(0).forfeited());
+  EXPECT_EQ(Verify().kind, Verdict::Kind::kGenuine) << Verify().reason;
+}
+
+TEST_F(MatchTest, SeedTimeoutGivesOnlyTheSeedDecisionItsOwnDeadline) {
+  seed_timeout_ms_ = 60000;
+  Start(v1::FORFEIT_POLICY_FORFEIT, /*commit_ms=*/100, /*reveal_ms=*/100, {},
+        /*bank_ms=*/50);
+  EXPECT_EQ(match_->NextDeadline(),
+            clock_.Now() + absl::Milliseconds(60000 + 50));
+  // Fifty seconds to connect cost nothing: not a fault, not the bank.
+  clock_.Advance(absl::Seconds(50));
+  ASSERT_TRUE(match_->CheckDeadlines().ok());
+  PlaySeed();
+  const DecisionView d = *match_->decision();
+  ASSERT_EQ(d.id, 1u);
+  EXPECT_EQ(d.deadlines[0], clock_.Now() + absl::Milliseconds(100 + 50));
+  clock_.Advance(absl::Milliseconds(150));
+  ASSERT_TRUE(match_->CheckDeadlines().ok());
+  EXPECT_TRUE(match_->finished());  // Every seat missed decision 1.
   EXPECT_EQ(Verify().kind, Verdict::Kind::kGenuine) << Verify().reason;
 }
 

@@ -25,6 +25,8 @@ constexpr uint32_t kMaxPageSize = 1000;
 // After a write failure, new matches wait for this much free space.
 constexpr uint64_t kMinFreeBytes = 1 << 20;
 
+// Whether a request leaves the deadlines to the referee's defaults (its
+// seed_timeout_ms, if any, still applies).
 bool AllZero(const v1::ClockSettings& clocks) {
   return clocks.commit_timeout_ms() == 0 && clocks.reveal_timeout_ms() == 0 &&
          clocks.time_bank_ms() == 0 && clocks.time_bank_increment_ms() == 0;
@@ -140,6 +142,9 @@ absl::StatusOr<MatchConfig> Lobby::ConfigFor(
   config.game = request.game();
   config.clocks =
       AllZero(request.clocks()) ? options_.default_clocks : request.clocks();
+  if (request.clocks().seed_timeout_ms() != 0) {
+    config.clocks.set_seed_timeout_ms(request.clocks().seed_timeout_ms());
+  }
   config.forfeit_policy =
       request.forfeit_policy() == v1::FORFEIT_POLICY_UNSPECIFIED
           ? v1::FORFEIT_POLICY_FORFEIT
