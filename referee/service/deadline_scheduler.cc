@@ -1,8 +1,63 @@
 #include "referee/service/deadline_scheduler.h"
 
+#include <algorithm>
 #include <utility>
 
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
+
+#include "absl/time/clock.h"
+
 namespace pyramid {
+namespace {
+
+absl::Mutex process_mu(absl::kConstInit);
+DeadlineLateness& ProcessTotal() ABSL_EXCLUSIVE_LOCKS_REQUIRED(process_mu) {
+  static DeadlineLateness* total = new DeadlineLateness;
+  return *total;
+}
+
+}  // namespace
+
+void DeadlineLateness::Add(absl::Duration lateness) {
+  lateness = std::max(lateness, absl::ZeroDuration());
+  ++count;
+  max = std::max(max, lateness);
+  const int64_t us = absl::ToInt64Microseconds(lateness);
+  int bucket = kBuckets - 1;
+  if (us < 10'000) {
+    bucket = static_cast<int>(us / 100);
+  } else if (us < 1'000'000) {
+    bucket = kFineBuckets + static_cast<int>((us - 10'000) / 10'000);
+  }
+  ++buckets[bucket];
+}
+
+void DeadlineLateness::Merge(const DeadlineLateness& other) {
+  count += other.count;
+  max = std::max(max, other.max);
+  for (int i = 0; i < kBuckets; ++i) buckets[i] += other.buckets[i];
+}
+
+absl::Duration DeadlineLateness::Percentile(double p) const {
+  if (count == 0) return absl::ZeroDuration();
+  // The entry of rank ceil(p * count), counting from 1.
+  const int64_t rank = std::max<int64_t>(
+      1, std::min<int64_t>(count, static_cast<int64_t>(p * count + 0.999999)));
+  int64_t seen = 0;
+  for (int i = 0; i < kBuckets; ++i) {
+    seen += buckets[i];
+    if (seen < rank) continue;
+    const absl::Duration upper =
+        i < kFineBuckets ? absl::Microseconds(100 * (i + 1))
+        : i < kBuckets - 1
+            ? absl::Milliseconds(10 + 10 * (i - kFineBuckets + 1))
+            : max;
+    return std::min(upper, max);
+  }
+  return max;
+}
 
 DeadlineScheduler::DeadlineScheduler(
     std::function<void(const std::string&)> fire)
@@ -37,9 +92,25 @@ int64_t DeadlineScheduler::wakeups() const {
   return wakeups_;
 }
 
+DeadlineLateness DeadlineScheduler::lateness() const {
+  absl::MutexLock lock(&mu_);
+  return lateness_;
+}
+
+DeadlineLateness DeadlineScheduler::ProcessLateness() {
+  absl::MutexLock lock(&process_mu);
+  return ProcessTotal();
+}
+
 void DeadlineScheduler::Loop() {
+#ifdef __linux__
+  // The kernel may delay a timed wake-up by the thread's timer slack
+  // (50 us by default) to batch it with others; deadlines want it on time.
+  prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
+#endif
   while (true) {
     std::vector<std::string> due;
+    DeadlineLateness popped;
     {
       absl::MutexLock lock(&mu_);
       // Sleep until the earliest entry is due, waking early only to stop or
@@ -53,32 +124,44 @@ void DeadlineScheduler::Loop() {
       mu_.AwaitWithDeadline(absl::Condition(&woken), wake);
       ++wakeups_;
       if (stop_) return;
-      const absl::Time now = absl::Now();
-      while (!queue_.empty() && queue_.top().when <= now) {
-        Entry entry = queue_.top();
-        queue_.pop();
-        auto it = deadlines_.find(entry.match_id);
-        if (it == deadlines_.end()) continue;
-        Deadline& deadline = it->second;
-        if (entry.when == deadline.queued) {
-          deadline.queued = absl::InfiniteFuture();
-        }
-        if (deadline.when <= now) {
-          deadline.when = absl::InfiniteFuture();
-          due.push_back(entry.match_id);
-        } else if (deadline.when < deadline.queued) {
-          // The deadline moved later since this entry was queued.
-          queue_.push({deadline.when, entry.match_id});
-          deadline.queued = deadline.when;
-        }
-        if (deadline.when == absl::InfiniteFuture() &&
-            deadline.queued == absl::InfiniteFuture()) {
-          deadlines_.erase(it);
-        }
-      }
+      due = PopDue(absl::Now(), popped);
+      lateness_.Merge(popped);
+    }
+    if (popped.count > 0) {
+      absl::MutexLock lock(&process_mu);
+      ProcessTotal().Merge(popped);
     }
     for (const std::string& match_id : due) fire_(match_id);
   }
+}
+
+std::vector<std::string> DeadlineScheduler::PopDue(absl::Time now,
+                                                   DeadlineLateness& lateness) {
+  std::vector<std::string> due;
+  while (!queue_.empty() && queue_.top().when <= now) {
+    Entry entry = queue_.top();
+    queue_.pop();
+    lateness.Add(now - entry.when);
+    auto it = deadlines_.find(entry.match_id);
+    if (it == deadlines_.end()) continue;
+    Deadline& deadline = it->second;
+    if (entry.when == deadline.queued) {
+      deadline.queued = absl::InfiniteFuture();
+    }
+    if (deadline.when <= now) {
+      deadline.when = absl::InfiniteFuture();
+      due.push_back(entry.match_id);
+    } else if (deadline.when < deadline.queued) {
+      // The deadline moved later since this entry was queued.
+      queue_.push({deadline.when, entry.match_id});
+      deadline.queued = deadline.when;
+    }
+    if (deadline.when == absl::InfiniteFuture() &&
+        deadline.queued == absl::InfiniteFuture()) {
+      deadlines_.erase(it);
+    }
+  }
+  return due;
 }
 
 }  // namespace pyramid

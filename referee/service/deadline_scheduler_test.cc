@@ -1,6 +1,8 @@
 // DeadlineScheduler on the real clock: deadlines fire once, not before they
 // are due, in order, a sooner deadline set later is not held up behind a
-// later one, and the thread sleeps while nothing is due (no polling).
+// later one, and the thread sleeps while nothing is due (no polling); the
+// lateness accounting counts every popped entry once (not timed: how late
+// the real clock's wake-ups are is not asserted).
 #include "referee/service/deadline_scheduler.h"
 
 #include <string>
@@ -78,6 +80,49 @@ TEST_F(DeadlineSchedulerTest, AMovedOrClearedDeadlineFiresOnlyWhenItIsDue) {
   ASSERT_EQ(fired.size(), 1u);
   EXPECT_EQ(fired[0].first, "moved");
   EXPECT_GE(fired[0].second, start + absl::Milliseconds(200));
+}
+
+TEST_F(DeadlineSchedulerTest, LatenessCountsEveryPoppedEntryOnce) {
+  const DeadlineLateness process_before = DeadlineScheduler::ProcessLateness();
+  const absl::Time start = absl::Now();
+  scheduler_.Schedule("a", start + absl::Milliseconds(20));
+  scheduler_.Schedule("b", start + absl::Milliseconds(40));
+  // Queued for 30 ms, moved to 60 ms: popped at 30 ms and requeued, popped
+  // again at 60 ms, when it fires.
+  scheduler_.Schedule("moved", start + absl::Milliseconds(30));
+  scheduler_.Schedule("moved", start + absl::Milliseconds(60));
+  AwaitFired(3);
+  absl::SleepFor(absl::Milliseconds(50));
+  ASSERT_EQ(Fired().size(), 3u);
+  const DeadlineLateness lateness = scheduler_.lateness();
+  EXPECT_EQ(lateness.count, 4);
+  EXPECT_GE(lateness.max, absl::ZeroDuration());
+  int64_t bucketed = 0;
+  for (int64_t n : lateness.buckets) bucketed += n;
+  EXPECT_EQ(bucketed, 4);
+  EXPECT_LE(lateness.Percentile(0.99), lateness.max);
+  EXPECT_GE(DeadlineScheduler::ProcessLateness().count,
+            process_before.count + 4);
+}
+
+TEST(DeadlineLatenessTest, PercentilesReadFromTheBuckets) {
+  DeadlineLateness lateness;
+  EXPECT_EQ(lateness.Percentile(0.99), absl::ZeroDuration());
+  for (int i = 0; i < 98; ++i) lateness.Add(absl::Microseconds(50));
+  lateness.Add(absl::Microseconds(250));
+  lateness.Add(absl::Milliseconds(50));
+  lateness.Add(-absl::Milliseconds(1));  // Never early: counted as zero.
+  EXPECT_EQ(lateness.count, 101);
+  EXPECT_EQ(lateness.max, absl::Milliseconds(50));
+  EXPECT_EQ(lateness.Percentile(0.5), absl::Microseconds(100));
+  EXPECT_EQ(lateness.Percentile(0.99), absl::Microseconds(300));
+  EXPECT_EQ(lateness.Percentile(1.0), absl::Milliseconds(50));
+  DeadlineLateness more;
+  more.Add(absl::Seconds(5));
+  lateness.Merge(more);
+  EXPECT_EQ(lateness.count, 102);
+  EXPECT_EQ(lateness.max, absl::Seconds(5));
+  EXPECT_EQ(lateness.buckets[DeadlineLateness::kBuckets - 1], 1);
 }
 
 }  // namespace
