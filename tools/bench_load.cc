@@ -297,13 +297,12 @@ int ServeMain() {
     if (signal_number != SIGUSR1) break;
     const struct mallinfo2 info = mallinfo2();
     const DeadlineLateness lateness = DeadlineScheduler::ProcessLateness();
-    WriteWhole(dir / "heap",
-               absl::StrCat(info.uordblks + info.hblkhd, " ",
-                            info.arena + info.hblkhd, " ", lateness.count, " ",
-                            absl::ToInt64Microseconds(lateness.max), " ",
-                            absl::ToInt64Microseconds(
-                                lateness.Percentile(0.99)),
-                            "\n"));
+    WriteWhole(
+        dir / "heap",
+        absl::StrCat(
+            info.uordblks + info.hblkhd, " ", info.arena + info.hblkhd, " ",
+            lateness.count, " ", absl::ToInt64Microseconds(lateness.max), " ",
+            absl::ToInt64Microseconds(lateness.Percentile(0.99)), "\n"));
   }
   lobby.connections().CloseAll(grpc::StatusCode::UNAVAILABLE,
                                "the benchmark is over");
@@ -966,9 +965,8 @@ absl::Status LoadPhase::RegisterBots() {
     v1::RegisterBotRequest request;
     request.set_name(absl::StrCat("bench-bot-", b));
     v1::RegisterBotResponse response;
-    const grpc::Status status =
-        (*stubs_)[b % stubs_->size()]->RegisterBot(&context, request,
-                                                   &response);
+    const grpc::Status status = (*stubs_)[b % stubs_->size()]->RegisterBot(
+        &context, request, &response);
     if (!status.ok()) {
       return absl::UnavailableError(
           absl::StrCat("RegisterBot: ", status.error_message()));
@@ -1059,9 +1057,9 @@ void LoadPhase::OpenBarrier(const std::function<void()>& at_barrier) {
             Clock::now() + std::chrono::seconds(30));
   // Release while the seed decisions still have a deadline in hand.
   const auto first = Clock::time_point(Clock::duration(first_created_.load()));
-  const auto give_up =
-      first + std::chrono::milliseconds(options_.seed_timeout_ms) -
-      std::chrono::milliseconds(options_.deadline_ms);
+  const auto give_up = first +
+                       std::chrono::milliseconds(options_.seed_timeout_ms) -
+                       std::chrono::milliseconds(options_.deadline_ms);
   WaitUntil(
       [&] {
         return parked_.load() >= seats || failed_.load() ||
@@ -1114,9 +1112,9 @@ void LoadPhase::NotePlayError(const v1::PlayError& error) {
   }
   std::lock_guard<std::mutex> lock(mu_);
   if (play_errors_.size() < 5) {
-    play_errors_.push_back(absl::StrCat(
-        "match ", error.match_id(), " seat ", error.seat(), " decision ",
-        error.decision_id(), ": ", error.message()));
+    play_errors_.push_back(
+        absl::StrCat("match ", error.match_id(), " seat ", error.seat(),
+                     " decision ", error.decision_id(), ": ", error.message()));
   }
 }
 

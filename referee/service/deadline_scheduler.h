@@ -1,4 +1,8 @@
 // Calls back when matches' deadlines come due, from one background thread.
+// Where the process may (CAP_SYS_NICE), that thread waits for deadlines in
+// the real-time scheduling class (SCHED_FIFO, lowest priority), so that a
+// busy machine does not delay its wake-ups, and calls back at normal
+// priority.
 #ifndef PYRAMID_REFEREE_SERVICE_DEADLINE_SCHEDULER_H_
 #define PYRAMID_REFEREE_SERVICE_DEADLINE_SCHEDULER_H_
 
@@ -24,7 +28,7 @@ struct DeadlineLateness {
   static constexpr int kCoarseBuckets = 99;  // [10 ms, 1 s) by 10 ms.
   static constexpr int kBuckets = kFineBuckets + kCoarseBuckets + 1;
 
-  int64_t count = 0;                       // Entries popped.
+  int64_t count = 0;                          // Entries popped.
   absl::Duration max = absl::ZeroDuration();  // The latest of them.
   std::array<int64_t, kBuckets> buckets{};
 
