@@ -712,6 +712,37 @@ TEST_F(ServiceTest, FullMatchOverTheWireVerifies) {
   EXPECT_TRUE(clients[0]->Await(IsError(match.id, 0, 10, kFailedPrecondition)));
 }
 
+TEST_F(ServiceTest, ObservationOnceIsAFeatureAClientOptsInto) {
+  const Created match = NewMatch();
+  // Seat 0 lists the feature among others the referee does not know; seat
+  // 1 lists only those; seat 2 sends no feature metadata.
+  const std::string features[kSeats] = {"someday, observation-once",
+                                        "observation-twice", ""};
+  std::vector<std::unique_ptr<PlayClient>> clients;
+  for (int seat = 0; seat < kSeats; ++seat) {
+    clients.push_back(std::make_unique<PlayClient>(
+        ref_->NewChannel(), match.tokens[seat], absl::StrCat("seat", seat),
+        nullptr, std::nullopt, features[seat]));
+  }
+  FinishAndVerify(clients, match.id, 0);
+  for (int seat = 0; seat < kSeats; ++seat) {
+    int requests = 0;
+    std::string view;  // The seat's view, as a client follows it.
+    for (const v1::PlayResponse& m : clients[seat]->Messages()) {
+      if (m.has_result()) view = m.result().observation().SerializeAsString();
+      if (!m.has_decision() || m.decision().decision_id() == 0) continue;
+      ++requests;
+      const bool once = seat == 0;
+      EXPECT_EQ(m.decision().observation_in_result(), once) << seat;
+      EXPECT_EQ(m.decision().has_observation(), !once) << seat;
+      if (!once) {
+        EXPECT_EQ(m.decision().observation().SerializeAsString(), view);
+      }
+    }
+    EXPECT_EQ(requests, 9) << seat;  // Nine rounds.
+  }
+}
+
 TEST_F(ServiceTest, BotStreamMultiplexesTwoMatches) {
   const v1::RegisterBotResponse bot = NewBot("multi");
   const Created a =

@@ -243,13 +243,16 @@ void Authorize(grpc::ClientContext& context, const std::string& token) {
 
 PlayClient::PlayClient(std::shared_ptr<grpc::Channel> channel,
                        const std::string& token, std::string name,
-                       EventLog* log, std::optional<std::string> authorization)
+                       EventLog* log, std::optional<std::string> authorization,
+                       const std::string& features)
     : channel_(std::move(channel)), name_(std::move(name)), log_(log) {
   if (authorization) {
     context_.AddMetadata("authorization", *authorization);
   } else {
     Authorize(context_, token);
   }
+  if (!features.empty())
+    context_.AddMetadata("pyramid-play-features", features);
   stream_.reset(grpc::internal::ClientReaderWriterFactory<
                 grpc::ByteBuffer, grpc::ByteBuffer>::Create(channel_.get(),
                                                             RawPlayMethod(),

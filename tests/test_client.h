@@ -93,10 +93,12 @@ Pred IsAnyError(int code = -1);
 class PlayClient {
  public:
   // `token` empty: no authorization metadata; `authorization` set: that
-  // exact metadata value instead of "Bearer <token>".
+  // exact metadata value instead of "Bearer <token>". `features`, when not
+  // empty, is sent as the pyramid-play-features metadata.
   PlayClient(std::shared_ptr<grpc::Channel> channel, const std::string& token,
              std::string name = "play", EventLog* log = nullptr,
-             std::optional<std::string> authorization = std::nullopt);
+             std::optional<std::string> authorization = std::nullopt,
+             const std::string& features = "");
   ~PlayClient();  // Disconnects.
   PlayClient(const PlayClient&) = delete;
   PlayClient& operator=(const PlayClient&) = delete;

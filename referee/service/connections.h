@@ -41,7 +41,15 @@ class Sink {
   virtual bool closed() const { return false; }
 };
 
-using PlaySink = Sink<referee::v1::PlayResponse>;
+// A Play stream's outgoing side, with what its client opted into when it
+// opened the stream (docs/protocol.md, "Play stream features").
+class PlaySink : public Sink<referee::v1::PlayResponse> {
+ public:
+  // "observation-once": a DecisionRequest that follows, on this stream, the
+  // DecisionResult carrying the same observation for the same match and seat
+  // leaves it out (DecisionRequest.observation_in_result).
+  virtual bool observation_once() const { return false; }
+};
 // Watch events go out already serialized: one event is serialized once and
 // shared by every watcher's queue.
 using WatchSink = Sink<SerializedMessage>;

@@ -6,9 +6,10 @@ namespace pyramid {
 
 namespace v1 = ::pyramid::referee::v1;
 
-v1::DecisionRequest NewDecisionRequest(const AskedDecision& asked, int seat,
-                                       v1::Observation observation, bool listed,
-                                       std::vector<v1::Action> legal) {
+v1::DecisionRequest NewDecisionRequest(
+    const AskedDecision& asked, int seat,
+    std::optional<v1::Observation> observation, bool listed,
+    std::vector<v1::Action> legal) {
   v1::DecisionRequest request;
   request.set_match_id(asked.match_id);
   request.set_game(asked.game);
@@ -17,8 +18,8 @@ v1::DecisionRequest NewDecisionRequest(const AskedDecision& asked, int seat,
   request.set_decision_id(asked.decision_id);
   for (int s : asked.acting_seats) request.add_acting_seats(s);
   request.set_simultaneous(asked.simultaneous);
-  if (asked.decision_id != 0) {
-    *request.mutable_observation() = std::move(observation);
+  if (asked.decision_id != 0 && observation) {
+    *request.mutable_observation() = *std::move(observation);
   }
   request.set_legal_actions_listed(listed);
   for (v1::Action& action : legal) {

@@ -6,6 +6,7 @@
 #define PYRAMID_REFEREE_SERVICE_DECISION_REQUEST_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,11 +25,13 @@ struct AskedDecision {
 };
 
 // The request for `seat` (one of `asked.acting_seats`): its `observation`
-// (none in the seed decision), and its `legal` actions when the game lists
-// them (`listed`). No deadline; not committed.
+// (never in the seed decision; left out when nullopt: the caller then says
+// why, e.g. observation_in_result), and its `legal` actions when the game
+// lists them (`listed`). No deadline; not committed.
 referee::v1::DecisionRequest NewDecisionRequest(
-    const AskedDecision& asked, int seat, referee::v1::Observation observation,
-    bool listed, std::vector<referee::v1::Action> legal);
+    const AskedDecision& asked, int seat,
+    std::optional<referee::v1::Observation> observation, bool listed,
+    std::vector<referee::v1::Action> legal);
 
 }  // namespace pyramid
 

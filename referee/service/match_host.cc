@@ -85,10 +85,11 @@ MatchHost::MatchHost(const v1::MatchInfo& info, std::string log_path,
       outcome_(info.outcome()),
       broken_reason_(info.broken_reason()) {}
 
-void MatchHost::SendToSeat(int seat, v1::PlayResponse message) {
-  if (std::shared_ptr<PlaySink> sink = connections_->Find(seats_[seat].route)) {
-    sink->Send(std::move(message));
-  }
+std::shared_ptr<PlaySink> MatchHost::SendToSeat(int seat,
+                                                v1::PlayResponse message) {
+  std::shared_ptr<PlaySink> sink = connections_->Find(seats_[seat].route);
+  if (sink != nullptr) sink->Send(std::move(message));
+  return sink;
 }
 
 void MatchHost::PruneWatchersLocked() {
@@ -156,6 +157,11 @@ void MatchHost::SendError(int seat, uint64_t decision_id,
 void MatchHost::SendDecisionRequest(int seat) {
   const std::optional<DecisionView> decision = match_->decision();
   const int index = IndexIn(*decision, seat);
+  // The result just sent to this seat's stream already shows the position.
+  const bool in_result =
+      static_cast<size_t>(seat) < result_streams_.size() &&
+      result_streams_[seat] != nullptr &&
+      result_streams_[seat] == connections_->Find(seats_[seat].route);
   v1::PlayResponse message;
   v1::DecisionRequest* request = message.mutable_decision();
   *request = NewDecisionRequest(
@@ -165,8 +171,11 @@ void MatchHost::SendDecisionRequest(int seat) {
                     .decision_id = decision->id,
                     .acting_seats = decision->seats,
                     .simultaneous = decision->simultaneous},
-      seat, match_->ObservationFor(seat), match_->ListsLegalActions(),
-      match_->LegalActions(seat));
+      seat,
+      in_result ? std::nullopt
+                : std::optional<v1::Observation>(match_->ObservationFor(seat)),
+      match_->ListsLegalActions(), match_->LegalActions(seat));
+  request->set_observation_in_result(in_result);
   request->set_commit_deadline_unix_ms(UnixMs(decision->deadlines[index]));
   request->set_committed(!match_->AwaitsCommit(seat));
   SendToSeat(seat, std::move(message));
@@ -308,7 +317,11 @@ std::optional<v1::WatchEvent> MatchHost::OnMove(uint64_t decision_id,
     result->set_seat(seat);
     result->set_decision_id(decision_id);
     *result->mutable_observation() = match_->ObservationFor(seat);
-    SendToSeat(seat, std::move(message));
+    std::shared_ptr<PlaySink> stream = SendToSeat(seat, std::move(message));
+    if (stream != nullptr && stream->observation_once()) {
+      result_streams_.resize(num_seats());
+      result_streams_[seat] = std::move(stream);
+    }
   }
   last_applied_ = decision_id;
   if (closes) closed_ = decision_id;
@@ -363,6 +376,7 @@ bool MatchHost::Run(int seat, uint64_t decision_id, const Op& op) {
   const std::optional<DecisionView> before = match_->decision();
   logged_ = false;
   const absl::Status status = op(*match_);
+  result_streams_.clear();
   FlushRevealAck();
   const std::optional<DecisionView> after = match_->decision();
   if (after && after->reveal_phase &&

@@ -140,7 +140,9 @@ class MatchHost {
   void SendRevealRequest(int seat) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void SendRevealRequests() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void SendMatchEnded(int seat) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void SendToSeat(int seat, v1::PlayResponse message)
+  // Sends `message` to the seat's current stream, if any, and returns that
+  // stream.
+  std::shared_ptr<PlaySink> SendToSeat(int seat, v1::PlayResponse message)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Sends `event` to every watcher; one that cannot take it gets a
   // snapshot instead (and then the event, if a snapshot does not carry it).
@@ -191,6 +193,10 @@ class MatchHost {
   std::optional<std::pair<int, uint64_t>> pending_reveal_ack_
       ABSL_GUARDED_BY(mu_);
   bool logged_ ABSL_GUARDED_BY(mu_) = false;
+  // During Run, per seat: the "observation-once" stream that got the seat's
+  // last DecisionResult, whose observation a DecisionRequest on the same
+  // stream may then leave out (the position cannot change in between).
+  std::vector<std::shared_ptr<PlaySink>> result_streams_ ABSL_GUARDED_BY(mu_);
   bool ended_ ABSL_GUARDED_BY(mu_) = false;  // Outcome logged, not announced.
   std::string broken_reason_ ABSL_GUARDED_BY(mu_);  // Once announced.
   // The deadline last handed to on_deadline_ (to avoid repeats).

@@ -35,15 +35,20 @@ using ::testing::HasSubstr;
 constexpr int kSeats = 3;
 constexpr int kFailedPrecondition = 9;  // google.rpc.Code.
 
-// Keeps every message sent to a stream, and how it was closed.
-template <typename Message>
-class RecordingSink final : public Sink<Message> {
+// Keeps every message sent to a Play stream, and how it was closed.
+class RecordingSink final : public PlaySink {
  public:
-  void Send(Message message) override { messages.push_back(message); }
+  explicit RecordingSink(bool observation_once = false)
+      : observation_once_(observation_once) {}
+  void Send(v1::PlayResponse message) override { messages.push_back(message); }
   void Close(int code, std::string message) override { closed_with = code; }
+  bool observation_once() const override { return observation_once_; }
 
-  std::vector<Message> messages;
+  std::vector<v1::PlayResponse> messages;
   int closed_with = -1;
+
+ private:
+  const bool observation_once_;
 };
 
 // A Watch stream in memory: keeps every event it takes. With `refuse_every`
@@ -121,7 +126,7 @@ class MatchHostTest : public ::testing::Test {
       seat.set_name("seat " + std::to_string(i));
       config.seats.push_back(seat);
       seats.push_back({seat.name(), "", static_cast<uint64_t>(i + 1)});
-      sinks_[i] = std::make_shared<RecordingSink<v1::PlayResponse>>();
+      sinks_[i] = std::make_shared<RecordingSink>(observation_once_[i]);
       connections_.Attach(seats.back().route, sinks_[i]);
     }
     config.checkpoint_interval = 0;
@@ -197,6 +202,27 @@ class MatchHostTest : public ::testing::Test {
     return commit;
   }
 
+  // The view `seat` had at each DecisionRequest after the seed decision, as
+  // a client reads it: the request's observation, or with
+  // observation_in_result the one of the DecisionResult before it.
+  std::vector<std::string> ViewsAtRequests(int seat) const {
+    std::vector<std::string> views;
+    std::string last_result;
+    for (const v1::PlayResponse& message : sinks_.at(seat)->messages) {
+      if (message.has_result()) {
+        last_result = message.result().observation().SerializeAsString();
+      }
+      if (!message.has_decision() || message.decision().decision_id() == 0) {
+        continue;
+      }
+      views.push_back(
+          message.decision().observation_in_result()
+              ? last_result
+              : message.decision().observation().SerializeAsString());
+    }
+    return views;
+  }
+
   // The outcomes of the MatchEnded messages `seat` received.
   std::vector<std::string> EndingsOf(int seat) const {
     std::vector<std::string> outcomes;
@@ -211,9 +237,37 @@ class MatchHostTest : public ::testing::Test {
   SigningKey referee_key_ = *SigningKey::FromSeed(std::string(32, 'k'));
   FakeClock clock_;
   Connections connections_;
-  std::map<int, std::shared_ptr<RecordingSink<v1::PlayResponse>>> sinks_;
+  std::map<int, std::shared_ptr<RecordingSink>> sinks_;
+  // Per seat: whether its stream opted into "observation-once".
+  bool observation_once_[kSeats] = {};
   std::unique_ptr<MatchHost> host_;
 };
+
+TEST_F(MatchHostTest, ObservationOnceStreamsGetEachViewOnce) {
+  // The same match (deterministic entropy and moves) twice: seat 1's stream
+  // first without the feature, then with it.
+  std::string log;
+  Start(std::make_unique<StringLogSink>(&log));
+  PlayToTheEnd();
+  const std::vector<std::string> full = ViewsAtRequests(1);
+  ASSERT_GT(full.size(), 1u);
+
+  observation_once_[1] = true;
+  std::string log_once;
+  Start(std::make_unique<StringLogSink>(&log_once));
+  PlayToTheEnd();
+  EXPECT_EQ(ViewsAtRequests(1), full);
+  for (const v1::PlayResponse& message : sinks_.at(1)->messages) {
+    if (!message.has_decision()) continue;
+    const bool seed = message.decision().decision_id() == 0;
+    EXPECT_EQ(message.decision().observation_in_result(), !seed);
+    EXPECT_FALSE(message.decision().has_observation());
+  }
+  for (const v1::PlayResponse& message : sinks_.at(0)->messages) {
+    if (!message.has_decision()) continue;
+    EXPECT_FALSE(message.decision().observation_in_result());
+  }
+}
 
 TEST_F(MatchHostTest, AFinishedMatchAnswersFromWhatTheHostKept) {
   std::string log;

@@ -5,7 +5,9 @@
 #include <memory>
 #include <string>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "google/protobuf/descriptor.h"
 #include "referee/core/log_sink.h"
@@ -103,6 +105,35 @@ class FloodGuard {
   absl::Time last_;
 };
 
+// Whether the Play call's `pyramid-play-features` metadata (a comma-separated
+// list; unknown names are ignored) names `feature`.
+bool HasPlayFeature(grpc::CallbackServerContext* context,
+                    absl::string_view feature) {
+  const auto range = context->client_metadata().equal_range(kPlayFeatures);
+  for (auto it = range.first; it != range.second; ++it) {
+    for (absl::string_view name : absl::StrSplit(
+             absl::string_view(it->second.data(), it->second.size()), ',')) {
+      if (absl::StripAsciiWhitespace(name) == feature) return true;
+    }
+  }
+  return false;
+}
+
+class PlayReactor;
+
+// A Play stream's writer: its messages go out serialized (see StreamWriter),
+// and it reports the features its client opted into.
+class PlayWriter final : public StreamWriter<v1::PlayResponse, PlayReactor,
+                                             SerializedMessage, PlaySink> {
+ public:
+  PlayWriter(PlayReactor* reactor, size_t max_queue, bool observation_once)
+      : StreamWriter(reactor, max_queue), observation_once_(observation_once) {}
+  bool observation_once() const override { return observation_once_; }
+
+ private:
+  const bool observation_once_;
+};
+
 class PlayReactor final
     : public grpc::ServerBidiReactor<grpc::ByteBuffer, SerializedMessage> {
  public:
@@ -110,8 +141,9 @@ class PlayReactor final
               const ServiceLimits& limits)
       : lobby_(lobby),
         flood_(limits.flood_burst, limits.flood_refill_per_second),
-        writer_(
-            std::make_shared<PlayWriter>(this, limits.max_queued_messages)) {
+        writer_(std::make_shared<PlayWriter>(
+            this, limits.max_queued_messages,
+            HasPlayFeature(context, kObservationOnce))) {
     absl::StatusOr<Principal> principal = Authenticate(context, *lobby);
     if (principal.ok() && principal->kind == Principal::Kind::kAdmin) {
       principal = absl::PermissionDeniedError(
@@ -225,9 +257,6 @@ class PlayReactor final
 
   Lobby* const lobby_;
   FloodGuard flood_;
-  using PlayWriter =
-      StreamWriter<v1::PlayResponse, PlayReactor, SerializedMessage>;
-  // Messages are queued serialized (see StreamWriter).
   const std::shared_ptr<PlayWriter> writer_;
   // The principal's Principal::route; 0 when unauthenticated.
   uint64_t route_ = 0;

@@ -15,6 +15,12 @@
 
 namespace pyramid {
 
+// The Play call's metadata entry that lists the features a client opts
+// into (comma-separated), and the features this referee knows
+// (docs/protocol.md, "Play stream features").
+inline constexpr char kPlayFeatures[] = "pyramid-play-features";
+inline constexpr char kObservationOnce[] = "observation-once";
+
 struct ServiceLimits {
   // Unsent messages a stream may queue before it is closed
   // RESOURCE_EXHAUSTED (a client that stopped reading).

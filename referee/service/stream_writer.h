@@ -32,8 +32,14 @@
 
 namespace pyramid {
 
-template <typename Message, typename Reactor, typename Wire = Message>
-class StreamWriter final : public Sink<Message> {
+//
+// `Base` is the Sink interface the writer implements (e.g. PlaySink, whose
+// stream features a subclass then reports).
+template <typename Message, typename Reactor, typename Wire = Message,
+          typename Base = Sink<Message>>
+class StreamWriter : public Base {
+  static_assert(std::is_base_of_v<Sink<Message>, Base>,
+                "a stream writer is a Sink of its messages");
   static_assert(std::is_same_v<Wire, Message> ||
                     std::is_same_v<Wire, SerializedMessage>,
                 "a stream writes its messages or their serialized bytes");

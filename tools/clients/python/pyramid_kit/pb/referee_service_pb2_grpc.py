@@ -97,6 +97,16 @@ class RefereeServicer(object):
         RESOURCE_EXHAUSTED (message flood, see PlayError), ABORTED (the same
         token opened a newer stream, which replaces this one), UNAVAILABLE
         (server shutting down).
+
+        Features: the call's `pyramid-play-features` metadata entry may list,
+        comma-separated, features the client understands; the referee ignores
+        names it does not know, and a client that sends none gets exactly the
+        messages described here. Known features:
+        * "observation-once": a DecisionRequest whose observation would repeat
+        the one of the DecisionResult just sent on this stream for the same
+        match and seat leaves it out and sets observation_in_result (most
+        requests: a decision's result and the next request show the same
+        position). See docs/protocol.md, "Play stream features".
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
