@@ -146,6 +146,11 @@ ABSL_FLAG(int, bots, 0,
           "over their Play streams, one per bot, each carrying every seat of "
           "its bot in every match (seats spread over the bots in turn). 0: "
           "one Play stream per seat, with its seat token.");
+ABSL_FLAG(bool, observation_once, true,
+          "Opt in to the Play stream feature observation-once (metadata "
+          "pyramid-play-features): a DecisionRequest that would repeat the "
+          "view of the DecisionResult just delivered leaves it out, and the "
+          "seat takes its view from that result.");
 ABSL_FLAG(int, think_ms, 0,
           "Paced bots: each seat waits a pseudo-random time in [0, think_ms] "
           "ms (uniform, from a generator seeded per seat) before each commit. "
@@ -669,6 +674,8 @@ struct SeatState final : public Handler {
   // thought about.
   std::optional<v1::DecisionRequest> waiting;
   std::optional<uint64_t> last_decision;  // Duplicates are ignored.
+  // A DecisionResult (with the seat's view) came since the last request.
+  bool result_seen = false;
   bool ended = false;
   // The pending reveal.
   uint64_t reveal_decision = 0;
@@ -692,10 +699,14 @@ class PlayStream final : public Handler {
 
   // `seats`: how many seats the stream carries in all; it half-closes once
   // each of them has had its MatchEnded.
+  // `observation_once`: opt in to that Play stream feature.
   PlayStream(LoadPhase* phase, Worker* worker, const std::string& token,
-             int seats)
+             int seats, bool observation_once)
       : phase_(phase), worker_(worker), expected_seats_(seats) {
     context_.AddMetadata("authorization", "Bearer " + token);
+    if (observation_once) {
+      context_.AddMetadata("pyramid-play-features", "observation-once");
+    }
   }
 
   void Start(v1::Referee::Stub* stub) {
@@ -782,6 +793,7 @@ class LoadPhase {
     int deadline_ms = 0;
     uint32_t seed_timeout_ms = 0;
     int think_ms = 0;
+    bool observation_once = false;
     int create_concurrency = 0;
     std::string admin_token;
   };
@@ -817,6 +829,12 @@ class LoadPhase {
   // From streams (their worker threads).
   // A seat got its seed decision during set-up.
   void OnReady() { parked_.fetch_add(1); }
+  // A DecisionRequest said its view is in the last result: `found` when a
+  // result with a view had come just before, as observation-once promises.
+  void OnViewFromResult(bool found) {
+    views_from_results_.fetch_add(1);
+    if (!found) views_missing_.fetch_add(1);
+  }
   void OnMatchEnded(const std::string& match_id);
   void OnStreamFinished(const grpc::Status& status);
   void NotePlayError(const v1::PlayError& error);
@@ -835,6 +853,8 @@ class LoadPhase {
   int created() const { return created_.load(); }
   int matches_ended() const { return matches_ended_.load(); }
   int peak_live() const { return peak_live_.load(); }
+  int64_t views_from_results() const { return views_from_results_.load(); }
+  int64_t views_missing() const { return views_missing_.load(); }
   int live_at_release() const { return live_at_release_; }
   int parked_at_release() const { return parked_at_release_; }
   bool barrier_complete() const { return barrier_complete_; }
@@ -900,6 +920,8 @@ class LoadPhase {
   std::atomic<bool> failed_{false};
   std::atomic<int> matches_ended_{0};
   std::atomic<int> parked_{0};
+  std::atomic<int64_t> views_from_results_{0};
+  std::atomic<int64_t> views_missing_{0};
   std::atomic<int> finished_streams_{0};
   std::atomic<int64_t> first_created_{0};
   std::atomic<int64_t> last_end_ns_{0};
@@ -982,8 +1004,8 @@ void LoadPhase::OpenStream(int index, const std::string& token, int seats) {
   PlayStream* stream;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    streams_.push_back(
-        std::make_unique<PlayStream>(this, worker, token, seats));
+    streams_.push_back(std::make_unique<PlayStream>(this, worker, token, seats,
+                                                    options_.observation_once));
     stream = streams_.back().get();
   }
   stream->Start((*stubs_)[index % stubs_->size()].get());
@@ -1269,6 +1291,12 @@ void PlayStream::OnDecision(SeatState& seat,
   const uint64_t id = decision.decision_id();
   if (seat.last_decision == id) return;  // Sent again on (re)connection.
   seat.last_decision = id;
+  // With observation-once the seat's view is the observation of the result
+  // just delivered (a random player needs no view, but it must be there).
+  if (decision.observation_in_result()) {
+    phase_->OnViewFromResult(seat.result_seen);
+  }
+  seat.result_seen = false;
   if (!phase_->released()) {
     // Set-up: only seed decisions come; each waits for the release.
     if (id == 0) phase_->OnReady();
@@ -1308,6 +1336,7 @@ void PlayStream::OnRevealRequest(SeatState& seat, const v1::RevealRequest& r) {
 
 // The decision's latency, when it is the one being timed.
 void PlayStream::OnResult(SeatState& seat, const v1::DecisionResult& result) {
+  seat.result_seen = result.has_observation();
   if (!seat.decision_start || result.decision_id() != seat.timed_decision) {
     return;
   }
@@ -1584,8 +1613,8 @@ class ClientRun {
     ReportMemory();
     ReportSummary();
     ReportKeyValues();
-    const bool complete =
-        load_done_ && AllEnded() && echo_done_ && genuine_ == verified_;
+    const bool complete = load_done_ && AllEnded() && echo_done_ &&
+                          genuine_ == verified_ && load_->views_missing() == 0;
     if (!complete) {
       std::cerr << "bench_load: the run did not complete cleanly\n";
     }
@@ -1768,6 +1797,7 @@ class ClientRun {
         std::max(1, absl::GetFlag(FLAGS_create_concurrency));
     options_.bots = bots_;
     options_.think_ms = absl::GetFlag(FLAGS_think_ms);
+    options_.observation_once = absl::GetFlag(FLAGS_observation_once);
     // The seats have until the run's time limit to connect; play starts
     // at the release, when every seat holds its seed decision.
     options_.seed_timeout_ms =
@@ -1921,7 +1951,8 @@ class ClientRun {
         "channel(s) (one TCP connection each), async API; %u cores online\n",
         threads_, channels_, std::thread::hardware_concurrency());
     std::cout << absl::StrFormat(
-        "  mode:   %s; think time %s; deadlines %d ms\n",
+        "  mode:   %s; think time %s; deadlines %d ms; observation-once "
+        "%s\n",
         bots_ > 0
             ? absl::StrFormat("bot mode, %d bot streams carry every seat",
                               bots_)
@@ -1930,7 +1961,7 @@ class ClientRun {
             ? absl::StrFormat("uniform in [0, %d] ms per decision",
                               absl::GetFlag(FLAGS_think_ms))
             : std::string("none (flat out)"),
-        options_.deadline_ms);
+        options_.deadline_ms, options_.observation_once ? "on" : "off");
   }
 
   void ReportReferee() const {
@@ -1988,6 +2019,12 @@ class ClientRun {
     Row("other PlayErrors", absl::StrCat(play_errors_));
     Row("stream errors", absl::StrCat(load_->stream_error_count()));
     Row("create failures", absl::StrCat(load_->create_failures()));
+    Row("views taken from results", absl::StrCat(load_->views_from_results()),
+        options_.observation_once
+            ? absl::StrCat(
+                  "observation-once; missing: ", load_->views_missing(),
+                  load_->views_missing() == 0 ? "" : " (A BUG)")
+            : "observation-once off (--observation_once=false)");
   }
 
   void ReportLatencies() const {
