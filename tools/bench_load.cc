@@ -1910,6 +1910,10 @@ class ClientRun {
     const double play_s = PlaySeconds();
     return play_s > 0 ? (at_end_.moves - at_start_.moves) / play_s : 0.0;
   }
+  double MatchesPerSecond() const {
+    const double play_s = PlaySeconds();
+    return play_s > 0 ? load_->matches_ended() / play_s : 0.0;
+  }
   double LoadRate() const {
     const double play_s = PlaySeconds();
     return play_s > 0 ? load_messages_ / play_s : 0;
@@ -2108,6 +2112,8 @@ class ClientRun {
                      load_->peak_live() == matches_ ? "all live at once"
                                                     : "NOT ALL LIVE AT ONCE"));
     Row("moves/s", absl::StrFormat("%.0f", MovesPerSecond()));
+    Row("matches/s", absl::StrFormat("%.1f", MatchesPerSecond()),
+        "matches played / play time");
     Row("decision latency p50 / p99",
         Ms(Percentile(latencies_, 0.50)) + " / " +
             Ms(Percentile(latencies_, 0.99)),

@@ -10,10 +10,13 @@
 #     verifies every log. Its moves/s = every applied move of every
 #     verified match / wall time of the whole command (start-up, bot
 #     processes, verification and report included).
-#  2. `bench_load` (1,000 concurrent matches over raw gRPC clients, the
-#     service issue's benchmark) prints its referee moves/s.
-# Prints both, their ratio (target: >= 0.5), and the tournament's forfeits
-# (target: none).
+#  2. `bench_load` (the service load benchmark, raw gRPC clients) plays
+#     CONCURRENCY matches at once, the tournament's concurrency.
+# Prints both runs' moves/s and matches/s, the ratio of their matches/s
+# (target: >= 0.5), and the tournament's forfeits (target: none); the last
+# line holds the same figures as key=value pairs for scripts:
+#   tournament_matches_per_s=<x> load_matches_per_s=<x> ratio=<x.xx>
+#   forfeits=<n>
 #
 # Runs from the source root; binaries from $PYRAMID_BIN (default build/bin).
 set -euo pipefail
@@ -55,14 +58,24 @@ t_rate=$(python3 -c "print(f'{$t_moves / ($end - $start):.0f}')")
 echo "   $t_verified of $t_matches logs verified, $t_moves moves in ${t_seconds} s," \
   "$t_forfeits forfeits"
 
-echo "== bench_load (1,000 concurrent matches)"
-"$BIN/bench_load" --echo_seconds=2 >"$tmp/load.out" 2>&1 ||
-  { cat "$tmp/load.out" >&2; exit 1; }
-l_rate=$(awk '/^  Summary/{s=1} s && $1=="moves/s"{print $2; exit}' "$tmp/load.out")
+echo "== bench_load ($CONCURRENCY concurrent matches)"
+"$BIN/bench_load" --matches="$CONCURRENCY" --echo_seconds=0 --verify_logs=1 \
+  >"$tmp/load.out" 2>&1 || { cat "$tmp/load.out" >&2; exit 1; }
+summary() {
+  awk -v key="$1" '/^  Summary/{s=1} s && index($0, "  " key " ") == 1 {
+    print $(split(key, k, " ") + 1); exit }' "$tmp/load.out"
+}
+l_rate=$(summary "moves/s")
+l_matches=$(summary "matches/s")
+t_matches_rate=$(python3 -c "print(f'{$t_matches / ($end - $start):.1f}')")
+ratio=$(python3 -c "print(f'{$t_matches_rate / $l_matches:.2f}')")
 
 echo
 printf '  %-36s %s\n' "tournament moves/s" "$t_rate"
 printf '  %-36s %s\n' "bench_load moves/s" "$l_rate"
-printf '  %-36s %s\n' "ratio (target >= 0.5)" \
-  "$(python3 -c "print(f'{$t_rate / $l_rate:.2f}')")"
+printf '  %-36s %s\n' "tournament matches/s" "$t_matches_rate"
+printf '  %-36s %s\n' "bench_load matches/s" "$l_matches"
+printf '  %-36s %s\n' "ratio of matches/s (target >= 0.5)" "$ratio"
 printf '  %-36s %s\n' "tournament forfeits (target 0)" "$t_forfeits"
+echo "tournament_matches_per_s=$t_matches_rate load_matches_per_s=$l_matches" \
+  "ratio=$ratio forfeits=$t_forfeits"
