@@ -38,7 +38,10 @@
 //     ack, reveal request, reveal, ack, and the other seats' moves). With
 //     --think_ms=T each seat waits a pseudo-random time, uniform in [0, T]
 //     ms from a generator seeded per seat, before each commit (paced
-//     bots); the default 0 plays flat out;
+//     bots); the default 0 plays flat out. Since a simultaneous decision
+//     waits for every acting seat, a paced run's latency holds the other
+//     seats' think time: the report adds the latency from the moment the
+//     decision's last acting seat was ready, the referee's time alone;
 //   * faults and timeouts: PlayErrors with faulted=true (target: none);
 //   * messages: every message the client sent or received on the Play
 //     streams, per second of play (release to the last MatchEnded).
@@ -555,6 +558,7 @@ struct alignas(64) Stats {
   std::atomic<uint64_t> errors{0};  // PlayErrors that were not faults.
   std::mutex latencies_mu;          // Uncontended but for the final read.
   std::vector<uint32_t> latencies_us;
+  std::vector<uint32_t> last_ready_us;   // From the last seat's readiness.
   uint64_t rng = 0x9e3779b97f4a7c15ULL;  // Worker thread only.
 
   // Whether to measure the size of this message (every 8th).
@@ -648,12 +652,46 @@ uint64_t Mix(uint64_t x) {
   return x ^ (x >> 31);
 }
 
+// When the last acting seat of a match's decision was ready to commit, for
+// the decision latency without the other seats' think time. Seats of one
+// match may be on different threads. Two slots: a seat's result of decision
+// d comes before its request of d + 1, so d + 2 cannot open before every
+// seat has had its result of d.
+class MatchTiming {
+ public:
+  void Ready(uint64_t decision, Clock::time_point now) {
+    std::lock_guard<std::mutex> lock(mu_);
+    Slot& slot = slots_[decision % 2];
+    if (slot.decision != decision) {
+      slot = {decision, now};
+    } else {
+      slot.last_ready = std::max(slot.last_ready, now);
+    }
+  }
+  std::optional<Clock::time_point> LastReady(uint64_t decision) {
+    std::lock_guard<std::mutex> lock(mu_);
+    const Slot& slot = slots_[decision % 2];
+    if (slot.decision != decision) return std::nullopt;
+    return slot.last_ready;
+  }
+
+ private:
+  struct Slot {
+    uint64_t decision = ~uint64_t{0};
+    Clock::time_point last_ready;
+  };
+  std::mutex mu_;
+  Slot slots_[2];
+};
+
 // One seat of one match as the client plays it: commit-reveal, random legal
 // moves. It belongs to the PlayStream that carries it and is touched only
 // on that stream's worker thread. Its alarm ends its think time.
 struct SeatState final : public Handler {
-  SeatState(PlayStream* stream, const std::string& match_id, uint32_t seat)
+  SeatState(PlayStream* stream, MatchTiming* timing,
+            const std::string& match_id, uint32_t seat)
       : stream(stream),
+        timing(timing),
         match_id(match_id),
         raw_match_id(FromHex(match_id).value_or("")),
         seat(seat),
@@ -668,6 +706,7 @@ struct SeatState final : public Handler {
   }
 
   PlayStream* const stream;
+  MatchTiming* const timing;  // The phase's, for this match.
   const std::string match_id;
   const std::string raw_match_id;
   const uint32_t seat;
@@ -838,6 +877,13 @@ class LoadPhase {
     if (!found) views_missing_.fetch_add(1);
   }
   void OnMatchEnded(const std::string& match_id);
+  // The match's timing (made on first use; lives as long as the phase).
+  MatchTiming* TimingFor(const std::string& match_id) {
+    std::lock_guard<std::mutex> lock(mu_);
+    std::unique_ptr<MatchTiming>& timing = timings_[match_id];
+    if (timing == nullptr) timing = std::make_unique<MatchTiming>();
+    return timing.get();
+  }
   void OnStreamFinished(const grpc::Status& status);
   void NotePlayError(const v1::PlayError& error);
 
@@ -909,6 +955,7 @@ class LoadPhase {
   std::vector<std::string> match_ids_;
   // Seats that had MatchEnded, by match (the first one ends the match).
   absl::flat_hash_map<std::string, int> ended_seats_;
+  absl::flat_hash_map<std::string, std::unique_ptr<MatchTiming>> timings_;
   std::vector<std::string> create_errors_;
   std::vector<std::string> play_errors_;
   std::vector<std::string> stream_errors_;
@@ -1245,7 +1292,8 @@ SeatState& PlayStream::SeatFor(const std::string& match_id, uint32_t seat) {
   for (const auto& s : seats) {
     if (s->seat == seat) return *s;
   }
-  seats.push_back(std::make_unique<SeatState>(this, match_id, seat));
+  seats.push_back(std::make_unique<SeatState>(this, phase_->TimingFor(match_id),
+                                              match_id, seat));
   return *seats.back();
 }
 
@@ -1342,12 +1390,18 @@ void PlayStream::OnResult(SeatState& seat, const v1::DecisionResult& result) {
   if (!seat.decision_start || result.decision_id() != seat.timed_decision) {
     return;
   }
-  const auto us = std::chrono::duration_cast<std::chrono::microseconds>(
-                      Clock::now() - *seat.decision_start)
-                      .count();
+  const auto now = Clock::now();
+  auto us = [now](Clock::time_point since) {
+    return static_cast<uint32_t>(
+        std::chrono::duration_cast<std::chrono::microseconds>(now - since)
+            .count());
+  };
+  const std::optional<Clock::time_point> last_ready =
+      seat.timing->LastReady(result.decision_id());
   Stats& stats = worker_->stats();
   std::lock_guard<std::mutex> lock(stats.latencies_mu);
-  stats.latencies_us.push_back(static_cast<uint32_t>(us));
+  stats.latencies_us.push_back(us(*seat.decision_start));
+  if (last_ready) stats.last_ready_us.push_back(us(*last_ready));
   seat.decision_start.reset();
 }
 
@@ -1379,6 +1433,7 @@ void PlayStream::Decide(SeatState& seat, const v1::DecisionRequest& request) {
   Stats& stats = worker_->stats();
   seat.decision_start = Clock::now();
   seat.timed_decision = request.decision_id();
+  seat.timing->Ready(request.decision_id(), *seat.decision_start);
   if (request.committed()) return;
   v1::Action action;
   if (request.decision_id() == 0) {
@@ -1881,8 +1936,11 @@ class ClientRun {
       std::lock_guard<std::mutex> lock(w->stats().latencies_mu);
       latencies_.insert(latencies_.end(), w->stats().latencies_us.begin(),
                         w->stats().latencies_us.end());
+      last_ready_.insert(last_ready_.end(), w->stats().last_ready_us.begin(),
+                         w->stats().last_ready_us.end());
     }
     std::sort(latencies_.begin(), latencies_.end());
+    std::sort(last_ready_.begin(), last_ready_.end());
   }
 
   // A few logs through the verifier: the load must not corrupt anything.
@@ -2044,6 +2102,10 @@ class ClientRun {
         "  over; seed decisions: the release) to the DecisionResult of");
     Row("decision latency max", Ms(latencies_.empty() ? 0 : latencies_.back()),
         "  that decision (the other seats' moves included)");
+    Row("  from the last seat ready p50", Ms(Percentile(last_ready_, 0.50)),
+        "the same, from the moment the decision's last acting seat was");
+    Row("  from the last seat ready p99", Ms(Percentile(last_ready_, 0.99)),
+        "  ready: without the other seats' think time");
   }
 
   static double PerMessageUs(double cpu_seconds, uint64_t messages) {
@@ -2121,6 +2183,12 @@ class ClientRun {
             Ms(Percentile(latencies_, 0.99)),
         P99Ms() <= 500 ? "p99 target <= 500 ms: met"
                        : "p99 target <= 500 ms: MISSED");
+    if (absl::GetFlag(FLAGS_think_ms) > 0) {
+      Row("  from the last seat ready",
+          Ms(Percentile(last_ready_, 0.50)) + " / " +
+              Ms(Percentile(last_ready_, 0.99)),
+          "p50 / p99 without the other seats' think time");
+    }
     if (run_echo_) {
       Row("msgs/s referee / echo", absl::StrFormat("%.3f", EchoRatio()),
           EchoRatio() >= 0.5 ? "target >= 0.5: met" : "target >= 0.5: MISSED");
@@ -2213,6 +2281,7 @@ class ClientRun {
   uint64_t load_messages_ = 0;
   size_t mean_bytes_ = 64;
   std::vector<uint32_t> latencies_;
+  std::vector<uint32_t> last_ready_;
   int verified_ = 0, genuine_ = 0;
   // The echo phase.
   int streams_ = 0;
