@@ -98,6 +98,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <queue>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -580,20 +581,16 @@ struct Snapshot {
   uint64_t messages() const { return sent + received; }
 };
 
+// A client thread with its completion queue, and timers of its own (think
+// times: a grpc::Alarm per decision cost the client as much CPU as the
+// rest of its work).
 class Worker {
  public:
   explicit Worker(int index) {
     stats_.rng += static_cast<uint64_t>(index) * 0x632be59bd9b4e019ULL;
   }
   void Start() {
-    thread_ = std::thread([this] {
-      void* tag = nullptr;
-      bool ok = false;
-      while (cq_.Next(&tag, &ok)) {
-        Tag* t = static_cast<Tag*>(tag);
-        t->handler->OnEvent(t->kind, ok);
-      }
-    });
+    thread_ = std::thread([this] { Loop(); });
   }
   void Shutdown() {
     cq_.Shutdown();
@@ -602,10 +599,49 @@ class Worker {
   grpc::CompletionQueue* cq() { return &cq_; }
   Stats& stats() { return stats_; }
 
+  // Delivers `tag` (ok = true) on this worker's thread once `delay_us`
+  // microseconds have passed. Call only from this worker's thread.
+  void After(int64_t delay_us, Tag* tag) {
+    timers_.push({gpr_time_add(gpr_now(GPR_CLOCK_MONOTONIC),
+                               gpr_time_from_micros(delay_us, GPR_TIMESPAN)),
+                  tag});
+  }
+
  private:
+  struct Timer {
+    gpr_timespec when;
+    Tag* tag;
+    bool operator>(const Timer& other) const {
+      return gpr_time_cmp(when, other.when) > 0;
+    }
+  };
+
+  void Loop() {
+    void* tag = nullptr;
+    bool ok = false;
+    while (true) {
+      const gpr_timespec deadline = timers_.empty()
+                                        ? gpr_inf_future(GPR_CLOCK_MONOTONIC)
+                                        : timers_.top().when;
+      const auto status = cq_.AsyncNext(&tag, &ok, deadline);
+      if (status == grpc::CompletionQueue::SHUTDOWN) return;
+      if (status == grpc::CompletionQueue::GOT_EVENT) {
+        Tag* t = static_cast<Tag*>(tag);
+        t->handler->OnEvent(t->kind, ok);
+      }
+      const gpr_timespec now = gpr_now(GPR_CLOCK_MONOTONIC);
+      while (!timers_.empty() && gpr_time_cmp(timers_.top().when, now) <= 0) {
+        Tag* due = timers_.top().tag;
+        timers_.pop();
+        due->handler->OnEvent(due->kind, true);
+      }
+    }
+  }
+
   grpc::CompletionQueue cq_;
   std::thread thread_;
   Stats stats_;
+  std::priority_queue<Timer, std::vector<Timer>, std::greater<>> timers_;
 };
 
 Snapshot Take(const std::vector<std::unique_ptr<Worker>>& workers) {
@@ -686,7 +722,7 @@ class MatchTiming {
 
 // One seat of one match as the client plays it: commit-reveal, random legal
 // moves. It belongs to the PlayStream that carries it and is touched only
-// on that stream's worker thread. Its alarm ends its think time.
+// on that stream's worker thread.
 struct SeatState final : public Handler {
   SeatState(PlayStream* stream, MatchTiming* timing,
             const std::string& match_id, uint32_t seat)
@@ -696,7 +732,7 @@ struct SeatState final : public Handler {
         raw_match_id(FromHex(match_id).value_or("")),
         seat(seat),
         think_rng(Mix(std::hash<std::string>()(match_id) ^ seat)) {}
-  void OnEvent(int kind, bool ok) override;  // The think alarm.
+  void OnEvent(int kind, bool ok) override;  // Its think time is over.
 
   // A uniform pseudo-random wait in [0, max_us] microseconds.
   int64_t NextThinkUs(int64_t max_us) {
@@ -726,8 +762,7 @@ struct SeatState final : public Handler {
   // Latency of the open decision (only decisions taken after the release).
   uint64_t timed_decision = 0;
   std::optional<Clock::time_point> decision_start;
-  grpc::Alarm think_alarm;
-  Tag think_tag{this, 0};
+  Tag think_tag{this, 0};  // The end of its think time (Worker::After).
 };
 
 // One Play stream: a seat token's (one seat of one match) or a bot
@@ -1364,12 +1399,7 @@ void PlayStream::Think(SeatState& seat, v1::DecisionRequest decision) {
     return;
   }
   seat.waiting = std::move(decision);
-  seat.think_alarm.Set(
-      worker_->cq(),
-      gpr_time_add(gpr_now(GPR_CLOCK_MONOTONIC),
-                   gpr_time_from_micros(seat.NextThinkUs(1000 * think_ms),
-                                        GPR_TIMESPAN)),
-      &seat.think_tag);
+  worker_->After(seat.NextThinkUs(1000 * think_ms), &seat.think_tag);
 }
 
 void PlayStream::OnThought(SeatState& seat, bool ok) {
