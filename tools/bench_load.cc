@@ -72,8 +72,10 @@
 // key=value pairs for scripts:
 //   peak_live=<n> timeouts=<n> p99_ms=<x.x> echo_ratio=<x.xxx>
 //   rss_per_live_kib=<x.x>
-// (one line; p99_ms is the decision latency p99; echo_ratio is "-" when the
-// echo phase is skipped with --echo_seconds=0).
+// (one line; p99_ms is the decision latency p99, "-" when no decision
+// completed, e.g. every match forfeited; a decision that timed out is not
+// in the percentiles; echo_ratio is "-" when the echo phase is skipped with
+// --echo_seconds=0).
 //
 //   bench_load [--matches=1000] [--bots=0] [--think_ms=0]
 //              [--echo_seconds=5] [--threads=2] [--channels=4]
@@ -2211,8 +2213,9 @@ class ClientRun {
     Row("decision latency p50 / p99",
         Ms(Percentile(latencies_, 0.50)) + " / " +
             Ms(Percentile(latencies_, 0.99)),
-        P99Ms() <= 500 ? "p99 target <= 500 ms: met"
-                       : "p99 target <= 500 ms: MISSED");
+        latencies_.empty() ? "no decision completed: p99 target MISSED"
+        : P99Ms() <= 500   ? "p99 target <= 500 ms: met"
+                           : "p99 target <= 500 ms: MISSED");
     if (absl::GetFlag(FLAGS_think_ms) > 0) {
       Row("  from the last seat ready",
           Ms(Percentile(last_ready_, 0.50)) + " / " +
@@ -2272,9 +2275,11 @@ class ClientRun {
   // The last line of stdout, for scripts: see the header comment.
   void ReportKeyValues() const {
     std::cout << absl::StrFormat(
-                     "peak_live=%d timeouts=%d p99_ms=%.1f echo_ratio=%s "
+                     "peak_live=%d timeouts=%d p99_ms=%s echo_ratio=%s "
                      "rss_per_live_kib=%.1f",
-                     load_->peak_live(), timeouts_, P99Ms(),
+                     load_->peak_live(), timeouts_,
+                     latencies_.empty() ? "-"
+                                        : absl::StrFormat("%.1f", P99Ms()),
                      run_echo_ ? absl::StrFormat("%.3f", EchoRatio()) : "-",
                      RssPerLiveKib())
               << "\n"
