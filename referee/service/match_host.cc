@@ -413,12 +413,12 @@ bool MatchHost::Run(int seat, uint64_t decision_id, const Op& op) {
   }
   deferring_ = false;
   const bool written = match_->EndBatch().ok();
-  for (auto& [sink, message] : outbox_) {
+  // Taken out, so that an idle match holds no outbox memory.
+  for (auto& [sink, message] : std::exchange(outbox_, {})) {
     if (written) sink->Send(std::move(message));
   }
-  outbox_.clear();
   if (written) DeliverToWatchers(watch_outbox_);
-  watch_outbox_.clear();
+  watch_outbox_ = {};
   // Errors the match logged were pushed as faults; the others go here. The
   // end is announced only once the seal is durable: a match whose seal
   // could not be written is broken, and said to be.
