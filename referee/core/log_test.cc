@@ -504,6 +504,38 @@ TEST_F(LogTest, SinkErrorIsReturned) {
   EXPECT_EQ(writer_->record_count(), 1u);
 }
 
+TEST_F(LogTest, ABatchIsWrittenAtItsEndAsTheSameBytes) {
+  WriteRecords(4, 6);  // A checkpoint after the header and 3 commits.
+  const std::string unbatched = dest_;
+  dest_.clear();
+  Open(4);
+  Write(HeaderRecord(4));
+  writer_->BeginBatch();
+  Write(CommitRecord(1, 0));
+  Write(CommitRecord(1, 1));
+  const size_t before = dest_.size();
+  EXPECT_EQ(dest_.size(), before);  // Nothing written yet...
+  Write(CommitRecord(1, 2));        // ...until the checkpoint syncs.
+  EXPECT_GT(dest_.size(), before);
+  Write(CommitRecord(1, 3));
+  Write(CommitRecord(1, 4));
+  const size_t pending = dest_.size();
+  Write(CommitRecord(1, 5));
+  EXPECT_EQ(dest_.size(), pending);
+  ASSERT_TRUE(writer_->EndBatch().ok());
+  EXPECT_EQ(dest_, unbatched);
+  EXPECT_EQ(writer_->record_count(), 8u);
+}
+
+TEST_F(LogTest, ABatchThatCannotBeWrittenReportsIt) {
+  Open(0);
+  Write(HeaderRecord(0));
+  writer_->BeginBatch();
+  Write(CommitRecord(1, 0));
+  fail_ = true;
+  EXPECT_EQ(writer_->EndBatch().code(), absl::StatusCode::kUnavailable);
+}
+
 TEST(StringLogSinkTest, AppendsInMemory) {
   std::string out;
   StringLogSink sink(&out);

@@ -1,5 +1,7 @@
 #include "referee/core/log_writer.h"
 
+#include <string_view>
+#include <tuple>
 #include <utility>
 
 #include "google/protobuf/io/coded_stream.h"
@@ -11,6 +13,8 @@
 namespace pyramid {
 
 namespace v1 = ::pyramid::referee::v1;
+
+constexpr size_t kDigestSize = std::tuple_size_v<Digest>;
 
 LogWriter::LogWriter(std::unique_ptr<LogSink> sink, SigningKey key,
                      std::string match_id, uint32_t checkpoint_interval,
@@ -38,7 +42,7 @@ absl::Status LogWriter::Checkpoint() {
   *checkpoint.mutable_checkpoint() = Sign();
   if (absl::Status status = Write(checkpoint); !status.ok()) return status;
   since_checkpoint_ = 0;
-  return fsync_ == FsyncPolicy::kNever ? absl::OkStatus() : sink_->Sync();
+  return fsync_ == FsyncPolicy::kNever ? absl::OkStatus() : Sync();
 }
 
 absl::Status LogWriter::Seal() {
@@ -47,7 +51,26 @@ absl::Status LogWriter::Seal() {
   *seal.mutable_seal() = Sign();
   if (absl::Status status = Write(seal); !status.ok()) return status;
   sealed_ = true;
+  batching_ = false;
+  if (absl::Status status = Flush(); !status.ok()) return status;
   return fsync_ == FsyncPolicy::kNever ? absl::OkStatus() : sink_->Sync();
+}
+
+absl::Status LogWriter::Sync() {
+  if (absl::Status status = Flush(); !status.ok()) return status;
+  return sink_->Sync();
+}
+
+absl::Status LogWriter::EndBatch() {
+  batching_ = false;
+  return Flush();
+}
+
+absl::Status LogWriter::Flush() {
+  if (pending_.empty()) return absl::OkStatus();
+  absl::Status status = sink_->Append(pending_);
+  pending_.clear();
+  return status;
 }
 
 v1::Signature LogWriter::Sign() const {
@@ -59,35 +82,56 @@ v1::Signature LogWriter::Sign() const {
   return signature;
 }
 
-absl::Status LogWriter::Write(v1::LogRecord record) {
-  record.set_prev_hash(std::string(AsView(chain_)));
-  std::string body;
-  {
-    google::protobuf::io::StringOutputStream stream(&body);
-    google::protobuf::io::CodedOutputStream coded(&stream);
-    coded.SetSerializationDeterministic(true);
-    record.SerializeToCodedStream(&coded);
+// Frames `record` with prev_hash set to the chain. The record is not copied:
+// prev_hash is field 1, which deterministic serialization writes first, so
+// its bytes are the field's tag and length and the chain hash, followed by
+// the rest of the record as it stands (when its own prev_hash is empty, as
+// the records of Match are; another is copied without it).
+absl::Status LogWriter::Write(const v1::LogRecord& record) {
+  if (!record.prev_hash().empty()) {  // Overwritten: write it without.
+    v1::LogRecord copy = record;
+    copy.clear_prev_hash();
+    return Write(copy);
   }
-  if (body.size() > log_format::kMaxRecordSize) {
+  const size_t rest = record.ByteSizeLong();  // Caches every size.
+  const size_t body_size = 2 + kDigestSize + rest;
+  if (body_size > log_format::kMaxRecordSize) {
     return absl::InvalidArgumentError("log record too large");
   }
-  std::string framed;
-  framed.reserve(body.size() + log_format::kMaxLengthPrefix +
-                 (record_count_ == 0 ? log_format::kMagic.size() : 0));
-  if (record_count_ == 0) framed.append(log_format::kMagic);
-  for (uint64_t n = body.size();; n >>= 7) {
+  const size_t start = pending_.size();
+  if (record_count_ == 0) pending_.append(log_format::kMagic);
+  for (uint64_t n = body_size;; n >>= 7) {
     if (n < 0x80) {
-      framed.push_back(static_cast<char>(n));
+      pending_.push_back(static_cast<char>(n));
       break;
     }
-    framed.push_back(static_cast<char>((n & 0x7f) | 0x80));
+    pending_.push_back(static_cast<char>((n & 0x7f) | 0x80));
   }
-  framed.append(body);
-  if (absl::Status status = sink_->Append(framed); !status.ok()) return status;
-  chain_ = Sha256(body);
+  const size_t body = pending_.size();
+  pending_.push_back(static_cast<char>(0x0a));  // Field 1, length-delimited.
+  pending_.push_back(static_cast<char>(kDigestSize));
+  pending_.append(AsView(chain_));
+  pending_.resize(body + body_size);
+  {
+    google::protobuf::io::ArrayOutputStream array(
+        pending_.data() + body + 2 + kDigestSize, static_cast<int>(rest));
+    google::protobuf::io::CodedOutputStream coded(&array);
+    coded.SetSerializationDeterministic(true);
+    record.SerializeWithCachedSizes(&coded);
+    if (coded.HadError()) {
+      pending_.resize(start);
+      return absl::InternalError("a log record did not serialize");
+    }
+  }
+  const Digest chain =
+      Sha256(std::string_view(pending_).substr(body, body_size));
+  if (!batching_ || fsync_ == FsyncPolicy::kEveryRecord) {
+    // Not counted unless written.
+    if (absl::Status status = Flush(); !status.ok()) return status;
+  }
+  chain_ = chain;
   ++record_count_;
-  if (fsync_ == FsyncPolicy::kEveryRecord) return sink_->Sync();
-  return absl::OkStatus();
+  return fsync_ == FsyncPolicy::kEveryRecord ? sink_->Sync() : absl::OkStatus();
 }
 
 }  // namespace pyramid

@@ -37,13 +37,25 @@ class LogWriter {
   // appended afterwards.
   absl::Status Seal();
 
-  // Makes everything appended so far durable.
-  absl::Status Sync() { return sink_->Sync(); }
+  // Makes everything appended so far durable (writing a batch first).
+  absl::Status Sync();
+
+  // Between BeginBatch and EndBatch the records appended are framed into
+  // one buffer, which reaches the sink in a single Append at EndBatch (one
+  // write(2) for a whole protocol step instead of one per record), or
+  // earlier when a Sync or the seal needs it (so the fsync policy holds as
+  // without a batch). A caller that batches must act on no record (ack,
+  // forward) before EndBatch returns OK: until then it may not be written.
+  // An error from EndBatch means the log is broken, as from Append.
+  void BeginBatch() { batching_ = true; }
+  absl::Status EndBatch();
 
   uint64_t record_count() const { return record_count_; }
 
  private:
-  absl::Status Write(referee::v1::LogRecord record);
+  absl::Status Write(const referee::v1::LogRecord& record);
+  // Hands the framed records not yet written to the sink.
+  absl::Status Flush();
   referee::v1::Signature Sign() const;
 
   std::unique_ptr<LogSink> sink_;
@@ -55,6 +67,8 @@ class LogWriter {
   uint32_t since_checkpoint_ = 0;
   Digest chain_{};  // Hash of the last record written; zero before any.
   bool sealed_ = false;
+  bool batching_ = false;
+  std::string pending_;  // Framed records not yet handed to the sink.
 };
 
 }  // namespace pyramid

@@ -121,6 +121,17 @@ absl::Status Match::Log(v1::LogRecord record) {
   return absl::OkStatus();
 }
 
+void Match::BeginBatch() {
+  if (log_ != nullptr) log_->BeginBatch();
+}
+
+absl::Status Match::EndBatch() {
+  if (log_ == nullptr) return broken_;  // Sealed: the seal wrote the rest.
+  absl::Status status = log_->EndBatch();
+  if (!status.ok() && broken_.ok()) broken_ = status;
+  return broken_;
+}
+
 absl::Status Match::Checkpoint() {
   if (!broken_.ok()) return broken_;
   if (finished_) return absl::OkStatus();

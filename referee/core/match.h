@@ -137,6 +137,13 @@ class Match {
   // so far verifies as a prefix (used at shutdown). No-op once finished.
   absl::Status Checkpoint();
 
+  // Batches the records of the calls between BeginBatch and EndBatch into
+  // one write (LogWriter::BeginBatch). The listener still hears each record
+  // as it is logged, but none is written until EndBatch returns OK: act on
+  // none before. An EndBatch error breaks the match (broken()).
+  void BeginBatch();
+  absl::Status EndBatch();
+
   void set_listener(RecordListener listener) {
     listener_ = std::move(listener);
   }

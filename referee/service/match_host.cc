@@ -88,7 +88,12 @@ MatchHost::MatchHost(const v1::MatchInfo& info, std::string log_path,
 std::shared_ptr<PlaySink> MatchHost::SendToSeat(int seat,
                                                 v1::PlayResponse message) {
   std::shared_ptr<PlaySink> sink = connections_->Find(seats_[seat].route);
-  if (sink != nullptr) sink->Send(std::move(message));
+  if (sink == nullptr) return sink;
+  if (deferring_) {
+    outbox_.emplace_back(sink, std::move(message));
+  } else {
+    sink->Send(std::move(message));
+  }
   return sink;
 }
 
@@ -102,21 +107,40 @@ void MatchHost::PruneWatchersLocked() {
 }
 
 void MatchHost::SendToWatchers(const v1::WatchEvent& event) {
+  if (!deferring_) {
+    DeliverToWatchers(absl::MakeConstSpan(&event, 1));
+  } else if (!watchers_.empty()) {
+    watch_outbox_.push_back(event);
+  }
+}
+
+void MatchHost::DeliverToWatchers(absl::Span<const v1::WatchEvent> events) {
   PruneWatchersLocked();
-  if (watchers_.empty()) return;
-  const SerializedMessage bytes = SerializedMessage::Of(event);
-  // A snapshot holds the state after `event` but not a fault or the end.
-  const bool in_snapshot = !event.has_fault() && !event.has_outcome();
+  if (watchers_.empty() || events.empty()) return;
+  std::vector<SerializedMessage> bytes;
+  bytes.reserve(events.size());
+  for (const v1::WatchEvent& event : events) {
+    bytes.push_back(SerializedMessage::Of(event));
+  }
   std::optional<SerializedMessage> snapshot;
   for (const std::shared_ptr<WatchSink>& watcher : watchers_) {
-    if (watcher->Offer(bytes)) continue;
-    // Its queue was dropped: the snapshot replaces what it lost.
-    if (!snapshot) snapshot = SerializedMessage::Of(SnapshotLocked());
-    watcher->Offer(*snapshot);
-    if (in_snapshot || watcher->Offer(bytes)) continue;
-    // Still too full (a large snapshot): the end must arrive; a fault,
-    // which the log keeps, may be skipped.
-    if (event.has_outcome()) watcher->Offer(bytes);
+    for (size_t i = 0; i < events.size(); ++i) {
+      if (watcher->Offer(bytes[i])) continue;
+      // Its queue was dropped: the snapshot (the state now, after every
+      // one of `events`) replaces what it lost and what is left of them,
+      // but for what a snapshot does not hold: faults and the end.
+      if (!snapshot) snapshot = SerializedMessage::Of(SnapshotLocked());
+      watcher->Offer(*snapshot);
+      for (size_t j = i; j < events.size(); ++j) {
+        if (!events[j].has_fault() && !events[j].has_outcome()) continue;
+        // Still too full (a large snapshot): the end must arrive; a
+        // fault, which the log keeps, may be skipped.
+        if (!watcher->Offer(bytes[j]) && events[j].has_outcome()) {
+          watcher->Offer(bytes[j]);
+        }
+      }
+      break;
+    }
   }
 }
 
@@ -375,6 +399,10 @@ bool MatchHost::Run(int seat, uint64_t decision_id, const Op& op) {
   }
   const std::optional<DecisionView> before = match_->decision();
   logged_ = false;
+  // What the call logs is written in one batch; what it causes is sent
+  // once that batch is written, and dropped if it could not be.
+  match_->BeginBatch();
+  deferring_ = true;
   const absl::Status status = op(*match_);
   result_streams_.clear();
   FlushRevealAck();
@@ -383,6 +411,14 @@ bool MatchHost::Run(int seat, uint64_t decision_id, const Op& op) {
       !(before && before->id == after->id && before->reveal_phase)) {
     SendRevealRequests();
   }
+  deferring_ = false;
+  const bool written = match_->EndBatch().ok();
+  // Taken out, so that an idle match holds no outbox memory.
+  for (auto& [sink, message] : std::exchange(outbox_, {})) {
+    if (written) sink->Send(std::move(message));
+  }
+  if (written) DeliverToWatchers(watch_outbox_);
+  watch_outbox_ = {};
   // Errors the match logged were pushed as faults; the others go here. The
   // end is announced only once the seal is durable: a match whose seal
   // could not be written is broken, and said to be.

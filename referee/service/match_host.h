@@ -37,6 +37,7 @@
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "absl/types/span.h"
 #include "pyramid/referee/v1/referee_service.pb.h"
 #include "referee/core/match.h"
 #include "referee/service/connections.h"
@@ -144,9 +145,14 @@ class MatchHost {
   // stream.
   std::shared_ptr<PlaySink> SendToSeat(int seat, v1::PlayResponse message)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Sends `event` to every watcher; one that cannot take it gets a
-  // snapshot instead (and then the event, if a snapshot does not carry it).
+  // Sends `event` to every watcher (during a Match call: once its records
+  // are written).
   void SendToWatchers(const v1::WatchEvent& event)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Sends `events`, in order, to every watcher; one that cannot take them
+  // gets a snapshot instead (and then those of them a snapshot does not
+  // carry).
+  void DeliverToWatchers(absl::Span<const v1::WatchEvent> events)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The public state as WatchSnapshot says (the match must still be held).
   v1::WatchEvent SnapshotLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -193,6 +199,13 @@ class MatchHost {
   std::optional<std::pair<int, uint64_t>> pending_reveal_ack_
       ABSL_GUARDED_BY(mu_);
   bool logged_ ABSL_GUARDED_BY(mu_) = false;
+  // During a Match call in Run: what it sends waits here, in order, until
+  // the records it logged are written (Match::EndBatch); nothing is sent
+  // for a record that is not in the log.
+  bool deferring_ ABSL_GUARDED_BY(mu_) = false;
+  std::vector<std::pair<std::shared_ptr<PlaySink>, v1::PlayResponse>> outbox_
+      ABSL_GUARDED_BY(mu_);
+  std::vector<v1::WatchEvent> watch_outbox_ ABSL_GUARDED_BY(mu_);
   // During Run, per seat: the "observation-once" stream that got the seat's
   // last DecisionResult, whose observation a DecisionRequest on the same
   // stream may then leave out (the position cannot change in between).

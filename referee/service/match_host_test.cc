@@ -111,6 +111,20 @@ class UnsyncableSink final : public LogSink {
   int syncs_ = 0;
 };
 
+// A disk that fills up: every Append fails once *full is set.
+class FillingSink final : public LogSink {
+ public:
+  explicit FillingSink(const bool* full) : full_(full) {}
+  absl::Status Append(std::string_view bytes) override {
+    if (*full_) return absl::ResourceExhaustedError("no space left");
+    return absl::OkStatus();
+  }
+  absl::Status Sync() override { return absl::OkStatus(); }
+
+ private:
+  const bool* full_;
+};
+
 class MatchHostTest : public ::testing::Test {
  protected:
   void Start(
@@ -406,6 +420,39 @@ TEST_F(MatchHostTest, AMatchWhoseLogCannotBeSealedStaysBroken) {
   for (const v1::WatchEvent& event : watcher->events) {
     EXPECT_FALSE(event.has_outcome());
   }
+  EXPECT_EQ(watcher->closed_with,
+            static_cast<int>(absl::StatusCode::kDataLoss));
+}
+
+// What a call logs is written in one batch, and nothing it caused is sent
+// before the batch is written: a commit whose record never reached the disk
+// is never acknowledged, and no watcher hears of it.
+TEST_F(MatchHostTest, NothingIsSentForARecordThatWasNotWritten) {
+  bool full = false;
+  Start(std::make_unique<FillingSink>(&full));
+  auto watcher = std::make_shared<WatchRecorder>();
+  ASSERT_TRUE(host_->AddWatcher(watcher, 10).ok());
+  const std::string seed(32, 'a');
+  v1::Action action;
+  action.mutable_seed()->set_contribution(seed);
+  ASSERT_TRUE(host_->Commit(0, CommitTo(0, 0, action.SerializeAsString())));
+  const size_t events = watcher->events.size();
+  full = true;
+  host_->Commit(1, CommitTo(1, 0, action.SerializeAsString()));
+  EXPECT_EQ(host_->Info(connections_).status(), v1::MATCH_BROKEN);
+  int acks[kSeats] = {};
+  for (int seat = 0; seat < kSeats; ++seat) {
+    for (const v1::PlayResponse& m : sinks_[seat]->messages) {
+      acks[seat] += m.has_commit_ack();
+    }
+    const v1::PlayResponse& last = sinks_[seat]->messages.back();
+    ASSERT_TRUE(last.has_error()) << last.ShortDebugString();
+    EXPECT_EQ(last.error().code(),
+              static_cast<int>(absl::StatusCode::kDataLoss));
+  }
+  EXPECT_EQ(acks[0], 1);
+  EXPECT_EQ(acks[1], 0);  // Its commit is not in the log.
+  EXPECT_EQ(watcher->events.size(), events);
   EXPECT_EQ(watcher->closed_with,
             static_cast<int>(absl::StatusCode::kDataLoss));
 }

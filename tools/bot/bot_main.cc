@@ -56,6 +56,10 @@ ABSL_FLAG(int, reconnect_for_s, 300,
           "When the stream to the referee breaks, reconnect with backoff "
           "(100 ms doubling to 5 s) for at most this many seconds "
           "(0: exit at once).");
+ABSL_FLAG(bool, observation_once, true,
+          "Ask the referee to send each view once (the Play stream feature "
+          "observation-once, docs/protocol.md): a DecisionRequest then "
+          "takes its view from the DecisionResult before it.");
 ABSL_FLAG(int, crash_after_commits, 0,
           "Fault injection, for testing tournament runners and clients: "
           "once the referee acknowledges this many commits, exit at once "
@@ -142,6 +146,10 @@ class Bot {
                         int want) {
     grpc::ClientContext context;
     context.AddMetadata("authorization", "Bearer " + token);
+    if (absl::GetFlag(FLAGS_observation_once)) {
+      context.AddMetadata("pyramid-play-features", "observation-once");
+    }
+    views_.clear();  // A new stream: views come afresh.
     auto stream = stub.Play(&context);
     ++streams_;
     v1::PlayResponse response;
@@ -190,6 +198,12 @@ class Bot {
           it = std::get<0>(it->first) == ended.match_id() ? pending_.erase(it)
                                                           : std::next(it);
         }
+        views_.erase({ended.match_id(), ended.seat()});
+        return true;
+      }
+      case v1::PlayResponse::kResult: {
+        const v1::DecisionResult& result = response.result();
+        views_[{result.match_id(), result.seat()}] = result.observation();
         return true;
       }
       case v1::PlayResponse::kError:
@@ -217,6 +231,19 @@ class Bot {
   }
 
   bool Decide(const v1::DecisionRequest& request, Stream& stream) {
+    if (request.observation_in_result()) {
+      // The view is the one of the DecisionResult just received.
+      auto it = views_.find({request.match_id(), request.seat()});
+      if (it == views_.end()) {
+        std::cerr << "bot: a DecisionRequest refers to a result never "
+                     "received; ignoring it\n";
+        return true;
+      }
+      v1::DecisionRequest whole = request;
+      *whole.mutable_observation() = it->second;
+      whole.set_observation_in_result(false);
+      return Decide(whole, stream);
+    }
     const Key key{request.match_id(), request.seat(), request.decision_id()};
     if (request.committed()) return true;  // Resumed: the reveal will come.
     // A request can arrive twice (around a reconnection, or after a referee
@@ -297,6 +324,9 @@ class Bot {
   RandomStream stream_;
   std::optional<SigningKey> key_;
   std::map<Key, Pending> pending_;
+  // Per match and seat: the observation of the last DecisionResult on the
+  // current stream (observation-once).
+  std::map<std::pair<std::string, uint32_t>, v1::Observation> views_;
   int ended_ = 0;
   int errors_ = 0;
   size_t reads_ = 0;  // Messages read, over every stream.

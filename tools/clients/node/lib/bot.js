@@ -118,6 +118,10 @@ class Runner {
       matchesEnded: 0, errors: 0, fallbacks: 0, strategyFailures: 0, streams: 0, failure: '',
     };
     this.stream = 0;
+    // Per "match seat": the observation of the last DecisionResult on this
+    // stream, which a DecisionRequest with observation_in_result refers to
+    // (the Play feature "observation-once").
+    this.views = new Map();
     this.call = null;
     this.stopping = false;
     this.wakeUp = null;
@@ -163,6 +167,8 @@ class Runner {
     this.summary.streams += 1;
     const metadata = new grpc.Metadata();
     metadata.set('authorization', `Bearer ${this.token}`);
+    metadata.set('pyramid-play-features', 'observation-once');
+    this.views.clear(); // A new stream: views come afresh.
     const call = this.client.Play(metadata);
     this.call = call;
     let got = false;
@@ -210,6 +216,7 @@ class Runner {
     } else if (kind === 'reveal_ack') {
       this.pending.delete(keyOf(m));
     } else if (kind === 'result') {
+      this.views.set(`${m.match_id} ${m.seat}`, m.observation);
       this.bot.onResult(m);
     } else if (kind === 'match_ended') {
       return this.onMatchEnded(m);
@@ -222,6 +229,7 @@ class Runner {
   }
 
   onMatchEnded(ended) {
+    this.views.delete(`${ended.match_id} ${ended.seat}`);
     for (const [key, entry] of this.pending) {
       if (entry.request.match_id === ended.match_id) {
         clearTimeout(entry.timer);
@@ -237,6 +245,11 @@ class Runner {
   }
 
   onDecision(request) {
+    if (request.observation_in_result) {
+      // The view is the one of the DecisionResult just received.
+      request.observation = this.views.get(`${request.match_id} ${request.seat}`);
+      request.observation_in_result = false;
+    }
     const key = keyOf(request);
     this.played.add(request.match_id);
     if (request.committed) return; // The reveal comes later.

@@ -159,6 +159,10 @@ class _Runner:
         self.stub = pb_grpc.RefereeStub(self.channel)
         self.lock = threading.RLock()
         self.pending: dict[tuple[str, int, int], _Pending] = {}
+        # Per (match, seat): the observation of the last DecisionResult on
+        # this stream, which a DecisionRequest with observation_in_result
+        # refers to (the Play feature "observation-once").
+        self.views: dict[tuple[str, int], game_pb2.Observation] = {}
         self.played: set[str] = set()
         self.ended: set[str] = set()
         self.summary = RunSummary()
@@ -214,13 +218,15 @@ class _Runner:
             self.summary.streams += 1
             self.outbox = queue.Queue()
             outbox = self.outbox
+            self.views.clear()  # A new stream: views come afresh.
 
         def outgoing() -> Iterator[pb.PlayRequest]:
             while (message := outbox.get()) is not None:
                 yield message
 
         call = self.stub.Play(outgoing(), metadata=[
-            ("authorization", "Bearer " + self.token)])
+            ("authorization", "Bearer " + self.token),
+            ("pyramid-play-features", "observation-once")])
         self.call = call
         got = False
         try:
@@ -262,7 +268,10 @@ class _Runner:
             with self.lock:
                 self.pending.pop((r.match_id, r.seat, r.decision_id), None)
         elif kind == "result":
-            self.bot.on_result(response.result)
+            r = response.result
+            with self.lock:
+                self.views[(r.match_id, r.seat)] = r.observation
+            self.bot.on_result(r)
         elif kind == "match_ended":
             return self._on_match_ended(response.match_ended)
         elif kind == "error":
@@ -275,6 +284,7 @@ class _Runner:
 
     def _on_match_ended(self, ended: pb.MatchEnded) -> bool:
         with self.lock:
+            self.views.pop((ended.match_id, ended.seat), None)
             for key in [k for k in self.pending if k[0] == ended.match_id]:
                 timer = self.pending.pop(key).timer
                 if timer:
@@ -291,6 +301,10 @@ class _Runner:
     def _on_decision(self, req: pb.DecisionRequest) -> None:
         key = (req.match_id, req.seat, req.decision_id)
         with self.lock:
+            if req.observation_in_result:
+                # The view is the one of the DecisionResult just received.
+                req.observation.CopyFrom(self.views[(req.match_id, req.seat)])
+                req.observation_in_result = False
             self.played.add(req.match_id)
             if req.committed:
                 return  # Our commitment is in the log: the reveal comes later.
