@@ -1936,5 +1936,28 @@ TEST_F(ServiceTest, BadInputFloodClosesTheStreamAndTheMatchGoesOn) {
   FinishAndVerify(clients, match.id, 0);
 }
 
+TEST_F(ServiceTest, ABotStreamsFloodAllowanceGrowsWithItsSeats) {
+  const v1::RegisterBotResponse bot = NewBot("many");
+  std::vector<Created> matches;
+  for (int i = 0; i < 4; ++i) {
+    matches.push_back(NewMatch({}, v1::FORFEIT_POLICY_FORFEIT,
+                               {bot.bot_id(), bot.bot_id(), bot.bot_id()}));
+  }
+  PlayClient stream(ref_->NewChannel(), bot.bot_token(), "bot");
+  ASSERT_TRUE(stream.Await(IsDecision(matches[3].id, 2, 0)));
+  // Twelve seats: late or stale messages of a few seats each are no flood.
+  const v1::PlayRequest junk =
+      svctest::CommitMsg(matches[0].id, 0, 999, NewMove({}));
+  for (int i = 0; i < 300; ++i) ASSERT_TRUE(stream.Send(junk)) << i;
+  ASSERT_TRUE(stream.AwaitCount(IsError(matches[0].id, 0, 999), 300));
+  EXPECT_FALSE(stream.ended());
+  // A flood still closes the stream.
+  for (int i = 0; i < 5000 && stream.Send(junk); ++i) {
+  }
+  EXPECT_EQ(stream.AwaitEnd().error_code(),
+            grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_LT(stream.Count(IsError(matches[0].id, 0, 999)), 5000);
+}
+
 }  // namespace
 }  // namespace pyramid

@@ -307,7 +307,7 @@ int ServeMain() {
     sigwait(&signals, &signal_number);
     if (signal_number != SIGUSR1) break;
     const struct mallinfo2 info = mallinfo2();
-    const DeadlineLateness lateness = DeadlineScheduler::ProcessLateness();
+    const DeadlineLateness lateness = lobby.scheduler().lateness();
     WriteWhole(
         dir / "heap",
         absl::StrCat(

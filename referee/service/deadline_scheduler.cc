@@ -15,12 +15,6 @@
 namespace pyramid {
 namespace {
 
-absl::Mutex process_mu(absl::kConstInit);
-DeadlineLateness& ProcessTotal() ABSL_EXCLUSIVE_LOCKS_REQUIRED(process_mu) {
-  static DeadlineLateness* total = new DeadlineLateness;
-  return *total;
-}
-
 // Puts the calling thread in the real-time class (SCHED_FIFO, lowest
 // priority) or back in the normal one. Best effort: false when the process
 // may not (no CAP_SYS_NICE), and nothing else changes then.
@@ -114,11 +108,6 @@ DeadlineLateness DeadlineScheduler::lateness() const {
   return lateness_;
 }
 
-DeadlineLateness DeadlineScheduler::ProcessLateness() {
-  absl::MutexLock lock(&process_mu);
-  return ProcessTotal();
-}
-
 // Waking up on time is a matter of CPU scheduling once the machine is busy:
 // a normal thread that wakes behind busy ones (other processes' included)
 // waits its turn, several ms (measured with tools/bench_load: p99 2.5-90 ms
@@ -151,10 +140,6 @@ void DeadlineScheduler::Loop() {
       if (stop_) return;
       due = PopDue(absl::Now(), popped);
       lateness_.Merge(popped);
-    }
-    if (popped.count > 0) {
-      absl::MutexLock lock(&process_mu);
-      ProcessTotal().Merge(popped);
     }
     if (due.empty()) continue;
     if (real_time) SetRealTime(false);

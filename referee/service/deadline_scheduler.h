@@ -63,11 +63,6 @@ class DeadlineScheduler {
   // Thread-safe.
   DeadlineLateness lateness() const;
 
-  // The same, summed over every scheduler of this process, past and
-  // present: for a tool that hosts a Lobby and cannot reach its scheduler
-  // (tools/bench_load.cc). Thread-safe.
-  static DeadlineLateness ProcessLateness();
-
  private:
   void Loop();
   // Pops every entry due by `now`: returns the matches to fire, requeues

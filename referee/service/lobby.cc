@@ -518,6 +518,13 @@ void Lobby::Archive(const v1::MatchInfo& info, const std::string& log_path) {
   order_.push_back(std::move(host));
 }
 
+size_t Lobby::SeatCount(const Principal& principal) const {
+  if (principal.kind != Principal::Kind::kBot) return 1;
+  absl::MutexLock lock(&mu_);
+  auto bot = bots_.find(principal.bot_id);
+  return bot == bots_.end() ? 1 : bot->second.seats.size();
+}
+
 std::vector<std::pair<std::shared_ptr<MatchHost>, int>> Lobby::SeatsOf(
     const Principal& principal) {
   std::vector<std::pair<std::shared_ptr<MatchHost>, int>> seats;

@@ -80,6 +80,11 @@ class Lobby {
   // The principal of `token`; nullopt when unknown.
   std::optional<Principal> Authenticate(std::string_view token) const;
 
+  // How many seats a principal plays: 1 for a seat token; for a bot, the
+  // seats assigned to it (those of matches that ended may be counted until
+  // SeatsOf next forgets them). Constant time.
+  size_t SeatCount(const Principal& principal) const;
+
   // The (match, seat) pairs a principal plays: its seat, or a bot's seats
   // in running matches.
   std::vector<std::pair<std::shared_ptr<MatchHost>, int>> SeatsOf(
@@ -91,6 +96,8 @@ class Lobby {
       const v1::ListMatchesRequest& request) const;
 
   Connections& connections() { return connections_; }
+  // The deadline scheduler of this lobby's matches (its lateness figures).
+  const DeadlineScheduler& scheduler() const { return *scheduler_; }
   const std::string& referee_public_key() const { return public_key_; }
 
   // Checkpoints every running match (their logs then verify as prefixes)

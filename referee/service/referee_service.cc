@@ -79,29 +79,33 @@ class FailedWriteReactor final : public grpc::ServerWriteReactor<Response> {
   void OnDone() override { delete this; }
 };
 
-// Refused messages a stream may send: a token bucket.
+// Refused messages a stream may send: a token bucket, per seat the stream
+// plays (a bot's stream carries hundreds; when its matches go wrong each
+// seat may be refused a late message or two, which is no flood).
 class FloodGuard {
  public:
   FloodGuard(double burst, double refill_per_second)
-      : burst_(burst),
-        refill_(refill_per_second),
-        tokens_(burst),
-        last_(absl::Now()) {}
-  // Spends one token; false when none is left.
-  bool Strike() {
+      : burst_(burst), refill_(refill_per_second), last_(absl::Now()) {}
+  // Counts one refused message of a stream playing `seats` seats (at least
+  // 1); false when that takes it past its allowance.
+  bool Strike(size_t seats) {
+    const double scale = static_cast<double>(std::max<size_t>(seats, 1));
     const absl::Time now = absl::Now();
-    tokens_ = std::min(burst_,
-                       tokens_ + refill_ * absl::ToDoubleSeconds(now - last_));
+    // Refusals not yet forgiven, which drain at the refill rate: kept as a
+    // debt rather than tokens left, so that the allowance follows the
+    // seats as they come and go.
+    debt_ = std::max(
+        0.0, debt_ - refill_ * scale * absl::ToDoubleSeconds(now - last_));
     last_ = now;
-    if (tokens_ < 1) return false;
-    tokens_ -= 1;
+    if (debt_ + 1 > burst_ * scale) return false;
+    debt_ += 1;
     return true;
   }
 
  private:
   const double burst_;
   const double refill_;
-  double tokens_;
+  double debt_ = 0;
   absl::Time last_;
 };
 
@@ -155,6 +159,7 @@ class PlayReactor final
       return;
     }
     route_ = principal->route;
+    principal_ = *principal;
     lobby_->connections().Attach(route_, writer_);
     for (const auto& [host, seat] : lobby_->SeatsOf(*principal)) {
       host->Resume(seat);
@@ -243,7 +248,9 @@ class PlayReactor final
 
   // Counts a refused message; closes the stream when the client floods.
   bool Strike() {
-    if (flood_.Strike()) return true;
+    if (flood_.Strike(principal_ ? lobby_->SeatCount(*principal_) : 1)) {
+      return true;
+    }
     v1::PlayResponse response;
     response.mutable_error()->set_code(
         static_cast<int>(absl::StatusCode::kResourceExhausted));
@@ -260,6 +267,7 @@ class PlayReactor final
   const std::shared_ptr<PlayWriter> writer_;
   // The principal's Principal::route; 0 when unauthenticated.
   uint64_t route_ = 0;
+  std::optional<Principal> principal_;  // Once authenticated.
   grpc::ByteBuffer read_buffer_;
 };
 

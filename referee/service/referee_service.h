@@ -26,7 +26,8 @@ struct ServiceLimits {
   // RESOURCE_EXHAUSTED (a client that stopped reading).
   size_t max_queued_messages = 4096;
   // Refused Play messages a stream may send in a burst, and how many more
-  // it earns per second, before it is closed RESOURCE_EXHAUSTED.
+  // it earns per second, before it is closed RESOURCE_EXHAUSTED; both per
+  // seat the stream plays (a bot's stream: every seat assigned to the bot).
   double flood_burst = 64;
   double flood_refill_per_second = 16;
   // Whether Watch, GetMatch and ListMatches answer anyone (the default:
