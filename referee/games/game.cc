@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
+#include "referee/games/unknown_fields.h"
 
 namespace pyramid {
 
@@ -41,8 +42,13 @@ absl::StatusOr<v1::Action> ParseSeatAction(std::string_view bytes) {
   if (!action.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
     return absl::InvalidArgumentError("the action does not parse");
   }
-  // DiscardUnknownFields recurses into every submessage: a size change
-  // means some level held a field the protocol does not define.
+  // The scan settles almost every action; when it cannot rule unknown
+  // fields out, DiscardUnknownFields, which recurses into every
+  // submessage, decides: a size change means some level held a field the
+  // protocol does not define.
+  static const UnknownFieldScanner& scanner =
+      UnknownFieldScanner::For(v1::Action::descriptor());
+  if (!scanner.MayHoldUnknownFields(bytes)) return action;
   v1::Action known = action;
   known.DiscardUnknownFields();
   if (known.ByteSizeLong() != action.ByteSizeLong()) {
