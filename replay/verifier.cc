@@ -22,7 +22,7 @@
 #include "referee/crypto/protocol.h"
 #include "referee/crypto/sha256.h"
 #include "referee/games/registry.h"
-#include "referee/games/unknown_fields.h"
+#include "referee/games/wire_scanner.h"
 
 namespace pyramid {
 namespace {
@@ -72,10 +72,12 @@ constexpr char kNotCanonical[] =
 // encoding of its message (docs/log-format.md, "Canonical encoding"): the
 // deterministic serialization, with no unknown fields. Null when it is.
 // Discards `parsed`'s unknown fields. `scanner` is the one of `parsed`'s
-// type: when it rules unknown fields out, the reflection walk is skipped.
+// type: when it finds the bytes canonical, nothing else is done; when it
+// rules unknown fields out, the reflection walk is skipped.
 const char* NonCanonical(google::protobuf::Message& parsed,
                          std::string_view stored, std::string& buffer,
-                         const UnknownFieldScanner& scanner) {
+                         const WireScanner& scanner) {
+  if (scanner.IsCanonical(stored)) return nullptr;
   if (!scanner.MayHoldUnknownFields(stored)) {
     return StoredAs(parsed, stored, buffer) ? nullptr : kNotCanonical;
   }
@@ -136,7 +138,7 @@ struct ParseBuffers {
   ParseBuffers() : arena(arena_block.data(), arena_block.size()) {
     for (int kind = v1::LogRecord::kHeaderFieldNumber;
          kind <= v1::LogRecord::kSealFieldNumber; ++kind) {
-      scanners[kind] = &UnknownFieldScanner::For(
+      scanners[kind] = &WireScanner::For(
           v1::LogRecord::descriptor()->FindFieldByNumber(kind)->message_type());
     }
   }
@@ -144,10 +146,10 @@ struct ParseBuffers {
   std::array<v1::LogRecord, v1::LogRecord::kSealFieldNumber + 1> by_kind;
   v1::LogRecord general;  // For records in another layout.
   // The scanner of each kind's message (NonCanonical), and of a record.
-  std::array<const UnknownFieldScanner*, v1::LogRecord::kSealFieldNumber + 1>
+  std::array<const WireScanner*, v1::LogRecord::kSealFieldNumber + 1>
       scanners{};
-  const UnknownFieldScanner& record_scanner =
-      UnknownFieldScanner::For(v1::LogRecord::descriptor());
+  const WireScanner& record_scanner =
+      WireScanner::For(v1::LogRecord::descriptor());
   // For records found to be as expected: prev_hash and the kind only.
   v1::LogRecord unparsed;
   // Scratch for StoredAs() and SameMessage().

@@ -5,7 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
-#include "referee/games/unknown_fields.h"
+#include "referee/games/wire_scanner.h"
 
 namespace pyramid {
 
@@ -46,8 +46,8 @@ absl::StatusOr<v1::Action> ParseSeatAction(std::string_view bytes) {
   // fields out, DiscardUnknownFields, which recurses into every
   // submessage, decides: a size change means some level held a field the
   // protocol does not define.
-  static const UnknownFieldScanner& scanner =
-      UnknownFieldScanner::For(v1::Action::descriptor());
+  static const WireScanner& scanner =
+      WireScanner::For(v1::Action::descriptor());
   if (!scanner.MayHoldUnknownFields(bytes)) return action;
   v1::Action known = action;
   known.DiscardUnknownFields();
