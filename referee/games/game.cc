@@ -10,6 +10,11 @@
 namespace pyramid {
 
 absl::StatusOr<v1::Result> State::Apply(absl::Span<const SeatAction> actions) {
+  return ApplyPrevalidated(actions, 0);
+}
+
+absl::StatusOr<v1::Result> State::ApplyPrevalidated(
+    absl::Span<const SeatAction> actions, uint64_t prevalidated) {
   const std::vector<int> acting = ActingSeats();
   if (acting.empty()) return absl::FailedPreconditionError("game is over");
   if (actions.size() != acting.size()) {
@@ -21,6 +26,7 @@ absl::StatusOr<v1::Result> State::Apply(absl::Span<const SeatAction> actions) {
       return absl::FailedPreconditionError(
           absl::StrCat("seat ", actions[i].seat, " is not acting here"));
     }
+    if (i < 64 && (prevalidated >> i & 1) != 0) continue;
     absl::Status status = ValidateAction(actions[i].seat, actions[i].action);
     if (!status.ok()) return status;
   }
