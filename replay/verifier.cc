@@ -22,6 +22,7 @@
 #include "referee/crypto/protocol.h"
 #include "referee/crypto/sha256.h"
 #include "referee/games/registry.h"
+#include "referee/games/wire_scanner.h"
 
 namespace pyramid {
 namespace {
@@ -63,19 +64,28 @@ bool StoredAs(const google::protobuf::Message& message, std::string_view stored,
   return std::string_view(buffer) == stored;
 }
 
+constexpr char kNotCanonical[] =
+    "is not in its canonical encoding (fields out of order or repeated, a "
+    "default value written, or an over-long varint)";
+
 // Why `stored`, from which `parsed` was just parsed, is not the canonical
 // encoding of its message (docs/log-format.md, "Canonical encoding"): the
 // deterministic serialization, with no unknown fields. Null when it is.
-// Discards `parsed`'s unknown fields.
+// Discards `parsed`'s unknown fields. `scanner` is the one of `parsed`'s
+// type: when it finds the bytes canonical, nothing else is done; when it
+// rules unknown fields out, the reflection walk is skipped.
 const char* NonCanonical(google::protobuf::Message& parsed,
-                         std::string_view stored, std::string& buffer) {
+                         std::string_view stored, std::string& buffer,
+                         const WireScanner& scanner) {
+  if (scanner.IsCanonical(stored)) return nullptr;
+  if (!scanner.MayHoldUnknownFields(stored)) {
+    return StoredAs(parsed, stored, buffer) ? nullptr : kNotCanonical;
+  }
   const size_t with_unknown = parsed.ByteSizeLong();
   parsed.DiscardUnknownFields();
   if (StoredAs(parsed, stored, buffer)) return nullptr;
-  return parsed.ByteSizeLong() != with_unknown
-             ? "holds unknown fields"
-             : "is not in its canonical encoding (fields out of order or "
-               "repeated, a default value written, or an over-long varint)";
+  return parsed.ByteSizeLong() != with_unknown ? "holds unknown fields"
+                                               : kNotCanonical;
 }
 
 // A record's stored bytes in the layout every referee writes: prev_hash
@@ -125,10 +135,21 @@ absl::Status Bad(absl::string_view reason) {
 // allocated; kept per thread (ThreadParseBuffers), so that verifying many
 // logs in a row allocates almost nothing for parsing.
 struct ParseBuffers {
-  ParseBuffers() : arena(arena_block.data(), arena_block.size()) {}
+  ParseBuffers() : arena(arena_block.data(), arena_block.size()) {
+    for (int kind = v1::LogRecord::kHeaderFieldNumber;
+         kind <= v1::LogRecord::kSealFieldNumber; ++kind) {
+      scanners[kind] = &WireScanner::For(
+          v1::LogRecord::descriptor()->FindFieldByNumber(kind)->message_type());
+    }
+  }
 
   std::array<v1::LogRecord, v1::LogRecord::kSealFieldNumber + 1> by_kind;
   v1::LogRecord general;  // For records in another layout.
+  // The scanner of each kind's message (NonCanonical), and of a record.
+  std::array<const WireScanner*, v1::LogRecord::kSealFieldNumber + 1>
+      scanners{};
+  const WireScanner& record_scanner =
+      WireScanner::For(v1::LogRecord::descriptor());
   // For records found to be as expected: prev_hash and the kind only.
   v1::LogRecord unparsed;
   // Scratch for StoredAs() and SameMessage().
@@ -694,7 +715,8 @@ const v1::LogRecord* Replayer::ParseWhole(std::string_view bytes) {
   if (!record.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
     return nullptr;
   }
-  non_canonical_ = NonCanonical(record, bytes, buffers_.serialized);
+  non_canonical_ =
+      NonCanonical(record, bytes, buffers_.serialized, buffers_.record_scanner);
   return &record;
 }
 
@@ -743,7 +765,8 @@ const v1::LogRecord* Replayer::Parse(std::string_view bytes) {
   if (kind == nullptr) return nullptr;  // SplitRecord admits no other field.
   if (!ParsePayload(layout->payload, *kind)) return nullptr;
   non_canonical_ = NonCanonical(*static_cast<google::protobuf::Message*>(kind),
-                                layout->payload, buffers_.serialized);
+                                layout->payload, buffers_.serialized,
+                                *buffers_.scanners[layout->kind]);
   // assign() reuses the string's memory (set_prev_hash would allocate).
   record.mutable_prev_hash()->assign(layout->prev_hash);
   return &record;

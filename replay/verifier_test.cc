@@ -135,6 +135,9 @@ struct Forge {
   bool recheckpoint = true;
   // Signs instead of the referee's key when set (with resign).
   std::string (*sign)(std::string_view message) = nullptr;
+  // With resign: the signature record at this index is kept as it is
+  // (record_count, chain_hash and signature).
+  int keep_signature_of = -1;
 };
 
 // `records` with their checkpoints where a writer with `interval` puts them.
@@ -177,7 +180,8 @@ std::string Reframe(std::vector<v1::LogRecord> records, Forge how = {}) {
                                    ? record.mutable_checkpoint()
                                : record.has_seal() ? record.mutable_seal()
                                                    : nullptr;
-    if (signature != nullptr && how.resign) {
+    if (signature != nullptr && how.resign &&
+        static_cast<int>(i) != how.keep_signature_of) {
       signature->set_record_count(i);
       signature->set_chain_hash(std::string(AsView(chain)));
       const std::string message =
@@ -606,6 +610,55 @@ TEST_F(ForgeryTest, BadCheckpointSignature) {
       *records_[checkpoint].mutable_checkpoint()->mutable_signature();
   sig[10] = static_cast<char>(sig[10] ^ 0x04);
   ExpectBadCheckpointSignatureRejected(checkpoint);
+}
+
+// The rule of docs/log-format.md, "Which signatures are checked": a sealed
+// log's checkpoint signatures are redundant, since the seal signs the chain
+// through every record before it, each checkpoint's bytes included. So a
+// log whose referee signed a middle checkpoint badly but everything else
+// well verifies (its record_count and chain_hash are still checked); cut
+// right after that checkpoint it does not (the last checkpoint's signature
+// is checked), and cut after a later, good checkpoint it is an unsealed
+// prefix.
+TEST_F(ForgeryTest, BadMiddleCheckpointSignatureUnderAGoodSealVerifies) {
+  const int checkpoint = Find(v1::LogRecord::kCheckpoint, 2);
+  const int later = Find(v1::LogRecord::kCheckpoint, 3);
+  ASSERT_GT(later, checkpoint);
+  std::string& sig =
+      *records_[checkpoint].mutable_checkpoint()->mutable_signature();
+  sig[10] = static_cast<char>(sig[10] ^ 0x04);
+  Forge how = kRaw;
+  how.keep_signature_of = checkpoint;
+  const Verdict sealed = Forged(how);
+  EXPECT_EQ(sealed.kind, Kind::kGenuine) << Describe(sealed);
+  const std::vector<v1::LogRecord> all = records_;
+  records_.resize(later + 1);
+  const Verdict prefix = Forged(how);
+  EXPECT_EQ(prefix.kind, Kind::kUnsealedPrefix) << Describe(prefix);
+  EXPECT_EQ(prefix.signed_records, static_cast<uint64_t>(later));
+  records_ = all;
+  records_.resize(checkpoint + 1);
+  ExpectRejected(Forged(how), checkpoint, "referee signature does not verify");
+}
+
+// The checks that cost no signature stay on every checkpoint of a sealed
+// log: its record_count and chain_hash must name the chain where it stands,
+// even when the seal signs a chain through it.
+TEST_F(ForgeryTest, MiddleCheckpointNamingAnotherChainUnderAGoodSeal) {
+  const int checkpoint = Find(v1::LogRecord::kCheckpoint, 2);
+  Forge how = kRaw;
+  how.keep_signature_of = checkpoint;
+  const std::vector<v1::LogRecord> genuine = records_;
+  records_[checkpoint].mutable_checkpoint()->set_record_count(checkpoint + 1);
+  ExpectRejected(Forged(how), checkpoint,
+                 "record_count is not the record's index");
+  records_ = genuine;
+  std::string& hash =
+      *records_[checkpoint].mutable_checkpoint()->mutable_chain_hash();
+  hash[0] = static_cast<char>(hash[0] ^ 0x01);
+  ExpectRejected(Forged(how), checkpoint,
+                 "the signed chain hash is not the hash of the previous "
+                 "record");
 }
 
 TEST_F(ForgeryTest, CheckpointSignedByAnotherKey) {

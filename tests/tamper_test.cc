@@ -53,6 +53,7 @@ namespace {
 namespace v1 = ::pyramid::referee::v1;
 
 using ::testing::HasSubstr;
+using ::testing::MatchesRegex;
 using ::testing::StartsWith;
 using Kind = Verdict::Kind;
 
@@ -637,6 +638,46 @@ TEST_F(ReplayCliTest, WorstVerdictOfSeveralLogs) {
                                 " ", Tmp("cut.pyrlog")))
                 .exit_code,
             2);
+}
+
+// Several logs are verified on every core, yet each one's line comes in
+// the order given, byte for byte what verifying it alone prints; the exit
+// status is the worst, and a last line on standard error gives logs/s.
+TEST_F(ReplayCliTest, SeveralLogsInParallelPrintInTheOrderGiven) {
+  Golden golden(kClassic);
+  std::string bad = golden.file;
+  bad[golden.ends[3] - 1] ^= 0x01;
+  WriteFile(Tmp("bad.pyrlog"), bad);
+  std::vector<std::string> logs;
+  for (int round = 0; round < 3; ++round) {
+    for (const char* log : kGoldens) logs.push_back(log);
+    logs.push_back(Tmp("bad.pyrlog"));
+  }
+  std::string args = absl::StrCat("verify --key ", kKeyFile);
+  std::string expected;
+  for (const std::string& log : logs) {
+    absl::StrAppend(&args, " ", log);
+    const CliRun alone =
+        Replay(absl::StrCat("verify --key ", kKeyFile, " ", log));
+    EXPECT_EQ(alone.err, "") << log;
+    absl::StrAppend(&expected, alone.out);
+  }
+  const CliRun run = Replay(args);
+  EXPECT_EQ(run.exit_code, 1) << run.err;
+  EXPECT_EQ(run.out, expected);
+  EXPECT_THAT(run.err, MatchesRegex(absl::StrCat(
+                           "replay: ", logs.size(),
+                           " logs in [0-9.]+ s, [0-9.]+ logs/s \\([0-9]+ "
+                           "threads\\)\n")));
+  // Without the bad log: 0; with an unreadable one as well: 2, and the
+  // problem on standard error, before the summary.
+  const CliRun good = Replay(absl::StrCat("verify --key ", kKeyFile, " ",
+                                          kGoldens[0], " ", kGoldens[1]));
+  EXPECT_EQ(good.exit_code, 0) << good.err;
+  const CliRun missing =
+      Replay(absl::StrCat(args, " ", Tmp("missing.pyrlog"), " ", kClassic));
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_THAT(missing.err, StartsWith(Tmp("missing.pyrlog")));
 }
 
 TEST_F(ReplayCliTest, UsageErrors) {

@@ -21,12 +21,24 @@ Decision::Decision(uint64_t id, std::vector<int> seats, bool simultaneous)
     : id_(id),
       seats_(std::move(seats)),
       simultaneous_(simultaneous),
-      progress_(seats_.size()) {}
+      progress_(seats_.size()) {
+  for (size_t i = 0; i < seats_.size(); ++i) {
+    const int seat = seats_[i];
+    if (seat < 0) continue;  // Never asked for: IndexOf takes no negative.
+    if (position_.size() <= static_cast<size_t>(seat)) {
+      position_.resize(seat + 1, -1);
+    }
+    // The first occurrence, as a search from the front finds it.
+    if (position_[seat] < 0) position_[seat] = static_cast<int>(i);
+  }
+}
 
 std::optional<size_t> Decision::IndexOf(int seat) const {
-  auto it = std::find(seats_.begin(), seats_.end(), seat);
-  if (it == seats_.end()) return std::nullopt;
-  return static_cast<size_t>(it - seats_.begin());
+  if (seat < 0 || static_cast<size_t>(seat) >= position_.size() ||
+      position_[seat] < 0) {
+    return std::nullopt;
+  }
+  return static_cast<size_t>(position_[seat]);
 }
 
 const Decision::SeatProgress* Decision::Find(int seat) const {

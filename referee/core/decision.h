@@ -136,6 +136,9 @@ class Decision {
   bool simultaneous_ = false;
   bool reveal_phase_ = false;
   std::vector<SeatProgress> progress_;  // Indexed like seats_.
+  // position_[seat]: the seat's index in seats_, or -1; sized to the
+  // largest seat asked plus one (IndexOf runs for every record).
+  std::vector<int> position_;
 };
 
 }  // namespace pyramid

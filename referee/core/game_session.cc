@@ -40,14 +40,19 @@ absl::StatusOr<v1::Applied> GameSession::ApplyDecision(
   // move, not copy: this runs for every decision of every replayed log.
   std::vector<SeatAction> actions;
   actions.reserve(moves.size());
+  uint64_t prevalidated = 0;
   for (v1::Move& move : moves) {
+    if (move.source() == v1::MOVE_REVEALED && actions.size() < 64) {
+      prevalidated |= uint64_t{1} << actions.size();
+    }
     SeatAction& action = actions.emplace_back();
     action.seat = static_cast<int>(move.seat());
     action.action = move.source() == v1::MOVE_DEFAULT
                         ? state_->DefaultAction(move.seat())
                         : std::move(*move.mutable_action());
   }
-  absl::StatusOr<v1::Result> result = state_->Apply(actions);
+  absl::StatusOr<v1::Result> result =
+      state_->ApplyPrevalidated(actions, prevalidated);
   if (!result.ok()) return result.status();
   v1::Applied applied;
   applied.set_decision_id(decision_id);

@@ -33,7 +33,9 @@ class GameSession {
   bool IsSimultaneous() const { return state_->IsSimultaneous(); }
 
   // Applies one move per acting seat (ascending) as decision `decision_id`.
-  // Moves whose source is MOVE_DEFAULT must carry the default action.
+  // Moves whose source is MOVE_DEFAULT get the default action (validated);
+  // a MOVE_REVEALED move's action must already have been accepted by
+  // ValidateAction on this state, and is not validated again.
   absl::StatusOr<v1::Applied> ApplyDecision(uint64_t decision_id,
                                             std::vector<v1::Move> moves);
 

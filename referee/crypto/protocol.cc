@@ -7,10 +7,16 @@ namespace pyramid {
 Digest CommitmentHash(std::string_view match_id, uint32_t seat,
                       uint64_t decision_id, std::string_view salt,
                       std::string_view action_bytes) {
-  std::string numbers;
-  AppendU32Be(numbers, seat);
-  AppendU64Be(numbers, decision_id);
-  return Sha256({kCommitDomain, match_id, numbers, salt, action_bytes});
+  // One contiguous preimage, hashed in one update (the verifier computes
+  // one per reveal); the buffer is the thread's, reused.
+  thread_local std::string preimage;
+  preimage.assign(kCommitDomain);
+  preimage.append(match_id);
+  AppendU32Be(preimage, seat);
+  AppendU64Be(preimage, decision_id);
+  preimage.append(salt);
+  preimage.append(action_bytes);
+  return Sha256(preimage);
 }
 
 std::string CommitSignatureMessage(std::string_view match_id, uint32_t seat,

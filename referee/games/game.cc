@@ -5,10 +5,16 @@
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
+#include "referee/games/wire_scanner.h"
 
 namespace pyramid {
 
 absl::StatusOr<v1::Result> State::Apply(absl::Span<const SeatAction> actions) {
+  return ApplyPrevalidated(actions, 0);
+}
+
+absl::StatusOr<v1::Result> State::ApplyPrevalidated(
+    absl::Span<const SeatAction> actions, uint64_t prevalidated) {
   const std::vector<int> acting = ActingSeats();
   if (acting.empty()) return absl::FailedPreconditionError("game is over");
   if (actions.size() != acting.size()) {
@@ -20,6 +26,7 @@ absl::StatusOr<v1::Result> State::Apply(absl::Span<const SeatAction> actions) {
       return absl::FailedPreconditionError(
           absl::StrCat("seat ", actions[i].seat, " is not acting here"));
     }
+    if (i < 64 && (prevalidated >> i & 1) != 0) continue;
     absl::Status status = ValidateAction(actions[i].seat, actions[i].action);
     if (!status.ok()) return status;
   }
@@ -41,8 +48,13 @@ absl::StatusOr<v1::Action> ParseSeatAction(std::string_view bytes) {
   if (!action.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
     return absl::InvalidArgumentError("the action does not parse");
   }
-  // DiscardUnknownFields recurses into every submessage: a size change
-  // means some level held a field the protocol does not define.
+  // The scan settles almost every action; when it cannot rule unknown
+  // fields out, DiscardUnknownFields, which recurses into every
+  // submessage, decides: a size change means some level held a field the
+  // protocol does not define.
+  static const WireScanner& scanner =
+      WireScanner::For(v1::Action::descriptor());
+  if (!scanner.MayHoldUnknownFields(bytes)) return action;
   v1::Action known = action;
   known.DiscardUnknownFields();
   if (known.ByteSizeLong() != action.ByteSizeLong()) {

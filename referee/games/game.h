@@ -71,6 +71,13 @@ class State {
   // move did (recorded in the log and recomputed by the verifier).
   absl::StatusOr<v1::Result> Apply(absl::Span<const SeatAction> actions);
 
+  // As Apply, except that actions[i] with bit i of `prevalidated` set was
+  // already accepted by ValidateAction on this very state, and is not
+  // validated again (the referee and the verifier validate each revealed
+  // action as it comes, then apply the decision's actions together).
+  absl::StatusOr<v1::Result> ApplyPrevalidated(
+      absl::Span<const SeatAction> actions, uint64_t prevalidated);
+
   // Whether LegalActions() enumerates every legal action in this game.
   // Games whose action sets can be huge (e.g. payment options) return false
   // and rely on ValidateAction plus DefaultAction.

@@ -330,24 +330,33 @@ std::vector<v1::Action> PyramidSchemeState::LegalActions(int seat) const {
 // Same answer as the default, without listing, serializing and sorting
 // every choice: the choices stop at the first that differs from the first
 // (LegalActions drops duplicates, so equal choices are one action).
+// Two actions wrapping choices are equal iff the choices' bytes are, so
+// the choices are compared unwrapped, the later ones serialized into one
+// reused buffer.
 std::optional<v1::Action> PyramidSchemeState::SoleLegalAction(int seat) const {
   if (IsTerminal() || seat != DecidingSeat()) return std::nullopt;
-  std::optional<v1::Action> sole;
+  std::optional<v1::PyramidSchemeAction> sole;
   std::string sole_bytes;
+  std::string bytes;
   bool several = false;
   ForEachChoice([&](v1::PyramidSchemeAction choice) {
-    v1::Action action = Wrap(std::move(choice));
-    std::string bytes = DeterministicBytes(action);
     if (!sole.has_value()) {
-      sole = std::move(action);
-      sole_bytes = std::move(bytes);
+      sole_bytes = DeterministicBytes(choice);
+      sole = std::move(choice);
       return true;
+    }
+    bytes.clear();
+    {
+      google::protobuf::io::StringOutputStream stream(&bytes);
+      google::protobuf::io::CodedOutputStream coded(&stream);
+      coded.SetSerializationDeterministic(true);
+      choice.SerializeToCodedStream(&coded);
     }
     several = bytes != sole_bytes;
     return !several;
   });
-  if (several) return std::nullopt;
-  return sole;
+  if (several || !sole.has_value()) return std::nullopt;
+  return Wrap(*std::move(sole));
 }
 
 // The rules page's "Default actions".

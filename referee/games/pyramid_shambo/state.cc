@@ -169,13 +169,30 @@ std::vector<v1::Action> PyramidShamboState::LegalActions(int seat) const {
   return actions;
 }
 
-// Same answer as the default, without listing every payment option.
+// Same answer as the default, without listing (and serializing and
+// sorting) every payment option or challenge target: the verifier and the
+// referee ask after every move.
 std::optional<v1::Action> PyramidShamboState::SoleLegalAction(int seat) const {
   if (phase_ == Phase::kPayment && seat == decider_) {
     if (payment_options_ != 1) return std::nullopt;
     return PaymentAction(payment_->Canonical());
   }
-  return State::SoleLegalAction(seat);
+  if (phase_ != Phase::kChallenge && phase_ != Phase::kThrow) {
+    return State::SoleLegalAction(seat);
+  }
+  const std::vector<int> acting = ActingSeats();
+  if (acting.size() != 1 || acting[0] != seat || !IsActing(seat)) {
+    return std::nullopt;
+  }
+  if (phase_ == Phase::kThrow) return std::nullopt;  // Three hands.
+  int sole = -1;
+  for (int target = 0; target < num_seats_; ++target) {
+    if (target == active_ || !Live(target)) continue;
+    if (sole >= 0) return std::nullopt;
+    sole = target;
+  }
+  if (sole < 0) return std::nullopt;
+  return ChallengeAction(sole);
 }
 
 v1::Action PyramidShamboState::DefaultAction(int seat) const {
