@@ -69,7 +69,7 @@ absl::Status LogWriter::EndBatch() {
 absl::Status LogWriter::Flush() {
   if (pending_.empty()) return absl::OkStatus();
   absl::Status status = sink_->Append(pending_);
-  pending_.clear();
+  pending_ = std::string();  // An idle match holds no buffer.
   return status;
 }
 

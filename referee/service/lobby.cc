@@ -518,11 +518,10 @@ void Lobby::Archive(const v1::MatchInfo& info, const std::string& log_path) {
   order_.push_back(std::move(host));
 }
 
-size_t Lobby::SeatCount(const Principal& principal) const {
-  if (principal.kind != Principal::Kind::kBot) return 1;
+size_t Lobby::BotSeatCount(const std::string& bot_id) const {
   absl::MutexLock lock(&mu_);
-  auto bot = bots_.find(principal.bot_id);
-  return bot == bots_.end() ? 1 : bot->second.seats.size();
+  auto bot = bots_.find(bot_id);
+  return bot == bots_.end() ? 1 : std::max<size_t>(bot->second.seats.size(), 1);
 }
 
 std::vector<std::pair<std::shared_ptr<MatchHost>, int>> Lobby::SeatsOf(

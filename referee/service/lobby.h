@@ -80,10 +80,10 @@ class Lobby {
   // The principal of `token`; nullopt when unknown.
   std::optional<Principal> Authenticate(std::string_view token) const;
 
-  // How many seats a principal plays: 1 for a seat token; for a bot, the
-  // seats assigned to it (those of matches that ended may be counted until
-  // SeatsOf next forgets them). Constant time.
-  size_t SeatCount(const Principal& principal) const;
+  // How many seats bot `bot_id` plays: those assigned to it (the seats of
+  // matches that ended may be counted until SeatsOf next forgets them), at
+  // least 1. Constant time.
+  size_t BotSeatCount(const std::string& bot_id) const;
 
   // The (match, seat) pairs a principal plays: its seat, or a bot's seats
   // in running matches.

@@ -159,7 +159,7 @@ class PlayReactor final
       return;
     }
     route_ = principal->route;
-    principal_ = *principal;
+    if (principal->kind == Principal::Kind::kBot) bot_id_ = principal->bot_id;
     lobby_->connections().Attach(route_, writer_);
     for (const auto& [host, seat] : lobby_->SeatsOf(*principal)) {
       host->Resume(seat);
@@ -248,7 +248,7 @@ class PlayReactor final
 
   // Counts a refused message; closes the stream when the client floods.
   bool Strike() {
-    if (flood_.Strike(principal_ ? lobby_->SeatCount(*principal_) : 1)) {
+    if (flood_.Strike(bot_id_.empty() ? 1 : lobby_->BotSeatCount(bot_id_))) {
       return true;
     }
     v1::PlayResponse response;
@@ -267,7 +267,7 @@ class PlayReactor final
   const std::shared_ptr<PlayWriter> writer_;
   // The principal's Principal::route; 0 when unauthenticated.
   uint64_t route_ = 0;
-  std::optional<Principal> principal_;  // Once authenticated.
+  std::string bot_id_;  // A bot's stream: the bot's id.
   grpc::ByteBuffer read_buffer_;
 };
 
