@@ -11,8 +11,6 @@
 #include <string>
 #include <vector>
 
-#include "google/protobuf/io/coded_stream.h"
-#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "google/protobuf/stubs/logging.h"
 #include "gtest/gtest.h"
 #include "pyramid/referee/v1/log.pb.h"
@@ -20,21 +18,12 @@
 #include "referee/crypto/bytes.h"
 #include "referee/crypto/random_stream.h"
 #include "referee/crypto/sha256.h"
+#include "referee/games/game.h"
 
 namespace pyramid {
 namespace {
 
 namespace v1 = ::pyramid::referee::v1;
-
-std::string Deterministic(const google::protobuf::Message& message) {
-  std::string bytes;
-  google::protobuf::io::StringOutputStream stream(&bytes);
-  google::protobuf::io::CodedOutputStream coded(&stream);
-  coded.SetSerializationDeterministic(true);
-  message.SerializeToCodedStream(&coded);
-  coded.Trim();
-  return bytes;
-}
 
 // The stored bytes of every record of every golden log.
 std::vector<std::string> GoldenRecords() {
@@ -67,7 +56,7 @@ bool CheckAgainstProtobuf(const std::string& bytes) {
   }
   if (scanner.IsCanonical(bytes)) {
     EXPECT_FALSE(unknown) << ToHex(bytes);
-    EXPECT_EQ(Deterministic(record), bytes);
+    EXPECT_EQ(DeterministicBytes(record), bytes);
   }
   return true;
 }
