@@ -117,8 +117,13 @@ std::string MatchInfoHtml(const MatchSteps& match) {
       ", created ", UtcTime(h.created_unix_ms()),
       "</td></tr><tr><th>Clocks</th><td>commit ",
       h.clocks().commit_timeout_ms(), " ms, reveal ",
-      h.clocks().reveal_timeout_ms(), " ms, bank ", h.clocks().time_bank_ms(),
-      " ms (+", h.clocks().time_bank_increment_ms(), " ms); forfeit policy ",
+      h.clocks().reveal_timeout_ms(), " ms, ",
+      h.clocks().seed_timeout_ms() == 0
+          ? ""
+          : absl::StrCat("seed decision ", h.clocks().seed_timeout_ms(),
+                         " ms, "),
+      "bank ", h.clocks().time_bank_ms(), " ms (+",
+      h.clocks().time_bank_increment_ms(), " ms); forfeit policy ",
       SvgText(v1::ForfeitPolicy_Name(h.forfeit_policy())),
       "</td></tr><tr><th>Referee key</th><td><code>",
       ToHex(h.referee_public_key()), "</code></td></tr>");

@@ -29,7 +29,11 @@ void PrintHeader(const v1::Header& h, std::ostream& out) {
   out << "referee key " << ToHex(h.referee_public_key()) << "\n";
   out << "forfeit policy " << v1::ForfeitPolicy_Name(h.forfeit_policy())
       << "; commit timeout " << h.clocks().commit_timeout_ms()
-      << " ms, reveal timeout " << h.clocks().reveal_timeout_ms() << " ms\n";
+      << " ms, reveal timeout " << h.clocks().reveal_timeout_ms() << " ms";
+  if (h.clocks().seed_timeout_ms() != 0) {
+    out << ", seed decision " << h.clocks().seed_timeout_ms() << " ms";
+  }
+  out << "\n";
   for (int i = 0; i < h.seats_size(); ++i) {
     out << "seat " << i << ": " << h.seats(i).name()
         << (h.seats(i).public_key().empty() ? "" : " (signs its commits)")
