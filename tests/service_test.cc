@@ -743,6 +743,65 @@ TEST_F(ServiceTest, ObservationOnceIsAFeatureAClientOptsInto) {
   }
 }
 
+// A bot that plays two seats of a match on a "batch" stream: its batched
+// commits and reveals are taken as if sent one by one, and what they cause
+// for the stream comes back batched; a stream without the feature never
+// gets a batch, and a batch that holds a batch, or nothing, is refused.
+TEST_F(ServiceTest, BatchIsAFeatureAClientOptsInto) {
+  const v1::RegisterBotResponse bot = NewBot("batcher");
+  const Created match = NewMatch({}, v1::FORFEIT_POLICY_FORFEIT,
+                                 {bot.bot_id(), bot.bot_id(), ""});
+  PlayClient stream(ref_->NewChannel(), bot.bot_token(), "bot", nullptr,
+                    std::nullopt, "observation-once, batch");
+  std::unique_ptr<PlayClient> other = Connect(match.tokens[2], "seat2");
+  other->AutoPlay();
+  ASSERT_TRUE(stream.Await(IsDecision(match.id, 0, 0)));
+  ASSERT_TRUE(stream.Await(IsDecision(match.id, 1, 0)));
+
+  const Move moves[2] = {NewMove(svctest::SeedAction()),
+                         NewMove(svctest::SeedAction())};
+  v1::PlayRequest commits;
+  for (uint32_t seat : {0u, 1u}) {
+    *commits.mutable_batch()->add_requests() =
+        svctest::CommitMsg(match.id, seat, 0, moves[seat]);
+  }
+  ASSERT_TRUE(stream.Send(commits));
+  ASSERT_TRUE(stream.Await(IsCommitAck(match.id, 0, 0)));
+  ASSERT_TRUE(stream.Await(IsCommitAck(match.id, 1, 0)));
+  ASSERT_TRUE(stream.Await(IsRevealRequest(match.id, 0, 0)));
+  ASSERT_TRUE(stream.Await(IsRevealRequest(match.id, 1, 0)));
+  v1::PlayRequest reveals;
+  for (uint32_t seat : {0u, 1u}) {
+    *reveals.mutable_batch()->add_requests() =
+        svctest::RevealMsg(match.id, seat, 0, moves[seat]);
+  }
+  ASSERT_TRUE(stream.Send(reveals));
+  ASSERT_TRUE(stream.Await(IsRevealAck(match.id, 0, 0)));
+  ASSERT_TRUE(stream.Await(IsRevealAck(match.id, 1, 0)));
+  // The stream was held while each batch was handled: its two acks went
+  // out together, at least.
+  const std::vector<int> sizes = stream.BatchSizes();
+  ASSERT_FALSE(sizes.empty());
+  EXPECT_GE(*std::max_element(sizes.begin(), sizes.end()), 2);
+
+  v1::PlayRequest nested;
+  *nested.mutable_batch()->add_requests() = commits;
+  ASSERT_TRUE(stream.Send(nested));
+  EXPECT_TRUE(stream.Await(IsError("", 0, 0, kInvalidArgument)));
+  v1::PlayRequest empty;
+  empty.mutable_batch();
+  ASSERT_TRUE(stream.Send(empty));
+  EXPECT_TRUE(stream.AwaitCount(IsError("", 0, 0, kInvalidArgument), 2));
+
+  stream.AutoPlay(1);
+  EXPECT_TRUE(stream.Await(IsEnded(match.id, 0)));
+  EXPECT_TRUE(stream.Await(IsEnded(match.id, 1)));
+  EXPECT_TRUE(other->Await(IsEnded(match.id, 2)));
+  EXPECT_EQ(stream.Count(IsAnyError()), 2);  // The two refused batches.
+  EXPECT_TRUE(other->BatchSizes().empty());
+  ExpectGenuine(match.id);
+}
+
 TEST_F(ServiceTest, BotStreamMultiplexesTwoMatches) {
   const v1::RegisterBotResponse bot = NewBot("multi");
   const Created a =

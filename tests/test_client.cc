@@ -273,19 +273,31 @@ void PlayClient::ReadLoop() {
     std::string raw = FromBuffer(buffer);
     v1::PlayResponse message;
     const bool parsed = message.ParseFromString(raw);
-    uint64_t seq = 0;
-    if (log_ != nullptr) {
-      EventLog::Event event;
-      event.at = absl::Now();
-      event.who = name_;
-      event.raw = raw;
-      if (parsed) event.play = message;
-      seq = log_->Add(std::move(event));
+    // A batch ("batch" feature) is recorded as the messages it carries.
+    std::vector<v1::PlayResponse> messages;
+    if (parsed && message.has_batch()) {
+      std::lock_guard<std::mutex> lock(mu_);
+      batch_sizes_.push_back(message.batch().responses_size());
+      messages.assign(message.batch().responses().begin(),
+                      message.batch().responses().end());
+    } else {
+      messages.push_back(std::move(message));
     }
-    std::lock_guard<std::mutex> lock(mu_);
-    received_.emplace_back(seq, message);
-    AutoAnswer(message);
-    cv_.notify_all();
+    for (v1::PlayResponse& m : messages) {
+      uint64_t seq = 0;
+      if (log_ != nullptr) {
+        EventLog::Event event;
+        event.at = absl::Now();
+        event.who = name_;
+        event.raw = messages.size() == 1 ? raw : m.SerializeAsString();
+        if (parsed) event.play = m;
+        seq = log_->Add(std::move(event));
+      }
+      std::lock_guard<std::mutex> lock(mu_);
+      received_.emplace_back(seq, m);
+      AutoAnswer(m);
+      cv_.notify_all();
+    }
   }
   grpc::Status status;
   {
@@ -306,16 +318,26 @@ bool PlayClient::WriteLocked(const std::string& bytes) {
 }
 
 bool PlayClient::Send(const v1::PlayRequest& request) {
-  if (request.has_reveal()) {
-    std::lock_guard<std::mutex> lock(mu_);
-    secrets_.push_back(request.reveal().salt());
-    v1::Action action;
-    if (action.ParseFromString(request.reveal().action()) &&
-        action.has_seed()) {
-      secrets_.push_back(action.seed().contribution());
-    }
-  }
+  NoteSecrets(request);
   return WriteLocked(request.SerializeAsString());
+}
+
+void PlayClient::NoteSecrets(const v1::PlayRequest& request) {
+  for (const v1::PlayRequest& inner : request.batch().requests()) {
+    NoteSecrets(inner);
+  }
+  if (!request.has_reveal()) return;
+  std::lock_guard<std::mutex> lock(mu_);
+  secrets_.push_back(request.reveal().salt());
+  v1::Action action;
+  if (action.ParseFromString(request.reveal().action()) && action.has_seed()) {
+    secrets_.push_back(action.seed().contribution());
+  }
+}
+
+std::vector<int> PlayClient::BatchSizes() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return batch_sizes_;
 }
 
 bool PlayClient::SendRaw(const std::string& bytes) {

@@ -113,7 +113,11 @@ class PlayClient {
   // Waits until `n` received messages match `pred`; false on timeout.
   bool AwaitCount(const Pred& pred, int n, absl::Duration timeout = kWait);
   int Count(const Pred& pred) const;
+  // Every message received, in order; a PlayResponse.batch counts as the
+  // messages it carries.
   std::vector<v1::PlayResponse> Messages() const;
+  // How many messages each batch received carried, in order.
+  std::vector<int> BatchSizes() const;
   // Waits until more than `n` messages were received or the stream ended
   // (or `timeout` passed), then returns the messages after the first `n`.
   std::vector<v1::PlayResponse> AwaitAfter(size_t n,
@@ -144,6 +148,8 @@ class PlayClient {
   // Under mu_: answers `message` if auto-playing.
   void AutoAnswer(const v1::PlayResponse& message);
   bool WriteLocked(const std::string& bytes);
+  // Records the salts and seeds `request` reveals (in a batch too).
+  void NoteSecrets(const v1::PlayRequest& request);
 
   const std::shared_ptr<grpc::Channel> channel_;
   const std::string name_;
@@ -158,6 +164,7 @@ class PlayClient {
   mutable std::mutex mu_;
   std::condition_variable cv_;
   std::vector<std::pair<uint64_t, v1::PlayResponse>> received_;
+  std::vector<int> batch_sizes_;
   bool ended_ = false;
   grpc::Status status_;
   bool auto_ = false;

@@ -111,8 +111,10 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "absl/synchronization/mutex.h"
 #include "bench_echo.grpc.pb.h"
 #include "google/protobuf/arena.h"
@@ -157,6 +159,11 @@ ABSL_FLAG(bool, observation_once, true,
           "pyramid-play-features): a DecisionRequest that would repeat the "
           "view of the DecisionResult just delivered leaves it out, and the "
           "seat takes its view from that result.");
+ABSL_FLAG(bool, batch, true,
+          "Opt in to the Play stream feature batch: the referee may send "
+          "several messages as one PlayResponse.batch when more than one "
+          "waits for a stream, and the client sends what it has to send at "
+          "once as one PlayRequest.batch.");
 ABSL_FLAG(int, think_ms, 0,
           "Paced bots: each seat waits a pseudo-random time in [0, think_ms] "
           "ms (uniform, from a generator seeded per seat) before each commit. "
@@ -777,13 +784,17 @@ class PlayStream final : public Handler {
 
   // `seats`: how many seats the stream carries in all; it half-closes once
   // each of them has had its MatchEnded.
-  // `observation_once`: opt in to that Play stream feature.
+  // `features`: the Play stream features it opts into, comma-separated
+  // (it handles "batch" and "observation-once").
   PlayStream(LoadPhase* phase, Worker* worker, const std::string& token,
-             int seats, bool observation_once)
-      : phase_(phase), worker_(worker), expected_seats_(seats) {
+             int seats, const std::string& features)
+      : phase_(phase),
+        worker_(worker),
+        expected_seats_(seats),
+        batch_(absl::StrContains(features, "batch")) {
     context_.AddMetadata("authorization", "Bearer " + token);
-    if (observation_once) {
-      context_.AddMetadata("pyramid-play-features", "observation-once");
+    if (!features.empty()) {
+      context_.AddMetadata("pyramid-play-features", features);
     }
   }
 
@@ -806,7 +817,9 @@ class PlayStream final : public Handler {
  private:
   SeatState& SeatFor(const std::string& match_id, uint32_t seat);
   void OnRead();
+  // A batch's messages one by one, or the message.
   void Handle(const v1::PlayResponse& response);
+  void HandleOne(const v1::PlayResponse& response);
   // Handle() for each kind of message that needs more than a count.
   void OnDecision(SeatState& seat, const v1::DecisionRequest& decision);
   void OnRevealRequest(SeatState& seat, const v1::RevealRequest& r);
@@ -818,8 +831,16 @@ class PlayStream final : public Handler {
   void Decide(SeatState& seat, const v1::DecisionRequest& request);
   // Reveals the move committed to last (salt and action, once).
   void SendReveal(SeatState& seat);
+  // Queues a message; it goes out at once unless the stream is corked
+  // (handling what it read: everything that causes goes out together).
   void Send(v1::PlayRequest request) {
     outbox_.push_back(std::move(request));
+    if (!corked_) Pump();
+  }
+  // Cork(); ... Uncork(): Send queues, then what was queued goes out.
+  void Cork() { corked_ = true; }
+  void Uncork() {
+    corked_ = false;
     Pump();
   }
   void Pump();
@@ -828,6 +849,8 @@ class PlayStream final : public Handler {
   LoadPhase* const phase_;
   Worker* const worker_;
   const int expected_seats_;
+  const bool batch_;  // Writes several queued messages as one batch.
+  bool corked_ = false;
   Tag tags_[6] = {{this, kStart},      {this, kRead},   {this, kWrite},
                   {this, kWritesDone}, {this, kFinish}, {this, kRelease}};
   grpc::ClientContext context_;
@@ -872,6 +895,7 @@ class LoadPhase {
     uint32_t seed_timeout_ms = 0;
     int think_ms = 0;
     bool observation_once = false;
+    bool batch = false;
     int create_concurrency = 0;
     std::string admin_token;
   };
@@ -1090,8 +1114,11 @@ void LoadPhase::OpenStream(int index, const std::string& token, int seats) {
   PlayStream* stream;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    streams_.push_back(std::make_unique<PlayStream>(this, worker, token, seats,
-                                                    options_.observation_once));
+    std::vector<std::string> features;
+    if (options_.observation_once) features.push_back("observation-once");
+    if (options_.batch) features.push_back("batch");
+    streams_.push_back(std::make_unique<PlayStream>(
+        this, worker, token, seats, absl::StrJoin(features, ",")));
     stream = streams_.back().get();
   }
   stream->Start((*stubs_)[index % stubs_->size()].get());
@@ -1279,18 +1306,22 @@ void PlayStream::OnEvent(int kind, bool ok) {
       phase_->OnStreamFinished(status_);
       return;
     case kRelease:
+      Cork();
       for (SeatState* seat : parked_) {
         v1::DecisionRequest decision = std::move(*seat->waiting);
         seat->waiting.reset();
         Think(*seat, std::move(decision));
       }
       parked_.clear();
+      Uncork();
       return;
   }
 }
 
 void PlayStream::OnRead() {
+  Cork();
   Handle(*response_);
+  Uncork();
   arena_.Reset();
   response_ = google::protobuf::Arena::CreateMessage<v1::PlayResponse>(&arena_);
   stream_->Read(response_, &tags_[kRead]);
@@ -1300,14 +1331,27 @@ void PlayStream::Pump() {
   if (!started_ || writing_ || finish_called_) return;
   Stats& stats = worker_->stats();
   if (!outbox_.empty()) {
-    writing_message_ = std::move(outbox_.front());
-    outbox_.pop_front();
-    writing_ = true;
-    stats.Add(stats.sent);
-    if (stats.Sample()) {
-      stats.Add(stats.sized);
-      stats.Add(stats.bytes, writing_message_.ByteSizeLong());
+    // Up to kMaxBatch queued messages in one write, on a batch stream.
+    constexpr size_t kMaxBatch = 256;
+    const size_t n = batch_ ? std::min(outbox_.size(), kMaxBatch) : 1;
+    for (size_t i = 0; i < n; ++i) {
+      stats.Add(stats.sent);
+      if (stats.Sample()) {
+        stats.Add(stats.sized);
+        stats.Add(stats.bytes, outbox_[i].ByteSizeLong());
+      }
     }
+    if (n == 1) {
+      writing_message_ = std::move(outbox_.front());
+    } else {
+      writing_message_.Clear();
+      v1::PlayRequestBatch* batch = writing_message_.mutable_batch();
+      for (size_t i = 0; i < n; ++i) {
+        *batch->add_requests() = std::move(outbox_[i]);
+      }
+    }
+    outbox_.erase(outbox_.begin(), outbox_.begin() + n);
+    writing_ = true;
     stream_->Write(writing_message_, &tags_[kWrite]);
   } else if (want_writes_done_ && !writes_done_sent_) {
     writes_done_sent_ = true;
@@ -1335,6 +1379,16 @@ SeatState& PlayStream::SeatFor(const std::string& match_id, uint32_t seat) {
 }
 
 void PlayStream::Handle(const v1::PlayResponse& response) {
+  if (response.kind_case() != v1::PlayResponse::kBatch) {
+    HandleOne(response);
+    return;
+  }
+  for (const v1::PlayResponse& inner : response.batch().responses()) {
+    HandleOne(inner);
+  }
+}
+
+void PlayStream::HandleOne(const v1::PlayResponse& response) {
   Stats& stats = worker_->stats();
   stats.Add(stats.received);
   if (stats.Sample()) {
@@ -1887,6 +1941,7 @@ class ClientRun {
     options_.bots = bots_;
     options_.think_ms = absl::GetFlag(FLAGS_think_ms);
     options_.observation_once = absl::GetFlag(FLAGS_observation_once);
+    options_.batch = absl::GetFlag(FLAGS_batch);
     // The seats have until the run's time limit to connect; play starts
     // at the release, when every seat holds its seed decision.
     options_.seed_timeout_ms =
@@ -2048,7 +2103,7 @@ class ClientRun {
         threads_, channels_, std::thread::hardware_concurrency());
     std::cout << absl::StrFormat(
         "  mode:   %s; think time %s; deadlines %d ms; observation-once "
-        "%s\n",
+        "%s; batch %s\n",
         bots_ > 0
             ? absl::StrFormat("bot mode, %d bot streams carry every seat",
                               bots_)
@@ -2057,7 +2112,8 @@ class ClientRun {
             ? absl::StrFormat("uniform in [0, %d] ms per decision",
                               absl::GetFlag(FLAGS_think_ms))
             : std::string("none (flat out)"),
-        options_.deadline_ms, options_.observation_once ? "on" : "off");
+        options_.deadline_ms, options_.observation_once ? "on" : "off",
+        options_.batch ? "on" : "off");
   }
 
   void ReportReferee() const {

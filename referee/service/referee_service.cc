@@ -126,15 +126,31 @@ bool HasPlayFeature(grpc::CallbackServerContext* context,
 class PlayReactor;
 
 // A Play stream's writer: its messages go out serialized (see StreamWriter),
-// and it reports the features its client opted into.
+// and it reports the features its client opted into. On a "batch" stream
+// one write carries what is queued behind the write in flight, as a
+// PlayResponse.batch of at most kMaxBatchMessages messages and (but for a
+// single larger message) kMaxBatchBytes.
 class PlayWriter final : public StreamWriter<v1::PlayResponse, PlayReactor,
                                              SerializedMessage, PlaySink> {
  public:
-  PlayWriter(PlayReactor* reactor, size_t max_queue, bool observation_once)
-      : StreamWriter(reactor, max_queue), observation_once_(observation_once) {}
+  static constexpr size_t kMaxBatchMessages = 256;
+  static constexpr size_t kMaxBatchBytes = 256 * 1024;
+
+  PlayWriter(PlayReactor* reactor, size_t max_queue, bool observation_once,
+             bool batch)
+      : StreamWriter(reactor, max_queue), observation_once_(observation_once) {
+    if (batch) JoinWrites(kMaxBatchMessages, kMaxBatchBytes);
+  }
   bool observation_once() const override { return observation_once_; }
 
  private:
+  SerializedMessage Join(QueueIterator first,
+                         QueueIterator last) const override {
+    return SerializedMessage::Nest(v1::PlayResponse::kBatchFieldNumber,
+                                   v1::PlayResponseBatch::kResponsesFieldNumber,
+                                   first, last);
+  }
+
   const bool observation_once_;
 };
 
@@ -147,7 +163,8 @@ class PlayReactor final
         flood_(limits.flood_burst, limits.flood_refill_per_second),
         writer_(std::make_shared<PlayWriter>(
             this, limits.max_queued_messages,
-            HasPlayFeature(context, kObservationOnce))) {
+            HasPlayFeature(context, kObservationOnce),
+            HasPlayFeature(context, kBatch))) {
     absl::StatusOr<Principal> principal = Authenticate(context, *lobby);
     if (principal.ok() && principal->kind == Principal::Kind::kAdmin) {
       principal = absl::PermissionDeniedError(
@@ -201,6 +218,29 @@ class PlayReactor final
  private:
   // Handles one client message; false when the stream is being closed.
   bool Handle(const v1::PlayRequest& request) {
+    if (request.kind_case() != v1::PlayRequest::kBatch) {
+      return HandleMove(request);
+    }
+    if (request.batch().requests().empty()) {
+      return Refuse("", 0, 0, absl::InvalidArgumentError("empty batch"));
+    }
+    // What the batch causes for this stream goes out in as few writes as
+    // it can (the acknowledgements, at least).
+    writer_->Cork();
+    bool go_on = true;
+    for (const v1::PlayRequest& inner : request.batch().requests()) {
+      go_on = inner.kind_case() == v1::PlayRequest::kBatch
+                  ? Refuse("", 0, 0,
+                           absl::InvalidArgumentError("a batch in a batch"))
+                  : HandleMove(inner);
+      if (!go_on) break;
+    }
+    writer_->Uncork();
+    return go_on;
+  }
+
+  // Handles one commit or reveal.
+  bool HandleMove(const v1::PlayRequest& request) {
     const bool is_commit = request.kind_case() == v1::PlayRequest::kCommit;
     if (!is_commit && request.kind_case() != v1::PlayRequest::kReveal) {
       return Refuse("", 0, 0, absl::InvalidArgumentError("empty PlayRequest"));

@@ -20,6 +20,7 @@ namespace pyramid {
 // (docs/protocol.md, "Play stream features").
 inline constexpr char kPlayFeatures[] = "pyramid-play-features";
 inline constexpr char kObservationOnce[] = "observation-once";
+inline constexpr char kBatch[] = "batch";
 
 struct ServiceLimits {
   // Unsent messages a stream may queue before it is closed

@@ -15,9 +15,18 @@
 // allocation of its size serialized, and a grpc::ByteBuffer would add ~300
 // bytes of bookkeeping to that (see serialized_message.h). A message
 // leaves the queue when its write starts and is released when it is done.
+//
+// A subclass whose client reads several messages as one (the Play stream
+// feature "batch") calls JoinWrites and implements Join: a write then
+// carries every message queued behind the one in flight, up to a limit,
+// so a busy stream pays gRPC's cost per write once for many messages. An
+// idle stream still writes each message at once, alone. Cork holds writes
+// back while a caller queues several messages it wants written together.
 #ifndef PYRAMID_REFEREE_SERVICE_STREAM_WRITER_H_
 #define PYRAMID_REFEREE_SERVICE_STREAM_WRITER_H_
 
+#include <algorithm>
+#include <iterator>
 #include <limits>
 #include <list>
 #include <optional>
@@ -72,15 +81,43 @@ class StreamWriter : public Base {
   }
 
   void Close(int code, std::string message) override {
+    const Wire* to_write = nullptr;
     std::optional<grpc::Status> finish_now;
     {
       absl::MutexLock lock(&mu_);
       if (detached_ || closing_) return;
       closing_ = true;
       status_ = grpc::Status(static_cast<grpc::StatusCode>(code), message);
-      if (!writing_) finish_now = TakeFinish();
+      if (!writing_) {  // What a Cork held back is still written.
+        if (!queue_.empty()) {
+          to_write = StartNextLocked();
+        } else {
+          finish_now = TakeFinish();
+        }
+      }
     }
+    if (to_write != nullptr) reactor_->StartWrite(to_write);
     if (finish_now) reactor_->Finish(*finish_now);
+  }
+
+  // Holds back writes until Uncork (messages queue as usual meanwhile):
+  // the messages sent in between go out in as few writes as Join allows.
+  void Cork() {
+    absl::MutexLock lock(&mu_);
+    corked_ = true;
+  }
+
+  // Ends Cork, writing what was queued unless a write is in flight.
+  void Uncork() {
+    const Wire* to_write = nullptr;
+    {
+      absl::MutexLock lock(&mu_);
+      corked_ = false;
+      if (!writing_ && !queue_.empty() && !detached_) {
+        to_write = StartNextLocked();
+      }
+    }
+    if (to_write != nullptr) reactor_->StartWrite(to_write);
   }
 
   // The reactor's OnWriteDone.
@@ -90,7 +127,8 @@ class StreamWriter : public Base {
     {
       absl::MutexLock lock(&mu_);
       writing_ = false;
-      queued_bytes_ -= BytesOf(in_flight_);
+      queued_bytes_ -= in_flight_bytes_;
+      in_flight_bytes_ = 0;
       in_flight_ = Wire();
       if (!ok) {  // The client is gone: nothing more can be written.
         queue_.clear();
@@ -101,7 +139,7 @@ class StreamWriter : public Base {
         }
       }
       // What was queued before Close is still written.
-      if (!queue_.empty()) {
+      if (!queue_.empty() && (!corked_ || closing_)) {
         to_write = StartNextLocked();
       } else if (closing_) {
         finish_now = TakeFinish();
@@ -117,7 +155,25 @@ class StreamWriter : public Base {
     detached_ = true;
     queue_.clear();
     queued_bytes_ = 0;
+    in_flight_bytes_ = 0;
     in_flight_ = Wire();
+  }
+
+ protected:
+  // Lets one write carry up to `max_messages` queued messages (or fewer,
+  // once they reach `max_bytes`; always at least one), joined by Join.
+  // Call it from the subclass's constructor.
+  void JoinWrites(size_t max_messages, size_t max_bytes) {
+    absl::MutexLock lock(&mu_);
+    join_max_messages_ = std::max<size_t>(max_messages, 1);
+    join_max_bytes_ = max_bytes;
+  }
+
+  // The one write that carries [first, last), two or more queued messages
+  // in order. Called under the writer's lock: it must not call back.
+  using QueueIterator = typename std::list<Wire>::const_iterator;
+  virtual Wire Join(QueueIterator first, QueueIterator last) const {
+    return *first;  // Unreachable unless JoinWrites was called.
   }
 
  private:
@@ -138,13 +194,13 @@ class StreamWriter : public Base {
       if (full) {
         if (drop_when_full) {
           queue_.clear();
-          queued_bytes_ = writing_ ? BytesOf(in_flight_) : 0;
+          queued_bytes_ = in_flight_bytes_;
         }
         return false;
       }
       queue_.push_back(std::move(queued));
       queued_bytes_ += bytes;
-      if (!writing_) to_write = StartNextLocked();
+      if (!writing_ && !corked_) to_write = StartNextLocked();
     }
     if (to_write != nullptr) reactor_->StartWrite(to_write);
     return true;
@@ -166,11 +222,23 @@ class StreamWriter : public Base {
     }
   }
 
-  // Moves the queue's front into the write in flight and returns it.
+  // Moves the queue's front (with what Join may add to it) into the write
+  // in flight and returns it.
   const Wire* StartNextLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-    in_flight_ = std::move(queue_.front());
-    queue_.pop_front();
     writing_ = true;
+    auto last = std::next(queue_.begin());
+    in_flight_bytes_ = BytesOf(queue_.front());
+    for (size_t n = 1; n < join_max_messages_ && last != queue_.end() &&
+                       in_flight_bytes_ + BytesOf(*last) <= join_max_bytes_;
+         ++n, ++last) {
+      in_flight_bytes_ += BytesOf(*last);
+    }
+    if (last == std::next(queue_.begin())) {
+      in_flight_ = std::move(queue_.front());
+    } else {
+      in_flight_ = Join(queue_.begin(), last);
+    }
+    queue_.erase(queue_.begin(), last);
     return &in_flight_;
   }
 
@@ -191,9 +259,15 @@ class StreamWriter : public Base {
   // The message being written (while writing_): gRPC reads it until
   // OnWriteDone.
   Wire in_flight_ ABSL_GUARDED_BY(mu_);
-  // Bytes of the queued messages and of the one in flight.
+  // Bytes of the queued messages and of those in flight, as BytesOf counts
+  // each message (not the few bytes Join adds).
   size_t queued_bytes_ ABSL_GUARDED_BY(mu_) = 0;
+  size_t in_flight_bytes_ ABSL_GUARDED_BY(mu_) = 0;
+  // JoinWrites's limits: by default every message is a write of its own.
+  size_t join_max_messages_ ABSL_GUARDED_BY(mu_) = 1;
+  size_t join_max_bytes_ ABSL_GUARDED_BY(mu_) = 0;
   bool writing_ ABSL_GUARDED_BY(mu_) = false;
+  bool corked_ ABSL_GUARDED_BY(mu_) = false;
   bool closing_ ABSL_GUARDED_BY(mu_) = false;
   bool finished_ ABSL_GUARDED_BY(mu_) = false;
   bool detached_ ABSL_GUARDED_BY(mu_) = false;

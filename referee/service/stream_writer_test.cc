@@ -161,6 +161,94 @@ TEST(StreamWriterTest, ADetachedWriterIgnoresEverything) {
   EXPECT_TRUE(reactor.finished.empty());
 }
 
+// A writer whose client reads several messages as one PlayResponse.batch.
+class JoiningWriter final : public PlayWriter {
+ public:
+  JoiningWriter(FakeReactor* reactor, size_t max_messages, size_t max_bytes)
+      : PlayWriter(reactor, 64) {
+    JoinWrites(max_messages, max_bytes);
+  }
+
+ private:
+  SerializedMessage Join(QueueIterator first,
+                         QueueIterator last) const override {
+    return SerializedMessage::Nest(v1::PlayResponse::kBatchFieldNumber,
+                                   v1::PlayResponseBatch::kResponsesFieldNumber,
+                                   first, last);
+  }
+};
+
+// The decision ids each write carried: one for a message written alone,
+// several for a batch.
+std::vector<std::vector<uint64_t>> Writes(const FakeReactor& reactor) {
+  std::vector<std::vector<uint64_t>> writes;
+  for (const std::string& bytes : reactor.written) {
+    v1::PlayResponse response;
+    EXPECT_TRUE(response.ParseFromString(bytes));
+    std::vector<uint64_t>& ids = writes.emplace_back();
+    if (!response.has_batch()) {
+      ids.push_back(response.commit_ack().decision_id());
+      continue;
+    }
+    for (const v1::PlayResponse& inner : response.batch().responses()) {
+      EXPECT_FALSE(inner.has_batch());
+      ids.push_back(inner.commit_ack().decision_id());
+    }
+  }
+  return writes;
+}
+
+using Ids = std::vector<std::vector<uint64_t>>;
+
+// An idle stream writes a message alone at once; what queues behind a
+// write in flight goes out as one batch, within both limits.
+TEST(StreamWriterTest, AJoiningWriterBatchesWhatQueuesBehindAWrite) {
+  FakeReactor reactor;
+  const size_t ack = Ack(1).ByteSizeLong();
+  JoiningWriter writer(&reactor, 3, 100 * ack);
+  for (uint64_t id = 1; id <= 6; ++id) writer.Send(Ack(id));
+  EXPECT_EQ(Writes(reactor), Ids({{1}}));
+  writer.OnWriteDone(true);
+  EXPECT_EQ(Writes(reactor), Ids({{1}, {2, 3, 4}}));  // Three at most.
+  writer.OnWriteDone(true);
+  writer.OnWriteDone(true);
+  EXPECT_EQ(Writes(reactor), Ids({{1}, {2, 3, 4}, {5, 6}}));
+  // The batch is exactly the messages' own bytes, nested.
+  v1::PlayResponse expected;
+  for (uint64_t id : {5, 6})
+    *expected.mutable_batch()->add_responses() = Ack(id);
+  EXPECT_EQ(reactor.written[2], expected.SerializeAsString());
+
+  JoiningWriter small(&reactor, 100, 2 * ack);  // Two acks' bytes at most.
+  reactor.written.clear();
+  for (uint64_t id = 1; id <= 4; ++id) small.Send(Ack(id));
+  for (int i = 0; i < 3; ++i) small.OnWriteDone(true);
+  EXPECT_EQ(Writes(reactor), Ids({{1}, {2, 3}, {4}}));
+}
+
+// Cork holds writes back; Uncork sends what queued, together. A Close while
+// corked still writes it.
+TEST(StreamWriterTest, CorkedMessagesGoOutTogether) {
+  FakeReactor reactor;
+  JoiningWriter writer(&reactor, 100, 1 << 20);
+  writer.Cork();
+  for (uint64_t id = 1; id <= 3; ++id) writer.Send(Ack(id));
+  EXPECT_TRUE(reactor.written.empty());
+  writer.Uncork();
+  EXPECT_EQ(Writes(reactor), Ids({{1, 2, 3}}));
+  writer.OnWriteDone(true);
+
+  writer.Cork();
+  writer.Send(Ack(4));
+  writer.Send(Ack(5));
+  writer.Close(grpc::StatusCode::OK, "");
+  EXPECT_EQ(Writes(reactor), Ids({{1, 2, 3}, {4, 5}}));
+  EXPECT_TRUE(reactor.finished.empty());
+  writer.OnWriteDone(true);
+  EXPECT_EQ(reactor.finished,
+            std::vector<grpc::StatusCode>({grpc::StatusCode::OK}));
+}
+
 TEST(StreamWriterTest, AMessageWriterWritesTheMessagesThemselves) {
   struct EventReactor {
     void StartWrite(const v1::WatchEvent* event) {

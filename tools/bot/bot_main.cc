@@ -15,6 +15,7 @@
 #include <memory>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
@@ -60,6 +61,10 @@ ABSL_FLAG(bool, observation_once, true,
           "Ask the referee to send each view once (the Play stream feature "
           "observation-once, docs/protocol.md): a DecisionRequest then "
           "takes its view from the DecisionResult before it.");
+ABSL_FLAG(bool, batch, true,
+          "Use the Play stream feature batch (docs/protocol.md): the referee "
+          "may send several messages as one, and the bot sends what it owes "
+          "after each message it reads as one.");
 ABSL_FLAG(int, crash_after_commits, 0,
           "Fault injection, for testing tournament runners and clients: "
           "once the referee acknowledges this many commits, exit at once "
@@ -146,16 +151,29 @@ class Bot {
                         int want) {
     grpc::ClientContext context;
     context.AddMetadata("authorization", "Bearer " + token);
+    std::vector<std::string> features;
     if (absl::GetFlag(FLAGS_observation_once)) {
-      context.AddMetadata("pyramid-play-features", "observation-once");
+      features.push_back("observation-once");
+    }
+    if (absl::GetFlag(FLAGS_batch)) features.push_back("batch");
+    if (!features.empty()) {
+      context.AddMetadata("pyramid-play-features",
+                          absl::StrJoin(features, ","));
     }
     views_.clear();  // A new stream: views come afresh.
+    outbox_.clear();
     auto stream = stub.Play(&context);
     ++streams_;
     v1::PlayResponse response;
     while (stream->Read(&response)) {
-      ++reads_;
-      if (!Handle(response, *stream)) break;
+      if (response.has_batch()) {
+        for (const v1::PlayResponse& inner : response.batch().responses()) {
+          Handle(inner);
+        }
+      } else {
+        Handle(response);
+      }
+      if (!Flush(*stream)) break;
       if (want > 0 && ended_ >= want) break;
     }
     stream->WritesDone();
@@ -176,13 +194,36 @@ class Bot {
   };
   using Stream = grpc::ClientReaderWriter<v1::PlayRequest, v1::PlayResponse>;
 
-  bool Handle(const v1::PlayResponse& response, Stream& stream) {
+  // Sends what handling the last message read queued: one message, or with
+  // --batch several as one PlayRequest.batch. False once the stream broke.
+  bool Flush(Stream& stream) {
+    if (outbox_.empty()) return true;
+    std::vector<v1::PlayRequest> messages = std::move(outbox_);
+    outbox_.clear();
+    if (messages.size() > 1 && absl::GetFlag(FLAGS_batch)) {
+      v1::PlayRequest batch;
+      for (v1::PlayRequest& m : messages) {
+        *batch.mutable_batch()->add_requests() = std::move(m);
+      }
+      return stream.Write(batch);
+    }
+    for (const v1::PlayRequest& m : messages) {
+      if (!stream.Write(m)) return false;
+    }
+    return true;
+  }
+
+  // Handles one message from the referee; what it answers goes to outbox_.
+  void Handle(const v1::PlayResponse& response) {
+    ++reads_;
     switch (response.kind_case()) {
       case v1::PlayResponse::kDecision:
-        return Decide(response.decision(), stream);
+        Decide(response.decision());
+        return;
       case v1::PlayResponse::kRevealRequest: {
         const v1::RevealRequest& r = response.reveal_request();
-        return Reveal({r.match_id(), r.seat(), r.decision_id()}, stream);
+        Reveal({r.match_id(), r.seat(), r.decision_id()});
+        return;
       }
       case v1::PlayResponse::kMatchEnded: {
         const v1::MatchEnded& ended = response.match_ended();
@@ -199,12 +240,12 @@ class Bot {
                                                           : std::next(it);
         }
         views_.erase({ended.match_id(), ended.seat()});
-        return true;
+        return;
       }
       case v1::PlayResponse::kResult: {
         const v1::DecisionResult& result = response.result();
         views_[{result.match_id(), result.seat()}] = result.observation();
-        return true;
+        return;
       }
       case v1::PlayResponse::kError:
         ++errors_;
@@ -212,52 +253,54 @@ class Bot {
                   << response.error().seat() << " decision "
                   << response.error().decision_id() << ": "
                   << response.error().message() << "\n";
-        return true;
+        return;
       case v1::PlayResponse::kCommitAck:
         if (++acked_commits_ == absl::GetFlag(FLAGS_crash_after_commits)) {
           std::cerr << "bot: exiting on purpose after " << acked_commits_
                     << " commits (--crash_after_commits)" << std::endl;
           std::_Exit(3);
         }
-        return true;
+        return;
       case v1::PlayResponse::kRevealAck: {
         const v1::RevealAck& ack = response.reveal_ack();
         pending_.erase({ack.match_id(), ack.seat(), ack.decision_id()});
-        return true;
+        return;
       }
       default:
-        return true;  // Other acks and results need no answer.
+        return;  // Other acks and results need no answer.
     }
   }
 
-  bool Decide(const v1::DecisionRequest& request, Stream& stream) {
+  void Decide(const v1::DecisionRequest& request) {
     if (request.observation_in_result()) {
       // The view is the one of the DecisionResult just received.
       auto it = views_.find({request.match_id(), request.seat()});
       if (it == views_.end()) {
         std::cerr << "bot: a DecisionRequest refers to a result never "
                      "received; ignoring it\n";
-        return true;
+        return;
       }
       v1::DecisionRequest whole = request;
       *whole.mutable_observation() = it->second;
       whole.set_observation_in_result(false);
-      return Decide(whole, stream);
+      Decide(whole);
+      return;
     }
     const Key key{request.match_id(), request.seat(), request.decision_id()};
-    if (request.committed()) return true;  // Resumed: the reveal will come.
+    if (request.committed()) return;  // Resumed: the reveal will come.
     // A request can arrive twice (around a reconnection, or after a referee
     // restart that lost the commit): commit again to the first choice,
     // whose salt any reveal must use.
     if (auto it = pending_.find(key); it != pending_.end()) {
-      if (it->second.committed_on == streams_) return true;
-      return Commit(key, request, stream);
+      if (it->second.committed_on == streams_) return;
+      Commit(key, request);
+      return;
     }
     const std::string& wanted = absl::GetFlag(FLAGS_game);
     if (!wanted.empty() && request.game() != wanted) {
       std::cerr << "bot: refusing a decision of game " << request.game()
                 << "\n";
-      return true;
+      return;
     }
     v1::Action action;
     if (request.decision_id() == 0) {
@@ -268,13 +311,12 @@ class Bot {
     }
     pending_[key] =
         Pending{SystemRandomBytes(kSaltSize), action.SerializeAsString()};
-    return Commit(key, request, stream);
+    Commit(key, request);
   }
 
   // Sends the commitment to the pending choice for `key`; in a single-seat
   // decision, its reveal right after.
-  bool Commit(const Key& key, const v1::DecisionRequest& request,
-              Stream& stream) {
+  void Commit(const Key& key, const v1::DecisionRequest& request) {
     Pending& pending = pending_.at(key);
     const Digest commitment =
         CommitmentHash(*FromHex(request.match_id()), request.seat(),
@@ -291,24 +333,21 @@ class Bot {
                                  request.decision_id(), AsView(commitment))));
     }
     pending.committed_on = streams_;
-    if (!stream.Write(message)) return false;
+    outbox_.push_back(std::move(message));
     // A single-seat decision opens its reveal phase right after the commit
     // (except for the commit after which the bot is to crash).
     const bool crashing =
         ++sent_commits_ == absl::GetFlag(FLAGS_crash_after_commits);
-    if (request.acting_seats_size() == 1 && !crashing) {
-      return Reveal(key, stream);
-    }
-    return true;
+    if (request.acting_seats_size() == 1 && !crashing) Reveal(key);
   }
 
   // Reveals the pending choice for `key`, once per stream: the referee asks
   // again after a reconnection if the reveal did not reach its log. The
   // choice is kept until the reveal is acknowledged or the match ends.
-  bool Reveal(const Key& key, Stream& stream) {
+  void Reveal(const Key& key) {
     auto it = pending_.find(key);
-    if (it == pending_.end()) return true;  // Lost (a restarted bot).
-    if (it->second.revealed_on == streams_) return true;
+    if (it == pending_.end()) return;  // Lost (a restarted bot).
+    if (it->second.revealed_on == streams_) return;
     it->second.revealed_on = streams_;
     v1::PlayRequest message;
     v1::RevealMove* reveal = message.mutable_reveal();
@@ -317,13 +356,15 @@ class Bot {
     reveal->set_decision_id(std::get<2>(key));
     reveal->set_salt(it->second.salt);
     reveal->set_action(it->second.action);
-    return stream.Write(message);
+    outbox_.push_back(std::move(message));
   }
 
   std::unique_ptr<Strategy> strategy_;
   RandomStream stream_;
   std::optional<SigningKey> key_;
   std::map<Key, Pending> pending_;
+  // What the message being handled makes the bot send (Flush sends it).
+  std::vector<v1::PlayRequest> outbox_;
   // Per match and seat: the observation of the last DecisionResult on the
   // current stream (observation-once).
   std::map<std::pair<std::string, uint32_t>, v1::Observation> views_;

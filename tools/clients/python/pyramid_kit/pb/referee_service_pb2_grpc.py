@@ -107,6 +107,11 @@ class RefereeServicer(object):
         match and seat leaves it out and sets observation_in_result (most
         requests: a decision's result and the next request show the same
         position). See docs/protocol.md, "Play stream features".
+        * "batch": the referee may send several PlayResponses as one, a
+        PlayResponse whose `batch` holds them in order (when more than one
+        is waiting for the stream: under load, a bot stream carrying many
+        seats). Handle them as if each had come alone. Any client may send
+        its own PlayRequests batched the same way (PlayRequest.batch).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
