@@ -89,6 +89,10 @@ ABSL_FLAG(uint32_t, max_watchers, 10000,
 ABSL_FLAG(uint32_t, max_watchers_per_match, 1000,
           "Watch streams of one match at once; one more is refused "
           "RESOURCE_EXHAUSTED.");
+ABSL_FLAG(uint32_t, batch_linger_us, 1000,
+          "How long a Play stream with the feature batch holds back a "
+          "message sent to it while nothing else waits, to send what follows "
+          "in the same write (0: never).");
 ABSL_FLAG(uint32_t, watch_queue_bytes, 32 << 10,
           "Bytes of events a watcher may have unsent; one that falls further "
           "behind loses them and gets a fresh snapshot instead.");
@@ -258,6 +262,8 @@ ServiceLimits LimitsFromFlags() {
   limits.max_watchers = absl::GetFlag(FLAGS_max_watchers);
   limits.max_watchers_per_match = absl::GetFlag(FLAGS_max_watchers_per_match);
   limits.watch_queue_bytes = absl::GetFlag(FLAGS_watch_queue_bytes);
+  limits.batch_linger =
+      absl::Microseconds(absl::GetFlag(FLAGS_batch_linger_us));
   return limits;
 }
 

@@ -545,6 +545,8 @@ class Handler {
  public:
   virtual ~Handler() = default;
   virtual void OnEvent(int kind, bool ok) = 0;
+  // What Worker::Defer put off: called once the worker has no event ready.
+  virtual void OnIdle() {}
 };
 
 struct Tag {
@@ -608,6 +610,18 @@ class Worker {
   grpc::CompletionQueue* cq() { return &cq_; }
   Stats& stats() { return stats_; }
 
+  // Calls `handler`'s OnIdle once this worker has handled every event that
+  // is ready (or, when events keep coming, kMaxEventsBeforeIdle of them),
+  // once however often it is deferred meanwhile: what a round of events
+  // makes a stream send goes out together. Call only from this worker's
+  // thread.
+  void Defer(Handler* handler) {
+    if (std::find(deferred_.begin(), deferred_.end(), handler) ==
+        deferred_.end()) {
+      deferred_.push_back(handler);
+    }
+  }
+
   // Delivers `tag` (ok = true) on this worker's thread once `delay_us`
   // microseconds have passed. Call only from this worker's thread.
   void After(int64_t delay_us, Tag* tag) {
@@ -625,24 +639,38 @@ class Worker {
     }
   };
 
+  static constexpr int kMaxEventsBeforeIdle = 64;
+
   void Loop() {
     void* tag = nullptr;
     bool ok = false;
+    int events = 0;  // Since the deferred handlers last ran.
     while (true) {
-      const gpr_timespec deadline = timers_.empty()
-                                        ? gpr_inf_future(GPR_CLOCK_MONOTONIC)
-                                        : timers_.top().when;
+      // With work deferred, only look for an event that is ready.
+      const gpr_timespec deadline =
+          !deferred_.empty() ? gpr_inf_past(GPR_CLOCK_MONOTONIC)
+          : timers_.empty()  ? gpr_inf_future(GPR_CLOCK_MONOTONIC)
+                             : timers_.top().when;
       const auto status = cq_.AsyncNext(&tag, &ok, deadline);
       if (status == grpc::CompletionQueue::SHUTDOWN) return;
       if (status == grpc::CompletionQueue::GOT_EVENT) {
         Tag* t = static_cast<Tag*>(tag);
         t->handler->OnEvent(t->kind, ok);
+        ++events;
       }
       const gpr_timespec now = gpr_now(GPR_CLOCK_MONOTONIC);
       while (!timers_.empty() && gpr_time_cmp(timers_.top().when, now) <= 0) {
         Tag* due = timers_.top().tag;
         timers_.pop();
         due->handler->OnEvent(due->kind, true);
+        ++events;
+      }
+      if (status == grpc::CompletionQueue::TIMEOUT ||
+          events >= kMaxEventsBeforeIdle) {
+        events = 0;
+        for (Handler* handler : std::exchange(deferred_, {})) {
+          handler->OnIdle();
+        }
       }
     }
   }
@@ -651,6 +679,7 @@ class Worker {
   std::thread thread_;
   Stats stats_;
   std::priority_queue<Timer, std::vector<Timer>, std::greater<>> timers_;
+  std::vector<Handler*> deferred_;
 };
 
 Snapshot Take(const std::vector<std::unique_ptr<Worker>>& workers) {
@@ -831,18 +860,13 @@ class PlayStream final : public Handler {
   void Decide(SeatState& seat, const v1::DecisionRequest& request);
   // Reveals the move committed to last (salt and action, once).
   void SendReveal(SeatState& seat);
-  // Queues a message; it goes out at once unless the stream is corked
-  // (handling what it read: everything that causes goes out together).
+  // Queues a message; it goes out once the worker has handled the events
+  // that are ready (OnIdle), with whatever else they made this stream send.
   void Send(v1::PlayRequest request) {
     outbox_.push_back(std::move(request));
-    if (!corked_) Pump();
+    worker_->Defer(this);
   }
-  // Cork(); ... Uncork(): Send queues, then what was queued goes out.
-  void Cork() { corked_ = true; }
-  void Uncork() {
-    corked_ = false;
-    Pump();
-  }
+  void OnIdle() override { Pump(); }
   void Pump();
   void MaybeFinish();
 
@@ -850,7 +874,6 @@ class PlayStream final : public Handler {
   Worker* const worker_;
   const int expected_seats_;
   const bool batch_;  // Writes several queued messages as one batch.
-  bool corked_ = false;
   Tag tags_[6] = {{this, kStart},      {this, kRead},   {this, kWrite},
                   {this, kWritesDone}, {this, kFinish}, {this, kRelease}};
   grpc::ClientContext context_;
@@ -1306,22 +1329,18 @@ void PlayStream::OnEvent(int kind, bool ok) {
       phase_->OnStreamFinished(status_);
       return;
     case kRelease:
-      Cork();
       for (SeatState* seat : parked_) {
         v1::DecisionRequest decision = std::move(*seat->waiting);
         seat->waiting.reset();
         Think(*seat, std::move(decision));
       }
       parked_.clear();
-      Uncork();
       return;
   }
 }
 
 void PlayStream::OnRead() {
-  Cork();
   Handle(*response_);
-  Uncork();
   arena_.Reset();
   response_ = google::protobuf::Arena::CreateMessage<v1::PlayResponse>(&arena_);
   stream_->Read(response_, &tags_[kRead]);

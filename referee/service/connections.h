@@ -39,6 +39,10 @@ class Sink {
   virtual void Close(int code, std::string message) = 0;
   // True once the stream is closing or gone: nothing sent reaches it.
   virtual bool closed() const { return false; }
+  // Cork(), Send()..., Uncork(): the messages sent in between may go out
+  // together (see StreamWriter); a sink that cannot join them ignores this.
+  virtual void Cork() {}
+  virtual void Uncork() {}
 };
 
 // A Play stream's outgoing side, with what its client opted into when it

@@ -68,6 +68,22 @@ std::vector<HostedSeat> ArchivedSeats(const v1::MatchInfo& info) {
   return seats;
 }
 
+// Sends each message to its stream, in order, each stream corked meanwhile
+// so that what one stream gets can go out as one write.
+void SendTogether(
+    std::vector<std::pair<std::shared_ptr<PlaySink>, v1::PlayResponse>>&
+        outbox) {
+  std::vector<PlaySink*> corked;
+  for (const auto& [sink, message] : outbox) {
+    if (std::find(corked.begin(), corked.end(), sink.get()) == corked.end()) {
+      corked.push_back(sink.get());
+      sink->Cork();
+    }
+  }
+  for (auto& [sink, message] : outbox) sink->Send(std::move(message));
+  for (PlaySink* sink : corked) sink->Uncork();
+}
+
 }  // namespace
 
 MatchHost::MatchHost(const v1::MatchInfo& info, std::string log_path,
@@ -413,10 +429,11 @@ bool MatchHost::Run(int seat, uint64_t decision_id, const Op& op) {
   }
   deferring_ = false;
   const bool written = match_->EndBatch().ok();
-  // Taken out, so that an idle match holds no outbox memory.
-  for (auto& [sink, message] : std::exchange(outbox_, {})) {
-    if (written) sink->Send(std::move(message));
-  }
+  // Taken out, so that an idle match holds no outbox memory. What a step
+  // sends one stream goes out in one write where the stream allows it.
+  std::vector<std::pair<std::shared_ptr<PlaySink>, v1::PlayResponse>> outbox =
+      std::exchange(outbox_, {});
+  if (written) SendTogether(outbox);
   if (written) DeliverToWatchers(watch_outbox_);
   watch_outbox_ = {};
   // Errors the match logged were pushed as faults; the others go here. The

@@ -1,6 +1,7 @@
 #include "referee/service/referee_service.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <memory>
 #include <string>
@@ -129,19 +130,37 @@ class PlayReactor;
 // and it reports the features its client opted into. On a "batch" stream
 // one write carries what is queued behind the write in flight, as a
 // PlayResponse.batch of at most kMaxBatchMessages messages and (but for a
-// single larger message) kMaxBatchBytes.
+// single larger message) kMaxBatchBytes; and with a `linger` runner, a
+// message sent to it while nothing waits holds the stream's writes back
+// for the runner's delay, so that what follows it goes out with it.
 class PlayWriter final : public StreamWriter<v1::PlayResponse, PlayReactor,
-                                             SerializedMessage, PlaySink> {
+                                             SerializedMessage, PlaySink>,
+                         public std::enable_shared_from_this<PlayWriter> {
  public:
   static constexpr size_t kMaxBatchMessages = 256;
   static constexpr size_t kMaxBatchBytes = 256 * 1024;
 
   PlayWriter(PlayReactor* reactor, size_t max_queue, bool observation_once,
-             bool batch)
-      : StreamWriter(reactor, max_queue), observation_once_(observation_once) {
+             bool batch, DelayedRunner* linger)
+      : StreamWriter(reactor, max_queue),
+        observation_once_(observation_once),
+        linger_(batch ? linger : nullptr) {
     if (batch) JoinWrites(kMaxBatchMessages, kMaxBatchBytes);
   }
   bool observation_once() const override { return observation_once_; }
+
+  void Send(v1::PlayResponse message) override {
+    if (linger_ != nullptr && !lingering_.exchange(true)) {
+      Cork();
+      linger_->Post([writer = weak_from_this()] {
+        if (std::shared_ptr<PlayWriter> self = writer.lock()) {
+          self->lingering_ = false;
+          self->Uncork();
+        }
+      });
+    }
+    StreamWriter::Send(std::move(message));
+  }
 
  private:
   SerializedMessage Join(QueueIterator first,
@@ -152,19 +171,22 @@ class PlayWriter final : public StreamWriter<v1::PlayResponse, PlayReactor,
   }
 
   const bool observation_once_;
+  DelayedRunner* const linger_;  // The service's; null: no linger.
+  // A linger's Cork is in place (its Uncork is posted).
+  std::atomic<bool> lingering_{false};
 };
 
 class PlayReactor final
     : public grpc::ServerBidiReactor<grpc::ByteBuffer, SerializedMessage> {
  public:
   PlayReactor(grpc::CallbackServerContext* context, Lobby* lobby,
-              const ServiceLimits& limits)
+              const ServiceLimits& limits, DelayedRunner* linger)
       : lobby_(lobby),
         flood_(limits.flood_burst, limits.flood_refill_per_second),
         writer_(std::make_shared<PlayWriter>(
             this, limits.max_queued_messages,
             HasPlayFeature(context, kObservationOnce),
-            HasPlayFeature(context, kBatch))) {
+            HasPlayFeature(context, kBatch), linger)) {
     absl::StatusOr<Principal> principal = Authenticate(context, *lobby);
     if (principal.ok() && principal->kind == Principal::Kind::kAdmin) {
       principal = absl::PermissionDeniedError(
@@ -456,7 +478,11 @@ void RefereeService::RegisterServerStreaming(
 }
 
 RefereeService::RefereeService(Lobby* lobby, ServiceLimits limits)
-    : lobby_(lobby), limits_(limits) {
+    : lobby_(lobby),
+      limits_(limits),
+      linger_(limits.batch_linger > absl::ZeroDuration()
+                  ? std::make_unique<DelayedRunner>(limits.batch_linger)
+                  : nullptr) {
   RegisterUnary("CreateMatch", &RefereeService::CreateMatch);
   RegisterUnary("RegisterBot", &RefereeService::RegisterBot);
   MarkMethodRawCallback(
@@ -501,7 +527,7 @@ grpc::ServerUnaryReactor* RefereeService::RegisterBot(
 
 grpc::ServerBidiReactor<grpc::ByteBuffer, SerializedMessage>*
 RefereeService::Play(grpc::CallbackServerContext* context) {
-  return new PlayReactor(context, lobby_, limits_);
+  return new PlayReactor(context, lobby_, limits_, linger_.get());
 }
 
 absl::Status RefereeService::CheckReader(

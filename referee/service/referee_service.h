@@ -7,9 +7,12 @@
 
 #include <atomic>
 #include <cstddef>
+#include <memory>
 #include <string>
 
+#include "absl/time/time.h"
 #include "pyramid/referee/v1/referee_service.grpc.pb.h"
+#include "referee/service/delayed_runner.h"
 #include "referee/service/lobby.h"
 #include "referee/service/serialized_message.h"
 
@@ -46,6 +49,10 @@ struct ServiceLimits {
   size_t watch_queue_bytes = 32 << 10;
   // Bytes per GetLog chunk.
   size_t log_chunk_bytes = 64 << 10;
+  // How long a "batch" Play stream holds back a message sent to it while
+  // nothing else waits, gathering what follows into the same write
+  // (docs/protocol.md, "Play stream features"). Zero: no wait.
+  absl::Duration batch_linger = absl::Milliseconds(1);
 };
 
 // Every method reads its request raw and parses it itself, so that a request
@@ -125,6 +132,8 @@ class RefereeService final : public referee::v1::Referee::Service {
   Lobby* const lobby_;
   const ServiceLimits limits_;
   std::atomic<size_t> watching_{0};  // Watch calls not yet done.
+  // Ends the lingers of "batch" Play streams (null: batch_linger is zero).
+  const std::unique_ptr<DelayedRunner> linger_;
 };
 
 // absl::Status -> grpc::Status (the codes share their numbering).

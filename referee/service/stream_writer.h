@@ -21,7 +21,8 @@
 // carries every message queued behind the one in flight, up to a limit,
 // so a busy stream pays gRPC's cost per write once for many messages. An
 // idle stream still writes each message at once, alone. Cork holds writes
-// back while a caller queues several messages it wants written together.
+// back while a caller queues several messages it wants written together;
+// corks nest (writes resume at the last Uncork).
 #ifndef PYRAMID_REFEREE_SERVICE_STREAM_WRITER_H_
 #define PYRAMID_REFEREE_SERVICE_STREAM_WRITER_H_
 
@@ -100,20 +101,22 @@ class StreamWriter : public Base {
     if (finish_now) reactor_->Finish(*finish_now);
   }
 
-  // Holds back writes until Uncork (messages queue as usual meanwhile):
-  // the messages sent in between go out in as few writes as Join allows.
-  void Cork() {
+  // Holds back writes until the matching Uncork (messages queue as usual
+  // meanwhile): the messages sent in between go out in as few writes as
+  // Join allows.
+  void Cork() override {
     absl::MutexLock lock(&mu_);
-    corked_ = true;
+    ++corked_;
   }
 
-  // Ends Cork, writing what was queued unless a write is in flight.
-  void Uncork() {
+  // Ends a Cork; after the last, writes what was queued unless a write is
+  // in flight.
+  void Uncork() override {
     const Wire* to_write = nullptr;
     {
       absl::MutexLock lock(&mu_);
-      corked_ = false;
-      if (!writing_ && !queue_.empty() && !detached_) {
+      if (corked_ > 0) --corked_;
+      if (corked_ == 0 && !writing_ && !queue_.empty() && !detached_) {
         to_write = StartNextLocked();
       }
     }
@@ -139,7 +142,7 @@ class StreamWriter : public Base {
         }
       }
       // What was queued before Close is still written.
-      if (!queue_.empty() && (!corked_ || closing_)) {
+      if (!queue_.empty() && (corked_ == 0 || closing_)) {
         to_write = StartNextLocked();
       } else if (closing_) {
         finish_now = TakeFinish();
@@ -200,7 +203,7 @@ class StreamWriter : public Base {
       }
       queue_.push_back(std::move(queued));
       queued_bytes_ += bytes;
-      if (!writing_ && !corked_) to_write = StartNextLocked();
+      if (!writing_ && corked_ == 0) to_write = StartNextLocked();
     }
     if (to_write != nullptr) reactor_->StartWrite(to_write);
     return true;
@@ -267,7 +270,7 @@ class StreamWriter : public Base {
   size_t join_max_messages_ ABSL_GUARDED_BY(mu_) = 1;
   size_t join_max_bytes_ ABSL_GUARDED_BY(mu_) = 0;
   bool writing_ ABSL_GUARDED_BY(mu_) = false;
-  bool corked_ ABSL_GUARDED_BY(mu_) = false;
+  int corked_ ABSL_GUARDED_BY(mu_) = 0;  // Corks not yet uncorked.
   bool closing_ ABSL_GUARDED_BY(mu_) = false;
   bool finished_ ABSL_GUARDED_BY(mu_) = false;
   bool detached_ ABSL_GUARDED_BY(mu_) = false;
