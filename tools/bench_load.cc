@@ -559,6 +559,8 @@ struct Tag {
 struct alignas(64) Stats {
   std::atomic<uint64_t> sent{0};
   std::atomic<uint64_t> received{0};
+  // gRPC messages of the Play streams, both ways: a batch counts once.
+  std::atomic<uint64_t> wire{0};
   // Serialized bytes of a sample of the messages (every 8th), both ways,
   // and how many messages were sampled.
   std::atomic<uint64_t> bytes{0};
@@ -588,7 +590,7 @@ struct alignas(64) Stats {
 };
 
 struct Snapshot {
-  uint64_t sent = 0, received = 0, bytes = 0, sized = 0, moves = 0;
+  uint64_t sent = 0, received = 0, wire = 0, bytes = 0, sized = 0, moves = 0;
   uint64_t messages() const { return sent + received; }
 };
 
@@ -687,6 +689,7 @@ Snapshot Take(const std::vector<std::unique_ptr<Worker>>& workers) {
   for (const auto& w : workers) {
     s.sent += w->stats().sent.load(std::memory_order_relaxed);
     s.received += w->stats().received.load(std::memory_order_relaxed);
+    s.wire += w->stats().wire.load(std::memory_order_relaxed);
     s.bytes += w->stats().bytes.load(std::memory_order_relaxed);
     s.sized += w->stats().sized.load(std::memory_order_relaxed);
     s.moves += w->stats().moves.load(std::memory_order_relaxed);
@@ -1340,6 +1343,8 @@ void PlayStream::OnEvent(int kind, bool ok) {
 }
 
 void PlayStream::OnRead() {
+  Stats& stats = worker_->stats();
+  stats.Add(stats.wire);
   Handle(*response_);
   arena_.Reset();
   response_ = google::protobuf::Arena::CreateMessage<v1::PlayResponse>(&arena_);
@@ -1353,6 +1358,7 @@ void PlayStream::Pump() {
     // Up to kMaxBatch queued messages in one write, on a batch stream.
     constexpr size_t kMaxBatch = 256;
     const size_t n = batch_ ? std::min(outbox_.size(), kMaxBatch) : 1;
+    stats.Add(stats.wire);
     for (size_t i = 0; i < n; ++i) {
       stats.Add(stats.sent);
       if (stats.Sample()) {
@@ -2009,6 +2015,7 @@ class ClientRun {
     }
     // Every Play message after the release (the set-up is not measured).
     load_messages_ = at_end_.messages() - at_start_.messages();
+    load_wire_ = at_end_.wire - at_start_.wire;
     mean_bytes_ = at_end_.sized == 0 ? 64 : at_end_.bytes / at_end_.sized;
   }
 
@@ -2168,6 +2175,12 @@ class ClientRun {
     Row("messages", absl::StrCat(load_messages_),
         "client sent + received on the Play streams during the play");
     Row("messages/s (referee)", absl::StrFormat("%.0f", LoadRate()));
+    Row("gRPC messages", absl::StrCat(load_wire_),
+        absl::StrFormat("%.2f Play messages each (batch %s)",
+                        load_wire_ == 0 ? 0.0
+                                        : static_cast<double>(load_messages_) /
+                                              static_cast<double>(load_wire_),
+                        options_.batch ? "on" : "off"));
     Row("mean message size", absl::StrFormat("%zu bytes", mean_bytes_),
         "serialized, both directions (every 8th message measured)");
     Row("server CPU", absl::StrFormat("%.2f s", server_cpu_play_),
@@ -2389,6 +2402,7 @@ class ClientRun {
   double server_cpu_play_ = 0, client_cpu_play_ = 0;
   uint64_t faults_ = 0, timeouts_ = 0, play_errors_ = 0;
   uint64_t load_messages_ = 0;
+  uint64_t load_wire_ = 0;  // The gRPC messages that carried them.
   size_t mean_bytes_ = 64;
   std::vector<uint32_t> latencies_;
   std::vector<uint32_t> last_ready_;

@@ -167,7 +167,7 @@ class Runner {
     this.summary.streams += 1;
     const metadata = new grpc.Metadata();
     metadata.set('authorization', `Bearer ${this.token}`);
-    metadata.set('pyramid-play-features', 'observation-once');
+    metadata.set('pyramid-play-features', 'observation-once, batch');
     this.views.clear(); // A new stream: views come afresh.
     const call = this.client.Play(metadata);
     this.call = call;
@@ -208,6 +208,9 @@ class Runner {
   handle(response) {
     const { kind } = response;
     const m = response[kind];
+    if (kind === 'batch') { // The Play feature "batch": each in order.
+      return m.responses.map((inner) => this.handle(inner)).every(Boolean);
+    }
     if (this.verbose) this.log(`<- ${kind}: ${JSON.stringify(m)}`);
     if (kind === 'decision') {
       this.onDecision(m);

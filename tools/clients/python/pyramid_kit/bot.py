@@ -226,7 +226,7 @@ class _Runner:
 
         call = self.stub.Play(outgoing(), metadata=[
             ("authorization", "Bearer " + self.token),
-            ("pyramid-play-features", "observation-once")])
+            ("pyramid-play-features", "observation-once, batch")])
         self.call = call
         got = False
         try:
@@ -254,6 +254,9 @@ class _Runner:
     def _handle(self, response: pb.PlayResponse) -> bool:
         """Returns False once enough matches have ended."""
         kind = response.WhichOneof("kind")
+        if kind == "batch":  # The Play feature "batch": each in order.
+            return all([self._handle(inner)
+                        for inner in response.batch.responses])
         if log.isEnabledFor(logging.DEBUG):
             log.debug("<- %s: %s", kind, text_format.MessageToString(
                 getattr(response, kind), as_one_line=True))
