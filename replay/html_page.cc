@@ -2,6 +2,7 @@
 
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -238,8 +239,12 @@ void AppendStepData(const PageData& data, std::string& out) {
 }  // namespace
 
 MatchPage RenderMatchPage(std::string_view file, const VerifyOptions& options) {
+  return RenderMatchPage(file, VerifyLog(file, options));
+}
+
+MatchPage RenderMatchPage(std::string_view file, Verdict verdict) {
   MatchPage page;
-  page.verdict = VerifyLog(file, options);
+  page.verdict = std::move(verdict);
   const MatchSteps match = ReadMatchSteps(file);
   page.steps = match.steps.size();
   const std::string game =

@@ -33,6 +33,9 @@ struct MatchPage {
 
 // Verifies `file` (a whole log) with `options` and renders its page.
 MatchPage RenderMatchPage(std::string_view file, const VerifyOptions& options);
+// Renders the page of `file` given the verdict VerifyLog gave on it (for a
+// caller that has just verified it).
+MatchPage RenderMatchPage(std::string_view file, Verdict verdict);
 
 }  // namespace pyramid
 

@@ -502,9 +502,23 @@ class Runner {
       result.set_verdict(absl::StrCat("log not fetched: ", s.message()));
       return result;
     }
-    result.set_verdict(Verify(result));
-    WriteViewerPage(result);
+    VerifyAndShow(result);
     return result;
+  }
+
+  // Verifies `result`'s log file (the verdict and, when genuine, its
+  // outcome and moves go into `result`) and writes its viewer page: the
+  // log is read and verified once for both.
+  void VerifyAndShow(v1::TournamentMatchResult& result) {
+    absl::StatusOr<std::string> bytes =
+        ReadFileToString((out_ / result.log_file()).string());
+    if (!bytes.ok()) {
+      result.set_verdict(std::string(bytes.status().message()));
+      return;
+    }
+    Verdict verdict = VerifyLog(*bytes, PinnedOptions());
+    result.set_verdict(Judge(verdict, result));
+    WritePage(result.log_file(), RenderMatchPage(*bytes, std::move(verdict)));
   }
 
   // The match viewer page (`replay html`) of `result`'s log, at
@@ -516,10 +530,12 @@ class Runner {
     absl::StatusOr<std::string> bytes =
         ReadFileToString((out_ / result.log_file()).string());
     if (!bytes.ok()) return;
-    VerifyOptions options;
-    options.pinned_key = link_->public_key();
-    const MatchPage page = RenderMatchPage(*bytes, options);
-    const fs::path path = out_ / ViewerPageOf(result.log_file());
+    WritePage(result.log_file(), RenderMatchPage(*bytes, PinnedOptions()));
+  }
+
+  // Writes `page`, the viewer page of `log_file`; notes a failure.
+  void WritePage(const std::string& log_file, const MatchPage& page) {
+    const fs::path path = out_ / ViewerPageOf(log_file);
     std::error_code error;
     fs::create_directories(path.parent_path(), error);
     if (absl::Status s = WriteFile(path, page.html); !s.ok()) {
@@ -527,20 +543,38 @@ class Runner {
     }
   }
 
+  // Verification with the referee's key pinned.
+  VerifyOptions PinnedOptions() const {
+    VerifyOptions options;
+    options.pinned_key = link_->public_key();
+    return options;
+  }
+
   // The verdict on the log file `path`, the referee's key pinned, when it
   // is genuine; otherwise why not (the error's message).
   absl::StatusOr<Verdict> VerifyFile(const fs::path& path) const {
     absl::StatusOr<std::string> bytes = ReadFileToString(path.string());
     if (!bytes.ok()) return bytes.status();
-    VerifyOptions options;
-    options.pinned_key = link_->public_key();
-    Verdict verdict = VerifyLog(*bytes, options);
+    Verdict verdict = VerifyLog(*bytes, PinnedOptions());
     if (verdict.kind != Verdict::Kind::kGenuine) {
-      return absl::DataLossError(absl::StrCat(VerdictKindName(verdict.kind),
-                                              " at record ", verdict.bad_record,
-                                              ": ", verdict.reason));
+      return absl::DataLossError(WhyNot(verdict));
     }
     return verdict;
+  }
+
+  static std::string WhyNot(const Verdict& verdict) {
+    return absl::StrCat(VerdictKindName(verdict.kind), " at record ",
+                        verdict.bad_record, ": ", verdict.reason);
+  }
+
+  // `verdict` on `result`'s log: when genuine, fills its outcome and moves
+  // and returns kGenuine; otherwise returns why not.
+  static std::string Judge(const Verdict& verdict,
+                           v1::TournamentMatchResult& result) {
+    if (verdict.kind != Verdict::Kind::kGenuine) return WhyNot(verdict);
+    *result.mutable_outcome() = verdict.outcome;
+    result.set_moves(verdict.moves);
+    return kGenuine;
   }
 
   // Verifies `result`'s log file; on success fills its outcome and moves.
@@ -548,9 +582,7 @@ class Runner {
   std::string Verify(v1::TournamentMatchResult& result) const {
     absl::StatusOr<Verdict> verdict = VerifyFile(out_ / result.log_file());
     if (!verdict.ok()) return std::string(verdict.status().message());
-    *result.mutable_outcome() = verdict->outcome;
-    result.set_moves(verdict->moves);
-    return kGenuine;
+    return Judge(*verdict, result);
   }
 
   void Record(v1::TournamentMatchResult result) {
