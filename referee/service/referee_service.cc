@@ -130,9 +130,11 @@ class PlayReactor;
 // and it reports the features its client opted into. On a "batch" stream
 // one write carries what is queued behind the write in flight, as a
 // PlayResponse.batch of at most kMaxBatchMessages messages and (but for a
-// single larger message) kMaxBatchBytes; and with a `linger` runner, a
-// message sent to it while nothing waits holds the stream's writes back
-// for the runner's delay, so that what follows it goes out with it.
+// single larger message) kMaxBatchBytes. A bot's batch stream, which
+// carries many seats, also lingers (LingerWith): a message sent to it
+// while nothing waits holds its writes back for the runner's delay, so that
+// what follows goes out with it. (A seat's stream gets what one step sends
+// it in one write anyway.)
 class PlayWriter final : public StreamWriter<v1::PlayResponse, PlayReactor,
                                              SerializedMessage, PlaySink>,
                          public std::enable_shared_from_this<PlayWriter> {
@@ -141,13 +143,19 @@ class PlayWriter final : public StreamWriter<v1::PlayResponse, PlayReactor,
   static constexpr size_t kMaxBatchBytes = 256 * 1024;
 
   PlayWriter(PlayReactor* reactor, size_t max_queue, bool observation_once,
-             bool batch, DelayedRunner* linger)
+             bool batch)
       : StreamWriter(reactor, max_queue),
         observation_once_(observation_once),
-        linger_(batch ? linger : nullptr) {
+        batch_(batch) {
     if (batch) JoinWrites(kMaxBatchMessages, kMaxBatchBytes);
   }
   bool observation_once() const override { return observation_once_; }
+
+  // Makes a batch stream linger with `runner` (null: not at all). Call
+  // before the stream is attached: no Send may race with it.
+  void LingerWith(DelayedRunner* runner) {
+    if (batch_) linger_ = runner;
+  }
 
   void Send(v1::PlayResponse message) override {
     if (linger_ != nullptr && !lingering_.exchange(true)) {
@@ -171,7 +179,8 @@ class PlayWriter final : public StreamWriter<v1::PlayResponse, PlayReactor,
   }
 
   const bool observation_once_;
-  DelayedRunner* const linger_;  // The service's; null: no linger.
+  const bool batch_;
+  DelayedRunner* linger_ = nullptr;  // The service's; null: no linger.
   // A linger's Cork is in place (its Uncork is posted).
   std::atomic<bool> lingering_{false};
 };
@@ -186,7 +195,7 @@ class PlayReactor final
         writer_(std::make_shared<PlayWriter>(
             this, limits.max_queued_messages,
             HasPlayFeature(context, kObservationOnce),
-            HasPlayFeature(context, kBatch), linger)) {
+            HasPlayFeature(context, kBatch))) {
     absl::StatusOr<Principal> principal = Authenticate(context, *lobby);
     if (principal.ok() && principal->kind == Principal::Kind::kAdmin) {
       principal = absl::PermissionDeniedError(
@@ -198,7 +207,10 @@ class PlayReactor final
       return;
     }
     route_ = principal->route;
-    if (principal->kind == Principal::Kind::kBot) bot_id_ = principal->bot_id;
+    if (principal->kind == Principal::Kind::kBot) {
+      bot_id_ = principal->bot_id;
+      writer_->LingerWith(linger);
+    }
     lobby_->connections().Attach(route_, writer_);
     for (const auto& [host, seat] : lobby_->SeatsOf(*principal)) {
       host->Resume(seat);

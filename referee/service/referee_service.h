@@ -49,8 +49,8 @@ struct ServiceLimits {
   size_t watch_queue_bytes = 32 << 10;
   // Bytes per GetLog chunk.
   size_t log_chunk_bytes = 64 << 10;
-  // How long a "batch" Play stream holds back a message sent to it while
-  // nothing else waits, gathering what follows into the same write
+  // How long a bot's "batch" Play stream holds back a message sent to it
+  // while nothing else waits, gathering what follows into the same write
   // (docs/protocol.md, "Play stream features"). Zero: no wait.
   absl::Duration batch_linger = absl::Milliseconds(1);
 };
