@@ -643,16 +643,27 @@ class Worker {
 
   static constexpr int kMaxEventsBeforeIdle = 64;
 
+  static gpr_timespec CeilToMillisecond(gpr_timespec when) {
+    constexpr int32_t kNanosPerMs = 1000000;
+    const int32_t past = when.tv_nsec % kNanosPerMs;
+    if (past == 0) return when;
+    return gpr_time_add(when,
+                        gpr_time_from_nanos(kNanosPerMs - past, GPR_TIMESPAN));
+  }
+
   void Loop() {
     void* tag = nullptr;
     bool ok = false;
     int events = 0;  // Since the deferred handlers last ran.
     while (true) {
-      // With work deferred, only look for an event that is ready.
+      // With work deferred, only look for an event that is ready. Timers
+      // wake the thread on whole milliseconds, each wake-up firing every
+      // timer due by then (a seat's think time may end up to 1 ms late):
+      // thousands of seats thinking would otherwise cost a wake-up each.
       const gpr_timespec deadline =
           !deferred_.empty() ? gpr_inf_past(GPR_CLOCK_MONOTONIC)
           : timers_.empty()  ? gpr_inf_future(GPR_CLOCK_MONOTONIC)
-                             : timers_.top().when;
+                             : CeilToMillisecond(timers_.top().when);
       const auto status = cq_.AsyncNext(&tag, &ok, deadline);
       if (status == grpc::CompletionQueue::SHUTDOWN) return;
       if (status == grpc::CompletionQueue::GOT_EVENT) {
@@ -788,9 +799,18 @@ struct SeatState final : public Handler {
   const std::string raw_match_id;
   const uint32_t seat;
   uint64_t think_rng;
-  // The decision this seat holds back: parked until the release, or being
+  // The move chosen for a decision, not yet sent: its commit, prepared as
+  // the request arrives (the request itself, with its view and legal
+  // actions, is not kept while the seat thinks).
+  struct Move {
+    uint64_t decision = 0;
+    bool committed = false;    // The referee already holds the commitment.
+    bool single_seat = false;  // Reveal right after the commit.
+    v1::PlayRequest commit;
+  };
+  // The move this seat holds back: parked until the release, or being
   // thought about.
-  std::optional<v1::DecisionRequest> waiting;
+  std::optional<Move> waiting;
   std::optional<uint64_t> last_decision;  // Duplicates are ignored.
   // A DecisionResult (with the seat's view) came since the last request.
   bool result_seen = false;
@@ -858,9 +878,13 @@ class PlayStream final : public Handler {
   void OnResult(SeatState& seat, const v1::DecisionResult& result);
   void OnEnded(SeatState& seat);
   void OnError(const v1::PlayError& error);
+  // Chooses the seat's move for `request` (and its salt): the commit to send.
+  SeatState::Move Choose(SeatState& seat, const v1::DecisionRequest& request);
   // Commits after the seat's think time (at once when --think_ms=0).
-  void Think(SeatState& seat, v1::DecisionRequest decision);
-  void Decide(SeatState& seat, const v1::DecisionRequest& request);
+  void Think(SeatState& seat, SeatState::Move move);
+  // Sends the commit (and a single-seat decision's reveal): the seat is
+  // ready, and the decision is timed from here.
+  void Decide(SeatState& seat, SeatState::Move move);
   // Reveals the move committed to last (salt and action, once).
   void SendReveal(SeatState& seat);
   // Queues a message; it goes out once the worker has handled the events
@@ -892,10 +916,13 @@ class PlayStream final : public Handler {
   int ended_seats_ = 0;
   // Each message is parsed into an arena that is reset after it is handled:
   // no malloc/free per sub-message (observations carry dozens). The client
-  // stays cheap, so the referee is what the run measures.
-  alignas(16) char arena_block_[8192];
+  // stays cheap, so the referee is what the run measures. A bot's batch
+  // stream reads many messages at once: its first block is larger.
+  const size_t arena_bytes_ =
+      batch_ && expected_seats_ > 1 ? size_t{256} << 10 : size_t{8} << 10;
+  const std::unique_ptr<char[]> arena_block_{new char[arena_bytes_]};
   google::protobuf::Arena arena_{
-      ArenaOptionsFor(arena_block_, sizeof(arena_block_))};
+      ArenaOptionsFor(arena_block_.get(), arena_bytes_)};
   v1::PlayResponse* response_ =
       google::protobuf::Arena::CreateMessage<v1::PlayResponse>(&arena_);
   v1::PlayRequest writing_message_;
@@ -1333,9 +1360,9 @@ void PlayStream::OnEvent(int kind, bool ok) {
       return;
     case kRelease:
       for (SeatState* seat : parked_) {
-        v1::DecisionRequest decision = std::move(*seat->waiting);
+        SeatState::Move move = std::move(*seat->waiting);
         seat->waiting.reset();
-        Think(*seat, std::move(decision));
+        Think(*seat, std::move(move));
       }
       parked_.clear();
       return;
@@ -1466,28 +1493,28 @@ void PlayStream::OnDecision(SeatState& seat,
   if (!phase_->released()) {
     // Set-up: only seed decisions come; each waits for the release.
     if (id == 0) phase_->OnReady();
-    seat.waiting = decision;
+    seat.waiting = Choose(seat, decision);
     parked_.push_back(&seat);
     return;
   }
-  Think(seat, decision);
+  Think(seat, Choose(seat, decision));
 }
 
-void PlayStream::Think(SeatState& seat, v1::DecisionRequest decision) {
+void PlayStream::Think(SeatState& seat, SeatState::Move move) {
   const int64_t think_ms = phase_->options().think_ms;
   if (think_ms <= 0) {
-    Decide(seat, decision);
+    Decide(seat, std::move(move));
     return;
   }
-  seat.waiting = std::move(decision);
+  seat.waiting = std::move(move);
   worker_->After(seat.NextThinkUs(1000 * think_ms), &seat.think_tag);
 }
 
 void PlayStream::OnThought(SeatState& seat, bool ok) {
   if (!ok || !seat.waiting) return;
-  v1::DecisionRequest decision = std::move(*seat.waiting);
+  SeatState::Move move = std::move(*seat.waiting);
   seat.waiting.reset();
-  Decide(seat, decision);
+  Decide(seat, std::move(move));
 }
 
 void PlayStream::OnRevealRequest(SeatState& seat, const v1::RevealRequest& r) {
@@ -1538,19 +1565,18 @@ void PlayStream::OnError(const v1::PlayError& error) {
   phase_->NotePlayError(error);
 }
 
-// The decision is timed from here: the seat is ready to commit (its
-// DecisionRequest received and its think time over).
-void PlayStream::Decide(SeatState& seat, const v1::DecisionRequest& request) {
-  Stats& stats = worker_->stats();
-  seat.decision_start = Clock::now();
-  seat.timed_decision = request.decision_id();
-  seat.timing->Ready(request.decision_id(), *seat.decision_start);
-  if (request.committed()) return;
+SeatState::Move PlayStream::Choose(SeatState& seat,
+                                   const v1::DecisionRequest& request) {
+  SeatState::Move move;
+  move.decision = request.decision_id();
+  move.committed = request.committed();
+  if (move.committed) return move;
   v1::Action action;
   if (request.decision_id() == 0) {
     action.mutable_seed()->set_contribution(
         SystemRandomBytes(kSeedContributionSize));
   } else if (request.legal_actions_size() > 0) {
+    Stats& stats = worker_->stats();
     action = request.legal_actions(
         static_cast<int>(stats.Next() % request.legal_actions_size()));
   }
@@ -1561,15 +1587,25 @@ void PlayStream::Decide(SeatState& seat, const v1::DecisionRequest& request) {
   const Digest commitment =
       CommitmentHash(seat.raw_match_id, seat.seat, request.decision_id(),
                      seat.salt, seat.action_bytes);
-  v1::PlayRequest message;
-  v1::CommitMove* commit = message.mutable_commit();
+  v1::CommitMove* commit = move.commit.mutable_commit();
   commit->set_match_id(seat.match_id);
   commit->set_seat(seat.seat);
   commit->set_decision_id(request.decision_id());
   commit->set_commitment(std::string(AsView(commitment)));
-  Send(std::move(message));
   // A single-seat decision opens its reveal phase right after the commit.
-  if (request.acting_seats_size() == 1) SendReveal(seat);
+  move.single_seat = request.acting_seats_size() == 1;
+  return move;
+}
+
+// The decision is timed from here: the seat is ready to commit (its
+// DecisionRequest received and its think time over).
+void PlayStream::Decide(SeatState& seat, SeatState::Move move) {
+  seat.decision_start = Clock::now();
+  seat.timed_decision = move.decision;
+  seat.timing->Ready(move.decision, *seat.decision_start);
+  if (move.committed) return;
+  Send(std::move(move.commit));
+  if (move.single_seat) SendReveal(seat);
 }
 
 void PlayStream::SendReveal(SeatState& seat) {
