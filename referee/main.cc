@@ -8,6 +8,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -59,6 +60,10 @@ ABSL_FLAG(std::string, tls_cert, "", "PEM certificate chain: serve TLS.");
 ABSL_FLAG(std::string, tls_key, "", "PEM private key for --tls_cert.");
 ABSL_FLAG(std::string, fsync, "checkpoints",
           "When logs are fsynced: never, checkpoints, or every_record.");
+ABSL_FLAG(int32_t, sync_threads, 16,
+          "Threads that fsync the running matches' checkpoints, so that "
+          "serving clients never waits on the disk (what a checkpoint's step "
+          "sends waits for its sync); 0: sync on the serving thread.");
 ABSL_FLAG(uint32_t, commit_timeout_ms, 30000,
           "Default commit deadline for matches that set no clocks (0: none).");
 ABSL_FLAG(uint32_t, reveal_timeout_ms, 30000,
@@ -238,6 +243,7 @@ absl::StatusOr<LobbyOptions> MakeLobbyOptions(const Paths& paths,
   absl::StatusOr<FsyncPolicy> fsync = ParseFsync(absl::GetFlag(FLAGS_fsync));
   if (!fsync.ok()) return fsync.status();
   options.fsync = *fsync;
+  options.sync_threads = std::max(0, absl::GetFlag(FLAGS_sync_threads));
   absl::StatusOr<v1::ClockSettings> clocks = DefaultClocks();
   if (!clocks.ok()) return clocks.status();
   options.default_clocks = *clocks;

@@ -143,6 +143,8 @@ ABSL_FLAG(int, channels, 4,
 ABSL_FLAG(std::string, fsync, "checkpoints",
           "The referee's log fsync policy: never, checkpoints (the referee's "
           "default) or every_record.");
+ABSL_FLAG(int32_t, sync_threads, 16,
+          "The referee's checkpoint sync threads (0: sync inline).");
 ABSL_FLAG(uint32_t, checkpoint_interval, 64,
           "Records between signed checkpoints (the referee's default).");
 ABSL_FLAG(int, deadline_ms, 2000,
@@ -256,8 +258,9 @@ void WriteWhole(const std::filesystem::path& path, const std::string& text) {
   std::filesystem::rename(tmp, path);
 }
 
-// The server's lobby: logs in DIR/logs, the flags' checkpoint interval and
-// fsync policy; its public key is written to DIR/referee.key.pub.
+// The server's lobby: logs in DIR/logs, the flags' checkpoint interval,
+// fsync policy and sync threads; its public key is written to
+// DIR/referee.key.pub.
 LobbyOptions ServerOptions(const std::filesystem::path& dir,
                            const std::string& admin_token) {
   std::filesystem::create_directories(dir / "logs");
@@ -269,6 +272,7 @@ LobbyOptions ServerOptions(const std::filesystem::path& dir,
   options.fsync = fsync == "never"          ? FsyncPolicy::kNever
                   : fsync == "every_record" ? FsyncPolicy::kEveryRecord
                                             : FsyncPolicy::kCheckpoints;
+  options.sync_threads = std::max(0, absl::GetFlag(FLAGS_sync_threads));
   std::ofstream(dir / "referee.key.pub", std::ios::binary)
       << options.referee_key.public_key();
   return options;
@@ -384,8 +388,11 @@ class ServerProcess {
                             const std::string& admin_token) {
     dir_ = dir;
     const std::vector<std::string> args = {
-        "bench_load", "--serve", "--serve_dir=" + dir,
+        "bench_load",
+        "--serve",
+        "--serve_dir=" + dir,
         "--fsync=" + absl::GetFlag(FLAGS_fsync),
+        absl::StrCat("--sync_threads=", absl::GetFlag(FLAGS_sync_threads)),
         absl::StrCat("--checkpoint_interval=",
                      absl::GetFlag(FLAGS_checkpoint_interval))};
     std::vector<char*> argv;

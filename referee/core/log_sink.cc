@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <memory>
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
@@ -61,6 +62,31 @@ absl::Status FileLogSink::Sync() {
         absl::StrCat("fsync ", path_, ": ", std::strerror(errno)));
   }
   return absl::OkStatus();
+}
+
+std::function<absl::Status()> FileLogSink::SyncLater() {
+  // The duplicate keeps the file open for the job, whatever becomes of this
+  // sink meanwhile; it is closed when the last copy of the job goes.
+  struct Duplicate {
+    ~Duplicate() {
+      if (fd >= 0) close(fd);
+    }
+    int fd = -1;
+  };
+  auto duplicate = std::make_shared<Duplicate>();
+  duplicate->fd = dup(fd_);
+  if (duplicate->fd < 0) {
+    const absl::Status status = absl::InternalError(
+        absl::StrCat("dup ", path_, ": ", std::strerror(errno)));
+    return [status] { return status; };
+  }
+  return [duplicate, path = path_]() -> absl::Status {
+    if (fdatasync(duplicate->fd) != 0) {
+      return absl::InternalError(
+          absl::StrCat("fsync ", path, ": ", std::strerror(errno)));
+    }
+    return absl::OkStatus();
+  };
 }
 
 absl::StatusOr<std::string> ReadFileToString(const std::string& path) {

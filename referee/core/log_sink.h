@@ -5,6 +5,7 @@
 #define PYRAMID_REFEREE_CORE_LOG_SINK_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -22,6 +23,14 @@ class LogSink {
   virtual absl::Status Append(std::string_view bytes) = 0;
   // Makes everything appended so far durable (fsync for files).
   virtual absl::Status Sync() = 0;
+
+  // A job that makes everything appended so far durable, as Sync does, and
+  // that may run on another thread while this sink goes on taking appends,
+  // or after it is gone. This default syncs now and returns a job that
+  // reports how that went.
+  virtual std::function<absl::Status()> SyncLater() {
+    return [status = Sync()] { return status; };
+  }
 };
 
 // When a FileLogSink's writer asks it to fsync.
@@ -45,6 +54,8 @@ class FileLogSink final : public LogSink {
 
   absl::Status Append(std::string_view bytes) override;
   absl::Status Sync() override;
+  // fdatasync of a duplicate of the file's descriptor (closed with the job).
+  std::function<absl::Status()> SyncLater() override;
 
  private:
   FileLogSink(int fd, std::string path) : fd_(fd), path_(std::move(path)) {}

@@ -42,7 +42,12 @@ absl::Status LogWriter::Checkpoint() {
   *checkpoint.mutable_checkpoint() = Sign();
   if (absl::Status status = Write(checkpoint); !status.ok()) return status;
   since_checkpoint_ = 0;
-  return fsync_ == FsyncPolicy::kNever ? absl::OkStatus() : Sync();
+  if (fsync_ == FsyncPolicy::kNever) return absl::OkStatus();
+  if (defer_syncs_ && batching_) {
+    sync_owed_ = true;
+    return absl::OkStatus();
+  }
+  return Sync();
 }
 
 absl::Status LogWriter::Seal() {
@@ -53,12 +58,21 @@ absl::Status LogWriter::Seal() {
   sealed_ = true;
   batching_ = false;
   if (absl::Status status = Flush(); !status.ok()) return status;
-  return fsync_ == FsyncPolicy::kNever ? absl::OkStatus() : sink_->Sync();
+  if (fsync_ == FsyncPolicy::kNever) return absl::OkStatus();
+  sync_owed_ = false;
+  return sink_->Sync();
 }
 
 absl::Status LogWriter::Sync() {
   if (absl::Status status = Flush(); !status.ok()) return status;
+  sync_owed_ = false;
   return sink_->Sync();
+}
+
+std::optional<std::function<absl::Status()>> LogWriter::TakeOwedSync() {
+  if (!sync_owed_) return std::nullopt;
+  sync_owed_ = false;
+  return sink_->SyncLater();
 }
 
 absl::Status LogWriter::EndBatch() {

@@ -8,7 +8,9 @@
 #define PYRAMID_REFEREE_CORE_LOG_WRITER_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "absl/status/status.h"
@@ -50,6 +52,18 @@ class LogWriter {
   void BeginBatch() { batching_ = true; }
   absl::Status EndBatch();
 
+  // From now on a checkpoint due within a batch is written but not synced:
+  // the sync is owed, and TakeOwedSync hands it to the caller, which must
+  // act on nothing of that batch (nor of any later one) before the job it
+  // gets has run and returned OK. (A caller with a pool of threads to sync
+  // on then keeps its own thread free of the device's latency.) The seal,
+  // Sync and a Checkpoint outside a batch still sync at once, and pay any
+  // sync owed.
+  void DeferCheckpointSyncs() { defer_syncs_ = true; }
+  // After EndBatch: the job that pays the sync the batch owes, if it owes
+  // one (see DeferCheckpointSyncs).
+  std::optional<std::function<absl::Status()>> TakeOwedSync();
+
   uint64_t record_count() const { return record_count_; }
 
  private:
@@ -68,6 +82,8 @@ class LogWriter {
   Digest chain_{};  // Hash of the last record written; zero before any.
   bool sealed_ = false;
   bool batching_ = false;
+  bool defer_syncs_ = false;
+  bool sync_owed_ = false;
   std::string pending_;  // Framed records not yet handed to the sink.
 };
 

@@ -132,6 +132,19 @@ absl::Status Match::EndBatch() {
   return broken_;
 }
 
+void Match::DeferCheckpointSyncs() {
+  if (log_ != nullptr) log_->DeferCheckpointSyncs();
+}
+
+std::optional<std::function<absl::Status()>> Match::TakeOwedSync() {
+  if (log_ == nullptr) return std::nullopt;  // Sealed: the seal synced.
+  return log_->TakeOwedSync();
+}
+
+void Match::Break(const absl::Status& status) {
+  if (broken_.ok() && !status.ok()) broken_ = status;
+}
+
 absl::Status Match::Checkpoint() {
   if (!broken_.ok()) return broken_;
   if (finished_) return absl::OkStatus();

@@ -143,6 +143,16 @@ class Match {
   // none before. An EndBatch error breaks the match (broken()).
   void BeginBatch();
   absl::Status EndBatch();
+  // Checkpoint syncs within a batch are handed to the caller (see
+  // LogWriter::DeferCheckpointSyncs): after EndBatch, TakeOwedSync returns
+  // the job that pays the one owed, if any, and nothing of the batch may be
+  // acted on until it has run and returned OK; a job that fails must be
+  // reported with Break.
+  void DeferCheckpointSyncs();
+  std::optional<std::function<absl::Status()>> TakeOwedSync();
+  // Breaks the match with `status` (a sync that failed), unless it is
+  // broken already. Nothing more is logged.
+  void Break(const absl::Status& status);
 
   void set_listener(RecordListener listener) {
     listener_ = std::move(listener);

@@ -57,6 +57,9 @@ Lobby::Lobby(LobbyOptions options)
       options_.checkpoint_every > absl::ZeroDuration()) {
     checkpointer_ = std::thread([this] { CheckpointLoop(); });
   }
+  if (options_.sync_threads > 0) {
+    sync_pool_ = std::make_unique<SyncPool>(options_.sync_threads);
+  }
 }
 
 Lobby::~Lobby() {
@@ -332,6 +335,7 @@ absl::StatusOr<std::unique_ptr<Match>> Lobby::StartLog(MatchConfig config,
 
 void Lobby::Host(std::shared_ptr<MatchHost> host) {
   const std::string match_id = host->match_id();
+  host->set_sync_pool(sync_pool_.get());
   host->set_on_end([this,
                     log_path = host->log_path()](const v1::MatchInfo& info) {
     if (info.status() == v1::MATCH_BROKEN)

@@ -23,6 +23,7 @@
 #include "referee/service/deadline_scheduler.h"
 #include "referee/service/match_host.h"
 #include "referee/service/registry.h"
+#include "referee/service/sync_pool.h"
 #include "referee/service/token.h"
 #include "referee/service/transparency_log.h"
 
@@ -34,6 +35,10 @@ struct LobbyOptions {
   std::string admin_token;  // Required: the CreateMatch/RegisterBot key.
   uint32_t checkpoint_interval = 64;
   FsyncPolicy fsync = FsyncPolicy::kCheckpoints;
+  // Threads that run the checkpoint syncs of running matches
+  // (MatchHost::set_sync_pool); 0: each is synced on the thread that wrote
+  // the checkpoint.
+  int sync_threads = 16;
   // Clocks used when a CreateMatchRequest leaves every clock at zero.
   v1::ClockSettings default_clocks;
   // Where matches, bots and hashed tokens are recorded so that a restart
@@ -98,6 +103,7 @@ class Lobby {
   Connections& connections() { return connections_; }
   // The deadline scheduler of this lobby's matches (its lateness figures).
   const DeadlineScheduler& scheduler() const { return *scheduler_; }
+
   const std::string& referee_public_key() const { return public_key_; }
 
   // Checkpoints every running match (their logs then verify as prefixes)
@@ -167,6 +173,10 @@ class Lobby {
 
   // Last: its thread calls back into the members above.
   std::unique_ptr<DeadlineScheduler> scheduler_;
+  // The matches' checkpoint syncs (MatchHost::set_sync_pool; null when
+  // options_.sync_threads is 0). Its threads call back into the hosts:
+  // destroyed first, it runs what it still holds.
+  std::unique_ptr<SyncPool> sync_pool_;
 };
 
 }  // namespace pyramid

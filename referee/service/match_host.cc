@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <iostream>
+#include <iterator>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -107,10 +108,40 @@ std::shared_ptr<PlaySink> MatchHost::SendToSeat(int seat,
   if (sink == nullptr) return sink;
   if (deferring_) {
     outbox_.emplace_back(sink, std::move(message));
+  } else if (holding_) {
+    held_.emplace_back(sink, std::move(message));
   } else {
     sink->Send(std::move(message));
   }
   return sink;
+}
+
+void MatchHost::set_sync_pool(SyncPool* pool) {
+  absl::MutexLock lock(&mu_);
+  sync_pool_ = pool;
+  if (pool != nullptr && match_ != nullptr) match_->DeferCheckpointSyncs();
+}
+
+void MatchHost::OnSynced(const absl::Status& status) {
+  absl::MutexLock lock(&mu_);
+  --syncs_pending_;
+  if (!holding_) return;  // The seal (or a shutdown checkpoint) synced all.
+  if (status.ok()) {
+    if (syncs_pending_ == 0) ReleaseHeldLocked();
+    return;
+  }
+  // Not durable: nothing held is sent, and the match stops.
+  holding_ = false;
+  held_.clear();
+  match_->Break(status);
+  if (broken_reason_.empty()) AnnounceBroken();
+}
+
+void MatchHost::ReleaseHeldLocked() {
+  holding_ = false;
+  std::vector<std::pair<std::shared_ptr<PlaySink>, v1::PlayResponse>> held =
+      std::exchange(held_, {});
+  SendTogether(held);
 }
 
 void MatchHost::PruneWatchersLocked() {
@@ -433,13 +464,31 @@ bool MatchHost::Run(int seat, uint64_t decision_id, const Op& op) {
   // sends one stream goes out in one write where the stream allows it.
   std::vector<std::pair<std::shared_ptr<PlaySink>, v1::PlayResponse>> outbox =
       std::exchange(outbox_, {});
-  if (written) SendTogether(outbox);
+  if (written && sync_pool_ != nullptr) {
+    // A checkpoint whose sync is owed: it runs on the pool, and what the
+    // seats are sent waits for it.
+    if (std::optional<std::function<absl::Status()>> sync =
+            match_->TakeOwedSync()) {
+      ++syncs_pending_;
+      holding_ = true;
+      sync_pool_->Submit(std::move(*sync),
+                         [this](absl::Status s) { OnSynced(s); });
+    }
+  }
+  if (written && holding_) {
+    std::move(outbox.begin(), outbox.end(), std::back_inserter(held_));
+  } else if (written) {
+    SendTogether(outbox);
+  }
   if (written) DeliverToWatchers(watch_outbox_);
   watch_outbox_ = {};
   // Errors the match logged were pushed as faults; the others go here. The
   // end is announced only once the seal is durable: a match whose seal
   // could not be written is broken, and said to be.
-  if (ended_ && match_->broken().ok()) AnnounceEnd();
+  if (ended_ && match_->broken().ok()) {
+    if (holding_) ReleaseHeldLocked();  // The seal synced everything.
+    AnnounceEnd();
+  }
   ended_ = false;
   if (!match_->broken().ok() && broken_reason_.empty()) AnnounceBroken();
   const bool refused = !status.ok() && !logged_;
@@ -577,7 +626,8 @@ const v1::Outcome& MatchHost::OutcomeLocked() const {
 
 void MatchHost::Suspend() {
   absl::MutexLock lock(&mu_);
-  if (match_ != nullptr) match_->Checkpoint().IgnoreError();
+  if (match_ == nullptr) return;
+  if (match_->Checkpoint().ok() && holding_) ReleaseHeldLocked();
 }
 
 }  // namespace pyramid

@@ -41,6 +41,7 @@
 #include "pyramid/referee/v1/referee_service.pb.h"
 #include "referee/core/match.h"
 #include "referee/service/connections.h"
+#include "referee/service/sync_pool.h"
 
 namespace pyramid {
 
@@ -76,6 +77,14 @@ class MatchHost {
   void set_on_end(std::function<void(const v1::MatchInfo&)> on_end) {
     on_end_ = std::move(on_end);
   }
+
+  // Has the checkpoint syncs of the match's log run on `pool` instead of
+  // the thread that wrote the checkpoint: what a step that wrote one sends
+  // to the seats, and whatever the match sends them after it, is held until
+  // the sync is done (dropped if it fails, which breaks the match). Watch
+  // events are not held. Set before Start(); the pool's owner destroys the
+  // pool (which runs what it still holds) before the host.
+  void set_sync_pool(SyncPool* pool);
 
   const std::string& match_id() const { return match_id_; }
   const std::string& log_path() const { return log_path_; }
@@ -137,6 +146,10 @@ class MatchHost {
   void AnnounceEnd() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Tells seats and watchers the match broke, and why; closes its watchers.
   void AnnounceBroken() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // A checkpoint sync on the pool is done (on the pool's thread).
+  void OnSynced(const absl::Status& status);
+  // Sends what was held for a sync: everything is durable now.
+  void ReleaseHeldLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void SendDecisionRequest(int seat) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void SendRevealRequest(int seat) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void SendRevealRequests() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -206,6 +219,14 @@ class MatchHost {
   std::vector<std::pair<std::shared_ptr<PlaySink>, v1::PlayResponse>> outbox_
       ABSL_GUARDED_BY(mu_);
   std::vector<v1::WatchEvent> watch_outbox_ ABSL_GUARDED_BY(mu_);
+  // set_sync_pool's pool (null: checkpoints sync inline); the syncs it has
+  // not finished; and while `holding_`, what is sent to seats, in order,
+  // until they are done.
+  SyncPool* sync_pool_ = nullptr;
+  int syncs_pending_ ABSL_GUARDED_BY(mu_) = 0;
+  bool holding_ ABSL_GUARDED_BY(mu_) = false;
+  std::vector<std::pair<std::shared_ptr<PlaySink>, v1::PlayResponse>> held_
+      ABSL_GUARDED_BY(mu_);
   // During Run, per seat: the "observation-once" stream that got the seat's
   // last DecisionResult, whose observation a DecisionRequest on the same
   // stream may then leave out (the position cannot change in between).

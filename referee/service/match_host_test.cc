@@ -111,6 +111,28 @@ class UnsyncableSink final : public LogSink {
   int syncs_ = 0;
 };
 
+// A log in memory whose deferred syncs (SyncLater) wait until the test
+// opens its gate, then report `status`.
+class GatedSink final : public LogSink {
+ public:
+  absl::Status Append(std::string_view bytes) override {
+    return absl::OkStatus();
+  }
+  absl::Status Sync() override { return absl::OkStatus(); }
+  std::function<absl::Status()> SyncLater() override {
+    ++jobs;
+    return [gate = gate, status = status] {
+      gate->WaitForNotification();
+      return status;
+    };
+  }
+
+  int jobs = 0;  // SyncLater calls.
+  absl::Status status;
+  const std::shared_ptr<absl::Notification> gate =
+      std::make_shared<absl::Notification>();
+};
+
 // A disk that fills up: every Append fails once *full is set.
 class FillingSink final : public LogSink {
  public:
@@ -127,10 +149,13 @@ class FillingSink final : public LogSink {
 
 class MatchHostTest : public ::testing::Test {
  protected:
+  // `checkpoint_interval` and `pool` (MatchHost::set_sync_pool) as given;
+  // by default no periodic checkpoint, synced inline.
   void Start(
       std::unique_ptr<LogSink> sink,
       v1::ClockSettings clocks = v1::ClockSettings(),
-      std::function<void(absl::Time)> on_deadline = [](absl::Time) {}) {
+      std::function<void(absl::Time)> on_deadline = [](absl::Time) {},
+      uint32_t checkpoint_interval = 0, SyncPool* pool = nullptr) {
     MatchConfig config;
     config.game.set_game("rock_paper_pyramid");
     config.clocks = clocks;
@@ -143,7 +168,7 @@ class MatchHostTest : public ::testing::Test {
       sinks_[i] = std::make_shared<RecordingSink>(observation_once_[i]);
       connections_.Attach(seats.back().route, sinks_[i]);
     }
-    config.checkpoint_interval = 0;
+    config.checkpoint_interval = checkpoint_interval;
     absl::StatusOr<std::unique_ptr<Match>> match =
         Match::Create(config, referee_key_, std::move(sink), &clock_,
                       DeterministicEntropy(Sha256("match-host-test")));
@@ -152,6 +177,7 @@ class MatchHostTest : public ::testing::Test {
         *std::move(match), config.game, std::move(seats), config.clocks,
         v1::FORFEIT_POLICY_FORFEIT, "the-log-path", 1234, &connections_,
         std::move(on_deadline));
+    host_->set_sync_pool(pool);
     host_->Start();
   }
 
@@ -455,6 +481,57 @@ TEST_F(MatchHostTest, NothingIsSentForARecordThatWasNotWritten) {
   EXPECT_EQ(watcher->events.size(), events);
   EXPECT_EQ(watcher->closed_with,
             static_cast<int>(absl::StatusCode::kDataLoss));
+}
+
+// With a sync pool, a step that wrote a checkpoint sends nothing until its
+// sync is done, and what the match sends after it waits behind it; then
+// all of it goes out in order. A sync that fails sends none of it and
+// breaks the match.
+TEST_F(MatchHostTest, WhatACheckpointCausesWaitsForItsSyncOnThePool) {
+  for (const bool fails : {false, true}) {
+    SCOPED_TRACE(fails ? "the sync fails" : "the sync succeeds");
+    auto pool = std::make_unique<SyncPool>(1);
+    auto owned = std::make_unique<GatedSink>();
+    GatedSink* sink = owned.get();
+    if (fails) sink->status = absl::DataLossError("disk gone");
+    for (auto& [seat, recording] : sinks_) recording->messages.clear();
+    Start(
+        std::move(owned), v1::ClockSettings(), [](absl::Time) {},
+        /*checkpoint_interval=*/2, pool.get());
+    ASSERT_EQ(sink->jobs, 0) << "the checkpoint came before the commits";
+    // Seats commit in turn until a commit's step owes a sync. (The pool's
+    // thread is blocked in it meanwhile: the sinks are the test's alone.)
+    v1::Action action;
+    action.mutable_seed()->set_contribution(std::string(32, 'a'));
+    const std::string bytes = action.SerializeAsString();
+    int held = -1;
+    size_t before = 0;
+    for (int seat = 0; seat < kSeats && held < 0; ++seat) {
+      before = sinks_[seat]->messages.size();
+      ASSERT_TRUE(host_->Commit(seat, CommitTo(seat, 0, bytes)));
+      if (sink->jobs > 0) held = seat;
+    }
+    ASSERT_GE(held, 0) << "no commit wrote a checkpoint";
+    EXPECT_EQ(sinks_[held]->messages.size(), before);  // Its ack waits.
+    // A refusal after it waits behind it too.
+    host_->Commit(held, CommitTo(held, 0, bytes));
+    EXPECT_EQ(sinks_[held]->messages.size(), before);
+    sink->gate->Notify();
+    pool.reset();  // Runs the sync and what follows it; joins.
+    const std::vector<v1::PlayResponse>& got = sinks_[held]->messages;
+    if (fails) {
+      EXPECT_EQ(host_->Info(connections_).status(), v1::MATCH_BROKEN);
+      ASSERT_EQ(got.size(), before + 1);  // Only that the match broke.
+      EXPECT_EQ(got.back().error().code(),
+                static_cast<int>(absl::StatusCode::kDataLoss));
+    } else {
+      EXPECT_EQ(host_->Info(connections_).status(), v1::MATCH_RUNNING);
+      ASSERT_GE(got.size(), before + 2);
+      EXPECT_TRUE(got[before].has_commit_ack()) << got[before].DebugString();
+      EXPECT_TRUE(got.back().has_error()) << got.back().DebugString();
+    }
+    host_.reset();
+  }
 }
 
 // Issue 19. Two calls race: the one that opened the seed decision is about

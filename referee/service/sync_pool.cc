@@ -1,0 +1,40 @@
+#include "referee/service/sync_pool.h"
+
+namespace pyramid {
+
+SyncPool::SyncPool(int threads) {
+  for (int i = 0; i < threads; ++i) threads_.emplace_back([this] { Loop(); });
+}
+
+SyncPool::~SyncPool() {
+  {
+    absl::MutexLock lock(&mu_);
+    stop_ = true;
+  }
+  for (std::thread& thread : threads_) thread.join();
+}
+
+void SyncPool::Submit(std::function<absl::Status()> sync,
+                      std::function<void(absl::Status)> done) {
+  absl::MutexLock lock(&mu_);
+  jobs_.push_back({std::move(sync), std::move(done)});
+}
+
+void SyncPool::Loop() {
+  while (true) {
+    Job job;
+    {
+      absl::MutexLock lock(&mu_);
+      auto ready = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+        return stop_ || !jobs_.empty();
+      };
+      mu_.Await(absl::Condition(&ready));
+      if (jobs_.empty()) return;  // Stopping, and nothing is left.
+      job = std::move(jobs_.front());
+      jobs_.pop_front();
+    }
+    job.done(job.sync());
+  }
+}
+
+}  // namespace pyramid

@@ -1,0 +1,76 @@
+// SyncPool: every job runs and its `done` gets the job's status; jobs run
+// at once on several threads; the destructor runs what is still queued.
+#include "referee/service/sync_pool.h"
+
+#include <atomic>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "gtest/gtest.h"
+
+namespace pyramid {
+namespace {
+
+TEST(SyncPoolTest, EachDoneGetsItsJobsStatus) {
+  absl::Mutex mu;
+  std::vector<absl::StatusCode> codes(2, absl::StatusCode::kUnknown);
+  {
+    SyncPool pool(2);
+    pool.Submit([] { return absl::OkStatus(); },
+                [&](absl::Status s) {
+                  absl::MutexLock lock(&mu);
+                  codes[0] = s.code();
+                });
+    pool.Submit([] { return absl::InternalError("fsync failed"); },
+                [&](absl::Status s) {
+                  absl::MutexLock lock(&mu);
+                  codes[1] = s.code();
+                });
+  }  // Runs what is left, then joins.
+  EXPECT_EQ(codes, std::vector<absl::StatusCode>(
+                       {absl::StatusCode::kOk, absl::StatusCode::kInternal}));
+}
+
+// Two jobs that each wait for the other to start finish only if they run
+// at the same time.
+TEST(SyncPoolTest, JobsRunAtTheSameTime) {
+  absl::Mutex mu;
+  int started = 0;
+  std::atomic<int> met{0};
+  {
+    SyncPool pool(4);
+    for (int i = 0; i < 2; ++i) {
+      pool.Submit(
+          [&] {
+            absl::MutexLock lock(&mu);
+            ++started;
+            auto both = [&started] { return started == 2; };
+            return mu.AwaitWithTimeout(absl::Condition(&both),
+                                       absl::Seconds(30))
+                       ? absl::OkStatus()
+                       : absl::DeadlineExceededError("ran alone");
+          },
+          [&](absl::Status s) {
+            if (s.ok()) ++met;
+          });
+    }
+  }
+  EXPECT_EQ(met.load(), 2);
+}
+
+TEST(SyncPoolTest, TheDestructorRunsWhatIsQueued) {
+  std::atomic<int> done{0};
+  {
+    SyncPool pool(1);
+    for (int i = 0; i < 100; ++i) {
+      pool.Submit([] { return absl::OkStatus(); },
+                  [&](absl::Status) { ++done; });
+    }
+  }
+  EXPECT_EQ(done.load(), 100);
+}
+
+}  // namespace
+}  // namespace pyramid
