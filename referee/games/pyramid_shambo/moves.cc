@@ -22,8 +22,8 @@
 
 namespace pyramid::shambo {
 
-v1::Result PyramidShamboState::DoApply(absl::Span<const SeatAction> actions) {
-  v1::Result result;
+void PyramidShamboState::DoApply(absl::Span<const SeatAction> actions,
+                                 v1::Result& result) {
   v1::PyramidShamboResult* step = result.mutable_pyramid_shambo();
   switch (phase_) {
     case Phase::kChallenge:
@@ -49,7 +49,6 @@ v1::Result PyramidShamboState::DoApply(absl::Span<const SeatAction> actions) {
     case Phase::kOver:
       break;
   }
-  return result;
 }
 
 void PyramidShamboState::ApplyChallenge(int target,

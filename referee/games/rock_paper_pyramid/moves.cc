@@ -37,24 +37,21 @@ void RockPaperPyramidState::ScoreRound(
   }
 }
 
-v1::Result RockPaperPyramidState::DoApply(
-    absl::Span<const SeatAction> actions) {
+void RockPaperPyramidState::DoApply(absl::Span<const SeatAction> actions,
+                                    v1::Result& result) {
   Played played;
   for (const SeatAction& action : actions) {
     played[action.seat] = action.action.rock_paper_pyramid().piece();
     pools_[action.seat][KindIndex(played[action.seat])] = false;
   }
   const Resolution resolution = Resolve(played);
-  v1::RockPaperPyramidRoundResult round;
+  v1::RockPaperPyramidRoundResult& round = *result.mutable_rock_paper_pyramid();
   round.set_round(static_cast<uint32_t>(RoundsPlayed() + 1));
   for (const v1::RppPiece& piece : played) *round.add_played() = piece;
   round.set_resolution(resolution.kind);
   ScoreRound(played, resolution, round);
   for (const Tally& tally : tallies_) round.add_scores(tally.score);
   history_.push_back(round.SerializeAsString());
-  v1::Result result;
-  *result.mutable_rock_paper_pyramid() = std::move(round);
-  return result;
 }
 
 }  // namespace pyramid::rpp

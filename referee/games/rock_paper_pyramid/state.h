@@ -79,7 +79,8 @@ class RockPaperPyramidState final : public State {
   }
 
  protected:
-  v1::Result DoApply(absl::Span<const SeatAction> actions) override;
+  void DoApply(absl::Span<const SeatAction> actions,
+               v1::Result& result) override;
 
  private:
   int RoundsPlayed() const { return static_cast<int>(history_.size()); }
