@@ -587,12 +587,11 @@ void PyramidSchemeState::ResolveSimpleReward(int card, v1::PssReward reward) {
 // claimed, in Goal-id order.
 void PyramidSchemeState::ClaimGoals() {
   const Seat& seat = seats_[active_];
+  const GoalCheck check(*edition_, seat.pyramid, seat.reset_tokens);
   for (Goal& goal : goals_) {
     if (goal.claimed_by != kNoSeat) continue;
     if (goal.reserved_by != kNoSeat && goal.reserved_by != active_) continue;
-    if (!GoalSatisfied(*edition_, goal.id, seat.pyramid, seat.reset_tokens)) {
-      continue;
-    }
+    if (!check.Satisfied(goal.id)) continue;
     goal.claimed_by = active_;
     goal.reserved_by = kNoSeat;
     v1::PssGoalClaimed* claimed = AddEvent().mutable_goal_claimed();
