@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -189,7 +190,7 @@ struct Expected {
   v1::Outcome outcome;
   // kDecision: the decision the rules open next.
   uint64_t decision_id = 0;
-  std::vector<uint32_t> seats;
+  std::vector<int> seats;  // Moved into the Decision once it opens.
   bool simultaneous = false;
 };
 
@@ -490,7 +491,7 @@ absl::Status Replayer::OnDecision(const v1::DecisionOpened& opened) {
       expected_.front().kind != Expected::Kind::kDecision) {
     return Bad("a decision opened out of turn");
   }
-  const Expected& want = expected_.front();
+  Expected& want = expected_.front();
   if (opened.decision_id() != want.decision_id) {
     return Bad(absl::StrCat("decision ", opened.decision_id(),
                             " opened where decision ", want.decision_id,
@@ -501,12 +502,10 @@ absl::Status Replayer::OnDecision(const v1::DecisionOpened& opened) {
       opened.simultaneous() != want.simultaneous) {
     return Bad("the decision's seats are not the seats the rules say act");
   }
-  expected_.pop_front();
   decision_open_ = true;  // Step 1.
-  decision_ =
-      Decision(opened.decision_id(),
-               std::vector<int>(opened.seats().begin(), opened.seats().end()),
-               opened.simultaneous());
+  decision_.Open(opened.decision_id(), std::move(want.seats),
+                 opened.simultaneous());
+  expected_.pop_front();
   return absl::OkStatus();
 }
 
@@ -641,8 +640,7 @@ void Replayer::ExpectAdvance() {
   Expected& decision = expected_.emplace_back();
   decision.kind = Expected::Kind::kDecision;
   decision.decision_id = ++next_decision_id_;
-  const std::vector<int> acting = session_->ActingSeats();
-  decision.seats.assign(acting.begin(), acting.end());
+  decision.seats = session_->ActingSeats();
   decision.simultaneous = session_->IsSimultaneous();
 }
 

@@ -176,7 +176,7 @@ void Match::ChargeTimeBank(int seat) {
 // Step 1 (decision.h): opens decision `id` with its commit deadlines.
 absl::Status Match::OpenDecision(uint64_t id, std::vector<int> seats,
                                  bool simultaneous) {
-  decision_ = Decision(id, std::move(seats), simultaneous);
+  decision_.Open(id, std::move(seats), simultaneous);
   opened_ = now_;
   const absl::Time base = PhaseDeadline(CommitTimeoutMs());
   deadlines_.clear();
