@@ -238,6 +238,7 @@ void PyramidShamboState::Advance(v1::ShamboPaymentResult& result) {
       result.set_next_active(static_cast<uint32_t>(active_));
     }
   }
+  result.mutable_holdings()->Reserve(num_seats_);
   for (int seat = 0; seat < num_seats_; ++seat) {
     AppendPieces(holdings_[seat], *result.add_holdings()->mutable_pieces());
   }
