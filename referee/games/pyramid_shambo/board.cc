@@ -4,7 +4,6 @@
 #include <array>
 #include <bit>
 #include <cstdint>
-#include <functional>
 #include <limits>
 #include <string>
 #include <string_view>

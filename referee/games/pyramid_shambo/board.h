@@ -14,7 +14,6 @@
 #include <bit>
 #include <compare>
 #include <cstdint>
-#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
