@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -135,7 +136,9 @@ absl::Status Bad(absl::string_view reason) {
 // allocated; kept per thread (ThreadParseBuffers), so that verifying many
 // logs in a row allocates almost nothing for parsing.
 struct ParseBuffers {
-  ParseBuffers() : arena(arena_block.data(), arena_block.size()) {
+  ParseBuffers()
+      : arena(arena_block.data(), arena_block.size()),
+        results(results_block.data(), results_block.size()) {
     for (int kind = v1::LogRecord::kHeaderFieldNumber;
          kind <= v1::LogRecord::kSealFieldNumber; ++kind) {
       scanners[kind] = &WireScanner::For(
@@ -160,6 +163,12 @@ struct ParseBuffers {
   // log; this arena, reset for each seed reveal, holds it instead.
   alignas(8) std::array<char, 16 << 10> arena_block;
   google::protobuf::Arena arena;
+  // The Applied records the replay expects (Expected::applied), built by the
+  // rules on this arena instead of the heap; reset as each decision closes,
+  // when none is pending (Replayer::CloseDecision), so it holds at most one
+  // log's records.
+  alignas(8) std::array<char, 64 << 10> results_block;
+  google::protobuf::Arena results;
 };
 
 // Logs larger than this release the buffers after use, so that one huge
@@ -177,11 +186,11 @@ std::unique_ptr<ParseBuffers>& ThreadParseBuffers() {
 struct Expected {
   enum class Kind { kSeedReveal, kApplied, kDecision, kOutcome };
   Kind kind;
-  v1::Applied applied;
+  v1::Applied* applied = nullptr;  // On ParseBuffers::results.
   v1::Outcome outcome;
   // kDecision: the decision the rules open next.
   uint64_t decision_id = 0;
-  std::vector<uint32_t> seats;
+  std::vector<int> seats;  // Moved into the Decision once it opens.
   bool simultaneous = false;
 };
 
@@ -242,6 +251,8 @@ class Replayer {
   absl::Status AfterProgress();
   absl::Status CloseDecision();
   void ExpectAdvance();
+  // An Applied record expected next, empty, for the rules to build.
+  v1::Applied& ExpectApplied();
   void ExpectOutcome(v1::Outcome outcome);
   // OK when `seat` acts in decision `decision_id`, which is open.
   absl::Status CheckSeat(uint64_t decision_id, uint32_t seat) const;
@@ -480,7 +491,7 @@ absl::Status Replayer::OnDecision(const v1::DecisionOpened& opened) {
       expected_.front().kind != Expected::Kind::kDecision) {
     return Bad("a decision opened out of turn");
   }
-  const Expected& want = expected_.front();
+  Expected& want = expected_.front();
   if (opened.decision_id() != want.decision_id) {
     return Bad(absl::StrCat("decision ", opened.decision_id(),
                             " opened where decision ", want.decision_id,
@@ -491,12 +502,10 @@ absl::Status Replayer::OnDecision(const v1::DecisionOpened& opened) {
       opened.simultaneous() != want.simultaneous) {
     return Bad("the decision's seats are not the seats the rules say act");
   }
-  expected_.pop_front();
   decision_open_ = true;  // Step 1.
-  decision_ =
-      Decision(opened.decision_id(),
-               std::vector<int>(opened.seats().begin(), opened.seats().end()),
-               opened.simultaneous());
+  decision_.Open(opened.decision_id(), std::move(want.seats),
+                 opened.simultaneous());
+  expected_.pop_front();
   return absl::OkStatus();
 }
 
@@ -592,6 +601,9 @@ absl::Status Replayer::AfterProgress() {
 
 absl::Status Replayer::CloseDecision() {
   decision_open_ = false;
+  // Every record expected before this decision opened has been read (it
+  // opens only then), so their messages can go.
+  buffers_.results.Reset();
   if (decision_.Forfeits(header_.forfeit_policy())) {
     ExpectOutcome(ForfeitOutcome(session_ ? &session_->state() : nullptr,
                                  header_.seats_size(), decision_.Forfeited()));
@@ -604,16 +616,13 @@ absl::Status Replayer::CloseDecision() {
     expected_.emplace_back().kind = Expected::Kind::kSeedReveal;
     return absl::OkStatus();
   }
-  std::vector<v1::Move> moves = decision_.TakeMoves();
-  absl::StatusOr<v1::Applied> applied =
-      session_->ApplyDecision(decision_.id(), std::move(moves));
-  if (!applied.ok()) {
-    return Bad(absl::StrCat("the rules refuse the decision's actions: ",
-                            applied.status().message()));
+  v1::Applied& applied = ExpectApplied();
+  if (absl::Status s = session_->ApplyDecision(decision_.id(),
+                                               decision_.TakeMoves(), applied);
+      !s.ok()) {
+    return Bad(
+        absl::StrCat("the rules refuse the decision's actions: ", s.message()));
   }
-  Expected& expected = expected_.emplace_back();
-  expected.kind = Expected::Kind::kApplied;
-  expected.applied = *std::move(applied);
   ExpectAdvance();
   return absl::OkStatus();
 }
@@ -621,11 +630,9 @@ absl::Status Replayer::CloseDecision() {
 // After a decision or the seed: the automatic moves the rules make, then the
 // next decision or the outcome.
 void Replayer::ExpectAdvance() {
-  for (v1::Applied& applied : session_->TakeAutomaticMoves()) {
-    Expected& expected = expected_.emplace_back();
-    expected.kind = Expected::Kind::kApplied;
-    expected.applied = std::move(applied);
+  while (session_->TakeAutomaticMove(ExpectApplied())) {
   }
+  expected_.pop_back();  // The last one: no automatic move was due.
   if (session_->IsTerminal()) {
     ExpectOutcome(session_->state().Outcome());
     return;
@@ -633,9 +640,16 @@ void Replayer::ExpectAdvance() {
   Expected& decision = expected_.emplace_back();
   decision.kind = Expected::Kind::kDecision;
   decision.decision_id = ++next_decision_id_;
-  const std::vector<int> acting = session_->ActingSeats();
-  decision.seats.assign(acting.begin(), acting.end());
+  decision.seats = session_->ActingSeats();
   decision.simultaneous = session_->IsSimultaneous();
+}
+
+v1::Applied& Replayer::ExpectApplied() {
+  Expected& expected = expected_.emplace_back();
+  expected.kind = Expected::Kind::kApplied;
+  expected.applied =
+      google::protobuf::Arena::CreateMessage<v1::Applied>(&buffers_.results);
+  return *expected.applied;
 }
 
 void Replayer::ExpectOutcome(v1::Outcome outcome) {
@@ -731,7 +745,7 @@ const v1::LogRecord* Replayer::AsExpected(const RecordLayout& layout) {
   if (want.kind !=
           (applied ? Expected::Kind::kApplied : Expected::Kind::kOutcome) ||
       !StoredAs(
-          applied ? static_cast<const google::protobuf::Message&>(want.applied)
+          applied ? static_cast<const google::protobuf::Message&>(*want.applied)
                   : want.outcome,
           layout.payload, buffers_.serialized)) {
     return nullptr;
@@ -815,11 +829,11 @@ absl::Status Replayer::OnExpected(const v1::LogRecord& record) {
         return Bad("applied result out of turn");
       }
       if (!as_expected_ &&
-          !SameMessage(record.applied(), want.applied, buffers_.serialized,
+          !SameMessage(record.applied(), *want.applied, buffers_.serialized,
                        buffers_.serialized_other)) {
         return Bad("the applied moves or result differ from the replay");
       }
-      moves_ += want.applied.moves_size();  // Equal to the record's.
+      moves_ += want.applied->moves_size();  // Equal to the record's.
       return absl::OkStatus();
     case v1::LogRecord::kOutcome:
       if (want.kind != Expected::Kind::kOutcome) {

@@ -17,11 +17,17 @@ v1::FaultConsequence ConsequenceOf(v1::ForfeitPolicy policy) {
   return DefaultsOnFault(policy) ? v1::FAULT_DEFAULT_ACTION : v1::FAULT_FORFEIT;
 }
 
-Decision::Decision(uint64_t id, std::vector<int> seats, bool simultaneous)
-    : id_(id),
-      seats_(std::move(seats)),
-      simultaneous_(simultaneous),
-      progress_(seats_.size()) {
+Decision::Decision(uint64_t id, std::vector<int> seats, bool simultaneous) {
+  Open(id, std::move(seats), simultaneous);
+}
+
+void Decision::Open(uint64_t id, std::vector<int> seats, bool simultaneous) {
+  id_ = id;
+  seats_ = std::move(seats);
+  simultaneous_ = simultaneous;
+  reveal_phase_ = false;
+  progress_.assign(seats_.size(), SeatProgress());
+  position_.clear();
   for (size_t i = 0; i < seats_.size(); ++i) {
     const int seat = seats_[i];
     if (seat < 0) continue;  // Never asked for: IndexOf takes no negative.

@@ -61,6 +61,9 @@ class Decision {
   Decision() = default;
   // Step 1: decision `id` (0: the seed decision) asks `seats` (ascending).
   Decision(uint64_t id, std::vector<int> seats, bool simultaneous);
+  // Step 1 of the next decision: as assigning Decision(id, seats,
+  // simultaneous), but reusing this one's memory.
+  void Open(uint64_t id, std::vector<int> seats, bool simultaneous);
 
   uint64_t id() const { return id_; }
   const std::vector<int>& seats() const { return seats_; }

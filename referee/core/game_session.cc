@@ -1,6 +1,8 @@
 #include "referee/core/game_session.h"
 
 #include <algorithm>
+#include <optional>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 
@@ -16,26 +18,45 @@ absl::StatusOr<GameSession> GameSession::Start(const Game& game, int num_seats,
 
 std::vector<v1::Applied> GameSession::TakeAutomaticMoves() {
   std::vector<v1::Applied> applied;
-  while (!state_->IsTerminal()) {
-    const std::vector<int> acting = state_->ActingSeats();
-    if (acting.size() != 1) break;
-    std::optional<v1::Action> sole = state_->SoleLegalAction(acting[0]);
-    if (!sole.has_value()) break;
-    SeatAction seat_action{acting[0], *sole};
-    absl::StatusOr<v1::Result> result = state_->Apply({&seat_action, 1});
-    if (!result.ok()) break;  // A game bug; the seat will be asked instead.
-    v1::Applied& record = applied.emplace_back();
-    v1::Move* move = record.add_moves();
-    move->set_seat(acting[0]);
-    move->set_source(v1::MOVE_AUTOMATIC);
-    *move->mutable_action() = *std::move(sole);
-    *record.mutable_result() = *std::move(result);
-  }
+  v1::Applied next;
+  while (TakeAutomaticMove(next)) applied.push_back(std::exchange(next, {}));
   return applied;
+}
+
+bool GameSession::TakeAutomaticMove(v1::Applied& applied) {
+  if (state_->IsTerminal()) return false;
+  const std::vector<int> acting = state_->ActingSeats();
+  if (acting.size() != 1) return false;
+  std::optional<v1::Action> sole = state_->SoleLegalAction(acting[0]);
+  if (!sole.has_value()) return false;
+  SeatAction seat_action{acting[0], *std::move(sole)};
+  if (!state_
+           ->ApplyPrevalidated({&seat_action, 1}, 0, *applied.mutable_result())
+           .ok()) {
+    // A game bug; the seat will be asked instead.
+    applied.Clear();
+    return false;
+  }
+  v1::Move* move = applied.add_moves();
+  move->set_seat(acting[0]);
+  move->set_source(v1::MOVE_AUTOMATIC);
+  *move->mutable_action() = std::move(seat_action.action);
+  return true;
 }
 
 absl::StatusOr<v1::Applied> GameSession::ApplyDecision(
     uint64_t decision_id, std::vector<v1::Move> moves) {
+  v1::Applied applied;
+  if (absl::Status s = ApplyDecision(decision_id, std::move(moves), applied);
+      !s.ok()) {
+    return s;
+  }
+  return applied;
+}
+
+absl::Status GameSession::ApplyDecision(uint64_t decision_id,
+                                        std::vector<v1::Move> moves,
+                                        v1::Applied& applied) {
   // The actions travel into the SeatActions and back into the moves by
   // move, not copy: this runs for every decision of every replayed log.
   std::vector<SeatAction> actions;
@@ -51,18 +72,19 @@ absl::StatusOr<v1::Applied> GameSession::ApplyDecision(
                         ? state_->DefaultAction(move.seat())
                         : std::move(*move.mutable_action());
   }
-  absl::StatusOr<v1::Result> result =
-      state_->ApplyPrevalidated(actions, prevalidated);
-  if (!result.ok()) return result.status();
-  v1::Applied applied;
+  if (absl::Status s = state_->ApplyPrevalidated(actions, prevalidated,
+                                                 *applied.mutable_result());
+      !s.ok()) {
+    applied.Clear();
+    return s;
+  }
   applied.set_decision_id(decision_id);
   applied.mutable_moves()->Reserve(static_cast<int>(moves.size()));
   for (size_t i = 0; i < moves.size(); ++i) {
     *moves[i].mutable_action() = std::move(actions[i].action);
     *applied.add_moves() = std::move(moves[i]);
   }
-  *applied.mutable_result() = *std::move(result);
-  return applied;
+  return absl::OkStatus();
 }
 
 v1::Outcome ForfeitOutcome(const State* state, int num_seats,

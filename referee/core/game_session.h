@@ -25,6 +25,10 @@ class GameSession {
   // Applies every automatic move due now (a single acting seat with exactly
   // one legal action) and returns them as Applied records, in order.
   std::vector<v1::Applied> TakeAutomaticMoves();
+  // Applies the next automatic move due now, if any, building its Applied
+  // record in `applied` (empty; it may live on an arena). False when none is
+  // due; `applied` is then left empty. TakeAutomaticMoves, one at a time.
+  bool TakeAutomaticMove(v1::Applied& applied);
 
   // The decision due now: its seats and whether it is simultaneous.
   // Requires !IsTerminal() and no automatic move pending.
@@ -38,6 +42,11 @@ class GameSession {
   // ValidateAction on this state, and is not validated again.
   absl::StatusOr<v1::Applied> ApplyDecision(uint64_t decision_id,
                                             std::vector<v1::Move> moves);
+  // As above, building the Applied record in `applied` (empty; it may live
+  // on an arena, where building it allocates nothing on the heap). On error
+  // `applied` is left empty.
+  absl::Status ApplyDecision(uint64_t decision_id, std::vector<v1::Move> moves,
+                             v1::Applied& applied);
 
   const State& state() const { return *state_; }
 

@@ -189,7 +189,7 @@ void Match::ChargeTimeBank(int seat) {
 // Step 1 (decision.h): opens decision `id` with its commit deadlines.
 absl::Status Match::OpenDecision(uint64_t id, std::vector<int> seats,
                                  bool simultaneous) {
-  decision_ = Decision(id, std::move(seats), simultaneous);
+  decision_.Open(id, std::move(seats), simultaneous);
   opened_ = now_;
   const absl::Time base = PhaseDeadline(CommitTimeoutMs());
   deadlines_.clear();
@@ -362,17 +362,15 @@ absl::Status Match::CloseDecision() {
                                  num_seats(), decision_.Forfeited()));
   }
   if (decision_.id() == 0) return CloseSeedDecision();
-  std::vector<v1::Move> moves = decision_.TakeMoves();
-  absl::StatusOr<v1::Applied> applied =
-      session_->ApplyDecision(decision_.id(), std::move(moves));
-  if (!applied.ok()) {
+  v1::LogRecord record;
+  if (absl::Status s = session_->ApplyDecision(
+          decision_.id(), decision_.TakeMoves(), *record.mutable_applied());
+      !s.ok()) {
     // Every action was validated on reveal; this is a rules bug.
-    broken_ = absl::InternalError(absl::StrCat("validated actions refused: ",
-                                               applied.status().message()));
+    broken_ = absl::InternalError(
+        absl::StrCat("validated actions refused: ", s.message()));
     return broken_;
   }
-  v1::LogRecord record;
-  *record.mutable_applied() = *std::move(applied);
   if (absl::Status s = Log(std::move(record)); !s.ok()) return s;
   return Advance();
 }
@@ -398,9 +396,9 @@ absl::Status Match::CloseSeedDecision() {
 
 // Takes automatic moves, then ends the game or opens the next decision.
 absl::Status Match::Advance() {
-  for (v1::Applied& applied : session_->TakeAutomaticMoves()) {
+  while (true) {
     v1::LogRecord record;
-    *record.mutable_applied() = std::move(applied);
+    if (!session_->TakeAutomaticMove(*record.mutable_applied())) break;
     if (absl::Status s = Log(std::move(record)); !s.ok()) return s;
   }
   if (session_->IsTerminal()) return Finish(session_->state().Outcome());

@@ -10,11 +10,14 @@
 namespace pyramid {
 
 absl::StatusOr<v1::Result> State::Apply(absl::Span<const SeatAction> actions) {
-  return ApplyPrevalidated(actions, 0);
+  v1::Result result;
+  if (absl::Status s = ApplyPrevalidated(actions, 0, result); !s.ok()) return s;
+  return result;
 }
 
-absl::StatusOr<v1::Result> State::ApplyPrevalidated(
-    absl::Span<const SeatAction> actions, uint64_t prevalidated) {
+absl::Status State::ApplyPrevalidated(absl::Span<const SeatAction> actions,
+                                      uint64_t prevalidated,
+                                      v1::Result& result) {
   const std::vector<int> acting = ActingSeats();
   if (acting.empty()) return absl::FailedPreconditionError("game is over");
   if (actions.size() != acting.size()) {
@@ -30,7 +33,8 @@ absl::StatusOr<v1::Result> State::ApplyPrevalidated(
     absl::Status status = ValidateAction(actions[i].seat, actions[i].action);
     if (!status.ok()) return status;
   }
-  return DoApply(actions);
+  DoApply(actions, result);
+  return absl::OkStatus();
 }
 
 std::string DeterministicBytes(const google::protobuf::MessageLite& message) {

@@ -74,9 +74,12 @@ class State {
   // As Apply, except that actions[i] with bit i of `prevalidated` set was
   // already accepted by ValidateAction on this very state, and is not
   // validated again (the referee and the verifier validate each revealed
-  // action as it comes, then apply the decision's actions together).
-  absl::StatusOr<v1::Result> ApplyPrevalidated(
-      absl::Span<const SeatAction> actions, uint64_t prevalidated);
+  // action as it comes, then apply the decision's actions together), and
+  // that what the move did is built in `result`, which must be empty (it may
+  // live on an arena, where building it allocates nothing on the heap). On
+  // error `result` is left empty.
+  absl::Status ApplyPrevalidated(absl::Span<const SeatAction> actions,
+                                 uint64_t prevalidated, v1::Result& result);
 
   // Whether LegalActions() enumerates every legal action in this game.
   // Games whose action sets can be huge (e.g. payment options) return false
@@ -114,9 +117,11 @@ class State {
   virtual std::unique_ptr<State> Clone() const = 0;
 
  protected:
-  // Applies pre-validated actions (one per acting seat, ascending). Must not
-  // fail.
-  virtual v1::Result DoApply(absl::Span<const SeatAction> actions) = 0;
+  // Applies pre-validated actions (one per acting seat, ascending) and builds
+  // what they did in `result`, which is empty (and may live on an arena: the
+  // result's parts are made in it, not moved into it). Must not fail.
+  virtual void DoApply(absl::Span<const SeatAction> actions,
+                       v1::Result& result) = 0;
 };
 
 class Game {

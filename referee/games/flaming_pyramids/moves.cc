@@ -25,11 +25,11 @@
 
 namespace pyramid::fp {
 
-v1::Result FlamingPyramidsState::DoApply(absl::Span<const SeatAction> actions) {
+void FlamingPyramidsState::DoApply(absl::Span<const SeatAction> actions,
+                                   v1::Result& result) {
   const SeatAction& seat_action = actions.front();
   const v1::FlamingPyramidsAction& action =
       seat_action.action.flaming_pyramids();
-  v1::Result result;
   v1::FlamingPyramidsResult& fp_result = *result.mutable_flaming_pyramids();
   fp_result.set_turn(static_cast<uint32_t>(turns_completed_ + 1));
   fp_result.set_seat(static_cast<uint32_t>(seat_action.seat));
@@ -44,7 +44,6 @@ v1::Result FlamingPyramidsState::DoApply(absl::Span<const SeatAction> actions) {
   }
   ResolveMayhem(fp_result);
   AddLayout(board_, *fp_result.mutable_pyramid());
-  return result;
 }
 
 void FlamingPyramidsState::Place(const v1::FpPlace& place,

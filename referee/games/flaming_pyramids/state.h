@@ -114,7 +114,8 @@ class FlamingPyramidsState final : public State {
   Position ToPosition() const;
 
  protected:
-  v1::Result DoApply(absl::Span<const SeatAction> actions) override;
+  void DoApply(absl::Span<const SeatAction> actions,
+               v1::Result& result) override;
 
  private:
   bool IsActing(int seat) const {

@@ -6,6 +6,8 @@
 #ifndef PYRAMID_REFEREE_GAMES_PYRAMID_SCHEME_BOARD_H_
 #define PYRAMID_REFEREE_GAMES_PYRAMID_SCHEME_BOARD_H_
 
+#include <array>
+#include <map>
 #include <vector>
 
 #include "referee/games/pyramid_scheme/tables.h"
@@ -47,6 +49,15 @@ class Pyramid {
 
   // Indices of the children of node `index`, in placement order.
   std::vector<int> Children(int index) const;
+  // Calls `visit(child)` for each of them, in the same order, without
+  // making the list.
+  template <typename Visit>
+  void ForEachChild(int index, Visit visit) const {
+    const int card = nodes_[index].card;
+    for (int i = index + 1; i < size(); ++i) {
+      if (nodes_[i].parent == card) visit(i);
+    }
+  }
   bool HasChildren(int index) const;
   // Every index in pyramid order: breadth-first from the Founder, children
   // in the order they were placed.
@@ -90,6 +101,30 @@ inline constexpr int kNumGoals = 18;
 // (0..kNumGoals-1; false for any other id).
 bool GoalSatisfied(const Edition& edition, int goal, const Pyramid& pyramid,
                    int reset_tokens);
+
+// GoalSatisfied for one pyramid and any number of goals: the pyramid is
+// counted once, when the check is made. `edition` and `pyramid` must
+// outlive it, unchanged.
+class GoalCheck {
+ public:
+  GoalCheck(const Edition& edition, const Pyramid& pyramid, int reset_tokens);
+
+  // GoalSatisfied(edition, goal, pyramid, reset_tokens).
+  bool Satisfied(int goal) const;
+
+ private:
+  int VictimsNumbered(int number) const;
+
+  const Edition& edition_;
+  const Pyramid& pyramid_;
+  int reset_tokens_;
+  std::array<int, kNumColours> victims_by_colour_ = {};
+  std::map<int, int> victims_by_number_;
+  std::array<int, kNumColours> flipped_by_colour_ = {};
+  // Numbers of every smart-ass (flipped Victims, Founder and Police).
+  std::map<int, int> flipped_by_number_;
+  int flipped_police_ = 0;
+};
 
 }  // namespace scheme
 }  // namespace pyramid

@@ -42,8 +42,7 @@ void AddPyramid(const Edition& edition, const Pyramid& pyramid,
 
 }  // namespace
 
-v1::PssBoard PyramidSchemeState::Board() const {
-  v1::PssBoard board;
+void PyramidSchemeState::Board(v1::PssBoard& board) const {
   board.set_turn(static_cast<uint32_t>(turn_));
   board.set_max_turns(static_cast<uint32_t>(max_turns_));
   board.set_active_seat(static_cast<uint32_t>(active_));
@@ -87,7 +86,6 @@ v1::PssBoard PyramidSchemeState::Board() const {
       static_cast<uint32_t>(supply_.capacity_2_tokens));
   supply->set_capacity_3_tokens(
       static_cast<uint32_t>(supply_.capacity_3_tokens));
-  return board;
 }
 
 v1::PssDecision PyramidSchemeState::Decision() const {
@@ -130,7 +128,7 @@ v1::Observation PyramidSchemeState::MakeObservation(int seat) const {
   observation.set_public_view(seat == kNoSeat);
   if (seat != kNoSeat) observation.set_seat(static_cast<uint32_t>(seat));
   v1::PyramidSchemeObservation* game = observation.mutable_pyramid_scheme();
-  *game->mutable_board() = Board();
+  Board(*game->mutable_board());
   *game->mutable_decision() = Decision();
   if (seat != kNoSeat) {
     for (int card : seats_[seat].hand) {

@@ -87,7 +87,6 @@ PyramidSchemeState::PyramidSchemeState(const Edition& edition, int max_turns,
   const int starter =
       tied.size() == 1 ? tied[0] : tied[stream_.Uniform(tied.size())];
   StartTurn(starter);
-  events_.clear();
 }
 
 // ---------------------------------------------------------------------------
@@ -220,9 +219,12 @@ std::vector<int> PyramidSchemeState::PoliceParents(int seat) const {
 // ---------------------------------------------------------------------------
 // Applying a decision.
 
-v1::Result PyramidSchemeState::DoApply(absl::Span<const SeatAction> actions) {
-  events_.clear();
+void PyramidSchemeState::DoApply(absl::Span<const SeatAction> actions,
+                                 v1::Result& result) {
   const int seat = actions[0].seat;
+  v1::PyramidSchemeResult* game = result.mutable_pyramid_scheme();
+  game->set_seat(static_cast<uint32_t>(seat));
+  events_ = game->mutable_events();
   const v1::PyramidSchemeAction& action = actions[0].action.pyramid_scheme();
   switch (action.decision_case()) {
     case v1::PyramidSchemeAction::kTake:
@@ -258,12 +260,7 @@ v1::Result PyramidSchemeState::DoApply(absl::Span<const SeatAction> actions) {
     case v1::PyramidSchemeAction::DECISION_NOT_SET:
       break;
   }
-  v1::Result result;
-  v1::PyramidSchemeResult* game = result.mutable_pyramid_scheme();
-  game->set_seat(static_cast<uint32_t>(seat));
-  for (v1::PssEvent& event : events_) *game->add_events() = std::move(event);
-  events_.clear();
-  return result;
+  events_ = nullptr;
 }
 
 void PyramidSchemeState::ApplyTake(int slot) {
@@ -451,7 +448,7 @@ void PyramidSchemeState::EndTurn() {
   v1::PssTurnEnded* ended = AddEvent().mutable_turn_ended();
   ended->set_seat(static_cast<uint32_t>(active_));
   ended->set_turn(static_cast<uint32_t>(turn_));
-  *ended->mutable_board() = Board();
+  Board(*ended->mutable_board());
   if (turn_ >= max_turns_) {
     EndGame(v1::PSS_TURN_LIMIT);
     return;
@@ -590,12 +587,11 @@ void PyramidSchemeState::ResolveSimpleReward(int card, v1::PssReward reward) {
 // claimed, in Goal-id order.
 void PyramidSchemeState::ClaimGoals() {
   const Seat& seat = seats_[active_];
+  const GoalCheck check(*edition_, seat.pyramid, seat.reset_tokens);
   for (Goal& goal : goals_) {
     if (goal.claimed_by != kNoSeat) continue;
     if (goal.reserved_by != kNoSeat && goal.reserved_by != active_) continue;
-    if (!GoalSatisfied(*edition_, goal.id, seat.pyramid, seat.reset_tokens)) {
-      continue;
-    }
+    if (!check.Satisfied(goal.id)) continue;
     goal.claimed_by = active_;
     goal.reserved_by = kNoSeat;
     v1::PssGoalClaimed* claimed = AddEvent().mutable_goal_claimed();
@@ -644,7 +640,7 @@ void PyramidSchemeState::EndGame(v1::PssEndReason reason) {
   reward_card_ = kNoCard;
   v1::PssGameEnded* ended = AddEvent().mutable_game_ended();
   ended->set_reason(reason);
-  *ended->mutable_board() = Board();
+  Board(*ended->mutable_board());
 }
 
 // The rules page's "Deck and discard": an empty deck is rebuilt from the
@@ -834,7 +830,6 @@ PyramidSchemeState::FromPosition(const Edition& edition,
   state->actions_done_ = position.actions_done;
   state->bypass_armed_ = position.bypass_armed;
   state->EnterAction();
-  state->events_.clear();
   return state;
 }
 

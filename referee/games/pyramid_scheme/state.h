@@ -69,7 +69,8 @@ class PyramidSchemeState final : public State {
   }
 
  protected:
-  v1::Result DoApply(absl::Span<const SeatAction> actions) override;
+  void DoApply(absl::Span<const SeatAction> actions,
+               v1::Result& result) override;
 
  private:
   enum class Phase { kAction, kFlip, kReward, kPolice, kEndTurn, kOver };
@@ -160,8 +161,16 @@ class PyramidSchemeState final : public State {
   void Discard(const std::vector<int>& cards);
   void FlipNode(int index, v1::PssReward by_reward);
 
-  v1::PssEvent& AddEvent() { return events_.emplace_back(); }
-  v1::PssBoard Board() const;
+  // A new event of the Apply in progress; outside one (the setup, a
+  // restored position), an event that is dropped.
+  v1::PssEvent& AddEvent() {
+    if (events_ != nullptr) return *events_->Add();
+    dropped_event_.Clear();
+    return dropped_event_;
+  }
+  // Builds the public board in `board` (empty; made in place, so that a
+  // result on an arena holds it without a copy).
+  void Board(v1::PssBoard& board) const;
   v1::PssDecision Decision() const;
   v1::Observation MakeObservation(int seat) const;
   std::vector<int32_t> Scores() const;
@@ -195,8 +204,10 @@ class PyramidSchemeState final : public State {
   Resume resume_ = Resume::kAfterAction;
   v1::PssEndReason end_reason_ = v1::PSS_END_UNSPECIFIED;
 
-  // Events of the Apply in progress.
-  std::vector<v1::PssEvent> events_;
+  // The events of the result the Apply in progress builds; null outside
+  // DoApply.
+  google::protobuf::RepeatedPtrField<v1::PssEvent>* events_ = nullptr;
+  v1::PssEvent dropped_event_;  // What AddEvent() returns outside an Apply.
 };
 
 }  // namespace scheme

@@ -4,13 +4,13 @@
 #include <array>
 #include <bit>
 #include <cstdint>
-#include <functional>
 #include <limits>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -68,7 +68,7 @@ bool Reachable(const Counts& counts, int pips) {
 
 // Calls `visit` on every shape with 0 <= shape[i] <= max[i].
 void ForEachCounts(const Counts& max,
-                   const std::function<void(const Counts&)>& visit) {
+                   absl::FunctionRef<void(const Counts&)> visit) {
   Counts counts;
   for (counts[0] = 0; counts[0] <= max[0]; ++counts[0]) {
     for (counts[1] = 0; counts[1] <= max[1]; ++counts[1]) {
@@ -105,7 +105,7 @@ uint64_t Ways(const Counts& from, const Counts& shape) {
 // Calls `visit(acc | chosen)` for every `chosen` made of `k` bits of `mask`,
 // until it returns false; returns false iff stopped.
 bool Choose(PieceSet mask, int k, PieceSet acc,
-            const std::function<bool(PieceSet)>& visit) {
+            absl::FunctionRef<bool(PieceSet)> visit) {
   if (k == 0) return visit(acc);
   if (std::popcount(mask) < k) return true;
   const PieceSet lowest = mask & (~mask + 1);
@@ -116,7 +116,7 @@ bool Choose(PieceSet mask, int k, PieceSet acc,
 // Calls `visit` on every subset of `from` with shape[i] pieces of size
 // i + 1, until it returns false; returns false iff stopped.
 bool ForEachSubset(PieceSet from, const Counts& shape, int size, PieceSet acc,
-                   const std::function<bool(PieceSet)>& visit) {
+                   absl::FunctionRef<bool(PieceSet)> visit) {
   if (size > kNumSizes) return visit(acc);
   return Choose(from & SizeMask(size), shape[size - 1], acc,
                 [&](PieceSet chosen) {
@@ -125,7 +125,7 @@ bool ForEachSubset(PieceSet from, const Counts& shape, int size, PieceSet acc,
 }
 
 bool ForEachSubset(PieceSet from, const Counts& shape,
-                   const std::function<bool(PieceSet)>& visit) {
+                   absl::FunctionRef<bool(PieceSet)> visit) {
   return ForEachSubset(from, shape, 1, 0, visit);
 }
 
@@ -168,10 +168,7 @@ int Count(PieceSet set) { return std::popcount(set); }
 std::vector<Piece> Pieces(PieceSet set) {
   std::vector<Piece> pieces;
   pieces.reserve(std::popcount(set));
-  for (; set != 0; set &= set - 1) {
-    const int bit = std::countr_zero(set);
-    pieces.push_back({bit % kMaxSeats, bit / kMaxSeats + 1});
-  }
+  ForEachPiece(set, [&](const Piece& piece) { pieces.push_back(piece); });
   return pieces;
 }
 
@@ -242,7 +239,7 @@ bool PaymentProblem::CanChange(int provider) const {
 }
 
 void PaymentProblem::ForEachShape(
-    const std::function<void(const Shape&)>& visit) const {
+    absl::FunctionRef<void(const Shape&)> visit) const {
   const Counts payer = CountsOf(holdings_[payer_]);
   switch (method_) {
     case PaymentMethod::kExact:
@@ -288,7 +285,7 @@ void PaymentProblem::ForEachShape(
 
 bool PaymentProblem::ExpandShape(
     const Shape& shape,
-    const std::function<bool(const PaymentOption&)>& visit) const {
+    absl::FunctionRef<bool(const PaymentOption&)> visit) const {
   const PieceSet payer = holdings_[payer_];
   if (shape.provider == kNoProvider) {
     return ForEachSubset(payer, shape.pay, [&](PieceSet pay) {
@@ -330,7 +327,7 @@ uint64_t PaymentProblem::CountOptions() const {
 }
 
 void PaymentProblem::ForEachOption(
-    const std::function<bool(const PaymentOption&)>& visit) const {
+    absl::FunctionRef<bool(const PaymentOption&)> visit) const {
   bool stopped = false;
   ForEachShape([&](const Shape& shape) {
     if (!stopped) stopped = !ExpandShape(shape, visit);

@@ -11,13 +11,14 @@
 #define PYRAMID_REFEREE_GAMES_PYRAMID_SHAMBO_BOARD_H_
 
 #include <array>
+#include <bit>
 #include <compare>
 #include <cstdint>
-#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 
 namespace pyramid::shambo {
@@ -48,6 +49,15 @@ int Pips(PieceSet set);
 int Count(PieceSet set);
 // The pieces of `set`, ascending by (size, colour).
 std::vector<Piece> Pieces(PieceSet set);
+// Calls `visit(piece)` for each of them, in the same order, without making
+// the list.
+template <typename Visit>
+void ForEachPiece(PieceSet set, Visit visit) {
+  for (; set != 0; set &= set - 1) {
+    const int bit = std::countr_zero(set);
+    visit(Piece{bit % kMaxSeats, bit / kMaxSeats + 1});
+  }
+}
 // "red Small", "clear Large": for messages.
 std::string PieceName(const Piece& piece);
 // The seat's colour name: "red", "yellow", ..., "clear".
@@ -112,8 +122,7 @@ class PaymentProblem {
 
   // Calls `visit` on every option exactly once, in no particular order,
   // until it returns false.
-  void ForEachOption(
-      const std::function<bool(const PaymentOption&)>& visit) const;
+  void ForEachOption(absl::FunctionRef<bool(const PaymentOption&)> visit) const;
 
   // The option with the least CanonicalKey.
   PaymentOption Canonical() const;
@@ -135,12 +144,11 @@ class PaymentProblem {
   };
 
   // Calls `visit` on every shape that has at least one option.
-  void ForEachShape(const std::function<void(const Shape&)>& visit) const;
+  void ForEachShape(absl::FunctionRef<void(const Shape&)> visit) const;
   // Calls `visit` on every option of `shape` until it returns false;
   // returns false iff stopped.
-  bool ExpandShape(
-      const Shape& shape,
-      const std::function<bool(const PaymentOption&)>& visit) const;
+  bool ExpandShape(const Shape& shape,
+                   absl::FunctionRef<bool(const PaymentOption&)> visit) const;
   bool CanChange(int provider) const;
 
   Holdings holdings_;

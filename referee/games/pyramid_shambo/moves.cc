@@ -22,8 +22,8 @@
 
 namespace pyramid::shambo {
 
-v1::Result PyramidShamboState::DoApply(absl::Span<const SeatAction> actions) {
-  v1::Result result;
+void PyramidShamboState::DoApply(absl::Span<const SeatAction> actions,
+                                 v1::Result& result) {
   v1::PyramidShamboResult* step = result.mutable_pyramid_shambo();
   switch (phase_) {
     case Phase::kChallenge:
@@ -49,7 +49,6 @@ v1::Result PyramidShamboState::DoApply(absl::Span<const SeatAction> actions) {
     case Phase::kOver:
       break;
   }
-  return result;
 }
 
 void PyramidShamboState::ApplyChallenge(int target,
@@ -239,6 +238,7 @@ void PyramidShamboState::Advance(v1::ShamboPaymentResult& result) {
       result.set_next_active(static_cast<uint32_t>(active_));
     }
   }
+  result.mutable_holdings()->Reserve(num_seats_);
   for (int seat = 0; seat < num_seats_; ++seat) {
     AppendPieces(holdings_[seat], *result.add_holdings()->mutable_pieces());
   }

@@ -105,7 +105,8 @@ class PyramidShamboState final : public State {
   }
 
  protected:
-  v1::Result DoApply(absl::Span<const SeatAction> actions) override;
+  void DoApply(absl::Span<const SeatAction> actions,
+               v1::Result& result) override;
 
  private:
   bool Live(int seat) const { return group_[seat] == kLive; }

@@ -29,7 +29,9 @@ v1::ShamboPiece PieceToProto(const Piece& piece) {
 }
 
 void AppendPieces(PieceSet set, PieceList& list) {
-  for (const Piece& piece : Pieces(set)) *list.Add() = PieceToProto(piece);
+  list.Reserve(list.size() + std::popcount(set));
+  ForEachPiece(set,
+               [&](const Piece& piece) { *list.Add() = PieceToProto(piece); });
 }
 
 // A sorted list of known pieces, as a set.

@@ -39,24 +39,26 @@ bool Reaches(const CaptureGraph& graph, int from, int to) {
 
 Resolution Resolve(const Played& played) {
   const CaptureGraph graph = BuildCaptureGraph(played);
-  std::vector<int> captured;
-  std::vector<int> uncaptured;
+  std::array<bool, kNumSeats> captured = {};
+  int num_captured = 0;
   for (int seat = 0; seat < kNumSeats; ++seat) {
-    (IsCaptured(graph, seat) ? captured : uncaptured).push_back(seat);
+    captured[seat] = IsCaptured(graph, seat);
+    num_captured += captured[seat] ? 1 : 0;
   }
   Resolution resolution;
-  if (captured.empty()) {
+  if (num_captured == 0) {
     resolution.kind = v1::RPP_WASHOUT;
     return resolution;
   }
-  if (uncaptured.empty()) {
+  if (num_captured == kNumSeats) {
     resolution.kind = v1::RPP_STANDOFF;
     return resolution;
   }
-  for (int piece : captured) {
+  for (int piece = 0; piece < kNumSeats; ++piece) {
+    if (!captured[piece]) continue;
     int claimants = 0;
-    for (int seat : uncaptured) {
-      if (!Reaches(graph, seat, piece)) continue;
+    for (int seat = 0; seat < kNumSeats; ++seat) {
+      if (captured[seat] || !Reaches(graph, seat, piece)) continue;
       ++claimants;
       resolution.claimant_of[piece] = seat;
     }

@@ -23,8 +23,8 @@ v1::Observation RockPaperPyramidState::PublicView() const {
       *view->add_scored() = piece;
     }
   }
-  for (const std::string& round : history_) {
-    game->add_history()->ParseFromString(round);
+  for (int index = 0; index < RoundsPlayed(); ++index) {
+    AddRound(index, *game->add_history());
   }
   return observation;
 }

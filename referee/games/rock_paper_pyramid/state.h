@@ -28,6 +28,14 @@ struct Options {
 // A seat's remaining pieces, indexed by KindIndex (so in sorted order).
 using Pool = std::array<bool, kNumKinds>;
 
+// One round: the pieces played, how it resolved and every seat's score
+// after it; all its RockPaperPyramidRoundResult holds, in a few bytes.
+struct Round {
+  std::array<int8_t, kNumSeats> played = {};  // KindIndex, indexed by seat.
+  Resolution resolution;
+  std::array<int32_t, kNumSeats> scores = {};
+};
+
 // What a seat has scored so far.
 struct Tally {
   int32_t score = 0;
@@ -79,7 +87,8 @@ class RockPaperPyramidState final : public State {
   }
 
  protected:
-  v1::Result DoApply(absl::Span<const SeatAction> actions) override;
+  void DoApply(absl::Span<const SeatAction> actions,
+               v1::Result& result) override;
 
  private:
   int RoundsPlayed() const { return static_cast<int>(history_.size()); }
@@ -92,8 +101,16 @@ class RockPaperPyramidState final : public State {
   void DealRedPieces();
   std::vector<int32_t> Scores() const;
   void Score(int seat, const v1::RppPiece& piece);
-  void ScoreRound(const Played& played, const Resolution& resolution,
-                  v1::RockPaperPyramidRoundResult& result);
+  // Calls `visit(scorer, seat, kept)` for each piece played in a round that
+  // resolved as `resolution` which a seat scores, in the order scored:
+  // every captured piece (`seat` played it, `scorer` claims it), in seat
+  // order, then with winner_takes = ALL each claimant's own (`kept`), in
+  // seat order.
+  template <typename Visit>
+  void ForEachScored(const Resolution& resolution, Visit visit) const;
+  // Round `index` (0-based) of the history as its result message, which
+  // must be empty.
+  void AddRound(int index, v1::RockPaperPyramidRoundResult& result) const;
 
   Options options_;
   // The match's stream. This game draws from it only in the constructor.
@@ -101,9 +118,9 @@ class RockPaperPyramidState final : public State {
   int total_rounds_;
   std::array<Pool, kNumSeats> pools_ = {};
   std::array<Tally, kNumSeats> tallies_;
-  // Every round's RockPaperPyramidRoundResult, serialized: a tenth of the
-  // memory of the messages, which matters with thousands of live matches.
-  std::vector<std::string> history_;
+  // Every round played: far less memory than its result message, which
+  // matters with thousands of live matches.
+  std::vector<Round> history_;
 };
 
 }  // namespace pyramid::rpp
