@@ -157,8 +157,10 @@ class PlayWriter final : public StreamWriter<v1::PlayResponse, PlayReactor,
     if (batch_) linger_ = runner;
   }
 
+  // A closed stream posts nothing: the service closes every stream before
+  // it (and its runner) goes, while the lobby may still send.
   void Send(v1::PlayResponse message) override {
-    if (linger_ != nullptr && !lingering_.exchange(true)) {
+    if (linger_ != nullptr && !closed() && !lingering_.exchange(true)) {
       Cork();
       linger_->Post([writer = weak_from_this()] {
         if (std::shared_ptr<PlayWriter> self = writer.lock()) {
