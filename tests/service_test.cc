@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <set>
 #include <string>
@@ -760,22 +761,25 @@ TEST_F(ServiceTest, BatchIsAFeatureAClientOptsInto) {
 
   const Move moves[2] = {NewMove(svctest::SeedAction()),
                          NewMove(svctest::SeedAction())};
-  v1::PlayRequest commits;
-  for (uint32_t seat : {0u, 1u}) {
-    *commits.mutable_batch()->add_requests() =
-        svctest::CommitMsg(match.id, seat, 0, moves[seat]);
-  }
+  // Seats 0 and 1's messages (`message(seat)`) as one batch.
+  auto batched = [](const std::function<v1::PlayRequest(uint32_t)>& message) {
+    v1::PlayRequest batch;
+    for (uint32_t seat : {0u, 1u}) {
+      *batch.mutable_batch()->add_requests() = message(seat);
+    }
+    return batch;
+  };
+  const v1::PlayRequest commits = batched([&](uint32_t seat) {
+    return svctest::CommitMsg(match.id, seat, 0, moves[seat]);
+  });
   ASSERT_TRUE(stream.Send(commits));
   ASSERT_TRUE(stream.Await(IsCommitAck(match.id, 0, 0)));
   ASSERT_TRUE(stream.Await(IsCommitAck(match.id, 1, 0)));
   ASSERT_TRUE(stream.Await(IsRevealRequest(match.id, 0, 0)));
   ASSERT_TRUE(stream.Await(IsRevealRequest(match.id, 1, 0)));
-  v1::PlayRequest reveals;
-  for (uint32_t seat : {0u, 1u}) {
-    *reveals.mutable_batch()->add_requests() =
-        svctest::RevealMsg(match.id, seat, 0, moves[seat]);
-  }
-  ASSERT_TRUE(stream.Send(reveals));
+  ASSERT_TRUE(stream.Send(batched([&](uint32_t seat) {
+    return svctest::RevealMsg(match.id, seat, 0, moves[seat]);
+  })));
   ASSERT_TRUE(stream.Await(IsRevealAck(match.id, 0, 0)));
   ASSERT_TRUE(stream.Await(IsRevealAck(match.id, 1, 0)));
   // The stream was held while each batch was handled: its two acks went
