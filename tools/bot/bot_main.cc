@@ -22,8 +22,10 @@
 #include "absl/flags/usage.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_join.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "google/protobuf/arena.h"
 #include "grpcpp/grpcpp.h"
 #include "pyramid/referee/v1/referee_service.grpc.pb.h"
 #include "referee/cli/flags.h"
@@ -164,14 +166,24 @@ class Bot {
     outbox_.clear();
     auto stream = stub.Play(&context);
     ++streams_;
-    v1::PlayResponse response;
-    while (stream->Read(&response)) {
-      if (response.has_batch()) {
-        for (const v1::PlayResponse& inner : response.batch().responses()) {
+    // Each message is read into an arena reset before the next read: a
+    // batch of hundreds of responses costs no malloc or free per message.
+    google::protobuf::ArenaOptions arena_options;
+    arena_options.initial_block = arena_block_.data();
+    arena_options.initial_block_size = arena_block_.size();
+    google::protobuf::Arena arena(arena_options);
+    while (true) {
+      arena.Reset();
+      auto* response =
+          google::protobuf::Arena::CreateMessage<v1::PlayResponse>(&arena);
+      if (!stream->Read(response)) break;
+      if (response->has_batch()) {
+        for (v1::PlayResponse& inner :
+             *response->mutable_batch()->mutable_responses()) {
           Handle(inner);
         }
       } else {
-        Handle(response);
+        Handle(*response);
       }
       if (!Flush(*stream)) break;
       if (want > 0 && ended_ >= want) break;
@@ -214,11 +226,11 @@ class Bot {
   }
 
   // Handles one message from the referee; what it answers goes to outbox_.
-  void Handle(const v1::PlayResponse& response) {
+  void Handle(v1::PlayResponse& response) {
     ++reads_;
     switch (response.kind_case()) {
       case v1::PlayResponse::kDecision:
-        Decide(response.decision());
+        Decide(*response.mutable_decision());
         return;
       case v1::PlayResponse::kRevealRequest: {
         const v1::RevealRequest& r = response.reveal_request();
@@ -271,7 +283,9 @@ class Bot {
     }
   }
 
-  void Decide(const v1::DecisionRequest& request) {
+  // Decides `request`, completing it first with the view of the
+  // DecisionResult before it (observation-once).
+  void Decide(v1::DecisionRequest& request) {
     if (request.observation_in_result()) {
       // The view is the one of the DecisionResult just received.
       auto it = views_.find({request.match_id(), request.seat()});
@@ -280,11 +294,8 @@ class Bot {
                      "received; ignoring it\n";
         return;
       }
-      v1::DecisionRequest whole = request;
-      *whole.mutable_observation() = it->second;
-      whole.set_observation_in_result(false);
-      Decide(whole);
-      return;
+      *request.mutable_observation() = it->second;
+      request.set_observation_in_result(false);
     }
     const Key key{request.match_id(), request.seat(), request.decision_id()};
     if (request.committed()) return;  // Resumed: the reveal will come.
@@ -365,6 +376,9 @@ class Bot {
   std::map<Key, Pending> pending_;
   // What the message being handled makes the bot send (Flush sends it).
   std::vector<v1::PlayRequest> outbox_;
+  // The read arena's first block, kept across messages and streams (a
+  // batch is at most 256 KiB on the wire).
+  std::vector<char> arena_block_ = std::vector<char>(512 << 10);
   // Per match and seat: the observation of the last DecisionResult on the
   // current stream (observation-once).
   std::map<std::pair<std::string, uint32_t>, v1::Observation> views_;
@@ -462,6 +476,9 @@ int Main() {
 }  // namespace pyramid
 
 int main(int argc, char** argv) {
+  // Debian's Abseil runs absl::Mutex's deadlock detector (a global graph
+  // under a process-wide lock) unless told not to; gRPC locks absl::Mutex.
+  absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
   std::vector<char*> rest = pyramid::ParseFlags(
       argc, argv, "The reference bot for the pyramid referee.");
   if (rest.size() > 1) {
