@@ -2022,5 +2022,34 @@ TEST_F(ServiceTest, ABotStreamsFloodAllowanceGrowsWithItsSeats) {
   EXPECT_LT(stream.Count(IsError(matches[0].id, 0, 999)), 5000);
 }
 
+// ServiceLimits::max_queued_messages_per_seat: a bot's stream, which carries
+// every seat of the bot, may queue that many unsent messages per seat when
+// it is more than max_queued_messages. Here the base takes two, and a match
+// of three bot seats sends three seed requests at once to a "batch" stream
+// that lingers before writing: queued together, they would close a stream
+// whose bound ignored the seats.
+TEST_F(ServiceTest, ABotStreamsQueueBoundGrowsWithItsSeats) {
+  RefereeConfig config;
+  config.limits.max_queued_messages = 2;
+  config.limits.max_queued_messages_per_seat = 2;
+  config.limits.batch_linger = absl::Milliseconds(50);
+  ref_ = std::make_unique<TestReferee>(config);
+  const v1::RegisterBotResponse bot = NewBot("busy");
+  PlayClient stream(ref_->NewChannel(), bot.bot_token(), "bot", nullptr,
+                    std::nullopt, "batch");
+  std::vector<Created> matches;
+  for (int i = 0; i < 2; ++i) {
+    matches.push_back(NewMatch({}, v1::FORFEIT_POLICY_FORFEIT,
+                               {bot.bot_id(), bot.bot_id(), bot.bot_id()}));
+  }
+  for (const Created& match : matches) {
+    for (uint32_t seat = 0; seat < kSeats; ++seat) {
+      ASSERT_TRUE(stream.Await(IsDecision(match.id, seat, 0)))
+          << "match " << match.id << " seat " << seat;
+    }
+  }
+  EXPECT_FALSE(stream.ended());
+}
+
 }  // namespace
 }  // namespace pyramid

@@ -53,6 +53,9 @@ class PlaySink : public Sink<referee::v1::PlayResponse> {
   // DecisionResult carrying the same observation for the same match and seat
   // leaves it out (DecisionRequest.observation_in_result).
   virtual bool observation_once() const { return false; }
+  // How many seats the stream plays: a bot's stream carries every seat of
+  // the bot, and may queue more unsent messages the more seats it has.
+  virtual void SetSeats(size_t seats) {}
 };
 // Watch events go out already serialized: one event is serialized once and
 // shared by every watcher's queue.

@@ -363,8 +363,12 @@ void Lobby::Host(std::shared_ptr<MatchHost> host) {
     matches_[match_id] = host;
     order_.push_back(host);
     for (int i = 0; i < host->num_seats(); ++i) {
-      if (!host->seat(i).bot_id.empty()) {
-        bots_[host->seat(i).bot_id].seats.emplace_back(match_id, i);
+      if (host->seat(i).bot_id.empty()) continue;
+      Bot& bot = bots_[host->seat(i).bot_id];
+      bot.seats.emplace_back(match_id, i);
+      // The bot's stream may queue more with more seats.
+      if (std::shared_ptr<PlaySink> stream = connections_.Find(bot.route)) {
+        stream->SetSeats(bot.seats.size());
       }
     }
   }

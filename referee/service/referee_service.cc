@@ -142,14 +142,20 @@ class PlayWriter final : public StreamWriter<v1::PlayResponse, PlayReactor,
   static constexpr size_t kMaxBatchMessages = 256;
   static constexpr size_t kMaxBatchBytes = 256 * 1024;
 
-  PlayWriter(PlayReactor* reactor, size_t max_queue, bool observation_once,
-             bool batch)
-      : StreamWriter(reactor, max_queue),
+  PlayWriter(PlayReactor* reactor, const ServiceLimits& limits,
+             bool observation_once, bool batch)
+      : StreamWriter(reactor, limits.max_queued_messages),
+        max_queue_(limits.max_queued_messages),
+        max_queue_per_seat_(limits.max_queued_messages_per_seat),
         observation_once_(observation_once),
         batch_(batch) {
     if (batch) JoinWrites(kMaxBatchMessages, kMaxBatchBytes);
   }
   bool observation_once() const override { return observation_once_; }
+
+  void SetSeats(size_t seats) override {
+    SetMaxQueue(std::max(max_queue_, max_queue_per_seat_ * seats));
+  }
 
   // Makes a batch stream linger with `runner` (null: not at all). Call
   // before the stream is attached: no Send may race with it.
@@ -180,6 +186,8 @@ class PlayWriter final : public StreamWriter<v1::PlayResponse, PlayReactor,
                                    first, last);
   }
 
+  const size_t max_queue_;           // ServiceLimits::max_queued_messages
+  const size_t max_queue_per_seat_;  // and its _per_seat.
   const bool observation_once_;
   const bool batch_;
   DelayedRunner* linger_ = nullptr;  // The service's; null: no linger.
@@ -195,8 +203,7 @@ class PlayReactor final
       : lobby_(lobby),
         flood_(limits.flood_burst, limits.flood_refill_per_second),
         writer_(std::make_shared<PlayWriter>(
-            this, limits.max_queued_messages,
-            HasPlayFeature(context, kObservationOnce),
+            this, limits, HasPlayFeature(context, kObservationOnce),
             HasPlayFeature(context, kBatch))) {
     absl::StatusOr<Principal> principal = Authenticate(context, *lobby);
     if (principal.ok() && principal->kind == Principal::Kind::kAdmin) {
@@ -212,6 +219,8 @@ class PlayReactor final
     if (principal->kind == Principal::Kind::kBot) {
       bot_id_ = principal->bot_id;
       writer_->LingerWith(linger);
+      // The lobby updates it as matches give the bot seats.
+      writer_->SetSeats(lobby_->BotSeatCount(bot_id_));
     }
     lobby_->connections().Attach(route_, writer_);
     for (const auto& [host, seat] : lobby_->SeatsOf(*principal)) {

@@ -27,8 +27,12 @@ inline constexpr char kBatch[] = "batch";
 
 struct ServiceLimits {
   // Unsent messages a stream may queue before it is closed
-  // RESOURCE_EXHAUSTED (a client that stopped reading).
+  // RESOURCE_EXHAUSTED (a client that stopped reading); a bot's stream,
+  // which carries every seat of the bot, may queue as many per seat when
+  // that is more. (10,000 matches released at once send a bot of 3,000
+  // seats two messages per seat before it can read any.)
   size_t max_queued_messages = 4096;
+  size_t max_queued_messages_per_seat = 64;
   // Refused Play messages a stream may send in a burst, and how many more
   // it earns per second, before it is closed RESOURCE_EXHAUSTED; both per
   // seat the stream plays (a bot's stream: every seat assigned to the bot).

@@ -62,8 +62,8 @@ class StreamWriter : public Base {
   StreamWriter(Reactor* reactor, size_t max_queue,
                size_t max_queue_bytes = std::numeric_limits<size_t>::max())
       : reactor_(reactor),
-        max_queue_(max_queue),
-        max_queue_bytes_(max_queue_bytes) {}
+        max_queue_bytes_(max_queue_bytes),
+        max_queue_(max_queue) {}
 
   void Send(Message message) override {
     if (!Queue(std::move(message), /*drop_when_full=*/false)) {
@@ -74,6 +74,13 @@ class StreamWriter : public Base {
 
   bool Offer(Message message) override {
     return Queue(std::move(message), /*drop_when_full=*/true);
+  }
+
+  // Changes the bound on unsent messages (`max_queue` above) from now on;
+  // messages already queued stay.
+  void SetMaxQueue(size_t max_queue) {
+    absl::MutexLock lock(&mu_);
+    max_queue_ = max_queue;
   }
 
   bool closed() const override {
@@ -252,10 +259,10 @@ class StreamWriter : public Base {
   }
 
   Reactor* const reactor_;
-  const size_t max_queue_;
   const size_t max_queue_bytes_;
 
   mutable absl::Mutex mu_;
+  size_t max_queue_ ABSL_GUARDED_BY(mu_);
   // A list, not a deque: an empty std::deque already holds a 512-byte
   // block, i.e. 1.5 KiB per match of three idle seat streams.
   std::list<Wire> queue_ ABSL_GUARDED_BY(mu_);

@@ -94,9 +94,10 @@ class RefereeServicer(object):
         The client sends commits and reveals; each gets an acknowledgement or an
         in-band PlayError naming the same match, seat and decision (the stream
         stays open). Stream-level errors: UNAUTHENTICATED (bad token),
-        RESOURCE_EXHAUSTED (message flood, see PlayError), ABORTED (the same
-        token opened a newer stream, which replaces this one), UNAVAILABLE
-        (server shutting down).
+        RESOURCE_EXHAUSTED (message flood, see PlayError; or a client that does
+        not read: 4,096 messages unsent, or 64 per seat of a bot when that is
+        more), ABORTED (the same token opened a newer stream, which replaces
+        this one), UNAVAILABLE (server shutting down).
 
         Features: the call's `pyramid-play-features` metadata entry may list,
         comma-separated, features the client understands; the referee ignores
