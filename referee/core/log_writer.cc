@@ -59,6 +59,10 @@ absl::Status LogWriter::Seal() {
   batching_ = false;
   if (absl::Status status = Flush(); !status.ok()) return status;
   if (fsync_ == FsyncPolicy::kNever) return absl::OkStatus();
+  if (defer_syncs_) {
+    sync_owed_ = true;
+    return absl::OkStatus();
+  }
   sync_owed_ = false;
   return sink_->Sync();
 }

@@ -35,8 +35,9 @@ class LogWriter {
   // signature. Restarts the interval count.
   absl::Status Checkpoint();
 
-  // Appends the seal and syncs unless the policy is kNever. Nothing may be
-  // appended afterwards.
+  // Appends the seal and syncs unless the policy is kNever (with
+  // DeferCheckpointSyncs, that sync is owed instead, as a checkpoint's).
+  // Nothing may be appended afterwards.
   absl::Status Seal();
 
   // Makes everything appended so far durable (writing a batch first).
@@ -52,13 +53,13 @@ class LogWriter {
   void BeginBatch() { batching_ = true; }
   absl::Status EndBatch();
 
-  // From now on a checkpoint due within a batch is written but not synced:
-  // the sync is owed, and TakeOwedSync hands it to the caller, which must
-  // act on nothing of that batch (nor of any later one) before the job it
-  // gets has run and returned OK. (A caller with a pool of threads to sync
-  // on then keeps its own thread free of the device's latency.) The seal,
-  // Sync and a Checkpoint outside a batch still sync at once, and pay any
-  // sync owed.
+  // From now on a checkpoint due within a batch, and the seal, are written
+  // but not synced: the sync is owed, and TakeOwedSync hands it to the
+  // caller, which must act on nothing of that batch (nor of any later one)
+  // before the job it gets has run and returned OK. (A caller with a pool
+  // of threads to sync on then keeps its own thread free of the device's
+  // latency.) Sync and a Checkpoint outside a batch still sync at once, and
+  // pay any sync owed.
   void DeferCheckpointSyncs() { defer_syncs_ = true; }
   // After EndBatch: the job that pays the sync the batch owes, if it owes
   // one (see DeferCheckpointSyncs).

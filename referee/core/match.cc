@@ -137,7 +137,7 @@ void Match::DeferCheckpointSyncs() {
 }
 
 std::optional<std::function<absl::Status()>> Match::TakeOwedSync() {
-  if (log_ == nullptr) return std::nullopt;  // Sealed: the seal synced.
+  if (log_ == nullptr) return std::exchange(seal_sync_, std::nullopt);
   return log_->TakeOwedSync();
 }
 
@@ -414,6 +414,9 @@ absl::Status Match::Finish(v1::Outcome outcome) {
   if (absl::Status s = Log(std::move(record)); !s.ok()) return s;
   absl::Status sealed = log_->Seal();
   if (!sealed.ok()) broken_ = sealed;
+  // The seal's sync, when owed, outlives the writer (it syncs a duplicate
+  // of the file's descriptor).
+  if (sealed.ok()) seal_sync_ = log_->TakeOwedSync();
   log_.reset();  // Closes the file: a sealed log takes no more records.
   return sealed;
 }

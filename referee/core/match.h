@@ -143,11 +143,11 @@ class Match {
   // none before. An EndBatch error breaks the match (broken()).
   void BeginBatch();
   absl::Status EndBatch();
-  // Checkpoint syncs within a batch are handed to the caller (see
-  // LogWriter::DeferCheckpointSyncs): after EndBatch, TakeOwedSync returns
-  // the job that pays the one owed, if any, and nothing of the batch may be
-  // acted on until it has run and returned OK; a job that fails must be
-  // reported with Break.
+  // Checkpoint syncs within a batch, and the seal's, are handed to the
+  // caller (see LogWriter::DeferCheckpointSyncs): after EndBatch,
+  // TakeOwedSync returns the job that pays the one owed, if any, and nothing
+  // of the batch (the end of the match included) may be acted on until it
+  // has run and returned OK; a job that fails must be reported with Break.
   void DeferCheckpointSyncs();
   std::optional<std::function<absl::Status()>> TakeOwedSync();
   // Breaks the match with `status` (a sync that failed), unless it is
@@ -215,6 +215,8 @@ class Match {
   const Clock* clock_;
   std::unique_ptr<Clock> owned_clock_;  // Resume's clock, if any.
   std::unique_ptr<LogWriter> log_;
+  // Once sealed with syncs deferred: the seal's sync, until taken.
+  std::optional<std::function<absl::Status()>> seal_sync_;
   RecordListener listener_;
   std::string match_id_;
   std::string referee_contribution_;

@@ -125,14 +125,17 @@ void MatchHost::set_sync_pool(SyncPool* pool) {
 void MatchHost::OnSynced(const absl::Status& status) {
   absl::MutexLock lock(&mu_);
   --syncs_pending_;
-  if (!holding_) return;  // The seal (or a shutdown checkpoint) synced all.
+  if (!holding_) return;  // A shutdown checkpoint synced all.
   if (status.ok()) {
-    if (syncs_pending_ == 0) ReleaseHeldLocked();
+    if (syncs_pending_ > 0) return;
+    ReleaseHeldLocked();
+    if (match_ != nullptr && match_->finished()) EndLocked();  // Sealed.
     return;
   }
   // Not durable: nothing held is sent, and the match stops.
   holding_ = false;
   held_.clear();
+  ended_ = false;
   match_->Break(status);
   if (broken_reason_.empty()) AnnounceBroken();
 }
@@ -483,13 +486,10 @@ bool MatchHost::Run(int seat, uint64_t decision_id, const Op& op) {
   if (written) DeliverToWatchers(watch_outbox_);
   watch_outbox_ = {};
   // Errors the match logged were pushed as faults; the others go here. The
-  // end is announced only once the seal is durable: a match whose seal
+  // end is announced only once the seal is durable (here when it synced
+  // inline; when its sync is on the pool, by OnSynced): a match whose seal
   // could not be written is broken, and said to be.
-  if (ended_ && match_->broken().ok()) {
-    if (holding_) ReleaseHeldLocked();  // The seal synced everything.
-    AnnounceEnd();
-  }
-  ended_ = false;
+  if (ended_ && !match_->broken().ok()) ended_ = false;
   if (!match_->broken().ok() && broken_reason_.empty()) AnnounceBroken();
   const bool refused = !status.ok() && !logged_;
   if (refused && seat >= 0) {
@@ -503,12 +503,18 @@ bool MatchHost::Run(int seat, uint64_t decision_id, const Op& op) {
     scheduled_ = next;
     on_deadline_(next);
   }
-  if (match_->finished() && match_->broken().ok()) {  // Sealed, announced.
-    outcome_ = match_->outcome();
-    match_.reset();
-    if (on_end_) on_end_(InfoLocked(*connections_));
-  }
+  // Sealed (now, or before a restart) and durable.
+  if (match_->finished() && match_->broken().ok() && !holding_) EndLocked();
   return !refused;
+}
+
+void MatchHost::EndLocked() {
+  outcome_ = match_->outcome();
+  // Entered first (in the transparency log, by the lobby): whoever hears of
+  // the end can have it proved at once.
+  if (on_end_) on_end_(InfoLocked(*connections_));
+  if (ended_) AnnounceEnd();  // (Not for a match resumed finished.)
+  match_.reset();
 }
 
 void MatchHost::Start() {
@@ -524,7 +530,8 @@ void MatchHost::Resume(int seat) {
   }
   const std::optional<DecisionView> decision = match_->decision();
   if (!decision) {
-    if (match_->finished()) SendMatchEnded(seat);
+    // (An end that waits for its seal's sync is announced to every seat.)
+    if (match_->finished() && !ended_) SendMatchEnded(seat);
     return;
   }
   if (IndexIn(*decision, seat) < 0) return;
@@ -571,7 +578,9 @@ absl::Status MatchHost::AddWatcher(std::shared_ptr<WatchSink> watcher,
   v1::WatchEvent first;
   *first.mutable_match() = InfoLocked(*connections_);
   watcher->Send(SerializedMessage::Of(first));
-  if (match_ == nullptr || match_->finished() || !match_->broken().ok()) {
+  // A match whose end waits for its seal's sync is watched to its end.
+  if (match_ == nullptr || (match_->finished() && !ended_) ||
+      !match_->broken().ok()) {
     watcher->Close(kOk, "");
     return absl::OkStatus();
   }
@@ -626,7 +635,9 @@ const v1::Outcome& MatchHost::OutcomeLocked() const {
 
 void MatchHost::Suspend() {
   absl::MutexLock lock(&mu_);
-  if (match_ == nullptr) return;
+  // A sealed match has nothing to checkpoint; what waits for its seal's
+  // sync goes out when that is done.
+  if (match_ == nullptr || match_->finished()) return;
   if (match_->Checkpoint().ok() && holding_) ReleaseHeldLocked();
 }
 

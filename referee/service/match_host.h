@@ -144,6 +144,9 @@ class MatchHost {
   void FlushRevealAck() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Tells seats and watchers the match is over (after the seal).
   void AnnounceEnd() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Once the seal is durable: keeps the outcome, calls on_end_, announces
+  // the end (unless the match was resumed finished) and lets the match go.
+  void EndLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Tells seats and watchers the match broke, and why; closes its watchers.
   void AnnounceBroken() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // A checkpoint sync on the pool is done (on the pool's thread).
@@ -231,7 +234,8 @@ class MatchHost {
   // last DecisionResult, whose observation a DecisionRequest on the same
   // stream may then leave out (the position cannot change in between).
   std::vector<std::shared_ptr<PlaySink>> result_streams_ ABSL_GUARDED_BY(mu_);
-  bool ended_ ABSL_GUARDED_BY(mu_) = false;  // Outcome logged, not announced.
+  // Outcome logged, not announced (until the seal's sync is done).
+  bool ended_ ABSL_GUARDED_BY(mu_) = false;
   std::string broken_reason_ ABSL_GUARDED_BY(mu_);  // Once announced.
   // The deadline last handed to on_deadline_ (to avoid repeats).
   absl::Time scheduled_ ABSL_GUARDED_BY(mu_) = absl::InfiniteFuture();

@@ -120,14 +120,16 @@ class GatedSink final : public LogSink {
   }
   absl::Status Sync() override { return absl::OkStatus(); }
   std::function<absl::Status()> SyncLater() override {
-    ++jobs;
+    ++*jobs;
     return [gate = gate, status = status] {
       gate->WaitForNotification();
       return status;
     };
   }
 
-  int jobs = 0;  // SyncLater calls.
+  // SyncLater calls, and the gate; both outlive the sink, which the seal
+  // closes.
+  const std::shared_ptr<int> jobs = std::make_shared<int>(0);
   absl::Status status;
   const std::shared_ptr<absl::Notification> gate =
       std::make_shared<absl::Notification>();
@@ -498,7 +500,7 @@ TEST_F(MatchHostTest, WhatACheckpointCausesWaitsForItsSyncOnThePool) {
     Start(
         std::move(owned), v1::ClockSettings(), [](absl::Time) {},
         /*checkpoint_interval=*/2, pool.get());
-    ASSERT_EQ(sink->jobs, 0) << "the checkpoint came before the commits";
+    ASSERT_EQ(*sink->jobs, 0) << "the checkpoint came before the commits";
     // Seats commit in turn until a commit's step owes a sync. (The pool's
     // thread is blocked in it meanwhile: the sinks are the test's alone.)
     v1::Action action;
@@ -509,7 +511,7 @@ TEST_F(MatchHostTest, WhatACheckpointCausesWaitsForItsSyncOnThePool) {
     for (int seat = 0; seat < kSeats && held < 0; ++seat) {
       before = sinks_[seat]->messages.size();
       ASSERT_TRUE(host_->Commit(seat, CommitTo(seat, 0, bytes)));
-      if (sink->jobs > 0) held = seat;
+      if (*sink->jobs > 0) held = seat;
     }
     ASSERT_GE(held, 0) << "no commit wrote a checkpoint";
     EXPECT_EQ(sinks_[held]->messages.size(), before);  // Its ack waits.
@@ -529,6 +531,63 @@ TEST_F(MatchHostTest, WhatACheckpointCausesWaitsForItsSyncOnThePool) {
       ASSERT_GE(got.size(), before + 2);
       EXPECT_TRUE(got[before].has_commit_ack()) << got[before].DebugString();
       EXPECT_TRUE(got.back().has_error()) << got.back().DebugString();
+    }
+    host_.reset();
+  }
+}
+
+// With a sync pool, the seal's sync runs there too, and the end waits for
+// it: no seat or watcher hears of it, a seat that reconnects is not told
+// it, and on_end (the transparency log's entry) is not called, until the
+// seal is durable; then each seat gets one MatchEnded. A seal whose sync
+// fails breaks the match instead.
+TEST_F(MatchHostTest, TheEndWaitsForTheSealsSyncOnThePool) {
+  for (const bool fails : {false, true}) {
+    SCOPED_TRACE(fails ? "the sync fails" : "the sync succeeds");
+    auto pool = std::make_unique<SyncPool>(1);
+    auto owned = std::make_unique<GatedSink>();
+    owned->status = fails ? absl::DataLossError("disk gone") : absl::OkStatus();
+    const std::shared_ptr<int> jobs = owned->jobs;
+    const std::shared_ptr<absl::Notification> gate = owned->gate;
+    v1::ClockSettings clocks;
+    clocks.set_commit_timeout_ms(1000);
+    Start(
+        std::move(owned), clocks, [](absl::Time) {},
+        /*checkpoint_interval=*/0, pool.get());
+    std::vector<v1::MatchInfo> ends;
+    host_->set_on_end([&](const v1::MatchInfo& info) { ends.push_back(info); });
+    // Nobody commits: every seat times out, and the match ends forfeited.
+    clock_.Advance(absl::Seconds(2));
+    host_->CheckDeadlines();
+    ASSERT_EQ(*jobs, 1) << "the seal's sync is not on the pool";
+    auto watcher = std::make_shared<WatchRecorder>();
+    ASSERT_TRUE(host_->AddWatcher(watcher, 10).ok());
+    host_->Resume(1);
+    for (int seat = 0; seat < kSeats; ++seat) {
+      EXPECT_TRUE(EndingsOf(seat).empty()) << "seat " << seat;
+    }
+    EXPECT_TRUE(ends.empty());
+    EXPECT_EQ(watcher->closed_with, -1);
+    gate->Notify();
+    pool.reset();  // Runs the sync and what follows it; joins.
+    ASSERT_EQ(ends.size(), 1u);
+    if (fails) {
+      EXPECT_EQ(ends[0].status(), v1::MATCH_BROKEN);
+      for (int seat = 0; seat < kSeats; ++seat) {
+        EXPECT_TRUE(EndingsOf(seat).empty()) << "seat " << seat;
+        EXPECT_EQ(sinks_[seat]->messages.back().error().code(),
+                  static_cast<int>(absl::StatusCode::kDataLoss));
+      }
+      EXPECT_EQ(watcher->closed_with,
+                static_cast<int>(absl::StatusCode::kDataLoss));
+    } else {
+      EXPECT_EQ(ends[0].status(), v1::MATCH_FINISHED);
+      for (int seat = 0; seat < kSeats; ++seat) {
+        EXPECT_EQ(EndingsOf(seat).size(), 1u) << "seat " << seat;
+      }
+      ASSERT_FALSE(watcher->events.empty());
+      EXPECT_TRUE(watcher->events.back().has_outcome());
+      EXPECT_EQ(watcher->closed_with, 0);
     }
     host_.reset();
   }
