@@ -2022,6 +2022,26 @@ TEST_F(ServiceTest, ABotStreamsFloodAllowanceGrowsWithItsSeats) {
   EXPECT_LT(stream.Count(IsError(matches[0].id, 0, 999)), 5000);
 }
 
+// ServiceLimits::batch_linger holds back what is sent to an idle "batch"
+// stream of a bot (which carries many seats), never a seat's: with a
+// minute's linger, a seat's stream gets its seed request at once while the
+// bot's, sent at the same moment, still waits.
+TEST_F(ServiceTest, OnlyABotsStreamLingers) {
+  RefereeConfig config;
+  config.limits.batch_linger = absl::Minutes(1);
+  ref_ = std::make_unique<TestReferee>(config);
+  const v1::RegisterBotResponse bot = NewBot("lingerer");
+  PlayClient bot_stream(ref_->NewChannel(), bot.bot_token(), "bot", nullptr,
+                        std::nullopt, "batch");
+  const Created match =
+      NewMatch({}, v1::FORFEIT_POLICY_FORFEIT, {bot.bot_id(), "", ""});
+  PlayClient seat_stream(ref_->NewChannel(), match.tokens[1], "seat1", nullptr,
+                         std::nullopt, "batch");
+  ASSERT_TRUE(seat_stream.Await(IsDecision(match.id, 1, 0)));
+  absl::SleepFor(absl::Milliseconds(200));
+  EXPECT_EQ(bot_stream.Count(IsDecision(match.id, 0, 0)), 0);
+}
+
 // ServiceLimits::max_queued_messages_per_seat: a bot's stream, which carries
 // every seat of the bot, may queue that many unsent messages per seat when
 // it is more than max_queued_messages. Here the base takes two, and a match
