@@ -509,11 +509,13 @@ bool MatchHost::Run(int seat, uint64_t decision_id, const Op& op) {
 }
 
 void MatchHost::EndLocked() {
+  // (A match resumed finished was announced before its restart.)
+  const bool announce = std::exchange(ended_, false);
   outcome_ = match_->outcome();
   // Entered first (in the transparency log, by the lobby): whoever hears of
   // the end can have it proved at once.
   if (on_end_) on_end_(InfoLocked(*connections_));
-  if (ended_) AnnounceEnd();  // (Not for a match resumed finished.)
+  if (announce) AnnounceEnd();
   match_.reset();
 }
 
@@ -616,9 +618,14 @@ v1::MatchInfo MatchHost::InfoLocked(const Connections& connections) const {
     info.set_broken_reason(match_ != nullptr
                                ? std::string(match_->broken().message())
                                : broken_reason_);
-  } else if (match_ == nullptr || match_->finished()) {
+  } else if (match_ == nullptr || (match_->finished() && !ended_)) {
     info.set_status(v1::MATCH_FINISHED);
     *info.mutable_outcome() = OutcomeLocked();
+  } else if (ended_) {
+    // Its end waits for the seal's sync: running until it is announced, at
+    // the last decision.
+    info.set_status(v1::MATCH_RUNNING);
+    info.set_decision_id(last_applied_);
   } else {
     info.set_status(v1::MATCH_RUNNING);
     info.set_decision_id(match_->decision()->id);

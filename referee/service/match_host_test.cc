@@ -538,9 +538,9 @@ TEST_F(MatchHostTest, WhatACheckpointCausesWaitsForItsSyncOnThePool) {
 
 // With a sync pool, the seal's sync runs there too, and the end waits for
 // it: no seat or watcher hears of it, a seat that reconnects is not told
-// it, and on_end (the transparency log's entry) is not called, until the
-// seal is durable; then each seat gets one MatchEnded. A seal whose sync
-// fails breaks the match instead.
+// it, GetMatch says the match runs, and on_end (the transparency log's
+// entry) is not called, until the seal is durable; then each seat gets one
+// MatchEnded. A seal whose sync fails breaks the match instead.
 TEST_F(MatchHostTest, TheEndWaitsForTheSealsSyncOnThePool) {
   for (const bool fails : {false, true}) {
     SCOPED_TRACE(fails ? "the sync fails" : "the sync succeeds");
@@ -568,6 +568,7 @@ TEST_F(MatchHostTest, TheEndWaitsForTheSealsSyncOnThePool) {
     }
     EXPECT_TRUE(ends.empty());
     EXPECT_EQ(watcher->closed_with, -1);
+    EXPECT_EQ(host_->Info(connections_).status(), v1::MATCH_RUNNING);
     gate->Notify();
     pool.reset();  // Runs the sync and what follows it; joins.
     ASSERT_EQ(ends.size(), 1u);
@@ -582,6 +583,7 @@ TEST_F(MatchHostTest, TheEndWaitsForTheSealsSyncOnThePool) {
                 static_cast<int>(absl::StatusCode::kDataLoss));
     } else {
       EXPECT_EQ(ends[0].status(), v1::MATCH_FINISHED);
+      EXPECT_EQ(host_->Info(connections_).status(), v1::MATCH_FINISHED);
       for (int seat = 0; seat < kSeats; ++seat) {
         EXPECT_EQ(EndingsOf(seat).size(), 1u) << "seat " << seat;
       }
