@@ -198,6 +198,9 @@ namespace bench = ::pyramid::bench::v1;
 using Clock = std::chrono::steady_clock;
 
 constexpr char kAdminTokenEnv[] = "PYRAMID_BENCH_ADMIN_TOKEN";
+// Moves of a Rock, Paper, Pyramid! match played to its end: 3 seats, each
+// acting in its 9 decisions after the seed decision.
+constexpr int64_t kMovesPerMatch = 27;
 
 double Seconds(Clock::duration d) {
   return std::chrono::duration<double>(d).count();
@@ -2122,13 +2125,12 @@ class ClientRun {
   double PlaySeconds() const {
     return Seconds(load_->last_end() - load_->release());
   }
-  // Every move of every match applied (27 per match), with no stream
-  // broken: a broken bot stream forfeits its seats without a PlayError
-  // reaching the client, and its matches end early.
+  // Every move of every match applied (kMovesPerMatch each), with no
+  // stream broken: a broken bot stream forfeits its seats without a
+  // PlayError reaching the client, and its matches end early.
   bool PlayedThrough() const {
     return load_->stream_error_count() == 0 &&
-           at_end_.moves - at_start_.moves ==
-               27 * static_cast<int64_t>(matches_);
+           at_end_.moves - at_start_.moves == kMovesPerMatch * matches_;
   }
   double MovesPerSecond() const {
     const double play_s = PlaySeconds();
@@ -2218,8 +2220,9 @@ class ClientRun {
     Row("play time", absl::StrFormat("%.2f s", PlaySeconds()),
         "measured: from the release of all seats to the last MatchEnded");
     Row("moves", absl::StrCat(at_end_.moves - at_start_.moves),
-        "applied RPP actions (acked reveals of decisions >= 1; 27 per "
-        "match); seed contributions not counted");
+        absl::StrCat("applied RPP actions (acked reveals of decisions >= 1; ",
+                     kMovesPerMatch,
+                     " per match); seed contributions not counted"));
     Row("moves/s", absl::StrFormat("%.0f", MovesPerSecond()));
     ReportLatencies();
     ReportErrors();
@@ -2373,8 +2376,9 @@ class ClientRun {
     Row("stream errors / moves",
         absl::StrCat(load_->stream_error_count(), " / ",
                      at_end_.moves - at_start_.moves),
-        PlayedThrough() ? "none broken, 27 per match: met"
-                        : "target none broken and 27 per match: MISSED");
+        absl::StrCat(PlayedThrough() ? "" : "target ", "none broken and ",
+                     kMovesPerMatch,
+                     " per match: ", PlayedThrough() ? "met" : "MISSED"));
     Row("RSS per live match", absl::StrFormat("%.1f KiB", RssPerLiveKib()),
         absl::StrFormat("(peak - baseline) / %d peak live; target <= %.0f "
                         "KiB: %s",
