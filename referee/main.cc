@@ -23,10 +23,9 @@
 #include "absl/flags/usage.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
-#include "absl/synchronization/mutex.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/grpcpp.h"
-#include "referee/cli/flags.h"
+#include "referee/cli/program.h"
 #include "referee/core/clock_settings.h"
 #include "referee/core/log_sink.h"
 #include "referee/crypto/bytes.h"
@@ -341,10 +340,6 @@ void PrintBanner(int port, const Paths& paths, const Lobby& lobby,
 }
 
 int Main() {
-  // Debian's Abseil is built without NDEBUG, so absl::Mutex runs its
-  // deadlock detector by default: every lock updates one global graph
-  // under a process-wide lock (5-10% of the server's CPU under load).
-  absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
   // Signals are taken by sigwait below; block them before any thread starts.
   sigset_t signals;
   sigemptyset(&signals);
@@ -398,7 +393,7 @@ int Main() {
 
 int main(int argc, char** argv) {
   std::vector<char*> rest =
-      pyramid::ParseFlags(argc, argv, "The pyramid referee gRPC service.");
+      pyramid::InitProgram(argc, argv, "The pyramid referee gRPC service.");
   if (rest.size() > 1) {
     std::cerr << "referee takes no positional arguments\n";
     return 2;

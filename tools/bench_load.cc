@@ -122,13 +122,12 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "absl/synchronization/mutex.h"
 #include "bench_echo.grpc.pb.h"
 #include "google/protobuf/arena.h"
 #include "grpcpp/alarm.h"
 #include "grpcpp/grpcpp.h"
 #include "pyramid/referee/v1/referee_service.grpc.pb.h"
-#include "referee/cli/flags.h"
+#include "referee/cli/program.h"
 #include "referee/core/log_sink.h"
 #include "referee/crypto/bytes.h"
 #include "referee/crypto/protocol.h"
@@ -308,8 +307,6 @@ int ServeMain() {
     std::cerr << "bench_load --serve: internal mode, started by bench_load\n";
     return 2;
   }
-  // As referee/main.cc does: no absl::Mutex deadlock detection.
-  absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
   Lobby lobby(ServerOptions(dir, admin));
   RefereeService referee(&lobby);
   EchoService echo;
@@ -2542,18 +2539,11 @@ class ClientRun {
   ProcStatus after_echo_;
 };
 
-int ClientMain() {
-  // gRPC's absl::Mutexes would otherwise keep a lock graph (as the server,
-  // and referee/main.cc, do not).
-  absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
-  return ClientRun().Run();
-}
-
 }  // namespace
 }  // namespace pyramid
 
 int main(int argc, char** argv) {
-  std::vector<char*> rest = pyramid::ParseFlags(
+  std::vector<char*> rest = pyramid::InitProgram(
       argc, argv,
       "Load benchmark of the referee service: concurrent Rock, Paper, "
       "Pyramid! matches vs a raw gRPC echo baseline.");
@@ -2562,5 +2552,5 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (absl::GetFlag(FLAGS_serve)) return pyramid::ServeMain();
-  return pyramid::ClientMain();
+  return pyramid::ClientRun().Run();
 }

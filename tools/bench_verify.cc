@@ -45,7 +45,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "pyramid/referee/v1/log.pb.h"
-#include "referee/cli/flags.h"
+#include "referee/cli/program.h"
 #include "referee/core/clock.h"
 #include "referee/core/local_runner.h"
 #include "referee/core/log_reader.h"
@@ -489,7 +489,7 @@ int Main() {
 }  // namespace pyramid
 
 int main(int argc, char** argv) {
-  std::vector<char*> rest = pyramid::ParseFlags(
+  std::vector<char*> rest = pyramid::InitProgram(
       argc, argv,
       "Benchmarks the log verifier against the SHA-256 floor on in-memory "
       "logs of one game (default Rock, Paper, Pyramid!) or of every game.");

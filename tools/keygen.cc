@@ -10,7 +10,7 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
-#include "referee/cli/flags.h"
+#include "referee/cli/program.h"
 #include "referee/crypto/bytes.h"
 #include "referee/crypto/ed25519.h"
 
@@ -19,7 +19,7 @@ ABSL_FLAG(std::string, out, "referee.key",
 
 int main(int argc, char** argv) {
   std::vector<char*> rest =
-      pyramid::ParseFlags(argc, argv, "Writes an Ed25519 key pair.");
+      pyramid::InitProgram(argc, argv, "Writes an Ed25519 key pair.");
   if (rest.size() > 1) {
     std::cerr << "keygen takes no positional arguments\n";
     return 2;

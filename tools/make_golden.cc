@@ -50,7 +50,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
-#include "referee/cli/flags.h"
+#include "referee/cli/program.h"
 #include "referee/core/clock.h"
 #include "referee/core/local_runner.h"
 #include "referee/core/log_reader.h"
@@ -373,7 +373,7 @@ int Main() {
 }  // namespace pyramid
 
 int main(int argc, char** argv) {
-  std::vector<char*> rest = pyramid::ParseFlags(
+  std::vector<char*> rest = pyramid::InitProgram(
       argc, argv,
       "Writes the golden logs of fault scenarios (never overwrites).");
   if (rest.size() > 1) {

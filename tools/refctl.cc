@@ -43,7 +43,7 @@
 #include "grpc/health/v1/health.grpc.pb.h"
 #include "grpcpp/grpcpp.h"
 #include "pyramid/referee/v1/referee_service.grpc.pb.h"
-#include "referee/cli/flags.h"
+#include "referee/cli/program.h"
 #include "referee/core/log_sink.h"
 #include "referee/crypto/bytes.h"
 #include "referee/service/view_delta.h"
@@ -387,7 +387,7 @@ int Main(const std::vector<std::string>& args) {
 }  // namespace pyramid
 
 int main(int argc, char** argv) {
-  std::vector<char*> rest =
-      pyramid::ParseFlags(argc, argv, "Administration client for the referee.");
+  std::vector<char*> rest = pyramid::InitProgram(
+      argc, argv, "Administration client for the referee.");
   return pyramid::Main(std::vector<std::string>(rest.begin() + 1, rest.end()));
 }

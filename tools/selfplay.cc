@@ -15,7 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "google/protobuf/text_format.h"
-#include "referee/cli/flags.h"
+#include "referee/cli/program.h"
 #include "referee/core/local_runner.h"
 #include "referee/core/match.h"
 #include "referee/crypto/bytes.h"
@@ -158,7 +158,7 @@ int Main() {
 }  // namespace pyramid
 
 int main(int argc, char** argv) {
-  std::vector<char*> rest = pyramid::ParseFlags(
+  std::vector<char*> rest = pyramid::InitProgram(
       argc, argv,
       "Plays in-process matches between random players and writes their "
       "signed logs.");

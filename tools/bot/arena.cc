@@ -21,7 +21,7 @@
 #include "absl/flags/usage.h"
 #include "absl/strings/str_split.h"
 #include "google/protobuf/text_format.h"
-#include "referee/cli/flags.h"
+#include "referee/cli/program.h"
 #include "tools/bot/arena_runner.h"
 
 ABSL_FLAG(std::string, game, "pyramid_shambo", "Game id.");
@@ -74,7 +74,7 @@ int Main() {
 }  // namespace pyramid
 
 int main(int argc, char** argv) {
-  std::vector<char*> rest = pyramid::ParseFlags(
+  std::vector<char*> rest = pyramid::InitProgram(
       argc, argv,
       "Plays reference-bot strategies against each other in process.");
   if (rest.size() > 1) {

@@ -22,13 +22,12 @@
 #include "absl/flags/usage.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_join.h"
-#include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "google/protobuf/arena.h"
 #include "grpcpp/grpcpp.h"
 #include "pyramid/referee/v1/referee_service.grpc.pb.h"
-#include "referee/cli/flags.h"
+#include "referee/cli/program.h"
 #include "referee/core/log_sink.h"
 #include "referee/crypto/bytes.h"
 #include "referee/crypto/ed25519.h"
@@ -476,10 +475,7 @@ int Main() {
 }  // namespace pyramid
 
 int main(int argc, char** argv) {
-  // Debian's Abseil runs absl::Mutex's deadlock detector (a global graph
-  // under a process-wide lock) unless told not to; gRPC locks absl::Mutex.
-  absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
-  std::vector<char*> rest = pyramid::ParseFlags(
+  std::vector<char*> rest = pyramid::InitProgram(
       argc, argv, "The reference bot for the pyramid referee.");
   if (rest.size() > 1) {
     std::cerr << "bot takes no positional arguments\n";

@@ -32,9 +32,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
-#include "absl/synchronization/mutex.h"
 #include "google/protobuf/text_format.h"
-#include "referee/cli/flags.h"
+#include "referee/cli/program.h"
 #include "referee/core/log_sink.h"
 #include "tools/tournament/runner.h"
 #include "tools/tournament/standings.h"
@@ -214,11 +213,7 @@ int Main(const std::string& path) {
 }  // namespace pyramid
 
 int main(int argc, char** argv) {
-  // As referee/main.cc: Debian's Abseil runs absl::Mutex's deadlock
-  // detector (a global graph under a process-wide lock) unless told not
-  // to, and the embedded referee locks on every step.
-  absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
-  std::vector<char*> rest = pyramid::ParseFlags(
+  std::vector<char*> rest = pyramid::InitProgram(
       argc, argv,
       "Hosts a bot competition: tournament TOURNAMENT_FILE [flags]");
   if (rest.size() != 2) {

@@ -1,10 +1,11 @@
-#include "referee/cli/flags.h"
+#include "referee/cli/program.h"
 
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/flags/usage_config.h"
 #include "absl/strings/match.h"
 #include "absl/strings/string_view.h"
+#include "absl/synchronization/mutex.h"
 
 namespace pyramid {
 namespace {
@@ -16,7 +17,8 @@ bool OursFile(absl::string_view file) {
 
 }  // namespace
 
-std::vector<char*> ParseFlags(int argc, char** argv, const char* usage) {
+std::vector<char*> InitProgram(int argc, char** argv, const char* usage) {
+  absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
   absl::FlagsUsageConfig config;
   config.contains_help_flags = OursFile;
   config.contains_helpshort_flags = OursFile;

@@ -1,0 +1,28 @@
+// The start of every program of the project: its command-line flags, and
+// the process-wide settings every one of them wants.
+//
+// Flags: --help (and --helpfull) list every flag the program defines, with
+// its help text. Abseil's default lists only flags defined in a file named
+// after the program, which none of ours is ("No flags matched").
+//
+// Mutexes: Debian's Abseil is built without NDEBUG, so absl::Mutex runs its
+// deadlock detector unless told not to: every lock updates one global graph
+// under a process-wide lock (5-10% of the referee's CPU under load; gRPC
+// locks absl::Mutex too). Programs turn it off; the unit tests, which do
+// not start here, keep it on and so still catch a lock-order cycle.
+#ifndef PYRAMID_REFEREE_CLI_PROGRAM_H_
+#define PYRAMID_REFEREE_CLI_PROGRAM_H_
+
+#include <vector>
+
+namespace pyramid {
+
+// Call first in main(), before any thread starts. Turns off absl::Mutex's
+// deadlock detector, sets `usage` as the program's usage message, parses
+// the flags (exiting on --help or a bad flag, as Abseil does) and returns
+// the positional arguments, argv[0] first.
+std::vector<char*> InitProgram(int argc, char** argv, const char* usage);
+
+}  // namespace pyramid
+
+#endif  // PYRAMID_REFEREE_CLI_PROGRAM_H_
