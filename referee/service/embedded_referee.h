@@ -33,7 +33,9 @@ class EmbeddedReferee {
       EmbeddedRefereeOptions options);
   static absl::StatusOr<std::unique_ptr<EmbeddedReferee>> Start(
       LobbyOptions options) {
-    return Start(EmbeddedRefereeOptions{.lobby = std::move(options)});
+    EmbeddedRefereeOptions embedded;
+    embedded.lobby = std::move(options);
+    return Start(std::move(embedded));
   }
   // Checkpoints running matches and stops the server.
   ~EmbeddedReferee();

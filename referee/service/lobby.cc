@@ -366,6 +366,11 @@ void Lobby::Host(std::shared_ptr<MatchHost> host) {
       if (host->seat(i).bot_id.empty()) continue;
       Bot& bot = bots_[host->seat(i).bot_id];
       bot.seats.emplace_back(match_id, i);
+      // Amortized: a prune asks each listed match once, and the list has
+      // grown by as many new seats since the last.
+      if (bot.seats.size() >= 2 * std::max<size_t>(bot.pruned_size, 64)) {
+        PruneLocked(bot);
+      }
       // The bot's stream may queue more with more seats.
       if (std::shared_ptr<PlaySink> stream = connections_.Find(bot.route)) {
         stream->SetSeats(bot.seats.size());
@@ -544,20 +549,25 @@ std::vector<std::pair<std::shared_ptr<MatchHost>, int>> Lobby::SeatsOf(
     // (a reconnecting bot is not sent every result of its history).
     auto bot = bots_.find(principal.bot_id);
     if (bot == bots_.end()) return seats;
-    auto& list = bot->second.seats;
-    list.erase(std::remove_if(list.begin(), list.end(),
-                              [this](const std::pair<std::string, int>& entry)
-                                  ABSL_NO_THREAD_SAFETY_ANALYSIS {
-                                    auto it = matches_.find(entry.first);
-                                    return it == matches_.end() ||
-                                           it->second->finished();
-                                  }),
-               list.end());
-    for (const auto& [match_id, seat] : list) {
+    PruneLocked(bot->second);
+    for (const auto& [match_id, seat] : bot->second.seats) {
       seats.emplace_back(matches_.at(match_id), seat);
     }
   }
   return seats;
+}
+
+void Lobby::PruneLocked(Bot& bot) {
+  auto& list = bot.seats;
+  list.erase(std::remove_if(list.begin(), list.end(),
+                            [this](const std::pair<std::string, int>& entry)
+                                ABSL_NO_THREAD_SAFETY_ANALYSIS {
+                                  auto it = matches_.find(entry.first);
+                                  return it == matches_.end() ||
+                                         it->second->finished();
+                                }),
+             list.end());
+  bot.pruned_size = list.size();
 }
 
 std::shared_ptr<MatchHost> Lobby::FindMatch(const std::string& match_id) const {

@@ -85,9 +85,9 @@ class Lobby {
   // The principal of `token`; nullopt when unknown.
   std::optional<Principal> Authenticate(std::string_view token) const;
 
-  // How many seats bot `bot_id` plays: those assigned to it (the seats of
-  // matches that ended may be counted until SeatsOf next forgets them), at
-  // least 1. Constant time.
+  // How many seats bot `bot_id` plays: those assigned to it, at least 1.
+  // Seats of matches that ended may be counted until the next prune (at
+  // most as many again as when the list was last pruned). Constant time.
   size_t BotSeatCount(const std::string& bot_id) const;
 
   // The (match, seat) pairs a principal plays: its seat, or a bot's seats
@@ -117,9 +117,14 @@ class Lobby {
   struct Bot {
     std::string name;
     std::string public_key;
-    uint64_t route = 0;                              // Its Principal::route.
-    std::vector<std::pair<std::string, int>> seats;  // (match id, seat).
+    uint64_t route = 0;  // Its Principal::route.
+    // (match id, seat). Seats of ended matches stay until the next prune:
+    // SeatsOf, or a new seat that finds the list twice its pruned size.
+    std::vector<std::pair<std::string, int>> seats;
+    size_t pruned_size = 0;  // The list's size after its last prune.
   };
+  // Drops the bot's seats in ended (or unknown) matches.
+  void PruneLocked(Bot& bot) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   // CreateMatch's steps: the match's configuration from the request (all
   // but its seats), then its seats, named, with the bot or the fresh route

@@ -1,12 +1,15 @@
-// Lobby::ListMatches without gRPC: newest first, in pages that stay stable
-// while matches are created, with the status filter and bad page tokens.
+// The Lobby without gRPC: ListMatches newest first, in pages that stay
+// stable while matches are created, with the status filter and bad page
+// tokens; a bot's seat count forgetting its ended matches.
 #include "referee/service/lobby.h"
 
 #include <stdlib.h>
 
+#include <chrono>
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -40,6 +43,22 @@ class LobbyTest : public ::testing::Test {
     v1::CreateMatchRequest request;
     request.mutable_game()->set_game("rock_paper_pyramid");
     for (int i = 0; i < 3; ++i) request.add_seats();
+    absl::StatusOr<v1::CreateMatchResponse> created =
+        lobby_->CreateMatch(request);
+    EXPECT_TRUE(created.ok()) << created.status();
+    return created.ok() ? created->match_id() : "";
+  }
+
+  // A match whose seat 0 is `bot_id` and whose seats forfeit when they have
+  // not committed the seed within `seed_timeout_ms`.
+  std::string CreateWithBot(const std::string& bot_id,
+                            uint32_t seed_timeout_ms) {
+    v1::CreateMatchRequest request;
+    request.mutable_game()->set_game("rock_paper_pyramid");
+    request.add_seats()->set_bot_id(bot_id);
+    for (int i = 1; i < 3; ++i) request.add_seats();
+    request.mutable_clocks()->set_seed_timeout_ms(seed_timeout_ms);
+    request.set_forfeit_policy(v1::FORFEIT_POLICY_FORFEIT);
     absl::StatusOr<v1::CreateMatchResponse> created =
         lobby_->CreateMatch(request);
     EXPECT_TRUE(created.ok()) << created.status();
@@ -93,6 +112,39 @@ TEST_F(LobbyTest, FiltersByStatusAndRefusesBadPageTokens) {
               absl::StatusCode::kInvalidArgument)
         << token;
   }
+}
+
+// A bot's seat count (its stream's queue bound and flood allowance) does
+// not keep every match it ever played: once its list has doubled since the
+// last prune, the seats of ended matches go.
+TEST_F(LobbyTest, ABotsSeatCountForgetsEndedMatches) {
+  v1::RegisterBotRequest registration;
+  registration.set_name("pruned");
+  absl::StatusOr<v1::RegisterBotResponse> bot =
+      lobby_->RegisterBot(registration);
+  ASSERT_TRUE(bot.ok()) << bot.status();
+  const std::string& id = bot->bot_id();
+
+  std::vector<std::string> ended;
+  for (int i = 0; i < 100; ++i) ended.push_back(CreateWithBot(id, 50));
+  const auto give_up =
+      std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  for (const std::string& match_id : ended) {
+    std::shared_ptr<MatchHost> host = lobby_->FindMatch(match_id);
+    ASSERT_NE(host, nullptr);
+    while (!host->finished() && std::chrono::steady_clock::now() < give_up) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    ASSERT_TRUE(host->finished()) << match_id;
+  }
+  // Counted until the next prune.
+  EXPECT_EQ(lobby_->BotSeatCount(id), 100u);
+  // The 128th seat (twice the smallest pruned size, 64) prunes the list:
+  // what stays are the 28 running matches.
+  for (int i = 0; i < 27; ++i) CreateWithBot(id, 60'000);
+  EXPECT_EQ(lobby_->BotSeatCount(id), 127u);
+  CreateWithBot(id, 60'000);
+  EXPECT_EQ(lobby_->BotSeatCount(id), 28u);
 }
 
 }  // namespace
