@@ -555,12 +555,24 @@ TEST_F(MatchHostTest, TheEndWaitsForTheSealsSyncOnThePool) {
         std::move(owned), clocks, [](absl::Time) {},
         /*checkpoint_interval=*/0, pool.get());
     std::vector<v1::MatchInfo> ends;
-    host_->set_on_end([&](const v1::MatchInfo& info) { ends.push_back(info); });
+    auto watcher = std::make_shared<WatchRecorder>();
+    // The end is entered (the lobby's on_end: transparency log, registry)
+    // before any seat or watcher hears of it, so that whoever hears of it
+    // can have it proved at once.
+    int heard_before_entry = 0;
+    host_->set_on_end([&](const v1::MatchInfo& info) {
+      ends.push_back(info);
+      for (int seat = 0; seat < kSeats; ++seat) {
+        heard_before_entry += static_cast<int>(EndingsOf(seat).size());
+      }
+      for (const auto& event : watcher->events) {
+        heard_before_entry += event.has_outcome() ? 1 : 0;
+      }
+    });
     // Nobody commits: every seat times out, and the match ends forfeited.
     clock_.Advance(absl::Seconds(2));
     host_->CheckDeadlines();
     ASSERT_EQ(*jobs, 1) << "the seal's sync is not on the pool";
-    auto watcher = std::make_shared<WatchRecorder>();
     ASSERT_TRUE(host_->AddWatcher(watcher, 10).ok());
     host_->Resume(1);
     for (int seat = 0; seat < kSeats; ++seat) {
@@ -572,6 +584,7 @@ TEST_F(MatchHostTest, TheEndWaitsForTheSealsSyncOnThePool) {
     gate->Notify();
     pool.reset();  // Runs the sync and what follows it; joins.
     ASSERT_EQ(ends.size(), 1u);
+    EXPECT_EQ(heard_before_entry, 0);
     if (fails) {
       EXPECT_EQ(ends[0].status(), v1::MATCH_BROKEN);
       for (int seat = 0; seat < kSeats; ++seat) {
