@@ -93,7 +93,7 @@ ABSL_FLAG(uint32_t, max_watchers, 10000,
 ABSL_FLAG(uint32_t, max_watchers_per_match, 1000,
           "Watch streams of one match at once; one more is refused "
           "RESOURCE_EXHAUSTED.");
-ABSL_FLAG(uint32_t, batch_linger_us, 1000,
+ABSL_FLAG(uint32_t, batch_linger_us, 4000,
           "How long a bot's Play stream with the feature batch holds back a "
           "message sent to it while nothing else waits, to send what follows "
           "in the same write (0: never).");

@@ -151,6 +151,9 @@ ABSL_FLAG(std::string, fsync, "checkpoints",
           "default) or every_record.");
 ABSL_FLAG(int32_t, sync_threads, 16,
           "The referee's checkpoint sync threads (0: sync inline).");
+ABSL_FLAG(uint32_t, batch_linger_us, 4000,
+          "How long the referee holds back a message to a bot's batch stream "
+          "to send what follows with it (the referee's --batch_linger_us).");
 ABSL_FLAG(uint32_t, checkpoint_interval, 64,
           "Records between signed checkpoints (the referee's default).");
 ABSL_FLAG(int, deadline_ms, 2000,
@@ -308,7 +311,10 @@ int ServeMain() {
     return 2;
   }
   Lobby lobby(ServerOptions(dir, admin));
-  RefereeService referee(&lobby);
+  ServiceLimits limits;
+  limits.batch_linger =
+      absl::Microseconds(absl::GetFlag(FLAGS_batch_linger_us));
+  RefereeService referee(&lobby, limits);
   EchoService echo;
   grpc::ServerBuilder builder;
   int port = 0;
@@ -406,6 +412,8 @@ class ServerProcess {
         "--serve_dir=" + dir,
         "--fsync=" + absl::GetFlag(FLAGS_fsync),
         absl::StrCat("--sync_threads=", absl::GetFlag(FLAGS_sync_threads)),
+        absl::StrCat("--batch_linger_us=",
+                     absl::GetFlag(FLAGS_batch_linger_us)),
         absl::StrCat("--checkpoint_interval=",
                      absl::GetFlag(FLAGS_checkpoint_interval))};
     std::vector<char*> argv;

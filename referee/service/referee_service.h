@@ -56,7 +56,7 @@ struct ServiceLimits {
   // How long a bot's "batch" Play stream holds back a message sent to it
   // while nothing else waits, gathering what follows into the same write
   // (docs/protocol.md, "Play stream features"). Zero: no wait.
-  absl::Duration batch_linger = absl::Milliseconds(1);
+  absl::Duration batch_linger = absl::Milliseconds(4);
 };
 
 // Every method reads its request raw and parses it itself, so that a request
