@@ -75,6 +75,7 @@ void Lobby::CheckpointLoop() {
   absl::MutexLock lock(&stop_mu_);
   while (!stop_mu_.AwaitWithTimeout(absl::Condition(&stopping_),
                                     options_.checkpoint_every)) {
+    EnterWaiting();
     if (absl::StatusOr<bool> signed_one = options_.tlog->CheckpointIfGrown();
         !signed_one.ok()) {
       std::cerr << "referee: " << signed_one.status().message() << "\n";
@@ -97,6 +98,41 @@ absl::Status Lobby::EnterSealedLog(const std::string& match_id,
     return tlog->CheckpointIfGrown().status();
   }
   return absl::OkStatus();
+}
+
+bool Lobby::EnterInOrder(const std::string& match_id,
+                         const std::string& log_path) {
+  absl::MutexLock lock(&unentered_mu_);
+  unentered_.emplace_back(match_id, log_path);
+  EnterWaitingLocked();
+  return unentered_.empty() || unentered_.back().first != match_id;
+}
+
+void Lobby::EnterWaiting() {
+  absl::MutexLock lock(&unentered_mu_);
+  EnterWaitingLocked();
+}
+
+void Lobby::EnterWaitingLocked() {
+  while (!unentered_.empty()) {
+    const auto& [match_id, log_path] = unentered_.front();
+    const absl::Status s = EnterSealedLog(match_id, log_path);
+    if (!s.ok() && !absl::IsFailedPrecondition(s)) {
+      std::cerr << "referee: match " << match_id
+                << ": not entered in the transparency log yet (tried again "
+                   "at the next match end or checkpoint): "
+                << s.message() << "\n";
+      return;
+    }
+    // FAILED_PRECONDITION: the tree holds the match under another hash, or
+    // the hash under another match; no later try can change that.
+    if (!s.ok()) {
+      std::cerr << "referee: match " << match_id
+                << ": never entered in the transparency log: " << s.message()
+                << "\n";
+    }
+    unentered_.pop_front();
+  }
 }
 
 std::optional<Principal> Lobby::Authenticate(std::string_view token) const {
@@ -336,28 +372,24 @@ absl::StatusOr<std::unique_ptr<Match>> Lobby::StartLog(MatchConfig config,
 void Lobby::Host(std::shared_ptr<MatchHost> host) {
   const std::string match_id = host->match_id();
   host->set_sync_pool(sync_pool_.get());
-  host->set_on_end([this,
-                    log_path = host->log_path()](const v1::MatchInfo& info) {
-    if (info.status() == v1::MATCH_BROKEN)
-      NoteWriteFailure(info.broken_reason());
-    // Entered before the registry records the end: after a crash between
-    // the two, the match resumes as finished and is entered again (which
-    // changes nothing).
-    if (info.status() == v1::MATCH_FINISHED) {
-      if (absl::Status s = EnterSealedLog(info.match_id(), log_path); !s.ok()) {
-        std::cerr << "referee: match " << info.match_id()
-                  << ": not entered in the transparency log: " << s.message()
-                  << "\n";
-      }
-    }
-    if (options_.registry != nullptr) {
-      if (absl::Status s =
-              options_.registry->EndMatch(info, info.broken_reason());
-          !s.ok()) {
-        std::cerr << "referee: " << s.message() << "\n";
-      }
-    }
-  });
+  host->set_on_end(
+      [this, log_path = host->log_path()](const v1::MatchInfo& info) {
+        if (info.status() == v1::MATCH_BROKEN)
+          NoteWriteFailure(info.broken_reason());
+        // Entered before the registry records the end: after a crash between
+        // the two, the match resumes as finished and is entered again (which
+        // changes nothing).
+        if (info.status() == v1::MATCH_FINISHED && options_.tlog != nullptr) {
+          EnterInOrder(info.match_id(), log_path);
+        }
+        if (options_.registry != nullptr) {
+          if (absl::Status s =
+                  options_.registry->EndMatch(info, info.broken_reason());
+              !s.ok()) {
+            std::cerr << "referee: " << s.message() << "\n";
+          }
+        }
+      });
   {
     absl::MutexLock lock(&mu_);
     matches_[match_id] = host;
@@ -427,15 +459,9 @@ void Lobby::RecoverEnded(const StoredMatch& stored, RecoveryReport& report) {
   // A log sealed before the transparency log existed (or whose entry a
   // crash lost) is entered now.
   if (info.status() == v1::MATCH_FINISHED && options_.tlog != nullptr &&
-      !options_.tlog->Contains(info.match_id())) {
-    if (absl::Status s = EnterSealedLog(info.match_id(), stored.log_path);
-        s.ok()) {
-      ++report.entered;
-    } else {
-      std::cerr << "referee: match " << info.match_id()
-                << ": not entered in the transparency log: " << s.message()
-                << "\n";
-    }
+      !options_.tlog->Contains(info.match_id()) &&
+      EnterInOrder(info.match_id(), stored.log_path)) {
+    ++report.entered;
   }
   Archive(info, stored.log_path);
   ++report.finished;
@@ -621,6 +647,7 @@ void Lobby::SuspendAll() {
   }
   for (const auto& host : hosts) host->Suspend();
   if (options_.tlog != nullptr) {
+    EnterWaiting();
     if (absl::StatusOr<bool> s = options_.tlog->CheckpointIfGrown(); !s.ok()) {
       std::cerr << "referee: " << s.status().message() << "\n";
     }

@@ -4,6 +4,7 @@
 #ifndef PYRAMID_REFEREE_SERVICE_LOBBY_H_
 #define PYRAMID_REFEREE_SERVICE_LOBBY_H_
 
+#include <deque>
 #include <map>
 #include <memory>
 #include <optional>
@@ -150,7 +151,18 @@ class Lobby {
   // a checkpoint when enough are waiting for one).
   absl::Status EnterSealedLog(const std::string& match_id,
                               const std::string& log_path);
-  // The checkpointer thread: signs every options_.checkpoint_every.
+  // Enters the sealed log of `match_id` after those still waiting for their
+  // entry; returns whether it is entered now. One that cannot be entered
+  // (the transparency log's disk full, its database locked by a reader)
+  // waits, in the order the matches ended, for the next try: the next
+  // match's end, the checkpointer's next round, SuspendAll, and at the
+  // latest recovery at the next start.
+  bool EnterInOrder(const std::string& match_id, const std::string& log_path);
+  // Enters the logs still waiting, in order, up to the first that fails.
+  void EnterWaiting();
+  void EnterWaitingLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(unentered_mu_);
+  // The checkpointer thread: every options_.checkpoint_every, enters the
+  // logs waiting for their entry and signs a checkpoint if the tree grew.
   void CheckpointLoop();
   absl::Status CheckWritable();
 
@@ -171,6 +183,12 @@ class Lobby {
   absl::Mutex write_mu_;
   // The last log write failure; empty when logs can be written.
   std::string write_failure_ ABSL_GUARDED_BY(write_mu_);
+
+  absl::Mutex unentered_mu_;
+  // (match id, log path) of sealed logs not yet in the transparency log,
+  // in the order the matches ended.
+  std::deque<std::pair<std::string, std::string>> unentered_
+      ABSL_GUARDED_BY(unentered_mu_);
 
   absl::Mutex stop_mu_;
   bool stopping_ ABSL_GUARDED_BY(stop_mu_) = false;

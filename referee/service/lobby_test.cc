@@ -1,6 +1,7 @@
 // The Lobby without gRPC: ListMatches newest first, in pages that stay
 // stable while matches are created, with the status filter and bad page
-// tokens; a bot's seat count forgetting its ended matches.
+// tokens; a bot's seat count forgetting its ended matches; a transparency
+// log entry that failed, made before the next.
 #include "referee/service/lobby.h"
 
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "sqlite3.h"
 
 namespace pyramid {
 namespace {
@@ -49,8 +51,23 @@ class LobbyTest : public ::testing::Test {
     return created.ok() ? created->match_id() : "";
   }
 
-  // A match whose seat 0 is `bot_id` and whose seats forfeit when they have
-  // not committed the seed within `seed_timeout_ms`.
+  // Waits (up to 30 s) until the match has ended and its end is announced:
+  // what the lobby does at the end (the transparency log) is done.
+  void AwaitEnd(const std::string& match_id) {
+    std::shared_ptr<MatchHost> host = lobby_->FindMatch(match_id);
+    ASSERT_NE(host, nullptr);
+    const auto give_up =
+        std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (host->Info(lobby_->connections()).status() == v1::MATCH_RUNNING &&
+           std::chrono::steady_clock::now() < give_up) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    ASSERT_NE(host->Info(lobby_->connections()).status(), v1::MATCH_RUNNING)
+        << match_id;
+  }
+
+  // A match whose seat 0 is `bot_id` (none when empty) and whose seats
+  // forfeit when they have not committed the seed within `seed_timeout_ms`.
   std::string CreateWithBot(const std::string& bot_id,
                             uint32_t seed_timeout_ms) {
     v1::CreateMatchRequest request;
@@ -145,6 +162,46 @@ TEST_F(LobbyTest, ABotsSeatCountForgetsEndedMatches) {
   EXPECT_EQ(lobby_->BotSeatCount(id), 127u);
   CreateWithBot(id, 60'000);
   EXPECT_EQ(lobby_->BotSeatCount(id), 28u);
+}
+
+// The transparency log refuses an entry for a while (a reader holds its
+// database's write lock past SQLite's 5 s busy timeout): the entry is not
+// left to the next start, but made once the lock is gone, at the next
+// match's end and before that match's own.
+TEST_F(LobbyTest, AnEntryThatFailedIsMadeBeforeTheNext) {
+  const std::string tlog_path = dir_ + "/tlog.db";
+  absl::StatusOr<std::unique_ptr<TransparencyLog>> tlog =
+      TransparencyLog::Open(tlog_path, SigningKey::Generate(), "lobby-test");
+  ASSERT_TRUE(tlog.ok()) << tlog.status();
+  std::shared_ptr<TransparencyLog> tree = *std::move(tlog);
+  std::filesystem::create_directories(dir_ + "/logs");
+  LobbyOptions options;
+  options.log_dir = dir_ + "/logs";
+  options.admin_token = std::string(32, 'a');
+  options.tlog = tree;
+  options.checkpoint_every = absl::ZeroDuration();  // No retries but ends.
+  lobby_ = std::make_unique<Lobby>(std::move(options));
+
+  sqlite3* reader = nullptr;
+  ASSERT_EQ(sqlite3_open(tlog_path.c_str(), &reader), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(reader, "BEGIN IMMEDIATE;", nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  const std::string first = CreateWithBot("", 50);
+  AwaitEnd(first);
+  EXPECT_EQ(lobby_->FindMatch(first)->Info(lobby_->connections()).status(),
+            v1::MATCH_FINISHED);
+  EXPECT_FALSE(tree->Contains(first));
+  sqlite3_exec(reader, "ROLLBACK;", nullptr, nullptr, nullptr);
+  sqlite3_close(reader);
+
+  const std::string second = CreateWithBot("", 50);
+  AwaitEnd(second);
+  absl::StatusOr<TlogLeaf> a = tree->FindLeaf(first);
+  absl::StatusOr<TlogLeaf> b = tree->FindLeaf(second);
+  ASSERT_TRUE(a.ok()) << a.status();
+  ASSERT_TRUE(b.ok()) << b.status();
+  EXPECT_EQ(a->index, 0u);
+  EXPECT_EQ(b->index, 1u);
 }
 
 }  // namespace
