@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "referee/core/log_reader.h"
@@ -20,6 +21,7 @@ namespace {
 
 constexpr size_t kMaxNameBytes = 64;
 constexpr size_t kMaxLabelBytes = 128;
+constexpr size_t kMaxRequestIdBytes = 128;
 constexpr uint32_t kDefaultPageSize = 100;
 constexpr uint32_t kMaxPageSize = 1000;
 // After a write failure, new matches wait for this much free space.
@@ -199,7 +201,59 @@ absl::StatusOr<MatchConfig> Lobby::ConfigFor(
                      request.label().size()));
   }
   config.label = request.label();
+  if (request.request_id().size() > kMaxRequestIdBytes) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("request_id: at most ", kMaxRequestIdBytes, " bytes, not ",
+                     request.request_id().size()));
+  }
   return config;
+}
+
+absl::StatusOr<std::optional<v1::CreateMatchResponse>> Lobby::ReserveRequest(
+    const v1::CreateMatchRequest& request) {
+  absl::MutexLock lock(&mu_);
+  auto [it, reserved] = requests_.try_emplace(request.request_id(), "");
+  if (reserved) return std::nullopt;
+  if (it->second.empty()) {
+    return absl::UnavailableError(
+        "a CreateMatch with this request_id is still being answered; try "
+        "again");
+  }
+  const v1::MatchInfo info = matches_.at(it->second)->Info(connections_);
+  if (info.status() == v1::MATCH_BROKEN) {
+    // It will never be played nor sealed (e.g. the referee was killed
+    // before its log existed): the retry gets a match that will.
+    it->second.clear();
+    return std::nullopt;
+  }
+  bool same = info.game().game() == request.game().game() &&
+              info.seats_size() == request.seats_size();
+  bool token_seat = false;
+  for (int i = 0; same && i < info.seats_size(); ++i) {
+    same = info.seats(i).bot_id() == request.seats(i).bot_id();
+    token_seat = token_seat || info.seats(i).bot_id().empty();
+  }
+  if (!same) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("request_id already names match ", info.match_id(),
+                     ", created with another game or other seats"));
+  }
+  if (token_seat) {
+    return absl::AlreadyExistsError(
+        absl::StrCat("request_id already names match ", info.match_id(),
+                     "; its seat tokens were given only in the first answer"));
+  }
+  v1::CreateMatchResponse response;
+  response.set_match_id(info.match_id());
+  for (int i = 0; i < info.seats_size(); ++i) response.add_seat_tokens("");
+  return response;
+}
+
+void Lobby::ReleaseRequest(const std::string& request_id) {
+  if (request_id.empty()) return;
+  absl::MutexLock lock(&mu_);
+  auto it = requests_.find(request_id);
+  if (it != requests_.end() && it->second.empty()) requests_.erase(it);
 }
 
 absl::StatusOr<std::vector<HostedSeat>> Lobby::SeatsFor(
@@ -298,6 +352,18 @@ absl::StatusOr<v1::CreateMatchResponse> Lobby::CreateMatch(
   if (!config.ok()) return config.status();
   absl::StatusOr<std::vector<HostedSeat>> hosted = SeatsFor(request, *config);
   if (!hosted.ok()) return hosted.status();
+  // A retry of a request already answered is answered again, even while
+  // no match can be created; a new request_id is reserved until the match
+  // is hosted (or its creation failed).
+  if (!request.request_id().empty()) {
+    absl::StatusOr<std::optional<v1::CreateMatchResponse>> repeated =
+        ReserveRequest(request);
+    if (!repeated.ok()) return repeated.status();
+    if (repeated->has_value()) return **repeated;
+  }
+  absl::Cleanup release = [this, &request] {
+    ReleaseRequest(request.request_id());
+  };
   if (absl::Status s = CheckWritable(); !s.ok()) return s;
   // The match id and the referee's seed contribution are drawn first and
   // recorded with the match before its log (which commits to the
@@ -314,6 +380,7 @@ absl::StatusOr<v1::CreateMatchResponse> Lobby::CreateMatch(
   StoredMatch stored =
       NewStoredMatch(match_id, path, ids.substr(kMatchIdSize), request.game(),
                      *hosted, *config, created);
+  stored.info.set_request_id(request.request_id());
   v1::CreateMatchResponse response;
   response.set_match_id(match_id);
   const std::vector<std::pair<MintedToken, Principal>> seat_tokens =
@@ -339,12 +406,15 @@ absl::StatusOr<v1::CreateMatchResponse> Lobby::CreateMatch(
   for (const auto& [minted, principal] : seat_tokens) {
     tokens_.Add(minted, principal);
   }
-  Host(std::make_shared<MatchHost>(
+  auto host = std::make_shared<MatchHost>(
       *std::move(match), request.game(), *std::move(hosted),
       stored.info.clocks(), stored.info.forfeit_policy(), path, created,
       &connections_, [this, match_id](absl::Time when) {
         scheduler_->Schedule(match_id, when);
-      }));
+      });
+  host->set_request_id(request.request_id());
+  Host(std::move(host));  // Its request_id now names it: nothing to release.
+  std::move(release).Cancel();
   return response;
 }
 
@@ -394,6 +464,7 @@ void Lobby::Host(std::shared_ptr<MatchHost> host) {
     absl::MutexLock lock(&mu_);
     matches_[match_id] = host;
     order_.push_back(host);
+    if (!host->request_id().empty()) requests_[host->request_id()] = match_id;
     for (int i = 0; i < host->num_seats(); ++i) {
       if (host->seat(i).bot_id.empty()) continue;
       Bot& bot = bots_[host->seat(i).bot_id];
@@ -513,6 +584,7 @@ void Lobby::RecoverMatch(StoredMatch& stored, RecoveryReport& report) {
       &connections_, [this, match_id](absl::Time when) {
         scheduler_->Schedule(match_id, when);
       });
+  host->set_request_id(info.request_id());
   if (host->finished())
     ++report.finished;
   else
@@ -554,6 +626,9 @@ void Lobby::Archive(const v1::MatchInfo& info, const std::string& log_path) {
   auto host = std::make_shared<MatchHost>(info, log_path, &connections_);
   absl::MutexLock lock(&mu_);
   matches_[info.match_id()] = host;
+  if (!info.request_id().empty()) {
+    requests_[info.request_id()] = info.match_id();
+  }
   order_.push_back(std::move(host));
 }
 

@@ -140,7 +140,15 @@ class Lobby {
                                                   const std::string& path,
                                                   const std::string& ids,
                                                   const Clock* clock);
-  // Makes `host` findable, records its end in the registry, starts it.
+  // CreateMatch with a request_id: reserves it for a new match (nullopt),
+  // or answers the match already created for it (or why not), as
+  // CreateMatchRequest.request_id says.
+  absl::StatusOr<std::optional<v1::CreateMatchResponse>> ReserveRequest(
+      const v1::CreateMatchRequest& request);
+  // Frees a reservation whose match was not created.
+  void ReleaseRequest(const std::string& request_id);
+  // Makes `host` findable (and its request_id), records its end in the
+  // registry, starts it.
   void Host(std::shared_ptr<MatchHost> host);
   void RecoverMatch(StoredMatch& stored, RecoveryReport& report);
   void RecoverEnded(const StoredMatch& stored, RecoveryReport& report);
@@ -178,6 +186,9 @@ class Lobby {
   // Every match in creation order.
   std::vector<std::shared_ptr<MatchHost>> order_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, Bot> bots_ ABSL_GUARDED_BY(mu_);
+  // CreateMatchRequest.request_id -> the match created for it; "" while it
+  // is being created.
+  absl::flat_hash_map<std::string, std::string> requests_ ABSL_GUARDED_BY(mu_);
   uint64_t next_route_ ABSL_GUARDED_BY(mu_) = 1;  // Principal::route.
 
   absl::Mutex write_mu_;

@@ -1,7 +1,8 @@
 // The Lobby without gRPC: ListMatches newest first, in pages that stay
 // stable while matches are created, with the status filter and bad page
 // tokens; a bot's seat count forgetting its ended matches; a transparency
-// log entry that failed, made before the next.
+// log entry that failed, made before the next; a retried CreateMatch that
+// creates nothing more, across a restart too.
 #include "referee/service/lobby.h"
 
 #include <stdlib.h>
@@ -202,6 +203,97 @@ TEST_F(LobbyTest, AnEntryThatFailedIsMadeBeforeTheNext) {
   ASSERT_TRUE(b.ok()) << b.status();
   EXPECT_EQ(a->index, 0u);
   EXPECT_EQ(b->index, 1u);
+}
+
+// A CreateMatch retried with its request_id (its answer lost) creates no
+// second match, before and after a restart; a request_id cannot be reused
+// for another match, nor answer again the tokens it gave once.
+TEST_F(LobbyTest, ARetriedCreateMatchCreatesNothingMore) {
+  absl::StatusOr<std::unique_ptr<Registry>> opened =
+      OpenSqliteRegistry(dir_ + "/registry.db");
+  ASSERT_TRUE(opened.ok()) << opened.status();
+  std::shared_ptr<Registry> registry = *std::move(opened);
+  const SigningKey key = SigningKey::Generate();
+  auto start = [&] {
+    LobbyOptions options;
+    options.referee_key = key;
+    options.log_dir = dir_;
+    options.admin_token = std::string(32, 'a');
+    options.registry = registry;
+    lobby_.reset();
+    lobby_ = std::make_unique<Lobby>(std::move(options));
+    absl::StatusOr<RecoveryReport> recovered = lobby_->Recover();
+    ASSERT_TRUE(recovered.ok()) << recovered.status();
+  };
+  start();
+  v1::RegisterBotRequest registration;
+  registration.set_name("retry");
+  absl::StatusOr<v1::RegisterBotResponse> bot =
+      lobby_->RegisterBot(registration);
+  ASSERT_TRUE(bot.ok()) << bot.status();
+
+  v1::CreateMatchRequest request;
+  request.mutable_game()->set_game("rock_paper_pyramid");
+  for (int i = 0; i < 3; ++i) request.add_seats()->set_bot_id(bot->bot_id());
+  request.mutable_clocks()->set_seed_timeout_ms(60'000);
+  request.set_request_id("attempt-1");
+  absl::StatusOr<v1::CreateMatchResponse> first = lobby_->CreateMatch(request);
+  ASSERT_TRUE(first.ok()) << first.status();
+  absl::StatusOr<v1::CreateMatchResponse> again = lobby_->CreateMatch(request);
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(again->match_id(), first->match_id());
+  EXPECT_EQ(again->seat_tokens_size(), 3);
+  EXPECT_EQ(List(10).first, std::vector<std::string>({first->match_id()}));
+  EXPECT_EQ(lobby_->FindMatch(first->match_id())
+                ->Info(lobby_->connections())
+                .request_id(),
+            "attempt-1");
+
+  v1::CreateMatchRequest other = request;
+  other.mutable_seats(1)->clear_bot_id();
+  EXPECT_EQ(lobby_->CreateMatch(other).status().code(),
+            absl::StatusCode::kFailedPrecondition);
+  other.set_request_id("attempt-2");  // A seat played by token.
+  absl::StatusOr<v1::CreateMatchResponse> tokened = lobby_->CreateMatch(other);
+  ASSERT_TRUE(tokened.ok()) << tokened.status();
+  EXPECT_FALSE(tokened->seat_tokens(1).empty());
+  EXPECT_EQ(lobby_->CreateMatch(other).status().code(),
+            absl::StatusCode::kAlreadyExists);
+  request.set_request_id(std::string(129, 'x'));
+  EXPECT_EQ(lobby_->CreateMatch(request).status().code(),
+            absl::StatusCode::kInvalidArgument);
+
+  // A match whose log is gone at the restart (the referee was killed
+  // between recording the match and writing its log) is broken: its
+  // request_id then creates a new match.
+  v1::CreateMatchRequest lost = request;
+  lost.set_request_id("attempt-3");
+  absl::StatusOr<v1::CreateMatchResponse> unplayable =
+      lobby_->CreateMatch(lost);
+  ASSERT_TRUE(unplayable.ok()) << unplayable.status();
+  const std::string unplayable_log =
+      lobby_->FindMatch(unplayable->match_id())->log_path();
+
+  lobby_.reset();
+  std::filesystem::remove(unplayable_log);
+  start();  // The referee restarts: the registry remembers the request.
+  EXPECT_EQ(lobby_->FindMatch(first->match_id())
+                ->Info(lobby_->connections())
+                .status(),
+            v1::MATCH_RUNNING);
+  request.set_request_id("attempt-1");
+  absl::StatusOr<v1::CreateMatchResponse> after = lobby_->CreateMatch(request);
+  ASSERT_TRUE(after.ok()) << after.status();
+  EXPECT_EQ(after->match_id(), first->match_id());
+  EXPECT_EQ(List(10).first.size(), 3u);
+  EXPECT_EQ(lobby_->FindMatch(unplayable->match_id())
+                ->Info(lobby_->connections())
+                .status(),
+            v1::MATCH_BROKEN);
+  absl::StatusOr<v1::CreateMatchResponse> replayed = lobby_->CreateMatch(lost);
+  ASSERT_TRUE(replayed.ok()) << replayed.status();
+  EXPECT_NE(replayed->match_id(), unplayable->match_id());
+  EXPECT_EQ(lobby_->CreateMatch(lost)->match_id(), replayed->match_id());
 }
 
 }  // namespace

@@ -96,6 +96,7 @@ MatchHost::MatchHost(const v1::MatchInfo& info, std::string log_path,
       policy_(info.forfeit_policy()),
       log_path_(std::move(log_path)),
       created_unix_ms_(info.created_unix_ms()),
+      request_id_(info.request_id()),
       connections_(connections),
       on_deadline_([](absl::Time) {}),
       archived_status_(info.status()),
@@ -633,6 +634,7 @@ v1::MatchInfo MatchHost::InfoLocked(const Connections& connections) const {
   info.set_created_unix_ms(created_unix_ms_);
   *info.mutable_clocks() = clocks_;
   info.set_forfeit_policy(policy_);
+  info.set_request_id(request_id_);
   return info;
 }
 

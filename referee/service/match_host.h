@@ -86,6 +86,14 @@ class MatchHost {
   // pool (which runs what it still holds) before the host.
   void set_sync_pool(SyncPool* pool);
 
+  // The CreateMatchRequest.request_id the match was created with, reported
+  // in its MatchInfo. Set before Start() (an archived match takes it from
+  // its MatchInfo).
+  void set_request_id(std::string request_id) {
+    request_id_ = std::move(request_id);
+  }
+  const std::string& request_id() const { return request_id_; }
+
   const std::string& match_id() const { return match_id_; }
   const std::string& log_path() const { return log_path_; }
   int num_seats() const { return static_cast<int>(seats_.size()); }
@@ -188,6 +196,7 @@ class MatchHost {
   const v1::ForfeitPolicy policy_;
   const std::string log_path_;
   const int64_t created_unix_ms_;
+  std::string request_id_;  // Set before Start(); constant after.
   Connections* const connections_;
   const std::function<void(absl::Time)> on_deadline_;
   std::function<void(const v1::MatchInfo&)> on_end_;

@@ -480,6 +480,10 @@ class Runner {
     *request.mutable_clocks() = t_.clocks();
     request.set_forfeit_policy(t_.forfeit_policy());
     request.set_label(Label(scheduled.index));
+    // Fresh for this attempt, the same for the link's retries of it: an
+    // answer lost to a restarting referee does not leave a second match
+    // under the same label.
+    request.set_request_id(ToHex(SystemRandomBytes(16)));
     absl::StatusOr<v1::CreateMatchResponse> created =
         link_->CreateMatch(request);
     if (!created.ok()) {
