@@ -70,6 +70,13 @@ ABSL_FLAG(uint32_t, commit_timeout_ms, 0, "create-match: commit deadline.");
 ABSL_FLAG(uint32_t, reveal_timeout_ms, 0, "create-match: reveal deadline.");
 ABSL_FLAG(uint32_t, time_bank_ms, 0, "create-match: time bank.");
 ABSL_FLAG(uint32_t, time_bank_increment_ms, 0, "create-match: increment.");
+ABSL_FLAG(std::string, label, "",
+          "create-match: the label the log's signed header carries (at most "
+          "128 bytes).");
+ABSL_FLAG(std::string, request_id, "",
+          "create-match: makes a retry safe: running the same command again "
+          "with the same --request_id creates no second match "
+          "(docs/protocol.md, \"Retrying CreateMatch\").");
 ABSL_FLAG(std::string, forfeit_policy, "forfeit",
           "create-match: forfeit or default (default action).");
 ABSL_FLAG(std::string, status, "", "list: running or finished.");
@@ -167,6 +174,8 @@ int CreateMatch(v1::Referee::Stub& stub) {
   } else if (policy != "forfeit") {
     return Fail("--forfeit_policy is forfeit or default");
   }
+  request.set_label(absl::GetFlag(FLAGS_label));
+  request.set_request_id(absl::GetFlag(FLAGS_request_id));
   grpc::ClientContext context;
   context.AddMetadata("authorization", "Bearer " + AdminToken());
   v1::CreateMatchResponse response;
