@@ -422,8 +422,14 @@ absl::Status Match::Finish(v1::Outcome outcome) {
 }
 
 v1::Observation Match::ObservationFor(int seat) const {
-  if (!session_ || seat < 0 || seat >= num_seats()) return {};
-  return session_->state().ObservationFor(seat);
+  v1::Observation observation;
+  ObservationInto(seat, observation);
+  return observation;
+}
+
+void Match::ObservationInto(int seat, v1::Observation& observation) const {
+  if (!session_ || seat < 0 || seat >= num_seats()) return;
+  session_->state().ObservationInto(seat, observation);
 }
 
 v1::Observation Match::PublicView() const {

@@ -159,8 +159,11 @@ class Match {
   }
 
   // What `seat` may see now / what anyone may see. Before the seed decision
-  // closes there is no game state and these are empty.
+  // closes there is no game state and these are empty. ObservationInto
+  // builds into an empty `observation`, which may live on an arena
+  // (State::ObservationInto).
   v1::Observation ObservationFor(int seat) const;
+  void ObservationInto(int seat, v1::Observation& observation) const;
   v1::Observation PublicView() const;
   // The legal actions of `seat` in the open decision (the seed decision has
   // none listed: any 32 bytes).

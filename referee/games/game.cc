@@ -78,6 +78,18 @@ absl::StatusOr<std::unique_ptr<State>> Game::NewInitialState(
   return DoNewInitialState(num_seats, std::move(stream));
 }
 
+v1::Observation State::ObservationFor(int seat) const {
+  v1::Observation observation;
+  ObservationInto(seat, observation);
+  return observation;
+}
+
+v1::Observation State::PublicView() const {
+  v1::Observation observation;
+  PublicViewInto(observation);
+  return observation;
+}
+
 std::optional<v1::Action> State::SoleLegalAction(int seat) const {
   const std::vector<int> acting = ActingSeats();
   if (acting.size() != 1 || acting[0] != seat) return std::nullopt;

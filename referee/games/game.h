@@ -102,10 +102,18 @@ class State {
   virtual v1::Action DefaultAction(int seat) const = 0;
 
   // What `seat` may see: its own secrets and everything public.
-  virtual v1::Observation ObservationFor(int seat) const = 0;
+  v1::Observation ObservationFor(int seat) const;
+  // The same, built in `observation`, which is empty and may live on an
+  // arena: its parts are made in it, not moved into it, so that a sender
+  // builds it inside the message it sends without a heap allocation per
+  // part.
+  virtual void ObservationInto(int seat,
+                               v1::Observation& observation) const = 0;
 
-  // What anyone may see: no seat's secrets.
-  virtual v1::Observation PublicView() const = 0;
+  // What anyone may see: no seat's secrets. PublicViewInto builds it as
+  // ObservationInto does.
+  v1::Observation PublicView() const;
+  virtual void PublicViewInto(v1::Observation& observation) const = 0;
 
   // The final outcome. Requires IsTerminal().
   virtual v1::Outcome Outcome() const = 0;

@@ -46,8 +46,11 @@ class Sink {
 };
 
 // A Play stream's outgoing side, with what its client opted into when it
-// opened the stream (docs/protocol.md, "Play stream features").
-class PlaySink : public Sink<referee::v1::PlayResponse> {
+// opened the stream (docs/protocol.md, "Play stream features"). It takes
+// PlayResponses serialized: a sender builds each one where it likes (on an
+// arena, say) and serializes it once; a queued message then holds one
+// allocation, not a tree of small ones.
+class PlaySink : public Sink<SerializedMessage> {
  public:
   // "observation-once": a DecisionRequest that follows, on this stream, the
   // DecisionResult carrying the same observation for the same match and seat

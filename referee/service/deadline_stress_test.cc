@@ -104,7 +104,9 @@ class SilentRevealer final : public PlaySink {
         seat_(seat),
         observed_(std::move(observed)) {}
 
-  void Send(v1::PlayResponse message) override {
+  void Send(SerializedMessage bytes) override {
+    v1::PlayResponse message;
+    EXPECT_TRUE(bytes.ParseTo(message));
     if (message.has_decision()) {
       const uint64_t id = message.decision().decision_id();
       workers_->Post([this, id] { host_->Commit(seat_, CommitFor(id)); });

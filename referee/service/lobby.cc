@@ -201,28 +201,39 @@ absl::StatusOr<MatchConfig> Lobby::ConfigFor(
                      request.label().size()));
   }
   config.label = request.label();
-  if (request.request_id().size() > kMaxRequestIdBytes) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("request_id: at most ", kMaxRequestIdBytes, " bytes, not ",
-                     request.request_id().size()));
-  }
   return config;
 }
 
 absl::StatusOr<std::optional<v1::CreateMatchResponse>> Lobby::ReserveRequest(
     const v1::CreateMatchRequest& request) {
-  absl::MutexLock lock(&mu_);
-  auto [it, reserved] = requests_.try_emplace(request.request_id(), "");
-  if (reserved) return std::nullopt;
-  if (it->second.empty()) {
-    return absl::UnavailableError(
-        "a CreateMatch with this request_id is still being answered; try "
-        "again");
+  if (request.request_id().size() > kMaxRequestIdBytes) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("request_id: at most ", kMaxRequestIdBytes, " bytes, not ",
+                     request.request_id().size()));
   }
-  const v1::MatchInfo info = matches_.at(it->second)->Info(connections_);
+  const absl::Status overtaking = absl::UnavailableError(
+      "a CreateMatch with this request_id is still being answered; try "
+      "again");
+  std::shared_ptr<MatchHost> host;
+  {
+    absl::MutexLock lock(&mu_);
+    auto [it, reserved] = requests_.try_emplace(request.request_id(), "");
+    if (reserved) return std::nullopt;
+    if (it->second.empty()) return overtaking;
+    host = matches_.at(it->second);
+  }
+  // Read without the lobby's lock: a match's info waits while its end is
+  // being entered in the transparency log (up to SQLite's busy timeout).
+  const v1::MatchInfo info = host->Info(connections_);
   if (info.status() == v1::MATCH_BROKEN) {
     // It will never be played nor sealed (e.g. the referee was killed
-    // before its log existed): the retry gets a match that will.
+    // before its log existed): the retry gets a match that will, unless
+    // another retry took the request_id over meanwhile.
+    absl::MutexLock lock(&mu_);
+    auto it = requests_.find(request.request_id());
+    if (it == requests_.end() || it->second != info.match_id()) {
+      return overtaking;
+    }
     it->second.clear();
     return std::nullopt;
   }

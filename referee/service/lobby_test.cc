@@ -145,16 +145,7 @@ TEST_F(LobbyTest, ABotsSeatCountForgetsEndedMatches) {
 
   std::vector<std::string> ended;
   for (int i = 0; i < 100; ++i) ended.push_back(CreateWithBot(id, 50));
-  const auto give_up =
-      std::chrono::steady_clock::now() + std::chrono::seconds(30);
-  for (const std::string& match_id : ended) {
-    std::shared_ptr<MatchHost> host = lobby_->FindMatch(match_id);
-    ASSERT_NE(host, nullptr);
-    while (!host->finished() && std::chrono::steady_clock::now() < give_up) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    }
-    ASSERT_TRUE(host->finished()) << match_id;
-  }
+  for (const std::string& match_id : ended) AwaitEnd(match_id);
   // Counted until the next prune.
   EXPECT_EQ(lobby_->BotSeatCount(id), 100u);
   // The 128th seat (twice the smallest pruned size, 64) prunes the list:

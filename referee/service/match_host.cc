@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "google/protobuf/arena.h"
 #include "referee/crypto/bytes.h"
 #include "referee/service/decision_request.h"
 #include "referee/service/view_delta.h"
@@ -61,6 +62,10 @@ MatchHost::MatchHost(std::unique_ptr<Match> match, v1::GameConfig game,
 
 namespace {
 
+// The first block of the arena on which OnMove builds the seats' results:
+// enough for every seat's observation in most positions of every game.
+constexpr size_t kResultArenaBlockBytes = 16 * 1024;
+
 std::vector<HostedSeat> ArchivedSeats(const v1::MatchInfo& info) {
   std::vector<HostedSeat> seats;
   for (const v1::MatchSeatInfo& seat : info.seats()) {
@@ -71,9 +76,7 @@ std::vector<HostedSeat> ArchivedSeats(const v1::MatchInfo& info) {
 
 // Sends each message to its stream, in order, each stream corked meanwhile
 // so that what one stream gets can go out as one write.
-void SendTogether(
-    std::vector<std::pair<std::shared_ptr<PlaySink>, v1::PlayResponse>>&
-        outbox) {
+void SendTogether(std::vector<OutgoingMessage>& outbox) {
   std::vector<PlaySink*> corked;
   for (const auto& [sink, message] : outbox) {
     if (std::find(corked.begin(), corked.end(), sink.get()) == corked.end()) {
@@ -103,16 +106,17 @@ MatchHost::MatchHost(const v1::MatchInfo& info, std::string log_path,
       outcome_(info.outcome()),
       broken_reason_(info.broken_reason()) {}
 
-std::shared_ptr<PlaySink> MatchHost::SendToSeat(int seat,
-                                                v1::PlayResponse message) {
+std::shared_ptr<PlaySink> MatchHost::SendToSeat(
+    int seat, const v1::PlayResponse& message) {
   std::shared_ptr<PlaySink> sink = connections_->Find(seats_[seat].route);
   if (sink == nullptr) return sink;
+  SerializedMessage bytes = SerializedMessage::Of(message);
   if (deferring_) {
-    outbox_.emplace_back(sink, std::move(message));
+    outbox_.emplace_back(sink, std::move(bytes));
   } else if (holding_) {
-    held_.emplace_back(sink, std::move(message));
+    held_.emplace_back(sink, std::move(bytes));
   } else {
-    sink->Send(std::move(message));
+    sink->Send(std::move(bytes));
   }
   return sink;
 }
@@ -143,8 +147,7 @@ void MatchHost::OnSynced(const absl::Status& status) {
 
 void MatchHost::ReleaseHeldLocked() {
   holding_ = false;
-  std::vector<std::pair<std::shared_ptr<PlaySink>, v1::PlayResponse>> held =
-      std::exchange(held_, {});
+  std::vector<OutgoingMessage> held = std::exchange(held_, {});
   SendTogether(held);
 }
 
@@ -385,14 +388,21 @@ v1::WatchEvent MatchHost::OnFault(const v1::Fault& fault) {
 
 std::optional<v1::WatchEvent> MatchHost::OnMove(uint64_t decision_id,
                                                 bool closes) {
+  // An observation is dozens of small messages: each seat's result is
+  // built on an arena (a few allocations for every seat together) and
+  // serialized once.
+  google::protobuf::ArenaOptions arena_options;
+  arena_options.start_block_size = kResultArenaBlockBytes;
+  google::protobuf::Arena arena(arena_options);
   for (int seat = 0; seat < num_seats(); ++seat) {
-    v1::PlayResponse message;
-    v1::DecisionResult* result = message.mutable_result();
+    auto* message =
+        google::protobuf::Arena::CreateMessage<v1::PlayResponse>(&arena);
+    v1::DecisionResult* result = message->mutable_result();
     result->set_match_id(match_id_);
     result->set_seat(seat);
     result->set_decision_id(decision_id);
-    *result->mutable_observation() = match_->ObservationFor(seat);
-    std::shared_ptr<PlaySink> stream = SendToSeat(seat, std::move(message));
+    match_->ObservationInto(seat, *result->mutable_observation());
+    std::shared_ptr<PlaySink> stream = SendToSeat(seat, *message);
     if (stream != nullptr && stream->observation_once()) {
       result_streams_.resize(num_seats());
       result_streams_[seat] = std::move(stream);
@@ -466,8 +476,7 @@ bool MatchHost::Run(int seat, uint64_t decision_id, const Op& op) {
   const bool written = match_->EndBatch().ok();
   // Taken out, so that an idle match holds no outbox memory. What a step
   // sends one stream goes out in one write where the stream allows it.
-  std::vector<std::pair<std::shared_ptr<PlaySink>, v1::PlayResponse>> outbox =
-      std::exchange(outbox_, {});
+  std::vector<OutgoingMessage> outbox = std::exchange(outbox_, {});
   if (written && sync_pool_ != nullptr) {
     // A checkpoint whose sync is owed: it runs on the pool, and what the
     // seats are sent waits for it.

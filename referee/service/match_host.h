@@ -47,6 +47,9 @@ namespace pyramid {
 
 namespace v1 = ::pyramid::referee::v1;
 
+// A message for a seat's stream, serialized, waiting to be sent.
+using OutgoingMessage = std::pair<std::shared_ptr<PlaySink>, SerializedMessage>;
+
 struct HostedSeat {
   std::string name;
   std::string bot_id;  // Empty for a seat-token seat.
@@ -165,9 +168,10 @@ class MatchHost {
   void SendRevealRequest(int seat) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void SendRevealRequests() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void SendMatchEnded(int seat) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Sends `message` to the seat's current stream, if any, and returns that
-  // stream.
-  std::shared_ptr<PlaySink> SendToSeat(int seat, v1::PlayResponse message)
+  // Sends `message` (serialized here, once; it may live on an arena) to
+  // the seat's current stream, if any, and returns that stream.
+  std::shared_ptr<PlaySink> SendToSeat(int seat,
+                                       const v1::PlayResponse& message)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Sends `event` to every watcher (during a Match call: once its records
   // are written).
@@ -228,8 +232,7 @@ class MatchHost {
   // the records it logged are written (Match::EndBatch); nothing is sent
   // for a record that is not in the log.
   bool deferring_ ABSL_GUARDED_BY(mu_) = false;
-  std::vector<std::pair<std::shared_ptr<PlaySink>, v1::PlayResponse>> outbox_
-      ABSL_GUARDED_BY(mu_);
+  std::vector<OutgoingMessage> outbox_ ABSL_GUARDED_BY(mu_);
   std::vector<v1::WatchEvent> watch_outbox_ ABSL_GUARDED_BY(mu_);
   // set_sync_pool's pool (null: checkpoints sync inline); the syncs it has
   // not finished; and while `holding_`, what is sent to seats, in order,
@@ -237,8 +240,7 @@ class MatchHost {
   SyncPool* sync_pool_ = nullptr;
   int syncs_pending_ ABSL_GUARDED_BY(mu_) = 0;
   bool holding_ ABSL_GUARDED_BY(mu_) = false;
-  std::vector<std::pair<std::shared_ptr<PlaySink>, v1::PlayResponse>> held_
-      ABSL_GUARDED_BY(mu_);
+  std::vector<OutgoingMessage> held_ ABSL_GUARDED_BY(mu_);
   // During Run, per seat: the "observation-once" stream that got the seat's
   // last DecisionResult, whose observation a DecisionRequest on the same
   // stream may then leave out (the position cannot change in between).

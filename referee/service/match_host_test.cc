@@ -40,7 +40,10 @@ class RecordingSink final : public PlaySink {
  public:
   explicit RecordingSink(bool observation_once = false)
       : observation_once_(observation_once) {}
-  void Send(v1::PlayResponse message) override { messages.push_back(message); }
+  void Send(SerializedMessage bytes) override {
+    v1::PlayResponse& message = messages.emplace_back();
+    EXPECT_TRUE(bytes.ParseTo(message));
+  }
   void Close(int code, std::string message) override { closed_with = code; }
   bool observation_once() const override { return observation_once_; }
 

@@ -135,7 +135,7 @@ class PlayReactor;
 // while nothing waits holds its writes back for the runner's delay, so that
 // what follows goes out with it. (A seat's stream gets what one step sends
 // it in one write anyway.)
-class PlayWriter final : public StreamWriter<v1::PlayResponse, PlayReactor,
+class PlayWriter final : public StreamWriter<SerializedMessage, PlayReactor,
                                              SerializedMessage, PlaySink>,
                          public std::enable_shared_from_this<PlayWriter> {
  public:
@@ -165,7 +165,7 @@ class PlayWriter final : public StreamWriter<v1::PlayResponse, PlayReactor,
 
   // A closed stream posts nothing: the service closes every stream before
   // it (and its runner) goes, while the lobby may still send.
-  void Send(v1::PlayResponse message) override {
+  void Send(SerializedMessage message) override {
     if (linger_ != nullptr && !closed() && !lingering_.exchange(true)) {
       Cork();
       linger_->Post([writer = weak_from_this()] {
@@ -327,7 +327,7 @@ class PlayReactor final
     error->set_decision_id(decision);
     error->set_code(static_cast<int>(status.code()));
     error->set_message(std::string(status.message()));
-    writer_->Send(std::move(response));
+    writer_->Send(SerializedMessage::Of(response));
     return Strike();
   }
 
@@ -341,7 +341,7 @@ class PlayReactor final
         static_cast<int>(absl::StatusCode::kResourceExhausted));
     response.mutable_error()->set_message(
         "too many refused messages: closing the stream");
-    writer_->Send(std::move(response));
+    writer_->Send(SerializedMessage::Of(response));
     writer_->Close(grpc::StatusCode::RESOURCE_EXHAUSTED,
                    "too many refused messages");
     return false;

@@ -61,6 +61,13 @@ struct SerializedMessage {
     return SerializedMessage{grpc::Slice(slice, grpc::Slice::STEAL_REF)};
   }
 
+  // Parses the bytes into `message`; false when they are not one. For
+  // in-process readers (tests, fuzzers); a stream hands them to gRPC.
+  bool ParseTo(google::protobuf::MessageLite& message) const {
+    return message.ParseFromArray(bytes.begin(),
+                                  static_cast<int>(bytes.size()));
+  }
+
   grpc::Slice bytes;
 
  private:

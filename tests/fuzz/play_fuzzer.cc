@@ -47,7 +47,9 @@ void Check(bool condition) {
 // Keeps what the referee sends one seat.
 class SeatStream final : public pyramid::PlaySink {
  public:
-  void Send(v1::PlayResponse message) override {
+  void Send(pyramid::SerializedMessage bytes) override {
+    v1::PlayResponse message;
+    Check(bytes.ParseTo(message));
     if (message.has_decision()) latest = message.decision();
   }
   void Close(int, std::string) override {}

@@ -26,8 +26,7 @@
 
 namespace pyramid::fp {
 
-v1::Observation FlamingPyramidsState::View(int seat) const {
-  v1::Observation observation;
+void FlamingPyramidsState::View(int seat, v1::Observation& observation) const {
   v1::FlamingPyramidsObservation& view =
       *observation.mutable_flaming_pyramids();
   switch (phase_) {
@@ -76,7 +75,6 @@ v1::Observation FlamingPyramidsState::View(int seat) const {
   }
   for (const v1::FpTurn& turn : recent_turns_) *view.add_recent_turns() = turn;
   if (winner_.has_value()) view.set_winner(static_cast<uint32_t>(*winner_));
-  return observation;
 }
 
 // Fewest tiles held is best; the winner ranks first. Score: tiles held.

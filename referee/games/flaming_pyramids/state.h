@@ -85,17 +85,15 @@ class FlamingPyramidsState final : public State {
   std::optional<v1::Action> SoleLegalAction(int seat) const override;
   v1::Action DefaultAction(int seat) const override;
 
-  v1::Observation ObservationFor(int seat) const override {
-    v1::Observation observation = View(seat);
+  void ObservationInto(int seat, v1::Observation& observation) const override {
+    View(seat, observation);
     observation.set_public_view(false);
     observation.set_seat(static_cast<uint32_t>(seat));
-    return observation;
   }
 
-  v1::Observation PublicView() const override {
-    v1::Observation observation = View(-1);
+  void PublicViewInto(v1::Observation& observation) const override {
+    View(-1, observation);
     observation.set_public_view(true);
-    return observation;
   }
 
   v1::Outcome Outcome() const override {
@@ -138,7 +136,7 @@ class FlamingPyramidsState final : public State {
                   v1::FpEvent& event);
   void EndTurn(v1::FlamingPyramidsResult& result);
   void SetPending(v1::FpPendingFall& pending) const;
-  v1::Observation View(int seat) const;
+  void View(int seat, v1::Observation& observation) const;
   v1::Outcome Ranked(v1::Termination termination) const;
 
   Options options_;

@@ -123,8 +123,8 @@ v1::PssDecision PyramidSchemeState::Decision() const {
 }
 
 // `seat` = kNoSeat for the public view.
-v1::Observation PyramidSchemeState::MakeObservation(int seat) const {
-  v1::Observation observation;
+void PyramidSchemeState::MakeObservation(int seat,
+                                         v1::Observation& observation) const {
   observation.set_public_view(seat == kNoSeat);
   if (seat != kNoSeat) observation.set_seat(static_cast<uint32_t>(seat));
   v1::PyramidSchemeObservation* game = observation.mutable_pyramid_scheme();
@@ -136,16 +136,16 @@ v1::Observation PyramidSchemeState::MakeObservation(int seat) const {
     }
   }
   *game->mutable_cards() = edition_->card_table;
-  return observation;
 }
 
-v1::Observation PyramidSchemeState::ObservationFor(int seat) const {
-  if (seat < 0 || seat >= num_seats()) return PublicView();
-  return MakeObservation(seat);
+void PyramidSchemeState::ObservationInto(int seat,
+                                         v1::Observation& observation) const {
+  MakeObservation(seat < 0 || seat >= num_seats() ? kNoSeat : seat,
+                  observation);
 }
 
-v1::Observation PyramidSchemeState::PublicView() const {
-  return MakeObservation(kNoSeat);
+void PyramidSchemeState::PublicViewInto(v1::Observation& observation) const {
+  MakeObservation(kNoSeat, observation);
 }
 
 std::vector<int32_t> PyramidSchemeState::Scores() const {

@@ -60,8 +60,8 @@ class PyramidSchemeState final : public State {
   std::vector<v1::Action> LegalActions(int seat) const override;
   std::optional<v1::Action> SoleLegalAction(int seat) const override;
   v1::Action DefaultAction(int seat) const override;
-  v1::Observation ObservationFor(int seat) const override;
-  v1::Observation PublicView() const override;
+  void ObservationInto(int seat, v1::Observation& observation) const override;
+  void PublicViewInto(v1::Observation& observation) const override;
   v1::Outcome Outcome() const override;
   v1::Outcome StoppedOutcome() const override;
   std::unique_ptr<State> Clone() const override {
@@ -172,7 +172,7 @@ class PyramidSchemeState final : public State {
   // result on an arena holds it without a copy).
   void Board(v1::PssBoard& board) const;
   v1::PssDecision Decision() const;
-  v1::Observation MakeObservation(int seat) const;
+  void MakeObservation(int seat, v1::Observation& observation) const;
   std::vector<int32_t> Scores() const;
   v1::Outcome RankedOutcome(v1::Termination termination) const;
 

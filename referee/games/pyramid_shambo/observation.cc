@@ -22,8 +22,7 @@
 
 namespace pyramid::shambo {
 
-v1::Observation PyramidShamboState::PublicView() const {
-  v1::Observation observation;
+void PyramidShamboState::PublicViewInto(v1::Observation& observation) const {
   observation.set_public_view(true);
   v1::PyramidShamboObservation* game = observation.mutable_pyramid_shambo();
   for (int seat = 0; seat < num_seats_; ++seat) {
@@ -76,7 +75,6 @@ v1::Observation PyramidShamboState::PublicView() const {
     payment->set_options(payment_options_);
     for (int seat : bonus_due_) game->add_bonus_due(seat);
   }
-  return observation;
 }
 
 }  // namespace pyramid::shambo

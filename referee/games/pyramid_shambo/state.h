@@ -85,14 +85,13 @@ class PyramidShamboState final : public State {
 
   v1::Action DefaultAction(int seat) const override;
 
-  v1::Observation ObservationFor(int seat) const override {
-    v1::Observation observation = PublicView();
+  void ObservationInto(int seat, v1::Observation& observation) const override {
+    PublicViewInto(observation);
     observation.set_public_view(false);
     observation.set_seat(static_cast<uint32_t>(seat));
-    return observation;
   }
 
-  v1::Observation PublicView() const override;
+  void PublicViewInto(v1::Observation& observation) const override;
 
   v1::Outcome Outcome() const override { return Ranking(termination_); }
 

@@ -6,8 +6,7 @@
 
 namespace pyramid::rpp {
 
-v1::Observation RockPaperPyramidState::PublicView() const {
-  v1::Observation observation;
+void RockPaperPyramidState::PublicViewInto(v1::Observation& observation) const {
   observation.set_public_view(true);
   v1::RockPaperPyramidObservation* game =
       observation.mutable_rock_paper_pyramid();
@@ -26,14 +25,13 @@ v1::Observation RockPaperPyramidState::PublicView() const {
   for (int index = 0; index < RoundsPlayed(); ++index) {
     AddRound(index, *game->add_history());
   }
-  return observation;
 }
 
-v1::Observation RockPaperPyramidState::ObservationFor(int seat) const {
-  v1::Observation observation = PublicView();
+void RockPaperPyramidState::ObservationInto(
+    int seat, v1::Observation& observation) const {
+  PublicViewInto(observation);
   observation.set_public_view(false);
   observation.set_seat(static_cast<uint32_t>(seat));
-  return observation;
 }
 
 }  // namespace pyramid::rpp

@@ -70,9 +70,9 @@ class RockPaperPyramidState final : public State {
 
   v1::Action DefaultAction(int seat) const override;
 
-  v1::Observation ObservationFor(int seat) const override;
+  void ObservationInto(int seat, v1::Observation& observation) const override;
 
-  v1::Observation PublicView() const override;
+  void PublicViewInto(v1::Observation& observation) const override;
 
   v1::Outcome Outcome() const override {
     return OutcomeByScore(Scores(), v1::TERMINATION_NORMAL);
