@@ -211,15 +211,17 @@ absl::StatusOr<std::optional<v1::CreateMatchResponse>> Lobby::ReserveRequest(
         absl::StrCat("request_id: at most ", kMaxRequestIdBytes, " bytes, not ",
                      request.request_id().size()));
   }
-  const absl::Status overtaking = absl::UnavailableError(
-      "a CreateMatch with this request_id is still being answered; try "
-      "again");
+  const auto overtaking = [] {
+    return absl::UnavailableError(
+        "a CreateMatch with this request_id is still being answered; try "
+        "again");
+  };
   std::shared_ptr<MatchHost> host;
   {
     absl::MutexLock lock(&mu_);
     auto [it, reserved] = requests_.try_emplace(request.request_id(), "");
     if (reserved) return std::nullopt;
-    if (it->second.empty()) return overtaking;
+    if (it->second.empty()) return overtaking();
     host = matches_.at(it->second);
   }
   // Read without the lobby's lock: a match's info waits while its end is
@@ -232,7 +234,7 @@ absl::StatusOr<std::optional<v1::CreateMatchResponse>> Lobby::ReserveRequest(
     absl::MutexLock lock(&mu_);
     auto it = requests_.find(request.request_id());
     if (it == requests_.end() || it->second != info.match_id()) {
-      return overtaking;
+      return overtaking();
     }
     it->second.clear();
     return std::nullopt;
