@@ -52,7 +52,10 @@
 // RSS per live match = (peak RSS - baseline RSS) / peak live matches
 // (targets: 64 KiB in stream mode, 16 KiB in bot mode). The same SIGUSR1
 // report carries the server's deadline scheduler lateness (p99 and max of
-// how late each queue entry was taken; target p99 <= 1 ms).
+// how late each queue entry was taken; target p99 <= 1 ms) and its
+// checkpoint sync pool's figures: how long syncs waited for a thread and
+// how long they took, which is what a checkpoint holds its step's messages
+// for (no target; it says whether the disk made the seats wait).
 //
 // Echo phase: as many echo streams as there were seats (in both modes),
 // over the same channels and client threads, each in request/response
@@ -329,21 +332,30 @@ int ServeMain() {
     return 2;
   }
   WriteWhole(dir / "port", absl::StrCat(port, "\n"));
-  // SIGUSR1: write the heap statistics (bytes malloc holds in use) and the
+  // SIGUSR1: write the heap statistics (bytes malloc holds in use), the
   // deadline scheduler's lateness (entries popped, max and p99 in
-  // microseconds) for the client to read; SIGINT/SIGTERM: stop.
+  // microseconds) and the checkpoint sync pool's figures (jobs, their wait
+  // p99 and max, their sync p99 and max, the deepest queue) for the client
+  // to read; SIGINT/SIGTERM: stop.
   int signal_number = 0;
   while (true) {
     sigwait(&signals, &signal_number);
     if (signal_number != SIGUSR1) break;
     const struct mallinfo2 info = mallinfo2();
-    const DeadlineLateness lateness = lobby.scheduler().lateness();
+    const LatencyHistogram lateness = lobby.scheduler().lateness();
+    const SyncPool::Stats syncs =
+        lobby.sync_stats().value_or(SyncPool::Stats());
+    const auto us = [](absl::Duration d) {
+      return absl::ToInt64Microseconds(d);
+    };
     WriteWhole(
         dir / "heap",
-        absl::StrCat(
-            info.uordblks + info.hblkhd, " ", info.arena + info.hblkhd, " ",
-            lateness.count, " ", absl::ToInt64Microseconds(lateness.max), " ",
-            absl::ToInt64Microseconds(lateness.Percentile(0.99)), "\n"));
+        absl::StrCat(info.uordblks + info.hblkhd, " ", info.arena + info.hblkhd,
+                     " ", lateness.count, " ", us(lateness.max), " ",
+                     us(lateness.Percentile(0.99)), " ", syncs.waits.count, " ",
+                     us(syncs.waits.Percentile(0.99)), " ", us(syncs.waits.max),
+                     " ", us(syncs.syncs.Percentile(0.99)), " ",
+                     us(syncs.syncs.max), " ", syncs.max_queued, "\n"));
   }
   lobby.connections().CloseAll(grpc::StatusCode::UNAVAILABLE,
                                "the benchmark is over");
@@ -467,6 +479,11 @@ class ServerProcess {
     int64_t arena_kib = 0;
     // The deadline scheduler's lateness: entries popped, max, p99.
     int64_t lateness_count = 0, lateness_max_us = 0, lateness_p99_us = 0;
+    // The checkpoint sync pool since the server started: jobs, how long
+    // they waited for a thread and how long their fdatasync took (p99,
+    // max), and the most jobs queued at once.
+    int64_t syncs = 0, sync_wait_p99_us = 0, sync_wait_max_us = 0;
+    int64_t sync_p99_us = 0, sync_max_us = 0, syncs_max_queued = 0;
   };
   Report Ask() {
     std::lock_guard<std::mutex> lock(heap_mu_);
@@ -479,7 +496,9 @@ class ServerProcess {
     while (Clock::now() < give_up) {
       std::ifstream in(file);
       if (in >> report.heap_kib >> report.arena_kib >> report.lateness_count >>
-          report.lateness_max_us >> report.lateness_p99_us) {
+          report.lateness_max_us >> report.lateness_p99_us >> report.syncs >>
+          report.sync_wait_p99_us >> report.sync_wait_max_us >>
+          report.sync_p99_us >> report.sync_max_us >> report.syncs_max_queued) {
         report.heap_kib /= 1024;
         report.arena_kib /= 1024;
         return report;
@@ -2472,6 +2491,15 @@ class ClientRun {
                         r.lateness_count == 0 ? "none popped"
                         : ok                  ? "met"
                                               : "MISSED"));
+    // What the seats' messages waited for when a checkpoint's sync held
+    // them (docs/durability.md, "Checkpoint syncs").
+    Row("checkpoint syncs: wait / sync p99",
+        absl::StrFormat("%.1f / %.1f ms", r.sync_wait_p99_us / 1000.0,
+                        r.sync_p99_us / 1000.0),
+        absl::StrFormat("%d on the pool since the server started; max %.1f "
+                        "/ %.1f ms; at most %d queued",
+                        r.syncs, r.sync_wait_max_us / 1000.0,
+                        r.sync_max_us / 1000.0, r.syncs_max_queued));
   }
 
   void ReportErrorSamples() const {

@@ -31,45 +31,6 @@ bool SetRealTime(bool real_time) {
 
 }  // namespace
 
-void DeadlineLateness::Add(absl::Duration lateness) {
-  lateness = std::max(lateness, absl::ZeroDuration());
-  ++count;
-  max = std::max(max, lateness);
-  const int64_t us = absl::ToInt64Microseconds(lateness);
-  int bucket = kBuckets - 1;
-  if (us < 10'000) {
-    bucket = static_cast<int>(us / 100);
-  } else if (us < 1'000'000) {
-    bucket = kFineBuckets + static_cast<int>((us - 10'000) / 10'000);
-  }
-  ++buckets[bucket];
-}
-
-void DeadlineLateness::Merge(const DeadlineLateness& other) {
-  count += other.count;
-  max = std::max(max, other.max);
-  for (int i = 0; i < kBuckets; ++i) buckets[i] += other.buckets[i];
-}
-
-absl::Duration DeadlineLateness::Percentile(double p) const {
-  if (count == 0) return absl::ZeroDuration();
-  // The entry of rank ceil(p * count), counting from 1.
-  const int64_t rank = std::max<int64_t>(
-      1, std::min<int64_t>(count, static_cast<int64_t>(p * count + 0.999999)));
-  int64_t seen = 0;
-  for (int i = 0; i < kBuckets; ++i) {
-    seen += buckets[i];
-    if (seen < rank) continue;
-    const absl::Duration upper =
-        i < kFineBuckets ? absl::Microseconds(100 * (i + 1))
-        : i < kBuckets - 1
-            ? absl::Milliseconds(10 + 10 * (i - kFineBuckets + 1))
-            : max;
-    return std::min(upper, max);
-  }
-  return max;
-}
-
 DeadlineScheduler::DeadlineScheduler(
     std::function<void(const std::string&)> fire)
     : fire_(std::move(fire)), thread_([this] { Loop(); }) {}
@@ -103,7 +64,7 @@ int64_t DeadlineScheduler::wakeups() const {
   return wakeups_;
 }
 
-DeadlineLateness DeadlineScheduler::lateness() const {
+LatencyHistogram DeadlineScheduler::lateness() const {
   absl::MutexLock lock(&mu_);
   return lateness_;
 }
@@ -124,7 +85,7 @@ void DeadlineScheduler::Loop() {
   const bool real_time = SetRealTime(true);
   while (true) {
     std::vector<std::string> due;
-    DeadlineLateness popped;
+    LatencyHistogram popped;
     {
       absl::MutexLock lock(&mu_);
       // Sleep until the earliest entry is due, waking early only to stop or
@@ -149,7 +110,7 @@ void DeadlineScheduler::Loop() {
 }
 
 std::vector<std::string> DeadlineScheduler::PopDue(absl::Time now,
-                                                   DeadlineLateness& lateness) {
+                                                   LatencyHistogram& lateness) {
   std::vector<std::string> due;
   while (!queue_.empty() && queue_.top().when <= now) {
     Entry entry = queue_.top();

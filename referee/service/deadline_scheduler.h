@@ -17,27 +17,9 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "referee/service/latency_histogram.h"
 
 namespace pyramid {
-
-// How late a scheduler's thread took its queue entries: for every entry
-// popped, now - the time it was due. A fixed histogram: 0.1 ms buckets up to
-// 10 ms, 10 ms buckets up to 1 s, and one bucket for the rest.
-struct DeadlineLateness {
-  static constexpr int kFineBuckets = 100;   // [0, 10 ms) by 0.1 ms.
-  static constexpr int kCoarseBuckets = 99;  // [10 ms, 1 s) by 10 ms.
-  static constexpr int kBuckets = kFineBuckets + kCoarseBuckets + 1;
-
-  int64_t count = 0;                          // Entries popped.
-  absl::Duration max = absl::ZeroDuration();  // The latest of them.
-  std::array<int64_t, kBuckets> buckets{};
-
-  void Add(absl::Duration lateness);
-  void Merge(const DeadlineLateness& other);
-  // The upper bound of the bucket that holds the entry of rank p * count
-  // (p in [0, 1]), capped at `max`; zero when nothing was counted.
-  absl::Duration Percentile(double p) const;
-};
 
 class DeadlineScheduler {
  public:
@@ -58,17 +40,18 @@ class DeadlineScheduler {
   // earliest deadline is due; stop and sooner deadlines also wake it).
   int64_t wakeups() const;
 
-  // The lateness of every queue entry this scheduler has popped so far
-  // (each counted once, whether it fired, was requeued or was forgotten).
+  // The lateness (when it was taken minus when it was due) of every queue
+  // entry this scheduler has popped so far (each counted once, whether it
+  // fired, was requeued or was forgotten).
   // Thread-safe.
-  DeadlineLateness lateness() const;
+  LatencyHistogram lateness() const;
 
  private:
   void Loop();
   // Pops every entry due by `now`: returns the matches to fire, requeues
   // the deadlines that moved later, counts each entry's lateness in
   // `lateness`.
-  std::vector<std::string> PopDue(absl::Time now, DeadlineLateness& lateness)
+  std::vector<std::string> PopDue(absl::Time now, LatencyHistogram& lateness)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   struct Entry {
@@ -89,7 +72,7 @@ class DeadlineScheduler {
   absl::flat_hash_map<std::string, Deadline> deadlines_ ABSL_GUARDED_BY(mu_);
   bool stop_ ABSL_GUARDED_BY(mu_) = false;
   int64_t wakeups_ ABSL_GUARDED_BY(mu_) = 0;
-  DeadlineLateness lateness_ ABSL_GUARDED_BY(mu_);
+  LatencyHistogram lateness_ ABSL_GUARDED_BY(mu_);
   std::thread thread_;
 };
 

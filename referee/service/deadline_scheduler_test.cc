@@ -93,33 +93,13 @@ TEST_F(DeadlineSchedulerTest, LatenessCountsEveryPoppedEntryOnce) {
   AwaitFired(3);
   absl::SleepFor(absl::Milliseconds(50));
   ASSERT_EQ(Fired().size(), 3u);
-  const DeadlineLateness lateness = scheduler_.lateness();
+  const LatencyHistogram lateness = scheduler_.lateness();
   EXPECT_EQ(lateness.count, 4);
   EXPECT_GE(lateness.max, absl::ZeroDuration());
   int64_t bucketed = 0;
   for (int64_t n : lateness.buckets) bucketed += n;
   EXPECT_EQ(bucketed, 4);
   EXPECT_LE(lateness.Percentile(0.99), lateness.max);
-}
-
-TEST(DeadlineLatenessTest, PercentilesReadFromTheBuckets) {
-  DeadlineLateness lateness;
-  EXPECT_EQ(lateness.Percentile(0.99), absl::ZeroDuration());
-  for (int i = 0; i < 98; ++i) lateness.Add(absl::Microseconds(50));
-  lateness.Add(absl::Microseconds(250));
-  lateness.Add(absl::Milliseconds(50));
-  lateness.Add(-absl::Milliseconds(1));  // Never early: counted as zero.
-  EXPECT_EQ(lateness.count, 101);
-  EXPECT_EQ(lateness.max, absl::Milliseconds(50));
-  EXPECT_EQ(lateness.Percentile(0.5), absl::Microseconds(100));
-  EXPECT_EQ(lateness.Percentile(0.99), absl::Microseconds(300));
-  EXPECT_EQ(lateness.Percentile(1.0), absl::Milliseconds(50));
-  DeadlineLateness more;
-  more.Add(absl::Seconds(5));
-  lateness.Merge(more);
-  EXPECT_EQ(lateness.count, 102);
-  EXPECT_EQ(lateness.max, absl::Seconds(5));
-  EXPECT_EQ(lateness.buckets[DeadlineLateness::kBuckets - 1], 1);
 }
 
 }  // namespace

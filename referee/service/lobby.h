@@ -104,6 +104,12 @@ class Lobby {
   Connections& connections() { return connections_; }
   // The deadline scheduler of this lobby's matches (its lateness figures).
   const DeadlineScheduler& scheduler() const { return *scheduler_; }
+  // The checkpoint sync pool's figures (SyncPool::stats); empty when
+  // checkpoints sync inline (LobbyOptions::sync_threads 0).
+  std::optional<SyncPool::Stats> sync_stats() const {
+    if (sync_pool_ == nullptr) return std::nullopt;
+    return sync_pool_->stats();
+  }
 
   const std::string& referee_public_key() const { return public_key_; }
 

@@ -15,6 +15,8 @@
 
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "referee/service/latency_histogram.h"
 
 namespace pyramid {
 
@@ -32,15 +34,27 @@ class SyncPool {
   void Submit(std::function<absl::Status()> sync,
               std::function<void(absl::Status)> done);
 
+  // What the pool has done so far: how long each job waited in the queue
+  // before a thread took it, how long its sync took, and the most jobs
+  // ever queued at once. Thread-safe.
+  struct Stats {
+    LatencyHistogram waits;
+    LatencyHistogram syncs;
+    size_t max_queued = 0;
+  };
+  Stats stats() const;
+
  private:
   struct Job {
     std::function<absl::Status()> sync;
     std::function<void(absl::Status)> done;
+    absl::Time submitted;
   };
   void Loop();
 
-  absl::Mutex mu_;
+  mutable absl::Mutex mu_;
   std::deque<Job> jobs_ ABSL_GUARDED_BY(mu_);
+  Stats stats_ ABSL_GUARDED_BY(mu_);
   bool stop_ ABSL_GUARDED_BY(mu_) = false;
   std::vector<std::thread> threads_;
 };

@@ -60,6 +60,43 @@ TEST(SyncPoolTest, JobsRunAtTheSameTime) {
   EXPECT_EQ(met.load(), 2);
 }
 
+// One thread: the first job holds it while three more queue behind it.
+TEST(SyncPoolTest, StatsCountEachJobsWaitAndSync) {
+  absl::Mutex mu;
+  bool first_started = false;
+  bool release = false;
+  std::atomic<int> done{0};
+  SyncPool pool(1);
+  pool.Submit(
+      [&] {
+        absl::MutexLock lock(&mu);
+        first_started = true;
+        mu.Await(absl::Condition(&release));
+        return absl::OkStatus();
+      },
+      [&](absl::Status) { ++done; });
+  {
+    absl::MutexLock lock(&mu);
+    mu.Await(absl::Condition(&first_started));
+  }
+  for (int i = 0; i < 3; ++i) {
+    pool.Submit([] { return absl::OkStatus(); }, [&](absl::Status) { ++done; });
+  }
+  absl::SleepFor(absl::Milliseconds(20));
+  {
+    absl::MutexLock lock(&mu);
+    release = true;
+  }
+  while (done.load() < 4) absl::SleepFor(absl::Milliseconds(1));
+  const SyncPool::Stats stats = pool.stats();
+  EXPECT_EQ(stats.waits.count, 4);
+  EXPECT_EQ(stats.syncs.count, 4);
+  EXPECT_EQ(stats.max_queued, 3u);
+  // The first sync held the thread for the 20 ms the others waited.
+  EXPECT_GE(stats.syncs.max, absl::Milliseconds(20));
+  EXPECT_GE(stats.waits.max, absl::Milliseconds(20));
+}
+
 TEST(SyncPoolTest, TheDestructorRunsWhatIsQueued) {
   std::atomic<int> done{0};
   {
