@@ -659,6 +659,20 @@ class Worker {
   grpc::CompletionQueue* cq() { return &cq_; }
   Stats& stats() { return stats_; }
 
+  // `n` bytes from the system's CSPRNG (salts, seed contributions), taken
+  // from a buffer refilled kRandomBuffer bytes at a time: one getrandom
+  // call for a hundred salts instead of one each. Call only from this
+  // worker's thread.
+  std::string RandomBytes(size_t n) {
+    if (random_.size() - random_used_ < n) {
+      random_ = SystemRandomBytes(std::max(n, kRandomBuffer));
+      random_used_ = 0;
+    }
+    std::string bytes = random_.substr(random_used_, n);
+    random_used_ += n;
+    return bytes;
+  }
+
   // Calls `handler`'s OnIdle once this worker has handled every event that
   // is ready (or, when events keep coming, kMaxEventsBeforeIdle of them),
   // once however often it is deferred meanwhile: what a round of events
@@ -680,6 +694,10 @@ class Worker {
   }
 
  private:
+  static constexpr size_t kRandomBuffer = 4096;
+  std::string random_;
+  size_t random_used_ = 0;
+
   struct Timer {
     gpr_timespec when;
     Tag* tag;
@@ -853,7 +871,7 @@ struct SeatState final : public Handler {
     uint64_t decision = 0;
     bool committed = false;    // The referee already holds the commitment.
     bool single_seat = false;  // Reveal right after the commit.
-    v1::PlayRequest commit;
+    std::string commitment;    // CommitMove.commitment.
   };
   // The move this seat holds back: parked until the release, or being
   // thought about.
@@ -934,10 +952,20 @@ class PlayStream final : public Handler {
   void Decide(SeatState& seat, SeatState::Move move);
   // Reveals the move committed to last (salt and action, once).
   void SendReveal(SeatState& seat);
+  // A message to send, as its fields: the PlayRequest is built when it is
+  // written, on an arena (no heap message per request to make and free).
+  struct Outgoing {
+    enum Kind { kCommit, kReveal } kind;
+    SeatState* seat;  // Lives as long as the stream.
+    uint64_t decision;
+    std::string first;   // The commitment, or the reveal's salt.
+    std::string second;  // The reveal's action bytes.
+    void Fill(v1::PlayRequest& request) const;
+  };
   // Queues a message; it goes out once the worker has handled the events
   // that are ready (OnIdle), with whatever else they made this stream send.
-  void Send(v1::PlayRequest request) {
-    outbox_.push_back(std::move(request));
+  void Send(Outgoing message) {
+    outbox_.push_back(std::move(message));
     worker_->Defer(this);
   }
   void OnIdle() override { Pump(); }
@@ -972,8 +1000,13 @@ class PlayStream final : public Handler {
       ArenaOptionsFor(arena_block_.get(), arena_bytes_)};
   v1::PlayResponse* response_ =
       google::protobuf::Arena::CreateMessage<v1::PlayResponse>(&arena_);
-  v1::PlayRequest writing_message_;
-  std::deque<v1::PlayRequest> outbox_;
+  // The write in flight's message, on its own arena, reset when the next
+  // write is built (the one before is done by then).
+  static constexpr size_t kWriteArenaBytes = 16 << 10;
+  const std::unique_ptr<char[]> write_block_{new char[kWriteArenaBytes]};
+  google::protobuf::Arena write_arena_{
+      ArenaOptionsFor(write_block_.get(), kWriteArenaBytes)};
+  std::deque<Outgoing> outbox_;
   bool started_ = false;
   bool writing_ = false;
   bool want_writes_done_ = false;
@@ -1433,26 +1466,23 @@ void PlayStream::Pump() {
     // Up to kMaxBatch queued messages in one write, on a batch stream.
     constexpr size_t kMaxBatch = 256;
     const size_t n = batch_ ? std::min(outbox_.size(), kMaxBatch) : 1;
+    write_arena_.Reset();  // The last write is done (writing_ is false).
+    v1::PlayRequest* message =
+        google::protobuf::Arena::CreateMessage<v1::PlayRequest>(&write_arena_);
+    v1::PlayRequestBatch* batch = n == 1 ? nullptr : message->mutable_batch();
     stats.Add(stats.wire);
     for (size_t i = 0; i < n; ++i) {
+      v1::PlayRequest& request = n == 1 ? *message : *batch->add_requests();
+      outbox_[i].Fill(request);
       stats.Add(stats.sent);
       if (stats.Sample()) {
         stats.Add(stats.sized);
-        stats.Add(stats.bytes, outbox_[i].ByteSizeLong());
-      }
-    }
-    if (n == 1) {
-      writing_message_ = std::move(outbox_.front());
-    } else {
-      writing_message_.Clear();
-      v1::PlayRequestBatch* batch = writing_message_.mutable_batch();
-      for (size_t i = 0; i < n; ++i) {
-        *batch->add_requests() = std::move(outbox_[i]);
+        stats.Add(stats.bytes, request.ByteSizeLong());
       }
     }
     outbox_.erase(outbox_.begin(), outbox_.begin() + n);
     writing_ = true;
-    stream_->Write(writing_message_, &tags_[kWrite]);
+    stream_->Write(*message, &tags_[kWrite]);
   } else if (want_writes_done_ && !writes_done_sent_) {
     writes_done_sent_ = true;
     writes_done_pending_ = true;
@@ -1626,24 +1656,20 @@ SeatState::Move PlayStream::Choose(SeatState& seat,
   v1::Action action;
   if (request.decision_id() == 0) {
     action.mutable_seed()->set_contribution(
-        SystemRandomBytes(kSeedContributionSize));
+        worker_->RandomBytes(kSeedContributionSize));
   } else if (request.legal_actions_size() > 0) {
     Stats& stats = worker_->stats();
     action = request.legal_actions(
         static_cast<int>(stats.Next() % request.legal_actions_size()));
   }
-  seat.salt = SystemRandomBytes(kSaltSize);
+  seat.salt = worker_->RandomBytes(kSaltSize);
   seat.action_bytes = action.SerializeAsString();
   seat.reveal_decision = request.decision_id();
   seat.reveal_pending = true;
   const Digest commitment =
       CommitmentHash(seat.raw_match_id, seat.seat, request.decision_id(),
                      seat.salt, seat.action_bytes);
-  v1::CommitMove* commit = move.commit.mutable_commit();
-  commit->set_match_id(seat.match_id);
-  commit->set_seat(seat.seat);
-  commit->set_decision_id(request.decision_id());
-  commit->set_commitment(std::string(AsView(commitment)));
+  move.commitment = std::string(AsView(commitment));
   // A single-seat decision opens its reveal phase right after the commit.
   move.single_seat = request.acting_seats_size() == 1;
   return move;
@@ -1656,20 +1682,32 @@ void PlayStream::Decide(SeatState& seat, SeatState::Move move) {
   seat.timed_decision = move.decision;
   seat.timing->Ready(move.decision, *seat.decision_start);
   if (move.committed) return;
-  Send(std::move(move.commit));
+  Send(Outgoing{Outgoing::kCommit, &seat, move.decision,
+                std::move(move.commitment), ""});
   if (move.single_seat) SendReveal(seat);
 }
 
 void PlayStream::SendReveal(SeatState& seat) {
   seat.reveal_pending = false;
-  v1::PlayRequest message;
-  v1::RevealMove* reveal = message.mutable_reveal();
-  reveal->set_match_id(seat.match_id);
-  reveal->set_seat(seat.seat);
-  reveal->set_decision_id(seat.reveal_decision);
-  reveal->set_salt(std::move(seat.salt));
-  reveal->set_action(std::move(seat.action_bytes));
-  Send(std::move(message));
+  Send(Outgoing{Outgoing::kReveal, &seat, seat.reveal_decision,
+                std::move(seat.salt), std::move(seat.action_bytes)});
+}
+
+void PlayStream::Outgoing::Fill(v1::PlayRequest& request) const {
+  if (kind == kCommit) {
+    v1::CommitMove* commit = request.mutable_commit();
+    commit->set_match_id(seat->match_id);
+    commit->set_seat(seat->seat);
+    commit->set_decision_id(decision);
+    commit->set_commitment(first);
+  } else {
+    v1::RevealMove* reveal = request.mutable_reveal();
+    reveal->set_match_id(seat->match_id);
+    reveal->set_seat(seat->seat);
+    reveal->set_decision_id(decision);
+    reveal->set_salt(first);
+    reveal->set_action(second);
+  }
 }
 
 // ---------------------------------------------------------------------------
