@@ -12,7 +12,6 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/synchronization/mutex.h"
-#include "pyramid/referee/v1/referee_service.pb.h"
 #include "referee/service/serialized_message.h"
 
 namespace pyramid {

@@ -109,7 +109,12 @@ MatchHost::MatchHost(const v1::MatchInfo& info, std::string log_path,
 std::shared_ptr<PlaySink> MatchHost::SendToSeat(
     int seat, const v1::PlayResponse& message) {
   std::shared_ptr<PlaySink> sink = connections_->Find(seats_[seat].route);
-  if (sink == nullptr) return sink;
+  if (sink != nullptr) SendTo(sink, message);
+  return sink;
+}
+
+void MatchHost::SendTo(const std::shared_ptr<PlaySink>& sink,
+                       const v1::PlayResponse& message) {
   SerializedMessage bytes = SerializedMessage::Of(message);
   if (deferring_) {
     outbox_.emplace_back(sink, std::move(bytes));
@@ -118,7 +123,6 @@ std::shared_ptr<PlaySink> MatchHost::SendToSeat(
   } else {
     sink->Send(std::move(bytes));
   }
-  return sink;
 }
 
 void MatchHost::set_sync_pool(SyncPool* pool) {
@@ -388,13 +392,15 @@ v1::WatchEvent MatchHost::OnFault(const v1::Fault& fault) {
 
 std::optional<v1::WatchEvent> MatchHost::OnMove(uint64_t decision_id,
                                                 bool closes) {
-  // An observation is dozens of small messages: each seat's result is
-  // built on an arena (a few allocations for every seat together) and
-  // serialized once.
+  // An observation is dozens of small messages: each connected seat's
+  // result is built on an arena (a few allocations for every seat
+  // together) and serialized once.
   google::protobuf::ArenaOptions arena_options;
   arena_options.start_block_size = kResultArenaBlockBytes;
   google::protobuf::Arena arena(arena_options);
   for (int seat = 0; seat < num_seats(); ++seat) {
+    std::shared_ptr<PlaySink> stream = connections_->Find(seats_[seat].route);
+    if (stream == nullptr) continue;
     auto* message =
         google::protobuf::Arena::CreateMessage<v1::PlayResponse>(&arena);
     v1::DecisionResult* result = message->mutable_result();
@@ -402,8 +408,8 @@ std::optional<v1::WatchEvent> MatchHost::OnMove(uint64_t decision_id,
     result->set_seat(seat);
     result->set_decision_id(decision_id);
     match_->ObservationInto(seat, *result->mutable_observation());
-    std::shared_ptr<PlaySink> stream = SendToSeat(seat, *message);
-    if (stream != nullptr && stream->observation_once()) {
+    SendTo(stream, *message);
+    if (stream->observation_once()) {
       result_streams_.resize(num_seats());
       result_streams_[seat] = std::move(stream);
     }

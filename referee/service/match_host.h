@@ -173,6 +173,11 @@ class MatchHost {
   std::shared_ptr<PlaySink> SendToSeat(int seat,
                                        const v1::PlayResponse& message)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Sends `message` to `sink` (a seat's stream), as SendToSeat does: queued
+  // in order behind what the step or a sync holds back.
+  void SendTo(const std::shared_ptr<PlaySink>& sink,
+              const v1::PlayResponse& message)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Sends `event` to every watcher (during a Match call: once its records
   // are written).
   void SendToWatchers(const v1::WatchEvent& event)
