@@ -27,6 +27,8 @@
 #include "gtest/gtest.h"
 #include "pyramid/referee/v1/tournament.pb.h"
 #include "referee/core/log_sink.h"
+#include "referee/crypto/bytes.h"
+#include "referee/crypto/ed25519.h"
 #include "tests/test_process.h"
 #include "tools/tournament/journal.h"
 #include "tools/tournament/runner.h"
@@ -134,6 +136,65 @@ TEST_F(TournamentTest, RoundRobinOfReferenceBotsVerifiesEveryLog) {
   }
 }
 
+// The embedded referee's secret key never lies in the output directory,
+// which is published as the tournament's evidence: it is created beside
+// it (OUTPUT.referee.key, 0600), with only its public half inside; the
+// bots' tokens are deleted when the bots stop. A
+// directory an earlier runner wrote, with the key inside, has it moved out
+// on resume; a resume that cannot find the key that signed the directory's
+// logs, or is given another, is refused instead of signing with a new one.
+TEST_F(TournamentTest, TheRefereesSecretKeyStaysOutOfTheOutputDirectory) {
+  const fs::path out = dir_ + "/out";
+  const fs::path key_file = dir_ + "/out.referee.key";
+  const v1::Tournament t = Make("rock_paper_pyramid", 3, 3);
+  absl::StatusOr<v1::TournamentResults> results = Run(t);
+  ASSERT_TRUE(results.ok()) << results.status() << progress_.str();
+  EXPECT_EQ(results->verified(), 3u);
+  ExpectAllGenuine(*results);
+  ASSERT_TRUE(fs::exists(key_file));
+  EXPECT_EQ(fs::status(key_file).permissions() & fs::perms::all,
+            fs::perms::owner_read | fs::perms::owner_write);
+  absl::StatusOr<SigningKey> key = ReadSigningKey(key_file.string());
+  ASSERT_TRUE(key.ok()) << key.status();
+  EXPECT_EQ(*ReadFileToString((out / "referee.key.pub").string()),
+            ToHex(key->public_key()) + "\n");
+  // No file in the directory holds the secret, and the bots' tokens went
+  // with the bots.
+  EXPECT_FALSE(fs::exists(out / "tokens"));
+  const std::string secret = *ReadFileToString(key_file.string());
+  for (const fs::directory_entry& entry :
+       fs::recursive_directory_iterator(out)) {
+    if (!entry.is_regular_file()) continue;
+    absl::StatusOr<std::string> bytes = ReadFileToString(entry.path().string());
+    ASSERT_TRUE(bytes.ok()) << entry.path();
+    EXPECT_EQ(bytes->find(secret), std::string::npos) << entry.path();
+  }
+
+  // Another key for this directory is refused, and so is none.
+  v1::Tournament other = t;
+  other.set_signing_key_file(dir_ + "/other.key");
+  ASSERT_TRUE(
+      WriteKeyFiles(other.signing_key_file(), SigningKey::Generate()).ok());
+  absl::StatusOr<v1::TournamentResults> refused = Run(other);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(refused.status().message(), HasSubstr("did not sign"));
+  const fs::path kept = dir_ + "/kept.key";
+  fs::rename(key_file, kept);
+  refused = Run(t);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(refused.status().message(), HasSubstr("secret half"));
+
+  // A directory that holds its key, as earlier runners left it: the resume
+  // moves the key out and signs with it.
+  fs::rename(kept, out / "referee.key");
+  results = Run(t);
+  ASSERT_TRUE(results.ok()) << results.status() << progress_.str();
+  EXPECT_EQ(results->verified(), 3u);
+  EXPECT_THAT(progress_.str(), HasSubstr("moved the referee's secret key"));
+  EXPECT_FALSE(fs::exists(out / "referee.key"));
+  EXPECT_EQ(*ReadFileToString(key_file.string()), secret);
+}
+
 TEST_F(TournamentTest, InterruptedTournamentResumesWithoutReplaying) {
   const v1::Tournament t =
       Make("rock_paper_pyramid", 3, 4, "rounds: 3 concurrency: 2");
@@ -194,7 +255,9 @@ TEST_F(TournamentTest, ASealedButUnjournaledMatchIsAdoptedOnResume) {
   EXPECT_TRUE(fs::exists(dir_ + "/out/superseded/stray.pyrlog"));
   ExpectAllGenuine(*second);
   for (const auto& m : second->matches()) {
-    if (m.index() == lost.index()) EXPECT_EQ(m.match_id(), lost.match_id());
+    if (m.index() == lost.index()) {
+      EXPECT_EQ(m.match_id(), lost.match_id());
+    }
   }
   EXPECT_EQ(second->transparency_problems(), 0u)
       << second->transparency_verdict();

@@ -91,6 +91,7 @@ std::string Identity(v1::Tournament t) {
   t.clear_admin_token_file();
   t.clear_referee_key();
   t.clear_output_dir();
+  t.clear_signing_key_file();
   std::string text;
   google::protobuf::TextFormat::PrintToString(t, &text);
   return text;
@@ -116,9 +117,12 @@ class Runner {
   absl::StatusOr<v1::TournamentResults> Run() {
     if (absl::Status s = Prepare(); !s.ok()) return s;
     if (absl::Status s = OpenOutput(); !s.ok()) return s;
+    if (t_.referee().empty()) {
+      if (absl::Status s = PlaceSigningKey(); !s.ok()) return s;
+    }
     absl::StatusOr<std::unique_ptr<RefereeLink>> link =
         t_.referee().empty()
-            ? RefereeLink::StartEmbedded((out_ / "referee.key").string(),
+            ? RefereeLink::StartEmbedded(signing_key_.string(),
                                          (out_ / "logs").string(),
                                          (out_ / "tlog.sqlite3").string())
             : RefereeLink::Connect(t_.referee(), t_.referee_key(),
@@ -205,6 +209,70 @@ class Runner {
       }
     }
     return absl::OkStatus();
+  }
+
+  // Makes sure the embedded referee's secret key is at signing_key_ (see
+  // Tournament.signing_key_file), outside the output directory, and that
+  // OUTPUT/referee.key.pub is its public half: moves the key out of the
+  // directory where an earlier runner kept it, creates it on a first run,
+  // and refuses a key that did not sign this directory's logs (or a lost
+  // one) rather than signing the rest of a tournament with another key.
+  absl::Status PlaceSigningKey() {
+    signing_key_ = t_.signing_key_file();
+    if (signing_key_.empty()) {
+      fs::path out = out_.lexically_normal();
+      if (!out.has_filename()) out = out.parent_path();
+      signing_key_ =
+          out.parent_path() / (out.filename().string() + ".referee.key");
+    }
+    const fs::path legacy = out_ / "referee.key";
+    const fs::path public_file = out_ / "referee.key.pub";
+    std::error_code error;
+    if (!fs::exists(signing_key_) && fs::exists(legacy)) {
+      fs::rename(legacy, signing_key_, error);
+      if (error) {
+        return absl::FailedPreconditionError(absl::StrCat(
+            "cannot move the referee's secret key out of the output "
+            "directory, from ",
+            legacy.string(), " to ", signing_key_.string(), ": ",
+            error.message(), "; move it yourself or set signing_key_file"));
+      }
+      Note(
+          absl::StrCat("moved the referee's secret key out of the output "
+                       "directory, to ",
+                       signing_key_.string()));
+    }
+    if (!fs::exists(signing_key_)) {
+      if (fs::exists(public_file)) {
+        return absl::FailedPreconditionError(absl::StrCat(
+            "this output directory's logs are signed with the key in ",
+            public_file.string(), ", but its secret half is not at ",
+            signing_key_.string(),
+            "; give its path with signing_key_file (--signing_key_file), or "
+            "use a new output directory"));
+      }
+      if (absl::Status s =
+              WriteKeyFiles(signing_key_.string(), SigningKey::Generate());
+          !s.ok()) {
+        return s;
+      }
+    }
+    absl::StatusOr<SigningKey> key = ReadSigningKey(signing_key_.string());
+    if (!key.ok()) return key.status();
+    const std::string public_hex = ToHex(key->public_key()) + "\n";
+    if (fs::exists(public_file)) {
+      absl::StatusOr<std::string> pinned =
+          ReadFileToString(public_file.string());
+      if (!pinned.ok()) return pinned.status();
+      if (*pinned != public_hex) {
+        return absl::FailedPreconditionError(absl::StrCat(
+            "the key in ", signing_key_.string(),
+            " did not sign this output directory's logs (their key is in ",
+            public_file.string(), ")"));
+      }
+      return absl::OkStatus();
+    }
+    return WriteFileAtomically(public_file.string(), public_hex);
   }
 
   // The label match `index` is created with (its log's Header.label).
@@ -380,10 +448,14 @@ class Runner {
     }
   }
 
+  // Stops every bot, then deletes their tokens: each run registers the
+  // bots again, and the output directory is published as the evidence.
   void StopBots() {
     stopping_ = true;
     if (supervisor_.joinable()) supervisor_.join();
     for (auto& bot : bots_) bot->Stop();
+    std::error_code ignored;
+    fs::remove_all(out_ / "tokens", ignored);
   }
 
   void Note(const std::string& line) {
@@ -807,6 +879,7 @@ class Runner {
   // Every match scheduled so far, by index (Swiss rounds as paired).
   std::map<uint32_t, ScheduledMatch> scheduled_matches_;
   fs::path out_;
+  fs::path signing_key_;  // The embedded referee's (PlaceSigningKey).
   std::vector<std::string> names_;
   uint32_t scheduled_ = 0;
   std::vector<ScheduledMatch> fixed_;  // Every format but Swiss.

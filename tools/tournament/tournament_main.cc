@@ -5,6 +5,7 @@
 //              [--format=round_robin|gauntlet|swiss]
 //              [--sprt=ELO0,ELO1[,ALPHA,BETA]]
 //              [--referee=ADDR --referee_key=HEX|FILE --admin_token_file=F]
+//              [--signing_key_file=FILE]
 //
 // TOURNAMENT_FILE is a pyramid.referee.v1.Tournament in protobuf text format
 // (proto/pyramid/referee/v1/tournament.proto; docs/tournament.md). Prints
@@ -51,6 +52,9 @@ ABSL_FLAG(std::string, sprt, "",
 ABSL_FLAG(std::string, referee, "", "Use this running referee (overrides).");
 ABSL_FLAG(std::string, referee_key, "", "Its public key (overrides).");
 ABSL_FLAG(std::string, admin_token_file, "", "Its admin token (overrides).");
+ABSL_FLAG(std::string, signing_key_file, "",
+          "The embedded referee's secret key file (overrides; default "
+          "OUTPUT.referee.key, beside the output directory, never in it).");
 ABSL_FLAG(int, referee_retry_s, 300,
           "While the running referee cannot be reached (it restarts), retry "
           "with backoff for at most this many seconds before a match fails.");
@@ -119,6 +123,9 @@ absl::Status ApplyFlags(v1::Tournament& tournament) {
   }
   if (!absl::GetFlag(FLAGS_admin_token_file).empty()) {
     tournament.set_admin_token_file(absl::GetFlag(FLAGS_admin_token_file));
+  }
+  if (!absl::GetFlag(FLAGS_signing_key_file).empty()) {
+    tournament.set_signing_key_file(absl::GetFlag(FLAGS_signing_key_file));
   }
   return absl::OkStatus();
 }
