@@ -22,10 +22,11 @@ namespace {
 // `pyramid`'s cards, parents first, as a seat view shows them.
 void AddPyramid(const Edition& edition, const Pyramid& pyramid,
                 v1::PssSeatView& view) {
+  view.mutable_pyramid()->Reserve(pyramid.size());
   for (int index = 0; index < pyramid.size(); ++index) {
     const Node& node = pyramid.node(index);
     v1::PssNode* out = view.add_pyramid();
-    *out->mutable_card() = CardFace(edition, node.card);
+    CardFace(edition, node.card, *out->mutable_card());
     out->set_kind(edition.IsVictim(node.card)    ? v1::PSS_VICTIM
                   : edition.IsFounder(node.card) ? v1::PSS_FOUNDER
                                                  : v1::PSS_POLICE);
@@ -46,6 +47,13 @@ void PyramidSchemeState::Board(v1::PssBoard& board) const {
   board.set_turn(static_cast<uint32_t>(turn_));
   board.set_max_turns(static_cast<uint32_t>(max_turns_));
   board.set_active_seat(static_cast<uint32_t>(active_));
+  // Every repeated field is sized before it is filled: the board goes into
+  // every turn's result, and growing its fields one by one showed up in
+  // profiles.
+  board.mutable_seats()->Reserve(num_seats());
+  board.mutable_display()->Reserve(static_cast<int>(display_.size()));
+  board.mutable_discard()->Reserve(static_cast<int>(discard_.size()));
+  board.mutable_goals()->Reserve(static_cast<int>(goals_.size()));
   for (int s = 0; s < num_seats(); ++s) {
     const Seat& seat = seats_[s];
     v1::PssSeatView* view = board.add_seats();
@@ -60,13 +68,13 @@ void PyramidSchemeState::Board(v1::PssBoard& board) const {
   }
   for (int card : display_) {
     v1::PssDisplaySlot* slot = board.add_display();
-    if (card != kNoCard) *slot->mutable_card() = CardFace(*edition_, card);
+    if (card != kNoCard) CardFace(*edition_, card, *slot->mutable_card());
   }
   board.set_deck_size(static_cast<uint32_t>(deck_.size()));
   if (!deck_.empty()) {
-    *board.mutable_deck_top() = CardFace(*edition_, deck_.front());
+    CardFace(*edition_, deck_.front(), *board.mutable_deck_top());
   }
-  for (int card : discard_) *board.add_discard() = CardFace(*edition_, card);
+  for (int card : discard_) CardFace(*edition_, card, *board.add_discard());
   for (const Goal& goal : goals_) {
     v1::PssGoalView* view = board.add_goals();
     view->set_goal(static_cast<uint32_t>(goal.id));
@@ -132,7 +140,7 @@ void PyramidSchemeState::MakeObservation(int seat,
   *game->mutable_decision() = Decision();
   if (seat != kNoSeat) {
     for (int card : seats_[seat].hand) {
-      *game->add_hand() = CardFace(*edition_, card);
+      CardFace(*edition_, card, *game->add_hand());
     }
   }
   *game->mutable_cards() = edition_->card_table;

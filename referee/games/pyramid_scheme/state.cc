@@ -270,7 +270,7 @@ void PyramidSchemeState::ApplyTake(int slot) {
   display_[slot] = kNoCard;
   v1::PssTook* took = AddEvent().mutable_took();
   took->set_slot(static_cast<uint32_t>(slot));
-  *took->mutable_card() = CardFace(*edition_, card);
+  CardFace(*edition_, card, *took->mutable_card());
   if (!FillSlot(slot)) return;
   ClaimGoals();
   FinishAction();
@@ -281,7 +281,7 @@ void PyramidSchemeState::ApplyPlace(int card, int parent) {
   Erase(seat.hand, card);
   seat.pyramid.Add(card, parent);
   v1::PssPlaced* placed = AddEvent().mutable_placed();
-  *placed->mutable_card() = CardFace(*edition_, card);
+  CardFace(*edition_, card, *placed->mutable_card());
   placed->set_parent(static_cast<uint32_t>(parent));
   placed->set_bypass_used(bypass_armed_);
   bypass_armed_ = false;
@@ -662,7 +662,7 @@ bool PyramidSchemeState::FillSlot(int slot) {
   deck_.erase(deck_.begin());
   v1::PssSlotFilled* filled = AddEvent().mutable_slot_filled();
   filled->set_slot(static_cast<uint32_t>(slot));
-  *filled->mutable_card() = CardFace(*edition_, display_[slot]);
+  CardFace(*edition_, display_[slot], *filled->mutable_card());
   return true;
 }
 
@@ -671,7 +671,7 @@ void PyramidSchemeState::Discard(const std::vector<int>& cards) {
   v1::PssDiscarded* discarded = AddEvent().mutable_discarded();
   for (int card : cards) {
     discard_.push_back(card);
-    *discarded->add_cards() = CardFace(*edition_, card);
+    CardFace(*edition_, card, *discarded->add_cards());
   }
 }
 
@@ -679,7 +679,7 @@ void PyramidSchemeState::FlipNode(int index, v1::PssReward by_reward) {
   Node& node = seats_[active_].pyramid.mutable_node(index);
   node.flipped = true;
   v1::PssFlipped* flipped = AddEvent().mutable_flipped();
-  *flipped->mutable_card() = CardFace(*edition_, node.card);
+  CardFace(*edition_, node.card, *flipped->mutable_card());
   flipped->set_by_reward(by_reward);
 }
 

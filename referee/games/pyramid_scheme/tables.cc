@@ -85,13 +85,11 @@ const Edition& ReferenceEdition() {
   return *edition;
 }
 
-v1::PssCard CardFace(const Edition& edition, int card) {
+void CardFace(const Edition& edition, int card, v1::PssCard& face) {
   const CardSpec& spec = edition.Spec(card);
-  v1::PssCard face;
   face.set_id(static_cast<uint32_t>(card));
   face.set_colour(ColourProto(spec.colour));
   face.set_number(static_cast<uint32_t>(spec.number));
-  return face;
 }
 
 v1::PssCardTable MakeCardTable(const Edition& edition) {

@@ -78,8 +78,9 @@ struct Edition {
 // numbered 3, tokens 10 reset / 4 bypass / 3 capacity +2 / 3 capacity +3.
 const Edition& ReferenceEdition();
 
-// The card's face as messages show it.
-v1::PssCard CardFace(const Edition& edition, int card);
+// Writes the card's face, as messages show it, into `face` (in place, so
+// that a face inside an arena message costs no temporary and no copy).
+void CardFace(const Edition& edition, int card, v1::PssCard& face);
 
 // Every card's face, condition and reward, indexed by card id.
 v1::PssCardTable MakeCardTable(const Edition& edition);
