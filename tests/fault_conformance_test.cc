@@ -362,7 +362,9 @@ TEST_P(FaultConformanceTest, FaultyMatchesVerifyWithTheRefereesOutcome) {
     }
   }
   EXPECT_GT(played, 0);
-  if (policy() == v1::FORFEIT_POLICY_FORFEIT) EXPECT_GT(forfeits, 0);
+  if (policy() == v1::FORFEIT_POLICY_FORFEIT) {
+    EXPECT_GT(forfeits, 0);
+  }
   ExpectCovered(kinds, planted);
 }
 

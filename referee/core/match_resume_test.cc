@@ -171,7 +171,9 @@ TEST_P(MatchResumeTest, ResumesAfterEveryRecordAndEndsTheSame) {
                             static_cast<int>(split.records[i].bytes.size()));
       ended = ended || record.has_outcome();
     }
-    if (ended) EXPECT_TRUE(over_at_once) << "cut " << cut;
+    if (ended) {
+      EXPECT_TRUE(over_at_once) << "cut " << cut;
+    }
     EXPECT_EQ(restarts, over_at_once ? 0 : 1) << "cut " << cut;
   }
 }

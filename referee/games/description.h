@@ -47,7 +47,7 @@ struct OptionDescription {
 struct RulesVersionDescription {
   uint32_t version = 0;
   // What this version changed; empty for a game's first version.
-  std::string_view change;
+  std::string_view change = {};
 };
 
 // A game's options after validation: every option of the description, by
