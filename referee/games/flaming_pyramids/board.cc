@@ -1,6 +1,8 @@
 #include "referee/games/flaming_pyramids/board.h"
 
+#include <algorithm>
 #include <array>
+#include <limits>
 #include <optional>
 #include <set>
 #include <vector>
@@ -135,16 +137,27 @@ std::array<Cell, 6> Neighbours(Cell cell) {
           Cell{r - 1, x + 1}, Cell{r + 1, x - 1}, Cell{r + 1, x}};
 }
 
+Board::Cells::const_iterator Board::LowerBound(Cell cell) const {
+  return std::lower_bound(cells_.begin(), cells_.end(), cell,
+                          [](const std::pair<Cell, int>& entry, Cell c) {
+                            return ScanLess()(entry.first, c);
+                          });
+}
+
 std::optional<int> Board::At(Cell cell) const {
-  auto it = cells_.find(cell);
-  if (it == cells_.end()) return std::nullopt;
+  const auto it = LowerBound(cell);
+  if (it == cells_.end() || !(it->first == cell)) return std::nullopt;
   return it->second;
 }
 
-void Board::Put(Cell cell, int tile) { cells_.emplace(cell, tile); }
+void Board::Put(Cell cell, int tile) {
+  const auto it = LowerBound(cell);
+  if (it != cells_.end() && it->first == cell) return;  // Occupied.
+  cells_.insert(it, {cell, tile});
+}
 
 int Board::Take(Cell cell) {
-  auto it = cells_.find(cell);
+  const auto it = LowerBound(cell);
   const int tile = it->second;
   cells_.erase(it);
   return tile;
@@ -156,28 +169,50 @@ std::vector<Cell> Board::LegalSpots() const {
     const Cell only = cells_.begin()->first;
     return {Cell{0, only.x - 1}, Cell{0, only.x + 1}};
   }
-  CellSet spots;
+  // Found in scan order, each once: the slots on two tiles come from the
+  // tiles' scan (a row above theirs, so rows still descend, x ascending),
+  // then the gaps of row 0, which comes last.
+  std::vector<Cell> spots;
   std::optional<int> min_x;
   std::optional<int> max_x;
   for (const auto& [cell, tile] : cells_) {
     if (Has(Cell{cell.row, cell.x + 1}) && !Has(Cell{cell.row + 1, cell.x})) {
-      spots.insert(Cell{cell.row + 1, cell.x});
+      spots.push_back(Cell{cell.row + 1, cell.x});
     }
     if (cell.row != 0) continue;
     if (!min_x.has_value() || cell.x < *min_x) min_x = cell.x;
     if (!max_x.has_value() || cell.x > *max_x) max_x = cell.x;
   }
-  if (!min_x.has_value()) return {spots.begin(), spots.end()};
+  if (!min_x.has_value()) return spots;
   for (int x = *min_x + 1; x < *max_x; ++x) {
-    if (!Has(Cell{0, x})) spots.insert(Cell{0, x});
+    if (!Has(Cell{0, x})) spots.push_back(Cell{0, x});
   }
   if (spots.empty()) return {Cell{0, *min_x - 1}, Cell{0, *max_x + 1}};
-  return {spots.begin(), spots.end()};
+  return spots;
+}
+
+bool Board::IsLegalSpot(Cell cell) const {
+  auto listed = [&] {
+    const std::vector<Cell> spots = LegalSpots();
+    return std::find(spots.begin(), spots.end(), cell) != spots.end();
+  };
+  if (cells_.size() < 2 || cell.row < 0) return listed();
+  if (Has(cell)) return false;
+  // Above row 0, exactly the empty slots on two tiles.
+  if (cell.row >= 1) return Has(LeftSupport(cell)) && Has(RightSupport(cell));
+  // Row 0 comes last in scan order: its leftmost and rightmost tiles.
+  const auto row0 = LowerBound(Cell{0, std::numeric_limits<int>::min()});
+  if (row0 == cells_.end()) return listed();
+  const int min_x = row0->first.x;
+  const int max_x = cells_.back().first.x;
+  if (min_x < cell.x && cell.x < max_x) return true;  // A gap.
+  // Beside the row: legal only when no other spot is.
+  return (cell.x == min_x - 1 || cell.x == max_x + 1) && listed();
 }
 
 bool Board::Fits(Cell cell) const {
   if (cell.row == 0) return true;
-  const int tile = cells_.at(cell);
+  const int tile = *At(cell);
   const std::optional<int> left = At(LeftSupport(cell));
   const std::optional<int> right = At(RightSupport(cell));
   const int weight = Tile(tile).weight;

@@ -6,8 +6,8 @@
 #define PYRAMID_REFEREE_GAMES_FLAMING_PYRAMIDS_BOARD_H_
 
 #include <array>
-#include <map>
 #include <optional>
+#include <utility>
 #include <vector>
 
 namespace pyramid::fp {
@@ -38,14 +38,15 @@ std::array<Cell, 6> Neighbours(Cell cell);
 // The layout of the table: which tile is in which slot.
 class Board {
  public:
-  // Slot -> tile id, iterated in scan order.
-  using Cells = std::map<Cell, int, ScanLess>;
+  // (slot, tile id) pairs in scan order. A table holds a few dozen tiles,
+  // so a sorted vector (binary search, contiguous scans) beats a tree.
+  using Cells = std::vector<std::pair<Cell, int>>;
 
   bool empty() const { return cells_.empty(); }
   int size() const { return static_cast<int>(cells_.size()); }
   const Cells& cells() const { return cells_; }
 
-  bool Has(Cell cell) const { return cells_.count(cell) > 0; }
+  bool Has(Cell cell) const { return At(cell).has_value(); }
   // The tile at `cell`, or nullopt.
   std::optional<int> At(Cell cell) const;
   // Requires `cell` empty and row >= 0.
@@ -56,6 +57,10 @@ class Board {
   // The legal spots for a placement, in scan order (rules, "A turn" 1).
   // Requires a non-empty board to have a row-0 tile.
   std::vector<Cell> LegalSpots() const;
+
+  // Whether a placement may go at `cell`: the same answer as looking for
+  // it in LegalSpots(), without listing them all when it is one.
+  bool IsLegalSpot(Cell cell) const;
 
   // Whether the tile at `cell` (occupied) obeys the building rule: always on
   // row 0; on two supports it matches one in colour or weight and weighs at
@@ -68,6 +73,9 @@ class Board {
   bool InFreeAir(Cell cell) const;
 
  private:
+  // The first pair whose cell is not before `cell` in scan order.
+  Cells::const_iterator LowerBound(Cell cell) const;
+
   Cells cells_;
 };
 

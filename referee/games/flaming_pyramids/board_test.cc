@@ -2,6 +2,10 @@
 // docs/rules/flaming_pyramids.md. Each builds a position, plays through
 // the public Apply, and checks the table cell by cell and the piles tile by
 // tile.
+#include "referee/games/flaming_pyramids/board.h"
+
+#include <algorithm>
+#include <cstdint>
 #include <memory>
 #include <vector>
 
@@ -97,6 +101,67 @@ TEST(FpSpotsTest, SpotIsLegalWhetherOrNotTheTileFits) {
       Pos(MakeBoard({{0, 0, Y(30)}, {0, 1, R(30)}}), {{B(2)}, {G(4)}}));
   ASSERT_NE(state, nullptr);
   EXPECT_TRUE(state->ValidateAction(0, PlaceAction(B(2), 1, 0)).ok());
+}
+
+// IsLegalSpot answers for one slot what LegalSpots lists (in scan order,
+// each spot once): on boards grown
+// by random placements and removals (gaps, towers, a full row with the
+// fallback spots), for every slot around the table.
+TEST(FpSpotsTest, IsLegalSpotAgreesWithLegalSpots) {
+  uint64_t rng = 0x9e3779b97f4a7c15ULL;
+  auto next = [&rng](uint64_t n) {
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return rng % n;
+  };
+  int checked = 0, legal = 0;
+  for (int game = 0; game < 200; ++game) {
+    fp::Board board;
+    int tile = 0;
+    for (int step = 0; step < 40; ++step) {
+      if (step > 2 && next(4) == 0) {
+        // Take a tile, keeping one on row 0 (as play does).
+        const auto& cells = board.cells();
+        const Cell cell = cells[next(cells.size())].first;
+        const bool last_on_row0 =
+            cell.row == 0 &&
+            std::count_if(cells.begin(), cells.end(), [](const auto& entry) {
+              return entry.first.row == 0;
+            }) == 1;
+        if (!last_on_row0) board.Take(cell);
+      } else {
+        const std::vector<Cell> spots = board.LegalSpots();
+        board.Put(spots[next(spots.size())], tile++ % kNumTiles);
+      }
+      const std::vector<Cell> spots = board.LegalSpots();
+      for (size_t i = 1; i < spots.size(); ++i) {
+        ASSERT_TRUE(ScanLess()(spots[i - 1], spots[i]))
+            << "game " << game << " step " << step << ": spots out of scan "
+            << "order or repeated";
+      }
+      int min_x = 0, max_x = 0, top = 0;
+      for (const auto& [cell, t] : board.cells()) {
+        min_x = std::min(min_x, cell.x);
+        max_x = std::max(max_x, cell.x);
+        top = std::max(top, cell.row);
+      }
+      for (int row = -1; row <= top + 2; ++row) {
+        for (int x = min_x - 3; x <= max_x + 3; ++x) {
+          const Cell cell{row, x};
+          const bool listed =
+              std::find(spots.begin(), spots.end(), cell) != spots.end();
+          ASSERT_EQ(board.IsLegalSpot(cell), listed)
+              << "game " << game << " step " << step << " (" << row << ", " << x
+              << ")";
+          ++checked;
+          legal += listed;
+        }
+      }
+    }
+  }
+  EXPECT_GT(legal, 1000);
+  EXPECT_GT(checked, 10 * legal);  // Illegal slots checked too.
 }
 
 // ---------------------------------------------------------------------------

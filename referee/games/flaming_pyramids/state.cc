@@ -185,11 +185,9 @@ absl::Status FlamingPyramidsState::ValidateAction(
         absl::StrCat("flaming_pyramids: tile ", place.tile(),
                      " is not in seat ", seat, "'s hand"));
   }
-  const std::vector<Cell> spots = board_.LegalSpots();
   const bool legal =
       place.row() <= static_cast<uint32_t>(std::numeric_limits<int>::max()) &&
-      std::find(spots.begin(), spots.end(),
-                Cell{static_cast<int>(place.row()), place.x()}) != spots.end();
+      board_.IsLegalSpot(Cell{static_cast<int>(place.row()), place.x()});
   if (!legal) {
     return absl::InvalidArgumentError(absl::StrCat("flaming_pyramids: (",
                                                    place.row(), ", ", place.x(),
