@@ -193,6 +193,17 @@ TEST_F(TournamentTest, TheRefereesSecretKeyStaysOutOfTheOutputDirectory) {
   EXPECT_THAT(progress_.str(), HasSubstr("moved the referee's secret key"));
   EXPECT_FALSE(fs::exists(out / "referee.key"));
   EXPECT_EQ(*ReadFileToString(key_file.string()), secret);
+
+  // A copy left inside is removed; a different key inside is refused.
+  fs::copy_file(key_file, out / "referee.key");
+  results = Run(t);
+  ASSERT_TRUE(results.ok()) << results.status() << progress_.str();
+  EXPECT_THAT(progress_.str(), HasSubstr("removed a copy"));
+  EXPECT_FALSE(fs::exists(out / "referee.key"));
+  fs::copy_file(other.signing_key_file(), out / "referee.key");
+  refused = Run(t);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(refused.status().message(), HasSubstr("two different"));
 }
 
 TEST_F(TournamentTest, InterruptedTournamentResumesWithoutReplaying) {

@@ -220,7 +220,9 @@ class Runner {
   absl::Status PlaceSigningKey() {
     signing_key_ = t_.signing_key_file();
     if (signing_key_.empty()) {
-      fs::path out = out_.lexically_normal();
+      // Absolute first, so that an output directory given as "." or "x/"
+      // still names its own parent.
+      fs::path out = fs::absolute(out_).lexically_normal();
       if (!out.has_filename()) out = out.parent_path();
       signing_key_ =
           out.parent_path() / (out.filename().string() + ".referee.key");
@@ -228,6 +230,31 @@ class Runner {
     const fs::path legacy = out_ / "referee.key";
     const fs::path public_file = out_ / "referee.key.pub";
     std::error_code error;
+    if (fs::exists(signing_key_) && fs::exists(legacy)) {
+      // Both: the one inside goes if it is a copy, else nothing is guessed.
+      absl::StatusOr<std::string> outside =
+          ReadFileToString(signing_key_.string());
+      absl::StatusOr<std::string> inside = ReadFileToString(legacy.string());
+      if (!outside.ok()) return outside.status();
+      if (!inside.ok()) return inside.status();
+      if (*outside != *inside) {
+        return absl::FailedPreconditionError(
+            absl::StrCat("two different referee keys: ", legacy.string(),
+                         " and ", signing_key_.string(),
+                         "; keep the one that signed this output "
+                         "directory's logs (its public half is ",
+                         public_file.string(), ") at ", signing_key_.string(),
+                         " and remove the other"));
+      }
+      if (!fs::remove(legacy, error) || error) {
+        return absl::InternalError(absl::StrCat(
+            "cannot remove ", legacy.string(), ": ", error.message()));
+      }
+      Note(
+          absl::StrCat("removed a copy of the referee's secret key from the "
+                       "output directory: ",
+                       legacy.string()));
+    }
     if (!fs::exists(signing_key_) && fs::exists(legacy)) {
       fs::rename(legacy, signing_key_, error);
       if (error) {
