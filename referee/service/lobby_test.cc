@@ -2,7 +2,8 @@
 // stable while matches are created, with the status filter and bad page
 // tokens; a bot's seat count forgetting its ended matches; a transparency
 // log entry that failed, made before the next; a retried CreateMatch that
-// creates nothing more, across a restart too.
+// creates nothing more, across a restart too, and waits for its busy match
+// without stopping the lobby.
 #include "referee/service/lobby.h"
 
 #include <stdlib.h>
@@ -15,6 +16,8 @@
 #include <utility>
 #include <vector>
 
+#include "absl/synchronization/notification.h"
+#include "absl/time/time.h"
 #include "gtest/gtest.h"
 #include "sqlite3.h"
 
@@ -285,6 +288,72 @@ TEST_F(LobbyTest, ARetriedCreateMatchCreatesNothingMore) {
   ASSERT_TRUE(replayed.ok()) << replayed.status();
   EXPECT_NE(replayed->match_id(), unplayable->match_id());
   EXPECT_EQ(lobby_->CreateMatch(lost)->match_id(), replayed->match_id());
+}
+
+// A watcher whose first event blocks until released: while it blocks, it
+// holds its match's lock (AddWatcher sends under it).
+class BlockingWatcher final : public WatchSink {
+ public:
+  void Send(SerializedMessage) override {
+    if (!entered_.HasBeenNotified()) entered_.Notify();
+    release_.WaitForNotification();
+  }
+  void Close(int, std::string) override {}
+  absl::Notification& entered() { return entered_; }
+  void Release() {
+    if (!release_.HasBeenNotified()) release_.Notify();
+  }
+
+ private:
+  absl::Notification entered_;
+  absl::Notification release_;
+};
+
+// A retried CreateMatch reads its match's info without the lobby's lock: a
+// retry whose match is busy (its end being entered in the transparency
+// log, or here a watcher holding its lock) waits for that match alone,
+// and the lobby creates other matches meanwhile.
+TEST_F(LobbyTest, ARetriedCreateMatchWaitsForItsMatchAlone) {
+  v1::CreateMatchRequest request;
+  request.mutable_game()->set_game("rock_paper_pyramid");
+  for (int i = 0; i < 3; ++i) request.add_seats();
+  request.set_request_id("busy");
+  absl::StatusOr<v1::CreateMatchResponse> first = lobby_->CreateMatch(request);
+  ASSERT_TRUE(first.ok()) << first.status();
+  std::shared_ptr<MatchHost> host = lobby_->FindMatch(first->match_id());
+  ASSERT_NE(host, nullptr);
+
+  auto watcher = std::make_shared<BlockingWatcher>();
+  std::thread watching([&] { (void)host->AddWatcher(watcher, 10); });
+  watcher->entered().WaitForNotification();  // The match's lock is held.
+  absl::StatusOr<v1::CreateMatchResponse> retried;
+  std::thread retry([&] { retried = lobby_->CreateMatch(request); });
+  // Let the retry reach the busy match (it then waits on its lock).
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+
+  absl::Notification created;
+  std::string other;
+  std::thread create([&] {
+    other = Create();
+    created.Notify();
+  });
+  // Not a timing check: with the lobby's lock held by the retry, the new
+  // match would wait until the watcher is released, which happens only
+  // after this.
+  const bool in_time =
+      created.WaitForNotificationWithTimeout(absl::Seconds(20));
+  watcher->Release();
+  create.join();
+  retry.join();
+  watching.join();
+  EXPECT_TRUE(in_time) << "a match could not be created while a retried "
+                          "CreateMatch waited for its busy match";
+  EXPECT_FALSE(other.empty());
+  EXPECT_NE(other, first->match_id());
+  // The retry is answered once the match is free: the seats are played by
+  // token, and their tokens were given in the first answer only.
+  EXPECT_EQ(retried.status().code(), absl::StatusCode::kAlreadyExists)
+      << retried.status();
 }
 
 }  // namespace
