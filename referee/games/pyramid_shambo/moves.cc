@@ -136,7 +136,7 @@ void PyramidShamboState::ApplyPayment(const v1::PyramidShamboAction& action,
   result.set_amount(static_cast<uint32_t>(payment_->amount()));
   result.set_method(MethodToProto(payment_->method()));
   result.set_canonical(canonical);
-  *result.mutable_payment() = OptionToProto(option);
+  OptionToProto(option, *result.mutable_payment());
   result.set_paid(static_cast<uint32_t>(Pips(option.pay)));
   Transfer(option);
   const v1::ShamboPaymentKind kind = payment_kind_;
@@ -201,7 +201,7 @@ void PyramidShamboState::Eliminate(int seat, v1::ShamboEliminationCause cause,
       holdings_[holder] &= ~Bit(piece);
       v1::ShamboHeldPiece* removed = elimination->add_removed();
       removed->set_holder(static_cast<uint32_t>(holder));
-      *removed->mutable_piece() = PieceToProto(piece);
+      PieceToProto(piece, *removed->mutable_piece());
     }
   }
 }

@@ -21,17 +21,15 @@ absl::Status Refuse(std::string_view why) {
 
 }  // namespace
 
-v1::ShamboPiece PieceToProto(const Piece& piece) {
-  v1::ShamboPiece proto;
+void PieceToProto(const Piece& piece, v1::ShamboPiece& proto) {
   proto.set_colour(static_cast<v1::ShamboColour>(piece.colour + 1));
   proto.set_size(static_cast<v1::ShamboSize>(piece.size));
-  return proto;
 }
 
 void AppendPieces(PieceSet set, PieceList& list) {
   list.Reserve(list.size() + std::popcount(set));
   ForEachPiece(set,
-               [&](const Piece& piece) { *list.Add() = PieceToProto(piece); });
+               [&](const Piece& piece) { PieceToProto(piece, *list.Add()); });
 }
 
 // A sorted list of known pieces, as a set.
@@ -84,8 +82,7 @@ absl::StatusOr<PaymentOption> OptionFromProto(const v1::ShamboPayment& proto,
   return option;
 }
 
-v1::ShamboPayment OptionToProto(const PaymentOption& option) {
-  v1::ShamboPayment proto;
+void OptionToProto(const PaymentOption& option, v1::ShamboPayment& proto) {
   if (option.provider != kNoProvider) {
     v1::ShamboExchange* exchange = proto.mutable_exchange();
     exchange->set_provider(static_cast<uint32_t>(option.provider));
@@ -93,7 +90,6 @@ v1::ShamboPayment OptionToProto(const PaymentOption& option) {
     AppendPieces(option.provider_gives, *exchange->mutable_provider_gives());
   }
   AppendPieces(option.pay, *proto.mutable_pay());
-  return proto;
 }
 
 v1::Action ChallengeAction(int target) {
@@ -111,7 +107,7 @@ v1::Action HandAction(v1::ShamboHand hand) {
 
 v1::Action PaymentAction(const PaymentOption& option) {
   v1::Action action;
-  *action.mutable_pyramid_shambo()->mutable_payment() = OptionToProto(option);
+  OptionToProto(option, *action.mutable_pyramid_shambo()->mutable_payment());
   return action;
 }
 

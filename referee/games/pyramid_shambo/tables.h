@@ -19,7 +19,9 @@ namespace v1 = ::pyramid::referee::v1;
 
 using PieceList = google::protobuf::RepeatedPtrField<v1::ShamboPiece>;
 
-v1::ShamboPiece PieceToProto(const Piece& piece);
+// These write into a message they are given (in place, so that a part of
+// an arena message costs no temporary and no copy); it must be empty.
+void PieceToProto(const Piece& piece, v1::ShamboPiece& proto);
 
 // Appends the pieces of `set` to `list`, in (size, colour) order.
 void AppendPieces(PieceSet set, PieceList& list);
@@ -34,7 +36,7 @@ absl::StatusOr<PieceSet> SetFromProto(const PieceList& list,
 // PaymentProblem::Check.
 absl::StatusOr<PaymentOption> OptionFromProto(const v1::ShamboPayment& proto,
                                               int num_seats);
-v1::ShamboPayment OptionToProto(const PaymentOption& option);
+void OptionToProto(const PaymentOption& option, v1::ShamboPayment& proto);
 
 v1::Action ChallengeAction(int target);
 v1::Action HandAction(v1::ShamboHand hand);
