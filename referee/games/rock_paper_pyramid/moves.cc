@@ -33,7 +33,7 @@ void RockPaperPyramidState::AddRound(
     int index, v1::RockPaperPyramidRoundResult& result) const {
   const Round& round = history_[index];
   result.set_round(static_cast<uint32_t>(index + 1));
-  for (int8_t kind : round.played) *result.add_played() = PieceOfKind(kind);
+  for (int8_t kind : round.played) PieceOfKind(kind, *result.add_played());
   result.set_resolution(round.resolution.kind);
   ForEachScored(round.resolution, [&](int scorer, int seat, bool kept) {
     if (kept) {
@@ -43,7 +43,7 @@ void RockPaperPyramidState::AddRound(
     v1::RppCapture* capture = result.add_captures();
     capture->set_claimant(static_cast<uint32_t>(scorer));
     capture->set_captured(static_cast<uint32_t>(seat));
-    *capture->mutable_piece() = PieceOfKind(round.played[seat]);
+    PieceOfKind(round.played[seat], *capture->mutable_piece());
   });
   for (int32_t score : round.scores) result.add_scores(score);
 }

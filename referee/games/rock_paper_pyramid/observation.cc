@@ -15,7 +15,7 @@ void RockPaperPyramidState::PublicViewInto(v1::Observation& observation) const {
   for (int seat = 0; seat < kNumSeats; ++seat) {
     v1::RppSeatView* view = game->add_seats();
     for (int kind = 0; kind < kNumKinds; ++kind) {
-      if (pools_[seat][kind]) *view->add_pool() = PieceOfKind(kind);
+      if (pools_[seat][kind]) PieceOfKind(kind, *view->add_pool());
     }
     view->set_score(tallies_[seat].score);
     for (const v1::RppPiece& piece : tallies_[seat].scored) {

@@ -60,7 +60,7 @@ std::vector<v1::Action> RockPaperPyramidState::LegalActions(int seat) const {
   for (int kind = 0; kind < kNumKinds; ++kind) {
     if (!pools_[seat][kind]) continue;
     v1::Action action;
-    *action.mutable_rock_paper_pyramid()->mutable_piece() = PieceOfKind(kind);
+    PieceOfKind(kind, *action.mutable_rock_paper_pyramid()->mutable_piece());
     actions.push_back(std::move(action));
   }
   return actions;

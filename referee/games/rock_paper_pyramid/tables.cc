@@ -20,12 +20,10 @@ int KindIndex(const v1::RppPiece& piece) {
          (piece.size() - v1::RPP_LARGE);
 }
 
-v1::RppPiece PieceOfKind(int index) {
+void PieceOfKind(int index, v1::RppPiece& piece) {
   const int sizes = static_cast<int>(kSizes.size());
-  v1::RppPiece piece;
   piece.set_colour(static_cast<v1::RppColour>(v1::RPP_BLACK + index / sizes));
   piece.set_size(static_cast<v1::RppSize>(v1::RPP_LARGE + index % sizes));
-  return piece;
 }
 
 v1::RppPiece MakePiece(v1::RppColour colour, v1::RppSize size) {

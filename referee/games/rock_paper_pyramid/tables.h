@@ -32,8 +32,9 @@ bool IsKnownPiece(const v1::RppPiece& piece);
 
 // Position of a known piece in sorted order: colour first, then size.
 int KindIndex(const v1::RppPiece& piece);
-// The piece at `index` of that order.
-v1::RppPiece PieceOfKind(int index);
+// Writes the piece at `index` of that order into `piece` (in place, so
+// that a piece inside an arena message costs no temporary and no copy).
+void PieceOfKind(int index, v1::RppPiece& piece);
 v1::RppPiece MakePiece(v1::RppColour colour, v1::RppSize size);
 
 // Large 3, Medium 2, Small 1.
