@@ -127,8 +127,9 @@ class PyramidSchemeState final : public State {
   // supply has no Police, which the rules make impossible).
   std::vector<int> PoliceParents(int seat) const;
   absl::Status ValidateForPhase(const v1::PyramidSchemeAction& action) const;
-  // Calls `visit` with every legal action of the deciding seat, in no
-  // particular order, until it returns false.
+  // Calls `visit` with every legal action of the deciding seat, each once
+  // (SoleLegalAction relies on it), in no particular order, until it
+  // returns false.
   void ForEachChoice(
       absl::FunctionRef<bool(v1::PyramidSchemeAction)> visit) const;
 
