@@ -124,6 +124,15 @@ std::vector<int> Pyramid::Qualifying(const Edition& edition) const {
   return qualifying;
 }
 
+bool Pyramid::AnyQualifying(const Edition& edition) const {
+  for (int index = 0; index < size(); ++index) {
+    const Node& node = nodes_[index];
+    if (node.flipped || edition.IsPolice(node.card)) continue;
+    if (ConditionMet(edition, index)) return true;
+  }
+  return false;
+}
+
 int Pyramid::SmartAsses() const {
   int count = 0;
   for (const Node& node : nodes_) count += node.flipped ? 1 : 0;

@@ -84,6 +84,8 @@ class Pyramid {
   // Indices of the unflipped Victims and Founder whose condition is met, in
   // pyramid order.
   std::vector<int> Qualifying(const Edition& edition) const;
+  // Whether Qualifying() is not empty, without listing it.
+  bool AnyQualifying(const Edition& edition) const;
 
   // Flipped cards of every kind.
   int SmartAsses() const;

@@ -519,7 +519,7 @@ void PyramidSchemeState::AdvancePolice() {
 // After a placement or a resolved reward: the window stays (or becomes)
 // open while some card qualifies; otherwise the action is complete.
 void PyramidSchemeState::ContinueFlipWindow() {
-  if (!seats_[active_].pyramid.Qualifying(*edition_).empty()) {
+  if (seats_[active_].pyramid.AnyQualifying(*edition_)) {
     phase_ = Phase::kFlip;
     return;
   }
