@@ -15,6 +15,16 @@ declare -A sources=(
   [bench_verify]=tools/bench_verify.cc [make_golden]=tools/make_golden.cc
 )
 passed=0 failed=0
+# expect_flag PROGRAM FLAG HELP PATTERN: counts whether HELP, PROGRAM's
+# --help, lists --FLAG followed by PATTERN's separator.
+expect_flag() {
+  if grep -q -- "--$2$4" <<<"$3"; then
+    ((++passed))
+  else
+    echo "$1 --help does not list --$2"
+    ((++failed))
+  fi
+}
 for program in "${!sources[@]}"; do
   if [[ ${PYRAMID_NO_BENCHMARKS:-0} == 1 && $program == bench_* ]]; then
     continue
@@ -23,26 +33,12 @@ for program in "${!sources[@]}"; do
   flags=$(grep -o 'ABSL_FLAG([^,]*, *[a-z_0-9]*' "${sources[$program]}" |
     sed 's/.*, *//')
   [[ -n $flags ]] || { echo "$program: no flags found in ${sources[$program]}"; ((++failed)); continue; }
-  for flag in $flags; do
-    if grep -q -- "--$flag " <<<"$help"; then
-      ((++passed))
-    else
-      echo "$program --help does not list --$flag"
-      ((++failed))
-    fi
-  done
+  for flag in $flags; do expect_flag "$program" "$flag" "$help" " "; done
 done
 # bench_tlog takes its own two flags before Google Benchmark's.
 if [[ ${PYRAMID_NO_BENCHMARKS:-0} != 1 ]]; then
   bench_help=$("$bin/bench_tlog" --help 2>&1 || true)
-  for flag in leaves dir; do
-    if grep -q -- "--$flag=" <<<"$bench_help"; then
-      ((++passed))
-    else
-      echo "bench_tlog --help does not list --$flag"
-      ((++failed))
-    fi
-  done
+  for flag in leaves dir; do expect_flag bench_tlog "$flag" "$bench_help" "="; done
 fi
 echo "$passed passed, $failed failed"
 ((failed == 0))

@@ -138,7 +138,19 @@ Digest Flip(Digest d, int bit) {
   return d;
 }
 
-TEST(MerkleTest, EveryInclusionProofUpTo64LeavesVerifiesAndNoBitFlipDoes) {
+// The bits the exhaustive tests below flip in each hash: one in every byte,
+// a different one of its eight from byte to byte (bit i % 8 of byte i). A
+// proof check that skipped or mis-compared any byte of any hash lets one of
+// them through. Flipping all 256 bits cost eight times as much (the tests'
+// whole time in the sanitizer build was a minute) and tested SHA-256, not the
+// proofs: one bit changed anywhere changes a hash.
+std::vector<int> FlippedBits() {
+  std::vector<int> bits;
+  for (int byte = 0; byte < 32; ++byte) bits.push_back(8 * byte + byte % 8);
+  return bits;
+}
+
+TEST(MerkleTest, EveryInclusionProofUpTo64LeavesVerifiesAndNoChangedByteDoes) {
   for (int size = 1; size <= 64; ++size) {
     const MemoryTree tree = NumberedTree(size);
     const Digest root = tree.Root();
@@ -147,7 +159,7 @@ TEST(MerkleTest, EveryInclusionProofUpTo64LeavesVerifiesAndNoBitFlipDoes) {
       std::vector<Digest> proof = InclusionProof(index, size, Source(tree));
       ASSERT_TRUE(VerifyInclusion(index, size, leaf, proof, root))
           << index << " of " << size;
-      for (int bit = 0; bit < 256; ++bit) {
+      for (int bit : FlippedBits()) {
         EXPECT_FALSE(
             VerifyInclusion(index, size, leaf, proof, Flip(root, bit)));
         EXPECT_FALSE(
@@ -177,7 +189,8 @@ TEST(MerkleTest, EveryInclusionProofUpTo64LeavesVerifiesAndNoBitFlipDoes) {
   }
 }
 
-TEST(MerkleTest, EveryConsistencyProofUpTo64LeavesVerifiesAndNoBitFlipDoes) {
+TEST(MerkleTest,
+     EveryConsistencyProofUpTo64LeavesVerifiesAndNoChangedByteDoes) {
   const MemoryTree full = NumberedTree(64);
   std::vector<Digest> roots{EmptyRoot()};
   for (int size = 1; size <= 64; ++size) {
@@ -192,7 +205,7 @@ TEST(MerkleTest, EveryConsistencyProofUpTo64LeavesVerifiesAndNoBitFlipDoes) {
       ASSERT_TRUE(
           VerifyConsistency(old_size, new_size, old_root, new_root, proof))
           << old_size << " to " << new_size;
-      for (int bit = 0; bit < 256; ++bit) {
+      for (int bit : FlippedBits()) {
         EXPECT_FALSE(VerifyConsistency(old_size, new_size, Flip(old_root, bit),
                                        new_root, proof));
         if (old_size > 0) {
