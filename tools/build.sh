@@ -15,8 +15,12 @@ else
 fi
 generator=()
 if command -v ninja >/dev/null; then generator=(-G Ninja); fi
+# ccache, when installed, with the sloppiness its manual asks for to cache
+# files compiled with a precompiled header (all but a few of ours).
 launcher=()
-if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
+if command -v ccache >/dev/null; then
+  launcher=("-DCMAKE_CXX_COMPILER_LAUNCHER=env;CCACHE_SLOPPINESS=pch_defines,time_macros;ccache")
+fi
 if [[ ! -f "$build_dir/CMakeCache.txt" ]]; then
   cmake -S . -B "$build_dir" "${generator[@]}" "${launcher[@]}" "${sanitize[@]}" -DCMAKE_BUILD_TYPE="${BUILD_TYPE:-Release}"
 fi
