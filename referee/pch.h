@@ -2,8 +2,9 @@
 // build instead of once per source file: the root CMakeLists.txt precompiles
 // this file (target pyramid_pch) and every library and program of ours
 // reuses it (pyramid_precompile_headers). Only a build speed-up: each source
-// still includes what it uses, and compiles the same without it. Tests have
-// their own (tests/test_pch.h, with GoogleTest).
+// still includes what it uses, and compiles the same without it (configure
+// with -DCMAKE_DISABLE_PRECOMPILE_HEADERS=ON to check). Tests have their
+// own (tests/test_pch.h, with GoogleTest).
 #ifndef PYRAMID_REFEREE_PCH_H_
 #define PYRAMID_REFEREE_PCH_H_
 
