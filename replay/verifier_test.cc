@@ -287,8 +287,11 @@ class Driver {
   const std::string& log() const { return log_; }
   bool finished() const { return match_->finished(); }
   uint64_t id() const { return match_->decision()->id; }
-  // The seats of the open decision (a copy: decision() returns by value).
-  std::vector<int> Seats() const { return match_->decision()->seats; }
+  // The seats of the open decision.
+  std::vector<int> Seats() const {
+    const std::optional<DecisionView> decision = match_->decision();
+    return {decision->seats.begin(), decision->seats.end()};
+  }
 
   // What `seat` would honestly play now: a seed contribution in decision 0,
   // else a random legal action.

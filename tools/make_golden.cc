@@ -120,7 +120,7 @@ class Scenario {
     if (!status_.ok()) return status_;
     while (!match_->finished()) {
       const uint64_t id = match_->decision()->id;
-      const std::vector<int> seats = match_->decision()->seats;
+      const auto seats = match_->decision()->seats;  // A copy.
       bool late = false;
       for (int seat : seats) {
         if (plan(*match_, id, seat) == Conduct::kNoCommit) {

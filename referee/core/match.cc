@@ -156,11 +156,12 @@ absl::Status Match::Checkpoint() {
 
 std::optional<DecisionView> Match::decision() const {
   if (finished_) return std::nullopt;
+  const std::vector<int>& seats = decision_.seats();
   return DecisionView{.id = decision_.id(),
-                      .seats = decision_.seats(),
+                      .seats = {seats.begin(), seats.end()},
                       .simultaneous = decision_.simultaneous(),
                       .reveal_phase = decision_.reveal_phase(),
-                      .deadlines = deadlines_};
+                      .deadlines = {deadlines_.begin(), deadlines_.end()}};
 }
 
 absl::Time Match::NextDeadline() const {

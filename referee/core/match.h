@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
@@ -54,15 +55,18 @@ struct MatchConfig {
   std::string label;  // Header.label.
 };
 
-// What the open decision asks for.
+// What the open decision asks for: a copy, which the service takes several
+// times per message, so it holds up to kInlineSeats seats without touching
+// the heap.
 struct DecisionView {
+  static constexpr size_t kInlineSeats = 10;  // Every game's most seats.
   uint64_t id = 0;
-  std::vector<int> seats;  // Ascending.
+  absl::InlinedVector<int, kInlineSeats> seats;  // Ascending.
   bool simultaneous = false;
   bool reveal_phase = false;  // False: collecting commits.
   // Per seat (indexed like `seats`): when its current phase closes for it;
   // InfiniteFuture when there is no deadline.
-  std::vector<absl::Time> deadlines;
+  absl::InlinedVector<absl::Time, kInlineSeats> deadlines;
 };
 
 class Match {

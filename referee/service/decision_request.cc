@@ -11,8 +11,8 @@ v1::DecisionRequest NewDecisionRequest(
     std::optional<v1::Observation> observation, bool listed,
     std::vector<v1::Action> legal) {
   v1::DecisionRequest request;
-  request.set_match_id(asked.match_id);
-  request.set_game(asked.game);
+  request.set_match_id(asked.match_id.data(), asked.match_id.size());
+  request.set_game(asked.game.data(), asked.game.size());
   request.set_seat(seat);
   request.set_num_seats(asked.num_seats);
   request.set_decision_id(asked.decision_id);

@@ -7,20 +7,23 @@
 
 #include <cstdint>
 #include <optional>
-#include <string>
+#include <string_view>
 #include <vector>
 
+#include "absl/types/span.h"
 #include "pyramid/referee/v1/referee_service.pb.h"
 
 namespace pyramid {
 
-// What the referee asks in an open decision.
+// What the referee asks in an open decision. The views must outlive the
+// NewDecisionRequest call they are given to (the service builds one per
+// request it sends, so it copies nothing here).
 struct AskedDecision {
-  std::string match_id;
-  std::string game;
+  std::string_view match_id;
+  std::string_view game;
   int num_seats = 0;
   uint64_t decision_id = 0;
-  std::vector<int> acting_seats;  // Ascending.
+  absl::Span<const int> acting_seats;  // Ascending.
   bool simultaneous = false;
 };
 

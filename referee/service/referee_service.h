@@ -71,6 +71,21 @@ class RefereeService final : public referee::v1::Referee::Service {
  public:
   RefereeService(Lobby* lobby, ServiceLimits limits = {});
 
+  // The base's generated synchronous methods (each answers UNIMPLEMENTED)
+  // are never called: the constructor registers the callback handlers
+  // below in their place. Named here so that the handlers, which share
+  // their names, overload them instead of hiding them.
+  using Service::CreateMatch;
+  using Service::GetCheckpoint;
+  using Service::GetConsistencyProof;
+  using Service::GetInclusionProof;
+  using Service::GetLog;
+  using Service::GetMatch;
+  using Service::ListMatches;
+  using Service::Play;
+  using Service::RegisterBot;
+  using Service::Watch;
+
   // The methods of referee_service.proto, each given a parsed request.
 
   grpc::ServerUnaryReactor* CreateMatch(
