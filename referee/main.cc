@@ -392,11 +392,7 @@ int Main() {
 }  // namespace pyramid
 
 int main(int argc, char** argv) {
-  std::vector<char*> rest =
-      pyramid::InitProgram(argc, argv, "The pyramid referee gRPC service.");
-  if (rest.size() > 1) {
-    std::cerr << "referee takes no positional arguments\n";
-    return 2;
-  }
+  pyramid::InitFlagsOnlyProgram(argc, argv,
+                                "The pyramid referee gRPC service.");
   return pyramid::Main();
 }

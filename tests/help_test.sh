@@ -2,6 +2,8 @@
 # `--help` of every program lists every flag it defines, with its help text
 # (Abseil alone printed "No flags matched"). For each program, every flag
 # its sources define with ABSL_FLAG must appear as --NAME in its --help.
+# A program that takes flags only (all but refctl and tournament) refuses a
+# positional argument with status 2, naming it, before it does anything.
 # PYRAMID_NO_BENCHMARKS=1 (the sanitizer build, which does not build them)
 # leaves out the bench_* programs.
 set -euo pipefail
@@ -25,10 +27,24 @@ expect_flag() {
     ((++failed))
   fi
 }
+# expect_refused PROGRAM: counts whether PROGRAM refuses a positional
+# argument as a program that takes flags only does.
+expect_refused() {
+  local out status=0
+  out=$("$bin/$1" stray-argument 2>&1) || status=$?
+  if ((status == 2)) &&
+    [[ $out == *'takes no positional arguments (got "stray-argument")'* ]]; then
+    ((++passed))
+  else
+    echo "$1 stray-argument: status $status, said: $out"
+    ((++failed))
+  fi
+}
 for program in "${!sources[@]}"; do
   if [[ ${PYRAMID_NO_BENCHMARKS:-0} == 1 && $program == bench_* ]]; then
     continue
   fi
+  [[ $program == refctl || $program == tournament ]] || expect_refused "$program"
   help=$("$bin/$program" --help 2>&1 || true)
   flags=$(grep -o 'ABSL_FLAG([^,]*, *[a-z_0-9]*' "${sources[$program]}" |
     sed 's/.*, *//')

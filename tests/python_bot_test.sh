@@ -32,83 +32,14 @@ PY=/usr/bin/python3
 PYBOT=tools/python/pyramid_bot.py
 LIMIT=30  # Seconds any one phase may take.
 
-tmp=$(mktemp -d)
-pids=()
-declare -A names  # pid -> name, for messages
-cleanup() {
-  local pid
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
-
-fail() {
-  echo "FAIL: $*" >&2
-  for f in "$tmp"/*.out; do
-    [[ -f $f ]] && { echo "--- $f" >&2; tail -n 20 "$f" >&2; }
-  done
-  exit 1
-}
-
-for tool in referee bot refctl replay; do
-  [[ -x $BIN/$tool ]] || fail "$BIN/$tool is not built"
-done
+# shellcheck source=tests/e2e_lib.sh
+source "${BASH_SOURCE%/*}/e2e_lib.sh"
+need_built referee bot refctl replay
 [[ -f $STUBS/pyramid/referee/v1/referee_service_pb2_grpc.py ]] ||
   fail "no Python stubs in $STUBS (build the pyramid_python_stubs target)"
 
-# Starts a background process, logging to $tmp/NAME.out; sets $last_pid.
-spawn() {
-  local name=$1
-  shift
-  "$@" >"$tmp/$name.out" 2>&1 &
-  last_pid=$!
-  pids+=("$last_pid")
-  names[$last_pid]=$name
-}
-
-# Waits up to $LIMIT seconds for each pid to exit; each must exit 0.
-wait_for() {
-  local deadline=$((SECONDS + LIMIT)) pid status
-  for pid in "$@"; do
-    while kill -0 "$pid" 2>/dev/null; do
-      ((SECONDS < deadline)) || fail "${names[$pid]} still running after ${LIMIT}s"
-      sleep 0.05
-    done
-    status=0
-    wait "$pid" || status=$?
-    ((status == 0)) || fail "${names[$pid]} exited with status $status"
-  done
-}
-
-# Polls `$@` (a command) every 50 ms until it succeeds or $LIMIT seconds pass.
-poll() {
-  local deadline=$((SECONDS + LIMIT))
-  until "$@"; do
-    ((SECONDS < deadline)) || fail "timed out waiting for: $*"
-    sleep 0.05
-  done
-}
-
 # --- the referee
-spawn referee "$BIN/referee" --listen=127.0.0.1:0 --port_file="$tmp/port" \
-  --data_dir="$tmp/data"
-poll test -s "$tmp/port"
-addr=127.0.0.1:$(cat "$tmp/port")
-refctl() {
-  "$BIN/refctl" --referee="$addr" --admin_token_file="$tmp/data/admin.token" "$@"
-}
-
-# get-log MATCH, then `replay verify` must say genuine with the pinned key.
-verify_log() {
-  local match=$1 out
-  refctl get-log "$match" --out="$tmp/$match.pyrlog" 2>/dev/null ||
-    fail "get-log $match"
-  out=$("$BIN/replay" verify --key="$tmp/data/referee.key.pub" \
-    "$tmp/$match.pyrlog") || fail "replay verify $match: $out"
-  [[ $out == *": genuine ("* ]] || fail "replay verify $match: $out"
-  echo "$out"
-}
+start_referee 127.0.0.1:0
 
 # --- 1. seat tokens: Python on seat 0, C++ on seats 1 and 2
 match=$(refctl create-match --game=rock_paper_pyramid --seats=3 \

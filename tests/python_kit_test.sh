@@ -36,61 +36,9 @@ BIN=${PYRAMID_BIN:-build/bin}
 KIT=tools/clients/python
 LIMIT=60  # Seconds any one phase may take.
 
-tmp=$(mktemp -d)
-pids=()
-declare -A names  # pid -> name, for messages
-cleanup() {
-  local pid
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
-
-fail() {
-  echo "FAIL: $*" >&2
-  for f in "$tmp"/*.out; do
-    [[ -f $f ]] && { echo "--- $f" >&2; tail -n 15 "$f" >&2; }
-  done
-  exit 1
-}
-
-for tool in referee bot refctl replay keygen; do
-  [[ -x $BIN/$tool ]] || fail "$BIN/$tool is not built"
-done
-
-# Starts a background process, logging to $tmp/NAME.out; sets $last_pid.
-spawn() {
-  local name=$1
-  shift
-  "$@" >"$tmp/$name.out" 2>&1 &
-  last_pid=$!
-  pids+=("$last_pid")
-  names[$last_pid]=$name
-}
-
-# Waits up to $LIMIT seconds for each pid to exit; each must exit 0.
-wait_for() {
-  local deadline=$((SECONDS + LIMIT)) pid status
-  for pid in "$@"; do
-    while kill -0 "$pid" 2>/dev/null; do
-      ((SECONDS < deadline)) || fail "${names[$pid]} still running after ${LIMIT}s"
-      sleep 0.05
-    done
-    status=0
-    wait "$pid" || status=$?
-    ((status == 0)) || fail "${names[$pid]} exited with status $status"
-  done
-}
-
-# Polls `$@` (a command) every 50 ms until it succeeds or $LIMIT seconds pass.
-poll() {
-  local deadline=$((SECONDS + LIMIT))
-  until "$@"; do
-    ((SECONDS < deadline)) || fail "timed out waiting for: $*"
-    sleep 0.05
-  done
-}
+# shellcheck source=tests/e2e_lib.sh
+source "${BASH_SOURCE%/*}/e2e_lib.sh"
+need_built referee bot refctl replay keygen
 
 # --- 0. stubs, install, unit tests
 "$KIT/generate_stubs.sh" --check >/dev/null || fail "the kit's stubs are stale"
@@ -107,38 +55,7 @@ tail -n 1 "$tmp/unit.out"
 RANDOM_BOT=$KIT/examples/random_bot.py
 
 # --- the referee
-start_referee() {
-  rm -f "$tmp/port"
-  spawn referee "$BIN/referee" --listen="$1" --port_file="$tmp/port" \
-    --data_dir="$tmp/data"
-  referee_pid=$last_pid
-  poll test -s "$tmp/port"
-}
 start_referee 127.0.0.1:0
-addr=127.0.0.1:$(cat "$tmp/port")
-refctl() {
-  "$BIN/refctl" --referee="$addr" --admin_token_file="$tmp/data/admin.token" "$@"
-}
-
-# get-log MATCH, then `replay verify` must say genuine with the pinned key.
-verify_log() {
-  local match=$1 out
-  refctl get-log "$match" --out="$tmp/$match.pyrlog" 2>/dev/null ||
-    fail "get-log $match"
-  out=$("$BIN/replay" verify --key="$tmp/data/referee.key.pub" \
-    "$tmp/$match.pyrlog") || fail "replay verify $match: $out"
-  [[ $out == *": genuine ("* ]] || fail "replay verify $match: $out"
-  echo "$out"
-}
-
-# expect_clean NAME MATCHES: the kit bot NAME ended MATCHES matches, each
-# normally (no forfeit), with no error.
-expect_clean() {
-  local out=$tmp/$1.out
-  grep -q "^pyramid_kit: $2 match(es) ended, 0 error(s)" "$out" ||
-    fail "$1 did not end $2 match(es) without error"
-  ! grep -q "(forfeited)\|TERMINATION_FORFEIT" "$out" || fail "$1 saw a forfeit"
-}
 
 # --- 1. random kit bots on every seat, every game
 matches=()
@@ -267,18 +184,9 @@ grep -q "^3 matches, all included in checkpoint" "$tmp/play-local.out" ||
 echo "phase 5: play_local.sh (${SECONDS}s)"
 
 # --- 6. TLS: a referee with a certificate; the bots trust it with --tls_ca
-mkdir -p "$tmp/tls"
-openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
-  -keyout "$tmp/tls/key.pem" -out "$tmp/tls/cert.pem" -days 2 -subj /CN=localhost \
-  -addext "subjectAltName=IP:127.0.0.1" >/dev/null 2>&1 || fail "openssl req"
-spawn tls-referee "$BIN/referee" --listen=127.0.0.1:0 --port_file="$tmp/tls/port" \
-  --data_dir="$tmp/tls/data" --tls_cert="$tmp/tls/cert.pem" --tls_key="$tmp/tls/key.pem"
-poll test -s "$tmp/tls/port"
-tls_addr=127.0.0.1:$(cat "$tmp/tls/port")
-match=$("$BIN/refctl" --referee="$tls_addr" --tls_ca="$tmp/tls/cert.pem" \
-  --admin_token_file="$tmp/tls/data/admin.token" create-match \
-  --game=rock_paper_pyramid --seats=3 --token_dir="$tmp/tok-tls" 2>/dev/null) ||
-  fail "create-match over TLS"
+start_tls_referee
+match=$(tls_refctl create-match --game=rock_paper_pyramid --seats=3 \
+  --token_dir="$tmp/tok-tls" 2>/dev/null) || fail "create-match over TLS"
 waited=()
 for seat in 0 1 2; do
   spawn "tls-$seat" "$PY" "$RANDOM_BOT" --referee "$tls_addr" --tls_ca "$tmp/tls/cert.pem" \
@@ -287,11 +195,7 @@ for seat in 0 1 2; do
 done
 wait_for "${waited[@]}"
 for seat in 0 1 2; do expect_clean "tls-$seat" 1; done
-"$BIN/refctl" --referee="$tls_addr" --tls_ca="$tmp/tls/cert.pem" get-log "$match" \
-  --out="$tmp/tls/match.pyrlog" 2>/dev/null || fail "get-log over TLS"
-out=$("$BIN/replay" verify --key="$tmp/tls/data/referee.key.pub" "$tmp/tls/match.pyrlog") ||
-  fail "replay verify (TLS match): $out"
-[[ $out == *": genuine ("* ]] || fail "replay verify (TLS match): $out"
+verify_log "$match" tls_refctl "$tmp/tls/data"
 echo "phase 6: a match over TLS (${SECONDS}s)"
 
 echo "PASS: Python kit: installed with pip, $((${#matches[@]} + ${#bot_matches[@]} + 3)) matches of every game (seat tokens, a keyed bot token, one bot token on 4 matches at once, a slow strategy, a referee restart), play_local.sh and TLS; every log genuine"

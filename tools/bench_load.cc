@@ -2617,14 +2617,10 @@ class ClientRun {
 }  // namespace pyramid
 
 int main(int argc, char** argv) {
-  std::vector<char*> rest = pyramid::InitProgram(
+  pyramid::InitFlagsOnlyProgram(
       argc, argv,
       "Load benchmark of the referee service: concurrent Rock, Paper, "
       "Pyramid! matches vs a raw gRPC echo baseline.");
-  if (rest.size() > 1) {
-    std::cerr << "bench_load takes no positional arguments\n";
-    return 2;
-  }
   if (absl::GetFlag(FLAGS_serve)) return pyramid::ServeMain();
   return pyramid::ClientRun().Run();
 }

@@ -489,13 +489,9 @@ int Main() {
 }  // namespace pyramid
 
 int main(int argc, char** argv) {
-  std::vector<char*> rest = pyramid::InitProgram(
+  pyramid::InitFlagsOnlyProgram(
       argc, argv,
       "Benchmarks the log verifier against the SHA-256 floor on in-memory "
       "logs of one game (default Rock, Paper, Pyramid!) or of every game.");
-  if (rest.size() > 1) {
-    std::cerr << "bench_verify takes no positional arguments\n";
-    return 2;
-  }
   return pyramid::Main();
 }

@@ -18,12 +18,7 @@ ABSL_FLAG(std::string, out, "referee.key",
           "Path of the secret key file; the public key goes to PATH.pub.");
 
 int main(int argc, char** argv) {
-  std::vector<char*> rest =
-      pyramid::InitProgram(argc, argv, "Writes an Ed25519 key pair.");
-  if (rest.size() > 1) {
-    std::cerr << "keygen takes no positional arguments\n";
-    return 2;
-  }
+  pyramid::InitFlagsOnlyProgram(argc, argv, "Writes an Ed25519 key pair.");
   const std::string path = absl::GetFlag(FLAGS_out);
   const pyramid::SigningKey key = pyramid::SigningKey::Generate();
   if (absl::Status status = pyramid::WriteKeyFiles(path, key); !status.ok()) {

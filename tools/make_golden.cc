@@ -373,12 +373,8 @@ int Main() {
 }  // namespace pyramid
 
 int main(int argc, char** argv) {
-  std::vector<char*> rest = pyramid::InitProgram(
+  pyramid::InitFlagsOnlyProgram(
       argc, argv,
       "Writes the golden logs of fault scenarios (never overwrites).");
-  if (rest.size() > 1) {
-    std::cerr << "make_golden takes no positional arguments\n";
-    return 2;
-  }
   return pyramid::Main();
 }

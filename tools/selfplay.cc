@@ -158,13 +158,9 @@ int Main() {
 }  // namespace pyramid
 
 int main(int argc, char** argv) {
-  std::vector<char*> rest = pyramid::InitProgram(
+  pyramid::InitFlagsOnlyProgram(
       argc, argv,
       "Plays in-process matches between random players and writes their "
       "signed logs.");
-  if (rest.size() > 1) {
-    std::cerr << "selfplay takes no positional arguments\n";
-    return 2;
-  }
   return pyramid::Main();
 }

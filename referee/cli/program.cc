@@ -1,5 +1,9 @@
 #include "referee/cli/program.h"
 
+#include <cstdlib>
+#include <iostream>
+#include <string>
+
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/flags/usage_config.h"
@@ -25,6 +29,16 @@ std::vector<char*> InitProgram(int argc, char** argv, const char* usage) {
   absl::SetFlagsUsageConfig(config);
   absl::SetProgramUsageMessage(usage);
   return absl::ParseCommandLine(argc, argv);
+}
+
+void InitFlagsOnlyProgram(int argc, char** argv, const char* usage) {
+  const std::vector<char*> rest = InitProgram(argc, argv, usage);
+  if (rest.size() <= 1) return;
+  std::string name = rest[0];
+  name.erase(0, name.find_last_of('/') + 1);
+  std::cerr << name << " takes no positional arguments (got \"" << rest[1]
+            << "\")\n";
+  std::exit(2);
 }
 
 }  // namespace pyramid

@@ -23,6 +23,10 @@ namespace pyramid {
 // the positional arguments, argv[0] first.
 std::vector<char*> InitProgram(int argc, char** argv, const char* usage);
 
+// InitProgram for a program that takes flags only: a positional argument
+// ends the process with status 2, saying which one was not expected.
+void InitFlagsOnlyProgram(int argc, char** argv, const char* usage);
+
 }  // namespace pyramid
 
 #endif  // PYRAMID_REFEREE_CLI_PROGRAM_H_

@@ -74,12 +74,8 @@ int Main() {
 }  // namespace pyramid
 
 int main(int argc, char** argv) {
-  std::vector<char*> rest = pyramid::InitProgram(
+  pyramid::InitFlagsOnlyProgram(
       argc, argv,
       "Plays reference-bot strategies against each other in process.");
-  if (rest.size() > 1) {
-    std::cerr << "arena takes no positional arguments\n";
-    return 2;
-  }
   return pyramid::Main();
 }

@@ -475,11 +475,7 @@ int Main() {
 }  // namespace pyramid
 
 int main(int argc, char** argv) {
-  std::vector<char*> rest = pyramid::InitProgram(
-      argc, argv, "The reference bot for the pyramid referee.");
-  if (rest.size() > 1) {
-    std::cerr << "bot takes no positional arguments\n";
-    return 2;
-  }
+  pyramid::InitFlagsOnlyProgram(argc, argv,
+                                "The reference bot for the pyramid referee.");
   return pyramid::Main();
 }

@@ -1,0 +1,139 @@
+# shellcheck shell=bash
+# The harness of the end-to-end shell tests that run real referees over
+# loopback (python_bot_test.sh, python_kit_test.sh, node_kit_test.sh).
+# Sourced, not run: the test sets BIN (the built binaries) and LIMIT (the
+# seconds any one wait may take) first, and runs from the source root.
+#
+#   $tmp                 a temporary directory; at exit every process spawn
+#                        started is killed and reaped, and $tmp removed
+#   fail MESSAGE         prints MESSAGE and the tail of every $tmp/*.out,
+#                        then exits 1
+#   need_built TOOL...   fails unless each $BIN/TOOL is built
+#   spawn NAME CMD...    runs CMD in the background, its output in
+#                        $tmp/NAME.out; sets $last_pid
+#   wait_for PID...      each must exit 0 within $LIMIT seconds
+#   poll CMD...          runs CMD every 50 ms until it succeeds, at most
+#                        $LIMIT seconds
+#   start_referee ADDR   the referee under test on ADDR (127.0.0.1:0: any
+#                        free port), its data in $tmp/data; sets
+#                        $referee_pid and $addr. Called again with the same
+#                        address after a SIGKILL, it restarts the referee
+#                        on the same data.
+#   refctl ARGS...       refctl against it, with its admin token
+#   start_tls_referee    a second referee serving TLS with a certificate
+#                        for 127.0.0.1 made here ($tmp/tls/cert.pem, which
+#                        clients pass as --tls_ca), its data in
+#                        $tmp/tls/data; sets $tls_addr
+#   tls_refctl ARGS...   refctl against that one
+#   verify_log MATCH [CLIENT DATA]
+#                        fetches MATCH's log with CLIENT (default refctl)
+#                        into $tmp/MATCH.pyrlog; `replay verify` with the
+#                        key in DATA (default $tmp/data) must say genuine;
+#                        prints its verdict
+#   expect_clean NAME N  the client kit bot NAME (Python or Node) ended N
+#                        matches, none by forfeit, with no error
+
+tmp=$(mktemp -d)
+pids=()
+declare -A names # pid -> name, for messages
+cleanup() {
+  local pid
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+fail() {
+  echo "FAIL: $*" >&2
+  for f in "$tmp"/*.out; do
+    [[ -f $f ]] && { echo "--- $f" >&2; tail -n 20 "$f" >&2; }
+  done
+  exit 1
+}
+
+need_built() {
+  local tool
+  for tool in "$@"; do
+    [[ -x $BIN/$tool ]] || fail "$BIN/$tool is not built"
+  done
+}
+
+spawn() {
+  local name=$1
+  shift
+  "$@" >"$tmp/$name.out" 2>&1 &
+  last_pid=$!
+  pids+=("$last_pid")
+  names[$last_pid]=$name
+}
+
+wait_for() {
+  local deadline=$((SECONDS + LIMIT)) pid status
+  for pid in "$@"; do
+    while kill -0 "$pid" 2>/dev/null; do
+      ((SECONDS < deadline)) || fail "${names[$pid]} still running after ${LIMIT}s"
+      sleep 0.05
+    done
+    status=0
+    wait "$pid" || status=$?
+    ((status == 0)) || fail "${names[$pid]} exited with status $status"
+  done
+}
+
+poll() {
+  local deadline=$((SECONDS + LIMIT))
+  until "$@"; do
+    ((SECONDS < deadline)) || fail "timed out waiting for: $*"
+    sleep 0.05
+  done
+}
+
+start_referee() {
+  rm -f "$tmp/port"
+  spawn referee "$BIN/referee" --listen="$1" --port_file="$tmp/port" \
+    --data_dir="$tmp/data"
+  # shellcheck disable=SC2034  # For the test, to kill it.
+  referee_pid=$last_pid
+  poll test -s "$tmp/port"
+  addr=127.0.0.1:$(cat "$tmp/port")
+}
+
+refctl() {
+  "$BIN/refctl" --referee="$addr" --admin_token_file="$tmp/data/admin.token" "$@"
+}
+
+start_tls_referee() {
+  mkdir -p "$tmp/tls"
+  openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
+    -keyout "$tmp/tls/key.pem" -out "$tmp/tls/cert.pem" -days 2 \
+    -subj /CN=localhost -addext "subjectAltName=IP:127.0.0.1" \
+    >/dev/null 2>&1 || fail "openssl req"
+  spawn tls-referee "$BIN/referee" --listen=127.0.0.1:0 \
+    --port_file="$tmp/tls/port" --data_dir="$tmp/tls/data" \
+    --tls_cert="$tmp/tls/cert.pem" --tls_key="$tmp/tls/key.pem"
+  poll test -s "$tmp/tls/port"
+  tls_addr=127.0.0.1:$(cat "$tmp/tls/port")
+}
+
+tls_refctl() {
+  "$BIN/refctl" --referee="$tls_addr" --tls_ca="$tmp/tls/cert.pem" \
+    --admin_token_file="$tmp/tls/data/admin.token" "$@"
+}
+
+verify_log() {
+  local match=$1 client=${2:-refctl} data=${3:-$tmp/data} out
+  "$client" get-log "$match" --out="$tmp/$match.pyrlog" 2>/dev/null ||
+    fail "get-log $match"
+  out=$("$BIN/replay" verify --key="$data/referee.key.pub" \
+    "$tmp/$match.pyrlog") || fail "replay verify $match: $out"
+  [[ $out == *": genuine ("* ]] || fail "replay verify $match: $out"
+  echo "$out"
+}
+
+expect_clean() {
+  local out=$tmp/$1.out
+  grep -q "^pyramid_kit: $2 match(es) ended, 0 error(s)" "$out" ||
+    fail "$1 did not end $2 match(es) without error"
+  ! grep -q "(forfeited)\|TERMINATION_FORFEIT" "$out" || fail "$1 saw a forfeit"
+}
