@@ -97,6 +97,10 @@ ABSL_FLAG(uint32_t, batch_linger_us, 4000,
           "How long a bot's Play stream with the feature batch holds back a "
           "message sent to it while nothing else waits, to send what follows "
           "in the same write (0: never).");
+ABSL_FLAG(uint32_t, ack_hold_ms, 250,
+          "How long a seat's Play stream with the feature batch may hold back "
+          "an acknowledgement (CommitAck, RevealAck) for the next message to "
+          "that seat to carry it (0: never).");
 ABSL_FLAG(uint32_t, watch_queue_bytes, 32 << 10,
           "Bytes of events a watcher may have unsent; one that falls further "
           "behind loses them and gets a fresh snapshot instead.");
@@ -269,6 +273,7 @@ ServiceLimits LimitsFromFlags() {
   limits.watch_queue_bytes = absl::GetFlag(FLAGS_watch_queue_bytes);
   limits.batch_linger =
       absl::Microseconds(absl::GetFlag(FLAGS_batch_linger_us));
+  limits.ack_hold = absl::Milliseconds(absl::GetFlag(FLAGS_ack_hold_ms));
   return limits;
 }
 

@@ -2042,6 +2042,98 @@ TEST_F(ServiceTest, OnlyABotsStreamLingers) {
   EXPECT_EQ(bot_stream.Count(IsDecision(match.id, 0, 0)), 0);
 }
 
+// ServiceLimits::ack_hold: on a seat's "batch" stream a CommitAck waits for
+// the RevealRequest the other seats' commits bring, and a RevealAck for the
+// DecisionResult, each then carried in the same write. The hold here is a
+// minute, so that only those messages can end it.
+TEST_F(ServiceTest, ASeatsBatchStreamHoldsAnAcknowledgementForWhatFollows) {
+  RefereeConfig config;
+  config.limits.ack_hold = absl::Minutes(1);
+  ref_ = std::make_unique<TestReferee>(config);
+  const Created match = NewMatch();
+  std::vector<std::unique_ptr<PlayClient>> seats;
+  for (uint32_t seat = 0; seat < kSeats; ++seat) {
+    seats.push_back(std::make_unique<PlayClient>(
+        ref_->NewChannel(), match.tokens[seat], absl::StrCat("seat", seat),
+        nullptr, std::nullopt, "batch"));
+    ASSERT_TRUE(seats[seat]->Await(IsDecision(match.id, seat, 0)));
+  }
+  std::vector<Move> moves;
+  for (uint32_t seat = 0; seat < kSeats; ++seat) {
+    moves.push_back(NewMove(svctest::SeedAction()));
+  }
+  PlayClient& first = *seats[0];
+  ASSERT_TRUE(first.Send(svctest::CommitMsg(match.id, 0, 0, moves[0])));
+  absl::SleepFor(absl::Milliseconds(300));
+  EXPECT_EQ(first.Count(IsCommitAck(match.id, 0, 0)), 0);
+  for (uint32_t seat = 1; seat < kSeats; ++seat) {
+    ASSERT_TRUE(
+        seats[seat]->Send(svctest::CommitMsg(match.id, seat, 0, moves[seat])));
+  }
+  ASSERT_TRUE(first.Await(IsRevealRequest(match.id, 0, 0)));
+  ASSERT_TRUE(first.Await(IsCommitAck(match.id, 0, 0)));
+
+  ASSERT_TRUE(first.Send(svctest::RevealMsg(match.id, 0, 0, moves[0])));
+  absl::SleepFor(absl::Milliseconds(300));
+  EXPECT_EQ(first.Count(IsRevealAck(match.id, 0, 0)), 0);
+  for (uint32_t seat = 1; seat < kSeats; ++seat) {
+    ASSERT_TRUE(seats[seat]->Await(IsRevealRequest(match.id, seat, 0)));
+    ASSERT_TRUE(
+        seats[seat]->Send(svctest::RevealMsg(match.id, seat, 0, moves[seat])));
+  }
+  ASSERT_TRUE(first.Await(IsDecision(match.id, 0, 1)));
+  ASSERT_TRUE(first.Await(IsRevealAck(match.id, 0, 0)));
+
+  // Each acknowledgement came in one write with what it waited for, just
+  // before it: seat 0's first write was its seed request, alone (before any
+  // commit); then CommitAck + RevealRequest; then RevealAck + the seed
+  // decision's DecisionResult + DecisionRequest 1.
+  const std::vector<v1::PlayResponse> received = first.Messages();
+  auto index_of = [&](const svctest::Pred& pred) {
+    return std::find_if(received.begin(), received.end(), pred) -
+           received.begin();
+  };
+  EXPECT_EQ(index_of(IsCommitAck(match.id, 0, 0)) + 1,
+            index_of(IsRevealRequest(match.id, 0, 0)));
+  EXPECT_EQ(index_of(IsRevealAck(match.id, 0, 0)) + 1,
+            index_of(IsResult(match.id, 0, 0)));
+  EXPECT_EQ(first.BatchSizes(), (std::vector<int>{2, 3}));
+}
+
+// A held acknowledgement goes alone once ack_hold has passed, whether or not
+// anything follows; a stream without the feature "batch" is never held.
+TEST_F(ServiceTest, AnAcknowledgementIsHeldNoLongerThanTheHold) {
+  RefereeConfig config;
+  config.limits.ack_hold = absl::Milliseconds(50);
+  ref_ = std::make_unique<TestReferee>(config);
+  const Created match = NewMatch();
+  PlayClient batch(ref_->NewChannel(), match.tokens[0], "seat0", nullptr,
+                   std::nullopt, "batch");
+  std::unique_ptr<PlayClient> plain = Connect(match.tokens[1], "seat1");
+  ASSERT_TRUE(batch.Await(IsDecision(match.id, 0, 0)));
+  ASSERT_TRUE(plain->Await(IsDecision(match.id, 1, 0)));
+  ASSERT_TRUE(batch.Send(
+      svctest::CommitMsg(match.id, 0, 0, NewMove(svctest::SeedAction()))));
+  ASSERT_TRUE(plain->Send(
+      svctest::CommitMsg(match.id, 1, 0, NewMove(svctest::SeedAction()))));
+  // Seat 2 never commits: no RevealRequest comes to carry the acks.
+  ASSERT_TRUE(batch.Await(IsCommitAck(match.id, 0, 0)));
+  ASSERT_TRUE(plain->Await(IsCommitAck(match.id, 1, 0)));
+  EXPECT_EQ(batch.Count(IsRevealRequest(match.id, 0, 0)), 0);
+}
+
+TEST_F(ServiceTest, AStreamWithoutBatchGetsItsAcknowledgementsAtOnce) {
+  RefereeConfig config;
+  config.limits.ack_hold = absl::Minutes(1);
+  ref_ = std::make_unique<TestReferee>(config);
+  const Created match = NewMatch();
+  std::unique_ptr<PlayClient> plain = Connect(match.tokens[0], "seat0");
+  ASSERT_TRUE(plain->Await(IsDecision(match.id, 0, 0)));
+  ASSERT_TRUE(plain->Send(
+      svctest::CommitMsg(match.id, 0, 0, NewMove(svctest::SeedAction()))));
+  EXPECT_TRUE(plain->Await(IsCommitAck(match.id, 0, 0), absl::Seconds(5)));
+}
+
 // ServiceLimits::max_queued_messages_per_seat: a bot's stream, which carries
 // every seat of the bot, may queue that many unsent messages per seat when
 // it is more than max_queued_messages. Here the base takes two, and a match

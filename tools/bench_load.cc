@@ -157,6 +157,9 @@ ABSL_FLAG(int32_t, sync_threads, 16,
 ABSL_FLAG(uint32_t, batch_linger_us, 4000,
           "How long the referee holds back a message to a bot's batch stream "
           "to send what follows with it (the referee's --batch_linger_us).");
+ABSL_FLAG(uint32_t, ack_hold_ms, 250,
+          "How long a seat's batch stream may hold back an acknowledgement "
+          "for the next message to the seat (the referee's --ack_hold_ms).");
 ABSL_FLAG(uint32_t, checkpoint_interval, 64,
           "Records between signed checkpoints (the referee's default).");
 ABSL_FLAG(int, deadline_ms, 2000,
@@ -317,6 +320,7 @@ int ServeMain() {
   ServiceLimits limits;
   limits.batch_linger =
       absl::Microseconds(absl::GetFlag(FLAGS_batch_linger_us));
+  limits.ack_hold = absl::Milliseconds(absl::GetFlag(FLAGS_ack_hold_ms));
   RefereeService referee(&lobby, limits);
   EchoService echo;
   grpc::ServerBuilder builder;
@@ -426,6 +430,7 @@ class ServerProcess {
         absl::StrCat("--sync_threads=", absl::GetFlag(FLAGS_sync_threads)),
         absl::StrCat("--batch_linger_us=",
                      absl::GetFlag(FLAGS_batch_linger_us)),
+        absl::StrCat("--ack_hold_ms=", absl::GetFlag(FLAGS_ack_hold_ms)),
         absl::StrCat("--checkpoint_interval=",
                      absl::GetFlag(FLAGS_checkpoint_interval))};
     std::vector<char*> argv;

@@ -4,8 +4,8 @@
 
 namespace pyramid {
 
-DelayedRunner::DelayedRunner(absl::Duration delay)
-    : delay_(delay), thread_([this] { Loop(); }) {}
+DelayedRunner::DelayedRunner(absl::Duration delay, absl::Duration slack)
+    : delay_(delay), slack_(slack), thread_([this] { Loop(); }) {}
 
 DelayedRunner::~DelayedRunner() {
   {
@@ -37,7 +37,7 @@ void DelayedRunner::Loop() {
                                 pending_.front().first)) {
         return;
       }
-      const absl::Time now = absl::Now();
+      const absl::Time now = absl::Now() + slack_;
       while (!pending_.empty() && pending_.front().first <= now) {
         due.push_back(std::move(pending_.front().second));
         pending_.pop_front();

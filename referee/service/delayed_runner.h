@@ -17,7 +17,12 @@ namespace pyramid {
 
 class DelayedRunner {
  public:
-  explicit DelayedRunner(absl::Duration delay);
+  // With a `slack`, a call may also run up to `slack` early, together with
+  // an earlier one: the thread then wakes at most once per `slack` however
+  // many calls are posted, for callers to whom the exact moment matters
+  // less than the thread's wake-ups.
+  explicit DelayedRunner(absl::Duration delay,
+                         absl::Duration slack = absl::ZeroDuration());
   // Stops the thread; what is still pending is dropped, not run.
   ~DelayedRunner();
   DelayedRunner(const DelayedRunner&) = delete;
@@ -33,6 +38,7 @@ class DelayedRunner {
   void Loop();
 
   const absl::Duration delay_;
+  const absl::Duration slack_;
   absl::Mutex mu_;
   // When each call is due, in order (every call waits the same delay).
   std::deque<std::pair<absl::Time, std::function<void()>>> pending_

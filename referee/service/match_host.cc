@@ -74,17 +74,28 @@ std::vector<HostedSeat> ArchivedSeats(const v1::MatchInfo& info) {
   return seats;
 }
 
+void Deliver(PlaySink& sink, SerializedMessage message, bool acknowledgement) {
+  if (acknowledgement) {
+    sink.Acknowledge(std::move(message));
+  } else {
+    sink.Send(std::move(message));
+  }
+}
+
 // Sends each message to its stream, in order, each stream corked meanwhile
 // so that what one stream gets can go out as one write.
 void SendTogether(std::vector<OutgoingMessage>& outbox) {
   std::vector<PlaySink*> corked;
-  for (const auto& [sink, message] : outbox) {
-    if (std::find(corked.begin(), corked.end(), sink.get()) == corked.end()) {
-      corked.push_back(sink.get());
-      sink->Cork();
+  for (const OutgoingMessage& out : outbox) {
+    if (std::find(corked.begin(), corked.end(), out.sink.get()) ==
+        corked.end()) {
+      corked.push_back(out.sink.get());
+      out.sink->Cork();
     }
   }
-  for (auto& [sink, message] : outbox) sink->Send(std::move(message));
+  for (OutgoingMessage& out : outbox) {
+    Deliver(*out.sink, std::move(out.message), out.acknowledgement);
+  }
   for (PlaySink* sink : corked) sink->Uncork();
 }
 
@@ -106,22 +117,23 @@ MatchHost::MatchHost(const v1::MatchInfo& info, std::string log_path,
       outcome_(info.outcome()),
       broken_reason_(info.broken_reason()) {}
 
-std::shared_ptr<PlaySink> MatchHost::SendToSeat(
-    int seat, const v1::PlayResponse& message) {
+std::shared_ptr<PlaySink> MatchHost::SendToSeat(int seat,
+                                                const v1::PlayResponse& message,
+                                                bool acknowledgement) {
   std::shared_ptr<PlaySink> sink = connections_->Find(seats_[seat].route);
-  if (sink != nullptr) SendTo(sink, message);
+  if (sink != nullptr) SendTo(sink, message, acknowledgement);
   return sink;
 }
 
 void MatchHost::SendTo(const std::shared_ptr<PlaySink>& sink,
-                       const v1::PlayResponse& message) {
+                       const v1::PlayResponse& message, bool acknowledgement) {
   SerializedMessage bytes = SerializedMessage::Of(message);
   if (deferring_) {
-    outbox_.emplace_back(sink, std::move(bytes));
+    outbox_.push_back({sink, std::move(bytes), acknowledgement});
   } else if (holding_) {
-    held_.emplace_back(sink, std::move(bytes));
+    held_.push_back({sink, std::move(bytes), acknowledgement});
   } else {
-    sink->Send(std::move(bytes));
+    Deliver(*sink, std::move(bytes), acknowledgement);
   }
 }
 
@@ -300,7 +312,7 @@ void MatchHost::FlushRevealAck() {
   ack->set_match_id(match_id_);
   ack->set_seat(seat);
   ack->set_decision_id(decision_id);
-  SendToSeat(seat, std::move(message));
+  SendToSeat(seat, std::move(message), /*acknowledgement=*/true);
 }
 
 // Called by the Match for every record it logs, with the game state exactly
@@ -364,7 +376,7 @@ v1::WatchEvent MatchHost::OnCommit(const v1::Commit& commit) {
   ack->set_seat(commit.seat());
   ack->set_decision_id(commit.decision_id());
   ack->set_received_unix_ms(commit.received_unix_ms());
-  SendToSeat(commit.seat(), std::move(message));
+  SendToSeat(commit.seat(), std::move(message), /*acknowledgement=*/true);
   v1::WatchEvent event;
   event.mutable_commit()->set_decision_id(commit.decision_id());
   event.mutable_commit()->set_seat(commit.seat());

@@ -48,7 +48,11 @@ namespace pyramid {
 namespace v1 = ::pyramid::referee::v1;
 
 // A message for a seat's stream, serialized, waiting to be sent.
-using OutgoingMessage = std::pair<std::shared_ptr<PlaySink>, SerializedMessage>;
+struct OutgoingMessage {
+  std::shared_ptr<PlaySink> sink;
+  SerializedMessage message;
+  bool acknowledgement = false;  // Sent with PlaySink::Acknowledge.
+};
 
 struct HostedSeat {
   std::string name;
@@ -169,14 +173,16 @@ class MatchHost {
   void SendRevealRequests() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void SendMatchEnded(int seat) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Sends `message` (serialized here, once; it may live on an arena) to
-  // the seat's current stream, if any, and returns that stream.
+  // the seat's current stream, if any, and returns that stream. An
+  // `acknowledgement` goes with PlaySink::Acknowledge.
   std::shared_ptr<PlaySink> SendToSeat(int seat,
-                                       const v1::PlayResponse& message)
+                                       const v1::PlayResponse& message,
+                                       bool acknowledgement = false)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Sends `message` to `sink` (a seat's stream), as SendToSeat does: queued
   // in order behind what the step or a sync holds back.
   void SendTo(const std::shared_ptr<PlaySink>& sink,
-              const v1::PlayResponse& message)
+              const v1::PlayResponse& message, bool acknowledgement = false)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Sends `event` to every watcher (during a Match call: once its records
   // are written).
