@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "google/protobuf/unknown_field_set.h"
 #include "grpcpp/impl/client_unary_call.h"
@@ -189,9 +190,10 @@ int HealthStatus(const std::shared_ptr<grpc::Channel>& channel,
           channel.get(), method, &context,
           ToBuffer(service.empty()
                        ? ""
-                       : "\x0a" +
-                             std::string(1, static_cast<char>(service.size())) +
-                             service),
+                       : absl::StrCat(
+                             "\x0a",
+                             std::string(1, static_cast<char>(service.size())),
+                             service)),
           &response);
   if (!status.ok()) return -1;
   google::protobuf::UnknownFieldSet fields;

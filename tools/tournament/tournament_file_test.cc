@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tools/tournament/schedule.h"
@@ -36,7 +37,7 @@ TEST(TournamentFileTest, FillsTheDefaults) {
 }
 
 TEST(TournamentFileTest, SyntaxErrorsNameTheirLineAndColumn) {
-  const absl::Status s = Check(std::string(kGood) + "rounds: -1\n");
+  const absl::Status s = Check(absl::StrCat(kGood, "rounds: -1\n"));
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(s.message(), HasSubstr("line 5 column"));
   EXPECT_THAT(Check("bogus: 1").message(), HasSubstr("no field named"));

@@ -98,7 +98,7 @@ void DrawPyramid(const google::protobuf::RepeatedPtrField<v1::FpCell>& cells,
     for (const v1::FpCell& cell : cells) {
       if (static_cast<int>(cell.row()) != row) continue;
       const int pos = 2 * cell.x() + row;
-      std::string label = "[" + Label(cell.tile());
+      std::string label = absl::StrCat("[", Label(cell.tile()));
       label.resize(5, ' ');
       label += "]";
       line.replace(static_cast<size_t>((pos - min_pos) * kHalf), label.size(),

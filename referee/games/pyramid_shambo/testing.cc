@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
@@ -38,8 +39,8 @@ PieceSet Set(std::string_view names) {
 std::string Names(PieceSet set) {
   std::vector<std::string> names;
   for (const Piece& piece : Pieces(set)) {
-    names.push_back(std::string(1, kLetters[piece.colour]) +
-                    std::to_string(piece.size));
+    names.push_back(
+        absl::StrCat(std::string(1, kLetters[piece.colour]), piece.size));
   }
   return absl::StrJoin(names, " ");
 }
@@ -48,8 +49,8 @@ std::string Names(
     const google::protobuf::RepeatedPtrField<v1::ShamboPiece>& pieces) {
   std::vector<std::string> names;
   for (const v1::ShamboPiece& piece : pieces) {
-    names.push_back(std::string(1, kLetters[piece.colour() - 1]) +
-                    std::to_string(static_cast<int>(piece.size())));
+    names.push_back(absl::StrCat(std::string(1, kLetters[piece.colour() - 1]),
+                                 static_cast<int>(piece.size())));
   }
   return absl::StrJoin(names, " ");
 }
