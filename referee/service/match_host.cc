@@ -74,6 +74,8 @@ std::vector<HostedSeat> ArchivedSeats(const v1::MatchInfo& info) {
   return seats;
 }
 
+// Queues `message` on `sink`: an acknowledgement with Acknowledge (it may
+// wait for what the stream is sent next), anything else with Send.
 void Deliver(PlaySink& sink, SerializedMessage message, bool acknowledgement) {
   if (acknowledgement) {
     sink.Acknowledge(std::move(message));

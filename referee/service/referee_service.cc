@@ -224,10 +224,6 @@ class PlayWriter final : public StreamWriter<SerializedMessage, PlayReactor,
                                    first, last);
   }
 
-  const size_t max_queue_;           // ServiceLimits::max_queued_messages
-  const size_t max_queue_per_seat_;  // and its _per_seat.
-  const bool observation_once_;
-  const bool batch_;
   // Ends a hold of acknowledgements, if one is in place.
   void ReleaseAcknowledgements() {
     {
@@ -237,6 +233,10 @@ class PlayWriter final : public StreamWriter<SerializedMessage, PlayReactor,
     Uncork();
   }
 
+  const size_t max_queue_;           // ServiceLimits::max_queued_messages
+  const size_t max_queue_per_seat_;  // and its _per_seat.
+  const bool observation_once_;
+  const bool batch_;
   DelayedRunner* linger_ = nullptr;  // The service's; null: no linger.
   // A linger's Cork is in place (its Uncork is posted).
   std::atomic<bool> lingering_{false};
