@@ -37,8 +37,9 @@ void DelayedRunner::Loop() {
                                 pending_.front().first)) {
         return;
       }
-      const absl::Time now = absl::Now() + slack_;
-      while (!pending_.empty() && pending_.front().first <= now) {
+      // What is due by then runs now: at most `slack_` early.
+      const absl::Time due_by = absl::Now() + slack_;
+      while (!pending_.empty() && pending_.front().first <= due_by) {
         due.push_back(std::move(pending_.front().second));
         pending_.pop_front();
       }
