@@ -4,7 +4,8 @@
 #
 #   tools/fuzz.sh --list              the targets, one per line
 #   tools/fuzz.sh TARGET SECONDS      fuzz one target for SECONDS
-#   tools/fuzz.sh --all SECONDS       every target in turn, SECONDS each
+#   tools/fuzz.sh --all SECONDS       every target for SECONDS, as many at
+#                                     once as there are cores (FUZZ_JOBS)
 #
 # Each run starts from the target's seeds (testdata/ and tests/fuzz/seeds/)
 # and kept regression inputs (tests/fuzz/regressions/TARGET/), with its
@@ -40,7 +41,9 @@ run() {
   [[ -f tests/fuzz/$target.dict ]] && dict=(-dict="tests/fuzz/$target.dict")
   echo "== fuzz $target for ${seconds} s"
   # -rss_limit_mb: the default 2 GiB; -timeout: no single input may take
-  # more than 10 s; -print_final_stats: the figures for the notes.
+  # more than 10 s; -print_final_stats: the figures for the notes. The
+  # seed directories are words.
+  # shellcheck disable=SC2046
   ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} \
     "$binary" "${dict[@]}" -max_total_time="$seconds" -timeout=10 \
     -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$work/" \
@@ -62,10 +65,26 @@ case ${1:-} in
 esac
 [[ ${2:-} =~ ^[0-9]+$ ]] || usage
 if [[ ! -x $build/bin/verify_log_fuzzer ]]; then SANITIZE=1 BUILD_DIR=$build tools/build.sh; fi
-status=0
-if [[ $1 == --all ]]; then
-  for target in "${targets[@]}"; do run "$target" "$2" || status=1; done
-else
-  run "$1" "$2" || status=1
+if [[ $1 != --all ]]; then
+  run "$1" "$2"
+  exit
 fi
+# --all: each libFuzzer process uses one core, so FUZZ_JOBS (default: the
+# number of cores) targets fuzz at once, each for the full SECONDS. Each
+# target's output is held in out/fuzz/TARGET/summary and printed whole, in
+# the order of targets.txt, once every target has finished.
+jobs=${FUZZ_JOBS:-$(nproc)}
+[[ $jobs =~ ^[1-9][0-9]*$ ]] || { echo "fuzz: FUZZ_JOBS must be a positive number" >&2; exit 2; }
+declare -A pids
+for target in "${targets[@]}"; do
+  while (($(jobs -rp | wc -l) >= jobs)); do wait -n || true; done
+  mkdir -p "out/fuzz/$target"
+  run "$target" "$2" >"out/fuzz/$target/summary" 2>&1 &
+  pids[$target]=$!
+done
+status=0
+for target in "${targets[@]}"; do
+  wait "${pids[$target]}" || status=1
+  cat "out/fuzz/$target/summary"
+done
 exit $status
