@@ -5,7 +5,6 @@
 // and prints where everything is. SIGINT/SIGTERM shut it down cleanly: every
 // running match gets a checkpoint, so each log verifies as a prefix.
 #include <signal.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -151,23 +150,6 @@ absl::StatusOr<SigningKey> RefereeKey(const std::string& path) {
   return ReadSigningKey(path);
 }
 
-absl::StatusOr<FsyncPolicy> ParseFsync(const std::string& name) {
-  if (name == "never") return FsyncPolicy::kNever;
-  if (name == "checkpoints") return FsyncPolicy::kCheckpoints;
-  if (name == "every_record") return FsyncPolicy::kEveryRecord;
-  return absl::InvalidArgumentError(
-      "--fsync is never, checkpoints or every_record");
-}
-
-void RaiseFileLimit() {
-  rlimit limit;
-  if (getrlimit(RLIMIT_NOFILE, &limit) == 0 &&
-      limit.rlim_cur < limit.rlim_max) {
-    limit.rlim_cur = limit.rlim_max;
-    setrlimit(RLIMIT_NOFILE, &limit);
-  }
-}
-
 int Fail(const absl::Status& status) {
   std::cerr << "referee: " << status.message() << "\n";
   return 2;
@@ -243,7 +225,8 @@ absl::StatusOr<LobbyOptions> MakeLobbyOptions(const Paths& paths,
   options.referee_key = key;
   options.admin_token = admin_token;
   options.checkpoint_interval = absl::GetFlag(FLAGS_checkpoint_interval);
-  absl::StatusOr<FsyncPolicy> fsync = ParseFsync(absl::GetFlag(FLAGS_fsync));
+  absl::StatusOr<FsyncPolicy> fsync =
+      ParseFsyncPolicy(absl::GetFlag(FLAGS_fsync));
   if (!fsync.ok()) return fsync.status();
   options.fsync = *fsync;
   options.sync_threads = std::max(0, absl::GetFlag(FLAGS_sync_threads));

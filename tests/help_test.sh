@@ -13,7 +13,7 @@ declare -A sources=(
   [referee]=referee/main.cc [bot]=tools/bot/bot_main.cc
   [tournament]=tools/tournament/tournament_main.cc [refctl]=tools/refctl.cc
   [keygen]=tools/keygen.cc [selfplay]=tools/selfplay.cc
-  [arena]=tools/bot/arena.cc [bench_load]=tools/bench_load.cc
+  [arena]=tools/bot/arena.cc [bench_load]=tools/bench_load/bench_load_main.cc
   [bench_verify]=tools/bench_verify.cc [make_golden]=tools/make_golden.cc
 )
 passed=0 failed=0

@@ -1,5 +1,7 @@
 #include "referee/cli/program.h"
 
+#include <sys/resource.h>
+
 #include <cstdlib>
 #include <iostream>
 #include <string>
@@ -39,6 +41,15 @@ void InitFlagsOnlyProgram(int argc, char** argv, const char* usage) {
   std::cerr << name << " takes no positional arguments (got \"" << rest[1]
             << "\")\n";
   std::exit(2);
+}
+
+void RaiseFileLimit() {
+  rlimit limit;
+  if (getrlimit(RLIMIT_NOFILE, &limit) == 0 &&
+      limit.rlim_cur < limit.rlim_max) {
+    limit.rlim_cur = limit.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &limit);
+  }
 }
 
 }  // namespace pyramid

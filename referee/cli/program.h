@@ -27,6 +27,10 @@ std::vector<char*> InitProgram(int argc, char** argv, const char* usage);
 // ends the process with status 2, saying which one was not expected.
 void InitFlagsOnlyProgram(int argc, char** argv, const char* usage);
 
+// Raises this process's open-file limit (RLIMIT_NOFILE) to its hard limit,
+// for a server that keeps a socket or a file per stream and match.
+void RaiseFileLimit();
+
 }  // namespace pyramid
 
 #endif  // PYRAMID_REFEREE_CLI_PROGRAM_H_

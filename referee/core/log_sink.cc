@@ -14,6 +14,15 @@
 
 namespace pyramid {
 
+absl::StatusOr<FsyncPolicy> ParseFsyncPolicy(std::string_view name) {
+  if (name == "never") return FsyncPolicy::kNever;
+  if (name == "checkpoints") return FsyncPolicy::kCheckpoints;
+  if (name == "every_record") return FsyncPolicy::kEveryRecord;
+  return absl::InvalidArgumentError(
+      absl::StrCat("--fsync is never, checkpoints or every_record, not \"",
+                   std::string(name), "\""));
+}
+
 absl::StatusOr<std::unique_ptr<FileLogSink>> FileLogSink::Create(
     const std::string& path) {
   int fd = open(path.c_str(),

@@ -40,6 +40,10 @@ enum class FsyncPolicy {
   kEveryRecord,  // After every record (slowest, strongest).
 };
 
+// The policy named `name` as the programs' --fsync flag names it: never,
+// checkpoints or every_record. InvalidArgument for another name.
+absl::StatusOr<FsyncPolicy> ParseFsyncPolicy(std::string_view name);
+
 // Appends to a file with write(2), one call per Append.
 class FileLogSink final : public LogSink {
  public:

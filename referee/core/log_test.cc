@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "pyramid/referee/v1/log.pb.h"
@@ -560,6 +561,19 @@ TEST(SecretFileTest, OwnerOnlyFromTheStartEvenOverAnOpenFile) {
   EXPECT_EQ(*ReadFileToString(path), "s3cret\n");
   EXPECT_FALSE(WriteSecretFile(dir + "/missing/token", "x").ok());
   std::filesystem::remove_all(dir);
+}
+
+TEST(FsyncPolicyTest, ParsesTheFlagsNamesAndRefusesOthers) {
+  EXPECT_EQ(ParseFsyncPolicy("never").value(), FsyncPolicy::kNever);
+  EXPECT_EQ(ParseFsyncPolicy("checkpoints").value(), FsyncPolicy::kCheckpoints);
+  EXPECT_EQ(ParseFsyncPolicy("every_record").value(),
+            FsyncPolicy::kEveryRecord);
+  for (const char* bad : {"", "Never", "always", "every-record"}) {
+    const absl::StatusOr<FsyncPolicy> policy = ParseFsyncPolicy(bad);
+    EXPECT_EQ(policy.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(policy.status().message(),
+                ::testing::HasSubstr(absl::StrCat("not \"", bad, "\"")));
+  }
 }
 
 }  // namespace

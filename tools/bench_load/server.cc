@@ -1,0 +1,167 @@
+#include "tools/bench_load/server.h"
+
+#include <malloc.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
+#include "bench_echo.grpc.pb.h"
+#include "grpcpp/grpcpp.h"
+#include "referee/cli/program.h"
+#include "referee/core/log_sink.h"
+#include "referee/service/deadline_scheduler.h"
+#include "referee/service/lobby.h"
+#include "referee/service/referee_service.h"
+
+namespace pyramid::bench_load {
+namespace {
+
+namespace bench = ::pyramid::bench::v1;
+
+class EchoService final : public bench::BenchEcho::CallbackService {
+ public:
+  grpc::ServerBidiReactor<bench::EchoMessage, bench::EchoMessage>* Echo(
+      grpc::CallbackServerContext* context) override {
+    return new Reactor();
+  }
+
+ private:
+  class Reactor final
+      : public grpc::ServerBidiReactor<bench::EchoMessage, bench::EchoMessage> {
+   public:
+    Reactor() { StartRead(&message_); }
+    void OnReadDone(bool ok) override {
+      if (!ok) {
+        Finish(grpc::Status::OK);
+        return;
+      }
+      StartWrite(&message_);
+    }
+    void OnWriteDone(bool ok) override {
+      if (!ok) {
+        Finish(grpc::Status(grpc::StatusCode::CANCELLED, "stream broken"));
+        return;
+      }
+      StartRead(&message_);
+    }
+    void OnDone() override { delete this; }
+
+   private:
+    bench::EchoMessage message_;
+  };
+};
+
+// Writes `text` to `path` through a temporary file, so the client never
+// reads half of it.
+void WriteWhole(const std::filesystem::path& path, const std::string& text) {
+  const std::filesystem::path tmp = path.string() + ".tmp";
+  std::ofstream(tmp) << text;
+  std::filesystem::rename(tmp, path);
+}
+
+// The server's lobby: logs in DIR/logs, the options' checkpoint interval,
+// sync threads and `fsync` policy; its public key is written to
+// DIR/referee.key.pub.
+LobbyOptions LobbyOptionsFor(const ServeOptions& serve, FsyncPolicy fsync,
+                             const std::string& admin_token) {
+  const std::filesystem::path dir = serve.dir;
+  std::filesystem::create_directories(dir / "logs");
+  LobbyOptions options;
+  options.log_dir = (dir / "logs").string();
+  options.admin_token = admin_token;
+  options.checkpoint_interval = serve.checkpoint_interval;
+  options.fsync = fsync;
+  options.sync_threads = std::max(0, serve.sync_threads);
+  std::ofstream(dir / "referee.key.pub", std::ios::binary)
+      << options.referee_key.public_key();
+  return options;
+}
+
+}  // namespace
+
+std::vector<std::string> ServeOptions::Args() const {
+  return {"--serve",
+          "--serve_dir=" + dir,
+          "--fsync=" + fsync,
+          absl::StrCat("--sync_threads=", sync_threads),
+          absl::StrCat("--batch_linger_us=", batch_linger_us),
+          absl::StrCat("--ack_hold_ms=", ack_hold_ms),
+          absl::StrCat("--checkpoint_interval=", checkpoint_interval)};
+}
+
+int ServeMain(const ServeOptions& options) {
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGUSR1);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  RaiseFileLimit();
+  const std::filesystem::path dir = options.dir;
+  const char* admin = std::getenv(kAdminTokenEnv);
+  const absl::StatusOr<FsyncPolicy> fsync = ParseFsyncPolicy(options.fsync);
+  if (dir.empty() || admin == nullptr || !fsync.ok()) {
+    std::cerr << "bench_load --serve: internal mode, started by bench_load\n";
+    return 2;
+  }
+  Lobby lobby(LobbyOptionsFor(options, *fsync, admin));
+  ServiceLimits limits;
+  limits.batch_linger = absl::Microseconds(options.batch_linger_us);
+  limits.ack_hold = absl::Milliseconds(options.ack_hold_ms);
+  RefereeService referee(&lobby, limits);
+  EchoService echo;
+  grpc::ServerBuilder builder;
+  int port = 0;
+  builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(),
+                           &port);
+  builder.SetMaxReceiveMessageSize(1 << 20);  // As the referee binary.
+  builder.RegisterService(&referee);
+  builder.RegisterService(&echo);
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  if (server == nullptr || port == 0) {
+    std::cerr << "bench_load --serve: cannot listen\n";
+    return 2;
+  }
+  WriteWhole(dir / "port", absl::StrCat(port, "\n"));
+  // SIGUSR1: write the heap statistics (bytes malloc holds in use), the
+  // deadline scheduler's lateness (entries popped, max and p99 in
+  // microseconds) and the checkpoint sync pool's figures (jobs, their wait
+  // p99 and max, their sync p99 and max, the deepest queue) for the client
+  // to read; SIGINT/SIGTERM: stop.
+  int signal_number = 0;
+  while (true) {
+    sigwait(&signals, &signal_number);
+    if (signal_number != SIGUSR1) break;
+    const struct mallinfo2 info = mallinfo2();
+    const LatencyHistogram lateness = lobby.scheduler().lateness();
+    const SyncPool::Stats syncs =
+        lobby.sync_stats().value_or(SyncPool::Stats());
+    const auto us = [](absl::Duration d) {
+      return absl::ToInt64Microseconds(d);
+    };
+    WriteWhole(
+        dir / "heap",
+        absl::StrCat(info.uordblks + info.hblkhd, " ", info.arena + info.hblkhd,
+                     " ", lateness.count, " ", us(lateness.max), " ",
+                     us(lateness.Percentile(0.99)), " ", syncs.waits.count, " ",
+                     us(syncs.waits.Percentile(0.99)), " ", us(syncs.waits.max),
+                     " ", us(syncs.syncs.Percentile(0.99)), " ",
+                     us(syncs.syncs.max), " ", syncs.max_queued, "\n"));
+  }
+  lobby.connections().CloseAll(grpc::StatusCode::UNAVAILABLE,
+                               "the benchmark is over");
+  server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1));
+  // Skip tearing down thousands of matches one by one.
+  _exit(0);
+}
+
+}  // namespace pyramid::bench_load
