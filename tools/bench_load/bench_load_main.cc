@@ -198,6 +198,9 @@ ABSL_FLAG(int, pause_at_barrier_ms, 0,
 namespace pyramid::bench_load {
 namespace {
 
+namespace v1 = ::pyramid::referee::v1;
+namespace bench = ::pyramid::bench::v1;
+
 // The server's options from the referee flags above, its data in `dir`.
 ServeOptions ServeOptionsFromFlags(const std::string& dir) {
   ServeOptions options;

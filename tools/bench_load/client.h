@@ -22,10 +22,14 @@ namespace pyramid::bench_load {
 
 using Clock = std::chrono::steady_clock;
 
+// `d` in seconds.
 inline double Seconds(Clock::duration d) {
   return std::chrono::duration<double>(d).count();
 }
 
+// What a worker's events go to: a call or a stream, told by the Tag which
+// of its operations completed (`kind`) and whether it went well (`ok`).
+// Handlers run on their worker's thread only.
 class Handler {
  public:
   virtual ~Handler() = default;
@@ -34,6 +38,7 @@ class Handler {
   virtual void OnIdle() {}
 };
 
+// A completion-queue tag: the handler and which of its operations.
 struct Tag {
   Handler* handler;
   int kind;
@@ -74,6 +79,7 @@ struct alignas(64) Stats {
   }
 };
 
+// The workers' counters summed at one moment (Take).
 struct Snapshot {
   uint64_t sent = 0, received = 0, wire = 0, bytes = 0, sized = 0, moves = 0;
   uint64_t messages() const { return sent + received; }
@@ -124,10 +130,6 @@ class Worker {
   }
 
  private:
-  static constexpr size_t kRandomBuffer = 4096;
-  std::string random_;
-  size_t random_used_ = 0;
-
   struct Timer {
     gpr_timespec when;
     Tag* tag;
@@ -135,11 +137,14 @@ class Worker {
       return gpr_time_cmp(when, other.when) > 0;
     }
   };
-
+  static constexpr size_t kRandomBuffer = 4096;
   static constexpr int kMaxEventsBeforeIdle = 64;
 
+  // Handles events, timers and deferred handlers until the queue shuts down.
   void Loop();
 
+  std::string random_;  // RandomBytes' buffer, and how much of it is used.
+  size_t random_used_ = 0;
   grpc::CompletionQueue cq_;
   std::thread thread_;
   Stats stats_;

@@ -4,6 +4,8 @@
 
 namespace pyramid::bench_load {
 
+namespace bench = ::pyramid::bench::v1;
+
 // One echo stream: writes the message and reads the reply, again and again
 // until the phase stops.
 class EchoStream final : public Handler {

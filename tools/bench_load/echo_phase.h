@@ -16,8 +16,6 @@
 
 namespace pyramid::bench_load {
 
-namespace bench = ::pyramid::bench::v1;
-
 class EchoStream;
 
 class EchoPhase {
@@ -25,7 +23,7 @@ class EchoPhase {
   // `streams` streams over `stubs` and `workers` in turn, with messages of
   // `message_bytes` serialized bytes.
   EchoPhase(int streams, size_t message_bytes,
-            std::vector<std::unique_ptr<bench::BenchEcho::Stub>>* stubs,
+            std::vector<std::unique_ptr<bench::v1::BenchEcho::Stub>>* stubs,
             std::vector<std::unique_ptr<Worker>>* workers);
   ~EchoPhase();
 
@@ -50,9 +48,9 @@ class EchoPhase {
 
  private:
   const int streams_;
-  std::vector<std::unique_ptr<bench::BenchEcho::Stub>>* const stubs_;
+  std::vector<std::unique_ptr<bench::v1::BenchEcho::Stub>>* const stubs_;
   std::vector<std::unique_ptr<Worker>>* const workers_;
-  bench::EchoMessage message_;
+  bench::v1::EchoMessage message_;
   std::vector<std::unique_ptr<EchoStream>> streams_list_;
   std::atomic<int> answered_{0};
   std::atomic<int> finished_{0};

@@ -16,6 +16,9 @@
 #include "referee/crypto/protocol.h"
 
 namespace pyramid::bench_load {
+
+namespace v1 = ::pyramid::referee::v1;
+
 namespace {
 
 // An arena's options whose first block is `block`, of `size` bytes.

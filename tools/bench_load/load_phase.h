@@ -22,8 +22,6 @@
 
 namespace pyramid::bench_load {
 
-namespace v1 = ::pyramid::referee::v1;
-
 // A Rock, Paper, Pyramid! match as this benchmark plays it: 3 seats, each
 // acting in its 9 decisions after the seed decision.
 inline constexpr int kSeatsPerMatch = 3;
@@ -52,7 +50,7 @@ class LoadPhase {
   };
 
   LoadPhase(Options options,
-            std::vector<std::unique_ptr<v1::Referee::Stub>>* stubs,
+            std::vector<std::unique_ptr<referee::v1::Referee::Stub>>* stubs,
             std::vector<std::unique_ptr<Worker>>* workers);
   ~LoadPhase();
 
@@ -92,7 +90,7 @@ class LoadPhase {
   // The match's timing (made on first use; lives as long as the phase).
   MatchTiming* TimingFor(const std::string& match_id);
   void OnStreamFinished(const grpc::Status& status);
-  void NotePlayError(const v1::PlayError& error);
+  void NotePlayError(const referee::v1::PlayError& error);
 
   // Results.
   int TotalStreams() const {
@@ -144,17 +142,17 @@ class LoadPhase {
 
   absl::Status RegisterBots();
   // The CreateMatch request of match `index`.
-  v1::CreateMatchRequest CreateRequest(int index) const;
+  referee::v1::CreateMatchRequest CreateRequest(int index) const;
   void LaunchCreate();
   void OnCreated(int index, const grpc::Status& status,
-                 const v1::CreateMatchResponse& response);
+                 const referee::v1::CreateMatchResponse& response);
   void NoteCreateFailure(const grpc::Status& status);
   // Opens a stream for `token` carrying `seats` seats, on the worker and
   // channel of `index`.
   void OpenStream(int index, const std::string& token, int seats);
 
   const Options options_;
-  std::vector<std::unique_ptr<v1::Referee::Stub>>* const stubs_;
+  std::vector<std::unique_ptr<referee::v1::Referee::Stub>>* const stubs_;
   std::vector<std::unique_ptr<Worker>>* const workers_;
 
   std::mutex mu_;
