@@ -64,6 +64,8 @@ case ${1:-} in
      [[ " ${targets[*]} " == *" $1 "* ]] || { echo "fuzz: no target $1 (--list)" >&2; exit 2; } ;;
 esac
 [[ ${2:-} =~ ^[0-9]+$ ]] || usage
+at_once=${FUZZ_JOBS:-$(nproc)}
+[[ $at_once =~ ^[1-9][0-9]*$ ]] || { echo "fuzz: FUZZ_JOBS must be a positive number" >&2; exit 2; }
 if [[ ! -x $build/bin/verify_log_fuzzer ]]; then SANITIZE=1 BUILD_DIR=$build tools/build.sh; fi
 if [[ $1 != --all ]]; then
   run "$1" "$2"
@@ -73,11 +75,9 @@ fi
 # number of cores) targets fuzz at once, each for the full SECONDS. Each
 # target's output is held in out/fuzz/TARGET/summary and printed whole, in
 # the order of targets.txt, once every target has finished.
-jobs=${FUZZ_JOBS:-$(nproc)}
-[[ $jobs =~ ^[1-9][0-9]*$ ]] || { echo "fuzz: FUZZ_JOBS must be a positive number" >&2; exit 2; }
 declare -A pids
 for target in "${targets[@]}"; do
-  while (($(jobs -rp | wc -l) >= jobs)); do wait -n || true; done
+  while (($(jobs -rp | wc -l) >= at_once)); do wait -n || true; done
   mkdir -p "out/fuzz/$target"
   run "$target" "$2" >"out/fuzz/$target/summary" 2>&1 &
   pids[$target]=$!
