@@ -371,32 +371,40 @@ Timings Measure(Corpus& corpus, int reps) {
   auto timed = [&](char phase, const std::function<void()>& body) {
     return phases.find(phase) == std::string::npos ? 0.0 : CpuSeconds(body);
   };
-  // By phase, then round.
-  std::vector<double> a, b, c, d;
-  std::vector<double> floor_ratios, ed25519_ratios, full_ratios, bound_ratios;
+  struct Round {
+    double a, b, c, d;  // Each phase's time (0: not run).
+  };
+  std::vector<Round> rounds;
   for (int round = 0; round < reps; ++round) {
-    a.push_back(timed('a', [&] { Keep(HashFloor(corpus)); }));
-    b.push_back(timed('b', [&] { Keep(VerifyAll(corpus, no_signatures)); }));
-    c.push_back(timed('c', [&] { Keep(VerifySignatures(corpus)); }));
-    d.push_back(timed('d', [&] { Keep(VerifyAll(corpus, full)); }));
-    if (a.back() > 0 && b.back() > 0) {
-      floor_ratios.push_back(b.back() / a.back());
-    }
-    if (a.back() > 0 && d.back() > 0)
-      full_ratios.push_back(d.back() / a.back());
-    if (a.back() > 0 && c.back() > 0) {
-      ed25519_ratios.push_back(c.back() / a.back());
-      bound_ratios.push_back((a.back() + c.back()) / a.back());
-    }
+    rounds.push_back(
+        {.a = timed('a', [&] { Keep(HashFloor(corpus)); }),
+         .b = timed('b', [&] { Keep(VerifyAll(corpus, no_signatures)); }),
+         .c = timed('c', [&] { Keep(VerifySignatures(corpus)); }),
+         .d = timed('d', [&] { Keep(VerifyAll(corpus, full)); })});
   }
-  return Timings{.floor = Median(a),
-                 .unsigned_verify = Median(b),
-                 .ed25519 = Median(c),
-                 .full_verify = Median(d),
-                 .floor_ratio = Median(floor_ratios),
-                 .ed25519_ratio = Median(ed25519_ratios),
-                 .full_ratio = Median(full_ratios),
-                 .bound_ratio = Median(bound_ratios)};
+  // The median over the rounds of `of` (a round's time), or of `of` / (a)
+  // for the rounds that ran both.
+  auto median = [&](double Round::*of) {
+    std::vector<double> times;
+    for (const Round& r : rounds) times.push_back(r.*of);
+    return Median(times);
+  };
+  auto ratio = [&](const std::function<double(const Round&)>& of) {
+    std::vector<double> ratios;
+    for (const Round& r : rounds) {
+      if (r.a > 0 && of(r) > 0) ratios.push_back(of(r) / r.a);
+    }
+    return Median(ratios);
+  };
+  return Timings{.floor = median(&Round::a),
+                 .unsigned_verify = median(&Round::b),
+                 .ed25519 = median(&Round::c),
+                 .full_verify = median(&Round::d),
+                 .floor_ratio = ratio([](const Round& r) { return r.b; }),
+                 .ed25519_ratio = ratio([](const Round& r) { return r.c; }),
+                 .full_ratio = ratio([](const Round& r) { return r.d; }),
+                 .bound_ratio = ratio(
+                     [](const Round& r) { return r.c > 0 ? r.a + r.c : 0; })};
 }
 
 void PrintCorpus(const Corpus& corpus, const CorpusSpec& spec,

@@ -17,14 +17,15 @@ namespace pyramid::bench_load {
 inline constexpr char kAdminTokenEnv[] = "PYRAMID_BENCH_ADMIN_TOKEN";
 
 // How the server runs the referee: its data directory and the referee
-// settings the benchmark passes on (the `referee` flags of the same names).
+// settings the benchmark passes on (the `referee` flags of the same names;
+// bench_load's flags, whose defaults are the referee's, set every one).
 struct ServeOptions {
   std::string dir;
-  std::string fsync = "checkpoints";  // never, checkpoints or every_record.
-  int32_t sync_threads = 16;
-  uint32_t batch_linger_us = 4000;
-  uint32_t ack_hold_ms = 250;
-  uint32_t checkpoint_interval = 64;
+  std::string fsync;  // never, checkpoints or every_record.
+  int32_t sync_threads = 0;
+  uint32_t batch_linger_us = 0;
+  uint32_t ack_hold_ms = 0;
+  uint32_t checkpoint_interval = 0;
 
   // The command-line arguments that start the server with these options
   // (--serve and its flags; bench_load's main reads them back).
