@@ -1,46 +1,28 @@
+// OpenSSL 3 deprecates the SHA256_* functions in favour of EVP_Digest*, but
+// OpenSSL 3.0's EVP_DigestInit_ex2 frees and allocates the digest's context
+// on every call, even on a reused EVP_MD_CTX: with the ~100-byte inputs the
+// log is made of (a record, a commitment), that made hashing 20% slower
+// than the compression itself allows (bench_verify's floor, session 17).
+// SHA256_Init/Update/Final run the same compression code (OpenSSL picks
+// SHA extensions, AVX2 or SSSE3 for the CPU at startup) on a context on the
+// stack.
+#define OPENSSL_SUPPRESS_DEPRECATED
 #include "referee/crypto/sha256.h"
 
-#include <openssl/evp.h>
+#include <openssl/sha.h>
 
 #include <cstdlib>
-#include <memory>
 
 namespace pyramid {
-namespace {
-
-const EVP_MD* Sha256Md() {
-  static const EVP_MD* const md = [] {
-    EVP_MD* fetched = EVP_MD_fetch(nullptr, "SHA256", nullptr);
-    if (fetched == nullptr) std::abort();  // libcrypto without SHA-256.
-    return fetched;
-  }();
-  return md;
-}
-
-struct ContextDeleter {
-  void operator()(EVP_MD_CTX* ctx) const { EVP_MD_CTX_free(ctx); }
-};
-
-EVP_MD_CTX* ThreadContext() {
-  thread_local std::unique_ptr<EVP_MD_CTX, ContextDeleter> ctx(
-      EVP_MD_CTX_new());
-  return ctx.get();
-}
-
-}  // namespace
 
 Digest Sha256(std::initializer_list<std::string_view> parts) {
-  EVP_MD_CTX* ctx = ThreadContext();
-  Digest digest;
-  unsigned int size = 0;
-  if (EVP_DigestInit_ex2(ctx, Sha256Md(), nullptr) != 1) std::abort();
+  SHA256_CTX ctx;
+  if (SHA256_Init(&ctx) != 1) std::abort();
   for (std::string_view part : parts) {
-    if (EVP_DigestUpdate(ctx, part.data(), part.size()) != 1) std::abort();
+    if (SHA256_Update(&ctx, part.data(), part.size()) != 1) std::abort();
   }
-  if (EVP_DigestFinal_ex(ctx, digest.data(), &size) != 1 ||
-      size != digest.size()) {
-    std::abort();
-  }
+  Digest digest;
+  if (SHA256_Final(digest.data(), &ctx) != 1) std::abort();
   return digest;
 }
 

@@ -1,6 +1,6 @@
-// SHA-256 through OpenSSL's libcrypto (which uses the CPU's SHA extensions).
-// The digest implementation is fetched once per process; each thread keeps
-// one reusable context, so hashing allocates nothing. Thread-safe.
+// SHA-256 through OpenSSL's libcrypto (which uses the CPU's SHA extensions
+// where it has them). Hashing allocates nothing: the context is on the
+// stack. Thread-safe.
 #ifndef PYRAMID_REFEREE_CRYPTO_SHA256_H_
 #define PYRAMID_REFEREE_CRYPTO_SHA256_H_
 
