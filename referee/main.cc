@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <memory>
 #include <string>
 #include <utility>
@@ -86,6 +87,11 @@ ABSL_FLAG(uint32_t, checkpoint_every_s, 60,
           "sealed logs await one (0: only on count and at shutdown).");
 ABSL_FLAG(int, max_message_bytes, 1 << 20,
           "Largest message accepted from a client.");
+ABSL_FLAG(uint32_t, max_live_matches, 0,
+          "Matches live at once (created or resumed, not ended); one more "
+          "CreateMatch is refused UNAVAILABLE until one ends, so that "
+          "the live ones keep to their clocks (0: no limit but the open-file "
+          "limit, a log per live match).");
 ABSL_FLAG(uint32_t, max_watchers, 10000,
           "Watch streams served at once; one more is refused "
           "RESOURCE_EXHAUSTED.");
@@ -245,6 +251,8 @@ absl::StatusOr<LobbyOptions> MakeLobbyOptions(const Paths& paths,
       absl::GetFlag(FLAGS_checkpoint_every_matches);
   options.checkpoint_every =
       absl::Seconds(absl::GetFlag(FLAGS_checkpoint_every_s));
+  options.max_live_matches = static_cast<int>(std::min<uint32_t>(
+      absl::GetFlag(FLAGS_max_live_matches), std::numeric_limits<int>::max()));
   return options;
 }
 

@@ -12,7 +12,8 @@
 // inclusion proofs, schedule) that `replay verify-tournament` accepts
 // untouched and rejects, naming the problem, when a log is removed or added
 // or the checkpoint is an older one; consistency proofs between two
-// checkpoints; the transparency log after a restart. Every process started
+// checkpoints; the transparency log after a restart; --max_live_matches.
+// Every process started
 // here is killed when its test ends (and dies with the test process,
 // PR_SET_PDEATHSIG).
 #include <signal.h>
@@ -628,6 +629,25 @@ class SilentWatchers {
   std::vector<std::unique_ptr<Call>> calls_;
   int started_ = 0;
 };
+
+// --max_live_matches: CreateMatch beyond it is refused UNAVAILABLE,
+// naming the flag, until a live match ends.
+TEST_F(E2eTest, MaxLiveMatchesRefusesCreationUntilAMatchEnds) {
+  ASSERT_NO_FATAL_FAILURE(StartReferee({"--max_live_matches=1"}));
+  const std::string match = CreateMatch(Path("tok-1"));
+  ASSERT_EQ(match.size(), 32u);
+  ToolResult refused = Refctl({"create-match", "--game=" + std::string(kRpp),
+                               "--seats=3", "--token_dir=" + Path("tok-2")});
+  EXPECT_NE(refused.code, 0);
+  EXPECT_THAT(refused.err, HasSubstr("limit of live matches is reached "
+                                     "(--max_live_matches=1, 1 live)"));
+  for (int seat = 0; seat < 3; ++seat) {
+    StartBot(Path(absl::StrCat("tok-1/seat-", seat, ".token")),
+             {"--matches=1", "--quiet"});
+  }
+  for (auto& bot : bots_) ASSERT_EQ(bot->Wait(kMatchTime), 0) << bot->err();
+  EXPECT_EQ(CreateMatch(Path("tok-3")).size(), 32u);
+}
 
 // Issue 14: 1,000 watchers of one match that never read cost the referee a
 // bounded amount of memory (each has at most --watch_queue_bytes unsent,

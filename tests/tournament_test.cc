@@ -343,30 +343,49 @@ bool Alive(pid_t pid) {
          stat[close + 2] != 'Z';
 }
 
-TEST_F(TournamentTest, BotsDieWithARunnerKilledBySigkill) {
-  const std::string data = dir_ + "/referee";
-  testing_util::Process referee(
-      {(fs::path(BinDir()) / "referee").string(), "--listen=127.0.0.1:0",
-       "--port_file=" + dir_ + "/port", "--data_dir=" + data},
-      dir_ + "/referee.out", dir_ + "/referee.err");
+// A `referee` process with its data in DIR/referee, listening on a free
+// loopback port; empty when it did not start within 30 s.
+std::unique_ptr<testing_util::Process> StartReferee(
+    const std::string& dir, std::vector<std::string> extra = {}) {
+  std::vector<std::string> argv = {
+      (fs::path(BinDir()) / "referee").string(), "--listen=127.0.0.1:0",
+      "--port_file=" + dir + "/port", "--data_dir=" + dir + "/referee"};
+  argv.insert(argv.end(), extra.begin(), extra.end());
+  auto referee = std::make_unique<testing_util::Process>(
+      argv, dir + "/referee.out", dir + "/referee.err");
   const absl::Time end = absl::Now() + absl::Seconds(30);
-  while (!fs::exists(dir_ + "/port") && absl::Now() < end) {
+  while (!fs::exists(dir + "/port") && absl::Now() < end) {
     absl::SleepFor(absl::Milliseconds(20));
   }
-  ASSERT_TRUE(fs::exists(dir_ + "/port")) << referee.err();
+  EXPECT_TRUE(fs::exists(dir + "/port")) << referee->err();
+  if (!fs::exists(dir + "/port")) return nullptr;
+  return referee;
+}
+
+// The tournament fields that have it play against that referee.
+std::string RemoteReferee(const std::string& dir) {
   std::string port;
-  std::ifstream(dir_ + "/port") >> port;
+  std::ifstream(dir + "/port") >> port;
+  return absl::StrCat("referee: \"127.0.0.1:", port, "\" referee_key: \"", dir,
+                      "/referee/referee.key.pub\" admin_token_file: \"", dir,
+                      "/referee/admin.token\"");
+}
+
+TEST_F(TournamentTest, BotsDieWithARunnerKilledBySigkill) {
+  std::unique_ptr<testing_util::Process> referee = StartReferee(dir_);
+  ASSERT_NE(referee, nullptr);
+  const absl::Time end = absl::Now() + absl::Seconds(30);
 
   const std::string file = dir_ + "/t.txt";
   std::string text;
   google::protobuf::TextFormat::PrintToString(
-      Make("rock_paper_pyramid", 3, 4, "rounds: 50 concurrency: 2"), &text);
+      Make("rock_paper_pyramid", 3, 4,
+           "rounds: 50 concurrency: 2 " + RemoteReferee(dir_)),
+      &text);
   std::ofstream(file) << text;
-  testing_util::Process run({(fs::path(BinDir()) / "tournament").string(), file,
-                             "--referee=127.0.0.1:" + port,
-                             "--referee_key=" + data + "/referee.key.pub",
-                             "--admin_token_file=" + data + "/admin.token"},
-                            dir_ + "/run.out", dir_ + "/run.err");
+  testing_util::Process run(
+      {(fs::path(BinDir()) / "tournament").string(), file}, dir_ + "/run.out",
+      dir_ + "/run.err");
   std::vector<pid_t> bots;
   while (bots.size() < 4 && absl::Now() < end && run.running()) {
     absl::SleepFor(absl::Milliseconds(50));
@@ -386,6 +405,20 @@ TEST_F(TournamentTest, BotsDieWithARunnerKilledBySigkill) {
     }
     EXPECT_FALSE(Alive(bot)) << "bot process " << bot << " outlived its runner";
   }
+}
+
+// A referee at its --max_live_matches refuses more for now: the runner
+// waits for a place instead of failing the match.
+TEST_F(TournamentTest, WaitsForAPlaceOnAFullReferee) {
+  std::unique_ptr<testing_util::Process> referee =
+      StartReferee(dir_, {"--max_live_matches=1"});
+  ASSERT_NE(referee, nullptr);
+  absl::StatusOr<v1::TournamentResults> results =
+      Run(Make("rock_paper_pyramid", 3, 3,
+               "rounds: 2 concurrency: 3 " + RemoteReferee(dir_)));
+  ASSERT_TRUE(results.ok()) << results.status() << progress_.str();
+  EXPECT_EQ(results->matches_size(), 6);
+  ExpectAllGenuine(*results);
 }
 
 TEST_F(TournamentTest, ABotThatExitsAtOnceIsRestartedWithBackoff) {

@@ -28,8 +28,14 @@ absl::StatusOr<std::unique_ptr<FileLogSink>> FileLogSink::Create(
   int fd = open(path.c_str(),
                 O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
   if (fd < 0) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("cannot create log ", path, ": ", std::strerror(errno)));
+    const int error = errno;
+    const std::string why =
+        absl::StrCat("cannot create log ", path, ": ", std::strerror(error));
+    if (error == EMFILE || error == ENFILE || error == ENOSPC ||
+        error == EDQUOT) {
+      return absl::ResourceExhaustedError(why);
+    }
+    return absl::FailedPreconditionError(why);
   }
   return std::unique_ptr<FileLogSink>(new FileLogSink(fd, path));
 }

@@ -48,6 +48,9 @@ absl::StatusOr<FsyncPolicy> ParseFsyncPolicy(std::string_view name);
 class FileLogSink final : public LogSink {
  public:
   // Creates `path`, which must not exist (a log is never overwritten).
+  // RESOURCE_EXHAUSTED when the process has no file descriptor left or the
+  // disk no space or quota (a later try may succeed); FAILED_PRECONDITION
+  // for any other reason.
   static absl::StatusOr<std::unique_ptr<FileLogSink>> Create(
       const std::string& path);
   // Opens the existing log `path` to append to it after its first `size`

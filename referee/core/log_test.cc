@@ -2,7 +2,9 @@
 // in memory: a StringLogSink collects the bytes, helpers corrupt or cut them,
 // and each test checks one property or one corruption mode (the shape of
 // LevelDB's db/log_test.cc).
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstdint>
 #include <filesystem>
@@ -574,6 +576,33 @@ TEST(FsyncPolicyTest, ParsesTheFlagsNamesAndRefusesOthers) {
     EXPECT_THAT(policy.status().message(),
                 ::testing::HasSubstr(absl::StrCat("not \"", bad, "\"")));
   }
+}
+
+// A log that cannot be created for want of a file descriptor is refused
+// RESOURCE_EXHAUSTED (a later try may succeed), another reason
+// FAILED_PRECONDITION.
+TEST(FileLogSinkTest, OutOfFileDescriptorsIsResourceExhausted) {
+  const std::string dir = (std::filesystem::temp_directory_path() /
+                           absl::StrCat("log_sink_test-", getpid()))
+                              .string();
+  std::filesystem::create_directories(dir);
+  rlimit saved;
+  ASSERT_EQ(getrlimit(RLIMIT_NOFILE, &saved), 0);
+  const int lowest_free = dup(0);  // open() would take this one next.
+  ASSERT_GE(lowest_free, 0);
+  close(lowest_free);
+  rlimit low = saved;
+  low.rlim_cur = static_cast<rlim_t>(lowest_free);
+  ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &low), 0);
+  const absl::Status full = FileLogSink::Create(dir + "/a.pyrlog").status();
+  ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &saved), 0);
+  EXPECT_EQ(full.code(), absl::StatusCode::kResourceExhausted) << full;
+  EXPECT_THAT(full.message(), ::testing::HasSubstr("Too many open files"));
+
+  EXPECT_EQ(FileLogSink::Create(dir + "/missing/b.pyrlog").status().code(),
+            absl::StatusCode::kFailedPrecondition);
+  EXPECT_TRUE(FileLogSink::Create(dir + "/a.pyrlog").ok());
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -378,6 +378,8 @@ absl::StatusOr<v1::CreateMatchResponse> Lobby::CreateMatch(
     ReleaseRequest(request.request_id());
   };
   if (absl::Status s = CheckWritable(); !s.ok()) return s;
+  if (absl::Status s = AdmitMatch(); !s.ok()) return s;
+  absl::Cleanup count_out = [this] { live_matches_.fetch_sub(1); };
   // The match id and the referee's seed contribution are drawn first and
   // recorded with the match before its log (which commits to the
   // contribution) is written: a restart can then resume it.
@@ -426,6 +428,7 @@ absl::StatusOr<v1::CreateMatchResponse> Lobby::CreateMatch(
         scheduler_->Schedule(match_id, when);
       });
   host->set_request_id(request.request_id());
+  std::move(count_out).Cancel();  // Its end counts it out.
   Host(std::move(host));  // Its request_id now names it: nothing to release.
   std::move(release).Cancel();
   return response;
@@ -436,7 +439,15 @@ absl::StatusOr<std::unique_ptr<Match>> Lobby::StartLog(MatchConfig config,
                                                        const std::string& ids,
                                                        const Clock* clock) {
   absl::StatusOr<std::unique_ptr<FileLogSink>> sink = FileLogSink::Create(path);
-  if (!sink.ok()) return absl::InternalError(sink.status().message());
+  if (!sink.ok()) {
+    // Out of file descriptors or space: the client may try again later.
+    if (absl::IsResourceExhausted(sink.status())) {
+      return absl::ResourceExhaustedError(
+          absl::StrCat("the referee cannot open a new match log now (",
+                       sink.status().message(), "); try again later"));
+    }
+    return absl::InternalError(sink.status().message());
+  }
   auto entropy = [ids, at = size_t{0}](char* out, size_t size) mutable {
     for (size_t i = 0; i < size; ++i) out[i] = at < ids.size() ? ids[at++] : 0;
   };
@@ -457,6 +468,7 @@ void Lobby::Host(std::shared_ptr<MatchHost> host) {
   host->set_sync_pool(sync_pool_.get());
   host->set_on_end(
       [this, log_path = host->log_path()](const v1::MatchInfo& info) {
+        live_matches_.fetch_sub(1);
         if (info.status() == v1::MATCH_BROKEN)
           NoteWriteFailure(info.broken_reason());
         // Entered before the registry records the end: after a crash between
@@ -514,6 +526,20 @@ absl::Status Lobby::CheckWritable() {
   return absl::ResourceExhaustedError(
       absl::StrCat("the referee cannot write match logs now (", write_failure_,
                    "); new matches are refused until space returns"));
+}
+
+absl::Status Lobby::AdmitMatch() {
+  const int limit = options_.max_live_matches;
+  int live = live_matches_.load();
+  do {
+    if (limit > 0 && live >= limit) {
+      return absl::UnavailableError(
+          absl::StrCat("the referee's limit of live matches is reached (",
+                       "--max_live_matches=", limit, ", ", live,
+                       " live); try again when one ends"));
+    }
+  } while (!live_matches_.compare_exchange_weak(live, live + 1));
+  return absl::OkStatus();
 }
 
 absl::StatusOr<RecoveryReport> Lobby::Recover() {
@@ -602,6 +628,7 @@ void Lobby::RecoverMatch(StoredMatch& stored, RecoveryReport& report) {
     ++report.finished;
   else
     ++report.resumed;
+  live_matches_.fetch_add(1);  // Whatever the limit: it was live before.
   Host(std::move(host));
 }
 

@@ -4,6 +4,7 @@
 #ifndef PYRAMID_REFEREE_SERVICE_LOBBY_H_
 #define PYRAMID_REFEREE_SERVICE_LOBBY_H_
 
+#include <atomic>
 #include <deque>
 #include <map>
 #include <memory>
@@ -54,6 +55,11 @@ struct LobbyOptions {
   // ... and at least this often while some are (0: never on that account),
   // and when the referee stops (SuspendAll).
   absl::Duration checkpoint_every = absl::Seconds(60);
+  // Live matches at once (created or resumed, not ended); CreateMatch is
+  // refused UNAVAILABLE (try again later) at the limit, so that a referee asked
+  // for more than its machine can play keeps to time the matches it has. 0: no
+  // limit (the open-file limit still bounds them: each holds its log open).
+  int max_live_matches = 0;
 };
 
 // What Lobby::Recover found.
@@ -77,7 +83,8 @@ class Lobby {
   absl::StatusOr<RecoveryReport> Recover();
 
   // RESOURCE_EXHAUSTED while match logs cannot be written (after a write
-  // failure, until space returns).
+  // failure, until space returns; or no file can be opened); UNAVAILABLE
+  // while LobbyOptions::max_live_matches are live.
   absl::StatusOr<v1::CreateMatchResponse> CreateMatch(
       const v1::CreateMatchRequest& request);
   absl::StatusOr<v1::RegisterBotResponse> RegisterBot(
@@ -102,6 +109,9 @@ class Lobby {
       const v1::ListMatchesRequest& request) const;
 
   Connections& connections() { return connections_; }
+  // Matches live now: created or resumed and not ended, and creations under
+  // way.
+  int live_matches() const { return live_matches_.load(); }
   // The deadline scheduler of this lobby's matches (its lateness figures).
   const DeadlineScheduler& scheduler() const { return *scheduler_; }
   // The checkpoint sync pool's figures (SyncPool::stats); empty when
@@ -179,6 +189,10 @@ class Lobby {
   // logs waiting for their entry and signs a checkpoint if the tree grew.
   void CheckpointLoop();
   absl::Status CheckWritable();
+  // Counts a new match as live unless max_live_matches are (then
+  // UNAVAILABLE, naming the limit); on_end of every hosted match
+  // counts it out.
+  absl::Status AdmitMatch();
 
   LobbyOptions options_;
   const std::string public_key_;
@@ -196,6 +210,10 @@ class Lobby {
   // is being created.
   absl::flat_hash_map<std::string, std::string> requests_ ABSL_GUARDED_BY(mu_);
   uint64_t next_route_ ABSL_GUARDED_BY(mu_) = 1;  // Principal::route.
+  // live_matches(). Atomic, not under mu_: a host's on_end, which counts
+  // its match out, runs under the host's lock, and mu_ is taken before a
+  // host's lock elsewhere (PruneLocked).
+  std::atomic<int> live_matches_ = 0;
 
   absl::Mutex write_mu_;
   // The last log write failure; empty when logs can be written.

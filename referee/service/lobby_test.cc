@@ -3,7 +3,7 @@
 // tokens; a bot's seat count forgetting its ended matches; a transparency
 // log entry that failed, made before the next; a retried CreateMatch that
 // creates nothing more, across a restart too, and waits for its busy match
-// without stopping the lobby.
+// without stopping the lobby; the limit of live matches.
 #include "referee/service/lobby.h"
 
 #include <stdlib.h>
@@ -84,6 +84,32 @@ class LobbyTest : public ::testing::Test {
         lobby_->CreateMatch(request);
     EXPECT_TRUE(created.ok()) << created.status();
     return created.ok() ? created->match_id() : "";
+  }
+
+  // The registry of a referee whose data is in the test's directory.
+  std::shared_ptr<Registry> OpenRegistry() {
+    absl::StatusOr<std::unique_ptr<Registry>> opened =
+        OpenSqliteRegistry(dir_ + "/registry.db");
+    EXPECT_TRUE(opened.ok()) << opened.status();
+    return opened.ok() ? *std::move(opened) : nullptr;
+  }
+
+  // Replaces the lobby with one on the same directory, recording into
+  // `registry` and signing with `key`, that recovers what `registry` holds;
+  // returns what it found.
+  RecoveryReport Restart(std::shared_ptr<Registry> registry,
+                         const SigningKey& key, int max_live_matches = 0) {
+    LobbyOptions options;
+    options.referee_key = key;
+    options.log_dir = dir_;
+    options.admin_token = std::string(32, 'a');
+    options.registry = std::move(registry);
+    options.max_live_matches = max_live_matches;
+    lobby_.reset();
+    lobby_ = std::make_unique<Lobby>(std::move(options));
+    absl::StatusOr<RecoveryReport> recovered = lobby_->Recover();
+    EXPECT_TRUE(recovered.ok()) << recovered.status();
+    return recovered.ok() ? *recovered : RecoveryReport();
   }
 
   // The ids listed, and the next page token.
@@ -203,23 +229,10 @@ TEST_F(LobbyTest, AnEntryThatFailedIsMadeBeforeTheNext) {
 // second match, before and after a restart; a request_id cannot be reused
 // for another match, nor answer again the tokens it gave once.
 TEST_F(LobbyTest, ARetriedCreateMatchCreatesNothingMore) {
-  absl::StatusOr<std::unique_ptr<Registry>> opened =
-      OpenSqliteRegistry(dir_ + "/registry.db");
-  ASSERT_TRUE(opened.ok()) << opened.status();
-  std::shared_ptr<Registry> registry = *std::move(opened);
+  std::shared_ptr<Registry> registry = OpenRegistry();
+  ASSERT_NE(registry, nullptr);
   const SigningKey key = SigningKey::Generate();
-  auto start = [&] {
-    LobbyOptions options;
-    options.referee_key = key;
-    options.log_dir = dir_;
-    options.admin_token = std::string(32, 'a');
-    options.registry = registry;
-    lobby_.reset();
-    lobby_ = std::make_unique<Lobby>(std::move(options));
-    absl::StatusOr<RecoveryReport> recovered = lobby_->Recover();
-    ASSERT_TRUE(recovered.ok()) << recovered.status();
-  };
-  start();
+  Restart(registry, key);
   v1::RegisterBotRequest registration;
   registration.set_name("retry");
   absl::StatusOr<v1::RegisterBotResponse> bot =
@@ -270,7 +283,7 @@ TEST_F(LobbyTest, ARetriedCreateMatchCreatesNothingMore) {
 
   lobby_.reset();
   std::filesystem::remove(unplayable_log);
-  start();  // The referee restarts: the registry remembers the request.
+  Restart(registry, key);  // The registry remembers the request.
   EXPECT_EQ(lobby_->FindMatch(first->match_id())
                 ->Info(lobby_->connections())
                 .status(),
@@ -288,6 +301,66 @@ TEST_F(LobbyTest, ARetriedCreateMatchCreatesNothingMore) {
   ASSERT_TRUE(replayed.ok()) << replayed.status();
   EXPECT_NE(replayed->match_id(), unplayable->match_id());
   EXPECT_EQ(lobby_->CreateMatch(lost)->match_id(), replayed->match_id());
+}
+
+// At --max_live_matches, CreateMatch is refused until a match ends; a
+// creation that fails gives its place back.
+TEST_F(LobbyTest, RefusesMatchesBeyondTheLiveLimitUntilOneEnds) {
+  const std::string logs = dir_ + "/logs";
+  ASSERT_TRUE(std::filesystem::create_directory(logs));
+  LobbyOptions options;
+  options.log_dir = logs;
+  options.admin_token = std::string(32, 'a');
+  options.max_live_matches = 2;
+  lobby_ = std::make_unique<Lobby>(std::move(options));
+
+  // Its seats forfeit the seed after 2 s: it ends then.
+  const std::string ending = CreateWithBot("", 2'000);
+  CreateWithBot("", 600'000);
+  EXPECT_EQ(lobby_->live_matches(), 2);
+  v1::CreateMatchRequest request;
+  request.mutable_game()->set_game("rock_paper_pyramid");
+  for (int i = 0; i < 3; ++i) request.add_seats();
+  const absl::Status refused = lobby_->CreateMatch(request).status();
+  EXPECT_EQ(refused.code(), absl::StatusCode::kUnavailable);
+  EXPECT_EQ(refused.message(),
+            "the referee's limit of live matches is reached "
+            "(--max_live_matches=2, 2 live); try again when one ends");
+  EXPECT_EQ(List(10).first.size(), 2u);  // Nothing was created.
+
+  AwaitEnd(ending);
+  EXPECT_EQ(lobby_->live_matches(), 1);
+  // The log directory is gone: the creation fails, and its place is free
+  // again.
+  std::filesystem::rename(logs, logs + ".away");
+  EXPECT_FALSE(lobby_->CreateMatch(request).ok());
+  EXPECT_EQ(lobby_->live_matches(), 1);
+  std::filesystem::rename(logs + ".away", logs);
+  Create();
+  EXPECT_EQ(lobby_->live_matches(), 2);
+  EXPECT_EQ(lobby_->CreateMatch(request).status().code(),
+            absl::StatusCode::kUnavailable);
+}
+
+// The matches a restart resumes are live whatever the limit: new ones wait
+// until they are under it.
+TEST_F(LobbyTest, ResumedMatchesCountAgainstTheLiveLimit) {
+  std::shared_ptr<Registry> registry = OpenRegistry();
+  ASSERT_NE(registry, nullptr);
+  const SigningKey key = SigningKey::Generate();
+  Restart(registry, key);
+  Create();
+  Create();
+  EXPECT_EQ(Restart(registry, key, /*max_live_matches=*/1).resumed, 2);
+  EXPECT_EQ(lobby_->live_matches(), 2);
+  v1::CreateMatchRequest request;
+  request.mutable_game()->set_game("rock_paper_pyramid");
+  for (int i = 0; i < 3; ++i) request.add_seats();
+  EXPECT_EQ(lobby_->CreateMatch(request).status().code(),
+            absl::StatusCode::kUnavailable);
+  EXPECT_EQ(Restart(registry, key, /*max_live_matches=*/3).resumed, 2);
+  Create();
+  EXPECT_EQ(lobby_->live_matches(), 3);
 }
 
 // A watcher whose first event blocks until released: while it blocks, it

@@ -73,7 +73,12 @@ class RefereeServicer(object):
         """Creates a match and opens its seed decision. Admin token required.
         Returns INVALID_ARGUMENT for an unknown option, a seat count the game
         does not take, a bad public key or clock; NOT_FOUND for an unknown game
-        or bot id; UNAUTHENTICATED without the admin token.
+        or bot id; UNAUTHENTICATED without the admin token. Creating nothing:
+        UNAVAILABLE while as many matches are live as the referee's
+        --max_live_matches allows (retry with backoff; a place frees when one
+        ends), RESOURCE_EXHAUSTED while it cannot write match logs (a full
+        disk). Retries with request_id: docs/protocol.md, "Retrying
+        CreateMatch".
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
