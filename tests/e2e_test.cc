@@ -639,8 +639,9 @@ TEST_F(E2eTest, MaxLiveMatchesRefusesCreationUntilAMatchEnds) {
   ToolResult refused = Refctl({"create-match", "--game=" + std::string(kRpp),
                                "--seats=3", "--token_dir=" + Path("tok-2")});
   EXPECT_NE(refused.code, 0);
-  EXPECT_THAT(refused.err, HasSubstr("limit of live matches is reached "
-                                     "(--max_live_matches=1, 1 live)"));
+  EXPECT_THAT(refused.err,
+              HasSubstr("refctl: UNAVAILABLE: the referee's limit of live "
+                        "matches is reached (--max_live_matches=1, 1 live)"));
   for (int seat = 0; seat < 3; ++seat) {
     StartBot(Path(absl::StrCat("tok-1/seat-", seat, ".token")),
              {"--matches=1", "--quiet"});

@@ -21,7 +21,9 @@
 //       The consistency proof between two tree sizes (for `replay
 //       consistency`).
 //
-// Tokens are written to files (mode 0600), never printed.
+// Tokens are written to files (mode 0600), never printed. A refused call
+// exits 1 with "refctl: CODE: message" on stderr (CODE: the gRPC status
+// code's name, e.g. UNAVAILABLE when the referee takes no new match now).
 
 #include <chrono>
 #include <cstdlib>
@@ -34,6 +36,7 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
+#include "absl/status/status.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -100,6 +103,15 @@ int Fail(const std::string& message) {
   return 1;
 }
 
+// A call the referee refused or could not answer: its status code's name
+// first (UNAVAILABLE means try again later; docs/protocol.md), then why.
+int Fail(const grpc::Status& status) {
+  return Fail(
+      absl::StrCat(absl::StatusCodeToString(
+                       static_cast<absl::StatusCode>(status.error_code())),
+                   ": ", status.error_message()));
+}
+
 std::string AdminToken() {
   std::string path = absl::GetFlag(FLAGS_admin_token_file);
   if (path.empty()) {
@@ -130,7 +142,7 @@ int RegisterBot(v1::Referee::Stub& stub, const std::string& name) {
   }
   v1::RegisterBotResponse response;
   grpc::Status status = stub.RegisterBot(&context, request, &response);
-  if (!status.ok()) return Fail(status.error_message());
+  if (!status.ok()) return Fail(status);
   const std::string out = absl::GetFlag(FLAGS_token_out).empty()
                               ? name + ".token"
                               : absl::GetFlag(FLAGS_token_out);
@@ -180,7 +192,7 @@ int CreateMatch(v1::Referee::Stub& stub) {
   context.AddMetadata("authorization", "Bearer " + AdminToken());
   v1::CreateMatchResponse response;
   grpc::Status status = stub.CreateMatch(&context, request, &response);
-  if (!status.ok()) return Fail(status.error_message());
+  if (!status.ok()) return Fail(status);
   const std::filesystem::path dir = absl::GetFlag(FLAGS_token_dir);
   std::filesystem::create_directories(dir);
   for (int i = 0; i < response.seat_tokens_size(); ++i) {
@@ -203,7 +215,7 @@ int GetMatch(v1::Referee::Stub& stub, const std::string& match_id) {
   request.set_match_id(match_id);
   v1::MatchInfo info;
   grpc::Status status = stub.GetMatch(&context, request, &info);
-  if (!status.ok()) return Fail(status.error_message());
+  if (!status.ok()) return Fail(status);
   std::cout << Json(info) << "\n";
   return 0;
 }
@@ -217,7 +229,7 @@ int List(v1::Referee::Stub& stub) {
     grpc::ClientContext context;
     v1::ListMatchesResponse response;
     grpc::Status status = stub.ListMatches(&context, request, &response);
-    if (!status.ok()) return Fail(status.error_message());
+    if (!status.ok()) return Fail(status);
     for (const v1::MatchInfo& info : response.matches()) {
       std::cout << info.match_id() << "  " << info.game().game() << "  "
                 << v1::MatchStatus_Name(info.status()) << "\n";
@@ -247,7 +259,7 @@ int Watch(v1::Referee::Stub& stub, const std::string& match_id) {
     }
   }
   grpc::Status status = reader->Finish();
-  return status.ok() ? 0 : Fail(status.error_message());
+  return status.ok() ? 0 : Fail(status);
 }
 
 int GetLog(v1::Referee::Stub& stub, const std::string& match_id) {
@@ -263,7 +275,7 @@ int GetLog(v1::Referee::Stub& stub, const std::string& match_id) {
   v1::LogChunk chunk;
   while (reader->Read(&chunk)) bytes += chunk.data();
   grpc::Status status = reader->Finish();
-  if (!status.ok()) return Fail(status.error_message());
+  if (!status.ok()) return Fail(status);
   std::ofstream file(out, std::ios::binary | std::ios::trunc);
   file << bytes;
   if (!file) return Fail("cannot write " + out);
@@ -282,7 +294,7 @@ int Health(const std::shared_ptr<grpc::Channel>& channel,
   request.set_service(service);
   grpc::health::v1::HealthCheckResponse response;
   const grpc::Status status = stub->Check(&context, request, &response);
-  if (!status.ok()) return Fail(status.error_message());
+  if (!status.ok()) return Fail(status);
   std::cout << grpc::health::v1::HealthCheckResponse::ServingStatus_Name(
                    response.status())
             << "\n";
@@ -310,7 +322,7 @@ int Checkpoint(v1::Referee::Stub& stub) {
   request.set_tree_size(absl::GetFlag(FLAGS_size));
   v1::TlogCheckpoint checkpoint;
   grpc::Status status = stub.GetCheckpoint(&context, request, &checkpoint);
-  if (!status.ok()) return Fail(status.error_message());
+  if (!status.ok()) return Fail(status);
   return Output(checkpoint.note());
 }
 
@@ -327,7 +339,7 @@ int Inclusion(v1::Referee::Stub& stub, const std::string& log) {
   request.set_tree_size(absl::GetFlag(FLAGS_size));
   v1::InclusionProof proof;
   grpc::Status status = stub.GetInclusionProof(&context, request, &proof);
-  if (!status.ok()) return Fail(status.error_message());
+  if (!status.ok()) return Fail(status);
   return Output(proof.tlog_proof());
 }
 
@@ -344,7 +356,7 @@ int Consistency(v1::Referee::Stub& stub, const std::string& old_size,
   request.set_new_size(new_value);
   v1::ConsistencyProof proof;
   grpc::Status status = stub.GetConsistencyProof(&context, request, &proof);
-  if (!status.ok()) return Fail(status.error_message());
+  if (!status.ok()) return Fail(status);
   return Output(proof.proof_file());
 }
 
