@@ -362,14 +362,22 @@ std::unique_ptr<testing_util::Process> StartReferee(
   return referee;
 }
 
-// The tournament fields that have it play against that referee.
-std::string RemoteReferee(const std::string& dir) {
-  std::string port;
-  std::ifstream(dir + "/port") >> port;
-  return absl::StrCat("referee: \"127.0.0.1:", port, "\" referee_key: \"", dir,
-                      "/referee/referee.key.pub\" admin_token_file: \"", dir,
-                      "/referee/admin.token\"");
-}
+// The address, public key file and admin token file of that referee.
+struct RemoteReferee {
+  explicit RemoteReferee(const std::string& dir)
+      : key(dir + "/referee/referee.key.pub"),
+        admin_token(dir + "/referee/admin.token") {
+    std::string port;
+    std::ifstream(dir + "/port") >> port;
+    address = "127.0.0.1:" + port;
+  }
+  // The tournament fields that have a tournament play against it.
+  std::string Fields() const {
+    return absl::StrCat("referee: \"", address, "\" referee_key: \"", key,
+                        "\" admin_token_file: \"", admin_token, "\"");
+  }
+  std::string address, key, admin_token;
+};
 
 TEST_F(TournamentTest, BotsDieWithARunnerKilledBySigkill) {
   std::unique_ptr<testing_util::Process> referee = StartReferee(dir_);
@@ -379,13 +387,14 @@ TEST_F(TournamentTest, BotsDieWithARunnerKilledBySigkill) {
   const std::string file = dir_ + "/t.txt";
   std::string text;
   google::protobuf::TextFormat::PrintToString(
-      Make("rock_paper_pyramid", 3, 4,
-           "rounds: 50 concurrency: 2 " + RemoteReferee(dir_)),
-      &text);
+      Make("rock_paper_pyramid", 3, 4, "rounds: 50 concurrency: 2"), &text);
   std::ofstream(file) << text;
+  const RemoteReferee remote(dir_);
   testing_util::Process run(
-      {(fs::path(BinDir()) / "tournament").string(), file}, dir_ + "/run.out",
-      dir_ + "/run.err");
+      {(fs::path(BinDir()) / "tournament").string(), file,
+       "--referee=" + remote.address, "--referee_key=" + remote.key,
+       "--admin_token_file=" + remote.admin_token},
+      dir_ + "/run.out", dir_ + "/run.err");
   std::vector<pid_t> bots;
   while (bots.size() < 4 && absl::Now() < end && run.running()) {
     absl::SleepFor(absl::Milliseconds(50));
@@ -415,7 +424,7 @@ TEST_F(TournamentTest, WaitsForAPlaceOnAFullReferee) {
   ASSERT_NE(referee, nullptr);
   absl::StatusOr<v1::TournamentResults> results =
       Run(Make("rock_paper_pyramid", 3, 3,
-               "rounds: 2 concurrency: 3 " + RemoteReferee(dir_)));
+               "rounds: 2 concurrency: 3 " + RemoteReferee(dir_).Fields()));
   ASSERT_TRUE(results.ok()) << results.status() << progress_.str();
   EXPECT_EQ(results->matches_size(), 6);
   ExpectAllGenuine(*results);
