@@ -530,6 +530,17 @@ TEST_F(LogTest, ABatchIsWrittenAtItsEndAsTheSameBytes) {
   EXPECT_EQ(writer_->record_count(), 8u);
 }
 
+TEST_F(LogTest, AWriterHoldsNoBufferBetweenBatches) {
+  Open(0);
+  Write(HeaderRecord(0));
+  EXPECT_LE(writer_->buffer_capacity(), std::string().capacity());
+  writer_->BeginBatch();
+  for (int seat = 0; seat < 8; ++seat) Write(CommitRecord(1, seat));
+  EXPECT_GT(writer_->buffer_capacity(), 8 * 32u);  // Held until the end...
+  ASSERT_TRUE(writer_->EndBatch().ok());
+  EXPECT_LE(writer_->buffer_capacity(), std::string().capacity());  // ...only.
+}
+
 TEST_F(LogTest, ABatchThatCannotBeWrittenReportsIt) {
   Open(0);
   Write(HeaderRecord(0));

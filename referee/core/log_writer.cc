@@ -87,7 +87,9 @@ absl::Status LogWriter::EndBatch() {
 absl::Status LogWriter::Flush() {
   if (pending_.empty()) return absl::OkStatus();
   absl::Status status = sink_->Append(pending_);
-  pending_ = std::string();  // An idle match holds no buffer.
+  // An idle match holds no buffer. (Assigning an empty string would keep
+  // the capacity: libstdc++ copies a short string into the buffer it has.)
+  std::string().swap(pending_);
   return status;
 }
 

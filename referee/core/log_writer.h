@@ -66,6 +66,9 @@ class LogWriter {
   std::optional<std::function<absl::Status()>> TakeOwedSync();
 
   uint64_t record_count() const { return record_count_; }
+  // Bytes the writer holds for records not yet written: none between
+  // batches, so that an idle match costs no buffer.
+  size_t buffer_capacity() const { return pending_.capacity(); }
 
  private:
   absl::Status Write(const referee::v1::LogRecord& record);

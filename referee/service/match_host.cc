@@ -514,7 +514,7 @@ bool MatchHost::Run(int seat, uint64_t decision_id, const Op& op) {
     SendTogether(outbox);
   }
   if (written) DeliverToWatchers(watch_outbox_);
-  watch_outbox_ = {};
+  std::vector<v1::WatchEvent>().swap(watch_outbox_);  // Its memory too.
   // Errors the match logged were pushed as faults; the others go here. The
   // end is announced only once the seal is durable (here when it synced
   // inline; when its sync is on the pool, by OnSynced): a match whose seal
