@@ -11,6 +11,16 @@ v1::DecisionRequest NewDecisionRequest(
     std::optional<v1::Observation> observation, bool listed,
     std::vector<v1::Action> legal) {
   v1::DecisionRequest request;
+  FillDecisionRequest(asked, seat, listed, std::move(legal), request);
+  if (asked.decision_id != 0 && observation) {
+    *request.mutable_observation() = *std::move(observation);
+  }
+  return request;
+}
+
+void FillDecisionRequest(const AskedDecision& asked, int seat, bool listed,
+                         std::vector<v1::Action> legal,
+                         v1::DecisionRequest& request) {
   request.set_match_id(asked.match_id.data(), asked.match_id.size());
   request.set_game(asked.game.data(), asked.game.size());
   request.set_seat(seat);
@@ -18,14 +28,10 @@ v1::DecisionRequest NewDecisionRequest(
   request.set_decision_id(asked.decision_id);
   for (int s : asked.acting_seats) request.add_acting_seats(s);
   request.set_simultaneous(asked.simultaneous);
-  if (asked.decision_id != 0 && observation) {
-    *request.mutable_observation() = *std::move(observation);
-  }
   request.set_legal_actions_listed(listed);
   for (v1::Action& action : legal) {
     *request.add_legal_actions() = std::move(action);
   }
-  return request;
 }
 
 }  // namespace pyramid

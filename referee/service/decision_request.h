@@ -36,6 +36,13 @@ referee::v1::DecisionRequest NewDecisionRequest(
     std::optional<referee::v1::Observation> observation, bool listed,
     std::vector<referee::v1::Action> legal);
 
+// The same request without its observation, built in `request`, which is
+// empty and may live on an arena (where the service builds what it sends);
+// the caller adds the observation, or says why there is none.
+void FillDecisionRequest(const AskedDecision& asked, int seat, bool listed,
+                         std::vector<referee::v1::Action> legal,
+                         referee::v1::DecisionRequest& request);
+
 }  // namespace pyramid
 
 #endif  // PYRAMID_REFEREE_SERVICE_DECISION_REQUEST_H_

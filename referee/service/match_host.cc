@@ -9,6 +9,7 @@
 #include "google/protobuf/arena.h"
 #include "referee/crypto/bytes.h"
 #include "referee/service/decision_request.h"
+#include "referee/service/scratch_arena.h"
 #include "referee/service/view_delta.h"
 
 namespace pyramid {
@@ -61,10 +62,6 @@ MatchHost::MatchHost(std::unique_ptr<Match> match, v1::GameConfig game,
 }
 
 namespace {
-
-// The first block of the arena on which OnMove builds the seats' results:
-// enough for every seat's observation in most positions of every game.
-constexpr size_t kResultArenaBlockBytes = 16 * 1024;
 
 std::vector<HostedSeat> ArchivedSeats(const v1::MatchInfo& info) {
   std::vector<HostedSeat> seats;
@@ -247,7 +244,7 @@ void MatchHost::SendError(int seat, uint64_t decision_id,
   error->set_code(static_cast<int>(status.code()));
   error->set_message(std::string(status.message()));
   error->set_faulted(faulted);
-  SendToSeat(seat, std::move(message));
+  SendToSeat(seat, message);
 }
 
 void MatchHost::SendDecisionRequest(int seat) {
@@ -258,23 +255,25 @@ void MatchHost::SendDecisionRequest(int seat) {
       static_cast<size_t>(seat) < result_streams_.size() &&
       result_streams_[seat] != nullptr &&
       result_streams_[seat] == connections_->Find(seats_[seat].route);
-  v1::PlayResponse message;
+  ScratchArena scratch;
+  v1::PlayResponse& message = scratch.Make<v1::PlayResponse>();
   v1::DecisionRequest* request = message.mutable_decision();
-  *request = NewDecisionRequest(
-      AskedDecision{.match_id = match_id_,
-                    .game = game_.game(),
-                    .num_seats = num_seats(),
-                    .decision_id = decision->id,
-                    .acting_seats = decision->seats,
-                    .simultaneous = decision->simultaneous},
-      seat,
-      in_result ? std::nullopt
-                : std::optional<v1::Observation>(match_->ObservationFor(seat)),
-      match_->ListsLegalActions(), match_->LegalActions(seat));
-  request->set_observation_in_result(in_result);
+  FillDecisionRequest(AskedDecision{.match_id = match_id_,
+                                    .game = game_.game(),
+                                    .num_seats = num_seats(),
+                                    .decision_id = decision->id,
+                                    .acting_seats = decision->seats,
+                                    .simultaneous = decision->simultaneous},
+                      seat, match_->ListsLegalActions(),
+                      match_->LegalActions(seat), *request);
+  if (in_result) {
+    request->set_observation_in_result(true);
+  } else if (decision->id != 0) {
+    match_->ObservationInto(seat, *request->mutable_observation());
+  }
   request->set_commit_deadline_unix_ms(UnixMs(decision->deadlines[index]));
   request->set_committed(!match_->AwaitsCommit(seat));
-  SendToSeat(seat, std::move(message));
+  SendToSeat(seat, message);
 }
 
 void MatchHost::SendRevealRequest(int seat) {
@@ -286,7 +285,7 @@ void MatchHost::SendRevealRequest(int seat) {
   request->set_seat(seat);
   request->set_decision_id(decision->id);
   request->set_reveal_deadline_unix_ms(UnixMs(decision->deadlines[index]));
-  SendToSeat(seat, std::move(message));
+  SendToSeat(seat, message);
 }
 
 void MatchHost::SendRevealRequests() {
@@ -302,7 +301,7 @@ void MatchHost::SendMatchEnded(int seat) {
   ended->set_match_id(match_id_);
   ended->set_seat(seat);
   *ended->mutable_outcome() = OutcomeLocked();
-  SendToSeat(seat, std::move(message));
+  SendToSeat(seat, message);
 }
 
 void MatchHost::FlushRevealAck() {
@@ -314,7 +313,7 @@ void MatchHost::FlushRevealAck() {
   ack->set_match_id(match_id_);
   ack->set_seat(seat);
   ack->set_decision_id(decision_id);
-  SendToSeat(seat, std::move(message), /*acknowledgement=*/true);
+  SendToSeat(seat, message, /*acknowledgement=*/true);
 }
 
 // Called by the Match for every record it logs, with the game state exactly
@@ -361,8 +360,10 @@ void MatchHost::OnRecord(const v1::LogRecord& record) {
   if (event) SendToWatchers(*event);
 }
 
-v1::WatchEvent MatchHost::OnDecisionOpened(const v1::DecisionOpened& opened) {
+std::optional<v1::WatchEvent> MatchHost::OnDecisionOpened(
+    const v1::DecisionOpened& opened) {
   for (uint32_t seat : opened.seats()) SendDecisionRequest(seat);
+  if (watchers_.empty()) return std::nullopt;
   v1::WatchEvent event;
   v1::PublicDecision* d = event.mutable_decision();
   d->set_decision_id(opened.decision_id());
@@ -371,21 +372,22 @@ v1::WatchEvent MatchHost::OnDecisionOpened(const v1::DecisionOpened& opened) {
   return event;
 }
 
-v1::WatchEvent MatchHost::OnCommit(const v1::Commit& commit) {
+std::optional<v1::WatchEvent> MatchHost::OnCommit(const v1::Commit& commit) {
   v1::PlayResponse message;
   v1::CommitAck* ack = message.mutable_commit_ack();
   ack->set_match_id(match_id_);
   ack->set_seat(commit.seat());
   ack->set_decision_id(commit.decision_id());
   ack->set_received_unix_ms(commit.received_unix_ms());
-  SendToSeat(commit.seat(), std::move(message), /*acknowledgement=*/true);
+  SendToSeat(commit.seat(), message, /*acknowledgement=*/true);
+  if (watchers_.empty()) return std::nullopt;
   v1::WatchEvent event;
   event.mutable_commit()->set_decision_id(commit.decision_id());
   event.mutable_commit()->set_seat(commit.seat());
   return event;
 }
 
-v1::WatchEvent MatchHost::OnFault(const v1::Fault& fault) {
+std::optional<v1::WatchEvent> MatchHost::OnFault(const v1::Fault& fault) {
   // The codes of the proto's PlayError comment: a missed deadline is
   // FAILED_PRECONDITION; a mismatched reveal or an illegal action is
   // INVALID_ARGUMENT.
@@ -399,6 +401,7 @@ v1::WatchEvent MatchHost::OnFault(const v1::Fault& fault) {
                     v1::FaultReason_Name(fault.reason()), ": ", fault.detail(),
                     " (", v1::FaultConsequence_Name(fault.consequence()), ")")),
             /*faulted=*/true);
+  if (watchers_.empty()) return std::nullopt;
   v1::WatchEvent event;
   *event.mutable_fault() = fault;
   return event;
@@ -407,16 +410,12 @@ v1::WatchEvent MatchHost::OnFault(const v1::Fault& fault) {
 std::optional<v1::WatchEvent> MatchHost::OnMove(uint64_t decision_id,
                                                 bool closes) {
   // An observation is dozens of small messages: each connected seat's
-  // result is built on an arena (a few allocations for every seat
-  // together) and serialized once.
-  google::protobuf::ArenaOptions arena_options;
-  arena_options.start_block_size = kResultArenaBlockBytes;
-  google::protobuf::Arena arena(arena_options);
+  // result is built on a scratch arena and serialized once.
+  ScratchArena scratch;
   for (int seat = 0; seat < num_seats(); ++seat) {
     std::shared_ptr<PlaySink> stream = connections_->Find(seats_[seat].route);
     if (stream == nullptr) continue;
-    auto* message =
-        google::protobuf::Arena::CreateMessage<v1::PlayResponse>(&arena);
+    auto* message = &scratch.Make<v1::PlayResponse>();
     v1::DecisionResult* result = message->mutable_result();
     result->set_match_id(match_id_);
     result->set_seat(seat);

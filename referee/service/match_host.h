@@ -145,14 +145,15 @@ class MatchHost {
       ABSL_LOCKS_EXCLUDED(mu_);
   void OnRecord(const v1::LogRecord& record) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // OnRecord for each kind of record: what goes to the seats, and the event
-  // for watchers. A move (the seed decision's close, an applied decision or
-  // automatic move) sends every seat its result; `closes` when it closes
-  // decision `decision_id` (not an automatic move).
-  v1::WatchEvent OnDecisionOpened(const v1::DecisionOpened& opened)
+  // for watchers (none when nobody watches). A move (the seed decision's
+  // close, an applied decision or automatic move) sends every seat its
+  // result; `closes` when it closes decision `decision_id` (not an
+  // automatic move). Messages to seats are built on a ScratchArena.
+  std::optional<v1::WatchEvent> OnDecisionOpened(
+      const v1::DecisionOpened& opened) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  std::optional<v1::WatchEvent> OnCommit(const v1::Commit& commit)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  v1::WatchEvent OnCommit(const v1::Commit& commit)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  v1::WatchEvent OnFault(const v1::Fault& fault)
+  std::optional<v1::WatchEvent> OnFault(const v1::Fault& fault)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   std::optional<v1::WatchEvent> OnMove(uint64_t decision_id, bool closes)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

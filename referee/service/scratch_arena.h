@@ -1,0 +1,53 @@
+// A protobuf arena for messages that are built, serialized and dropped
+// within one call, as the referee does for every message it sends a seat.
+//
+// Its first block is a buffer kept by the calling thread and reused by the
+// next ScratchArena of that thread, so that building a message of up to
+// kScratchBlockBytes allocates nothing on the heap (a heap message costs an
+// allocation per submessage and per string, and a plain arena one
+// allocation of its first block). A ScratchArena made while another of the
+// same thread is alive gets a block of its own from the heap, as a plain
+// arena would: nesting is safe, only slower.
+//
+// Messages made on it die with it: serialize or copy them out first.
+// Neither copyable nor movable; use it on the thread that made it.
+#ifndef PYRAMID_REFEREE_SERVICE_SCRATCH_ARENA_H_
+#define PYRAMID_REFEREE_SERVICE_SCRATCH_ARENA_H_
+
+#include <cstddef>
+
+#include "google/protobuf/arena.h"
+
+namespace pyramid {
+
+class ScratchArena {
+ public:
+  // Enough for every seat's observation in most positions of every game.
+  static constexpr size_t kScratchBlockBytes = 16 * 1024;
+
+  ScratchArena();
+  ~ScratchArena();
+  ScratchArena(const ScratchArena&) = delete;
+  ScratchArena& operator=(const ScratchArena&) = delete;
+
+  // A new, empty message of type T on the arena.
+  template <typename T>
+  T& Make() {
+    return *google::protobuf::Arena::CreateMessage<T>(&arena_);
+  }
+  google::protobuf::Arena& arena() { return arena_; }
+
+  // Whether this arena starts in the thread's reusable buffer (false for a
+  // ScratchArena nested in another of the same thread).
+  bool reuses_thread_block() const { return reuses_thread_block_; }
+
+ private:
+  static google::protobuf::ArenaOptions Options(bool& reuses_thread_block);
+
+  bool reuses_thread_block_ = false;
+  google::protobuf::Arena arena_;
+};
+
+}  // namespace pyramid
+
+#endif  // PYRAMID_REFEREE_SERVICE_SCRATCH_ARENA_H_
