@@ -148,7 +148,8 @@ class MatchHost {
   // for watchers (none when nobody watches). A move (the seed decision's
   // close, an applied decision or automatic move) sends every seat its
   // result; `closes` when it closes decision `decision_id` (not an
-  // automatic move). Messages to seats are built on a ScratchArena.
+  // automatic move). A seat's DecisionRequests and results are built on a
+  // ScratchArena.
   std::optional<v1::WatchEvent> OnDecisionOpened(
       const v1::DecisionOpened& opened) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   std::optional<v1::WatchEvent> OnCommit(const v1::Commit& commit)

@@ -1,13 +1,16 @@
 // A protobuf arena for messages that are built, serialized and dropped
-// within one call, as the referee does for every message it sends a seat.
+// within one call, as the referee does with a seat's DecisionRequest and a
+// move's results (dozens of submessages each).
 //
 // Its first block is a buffer kept by the calling thread and reused by the
 // next ScratchArena of that thread, so that building a message of up to
 // kScratchBlockBytes allocates nothing on the heap (a heap message costs an
 // allocation per submessage and per string, and a plain arena one
-// allocation of its first block). A ScratchArena made while another of the
-// same thread is alive gets a block of its own from the heap, as a plain
-// arena would: nesting is safe, only slower.
+// allocation of its first block). Each thread that uses one keeps that
+// buffer until it ends. A ScratchArena made while another of the same
+// thread is alive gets a block of its own from the heap, as a plain arena
+// would: nesting is safe, only slower. For a message of two or three parts
+// (an acknowledgement) an arena's set-up costs more than it saves.
 //
 // Messages made on it die with it: serialize or copy them out first.
 // Neither copyable nor movable; use it on the thread that made it.
