@@ -448,6 +448,11 @@ std::vector<v1::Action> Match::LegalActions(int seat) const {
   return session_->state().LegalActions(seat);
 }
 
+void Match::LegalActionsInto(
+    int seat, google::protobuf::RepeatedPtrField<v1::Action>& out) const {
+  if (session_ && !finished_) session_->state().LegalActionsInto(seat, out);
+}
+
 }  // namespace pyramid
 
 namespace pyramid {

@@ -170,8 +170,11 @@ class Match {
   void ObservationInto(int seat, v1::Observation& observation) const;
   v1::Observation PublicView() const;
   // The legal actions of `seat` in the open decision (the seed decision has
-  // none listed: any 32 bytes).
+  // none listed: any 32 bytes). LegalActionsInto builds them into an empty
+  // `out`, which may live on an arena (State::LegalActionsInto).
   std::vector<v1::Action> LegalActions(int seat) const;
+  void LegalActionsInto(
+      int seat, google::protobuf::RepeatedPtrField<v1::Action>& out) const;
   // Whether LegalActions lists every legal action (false in the seed
   // decision and for games that do not list them).
   bool ListsLegalActions() const;

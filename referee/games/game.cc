@@ -1,6 +1,9 @@
 #include "referee/games/game.h"
 
+#include <algorithm>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/io/coded_stream.h"
@@ -47,6 +50,31 @@ std::string DeterministicBytes(const google::protobuf::MessageLite& message) {
   return bytes;
 }
 
+void SortByBytes(google::protobuf::RepeatedPtrField<v1::Action>& actions,
+                 bool unique) {
+  std::vector<std::pair<std::string, v1::Action*>> keyed;
+  keyed.reserve(actions.size());
+  for (auto it = actions.pointer_begin(); it != actions.pointer_end(); ++it) {
+    keyed.emplace_back(DeterministicBytes(**it), *it);
+  }
+  // std::string compares as unsigned char, as required.
+  std::sort(keyed.begin(), keyed.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  // The field owns every action: only their order changes, repeats going
+  // last, where RemoveLast drops them.
+  std::vector<v1::Action*> repeats;
+  auto place = actions.pointer_begin();
+  for (size_t i = 0; i < keyed.size(); ++i) {
+    if (unique && i > 0 && keyed[i].first == keyed[i - 1].first) {
+      repeats.push_back(keyed[i].second);
+    } else {
+      *place++ = keyed[i].second;
+    }
+  }
+  for (v1::Action* repeat : repeats) *place++ = repeat;
+  for (size_t i = 0; i < repeats.size(); ++i) actions.RemoveLast();
+}
+
 absl::StatusOr<v1::Action> ParseSeatAction(std::string_view bytes) {
   v1::Action action;
   if (!action.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
@@ -88,6 +116,15 @@ v1::Observation State::PublicView() const {
   v1::Observation observation;
   PublicViewInto(observation);
   return observation;
+}
+
+std::vector<v1::Action> State::LegalActions(int seat) const {
+  google::protobuf::RepeatedPtrField<v1::Action> listed;
+  LegalActionsInto(seat, listed);
+  std::vector<v1::Action> actions;
+  actions.reserve(listed.size());
+  for (v1::Action& action : listed) actions.push_back(std::move(action));
+  return actions;
 }
 
 std::optional<v1::Action> State::SoleLegalAction(int seat) const {

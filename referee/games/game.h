@@ -89,7 +89,13 @@ class State {
   // Every legal action of `seat`, sorted ascending by deterministic
   // serialization bytes (unsigned, lexicographic) and unique. Empty when the
   // seat is not acting, or when ListsLegalActions() is false.
-  virtual std::vector<v1::Action> LegalActions(int seat) const = 0;
+  std::vector<v1::Action> LegalActions(int seat) const;
+  // The same, built in `out`, which is empty and may live on an arena: the
+  // actions are made in it, as ObservationInto makes an observation's
+  // parts, so that the referee lists them inside the DecisionRequest it
+  // sends without a heap allocation per action.
+  virtual void LegalActionsInto(
+      int seat, google::protobuf::RepeatedPtrField<v1::Action>& out) const = 0;
 
   // If `seat` is the only acting seat and has exactly one legal action,
   // returns it: the referee then applies it without asking (DESIGN.md).
@@ -197,6 +203,12 @@ absl::StatusOr<v1::Action> ParseSeatAction(std::string_view bytes);
 // `message` serialized deterministically: the order of LegalActions()
 // (unsigned, lexicographic over these bytes).
 std::string DeterministicBytes(const google::protobuf::MessageLite& message);
+
+// Puts `actions` in the order of LegalActions(): ascending by
+// DeterministicBytes; with `unique`, keeps one of actions with the same
+// bytes (they are the same action).
+void SortByBytes(google::protobuf::RepeatedPtrField<v1::Action>& actions,
+                 bool unique);
 
 // Competition ranks (1-based; ties share, the next rank skips) for `keys`,
 // where a smaller key is better. Keys 5, 5, 9 give ranks 1, 1, 3.

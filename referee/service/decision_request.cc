@@ -11,15 +11,17 @@ v1::DecisionRequest NewDecisionRequest(
     std::optional<v1::Observation> observation, bool listed,
     std::vector<v1::Action> legal) {
   v1::DecisionRequest request;
-  FillDecisionRequest(asked, seat, listed, std::move(legal), request);
+  FillDecisionRequest(asked, seat, listed, request);
   if (asked.decision_id != 0 && observation) {
     *request.mutable_observation() = *std::move(observation);
+  }
+  for (v1::Action& action : legal) {
+    *request.add_legal_actions() = std::move(action);
   }
   return request;
 }
 
 void FillDecisionRequest(const AskedDecision& asked, int seat, bool listed,
-                         std::vector<v1::Action> legal,
                          v1::DecisionRequest& request) {
   request.set_match_id(asked.match_id.data(), asked.match_id.size());
   request.set_game(asked.game.data(), asked.game.size());
@@ -29,9 +31,6 @@ void FillDecisionRequest(const AskedDecision& asked, int seat, bool listed,
   for (int s : asked.acting_seats) request.add_acting_seats(s);
   request.set_simultaneous(asked.simultaneous);
   request.set_legal_actions_listed(listed);
-  for (v1::Action& action : legal) {
-    *request.add_legal_actions() = std::move(action);
-  }
 }
 
 }  // namespace pyramid

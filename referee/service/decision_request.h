@@ -36,11 +36,11 @@ referee::v1::DecisionRequest NewDecisionRequest(
     std::optional<referee::v1::Observation> observation, bool listed,
     std::vector<referee::v1::Action> legal);
 
-// The same request without its observation, built in `request`, which is
-// empty and may live on an arena (where the service builds what it sends);
-// the caller adds the observation, or says why there is none.
+// The same request without its observation and its legal actions, built
+// in `request`, which is empty and may live on an arena (where the service
+// builds what it sends): the caller builds those in it, or says why there
+// is no observation.
 void FillDecisionRequest(const AskedDecision& asked, int seat, bool listed,
-                         std::vector<referee::v1::Action> legal,
                          referee::v1::DecisionRequest& request);
 
 }  // namespace pyramid

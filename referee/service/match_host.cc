@@ -264,8 +264,8 @@ void MatchHost::SendDecisionRequest(int seat) {
                                     .decision_id = decision->id,
                                     .acting_seats = decision->seats,
                                     .simultaneous = decision->simultaneous},
-                      seat, match_->ListsLegalActions(),
-                      match_->LegalActions(seat), *request);
+                      seat, match_->ListsLegalActions(), *request);
+  match_->LegalActionsInto(seat, *request->mutable_legal_actions());
   if (in_result) {
     request->set_observation_in_result(true);
   } else if (decision->id != 0) {

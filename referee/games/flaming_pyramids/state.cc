@@ -198,25 +198,18 @@ absl::Status FlamingPyramidsState::ValidateAction(
 
 // Every (hand tile, legal spot) pair, or the two directions; sorted by
 // serialized bytes.
-std::vector<v1::Action> FlamingPyramidsState::LegalActions(int seat) const {
-  std::vector<v1::Action> actions;
-  if (!IsActing(seat)) return actions;
+void FlamingPyramidsState::LegalActionsInto(
+    int seat, google::protobuf::RepeatedPtrField<v1::Action>& out) const {
+  if (!IsActing(seat)) return;
   if (phase_ == Phase::kFall) {
-    actions.push_back(FallAction(v1::FP_LEFT));
-    actions.push_back(FallAction(v1::FP_RIGHT));
-    return actions;
+    *out.Add() = FallAction(v1::FP_LEFT);
+    *out.Add() = FallAction(v1::FP_RIGHT);
+    return;
   }
-  std::vector<std::pair<std::string, v1::Action>> keyed;
   for (Cell spot : board_.LegalSpots()) {
-    for (int tile : hands_[seat]) {
-      v1::Action action = PlaceAction(tile, spot);
-      keyed.emplace_back(DeterministicBytes(action), std::move(action));
-    }
+    for (int tile : hands_[seat]) *out.Add() = PlaceAction(tile, spot);
   }
-  std::sort(keyed.begin(), keyed.end(),
-            [](const auto& a, const auto& b) { return a.first < b.first; });
-  for (auto& [bytes, action] : keyed) actions.push_back(std::move(action));
-  return actions;
+  SortByBytes(out, /*unique=*/false);
 }
 
 // Same answer as the default, without listing every placement: a fall has

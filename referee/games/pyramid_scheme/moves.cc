@@ -305,24 +305,14 @@ void PyramidSchemeState::ForEachChoice(
   }
 }
 
-std::vector<v1::Action> PyramidSchemeState::LegalActions(int seat) const {
-  if (IsTerminal() || seat != DecidingSeat()) return {};
-  std::vector<std::pair<std::string, v1::Action>> keyed;
+void PyramidSchemeState::LegalActionsInto(
+    int seat, google::protobuf::RepeatedPtrField<v1::Action>& out) const {
+  if (IsTerminal() || seat != DecidingSeat()) return;
   ForEachChoice([&](v1::PyramidSchemeAction choice) {
-    v1::Action action = Wrap(std::move(choice));
-    std::string bytes = DeterministicBytes(action);
-    keyed.emplace_back(std::move(bytes), std::move(action));
+    *out.Add() = Wrap(std::move(choice));
     return true;
   });
-  // std::string compares as unsigned char, as required.
-  std::sort(keyed.begin(), keyed.end(),
-            [](const auto& a, const auto& b) { return a.first < b.first; });
-  std::vector<v1::Action> actions;
-  for (size_t i = 0; i < keyed.size(); ++i) {
-    if (i > 0 && keyed[i].first == keyed[i - 1].first) continue;
-    actions.push_back(std::move(keyed[i].second));
-  }
-  return actions;
+  SortByBytes(out, /*unique=*/true);
 }
 
 // Same answer as the default, without listing, serializing and sorting

@@ -137,36 +137,35 @@ absl::Status PyramidShamboState::ValidatePayment(
   }
 }
 
-std::vector<v1::Action> PyramidShamboState::LegalActions(int seat) const {
-  std::vector<v1::Action> actions;
-  if (!IsActing(seat)) return actions;
+void PyramidShamboState::LegalActionsInto(
+    int seat, google::protobuf::RepeatedPtrField<v1::Action>& out) const {
+  if (!IsActing(seat)) return;
   switch (phase_) {
     case Phase::kChallenge:
       for (int target = 0; target < num_seats_; ++target) {
         if (target != active_ && Live(target)) {
-          actions.push_back(ChallengeAction(target));
+          *out.Add() = ChallengeAction(target);
         }
       }
       break;
     case Phase::kThrow:
       for (v1::ShamboHand hand :
            {v1::SHAMBO_ROCK, v1::SHAMBO_PAPER, v1::SHAMBO_SCISSORS}) {
-        actions.push_back(HandAction(hand));
+        *out.Add() = HandAction(hand);
       }
       break;
     case Phase::kPayment:
-      if (!ListsLegalActions()) return actions;
+      if (!ListsLegalActions()) return;
       payment_->ForEachOption([&](const PaymentOption& option) {
-        actions.push_back(PaymentAction(option));
+        *out.Add() = PaymentAction(option);
         return true;
       });
-      if (actions.size() >= 2) actions.push_back(CanonicalAction());
+      if (out.size() >= 2) *out.Add() = CanonicalAction();
       break;
     case Phase::kOver:
       break;
   }
-  SortByBytes(actions);
-  return actions;
+  SortByBytes(out, /*unique=*/false);
 }
 
 // Same answer as the default, without listing (and serializing and

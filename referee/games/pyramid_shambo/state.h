@@ -79,7 +79,9 @@ class PyramidShamboState final : public State {
   absl::Status ValidateAction(int seat,
                               const v1::Action& action) const override;
 
-  std::vector<v1::Action> LegalActions(int seat) const override;
+  void LegalActionsInto(
+      int seat,
+      google::protobuf::RepeatedPtrField<v1::Action>& out) const override;
 
   std::optional<v1::Action> SoleLegalAction(int seat) const override;
 

@@ -131,21 +131,6 @@ v1::ShamboPaymentMethod MethodToProto(PaymentMethod method) {
   return v1::SHAMBO_PAYMENT_METHOD_UNSPECIFIED;
 }
 
-// Sorts by deterministic serialization (no maps here, so plain
-// serialization is deterministic), unsigned lexicographic.
-void SortByBytes(std::vector<v1::Action>& actions) {
-  std::vector<std::pair<std::string, v1::Action>> keyed;
-  keyed.reserve(actions.size());
-  for (v1::Action& action : actions) {
-    keyed.emplace_back(action.SerializeAsString(), std::move(action));
-  }
-  std::sort(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) {
-    return a.first < b.first;  // std::string compares bytes as unsigned.
-  });
-  actions.clear();
-  for (auto& [bytes, action] : keyed) actions.push_back(std::move(action));
-}
-
 const char* HandName(v1::ShamboHand hand) {
   switch (hand) {
     case v1::SHAMBO_ROCK:

@@ -45,9 +45,6 @@ v1::Action CanonicalAction();
 
 v1::ShamboPaymentMethod MethodToProto(PaymentMethod method);
 
-// Sorts ascending by serialized bytes (unsigned, lexicographic).
-void SortByBytes(std::vector<v1::Action>& actions);
-
 // "Rock", "Paper" or "Scissors"; "?" for another value.
 const char* HandName(v1::ShamboHand hand);
 

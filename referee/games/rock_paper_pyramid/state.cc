@@ -54,16 +54,14 @@ absl::Status RockPaperPyramidState::ValidateAction(
 
 // Pool order is colour then size, which is also the order of the actions'
 // serialized bytes: every field is present and one byte long.
-std::vector<v1::Action> RockPaperPyramidState::LegalActions(int seat) const {
-  std::vector<v1::Action> actions;
-  if (!IsActing(seat)) return actions;
+void RockPaperPyramidState::LegalActionsInto(
+    int seat, google::protobuf::RepeatedPtrField<v1::Action>& out) const {
+  if (!IsActing(seat)) return;
   for (int kind = 0; kind < kNumKinds; ++kind) {
     if (!pools_[seat][kind]) continue;
-    v1::Action action;
-    PieceOfKind(kind, *action.mutable_rock_paper_pyramid()->mutable_piece());
-    actions.push_back(std::move(action));
+    PieceOfKind(kind,
+                *out.Add()->mutable_rock_paper_pyramid()->mutable_piece());
   }
-  return actions;
 }
 
 v1::Action RockPaperPyramidState::DefaultAction(int seat) const {

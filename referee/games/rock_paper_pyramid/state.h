@@ -66,7 +66,9 @@ class RockPaperPyramidState final : public State {
   absl::Status ValidateAction(int seat,
                               const v1::Action& action) const override;
 
-  std::vector<v1::Action> LegalActions(int seat) const override;
+  void LegalActionsInto(
+      int seat,
+      google::protobuf::RepeatedPtrField<v1::Action>& out) const override;
 
   v1::Action DefaultAction(int seat) const override;
 
