@@ -47,6 +47,7 @@ class ScratchArena {
  private:
   static google::protobuf::ArenaOptions Options(bool& reuses_thread_block);
 
+  // Declared before arena_: Options() sets it while arena_ is constructed.
   bool reuses_thread_block_ = false;
   google::protobuf::Arena arena_;
 };
