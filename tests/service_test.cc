@@ -2122,6 +2122,51 @@ TEST_F(ServiceTest, AnAcknowledgementIsHeldNoLongerThanTheHold) {
   EXPECT_EQ(batch.Count(IsRevealRequest(match.id, 0, 0)), 0);
 }
 
+// Each hold lasts ack_hold from its own start: the timer of a hold that a
+// message ended early does not end the next hold. Here the CommitAck's
+// hold ends at once (every seat commits), its timer comes due 2 s later,
+// while the RevealAck's hold, started 1.2 s in, still has 1.2 s to go.
+TEST_F(ServiceTest, AnEarlierHoldsTimerDoesNotEndTheNextHold) {
+  RefereeConfig config;
+  config.limits.ack_hold = absl::Seconds(2);
+  ref_ = std::make_unique<TestReferee>(config);
+  const Created match = NewMatch();
+  std::vector<std::unique_ptr<PlayClient>> seats;
+  for (uint32_t seat = 0; seat < kSeats; ++seat) {
+    seats.push_back(std::make_unique<PlayClient>(
+        ref_->NewChannel(), match.tokens[seat], absl::StrCat("seat", seat),
+        nullptr, std::nullopt, "batch"));
+    ASSERT_TRUE(seats[seat]->Await(IsDecision(match.id, seat, 0)));
+  }
+  std::vector<Move> moves;
+  for (uint32_t seat = 0; seat < kSeats; ++seat) {
+    moves.push_back(NewMove(svctest::SeedAction()));
+  }
+  PlayClient& first = *seats[0];
+  const absl::Time start = absl::Now();
+  for (uint32_t seat = 0; seat < kSeats; ++seat) {
+    ASSERT_TRUE(
+        seats[seat]->Send(svctest::CommitMsg(match.id, seat, 0, moves[seat])));
+  }
+  ASSERT_TRUE(first.Await(IsRevealRequest(match.id, 0, 0)));
+  ASSERT_TRUE(first.Await(IsCommitAck(match.id, 0, 0)));
+  absl::SleepFor(start + absl::Milliseconds(1200) - absl::Now());
+  ASSERT_TRUE(first.Send(svctest::RevealMsg(match.id, 0, 0, moves[0])));
+  // The first hold's timer is due by 2 s; the RevealAck's hold lasts
+  // until at least 3 s.
+  absl::SleepFor(start + absl::Milliseconds(2500) - absl::Now());
+  EXPECT_EQ(first.Count(IsRevealAck(match.id, 0, 0)), 0);
+  for (uint32_t seat = 1; seat < kSeats; ++seat) {
+    ASSERT_TRUE(seats[seat]->Await(IsRevealRequest(match.id, seat, 0)));
+    ASSERT_TRUE(
+        seats[seat]->Send(svctest::RevealMsg(match.id, seat, 0, moves[seat])));
+  }
+  ASSERT_TRUE(first.Await(IsRevealAck(match.id, 0, 0)));
+  // Seed request alone; CommitAck + RevealRequest; RevealAck + the seed
+  // decision's DecisionResult + DecisionRequest 1.
+  EXPECT_EQ(first.BatchSizes(), (std::vector<int>{2, 3}));
+}
+
 TEST_F(ServiceTest, AStreamWithoutBatchGetsItsAcknowledgementsAtOnce) {
   RefereeConfig config;
   config.limits.ack_hold = absl::Minutes(1);
