@@ -236,6 +236,7 @@ absl::StatusOr<LobbyOptions> MakeLobbyOptions(const Paths& paths,
   if (!fsync.ok()) return fsync.status();
   options.fsync = *fsync;
   options.sync_threads = std::max(0, absl::GetFlag(FLAGS_sync_threads));
+  options.ack_hold = absl::Milliseconds(absl::GetFlag(FLAGS_ack_hold_ms));
   absl::StatusOr<v1::ClockSettings> clocks = DefaultClocks();
   if (!clocks.ok()) return clocks.status();
   options.default_clocks = *clocks;
@@ -264,7 +265,6 @@ ServiceLimits LimitsFromFlags() {
   limits.watch_queue_bytes = absl::GetFlag(FLAGS_watch_queue_bytes);
   limits.batch_linger =
       absl::Microseconds(absl::GetFlag(FLAGS_batch_linger_us));
-  limits.ack_hold = absl::Milliseconds(absl::GetFlag(FLAGS_ack_hold_ms));
   return limits;
 }
 

@@ -79,6 +79,7 @@ struct RefereeConfig {
   int max_message_bytes = 1 << 20;
   ServiceLimits limits;
   uint32_t checkpoint_interval = 8;
+  absl::Duration ack_hold = LobbyOptions().ack_hold;
 };
 
 // The embedded referee (referee/service/embedded_referee.h: a Lobby and
@@ -90,6 +91,7 @@ class TestReferee {
     EmbeddedRefereeOptions options;
     options.lobby.log_dir = dir_;
     options.lobby.checkpoint_interval = config.checkpoint_interval;
+    options.lobby.ack_hold = config.ack_hold;
     options.limits = config.limits;
     options.max_message_bytes = config.max_message_bytes;
     public_key_ = options.lobby.referee_key.public_key();
@@ -2042,13 +2044,13 @@ TEST_F(ServiceTest, OnlyABotsStreamLingers) {
   EXPECT_EQ(bot_stream.Count(IsDecision(match.id, 0, 0)), 0);
 }
 
-// ServiceLimits::ack_hold: on a seat's "batch" stream a CommitAck waits for
+// LobbyOptions::ack_hold: on a seat's "batch" stream a CommitAck waits for
 // the RevealRequest the other seats' commits bring, and a RevealAck for the
 // DecisionResult, each then carried in the same write. The hold here is a
 // minute, so that only those messages can end it.
 TEST_F(ServiceTest, ASeatsBatchStreamHoldsAnAcknowledgementForWhatFollows) {
   RefereeConfig config;
-  config.limits.ack_hold = absl::Minutes(1);
+  config.ack_hold = absl::Minutes(1);
   ref_ = std::make_unique<TestReferee>(config);
   const Created match = NewMatch();
   std::vector<std::unique_ptr<PlayClient>> seats;
@@ -2104,7 +2106,7 @@ TEST_F(ServiceTest, ASeatsBatchStreamHoldsAnAcknowledgementForWhatFollows) {
 // anything follows; a stream without the feature "batch" is never held.
 TEST_F(ServiceTest, AnAcknowledgementIsHeldNoLongerThanTheHold) {
   RefereeConfig config;
-  config.limits.ack_hold = absl::Milliseconds(50);
+  config.ack_hold = absl::Milliseconds(50);
   ref_ = std::make_unique<TestReferee>(config);
   const Created match = NewMatch();
   PlayClient batch(ref_->NewChannel(), match.tokens[0], "seat0", nullptr,
@@ -2128,7 +2130,7 @@ TEST_F(ServiceTest, AnAcknowledgementIsHeldNoLongerThanTheHold) {
 // while the RevealAck's hold, started 1.2 s in, still has 1.2 s to go.
 TEST_F(ServiceTest, AnEarlierHoldsTimerDoesNotEndTheNextHold) {
   RefereeConfig config;
-  config.limits.ack_hold = absl::Seconds(2);
+  config.ack_hold = absl::Seconds(2);
   ref_ = std::make_unique<TestReferee>(config);
   const Created match = NewMatch();
   std::vector<std::unique_ptr<PlayClient>> seats;
@@ -2169,7 +2171,7 @@ TEST_F(ServiceTest, AnEarlierHoldsTimerDoesNotEndTheNextHold) {
 
 TEST_F(ServiceTest, AStreamWithoutBatchGetsItsAcknowledgementsAtOnce) {
   RefereeConfig config;
-  config.limits.ack_hold = absl::Minutes(1);
+  config.ack_hold = absl::Minutes(1);
   ref_ = std::make_unique<TestReferee>(config);
   const Created match = NewMatch();
   std::unique_ptr<PlayClient> plain = Connect(match.tokens[0], "seat0");

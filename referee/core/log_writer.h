@@ -64,6 +64,9 @@ class LogWriter {
   // After EndBatch: the job that pays the sync the batch owes, if it owes
   // one (see DeferCheckpointSyncs).
   std::optional<std::function<absl::Status()>> TakeOwedSync();
+  // Whether a sync is owed (TakeOwedSync would return a job): already
+  // within a batch, once a checkpoint in it owes one.
+  bool sync_owed() const { return sync_owed_; }
 
   uint64_t record_count() const { return record_count_; }
   // Bytes the writer holds for records not yet written: none between

@@ -141,6 +141,10 @@ std::optional<std::function<absl::Status()>> Match::TakeOwedSync() {
   return log_->TakeOwedSync();
 }
 
+bool Match::OwesSync() const {
+  return log_ == nullptr ? seal_sync_.has_value() : log_->sync_owed();
+}
+
 void Match::Break(const absl::Status& status) {
   if (broken_.ok() && !status.ok()) broken_ = status;
 }

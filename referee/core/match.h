@@ -154,6 +154,9 @@ class Match {
   // has run and returned OK; a job that fails must be reported with Break.
   void DeferCheckpointSyncs();
   std::optional<std::function<absl::Status()>> TakeOwedSync();
+  // Whether a sync is owed: TakeOwedSync would return a job (within a
+  // batch too, once a checkpoint in it owes one).
+  bool OwesSync() const;
   // Breaks the match with `status` (a sync that failed), unless it is
   // broken already. Nothing more is logged.
   void Break(const absl::Status& status);

@@ -58,13 +58,11 @@ class PlaySink : public Sink<SerializedMessage> {
   // How many seats the stream plays: a bot's stream carries every seat of
   // the bot, and may queue more unsent messages the more seats it has.
   virtual void SetSeats(size_t seats) {}
-  // Queues an acknowledgement (CommitAck, RevealAck): evidence for the
-  // client, nothing it must act on, so a stream may hold it back a little
-  // for the next message it sends to carry it along. Otherwise as Send,
-  // and in order with what Send queues.
-  virtual void Acknowledge(SerializedMessage message) {
-    Send(std::move(message));
-  }
+  // Whether the stream's client takes acknowledgements (CommitAck,
+  // RevealAck: evidence, nothing it must act on) a little late: a match
+  // may then hold a step that sends only those, for the next message to
+  // carry them along (see MatchHost).
+  virtual bool holds_acknowledgements() const { return false; }
 };
 // Watch events go out already serialized: one event is serialized once and
 // shared by every watcher's queue.

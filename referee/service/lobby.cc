@@ -62,6 +62,10 @@ Lobby::Lobby(LobbyOptions options)
   if (options_.sync_threads > 0) {
     sync_pool_ = std::make_unique<SyncPool>(options_.sync_threads);
   }
+  if (options_.ack_hold > absl::ZeroDuration()) {
+    ack_holder_ = std::make_unique<DelayedRunner>(options_.ack_hold,
+                                                  options_.ack_hold / 10);
+  }
 }
 
 Lobby::~Lobby() {
@@ -466,6 +470,7 @@ absl::StatusOr<std::unique_ptr<Match>> Lobby::StartLog(MatchConfig config,
 void Lobby::Host(std::shared_ptr<MatchHost> host) {
   const std::string match_id = host->match_id();
   host->set_sync_pool(sync_pool_.get());
+  host->set_ack_holder(ack_holder_.get());
   host->set_on_end(
       [this, log_path = host->log_path()](const v1::MatchInfo& info) {
         live_matches_.fetch_sub(1);

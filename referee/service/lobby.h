@@ -23,6 +23,7 @@
 #include "referee/crypto/ed25519.h"
 #include "referee/service/connections.h"
 #include "referee/service/deadline_scheduler.h"
+#include "referee/service/delayed_runner.h"
 #include "referee/service/match_host.h"
 #include "referee/service/registry.h"
 #include "referee/service/sync_pool.h"
@@ -41,6 +42,13 @@ struct LobbyOptions {
   // (MatchHost::set_sync_pool); 0: each is synced on the thread that wrote
   // the checkpoint.
   int sync_threads = 16;
+  // How long a match may hold a step that sends only acknowledgements to
+  // seats' "batch" Play streams, for the next message to each seat to carry
+  // them: the RevealRequest once the other seats have committed, the
+  // DecisionResult once they have revealed (docs/protocol.md, "Play stream
+  // features"). Its records are written with the next step's, in one
+  // write(2). Zero: acknowledgements go at once.
+  absl::Duration ack_hold = absl::Milliseconds(250);
   // Clocks used when a CreateMatchRequest leaves every clock at zero.
   v1::ClockSettings default_clocks;
   // Where matches, bots and hashed tokens are recorded so that a restart
@@ -235,6 +243,10 @@ class Lobby {
   // options_.sync_threads is 0). Its threads call back into the hosts:
   // destroyed first, it runs what it still holds.
   std::unique_ptr<SyncPool> sync_pool_;
+  // Ends the matches' holds of acknowledgements (MatchHost::set_ack_holder;
+  // null when options_.ack_hold is zero). Destroyed first: its thread calls
+  // back into the hosts; it drops what it holds (SuspendAll ends the holds).
+  std::unique_ptr<DelayedRunner> ack_holder_;
 };
 
 }  // namespace pyramid

@@ -71,16 +71,6 @@ std::vector<HostedSeat> ArchivedSeats(const v1::MatchInfo& info) {
   return seats;
 }
 
-// Queues `message` on `sink`: an acknowledgement with Acknowledge (it may
-// wait for what the stream is sent next), anything else with Send.
-void Deliver(PlaySink& sink, SerializedMessage message, bool acknowledgement) {
-  if (acknowledgement) {
-    sink.Acknowledge(std::move(message));
-  } else {
-    sink.Send(std::move(message));
-  }
-}
-
 // Sends each message to its stream, in order, each stream corked meanwhile
 // so that what one stream gets can go out as one write.
 void SendTogether(std::vector<OutgoingMessage>& outbox) {
@@ -92,9 +82,7 @@ void SendTogether(std::vector<OutgoingMessage>& outbox) {
       out.sink->Cork();
     }
   }
-  for (OutgoingMessage& out : outbox) {
-    Deliver(*out.sink, std::move(out.message), out.acknowledgement);
-  }
+  for (OutgoingMessage& out : outbox) out.sink->Send(std::move(out.message));
   for (PlaySink* sink : corked) sink->Uncork();
 }
 
@@ -132,7 +120,7 @@ void MatchHost::SendTo(const std::shared_ptr<PlaySink>& sink,
   } else if (holding_) {
     held_.push_back({sink, std::move(bytes), acknowledgement});
   } else {
-    Deliver(*sink, std::move(bytes), acknowledgement);
+    sink->Send(std::move(bytes));
   }
 }
 
@@ -479,8 +467,9 @@ bool MatchHost::Run(int seat, uint64_t decision_id, const Op& op) {
   }
   const std::optional<DecisionView> before = match_->decision();
   logged_ = false;
-  // What the call logs is written in one batch; what it causes is sent
-  // once that batch is written, and dropped if it could not be.
+  // What the call logs is written in one batch (with the held step's, if
+  // one is held); what it causes is sent once that batch is written, and
+  // dropped if it could not be.
   match_->BeginBatch();
   deferring_ = true;
   const absl::Status status = op(*match_);
@@ -492,6 +481,55 @@ bool MatchHost::Run(int seat, uint64_t decision_id, const Op& op) {
     SendRevealRequests();
   }
   deferring_ = false;
+  if (MayHoldStepLocked(status)) {
+    HoldStepLocked();
+  } else {
+    FinishStepLocked();
+  }
+  // Errors the match logged were pushed as faults; the others go here. The
+  // end is announced only once the seal is durable (here when it synced
+  // inline; when its sync is on the pool, by OnSynced): a match whose seal
+  // could not be written is broken, and said to be.
+  const bool refused = !status.ok() && !logged_;
+  if (refused && seat >= 0) {
+    SendError(seat, decision_id, status, /*faulted=*/false);
+  }
+  HandOverDeadlineLocked();
+  // Sealed (now, or before a restart) and durable.
+  if (match_->finished() && match_->broken().ok() && !holding_) EndLocked();
+  return !refused;
+}
+
+bool MatchHost::MayHoldStepLocked(const absl::Status& status) const {
+  if (ack_holder_ == nullptr || !status.ok() || outbox_.empty() ||
+      !watch_outbox_.empty() || holding_ || ended_ || match_->finished() ||
+      !match_->broken().ok() || match_->OwesSync()) {
+    return false;
+  }
+  return std::all_of(
+      outbox_.begin(), outbox_.end(), [](const OutgoingMessage& out) {
+        return out.acknowledgement && out.sink->holds_acknowledgements();
+      });
+}
+
+void MatchHost::HoldStepLocked() {
+  if (std::exchange(step_held_, true)) return;  // Its timer runs already.
+  ack_holder_->Post([host = weak_from_this(), hold = ++holds_] {
+    if (std::shared_ptr<MatchHost> self = host.lock()) self->EndHold(hold);
+  });
+}
+
+void MatchHost::EndHold(uint64_t hold) {
+  absl::MutexLock lock(&mu_);
+  if (hold == holds_) EndHoldLocked();
+}
+
+void MatchHost::EndHoldLocked() {
+  if (step_held_ && match_ != nullptr) FinishStepLocked();
+}
+
+void MatchHost::FinishStepLocked() {
+  step_held_ = false;
   const bool written = match_->EndBatch().ok();
   // Taken out, so that an idle match holds no outbox memory. What a step
   // sends one stream goes out in one write where the stream allows it.
@@ -514,16 +552,11 @@ bool MatchHost::Run(int seat, uint64_t decision_id, const Op& op) {
   }
   if (written) DeliverToWatchers(watch_outbox_);
   std::vector<v1::WatchEvent>().swap(watch_outbox_);  // Its memory too.
-  // Errors the match logged were pushed as faults; the others go here. The
-  // end is announced only once the seal is durable (here when it synced
-  // inline; when its sync is on the pool, by OnSynced): a match whose seal
-  // could not be written is broken, and said to be.
   if (ended_ && !match_->broken().ok()) ended_ = false;
   if (!match_->broken().ok() && broken_reason_.empty()) AnnounceBroken();
-  const bool refused = !status.ok() && !logged_;
-  if (refused && seat >= 0) {
-    SendError(seat, decision_id, status, /*faulted=*/false);
-  }
+}
+
+void MatchHost::HandOverDeadlineLocked() {
   // Handed over under the lock: a call that finishes later must not hand
   // over an older deadline after a newer one (issue 19: a commit's stale
   // deadline replaced the reveal deadline, which then never fired).
@@ -532,9 +565,6 @@ bool MatchHost::Run(int seat, uint64_t decision_id, const Op& op) {
     scheduled_ = next;
     on_deadline_(next);
   }
-  // Sealed (now, or before a restart) and durable.
-  if (match_->finished() && match_->broken().ok() && !holding_) EndLocked();
-  return !refused;
 }
 
 void MatchHost::EndLocked() {
@@ -559,6 +589,7 @@ void MatchHost::Resume(int seat) {
     SendMatchEnded(seat);
     return;
   }
+  EndHoldLocked();  // What the seat is told may rest on the held records.
   const std::optional<DecisionView> decision = match_->decision();
   if (!decision) {
     // (An end that waits for its seal's sync is announced to every seat.)
@@ -615,6 +646,7 @@ absl::Status MatchHost::AddWatcher(std::shared_ptr<WatchSink> watcher,
     watcher->Close(kOk, "");
     return absl::OkStatus();
   }
+  EndHoldLocked();  // The snapshot may show the held records.
   if (!watched_view_) watched_view_ = match_->PublicView();
   watcher->Send(SerializedMessage::Of(SnapshotLocked()));
   watchers_.push_back(std::move(watcher));
@@ -675,6 +707,7 @@ void MatchHost::Suspend() {
   // A sealed match has nothing to checkpoint; what waits for its seal's
   // sync goes out when that is done.
   if (match_ == nullptr || match_->finished()) return;
+  EndHoldLocked();
   if (match_->Checkpoint().ok() && holding_) ReleaseHeldLocked();
 }
 

@@ -9,6 +9,13 @@
 //   * the committing seat gets a CommitAck once the commit is in the log;
 //     the revealing seat a RevealAck once the reveal is in the log and usable;
 //     refused messages and faults get a PlayError;
+//   * a step that sends nothing but acknowledgements to streams that take
+//     them late (PlaySink::holds_acknowledgements) may be held, its records
+//     not yet written and its acknowledgements not sent, for the step after
+//     it: both are then written in one write(2) and their messages go out
+//     together (the CommitAck with the RevealRequest, the RevealAck with the
+//     DecisionResult). A hold lasts the ack holder's delay at most (see
+//     set_ack_holder); any other call on the host ends it first.
 //   * after every applied decision or automatic move, every seat gets a
 //     DecisionResult with its own observation; at the end, MatchEnded;
 //   * watchers get only public events: a snapshot of the public state when
@@ -41,6 +48,7 @@
 #include "pyramid/referee/v1/referee_service.pb.h"
 #include "referee/core/match.h"
 #include "referee/service/connections.h"
+#include "referee/service/delayed_runner.h"
 #include "referee/service/sync_pool.h"
 
 namespace pyramid {
@@ -51,7 +59,7 @@ namespace v1 = ::pyramid::referee::v1;
 struct OutgoingMessage {
   std::shared_ptr<PlaySink> sink;
   SerializedMessage message;
-  bool acknowledgement = false;  // Sent with PlaySink::Acknowledge.
+  bool acknowledgement = false;  // A CommitAck or RevealAck.
 };
 
 struct HostedSeat {
@@ -60,7 +68,7 @@ struct HostedSeat {
   uint64_t route = 0;  // Principal::route of whoever plays it.
 };
 
-class MatchHost {
+class MatchHost : public std::enable_shared_from_this<MatchHost> {
  public:
   // `on_deadline` is called with the match's next deadline each time that
   // deadline changes, from the thread of whichever call changed it, under
@@ -92,6 +100,13 @@ class MatchHost {
   // events are not held. Set before Start(); the pool's owner destroys the
   // pool (which runs what it still holds) before the host.
   void set_sync_pool(SyncPool* pool);
+
+  // Lets a step be held (see the top of this file) until `runner` runs
+  // what it is given, at most: its delay is the longest an acknowledgement
+  // waits. Null: no step is held. Set before Start(); the runner's owner
+  // destroys it (dropping what it holds) before the host. Requires the
+  // host to be owned by a shared_ptr.
+  void set_ack_holder(DelayedRunner* runner) { ack_holder_ = runner; }
 
   // The CreateMatchRequest.request_id the match was created with, reported
   // in its MatchInfo. Set before Start() (an archived match takes it from
@@ -143,6 +158,23 @@ class MatchHost {
   // Returns false when the call failed without logging anything.
   bool Run(int seat, uint64_t decision_id, const Op& op)
       ABSL_LOCKS_EXCLUDED(mu_);
+  // After a Match call in Run: whether the step may be held (it sends
+  // only acknowledgements that their streams take late, owes no sync, and
+  // the match goes on).
+  bool MayHoldStepLocked(const absl::Status& status) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Holds the step; the first step held starts the hold's timer.
+  void HoldStepLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The timer of hold number `hold` ran: ends it, if it is still on.
+  void EndHold(uint64_t hold) ABSL_LOCKS_EXCLUDED(mu_);
+  // Ends the hold, if one is on (a call that sends anything or reads the
+  // match's state for a seat or watcher calls it first).
+  void EndHoldLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Writes the batch of the steps so far (Match::EndBatch) and sends what
+  // they caused: to the seats once any sync owed is done, to watchers now.
+  void FinishStepLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Hands the match's next deadline to on_deadline_ if it changed.
+  void HandOverDeadlineLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void OnRecord(const v1::LogRecord& record) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // OnRecord for each kind of record: what goes to the seats, and the event
   // for watchers (none when nobody watches). A move (the seed decision's
@@ -176,7 +208,7 @@ class MatchHost {
   void SendMatchEnded(int seat) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Sends `message` (serialized here, once; it may live on an arena) to
   // the seat's current stream, if any, and returns that stream. An
-  // `acknowledgement` goes with PlaySink::Acknowledge.
+  // `acknowledgement` (CommitAck, RevealAck) may be held with its step.
   std::shared_ptr<PlaySink> SendToSeat(int seat,
                                        const v1::PlayResponse& message,
                                        bool acknowledgement = false)
@@ -241,12 +273,18 @@ class MatchHost {
   std::optional<std::pair<int, uint64_t>> pending_reveal_ack_
       ABSL_GUARDED_BY(mu_);
   bool logged_ ABSL_GUARDED_BY(mu_) = false;
-  // During a Match call in Run: what it sends waits here, in order, until
-  // the records it logged are written (Match::EndBatch); nothing is sent
-  // for a record that is not in the log.
+  // During a Match call in Run, and while a step is held: what it sends
+  // waits here, in order, until the records it logged are written
+  // (Match::EndBatch); nothing is sent for a record that is not in the log.
   bool deferring_ ABSL_GUARDED_BY(mu_) = false;
   std::vector<OutgoingMessage> outbox_ ABSL_GUARDED_BY(mu_);
   std::vector<v1::WatchEvent> watch_outbox_ ABSL_GUARDED_BY(mu_);
+  // set_ack_holder's runner (null: no step is held); whether a step is
+  // held (its records unwritten, its acknowledgements in outbox_); and how
+  // many holds have started (the number of the latest).
+  DelayedRunner* ack_holder_ = nullptr;
+  bool step_held_ ABSL_GUARDED_BY(mu_) = false;
+  uint64_t holds_ ABSL_GUARDED_BY(mu_) = 0;
   // set_sync_pool's pool (null: checkpoints sync inline); the syncs it has
   // not finished; and while `holding_`, what is sent to seats, in order,
   // until they are done.

@@ -20,10 +20,12 @@
 #include "gtest/gtest.h"
 #include "referee/core/clock.h"
 #include "referee/core/local_runner.h"
+#include "referee/core/log_reader.h"
 #include "referee/core/log_sink.h"
 #include "referee/crypto/bytes.h"
 #include "referee/crypto/protocol.h"
 #include "referee/crypto/sha256.h"
+#include "referee/service/delayed_runner.h"
 #include "referee/service/view_delta.h"
 #include "replay/verifier.h"
 
@@ -38,20 +40,34 @@ constexpr int kFailedPrecondition = 9;  // google.rpc.Code.
 // Keeps every message sent to a Play stream, and how it was closed.
 class RecordingSink final : public PlaySink {
  public:
-  explicit RecordingSink(bool observation_once = false)
-      : observation_once_(observation_once) {}
+  explicit RecordingSink(bool observation_once = false,
+                         bool holds_acknowledgements = false)
+      : observation_once_(observation_once),
+        holds_acknowledgements_(holds_acknowledgements) {}
   void Send(SerializedMessage bytes) override {
+    absl::MutexLock lock(&mu_);
     v1::PlayResponse& message = messages.emplace_back();
     EXPECT_TRUE(bytes.ParseTo(message));
   }
   void Close(int code, std::string message) override { closed_with = code; }
   bool observation_once() const override { return observation_once_; }
+  bool holds_acknowledgements() const override {
+    return holds_acknowledgements_;
+  }
+  // How many messages came so far (while another thread may send).
+  size_t Count() const {
+    absl::MutexLock lock(&mu_);
+    return messages.size();
+  }
 
+  // Read once the host is quiet (nothing sends any more).
   std::vector<v1::PlayResponse> messages;
   int closed_with = -1;
 
  private:
   const bool observation_once_;
+  const bool holds_acknowledgements_;
+  mutable absl::Mutex mu_;
 };
 
 // A Watch stream in memory: keeps every event it takes. With `refuse_every`
@@ -154,13 +170,15 @@ class FillingSink final : public LogSink {
 
 class MatchHostTest : public ::testing::Test {
  protected:
-  // `checkpoint_interval` and `pool` (MatchHost::set_sync_pool) as given;
-  // by default no periodic checkpoint, synced inline.
+  // `checkpoint_interval`, `pool` (MatchHost::set_sync_pool) and
+  // `ack_holder` (MatchHost::set_ack_holder) as given; by default no
+  // periodic checkpoint, synced inline, no step held.
   void Start(
       std::unique_ptr<LogSink> sink,
       v1::ClockSettings clocks = v1::ClockSettings(),
       std::function<void(absl::Time)> on_deadline = [](absl::Time) {},
-      uint32_t checkpoint_interval = 0, SyncPool* pool = nullptr) {
+      uint32_t checkpoint_interval = 0, SyncPool* pool = nullptr,
+      DelayedRunner* ack_holder = nullptr) {
     MatchConfig config;
     config.game.set_game("rock_paper_pyramid");
     config.clocks = clocks;
@@ -170,7 +188,8 @@ class MatchHostTest : public ::testing::Test {
       seat.set_name("seat " + std::to_string(i));
       config.seats.push_back(seat);
       seats.push_back({seat.name(), "", static_cast<uint64_t>(i + 1)});
-      sinks_[i] = std::make_shared<RecordingSink>(observation_once_[i]);
+      sinks_[i] = std::make_shared<RecordingSink>(observation_once_[i],
+                                                  holds_acknowledgements_[i]);
       connections_.Attach(seats.back().route, sinks_[i]);
     }
     config.checkpoint_interval = checkpoint_interval;
@@ -178,11 +197,12 @@ class MatchHostTest : public ::testing::Test {
         Match::Create(config, referee_key_, std::move(sink), &clock_,
                       DeterministicEntropy(Sha256("match-host-test")));
     ASSERT_TRUE(match.ok()) << match.status();
-    host_ = std::make_unique<MatchHost>(
+    host_ = std::make_shared<MatchHost>(
         *std::move(match), config.game, std::move(seats), config.clocks,
         v1::FORFEIT_POLICY_FORFEIT, "the-log-path", 1234, &connections_,
         std::move(on_deadline));
     host_->set_sync_pool(pool);
+    host_->set_ack_holder(ack_holder);
     host_->Start();
   }
 
@@ -201,9 +221,11 @@ class MatchHostTest : public ::testing::Test {
 
   // Every seat commits to its first legal action (a seed contribution in
   // the seed decision), then every seat reveals it; until the match ends.
-  void PlayToTheEnd(const std::function<void(uint64_t)>& before_decision =
-                        [](uint64_t) {}) {
-    for (uint64_t id = 0; !host_->finished(); ++id) {
+  // From decision `first` (the ones before it played already).
+  void PlayToTheEnd(
+      const std::function<void(uint64_t)>& before_decision = [](uint64_t) {},
+      uint64_t first = 0) {
+    for (uint64_t id = first; !host_->finished(); ++id) {
       before_decision(id);
       ASSERT_LE(id, 20u) << "the match does not end";
       std::string bytes[kSeats];
@@ -234,6 +256,21 @@ class MatchHostTest : public ::testing::Test {
   }
 
   static std::string Salt(int seat) { return std::string(32, 's' + seat); }
+
+  // A match logged to `log` whose steps `holder` may hold
+  // (MatchHost::set_ack_holder).
+  void StartHolding(std::string* log, DelayedRunner* holder) {
+    Start(
+        std::make_unique<StringLogSink>(log), {}, [](absl::Time) {}, 0, nullptr,
+        holder);
+  }
+
+  // A seed contribution's action, serialized.
+  static std::string SeedBytes() {
+    v1::Action action;
+    action.mutable_seed()->set_contribution(std::string(32, 'a'));
+    return action.SerializeAsString();
+  }
 
   // `seat`'s commitment to `action_bytes` in decision `id`, salted by Salt().
   v1::CommitMove CommitTo(int seat, uint64_t id,
@@ -285,7 +322,9 @@ class MatchHostTest : public ::testing::Test {
   std::map<int, std::shared_ptr<RecordingSink>> sinks_;
   // Per seat: whether its stream opted into "observation-once".
   bool observation_once_[kSeats] = {};
-  std::unique_ptr<MatchHost> host_;
+  // Per seat: whether its stream takes acknowledgements late.
+  bool holds_acknowledgements_[kSeats] = {};
+  std::shared_ptr<MatchHost> host_;
 };
 
 TEST_F(MatchHostTest, ObservationOnceStreamsGetEachViewOnce) {
@@ -486,6 +525,130 @@ TEST_F(MatchHostTest, NothingIsSentForARecordThatWasNotWritten) {
   EXPECT_EQ(watcher->events.size(), events);
   EXPECT_EQ(watcher->closed_with,
             static_cast<int>(absl::StatusCode::kDataLoss));
+}
+
+// A step whose only answer is an acknowledgement to a stream that takes it
+// late is held: its record is not written and its ack not sent until the
+// next step of the match, which writes both in one append and sends the
+// ack just before what that step sends the seat.
+TEST_F(MatchHostTest, AStepThatOnlyAcknowledgesIsWrittenWithTheNext) {
+  DelayedRunner holder(absl::Minutes(1));
+  for (bool& holds : holds_acknowledgements_) holds = true;
+  std::string log;
+  StartHolding(&log, &holder);
+  const std::string bytes = SeedBytes();
+  const size_t before = log.size();
+  const size_t sent_before = sinks_[0]->Count();
+  ASSERT_TRUE(host_->Commit(0, CommitTo(0, 0, bytes)));
+  ASSERT_TRUE(host_->Commit(1, CommitTo(1, 0, bytes)));
+  EXPECT_EQ(log.size(), before);               // Neither commit is written yet,
+  EXPECT_EQ(sinks_[0]->Count(), sent_before);  // nor acknowledged.
+  EXPECT_EQ(sinks_[1]->Count(), sent_before);
+  ASSERT_TRUE(host_->Commit(2, CommitTo(2, 0, bytes)));
+  EXPECT_GT(log.size(), before);
+  for (int seat = 0; seat < kSeats; ++seat) {
+    const std::vector<v1::PlayResponse>& got = sinks_[seat]->messages;
+    ASSERT_EQ(got.size(), sent_before + 2) << "seat " << seat;
+    EXPECT_TRUE(got[sent_before].has_commit_ack()) << "seat " << seat;
+    EXPECT_TRUE(got[sent_before + 1].has_reveal_request()) << "seat " << seat;
+  }
+  const std::vector<v1::LogRecord> records = [&] {
+    std::vector<v1::LogRecord> parsed;
+    for (const RawRecord& record : SplitLog(log).records) {
+      EXPECT_TRUE(parsed.emplace_back().ParseFromArray(
+          record.bytes.data(), static_cast<int>(record.bytes.size())));
+    }
+    return parsed;
+  }();
+  int commits = 0;
+  for (const v1::LogRecord& record : records) commits += record.has_commit();
+  EXPECT_EQ(commits, kSeats);
+  // The reveals likewise: the first two wait for the third.
+  const size_t committed = log.size();
+  for (int seat = 0; seat < kSeats; ++seat) {
+    v1::RevealMove reveal;
+    reveal.set_match_id(host_->match_id());
+    reveal.set_seat(seat);
+    reveal.set_decision_id(0);
+    reveal.set_salt(Salt(seat));
+    reveal.set_action(bytes);
+    ASSERT_TRUE(host_->Reveal(seat, reveal));
+    if (seat + 1 < kSeats) {
+      EXPECT_EQ(log.size(), committed);
+    }
+  }
+  EXPECT_GT(log.size(), committed);
+  EXPECT_TRUE(sinks_[0]->messages[sent_before + 2].has_reveal_ack());
+  EXPECT_TRUE(sinks_[0]->messages[sent_before + 3].has_result());
+  // The rest of the match plays as without holds, to a genuine log.
+  PlayToTheEnd([](uint64_t) {}, 1);
+  VerifyOptions options;
+  options.pinned_key = referee_key_.public_key();
+  EXPECT_EQ(VerifyLog(log, options).kind, Verdict::Kind::kGenuine);
+}
+
+// Whatever tells a seat or a watcher about the match ends a hold first: a
+// reconnecting seat gets its held acknowledgement, written, before the
+// request that says it committed; a watcher's snapshot comes after the
+// held record is written.
+TEST_F(MatchHostTest, ResumeAndAWatcherEndAHold) {
+  DelayedRunner holder(absl::Minutes(1));
+  holds_acknowledgements_[0] = true;
+  holds_acknowledgements_[1] = true;
+  std::string log;
+  StartHolding(&log, &holder);
+  const std::string bytes = SeedBytes();
+  const size_t before = log.size();
+  const size_t sent_before = sinks_[0]->Count();
+  ASSERT_TRUE(host_->Commit(0, CommitTo(0, 0, bytes)));
+  EXPECT_EQ(log.size(), before);
+  host_->Resume(0);
+  EXPECT_GT(log.size(), before);
+  ASSERT_EQ(sinks_[0]->messages.size(), sent_before + 2);
+  EXPECT_TRUE(sinks_[0]->messages[sent_before].has_commit_ack());
+  EXPECT_TRUE(sinks_[0]->messages[sent_before + 1].decision().committed());
+
+  const size_t written = log.size();
+  ASSERT_TRUE(host_->Commit(1, CommitTo(1, 0, bytes)));
+  EXPECT_EQ(log.size(), written);
+  auto watcher = std::make_shared<WatchRecorder>();
+  ASSERT_TRUE(host_->AddWatcher(watcher, 10).ok());
+  EXPECT_GT(log.size(), written);
+  EXPECT_TRUE(sinks_[1]->messages.back().has_commit_ack());
+}
+
+// A hold ends after the holder's delay when no step follows; a stream that
+// takes acknowledgements at once ends it earlier.
+TEST_F(MatchHostTest, AHoldLastsTheHoldersDelayAtMost) {
+  DelayedRunner holder(absl::Milliseconds(20));
+  holds_acknowledgements_[0] = true;
+  std::string log;
+  StartHolding(&log, &holder);
+  const std::string bytes = SeedBytes();
+  const size_t sent_before = sinks_[0]->Count();
+  const absl::Time start = absl::Now();
+  ASSERT_TRUE(host_->Commit(0, CommitTo(0, 0, bytes)));
+  while (sinks_[0]->Count() == sent_before &&
+         absl::Now() - start < absl::Seconds(30)) {
+    absl::SleepFor(absl::Milliseconds(5));
+  }
+  EXPECT_GE(absl::Now() - start, absl::Milliseconds(20));
+  ASSERT_EQ(sinks_[0]->Count(), sent_before + 1);
+  EXPECT_TRUE(sinks_[0]->messages.back().has_commit_ack());
+
+  // Seat 1 takes its acknowledgements at once: seat 2's held commit goes
+  // out with seat 1's.
+  holds_acknowledgements_[0] = false;
+  holds_acknowledgements_[2] = true;
+  DelayedRunner long_holder(absl::Minutes(1));
+  std::string second_log;
+  StartHolding(&second_log, &long_holder);
+  const size_t sent_to_2 = sinks_[2]->Count();
+  ASSERT_TRUE(host_->Commit(2, CommitTo(2, 0, bytes)));
+  EXPECT_EQ(sinks_[2]->Count(), sent_to_2);
+  ASSERT_TRUE(host_->Commit(1, CommitTo(1, 0, bytes)));
+  EXPECT_EQ(sinks_[2]->Count(), sent_to_2 + 1);
+  EXPECT_TRUE(sinks_[1]->messages.back().has_commit_ack());
 }
 
 // With a sync pool, a step that wrote a checkpoint sends nothing until its

@@ -137,13 +137,11 @@ class PlayReactor;
 // carries many seats, also lingers (LingerWith): a message sent to it
 // while nothing waits holds its writes back for the runner's delay, so that
 // what follows goes out with it. A seat's batch stream gets what one step
-// sends it in one write anyway, and holds back only acknowledgements
-// (HoldAcknowledgementsWith): a CommitAck waits for the RevealRequest that
-// the other seats' commits bring, a RevealAck for the DecisionResult, for
-// the runner's delay at most. Each hold's timer ends that hold only: the
-// timer of a hold that a message ended early does not cut the next one
-// short (under load it did, for a fifth of the holds). Under load this
-// saves a write, and the client a read, for most acknowledgements.
+// sends it in one write anyway, and takes acknowledgements late
+// (HoldAcknowledgements): its match holds a step that sends only those for
+// the next one (MatchHost), so that a CommitAck goes out with the
+// RevealRequest the other seats' commits bring, a RevealAck with the
+// DecisionResult.
 class PlayWriter final : public StreamWriter<SerializedMessage, PlayReactor,
                                              SerializedMessage, PlaySink>,
                          public std::enable_shared_from_this<PlayWriter> {
@@ -172,10 +170,11 @@ class PlayWriter final : public StreamWriter<SerializedMessage, PlayReactor,
     if (batch_) linger_ = runner;
   }
 
-  // Makes a batch stream hold acknowledgements back for `runner`'s delay
-  // at most (null: not at all). Call before the stream is attached.
-  void HoldAcknowledgementsWith(DelayedRunner* runner) {
-    if (batch_) ack_holder_ = runner;
+  // Makes a batch stream take acknowledgements late. Call before the
+  // stream is attached.
+  void HoldAcknowledgements() { holds_acknowledgements_ = batch_; }
+  bool holds_acknowledgements() const override {
+    return holds_acknowledgements_;
   }
 
   // A closed stream posts nothing: the service closes every stream before
@@ -191,33 +190,6 @@ class PlayWriter final : public StreamWriter<SerializedMessage, PlayReactor,
       });
     }
     StreamWriter::Send(std::move(message));
-    ReleaseAcknowledgements();  // They go out with this message.
-  }
-
-  void Acknowledge(SerializedMessage message) override {
-    if (ack_holder_ == nullptr) {
-      Send(std::move(message));
-      return;
-    }
-    std::optional<uint64_t> hold;
-    if (!closed()) {
-      absl::MutexLock lock(&ack_mu_);
-      // Each hold is one Cork, taken as it starts and given back by the
-      // one call that ends it.
-      if (!acks_held_) {
-        acks_held_ = true;
-        hold = ++holds_;
-        Cork();
-      }
-    }
-    if (hold.has_value()) {
-      ack_holder_->Post([writer = weak_from_this(), hold = *hold] {
-        if (std::shared_ptr<PlayWriter> self = writer.lock()) {
-          self->ReleaseAcknowledgements(hold);
-        }
-      });
-    }
-    StreamWriter::Send(std::move(message));
   }
 
  private:
@@ -228,18 +200,6 @@ class PlayWriter final : public StreamWriter<SerializedMessage, PlayReactor,
                                    first, last);
   }
 
-  // Ends the hold of acknowledgements in place, if any; with `hold`, only
-  // if it is that hold (the one numbered `hold`): a hold's timer that comes
-  // due after a message ended it early leaves the holds after it alone.
-  void ReleaseAcknowledgements(std::optional<uint64_t> hold = std::nullopt) {
-    {
-      absl::MutexLock lock(&ack_mu_);
-      if (!acks_held_ || (hold.has_value() && *hold != holds_)) return;
-      acks_held_ = false;
-    }
-    Uncork();
-  }
-
   const size_t max_queue_;           // ServiceLimits::max_queued_messages
   const size_t max_queue_per_seat_;  // and its _per_seat.
   const bool observation_once_;
@@ -247,21 +207,14 @@ class PlayWriter final : public StreamWriter<SerializedMessage, PlayReactor,
   DelayedRunner* linger_ = nullptr;  // The service's; null: no linger.
   // A linger's Cork is in place (its Uncork is posted).
   std::atomic<bool> lingering_{false};
-  // The service's runner for holds of acknowledgements; null: none.
-  DelayedRunner* ack_holder_ = nullptr;
-  absl::Mutex ack_mu_;
-  // Acknowledgements are held: a Cork is in place for them.
-  bool acks_held_ ABSL_GUARDED_BY(ack_mu_) = false;
-  // Holds started so far: the number of the latest.
-  uint64_t holds_ ABSL_GUARDED_BY(ack_mu_) = 0;
+  bool holds_acknowledgements_ = false;
 };
 
 class PlayReactor final
     : public grpc::ServerBidiReactor<grpc::ByteBuffer, SerializedMessage> {
  public:
   PlayReactor(grpc::CallbackServerContext* context, Lobby* lobby,
-              const ServiceLimits& limits, DelayedRunner* linger,
-              DelayedRunner* ack_holder)
+              const ServiceLimits& limits, DelayedRunner* linger)
       : lobby_(lobby),
         flood_(limits.flood_burst, limits.flood_refill_per_second),
         writer_(std::make_shared<PlayWriter>(
@@ -284,7 +237,7 @@ class PlayReactor final
       // The lobby updates it as matches give the bot seats.
       writer_->SetSeats(lobby_->BotSeatCount(bot_id_));
     } else {
-      writer_->HoldAcknowledgementsWith(ack_holder);
+      writer_->HoldAcknowledgements();
     }
     lobby_->connections().Attach(route_, writer_);
     for (const auto& [host, seat] : lobby_->SeatsOf(*principal)) {
@@ -569,11 +522,7 @@ RefereeService::RefereeService(Lobby* lobby, ServiceLimits limits)
       limits_(limits),
       linger_(limits.batch_linger > absl::ZeroDuration()
                   ? std::make_unique<DelayedRunner>(limits.batch_linger)
-                  : nullptr),
-      ack_holder_(limits.ack_hold > absl::ZeroDuration()
-                      ? std::make_unique<DelayedRunner>(limits.ack_hold,
-                                                        limits.ack_hold / 10)
-                      : nullptr) {
+                  : nullptr) {
   RegisterUnary("CreateMatch", &RefereeService::CreateMatch);
   RegisterUnary("RegisterBot", &RefereeService::RegisterBot);
   MarkMethodRawCallback(
@@ -618,8 +567,7 @@ grpc::ServerUnaryReactor* RefereeService::RegisterBot(
 
 grpc::ServerBidiReactor<grpc::ByteBuffer, SerializedMessage>*
 RefereeService::Play(grpc::CallbackServerContext* context) {
-  return new PlayReactor(context, lobby_, limits_, linger_.get(),
-                         ack_holder_.get());
+  return new PlayReactor(context, lobby_, limits_, linger_.get());
 }
 
 absl::Status RefereeService::CheckReader(

@@ -57,12 +57,8 @@ struct ServiceLimits {
   // while nothing else waits, gathering what follows into the same write
   // (docs/protocol.md, "Play stream features"). Zero: no wait.
   absl::Duration batch_linger = absl::Milliseconds(4);
-  // How long a seat's "batch" Play stream may hold back an acknowledgement
-  // (CommitAck, RevealAck) for the next message it sends that seat, which
-  // then carries it: the RevealRequest once the other seats have committed,
-  // the DecisionResult once they have revealed (docs/protocol.md, "Play
-  // stream features"). Zero: acknowledgements go at once.
-  absl::Duration ack_hold = absl::Milliseconds(250);
+  // (How long a seat's "batch" stream may wait for an acknowledgement is
+  // the lobby's: LobbyOptions::ack_hold.)
 };
 
 // Every method reads its request raw and parses it itself, so that a request
@@ -160,9 +156,6 @@ class RefereeService final : public referee::v1::Referee::Service {
   // Ends the lingers of bots' "batch" Play streams (null: batch_linger is
   // zero).
   const std::unique_ptr<DelayedRunner> linger_;
-  // Ends the holds of acknowledgements on seats' "batch" Play streams
-  // (null: ack_hold is zero).
-  const std::unique_ptr<DelayedRunner> ack_holder_;
 };
 
 // absl::Status -> grpc::Status (the codes share their numbering).

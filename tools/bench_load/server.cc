@@ -81,6 +81,7 @@ LobbyOptions LobbyOptionsFor(const ServeOptions& serve, FsyncPolicy fsync,
   options.checkpoint_interval = serve.checkpoint_interval;
   options.fsync = fsync;
   options.sync_threads = std::max(0, serve.sync_threads);
+  options.ack_hold = absl::Milliseconds(serve.ack_hold_ms);
   std::ofstream(dir / "referee.key.pub", std::ios::binary)
       << options.referee_key.public_key();
   return options;
@@ -116,7 +117,6 @@ int ServeMain(const ServeOptions& options) {
   Lobby lobby(LobbyOptionsFor(options, *fsync, admin));
   ServiceLimits limits;
   limits.batch_linger = absl::Microseconds(options.batch_linger_us);
-  limits.ack_hold = absl::Milliseconds(options.ack_hold_ms);
   RefereeService referee(&lobby, limits);
   EchoService echo;
   grpc::ServerBuilder builder;
