@@ -15,6 +15,7 @@ void Connections::Attach(uint64_t route, std::shared_ptr<PlaySink> sink) {
     std::shared_ptr<PlaySink>& slot = sinks_[route];
     previous = std::move(slot);
     slot = std::move(sink);
+    version_.fetch_add(1, std::memory_order_release);
   }
   if (previous) previous->Close(kAborted, "replaced by a newer stream");
 }
@@ -22,7 +23,10 @@ void Connections::Attach(uint64_t route, std::shared_ptr<PlaySink> sink) {
 void Connections::Detach(uint64_t route, const PlaySink* sink) {
   absl::MutexLock lock(&mu_);
   auto it = sinks_.find(route);
-  if (it != sinks_.end() && it->second.get() == sink) sinks_.erase(it);
+  if (it != sinks_.end() && it->second.get() == sink) {
+    sinks_.erase(it);
+    version_.fetch_add(1, std::memory_order_release);
+  }
 }
 
 std::shared_ptr<PlaySink> Connections::Find(uint64_t route) const {
@@ -36,6 +40,7 @@ void Connections::CloseAll(int code, const std::string& message) {
   {
     absl::MutexLock lock(&mu_);
     sinks.swap(sinks_);
+    version_.fetch_add(1, std::memory_order_release);
   }
   for (auto& [key, sink] : sinks) sink->Close(code, message);
 }

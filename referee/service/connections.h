@@ -5,6 +5,7 @@
 #ifndef PYRAMID_REFEREE_SERVICE_CONNECTIONS_H_
 #define PYRAMID_REFEREE_SERVICE_CONNECTIONS_H_
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -77,6 +78,11 @@ class Connections {
   void Detach(uint64_t route, const PlaySink* sink);
   // The stream of `route`, or null.
   std::shared_ptr<PlaySink> Find(uint64_t route) const;
+  // Changes whenever any route's stream does (Attach, Detach, CloseAll):
+  // what Find returned after reading a version stays the answer while the
+  // version reads the same, so a caller may keep it instead of asking
+  // again. Read it before calling Find.
+  uint64_t version() const { return version_.load(std::memory_order_acquire); }
   // Closes every stream (shutdown).
   void CloseAll(int code, const std::string& message);
 
@@ -85,6 +91,8 @@ class Connections {
   // Looked up for every message sent: hashed, read under a shared lock.
   absl::flat_hash_map<uint64_t, std::shared_ptr<PlaySink>> sinks_
       ABSL_GUARDED_BY(mu_);
+  // Bumped under mu_ after each change of sinks_.
+  std::atomic<uint64_t> version_{0};
 };
 
 }  // namespace pyramid

@@ -107,9 +107,22 @@ MatchHost::MatchHost(const v1::MatchInfo& info, std::string log_path,
 std::shared_ptr<PlaySink> MatchHost::SendToSeat(int seat,
                                                 const v1::PlayResponse& message,
                                                 bool acknowledgement) {
-  std::shared_ptr<PlaySink> sink = connections_->Find(seats_[seat].route);
+  std::shared_ptr<PlaySink> sink = StreamOf(seat);
   if (sink != nullptr) SendTo(sink, message, acknowledgement);
   return sink;
+}
+
+std::shared_ptr<PlaySink> MatchHost::StreamOf(int seat) {
+  // A match let go keeps no stream.
+  if (match_ == nullptr) return connections_->Find(seats_[seat].route);
+  if (streams_.empty()) streams_.resize(seats_.size());
+  CachedStream& cached = streams_[seat];
+  const uint64_t version = connections_->version();
+  if (cached.version != version) {
+    cached.sink = connections_->Find(seats_[seat].route);
+    cached.version = version;
+  }
+  return cached.sink;
 }
 
 void MatchHost::SendTo(const std::shared_ptr<PlaySink>& sink,
@@ -239,10 +252,9 @@ void MatchHost::SendDecisionRequest(int seat) {
   const std::optional<DecisionView> decision = match_->decision();
   const int index = IndexIn(*decision, seat);
   // The result just sent to this seat's stream already shows the position.
-  const bool in_result =
-      static_cast<size_t>(seat) < result_streams_.size() &&
-      result_streams_[seat] != nullptr &&
-      result_streams_[seat] == connections_->Find(seats_[seat].route);
+  const bool in_result = static_cast<size_t>(seat) < result_streams_.size() &&
+                         result_streams_[seat] != nullptr &&
+                         result_streams_[seat] == StreamOf(seat);
   ScratchArena scratch;
   v1::PlayResponse& message = scratch.Make<v1::PlayResponse>();
   v1::DecisionRequest* request = message.mutable_decision();
@@ -401,7 +413,7 @@ std::optional<v1::WatchEvent> MatchHost::OnMove(uint64_t decision_id,
   // result is built on a scratch arena and serialized once.
   ScratchArena scratch;
   for (int seat = 0; seat < num_seats(); ++seat) {
-    std::shared_ptr<PlaySink> stream = connections_->Find(seats_[seat].route);
+    std::shared_ptr<PlaySink> stream = StreamOf(seat);
     if (stream == nullptr) continue;
     auto* message = &scratch.Make<v1::PlayResponse>();
     v1::DecisionResult* result = message->mutable_result();
@@ -576,6 +588,7 @@ void MatchHost::EndLocked() {
   if (on_end_) on_end_(InfoLocked(*connections_));
   if (announce) AnnounceEnd();
   match_.reset();
+  std::vector<CachedStream>().swap(streams_);
 }
 
 void MatchHost::Start() {

@@ -213,6 +213,10 @@ class MatchHost : public std::enable_shared_from_this<MatchHost> {
                                        const v1::PlayResponse& message,
                                        bool acknowledgement = false)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The seat's current stream (null: none), as Connections::Find says;
+  // kept while the connections' version does not change.
+  std::shared_ptr<PlaySink> StreamOf(int seat)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Sends `message` to `sink` (a seat's stream), as SendToSeat does: queued
   // in order behind what the step or a sync holds back.
   void SendTo(const std::shared_ptr<PlaySink>& sink,
@@ -299,6 +303,13 @@ class MatchHost : public std::enable_shared_from_this<MatchHost> {
   // Outcome logged, not announced (until the seal's sync is done).
   bool ended_ ABSL_GUARDED_BY(mu_) = false;
   std::string broken_reason_ ABSL_GUARDED_BY(mu_);  // Once announced.
+  // Per seat (sized at the first use): its stream, and the connections'
+  // version it was found at (StreamOf); let go with the match.
+  struct CachedStream {
+    std::shared_ptr<PlaySink> sink;
+    uint64_t version = ~uint64_t{0};
+  };
+  std::vector<CachedStream> streams_ ABSL_GUARDED_BY(mu_);
   // The deadline last handed to on_deadline_ (to avoid repeats).
   absl::Time scheduled_ ABSL_GUARDED_BY(mu_) = absl::InfiniteFuture();
 };

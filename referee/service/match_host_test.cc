@@ -651,6 +651,32 @@ TEST_F(MatchHostTest, AHoldLastsTheHoldersDelayAtMost) {
   EXPECT_TRUE(sinks_[1]->messages.back().has_commit_ack());
 }
 
+// The host keeps each seat's stream while the connections do not change:
+// a stream attached (or one detached) since is what the seat's next
+// message finds.
+TEST_F(MatchHostTest, ASeatsNextMessageGoesToItsCurrentStream) {
+  std::string log;
+  Start(std::make_unique<StringLogSink>(&log));
+  const std::string bytes = SeedBytes();
+  const uint64_t version = connections_.version();
+  auto second = std::make_shared<RecordingSink>();
+  connections_.Attach(1, second);  // Seat 0's route: a new stream.
+  EXPECT_NE(connections_.version(), version);
+  EXPECT_EQ(sinks_[0]->closed_with, 10);  // ABORTED: replaced.
+  ASSERT_TRUE(host_->Commit(0, CommitTo(0, 0, bytes)));
+  ASSERT_FALSE(second->messages.empty());
+  EXPECT_TRUE(second->messages.back().has_commit_ack());
+
+  const uint64_t attached = connections_.version();
+  connections_.Detach(1, second.get());
+  EXPECT_NE(connections_.version(), attached);
+  const size_t sent = second->messages.size();
+  ASSERT_TRUE(host_->Commit(1, CommitTo(1, 0, bytes)));
+  ASSERT_TRUE(host_->Commit(2, CommitTo(2, 0, bytes)));  // Reveal requests.
+  EXPECT_EQ(second->messages.size(), sent);  // Seat 0 has no stream now.
+  EXPECT_TRUE(sinks_[1]->messages.back().has_reveal_request());
+}
+
 // With a sync pool, a step that wrote a checkpoint sends nothing until its
 // sync is done, and what the match sends after it waits behind it; then
 // all of it goes out in order. A sync that fails sends none of it and

@@ -313,7 +313,12 @@ class PlayReactor final
         is_commit ? request.commit().seat() : request.reveal().seat();
     const uint64_t decision_id = is_commit ? request.commit().decision_id()
                                            : request.reveal().decision_id();
-    std::shared_ptr<MatchHost> host = lobby_->FindMatch(match_id);
+    // A seat's stream plays one match, a bot's often several moves of one
+    // in a row: the last match found is asked first.
+    if (last_match_ == nullptr || last_match_->match_id() != match_id) {
+      last_match_ = lobby_->FindMatch(match_id);
+    }
+    const std::shared_ptr<MatchHost>& host = last_match_;
     if (host == nullptr) {
       return Refuse(match_id, seat, decision_id,
                     absl::NotFoundError("unknown match"));
@@ -369,7 +374,8 @@ class PlayReactor final
   const std::shared_ptr<PlayWriter> writer_;
   // The principal's Principal::route; 0 when unauthenticated.
   uint64_t route_ = 0;
-  std::string bot_id_;  // A bot's stream: the bot's id.
+  std::string bot_id_;                     // A bot's stream: the bot's id.
+  std::shared_ptr<MatchHost> last_match_;  // Of the last move (null: none).
   grpc::ByteBuffer read_buffer_;
 };
 
