@@ -14,6 +14,7 @@
 #include "referee/crypto/sha256.h"
 #include "referee/tlog/merkle.h"
 #include "referee/tlog/note.h"
+#include "replay/ordered_pool.h"
 #include "replay/verifier.h"
 
 namespace pyramid {
@@ -126,6 +127,92 @@ absl::Status CheckConsistency(std::string_view old_note,
   return absl::OkStatus();
 }
 
+namespace {
+
+// What checking one log of a tournament directory found: a problem or a
+// note (or neither); once it checks out, its label and the proof it used.
+struct LogCheck {
+  std::string problem;
+  std::string note;
+  std::string label;
+  std::string proof;
+};
+
+// Checks the log at `path` against the directory's schedule (`by_label`)
+// and checkpoint (`note`, of `size` leaves, signed by `key`): genuine (a
+// log signed with `options`' key), scheduled with its seats, and proved
+// included in that checkpoint by its proof in `root`/proofs. Safe to run
+// for several logs at once.
+LogCheck CheckLog(
+    const fs::path& root, const fs::path& path, const VerifyOptions& options,
+    const std::map<std::string, const v1::ScheduleEntry*>& by_label,
+    const std::string& note, const CheckpointKey& key, uint64_t size) {
+  LogCheck check;
+  const std::string name = path.filename().string();
+  absl::StatusOr<std::string> bytes = ReadFileToString(path.string());
+  if (!bytes.ok()) {
+    check.problem = absl::StrCat("logs/", name, ": ", bytes.status().message());
+    return check;
+  }
+  const Verdict v = VerifyLog(*bytes, options);
+  if (v.kind == Verdict::Kind::kUnsealedPrefix) {
+    check.note = absl::StrCat("logs/", name,
+                              ": unsealed prefix, not counted (a match cut "
+                              "short, e.g. by an interrupted run)");
+    return check;
+  }
+  if (v.kind != Verdict::Kind::kGenuine) {
+    check.problem = absl::StrCat("logs/", name, ": NOT GENUINE: record ",
+                                 v.bad_record, ": ", v.reason);
+    return check;
+  }
+  const std::string label = v.header.label();
+  auto scheduled = by_label.find(label);
+  if (scheduled == by_label.end()) {
+    check.problem = absl::StrCat("logs/", name, ": extra: its label \"", label,
+                                 "\" is not in the schedule");
+    return check;
+  }
+  std::vector<std::string> seats;
+  for (const auto& seat : v.header.seats()) seats.push_back(seat.name());
+  if (!std::equal(seats.begin(), seats.end(),
+                  scheduled->second->seats().begin(),
+                  scheduled->second->seats().end())) {
+    check.problem = absl::StrCat("logs/", name,
+                                 ": its seats are not those the schedule "
+                                 "gives match ",
+                                 scheduled->second->index());
+    return check;
+  }
+  const std::string proof_name = path.stem().string() + ".tlog-proof";
+  absl::StatusOr<std::string> proof =
+      ReadFileToString((root / "proofs" / proof_name).string());
+  if (!proof.ok()) {
+    check.problem = absl::StrCat("logs/", name, ": no inclusion proof (proofs/",
+                                 proof_name, ")");
+    return check;
+  }
+  check.proof = proof_name;
+  absl::StatusOr<Inclusion> inclusion =
+      CheckInclusion(*bytes, ToHex(v.header.match_id()), *proof, key);
+  if (!inclusion.ok()) {
+    check.problem =
+        absl::StrCat("proofs/", proof_name, ": ", inclusion.status().message());
+    return check;
+  }
+  if (inclusion->note != note) {
+    check.problem = absl::StrCat(
+        "proofs/", proof_name, ": proves inclusion in the checkpoint of size ",
+        inclusion->checkpoint.size,
+        ", not in the directory's checkpoint (size ", size, ")");
+    return check;
+  }
+  check.label = label;
+  return check;
+}
+
+}  // namespace
+
 TournamentVerdict CheckTournamentDirectory(const std::string& dir,
                                            CheckpointKey key) {
   TournamentVerdict verdict;
@@ -225,78 +312,32 @@ TournamentVerdict CheckTournamentDirectory(const std::string& dir,
   std::sort(logs.begin(), logs.end());
   VerifyOptions options;
   options.pinned_key = key.public_key;
-  for (const fs::path& path : logs) {
-    const std::string name = path.filename().string();
-    absl::StatusOr<std::string> bytes = ReadFileToString(path.string());
-    if (!bytes.ok()) {
-      problem(absl::StrCat("logs/", name, ": ", bytes.status().message()));
-      continue;
+  if (options.pinned_key.empty()) {
+    // A verifier key names the origin, not the log key: the log must then
+    // be signed with the key the checkpoint's verifier holds.
+    absl::StatusOr<tlog::NoteVerifier> verifier =
+        tlog::ParseVerifierKey(key.verifier_key);
+    if (verifier.ok()) options.pinned_key = verifier->public_key;
+  }
+  // Each log is checked on its own, on every core (CheckLog); what they
+  // found is taken in the logs' order.
+  std::vector<LogCheck> checks(logs.size());
+  RunInOrder(
+      logs.size(), PoolSize(logs.size()),
+      [&](size_t i) {
+        checks[i] = CheckLog(root, logs[i], options, by_label, *note, key,
+                             checkpoint->size);
+        return JobOutput();
+      },
+      [](size_t, const JobOutput&) {});
+  for (size_t i = 0; i < logs.size(); ++i) {
+    LogCheck& check = checks[i];
+    if (!check.note.empty()) verdict.notes.push_back(std::move(check.note));
+    if (!check.problem.empty()) problem(std::move(check.problem));
+    if (!check.proof.empty()) proofs_used.insert(std::move(check.proof));
+    if (!check.label.empty()) {
+      logs_by_label[check.label].push_back(logs[i].filename().string());
     }
-    if (options.pinned_key.empty()) {
-      // A verifier key names the origin, not the log key: the log must
-      // then be signed with the key the checkpoint's verifier holds.
-      absl::StatusOr<tlog::NoteVerifier> verifier =
-          tlog::ParseVerifierKey(key.verifier_key);
-      if (verifier.ok()) options.pinned_key = verifier->public_key;
-    }
-    const Verdict v = VerifyLog(*bytes, options);
-    if (v.kind == Verdict::Kind::kUnsealedPrefix) {
-      verdict.notes.push_back(
-          absl::StrCat("logs/", name,
-                       ": unsealed prefix, not counted (a match cut short, "
-                       "e.g. by an interrupted run)"));
-      continue;
-    }
-    if (v.kind != Verdict::Kind::kGenuine) {
-      problem(absl::StrCat("logs/", name, ": NOT GENUINE: record ",
-                           v.bad_record, ": ", v.reason));
-      continue;
-    }
-    const std::string label = v.header.label();
-    auto scheduled = by_label.find(label);
-    if (scheduled == by_label.end()) {
-      problem(absl::StrCat("logs/", name, ": extra: its label \"", label,
-                           "\" is not in the schedule"));
-      continue;
-    }
-    std::vector<std::string> seats;
-    for (const auto& seat : v.header.seats()) seats.push_back(seat.name());
-    if (!std::equal(seats.begin(), seats.end(),
-                    scheduled->second->seats().begin(),
-                    scheduled->second->seats().end())) {
-      problem(absl::StrCat("logs/", name,
-                           ": its seats are not those the "
-                           "schedule gives match ",
-                           scheduled->second->index()));
-      continue;
-    }
-    const std::string proof_name = path.stem().string() + ".tlog-proof";
-    absl::StatusOr<std::string> proof =
-        ReadFileToString((root / "proofs" / proof_name).string());
-    if (!proof.ok()) {
-      problem(absl::StrCat("logs/", name, ": no inclusion proof (proofs/",
-                           proof_name, ")"));
-      continue;
-    }
-    proofs_used.insert(proof_name);
-    absl::StatusOr<Inclusion> inclusion =
-        CheckInclusion(*bytes, ToHex(v.header.match_id()), *proof, key);
-    if (!inclusion.ok()) {
-      problem(absl::StrCat("proofs/", proof_name, ": ",
-                           inclusion.status().message()));
-      continue;
-    }
-    if (inclusion->note != *note) {
-      problem(absl::StrCat("proofs/", proof_name,
-                           ": proves inclusion in the checkpoint of "
-                           "size ",
-                           inclusion->checkpoint.size,
-                           ", not in the directory's "
-                           "checkpoint (size ",
-                           checkpoint->size, ")"));
-      continue;
-    }
-    logs_by_label[label].push_back(name);
   }
   for (const v1::ScheduleEntry& entry : schedule.matches()) {
     const std::vector<std::string>& found = logs_by_label[entry.label()];

@@ -1,6 +1,7 @@
 // Runs independent jobs on a pool of threads and hands their results back
 // in job order: `replay verify` of many logs uses every core and still
-// prints one line per log in the order given.
+// prints one line per log in the order given; the tournament fetches and
+// writes its inclusion proofs so.
 #ifndef PYRAMID_REPLAY_ORDERED_POOL_H_
 #define PYRAMID_REPLAY_ORDERED_POOL_H_
 

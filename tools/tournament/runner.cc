@@ -28,6 +28,7 @@
 #include "referee/games/registry.h"
 #include "replay/evidence.h"
 #include "replay/html_page.h"
+#include "replay/ordered_pool.h"
 #include "replay/verifier.h"
 #include "tools/tournament/bot_process.h"
 #include "tools/tournament/journal.h"
@@ -851,18 +852,33 @@ class Runner {
     fs::remove_all(out_ / "proofs", error);
     fs::create_directories(out_ / "proofs", error);
     if (error) return absl::InternalError(error.message());
+    std::vector<const v1::TournamentMatchResult*> genuine;
     for (const v1::TournamentMatchResult& match : matches) {
-      if (match.verdict() != kGenuine) continue;
-      absl::StatusOr<v1::InclusionProof> proof =
-          link_->GetInclusionProof(match.match_id(), checkpoint->tree_size());
-      if (!proof.ok()) return proof.status();
-      const std::string name =
-          fs::path(match.log_file()).stem().string() + ".tlog-proof";
-      if (absl::Status s =
-              WriteFile(out_ / "proofs" / name, proof->tlog_proof());
-          !s.ok()) {
-        return s;
-      }
+      if (match.verdict() == kGenuine) genuine.push_back(&match);
+    }
+    // A proof is a call to the referee and a file: two per core at once
+    // keep both busy (a 10,000-match tournament spent a fifth of its time
+    // here, one at a time). The first failure, in match order, is the
+    // answer.
+    std::vector<absl::Status> written(genuine.size());
+    RunInOrder(
+        genuine.size(), 2 * PoolSize(genuine.size()),
+        [&](size_t i) {
+          const v1::TournamentMatchResult& match = *genuine[i];
+          absl::StatusOr<v1::InclusionProof> proof = link_->GetInclusionProof(
+              match.match_id(), checkpoint->tree_size());
+          written[i] =
+              proof.ok()
+                  ? WriteFile(out_ / "proofs" /
+                                  (fs::path(match.log_file()).stem().string() +
+                                   ".tlog-proof"),
+                              proof->tlog_proof())
+                  : proof.status();
+          return JobOutput();
+        },
+        [](size_t, const JobOutput&) {});
+    for (const absl::Status& s : written) {
+      if (!s.ok()) return s;
     }
     v1::TournamentSchedule schedule;
     schedule.set_name(t_.name());
