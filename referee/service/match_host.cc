@@ -466,6 +466,24 @@ void MatchHost::AnnounceBroken() {
   }
   watchers_.clear();
   if (on_end_) on_end_(InfoLocked(*connections_));
+  CallOverListenersLocked();
+}
+
+void MatchHost::CallOverListenersLocked() {
+  for (const std::function<void()>& call : std::exchange(over_listeners_, {})) {
+    call();
+  }
+}
+
+void MatchHost::CallWhenOver(std::function<void()> call) {
+  absl::MutexLock lock(&mu_);
+  // Over as AddWatcher judges it: let go, sealed and announced, or broken.
+  if (match_ == nullptr || (match_->finished() && !ended_) ||
+      !match_->broken().ok()) {
+    call();
+    return;
+  }
+  over_listeners_.push_back(std::move(call));
 }
 
 bool MatchHost::Run(int seat, uint64_t decision_id, const Op& op) {
@@ -588,6 +606,7 @@ void MatchHost::EndLocked() {
   if (on_end_) on_end_(InfoLocked(*connections_));
   if (announce) AnnounceEnd();
   match_.reset();
+  CallOverListenersLocked();
   std::vector<CachedStream>().swap(streams_);
 }
 

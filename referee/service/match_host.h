@@ -151,6 +151,12 @@ class MatchHost : public std::enable_shared_from_this<MatchHost> {
   // Writes a checkpoint so the log verifies as a prefix (shutdown).
   void Suspend();
 
+  // Calls `call` once the match is over (its end announced, or broken; at
+  // once when it is already), under the host's lock: it must not call back
+  // into the host. For an in-process caller that waits for the end, which
+  // a watcher would make the host build a public view for at every move.
+  void CallWhenOver(std::function<void()> call) ABSL_LOCKS_EXCLUDED(mu_);
+
  private:
   using Op = std::function<absl::Status(Match&)>;
   // Runs one Match call and pushes everything it caused. `seat` is the seat
@@ -198,6 +204,8 @@ class MatchHost : public std::enable_shared_from_this<MatchHost> {
   void EndLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Tells seats and watchers the match broke, and why; closes its watchers.
   void AnnounceBroken() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Calls (and forgets) what CallWhenOver was given.
+  void CallOverListenersLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // A checkpoint sync on the pool is done (on the pool's thread).
   void OnSynced(const absl::Status& status);
   // Sends what was held for a sync: everything is durable now.
@@ -262,6 +270,7 @@ class MatchHost : public std::enable_shared_from_this<MatchHost> {
   std::unique_ptr<Match> match_ ABSL_GUARDED_BY(mu_);
   v1::Outcome outcome_ ABSL_GUARDED_BY(mu_);
   std::vector<std::shared_ptr<WatchSink>> watchers_ ABSL_GUARDED_BY(mu_);
+  std::vector<std::function<void()>> over_listeners_ ABSL_GUARDED_BY(mu_);
   // While anyone watches: the public view watchers were last sent (deltas
   // are taken against it).
   std::optional<v1::Observation> watched_view_ ABSL_GUARDED_BY(mu_);

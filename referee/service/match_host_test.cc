@@ -677,6 +677,28 @@ TEST_F(MatchHostTest, ASeatsNextMessageGoesToItsCurrentStream) {
   EXPECT_TRUE(sinks_[1]->messages.back().has_reveal_request());
 }
 
+// CallWhenOver calls back once the match is over: at its end, at once
+// when it is over already, and when it breaks.
+TEST_F(MatchHostTest, CallWhenOverCallsBackOnceTheMatchIsOver) {
+  std::string log;
+  Start(std::make_unique<StringLogSink>(&log));
+  int calls = 0;
+  host_->CallWhenOver([&] { ++calls; });
+  PlayToTheEnd([&](uint64_t) { EXPECT_EQ(calls, 0); });
+  EXPECT_EQ(calls, 1);
+  host_->CallWhenOver([&] { ++calls; });
+  EXPECT_EQ(calls, 2);
+
+  bool full = false;
+  Start(std::make_unique<FillingSink>(&full));
+  int broken_calls = 0;
+  host_->CallWhenOver([&] { ++broken_calls; });
+  full = true;
+  host_->Commit(0, CommitTo(0, 0, SeedBytes()));
+  EXPECT_EQ(host_->Info(connections_).status(), v1::MATCH_BROKEN);
+  EXPECT_EQ(broken_calls, 1);
+}
+
 // With a sync pool, a step that wrote a checkpoint sends nothing until its
 // sync is done, and what the match sends after it waits behind it; then
 // all of it goes out in order. A sync that fails sends none of it and

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include <limits>
 #include <utility>
 #include <vector>
 
@@ -24,11 +23,10 @@ namespace {
 
 namespace v1 = ::pyramid::referee::v1;
 
-// An in-process watcher that only waits for the end of its match.
-class EndWaiter final : public WatchSink {
+// Waits in-process for the end of a match (MatchHost::CallWhenOver).
+class EndWaiter {
  public:
-  void Send(SerializedMessage event) override {}
-  void Close(int code, std::string message) override {
+  void Over() {
     absl::MutexLock lock(&mu_);
     closed_ = true;
   }
@@ -194,8 +192,7 @@ absl::Status RefereeLink::AwaitEmbedded(const std::string& match_id) {
   std::shared_ptr<MatchHost> host = embedded_->lobby().FindMatch(match_id);
   if (host == nullptr) return absl::NotFoundError("unknown match");
   auto waiter = std::make_shared<EndWaiter>();
-  // Always taken: the per-match bound is for the service's watchers.
-  (void)host->AddWatcher(waiter, std::numeric_limits<size_t>::max());
+  host->CallWhenOver([waiter] { waiter->Over(); });
   if (!waiter->Wait(cancelled_)) return absl::CancelledError("interrupted");
   return absl::OkStatus();
 }
