@@ -516,10 +516,7 @@ bool MatchHost::Run(int seat, uint64_t decision_id, const Op& op) {
   } else {
     FinishStepLocked();
   }
-  // Errors the match logged were pushed as faults; the others go here. The
-  // end is announced only once the seal is durable (here when it synced
-  // inline; when its sync is on the pool, by OnSynced): a match whose seal
-  // could not be written is broken, and said to be.
+  // Errors the match logged were pushed as faults; the others go here.
   const bool refused = !status.ok() && !logged_;
   if (refused && seat >= 0) {
     SendError(seat, decision_id, status, /*faulted=*/false);
@@ -582,6 +579,9 @@ void MatchHost::FinishStepLocked() {
   }
   if (written) DeliverToWatchers(watch_outbox_);
   std::vector<v1::WatchEvent>().swap(watch_outbox_);  // Its memory too.
+  // The end is announced only once the seal is durable (by Run when it
+  // synced inline; when its sync is on the pool, by OnSynced): a match
+  // whose seal could not be written is broken, and said to be.
   if (ended_ && !match_->broken().ok()) ended_ = false;
   if (!match_->broken().ok() && broken_reason_.empty()) AnnounceBroken();
 }
@@ -662,6 +662,7 @@ absl::Time MatchHost::NextDeadline() const {
 absl::Status MatchHost::AddWatcher(std::shared_ptr<WatchSink> watcher,
                                    size_t max_watchers) {
   absl::MutexLock lock(&mu_);
+  EndHoldLocked();  // What the watcher is shown may rest on held records.
   PruneWatchersLocked();
   if (watchers_.size() >= max_watchers) {
     return absl::ResourceExhaustedError(
@@ -678,7 +679,6 @@ absl::Status MatchHost::AddWatcher(std::shared_ptr<WatchSink> watcher,
     watcher->Close(kOk, "");
     return absl::OkStatus();
   }
-  EndHoldLocked();  // The snapshot may show the held records.
   if (!watched_view_) watched_view_ = match_->PublicView();
   watcher->Send(SerializedMessage::Of(SnapshotLocked()));
   watchers_.push_back(std::move(watcher));
