@@ -246,6 +246,29 @@ class ServiceTest : public ::testing::Test {
                                         log);
   }
 
+  // One "batch" stream per seat of `match`, each once it holds its seed
+  // request.
+  std::vector<std::unique_ptr<PlayClient>> ConnectBatchSeats(
+      const Created& match) {
+    std::vector<std::unique_ptr<PlayClient>> seats;
+    for (uint32_t seat = 0; seat < kSeats; ++seat) {
+      seats.push_back(std::make_unique<PlayClient>(
+          ref_->NewChannel(), match.tokens[seat], absl::StrCat("seat", seat),
+          nullptr, std::nullopt, "batch"));
+      EXPECT_TRUE(seats[seat]->Await(IsDecision(match.id, seat, 0)));
+    }
+    return seats;
+  }
+
+  // A seed contribution for each seat.
+  static std::vector<Move> SeedMoves() {
+    std::vector<Move> moves;
+    for (uint32_t seat = 0; seat < kSeats; ++seat) {
+      moves.push_back(NewMove(svctest::SeedAction()));
+    }
+    return moves;
+  }
+
   // One client per seat of `match`.
   std::vector<std::unique_ptr<PlayClient>> ConnectSeats(
       const Created& match, EventLog* log = nullptr,
@@ -2053,17 +2076,9 @@ TEST_F(ServiceTest, ASeatsBatchStreamHoldsAnAcknowledgementForWhatFollows) {
   config.ack_hold = absl::Minutes(1);
   ref_ = std::make_unique<TestReferee>(config);
   const Created match = NewMatch();
-  std::vector<std::unique_ptr<PlayClient>> seats;
-  for (uint32_t seat = 0; seat < kSeats; ++seat) {
-    seats.push_back(std::make_unique<PlayClient>(
-        ref_->NewChannel(), match.tokens[seat], absl::StrCat("seat", seat),
-        nullptr, std::nullopt, "batch"));
-    ASSERT_TRUE(seats[seat]->Await(IsDecision(match.id, seat, 0)));
-  }
-  std::vector<Move> moves;
-  for (uint32_t seat = 0; seat < kSeats; ++seat) {
-    moves.push_back(NewMove(svctest::SeedAction()));
-  }
+  const std::vector<std::unique_ptr<PlayClient>> seats =
+      ConnectBatchSeats(match);
+  const std::vector<Move> moves = SeedMoves();
   PlayClient& first = *seats[0];
   ASSERT_TRUE(first.Send(svctest::CommitMsg(match.id, 0, 0, moves[0])));
   absl::SleepFor(absl::Milliseconds(300));
@@ -2133,17 +2148,9 @@ TEST_F(ServiceTest, AnEarlierHoldsTimerDoesNotEndTheNextHold) {
   config.ack_hold = absl::Seconds(2);
   ref_ = std::make_unique<TestReferee>(config);
   const Created match = NewMatch();
-  std::vector<std::unique_ptr<PlayClient>> seats;
-  for (uint32_t seat = 0; seat < kSeats; ++seat) {
-    seats.push_back(std::make_unique<PlayClient>(
-        ref_->NewChannel(), match.tokens[seat], absl::StrCat("seat", seat),
-        nullptr, std::nullopt, "batch"));
-    ASSERT_TRUE(seats[seat]->Await(IsDecision(match.id, seat, 0)));
-  }
-  std::vector<Move> moves;
-  for (uint32_t seat = 0; seat < kSeats; ++seat) {
-    moves.push_back(NewMove(svctest::SeedAction()));
-  }
+  const std::vector<std::unique_ptr<PlayClient>> seats =
+      ConnectBatchSeats(match);
+  const std::vector<Move> moves = SeedMoves();
   PlayClient& first = *seats[0];
   const absl::Time start = absl::Now();
   for (uint32_t seat = 0; seat < kSeats; ++seat) {

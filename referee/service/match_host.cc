@@ -475,11 +475,14 @@ void MatchHost::CallOverListenersLocked() {
   }
 }
 
+bool MatchHost::OverLocked() const {
+  return match_ == nullptr || (match_->finished() && !ended_) ||
+         !match_->broken().ok();
+}
+
 void MatchHost::CallWhenOver(std::function<void()> call) {
   absl::MutexLock lock(&mu_);
-  // Over as AddWatcher judges it: let go, sealed and announced, or broken.
-  if (match_ == nullptr || (match_->finished() && !ended_) ||
-      !match_->broken().ok()) {
+  if (OverLocked()) {
     call();
     return;
   }
@@ -674,8 +677,7 @@ absl::Status MatchHost::AddWatcher(std::shared_ptr<WatchSink> watcher,
   *first.mutable_match() = InfoLocked(*connections_);
   watcher->Send(SerializedMessage::Of(first));
   // A match whose end waits for its seal's sync is watched to its end.
-  if (match_ == nullptr || (match_->finished() && !ended_) ||
-      !match_->broken().ok()) {
+  if (OverLocked()) {
     watcher->Close(kOk, "");
     return absl::OkStatus();
   }

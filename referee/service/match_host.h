@@ -204,6 +204,9 @@ class MatchHost : public std::enable_shared_from_this<MatchHost> {
   void EndLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Tells seats and watchers the match broke, and why; closes its watchers.
   void AnnounceBroken() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Whether the match is over for watchers and CallWhenOver: let go,
+  // sealed with its end announced, or broken.
+  bool OverLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Calls (and forgets) what CallWhenOver was given.
   void CallOverListenersLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // A checkpoint sync on the pool is done (on the pool's thread).
