@@ -103,9 +103,9 @@ ABSL_FLAG(uint32_t, batch_linger_us, 4000,
           "message sent to it while nothing else waits, to send what follows "
           "in the same write (0: never).");
 ABSL_FLAG(uint32_t, ack_hold_ms, 250,
-          "How long a seat's Play stream with the feature batch may hold back "
-          "an acknowledgement (CommitAck, RevealAck) for the next message to "
-          "that seat to carry it (0: never).");
+          "How long a Play stream with the feature batch (a seat's or a "
+          "bot's) may hold back an acknowledgement (CommitAck, RevealAck) for "
+          "the next message of that match to carry it (0: never).");
 ABSL_FLAG(uint32_t, watch_queue_bytes, 32 << 10,
           "Bytes of events a watcher may have unsent; one that falls further "
           "behind loses them and gets a fresh snapshot instead.");

@@ -2067,6 +2067,14 @@ TEST_F(ServiceTest, OnlyABotsStreamLingers) {
   EXPECT_EQ(bot_stream.Count(IsDecision(match.id, 0, 0)), 0);
 }
 
+// Where the first of `received` that matches `pred` stands (its size if
+// none does).
+ptrdiff_t IndexOf(const std::vector<v1::PlayResponse>& received,
+                  const svctest::Pred& pred) {
+  return std::find_if(received.begin(), received.end(), pred) -
+         received.begin();
+}
+
 // LobbyOptions::ack_hold: on a seat's "batch" stream a CommitAck waits for
 // the RevealRequest the other seats' commits bring, and a RevealAck for the
 // DecisionResult, each then carried in the same write. The hold here is a
@@ -2106,14 +2114,10 @@ TEST_F(ServiceTest, ASeatsBatchStreamHoldsAnAcknowledgementForWhatFollows) {
   // commit); then CommitAck + RevealRequest; then RevealAck + the seed
   // decision's DecisionResult + DecisionRequest 1.
   const std::vector<v1::PlayResponse> received = first.Messages();
-  auto index_of = [&](const svctest::Pred& pred) {
-    return std::find_if(received.begin(), received.end(), pred) -
-           received.begin();
-  };
-  EXPECT_EQ(index_of(IsCommitAck(match.id, 0, 0)) + 1,
-            index_of(IsRevealRequest(match.id, 0, 0)));
-  EXPECT_EQ(index_of(IsRevealAck(match.id, 0, 0)) + 1,
-            index_of(IsResult(match.id, 0, 0)));
+  EXPECT_EQ(IndexOf(received, IsCommitAck(match.id, 0, 0)) + 1,
+            IndexOf(received, IsRevealRequest(match.id, 0, 0)));
+  EXPECT_EQ(IndexOf(received, IsRevealAck(match.id, 0, 0)) + 1,
+            IndexOf(received, IsResult(match.id, 0, 0)));
   EXPECT_EQ(first.BatchSizes(), (std::vector<int>{2, 3}));
 }
 
@@ -2174,6 +2178,40 @@ TEST_F(ServiceTest, AnEarlierHoldsTimerDoesNotEndTheNextHold) {
   // Seed request alone; CommitAck + RevealRequest; RevealAck + the seed
   // decision's DecisionResult + DecisionRequest 1.
   EXPECT_EQ(first.BatchSizes(), (std::vector<int>{2, 3}));
+}
+
+// A bot's "batch" stream takes acknowledgements late as a seat's does:
+// the bot's CommitAck waits for the RevealRequest the other seats' commits
+// bring, and comes in the same write, just before it.
+TEST_F(ServiceTest, ABotsBatchStreamHoldsAnAcknowledgementToo) {
+  RefereeConfig config;
+  config.ack_hold = absl::Minutes(1);
+  ref_ = std::make_unique<TestReferee>(config);
+  const v1::RegisterBotResponse bot = NewBot("holder");
+  PlayClient bot_stream(ref_->NewChannel(), bot.bot_token(), "bot", nullptr,
+                        std::nullopt, "batch");
+  const Created match =
+      NewMatch({}, v1::FORFEIT_POLICY_FORFEIT, {bot.bot_id(), "", ""});
+  std::vector<std::unique_ptr<PlayClient>> others;
+  for (uint32_t seat = 1; seat < kSeats; ++seat) {
+    others.push_back(Connect(match.tokens[seat], absl::StrCat("seat", seat)));
+    ASSERT_TRUE(others.back()->Await(IsDecision(match.id, seat, 0)));
+  }
+  ASSERT_TRUE(bot_stream.Await(IsDecision(match.id, 0, 0)));
+  const std::vector<Move> moves = SeedMoves();
+  ASSERT_TRUE(bot_stream.Send(svctest::CommitMsg(match.id, 0, 0, moves[0])));
+  absl::SleepFor(absl::Milliseconds(300));
+  EXPECT_EQ(bot_stream.Count(IsCommitAck(match.id, 0, 0)), 0);
+  for (uint32_t seat = 1; seat < kSeats; ++seat) {
+    ASSERT_TRUE(others[seat - 1]->Send(
+        svctest::CommitMsg(match.id, seat, 0, moves[seat])));
+  }
+  ASSERT_TRUE(bot_stream.Await(IsRevealRequest(match.id, 0, 0)));
+  ASSERT_TRUE(bot_stream.Await(IsCommitAck(match.id, 0, 0)));
+  const std::vector<v1::PlayResponse> received = bot_stream.Messages();
+  EXPECT_EQ(IndexOf(received, IsCommitAck(match.id, 0, 0)) + 1,
+            IndexOf(received, IsRevealRequest(match.id, 0, 0)));
+  EXPECT_EQ(bot_stream.BatchSizes().back(), 2);
 }
 
 TEST_F(ServiceTest, AStreamWithoutBatchGetsItsAcknowledgementsAtOnce) {

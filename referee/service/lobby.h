@@ -43,8 +43,8 @@ struct LobbyOptions {
   // the checkpoint.
   int sync_threads = 16;
   // How long a match may hold a step that sends only acknowledgements to
-  // seats' "batch" Play streams, for the next message to each seat to carry
-  // them: the RevealRequest once the other seats have committed, the
+  // "batch" Play streams (seats' or bots'), for the next message to each to
+  // carry them: the RevealRequest once the other seats have committed, the
   // DecisionResult once they have revealed (docs/protocol.md, "Play stream
   // features"). Its records are written with the next step's, in one
   // write(2). Zero: acknowledgements go at once.

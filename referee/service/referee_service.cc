@@ -133,15 +133,14 @@ class PlayReactor;
 // and it reports the features its client opted into. On a "batch" stream
 // one write carries what is queued behind the write in flight, as a
 // PlayResponse.batch of at most kMaxBatchMessages messages and (but for a
-// single larger message) kMaxBatchBytes. A bot's batch stream, which
-// carries many seats, also lingers (LingerWith): a message sent to it
-// while nothing waits holds its writes back for the runner's delay, so that
-// what follows goes out with it. A seat's batch stream gets what one step
-// sends it in one write anyway, and takes acknowledgements late
-// (HoldAcknowledgements): its match holds a step that sends only those for
-// the next one (MatchHost), so that a CommitAck goes out with the
-// RevealRequest the other seats' commits bring, a RevealAck with the
-// DecisionResult.
+// single larger message) kMaxBatchBytes, and acknowledgements are taken
+// late (holds_acknowledgements): a match holds a step that sends only
+// those for its next one (MatchHost), so that a CommitAck goes out with
+// the RevealRequest the other seats' commits bring, a RevealAck with the
+// DecisionResult, and the held step's records are written with the next
+// step's. A bot's batch stream, which carries many seats, also lingers
+// (LingerWith): a message sent to it while nothing waits holds its writes
+// back for the runner's delay, so that what follows goes out with it.
 class PlayWriter final : public StreamWriter<SerializedMessage, PlayReactor,
                                              SerializedMessage, PlaySink>,
                          public std::enable_shared_from_this<PlayWriter> {
@@ -170,12 +169,7 @@ class PlayWriter final : public StreamWriter<SerializedMessage, PlayReactor,
     if (batch_) linger_ = runner;
   }
 
-  // Makes a batch stream take acknowledgements late. Call before the
-  // stream is attached.
-  void HoldAcknowledgements() { holds_acknowledgements_ = batch_; }
-  bool holds_acknowledgements() const override {
-    return holds_acknowledgements_;
-  }
+  bool holds_acknowledgements() const override { return batch_; }
 
   // A closed stream posts nothing: the service closes every stream before
   // it (and its runner) goes, while the lobby may still send.
@@ -207,7 +201,6 @@ class PlayWriter final : public StreamWriter<SerializedMessage, PlayReactor,
   DelayedRunner* linger_ = nullptr;  // The service's; null: no linger.
   // A linger's Cork is in place (its Uncork is posted).
   std::atomic<bool> lingering_{false};
-  bool holds_acknowledgements_ = false;
 };
 
 class PlayReactor final
@@ -236,8 +229,6 @@ class PlayReactor final
       writer_->LingerWith(linger);
       // The lobby updates it as matches give the bot seats.
       writer_->SetSeats(lobby_->BotSeatCount(bot_id_));
-    } else {
-      writer_->HoldAcknowledgements();
     }
     lobby_->connections().Attach(route_, writer_);
     for (const auto& [host, seat] : lobby_->SeatsOf(*principal)) {

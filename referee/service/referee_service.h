@@ -57,8 +57,8 @@ struct ServiceLimits {
   // while nothing else waits, gathering what follows into the same write
   // (docs/protocol.md, "Play stream features"). Zero: no wait.
   absl::Duration batch_linger = absl::Milliseconds(4);
-  // (How long a seat's "batch" stream may wait for an acknowledgement is
-  // the lobby's: LobbyOptions::ack_hold.)
+  // (How long a "batch" stream may wait for an acknowledgement is the
+  // lobby's: LobbyOptions::ack_hold.)
 };
 
 // Every method reads its request raw and parses it itself, so that a request

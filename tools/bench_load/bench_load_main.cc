@@ -24,7 +24,10 @@
 //   * bot mode (--bots=N, N <= 100): N bots registered (RegisterBot), each
 //     with one Play stream opened before any match exists; match m's seat s
 //     is played by bot (3m + s) mod N, so one bot stream carries every seat
-//     of its bot in every match, as a bot platform's API does.
+//     of its bot in every match, as a bot platform's API does. With
+//     --client_linger_us=L a bot stream gathers its moves as the referee
+//     gathers what it sends a bot: a move made while nothing is queued or
+//     being written waits L us for others to join it in one write.
 // Set-up: every match is created with a seed decision deadline
 // (ClockSettings.seed_timeout_ms) of --max_seconds, the time its seats have
 // to connect; each seat holds its seed DecisionRequest unanswered. Once
@@ -93,7 +96,8 @@
 // --echo_seconds=0).
 //
 //   bench_load [--matches=1000] [--bots=0] [--think_ms=0]
-//              [--echo_seconds=5] [--threads=2] [--channels=4]
+//              [--client_linger_us=0] [--echo_seconds=5] [--threads=2]
+//              [--channels=4]
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/resource.h>
@@ -171,6 +175,9 @@ ABSL_FLAG(bool, batch, true,
           "several messages as one PlayResponse.batch when more than one "
           "waits for a stream, and the client sends what it has to send at "
           "once as one PlayRequest.batch.");
+ABSL_FLAG(int64_t, client_linger_us, 0,
+          "Bot mode: how long a bot stream's message waits for others to "
+          "join it in one write when nothing is queued or being written.");
 ABSL_FLAG(int, think_ms, 0,
           "Paced bots: each seat waits a pseudo-random time in [0, think_ms] "
           "ms (uniform, from a generator seeded per seat) before each commit. "
@@ -294,6 +301,11 @@ class ClientRun {
     bots_ = absl::GetFlag(FLAGS_bots);
     if (bots_ < 0 || bots_ > 100) {
       return absl::InvalidArgumentError("--bots is 0 (no bots) to 100");
+    }
+    if (absl::GetFlag(FLAGS_client_linger_us) < 0 ||
+        absl::GetFlag(FLAGS_client_linger_us) > 1000000) {
+      return absl::InvalidArgumentError(
+          "--client_linger_us is 0 (no linger) to 1000000 (a second)");
     }
     if (absl::GetFlag(FLAGS_think_ms) < 0 ||
         absl::GetFlag(FLAGS_deadline_ms) < 1 ||
@@ -452,6 +464,7 @@ class ClientRun {
         std::max(1, absl::GetFlag(FLAGS_create_concurrency));
     options_.bots = bots_;
     options_.think_ms = absl::GetFlag(FLAGS_think_ms);
+    options_.client_linger_us = absl::GetFlag(FLAGS_client_linger_us);
     options_.observation_once = absl::GetFlag(FLAGS_observation_once);
     options_.batch = absl::GetFlag(FLAGS_batch);
     // The seats have until the run's time limit to connect; play starts
@@ -641,8 +654,14 @@ class ClientRun {
         "  mode:   %s; think time %s; deadlines %d ms; observation-once "
         "%s; batch %s\n",
         bots_ > 0
-            ? absl::StrFormat("bot mode, %d bot streams carry every seat",
-                              bots_)
+            ? absl::StrFormat(
+                  "bot mode, %d bot streams carry every seat%s", bots_,
+                  options_.client_linger_us > 0
+                      ? absl::StrFormat(
+                            ", each lingering %d us to gather "
+                            "its moves",
+                            static_cast<int>(options_.client_linger_us))
+                      : "")
             : std::string("one Play stream per seat, with its seat token"),
         absl::GetFlag(FLAGS_think_ms) > 0
             ? absl::StrFormat("uniform in [0, %d] ms per decision",

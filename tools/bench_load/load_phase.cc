@@ -131,18 +131,19 @@ struct SeatState final : public Handler {
 // events arrive on one worker's queue (one thread).
 class PlayStream final : public Handler {
  public:
-  enum Kind { kStart, kRead, kWrite, kWritesDone, kFinish, kRelease };
+  enum Kind { kStart, kRead, kWrite, kWritesDone, kFinish, kRelease, kLinger };
 
   // `seats`: how many seats the stream carries in all; it half-closes once
   // each of them has had its MatchEnded.
   // `features`: the Play stream features it opts into, comma-separated
   // (it handles "batch" and "observation-once").
   PlayStream(LoadPhase* phase, Worker* worker, const std::string& token,
-             int seats, const std::string& features)
+             int seats, const std::string& features, int64_t linger_us)
       : phase_(phase),
         worker_(worker),
         expected_seats_(seats),
-        batch_(absl::StrContains(features, "batch")) {
+        batch_(absl::StrContains(features, "batch")),
+        linger_us_(batch_ && seats > 1 ? linger_us : 0) {
     context_.AddMetadata("authorization", "Bearer " + token);
     if (!features.empty()) {
       context_.AddMetadata("pyramid-play-features", features);
@@ -200,6 +201,11 @@ class PlayStream final : public Handler {
   // that are ready (OnIdle), with whatever else they made this stream send.
   void Send(Outgoing message) {
     outbox_.push_back(std::move(message));
+    if (linger_us_ > 0 && !writing_ && !lingering_ && outbox_.size() == 1) {
+      lingering_ = true;
+      worker_->After(linger_us_, &tags_[kLinger]);
+      return;
+    }
     worker_->Defer(this);
   }
   void OnIdle() override { Pump(); }
@@ -210,8 +216,13 @@ class PlayStream final : public Handler {
   Worker* const worker_;
   const int expected_seats_;
   const bool batch_;  // Writes several queued messages as one batch.
-  Tag tags_[6] = {{this, kStart},      {this, kRead},   {this, kWrite},
-                  {this, kWritesDone}, {this, kFinish}, {this, kRelease}};
+  // A bot's batch stream: how long a message sent while nothing is queued
+  // or being written waits for others to join it (0: not at all).
+  const int64_t linger_us_;
+  bool lingering_ = false;  // A kLinger timer is set.
+  Tag tags_[7] = {{this, kStart},      {this, kRead},   {this, kWrite},
+                  {this, kWritesDone}, {this, kFinish}, {this, kRelease},
+                  {this, kLinger}};
   grpc::ClientContext context_;
   std::unique_ptr<
       grpc::ClientAsyncReaderWriter<v1::PlayRequest, v1::PlayResponse>>
@@ -340,7 +351,8 @@ void LoadPhase::OpenStream(int index, const std::string& token, int seats) {
     if (options_.observation_once) features.push_back("observation-once");
     if (options_.batch) features.push_back("batch");
     streams_.push_back(std::make_unique<PlayStream>(
-        this, worker, token, seats, absl::StrJoin(features, ",")));
+        this, worker, token, seats, absl::StrJoin(features, ","),
+        options_.client_linger_us));
     stream = streams_.back().get();
   }
   stream->Start((*stubs_)[index % stubs_->size()].get());
@@ -535,6 +547,10 @@ void PlayStream::OnEvent(int kind, bool ok) {
       }
       parked_.clear();
       return;
+    case kLinger:
+      lingering_ = false;
+      Pump();
+      return;
   }
 }
 
@@ -548,7 +564,7 @@ void PlayStream::OnRead() {
 }
 
 void PlayStream::Pump() {
-  if (!started_ || writing_ || finish_called_) return;
+  if (!started_ || writing_ || lingering_ || finish_called_) return;
   Stats& stats = worker_->stats();
   if (!outbox_.empty()) {
     // Up to kMaxBatch queued messages in one write, on a batch stream.

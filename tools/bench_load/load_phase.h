@@ -45,6 +45,7 @@ class LoadPhase {
     int think_ms = 0;
     bool observation_once = false;
     bool batch = false;
+    int64_t client_linger_us = 0;  // A bot's batch stream (PlayStream).
     int create_concurrency = 0;
     std::string admin_token;
   };
