@@ -5,6 +5,7 @@
 #include <iterator>
 #include <utility>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/arena.h"
 #include "referee/crypto/bytes.h"
@@ -74,7 +75,7 @@ std::vector<HostedSeat> ArchivedSeats(const v1::MatchInfo& info) {
 // Sends each message to its stream, in order, each stream corked meanwhile
 // so that what one stream gets can go out as one write.
 void SendTogether(std::vector<OutgoingMessage>& outbox) {
-  std::vector<PlaySink*> corked;
+  absl::InlinedVector<PlaySink*, 4> corked;  // Few: the seats' streams.
   for (const OutgoingMessage& out : outbox) {
     if (std::find(corked.begin(), corked.end(), out.sink.get()) ==
         corked.end()) {
@@ -129,6 +130,9 @@ void MatchHost::SendTo(const std::shared_ptr<PlaySink>& sink,
                        const v1::PlayResponse& message, bool acknowledgement) {
   SerializedMessage bytes = SerializedMessage::Of(message);
   if (deferring_) {
+    // Room for what a step usually sends (an acknowledgement, and a
+    // request or result per seat) at once, instead of growing to it.
+    if (outbox_.empty()) outbox_.reserve(2 * seats_.size() + 1);
     outbox_.push_back({sink, std::move(bytes), acknowledgement});
   } else if (holding_) {
     held_.push_back({sink, std::move(bytes), acknowledgement});

@@ -15,6 +15,7 @@
 #include "absl/time/clock.h"
 #include "google/protobuf/descriptor.h"
 #include "referee/core/log_sink.h"
+#include "referee/service/scratch_arena.h"
 #include "referee/service/stream_writer.h"
 #include "referee/tlog/checkpoint.h"
 #include "referee/tlog/note.h"
@@ -242,9 +243,11 @@ class PlayReactor final
       writer_->Close(grpc::StatusCode::OK, "");
       return;
     }
-    // Parsed into a local: a request kept between reads would hold its
-    // last commit and reveal for the life of the stream.
-    v1::PlayRequest request;
+    // Parsed on a scratch arena (a batch is dozens of small messages and
+    // strings), which this call ends: a request kept between reads would
+    // hold its last commit and reveal for the life of the stream.
+    ScratchArena scratch;
+    v1::PlayRequest& request = scratch.Make<v1::PlayRequest>();
     const bool parsed = grpc::SerializationTraits<v1::PlayRequest>::Deserialize(
                             &read_buffer_, &request)
                             .ok();

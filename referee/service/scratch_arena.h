@@ -6,11 +6,13 @@
 // next ScratchArena of that thread, so that building a message of up to
 // kScratchBlockBytes allocates nothing on the heap (a heap message costs an
 // allocation per submessage and per string, and a plain arena one
-// allocation of its first block). Each thread that uses one keeps that
-// buffer until it ends. A ScratchArena made while another of the same
-// thread is alive gets a block of its own from the heap, as a plain arena
-// would: nesting is safe, only slower. For a message of two or three parts
-// (an acknowledgement) an arena's set-up costs more than it saves.
+// allocation of its first block). Arenas nest: one made while another of
+// the same thread is alive (a request parsed on one, the answers built on
+// another) takes the thread's next buffer, up to kReusedDepth deep; deeper
+// than that it gets a block of its own from the heap, as a plain arena
+// would (safe, only slower). Each thread keeps the buffers it used until it
+// ends. For a message of two or three parts (an acknowledgement) an arena's
+// set-up costs more than it saves.
 //
 // Messages made on it die with it: serialize or copy them out first.
 // Neither copyable nor movable; use it on the thread that made it.
@@ -27,6 +29,9 @@ class ScratchArena {
  public:
   // Enough for every seat's observation in most positions of every game.
   static constexpr size_t kScratchBlockBytes = 16 * 1024;
+  // How many arenas of one thread may be alive at once, each in a buffer
+  // the thread keeps.
+  static constexpr int kReusedDepth = 4;
 
   ScratchArena();
   ~ScratchArena();
@@ -40,8 +45,8 @@ class ScratchArena {
   }
   google::protobuf::Arena& arena() { return arena_; }
 
-  // Whether this arena starts in the thread's reusable buffer (false for a
-  // ScratchArena nested in another of the same thread).
+  // Whether this arena starts in a buffer the thread keeps (false for one
+  // nested more than kReusedDepth deep).
   bool reuses_thread_block() const { return reuses_thread_block_; }
 
  private:

@@ -1,9 +1,12 @@
-// ScratchArena: messages live on it, a thread reuses its block from one
-// arena to the next, a nested arena gets its own, and threads do not share.
+// ScratchArena: messages live on it, a thread reuses its blocks from one
+// arena to the next, nested arenas take the thread's next block (and a heap
+// block of their own past kReusedDepth), and threads do not share.
 #include "referee/service/scratch_arena.h"
 
+#include <memory>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "pyramid/referee/v1/referee_service.pb.h"
@@ -33,24 +36,40 @@ TEST(ScratchArenaTest, ConsecutiveArenasOfAThreadReuseItsBlock) {
   EXPECT_EQ(first, second);  // The same place in the same block.
 }
 
-TEST(ScratchArenaTest, ANestedArenaGetsABlockOfItsOwn) {
+TEST(ScratchArenaTest, ANestedArenaTakesTheThreadsNextBlock) {
   ScratchArena outer;
   v1::PlayResponse& kept = outer.Make<v1::PlayResponse>();
   kept.mutable_reveal_ack()->set_match_id(std::string(64, 'b'));
+  const void* nested_at = nullptr;
   {
     ScratchArena inner;
-    EXPECT_FALSE(inner.reuses_thread_block());
+    EXPECT_TRUE(inner.reuses_thread_block());
     v1::PlayResponse& nested = inner.Make<v1::PlayResponse>();
     nested.mutable_reveal_ack()->set_match_id(std::string(64, 'c'));
     EXPECT_NE(nested.GetArena(), kept.GetArena());
+    nested_at = &nested;
   }
   EXPECT_TRUE(outer.reuses_thread_block());
   // The inner arena's end left the outer one's message alone...
   EXPECT_EQ(kept.reveal_ack().match_id(), std::string(64, 'b'));
-  // ...and did not give the outer arena's block back to the thread.
+  // ...and gave back the inner block, not the outer one: the next arena
+  // made here is nested again, in the same block.
+  EXPECT_EQ(MakeAnAck(), nested_at);
+}
+
+TEST(ScratchArenaTest, ArenasNestedPastTheReusedDepthGetHeapBlocks) {
+  std::vector<std::unique_ptr<ScratchArena>> arenas;
+  for (int i = 0; i < ScratchArena::kReusedDepth; ++i) {
+    arenas.push_back(std::make_unique<ScratchArena>());
+    EXPECT_TRUE(arenas.back()->reuses_thread_block());
+  }
   bool reused = true;
   MakeAnAck(&reused);
   EXPECT_FALSE(reused);
+  arenas.pop_back();  // The innermost ends: its block is free again.
+  MakeAnAck(&reused);
+  EXPECT_TRUE(reused);
+  while (!arenas.empty()) arenas.pop_back();  // Innermost first.
 }
 
 TEST(ScratchArenaTest, AMessageLargerThanTheBlockStillBuilds) {
