@@ -31,7 +31,10 @@ google::protobuf::ArenaOptions ScratchArena::Options(
     return options;
   }
   std::unique_ptr<char[]>& block = blocks.bytes[blocks.depth++];
-  if (block == nullptr) block = std::make_unique<char[]>(kScratchBlockBytes);
+  // Not zeroed: a page of it becomes resident only once an arena uses it.
+  if (block == nullptr) {
+    block = std::make_unique_for_overwrite<char[]>(kScratchBlockBytes);
+  }
   options.initial_block = block.get();
   options.initial_block_size = kScratchBlockBytes;
   reuses_thread_block = true;
