@@ -1,17 +1,17 @@
 #include "referee/service/scratch_arena.h"
 
+#include <algorithm>
 #include <array>
 #include <memory>
 
 namespace pyramid {
 namespace {
 
-// The calling thread's reusable first blocks, each made on its first use;
-// `depth` of them are in use, by the arenas alive on the thread.
+// The calling thread's reusable first blocks, each made on its first use,
+// and which of them arenas alive on the thread use.
 struct ThreadBlocks {
-  // new[] aligns to at least 8, as an arena's initial block needs.
   std::array<std::unique_ptr<char[]>, ScratchArena::kReusedDepth> bytes;
-  int depth = 0;
+  std::array<bool, ScratchArena::kReusedDepth> in_use{};
 };
 
 ThreadBlocks& ThisThreadsBlocks() {
@@ -21,36 +21,37 @@ ThreadBlocks& ThisThreadsBlocks() {
 
 }  // namespace
 
-google::protobuf::ArenaOptions ScratchArena::Options(
-    bool& reuses_thread_block) {
+google::protobuf::ArenaOptions ScratchArena::Options(int& block_index) {
   google::protobuf::ArenaOptions options;
   ThreadBlocks& blocks = ThisThreadsBlocks();
-  if (blocks.depth == kReusedDepth) {
+  const auto free =
+      std::find(blocks.in_use.begin(), blocks.in_use.end(), false);
+  if (free == blocks.in_use.end()) {
     options.start_block_size = kScratchBlockBytes;
-    reuses_thread_block = false;
+    block_index = -1;
     return options;
   }
-  std::unique_ptr<char[]>& block = blocks.bytes[blocks.depth++];
+  *free = true;
+  block_index = static_cast<int>(free - blocks.in_use.begin());
+  std::unique_ptr<char[]>& block = blocks.bytes[block_index];
   // Not zeroed: a page of it becomes resident only once an arena uses it.
+  // (new[] aligns to at least 8, as an arena's initial block needs.)
   if (block == nullptr) {
     block = std::make_unique_for_overwrite<char[]>(kScratchBlockBytes);
   }
   options.initial_block = block.get();
   options.initial_block_size = kScratchBlockBytes;
-  reuses_thread_block = true;
   return options;
 }
 
-ScratchArena::ScratchArena() : arena_(Options(reuses_thread_block_)) {}
+ScratchArena::ScratchArena() : arena_(Options(block_index_)) {}
 
 ScratchArena::~ScratchArena() {
   // Given back before the arena's destructor (which runs after this body)
   // destroys the messages in the block: nothing else can run on this thread
-  // in between to take it. Arenas of a thread end in the reverse order of
-  // their making (they are not movable), so the block given back is the
-  // last one taken. The arena frees the blocks it allocated itself, never
-  // the initial one.
-  if (reuses_thread_block_) --ThisThreadsBlocks().depth;
+  // in between to take it. The arena frees the blocks it allocated itself,
+  // never the initial one.
+  if (block_index_ >= 0) ThisThreadsBlocks().in_use[block_index_] = false;
 }
 
 }  // namespace pyramid

@@ -6,13 +6,13 @@
 // next ScratchArena of that thread, so that building a message of up to
 // kScratchBlockBytes allocates nothing on the heap (a heap message costs an
 // allocation per submessage and per string, and a plain arena one
-// allocation of its first block). Arenas nest: one made while another of
-// the same thread is alive (a request parsed on one, the answers built on
-// another) takes the thread's next buffer, up to kReusedDepth deep; deeper
-// than that it gets a block of its own from the heap, as a plain arena
-// would (safe, only slower). Each thread keeps the buffers it used until it
-// ends. For a message of two or three parts (an acknowledgement) an arena's
-// set-up costs more than it saves.
+// allocation of its first block). Arenas nest: one made while others of
+// the same thread are alive (a request parsed on one, the answers built on
+// another) takes a free buffer of the thread's, which keeps kReusedDepth;
+// when all are in use it gets a block of its own from the heap, as a plain
+// arena would (safe, only slower). Each thread keeps the buffers it used
+// until it ends. For a message of two or three parts (an acknowledgement) an
+// arena's set-up costs more than it saves.
 //
 // Messages made on it die with it: serialize or copy them out first.
 // Neither copyable nor movable; use it on the thread that made it.
@@ -30,7 +30,7 @@ class ScratchArena {
   // Enough for every seat's observation in most positions of every game.
   static constexpr size_t kScratchBlockBytes = 16 * 1024;
   // How many arenas of one thread may be alive at once, each in a buffer
-  // the thread keeps.
+  // the thread keeps (in any order of making and ending).
   static constexpr int kReusedDepth = 4;
 
   ScratchArena();
@@ -47,13 +47,15 @@ class ScratchArena {
 
   // Whether this arena starts in a buffer the thread keeps (false for one
   // nested more than kReusedDepth deep).
-  bool reuses_thread_block() const { return reuses_thread_block_; }
+  bool reuses_thread_block() const { return block_index_ >= 0; }
 
  private:
-  static google::protobuf::ArenaOptions Options(bool& reuses_thread_block);
+  // Takes a free block of the thread's for the arena's first, setting
+  // `block_index` to its index, or -1 when every one is in use.
+  static google::protobuf::ArenaOptions Options(int& block_index);
 
   // Declared before arena_: Options() sets it while arena_ is constructed.
-  bool reuses_thread_block_ = false;
+  int block_index_ = -1;
   google::protobuf::Arena arena_;
 };
 

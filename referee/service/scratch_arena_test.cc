@@ -1,6 +1,6 @@
 // ScratchArena: messages live on it, a thread reuses its blocks from one
-// arena to the next, nested arenas take the thread's next block (and a heap
-// block of their own past kReusedDepth), and threads do not share.
+// arena to the next, nested arenas take a free block of the thread's (and
+// a heap block of their own when none is free), and threads do not share.
 #include "referee/service/scratch_arena.h"
 
 #include <memory>
@@ -57,19 +57,28 @@ TEST(ScratchArenaTest, ANestedArenaTakesTheThreadsNextBlock) {
   EXPECT_EQ(MakeAnAck(), nested_at);
 }
 
-TEST(ScratchArenaTest, ArenasNestedPastTheReusedDepthGetHeapBlocks) {
+TEST(ScratchArenaTest, ArenasBeyondTheThreadsBlocksGetHeapBlocksInAnyOrder) {
   std::vector<std::unique_ptr<ScratchArena>> arenas;
+  std::vector<v1::PlayResponse*> messages;
   for (int i = 0; i < ScratchArena::kReusedDepth; ++i) {
     arenas.push_back(std::make_unique<ScratchArena>());
     EXPECT_TRUE(arenas.back()->reuses_thread_block());
+    messages.push_back(&arenas.back()->Make<v1::PlayResponse>());
+    messages.back()->mutable_reveal_ack()->set_seat(i);
   }
   bool reused = true;
   MakeAnAck(&reused);
   EXPECT_FALSE(reused);
-  arenas.pop_back();  // The innermost ends: its block is free again.
-  MakeAnAck(&reused);
-  EXPECT_TRUE(reused);
-  while (!arenas.empty()) arenas.pop_back();  // Innermost first.
+  // The first arena ends before the others: its block is the one free,
+  // and a new arena takes it, not one still in use.
+  arenas.erase(arenas.begin());
+  messages.erase(messages.begin());
+  ScratchArena again;
+  EXPECT_TRUE(again.reuses_thread_block());
+  again.Make<v1::PlayResponse>().mutable_reveal_ack()->set_seat(99);
+  for (int i = 0; i < ScratchArena::kReusedDepth - 1; ++i) {
+    EXPECT_EQ(messages[i]->reveal_ack().seat(), i + 1);
+  }
 }
 
 TEST(ScratchArenaTest, AMessageLargerThanTheBlockStillBuilds) {
