@@ -246,15 +246,15 @@ class ServiceTest : public ::testing::Test {
                                         log);
   }
 
-  // One "batch" stream per seat of `match`, each once it holds its seed
-  // request.
+  // One "batch" stream per seat of `match` from `first_seat` on (indexed
+  // by seat; null before it), each once it holds its seed request.
   std::vector<std::unique_ptr<PlayClient>> ConnectBatchSeats(
-      const Created& match) {
-    std::vector<std::unique_ptr<PlayClient>> seats;
-    for (uint32_t seat = 0; seat < kSeats; ++seat) {
-      seats.push_back(std::make_unique<PlayClient>(
+      const Created& match, uint32_t first_seat = 0) {
+    std::vector<std::unique_ptr<PlayClient>> seats(kSeats);
+    for (uint32_t seat = first_seat; seat < kSeats; ++seat) {
+      seats[seat] = std::make_unique<PlayClient>(
           ref_->NewChannel(), match.tokens[seat], absl::StrCat("seat", seat),
-          nullptr, std::nullopt, "batch"));
+          nullptr, std::nullopt, "batch");
       EXPECT_TRUE(seats[seat]->Await(IsDecision(match.id, seat, 0)));
     }
     return seats;
@@ -2194,21 +2194,16 @@ TEST_F(ServiceTest, ABotsBatchStreamHoldsAnAcknowledgementToo) {
       NewMatch({}, v1::FORFEIT_POLICY_FORFEIT, {bot.bot_id(), "", ""});
   // The other seats' streams take acknowledgements late too, so that only
   // the RevealRequests end the hold, whatever the time between the commits.
-  std::vector<std::unique_ptr<PlayClient>> others;
-  for (uint32_t seat = 1; seat < kSeats; ++seat) {
-    others.push_back(std::make_unique<PlayClient>(
-        ref_->NewChannel(), match.tokens[seat], absl::StrCat("seat", seat),
-        nullptr, std::nullopt, "batch"));
-    ASSERT_TRUE(others.back()->Await(IsDecision(match.id, seat, 0)));
-  }
+  const std::vector<std::unique_ptr<PlayClient>> others =
+      ConnectBatchSeats(match, /*first_seat=*/1);
   ASSERT_TRUE(bot_stream.Await(IsDecision(match.id, 0, 0)));
   const std::vector<Move> moves = SeedMoves();
   ASSERT_TRUE(bot_stream.Send(svctest::CommitMsg(match.id, 0, 0, moves[0])));
   absl::SleepFor(absl::Milliseconds(300));
   EXPECT_EQ(bot_stream.Count(IsCommitAck(match.id, 0, 0)), 0);
   for (uint32_t seat = 1; seat < kSeats; ++seat) {
-    ASSERT_TRUE(others[seat - 1]->Send(
-        svctest::CommitMsg(match.id, seat, 0, moves[seat])));
+    ASSERT_TRUE(
+        others[seat]->Send(svctest::CommitMsg(match.id, seat, 0, moves[seat])));
   }
   ASSERT_TRUE(bot_stream.Await(IsRevealRequest(match.id, 0, 0)));
   ASSERT_TRUE(bot_stream.Await(IsCommitAck(match.id, 0, 0)));
