@@ -554,6 +554,21 @@ class ClientRun {
     }
     std::sort(latencies_.begin(), latencies_.end());
     std::sort(last_ready_.begin(), last_ready_.end());
+    for (auto& w : workers_) {
+      std::lock_guard<std::mutex> lock(w->stats().latencies_mu);
+      const auto& by_decision = w->stats().latencies_by_decision_us;
+      if (latencies_by_decision_.size() < by_decision.size()) {
+        latencies_by_decision_.resize(by_decision.size());
+      }
+      for (size_t d = 0; d < by_decision.size(); ++d) {
+        latencies_by_decision_[d].insert(latencies_by_decision_[d].end(),
+                                         by_decision[d].begin(),
+                                         by_decision[d].end());
+      }
+    }
+    for (std::vector<uint32_t>& samples : latencies_by_decision_) {
+      std::sort(samples.begin(), samples.end());
+    }
   }
 
   // A few logs through the verifier: the load must not corrupt anything.
@@ -757,6 +772,16 @@ class ClientRun {
         "the same, from the moment the decision's last acting seat was");
     Row("  from the last seat ready p99", Ms(Percentile(last_ready_, 0.99)),
         "  ready: without the other seats' think time");
+    // Where in a match the slow decisions fall: e.g. those that follow
+    // each match's first signed checkpoint, synced with --fsync=checkpoints.
+    for (size_t d = 0; d < latencies_by_decision_.size(); ++d) {
+      const std::vector<uint32_t>& samples = latencies_by_decision_[d];
+      if (samples.empty()) continue;
+      Row(absl::StrCat("  decision ", d, " p50 / p99"),
+          absl::StrFormat("%.0f / %.0f ms", Percentile(samples, 0.50) / 1000.0,
+                          Percentile(samples, 0.99) / 1000.0),
+          d == 0 ? "by decision id (0: the seed decision), every seat's" : "");
+    }
   }
 
   static double PerMessageUs(double cpu_seconds, uint64_t messages) {
@@ -982,6 +1007,8 @@ class ClientRun {
   size_t mean_bytes_ = 64;
   std::vector<uint32_t> latencies_;
   std::vector<uint32_t> last_ready_;
+  std::vector<std::vector<uint32_t>> latencies_by_decision_;  // Sorted.
+
   int verified_ = 0, genuine_ = 0;
   // The echo phase.
   int streams_ = 0;

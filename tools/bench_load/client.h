@@ -62,6 +62,8 @@ struct alignas(64) Stats {
   std::atomic<uint64_t> errors{0};  // PlayErrors that were not faults.
   std::mutex latencies_mu;          // Uncontended but for the final read.
   std::vector<uint32_t> latencies_us;
+  // The same samples by decision id (index 0: the seed decision).
+  std::vector<std::vector<uint32_t>> latencies_by_decision_us;
   std::vector<uint32_t> last_ready_us;   // From the last seat's readiness.
   uint64_t rng = 0x9e3779b97f4a7c15ULL;  // Worker thread only.
 

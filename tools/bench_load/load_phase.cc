@@ -720,7 +720,14 @@ void PlayStream::OnResult(SeatState& seat, const v1::DecisionResult& result) {
       seat.timing->LastReady(result.decision_id());
   Stats& stats = worker_->stats();
   std::lock_guard<std::mutex> lock(stats.latencies_mu);
-  stats.latencies_us.push_back(us(*seat.decision_start));
+  const uint32_t latency_us = us(*seat.decision_start);
+  stats.latencies_us.push_back(latency_us);
+  std::vector<std::vector<uint32_t>>& by_decision =
+      stats.latencies_by_decision_us;
+  if (by_decision.size() <= result.decision_id()) {
+    by_decision.resize(result.decision_id() + 1);
+  }
+  by_decision[result.decision_id()].push_back(latency_us);
   if (last_ready) stats.last_ready_us.push_back(us(*last_ready));
   seat.decision_start.reset();
 }
