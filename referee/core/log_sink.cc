@@ -6,9 +6,7 @@
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <memory>
-#include <sstream>
 
 #include "absl/strings/str_cat.h"
 
@@ -105,15 +103,45 @@ std::function<absl::Status()> FileLogSink::SyncLater() {
 }
 
 absl::StatusOr<std::string> ReadFileToString(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
     return absl::NotFoundError(
         absl::StrCat("cannot open ", path, ": ", std::strerror(errno)));
   }
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  if (in.bad()) return absl::DataLossError(absl::StrCat("cannot read ", path));
-  return std::move(buffer).str();
+  struct stat st;
+  if (fstat(fd, &st) != 0) {
+    const int error = errno;
+    close(fd);
+    return absl::DataLossError(
+        absl::StrCat("cannot read ", path, ": ", std::strerror(error)));
+  }
+  if (S_ISDIR(st.st_mode)) {
+    // Reading it would yield nothing, which a caller could take for an
+    // empty file (a log that "ends at byte 0").
+    close(fd);
+    return absl::FailedPreconditionError(
+        absl::StrCat("cannot read ", path, ": it is a directory"));
+  }
+  // A pipe or a device has no size: what it holds is read as it comes.
+  std::string contents;
+  contents.resize(S_ISREG(st.st_mode) ? static_cast<size_t>(st.st_size) : 0);
+  size_t done = 0;
+  while (true) {
+    if (done == contents.size()) contents.resize(done + 4096);  // Grew.
+    const ssize_t n = read(fd, contents.data() + done, contents.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const int error = errno;
+      close(fd);
+      return absl::DataLossError(
+          absl::StrCat("cannot read ", path, ": ", std::strerror(error)));
+    }
+    if (n == 0) break;
+    done += static_cast<size_t>(n);
+  }
+  close(fd);
+  contents.resize(done);
+  return contents;
 }
 
 absl::Status WriteSecretFile(const std::string& path,

@@ -12,6 +12,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -573,6 +574,46 @@ TEST(SecretFileTest, OwnerOnlyFromTheStartEvenOverAnOpenFile) {
   EXPECT_EQ(info.st_mode & 0777, 0600);
   EXPECT_EQ(*ReadFileToString(path), "s3cret\n");
   EXPECT_FALSE(WriteSecretFile(dir + "/missing/token", "x").ok());
+  std::filesystem::remove_all(dir);
+}
+
+TEST(ReadFileToStringTest, ReadsFilesAndPipesAndRefusesADirectory) {
+  std::string dir =
+      (std::filesystem::temp_directory_path() / "read-XXXXXX").string();
+  ASSERT_NE(mkdtemp(dir.data()), nullptr);
+  // A file larger than one read, with every byte value.
+  std::string bytes;
+  for (int i = 0; i < 100000; ++i) bytes.push_back(static_cast<char>(i * 7));
+  std::ofstream(dir + "/log", std::ios::binary) << bytes;
+  EXPECT_EQ(*ReadFileToString(dir + "/log"), bytes);
+  std::ofstream(dir + "/empty");
+  EXPECT_EQ(*ReadFileToString(dir + "/empty"), "");
+  // A directory is an error, not an empty file (a log "ending at byte 0").
+  const absl::StatusOr<std::string> directory = ReadFileToString(dir);
+  EXPECT_FALSE(directory.ok());
+  EXPECT_THAT(directory.status().message(),
+              ::testing::HasSubstr("is a directory"));
+  EXPECT_EQ(ReadFileToString(dir + "/missing").status().code(),
+            absl::StatusCode::kNotFound);
+  // A pipe (`replay verify /dev/stdin`, `<(...)`) has no size: it is read
+  // to its end.
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  std::thread writer([&] {
+    size_t done = 0;
+    while (done < bytes.size()) {
+      const ssize_t n = write(fds[1], bytes.data() + done, bytes.size() - done);
+      if (n <= 0) break;
+      done += static_cast<size_t>(n);
+    }
+    close(fds[1]);
+  });
+  const absl::StatusOr<std::string> piped =
+      ReadFileToString(absl::StrCat("/proc/self/fd/", fds[0]));
+  writer.join();
+  close(fds[0]);
+  ASSERT_TRUE(piped.ok()) << piped.status();
+  EXPECT_EQ(*piped, bytes);
   std::filesystem::remove_all(dir);
 }
 
