@@ -62,7 +62,8 @@ ABSL_FLAG(std::string, fsync, "checkpoints",
 ABSL_FLAG(int32_t, sync_threads, 16,
           "Threads that fsync the running matches' checkpoints, so that "
           "serving clients never waits on the disk (what a checkpoint's step "
-          "sends waits for its sync); 0: sync on the serving thread.");
+          "sends waits for its sync); 0: sync on the serving thread; at most "
+          "1024.");
 ABSL_FLAG(uint32_t, commit_timeout_ms, 30000,
           "Default commit deadline for matches that set no clocks (0: none).");
 ABSL_FLAG(uint32_t, reveal_timeout_ms, 30000,
@@ -221,6 +222,33 @@ absl::StatusOr<std::unique_ptr<TransparencyLog>> OpenTlog(
   return tlog;
 }
 
+// The flags whose values their parser cannot judge alone, checked before
+// the referee touches DATA_DIR, so that a mistyped command line changes
+// nothing on disk.
+absl::Status CheckFlags() {
+  if (absl::StatusOr<FsyncPolicy> fsync =
+          ParseFsyncPolicy(absl::GetFlag(FLAGS_fsync));
+      !fsync.ok()) {
+    return fsync.status();
+  }
+  constexpr int kMaxSyncThreads = 1024;
+  const int sync_threads = absl::GetFlag(FLAGS_sync_threads);
+  if (sync_threads < 0 || sync_threads > kMaxSyncThreads) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--sync_threads is 0 to ", kMaxSyncThreads, ", not ", sync_threads));
+  }
+  const int max_message_bytes = absl::GetFlag(FLAGS_max_message_bytes);
+  if (max_message_bytes <= 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--max_message_bytes must be positive, not ", max_message_bytes));
+  }
+  if (absl::StatusOr<v1::ClockSettings> clocks = DefaultClocks();
+      !clocks.ok()) {
+    return clocks.status();
+  }
+  return absl::OkStatus();
+}
+
 // Everything the lobby takes, from the flags and DATA_DIR.
 absl::StatusOr<LobbyOptions> MakeLobbyOptions(const Paths& paths,
                                               const SigningKey& key,
@@ -235,7 +263,7 @@ absl::StatusOr<LobbyOptions> MakeLobbyOptions(const Paths& paths,
       ParseFsyncPolicy(absl::GetFlag(FLAGS_fsync));
   if (!fsync.ok()) return fsync.status();
   options.fsync = *fsync;
-  options.sync_threads = std::max(0, absl::GetFlag(FLAGS_sync_threads));
+  options.sync_threads = absl::GetFlag(FLAGS_sync_threads);  // CheckFlags.
   options.ack_hold = absl::Milliseconds(absl::GetFlag(FLAGS_ack_hold_ms));
   absl::StatusOr<v1::ClockSettings> clocks = DefaultClocks();
   if (!clocks.ok()) return clocks.status();
@@ -344,6 +372,7 @@ int Main() {
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   RaiseFileLimit();
 
+  if (absl::Status s = CheckFlags(); !s.ok()) return Fail(s);
   absl::StatusOr<Paths> paths = PreparePaths();
   if (!paths.ok()) return Fail(paths.status());
   absl::StatusOr<SigningKey> key = RefereeKey(paths->key_file);

@@ -630,6 +630,25 @@ class SilentWatchers {
   int started_ = 0;
 };
 
+// A flag value its parser cannot judge alone is refused with status 2,
+// naming it, before the referee creates anything on disk.
+TEST_F(E2eTest, BadFlagValuesAreRefusedBeforeDataDirIsTouched) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"--sync_threads=-3", "--sync_threads is 0 to 1024, not -3"},
+      {"--sync_threads=5000", "--sync_threads is 0 to 1024, not 5000"},
+      {"--max_message_bytes=0", "--max_message_bytes must be positive, not 0"},
+      {"--fsync=sometimes", "--fsync is never, checkpoints or every_record"},
+  };
+  for (const auto& [flag, message] : cases) {
+    const std::string data_dir = Path("never-made");
+    ToolResult r = Run(
+        "referee", {"--listen=127.0.0.1:0", "--data_dir=" + data_dir, flag});
+    EXPECT_EQ(r.code, 2) << flag;
+    EXPECT_THAT(r.err, HasSubstr(message)) << flag;
+    EXPECT_FALSE(fs::exists(data_dir)) << flag;
+  }
+}
+
 // --max_live_matches: CreateMatch beyond it is refused UNAVAILABLE,
 // naming the flag, until a live match ends.
 TEST_F(E2eTest, MaxLiveMatchesRefusesCreationUntilAMatchEnds) {
