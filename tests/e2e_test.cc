@@ -649,6 +649,35 @@ TEST_F(E2eTest, BadFlagValuesAreRefusedBeforeDataDirIsTouched) {
   }
 }
 
+// refctl names what is wrong with its command line, before it calls the
+// referee (none runs here): status 2 for the command, 1 for a flag.
+TEST_F(E2eTest, RefctlNamesTheMistakeInItsCommandLine) {
+  const struct {
+    std::vector<std::string> args;
+    int code;
+    std::string message;
+  } cases[] = {
+      {{"bogus-cmd"}, 2, "refctl: unknown command \"bogus-cmd\"\nusage:"},
+      {{"get-match"}, 2, "refctl: get-match: wrong number of arguments"},
+      {{"create-match", "--seats=3", "--names=a,b"},
+       1,
+       "--names has 2 entries for 3 seats: give one per seat"},
+      {{"create-match", "--seats=2", "--bots=x,,y"},
+       1,
+       "--bots has 3 entries for 2 seats: give one per seat"},
+      {{"list", "--status=over"},
+       1,
+       "--status is running or finished, not \"over\""},
+  };
+  for (const auto& c : cases) {
+    std::vector<std::string> args = c.args;
+    args.push_back("--referee=127.0.0.1:1");
+    ToolResult r = Run("refctl", args);
+    EXPECT_EQ(r.code, c.code) << c.args[0];
+    EXPECT_THAT(r.err, HasSubstr(c.message)) << c.args[0];
+  }
+}
+
 // --max_live_matches: CreateMatch beyond it is refused UNAVAILABLE,
 // naming the flag, until a live match ends.
 TEST_F(E2eTest, MaxLiveMatchesRefusesCreationUntilAMatchEnds) {

@@ -25,11 +25,14 @@
 // exits 1 with "refctl: CODE: message" on stderr (CODE: the gRPC status
 // code's name, e.g. UNAVAILABLE when the referee takes no new match now).
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <iterator>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -169,6 +172,21 @@ int CreateMatch(v1::Referee::Stub& stub) {
   int seats = absl::GetFlag(FLAGS_seats);
   if (seats == 0 && !absl::GetFlag(FLAGS_bots).empty()) seats = bots.size();
   if (seats <= 0) return Fail("give --seats or --bots");
+  // One entry per seat, or none: a list of another length is a mistake
+  // (an empty --bots entry already says "a seat token for this seat").
+  auto one_per_seat = [seats](const char* flag, const std::string& value,
+                              size_t entries) -> std::optional<std::string> {
+    if (value.empty() || entries == static_cast<size_t>(seats)) {
+      return std::nullopt;
+    }
+    return absl::StrCat(flag, " has ", entries, " entries for ", seats,
+                        " seats: give one per seat");
+  };
+  for (const std::optional<std::string>& mistake :
+       {one_per_seat("--bots", absl::GetFlag(FLAGS_bots), bots.size()),
+        one_per_seat("--names", absl::GetFlag(FLAGS_names), names.size())}) {
+    if (mistake) return Fail(*mistake);
+  }
   for (int i = 0; i < seats; ++i) {
     v1::SeatSpec* seat = request.add_seats();
     if (i < static_cast<int>(bots.size())) seat->set_bot_id(bots[i]);
@@ -223,8 +241,14 @@ int GetMatch(v1::Referee::Stub& stub, const std::string& match_id) {
 int List(v1::Referee::Stub& stub) {
   v1::ListMatchesRequest request;
   const std::string filter = absl::GetFlag(FLAGS_status);
-  if (filter == "running") request.set_status(v1::MATCH_RUNNING);
-  if (filter == "finished") request.set_status(v1::MATCH_FINISHED);
+  if (filter == "running") {
+    request.set_status(v1::MATCH_RUNNING);
+  } else if (filter == "finished") {
+    request.set_status(v1::MATCH_FINISHED);
+  } else if (!filter.empty()) {
+    return Fail(
+        absl::StrCat("--status is running or finished, not \"", filter, "\""));
+  }
   while (true) {
     grpc::ClientContext context;
     v1::ListMatchesResponse response;
@@ -361,11 +385,13 @@ int Consistency(v1::Referee::Stub& stub, const std::string& old_size,
 }
 
 int Main(const std::vector<std::string>& args) {
+  static constexpr char kUsage[] =
+      "usage: refctl [flags] register-bot NAME | create-match | "
+      "get-match MATCH | list | watch MATCH | get-log MATCH | "
+      "health [SERVICE] | checkpoint | inclusion MATCH | "
+      "consistency OLD NEW\n";
   if (args.empty()) {
-    std::cerr << "usage: refctl [flags] register-bot NAME | create-match | "
-                 "get-match MATCH | list | watch MATCH | get-log MATCH | "
-                 "health [SERVICE] | checkpoint | inclusion MATCH | "
-                 "consistency OLD NEW\n";
+    std::cerr << kUsage;
     return 2;
   }
   std::shared_ptr<grpc::ChannelCredentials> credentials =
@@ -400,7 +426,16 @@ int Main(const std::vector<std::string>& args) {
   if (command == "consistency" && args.size() == 3) {
     return Consistency(*stub, args[1], args[2]);
   }
-  std::cerr << "refctl: unknown command or wrong arguments\n";
+  static constexpr const char* kCommands[] = {
+      "register-bot", "create-match", "get-match",  "list",      "watch",
+      "get-log",      "health",       "checkpoint", "inclusion", "consistency"};
+  const bool known = std::find(std::begin(kCommands), std::end(kCommands),
+                               command) != std::end(kCommands);
+  std::cerr << "refctl: "
+            << (known ? absl::StrCat(command, ": wrong number of arguments")
+                      : absl::StrCat("unknown command \"", command, "\""))
+            << "\n"
+            << kUsage;
   return 2;
 }
 
