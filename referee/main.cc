@@ -29,6 +29,7 @@
 #include "referee/core/clock_settings.h"
 #include "referee/core/log_sink.h"
 #include "referee/crypto/bytes.h"
+#include "referee/service/directory_lock.h"
 #include "referee/service/health_service.h"
 #include "referee/service/lobby.h"
 #include "referee/service/referee_service.h"
@@ -175,13 +176,21 @@ absl::StatusOr<Paths> PreparePaths() {
   paths.data_dir = absl::GetFlag(FLAGS_data_dir);
   std::error_code error;
   std::filesystem::create_directories(paths.data_dir, error);
-  if (error) return absl::InternalError(error.message());
+  if (error) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("cannot create --data_dir ", paths.data_dir.string(), ": ",
+                     error.message()));
+  }
   chmod(paths.data_dir.c_str(), 0700);
   paths.log_dir = absl::GetFlag(FLAGS_log_dir).empty()
                       ? (paths.data_dir / "logs").string()
                       : absl::GetFlag(FLAGS_log_dir);
   std::filesystem::create_directories(paths.log_dir, error);
-  if (error) return absl::InternalError(error.message());
+  if (error) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("cannot create the log directory ", paths.log_dir, ": ",
+                     error.message()));
+  }
   paths.key_file = absl::GetFlag(FLAGS_key_file).empty()
                        ? (paths.data_dir / "referee.key").string()
                        : absl::GetFlag(FLAGS_key_file);
@@ -321,13 +330,19 @@ absl::StatusOr<std::unique_ptr<grpc::Server>> Serve(
   if (!credentials.ok()) return credentials.status();
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
+  // gRPC sets SO_REUSEPORT by default, so that a second referee started on
+  // an address already served would share its connections unnoticed: an
+  // address in use is an error instead.
+  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
   builder.AddListeningPort(absl::GetFlag(FLAGS_listen), *credentials, port);
   builder.SetMaxReceiveMessageSize(absl::GetFlag(FLAGS_max_message_bytes));
   for (grpc::Service* service : services) builder.RegisterService(service);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (server == nullptr || *port == 0) {
-    return absl::UnavailableError(
-        absl::StrCat("cannot listen on ", absl::GetFlag(FLAGS_listen)));
+    return absl::UnavailableError(absl::StrCat(
+        "cannot listen on ", absl::GetFlag(FLAGS_listen),
+        " (another process serves it, the host has no such address, or the "
+        "TLS certificate and key do not load)"));
   }
   if (!absl::GetFlag(FLAGS_port_file).empty()) {
     const std::string tmp = absl::GetFlag(FLAGS_port_file) + ".tmp";
@@ -375,6 +390,10 @@ int Main() {
   if (absl::Status s = CheckFlags(); !s.ok()) return Fail(s);
   absl::StatusOr<Paths> paths = PreparePaths();
   if (!paths.ok()) return Fail(paths.status());
+  // Held until the process ends: no second referee on this DATA_DIR.
+  absl::StatusOr<DirectoryLock> lock =
+      DirectoryLock::Acquire(paths->data_dir.string());
+  if (!lock.ok()) return Fail(lock.status());
   absl::StatusOr<SigningKey> key = RefereeKey(paths->key_file);
   if (!key.ok()) return Fail(key.status());
   absl::StatusOr<std::pair<std::string, std::string>> admin =

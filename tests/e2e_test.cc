@@ -630,6 +630,19 @@ class SilentWatchers {
   int started_ = 0;
 };
 
+// A second referee on a DATA_DIR in use refuses to start, naming the first,
+// which goes on serving.
+TEST_F(E2eTest, ASecondRefereeOnTheSameDataDirIsRefused) {
+  ASSERT_NO_FATAL_FAILURE(StartReferee());
+  ToolResult second =
+      Run("referee", {"--listen=127.0.0.1:0", "--data_dir=" + data_});
+  EXPECT_EQ(second.code, 2);
+  EXPECT_THAT(second.err, HasSubstr(absl::StrCat(
+                              data_, " is in use by another process (pid ",
+                              referee_->pid(), ")")));
+  EXPECT_EQ(CreateMatch(Path("tok")).size(), 32u);
+}
+
 // A flag value its parser cannot judge alone is refused with status 2,
 // naming it, before the referee creates anything on disk.
 TEST_F(E2eTest, BadFlagValuesAreRefusedBeforeDataDirIsTouched) {

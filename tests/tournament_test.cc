@@ -29,6 +29,7 @@
 #include "referee/core/log_sink.h"
 #include "referee/crypto/bytes.h"
 #include "referee/crypto/ed25519.h"
+#include "referee/service/directory_lock.h"
 #include "tests/test_process.h"
 #include "tools/tournament/journal.h"
 #include "tools/tournament/runner.h"
@@ -474,6 +475,22 @@ TEST_F(TournamentTest, ResumeRefusesAnotherTournament) {
   ASSERT_TRUE(again.ok()) << again.status();
   EXPECT_EQ(again->verified(), 3u);
   EXPECT_EQ(Journaled().size(), 3u);
+}
+
+// Two runs on one output directory at once would both play and write its
+// journal: the second refuses, naming the first.
+TEST_F(TournamentTest, ASecondRunOnTheSameDirectoryIsRefused) {
+  fs::create_directories(dir_ + "/out");
+  absl::StatusOr<DirectoryLock> first = DirectoryLock::Acquire(dir_ + "/out");
+  ASSERT_TRUE(first.ok()) << first.status();
+  absl::StatusOr<v1::TournamentResults> second =
+      Run(Make("rock_paper_pyramid", 3, 3));
+  ASSERT_FALSE(second.ok());
+  EXPECT_EQ(second.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(second.status().message(),
+              HasSubstr(absl::StrCat("/out is in use by another process (pid ",
+                                     getpid(), ")")));
+  EXPECT_FALSE(fs::exists(dir_ + "/out/journal.jsonl"));
 }
 
 TEST_F(TournamentTest, SprtStopsAsSoonAsItDecides) {

@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -56,6 +57,11 @@ bool IsHexOf(std::string_view text, size_t bytes) {
 
 absl::StatusOr<std::string> ReadHexFile(const std::string& path,
                                         size_t expected_bytes) {
+  std::error_code error;
+  if (std::filesystem::is_directory(path, error)) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("cannot read ", path, ": it is a directory"));
+  }
   std::ifstream in(path);
   if (!in) return absl::NotFoundError(absl::StrCat("cannot read ", path));
   std::stringstream buffer;

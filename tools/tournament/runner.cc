@@ -26,6 +26,7 @@
 #include "referee/crypto/bytes.h"
 #include "referee/crypto/ed25519.h"
 #include "referee/games/registry.h"
+#include "referee/service/directory_lock.h"
 #include "replay/evidence.h"
 #include "replay/html_page.h"
 #include "replay/ordered_pool.h"
@@ -181,6 +182,10 @@ class Runner {
       }
     }
     chmod((out_ / "tokens").c_str(), 0700);
+    // Held while the runner lives: no second run on this directory.
+    absl::StatusOr<DirectoryLock> lock = DirectoryLock::Acquire(out_.string());
+    if (!lock.ok()) return lock.status();
+    lock_.emplace(*std::move(lock));
     const fs::path identity_file = out_ / "tournament.txt";
     const std::string identity = Identity(t_);
     if (fs::exists(identity_file)) {
@@ -922,6 +927,7 @@ class Runner {
   // Every match scheduled so far, by index (Swiss rounds as paired).
   std::map<uint32_t, ScheduledMatch> scheduled_matches_;
   fs::path out_;
+  std::optional<DirectoryLock> lock_;  // On out_.
   fs::path signing_key_;  // The embedded referee's (PlaceSigningKey).
   std::vector<std::string> names_;
   uint32_t scheduled_ = 0;
