@@ -26,6 +26,7 @@
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/grpcpp.h"
 #include "referee/cli/program.h"
+#include "referee/cli/token_text.h"
 #include "referee/core/clock_settings.h"
 #include "referee/core/log_sink.h"
 #include "referee/crypto/bytes.h"
@@ -125,28 +126,34 @@ absl::StatusOr<std::string> ReadTrimmed(const std::string& path) {
 absl::StatusOr<std::pair<std::string, std::string>> AdminToken(
     const std::filesystem::path& data_dir) {
   std::string path = absl::GetFlag(FLAGS_admin_token_file);
-  if (path.empty()) {
-    if (const char* env = std::getenv("PYRAMID_ADMIN_TOKEN");
-        env != nullptr && *env != '\0') {
-      return std::make_pair(std::string(env),
-                            std::string("$PYRAMID_ADMIN_TOKEN"));
-    }
-    path = (data_dir / "admin.token").string();
-    if (!std::filesystem::exists(path)) {
-      const MintedToken minted = MintToken();
-      if (absl::Status s = WriteSecretFile(path, minted.token + "\n");
-          !s.ok()) {
-        return s;
+  std::string token;
+  if (const char* env = std::getenv("PYRAMID_ADMIN_TOKEN");
+      path.empty() && env != nullptr && *env != '\0') {
+    path = "$PYRAMID_ADMIN_TOKEN";
+    token = env;
+  } else {
+    if (path.empty()) {
+      path = (data_dir / "admin.token").string();
+      if (!std::filesystem::exists(path)) {
+        const MintedToken minted = MintToken();
+        if (absl::Status s = WriteSecretFile(path, minted.token + "\n");
+            !s.ok()) {
+          return s;
+        }
       }
     }
+    absl::StatusOr<std::string> text = ReadTrimmed(path);
+    if (!text.ok()) return text.status();
+    token = *std::move(text);
   }
-  absl::StatusOr<std::string> token = ReadTrimmed(path);
-  if (!token.ok()) return token.status();
-  if (token->size() < 16) {
+  // A token no client could send (gRPC metadata) would lock the operator
+  // out: refused here, with the short ones.
+  if (absl::Status s = CheckTokenText(token, path); !s.ok()) return s;
+  if (token.size() < 16) {
     return absl::InvalidArgumentError(
         absl::StrCat(path, ": an admin token has at least 16 characters"));
   }
-  return std::make_pair(*token, path);
+  return std::make_pair(token, path);
 }
 
 absl::StatusOr<SigningKey> RefereeKey(const std::string& path) {

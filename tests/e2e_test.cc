@@ -643,6 +643,22 @@ TEST_F(E2eTest, ASecondRefereeOnTheSameDataDirIsRefused) {
   EXPECT_EQ(CreateMatch(Path("tok")).size(), 32u);
 }
 
+// A token file holding anything but a token (here, binary bytes) is named
+// as such; gRPC would abort the whole process on its bytes as metadata.
+TEST_F(E2eTest, AFileThatHoldsNoTokenIsNamedNotSent) {
+  const std::string junk = Path("junk.token");
+  std::ofstream(junk, std::ios::binary) << std::string("\x01\xff tok\nen", 9);
+  ToolResult bot =
+      Run("bot", {"--referee=127.0.0.1:1", "--token_file=" + junk});
+  EXPECT_EQ(bot.code, 2);
+  EXPECT_THAT(bot.err, HasSubstr(junk + " does not hold a token"));
+  ToolResult refctl =
+      Run("refctl", {"--referee=127.0.0.1:1", "--admin_token_file=" + junk,
+                     "register-bot", "b"});
+  EXPECT_EQ(refctl.code, 1);
+  EXPECT_THAT(refctl.err, HasSubstr(junk + " does not hold a token"));
+}
+
 // A flag value its parser cannot judge alone is refused with status 2,
 // naming it, before the referee creates anything on disk.
 TEST_F(E2eTest, BadFlagValuesAreRefusedBeforeDataDirIsTouched) {

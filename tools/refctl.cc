@@ -50,6 +50,7 @@
 #include "grpcpp/grpcpp.h"
 #include "pyramid/referee/v1/referee_service.grpc.pb.h"
 #include "referee/cli/program.h"
+#include "referee/cli/token_text.h"
 #include "referee/core/log_sink.h"
 #include "referee/crypto/bytes.h"
 #include "referee/service/view_delta.h"
@@ -115,14 +116,36 @@ int Fail(const grpc::Status& status) {
                    ": ", status.error_message()));
 }
 
-std::string AdminToken() {
+// The admin token from --admin_token_file, $PYRAMID_ADMIN_TOKEN or
+// referee-data/admin.token. Ends the process with a message when the one
+// named cannot be read or is not a token (gRPC would abort on its bytes);
+// when none is named and the default file is missing, that is an error
+// too unless `optional` (then "").
+std::string AdminToken(bool optional = false) {
   std::string path = absl::GetFlag(FLAGS_admin_token_file);
-  if (path.empty()) {
-    if (const char* env = std::getenv("PYRAMID_ADMIN_TOKEN")) return env;
-    path = "referee-data/admin.token";
+  std::string token;
+  if (path.empty() && std::getenv("PYRAMID_ADMIN_TOKEN") != nullptr) {
+    path = "$PYRAMID_ADMIN_TOKEN";
+    token = std::getenv("PYRAMID_ADMIN_TOKEN");
+  } else {
+    const bool named = !path.empty();
+    if (!named) path = "referee-data/admin.token";
+    absl::StatusOr<std::string> text = ReadFileToString(path);
+    if (!text.ok()) {
+      if (optional && !named) return "";
+      Fail(absl::StrCat("the admin token: ", text.status().message(),
+                        named ? ""
+                              : " (give --admin_token_file or "
+                                "$PYRAMID_ADMIN_TOKEN)"));
+      std::exit(1);
+    }
+    token = std::string(absl::StripAsciiWhitespace(*text));
   }
-  absl::StatusOr<std::string> text = ReadFileToString(path);
-  return text.ok() ? std::string(absl::StripAsciiWhitespace(*text)) : "";
+  if (absl::Status s = CheckTokenText(token, path); !s.ok()) {
+    Fail(std::string(s.message()));
+    std::exit(1);
+  }
+  return token;
 }
 
 std::string Json(const google::protobuf::Message& message) {
@@ -290,7 +313,7 @@ int GetLog(v1::Referee::Stub& stub, const std::string& match_id) {
   const std::string out = absl::GetFlag(FLAGS_out);
   if (out.empty()) return Fail("get-log needs --out=FILE");
   grpc::ClientContext context;
-  const std::string admin = AdminToken();
+  const std::string admin = AdminToken(/*optional=*/true);
   if (!admin.empty()) context.AddMetadata("authorization", "Bearer " + admin);
   v1::GetLogRequest request;
   request.set_match_id(match_id);

@@ -47,9 +47,9 @@ absl::StatusOr<DirectoryLock> DirectoryLock::Acquire(const std::string& dir) {
   // Only the holder writes: the pid of this process, for the message above
   // (the lock holds without it).
   const std::string pid = absl::StrCat(getpid(), "\n");
-  const bool written = ftruncate(fd, 0) == 0 &&
-                       pwrite(fd, pid.data(), pid.size(), 0) ==
-                           static_cast<ssize_t>(pid.size());
+  const bool written =
+      ftruncate(fd, 0) == 0 &&
+      pwrite(fd, pid.data(), pid.size(), 0) == static_cast<ssize_t>(pid.size());
   static_cast<void>(written);
   return DirectoryLock(fd);
 }

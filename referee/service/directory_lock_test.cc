@@ -36,8 +36,8 @@ TEST_F(DirectoryLockTest, OneHolderAtATimeNamedToTheOthers) {
   ASSERT_FALSE(second.ok());
   EXPECT_EQ(second.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(second.status().message(),
-              HasSubstr(absl::StrCat(dir_, " is in use by another process (pid ",
-                                     getpid(), ")")));
+              HasSubstr(absl::StrCat(
+                  dir_, " is in use by another process (pid ", getpid(), ")")));
   first.reset();  // Released: the next one takes it.
   EXPECT_TRUE(DirectoryLock::Acquire(dir_).ok());
 }

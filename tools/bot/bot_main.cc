@@ -28,6 +28,7 @@
 #include "grpcpp/grpcpp.h"
 #include "pyramid/referee/v1/referee_service.grpc.pb.h"
 #include "referee/cli/program.h"
+#include "referee/cli/token_text.h"
 #include "referee/core/log_sink.h"
 #include "referee/crypto/bytes.h"
 #include "referee/crypto/ed25519.h"
@@ -393,9 +394,10 @@ class Bot {
 // when there is none.
 std::string ReadToken() {
   std::string token;
+  std::string source = "$PYRAMID_TOKEN";
   if (!absl::GetFlag(FLAGS_token_file).empty()) {
-    absl::StatusOr<std::string> text =
-        ReadFileToString(absl::GetFlag(FLAGS_token_file));
+    source = absl::GetFlag(FLAGS_token_file);
+    absl::StatusOr<std::string> text = ReadFileToString(source);
     if (!text.ok()) {
       std::cerr << "bot: " << text.status().message() << "\n";
       return "";
@@ -403,9 +405,13 @@ std::string ReadToken() {
     token = std::string(absl::StripAsciiWhitespace(*text));
   } else if (const char* env = std::getenv("PYRAMID_TOKEN")) {
     token = env;
-  }
-  if (token.empty()) {
+  } else {
     std::cerr << "bot: give a token with --token_file or $PYRAMID_TOKEN\n";
+    return "";
+  }
+  if (absl::Status s = CheckTokenText(token, source); !s.ok()) {
+    std::cerr << "bot: " << s.message() << "\n";
+    return "";
   }
   return token;
 }

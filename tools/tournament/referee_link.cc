@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "referee/cli/token_text.h"
 #include "referee/core/log_sink.h"
 #include "referee/crypto/bytes.h"
 #include "referee/crypto/ed25519.h"
@@ -121,6 +122,10 @@ absl::StatusOr<std::unique_ptr<RefereeLink>> RefereeLink::Connect(
   link->address_ = address;
   link->public_key_ = *std::move(key);
   link->admin_token_ = std::string(absl::StripAsciiWhitespace(*token));
+  if (absl::Status s = CheckTokenText(link->admin_token_, admin_token_file);
+      !s.ok()) {
+    return s;
+  }
   // Short reconnection backoff (gRPC's grows to 2 minutes): a referee that
   // restarts is found again within seconds.
   grpc::ChannelArguments args;
