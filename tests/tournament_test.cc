@@ -630,6 +630,21 @@ TEST_F(TournamentTest, BadTournamentsAreRefused) {
   v1::Tournament twins = Make("pyramid_scheme", 2, 2);
   twins.mutable_bots(1)->set_name("bot-1");
   EXPECT_EQ(Run(twins).status().code(), absl::StatusCode::kInvalidArgument);
+  // A bot command that cannot run stops the tournament before it records
+  // anything (the exec would fail in the child, status 127, restarted
+  // again and again): a path, a name looked up on PATH, a directory.
+  for (const std::string& command :
+       {dir_ + "/no-such-bot", std::string("no-such-bot-on-path"), dir_}) {
+    v1::Tournament unrunnable = Make("pyramid_scheme", 2, 2);
+    unrunnable.mutable_bots(1)->set_command(0, command);
+    absl::StatusOr<v1::TournamentResults> results = Run(unrunnable);
+    ASSERT_FALSE(results.ok()) << command;
+    EXPECT_EQ(results.status().code(), absl::StatusCode::kNotFound);
+    EXPECT_THAT(
+        results.status().message(),
+        HasSubstr(absl::StrCat("bot bot-2: cannot run ", command, ": ")));
+    EXPECT_FALSE(fs::exists(dir_ + "/out/tournament.txt")) << command;
+  }
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include <cstring>
 #include <thread>
 
+#include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
@@ -20,23 +21,33 @@
 extern "C" char** environ;
 
 namespace pyramid {
-namespace {
 
-// The file `program` names: itself when it has a slash, else the first
-// executable of that name on PATH.
-std::string FindProgram(const std::string& program) {
-  if (program.find('/') != std::string::npos) return program;
+absl::StatusOr<std::string> FindProgram(const std::string& program) {
+  // Why `file` cannot be executed, or "" when it can.
+  auto unrunnable = [](const std::string& file) -> std::string {
+    struct stat st;
+    if (stat(file.c_str(), &st) != 0) return std::strerror(errno);
+    if (!S_ISREG(st.st_mode)) return "not a file";
+    if (access(file.c_str(), X_OK) != 0) return std::strerror(errno);
+    return "";
+  };
+  if (program.find('/') != std::string::npos) {
+    if (const std::string why = unrunnable(program); !why.empty()) {
+      return absl::NotFoundError(
+          absl::StrCat("cannot run ", program, ": ", why));
+    }
+    return program;
+  }
   const char* path = getenv("PATH");
   for (absl::string_view dir :
        absl::StrSplit(path != nullptr ? path : "/usr/bin:/bin", ':')) {
     const std::string candidate =
         absl::StrCat(dir.empty() ? "." : dir, "/", program);
-    if (access(candidate.c_str(), X_OK) == 0) return candidate;
+    if (unrunnable(candidate).empty()) return candidate;
   }
-  return "";
+  return absl::NotFoundError(
+      absl::StrCat("cannot run ", program, ": not found on PATH"));
 }
-
-}  // namespace
 
 BotProcess::BotProcess(std::string name, std::vector<std::string> argv,
                        std::map<std::string, std::string> env,
@@ -76,11 +87,9 @@ std::vector<std::string> Environment(
 // system calls (its own process group, the parent-death signal, stdio, exec).
 absl::Status BotProcess::Start() {
   if (argv_.empty()) return absl::InvalidArgumentError("empty bot command");
-  const std::string program = FindProgram(argv_[0]);
-  if (program.empty()) {
-    return absl::NotFoundError(
-        absl::StrCat("cannot run ", argv_[0], ": not found on PATH"));
-  }
+  absl::StatusOr<std::string> found = FindProgram(argv_[0]);
+  if (!found.ok()) return found.status();
+  const std::string& program = *found;
   std::vector<char*> args;
   for (const std::string& arg : argv_) {
     args.push_back(const_cast<char*>(arg.c_str()));

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/time/time.h"
 
 namespace pyramid {
@@ -32,6 +33,13 @@ struct RestartBackoff {
   absl::Duration healthy = absl::Seconds(60);
   int max_restarts = 20;
 };
+
+// The file `program` names: itself when it has a slash, else the first
+// executable of that name on PATH. NOT_FOUND, saying why ("cannot run X:
+// ..."), when it names no executable file: checked before a tournament
+// starts, where a failed exec would show only in the child (status 127),
+// restarted again and again.
+absl::StatusOr<std::string> FindProgram(const std::string& program);
 
 class BotProcess {
  public:

@@ -156,6 +156,16 @@ class Runner {
   // Defaults, validation, and the fixed part of the schedule.
   absl::Status Prepare() {
     if (absl::Status s = NormalizeTournament(t_); !s.ok()) return s;
+    // Before the output directory records the tournament: a mistyped
+    // command, corrected, runs again in the same directory.
+    for (const v1::TournamentBot& bot : t_.bots()) {
+      if (absl::StatusOr<std::string> program = FindProgram(bot.command(0));
+          !program.ok()) {
+        return absl::Status(
+            program.status().code(),
+            absl::StrCat("bot ", bot.name(), ": ", program.status().message()));
+      }
+    }
     for (const v1::TournamentBot& bot : t_.bots()) names_.push_back(bot.name());
     if (t_.format() == v1::SWISS) {
       swiss_per_round_ = t_.bots_size() / 2 * 2;
