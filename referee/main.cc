@@ -352,9 +352,12 @@ absl::StatusOr<std::unique_ptr<grpc::Server>> Serve(
         "TLS certificate and key do not load)"));
   }
   if (!absl::GetFlag(FLAGS_port_file).empty()) {
-    const std::string tmp = absl::GetFlag(FLAGS_port_file) + ".tmp";
-    std::ofstream(tmp) << *port << "\n";
-    std::filesystem::rename(tmp, absl::GetFlag(FLAGS_port_file));
+    if (absl::Status s = WriteFileAtomically(absl::GetFlag(FLAGS_port_file),
+                                             absl::StrCat(*port, "\n"));
+        !s.ok()) {
+      server->Shutdown();
+      return absl::Status(s.code(), absl::StrCat("--port_file: ", s.message()));
+    }
   }
   return server;
 }

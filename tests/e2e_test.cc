@@ -659,6 +659,20 @@ TEST_F(E2eTest, AFileThatHoldsNoTokenIsNamedNotSent) {
   EXPECT_THAT(refctl.err, HasSubstr(junk + " does not hold a token"));
 }
 
+// Where a file stands in the way of refctl's --token_dir, the match it
+// created is named (its id would otherwise be lost) and nothing aborts.
+TEST_F(E2eTest, RefctlNamesTheMatchWhoseTokensItCannotWrite) {
+  ASSERT_NO_FATAL_FAILURE(StartReferee());
+  const std::string file = Path("a-file");
+  std::ofstream(file) << "x\n";
+  ToolResult r = Refctl({"create-match", "--game=" + std::string(kRpp),
+                         "--seats=3", "--token_dir=" + file});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_THAT(r.err, ::testing::ContainsRegex(
+                         "refctl: match [0-9a-f]{32} created, but its tokens "
+                         "cannot be written: --token_dir "));
+}
+
 // A flag value its parser cannot judge alone is refused with status 2,
 // naming it, before the referee creates anything on disk.
 TEST_F(E2eTest, BadFlagValuesAreRefusedBeforeDataDirIsTouched) {
@@ -668,6 +682,14 @@ TEST_F(E2eTest, BadFlagValuesAreRefusedBeforeDataDirIsTouched) {
       {"--max_message_bytes=0", "--max_message_bytes must be positive, not 0"},
       {"--fsync=sometimes", "--fsync is never, checkpoints or every_record"},
   };
+  // A port file that cannot be written stops the referee with a message.
+  {
+    ToolResult r =
+        Run("referee", {"--listen=127.0.0.1:0", "--data_dir=" + Path("data-2"),
+                        "--port_file=" + Path("no-dir/port")});
+    EXPECT_EQ(r.code, 2);
+    EXPECT_THAT(r.err, HasSubstr("referee: --port_file: cannot create "));
+  }
   for (const auto& [flag, message] : cases) {
     const std::string data_dir = Path("never-made");
     ToolResult r = Run(

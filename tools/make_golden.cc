@@ -338,7 +338,13 @@ int Main() {
   }
   const Digest root = Sha256(*hex);
   const std::filesystem::path out = absl::GetFlag(FLAGS_out);
-  std::filesystem::create_directories(out);
+  std::error_code error;
+  std::filesystem::create_directories(out, error);
+  if (error) {
+    std::cerr << "make_golden: --out " << out.string() << ": "
+              << error.message() << "\n";
+    return 2;
+  }
   using Conduct = Scenario::Conduct;
   const std::string game = absl::GetFlag(FLAGS_game);
   if (game == "flaming_pyramids") return WriteFlamingPyramids(out, root, *key);

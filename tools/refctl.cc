@@ -235,7 +235,15 @@ int CreateMatch(v1::Referee::Stub& stub) {
   grpc::Status status = stub.CreateMatch(&context, request, &response);
   if (!status.ok()) return Fail(status);
   const std::filesystem::path dir = absl::GetFlag(FLAGS_token_dir);
-  std::filesystem::create_directories(dir);
+  std::error_code error;
+  std::filesystem::create_directories(dir, error);
+  if (error) {
+    // The match exists: say so, or its id would be lost with the tokens.
+    return Fail(absl::StrCat("match ", response.match_id(),
+                             " created, but its tokens cannot be written: "
+                             "--token_dir ",
+                             dir.string(), ": ", error.message()));
+  }
   for (int i = 0; i < response.seat_tokens_size(); ++i) {
     if (response.seat_tokens(i).empty()) continue;
     const std::string path =

@@ -119,8 +119,18 @@ int Main() {
   const int seats = absl::GetFlag(FLAGS_seats) == 0
                         ? (*game)->min_seats()
                         : absl::GetFlag(FLAGS_seats);
+  if (absl::GetFlag(FLAGS_matches) < 0 || absl::GetFlag(FLAGS_seats) < 0) {
+    std::cerr << "selfplay: --matches and --seats are not negative\n";
+    return 2;
+  }
   const std::filesystem::path out = absl::GetFlag(FLAGS_out);
-  std::filesystem::create_directories(out);
+  std::error_code error;
+  std::filesystem::create_directories(out, error);
+  if (error) {
+    std::cerr << "selfplay: --out " << out.string() << ": " << error.message()
+              << "\n";
+    return 2;
+  }
 
   std::optional<Digest> deterministic;
   if (!absl::GetFlag(FLAGS_deterministic).empty()) {
