@@ -122,13 +122,18 @@ absl::StatusOr<std::string> ReadFileToString(const std::string& path) {
     return absl::FailedPreconditionError(
         absl::StrCat("cannot read ", path, ": it is a directory"));
   }
-  // A pipe or a device has no size: what it holds is read as it comes.
-  std::string contents;
-  contents.resize(S_ISREG(st.st_mode) ? static_cast<size_t>(st.st_size) : 0);
+  // Read in place up to the size fstat gave; past it (a pipe or a device,
+  // which have none, or a file that grew) through a small buffer, so that
+  // a whole file is neither copied nor reallocated.
+  std::string contents(
+      S_ISREG(st.st_mode) ? static_cast<size_t>(st.st_size) : 0, '\0');
+  char past_size[4096];
   size_t done = 0;
   while (true) {
-    if (done == contents.size()) contents.resize(done + 4096);  // Grew.
-    const ssize_t n = read(fd, contents.data() + done, contents.size() - done);
+    const bool in_place = done < contents.size();
+    char* into = in_place ? contents.data() + done : past_size;
+    const size_t room = in_place ? contents.size() - done : sizeof(past_size);
+    const ssize_t n = read(fd, into, room);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) {
       const int error = errno;
@@ -137,10 +142,11 @@ absl::StatusOr<std::string> ReadFileToString(const std::string& path) {
           absl::StrCat("cannot read ", path, ": ", std::strerror(error)));
     }
     if (n == 0) break;
+    if (!in_place) contents.append(past_size, static_cast<size_t>(n));
     done += static_cast<size_t>(n);
   }
   close(fd);
-  contents.resize(done);
+  contents.resize(done);  // A file that shrank meanwhile.
   return contents;
 }
 
