@@ -65,6 +65,18 @@ class ProtocolTest(unittest.TestCase):
                 with self.assertRaises(ValueError, msg=bad):
                     protocol.SeatKey.from_file(path)
 
+    def test_token_file(self) -> None:
+        with tempfile.TemporaryDirectory() as d:
+            path = Path(d, "t")
+            path.write_text("0123456789abcdef." + "ab" * 32 + "\n")
+            self.assertEqual(protocol.read_token(str(path)),
+                             "0123456789abcdef." + "ab" * 32)
+            for bad in (b"\x01\xff tok\n", b"two words", b"caf\xc3\xa9"):
+                path.write_bytes(bad)
+                with self.assertRaisesRegex(ValueError, "does not hold a token",
+                                            msg=bad):
+                    protocol.read_token(str(path))
+
     def test_bad_inputs(self) -> None:
         with self.assertRaises(ValueError):
             protocol.commitment("00" * 15, 0, 0, bytes(32), b"")

@@ -85,12 +85,18 @@ class SeatKey {
 /**
  * The Play token: from the file at path, else $PYRAMID_TOKEN_FILE (the
  * tournament runner sets it), else $PYRAMID_TOKEN itself. Never printed.
+ * Throws, naming where it came from, when that holds no token: a token is
+ * printable ASCII without spaces (it travels as gRPC metadata).
  */
 function readToken(path) {
   const file = path || process.env.PYRAMID_TOKEN_FILE;
-  const token = (file ? fs.readFileSync(file, 'utf8') : process.env.PYRAMID_TOKEN || '').trim();
+  const token = (file ? fs.readFileSync(file, 'latin1') : process.env.PYRAMID_TOKEN || '').trim();
   if (!token) {
     throw new Error('no token: give --token_file, or set $PYRAMID_TOKEN_FILE or $PYRAMID_TOKEN');
+  }
+  if (!/^[\x21-\x7e]+$/.test(token)) {
+    throw new Error(`${file || '$PYRAMID_TOKEN'} does not hold a token: a token is printable ` +
+      'ASCII without spaces');
   }
   return token;
 }

@@ -34,6 +34,20 @@ test('commitments match the vectors', () => {
   }
 });
 
+test('a token file holding no token is named, not sent', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'token-'));
+  const file = path.join(dir, 't');
+  const good = `0123456789abcdef.${'ab'.repeat(32)}`;
+  fs.writeFileSync(file, `${good}\n`);
+  assert.strictEqual(protocol.readToken(file), good);
+  for (const bad of [Buffer.from([1, 0xff, 0x20, 0x74]), Buffer.from('two words'),
+    Buffer.from('café')]) {
+    fs.writeFileSync(file, bad);
+    assert.throws(() => protocol.readToken(file), /does not hold a token/);
+  }
+  fs.rmSync(dir, { recursive: true });
+});
+
 test('commit signature matches the vector', () => {
   const v = vectors();
   const key = new protocol.SeatKey(Buffer.from(v['commit_sig.key_seed'], 'hex'));

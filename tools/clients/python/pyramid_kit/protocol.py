@@ -98,11 +98,17 @@ class SeatKey:
 
 def read_token(path: Optional[str]) -> str:
     """The Play token: from the file at path, else $PYRAMID_TOKEN_FILE (the
-    tournament runner sets it), else $PYRAMID_TOKEN itself. Never printed."""
+    tournament runner sets it), else $PYRAMID_TOKEN itself. Never printed.
+    ValueError naming where it came from when that holds no token: a token
+    is printable ASCII without spaces (it travels as gRPC metadata)."""
     path = path or os.environ.get("PYRAMID_TOKEN_FILE")
-    token = (Path(path).read_text() if path else
+    source = path or "$PYRAMID_TOKEN"
+    token = (Path(path).read_bytes().decode("latin-1") if path else
              os.environ.get("PYRAMID_TOKEN", "")).strip()
     if not token:
         raise ValueError("no token: give --token_file, or set "
                          "$PYRAMID_TOKEN_FILE or $PYRAMID_TOKEN")
+    if not all("!" <= c <= "~" for c in token):
+        raise ValueError(f"{source} does not hold a token: a token is "
+                         "printable ASCII without spaces")
     return token
