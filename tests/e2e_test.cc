@@ -652,6 +652,9 @@ TEST_F(E2eTest, AFileThatHoldsNoTokenIsNamedNotSent) {
       Run("bot", {"--referee=127.0.0.1:1", "--token_file=" + junk});
   EXPECT_EQ(bot.code, 2);
   EXPECT_THAT(bot.err, HasSubstr(junk + " does not hold a token"));
+  ToolResult negative = Run("bot", {"--referee=127.0.0.1:1", "--matches=-1"});
+  EXPECT_EQ(negative.code, 2);
+  EXPECT_THAT(negative.err, HasSubstr("are not negative"));
   ToolResult refctl =
       Run("refctl", {"--referee=127.0.0.1:1", "--admin_token_file=" + junk,
                      "register-bot", "b"});

@@ -436,6 +436,13 @@ std::shared_ptr<grpc::ChannelCredentials> Credentials() {
 }
 
 int Main() {
+  if (absl::GetFlag(FLAGS_matches) < 0 ||
+      absl::GetFlag(FLAGS_reconnect_for_s) < 0 ||
+      absl::GetFlag(FLAGS_crash_after_commits) < 0) {
+    std::cerr << "bot: --matches, --reconnect_for_s and --crash_after_commits "
+                 "are not negative\n";
+    return 2;
+  }
   const std::string token = ReadToken();
   if (token.empty()) return 2;
   absl::StatusOr<std::unique_ptr<Strategy>> strategy =
