@@ -676,6 +676,23 @@ TEST_F(E2eTest, RefctlNamesTheMatchWhoseTokensItCannotWrite) {
                          "cannot be written: --token_dir "));
 }
 
+// A damaged registry or transparency log stops the referee at its start,
+// naming the file.
+TEST_F(E2eTest, ADamagedDatabaseIsNamedAtStart) {
+  for (const char* name : {"registry.sqlite3", "tlog.sqlite3"}) {
+    const std::string data_dir = Path(absl::StrCat("damaged-", name));
+    fs::create_directories(data_dir);
+    std::ofstream(data_dir + "/" + name, std::ios::binary)
+        << std::string(4096, '\x5a');
+    ToolResult r =
+        Run("referee", {"--listen=127.0.0.1:0", "--data_dir=" + data_dir});
+    EXPECT_EQ(r.code, 2) << name;
+    EXPECT_THAT(r.err, HasSubstr(absl::StrCat("file is not a database (",
+                                              data_dir, "/", name, ")")))
+        << name;
+  }
+}
+
 // A flag value its parser cannot judge alone is refused with status 2,
 // naming it, before the referee creates anything on disk.
 TEST_F(E2eTest, BadFlagValuesAreRefusedBeforeDataDirIsTouched) {

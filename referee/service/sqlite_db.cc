@@ -79,12 +79,21 @@ absl::StatusOr<std::unique_ptr<SqliteDb>> SqliteDb::Open(
   }
   sqlite3_busy_timeout(db, 5000);
   std::unique_ptr<SqliteDb> result(new SqliteDb(db, std::move(what)));
+  // The first statements are where a damaged file shows ("file is not a
+  // database"): their errors name it.
+  auto naming_the_file = [&path](const absl::Status& s) {
+    return absl::Status(s.code(), absl::StrCat(s.message(), " (", path, ")"));
+  };
   for (const char* pragma :
        {"PRAGMA journal_mode=WAL;", "PRAGMA synchronous=FULL;",
         "PRAGMA foreign_keys=ON;"}) {
-    if (absl::Status s = result->Exec(pragma); !s.ok()) return s;
+    if (absl::Status s = result->Exec(pragma); !s.ok()) {
+      return naming_the_file(s);
+    }
   }
-  if (absl::Status s = result->Migrate(migrations); !s.ok()) return s;
+  if (absl::Status s = result->Migrate(migrations); !s.ok()) {
+    return naming_the_file(s);
+  }
   return result;
 }
 
