@@ -21,7 +21,6 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
-#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/grpcpp.h"
@@ -116,44 +115,34 @@ ABSL_FLAG(uint32_t, watch_queue_bytes, 32 << 10,
 namespace pyramid {
 namespace {
 
-absl::StatusOr<std::string> ReadTrimmed(const std::string& path) {
-  absl::StatusOr<std::string> text = ReadFileToString(path);
-  if (!text.ok()) return text.status();
-  return std::string(absl::StripAsciiWhitespace(*text));
-}
-
 // The admin token, and where it came from (never the token itself).
 absl::StatusOr<std::pair<std::string, std::string>> AdminToken(
     const std::filesystem::path& data_dir) {
   std::string path = absl::GetFlag(FLAGS_admin_token_file);
-  std::string token;
-  if (const char* env = std::getenv("PYRAMID_ADMIN_TOKEN");
-      path.empty() && env != nullptr && *env != '\0') {
+  const char* env = std::getenv("PYRAMID_ADMIN_TOKEN");
+  const bool from_env = path.empty() && env != nullptr && *env != '\0';
+  if (from_env) {
     path = "$PYRAMID_ADMIN_TOKEN";
-    token = env;
-  } else {
-    if (path.empty()) {
-      path = (data_dir / "admin.token").string();
-      if (!std::filesystem::exists(path)) {
-        const MintedToken minted = MintToken();
-        if (absl::Status s = WriteSecretFile(path, minted.token + "\n");
-            !s.ok()) {
-          return s;
-        }
+  } else if (path.empty()) {
+    path = (data_dir / "admin.token").string();
+    if (!std::filesystem::exists(path)) {
+      const MintedToken minted = MintToken();
+      if (absl::Status s = WriteSecretFile(path, minted.token + "\n");
+          !s.ok()) {
+        return s;
       }
     }
-    absl::StatusOr<std::string> text = ReadTrimmed(path);
-    if (!text.ok()) return text.status();
-    token = *std::move(text);
   }
   // A token no client could send (gRPC metadata) would lock the operator
-  // out: refused here, with the short ones.
-  if (absl::Status s = CheckTokenText(token, path); !s.ok()) return s;
-  if (token.size() < 16) {
+  // out: TokenFromText refuses it here.
+  absl::StatusOr<std::string> token =
+      from_env ? TokenFromText(env, path) : ReadTokenFile(path);
+  if (!token.ok()) return token.status();
+  if (token->size() < 16) {
     return absl::InvalidArgumentError(
         absl::StrCat(path, ": an admin token has at least 16 characters"));
   }
-  return std::make_pair(token, path);
+  return std::make_pair(std::string(*token), path);
 }
 
 absl::StatusOr<SigningKey> RefereeKey(const std::string& path) {

@@ -702,14 +702,6 @@ TEST_F(E2eTest, BadFlagValuesAreRefusedBeforeDataDirIsTouched) {
       {"--max_message_bytes=0", "--max_message_bytes must be positive, not 0"},
       {"--fsync=sometimes", "--fsync is never, checkpoints or every_record"},
   };
-  // A port file that cannot be written stops the referee with a message.
-  {
-    ToolResult r =
-        Run("referee", {"--listen=127.0.0.1:0", "--data_dir=" + Path("data-2"),
-                        "--port_file=" + Path("no-dir/port")});
-    EXPECT_EQ(r.code, 2);
-    EXPECT_THAT(r.err, HasSubstr("referee: --port_file: cannot create "));
-  }
   for (const auto& [flag, message] : cases) {
     const std::string data_dir = Path("never-made");
     ToolResult r = Run(
@@ -717,6 +709,14 @@ TEST_F(E2eTest, BadFlagValuesAreRefusedBeforeDataDirIsTouched) {
     EXPECT_EQ(r.code, 2) << flag;
     EXPECT_THAT(r.err, HasSubstr(message)) << flag;
     EXPECT_FALSE(fs::exists(data_dir)) << flag;
+  }
+  // A port file that cannot be written stops the referee with a message.
+  {
+    ToolResult r =
+        Run("referee", {"--listen=127.0.0.1:0", "--data_dir=" + Path("data-2"),
+                        "--port_file=" + Path("no-dir/port")});
+    EXPECT_EQ(r.code, 2);
+    EXPECT_THAT(r.err, HasSubstr("referee: --port_file: cannot create "));
   }
 }
 

@@ -40,7 +40,6 @@
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/status/status.h"
-#include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -117,35 +116,39 @@ int Fail(const grpc::Status& status) {
 }
 
 // The admin token from --admin_token_file, $PYRAMID_ADMIN_TOKEN or
-// referee-data/admin.token. Ends the process with a message when the one
-// named cannot be read or is not a token (gRPC would abort on its bytes);
-// when none is named and the default file is missing, that is an error
-// too unless `optional` (then "").
-std::string AdminToken(bool optional = false) {
-  std::string path = absl::GetFlag(FLAGS_admin_token_file);
-  std::string token;
-  if (path.empty() && std::getenv("PYRAMID_ADMIN_TOKEN") != nullptr) {
-    path = "$PYRAMID_ADMIN_TOKEN";
-    token = std::getenv("PYRAMID_ADMIN_TOKEN");
-  } else {
-    const bool named = !path.empty();
-    if (!named) path = "referee-data/admin.token";
-    absl::StatusOr<std::string> text = ReadFileToString(path);
-    if (!text.ok()) {
-      if (optional && !named) return "";
-      Fail(absl::StrCat("the admin token: ", text.status().message(),
-                        named ? ""
-                              : " (give --admin_token_file or "
-                                "$PYRAMID_ADMIN_TOKEN)"));
-      std::exit(1);
-    }
-    token = std::string(absl::StripAsciiWhitespace(*text));
+// referee-data/admin.token. An error when the one named cannot be read or
+// is not a token (gRPC would abort on its bytes); when none is named and
+// the default file is missing, an error too unless `optional` (then "").
+absl::StatusOr<std::string> AdminToken(bool optional = false) {
+  if (const char* env = std::getenv("PYRAMID_ADMIN_TOKEN");
+      absl::GetFlag(FLAGS_admin_token_file).empty() && env != nullptr) {
+    return TokenFromText(env, "$PYRAMID_ADMIN_TOKEN");
   }
-  if (absl::Status s = CheckTokenText(token, path); !s.ok()) {
-    Fail(std::string(s.message()));
-    std::exit(1);
+  const bool named = !absl::GetFlag(FLAGS_admin_token_file).empty();
+  const std::string path = named ? absl::GetFlag(FLAGS_admin_token_file)
+                                 : "referee-data/admin.token";
+  absl::StatusOr<std::string> text = ReadFileToString(path);
+  if (!text.ok()) {
+    if (optional && !named) return "";
+    return absl::Status(
+        text.status().code(),
+        absl::StrCat("the admin token: ", text.status().message(),
+                     named ? ""
+                           : " (give --admin_token_file or "
+                             "$PYRAMID_ADMIN_TOKEN)"));
   }
-  return token;
+  return TokenFromText(*text, path);
+}
+
+// Adds the admin token to `context` (none when `optional` and none is
+// found); AdminToken's error otherwise.
+absl::Status Authorize(grpc::ClientContext& context, bool optional = false) {
+  absl::StatusOr<std::string> admin = AdminToken(optional);
+  if (!admin.ok()) return admin.status();
+  if (!admin->empty()) {
+    context.AddMetadata("authorization", "Bearer " + *admin);
+  }
+  return absl::OkStatus();
 }
 
 std::string Json(const google::protobuf::Message& message) {
@@ -158,7 +161,9 @@ std::string Json(const google::protobuf::Message& message) {
 
 int RegisterBot(v1::Referee::Stub& stub, const std::string& name) {
   grpc::ClientContext context;
-  context.AddMetadata("authorization", "Bearer " + AdminToken());
+  if (absl::Status s = Authorize(context); !s.ok()) {
+    return Fail(std::string(s.message()));
+  }
   v1::RegisterBotRequest request;
   request.set_name(name);
   if (!absl::GetFlag(FLAGS_public_key).empty()) {
@@ -230,7 +235,9 @@ int CreateMatch(v1::Referee::Stub& stub) {
   request.set_label(absl::GetFlag(FLAGS_label));
   request.set_request_id(absl::GetFlag(FLAGS_request_id));
   grpc::ClientContext context;
-  context.AddMetadata("authorization", "Bearer " + AdminToken());
+  if (absl::Status s = Authorize(context); !s.ok()) {
+    return Fail(std::string(s.message()));
+  }
   v1::CreateMatchResponse response;
   grpc::Status status = stub.CreateMatch(&context, request, &response);
   if (!status.ok()) return Fail(status);
@@ -321,8 +328,9 @@ int GetLog(v1::Referee::Stub& stub, const std::string& match_id) {
   const std::string out = absl::GetFlag(FLAGS_out);
   if (out.empty()) return Fail("get-log needs --out=FILE");
   grpc::ClientContext context;
-  const std::string admin = AdminToken(/*optional=*/true);
-  if (!admin.empty()) context.AddMetadata("authorization", "Bearer " + admin);
+  if (absl::Status s = Authorize(context, /*optional=*/true); !s.ok()) {
+    return Fail(std::string(s.message()));
+  }
   v1::GetLogRequest request;
   request.set_match_id(match_id);
   auto reader = stub.GetLog(&context, request);

@@ -5,16 +5,24 @@
 #ifndef PYRAMID_REFEREE_CLI_TOKEN_TEXT_H_
 #define PYRAMID_REFEREE_CLI_TOKEN_TEXT_H_
 
-#include "absl/status/status.h"
+#include <string>
+
+#include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 
 namespace pyramid {
 
-// OK when `token` is non-empty visible ASCII (0x21 to 0x7e), as every token
-// the referee mints is and an operator's admin token must be. Otherwise
-// INVALID_ARGUMENT naming `source` (a file, an environment variable), never
-// the token itself.
-absl::Status CheckTokenText(absl::string_view token, absl::string_view source);
+// The token `text` holds (a token file's contents, an environment
+// variable's value), surrounding whitespace removed: non-empty visible ASCII
+// (0x21 to 0x7e), as every token the referee mints is and an operator's
+// admin token must be. Otherwise INVALID_ARGUMENT naming `source` (the file
+// or variable), never the text itself.
+absl::StatusOr<std::string> TokenFromText(absl::string_view text,
+                                          absl::string_view source);
+
+// The token in the file at `path`: ReadFileToString's error, or
+// TokenFromText's with the path as its source.
+absl::StatusOr<std::string> ReadTokenFile(const std::string& path);
 
 }  // namespace pyramid
 

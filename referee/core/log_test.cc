@@ -581,7 +581,7 @@ TEST(ReadFileToStringTest, ReadsFilesAndPipesAndRefusesADirectory) {
   std::string dir =
       (std::filesystem::temp_directory_path() / "read-XXXXXX").string();
   ASSERT_NE(mkdtemp(dir.data()), nullptr);
-  // A file larger than one read, with every byte value.
+  // A file of every byte value, larger than a page.
   std::string bytes;
   for (int i = 0; i < 100000; ++i) bytes.push_back(static_cast<char>(i * 7));
   std::ofstream(dir + "/log", std::ios::binary) << bytes;

@@ -1237,6 +1237,15 @@ TEST(KeyFileTest, ReadSigningKeyRejectsBadFiles) {
   if (!missing.ok()) {
     EXPECT_EQ(missing.status().code(), absl::StatusCode::kNotFound);
   }
+  // A directory is named as such, not read as a file of no hex digits.
+  std::filesystem::create_directory(dir.File("a-directory"));
+  absl::StatusOr<SigningKey> directory =
+      ReadSigningKey(dir.File("a-directory"));
+  EXPECT_FALSE(directory.ok());
+  if (!directory.ok()) {
+    EXPECT_THAT(std::string(directory.status().message()),
+                ::testing::HasSubstr("it is a directory"));
+  }
   const std::string seed_hex = Vec("keyfile.seed");
   for (const std::string& contents :
        {std::string(""), std::string("\n"), seed_hex.substr(2) + "\n",

@@ -551,11 +551,6 @@ class ClientRun {
                         w->stats().latencies_us.end());
       last_ready_.insert(last_ready_.end(), w->stats().last_ready_us.begin(),
                          w->stats().last_ready_us.end());
-    }
-    std::sort(latencies_.begin(), latencies_.end());
-    std::sort(last_ready_.begin(), last_ready_.end());
-    for (auto& w : workers_) {
-      std::lock_guard<std::mutex> lock(w->stats().latencies_mu);
       const auto& by_decision = w->stats().latencies_by_decision_us;
       if (latencies_by_decision_.size() < by_decision.size()) {
         latencies_by_decision_.resize(by_decision.size());
@@ -566,6 +561,8 @@ class ClientRun {
                                          by_decision[d].end());
       }
     }
+    std::sort(latencies_.begin(), latencies_.end());
+    std::sort(last_ready_.begin(), last_ready_.end());
     for (std::vector<uint32_t>& samples : latencies_by_decision_) {
       std::sort(samples.begin(), samples.end());
     }

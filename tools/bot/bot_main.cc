@@ -20,7 +20,6 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
-#include "absl/strings/ascii.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
@@ -393,27 +392,19 @@ class Bot {
 // The token from --token_file or $PYRAMID_TOKEN; empty (after a message)
 // when there is none.
 std::string ReadToken() {
-  std::string token;
-  std::string source = "$PYRAMID_TOKEN";
-  if (!absl::GetFlag(FLAGS_token_file).empty()) {
-    source = absl::GetFlag(FLAGS_token_file);
-    absl::StatusOr<std::string> text = ReadFileToString(source);
-    if (!text.ok()) {
-      std::cerr << "bot: " << text.status().message() << "\n";
-      return "";
-    }
-    token = std::string(absl::StripAsciiWhitespace(*text));
-  } else if (const char* env = std::getenv("PYRAMID_TOKEN")) {
-    token = env;
-  } else {
+  const std::string file = absl::GetFlag(FLAGS_token_file);
+  const char* env = std::getenv("PYRAMID_TOKEN");
+  if (file.empty() && env == nullptr) {
     std::cerr << "bot: give a token with --token_file or $PYRAMID_TOKEN\n";
     return "";
   }
-  if (absl::Status s = CheckTokenText(token, source); !s.ok()) {
-    std::cerr << "bot: " << s.message() << "\n";
+  absl::StatusOr<std::string> token =
+      file.empty() ? TokenFromText(env, "$PYRAMID_TOKEN") : ReadTokenFile(file);
+  if (!token.ok()) {
+    std::cerr << "bot: " << token.status().message() << "\n";
     return "";
   }
-  return token;
+  return *std::move(token);
 }
 
 // Insecure credentials, or TLS with --tls_ca's roots; null (after a

@@ -6,7 +6,6 @@
 #include <utility>
 #include <vector>
 
-#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
@@ -116,16 +115,12 @@ absl::StatusOr<std::unique_ptr<RefereeLink>> RefereeLink::Connect(
   }
   absl::StatusOr<std::string> key = ParsePublicKey(public_key);
   if (!key.ok()) return key.status();
-  absl::StatusOr<std::string> token = ReadFileToString(admin_token_file);
+  absl::StatusOr<std::string> token = ReadTokenFile(admin_token_file);
   if (!token.ok()) return token.status();
   auto link = std::unique_ptr<RefereeLink>(new RefereeLink());
   link->address_ = address;
   link->public_key_ = *std::move(key);
-  link->admin_token_ = std::string(absl::StripAsciiWhitespace(*token));
-  if (absl::Status s = CheckTokenText(link->admin_token_, admin_token_file);
-      !s.ok()) {
-    return s;
-  }
+  link->admin_token_ = *std::move(token);
   // Short reconnection backoff (gRPC's grows to 2 minutes): a referee that
   // restarts is found again within seconds.
   grpc::ChannelArguments args;
