@@ -6,9 +6,12 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <memory>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "referee/core/log_journal.h"
 
 namespace pyramid {
 
@@ -23,8 +26,9 @@ absl::StatusOr<FsyncPolicy> ParseFsyncPolicy(std::string_view name) {
 
 absl::StatusOr<std::unique_ptr<FileLogSink>> FileLogSink::Create(
     const std::string& path) {
-  int fd = open(path.c_str(),
-                O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
+  // Readable too: a journal's sync job reads the bytes back (SyncLater).
+  int fd = open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC,
+                0644);
   if (fd < 0) {
     const int error = errno;
     const std::string why =
@@ -35,12 +39,12 @@ absl::StatusOr<std::unique_ptr<FileLogSink>> FileLogSink::Create(
     }
     return absl::FailedPreconditionError(why);
   }
-  return std::unique_ptr<FileLogSink>(new FileLogSink(fd, path));
+  return std::unique_ptr<FileLogSink>(new FileLogSink(fd, path, 0));
 }
 
 absl::StatusOr<std::unique_ptr<FileLogSink>> FileLogSink::OpenForAppend(
     const std::string& path, uint64_t size) {
-  int fd = open(path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+  int fd = open(path.c_str(), O_RDWR | O_APPEND | O_CLOEXEC);
   if (fd < 0) {
     return absl::FailedPreconditionError(
         absl::StrCat("cannot open log ", path, ": ", std::strerror(errno)));
@@ -51,10 +55,18 @@ absl::StatusOr<std::unique_ptr<FileLogSink>> FileLogSink::OpenForAppend(
     return absl::InternalError(
         absl::StrCat("cannot cut log ", path, ": ", std::strerror(error)));
   }
-  return std::unique_ptr<FileLogSink>(new FileLogSink(fd, path));
+  return std::unique_ptr<FileLogSink>(new FileLogSink(fd, path, size));
 }
 
 FileLogSink::~FileLogSink() { close(fd_); }
+
+void FileLogSink::set_journal(std::shared_ptr<LogJournal> journal) {
+  journal_ = std::move(journal);
+  std::error_code error;
+  const std::filesystem::path absolute =
+      std::filesystem::absolute(path_, error);
+  absolute_path_ = error ? path_ : absolute.lexically_normal().string();
+}
 
 absl::Status FileLogSink::Append(std::string_view bytes) {
   while (!bytes.empty()) {
@@ -65,6 +77,7 @@ absl::Status FileLogSink::Append(std::string_view bytes) {
           absl::StrCat("write ", path_, ": ", std::strerror(errno)));
     }
     bytes.remove_prefix(static_cast<size_t>(written));
+    size_ += static_cast<uint64_t>(written);
   }
   return absl::OkStatus();
 }
@@ -74,10 +87,11 @@ absl::Status FileLogSink::Sync() {
     return absl::InternalError(
         absl::StrCat("fsync ", path_, ": ", std::strerror(errno)));
   }
+  synced_ = size_;
   return absl::OkStatus();
 }
 
-std::function<absl::Status()> FileLogSink::SyncLater() {
+SyncJob FileLogSink::SyncLater() {
   // The duplicate keeps the file open for the job, whatever becomes of this
   // sink meanwhile; it is closed when the last copy of the job goes.
   struct Duplicate {
@@ -91,14 +105,40 @@ std::function<absl::Status()> FileLogSink::SyncLater() {
   if (duplicate->fd < 0) {
     const absl::Status status = absl::InternalError(
         absl::StrCat("dup ", path_, ": ", std::strerror(errno)));
-    return [status] { return status; };
+    return [status](SyncDone done) { done(status); };
   }
-  return [duplicate, path = path_]() -> absl::Status {
-    if (fdatasync(duplicate->fd) != 0) {
-      return absl::InternalError(
-          absl::StrCat("fsync ", path, ": ", std::strerror(errno)));
+  const uint64_t from = std::exchange(synced_, size_);
+  if (journal_ == nullptr) {
+    return BlockingSync([duplicate, path = path_]() -> absl::Status {
+      if (fdatasync(duplicate->fd) != 0) {
+        return absl::InternalError(
+            absl::StrCat("fsync ", path, ": ", std::strerror(errno)));
+      }
+      return absl::OkStatus();
+    });
+  }
+  return [duplicate, journal = journal_, path = absolute_path_, from,
+          to = size_](SyncDone done) {
+    if (from == to) {  // Nothing new to keep.
+      done(absl::OkStatus());
+      return;
     }
-    return absl::OkStatus();
+    std::string bytes(to - from, '\0');
+    size_t have = 0;
+    while (have < bytes.size()) {
+      const ssize_t n =
+          pread(duplicate->fd, bytes.data() + have, bytes.size() - have,
+                static_cast<off_t>(from + have));
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        done(absl::InternalError(absl::StrCat(
+            "cannot read back ", path, ": ",
+            n == 0 ? "it is shorter than written" : std::strerror(errno))));
+        return;
+      }
+      have += static_cast<size_t>(n);
+    }
+    journal->CommitAsync(path, from, bytes, std::move(done));
   };
 }
 

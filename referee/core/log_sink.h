@@ -15,6 +15,21 @@
 
 namespace pyramid {
 
+// How a deferred sync went: called exactly once.
+using SyncDone = std::function<void(absl::Status)>;
+// A deferred sync (LogSink::SyncLater). Running it makes durable what its
+// sink held when the job was made, then calls `done`: before it returns,
+// when the job waits on the device itself (an fdatasync: run it on a thread
+// that may wait), or later from another thread, when it hands the bytes to
+// something that syncs for many (a LogJournal).
+using SyncJob = std::function<void(SyncDone done)>;
+
+// A SyncJob that runs `sync`, which may wait on the device, and reports
+// what it returns.
+inline SyncJob BlockingSync(std::function<absl::Status()> sync) {
+  return [sync = std::move(sync)](SyncDone done) { done(sync()); };
+}
+
 class LogSink {
  public:
   virtual ~LogSink() = default;
@@ -28,8 +43,8 @@ class LogSink {
   // that may run on another thread while this sink goes on taking appends,
   // or after it is gone. This default syncs now and returns a job that
   // reports how that went.
-  virtual std::function<absl::Status()> SyncLater() {
-    return [status = Sync()] { return status; };
+  virtual SyncJob SyncLater() {
+    return [status = Sync()](SyncDone done) { done(status); };
   }
 };
 
@@ -43,6 +58,8 @@ enum class FsyncPolicy {
 // The policy named `name` as the programs' --fsync flag names it: never,
 // checkpoints or every_record. InvalidArgument for another name.
 absl::StatusOr<FsyncPolicy> ParseFsyncPolicy(std::string_view name);
+
+class LogJournal;
 
 // Appends to a file with write(2), one call per Append.
 class FileLogSink final : public LogSink {
@@ -61,13 +78,25 @@ class FileLogSink final : public LogSink {
 
   absl::Status Append(std::string_view bytes) override;
   absl::Status Sync() override;
-  // fdatasync of a duplicate of the file's descriptor (closed with the job).
-  std::function<absl::Status()> SyncLater() override;
+  // fdatasync of a duplicate of the file's descriptor (closed with the job);
+  // with a journal, the job reads the bytes appended since the last sync
+  // back from the duplicate and hands them to the journal
+  // (LogJournal::CommitAsync), which reports when they are durable; the
+  // file itself is not synced.
+  SyncJob SyncLater() override;
+
+  // Makes SyncLater's jobs commit to `journal` (null: fdatasync again).
+  void set_journal(std::shared_ptr<LogJournal> journal);
 
  private:
-  FileLogSink(int fd, std::string path) : fd_(fd), path_(std::move(path)) {}
+  FileLogSink(int fd, std::string path, uint64_t size)
+      : fd_(fd), path_(std::move(path)), size_(size), synced_(size) {}
   int fd_;
   std::string path_;
+  uint64_t size_;    // Bytes in the file.
+  uint64_t synced_;  // Bytes made durable (synced or committed) so far.
+  std::shared_ptr<LogJournal> journal_;
+  std::string absolute_path_;  // As the journal names the log.
 };
 
 // Keeps the bytes in memory (tests, benchmarks, in-process tools).

@@ -73,7 +73,7 @@ absl::Status LogWriter::Sync() {
   return sink_->Sync();
 }
 
-std::optional<std::function<absl::Status()>> LogWriter::TakeOwedSync() {
+std::optional<SyncJob> LogWriter::TakeOwedSync() {
   if (!sync_owed_) return std::nullopt;
   sync_owed_ = false;
   return sink_->SyncLater();

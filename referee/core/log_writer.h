@@ -63,7 +63,7 @@ class LogWriter {
   void DeferCheckpointSyncs() { defer_syncs_ = true; }
   // After EndBatch: the job that pays the sync the batch owes, if it owes
   // one (see DeferCheckpointSyncs).
-  std::optional<std::function<absl::Status()>> TakeOwedSync();
+  std::optional<SyncJob> TakeOwedSync();
   // Whether a sync is owed (TakeOwedSync would return a job): already
   // within a batch, once a checkpoint in it owes one.
   bool sync_owed() const { return sync_owed_; }

@@ -136,7 +136,7 @@ void Match::DeferCheckpointSyncs() {
   if (log_ != nullptr) log_->DeferCheckpointSyncs();
 }
 
-std::optional<std::function<absl::Status()>> Match::TakeOwedSync() {
+std::optional<SyncJob> Match::TakeOwedSync() {
   if (log_ == nullptr) return std::exchange(seal_sync_, std::nullopt);
   return log_->TakeOwedSync();
 }

@@ -153,7 +153,7 @@ class Match {
   // of the batch (the end of the match included) may be acted on until it
   // has run and returned OK; a job that fails must be reported with Break.
   void DeferCheckpointSyncs();
-  std::optional<std::function<absl::Status()>> TakeOwedSync();
+  std::optional<SyncJob> TakeOwedSync();
   // Whether a sync is owed: TakeOwedSync would return a job (within a
   // batch too, once a checkpoint in it owes one).
   bool OwesSync() const;
@@ -229,7 +229,7 @@ class Match {
   std::unique_ptr<Clock> owned_clock_;  // Resume's clock, if any.
   std::unique_ptr<LogWriter> log_;
   // Once sealed with syncs deferred: the seal's sync, until taken.
-  std::optional<std::function<absl::Status()>> seal_sync_;
+  std::optional<SyncJob> seal_sync_;
   RecordListener listener_;
   std::string match_id_;
   std::string referee_contribution_;

@@ -19,6 +19,7 @@
 #include "absl/synchronization/mutex.h"
 #include "pyramid/referee/v1/referee_service.pb.h"
 #include "referee/core/clock.h"
+#include "referee/core/log_journal.h"
 #include "referee/core/log_sink.h"
 #include "referee/crypto/ed25519.h"
 #include "referee/service/connections.h"
@@ -42,6 +43,11 @@ struct LobbyOptions {
   // (MatchHost::set_sync_pool); 0: each is synced on the thread that wrote
   // the checkpoint.
   int sync_threads = 16;
+  // Where the pool's syncs go (FileLogSink::set_journal): one journal for
+  // every log, synced once for all the checkpoints reached meanwhile,
+  // instead of an fdatasync of each log (docs/durability.md, "The
+  // journal"). Null: each log is synced itself.
+  std::shared_ptr<LogJournal> journal;
   // How long a match may hold a step that sends only acknowledgements to
   // "batch" Play streams (seats' or bots'), for the next message to each to
   // carry them: the RevealRequest once the other seats have committed, the
@@ -122,6 +128,15 @@ class Lobby {
   int live_matches() const { return live_matches_.load(); }
   // The deadline scheduler of this lobby's matches (its lateness figures).
   const DeadlineScheduler& scheduler() const { return *scheduler_; }
+  // Whether checkpoint syncs go through a journal (LobbyOptions::journal).
+  bool journal_in_use() const {
+    return options_.journal != nullptr && sync_pool_ != nullptr;
+  }
+  // The journal's figures (LogJournal::stats); empty when none is in use.
+  std::optional<LogJournal::Stats> journal_stats() const {
+    if (!journal_in_use()) return std::nullopt;
+    return options_.journal->stats();
+  }
   // The checkpoint sync pool's figures (SyncPool::stats); empty when
   // checkpoints sync inline (LobbyOptions::sync_threads 0).
   std::optional<SyncPool::Stats> sync_stats() const {

@@ -571,8 +571,7 @@ void MatchHost::FinishStepLocked() {
   if (written && sync_pool_ != nullptr) {
     // A checkpoint whose sync is owed: it runs on the pool, and what the
     // seats are sent waits for it.
-    if (std::optional<std::function<absl::Status()>> sync =
-            match_->TakeOwedSync()) {
+    if (std::optional<SyncJob> sync = match_->TakeOwedSync()) {
       ++syncs_pending_;
       holding_ = true;
       sync_pool_->Submit(std::move(*sync),

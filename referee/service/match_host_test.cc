@@ -138,12 +138,12 @@ class GatedSink final : public LogSink {
     return absl::OkStatus();
   }
   absl::Status Sync() override { return absl::OkStatus(); }
-  std::function<absl::Status()> SyncLater() override {
+  SyncJob SyncLater() override {
     ++*jobs;
-    return [gate = gate, status = status] {
+    return BlockingSync([gate = gate, status = status] {
       gate->WaitForNotification();
       return status;
-    };
+    });
   }
 
   // SyncLater calls, and the gate; both outlive the sink, which the seal

@@ -16,19 +16,25 @@ SyncPool::~SyncPool() {
     stop_ = true;
   }
   for (std::thread& thread : threads_) thread.join();
+  absl::MutexLock lock(&reports_->mu);
+  auto reported = [r = reports_.get()]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(r->mu) {
+    return r->owed == 0;
+  };
+  reports_->mu.Await(absl::Condition(&reported));
 }
 
-void SyncPool::Submit(std::function<absl::Status()> sync,
-                      std::function<void(absl::Status)> done) {
+void SyncPool::Submit(SyncJob sync, SyncDone done) {
   const absl::Time now = absl::Now();
   absl::MutexLock lock(&mu_);
   jobs_.push_back({std::move(sync), std::move(done), now});
-  stats_.max_queued = std::max(stats_.max_queued, jobs_.size());
+  absl::MutexLock stats_lock(&reports_->mu);
+  reports_->stats.max_queued =
+      std::max(reports_->stats.max_queued, jobs_.size());
 }
 
 SyncPool::Stats SyncPool::stats() const {
-  absl::MutexLock lock(&mu_);
-  return stats_;
+  absl::MutexLock lock(&reports_->mu);
+  return reports_->stats;
 }
 
 void SyncPool::Loop() {
@@ -45,14 +51,20 @@ void SyncPool::Loop() {
       job = std::move(jobs_.front());
       jobs_.pop_front();
       started = absl::Now();
-      stats_.waits.Add(started - job.submitted);
+      absl::MutexLock stats_lock(&reports_->mu);
+      reports_->stats.waits.Add(started - job.submitted);
+      ++reports_->owed;
     }
-    const absl::Status status = job.sync();
-    {
-      absl::MutexLock lock(&mu_);
-      stats_.syncs.Add(absl::Now() - started);
-    }
-    job.done(status);
+    job.sync([reports = reports_, started,
+              done = std::move(job.done)](absl::Status status) {
+      {
+        absl::MutexLock lock(&reports->mu);
+        reports->stats.syncs.Add(absl::Now() - started);
+      }
+      done(std::move(status));
+      absl::MutexLock lock(&reports->mu);
+      --reports->owed;
+    });
   }
 }
 

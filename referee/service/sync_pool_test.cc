@@ -3,6 +3,7 @@
 #include "referee/service/sync_pool.h"
 
 #include <atomic>
+#include <thread>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -18,16 +19,17 @@ TEST(SyncPoolTest, EachDoneGetsItsJobsStatus) {
   std::vector<absl::StatusCode> codes(2, absl::StatusCode::kUnknown);
   {
     SyncPool pool(2);
-    pool.Submit([] { return absl::OkStatus(); },
+    pool.Submit(BlockingSync([] { return absl::OkStatus(); }),
                 [&](absl::Status s) {
                   absl::MutexLock lock(&mu);
                   codes[0] = s.code();
                 });
-    pool.Submit([] { return absl::InternalError("fsync failed"); },
-                [&](absl::Status s) {
-                  absl::MutexLock lock(&mu);
-                  codes[1] = s.code();
-                });
+    pool.Submit(
+        BlockingSync([] { return absl::InternalError("fsync failed"); }),
+        [&](absl::Status s) {
+          absl::MutexLock lock(&mu);
+          codes[1] = s.code();
+        });
   }  // Runs what is left, then joins.
   EXPECT_EQ(codes, std::vector<absl::StatusCode>(
                        {absl::StatusCode::kOk, absl::StatusCode::kInternal}));
@@ -42,19 +44,18 @@ TEST(SyncPoolTest, JobsRunAtTheSameTime) {
   {
     SyncPool pool(4);
     for (int i = 0; i < 2; ++i) {
-      pool.Submit(
-          [&] {
-            absl::MutexLock lock(&mu);
-            ++started;
-            auto both = [&started] { return started == 2; };
-            return mu.AwaitWithTimeout(absl::Condition(&both),
-                                       absl::Seconds(30))
-                       ? absl::OkStatus()
-                       : absl::DeadlineExceededError("ran alone");
-          },
-          [&](absl::Status s) {
-            if (s.ok()) ++met;
-          });
+      pool.Submit(BlockingSync([&] {
+                    absl::MutexLock lock(&mu);
+                    ++started;
+                    auto both = [&started] { return started == 2; };
+                    return mu.AwaitWithTimeout(absl::Condition(&both),
+                                               absl::Seconds(30))
+                               ? absl::OkStatus()
+                               : absl::DeadlineExceededError("ran alone");
+                  }),
+                  [&](absl::Status s) {
+                    if (s.ok()) ++met;
+                  });
     }
   }
   EXPECT_EQ(met.load(), 2);
@@ -67,20 +68,20 @@ TEST(SyncPoolTest, StatsCountEachJobsWaitAndSync) {
   bool release = false;
   std::atomic<int> done{0};
   SyncPool pool(1);
-  pool.Submit(
-      [&] {
-        absl::MutexLock lock(&mu);
-        first_started = true;
-        mu.Await(absl::Condition(&release));
-        return absl::OkStatus();
-      },
-      [&](absl::Status) { ++done; });
+  pool.Submit(BlockingSync([&] {
+                absl::MutexLock lock(&mu);
+                first_started = true;
+                mu.Await(absl::Condition(&release));
+                return absl::OkStatus();
+              }),
+              [&](absl::Status) { ++done; });
   {
     absl::MutexLock lock(&mu);
     mu.Await(absl::Condition(&first_started));
   }
   for (int i = 0; i < 3; ++i) {
-    pool.Submit([] { return absl::OkStatus(); }, [&](absl::Status) { ++done; });
+    pool.Submit(BlockingSync([] { return absl::OkStatus(); }),
+                [&](absl::Status) { ++done; });
   }
   absl::SleepFor(absl::Milliseconds(20));
   {
@@ -102,11 +103,33 @@ TEST(SyncPoolTest, TheDestructorRunsWhatIsQueued) {
   {
     SyncPool pool(1);
     for (int i = 0; i < 100; ++i) {
-      pool.Submit([] { return absl::OkStatus(); },
+      pool.Submit(BlockingSync([] { return absl::OkStatus(); }),
                   [&](absl::Status) { ++done; });
     }
   }
   EXPECT_EQ(done.load(), 100);
+}
+
+// A job that reports later, from another thread (as a journal's does): the
+// destructor waits for its report.
+TEST(SyncPoolTest, TheDestructorWaitsForAReportOwed) {
+  std::atomic<int> done{0};
+  std::thread reporter;
+  {
+    SyncPool pool(1);
+    pool.Submit(
+        [&](SyncDone report) {
+          reporter = std::thread([report = std::move(report)] {
+            absl::SleepFor(absl::Milliseconds(50));
+            report(absl::OkStatus());
+          });
+        },
+        [&](absl::Status s) {
+          if (s.ok()) ++done;
+        });
+  }
+  EXPECT_EQ(done.load(), 1);
+  reporter.join();
 }
 
 }  // namespace

@@ -148,6 +148,9 @@ ABSL_FLAG(std::string, fsync, "checkpoints",
           "default) or every_record.");
 ABSL_FLAG(int32_t, sync_threads, 16,
           "The referee's checkpoint sync threads (0: sync inline).");
+ABSL_FLAG(bool, journal, true,
+          "Whether the referee makes checkpoints durable through its shared "
+          "journal (the referee's --journal; false: an fdatasync per log).");
 ABSL_FLAG(uint32_t, batch_linger_us, 4000,
           "How long the referee holds back a message to a bot's batch stream "
           "to send what follows with it (the referee's --batch_linger_us).");
@@ -214,6 +217,8 @@ ServeOptions ServeOptionsFromFlags(const std::string& dir) {
   options.dir = dir;
   options.fsync = absl::GetFlag(FLAGS_fsync);
   options.sync_threads = absl::GetFlag(FLAGS_sync_threads);
+  options.journal = absl::GetFlag(FLAGS_journal) &&
+                    options.fsync == "checkpoints" && options.sync_threads > 0;
   options.batch_linger_us = absl::GetFlag(FLAGS_batch_linger_us);
   options.ack_hold_ms = absl::GetFlag(FLAGS_ack_hold_ms);
   options.checkpoint_interval = absl::GetFlag(FLAGS_checkpoint_interval);
@@ -940,6 +945,14 @@ class ClientRun {
                         "/ %.1f ms; at most %d queued",
                         r.syncs, r.sync_wait_max_us / 1000.0,
                         r.sync_max_us / 1000.0, r.syncs_max_queued));
+    if (r.journal_commits > 0) {
+      Row("journal: commits / fdatasyncs",
+          absl::StrFormat("%d / %d", r.journal_commits, r.journal_syncs),
+          absl::StrFormat("%.1f checkpoints per sync, at most %d",
+                          static_cast<double>(r.journal_commits) /
+                              std::max<int64_t>(r.journal_syncs, 1),
+                          r.journal_largest_group));
+    }
   }
 
   void ReportErrorSamples() const {

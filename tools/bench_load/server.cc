@@ -17,6 +17,7 @@
 #include "bench_echo.grpc.pb.h"
 #include "grpcpp/grpcpp.h"
 #include "referee/cli/program.h"
+#include "referee/core/log_journal.h"
 #include "referee/core/log_sink.h"
 #include "referee/service/deadline_scheduler.h"
 #include "referee/service/lobby.h"
@@ -69,8 +70,8 @@ void WriteWhole(const std::filesystem::path& path, const std::string& text) {
 }
 
 // The server's lobby: logs in DIR/logs, the options' checkpoint interval,
-// sync threads and `fsync` policy; its public key is written to
-// DIR/referee.key.pub.
+// sync threads, journal (DIR/journal) and `fsync` policy; its public key is
+// written to DIR/referee.key.pub.
 LobbyOptions LobbyOptionsFor(const ServeOptions& serve, FsyncPolicy fsync,
                              const std::string& admin_token) {
   const std::filesystem::path dir = serve.dir;
@@ -82,6 +83,16 @@ LobbyOptions LobbyOptionsFor(const ServeOptions& serve, FsyncPolicy fsync,
   options.fsync = fsync;
   options.sync_threads = std::max(0, serve.sync_threads);
   options.ack_hold = absl::Milliseconds(serve.ack_hold_ms);
+  if (serve.journal) {
+    // As the referee binary: only checkpoint syncs on the pool use it.
+    absl::StatusOr<std::unique_ptr<LogJournal>> journal =
+        LogJournal::Open((dir / "journal").string());
+    if (journal.ok()) {
+      options.journal = *std::move(journal);
+    } else {
+      std::cerr << "bench_load --serve: " << journal.status() << "\n";
+    }
+  }
   std::ofstream(dir / "referee.key.pub", std::ios::binary)
       << options.referee_key.public_key();
   return options;
@@ -94,6 +105,7 @@ std::vector<std::string> ServeOptions::Args() const {
           "--serve_dir=" + dir,
           "--fsync=" + fsync,
           absl::StrCat("--sync_threads=", sync_threads),
+          absl::StrCat("--journal=", journal ? "true" : "false"),
           absl::StrCat("--batch_linger_us=", batch_linger_us),
           absl::StrCat("--ack_hold_ms=", ack_hold_ms),
           absl::StrCat("--checkpoint_interval=", checkpoint_interval)};
@@ -135,7 +147,8 @@ int ServeMain(const ServeOptions& options) {
   // SIGUSR1: write the heap statistics (bytes malloc holds in use), the
   // deadline scheduler's lateness (entries popped, max and p99 in
   // microseconds) and the checkpoint sync pool's figures (jobs, their wait
-  // p99 and max, their sync p99 and max, the deepest queue) for the client
+  // p99 and max, their sync p99 and max, the deepest queue; the journal's
+  // commits, syncs and largest group) for the client
   // to read; SIGINT/SIGTERM: stop.
   int signal_number = 0;
   while (true) {
@@ -145,6 +158,8 @@ int ServeMain(const ServeOptions& options) {
     const LatencyHistogram lateness = lobby.scheduler().lateness();
     const SyncPool::Stats syncs =
         lobby.sync_stats().value_or(SyncPool::Stats());
+    const LogJournal::Stats journal =
+        lobby.journal_stats().value_or(LogJournal::Stats());
     const auto us = [](absl::Duration d) {
       return absl::ToInt64Microseconds(d);
     };
@@ -155,7 +170,9 @@ int ServeMain(const ServeOptions& options) {
                      us(lateness.Percentile(0.99)), " ", syncs.waits.count, " ",
                      us(syncs.waits.Percentile(0.99)), " ", us(syncs.waits.max),
                      " ", us(syncs.syncs.Percentile(0.99)), " ",
-                     us(syncs.syncs.max), " ", syncs.max_queued, "\n"));
+                     us(syncs.syncs.max), " ", syncs.max_queued, " ",
+                     journal.commits, " ", journal.syncs, " ",
+                     journal.largest_group, "\n"));
   }
   lobby.connections().CloseAll(grpc::StatusCode::UNAVAILABLE,
                                "the benchmark is over");

@@ -23,6 +23,7 @@ struct ServeOptions {
   std::string dir;
   std::string fsync;  // never, checkpoints or every_record.
   int32_t sync_threads = 0;
+  bool journal = false;  // Checkpoint syncs through DIR/journal.
   uint32_t batch_linger_us = 0;
   uint32_t ack_hold_ms = 0;
   uint32_t checkpoint_interval = 0;

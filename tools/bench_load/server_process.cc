@@ -128,7 +128,9 @@ ServerProcess::Report ServerProcess::Ask() {
     if (in >> report.heap_kib >> report.arena_kib >> report.lateness_count >>
         report.lateness_max_us >> report.lateness_p99_us >> report.syncs >>
         report.sync_wait_p99_us >> report.sync_wait_max_us >>
-        report.sync_p99_us >> report.sync_max_us >> report.syncs_max_queued) {
+        report.sync_p99_us >> report.sync_max_us >> report.syncs_max_queued >>
+        report.journal_commits >> report.journal_syncs >>
+        report.journal_largest_group) {
       report.heap_kib /= 1024;
       report.arena_kib /= 1024;
       return report;

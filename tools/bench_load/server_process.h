@@ -57,6 +57,8 @@ class ServerProcess {
     // max), and the most jobs queued at once.
     int64_t syncs = 0, sync_wait_p99_us = 0, sync_wait_max_us = 0;
     int64_t sync_p99_us = 0, sync_max_us = 0, syncs_max_queued = 0;
+    // The journal (when in use): commits, fdatasyncs, most commits in one.
+    int64_t journal_commits = 0, journal_syncs = 0, journal_largest_group = 0;
   };
   Report Ask();
   int64_t HeapKib() { return Ask().heap_kib; }

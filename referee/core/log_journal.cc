@@ -1,0 +1,481 @@
+#include "referee/core/log_journal.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/notification.h"
+#include "referee/core/log_sink.h"
+#include "referee/crypto/sha256.h"
+
+namespace pyramid {
+namespace {
+
+constexpr size_t kLengthSize = 4;
+constexpr size_t kOffsetSize = 8;
+constexpr size_t kPathLengthSize = 2;
+constexpr size_t kHashSize = 32;
+constexpr size_t kMaxPath = 4096;
+// An entry holds the bytes a log wrote between two checkpoints; anything
+// larger is damage, not an entry.
+constexpr uint32_t kMaxBody = uint32_t{1} << 30;
+// How far ahead of the entries a journal file is filled with zeros.
+constexpr uint64_t kZeroAhead = uint64_t{1} << 20;
+
+void PutLittleEndian(uint64_t value, size_t size, std::string& out) {
+  for (size_t i = 0; i < size; ++i) {
+    out.push_back(static_cast<char>((value >> (8 * i)) & 0xff));
+  }
+}
+
+uint64_t GetLittleEndian(std::string_view bytes) {
+  uint64_t value = 0;
+  for (size_t i = bytes.size(); i-- > 0;) {
+    value = (value << 8) | static_cast<uint8_t>(bytes[i]);
+  }
+  return value;
+}
+
+std::string Errno(absl::string_view what, const std::string& path) {
+  return absl::StrCat(what, " ", path, ": ", std::strerror(errno));
+}
+
+// Whether `name` is a journal file's name: 16 decimal digits, ".journal".
+bool IsJournalName(const std::string& name, uint64_t& generation) {
+  constexpr size_t kDigits = 16;
+  if (name.size() != kDigits + 8 || name.substr(kDigits) != ".journal") {
+    return false;
+  }
+  generation = 0;
+  for (size_t i = 0; i < kDigits; ++i) {
+    if (name[i] < '0' || name[i] > '9') return false;
+    generation = generation * 10 + static_cast<uint64_t>(name[i] - '0');
+  }
+  return true;
+}
+
+std::string FileName(const std::string& dir, uint64_t generation) {
+  std::string digits = std::to_string(generation);
+  return absl::StrCat(dir, "/", std::string(16 - digits.size(), '0'), digits,
+                      ".journal");
+}
+
+absl::Status SyncDirectory(const std::string& dir) {
+  const int fd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return absl::InternalError(Errno("cannot open", dir));
+  const bool ok = fsync(fd) == 0;
+  const std::string why = ok ? "" : Errno("cannot sync", dir);
+  close(fd);
+  return ok ? absl::OkStatus() : absl::InternalError(why);
+}
+
+absl::Status WriteAt(int fd, std::string_view bytes, uint64_t at,
+                     const std::string& path) {
+  while (!bytes.empty()) {
+    const ssize_t n =
+        pwrite(fd, bytes.data(), bytes.size(), static_cast<off_t>(at));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return absl::InternalError(Errno("cannot write", path));
+    bytes.remove_prefix(static_cast<size_t>(n));
+    at += static_cast<uint64_t>(n);
+  }
+  return absl::OkStatus();
+}
+
+// Fills [from, to) of the file with zeros.
+absl::Status WriteZeros(int fd, uint64_t from, uint64_t to,
+                        const std::string& path) {
+  static const std::string* const zeros = new std::string(kZeroAhead, '\0');
+  while (from < to) {
+    const uint64_t n = std::min<uint64_t>(to - from, zeros->size());
+    if (absl::Status s = WriteAt(fd, std::string_view(*zeros).substr(0, n),
+                                 from, path);
+        !s.ok()) {
+      return s;
+    }
+    from += n;
+  }
+  return absl::OkStatus();
+}
+
+// Makes the log `entry.path` hold `entry.bytes` at `entry.offset`. Sets
+// `changed` when it did not already.
+absl::Status ApplyEntry(const JournalEntry& entry, bool& changed) {
+  changed = false;
+  const std::string path(entry.path);
+  bool created = false;
+  int fd = open(path.c_str(), O_RDWR | O_CLOEXEC);
+  if (fd < 0 && errno == ENOENT && entry.offset == 0) {
+    fd = open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    created = fd >= 0;
+  }
+  if (fd < 0) {
+    return absl::DataLossError(absl::StrCat(
+        "the journal holds bytes ", entry.offset, " to ",
+        entry.offset + entry.bytes.size(), " of the log ", path,
+        ", which cannot be opened: ", std::strerror(errno)));
+  }
+  std::string held(entry.bytes.size(), '\0');
+  size_t have = 0;
+  while (have < held.size()) {
+    const ssize_t n = pread(fd, held.data() + have, held.size() - have,
+                            static_cast<off_t>(entry.offset + have));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    have += static_cast<size_t>(n);
+  }
+  absl::Status status;
+  if (have != held.size() || held != entry.bytes) {
+    changed = true;
+    std::string_view rest = entry.bytes;
+    uint64_t at = entry.offset;
+    while (status.ok() && !rest.empty()) {
+      const ssize_t n =
+          pwrite(fd, rest.data(), rest.size(), static_cast<off_t>(at));
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) {
+        status = absl::DataLossError(Errno("cannot repair the log", path));
+        break;
+      }
+      rest.remove_prefix(static_cast<size_t>(n));
+      at += static_cast<uint64_t>(n);
+    }
+    if (status.ok() && fdatasync(fd) != 0) {
+      status = absl::DataLossError(Errno("cannot sync the repaired log", path));
+    }
+  }
+  close(fd);
+  if (status.ok() && created) {
+    status = SyncDirectory(std::filesystem::path(path).parent_path().string());
+  }
+  return status;
+}
+
+}  // namespace
+
+std::string EncodeJournalEntry(uint64_t offset, std::string_view path,
+                               std::string_view bytes) {
+  const size_t body = kOffsetSize + kPathLengthSize + path.size() + bytes.size();
+  std::string out;
+  out.reserve(kLengthSize + body + kHashSize);
+  PutLittleEndian(body, kLengthSize, out);
+  PutLittleEndian(offset, kOffsetSize, out);
+  PutLittleEndian(path.size(), kPathLengthSize, out);
+  out.append(path);
+  out.append(bytes);
+  const Digest hash = Sha256(std::string_view(out).substr(kLengthSize, body));
+  out.append(AsView(hash));
+  return out;
+}
+
+ParsedJournal ParseJournal(std::string_view file) {
+  ParsedJournal parsed;
+  auto stop = [&](size_t at, std::string why) {
+    parsed.stopped = std::move(why);
+    parsed.stopped_at = at;
+    return parsed;
+  };
+  if (file.size() < kJournalMagic.size()) {
+    // A file whose creation was cut short holds a prefix of the magic.
+    if (kJournalMagic.substr(0, file.size()) == file) return parsed;
+    return stop(0, "not a journal file");
+  }
+  if (file.substr(0, kJournalMagic.size()) != kJournalMagic) {
+    return stop(0, "not a journal file");
+  }
+  size_t at = kJournalMagic.size();
+  while (at < file.size()) {
+    const std::string_view rest = file.substr(at);
+    if (rest.find_first_not_of('\0') == std::string_view::npos) {
+      return parsed;  // The zeros after the last entry.
+    }
+    if (rest.size() < kLengthSize) return stop(at, "a torn entry");
+    const uint64_t body = GetLittleEndian(rest.substr(0, kLengthSize));
+    if (body < kOffsetSize + kPathLengthSize || body > kMaxBody) {
+      return stop(at, "a damaged entry (its length)");
+    }
+    if (rest.size() < kLengthSize + body + kHashSize) {
+      return stop(at, "a torn entry");
+    }
+    const std::string_view bytes = rest.substr(kLengthSize, body);
+    if (AsView(Sha256(bytes)) != rest.substr(kLengthSize + body, kHashSize)) {
+      return stop(at, "a damaged entry (its hash)");
+    }
+    const uint64_t path_length =
+        GetLittleEndian(bytes.substr(kOffsetSize, kPathLengthSize));
+    if (path_length == 0 || path_length > kMaxPath ||
+        kOffsetSize + kPathLengthSize + path_length > body) {
+      return stop(at, "a damaged entry (its path)");
+    }
+    JournalEntry& entry = parsed.entries.emplace_back();
+    entry.offset = GetLittleEndian(bytes.substr(0, kOffsetSize));
+    entry.path = bytes.substr(kOffsetSize + kPathLengthSize, path_length);
+    entry.bytes = bytes.substr(kOffsetSize + kPathLengthSize + path_length);
+    at += kLengthSize + body + kHashSize;
+  }
+  return parsed;
+}
+
+absl::StatusOr<std::unique_ptr<LogJournal>> LogJournal::Open(
+    const std::string& dir, Options options) {
+  std::error_code error;
+  std::filesystem::create_directories(dir, error);
+  if (error) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "cannot create the journal directory ", dir, ": ", error.message()));
+  }
+  std::vector<std::pair<uint64_t, std::string>> files;
+  for (const auto& item : std::filesystem::directory_iterator(dir, error)) {
+    uint64_t generation = 0;
+    if (IsJournalName(item.path().filename().string(), generation)) {
+      files.emplace_back(generation, item.path().string());
+    }
+  }
+  if (error) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "cannot read the journal directory ", dir, ": ", error.message()));
+  }
+  std::sort(files.begin(), files.end());
+  Recovery recovery;
+  std::set<std::string> repaired;
+  for (const auto& [generation, path] : files) {
+    absl::StatusOr<std::string> contents = ReadFileToString(path);
+    if (!contents.ok()) return contents.status();
+    const ParsedJournal parsed = ParseJournal(*contents);
+    ++recovery.files;
+    if (!parsed.stopped.empty()) {
+      recovery.notes.push_back(absl::StrCat(path, ": ", parsed.stopped,
+                                            " at byte ", parsed.stopped_at,
+                                            ", ignored from there"));
+    }
+    for (const JournalEntry& entry : parsed.entries) {
+      bool changed = false;
+      if (absl::Status s = ApplyEntry(entry, changed); !s.ok()) {
+        return absl::DataLossError(
+            absl::StrCat("journal ", path, ": ", s.message()));
+      }
+      if (changed) repaired.emplace(entry.path);
+      ++recovery.entries;
+    }
+  }
+  // Every log now holds its bytes durably (ApplyEntry synced those it
+  // wrote; the others were synced before their file was retired, or held
+  // the bytes already): the old files are done with.
+  for (const auto& [generation, path] : files) {
+    if (unlink(path.c_str()) != 0) {
+      return absl::InternalError(Errno("cannot delete the journal file", path));
+    }
+  }
+  if (!files.empty()) {
+    if (absl::Status s = SyncDirectory(dir); !s.ok()) return s;
+  }
+  recovery.logs_repaired = static_cast<int>(repaired.size());
+  const uint64_t next = files.empty() ? 1 : files.back().first + 1;
+  auto journal = std::unique_ptr<LogJournal>(
+      new LogJournal(dir, std::move(options), std::move(recovery)));
+  if (absl::Status s = journal->StartFile(next); !s.ok()) return s;
+  journal->writer_ = std::thread([j = journal.get()] { j->WriteLoop(); });
+  journal->retirer_ = std::thread([j = journal.get()] { j->RetireLoop(); });
+  return journal;
+}
+
+LogJournal::LogJournal(std::string dir, Options options, Recovery recovery)
+    : dir_(std::move(dir)),
+      options_(std::move(options)),
+      recovery_(std::move(recovery)) {}
+
+LogJournal::~LogJournal() {
+  {
+    absl::MutexLock lock(&mu_);
+    stopping_ = true;
+  }
+  if (writer_.joinable()) writer_.join();  // It writes what is queued first.
+  {
+    absl::MutexLock lock(&mu_);
+    if (fd_ >= 0) {
+      close(fd_);
+      fd_ = -1;
+      retiring_.push_back({generation_, std::exchange(log_dirs_, {})});
+    }
+    retirer_stopping_ = true;
+  }
+  if (retirer_.joinable()) retirer_.join();
+}
+
+absl::Status LogJournal::StartFile(uint64_t generation) {
+  const std::string path = FileName(dir_, generation);
+  const int fd =
+      open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    return absl::InternalError(Errno("cannot create the journal file", path));
+  }
+  absl::Status status = WriteAt(fd, kJournalMagic, 0, path);
+  if (status.ok()) {
+    status = WriteZeros(fd, kJournalMagic.size(), kZeroAhead, path);
+  }
+  if (status.ok() && fdatasync(fd) != 0) {
+    status = absl::InternalError(Errno("cannot sync", path));
+  }
+  if (status.ok()) status = SyncDirectory(dir_);
+  if (!status.ok()) {
+    close(fd);
+    unlink(path.c_str());
+    return status;
+  }
+  absl::MutexLock lock(&mu_);
+  if (fd_ >= 0) {
+    close(fd_);
+    retiring_.push_back({generation_, std::exchange(log_dirs_, {})});
+  }
+  fd_ = fd;
+  file_size_ = kJournalMagic.size();
+  zeroed_end_ = kZeroAhead;
+  generation_ = generation;
+  return absl::OkStatus();
+}
+
+void LogJournal::CommitAsync(std::string_view path, uint64_t offset,
+                             std::string_view bytes,
+                             std::function<void(absl::Status)> done) {
+  std::string entry = EncodeJournalEntry(offset, path, bytes);
+  std::string log_dir = std::filesystem::path(path).parent_path().string();
+  absl::MutexLock lock(&mu_);
+  if (filling_ == nullptr) filling_ = std::make_unique<Group>();
+  filling_->bytes.append(entry);
+  filling_->dones.push_back(std::move(done));
+  filling_->log_dirs.insert(std::move(log_dir));
+  ++stats_.commits;
+}
+
+absl::Status LogJournal::Commit(std::string_view path, uint64_t offset,
+                                std::string_view bytes) {
+  absl::Notification committed;
+  absl::Status status;
+  CommitAsync(path, offset, bytes, [&](absl::Status s) {
+    status = std::move(s);
+    committed.Notify();
+  });
+  committed.WaitForNotification();
+  return status;
+}
+
+void LogJournal::WriteLoop() {
+  while (true) {
+    std::unique_ptr<Group> group;
+    {
+      absl::MutexLock lock(&mu_);
+      auto ready = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+        return stopping_ || filling_ != nullptr;
+      };
+      mu_.Await(absl::Condition(&ready));
+      if (filling_ == nullptr) return;  // Stopping, and nothing is queued.
+      group = std::move(filling_);
+    }
+    if (options_.before_write) options_.before_write();
+    const absl::Status status = WriteGroup(*group);
+    {
+      absl::MutexLock lock(&mu_);
+      ++stats_.syncs;
+      stats_.largest_group =
+          std::max<uint64_t>(stats_.largest_group, group->dones.size());
+    }
+    for (std::function<void(absl::Status)>& done : group->dones) done(status);
+  }
+}
+
+absl::Status LogJournal::WriteGroup(const Group& group) {
+  uint64_t generation = 0;
+  {
+    absl::MutexLock lock(&mu_);
+    generation = generation_;
+  }
+  if (fd_ < 0) {
+    // An earlier group failed and no new file could be made then.
+    if (absl::Status s = StartFile(generation + 1); !s.ok()) return s;
+    generation = generation + 1;
+  }
+  const std::string path = FileName(dir_, generation);
+  // Zeros first, past the group's end, so that the file's size changes once
+  // a mebibyte and not at every sync.
+  const uint64_t end = file_size_ + group.bytes.size();
+  absl::Status status;
+  if (end >= zeroed_end_) {
+    const uint64_t to = (end / kZeroAhead + 1) * kZeroAhead;
+    status = WriteZeros(fd_, std::max(zeroed_end_, end), to, path);
+    if (status.ok()) zeroed_end_ = to;
+  }
+  if (status.ok()) status = WriteAt(fd_, group.bytes, file_size_, path);
+  if (status.ok() && fdatasync(fd_) != 0) {
+    status = absl::InternalError(Errno("cannot sync", path));
+  }
+  if (!status.ok()) {
+    // The file may now end in a torn entry, or have lost pages, and a
+    // reader stops at its first bad entry: later groups go to a new file.
+    // Until one can be made there is none (the next group tries again).
+    if (!StartFile(generation + 1).ok()) {
+      absl::MutexLock lock(&mu_);
+      close(fd_);
+      fd_ = -1;
+      retiring_.push_back({generation, std::exchange(log_dirs_, {})});
+    }
+    return absl::InternalError(
+        absl::StrCat("the journal could not make a checkpoint durable (",
+                     status.message(), ")"));
+  }
+  file_size_ += group.bytes.size();
+  log_dirs_.insert(group.log_dirs.begin(), group.log_dirs.end());
+  if (file_size_ >= options_.rotate_bytes) {
+    // A failure here leaves the full file in use, to be replaced later.
+    StartFile(generation + 1).IgnoreError();
+  }
+  return absl::OkStatus();
+}
+
+void LogJournal::RetireLoop() {
+  while (true) {
+    std::vector<Retiree> retirees;
+    bool stopping = false;
+    {
+      absl::MutexLock lock(&mu_);
+      auto ready = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+        return retirer_stopping_ || !retiring_.empty();
+      };
+      mu_.Await(absl::Condition(&ready));
+      retirees = std::exchange(retiring_, {});
+      stopping = retirer_stopping_;
+    }
+    // The logs each file names hold its bytes once their file systems are
+    // synced; then the file is no longer needed. (A file whose logs could
+    // not be synced stays, for the next Open to replay.)
+    for (const Retiree& retiree : retirees) {
+      bool synced = true;
+      for (const std::string& dir : retiree.log_dirs) {
+        const int fd = open(dir.empty() ? "." : dir.c_str(),
+                            O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        synced = synced && fd >= 0 && syncfs(fd) == 0;
+        if (fd >= 0) close(fd);
+      }
+      const std::string path = FileName(dir_, retiree.generation);
+      if (synced && unlink(path.c_str()) == 0) {
+        SyncDirectory(dir_).IgnoreError();
+        absl::MutexLock lock(&mu_);
+        ++stats_.retired;
+      }
+    }
+    if (stopping) return;
+  }
+}
+
+LogJournal::Stats LogJournal::stats() const {
+  absl::MutexLock lock(&mu_);
+  return stats_;
+}
+
+}  // namespace pyramid

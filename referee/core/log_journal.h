@@ -1,0 +1,180 @@
+// A write-ahead journal shared by every match log of a referee, so that the
+// checkpoints many matches reach at the same moment are made durable by a
+// few fdatasyncs of one file instead of one each (group commit, as LevelDB's
+// log writers do). docs/durability.md, "The journal", is the contract.
+//
+// CommitAsync(path, offset, bytes, done) queues a copy of a log's newly
+// written bytes and returns; the journal's thread writes everything queued
+// while its previous write and sync ran, syncs the journal once for all of
+// it, and then calls each commit's `done`. The log files themselves are not
+// synced. However many matches reach a checkpoint together, the device sees
+// one flush per round, and the slower the device the more each round
+// carries. After a power loss the logs may lack bytes the journal holds:
+// Open() copies them back before anything else reads or writes a log.
+//
+// The journal is a directory of numbered files, each "pyramid-journal-1\n",
+// then entries, then zeros to its end:
+//
+//   entry := body_length (u32, little-endian) body SHA-256(body)
+//   body  := offset (u64, little-endian) path_length (u16, little-endian)
+//            path bytes
+//
+// The zeros are written ahead of the entries, a mebibyte at a time, so that
+// an entry overwrites bytes already in the file and most of the journal's
+// fdatasyncs write no metadata (the file's size stays): about half the
+// cost of syncing a file that grows.
+//
+// A file is replaced by the next once it holds `rotate_bytes`; a thread then
+// syncs the file systems of the logs it names (syncfs) and deletes it, since
+// the logs themselves now hold its bytes durably.
+//
+// Thread-safe.
+#ifndef PYRAMID_REFEREE_CORE_LOG_JOURNAL_H_
+#define PYRAMID_REFEREE_CORE_LOG_JOURNAL_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <set>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+
+namespace pyramid {
+
+// One entry of a journal file: `bytes` belong at `offset` in the log `path`.
+struct JournalEntry {
+  uint64_t offset = 0;
+  std::string_view path;
+  std::string_view bytes;
+};
+
+// The entries of one journal file's contents, in order, up to the first that
+// does not check (a torn or damaged entry: what a crash while writing
+// leaves). Views into `file`.
+struct ParsedJournal {
+  std::vector<JournalEntry> entries;
+  // Why reading stopped before the end of the file; empty when it did not.
+  std::string stopped;
+  uint64_t stopped_at = 0;  // The byte where it stopped.
+};
+ParsedJournal ParseJournal(std::string_view file);
+
+// Encodes one entry as Commit appends it (for tests and tools).
+std::string EncodeJournalEntry(uint64_t offset, std::string_view path,
+                               std::string_view bytes);
+
+inline constexpr std::string_view kJournalMagic = "pyramid-journal-1\n";
+
+class LogJournal {
+ public:
+  struct Options {
+    // A journal file this large is replaced by a new one and retired.
+    uint64_t rotate_bytes = uint64_t{64} << 20;
+    // Tests only: called on the journal's thread after it took a group of
+    // commits and before it writes them.
+    std::function<void()> before_write;
+  };
+
+  // What Open() found and did.
+  struct Recovery {
+    int files = 0;           // Journal files read.
+    uint64_t entries = 0;    // Entries that checked.
+    int logs_repaired = 0;   // Logs that lacked some of their bytes.
+    std::vector<std::string> notes;  // A torn tail, each one named.
+  };
+
+  // Opens the journal in `dir` (created if missing). First replays what a
+  // previous process left there: every entry's bytes are written into its
+  // log where the log does not hold them already, the logs so repaired are
+  // synced, and the old files deleted. An entry whose log is missing and
+  // does not start at byte 0, or that cannot be written, is an error that
+  // names the log: the referee must not start over a log it cannot repair.
+  static absl::StatusOr<std::unique_ptr<LogJournal>> Open(
+      const std::string& dir, Options options);
+  static absl::StatusOr<std::unique_ptr<LogJournal>> Open(
+      const std::string& dir) {
+    return Open(dir, Options());
+  }
+  // Writes what is queued and calls its commits' `done`, then retires the
+  // current file too: a journal closed this way leaves nothing for the
+  // next Open to replay.
+  ~LogJournal();
+  LogJournal(const LogJournal&) = delete;
+  LogJournal& operator=(const LogJournal&) = delete;
+
+  // Makes `bytes`, which the log at `path` holds from byte `offset` on,
+  // durable: queues a copy of them and returns; `done` is called on the
+  // journal's thread once an fdatasync of the journal covers them, or with
+  // the error when their round's write or sync failed (the journal goes on
+  // for later commits). `path` should be absolute: Open() of a later
+  // process writes there.
+  void CommitAsync(std::string_view path, uint64_t offset,
+                   std::string_view bytes, std::function<void(absl::Status)> done);
+  // CommitAsync, waiting for its `done`.
+  absl::Status Commit(std::string_view path, uint64_t offset,
+                      std::string_view bytes);
+
+  const Recovery& recovery() const { return recovery_; }
+
+  struct Stats {
+    uint64_t commits = 0;
+    uint64_t syncs = 0;          // Rounds: fdatasyncs of the journal.
+    uint64_t largest_group = 0;  // Commits made durable by one round.
+    int retired = 0;             // Files deleted once their logs were synced.
+  };
+  Stats stats() const;
+
+ private:
+  // Commits that will be written and synced together.
+  struct Group {
+    std::string bytes;  // Their encoded entries.
+    std::vector<std::function<void(absl::Status)>> dones;
+    std::set<std::string> log_dirs;  // Of the logs they name.
+  };
+
+  LogJournal(std::string dir, Options options, Recovery recovery);
+  // Creates file `generation` (synced, with its directory) and makes it
+  // the current one. Called by the writer or before it starts.
+  absl::Status StartFile(uint64_t generation);
+  // Writes and syncs a group's bytes to the current file, then rotates the
+  // file when it is full. Called by the writer, outside the lock.
+  absl::Status WriteGroup(const Group& group);
+  void WriteLoop();
+  void RetireLoop();
+
+  const std::string dir_;
+  const Options options_;
+  const Recovery recovery_;
+
+  mutable absl::Mutex mu_;
+  int fd_ = -1;             // The current file; only the writer uses it.
+  uint64_t file_size_ = 0;  // Where the next entry goes; only the writer
+                            // uses it (as the next two).
+  uint64_t zeroed_end_ = 0;  // The file's size: zeros from file_size_ on.
+  uint64_t generation_ ABSL_GUARDED_BY(mu_) = 0;
+  // The group new commits join; null when none is waiting.
+  std::unique_ptr<Group> filling_ ABSL_GUARDED_BY(mu_);
+  // Directories of the logs the current file names (for its retirement);
+  // only the writer uses it.
+  std::set<std::string> log_dirs_;
+  struct Retiree {
+    uint64_t generation;
+    std::set<std::string> log_dirs;
+  };
+  std::vector<Retiree> retiring_ ABSL_GUARDED_BY(mu_);
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;  // For the writer.
+  bool retirer_stopping_ ABSL_GUARDED_BY(mu_) = false;
+  Stats stats_ ABSL_GUARDED_BY(mu_);
+  std::thread writer_;
+  std::thread retirer_;
+};
+
+}  // namespace pyramid
+
+#endif  // PYRAMID_REFEREE_CORE_LOG_JOURNAL_H_

@@ -1,0 +1,358 @@
+#include "referee/core/log_journal.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "referee/core/log_sink.h"
+
+namespace pyramid {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+using ::testing::SizeIs;
+
+// Byte `at` of test log `log`: any log's contents can be checked without
+// being kept.
+void Crash() {
+  raise(SIGKILL);
+  _exit(98);
+}
+
+char ByteOf(int log, uint64_t at) {
+  return static_cast<char>((at * 131 + static_cast<uint64_t>(log) * 7 +
+                            (at >> 9)) & 0xff);
+}
+
+std::string BytesOf(int log, uint64_t from, uint64_t to) {
+  std::string bytes;
+  for (uint64_t at = from; at < to; ++at) bytes.push_back(ByteOf(log, at));
+  return bytes;
+}
+
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+void Spit(const std::string& path, const std::string& bytes) {
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
+}
+
+std::vector<std::string> JournalFiles(const std::string& dir) {
+  std::vector<std::string> names;
+  for (const auto& item : fs::directory_iterator(dir)) {
+    names.push_back(item.path().filename().string());
+  }
+  return names;
+}
+
+class LogJournalTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = (fs::temp_directory_path() / "journal-XXXXXX").string();
+    ASSERT_NE(mkdtemp(dir_.data()), nullptr);
+    journal_dir_ = dir_ + "/journal";
+    fs::create_directory(dir_ + "/logs");
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string Log(int i) const { return absl::StrCat(dir_, "/logs/", i, ".log"); }
+
+  // Runs `body` in a child process, which must end by calling Crash()
+  // while it holds its journal: a crashed referee retires and closes
+  // nothing.
+  void InCrashingChild(const std::function<void()>& body) {
+    const pid_t child = fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+      body();
+      _exit(99);  // It did not crash.
+    }
+    int status = 0;
+    ASSERT_EQ(waitpid(child, &status, 0), child);
+    ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) << status;
+  }
+
+  std::string dir_;
+  std::string journal_dir_;
+};
+
+TEST_F(LogJournalTest, EntriesParseUpToATornOrDamagedOne) {
+  std::string file(kJournalMagic);
+  std::vector<size_t> ends;
+  for (int i = 0; i < 3; ++i) {
+    file += EncodeJournalEntry(100 * i, Log(i), BytesOf(i, 0, 50 + i));
+    ends.push_back(file.size());
+  }
+  ParsedJournal all = ParseJournal(file);
+  ASSERT_THAT(all.entries, SizeIs(3));
+  EXPECT_EQ(all.stopped, "");
+  EXPECT_EQ(all.entries[2].offset, 200u);
+  EXPECT_EQ(all.entries[2].path, Log(2));
+  EXPECT_EQ(all.entries[2].bytes, BytesOf(2, 0, 52));
+  // Cut anywhere: the entries wholly before the cut, and a torn one named.
+  for (size_t cut = kJournalMagic.size(); cut < file.size(); ++cut) {
+    const ParsedJournal parsed = ParseJournal(file.substr(0, cut));
+    const size_t whole = static_cast<size_t>(
+        std::upper_bound(ends.begin(), ends.end(), cut) - ends.begin());
+    ASSERT_THAT(parsed.entries, SizeIs(whole)) << cut;
+    const bool at_boundary =
+        cut == kJournalMagic.size() || (whole > 0 && ends[whole - 1] == cut);
+    EXPECT_EQ(parsed.stopped.empty(), at_boundary) << cut;
+  }
+  // Any byte of the second entry changed: reading stops there.
+  for (size_t at = ends[0]; at < ends[1]; ++at) {
+    std::string damaged = file;
+    damaged[at] ^= 0x20;
+    const ParsedJournal parsed = ParseJournal(damaged);
+    EXPECT_THAT(parsed.entries, SizeIs(1)) << at;
+    EXPECT_EQ(parsed.stopped_at, ends[0]) << at;
+    EXPECT_THAT(parsed.stopped, HasSubstr("entry")) << at;
+  }
+  // The zeros written ahead of the entries end them cleanly; anything but
+  // zeros after the entries is named.
+  EXPECT_EQ(ParseJournal(file + std::string(5000, '\0')).stopped, "");
+  EXPECT_THAT(ParseJournal(file + std::string(5000, '\0')).entries, SizeIs(3));
+  const ParsedJournal garbage =
+      ParseJournal(file + std::string(4, '\0') + "junk");
+  EXPECT_THAT(garbage.entries, SizeIs(3));
+  EXPECT_EQ(garbage.stopped_at, file.size());
+  EXPECT_THAT(garbage.stopped, HasSubstr("entry"));
+  // A file cut while being created holds a prefix of the magic: empty.
+  EXPECT_EQ(ParseJournal(kJournalMagic.substr(0, 5)).stopped, "");
+  EXPECT_EQ(ParseJournal("something else entirely").stopped,
+            "not a journal file");
+}
+
+TEST_F(LogJournalTest, CommitsThatArriveDuringASyncShareTheNextOne) {
+  constexpr int kThreads = 16;
+  std::atomic<int> writes = 0;
+  LogJournal::Options options;
+  LogJournal* journal_for_hook = nullptr;
+  // The first group's leader waits, before writing, until every other
+  // thread has queued its commit: they must all go in the second group.
+  options.before_write = [&] {
+    if (writes.fetch_add(1) != 0) return;
+    while (journal_for_hook->stats().commits < kThreads) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  };
+  absl::StatusOr<std::unique_ptr<LogJournal>> journal =
+      LogJournal::Open(journal_dir_, options);
+  ASSERT_TRUE(journal.ok()) << journal.status();
+  journal_for_hook = journal->get();
+  std::vector<std::thread> threads;
+  std::atomic<int> failures = 0;
+  threads.emplace_back([&] {
+    if (!(*journal)->Commit(Log(0), 0, "first").ok()) ++failures;
+  });
+  while (writes.load() == 0) std::this_thread::yield();
+  for (int i = 1; i < kThreads; ++i) {
+    threads.emplace_back([&, i] {
+      if (!(*journal)->Commit(Log(i), 0, BytesOf(i, 0, 10)).ok()) ++failures;
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_EQ(failures.load(), 0);
+  const LogJournal::Stats stats = (*journal)->stats();
+  EXPECT_EQ(stats.commits, uint64_t{kThreads});
+  EXPECT_EQ(stats.syncs, 2u);
+  EXPECT_EQ(stats.largest_group, uint64_t{kThreads - 1});
+}
+
+TEST_F(LogJournalTest, OpenRepairsTheLogsFromWhatACrashedProcessCommitted) {
+  for (int i = 0; i < 3; ++i) Spit(Log(i), BytesOf(i, 0, 3000));
+  InCrashingChild([&] {
+    auto journal = LogJournal::Open(journal_dir_);
+    if (!journal.ok()) _exit(1);
+    for (int i = 0; i < 3; ++i) {
+      if (!(*journal)->Commit(Log(i), 0, BytesOf(i, 0, 1000)).ok() ||
+          !(*journal)->Commit(Log(i), 1000, BytesOf(i, 1000, 2500)).ok()) {
+        _exit(1);
+      }
+    }
+    Crash();
+  });
+  // A power loss: the logs lose what was never synced in them.
+  fs::resize_file(Log(0), 10);                    // Cut short.
+  fs::remove(Log(1));                             // Never reached the disk.
+  std::string holed = Slurp(Log(2));
+  std::fill(holed.begin() + 500, holed.begin() + 1500, '\0');  // Lost pages.
+  Spit(Log(2), holed);
+
+  absl::StatusOr<std::unique_ptr<LogJournal>> journal =
+      LogJournal::Open(journal_dir_);
+  ASSERT_TRUE(journal.ok()) << journal.status();
+  EXPECT_EQ((*journal)->recovery().files, 1);
+  EXPECT_EQ((*journal)->recovery().entries, 6u);
+  EXPECT_EQ((*journal)->recovery().logs_repaired, 3);
+  EXPECT_THAT((*journal)->recovery().notes, SizeIs(0));
+  EXPECT_TRUE(Slurp(Log(0)) == BytesOf(0, 0, 2500));
+  EXPECT_TRUE(Slurp(Log(1)) == BytesOf(1, 0, 2500));
+  // What followed the committed bytes is left as it was.
+  EXPECT_TRUE(Slurp(Log(2)) == BytesOf(2, 0, 3000));
+  // The crashed process's file is gone; the new journal has its own.
+  EXPECT_THAT(JournalFiles(journal_dir_),
+              ::testing::ElementsAre("0000000000000002.journal"));
+  journal->reset();
+  // Closed cleanly, it leaves nothing to replay.
+  EXPECT_THAT(JournalFiles(journal_dir_), SizeIs(0));
+  journal = LogJournal::Open(journal_dir_);
+  ASSERT_TRUE(journal.ok()) << journal.status();
+  EXPECT_EQ((*journal)->recovery().files, 0);
+}
+
+TEST_F(LogJournalTest, ALostLogThatCannotBeRebuiltIsNamed) {
+  Spit(Log(0), BytesOf(0, 0, 300));
+  InCrashingChild([&] {
+    auto journal = LogJournal::Open(journal_dir_);
+    if (!journal.ok() ||
+        !(*journal)->Commit(Log(0), 100, BytesOf(0, 100, 300)).ok()) {
+      _exit(1);
+    }
+    Crash();
+  });
+  fs::remove(Log(0));  // Its first 100 bytes are nowhere.
+  const absl::StatusOr<std::unique_ptr<LogJournal>> journal =
+      LogJournal::Open(journal_dir_);
+  ASSERT_FALSE(journal.ok());
+  EXPECT_EQ(journal.status().code(), absl::StatusCode::kDataLoss);
+  EXPECT_THAT(journal.status().message(),
+              HasSubstr("bytes 100 to 300 of the log " + Log(0)));
+  // The journal is kept for when the log is found.
+  EXPECT_THAT(JournalFiles(journal_dir_), SizeIs(1));
+}
+
+TEST_F(LogJournalTest, FullFilesAreReplacedAndRetired) {
+  LogJournal::Options options;
+  options.rotate_bytes = 4096;
+  absl::StatusOr<std::unique_ptr<LogJournal>> journal =
+      LogJournal::Open(journal_dir_, options);
+  ASSERT_TRUE(journal.ok()) << journal.status();
+  uint64_t size = 0;
+  for (int round = 0; round < 40; ++round) {
+    std::ofstream(Log(0), std::ios::binary | std::ios::app)
+        << BytesOf(0, size, size + 1000);
+    ASSERT_TRUE((*journal)->Commit(Log(0), size, BytesOf(0, size, size + 1000)).ok());
+    size += 1000;
+  }
+  // A file is full once it holds 4096 bytes or more.
+  const size_t entry = EncodeJournalEntry(0, Log(0), BytesOf(0, 0, 1000)).size();
+  int per_file = 0;
+  for (size_t held = kJournalMagic.size(); held < 4096; held += entry) {
+    ++per_file;
+  }
+  const int full_files = 40 / per_file;
+  // Retired by another thread: wait for it (bounded).
+  for (int i = 0; i < 500 && (*journal)->stats().retired < full_files; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_EQ((*journal)->stats().retired, full_files);
+  EXPECT_THAT(JournalFiles(journal_dir_), SizeIs(1));
+  EXPECT_TRUE(Slurp(Log(0)) == BytesOf(0, 0, size));
+}
+
+// A process appends to logs and commits from several threads, and is killed
+// at a random moment; then the logs lose a random part of what they never
+// synced themselves (a power loss). Reopening the journal must give every
+// log back at least every byte a Commit returned OK for. Repeated, each
+// round continuing the logs of the last.
+TEST_F(LogJournalTest, SigkillAtRandomMomentsThenAPowerLossLosesNothingCommitted) {
+  constexpr int kLogs = 6;
+  constexpr int kRounds = 8;
+  std::mt19937_64 random(testing::UnitTest::GetInstance()->random_seed());
+  // What each log holds durably in itself (synced by a clean close of the
+  // journal, which syncs the logs' file system before deleting its file).
+  std::vector<uint64_t> durable(kLogs, 0);
+  for (int i = 0; i < kLogs; ++i) Spit(Log(i), "");
+  for (int round = 0; round < kRounds; ++round) {
+    int reports[2];
+    ASSERT_EQ(pipe(reports), 0);
+    const pid_t child = fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+      close(reports[0]);
+      auto journal = LogJournal::Open(journal_dir_);
+      if (!journal.ok()) _exit(1);
+      std::vector<std::thread> threads;
+      for (int i = 0; i < kLogs; ++i) {
+        threads.emplace_back([&, i] {
+          const int fd = open(Log(i).c_str(), O_WRONLY | O_APPEND);
+          uint64_t size = fs::file_size(Log(i));
+          std::mt19937 sizes(static_cast<unsigned>(i + 100 * round));
+          while (true) {
+            const uint64_t to = size + 1 + sizes() % 3000;
+            const std::string bytes = BytesOf(i, size, to);
+            if (write(fd, bytes.data(), bytes.size()) !=
+                    static_cast<ssize_t>(bytes.size()) ||
+                !(*journal)->Commit(Log(i), size, bytes).ok()) {
+              _exit(1);
+            }
+            size = to;
+            // Reported only once committed.
+            char line[64];
+            const int n = snprintf(line, sizeof(line), "%d %llu\n", i,
+                                   static_cast<unsigned long long>(size));
+            if (write(reports[1], line, n) != n) _exit(1);
+          }
+        });
+      }
+      for (std::thread& thread : threads) thread.join();
+      _exit(0);
+    }
+    close(reports[1]);
+    std::this_thread::sleep_for(
+        std::chrono::milliseconds(5 + random() % 60));
+    kill(child, SIGKILL);
+    int status = 0;
+    ASSERT_EQ(waitpid(child, &status, 0), child);
+    ASSERT_TRUE(WIFSIGNALED(status)) << "the writer failed: " << status;
+    std::vector<uint64_t> committed = durable;
+    FILE* in = fdopen(reports[0], "r");
+    int log = 0;
+    unsigned long long size = 0;
+    while (fscanf(in, "%d %llu", &log, &size) == 2) {
+      committed[log] = std::max<uint64_t>(committed[log], size);
+    }
+    fclose(in);
+    // The power loss: each log keeps a random length of what it did not
+    // hold durably.
+    for (int i = 0; i < kLogs; ++i) {
+      const uint64_t written = fs::file_size(Log(i));
+      ASSERT_GE(written, committed[i]);
+      fs::resize_file(Log(i), durable[i] + random() % (written - durable[i] + 1));
+    }
+    absl::StatusOr<std::unique_ptr<LogJournal>> journal =
+        LogJournal::Open(journal_dir_);
+    ASSERT_TRUE(journal.ok()) << journal.status();
+    for (int i = 0; i < kLogs; ++i) {
+      const std::string bytes = Slurp(Log(i));
+      ASSERT_GE(bytes.size(), committed[i]) << "round " << round << " log " << i;
+      ASSERT_TRUE(bytes.substr(0, committed[i]) == BytesOf(i, 0, committed[i]))
+          << "round " << round << " log " << i;
+      // What is left beyond the committed bytes is a prefix of what was
+      // written; the next round appends after it.
+      ASSERT_TRUE(bytes == BytesOf(i, 0, bytes.size()));
+    }
+    journal->reset();  // A clean close: the logs are synced.
+    for (int i = 0; i < kLogs; ++i) durable[i] = fs::file_size(Log(i));
+  }
+}
+
+}  // namespace
+}  // namespace pyramid
