@@ -632,6 +632,61 @@ class SilentWatchers {
 
 // A second referee on a DATA_DIR in use refuses to start, naming the first,
 // which goes on serving.
+// docs/durability.md, "The journal": with --fsync=checkpoints a referee
+// syncs a log itself only when it creates it (the header and its
+// checkpoint), then only its journal. A power loss that then takes every
+// later byte of the logs loses none the referee reported durable: two
+// matches play to their end (a seat hears of the end only once the seal is
+// durable), the referee is killed, the logs are cut after their first
+// checkpoint, and the restarted referee rebuilds them byte for byte before
+// it serves.
+TEST_F(E2eTest, APowerLossLosesNoLogTheJournalHolds) {
+  ASSERT_NO_FATAL_FAILURE(StartReferee());
+  std::vector<std::string> matches;
+  for (int m = 0; m < 2; ++m) {
+    matches.push_back(CreateMatch(Path(absl::StrCat("tok-", m))));
+    ASSERT_EQ(matches.back().size(), 32u);
+    for (int seat = 0; seat < 3; ++seat) {
+      StartBot(Path(absl::StrCat("tok-", m, "/seat-", seat, ".token")),
+               {"--matches=1"});
+    }
+  }
+  for (auto& bot : bots_) ASSERT_EQ(bot->Wait(kWait), 0) << bot->err();
+  bots_.clear();
+  std::vector<std::string> ended;
+  for (const std::string& match : matches) {
+    ended.push_back(Slurp(LogPath(match)));
+  }
+  referee_->Signal(SIGKILL);
+  EXPECT_EQ(referee_->Wait(kWait), 128 + SIGKILL);
+  ASSERT_FALSE(fs::is_empty(data_ + "/journal"));
+  for (size_t m = 0; m < matches.size(); ++m) {
+    const SplitLogResult split = SplitLog(ended[m]);
+    ASSERT_GT(split.records.size(), 40u);
+    fs::resize_file(LogPath(matches[m]), split.records[2].offset);
+  }
+
+  fs::remove(Path("port"));
+  ASSERT_NO_FATAL_FAILURE(StartReferee({"--listen=" + address_}));
+  const absl::Time end = absl::Now() + kWait;
+  while (referee_->out().find("logs repaired") == std::string::npos &&
+         absl::Now() < end) {
+    absl::SleepFor(absl::Milliseconds(10));
+  }
+  EXPECT_THAT(referee_->out(), HasSubstr("2 logs repaired"));
+  for (size_t m = 0; m < matches.size(); ++m) {
+    EXPECT_TRUE(Slurp(LogPath(matches[m])) == ended[m]) << matches[m];
+    ToolResult verified = Run(
+        "replay", {"verify", "--key=" + PublicKeyFile(), LogPath(matches[m])});
+    EXPECT_EQ(verified.code, 0) << verified.out << verified.err;
+  }
+  ToolResult listed = Refctl({"list", "--status=finished"});
+  ASSERT_EQ(listed.code, 0) << listed.err;
+  for (const std::string& match : matches) {
+    EXPECT_THAT(listed.out, HasSubstr(match));
+  }
+}
+
 TEST_F(E2eTest, ASecondRefereeOnTheSameDataDirIsRefused) {
   ASSERT_NO_FATAL_FAILURE(StartReferee());
   ToolResult second =

@@ -95,8 +95,8 @@ absl::Status WriteZeros(int fd, uint64_t from, uint64_t to,
   static const std::string* const zeros = new std::string(kZeroAhead, '\0');
   while (from < to) {
     const uint64_t n = std::min<uint64_t>(to - from, zeros->size());
-    if (absl::Status s = WriteAt(fd, std::string_view(*zeros).substr(0, n),
-                                 from, path);
+    if (absl::Status s =
+            WriteAt(fd, std::string_view(*zeros).substr(0, n), from, path);
         !s.ok()) {
       return s;
     }
@@ -117,10 +117,22 @@ absl::Status ApplyEntry(const JournalEntry& entry, bool& changed) {
     created = fd >= 0;
   }
   if (fd < 0) {
+    return absl::DataLossError(
+        absl::StrCat("the journal holds bytes ", entry.offset, " to ",
+                     entry.offset + entry.bytes.size(), " of the log ", path,
+                     ", which cannot be opened: ", std::strerror(errno)));
+  }
+  // The entries of a log run on from where the log last synced itself, so
+  // a log that ends before an entry's first byte lost bytes the journal
+  // never held: writing the entry would leave a hole of zeros in it.
+  struct stat st;
+  if (fstat(fd, &st) != 0 || static_cast<uint64_t>(st.st_size) < entry.offset) {
+    const uint64_t size = static_cast<uint64_t>(st.st_size);
+    close(fd);
     return absl::DataLossError(absl::StrCat(
-        "the journal holds bytes ", entry.offset, " to ",
-        entry.offset + entry.bytes.size(), " of the log ", path,
-        ", which cannot be opened: ", std::strerror(errno)));
+        "the log ", path, " ends at byte ", size,
+        ", before the bytes the journal holds for it from byte ", entry.offset,
+        " on: bytes ", size, " to ", entry.offset, " are lost"));
   }
   std::string held(entry.bytes.size(), '\0');
   size_t have = 0;
@@ -162,7 +174,8 @@ absl::Status ApplyEntry(const JournalEntry& entry, bool& changed) {
 
 std::string EncodeJournalEntry(uint64_t offset, std::string_view path,
                                std::string_view bytes) {
-  const size_t body = kOffsetSize + kPathLengthSize + path.size() + bytes.size();
+  const size_t body =
+      kOffsetSize + kPathLengthSize + path.size() + bytes.size();
   std::string out;
   out.reserve(kLengthSize + body + kHashSize);
   PutLittleEndian(body, kLengthSize, out);

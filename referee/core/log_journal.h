@@ -83,18 +83,19 @@ class LogJournal {
 
   // What Open() found and did.
   struct Recovery {
-    int files = 0;           // Journal files read.
-    uint64_t entries = 0;    // Entries that checked.
-    int logs_repaired = 0;   // Logs that lacked some of their bytes.
+    int files = 0;                   // Journal files read.
+    uint64_t entries = 0;            // Entries that checked.
+    int logs_repaired = 0;           // Logs that lacked some of their bytes.
     std::vector<std::string> notes;  // A torn tail, each one named.
   };
 
   // Opens the journal in `dir` (created if missing). First replays what a
   // previous process left there: every entry's bytes are written into its
   // log where the log does not hold them already, the logs so repaired are
-  // synced, and the old files deleted. An entry whose log is missing and
-  // does not start at byte 0, or that cannot be written, is an error that
-  // names the log: the referee must not start over a log it cannot repair.
+  // synced, and the old files deleted. An entry whose log ends before the
+  // entry's first byte (or is missing, for an entry not at byte 0), or that
+  // cannot be written, is an error that names the log: the referee must not
+  // start over a log it cannot repair.
   static absl::StatusOr<std::unique_ptr<LogJournal>> Open(
       const std::string& dir, Options options);
   static absl::StatusOr<std::unique_ptr<LogJournal>> Open(
@@ -115,7 +116,8 @@ class LogJournal {
   // for later commits). `path` should be absolute: Open() of a later
   // process writes there.
   void CommitAsync(std::string_view path, uint64_t offset,
-                   std::string_view bytes, std::function<void(absl::Status)> done);
+                   std::string_view bytes,
+                   std::function<void(absl::Status)> done);
   // CommitAsync, waiting for its `done`.
   absl::Status Commit(std::string_view path, uint64_t offset,
                       std::string_view bytes);
@@ -153,9 +155,9 @@ class LogJournal {
   const Recovery recovery_;
 
   mutable absl::Mutex mu_;
-  int fd_ = -1;             // The current file; only the writer uses it.
-  uint64_t file_size_ = 0;  // Where the next entry goes; only the writer
-                            // uses it (as the next two).
+  int fd_ = -1;              // The current file; only the writer uses it.
+  uint64_t file_size_ = 0;   // Where the next entry goes; only the writer
+                             // uses it (as the next two).
   uint64_t zeroed_end_ = 0;  // The file's size: zeros from file_size_ on.
   uint64_t generation_ ABSL_GUARDED_BY(mu_) = 0;
   // The group new commits join; null when none is waiting.

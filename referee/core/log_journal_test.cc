@@ -35,8 +35,8 @@ void Crash() {
 }
 
 char ByteOf(int log, uint64_t at) {
-  return static_cast<char>((at * 131 + static_cast<uint64_t>(log) * 7 +
-                            (at >> 9)) & 0xff);
+  return static_cast<char>(
+      (at * 131 + static_cast<uint64_t>(log) * 7 + (at >> 9)) & 0xff);
 }
 
 std::string BytesOf(int log, uint64_t from, uint64_t to) {
@@ -71,7 +71,9 @@ class LogJournalTest : public ::testing::Test {
     fs::create_directory(dir_ + "/logs");
   }
   void TearDown() override { fs::remove_all(dir_); }
-  std::string Log(int i) const { return absl::StrCat(dir_, "/logs/", i, ".log"); }
+  std::string Log(int i) const {
+    return absl::StrCat(dir_, "/logs/", i, ".log");
+  }
 
   // Runs `body` in a child process, which must end by calling Crash()
   // while it holds its journal: a crashed referee retires and closes
@@ -189,8 +191,8 @@ TEST_F(LogJournalTest, OpenRepairsTheLogsFromWhatACrashedProcessCommitted) {
     Crash();
   });
   // A power loss: the logs lose what was never synced in them.
-  fs::resize_file(Log(0), 10);                    // Cut short.
-  fs::remove(Log(1));                             // Never reached the disk.
+  fs::resize_file(Log(0), 10);  // Cut short.
+  fs::remove(Log(1));           // Never reached the disk.
   std::string holed = Slurp(Log(2));
   std::fill(holed.begin() + 500, holed.begin() + 1500, '\0');  // Lost pages.
   Spit(Log(2), holed);
@@ -236,6 +238,22 @@ TEST_F(LogJournalTest, ALostLogThatCannotBeRebuiltIsNamed) {
               HasSubstr("bytes 100 to 300 of the log " + Log(0)));
   // The journal is kept for when the log is found.
   EXPECT_THAT(JournalFiles(journal_dir_), SizeIs(1));
+  // Found cut short of the journal's first byte: writing the entry would
+  // leave a hole.
+  Spit(Log(0), BytesOf(0, 0, 50));
+  const absl::StatusOr<std::unique_ptr<LogJournal>> short_log =
+      LogJournal::Open(journal_dir_);
+  ASSERT_FALSE(short_log.ok());
+  EXPECT_THAT(short_log.status().message(),
+              HasSubstr("the log " + Log(0) +
+                        " ends at byte 50, before the bytes the journal "
+                        "holds for it from byte 100 on"));
+  // Found whole: repaired.
+  Spit(Log(0), BytesOf(0, 0, 100));
+  const absl::StatusOr<std::unique_ptr<LogJournal>> repaired =
+      LogJournal::Open(journal_dir_);
+  ASSERT_TRUE(repaired.ok()) << repaired.status();
+  EXPECT_TRUE(Slurp(Log(0)) == BytesOf(0, 0, 300));
 }
 
 TEST_F(LogJournalTest, FullFilesAreReplacedAndRetired) {
@@ -248,11 +266,13 @@ TEST_F(LogJournalTest, FullFilesAreReplacedAndRetired) {
   for (int round = 0; round < 40; ++round) {
     std::ofstream(Log(0), std::ios::binary | std::ios::app)
         << BytesOf(0, size, size + 1000);
-    ASSERT_TRUE((*journal)->Commit(Log(0), size, BytesOf(0, size, size + 1000)).ok());
+    ASSERT_TRUE(
+        (*journal)->Commit(Log(0), size, BytesOf(0, size, size + 1000)).ok());
     size += 1000;
   }
   // A file is full once it holds 4096 bytes or more.
-  const size_t entry = EncodeJournalEntry(0, Log(0), BytesOf(0, 0, 1000)).size();
+  const size_t entry =
+      EncodeJournalEntry(0, Log(0), BytesOf(0, 0, 1000)).size();
   int per_file = 0;
   for (size_t held = kJournalMagic.size(); held < 4096; held += entry) {
     ++per_file;
@@ -272,7 +292,8 @@ TEST_F(LogJournalTest, FullFilesAreReplacedAndRetired) {
 // synced themselves (a power loss). Reopening the journal must give every
 // log back at least every byte a Commit returned OK for. Repeated, each
 // round continuing the logs of the last.
-TEST_F(LogJournalTest, SigkillAtRandomMomentsThenAPowerLossLosesNothingCommitted) {
+TEST_F(LogJournalTest,
+       SigkillAtRandomMomentsThenAPowerLossLosesNothingCommitted) {
   constexpr int kLogs = 6;
   constexpr int kRounds = 8;
   std::mt19937_64 random(testing::UnitTest::GetInstance()->random_seed());
@@ -316,8 +337,7 @@ TEST_F(LogJournalTest, SigkillAtRandomMomentsThenAPowerLossLosesNothingCommitted
       _exit(0);
     }
     close(reports[1]);
-    std::this_thread::sleep_for(
-        std::chrono::milliseconds(5 + random() % 60));
+    std::this_thread::sleep_for(std::chrono::milliseconds(5 + random() % 60));
     kill(child, SIGKILL);
     int status = 0;
     ASSERT_EQ(waitpid(child, &status, 0), child);
@@ -335,14 +355,16 @@ TEST_F(LogJournalTest, SigkillAtRandomMomentsThenAPowerLossLosesNothingCommitted
     for (int i = 0; i < kLogs; ++i) {
       const uint64_t written = fs::file_size(Log(i));
       ASSERT_GE(written, committed[i]);
-      fs::resize_file(Log(i), durable[i] + random() % (written - durable[i] + 1));
+      fs::resize_file(Log(i),
+                      durable[i] + random() % (written - durable[i] + 1));
     }
     absl::StatusOr<std::unique_ptr<LogJournal>> journal =
         LogJournal::Open(journal_dir_);
     ASSERT_TRUE(journal.ok()) << journal.status();
     for (int i = 0; i < kLogs; ++i) {
       const std::string bytes = Slurp(Log(i));
-      ASSERT_GE(bytes.size(), committed[i]) << "round " << round << " log " << i;
+      ASSERT_GE(bytes.size(), committed[i])
+          << "round " << round << " log " << i;
       ASSERT_TRUE(bytes.substr(0, committed[i]) == BytesOf(i, 0, committed[i]))
           << "round " << round << " log " << i;
       // What is left beyond the committed bytes is a prefix of what was

@@ -16,11 +16,12 @@ SyncPool::~SyncPool() {
     stop_ = true;
   }
   for (std::thread& thread : threads_) thread.join();
-  absl::MutexLock lock(&reports_->mu);
-  auto reported = [r = reports_.get()]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(r->mu) {
-    return r->owed == 0;
+  Reports& reports = *reports_;
+  absl::MutexLock lock(&reports.mu);
+  auto reported = [&reports]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(reports.mu) {
+    return reports.owed == 0;
   };
-  reports_->mu.Await(absl::Condition(&reported));
+  reports.mu.Await(absl::Condition(&reported));
 }
 
 void SyncPool::Submit(SyncJob sync, SyncDone done) {
