@@ -1,7 +1,9 @@
 #include "referee/core/log_journal.h"
 
 #include <fcntl.h>
+#include <limits.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -89,6 +91,51 @@ absl::Status WriteAt(int fd, std::string_view bytes, uint64_t at,
   return absl::OkStatus();
 }
 
+// Writes `entries` one after the other from byte `at` of the file, with as
+// few system calls as the kernel allows (pwritev of up to IOV_MAX pieces).
+template <typename Entries>
+absl::Status WriteEntries(int fd, const Entries& entries, uint64_t at,
+                          const std::string& path) {
+  std::vector<struct iovec> pieces;
+  pieces.reserve(std::min<size_t>(3 * entries.size(), IOV_MAX));
+  auto flush = [&]() -> absl::Status {
+    size_t first = 0;
+    while (first < pieces.size()) {
+      const ssize_t n = pwritev(fd, pieces.data() + first,
+                                static_cast<int>(pieces.size() - first),
+                                static_cast<off_t>(at));
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) return absl::InternalError(Errno("cannot write", path));
+      at += static_cast<uint64_t>(n);
+      // Past the pieces written whole; into the one written in part.
+      size_t done = static_cast<size_t>(n);
+      while (first < pieces.size() && done >= pieces[first].iov_len) {
+        done -= pieces[first++].iov_len;
+      }
+      if (first < pieces.size()) {
+        pieces[first].iov_base =
+            static_cast<char*>(pieces[first].iov_base) + done;
+        pieces[first].iov_len -= done;
+      }
+    }
+    pieces.clear();
+    return absl::OkStatus();
+  };
+  for (const auto& entry : entries) {
+    for (std::string_view piece :
+         {std::string_view(entry.head), std::string_view(entry.bytes),
+          std::string_view(reinterpret_cast<const char*>(entry.hash.data()),
+                           entry.hash.size())}) {
+      if (piece.empty()) continue;
+      pieces.push_back({const_cast<char*>(piece.data()), piece.size()});
+      if (pieces.size() == IOV_MAX) {
+        if (absl::Status s = flush(); !s.ok()) return s;
+      }
+    }
+  }
+  return flush();
+}
+
 // Fills [from, to) of the file with zeros.
 absl::Status WriteZeros(int fd, uint64_t from, uint64_t to,
                         const std::string& path) {
@@ -172,18 +219,33 @@ absl::Status ApplyEntry(const JournalEntry& entry, bool& changed) {
 
 }  // namespace
 
+namespace {
+
+// An entry's bytes before its log's: body_length, offset, path_length, path.
+std::string EntryHead(uint64_t offset, std::string_view path,
+                      size_t bytes_size) {
+  std::string head;
+  head.reserve(kLengthSize + kOffsetSize + kPathLengthSize + path.size());
+  PutLittleEndian(kOffsetSize + kPathLengthSize + path.size() + bytes_size,
+                  kLengthSize, head);
+  PutLittleEndian(offset, kOffsetSize, head);
+  PutLittleEndian(path.size(), kPathLengthSize, head);
+  head.append(path);
+  return head;
+}
+
+// SHA-256 of an entry's body: its head after body_length, then the bytes.
+Digest EntryHash(std::string_view head, std::string_view bytes) {
+  return Sha256({head.substr(kLengthSize), bytes});
+}
+
+}  // namespace
+
 std::string EncodeJournalEntry(uint64_t offset, std::string_view path,
                                std::string_view bytes) {
-  const size_t body =
-      kOffsetSize + kPathLengthSize + path.size() + bytes.size();
-  std::string out;
-  out.reserve(kLengthSize + body + kHashSize);
-  PutLittleEndian(body, kLengthSize, out);
-  PutLittleEndian(offset, kOffsetSize, out);
-  PutLittleEndian(path.size(), kPathLengthSize, out);
-  out.append(path);
+  std::string out = EntryHead(offset, path, bytes.size());
+  const Digest hash = EntryHash(out, bytes);
   out.append(bytes);
-  const Digest hash = Sha256(std::string_view(out).substr(kLengthSize, body));
   out.append(AsView(hash));
   return out;
 }
@@ -355,13 +417,20 @@ absl::Status LogJournal::StartFile(uint64_t generation) {
 }
 
 void LogJournal::CommitAsync(std::string_view path, uint64_t offset,
-                             std::string_view bytes,
+                             std::string bytes,
                              std::function<void(absl::Status)> done) {
-  std::string entry = EncodeJournalEntry(offset, path, bytes);
+  Entry entry;
+  entry.head = EntryHead(offset, path, bytes.size());
+  const Digest hash = EntryHash(entry.head, bytes);
+  std::copy(hash.begin(), hash.end(), entry.hash.begin());
+  entry.bytes = std::move(bytes);
+  const uint64_t size =
+      entry.head.size() + entry.bytes.size() + entry.hash.size();
   std::string log_dir = std::filesystem::path(path).parent_path().string();
   absl::MutexLock lock(&mu_);
   if (filling_ == nullptr) filling_ = std::make_unique<Group>();
-  filling_->bytes.append(entry);
+  filling_->entries.push_back(std::move(entry));
+  filling_->size += size;
   filling_->dones.push_back(std::move(done));
   filling_->log_dirs.insert(std::move(log_dir));
   ++stats_.commits;
@@ -371,7 +440,7 @@ absl::Status LogJournal::Commit(std::string_view path, uint64_t offset,
                                 std::string_view bytes) {
   absl::Notification committed;
   absl::Status status;
-  CommitAsync(path, offset, bytes, [&](absl::Status s) {
+  CommitAsync(path, offset, std::string(bytes), [&](absl::Status s) {
     status = std::move(s);
     committed.Notify();
   });
@@ -417,14 +486,14 @@ absl::Status LogJournal::WriteGroup(const Group& group) {
   const std::string path = FileName(dir_, generation);
   // Zeros first, past the group's end, so that the file's size changes once
   // a mebibyte and not at every sync.
-  const uint64_t end = file_size_ + group.bytes.size();
+  const uint64_t end = file_size_ + group.size;
   absl::Status status;
   if (end >= zeroed_end_) {
     const uint64_t to = (end / kZeroAhead + 1) * kZeroAhead;
     status = WriteZeros(fd_, std::max(zeroed_end_, end), to, path);
     if (status.ok()) zeroed_end_ = to;
   }
-  if (status.ok()) status = WriteAt(fd_, group.bytes, file_size_, path);
+  if (status.ok()) status = WriteEntries(fd_, group.entries, file_size_, path);
   if (status.ok() && fdatasync(fd_) != 0) {
     status = absl::InternalError(Errno("cannot sync", path));
   }
@@ -442,7 +511,7 @@ absl::Status LogJournal::WriteGroup(const Group& group) {
         absl::StrCat("the journal could not make a checkpoint durable (",
                      status.message(), ")"));
   }
-  file_size_ += group.bytes.size();
+  file_size_ += group.size;
   log_dirs_.insert(group.log_dirs.begin(), group.log_dirs.end());
   if (file_size_ >= options_.rotate_bytes) {
     // A failure here leaves the full file in use, to be replaced later.

@@ -32,6 +32,7 @@
 #ifndef PYRAMID_REFEREE_CORE_LOG_JOURNAL_H_
 #define PYRAMID_REFEREE_CORE_LOG_JOURNAL_H_
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -115,8 +116,8 @@ class LogJournal {
   // the error when their round's write or sync failed (the journal goes on
   // for later commits). `path` should be absolute: Open() of a later
   // process writes there.
-  void CommitAsync(std::string_view path, uint64_t offset,
-                   std::string_view bytes,
+  // `bytes` is kept until written, not copied.
+  void CommitAsync(std::string_view path, uint64_t offset, std::string bytes,
                    std::function<void(absl::Status)> done);
   // CommitAsync, waiting for its `done`.
   absl::Status Commit(std::string_view path, uint64_t offset,
@@ -133,9 +134,17 @@ class LogJournal {
   Stats stats() const;
 
  private:
+  // One commit's entry, as written: `head` (body_length, offset,
+  // path_length, path), `bytes`, `hash`.
+  struct Entry {
+    std::string head;
+    std::string bytes;
+    std::array<uint8_t, 32> hash;
+  };
   // Commits that will be written and synced together.
   struct Group {
-    std::string bytes;  // Their encoded entries.
+    std::vector<Entry> entries;
+    uint64_t size = 0;  // Of their entries.
     std::vector<std::function<void(absl::Status)>> dones;
     std::set<std::string> log_dirs;  // Of the logs they name.
   };

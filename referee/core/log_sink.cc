@@ -138,7 +138,7 @@ SyncJob FileLogSink::SyncLater() {
       }
       have += static_cast<size_t>(n);
     }
-    journal->CommitAsync(path, from, bytes, std::move(done));
+    journal->CommitAsync(path, from, std::move(bytes), std::move(done));
   };
 }
 

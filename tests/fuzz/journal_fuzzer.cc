@@ -22,8 +22,8 @@ void Check(bool condition) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view file(reinterpret_cast<const char*>(data), size);
   const pyramid::ParsedJournal parsed = pyramid::ParseJournal(file);
-  const bool magic = file.substr(0, pyramid::kJournalMagic.size()) ==
-                     pyramid::kJournalMagic;
+  const bool magic =
+      file.substr(0, pyramid::kJournalMagic.size()) == pyramid::kJournalMagic;
   std::string again(magic ? pyramid::kJournalMagic : std::string_view());
   for (const pyramid::JournalEntry& entry : parsed.entries) {
     Check(!entry.path.empty());
@@ -35,7 +35,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     // creation was cut short).
     const std::string_view rest = file.substr(again.size());
     Check(rest.find_first_not_of('\0') == std::string_view::npos ||
-          (again.empty() && pyramid::kJournalMagic.substr(0, rest.size()) == rest));
+          (again.empty() &&
+           pyramid::kJournalMagic.substr(0, rest.size()) == rest));
   } else {
     Check(parsed.stopped_at == again.size());
   }
