@@ -10,6 +10,7 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "referee/cli/token_text.h"
+#include "referee/core/log_journal.h"
 #include "referee/core/log_sink.h"
 #include "referee/crypto/bytes.h"
 #include "referee/crypto/ed25519.h"
@@ -53,7 +54,7 @@ absl::Status FromGrpc(const grpc::Status& status, const std::string& what) {
 
 absl::StatusOr<std::unique_ptr<RefereeLink>> RefereeLink::StartEmbedded(
     const std::string& key_path, const std::string& log_dir,
-    const std::string& tlog_path) {
+    const std::string& tlog_path, const std::string& journal_dir) {
   if (!std::filesystem::exists(key_path)) {
     if (absl::Status s = WriteKeyFiles(key_path, SigningKey::Generate());
         !s.ok()) {
@@ -62,6 +63,10 @@ absl::StatusOr<std::unique_ptr<RefereeLink>> RefereeLink::StartEmbedded(
   }
   absl::StatusOr<SigningKey> key = ReadSigningKey(key_path);
   if (!key.ok()) return key.status();
+  // Replayed before any log is read: a power loss may have cut them.
+  absl::StatusOr<std::unique_ptr<LogJournal>> journal =
+      LogJournal::Open(journal_dir);
+  if (!journal.ok()) return journal.status();
   auto link = std::unique_ptr<RefereeLink>(new RefereeLink());
   link->public_key_ = key->public_key();
   absl::StatusOr<std::unique_ptr<TransparencyLog>> tlog = TransparencyLog::Open(
@@ -95,6 +100,7 @@ absl::StatusOr<std::unique_ptr<RefereeLink>> RefereeLink::StartEmbedded(
   options.log_dir = log_dir;
   options.referee_key = *std::move(key);
   options.tlog = *std::move(tlog);
+  options.journal = *std::move(journal);
   absl::StatusOr<std::unique_ptr<EmbeddedReferee>> embedded =
       EmbeddedReferee::Start(std::move(options));
   if (!embedded.ok()) return embedded.status();

@@ -30,10 +30,12 @@ class RefereeLink {
   // Starts an embedded referee signing with the key at `key_path`
   // (generated there, with its .pub, if missing), writing logs into
   // `log_dir` and keeping its transparency log in `tlog_path` (kept across
-  // runs, so a resumed tournament's matches stay in one tree).
+  // runs, so a resumed tournament's matches stay in one tree); its
+  // checkpoints are made durable through the journal in `journal_dir`
+  // (docs/durability.md, "The journal"), which a restart replays first.
   static absl::StatusOr<std::unique_ptr<RefereeLink>> StartEmbedded(
       const std::string& key_path, const std::string& log_dir,
-      const std::string& tlog_path);
+      const std::string& tlog_path, const std::string& journal_dir);
 
   // Connects to the referee at `address`. `public_key` is its key as 64 hex
   // digits or a file holding them; `admin_token_file` holds its admin
