@@ -124,9 +124,10 @@ class Runner {
     }
     absl::StatusOr<std::unique_ptr<RefereeLink>> link =
         t_.referee().empty()
-            ? RefereeLink::StartEmbedded(
-                  signing_key_.string(), (out_ / "logs").string(),
-                  (out_ / "tlog.sqlite3").string(), (out_ / "log-journal").string())
+            ? RefereeLink::StartEmbedded(signing_key_.string(),
+                                         (out_ / "logs").string(),
+                                         (out_ / "tlog.sqlite3").string(),
+                                         (out_ / "log-journal").string())
             : RefereeLink::Connect(t_.referee(), t_.referee_key(),
                                    t_.admin_token_file(),
                                    options_.referee_retry);
