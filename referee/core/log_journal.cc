@@ -333,8 +333,10 @@ absl::StatusOr<std::unique_ptr<LogJournal>> LogJournal::Open(
     for (const JournalEntry& entry : parsed.entries) {
       bool changed = false;
       if (absl::Status s = ApplyEntry(entry, changed); !s.ok()) {
-        return absl::DataLossError(
-            absl::StrCat("journal ", path, ": ", s.message()));
+        return absl::DataLossError(absl::StrCat(
+            "journal ", path, ": ", s.message(),
+            " (put the log back, or remove ", dir,
+            " to start without repairing it)"));
       }
       if (changed) repaired.emplace(entry.path);
       ++recovery.entries;

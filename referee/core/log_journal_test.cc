@@ -236,6 +236,8 @@ TEST_F(LogJournalTest, ALostLogThatCannotBeRebuiltIsNamed) {
   EXPECT_EQ(journal.status().code(), absl::StatusCode::kDataLoss);
   EXPECT_THAT(journal.status().message(),
               HasSubstr("bytes 100 to 300 of the log " + Log(0)));
+  EXPECT_THAT(journal.status().message(),
+              HasSubstr("remove " + journal_dir_ + " to start without"));
   // The journal is kept for when the log is found.
   EXPECT_THAT(JournalFiles(journal_dir_), SizeIs(1));
   // Found cut short of the journal's first byte: writing the entry would
