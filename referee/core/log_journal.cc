@@ -333,10 +333,10 @@ absl::StatusOr<std::unique_ptr<LogJournal>> LogJournal::Open(
     for (const JournalEntry& entry : parsed.entries) {
       bool changed = false;
       if (absl::Status s = ApplyEntry(entry, changed); !s.ok()) {
-        return absl::DataLossError(absl::StrCat(
-            "journal ", path, ": ", s.message(),
-            " (put the log back, or remove ", dir,
-            " to start without repairing it)"));
+        return absl::DataLossError(
+            absl::StrCat("journal ", path, ": ", s.message(),
+                         " (put the log back, or remove ", dir,
+                         " to start without repairing it)"));
       }
       if (changed) repaired.emplace(entry.path);
       ++recovery.entries;
@@ -354,10 +354,14 @@ absl::StatusOr<std::unique_ptr<LogJournal>> LogJournal::Open(
     if (absl::Status s = SyncDirectory(dir); !s.ok()) return s;
   }
   recovery.logs_repaired = static_cast<int>(repaired.size());
-  const uint64_t next = files.empty() ? 1 : files.back().first + 1;
   auto journal = std::unique_ptr<LogJournal>(
       new LogJournal(dir, std::move(options), std::move(recovery)));
-  if (absl::Status s = journal->StartFile(next); !s.ok()) return s;
+  // The first file is made for the first commit: a journal that is only
+  // replayed (the referee opens it whatever its flags) writes nothing.
+  {
+    absl::MutexLock lock(&journal->mu_);
+    journal->generation_ = files.empty() ? 0 : files.back().first;
+  }
   journal->writer_ = std::thread([j = journal.get()] { j->WriteLoop(); });
   journal->retirer_ = std::thread([j = journal.get()] { j->RetireLoop(); });
   return journal;
@@ -481,7 +485,8 @@ absl::Status LogJournal::WriteGroup(const Group& group) {
     generation = generation_;
   }
   if (fd_ < 0) {
-    // An earlier group failed and no new file could be made then.
+    // The first group, or an earlier group failed and no new file could be
+    // made then.
     if (absl::Status s = StartFile(generation + 1); !s.ok()) return s;
     generation = generation + 1;
   }

@@ -151,7 +151,7 @@ class LogJournal {
 
   LogJournal(std::string dir, Options options, Recovery recovery);
   // Creates file `generation` (synced, with its directory) and makes it
-  // the current one. Called by the writer or before it starts.
+  // the current one. Called by the writer.
   absl::Status StartFile(uint64_t generation);
   // Writes and syncs a group's bytes to the current file, then rotates the
   // file when it is full. Called by the writer, outside the lock.

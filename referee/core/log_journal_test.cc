@@ -208,7 +208,10 @@ TEST_F(LogJournalTest, OpenRepairsTheLogsFromWhatACrashedProcessCommitted) {
   EXPECT_TRUE(Slurp(Log(1)) == BytesOf(1, 0, 2500));
   // What followed the committed bytes is left as it was.
   EXPECT_TRUE(Slurp(Log(2)) == BytesOf(2, 0, 3000));
-  // The crashed process's file is gone; the new journal has its own.
+  // The crashed process's file is gone; the new journal makes its own for
+  // its first commit.
+  EXPECT_THAT(JournalFiles(journal_dir_), SizeIs(0));
+  ASSERT_TRUE((*journal)->Commit(Log(0), 2500, BytesOf(0, 2500, 2600)).ok());
   EXPECT_THAT(JournalFiles(journal_dir_),
               ::testing::ElementsAre("0000000000000002.journal"));
   journal->reset();
