@@ -425,10 +425,10 @@ absl::Status LogJournal::StartFile(uint64_t generation) {
 void LogJournal::CommitAsync(std::string_view path, uint64_t offset,
                              std::string bytes,
                              std::function<void(absl::Status)> done) {
-  // Hashed by the journal's thread, which waits on the device meanwhile,
-  // not by the caller (a thread that serves clients).
   Entry entry;
   entry.head = EntryHead(offset, path, bytes.size());
+  const Digest hash = EntryHash(entry.head, bytes);
+  std::copy(hash.begin(), hash.end(), entry.hash.begin());
   entry.bytes = std::move(bytes);
   const uint64_t size =
       entry.head.size() + entry.bytes.size() + entry.hash.size();
@@ -467,10 +467,6 @@ void LogJournal::WriteLoop() {
       group = std::move(filling_);
     }
     if (options_.before_write) options_.before_write();
-    for (Entry& entry : group->entries) {
-      const Digest hash = EntryHash(entry.head, entry.bytes);
-      std::copy(hash.begin(), hash.end(), entry.hash.begin());
-    }
     const absl::Status status = WriteGroup(*group);
     {
       absl::MutexLock lock(&mu_);

@@ -135,7 +135,7 @@ class LogJournal {
 
  private:
   // One commit's entry, as written: `head` (body_length, offset,
-  // path_length, path), `bytes`, `hash` (filled in by the writer).
+  // path_length, path), `bytes`, `hash`.
   struct Entry {
     std::string head;
     std::string bytes;

@@ -103,8 +103,9 @@ SyncJob FileLogSink::SyncLater() {
   auto duplicate = std::make_shared<Duplicate>();
   duplicate->fd = dup(fd_);
   if (duplicate->fd < 0) {
-    return DoneSync(absl::InternalError(
-        absl::StrCat("dup ", path_, ": ", std::strerror(errno))));
+    const absl::Status status = absl::InternalError(
+        absl::StrCat("dup ", path_, ": ", std::strerror(errno)));
+    return [status](SyncDone done) { done(status); };
   }
   const uint64_t from = std::exchange(synced_, size_);
   if (journal_ == nullptr) {
@@ -116,12 +117,8 @@ SyncJob FileLogSink::SyncLater() {
       return absl::OkStatus();
     });
   }
-  // Reading the bytes back from the page cache does not wait on the
-  // device: the job runs where it is submitted.
-  SyncJob job;
-  job.may_block = false;
-  job.run = [duplicate, journal = journal_, path = absolute_path_, from,
-             to = size_](SyncDone done) {
+  return [duplicate, journal = journal_, path = absolute_path_, from,
+          to = size_](SyncDone done) {
     if (from == to) {  // Nothing new to keep.
       done(absl::OkStatus());
       return;
@@ -143,7 +140,6 @@ SyncJob FileLogSink::SyncLater() {
     }
     journal->CommitAsync(path, from, std::move(bytes), std::move(done));
   };
-  return job;
 }
 
 absl::StatusOr<std::string> ReadFileToString(const std::string& path) {

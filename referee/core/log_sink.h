@@ -17,29 +17,17 @@ namespace pyramid {
 
 // How a deferred sync went: called exactly once.
 using SyncDone = std::function<void(absl::Status)>;
-// A deferred sync (LogSink::SyncLater).
-struct SyncJob {
-  // Makes durable what the sink held when the job was made, then calls
-  // `done`: before it returns, when the job waits on the device itself (an
-  // fdatasync), or later from another thread, when it hands the bytes to
-  // something that syncs for many (a LogJournal).
-  std::function<void(SyncDone done)> run;
-  // Whether `run` may wait on the device: then it belongs on a thread that
-  // may wait (SyncPool runs it on one of its own). A job that only hands
-  // its bytes over runs on the thread that submits it.
-  bool may_block = true;
-};
+// A deferred sync (LogSink::SyncLater). Running it makes durable what its
+// sink held when the job was made, then calls `done`: before it returns,
+// when the job waits on the device itself (an fdatasync: run it on a thread
+// that may wait), or later from another thread, when it hands the bytes to
+// something that syncs for many (a LogJournal).
+using SyncJob = std::function<void(SyncDone done)>;
 
 // A SyncJob that runs `sync`, which may wait on the device, and reports
 // what it returns.
 inline SyncJob BlockingSync(std::function<absl::Status()> sync) {
-  return {[sync = std::move(sync)](SyncDone done) { done(sync()); }, true};
-}
-
-// A SyncJob that reports `status` at once (a sync already done, or that
-// cannot be).
-inline SyncJob DoneSync(absl::Status status) {
-  return {[status = std::move(status)](SyncDone done) { done(status); }, false};
+  return [sync = std::move(sync)](SyncDone done) { done(sync()); };
 }
 
 class LogSink {
@@ -55,7 +43,9 @@ class LogSink {
   // that may run on another thread while this sink goes on taking appends,
   // or after it is gone. This default syncs now and returns a job that
   // reports how that went.
-  virtual SyncJob SyncLater() { return DoneSync(Sync()); }
+  virtual SyncJob SyncLater() {
+    return [status = Sync()](SyncDone done) { done(status); };
+  }
 };
 
 // When a FileLogSink's writer asks it to fsync.

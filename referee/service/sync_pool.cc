@@ -1,8 +1,6 @@
 #include "referee/service/sync_pool.h"
 
 #include <algorithm>
-#include <memory>
-#include <thread>
 
 #include "absl/time/clock.h"
 
@@ -28,28 +26,6 @@ SyncPool::~SyncPool() {
 
 void SyncPool::Submit(SyncJob sync, SyncDone done) {
   const absl::Time now = absl::Now();
-  if (!sync.may_block) {
-    {
-      absl::MutexLock lock(&reports_->mu);
-      reports_->stats.waits.Add(absl::ZeroDuration());
-      ++reports_->owed;
-    }
-    // Such a job may still report before it returns (an error, or nothing
-    // to keep): its `done` then goes to a pool thread, since the caller may
-    // hold locks that `done` takes. (`running` is read on this thread only.)
-    const std::thread::id caller = std::this_thread::get_id();
-    auto running = std::make_shared<bool>(true);
-    Run(std::move(sync), std::move(done), now,
-        [this, caller, running](absl::Status& status, SyncDone& done) {
-          if (std::this_thread::get_id() != caller || !*running) return false;
-          absl::MutexLock lock(&mu_);
-          jobs_.push_back({BlockingSync([status] { return status; }),
-                           std::move(done), absl::Now()});
-          return true;
-        });
-    *running = false;
-    return;
-  }
   absl::MutexLock lock(&mu_);
   jobs_.push_back({std::move(sync), std::move(done), now});
   absl::MutexLock stats_lock(&reports_->mu);
@@ -80,28 +56,17 @@ void SyncPool::Loop() {
       reports_->stats.waits.Add(started - job.submitted);
       ++reports_->owed;
     }
-    Run(std::move(job.sync), std::move(job.done), started);
-  }
-}
-
-void SyncPool::Run(SyncJob sync, SyncDone done, absl::Time started,
-                   std::function<bool(absl::Status&, SyncDone&)> divert) {
-  sync.run([reports = reports_, started, divert = std::move(divert),
-            done = std::move(done)](absl::Status status) mutable {
-    if (divert && divert(status, done)) {
-      // Reported again by the job it became.
+    job.sync([reports = reports_, started,
+              done = std::move(job.done)](absl::Status status) {
+      {
+        absl::MutexLock lock(&reports->mu);
+        reports->stats.syncs.Add(absl::Now() - started);
+      }
+      done(std::move(status));
       absl::MutexLock lock(&reports->mu);
       --reports->owed;
-      return;
-    }
-    {
-      absl::MutexLock lock(&reports->mu);
-      reports->stats.syncs.Add(absl::Now() - started);
-    }
-    done(std::move(status));
-    absl::MutexLock lock(&reports->mu);
-    --reports->owed;
-  });
+    });
+  }
 }
 
 }  // namespace pyramid

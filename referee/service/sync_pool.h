@@ -30,9 +30,8 @@ class SyncPool {
   SyncPool(const SyncPool&) = delete;
   SyncPool& operator=(const SyncPool&) = delete;
 
-  // Runs `sync` on one of the pool's threads (or at once on this one, when
-  // it cannot block: SyncJob::may_block), and `done` with the status it
-  // reports, on the thread it reports from (the same one for a job that
+  // Runs `sync` on one of the pool's threads, and `done` with the status
+  // it reports, on the thread it reports from (the same one for a job that
   // syncs itself). Jobs start in the order submitted; several run at once.
   // Thread-safe.
   void Submit(SyncJob sync, SyncDone done);
@@ -61,11 +60,6 @@ class SyncPool {
     int owed ABSL_GUARDED_BY(mu) = 0;  // Jobs started, not yet reported.
   };
   void Loop();
-  // Runs `sync`, whose report records its time since `started`, then goes
-  // to `done`, unless `divert` takes it (returns true having moved `done`
-  // elsewhere). (The caller counted it owed.)
-  void Run(SyncJob sync, SyncDone done, absl::Time started,
-           std::function<bool(absl::Status&, SyncDone&)> divert = nullptr);
 
   mutable absl::Mutex mu_;
   std::deque<Job> jobs_ ABSL_GUARDED_BY(mu_);

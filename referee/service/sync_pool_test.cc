@@ -8,7 +8,6 @@
 
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
-#include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
 #include "gtest/gtest.h"
 
@@ -111,56 +110,6 @@ TEST(SyncPoolTest, TheDestructorRunsWhatIsQueued) {
   EXPECT_EQ(done.load(), 100);
 }
 
-// A job that cannot block (it hands its bytes over, as a journal's does,
-// and is reported later from another thread) runs on the submitting
-// thread, at once; a blocking one never does.
-TEST(SyncPoolTest, AJobThatCannotBlockRunsWhereItIsSubmitted) {
-  SyncPool pool(1);
-  std::thread::id ran_on;
-  std::thread reporter;
-  SyncJob job;
-  job.may_block = false;
-  job.run = [&](SyncDone done) {
-    ran_on = std::this_thread::get_id();
-    reporter =
-        std::thread([done = std::move(done)] { done(absl::OkStatus()); });
-  };
-  absl::Notification handed_over;
-  pool.Submit(std::move(job), [&](absl::Status s) {
-    if (s.ok()) handed_over.Notify();
-  });
-  EXPECT_EQ(ran_on, std::this_thread::get_id());
-  handed_over.WaitForNotification();
-  reporter.join();
-  absl::Notification blocking_ran;
-  std::thread::id blocking_on;
-  pool.Submit(BlockingSync([&] {
-                blocking_on = std::this_thread::get_id();
-                return absl::OkStatus();
-              }),
-              [&](absl::Status) { blocking_ran.Notify(); });
-  blocking_ran.WaitForNotification();
-  EXPECT_NE(blocking_on, std::this_thread::get_id());
-  EXPECT_EQ(pool.stats().syncs.count, 2);
-  // One that reports before it returns (here, at once) is reported on a
-  // pool thread instead: the submitter may hold a lock its `done` takes.
-  absl::Mutex held;
-  absl::Notification reported;
-  std::thread::id reported_on;
-  {
-    absl::MutexLock lock(&held);
-    pool.Submit(DoneSync(absl::DataLossError("dup failed")),
-                [&](absl::Status s) {
-                  absl::MutexLock lock(&held);
-                  EXPECT_EQ(s.code(), absl::StatusCode::kDataLoss);
-                  reported_on = std::this_thread::get_id();
-                  reported.Notify();
-                });
-  }
-  reported.WaitForNotification();
-  EXPECT_NE(reported_on, std::this_thread::get_id());
-}
-
 // A job that reports later, from another thread (as a journal's does): the
 // destructor waits for its report.
 TEST(SyncPoolTest, TheDestructorWaitsForAReportOwed) {
@@ -168,16 +117,16 @@ TEST(SyncPoolTest, TheDestructorWaitsForAReportOwed) {
   std::thread reporter;
   {
     SyncPool pool(1);
-    pool.Submit({[&](SyncDone report) {
-                   reporter = std::thread([report = std::move(report)] {
-                     absl::SleepFor(absl::Milliseconds(50));
-                     report(absl::OkStatus());
-                   });
-                 },
-                 true},
-                [&](absl::Status s) {
-                  if (s.ok()) ++done;
-                });
+    pool.Submit(
+        [&](SyncDone report) {
+          reporter = std::thread([report = std::move(report)] {
+            absl::SleepFor(absl::Milliseconds(50));
+            report(absl::OkStatus());
+          });
+        },
+        [&](absl::Status s) {
+          if (s.ok()) ++done;
+        });
   }
   EXPECT_EQ(done.load(), 1);
   reporter.join();
