@@ -124,6 +124,7 @@ class LogJournal {
                       std::string_view bytes);
 
   const Recovery& recovery() const { return recovery_; }
+  const std::string& dir() const { return dir_; }
 
   struct Stats {
     uint64_t commits = 0;

@@ -522,10 +522,16 @@ void Lobby::NoteWriteFailure(const std::string& reason) {
 absl::Status Lobby::CheckWritable() {
   absl::MutexLock lock(&write_mu_);
   if (write_failure_.empty()) return absl::OkStatus();
-  // Space returned? A new log needs room for its header and more.
-  struct statvfs fs;
-  if (statvfs(options_.log_dir.c_str(), &fs) == 0 &&
-      static_cast<uint64_t>(fs.f_bavail) * fs.f_frsize >= kMinFreeBytes) {
+  // Space returned? A new log needs room for its header and more, and so
+  // does the journal its checkpoints go through, which may be on another
+  // file system.
+  auto has_room = [](const std::string& dir) {
+    struct statvfs fs;
+    return statvfs(dir.c_str(), &fs) == 0 &&
+           static_cast<uint64_t>(fs.f_bavail) * fs.f_frsize >= kMinFreeBytes;
+  };
+  if (has_room(options_.log_dir) &&
+      (!journal_in_use() || has_room(options_.journal->dir()))) {
     write_failure_.clear();
     return absl::OkStatus();
   }
