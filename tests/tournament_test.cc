@@ -135,6 +135,9 @@ TEST_F(TournamentTest, RoundRobinOfReferenceBotsVerifiesEveryLog) {
   for (int i = 1; i <= 4; ++i) {
     EXPECT_TRUE(fs::exists(absl::StrCat(dir_, "/out/bots/bot-", i, ".log")));
   }
+  // The embedded referee's checkpoint journal is gone with it: the
+  // directory holds only the tournament's evidence.
+  EXPECT_FALSE(fs::exists(dir_ + "/out/log-journal"));
 }
 
 // The embedded referee's secret key never lies in the output directory,

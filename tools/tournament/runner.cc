@@ -142,6 +142,11 @@ class Runner {
     StopBots();
     absl::StatusOr<v1::TournamentResults> results = Report();
     link_.reset();
+    // The embedded referee's journal retired its files as it stopped: the
+    // directory goes too (it stays if they could not be, for the next run
+    // to replay).
+    std::error_code ignored;
+    std::filesystem::remove(out_ / "log-journal", ignored);
     if (results.ok() && interrupted_.load()) {
       return absl::CancelledError(
           absl::StrCat("interrupted after ", results->verified(), " of ",
