@@ -452,7 +452,7 @@ absl::StatusOr<std::unique_ptr<Match>> Lobby::StartLog(MatchConfig config,
     }
     return absl::InternalError(sink.status().message());
   }
-  if (sync_pool_ != nullptr) (*sink)->set_journal(options_.journal);
+  if (journal_in_use()) (*sink)->set_journal(options_.journal);
   auto entropy = [ids, at = size_t{0}](char* out, size_t size) mutable {
     for (size_t i = 0; i < size; ++i) out[i] = at < ids.size() ? ids[at++] : 0;
   };
@@ -669,7 +669,7 @@ absl::StatusOr<std::unique_ptr<Match>> Lobby::ResumeLog(
   absl::StatusOr<std::unique_ptr<FileLogSink>> sink =
       FileLogSink::OpenForAppend(stored.log_path, complete);
   if (!sink.ok()) return sink.status();
-  if (sync_pool_ != nullptr) (*sink)->set_journal(options_.journal);
+  if (journal_in_use()) (*sink)->set_journal(options_.journal);
   return Match::Resume(*bytes, stored.referee_contribution,
                        options_.referee_key, options_.fsync, *std::move(sink),
                        SystemClock::Get());
