@@ -333,10 +333,11 @@ absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> Credentials() {
   return grpc::SslServerCredentials(ssl);
 }
 
-// Serves `services` on --listen; the port it got (for :0) in `port`, and in
-// --port_file when set.
-absl::StatusOr<std::unique_ptr<grpc::Server>> Serve(
-    const std::vector<grpc::Service*>& services, int* port) {
+// Serves `referee` and `health` on --listen; the port it got (for :0) in
+// `port`, and in --port_file when set.
+absl::StatusOr<std::unique_ptr<grpc::Server>> Serve(RefereeService& referee,
+                                                    HealthService& health,
+                                                    int* port) {
   absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> credentials =
       Credentials();
   if (!credentials.ok()) return credentials.status();
@@ -348,7 +349,8 @@ absl::StatusOr<std::unique_ptr<grpc::Server>> Serve(
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
   builder.AddListeningPort(absl::GetFlag(FLAGS_listen), *credentials, port);
   builder.SetMaxReceiveMessageSize(absl::GetFlag(FLAGS_max_message_bytes));
-  for (grpc::Service* service : services) builder.RegisterService(service);
+  referee.RegisterWith(builder);
+  builder.RegisterService(&health);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (server == nullptr || *port == 0) {
     return absl::UnavailableError(absl::StrCat(
@@ -356,6 +358,7 @@ absl::StatusOr<std::unique_ptr<grpc::Server>> Serve(
         " (another process serves it, the host has no such address, or the "
         "TLS certificate and key do not load)"));
   }
+  referee.Start();
   if (!absl::GetFlag(FLAGS_port_file).empty()) {
     if (absl::Status s = WriteFileAtomically(absl::GetFlag(FLAGS_port_file),
                                              absl::StrCat(*port, "\n"));
@@ -438,7 +441,7 @@ int Main() {
                         "grpc.reflection.v1alpha.ServerReflection"});
   int port = 0;
   absl::StatusOr<std::unique_ptr<grpc::Server>> server =
-      Serve({&service, &health}, &port);
+      Serve(service, health, &port);
   if (!server.ok()) return Fail(server.status());
   PrintBanner(port, *paths, lobby, admin->second, *recovered, journal_recovery,
               verifier_key);
@@ -454,6 +457,7 @@ int Main() {
                                "the referee is shutting down");
   (*server)->Shutdown(std::chrono::system_clock::now() +
                       std::chrono::seconds(2));
+  service.Stop();
   return 0;
 }
 

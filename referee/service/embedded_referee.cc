@@ -26,12 +26,13 @@ absl::StatusOr<std::unique_ptr<EmbeddedReferee>> EmbeddedReferee::Start(
   if (options.max_message_bytes > 0) {
     builder.SetMaxReceiveMessageSize(options.max_message_bytes);
   }
-  builder.RegisterService(referee->service_.get());
+  referee->service_->RegisterWith(builder);
   builder.RegisterService(referee->health_.get());
   referee->server_ = builder.BuildAndStart();
   if (referee->server_ == nullptr || port == 0) {
     return absl::UnavailableError("cannot listen on 127.0.0.1");
   }
+  referee->service_->Start();
   referee->address_ = absl::StrCat("127.0.0.1:", port);
   return referee;
 }
@@ -43,6 +44,7 @@ EmbeddedReferee::~EmbeddedReferee() {
                                  "the referee is shutting down");
   server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
   server_->Wait();
+  service_->Stop();
 }
 
 }  // namespace pyramid

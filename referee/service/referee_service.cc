@@ -27,7 +27,7 @@ namespace v1 = ::pyramid::referee::v1;
 
 // The principal named by the call's "authorization: Bearer <token>"
 // metadata; UNAUTHENTICATED when it is missing or unknown.
-absl::StatusOr<Principal> Authenticate(grpc::CallbackServerContext* context,
+absl::StatusOr<Principal> Authenticate(const grpc::ServerContextBase* context,
                                        const Lobby& lobby) {
   const auto& metadata = context->client_metadata();
   auto it = metadata.find("authorization");
@@ -116,7 +116,7 @@ class FloodGuard {
 
 // Whether the Play call's `pyramid-play-features` metadata (a comma-separated
 // list; unknown names are ignored) names `feature`.
-bool HasPlayFeature(grpc::CallbackServerContext* context,
+bool HasPlayFeature(const grpc::ServerContextBase* context,
                     absl::string_view feature) {
   const auto range = context->client_metadata().equal_range(kPlayFeatures);
   for (auto it = range.first; it != range.second; ++it) {
@@ -204,17 +204,22 @@ class PlayWriter final : public StreamWriter<SerializedMessage, PlayReactor,
   std::atomic<bool> lingering_{false};
 };
 
-class PlayReactor final
-    : public grpc::ServerBidiReactor<grpc::ByteBuffer, SerializedMessage> {
+// One Play call. Created to wait for a call (AsyncBidiStream::Request); its
+// client's token and features are read when the call comes.
+class PlayReactor final : public AsyncBidiStream {
  public:
-  PlayReactor(grpc::CallbackServerContext* context, Lobby* lobby,
-              const ServiceLimits& limits, DelayedRunner* linger)
+  PlayReactor(Lobby* lobby, const ServiceLimits& limits, DelayedRunner* linger)
       : lobby_(lobby),
-        flood_(limits.flood_burst, limits.flood_refill_per_second),
-        writer_(std::make_shared<PlayWriter>(
-            this, limits, HasPlayFeature(context, kObservationOnce),
-            HasPlayFeature(context, kBatch))) {
-    absl::StatusOr<Principal> principal = Authenticate(context, *lobby);
+        limits_(limits),
+        linger_(linger),
+        flood_(limits.flood_burst, limits.flood_refill_per_second) {}
+
+ private:
+  void OnStart() override {
+    writer_ = std::make_shared<PlayWriter>(
+        this, limits_, HasPlayFeature(context(), kObservationOnce),
+        HasPlayFeature(context(), kBatch));
+    absl::StatusOr<Principal> principal = Authenticate(context(), *lobby_);
     if (principal.ok() && principal->kind == Principal::Kind::kAdmin) {
       principal = absl::PermissionDeniedError(
           "the admin token plays no seat; use a seat or bot token");
@@ -227,7 +232,7 @@ class PlayReactor final
     route_ = principal->route;
     if (principal->kind == Principal::Kind::kBot) {
       bot_id_ = principal->bot_id;
-      writer_->LingerWith(linger);
+      writer_->LingerWith(linger_);
       // The lobby updates it as matches give the bot seats.
       writer_->SetSeats(lobby_->BotSeatCount(bot_id_));
     }
@@ -271,7 +276,6 @@ class PlayReactor final
     delete this;
   }
 
- private:
   // Handles one client message; false when the stream is being closed.
   bool Handle(const v1::PlayRequest& request) {
     if (request.kind_case() != v1::PlayRequest::kBatch) {
@@ -364,8 +368,10 @@ class PlayReactor final
   }
 
   Lobby* const lobby_;
+  const ServiceLimits& limits_;  // The service's.
+  DelayedRunner* const linger_;  // The service's; null: no linger.
   FloodGuard flood_;
-  const std::shared_ptr<PlayWriter> writer_;
+  std::shared_ptr<PlayWriter> writer_;  // Made when the call comes.
   // The principal's Principal::route; 0 when unauthenticated.
   uint64_t route_ = 0;
   std::string bot_id_;                     // A bot's stream: the bot's id.
@@ -522,16 +528,13 @@ RefereeService::RefereeService(Lobby* lobby, ServiceLimits limits)
       limits_(limits),
       linger_(limits.batch_linger > absl::ZeroDuration()
                   ? std::make_unique<DelayedRunner>(limits.batch_linger)
-                  : nullptr) {
+                  : nullptr),
+      play_queues_(std::max(limits.play_queues, 1)) {
   RegisterUnary("CreateMatch", &RefereeService::CreateMatch);
   RegisterUnary("RegisterBot", &RefereeService::RegisterBot);
-  MarkMethodRawCallback(
-      MethodIndex("Play"),
-      new grpc::internal::CallbackBidiHandler<grpc::ByteBuffer,
-                                              SerializedMessage>(
-          [this](grpc::CallbackServerContext* context) {
-            return Play(context);
-          }));
+  // Async (its streams are AsyncBidiStreams, requested in WaitForPlay), and
+  // raw: a stream reads grpc::ByteBuffers.
+  MarkMethodRaw(MethodIndex("Play"));
   RegisterServerStreaming("Watch", &RefereeService::Watch);
   RegisterUnary("GetMatch", &RefereeService::GetMatch);
   RegisterUnary("ListMatches", &RefereeService::ListMatches);
@@ -565,9 +568,35 @@ grpc::ServerUnaryReactor* RefereeService::RegisterBot(
   return Reply(context, registered.status());
 }
 
-grpc::ServerBidiReactor<grpc::ByteBuffer, SerializedMessage>*
-RefereeService::Play(grpc::CallbackServerContext* context) {
-  return new PlayReactor(context, lobby_, limits_, linger_.get());
+RefereeService::~RefereeService() { Stop(); }
+
+void RefereeService::RegisterWith(grpc::ServerBuilder& builder) {
+  builder.RegisterService(this);
+  play_queues_.AddTo(builder);
+}
+
+void RefereeService::Start() {
+  play_queues_.Start([this](grpc::ServerCompletionQueue* queue) {
+    // Two waiting per queue, so that a burst of calls (every seat of a
+    // tournament connecting at once) finds one while the next is posted.
+    WaitForPlay(queue);
+    WaitForPlay(queue);
+  });
+}
+
+void RefereeService::Stop() { play_queues_.Shutdown(); }
+
+void RefereeService::WaitForPlay(grpc::ServerCompletionQueue* queue) {
+  static const int kPlay = MethodIndex("Play");
+  auto* stream = new PlayReactor(lobby_, limits_, linger_.get());
+  stream->Request(
+      [this](grpc::ServerContext* context,
+             grpc::GenericServerAsyncReaderWriter* call,
+             grpc::CompletionQueue* call_queue,
+             grpc::ServerCompletionQueue* queue, void* tag) {
+        RequestAsyncBidiStreaming(kPlay, context, call, call_queue, queue, tag);
+      },
+      &play_queues_, queue, [this, queue] { WaitForPlay(queue); });
 }
 
 absl::Status RefereeService::CheckReader(

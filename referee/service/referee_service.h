@@ -12,6 +12,7 @@
 
 #include "absl/time/time.h"
 #include "pyramid/referee/v1/referee_service.grpc.pb.h"
+#include "referee/service/async_bidi_stream.h"
 #include "referee/service/delayed_runner.h"
 #include "referee/service/lobby.h"
 #include "referee/service/serialized_message.h"
@@ -57,26 +58,39 @@ struct ServiceLimits {
   // while nothing else waits, gathering what follows into the same write
   // (docs/protocol.md, "Play stream features"). Zero: no wait.
   absl::Duration batch_linger = absl::Milliseconds(4);
+  // Completion queues (each with its thread) the Play streams are spread
+  // over (async_bidi_stream.h says why there are several).
+  int play_queues = 8;
   // (How long a "batch" stream may wait for an acknowledgement is the
   // lobby's: LobbyOptions::ack_hold.)
 };
 
-// Every method reads its request raw and parses it itself, so that a request
-// that does not parse gets INVALID_ARGUMENT saying what was expected (with
-// the typed API gRPC answers such a call without a useful status, and a Play
-// message that does not parse would end the stream as if the client had
-// half-closed). Play gets the documented in-band PlayError instead. Methods
-// are registered by name, their index taken from the service descriptor.
-// Responses stay typed; Play writes the PlayResponses its StreamWriter has
-// serialized (SerializedMessage).
+// Play is served on gRPC's async API (AsyncBidiStream), every other method
+// on its callback API. Every method reads its request raw and parses it itself,
+// so that a request that does not parse gets INVALID_ARGUMENT saying what was
+// expected (with the typed API gRPC answers such a call without a useful
+// status, and a Play message that does not parse would end the stream as if the
+// client had half-closed). Play gets the documented in-band PlayError instead.
+// Methods are registered by name, their index taken from the service
+// descriptor. Responses stay typed; Play writes the PlayResponses its
+// StreamWriter has serialized (SerializedMessage).
 class RefereeService final : public referee::v1::Referee::Service {
  public:
   RefereeService(Lobby* lobby, ServiceLimits limits = {});
+  // Stops the Play streams' queues (Stop).
+  ~RefereeService() override;
+
+  // Registers this service with `builder`, with the completion queues its
+  // Play streams are served on. Call Start once the server is built, and
+  // Stop (or let the destructor) after the server's Shutdown.
+  void RegisterWith(grpc::ServerBuilder& builder);
+  void Start();
+  void Stop();
 
   // The base's generated synchronous methods (each answers UNIMPLEMENTED)
   // are never called: the constructor registers the callback handlers
-  // below in their place. Named here so that the handlers, which share
-  // their names, overload them instead of hiding them.
+  // below in their place, and Play's async streams. Named here so that the
+  // handlers, which share their names, overload them instead of hiding them.
   using Service::CreateMatch;
   using Service::GetCheckpoint;
   using Service::GetConsistencyProof;
@@ -84,7 +98,6 @@ class RefereeService final : public referee::v1::Referee::Service {
   using Service::GetLog;
   using Service::GetMatch;
   using Service::ListMatches;
-  using Service::Play;
   using Service::RegisterBot;
   using Service::Watch;
 
@@ -98,8 +111,6 @@ class RefereeService final : public referee::v1::Referee::Service {
       grpc::CallbackServerContext* context,
       const referee::v1::RegisterBotRequest* request,
       referee::v1::RegisterBotResponse* response);
-  grpc::ServerBidiReactor<grpc::ByteBuffer, SerializedMessage>* Play(
-      grpc::CallbackServerContext* context);
   grpc::ServerWriteReactor<SerializedMessage>* Watch(
       grpc::CallbackServerContext* context,
       const referee::v1::WatchRequest* request);
@@ -144,6 +155,8 @@ class RefereeService final : public referee::v1::Referee::Service {
       const std::string& method,
       grpc::ServerWriteReactor<Response>* (RefereeService::*handler)(
           grpc::CallbackServerContext*, const Request*));
+  // Posts a Play stream that waits for the next call on `queue`.
+  void WaitForPlay(grpc::ServerCompletionQueue* queue);
   // OK when this caller may read matches (ServiceLimits::public_watch).
   absl::Status CheckReader(grpc::CallbackServerContext* context) const;
   // A method's position in the service, as the generated code numbers
@@ -156,6 +169,7 @@ class RefereeService final : public referee::v1::Referee::Service {
   // Ends the lingers of bots' "batch" Play streams (null: batch_linger is
   // zero).
   const std::unique_ptr<DelayedRunner> linger_;
+  CompletionQueues play_queues_;
 };
 
 // absl::Status -> grpc::Status (the codes share their numbering).

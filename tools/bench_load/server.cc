@@ -136,13 +136,14 @@ int ServeMain(const ServeOptions& options) {
   builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(),
                            &port);
   builder.SetMaxReceiveMessageSize(1 << 20);  // As the referee binary.
-  builder.RegisterService(&referee);
+  referee.RegisterWith(builder);
   builder.RegisterService(&echo);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (server == nullptr || port == 0) {
     std::cerr << "bench_load --serve: cannot listen\n";
     return 2;
   }
+  referee.Start();
   WriteWhole(dir / "port", absl::StrCat(port, "\n"));
   // SIGUSR1: write the heap statistics (bytes malloc holds in use), the
   // deadline scheduler's lateness (entries popped, max and p99 in
