@@ -107,6 +107,12 @@ ABSL_FLAG(uint32_t, max_watchers, 10000,
 ABSL_FLAG(uint32_t, max_watchers_per_match, 1000,
           "Watch streams of one match at once; one more is refused "
           "RESOURCE_EXHAUSTED.");
+ABSL_FLAG(int, play_queues, 8,
+          "Completion queues, each with its thread, that the Play streams "
+          "are spread over (1 to 64). More keep each one's list of waiting "
+          "operations short, which gRPC scans on every completion when built "
+          "with its debug checks (as Debian's is): 8 suits tens of thousands "
+          "of streams.");
 ABSL_FLAG(uint32_t, batch_linger_us, 4000,
           "How long a bot's Play stream with the feature batch holds back a "
           "message sent to it while nothing else waits, to send what follows "
@@ -249,6 +255,12 @@ absl::Status CheckFlags() {
     return absl::InvalidArgumentError(absl::StrCat(
         "--sync_threads is 0 to ", kMaxSyncThreads, ", not ", sync_threads));
   }
+  constexpr int kMaxPlayQueues = 64;
+  const int play_queues = absl::GetFlag(FLAGS_play_queues);
+  if (play_queues < 1 || play_queues > kMaxPlayQueues) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--play_queues is 1 to ", kMaxPlayQueues, ", not ", play_queues));
+  }
   const int max_message_bytes = absl::GetFlag(FLAGS_max_message_bytes);
   if (max_message_bytes <= 0) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -314,6 +326,7 @@ ServiceLimits LimitsFromFlags() {
   limits.watch_queue_bytes = absl::GetFlag(FLAGS_watch_queue_bytes);
   limits.batch_linger =
       absl::Microseconds(absl::GetFlag(FLAGS_batch_linger_us));
+  limits.play_queues = absl::GetFlag(FLAGS_play_queues);  // CheckFlags.
   return limits;
 }
 

@@ -841,7 +841,13 @@ TEST_F(E2eTest, ThousandSilentWatchersCostBoundedFlatMemory) {
                       "quarantine_size_mb=0:thread_local_quarantine_size_kb=0")
              .c_str(),
          1);
-  ASSERT_NO_FATAL_FAILURE(StartReferee({"--max_watchers_per_match=1001"}));
+  // Each silent watcher's queue fills up to its bound, then holds: with the
+  // default bound (32 KiB) the 1,000 queues could still be filling late in
+  // the match (a step of up to 31 MiB, whenever gRPC stops taking their
+  // bytes), so a small one makes them full early, and what follows shows
+  // whether anything else grows as the match plays.
+  ASSERT_NO_FATAL_FAILURE(StartReferee(
+      {"--max_watchers_per_match=1001", "--watch_queue_bytes=4096"}));
   if (asan != nullptr) {
     setenv("ASAN_OPTIONS", saved.c_str(), 1);
   } else {

@@ -30,8 +30,7 @@ void CompletionQueues::Start(const RequestPoster& post) {
 }
 
 grpc::ServerCompletionQueue* CompletionQueues::NextForCall() {
-  return queues_[next_.fetch_add(1, std::memory_order_relaxed) %
-                 queues_.size()]
+  return queues_[next_.fetch_add(1, std::memory_order_relaxed) % queues_.size()]
       .get();
 }
 

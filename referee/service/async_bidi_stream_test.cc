@@ -9,11 +9,11 @@
 #include <vector>
 
 #include "absl/synchronization/mutex.h"
-#include "gtest/gtest.h"
 #include "grpcpp/grpcpp.h"
 #include "grpcpp/impl/rpc_method.h"
 #include "grpcpp/impl/rpc_service_method.h"
 #include "grpcpp/support/sync_stream.h"
+#include "gtest/gtest.h"
 
 namespace pyramid {
 namespace {
@@ -208,8 +208,9 @@ TEST_F(AsyncBidiStreamTest, StreamsEchoAndSpreadOverEveryQueue) {
   for (int i = 0; i < kStreams; ++i) {
     ASSERT_TRUE(chats[i]->Write(Bytes(i % 2 == 0 ? "finish" : "fail")));
     const grpc::Status status = chats[i]->Finish();
-    EXPECT_EQ(status.error_code(), i % 2 == 0 ? grpc::StatusCode::OK
-                                              : grpc::StatusCode::INVALID_ARGUMENT)
+    EXPECT_EQ(status.error_code(), i % 2 == 0
+                                       ? grpc::StatusCode::OK
+                                       : grpc::StatusCode::INVALID_ARGUMENT)
         << i;
   }
   EXPECT_TRUE(Reaches(record_.done, kStreams));

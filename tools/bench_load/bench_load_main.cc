@@ -151,6 +151,9 @@ ABSL_FLAG(int32_t, sync_threads, 16,
 ABSL_FLAG(bool, journal, true,
           "Whether the referee makes checkpoints durable through its shared "
           "journal (the referee's --journal; false: an fdatasync per log).");
+ABSL_FLAG(int32_t, play_queues, 8,
+          "Completion queues the server spreads the Play streams over, and "
+          "the echo's streams (the referee's --play_queues).");
 ABSL_FLAG(uint32_t, batch_linger_us, 4000,
           "How long the referee holds back a message to a bot's batch stream "
           "to send what follows with it (the referee's --batch_linger_us).");
@@ -220,6 +223,7 @@ ServeOptions ServeOptionsFromFlags(const std::string& dir) {
   options.journal = absl::GetFlag(FLAGS_journal) &&
                     options.fsync == "checkpoints" && options.sync_threads > 0;
   options.batch_linger_us = absl::GetFlag(FLAGS_batch_linger_us);
+  options.play_queues = absl::GetFlag(FLAGS_play_queues);
   options.ack_hold_ms = absl::GetFlag(FLAGS_ack_hold_ms);
   options.checkpoint_interval = absl::GetFlag(FLAGS_checkpoint_interval);
   return options;

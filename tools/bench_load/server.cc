@@ -19,6 +19,7 @@
 #include "referee/cli/program.h"
 #include "referee/core/log_journal.h"
 #include "referee/core/log_sink.h"
+#include "referee/service/async_bidi_stream.h"
 #include "referee/service/deadline_scheduler.h"
 #include "referee/service/lobby.h"
 #include "referee/service/referee_service.h"
@@ -28,37 +29,72 @@ namespace {
 
 namespace bench = ::pyramid::bench::v1;
 
-class EchoService final : public bench::BenchEcho::CallbackService {
+// The echo baseline, served as the referee serves Play: streams on gRPC's
+// async API (AsyncBidiStream) over as many completion queues, each message
+// parsed and written back serialized, as typed gRPC code would.
+class EchoService final : public bench::BenchEcho::Service {
  public:
-  grpc::ServerBidiReactor<bench::EchoMessage, bench::EchoMessage>* Echo(
-      grpc::CallbackServerContext* context) override {
-    return new Reactor();
+  explicit EchoService(int queues) : queues_(queues) { MarkMethodRaw(kEcho); }
+  void RegisterWith(grpc::ServerBuilder& builder) {
+    builder.RegisterService(this);
+    queues_.AddTo(builder);
+  }
+  void Start() {
+    queues_.Start([this](grpc::ServerCompletionQueue* queue) {
+      Wait(queue);
+      Wait(queue);
+    });
   }
 
  private:
-  class Reactor final
-      : public grpc::ServerBidiReactor<bench::EchoMessage, bench::EchoMessage> {
-   public:
-    Reactor() { StartRead(&message_); }
+  static constexpr int kEcho = 0;  // The service's only method.
+
+  class Stream final : public AsyncBidiStream {
+   private:
+    void OnStart() override { StartRead(&in_); }
     void OnReadDone(bool ok) override {
-      if (!ok) {
+      if (!ok) {  // The client is done.
         Finish(grpc::Status::OK);
         return;
       }
-      StartWrite(&message_);
+      bench::EchoMessage message;
+      if (!grpc::SerializationTraits<bench::EchoMessage>::Deserialize(&in_,
+                                                                      &message)
+               .ok()) {
+        Finish(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                            "not an EchoMessage"));
+        return;
+      }
+      out_ = SerializedMessage::Of(message);
+      StartWrite(&out_);
     }
     void OnWriteDone(bool ok) override {
       if (!ok) {
         Finish(grpc::Status(grpc::StatusCode::CANCELLED, "stream broken"));
         return;
       }
-      StartRead(&message_);
+      StartRead(&in_);
     }
     void OnDone() override { delete this; }
 
-   private:
-    bench::EchoMessage message_;
+    grpc::ByteBuffer in_;
+    SerializedMessage out_;
   };
+
+  void Wait(grpc::ServerCompletionQueue* queue) {
+    auto* stream = new Stream();
+    stream->Request(
+        [this](grpc::ServerContext* context,
+               grpc::GenericServerAsyncReaderWriter* call,
+               grpc::CompletionQueue* call_queue,
+               grpc::ServerCompletionQueue* notification_queue, void* tag) {
+          RequestAsyncBidiStreaming(kEcho, context, call, call_queue,
+                                    notification_queue, tag);
+        },
+        &queues_, queue, [this, queue] { Wait(queue); });
+  }
+
+  CompletionQueues queues_;
 };
 
 // Writes `text` to `path` through a temporary file, so the client never
@@ -107,6 +143,7 @@ std::vector<std::string> ServeOptions::Args() const {
           absl::StrCat("--sync_threads=", sync_threads),
           absl::StrCat("--journal=", journal ? "true" : "false"),
           absl::StrCat("--batch_linger_us=", batch_linger_us),
+          absl::StrCat("--play_queues=", play_queues),
           absl::StrCat("--ack_hold_ms=", ack_hold_ms),
           absl::StrCat("--checkpoint_interval=", checkpoint_interval)};
 }
@@ -129,21 +166,23 @@ int ServeMain(const ServeOptions& options) {
   Lobby lobby(LobbyOptionsFor(options, *fsync, admin));
   ServiceLimits limits;
   limits.batch_linger = absl::Microseconds(options.batch_linger_us);
+  limits.play_queues = std::clamp(options.play_queues, 1, 64);
   RefereeService referee(&lobby, limits);
-  EchoService echo;
+  EchoService echo(limits.play_queues);
   grpc::ServerBuilder builder;
   int port = 0;
   builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(),
                            &port);
   builder.SetMaxReceiveMessageSize(1 << 20);  // As the referee binary.
   referee.RegisterWith(builder);
-  builder.RegisterService(&echo);
+  echo.RegisterWith(builder);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (server == nullptr || port == 0) {
     std::cerr << "bench_load --serve: cannot listen\n";
     return 2;
   }
   referee.Start();
+  echo.Start();
   WriteWhole(dir / "port", absl::StrCat(port, "\n"));
   // SIGUSR1: write the heap statistics (bytes malloc holds in use), the
   // deadline scheduler's lateness (entries popped, max and p99 in

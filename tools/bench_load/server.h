@@ -25,6 +25,7 @@ struct ServeOptions {
   int32_t sync_threads = 0;
   bool journal = false;  // Checkpoint syncs through DIR/journal.
   uint32_t batch_linger_us = 0;
+  int32_t play_queues = 1;  // Also the echo's.
   uint32_t ack_hold_ms = 0;
   uint32_t checkpoint_interval = 0;
 
