@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <tuple>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -23,7 +24,7 @@ namespace {
 constexpr size_t kLengthSize = 4;
 constexpr size_t kOffsetSize = 8;
 constexpr size_t kPathLengthSize = 2;
-constexpr size_t kHashSize = 32;
+constexpr size_t kHashSize = std::tuple_size_v<Digest>;
 constexpr size_t kMaxPath = 4096;
 // An entry holds the bytes a log wrote between two checkpoints; anything
 // larger is damage, not an entry.
@@ -124,8 +125,7 @@ absl::Status WriteEntries(int fd, const Entries& entries, uint64_t at,
   for (const auto& entry : entries) {
     for (std::string_view piece :
          {std::string_view(entry.head), std::string_view(entry.bytes),
-          std::string_view(reinterpret_cast<const char*>(entry.hash.data()),
-                           entry.hash.size())}) {
+          AsView(entry.hash)}) {
       if (piece.empty()) continue;
       pieces.push_back({const_cast<char*>(piece.data()), piece.size()});
       if (pieces.size() == IOV_MAX) {
@@ -427,8 +427,7 @@ void LogJournal::CommitAsync(std::string_view path, uint64_t offset,
                              std::function<void(absl::Status)> done) {
   Entry entry;
   entry.head = EntryHead(offset, path, bytes.size());
-  const Digest hash = EntryHash(entry.head, bytes);
-  std::copy(hash.begin(), hash.end(), entry.hash.begin());
+  entry.hash = EntryHash(entry.head, bytes);
   entry.bytes = std::move(bytes);
   const uint64_t size =
       entry.head.size() + entry.bytes.size() + entry.hash.size();

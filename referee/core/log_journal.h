@@ -45,6 +45,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "referee/crypto/bytes.h"
 
 namespace pyramid {
 
@@ -140,7 +141,7 @@ class LogJournal {
   struct Entry {
     std::string head;
     std::string bytes;
-    std::array<uint8_t, 32> hash;
+    Digest hash;
   };
   // Commits that will be written and synced together.
   struct Group {
