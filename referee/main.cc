@@ -377,6 +377,7 @@ absl::StatusOr<std::unique_ptr<grpc::Server>> Serve(RefereeService& referee,
                                              absl::StrCat(*port, "\n"));
         !s.ok()) {
       server->Shutdown();
+      referee.Stop();  // Before the server goes (RefereeService::Stop).
       return absl::Status(s.code(), absl::StrCat("--port_file: ", s.message()));
     }
   }

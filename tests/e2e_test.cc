@@ -58,6 +58,7 @@ using svctest::kWait;
 using svctest::PlayClient;
 using svctest::WatchClient;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 constexpr char kRpp[] = "rock_paper_pyramid";
 
@@ -700,6 +701,14 @@ TEST_F(E2eTest, ASecondRefereeOnTheSameDataDirIsRefused) {
   EXPECT_THAT(second.err, HasSubstr(absl::StrCat(
                               data_, " is in use by another process (pid ",
                               referee_->pid(), ")")));
+  // Nor on its address, from another directory: one line says why, and
+  // nothing else (no gRPC log lines from a server that never started).
+  ToolResult third = Run(
+      "referee", {"--listen=" + address_, "--data_dir=" + Path("other-data")});
+  EXPECT_EQ(third.code, 2);
+  EXPECT_THAT(third.err, HasSubstr("cannot listen on " + address_ +
+                                   " (another process serves it"));
+  EXPECT_THAT(third.err, Not(HasSubstr("CompletionQueue")));
   EXPECT_EQ(CreateMatch(Path("tok")).size(), 32u);
 }
 
@@ -761,6 +770,7 @@ TEST_F(E2eTest, BadFlagValuesAreRefusedBeforeDataDirIsTouched) {
       {"--sync_threads=5000", "--sync_threads is 0 to 1024, not 5000"},
       {"--max_message_bytes=0", "--max_message_bytes must be positive, not 0"},
       {"--fsync=sometimes", "--fsync is never, checkpoints or every_record"},
+      {"--play_queues=0", "--play_queues is 1 to 64, not 0"},
   };
   for (const auto& [flag, message] : cases) {
     const std::string data_dir = Path("never-made");
@@ -833,7 +843,8 @@ TEST_F(E2eTest, MaxLiveMatchesRefusesCreationUntilAMatchEnds) {
 // bounded amount of memory (each has at most --watch_queue_bytes unsent,
 // and an event is held once for all of them), which stays flat while a
 // 4-seat Pyramid Scheme match plays to its end; a watcher beside them
-// that reads sees every event. Prints the figures.
+// that reads sees every event (or, if it fell behind, a fresh snapshot)
+// and the end. Prints the figures.
 TEST_F(E2eTest, ThousandSilentWatchersCostBoundedFlatMemory) {
   // Under AddressSanitizer (the sanitizer build) freed memory waits in a
   // quarantine of up to 256 MiB to catch use after free, which RSS would
@@ -906,14 +917,22 @@ TEST_F(E2eTest, ThousandSilentWatchersCostBoundedFlatMemory) {
     seen_moves += event.has_delta();
     seen_decisions += event.has_decision();
   }
-  EXPECT_EQ(seen_commits, commits);
-  EXPECT_EQ(seen_moves, moves);
-  // The seed decision was open when it joined: its snapshot holds it.
-  EXPECT_EQ(seen_decisions + 1, decisions);
   EXPECT_EQ(reader.Events().at(1).snapshot().decision().seats_size(), 4);
-  EXPECT_EQ(followed.snapshots(), 1);
   EXPECT_TRUE(followed.ended());
   EXPECT_GT(moves, 50);
+  if (followed.snapshots() == 1) {
+    EXPECT_EQ(seen_commits, commits);
+    EXPECT_EQ(seen_moves, moves);
+    // The seed decision was open when it joined: its snapshot holds it.
+    EXPECT_EQ(seen_decisions + 1, decisions);
+  } else {
+    // It fell behind its queue's bound (8 KiB here; on a busy machine,
+    // under the sanitizers) and was sent a fresh snapshot instead of what
+    // it missed, as documented: it still followed the match to its end.
+    std::cout << "the reading watcher fell behind " << followed.snapshots() - 1
+              << " times\n";
+    EXPECT_LT(seen_commits, commits);
+  }
 }
 
 struct GameCase {

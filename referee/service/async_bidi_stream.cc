@@ -45,6 +45,13 @@ void CompletionQueues::Remove() {
 }
 
 void CompletionQueues::Shutdown() {
+  if (threads_.empty()) {
+    // Never started (the server did not build, say): nothing was posted
+    // on them, and destroying a queue shuts it down. (Shutdown would log
+    // an error about the server that never started.)
+    queues_.clear();
+    return;
+  }
   {
     // A queue shut down while a stream may still start an operation on it
     // would fail that operation with an assertion.
@@ -55,17 +62,7 @@ void CompletionQueues::Shutdown() {
   for (auto& queue : queues_) queue->Shutdown();
   for (std::thread& thread : threads_) thread.join();
   threads_.clear();
-  // A queue that never had a thread (Start not called) is drained here.
-  if (!queues_.empty()) {
-    void* tag = nullptr;
-    bool ok = false;
-    for (auto& queue : queues_) {
-      while (queue->Next(&tag, &ok)) {
-        static_cast<CompletionTag*>(tag)->Proceed(ok);
-      }
-    }
-    queues_.clear();
-  }
+  queues_.clear();
 }
 
 AsyncBidiStream::AsyncBidiStream() : stream_(&context_) {}

@@ -42,7 +42,8 @@ class AsyncBidiStream;
 // A server's completion queues for async streams, and a thread draining
 // each. Add them to the builder before BuildAndStart, Start them after,
 // and Shutdown after the server's Shutdown (which cancels every call and
-// every request waiting for one).
+// every request waiting for one) and before the server is destroyed: gRPC
+// finalizes each failed request against its server as it drains.
 class CompletionQueues {
  public:
   // Called once per queue by Start, to post the requests that wait for
@@ -60,7 +61,8 @@ class CompletionQueues {
   // Waits until every stream requested on the queues is gone (a stream
   // that has a call goes once finished: the server's Shutdown cancels its
   // call, and OnCancel must lead to Finish), then shuts every queue down
-  // and waits for its thread to drain it. Idempotent.
+  // and waits for its thread to drain it. Queues never started are only
+  // destroyed. Idempotent.
   void Shutdown();
 
   size_t size() const { return queues_.size(); }
@@ -107,13 +109,14 @@ class AsyncBidiStream {
   AsyncBidiStream& operator=(const AsyncBidiStream&) = delete;
 
   // Waits on `queue` (one of `queues`) for a call, whose operations then
-  // complete on the next of `queues` in turn (one thread drains each
-  // queue, so that OnReadDone, OnWriteDone, OnCancel and OnDone never run
-  // at once; OnStart runs on `queue`'s thread, before any of them but
-  // OnCancel, which waits for it). When a call comes, `replace` is called
-  // first (to post the next waiting stream), then OnStart. If the server
-  // shuts down before, the stream deletes itself without OnStart or
-  // OnDone.
+  // complete on the next of `queues` in turn. One thread drains each
+  // queue, so OnReadDone, OnWriteDone and OnDone never run at once, nor
+  // does OnCancel, unless the call was cancelled as it came: OnStart runs
+  // on `queue`'s thread, and an OnCancel due before it ends runs there
+  // after it. What OnStart starts may complete (and call back) before it
+  // returns; OnDone comes after it. When a call comes, `replace` is called
+  // first (to post the next waiting stream), then OnStart. If the server shuts
+  // down before, the stream deletes itself without OnStart or OnDone.
   void Request(const Requester& request, CompletionQueues* queues,
                grpc::ServerCompletionQueue* queue,
                std::function<void()> replace);

@@ -82,7 +82,9 @@ class RefereeService final : public referee::v1::Referee::Service {
 
   // Registers this service with `builder`, with the completion queues its
   // Play streams are served on. Call Start once the server is built, and
-  // Stop (or let the destructor) after the server's Shutdown.
+  // Stop after the server's Shutdown and before the server is destroyed
+  // (the requests still waiting on the queues come back failed, and gRPC
+  // then finalizes them against the server).
   void RegisterWith(grpc::ServerBuilder& builder);
   void Start();
   void Stop();
