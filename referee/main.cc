@@ -107,12 +107,13 @@ ABSL_FLAG(uint32_t, max_watchers, 10000,
 ABSL_FLAG(uint32_t, max_watchers_per_match, 1000,
           "Watch streams of one match at once; one more is refused "
           "RESOURCE_EXHAUSTED.");
-ABSL_FLAG(int, play_queues, 8,
-          "Completion queues, each with its thread, that the Play streams "
-          "are spread over (1 to 64). More keep each one's list of waiting "
-          "operations short, which gRPC scans on every completion when built "
-          "with its debug checks (as Debian's is): 8 suits tens of thousands "
-          "of streams.");
+ABSL_FLAG(
+    int, play_queues, 8,
+    "Completion queues, each with its thread, that the Play and Watch "
+    "streams are spread over (1 to 64). More keep each one's list of waiting "
+    "operations short, which gRPC scans on every completion when built "
+    "with its debug checks (as Debian's is): 8 suits tens of thousands "
+    "of streams.");
 ABSL_FLAG(uint32_t, batch_linger_us, 4000,
           "How long a bot's Play stream with the feature batch holds back a "
           "message sent to it while nothing else waits, to send what follows "

@@ -2,7 +2,9 @@
 
 #include <pthread.h>
 
+#include <cstdlib>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 namespace pyramid {
@@ -65,22 +67,26 @@ void CompletionQueues::Shutdown() {
   queues_.clear();
 }
 
-AsyncBidiStream::AsyncBidiStream() : stream_(&context_) {}
+template <class Call>
+AsyncStream<Call>::AsyncStream() : stream_(&context_) {}
 
-void AsyncBidiStream::Request(const Requester& request,
-                              CompletionQueues* queues,
-                              grpc::ServerCompletionQueue* queue,
-                              std::function<void()> replace) {
+template <class Call>
+void AsyncStream<Call>::Request(const Requester& request,
+                                CompletionQueues* queues,
+                                grpc::ServerCompletionQueue* queue,
+                                std::function<void()> replace) {
   queues_ = queues;
   queues_->Add();
   replace_ = std::move(replace);
   // Before the request: the done tag of a call that never starts is never
   // delivered.
   context_.AsyncNotifyWhenDone(&call_done_);
-  request(&context_, &stream_, queues_->NextForCall(), queue, &started_);
+  request(&context_, &request_, &stream_, queues_->NextForCall(), queue,
+          &started_);
 }
 
-void AsyncBidiStream::Started(bool ok) {
+template <class Call>
+void AsyncStream<Call>::Started(bool ok) {
   if (!ok) {  // The server is shutting down: no call came, none will.
     CompletionQueues* queues = queues_;
     delete this;
@@ -100,34 +106,47 @@ void AsyncBidiStream::Started(bool ok) {
   Release();
 }
 
-void AsyncBidiStream::StartRead(grpc::ByteBuffer* buffer) {
-  live_.fetch_add(1, std::memory_order_relaxed);
-  stream_.Read(buffer, &read_done_);
+template <class Call>
+void AsyncStream<Call>::StartRead(grpc::ByteBuffer* buffer) {
+  if constexpr (std::is_same_v<Call, grpc::GenericServerAsyncReaderWriter>) {
+    live_.fetch_add(1, std::memory_order_relaxed);
+    stream_.Read(buffer, &read_done_);
+  } else {
+    std::abort();  // A server-streaming call has read its one request.
+  }
 }
 
-void AsyncBidiStream::StartWrite(const SerializedMessage* message) {
+template <class Call>
+void AsyncStream<Call>::StartWrite(const SerializedMessage* message) {
   live_.fetch_add(1, std::memory_order_relaxed);
   // Takes a reference to the message's slice: no copy of its bytes.
   stream_.Write(grpc::ByteBuffer(&message->bytes, 1), &write_done_);
 }
 
-void AsyncBidiStream::Finish(const grpc::Status& status) {
+template <class Call>
+void AsyncStream<Call>::Finish(const grpc::Status& status) {
   stream_.Finish(status, &finish_done_);
 }
 
-void AsyncBidiStream::ReadDone(bool ok) {
+template <class Call>
+void AsyncStream<Call>::ReadDone(bool ok) {
   OnReadDone(ok);
   Release();
 }
 
-void AsyncBidiStream::WriteDone(bool ok) {
+template <class Call>
+void AsyncStream<Call>::WriteDone(bool ok) {
   OnWriteDone(ok);
   Release();
 }
 
-void AsyncBidiStream::FinishDone(bool /*ok*/) { Release(); }
+template <class Call>
+void AsyncStream<Call>::FinishDone(bool /*ok*/) {
+  Release();
+}
 
-void AsyncBidiStream::CallDone(bool /*ok*/) {
+template <class Call>
+void AsyncStream<Call>::CallDone(bool /*ok*/) {
   if (context_.IsCancelled()) {
     bool started = false;
     {
@@ -140,12 +159,16 @@ void AsyncBidiStream::CallDone(bool /*ok*/) {
   Release();
 }
 
-void AsyncBidiStream::Release() {
+template <class Call>
+void AsyncStream<Call>::Release() {
   if (live_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
     CompletionQueues* queues = queues_;
     OnDone();  // May delete this.
     queues->Remove();
   }
 }
+
+template class AsyncStream<grpc::GenericServerAsyncReaderWriter>;
+template class AsyncStream<grpc::ServerAsyncWriter<grpc::ByteBuffer>>;
 
 }  // namespace pyramid

@@ -1,6 +1,8 @@
-// Bidirectional streams served on gRPC's asynchronous API, spread over
-// several completion queues: for a method with very many streams open at
-// once (Play: a stream per seat, 30,000 for 10,000 three-seat matches).
+// Streams served on gRPC's asynchronous API, spread over several
+// completion queues: for methods with very many streams open at once (Play:
+// a stream per seat, 30,000 for 10,000 three-seat matches; Watch: up to
+// --max_watchers). Bidirectional (AsyncBidiStream) or server-streaming
+// (AsyncWriterStream).
 //
 // Why not the callback API (grpc::ServerBidiReactor), as the other methods
 // use: with the poller Debian's gRPC runs on Linux, every callback call of
@@ -13,7 +15,7 @@
 // 23). Here each stream belongs to one of CompletionQueues' queues, which
 // holds only its share.
 //
-// AsyncBidiStream offers what a reactor offers (StartRead, StartWrite,
+// A stream offers what a reactor offers (StartRead, StartWrite,
 // Finish; OnReadDone, OnWriteDone, OnCancel, OnDone), with the same rules:
 // at most one read and one write outstanding, Finish once every write is
 // done, and every stream finished, even a cancelled one. OnDone comes last,
@@ -37,7 +39,8 @@
 
 namespace pyramid {
 
-class AsyncBidiStream;
+template <class Call>
+class AsyncStream;
 
 // A server's completion queues for async streams, and a thread draining
 // each. Add them to the builder before BuildAndStart, Start them after,
@@ -68,7 +71,8 @@ class CompletionQueues {
   size_t size() const { return queues_.size(); }
 
  private:
-  friend class AsyncBidiStream;
+  template <class Call>
+  friend class AsyncStream;
   // The queue a new stream's call is to live on: each in turn, so that
   // streams spread evenly whichever queue their call arrives on (gRPC
   // hands a connection's calls to one queue first).
@@ -95,18 +99,24 @@ class CompletionTag {
   ~CompletionTag() = default;
 };
 
-class AsyncBidiStream {
+// A stream of either kind: `Call` is grpc::GenericServerAsyncReaderWriter
+// (AsyncBidiStream, below) or grpc::ServerAsyncWriter<grpc::ByteBuffer>
+// (AsyncWriterStream: a server-streaming method, whose one request gRPC
+// reads before the call starts, into request()).
+template <class Call>
+class AsyncStream {
  public:
   // Asks the server for the next call of the method: `request` is the
-  // service's RequestAsyncBidiStreaming for it, given this stream's
-  // context, stream, queue and tag.
+  // service's RequestAsyncBidiStreaming (RequestAsyncServerStreaming) for
+  // it, given this stream's context, the buffer for the request (a
+  // server-streaming method's), its call, queues and tag.
   using Requester = std::function<void(
-      grpc::ServerContext*, grpc::GenericServerAsyncReaderWriter*,
+      grpc::ServerContext*, grpc::ByteBuffer* request, Call*,
       grpc::CompletionQueue* call_queue,
       grpc::ServerCompletionQueue* notification_queue, void* tag)>;
 
-  AsyncBidiStream(const AsyncBidiStream&) = delete;
-  AsyncBidiStream& operator=(const AsyncBidiStream&) = delete;
+  AsyncStream(const AsyncStream&) = delete;
+  AsyncStream& operator=(const AsyncStream&) = delete;
 
   // Waits on `queue` (one of `queues`) for a call, whose operations then
   // complete on the next of `queues` in turn. One thread drains each
@@ -121,18 +131,21 @@ class AsyncBidiStream {
                grpc::ServerCompletionQueue* queue,
                std::function<void()> replace);
 
+  // A bidirectional stream's next message.
   void StartRead(grpc::ByteBuffer* buffer);
   void StartWrite(const SerializedMessage* message);
   void Finish(const grpc::Status& status);
 
  protected:
-  AsyncBidiStream();
-  virtual ~AsyncBidiStream() = default;
+  AsyncStream();
+  virtual ~AsyncStream() = default;
 
   grpc::ServerContext* context() { return &context_; }
+  // A server-streaming call's request, read when the call came.
+  grpc::ByteBuffer& request() { return request_; }
 
   virtual void OnStart() = 0;
-  virtual void OnReadDone(bool ok) = 0;
+  virtual void OnReadDone(bool /*ok*/) {}
   virtual void OnWriteDone(bool ok) = 0;
   // The call was cancelled (the client went, or the server shuts down):
   // the stream still has to Finish.
@@ -142,13 +155,13 @@ class AsyncBidiStream {
  private:
   class Tag final : public CompletionTag {
    public:
-    Tag(AsyncBidiStream* stream, void (AsyncBidiStream::*on)(bool))
+    Tag(AsyncStream* stream, void (AsyncStream::*on)(bool))
         : stream_(stream), on_(on) {}
     void Proceed(bool ok) override { (stream_->*on_)(ok); }
 
    private:
-    AsyncBidiStream* const stream_;
-    void (AsyncBidiStream::*const on_)(bool);
+    AsyncStream* const stream_;
+    void (AsyncStream::*const on_)(bool);
   };
 
   void Started(bool ok);
@@ -161,13 +174,14 @@ class AsyncBidiStream {
 
   CompletionQueues* queues_ = nullptr;
   grpc::ServerContext context_;
-  grpc::GenericServerAsyncReaderWriter stream_;
+  Call stream_;
+  grpc::ByteBuffer request_;
   std::function<void()> replace_;
-  Tag started_{this, &AsyncBidiStream::Started};
-  Tag read_done_{this, &AsyncBidiStream::ReadDone};
-  Tag write_done_{this, &AsyncBidiStream::WriteDone};
-  Tag finish_done_{this, &AsyncBidiStream::FinishDone};
-  Tag call_done_{this, &AsyncBidiStream::CallDone};
+  Tag started_{this, &AsyncStream::Started};
+  Tag read_done_{this, &AsyncStream::ReadDone};
+  Tag write_done_{this, &AsyncStream::WriteDone};
+  Tag finish_done_{this, &AsyncStream::FinishDone};
+  Tag call_done_{this, &AsyncStream::CallDone};
   // Reasons to live: the call (until its done tag), its start (until
   // OnStart has run), its Finish (until done), and each read or write
   // outstanding.
@@ -177,6 +191,12 @@ class AsyncBidiStream {
   bool start_done_ ABSL_GUARDED_BY(start_mu_) = false;
   bool cancel_waits_ ABSL_GUARDED_BY(start_mu_) = false;
 };
+
+using AsyncBidiStream = AsyncStream<grpc::GenericServerAsyncReaderWriter>;
+using AsyncWriterStream =
+    AsyncStream<grpc::ServerAsyncWriter<grpc::ByteBuffer>>;
+extern template class AsyncStream<grpc::GenericServerAsyncReaderWriter>;
+extern template class AsyncStream<grpc::ServerAsyncWriter<grpc::ByteBuffer>>;
 
 }  // namespace pyramid
 

@@ -19,6 +19,7 @@ namespace pyramid {
 namespace {
 
 constexpr char kChat[] = "/pyramid.test.Echo/Chat";
+constexpr char kRepeat[] = "/pyramid.test.Echo/Repeat";
 
 // What the streams saw, for the tests to check.
 struct Record {
@@ -88,20 +89,69 @@ class EchoStream final : public AsyncBidiStream {
   std::atomic<bool> finished_{false};
 };
 
-// A service with one raw async bidi method, Chat, served by EchoStreams.
+// A server-streaming call: its request is a count and a text ("3:abc"); it
+// writes the text that many times, one after the other, then finishes OK.
+class RepeatStream final : public AsyncWriterStream {
+ public:
+  explicit RepeatStream(Record* record) : record_(record) {}
+
+ private:
+  void OnStart() override {
+    ++record_->started;
+    grpc::Slice slice;
+    ASSERT_TRUE(request().DumpToSingleSlice(&slice).ok());
+    const std::string text(reinterpret_cast<const char*>(slice.begin()),
+                           slice.size());
+    const size_t colon = text.find(':');
+    left_ = std::stoi(text.substr(0, colon));
+    out_.bytes = grpc::Slice(text.substr(colon + 1));
+    Next();
+  }
+  void OnWriteDone(bool ok) override {
+    if (!ok) {
+      Finish(grpc::Status::CANCELLED);
+      return;
+    }
+    Next();
+  }
+  void OnDone() override {
+    ++record_->done;
+    delete this;
+  }
+  void Next() {
+    if (left_-- > 0) {
+      StartWrite(&out_);
+    } else {
+      Finish(grpc::Status::OK);
+    }
+  }
+
+  Record* const record_;
+  SerializedMessage out_;
+  int left_ = 0;
+};
+
+// A service with two raw async methods over the same queues: Chat (bidi,
+// EchoStreams) and Repeat (server-streaming, RepeatStreams).
 class EchoService final : public grpc::Service {
  public:
   EchoService(Record* record, int queues) : record_(record), queues_(queues) {
     AddMethod(new grpc::internal::RpcServiceMethod(
         kChat, grpc::internal::RpcMethod::BIDI_STREAMING, nullptr));
     MarkMethodRaw(0);
+    AddMethod(new grpc::internal::RpcServiceMethod(
+        kRepeat, grpc::internal::RpcMethod::SERVER_STREAMING, nullptr));
+    MarkMethodRaw(1);
   }
   void RegisterWith(grpc::ServerBuilder& builder) {
     builder.RegisterService(this);
     queues_.AddTo(builder);
   }
   void Start() {
-    queues_.Start([this](grpc::ServerCompletionQueue* queue) { Wait(queue); });
+    queues_.Start([this](grpc::ServerCompletionQueue* queue) {
+      Wait(queue);
+      WaitForRepeat(queue);
+    });
   }
   void Stop() { queues_.Shutdown(); }
 
@@ -109,7 +159,7 @@ class EchoService final : public grpc::Service {
   void Wait(grpc::ServerCompletionQueue* queue) {
     auto* stream = new EchoStream(record_);
     stream->Request(
-        [this](grpc::ServerContext* context,
+        [this](grpc::ServerContext* context, grpc::ByteBuffer* /*request*/,
                grpc::GenericServerAsyncReaderWriter* call,
                grpc::CompletionQueue* call_queue,
                grpc::ServerCompletionQueue* notification_queue, void* tag) {
@@ -117,6 +167,19 @@ class EchoService final : public grpc::Service {
                                     notification_queue, tag);
         },
         &queues_, queue, [this, queue] { Wait(queue); });
+  }
+
+  void WaitForRepeat(grpc::ServerCompletionQueue* queue) {
+    auto* stream = new RepeatStream(record_);
+    stream->Request(
+        [this](grpc::ServerContext* context, grpc::ByteBuffer* request,
+               grpc::ServerAsyncWriter<grpc::ByteBuffer>* call,
+               grpc::CompletionQueue* call_queue,
+               grpc::ServerCompletionQueue* notification_queue, void* tag) {
+          RequestAsyncServerStreaming(1, context, request, call, call_queue,
+                                      notification_queue, tag);
+        },
+        &queues_, queue, [this, queue] { WaitForRepeat(queue); });
   }
 
   Record* const record_;
@@ -244,6 +307,30 @@ TEST_F(AsyncBidiStreamTest, AClientThatCancelsEndsItsStreamOnce) {
   EXPECT_EQ(record_.cancelled.load(), kStreams);
   StopServer();
   EXPECT_EQ(record_.done.load(), kStreams);
+}
+
+TEST_F(AsyncBidiStreamTest, AServerStreamingCallGetsItsRequestAndItsReplies) {
+  StartServer(/*queues=*/3);
+  for (int n : {0, 1, 5, 40}) {
+    grpc::ClientContext context;
+    std::unique_ptr<grpc::ClientReader<grpc::ByteBuffer>> reader(
+        grpc::internal::ClientReaderFactory<grpc::ByteBuffer>::Create(
+            channel_.get(),
+            grpc::internal::RpcMethod(
+                kRepeat, grpc::internal::RpcMethod::SERVER_STREAMING),
+            &context, Bytes(std::to_string(n) + ":x" + std::to_string(n))));
+    int got = 0;
+    grpc::ByteBuffer reply;
+    while (reader->Read(&reply)) {
+      EXPECT_EQ(Text(reply), "x" + std::to_string(n));
+      ++got;
+    }
+    EXPECT_TRUE(reader->Finish().ok());
+    EXPECT_EQ(got, n);
+  }
+  EXPECT_TRUE(Reaches(record_.done, 4));
+  StopServer();
+  EXPECT_EQ(record_.started.load(), 4);
 }
 
 TEST_F(AsyncBidiStreamTest, ShutdownEndsEveryOpenStream) {

@@ -379,31 +379,52 @@ class PlayReactor final : public AsyncBidiStream {
   grpc::ByteBuffer read_buffer_;
 };
 
-// One Watch call. It counts against ServiceLimits::max_watchers from its
-// start to its OnDone (`watching` is the service's count); its events reach
-// it serialized, shared with the match's other watchers.
-class WatchReactor final : public grpc::ServerWriteReactor<SerializedMessage> {
+// One Watch call, served on the Play streams' completion queues
+// (AsyncWriterStream). It counts against ServiceLimits::max_watchers from
+// its start to its OnDone (`watching` is the service's count); its events
+// reach it serialized, shared with the match's other watchers.
+class WatchReactor final : public AsyncWriterStream {
  public:
-  WatchReactor(Lobby* lobby, const v1::WatchRequest& request,
+  WatchReactor(const RefereeService* service, Lobby* lobby,
                const ServiceLimits& limits, std::atomic<size_t>* watching)
-      : watching_(watching),
-        writer_(std::make_shared<WatchWriter>(this, limits.max_queued_messages,
-                                              limits.watch_queue_bytes)) {
-    if (watching_->fetch_add(1) >= limits.max_watchers) {
+      : service_(service),
+        lobby_(lobby),
+        limits_(limits),
+        watching_(watching) {}
+
+ private:
+  using WatchWriter =
+      StreamWriter<SerializedMessage, WatchReactor, SerializedMessage>;
+
+  void OnStart() override {
+    writer_ = std::make_shared<WatchWriter>(this, limits_.max_queued_messages,
+                                            limits_.watch_queue_bytes);
+    v1::WatchRequest watch;
+    if (absl::Status s = ParseRequest(request(), &watch); !s.ok()) {
+      writer_->Close(static_cast<int>(s.code()), std::string(s.message()));
+      return;
+    }
+    request().Clear();
+    if (absl::Status s = service_->CheckReader(context()); !s.ok()) {
+      writer_->Close(static_cast<int>(s.code()), std::string(s.message()));
+      return;
+    }
+    counted_ = true;
+    if (watching_->fetch_add(1) >= limits_.max_watchers) {
       writer_->Close(
           grpc::StatusCode::RESOURCE_EXHAUSTED,
-          absl::StrCat("this referee already serves ", limits.max_watchers,
+          absl::StrCat("this referee already serves ", limits_.max_watchers,
                        " watchers, as many as it takes "
                        "(--max_watchers)"));
       return;
     }
-    std::shared_ptr<MatchHost> host = lobby->FindMatch(request.match_id());
+    std::shared_ptr<MatchHost> host = lobby_->FindMatch(watch.match_id());
     if (host == nullptr) {
       writer_->Close(grpc::StatusCode::NOT_FOUND, "unknown match");
       return;
     }
     if (absl::Status added =
-            host->AddWatcher(writer_, limits.max_watchers_per_match);
+            host->AddWatcher(writer_, limits_.max_watchers_per_match);
         !added.ok()) {
       writer_->Close(static_cast<int>(added.code()),
                      std::string(added.message()));
@@ -415,15 +436,16 @@ class WatchReactor final : public grpc::ServerWriteReactor<SerializedMessage> {
   }
   void OnDone() override {
     writer_->Detach();
-    watching_->fetch_sub(1);
+    if (counted_) watching_->fetch_sub(1);
     delete this;
   }
 
- private:
-  using WatchWriter =
-      StreamWriter<SerializedMessage, WatchReactor, SerializedMessage>;
+  const RefereeService* const service_;
+  Lobby* const lobby_;
+  const ServiceLimits& limits_;  // The service's.
   std::atomic<size_t>* const watching_;
-  const std::shared_ptr<WatchWriter> writer_;
+  std::shared_ptr<WatchWriter> writer_;  // Made when the call comes.
+  bool counted_ = false;                 // In `watching`.
 };
 
 class LogReactor final : public grpc::ServerWriteReactor<v1::LogChunk> {
@@ -535,7 +557,9 @@ RefereeService::RefereeService(Lobby* lobby, ServiceLimits limits)
   // Async (its streams are AsyncBidiStreams, requested in WaitForPlay), and
   // raw: a stream reads grpc::ByteBuffers.
   MarkMethodRaw(MethodIndex("Play"));
-  RegisterServerStreaming("Watch", &RefereeService::Watch);
+  // Async on the same queues (WatchReactor, requested in WaitForWatch),
+  // and raw: gRPC reads the request into a grpc::ByteBuffer.
+  MarkMethodRaw(MethodIndex("Watch"));
   RegisterUnary("GetMatch", &RefereeService::GetMatch);
   RegisterUnary("ListMatches", &RefereeService::ListMatches);
   RegisterServerStreaming("GetLog", &RefereeService::GetLog);
@@ -581,16 +605,32 @@ void RefereeService::Start() {
     // tournament connecting at once) finds one while the next is posted.
     WaitForPlay(queue);
     WaitForPlay(queue);
+    WaitForWatch(queue);
+    WaitForWatch(queue);
   });
 }
 
 void RefereeService::Stop() { play_queues_.Shutdown(); }
 
+void RefereeService::WaitForWatch(grpc::ServerCompletionQueue* queue) {
+  static const int kWatch = MethodIndex("Watch");
+  auto* stream = new WatchReactor(this, lobby_, limits_, &watching_);
+  stream->Request(
+      [this](grpc::ServerContext* context, grpc::ByteBuffer* request,
+             grpc::ServerAsyncWriter<grpc::ByteBuffer>* call,
+             grpc::CompletionQueue* call_queue,
+             grpc::ServerCompletionQueue* queue, void* tag) {
+        RequestAsyncServerStreaming(kWatch, context, request, call, call_queue,
+                                    queue, tag);
+      },
+      &play_queues_, queue, [this, queue] { WaitForWatch(queue); });
+}
+
 void RefereeService::WaitForPlay(grpc::ServerCompletionQueue* queue) {
   static const int kPlay = MethodIndex("Play");
   auto* stream = new PlayReactor(lobby_, limits_, linger_.get());
   stream->Request(
-      [this](grpc::ServerContext* context,
+      [this](grpc::ServerContext* context, grpc::ByteBuffer* /*request*/,
              grpc::GenericServerAsyncReaderWriter* call,
              grpc::CompletionQueue* call_queue,
              grpc::ServerCompletionQueue* queue, void* tag) {
@@ -600,7 +640,7 @@ void RefereeService::WaitForPlay(grpc::ServerCompletionQueue* queue) {
 }
 
 absl::Status RefereeService::CheckReader(
-    grpc::CallbackServerContext* context) const {
+    const grpc::ServerContextBase* context) const {
   if (limits_.public_watch) return absl::OkStatus();
   absl::StatusOr<Principal> principal = Authenticate(context, *lobby_);
   if (principal.ok()) return absl::OkStatus();
@@ -608,14 +648,6 @@ absl::Status RefereeService::CheckReader(
       absl::StrCat("this referee serves matches to its token holders only "
                    "(--public_watch=false): ",
                    principal.status().message()));
-}
-
-grpc::ServerWriteReactor<SerializedMessage>* RefereeService::Watch(
-    grpc::CallbackServerContext* context, const v1::WatchRequest* request) {
-  if (absl::Status s = CheckReader(context); !s.ok()) {
-    return new FailedWriteReactor<SerializedMessage>(s);
-  }
-  return new WatchReactor(lobby_, *request, limits_, &watching_);
 }
 
 grpc::ServerUnaryReactor* RefereeService::GetMatch(

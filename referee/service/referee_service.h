@@ -58,22 +58,22 @@ struct ServiceLimits {
   // while nothing else waits, gathering what follows into the same write
   // (docs/protocol.md, "Play stream features"). Zero: no wait.
   absl::Duration batch_linger = absl::Milliseconds(4);
-  // Completion queues (each with its thread) the Play streams are spread
-  // over (async_bidi_stream.h says why there are several).
+  // Completion queues (each with its thread) the Play and Watch streams
+  // are spread over (async_bidi_stream.h says why there are several).
   int play_queues = 8;
   // (How long a "batch" stream may wait for an acknowledgement is the
   // lobby's: LobbyOptions::ack_hold.)
 };
 
-// Play is served on gRPC's async API (AsyncBidiStream), every other method
-// on its callback API. Every method reads its request raw and parses it itself,
-// so that a request that does not parse gets INVALID_ARGUMENT saying what was
-// expected (with the typed API gRPC answers such a call without a useful
-// status, and a Play message that does not parse would end the stream as if the
-// client had half-closed). Play gets the documented in-band PlayError instead.
-// Methods are registered by name, their index taken from the service
-// descriptor. Responses stay typed; Play writes the PlayResponses its
-// StreamWriter has serialized (SerializedMessage).
+// Play and Watch are served on gRPC's async API (AsyncBidiStream,
+// AsyncWriterStream), every other method on its callback API. Every method
+// reads its request raw and parses it itself, so that a request that does not
+// parse gets INVALID_ARGUMENT saying what was expected (with the typed API gRPC
+// answers such a call without a useful status, and a Play message that does not
+// parse would end the stream as if the client had half-closed). Play gets the
+// documented in-band PlayError instead. Methods are registered by name, their
+// index taken from the service descriptor. Responses stay typed; Play writes
+// the PlayResponses its StreamWriter has serialized (SerializedMessage).
 class RefereeService final : public referee::v1::Referee::Service {
  public:
   RefereeService(Lobby* lobby, ServiceLimits limits = {});
@@ -89,10 +89,14 @@ class RefereeService final : public referee::v1::Referee::Service {
   void Start();
   void Stop();
 
+  // OK when this caller may read matches (ServiceLimits::public_watch).
+  absl::Status CheckReader(const grpc::ServerContextBase* context) const;
+
   // The base's generated synchronous methods (each answers UNIMPLEMENTED)
   // are never called: the constructor registers the callback handlers
-  // below in their place, and Play's async streams. Named here so that the
-  // handlers, which share their names, overload them instead of hiding them.
+  // below in their place (and Play's and Watch's async streams). Named here
+  // so that the handlers, which share their names, overload them instead of
+  // hiding them.
   using Service::CreateMatch;
   using Service::GetCheckpoint;
   using Service::GetConsistencyProof;
@@ -101,7 +105,6 @@ class RefereeService final : public referee::v1::Referee::Service {
   using Service::GetMatch;
   using Service::ListMatches;
   using Service::RegisterBot;
-  using Service::Watch;
 
   // The methods of referee_service.proto, each given a parsed request.
 
@@ -113,9 +116,6 @@ class RefereeService final : public referee::v1::Referee::Service {
       grpc::CallbackServerContext* context,
       const referee::v1::RegisterBotRequest* request,
       referee::v1::RegisterBotResponse* response);
-  grpc::ServerWriteReactor<SerializedMessage>* Watch(
-      grpc::CallbackServerContext* context,
-      const referee::v1::WatchRequest* request);
   grpc::ServerUnaryReactor* GetMatch(
       grpc::CallbackServerContext* context,
       const referee::v1::GetMatchRequest* request,
@@ -157,10 +157,9 @@ class RefereeService final : public referee::v1::Referee::Service {
       const std::string& method,
       grpc::ServerWriteReactor<Response>* (RefereeService::*handler)(
           grpc::CallbackServerContext*, const Request*));
-  // Posts a Play stream that waits for the next call on `queue`.
+  // Posts a Play (Watch) stream that waits for the next call on `queue`.
   void WaitForPlay(grpc::ServerCompletionQueue* queue);
-  // OK when this caller may read matches (ServiceLimits::public_watch).
-  absl::Status CheckReader(grpc::CallbackServerContext* context) const;
+  void WaitForWatch(grpc::ServerCompletionQueue* queue);
   // A method's position in the service, as the generated code numbers
   // methods: its index in the service descriptor.
   static int MethodIndex(const std::string& method);

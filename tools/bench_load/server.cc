@@ -84,7 +84,7 @@ class EchoService final : public bench::BenchEcho::Service {
   void Wait(grpc::ServerCompletionQueue* queue) {
     auto* stream = new Stream();
     stream->Request(
-        [this](grpc::ServerContext* context,
+        [this](grpc::ServerContext* context, grpc::ByteBuffer* /*request*/,
                grpc::GenericServerAsyncReaderWriter* call,
                grpc::CompletionQueue* call_queue,
                grpc::ServerCompletionQueue* notification_queue, void* tag) {
