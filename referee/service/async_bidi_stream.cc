@@ -2,9 +2,7 @@
 
 #include <pthread.h>
 
-#include <cstdlib>
 #include <string>
-#include <type_traits>
 #include <utility>
 
 namespace pyramid {
@@ -104,16 +102,6 @@ void AsyncStream<Call>::Started(bool ok) {
   }
   if (cancelled) OnCancel();
   Release();
-}
-
-template <class Call>
-void AsyncStream<Call>::StartRead(grpc::ByteBuffer* buffer) {
-  if constexpr (std::is_same_v<Call, grpc::GenericServerAsyncReaderWriter>) {
-    live_.fetch_add(1, std::memory_order_relaxed);
-    stream_.Read(buffer, &read_done_);
-  } else {
-    std::abort();  // A server-streaming call has read its one request.
-  }
 }
 
 template <class Call>

@@ -30,6 +30,7 @@
 #include <functional>
 #include <memory>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 #include "absl/synchronization/mutex.h"
@@ -67,8 +68,6 @@ class CompletionQueues {
   // and waits for its thread to drain it. Queues never started are only
   // destroyed. Idempotent.
   void Shutdown();
-
-  size_t size() const { return queues_.size(); }
 
  private:
   template <class Call>
@@ -132,7 +131,13 @@ class AsyncStream {
                std::function<void()> replace);
 
   // A bidirectional stream's next message.
-  void StartRead(grpc::ByteBuffer* buffer);
+  template <class C = Call>
+  void StartRead(grpc::ByteBuffer* buffer) {
+    static_assert(std::is_same_v<C, grpc::GenericServerAsyncReaderWriter>,
+                  "a server-streaming call has read its one request");
+    live_.fetch_add(1, std::memory_order_relaxed);
+    stream_.Read(buffer, &read_done_);
+  }
   void StartWrite(const SerializedMessage* message);
   void Finish(const grpc::Status& status);
 
