@@ -10,6 +10,7 @@ packages=(
   libgrpc++-dev protobuf-compiler-grpc
   libsodium-dev libssl-dev openssl libsqlite3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  libgoogle-perftools-dev
   python3 python3-grpcio python3-protobuf
   python3-venv python3-wheel python3-nacl
   clang-14 libclang-rt-14-dev clang-format-14

@@ -55,7 +55,8 @@
 //   * messages: every message the client sent or received on the Play
 //     streams, per second of play (release to the last MatchEnded).
 // Server memory comes from /proc/<pid>/status (VmRSS) and from the server's
-// own mallinfo2 (heap bytes in use, asked for with SIGUSR1): at the start,
+// allocator (heap bytes in use, referee/service/allocator.h, asked for with
+// SIGUSR1): at the start,
 // with every match live just before the release, and the peak during play.
 // RSS per live match = (peak RSS - baseline RSS) / peak live matches
 // (targets: 64 KiB in stream mode, 16 KiB in bot mode). The same SIGUSR1
@@ -123,6 +124,7 @@
 #include "pyramid/referee/v1/referee_service.grpc.pb.h"
 #include "referee/cli/program.h"
 #include "referee/core/log_sink.h"
+#include "referee/service/allocator.h"
 #include "referee/service/deadline_scheduler.h"
 #include "referee/service/lobby.h"
 #include "referee/service/referee_service.h"
@@ -824,7 +826,7 @@ class ClientRun {
 
   void ReportMemory() const {
     std::cout << "\n  Server memory (/proc/<pid>/status VmRSS; heap = "
-                 "mallinfo2 bytes in use)\n";
+              << AllocatorName() << "'s bytes in use)\n";
     Row("RSS baseline", Kib(baseline_.rss_kib),
         absl::StrFormat("server up, no match; heap %s", Kib(heap_baseline_)));
     Row("RSS all matches live", Kib(at_release_.rss_kib),
@@ -1038,6 +1040,7 @@ class ClientRun {
 }  // namespace pyramid::bench_load
 
 int main(int argc, char** argv) {
+  pyramid::TuneAllocator();
   pyramid::InitFlagsOnlyProgram(
       argc, argv,
       "Load benchmark of the referee service: concurrent Rock, Paper, "

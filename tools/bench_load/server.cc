@@ -1,6 +1,5 @@
 #include "tools/bench_load/server.h"
 
-#include <malloc.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -19,6 +18,7 @@
 #include "referee/cli/program.h"
 #include "referee/core/log_journal.h"
 #include "referee/core/log_sink.h"
+#include "referee/service/allocator.h"
 #include "referee/service/async_bidi_stream.h"
 #include "referee/service/deadline_scheduler.h"
 #include "referee/service/lobby.h"
@@ -184,8 +184,8 @@ int ServeMain(const ServeOptions& options) {
   referee.Start();
   echo.Start();
   WriteWhole(dir / "port", absl::StrCat(port, "\n"));
-  // SIGUSR1: write the heap statistics (bytes malloc holds in use), the
-  // deadline scheduler's lateness (entries popped, max and p99 in
+  // SIGUSR1: write the heap statistics (bytes in use and held, allocator.h),
+  // the deadline scheduler's lateness (entries popped, max and p99 in
   // microseconds) and the checkpoint sync pool's figures (jobs, their wait
   // p99 and max, their sync p99 and max, the deepest queue; the journal's
   // commits, syncs and largest group) for the client
@@ -194,7 +194,7 @@ int ServeMain(const ServeOptions& options) {
   while (true) {
     sigwait(&signals, &signal_number);
     if (signal_number != SIGUSR1) break;
-    const struct mallinfo2 info = mallinfo2();
+    const HeapBytes heap = CurrentHeap();
     const LatencyHistogram lateness = lobby.scheduler().lateness();
     const SyncPool::Stats syncs =
         lobby.sync_stats().value_or(SyncPool::Stats());
@@ -205,14 +205,13 @@ int ServeMain(const ServeOptions& options) {
     };
     WriteWhole(
         dir / "heap",
-        absl::StrCat(info.uordblks + info.hblkhd, " ", info.arena + info.hblkhd,
-                     " ", lateness.count, " ", us(lateness.max), " ",
-                     us(lateness.Percentile(0.99)), " ", syncs.waits.count, " ",
-                     us(syncs.waits.Percentile(0.99)), " ", us(syncs.waits.max),
-                     " ", us(syncs.syncs.Percentile(0.99)), " ",
-                     us(syncs.syncs.max), " ", syncs.max_queued, " ",
-                     journal.commits, " ", journal.syncs, " ",
-                     journal.largest_group, "\n"));
+        absl::StrCat(heap.in_use, " ", heap.held, " ", lateness.count, " ",
+                     us(lateness.max), " ", us(lateness.Percentile(0.99)), " ",
+                     syncs.waits.count, " ", us(syncs.waits.Percentile(0.99)),
+                     " ", us(syncs.waits.max), " ",
+                     us(syncs.syncs.Percentile(0.99)), " ", us(syncs.syncs.max),
+                     " ", syncs.max_queued, " ", journal.commits, " ",
+                     journal.syncs, " ", journal.largest_group, "\n"));
   }
   lobby.connections().CloseAll(grpc::StatusCode::UNAVAILABLE,
                                "the benchmark is over");

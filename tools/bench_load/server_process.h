@@ -77,9 +77,9 @@ class ServerProcess {
 };
 
 // Samples the server's RSS every few milliseconds, and its heap in use
-// every second (mallinfo2 walks the whole heap under its locks: every
-// 100 ms it took 10% of the server's CPU at 10,000 matches), while a phase
-// runs.
+// every second (glibc's mallinfo2 walks the whole heap under its locks:
+// every 100 ms it took 10% of the server's CPU at 10,000 matches), while a
+// phase runs.
 class RssSampler {
  public:
   RssSampler(pid_t pid, std::function<int64_t()> heap_kib)
