@@ -12,7 +12,7 @@
 
 #include "absl/time/time.h"
 #include "pyramid/referee/v1/referee_service.grpc.pb.h"
-#include "referee/service/async_bidi_stream.h"
+#include "referee/service/async_stream.h"
 #include "referee/service/delayed_runner.h"
 #include "referee/service/lobby.h"
 #include "referee/service/serialized_message.h"
@@ -59,7 +59,7 @@ struct ServiceLimits {
   // (docs/protocol.md, "Play stream features"). Zero: no wait.
   absl::Duration batch_linger = absl::Milliseconds(4);
   // Completion queues (each with its thread) the Play and Watch streams
-  // are spread over (async_bidi_stream.h says why there are several).
+  // are spread over (async_stream.h says why there are several).
   int play_queues = 8;
   // (How long a "batch" stream may wait for an acknowledgement is the
   // lobby's: LobbyOptions::ack_hold.)

@@ -19,7 +19,7 @@
 #include "referee/core/log_journal.h"
 #include "referee/core/log_sink.h"
 #include "referee/service/allocator.h"
-#include "referee/service/async_bidi_stream.h"
+#include "referee/service/async_stream.h"
 #include "referee/service/deadline_scheduler.h"
 #include "referee/service/lobby.h"
 #include "referee/service/referee_service.h"

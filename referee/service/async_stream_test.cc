@@ -1,4 +1,4 @@
-#include "referee/service/async_bidi_stream.h"
+#include "referee/service/async_stream.h"
 
 #include <atomic>
 #include <chrono>
@@ -188,7 +188,7 @@ class EchoService final : public grpc::Service {
 
 using Chat = grpc::ClientReaderWriter<grpc::ByteBuffer, grpc::ByteBuffer>;
 
-class AsyncBidiStreamTest : public ::testing::Test {
+class AsyncStreamTest : public ::testing::Test {
  protected:
   void StartServer(int queues) {
     service_ = std::make_unique<EchoService>(&record_, queues);
@@ -244,7 +244,7 @@ class AsyncBidiStreamTest : public ::testing::Test {
   std::shared_ptr<grpc::Channel> channel_;
 };
 
-TEST_F(AsyncBidiStreamTest, StreamsEchoAndSpreadOverEveryQueue) {
+TEST_F(AsyncStreamTest, StreamsEchoAndSpreadOverEveryQueue) {
   StartServer(/*queues=*/4);
   constexpr int kStreams = 16;
   std::vector<std::unique_ptr<grpc::ClientContext>> contexts;
@@ -282,7 +282,7 @@ TEST_F(AsyncBidiStreamTest, StreamsEchoAndSpreadOverEveryQueue) {
   StopServer();
 }
 
-TEST_F(AsyncBidiStreamTest, AClientThatCancelsEndsItsStreamOnce) {
+TEST_F(AsyncStreamTest, AClientThatCancelsEndsItsStreamOnce) {
   StartServer(/*queues=*/2);
   constexpr int kStreams = 12;
   for (int i = 0; i < kStreams; ++i) {
@@ -309,7 +309,7 @@ TEST_F(AsyncBidiStreamTest, AClientThatCancelsEndsItsStreamOnce) {
   EXPECT_EQ(record_.done.load(), kStreams);
 }
 
-TEST_F(AsyncBidiStreamTest, AServerStreamingCallGetsItsRequestAndItsReplies) {
+TEST_F(AsyncStreamTest, AServerStreamingCallGetsItsRequestAndItsReplies) {
   StartServer(/*queues=*/3);
   for (int n : {0, 1, 5, 40}) {
     grpc::ClientContext context;
@@ -333,7 +333,7 @@ TEST_F(AsyncBidiStreamTest, AServerStreamingCallGetsItsRequestAndItsReplies) {
   EXPECT_EQ(record_.started.load(), 4);
 }
 
-TEST_F(AsyncBidiStreamTest, ShutdownEndsEveryOpenStream) {
+TEST_F(AsyncStreamTest, ShutdownEndsEveryOpenStream) {
   StartServer(/*queues=*/3);
   constexpr int kStreams = 9;
   std::vector<std::unique_ptr<grpc::ClientContext>> contexts;

@@ -23,8 +23,8 @@
 // delete the stream. Unlike a reactor, a stream exists before its call: it
 // is created to wait for one (Request) and OnStart runs when a client's
 // call arrives, with the call's metadata in context().
-#ifndef PYRAMID_REFEREE_SERVICE_ASYNC_BIDI_STREAM_H_
-#define PYRAMID_REFEREE_SERVICE_ASYNC_BIDI_STREAM_H_
+#ifndef PYRAMID_REFEREE_SERVICE_ASYNC_STREAM_H_
+#define PYRAMID_REFEREE_SERVICE_ASYNC_STREAM_H_
 
 #include <atomic>
 #include <functional>
@@ -205,4 +205,4 @@ extern template class AsyncStream<grpc::ServerAsyncWriter<grpc::ByteBuffer>>;
 
 }  // namespace pyramid
 
-#endif  // PYRAMID_REFEREE_SERVICE_ASYNC_BIDI_STREAM_H_
+#endif  // PYRAMID_REFEREE_SERVICE_ASYNC_STREAM_H_

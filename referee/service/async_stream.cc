@@ -1,4 +1,4 @@
-#include "referee/service/async_bidi_stream.h"
+#include "referee/service/async_stream.h"
 
 #include <pthread.h>
 
