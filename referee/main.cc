@@ -30,7 +30,6 @@
 #include "referee/core/log_journal.h"
 #include "referee/core/log_sink.h"
 #include "referee/crypto/bytes.h"
-#include "referee/service/allocator.h"
 #include "referee/service/directory_lock.h"
 #include "referee/service/health_service.h"
 #include "referee/service/lobby.h"
@@ -481,7 +480,6 @@ int Main() {
 }  // namespace pyramid
 
 int main(int argc, char** argv) {
-  pyramid::TuneAllocator();
   pyramid::InitFlagsOnlyProgram(argc, argv,
                                 "The pyramid referee gRPC service.");
   return pyramid::Main();

@@ -35,6 +35,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "referee/cli/allocator.h"
 #include "referee/core/log_sink.h"
 #include "referee/crypto/bytes.h"
 #include "referee/crypto/ed25519.h"
@@ -426,4 +427,7 @@ int Main(int argc, char** argv) {
 }  // namespace
 }  // namespace pyramid
 
-int main(int argc, char** argv) { return pyramid::Main(argc, argv); }
+int main(int argc, char** argv) {
+  pyramid::TuneAllocator();
+  return pyramid::Main(argc, argv);
+}

@@ -12,6 +12,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
+#include "referee/cli/allocator.h"
 
 namespace pyramid {
 namespace {
@@ -24,6 +25,7 @@ bool OursFile(absl::string_view file) {
 }  // namespace
 
 std::vector<char*> InitProgram(int argc, char** argv, const char* usage) {
+  TuneAllocator();
   absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
   absl::FlagsUsageConfig config;
   config.contains_help_flags = OursFile;

@@ -10,6 +10,9 @@
 // under a process-wide lock (5-10% of the referee's CPU under load; gRPC
 // locks absl::Mutex too). Programs turn it off; the unit tests, which do
 // not start here, keep it on and so still catch a lock-order cycle.
+//
+// Allocator: the settings of allocator.h (tcmalloc handing freed pages back
+// to the system), before any thread starts.
 #ifndef PYRAMID_REFEREE_CLI_PROGRAM_H_
 #define PYRAMID_REFEREE_CLI_PROGRAM_H_
 
@@ -17,10 +20,10 @@
 
 namespace pyramid {
 
-// Call first in main(), before any thread starts. Turns off absl::Mutex's
-// deadlock detector, sets `usage` as the program's usage message, parses
-// the flags (exiting on --help or a bad flag, as Abseil does) and returns
-// the positional arguments, argv[0] first.
+// Call first in main(), before any thread starts. Tunes the allocator
+// (TuneAllocator), turns off absl::Mutex's deadlock detector, sets `usage` as
+// the program's usage message, parses the flags (exiting on --help or a bad
+// flag, as Abseil does) and returns the positional arguments, argv[0] first.
 std::vector<char*> InitProgram(int argc, char** argv, const char* usage);
 
 // InitProgram for a program that takes flags only: a positional argument

@@ -55,7 +55,7 @@
 //   * messages: every message the client sent or received on the Play
 //     streams, per second of play (release to the last MatchEnded).
 // Server memory comes from /proc/<pid>/status (VmRSS) and from the server's
-// allocator (heap bytes in use, referee/service/allocator.h, asked for with
+// allocator (heap bytes in use, referee/cli/allocator.h, asked for with
 // SIGUSR1): at the start,
 // with every match live just before the release, and the peak during play.
 // RSS per live match = (peak RSS - baseline RSS) / peak live matches
@@ -122,9 +122,9 @@
 #include "bench_echo.grpc.pb.h"
 #include "grpcpp/grpcpp.h"
 #include "pyramid/referee/v1/referee_service.grpc.pb.h"
+#include "referee/cli/allocator.h"
 #include "referee/cli/program.h"
 #include "referee/core/log_sink.h"
-#include "referee/service/allocator.h"
 #include "referee/service/deadline_scheduler.h"
 #include "referee/service/lobby.h"
 #include "referee/service/referee_service.h"
@@ -1046,13 +1046,12 @@ int main(int argc, char** argv) {
       "Pyramid! matches vs a raw gRPC echo baseline.");
   namespace bench_load = ::pyramid::bench_load;
   if (absl::GetFlag(FLAGS_serve)) {
-    // The server's allocator works as the referee's. The client keeps
-    // tcmalloc's defaults: its memory is not what the run measures, and
-    // pages handed back and faulted in again were 6.6% of its samples with
-    // a stream per seat at 10,000 matches.
-    pyramid::TuneAllocator();
     return bench_load::ServeMain(
         bench_load::ServeOptionsFromFlags(absl::GetFlag(FLAGS_serve_dir)));
   }
+  // The server's allocator works as the referee's. The client's memory is
+  // not what the run measures, and pages handed back and faulted in again
+  // were 6.6% of its samples with a stream per seat at 10,000 matches.
+  pyramid::KeepFreedPages();
   return bench_load::ClientRun().Run();
 }

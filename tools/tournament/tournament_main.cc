@@ -36,7 +36,6 @@
 #include "google/protobuf/text_format.h"
 #include "referee/cli/program.h"
 #include "referee/core/log_sink.h"
-#include "referee/service/allocator.h"
 #include "tools/tournament/runner.h"
 #include "tools/tournament/standings.h"
 #include "tools/tournament/tournament_file.h"
@@ -221,7 +220,6 @@ int Main(const std::string& path) {
 }  // namespace pyramid
 
 int main(int argc, char** argv) {
-  pyramid::TuneAllocator();
   std::vector<char*> rest = pyramid::InitProgram(
       argc, argv,
       "Hosts a bot competition: tournament TOURNAMENT_FILE [flags]");

@@ -1,4 +1,4 @@
-#include "referee/service/allocator.h"
+#include "referee/cli/allocator.h"
 
 #include <malloc.h>
 
@@ -20,6 +20,11 @@ void TuneAllocator() {
       "tcmalloc.max_total_thread_cache_bytes", size_t{16} << 20);
 }
 
+void KeepFreedPages() {
+  MallocExtension::instance()->SetNumericProperty(
+      "tcmalloc.aggressive_memory_decommit", 0);
+}
+
 std::string_view AllocatorName() { return "tcmalloc"; }
 
 HeapBytes CurrentHeap() {
@@ -37,6 +42,8 @@ HeapBytes CurrentHeap() {
 #else
 
 void TuneAllocator() {}
+
+void KeepFreedPages() {}
 
 std::string_view AllocatorName() { return "glibc malloc"; }
 

@@ -1,4 +1,4 @@
-#include "referee/service/allocator.h"
+#include "referee/cli/allocator.h"
 
 #include <cstring>
 #include <memory>
