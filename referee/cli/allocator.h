@@ -9,11 +9,11 @@
 // gRPC slices, log buffers), from several threads at once; with tcmalloc
 // the referee spends up to 20% less CPU per message at 10,000 live matches,
 // and the verifier 5-9% less per log (docs/performance-history.md, session
-// 24). tcmalloc keeps freed memory
-// for reuse; TuneAllocator makes it hand freed pages back to the system at
-// once, so that the resident size follows the matches that are live, as an
-// operator expects (without it, 10-12 KiB more per live match at 10,000),
-// and bounds the threads' caches of freed objects at 16 MiB in all.
+// 24). tcmalloc keeps freed memory for reuse; TuneAllocator makes it hand
+// freed pages back to the system at once, so that the resident size follows
+// the matches that are live, as an operator expects (without it, 10-12 KiB
+// more per live match at 10,000), and bounds the threads' caches of freed
+// objects at 16 MiB in all.
 #ifndef PYRAMID_REFEREE_CLI_ALLOCATOR_H_
 #define PYRAMID_REFEREE_CLI_ALLOCATOR_H_
 

@@ -56,8 +56,8 @@
 //     streams, per second of play (release to the last MatchEnded).
 // Server memory comes from /proc/<pid>/status (VmRSS) and from the server's
 // allocator (heap bytes in use, referee/cli/allocator.h, asked for with
-// SIGUSR1): at the start,
-// with every match live just before the release, and the peak during play.
+// SIGUSR1): at the start, with every match live just before the release,
+// and the peak during play.
 // RSS per live match = (peak RSS - baseline RSS) / peak live matches
 // (targets: 64 KiB in stream mode, 16 KiB in bot mode). The same SIGUSR1
 // report carries the server's deadline scheduler lateness (p99 and max of
