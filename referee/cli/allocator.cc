@@ -1,9 +1,9 @@
 #include "referee/cli/allocator.h"
 
-#include <malloc.h>
-
 #if PYRAMID_TCMALLOC
 #include "gperftools/malloc_extension.h"
+#else
+#include <malloc.h>
 #endif
 
 namespace pyramid {

@@ -3,6 +3,7 @@
 #include <cstring>
 #include <memory>
 
+#include "gperftools/malloc_extension.h"
 #include "gtest/gtest.h"
 
 namespace pyramid {
@@ -12,6 +13,23 @@ namespace {
 // its own, which neither mallinfo2 nor tcmalloc sees).
 TEST(AllocatorTest, TheOptimizedBuildsUseTcmalloc) {
   EXPECT_EQ(AllocatorName(), "tcmalloc");
+}
+
+size_t Property(const char* name) {
+  size_t value = 0;
+  EXPECT_TRUE(MallocExtension::instance()->GetNumericProperty(name, &value))
+      << name;
+  return value;
+}
+
+TEST(AllocatorTest, TuneHandsFreedPagesBackAndKeepFreedPagesStops) {
+  TuneAllocator();
+  EXPECT_EQ(Property("tcmalloc.aggressive_memory_decommit"), 1u);
+  EXPECT_EQ(Property("tcmalloc.max_total_thread_cache_bytes"),
+            size_t{16} << 20);
+  KeepFreedPages();
+  EXPECT_EQ(Property("tcmalloc.aggressive_memory_decommit"), 0u);
+  TuneAllocator();
 }
 
 TEST(AllocatorTest, CurrentHeapCountsWhatIsAllocatedAndFreed) {
