@@ -37,14 +37,15 @@ DeadlineScheduler::DeadlineScheduler(
 
 DeadlineScheduler::~DeadlineScheduler() {
   {
-    absl::MutexLock lock(&mu_);
+    PiMutexLock lock(&mu_);
     stop_ = true;
+    wake_.Signal();
   }
   thread_.join();
 }
 
 void DeadlineScheduler::Schedule(const std::string& match_id, absl::Time when) {
-  absl::MutexLock lock(&mu_);
+  PiMutexLock lock(&mu_);
   if (when == absl::InfiniteFuture()) {
     auto it = deadlines_.find(match_id);
     if (it == deadlines_.end()) return;
@@ -56,16 +57,17 @@ void DeadlineScheduler::Schedule(const std::string& match_id, absl::Time when) {
   if (when < deadline.queued) {
     queue_.push({when, match_id});
     deadline.queued = when;
+    if (when < sleeping_until_) wake_.Signal();
   }
 }
 
 int64_t DeadlineScheduler::wakeups() const {
-  absl::MutexLock lock(&mu_);
+  PiMutexLock lock(&mu_);
   return wakeups_;
 }
 
 LatencyHistogram DeadlineScheduler::lateness() const {
-  absl::MutexLock lock(&mu_);
+  PiMutexLock lock(&mu_);
   return lateness_;
 }
 
@@ -87,19 +89,21 @@ void DeadlineScheduler::Loop() {
     std::vector<std::string> due;
     LatencyHistogram popped;
     {
-      absl::MutexLock lock(&mu_);
+      PiMutexLock lock(&mu_);
       // Sleep until the earliest entry is due, waking early only to stop or
-      // for a new entry that comes due sooner (the condition is re-evaluated
-      // whenever a writer releases the mutex). No periodic polling.
-      const absl::Time wake =
-          queue_.empty() ? absl::InfiniteFuture() : queue_.top().when;
-      auto woken = [this, wake]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-        return stop_ || (!queue_.empty() && queue_.top().when < wake);
-      };
-      mu_.AwaitWithDeadline(absl::Condition(&woken), wake);
-      ++wakeups_;
+      // for a new entry that comes due sooner (Schedule signals only then).
+      // No periodic polling.
+      absl::Time now = absl::Now();
+      while (!stop_ && (queue_.empty() || queue_.top().when > now)) {
+        sleeping_until_ =
+            queue_.empty() ? absl::InfiniteFuture() : queue_.top().when;
+        wake_.WaitWithDeadline(&mu_, sleeping_until_);
+        sleeping_until_ = absl::InfinitePast();
+        ++wakeups_;
+        now = absl::Now();
+      }
       if (stop_) return;
-      due = PopDue(absl::Now(), popped);
+      due = PopDue(now, popped);
       lateness_.Merge(popped);
     }
     if (due.empty()) continue;

@@ -2,7 +2,9 @@
 // Where the process may (CAP_SYS_NICE), that thread waits for deadlines in
 // the real-time scheduling class (SCHED_FIFO, lowest priority), so that a
 // busy machine does not delay its wake-ups, and calls back at normal
-// priority.
+// priority. The queue's mutex, which every Schedule takes, inherits that
+// priority (pi_mutex.h): a wake-up never waits for a normal thread that
+// holds it to get a CPU again.
 #ifndef PYRAMID_REFEREE_SERVICE_DEADLINE_SCHEDULER_H_
 #define PYRAMID_REFEREE_SERVICE_DEADLINE_SCHEDULER_H_
 
@@ -15,9 +17,9 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
-#include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "referee/service/latency_histogram.h"
+#include "referee/service/pi_mutex.h"
 
 namespace pyramid {
 
@@ -65,11 +67,18 @@ class DeadlineScheduler {
   };
 
   const std::function<void(const std::string&)> fire_;
-  mutable absl::Mutex mu_;
+  // Priority-inheriting: see pi_mutex.h.
+  mutable PiMutex mu_;
   std::priority_queue<Entry, std::vector<Entry>, std::greater<>> queue_
       ABSL_GUARDED_BY(mu_);
   // Matches with a deadline or a queue entry.
   absl::flat_hash_map<std::string, Deadline> deadlines_ ABSL_GUARDED_BY(mu_);
+  // Signalled when the thread must wake before sleeping_until_: to stop, or
+  // for a deadline due sooner. (A condition on mu_ itself would have every
+  // Schedule evaluate it when unlocking, and the thread wait behind them.)
+  PiCondVar wake_;
+  // What the thread sleeps until; InfinitePast while it is awake.
+  absl::Time sleeping_until_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();
   bool stop_ ABSL_GUARDED_BY(mu_) = false;
   int64_t wakeups_ ABSL_GUARDED_BY(mu_) = 0;
   LatencyHistogram lateness_ ABSL_GUARDED_BY(mu_);
