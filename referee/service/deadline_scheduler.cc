@@ -1,6 +1,8 @@
 #include "referee/service/deadline_scheduler.h"
 
 #include <algorithm>
+#include <limits>
+#include <memory>
 #include <utility>
 
 #ifdef __linux__
@@ -29,6 +31,12 @@ bool SetRealTime(bool real_time) {
 #endif
 }
 
+// The Unix nanoseconds of `when`; kNone for InfiniteFuture.
+int64_t Nanos(absl::Time when) {
+  return when == absl::InfiniteFuture() ? std::numeric_limits<int64_t>::max()
+                                        : absl::ToUnixNanos(when);
+}
+
 }  // namespace
 
 DeadlineScheduler::DeadlineScheduler(
@@ -44,21 +52,24 @@ DeadlineScheduler::~DeadlineScheduler() {
   thread_.join();
 }
 
-void DeadlineScheduler::Schedule(const std::string& match_id, absl::Time when) {
+std::shared_ptr<DeadlineScheduler::Deadline> DeadlineScheduler::Track(
+    std::string match_id) {
+  return std::make_shared<Deadline>(std::move(match_id));
+}
+
+void DeadlineScheduler::Schedule(const std::shared_ptr<Deadline>& deadline,
+                                 absl::Time when) {
+  const int64_t at = Nanos(when);
+  // Sequentially consistent, as PopDue's store to queued_ and load of
+  // when_: if this load misses PopDue's store (the entry being popped),
+  // that load sees this store and requeues it.
+  deadline->when_.store(at);
+  if (at >= deadline->queued_.load()) return;  // The entry requeues it.
   PiMutexLock lock(&mu_);
-  if (when == absl::InfiniteFuture()) {
-    auto it = deadlines_.find(match_id);
-    if (it == deadlines_.end()) return;
-    it->second.when = when;  // Its queue entry, if any, forgets it.
-    return;
-  }
-  Deadline& deadline = deadlines_[match_id];
-  deadline.when = when;
-  if (when < deadline.queued) {
-    queue_.push({when, match_id});
-    deadline.queued = when;
-    if (when < sleeping_until_) wake_.Signal();
-  }
+  if (at >= deadline->queued_.load()) return;
+  queue_.push({at, deadline});
+  deadline->queued_.store(at);
+  if (when < sleeping_until_) wake_.Signal();
 }
 
 int64_t DeadlineScheduler::wakeups() const {
@@ -86,7 +97,7 @@ void DeadlineScheduler::Loop() {
 #endif
   const bool real_time = SetRealTime(true);
   while (true) {
-    std::vector<std::string> due;
+    std::vector<std::shared_ptr<Deadline>> due;
     LatencyHistogram popped;
     {
       PiMutexLock lock(&mu_);
@@ -94,49 +105,51 @@ void DeadlineScheduler::Loop() {
       // for a new entry that comes due sooner (Schedule signals only then).
       // No periodic polling.
       absl::Time now = absl::Now();
-      while (!stop_ && (queue_.empty() || queue_.top().when > now)) {
-        sleeping_until_ =
-            queue_.empty() ? absl::InfiniteFuture() : queue_.top().when;
+      while (!stop_ &&
+             (queue_.empty() || queue_.top().when > absl::ToUnixNanos(now))) {
+        sleeping_until_ = queue_.empty()
+                              ? absl::InfiniteFuture()
+                              : absl::FromUnixNanos(queue_.top().when);
         wake_.WaitWithDeadline(&mu_, sleeping_until_);
         sleeping_until_ = absl::InfinitePast();
         ++wakeups_;
         now = absl::Now();
       }
       if (stop_) return;
-      due = PopDue(now, popped);
+      due = PopDue(absl::ToUnixNanos(now), popped);
       lateness_.Merge(popped);
     }
     if (due.empty()) continue;
     if (real_time) SetRealTime(false);
-    for (const std::string& match_id : due) fire_(match_id);
+    for (const std::shared_ptr<Deadline>& deadline : due) {
+      fire_(deadline->match_id());
+    }
     if (real_time) SetRealTime(true);
   }
 }
 
-std::vector<std::string> DeadlineScheduler::PopDue(absl::Time now,
-                                                   LatencyHistogram& lateness) {
-  std::vector<std::string> due;
+std::vector<std::shared_ptr<DeadlineScheduler::Deadline>>
+DeadlineScheduler::PopDue(int64_t now, LatencyHistogram& lateness) {
+  std::vector<std::shared_ptr<Deadline>> due;
   while (!queue_.empty() && queue_.top().when <= now) {
     Entry entry = queue_.top();
     queue_.pop();
-    lateness.Add(now - entry.when);
-    auto it = deadlines_.find(entry.match_id);
-    if (it == deadlines_.end()) continue;
-    Deadline& deadline = it->second;
-    if (entry.when == deadline.queued) {
-      deadline.queued = absl::InfiniteFuture();
+    lateness.Add(absl::Nanoseconds(now - entry.when));
+    Deadline& deadline = *entry.deadline;
+    if (entry.when == deadline.queued_.load()) deadline.queued_.store(kNone);
+    // Take the deadline if it is due (a Schedule may move it meanwhile: the
+    // exchange then fails and reloads it).
+    int64_t when = deadline.when_.load();
+    while (when <= now) {
+      if (deadline.when_.compare_exchange_weak(when, kNone)) {
+        due.push_back(entry.deadline);
+        when = kNone;
+      }
     }
-    if (deadline.when <= now) {
-      deadline.when = absl::InfiniteFuture();
-      due.push_back(entry.match_id);
-    } else if (deadline.when < deadline.queued) {
-      // The deadline moved later since this entry was queued.
-      queue_.push({deadline.when, entry.match_id});
-      deadline.queued = deadline.when;
-    }
-    if (deadline.when == absl::InfiniteFuture() &&
-        deadline.queued == absl::InfiniteFuture()) {
-      deadlines_.erase(it);
+    // It moved later since this entry was queued: requeue it.
+    if (when != kNone && when < deadline.queued_.load()) {
+      queue_.push({when, std::move(entry.deadline)});
+      deadline.queued_.store(when);
     }
   }
   return due;

@@ -9,14 +9,16 @@
 #define PYRAMID_REFEREE_SERVICE_DEADLINE_SCHEDULER_H_
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <functional>
+#include <limits>
+#include <memory>
 #include <queue>
 #include <string>
 #include <thread>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/time/time.h"
 #include "referee/service/latency_histogram.h"
 #include "referee/service/pi_mutex.h"
@@ -25,18 +27,29 @@ namespace pyramid {
 
 class DeadlineScheduler {
  public:
+  // A match's deadline as the scheduler keeps it: made by Track, moved by
+  // Schedule. The match holds it for its life, the queue while an entry
+  // for it waits there.
+  class Deadline;
+
   // `fire(match_id)` runs on the scheduler's thread when the deadline last
   // scheduled for that match is due. Firing early or twice must be harmless
   // (the match re-checks its own deadlines).
   explicit DeadlineScheduler(std::function<void(const std::string&)> fire);
   ~DeadlineScheduler();  // Stops the thread.
 
+  // A deadline for `match_id`, none set yet. Thread-safe.
+  std::shared_ptr<Deadline> Track(std::string match_id);
+
   // Sets the match's next deadline to `when`, replacing the one given
-  // before (InfiniteFuture: none). A match's deadline moves at every phase
-  // of every decision; the queue keeps one entry per match where it can
-  // (a later deadline waits behind the entry already queued, which requeues
-  // it when it comes up) instead of one that fires for nothing per move.
-  void Schedule(const std::string& match_id, absl::Time when);
+  // before (InfiniteFuture: none). Thread-safe. A match's deadline moves at
+  // every phase of every decision; the queue keeps one entry per match
+  // where it can (a later deadline waits behind the entry already queued,
+  // which requeues it when it comes up) instead of one that fires for
+  // nothing per move. So a deadline that moves later, or none, costs two
+  // atomic operations and no lock; only one due sooner than the match's
+  // queued entry takes the queue's mutex.
+  void Schedule(const std::shared_ptr<Deadline>& deadline, absl::Time when);
 
   // How many times the thread has woken up so far (it sleeps until the
   // earliest deadline is due; stop and sooner deadlines also wake it).
@@ -49,30 +62,27 @@ class DeadlineScheduler {
   LatencyHistogram lateness() const;
 
  private:
-  void Loop();
-  // Pops every entry due by `now`: returns the matches to fire, requeues
-  // the deadlines that moved later, counts each entry's lateness in
-  // `lateness`.
-  std::vector<std::string> PopDue(absl::Time now, LatencyHistogram& lateness)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Times in Unix nanoseconds; kNone: no time (InfiniteFuture).
+  static constexpr int64_t kNone = std::numeric_limits<int64_t>::max();
 
   struct Entry {
-    absl::Time when;
-    std::string match_id;
+    int64_t when;
+    std::shared_ptr<Deadline> deadline;
     bool operator>(const Entry& other) const { return when > other.when; }
   };
-  struct Deadline {
-    absl::Time when = absl::InfiniteFuture();    // The match's deadline.
-    absl::Time queued = absl::InfiniteFuture();  // Its earliest queue entry.
-  };
+
+  void Loop();
+  // Pops every entry due by `now`: returns the deadlines to fire, requeues
+  // those that moved later, counts each entry's lateness in `lateness`.
+  std::vector<std::shared_ptr<Deadline>> PopDue(int64_t now,
+                                                LatencyHistogram& lateness)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const std::function<void(const std::string&)> fire_;
   // Priority-inheriting: see pi_mutex.h.
   mutable PiMutex mu_;
   std::priority_queue<Entry, std::vector<Entry>, std::greater<>> queue_
       ABSL_GUARDED_BY(mu_);
-  // Matches with a deadline or a queue entry.
-  absl::flat_hash_map<std::string, Deadline> deadlines_ ABSL_GUARDED_BY(mu_);
   // Signalled when the thread must wake before sleeping_until_: to stop, or
   // for a deadline due sooner. (A condition on mu_ itself would have every
   // Schedule evaluate it when unlocking, and the thread wait behind them.)
@@ -83,6 +93,25 @@ class DeadlineScheduler {
   int64_t wakeups_ ABSL_GUARDED_BY(mu_) = 0;
   LatencyHistogram lateness_ ABSL_GUARDED_BY(mu_);
   std::thread thread_;
+};
+
+class DeadlineScheduler::Deadline {
+ public:
+  explicit Deadline(std::string match_id) : match_id_(std::move(match_id)) {}
+  Deadline(const Deadline&) = delete;
+  Deadline& operator=(const Deadline&) = delete;
+
+  const std::string& match_id() const { return match_id_; }
+
+ private:
+  friend class DeadlineScheduler;
+  const std::string match_id_;
+  // The deadline set last (kNone: none): stored by Schedule on any thread,
+  // taken (set to kNone) by the scheduler's thread when it fires.
+  std::atomic<int64_t> when_{kNone};
+  // When this deadline's earliest queue entry is due (kNone: none queued).
+  // Changed only under the scheduler's mutex; Schedule reads it without.
+  std::atomic<int64_t> queued_{kNone};
 };
 
 }  // namespace pyramid

@@ -5,6 +5,8 @@
 // the real clock's wake-ups are is not asserted).
 #include "referee/service/deadline_scheduler.h"
 
+#include <map>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -32,8 +34,19 @@ class DeadlineSchedulerTest : public ::testing::Test {
     mu_.AwaitWithTimeout(absl::Condition(&done), absl::Seconds(10));
   }
 
+  // The deadline of the match `match_id`, the same on every call.
+  const std::shared_ptr<DeadlineScheduler::Deadline>& Track(
+      const std::string& match_id) {
+    std::shared_ptr<DeadlineScheduler::Deadline>& deadline =
+        deadlines_[match_id];
+    if (deadline == nullptr) deadline = scheduler_.Track(match_id);
+    return deadline;
+  }
+
   absl::Mutex mu_;
   std::vector<std::pair<std::string, absl::Time>> fired_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, std::shared_ptr<DeadlineScheduler::Deadline>>
+      deadlines_;
   DeadlineScheduler scheduler_{[this](const std::string& match_id) {
     absl::MutexLock lock(&mu_);
     fired_.push_back({match_id, absl::Now()});
@@ -44,7 +57,7 @@ TEST_F(DeadlineSchedulerTest, SleepsWhileNothingIsDue) {
   const int64_t before = scheduler_.wakeups();
   absl::SleepFor(absl::Milliseconds(300));
   EXPECT_EQ(scheduler_.wakeups(), before);
-  scheduler_.Schedule("later", absl::Now() + absl::Hours(1));
+  scheduler_.Schedule(Track("later"), absl::Now() + absl::Hours(1));
   absl::SleepFor(absl::Milliseconds(300));
   // Woken once by the new entry, then asleep until it is due.
   EXPECT_LE(scheduler_.wakeups(), before + 1);
@@ -55,8 +68,8 @@ TEST_F(DeadlineSchedulerTest, FiresEachDeadlineOnceNotBeforeItIsDue) {
   const absl::Time start = absl::Now();
   const absl::Time a = start + absl::Milliseconds(150);
   const absl::Time b = start + absl::Milliseconds(50);
-  scheduler_.Schedule("a", a);  // Queued first, due last.
-  scheduler_.Schedule("b", b);  // Must not wait behind "a".
+  scheduler_.Schedule(Track("a"), a);  // Queued first, due last.
+  scheduler_.Schedule(Track("b"), b);  // Must not wait behind "a".
   AwaitFired(2);
   absl::SleepFor(absl::Milliseconds(100));
   const auto fired = Fired();
@@ -70,10 +83,10 @@ TEST_F(DeadlineSchedulerTest, FiresEachDeadlineOnceNotBeforeItIsDue) {
 
 TEST_F(DeadlineSchedulerTest, AMovedOrClearedDeadlineFiresOnlyWhenItIsDue) {
   const absl::Time start = absl::Now();
-  scheduler_.Schedule("moved", start + absl::Milliseconds(30));
-  scheduler_.Schedule("moved", start + absl::Milliseconds(200));
-  scheduler_.Schedule("cleared", start + absl::Milliseconds(30));
-  scheduler_.Schedule("cleared", absl::InfiniteFuture());
+  scheduler_.Schedule(Track("moved"), start + absl::Milliseconds(30));
+  scheduler_.Schedule(Track("moved"), start + absl::Milliseconds(200));
+  scheduler_.Schedule(Track("cleared"), start + absl::Milliseconds(30));
+  scheduler_.Schedule(Track("cleared"), absl::InfiniteFuture());
   AwaitFired(1);
   absl::SleepFor(absl::Milliseconds(100));
   const auto fired = Fired();
@@ -84,12 +97,12 @@ TEST_F(DeadlineSchedulerTest, AMovedOrClearedDeadlineFiresOnlyWhenItIsDue) {
 
 TEST_F(DeadlineSchedulerTest, LatenessCountsEveryPoppedEntryOnce) {
   const absl::Time start = absl::Now();
-  scheduler_.Schedule("a", start + absl::Milliseconds(20));
-  scheduler_.Schedule("b", start + absl::Milliseconds(40));
+  scheduler_.Schedule(Track("a"), start + absl::Milliseconds(20));
+  scheduler_.Schedule(Track("b"), start + absl::Milliseconds(40));
   // Queued for 30 ms, moved to 60 ms: popped at 30 ms and requeued, popped
   // again at 60 ms, when it fires.
-  scheduler_.Schedule("moved", start + absl::Milliseconds(30));
-  scheduler_.Schedule("moved", start + absl::Milliseconds(60));
+  scheduler_.Schedule(Track("moved"), start + absl::Milliseconds(30));
+  scheduler_.Schedule(Track("moved"), start + absl::Milliseconds(60));
   AwaitFired(3);
   absl::SleepFor(absl::Milliseconds(50));
   ASSERT_EQ(Fired().size(), 3u);

@@ -428,8 +428,9 @@ absl::StatusOr<v1::CreateMatchResponse> Lobby::CreateMatch(
   auto host = std::make_shared<MatchHost>(
       *std::move(match), request.game(), *std::move(hosted),
       stored.info.clocks(), stored.info.forfeit_policy(), path, created,
-      &connections_, [this, match_id](absl::Time when) {
-        scheduler_->Schedule(match_id, when);
+      &connections_,
+      [this, deadline = scheduler_->Track(match_id)](absl::Time when) {
+        scheduler_->Schedule(deadline, when);
       });
   host->set_request_id(request.request_id());
   std::move(count_out).Cancel();  // Its end counts it out.
@@ -632,8 +633,9 @@ void Lobby::RecoverMatch(StoredMatch& stored, RecoveryReport& report) {
   auto host = std::make_shared<MatchHost>(
       *std::move(match), info.game(), std::move(hosted), info.clocks(),
       info.forfeit_policy(), stored.log_path, info.created_unix_ms(),
-      &connections_, [this, match_id](absl::Time when) {
-        scheduler_->Schedule(match_id, when);
+      &connections_,
+      [this, deadline = scheduler_->Track(match_id)](absl::Time when) {
+        scheduler_->Schedule(deadline, when);
       });
   host->set_request_id(info.request_id());
   if (host->finished())
