@@ -10,8 +10,8 @@
 // operation; a contended one goes through the kernel).
 //
 // The DeadlineScheduler's thread waits for deadlines in the real-time class
-// and shares its queue's mutex with every thread that schedules a deadline:
-// with absl::Mutex its wake-ups came 1-35 ms late at p99 under
+// and shares its queue's mutex with the threads that schedule deadlines:
+// with absl::Mutex its wake-ups came 4-60 ms late at p99 under
 // `bench_load --matches=10000 --bots=100`, with this one 0.1-0.2 ms
 // (docs/performance-history.md, session 25).
 #ifndef PYRAMID_REFEREE_SERVICE_PI_MUTEX_H_
