@@ -2,12 +2,16 @@
 // are due, in order, a sooner deadline set later is not held up behind a
 // later one, and the thread sleeps while nothing is due (no polling); the
 // lateness accounting counts every popped entry once (not timed: how late
-// the real clock's wake-ups are is not asserted).
+// the real clock's wake-ups are is not asserted); and a deadline moved from
+// many threads while the scheduler pops is never lost.
 #include "referee/service/deadline_scheduler.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -113,6 +117,69 @@ TEST_F(DeadlineSchedulerTest, LatenessCountsEveryPoppedEntryOnce) {
   for (int64_t n : lateness.buckets) bucketed += n;
   EXPECT_EQ(bucketed, 4);
   EXPECT_LE(lateness.Percentile(0.99), lateness.max);
+}
+
+// Schedule moves a deadline later without the queue's mutex, racing with
+// the thread that pops the match's queued entry: one of the two must see
+// the other's move (deadline_scheduler.cc). Eight threads move the
+// deadlines of 64 matches each, sooner, later, cleared and past, while
+// they come due; then each match's last deadline must fire, at or after
+// the time it was set to.
+TEST_F(DeadlineSchedulerTest, NoDeadlineIsLostToAMoveThatRacesThePop) {
+  constexpr int kThreads = 8;
+  constexpr int kMatchesPerThread = 64;
+  std::vector<std::map<std::string, absl::Time>> last(kThreads);
+  std::vector<std::vector<std::shared_ptr<DeadlineScheduler::Deadline>>>
+      deadlines(kThreads);
+  for (int t = 0; t < kThreads; ++t) {
+    for (int m = 0; m < kMatchesPerThread; ++m) {
+      deadlines[t].push_back(
+          scheduler_.Track("t" + std::to_string(t) + "m" + std::to_string(m)));
+    }
+  }
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      uint64_t state = 0x9e3779b97f4a7c15ULL * (t + 1);
+      auto next = [&state](uint64_t bound) {  // xorshift64*
+        state ^= state >> 12;
+        state ^= state << 25;
+        state ^= state >> 27;
+        return (state * 2685821657736338717ULL) % bound;
+      };
+      const absl::Time stop_moving = absl::Now() + absl::Milliseconds(300);
+      while (absl::Now() < stop_moving) {
+        const auto& deadline = deadlines[t][next(kMatchesPerThread)];
+        const uint64_t kind = next(8);
+        scheduler_.Schedule(
+            deadline,
+            kind == 0 ? absl::InfiniteFuture()
+                      : absl::Now() +
+                            absl::Milliseconds(static_cast<int>(next(30)) - 5));
+      }
+      for (int m = 0; m < kMatchesPerThread; ++m) {
+        const absl::Time when =
+            absl::Now() + absl::Milliseconds(static_cast<int>(next(40)));
+        scheduler_.Schedule(deadlines[t][m], when);
+        last[t][deadlines[t][m]->match_id()] = when;
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  absl::SleepFor(absl::Milliseconds(300));
+  std::map<std::string, absl::Time> latest_fired;
+  for (const auto& [match_id, when] : Fired()) {
+    absl::Time& latest = latest_fired[match_id];
+    latest = std::max(latest, when);
+  }
+  int lost = 0;
+  for (const std::map<std::string, absl::Time>& of_thread : last) {
+    for (const auto& [match_id, when] : of_thread) {
+      auto it = latest_fired.find(match_id);
+      if (it == latest_fired.end() || it->second < when) ++lost;
+    }
+  }
+  EXPECT_EQ(lost, 0) << "of " << kThreads * kMatchesPerThread;
 }
 
 }  // namespace
