@@ -2,9 +2,10 @@
 // Where the process may (CAP_SYS_NICE), that thread waits for deadlines in
 // the real-time scheduling class (SCHED_FIFO, lowest priority), so that a
 // busy machine does not delay its wake-ups, and calls back at normal
-// priority. The queue's mutex, which every Schedule takes, inherits that
-// priority (pi_mutex.h): a wake-up never waits for a normal thread that
-// holds it to get a CPU again.
+// priority. The queue's mutex, which a Schedule takes only for a deadline
+// due sooner than the match's queued entry, inherits that priority
+// (pi_mutex.h): a wake-up never waits for a normal thread that holds it to
+// get a CPU again.
 #ifndef PYRAMID_REFEREE_SERVICE_DEADLINE_SCHEDULER_H_
 #define PYRAMID_REFEREE_SERVICE_DEADLINE_SCHEDULER_H_
 
@@ -17,6 +18,7 @@
 #include <queue>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "absl/time/time.h"
