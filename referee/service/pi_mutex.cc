@@ -13,10 +13,10 @@ namespace pyramid {
 PiMutex::PiMutex() {
   pthread_mutexattr_t attr;
   pthread_mutexattr_init(&attr);
-  const int protocol =
-      pthread_mutexattr_setprotocol(&attr, PTHREAD_PRIO_INHERIT);
-  ABSL_RAW_CHECK(protocol == 0, "no priority-inheriting mutexes here");
-  pthread_mutex_init(&mu_, &attr);
+  // Where the platform has no priority inheritance, a plain mutex.
+  pthread_mutexattr_setprotocol(&attr, PTHREAD_PRIO_INHERIT);
+  const int error = pthread_mutex_init(&mu_, &attr);
+  ABSL_RAW_CHECK(error == 0, "pthread_mutex_init failed");
   pthread_mutexattr_destroy(&attr);
 }
 
