@@ -9,7 +9,6 @@
 #ifndef PYRAMID_REFEREE_SERVICE_DEADLINE_SCHEDULER_H_
 #define PYRAMID_REFEREE_SERVICE_DEADLINE_SCHEDULER_H_
 
-#include <array>
 #include <atomic>
 #include <cstdint>
 #include <functional>

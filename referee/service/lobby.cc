@@ -428,10 +428,7 @@ absl::StatusOr<v1::CreateMatchResponse> Lobby::CreateMatch(
   auto host = std::make_shared<MatchHost>(
       *std::move(match), request.game(), *std::move(hosted),
       stored.info.clocks(), stored.info.forfeit_policy(), path, created,
-      &connections_,
-      [this, deadline = scheduler_->Track(match_id)](absl::Time when) {
-        scheduler_->Schedule(deadline, when);
-      });
+      &connections_, DeadlineSetter(match_id));
   host->set_request_id(request.request_id());
   std::move(count_out).Cancel();  // Its end counts it out.
   Host(std::move(host));  // Its request_id now names it: nothing to release.
@@ -633,10 +630,7 @@ void Lobby::RecoverMatch(StoredMatch& stored, RecoveryReport& report) {
   auto host = std::make_shared<MatchHost>(
       *std::move(match), info.game(), std::move(hosted), info.clocks(),
       info.forfeit_policy(), stored.log_path, info.created_unix_ms(),
-      &connections_,
-      [this, deadline = scheduler_->Track(match_id)](absl::Time when) {
-        scheduler_->Schedule(deadline, when);
-      });
+      &connections_, DeadlineSetter(match_id));
   host->set_request_id(info.request_id());
   if (host->finished())
     ++report.finished;
@@ -724,6 +718,13 @@ void Lobby::PruneLocked(Bot& bot) {
                                 }),
              list.end());
   bot.pruned_size = list.size();
+}
+
+std::function<void(absl::Time)> Lobby::DeadlineSetter(
+    const std::string& match_id) {
+  return [this, deadline = scheduler_->Track(match_id)](absl::Time when) {
+    scheduler_->Schedule(deadline, when);
+  };
 }
 
 std::shared_ptr<MatchHost> Lobby::FindMatch(const std::string& match_id) const {

@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -17,6 +18,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
 #include "pyramid/referee/v1/referee_service.pb.h"
 #include "referee/core/clock.h"
 #include "referee/core/log_journal.h"
@@ -189,6 +191,9 @@ class Lobby {
   // Makes `host` findable (and its request_id), records its end in the
   // registry, starts it.
   void Host(std::shared_ptr<MatchHost> host);
+  // What a match's host calls to set its next deadline: the scheduler's,
+  // through the match's handle.
+  std::function<void(absl::Time)> DeadlineSetter(const std::string& match_id);
   void RecoverMatch(StoredMatch& stored, RecoveryReport& report);
   void RecoverEnded(const StoredMatch& stored, RecoveryReport& report);
   absl::StatusOr<std::unique_ptr<Match>> ResumeLog(const StoredMatch& stored);
