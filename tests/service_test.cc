@@ -22,6 +22,7 @@
 #include "absl/time/clock.h"
 #include "gmock/gmock.h"
 #include "google/protobuf/descriptor.pb.h"
+#include "google/protobuf/util/message_differencer.h"
 #include "grpcpp/grpcpp.h"
 #include "grpcpp/impl/client_unary_call.h"
 #include "gtest/gtest.h"
@@ -38,6 +39,7 @@
 namespace pyramid {
 namespace {
 
+using google::protobuf::util::MessageDifferencer;
 using svctest::EventLog;
 using svctest::FetchLog;
 using svctest::IsAnyError;
@@ -922,6 +924,38 @@ TEST_F(ServiceTest, ReconnectAfterCommitResumes) {
   ASSERT_TRUE(clients[0]->Await(IsRevealAck(match.id, 0, d)));
   FinishAndVerify(clients, match.id, d + 1);
   EXPECT_TRUE(OfKind(ref_->Records(match.id), v1::LogRecord::kFault).empty());
+}
+
+// Once a match has ended, the referee keeps only a compact record of it
+// (Lobby::FindMatch): a seat that connects afterwards is still told the
+// outcome, and GetMatch still reports the end and who is connected.
+TEST_F(ServiceTest, ASeatThatReconnectsAfterTheEndIsToldTheOutcome) {
+  const Created match = NewMatch();
+  auto clients = ConnectSeats(match);
+  FinishAndVerify(clients, match.id, 0);
+  const v1::Outcome outcome =
+      clients[1]->Await(IsEnded(match.id, 1))->match_ended().outcome();
+  clients[1].reset();
+  for (absl::Time end = absl::Now() + kWait;
+       Info(match.id).seats(1).connected() && absl::Now() < end;) {
+    absl::SleepFor(absl::Milliseconds(5));
+  }
+  EXPECT_FALSE(Info(match.id).seats(1).connected());
+
+  clients[1] = Connect(match.tokens[1], "seat1-after-the-end");
+  std::optional<v1::PlayResponse> told =
+      clients[1]->Await(IsEnded(match.id, 1));
+  ASSERT_TRUE(told);
+  EXPECT_TRUE(
+      MessageDifferencer::Equals(told->match_ended().outcome(), outcome))
+      << told->match_ended().outcome().DebugString();
+  const v1::MatchInfo info = Info(match.id);
+  EXPECT_EQ(info.status(), v1::MATCH_FINISHED);
+  EXPECT_TRUE(MessageDifferencer::Equals(info.outcome(), outcome))
+      << info.outcome().DebugString();
+  EXPECT_TRUE(info.seats(1).connected());
+  EXPECT_TRUE(info.seats(0).connected());
+  ExpectGenuine(match.id);
 }
 
 TEST_F(ServiceTest, NewerStreamForTheSameTokenReplacesTheOlder) {

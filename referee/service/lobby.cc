@@ -51,9 +51,13 @@ Lobby::Lobby(LobbyOptions options)
   tokens_.AddRaw(options_.admin_token, admin);
   scheduler_ =
       std::make_unique<DeadlineScheduler>([this](const std::string& match_id) {
-        if (std::shared_ptr<MatchHost> host = FindMatch(match_id)) {
-          host->CheckDeadlines();
+        std::shared_ptr<MatchHost> host;
+        {
+          absl::ReaderMutexLock lock(&mu_);
+          auto it = matches_.find(match_id);
+          if (it != matches_.end()) host = it->second.host;
         }
+        if (host != nullptr) host->CheckDeadlines();  // Running matches only.
       });
   if (options_.tlog != nullptr &&
       options_.checkpoint_every > absl::ZeroDuration()) {
@@ -226,7 +230,7 @@ absl::StatusOr<std::optional<v1::CreateMatchResponse>> Lobby::ReserveRequest(
     auto [it, reserved] = requests_.try_emplace(request.request_id(), "");
     if (reserved) return std::nullopt;
     if (it->second.empty()) return overtaking();
-    host = matches_.at(it->second);
+    host = FindLocked(it->second);
   }
   // Read without the lobby's lock: a match's info waits while its end is
   // being entered in the transparency log (up to SQLite's busy timeout).
@@ -470,29 +474,34 @@ void Lobby::Host(std::shared_ptr<MatchHost> host) {
   const std::string match_id = host->match_id();
   host->set_sync_pool(sync_pool_.get());
   host->set_ack_holder(ack_holder_.get());
-  host->set_on_end(
-      [this, log_path = host->log_path()](const v1::MatchInfo& info) {
-        live_matches_.fetch_sub(1);
-        if (info.status() == v1::MATCH_BROKEN)
-          NoteWriteFailure(info.broken_reason());
-        // Entered before the registry records the end: after a crash between
-        // the two, the match resumes as finished and is entered again (which
-        // changes nothing).
-        if (info.status() == v1::MATCH_FINISHED && options_.tlog != nullptr) {
-          EnterInOrder(info.match_id(), log_path);
-        }
-        if (options_.registry != nullptr) {
-          if (absl::Status s =
-                  options_.registry->EndMatch(info, info.broken_reason());
-              !s.ok()) {
-            std::cerr << "referee: " << s.message() << "\n";
-          }
-        }
-      });
+  std::vector<uint64_t> routes;
+  for (int i = 0; i < host->num_seats(); ++i) {
+    routes.push_back(host->seat(i).route);
+  }
+  host->set_on_end([this, log_path = host->log_path(),
+                    routes = std::move(routes)](const v1::MatchInfo& info) {
+    live_matches_.fetch_sub(1);
+    if (info.status() == v1::MATCH_BROKEN)
+      NoteWriteFailure(info.broken_reason());
+    // Entered before the registry records the end: after a crash between
+    // the two, the match resumes as finished and is entered again (which
+    // changes nothing).
+    if (info.status() == v1::MATCH_FINISHED && options_.tlog != nullptr) {
+      EnterInOrder(info.match_id(), log_path);
+    }
+    if (options_.registry != nullptr) {
+      if (absl::Status s =
+              options_.registry->EndMatch(info, info.broken_reason());
+          !s.ok()) {
+        std::cerr << "referee: " << s.message() << "\n";
+      }
+    }
+    Archive(info, log_path, routes);
+  });
   {
     absl::MutexLock lock(&mu_);
-    matches_[match_id] = host;
-    order_.push_back(host);
+    matches_[match_id] = Live{host, order_.size()};
+    order_.push_back(Entry{host, "", "", {}});
     if (!host->request_id().empty()) requests_[host->request_id()] = match_id;
     for (int i = 0; i < host->num_seats(); ++i) {
       if (host->seat(i).bot_id.empty()) continue;
@@ -574,7 +583,8 @@ absl::StatusOr<RecoveryReport> Lobby::Recover() {
 
 // A match that ended before the restart: its log is archived, and entered
 // in the transparency log if it is not yet.
-void Lobby::RecoverEnded(const StoredMatch& stored, RecoveryReport& report) {
+void Lobby::RecoverEnded(const StoredMatch& stored, RecoveryReport& report,
+                         std::vector<uint64_t> routes) {
   const v1::MatchInfo& info = stored.info;
   // A log sealed before the transparency log existed (or whose entry a
   // crash lost) is entered now.
@@ -583,13 +593,14 @@ void Lobby::RecoverEnded(const StoredMatch& stored, RecoveryReport& report) {
       EnterInOrder(info.match_id(), stored.log_path)) {
     ++report.entered;
   }
-  Archive(info, stored.log_path);
+  Archive(info, stored.log_path, std::move(routes));
   ++report.finished;
 }
 
 void Lobby::RecoverMatch(StoredMatch& stored, RecoveryReport& report) {
   const v1::MatchInfo& info = stored.info;
   std::vector<HostedSeat> hosted;
+  std::vector<uint64_t> routes;
   {
     absl::MutexLock lock(&mu_);
     for (const v1::MatchSeatInfo& seat : info.seats()) {
@@ -597,6 +608,7 @@ void Lobby::RecoverMatch(StoredMatch& stored, RecoveryReport& report) {
       hosted.push_back(
           {seat.name(), seat.bot_id(),
            bot != bots_.end() ? bot->second.route : next_route_++});
+      routes.push_back(hosted.back().route);
     }
   }
   for (StoredToken& token : stored.seat_tokens) {
@@ -608,7 +620,7 @@ void Lobby::RecoverMatch(StoredMatch& stored, RecoveryReport& report) {
     tokens_.Add(MintedToken{"", token.id, token.secret_hash}, token.principal);
   }
   if (info.status() != v1::MATCH_RUNNING) {
-    RecoverEnded(stored, report);
+    RecoverEnded(stored, report, std::move(routes));
     return;
   }
   absl::StatusOr<std::unique_ptr<Match>> match = ResumeLog(stored);
@@ -622,7 +634,7 @@ void Lobby::RecoverMatch(StoredMatch& stored, RecoveryReport& report) {
     if (options_.registry != nullptr) {
       options_.registry->EndMatch(broken, broken.broken_reason()).IgnoreError();
     }
-    Archive(broken, stored.log_path);
+    Archive(broken, stored.log_path, std::move(routes));
     ++report.broken;
     return;
   }
@@ -671,14 +683,49 @@ absl::StatusOr<std::unique_ptr<Match>> Lobby::ResumeLog(
                        SystemClock::Get());
 }
 
-void Lobby::Archive(const v1::MatchInfo& info, const std::string& log_path) {
-  auto host = std::make_shared<MatchHost>(info, log_path, &connections_);
+void Lobby::Archive(const v1::MatchInfo& info, std::string log_path,
+                    std::vector<uint64_t> routes) {
+  // Who is connected is asked of the connections when the match is.
+  v1::MatchInfo kept = info;
+  for (v1::MatchSeatInfo& seat : *kept.mutable_seats()) seat.clear_connected();
+  Entry ended{nullptr, kept.SerializeAsString(), std::move(log_path),
+              std::move(routes)};
+  ended.routes.shrink_to_fit();
+  std::shared_ptr<MatchHost> running;  // Let go after the lock.
   absl::MutexLock lock(&mu_);
-  matches_[info.match_id()] = host;
-  if (!info.request_id().empty()) {
-    requests_[info.request_id()] = info.match_id();
+  auto it = matches_.find(info.match_id());
+  size_t position = order_.size();
+  if (it != matches_.end()) {
+    position = it->second.position;
+    running = std::move(order_[position].host);
+    order_[position] = std::move(ended);
+    matches_.erase(it);
+  } else {
+    order_.push_back(std::move(ended));
+    if (!info.request_id().empty()) {
+      requests_[info.request_id()] = info.match_id();
+    }
   }
-  order_.push_back(std::move(host));
+  ended_[info.match_id()] = position;
+}
+
+std::shared_ptr<MatchHost> Lobby::HostAtLocked(size_t position) const {
+  const Entry& entry = order_[position];
+  if (entry.host != nullptr) return entry.host;
+  v1::MatchInfo info;
+  // Serialized by Archive: it parses.
+  if (!info.ParseFromString(entry.info)) std::abort();
+  return std::make_shared<MatchHost>(info, entry.log_path, entry.routes,
+                                     &connections_);
+}
+
+std::shared_ptr<MatchHost> Lobby::FindLocked(
+    const std::string& match_id) const {
+  if (auto it = matches_.find(match_id); it != matches_.end()) {
+    return it->second.host;
+  }
+  auto it = ended_.find(match_id);
+  return it == ended_.end() ? nullptr : HostAtLocked(it->second);
 }
 
 size_t Lobby::BotSeatCount(const std::string& bot_id) const {
@@ -692,8 +739,9 @@ std::vector<std::pair<std::shared_ptr<MatchHost>, int>> Lobby::SeatsOf(
   std::vector<std::pair<std::shared_ptr<MatchHost>, int>> seats;
   absl::MutexLock lock(&mu_);
   if (principal.kind == Principal::Kind::kSeat) {
-    auto it = matches_.find(principal.match_id);
-    if (it != matches_.end()) seats.emplace_back(it->second, principal.seat);
+    if (std::shared_ptr<MatchHost> host = FindLocked(principal.match_id)) {
+      seats.emplace_back(std::move(host), principal.seat);
+    }
   } else if (principal.kind == Principal::Kind::kBot) {
     // A bot's running matches only: finished ones are dropped from its list
     // (a reconnecting bot is not sent every result of its history).
@@ -701,7 +749,7 @@ std::vector<std::pair<std::shared_ptr<MatchHost>, int>> Lobby::SeatsOf(
     if (bot == bots_.end()) return seats;
     PruneLocked(bot->second);
     for (const auto& [match_id, seat] : bot->second.seats) {
-      seats.emplace_back(matches_.at(match_id), seat);
+      seats.emplace_back(matches_.at(match_id).host, seat);
     }
   }
   return seats;
@@ -712,9 +760,9 @@ void Lobby::PruneLocked(Bot& bot) {
   list.erase(std::remove_if(list.begin(), list.end(),
                             [this](const std::pair<std::string, int>& entry)
                                 ABSL_NO_THREAD_SAFETY_ANALYSIS {
-                                  auto it = matches_.find(entry.first);
-                                  return it == matches_.end() ||
-                                         it->second->finished();
+                                  // An ended match's end has been recorded
+                                  // (Archive): it is no longer running.
+                                  return !matches_.contains(entry.first);
                                 }),
              list.end());
   bot.pruned_size = list.size();
@@ -729,8 +777,7 @@ std::function<void(absl::Time)> Lobby::DeadlineSetter(
 
 std::shared_ptr<MatchHost> Lobby::FindMatch(const std::string& match_id) const {
   absl::ReaderMutexLock lock(&mu_);
-  auto it = matches_.find(match_id);
-  return it == matches_.end() ? nullptr : it->second;
+  return FindLocked(match_id);
 }
 
 absl::StatusOr<v1::ListMatchesResponse> Lobby::ListMatches(
@@ -740,33 +787,49 @@ absl::StatusOr<v1::ListMatchesResponse> Lobby::ListMatches(
   page_size = std::min(page_size, kMaxPageSize);
   // A page token is the creation position just above the next match to list
   // (newest first), so pages stay stable while matches are created.
-  std::vector<std::shared_ptr<MatchHost>> candidates;
-  size_t end = 0;
+  size_t next = 0;
   {
-    absl::MutexLock lock(&mu_);
-    end = order_.size();
+    absl::ReaderMutexLock lock(&mu_);
+    next = order_.size();
     if (!request.page_token().empty() &&
-        (!absl::SimpleAtoi(request.page_token(), &end) ||
-         end > order_.size())) {
+        (!absl::SimpleAtoi(request.page_token(), &next) ||
+         next > order_.size())) {
       return absl::InvalidArgumentError("bad page_token");
     }
-    for (size_t i = end; i-- > 0;) candidates.push_back(order_[i]);
   }
+  // The matches are read a page's worth at a time under the lock, and
+  // their infos taken without it (a match's info waits while its end is
+  // being entered in the transparency log): the lock is held for a page,
+  // not for every match the referee has hosted. Listing the running ones
+  // skips ended ones unread (null candidates).
+  const bool running_only = request.status() == v1::MATCH_RUNNING;
   v1::ListMatchesResponse response;
-  size_t listed = 0;
-  for (; listed < candidates.size() &&
-         response.matches_size() < static_cast<int>(page_size);
-       ++listed) {
-    v1::MatchInfo info = candidates[listed]->Info(connections_);
-    if (request.status() != v1::MATCH_STATUS_UNSPECIFIED &&
-        info.status() != request.status()) {
-      continue;
+  std::vector<std::shared_ptr<MatchHost>> candidates;
+  while (next > 0 && response.matches_size() < static_cast<int>(page_size)) {
+    candidates.clear();
+    {
+      absl::ReaderMutexLock lock(&mu_);
+      for (size_t i = next; i-- > 0 && candidates.size() < page_size;) {
+        candidates.push_back(running_only && order_[i].host == nullptr
+                                 ? nullptr
+                                 : HostAtLocked(i));
+      }
     }
-    *response.add_matches() = std::move(info);
+    size_t taken = 0;
+    for (; taken < candidates.size() &&
+           response.matches_size() < static_cast<int>(page_size);
+         ++taken) {
+      if (candidates[taken] == nullptr) continue;
+      v1::MatchInfo info = candidates[taken]->Info(connections_);
+      if (request.status() != v1::MATCH_STATUS_UNSPECIFIED &&
+          info.status() != request.status()) {
+        continue;
+      }
+      *response.add_matches() = std::move(info);
+    }
+    next -= taken;
   }
-  if (listed < candidates.size()) {
-    response.set_next_page_token(absl::StrCat(end - listed));
-  }
+  if (next > 0) response.set_next_page_token(absl::StrCat(next));
   return response;
 }
 
@@ -774,7 +837,7 @@ void Lobby::SuspendAll() {
   std::vector<std::shared_ptr<MatchHost>> hosts;
   {
     absl::MutexLock lock(&mu_);
-    for (const auto& [id, host] : matches_) hosts.push_back(host);
+    for (const auto& [id, live] : matches_) hosts.push_back(live.host);
   }
   for (const auto& host : hosts) host->Suspend();
   if (options_.tlog != nullptr) {

@@ -119,6 +119,11 @@ class Lobby {
   std::vector<std::pair<std::shared_ptr<MatchHost>, int>> SeatsOf(
       const Principal& principal);
 
+  // The match's host, null when unknown. A running match's is the host
+  // that plays it; an ended match's is built for the call from what the
+  // lobby keeps of it (an archived MatchHost: its final MatchInfo, log path
+  // and seats' routes), so that a referee that has hosted millions of
+  // matches holds only a few hundred bytes for each that ended.
   std::shared_ptr<MatchHost> FindMatch(const std::string& match_id) const;
 
   absl::StatusOr<v1::ListMatchesResponse> ListMatches(
@@ -195,9 +200,36 @@ class Lobby {
   // through the match's handle.
   std::function<void(absl::Time)> DeadlineSetter(const std::string& match_id);
   void RecoverMatch(StoredMatch& stored, RecoveryReport& report);
-  void RecoverEnded(const StoredMatch& stored, RecoveryReport& report);
+  void RecoverEnded(const StoredMatch& stored, RecoveryReport& report,
+                    std::vector<uint64_t> routes);
   absl::StatusOr<std::unique_ptr<Match>> ResumeLog(const StoredMatch& stored);
-  void Archive(const v1::MatchInfo& info, const std::string& log_path);
+
+  // A match in creation order (order_): running, its host; or ended, what
+  // its archived host is built from (FindMatch), kept compact.
+  struct Entry {
+    std::shared_ptr<MatchHost> host;  // Null once ended.
+    std::string info;                 // Once ended: its MatchInfo, serialized.
+    std::string log_path;             // Once ended.
+    std::vector<uint64_t> routes;     // Once ended: its seats' routes.
+  };
+  // A running match: its host, and its place in order_.
+  struct Live {
+    std::shared_ptr<MatchHost> host;
+    size_t position = 0;
+  };
+  // Records an ended match (its final `info`) compactly: a new entry
+  // (recovery), or the running one's, whose host the lobby then lets go
+  // (its callers still hold it). Called by a host's on_end, under the
+  // host's lock: takes mu_, which is never held while a host's lock is
+  // taken.
+  void Archive(const v1::MatchInfo& info, std::string log_path,
+               std::vector<uint64_t> routes);
+  // The host FindMatch answers for the match at `position` of order_.
+  std::shared_ptr<MatchHost> HostAtLocked(size_t position) const
+      ABSL_SHARED_LOCKS_REQUIRED(mu_);
+  // FindMatch under mu_.
+  std::shared_ptr<MatchHost> FindLocked(const std::string& match_id) const
+      ABSL_SHARED_LOCKS_REQUIRED(mu_);
   void NoteWriteFailure(const std::string& reason);
   // Enters the sealed log of `match_id` in the transparency log (and signs
   // a checkpoint when enough are waiting for one).
@@ -224,15 +256,19 @@ class Lobby {
 
   LobbyOptions options_;
   const std::string public_key_;
-  Connections connections_;
+  // Thread-safe; mutable: the archived hosts FindMatch builds send through
+  // it.
+  mutable Connections connections_;
   TokenTable tokens_;
 
   mutable absl::Mutex mu_;
-  // Looked up on every Play message: hashed, and read under a shared lock.
-  absl::flat_hash_map<std::string, std::shared_ptr<MatchHost>> matches_
-      ABSL_GUARDED_BY(mu_);
+  // The running matches (until their end is recorded: Archive). Looked up
+  // on every Play message: hashed, and read under a shared lock.
+  absl::flat_hash_map<std::string, Live> matches_ ABSL_GUARDED_BY(mu_);
+  // The ended matches: their places in order_.
+  absl::flat_hash_map<std::string, size_t> ended_ ABSL_GUARDED_BY(mu_);
   // Every match in creation order.
-  std::vector<std::shared_ptr<MatchHost>> order_ ABSL_GUARDED_BY(mu_);
+  std::deque<Entry> order_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, Bot> bots_ ABSL_GUARDED_BY(mu_);
   // CreateMatchRequest.request_id -> the match created for it; "" while it
   // is being created.

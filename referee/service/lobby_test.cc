@@ -3,7 +3,8 @@
 // tokens; a bot's seat count forgetting its ended matches; a transparency
 // log entry that failed, made before the next; a retried CreateMatch that
 // creates nothing more, across a restart too, and waits for its busy match
-// without stopping the lobby; the limit of live matches.
+// without stopping the lobby; the limit of live matches; an ended match
+// kept compactly (its host let go), served as before and after a restart.
 #include "referee/service/lobby.h"
 
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
 #include "gtest/gtest.h"
@@ -427,6 +429,111 @@ TEST_F(LobbyTest, ARetriedCreateMatchWaitsForItsMatchAlone) {
   // token, and their tokens were given in the first answer only.
   EXPECT_EQ(retried.status().code(), absl::StatusCode::kAlreadyExists)
       << retried.status();
+}
+
+}  // namespace
+}  // namespace pyramid
+
+namespace pyramid {
+namespace {
+
+// A seat's Play stream in memory: keeps the MatchEnded messages it takes.
+class EndedSink final : public PlaySink {
+ public:
+  void Send(SerializedMessage bytes) override {
+    v1::PlayResponse message;
+    EXPECT_TRUE(bytes.ParseTo(message));
+    absl::MutexLock lock(&mu_);
+    if (message.has_match_ended()) ended_.push_back(message.match_ended());
+  }
+  void Close(int, std::string) override {}
+  std::vector<v1::MatchEnded> ended() const {
+    absl::MutexLock lock(&mu_);
+    return ended_;
+  }
+
+ private:
+  mutable absl::Mutex mu_;
+  std::vector<v1::MatchEnded> ended_;
+};
+
+// What a seat that connects with `token` is told: its stream is attached,
+// and its matches resume it, as a Play stream's start does.
+std::vector<v1::MatchEnded> ConnectSeat(Lobby& lobby,
+                                        const std::string& token) {
+  std::optional<Principal> principal = lobby.Authenticate(token);
+  EXPECT_TRUE(principal.has_value());
+  if (!principal) return {};
+  auto sink = std::make_shared<EndedSink>();
+  lobby.connections().Attach(principal->route, sink);
+  for (const auto& [host, seat] : lobby.SeatsOf(*principal)) {
+    host->Resume(seat);
+  }
+  lobby.connections().Detach(principal->route, sink.get());
+  return sink->ended();
+}
+
+// Once a match has ended, the lobby lets its host go and keeps a compact
+// record, from which it answers as the host did: its info, its log, its
+// place in the list, and a seat that connects is told the outcome; after a
+// restart too.
+TEST_F(LobbyTest, AnEndedMatchIsKeptCompactlyAndServedAsBefore) {
+  std::shared_ptr<Registry> registry = OpenRegistry();
+  ASSERT_NE(registry, nullptr);
+  const SigningKey key = SigningKey::Generate();
+  Restart(registry, key);
+  const std::string running = Create();
+  v1::CreateMatchRequest request;
+  request.mutable_game()->set_game("rock_paper_pyramid");
+  for (int i = 0; i < 3; ++i) request.add_seats();
+  request.mutable_clocks()->set_seed_timeout_ms(50);
+  absl::StatusOr<v1::CreateMatchResponse> created =
+      lobby_->CreateMatch(request);
+  ASSERT_TRUE(created.ok()) << created.status();
+  const std::string id = created->match_id();
+  std::weak_ptr<MatchHost> host = lobby_->FindMatch(id);
+  const std::string log_path = lobby_->FindMatch(id)->log_path();
+  AwaitEnd(id);
+  v1::MatchInfo at_end = lobby_->FindMatch(id)->Info(lobby_->connections());
+  ASSERT_EQ(at_end.status(), v1::MATCH_FINISHED);
+  ASSERT_EQ(at_end.outcome().seats_size(), 3);
+
+  // Let go: only its callers held it (a sync's callback, briefly).
+  for (auto give_up =
+           std::chrono::steady_clock::now() + std::chrono::seconds(5);
+       !host.expired() && std::chrono::steady_clock::now() < give_up;) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  EXPECT_TRUE(host.expired());
+  EXPECT_NE(lobby_->FindMatch(running), nullptr);
+  EXPECT_EQ(lobby_->FindMatch("no such match"), nullptr);
+
+  for (int restarted = 0; restarted < 2; ++restarted) {
+    SCOPED_TRACE(restarted ? "after a restart" : "before a restart");
+    std::shared_ptr<MatchHost> ended = lobby_->FindMatch(id);
+    ASSERT_NE(ended, nullptr);
+    EXPECT_EQ(ended->log_path(), log_path);
+    EXPECT_EQ(ended->Info(lobby_->connections()).SerializeAsString(),
+              at_end.SerializeAsString());
+    EXPECT_EQ(List(10).first, std::vector<std::string>({id, running}));
+    EXPECT_EQ(List(10, "", v1::MATCH_FINISHED).first,
+              std::vector<std::string>({id}));
+    EXPECT_EQ(List(10, "", v1::MATCH_RUNNING).first,
+              std::vector<std::string>({running}));
+    EXPECT_EQ(List(1, "1").first, std::vector<std::string>({running}));
+    const std::vector<v1::MatchEnded> told =
+        ConnectSeat(*lobby_, created->seat_tokens(2));
+    ASSERT_EQ(told.size(), 1u);
+    EXPECT_EQ(told[0].match_id(), id);
+    EXPECT_EQ(told[0].seat(), 2u);
+    EXPECT_EQ(told[0].outcome().SerializeAsString(),
+              at_end.outcome().SerializeAsString());
+    if (!restarted) {
+      const RecoveryReport report = Restart(registry, key);
+      EXPECT_EQ(report.finished, 1);
+      EXPECT_EQ(report.resumed, 1);
+    }
+  }
 }
 
 }  // namespace

@@ -23,6 +23,14 @@ absl::Status MatchOver() {
   return absl::FailedPreconditionError("the match is over");
 }
 
+// What the seats are told of a match that broke (its log could not be
+// written) and stopped.
+absl::Status Broken(const std::string& reason) {
+  return absl::DataLossError(
+      absl::StrCat("the match is broken and stopped: ", reason,
+                   " (its log verifies up to its last checkpoint)"));
+}
+
 int64_t UnixMs(absl::Time t) {
   return t == absl::InfiniteFuture() ? 0 : absl::ToUnixMillis(t);
 }
@@ -64,10 +72,13 @@ MatchHost::MatchHost(std::unique_ptr<Match> match, v1::GameConfig game,
 
 namespace {
 
-std::vector<HostedSeat> ArchivedSeats(const v1::MatchInfo& info) {
+std::vector<HostedSeat> ArchivedSeats(const v1::MatchInfo& info,
+                                      absl::Span<const uint64_t> routes) {
   std::vector<HostedSeat> seats;
-  for (const v1::MatchSeatInfo& seat : info.seats()) {
-    seats.push_back({seat.name(), seat.bot_id(), 0});
+  for (int i = 0; i < info.seats_size(); ++i) {
+    const v1::MatchSeatInfo& seat = info.seats(i);
+    seats.push_back({seat.name(), seat.bot_id(),
+                     static_cast<size_t>(i) < routes.size() ? routes[i] : 0});
   }
   return seats;
 }
@@ -90,10 +101,11 @@ void SendTogether(std::vector<OutgoingMessage>& outbox) {
 }  // namespace
 
 MatchHost::MatchHost(const v1::MatchInfo& info, std::string log_path,
+                     absl::Span<const uint64_t> routes,
                      Connections* connections)
     : match_id_(info.match_id()),
       game_(info.game()),
-      seats_(ArchivedSeats(info)),
+      seats_(ArchivedSeats(info, routes)),
       clocks_(info.clocks()),
       policy_(info.forfeit_policy()),
       log_path_(std::move(log_path)),
@@ -458,9 +470,7 @@ void MatchHost::AnnounceBroken() {
   std::cerr << "referee: match " << match_id_ << " broken: " << broken_reason_
             << "\n";
   const std::optional<DecisionView> decision = match_->decision();
-  const absl::Status status = absl::DataLossError(
-      absl::StrCat("the match is broken and stopped: ", broken_reason_,
-                   " (its log verifies up to its last checkpoint)"));
+  const absl::Status status = Broken(broken_reason_);
   for (int seat = 0; seat < num_seats(); ++seat) {
     SendError(seat, decision ? decision->id : 0, status, /*faulted=*/false);
   }
@@ -499,7 +509,10 @@ bool MatchHost::Run(int seat, uint64_t decision_id, const Op& op) {
     // Over and let go: nothing is due, and a seat's call is refused as the
     // Match refuses it once finished.
     if (seat < 0) return true;
-    SendError(seat, decision_id, MatchOver(), /*faulted=*/false);
+    SendError(seat, decision_id,
+              archived_status_ == v1::MATCH_BROKEN ? Broken(broken_reason_)
+                                                   : MatchOver(),
+              /*faulted=*/false);
     return false;
   }
   const std::optional<DecisionView> before = match_->decision();
@@ -574,8 +587,11 @@ void MatchHost::FinishStepLocked() {
     if (std::optional<SyncJob> sync = match_->TakeOwedSync()) {
       ++syncs_pending_;
       holding_ = true;
-      sync_pool_->Submit(std::move(*sync),
-                         [this](absl::Status s) { OnSynced(s); });
+      // The host outlives its syncs, even once the lobby has let it go
+      // (at its end, the seal's sync being the last).
+      sync_pool_->Submit(
+          std::move(*sync),
+          [self = shared_from_this()](absl::Status s) { self->OnSynced(s); });
     }
   }
   if (written && holding_) {
@@ -624,7 +640,12 @@ void MatchHost::Start() {
 void MatchHost::Resume(int seat) {
   absl::MutexLock lock(&mu_);
   if (match_ == nullptr) {
-    SendMatchEnded(seat);
+    // Over: the outcome, or (archived) why it broke.
+    if (archived_status_ == v1::MATCH_BROKEN) {
+      SendError(seat, 0, Broken(broken_reason_), /*faulted=*/false);
+    } else {
+      SendMatchEnded(seat);
+    }
     return;
   }
   EndHoldLocked();  // What the seat is told may rest on the held records.

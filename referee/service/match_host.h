@@ -29,8 +29,9 @@
 // Once a match has ended (its log sealed) and its end has been announced,
 // the host lets the Match go (rules state, decision bookkeeping, config) and
 // keeps only what is still asked of it: the outcome, and the summary and log
-// path it holds anyway. Finished matches stay in the lobby for GetMatch,
-// ListMatches and GetLog; live ones then reuse that memory.
+// path it holds anyway. The lobby then lets the host go too (its streams
+// may hold it a while): ended matches are answered by archived hosts built
+// from the lobby's compact record of each (see the second constructor).
 #ifndef PYRAMID_REFEREE_SERVICE_MATCH_HOST_H_
 #define PYRAMID_REFEREE_SERVICE_MATCH_HOST_H_
 
@@ -80,11 +81,14 @@ class MatchHost : public std::enable_shared_from_this<MatchHost> {
             int64_t created_unix_ms, Connections* connections,
             std::function<void(absl::Time)> on_deadline);
 
-  // A match that ended before this process started (from the registry):
-  // it answers GetMatch, ListMatches, GetLog and Watch from `info` and its
-  // log file, and holds nothing else.
+  // A match that has ended (now, or before this process started): it
+  // answers GetMatch, ListMatches, GetLog and Watch from `info` (its final
+  // summary) and its log file, tells a seat that connects its outcome
+  // (MatchEnded, to the stream of `routes[seat]`, the seat's
+  // Principal::route; a seat beyond `routes` is told nothing), and holds
+  // nothing else.
   MatchHost(const v1::MatchInfo& info, std::string log_path,
-            Connections* connections);
+            absl::Span<const uint64_t> routes, Connections* connections);
 
   // Called once, under the host's lock, when the match ends: sealed
   // (MATCH_FINISHED, with its outcome) or broken (MATCH_BROKEN, with the
