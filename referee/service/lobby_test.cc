@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
@@ -437,53 +438,61 @@ TEST_F(LobbyTest, ARetriedCreateMatchWaitsForItsMatchAlone) {
 namespace pyramid {
 namespace {
 
-// A seat's Play stream in memory: keeps the MatchEnded messages it takes.
-class EndedSink final : public PlaySink {
+// A seat's Play stream in memory: keeps the messages it takes.
+class SeatSink final : public PlaySink {
  public:
   void Send(SerializedMessage bytes) override {
     v1::PlayResponse message;
     EXPECT_TRUE(bytes.ParseTo(message));
     absl::MutexLock lock(&mu_);
-    if (message.has_match_ended()) ended_.push_back(message.match_ended());
+    messages_.push_back(std::move(message));
   }
   void Close(int, std::string) override {}
-  std::vector<v1::MatchEnded> ended() const {
+  std::vector<v1::PlayResponse> messages() const {
     absl::MutexLock lock(&mu_);
-    return ended_;
+    return messages_;
   }
 
  private:
   mutable absl::Mutex mu_;
-  std::vector<v1::MatchEnded> ended_;
+  std::vector<v1::PlayResponse> messages_;
 };
 
 // What a seat that connects with `token` is told: its stream is attached,
 // and its matches resume it, as a Play stream's start does.
-std::vector<v1::MatchEnded> ConnectSeat(Lobby& lobby,
-                                        const std::string& token) {
+std::vector<v1::PlayResponse> ConnectSeat(Lobby& lobby,
+                                          const std::string& token) {
   std::optional<Principal> principal = lobby.Authenticate(token);
   EXPECT_TRUE(principal.has_value());
   if (!principal) return {};
-  auto sink = std::make_shared<EndedSink>();
+  auto sink = std::make_shared<SeatSink>();
   lobby.connections().Attach(principal->route, sink);
   for (const auto& [host, seat] : lobby.SeatsOf(*principal)) {
     host->Resume(seat);
   }
   lobby.connections().Detach(principal->route, sink.get());
-  return sink->ended();
+  return sink->messages();
 }
 
 // Once a match has ended, the lobby lets its host go and keeps a compact
 // record, from which it answers as the host did: its info, its log, its
 // place in the list, and a seat that connects is told the outcome; after a
-// restart too.
+// restart too, where a match that cannot be resumed is broken and its seat
+// told why.
 TEST_F(LobbyTest, AnEndedMatchIsKeptCompactlyAndServedAsBefore) {
   std::shared_ptr<Registry> registry = OpenRegistry();
   ASSERT_NE(registry, nullptr);
   const SigningKey key = SigningKey::Generate();
   Restart(registry, key);
-  const std::string running = Create();
   v1::CreateMatchRequest request;
+  request.mutable_game()->set_game("rock_paper_pyramid");
+  for (int i = 0; i < 3; ++i) request.add_seats();
+  absl::StatusOr<v1::CreateMatchResponse> left_running =
+      lobby_->CreateMatch(request);
+  ASSERT_TRUE(left_running.ok()) << left_running.status();
+  const std::string running = left_running->match_id();
+  const std::string running_token = left_running->seat_tokens(0);
+  request = v1::CreateMatchRequest();
   request.mutable_game()->set_game("rock_paper_pyramid");
   for (int i = 0; i < 3; ++i) request.add_seats();
   request.mutable_clocks()->set_seed_timeout_ms(50);
@@ -519,21 +528,38 @@ TEST_F(LobbyTest, AnEndedMatchIsKeptCompactlyAndServedAsBefore) {
     EXPECT_EQ(List(10, "", v1::MATCH_FINISHED).first,
               std::vector<std::string>({id}));
     EXPECT_EQ(List(10, "", v1::MATCH_RUNNING).first,
-              std::vector<std::string>({running}));
+              restarted ? std::vector<std::string>()
+                        : std::vector<std::string>({running}));
     EXPECT_EQ(List(1, "1").first, std::vector<std::string>({running}));
-    const std::vector<v1::MatchEnded> told =
+    const std::vector<v1::PlayResponse> told =
         ConnectSeat(*lobby_, created->seat_tokens(2));
     ASSERT_EQ(told.size(), 1u);
-    EXPECT_EQ(told[0].match_id(), id);
-    EXPECT_EQ(told[0].seat(), 2u);
-    EXPECT_EQ(told[0].outcome().SerializeAsString(),
+    ASSERT_TRUE(told[0].has_match_ended());
+    EXPECT_EQ(told[0].match_ended().match_id(), id);
+    EXPECT_EQ(told[0].match_ended().seat(), 2u);
+    EXPECT_EQ(told[0].match_ended().outcome().SerializeAsString(),
               at_end.outcome().SerializeAsString());
     if (!restarted) {
+      // Its log gone, the running match cannot be resumed.
+      std::filesystem::remove(lobby_->FindMatch(running)->log_path());
       const RecoveryReport report = Restart(registry, key);
       EXPECT_EQ(report.finished, 1);
-      EXPECT_EQ(report.resumed, 1);
+      EXPECT_EQ(report.broken, 1);
     }
   }
+  EXPECT_EQ(lobby_->FindMatch(running)->Info(lobby_->connections()).status(),
+            v1::MATCH_BROKEN);
+  std::optional<Principal> seat = lobby_->Authenticate(running_token);
+  ASSERT_TRUE(seat.has_value());
+  const std::vector<v1::PlayResponse> told =
+      ConnectSeat(*lobby_, running_token);
+  ASSERT_EQ(told.size(), 1u);
+  ASSERT_TRUE(told[0].has_error());
+  EXPECT_EQ(told[0].error().code(),
+            static_cast<int>(absl::StatusCode::kDataLoss));
+  EXPECT_TRUE(absl::StrContains(told[0].error().message(),
+                                "the match is broken and stopped"))
+      << told[0].error().message();
 }
 
 }  // namespace
