@@ -24,6 +24,8 @@ constexpr size_t kMaxLabelBytes = 128;
 constexpr size_t kMaxRequestIdBytes = 128;
 constexpr uint32_t kDefaultPageSize = 100;
 constexpr uint32_t kMaxPageSize = 1000;
+// Matches Recover reads from the registry at once.
+constexpr int kRecoveryPage = 1000;
 // After a write failure, new matches wait for this much free space.
 constexpr uint64_t kMinFreeBytes = 1 << 20;
 
@@ -564,9 +566,9 @@ absl::Status Lobby::AdmitMatch() {
 absl::StatusOr<RecoveryReport> Lobby::Recover() {
   RecoveryReport report;
   if (options_.registry == nullptr) return report;
-  absl::StatusOr<RegistryContents> contents = options_.registry->Load();
-  if (!contents.ok()) return contents.status();
-  for (StoredBot& bot : contents->bots) {
+  absl::StatusOr<std::vector<StoredBot>> bots = options_.registry->LoadBots();
+  if (!bots.ok()) return bots.status();
+  for (StoredBot& bot : *bots) {
     absl::MutexLock lock(&mu_);
     bot.token.principal.route = next_route_++;
     bots_[bot.bot_id] =
@@ -575,8 +577,15 @@ absl::StatusOr<RecoveryReport> Lobby::Recover() {
                 bot.token.principal);
     ++report.bots;
   }
-  for (StoredMatch& stored : contents->matches) {
-    RecoverMatch(stored, report);
+  // A page at a time: what is kept of each ended match is far smaller than
+  // what the registry reads for it.
+  for (int64_t after = 0;;) {
+    absl::StatusOr<std::vector<StoredMatch>> page =
+        options_.registry->LoadMatches(after, kRecoveryPage);
+    if (!page.ok()) return page.status();
+    if (page->empty()) break;
+    after = page->back().seq;
+    for (StoredMatch& stored : *page) RecoverMatch(stored, report);
   }
   return report;
 }

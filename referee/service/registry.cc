@@ -3,6 +3,7 @@
 #include <cstring>
 #include <utility>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "referee/service/sqlite_db.h"
@@ -109,9 +110,9 @@ class SqliteRegistry final : public Registry {
                : Error("end match");
   }
 
-  absl::StatusOr<RegistryContents> Load() const override {
+  absl::StatusOr<std::vector<StoredBot>> LoadBots() const override {
     absl::MutexLock lock(&mu_);
-    RegistryContents contents;
+    std::vector<StoredBot> loaded;
     SqliteStatement bots(
         db_->get(),
         "SELECT b.bot_id, b.name, b.public_key, t.id, t.secret_hash "
@@ -120,7 +121,7 @@ class SqliteRegistry final : public Registry {
     if (!bots.ok()) return Error("load bots");
     for (int rc; (rc = bots.Step()) != SQLITE_DONE;) {
       if (rc != SQLITE_ROW) return Error("load bots");
-      StoredBot& bot = contents.bots.emplace_back();
+      StoredBot& bot = loaded.emplace_back();
       bot.bot_id = bots.ColumnBytes(0);
       bot.name = bots.ColumnBytes(1);
       bot.public_key = bots.ColumnBytes(2);
@@ -131,25 +132,40 @@ class SqliteRegistry final : public Registry {
       bot.token.principal.kind = Principal::Kind::kBot;
       bot.token.principal.bot_id = bot.bot_id;
     }
+    return loaded;
+  }
+
+  absl::StatusOr<std::vector<StoredMatch>> LoadMatches(
+      int64_t after, int limit) const override {
+    absl::MutexLock lock(&mu_);
+    std::vector<StoredMatch> loaded;
     SqliteStatement matches(db_->get(),
-                            "SELECT info, log_path, referee_contribution, "
-                            "broken_reason FROM matches ORDER BY seq;");
+                            "SELECT seq, info, log_path, referee_contribution, "
+                            "broken_reason FROM matches WHERE seq > ? "
+                            "ORDER BY seq LIMIT ?;");
     if (!matches.ok()) return Error("load matches");
+    matches.Int(1, after).Int(2, limit);
+    absl::flat_hash_map<std::string, size_t> by_id;
     for (int rc; (rc = matches.Step()) != SQLITE_DONE;) {
       if (rc != SQLITE_ROW) return Error("load matches");
-      StoredMatch& match = contents.matches.emplace_back();
-      if (!match.info.ParseFromString(matches.ColumnBytes(0))) {
+      StoredMatch& match = loaded.emplace_back();
+      match.seq = matches.ColumnInt(0);
+      if (!match.info.ParseFromString(matches.ColumnBytes(1))) {
         return absl::DataLossError("a match's description does not parse");
       }
-      match.log_path = matches.ColumnBytes(1);
-      match.referee_contribution = matches.ColumnBytes(2);
-      match.broken_reason = matches.ColumnBytes(3);
+      match.log_path = matches.ColumnBytes(2);
+      match.referee_contribution = matches.ColumnBytes(3);
+      match.broken_reason = matches.ColumnBytes(4);
+      by_id[match.info.match_id()] = loaded.size() - 1;
     }
+    if (loaded.empty()) return loaded;
     SqliteStatement seats(db_->get(),
                           "SELECT id, secret_hash, match_id, seat FROM tokens "
-                          "WHERE kind = 1 ORDER BY match_id, seat;");
+                          "WHERE kind = 1 AND match_id IN (SELECT match_id "
+                          "FROM matches WHERE seq > ? AND seq <= ?) "
+                          "ORDER BY match_id, seat;");
     if (!seats.ok()) return Error("load seat tokens");
-    std::map<std::string, std::vector<StoredToken>> by_match;
+    seats.Int(1, after).Int(2, loaded.back().seq);
     for (int rc; (rc = seats.Step()) != SQLITE_DONE;) {
       if (rc != SQLITE_ROW) return Error("load seat tokens");
       StoredToken token;
@@ -160,12 +176,12 @@ class SqliteRegistry final : public Registry {
       token.principal.kind = Principal::Kind::kSeat;
       token.principal.match_id = seats.ColumnBytes(2);
       token.principal.seat = static_cast<int>(seats.ColumnInt(3));
-      by_match[token.principal.match_id].push_back(std::move(token));
+      auto it = by_id.find(token.principal.match_id);
+      if (it != by_id.end()) {
+        loaded[it->second].seat_tokens.push_back(std::move(token));
+      }
     }
-    for (StoredMatch& match : contents.matches) {
-      match.seat_tokens = std::move(by_match[match.info.match_id()]);
-    }
-    return contents;
+    return loaded;
   }
 
  private:

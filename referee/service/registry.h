@@ -35,6 +35,9 @@ struct StoredBot {
 };
 
 struct StoredMatch {
+  // Its number in creation order (set by LoadMatches; increasing, not
+  // necessarily consecutive).
+  int64_t seq = 0;
   // The match as GetMatch describes it: status (RUNNING until it ends),
   // outcome once finished, seats, clocks, policy, creation time.
   referee::v1::MatchInfo info;
@@ -42,11 +45,6 @@ struct StoredMatch {
   std::string referee_contribution;  // Empty once the match has ended.
   std::string broken_reason;         // MATCH_BROKEN: why.
   std::vector<StoredToken> seat_tokens;
-};
-
-struct RegistryContents {
-  std::vector<StoredBot> bots;       // In registration order.
-  std::vector<StoredMatch> matches;  // In creation order.
 };
 
 class Registry {
@@ -61,7 +59,14 @@ class Registry {
   // seed contribution is forgotten (the log holds it now).
   virtual absl::Status EndMatch(const referee::v1::MatchInfo& info,
                                 const std::string& broken_reason) = 0;
-  virtual absl::StatusOr<RegistryContents> Load() const = 0;
+  // Every bot, in registration order.
+  virtual absl::StatusOr<std::vector<StoredBot>> LoadBots() const = 0;
+  // At most `limit` matches, those created after the one whose seq is
+  // `after` (0: from the first), in creation order, each with its seat
+  // tokens: a restart reads the matches a page at a time, so that it never
+  // holds every match the registry has ever recorded at once.
+  virtual absl::StatusOr<std::vector<StoredMatch>> LoadMatches(
+      int64_t after, int limit) const = 0;
 };
 
 // The embedded registry: a SQLite database at `path` (created 0600 if
