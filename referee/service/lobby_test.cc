@@ -4,14 +4,17 @@
 // log entry that failed, made before the next; a retried CreateMatch that
 // creates nothing more, across a restart too, and waits for its busy match
 // without stopping the lobby; the limit of live matches; an ended match
-// kept compactly (its host let go), served as before and after a restart.
+// kept compactly (its host let go), served as before and after a restart,
+// and ending while other threads list and look up matches.
 #include "referee/service/lobby.h"
 
 #include <stdlib.h>
 
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <memory>
+#include <set>
 #include <string>
 #include <thread>
 #include <utility>
@@ -560,6 +563,64 @@ TEST_F(LobbyTest, AnEndedMatchIsKeptCompactlyAndServedAsBefore) {
   EXPECT_TRUE(absl::StrContains(told[0].error().message(),
                                 "the match is broken and stopped"))
       << told[0].error().message();
+}
+
+}  // namespace
+}  // namespace pyramid
+
+namespace pyramid {
+namespace {
+
+// Matches end (their hosts let go, their records made) while other threads
+// list them, look them up and read their infos: every lookup finds the
+// match, running or ended, every listing holds each match once, and in the
+// end every match is listed as finished. (Under the sanitizers: no host is
+// used after the lobby let it go.)
+TEST_F(LobbyTest, MatchesEndWhileTheyAreListedAndLookedUp) {
+  constexpr int kMatches = 200;
+  std::vector<std::string> ids;
+  for (int i = 0; i < kMatches; ++i) ids.push_back(CreateWithBot("", 50));
+  std::atomic<bool> done = false;
+  std::atomic<int> lookups = 0, listings = 0;
+  auto look_up = [&] {
+    for (int n = 0; !done; ++n) {
+      const std::string& id = ids[n % kMatches];
+      std::shared_ptr<MatchHost> host = lobby_->FindMatch(id);
+      ASSERT_NE(host, nullptr) << id;
+      EXPECT_EQ(host->Info(lobby_->connections()).match_id(), id);
+      ++lookups;
+    }
+  };
+  auto list = [&] {
+    while (!done) {
+      std::set<std::string> seen;
+      std::string token;
+      do {
+        v1::ListMatchesRequest request;
+        request.set_page_size(37);
+        request.set_page_token(token);
+        absl::StatusOr<v1::ListMatchesResponse> page =
+            lobby_->ListMatches(request);
+        ASSERT_TRUE(page.ok()) << page.status();
+        for (const v1::MatchInfo& info : page->matches()) {
+          EXPECT_TRUE(seen.insert(info.match_id()).second) << info.match_id();
+        }
+        token = page->next_page_token();
+      } while (!token.empty());
+      EXPECT_EQ(seen.size(), static_cast<size_t>(kMatches));
+      ++listings;
+    }
+  };
+  std::thread looking(look_up), listing(list);
+  for (const std::string& id : ids) AwaitEnd(id);
+  done = true;
+  looking.join();
+  listing.join();
+  EXPECT_GT(lookups.load(), 0);
+  EXPECT_GT(listings.load(), 0);
+  EXPECT_EQ(List(1000, "", v1::MATCH_FINISHED).first.size(),
+            static_cast<size_t>(kMatches));
+  EXPECT_TRUE(List(1000, "", v1::MATCH_RUNNING).first.empty());
 }
 
 }  // namespace

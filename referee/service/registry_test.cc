@@ -56,8 +56,7 @@ class RegistryTest : public ::testing::Test {
       principal.kind = Principal::Kind::kSeat;
       principal.match_id = id;
       principal.seat = seat;
-      match.seat_tokens.push_back(
-          {minted.id, minted.secret_hash, principal});
+      match.seat_tokens.push_back({minted.id, minted.secret_hash, principal});
       tokens_[id].push_back(minted.id);
     }
     EXPECT_TRUE(registry_->AddMatch(match).ok());
@@ -127,11 +126,11 @@ TEST_F(RegistryTest, ReadsBotsInRegistrationOrderWithTheirTokens) {
     Principal principal;
     principal.kind = Principal::Kind::kBot;
     principal.bot_id = absl::StrCat("id-", name);
-    ASSERT_TRUE(registry_
-                    ->AddBot({principal.bot_id, name, std::string(32, 'k'),
-                              StoredToken{minted.id, minted.secret_hash,
-                                          principal}})
-                    .ok());
+    ASSERT_TRUE(
+        registry_
+            ->AddBot({principal.bot_id, name, std::string(32, 'k'),
+                      StoredToken{minted.id, minted.secret_hash, principal}})
+            .ok());
   }
   absl::StatusOr<std::vector<StoredBot>> bots = registry_->LoadBots();
   ASSERT_TRUE(bots.ok()) << bots.status();
