@@ -552,6 +552,8 @@ TEST_F(LobbyTest, AnEndedMatchIsKeptCompactlyAndServedAsBefore) {
   }
   EXPECT_EQ(lobby_->FindMatch(running)->Info(lobby_->connections()).status(),
             v1::MATCH_BROKEN);
+  // Stopped for good: GetLog serves what its file holds to anyone.
+  EXPECT_TRUE(lobby_->FindMatch(running)->finished());
   std::optional<Principal> seat = lobby_->Authenticate(running_token);
   ASSERT_TRUE(seat.has_value());
   const std::vector<v1::PlayResponse> told =
