@@ -239,8 +239,9 @@ class Runner {
         this.pending.delete(key);
       }
     }
-    // A bot token's new stream also gets the MatchEnded of every match that
-    // bot finished before: count only ours.
+    // A new stream may get the MatchEnded of a match this run never played
+    // (one that ended while the bot was away, or a seat token's match over
+    // before this run): count only ours.
     if (!this.played.has(ended.match_id) || this.ended.has(ended.match_id)) return true;
     this.ended.add(ended.match_id);
     this.bot.onMatchEnded(ended);

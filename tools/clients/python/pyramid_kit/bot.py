@@ -292,8 +292,9 @@ class _Runner:
                 timer = self.pending.pop(key).timer
                 if timer:
                     timer.cancel()
-            # A bot token's new stream also gets the MatchEnded of every
-            # match that bot finished before: count only ours.
+            # A new stream may get the MatchEnded of a match this run never
+            # played (one that ended while the bot was away, or a seat
+            # token's match over before this run): count only ours.
             if (ended.match_id not in self.played or
                     ended.match_id in self.ended):
                 return True
