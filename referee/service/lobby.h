@@ -123,7 +123,8 @@ class Lobby {
   // that plays it; an ended match's is built for the call from what the
   // lobby keeps of it (an archived MatchHost: its final MatchInfo, log path
   // and seats' routes), so that a referee that has hosted millions of
-  // matches holds only a few hundred bytes for each that ended.
+  // matches holds a few hundred bytes for each that ended (and its seat
+  // tokens, if it had any), not its host.
   std::shared_ptr<MatchHost> FindMatch(const std::string& match_id) const;
 
   absl::StatusOr<v1::ListMatchesResponse> ListMatches(
