@@ -160,7 +160,9 @@ class RefereeServicer(object):
         """The signed log of a finished match, as the bytes of its file, in order,
         in chunks. A running match's log holds its seed (from which hidden
         hands follow), so it is served before the end only with the admin
-        token; otherwise FAILED_PRECONDITION. NOT_FOUND for an unknown match.
+        token; otherwise FAILED_PRECONDITION. A broken match (MATCH_BROKEN,
+        stopped for good) is served as a finished one, up to what its file
+        holds. NOT_FOUND for an unknown match.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
