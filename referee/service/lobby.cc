@@ -503,7 +503,7 @@ void Lobby::Host(std::shared_ptr<MatchHost> host) {
   {
     absl::MutexLock lock(&mu_);
     matches_[match_id] = Live{host, order_.size()};
-    order_.push_back(Entry{host, "", "", {}});
+    order_.push_back(Entry{host, "", "", {}, v1::MATCH_RUNNING});
     if (!host->request_id().empty()) requests_[host->request_id()] = match_id;
     for (int i = 0; i < host->num_seats(); ++i) {
       if (host->seat(i).bot_id.empty()) continue;
@@ -698,7 +698,7 @@ void Lobby::Archive(const v1::MatchInfo& info, std::string log_path,
   v1::MatchInfo kept = info;
   for (v1::MatchSeatInfo& seat : *kept.mutable_seats()) seat.clear_connected();
   Entry ended{nullptr, kept.SerializeAsString(), std::move(log_path),
-              std::move(routes)};
+              std::move(routes), info.status()};
   ended.routes.shrink_to_fit();
   std::shared_ptr<MatchHost> running;  // Let go after the lock.
   absl::MutexLock lock(&mu_);
@@ -809,9 +809,9 @@ absl::StatusOr<v1::ListMatchesResponse> Lobby::ListMatches(
   // The matches are read a page's worth at a time under the lock, and
   // their infos taken without it (a match's info waits while its end is
   // being entered in the transparency log): the lock is held for a page,
-  // not for every match the referee has hosted. Listing the running ones
-  // skips ended ones unread (null candidates).
-  const bool running_only = request.status() == v1::MATCH_RUNNING;
+  // not for every match the referee has hosted. An ended match the status
+  // filter leaves out is skipped unread (a null candidate).
+  const v1::MatchStatus wanted = request.status();
   v1::ListMatchesResponse response;
   std::vector<std::shared_ptr<MatchHost>> candidates;
   while (next > 0 && response.matches_size() < static_cast<int>(page_size)) {
@@ -819,9 +819,11 @@ absl::StatusOr<v1::ListMatchesResponse> Lobby::ListMatches(
     {
       absl::ReaderMutexLock lock(&mu_);
       for (size_t i = next; i-- > 0 && candidates.size() < page_size;) {
-        candidates.push_back(running_only && order_[i].host == nullptr
-                                 ? nullptr
-                                 : HostAtLocked(i));
+        const Entry& entry = order_[i];
+        const bool left_out = entry.host == nullptr &&
+                              wanted != v1::MATCH_STATUS_UNSPECIFIED &&
+                              entry.status != wanted;
+        candidates.push_back(left_out ? nullptr : HostAtLocked(i));
       }
     }
     size_t taken = 0;
@@ -830,8 +832,7 @@ absl::StatusOr<v1::ListMatchesResponse> Lobby::ListMatches(
          ++taken) {
       if (candidates[taken] == nullptr) continue;
       v1::MatchInfo info = candidates[taken]->Info(connections_);
-      if (request.status() != v1::MATCH_STATUS_UNSPECIFIED &&
-          info.status() != request.status()) {
+      if (wanted != v1::MATCH_STATUS_UNSPECIFIED && info.status() != wanted) {
         continue;
       }
       *response.add_matches() = std::move(info);

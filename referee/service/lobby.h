@@ -212,6 +212,8 @@ class Lobby {
     std::string info;                 // Once ended: its MatchInfo, serialized.
     std::string log_path;             // Once ended.
     std::vector<uint64_t> routes;     // Once ended: its seats' routes.
+    // Once ended: FINISHED or BROKEN (ListMatches filters without parsing).
+    v1::MatchStatus status = v1::MATCH_RUNNING;
   };
   // A running match: its host, and its place in order_.
   struct Live {

@@ -533,6 +533,9 @@ TEST_F(LobbyTest, AnEndedMatchIsKeptCompactlyAndServedAsBefore) {
     EXPECT_EQ(List(10, "", v1::MATCH_RUNNING).first,
               restarted ? std::vector<std::string>()
                         : std::vector<std::string>({running}));
+    EXPECT_EQ(List(10, "", v1::MATCH_BROKEN).first,
+              restarted ? std::vector<std::string>({running})
+                        : std::vector<std::string>());
     EXPECT_EQ(List(1, "1").first, std::vector<std::string>({running}));
     const std::vector<v1::PlayResponse> told =
         ConnectSeat(*lobby_, created->seat_tokens(2));
