@@ -36,6 +36,15 @@ bool AllZero(const v1::ClockSettings& clocks) {
          clocks.time_bank_ms() == 0 && clocks.time_bank_increment_ms() == 0;
 }
 
+// The routes of a match's seats, in seat order (what an ended match keeps
+// of them: Lobby::Archive).
+std::vector<uint64_t> RoutesOf(const std::vector<HostedSeat>& seats) {
+  std::vector<uint64_t> routes;
+  routes.reserve(seats.size());
+  for (const HostedSeat& seat : seats) routes.push_back(seat.route);
+  return routes;
+}
+
 std::string RandomHex(size_t bytes) {
   std::string raw(bytes, '\0');
   randombytes_buf(raw.data(), raw.size());
@@ -56,10 +65,9 @@ Lobby::Lobby(LobbyOptions options)
         std::shared_ptr<MatchHost> host;
         {
           absl::ReaderMutexLock lock(&mu_);
-          auto it = matches_.find(match_id);
-          if (it != matches_.end()) host = it->second.host;
+          host = FindRunningLocked(match_id);
         }
-        if (host != nullptr) host->CheckDeadlines();  // Running matches only.
+        if (host != nullptr) host->CheckDeadlines();
       });
   if (options_.tlog != nullptr &&
       options_.checkpoint_every > absl::ZeroDuration()) {
@@ -476,30 +484,27 @@ void Lobby::Host(std::shared_ptr<MatchHost> host) {
   const std::string match_id = host->match_id();
   host->set_sync_pool(sync_pool_.get());
   host->set_ack_holder(ack_holder_.get());
-  std::vector<uint64_t> routes;
-  for (int i = 0; i < host->num_seats(); ++i) {
-    routes.push_back(host->seat(i).route);
-  }
-  host->set_on_end([this, log_path = host->log_path(),
-                    routes = std::move(routes)](const v1::MatchInfo& info) {
-    live_matches_.fetch_sub(1);
-    if (info.status() == v1::MATCH_BROKEN)
-      NoteWriteFailure(info.broken_reason());
-    // Entered before the registry records the end: after a crash between
-    // the two, the match resumes as finished and is entered again (which
-    // changes nothing).
-    if (info.status() == v1::MATCH_FINISHED && options_.tlog != nullptr) {
-      EnterInOrder(info.match_id(), log_path);
-    }
-    if (options_.registry != nullptr) {
-      if (absl::Status s =
-              options_.registry->EndMatch(info, info.broken_reason());
-          !s.ok()) {
-        std::cerr << "referee: " << s.message() << "\n";
-      }
-    }
-    Archive(info, log_path, routes);
-  });
+  host->set_on_end(
+      [this, log_path = host->log_path(),
+       routes = RoutesOf(host->seats())](const v1::MatchInfo& info) {
+        live_matches_.fetch_sub(1);
+        if (info.status() == v1::MATCH_BROKEN)
+          NoteWriteFailure(info.broken_reason());
+        // Entered before the registry records the end: after a crash between
+        // the two, the match resumes as finished and is entered again (which
+        // changes nothing).
+        if (info.status() == v1::MATCH_FINISHED && options_.tlog != nullptr) {
+          EnterInOrder(info.match_id(), log_path);
+        }
+        if (options_.registry != nullptr) {
+          if (absl::Status s =
+                  options_.registry->EndMatch(info, info.broken_reason());
+              !s.ok()) {
+            std::cerr << "referee: " << s.message() << "\n";
+          }
+        }
+        Archive(info, log_path, routes);
+      });
   {
     absl::MutexLock lock(&mu_);
     matches_[match_id] = Live{host, order_.size()};
@@ -593,7 +598,7 @@ absl::StatusOr<RecoveryReport> Lobby::Recover() {
 // A match that ended before the restart: its log is archived, and entered
 // in the transparency log if it is not yet.
 void Lobby::RecoverEnded(const StoredMatch& stored, RecoveryReport& report,
-                         std::vector<uint64_t> routes) {
+                         const std::vector<HostedSeat>& hosted) {
   const v1::MatchInfo& info = stored.info;
   // A log sealed before the transparency log existed (or whose entry a
   // crash lost) is entered now.
@@ -602,14 +607,13 @@ void Lobby::RecoverEnded(const StoredMatch& stored, RecoveryReport& report,
       EnterInOrder(info.match_id(), stored.log_path)) {
     ++report.entered;
   }
-  Archive(info, stored.log_path, std::move(routes));
+  Archive(info, stored.log_path, RoutesOf(hosted));
   ++report.finished;
 }
 
 void Lobby::RecoverMatch(StoredMatch& stored, RecoveryReport& report) {
   const v1::MatchInfo& info = stored.info;
   std::vector<HostedSeat> hosted;
-  std::vector<uint64_t> routes;
   {
     absl::MutexLock lock(&mu_);
     for (const v1::MatchSeatInfo& seat : info.seats()) {
@@ -617,7 +621,6 @@ void Lobby::RecoverMatch(StoredMatch& stored, RecoveryReport& report) {
       hosted.push_back(
           {seat.name(), seat.bot_id(),
            bot != bots_.end() ? bot->second.route : next_route_++});
-      routes.push_back(hosted.back().route);
     }
   }
   for (StoredToken& token : stored.seat_tokens) {
@@ -629,7 +632,7 @@ void Lobby::RecoverMatch(StoredMatch& stored, RecoveryReport& report) {
     tokens_.Add(MintedToken{"", token.id, token.secret_hash}, token.principal);
   }
   if (info.status() != v1::MATCH_RUNNING) {
-    RecoverEnded(stored, report, std::move(routes));
+    RecoverEnded(stored, report, hosted);
     return;
   }
   absl::StatusOr<std::unique_ptr<Match>> match = ResumeLog(stored);
@@ -643,7 +646,7 @@ void Lobby::RecoverMatch(StoredMatch& stored, RecoveryReport& report) {
     if (options_.registry != nullptr) {
       options_.registry->EndMatch(broken, broken.broken_reason()).IgnoreError();
     }
-    Archive(broken, stored.log_path, std::move(routes));
+    Archive(broken, stored.log_path, RoutesOf(hosted));
     ++report.broken;
     return;
   }
@@ -699,7 +702,6 @@ void Lobby::Archive(const v1::MatchInfo& info, std::string log_path,
   for (v1::MatchSeatInfo& seat : *kept.mutable_seats()) seat.clear_connected();
   Entry ended{nullptr, kept.SerializeAsString(), std::move(log_path),
               std::move(routes), info.status()};
-  ended.routes.shrink_to_fit();
   std::shared_ptr<MatchHost> running;  // Let go after the lock.
   absl::MutexLock lock(&mu_);
   auto it = matches_.find(info.match_id());
@@ -728,10 +730,16 @@ std::shared_ptr<MatchHost> Lobby::HostAtLocked(size_t position) const {
                                      &connections_);
 }
 
+std::shared_ptr<MatchHost> Lobby::FindRunningLocked(
+    const std::string& match_id) const {
+  auto it = matches_.find(match_id);
+  return it == matches_.end() ? nullptr : it->second.host;
+}
+
 std::shared_ptr<MatchHost> Lobby::FindLocked(
     const std::string& match_id) const {
-  if (auto it = matches_.find(match_id); it != matches_.end()) {
-    return it->second.host;
+  if (std::shared_ptr<MatchHost> running = FindRunningLocked(match_id)) {
+    return running;
   }
   auto it = ended_.find(match_id);
   return it == ended_.end() ? nullptr : HostAtLocked(it->second);

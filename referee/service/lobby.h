@@ -202,7 +202,7 @@ class Lobby {
   std::function<void(absl::Time)> DeadlineSetter(const std::string& match_id);
   void RecoverMatch(StoredMatch& stored, RecoveryReport& report);
   void RecoverEnded(const StoredMatch& stored, RecoveryReport& report,
-                    std::vector<uint64_t> routes);
+                    const std::vector<HostedSeat>& hosted);
   absl::StatusOr<std::unique_ptr<Match>> ResumeLog(const StoredMatch& stored);
 
   // A match in creation order (order_): running, its host; or ended, what
@@ -230,9 +230,11 @@ class Lobby {
   // The host FindMatch answers for the match at `position` of order_.
   std::shared_ptr<MatchHost> HostAtLocked(size_t position) const
       ABSL_SHARED_LOCKS_REQUIRED(mu_);
-  // FindMatch under mu_.
+  // FindMatch under mu_; and the same for running matches only.
   std::shared_ptr<MatchHost> FindLocked(const std::string& match_id) const
       ABSL_SHARED_LOCKS_REQUIRED(mu_);
+  std::shared_ptr<MatchHost> FindRunningLocked(
+      const std::string& match_id) const ABSL_SHARED_LOCKS_REQUIRED(mu_);
   void NoteWriteFailure(const std::string& reason);
   // Enters the sealed log of `match_id` in the transparency log (and signs
   // a checkpoint when enough are waiting for one).

@@ -124,6 +124,7 @@ class MatchHost : public std::enable_shared_from_this<MatchHost> {
   const std::string& log_path() const { return log_path_; }
   int num_seats() const { return static_cast<int>(seats_.size()); }
   const HostedSeat& seat(int i) const { return seats_[i]; }
+  const std::vector<HostedSeat>& seats() const { return seats_; }
 
   // Schedules the first deadline and pushes the seed decision to every seat
   // already connected. Call once, after the host is findable by match id.
