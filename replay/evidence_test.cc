@@ -17,6 +17,7 @@
 #include "gtest/gtest.h"
 #include "referee/core/log_sink.h"
 #include "referee/crypto/ed25519.h"
+#include "tests/temp_dir.h"
 
 namespace pyramid {
 namespace {
@@ -140,15 +141,9 @@ TEST(EvidenceTest, TheExampleConsistencyProofHoldsOneWayOnly) {
 class TournamentDirectoryTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string pattern =
-        (fs::temp_directory_path() / "evidence-XXXXXX").string();
-    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern + "/example";
+    ASSERT_TRUE(tmp_.ok());
+    dir_ = tmp_.File("example");
     fs::copy(absl::StrCat(kDir, "/example"), dir_, fs::copy_options::recursive);
-  }
-  void TearDown() override {
-    std::error_code ignored;
-    fs::remove_all(fs::path(dir_).parent_path(), ignored);
   }
   TournamentVerdict Check() const {
     return CheckTournamentDirectory(dir_, CheckpointKey{});
@@ -157,7 +152,8 @@ class TournamentDirectoryTest : public ::testing::Test {
     std::ofstream(dir_ + "/" + name, std::ios::binary | std::ios::trunc)
         << text;
   }
-  std::string dir_;
+  TempDir tmp_{"evidence"};
+  std::string dir_;  // A copy of the example in tmp_.
 };
 
 TEST_F(TournamentDirectoryTest, AsPublishedItChecksOut) {

@@ -45,6 +45,7 @@
 #include "referee/crypto/bytes.h"
 #include "referee/crypto/ed25519.h"
 #include "referee/service/view_delta.h"
+#include "tests/temp_dir.h"
 #include "tests/test_client.h"
 #include "tests/test_process.h"
 
@@ -86,10 +87,8 @@ struct ToolResult {
 class E2eTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string pattern = (fs::temp_directory_path() / "e2e-XXXXXX").string();
-    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
-    data_ = dir_ + "/data";
+    ASSERT_TRUE(dir_.ok());
+    data_ = dir_.File("data");
     for (const char* tool : {"referee", "bot", "refctl", "replay"}) {
       ASSERT_TRUE(fs::exists(Bin(tool))) << Bin(tool) << " is not built";
     }
@@ -97,14 +96,12 @@ class E2eTest : public ::testing::Test {
   void TearDown() override {
     bots_.clear();
     referee_.reset();
-    std::error_code ignored;
-    fs::remove_all(dir_, ignored);
   }
 
   std::string Bin(const std::string& tool) const {
     return (fs::path(BinDir()) / tool).string();
   }
-  std::string Path(const std::string& name) const { return dir_ + "/" + name; }
+  std::string Path(const std::string& name) const { return dir_.File(name); }
 
   // Starts the referee on a free loopback port and waits until it serves.
   void StartReferee(const std::vector<std::string>& extra = {}) {
@@ -218,7 +215,8 @@ class E2eTest : public ::testing::Test {
     return records.empty() ? "" : ToHex(records[0].header().match_id());
   }
 
-  std::string dir_, data_, address_;
+  TempDir dir_{"e2e"};  // Removed after the processes are gone.
+  std::string data_, address_;
   std::unique_ptr<Process> referee_;
   std::vector<std::unique_ptr<Process>> bots_;
   std::shared_ptr<grpc::Channel> channel_;

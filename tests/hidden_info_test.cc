@@ -28,8 +28,6 @@
 // schema test until it is classified), and the checker is shown to catch
 // each kind of leak planted into a real message.
 #include <algorithm>
-#include <cstdlib>
-#include <filesystem>
 #include <map>
 #include <memory>
 #include <numeric>
@@ -55,12 +53,12 @@
 #include "referee/games/registry.h"
 #include "referee/service/embedded_referee.h"
 #include "referee/service/view_delta.h"
+#include "tests/temp_dir.h"
 #include "tests/test_client.h"
 
 namespace pyramid {
 namespace {
 
-namespace fs = std::filesystem;
 namespace v1 = ::pyramid::referee::v1;
 using google::protobuf::Descriptor;
 using google::protobuf::FieldDescriptor;
@@ -1034,12 +1032,9 @@ void PrintTo(const MatchCase& c, std::ostream* out) { *out << c.name; }
 class HiddenInfoTest : public ::testing::TestWithParam<MatchCase> {
  protected:
   void SetUp() override {
-    std::string pattern =
-        (fs::temp_directory_path() / "hidden-XXXXXX").string();
-    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
+    ASSERT_TRUE(dir_.ok());
     LobbyOptions options;
-    options.log_dir = dir_;
+    options.log_dir = dir_.path();
     public_key_ = options.referee_key.public_key();
     absl::StatusOr<std::unique_ptr<EmbeddedReferee>> referee =
         EmbeddedReferee::Start(std::move(options));
@@ -1047,11 +1042,7 @@ class HiddenInfoTest : public ::testing::TestWithParam<MatchCase> {
     referee_ = *std::move(referee);
     stub_ = v1::Referee::NewStub(NewChannel());
   }
-  void TearDown() override {
-    referee_.reset();
-    std::error_code ignored;
-    fs::remove_all(dir_, ignored);
-  }
+  void TearDown() override { referee_.reset(); }
 
   // A channel of its own (each client gets a separate connection).
   std::shared_ptr<grpc::Channel> NewChannel() const {
@@ -1062,7 +1053,7 @@ class HiddenInfoTest : public ::testing::TestWithParam<MatchCase> {
                                      grpc::InsecureChannelCredentials(), args);
   }
 
-  std::string dir_;
+  TempDir dir_{"hidden"};  // Removed after the referee is gone.
   std::string public_key_;
   std::unique_ptr<EmbeddedReferee> referee_;
   std::unique_ptr<v1::Referee::Stub> stub_;

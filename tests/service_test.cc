@@ -34,6 +34,7 @@
 #include "referee/service/referee_service.h"
 #include "referee/service/token.h"
 #include "referee/service/view_delta.h"
+#include "tests/temp_dir.h"
 #include "tests/test_client.h"
 
 namespace pyramid {
@@ -69,14 +70,6 @@ constexpr int kPermissionDenied = 7;
 constexpr int kResourceExhausted = 8;
 constexpr int kFailedPrecondition = 9;
 
-std::string MakeTempDir() {
-  std::string pattern =
-      (std::filesystem::temp_directory_path() / "svctest-XXXXXX").string();
-  char* made = mkdtemp(pattern.data());
-  EXPECT_NE(made, nullptr);
-  return pattern;
-}
-
 struct RefereeConfig {
   int max_message_bytes = 1 << 20;
   ServiceLimits limits;
@@ -89,9 +82,10 @@ struct RefereeConfig {
 // reflection on) in a fresh directory, with the helpers the tests share.
 class TestReferee {
  public:
-  explicit TestReferee(RefereeConfig config = {}) : dir_(MakeTempDir()) {
+  explicit TestReferee(RefereeConfig config = {}) {
+    EXPECT_TRUE(dir_.ok());
     EmbeddedRefereeOptions options;
-    options.lobby.log_dir = dir_;
+    options.lobby.log_dir = dir_.path();
     options.lobby.checkpoint_interval = config.checkpoint_interval;
     options.lobby.ack_hold = config.ack_hold;
     options.limits = config.limits;
@@ -109,8 +103,6 @@ class TestReferee {
     stub_.reset();
     channel_.reset();
     referee_.reset();
-    std::error_code ignored;
-    std::filesystem::remove_all(dir_, ignored);
   }
 
   // A channel of its own (each client gets a separate connection).
@@ -126,14 +118,12 @@ class TestReferee {
   const std::shared_ptr<grpc::Channel>& channel() const { return channel_; }
   const std::string& admin_token() const { return referee_->admin_token(); }
   const std::string& public_key() const { return public_key_; }
-  const std::string& dir() const { return dir_; }
+  const std::string& dir() const { return dir_.path(); }
   Lobby& lobby() { return referee_->lobby(); }
   HealthService& health() { return referee_->health(); }
 
   std::string LogPath(const std::string& match_id) const {
-    return (std::filesystem::path(dir_) /
-            absl::StrCat(kGame, "-", match_id, ".pyrlog"))
-        .string();
+    return dir_.File(absl::StrCat(kGame, "-", match_id, ".pyrlog"));
   }
   std::string LogBytes(const std::string& match_id) const {
     absl::StatusOr<std::string> bytes = ReadFileToString(LogPath(match_id));
@@ -148,7 +138,7 @@ class TestReferee {
   }
 
  private:
-  const std::string dir_;
+  const TempDir dir_{"svctest"};  // Removed after the referee is gone.
   std::string public_key_;
   std::unique_ptr<EmbeddedReferee> referee_;
   std::shared_ptr<grpc::Channel> channel_;
@@ -543,8 +533,9 @@ TEST_F(ServiceTest, BotTokenActsOnlyForItsBotsSeats) {
 }
 
 TEST_F(ServiceTest, TokensNeverAppearInOutputOrLogs) {
-  const std::string out_dir = MakeTempDir();
-  const std::string out = out_dir + "/stdout", err = out_dir + "/stderr";
+  const TempDir out_dir("svctest");
+  EXPECT_TRUE(out_dir.ok());
+  const std::string out = out_dir.File("stdout"), err = out_dir.File("stderr");
   std::vector<std::string> secrets;
   std::vector<std::string> log_files;
   {
@@ -621,7 +612,6 @@ TEST_F(ServiceTest, TokensNeverAppearInOutputOrLogs) {
       }
     }
   }
-  std::filesystem::remove_all(out_dir);
 }
 
 // --- Item 4: play ------------------------------------------------------------

@@ -46,6 +46,7 @@
 #include "referee/crypto/bytes.h"
 #include "referee/crypto/ed25519.h"
 #include "replay/verifier.h"
+#include "tests/temp_dir.h"
 
 namespace pyramid {
 namespace {
@@ -504,15 +505,10 @@ class ReplayCliTest : public ::testing::Test {
     replay_ = std::string(bin != nullptr ? bin : "build/bin") + "/replay";
     ASSERT_TRUE(std::filesystem::exists(replay_))
         << replay_ << " is missing (set PYRAMID_BIN to the build's bin/)";
-    char dir[] = "/tmp/tamper_test.XXXXXX";
-    ASSERT_NE(mkdtemp(dir), nullptr);
-    tmp_ = dir;
-  }
-  void TearDown() override {
-    if (!tmp_.empty()) std::filesystem::remove_all(tmp_);
+    ASSERT_TRUE(tmp_.ok());
   }
 
-  std::string Tmp(const std::string& name) const { return tmp_ + "/" + name; }
+  std::string Tmp(const std::string& name) const { return tmp_.File(name); }
 
   void WriteFile(const std::string& path, std::string_view bytes) {
     std::ofstream out(path, std::ios::binary);
@@ -544,7 +540,7 @@ class ReplayCliTest : public ::testing::Test {
   }
 
   std::string replay_;
-  std::string tmp_;
+  TempDir tmp_{"tamper_test"};
 };
 
 TEST_F(ReplayCliTest, GenuineWithPinnedKey) {

@@ -30,6 +30,7 @@
 #include "referee/crypto/bytes.h"
 #include "referee/crypto/ed25519.h"
 #include "referee/service/directory_lock.h"
+#include "tests/temp_dir.h"
 #include "tests/test_process.h"
 #include "tools/tournament/journal.h"
 #include "tools/tournament/runner.h"
@@ -49,15 +50,8 @@ std::string BinDir() {
 class TournamentTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string pattern =
-        (fs::temp_directory_path() / "tournament-XXXXXX").string();
-    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
+    ASSERT_TRUE(dir_.ok());
     ASSERT_TRUE(fs::exists(Bot())) << Bot() << " is not built";
-  }
-  void TearDown() override {
-    std::error_code ignored;
-    fs::remove_all(dir_, ignored);
   }
 
   std::string Bot() const { return (fs::path(BinDir()) / "bot").string(); }
@@ -67,7 +61,7 @@ class TournamentTest : public ::testing::Test {
                       const std::string& more = "") const {
     std::string text =
         absl::StrCat("name: \"t\" game { game: \"", game, "\" } seats: ", seats,
-                     " output_dir: \"", dir_, "/out\" ", more);
+                     " output_dir: \"", dir_.path(), "/out\" ", more);
     for (int i = 1; i <= bots; ++i) {
       absl::StrAppend(&text, " bots { name: \"bot-", i, "\" command: \"", Bot(),
                       "\" command: \"--quiet\" }");
@@ -87,7 +81,7 @@ class TournamentTest : public ::testing::Test {
 
   std::vector<v1::TournamentMatchResult> Journaled() const {
     absl::StatusOr<std::vector<v1::TournamentMatchResult>> entries =
-        Journal::Read(dir_ + "/out/journal.jsonl");
+        Journal::Read(dir_.File("out/journal.jsonl"));
     EXPECT_TRUE(entries.ok()) << entries.status();
     return entries.ok() ? *entries : std::vector<v1::TournamentMatchResult>{};
   }
@@ -96,14 +90,14 @@ class TournamentTest : public ::testing::Test {
   void ExpectAllGenuine(const v1::TournamentResults& results) const {
     for (const v1::TournamentMatchResult& m : results.matches()) {
       EXPECT_EQ(m.verdict(), "genuine") << m.index();
-      EXPECT_TRUE(fs::exists(dir_ + "/out/" + m.log_file())) << m.log_file();
+      EXPECT_TRUE(fs::exists(dir_.File("out/" + m.log_file()))) << m.log_file();
       if (m.outcome().termination() == v1::TERMINATION_NORMAL) {
         EXPECT_GT(m.moves(), 0u) << m.index();
       }
     }
   }
 
-  std::string dir_;
+  TempDir dir_{"tournament"};
   std::ostringstream progress_;
 };
 
@@ -125,19 +119,20 @@ TEST_F(TournamentTest, RoundRobinOfReferenceBotsVerifiesEveryLog) {
     EXPECT_EQ(s.restarts(), 0u);
   }
   EXPECT_EQ(Journaled().size(), 12u);
-  const std::string json = *ReadFileToString(dir_ + "/out/results.json");
+  const std::string json = *ReadFileToString(dir_.File("out/results.json"));
   v1::TournamentResults parsed;
   ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(json, &parsed).ok());
   EXPECT_EQ(parsed.verified(), 12u);
-  const std::string html = *ReadFileToString(dir_ + "/out/report.html");
+  const std::string html = *ReadFileToString(dir_.File("out/report.html"));
   EXPECT_THAT(html, HasSubstr("<svg"));
   EXPECT_THAT(html, HasSubstr("bot-4"));
   for (int i = 1; i <= 4; ++i) {
-    EXPECT_TRUE(fs::exists(absl::StrCat(dir_, "/out/bots/bot-", i, ".log")));
+    EXPECT_TRUE(
+        fs::exists(absl::StrCat(dir_.path(), "/out/bots/bot-", i, ".log")));
   }
   // The embedded referee's checkpoint journal is gone with it: the
   // directory holds only the tournament's evidence.
-  EXPECT_FALSE(fs::exists(dir_ + "/out/log-journal"));
+  EXPECT_FALSE(fs::exists(dir_.File("out/log-journal")));
 }
 
 // The embedded referee's secret key never lies in the output directory,
@@ -148,8 +143,8 @@ TEST_F(TournamentTest, RoundRobinOfReferenceBotsVerifiesEveryLog) {
 // on resume; a resume that cannot find the key that signed the directory's
 // logs, or is given another, is refused instead of signing with a new one.
 TEST_F(TournamentTest, TheRefereesSecretKeyStaysOutOfTheOutputDirectory) {
-  const fs::path out = dir_ + "/out";
-  const fs::path key_file = dir_ + "/out.referee.key";
+  const fs::path out = dir_.File("out");
+  const fs::path key_file = dir_.File("out.referee.key");
   const v1::Tournament t = Make("rock_paper_pyramid", 3, 3);
   absl::StatusOr<v1::TournamentResults> results = Run(t);
   ASSERT_TRUE(results.ok()) << results.status() << progress_.str();
@@ -176,13 +171,13 @@ TEST_F(TournamentTest, TheRefereesSecretKeyStaysOutOfTheOutputDirectory) {
 
   // Another key for this directory is refused, and so is none.
   v1::Tournament other = t;
-  other.set_signing_key_file(dir_ + "/other.key");
+  other.set_signing_key_file(dir_.File("other.key"));
   ASSERT_TRUE(
       WriteKeyFiles(other.signing_key_file(), SigningKey::Generate()).ok());
   absl::StatusOr<v1::TournamentResults> refused = Run(other);
   EXPECT_EQ(refused.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(refused.status().message(), HasSubstr("did not sign"));
-  const fs::path kept = dir_ + "/kept.key";
+  const fs::path kept = dir_.File("kept.key");
   fs::rename(key_file, kept);
   refused = Run(t);
   EXPECT_EQ(refused.status().code(), absl::StatusCode::kFailedPrecondition);
@@ -252,7 +247,7 @@ TEST_F(TournamentTest, ASealedButUnjournaledMatchIsAdoptedOnResume) {
   const v1::Tournament t = Make("rock_paper_pyramid", 3, 3);
   absl::StatusOr<v1::TournamentResults> first = Run(t);
   ASSERT_TRUE(first.ok()) << first.status();
-  const std::string journal = dir_ + "/out/journal.jsonl";
+  const std::string journal = dir_.File("out/journal.jsonl");
   std::vector<std::string> lines =
       absl::StrSplit(*ReadFileToString(journal), '\n', absl::SkipEmpty());
   ASSERT_EQ(lines.size(), 3u);
@@ -261,13 +256,13 @@ TEST_F(TournamentTest, ASealedButUnjournaledMatchIsAdoptedOnResume) {
       google::protobuf::util::JsonStringToMessage(lines.back(), &lost).ok());
   lines.pop_back();
   std::ofstream(journal, std::ios::trunc) << absl::StrJoin(lines, "\n") << "\n";
-  std::ofstream(dir_ + "/out/logs/stray.pyrlog") << "not a log";
+  std::ofstream(dir_.File("out/logs/stray.pyrlog")) << "not a log";
 
   absl::StatusOr<v1::TournamentResults> second = Run(t);
   ASSERT_TRUE(second.ok()) << second.status() << progress_.str();
   EXPECT_THAT(progress_.str(), HasSubstr("kept, not played again"));
   EXPECT_THAT(progress_.str(), HasSubstr("moved to superseded/"));
-  EXPECT_TRUE(fs::exists(dir_ + "/out/superseded/stray.pyrlog"));
+  EXPECT_TRUE(fs::exists(dir_.File("out/superseded/stray.pyrlog")));
   ExpectAllGenuine(*second);
   for (const auto& m : second->matches()) {
     if (m.index() == lost.index()) {
@@ -280,7 +275,7 @@ TEST_F(TournamentTest, ASealedButUnjournaledMatchIsAdoptedOnResume) {
 }
 
 TEST_F(TournamentTest, KilledTournamentProgramResumes) {
-  const std::string file = dir_ + "/t.txt";
+  const std::string file = dir_.File("t.txt");
   std::string text;
   google::protobuf::TextFormat::PrintToString(
       Make("rock_paper_pyramid", 3, 4, "rounds: 3 concurrency: 2"), &text);
@@ -288,7 +283,7 @@ TEST_F(TournamentTest, KilledTournamentProgramResumes) {
   const std::vector<std::string> argv = {
       (fs::path(BinDir()) / "tournament").string(), file};
   {
-    testing_util::Process run(argv, dir_ + "/1.out", dir_ + "/1.err");
+    testing_util::Process run(argv, dir_.File("1.out"), dir_.File("1.err"));
     const absl::Time end = absl::Now() + absl::Seconds(60);
     while (Journaled().size() < 4 && absl::Now() < end && run.running()) {
       absl::SleepFor(absl::Milliseconds(20));
@@ -301,13 +296,13 @@ TEST_F(TournamentTest, KilledTournamentProgramResumes) {
   ASSERT_GE(before.size(), 4u);
   ASSERT_LT(before.size(), 36u);
 
-  testing_util::Process resumed(argv, dir_ + "/2.out", dir_ + "/2.err");
+  testing_util::Process resumed(argv, dir_.File("2.out"), dir_.File("2.err"));
   ASSERT_EQ(resumed.Wait(absl::Seconds(120)), 0) << resumed.err();
   EXPECT_THAT(resumed.err(), HasSubstr("resuming: "));
   EXPECT_THAT(resumed.out(), HasSubstr("36 of 36 match logs verified"));
   v1::TournamentResults results;
   ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(
-                  *ReadFileToString(dir_ + "/out/results.json"), &results)
+                  *ReadFileToString(dir_.File("out/results.json")), &results)
                   .ok());
   std::map<uint32_t, std::string> ids;
   for (const auto& m : results.matches()) ids[m.index()] = m.match_id();
@@ -384,21 +379,21 @@ struct RemoteReferee {
 };
 
 TEST_F(TournamentTest, BotsDieWithARunnerKilledBySigkill) {
-  std::unique_ptr<testing_util::Process> referee = StartReferee(dir_);
+  std::unique_ptr<testing_util::Process> referee = StartReferee(dir_.path());
   ASSERT_NE(referee, nullptr);
   const absl::Time end = absl::Now() + absl::Seconds(30);
 
-  const std::string file = dir_ + "/t.txt";
+  const std::string file = dir_.File("t.txt");
   std::string text;
   google::protobuf::TextFormat::PrintToString(
       Make("rock_paper_pyramid", 3, 4, "rounds: 50 concurrency: 2"), &text);
   std::ofstream(file) << text;
-  const RemoteReferee remote(dir_);
+  const RemoteReferee remote(dir_.path());
   testing_util::Process run(
       {(fs::path(BinDir()) / "tournament").string(), file,
        "--referee=" + remote.address, "--referee_key=" + remote.key,
        "--admin_token_file=" + remote.admin_token},
-      dir_ + "/run.out", dir_ + "/run.err");
+      dir_.File("run.out"), dir_.File("run.err"));
   std::vector<pid_t> bots;
   while (bots.size() < 4 && absl::Now() < end && run.running()) {
     absl::SleepFor(absl::Milliseconds(50));
@@ -424,11 +419,11 @@ TEST_F(TournamentTest, BotsDieWithARunnerKilledBySigkill) {
 // waits for a place instead of failing the match.
 TEST_F(TournamentTest, WaitsForAPlaceOnAFullReferee) {
   std::unique_ptr<testing_util::Process> referee =
-      StartReferee(dir_, {"--max_live_matches=1"});
+      StartReferee(dir_.path(), {"--max_live_matches=1"});
   ASSERT_NE(referee, nullptr);
-  absl::StatusOr<v1::TournamentResults> results =
-      Run(Make("rock_paper_pyramid", 3, 3,
-               "rounds: 2 concurrency: 3 " + RemoteReferee(dir_).Fields()));
+  absl::StatusOr<v1::TournamentResults> results = Run(
+      Make("rock_paper_pyramid", 3, 3,
+           "rounds: 2 concurrency: 3 " + RemoteReferee(dir_.path()).Fields()));
   ASSERT_TRUE(results.ok()) << results.status() << progress_.str();
   EXPECT_EQ(results->matches_size(), 6);
   ExpectAllGenuine(*results);
@@ -441,13 +436,13 @@ TEST_F(TournamentTest, ABotThatExitsAtOnceIsRestartedWithBackoff) {
                           "reveal_timeout_ms: 60000 }");
   t.mutable_bots(2)->clear_command();
   t.mutable_bots(2)->add_command("/bin/false");
-  const std::string file = dir_ + "/t.txt";
+  const std::string file = dir_.File("t.txt");
   std::string text;
   google::protobuf::TextFormat::PrintToString(t, &text);
   std::ofstream(file) << text;
   testing_util::Process run(
-      {(fs::path(BinDir()) / "tournament").string(), file}, dir_ + "/run.out",
-      dir_ + "/run.err");
+      {(fs::path(BinDir()) / "tournament").string(), file},
+      dir_.File("run.out"), dir_.File("run.err"));
   absl::SleepFor(absl::Seconds(10));
   run.Signal(SIGKILL);
   run.Wait(absl::Seconds(10));
@@ -483,8 +478,9 @@ TEST_F(TournamentTest, ResumeRefusesAnotherTournament) {
 // Two runs on one output directory at once would both play and write its
 // journal: the second refuses, naming the first.
 TEST_F(TournamentTest, ASecondRunOnTheSameDirectoryIsRefused) {
-  fs::create_directories(dir_ + "/out");
-  absl::StatusOr<DirectoryLock> first = DirectoryLock::Acquire(dir_ + "/out");
+  fs::create_directories(dir_.File("out"));
+  absl::StatusOr<DirectoryLock> first =
+      DirectoryLock::Acquire(dir_.File("out"));
   ASSERT_TRUE(first.ok()) << first.status();
   absl::StatusOr<v1::TournamentResults> second =
       Run(Make("rock_paper_pyramid", 3, 3));
@@ -493,7 +489,7 @@ TEST_F(TournamentTest, ASecondRunOnTheSameDirectoryIsRefused) {
   EXPECT_THAT(second.status().message(),
               HasSubstr(absl::StrCat("/out is in use by another process (pid ",
                                      getpid(), ")")));
-  EXPECT_FALSE(fs::exists(dir_ + "/out/journal.jsonl"));
+  EXPECT_FALSE(fs::exists(dir_.File("out/journal.jsonl")));
 }
 
 TEST_F(TournamentTest, SprtStopsAsSoonAsItDecides) {
@@ -508,7 +504,7 @@ TEST_F(TournamentTest, SprtStopsAsSoonAsItDecides) {
     v1::Tournament t = Make("pyramid_scheme", 2, 2,
                             "rounds: 200 concurrency: 2 sprt { elo0: 0 "
                             "elo1: 100 }");
-    t.set_output_dir(absl::StrCat(dir_, "/out-", heuristic_first));
+    t.set_output_dir(absl::StrCat(dir_.path(), "/out-", heuristic_first));
     t.mutable_bots(heuristic_first ? 0 : 1)
         ->add_command("--strategy=heuristic");
     absl::StatusOr<v1::TournamentResults> results = Run(t);
@@ -637,7 +633,8 @@ TEST_F(TournamentTest, BadTournamentsAreRefused) {
   // anything (the exec would fail in the child, status 127, restarted
   // again and again): a path, a name looked up on PATH, a directory.
   for (const std::string& command :
-       {dir_ + "/no-such-bot", std::string("no-such-bot-on-path"), dir_}) {
+       {dir_.File("no-such-bot"), std::string("no-such-bot-on-path"),
+        dir_.path()}) {
     v1::Tournament unrunnable = Make("pyramid_scheme", 2, 2);
     unrunnable.mutable_bots(1)->set_command(0, command);
     absl::StatusOr<v1::TournamentResults> results = Run(unrunnable);
@@ -646,7 +643,7 @@ TEST_F(TournamentTest, BadTournamentsAreRefused) {
     EXPECT_THAT(
         results.status().message(),
         HasSubstr(absl::StrCat("bot bot-2: cannot run ", command, ": ")));
-    EXPECT_FALSE(fs::exists(dir_ + "/out/tournament.txt")) << command;
+    EXPECT_FALSE(fs::exists(dir_.File("out/tournament.txt"))) << command;
   }
 }
 

@@ -19,6 +19,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "referee/core/log_sink.h"
+#include "tests/temp_dir.h"
 
 namespace pyramid {
 namespace {
@@ -65,14 +66,12 @@ std::vector<std::string> JournalFiles(const std::string& dir) {
 class LogJournalTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = (fs::temp_directory_path() / "journal-XXXXXX").string();
-    ASSERT_NE(mkdtemp(dir_.data()), nullptr);
-    journal_dir_ = dir_ + "/journal";
-    fs::create_directory(dir_ + "/logs");
+    ASSERT_TRUE(dir_.ok());
+    journal_dir_ = dir_.File("journal");
+    fs::create_directory(dir_.File("logs"));
   }
-  void TearDown() override { fs::remove_all(dir_); }
   std::string Log(int i) const {
-    return absl::StrCat(dir_, "/logs/", i, ".log");
+    return absl::StrCat(dir_.path(), "/logs/", i, ".log");
   }
 
   // Runs `body` in a child process, which must end by calling Crash()
@@ -90,7 +89,7 @@ class LogJournalTest : public ::testing::Test {
     ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) << status;
   }
 
-  std::string dir_;
+  TempDir dir_{"journal"};
   std::string journal_dir_;
 };
 

@@ -7,7 +7,6 @@
 #include <unistd.h>
 
 #include <cstdint>
-#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <string>
@@ -28,6 +27,7 @@
 #include "referee/crypto/ed25519.h"
 #include "referee/crypto/protocol.h"
 #include "referee/crypto/sha256.h"
+#include "tests/temp_dir.h"
 
 namespace pyramid {
 namespace {
@@ -561,10 +561,9 @@ TEST(StringLogSinkTest, AppendsInMemory) {
 }
 
 TEST(SecretFileTest, OwnerOnlyFromTheStartEvenOverAnOpenFile) {
-  std::string dir =
-      (std::filesystem::temp_directory_path() / "secret-XXXXXX").string();
-  ASSERT_NE(mkdtemp(dir.data()), nullptr);
-  const std::string path = dir + "/token";
+  const TempDir dir("secret");
+  ASSERT_TRUE(dir.ok());
+  const std::string path = dir.File("token");
   // An existing world-readable file keeps its mode through O_CREAT.
   std::ofstream(path) << "old contents, longer than the secret\n";
   ASSERT_EQ(chmod(path.c_str(), 0644), 0);
@@ -573,27 +572,25 @@ TEST(SecretFileTest, OwnerOnlyFromTheStartEvenOverAnOpenFile) {
   ASSERT_EQ(stat(path.c_str(), &info), 0);
   EXPECT_EQ(info.st_mode & 0777, 0600);
   EXPECT_EQ(*ReadFileToString(path), "s3cret\n");
-  EXPECT_FALSE(WriteSecretFile(dir + "/missing/token", "x").ok());
-  std::filesystem::remove_all(dir);
+  EXPECT_FALSE(WriteSecretFile(dir.File("missing/token"), "x").ok());
 }
 
 TEST(ReadFileToStringTest, ReadsFilesAndPipesAndRefusesADirectory) {
-  std::string dir =
-      (std::filesystem::temp_directory_path() / "read-XXXXXX").string();
-  ASSERT_NE(mkdtemp(dir.data()), nullptr);
+  const TempDir dir("read");
+  ASSERT_TRUE(dir.ok());
   // A file of every byte value, larger than a page.
   std::string bytes;
   for (int i = 0; i < 100000; ++i) bytes.push_back(static_cast<char>(i * 7));
-  std::ofstream(dir + "/log", std::ios::binary) << bytes;
-  EXPECT_EQ(*ReadFileToString(dir + "/log"), bytes);
-  std::ofstream(dir + "/empty");
-  EXPECT_EQ(*ReadFileToString(dir + "/empty"), "");
+  std::ofstream(dir.File("log"), std::ios::binary) << bytes;
+  EXPECT_EQ(*ReadFileToString(dir.File("log")), bytes);
+  std::ofstream(dir.File("empty"));
+  EXPECT_EQ(*ReadFileToString(dir.File("empty")), "");
   // A directory is an error, not an empty file (a log "ending at byte 0").
-  const absl::StatusOr<std::string> directory = ReadFileToString(dir);
+  const absl::StatusOr<std::string> directory = ReadFileToString(dir.path());
   EXPECT_FALSE(directory.ok());
   EXPECT_THAT(directory.status().message(),
               ::testing::HasSubstr("is a directory"));
-  EXPECT_EQ(ReadFileToString(dir + "/missing").status().code(),
+  EXPECT_EQ(ReadFileToString(dir.File("missing")).status().code(),
             absl::StatusCode::kNotFound);
   // A pipe (`replay verify /dev/stdin`, `<(...)`) has no size: it is read
   // to its end.
@@ -614,7 +611,6 @@ TEST(ReadFileToStringTest, ReadsFilesAndPipesAndRefusesADirectory) {
   close(fds[0]);
   ASSERT_TRUE(piped.ok()) << piped.status();
   EXPECT_EQ(*piped, bytes);
-  std::filesystem::remove_all(dir);
 }
 
 TEST(FsyncPolicyTest, ParsesTheFlagsNamesAndRefusesOthers) {
@@ -634,10 +630,8 @@ TEST(FsyncPolicyTest, ParsesTheFlagsNamesAndRefusesOthers) {
 // RESOURCE_EXHAUSTED (a later try may succeed), another reason
 // FAILED_PRECONDITION.
 TEST(FileLogSinkTest, OutOfFileDescriptorsIsResourceExhausted) {
-  const std::string dir = (std::filesystem::temp_directory_path() /
-                           absl::StrCat("log_sink_test-", getpid()))
-                              .string();
-  std::filesystem::create_directories(dir);
+  const TempDir dir("log_sink_test");
+  ASSERT_TRUE(dir.ok());
   rlimit saved;
   ASSERT_EQ(getrlimit(RLIMIT_NOFILE, &saved), 0);
   const int lowest_free = dup(0);  // open() would take this one next.
@@ -646,15 +640,14 @@ TEST(FileLogSinkTest, OutOfFileDescriptorsIsResourceExhausted) {
   rlimit low = saved;
   low.rlim_cur = static_cast<rlim_t>(lowest_free);
   ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &low), 0);
-  const absl::Status full = FileLogSink::Create(dir + "/a.pyrlog").status();
+  const absl::Status full = FileLogSink::Create(dir.File("a.pyrlog")).status();
   ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &saved), 0);
   EXPECT_EQ(full.code(), absl::StatusCode::kResourceExhausted) << full;
   EXPECT_THAT(full.message(), ::testing::HasSubstr("Too many open files"));
 
-  EXPECT_EQ(FileLogSink::Create(dir + "/missing/b.pyrlog").status().code(),
+  EXPECT_EQ(FileLogSink::Create(dir.File("missing/b.pyrlog")).status().code(),
             absl::StatusCode::kFailedPrecondition);
-  EXPECT_TRUE(FileLogSink::Create(dir + "/a.pyrlog").ok());
-  std::filesystem::remove_all(dir);
+  EXPECT_TRUE(FileLogSink::Create(dir.File("a.pyrlog")).ok());
 }
 
 }  // namespace

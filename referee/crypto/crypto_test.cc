@@ -43,6 +43,7 @@
 #include "referee/crypto/protocol.h"
 #include "referee/crypto/random_stream.h"
 #include "referee/crypto/sha256.h"
+#include "tests/temp_dir.h"
 
 namespace pyramid {
 namespace {
@@ -216,34 +217,13 @@ std::string Quote(const std::string& path) {
   return absl::StrCat("'", path, "'");  // Our temp paths hold no quote.
 }
 
-// A fresh private directory, removed with everything in it.
-class TempDir {
- public:
-  TempDir() {
-    std::string base = ::testing::TempDir();
-    if (base.empty() || base.back() != '/') base += '/';
-    std::string templ = base + "pyramid_crypto_test.XXXXXX";
-    char* made = mkdtemp(templ.data());
-    if (made == nullptr) {
-      ADD_FAILURE() << "mkdtemp failed: " << std::strerror(errno);
-    } else {
-      path_ = made;
-    }
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    if (!path_.empty()) std::filesystem::remove_all(path_, ignored);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-
-  std::string File(const std::string& name) const {
-    return absl::StrCat(path_, "/", name);
-  }
-
- private:
-  std::string path_;
-};
+// A fresh private directory, removed with everything in it; the test fails
+// if it cannot be made.
+TempDir MakeTempDir() {
+  TempDir dir("pyramid_crypto_test");
+  if (!dir.ok()) ADD_FAILURE() << "mkdtemp failed: " << std::strerror(errno);
+  return dir;
+}
 
 void WriteFile(const std::string& path, std::string_view bytes) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
@@ -260,7 +240,7 @@ std::string ReadFile(const std::string& path) {
 // `sha256sum` of `bytes` (written to a file first), as lower-case hex, or
 // an error text starting with "error".
 std::string Sha256SumTool(std::string_view bytes) {
-  TempDir dir;
+  const TempDir dir = MakeTempDir();
   std::string path = dir.File("preimage.bin");
   WriteFile(path, bytes);
   CommandResult result = RunCommand(absl::StrCat("sha256sum ", Quote(path)));
@@ -276,7 +256,7 @@ std::string Sha256SumTool(std::string_view bytes) {
 // nonce.
 std::string OpensslChacha20(std::string_view key, uint32_t counter,
                             size_t size) {
-  TempDir dir;
+  const TempDir dir = MakeTempDir();
   std::string zeros = dir.File("zeros.bin");
   std::string out = dir.File("stream.bin");
   WriteFile(zeros, std::string(size, '\0'));
@@ -324,7 +304,7 @@ std::string PrivateKeyPem(std::string_view seed) {
 CommandResult OpensslVerify(std::string_view public_key,
                             std::string_view message,
                             std::string_view signature) {
-  TempDir dir;
+  const TempDir dir = MakeTempDir();
   WriteFile(dir.File("pub.pem"), PublicKeyPem(public_key));
   WriteFile(dir.File("msg.bin"), message);
   WriteFile(dir.File("sig.bin"), signature);
@@ -337,7 +317,7 @@ CommandResult OpensslVerify(std::string_view public_key,
 // The signature `openssl pkeyutl -sign` makes over `message` with the key
 // whose RFC 8032 seed is `seed`.
 std::string OpensslSign(std::string_view seed, std::string_view message) {
-  TempDir dir;
+  const TempDir dir = MakeTempDir();
   WriteFile(dir.File("key.pem"), PrivateKeyPem(seed));
   WriteFile(dir.File("msg.bin"), message);
   CommandResult result = RunCommand(
@@ -1122,7 +1102,7 @@ TEST(Ed25519Test, OpensslAgreesWithSigningKey) {
   EXPECT_NE(wrong_message.exit_code, 0) << wrong_message.output;
   EXPECT_EQ(OpensslSign(key.seed(), message), signature);
 
-  TempDir dir;
+  const TempDir dir = MakeTempDir();
   WriteFile(dir.File("key.pem"), PrivateKeyPem(key.seed()));
   CommandResult der = RunCommand(absl::StrCat(
       "openssl pkey -in ", Quote(dir.File("key.pem")),
@@ -1157,7 +1137,7 @@ bool Exists(const std::string& path) {
 }
 
 TEST(KeyFileTest, WriteKeyFilesFormatAndModes) {
-  TempDir dir;
+  const TempDir dir = MakeTempDir();
   const std::string path = dir.File("referee.key");
   absl::StatusOr<SigningKey> key =
       SigningKey::FromSeed(VecBytes("keyfile.seed"));
@@ -1183,7 +1163,7 @@ TEST(KeyFileTest, WriteKeyFilesFormatAndModes) {
 }
 
 TEST(KeyFileTest, WriteKeyFilesRefusesToOverwrite) {
-  TempDir dir;
+  const TempDir dir = MakeTempDir();
   const std::string path = dir.File("seat.key");
   SigningKey first = SigningKey::Generate();
   PYR_ASSERT_OK(WriteKeyFiles(path, first));
@@ -1208,7 +1188,7 @@ TEST(KeyFileTest, WriteKeyFilesRefusesToOverwrite) {
 }
 
 TEST(KeyFileTest, ReadSigningKeyRoundTrip) {
-  TempDir dir;
+  const TempDir dir = MakeTempDir();
   const std::string path = dir.File("k");
   SigningKey key = SigningKey::Generate();
   PYR_ASSERT_OK(WriteKeyFiles(path, key));
@@ -1231,7 +1211,7 @@ TEST(KeyFileTest, ReadSigningKeyRoundTrip) {
 }
 
 TEST(KeyFileTest, ReadSigningKeyRejectsBadFiles) {
-  TempDir dir;
+  const TempDir dir = MakeTempDir();
   absl::StatusOr<SigningKey> missing = ReadSigningKey(dir.File("missing"));
   EXPECT_FALSE(missing.ok());
   if (!missing.ok()) {
@@ -1274,7 +1254,7 @@ TEST(KeyFileTest, ParsePublicKeyFromHexAndFile) {
                            ParsePublicKey(absl::AsciiStrToUpper(hex)));
   EXPECT_EQ(upper, expected);
 
-  TempDir dir;
+  const TempDir dir = MakeTempDir();
   const std::string path = dir.File("seat.key");
   PYR_ASSERT_OK_AND_ASSIGN(SigningKey key,
                            SigningKey::FromSeed(VecBytes("keyfile.seed")));
@@ -1286,7 +1266,7 @@ TEST(KeyFileTest, ParsePublicKeyFromHexAndFile) {
 
 TEST(KeyFileTest, ParsePublicKeyRejectsBadInput) {
   const std::string hex = Vec("ed25519.test1.public_key");
-  TempDir dir;
+  const TempDir dir = MakeTempDir();
   WriteFile(dir.File("short.pub"), hex.substr(2) + "\n");
   WriteFile(dir.File("garbage.pub"), "not a key\n");
   for (const std::string& input :

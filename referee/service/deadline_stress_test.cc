@@ -10,11 +10,8 @@
 // pushed, so they race with the call that opened the decision: the very
 // interleaving in which a stale commit deadline used to replace the reveal
 // deadline, which then never fired.
-#include <stdlib.h>
-
 #include <algorithm>
 #include <deque>
-#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <iostream>
@@ -32,6 +29,7 @@
 #include "referee/crypto/bytes.h"
 #include "referee/crypto/protocol.h"
 #include "referee/service/lobby.h"
+#include "tests/temp_dir.h"
 
 namespace pyramid {
 namespace {
@@ -165,23 +163,15 @@ struct Started {
 
 class DeadlineStressTest : public ::testing::Test {
  protected:
-  DeadlineStressTest() {
-    std::string pattern =
-        (std::filesystem::temp_directory_path() / "deadlinestress-XXXXXX")
-            .string();
-    dir_ = mkdtemp(pattern.data()) != nullptr ? pattern : "";
-  }
   ~DeadlineStressTest() override {
     workers_.reset();  // Its tasks call into the lobby's matches.
     lobby_.reset();
-    std::error_code ignored;
-    std::filesystem::remove_all(dir_, ignored);
   }
 
   void SetUp() override {
-    ASSERT_FALSE(dir_.empty());
+    ASSERT_TRUE(dir_.ok());
     LobbyOptions options;
-    options.log_dir = dir_;
+    options.log_dir = dir_.path();
     options.admin_token = std::string(32, 'a');
     options.fsync = FsyncPolicy::kNever;
     lobby_ = std::make_unique<Lobby>(std::move(options));
@@ -218,7 +208,7 @@ class DeadlineStressTest : public ::testing::Test {
     return started;
   }
 
-  std::string dir_;
+  TempDir dir_{"deadlinestress"};  // Removed after the lobby is gone.
   std::unique_ptr<Workers> workers_ = std::make_unique<Workers>(4);
   std::unique_ptr<Lobby> lobby_;
 };

@@ -8,8 +8,6 @@
 // and ending while other threads list and look up matches.
 #include "referee/service/lobby.h"
 
-#include <stdlib.h>
-
 #include <atomic>
 #include <chrono>
 #include <filesystem>
@@ -26,27 +24,17 @@
 #include "absl/time/time.h"
 #include "gtest/gtest.h"
 #include "sqlite3.h"
+#include "tests/temp_dir.h"
 
 namespace pyramid {
 namespace {
 
 class LobbyTest : public ::testing::Test {
  protected:
-  LobbyTest() {
-    std::string pattern =
-        (std::filesystem::temp_directory_path() / "lobbytest-XXXXXX").string();
-    dir_ = mkdtemp(pattern.data()) != nullptr ? pattern : "";
-  }
-  ~LobbyTest() override {
-    lobby_.reset();
-    std::error_code ignored;
-    std::filesystem::remove_all(dir_, ignored);
-  }
-
   void SetUp() override {
-    ASSERT_FALSE(dir_.empty());
+    ASSERT_TRUE(dir_.ok());
     LobbyOptions options;
-    options.log_dir = dir_;
+    options.log_dir = dir_.path();
     options.admin_token = std::string(32, 'a');
     lobby_ = std::make_unique<Lobby>(std::move(options));
   }
@@ -95,7 +83,7 @@ class LobbyTest : public ::testing::Test {
   // The registry of a referee whose data is in the test's directory.
   std::shared_ptr<Registry> OpenRegistry() {
     absl::StatusOr<std::unique_ptr<Registry>> opened =
-        OpenSqliteRegistry(dir_ + "/registry.db");
+        OpenSqliteRegistry(dir_.File("registry.db"));
     EXPECT_TRUE(opened.ok()) << opened.status();
     return opened.ok() ? *std::move(opened) : nullptr;
   }
@@ -107,7 +95,7 @@ class LobbyTest : public ::testing::Test {
                          const SigningKey& key, int max_live_matches = 0) {
     LobbyOptions options;
     options.referee_key = key;
-    options.log_dir = dir_;
+    options.log_dir = dir_.path();
     options.admin_token = std::string(32, 'a');
     options.registry = std::move(registry);
     options.max_live_matches = max_live_matches;
@@ -137,7 +125,7 @@ class LobbyTest : public ::testing::Test {
     return {ids, response->next_page_token()};
   }
 
-  std::string dir_;
+  TempDir dir_{"lobbytest"};  // Removed after the lobby is gone.
   std::unique_ptr<Lobby> lobby_;
 };
 
@@ -196,14 +184,14 @@ TEST_F(LobbyTest, ABotsSeatCountForgetsEndedMatches) {
 // left to the next start, but made once the lock is gone, at the next
 // match's end and before that match's own.
 TEST_F(LobbyTest, AnEntryThatFailedIsMadeBeforeTheNext) {
-  const std::string tlog_path = dir_ + "/tlog.db";
+  const std::string tlog_path = dir_.File("tlog.db");
   absl::StatusOr<std::unique_ptr<TransparencyLog>> tlog =
       TransparencyLog::Open(tlog_path, SigningKey::Generate(), "lobby-test");
   ASSERT_TRUE(tlog.ok()) << tlog.status();
   std::shared_ptr<TransparencyLog> tree = *std::move(tlog);
-  std::filesystem::create_directories(dir_ + "/logs");
+  std::filesystem::create_directories(dir_.File("logs"));
   LobbyOptions options;
-  options.log_dir = dir_ + "/logs";
+  options.log_dir = dir_.File("logs");
   options.admin_token = std::string(32, 'a');
   options.tlog = tree;
   options.checkpoint_every = absl::ZeroDuration();  // No retries but ends.
@@ -312,7 +300,7 @@ TEST_F(LobbyTest, ARetriedCreateMatchCreatesNothingMore) {
 // At --max_live_matches, CreateMatch is refused until a match ends; a
 // creation that fails gives its place back.
 TEST_F(LobbyTest, RefusesMatchesBeyondTheLiveLimitUntilOneEnds) {
-  const std::string logs = dir_ + "/logs";
+  const std::string logs = dir_.File("logs");
   ASSERT_TRUE(std::filesystem::create_directory(logs));
   LobbyOptions options;
   options.log_dir = logs;

@@ -3,9 +3,6 @@
 // another page's), its end as recorded, and nothing of a removed match.
 #include "referee/service/registry.h"
 
-#include <stdlib.h>
-
-#include <filesystem>
 #include <map>
 #include <memory>
 #include <string>
@@ -14,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "referee/service/token.h"
+#include "tests/temp_dir.h"
 
 namespace pyramid {
 namespace {
@@ -22,21 +20,10 @@ namespace v1 = ::pyramid::referee::v1;
 
 class RegistryTest : public ::testing::Test {
  protected:
-  RegistryTest() {
-    std::string pattern =
-        (std::filesystem::temp_directory_path() / "registrytest-XXXXXX")
-            .string();
-    dir_ = mkdtemp(pattern.data()) != nullptr ? pattern : "";
-  }
-  ~RegistryTest() override {
-    registry_.reset();
-    std::error_code ignored;
-    std::filesystem::remove_all(dir_, ignored);
-  }
   void SetUp() override {
-    ASSERT_FALSE(dir_.empty());
+    ASSERT_TRUE(dir_.ok());
     absl::StatusOr<std::unique_ptr<Registry>> opened =
-        OpenSqliteRegistry(dir_ + "/registry.db");
+        OpenSqliteRegistry(dir_.File("registry.db"));
     ASSERT_TRUE(opened.ok()) << opened.status();
     registry_ = *std::move(opened);
   }
@@ -63,7 +50,7 @@ class RegistryTest : public ::testing::Test {
     return id;
   }
 
-  std::string dir_;
+  TempDir dir_{"registrytest"};  // Removed after the registry is closed.
   std::unique_ptr<Registry> registry_;
   std::map<std::string, std::vector<std::string>> tokens_;  // Match: ids.
 };

@@ -4,9 +4,6 @@
 // latest checkpoint in a file.
 #include "referee/service/transparency_log.h"
 
-#include <stdlib.h>
-
-#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
@@ -16,6 +13,7 @@
 #include "referee/core/log_sink.h"
 #include "referee/crypto/sha256.h"
 #include "referee/tlog/merkle.h"
+#include "tests/temp_dir.h"
 
 namespace pyramid {
 namespace {
@@ -31,26 +29,18 @@ Digest LogHash(int i) { return Sha256("log " + std::to_string(i)); }
 
 class TransparencyLogTest : public ::testing::Test {
  protected:
-  TransparencyLogTest() : key_(SigningKey::Generate()) {
-    std::string pattern =
-        (std::filesystem::temp_directory_path() / "tlogtest-XXXXXX").string();
-    dir_ = mkdtemp(pattern.data()) != nullptr ? pattern : "";
-  }
-  ~TransparencyLogTest() override {
-    std::error_code ignored;
-    std::filesystem::remove_all(dir_, ignored);
-  }
+  TransparencyLogTest() : key_(SigningKey::Generate()) {}
 
   std::unique_ptr<TransparencyLog> Open(
       const std::string& origin = "test/log") {
     absl::StatusOr<std::unique_ptr<TransparencyLog>> log =
-        TransparencyLog::Open(dir_ + "/tlog.sqlite3", key_, origin,
-                              dir_ + "/checkpoint");
+        TransparencyLog::Open(dir_.File("tlog.sqlite3"), key_, origin,
+                              dir_.File("checkpoint"));
     EXPECT_TRUE(log.ok()) << log.status();
     return log.ok() ? *std::move(log) : nullptr;
   }
 
-  std::string dir_;
+  TempDir dir_{"tlogtest"};
   SigningKey key_;
 };
 
@@ -73,7 +63,7 @@ TEST_F(TransparencyLogTest, ProofsAtEverySizeVerifyAgainstSignedCheckpoints) {
     ASSERT_TRUE(checkpoint.ok()) << checkpoint.status();
     EXPECT_EQ(checkpoint->size, static_cast<uint64_t>(i + 1));
     EXPECT_EQ(checkpoint->root, reference.Root());
-    EXPECT_EQ(*ReadFileToString(dir_ + "/checkpoint"), *note);
+    EXPECT_EQ(*ReadFileToString(dir_.File("checkpoint")), *note);
     checkpoints.push_back(*checkpoint);
 
     // Every earlier leaf is included in this checkpoint.
@@ -169,14 +159,14 @@ TEST_F(TransparencyLogTest, AppendIsIdempotentAndNeverForks) {
 TEST_F(TransparencyLogTest, RefusesAnotherIdentity) {
   ASSERT_NE(Open("test/log"), nullptr);
   absl::StatusOr<std::unique_ptr<TransparencyLog>> other_origin =
-      TransparencyLog::Open(dir_ + "/tlog.sqlite3", key_, "test/other");
+      TransparencyLog::Open(dir_.File("tlog.sqlite3"), key_, "test/other");
   EXPECT_THAT(other_origin.status().message(), HasSubstr("two identities"));
   absl::StatusOr<std::unique_ptr<TransparencyLog>> other_key =
-      TransparencyLog::Open(dir_ + "/tlog.sqlite3", SigningKey::Generate(),
+      TransparencyLog::Open(dir_.File("tlog.sqlite3"), SigningKey::Generate(),
                             "test/log");
   EXPECT_THAT(other_key.status().message(), HasSubstr("two identities"));
   EXPECT_FALSE(
-      TransparencyLog::Open(dir_ + "/x.sqlite3", key_, "has space").ok());
+      TransparencyLog::Open(dir_.File("x.sqlite3"), key_, "has space").ok());
 }
 
 TEST_F(TransparencyLogTest, RefusesBadProofRequests) {

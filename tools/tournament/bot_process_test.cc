@@ -4,13 +4,11 @@
 // exit once, so a supervisor says "giving up" once and nothing after.
 #include "tools/tournament/bot_process.h"
 
-#include <stdlib.h>
-
-#include <filesystem>
 #include <string>
 
 #include "absl/time/clock.h"
 #include "gtest/gtest.h"
+#include "tests/temp_dir.h"
 
 namespace pyramid {
 namespace {
@@ -26,14 +24,13 @@ std::string AwaitExit(BotProcess& bot) {
 }
 
 TEST(BotProcessTest, BacksOffThenGivesUpOnceOnABotThatExitsAtOnce) {
-  std::string dir =
-      (std::filesystem::temp_directory_path() / "botproc-XXXXXX").string();
-  ASSERT_NE(mkdtemp(dir.data()), nullptr);
+  const TempDir dir("botproc");
+  ASSERT_TRUE(dir.ok());
   RestartBackoff backoff;
   backoff.initial = absl::Milliseconds(100);
   backoff.max = absl::Milliseconds(300);
   backoff.max_restarts = 3;
-  BotProcess bot("quitter", {"/bin/false"}, {}, dir + "/bot.log", backoff);
+  BotProcess bot("quitter", {"/bin/false"}, {}, dir.File("bot.log"), backoff);
   ASSERT_TRUE(bot.Start().ok());
   const absl::Duration want[] = {absl::Milliseconds(100),
                                  absl::Milliseconds(200),
@@ -48,7 +45,6 @@ TEST(BotProcessTest, BacksOffThenGivesUpOnceOnABotThatExitsAtOnce) {
   EXPECT_EQ(bot.NextStart(absl::Now()), absl::InfiniteFuture());  // Give up.
   EXPECT_EQ(bot.Exited(), "");  // The exit is reported once, not again.
   EXPECT_EQ(bot.starts(), 4);
-  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
