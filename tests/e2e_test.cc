@@ -729,18 +729,65 @@ TEST_F(E2eTest, AFileThatHoldsNoTokenIsNamedNotSent) {
   EXPECT_THAT(refctl.err, HasSubstr(junk + " does not hold a token"));
 }
 
-// Where a file stands in the way of refctl's --token_dir, the match it
-// created is named (its id would otherwise be lost) and nothing aborts.
-TEST_F(E2eTest, RefctlNamesTheMatchWhoseTokensItCannotWrite) {
+// refctl checks where the tokens it is about to be issued go before asking
+// for them: a --token_dir it cannot use, a bot token file that is already
+// there (it may hold another bot's token) or whose directory is missing
+// stop it before the referee records a match or a bot whose secret would be
+// lost. A bot's name becomes a file name in the current directory only
+// through letters, digits, '-' and '_'.
+TEST_F(E2eTest, RefctlChecksWhereTokensGoBeforeTheyAreIssued) {
   ASSERT_NO_FATAL_FAILURE(StartReferee());
   const std::string file = Path("a-file");
   std::ofstream(file) << "x\n";
   ToolResult r = Refctl({"create-match", "--game=" + std::string(kRpp),
                          "--seats=3", "--token_dir=" + file});
   EXPECT_EQ(r.code, 1);
-  EXPECT_THAT(r.err, ::testing::ContainsRegex(
-                         "refctl: match [0-9a-f]{32} created, but its tokens "
-                         "cannot be written: --token_dir "));
+  EXPECT_THAT(r.err,
+              HasSubstr("refctl: --token_dir " + file + " is not a directory"));
+  EXPECT_THAT(r.err, HasSubstr("; no match created"));
+  fs::create_directories(Path("tok/seat-1.token"));
+  r = Refctl({"create-match", "--game=" + std::string(kRpp), "--seats=3",
+              "--token_dir=" + Path("tok")});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_THAT(r.err, HasSubstr("seat-1.token: it is a directory; no match "
+                               "created"));
+  {
+    grpc::ClientContext context;
+    v1::ListMatchesResponse listed;
+    ASSERT_TRUE(
+        stub_->ListMatches(&context, v1::ListMatchesRequest(), &listed).ok());
+    EXPECT_EQ(listed.matches_size(), 0) << "a match was created";
+  }
+
+  // A bot token file is never overwritten.
+  r = Refctl({"register-bot", "first", "--token_out=" + Path("bot.token")});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string first_token = Trimmed(Path("bot.token"));
+  r = Refctl({"register-bot", "second", "--token_out=" + Path("bot.token")});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_THAT(r.err, HasSubstr(Path("bot.token") +
+                               " exists and may hold another bot's token"));
+  EXPECT_THAT(r.err, HasSubstr("no bot registered"));
+  EXPECT_EQ(Trimmed(Path("bot.token")), first_token);
+  r = Refctl(
+      {"register-bot", "third", "--token_out=" + Path("missing/bot.token")});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_THAT(r.err, HasSubstr("is not a directory; no bot registered"));
+
+  // The default file: the name made safe, in the current directory.
+  fs::create_directories(Path("cwd"));
+  Process p({"/bin/sh", "-c",
+             absl::StrCat("cd '", Path("cwd"), "' && exec '", Bin("refctl"),
+                          "' --referee=", address_, " --admin_token_file=",
+                          data_, "/admin.token register-bot '../a/b c'")},
+            Path("sh.out"), Path("sh.err"));
+  ASSERT_EQ(p.Wait(kWait), 0) << p.err();
+  EXPECT_THAT(p.err(), HasSubstr("bot token written to ___a_b_c.token"));
+  EXPECT_FALSE(Trimmed(Path("cwd/___a_b_c.token")).empty());
+  EXPECT_EQ(
+      fs::status(Path("cwd/___a_b_c.token")).permissions() & fs::perms::all,
+      fs::perms::owner_read | fs::perms::owner_write);
+  EXPECT_FALSE(fs::exists(Path("a")));
 }
 
 // A damaged registry or transparency log stops the referee at its start,

@@ -25,9 +25,13 @@
 // exits 1 with "refctl: CODE: message" on stderr (CODE: the gRPC status
 // code's name, e.g. UNAVAILABLE when the referee takes no new match now).
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -40,6 +44,7 @@
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/status/status.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -60,7 +65,10 @@ ABSL_FLAG(std::string, admin_token_file, "",
           "referee-data/admin.token).");
 ABSL_FLAG(std::string, tls_ca, "", "PEM roots: connect with TLS.");
 ABSL_FLAG(std::string, public_key, "", "register-bot: hex Ed25519 key.");
-ABSL_FLAG(std::string, token_out, "", "register-bot: write the token here.");
+ABSL_FLAG(std::string, token_out, "",
+          "register-bot: write the token here (default: NAME.token in the "
+          "current directory, every character of NAME but letters, digits, "
+          "'-' and '_' written as '_'); never over an existing file.");
 ABSL_FLAG(std::string, game, "rock_paper_pyramid", "create-match: game id.");
 ABSL_FLAG(std::string, options, "",
           "create-match: game options as protobuf text, e.g. "
@@ -71,7 +79,8 @@ ABSL_FLAG(std::string, bots, "",
           "entry issues a seat token instead).");
 ABSL_FLAG(std::string, names, "", "create-match: comma-separated names.");
 ABSL_FLAG(std::string, token_dir, ".",
-          "create-match: seat tokens go to DIR/seat-N.token.");
+          "create-match: seat tokens go to DIR/seat-N.token (DIR is "
+          "created; a token file of an earlier match there is replaced).");
 ABSL_FLAG(uint32_t, commit_timeout_ms, 0, "create-match: commit deadline.");
 ABSL_FLAG(uint32_t, reveal_timeout_ms, 0, "create-match: reveal deadline.");
 ABSL_FLAG(uint32_t, time_bank_ms, 0, "create-match: time bank.");
@@ -151,6 +160,57 @@ absl::Status Authorize(grpc::ClientContext& context, bool optional = false) {
   return absl::OkStatus();
 }
 
+// register-bot's token file: --token_out, else NAME.token in the current
+// directory with every character of NAME but ASCII letters, digits, '-' and
+// '_' written as '_' (a bot's name may hold any bytes, '/' and ".."
+// included; the file stays where it was asked for).
+std::string BotTokenPath(const std::string& name) {
+  if (!absl::GetFlag(FLAGS_token_out).empty()) {
+    return absl::GetFlag(FLAGS_token_out);
+  }
+  std::string file = name;
+  for (char& c : file) {
+    if (!absl::ascii_isalnum(static_cast<unsigned char>(c)) && c != '-') {
+      c = '_';
+    }
+  }
+  return file + ".token";
+}
+
+// Whether a secret the referee is about to issue can be written to `path`:
+// asked before the call that issues it, so that a path that cannot take it
+// stops the command before the referee records anything whose secret would
+// be lost. Its directory must exist and be writable, `path` must not be a
+// directory, and an existing file is refused unless `replace` (a bot token
+// is issued once: a file that may hold one is never overwritten).
+absl::Status CheckSecretPath(const std::filesystem::path& path, bool replace) {
+  const std::filesystem::path dir =
+      path.has_parent_path() ? path.parent_path() : ".";
+  std::error_code error;
+  if (!std::filesystem::is_directory(dir, error)) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("cannot write ", path.string(), ": ", dir.string(),
+                     " is not a directory"));
+  }
+  if (access(dir.c_str(), W_OK | X_OK) != 0) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "cannot write ", path.string(), ": ", std::strerror(errno)));
+  }
+  const std::filesystem::file_status status =
+      std::filesystem::symlink_status(path, error);
+  if (std::filesystem::is_directory(status)) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("cannot write ", path.string(), ": it is a directory"));
+  }
+  if (!replace && std::filesystem::exists(status)) {
+    return absl::AlreadyExistsError(absl::StrCat(
+        path.string(),
+        " exists and may hold another bot's token: remove it or give "
+        "--token_out"));
+  }
+  return absl::OkStatus();
+}
+
 std::string Json(const google::protobuf::Message& message) {
   std::string json;
   google::protobuf::util::JsonPrintOptions options;
@@ -171,15 +231,20 @@ int RegisterBot(v1::Referee::Stub& stub, const std::string& name) {
     if (!key.ok()) return Fail("--public_key is hex");
     request.set_public_key(*key);
   }
+  // The token is issued once: where it goes is checked first.
+  const std::string out = BotTokenPath(name);
+  if (absl::Status s = CheckSecretPath(out, /*replace=*/false); !s.ok()) {
+    return Fail(absl::StrCat(s.message(), "; no bot registered"));
+  }
   v1::RegisterBotResponse response;
   grpc::Status status = stub.RegisterBot(&context, request, &response);
   if (!status.ok()) return Fail(status);
-  const std::string out = absl::GetFlag(FLAGS_token_out).empty()
-                              ? name + ".token"
-                              : absl::GetFlag(FLAGS_token_out);
   if (absl::Status s = WriteSecretFile(out, response.bot_token() + "\n");
       !s.ok()) {
-    return Fail(std::string(s.message()));
+    // The bot exists: say so, or its id would be lost with its token.
+    return Fail(absl::StrCat(
+        "bot ", response.bot_id(),
+        " registered, but its token cannot be written: ", s.message()));
   }
   std::cout << response.bot_id() << "\n";
   std::cerr << "bot token written to " << out << "\n";
@@ -234,6 +299,27 @@ int CreateMatch(v1::Referee::Stub& stub) {
   }
   request.set_label(absl::GetFlag(FLAGS_label));
   request.set_request_id(absl::GetFlag(FLAGS_request_id));
+  // Seat tokens are issued once: where they go is checked first (a retry
+  // with the same --request_id is sent the same tokens, so files of an
+  // earlier match are replaced).
+  const std::filesystem::path dir = absl::GetFlag(FLAGS_token_dir);
+  std::error_code error;
+  std::filesystem::create_directories(dir, error);
+  if (!std::filesystem::is_directory(dir)) {
+    return Fail(absl::StrCat(
+        "--token_dir ", dir.string(), " is not a directory",
+        error ? ": " + error.message() : "", "; no match created"));
+  }
+  auto token_path = [&dir](int seat) {
+    return (dir / absl::StrCat("seat-", seat, ".token")).string();
+  };
+  for (int i = 0; i < seats; ++i) {
+    if (i < static_cast<int>(bots.size()) && !bots[i].empty()) continue;
+    if (absl::Status s = CheckSecretPath(token_path(i), /*replace=*/true);
+        !s.ok()) {
+      return Fail(absl::StrCat(s.message(), "; no match created"));
+    }
+  }
   grpc::ClientContext context;
   if (absl::Status s = Authorize(context); !s.ok()) {
     return Fail(std::string(s.message()));
@@ -241,25 +327,17 @@ int CreateMatch(v1::Referee::Stub& stub) {
   v1::CreateMatchResponse response;
   grpc::Status status = stub.CreateMatch(&context, request, &response);
   if (!status.ok()) return Fail(status);
-  const std::filesystem::path dir = absl::GetFlag(FLAGS_token_dir);
-  std::error_code error;
-  std::filesystem::create_directories(dir, error);
-  if (error) {
-    // The match exists: say so, or its id would be lost with the tokens.
-    return Fail(absl::StrCat("match ", response.match_id(),
-                             " created, but its tokens cannot be written: "
-                             "--token_dir ",
-                             dir.string(), ": ", error.message()));
-  }
   for (int i = 0; i < response.seat_tokens_size(); ++i) {
     if (response.seat_tokens(i).empty()) continue;
-    const std::string path =
-        (dir / absl::StrCat("seat-", i, ".token")).string();
-    if (absl::Status s = WriteSecretFile(path, response.seat_tokens(i) + "\n");
+    if (absl::Status s =
+            WriteSecretFile(token_path(i), response.seat_tokens(i) + "\n");
         !s.ok()) {
-      return Fail(std::string(s.message()));
+      // The match exists: say so, or its id would be lost with the tokens.
+      return Fail(absl::StrCat(
+          "match ", response.match_id(),
+          " created, but its tokens cannot be written: ", s.message()));
     }
-    std::cerr << "seat " << i << " token written to " << path << "\n";
+    std::cerr << "seat " << i << " token written to " << token_path(i) << "\n";
   }
   std::cout << response.match_id() << "\n";
   return 0;
