@@ -35,6 +35,7 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -428,7 +429,7 @@ TEST(VectorsFileTest, ParsesWithoutErrors) {
   EXPECT_GE(file.values.size(), 60u);
 }
 
-// DESIGN.md publishes some of these vectors; the file must say the same.
+// docs/DESIGN.md publishes some of these vectors; the file must say the same.
 TEST(VectorsFileTest, AgreesWithDesignDoc) {
   EXPECT_EQ(Vec("stream.seed"),
             "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f");
@@ -449,6 +450,30 @@ TEST(VectorsFileTest, AgreesWithDesignDoc) {
   EXPECT_EQ(Vec("commit.action"), "0802");
   EXPECT_EQ(Vec("commit.hash"),
             "8af9957833302aaf4ff4444f1aa8f3216c05c33a465fd6506fb61d210cce973f");
+}
+
+// The design document in the repository states the same vectors as the
+// file (its text wraps and indents lines: every run of spaces and line
+// breaks is compared as one space).
+TEST(VectorsFileTest, TheDesignDocStatesThem) {
+  std::ifstream in("docs/DESIGN.md");
+  ASSERT_TRUE(in) << "cannot read docs/DESIGN.md";
+  const std::string doc{std::istreambuf_iterator<char>(in),
+                        std::istreambuf_iterator<char>()};
+  const std::string text = absl::StrJoin(
+      absl::StrSplit(doc, absl::ByAnyChar(" \n"), absl::SkipEmpty()), " ");
+  const std::vector<uint64_t> words = VecU64List("stream.words");
+  ASSERT_GE(words.size(), 4u);
+  EXPECT_THAT(
+      text, HasSubstr(absl::StrCat("first u64 words ", words[0], ", ", words[1],
+                                   ", ", words[2], ", ", words[3])));
+  EXPECT_THAT(text, HasSubstr(absl::StrCat(
+                        "`uniform(6)` ×10 = ",
+                        absl::StrJoin(VecU64List("stream.uniform_6"), ","))));
+  EXPECT_THAT(text, HasSubstr(absl::StrCat(
+                        "shuffle of 0..9 = ",
+                        absl::StrJoin(VecU64List("stream.shuffle_10"), ","))));
+  EXPECT_THAT(text, HasSubstr(absl::StrCat("`", Vec("commit.hash"), "`")));
 }
 
 // ---------------------------------------------------------------------------
