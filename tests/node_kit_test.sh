@@ -16,6 +16,7 @@
 #  3. A match over TLS (--tls_ca), against a second referee with a
 #     certificate made here with openssl.
 # Every log is fetched with `refctl get-log` and must verify as genuine.
+# Before 1, a --proto_dir that does not exist must exit 2, naming it.
 #
 # Runs from the source root. PYRAMID_BIN names the built binaries (default
 # build/bin). Needs node (18 or later) and npm (tools/setup.sh).
@@ -37,6 +38,14 @@ command -v node >/dev/null && command -v npm >/dev/null ||
 (cd "$KIT" && npm test) >"$tmp/unit.out" 2>&1 || fail "npm test in $KIT"
 grep -E "^# (pass|fail)" "$tmp/unit.out"
 RANDOM_BOT=$KIT/examples/random_bot.js
+
+# A proto directory that is not there is a usage error (2) that names it.
+echo token >"$tmp/any.token"
+status=0
+node "$RANDOM_BOT" --token_file="$tmp/any.token" --proto_dir="$tmp/no-proto" \
+  >"$tmp/noproto.out" 2>&1 || status=$?
+((status == 2)) && grep -q "no pyramid/referee/v1/referee_service.proto under $tmp/no-proto" \
+  "$tmp/noproto.out" || fail "--proto_dir missing: status $status: $(cat "$tmp/noproto.out")"
 
 # --- the referee
 start_referee 127.0.0.1:0

@@ -16,10 +16,11 @@
 # is refused.
 # Defaults: rock_paper_pyramid, 3 seats, 1 round, out/play-local. Exit
 # status: the runner's (0 when every match was played and every log
-# verified). PYRAMID_BIN names the built binaries (default build/bin).
+# verified). PYRAMID_BIN names the built binaries (default: build/bin of the
+# repository this script is in, wherever it is run from).
 set -euo pipefail
 
-BIN=${PYRAMID_BIN:-build/bin}
+BIN=${PYRAMID_BIN:-$(cd "$(dirname "$0")/../.." && pwd)/build/bin}
 game=rock_paper_pyramid seats=3 rounds=1 strategy=random out=out/play-local
 usage() {
   sed -n '5,6p' "$0" | sed 's/^# *//' >&2
@@ -75,5 +76,9 @@ trap 'rm -f "$file"' EXIT
 } >"$file"
 status=0
 "$BIN/tournament" "$file" || status=$?
-echo "play_local: your bot's output: $out/bots/mine.log; the tournament: $out/tournament.txt"
+# The runner refuses a bad tournament (an unknown game, ...) before it
+# starts any bot or writes anything.
+if [[ -f $out/tournament.txt ]]; then
+  echo "play_local: your bot's output: $out/bots/mine.log; the tournament: $out/tournament.txt"
+fi
 exit $status

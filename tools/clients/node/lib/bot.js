@@ -136,7 +136,7 @@ class Runner {
         const { got, error } = await this.playOnce();
         if (!error || this.stopping) break;
         if (FINAL.has(error.code) || this.reconnectForS <= 0) {
-          this.summary.failure = `stream ended: ${error.code}: ${error.details}`;
+          this.summary.failure = `stream ended: ${grpc.status[error.code] ?? error.code}: ${error.details}`;
           break;
         }
         const now = Date.now();

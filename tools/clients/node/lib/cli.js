@@ -15,15 +15,18 @@
 //   --reconnect_for_s S       reconnect for at most S s without a referee
 //   --deadline_margin_ms MS   commit the fallback this long before a deadline
 //   --tls_ca FILE             PEM roots: connect with TLS
-//   --proto_dir DIR           the proto/ directory (default: the repository's)
+//   --proto_dir DIR           the proto/ directory (default: $PYRAMID_PROTO_DIR,
+//                             else the repository's; missing: exit 2)
 //   --quiet / --verbose       print only problems / every message received
 'use strict';
 
 const fs = require('node:fs');
+const path = require('node:path');
 const { parseArgs } = require('node:util');
 const grpc = require('@grpc/grpc-js');
 const protocol = require('./protocol');
 const { Bot } = require('./bot');
+const { SERVICE_FILE, defaultProtoDir } = require('./proto');
 
 const FLAGS = {
   referee: { type: 'string', default: process.env.PYRAMID_REFEREE || '127.0.0.1:50051' },
@@ -64,6 +67,11 @@ async function main(botOrFactory, argv = process.argv.slice(2), extra = {}) {
       : undefined;
     for (const f of ['matches', 'reconnect_for_s', 'deadline_margin_ms']) {
       if (!/^\d+(\.\d+)?$/.test(flags[f])) throw new Error(`--${f}: not a number: ${flags[f]}`);
+    }
+    const protoDir = flags.proto_dir || defaultProtoDir();
+    if (!fs.existsSync(path.join(protoDir, SERVICE_FILE))) {
+      throw new Error(`no ${SERVICE_FILE} under ${protoDir}: give --proto_dir DIR or `
+        + '$PYRAMID_PROTO_DIR (the repository\'s proto/ directory)');
     }
   } catch (error) {
     process.stderr.write(`pyramid_kit: ${error.message}\n`);

@@ -44,4 +44,4 @@ function encodeAction(Action, action) {
   return Buffer.from(Action.encode(Action.fromObject(action)).finish());
 }
 
-module.exports = { load, encodeAction, defaultProtoDir };
+module.exports = { load, encodeAction, defaultProtoDir, SERVICE_FILE };
