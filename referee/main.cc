@@ -4,7 +4,9 @@
 // seeds), generates a referee key and an admin token there if none exist,
 // and prints where everything is. SIGINT/SIGTERM shut it down cleanly: every
 // running match gets a checkpoint, so each log verifies as a prefix.
+#include <netdb.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -21,6 +23,8 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/grpcpp.h"
@@ -51,14 +55,18 @@ ABSL_FLAG(bool, public_watch, true,
           "only public views). false: they need a token this referee issued "
           "(admin, seat or bot).");
 ABSL_FLAG(std::string, key_file, "",
-          "Referee Ed25519 secret key (keygen format); default "
-          "DATA_DIR/referee.key, generated when missing.");
+          "Referee Ed25519 secret key (keygen format), which must exist; "
+          "default DATA_DIR/referee.key, generated on first start (when "
+          "DATA_DIR holds no transparency log yet).");
 ABSL_FLAG(std::string, admin_token_file, "",
           "File holding the admin token. Default: the environment variable "
           "PYRAMID_ADMIN_TOKEN if set, else DATA_DIR/admin.token (generated "
           "0600 when missing).");
-ABSL_FLAG(std::string, tls_cert, "", "PEM certificate chain: serve TLS.");
-ABSL_FLAG(std::string, tls_key, "", "PEM private key for --tls_cert.");
+ABSL_FLAG(std::string, tls_cert, "",
+          "PEM certificate chain: serve TLS (with --tls_key; neither: "
+          "plaintext).");
+ABSL_FLAG(std::string, tls_key, "",
+          "PEM private key for --tls_cert (the two go together).");
 ABSL_FLAG(std::string, fsync, "checkpoints",
           "When logs are fsynced: never, checkpoints, or every_record.");
 ABSL_FLAG(int32_t, sync_threads, 16,
@@ -159,15 +167,6 @@ absl::StatusOr<std::pair<std::string, std::string>> AdminToken(
   return std::make_pair(std::string(*token), path);
 }
 
-absl::StatusOr<SigningKey> RefereeKey(const std::string& path) {
-  if (!std::filesystem::exists(path)) {
-    if (absl::Status s = WriteKeyFiles(path, SigningKey::Generate()); !s.ok()) {
-      return s;
-    }
-  }
-  return ReadSigningKey(path);
-}
-
 int Fail(const absl::Status& status) {
   std::cerr << "referee: " << status.message() << "\n";
   return 2;
@@ -207,6 +206,30 @@ absl::StatusOr<Paths> PreparePaths() {
   return paths;
 }
 
+// The referee's key from `paths.key_file`. Only the default file
+// (DATA_DIR/referee.key) is generated when missing, and only while DATA_DIR
+// holds no transparency log: that log signs with the key it was started
+// with and refuses any other, so a new key there would be written only to
+// be refused. (A missing --key_file is refused by CheckFlags.)
+absl::StatusOr<SigningKey> RefereeKey(const Paths& paths) {
+  if (!std::filesystem::exists(paths.key_file)) {
+    const std::filesystem::path tlog = paths.data_dir / "tlog.sqlite3";
+    if (std::filesystem::exists(tlog)) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          paths.key_file, " is missing, but ", tlog.string(),
+          " holds a transparency log signed with the key it was started "
+          "with (",
+          (paths.data_dir / "tlog.vkey").string(),
+          " names it): restore that key file, or give it with --key_file"));
+    }
+    if (absl::Status s = WriteKeyFiles(paths.key_file, SigningKey::Generate());
+        !s.ok()) {
+      return s;
+    }
+  }
+  return ReadSigningKey(paths.key_file);
+}
+
 // The default clocks of the flags, validated.
 absl::StatusOr<v1::ClockSettings> DefaultClocks() {
   v1::ClockSettings clocks;
@@ -241,6 +264,45 @@ absl::StatusOr<std::unique_ptr<TransparencyLog>> OpenTlog(
   return tlog;
 }
 
+// Whether --listen can be listened on as far as can be told without
+// binding: HOST:PORT with a port number and a host that resolves (an
+// address with a scheme gRPC knows, e.g. unix:PATH, is left to gRPC). An
+// address in use or not on this host is found only when the server starts.
+absl::Status CheckListenAddress(const std::string& address) {
+  for (const char* scheme :
+       {"unix:", "unix-abstract:", "vsock:", "ipv4:", "ipv6:", "dns:"}) {
+    if (absl::StartsWith(address, scheme)) return absl::OkStatus();
+  }
+  const size_t colon = address.rfind(':');
+  std::string host =
+      colon == std::string::npos ? address : address.substr(0, colon);
+  const std::string port =
+      colon == std::string::npos ? "" : address.substr(colon + 1);
+  int port_number = 0;
+  if (!absl::SimpleAtoi(port, &port_number) || port_number < 0 ||
+      port_number > 65535) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--listen is HOST:PORT (PORT 0 to 65535; 0 picks a free "
+                     "one), not \"",
+                     address, "\""));
+  }
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
+    host = host.substr(1, host.size() - 2);
+  }
+  addrinfo hints{};
+  hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* found = nullptr;
+  const int error = getaddrinfo(host.empty() ? nullptr : host.c_str(),
+                                port.c_str(), &hints, &found);
+  if (error != 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("cannot listen on ", address, ": ", gai_strerror(error)));
+  }
+  freeaddrinfo(found);
+  return absl::OkStatus();
+}
+
 // The flags whose values their parser cannot judge alone, checked before
 // the referee touches DATA_DIR, so that a mistyped command line changes
 // nothing on disk.
@@ -270,6 +332,39 @@ absl::Status CheckFlags() {
   if (absl::StatusOr<v1::ClockSettings> clocks = DefaultClocks();
       !clocks.ok()) {
     return clocks.status();
+  }
+  if (absl::Status s = CheckListenAddress(absl::GetFlag(FLAGS_listen));
+      !s.ok()) {
+    return s;
+  }
+  if (absl::GetFlag(FLAGS_tls_cert).empty() !=
+      absl::GetFlag(FLAGS_tls_key).empty()) {
+    return absl::InvalidArgumentError(
+        "--tls_cert and --tls_key go together: give both to serve TLS, or "
+        "neither for plaintext");
+  }
+  for (const auto& [flag, path] :
+       {std::pair<const char*, std::string>{"--tls_cert",
+                                            absl::GetFlag(FLAGS_tls_cert)},
+        {"--tls_key", absl::GetFlag(FLAGS_tls_key)}}) {
+    if (path.empty()) continue;
+    if (absl::StatusOr<std::string> pem = ReadFileToString(path); !pem.ok()) {
+      return absl::Status(pem.status().code(),
+                          absl::StrCat(flag, ": ", pem.status().message()));
+    }
+  }
+  // An explicitly named key that is not there is a mistake (a mistyped
+  // path): generating a key there would sign with one nobody pinned.
+  if (const std::string key_file = absl::GetFlag(FLAGS_key_file);
+      !key_file.empty()) {
+    if (absl::StatusOr<std::string> key = ReadFileToString(key_file);
+        !key.ok()) {
+      return absl::Status(
+          key.status().code(),
+          absl::StrCat("--key_file: ", key.status().message(),
+                       "; create a key with keygen, or leave --key_file out "
+                       "to use DATA_DIR/referee.key (made on first start)"));
+    }
   }
   return absl::OkStatus();
 }
@@ -435,7 +530,7 @@ int Main() {
   absl::StatusOr<DirectoryLock> lock =
       DirectoryLock::Acquire(paths->data_dir.string());
   if (!lock.ok()) return Fail(lock.status());
-  absl::StatusOr<SigningKey> key = RefereeKey(paths->key_file);
+  absl::StatusOr<SigningKey> key = RefereeKey(*paths);
   if (!key.ok()) return Fail(key.status());
   absl::StatusOr<std::pair<std::string, std::string>> admin =
       AdminToken(paths->data_dir);

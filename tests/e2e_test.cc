@@ -751,6 +751,12 @@ TEST_F(E2eTest, RefctlChecksWhereTokensGoBeforeTheyAreIssued) {
   EXPECT_EQ(r.code, 1);
   EXPECT_THAT(r.err, HasSubstr("seat-1.token: it is a directory; no match "
                                "created"));
+  // A game of one seat count says that count.
+  r = Refctl({"create-match", "--game=" + std::string(kRpp), "--seats=2",
+              "--token_dir=" + Path("tok-2")});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_THAT(r.err, HasSubstr("refctl: INVALID_ARGUMENT: rock_paper_pyramid "
+                               "takes 3 seats, not 2"));
   {
     grpc::ClientContext context;
     v1::ListMatchesResponse listed;
@@ -791,11 +797,14 @@ TEST_F(E2eTest, RefctlChecksWhereTokensGoBeforeTheyAreIssued) {
 }
 
 // A damaged registry or transparency log stops the referee at its start,
-// naming the file.
+// naming the file. (Each directory has its key: one that holds a
+// transparency log but not its key is refused before the log is opened.)
 TEST_F(E2eTest, ADamagedDatabaseIsNamedAtStart) {
   for (const char* name : {"registry.sqlite3", "tlog.sqlite3"}) {
     const std::string data_dir = Path(absl::StrCat("damaged-", name));
     fs::create_directories(data_dir);
+    ASSERT_TRUE(
+        WriteKeyFiles(data_dir + "/referee.key", SigningKey::Generate()).ok());
     std::ofstream(data_dir + "/" + name, std::ios::binary)
         << std::string(4096, '\x5a');
     ToolResult r =
@@ -807,6 +816,95 @@ TEST_F(E2eTest, ADamagedDatabaseIsNamedAtStart) {
   }
 }
 
+// docs/protocol.md, "Who may watch": a referee started with
+// --public_watch=false answers reads (list, get-match, watch, and the
+// transparency log's checkpoint and inclusion proofs) to refctl when it has the
+// admin token, and refuses them UNAUTHENTICATED to a refctl without any token.
+// An
+// --admin_token_file that cannot be read is named, as the admin commands
+// do, instead of sending nothing.
+TEST_F(E2eTest, ReadsOfAPrivateRefereeSendTheAdminToken) {
+  ASSERT_NO_FATAL_FAILURE(StartReferee({"--public_watch=false"}));
+  const std::string match = CreateMatch(Path("tok"));
+  ASSERT_EQ(match.size(), 32u);
+  for (int seat = 0; seat < 3; ++seat) {
+    StartBot(Path(absl::StrCat("tok/seat-", seat, ".token")),
+             {"--matches=1", "--quiet"});
+  }
+  for (auto& bot : bots_) ASSERT_EQ(bot->Wait(kWait), 0) << bot->err();
+
+  ToolResult listed = Refctl({"list"});
+  EXPECT_EQ(listed.code, 0) << listed.err;
+  EXPECT_THAT(listed.out, HasSubstr(match));
+  ToolResult info = Refctl({"get-match", match});
+  EXPECT_EQ(info.code, 0) << info.err;
+  EXPECT_THAT(info.out, HasSubstr("MATCH_FINISHED"));
+  ToolResult watched = Refctl({"watch", match});
+  EXPECT_EQ(watched.code, 0) << watched.err;
+  EXPECT_THAT(watched.out, HasSubstr("\"outcome\""));
+  ToolResult checkpoint = Refctl({"checkpoint"});
+  EXPECT_EQ(checkpoint.code, 0) << checkpoint.err;
+  ToolResult inclusion = Refctl({"inclusion", match});
+  EXPECT_EQ(inclusion.code, 0) << inclusion.err;
+
+  // No token at all: no flag, no $PYRAMID_ADMIN_TOKEN, no
+  // referee-data/admin.token in the current directory.
+  fs::create_directories(Path("cwd"));
+  for (const std::string& command :
+       std::vector<std::string>{"list", "get-match " + match, "watch " + match,
+                                "checkpoint", "inclusion " + match}) {
+    Process p(
+        {"/bin/sh", "-c",
+         absl::StrCat("cd '", Path("cwd"),
+                      "' && unset PYRAMID_ADMIN_TOKEN && exec '", Bin("refctl"),
+                      "' --referee=", address_, " ", command)},
+        Path("anonymous.out"), Path("anonymous.err"));
+    EXPECT_EQ(p.Wait(kWait), 1) << command;
+    EXPECT_THAT(p.err(), HasSubstr("refctl: UNAUTHENTICATED: this referee "
+                                   "serves matches to its token holders "
+                                   "only (--public_watch=false)"))
+        << command;
+    EXPECT_THAT(p.out(), Not(HasSubstr(match))) << command;
+  }
+  ToolResult unreadable =
+      Run("refctl", {"--referee=" + address_,
+                     "--admin_token_file=" + Path("missing.token"), "list"});
+  EXPECT_EQ(unreadable.code, 1);
+  EXPECT_THAT(unreadable.err,
+              HasSubstr("refctl: the admin token: cannot open " +
+                        Path("missing.token")));
+}
+
+// The key of a data directory is generated only on its first start: one
+// whose referee.key is gone but which holds a transparency log (signed
+// with that key) is refused, naming both, and nothing is created; given
+// the key with --key_file, it starts (its transparency log takes no
+// other key).
+TEST_F(E2eTest, AMissingKeyIsNotReplacedInADataDirThatHasAnIdentity) {
+  ASSERT_NO_FATAL_FAILURE(StartReferee());
+  referee_->Signal(SIGTERM);
+  ASSERT_EQ(referee_->Wait(kWait), 0) << referee_->err();
+  fs::rename(data_ + "/referee.key", Path("moved.key"));
+  fs::rename(data_ + "/referee.key.pub", Path("moved.key.pub"));
+  const std::vector<std::string> before = Files(data_);
+
+  ToolResult r =
+      Run("referee", {"--listen=127.0.0.1:0", "--data_dir=" + data_});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_THAT(r.err, HasSubstr(absl::StrCat(
+                         "referee: ", data_, "/referee.key is missing, but ",
+                         data_, "/tlog.sqlite3 holds a transparency log")));
+  EXPECT_THAT(r.err, HasSubstr("restore that key file, or give it with "
+                               "--key_file"));
+  EXPECT_EQ(Files(data_), before) << "a file was created";
+
+  fs::remove(Path("port"));
+  ASSERT_NO_FATAL_FAILURE(StartReferee({"--key_file=" + Path("moved.key")}));
+  ToolResult listed = Refctl({"list"});
+  EXPECT_EQ(listed.code, 0) << listed.err;
+  EXPECT_FALSE(fs::exists(data_ + "/referee.key"));
+}
+
 // A flag value its parser cannot judge alone is refused with status 2,
 // naming it, before the referee creates anything on disk.
 TEST_F(E2eTest, BadFlagValuesAreRefusedBeforeDataDirIsTouched) {
@@ -816,6 +914,16 @@ TEST_F(E2eTest, BadFlagValuesAreRefusedBeforeDataDirIsTouched) {
       {"--max_message_bytes=0", "--max_message_bytes must be positive, not 0"},
       {"--fsync=sometimes", "--fsync is never, checkpoints or every_record"},
       {"--play_queues=0", "--play_queues is 1 to 64, not 0"},
+      {"--tls_key=" + Path("key.pem"),
+       "referee: --tls_cert and --tls_key go together: give both"},
+      {"--tls_cert=" + Path("cert.pem"),
+       "referee: --tls_cert and --tls_key go together: give both"},
+      {"--key_file=" + Path("mistyped.key"),
+       "referee: --key_file: cannot open " + Path("mistyped.key") +
+           ": No such file or directory; create a key with keygen, or leave "
+           "--key_file out to use DATA_DIR/referee.key"},
+      {"--listen=bogus", "referee: --listen is HOST:PORT"},
+      {"--listen=127.0.0.1:70000", "referee: --listen is HOST:PORT"},
   };
   for (const auto& [flag, message] : cases) {
     const std::string data_dir = Path("never-made");
@@ -824,6 +932,7 @@ TEST_F(E2eTest, BadFlagValuesAreRefusedBeforeDataDirIsTouched) {
     EXPECT_EQ(r.code, 2) << flag;
     EXPECT_THAT(r.err, HasSubstr(message)) << flag;
     EXPECT_FALSE(fs::exists(data_dir)) << flag;
+    EXPECT_FALSE(fs::exists(Path("mistyped.key"))) << flag;
   }
   // A port file that cannot be written stops the referee with a message.
   {
@@ -854,6 +963,13 @@ TEST_F(E2eTest, RefctlNamesTheMistakeInItsCommandLine) {
       {{"list", "--status=over"},
        1,
        "--status is running or finished, not \"over\""},
+      {{"register-bot", "b", "--public_key=abcd"},
+       1,
+       "refctl: --public_key is 64 hex digits (an Ed25519 public key, 32 "
+       "bytes)"},
+      {{"register-bot", "b", "--public_key=xyz"},
+       1,
+       "refctl: --public_key is 64 hex digits"},
   };
   for (const auto& c : cases) {
     std::vector<std::string> args = c.args;

@@ -21,8 +21,11 @@
 //       The consistency proof between two tree sizes (for `replay
 //       consistency`).
 //
-// Tokens are written to files (mode 0600), never printed. A refused call
-// exits 1 with "refctl: CODE: message" on stderr (CODE: the gRPC status
+// The admin token goes with register-bot and create-match (which need it)
+// and with every read command but health when refctl has one (a referee
+// started with --public_watch=false answers reads only to its token
+// holders). Tokens are written to files (mode 0600), never printed. A refused
+// call exits 1 with "refctl: CODE: message" on stderr (CODE: the gRPC status
 // code's name, e.g. UNAVAILABLE when the referee takes no new match now).
 
 #include <unistd.h>
@@ -62,9 +65,12 @@
 ABSL_FLAG(std::string, referee, "127.0.0.1:50051", "Referee address.");
 ABSL_FLAG(std::string, admin_token_file, "",
           "File holding the admin token (default: $PYRAMID_ADMIN_TOKEN, else "
-          "referee-data/admin.token).");
+          "referee-data/admin.token). Sent with every command but health; "
+          "the read commands go without it when none is found (a referee "
+          "started with --public_watch=false answers them only with it).");
 ABSL_FLAG(std::string, tls_ca, "", "PEM roots: connect with TLS.");
-ABSL_FLAG(std::string, public_key, "", "register-bot: hex Ed25519 key.");
+ABSL_FLAG(std::string, public_key, "",
+          "register-bot: the bot's Ed25519 public key, 64 hex digits.");
 ABSL_FLAG(std::string, token_out, "",
           "register-bot: write the token here (default: NAME.token in the "
           "current directory, every character of NAME but letters, digits, "
@@ -150,7 +156,9 @@ absl::StatusOr<std::string> AdminToken(bool optional = false) {
 }
 
 // Adds the admin token to `context` (none when `optional` and none is
-// found); AdminToken's error otherwise.
+// found); AdminToken's error otherwise. The read commands send it when
+// there is one (optional): a referee started with --public_watch=false
+// answers them only to a caller with a token it issued.
 absl::Status Authorize(grpc::ClientContext& context, bool optional = false) {
   absl::StatusOr<std::string> admin = AdminToken(optional);
   if (!admin.ok()) return admin.status();
@@ -220,21 +228,24 @@ std::string Json(const google::protobuf::Message& message) {
 }
 
 int RegisterBot(v1::Referee::Stub& stub, const std::string& name) {
-  grpc::ClientContext context;
-  if (absl::Status s = Authorize(context); !s.ok()) {
-    return Fail(std::string(s.message()));
-  }
   v1::RegisterBotRequest request;
   request.set_name(name);
   if (!absl::GetFlag(FLAGS_public_key).empty()) {
     absl::StatusOr<std::string> key = FromHex(absl::GetFlag(FLAGS_public_key));
-    if (!key.ok()) return Fail("--public_key is hex");
+    if (!key.ok() || key->size() != 32) {
+      return Fail(
+          "--public_key is 64 hex digits (an Ed25519 public key, 32 bytes)");
+    }
     request.set_public_key(*key);
   }
   // The token is issued once: where it goes is checked first.
   const std::string out = BotTokenPath(name);
   if (absl::Status s = CheckSecretPath(out, /*replace=*/false); !s.ok()) {
     return Fail(absl::StrCat(s.message(), "; no bot registered"));
+  }
+  grpc::ClientContext context;
+  if (absl::Status s = Authorize(context); !s.ok()) {
+    return Fail(std::string(s.message()));
   }
   v1::RegisterBotResponse response;
   grpc::Status status = stub.RegisterBot(&context, request, &response);
@@ -345,6 +356,9 @@ int CreateMatch(v1::Referee::Stub& stub) {
 
 int GetMatch(v1::Referee::Stub& stub, const std::string& match_id) {
   grpc::ClientContext context;
+  if (absl::Status s = Authorize(context, /*optional=*/true); !s.ok()) {
+    return Fail(std::string(s.message()));
+  }
   v1::GetMatchRequest request;
   request.set_match_id(match_id);
   v1::MatchInfo info;
@@ -367,6 +381,9 @@ int List(v1::Referee::Stub& stub) {
   }
   while (true) {
     grpc::ClientContext context;
+    if (absl::Status s = Authorize(context, /*optional=*/true); !s.ok()) {
+      return Fail(std::string(s.message()));
+    }
     v1::ListMatchesResponse response;
     grpc::Status status = stub.ListMatches(&context, request, &response);
     if (!status.ok()) return Fail(status);
@@ -381,6 +398,9 @@ int List(v1::Referee::Stub& stub) {
 
 int Watch(v1::Referee::Stub& stub, const std::string& match_id) {
   grpc::ClientContext context;
+  if (absl::Status s = Authorize(context, /*optional=*/true); !s.ok()) {
+    return Fail(std::string(s.message()));
+  }
   v1::WatchRequest request;
   request.set_match_id(match_id);
   auto reader = stub.Watch(&context, request);
@@ -459,6 +479,9 @@ int Output(const std::string& text) {
 
 int Checkpoint(v1::Referee::Stub& stub) {
   grpc::ClientContext context;
+  if (absl::Status s = Authorize(context, /*optional=*/true); !s.ok()) {
+    return Fail(std::string(s.message()));
+  }
   v1::GetCheckpointRequest request;
   request.set_tree_size(absl::GetFlag(FLAGS_size));
   v1::TlogCheckpoint checkpoint;
@@ -469,6 +492,9 @@ int Checkpoint(v1::Referee::Stub& stub) {
 
 int Inclusion(v1::Referee::Stub& stub, const std::string& log) {
   grpc::ClientContext context;
+  if (absl::Status s = Authorize(context, /*optional=*/true); !s.ok()) {
+    return Fail(std::string(s.message()));
+  }
   v1::GetInclusionProofRequest request;
   if (log.size() == 64) {
     absl::StatusOr<std::string> hash = FromHex(log);
@@ -487,6 +513,9 @@ int Inclusion(v1::Referee::Stub& stub, const std::string& log) {
 int Consistency(v1::Referee::Stub& stub, const std::string& old_size,
                 const std::string& new_size) {
   grpc::ClientContext context;
+  if (absl::Status s = Authorize(context, /*optional=*/true); !s.ok()) {
+    return Fail(std::string(s.message()));
+  }
   v1::GetConsistencyProofRequest request;
   uint64_t old_value = 0, new_value = 0;
   if (!absl::SimpleAtoi(old_size, &old_value) ||
