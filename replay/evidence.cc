@@ -1,10 +1,13 @@
 #include "replay/evidence.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <set>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "google/protobuf/util/json_util.h"
 #include "pyramid/referee/v1/tournament.pb.h"
@@ -14,6 +17,7 @@
 #include "referee/crypto/sha256.h"
 #include "referee/tlog/merkle.h"
 #include "referee/tlog/note.h"
+#include "referee/tlog/text.h"
 #include "replay/ordered_pool.h"
 #include "replay/verifier.h"
 
@@ -32,7 +36,131 @@ std::string RootHex(const tlog::Checkpoint& checkpoint) {
   return ToHex(AsView(checkpoint.root));
 }
 
+// "NAME+KEYID" of each signature line of `note` that reads as one (what
+// the note says signed it; nothing is verified).
+std::vector<std::string> SignersOf(std::string_view note) {
+  constexpr std::string_view kDash = "\xe2\x80\x94 ";  // U+2014 and a space.
+  std::vector<std::string> signers;
+  const size_t split = note.rfind("\n\n");
+  if (split == std::string_view::npos) return signers;
+  for (std::string_view line : tlog::Split(note.substr(split + 2), '\n')) {
+    if (!line.starts_with(kDash)) continue;
+    line.remove_prefix(kDash.size());
+    const size_t space = line.rfind(' ');
+    if (space == std::string_view::npos) continue;
+    absl::StatusOr<std::string> blob =
+        tlog::DecodeBase64Strict(line.substr(space + 1));
+    if (!blob.ok() || blob->size() < 4) continue;
+    signers.push_back(absl::StrFormat(
+        "%s+%02x%02x%02x%02x", tlog::ToAbsl(line.substr(0, space)),
+        static_cast<uint8_t>((*blob)[0]), static_cast<uint8_t>((*blob)[1]),
+        static_cast<uint8_t>((*blob)[2]), static_cast<uint8_t>((*blob)[3])));
+  }
+  return signers;
+}
+
+// Why `note` does not open with `key` (through `verifier`) when no
+// signature line of it is by that key: the key as pinned, and what the
+// note names instead (its origin and signers), so that the message does
+// not read as if the key it names had failed.
+std::string NotSignedBy(std::string_view note, const CheckpointKey& key,
+                        const tlog::NoteVerifier& verifier) {
+  std::string text = absl::StrCat(
+      "not signed by the pinned ",
+      key.verifier_key.empty()
+          ? absl::StrCat("referee key ", ToHex(key.public_key))
+          : absl::StrCat("verifier key ", verifier.name, "+",
+                         absl::StrFormat(
+                             "%08x", tlog::Ed25519KeyId(verifier.name,
+                                                        verifier.public_key))));
+  const std::string_view origin = note.substr(0, note.find('\n'));
+  absl::StrAppend(&text, "; the checkpoint names origin \"",
+                  tlog::ToAbsl(origin), "\"");
+  // The referee names its log after its key (docs/transparency-log.md).
+  constexpr std::string_view kRefereeOrigin = "pyramid-referee/";
+  if (origin.starts_with(kRefereeOrigin) &&
+      origin.size() == kRefereeOrigin.size() + 16 &&
+      FromHex(origin.substr(kRefereeOrigin.size())).ok()) {
+    absl::StrAppend(&text, " (a referee key beginning ",
+                    tlog::ToAbsl(origin.substr(kRefereeOrigin.size())), ")");
+  }
+  const std::vector<std::string> signers = SignersOf(note);
+  if (!signers.empty()) {
+    absl::StrAppend(&text, " and is signed by ", absl::StrJoin(signers, ", "));
+  }
+  return text;
+}
+
+// A key given as text, or as the path of a file holding it
+// (ParseRefereeKeyArgument); `parse` parses the text of a key.
+absl::StatusOr<std::string> ParseKeyArgument(
+    std::string_view value,
+    absl::StatusOr<std::string> (*parse)(std::string_view)) {
+  const std::string path(value);
+  std::error_code error;
+  if (fs::is_regular_file(path, error)) {
+    absl::StatusOr<std::string> text = ReadFileToString(path);
+    if (!text.ok()) return text.status();
+    const absl::string_view stripped = absl::StripAsciiWhitespace(*text);
+    absl::StatusOr<std::string> key =
+        parse(std::string_view(stripped.data(), stripped.size()));
+    if (!key.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(path, ": ", key.status().message()));
+    }
+    return key;
+  }
+  absl::StatusOr<std::string> key = parse(value);
+  if (key.ok()) return key;
+  // A verifier key holds '+' (and its origin often '/'); a hex key neither.
+  const bool looks_like_path = value.ends_with(".vkey") ||
+                               value.ends_with(".pub") ||
+                               (value.find('/') != std::string_view::npos &&
+                                value.find('+') == std::string_view::npos);
+  if (!looks_like_path) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(key.status().message(), " (and no file has that name)"));
+  }
+  std::string why = "not a regular file";
+  const fs::file_status status = fs::status(path, error);
+  if (error) {
+    why = error.message();
+  } else if (fs::is_directory(status)) {
+    why = "it is a directory";
+  }
+  return absl::NotFoundError(absl::StrCat("cannot read ", path, ": ", why));
+}
+
+// Checked before FromHex, whose result is then returned as it is: moving a
+// StatusOr<std::string> out of a local makes GCC 12 warn at -O3
+// (-Warray-bounds, wrongly; as in referee/crypto/ed25519.cc).
+absl::StatusOr<std::string> ParseRawKey(std::string_view text) {
+  if (text.size() != 2 * kPublicKeySize ||
+      !std::all_of(text.begin(), text.end(), [](char c) {
+        return absl::ascii_isxdigit(static_cast<unsigned char>(c));
+      })) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("bad referee key \"", tlog::ToAbsl(text),
+                     "\": want 64 hex digits (its Ed25519 public key)"));
+  }
+  return FromHex(text);
+}
+
+absl::StatusOr<std::string> ParseVerifierKeyText(std::string_view text) {
+  absl::Status status = tlog::ParseVerifierKey(text).status();
+  if (!status.ok()) return status;
+  return std::string(text);
+}
+
 }  // namespace
+
+absl::StatusOr<std::string> ParseRefereeKeyArgument(std::string_view value) {
+  return ParseKeyArgument(value, ParseRawKey);
+}
+
+absl::StatusOr<std::string> ParseVerifierKeyArgument(std::string_view value) {
+  return ParseKeyArgument(value, ParseVerifierKeyText);
+}
 
 absl::StatusOr<tlog::Checkpoint> OpenCheckpointWith(std::string_view note,
                                                     const CheckpointKey& key) {
@@ -55,8 +183,14 @@ absl::StatusOr<tlog::Checkpoint> OpenCheckpointWith(std::string_view note,
   absl::StatusOr<tlog::Checkpoint> checkpoint =
       tlog::OpenCheckpoint(note, verifier);
   if (!checkpoint.ok()) {
+    // OpenNote names the key it wanted as NAME+KEYID+KEY, NAME being the
+    // origin taken from the note itself: say instead which key was pinned
+    // and what the note names.
+    const std::string_view why = tlog::ToStd(checkpoint.status().message());
     return absl::InvalidArgumentError(
-        absl::StrCat("checkpoint: ", checkpoint.status().message()));
+        absl::StrCat("checkpoint: ", why.starts_with("not signed by ")
+                                         ? NotSignedBy(note, key, verifier)
+                                         : std::string(why)));
   }
   return checkpoint;
 }

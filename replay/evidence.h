@@ -24,6 +24,20 @@ struct CheckpointKey {
   std::string public_key;
 };
 
+// A key as given on the command line (replay's --key and --tlog_key): the
+// key itself or the path of a file that holds it. A value naming an
+// existing file is read and its content (surrounding whitespace dropped)
+// parsed; else a value that parses as a key is one; else a value that looks
+// like a path (it holds '/' but no '+', or ends in .vkey or .pub) fails as
+// "cannot read PATH: reason"; else the parse error says what form a key
+// takes.
+//
+// The referee's Ed25519 public key, 64 hex digits: its raw 32 bytes.
+absl::StatusOr<std::string> ParseRefereeKeyArgument(std::string_view value);
+// A note verifier key NAME+KEYID+BASE64 (the referee's DATA_DIR/tlog.vkey),
+// checked and returned as text.
+absl::StatusOr<std::string> ParseVerifierKeyArgument(std::string_view value);
+
 // Opens the signed checkpoint `note` with `key`.
 absl::StatusOr<tlog::Checkpoint> OpenCheckpointWith(std::string_view note,
                                                     const CheckpointKey& key);

@@ -16,7 +16,9 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "referee/core/log_sink.h"
+#include "referee/crypto/bytes.h"
 #include "referee/crypto/ed25519.h"
+#include "referee/tlog/note.h"
 #include "tests/temp_dir.h"
 
 namespace pyramid {
@@ -27,6 +29,8 @@ using ::testing::Contains;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
+using ::testing::Not;
+using ::testing::StartsWith;
 
 constexpr char kDir[] = "testdata/tlog";
 constexpr char kMatch[] = "d0aee5bef90ecef16d35bdd984664047";
@@ -138,6 +142,129 @@ TEST(EvidenceTest, TheExampleConsistencyProofHoldsOneWayOnly) {
   EXPECT_FALSE(CheckConsistency(old_note, new_note, bad, VerifierKey()).ok());
 }
 
+// A checkpoint checked against another key says that the pinned key did
+// not sign it, naming that key as pinned (not the checkpoint's origin
+// joined with it, which reads like the referee's own verifier key), and
+// what the checkpoint names instead.
+TEST(EvidenceTest, ACheckpointByAnotherKeyNamesThePinnedKeyAndItsSigner) {
+  const std::string stranger = SigningKey::Generate().public_key();
+  const std::string origin = "pyramid-referee/84c5b30cb33a0e5d";
+  const std::string signer = absl::StrCat(origin, "+6bddd573");
+  absl::StatusOr<Inclusion> inclusion =
+      CheckInclusion(Log(), kMatch, Proof(), CheckpointKey{"", stranger});
+  ASSERT_FALSE(inclusion.ok());
+  EXPECT_EQ(
+      std::string(inclusion.status().message()),
+      absl::StrCat("checkpoint: not signed by the pinned referee key ",
+                   ToHex(stranger), "; the checkpoint names origin \"", origin,
+                   "\" (a referee key beginning 84c5b30cb33a0e5d) and is "
+                   "signed by ",
+                   signer));
+  // Under a verifier key of another origin: that key's NAME+KEYID.
+  const tlog::NoteVerifier other{"pyramid-referee/0123456789abcdef", stranger};
+  const std::string vkey = tlog::FormatVerifierKey(other);
+  // NAME+KEYID: up to the second '+' (the base64 key may hold more).
+  const std::string id = vkey.substr(0, vkey.find('+', vkey.find('+') + 1));
+  inclusion = CheckInclusion(Log(), kMatch, Proof(), CheckpointKey{vkey, ""});
+  ASSERT_FALSE(inclusion.ok());
+  EXPECT_THAT(std::string(inclusion.status().message()),
+              HasSubstr(absl::StrCat(
+                  "checkpoint: not signed by the pinned verifier key ", id,
+                  "; the checkpoint names origin \"", origin)));
+  EXPECT_THAT(std::string(inclusion.status().message()),
+              HasSubstr(absl::StrCat("signed by ", signer)));
+  // A signature by the pinned key that does not verify is said as such.
+  std::string proof = Proof();
+  const size_t root = proof.find("\n6\n") + 3;
+  proof[root] = proof[root] == 'A' ? 'B' : 'A';
+  inclusion = CheckInclusion(Log(), kMatch, proof, VerifierKey());
+  ASSERT_FALSE(inclusion.ok());
+  EXPECT_THAT(
+      std::string(inclusion.status().message()),
+      HasSubstr(absl::StrCat("the signature by ", origin, " does not verify")));
+}
+
+// --key and --tlog_key take the key or the path of a file holding it; a
+// path that cannot be read says so, whichever the flag.
+class KeyArgumentTest : public ::testing::Test {
+ protected:
+  void SetUp() override { ASSERT_TRUE(tmp_.ok()); }
+  TempDir tmp_{"key-argument"};
+};
+
+TEST_F(KeyArgumentTest, AVerifierKeyAsTextOrInAFile) {
+  const std::string vkey = VerifierKey().verifier_key;
+  absl::StatusOr<std::string> key = ParseVerifierKeyArgument(vkey);
+  ASSERT_TRUE(key.ok()) << key.status();
+  EXPECT_EQ(*key, vkey);
+  key = ParseVerifierKeyArgument(absl::StrCat(kDir, "/tlog.vkey"));
+  ASSERT_TRUE(key.ok()) << key.status();
+  EXPECT_EQ(*key, vkey);
+}
+
+TEST_F(KeyArgumentTest, AVerifierKeyPathThatCannotBeReadSaysSo) {
+  const std::string missing = tmp_.File("missing/file");
+  for (const std::string& path :
+       {missing, std::string("missing/file"), std::string("tlog.vkey"),
+        std::string("referee.key.pub")}) {
+    absl::StatusOr<std::string> key = ParseVerifierKeyArgument(path);
+    ASSERT_FALSE(key.ok()) << path;
+    EXPECT_EQ(std::string(key.status().message()),
+              absl::StrCat("cannot read ", path, ": No such file or directory"))
+        << path;
+  }
+  absl::StatusOr<std::string> key = ParseVerifierKeyArgument(tmp_.path());
+  ASSERT_FALSE(key.ok());
+  EXPECT_EQ(std::string(key.status().message()),
+            absl::StrCat("cannot read ", tmp_.path(), ": it is a directory"));
+}
+
+TEST_F(KeyArgumentTest, NeitherKeyNorPathExplainsTheForm) {
+  absl::StatusOr<std::string> key = ParseVerifierKeyArgument("nonsense");
+  ASSERT_FALSE(key.ok());
+  EXPECT_THAT(std::string(key.status().message()),
+              HasSubstr("want NAME+KEYID+KEY"));
+  EXPECT_THAT(std::string(key.status().message()),
+              Not(HasSubstr("cannot read")));
+  // A verifier key holds '/' in its origin: with '+', it is a key, and a
+  // wrong one is named as such, not as a missing file.
+  std::string vkey = VerifierKey().verifier_key;
+  vkey[vkey.find('+') + 1] ^= 0x01;
+  key = ParseVerifierKeyArgument(vkey);
+  ASSERT_FALSE(key.ok());
+  EXPECT_THAT(std::string(key.status().message()),
+              HasSubstr("the key id does not match"));
+  // A file that holds something else is named with what is wrong.
+  const std::string file = tmp_.File("not.vkey");
+  std::ofstream(file) << "nonsense\n";
+  key = ParseVerifierKeyArgument(file);
+  ASSERT_FALSE(key.ok());
+  EXPECT_THAT(std::string(key.status().message()),
+              StartsWith(file + ": bad verifier key"));
+}
+
+TEST_F(KeyArgumentTest, ARefereeKeyTheSameWay) {
+  const std::string pub = absl::StrCat(kDir, "/example/referee.pub");
+  absl::StatusOr<std::string> key = ParseRefereeKeyArgument(pub);
+  ASSERT_TRUE(key.ok()) << key.status();
+  EXPECT_EQ(*key, RefereeKey().public_key);
+  key = ParseRefereeKeyArgument(ToHex(RefereeKey().public_key));
+  ASSERT_TRUE(key.ok()) << key.status();
+  EXPECT_EQ(*key, RefereeKey().public_key);
+  key = ParseRefereeKeyArgument("missing/file");
+  ASSERT_FALSE(key.ok());
+  EXPECT_EQ(std::string(key.status().message()),
+            "cannot read missing/file: No such file or directory");
+  key = ParseRefereeKeyArgument("nothex");
+  ASSERT_FALSE(key.ok());
+  EXPECT_THAT(std::string(key.status().message()),
+              HasSubstr("want 64 hex digits"));
+  key = ParseRefereeKeyArgument(absl::StrCat(kDir, "/tlog.vkey"));
+  ASSERT_FALSE(key.ok());
+  EXPECT_THAT(std::string(key.status().message()),
+              HasSubstr("want 64 hex digits"));
+}
+
 class TournamentDirectoryTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -201,9 +328,13 @@ TEST_F(TournamentDirectoryTest, ACheckpointNotSignedByTheRefereeIsNamed) {
   EXPECT_THAT(v.problems[0], HasSubstr("signature"));
   // And a key that is not the referee's.
   Write("checkpoint", Read("example/checkpoint"));
-  v = CheckTournamentDirectory(
-      dir_, CheckpointKey{"", SigningKey::Generate().public_key()});
-  EXPECT_FALSE(v.problems.empty());
+  const std::string stranger = SigningKey::Generate().public_key();
+  v = CheckTournamentDirectory(dir_, CheckpointKey{"", stranger});
+  ASSERT_EQ(v.problems.size(), 1u);
+  EXPECT_THAT(v.problems[0],
+              StartsWith(absl::StrCat(
+                  "checkpoint: not signed by the pinned referee key ",
+                  ToHex(stranger), "; the checkpoint names origin")));
 }
 
 TEST_F(TournamentDirectoryTest, NoKeyAndNoCheckpointAreNamed) {

@@ -9,19 +9,23 @@
 //   replay show LOG
 //   replay export --json LOG
 //   replay games [--markdown]
+//   replay --help   (or -h: the usage, on standard output, status 0)
 //
 // Exit status: 0 genuine (consistent; the directory checks out); 1 not
 // genuine (or an unsealed prefix without --allow-unsealed, an inclusion or
 // consistency proof that fails, a tournament directory with problems);
-// 2 usage or I/O error. With several logs, one line each (in the order
-// given) and the worst status of them all; several logs are verified on
-// every core (one thread per hardware thread), and a last line on standard
-// error says how many logs per second. --level=chain checks the
-// framing, encoding, hash chain and signatures without replaying the rules
-// (docs/log-format.md, "Verification levels"). `replay html` writes the
-// match viewer page (default: LOG with the extension .html) whatever the
-// verdict, and exits as `replay verify` would on that log (0, 1), or 2 when
-// the log cannot be read or the page cannot be written.
+// 2 usage or I/O error (what is wrong is said first, then the usage; with
+// --inclusion, a proof file that cannot be read fails before the log is
+// verified). With several logs, one line each (in the order given) and the
+// worst status of them all; several logs are verified on every core (one
+// thread per hardware thread), and a last line on standard error says how
+// many logs were verified and how many per second (files that could not be
+// read are not counted; how many there were follows). --level=chain checks
+// the framing, encoding, hash chain and signatures without replaying the
+// rules (docs/log-format.md, "Verification levels"). `replay html` writes
+// the match viewer page (default: LOG with the extension .html) whatever
+// the verdict, and exits as `replay verify` would on that log (0, 1), or 2
+// when the log cannot be read or the page cannot be written.
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
@@ -30,9 +34,9 @@
 #include <ostream>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
-#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "referee/cli/allocator.h"
@@ -40,7 +44,6 @@
 #include "referee/crypto/bytes.h"
 #include "referee/crypto/ed25519.h"
 #include "referee/games/registry.h"
-#include "referee/tlog/note.h"
 #include "replay/evidence.h"
 #include "replay/html_page.h"
 #include "replay/ordered_pool.h"
@@ -54,9 +57,9 @@ constexpr int kGenuine = 0;
 constexpr int kNotGenuine = 1;
 constexpr int kUsage = 2;
 
-int Usage() {
-  std::cerr
-      << "usage:\n"
+// Prints the usage to `out`; returns the usage error's exit status.
+int Usage(std::ostream& out = std::cerr) {
+  out << "usage:\n"
          "  replay verify [--key HEX|FILE] [--allow-unsealed] "
          "[--level full|chain] [--inclusion FILE.tlog-proof] LOG...\n"
          "  replay consistency [--key HEX|FILE | --tlog_key VKEY|FILE] "
@@ -71,8 +74,15 @@ int Usage() {
          "I/O error\n"
          "  replay show LOG\n"
          "  replay export --json LOG\n"
-         "  replay games [--markdown]   the games this build verifies\n";
+         "  replay games [--markdown]   the games this build verifies\n"
+         "  replay --help\n";
   return kUsage;
+}
+
+// Says what is wrong with the command line, then the usage.
+int Usage(std::string_view why) {
+  std::cerr << why << "\n";
+  return Usage();
 }
 
 // The flags of verify, consistency and verify-tournament.
@@ -90,7 +100,8 @@ struct Flags {
 // problem.
 bool SetFlag(const std::string& arg, std::string value, Flags& flags) {
   if (arg == "--key") {
-    absl::StatusOr<std::string> key = ParsePublicKey(value);
+    // HEX, or a file holding it (the referee's DATA_DIR/referee.key.pub).
+    absl::StatusOr<std::string> key = ParseRefereeKeyArgument(value);
     if (!key.ok()) {
       std::cerr << "--key: " << key.status().message() << "\n";
       return false;
@@ -98,19 +109,12 @@ bool SetFlag(const std::string& arg, std::string value, Flags& flags) {
     flags.key = *key;
   } else if (arg == "--tlog_key") {
     // VKEY, or a file holding it (the referee's DATA_DIR/tlog.vkey).
-    if (std::filesystem::is_regular_file(value)) {
-      absl::StatusOr<std::string> text = ReadFileToString(value);
-      if (!text.ok()) {
-        std::cerr << "--tlog_key: " << text.status().message() << "\n";
-        return false;
-      }
-      value = std::string(absl::StripAsciiWhitespace(*text));
-    }
-    if (absl::Status s = tlog::ParseVerifierKey(value).status(); !s.ok()) {
-      std::cerr << "--tlog_key: " << s.message() << "\n";
+    absl::StatusOr<std::string> key = ParseVerifierKeyArgument(value);
+    if (!key.ok()) {
+      std::cerr << "--tlog_key: " << key.status().message() << "\n";
       return false;
     }
-    flags.tlog_key = value;
+    flags.tlog_key = *key;
   } else if (arg == "--inclusion") {
     flags.inclusion = value;
   } else if (arg == "--out") {
@@ -209,17 +213,18 @@ int VerifyOne(const std::string& path, const VerifyOptions& options,
   return kNotGenuine;
 }
 
-// Checks `path`'s inclusion proof; the log itself verified already.
+// Checks `path`'s inclusion proof `proof` (the file `proof_path`, read
+// already); the log itself verified already.
 int VerifyInclusion(const std::string& path, const std::string& proof_path,
-                    const Verdict& verdict, const CheckpointKey& key) {
+                    const std::string& proof, const Verdict& verdict,
+                    const CheckpointKey& key) {
   absl::StatusOr<std::string> log = ReadFileToString(path);
-  absl::StatusOr<std::string> proof = ReadFileToString(proof_path);
-  if (!log.ok() || !proof.ok()) {
-    std::cerr << (log.ok() ? proof : log).status().message() << "\n";
+  if (!log.ok()) {
+    std::cerr << log.status().message() << "\n";
     return kUsage;
   }
   absl::StatusOr<Inclusion> inclusion =
-      CheckInclusion(*log, ToHex(verdict.header.match_id()), *proof, key);
+      CheckInclusion(*log, ToHex(verdict.header.match_id()), proof, key);
   if (!inclusion.ok()) {
     std::cout << path << ": NOT INCLUDED: " << proof_path << ": "
               << inclusion.status().message() << "\n";
@@ -233,13 +238,15 @@ int VerifyInclusion(const std::string& path, const std::string& proof_path,
 }
 
 // Verifies `logs` on every core, printing each one's line in the order
-// given and, for several, how many logs per second were verified (standard
-// error); returns the worst exit status.
+// given and, for several, how many logs were verified and how many per
+// second (standard error; files that could not be read are not counted,
+// but named); returns the worst exit status.
 int VerifyMany(const std::vector<std::string>& logs,
                const VerifyOptions& options, bool allow_unsealed) {
   const int threads = PoolSize(logs.size());
   const auto start = std::chrono::steady_clock::now();
   int worst = kGenuine;
+  size_t unread = 0;
   RunInOrder(
       logs.size(), threads,
       [&](size_t i) {
@@ -256,29 +263,43 @@ int VerifyMany(const std::vector<std::string>& logs,
         std::cout << output.out << std::flush;
         std::cerr << output.err;
         worst = std::max(worst, output.exit_code);
+        // VerifyOne's only usage status: the file could not be read.
+        if (output.exit_code == kUsage) ++unread;
       });
   if (logs.size() > 1) {
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
             .count();
+    const size_t verified = logs.size() - unread;
     std::cerr << absl::StrFormat(
-        "replay: %d logs in %.3f s, %.1f logs/s (%d threads)\n", logs.size(),
-        seconds, seconds > 0 ? logs.size() / seconds : 0.0, threads);
+        "replay: %d logs in %.3f s, %.1f logs/s (%d threads)%s\n", verified,
+        seconds, seconds > 0 ? verified / seconds : 0.0, threads,
+        unread == 0 ? ""
+                    : absl::StrFormat("; %d of %d files could not be read",
+                                      unread, logs.size()));
   }
   return worst;
 }
 
 int Verify(const std::vector<std::string>& args) {
   const std::optional<Flags> flags = ParseArgs(args);
-  if (!flags.has_value() || flags->operands.empty()) return Usage();
+  if (!flags.has_value()) return Usage();
+  if (flags->operands.empty()) return Usage("verify needs a LOG");
   if (!flags->inclusion.empty() && flags->operands.size() != 1) {
-    std::cerr << "--inclusion checks one log\n";
-    return Usage();
+    return Usage(absl::StrFormat("--inclusion checks one log (got %d)",
+                                 flags->operands.size()));
   }
   VerifyOptions options;
   options.pinned_key = flags->key;
   options.level = flags->level;
   if (!flags->inclusion.empty()) {
+    // The proof is read first: a file that cannot be read is a usage
+    // error, said before any verdict.
+    absl::StatusOr<std::string> proof = ReadFileToString(flags->inclusion);
+    if (!proof.ok()) {
+      std::cerr << "--inclusion: " << proof.status().message() << "\n";
+      return kUsage;
+    }
     const std::string& log = flags->operands[0];
     Verdict verdict;
     const int result = VerifyOne(log, options, flags->allow_unsealed, &verdict,
@@ -286,7 +307,7 @@ int Verify(const std::vector<std::string>& args) {
     if (result != kGenuine) return result;
     // The checkpoint is signed by the referee whose key signed the log.
     CheckpointKey key{flags->tlog_key, verdict.header.referee_public_key()};
-    return VerifyInclusion(log, flags->inclusion, verdict, key);
+    return VerifyInclusion(log, flags->inclusion, *proof, verdict, key);
   }
   return VerifyMany(flags->operands, options, flags->allow_unsealed);
 }
@@ -297,7 +318,12 @@ CheckpointKey KeyOf(const Flags& flags) {
 
 int Consistency(const std::vector<std::string>& args) {
   const std::optional<Flags> flags = ParseArgs(args);
-  if (!flags.has_value() || flags->operands.size() != 3) return Usage();
+  if (!flags.has_value()) return Usage();
+  if (flags->operands.size() != 3) {
+    return Usage(absl::StrFormat(
+        "consistency takes OLD_CHECKPOINT NEW_CHECKPOINT PROOF (got %d)",
+        flags->operands.size()));
+  }
   if (flags->key.empty() && flags->tlog_key.empty()) {
     std::cerr << "consistency: pin the referee's key (--key) or the log's "
                  "verifier key (--tlog_key)\n";
@@ -325,7 +351,11 @@ int Consistency(const std::vector<std::string>& args) {
 
 int VerifyTournament(const std::vector<std::string>& args) {
   const std::optional<Flags> flags = ParseArgs(args);
-  if (!flags.has_value() || flags->operands.size() != 1) return Usage();
+  if (!flags.has_value()) return Usage();
+  if (flags->operands.size() != 1) {
+    return Usage(absl::StrFormat("verify-tournament takes one DIR (got %d)",
+                                 flags->operands.size()));
+  }
   const std::string& dir = flags->operands[0];
   if (!std::filesystem::is_directory(dir)) {
     std::cerr << dir << ": not a directory\n";
@@ -361,7 +391,11 @@ int ShowOrExport(const std::string& path, bool json) {
 // replay html: the match viewer page of one log.
 int Html(const std::vector<std::string>& args) {
   const std::optional<Flags> flags = ParseArgs(args);
-  if (!flags.has_value() || flags->operands.size() != 1) return Usage();
+  if (!flags.has_value()) return Usage();
+  if (flags->operands.size() != 1) {
+    return Usage(
+        absl::StrFormat("html takes one LOG (got %d)", flags->operands.size()));
+  }
   const std::string& path = flags->operands[0];
   const std::string out =
       flags->out.empty()
@@ -402,26 +436,46 @@ int Html(const std::vector<std::string>& args) {
 int Main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty()) return Usage();
+  // Asked for, the usage is the answer: standard output, status 0.
+  if (std::find_if(args.begin(), args.end(), [](const std::string& arg) {
+        return arg == "--help" || arg == "-h";
+      }) != args.end()) {
+    Usage(std::cout);
+    return kGenuine;
+  }
   const std::string command = args[0];
   args.erase(args.begin());
   if (command == "verify") return Verify(args);
   if (command == "consistency") return Consistency(args);
   if (command == "verify-tournament") return VerifyTournament(args);
   if (command == "html") return Html(args);
-  if (command == "show" && args.size() == 1)
+  if (command == "show") {
+    if (args.size() != 1) {
+      return Usage(absl::StrFormat("show takes one LOG (got %d)", args.size()));
+    }
     return ShowOrExport(args[0], false);
-  if (command == "export" && args.size() == 2 && args[0] == "--json") {
+  }
+  if (command == "export") {
+    const bool json = !args.empty() && args[0] == "--json";
+    if (!json) return Usage("export needs --json (the one format it writes)");
+    if (args.size() != 2) {
+      return Usage(
+          absl::StrFormat("export takes one LOG (got %d)", args.size() - 1));
+    }
     return ShowOrExport(args[1], true);
   }
-  if (command == "games" && args.empty()) {
-    std::cout << GamesHelp();
-    return kGenuine;
+  if (command == "games") {
+    if (args.empty()) {
+      std::cout << GamesHelp();
+      return kGenuine;
+    }
+    if (args.size() == 1 && args[0] == "--markdown") {
+      std::cout << ValidValuesTable();
+      return kGenuine;
+    }
+    return Usage("games takes no argument but --markdown");
   }
-  if (command == "games" && args.size() == 1 && args[0] == "--markdown") {
-    std::cout << ValidValuesTable();
-    return kGenuine;
-  }
-  return Usage();
+  return Usage(absl::StrCat("unknown command \"", command, "\""));
 }
 
 }  // namespace

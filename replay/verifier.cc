@@ -913,7 +913,8 @@ Verdict JudgeEnd(Replayer& replayer, const SplitLogResult& split,
                      " records with no seal and no checkpoint", tail));
   }
   verdict.kind = Verdict::Kind::kUnsealedPrefix;
-  verdict.reason = absl::StrCat("unsealed: records 0..", verdict.signed_records,
+  // The kind says "unsealed prefix" already: the reason says how far.
+  verdict.reason = absl::StrCat("records 0..", verdict.signed_records,
                                 " verify (signed by the checkpoint at record ",
                                 verdict.signed_records, "); ",
                                 count - verdict.signed_records - 1,

@@ -47,7 +47,8 @@ struct Verdict {
   // kNotGenuine: index of the first bad record (the record count when the
   // problem is in the framing after the last complete record).
   uint64_t bad_record = 0;
-  // Why the log is not genuine, or what the unsealed prefix covers.
+  // Why the log is not genuine, or what the unsealed prefix covers
+  // ("records 0..N verify (...)"; callers name the kind before it).
   std::string reason;
   uint64_t records = 0;          // Complete records read.
   uint64_t signed_records = 0;   // Records covered by the last valid signature.

@@ -775,6 +775,13 @@ TEST_F(ForgeryTest, UnsealedPrefixEndingAtACheckpoint) {
   EXPECT_EQ(v.kind, Kind::kUnsealedPrefix) << Describe(v);
   EXPECT_EQ(v.signed_records, static_cast<uint64_t>(checkpoint));
   EXPECT_THAT(v.reason, HasSubstr("0 later records are unsigned"));
+  // The kind says "unsealed prefix"; the reason, shown after it, says how
+  // far the prefix goes and does not repeat the word.
+  EXPECT_EQ(v.reason,
+            absl::StrCat("records 0..", checkpoint,
+                         " verify (signed by the checkpoint at "
+                         "record ",
+                         checkpoint, "); 0 later records are unsigned"));
 }
 
 TEST_F(ForgeryTest, UnsignedStartIsNotGenuine) {
