@@ -87,8 +87,13 @@ ABSL_FLAG(std::string, names, "", "create-match: comma-separated names.");
 ABSL_FLAG(std::string, token_dir, ".",
           "create-match: seat tokens go to DIR/seat-N.token (DIR is "
           "created; a token file of an earlier match there is replaced).");
-ABSL_FLAG(uint32_t, commit_timeout_ms, 0, "create-match: commit deadline.");
-ABSL_FLAG(uint32_t, reveal_timeout_ms, 0, "create-match: reveal deadline.");
+ABSL_FLAG(uint32_t, commit_timeout_ms, 0,
+          "create-match: commit deadline (0: none). With all four clock "
+          "flags 0 the match gets the referee's default clocks; once one is "
+          "given, each means what it says (docs/protocol.md, \"Deadlines\").");
+ABSL_FLAG(uint32_t, reveal_timeout_ms, 0,
+          "create-match: reveal deadline (0: none; see --commit_timeout_ms: "
+          "giving only a commit deadline leaves reveals without one).");
 ABSL_FLAG(uint32_t, time_bank_ms, 0, "create-match: time bank.");
 ABSL_FLAG(uint32_t, time_bank_increment_ms, 0, "create-match: increment.");
 ABSL_FLAG(std::string, label, "",
@@ -219,10 +224,14 @@ absl::Status CheckSecretPath(const std::filesystem::path& path, bool replace) {
   return absl::OkStatus();
 }
 
+// A message as one line of JSON, with the proto's field names and every
+// field, zeros and empty ones included.
 std::string Json(const google::protobuf::Message& message) {
   std::string json;
   google::protobuf::util::JsonPrintOptions options;
   options.preserve_proto_field_names = true;
+  // Zeros too: seat 0's events would otherwise carry no seat.
+  options.always_print_primitive_fields = true;
   (void)google::protobuf::util::MessageToJsonString(message, &json, options);
   return json;
 }
