@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
@@ -41,6 +42,7 @@ namespace {
 namespace fs = std::filesystem;
 namespace v1 = ::pyramid::referee::v1;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 std::string BinDir() {
   const char* env = std::getenv("PYRAMID_BIN");
@@ -119,6 +121,12 @@ TEST_F(TournamentTest, RoundRobinOfReferenceBotsVerifiesEveryLog) {
     EXPECT_EQ(s.restarts(), 0u);
   }
   EXPECT_EQ(Journaled().size(), 12u);
+  // The ETA is unknown until a match has finished.
+  EXPECT_THAT(progress_.str(),
+              HasSubstr("0/12 matches  0.0 matches/s  ETA -  forfeits 0"));
+  EXPECT_THAT(progress_.str(), HasSubstr("ETA 0 s"));
+  EXPECT_THAT(progress_.str(), Not(HasSubstr("0/12 matches  0.0 matches/s  "
+                                             "ETA 0 s")));
   const std::string json = *ReadFileToString(dir_.File("out/results.json"));
   v1::TournamentResults parsed;
   ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(json, &parsed).ok());
@@ -427,6 +435,78 @@ TEST_F(TournamentTest, WaitsForAPlaceOnAFullReferee) {
   ASSERT_TRUE(results.ok()) << results.status() << progress_.str();
   EXPECT_EQ(results->matches_size(), 6);
   ExpectAllGenuine(*results);
+}
+
+// A referee started with --public_watch=false answers Watch, GetLog and the
+// transparency log's calls only to holders of a token it issued: every
+// call of the runner carries its admin token.
+TEST_F(TournamentTest, PlaysOnARefereeThatAnswersTokenHoldersOnly) {
+  std::unique_ptr<testing_util::Process> referee =
+      StartReferee(dir_.path(), {"--public_watch=false"});
+  ASSERT_NE(referee, nullptr);
+  absl::StatusOr<v1::TournamentResults> results =
+      Run(Make("rock_paper_pyramid", 3, 3,
+               "rounds: 2 " + RemoteReferee(dir_.path()).Fields()));
+  ASSERT_TRUE(results.ok()) << results.status() << progress_.str();
+  EXPECT_EQ(results->verified(), 6u);
+  ExpectAllGenuine(*results);
+  EXPECT_EQ(results->transparency_problems(), 0u)
+      << results->transparency_verdict();
+}
+
+// A running referee whose key is not the pinned one stops the tournament
+// before a match is played, naming both keys; the same command with the
+// right key then plays it in the same directory.
+TEST_F(TournamentTest, AWrongRefereeKeyStopsTheTournamentAtOnce) {
+  std::unique_ptr<testing_util::Process> referee = StartReferee(dir_.path());
+  ASSERT_NE(referee, nullptr);
+  const RemoteReferee remote(dir_.path());
+  const std::string actual =
+      std::string(absl::StripAsciiWhitespace(*ReadFileToString(remote.key)));
+  const std::string pinned = ToHex(SigningKey::Generate().public_key());
+  v1::Tournament t =
+      Make("rock_paper_pyramid", 3, 3, "rounds: 2 " + remote.Fields());
+  t.set_referee_key(pinned);
+  absl::StatusOr<v1::TournamentResults> refused = Run(t);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(refused.status().message(),
+              HasSubstr(absl::StrCat("signs with key ", actual)));
+  EXPECT_THAT(refused.status().message(),
+              HasSubstr(absl::StrCat("not the pinned referee_key ", pinned)));
+  EXPECT_TRUE(Journaled().empty());
+
+  t.set_referee_key(remote.key);
+  absl::StatusOr<v1::TournamentResults> results = Run(t);
+  ASSERT_TRUE(results.ok()) << results.status() << progress_.str();
+  EXPECT_EQ(results->verified(), 6u);
+  ExpectAllGenuine(*results);
+}
+
+// The `tournament` program refuses a nonsensical flag value with status 2,
+// saying why, before it records anything.
+TEST_F(TournamentTest, BadFlagValuesAreRefused) {
+  const std::string file = dir_.File("t.txt");
+  std::string text;
+  google::protobuf::TextFormat::PrintToString(Make("pyramid_scheme", 2, 2),
+                                              &text);
+  std::ofstream(file) << text;
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"--concurrency=-1", "--concurrency must be at least 1, not -1"},
+      {"--concurrency=0", "--concurrency must be at least 1, not 0"},
+      {"--rounds=-2", "--rounds must be at least 1, not -2"},
+      {"--seed=-3", "--seed must be at least 0, not -3"},
+      {"--referee_retry_s=-1", "--referee_retry_s must be at least 0, not -1"},
+      {"--sprt=10,0", "tournament: sprt: elo1 (0) must exceed elo0 (10)\n"},
+  };
+  for (const auto& [flag, message] : cases) {
+    testing_util::Process run(
+        {(fs::path(BinDir()) / "tournament").string(), file, flag},
+        dir_.File("run.out"), dir_.File("run.err"));
+    EXPECT_EQ(run.Wait(absl::Seconds(30)), 2) << flag << ": " << run.err();
+    EXPECT_THAT(run.err(), HasSubstr(message)) << flag;
+  }
+  EXPECT_FALSE(fs::exists(dir_.File("out/tournament.txt")));
 }
 
 TEST_F(TournamentTest, ABotThatExitsAtOnceIsRestartedWithBackoff) {

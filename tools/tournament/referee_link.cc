@@ -162,14 +162,16 @@ grpc::Status RefereeLink::Retrying(const std::function<grpc::Status()>& call) {
 
 RefereeLink::~RefereeLink() = default;
 
+void RefereeLink::Authorize(grpc::ClientContext& context) const {
+  context.AddMetadata("authorization", "Bearer " + admin_token_);
+}
+
 absl::StatusOr<v1::RegisterBotResponse> RefereeLink::RegisterBot(
     const v1::RegisterBotRequest& request) {
-  grpc::ClientContext context;
-  context.AddMetadata("authorization", "Bearer " + admin_token_);
   v1::RegisterBotResponse response;
   grpc::Status status = Retrying([&] {
     grpc::ClientContext context;
-    context.AddMetadata("authorization", "Bearer " + admin_token_);
+    Authorize(context);
     return stub_->RegisterBot(&context, request, &response);
   });
   if (!status.ok()) {
@@ -183,7 +185,7 @@ absl::StatusOr<v1::CreateMatchResponse> RefereeLink::CreateMatch(
   v1::CreateMatchResponse response;
   grpc::Status status = Retrying([&] {
     grpc::ClientContext context;
-    context.AddMetadata("authorization", "Bearer " + admin_token_);
+    Authorize(context);
     return stub_->CreateMatch(&context, request, &response);
   });
   if (!status.ok()) return FromGrpc(status, "creating a match");
@@ -203,8 +205,10 @@ absl::Status RefereeLink::AwaitEmbedded(const std::string& match_id) {
   return absl::OkStatus();
 }
 
-// Follows the match's public Watch stream until the referee closes it,
-// watching again by match id when the connection is lost.
+// Follows the match's Watch stream until the referee closes it, watching
+// again by match id when the connection is lost. The stream carries the
+// admin token: a referee started with --public_watch=false answers only
+// token holders.
 absl::Status RefereeLink::AwaitRemote(const std::string& match_id) {
   grpc::Status status;
   std::string broken;
@@ -215,6 +219,7 @@ absl::Status RefereeLink::AwaitRemote(const std::string& match_id) {
       if (cancelled_.load()) return grpc::Status::CANCELLED;
       watches_.insert(&context);
     }
+    Authorize(context);
     v1::WatchRequest request;
     request.set_match_id(match_id);
     auto reader = stub_->Watch(&context, request);
@@ -247,7 +252,7 @@ absl::StatusOr<v1::TlogCheckpoint> RefereeLink::GetCheckpoint() {
   v1::TlogCheckpoint response;
   grpc::Status status = Retrying([&] {
     grpc::ClientContext context;
-    context.AddMetadata("authorization", "Bearer " + admin_token_);
+    Authorize(context);
     return stub_->GetCheckpoint(&context, v1::GetCheckpointRequest(),
                                 &response);
   });
@@ -263,7 +268,7 @@ absl::StatusOr<v1::InclusionProof> RefereeLink::GetInclusionProof(
   v1::InclusionProof response;
   grpc::Status status = Retrying([&] {
     grpc::ClientContext context;
-    context.AddMetadata("authorization", "Bearer " + admin_token_);
+    Authorize(context);
     return stub_->GetInclusionProof(&context, request, &response);
   });
   if (!status.ok()) {
@@ -286,7 +291,7 @@ absl::Status RefereeLink::FetchLog(const std::string& match_id,
   std::string bytes;
   grpc::Status status = Retrying([&] {
     grpc::ClientContext context;
-    context.AddMetadata("authorization", "Bearer " + admin_token_);
+    Authorize(context);
     auto reader = stub_->GetLog(&context, request);
     bytes.clear();
     v1::LogChunk chunk;

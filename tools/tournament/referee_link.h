@@ -39,7 +39,8 @@ class RefereeLink {
 
   // Connects to the referee at `address`. `public_key` is its key as 64 hex
   // digits or a file holding them; `admin_token_file` holds its admin
-  // token.
+  // token, which every call below carries (the read calls too: a referee
+  // started with --public_watch=false answers only token holders).
   // While the referee cannot be reached (UNAVAILABLE: it restarts, the
   // network drops), every call below retries with backoff (100 ms doubling
   // to 5 s) for at most `retry_for`, then fails; a Watch that breaks is
@@ -88,6 +89,8 @@ class RefereeLink {
   RefereeLink() = default;
   absl::Status AwaitEmbedded(const std::string& match_id);
   absl::Status AwaitRemote(const std::string& match_id);
+  // Adds the admin token to `context`'s metadata.
+  void Authorize(grpc::ClientContext& context) const;
   // Calls `call` until it returns anything but a lost connection, or
   // `retry_for_` has passed, or Cancel() was called.
   grpc::Status Retrying(const std::function<grpc::Status()>& call);

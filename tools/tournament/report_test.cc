@@ -9,6 +9,7 @@
 #include "absl/strings/string_view.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tools/tournament/standings.h"
 
 namespace pyramid {
 namespace {
@@ -281,6 +282,52 @@ TEST(ReportTest, EveryBotNameLinksToItsResults) {
 
 TEST(ReportTest, IsDeterministic) {
   EXPECT_EQ(RenderHtmlReport(SmallResults()), RenderHtmlReport(SmallResults()));
+}
+
+// Four-seat matches score thirds: zeta's 1 + 1 + 1/3 and alpha's 2/3 + 2/3
+// + 1 are both 7/3 with mean rank 5/3, though summed as doubles they differ
+// in the last bit. Equal scores tie and fall to the name.
+TEST(StandingsTest, EqualScoresTieExactlyAndFallToTheName) {
+  v1::TournamentResults results;
+  AddMatch(results, {"zeta", "alpha", "c", "d"}, {1, 2, 3, 4});
+  AddMatch(results, {"zeta", "alpha", "d", "c"}, {1, 2, 3, 4});
+  AddMatch(results, {"alpha", "c", "zeta", "d"}, {1, 2, 3, 4});
+  ASSERT_NE(1.0 + 1.0 + 1.0 / 3, 2.0 / 3 + 2.0 / 3 + 1.0);
+  const std::vector<v1::TournamentStanding> standings =
+      ComputeStandings({"zeta", "alpha", "c", "d"},
+                       {results.matches().begin(), results.matches().end()});
+  ASSERT_EQ(standings.size(), 4u);
+  EXPECT_EQ(standings[0].bot(), "alpha");
+  EXPECT_EQ(standings[1].bot(), "zeta");
+  EXPECT_EQ(standings[0].points(), standings[1].points());
+  EXPECT_EQ(standings[0].points(), 7.0 / 3);
+  EXPECT_EQ(standings[0].mean_rank(), standings[1].mean_rank());
+  // c: 1/3 + 0 + 2/3; d: 0 + 1/3 + 0.
+  EXPECT_EQ(standings[2].bot(), "c");
+  EXPECT_EQ(standings[2].points(), 1.0);
+  EXPECT_EQ(standings[3].bot(), "d");
+  EXPECT_EQ(standings[3].points(), 1.0 / 3);
+}
+
+// Shared ranks are half points; a match whose log did not verify counts
+// for nobody.
+TEST(StandingsTest, SharedRanksAndUncountedMatches) {
+  v1::TournamentResults results;
+  AddMatch(results, {"a", "b", "c"}, {1, 1, 3});
+  AddMatch(results, {"a", "b", "c"}, {1, 2, 3}, "not genuine: tampered");
+  const std::vector<v1::TournamentStanding> standings = ComputeStandings(
+      {"a", "b", "c"}, {results.matches().begin(), results.matches().end()});
+  ASSERT_EQ(standings.size(), 3u);
+  EXPECT_EQ(standings[0].bot(), "a");
+  EXPECT_EQ(standings[0].points(), 0.75);
+  EXPECT_EQ(standings[0].matches(), 1u);
+  EXPECT_EQ(standings[0].firsts(), 1u);
+  EXPECT_EQ(standings[1].bot(), "b");
+  EXPECT_EQ(standings[1].points(), 0.75);
+  EXPECT_EQ(standings[1].mean_rank(), 1.0);
+  EXPECT_EQ(standings[2].bot(), "c");
+  EXPECT_EQ(standings[2].points(), 0.0);
+  EXPECT_EQ(standings[2].matches(), 1u);
 }
 
 }  // namespace

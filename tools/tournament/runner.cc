@@ -27,6 +27,7 @@
 #include "referee/crypto/ed25519.h"
 #include "referee/games/registry.h"
 #include "referee/service/directory_lock.h"
+#include "referee/tlog/note.h"
 #include "replay/evidence.h"
 #include "replay/html_page.h"
 #include "replay/ordered_pool.h"
@@ -133,6 +134,10 @@ class Runner {
                                    options_.referee_retry);
     if (!link.ok()) return link.status();
     link_ = *std::move(link);
+    // Before Resume, which would set aside every log the wrong key fails.
+    if (!t_.referee().empty()) {
+      if (absl::Status s = CheckRefereeKey(); !s.ok()) return s;
+    }
     if (absl::Status s = Resume(); !s.ok()) return s;
     if (absl::Status s = StartBots(); !s.ok()) {
       StopBots();
@@ -140,6 +145,12 @@ class Runner {
     }
     PlayAll();
     StopBots();
+    if (wrong_key_.load()) {
+      // Nothing is reported against the wrong key; the journal keeps what
+      // was played, for a run with the right one.
+      absl::MutexLock lock(&results_mu_);
+      return absl::FailedPreconditionError(wrong_key_error_);
+    }
     absl::StatusOr<v1::TournamentResults> results = Report();
     link_.reset();
     // The embedded referee's journal retired its files as it stopped: the
@@ -322,6 +333,60 @@ class Runner {
       return absl::OkStatus();
     }
     return WriteFileAtomically(public_file.string(), public_hex);
+  }
+
+  // Fails when the running referee's transparency log checkpoints are
+  // signed with another key than the pinned one (Tournament.referee_key):
+  // its logs are signed with the same key, so none of them would verify.
+  // A referee that gives no checkpoint (it keeps no transparency log, or
+  // cannot sign one now) or one without a readable verifier key is checked
+  // on its first log instead (StopOnWrongKey); one that cannot be reached
+  // (UNAVAILABLE, after the link's retries) fails the run.
+  absl::Status CheckRefereeKey() {
+    absl::StatusOr<v1::TlogCheckpoint> checkpoint = link_->GetCheckpoint();
+    if (checkpoint.status().code() == absl::StatusCode::kUnavailable) {
+      return checkpoint.status();
+    }
+    if (!checkpoint.ok()) return absl::OkStatus();
+    absl::StatusOr<tlog::NoteVerifier> verifier =
+        tlog::ParseVerifierKey(checkpoint->verifier_key());
+    if (verifier.ok() && verifier->public_key != link_->public_key()) {
+      return absl::FailedPreconditionError(WrongKeyMessage(
+          verifier->public_key, "its transparency log checkpoint"));
+    }
+    return absl::OkStatus();
+  }
+
+  // Why a tournament stops on a referee whose key is `actual`, as `source`
+  // shows, where the pinned key is another.
+  std::string WrongKeyMessage(const std::string& actual,
+                              const std::string& source) const {
+    return absl::StrCat(
+        "the referee at ", t_.referee(), " signs with key ", ToHex(actual),
+        " (", source, "), not the pinned referee_key ",
+        ToHex(link_->public_key()),
+        ": none of its logs would verify; pin its key (referee_key, "
+        "--referee_key: the referee.key.pub of its data directory) and run "
+        "again, which resumes");
+  }
+
+  // Stops the tournament (no more matches start; those in flight are
+  // abandoned, played again on resume) when `verdict`, not genuine, is on
+  // a log whose header names another referee key than the pinned one.
+  void StopOnWrongKey(const Verdict& verdict, const std::string& log_file) {
+    if (verdict.kind == Verdict::Kind::kGenuine) return;
+    const std::string& key = verdict.header.referee_public_key();
+    if (key.size() != link_->public_key().size() ||
+        key == link_->public_key()) {
+      return;
+    }
+    {
+      absl::MutexLock lock(&results_mu_);
+      if (wrong_key_.load()) return;
+      wrong_key_error_ = WrongKeyMessage(key, "the header of " + log_file);
+      wrong_key_ = true;
+    }
+    link_->Cancel();
   }
 
   // The label match `index` is created with (its log's Header.label).
@@ -514,7 +579,9 @@ class Runner {
   }
 
   // True when no more matches should start.
-  bool Stopped() const { return interrupted_.load() || sprt_decided_.load(); }
+  bool Stopped() const {
+    return interrupted_.load() || sprt_decided_.load() || wrong_key_.load();
+  }
 
   void PlayAll() {
     start_ = absl::Now();
@@ -643,6 +710,7 @@ class Runner {
     }
     Verdict verdict = VerifyLog(*bytes, PinnedOptions());
     result.set_verdict(Judge(verdict, result));
+    StopOnWrongKey(verdict, result.log_file());
     WritePage(result.log_file(), RenderMatchPage(*bytes, std::move(verdict)));
   }
 
@@ -771,9 +839,13 @@ class Runner {
     const double seconds =
         std::max(1e-3, absl::ToDoubleSeconds(absl::Now() - start_));
     const double rate = played / seconds;
-    const double eta = rate > 0 ? (scheduled_ - done) / rate : 0;
+    // Unknown ("-") until a match of this run has finished.
+    const std::string eta =
+        done >= scheduled_ ? "0 s"
+        : rate > 0 ? absl::StrFormat("%.0f s", (scheduled_ - done) / rate)
+                   : "-";
     const std::string line = absl::StrFormat(
-        "%zu/%u matches  %.1f matches/s  ETA %.0f s  forfeits %zu%s", done,
+        "%zu/%u matches  %.1f matches/s  ETA %s  forfeits %zu%s", done,
         scheduled_, rate, eta, forfeits,
         sprt_decided_.load() ? "  SPRT decided" : "");
     absl::MutexLock lock(&progress_mu_);
@@ -962,6 +1034,8 @@ class Runner {
   std::atomic<bool> playing_done_{false};
   std::atomic<bool> interrupted_{false};
   std::atomic<bool> sprt_decided_{false};
+  // A log named another referee key than the pinned one (StopOnWrongKey).
+  std::atomic<bool> wrong_key_{false};
   absl::Mutex results_mu_;
   std::map<uint32_t, v1::TournamentMatchResult> results_
       ABSL_GUARDED_BY(results_mu_);
@@ -971,6 +1045,7 @@ class Runner {
   int sprt_draws_ = 0;
   int sprt_losses_ = 0;
   std::string sprt_decision_;  // Once sprt_decided_.
+  std::string wrong_key_error_ ABSL_GUARDED_BY(results_mu_);
   absl::Mutex progress_mu_;
 };
 

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <map>
+#include <numeric>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -12,46 +14,93 @@ namespace pyramid {
 
 namespace v1 = ::pyramid::referee::v1;
 
+namespace {
+
+// A bot's standing with its points and rank sum kept exact, for ordering.
+struct Tally {
+  v1::TournamentStanding standing;
+  // Points times the common denominator of every match's seats - 1 (times
+  // 2, for the half points of shared ranks): sums of thirds, fifths, ... as
+  // integers, which tie exactly where the points are equal.
+  uint64_t scaled_points = 0;
+  uint64_t rank_sum = 0;
+};
+
+// The genuine results' seats, as counted below.
+int CountedSeats(const v1::TournamentMatchResult& result) {
+  return std::min(result.outcome().seats_size(), result.seats_size());
+}
+
+}  // namespace
+
 std::vector<v1::TournamentStanding> ComputeStandings(
     const std::vector<std::string>& bots,
     const std::vector<v1::TournamentMatchResult>& results) {
-  std::map<std::string, v1::TournamentStanding> by_name;
-  std::map<std::string, double> rank_sum;
-  for (const std::string& bot : bots) by_name[bot].set_bot(bot);
+  // The points of a match of k seats are half points over 2 (k - 1): over
+  // the least common multiple of those, every sum is exact.
+  uint64_t denominator = 2;
+  for (const v1::TournamentMatchResult& result : results) {
+    if (result.verdict() != "genuine") continue;
+    const int seats = result.outcome().seats_size();
+    if (seats >= 2) {
+      denominator = std::lcm(denominator, 2 * static_cast<uint64_t>(seats - 1));
+    }
+  }
+  std::map<std::string, Tally> by_name;
+  for (const std::string& bot : bots) by_name[bot].standing.set_bot(bot);
   for (const v1::TournamentMatchResult& result : results) {
     if (result.verdict() != "genuine") continue;
     const v1::Outcome& outcome = result.outcome();
     const int seats = outcome.seats_size();
-    for (int i = 0; i < seats && i < result.seats_size(); ++i) {
-      v1::TournamentStanding& s = by_name[result.seats(i)];
+    for (int i = 0; i < CountedSeats(result); ++i) {
+      Tally& tally = by_name[result.seats(i)];
+      v1::TournamentStanding& s = tally.standing;
+      s.set_bot(result.seats(i));
       const uint32_t rank = outcome.seats(i).rank();
-      double beaten = 0;
+      uint64_t halves = 0;  // Half points: 2 per seat beaten, 1 per tie.
       for (int j = 0; j < seats; ++j) {
         if (j == i) continue;
         const uint32_t other = outcome.seats(j).rank();
-        beaten += other > rank ? 1.0 : other == rank ? 0.5 : 0.0;
+        halves += other > rank ? 2 : other == rank ? 1 : 0;
       }
       s.set_matches(s.matches() + 1);
-      s.set_points(s.points() + beaten / (seats - 1));
+      if (seats >= 2) {
+        tally.scaled_points += halves * (denominator / (2 * (seats - 1)));
+      }
       if (rank == 1) s.set_firsts(s.firsts() + 1);
       if (outcome.seats(i).forfeited()) s.set_forfeits(s.forfeits() + 1);
-      rank_sum[result.seats(i)] += rank;
+      tally.rank_sum += rank;
     }
   }
-  std::vector<v1::TournamentStanding> standings;
-  for (auto& [name, s] : by_name) {
-    if (s.matches() > 0) s.set_mean_rank(rank_sum[name] / s.matches());
-    standings.push_back(s);
+  std::vector<Tally> tallies;
+  for (auto& [name, tally] : by_name) {
+    v1::TournamentStanding& s = tally.standing;
+    // One division each: equal exact values give equal doubles.
+    s.set_points(static_cast<double>(tally.scaled_points) /
+                 static_cast<double>(denominator));
+    if (s.matches() > 0) {
+      s.set_mean_rank(static_cast<double>(tally.rank_sum) / s.matches());
+    }
+    tallies.push_back(std::move(tally));
   }
-  std::sort(
-      standings.begin(), standings.end(),
-      [](const v1::TournamentStanding& a, const v1::TournamentStanding& b) {
-        if (a.points() != b.points()) return a.points() > b.points();
-        if (a.mean_rank() != b.mean_rank()) {
-          return a.mean_rank() < b.mean_rank();
-        }
-        return a.bot() < b.bot();
-      });
+  // Points and mean ranks compared exactly, so that equal scores fall to
+  // the name (a bot without matches has mean rank 0, as its standing
+  // shows).
+  std::sort(tallies.begin(), tallies.end(), [](const Tally& a, const Tally& b) {
+    if (a.scaled_points != b.scaled_points) {
+      return a.scaled_points > b.scaled_points;
+    }
+    const uint64_t a_matches = a.standing.matches();
+    const uint64_t b_matches = b.standing.matches();
+    if (a_matches == 0 || b_matches == 0) {
+      if (a_matches != b_matches) return a_matches == 0;
+    } else if (a.rank_sum * b_matches != b.rank_sum * a_matches) {
+      return a.rank_sum * b_matches < b.rank_sum * a_matches;
+    }
+    return a.standing.bot() < b.standing.bot();
+  });
+  std::vector<v1::TournamentStanding> standings;
+  for (Tally& tally : tallies) standings.push_back(std::move(tally.standing));
   return standings;
 }
 

@@ -10,7 +10,9 @@
 namespace pyramid {
 
 // One standing per bot (in `bots` order's names), best first (by points,
-// then mean rank, then name). Only results whose verdict is "genuine" count.
+// then mean rank, then name; points and mean ranks are compared exactly,
+// so equal ones tie whatever the order of the matches). Only results whose
+// verdict is "genuine" count.
 std::vector<referee::v1::TournamentStanding> ComputeStandings(
     const std::vector<std::string>& bots,
     const std::vector<referee::v1::TournamentMatchResult>& results);

@@ -97,9 +97,8 @@ absl::Status CheckFormat(const v1::Tournament& t) {
           "sprt: an SPRT needs exactly 2 bots, 2 seats and the round-robin "
           "format");
     }
-    if (absl::Status s = ValidateSprt(t.sprt()); !s.ok()) {
-      return absl::InvalidArgumentError(absl::StrCat("sprt: ", s.message()));
-    }
+    // INVALID_ARGUMENT, its message naming the field ("sprt: ...").
+    if (absl::Status s = ValidateSprt(t.sprt()); !s.ok()) return s;
   }
   if (t.format() == v1::SWISS) {
     if (t.seats() != 2) {

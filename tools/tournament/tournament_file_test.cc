@@ -68,6 +68,17 @@ TEST(TournamentFileTest, EveryBadFieldIsNamed) {
   }
 }
 
+// The SPRT's own checks name the field once.
+TEST(TournamentFileTest, ABadSprtIsNamedOnce) {
+  const absl::Status s = Check(
+      "game { game: \"pyramid_scheme\" }\n"
+      "bots { name: \"a\" command: \"bot\" }\n"
+      "bots { name: \"b\" command: \"bot\" }\n"
+      "sprt { elo0: 10 elo1: 0 }\n");
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(s.message(), "sprt: elo1 (0) must exceed elo0 (10)");
+}
+
 TEST(TournamentFileTest, AScheduleTooLargeIsRefusedBeforeItIsListed) {
   // C(1000, 3) * 3 rotations: about 5 * 10^8 matches.
   absl::StatusOr<std::vector<ScheduledMatch>> huge =

@@ -14,13 +14,16 @@
 // and each bot's output under the output directory. Run again on the same
 // output directory, it resumes. SIGINT or SIGTERM stops it cleanly (resumable).
 // Exit status: 0 when every scheduled match was played (or skipped by a decided
-// SPRT) and its log verified; 1 otherwise; 2 for a bad tournament file or
-// flags; 130 when interrupted.
+// SPRT) and its log verified; 1 otherwise (and for an unknown flag or a value
+// of the wrong type, which Abseil's parser refuses); 2 for a bad tournament
+// file or flag value; 130 when interrupted.
 #include <signal.h>
 #include <unistd.h>
 
 #include <csignal>
+#include <cstdint>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,10 +43,13 @@
 #include "tools/tournament/standings.h"
 #include "tools/tournament/tournament_file.h"
 
-ABSL_FLAG(int, concurrency, 0, "Matches in flight at once (overrides).");
-ABSL_FLAG(int, rounds, 0, "Times the schedule is played (overrides).");
+ABSL_FLAG(std::optional<int>, concurrency, std::nullopt,
+          "Matches in flight at once, at least 1 (overrides).");
+ABSL_FLAG(std::optional<int>, rounds, std::nullopt,
+          "Times the schedule is played, at least 1 (overrides).");
 ABSL_FLAG(std::string, output_dir, "", "Output directory (overrides).");
-ABSL_FLAG(int64_t, seed, -1, "Order seed (overrides).");
+ABSL_FLAG(std::optional<int64_t>, seed, std::nullopt,
+          "Order seed, 0 or more (overrides).");
 ABSL_FLAG(std::string, format, "",
           "round_robin, gauntlet or swiss (overrides).");
 ABSL_FLAG(std::string, sprt, "",
@@ -57,7 +63,8 @@ ABSL_FLAG(std::string, signing_key_file, "",
           "OUTPUT.referee.key, beside the output directory, never in it).");
 ABSL_FLAG(int, referee_retry_s, 300,
           "While the running referee cannot be reached (it restarts), retry "
-          "with backoff for at most this many seconds before a match fails.");
+          "with backoff for at most this many seconds (0 or more) before a "
+          "match fails.");
 
 namespace pyramid {
 namespace {
@@ -85,21 +92,37 @@ bool ApplySprtFlag(const std::string& flag, v1::Tournament& tournament) {
   return true;
 }
 
+// OK when the numeric flag `name`, if given, is at least `least`.
+template <typename T>
+absl::Status CheckAtLeast(const char* name, const std::optional<T>& value,
+                          T least) {
+  if (!value.has_value() || *value >= least) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat("--", name, " must be at least ", least, ", not ", *value));
+}
+
 // The flags that override the tournament file, applied to `tournament`.
-// INVALID_ARGUMENT for a bad --format or --sprt.
+// INVALID_ARGUMENT for a bad value: --concurrency or --rounds below 1, a
+// negative --seed or --referee_retry_s, a bad --format or --sprt.
 absl::Status ApplyFlags(v1::Tournament& tournament) {
-  if (absl::GetFlag(FLAGS_concurrency) > 0) {
-    tournament.set_concurrency(absl::GetFlag(FLAGS_concurrency));
+  const std::optional<int> concurrency = absl::GetFlag(FLAGS_concurrency);
+  const std::optional<int> rounds = absl::GetFlag(FLAGS_rounds);
+  const std::optional<int64_t> seed = absl::GetFlag(FLAGS_seed);
+  for (absl::Status s :
+       {CheckAtLeast("concurrency", concurrency, 1),
+        CheckAtLeast("rounds", rounds, 1),
+        CheckAtLeast<int64_t>("seed", seed, 0),
+        CheckAtLeast("referee_retry_s",
+                     std::optional<int>(absl::GetFlag(FLAGS_referee_retry_s)),
+                     0)}) {
+    if (!s.ok()) return s;
   }
-  if (absl::GetFlag(FLAGS_rounds) > 0) {
-    tournament.set_rounds(absl::GetFlag(FLAGS_rounds));
-  }
+  if (concurrency.has_value()) tournament.set_concurrency(*concurrency);
+  if (rounds.has_value()) tournament.set_rounds(*rounds);
   if (!absl::GetFlag(FLAGS_output_dir).empty()) {
     tournament.set_output_dir(absl::GetFlag(FLAGS_output_dir));
   }
-  if (absl::GetFlag(FLAGS_seed) >= 0) {
-    tournament.set_seed(absl::GetFlag(FLAGS_seed));
-  }
+  if (seed.has_value()) tournament.set_seed(*seed);
   const std::string format = absl::GetFlag(FLAGS_format);
   if (format == "round_robin") {
     tournament.set_format(v1::ROUND_ROBIN);
