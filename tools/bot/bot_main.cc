@@ -3,24 +3,40 @@
 // commit-reveal, on one Play stream (so one process plays any number of
 // matches at once).
 //
-//   bot --referee=127.0.0.1:50051 --token_file=FILE
+//   bot [--referee=127.0.0.1:50051] [--token_file=FILE]
 //       [--strategy=random|heuristic] [--game=rock_paper_pyramid]
 //       [--matches=N] [--key_file=FILE]
 //
-// The token comes from --token_file, else $PYRAMID_TOKEN.
+// As the client kits do (docs/writing-a-bot.md): the referee is --referee,
+// else $PYRAMID_REFEREE, else 127.0.0.1:50051; the token is read from
+// --token_file, else from the file $PYRAMID_TOKEN_FILE names, else it is
+// $PYRAMID_TOKEN itself (the tournament runner sets PYRAMID_REFEREE and
+// PYRAMID_TOKEN_FILE). An empty flag or variable counts as not given.
+//
+// SIGINT and SIGTERM (which the tournament runner sends its bots at the
+// end) stop the bot cleanly: it cancels its stream, prints its summary line
+// and exits 0 unless the referee reported an error to it.
+#include <semaphore.h>
+#include <signal.h>
+
 #include <algorithm>
+#include <atomic>
+#include <cerrno>
 #include <cstdlib>
 #include <iostream>
 #include <map>
 #include <memory>
 #include <string>
+#include <thread>
 #include <tuple>
 #include <vector>
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_join.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "google/protobuf/arena.h"
@@ -35,9 +51,12 @@
 #include "referee/crypto/sha256.h"
 #include "tools/bot/strategy.h"
 
-ABSL_FLAG(std::string, referee, "127.0.0.1:50051", "Referee address.");
+ABSL_FLAG(std::string, referee, "",
+          "Referee address, HOST:PORT (default: $PYRAMID_REFEREE, else "
+          "127.0.0.1:50051).");
 ABSL_FLAG(std::string, token_file, "",
-          "File holding a seat or bot token (default: $PYRAMID_TOKEN).");
+          "File holding a seat or bot token (default: the file "
+          "$PYRAMID_TOKEN_FILE names, else the token in $PYRAMID_TOKEN).");
 ABSL_FLAG(std::string, strategy, "random",
           "How to choose actions: random, or heuristic "
           "(docs/bot-strategies.md).");
@@ -55,9 +74,9 @@ ABSL_FLAG(std::string, seed, "",
           "and seed contributions always use the system's randomness.");
 ABSL_FLAG(bool, quiet, false, "Print only errors.");
 ABSL_FLAG(int, reconnect_for_s, 300,
-          "When the stream to the referee breaks, reconnect with backoff "
-          "(100 ms doubling to 5 s) for at most this many seconds "
-          "(0: exit at once).");
+          "When the stream to the referee breaks (or the referee cannot be "
+          "reached), reconnect with backoff (100 ms doubling to 5 s) for at "
+          "most this many seconds (0: exit at once, with status 1).");
 ABSL_FLAG(bool, observation_once, true,
           "Ask the referee to send each view once (the Play stream feature "
           "observation-once, docs/protocol.md): a DecisionRequest then "
@@ -80,23 +99,32 @@ class Bot {
       std::optional<SigningKey> key)
       : strategy_(std::move(strategy)), stream_(seed), key_(std::move(key)) {}
 
-  // Plays until the referee closes the stream or enough matches have
-  // ended. When the stream breaks (the referee restarts, the network
-  // drops), reconnects with the same token, with exponential backoff, for
-  // at most --reconnect_for_s: the referee then sends again what each seat
-  // owes, and the salts of commitments made before are still here. Returns
-  // the process exit code.
+  // Plays until the referee closes the stream, enough matches have ended
+  // or Stop is called. When the stream breaks (the referee restarts, the
+  // network drops), reconnects with the same token, with exponential
+  // backoff, for at most --reconnect_for_s (0: not at all): the referee then
+  // sends again what each seat owes, and the salts of commitments made
+  // before are still here. Returns the process exit code: 0 when it ended
+  // without a PlayError (stopped, done, or the stream closed by the
+  // referee), else 1. Every end but giving up prints the summary line.
   int Run(grpc::Channel& channel, v1::Referee::Stub& stub,
           const std::string& token) {
     const int want = absl::GetFlag(FLAGS_matches);
+    const absl::Duration reconnect_for =
+        absl::Seconds(absl::GetFlag(FLAGS_reconnect_for_s));
     absl::Duration backoff = absl::Milliseconds(100);
     absl::Time broken_since = absl::InfiniteFuture();
     grpc::Status status;
-    while (true) {
+    while (!Stopping()) {
       const size_t read = reads_;
       status = PlayOnce(stub, token, want);
       if (want > 0 && ended_ >= want) break;
-      if (status.ok() || !Retryable(status)) break;
+      if (Stopping() || status.ok() || !Retryable(status)) break;
+      if (reconnect_for == absl::ZeroDuration()) {
+        std::cerr << "bot: stream ended (" << status.error_message()
+                  << "); not reconnecting (--reconnect_for_s=0)\n";
+        return 1;
+      }
       const absl::Time now = absl::Now();
       if (reads_ > read) {  // It had connected: a fresh outage.
         broken_since = now;
@@ -104,8 +132,7 @@ class Bot {
       } else if (broken_since == absl::InfiniteFuture()) {
         broken_since = now;
       }
-      if (now - broken_since >
-          absl::Seconds(absl::GetFlag(FLAGS_reconnect_for_s))) {
+      if (now - broken_since > reconnect_for) {
         std::cerr << "bot: giving up after "
                   << absl::FormatDuration(now - broken_since)
                   << " without the referee: " << status.error_message() << "\n";
@@ -116,21 +143,35 @@ class Bot {
                   << "); reconnecting in " << absl::FormatDuration(backoff)
                   << "\n";
       }
-      absl::SleepFor(backoff);
+      if (WaitUnlessStopped(backoff)) break;
       backoff = std::min(backoff * 2, absl::Seconds(5));
       // Connect now (a failed channel otherwise waits out gRPC's own
-      // backoff and fails every call at once meanwhile).
-      channel.WaitForConnected(absl::ToChronoTime(absl::Now() + backoff));
+      // backoff and fails every call at once meanwhile), in slices so
+      // that Stop is heard.
+      const absl::Time until = absl::Now() + backoff;
+      while (!Stopping() && absl::Now() < until &&
+             !channel.WaitForConnected(absl::ToChronoTime(
+                 std::min(until, absl::Now() + absl::Milliseconds(100))))) {
+      }
     }
-    if (!status.ok() && status.error_code() != grpc::StatusCode::CANCELLED) {
+    if (!Stopping() && !status.ok() &&
+        status.error_code() != grpc::StatusCode::CANCELLED) {
       std::cerr << "bot: stream ended: " << status.error_message() << "\n";
       return 1;
     }
     if (!absl::GetFlag(FLAGS_quiet)) {
       std::cout << "bot: " << ended_ << " match(es) ended, " << errors_
-                << " error(s)\n";
+                << " error(s)" << std::endl;
     }
     return errors_ == 0 ? 0 : 1;
+  }
+
+  // Ends Run from any thread: cancels the stream in progress and the wait
+  // between reconnections. Run then prints its summary line and returns.
+  void Stop() {
+    absl::MutexLock lock(&mutex_);
+    stopping_ = true;
+    if (context_ != nullptr) context_->TryCancel();
   }
 
  private:
@@ -147,10 +188,43 @@ class Bot {
     }
   }
 
-  // One Play stream, until it ends or `want` matches have ended.
+  // Whether Stop was called.
+  bool Stopping() {
+    absl::MutexLock lock(&mutex_);
+    return stopping_;
+  }
+
+  // Waits `duration`; true when Stop was called (then at once).
+  bool WaitUnlessStopped(absl::Duration duration) {
+    absl::MutexLock lock(&mutex_);
+    return mutex_.AwaitWithTimeout(absl::Condition(&stopping_), duration);
+  }
+
+  // Makes `context` the one Stop cancels (null: none); false (and nothing
+  // changed) when Stop was called already.
+  bool SetContext(grpc::ClientContext* context) {
+    absl::MutexLock lock(&mutex_);
+    if (stopping_ && context != nullptr) return false;
+    context_ = context;
+    return true;
+  }
+
+  // One Play stream, until it ends, `want` matches have ended or Stop is
+  // called (CANCELLED).
   grpc::Status PlayOnce(v1::Referee::Stub& stub, const std::string& token,
                         int want) {
     grpc::ClientContext context;
+    if (!SetContext(&context)) {
+      return grpc::Status(grpc::StatusCode::CANCELLED, "stopped");
+    }
+    grpc::Status status = PlayOn(stub, context, token, want);
+    SetContext(nullptr);
+    return status;
+  }
+
+  // PlayOnce on `context`.
+  grpc::Status PlayOn(v1::Referee::Stub& stub, grpc::ClientContext& context,
+                      const std::string& token, int want) {
     context.AddMetadata("authorization", "Bearer " + token);
     std::vector<std::string> features;
     if (absl::GetFlag(FLAGS_observation_once)) {
@@ -239,11 +313,13 @@ class Bot {
       case v1::PlayResponse::kMatchEnded: {
         const v1::MatchEnded& ended = response.match_ended();
         ++ended_;
+        // Flushed line by line: under the tournament runner the output is a
+        // file, and a line must outlive a crash of the bot.
         if (!absl::GetFlag(FLAGS_quiet)) {
           const v1::SeatOutcome& mine = ended.outcome().seats(ended.seat());
           std::cout << "match " << ended.match_id() << " seat " << ended.seat()
                     << ": rank " << mine.rank() << ", score " << mine.score()
-                    << (mine.forfeited() ? " (forfeited)" : "") << "\n";
+                    << (mine.forfeited() ? " (forfeited)" : "") << std::endl;
         }
         // Forget whatever this match still had pending.
         for (auto it = pending_.begin(); it != pending_.end();) {
@@ -258,13 +334,23 @@ class Bot {
         views_[{result.match_id(), result.seat()}] = result.observation();
         return;
       }
-      case v1::PlayResponse::kError:
+      case v1::PlayResponse::kError: {
+        const v1::PlayError& error = response.error();
         ++errors_;
-        std::cerr << "bot: match " << response.error().match_id() << " seat "
-                  << response.error().seat() << " decision "
-                  << response.error().decision_id() << ": "
-                  << response.error().message() << "\n";
+        std::cerr << "bot: match " << error.match_id() << " seat "
+                  << error.seat() << " decision " << error.decision_id() << ": "
+                  << error.message();
+        // Without --key_file the bot signs nothing, so a refused signature
+        // means the seat was registered with a public key.
+        if (!key_ && error.code() == grpc::StatusCode::INVALID_ARGUMENT &&
+            absl::StrContains(error.message(), "signature")) {
+          std::cerr << " (the seat is registered with a public key, so its "
+                       "commits must be signed: pass its secret key with "
+                       "--key_file)";
+        }
+        std::cerr << "\n";
         return;
+      }
       case v1::PlayResponse::kCommitAck:
         if (++acked_commits_ == absl::GetFlag(FLAGS_crash_after_commits)) {
           std::cerr << "bot: exiting on purpose after " << acked_commits_
@@ -369,6 +455,10 @@ class Bot {
     outbox_.push_back(std::move(message));
   }
 
+  absl::Mutex mutex_;
+  bool stopping_ ABSL_GUARDED_BY(mutex_) = false;
+  // The context of the Play stream in progress, for Stop to cancel.
+  grpc::ClientContext* context_ ABSL_GUARDED_BY(mutex_) = nullptr;
   std::unique_ptr<Strategy> strategy_;
   RandomStream stream_;
   std::optional<SigningKey> key_;
@@ -389,13 +479,31 @@ class Bot {
   int acked_commits_ = 0;
 };
 
-// The token from --token_file or $PYRAMID_TOKEN; empty (after a message)
-// when there is none.
+// The value of the environment variable `name`; empty when it is not set.
+std::string Env(const char* name) {
+  const char* value = std::getenv(name);
+  return value == nullptr ? "" : value;
+}
+
+// The referee's address: --referee, else $PYRAMID_REFEREE, else
+// 127.0.0.1:50051.
+std::string RefereeAddress() {
+  std::string address = absl::GetFlag(FLAGS_referee);
+  if (address.empty()) address = Env("PYRAMID_REFEREE");
+  if (address.empty()) address = "127.0.0.1:50051";
+  return address;
+}
+
+// The token in the file --token_file names, else in the file
+// $PYRAMID_TOKEN_FILE names, else in $PYRAMID_TOKEN, as the client kits
+// read it; empty (after a message) when there is none.
 std::string ReadToken() {
-  const std::string file = absl::GetFlag(FLAGS_token_file);
-  const char* env = std::getenv("PYRAMID_TOKEN");
-  if (file.empty() && env == nullptr) {
-    std::cerr << "bot: give a token with --token_file or $PYRAMID_TOKEN\n";
+  std::string file = absl::GetFlag(FLAGS_token_file);
+  if (file.empty()) file = Env("PYRAMID_TOKEN_FILE");
+  const std::string env = Env("PYRAMID_TOKEN");
+  if (file.empty() && env.empty()) {
+    std::cerr << "bot: no token: give --token_file, or set "
+                 "$PYRAMID_TOKEN_FILE or $PYRAMID_TOKEN\n";
     return "";
   }
   absl::StatusOr<std::string> token =
@@ -406,6 +514,60 @@ std::string ReadToken() {
   }
   return *std::move(token);
 }
+
+// SIGINT and SIGTERM stop the bot (Bot::Stop). The handler only records
+// the signal and posts a semaphore, both async-signal-safe; the thread of a
+// StopOnSignals waits on the semaphore and calls Stop. A second signal
+// changes nothing.
+std::atomic<int> stop_signal{0};
+sem_t stop_semaphore;
+
+extern "C" void OnStopSignal(int signal) {
+  const int saved_errno = errno;
+  stop_signal.store(signal);
+  sem_post(&stop_semaphore);
+  errno = saved_errno;
+}
+
+class StopOnSignals {
+ public:
+  // Installs the handler for SIGINT and SIGTERM; once either arrives
+  // (before or after this), `bot`.Stop() is called, once.
+  explicit StopOnSignals(Bot& bot) : bot_(bot) {
+    thread_ = std::thread([this] {
+      while (sem_wait(&stop_semaphore) != 0) {  // EINTR: a signal came.
+      }
+      if (stop_signal.load() == 0) return;  // Destroyed before any signal.
+      if (!absl::GetFlag(FLAGS_quiet)) {
+        std::cerr << "bot: stopping on signal " << stop_signal.load() << "\n";
+      }
+      bot_.Stop();
+    });
+  }
+  StopOnSignals(const StopOnSignals&) = delete;
+  StopOnSignals& operator=(const StopOnSignals&) = delete;
+
+  ~StopOnSignals() {
+    sem_post(&stop_semaphore);  // Wakes the thread if no signal did.
+    thread_.join();
+  }
+
+  // Call once, before any signal can be wanted: from then on SIGINT and
+  // SIGTERM no longer end the process but are recorded for the thread.
+  static void InstallHandler() {
+    sem_init(&stop_semaphore, 0, 0);
+    struct sigaction action = {};
+    action.sa_handler = OnStopSignal;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESTART;
+    sigaction(SIGINT, &action, nullptr);
+    sigaction(SIGTERM, &action, nullptr);
+  }
+
+ private:
+  Bot& bot_;
+  std::thread thread_;
+};
 
 // Insecure credentials, or TLS with --tls_ca's roots; null (after a
 // message) when those cannot be read.
@@ -427,6 +589,7 @@ std::shared_ptr<grpc::ChannelCredentials> Credentials() {
 }
 
 int Main() {
+  StopOnSignals::InstallHandler();
   if (absl::GetFlag(FLAGS_matches) < 0 ||
       absl::GetFlag(FLAGS_reconnect_for_s) < 0 ||
       absl::GetFlag(FLAGS_crash_after_commits) < 0) {
@@ -434,14 +597,14 @@ int Main() {
                  "are not negative\n";
     return 2;
   }
-  const std::string token = ReadToken();
-  if (token.empty()) return 2;
   absl::StatusOr<std::unique_ptr<Strategy>> strategy =
       MakeStrategy(absl::GetFlag(FLAGS_game), absl::GetFlag(FLAGS_strategy));
   if (!strategy.ok()) {
     std::cerr << "bot: " << strategy.status().message() << "\n";
     return 2;
   }
+  const std::string token = ReadToken();
+  if (token.empty()) return 2;
   std::optional<SigningKey> key;
   if (!absl::GetFlag(FLAGS_key_file).empty()) {
     absl::StatusOr<SigningKey> read =
@@ -468,10 +631,10 @@ int Main() {
   grpc::ChannelArguments args;
   args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 2000);
-  auto channel = grpc::CreateCustomChannel(absl::GetFlag(FLAGS_referee),
-                                           credentials, args);
+  auto channel = grpc::CreateCustomChannel(RefereeAddress(), credentials, args);
   auto stub = v1::Referee::NewStub(channel);
   Bot bot(*std::move(strategy), Sha256(seed_bytes), std::move(key));
+  StopOnSignals stop_on_signals(bot);
   return bot.Run(*channel, *stub, token);
 }
 
@@ -479,7 +642,10 @@ int Main() {
 }  // namespace pyramid
 
 int main(int argc, char** argv) {
-  pyramid::InitFlagsOnlyProgram(argc, argv,
-                                "The reference bot for the pyramid referee.");
+  pyramid::InitFlagsOnlyProgram(
+      argc, argv,
+      "The reference bot for the pyramid referee. SIGINT or SIGTERM stops "
+      "it cleanly: it prints its summary line and exits 0 (1 if the referee "
+      "reported an error to it).");
   return pyramid::Main();
 }

@@ -46,8 +46,15 @@ absl::StatusOr<std::unique_ptr<Strategy>> MakeStrategy(
        game == kRpp)) {
     return std::make_unique<HeuristicStrategy>();
   }
+  if (name == "heuristic") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("no heuristic strategy for game \"", game,
+                     "\" (there is one for ", kRpp, ", ", kShambo, ", ",
+                     kFlaming, " and ", kScheme, "); random plays every game"));
+  }
   return absl::InvalidArgumentError(
-      absl::StrCat("unknown strategy \"", name, "\" for game \"", game, "\""));
+      absl::StrCat("unknown strategy \"", name,
+                   "\": the strategies are random and heuristic"));
 }
 
 }  // namespace pyramid

@@ -19,7 +19,8 @@ namespace v1 = ::pyramid::referee::v1;
 //   "heuristic"  the game's heuristic strategy (docs/bot-strategies.md).
 //                With an empty `game` it plays each request by its own
 //                game, so one bot can serve a stream that mixes games.
-// INVALID_ARGUMENT for any other name or game.
+// INVALID_ARGUMENT for any other name or game, with a message that names
+// the strategies there are (and never an empty game).
 absl::StatusOr<std::unique_ptr<Strategy>> MakeStrategy(const std::string& game,
                                                        const std::string& name);
 

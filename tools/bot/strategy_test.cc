@@ -53,6 +53,22 @@ TEST(MakeStrategyTest, KnowsRandomAndHeuristicForEveryGame) {
   EXPECT_FALSE(MakeStrategy("chess", "heuristic").ok());
 }
 
+// A refused name is answered with the strategies there are, and never with
+// an empty game name (the bot's --game is empty by default).
+TEST(MakeStrategyTest, RefusalNamesTheStrategies) {
+  const std::string unknown(MakeStrategy("", "bogus").status().message());
+  EXPECT_EQ(unknown,
+            "unknown strategy \"bogus\": the strategies are random and "
+            "heuristic");
+  const std::string no_heuristic(
+      MakeStrategy("chess", "heuristic").status().message());
+  EXPECT_NE(no_heuristic.find("no heuristic strategy for game \"chess\""),
+            std::string::npos)
+      << no_heuristic;
+  EXPECT_NE(no_heuristic.find("random plays every game"), std::string::npos)
+      << no_heuristic;
+}
+
 // The bot's stream may carry several games: one `heuristic` made without a
 // game plays each request by the request's own game.
 TEST(MakeStrategyTest, OneHeuristicPlaysEveryGame) {
