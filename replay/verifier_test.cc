@@ -1143,7 +1143,7 @@ TEST(VerifierTest, ForgedSeatSignatureIsRejected) {
                  "the commit signature does not verify");
   sig.clear();
   ExpectRejected(Verify(Reframe(records)), commit,
-                 "the commit signature does not verify");
+                 "the seat has a key: its commits must be signed");
 }
 
 TEST(VerifierTest, SkippingSignatureChecksStillReplays) {

@@ -332,8 +332,8 @@ absl::StatusOr<CorpusSpec> SpecFor(const std::string& id) {
   if (spec.min_seats < (*game)->min_seats() ||
       spec.max_seats > (*game)->max_seats()) {
     return absl::InvalidArgumentError(
-        absl::StrCat("--seats: ", id, " takes ", (*game)->min_seats(), " to ",
-                     (*game)->max_seats(), " seats"));
+        absl::StrCat("--seats: ", id, " takes ",
+                     SeatCounts((*game)->description()), " seats"));
   }
   spec.description = absl::StrCat(spec.game->name, " logs");
   if ((*game)->min_seats() != (*game)->max_seats()) {

@@ -79,6 +79,9 @@ absl::Status Decision::CheckCommit(int seat, std::string_view match_id,
       return absl::InvalidArgumentError(
           "the seat has no key: commits must not be signed");
     }
+  } else if (check_signature && signature.empty()) {
+    return absl::InvalidArgumentError(
+        "the seat has a key: its commits must be signed (no signature)");
   } else if (check_signature &&
              !VerifySignature(
                  std::string(seat_key),

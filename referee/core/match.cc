@@ -29,10 +29,8 @@ absl::StatusOr<std::unique_ptr<Match>> Match::Create(
   if (!game.ok()) return game.status();
   const int seats = static_cast<int>(config.seats.size());
   if (seats < (*game)->min_seats() || seats > (*game)->max_seats()) {
-    const int min = (*game)->min_seats(), max = (*game)->max_seats();
     return absl::InvalidArgumentError(absl::StrCat(
-        config.game.game(), " takes ",
-        min == max ? absl::StrCat(min) : absl::StrCat(min, " to ", max),
+        config.game.game(), " takes ", SeatCounts((*game)->description()),
         " seats, not ", seats));
   }
   for (const v1::Seat& seat : config.seats) {

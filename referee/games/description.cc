@@ -103,6 +103,13 @@ absl::StatusOr<OptionValues> ResolveOptions(const GameDescription& description,
   return values;
 }
 
+std::string SeatCounts(const GameDescription& description) {
+  if (description.min_seats == description.max_seats) {
+    return absl::StrCat(description.min_seats);
+  }
+  return absl::StrCat(description.min_seats, " to ", description.max_seats);
+}
+
 std::vector<std::string> OptionHelp(const GameDescription& description) {
   std::vector<std::string> lines;
   for (const OptionDescription& option : description.options) {

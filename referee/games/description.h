@@ -89,6 +89,10 @@ absl::StatusOr<OptionValues> ResolveOptions(const GameDescription& description,
 // "max_turns (0 to 100000, 0 = 500): move limit in seat turns".
 std::vector<std::string> OptionHelp(const GameDescription& description);
 
+// The seat counts a game takes, as messages name them: "3" for a game of
+// exactly three seats, "2 to 10" for a range.
+std::string SeatCounts(const GameDescription& description);
+
 }  // namespace pyramid
 
 #endif  // PYRAMID_REFEREE_GAMES_DESCRIPTION_H_

@@ -76,6 +76,14 @@ TEST(RegistryTest, MakeGameTakesEachDescriptionsSeatsAndLatestVersion) {
   EXPECT_EQ(MakeGame(unknown).status().code(), absl::StatusCode::kNotFound);
 }
 
+// Messages name a fixed seat count alone and a range as one.
+TEST(RegistryTest, SeatCountsNameAFixedCountAlone) {
+  ASSERT_NE(FindGame("rock_paper_pyramid"), nullptr);
+  ASSERT_NE(FindGame("pyramid_shambo"), nullptr);
+  EXPECT_EQ(SeatCounts(*FindGame("rock_paper_pyramid")), "3");
+  EXPECT_EQ(SeatCounts(*FindGame("pyramid_shambo")), "2 to 10");
+}
+
 TEST(RegistryTest, OptionsAreResolvedAndCheckedFromTheDescription) {
   v1::GameConfig config;
   config.set_game("flaming_pyramids");

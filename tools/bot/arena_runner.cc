@@ -103,9 +103,9 @@ absl::StatusOr<std::vector<StrategyResult>> RunArena(
   if (!game.ok()) return game.status();
   const int seats = options.seats;
   if (seats < (*game)->min_seats() || seats > (*game)->max_seats()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(options.game.game(), " takes ", (*game)->min_seats(),
-                     " to ", (*game)->max_seats(), " seats, not ", seats));
+    return absl::InvalidArgumentError(absl::StrCat(
+        options.game.game(), " takes ", SeatCounts((*game)->description()),
+        " seats, not ", seats));
   }
   if (static_cast<int>(options.strategies.size()) != seats) {
     return absl::InvalidArgumentError(

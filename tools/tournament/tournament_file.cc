@@ -130,8 +130,8 @@ absl::Status NormalizeTournament(v1::Tournament& t) {
   if (t.seats() < static_cast<uint32_t>((*game)->min_seats()) ||
       t.seats() > static_cast<uint32_t>((*game)->max_seats())) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "seats: ", t.game().game(), " takes ", (*game)->min_seats(), " to ",
-        (*game)->max_seats(), " seats, not ", t.seats()));
+        "seats: ", t.game().game(), " takes ",
+        SeatCounts((*game)->description()), " seats, not ", t.seats()));
   }
   if (t.rounds() == 0) t.set_rounds(1);
   if (t.concurrency() == 0) t.set_concurrency(8);
