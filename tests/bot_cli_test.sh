@@ -29,18 +29,6 @@ LIMIT=20 # Seconds any one wait may take.
 source "${BASH_SOURCE%/*}/e2e_lib.sh"
 need_built referee bot refctl keygen
 
-# reap PID: waits at most $LIMIT seconds for PID (a child of this shell) to
-# exit; sets $status to its exit status.
-reap() {
-  local deadline=$((SECONDS + LIMIT))
-  while kill -0 "$1" 2>/dev/null; do
-    ((SECONDS < deadline)) || fail "${names[$1]} still running after ${LIMIT}s"
-    sleep 0.05
-  done
-  status=0
-  wait "$1" || status=$?
-}
-
 # wait_until MESSAGE CMD...: runs CMD every 50 ms until it succeeds; fails
 # with MESSAGE after $LIMIT seconds.
 wait_until() {

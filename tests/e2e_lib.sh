@@ -68,15 +68,25 @@ spawn() {
   names[$last_pid]=$name
 }
 
+# reap PID [DEADLINE]: waits until PID (a child of this shell) exits, failing
+# if it still runs at DEADLINE (in $SECONDS; default $LIMIT seconds from
+# now); sets $status to its exit status.
+reap() {
+  local deadline=${2:-$((SECONDS + LIMIT))}
+  while kill -0 "$1" 2>/dev/null; do
+    ((SECONDS < deadline)) || fail "${names[$1]} still running after ${LIMIT}s"
+    sleep 0.05
+  done
+  status=0
+  wait "$1" || status=$?
+}
+
+# wait_for PID...: waits for every PID to exit with status 0 within $LIMIT
+# seconds in all.
 wait_for() {
   local deadline=$((SECONDS + LIMIT)) pid status
   for pid in "$@"; do
-    while kill -0 "$pid" 2>/dev/null; do
-      ((SECONDS < deadline)) || fail "${names[$pid]} still running after ${LIMIT}s"
-      sleep 0.05
-    done
-    status=0
-    wait "$pid" || status=$?
+    reap "$pid" "$deadline"
     ((status == 0)) || fail "${names[$pid]} exited with status $status"
   done
 }
