@@ -4,7 +4,7 @@
 #
 #  0. The shipped stubs match proto/ (generate_stubs.sh --check); the kit
 #     installs as documented, offline, into a fresh venv:
-#       python3 -m venv --system-site-packages VENV
+#       /usr/bin/python3 -m venv --system-site-packages VENV
 #       VENV/bin/pip install --no-build-isolation tools/clients/python
 #     and its unit tests (tests/python_kit_unit_test.py) pass there.
 #  1. The kit's example bots on every seat (seat tokens), every game, several
