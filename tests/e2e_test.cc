@@ -945,7 +945,7 @@ TEST_F(E2eTest, BadFlagValuesAreRefusedBeforeDataDirIsTouched) {
 }
 
 // refctl names what is wrong with its command line, before it calls the
-// referee (none runs here): status 2 for the command, 1 for a flag.
+// referee (none runs here), with status 2, as for any mistake in it.
 TEST_F(E2eTest, RefctlNamesTheMistakeInItsCommandLine) {
   const struct {
     std::vector<std::string> args;
@@ -955,20 +955,20 @@ TEST_F(E2eTest, RefctlNamesTheMistakeInItsCommandLine) {
       {{"bogus-cmd"}, 2, "refctl: unknown command \"bogus-cmd\"\nusage:"},
       {{"get-match"}, 2, "refctl: get-match: wrong number of arguments"},
       {{"create-match", "--seats=3", "--names=a,b"},
-       1,
+       2,
        "--names has 2 entries for 3 seats: give one per seat"},
       {{"create-match", "--seats=2", "--bots=x,,y"},
-       1,
+       2,
        "--bots has 3 entries for 2 seats: give one per seat"},
       {{"list", "--status=over"},
-       1,
+       2,
        "--status is running or finished, not \"over\""},
       {{"register-bot", "b", "--public_key=abcd"},
-       1,
+       2,
        "refctl: --public_key is 64 hex digits (an Ed25519 public key, 32 "
        "bytes)"},
       {{"register-bot", "b", "--public_key=xyz"},
-       1,
+       2,
        "refctl: --public_key is 64 hex digits"},
   };
   for (const auto& c : cases) {

@@ -24,9 +24,13 @@
 // The admin token goes with register-bot and create-match (which need it)
 // and with every read command but health when refctl has one (a referee
 // started with --public_watch=false answers reads only to its token
-// holders). Tokens are written to files (mode 0600), never printed. A refused
-// call exits 1 with "refctl: CODE: message" on stderr (CODE: the gRPC status
-// code's name, e.g. UNAVAILABLE when the referee takes no new match now).
+// holders). Tokens are written to files (mode 0600), never printed.
+//
+// Exit status: 0 done; 1 a refused call, with "refctl: CODE: message" on
+// stderr (CODE: the gRPC status code's name, e.g. UNAVAILABLE when the
+// referee takes no new match now), or a file that cannot be read or
+// written; 2 a mistake in the command line (an unknown command, a wrong
+// number of arguments, a bad flag value), found before any call.
 
 #include <unistd.h>
 
@@ -124,6 +128,12 @@ namespace v1 = ::pyramid::referee::v1;
 int Fail(const std::string& message) {
   std::cerr << "refctl: " << message << "\n";
   return 1;
+}
+
+// A mistake in the command line: exit status 2.
+int Usage(const std::string& message) {
+  std::cerr << "refctl: " << message << "\n";
+  return 2;
 }
 
 // A call the referee refused or could not answer: its status code's name
@@ -242,7 +252,7 @@ int RegisterBot(v1::Referee::Stub& stub, const std::string& name) {
   if (!absl::GetFlag(FLAGS_public_key).empty()) {
     absl::StatusOr<std::string> key = FromHex(absl::GetFlag(FLAGS_public_key));
     if (!key.ok() || key->size() != 32) {
-      return Fail(
+      return Usage(
           "--public_key is 64 hex digits (an Ed25519 public key, 32 bytes)");
     }
     request.set_public_key(*key);
@@ -276,7 +286,7 @@ int CreateMatch(v1::Referee::Stub& stub) {
   request.mutable_game()->set_game(absl::GetFlag(FLAGS_game));
   if (!google::protobuf::TextFormat::MergeFromString(
           absl::GetFlag(FLAGS_options), request.mutable_game())) {
-    return Fail("cannot parse --options");
+    return Usage("cannot parse --options");
   }
   const std::vector<std::string> bots =
       absl::StrSplit(absl::GetFlag(FLAGS_bots), ',');
@@ -284,7 +294,7 @@ int CreateMatch(v1::Referee::Stub& stub) {
       absl::StrSplit(absl::GetFlag(FLAGS_names), ',');
   int seats = absl::GetFlag(FLAGS_seats);
   if (seats == 0 && !absl::GetFlag(FLAGS_bots).empty()) seats = bots.size();
-  if (seats <= 0) return Fail("give --seats or --bots");
+  if (seats <= 0) return Usage("give --seats or --bots");
   // One entry per seat, or none: a list of another length is a mistake
   // (an empty --bots entry already says "a seat token for this seat").
   auto one_per_seat = [seats](const char* flag, const std::string& value,
@@ -298,7 +308,7 @@ int CreateMatch(v1::Referee::Stub& stub) {
   for (const std::optional<std::string>& mistake :
        {one_per_seat("--bots", absl::GetFlag(FLAGS_bots), bots.size()),
         one_per_seat("--names", absl::GetFlag(FLAGS_names), names.size())}) {
-    if (mistake) return Fail(*mistake);
+    if (mistake) return Usage(*mistake);
   }
   for (int i = 0; i < seats; ++i) {
     v1::SeatSpec* seat = request.add_seats();
@@ -315,7 +325,7 @@ int CreateMatch(v1::Referee::Stub& stub) {
   if (policy == "default") {
     request.set_forfeit_policy(v1::FORFEIT_POLICY_DEFAULT_ACTION);
   } else if (policy != "forfeit") {
-    return Fail("--forfeit_policy is forfeit or default");
+    return Usage("--forfeit_policy is forfeit or default");
   }
   request.set_label(absl::GetFlag(FLAGS_label));
   request.set_request_id(absl::GetFlag(FLAGS_request_id));
@@ -385,7 +395,7 @@ int List(v1::Referee::Stub& stub) {
   } else if (filter == "finished") {
     request.set_status(v1::MATCH_FINISHED);
   } else if (!filter.empty()) {
-    return Fail(
+    return Usage(
         absl::StrCat("--status is running or finished, not \"", filter, "\""));
   }
   while (true) {
@@ -433,7 +443,7 @@ int Watch(v1::Referee::Stub& stub, const std::string& match_id) {
 
 int GetLog(v1::Referee::Stub& stub, const std::string& match_id) {
   const std::string out = absl::GetFlag(FLAGS_out);
-  if (out.empty()) return Fail("get-log needs --out=FILE");
+  if (out.empty()) return Usage("get-log needs --out=FILE");
   grpc::ClientContext context;
   if (absl::Status s = Authorize(context, /*optional=*/true); !s.ok()) {
     return Fail(std::string(s.message()));
@@ -507,7 +517,7 @@ int Inclusion(v1::Referee::Stub& stub, const std::string& log) {
   v1::GetInclusionProofRequest request;
   if (log.size() == 64) {
     absl::StatusOr<std::string> hash = FromHex(log);
-    if (!hash.ok()) return Fail("a log hash is 64 hex digits");
+    if (!hash.ok()) return Usage("a log hash is 64 hex digits");
     request.set_log_sha256(*hash);
   } else {
     request.set_match_id(log);
@@ -529,7 +539,7 @@ int Consistency(v1::Referee::Stub& stub, const std::string& old_size,
   uint64_t old_value = 0, new_value = 0;
   if (!absl::SimpleAtoi(old_size, &old_value) ||
       !absl::SimpleAtoi(new_size, &new_value)) {
-    return Fail("consistency OLD NEW: two tree sizes");
+    return Usage("consistency OLD NEW: two tree sizes");
   }
   request.set_old_size(old_value);
   request.set_new_size(new_value);
