@@ -796,6 +796,16 @@ TEST_F(E2eTest, RefctlChecksWhereTokensGoBeforeTheyAreIssued) {
   EXPECT_FALSE(fs::exists(Path("a")));
 }
 
+// selfplay refuses a seat count its game does not take as a usage error,
+// before it makes its output directory.
+TEST_F(E2eTest, SelfplayRefusesASeatCountBeforeWritingAnything) {
+  ToolResult r = Run("selfplay", {"--seats=99", "--out=" + Path("sp")});
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("selfplay: --seats: rock_paper_pyramid takes "
+                               "3 seats, not 99"));
+  EXPECT_FALSE(fs::exists(Path("sp")));
+}
+
 // A damaged registry or transparency log stops the referee at its start,
 // naming the file. (Each directory has its key: one that holds a
 // transparency log but not its key is refused before the log is opened.)

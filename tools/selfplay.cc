@@ -20,6 +20,7 @@
 #include "referee/core/match.h"
 #include "referee/crypto/bytes.h"
 #include "referee/crypto/sha256.h"
+#include "referee/games/description.h"
 #include "referee/games/registry.h"
 
 ABSL_FLAG(std::string, game, "rock_paper_pyramid", "Game id.");
@@ -121,6 +122,12 @@ int Main() {
                         : absl::GetFlag(FLAGS_seats);
   if (absl::GetFlag(FLAGS_matches) < 0 || absl::GetFlag(FLAGS_seats) < 0) {
     std::cerr << "selfplay: --matches and --seats are not negative\n";
+    return 2;
+  }
+  if (seats < (*game)->min_seats() || seats > (*game)->max_seats()) {
+    std::cerr << "selfplay: --seats: " << config.game() << " takes "
+              << SeatCounts((*game)->description()) << " seats, not " << seats
+              << "\n";
     return 2;
   }
   const std::filesystem::path out = absl::GetFlag(FLAGS_out);
