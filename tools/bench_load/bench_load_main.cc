@@ -51,6 +51,9 @@
 //     seats' think time: the report adds the latency from the moment the
 //     decision's last acting seat was ready, the referee's time alone, and
 //     judges a paced run's p99 on it;
+//   * flat out, the mean decision cycle: seats over seat-decisions
+//     completed per second (Little's law), of which a seat's decision
+//     latency is the larger part whatever the order of service;
 //   * faults and timeouts: PlayErrors with faulted=true (target: none);
 //   * messages: every message the client sent or received on the Play
 //     streams, per second of play (release to the last MatchEnded).
@@ -614,6 +617,22 @@ class ClientRun {
     const double play_s = PlaySeconds();
     return play_s > 0 ? (at_end_.moves - at_start_.moves) / play_s : 0.0;
   }
+  // Flat out, every seat always has a decision open, so by Little's law
+  // the mean time from one of a seat's decisions to its next is the seats
+  // over the seat-decisions completed per second (every move, and every
+  // seat's seed contribution, played after the release too), whatever the
+  // order the referee serves them in. A seat's decision latency is the
+  // larger part of that cycle (the rest: the result reaching the seat and
+  // its next request), so a p99 target far below it cannot be met at that
+  // rate. 0 when nothing was played.
+  double DecisionCycleMs() const {
+    const double play_s = PlaySeconds();
+    const double decisions =
+        static_cast<double>(at_end_.moves - at_start_.moves) +
+        kSeatsPerMatch * static_cast<double>(load_->created());
+    if (play_s <= 0 || decisions <= 0) return 0.0;
+    return 1000.0 * kSeatsPerMatch * load_->peak_live() / (decisions / play_s);
+  }
   double MatchesPerSecond() const {
     const double play_s = PlaySeconds();
     return play_s > 0 ? load_->matches_ended() / play_s : 0.0;
@@ -871,6 +890,11 @@ class ClientRun {
           Ms(Percentile(last_ready_, 0.50)) + " / " +
               Ms(Percentile(last_ready_, 0.99)),
           "the referee's share: " + P99Verdict());
+    } else if (const double cycle_ms = DecisionCycleMs(); cycle_ms > 0) {
+      Row("  mean decision cycle", absl::StrFormat("%.0f ms", cycle_ms),
+          "seats / seat-decisions per second (Little's law): what a seat's "
+          "decision and the wait for its next take on average, in any order "
+          "of service");
     }
     if (run_echo_) {
       Row("msgs/s referee / echo", absl::StrFormat("%.3f", EchoRatio()),
