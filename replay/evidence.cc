@@ -36,25 +36,14 @@ std::string RootHex(const tlog::Checkpoint& checkpoint) {
   return ToHex(AsView(checkpoint.root));
 }
 
-// "NAME+KEYID" of each signature line of `note` that reads as one (what
-// the note says signed it; nothing is verified).
+// "NAME+KEYID" of each signature line of `note` (what the note says signed
+// it; nothing is verified); none when the note is malformed.
 std::vector<std::string> SignersOf(std::string_view note) {
-  constexpr std::string_view kDash = "\xe2\x80\x94 ";  // U+2014 and a space.
   std::vector<std::string> signers;
-  const size_t split = note.rfind("\n\n");
-  if (split == std::string_view::npos) return signers;
-  for (std::string_view line : tlog::Split(note.substr(split + 2), '\n')) {
-    if (!line.starts_with(kDash)) continue;
-    line.remove_prefix(kDash.size());
-    const size_t space = line.rfind(' ');
-    if (space == std::string_view::npos) continue;
-    absl::StatusOr<std::string> blob =
-        tlog::DecodeBase64Strict(line.substr(space + 1));
-    if (!blob.ok() || blob->size() < 4) continue;
-    signers.push_back(absl::StrFormat(
-        "%s+%02x%02x%02x%02x", tlog::ToAbsl(line.substr(0, space)),
-        static_cast<uint8_t>((*blob)[0]), static_cast<uint8_t>((*blob)[1]),
-        static_cast<uint8_t>((*blob)[2]), static_cast<uint8_t>((*blob)[3])));
+  absl::StatusOr<tlog::ParsedNote> parsed = tlog::ParseNote(note);
+  if (!parsed.ok()) return signers;
+  for (const tlog::NoteSignature& line : parsed->signatures) {
+    signers.push_back(absl::StrFormat("%s+%08x", line.name, line.key_id));
   }
   return signers;
 }

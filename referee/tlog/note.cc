@@ -13,7 +13,7 @@ namespace {
 
 constexpr std::string_view kDash = "\xe2\x80\x94 ";  // U+2014 and a space.
 constexpr char kEd25519Type = 0x01;
-constexpr int kMaxSignatures = 100;
+constexpr size_t kMaxSignatures = 100;
 
 absl::Status Malformed(std::string_view why) {
   return absl::InvalidArgumentError(
@@ -87,8 +87,7 @@ absl::StatusOr<std::string> SignNote(std::string_view text,
                       absl::Base64Escape(signature), "\n");
 }
 
-absl::StatusOr<std::string> OpenNote(std::string_view note,
-                                     const NoteVerifier& verifier) {
+absl::StatusOr<ParsedNote> ParseNote(std::string_view note) {
   if (!IsValidUtf8(note) || !IsNoteText(note)) {
     return Malformed("not UTF-8 text without control characters");
   }
@@ -98,16 +97,16 @@ absl::StatusOr<std::string> OpenNote(std::string_view note,
   // The text ends at the last blank line.
   const size_t split = note.rfind("\n\n");
   if (split == std::string_view::npos) return Malformed("no signatures");
-  const std::string_view text = note.substr(0, split + 1);
+  ParsedNote parsed;
+  parsed.text = note.substr(0, split + 1);
   std::string_view signatures = note.substr(split + 2);
-  const uint32_t want_id = Ed25519KeyId(verifier.name, verifier.public_key);
-  int lines = 0;
-  bool verified = false;
   while (!signatures.empty()) {
     const size_t end = signatures.find('\n');
     std::string_view line = signatures.substr(0, end);
     signatures.remove_prefix(end + 1);
-    if (++lines > kMaxSignatures) return Malformed("too many signatures");
+    if (parsed.signatures.size() >= kMaxSignatures) {
+      return Malformed("too many signatures");
+    }
     if (!line.starts_with(kDash)) {
       return Malformed("a signature line does not start with an em dash");
     }
@@ -124,19 +123,32 @@ absl::StatusOr<std::string> OpenNote(std::string_view note,
                         (uint32_t{static_cast<uint8_t>((*blob)[1])} << 16) |
                         (uint32_t{static_cast<uint8_t>((*blob)[2])} << 8) |
                         uint32_t{static_cast<uint8_t>((*blob)[3])};
-    if (name != verifier.name || id != want_id) continue;  // Another key.
-    if (!VerifySignature(verifier.public_key, text, blob->substr(4))) {
+    parsed.signatures.push_back(
+        NoteSignature{std::string(name), id, blob->substr(4)});
+  }
+  if (parsed.signatures.empty()) return Malformed("no signatures");
+  return parsed;
+}
+
+absl::StatusOr<std::string> OpenNote(std::string_view note,
+                                     const NoteVerifier& verifier) {
+  absl::StatusOr<ParsedNote> parsed = ParseNote(note);
+  if (!parsed.ok()) return parsed.status();
+  const uint32_t want_id = Ed25519KeyId(verifier.name, verifier.public_key);
+  bool verified = false;
+  for (const NoteSignature& line : parsed->signatures) {
+    if (line.name != verifier.name || line.key_id != want_id) continue;
+    if (!VerifySignature(verifier.public_key, parsed->text, line.signature)) {
       return absl::InvalidArgumentError(
           absl::StrCat("the signature by ", verifier.name, " does not verify"));
     }
     verified = true;
   }
-  if (lines == 0) return Malformed("no signatures");
   if (!verified) {
     return absl::InvalidArgumentError(
         absl::StrCat("not signed by ", FormatVerifierKey(verifier)));
   }
-  return std::string(text);
+  return std::string(parsed->text);
 }
 
 }  // namespace pyramid::tlog

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "referee/crypto/ed25519.h"
@@ -41,6 +42,22 @@ absl::StatusOr<NoteVerifier> ParseVerifierKey(std::string_view text);
 absl::StatusOr<std::string> SignNote(std::string_view text,
                                      std::string_view name,
                                      const SigningKey& key);
+
+// One signature line of a note, as written (nothing verified).
+struct NoteSignature {
+  std::string name;
+  uint32_t key_id = 0;
+  std::string signature;  // The bytes after the key id.
+};
+
+// A well-formed note split into its text (through its last newline before
+// the blank line) and its signature lines; INVALID_ARGUMENT "malformed
+// note: ..." otherwise (the form OpenNote requires). Verifies nothing.
+struct ParsedNote {
+  std::string_view text;
+  std::vector<NoteSignature> signatures;
+};
+absl::StatusOr<ParsedNote> ParseNote(std::string_view note);
 
 // Checks `note` and returns its text. Fails unless the note is well formed
 // (valid UTF-8, no control characters but newlines, text, blank line, at
