@@ -186,12 +186,20 @@ PageData BuildData(const MatchSteps& match, const Verdict& verdict) {
     }
     std::string panel = StepPanelHtml(match.header, step, k, count,
                                       banks.Charge(step.decision));
-    if (verdict.kind != Verdict::Kind::kGenuine &&
+    if (verdict.kind == Verdict::Kind::kNotGenuine &&
         step.record >= verdict.bad_record) {
       absl::StrAppend(&panel,
                       "<p class=\"bad\">This step is at or after "
                       "the record where verification failed: it is "
                       "not verified.</p>");
+    } else if (verdict.kind == Verdict::Kind::kUnsealedPrefix &&
+               step.record > verdict.signed_records) {
+      // The prefix verifies up to its last checkpoint (the record at index
+      // signed_records); what follows it is signed by nothing.
+      absl::StrAppend(&panel,
+                      "<p class=\"bad\">This step is after the log's last "
+                      "signed checkpoint (record ",
+                      verdict.signed_records, "): it is not verified.</p>");
     }
     if (k + 1 == count && match.outcome.has_value()) {
       absl::StrAppend(&panel, "<h3>The end</h3>",

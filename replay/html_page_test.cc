@@ -210,6 +210,61 @@ TEST(HtmlPageTest, UnsealedPrefixIsShownAsFarAsItGoes) {
   EXPECT_LT(page.steps, ExpectedSteps(file));
 }
 
+// Occurrences of `needle` in `haystack`.
+size_t Count(const std::string& haystack, const std::string& needle) {
+  size_t count = 0;
+  for (size_t at = haystack.find(needle); at != std::string::npos;
+       at = haystack.find(needle, at + 1)) {
+    ++count;
+  }
+  return count;
+}
+
+// An unsealed prefix verifies up to its last checkpoint: the steps before
+// it are not marked, only those after it (which no signature covers). A
+// prefix cut at its checkpoint has no step marked at all.
+TEST(HtmlPageTest, UnsealedPrefixMarksOnlyTheStepsAfterItsLastCheckpoint) {
+  const std::string file =
+      Read("testdata/golden/rock_paper_pyramid/classic.pyrlog");
+  const std::vector<RawRecord> raw = SplitLog(file).records;
+  const std::vector<v1::LogRecord> records = Records(file);
+  // The last checkpoint with two moves after it.
+  size_t checkpoint = 0, moves_after = 0;
+  for (size_t i = records.size(); i-- > 1 && checkpoint == 0;) {
+    if (records[i].has_applied()) ++moves_after;
+    if (records[i].has_checkpoint() && moves_after >= 2) checkpoint = i;
+  }
+  ASSERT_GT(checkpoint, 0u);
+  const std::string marked = "not verified.</p>";
+
+  const MatchPage at_checkpoint = RenderMatchPage(
+      file.substr(0, raw[checkpoint + 1].offset), VerifyOptions());
+  ASSERT_EQ(at_checkpoint.verdict.kind, Verdict::Kind::kUnsealedPrefix);
+  EXPECT_GT(at_checkpoint.steps, 1u);
+  EXPECT_EQ(Count(at_checkpoint.html, marked), 0u);
+
+  // Two moves more, after the checkpoint.
+  size_t end = checkpoint + 1, applied = 0;
+  while (end < records.size() && applied < 2) {
+    if (records[end++].has_applied()) ++applied;
+  }
+  ASSERT_EQ(applied, 2u);
+  ASSERT_LT(end, raw.size());
+  const std::string prefix = file.substr(0, raw[end].offset);
+  const MatchPage page = RenderMatchPage(prefix, VerifyOptions());
+  ASSERT_EQ(page.verdict.kind, Verdict::Kind::kUnsealedPrefix);
+  EXPECT_EQ(page.verdict.signed_records, checkpoint);
+  EXPECT_EQ(page.steps, at_checkpoint.steps + 2);
+  // One panel per step (step 0's is also drawn into the page): exactly the
+  // two steps after the checkpoint are marked.
+  EXPECT_EQ(Count(page.html, marked), 2u);
+  EXPECT_THAT(page.html,
+              HasSubstr(absl::StrCat("after the log's last signed checkpoint "
+                                     "(record ",
+                                     checkpoint, "): it is not verified")));
+  EXPECT_THAT(page.html, Not(HasSubstr("where verification failed")));
+}
+
 TEST(HtmlPageTest, UnreadableLogStillGivesAPage) {
   const MatchPage page = RenderMatchPage("not a log at all", VerifyOptions());
   EXPECT_EQ(page.verdict.kind, Verdict::Kind::kNotGenuine);
