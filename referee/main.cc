@@ -51,9 +51,10 @@ ABSL_FLAG(std::string, data_dir, "referee-data",
           "Directory for logs, the key and the admin token (created 0700).");
 ABSL_FLAG(std::string, log_dir, "", "Match logs; default DATA_DIR/logs.");
 ABSL_FLAG(bool, public_watch, true,
-          "Whether Watch, GetMatch and ListMatches answer anyone (they expose "
-          "only public views). false: they need a token this referee issued "
-          "(admin, seat or bot).");
+          "Whether Watch, GetMatch, ListMatches, the transparency log's calls "
+          "and GetLog of a finished match answer anyone (they expose only "
+          "public views, and logs once the match is over). false: they need "
+          "a token this referee issued (admin, seat or bot).");
 ABSL_FLAG(std::string, key_file, "",
           "Referee Ed25519 secret key (keygen format), which must exist; "
           "default DATA_DIR/referee.key, generated on first start (when "

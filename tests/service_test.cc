@@ -1521,7 +1521,8 @@ TEST_F(ServiceTest, WatchersBeyondTheLimitsAreRefused) {
   EXPECT_TRUE(admitted);
 }
 
-// --public_watch=false: Watch, GetMatch and ListMatches need a token this
+// --public_watch=false: Watch, GetMatch, ListMatches and GetLog (of a
+// finished match too, whose log shows every hand) need a token this
 // referee issued (any: admin, seat or bot); by default they need none.
 TEST_F(ServiceTest, PrivateWatchNeedsAToken) {
   RefereeConfig config;
@@ -1567,6 +1568,22 @@ TEST_F(ServiceTest, PrivateWatchNeedsAToken) {
     context.TryCancel();
     reader->Finish();
   }
+  // Played to its end, its log goes to token holders only.
+  auto clients = ConnectSeats(match);
+  for (auto& client : clients) client->AutoPlay();
+  for (uint32_t seat = 0; seat < clients.size(); ++seat) {
+    ASSERT_TRUE(clients[seat]->Await(IsEnded(match.id, seat)));
+  }
+  std::string bytes;
+  const grpc::Status anonymous = FetchLog(ref_->stub(), match.id, "", &bytes);
+  EXPECT_EQ(anonymous.error_code(), grpc::StatusCode::UNAUTHENTICATED);
+  EXPECT_THAT(anonymous.error_message(), HasSubstr("--public_watch=false"));
+  EXPECT_TRUE(bytes.empty());
+  EXPECT_EQ(
+      FetchLog(ref_->stub(), match.id, "not-a-token", &bytes).error_code(),
+      grpc::StatusCode::UNAUTHENTICATED);
+  EXPECT_TRUE(FetchLog(ref_->stub(), match.id, match.tokens[2], &bytes).ok());
+  EXPECT_EQ(bytes, ref_->LogBytes(match.id));
   // The default referee answers anyone.
   ref_ = std::make_unique<TestReferee>();
   const Created open = NewMatch();

@@ -673,6 +673,12 @@ grpc::ServerUnaryReactor* RefereeService::ListMatches(
 
 grpc::ServerWriteReactor<v1::LogChunk>* RefereeService::GetLog(
     grpc::CallbackServerContext* context, const v1::GetLogRequest* request) {
+  // A log holds more than GetMatch shows (every hand, once it is over): a
+  // referee that answers GetMatch only to its token holders serves logs
+  // only to them too.
+  if (absl::Status s = CheckReader(context); !s.ok()) {
+    return new LogReactor(s);
+  }
   std::shared_ptr<MatchHost> host = lobby_->FindMatch(request->match_id());
   if (host == nullptr) {
     return new LogReactor(absl::NotFoundError("unknown match"));

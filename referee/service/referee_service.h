@@ -39,10 +39,11 @@ struct ServiceLimits {
   // seat the stream plays (a bot's stream: every seat assigned to the bot).
   double flood_burst = 64;
   double flood_refill_per_second = 16;
-  // Whether Watch, GetMatch and ListMatches answer anyone (the default:
-  // they expose only public views, never a secret). When false they need a
-  // token this referee issued (admin, seat or bot): UNAUTHENTICATED
-  // otherwise.
+  // Whether Watch, GetMatch, ListMatches, the transparency log's calls and
+  // GetLog of a finished match answer anyone (the default: they expose only
+  // public views, and logs once their match is over, never a secret of a
+  // running match). When false they need a token this referee issued
+  // (admin, seat or bot): UNAUTHENTICATED otherwise.
   bool public_watch = true;
   // Watch streams the referee serves at once, and per match: one more is
   // refused RESOURCE_EXHAUSTED.

@@ -162,7 +162,9 @@ class RefereeServicer(object):
         hands follow), so it is served before the end only with the admin
         token; otherwise FAILED_PRECONDITION. A broken match (MATCH_BROKEN,
         stopped for good) is served as a finished one, up to what its file
-        holds. NOT_FOUND for an unknown match.
+        holds. NOT_FOUND for an unknown match. A referee started with
+        --public_watch=false serves no log without a token it issued
+        (UNAUTHENTICATED), as it answers GetMatch.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
