@@ -827,12 +827,12 @@ TEST_F(E2eTest, ADamagedDatabaseIsNamedAtStart) {
 }
 
 // docs/protocol.md, "Who may watch": a referee started with
-// --public_watch=false answers reads (list, get-match, watch, and the
-// transparency log's checkpoint and inclusion proofs) to refctl when it has the
-// admin token, and refuses them UNAUTHENTICATED to a refctl without any token.
-// An
-// --admin_token_file that cannot be read is named, as the admin commands
-// do, instead of sending nothing.
+// --public_watch=false answers reads (list, get-match, watch, get-log of a
+// finished match, and the transparency log's checkpoint and inclusion
+// proofs) to refctl when it has the admin token, and refuses them
+// UNAUTHENTICATED to a refctl without any token. An --admin_token_file that
+// cannot be read is named, as the admin commands do, instead of sending
+// nothing.
 TEST_F(E2eTest, ReadsOfAPrivateRefereeSendTheAdminToken) {
   ASSERT_NO_FATAL_FAILURE(StartReferee({"--public_watch=false"}));
   const std::string match = CreateMatch(Path("tok"));
@@ -856,13 +856,17 @@ TEST_F(E2eTest, ReadsOfAPrivateRefereeSendTheAdminToken) {
   EXPECT_EQ(checkpoint.code, 0) << checkpoint.err;
   ToolResult inclusion = Refctl({"inclusion", match});
   EXPECT_EQ(inclusion.code, 0) << inclusion.err;
+  ToolResult log =
+      Refctl({"get-log", match, "--out=" + Path("private.pyrlog")});
+  EXPECT_EQ(log.code, 0) << log.err;
 
   // No token at all: no flag, no $PYRAMID_ADMIN_TOKEN, no
   // referee-data/admin.token in the current directory.
   fs::create_directories(Path("cwd"));
-  for (const std::string& command :
-       std::vector<std::string>{"list", "get-match " + match, "watch " + match,
-                                "checkpoint", "inclusion " + match}) {
+  for (const std::string& command : std::vector<std::string>{
+           "list", "get-match " + match, "watch " + match, "checkpoint",
+           "inclusion " + match,
+           "get-log " + match + " --out=anonymous.pyrlog"}) {
     Process p(
         {"/bin/sh", "-c",
          absl::StrCat("cd '", Path("cwd"),
