@@ -826,6 +826,29 @@ TEST_F(E2eTest, ADamagedDatabaseIsNamedAtStart) {
   }
 }
 
+// `refctl watch` is live when its output goes to a file or a pipe: each
+// event's line is written as it arrives (here the match and the snapshot
+// of a match whose seats have not connected), not when the stream ends.
+TEST_F(E2eTest, RefctlWatchWritesEachEventAsItArrives) {
+  ASSERT_NO_FATAL_FAILURE(StartReferee());
+  const std::string match = CreateMatch(Path("tok"));
+  ASSERT_EQ(match.size(), 32u);
+  Process watch({Bin("refctl"), "--referee=" + address_, "watch", match},
+                Path("watch.out"), Path("watch.err"));
+  const absl::Time end = absl::Now() + kWait;
+  while (watch.out().find("\"snapshot\"") == std::string::npos &&
+         absl::Now() < end && watch.running()) {
+    absl::SleepFor(absl::Milliseconds(20));
+  }
+  EXPECT_TRUE(watch.running()) << watch.err();
+  EXPECT_THAT(watch.out(), HasSubstr("{\"match\":{\"match_id\":\"" + match));
+  EXPECT_THAT(watch.out(), HasSubstr("{\"snapshot\":"));
+  // Interrupted, it keeps what it wrote.
+  watch.Signal(SIGINT);
+  EXPECT_NE(watch.Wait(kWait), -1);
+  EXPECT_THAT(watch.out(), HasSubstr("{\"snapshot\":"));
+}
+
 // docs/protocol.md, "Who may watch": a referee started with
 // --public_watch=false answers reads (list, get-match, watch, get-log of a
 // finished match, and the transparency log's checkpoint and inclusion

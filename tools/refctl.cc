@@ -7,9 +7,10 @@
 //          [--bots=ID,ID,...] [--token_dir=DIR] [--commit_timeout_ms=..]
 //          [--reveal_timeout_ms=..] [--forfeit_policy=forfeit|default]
 //   refctl ... get-match MATCH      refctl ... list [--status=running|finished]
-//   refctl ... watch MATCH [--views]  (one JSON event per line; --views:
-//                                      the whole public view after each
-//                                      move instead of what it changed)
+//   refctl ... watch MATCH [--views]  (one JSON event per line, written
+//                                      as it arrives; --views: the whole
+//                                      public view after each move instead
+//                                      of what it changed)
 //   refctl ... get-log MATCH --out=FILE
 //   refctl ... health [SERVICE]     (grpc.health.v1: prints SERVING, ...;
 //                                    exit 0 only when SERVING)
@@ -431,10 +432,12 @@ int Watch(v1::Referee::Stub& stub, const std::string& match_id) {
       context.TryCancel();
       return Fail(absl::StrCat("a watch event did not apply: ", s.message()));
     }
+    // Each line as it happens, also into a pipe or a file (where standard
+    // output is buffered): a live view, and nothing lost when interrupted.
     if (views && event.has_delta()) {
-      std::cout << Json(followed.state().view()) << "\n";
+      std::cout << Json(followed.state().view()) << std::endl;
     } else {
-      std::cout << Json(event) << "\n";
+      std::cout << Json(event) << std::endl;
     }
   }
   grpc::Status status = reader->Finish();
