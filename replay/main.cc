@@ -1,7 +1,9 @@
 // replay: verify, show or export match logs; check transparency-log proofs.
 //
 //   replay verify [--key HEX|FILE] [--allow-unsealed] [--level full|chain]
-//                 [--inclusion FILE.tlog-proof] LOG...
+//                 LOG...
+//   replay verify [--key HEX|FILE] [--allow-unsealed] [--level full|chain]
+//                 --inclusion FILE.tlog-proof [--tlog_key VKEY|FILE] LOG
 //   replay consistency [--key HEX|FILE | --tlog_key VKEY|FILE]
 //                      OLD_CHECKPOINT NEW_CHECKPOINT PROOF
 //   replay verify-tournament [--key HEX|FILE | --tlog_key VKEY|FILE] DIR
@@ -14,7 +16,8 @@
 // Exit status: 0 genuine (consistent; the directory checks out); 1 not
 // genuine (or an unsealed prefix without --allow-unsealed, an inclusion or
 // consistency proof that fails, a tournament directory with problems);
-// 2 usage or I/O error (what is wrong is said first, then the usage; with
+// 2 usage or I/O error (what is wrong is said first, then the usage: a
+// flag the command does not take is one, e.g. `html --level`; with
 // --inclusion, a proof file that cannot be read fails before the log is
 // verified). With several logs, one line each (in the order given) and the
 // worst status of them all; several logs are verified on every core (one
@@ -39,6 +42,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "referee/cli/allocator.h"
 #include "referee/core/log_sink.h"
 #include "referee/crypto/bytes.h"
@@ -61,7 +65,10 @@ constexpr int kUsage = 2;
 int Usage(std::ostream& out = std::cerr) {
   out << "usage:\n"
          "  replay verify [--key HEX|FILE] [--allow-unsealed] "
-         "[--level full|chain] [--inclusion FILE.tlog-proof] LOG...\n"
+         "[--level full|chain] LOG...\n"
+         "  replay verify [--key HEX|FILE] [--allow-unsealed] "
+         "[--level full|chain] --inclusion FILE.tlog-proof "
+         "[--tlog_key VKEY|FILE] LOG\n"
          "  replay consistency [--key HEX|FILE | --tlog_key VKEY|FILE] "
          "OLD_CHECKPOINT NEW_CHECKPOINT PROOF\n"
          "  replay verify-tournament [--key HEX|FILE | --tlog_key VKEY|FILE] "
@@ -94,7 +101,25 @@ struct Flags {
   VerifyOptions::Level level = VerifyOptions::Level::kFull;  // --level.
   bool allow_unsealed = false;
   std::vector<std::string> operands;
+  std::vector<std::string> given;  // The flags given, by name ("--key").
 };
+
+// Whether every flag in `flags` is one of `allowed`, the flags `command`
+// takes; false after saying which one it does not take (a flag that would
+// change nothing must not look as if it had been applied).
+bool TakesOnly(const Flags& flags, std::string_view command,
+               const std::vector<std::string>& allowed) {
+  for (const std::string& flag : flags.given) {
+    if (std::find(allowed.begin(), allowed.end(), flag) == allowed.end()) {
+      std::cerr << "replay " << command << " does not take " << flag
+                << " (it takes "
+                << (allowed.empty() ? "no flag" : absl::StrJoin(allowed, ", "))
+                << ")\n";
+      return false;
+    }
+  }
+  return true;
+}
 
 // Sets flag `arg` (with its `value`) in `flags`; false after printing the
 // problem.
@@ -143,6 +168,7 @@ std::optional<Flags> ParseArgs(const std::vector<std::string>& args) {
     std::string arg = args[i];
     if (arg == "--allow-unsealed") {
       flags.allow_unsealed = true;
+      flags.given.push_back(arg);
       continue;
     }
     if (arg.rfind("--", 0) != 0) {
@@ -162,6 +188,7 @@ std::optional<Flags> ParseArgs(const std::vector<std::string>& args) {
       value = args[i];
     }
     if (!SetFlag(arg, value, flags)) return std::nullopt;
+    flags.given.push_back(arg);
   }
   return flags;
 }
@@ -284,6 +311,16 @@ int VerifyMany(const std::vector<std::string>& logs,
 int Verify(const std::vector<std::string>& args) {
   const std::optional<Flags> flags = ParseArgs(args);
   if (!flags.has_value()) return Usage();
+  if (!TakesOnly(*flags, "verify",
+                 {"--key", "--allow-unsealed", "--level", "--inclusion",
+                  "--tlog_key"})) {
+    return Usage();
+  }
+  if (!flags->tlog_key.empty() && flags->inclusion.empty()) {
+    return Usage(
+        "verify: --tlog_key checks the checkpoint of an --inclusion proof; "
+        "give one");
+  }
   if (flags->operands.empty()) return Usage("verify needs a LOG");
   if (!flags->inclusion.empty() && flags->operands.size() != 1) {
     return Usage(absl::StrFormat("--inclusion checks one log (got %d)",
@@ -319,6 +356,9 @@ CheckpointKey KeyOf(const Flags& flags) {
 int Consistency(const std::vector<std::string>& args) {
   const std::optional<Flags> flags = ParseArgs(args);
   if (!flags.has_value()) return Usage();
+  if (!TakesOnly(*flags, "consistency", {"--key", "--tlog_key"})) {
+    return Usage();
+  }
   if (flags->operands.size() != 3) {
     return Usage(absl::StrFormat(
         "consistency takes OLD_CHECKPOINT NEW_CHECKPOINT PROOF (got %d)",
@@ -352,6 +392,9 @@ int Consistency(const std::vector<std::string>& args) {
 int VerifyTournament(const std::vector<std::string>& args) {
   const std::optional<Flags> flags = ParseArgs(args);
   if (!flags.has_value()) return Usage();
+  if (!TakesOnly(*flags, "verify-tournament", {"--key", "--tlog_key"})) {
+    return Usage();
+  }
   if (flags->operands.size() != 1) {
     return Usage(absl::StrFormat("verify-tournament takes one DIR (got %d)",
                                  flags->operands.size()));
@@ -392,6 +435,9 @@ int ShowOrExport(const std::string& path, bool json) {
 int Html(const std::vector<std::string>& args) {
   const std::optional<Flags> flags = ParseArgs(args);
   if (!flags.has_value()) return Usage();
+  if (!TakesOnly(*flags, "html", {"--key", "--allow-unsealed", "--out"})) {
+    return Usage();
+  }
   if (flags->operands.size() != 1) {
     return Usage(
         absl::StrFormat("html takes one LOG (got %d)", flags->operands.size()));

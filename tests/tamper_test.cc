@@ -31,6 +31,7 @@
 #include <string>
 #include <string_view>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -695,6 +696,52 @@ TEST_F(ReplayCliTest, UsageErrors) {
     EXPECT_TRUE(run.out.empty()) << "replay " << args << ": " << run.out;
     EXPECT_FALSE(run.err.empty()) << "replay " << args;
   }
+}
+
+// A flag that a command does not take is a usage error naming it, not a
+// flag silently ignored (`html --level=chain` drew the page at the full
+// level; `verify --out=F` wrote nothing; `--tlog_key` without
+// `--inclusion` checked nothing).
+TEST_F(ReplayCliTest, FlagsACommandDoesNotTakeAreRefused) {
+  const std::string log = kClassic;
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"html --level=chain " + log, "replay html does not take --level"},
+      {"html --inclusion=p.tlog-proof " + log,
+       "replay html does not take --inclusion"},
+      {"html --tlog_key=testdata/tlog/tlog.vkey " + log,
+       "replay html does not take --tlog_key"},
+      {"verify --out=" + Tmp("verdict.txt") + " " + log,
+       "replay verify does not take --out"},
+      {"verify --tlog_key=testdata/tlog/tlog.vkey " + log,
+       "--tlog_key checks the checkpoint of an --inclusion proof"},
+      {"verify-tournament --allow-unsealed testdata/tlog/example",
+       "replay verify-tournament does not take --allow-unsealed"},
+      {"verify-tournament --level=chain testdata/tlog/example",
+       "replay verify-tournament does not take --level"},
+      {"consistency --tlog_key=testdata/tlog/tlog.vkey --out=x "
+       "testdata/tlog/checkpoint-3 testdata/tlog/example/checkpoint "
+       "testdata/tlog/consistency-3-6",
+       "replay consistency does not take --out"},
+  };
+  for (const auto& [args, said] : cases) {
+    const CliRun run = Replay(args);
+    EXPECT_EQ(run.exit_code, 2) << "replay " << args;
+    EXPECT_TRUE(run.out.empty()) << "replay " << args << ": " << run.out;
+    EXPECT_THAT(run.err, HasSubstr(said)) << "replay " << args;
+    EXPECT_THAT(run.err, HasSubstr("usage:")) << "replay " << args;
+  }
+  EXPECT_FALSE(std::filesystem::exists(Tmp("verdict.txt")));
+  // The flags each takes still work.
+  EXPECT_EQ(Replay(absl::StrCat("html --key ", kKeyFile,
+                                " --allow-unsealed "
+                                "--out ",
+                                Tmp("page.html"), " ", log))
+                .exit_code,
+            0);
+  EXPECT_EQ(Replay("verify-tournament --tlog_key=testdata/tlog/tlog.vkey "
+                   "testdata/tlog/example")
+                .exit_code,
+            0);
 }
 
 TEST_F(ReplayCliTest, MissingFileIsAnIoError) {
