@@ -8,7 +8,8 @@
 //                      OLD_CHECKPOINT NEW_CHECKPOINT PROOF
 //   replay verify-tournament [--key HEX|FILE | --tlog_key VKEY|FILE] DIR
 //   replay html [--key HEX|FILE] [--allow-unsealed] [--out FILE] LOG
-//   replay show LOG
+//   replay show LOG   (its first line: the verdict of `replay verify` without
+//                      --key; then the transcript, which judges nothing)
 //   replay export --json LOG
 //   replay games [--markdown]
 //   replay --help   (or -h: the usage, on standard output, status 0)
@@ -79,7 +80,8 @@ int Usage(std::ostream& out = std::cerr) {
          "LOG with .html);\n"
          "    exit 0 genuine, 1 not genuine (the page says why), 2 usage or "
          "I/O error\n"
-         "  replay show LOG\n"
+         "  replay show LOG   the verdict (as replay verify without --key), "
+         "then every turn\n"
          "  replay export --json LOG\n"
          "  replay games [--markdown]   the games this build verifies\n"
          "  replay --help\n";
@@ -421,6 +423,27 @@ int ShowOrExport(const std::string& path, bool json) {
   if (!file.ok()) {
     std::cerr << path << ": " << file.status().message() << "\n";
     return kUsage;
+  }
+  if (!json) {
+    // The transcript reads the records as they are, "signed" lines
+    // included: say first whether they are to be believed.
+    const Verdict v = VerifyLog(*file, VerifyOptions());
+    std::cout << "verdict: ";
+    switch (v.kind) {
+      case Verdict::Kind::kGenuine:
+        std::cout << "genuine (referee key "
+                  << ToHex(v.header.referee_public_key())
+                  << " taken from the log itself; pin it with replay verify "
+                     "--key)\n";
+        break;
+      case Verdict::Kind::kUnsealedPrefix:
+        std::cout << "unsealed prefix: " << v.reason << "\n";
+        break;
+      case Verdict::Kind::kNotGenuine:
+        std::cout << "NOT GENUINE: record " << v.bad_record << ": " << v.reason
+                  << " (below: what the log says, not verified)\n";
+        break;
+    }
   }
   absl::Status status = json ? WriteJsonLines(*file, std::cout)
                              : WriteTranscript(*file, std::cout);

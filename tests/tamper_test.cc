@@ -759,6 +759,29 @@ TEST_F(ReplayCliTest, ShowPrintsATranscript) {
   EXPECT_THAT(run.out, HasSubstr("outcome (TERMINATION_NORMAL)"));
 }
 
+// `replay show` prints what the log says, "signed" lines included, without
+// judging it: its first line says whether the log verifies, so that a
+// tampered log's transcript is not taken for a genuine one.
+TEST_F(ReplayCliTest, ShowSaysTheVerdictFirst) {
+  const CliRun genuine = Replay(absl::StrCat("show ", kClassic));
+  EXPECT_EQ(genuine.exit_code, 0) << genuine.err;
+  EXPECT_THAT(genuine.out.substr(0, genuine.out.find('\n')),
+              HasSubstr("verdict: genuine (referee key "));
+  Golden golden(kClassic);
+  std::string bad = golden.file;
+  const size_t i = golden.size() / 2;
+  bad[golden.ends[i] - 1] ^= 0x01;
+  WriteFile(Tmp("bad.pyrlog"), bad);
+  const CliRun tampered = Replay(absl::StrCat("show ", Tmp("bad.pyrlog")));
+  EXPECT_EQ(tampered.out.substr(0, tampered.out.find('\n')),
+            absl::StrCat("verdict: NOT GENUINE: record ", i + 1,
+                         ": prev_hash does not match the previous record "
+                         "(hash chain) (below: what the log says, not "
+                         "verified)"));
+  // The transcript follows, as the log has it.
+  EXPECT_THAT(tampered.out, HasSubstr("\noutcome (TERMINATION_"));
+}
+
 TEST_F(ReplayCliTest, ShowPrintsEveryGolden) {
   for (const char* golden : kGoldens) {
     const CliRun run = Replay(absl::StrCat("show ", golden));
