@@ -33,6 +33,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "gmock/gmock.h"
@@ -796,14 +797,51 @@ TEST_F(E2eTest, RefctlChecksWhereTokensGoBeforeTheyAreIssued) {
   EXPECT_FALSE(fs::exists(Path("a")));
 }
 
-// selfplay refuses a seat count its game does not take as a usage error,
-// before it makes its output directory.
-TEST_F(E2eTest, SelfplayRefusesASeatCountBeforeWritingAnything) {
-  ToolResult r = Run("selfplay", {"--seats=99", "--out=" + Path("sp")});
-  EXPECT_EQ(r.code, 2) << r.err;
-  EXPECT_THAT(r.err, HasSubstr("selfplay: --seats: rock_paper_pyramid takes "
-                               "3 seats, not 99"));
-  EXPECT_FALSE(fs::exists(Path("sp")));
+// selfplay refuses a mistake in its command line as a usage error (status
+// 2), saying what it is, before it makes its output directory; the
+// corrected command then writes its logs there.
+TEST_F(E2eTest, SelfplayRefusesMistakesBeforeWritingAnything) {
+  std::ofstream(Path("junk.key")) << "not a key\n";
+  const struct {
+    std::vector<std::string> flags;
+    std::string message;
+  } cases[] = {
+      {{"--seats=99"},
+       "selfplay: --seats: rock_paper_pyramid takes 3 seats, not 99"},
+      {{"--seats=-1"}, "selfplay: --matches and --seats are not negative"},
+      {{"--matches=-1"}, "selfplay: --matches and --seats are not negative"},
+      {{"--game=no_such_game"}, "selfplay: unknown game \"no_such_game\""},
+      {{"--options=bogus"}, "selfplay: cannot parse --options"},
+      {{"--deterministic=abc"},
+       "selfplay: --deterministic takes 64 hex digits"},
+      {{"--key=" + Path("missing.key")},
+       "selfplay: --key: cannot read " + Path("missing.key")},
+      {{"--key=" + Path("junk.key")},
+       "selfplay: --key: " + Path("junk.key") + ": expected 64 hex digits"},
+      {{"surplus"}, "selfplay takes no positional arguments (got \"surplus\")"},
+  };
+  for (const auto& c : cases) {
+    std::vector<std::string> args = {"--out=" + Path("sp")};
+    args.insert(args.end(), c.flags.begin(), c.flags.end());
+    const std::string flags = absl::StrJoin(c.flags, " ");
+    ToolResult r = Run("selfplay", args);
+    EXPECT_EQ(r.code, 2) << flags << ": " << r.err;
+    EXPECT_THAT(r.err, HasSubstr(c.message)) << flags;
+    EXPECT_FALSE(fs::exists(Path("sp"))) << flags;
+    fs::remove_all(Path("sp"));  // For the next case.
+  }
+  // Corrected: a key that reads, logs signed with it and no key of its own.
+  const SigningKey key = SigningKey::Generate();
+  ASSERT_TRUE(WriteKeyFiles(Path("good.key"), key).ok());
+  ToolResult r = Run("selfplay", {"--out=" + Path("sp"), "--matches=1",
+                                  "--key=" + Path("good.key")});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_FALSE(fs::exists(Path("sp/referee.key")));
+  const std::vector<std::string> logs = Files(Path("sp"));
+  ASSERT_EQ(logs.size(), 1u);
+  std::vector<v1::LogRecord> records = svctest::ParseRecords(Slurp(logs[0]));
+  ASSERT_FALSE(records.empty()) << logs[0];
+  EXPECT_EQ(records[0].header().referee_public_key(), key.public_key());
 }
 
 // A damaged registry or transparency log stops the referee at its start,

@@ -4,8 +4,16 @@
 //   selfplay --game=rock_paper_pyramid --matches=5 --out=DIR
 //            [--options='rock_paper_pyramid { red: true }'] [--key=FILE]
 //            [--deterministic=HEX32] [--checkpoint_interval=N]
+//
+// Exit status: 0 when every match was played and its log written; 1 for a
+// match that failed (and for an unknown flag or a value of the wrong type,
+// which Abseil's parser refuses); 2 for a mistake in the command line (an
+// unknown game, bad --options, a seat count the game does not take, a
+// negative count, a bad --deterministic, a --key that cannot be read), found
+// before anything is written, or an --out that cannot be made.
 #include <filesystem>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,13 +50,10 @@ ABSL_FLAG(uint32_t, checkpoint_interval, 16, "Records between checkpoints.");
 namespace pyramid {
 namespace {
 
-// The referee key: --key, or one drawn from `entropy` and written to
-// OUT/referee.key (and .pub).
-absl::StatusOr<SigningKey> SelfplayKey(const std::filesystem::path& out,
-                                       const EntropySource& entropy) {
-  if (!absl::GetFlag(FLAGS_key).empty()) {
-    return ReadSigningKey(absl::GetFlag(FLAGS_key));
-  }
+// A fresh referee key drawn from `entropy`, written to OUT/referee.key (and
+// .pub): selfplay's key when --key is not given.
+absl::StatusOr<SigningKey> FreshKey(const std::filesystem::path& out,
+                                    const EntropySource& entropy) {
   std::string seed(32, '\0');
   entropy(seed.data(), seed.size());
   const SigningKey key = *SigningKey::FromSeed(seed);
@@ -130,15 +135,6 @@ int Main() {
               << "\n";
     return 2;
   }
-  const std::filesystem::path out = absl::GetFlag(FLAGS_out);
-  std::error_code error;
-  std::filesystem::create_directories(out, error);
-  if (error) {
-    std::cerr << "selfplay: --out " << out.string() << ": " << error.message()
-              << "\n";
-    return 2;
-  }
-
   std::optional<Digest> deterministic;
   if (!absl::GetFlag(FLAGS_deterministic).empty()) {
     absl::StatusOr<std::string> bytes =
@@ -149,9 +145,32 @@ int Main() {
     }
     deterministic = Sha256(*bytes);
   }
+  // --key is read before anything is written: a mistyped path leaves no
+  // output directory behind.
+  std::optional<SigningKey> given_key;
+  if (!absl::GetFlag(FLAGS_key).empty()) {
+    absl::StatusOr<SigningKey> read = ReadSigningKey(absl::GetFlag(FLAGS_key));
+    if (!read.ok()) {
+      std::cerr << "selfplay: --key: " << read.status().message() << "\n";
+      return 2;
+    }
+    given_key = *std::move(read);
+  }
+
+  // Every flag is checked: from here on, files are written.
+  const std::filesystem::path out = absl::GetFlag(FLAGS_out);
+  std::error_code error;
+  std::filesystem::create_directories(out, error);
+  if (error) {
+    std::cerr << "selfplay: --out " << out.string() << ": " << error.message()
+              << "\n";
+    return 2;
+  }
   EntropySource entropy =
       deterministic ? DeterministicEntropy(*deterministic) : SystemEntropy();
-  absl::StatusOr<SigningKey> key = SelfplayKey(out, entropy);
+  absl::StatusOr<SigningKey> key = given_key.has_value()
+                                       ? absl::StatusOr<SigningKey>(*given_key)
+                                       : FreshKey(out, entropy);
   if (!key.ok()) {
     std::cerr << "selfplay: " << key.status().message() << "\n";
     return 2;
