@@ -455,8 +455,8 @@ TEST_F(TournamentTest, PlaysOnARefereeThatAnswersTokenHoldersOnly) {
 }
 
 // A running referee whose key is not the pinned one stops the tournament
-// before a match is played, naming both keys; the same command with the
-// right key then plays it in the same directory.
+// before a match is played (or the output directory is made), naming both
+// keys; the same command with the right key then plays it.
 TEST_F(TournamentTest, AWrongRefereeKeyStopsTheTournamentAtOnce) {
   std::unique_ptr<testing_util::Process> referee = StartReferee(dir_.path());
   ASSERT_NE(referee, nullptr);
@@ -474,7 +474,7 @@ TEST_F(TournamentTest, AWrongRefereeKeyStopsTheTournamentAtOnce) {
               HasSubstr(absl::StrCat("signs with key ", actual)));
   EXPECT_THAT(refused.status().message(),
               HasSubstr(absl::StrCat("not the pinned referee_key ", pinned)));
-  EXPECT_TRUE(Journaled().empty());
+  EXPECT_FALSE(fs::exists(dir_.File("out"))) << "made before the key check";
 
   t.set_referee_key(remote.key);
   absl::StatusOr<v1::TournamentResults> results = Run(t);
@@ -483,30 +483,115 @@ TEST_F(TournamentTest, AWrongRefereeKeyStopsTheTournamentAtOnce) {
   ExpectAllGenuine(*results);
 }
 
-// The `tournament` program refuses a nonsensical flag value with status 2,
-// saying why, before it records anything.
+// The `tournament` program refuses a mistake in its command line with
+// status 2, saying what it is, before it makes anything on disk: neither
+// the output directory nor the embedded referee's key beside it.
 TEST_F(TournamentTest, BadFlagValuesAreRefused) {
   const std::string file = dir_.File("t.txt");
   std::string text;
   google::protobuf::TextFormat::PrintToString(Make("pyramid_scheme", 2, 2),
                                               &text);
   std::ofstream(file) << text;
-  const std::vector<std::pair<std::string, std::string>> cases = {
-      {"--concurrency=-1", "--concurrency must be at least 1, not -1"},
-      {"--concurrency=0", "--concurrency must be at least 1, not 0"},
-      {"--rounds=-2", "--rounds must be at least 1, not -2"},
-      {"--seed=-3", "--seed must be at least 0, not -3"},
-      {"--referee_retry_s=-1", "--referee_retry_s must be at least 0, not -1"},
-      {"--sprt=10,0", "tournament: sprt: elo1 (0) must exceed elo0 (10)\n"},
+  std::ofstream(dir_.File("junk.key")) << "not a key\n";
+  const std::string remote = "--referee=127.0.0.1:1";
+  const std::string some_key = "--referee_key=" + std::string(64, 'a');
+  const struct {
+    std::vector<std::string> flags;
+    std::string message;
+  } cases[] = {
+      {{"--concurrency=-1"}, "--concurrency must be at least 1, not -1"},
+      {{"--concurrency=0"}, "--concurrency must be at least 1, not 0"},
+      {{"--rounds=-2"}, "--rounds must be at least 1, not -2"},
+      {{"--seed=-3"}, "--seed must be at least 0, not -3"},
+      {{"--referee_retry_s=-1"},
+       "--referee_retry_s must be at least 0, not -1"},
+      {{"--sprt=10,0"}, "tournament: sprt: elo1 (0) must exceed elo0 (10)\n"},
+      {{"--sprt=10"},
+       "tournament: --sprt is ELO0,ELO1 or ELO0,ELO1,ALPHA,BETA"},
+      {{"--format=knockout"},
+       "tournament: --format is round_robin, gauntlet or swiss"},
+      {{"surplus"}, "usage: tournament TOURNAMENT_FILE [flags]"},
+      {{remote},
+       "tournament: a remote referee needs referee_key to verify the logs"},
+      {{remote, "--referee_key=" + dir_.File("missing.pub")},
+       "tournament: referee_key is 64 hex digits or a file of them: cannot "
+       "read " +
+           dir_.File("missing.pub")},
+      {{remote, some_key},
+       "tournament: a remote referee needs admin_token_file"},
+      {{remote, some_key, "--admin_token_file=" + dir_.File("missing.token")},
+       "tournament: admin_token_file: cannot open " +
+           dir_.File("missing.token") + ": No such file or directory"},
+      {{"--signing_key_file=" + dir_.File("junk.key")},
+       "tournament: signing_key_file: " + dir_.File("junk.key") +
+           ": expected 64 hex digits"},
+      {{"--signing_key_file=" + dir_.File("no-dir/referee.key")},
+       "tournament: signing_key_file: cannot create " +
+           dir_.File("no-dir/referee.key") + ": " + dir_.File("no-dir") +
+           " is not a directory"},
   };
-  for (const auto& [flag, message] : cases) {
-    testing_util::Process run(
-        {(fs::path(BinDir()) / "tournament").string(), file, flag},
-        dir_.File("run.out"), dir_.File("run.err"));
-    EXPECT_EQ(run.Wait(absl::Seconds(30)), 2) << flag << ": " << run.err();
-    EXPECT_THAT(run.err(), HasSubstr(message)) << flag;
+  for (const auto& c : cases) {
+    std::vector<std::string> argv = {
+        (fs::path(BinDir()) / "tournament").string(), file};
+    argv.insert(argv.end(), c.flags.begin(), c.flags.end());
+    const std::string flags = absl::StrJoin(c.flags, " ");
+    testing_util::Process run(argv, dir_.File("run.out"), dir_.File("run.err"));
+    EXPECT_EQ(run.Wait(absl::Seconds(30)), 2) << flags << ": " << run.err();
+    EXPECT_THAT(run.err(), HasSubstr(c.message)) << flags;
+    EXPECT_FALSE(fs::exists(dir_.File("out"))) << flags;
+    EXPECT_FALSE(fs::exists(dir_.File("out.referee.key"))) << flags;
+    EXPECT_FALSE(fs::exists(dir_.File("no-dir"))) << flags;
+    for (const char* made : {"out", "out.referee.key", "no-dir"}) {
+      fs::remove_all(dir_.File(made));  // For the next case.
+    }
   }
-  EXPECT_FALSE(fs::exists(dir_.File("out/tournament.txt")));
+}
+
+// A bad tournament file, or one the runner cannot act on (a bot command
+// that cannot run, a bot key_file that cannot be read), is refused by the
+// `tournament` program with status 2, saying why, before it makes
+// anything on disk.
+TEST_F(TournamentTest, BadTournamentFilesAreRefusedBeforeAnythingIsMade) {
+  v1::Tournament unrunnable = Make("pyramid_scheme", 2, 2);
+  unrunnable.mutable_bots(1)->set_command(0, dir_.File("no-such-bot"));
+  v1::Tournament keyless = Make("pyramid_scheme", 2, 2);
+  keyless.mutable_bots(0)->set_key_file(dir_.File("missing.key"));
+  auto text_of = [](const v1::Tournament& t) {
+    std::string text;
+    google::protobuf::TextFormat::PrintToString(t, &text);
+    return text;
+  };
+  const std::string file = dir_.File("t.txt");
+  const struct {
+    std::string text;  // Of the tournament file; empty: no file at all.
+    std::string message;
+  } cases[] = {
+      {"bots {", "tournament: " + file + ": not a Tournament in text format: "},
+      {text_of(Make("no_such_game", 2, 2)),
+       "tournament: game: unknown game \"no_such_game\""},
+      {text_of(Make("rock_paper_pyramid", 4, 4)),
+       "tournament: seats: rock_paper_pyramid takes 3 seats, not 4"},
+      {text_of(unrunnable), "tournament: bot bot-2: cannot run " +
+                                dir_.File("no-such-bot") +
+                                ": No such file or directory"},
+      {text_of(keyless), "tournament: bot bot-1: key_file: cannot read " +
+                             dir_.File("missing.key")},
+      {"", "tournament: cannot open " + file + ": No such file or directory"},
+  };
+  for (const auto& c : cases) {
+    fs::remove(file);
+    if (!c.text.empty()) std::ofstream(file) << c.text;
+    testing_util::Process run({(fs::path(BinDir()) / "tournament").string(),
+                               file, "--output_dir=" + dir_.File("out")},
+                              dir_.File("run.out"), dir_.File("run.err"));
+    EXPECT_EQ(run.Wait(absl::Seconds(30)), 2) << c.message << ": " << run.err();
+    EXPECT_THAT(run.err(), HasSubstr(c.message));
+    EXPECT_FALSE(fs::exists(dir_.File("out"))) << c.message;
+    EXPECT_FALSE(fs::exists(dir_.File("out.referee.key"))) << c.message;
+    for (const char* made : {"out", "out.referee.key"}) {
+      fs::remove_all(dir_.File(made));  // For the next case.
+    }
+  }
 }
 
 TEST_F(TournamentTest, ABotThatExitsAtOnceIsRestartedWithBackoff) {
@@ -705,6 +790,8 @@ TEST_F(TournamentTest, BadTournamentsAreRefused) {
     EXPECT_EQ(results.status().code(), absl::StatusCode::kInvalidArgument)
         << results.status();
     EXPECT_THAT(results.status().message(), HasSubstr(message));
+    EXPECT_FALSE(fs::exists(dir_.File("out"))) << message;
+    fs::remove_all(dir_.File("out"));  // For the next case.
   }
   v1::Tournament twins = Make("pyramid_scheme", 2, 2);
   twins.mutable_bots(1)->set_name("bot-1");
@@ -719,11 +806,12 @@ TEST_F(TournamentTest, BadTournamentsAreRefused) {
     unrunnable.mutable_bots(1)->set_command(0, command);
     absl::StatusOr<v1::TournamentResults> results = Run(unrunnable);
     ASSERT_FALSE(results.ok()) << command;
-    EXPECT_EQ(results.status().code(), absl::StatusCode::kNotFound);
+    EXPECT_EQ(results.status().code(), absl::StatusCode::kInvalidArgument);
     EXPECT_THAT(
         results.status().message(),
         HasSubstr(absl::StrCat("bot bot-2: cannot run ", command, ": ")));
-    EXPECT_FALSE(fs::exists(dir_.File("out/tournament.txt"))) << command;
+    EXPECT_FALSE(fs::exists(dir_.File("out"))) << command;
+    fs::remove_all(dir_.File("out"));  // For the next case.
   }
 }
 

@@ -120,9 +120,21 @@ absl::StatusOr<std::unique_ptr<RefereeLink>> RefereeLink::Connect(
         "a remote referee needs referee_key to verify the logs");
   }
   absl::StatusOr<std::string> key = ParsePublicKey(public_key);
-  if (!key.ok()) return key.status();
+  if (!key.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("referee_key is 64 hex digits or a file of them: ",
+                     key.status().message()));
+  }
+  if (admin_token_file.empty()) {
+    return absl::InvalidArgumentError(
+        "a remote referee needs admin_token_file, the file of its admin "
+        "token");
+  }
   absl::StatusOr<std::string> token = ReadTokenFile(admin_token_file);
-  if (!token.ok()) return token.status();
+  if (!token.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("admin_token_file: ", token.status().message()));
+  }
   auto link = std::unique_ptr<RefereeLink>(new RefereeLink());
   link->address_ = address;
   link->public_key_ = *std::move(key);

@@ -45,7 +45,8 @@ class RefereeLink {
   // network drops), every call below retries with backoff (100 ms doubling
   // to 5 s) for at most `retry_for`, then fails; a Watch that breaks is
   // resumed by match id, so a referee that comes back within that time
-  // costs the tournament nothing.
+  // costs the tournament nothing. Nothing is called here: INVALID_ARGUMENT
+  // for a key or token file that cannot be read, before anything is made.
   static absl::StatusOr<std::unique_ptr<RefereeLink>> Connect(
       const std::string& address, const std::string& public_key,
       const std::string& admin_token_file,

@@ -118,25 +118,30 @@ class Runner {
       : t_(std::move(t)), options_(options) {}
 
   absl::StatusOr<v1::TournamentResults> Run() {
+    // Every check of the input comes before the output directory is made:
+    // a mistake, corrected, runs as if it had never been made.
     if (absl::Status s = Prepare(); !s.ok()) return s;
+    if (t_.referee().empty()) {
+      if (absl::Status s = CheckSigningKey(); !s.ok()) return s;
+    } else {
+      absl::StatusOr<std::unique_ptr<RefereeLink>> link =
+          RefereeLink::Connect(t_.referee(), t_.referee_key(),
+                               t_.admin_token_file(), options_.referee_retry);
+      if (!link.ok()) return link.status();
+      link_ = *std::move(link);
+      // Before Resume, which would set aside every log the wrong key fails.
+      if (absl::Status s = CheckRefereeKey(); !s.ok()) return s;
+    }
     if (absl::Status s = OpenOutput(); !s.ok()) return s;
     if (t_.referee().empty()) {
       if (absl::Status s = PlaceSigningKey(); !s.ok()) return s;
-    }
-    absl::StatusOr<std::unique_ptr<RefereeLink>> link =
-        t_.referee().empty()
-            ? RefereeLink::StartEmbedded(signing_key_.string(),
-                                         (out_ / "logs").string(),
-                                         (out_ / "tlog.sqlite3").string(),
-                                         (out_ / "log-journal").string())
-            : RefereeLink::Connect(t_.referee(), t_.referee_key(),
-                                   t_.admin_token_file(),
-                                   options_.referee_retry);
-    if (!link.ok()) return link.status();
-    link_ = *std::move(link);
-    // Before Resume, which would set aside every log the wrong key fails.
-    if (!t_.referee().empty()) {
-      if (absl::Status s = CheckRefereeKey(); !s.ok()) return s;
+      absl::StatusOr<std::unique_ptr<RefereeLink>> link =
+          RefereeLink::StartEmbedded(signing_key_.string(),
+                                     (out_ / "logs").string(),
+                                     (out_ / "tlog.sqlite3").string(),
+                                     (out_ / "log-journal").string());
+      if (!link.ok()) return link.status();
+      link_ = *std::move(link);
     }
     if (absl::Status s = Resume(); !s.ok()) return s;
     if (absl::Status s = StartBots(); !s.ok()) {
@@ -171,17 +176,27 @@ class Runner {
 
  private:
   // Defaults, validation, and the fixed part of the schedule.
+  // INVALID_ARGUMENT for a bad tournament.
   absl::Status Prepare() {
     if (absl::Status s = NormalizeTournament(t_); !s.ok()) return s;
     // Before the output directory records the tournament: a mistyped
-    // command, corrected, runs again in the same directory.
+    // command or key file, corrected, runs again in the same directory.
     for (const v1::TournamentBot& bot : t_.bots()) {
       if (absl::StatusOr<std::string> program = FindProgram(bot.command(0));
           !program.ok()) {
-        return absl::Status(
-            program.status().code(),
+        return absl::InvalidArgumentError(
             absl::StrCat("bot ", bot.name(), ": ", program.status().message()));
       }
+      std::string public_key;
+      if (!bot.key_file().empty()) {
+        absl::StatusOr<SigningKey> key = ReadSigningKey(bot.key_file());
+        if (!key.ok()) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              "bot ", bot.name(), ": key_file: ", key.status().message()));
+        }
+        public_key = key->public_key();
+      }
+      bot_public_keys_.push_back(std::move(public_key));
     }
     for (const v1::TournamentBot& bot : t_.bots()) names_.push_back(bot.name());
     if (t_.format() == v1::SWISS) {
@@ -194,6 +209,45 @@ class Runner {
     if (!schedule.ok()) return schedule.status();
     fixed_ = *std::move(schedule);
     scheduled_ = fixed_.size();
+    return absl::OkStatus();
+  }
+
+  // Where the embedded referee's secret key is kept (see
+  // Tournament.signing_key_file).
+  fs::path SigningKeyPath() const {
+    if (!t_.signing_key_file().empty()) return t_.signing_key_file();
+    // Absolute first, so that an output directory given as "." or "x/"
+    // still names its own parent.
+    fs::path out = fs::absolute(t_.output_dir()).lexically_normal();
+    if (!out.has_filename()) out = out.parent_path();
+    return out.parent_path() / (out.filename().string() + ".referee.key");
+  }
+
+  // Before anything is made: the embedded referee's secret key file, if it
+  // exists, holds a key; signing_key_file, if it does not exist yet, can be
+  // created (its directory exists). INVALID_ARGUMENT otherwise.
+  absl::Status CheckSigningKey() const {
+    const fs::path path = SigningKeyPath();
+    const std::string what = t_.signing_key_file().empty()
+                                 ? "the referee's secret key"
+                                 : "signing_key_file";
+    std::error_code error;
+    if (fs::exists(path, error)) {
+      absl::StatusOr<SigningKey> key = ReadSigningKey(path.string());
+      if (!key.ok()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(what, ": ", key.status().message()));
+      }
+      return absl::OkStatus();
+    }
+    if (!t_.signing_key_file().empty()) {
+      const fs::path dir = fs::absolute(path).parent_path();
+      if (!fs::is_directory(dir, error)) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(what, ": cannot create ", path.string(), ": ",
+                         dir.string(), " is not a directory"));
+      }
+    }
     return absl::OkStatus();
   }
 
@@ -251,15 +305,7 @@ class Runner {
   // and refuses a key that did not sign this directory's logs (or a lost
   // one) rather than signing the rest of a tournament with another key.
   absl::Status PlaceSigningKey() {
-    signing_key_ = t_.signing_key_file();
-    if (signing_key_.empty()) {
-      // Absolute first, so that an output directory given as "." or "x/"
-      // still names its own parent.
-      fs::path out = fs::absolute(out_).lexically_normal();
-      if (!out.has_filename()) out = out.parent_path();
-      signing_key_ =
-          out.parent_path() / (out.filename().string() + ".referee.key");
-    }
+    signing_key_ = SigningKeyPath();
     const fs::path legacy = out_ / "referee.key";
     const fs::path public_file = out_ / "referee.key.pub";
     std::error_code error;
@@ -497,13 +543,13 @@ class Runner {
   }
 
   absl::Status StartBots() {
-    for (const v1::TournamentBot& bot : t_.bots()) {
+    for (int i = 0; i < t_.bots_size(); ++i) {
+      const v1::TournamentBot& bot = t_.bots(i);
       v1::RegisterBotRequest request;
       request.set_name(bot.name());
-      if (!bot.key_file().empty()) {
-        absl::StatusOr<SigningKey> key = ReadSigningKey(bot.key_file());
-        if (!key.ok()) return key.status();
-        request.set_public_key(key->public_key());
+      // Read by Prepare, before anything was made.
+      if (!bot_public_keys_[i].empty()) {
+        request.set_public_key(bot_public_keys_[i]);
       }
       absl::StatusOr<v1::RegisterBotResponse> registered =
           link_->RegisterBot(request);
@@ -1018,6 +1064,8 @@ class Runner {
   std::optional<DirectoryLock> lock_;  // On out_.
   fs::path signing_key_;  // The embedded referee's (PlaceSigningKey).
   std::vector<std::string> names_;
+  // Each bot's public key from its key_file, or "" (Prepare).
+  std::vector<std::string> bot_public_keys_;
   uint32_t scheduled_ = 0;
   std::vector<ScheduledMatch> fixed_;  // Every format but Swiss.
   uint32_t swiss_per_round_ = 0;

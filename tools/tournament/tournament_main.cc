@@ -16,7 +16,9 @@
 // Exit status: 0 when every scheduled match was played (or skipped by a decided
 // SPRT) and its log verified; 1 otherwise (and for an unknown flag or a value
 // of the wrong type, which Abseil's parser refuses); 2 for a bad tournament
-// file or flag value; 130 when interrupted.
+// file or flag value (a field or flag out of range, a bot command that cannot
+// run, a key or token file that cannot be read), found before the output
+// directory is made; 130 when interrupted.
 #include <signal.h>
 #include <unistd.h>
 
