@@ -483,6 +483,54 @@ TEST_F(TournamentTest, AWrongRefereeKeyStopsTheTournamentAtOnce) {
   ExpectAllGenuine(*results);
 }
 
+// A referee that serves no transparency log checkpoint
+// (tests/no_tlog_referee.cc) gives the runner no key to check before it
+// plays: the header of the first log it fetches does instead. A header
+// naming another key than the pinned one stops the tournament there,
+// naming both keys and that log, instead of playing the whole schedule
+// into logs none of which would verify.
+TEST_F(TournamentTest, AWrongRefereeKeyIsFoundOnTheFirstLogWithoutACheckpoint) {
+  const std::string dir = dir_.File("no-tlog");
+  testing_util::Process referee(
+      {(fs::read_symlink("/proc/self/exe").parent_path() / "no_tlog_referee")
+           .string(),
+       dir},
+      dir_.File("no-tlog.out"), dir_.File("no-tlog.err"));
+  const absl::Time end = absl::Now() + absl::Seconds(30);
+  while (!fs::exists(dir + "/address") && absl::Now() < end &&
+         referee.running()) {
+    absl::SleepFor(absl::Milliseconds(20));
+  }
+  ASSERT_TRUE(fs::exists(dir + "/address")) << referee.err();
+  auto trimmed = [](const std::string& path) {
+    return std::string(absl::StripAsciiWhitespace(*ReadFileToString(path)));
+  };
+  const std::string actual = trimmed(dir + "/referee.key.pub");
+  const std::string pinned = ToHex(SigningKey::Generate().public_key());
+  v1::Tournament t =
+      Make("rock_paper_pyramid", 3, 3, "rounds: 8 concurrency: 1");
+  t.set_referee(trimmed(dir + "/address"));
+  t.set_referee_key(pinned);
+  t.set_admin_token_file(dir + "/admin.token");
+  absl::StatusOr<v1::TournamentResults> refused = Run(t);
+  ASSERT_FALSE(refused.ok()) << "the whole schedule was played";
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kFailedPrecondition)
+      << refused.status();
+  const std::string message(refused.status().message());
+  EXPECT_THAT(message, HasSubstr(absl::StrCat("signs with key ", actual,
+                                              " (the header of logs/")));
+  EXPECT_THAT(message,
+              HasSubstr(absl::StrCat("not the pinned referee_key ", pinned)));
+  // Stopped at the first log: the referee played the first match (and at
+  // most the one started meanwhile), not the 24 scheduled.
+  int played = 0;
+  for (const auto& entry : fs::directory_iterator(dir + "/logs")) {
+    played += entry.path().extension() == ".pyrlog";
+  }
+  EXPECT_GE(played, 1);
+  EXPECT_LE(played, 2);
+}
+
 // The `tournament` program refuses a mistake in its command line with
 // status 2, saying what it is, before it makes anything on disk: neither
 // the output directory nor the embedded referee's key beside it.

@@ -319,4 +319,14 @@ absl::Status RefereeLink::FetchLog(const std::string& match_id,
              : absl::InternalError(absl::StrCat("cannot write ", path));
 }
 
+std::optional<std::string> WrongRefereeKey(const Verdict& verdict,
+                                           const std::string& pinned_key) {
+  if (verdict.kind == Verdict::Kind::kGenuine) return std::nullopt;
+  const std::string& key = verdict.header.referee_public_key();
+  if (key.size() != pinned_key.size() || key == pinned_key) {
+    return std::nullopt;
+  }
+  return key;
+}
+
 }  // namespace pyramid

@@ -10,6 +10,7 @@
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -20,6 +21,7 @@
 #include "absl/time/time.h"
 #include "grpcpp/grpcpp.h"
 #include "pyramid/referee/v1/referee_service.grpc.pb.h"
+#include "replay/verifier.h"
 
 namespace pyramid {
 
@@ -108,6 +110,16 @@ class RefereeLink {
   absl::Mutex mu_;
   std::set<grpc::ClientContext*> watches_ ABSL_GUARDED_BY(mu_);
 };
+
+// The referee key named in the header of a log that did not verify against
+// `pinned_key` (the runner's referee_key, 32 bytes), when it is another
+// well-formed key: the tournament then stops, since none of that referee's
+// logs would verify. This is how a referee that serves no transparency log
+// checkpoint is found out (the runner checks the checkpoint's key first).
+// nullopt for a genuine log, or one whose header names the pinned key or
+// no well-formed key (a fault of that log alone).
+std::optional<std::string> WrongRefereeKey(const Verdict& verdict,
+                                           const std::string& pinned_key);
 
 }  // namespace pyramid
 

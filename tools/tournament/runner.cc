@@ -420,16 +420,13 @@ class Runner {
   // abandoned, played again on resume) when `verdict`, not genuine, is on
   // a log whose header names another referee key than the pinned one.
   void StopOnWrongKey(const Verdict& verdict, const std::string& log_file) {
-    if (verdict.kind == Verdict::Kind::kGenuine) return;
-    const std::string& key = verdict.header.referee_public_key();
-    if (key.size() != link_->public_key().size() ||
-        key == link_->public_key()) {
-      return;
-    }
+    const std::optional<std::string> key =
+        WrongRefereeKey(verdict, link_->public_key());
+    if (!key.has_value()) return;
     {
       absl::MutexLock lock(&results_mu_);
       if (wrong_key_.load()) return;
-      wrong_key_error_ = WrongKeyMessage(key, "the header of " + log_file);
+      wrong_key_error_ = WrongKeyMessage(*key, "the header of " + log_file);
       wrong_key_ = true;
     }
     link_->Cancel();
