@@ -1241,6 +1241,9 @@ TEST(KeyFileTest, ReadSigningKeyRejectsBadFiles) {
   EXPECT_FALSE(missing.ok());
   if (!missing.ok()) {
     EXPECT_EQ(missing.status().code(), absl::StatusCode::kNotFound);
+    // Why it cannot be read, not only that.
+    EXPECT_THAT(std::string(missing.status().message()),
+                ::testing::HasSubstr("No such file or directory"));
   }
   // A directory is named as such, not read as a file of no hex digits.
   std::filesystem::create_directory(dir.File("a-directory"));
@@ -1267,6 +1270,44 @@ TEST(KeyFileTest, ReadSigningKeyRejectsBadFiles) {
       EXPECT_EQ(key.status().code(), absl::StatusCode::kInvalidArgument)
           << key.status();
     }
+  }
+}
+
+// A key file of the wrong length or with other characters says what it
+// holds, so that a truncated copy or a "0x" is plain to see.
+TEST(KeyFileTest, AWrongKeyFileSaysWhatItHolds) {
+  const TempDir dir = MakeTempDir();
+  const std::string seed_hex = Vec("keyfile.seed");
+  const std::pair<std::string, std::string> cases[] = {
+      {"", "expected 64 hex digits, found nothing"},
+      {seed_hex.substr(2) + "\n", "expected 64 hex digits, found 62 of them"},
+      {"0x" + seed_hex + "\n",
+       "expected 64 hex digits, found 66 characters, not all hex digits"},
+  };
+  for (const auto& [contents, message] : cases) {
+    const std::string path = dir.File("bad");
+    std::filesystem::remove(path);
+    WriteFile(path, contents);
+    absl::StatusOr<SigningKey> key = ReadSigningKey(path);
+    ASSERT_FALSE(key.ok());
+    EXPECT_THAT(std::string(key.status().message()),
+                ::testing::HasSubstr(message));
+  }
+}
+
+// A public key given inline with a digit too few or too many is named as
+// such, not looked for as a file.
+TEST(KeyFileTest, AnInlinePublicKeyOfTheWrongLengthIsNamed) {
+  const std::string hex = Vec("ed25519.test1.public_key");
+  for (const std::string& input : {hex.substr(1), hex + "0"}) {
+    absl::StatusOr<std::string> key = ParsePublicKey(input);
+    ASSERT_FALSE(key.ok());
+    EXPECT_EQ(key.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(std::string(key.status().message()),
+                ::testing::HasSubstr(absl::StrCat(
+                    "a public key is 64 hex digits (or the path of a file "
+                    "holding them); this one has ",
+                    input.size())));
   }
 }
 

@@ -55,6 +55,17 @@ bool IsHexOf(std::string_view text, size_t bytes) {
          });
 }
 
+// What a key's text holds instead of the hex digits expected: said so that
+// a mistake (a truncated copy, a "0x", a binary file) is plain to see.
+std::string Described(std::string_view text) {
+  if (text.empty()) return "nothing";
+  const bool hex = std::all_of(text.begin(), text.end(), [](char c) {
+    return absl::ascii_isxdigit(static_cast<unsigned char>(c));
+  });
+  if (hex) return absl::StrCat(text.size(), " of them");
+  return absl::StrCat(text.size(), " characters, not all hex digits");
+}
+
 absl::StatusOr<std::string> ReadHexFile(const std::string& path,
                                         size_t expected_bytes) {
   std::error_code error;
@@ -62,14 +73,24 @@ absl::StatusOr<std::string> ReadHexFile(const std::string& path,
     return absl::FailedPreconditionError(
         absl::StrCat("cannot read ", path, ": it is a directory"));
   }
+  errno = 0;
   std::ifstream in(path);
-  if (!in) return absl::NotFoundError(absl::StrCat("cannot read ", path));
+  if (!in) {
+    // What the user must fix: a missing file, or one they may not read.
+    const int reason = errno;
+    const std::string message =
+        absl::StrCat("cannot read ", path, ": ",
+                     reason != 0 ? std::strerror(reason) : "cannot open it");
+    return reason == ENOENT ? absl::NotFoundError(message)
+                            : absl::FailedPreconditionError(message);
+  }
   std::stringstream buffer;
   buffer << in.rdbuf();
   std::string text(absl::StripAsciiWhitespace(buffer.str()));
   if (!IsHexOf(text, expected_bytes)) {
     return absl::InvalidArgumentError(
-        absl::StrCat(path, ": expected ", expected_bytes * 2, " hex digits"));
+        absl::StrCat(path, ": expected ", expected_bytes * 2,
+                     " hex digits, found ", Described(text)));
   }
   return FromHex(text);
 }
@@ -148,6 +169,21 @@ absl::StatusOr<SigningKey> ReadSigningKey(const std::string& path) {
 
 absl::StatusOr<std::string> ParsePublicKey(std::string_view hex_or_path) {
   if (IsHexOf(hex_or_path, kPublicKeySize)) return FromHex(hex_or_path);
+  // Hex digits alone (at least half a key's), of another length, and no
+  // such file: a key given inline and cut short or run on, not a path.
+  std::error_code error;
+  if (hex_or_path.size() >= kPublicKeySize &&
+      std::all_of(hex_or_path.begin(), hex_or_path.end(),
+                  [](char c) {
+                    return absl::ascii_isxdigit(static_cast<unsigned char>(c));
+                  }) &&
+      !std::filesystem::exists(std::string(hex_or_path), error)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("a public key is ", 2 * kPublicKeySize,
+                     " hex digits (or the path of "
+                     "a file holding them); this one has ",
+                     hex_or_path.size()));
+  }
   return ReadHexFile(std::string(hex_or_path), kPublicKeySize);
 }
 

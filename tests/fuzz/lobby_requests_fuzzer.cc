@@ -17,8 +17,8 @@
 // cut to that, and a commit deadline of at least 1 ms is always set; no
 // clocks take the lobby's default of 1 ms), so that, with nobody playing,
 // each ends by itself within a few seconds at most (by forfeit, or played
-// out with default actions) and is archived; at most kMaxLive are live at once (beyond
-// that, CreateMatch's checks still run and only admission refuses). Its
+// out with default actions) and is archived; at most kMaxLive are live at once
+// (beyond that, CreateMatch's checks still run and only admission refuses). Its
 // log directory is removed at exit. Whatever the requests, the lobby must
 // not crash, and what it accepts must hold together: a created match is
 // found by its id, with as many seats as were asked for, each token seat's
@@ -116,7 +116,8 @@ void CreateMatch(pyramid::Lobby& lobby, std::string_view bytes) {
     clocks.set_commit_timeout_ms(
         std::clamp(clocks.commit_timeout_ms(), uint32_t{1}, kMaxClockMs));
   }
-  clocks.set_reveal_timeout_ms(std::min(clocks.reveal_timeout_ms(), kMaxClockMs));
+  clocks.set_reveal_timeout_ms(
+      std::min(clocks.reveal_timeout_ms(), kMaxClockMs));
   clocks.set_seed_timeout_ms(std::min(clocks.seed_timeout_ms(), kMaxClockMs));
   clocks.set_time_bank_ms(std::min(clocks.time_bank_ms(), kMaxClockMs));
   clocks.set_time_bank_increment_ms(
