@@ -570,6 +570,16 @@ TEST_F(TournamentTest, BadFlagValuesAreRefused) {
       {{remote, some_key, "--admin_token_file=" + dir_.File("missing.token")},
        "tournament: admin_token_file: cannot open " +
            dir_.File("missing.token") + ": No such file or directory"},
+      {{some_key},
+       "tournament: referee_key pins a running referee's key, and no "
+       "referee is set"},
+      {{"--admin_token_file=" + dir_.File("admin.token")},
+       "tournament: admin_token_file is a running referee's, and no referee "
+       "is set"},
+      {{remote, some_key, "--admin_token_file=" + dir_.File("admin.token"),
+        "--signing_key_file=" + dir_.File("referee.key")},
+       "tournament: signing_key_file is the embedded referee's key, and "
+       "referee names a running one"},
       {{"--signing_key_file=" + dir_.File("junk.key")},
        "tournament: signing_key_file: " + dir_.File("junk.key") +
            ": expected 64 hex digits"},

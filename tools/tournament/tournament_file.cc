@@ -112,6 +112,28 @@ absl::Status CheckFormat(const v1::Tournament& t) {
   return absl::OkStatus();
 }
 
+// The fields of a running referee (referee_key, admin_token_file) and of
+// the embedded one (signing_key_file) go with their own: set with the
+// other, they would be ignored, and what the user meant would not happen.
+absl::Status CheckRefereeFields(const v1::Tournament& t) {
+  if (t.referee().empty()) {
+    if (!t.referee_key().empty()) {
+      return absl::InvalidArgumentError(
+          "referee_key pins a running referee's key, and no referee is set "
+          "(the embedded referee signs with signing_key_file)");
+    }
+    if (!t.admin_token_file().empty()) {
+      return absl::InvalidArgumentError(
+          "admin_token_file is a running referee's, and no referee is set");
+    }
+  } else if (!t.signing_key_file().empty()) {
+    return absl::InvalidArgumentError(
+        "signing_key_file is the embedded referee's key, and referee names a "
+        "running one, which signs with its own (pin it with referee_key)");
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::Status NormalizeTournament(v1::Tournament& t) {
@@ -144,6 +166,7 @@ absl::Status NormalizeTournament(v1::Tournament& t) {
     return absl::InvalidArgumentError(absl::StrCat("clocks: ", s.message()));
   }
   if (t.output_dir().empty()) t.set_output_dir("out/" + t.name());
+  if (absl::Status s = CheckRefereeFields(t); !s.ok()) return s;
   if (absl::Status s = CheckBots(t); !s.ok()) return s;
   if (absl::Status s = CheckFormat(t); !s.ok()) return s;
   return absl::OkStatus();
