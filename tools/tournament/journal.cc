@@ -4,11 +4,15 @@
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
+#include <filesystem>
+#include <string_view>
+#include <system_error>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "google/protobuf/util/json_util.h"
+#include "referee/core/log_sink.h"
 
 namespace pyramid {
 
@@ -16,29 +20,33 @@ namespace v1 = ::pyramid::referee::v1;
 
 absl::StatusOr<std::vector<v1::TournamentMatchResult>> Journal::Read(
     const std::string& path) {
+  std::error_code missing;
+  if (!std::filesystem::exists(path, missing) && !missing) {
+    return std::vector<v1::TournamentMatchResult>();
+  }
+  absl::StatusOr<std::string> text = ReadFileToString(path);
+  if (!text.ok()) return text.status();
+  return Parse(*text, path);
+}
+
+absl::StatusOr<std::vector<v1::TournamentMatchResult>> Journal::Parse(
+    std::string_view text, std::string_view name) {
   std::vector<v1::TournamentMatchResult> entries;
-  std::ifstream in(path);
-  if (!in) return entries;
-  std::vector<std::string> lines;
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  google::protobuf::util::JsonParseOptions options;
+  options.ignore_unknown_fields = true;
   // A crash can cut the last line short; it has no newline then.
-  in.clear();
-  in.seekg(0, std::ios::end);
-  const bool ends_with_newline = [&] {
-    if (in.tellg() <= 0) return true;
-    in.seekg(-1, std::ios::end);
-    return in.get() == '\n';
-  }();
-  for (size_t i = 0; i < lines.size(); ++i) {
+  const std::vector<absl::string_view> lines =
+      absl::StrSplit(absl::string_view(text.data(), text.size()), '\n');
+  const size_t whole = lines.size() - 1;  // The last piece has no newline.
+  for (size_t i = 0; i < whole; ++i) {
     if (lines[i].empty()) continue;
     v1::TournamentMatchResult entry;
-    google::protobuf::util::JsonParseOptions options;
-    options.ignore_unknown_fields = true;
-    if (!google::protobuf::util::JsonStringToMessage(lines[i], &entry, options)
+    if (!google::protobuf::util::JsonStringToMessage(
+             google::protobuf::StringPiece(lines[i].data(), lines[i].size()),
+             &entry, options)
              .ok()) {
-      if (i + 1 == lines.size() && !ends_with_newline) break;
-      return absl::DataLossError(
-          absl::StrCat(path, " line ", i + 1, " is not a match result"));
+      return absl::DataLossError(absl::StrCat(std::string(name), " line ",
+                                              i + 1, " is not a match result"));
     }
     entries.push_back(std::move(entry));
   }
@@ -47,12 +55,26 @@ absl::StatusOr<std::vector<v1::TournamentMatchResult>> Journal::Read(
 
 absl::StatusOr<std::unique_ptr<Journal>> Journal::OpenForAppend(
     const std::string& path) {
-  std::FILE* file = std::fopen(path.c_str(), "a");
+  std::FILE* file = std::fopen(path.c_str(), "a+");
   if (file == nullptr) {
     return absl::InternalError(
         absl::StrCat("cannot open ", path, ": ", std::strerror(errno)));
   }
-  return std::unique_ptr<Journal>(new Journal(file, path));
+  auto journal = std::unique_ptr<Journal>(new Journal(file, path));
+  // Cut off a last line torn by a crash: it ends after the last newline.
+  absl::StatusOr<std::string> bytes_read = ReadFileToString(path);
+  if (!bytes_read.ok()) return bytes_read.status();
+  const std::string& bytes = *bytes_read;
+  const size_t end = bytes.rfind('\n');
+  const size_t whole = end == std::string::npos ? 0 : end + 1;
+  if (whole != bytes.size() &&
+      (ftruncate(fileno(file), static_cast<off_t>(whole)) != 0 ||
+       fsync(fileno(file)) != 0)) {
+    return absl::InternalError(
+        absl::StrCat("cannot cut the torn last line off ", path, ": ",
+                     std::strerror(errno)));
+  }
+  return journal;
 }
 
 Journal::~Journal() { std::fclose(file_); }

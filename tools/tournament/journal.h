@@ -5,13 +5,16 @@
 //
 // Format: JSON Lines; each line is a TournamentMatchResult in protobuf's
 // JSON mapping (proto/pyramid/referee/v1/tournament.proto). A last line cut
-// short by a crash is ignored on reading.
+// short by a crash (a line without its newline: Append writes each whole)
+// is ignored on reading, and cut off before the next append, which would
+// otherwise run on from it into a line no later read could parse.
 #ifndef PYRAMID_TOOLS_TOURNAMENT_JOURNAL_H_
 #define PYRAMID_TOOLS_TOURNAMENT_JOURNAL_H_
 
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -28,7 +31,13 @@ class Journal {
   static absl::StatusOr<std::vector<referee::v1::TournamentMatchResult>> Read(
       const std::string& path);
 
-  // Opens `path` for appending, creating it if needed.
+  // The entries of journal text `text` (read from `name`, for messages),
+  // as Read.
+  static absl::StatusOr<std::vector<referee::v1::TournamentMatchResult>> Parse(
+      std::string_view text, std::string_view name);
+
+  // Opens `path` for appending, creating it if needed; a last line without
+  // its newline is cut off first.
   static absl::StatusOr<std::unique_ptr<Journal>> OpenForAppend(
       const std::string& path);
 

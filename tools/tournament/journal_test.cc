@@ -1,0 +1,97 @@
+// The tournament's journal (journal.h): what a run appends a resume reads
+// back, a last line torn by a crash is ignored and cut off before the next
+// append, and a damaged line before the last is refused, named.
+#include "tools/tournament/journal.h"
+
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/temp_dir.h"
+
+namespace pyramid {
+namespace {
+
+namespace v1 = ::pyramid::referee::v1;
+using ::testing::HasSubstr;
+
+v1::TournamentMatchResult Result(int index) {
+  v1::TournamentMatchResult result;
+  result.set_index(index);
+  result.set_match_id("match-" + std::to_string(index));
+  result.set_verdict("genuine");
+  return result;
+}
+
+std::vector<uint32_t> Indices(
+    const std::vector<v1::TournamentMatchResult>& entries) {
+  std::vector<uint32_t> indices;
+  for (const auto& entry : entries) indices.push_back(entry.index());
+  return indices;
+}
+
+TEST(JournalTest, WhatIsAppendedIsReadBack) {
+  const TempDir dir("journal-test");
+  ASSERT_TRUE(dir.ok());
+  const std::string path = dir.File("journal.jsonl");
+  auto none = Journal::Read(path);
+  ASSERT_TRUE(none.ok()) << none.status();
+  EXPECT_TRUE(none->empty());
+  {
+    auto journal = Journal::OpenForAppend(path);
+    ASSERT_TRUE(journal.ok()) << journal.status();
+    for (int i = 0; i < 3; ++i) ASSERT_TRUE((*journal)->Append(Result(i)).ok());
+  }
+  auto entries = Journal::Read(path);
+  ASSERT_TRUE(entries.ok()) << entries.status();
+  EXPECT_EQ(Indices(*entries), (std::vector<uint32_t>{0, 1, 2}));
+}
+
+// A crash (a power loss) can leave the last line cut short. It is ignored,
+// and the next run's appends do not run on from it: the run after that
+// still reads the journal (it used to find the torn bytes and the next
+// entry on one line, and refuse the journal as damaged).
+TEST(JournalTest, ATornLastLineIsCutOffBeforeTheNextAppend) {
+  const TempDir dir("journal-test");
+  ASSERT_TRUE(dir.ok());
+  const std::string path = dir.File("journal.jsonl");
+  {
+    auto journal = Journal::OpenForAppend(path);
+    ASSERT_TRUE(journal.ok()) << journal.status();
+    for (int i = 0; i < 2; ++i) ASSERT_TRUE((*journal)->Append(Result(i)).ok());
+  }
+  std::ofstream(path, std::ios::app) << "{\"index\": 2, \"match_id\": \"ma";
+  auto torn = Journal::Read(path);
+  ASSERT_TRUE(torn.ok()) << torn.status();
+  EXPECT_EQ(Indices(*torn), (std::vector<uint32_t>{0, 1}));
+  {
+    auto journal = Journal::OpenForAppend(path);
+    ASSERT_TRUE(journal.ok()) << journal.status();
+    ASSERT_TRUE((*journal)->Append(Result(2)).ok());
+  }
+  auto entries = Journal::Read(path);
+  ASSERT_TRUE(entries.ok()) << entries.status();
+  EXPECT_EQ(Indices(*entries), (std::vector<uint32_t>{0, 1, 2}));
+}
+
+TEST(JournalTest, ADamagedLineBeforeTheLastIsRefusedByNumber) {
+  auto entries = Journal::Parse(
+      "{\"index\": 0}\nnot json\n{\"index\": 2}\n", "j.jsonl");
+  ASSERT_FALSE(entries.ok());
+  EXPECT_EQ(entries.status().code(), absl::StatusCode::kDataLoss);
+  EXPECT_THAT(std::string(entries.status().message()),
+              HasSubstr("j.jsonl line 2 is not a match result"));
+}
+
+TEST(JournalTest, AJournalThatCannotBeReadIsNotTakenForNone) {
+  const TempDir dir("journal-test");
+  ASSERT_TRUE(dir.ok());
+  // A directory where the journal should be: not "no journal yet".
+  auto entries = Journal::Read(dir.path());
+  ASSERT_FALSE(entries.ok());
+}
+
+}  // namespace
+}  // namespace pyramid
