@@ -319,6 +319,54 @@ TEST_F(TournamentTest, KilledTournamentProgramResumes) {
   EXPECT_EQ(Journaled().size(), 36u);
 }
 
+// SIGKILL at moments spread over a run (from its start, while it reads its
+// file and makes its directory, to the middle of play), again and again on
+// the same output directory: every run after a kill starts (the directory
+// is never left torn), nothing journaled is lost or played again, and the
+// last run finishes the tournament.
+TEST_F(TournamentTest, KilledAtMomentsSpreadOverTheRunLosesNothing) {
+  const std::string file = dir_.File("t.txt");
+  std::string text;
+  google::protobuf::TextFormat::PrintToString(
+      Make("rock_paper_pyramid", 3, 4, "rounds: 10 concurrency: 2"), &text);
+  std::ofstream(file) << text;
+  const std::vector<std::string> argv = {
+      (fs::path(BinDir()) / "tournament").string(), file};
+  std::map<uint32_t, std::string> journaled;  // index -> match id
+  uint64_t state = 0x2545f4914f6cdd1dULL;     // A fixed seed: reproducible.
+  for (int kill = 0; kill < 8; ++kill) {
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    const int delay_ms = static_cast<int>(state % 700);
+    testing_util::Process run(argv, dir_.File("run.out"), dir_.File("run.err"));
+    absl::SleepFor(absl::Milliseconds(delay_ms));
+    run.Signal(SIGKILL);
+    const int status = run.Wait(absl::Seconds(10));
+    // Killed, or already done (a late kill on a short run).
+    ASSERT_TRUE(status == 128 + SIGKILL || status == 0)
+        << "kill " << kill << " at " << delay_ms << " ms: " << status << " "
+        << run.err();
+    for (const v1::TournamentMatchResult& m : Journaled()) {
+      auto [it, added] = journaled.emplace(m.index(), m.match_id());
+      EXPECT_EQ(it->second, m.match_id())
+          << "match " << m.index() << " played again after kill " << kill;
+    }
+  }
+  testing_util::Process last(argv, dir_.File("last.out"),
+                             dir_.File("last.err"));
+  ASSERT_EQ(last.Wait(absl::Seconds(120)), 0) << last.err();
+  EXPECT_THAT(last.out(), HasSubstr("120 of 120 match logs verified"));
+  std::map<uint32_t, std::string> final_ids;
+  for (const v1::TournamentMatchResult& m : Journaled()) {
+    final_ids[m.index()] = m.match_id();
+  }
+  EXPECT_EQ(final_ids.size(), 120u);
+  for (const auto& [index, id] : journaled) {
+    EXPECT_EQ(final_ids[index], id) << "match " << index;
+  }
+}
+
 // The processes whose parent is `parent` and which are not zombies.
 std::vector<pid_t> LiveChildren(pid_t parent) {
   std::vector<pid_t> children;

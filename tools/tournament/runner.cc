@@ -279,7 +279,11 @@ class Runner {
                          identity_file.string(),
                          "); choose another output_dir or remove it"));
       }
-    } else if (absl::Status s = WriteFile(identity_file, identity); !s.ok()) {
+    } else if (absl::Status s =
+                   WriteFileAtomically(identity_file.string(), identity);
+               !s.ok()) {
+      // Whole or absent, whenever the run is killed: a torn copy would
+      // make the directory "hold another tournament" on the next run.
       return s;
     }
     // The run's id, part of every match label (kept across resumes).
@@ -291,7 +295,9 @@ class Runner {
       run_id_ = std::string(absl::StripAsciiWhitespace(*run_id));
     } else {
       run_id_ = ToHex(SystemRandomBytes(8));
-      if (absl::Status s = WriteFile(run_id_file, run_id_ + "\n"); !s.ok()) {
+      if (absl::Status s =
+              WriteFileAtomically(run_id_file.string(), run_id_ + "\n");
+          !s.ok()) {
         return s;
       }
     }
