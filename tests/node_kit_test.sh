@@ -8,7 +8,9 @@
 #  1. One match of each game played by Node kit bots only: a bot token
 #     registered with an Ed25519 key (the bot signs with --key_file) holds
 #     every seat but the last of all four matches at once, on one stream;
-#     the last seat of each is a Node bot with a seat token.
+#     the last seat of each is a Node bot with a seat token. Then that seat
+#     token of a match now over: `--matches=1` counts the end the referee
+#     sends on connecting, and exits 0.
 #  2. A slow asynchronous strategy (tests/node_kit_slow_bot.js) against a
 #     3-second commit deadline: the kit commits its fallback action in time;
 #     then the referee is SIGKILLed mid-match and restarted on its data
@@ -78,6 +80,15 @@ for name in rpp shambo flaming scheme; do expect_clean "$name" 1; done
 expect_clean nodebot 4
 for match in "${matches[@]}"; do verify_log "$match"; done
 echo "phase 1: one match of each game, genuine (${SECONDS}s)"
+
+# A seat token whose match is over: the referee sends its end on connecting
+# and nothing more will come; --matches=1 counts it and ends, as
+# build/bin/bot does, instead of waiting forever.
+spawn over node "$RANDOM_BOT" --referee="$addr" \
+  --token_file="$tmp/tok-rpp/seat-2.token" --matches=1 --reconnect_for_s=0
+wait_for "$last_pid"
+expect_clean over 1
+echo "phase 1b: the seat token of a finished match ends at once (${SECONDS}s)"
 
 # --- 2. a slow strategy, then a referee restart mid-match
 match=$(refctl create-match --game=rock_paper_pyramid --seats=3 \

@@ -17,6 +17,8 @@
 #     Flaming Pyramids match and seat 0 of a Rock, Paper, Pyramid! match, and
 #     an unkeyed bot token holding seat 0 of one match of each game at once,
 #     each token played by one kit process (C++ bots on the other seats).
+#     Then a seat token of a match of phase 1, now over: `--matches 1`
+#     counts the end the referee sends on connecting, and exits 0.
 #  3. A strategy slower than the commit deadline (tests/python_kit_slow_bot.py):
 #     the kit commits its fallback action before the deadline; no seat is
 #     faulted and the match ends normally.
@@ -122,6 +124,15 @@ expect_clean keyed 2
 expect_clean multi 4
 for match in "${matches[@]}" "${bot_matches[@]}"; do verify_log "$match"; done
 echo "phase 1-2: $((${#matches[@]} + ${#bot_matches[@]})) matches genuine (${SECONDS}s)"
+
+# A seat token whose match is over: the referee sends its end on connecting
+# and nothing more will come; --matches 1 counts it and ends, as
+# build/bin/bot does, instead of waiting forever.
+spawn over "$PY" "$RANDOM_BOT" --referee "$addr" \
+  --token_file "$tmp/tok-rpp3/seat-1.token" --matches 1 --reconnect_for_s 0
+wait_for "$last_pid"
+expect_clean over 1
+echo "phase 2b: the seat token of a finished match ends at once (${SECONDS}s)"
 
 # --- 3. a strategy slower than the commit deadline
 match=$(refctl create-match --game=rock_paper_pyramid --seats=3 \

@@ -69,7 +69,10 @@ class Bot {
   // eslint-disable-next-line class-methods-use-this, no-unused-vars
   onResult(result) {}
 
-  /** Once per MatchEnded of a match this run played. Default: prints the rank (unless this.quiet). */
+  /**
+   * Once per match whose MatchEnded this run gets (a seat token's match over
+   * before the run included). Default: prints the rank (unless this.quiet).
+   */
   onMatchEnded(ended) {
     if (this.quiet) return;
     const mine = ended.outcome.seats[ended.seat];
@@ -112,7 +115,6 @@ class Runner {
       'grpc.initial_reconnect_backoff_ms': 100, 'grpc.max_reconnect_backoff_ms': 2000,
     });
     this.pending = new Map(); // "match/seat/decision" -> entry
-    this.played = new Set();
     this.ended = new Set();
     this.summary = {
       matchesEnded: 0, errors: 0, fallbacks: 0, strategyFailures: 0, streams: 0, failure: '',
@@ -239,10 +241,12 @@ class Runner {
         this.pending.delete(key);
       }
     }
-    // A new stream may get the MatchEnded of a match this run never played
-    // (one that ended while the bot was away, or a seat token's match over
-    // before this run): count only ours.
-    if (!this.played.has(ended.match_id) || this.ended.has(ended.match_id)) return true;
+    // Each match counts once, on whichever stream its end comes. A seat
+    // token whose match ended before this run (while the bot was away) is
+    // sent that end on connecting and nothing else ever: it counts, as
+    // build/bin/bot counts it, so that --matches=1 ends instead of waiting
+    // forever.
+    if (this.ended.has(ended.match_id)) return true;
     this.ended.add(ended.match_id);
     this.bot.onMatchEnded(ended);
     return !(this.matches && this.ended.size >= this.matches);
@@ -255,7 +259,6 @@ class Runner {
       request.observation_in_result = false;
     }
     const key = keyOf(request);
-    this.played.add(request.match_id);
     if (request.committed) return; // The reveal comes later.
     let entry = this.pending.get(key);
     if (entry) {

@@ -53,7 +53,7 @@ _FINAL = {grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.PERMISSION_DENIED,
 @dataclasses.dataclass
 class RunSummary:
     """What one `Bot.run` did."""
-    matches_ended: int = 0       # Matches played on this run that ended.
+    matches_ended: int = 0       # Matches whose end this run was sent.
     errors: int = 0              # PlayErrors received.
     fallbacks: int = 0           # Decisions answered with the fallback.
     strategy_failures: int = 0   # Strategy calls that raised.
@@ -106,7 +106,9 @@ class Bot:
         move), on the stream's thread: return quickly. Default: nothing."""
 
     def on_match_ended(self, ended: pb.MatchEnded) -> None:
-        """Called once per MatchEnded of a match this run played. Default:
+        """Called once per match whose MatchEnded this run gets (a seat
+        token's match over before the run included: the referee sends its
+        end on connecting, and nothing else will come for it). Default:
         prints the seat's rank and score to standard output (unless
         `quiet`)."""
         if self.quiet:
@@ -124,7 +126,7 @@ class Bot:
             ) -> RunSummary:
         """Plays until stopped (see the module's contract). `referee` is
         "host:port"; `token` a seat or bot token; `matches` > 0 returns once
-        that many matches played here have ended; `credentials` connects
+        that many of its matches have ended; `credentials` connects
         with TLS (default: plaintext)."""
         self._runner = _Runner(self, referee, token, key, matches,
                                reconnect_for_s, deadline_margin_ms,
@@ -163,7 +165,6 @@ class _Runner:
         # this stream, which a DecisionRequest with observation_in_result
         # refers to (the Play feature "observation-once").
         self.views: dict[tuple[str, int], game_pb2.Observation] = {}
-        self.played: set[str] = set()
         self.ended: set[str] = set()
         self.summary = RunSummary()
         self.stream = 0
@@ -292,11 +293,12 @@ class _Runner:
                 timer = self.pending.pop(key).timer
                 if timer:
                     timer.cancel()
-            # A new stream may get the MatchEnded of a match this run never
-            # played (one that ended while the bot was away, or a seat
-            # token's match over before this run): count only ours.
-            if (ended.match_id not in self.played or
-                    ended.match_id in self.ended):
+            # Each match counts once, on whichever stream its end comes. A
+            # seat token whose match ended before this run (while the bot
+            # was away) is sent that end on connecting and nothing else
+            # ever: it counts, as build/bin/bot counts it, so that
+            # `--matches 1` ends instead of waiting forever.
+            if ended.match_id in self.ended:
                 return True
             self.ended.add(ended.match_id)
         self.bot.on_match_ended(ended)
@@ -309,7 +311,6 @@ class _Runner:
                 # The view is the one of the DecisionResult just received.
                 req.observation.CopyFrom(self.views[(req.match_id, req.seat)])
                 req.observation_in_result = False
-            self.played.add(req.match_id)
             if req.committed:
                 return  # Our commitment is in the log: the reveal comes later.
             entry = self.pending.get(key)
