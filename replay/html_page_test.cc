@@ -21,6 +21,7 @@
 #include "referee/games/picture.h"
 #include "replay/match_steps.h"
 #include "replay/pictures.h"
+#include "replay/step_panel.h"
 
 namespace pyramid {
 namespace {
@@ -263,6 +264,61 @@ TEST(HtmlPageTest, UnsealedPrefixMarksOnlyTheStepsAfterItsLastCheckpoint) {
                                      "(record ",
                                      checkpoint, "): it is not verified")));
   EXPECT_THAT(page.html, Not(HasSubstr("where verification failed")));
+}
+
+// The banks shown are the ones the referee keeps (Match::ChargeTimeBank):
+// the seed decision is charged against its own seed_timeout_ms when the
+// match sets one, and a restart reopens the commit phase, so the time
+// before it is charged to no seat (docs/protocol.md, "Deadlines";
+// docs/durability.md).
+TEST(HtmlPageTest, TimeBanksFollowTheSeedTimeoutAndRestarts) {
+  v1::Header header;
+  header.add_seats();
+  header.add_seats();
+  v1::ClockSettings* clocks = header.mutable_clocks();
+  clocks->set_commit_timeout_ms(1000);
+  clocks->set_seed_timeout_ms(60000);
+  clocks->set_time_bank_ms(5000);
+  clocks->set_time_bank_increment_ms(100);
+  TimeBanks banks(header);
+  const int64_t t = 1'800'000'000'000;
+  auto commit = [](uint32_t seat, int64_t at) {
+    v1::Commit c;
+    c.set_seat(seat);
+    c.set_received_unix_ms(at);
+    return c;
+  };
+  // The seed decision: seat 0 connects 3 s after the creation, within the
+  // seed timeout; seat 1 at 61.5 s, 1.5 s beyond it.
+  DecisionRecords seed;
+  seed.opened = true;
+  seed.decision.set_decision_id(0);
+  seed.decision.add_seats(0);
+  seed.decision.add_seats(1);
+  seed.decision.set_opened_unix_ms(t);
+  seed.commits = {commit(0, t + 3000), commit(1, t + 61500)};
+  EXPECT_EQ(banks.Charge(seed), (std::vector<int64_t>{5100, 3600}));
+  // Decision 1: the referee is down from +200 ms to +10 s; seat 0 commits
+  // 500 ms after the restart (no overrun), seat 1 1,700 ms after it (700
+  // ms beyond the commit timeout).
+  DecisionRecords one;
+  one.opened = true;
+  one.decision.set_decision_id(1);
+  one.decision.add_seats(0);
+  one.decision.add_seats(1);
+  const int64_t opened = t + 100'000;
+  one.decision.set_opened_unix_ms(opened);
+  v1::Restart restart;
+  restart.set_last_record_unix_ms(opened + 200);
+  restart.set_restarted_unix_ms(opened + 10'000);
+  one.restarts = {restart};
+  one.commits = {commit(0, opened + 10'500), commit(1, opened + 11'700)};
+  EXPECT_EQ(banks.Charge(one), (std::vector<int64_t>{5200, 3000}));
+  // The seed decision's row shows its own timeout.
+  MatchStep step;
+  step.decision = seed;
+  EXPECT_THAT(StepPanelHtml(header, step, 0, 2, {5100, 3600}),
+              HasSubstr("60000 ms to commit"));
 }
 
 TEST(HtmlPageTest, UnreadableLogStillGivesAPage) {

@@ -14,6 +14,13 @@ namespace {
 
 namespace v1 = ::pyramid::referee::v1;
 
+// The commit timeout of decision `id`: the seed decision's own when the
+// match sets one (docs/protocol.md, "Deadlines").
+uint32_t CommitTimeoutMs(const v1::ClockSettings& clocks, uint64_t id) {
+  if (id == 0 && clocks.seed_timeout_ms() != 0) return clocks.seed_timeout_ms();
+  return clocks.commit_timeout_ms();
+}
+
 // Milliseconds after `from`, as "+N ms".
 std::string After(int64_t at, int64_t from) {
   return absl::StrCat("+", at - from, " ms");
@@ -100,10 +107,11 @@ std::string SeatTable(const v1::Header& header, const MatchStep& step,
     for (const v1::Move& m : step.applied.moves()) {
       if (m.seat() == seat) move = SourceText(m.source());
     }
-    std::string clock =
-        clocks.commit_timeout_ms() == 0
-            ? "no deadline"
-            : absl::StrCat(clocks.commit_timeout_ms(), " ms to commit");
+    const uint32_t commit_timeout =
+        CommitTimeoutMs(clocks, d.decision.decision_id());
+    std::string clock = commit_timeout == 0
+                            ? "no deadline"
+                            : absl::StrCat(commit_timeout, " ms to commit");
     if (clocks.reveal_timeout_ms() != 0) {
       absl::StrAppend(&clock, ", ", clocks.reveal_timeout_ms(),
                       " ms to reveal");
@@ -140,19 +148,28 @@ TimeBanks::TimeBanks(const v1::Header& header)
 
 std::vector<int64_t> TimeBanks::Charge(const DecisionRecords& decision) {
   std::vector<int64_t> after;
-  const int64_t opened = decision.decision.opened_unix_ms();
+  const uint32_t timeout =
+      CommitTimeoutMs(clocks_, decision.decision.decision_id());
   for (uint32_t seat : decision.decision.seats()) {
     if (seat >= banks_.size()) {
       after.push_back(0);
       continue;
     }
     for (const v1::Commit& c : decision.commits) {
-      if (c.seat() != seat) continue;
-      if (clocks_.commit_timeout_ms() != 0) {
-        const int64_t overrun = c.received_unix_ms() - opened -
-                                int64_t{clocks_.commit_timeout_ms()};
-        if (overrun > 0)
-          banks_[seat] = std::max<int64_t>(0, banks_[seat] - overrun);
+      if (c.seat() != seat || timeout == 0) continue;
+      // As the referee charges it (Match::ChargeTimeBank): the time used
+      // from the opening, or from the last restart before the commit (a
+      // restart reopens the commit phase; time before it is charged to
+      // no seat).
+      int64_t from = decision.decision.opened_unix_ms();
+      for (const v1::Restart& r : decision.restarts) {
+        if (r.restarted_unix_ms() <= c.received_unix_ms()) {
+          from = std::max<int64_t>(from, r.restarted_unix_ms());
+        }
+      }
+      const int64_t overrun = c.received_unix_ms() - from - int64_t{timeout};
+      if (overrun > 0) {
+        banks_[seat] = std::max<int64_t>(0, banks_[seat] - overrun);
       }
       banks_[seat] += clocks_.time_bank_increment_ms();
     }
