@@ -518,6 +518,19 @@ int Main(int argc, char** argv) {
   if (command == "consistency") return Consistency(args);
   if (command == "verify-tournament") return VerifyTournament(args);
   if (command == "html") return Html(args);
+  // show and export take no flag but export's --json: a flag given to
+  // them (say --key, as verify takes) is named, not counted as a LOG.
+  if (command == "show" || command == "export") {
+    for (size_t i = command == "export" ? 1 : 0; i < args.size(); ++i) {
+      if (args[i].rfind("--", 0) == 0) {
+        return Usage(absl::StrCat("replay ", command, " does not take ",
+                                  args[i].substr(0, args[i].find('=')),
+                                  command == "show"
+                                      ? " (it takes no flag)"
+                                      : " (it takes --json only)"));
+      }
+    }
+  }
   if (command == "show") {
     if (args.size() != 1) {
       return Usage(absl::StrFormat("show takes one LOG (got %d)", args.size()));

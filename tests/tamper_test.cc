@@ -718,6 +718,10 @@ TEST_F(ReplayCliTest, FlagsACommandDoesNotTakeAreRefused) {
        "replay verify-tournament does not take --allow-unsealed"},
       {"verify-tournament --level=chain testdata/tlog/example",
        "replay verify-tournament does not take --level"},
+      {"show --key=" + std::string(kKeyFile) + " " + log,
+       "replay show does not take --key (it takes no flag)"},
+      {"export --json --allow-unsealed " + log,
+       "replay export does not take --allow-unsealed (it takes --json only)"},
       {"consistency --tlog_key=testdata/tlog/tlog.vkey --out=x "
        "testdata/tlog/checkpoint-3 testdata/tlog/example/checkpoint "
        "testdata/tlog/consistency-3-6",
