@@ -155,6 +155,10 @@ bool SetFlag(const std::string& arg, std::string value, Flags& flags) {
       std::cerr << "--level: full or chain, not \"" << value << "\"\n";
       return false;
     }
+  } else if (arg == "--allow-unsealed") {
+    std::cerr << "--allow-unsealed takes no value (got \"" << value
+              << "\"); give it alone\n";
+    return false;
   } else {
     std::cerr << "unknown flag " << arg << "\n";
     return false;

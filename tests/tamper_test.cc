@@ -679,17 +679,19 @@ TEST_F(ReplayCliTest, SeveralLogsInParallelPrintInTheOrderGiven) {
 
 TEST_F(ReplayCliTest, UsageErrors) {
   const std::string log = kClassic;
-  const std::vector<std::string> usages = {"",
-                                           "verify",
-                                           "verify --key",
-                                           "verify --bogus " + log,
-                                           "frobnicate " + log,
-                                           "show",
-                                           "show " + log + " " + log,
-                                           "export",
-                                           "export " + log,
-                                           "export --xml " + log,
-                                           "verify --key nothex " + log};
+  const std::vector<std::string> usages = {
+      "",
+      "verify",
+      "verify --key",
+      "verify --bogus " + log,
+      "frobnicate " + log,
+      "show",
+      "show " + log + " " + log,
+      "export",
+      "export " + log,
+      "export --xml " + log,
+      "verify --key nothex " + log,
+      "verify --allow-unsealed=true " + log};
   for (const std::string& args : usages) {
     const CliRun run = Replay(args);
     EXPECT_EQ(run.exit_code, 2) << "replay " << args;
@@ -746,6 +748,16 @@ TEST_F(ReplayCliTest, FlagsACommandDoesNotTakeAreRefused) {
                    "testdata/tlog/example")
                 .exit_code,
             0);
+}
+
+// A flag given a value it does not take says so, not that it is unknown.
+TEST_F(ReplayCliTest, AllowUnsealedTakesNoValue) {
+  const CliRun run =
+      Replay(absl::StrCat("verify --allow-unsealed=true ", kClassic));
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_THAT(run.err, HasSubstr("--allow-unsealed takes no value (got "
+                                 "\"true\"); give it alone"));
+  EXPECT_THAT(run.err, Not(HasSubstr("unknown flag")));
 }
 
 TEST_F(ReplayCliTest, MissingFileIsAnIoError) {
