@@ -187,7 +187,16 @@ PageData BuildData(const MatchSteps& match, const Verdict& verdict) {
     std::string panel = StepPanelHtml(match.header, step, k, count,
                                       banks.Charge(step.decision));
     if (verdict.kind == Verdict::Kind::kNotGenuine &&
-        step.record >= verdict.bad_record) {
+        verdict.signature_failed) {
+      // The signature that fails is the one that vouches for every record
+      // before it: no step is the referee's.
+      absl::StrAppend(&panel,
+                      "<p class=\"bad\">The referee's signature over the "
+                      "log (record ",
+                      verdict.bad_record,
+                      ") does not verify: this step is not verified.</p>");
+    } else if (verdict.kind == Verdict::Kind::kNotGenuine &&
+               step.record >= verdict.bad_record) {
       absl::StrAppend(&panel,
                       "<p class=\"bad\">This step is at or after "
                       "the record where verification failed: it is "

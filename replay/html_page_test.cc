@@ -86,6 +86,16 @@ std::string Reframe(const std::vector<v1::LogRecord>& records) {
   return out;
 }
 
+// Occurrences of `needle` in `haystack`.
+size_t Count(const std::string& haystack, const std::string& needle) {
+  size_t count = 0;
+  for (size_t at = haystack.find(needle); at != std::string::npos;
+       at = haystack.find(needle, at + 1)) {
+    ++count;
+  }
+  return count;
+}
+
 TEST(HtmlPageTest, EveryGoldenLogIsGenuineWithEveryStep) {
   const std::vector<std::string> logs = Goldens();
   ASSERT_GE(logs.size(), 18u);
@@ -170,6 +180,26 @@ TEST(HtmlPageTest, FlippedByteSaysNotGenuineWithTheRecord) {
                                      page.verdict.bad_record, ": ")));
 }
 
+// A seal whose signature does not verify vouches for no record: every step
+// says it is not verified, not only those from the seal on (none).
+TEST(HtmlPageTest, ABadSealSignatureLeavesNoStepVerified) {
+  std::string file = Read("testdata/golden/rock_paper_pyramid/classic.pyrlog");
+  const std::vector<v1::LogRecord> records = Records(file);
+  ASSERT_TRUE(records.back().has_seal());
+  file.back() ^= 0x01;  // The seal's last field: its signature.
+  const MatchPage page = RenderMatchPage(file, VerifyOptions());
+  ASSERT_EQ(page.verdict.kind, Verdict::Kind::kNotGenuine);
+  EXPECT_TRUE(page.verdict.signature_failed) << page.verdict.reason;
+  EXPECT_EQ(page.verdict.bad_record, records.size() - 1);
+  EXPECT_EQ(page.steps, ExpectedSteps(file));
+  // Every step's panel, and step 0's again where the page draws it.
+  EXPECT_EQ(Count(page.html, "this step is not verified.</p>"), page.steps + 1);
+  EXPECT_THAT(page.html,
+              HasSubstr(absl::StrCat("The referee's signature over the log "
+                                     "(record ",
+                                     records.size() - 1, ") does not verify")));
+}
+
 TEST(HtmlPageTest, ShowsFaultsDefaultActionsAndForfeits) {
   const MatchPage forfeit = RenderMatchPage(
       Read("testdata/golden/rock_paper_pyramid/forfeit_mismatch.pyrlog"),
@@ -209,16 +239,6 @@ TEST(HtmlPageTest, UnsealedPrefixIsShownAsFarAsItGoes) {
   EXPECT_THAT(page.html, HasSubstr("The log holds no outcome."));
   EXPECT_GT(page.steps, 1u);
   EXPECT_LT(page.steps, ExpectedSteps(file));
-}
-
-// Occurrences of `needle` in `haystack`.
-size_t Count(const std::string& haystack, const std::string& needle) {
-  size_t count = 0;
-  for (size_t at = haystack.find(needle); at != std::string::npos;
-       at = haystack.find(needle, at + 1)) {
-    ++count;
-  }
-  return count;
 }
 
 // An unsealed prefix verifies up to its last checkpoint: the steps before

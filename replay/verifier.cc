@@ -883,6 +883,7 @@ Verdict JudgeEnd(Replayer& replayer, const SplitLogResult& split,
   verdict.signed_records = replayer.signed_records();
   if (absl::Status s = replayer.CheckLastSignature(); !s.ok()) {
     verdict.header = replayer.TakeHeader();
+    verdict.signature_failed = true;
     const uint64_t at = verdict.signed_records;
     return NotGenuine(std::move(verdict), at, std::string(s.message()));
   }

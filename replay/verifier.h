@@ -47,6 +47,10 @@ struct Verdict {
   // kNotGenuine: index of the first bad record (the record count when the
   // problem is in the framing after the last complete record).
   uint64_t bad_record = 0;
+  // kNotGenuine: the failure is the referee signature at bad_record (the
+  // seal's, or an unsealed log's last checkpoint's), which is what vouches
+  // for every record before it: none of them is the referee's either.
+  bool signature_failed = false;
   // Why the log is not genuine, or what the unsealed prefix covers
   // ("records 0..N verify (...)"; callers name the kind before it).
   std::string reason;

@@ -432,6 +432,7 @@ TEST_F(ReasonTest, MiddleRecordBreaksTheChain) {
   EXPECT_THAT(
       v.reason,
       HasSubstr("prev_hash does not match the previous record (hash chain)"));
+  EXPECT_FALSE(v.signature_failed);
 }
 
 TEST_F(ReasonTest, PrevHashOfARecord) {
@@ -454,6 +455,8 @@ TEST_F(ReasonTest, SealSignature) {
   EXPECT_EQ(v.kind, Kind::kNotGenuine);
   EXPECT_EQ(v.bad_record, seal);
   EXPECT_THAT(v.reason, HasSubstr("referee signature does not verify"));
+  // It vouched for every record: none before it is the referee's either.
+  EXPECT_TRUE(v.signature_failed);
 }
 
 TEST_F(ReasonTest, SealChainHash) {
