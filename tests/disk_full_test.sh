@@ -92,6 +92,13 @@ broken=$({ grep -o 'match is broken\|the match broke' "$results" || true; } | wc
 if ((broken > 0)); then
   grep -q 'broken: .*No space left on device' "$dir/referee.err" ||
     fail "no stderr line names a broken match and its reason"
+  # `refctl list --status=broken` lists them, and only them.
+  "${refctl[@]}" list --status=broken >"$dir/broken.out" 2>&1 ||
+    fail "refctl list --status=broken: $(cat "$dir/broken.out")"
+  grep -q ' MATCH_BROKEN$' "$dir/broken.out" ||
+    fail "refctl list --status=broken lists no broken match"
+  ! grep -v ' MATCH_BROKEN$' "$dir/broken.out" ||
+    fail "refctl list --status=broken lists another match"
 fi
 verified=$({ grep -o '"verdict": *"genuine"' "$results" || true; } | wc -l)
 # What was written stays valid: every log, the broken ones included,

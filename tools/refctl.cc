@@ -6,7 +6,8 @@
 //   refctl ... create-match --game=G [--options=TEXT] --seats=N
 //          [--bots=ID,ID,...] [--token_dir=DIR] [--commit_timeout_ms=..]
 //          [--reveal_timeout_ms=..] [--forfeit_policy=forfeit|default]
-//   refctl ... get-match MATCH      refctl ... list [--status=running|finished]
+//   refctl ... get-match MATCH
+//   refctl ... list [--status=running|finished|broken]
 //   refctl ... watch MATCH [--views]  (one JSON event per line, written
 //                                      as it arrives; --views: the whole
 //                                      public view after each move instead
@@ -110,7 +111,9 @@ ABSL_FLAG(std::string, request_id, "",
           "(docs/protocol.md, \"Retrying CreateMatch\").");
 ABSL_FLAG(std::string, forfeit_policy, "forfeit",
           "create-match: forfeit or default (default action).");
-ABSL_FLAG(std::string, status, "", "list: running or finished.");
+ABSL_FLAG(std::string, status, "",
+          "list: running, finished or broken (stopped for good: its log "
+          "could not be written).");
 ABSL_FLAG(bool, views, false,
           "watch: print the whole public view after each move (a PublicView) "
           "instead of the delta the referee sends.");
@@ -395,9 +398,11 @@ int List(v1::Referee::Stub& stub) {
     request.set_status(v1::MATCH_RUNNING);
   } else if (filter == "finished") {
     request.set_status(v1::MATCH_FINISHED);
+  } else if (filter == "broken") {
+    request.set_status(v1::MATCH_BROKEN);
   } else if (!filter.empty()) {
-    return Usage(
-        absl::StrCat("--status is running or finished, not \"", filter, "\""));
+    return Usage(absl::StrCat("--status is running, finished or broken, not \"",
+                              filter, "\""));
   }
   while (true) {
     grpc::ClientContext context;
