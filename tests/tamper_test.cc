@@ -708,7 +708,9 @@ TEST_F(ReplayCliTest, UsageErrors) {
 // level; `verify --out=F` wrote nothing; `--tlog_key` without
 // `--inclusion` checked nothing).
 TEST_F(ReplayCliTest, FlagsACommandDoesNotTakeAreRefused) {
-  const std::string log = kClassic;
+  // A copy: a page written beside it by mistake stays out of testdata/.
+  const std::string log = Tmp("classic.pyrlog");
+  WriteFile(log, Golden(kClassic).file);
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"html --level=chain " + log, "replay html does not take --level"},
       {"html --inclusion=p.tlog-proof " + log,
