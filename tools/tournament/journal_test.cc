@@ -77,8 +77,8 @@ TEST(JournalTest, ATornLastLineIsCutOffBeforeTheNextAppend) {
 }
 
 TEST(JournalTest, ADamagedLineBeforeTheLastIsRefusedByNumber) {
-  auto entries = Journal::Parse(
-      "{\"index\": 0}\nnot json\n{\"index\": 2}\n", "j.jsonl");
+  auto entries =
+      Journal::Parse("{\"index\": 0}\nnot json\n{\"index\": 2}\n", "j.jsonl");
   ASSERT_FALSE(entries.ok());
   EXPECT_EQ(entries.status().code(), absl::StatusCode::kDataLoss);
   EXPECT_THAT(std::string(entries.status().message()),
