@@ -134,6 +134,28 @@ wait_for "$last_pid"
 expect_clean over 1
 echo "phase 2b: the seat token of a finished match ends at once (${SECONDS}s)"
 
+# A seat token whose match broke (the referee could not write its log): it
+# is sent the DATA_LOSS PlayError and never a MatchEnded. --matches 1 counts
+# the match as over and ends (status 1: the match broke), in the kit and in
+# build/bin/bot, instead of waiting forever.
+spawn broken-referee "$PY" tests/broken_match_referee.py "$tmp/broken.port"
+poll test -s "$tmp/broken.port"
+broken_addr=127.0.0.1:$(cat "$tmp/broken.port")
+printf '0123456789abcdef.%s\n' "$(printf 'ab%.0s' {1..32})" >"$tmp/broken.token"
+spawn broken-kit "$PY" "$RANDOM_BOT" --referee "$broken_addr" \
+  --token_file "$tmp/broken.token" --matches 1 --reconnect_for_s 0
+spawn broken-cc "$BIN/bot" --referee="$broken_addr" \
+  --token_file="$tmp/broken.token" --matches=1 --reconnect_for_s=0
+for pid in "${pids[@]: -2}"; do
+  reap "$pid"
+  ((status == 1)) || fail "${names[$pid]} exited with status $status"
+done
+grep -q "^pyramid_kit: 1 match(es) ended, 1 error(s)" "$tmp/broken-kit.out" ||
+  fail "the kit did not count the broken match: $(tail -3 "$tmp/broken-kit.out")"
+grep -q "^bot: 1 match(es) ended, 1 error(s)" "$tmp/broken-cc.out" ||
+  fail "bot did not count the broken match: $(tail -3 "$tmp/broken-cc.out")"
+echo "phase 2c: the seat token of a broken match ends at once (${SECONDS}s)"
+
 # --- 3. a strategy slower than the commit deadline
 match=$(refctl create-match --game=rock_paper_pyramid --seats=3 \
   --commit_timeout_ms=4000 --reveal_timeout_ms=10000 --token_dir="$tmp/tok-slow" \

@@ -11,7 +11,7 @@ import tempfile
 import unittest
 from pathlib import Path
 
-from pyramid_kit import actions, protocol
+from pyramid_kit import actions, bot, protocol
 from pyramid_kit.pb import game_pb2, pyramid_shambo_pb2, referee_service_pb2
 
 VECTORS = Path("testdata/vectors/primitives.txt")
@@ -121,6 +121,53 @@ class ActionsTest(unittest.TestCase):
         # The stubs describe the proto files by their own names.
         self.assertEqual(referee_service_pb2.DESCRIPTOR.name,
                          "pyramid/referee/v1/referee_service.proto")
+
+
+class RunnerTest(unittest.TestCase):
+    """How a run counts the ends of matches, without a referee (the channel
+    connects lazily and never does here)."""
+
+    def runner(self, matches: int) -> "bot._Runner":
+        r = bot._Runner(bot.Bot(), "127.0.0.1:1", "token", None, matches,
+                        0, 500, None)
+        r.bot.on_match_ended = lambda ended: None
+        self.addCleanup(r.channel.close)
+        return r
+
+    @staticmethod
+    def ended(match_id: str) -> referee_service_pb2.PlayResponse:
+        response = referee_service_pb2.PlayResponse()
+        response.match_ended.match_id = match_id
+        return response
+
+    @staticmethod
+    def broken(match_id: str, code: int = bot.DATA_LOSS
+               ) -> referee_service_pb2.PlayResponse:
+        response = referee_service_pb2.PlayResponse()
+        response.error.match_id = match_id
+        response.error.code = code
+        response.error.message = "the match is broken and stopped: full disk"
+        return response
+
+    def test_a_broken_match_counts_as_over(self) -> None:
+        r = self.runner(1)
+        with self.assertLogs("pyramid_kit", level="WARNING"):
+            self.assertFalse(r._handle(self.broken("m1")))
+        self.assertEqual(r.summary.errors, 1)
+
+    def test_each_match_counts_once(self) -> None:
+        r = self.runner(2)
+        self.assertTrue(r._handle(self.ended("m1")))
+        self.assertTrue(r._handle(self.ended("m1")))  # Sent again: no count.
+        with self.assertLogs("pyramid_kit", level="WARNING"):
+            self.assertFalse(r._handle(self.broken("m2")))
+        self.assertEqual(r.ended, {"m1", "m2"})
+
+    def test_other_errors_do_not_end_a_match(self) -> None:
+        r = self.runner(1)
+        with self.assertLogs("pyramid_kit", level="WARNING"):
+            self.assertTrue(r._handle(self.broken("m1", code=9)))
+        self.assertEqual(r.ended, set())
 
 
 if __name__ == "__main__":

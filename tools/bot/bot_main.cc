@@ -26,6 +26,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <thread>
 #include <tuple>
@@ -298,6 +299,21 @@ class Bot {
     return true;
   }
 
+  // A match's end (its MatchEnded, or the PlayError of a match that broke):
+  // forgets whatever the seat's match still had pending, and counts the
+  // match once, on whichever stream its end comes (a seat token is sent its
+  // match's end again on every connection). Returns whether it is the first.
+  bool End(const std::string& match_id, uint32_t seat) {
+    for (auto it = pending_.begin(); it != pending_.end();) {
+      it = std::get<0>(it->first) == match_id ? pending_.erase(it)
+                                              : std::next(it);
+    }
+    views_.erase({match_id, seat});
+    if (!ended_matches_.insert(match_id).second) return false;
+    ++ended_;
+    return true;
+  }
+
   // Handles one message from the referee; what it answers goes to outbox_.
   void Handle(v1::PlayResponse& response) {
     ++reads_;
@@ -312,7 +328,7 @@ class Bot {
       }
       case v1::PlayResponse::kMatchEnded: {
         const v1::MatchEnded& ended = response.match_ended();
-        ++ended_;
+        if (!End(ended.match_id(), ended.seat())) return;
         // Flushed line by line: under the tournament runner the output is a
         // file, and a line must outlive a crash of the bot.
         if (!absl::GetFlag(FLAGS_quiet)) {
@@ -321,12 +337,6 @@ class Bot {
                     << ": rank " << mine.rank() << ", score " << mine.score()
                     << (mine.forfeited() ? " (forfeited)" : "") << std::endl;
         }
-        // Forget whatever this match still had pending.
-        for (auto it = pending_.begin(); it != pending_.end();) {
-          it = std::get<0>(it->first) == ended.match_id() ? pending_.erase(it)
-                                                          : std::next(it);
-        }
-        views_.erase({ended.match_id(), ended.seat()});
         return;
       }
       case v1::PlayResponse::kResult: {
@@ -349,6 +359,11 @@ class Bot {
                        "--key_file)";
         }
         std::cerr << "\n";
+        // The match broke (the referee could not write its log) and
+        // stopped: no MatchEnded will ever come. It is over.
+        if (error.code() == grpc::StatusCode::DATA_LOSS) {
+          End(error.match_id(), error.seat());
+        }
         return;
       }
       case v1::PlayResponse::kCommitAck:
@@ -471,7 +486,8 @@ class Bot {
   // Per match and seat: the observation of the last DecisionResult on the
   // current stream (observation-once).
   std::map<std::pair<std::string, uint32_t>, v1::Observation> views_;
-  int ended_ = 0;
+  int ended_ = 0;                     // Matches ended: ended_matches_'s size.
+  std::set<std::string> ended_matches_;
   int errors_ = 0;
   size_t reads_ = 0;  // Messages read, over every stream.
   int streams_ = 0;   // Play streams opened.

@@ -229,14 +229,29 @@ class Runner {
       this.summary.errors += 1;
       this.log(`match ${m.match_id} seat ${m.seat} decision ${m.decision_id}: code ${m.code}: `
         + `${m.message}${m.faulted ? ' (faulted)' : ''}`);
+      if (m.code === grpc.status.DATA_LOSS) {
+        // The match broke (the referee could not write its log) and
+        // stopped: no MatchEnded will ever come. It is over.
+        this.end(m.match_id, m.seat);
+        return !this.enough();
+      }
     }
     return true;
   }
 
   onMatchEnded(ended) {
-    this.views.delete(`${ended.match_id} ${ended.seat}`);
+    if (this.end(ended.match_id, ended.seat)) this.bot.onMatchEnded(ended);
+    return !this.enough();
+  }
+
+  /**
+   * Forgets what the seat's match still had pending; returns whether this is
+   * the first end of that match this run has seen.
+   */
+  end(matchId, seat) {
+    this.views.delete(`${matchId} ${seat}`);
     for (const [key, entry] of this.pending) {
-      if (entry.request.match_id === ended.match_id) {
+      if (entry.request.match_id === matchId) {
         clearTimeout(entry.timer);
         this.pending.delete(key);
       }
@@ -246,10 +261,14 @@ class Runner {
     // sent that end on connecting and nothing else ever: it counts, as
     // build/bin/bot counts it, so that --matches=1 ends instead of waiting
     // forever.
-    if (this.ended.has(ended.match_id)) return true;
-    this.ended.add(ended.match_id);
-    this.bot.onMatchEnded(ended);
-    return !(this.matches && this.ended.size >= this.matches);
+    if (this.ended.has(matchId)) return false;
+    this.ended.add(matchId);
+    return true;
+  }
+
+  /** Whether as many matches as asked for have ended. */
+  enough() {
+    return Boolean(this.matches && this.ended.size >= this.matches);
   }
 
   onDecision(request) {
@@ -356,4 +375,5 @@ function keyOf(m) {
   return `${m.match_id}/${m.seat}/${m.decision_id}`;
 }
 
-module.exports = { Bot, fallbackAction };
+// Runner is exported for the kit's unit tests only (test/runner.test.js).
+module.exports = { Bot, fallbackAction, Runner };

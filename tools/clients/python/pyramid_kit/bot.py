@@ -45,6 +45,9 @@ from pyramid_kit.pb import referee_service_pb2_grpc as pb_grpc
 
 log = logging.getLogger("pyramid_kit")
 
+# PlayError.code of a match that broke and stopped (google.rpc.Code).
+DATA_LOSS = grpc.StatusCode.DATA_LOSS.value[0]
+
 # Stream errors that another attempt cannot mend.
 _FINAL = {grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.PERMISSION_DENIED,
           grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.UNIMPLEMENTED}
@@ -284,12 +287,24 @@ class _Runner:
             log.warning("match %s seat %d decision %d: code %d: %s%s",
                         e.match_id, e.seat, e.decision_id, e.code, e.message,
                         " (faulted)" if e.faulted else "")
+            if e.code == DATA_LOSS:
+                # The match broke (the referee could not write its log) and
+                # stopped: no MatchEnded will ever come. It is over.
+                self._end(e.match_id, e.seat)
+                return not self._enough()
         return True  # commit_ack needs no answer.
 
     def _on_match_ended(self, ended: pb.MatchEnded) -> bool:
+        if self._end(ended.match_id, ended.seat):
+            self.bot.on_match_ended(ended)
+        return not self._enough()
+
+    def _end(self, match_id: str, seat: int) -> bool:
+        """Forgets what the seat's match still had pending; returns whether
+        this is the first end of that match this run has seen."""
         with self.lock:
-            self.views.pop((ended.match_id, ended.seat), None)
-            for key in [k for k in self.pending if k[0] == ended.match_id]:
+            self.views.pop((match_id, seat), None)
+            for key in [k for k in self.pending if k[0] == match_id]:
                 timer = self.pending.pop(key).timer
                 if timer:
                     timer.cancel()
@@ -298,11 +313,15 @@ class _Runner:
             # was away) is sent that end on connecting and nothing else
             # ever: it counts, as build/bin/bot counts it, so that
             # `--matches 1` ends instead of waiting forever.
-            if ended.match_id in self.ended:
-                return True
-            self.ended.add(ended.match_id)
-        self.bot.on_match_ended(ended)
-        return not (self.matches and len(self.ended) >= self.matches)
+            if match_id in self.ended:
+                return False
+            self.ended.add(match_id)
+            return True
+
+    def _enough(self) -> bool:
+        """Whether as many matches as asked for have ended."""
+        with self.lock:
+            return bool(self.matches and len(self.ended) >= self.matches)
 
     def _on_decision(self, req: pb.DecisionRequest) -> None:
         key = (req.match_id, req.seat, req.decision_id)
