@@ -486,7 +486,7 @@ class Bot {
   // Per match and seat: the observation of the last DecisionResult on the
   // current stream (observation-once).
   std::map<std::pair<std::string, uint32_t>, v1::Observation> views_;
-  int ended_ = 0;                     // Matches ended: ended_matches_'s size.
+  int ended_ = 0;  // Matches ended: ended_matches_'s size.
   std::set<std::string> ended_matches_;
   int errors_ = 0;
   size_t reads_ = 0;  // Messages read, over every stream.
