@@ -29,7 +29,11 @@
 // rules (docs/log-format.md, "Verification levels"). `replay html` writes
 // the match viewer page (default: LOG with the extension .html) whatever
 // the verdict, and exits as `replay verify` would on that log (0, 1), or 2
-// when the log cannot be read or the page cannot be written.
+// when the log cannot be read or the page cannot be written. `replay show`
+// and `replay export` exit 0 when they printed every record (whatever the
+// verdict: show's first line says it), 1 when a record could not be
+// decoded (what was printed up to it stays), 2 when the file cannot be
+// read.
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
