@@ -14,7 +14,10 @@
 #     CONCURRENCY matches at once, the tournament's concurrency, three
 #     times: one run plays for well under a second (at 256, about 0.6 s),
 #     so a single run moves with whatever else the machine does; the
-#     median run is the baseline, and all three are printed.
+#     median run is the baseline, and all three are printed. The first run
+#     comes before the tournament and the other two after it, so that the
+#     baseline brackets the tournament in time (the machine's speed drifts
+#     by 15-30% within a minute).
 # Prints both runs' moves/s and matches/s, the ratio of their matches/s
 # (target: >= 0.5), and the tournament's forfeits (target: none); the last
 # line holds the same figures as key=value pairs for scripts:
@@ -43,6 +46,21 @@ trap 'rm -rf "$tmp"' EXIT
   echo "rounds: $ROUNDS concurrency: $CONCURRENCY output_dir: \"$tmp/out\""
 } >"$tmp/bench.txt"
 
+summary() {  # summary KEY FILE: a figure of bench_load's Summary.
+  awk -v key="$1" '/^  Summary/{s=1} s && index($0, "  " key " ") == 1 {
+    print $(split(key, k, " ") + 1); exit }' "$2"
+}
+runs=()
+load_run() {  # load_run N: bench_load's run N, appended to runs.
+  "$BIN/bench_load" --matches="$CONCURRENCY" --echo_seconds=0 \
+    --verify_logs=1 >"$tmp/load.out" 2>&1 ||
+    { cat "$tmp/load.out" >&2; exit 1; }
+  runs+=("$(summary "matches/s" "$tmp/load.out") $(summary "moves/s" "$tmp/load.out")")
+  echo "   run $1: ${runs[-1]% *} matches/s, ${runs[-1]#* } moves/s"
+}
+
+echo "== bench_load ($CONCURRENCY concurrent matches): run 1 of 3, before"
+load_run 1
 echo "== tournament: $((ROUNDS * 12)) matches, $CONCURRENCY in flight"
 start=$(date +%s.%N)
 "$BIN/tournament" "$tmp/bench.txt" >"$tmp/tournament.out" 2>"$tmp/tournament.err" ||
@@ -61,19 +79,9 @@ t_rate=$(python3 -c "print(f'{$t_moves / ($end - $start):.0f}')")
 echo "   $t_verified of $t_matches logs verified, $t_moves moves in ${t_seconds} s," \
   "$t_forfeits forfeits"
 
-echo "== bench_load ($CONCURRENCY concurrent matches, 3 runs)"
-summary() {  # summary KEY FILE: a figure of bench_load's Summary.
-  awk -v key="$1" '/^  Summary/{s=1} s && index($0, "  " key " ") == 1 {
-    print $(split(key, k, " ") + 1); exit }' "$2"
-}
-runs=()
-for run in 1 2 3; do
-  "$BIN/bench_load" --matches="$CONCURRENCY" --echo_seconds=0 \
-    --verify_logs=1 >"$tmp/load.out" 2>&1 ||
-    { cat "$tmp/load.out" >&2; exit 1; }
-  runs+=("$(summary "matches/s" "$tmp/load.out") $(summary "moves/s" "$tmp/load.out")")
-  echo "   run $run: ${runs[-1]% *} matches/s, ${runs[-1]#* } moves/s"
-done
+echo "== bench_load ($CONCURRENCY concurrent matches): runs 2 and 3 of 3, after"
+load_run 2
+load_run 3
 # The median run by matches/s.
 read -r l_matches l_rate < <(printf '%s\n' "${runs[@]}" | sort -g | sed -n 2p)
 t_matches_rate=$(python3 -c "print(f'{$t_matches / ($end - $start):.1f}')")
