@@ -1037,7 +1037,7 @@ TEST_F(E2eTest, RefctlNamesTheMistakeInItsCommandLine) {
        "--bots has 3 entries for 2 seats: give one per seat"},
       {{"list", "--status=over"},
        2,
-       "--status is running or finished, not \"over\""},
+       "--status is running, finished or broken, not \"over\""},
       {{"register-bot", "b", "--public_key=abcd"},
        2,
        "refctl: --public_key is 64 hex digits (an Ed25519 public key, 32 "

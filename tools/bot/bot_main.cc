@@ -299,17 +299,19 @@ class Bot {
     return true;
   }
 
-  // A match's end (its MatchEnded, or the PlayError of a match that broke):
-  // forgets whatever the seat's match still had pending, and counts the
-  // match once, on whichever stream its end comes (a seat token is sent its
-  // match's end again on every connection). Returns whether it is the first.
+  // A match's end for a seat (its MatchEnded, or the PlayError of a match
+  // that broke): forgets whatever the seat's match still had pending, and
+  // counts it once per seat, on whichever stream its end comes (a seat
+  // token is sent its match's end again on every connection; a bot token
+  // playing two seats of a match is sent two ends, and both count). Returns
+  // whether it is the first.
   bool End(const std::string& match_id, uint32_t seat) {
     for (auto it = pending_.begin(); it != pending_.end();) {
       it = std::get<0>(it->first) == match_id ? pending_.erase(it)
                                               : std::next(it);
     }
     views_.erase({match_id, seat});
-    if (!ended_matches_.insert(match_id).second) return false;
+    if (!ended_matches_.emplace(match_id, seat).second) return false;
     ++ended_;
     return true;
   }
@@ -487,7 +489,7 @@ class Bot {
   // current stream (observation-once).
   std::map<std::pair<std::string, uint32_t>, v1::Observation> views_;
   int ended_ = 0;  // Matches ended: ended_matches_'s size.
-  std::set<std::string> ended_matches_;
+  std::set<std::pair<std::string, uint32_t>> ended_matches_;  // (match, seat)
   int errors_ = 0;
   size_t reads_ = 0;  // Messages read, over every stream.
   int streams_ = 0;   // Play streams opened.
