@@ -81,6 +81,16 @@ class TournamentTest : public ::testing::Test {
     return RunTournament(t, options);
   }
 
+  // Writes `t` as the tournament file t.txt; returns the `tournament`
+  // program's command line for it.
+  std::vector<std::string> TournamentCommand(const v1::Tournament& t) const {
+    const std::string file = dir_.File("t.txt");
+    std::string text;
+    google::protobuf::TextFormat::PrintToString(t, &text);
+    std::ofstream(file) << text;
+    return {(fs::path(BinDir()) / "tournament").string(), file};
+  }
+
   std::vector<v1::TournamentMatchResult> Journaled() const {
     absl::StatusOr<std::vector<v1::TournamentMatchResult>> entries =
         Journal::Read(dir_.File("out/journal.jsonl"));
@@ -283,13 +293,8 @@ TEST_F(TournamentTest, ASealedButUnjournaledMatchIsAdoptedOnResume) {
 }
 
 TEST_F(TournamentTest, KilledTournamentProgramResumes) {
-  const std::string file = dir_.File("t.txt");
-  std::string text;
-  google::protobuf::TextFormat::PrintToString(
-      Make("rock_paper_pyramid", 3, 4, "rounds: 3 concurrency: 2"), &text);
-  std::ofstream(file) << text;
-  const std::vector<std::string> argv = {
-      (fs::path(BinDir()) / "tournament").string(), file};
+  const std::vector<std::string> argv = TournamentCommand(
+      Make("rock_paper_pyramid", 3, 4, "rounds: 3 concurrency: 2"));
   {
     testing_util::Process run(argv, dir_.File("1.out"), dir_.File("1.err"));
     const absl::Time end = absl::Now() + absl::Seconds(60);
@@ -325,13 +330,8 @@ TEST_F(TournamentTest, KilledTournamentProgramResumes) {
 // is never left torn), nothing journaled is lost or played again, and the
 // last run finishes the tournament.
 TEST_F(TournamentTest, KilledAtMomentsSpreadOverTheRunLosesNothing) {
-  const std::string file = dir_.File("t.txt");
-  std::string text;
-  google::protobuf::TextFormat::PrintToString(
-      Make("rock_paper_pyramid", 3, 4, "rounds: 10 concurrency: 2"), &text);
-  std::ofstream(file) << text;
-  const std::vector<std::string> argv = {
-      (fs::path(BinDir()) / "tournament").string(), file};
+  const std::vector<std::string> argv = TournamentCommand(
+      Make("rock_paper_pyramid", 3, 4, "rounds: 10 concurrency: 2"));
   std::map<uint32_t, std::string> journaled;  // index -> match id
   uint64_t state = 0x2545f4914f6cdd1dULL;     // A fixed seed: reproducible.
   for (int kill = 0; kill < 8; ++kill) {
@@ -439,17 +439,13 @@ TEST_F(TournamentTest, BotsDieWithARunnerKilledBySigkill) {
   ASSERT_NE(referee, nullptr);
   const absl::Time end = absl::Now() + absl::Seconds(30);
 
-  const std::string file = dir_.File("t.txt");
-  std::string text;
-  google::protobuf::TextFormat::PrintToString(
-      Make("rock_paper_pyramid", 3, 4, "rounds: 50 concurrency: 2"), &text);
-  std::ofstream(file) << text;
+  std::vector<std::string> argv = TournamentCommand(
+      Make("rock_paper_pyramid", 3, 4, "rounds: 50 concurrency: 2"));
   const RemoteReferee remote(dir_.path());
-  testing_util::Process run(
-      {(fs::path(BinDir()) / "tournament").string(), file,
-       "--referee=" + remote.address, "--referee_key=" + remote.key,
-       "--admin_token_file=" + remote.admin_token},
-      dir_.File("run.out"), dir_.File("run.err"));
+  argv.insert(argv.end(),
+              {"--referee=" + remote.address, "--referee_key=" + remote.key,
+               "--admin_token_file=" + remote.admin_token});
+  testing_util::Process run(argv, dir_.File("run.out"), dir_.File("run.err"));
   std::vector<pid_t> bots;
   while (bots.size() < 4 && absl::Now() < end && run.running()) {
     absl::SleepFor(absl::Milliseconds(50));
@@ -707,13 +703,8 @@ TEST_F(TournamentTest, ABotThatExitsAtOnceIsRestartedWithBackoff) {
                           "reveal_timeout_ms: 60000 }");
   t.mutable_bots(2)->clear_command();
   t.mutable_bots(2)->add_command("/bin/false");
-  const std::string file = dir_.File("t.txt");
-  std::string text;
-  google::protobuf::TextFormat::PrintToString(t, &text);
-  std::ofstream(file) << text;
-  testing_util::Process run(
-      {(fs::path(BinDir()) / "tournament").string(), file},
-      dir_.File("run.out"), dir_.File("run.err"));
+  testing_util::Process run(TournamentCommand(t), dir_.File("run.out"),
+                            dir_.File("run.err"));
   absl::SleepFor(absl::Seconds(10));
   run.Signal(SIGKILL);
   run.Wait(absl::Seconds(10));

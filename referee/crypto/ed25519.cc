@@ -48,21 +48,21 @@ absl::Status WriteNewFile(const std::string& path, std::string_view contents,
 // Checked before FromHex, whose result is then returned as it is: moving a
 // StatusOr<std::string> out of a local makes GCC 12 warn at -O3
 // (-Warray-bounds, wrongly).
+bool AllHexDigits(std::string_view text) {
+  return std::all_of(text.begin(), text.end(), [](char c) {
+    return absl::ascii_isxdigit(static_cast<unsigned char>(c));
+  });
+}
+
 bool IsHexOf(std::string_view text, size_t bytes) {
-  return text.size() == 2 * bytes &&
-         std::all_of(text.begin(), text.end(), [](char c) {
-           return absl::ascii_isxdigit(static_cast<unsigned char>(c));
-         });
+  return text.size() == 2 * bytes && AllHexDigits(text);
 }
 
 // What a key's text holds instead of the hex digits expected: said so that
 // a mistake (a truncated copy, a "0x", a binary file) is plain to see.
 std::string Described(std::string_view text) {
   if (text.empty()) return "nothing";
-  const bool hex = std::all_of(text.begin(), text.end(), [](char c) {
-    return absl::ascii_isxdigit(static_cast<unsigned char>(c));
-  });
-  if (hex) return absl::StrCat(text.size(), " of them");
+  if (AllHexDigits(text)) return absl::StrCat(text.size(), " of them");
   return absl::StrCat(text.size(), " characters, not all hex digits");
 }
 
@@ -172,17 +172,12 @@ absl::StatusOr<std::string> ParsePublicKey(std::string_view hex_or_path) {
   // Hex digits alone (at least half a key's), of another length, and no
   // such file: a key given inline and cut short or run on, not a path.
   std::error_code error;
-  if (hex_or_path.size() >= kPublicKeySize &&
-      std::all_of(hex_or_path.begin(), hex_or_path.end(),
-                  [](char c) {
-                    return absl::ascii_isxdigit(static_cast<unsigned char>(c));
-                  }) &&
+  if (hex_or_path.size() >= kPublicKeySize && AllHexDigits(hex_or_path) &&
       !std::filesystem::exists(std::string(hex_or_path), error)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("a public key is ", 2 * kPublicKeySize,
-                     " hex digits (or the path of "
-                     "a file holding them); this one has ",
-                     hex_or_path.size()));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "a public key is ", 2 * kPublicKeySize,
+        " hex digits (or the path of a file holding them); this one has ",
+        hex_or_path.size()));
   }
   return ReadHexFile(std::string(hex_or_path), kPublicKeySize);
 }

@@ -98,6 +98,17 @@ pyramid::Lobby& TheLobby() {
   return *lobby;
 }
 
+// `bytes` parsed as a `Request`, as the service parses a request; nullopt
+// when they do not parse.
+template <typename Request>
+std::optional<Request> Parsed(std::string_view bytes) {
+  Request request;
+  if (!request.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+    return std::nullopt;
+  }
+  return request;
+}
+
 // The ids of the bots registered so far, in order.
 std::vector<std::string>& Bots() {
   static std::vector<std::string>* bots = new std::vector<std::string>;
@@ -105,10 +116,10 @@ std::vector<std::string>& Bots() {
 }
 
 void CreateMatch(pyramid::Lobby& lobby, std::string_view bytes) {
-  v1::CreateMatchRequest request;
-  if (!request.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
-    return;
-  }
+  std::optional<v1::CreateMatchRequest> parsed =
+      Parsed<v1::CreateMatchRequest>(bytes);
+  if (!parsed.has_value()) return;
+  v1::CreateMatchRequest& request = *parsed;
   // Every match must end by itself: deadlines short, and a commit deadline
   // always (with none, a seat that never commits holds it for ever).
   v1::ClockSettings& clocks = *request.mutable_clocks();
@@ -148,10 +159,10 @@ void CreateMatch(pyramid::Lobby& lobby, std::string_view bytes) {
 }
 
 void RegisterBot(pyramid::Lobby& lobby, std::string_view bytes) {
-  v1::RegisterBotRequest request;
-  if (!request.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
-    return;
-  }
+  std::optional<v1::RegisterBotRequest> parsed =
+      Parsed<v1::RegisterBotRequest>(bytes);
+  if (!parsed.has_value()) return;
+  v1::RegisterBotRequest& request = *parsed;
   absl::StatusOr<v1::RegisterBotResponse> bot = lobby.RegisterBot(request);
   if (!bot.ok()) return;
   std::optional<pyramid::Principal> principal =
@@ -163,10 +174,10 @@ void RegisterBot(pyramid::Lobby& lobby, std::string_view bytes) {
 }
 
 void ListMatches(pyramid::Lobby& lobby, std::string_view bytes) {
-  v1::ListMatchesRequest request;
-  if (!request.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
-    return;
-  }
+  std::optional<v1::ListMatchesRequest> parsed =
+      Parsed<v1::ListMatchesRequest>(bytes);
+  if (!parsed.has_value()) return;
+  v1::ListMatchesRequest& request = *parsed;
   absl::StatusOr<v1::ListMatchesResponse> page = lobby.ListMatches(request);
   if (!page.ok()) return;
   const uint32_t limit = request.page_size() == 0

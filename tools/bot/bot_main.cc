@@ -119,7 +119,7 @@ class Bot {
     while (!Stopping()) {
       const size_t read = reads_;
       status = PlayOnce(stub, token, want);
-      if (want > 0 && ended_ >= want) break;
+      if (want > 0 && Ended() >= want) break;
       if (Stopping() || status.ok() || !Retryable(status)) break;
       if (reconnect_for == absl::ZeroDuration()) {
         std::cerr << "bot: stream ended (" << status.error_message()
@@ -161,7 +161,7 @@ class Bot {
       return 1;
     }
     if (!absl::GetFlag(FLAGS_quiet)) {
-      std::cout << "bot: " << ended_ << " match(es) ended, " << errors_
+      std::cout << "bot: " << Ended() << " match(es) ended, " << errors_
                 << " error(s)" << std::endl;
     }
     return errors_ == 0 ? 0 : 1;
@@ -260,10 +260,10 @@ class Bot {
         Handle(*response);
       }
       if (!Flush(*stream)) break;
-      if (want > 0 && ended_ >= want) break;
+      if (want > 0 && Ended() >= want) break;
     }
     stream->WritesDone();
-    if (want > 0 && ended_ >= want) {
+    if (want > 0 && Ended() >= want) {
       context.TryCancel();
       return grpc::Status::OK;
     }
@@ -311,10 +311,11 @@ class Bot {
                                               : std::next(it);
     }
     views_.erase({match_id, seat});
-    if (!ended_matches_.emplace(match_id, seat).second) return false;
-    ++ended_;
-    return true;
+    return ended_matches_.emplace(match_id, seat).second;
   }
+
+  // Seats whose match has ended (what --matches counts).
+  int Ended() const { return static_cast<int>(ended_matches_.size()); }
 
   // Handles one message from the referee; what it answers goes to outbox_.
   void Handle(v1::PlayResponse& response) {
@@ -488,8 +489,8 @@ class Bot {
   // Per match and seat: the observation of the last DecisionResult on the
   // current stream (observation-once).
   std::map<std::pair<std::string, uint32_t>, v1::Observation> views_;
-  int ended_ = 0;  // Matches ended: ended_matches_'s size.
-  std::set<std::pair<std::string, uint32_t>> ended_matches_;  // (match, seat)
+  // (match, seat) of every seat whose match has ended, on any stream.
+  std::set<std::pair<std::string, uint32_t>> ended_matches_;
   int errors_ = 0;
   size_t reads_ = 0;  // Messages read, over every stream.
   int streams_ = 0;   // Play streams opened.

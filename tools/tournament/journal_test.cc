@@ -32,6 +32,13 @@ std::vector<uint32_t> Indices(
   return indices;
 }
 
+// Appends the results of matches 0 to n - 1 to the journal at `path`.
+void AppendResults(const std::string& path, int n) {
+  auto journal = Journal::OpenForAppend(path);
+  ASSERT_TRUE(journal.ok()) << journal.status();
+  for (int i = 0; i < n; ++i) ASSERT_TRUE((*journal)->Append(Result(i)).ok());
+}
+
 TEST(JournalTest, WhatIsAppendedIsReadBack) {
   const TempDir dir("journal-test");
   ASSERT_TRUE(dir.ok());
@@ -39,11 +46,7 @@ TEST(JournalTest, WhatIsAppendedIsReadBack) {
   auto none = Journal::Read(path);
   ASSERT_TRUE(none.ok()) << none.status();
   EXPECT_TRUE(none->empty());
-  {
-    auto journal = Journal::OpenForAppend(path);
-    ASSERT_TRUE(journal.ok()) << journal.status();
-    for (int i = 0; i < 3; ++i) ASSERT_TRUE((*journal)->Append(Result(i)).ok());
-  }
+  ASSERT_NO_FATAL_FAILURE(AppendResults(path, 3));
   auto entries = Journal::Read(path);
   ASSERT_TRUE(entries.ok()) << entries.status();
   EXPECT_EQ(Indices(*entries), (std::vector<uint32_t>{0, 1, 2}));
@@ -57,11 +60,7 @@ TEST(JournalTest, ATornLastLineIsCutOffBeforeTheNextAppend) {
   const TempDir dir("journal-test");
   ASSERT_TRUE(dir.ok());
   const std::string path = dir.File("journal.jsonl");
-  {
-    auto journal = Journal::OpenForAppend(path);
-    ASSERT_TRUE(journal.ok()) << journal.status();
-    for (int i = 0; i < 2; ++i) ASSERT_TRUE((*journal)->Append(Result(i)).ok());
-  }
+  ASSERT_NO_FATAL_FAILURE(AppendResults(path, 2));
   std::ofstream(path, std::ios::app) << "{\"index\": 2, \"match_id\": \"ma";
   auto torn = Journal::Read(path);
   ASSERT_TRUE(torn.ok()) << torn.status();
