@@ -11,6 +11,7 @@
 #include "absl/cleanup/cleanup.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "google/protobuf/util/message_differencer.h"
 #include "referee/core/log_reader.h"
 #include "referee/crypto/bytes.h"
 #include "referee/crypto/protocol.h"
@@ -43,6 +44,39 @@ std::vector<uint64_t> RoutesOf(const std::vector<HostedSeat>& seats) {
   routes.reserve(seats.size());
   for (const HostedSeat& seat : seats) routes.push_back(seat.route);
   return routes;
+}
+
+// What a match created for a request_id (`info`) has that a retry of it
+// (`request`, which would create a match of `config` and `hosted`) does
+// not ask for: "another game ...", "other seats", "other clocks", "another
+// forfeit policy"; empty when the retry asks for the same match. A request
+// that leaves its clocks to the referee's defaults accepts those the match
+// was given (the defaults may have changed with a restart).
+std::string DifferenceFrom(const v1::MatchInfo& info,
+                           const v1::CreateMatchRequest& request,
+                           const MatchConfig& config,
+                           const std::vector<HostedSeat>& hosted) {
+  if (!google::protobuf::util::MessageDifferencer::Equals(info.game(),
+                                                          config.game)) {
+    return "another game or other game options";
+  }
+  bool same_seats = info.seats_size() == static_cast<int>(hosted.size());
+  for (int i = 0; same_seats && i < info.seats_size(); ++i) {
+    same_seats = info.seats(i).bot_id() == hosted[i].bot_id &&
+                 info.seats(i).name() == hosted[i].name;
+  }
+  if (!same_seats) return "other seats";
+  const uint32_t seed_timeout = request.clocks().seed_timeout_ms();
+  if (AllZero(request.clocks())
+          ? seed_timeout != 0 && seed_timeout != info.clocks().seed_timeout_ms()
+          : !google::protobuf::util::MessageDifferencer::Equals(
+                info.clocks(), config.clocks)) {
+    return "other clocks";
+  }
+  if (info.forfeit_policy() != config.forfeit_policy) {
+    return "another forfeit policy";
+  }
+  return "";
 }
 
 std::string RandomHex(size_t bytes) {
@@ -223,7 +257,8 @@ absl::StatusOr<MatchConfig> Lobby::ConfigFor(
 }
 
 absl::StatusOr<std::optional<v1::CreateMatchResponse>> Lobby::ReserveRequest(
-    const v1::CreateMatchRequest& request) {
+    const v1::CreateMatchRequest& request, const MatchConfig& config,
+    const std::vector<HostedSeat>& hosted) {
   if (request.request_id().size() > kMaxRequestIdBytes) {
     return absl::InvalidArgumentError(
         absl::StrCat("request_id: at most ", kMaxRequestIdBytes, " bytes, not ",
@@ -257,17 +292,15 @@ absl::StatusOr<std::optional<v1::CreateMatchResponse>> Lobby::ReserveRequest(
     it->second.clear();
     return std::nullopt;
   }
-  bool same = info.game().game() == request.game().game() &&
-              info.seats_size() == request.seats_size();
-  bool token_seat = false;
-  for (int i = 0; same && i < info.seats_size(); ++i) {
-    same = info.seats(i).bot_id() == request.seats(i).bot_id();
-    token_seat = token_seat || info.seats(i).bot_id().empty();
-  }
-  if (!same) {
+  if (const std::string differs = DifferenceFrom(info, request, config, hosted);
+      !differs.empty()) {
     return absl::FailedPreconditionError(
         absl::StrCat("request_id already names match ", info.match_id(),
-                     ", created with another game or other seats"));
+                     ", created with ", differs));
+  }
+  bool token_seat = false;
+  for (const v1::MatchSeatInfo& seat : info.seats()) {
+    token_seat = token_seat || seat.bot_id().empty();
   }
   if (token_seat) {
     return absl::AlreadyExistsError(
@@ -388,7 +421,7 @@ absl::StatusOr<v1::CreateMatchResponse> Lobby::CreateMatch(
   // is hosted (or its creation failed).
   if (!request.request_id().empty()) {
     absl::StatusOr<std::optional<v1::CreateMatchResponse>> repeated =
-        ReserveRequest(request);
+        ReserveRequest(request, *config, *hosted);
     if (!repeated.ok()) return repeated.status();
     if (repeated->has_value()) return **repeated;
   }

@@ -189,9 +189,11 @@ class Lobby {
                                                   const Clock* clock);
   // CreateMatch with a request_id: reserves it for a new match (nullopt),
   // or answers the match already created for it (or why not), as
-  // CreateMatchRequest.request_id says.
+  // CreateMatchRequest.request_id says. `config` and `hosted` are the match
+  // the request asks for (ConfigFor, SeatsFor), compared with that one.
   absl::StatusOr<std::optional<v1::CreateMatchResponse>> ReserveRequest(
-      const v1::CreateMatchRequest& request);
+      const v1::CreateMatchRequest& request, const MatchConfig& config,
+      const std::vector<HostedSeat>& hosted);
   // Frees a reservation whose match was not created.
   void ReleaseRequest(const std::string& request_id);
   // Makes `host` findable (and its request_id), records its end in the

@@ -250,10 +250,36 @@ TEST_F(LobbyTest, ARetriedCreateMatchCreatesNothingMore) {
                 .request_id(),
             "attempt-1");
 
+  // A retry must ask for the same match: game and options, seats (bots and
+  // names), clocks when it sets them, forfeit policy.
+  const auto refused = [&](const v1::CreateMatchRequest& changed,
+                           const char* why) {
+    absl::StatusOr<v1::CreateMatchResponse> answer =
+        lobby_->CreateMatch(changed);
+    EXPECT_EQ(answer.status().code(), absl::StatusCode::kFailedPrecondition)
+        << why;
+    EXPECT_TRUE(absl::StrContains(answer.status().message(), why))
+        << answer.status();
+  };
+  v1::CreateMatchRequest changed = request;
+  changed.mutable_game()->mutable_rock_paper_pyramid()->set_red(true);
+  refused(changed, "other game options");
+  changed = request;
+  changed.mutable_seats(2)->set_name("someone else");
+  refused(changed, "other seats");
+  changed = request;
+  changed.mutable_clocks()->set_commit_timeout_ms(1234);
+  refused(changed, "other clocks");
+  changed = request;
+  changed.mutable_clocks()->set_seed_timeout_ms(30'000);
+  refused(changed, "other clocks");
+  changed = request;
+  changed.set_forfeit_policy(v1::FORFEIT_POLICY_DEFAULT_ACTION);
+  refused(changed, "another forfeit policy");
   v1::CreateMatchRequest other = request;
   other.mutable_seats(1)->clear_bot_id();
-  EXPECT_EQ(lobby_->CreateMatch(other).status().code(),
-            absl::StatusCode::kFailedPrecondition);
+  refused(other, "other seats");
+  EXPECT_EQ(List(10).first.size(), 1u);
   other.set_request_id("attempt-2");  // A seat played by token.
   absl::StatusOr<v1::CreateMatchResponse> tokened = lobby_->CreateMatch(other);
   ASSERT_TRUE(tokened.ok()) << tokened.status();
