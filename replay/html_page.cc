@@ -1,7 +1,8 @@
 #include "replay/html_page.h"
 
-#include <map>
+#include <deque>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -146,21 +147,21 @@ std::string MatchInfoHtml(const MatchSteps& match) {
 
 // The steps as pictures and panels, each distinct part stored once.
 struct PageData {
-  std::vector<std::string> parts;
+  std::deque<std::string> parts;  // A deque: the index keeps views of them.
   std::vector<std::string> panels;  // One per step.
   std::string steps_json;           // [[width, height, [part, ...]], ...].
   std::string first_svg;            // Step 0, drawn into the page itself.
-  std::string first_panel;
   int first_width = 0, first_height = 0;
 };
 
 PageData BuildData(const MatchSteps& match, const Verdict& verdict) {
   PageData data;
   const GamePicture* picture = PictureFor(match.header.game().game());
-  std::map<std::string, int> part_index;
+  // (std::hash: pyramid_html links no Abseil hash library.)
+  std::unordered_map<std::string_view, int> part_index;
   TimeBanks banks(match.header);
   const size_t count = match.steps.size();
-  std::vector<std::string> steps;
+  std::string steps_json = "[";
   for (size_t k = 0; k < count; ++k) {
     const MatchStep& step = match.steps[k];
     Picture drawn;
@@ -177,13 +178,25 @@ PageData BuildData(const MatchSteps& match, const Verdict& verdict) {
           absl::StrCat("<text x=\"10\" y=\"24\">No picture for the game ",
                        SvgText(match.header.game().game()), "</text>"));
     }
-    std::vector<std::string> indices;
-    for (std::string& part : drawn.parts) {
-      auto [it, added] =
-          part_index.emplace(part, static_cast<int>(data.parts.size()));
-      if (added) data.parts.push_back(part);
-      indices.push_back(absl::StrCat(it->second));
+    if (k == 0) {
+      data.first_width = drawn.width;
+      data.first_height = drawn.height;
+      data.first_svg = absl::StrJoin(drawn.parts, "");
     }
+    absl::StrAppend(&steps_json, k == 0 ? "[" : ",\n[", drawn.width, ",",
+                    drawn.height, ",[");
+    for (size_t i = 0; i < drawn.parts.size(); ++i) {
+      auto it = part_index.find(drawn.parts[i]);
+      if (it == part_index.end()) {
+        data.parts.push_back(std::move(drawn.parts[i]));
+        it = part_index
+                 .emplace(data.parts.back(),
+                          static_cast<int>(data.parts.size() - 1))
+                 .first;
+      }
+      absl::StrAppend(&steps_json, i == 0 ? "" : ",", it->second);
+    }
+    absl::StrAppend(&steps_json, "]]");
     std::string panel = StepPanelHtml(match.header, step, k, count,
                                       banks.Charge(step.decision));
     if (verdict.kind == Verdict::Kind::kNotGenuine &&
@@ -214,17 +227,10 @@ PageData BuildData(const MatchSteps& match, const Verdict& verdict) {
       absl::StrAppend(&panel, "<h3>The end</h3>",
                       OutcomeHtml(match.header, *match.outcome));
     }
-    if (k == 0) {
-      data.first_width = drawn.width;
-      data.first_height = drawn.height;
-      data.first_svg = absl::StrJoin(drawn.parts, "");
-      data.first_panel = panel;
-    }
     data.panels.push_back(std::move(panel));
-    steps.push_back(absl::StrCat("[", drawn.width, ",", drawn.height, ",[",
-                                 absl::StrJoin(indices, ","), "]]"));
   }
-  data.steps_json = absl::StrCat("[", absl::StrJoin(steps, ",\n"), "]");
+  absl::StrAppend(&steps_json, "]");
+  data.steps_json = std::move(steps_json);
   return data;
 }
 
@@ -269,6 +275,10 @@ MatchPage RenderMatchPage(std::string_view file, Verdict verdict) {
   const GamePicture* picture = PictureFor(match.header.game().game());
   const PageData data = BuildData(match, page.verdict);
   std::string& out = page.html;
+  size_t size = 8192 + data.steps_json.size() + data.first_svg.size();
+  for (const std::string& part : data.parts) size += part.size() + 8;
+  for (const std::string& panel : data.panels) size += panel.size() + 12;
+  out.reserve(size);
   absl::StrAppend(&out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n",
                   "<meta charset=\"utf-8\">\n<title>Match viewer: ", game,
                   "</title>\n<style>", kStyle,
@@ -304,7 +314,7 @@ MatchPage RenderMatchPage(std::string_view file, Verdict verdict) {
       game, "\" data-step=\"0\" width=\"", data.first_width, "\" height=\"",
       data.first_height, "\" viewBox=\"0 0 ", data.first_width, " ",
       data.first_height, "\">", data.first_svg, "</svg>\n<div id=\"info\">",
-      data.first_panel, "</div>\n<h2>Outcome</h2>\n",
+      data.panels.empty() ? "" : data.panels.front(), "</div>\n<h2>Outcome</h2>\n",
       page.verdict.kind == Verdict::Kind::kGenuine || !match.outcome.has_value()
           ? ""
           : "<p class=\"bad\">As the log states it: not verified.</p>",

@@ -378,5 +378,20 @@ TEST(HtmlPageTest, SvgTextEscapesMarkup) {
             "&lt;a href=&#39;x&#39;&gt;&amp;&quot;&lt;/a&gt;");
 }
 
+// Px prints the tenths with integer arithmetic; these are the values the
+// printf form ("%.1f" unless whole) gave.
+TEST(HtmlPageTest, PxPrintsAtMostOneDecimal) {
+  EXPECT_EQ(Px(0), "0");
+  EXPECT_EQ(Px(-0.04), "0");
+  EXPECT_EQ(Px(12), "12");
+  EXPECT_EQ(Px(41.6), "41.6");
+  EXPECT_EQ(Px(440.8), "440.8");
+  EXPECT_EQ(Px(2.25), "2.3");
+  EXPECT_EQ(Px(9.96), "10");
+  EXPECT_EQ(Px(-0.5), "-0.5");
+  EXPECT_EQ(Px(-12.34), "-12.3");
+  EXPECT_EQ(Px(-20), "-20");
+}
+
 }  // namespace
 }  // namespace pyramid

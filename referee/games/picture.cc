@@ -35,11 +35,18 @@ std::string SvgText(std::string_view text) {
 }
 
 std::string Px(double value) {
-  const double tenths = std::round(value * 10);
-  if (std::fmod(tenths, 10) == 0) {
-    return absl::StrCat(static_cast<long long>(tenths / 10));
+  // Integer arithmetic on the tenths (no fmod, no printf): this runs for
+  // every coordinate of every picture.
+  const double scaled = std::round(value * 10);
+  if (!(std::fabs(scaled) < 1e15)) {  // Not finite, or too large for tenths.
+    return absl::StrFormat("%.1f", scaled / 10 + 0.0);
   }
-  return absl::StrFormat("%.1f", tenths / 10 + 0.0);
+  const long long tenths = static_cast<long long>(scaled);
+  if (tenths % 10 == 0) return absl::StrCat(tenths / 10);
+  const long long magnitude = tenths < 0 ? -tenths : tenths;
+  std::string out = absl::StrCat(tenths < 0 ? "-" : "", magnitude / 10, ".");
+  out += static_cast<char>('0' + magnitude % 10);
+  return out;
 }
 
 std::string SeatLabel(const referee::v1::Header& header, int seat) {

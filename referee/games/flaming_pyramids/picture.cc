@@ -331,7 +331,9 @@ Picture Draw(const Moment& moment) {
   picture.height = static_cast<int>(seats_top + kSeatRow * seats + 6);
   picture.parts.push_back(Board(picture.height));
   picture.parts.push_back(Title(game));
-  picture.parts.push_back(TileFaces());  // The same part at every step.
+  // The same part at every step: drawn once.
+  static const std::string* const kFaces = new std::string(TileFaces());
+  picture.parts.push_back(*kFaces);
   const TableGeometry g = Fit(game, kTableHeight);
   if (!game.legal_spots().empty()) picture.parts.push_back(Spots(game, g));
   for (const v1::FpCell& c : game.pyramid()) {
