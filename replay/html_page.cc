@@ -147,7 +147,7 @@ std::string MatchInfoHtml(const MatchSteps& match) {
 
 // The steps as pictures and panels, each distinct part stored once.
 struct PageData {
-  std::deque<std::string> parts;  // A deque: the index keeps views of them.
+  std::deque<std::string> parts;    // A deque: the index keeps views of them.
   std::vector<std::string> panels;  // One per step.
   std::string steps_json;           // [[width, height, [part, ...]], ...].
   std::string first_svg;            // Step 0, drawn into the page itself.
@@ -314,7 +314,8 @@ MatchPage RenderMatchPage(std::string_view file, Verdict verdict) {
       game, "\" data-step=\"0\" width=\"", data.first_width, "\" height=\"",
       data.first_height, "\" viewBox=\"0 0 ", data.first_width, " ",
       data.first_height, "\">", data.first_svg, "</svg>\n<div id=\"info\">",
-      data.panels.empty() ? "" : data.panels.front(), "</div>\n<h2>Outcome</h2>\n",
+      data.panels.empty() ? "" : data.panels.front(),
+      "</div>\n<h2>Outcome</h2>\n",
       page.verdict.kind == Verdict::Kind::kGenuine || !match.outcome.has_value()
           ? ""
           : "<p class=\"bad\">As the log states it: not verified.</p>",

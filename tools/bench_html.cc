@@ -87,9 +87,8 @@ absl::Status Generate(const std::string& game, int seats, int count,
       config.seats.emplace_back().set_name(absl::StrCat("random-", s));
     }
     std::string log;
-    absl::StatusOr<std::unique_ptr<Match>> match =
-        Match::Create(config, key, std::make_unique<StringLogSink>(&log),
-                      &clock, entropy);
+    absl::StatusOr<std::unique_ptr<Match>> match = Match::Create(
+        config, key, std::make_unique<StringLogSink>(&log), &clock, entropy);
     if (!match.ok()) return match.status();
     std::vector<std::unique_ptr<RandomPlayer>> players;
     std::vector<Player*> seated;
@@ -205,8 +204,8 @@ std::optional<std::string> RunGame(const std::string& game, int count,
       page * 1e3, logs / page, page_bytes / logs);
   std::printf("  (p)/(v) = %.2fx (median of the rounds' ratios)\n", ratio);
   return absl::StrFormat(
-      "game=%s pages_per_s=%.0f bytes_per_page=%.0f page_to_verify=%.2f",
-      game, logs / page, page_bytes / logs, ratio);
+      "game=%s pages_per_s=%.0f bytes_per_page=%.0f page_to_verify=%.2f", game,
+      logs / page, page_bytes / logs, ratio);
 }
 
 int Main() {
