@@ -307,8 +307,14 @@ MatchPage RenderMatchPage(std::string_view file, Verdict verdict) {
       page.steps == 0 ? 0 : page.steps - 1,
       "\" value=\"0\" aria-label=\"step\"><button id=\"next\" title=\"next "
       "(&rarr;)\">&#9654;</button><span id=\"where\">",
-      page.steps == 0 ? "No step could be read" : "Step 0",
-      "</span></div>\n<svg id=\"board\" class=\"board\" "
+      page.steps == 0 ? "No step could be read" : "Step 0", "</span></div>\n",
+      picture != nullptr && picture->defs != nullptr
+          ? absl::StrCat("<svg id=\"defs\" width=\"0\" height=\"0\" "
+                         "aria-hidden=\"true\" style=\"position:absolute\" "
+                         "xmlns=\"http://www.w3.org/2000/svg\"><defs>",
+                         picture->defs(), "</defs></svg>\n")
+          : "",
+      "<svg id=\"board\" class=\"board\" "
       "xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" "
       "aria-label=\"the position at this step\" data-game=\"",
       game, "\" data-step=\"0\" width=\"", data.first_width, "\" height=\"",

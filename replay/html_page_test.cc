@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -152,6 +153,52 @@ TEST(HtmlPageTest, FourSeatSchemePageIsUnderOneMebibyte) {
   EXPECT_EQ(page.verdict.kind, Verdict::Kind::kGenuine);
   EXPECT_LT(page.html.size(), 1u << 20);
   EXPECT_GT(page.steps, 50u);
+}
+
+// Every <use> of a page (in the step drawn into it and in the parts of
+// every step) places a shape the page defines, and each id is defined once.
+TEST(HtmlPageTest, EveryUseRefersToAShapeThePageDefines) {
+  for (const std::string& path : Goldens()) {
+    SCOPED_TRACE(path);
+    const std::string html = RenderMatchPage(Read(path), VerifyOptions()).html;
+    std::map<std::string, int> ids;
+    for (size_t at = html.find(" id=\""); at != std::string::npos;
+         at = html.find(" id=\"", at + 1)) {
+      const size_t start = at + 5;
+      ++ids[html.substr(start, html.find('"', start) - start)];
+    }
+    for (const auto& [id, count] : ids) EXPECT_EQ(count, 1) << id;
+    int uses = 0;
+    for (size_t at = html.find("<use href=\"#"); at != std::string::npos;
+         at = html.find("<use href=\"#", at + 1)) {
+      const size_t start = at + 12;
+      const std::string id = html.substr(start, html.find('"', start) - start);
+      EXPECT_TRUE(ids.contains(id)) << id;
+      ++uses;
+    }
+    const std::string game = ReadMatchSteps(Read(path)).header.game().game();
+    if (game == "rock_paper_pyramid" || game == "flaming_pyramids") {
+      EXPECT_GT(uses, 0);
+      EXPECT_THAT(html, HasSubstr("<svg id=\"defs\""));
+    }
+  }
+}
+
+// The pages of the golden logs stay within a bound set from their sizes
+// when the shapes moved into defs (the largest of each game then, plus about
+// 10%): a change that makes pages grow fails here.
+TEST(HtmlPageTest, GoldenPagesStayWithinTheirSizeBounds) {
+  const std::map<std::string, size_t> bound = {
+      {"rock_paper_pyramid", 40'000},
+      {"pyramid_shambo", 285'000},
+      {"flaming_pyramids", 185'000},
+      {"pyramid_scheme", 335'000},
+  };
+  for (const std::string& path : Goldens()) {
+    SCOPED_TRACE(path);
+    const MatchPage page = RenderMatchPage(Read(path), VerifyOptions());
+    EXPECT_LT(page.html.size(), bound.at(page.verdict.header.game().game()));
+  }
 }
 
 TEST(HtmlPageTest, SchemeHandsAreShownAndMarkedAsSeenByTheirSeatOnly) {

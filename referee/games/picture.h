@@ -11,6 +11,12 @@
 // match then costs little more than its changes. Parts are whole SVG
 // elements in absolute coordinates; every string taken from the log in them
 // is escaped (SvgText()). The same moment always gives the same bytes.
+//
+// Shapes a picture repeats (a piece, a tile face, with its <title>) belong
+// in the game's defs: drawn once per page, each with an id starting with
+// the game's CSS prefix, and placed by the parts as <use href="#ID" x y>.
+// A part then costs a few dozen bytes per shape instead of its full
+// drawing, and the page draws it once.
 #ifndef PYRAMID_REFEREE_GAMES_PICTURE_H_
 #define PYRAMID_REFEREE_GAMES_PICTURE_H_
 
@@ -50,6 +56,10 @@ struct GamePicture {
   Picture (*draw)(const Moment& moment);
   // CSS for the classes the parts use (added once to the page's style).
   std::string_view css;
+  // The SVG elements the parts <use>, with their ids (drawn once, in a
+  // hidden <svg><defs> of the page); null when the game has none. The same
+  // bytes at every call.
+  const std::string& (*defs)() = nullptr;
 };
 
 // `text` escaped for SVG or HTML text and attribute values (& < > " ').

@@ -88,17 +88,21 @@ std::string Face(uint32_t tile, absl::string_view id, double w, double h) {
   return out;
 }
 
-// Every tile's face, drawn once at table size (#fp-tN) and at hand size
-// (#fp-sN); the picture places copies (<use>).
+// Every tile's face, drawn once per page at table size (#fp-tN) and at hand
+// size (#fp-sN): the game's defs, which the parts place (<use>).
 std::string TileFaces() {
-  std::string out = "<defs>";
+  std::string out;
   for (uint32_t tile = 0; tile <= 44; ++tile) {
     absl::StrAppend(&out,
                     Face(tile, absl::StrCat("fp-t", tile), kTileW, kTileH),
                     Face(tile, absl::StrCat("fp-s", tile), kSmallW, kSmallH));
   }
-  absl::StrAppend(&out, "</defs>");
   return out;
+}
+
+const std::string& Defs() {
+  static const std::string* const kFaces = new std::string(TileFaces());
+  return *kFaces;
 }
 
 // A tile on the table with its top-left corner at (x, y), at `scale`.
@@ -331,9 +335,6 @@ Picture Draw(const Moment& moment) {
   picture.height = static_cast<int>(seats_top + kSeatRow * seats + 6);
   picture.parts.push_back(Board(picture.height));
   picture.parts.push_back(Title(game));
-  // The same part at every step: drawn once.
-  static const std::string* const kFaces = new std::string(TileFaces());
-  picture.parts.push_back(*kFaces);
   const TableGeometry g = Fit(game, kTableHeight);
   if (!game.legal_spots().empty()) picture.parts.push_back(Spots(game, g));
   for (const v1::FpCell& c : game.pyramid()) {
@@ -380,7 +381,7 @@ constexpr std::string_view kCss =
 
 namespace fp {
 
-constexpr GamePicture kPicture = {&Draw, kCss};
+constexpr GamePicture kPicture = {&Draw, kCss, &Defs};
 
 }  // namespace fp
 

@@ -1,6 +1,7 @@
 #include "referee/games/rock_paper_pyramid/picture.h"
 
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
@@ -59,18 +60,65 @@ const char* SizeName(v1::RppSize size) {
   }
 }
 
-// A piece as a pyramid (seen from the side) standing on `base_y`, centred
-// on `x`; `extra` adds classes (e.g. "gone").
-std::string Piece(const v1::RppPiece& piece, double x, double base_y,
-                  absl::string_view extra = "") {
-  const double h = Height(piece.size());
+// The id of a piece's shape in the defs: colour, size, and "b" when drawn
+// half as large again (the round's pieces).
+std::string PieceId(v1::RppColour colour, v1::RppSize size, bool big) {
+  return absl::StrCat("rpp-", static_cast<int>(colour), "-",
+                      static_cast<int>(size), big ? "b" : "");
+}
+
+// A piece as a pyramid (seen from the side) standing on the origin, with
+// its name as a tooltip; with its id in the defs when `with_id`.
+std::string PieceShape(v1::RppColour colour, v1::RppSize size, bool big,
+                       bool with_id) {
+  const double h = Height(size) * (big ? 1.5 : 1);
   const double half = h * 0.5;
   return absl::StrCat(
-      "<polygon class=\"rpp-c", static_cast<int>(piece.colour()),
-      extra.empty() ? "" : " ", extra, "\" points=\"", Px(x - half), ",",
-      Px(base_y), " ", Px(x + half), ",", Px(base_y), " ", Px(x), ",",
-      Px(base_y - h), "\"><title>", ColourName(piece.colour()), " ",
-      SizeName(piece.size()), "</title></polygon>");
+      "<polygon",
+      with_id ? absl::StrCat(" id=\"", PieceId(colour, size, big), "\"") : "",
+      big ? " class=\"big rpp-c" : " class=\"rpp-c", static_cast<int>(colour),
+      "\" points=\"", Px(-half), ",0 ", Px(half), ",0 0,", Px(-h), "\"><title>",
+      ColourName(colour), " ", SizeName(size), "</title></polygon>");
+}
+
+// Every piece's shape, at both sizes: drawn once per page.
+const std::string& Defs() {
+  static const std::string* const kDefs = [] {
+    auto* out = new std::string;
+    for (int c = v1::RPP_BLACK; c <= v1::RPP_RED; ++c) {
+      for (int s = v1::RPP_LARGE; s <= v1::RPP_SMALL; ++s) {
+        for (bool big : {false, true}) {
+          absl::StrAppend(out, PieceShape(static_cast<v1::RppColour>(c),
+                                          static_cast<v1::RppSize>(s), big,
+                                          /*with_id=*/true));
+        }
+      }
+    }
+    return out;
+  }();
+  return *kDefs;
+}
+
+// A piece standing on `base_y`, centred on `x`: a copy of its shape in the
+// defs, or its full drawing for a colour or size the defs do not hold.
+// `gone` draws it faint; `big` half as large again.
+std::string Piece(const v1::RppPiece& piece, double x, double base_y,
+                  bool gone = false, bool big = false) {
+  const bool known =
+      piece.colour() >= v1::RPP_BLACK && piece.colour() <= v1::RPP_RED &&
+      piece.size() >= v1::RPP_LARGE && piece.size() <= v1::RPP_SMALL;
+  if (!known) {
+    return absl::StrCat("<g", gone ? " class=\"gone\"" : "",
+                        " transform=\"translate(", Px(x), " ", Px(base_y),
+                        ")\">",
+                        PieceShape(piece.colour(), piece.size(), big,
+                                   /*with_id=*/false),
+                        "</g>");
+  }
+  return absl::StrCat("<use href=\"#",
+                      PieceId(piece.colour(), piece.size(), big), "\"",
+                      gone ? " class=\"gone\"" : "", " x=\"", Px(x), "\" y=\"",
+                      Px(base_y), "\"/>");
 }
 
 bool InPool(const v1::RppSeatView& seat, const v1::RppPiece& piece) {
@@ -94,19 +142,20 @@ std::string Board(const v1::RockPaperPyramidObservation& game, int seats) {
       "\" y=\"24\">Captured</text></g>");
 }
 
-// One seat's row: name, score, pool (every piece it started with: the
-// colours it owns by size) and the pieces it scored.
-std::string SeatRow(const v1::Header& header,
-                    const v1::RockPaperPyramidObservation& game, int seat,
-                    bool red) {
+// One seat's row as parts: name and score, then its pool (every piece it
+// started with: the colours it owns by size) and the pieces it scored, a
+// part per piece, so that a round's change costs one piece's part.
+void SeatRow(const v1::Header& header,
+             const v1::RockPaperPyramidObservation& game, int seat, bool red,
+             std::vector<std::string>& parts) {
   const v1::RppSeatView& view = game.seats(seat);
   const double y = kTop + kRowHeight * seat;
-  std::string out = absl::StrCat(
+  parts.push_back(absl::StrCat(
       "<g class=\"rpp-seat\"><line class=\"rpp-rule\" x1=\"0\" y1=\"", Px(y),
       "\" x2=\"", kWidth, "\" y2=\"", Px(y), "\"/><text x=\"12\" y=\"",
       Px(y + 28), "\">", SeatLabel(header, seat),
       "</text><text class=\"rpp-score\" x=\"12\" y=\"", Px(y + 56), "\">score ",
-      view.score(), "</text>");
+      view.score(), "</text></g>"));
   // Pool: one column per colour, sizes stacked left to right.
   const int colours = red ? 4 : 3;
   for (int c = 1; c <= colours; ++c) {
@@ -128,18 +177,16 @@ std::string SeatRow(const v1::Header& header,
         }
         if (!played) continue;
       }
-      absl::StrAppend(&out, Piece(piece, kPoolX + (c - 1) * 84 + s * 24, y + 70,
-                                  held ? "" : "gone"));
+      parts.push_back(Piece(piece, kPoolX + (c - 1) * 84 + s * 24, y + 70,
+                            /*gone=*/!held));
     }
   }
   double x = kScoredX + 12;
   for (const v1::RppPiece& piece : view.scored()) {
-    absl::StrAppend(&out, Piece(piece, x, y + 70));
+    parts.push_back(Piece(piece, x, y + 70));
     x += 18;
     if (x > kWidth - 12) break;
   }
-  absl::StrAppend(&out, "</g>");
-  return out;
 }
 
 const char* Resolution(v1::RppResolution r) {
@@ -165,7 +212,9 @@ std::string Round(const v1::RockPaperPyramidRoundResult& round, int seats) {
       Resolution(round.resolution()), "</text>");
   for (int seat = 0; seat < seats && seat < round.played_size(); ++seat) {
     const double y = kTop + kRowHeight * seat;
-    absl::StrAppend(&out, Piece(round.played(seat), kPlayedX, y + 70, "big"));
+    absl::StrAppend(&out,
+                    Piece(round.played(seat), kPlayedX, y + 70, /*gone=*/false,
+                          /*big=*/true));
     std::string fate;
     for (const v1::RppCapture& c : round.captures()) {
       if (static_cast<int>(c.captured()) == seat) {
@@ -196,7 +245,7 @@ Picture Draw(const Moment& moment) {
   picture.height = kTop + kRowHeight * seats + 8;
   picture.parts.push_back(Board(game, seats));
   for (int seat = 0; seat < seats; ++seat) {
-    picture.parts.push_back(SeatRow(*moment.header, game, seat, red));
+    SeatRow(*moment.header, game, seat, red, picture.parts);
   }
   if (moment.result != nullptr && moment.result->has_rock_paper_pyramid()) {
     picture.parts.push_back(Round(moment.result->rock_paper_pyramid(), seats));
@@ -210,14 +259,13 @@ constexpr std::string_view kCss =
     ".rpp-c1{fill:#222;stroke:#000}.rpp-c2{fill:#fff;stroke:#555}"
     ".rpp-c3{fill:#bfe6f7;stroke:#3a8fb5;fill-opacity:.8}"
     ".rpp-c4{fill:#c0392b;stroke:#7a1f15}.gone{opacity:.15}"
-    ".big{transform-box:fill-box;transform-origin:bottom;"
-    "transform:scale(1.5)}.rpp-fate{font-size:12px}";
+    ".big{stroke-width:1.5}.rpp-fate{font-size:12px}";
 
 }  // namespace
 
 namespace rpp {
 
-constexpr GamePicture kPicture = {&Draw, kCss};
+constexpr GamePicture kPicture = {&Draw, kCss, &Defs};
 
 }  // namespace rpp
 
