@@ -268,7 +268,10 @@ MatchPage RenderMatchPage(std::string_view file, const VerifyOptions& options) {
 MatchPage RenderMatchPage(std::string_view file, Verdict verdict) {
   MatchPage page;
   page.verdict = std::move(verdict);
-  const MatchSteps match = ReadMatchSteps(file);
+  const MatchSteps match = ReadMatchSteps(file, [](const v1::Header& header) {
+    const GamePicture* picture = PictureFor(header.game().game());
+    return picture == nullptr || picture->seat_views;
+  });
   page.steps = match.steps.size();
   const std::string game =
       match.has_header ? SvgText(match.header.game().game()) : "unknown game";

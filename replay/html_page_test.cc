@@ -146,6 +146,21 @@ TEST(HtmlPageTest, EveryStepOfEveryGoldenDrawsTheBoard) {
   }
 }
 
+TEST(HtmlPageTest, SeatViewsAreKeptOnlyWhenWanted) {
+  const std::string file =
+      Read("testdata/golden/rock_paper_pyramid/classic.pyrlog");
+  const MatchSteps with = ReadMatchSteps(file);
+  const MatchSteps without =
+      ReadMatchSteps(file, [](const v1::Header&) { return false; });
+  ASSERT_EQ(with.steps.size(), without.steps.size());
+  for (size_t k = 0; k < with.steps.size(); ++k) {
+    EXPECT_EQ(with.steps[k].seat_views.size(), 3u);
+    EXPECT_TRUE(without.steps[k].seat_views.empty());
+    EXPECT_EQ(with.steps[k].view.SerializeAsString(),
+              without.steps[k].view.SerializeAsString());
+  }
+}
+
 TEST(HtmlPageTest, FourSeatSchemePageIsUnderOneMebibyte) {
   const MatchPage page =
       RenderMatchPage(Read("testdata/golden/pyramid_scheme/four_seats.pyrlog"),

@@ -30,7 +30,8 @@ bool SameResult(const v1::Result& a, const v1::Result& b) {
 // Walks the records, replaying the rules as it goes.
 class StepReader {
  public:
-  explicit StepReader(MatchSteps& out) : out_(out) {}
+  StepReader(MatchSteps& out, WantsSeatViews wants_seat_views)
+      : out_(out), wants_seat_views_(wants_seat_views) {}
 
   // Reads record `index`; false (with out_.stopped set) to stop.
   bool Read(uint64_t index, const v1::LogRecord& record) {
@@ -39,6 +40,8 @@ class StepReader {
         if (index != 0) return Stop(index, "a second header");
         out_.has_header = true;
         out_.header = record.header();
+        seat_views_ =
+            wants_seat_views_ == nullptr || wants_seat_views_(out_.header);
         return true;
       case v1::LogRecord::kDecisionOpened:
         decision_ = DecisionRecords();
@@ -170,7 +173,7 @@ class StepReader {
     decision_ = DecisionRecords();
     if (applied != nullptr) step.applied = *applied;
     step.view = state_->PublicView();
-    for (int seat = 0; seat < state_->num_seats(); ++seat) {
+    for (int seat = 0; seat_views_ && seat < state_->num_seats(); ++seat) {
       step.seat_views.push_back(state_->ObservationFor(seat));
       // Pyramid Scheme's card table is the same in every observation: the
       // start's public view keeps it, no other copy does.
@@ -184,16 +187,19 @@ class StepReader {
   }
 
   MatchSteps& out_;
+  const WantsSeatViews wants_seat_views_;
+  bool seat_views_ = true;
   std::unique_ptr<State> state_;
   DecisionRecords decision_;
 };
 
 }  // namespace
 
-MatchSteps ReadMatchSteps(std::string_view file) {
+MatchSteps ReadMatchSteps(std::string_view file,
+                          WantsSeatViews wants_seat_views) {
   MatchSteps out;
   const SplitLogResult split = SplitLog(file);
-  StepReader reader(out);
+  StepReader reader(out, wants_seat_views);
   for (size_t i = 0; i < split.records.size(); ++i) {
     v1::LogRecord record;
     if (!record.ParseFromArray(

@@ -41,7 +41,8 @@ struct MatchStep {
   DecisionRecords decision;
   referee::v1::Applied applied;   // kMove only.
   referee::v1::Observation view;  // The public view after the step.
-  // Each seat's own observation after the step, indexed by seat.
+  // Each seat's own observation after the step, indexed by seat (empty
+  // when the reader was asked not to keep them).
   std::vector<referee::v1::Observation> seat_views;
 };
 
@@ -56,9 +57,16 @@ struct MatchSteps {
   uint64_t stopped_at = 0;
 };
 
+// Whether to keep each seat's own observation at every step (a picture
+// that never draws them spares their cost), given the log's header.
+using WantsSeatViews = bool (*)(const referee::v1::Header& header);
+
 // Reads `file` (a whole log). Never fails: what cannot be read ends the
-// steps, with the reason in `stopped`.
-MatchSteps ReadMatchSteps(std::string_view file);
+// steps, with the reason in `stopped`. Each step's seat_views are empty when
+// `wants_seat_views` says the header's game does not need them; a null
+// `wants_seat_views` keeps them always.
+MatchSteps ReadMatchSteps(std::string_view file,
+                          WantsSeatViews wants_seat_views = nullptr);
 
 }  // namespace pyramid
 

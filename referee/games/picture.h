@@ -60,6 +60,9 @@ struct GamePicture {
   // hidden <svg><defs> of the page); null when the game has none. The same
   // bytes at every call.
   const std::string& (*defs)() = nullptr;
+  // Whether `draw` reads Moment::seat_views; when false the viewer does not
+  // compute them (and passes an empty list).
+  bool seat_views = true;
 };
 
 // `text` escaped for SVG or HTML text and attribute values (& < > " ').

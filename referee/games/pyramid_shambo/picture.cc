@@ -297,7 +297,8 @@ constexpr std::string_view kCss =
 
 namespace shambo {
 
-constexpr GamePicture kPicture = {&Draw, kCss};
+constexpr GamePicture kPicture = {&Draw, kCss, nullptr,
+                                  /*seat_views=*/false};
 
 }  // namespace shambo
 

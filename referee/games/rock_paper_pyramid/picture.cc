@@ -99,31 +99,36 @@ const std::string& Defs() {
   return *kDefs;
 }
 
-// A piece standing on `base_y`, centred on `x`: a copy of its shape in the
-// defs, or its full drawing for a colour or size the defs do not hold.
-// `gone` draws it faint; `big` half as large again.
-std::string Piece(const v1::RppPiece& piece, double x, double base_y,
-                  bool gone = false, bool big = false) {
-  const bool known =
-      piece.colour() >= v1::RPP_BLACK && piece.colour() <= v1::RPP_RED &&
-      piece.size() >= v1::RPP_LARGE && piece.size() <= v1::RPP_SMALL;
+// A piece of `colour` and `size` standing on `base_y`, centred on `x`: a
+// copy of its shape in the defs, or its full drawing for a colour or size
+// the defs do not hold. `gone` draws it faint; `big` half as large again.
+std::string Piece(v1::RppColour colour, v1::RppSize size, double x,
+                  double base_y, bool gone = false, bool big = false) {
+  const bool known = colour >= v1::RPP_BLACK && colour <= v1::RPP_RED &&
+                     size >= v1::RPP_LARGE && size <= v1::RPP_SMALL;
   if (!known) {
-    return absl::StrCat("<g", gone ? " class=\"gone\"" : "",
-                        " transform=\"translate(", Px(x), " ", Px(base_y),
-                        ")\">",
-                        PieceShape(piece.colour(), piece.size(), big,
-                                   /*with_id=*/false),
-                        "</g>");
+    return absl::StrCat(
+        "<g", gone ? " class=\"gone\"" : "", " transform=\"translate(", Px(x),
+        " ", Px(base_y), ")\">",
+        PieceShape(colour, size, big, /*with_id=*/false), "</g>");
   }
-  return absl::StrCat("<use href=\"#",
-                      PieceId(piece.colour(), piece.size(), big), "\"",
+  // PieceId's form, written in place: this runs for every piece of every
+  // step.
+  return absl::StrCat("<use href=\"#rpp-", static_cast<int>(colour), "-",
+                      static_cast<int>(size), big ? "b\"" : "\"",
                       gone ? " class=\"gone\"" : "", " x=\"", Px(x), "\" y=\"",
                       Px(base_y), "\"/>");
 }
 
-bool InPool(const v1::RppSeatView& seat, const v1::RppPiece& piece) {
+std::string Piece(const v1::RppPiece& piece, double x, double base_y,
+                  bool gone = false, bool big = false) {
+  return Piece(piece.colour(), piece.size(), x, base_y, gone, big);
+}
+
+bool InPool(const v1::RppSeatView& seat, v1::RppColour colour,
+            v1::RppSize size) {
   for (const v1::RppPiece& p : seat.pool()) {
-    if (p.colour() == piece.colour() && p.size() == piece.size()) return true;
+    if (p.colour() == colour && p.size() == size) return true;
   }
   return false;
 }
@@ -159,26 +164,25 @@ void SeatRow(const v1::Header& header,
   // Pool: one column per colour, sizes stacked left to right.
   const int colours = red ? 4 : 3;
   for (int c = 1; c <= colours; ++c) {
+    const auto colour = static_cast<v1::RppColour>(c);
     for (int s = 1; s <= 3; ++s) {
-      v1::RppPiece piece;
-      piece.set_colour(static_cast<v1::RppColour>(c));
-      piece.set_size(static_cast<v1::RppSize>(s));
-      const bool held = InPool(view, piece);
+      const auto size = static_cast<v1::RppSize>(s);
+      const bool held = InPool(view, colour, size);
       // The red stack is dealt one piece per seat: draw only what it holds
       // or held (a red piece it played is in the history).
-      if (c == 4 && !held) {
+      if (colour == v1::RPP_RED && !held) {
         bool played = false;
         for (const auto& round : game.history()) {
           if (seat < round.played_size() &&
               round.played(seat).colour() == v1::RPP_RED &&
-              round.played(seat).size() == piece.size()) {
+              round.played(seat).size() == size) {
             played = true;
           }
         }
         if (!played) continue;
       }
-      parts.push_back(Piece(piece, kPoolX + (c - 1) * 84 + s * 24, y + 70,
-                            /*gone=*/!held));
+      parts.push_back(Piece(colour, size, kPoolX + (c - 1) * 84 + s * 24,
+                            y + 70, /*gone=*/!held));
     }
   }
   double x = kScoredX + 12;
@@ -265,7 +269,8 @@ constexpr std::string_view kCss =
 
 namespace rpp {
 
-constexpr GamePicture kPicture = {&Draw, kCss, &Defs};
+constexpr GamePicture kPicture = {&Draw, kCss, &Defs,
+                                  /*seat_views=*/false};
 
 }  // namespace rpp
 
