@@ -21,30 +21,28 @@ bool Matches(int tile, int support) {
          Tile(tile).weight == Tile(support).weight;
 }
 
-std::optional<Mayhem> FindFreeAir(const Board& board) {
+// Checks 1 and 2 in one scan, each tile's supports looked up once: the
+// first tile in free air, else the first that breaks the building rule.
+std::optional<Mayhem> FindFreeAirOrCollapse(const Board& board) {
+  std::optional<Mayhem> collapse;
   for (const auto& [cell, tile] : board.cells()) {
-    if (board.InFreeAir(cell)) {
+    if (cell.row == 0) break;  // Scan order: row 0 comes last, and fits.
+    const std::optional<int> left = board.At(LeftSupport(cell));
+    const std::optional<int> right = board.At(RightSupport(cell));
+    if (!left.has_value() && !right.has_value()) {
       Mayhem mayhem;
       mayhem.kind = MayhemKind::kFreeAir;
       mayhem.cause = cell;
       return mayhem;
     }
+    if (collapse.has_value() || Board::Fits(tile, left, right)) continue;
+    collapse.emplace();
+    collapse->kind = MayhemKind::kCollapse;
+    collapse->cause = cell;
+    if (left.has_value()) collapse->to_pile.push_back(LeftSupport(cell));
+    if (right.has_value()) collapse->to_pile.push_back(RightSupport(cell));
   }
-  return std::nullopt;
-}
-
-std::optional<Mayhem> FindCollapse(const Board& board) {
-  for (const auto& [cell, tile] : board.cells()) {
-    if (board.Fits(cell)) continue;
-    Mayhem mayhem;
-    mayhem.kind = MayhemKind::kCollapse;
-    mayhem.cause = cell;
-    for (Cell support : {LeftSupport(cell), RightSupport(cell)}) {
-      if (board.Has(support)) mayhem.to_pile.push_back(support);
-    }
-    return mayhem;
-  }
-  return std::nullopt;
+  return collapse;
 }
 
 // The occupied neighbours of `cell` whose tiles satisfy `pred`.
@@ -56,6 +54,16 @@ std::vector<Cell> NeighboursWhere(const Board& board, Cell cell, Pred pred) {
     if (tile.has_value() && pred(*tile)) found.push_back(next);
   }
   return found;
+}
+
+// Whether some occupied neighbour of `cell` holds a tile satisfying `pred`.
+template <typename Pred>
+bool AnyNeighbourWhere(const Board& board, Cell cell, Pred pred) {
+  for (Cell next : Neighbours(cell)) {
+    std::optional<int> tile = board.At(next);
+    if (tile.has_value() && pred(*tile)) return true;
+  }
+  return false;
 }
 
 // Every cell reachable from `starts` by adjacency over tiles satisfying
@@ -74,40 +82,53 @@ CellSet Reach(const Board& board, const std::vector<Cell>& starts, Pred pred) {
   return reached;
 }
 
-std::optional<Mayhem> FindExplosion(const Board& board) {
-  for (const auto& [cell, tile] : board.cells()) {
-    if (!IsIncendiary(tile)) continue;
-    if (NeighboursWhere(board, cell, IsIncendiary).empty()) continue;
-    const CellSet group = Reach(board, {cell}, IsIncendiary);
-    CellSet contacts;
-    for (Cell member : group) {
-      for (Cell next : NeighboursWhere(
-               board, member, [](int t) { return !IsIncendiary(t); })) {
-        contacts.insert(next);
-      }
+// The explosion of the first incendiary group in scan order.
+Mayhem Explosion(const Board& board, Cell cell) {
+  const CellSet group = Reach(board, {cell}, IsIncendiary);
+  CellSet contacts;
+  for (Cell member : group) {
+    for (Cell next : NeighboursWhere(board, member,
+                                     [](int t) { return !IsIncendiary(t); })) {
+      contacts.insert(next);
     }
-    return Mayhem{.kind = MayhemKind::kExplosion,
-                  .cause = cell,
-                  .to_pile = {contacts.begin(), contacts.end()},
-                  .removed = {group.begin(), group.end()}};
   }
-  return std::nullopt;
+  return Mayhem{.kind = MayhemKind::kExplosion,
+                .cause = cell,
+                .to_pile = {contacts.begin(), contacts.end()},
+                .removed = {group.begin(), group.end()}};
 }
 
-std::optional<Mayhem> FindFire(const Board& board) {
+// The fire of the incendiary at `cell`, which has a neighbour it burns.
+Mayhem Fire(const Board& board, Cell cell, int incendiary) {
+  auto burns = [incendiary](int t) { return CanBurn(incendiary, t); };
+  const CellSet burnt =
+      Reach(board, NeighboursWhere(board, cell, burns), burns);
+  return Mayhem{.kind = MayhemKind::kFire,
+                .cause = cell,
+                .to_pile = {burnt.begin(), burnt.end()},
+                .removed = {cell}};
+}
+
+// Checks 3 and 4 in one scan of the incendiaries: the first with an
+// incendiary neighbour explodes; else the first with a neighbour it burns
+// burns.
+std::optional<Mayhem> FindExplosionOrFire(const Board& board) {
+  std::optional<std::pair<Cell, int>> fire;
   for (const auto& [cell, tile] : board.cells()) {
     if (!IsIncendiary(tile)) continue;
+    if (AnyNeighbourWhere(board, cell, IsIncendiary)) {
+      return Explosion(board, cell);
+    }
     const int incendiary = tile;
-    auto burns = [incendiary](int t) { return CanBurn(incendiary, t); };
-    const std::vector<Cell> ignited = NeighboursWhere(board, cell, burns);
-    if (ignited.empty()) continue;
-    const CellSet burnt = Reach(board, ignited, burns);
-    return Mayhem{.kind = MayhemKind::kFire,
-                  .cause = cell,
-                  .to_pile = {burnt.begin(), burnt.end()},
-                  .removed = {cell}};
+    if (!fire.has_value() &&
+        AnyNeighbourWhere(board, cell, [incendiary](int t) {
+          return CanBurn(incendiary, t);
+        })) {
+      fire.emplace(cell, tile);
+    }
   }
-  return std::nullopt;
+  if (!fire.has_value()) return std::nullopt;
+  return Fire(board, fire->first, fire->second);
 }
 
 std::optional<Mayhem> FindCurse(const Board& board) {
@@ -135,19 +156,6 @@ std::array<Cell, 6> Neighbours(Cell cell) {
   const int x = cell.x;
   return {Cell{r, x - 1},     Cell{r, x + 1},     Cell{r - 1, x},
           Cell{r - 1, x + 1}, Cell{r + 1, x - 1}, Cell{r + 1, x}};
-}
-
-Board::Cells::const_iterator Board::LowerBound(Cell cell) const {
-  return std::lower_bound(cells_.begin(), cells_.end(), cell,
-                          [](const std::pair<Cell, int>& entry, Cell c) {
-                            return ScanLess()(entry.first, c);
-                          });
-}
-
-std::optional<int> Board::At(Cell cell) const {
-  const auto it = LowerBound(cell);
-  if (it == cells_.end() || !(it->first == cell)) return std::nullopt;
-  return it->second;
 }
 
 void Board::Put(Cell cell, int tile) {
@@ -212,9 +220,10 @@ bool Board::IsLegalSpot(Cell cell) const {
 
 bool Board::Fits(Cell cell) const {
   if (cell.row == 0) return true;
-  const int tile = *At(cell);
-  const std::optional<int> left = At(LeftSupport(cell));
-  const std::optional<int> right = At(RightSupport(cell));
+  return Fits(*At(cell), At(LeftSupport(cell)), At(RightSupport(cell)));
+}
+
+bool Board::Fits(int tile, std::optional<int> left, std::optional<int> right) {
   const int weight = Tile(tile).weight;
   if (left.has_value() && right.has_value()) {
     return (Matches(tile, *left) || Matches(tile, *right)) &&
@@ -232,10 +241,8 @@ bool Board::InFreeAir(Cell cell) const {
 }
 
 std::optional<Mayhem> FindMayhem(const Board& board, bool curse) {
-  if (std::optional<Mayhem> m = FindFreeAir(board)) return m;
-  if (std::optional<Mayhem> m = FindCollapse(board)) return m;
-  if (std::optional<Mayhem> m = FindExplosion(board)) return m;
-  if (std::optional<Mayhem> m = FindFire(board)) return m;
+  if (std::optional<Mayhem> m = FindFreeAirOrCollapse(board)) return m;
+  if (std::optional<Mayhem> m = FindExplosionOrFire(board)) return m;
   if (curse) return FindCurse(board);
   return std::nullopt;
 }

@@ -5,6 +5,7 @@
 #ifndef PYRAMID_REFEREE_GAMES_FLAMING_PYRAMIDS_BOARD_H_
 #define PYRAMID_REFEREE_GAMES_FLAMING_PYRAMIDS_BOARD_H_
 
+#include <algorithm>
 #include <array>
 #include <optional>
 #include <utility>
@@ -47,8 +48,13 @@ class Board {
   const Cells& cells() const { return cells_; }
 
   bool Has(Cell cell) const { return At(cell).has_value(); }
-  // The tile at `cell`, or nullopt.
-  std::optional<int> At(Cell cell) const;
+  // The tile at `cell`, or nullopt. Inline: the mayhem search asks it for
+  // every tile's supports and neighbours after every move.
+  std::optional<int> At(Cell cell) const {
+    const auto it = LowerBound(cell);
+    if (it == cells_.end() || !(it->first == cell)) return std::nullopt;
+    return it->second;
+  }
   // Requires `cell` empty and row >= 0.
   void Put(Cell cell, int tile);
   // Removes and returns the tile at `cell`, which must be occupied.
@@ -67,6 +73,9 @@ class Board {
   // most their sum; on one support and a gap it shares that support's
   // colour and weighs at most as much; with no support, false.
   bool Fits(Cell cell) const;
+  // The same rule for `tile` on row >= 1 resting on `left` and `right`
+  // (the tiles of its supports, nullopt for a gap).
+  static bool Fits(int tile, std::optional<int> left, std::optional<int> right);
 
   // Whether the tile at `cell` (occupied) is on row >= 1 with neither
   // support present.
@@ -74,7 +83,12 @@ class Board {
 
  private:
   // The first pair whose cell is not before `cell` in scan order.
-  Cells::const_iterator LowerBound(Cell cell) const;
+  Cells::const_iterator LowerBound(Cell cell) const {
+    return std::lower_bound(cells_.begin(), cells_.end(), cell,
+                            [](const std::pair<Cell, int>& entry, Cell c) {
+                              return ScanLess()(entry.first, c);
+                            });
+  }
 
   Cells cells_;
 };
