@@ -202,10 +202,15 @@ std::string Title(const v1::FlamingPyramidsObservation& game) {
       "<g><text class=\"fp-h\" x=\"12\" y=\"22\">Turn ",
       game.turns_completed() + (game.phase() == v1::FP_GAME_OVER ? 0 : 1), " (",
       game.turns_completed(), " of at most ", game.max_turns(), " completed",
-      game.curse() ? ", curse on" : "", "); ", state,
-      "</text><text class=\"fp-small\" x=\"", kWidth - 12,
-      "\" y=\"22\" text-anchor=\"end\">", game.removed_size(),
-      " tiles out of the game</text></g>");
+      game.curse() ? ", curse on" : "", "); ", state, "</text></g>");
+}
+
+// The tiles out of the game (its own part: it changes less often than the
+// title).
+std::string Removed(const v1::FlamingPyramidsObservation& game) {
+  return absl::StrCat("<text class=\"fp-small\" x=\"", kWidth - 12,
+                      "\" y=\"22\" text-anchor=\"end\">", game.removed_size(),
+                      " tiles out of the game</text>");
 }
 
 // The legal spots, dashed.
@@ -263,54 +268,58 @@ std::string Gone(const v1::FlamingPyramidsObservation& game,
   return out;
 }
 
-// Seat `seat`'s row, at height `y`: its name (marked on its turn), counts,
-// and what its hand and pile show.
-std::string SeatInfo(const v1::Header& header,
-                     const v1::FlamingPyramidsObservation& game, int seat,
-                     double y) {
+// Seat `seat`'s row, at height `y`, as two parts: its name (marked on its
+// turn) with the labels of its hand and pile, and its counts (which change
+// more often).
+void SeatInfo(const v1::Header& header,
+              const v1::FlamingPyramidsObservation& game, int seat, double y,
+              std::vector<std::string>& parts) {
   const v1::FpSeatView& view = game.seats(seat);
   const bool active = game.phase() != v1::FP_GAME_OVER &&
                       static_cast<int>(game.active_seat()) == seat;
-  return absl::StrCat(
+  parts.push_back(absl::StrCat(
       "<g class=\"fp-seat\"><text", active ? " class=\"fp-h\"" : "",
       " x=\"12\" y=\"", Px(y + 14), "\">", active ? "&#9654; " : "",
-      SeatLabel(header, seat), "</text><text class=\"fp-small\" x=\"12\" y=\"",
-      Px(y + 32), "\">hand ", view.hand_size(), ", pile ", view.pile_size(),
-      "</text><text class=\"fp-secret\" x=\"", kHandX, "\" y=\"", Px(y + 40),
-      "\">hand: seen by seat ", seat,
+      SeatLabel(header, seat), "</text><text class=\"fp-secret\" x=\"", kHandX,
+      "\" y=\"", Px(y + 40), "\">hand: seen by seat ", seat,
       " only</text><text class=\"fp-small\" "
       "x=\"",
       kPileX, "\" y=\"", Px(y + 40),
-      "\">pile: face down (seen by nobody), then face up</text></g>");
+      "\">pile: face down (seen by nobody), then face up</text></g>"));
+  parts.push_back(absl::StrCat("<text class=\"fp-small\" x=\"12\" y=\"",
+                               Px(y + 32), "\">hand ", view.hand_size(),
+                               ", pile ", view.pile_size(), "</text>"));
 }
 
-// The seat's hand, from its own observation: only it saw these tiles.
-std::string SeatHand(const v1::Observation* own, int seat, double y) {
-  std::string out = "<g>";
-  if (own != nullptr && own->has_flaming_pyramids() &&
-      seat < own->flaming_pyramids().seats_size()) {
-    const auto& hand = own->flaming_pyramids().seats(seat).own_hand();
-    const double spacing = std::min<double>(
-        kSmallW, (kPileX - kHandX - kSmallW - 8) / std::max(1, hand.size()));
-    double x = kHandX;
-    for (uint32_t tile : hand) {
-      absl::StrAppend(&out, SmallTile(tile, x, y + 8));
-      x += spacing;
-    }
+// The seat's hand, from its own observation: only it saw these tiles. A
+// part per tile, so that a tile that keeps its place costs nothing at the
+// next step.
+void SeatHand(const v1::Observation* own, int seat, double y,
+              std::vector<std::string>& parts) {
+  if (own == nullptr || !own->has_flaming_pyramids() ||
+      seat >= own->flaming_pyramids().seats_size()) {
+    return;
   }
-  absl::StrAppend(&out, "</g>");
-  return out;
+  const auto& hand = own->flaming_pyramids().seats(seat).own_hand();
+  const double spacing = std::min<double>(
+      kSmallW, (kPileX - kHandX - kSmallW - 8) / std::max(1, hand.size()));
+  double x = kHandX;
+  for (uint32_t tile : hand) {
+    parts.push_back(SmallTile(tile, x, y + 8));
+    x += spacing;
+  }
 }
 
 // The seat's pile: its face-down dealt tiles (a count: nobody knows them),
-// then the face-up tiles under them, top-most first.
-std::string SeatPile(const v1::FpSeatView& view, double y) {
+// then the face-up tiles under them, top-most first, a part per tile.
+void SeatPile(const v1::FpSeatView& view, double y,
+              std::vector<std::string>& parts) {
   double x = kPileX;
-  std::string out = absl::StrCat(
+  parts.push_back(absl::StrCat(
       "<g><rect class=\"fp-down\" x=\"", Px(x), "\" y=\"", Px(y + 8),
       "\" width=\"", Px(kSmallW * 1.6), "\" height=\"", Px(kSmallH - 2),
       "\"/><text class=\"fp-count\" x=\"", Px(x + kSmallW * 0.8), "\" y=\"",
-      Px(y + 20), "\">", view.dealt_left(), "</text>");
+      Px(y + 20), "\">", view.dealt_left(), "</text></g>"));
   x += kSmallW * 1.6 + 4;
   // Overlapping more as the pile grows, so that every tile shows.
   const double spacing =
@@ -319,11 +328,9 @@ std::string SeatPile(const v1::FpSeatView& view, double y) {
           : std::min(kSmallW - 4,
                      (kWidth - 8 - kSmallW - x) / (view.under_size() - 1));
   for (uint32_t tile : view.under()) {
-    absl::StrAppend(&out, SmallTile(tile, x, y + 8));
+    parts.push_back(SmallTile(tile, x, y + 8));
     x += spacing;
   }
-  absl::StrAppend(&out, "</g>");
-  return out;
 }
 
 Picture Draw(const Moment& moment) {
@@ -335,6 +342,7 @@ Picture Draw(const Moment& moment) {
   picture.height = static_cast<int>(seats_top + kSeatRow * seats + 6);
   picture.parts.push_back(Board(picture.height));
   picture.parts.push_back(Title(game));
+  picture.parts.push_back(Removed(game));
   const TableGeometry g = Fit(game, kTableHeight);
   if (!game.legal_spots().empty()) picture.parts.push_back(Spots(game, g));
   for (const v1::FpCell& c : game.pyramid()) {
@@ -350,9 +358,9 @@ Picture Draw(const Moment& moment) {
             ? &(*moment.seat_views)[seat]
             : nullptr;
     const double y = seats_top + kSeatRow * seat;
-    picture.parts.push_back(SeatInfo(*moment.header, game, seat, y));
-    picture.parts.push_back(SeatHand(own, seat, y));
-    picture.parts.push_back(SeatPile(game.seats(seat), y));
+    SeatInfo(*moment.header, game, seat, y, picture.parts);
+    SeatHand(own, seat, y, picture.parts);
+    SeatPile(game.seats(seat), y, picture.parts);
   }
   return picture;
 }
