@@ -238,6 +238,12 @@ PageData BuildData(const MatchSteps& match, const Verdict& verdict) {
 
 namespace {
 
+// Whether `part` is one element with no content, such as <use .../>.
+bool IsOneEmptyElement(std::string_view part) {
+  return part.size() > 3 && part.front() == '<' && part[1] != '/' &&
+         part.ends_with("/>") && part.find('<', 1) == std::string_view::npos;
+}
+
 // Every distinct picture part, in a template (inert until the script
 // copies it into the picture), each in a <g>; then every step's panel; then
 // the steps and the script.
@@ -246,7 +252,13 @@ void AppendStepData(const PageData& data, std::string& out) {
                   "<template id=\"parts\"><svg "
                   "xmlns=\"http://www.w3.org/2000/svg\">");
   for (const std::string& part : data.parts) {
-    absl::StrAppend(&out, "<g>", part, "</g>\n");
+    // The script copies one child of the template per part: a part that is
+    // one empty element (a <use>, most of them) needs no <g> around it.
+    if (IsOneEmptyElement(part)) {
+      absl::StrAppend(&out, part, "\n");
+    } else {
+      absl::StrAppend(&out, "<g>", part, "</g>\n");
+    }
   }
   absl::StrAppend(&out, "</svg></template>\n<template id=\"panels\">");
   for (const std::string& panel : data.panels) {

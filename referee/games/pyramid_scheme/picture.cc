@@ -68,32 +68,37 @@ std::string Band(const v1::PssBoard& board, const v1::PssDecision& decision,
       "</text></g>");
 }
 
-// The common cards: display, deck (its top card face up) and discard.
-std::string CommonCards(const v1::PssBoard& board) {
-  std::string out =
-      "<g><text class=\"ps-small\" x=\"12\" y=\"44\">Display</text>";
+// The common cards: display, deck (its top card face up) and discard, as
+// parts: each display slot apart (a slot that keeps its card costs nothing
+// at the next step), then the deck, then the discard.
+void CommonCards(const v1::PssBoard& board, std::vector<std::string>& parts) {
+  parts.push_back("<text class=\"ps-small\" x=\"12\" y=\"44\">Display</text>");
   for (int slot = 0; slot < board.display_size(); ++slot) {
     const double x = 12 + slot * 40;
     if (board.display(slot).has_card()) {
-      absl::StrAppend(&out, Card(board.display(slot).card(), x, 50, 34, 48));
+      parts.push_back(Card(board.display(slot).card(), x, 50, 34, 48));
     } else {
-      absl::StrAppend(&out, "<rect class=\"ps-empty\" x=\"", Px(x),
-                      "\" y=\"50\" width=\"34\" height=\"48\"/>");
+      parts.push_back(absl::StrCat("<rect class=\"ps-empty\" x=\"", Px(x),
+                                   "\" y=\"50\" width=\"34\" height=\"48\"/>"));
     }
   }
-  absl::StrAppend(&out, "<text class=\"ps-small\" x=\"150\" y=\"44\">Deck ",
-                  board.deck_size(), "</text>");
+  std::string deck =
+      absl::StrCat("<g><text class=\"ps-small\" x=\"150\" y=\"44\">Deck ",
+                   board.deck_size(), "</text>");
   if (board.has_deck_top()) {
-    absl::StrAppend(&out, Card(board.deck_top(), 150, 50, 34, 48, "",
-                               ", the deck's top card, face up"));
+    absl::StrAppend(&deck, Card(board.deck_top(), 150, 50, 34, 48, "",
+                                ", the deck's top card, face up"));
   }
-  absl::StrAppend(&out, "<text class=\"ps-small\" x=\"210\" y=\"44\">Discard ",
-                  board.discard_size(), "</text>");
+  absl::StrAppend(&deck, "</g>");
+  parts.push_back(std::move(deck));
+  std::string discard =
+      absl::StrCat("<g><text class=\"ps-small\" x=\"210\" y=\"44\">Discard ",
+                   board.discard_size(), "</text>");
   if (!board.discard().empty()) {
-    absl::StrAppend(&out, Card(*board.discard().rbegin(), 210, 50, 34, 48));
+    absl::StrAppend(&discard, Card(*board.discard().rbegin(), 210, 50, 34, 48));
   }
-  absl::StrAppend(&out, "</g>");
-  return out;
+  absl::StrAppend(&discard, "</g>");
+  parts.push_back(std::move(discard));
 }
 
 // The goals in play (who claimed or reserved each) and the supply.
@@ -278,7 +283,7 @@ Picture Draw(const Moment& moment) {
   picture.width = kWidth;
   picture.height = kBandHeight + rows * kPanelH;
   picture.parts.push_back(Band(board, game.decision(), picture.height));
-  picture.parts.push_back(CommonCards(board));
+  CommonCards(board, picture.parts);
   picture.parts.push_back(GoalsAndSupply(board));
   for (int seat = 0; seat < seats; ++seat) {
     const v1::Observation* own =
