@@ -135,46 +135,53 @@ std::string Stakes(const v1::PyramidShamboObservation& game) {
   return out;
 }
 
-// Seat `seat`'s row: its role now, its chips, pips and throws so far.
-std::string SeatRow(const v1::Header& header,
-                    const v1::PyramidShamboObservation& game, int seat) {
+// Seat `seat`'s row as parts: its name, its role now, its chips and pips,
+// its throws so far (each changes at its own pace; an eliminated seat's
+// parts are all faint).
+void SeatRow(const v1::Header& header, const v1::PyramidShamboObservation& game,
+             int seat, std::vector<std::string>& parts) {
   const v1::ShamboSeatView& view = game.seats(seat);
   const double y = kTop + kRowHeight * seat;
   const bool over = game.phase() == v1::SHAMBO_PHASE_OVER;
-  std::vector<std::string> roles;
-  if (!over && static_cast<int>(game.active()) == seat) roles.push_back("A");
+  std::string roles;
+  if (!over && static_cast<int>(game.active()) == seat) roles += "A";
   if (!over && game.phase() != v1::SHAMBO_PHASE_CHALLENGE &&
       static_cast<int>(game.target()) == seat) {
-    roles.push_back("T");
+    roles += "T";
   }
   if (!over && game.phase() == v1::SHAMBO_PHASE_PAYMENT &&
       static_cast<int>(game.decider()) == seat) {
-    roles.push_back("D");
+    roles += "D";
   }
-  std::string out = absl::StrCat(
-      "<g class=\"sh-seat", view.live() ? "" : " sh-out",
-      "\"><circle class=\"sh-c", seat + 1, "\" cx=\"18\" cy=\"", Px(y + 14),
-      "\" r=\"6\"/><text x=\"30\" y=\"", Px(y + 19), "\">",
-      SeatLabel(header, seat), "</text><text class=\"sh-role\" x=\"",
-      kChipsX - 36, "\" y=\"", Px(y + 19), "\">", absl::StrJoin(roles, ""),
-      "</text>");
+  auto add = [&](std::string part) {
+    parts.push_back(view.live()
+                        ? std::move(part)
+                        : absl::StrCat("<g class=\"sh-out\">", part, "</g>"));
+  };
+  add(absl::StrCat("<g class=\"sh-seat\"><circle class=\"sh-c", seat + 1,
+                   "\" cx=\"18\" cy=\"", Px(y + 14),
+                   "\" r=\"6\"/><text x=\"30\" y=\"", Px(y + 19), "\">",
+                   SeatLabel(header, seat), "</text></g>"));
+  add(absl::StrCat("<text class=\"sh-role\" x=\"", kChipsX - 36, "\" y=\"",
+                   Px(y + 19), "\">", roles, "</text>"));
+  std::string holding = "<g>";
   if (view.live()) {
-    const double end = Chips(view.holding(), kChipsX, y + 14, out);
-    absl::StrAppend(&out, "<text class=\"sh-pips\" x=\"", Px(end + 6),
+    const double end = Chips(view.holding(), kChipsX, y + 14, holding);
+    absl::StrAppend(&holding, "<text class=\"sh-pips\" x=\"", Px(end + 6),
                     "\" y=\"", Px(y + 19), "\">", view.pips(), " pips</text>");
   } else {
-    absl::StrAppend(&out, "<text x=\"", kChipsX, "\" y=\"", Px(y + 19),
+    absl::StrAppend(&holding, "<text x=\"", kChipsX, "\" y=\"", Px(y + 19),
                     "\">out (elimination group ", view.elimination_group(),
                     ")</text>");
   }
+  absl::StrAppend(&holding, "</g>");
+  add(std::move(holding));
   if (view.hands_thrown_size() == 3) {
-    absl::StrAppend(&out, "<text class=\"sh-small\" x=\"30\" y=\"", Px(y + 34),
-                    "\">threw R", view.hands_thrown(0), " P",
-                    view.hands_thrown(1), " S", view.hands_thrown(2),
-                    "</text>");
+    add(absl::StrCat("<text class=\"sh-small\" x=\"30\" y=\"", Px(y + 34),
+                     "\">threw R", view.hands_thrown(0), " P",
+                     view.hands_thrown(1), " S", view.hands_thrown(2),
+                     "</text>"));
   }
-  absl::StrAppend(&out, "</g>");
-  return out;
 }
 
 // One line of the step panel at `y`, which moves to the next line.
@@ -273,7 +280,7 @@ Picture Draw(const Moment& moment) {
   picture.parts.push_back(Board(picture.height));
   picture.parts.push_back(Stakes(game));
   for (int seat = 0; seat < seats; ++seat) {
-    picture.parts.push_back(SeatRow(*moment.header, game, seat));
+    SeatRow(*moment.header, game, seat, picture.parts);
   }
   if (moment.result != nullptr && moment.result->has_pyramid_shambo()) {
     picture.parts.push_back(Step(moment.result->pyramid_shambo(), 140));
