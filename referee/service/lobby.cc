@@ -9,6 +9,7 @@
 #include <iostream>
 
 #include "absl/cleanup/cleanup.h"
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/util/message_differencer.h"
@@ -91,6 +92,7 @@ Lobby::Lobby(LobbyOptions options)
     : options_(std::move(options)),
       public_key_(options_.referee_key.public_key()) {
   if (sodium_init() < 0) std::abort();
+  if (options_.registry == nullptr) options_.registry = NewMemoryRegistry();
   Principal admin;
   admin.kind = Principal::Kind::kAdmin;
   tokens_.AddRaw(options_.admin_token, admin);
@@ -190,7 +192,44 @@ void Lobby::EnterWaitingLocked() {
 }
 
 std::optional<Principal> Lobby::Authenticate(std::string_view token) const {
-  return tokens_.Find(token);
+  if (std::optional<Principal> known = tokens_.Find(token)) return known;
+  // A seat token of a match that ended: the registry has it (bots' tokens
+  // and running matches' are all in memory).
+  const std::optional<std::string_view> id = TokenId(token);
+  if (!id) return std::nullopt;
+  absl::StatusOr<StoredToken> stored =
+      options_.registry->FindToken(std::string(*id));
+  if (!stored.ok()) {
+    if (!absl::IsNotFound(stored.status())) {
+      std::cerr << "referee: " << stored.status().message() << "\n";
+    }
+    return std::nullopt;
+  }
+  if (stored->principal.kind != Principal::Kind::kSeat ||
+      !SecretMatches(token, stored->secret_hash)) {
+    return std::nullopt;
+  }
+  Principal seat = std::move(stored->principal);
+  absl::MutexLock lock(&mu_);
+  auto open = seat_routes_.find({seat.match_id, seat.seat});
+  if (open != seat_routes_.end()) {
+    seat.route = open->second;
+  } else {
+    seat.route = next_route_++;
+    AddSeatRouteLocked(seat.match_id, seat.seat, seat.route);
+  }
+  return seat;
+}
+
+void Lobby::AddSeatRouteLocked(const std::string& match_id, int seat,
+                               uint64_t route) const {
+  if (seat_routes_.size() >= 2 * std::max<size_t>(seat_routes_pruned_, 64)) {
+    absl::erase_if(seat_routes_, [this](const auto& entry) {
+      return connections_.Find(entry.second) == nullptr;
+    });
+    seat_routes_pruned_ = seat_routes_.size();
+  }
+  seat_routes_[{match_id, seat}] = route;
 }
 
 absl::StatusOr<v1::RegisterBotResponse> Lobby::RegisterBot(
@@ -206,21 +245,19 @@ absl::StatusOr<v1::RegisterBotResponse> Lobby::RegisterBot(
   Principal principal;
   principal.kind = Principal::Kind::kBot;
   principal.bot_id = RandomHex(8);
+  principal.route = next_route_++;
   {
     absl::MutexLock lock(&mu_);
-    principal.route = next_route_++;
     bots_[principal.bot_id] =
         Bot{request.name(), request.public_key(), principal.route, {}};
   }
-  if (options_.registry != nullptr) {
-    StoredBot stored{principal.bot_id, request.name(), request.public_key(),
-                     StoredToken{minted.id, minted.secret_hash, principal}};
-    if (absl::Status s = options_.registry->AddBot(stored); !s.ok()) {
-      absl::MutexLock lock(&mu_);
-      bots_.erase(principal.bot_id);
-      return absl::UnavailableError(
-          absl::StrCat("cannot record the bot: ", s.message()));
-    }
+  StoredBot stored{principal.bot_id, request.name(), request.public_key(),
+                   StoredToken{minted.id, minted.secret_hash, principal}};
+  if (absl::Status s = options_.registry->AddBot(stored); !s.ok()) {
+    absl::MutexLock lock(&mu_);
+    bots_.erase(principal.bot_id);
+    return absl::UnavailableError(
+        absl::StrCat("cannot record the bot: ", s.message()));
   }
   tokens_.Add(minted, principal);
   v1::RegisterBotResponse response;
@@ -269,26 +306,50 @@ absl::StatusOr<std::optional<v1::CreateMatchResponse>> Lobby::ReserveRequest(
         "a CreateMatch with this request_id is still being answered; try "
         "again");
   };
-  std::shared_ptr<MatchHost> host;
+  // The match named by the request_id: a running one's is in memory, an
+  // ended one's in the registry; while it is asked there, the request_id
+  // is reserved here (so a concurrent retry waits).
+  std::string named;
+  bool reserved_here = false;
   {
     absl::MutexLock lock(&mu_);
     auto [it, reserved] = requests_.try_emplace(request.request_id(), "");
-    if (reserved) return std::nullopt;
-    if (it->second.empty()) return overtaking();
-    host = FindLocked(it->second);
+    if (!reserved && it->second.empty()) return overtaking();
+    named = it->second;
+    reserved_here = reserved;
   }
+  if (reserved_here) {
+    absl::StatusOr<std::string> recorded =
+        options_.registry->FindRequest(request.request_id());
+    if (absl::IsNotFound(recorded.status())) return std::nullopt;
+    if (!recorded.ok()) {
+      ReleaseRequest(request.request_id());
+      return absl::UnavailableError(absl::StrCat("cannot read the registry: ",
+                                                 recorded.status().message()));
+    }
+    named = *std::move(recorded);
+  }
+  // Unless this call reserved the request_id, it is answered without
+  // creating anything: the reservation goes with the answer.
+  absl::Cleanup release = [&] {
+    if (reserved_here) ReleaseRequest(request.request_id());
+  };
+  std::shared_ptr<MatchHost> host = FindMatch(named);
   // Read without the lobby's lock: a match's info waits while its end is
   // being entered in the transparency log (up to SQLite's busy timeout).
-  const v1::MatchInfo info = host->Info(connections_);
-  if (info.status() == v1::MATCH_BROKEN) {
+  const v1::MatchInfo info =
+      host != nullptr ? host->Info(connections_) : v1::MatchInfo();
+  if (host == nullptr || info.status() == v1::MATCH_BROKEN) {
     // It will never be played nor sealed (e.g. the referee was killed
     // before its log existed): the retry gets a match that will, unless
     // another retry took the request_id over meanwhile.
+    if (reserved_here) {
+      std::move(release).Cancel();
+      return std::nullopt;
+    }
     absl::MutexLock lock(&mu_);
     auto it = requests_.find(request.request_id());
-    if (it == requests_.end() || it->second != info.match_id()) {
-      return overtaking();
-    }
+    if (it == requests_.end() || it->second != named) return overtaking();
     it->second.clear();
     return std::nullopt;
   }
@@ -451,26 +512,24 @@ absl::StatusOr<v1::CreateMatchResponse> Lobby::CreateMatch(
   response.set_match_id(match_id);
   const std::vector<std::pair<MintedToken, Principal>> seat_tokens =
       MintSeatTokens(match_id, *hosted, stored, response);
-  if (options_.registry != nullptr) {
-    if (absl::Status s = options_.registry->AddMatch(stored); !s.ok()) {
-      return absl::UnavailableError(
-          absl::StrCat("cannot record the match: ", s.message()));
-    }
+  if (absl::Status s = options_.registry->AddMatch(stored); !s.ok()) {
+    return absl::UnavailableError(
+        absl::StrCat("cannot record the match: ", s.message()));
   }
   absl::StatusOr<std::unique_ptr<Match>> match =
       StartLog(*std::move(config), path, ids, clock);
   if (!match.ok()) {
     std::filesystem::remove(path);
-    if (options_.registry != nullptr) {
-      options_.registry->RemoveMatch(match_id).IgnoreError();
-    }
+    options_.registry->RemoveMatch(match_id).IgnoreError();
     if (match.status().code() == absl::StatusCode::kResourceExhausted) {
       NoteWriteFailure(std::string(match.status().message()));
     }
     return match.status();
   }
+  std::vector<std::string> token_ids;
   for (const auto& [minted, principal] : seat_tokens) {
     tokens_.Add(minted, principal);
+    token_ids.push_back(minted.id);
   }
   auto host = std::make_shared<MatchHost>(
       *std::move(match), request.game(), *std::move(hosted),
@@ -478,7 +537,8 @@ absl::StatusOr<v1::CreateMatchResponse> Lobby::CreateMatch(
       &connections_, DeadlineSetter(match_id));
   host->set_request_id(request.request_id());
   std::move(count_out).Cancel();  // Its end counts it out.
-  Host(std::move(host));  // Its request_id now names it: nothing to release.
+  // Its request_id now names it: nothing to release.
+  Host(std::move(host), std::move(token_ids));
   std::move(release).Cancel();
   return response;
 }
@@ -513,7 +573,8 @@ absl::StatusOr<std::unique_ptr<Match>> Lobby::StartLog(MatchConfig config,
   return match;
 }
 
-void Lobby::Host(std::shared_ptr<MatchHost> host) {
+void Lobby::Host(std::shared_ptr<MatchHost> host,
+                 std::vector<std::string> token_ids) {
   const std::string match_id = host->match_id();
   host->set_sync_pool(sync_pool_.get());
   host->set_ack_holder(ack_holder_.get());
@@ -529,19 +590,15 @@ void Lobby::Host(std::shared_ptr<MatchHost> host) {
         if (info.status() == v1::MATCH_FINISHED && options_.tlog != nullptr) {
           EnterInOrder(info.match_id(), log_path);
         }
-        if (options_.registry != nullptr) {
-          if (absl::Status s =
-                  options_.registry->EndMatch(info, info.broken_reason());
-              !s.ok()) {
-            std::cerr << "referee: " << s.message() << "\n";
-          }
-        }
-        Archive(info, log_path, routes);
+        const absl::Status recorded =
+            options_.registry->EndMatch(info, info.broken_reason());
+        if (!recorded.ok())
+          std::cerr << "referee: " << recorded.message() << "\n";
+        Archive(info, log_path, routes, recorded.ok());
       });
   {
     absl::MutexLock lock(&mu_);
-    matches_[match_id] = Live{host, order_.size()};
-    order_.push_back(Entry{host, "", "", {}, v1::MATCH_RUNNING});
+    matches_[match_id] = Live{host, std::move(token_ids)};
     if (!host->request_id().empty()) requests_[host->request_id()] = match_id;
     for (int i = 0; i < host->num_seats(); ++i) {
       if (host->seat(i).bot_id.empty()) continue;
@@ -603,7 +660,6 @@ absl::Status Lobby::AdmitMatch() {
 
 absl::StatusOr<RecoveryReport> Lobby::Recover() {
   RecoveryReport report;
-  if (options_.registry == nullptr) return report;
   absl::StatusOr<std::vector<StoredBot>> bots = options_.registry->LoadBots();
   if (!bots.ok()) return bots.status();
   for (StoredBot& bot : *bots) {
@@ -615,8 +671,7 @@ absl::StatusOr<RecoveryReport> Lobby::Recover() {
                 bot.token.principal);
     ++report.bots;
   }
-  // A page at a time: what is kept of each ended match is far smaller than
-  // what the registry reads for it.
+  // A page at a time: nothing is kept of an ended match.
   for (int64_t after = 0;;) {
     absl::StatusOr<std::vector<StoredMatch>> page =
         options_.registry->LoadMatches(after, kRecoveryPage);
@@ -628,10 +683,9 @@ absl::StatusOr<RecoveryReport> Lobby::Recover() {
   return report;
 }
 
-// A match that ended before the restart: its log is archived, and entered
-// in the transparency log if it is not yet.
-void Lobby::RecoverEnded(const StoredMatch& stored, RecoveryReport& report,
-                         const std::vector<HostedSeat>& hosted) {
+// A match that ended before the restart: its log is entered in the
+// transparency log if it is not yet; the registry answers for it.
+void Lobby::RecoverEnded(const StoredMatch& stored, RecoveryReport& report) {
   const v1::MatchInfo& info = stored.info;
   // A log sealed before the transparency log existed (or whose entry a
   // crash lost) is entered now.
@@ -640,12 +694,15 @@ void Lobby::RecoverEnded(const StoredMatch& stored, RecoveryReport& report,
       EnterInOrder(info.match_id(), stored.log_path)) {
     ++report.entered;
   }
-  Archive(info, stored.log_path, RoutesOf(hosted));
   ++report.finished;
 }
 
 void Lobby::RecoverMatch(StoredMatch& stored, RecoveryReport& report) {
   const v1::MatchInfo& info = stored.info;
+  if (info.status() != v1::MATCH_RUNNING) {
+    RecoverEnded(stored, report);
+    return;
+  }
   std::vector<HostedSeat> hosted;
   {
     absl::MutexLock lock(&mu_);
@@ -656,6 +713,7 @@ void Lobby::RecoverMatch(StoredMatch& stored, RecoveryReport& report) {
            bot != bots_.end() ? bot->second.route : next_route_++});
     }
   }
+  std::vector<std::string> token_ids;
   for (StoredToken& token : stored.seat_tokens) {
     if (token.principal.seat < 0 ||
         token.principal.seat >= static_cast<int>(hosted.size())) {
@@ -663,10 +721,7 @@ void Lobby::RecoverMatch(StoredMatch& stored, RecoveryReport& report) {
     }
     token.principal.route = hosted[token.principal.seat].route;
     tokens_.Add(MintedToken{"", token.id, token.secret_hash}, token.principal);
-  }
-  if (info.status() != v1::MATCH_RUNNING) {
-    RecoverEnded(stored, report, hosted);
-    return;
+    token_ids.push_back(token.id);
   }
   absl::StatusOr<std::unique_ptr<Match>> match = ResumeLog(stored);
   if (!match.ok()) {
@@ -676,10 +731,10 @@ void Lobby::RecoverMatch(StoredMatch& stored, RecoveryReport& report) {
                                           match.status().message()));
     std::cerr << "referee: match " << info.match_id() << ": "
               << broken.broken_reason() << "\n";
-    if (options_.registry != nullptr) {
-      options_.registry->EndMatch(broken, broken.broken_reason()).IgnoreError();
-    }
-    Archive(broken, stored.log_path, RoutesOf(hosted));
+    const absl::Status recorded =
+        options_.registry->EndMatch(broken, broken.broken_reason());
+    if (recorded.ok()) tokens_.Remove(token_ids);
+    Archive(broken, stored.log_path, RoutesOf(hosted), recorded.ok());
     ++report.broken;
     return;
   }
@@ -694,7 +749,7 @@ void Lobby::RecoverMatch(StoredMatch& stored, RecoveryReport& report) {
   else
     ++report.resumed;
   live_matches_.fetch_add(1);  // Whatever the limit: it was live before.
-  Host(std::move(host));
+  Host(std::move(host), std::move(token_ids));
 }
 
 absl::StatusOr<std::unique_ptr<Match>> Lobby::ResumeLog(
@@ -729,37 +784,68 @@ absl::StatusOr<std::unique_ptr<Match>> Lobby::ResumeLog(
 }
 
 void Lobby::Archive(const v1::MatchInfo& info, std::string log_path,
-                    std::vector<uint64_t> routes) {
-  // Who is connected is asked of the connections when the match is.
-  v1::MatchInfo kept = info;
-  for (v1::MatchSeatInfo& seat : *kept.mutable_seats()) seat.clear_connected();
-  Entry ended{nullptr, kept.SerializeAsString(), std::move(log_path),
-              std::move(routes), info.status()};
+                    std::vector<uint64_t> routes, bool recorded) {
   std::shared_ptr<MatchHost> running;  // Let go after the lock.
-  absl::MutexLock lock(&mu_);
-  auto it = matches_.find(info.match_id());
-  size_t position = order_.size();
-  if (it != matches_.end()) {
-    position = it->second.position;
-    running = std::move(order_[position].host);
-    order_[position] = std::move(ended);
-    matches_.erase(it);
-  } else {
-    order_.push_back(std::move(ended));
-    if (!info.request_id().empty()) {
-      requests_[info.request_id()] = info.match_id();
+  std::vector<std::string> token_ids;
+  {
+    absl::MutexLock lock(&mu_);
+    auto it = matches_.find(info.match_id());
+    if (it != matches_.end()) {
+      running = std::move(it->second.host);
+      token_ids = std::move(it->second.token_ids);
+      matches_.erase(it);
+    }
+    if (recorded) {
+      auto request = requests_.find(info.request_id());
+      if (request != requests_.end() && request->second == info.match_id()) {
+        requests_.erase(request);
+      }
+      // A token seat's stream may stay open after the end: its route is
+      // kept while it is (its info says it is connected; a new stream of
+      // the seat replaces it).
+      for (int i = 0;
+           i < info.seats_size() && i < static_cast<int>(routes.size()); ++i) {
+        if (info.seats(i).bot_id().empty() &&
+            connections_.Find(routes[i]) != nullptr) {
+          AddSeatRouteLocked(info.match_id(), i, routes[i]);
+        }
+      }
+    } else {
+      // Who is connected is asked of the connections when the match is.
+      Unrecorded& kept = unrecorded_[info.match_id()];
+      kept.info = info;
+      for (v1::MatchSeatInfo& seat : *kept.info.mutable_seats()) {
+        seat.clear_connected();
+      }
+      kept.log_path = std::move(log_path);
+      kept.routes = std::move(routes);
     }
   }
-  ended_[info.match_id()] = position;
+  if (recorded) tokens_.Remove(token_ids);
 }
 
-std::shared_ptr<MatchHost> Lobby::HostAtLocked(size_t position) const {
-  const Entry& entry = order_[position];
-  if (entry.host != nullptr) return entry.host;
-  v1::MatchInfo info;
-  // Serialized by Archive: it parses.
-  if (!info.ParseFromString(entry.info)) std::abort();
-  return std::make_shared<MatchHost>(info, entry.log_path, entry.routes,
+std::shared_ptr<MatchHost> Lobby::ArchivedHost(const v1::MatchInfo& info,
+                                               std::string log_path,
+                                               const Principal* seat_of) const {
+  std::vector<uint64_t> routes(info.seats_size(), 0);
+  {
+    absl::ReaderMutexLock lock(&mu_);
+    for (int i = 0; i < info.seats_size(); ++i) {
+      if (info.seats(i).bot_id().empty()) {
+        auto open = seat_routes_.find({info.match_id(), i});
+        if (open != seat_routes_.end()) routes[i] = open->second;
+      } else if (auto bot = bots_.find(info.seats(i).bot_id());
+                 bot != bots_.end()) {
+        routes[i] = bot->second.route;
+      }
+    }
+  }
+  if (seat_of != nullptr && seat_of->kind == Principal::Kind::kSeat &&
+      seat_of->match_id == info.match_id() && seat_of->seat >= 0 &&
+      seat_of->seat < info.seats_size()) {
+    routes[seat_of->seat] = seat_of->route;
+  }
+  return std::make_shared<MatchHost>(info, std::move(log_path), routes,
                                      &connections_);
 }
 
@@ -769,13 +855,15 @@ std::shared_ptr<MatchHost> Lobby::FindRunningLocked(
   return it == matches_.end() ? nullptr : it->second.host;
 }
 
-std::shared_ptr<MatchHost> Lobby::FindLocked(
+std::shared_ptr<MatchHost> Lobby::FindInMemoryLocked(
     const std::string& match_id) const {
   if (std::shared_ptr<MatchHost> running = FindRunningLocked(match_id)) {
     return running;
   }
-  auto it = ended_.find(match_id);
-  return it == ended_.end() ? nullptr : HostAtLocked(it->second);
+  auto it = unrecorded_.find(match_id);
+  if (it == unrecorded_.end()) return nullptr;
+  return std::make_shared<MatchHost>(it->second.info, it->second.log_path,
+                                     it->second.routes, &connections_);
 }
 
 size_t Lobby::BotSeatCount(const std::string& bot_id) const {
@@ -787,14 +875,15 @@ size_t Lobby::BotSeatCount(const std::string& bot_id) const {
 std::vector<std::pair<std::shared_ptr<MatchHost>, int>> Lobby::SeatsOf(
     const Principal& principal) {
   std::vector<std::pair<std::shared_ptr<MatchHost>, int>> seats;
-  absl::MutexLock lock(&mu_);
   if (principal.kind == Principal::Kind::kSeat) {
-    if (std::shared_ptr<MatchHost> host = FindLocked(principal.match_id)) {
+    if (std::shared_ptr<MatchHost> host =
+            FindMatch(principal.match_id, &principal)) {
       seats.emplace_back(std::move(host), principal.seat);
     }
   } else if (principal.kind == Principal::Kind::kBot) {
     // A bot's running matches only: finished ones are dropped from its list
     // (a reconnecting bot is not sent every result of its history).
+    absl::MutexLock lock(&mu_);
     auto bot = bots_.find(principal.bot_id);
     if (bot == bots_.end()) return seats;
     PruneLocked(bot->second);
@@ -825,9 +914,29 @@ std::function<void(absl::Time)> Lobby::DeadlineSetter(
   };
 }
 
-std::shared_ptr<MatchHost> Lobby::FindMatch(const std::string& match_id) const {
-  absl::ReaderMutexLock lock(&mu_);
-  return FindLocked(match_id);
+std::shared_ptr<MatchHost> Lobby::FindMatch(const std::string& match_id,
+                                            const Principal* seat_of) const {
+  {
+    absl::ReaderMutexLock lock(&mu_);
+    if (std::shared_ptr<MatchHost> host = FindInMemoryLocked(match_id)) {
+      return host;
+    }
+  }
+  absl::StatusOr<StoredMatch> stored = options_.registry->FindMatch(match_id);
+  if (!stored.ok()) {
+    if (!absl::IsNotFound(stored.status())) {
+      std::cerr << "referee: " << stored.status().message() << "\n";
+    }
+    return nullptr;
+  }
+  // Recorded as running but not hosted: its creation is under way (or
+  // failed). Its end is recorded before it leaves matches_, so a match that
+  // ended meanwhile is found there, or recorded as ended here.
+  if (stored->info.status() == v1::MATCH_RUNNING) {
+    absl::ReaderMutexLock lock(&mu_);
+    return FindInMemoryLocked(match_id);
+  }
+  return ArchivedHost(stored->info, std::move(stored->log_path), seat_of);
 }
 
 absl::StatusOr<v1::ListMatchesResponse> Lobby::ListMatches(
@@ -835,53 +944,77 @@ absl::StatusOr<v1::ListMatchesResponse> Lobby::ListMatches(
   uint32_t page_size =
       request.page_size() == 0 ? kDefaultPageSize : request.page_size();
   page_size = std::min(page_size, kMaxPageSize);
-  // A page token is the creation position just above the next match to list
-  // (newest first), so pages stay stable while matches are created.
-  size_t next = 0;
+  // A page token is the registry's creation number (seq) of the last match
+  // listed: the next page lists those created before it (newest first), so
+  // pages stay stable while matches are created.
+  int64_t before = 0;
+  if (!request.page_token().empty() &&
+      (!absl::SimpleAtoi(request.page_token(), &before) || before <= 0)) {
+    return absl::InvalidArgumentError("bad page_token");
+  }
+  // The registry is read a page at a time, filtered by its recorded status;
+  // each match's info is taken from its running host (without the lobby's
+  // lock: a match's info waits while its end is being entered in the
+  // transparency log) or its registry entry, and filtered again, since a
+  // running match may have ended meanwhile.
+  const v1::MatchStatus wanted = request.status();
+  // Ended matches the registry could not record are recorded as running
+  // there: while there are any, the registry does not filter.
+  v1::MatchStatus recorded_status = wanted;
   {
     absl::ReaderMutexLock lock(&mu_);
-    next = order_.size();
-    if (!request.page_token().empty() &&
-        (!absl::SimpleAtoi(request.page_token(), &next) ||
-         next > order_.size())) {
-      return absl::InvalidArgumentError("bad page_token");
-    }
+    if (!unrecorded_.empty()) recorded_status = v1::MATCH_STATUS_UNSPECIFIED;
   }
-  // The matches are read a page's worth at a time under the lock, and
-  // their infos taken without it (a match's info waits while its end is
-  // being entered in the transparency log): the lock is held for a page,
-  // not for every match the referee has hosted. An ended match the status
-  // filter leaves out is skipped unread (a null candidate).
-  const v1::MatchStatus wanted = request.status();
   v1::ListMatchesResponse response;
-  std::vector<std::shared_ptr<MatchHost>> candidates;
-  while (next > 0 && response.matches_size() < static_cast<int>(page_size)) {
-    candidates.clear();
-    {
-      absl::ReaderMutexLock lock(&mu_);
-      for (size_t i = next; i-- > 0 && candidates.size() < page_size;) {
-        const Entry& entry = order_[i];
-        const bool left_out = entry.host == nullptr &&
-                              wanted != v1::MATCH_STATUS_UNSPECIFIED &&
-                              entry.status != wanted;
-        candidates.push_back(left_out ? nullptr : HostAtLocked(i));
-      }
+  bool more = true;
+  while (more && response.matches_size() < static_cast<int>(page_size)) {
+    const int asked = static_cast<int>(page_size) - response.matches_size();
+    absl::StatusOr<std::vector<StoredMatch>> page =
+        options_.registry->ListMatches(before, asked, recorded_status);
+    if (!page.ok()) {
+      return absl::UnavailableError(
+          absl::StrCat("cannot read the registry: ", page.status().message()));
     }
-    size_t taken = 0;
-    for (; taken < candidates.size() &&
-           response.matches_size() < static_cast<int>(page_size);
-         ++taken) {
-      if (candidates[taken] == nullptr) continue;
-      v1::MatchInfo info = candidates[taken]->Info(connections_);
+    more = static_cast<int>(page->size()) == asked;
+    for (StoredMatch& stored : *page) {
+      before = stored.seq;
+      std::shared_ptr<MatchHost> host;
+      {
+        absl::ReaderMutexLock lock(&mu_);
+        host = FindInMemoryLocked(stored.info.match_id());
+      }
+      if (host == nullptr) {
+        // Recorded as running but not in memory: it ended since it was read
+        // (asked again: its end is recorded before it leaves memory), or it
+        // is being created (not listed).
+        host = stored.info.status() == v1::MATCH_RUNNING
+                   ? FindMatch(stored.info.match_id())
+                   : ArchivedHost(stored.info, std::move(stored.log_path),
+                                  nullptr);
+        if (host == nullptr) continue;
+      }
+      v1::MatchInfo info = host->Info(connections_);
       if (wanted != v1::MATCH_STATUS_UNSPECIFIED && info.status() != wanted) {
         continue;
       }
       *response.add_matches() = std::move(info);
     }
-    next -= taken;
   }
-  if (next > 0) response.set_next_page_token(absl::StrCat(next));
+  if (more) response.set_next_page_token(absl::StrCat(before));
   return response;
+}
+
+Lobby::Held Lobby::held() const {
+  Held held;
+  {
+    absl::ReaderMutexLock lock(&mu_);
+    held.running = matches_.size();
+    held.unrecorded = unrecorded_.size();
+    held.request_ids = requests_.size();
+    held.seat_routes = seat_routes_.size();
+  }
+  held.tokens = tokens_.size();
+  return held;
 }
 
 void Lobby::SuspendAll() {

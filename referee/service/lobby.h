@@ -60,7 +60,9 @@ struct LobbyOptions {
   // Clocks used when a CreateMatchRequest leaves every clock at zero.
   v1::ClockSettings default_clocks;
   // Where matches, bots and hashed tokens are recorded so that a restart
-  // loses none of them (Recover). Null: nothing survives the process.
+  // loses none of them (Recover). The lobby keeps only its running matches
+  // in memory and asks the registry about those that ended. Null: a
+  // registry in memory (NewMemoryRegistry); nothing survives the process.
   std::shared_ptr<Registry> registry;
   // The transparency log every sealed match log is appended to
   // (docs/transparency-log.md). Null: none.
@@ -106,7 +108,10 @@ class Lobby {
   absl::StatusOr<v1::RegisterBotResponse> RegisterBot(
       const v1::RegisterBotRequest& request);
 
-  // The principal of `token`; nullopt when unknown.
+  // The principal of `token`; nullopt when unknown. A seat token of a match
+  // that ended is found in the registry; its route is that of the seat's
+  // stream if one is still open (a new stream replaces it, as for a
+  // running match), else a fresh one.
   std::optional<Principal> Authenticate(std::string_view token) const;
 
   // How many seats bot `bot_id` plays: those assigned to it, at least 1.
@@ -119,13 +124,18 @@ class Lobby {
   std::vector<std::pair<std::shared_ptr<MatchHost>, int>> SeatsOf(
       const Principal& principal);
 
-  // The match's host, null when unknown. A running match's is the host
-  // that plays it; an ended match's is built for the call from what the
-  // lobby keeps of it (an archived MatchHost: its final MatchInfo, log path
-  // and seats' routes), so that a referee that has hosted millions of
-  // matches holds a few hundred bytes for each that ended (and its seat
-  // tokens, if it had any), not its host.
-  std::shared_ptr<MatchHost> FindMatch(const std::string& match_id) const;
+  // The match's host, null when unknown (or still being created). A running
+  // match's is the host that plays it; an ended match's is built for the
+  // call from its registry entry (an archived MatchHost: its final
+  // MatchInfo and log path), so that a referee that has hosted millions of
+  // matches holds nothing for those that ended. In an archived host a bot's
+  // seat has the bot's route, a token seat the route of its stream while
+  // one is open, and `seat_of`'s seat (a seat principal of that match, when
+  // given) that principal's route, so that a seat that connects is told the
+  // outcome. A registry that
+  // cannot be read is reported on stderr and the match taken as unknown.
+  std::shared_ptr<MatchHost> FindMatch(
+      const std::string& match_id, const Principal* seat_of = nullptr) const;
 
   absl::StatusOr<v1::ListMatchesResponse> ListMatches(
       const v1::ListMatchesRequest& request) const;
@@ -153,6 +163,22 @@ class Lobby {
   }
 
   const std::string& referee_public_key() const { return public_key_; }
+
+  // What the lobby holds in memory, to show that it does not grow with the
+  // matches that ended: running matches, ended matches the registry could
+  // not record (kept so that they are still answered as ended), tokens
+  // (the admin's, every bot's, running matches' seats'), and request_ids
+  // (of creations under way and running matches).
+  // and the routes of ended matches' token seats whose streams may still be
+  // open (until the next prune).
+  struct Held {
+    size_t running = 0;
+    size_t unrecorded = 0;
+    size_t tokens = 0;
+    size_t request_ids = 0;
+    size_t seat_routes = 0;
+  };
+  Held held() const;
 
   // Checkpoints every running match (their logs then verify as prefixes)
   // and signs a transparency log checkpoint covering every sealed one.
@@ -197,44 +223,43 @@ class Lobby {
   // Frees a reservation whose match was not created.
   void ReleaseRequest(const std::string& request_id);
   // Makes `host` findable (and its request_id), records its end in the
-  // registry, starts it.
-  void Host(std::shared_ptr<MatchHost> host);
+  // registry, starts it. `token_ids`: its seats' tokens, forgotten (left
+  // to the registry) once its end is recorded.
+  void Host(std::shared_ptr<MatchHost> host,
+            std::vector<std::string> token_ids);
   // What a match's host calls to set its next deadline: the scheduler's,
   // through the match's handle.
   std::function<void(absl::Time)> DeadlineSetter(const std::string& match_id);
   void RecoverMatch(StoredMatch& stored, RecoveryReport& report);
-  void RecoverEnded(const StoredMatch& stored, RecoveryReport& report,
-                    const std::vector<HostedSeat>& hosted);
+  void RecoverEnded(const StoredMatch& stored, RecoveryReport& report);
   absl::StatusOr<std::unique_ptr<Match>> ResumeLog(const StoredMatch& stored);
 
-  // A match in creation order (order_): running, its host; or ended, what
-  // its archived host is built from (FindMatch), kept compact.
-  struct Entry {
-    std::shared_ptr<MatchHost> host;  // Null once ended.
-    std::string info;                 // Once ended: its MatchInfo, serialized.
-    std::string log_path;             // Once ended.
-    std::vector<uint64_t> routes;     // Once ended: its seats' routes.
-    // Once ended: FINISHED or BROKEN (ListMatches filters without parsing).
-    v1::MatchStatus status = v1::MATCH_RUNNING;
-  };
-  // A running match: its host, and its place in order_.
+  // A running match: its host, and its seats' token ids.
   struct Live {
     std::shared_ptr<MatchHost> host;
-    size_t position = 0;
+    std::vector<std::string> token_ids;
   };
-  // Records an ended match (its final `info`) compactly: a new entry
-  // (recovery), or the running one's, whose host the lobby then lets go
-  // (its callers still hold it). Called by a host's on_end, under the
-  // host's lock: takes mu_, which is never held while a host's lock is
-  // taken.
+  // An ended match whose end the registry could not record (it would answer
+  // the match as running): what its archived host is built from.
+  struct Unrecorded {
+    v1::MatchInfo info;
+    std::string log_path;
+    std::vector<uint64_t> routes;  // Its seats' routes.
+  };
+  // Forgets a match that ended (its final `info`), whose end the registry
+  // recorded (`recorded`; then its seat tokens and request_id are left to
+  // the registry) or could not (then it is kept, Unrecorded, with its
+  // tokens). Called by a host's on_end, under the host's lock: takes mu_,
+  // which is never held while a host's lock is taken.
   void Archive(const v1::MatchInfo& info, std::string log_path,
-               std::vector<uint64_t> routes);
-  // The host FindMatch answers for the match at `position` of order_.
-  std::shared_ptr<MatchHost> HostAtLocked(size_t position) const
-      ABSL_SHARED_LOCKS_REQUIRED(mu_);
-  // FindMatch under mu_; and the same for running matches only.
-  std::shared_ptr<MatchHost> FindLocked(const std::string& match_id) const
-      ABSL_SHARED_LOCKS_REQUIRED(mu_);
+               std::vector<uint64_t> routes, bool recorded);
+  // An archived host for an ended match (FindMatch says which routes).
+  std::shared_ptr<MatchHost> ArchivedHost(const v1::MatchInfo& info,
+                                          std::string log_path,
+                                          const Principal* seat_of) const;
+  // The match's host if it is running or unrecorded; null otherwise.
+  std::shared_ptr<MatchHost> FindInMemoryLocked(
+      const std::string& match_id) const ABSL_SHARED_LOCKS_REQUIRED(mu_);
   std::shared_ptr<MatchHost> FindRunningLocked(
       const std::string& match_id) const ABSL_SHARED_LOCKS_REQUIRED(mu_);
   void NoteWriteFailure(const std::string& reason);
@@ -272,15 +297,27 @@ class Lobby {
   // The running matches (until their end is recorded: Archive). Looked up
   // on every Play message: hashed, and read under a shared lock.
   absl::flat_hash_map<std::string, Live> matches_ ABSL_GUARDED_BY(mu_);
-  // The ended matches: their places in order_.
-  absl::flat_hash_map<std::string, size_t> ended_ ABSL_GUARDED_BY(mu_);
-  // Every match in creation order.
-  std::deque<Entry> order_ ABSL_GUARDED_BY(mu_);
+  // Ended matches the registry could not record.
+  absl::flat_hash_map<std::string, Unrecorded> unrecorded_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, Bot> bots_ ABSL_GUARDED_BY(mu_);
-  // CreateMatchRequest.request_id -> the match created for it; "" while it
-  // is being created.
+  // CreateMatchRequest.request_id -> the running match created for it; ""
+  // while it is being created. Those of ended matches are asked of the
+  // registry.
   absl::flat_hash_map<std::string, std::string> requests_ ABSL_GUARDED_BY(mu_);
-  uint64_t next_route_ ABSL_GUARDED_BY(mu_) = 1;  // Principal::route.
+  // Principal::route: the next one given out. Atomic: Authenticate gives
+  // one to the seat of an ended match.
+  mutable std::atomic<uint64_t> next_route_ = 1;
+  // (match id, seat) -> route: the token seats of ended matches whose
+  // streams may still be open (taken from the running match at its end, or
+  // given by Authenticate). Pruned of routes without a stream whenever it
+  // has doubled since the last prune. Mutable: Authenticate adds to it.
+  mutable absl::flat_hash_map<std::pair<std::string, int>, uint64_t>
+      seat_routes_ ABSL_GUARDED_BY(mu_);
+  mutable size_t seat_routes_pruned_ ABSL_GUARDED_BY(mu_) = 0;
+  // Adds a seat route, pruning first if the map has doubled.
+  void AddSeatRouteLocked(const std::string& match_id, int seat,
+                          uint64_t route) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // live_matches(). Atomic, not under mu_: a host's on_end, which counts
   // its match out, runs under the host's lock, and mu_ is taken before a
   // host's lock elsewhere (PruneLocked).

@@ -146,7 +146,7 @@ TEST_F(LobbyTest, FiltersByStatusAndRefusesBadPageTokens) {
   EXPECT_EQ(List(10, "", v1::MATCH_RUNNING).first,
             std::vector<std::string>({b, a}));
   EXPECT_TRUE(List(10, "", v1::MATCH_FINISHED).first.empty());
-  for (const char* token : {"x", "3"}) {
+  for (const char* token : {"x", "0", "-1"}) {
     v1::ListMatchesRequest request;
     request.set_page_token(token);
     EXPECT_EQ(lobby_->ListMatches(request).status().code(),
@@ -550,7 +550,8 @@ TEST_F(LobbyTest, AnEndedMatchIsKeptCompactlyAndServedAsBefore) {
     EXPECT_EQ(List(10, "", v1::MATCH_BROKEN).first,
               restarted ? std::vector<std::string>({running})
                         : std::vector<std::string>());
-    EXPECT_EQ(List(1, "1").first, std::vector<std::string>({running}));
+    EXPECT_EQ(List(1, List(1).second).first,
+              std::vector<std::string>({running}));
     const std::vector<v1::PlayResponse> told =
         ConnectSeat(*lobby_, created->seat_tokens(2));
     ASSERT_EQ(told.size(), 1u);
@@ -582,6 +583,155 @@ TEST_F(LobbyTest, AnEndedMatchIsKeptCompactlyAndServedAsBefore) {
   EXPECT_TRUE(absl::StrContains(told[0].error().message(),
                                 "the match is broken and stopped"))
       << told[0].error().message();
+}
+
+// What the lobby holds does not grow with the matches that ended: once
+// their ends are recorded it keeps no host, token or request_id of theirs,
+// and still answers for them from the registry (durable or in memory): the
+// match, the listing, a retried CreateMatch, and a seat that connects with
+// its token, which is told the outcome. An end the registry could not
+// record is kept in memory instead, and answered as ended.
+class FailingEndRegistry final : public Registry {
+ public:
+  absl::Status AddBot(const StoredBot& bot) override {
+    return inner_->AddBot(bot);
+  }
+  absl::Status AddMatch(const StoredMatch& match) override {
+    return inner_->AddMatch(match);
+  }
+  absl::Status RemoveMatch(const std::string& match_id) override {
+    return inner_->RemoveMatch(match_id);
+  }
+  absl::Status EndMatch(const v1::MatchInfo&, const std::string&) override {
+    return absl::InternalError("registry: end match: disk I/O error");
+  }
+  absl::StatusOr<std::vector<StoredBot>> LoadBots() const override {
+    return inner_->LoadBots();
+  }
+  absl::StatusOr<std::vector<StoredMatch>> LoadMatches(
+      int64_t after, int limit) const override {
+    return inner_->LoadMatches(after, limit);
+  }
+  absl::StatusOr<StoredMatch> FindMatch(
+      const std::string& match_id) const override {
+    return inner_->FindMatch(match_id);
+  }
+  absl::StatusOr<std::string> FindRequest(
+      const std::string& request_id) const override {
+    return inner_->FindRequest(request_id);
+  }
+  absl::StatusOr<StoredToken> FindToken(const std::string& id) const override {
+    return inner_->FindToken(id);
+  }
+  absl::StatusOr<std::vector<StoredMatch>> ListMatches(
+      int64_t before, int limit, v1::MatchStatus status) const override {
+    return inner_->ListMatches(before, limit, status);
+  }
+
+ private:
+  std::unique_ptr<Registry> inner_ = NewMemoryRegistry();
+};
+
+TEST_F(LobbyTest, EndedMatchesLeaveNothingInMemory) {
+  for (const char* kind : {"sqlite", "memory", "failing"}) {
+    SCOPED_TRACE(kind);
+    std::shared_ptr<Registry> registry;
+    if (kind == std::string("sqlite")) {
+      std::filesystem::remove(dir_.File("registry.db"));
+      registry = OpenRegistry();
+      ASSERT_NE(registry, nullptr);
+    } else if (kind == std::string("failing")) {
+      registry = std::make_shared<FailingEndRegistry>();
+    }  // "memory": none given.
+    Restart(registry, SigningKey::Generate());
+    const bool recorded = kind != std::string("failing");
+    v1::RegisterBotRequest registration;
+    registration.set_name("held");
+    absl::StatusOr<v1::RegisterBotResponse> bot =
+        lobby_->RegisterBot(registration);
+    ASSERT_TRUE(bot.ok()) << bot.status();
+
+    constexpr int kMatches = 12;
+    std::vector<std::string> ids;
+    std::vector<std::string> seat_tokens;  // Seat 1 of each.
+    for (int i = 0; i < kMatches; ++i) {
+      v1::CreateMatchRequest request;
+      request.mutable_game()->set_game("rock_paper_pyramid");
+      request.add_seats()->set_bot_id(bot->bot_id());
+      for (int seat = 1; seat < 3; ++seat) request.add_seats();
+      request.mutable_clocks()->set_seed_timeout_ms(1000);
+      request.set_request_id(absl::StrCat("held-", i));
+      absl::StatusOr<v1::CreateMatchResponse> created =
+          lobby_->CreateMatch(request);
+      ASSERT_TRUE(created.ok()) << created.status();
+      ids.push_back(created->match_id());
+      seat_tokens.push_back(created->seat_tokens(1));
+    }
+    Lobby::Held held = lobby_->held();
+    EXPECT_EQ(held.running, static_cast<size_t>(kMatches));
+    EXPECT_EQ(held.tokens, 2u + 2 * kMatches);  // The admin's, the bot's.
+    EXPECT_EQ(held.request_ids, static_cast<size_t>(kMatches));
+    for (const std::string& id : ids) AwaitEnd(id);
+    // The end is announced under the host's lock, and recorded just after.
+    for (auto give_up =
+             std::chrono::steady_clock::now() + std::chrono::seconds(10);
+         lobby_->held().running > 0 &&
+         std::chrono::steady_clock::now() < give_up;) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    held = lobby_->held();
+    EXPECT_EQ(held.running, 0u);
+    EXPECT_EQ(held.seat_routes, 0u);  // No seat had a stream open.
+    if (recorded) {
+      EXPECT_EQ(held.unrecorded, 0u);
+      EXPECT_EQ(held.tokens, 2u);
+      EXPECT_EQ(held.request_ids, 0u);
+    } else {
+      EXPECT_EQ(held.unrecorded, static_cast<size_t>(kMatches));
+      EXPECT_EQ(held.tokens, 2u + 2 * kMatches);
+    }
+
+    EXPECT_EQ(List(100, "", v1::MATCH_FINISHED).first.size(),
+              static_cast<size_t>(kMatches));
+    EXPECT_EQ(List(100).first.front(), ids.back());
+    for (int i = 0; i < kMatches; i += 5) {
+      std::shared_ptr<MatchHost> ended = lobby_->FindMatch(ids[i]);
+      ASSERT_NE(ended, nullptr);
+      const v1::MatchInfo info = ended->Info(lobby_->connections());
+      EXPECT_EQ(info.status(), v1::MATCH_FINISHED);
+      EXPECT_EQ(info.request_id(), absl::StrCat("held-", i));
+      EXPECT_TRUE(std::filesystem::exists(ended->log_path()));
+
+      std::optional<Principal> seat = lobby_->Authenticate(seat_tokens[i]);
+      ASSERT_TRUE(seat.has_value());
+      EXPECT_EQ(seat->match_id, ids[i]);
+      EXPECT_EQ(seat->seat, 1);
+      EXPECT_NE(seat->route, 0u);
+      std::string forged = seat_tokens[i];
+      forged.back() = forged.back() == '0' ? '1' : '0';
+      EXPECT_FALSE(lobby_->Authenticate(forged).has_value());
+      const std::vector<v1::PlayResponse> told =
+          ConnectSeat(*lobby_, seat_tokens[i]);
+      ASSERT_EQ(told.size(), 1u);
+      ASSERT_TRUE(told[0].has_match_ended());
+      EXPECT_EQ(told[0].match_ended().match_id(), ids[i]);
+      EXPECT_EQ(told[0].match_ended().seat(), 1u);
+
+      v1::CreateMatchRequest retry;
+      retry.mutable_game()->set_game("rock_paper_pyramid");
+      retry.add_seats()->set_bot_id(bot->bot_id());
+      for (int s = 1; s < 3; ++s) retry.add_seats();
+      retry.mutable_clocks()->set_seed_timeout_ms(1000);
+      retry.set_request_id(absl::StrCat("held-", i));
+      absl::StatusOr<v1::CreateMatchResponse> again =
+          lobby_->CreateMatch(retry);
+      EXPECT_EQ(again.status().code(), absl::StatusCode::kAlreadyExists)
+          << again.status();
+      EXPECT_TRUE(absl::StrContains(again.status().message(), ids[i]));
+    }
+    EXPECT_EQ(List(100).first.size(), static_cast<size_t>(kMatches));
+    EXPECT_EQ(lobby_->held().request_ids, recorded ? 0u : kMatches);
+  }
 }
 
 }  // namespace

@@ -31,7 +31,7 @@
 // keeps only what is still asked of it: the outcome, and the summary and log
 // path it holds anyway. The lobby then lets the host go too (its streams
 // may hold it a while): ended matches are answered by archived hosts built
-// from the lobby's compact record of each (see the second constructor).
+// from the registry's entry of each (see the second constructor).
 #ifndef PYRAMID_REFEREE_SERVICE_MATCH_HOST_H_
 #define PYRAMID_REFEREE_SERVICE_MATCH_HOST_H_
 

@@ -230,6 +230,7 @@ class PlayReactor final : public AsyncBidiStream {
       return;
     }
     route_ = principal->route;
+    principal_ = *principal;
     if (principal->kind == Principal::Kind::kBot) {
       bot_id_ = principal->bot_id;
       writer_->LingerWith(linger_);
@@ -314,7 +315,7 @@ class PlayReactor final : public AsyncBidiStream {
     // A seat's stream plays one match, a bot's often several moves of one
     // in a row: the last match found is asked first.
     if (last_match_ == nullptr || last_match_->match_id() != match_id) {
-      last_match_ = lobby_->FindMatch(match_id);
+      last_match_ = lobby_->FindMatch(match_id, &principal_);
     }
     const std::shared_ptr<MatchHost>& host = last_match_;
     if (host == nullptr) {
@@ -374,7 +375,8 @@ class PlayReactor final : public AsyncBidiStream {
   std::shared_ptr<PlayWriter> writer_;  // Made when the call comes.
   // The principal's Principal::route; 0 when unauthenticated.
   uint64_t route_ = 0;
-  std::string bot_id_;                     // A bot's stream: the bot's id.
+  Principal principal_;  // Whom the stream plays for (its token's).
+  std::string bot_id_;   // A bot's stream: the bot's id.
   std::shared_ptr<MatchHost> last_match_;  // Of the last move (null: none).
   grpc::ByteBuffer read_buffer_;
 };

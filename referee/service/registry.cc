@@ -1,6 +1,8 @@
 #include "referee/service/registry.h"
 
 #include <cstring>
+#include <limits>
+#include <map>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
@@ -38,7 +40,57 @@ constexpr const char* kMigrations[] = {
       bot_id TEXT NOT NULL DEFAULT '');
     CREATE INDEX tokens_by_match ON tokens (match_id);
     )sql",
+    // 2: the lobby asks the registry for the matches that ended (by
+    // request_id, and newest first with a status) instead of keeping them.
+    // A row's request_id is NULL until it is read from its info (at open:
+    // FillRequestIds).
+    R"sql(
+    ALTER TABLE matches ADD COLUMN request_id TEXT;
+    CREATE INDEX matches_by_request ON matches (request_id);
+    CREATE INDEX matches_by_status ON matches (status, seq);
+    )sql",
 };
+
+// The columns of a match's row that StoredMatch holds, in ReadMatch's
+// order.
+constexpr const char kMatchColumns[] =
+    "seq, info, log_path, referee_contribution, broken_reason";
+// The columns of a token's row, in ReadToken's order.
+constexpr const char kTokenColumns[] =
+    "id, secret_hash, kind, match_id, seat, bot_id";
+
+bool ReadDigest(const std::string& bytes, Digest* out) {
+  if (bytes.size() != out->size()) return false;
+  std::memcpy(out->data(), bytes.data(), out->size());
+  return true;
+}
+
+// The match in the current row of `row` (kMatchColumns from column 0).
+absl::Status ReadMatch(const SqliteStatement& row, StoredMatch& match) {
+  match.seq = row.ColumnInt(0);
+  if (!match.info.ParseFromString(row.ColumnBytes(1))) {
+    return absl::DataLossError("a match's description does not parse");
+  }
+  match.log_path = row.ColumnBytes(2);
+  match.referee_contribution = row.ColumnBytes(3);
+  match.broken_reason = row.ColumnBytes(4);
+  return absl::OkStatus();
+}
+
+// The token in the current row of `row` (kTokenColumns from column 0).
+absl::Status ReadToken(const SqliteStatement& row, StoredToken& token) {
+  token.id = row.ColumnBytes(0);
+  if (!ReadDigest(row.ColumnBytes(1), &token.secret_hash)) {
+    return absl::DataLossError("a token hash is not 32 bytes");
+  }
+  Principal& p = token.principal;
+  p.kind =
+      row.ColumnInt(2) == 1 ? Principal::Kind::kSeat : Principal::Kind::kBot;
+  p.match_id = row.ColumnBytes(3);
+  p.seat = static_cast<int>(row.ColumnInt(4));
+  p.bot_id = row.ColumnBytes(5);
+  return absl::OkStatus();
+}
 
 class SqliteRegistry final : public Registry {
  public:
@@ -65,13 +117,14 @@ class SqliteRegistry final : public Registry {
     SqliteStatement insert(
         db_->get(),
         "INSERT INTO matches (match_id, info, status, log_path, "
-        "referee_contribution) VALUES (?, ?, ?, ?, ?);");
+        "referee_contribution, request_id) VALUES (?, ?, ?, ?, ?, ?);");
     absl::Status s =
         insert.ok() && insert.Text(1, match.info.match_id())
                                .Blob(2, match.info.SerializeAsString())
                                .Int(3, match.info.status())
                                .Text(4, match.log_path)
                                .Blob(5, match.referee_contribution)
+                               .Text(6, match.info.request_id())
                                .Step() == SQLITE_DONE
             ? absl::OkStatus()
             : Error("add match");
@@ -140,22 +193,17 @@ class SqliteRegistry final : public Registry {
     absl::MutexLock lock(&mu_);
     std::vector<StoredMatch> loaded;
     SqliteStatement matches(db_->get(),
-                            "SELECT seq, info, log_path, referee_contribution, "
-                            "broken_reason FROM matches WHERE seq > ? "
-                            "ORDER BY seq LIMIT ?;");
+                            absl::StrCat("SELECT ", kMatchColumns,
+                                         " FROM matches WHERE seq > ? "
+                                         "ORDER BY seq LIMIT ?;")
+                                .c_str());
     if (!matches.ok()) return Error("load matches");
     matches.Int(1, after).Int(2, limit);
     absl::flat_hash_map<std::string, size_t> by_id;
     for (int rc; (rc = matches.Step()) != SQLITE_DONE;) {
       if (rc != SQLITE_ROW) return Error("load matches");
       StoredMatch& match = loaded.emplace_back();
-      match.seq = matches.ColumnInt(0);
-      if (!match.info.ParseFromString(matches.ColumnBytes(1))) {
-        return absl::DataLossError("a match's description does not parse");
-      }
-      match.log_path = matches.ColumnBytes(2);
-      match.referee_contribution = matches.ColumnBytes(3);
-      match.broken_reason = matches.ColumnBytes(4);
+      if (absl::Status s = ReadMatch(matches, match); !s.ok()) return s;
       by_id[match.info.match_id()] = loaded.size() - 1;
     }
     if (loaded.empty()) return loaded;
@@ -184,13 +232,116 @@ class SqliteRegistry final : public Registry {
     return loaded;
   }
 
- private:
-  static bool ReadDigest(const std::string& bytes, Digest* out) {
-    if (bytes.size() != out->size()) return false;
-    std::memcpy(out->data(), bytes.data(), out->size());
-    return true;
+  absl::StatusOr<StoredMatch> FindMatch(
+      const std::string& match_id) const override {
+    absl::MutexLock lock(&mu_);
+    ScopedStatement find = db_->Prepared(absl::StrCat(
+        "SELECT ", kMatchColumns, " FROM matches WHERE match_id = ?;"));
+    if (!find->ok()) return Error("find match");
+    find->Text(1, match_id);
+    StoredMatch match;
+    switch (find->Step()) {
+      case SQLITE_ROW:
+        if (absl::Status s = ReadMatch(*find, match); !s.ok()) return s;
+        return match;
+      case SQLITE_DONE:
+        return absl::NotFoundError(absl::StrCat("no match ", match_id));
+      default:
+        return Error("find match");
+    }
   }
 
+  absl::StatusOr<std::string> FindRequest(
+      const std::string& request_id) const override {
+    absl::MutexLock lock(&mu_);
+    ScopedStatement find = db_->Prepared(
+        "SELECT match_id FROM matches WHERE request_id = ? "
+        "ORDER BY seq DESC LIMIT 1;");
+    if (!find->ok()) return Error("find request");
+    find->Text(1, request_id);
+    switch (find->Step()) {
+      case SQLITE_ROW:
+        return find->ColumnBytes(0);
+      case SQLITE_DONE:
+        return absl::NotFoundError("no match for the request_id");
+      default:
+        return Error("find request");
+    }
+  }
+
+  absl::StatusOr<StoredToken> FindToken(const std::string& id) const override {
+    absl::MutexLock lock(&mu_);
+    ScopedStatement find = db_->Prepared(
+        absl::StrCat("SELECT ", kTokenColumns, " FROM tokens WHERE id = ?;"));
+    if (!find->ok()) return Error("find token");
+    find->Text(1, id);
+    StoredToken token;
+    switch (find->Step()) {
+      case SQLITE_ROW:
+        if (absl::Status s = ReadToken(*find, token); !s.ok()) return s;
+        return token;
+      case SQLITE_DONE:
+        return absl::NotFoundError("no such token");
+      default:
+        return Error("find token");
+    }
+  }
+
+  absl::StatusOr<std::vector<StoredMatch>> ListMatches(
+      int64_t before, int limit, v1::MatchStatus status) const override {
+    absl::MutexLock lock(&mu_);
+    const bool any = status == v1::MATCH_STATUS_UNSPECIFIED;
+    ScopedStatement list = db_->Prepared(absl::StrCat(
+        "SELECT ", kMatchColumns, " FROM matches WHERE seq < ?",
+        any ? "" : " AND status = ?", " ORDER BY seq DESC LIMIT ?;"));
+    if (!list->ok()) return Error("list matches");
+    list->Int(1, before == 0 ? std::numeric_limits<int64_t>::max() : before);
+    if (!any) list->Int(2, status);
+    list->Int(any ? 2 : 3, limit);
+    std::vector<StoredMatch> listed;
+    for (int rc; (rc = list->Step()) != SQLITE_DONE;) {
+      if (rc != SQLITE_ROW) return Error("list matches");
+      if (absl::Status s = ReadMatch(*list, listed.emplace_back()); !s.ok()) {
+        return s;
+      }
+    }
+    return listed;
+  }
+
+  // Reads the request_id of every match recorded before the schema had
+  // the column (migration 2) from its info; none is left after the first
+  // open.
+  absl::Status FillRequestIds() {
+    absl::MutexLock lock(&mu_);
+    if (absl::Status s = Begin(); !s.ok()) return s;
+    std::vector<std::pair<int64_t, std::string>> filled;
+    SqliteStatement unfilled(
+        db_->get(), "SELECT seq, info FROM matches WHERE request_id IS NULL;");
+    absl::Status s = unfilled.ok() ? absl::OkStatus() : Error("fill requests");
+    for (int rc; s.ok() && (rc = unfilled.Step()) != SQLITE_DONE;) {
+      v1::MatchInfo info;
+      if (rc != SQLITE_ROW) {
+        s = Error("fill requests");
+      } else if (!info.ParseFromString(unfilled.ColumnBytes(1))) {
+        s = absl::DataLossError("a match's description does not parse");
+      } else {
+        filled.emplace_back(unfilled.ColumnInt(0), info.request_id());
+      }
+    }
+    SqliteStatement update(db_->get(),
+                           "UPDATE matches SET request_id = ? WHERE seq = ?;");
+    for (const auto& [seq, request_id] : filled) {
+      if (!s.ok()) break;
+      update.Reset();
+      if (!update.ok() ||
+          update.Text(1, request_id).Int(2, seq).Step() != SQLITE_DONE) {
+        s = Error("fill requests");
+      }
+    }
+    return Commit(s);
+  }
+
+ private:
   absl::Status InsertToken(const StoredToken& token)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     SqliteStatement insert(
@@ -222,7 +373,169 @@ class SqliteRegistry final : public Registry {
   const std::unique_ptr<SqliteDb> db_;
 };
 
+// Keeps each match compactly (its info serialized, its tokens in one
+// table): a lobby without a durable registry runs as long as one with.
+class MemoryRegistry final : public Registry {
+ public:
+  absl::Status AddBot(const StoredBot& bot) override {
+    absl::MutexLock lock(&mu_);
+    bots_.push_back(bot);
+    tokens_[bot.token.id] = bot.token;
+    return absl::OkStatus();
+  }
+
+  absl::Status AddMatch(const StoredMatch& match) override {
+    absl::MutexLock lock(&mu_);
+    const int64_t seq = ++last_seq_;
+    Kept& kept = matches_[seq];
+    kept.info = match.info.SerializeAsString();
+    kept.status = match.info.status();
+    kept.log_path = match.log_path;
+    kept.referee_contribution = match.referee_contribution;
+    by_id_[match.info.match_id()] = seq;
+    if (!match.info.request_id().empty()) {
+      requests_[match.info.request_id()] = seq;
+    }
+    for (const StoredToken& token : match.seat_tokens) {
+      tokens_[token.id] = token;
+      kept.token_ids.push_back(token.id);
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status RemoveMatch(const std::string& match_id) override {
+    absl::MutexLock lock(&mu_);
+    auto it = by_id_.find(match_id);
+    if (it == by_id_.end()) return absl::OkStatus();
+    const int64_t seq = it->second;
+    const Kept& kept = matches_.at(seq);
+    for (const std::string& id : kept.token_ids) tokens_.erase(id);
+    // The request_id then names none (the SQLite registry's names an older
+    // match of it, if any: a broken one, which a retry replaces either way).
+    auto request = requests_.find(Unpack(seq, kept).info.request_id());
+    if (request != requests_.end() && request->second == seq) {
+      requests_.erase(request);
+    }
+    matches_.erase(seq);
+    by_id_.erase(it);
+    return absl::OkStatus();
+  }
+
+  absl::Status EndMatch(const v1::MatchInfo& info,
+                        const std::string& broken_reason) override {
+    absl::MutexLock lock(&mu_);
+    auto it = by_id_.find(info.match_id());
+    if (it == by_id_.end()) return absl::OkStatus();
+    Kept& kept = matches_.at(it->second);
+    kept.info = info.SerializeAsString();
+    kept.status = info.status();
+    kept.referee_contribution.clear();
+    kept.referee_contribution.shrink_to_fit();
+    kept.broken_reason = broken_reason;
+    return absl::OkStatus();
+  }
+
+  absl::StatusOr<std::vector<StoredBot>> LoadBots() const override {
+    absl::MutexLock lock(&mu_);
+    return bots_;
+  }
+
+  absl::StatusOr<std::vector<StoredMatch>> LoadMatches(
+      int64_t after, int limit) const override {
+    absl::MutexLock lock(&mu_);
+    std::vector<StoredMatch> loaded;
+    for (auto it = matches_.upper_bound(after);
+         it != matches_.end() && static_cast<int>(loaded.size()) < limit;
+         ++it) {
+      StoredMatch& match = loaded.emplace_back(Unpack(it->first, it->second));
+      for (const std::string& id : it->second.token_ids) {
+        match.seat_tokens.push_back(tokens_.at(id));
+      }
+    }
+    return loaded;
+  }
+
+  absl::StatusOr<StoredMatch> FindMatch(
+      const std::string& match_id) const override {
+    absl::MutexLock lock(&mu_);
+    auto it = by_id_.find(match_id);
+    if (it == by_id_.end()) {
+      return absl::NotFoundError(absl::StrCat("no match ", match_id));
+    }
+    return Unpack(it->second, matches_.at(it->second));
+  }
+
+  absl::StatusOr<std::string> FindRequest(
+      const std::string& request_id) const override {
+    absl::MutexLock lock(&mu_);
+    auto it = requests_.find(request_id);
+    if (request_id.empty() || it == requests_.end()) {
+      return absl::NotFoundError("no match for the request_id");
+    }
+    v1::MatchInfo info;
+    if (!info.ParseFromString(matches_.at(it->second).info)) std::abort();
+    return info.match_id();
+  }
+
+  absl::StatusOr<StoredToken> FindToken(const std::string& id) const override {
+    absl::MutexLock lock(&mu_);
+    auto it = tokens_.find(id);
+    if (it == tokens_.end()) return absl::NotFoundError("no such token");
+    return it->second;
+  }
+
+  absl::StatusOr<std::vector<StoredMatch>> ListMatches(
+      int64_t before, int limit, v1::MatchStatus status) const override {
+    absl::MutexLock lock(&mu_);
+    std::vector<StoredMatch> listed;
+    auto it = before == 0 ? matches_.end() : matches_.lower_bound(before);
+    while (it != matches_.begin() && static_cast<int>(listed.size()) < limit) {
+      --it;
+      if (status == v1::MATCH_STATUS_UNSPECIFIED ||
+          it->second.status == status) {
+        listed.push_back(Unpack(it->first, it->second));
+      }
+    }
+    return listed;
+  }
+
+ private:
+  struct Kept {
+    std::string info;  // MatchInfo, serialized.
+    v1::MatchStatus status = v1::MATCH_RUNNING;
+    std::string log_path;
+    std::string referee_contribution;
+    std::string broken_reason;
+    std::vector<std::string> token_ids;  // Its seat tokens'.
+  };
+
+  // The match as StoredMatch, without its seat tokens.
+  static StoredMatch Unpack(int64_t seq, const Kept& kept) {
+    StoredMatch match;
+    match.seq = seq;
+    // Serialized here: it parses.
+    if (!match.info.ParseFromString(kept.info)) std::abort();
+    match.log_path = kept.log_path;
+    match.referee_contribution = kept.referee_contribution;
+    match.broken_reason = kept.broken_reason;
+    return match;
+  }
+
+  mutable absl::Mutex mu_;
+  std::vector<StoredBot> bots_ ABSL_GUARDED_BY(mu_);
+  int64_t last_seq_ ABSL_GUARDED_BY(mu_) = 0;
+  std::map<int64_t, Kept> matches_ ABSL_GUARDED_BY(mu_);  // By seq.
+  absl::flat_hash_map<std::string, int64_t> by_id_ ABSL_GUARDED_BY(mu_);
+  // request_id -> the seq of the newest match created with it.
+  absl::flat_hash_map<std::string, int64_t> requests_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<std::string, StoredToken> tokens_ ABSL_GUARDED_BY(mu_);
+};
+
 }  // namespace
+
+std::unique_ptr<Registry> NewMemoryRegistry() {
+  return std::make_unique<MemoryRegistry>();
+}
 
 absl::StatusOr<std::unique_ptr<Registry>> OpenSqliteRegistry(
     const std::string& path) {
@@ -230,7 +543,9 @@ absl::StatusOr<std::unique_ptr<Registry>> OpenSqliteRegistry(
   absl::StatusOr<std::unique_ptr<SqliteDb>> db =
       SqliteDb::Open(path, 0600, kMigrations, "registry");
   if (!db.ok()) return db.status();
-  return std::make_unique<SqliteRegistry>(*std::move(db));
+  auto registry = std::make_unique<SqliteRegistry>(*std::move(db));
+  if (absl::Status s = registry->FillRequestIds(); !s.ok()) return s;
+  return registry;
 }
 
 }  // namespace pyramid

@@ -67,7 +67,33 @@ class Registry {
   // holds every match the registry has ever recorded at once.
   virtual absl::StatusOr<std::vector<StoredMatch>> LoadMatches(
       int64_t after, int limit) const = 0;
+
+  // Point queries: the referee keeps only its running matches in memory
+  // and asks these of the matches that ended (Lobby), so that what it holds
+  // does not grow with the matches it has hosted.
+  //
+  // The match `match_id`, without its seat tokens; NOT_FOUND when unknown.
+  virtual absl::StatusOr<StoredMatch> FindMatch(
+      const std::string& match_id) const = 0;
+  // The id of the newest match created with `request_id`
+  // (MatchInfo.request_id, not empty); NOT_FOUND when none.
+  virtual absl::StatusOr<std::string> FindRequest(
+      const std::string& request_id) const = 0;
+  // The seat or bot token whose id is `id`; NOT_FOUND when unknown.
+  virtual absl::StatusOr<StoredToken> FindToken(
+      const std::string& id) const = 0;
+  // Newest first: at most `limit` matches created before the one whose seq
+  // is `before` (0: from the newest), only those whose recorded status is
+  // `status` unless it is MATCH_STATUS_UNSPECIFIED, each with its seq and
+  // without its seat tokens.
+  virtual absl::StatusOr<std::vector<StoredMatch>> ListMatches(
+      int64_t before, int limit, referee::v1::MatchStatus status) const = 0;
 };
+
+// A registry in memory: what a lobby without a durable registry keeps (its
+// matches then end with the process). The same interface, so the lobby has
+// one path for the matches that ended.
+std::unique_ptr<Registry> NewMemoryRegistry();
 
 // The embedded registry: a SQLite database at `path` (created 0600 if
 // missing; WAL journal; synchronous writes), its schema versioned and

@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "referee/service/token.h"
+#include "sqlite3.h"
 #include "tests/temp_dir.h"
 
 namespace pyramid {
@@ -126,6 +127,155 @@ TEST_F(RegistryTest, ReadsBotsInRegistrationOrderWithTheirTokens) {
   EXPECT_EQ((*bots)[1].name, "a");
   EXPECT_EQ((*bots)[1].token.principal.bot_id, "id-a");
   EXPECT_EQ((*bots)[1].token.principal.kind, Principal::Kind::kBot);
+}
+
+// The point queries the lobby asks about ended matches, the same of the
+// SQLite registry and of the one in memory: a match by id (without its
+// tokens), the newest match of a request_id, a token by id, and matches
+// newest first, a page at a time, filtered by recorded status.
+void AnswersPointQueries(Registry& registry) {
+  std::vector<std::string> ids;
+  std::vector<StoredToken> tokens;
+  for (int n = 0; n < 5; ++n) {
+    StoredMatch match;
+    const std::string id = absl::StrCat("match-", n);
+    match.info.set_match_id(id);
+    match.info.set_status(v1::MATCH_RUNNING);
+    // Matches 1 and 3 retry the same request (1 broke).
+    match.info.set_request_id(n == 1 || n == 3 ? "retried"
+                                               : absl::StrCat("request-", n));
+    match.log_path = absl::StrCat("/logs/", id, ".pyrlog");
+    const MintedToken minted = MintToken();
+    Principal principal;
+    principal.kind = Principal::Kind::kSeat;
+    principal.match_id = id;
+    principal.seat = n % 3;
+    match.seat_tokens.push_back({minted.id, minted.secret_hash, principal});
+    tokens.push_back(match.seat_tokens.back());
+    ASSERT_TRUE(registry.AddMatch(match).ok());
+    ids.push_back(id);
+  }
+  for (int n : {0, 2, 4}) {
+    v1::MatchInfo ended;
+    ended.set_match_id(ids[n]);
+    ended.set_status(v1::MATCH_FINISHED);
+    ended.set_request_id(absl::StrCat("request-", n));
+    ASSERT_TRUE(registry.EndMatch(ended, "").ok());
+  }
+  v1::MatchInfo broken;
+  broken.set_match_id(ids[1]);
+  broken.set_status(v1::MATCH_BROKEN);
+  broken.set_request_id("retried");
+  ASSERT_TRUE(registry.EndMatch(broken, "no log").ok());
+
+  absl::StatusOr<StoredMatch> found = registry.FindMatch(ids[1]);
+  ASSERT_TRUE(found.ok()) << found.status();
+  EXPECT_EQ(found->info.status(), v1::MATCH_BROKEN);
+  EXPECT_EQ(found->broken_reason, "no log");
+  EXPECT_EQ(found->log_path, "/logs/match-1.pyrlog");
+  EXPECT_TRUE(found->seat_tokens.empty());
+  EXPECT_TRUE(absl::IsNotFound(registry.FindMatch("match-9").status()));
+
+  absl::StatusOr<std::string> request = registry.FindRequest("retried");
+  ASSERT_TRUE(request.ok()) << request.status();
+  EXPECT_EQ(*request, ids[3]);
+  EXPECT_EQ(*registry.FindRequest("request-2"), ids[2]);
+  EXPECT_TRUE(absl::IsNotFound(registry.FindRequest("request-9").status()));
+
+  absl::StatusOr<StoredToken> token = registry.FindToken(tokens[4].id);
+  ASSERT_TRUE(token.ok()) << token.status();
+  EXPECT_EQ(token->principal.kind, Principal::Kind::kSeat);
+  EXPECT_EQ(token->principal.match_id, ids[4]);
+  EXPECT_EQ(token->principal.seat, 1);
+  EXPECT_EQ(token->secret_hash, tokens[4].secret_hash);
+  EXPECT_TRUE(
+      absl::IsNotFound(registry.FindToken("0123456789abcdef").status()));
+
+  // Newest first, two at a time.
+  std::vector<std::string> listed;
+  for (int64_t before = 0;;) {
+    absl::StatusOr<std::vector<StoredMatch>> page =
+        registry.ListMatches(before, 2, v1::MATCH_STATUS_UNSPECIFIED);
+    ASSERT_TRUE(page.ok()) << page.status();
+    if (page->empty()) break;
+    for (const StoredMatch& match : *page) {
+      EXPECT_TRUE(match.seat_tokens.empty());
+      before = match.seq;
+      listed.push_back(match.info.match_id());
+    }
+  }
+  EXPECT_EQ(listed, std::vector<std::string>(ids.rbegin(), ids.rend()));
+  absl::StatusOr<std::vector<StoredMatch>> finished =
+      registry.ListMatches(0, 10, v1::MATCH_FINISHED);
+  ASSERT_TRUE(finished.ok()) << finished.status();
+  std::vector<std::string> finished_ids;
+  for (const StoredMatch& match : *finished) {
+    finished_ids.push_back(match.info.match_id());
+  }
+  EXPECT_EQ(finished_ids, std::vector<std::string>({ids[4], ids[2], ids[0]}));
+  absl::StatusOr<std::vector<StoredMatch>> running =
+      registry.ListMatches((*finished)[1].seq, 10, v1::MATCH_RUNNING);
+  ASSERT_TRUE(running.ok()) << running.status();
+  ASSERT_EQ(running->size(), 0u);  // Match 3 is newer than match 2.
+  running = registry.ListMatches(0, 10, v1::MATCH_RUNNING);
+  ASSERT_TRUE(running.ok()) << running.status();
+  ASSERT_EQ(running->size(), 1u);
+  EXPECT_EQ((*running)[0].info.match_id(), ids[3]);
+}
+
+TEST_F(RegistryTest, AnswersPointQueries) { AnswersPointQueries(*registry_); }
+
+TEST(MemoryRegistryTest, AnswersPointQueries) {
+  std::unique_ptr<Registry> registry = NewMemoryRegistry();
+  AnswersPointQueries(*registry);
+}
+
+// A registry written by a referee before the schema had request_id
+// (version 1) is migrated: the column is filled from each match's info, so
+// a retried CreateMatch of a match recorded then is still recognized.
+TEST(RegistryMigrationTest, FillsTheRequestIdsOfAVersion1Registry) {
+  TempDir dir("registrymigration");
+  ASSERT_TRUE(dir.ok());
+  const std::string path = dir.File("registry.db");
+  {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+    v1::MatchInfo info;
+    info.set_match_id("old-match");
+    info.set_status(v1::MATCH_FINISHED);
+    info.set_request_id("from-version-1");
+    const std::string blob = info.SerializeAsString();
+    std::string hex;
+    for (unsigned char c : blob)
+      absl::StrAppend(&hex, absl::Hex(c, absl::kZeroPad2));
+    const std::string sql = absl::StrCat(
+        "CREATE TABLE bots (seq INTEGER PRIMARY KEY AUTOINCREMENT, bot_id "
+        "TEXT NOT NULL UNIQUE, name TEXT NOT NULL, public_key BLOB NOT NULL);"
+        "CREATE TABLE matches (seq INTEGER PRIMARY KEY AUTOINCREMENT, "
+        "match_id TEXT NOT NULL UNIQUE, info BLOB NOT NULL, status INTEGER "
+        "NOT NULL, log_path TEXT NOT NULL, referee_contribution BLOB NOT "
+        "NULL, broken_reason TEXT NOT NULL DEFAULT '');"
+        "CREATE TABLE tokens (id TEXT PRIMARY KEY, secret_hash BLOB NOT NULL, "
+        "kind INTEGER NOT NULL, match_id TEXT NOT NULL DEFAULT '', seat "
+        "INTEGER NOT NULL DEFAULT -1, bot_id TEXT NOT NULL DEFAULT '');"
+        "CREATE INDEX tokens_by_match ON tokens (match_id);"
+        "INSERT INTO matches (match_id, info, status, log_path, "
+        "referee_contribution) VALUES ('old-match', x'",
+        hex, "', 2, '/logs/old.pyrlog', x'');PRAGMA user_version=1;");
+    ASSERT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr),
+              SQLITE_OK)
+        << sqlite3_errmsg(db);
+    sqlite3_close(db);
+  }
+  absl::StatusOr<std::unique_ptr<Registry>> registry = OpenSqliteRegistry(path);
+  ASSERT_TRUE(registry.ok()) << registry.status();
+  absl::StatusOr<std::string> request =
+      (*registry)->FindRequest("from-version-1");
+  ASSERT_TRUE(request.ok()) << request.status();
+  EXPECT_EQ(*request, "old-match");
+  absl::StatusOr<StoredMatch> match = (*registry)->FindMatch("old-match");
+  ASSERT_TRUE(match.ok()) << match.status();
+  EXPECT_EQ(match->log_path, "/logs/old.pyrlog");
 }
 
 }  // namespace

@@ -25,6 +25,22 @@ std::optional<std::pair<std::string_view, std::string_view>> Split(
 
 }  // namespace
 
+std::optional<std::string_view> TokenId(std::string_view token) {
+  if (std::optional<std::pair<std::string_view, std::string_view>> parts =
+          Split(token)) {
+    return parts->first;
+  }
+  return std::nullopt;
+}
+
+bool SecretMatches(std::string_view token, const Digest& secret_hash) {
+  std::optional<std::pair<std::string_view, std::string_view>> parts =
+      Split(token);
+  if (!parts) return false;
+  const Digest hash = Sha256(parts->second);
+  return sodium_memcmp(hash.data(), secret_hash.data(), hash.size()) == 0;
+}
+
 MintedToken MintToken() {
   if (sodium_init() < 0) std::abort();
   std::string id(kIdBytes, '\0');
@@ -59,15 +75,22 @@ void TokenTable::AddRaw(std::string_view token, Principal principal) {
       Entry{Sha256(token), std::move(principal)};
 }
 
+void TokenTable::Remove(const std::vector<std::string>& ids) {
+  absl::MutexLock lock(&mu_);
+  for (const std::string& id : ids) by_id_.erase(id);
+}
+
+size_t TokenTable::size() const {
+  absl::MutexLock lock(&mu_);
+  return by_id_.size();
+}
+
 std::optional<Principal> TokenTable::Find(std::string_view token) const {
   absl::MutexLock lock(&mu_);
-  if (std::optional<std::pair<std::string_view, std::string_view>> parts =
-          Split(token)) {
-    auto it = by_id_.find(parts->first);
+  if (std::optional<std::string_view> id = TokenId(token)) {
+    auto it = by_id_.find(*id);
     if (it != by_id_.end()) {
-      const Digest hash = Sha256(parts->second);
-      if (sodium_memcmp(hash.data(), it->second.secret_hash.data(),
-                        hash.size()) == 0) {
+      if (SecretMatches(token, it->second.secret_hash)) {
         return it->second.principal;
       }
       return std::nullopt;

@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/synchronization/mutex.h"
 #include "referee/crypto/bytes.h"
@@ -45,6 +46,13 @@ MintedToken MintToken();
 // when the value is not of that form.
 std::optional<std::string> BearerToken(std::string_view authorization);
 
+// The id part of `token` ("<id>.<secret>"); nullopt when malformed.
+std::optional<std::string_view> TokenId(std::string_view token);
+
+// Whether `token`'s secret part hashes to `secret_hash` (compared in
+// constant time); false when the token is malformed.
+bool SecretMatches(std::string_view token, const Digest& secret_hash);
+
 // Thread-safe table of issued tokens.
 class TokenTable {
  public:
@@ -54,6 +62,10 @@ class TokenTable {
   void AddRaw(std::string_view token, Principal principal);
   // The principal of `token`, or nullopt when unknown or malformed.
   std::optional<Principal> Find(std::string_view token) const;
+  // Forgets the tokens with these ids (MintedToken::id).
+  void Remove(const std::vector<std::string>& ids);
+  // How many tokens the table holds.
+  size_t size() const;
 
  private:
   struct Entry {
