@@ -245,8 +245,8 @@ bool IsOneEmptyElement(std::string_view part) {
 }
 
 // Every distinct picture part, in a template (inert until the script
-// copies it into the picture), each in a <g>; then every step's panel; then
-// the steps and the script.
+// copies it into the picture), each in a <g> unless it is one empty
+// element; then every step's panel; then the steps and the script.
 void AppendStepData(const PageData& data, std::string& out) {
   absl::StrAppend(&out,
                   "<template id=\"parts\"><svg "

@@ -13,7 +13,9 @@
 // Every string from the log is escaped. The same log and options give the
 // same bytes. Each distinct picture part is stored once (in an inert
 // <template>; the steps list which parts they draw), so the page grows with
-// what changes, not with the number of steps.
+// what changes, not with the number of steps, and the shapes a game's
+// picture repeats are drawn once (its GamePicture::defs, in a hidden <svg>
+// the parts <use>).
 #ifndef PYRAMID_REPLAY_HTML_PAGE_H_
 #define PYRAMID_REPLAY_HTML_PAGE_H_
 
