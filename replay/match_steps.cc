@@ -33,38 +33,39 @@ class StepReader {
   StepReader(MatchSteps& out, WantsSeatViews wants_seat_views)
       : out_(out), wants_seat_views_(wants_seat_views) {}
 
-  // Reads record `index`; false (with out_.stopped set) to stop.
-  bool Read(uint64_t index, const v1::LogRecord& record) {
+  // Reads record `index`, taking what it keeps out of `record`; false
+  // (with out_.stopped set) to stop.
+  bool Read(uint64_t index, v1::LogRecord& record) {
     switch (record.kind_case()) {
       case v1::LogRecord::kHeader:
         if (index != 0) return Stop(index, "a second header");
         out_.has_header = true;
-        out_.header = record.header();
+        out_.header = std::move(*record.mutable_header());
         seat_views_ =
             wants_seat_views_ == nullptr || wants_seat_views_(out_.header);
         return true;
       case v1::LogRecord::kDecisionOpened:
         decision_ = DecisionRecords();
         decision_.opened = true;
-        decision_.decision = record.decision_opened();
+        decision_.decision = std::move(*record.mutable_decision_opened());
         decision_.first_record = index;
         return true;
       case v1::LogRecord::kCommit:
-        decision_.commits.push_back(record.commit());
+        decision_.commits.push_back(std::move(*record.mutable_commit()));
         return true;
       case v1::LogRecord::kReveal:
-        decision_.reveals.push_back(record.reveal());
+        decision_.reveals.push_back(std::move(*record.mutable_reveal()));
         return true;
       case v1::LogRecord::kFault:
-        decision_.faults.push_back(record.fault());
+        decision_.faults.push_back(std::move(*record.mutable_fault()));
         return true;
       case v1::LogRecord::kRestart:
-        decision_.restarts.push_back(record.restart());
+        decision_.restarts.push_back(std::move(*record.mutable_restart()));
         return true;
       case v1::LogRecord::kSeedReveal:
         return Start(index, record.seed_reveal());
       case v1::LogRecord::kApplied:
-        return Apply(index, record.applied());
+        return Apply(index, *record.mutable_applied());
       case v1::LogRecord::kOutcome:
         return End(index, record.outcome());
       case v1::LogRecord::kCheckpoint:
@@ -111,7 +112,7 @@ class StepReader {
     return true;
   }
 
-  bool Apply(uint64_t index, const v1::Applied& applied) {
+  bool Apply(uint64_t index, v1::Applied& applied) {
     if (state_ == nullptr) return Stop(index, "a move before the seed");
     if (out_.steps.size() >= kMaxSteps) {
       return Stop(index, absl::StrCat("the viewer shows at most ", kMaxSteps,
@@ -164,14 +165,13 @@ class StepReader {
     return true;
   }
 
-  void AddStep(MatchStep::Kind kind, uint64_t index,
-               const v1::Applied* applied) {
+  void AddStep(MatchStep::Kind kind, uint64_t index, v1::Applied* applied) {
     MatchStep& step = out_.steps.emplace_back();
     step.kind = kind;
     step.record = index;
     step.decision = std::move(decision_);
     decision_ = DecisionRecords();
-    if (applied != nullptr) step.applied = *applied;
+    if (applied != nullptr) step.applied = std::move(*applied);
     step.view = state_->PublicView();
     for (int seat = 0; seat_views_ && seat < state_->num_seats(); ++seat) {
       step.seat_views.push_back(state_->ObservationFor(seat));
