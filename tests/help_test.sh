@@ -4,6 +4,8 @@
 # its sources define with ABSL_FLAG must appear as --NAME in its --help.
 # A program that takes flags only (all but refctl and tournament) refuses a
 # positional argument with status 2, naming it, before it does anything.
+# --help exits 0; an unknown flag, and a value a flag's type does not take,
+# are usage errors like the programs' own: status 2, one line naming it.
 # PYRAMID_NO_BENCHMARKS=1 (the sanitizer build, which does not build them)
 # leaves out the bench_* programs.
 set -euo pipefail
@@ -40,17 +42,35 @@ expect_refused() {
     ((++failed))
   fi
 }
+# expect_status PROGRAM STATUS TEXT ARGS...: counts whether PROGRAM ARGS
+# exits STATUS, saying TEXT (on stdout or stderr).
+expect_status() {
+  local program=$1 want=$2 text=$3 out status=0
+  shift 3
+  out=$("$bin/$program" "$@" 2>&1) || status=$?
+  if ((status == want)) && [[ $out == *"$text"* ]]; then
+    ((++passed))
+  else
+    echo "$program $*: status $status (want $want), said: ${out:0:300}"
+    ((++failed))
+  fi
+}
 for program in "${!sources[@]}"; do
   if [[ ${PYRAMID_NO_BENCHMARKS:-0} == 1 && $program == bench_* ]]; then
     continue
   fi
   [[ $program == refctl || $program == tournament ]] || expect_refused "$program"
+  expect_status "$program" 0 "--help" --help
+  expect_status "$program" 2 "unknown flag --no_such_flag" --no_such_flag=1
   help=$("$bin/$program" --help 2>&1 || true)
   flags=$(grep -o 'ABSL_FLAG([^,]*, *[a-z_0-9]*' "${sources[$program]}" |
     sed 's/.*, *//')
   [[ -n $flags ]] || { echo "$program: no flags found in ${sources[$program]}"; ((++failed)); continue; }
   for flag in $flags; do expect_flag "$program" "$flag" "$help" " "; done
 done
+expect_status tournament 2 "--rounds: Illegal value 'x'" --rounds=x
+expect_status selfplay 2 "--matches needs a value" --matches
+expect_status referee 2 "unknown flag --nolisten" --nolisten
 # bench_tlog takes its own two flags before Google Benchmark's.
 if [[ ${PYRAMID_NO_BENCHMARKS:-0} != 1 ]]; then
   bench_help=$("$bin/bench_tlog" --help 2>&1 || true)

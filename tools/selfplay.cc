@@ -6,11 +6,11 @@
 //            [--deterministic=HEX32] [--checkpoint_interval=N]
 //
 // Exit status: 0 when every match was played and its log written; 1 for a
-// match that failed (and for an unknown flag or a value of the wrong type,
-// which Abseil's parser refuses); 2 for a mistake in the command line (an
-// unknown game, bad --options, a seat count the game does not take, a
-// negative count, a bad --deterministic, a --key that cannot be read), found
-// before anything is written, or an --out that cannot be made.
+// match that failed; 2 for a mistake in the command line (an unknown flag or
+// a value of the wrong type, an unknown game, bad --options, a seat count the
+// game does not take, a negative count, a bad --deterministic, a --key that
+// cannot be read), found before anything is written, or an --out that cannot be
+// made.
 #include <filesystem>
 #include <iostream>
 #include <optional>

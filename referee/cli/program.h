@@ -22,8 +22,12 @@ namespace pyramid {
 
 // Call first in main(), before any thread starts. Tunes the allocator
 // (TuneAllocator), turns off absl::Mutex's deadlock detector, sets `usage` as
-// the program's usage message, parses the flags (exiting on --help or a bad
-// flag, as Abseil does) and returns the positional arguments, argv[0] first.
+// the program's usage message, parses the flags and returns the positional
+// arguments, argv[0] first. --help (and --helpfull, --helpshort,
+// --help=SUBSTRING) prints the usage and exits 0; an unknown flag, a flag
+// without its value or a value its type does not take ("--rounds=x") is a
+// usage error: one line on stderr naming it, exit status 2, as for every
+// program's own usage errors (Abseil's parser alone exits 1 for both).
 std::vector<char*> InitProgram(int argc, char** argv, const char* usage);
 
 // InitProgram for a program that takes flags only: a positional argument

@@ -14,9 +14,9 @@
 // and each bot's output under the output directory. Run again on the same
 // output directory, it resumes. SIGINT or SIGTERM stops it cleanly (resumable).
 // Exit status: 0 when every scheduled match was played (or skipped by a decided
-// SPRT) and its log verified; 1 otherwise (and for an unknown flag or a value
-// of the wrong type, which Abseil's parser refuses); 2 for a bad tournament
-// file or flag value (a field or flag out of range, a bot command that cannot
+// SPRT) and its log verified; 1 otherwise; 2 for a bad tournament file or
+// flag (an unknown flag, a value of the wrong type, a field or flag out of
+// range, a bot command that cannot
 // run, a key or token file that cannot be read), found before the output
 // directory is made; 130 when interrupted.
 #include <signal.h>
