@@ -161,10 +161,13 @@ void FlamingPyramidsState::EndTurn(v1::FlamingPyramidsResult& result) {
   end.set_move_limit(move_limit);
   *current_turn_.mutable_end() = end;
   recent_turns_.push_back(std::move(current_turn_));
-  current_turn_.Clear();
   while (static_cast<int>(recent_turns_.size()) > num_seats_) {
+    // The turn that drops out lends its messages' memory to the next one
+    // (Clear keeps it) instead of being freed while the next allocates.
+    current_turn_ = std::move(recent_turns_.front());
     recent_turns_.pop_front();
   }
+  current_turn_.Clear();
   if (won) winner_ = active_;
   if (won || move_limit) {
     phase_ = Phase::kOver;
