@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <deque>
 #include <memory>
 #include <optional>
 #include <string>
@@ -14,7 +13,6 @@
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/arena.h"
 #include "google/protobuf/io/coded_stream.h"
-#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "referee/core/decision.h"
 #include "referee/core/game_session.h"
 #include "referee/core/log_format.h"
@@ -31,15 +29,17 @@ namespace {
 namespace v1 = ::pyramid::referee::v1;
 
 // Replaces `out` with the deterministic serialization of `message`, reusing
-// the string's memory.
+// the string's memory. `size` is message.ByteSizeLong(), just computed.
+//
+// Serialized straight into the array, without setting up a
+// CodedOutputStream for each comparison: deterministic serialization
+// differs from the default only in the order of map entries, and no
+// message of the log has a map field (verifier_test checks it).
 void SerializeInto(const google::protobuf::Message& message, size_t size,
                    std::string& out) {
   out.resize(size);
-  google::protobuf::io::ArrayOutputStream array(out.data(),
-                                                static_cast<int>(size));
-  google::protobuf::io::CodedOutputStream coded(&array);
-  coded.SetSerializationDeterministic(true);
-  message.SerializeWithCachedSizes(&coded);
+  message.SerializeWithCachedSizesToArray(
+      reinterpret_cast<uint8_t*>(out.data()));
 }
 
 // Whether `a` and `b` are the same message, unknown fields included: equal
@@ -187,11 +187,37 @@ struct Expected {
   enum class Kind { kSeedReveal, kApplied, kDecision, kOutcome };
   Kind kind;
   v1::Applied* applied = nullptr;  // On ParseBuffers::results.
-  v1::Outcome outcome;
+  // kOutcome only: the other kinds, one per record, construct no message.
+  std::optional<v1::Outcome> outcome;
   // kDecision: the decision the rules open next.
   uint64_t decision_id = 0;
   std::vector<int> seats;  // Moved into the Decision once it opens.
   bool simultaneous = false;
+};
+
+// The records expected next, first in first out. Every record of a log
+// passes through it, and a std::deque allocated and freed a block every few
+// records; this keeps its memory, emptying whenever every expected record
+// has been read (after each decision opens, at least). emplace_back()
+// invalidates references to its items.
+class ExpectedQueue {
+ public:
+  bool empty() const { return head_ == items_.size(); }
+  Expected& front() { return items_[head_]; }
+  const Expected& front() const { return items_[head_]; }
+  Expected& emplace_back() {
+    if (empty()) {
+      items_.clear();
+      head_ = 0;
+    }
+    return items_.emplace_back();
+  }
+  void pop_front() { ++head_; }
+  void pop_back() { items_.pop_back(); }
+
+ private:
+  std::vector<Expected> items_;
+  size_t head_ = 0;  // items_[head_] is the front; those before are read.
 };
 
 // Replays the protocol over the records of one log with the referee's own
@@ -287,7 +313,7 @@ class Replayer {
   std::optional<std::pair<uint32_t, v1::FaultReason>> owed_fault_;
 
   std::vector<std::string> seed_contributions_;  // Closed seed decision.
-  std::deque<Expected> expected_;
+  ExpectedQueue expected_;
 };
 
 absl::Status Replayer::Next(uint64_t index, std::string_view bytes) {
@@ -655,7 +681,7 @@ v1::Applied& Replayer::ExpectApplied() {
 void Replayer::ExpectOutcome(v1::Outcome outcome) {
   Expected& expected = expected_.emplace_back();
   expected.kind = Expected::Kind::kOutcome;
-  expected.outcome = std::move(outcome);
+  expected.outcome.emplace(std::move(outcome));
 }
 
 // Parses `bytes` as a LogRecord; nullptr when they are not one. The result
@@ -746,7 +772,7 @@ const v1::LogRecord* Replayer::AsExpected(const RecordLayout& layout) {
           (applied ? Expected::Kind::kApplied : Expected::Kind::kOutcome) ||
       !StoredAs(
           applied ? static_cast<const google::protobuf::Message&>(*want.applied)
-                  : want.outcome,
+                  : *want.outcome,
           layout.payload, buffers_.serialized)) {
     return nullptr;
   }
@@ -816,35 +842,39 @@ absl::Status Replayer::OnSeedReveal(const v1::SeedReveal& reveal) {
 
 absl::Status Replayer::OnExpected(const v1::LogRecord& record) {
   if (expected_.empty()) return Bad("record where none is due");
-  Expected want = std::move(expected_.front());
+  // Only what is read below leaves the queue (not the whole Expected).
+  const Expected::Kind want_kind = expected_.front().kind;
+  const v1::Applied* const want_applied = expected_.front().applied;
+  std::optional<v1::Outcome> want_outcome =
+      std::move(expected_.front().outcome);
   expected_.pop_front();
   switch (record.kind_case()) {
     case v1::LogRecord::kSeedReveal:
-      if (want.kind != Expected::Kind::kSeedReveal) {
+      if (want_kind != Expected::Kind::kSeedReveal) {
         return Bad("seed reveal out of turn");
       }
       return OnSeedReveal(record.seed_reveal());
     case v1::LogRecord::kApplied:
-      if (want.kind != Expected::Kind::kApplied) {
+      if (want_kind != Expected::Kind::kApplied) {
         return Bad("applied result out of turn");
       }
       if (!as_expected_ &&
-          !SameMessage(record.applied(), *want.applied, buffers_.serialized,
+          !SameMessage(record.applied(), *want_applied, buffers_.serialized,
                        buffers_.serialized_other)) {
         return Bad("the applied moves or result differ from the replay");
       }
-      moves_ += want.applied->moves_size();  // Equal to the record's.
+      moves_ += want_applied->moves_size();  // Equal to the record's.
       return absl::OkStatus();
     case v1::LogRecord::kOutcome:
-      if (want.kind != Expected::Kind::kOutcome) {
+      if (want_kind != Expected::Kind::kOutcome) {
         return Bad("outcome out of turn");
       }
       if (!as_expected_ &&
-          !SameMessage(record.outcome(), want.outcome, buffers_.serialized,
+          !SameMessage(record.outcome(), *want_outcome, buffers_.serialized,
                        buffers_.serialized_other)) {
         return Bad("the outcome differs from the replay");
       }
-      outcome_ = std::move(want.outcome);  // Equal to the record's.
+      outcome_ = *std::move(want_outcome);  // Equal to the record's.
       outcome_seen_ = true;
       return absl::OkStatus();
     default:

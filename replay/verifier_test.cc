@@ -23,6 +23,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "gmock/gmock.h"
+#include "google/protobuf/descriptor.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "google/protobuf/message.h"
@@ -470,6 +471,28 @@ TEST(VerifierTest, GenuineWithEveryOptionAndCheckpointInterval) {
       }
     }
   }
+}
+
+// The verifier serializes messages without a CodedOutputStream (no
+// deterministic flag) to compare them with stored bytes; that is the
+// canonical encoding only while no message of the log has a map field,
+// whose entries the default serialization may write in any order.
+TEST(VerifierTest, NoLogMessageHasAMapField) {
+  std::vector<const google::protobuf::Descriptor*> pending = {
+      v1::LogRecord::descriptor()};
+  std::set<const google::protobuf::Descriptor*> seen(pending.begin(),
+                                                     pending.end());
+  while (!pending.empty()) {
+    const google::protobuf::Descriptor* message = pending.back();
+    pending.pop_back();
+    for (int i = 0; i < message->field_count(); ++i) {
+      const google::protobuf::FieldDescriptor* field = message->field(i);
+      EXPECT_FALSE(field->is_map()) << field->full_name();
+      const google::protobuf::Descriptor* type = field->message_type();
+      if (type != nullptr && seen.insert(type).second) pending.push_back(type);
+    }
+  }
+  EXPECT_GT(seen.size(), 50u);  // Every game's actions, results and views.
 }
 
 TEST(VerifierTest, KeyFromHeaderWhenNotPinned) {
