@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # bench_load's own acceptance test (issue 18), not timed: a small run in
-# each mode, one Play stream per seat and bot mode (--bots=20), must hold
+# each mode, one Play stream per seat and bot mode (--bots=20, and again
+# with the referee's SQLite registry, --registry), must hold
 # every requested match live at once (peak_live=500 on its last line, the
 # key=value line scripts read) and end with no timeout. Nothing about speed
 # is asserted; the deadlines are long (10 s) so that a busy CI machine
@@ -19,7 +20,7 @@ value() {
   tr ' ' '\n' <<<"$2" | sed -n "s/^$1=//p"
 }
 
-for mode in "" "--bots=20"; do
+for mode in "" "--bots=20" "--bots=20 --registry"; do
   name=${mode:-streams}
   out=$("$bin/bench_load" --matches=$matches --echo_seconds=0 \
     --verify_logs=2 --deadline_ms=10000 --max_seconds=120 $mode 2>&1) || {

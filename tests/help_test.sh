@@ -17,6 +17,7 @@ declare -A sources=(
   [keygen]=tools/keygen.cc [selfplay]=tools/selfplay.cc
   [arena]=tools/bot/arena.cc [bench_load]=tools/bench_load/bench_load_main.cc
   [bench_verify]=tools/bench_verify.cc [make_golden]=tools/make_golden.cc
+  [bench_html]=tools/bench_html.cc
 )
 passed=0 failed=0
 # expect_flag PROGRAM FLAG HELP PATTERN: counts whether HELP, PROGRAM's

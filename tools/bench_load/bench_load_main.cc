@@ -172,6 +172,12 @@ ABSL_FLAG(int32_t, sync_threads, 16,
 ABSL_FLAG(bool, journal, true,
           "Whether the referee makes checkpoints durable through its shared "
           "journal (the referee's --journal; false: an fdatasync per log).");
+ABSL_FLAG(bool, registry, false,
+          "Whether the referee records matches, bots and tokens in its "
+          "SQLite registry in the server's directory, as `referee "
+          "--data_dir` does (synchronous writes at each match's creation and "
+          "end; the lobby then keeps nothing of an ended match); false: the "
+          "lobby's registry in memory.");
 ABSL_FLAG(int32_t, play_queues, 8,
           "Completion queues the server spreads the Play streams over, and "
           "the echo's streams (the referee's --play_queues).");
@@ -243,6 +249,7 @@ ServeOptions ServeOptionsFromFlags(const std::string& dir) {
   options.sync_threads = absl::GetFlag(FLAGS_sync_threads);
   options.journal = absl::GetFlag(FLAGS_journal) &&
                     options.fsync == "checkpoints" && options.sync_threads > 0;
+  options.registry = absl::GetFlag(FLAGS_registry);
   options.batch_linger_us = absl::GetFlag(FLAGS_batch_linger_us);
   options.play_queues = absl::GetFlag(FLAGS_play_queues);
   options.ack_hold_ms = absl::GetFlag(FLAGS_ack_hold_ms);

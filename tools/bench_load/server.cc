@@ -23,6 +23,7 @@
 #include "referee/service/deadline_scheduler.h"
 #include "referee/service/lobby.h"
 #include "referee/service/referee_service.h"
+#include "referee/service/registry.h"
 
 namespace pyramid::bench_load {
 namespace {
@@ -106,8 +107,8 @@ void WriteWhole(const std::filesystem::path& path, const std::string& text) {
 }
 
 // The server's lobby: logs in DIR/logs, the options' checkpoint interval,
-// sync threads, journal (DIR/journal) and `fsync` policy; its public key is
-// written to DIR/referee.key.pub.
+// sync threads, journal (DIR/journal), registry (DIR/registry.sqlite3) and
+// `fsync` policy; its public key is written to DIR/referee.key.pub.
 LobbyOptions LobbyOptionsFor(const ServeOptions& serve, FsyncPolicy fsync,
                              const std::string& admin_token) {
   const std::filesystem::path dir = serve.dir;
@@ -129,6 +130,15 @@ LobbyOptions LobbyOptionsFor(const ServeOptions& serve, FsyncPolicy fsync,
       std::cerr << "bench_load --serve: " << journal.status() << "\n";
     }
   }
+  if (serve.registry) {
+    absl::StatusOr<std::unique_ptr<Registry>> registry =
+        OpenSqliteRegistry((dir / "registry.sqlite3").string());
+    if (registry.ok()) {
+      options.registry = *std::move(registry);
+    } else {
+      std::cerr << "bench_load --serve: " << registry.status() << "\n";
+    }
+  }
   std::ofstream(dir / "referee.key.pub", std::ios::binary)
       << options.referee_key.public_key();
   return options;
@@ -142,6 +152,7 @@ std::vector<std::string> ServeOptions::Args() const {
           "--fsync=" + fsync,
           absl::StrCat("--sync_threads=", sync_threads),
           absl::StrCat("--journal=", journal ? "true" : "false"),
+          absl::StrCat("--registry=", registry ? "true" : "false"),
           absl::StrCat("--batch_linger_us=", batch_linger_us),
           absl::StrCat("--play_queues=", play_queues),
           absl::StrCat("--ack_hold_ms=", ack_hold_ms),

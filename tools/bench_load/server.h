@@ -23,7 +23,8 @@ struct ServeOptions {
   std::string dir;
   std::string fsync;  // never, checkpoints or every_record.
   int32_t sync_threads = 0;
-  bool journal = false;  // Checkpoint syncs through DIR/journal.
+  bool journal = false;   // Checkpoint syncs through DIR/journal.
+  bool registry = false;  // The SQLite registry DIR/registry.sqlite3.
   uint32_t batch_linger_us = 0;
   int32_t play_queues = 1;  // Also the echo's.
   uint32_t ack_hold_ms = 0;
