@@ -72,7 +72,10 @@ std::string Band(const v1::PssBoard& board, const v1::PssDecision& decision,
 // parts: each display slot apart (a slot that keeps its card costs nothing
 // at the next step), then the deck, then the discard.
 void CommonCards(const v1::PssBoard& board, std::vector<std::string>& parts) {
-  parts.push_back("<text class=\"ps-small\" x=\"12\" y=\"44\">Display</text>");
+  // Appended to an empty string rather than built from the literal: GCC 12
+  // at -O3 warns (-Warray-bounds, a false positive) on the latter here.
+  parts.emplace_back().append(
+      "<text class=\"ps-small\" x=\"12\" y=\"44\">Display</text>");
   for (int slot = 0; slot < board.display_size(); ++slot) {
     const double x = 12 + slot * 40;
     if (board.display(slot).has_card()) {
