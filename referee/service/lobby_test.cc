@@ -652,17 +652,21 @@ TEST_F(LobbyTest, EndedMatchesLeaveNothingInMemory) {
     ASSERT_TRUE(bot.ok()) << bot.status();
 
     constexpr int kMatches = 12;
-    std::vector<std::string> ids;
-    std::vector<std::string> seat_tokens;  // Seat 1 of each.
-    for (int i = 0; i < kMatches; ++i) {
+    // Match i's creation, and its retry.
+    const auto request = [&bot](int i) {
       v1::CreateMatchRequest request;
       request.mutable_game()->set_game("rock_paper_pyramid");
       request.add_seats()->set_bot_id(bot->bot_id());
       for (int seat = 1; seat < 3; ++seat) request.add_seats();
       request.mutable_clocks()->set_seed_timeout_ms(1000);
       request.set_request_id(absl::StrCat("held-", i));
+      return request;
+    };
+    std::vector<std::string> ids;
+    std::vector<std::string> seat_tokens;  // Seat 1 of each.
+    for (int i = 0; i < kMatches; ++i) {
       absl::StatusOr<v1::CreateMatchResponse> created =
-          lobby_->CreateMatch(request);
+          lobby_->CreateMatch(request(i));
       ASSERT_TRUE(created.ok()) << created.status();
       ids.push_back(created->match_id());
       seat_tokens.push_back(created->seat_tokens(1));
@@ -717,14 +721,8 @@ TEST_F(LobbyTest, EndedMatchesLeaveNothingInMemory) {
       EXPECT_EQ(told[0].match_ended().match_id(), ids[i]);
       EXPECT_EQ(told[0].match_ended().seat(), 1u);
 
-      v1::CreateMatchRequest retry;
-      retry.mutable_game()->set_game("rock_paper_pyramid");
-      retry.add_seats()->set_bot_id(bot->bot_id());
-      for (int s = 1; s < 3; ++s) retry.add_seats();
-      retry.mutable_clocks()->set_seed_timeout_ms(1000);
-      retry.set_request_id(absl::StrCat("held-", i));
       absl::StatusOr<v1::CreateMatchResponse> again =
-          lobby_->CreateMatch(retry);
+          lobby_->CreateMatch(request(i));
       EXPECT_EQ(again.status().code(), absl::StatusCode::kAlreadyExists)
           << again.status();
       EXPECT_TRUE(absl::StrContains(again.status().message(), ids[i]));

@@ -3,6 +3,7 @@
 #include <cstring>
 #include <limits>
 #include <map>
+#include <string>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
@@ -235,56 +236,30 @@ class SqliteRegistry final : public Registry {
   absl::StatusOr<StoredMatch> FindMatch(
       const std::string& match_id) const override {
     absl::MutexLock lock(&mu_);
-    ScopedStatement find = db_->Prepared(absl::StrCat(
-        "SELECT ", kMatchColumns, " FROM matches WHERE match_id = ?;"));
-    if (!find->ok()) return Error("find match");
-    find->Text(1, match_id);
-    StoredMatch match;
-    switch (find->Step()) {
-      case SQLITE_ROW:
-        if (absl::Status s = ReadMatch(*find, match); !s.ok()) return s;
-        return match;
-      case SQLITE_DONE:
-        return absl::NotFoundError(absl::StrCat("no match ", match_id));
-      default:
-        return Error("find match");
-    }
+    return FindOne<StoredMatch>(
+        absl::StrCat("SELECT ", kMatchColumns,
+                     " FROM matches WHERE match_id = ?;"),
+        match_id, "find match", absl::StrCat("no match ", match_id), ReadMatch);
   }
 
   absl::StatusOr<std::string> FindRequest(
       const std::string& request_id) const override {
     absl::MutexLock lock(&mu_);
-    ScopedStatement find = db_->Prepared(
+    return FindOne<std::string>(
         "SELECT match_id FROM matches WHERE request_id = ? "
-        "ORDER BY seq DESC LIMIT 1;");
-    if (!find->ok()) return Error("find request");
-    find->Text(1, request_id);
-    switch (find->Step()) {
-      case SQLITE_ROW:
-        return find->ColumnBytes(0);
-      case SQLITE_DONE:
-        return absl::NotFoundError("no match for the request_id");
-      default:
-        return Error("find request");
-    }
+        "ORDER BY seq DESC LIMIT 1;",
+        request_id, "find request", "no match for the request_id",
+        [](const SqliteStatement& row, std::string& match_id) {
+          match_id = row.ColumnBytes(0);
+          return absl::OkStatus();
+        });
   }
 
   absl::StatusOr<StoredToken> FindToken(const std::string& id) const override {
     absl::MutexLock lock(&mu_);
-    ScopedStatement find = db_->Prepared(
-        absl::StrCat("SELECT ", kTokenColumns, " FROM tokens WHERE id = ?;"));
-    if (!find->ok()) return Error("find token");
-    find->Text(1, id);
-    StoredToken token;
-    switch (find->Step()) {
-      case SQLITE_ROW:
-        if (absl::Status s = ReadToken(*find, token); !s.ok()) return s;
-        return token;
-      case SQLITE_DONE:
-        return absl::NotFoundError("no such token");
-      default:
-        return Error("find token");
-    }
+    return FindOne<StoredToken>(
+        absl::StrCat("SELECT ", kTokenColumns, " FROM tokens WHERE id = ?;"),
+        id, "find token", "no such token", ReadToken);
   }
 
   absl::StatusOr<std::vector<StoredMatch>> ListMatches(
@@ -368,6 +343,30 @@ class SqliteRegistry final : public Registry {
     return db_->Finish(std::move(status));
   }
   absl::Status Error(const char* what) const { return db_->Error(what); }
+
+  // The row `sql` selects with `key` bound to its one parameter, read by
+  // read_row(row, T&); NotFound (`missing`) when there is none, the
+  // database's error (`what` failed) when the query fails.
+  template <typename T, typename ReadRow>
+  absl::StatusOr<T> FindOne(const std::string& sql, const std::string& key,
+                            const char* what, const std::string& missing,
+                            ReadRow read_row) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    ScopedStatement find = db_->Prepared(sql);
+    if (!find->ok()) return Error(what);
+    find->Text(1, key);
+    switch (find->Step()) {
+      case SQLITE_ROW: {
+        T found;
+        if (absl::Status s = read_row(*find, found); !s.ok()) return s;
+        return found;
+      }
+      case SQLITE_DONE:
+        return absl::NotFoundError(missing);
+      default:
+        return Error(what);
+    }
+  }
 
   mutable absl::Mutex mu_;
   const std::unique_ptr<SqliteDb> db_;
