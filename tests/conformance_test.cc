@@ -39,6 +39,7 @@
 #include "referee/games/game.h"
 #include "referee/games/registry.h"
 #include "replay/verifier.h"
+#include "tests/sanitizers.h"
 
 namespace pyramid {
 namespace {
@@ -92,16 +93,6 @@ void PrintTo(const GameCase& game, std::ostream* os) { *os << game.name; }
 // ctest).
 constexpr int kShards = 4;
 
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define PYRAMID_UNDER_ASAN 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__) || defined(PYRAMID_UNDER_ASAN)
-constexpr bool kUnderSanitizers = true;
-#else
-constexpr bool kUnderSanitizers = false;
-#endif
 // A guard against a game that never ends.
 constexpr int kMaxSteps = 100000;
 // Per acting seat and step, at most: legal actions checked with
@@ -296,16 +287,13 @@ class ConformanceTest
     : public ::testing::TestWithParam<std::tuple<GameCase, int>> {
  protected:
   const GameCase& game() const { return std::get<0>(GetParam()); }
-  // The seeds of this shard.
-  // Under AddressSanitizer (the sanitizer build) every 4th of them: the
-  // sanitizers look for memory and undefined-behaviour errors, which a
-  // quarter of the seeds reach as well as all of them, at ten times the
-  // cost.
+  // The seeds of this shard; under the sanitizers (tests/sanitizers.h) every
+  // (2 * kSanitizerStride)-th of them: this test, at about ten times the
+  // release build's cost per seed there, would still be its largest.
   std::vector<uint64_t> Seeds() const {
-    const int scale = kUnderSanitizers ? 4 : 1;
     std::vector<uint64_t> seeds;
     for (int n = std::get<1>(GetParam()); n < game().matches;
-         n += kShards * scale) {
+         n += kShards * 2 * kSanitizerStride) {
       seeds.push_back(n);
     }
     return seeds;

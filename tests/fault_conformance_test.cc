@@ -48,6 +48,7 @@
 #include "referee/crypto/random_stream.h"
 #include "referee/crypto/sha256.h"
 #include "replay/verifier.h"
+#include "tests/sanitizers.h"
 
 namespace pyramid {
 namespace {
@@ -315,6 +316,11 @@ TEST_P(FaultConformanceTest, FaultyMatchesVerifyWithTheRefereesOutcome) {
   // Under the forfeit policy: the next pair to plant, in turn.
   size_t next_pair = 0;
   for (int n = 0; n < game().matches_per_policy; ++n) {
+    // Under the sanitizers (tests/sanitizers.h) every kSanitizerStride-th
+    // match, and every match while a kind of decision met so far has not
+    // had every fault planted (a rare kind, such as reserving a goal in
+    // Pyramid Scheme, comes up in too few of every fourth match).
+    if (n % kSanitizerStride != 0 && Covered(kinds, planted)) continue;
     SCOPED_TRACE(absl::StrCat("match ", n));
     const int seats = game().seats[n % game().seats.size()];
     FaultyMatch match(config, seats, policy(), SeedOf("match", n));

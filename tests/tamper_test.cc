@@ -14,7 +14,9 @@
 // length prefix and one byte of its body, at an offset that moves with the
 // record's index so that the sample walks through every field (tags,
 // prev_hash, payloads, signatures). Dropped, duplicated and swapped records
-// stay exhaustive for every golden.
+// stay exhaustive for every golden. Under the sanitizers the bytes are
+// changed and cut at every kSanitizerStride-th tested position
+// (SweptPositions, tests/sanitizers.h).
 //
 // Tests run from the source root; ctest sets PYRAMID_BIN to the directory of
 // the built binaries.
@@ -47,6 +49,7 @@
 #include "referee/crypto/bytes.h"
 #include "referee/crypto/ed25519.h"
 #include "replay/verifier.h"
+#include "tests/sanitizers.h"
 #include "tests/temp_dir.h"
 
 namespace pyramid {
@@ -168,6 +171,17 @@ std::vector<uint64_t> TestedPositions(const Golden& golden) {
   return std::vector<uint64_t>(sample.begin(), sample.end());
 }
 
+// The positions the sweeps below change and cut: TestedPositions, or under
+// the sanitizers every kSanitizerStride-th of them.
+std::vector<uint64_t> SweptPositions(const Golden& golden) {
+  const std::vector<uint64_t> tested = TestedPositions(golden);
+  std::vector<uint64_t> swept;
+  for (size_t i = 0; i < tested.size(); i += kSanitizerStride) {
+    swept.push_back(tested[i]);
+  }
+  return swept;
+}
+
 // A test name for a golden: its directory (the game) and its stem.
 std::string GoldenName(const std::filesystem::path& path) {
   return absl::StrCat(path.parent_path().filename().string(), "_",
@@ -201,7 +215,7 @@ class TamperTest : public ::testing::TestWithParam<const char*> {
   Golden golden_;
 };
 
-// The tested bytes (TestedPositions), changed by XOR with 0x01 and with
+// The swept bytes (SweptPositions), changed by XOR with 0x01 and with
 // 0xFF. The sweep skips the Ed25519 checks (which only add reasons to
 // reject) except for the bytes of the seal, where nothing after it could
 // catch a change; a verdict that is not genuine without them is not genuine
@@ -216,7 +230,7 @@ TEST_P(ByteFlipTest, SingleByteChangesAreRejected) {
   const uint64_t seal_begin = golden.begins.back();
   std::string bad = golden.file;
   int prefixes = 0;
-  for (const uint64_t p : TestedPositions(golden)) {
+  for (const uint64_t p : SweptPositions(golden)) {
     bad[p] = static_cast<char>(bad[p] ^ mask);
     const Verdict v = Verify(bad, /*check_signatures=*/p >= seal_begin);
     bad[p] = static_cast<char>(bad[p] ^ mask);
@@ -272,12 +286,12 @@ TEST_P(TamperTest, TestedPositionsCoverEveryRecordHeaderAndSeal) {
   }
 }
 
-// Cut at each tested position (TestedPositions).
+// Cut at each swept position (SweptPositions).
 TEST_P(TamperTest, TruncationsAreRejected) {
   // Signatures are checked separately at the checkpoint boundaries below.
   int last_checkpoint = -1;
   size_t next = 0;  // First record not yet complete.
-  for (const uint64_t cut : TestedPositions(golden_)) {
+  for (const uint64_t cut : SweptPositions(golden_)) {
     while (next < golden_.size() && golden_.ends[next] <= cut) {
       if (golden_.parsed[next].has_checkpoint())
         last_checkpoint = static_cast<int>(next);

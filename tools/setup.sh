@@ -5,7 +5,7 @@
 set -euo pipefail
 
 packages=(
-  build-essential cmake ninja-build pkg-config
+  build-essential cmake ninja-build pkg-config lld
   libabsl-dev libprotobuf-dev protobuf-compiler
   libgrpc++-dev protobuf-compiler-grpc
   libsodium-dev libssl-dev openssl libsqlite3-dev

@@ -55,9 +55,14 @@ class Workers {
     }
     for (std::thread& thread : threads_) thread.join();
   }
-  void Post(std::function<void()> task) {
+  // An urgent task runs before every task posted without it.
+  void Post(std::function<void()> task, bool urgent = false) {
     absl::MutexLock lock(&mu_);
-    tasks_.push_back(std::move(task));
+    if (urgent) {
+      tasks_.push_front(std::move(task));
+    } else {
+      tasks_.push_back(std::move(task));
+    }
   }
 
  private:
@@ -111,8 +116,11 @@ class SilentRevealer final : public PlaySink {
     } else if (message.has_reveal_request()) {
       const v1::RevealRequest& request = message.reveal_request();
       if (request.decision_id() == 0) {
+        // Urgent: the seed's reveal has kRevealTimeoutMs too, and a wave
+        // queues a thousand commits that have a minute.
         const uint64_t id = request.decision_id();
-        workers_->Post([this, id] { host_->Reveal(seat_, RevealFor(id)); });
+        workers_->Post([this, id] { host_->Reveal(seat_, RevealFor(id)); },
+                       /*urgent=*/true);
       } else {
         absl::MutexLock lock(&observed_->mu);
         observed_->reveal_deadline_ms = request.reveal_deadline_unix_ms();

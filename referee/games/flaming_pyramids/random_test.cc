@@ -17,6 +17,7 @@
 #include "referee/games/flaming_pyramids/game.h"
 #include "referee/games/flaming_pyramids/tables.h"
 #include "referee/games/flaming_pyramids/testing.h"
+#include "tests/sanitizers.h"
 
 namespace pyramid::fp::testing {
 namespace {
@@ -172,10 +173,11 @@ void PlayRandomGame(int seats, bool curse, int game, bool check_observations,
 
 TEST(FpRandomTest, RandomGamesKeepInvariants) {
   RandomRunStats stats;
+  // Under the sanitizers every kSanitizerStride-th game (tests/sanitizers.h).
   for (int seats = Description().min_seats; seats <= Description().max_seats;
        ++seats) {
     for (bool curse : {false, true}) {
-      for (int game = 0; game < 40; ++game) {
+      for (int game = 0; game < 40; game += kSanitizerStride) {
         PlayRandomGame(seats, curse, game, /*check_observations=*/false, stats);
         if (HasFatalFailure()) return;
       }
