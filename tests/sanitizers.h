@@ -12,13 +12,15 @@
 #ifndef PYRAMID_TESTS_SANITIZERS_H_
 #define PYRAMID_TESTS_SANITIZERS_H_
 
-namespace pyramid {
-
+// clang says __has_feature(address_sanitizer), GCC __SANITIZE_ADDRESS__.
 #if defined(__has_feature)
 #if __has_feature(address_sanitizer)
 #define PYRAMID_TESTS_UNDER_ASAN 1
 #endif
 #endif
+
+namespace pyramid {
+
 #if defined(__SANITIZE_ADDRESS__) || defined(PYRAMID_TESTS_UNDER_ASAN)
 inline constexpr bool kUnderSanitizers = true;
 #else
