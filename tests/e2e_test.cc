@@ -233,9 +233,13 @@ TEST_F(E2eTest, BotProcessesPlayAndTheFetchedLogVerifies) {
   EXPECT_TRUE(
       svctest::ReflectedServices(channel_).count("pyramid.referee.v1.Referee"));
 
-  // Match A: three seat-token bot processes.
-  const std::string a = CreateMatch(Path("tok-a"));
+  // Match A: three seat-token bot processes, with a minute to connect
+  // (the seed decision's deadline; the referee's default clocks otherwise).
+  const std::string a = CreateMatch(Path("tok-a"), {"--seed_timeout_ms=60000"});
   ASSERT_EQ(a.size(), 32u);
+  ToolResult created = Refctl({"get-match", a});
+  EXPECT_THAT(created.out, HasSubstr("\"seed_timeout_ms\":60000"));
+  EXPECT_THAT(created.out, HasSubstr("\"commit_timeout_ms\":30000"));
   // Match B: one bot process playing two seats on one stream (a registered
   // bot) and a seat-token bot for the third.
   ToolResult reg =

@@ -12,7 +12,9 @@
 #     token of a match now over: `--matches=1` counts the end the referee
 #     sends on connecting, and exits 0.
 #  2. A slow asynchronous strategy (tests/node_kit_slow_bot.js) against a
-#     3-second commit deadline: the kit commits its fallback action in time;
+#     4-second commit deadline (the seed decision's is a minute, so that the
+#     bots' start on a loaded machine faults nobody): the kit commits its
+#     fallback action in time;
 #     then the referee is SIGKILLed mid-match and restarted on its data
 #     directory, and the Node bots reconnect and finish. No seat is faulted.
 #  3. A match over TLS (--tls_ca), against a second referee with a
@@ -92,8 +94,8 @@ echo "phase 1b: the seat token of a finished match ends at once (${SECONDS}s)"
 
 # --- 2. a slow strategy, then a referee restart mid-match
 match=$(refctl create-match --game=rock_paper_pyramid --seats=3 \
-  --commit_timeout_ms=4000 --reveal_timeout_ms=10000 --token_dir="$tmp/tok-slow" \
-  2>/dev/null) || fail "create-match slow"
+  --commit_timeout_ms=4000 --reveal_timeout_ms=10000 --seed_timeout_ms=60000 \
+  --token_dir="$tmp/tok-slow" 2>/dev/null) || fail "create-match slow"
 spawn slow node tests/node_kit_slow_bot.js --referee="$addr" \
   --token_file="$tmp/tok-slow/seat-0.token" --matches=1 --delay_ms=6000 \
   --slow_decisions=2 --deadline_margin_ms=1500

@@ -21,7 +21,9 @@
 #     counts the end the referee sends on connecting, and exits 0.
 #  3. A strategy slower than the commit deadline (tests/python_kit_slow_bot.py):
 #     the kit commits its fallback action before the deadline; no seat is
-#     faulted and the match ends normally.
+#     faulted and the match ends normally. The seed decision's deadline is a
+#     minute (refctl --seed_timeout_ms), so that the bots' start on a loaded
+#     machine faults nobody.
 #  4. The referee is SIGKILLed mid-match and restarted on its data directory:
 #     the kit bots reconnect on their own and finish the match.
 #  5. tools/clients/play_local.sh runs the installed kit's random bot against
@@ -158,8 +160,8 @@ echo "phase 2c: the seat token of a broken match ends at once (${SECONDS}s)"
 
 # --- 3. a strategy slower than the commit deadline
 match=$(refctl create-match --game=rock_paper_pyramid --seats=3 \
-  --commit_timeout_ms=4000 --reveal_timeout_ms=10000 --token_dir="$tmp/tok-slow" \
-  2>/dev/null) || fail "create-match slow"
+  --commit_timeout_ms=4000 --reveal_timeout_ms=10000 --seed_timeout_ms=60000 \
+  --token_dir="$tmp/tok-slow" 2>/dev/null) || fail "create-match slow"
 spawn slow "$PY" tests/python_kit_slow_bot.py --referee "$addr" \
   --token_file "$tmp/tok-slow/seat-0.token" --matches 1 --delay_s 6 \
   --slow_decisions 2 --deadline_margin_ms 1500

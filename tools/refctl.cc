@@ -100,6 +100,12 @@ ABSL_FLAG(uint32_t, commit_timeout_ms, 0,
 ABSL_FLAG(uint32_t, reveal_timeout_ms, 0,
           "create-match: reveal deadline (0: none; see --commit_timeout_ms: "
           "giving only a commit deadline leaves reveals without one).");
+ABSL_FLAG(uint32_t, seed_timeout_ms, 0,
+          "create-match: commit deadline of the seed decision (decision 0), "
+          "from the match's creation: the time the seats' programs have to "
+          "connect when they start after it (0: the commit deadline, or the "
+          "referee's --seed_timeout_ms when the match takes its default "
+          "clocks). Counts as none of the four clock flags.");
 ABSL_FLAG(uint32_t, time_bank_ms, 0, "create-match: time bank.");
 ABSL_FLAG(uint32_t, time_bank_increment_ms, 0, "create-match: increment.");
 ABSL_FLAG(std::string, label, "",
@@ -325,6 +331,7 @@ int CreateMatch(v1::Referee::Stub& stub) {
   clocks->set_time_bank_ms(absl::GetFlag(FLAGS_time_bank_ms));
   clocks->set_time_bank_increment_ms(
       absl::GetFlag(FLAGS_time_bank_increment_ms));
+  clocks->set_seed_timeout_ms(absl::GetFlag(FLAGS_seed_timeout_ms));
   const std::string policy = absl::GetFlag(FLAGS_forfeit_policy);
   if (policy == "default") {
     request.set_forfeit_policy(v1::FORFEIT_POLICY_DEFAULT_ACTION);
