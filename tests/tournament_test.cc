@@ -867,6 +867,33 @@ TEST_F(TournamentTest, CrashingBotIsRestartedAndForfeitsItsInterruptedMatches) {
   }
 }
 
+// A bot whose program takes longer to start than a commit deadline (here
+// 3 s against 1.5 s) still plays its first matches: their seed decision
+// waits for it (the runner's MatchClocks), and nobody forfeits.
+TEST_F(TournamentTest, ABotSlowerToStartThanTheCommitDeadlineForfeitsNothing) {
+  v1::Tournament t = Make("rock_paper_pyramid", 3, 3,
+                          "concurrency: 3 clocks { commit_timeout_ms: 1500 "
+                          "reveal_timeout_ms: 1500 }");
+  t.mutable_bots(2)->clear_command();
+  for (const std::string& arg :
+       {std::string("/bin/sh"), std::string("-c"),
+        absl::StrCat("sleep 3; exec '", Bot(),
+                     "' --quiet --referee='{referee}'",
+                     " --token_file='{token_file}'")}) {
+    t.mutable_bots(2)->add_command(arg);
+  }
+  absl::StatusOr<v1::TournamentResults> results = Run(t);
+  ASSERT_TRUE(results.ok()) << results.status() << progress_.str();
+  EXPECT_EQ(results->verified(), 3u);
+  ExpectAllGenuine(*results);
+  for (const v1::TournamentMatchResult& m : results->matches()) {
+    EXPECT_EQ(m.outcome().termination(), v1::TERMINATION_NORMAL) << m.index();
+  }
+  for (const v1::TournamentStanding& s : results->standings()) {
+    EXPECT_EQ(s.forfeits(), 0u) << s.bot();
+  }
+}
+
 TEST_F(TournamentTest, BadTournamentsAreRefused) {
   const std::vector<std::pair<v1::Tournament, std::string>> cases = {
       {Make("no_such_game", 2, 2), "no_such_game"},

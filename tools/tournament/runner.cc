@@ -86,6 +86,23 @@ std::vector<std::string> BotArgv(const v1::TournamentBot& bot,
   return argv;
 }
 
+// The clocks of each match: the tournament's, and unless it sets the seed
+// decision's deadline (ClockSettings.seed_timeout_ms), that decision gives
+// the seats as long as a bot's longest restart backoff (RestartBackoff::max)
+// when the commit deadline is shorter. The runner creates matches as soon
+// as it has started the bots, and while one restarts: a program that takes
+// longer to start than a commit deadline (an interpreter loading its gRPC
+// library on a busy machine) would otherwise forfeit its first matches.
+v1::ClockSettings MatchClocks(v1::ClockSettings clocks) {
+  const uint32_t grace_ms =
+      static_cast<uint32_t>(absl::ToInt64Milliseconds(RestartBackoff().max));
+  if (clocks.seed_timeout_ms() == 0 && clocks.commit_timeout_ms() != 0 &&
+      clocks.commit_timeout_ms() < grace_ms) {
+    clocks.set_seed_timeout_ms(grace_ms);
+  }
+  return clocks;
+}
+
 // What identifies a tournament across runs on one output directory: the
 // whole file except where and how fast it runs.
 std::string Identity(v1::Tournament t) {
@@ -714,7 +731,7 @@ class Runner {
       request.add_seats()->set_bot_id(bot_ids_[bot]);
       result.add_seats(names_[bot]);
     }
-    *request.mutable_clocks() = t_.clocks();
+    *request.mutable_clocks() = MatchClocks(t_.clocks());
     request.set_forfeit_policy(t_.forfeit_policy());
     request.set_label(Label(scheduled.index));
     // Fresh for this attempt, the same for the link's retries of it: an
