@@ -16,7 +16,7 @@ mkdir -p docs/images
 shots=(
   "rock_paper_pyramid classic 6"
   "pyramid_shambo three_seats 16"
-  "flaming_pyramids four_seats_curse 50"
+  "flaming_pyramids four_seats_curse 77"
   "pyramid_scheme four_seats 48"
 )
 for shot in "${shots[@]}"; do

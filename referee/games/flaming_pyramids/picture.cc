@@ -165,7 +165,9 @@ TableGeometry Fit(const v1::FlamingPyramidsObservation& game, double height) {
   return g;
 }
 
-constexpr double kTableHeight = 300;
+// Six rows of tiles at full size. The tables of random and heuristic play
+// reach five (docs/viewer.md); a taller one is drawn smaller to fit.
+constexpr double kTableHeight = 6 * kTileH + 12;
 
 // The board: the table and its ground (the same at every step).
 std::string Board(int height) {
