@@ -892,6 +892,10 @@ TEST_F(TournamentTest, ABotSlowerToStartThanTheCommitDeadlineForfeitsNothing) {
   for (const v1::TournamentStanding& s : results->standings()) {
     EXPECT_EQ(s.forfeits(), 0u) << s.bot();
   }
+  // The results (and the report) say what clocks the matches had.
+  EXPECT_EQ(results->clocks().commit_timeout_ms(), 1500u);
+  EXPECT_EQ(results->clocks().seed_timeout_ms(), 30000u);
+  EXPECT_EQ(results->forfeit_policy(), v1::FORFEIT_POLICY_FORFEIT);
 }
 
 TEST_F(TournamentTest, BadTournamentsAreRefused) {

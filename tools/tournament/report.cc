@@ -101,7 +101,53 @@ void AppendHeader(const v1::TournamentResults& results, std::string& out) {
       "</p>\n");
 }
 
+// A deadline in milliseconds, in whole seconds where it is some.
+std::string Duration(uint32_t ms) {
+  return ms % 1000 == 0 ? absl::StrCat(ms / 1000, " s")
+                        : absl::StrCat(ms, " ms");
+}
+
+// Every match's clocks, as docs/protocol.md ("Deadlines") names them.
+std::string ClocksText(const v1::ClockSettings& clocks) {
+  auto deadline = [](uint32_t ms) {
+    return ms == 0 ? std::string("none") : Duration(ms);
+  };
+  std::string text =
+      absl::StrCat("commit ", deadline(clocks.commit_timeout_ms()), ", reveal ",
+                   deadline(clocks.reveal_timeout_ms()));
+  if (clocks.time_bank_ms() != 0) {
+    absl::StrAppend(&text, ", time bank ", Duration(clocks.time_bank_ms()));
+    if (clocks.time_bank_increment_ms() != 0) {
+      absl::StrAppend(&text, " + ", Duration(clocks.time_bank_increment_ms()),
+                      " per decision");
+    }
+  }
+  if (clocks.seed_timeout_ms() != 0) {
+    absl::StrAppend(&text, "; the seed decision ",
+                    Duration(clocks.seed_timeout_ms()),
+                    " from the match's creation");
+  }
+  return text;
+}
+
+std::string ForfeitPolicyText(v1::ForfeitPolicy policy) {
+  return policy == v1::FORFEIT_POLICY_DEFAULT_ACTION
+             ? "a fault plays the seat's default action"
+             : "a fault forfeits the match";
+}
+
 void AppendSummary(const v1::TournamentResults& results, std::string& out) {
+  std::string rules;
+  if (results.has_clocks()) {
+    absl::StrAppend(&rules,
+                    "<tr><th class=\"name\">Clocks</th><td class=\"name\">",
+                    ClocksText(results.clocks()), "</td></tr>\n");
+  }
+  if (results.forfeit_policy() != v1::FORFEIT_POLICY_UNSPECIFIED) {
+    absl::StrAppend(
+        &rules, "<tr><th class=\"name\">Faults</th><td class=\"name\">",
+        ForfeitPolicyText(results.forfeit_policy()), "</td></tr>\n");
+  }
   absl::StrAppend(
       &out, "<h2>Summary</h2>\n<table>\n",
       "<tr><th class=\"name\">Matches scheduled</th><td>", results.scheduled(),
@@ -111,8 +157,8 @@ void AppendSummary(const v1::TournamentResults& results, std::string& out) {
       results.skipped(),
       "</td></tr>\n<tr><th class=\"name\">Rating model</th><td "
       "class=\"name\">",
-      SvgText(results.rating_model()),
-      "</td></tr>\n<tr><th class=\"name\">Referee public key</th><td "
+      SvgText(results.rating_model()), "</td></tr>\n", rules,
+      "<tr><th class=\"name\">Referee public key</th><td "
       "class=\"name\"><code>",
       SvgText(results.referee_public_key()), "</code></td></tr>\n</table>\n");
 }

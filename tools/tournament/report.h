@@ -9,7 +9,8 @@
 namespace pyramid {
 
 // One self-contained HTML5 page describing `results`: title (name, game and
-// its options), summary, standings with rating intervals, the crosstable, a
+// its options), summary (with the clocks and what a fault does, when the
+// results hold them), standings with rating intervals, the crosstable, a
 // rating chart with 95% error bars in inline SVG, the SPRT outcome when
 // there is one, the match list, and each bot's results (every bot's name in
 // the standings and the crosstable links to them). Each match links to its

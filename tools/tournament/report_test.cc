@@ -226,6 +226,31 @@ TEST(ReportTest, ShowsGameOptionsAndSprt) {
               HasSubstr("options: <code>red: true</code>"));
 }
 
+TEST(ReportTest, ShowsTheClocksAndWhatAFaultDoes) {
+  v1::TournamentResults results = SmallResults();
+  // Results of a runner older than the fields: no row for them.
+  EXPECT_THAT(RenderHtmlReport(results), Not(HasSubstr("Clocks")));
+  EXPECT_THAT(RenderHtmlReport(results), Not(HasSubstr("Faults")));
+  results.mutable_clocks()->set_commit_timeout_ms(2000);
+  results.mutable_clocks()->set_reveal_timeout_ms(1500);
+  results.mutable_clocks()->set_seed_timeout_ms(30000);
+  results.set_forfeit_policy(v1::FORFEIT_POLICY_FORFEIT);
+  std::string html = RenderHtmlReport(results);
+  EXPECT_THAT(html, HasSubstr("<td class=\"name\">commit 2 s, reveal 1500 ms; "
+                              "the seed decision 30 s from the match's "
+                              "creation</td>"));
+  EXPECT_THAT(html, HasSubstr("a fault forfeits the match"));
+  results.mutable_clocks()->set_reveal_timeout_ms(0);
+  results.mutable_clocks()->set_time_bank_ms(60000);
+  results.mutable_clocks()->set_time_bank_increment_ms(500);
+  results.mutable_clocks()->clear_seed_timeout_ms();
+  results.set_forfeit_policy(v1::FORFEIT_POLICY_DEFAULT_ACTION);
+  html = RenderHtmlReport(results);
+  EXPECT_THAT(html, HasSubstr(">commit 2 s, reveal none, time bank 60 s + "
+                              "500 ms per decision</td>"));
+  EXPECT_THAT(html, HasSubstr("a fault plays the seat's default action"));
+}
+
 TEST(ReportTest, ShowsTheCheckpointAndTheTransparencyVerdict) {
   v1::TournamentResults results = SmallResults();
   EXPECT_THAT(RenderHtmlReport(results), Not(HasSubstr("Transparency")));

@@ -928,6 +928,11 @@ class Runner {
     results.set_name(t_.name());
     *results.mutable_game() = t_.game();
     results.set_referee_public_key(ToHex(link_->public_key()));
+    *results.mutable_clocks() = MatchClocks(t_.clocks());
+    results.set_forfeit_policy(t_.forfeit_policy() ==
+                                       v1::FORFEIT_POLICY_UNSPECIFIED
+                                   ? v1::FORFEIT_POLICY_FORFEIT
+                                   : t_.forfeit_policy());
     results.set_scheduled(scheduled_);
     std::vector<v1::TournamentMatchResult> matches;
     {
