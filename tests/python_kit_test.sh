@@ -166,9 +166,11 @@ spawn slow "$PY" tests/python_kit_slow_bot.py --referee "$addr" \
   --token_file "$tmp/tok-slow/seat-0.token" --matches 1 --delay_s 6 \
   --slow_decisions 2 --deadline_margin_ms 1500
 waited=("$last_pid")
+# Not --quiet: should a peer outlive its match, its output says whether
+# the match's end reached it (its "match ... rank" line) or not.
 for seat in 1 2; do
   spawn "slow-peer-$seat" "$PY" "$RANDOM_BOT" --referee "$addr" \
-    --token_file "$tmp/tok-slow/seat-$seat.token" --matches 1 --quiet
+    --token_file "$tmp/tok-slow/seat-$seat.token" --matches 1
   waited+=("$last_pid")
 done
 wait_for "${waited[@]}"
