@@ -102,7 +102,7 @@ void AppendHeader(const v1::TournamentResults& results, std::string& out) {
 }
 
 // A deadline in milliseconds, in whole seconds where it is some.
-std::string Duration(uint32_t ms) {
+std::string MillisecondsText(uint32_t ms) {
   return ms % 1000 == 0 ? absl::StrCat(ms / 1000, " s")
                         : absl::StrCat(ms, " ms");
 }
@@ -110,21 +110,23 @@ std::string Duration(uint32_t ms) {
 // Every match's clocks, as docs/protocol.md ("Deadlines") names them.
 std::string ClocksText(const v1::ClockSettings& clocks) {
   auto deadline = [](uint32_t ms) {
-    return ms == 0 ? std::string("none") : Duration(ms);
+    return ms == 0 ? std::string("none") : MillisecondsText(ms);
   };
   std::string text =
       absl::StrCat("commit ", deadline(clocks.commit_timeout_ms()), ", reveal ",
                    deadline(clocks.reveal_timeout_ms()));
   if (clocks.time_bank_ms() != 0) {
-    absl::StrAppend(&text, ", time bank ", Duration(clocks.time_bank_ms()));
+    absl::StrAppend(&text, ", time bank ",
+                    MillisecondsText(clocks.time_bank_ms()));
     if (clocks.time_bank_increment_ms() != 0) {
-      absl::StrAppend(&text, " + ", Duration(clocks.time_bank_increment_ms()),
+      absl::StrAppend(&text, " + ",
+                      MillisecondsText(clocks.time_bank_increment_ms()),
                       " per decision");
     }
   }
   if (clocks.seed_timeout_ms() != 0) {
     absl::StrAppend(&text, "; the seed decision ",
-                    Duration(clocks.seed_timeout_ms()),
+                    MillisecondsText(clocks.seed_timeout_ms()),
                     " from the match's creation");
   }
   return text;
