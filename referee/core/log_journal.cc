@@ -79,6 +79,28 @@ absl::Status SyncDirectory(const std::string& dir) {
   return ok ? absl::OkStatus() : absl::InternalError(why);
 }
 
+// The directory of the log `path` ("" for a bare name).
+std::string LogDirectory(std::string_view path) {
+  return std::filesystem::path(path).parent_path().string();
+}
+
+// Syncs the file system of each of `dirs` (syncfs): every log in them then
+// holds durably what was written to it. An empty name is the current
+// directory.
+absl::Status SyncFileSystems(const std::set<std::string>& dirs) {
+  for (const std::string& dir : dirs) {
+    const std::string name = dir.empty() ? "." : dir;
+    const int fd = open(name.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return absl::InternalError(Errno("cannot open", name));
+    const bool ok = syncfs(fd) == 0;
+    const std::string why =
+        ok ? "" : Errno("cannot sync the file system of", name);
+    close(fd);
+    if (!ok) return absl::InternalError(why);
+  }
+  return absl::OkStatus();
+}
+
 absl::Status WriteAt(int fd, std::string_view bytes, uint64_t at,
                      const std::string& path) {
   while (!bytes.empty()) {
@@ -173,7 +195,12 @@ absl::Status ApplyEntry(const JournalEntry& entry, bool& changed) {
   // a log that ends before an entry's first byte lost bytes the journal
   // never held: writing the entry would leave a hole of zeros in it.
   struct stat st;
-  if (fstat(fd, &st) != 0 || static_cast<uint64_t>(st.st_size) < entry.offset) {
+  if (fstat(fd, &st) != 0) {
+    const std::string why = Errno("cannot read the size of the log", path);
+    close(fd);
+    return absl::DataLossError(why);
+  }
+  if (static_cast<uint64_t>(st.st_size) < entry.offset) {
     const uint64_t size = static_cast<uint64_t>(st.st_size);
     close(fd);
     return absl::DataLossError(absl::StrCat(
@@ -193,18 +220,10 @@ absl::Status ApplyEntry(const JournalEntry& entry, bool& changed) {
   absl::Status status;
   if (have != held.size() || held != entry.bytes) {
     changed = true;
-    std::string_view rest = entry.bytes;
-    uint64_t at = entry.offset;
-    while (status.ok() && !rest.empty()) {
-      const ssize_t n =
-          pwrite(fd, rest.data(), rest.size(), static_cast<off_t>(at));
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) {
-        status = absl::DataLossError(Errno("cannot repair the log", path));
-        break;
-      }
-      rest.remove_prefix(static_cast<size_t>(n));
-      at += static_cast<uint64_t>(n);
+    if (absl::Status s = WriteAt(fd, entry.bytes, entry.offset, path);
+        !s.ok()) {
+      status = absl::DataLossError(
+          absl::StrCat("cannot repair the log: ", s.message()));
     }
     if (status.ok() && fdatasync(fd) != 0) {
       status = absl::DataLossError(Errno("cannot sync the repaired log", path));
@@ -212,7 +231,7 @@ absl::Status ApplyEntry(const JournalEntry& entry, bool& changed) {
   }
   close(fd);
   if (status.ok() && created) {
-    status = SyncDirectory(std::filesystem::path(path).parent_path().string());
+    status = SyncDirectory(LogDirectory(path));
   }
   return status;
 }
@@ -319,11 +338,22 @@ absl::StatusOr<std::unique_ptr<LogJournal>> LogJournal::Open(
   }
   std::sort(files.begin(), files.end());
   Recovery recovery;
-  std::set<std::string> repaired;
+  // Every file is read before any entry is applied, and each log's entries
+  // are applied in the order of their offsets: the order they were
+  // committed in may differ (two syncs of one log that run on two threads
+  // can reach the journal in either order, even in two files).
+  struct Found {
+    const std::string* file;  // The journal file, for messages.
+    JournalEntry entry;
+  };
+  std::vector<std::string> contents;
+  contents.reserve(files.size());  // The entries are views into them.
+  std::vector<Found> found;
   for (const auto& [generation, path] : files) {
-    absl::StatusOr<std::string> contents = ReadFileToString(path);
-    if (!contents.ok()) return contents.status();
-    const ParsedJournal parsed = ParseJournal(*contents);
+    absl::StatusOr<std::string> read = ReadFileToString(path);
+    if (!read.ok()) return read.status();
+    contents.push_back(*std::move(read));
+    ParsedJournal parsed = ParseJournal(contents.back());
     ++recovery.files;
     if (!parsed.stopped.empty()) {
       recovery.notes.push_back(absl::StrCat(path, ": ", parsed.stopped,
@@ -331,20 +361,38 @@ absl::StatusOr<std::unique_ptr<LogJournal>> LogJournal::Open(
                                             ", ignored from there"));
     }
     for (const JournalEntry& entry : parsed.entries) {
-      bool changed = false;
-      if (absl::Status s = ApplyEntry(entry, changed); !s.ok()) {
-        return absl::DataLossError(
-            absl::StrCat("journal ", path, ": ", s.message(),
-                         " (put the log back, or remove ", dir,
-                         " to start without repairing it)"));
-      }
-      if (changed) repaired.emplace(entry.path);
-      ++recovery.entries;
+      found.push_back({&path, entry});
     }
   }
-  // Every log now holds its bytes durably (ApplyEntry synced those it
-  // wrote; the others were synced before their file was retired, or held
-  // the bytes already): the old files are done with.
+  std::stable_sort(found.begin(), found.end(),
+                   [](const Found& a, const Found& b) {
+                     return std::tie(a.entry.path, a.entry.offset) <
+                            std::tie(b.entry.path, b.entry.offset);
+                   });
+  std::set<std::string> repaired;
+  std::set<std::string> log_dirs;
+  for (const Found& f : found) {
+    bool changed = false;
+    if (absl::Status s = ApplyEntry(f.entry, changed); !s.ok()) {
+      return absl::DataLossError(
+          absl::StrCat("journal ", *f.file, ": ", s.message(),
+                       " (put the log back, or remove ", dir,
+                       " to start without repairing it)"));
+    }
+    if (changed) repaired.emplace(f.entry.path);
+    log_dirs.insert(LogDirectory(f.entry.path));
+    ++recovery.entries;
+  }
+  // ApplyEntry synced the logs it wrote to; the others hold the bytes, but
+  // perhaps in the page cache only (after a crash of the process it finds
+  // them all there, never synced: the journal was their durable copy). So
+  // their file systems are synced before the files are deleted.
+  if (absl::Status s = SyncFileSystems(log_dirs); !s.ok()) {
+    return absl::DataLossError(absl::StrCat(
+        "the logs the journal ", dir, " holds bytes of cannot be synced (",
+        s.message(), "); the journal is kept"));
+  }
+  recovery.log_directories_synced = static_cast<int>(log_dirs.size());
   for (const auto& [generation, path] : files) {
     if (unlink(path.c_str()) != 0) {
       return absl::InternalError(Errno("cannot delete the journal file", path));
@@ -431,7 +479,7 @@ void LogJournal::CommitAsync(std::string_view path, uint64_t offset,
   entry.bytes = std::move(bytes);
   const uint64_t size =
       entry.head.size() + entry.bytes.size() + entry.hash.size();
-  std::string log_dir = std::filesystem::path(path).parent_path().string();
+  std::string log_dir = LogDirectory(path);
   absl::MutexLock lock(&mu_);
   if (filling_ == nullptr) filling_ = std::make_unique<Group>();
   filling_->entries.push_back(std::move(entry));
@@ -543,13 +591,7 @@ void LogJournal::RetireLoop() {
     // synced; then the file is no longer needed. (A file whose logs could
     // not be synced stays, for the next Open to replay.)
     for (const Retiree& retiree : retirees) {
-      bool synced = true;
-      for (const std::string& dir : retiree.log_dirs) {
-        const int fd = open(dir.empty() ? "." : dir.c_str(),
-                            O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        synced = synced && fd >= 0 && syncfs(fd) == 0;
-        if (fd >= 0) close(fd);
-      }
+      const bool synced = SyncFileSystems(retiree.log_dirs).ok();
       const std::string path = FileName(dir_, retiree.generation);
       if (synced && unlink(path.c_str()) == 0) {
         SyncDirectory(dir_).IgnoreError();

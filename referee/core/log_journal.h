@@ -3,8 +3,8 @@
 // few fdatasyncs of one file instead of one each (group commit, as LevelDB's
 // log writers do). docs/durability.md, "The journal", is the contract.
 //
-// CommitAsync(path, offset, bytes, done) queues a copy of a log's newly
-// written bytes and returns; the journal's thread writes everything queued
+// CommitAsync(path, offset, bytes, done) queues a log's newly written
+// bytes and returns; the journal's thread writes everything queued
 // while its previous write and sync ran, syncs the journal once for all of
 // it, and then calls each commit's `done`. The log files themselves are not
 // synced. However many matches reach a checkpoint together, the device sees
@@ -85,19 +85,24 @@ class LogJournal {
 
   // What Open() found and did.
   struct Recovery {
-    int files = 0;                   // Journal files read.
-    uint64_t entries = 0;            // Entries that checked.
-    int logs_repaired = 0;           // Logs that lacked some of their bytes.
+    int files = 0;          // Journal files read.
+    uint64_t entries = 0;   // Entries that checked.
+    int logs_repaired = 0;  // Logs that lacked some of their bytes.
+    // Directories of the logs the entries name, whose file systems were
+    // synced before the files were deleted.
+    int log_directories_synced = 0;
     std::vector<std::string> notes;  // A torn tail, each one named.
   };
 
   // Opens the journal in `dir` (created if missing). First replays what a
   // previous process left there: every entry's bytes are written into its
-  // log where the log does not hold them already, the logs so repaired are
-  // synced, and the old files deleted. An entry whose log ends before the
-  // entry's first byte (or is missing, for an entry not at byte 0), or that
-  // cannot be written, is an error that names the log: the referee must not
-  // start over a log it cannot repair.
+  // log where the log does not hold them already (each log's entries in the
+  // order of their offsets, whatever order the files hold them in), the
+  // file systems of every log named are synced (the logs may hold their
+  // bytes in the page cache only), and the old files deleted. An entry
+  // whose log ends before the entry's first byte (or is missing, for an
+  // entry not at byte 0), or that cannot be written, is an error that names
+  // the log: the referee must not start over a log it cannot repair.
   static absl::StatusOr<std::unique_ptr<LogJournal>> Open(
       const std::string& dir, Options options);
   static absl::StatusOr<std::unique_ptr<LogJournal>> Open(
@@ -112,12 +117,12 @@ class LogJournal {
   LogJournal& operator=(const LogJournal&) = delete;
 
   // Makes `bytes`, which the log at `path` holds from byte `offset` on,
-  // durable: queues a copy of them and returns; `done` is called on the
-  // journal's thread once an fdatasync of the journal covers them, or with
-  // the error when their round's write or sync failed (the journal goes on
-  // for later commits). `path` should be absolute: Open() of a later
-  // process writes there.
-  // `bytes` is kept until written, not copied.
+  // durable: queues them (kept until written, not copied again) and
+  // returns; `done` is called on the journal's thread once an fdatasync of
+  // the journal covers them, or with the error when their round's write or
+  // sync failed (the journal goes on for later commits). `path` should be
+  // absolute: Open() of a later process writes there. Commits of one log
+  // may be queued out of the order of their offsets (Open sorts them).
   void CommitAsync(std::string_view path, uint64_t offset, std::string bytes,
                    std::function<void(absl::Status)> done);
   // CommitAsync, waiting for its `done`.

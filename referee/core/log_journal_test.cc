@@ -221,6 +221,55 @@ TEST_F(LogJournalTest, OpenRepairsTheLogsFromWhatACrashedProcessCommitted) {
   EXPECT_EQ((*journal)->recovery().files, 0);
 }
 
+// After a crash of the process (no power loss) every log holds what the
+// journal does, but only in the page cache: the journal was its durable
+// copy. Open must sync the logs before it deletes the journal.
+TEST_F(LogJournalTest, OpenSyncsTheLogsItFindsWholeBeforeDeletingTheJournal) {
+  for (int i = 0; i < 2; ++i) Spit(Log(i), BytesOf(i, 0, 2000));
+  InCrashingChild([&] {
+    auto journal = LogJournal::Open(journal_dir_);
+    if (!journal.ok()) _exit(1);
+    for (int i = 0; i < 2; ++i) {
+      if (!(*journal)->Commit(Log(i), 0, BytesOf(i, 0, 2000)).ok()) _exit(1);
+    }
+    Crash();
+  });
+  const absl::StatusOr<std::unique_ptr<LogJournal>> journal =
+      LogJournal::Open(journal_dir_);
+  ASSERT_TRUE(journal.ok()) << journal.status();
+  EXPECT_EQ((*journal)->recovery().entries, 2u);
+  EXPECT_EQ((*journal)->recovery().logs_repaired, 0);
+  // Both logs are in one directory: its file system was synced once.
+  EXPECT_EQ((*journal)->recovery().log_directories_synced, 1);
+  EXPECT_THAT(JournalFiles(journal_dir_), SizeIs(0));
+}
+
+// Two syncs of one log run on two threads of a pool, so the later bytes can
+// reach the journal first, even in an earlier file. Open applies each log's
+// entries in the order of their offsets.
+TEST_F(LogJournalTest, OpenAppliesALogsEntriesInTheOrderOfTheirOffsets) {
+  fs::create_directory(journal_dir_);
+  auto journal_file = [&](const std::string& name,
+                          const std::vector<uint64_t>& starts) {
+    std::string file(kJournalMagic);
+    for (uint64_t from : starts) {
+      file += EncodeJournalEntry(from, Log(0), BytesOf(0, from, from + 500));
+    }
+    Spit(journal_dir_ + "/" + name, file);
+  };
+  journal_file("0000000000000001.journal", {500, 1500});
+  journal_file("0000000000000002.journal", {0, 1000});
+  // A power loss lost the whole log, which the journal holds from byte 0.
+  const absl::StatusOr<std::unique_ptr<LogJournal>> journal =
+      LogJournal::Open(journal_dir_);
+  ASSERT_TRUE(journal.ok()) << journal.status();
+  EXPECT_EQ((*journal)->recovery().files, 2);
+  EXPECT_EQ((*journal)->recovery().entries, 4u);
+  EXPECT_EQ((*journal)->recovery().logs_repaired, 1);
+  EXPECT_TRUE(Slurp(Log(0)) == BytesOf(0, 0, 2000));
+  EXPECT_THAT(JournalFiles(journal_dir_), SizeIs(0));
+}
+
 TEST_F(LogJournalTest, ALostLogThatCannotBeRebuiltIsNamed) {
   Spit(Log(0), BytesOf(0, 0, 300));
   InCrashingChild([&] {

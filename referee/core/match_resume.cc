@@ -38,8 +38,10 @@ struct ReplayProgress {
 };
 
 // Checks that the re-run writes the log's bytes again, then appends to the
-// file's sink what comes after them. Keeps its own copy of the log: the live
-// sink may append to the very buffer the caller's view points into.
+// file's sink what comes after them. The re-run never batches, so each of
+// its Appends is one record (ReplayProgress counts them). Keeps its own copy of
+// the log: the live sink may append to the very buffer the caller's view points
+// into.
 class ReplaySink final : public LogSink {
  public:
   ReplaySink(std::string_view expected, std::unique_ptr<LogSink> live,
@@ -61,6 +63,14 @@ class ReplaySink final : public LogSink {
   }
   absl::Status Sync() override {
     return progress_->replaying() ? absl::OkStatus() : live_->Sync();
+  }
+  // The live sink's own deferred sync (its journal or its pool's thread),
+  // not the default, which would sync at once on the caller's thread.
+  SyncJob SyncLater() override {
+    if (progress_->replaying()) {
+      return [](SyncDone done) { done(absl::OkStatus()); };
+    }
+    return live_->SyncLater();
   }
 
  private:

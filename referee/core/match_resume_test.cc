@@ -216,6 +216,62 @@ TEST_P(MatchResumeTest, ResumesTwiceAndRefusesATornOrForeignLog) {
   ASSERT_EQ(v.kind, Verdict::Kind::kGenuine) << v.reason;
 }
 
+// A sink that says which way each sync reached it: at once (Sync) or as a
+// job for another thread (SyncLater).
+class SyncCountingSink final : public LogSink {
+ public:
+  explicit SyncCountingSink(std::string* out) : inner_(out) {}
+  absl::Status Append(std::string_view bytes) override {
+    return inner_.Append(bytes);
+  }
+  absl::Status Sync() override {
+    ++syncs_;
+    return absl::OkStatus();
+  }
+  SyncJob SyncLater() override {
+    ++sync_laters_;
+    return [](SyncDone done) { done(absl::OkStatus()); };
+  }
+  int syncs() const { return syncs_; }
+  int sync_laters() const { return sync_laters_; }
+
+ private:
+  StringLogSink inner_;
+  int syncs_ = 0;
+  int sync_laters_ = 0;
+};
+
+// A resumed match hands the syncs it defers to its file's own SyncLater (a
+// journal, or a thread of the referee's pool), as a new match does: never
+// an fdatasync on the caller's thread.
+TEST_P(MatchResumeTest, AResumedMatchDefersItsSyncsAsANewOneDoes) {
+  std::string file;
+  absl::StatusOr<std::unique_ptr<Match>> match =
+      Match::Create(Config(), key_, std::make_unique<StringLogSink>(&file),
+                    &clock_, DeterministicEntropy(Sha256("defer")));
+  ASSERT_TRUE(match.ok());
+  const std::string contribution = (*match)->referee_contribution();
+  Play(**match, 9);
+  ASSERT_FALSE((*match)->finished());
+  match->reset();
+  auto sink = std::make_unique<SyncCountingSink>(&file);
+  const SyncCountingSink* counts = sink.get();
+  match = Match::Resume(std::string(file), contribution, key_,
+                        FsyncPolicy::kCheckpoints, std::move(sink), &clock_);
+  ASSERT_TRUE(match.ok()) << match.status();
+  (*match)->DeferCheckpointSyncs();
+  // The seal's sync is owed whether or not the call that sealed batched.
+  Play(**match);
+  ASSERT_TRUE((*match)->finished());
+  const std::optional<SyncJob> seal = (*match)->TakeOwedSync();
+  ASSERT_TRUE(seal.has_value());
+  EXPECT_EQ(counts->sync_laters(), 1);
+  absl::Status reported = absl::UnknownError("not run");
+  (*seal)([&](absl::Status s) { reported = s; });
+  EXPECT_TRUE(reported.ok()) << reported;
+  EXPECT_EQ(Verify(file).kind, Verdict::Kind::kGenuine);
+}
+
 INSTANTIATE_TEST_SUITE_P(
     Games, MatchResumeTest,
     ::testing::Values(
