@@ -70,20 +70,6 @@ std::string FileName(const std::string& dir, uint64_t generation) {
                       ".journal");
 }
 
-absl::Status SyncDirectory(const std::string& dir) {
-  const int fd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return absl::InternalError(Errno("cannot open", dir));
-  const bool ok = fsync(fd) == 0;
-  const std::string why = ok ? "" : Errno("cannot sync", dir);
-  close(fd);
-  return ok ? absl::OkStatus() : absl::InternalError(why);
-}
-
-// The directory of the log `path` ("" for a bare name).
-std::string LogDirectory(std::string_view path) {
-  return std::filesystem::path(path).parent_path().string();
-}
-
 // Syncs the file system of each of `dirs` (syncfs): every log in them then
 // holds durably what was written to it. An empty name is the current
 // directory.
@@ -231,7 +217,7 @@ absl::Status ApplyEntry(const JournalEntry& entry, bool& changed) {
   }
   close(fd);
   if (status.ok() && created) {
-    status = SyncDirectory(LogDirectory(path));
+    status = SyncDirectory(DirectoryOf(path));
   }
   return status;
 }
@@ -380,7 +366,7 @@ absl::StatusOr<std::unique_ptr<LogJournal>> LogJournal::Open(
                        " to start without repairing it)"));
     }
     if (changed) repaired.emplace(f.entry.path);
-    log_dirs.insert(LogDirectory(f.entry.path));
+    log_dirs.insert(DirectoryOf(f.entry.path));
     ++recovery.entries;
   }
   // ApplyEntry synced the logs it wrote to; the others hold the bytes, but
@@ -479,7 +465,7 @@ void LogJournal::CommitAsync(std::string_view path, uint64_t offset,
   entry.bytes = std::move(bytes);
   const uint64_t size =
       entry.head.size() + entry.bytes.size() + entry.hash.size();
-  std::string log_dir = LogDirectory(path);
+  std::string log_dir = DirectoryOf(path);
   absl::MutexLock lock(&mu_);
   if (filling_ == nullptr) filling_ = std::make_unique<Group>();
   filling_->entries.push_back(std::move(entry));

@@ -39,7 +39,8 @@ absl::StatusOr<std::unique_ptr<FileLogSink>> FileLogSink::Create(
     }
     return absl::FailedPreconditionError(why);
   }
-  return std::unique_ptr<FileLogSink>(new FileLogSink(fd, path, 0));
+  return std::unique_ptr<FileLogSink>(
+      new FileLogSink(fd, path, 0, /*name_synced=*/false));
 }
 
 absl::StatusOr<std::unique_ptr<FileLogSink>> FileLogSink::OpenForAppend(
@@ -55,7 +56,8 @@ absl::StatusOr<std::unique_ptr<FileLogSink>> FileLogSink::OpenForAppend(
     return absl::InternalError(
         absl::StrCat("cannot cut log ", path, ": ", std::strerror(error)));
   }
-  return std::unique_ptr<FileLogSink>(new FileLogSink(fd, path, size));
+  return std::unique_ptr<FileLogSink>(
+      new FileLogSink(fd, path, size, /*name_synced=*/true));
 }
 
 FileLogSink::~FileLogSink() { close(fd_); }
@@ -87,6 +89,10 @@ absl::Status FileLogSink::Sync() {
     return absl::InternalError(
         absl::StrCat("fsync ", path_, ": ", std::strerror(errno)));
   }
+  if (!name_synced_) {
+    if (absl::Status s = SyncDirectory(DirectoryOf(path_)); !s.ok()) return s;
+    name_synced_ = true;
+  }
   synced_ = size_;
   return absl::OkStatus();
 }
@@ -109,12 +115,13 @@ SyncJob FileLogSink::SyncLater() {
   }
   const uint64_t from = std::exchange(synced_, size_);
   if (journal_ == nullptr) {
-    return BlockingSync([duplicate, path = path_]() -> absl::Status {
+    const bool sync_name = !std::exchange(name_synced_, true);
+    return BlockingSync([duplicate, path = path_, sync_name]() -> absl::Status {
       if (fdatasync(duplicate->fd) != 0) {
         return absl::InternalError(
             absl::StrCat("fsync ", path, ": ", std::strerror(errno)));
       }
-      return absl::OkStatus();
+      return sync_name ? SyncDirectory(DirectoryOf(path)) : absl::OkStatus();
     });
   }
   return [duplicate, journal = journal_, path = absolute_path_, from,
@@ -230,15 +237,28 @@ absl::Status WriteFileAtomically(const std::string& path,
     return absl::InternalError(
         absl::StrCat("cannot write ", path, ": ", error));
   }
-  const size_t slash = path.rfind('/');
-  const std::string dir =
-      slash == std::string::npos ? "." : path.substr(0, slash);
-  if (const int dir_fd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-      dir_fd >= 0) {
-    fsync(dir_fd);
-    close(dir_fd);
+  return SyncDirectory(DirectoryOf(path));
+}
+
+absl::Status SyncDirectory(const std::string& dir) {
+  const std::string name = dir.empty() ? "." : dir;
+  const int fd = open(name.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) {
+    return absl::InternalError(absl::StrCat("cannot open the directory ", name,
+                                            ": ", std::strerror(errno)));
+  }
+  const bool ok = fsync(fd) == 0;
+  const int error = errno;
+  close(fd);
+  if (!ok) {
+    return absl::InternalError(absl::StrCat("cannot sync the directory ", name,
+                                            ": ", std::strerror(error)));
   }
   return absl::OkStatus();
+}
+
+std::string DirectoryOf(std::string_view path) {
+  return std::filesystem::path(path).parent_path().string();
 }
 
 }  // namespace pyramid

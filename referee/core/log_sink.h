@@ -77,6 +77,7 @@ class FileLogSink final : public LogSink {
   ~FileLogSink() override;
 
   absl::Status Append(std::string_view bytes) override;
+  // fdatasync; the first one of a file Create made syncs its directory too.
   absl::Status Sync() override;
   // fdatasync of a duplicate of the file's descriptor (closed with the job);
   // with a journal, the job reads the bytes appended since the last sync
@@ -89,12 +90,19 @@ class FileLogSink final : public LogSink {
   void set_journal(std::shared_ptr<LogJournal> journal);
 
  private:
-  FileLogSink(int fd, std::string path, uint64_t size)
-      : fd_(fd), path_(std::move(path)), size_(size), synced_(size) {}
+  FileLogSink(int fd, std::string path, uint64_t size, bool name_synced)
+      : fd_(fd),
+        path_(std::move(path)),
+        size_(size),
+        synced_(size),
+        name_synced_(name_synced) {}
   int fd_;
   std::string path_;
   uint64_t size_;    // Bytes in the file.
   uint64_t synced_;  // Bytes made durable (synced or committed) so far.
+  // Whether the file's name in its directory is durable: a file this sink
+  // created has its directory synced with its first sync.
+  bool name_synced_;
   std::shared_ptr<LogJournal> journal_;
   std::string absolute_path_;  // As the journal names the log.
 };
@@ -121,6 +129,14 @@ absl::StatusOr<std::string> ReadFileToString(const std::string& path);
 // the umask. For tokens and other secrets.
 absl::Status WriteSecretFile(const std::string& path,
                              const std::string& contents);
+
+// Makes the names in the directory `dir` durable (an fsync of the
+// directory): a file created, renamed or deleted there before the call
+// survives a power loss. "" is the current directory.
+absl::Status SyncDirectory(const std::string& dir);
+
+// The directory of the file `path` ("" for a bare name).
+std::string DirectoryOf(std::string_view path);
 
 // Replaces `path` with `contents` (mode 0644) so that a reader, or a crash
 // at any instant, sees either the old file or the whole new one: written to

@@ -650,5 +650,56 @@ TEST(FileLogSinkTest, OutOfFileDescriptorsIsResourceExhausted) {
   EXPECT_TRUE(FileLogSink::Create(dir.File("a.pyrlog")).ok());
 }
 
+// A new log's name is made durable with its first bytes: the first sync of
+// a log Create made syncs its directory too (seen here through a directory
+// that cannot be opened any more: it was renamed), later syncs and a log
+// opened to append do not.
+TEST(FileLogSinkTest, TheFirstSyncOfANewLogSyncsItsDirectory) {
+  const TempDir dir("log_sink_test");
+  ASSERT_TRUE(dir.ok());
+  ASSERT_EQ(mkdir(dir.File("logs").c_str(), 0755), 0);
+  const std::string path = dir.File("logs/a.pyrlog");
+  {
+    absl::StatusOr<std::unique_ptr<FileLogSink>> sink =
+        FileLogSink::Create(path);
+    ASSERT_TRUE(sink.ok()) << sink.status();
+    ASSERT_TRUE((*sink)->Append("header").ok());
+    ASSERT_EQ(rename(dir.File("logs").c_str(), dir.File("moved").c_str()), 0);
+    const absl::Status first = (*sink)->Sync();
+    EXPECT_THAT(
+        first.message(),
+        ::testing::HasSubstr("cannot open the directory " + dir.File("logs")))
+        << first;
+    ASSERT_EQ(rename(dir.File("moved").c_str(), dir.File("logs").c_str()), 0);
+    EXPECT_TRUE((*sink)->Sync().ok());
+    ASSERT_EQ(rename(dir.File("logs").c_str(), dir.File("moved").c_str()), 0);
+    ASSERT_TRUE((*sink)->Append("more").ok());
+    EXPECT_TRUE((*sink)->Sync().ok());  // The name is durable already.
+    ASSERT_EQ(rename(dir.File("moved").c_str(), dir.File("logs").c_str()), 0);
+  }
+  // The same through SyncLater's job (a sink without a journal).
+  const std::string second = dir.File("logs/b.pyrlog");
+  absl::StatusOr<std::unique_ptr<FileLogSink>> sink =
+      FileLogSink::Create(second);
+  ASSERT_TRUE(sink.ok()) << sink.status();
+  ASSERT_TRUE((*sink)->Append("header").ok());
+  SyncJob job = (*sink)->SyncLater();
+  ASSERT_EQ(rename(dir.File("logs").c_str(), dir.File("moved").c_str()), 0);
+  absl::Status reported = absl::UnknownError("not run");
+  job([&](absl::Status s) { reported = s; });
+  EXPECT_THAT(reported.message(),
+              ::testing::HasSubstr("cannot open the directory"))
+      << reported;
+  ASSERT_EQ(rename(dir.File("moved").c_str(), dir.File("logs").c_str()), 0);
+  // A log reopened to append (after a restart) was synced, name and all,
+  // when it was made.
+  absl::StatusOr<std::unique_ptr<FileLogSink>> reopened =
+      FileLogSink::OpenForAppend(path, 6);
+  ASSERT_TRUE(reopened.ok()) << reopened.status();
+  ASSERT_EQ(rename(dir.File("logs").c_str(), dir.File("moved").c_str()), 0);
+  ASSERT_TRUE((*reopened)->Append("more").ok());
+  EXPECT_TRUE((*reopened)->Sync().ok());
+}
+
 }  // namespace
 }  // namespace pyramid
