@@ -12,8 +12,10 @@
 # build/bin/tournament on it (which records it in DIR/tournament.txt): the runner starts its own referee on a
 # free loopback port, plays, verifies every log against the referee's key
 # and prints the standings. Your bot's output is in DIR/bots/mine.log. A DIR
-# that an earlier play_local run wrote is replaced; any other non-empty DIR
-# is refused.
+# that an earlier play_local run wrote is replaced once the runner has
+# accepted the command (until then it is set aside beside DIR, and put back
+# when the runner refuses the command: a mistyped --seats costs nothing);
+# any other non-empty DIR is refused.
 # Defaults: rock_paper_pyramid, 3 seats, 1 round, out/play-local. Exit
 # status: the runner's (0 when every match was played and every log
 # verified). PYRAMID_BIN names the built binaries (default: build/bin of the
@@ -51,14 +53,31 @@ quote() {
 
 # The runner keeps its own record of the tournament in DIR/tournament.txt;
 # a DIR whose tournament is named local-* is an earlier play_local run's.
+# It is set aside, not removed: the runner checks everything (the game, the
+# seats, the bot's command) before it makes its output directory, so a DIR
+# it did not make again means it refused the command, and the earlier run
+# goes back in place (settle).
+previous=
 if [[ -f $out/tournament.txt ]] && grep -q '^name: "local-' "$out/tournament.txt"; then
-  rm -rf "$out"
+  previous=$(mktemp -d "${out%/}.previous.XXXXXX")
+  mv "$out" "$previous/run"
 elif [[ -d $out && -n $(ls -A "$out") ]]; then
   echo "play_local: $out is not empty and not from play_local; use --out=DIR" >&2
   exit 2
 fi
+# settle: once the runner is done (or this script is stopped), the earlier
+# run set aside goes: removed when the runner made DIR anew, else put back.
+settle() {
+  [[ -n $previous ]] || return 0
+  if [[ -e $out ]]; then
+    rm -rf "$previous"
+  else
+    mv "$previous/run" "$out" && rmdir "$previous"
+  fi
+  previous=
+}
 file=$(mktemp --suffix=.txt)
-trap 'rm -f "$file"' EXIT
+trap 'rm -f "$file"; settle' EXIT
 {
   echo "name: $(quote "local-$game")"
   echo "game { game: $(quote "$game") }"
@@ -77,8 +96,15 @@ trap 'rm -f "$file"' EXIT
 status=0
 "$BIN/tournament" "$file" || status=$?
 # The runner refuses a bad tournament (an unknown game, ...) before it
-# starts any bot or writes anything.
-if [[ -f $out/tournament.txt ]]; then
+# starts any bot or writes anything: no DIR then (or the earlier run's,
+# put back).
+made=no
+[[ -f $out/tournament.txt ]] && made=yes
+restored=$([[ -n $previous && $made == no ]] && echo yes || echo no)
+settle
+if [[ $made == yes ]]; then
   echo "play_local: your bot's output: $out/bots/mine.log; the tournament: $out/tournament.txt"
+elif [[ $restored == yes ]]; then
+  echo "play_local: $out is left as the earlier run wrote it" >&2
 fi
 exit $status
