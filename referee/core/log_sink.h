@@ -1,6 +1,7 @@
-// Where a log's bytes go. The writer hands each framed record to Append in
-// one call, so a crash leaves whole records (or, at worst, one torn final
-// record on a failing disk).
+// Where a log's bytes go. The writer hands each framed record, or a batch of
+// whole records (LogWriter::BeginBatch), to Append in one call, so a crash
+// leaves whole records (or, at worst, one torn final record on a failing
+// disk).
 #ifndef PYRAMID_REFEREE_CORE_LOG_SINK_H_
 #define PYRAMID_REFEREE_CORE_LOG_SINK_H_
 

@@ -19,6 +19,15 @@ EntropySource SystemEntropy() {
   };
 }
 
+EntropySource FixedEntropy(std::string bytes) {
+  return [bytes = std::move(bytes), at = size_t{0}](char* out,
+                                                    size_t size) mutable {
+    for (size_t i = 0; i < size; ++i) {
+      out[i] = at < bytes.size() ? bytes[at++] : 0;
+    }
+  };
+}
+
 Match::Match(MatchConfig config, std::unique_ptr<Game> game, const Clock* clock)
     : config_(std::move(config)), game_(std::move(game)), clock_(clock) {}
 
@@ -456,10 +465,6 @@ void Match::LegalActionsInto(
     int seat, google::protobuf::RepeatedPtrField<v1::Action>& out) const {
   if (session_ && !finished_) session_->state().LegalActionsInto(seat, out);
 }
-
-}  // namespace pyramid
-
-namespace pyramid {
 
 bool Match::ListsLegalActions() const {
   return session_.has_value() && !finished_ &&

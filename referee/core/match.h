@@ -7,7 +7,8 @@
 // a usable reveal or a fault, applies it, takes automatic moves, and opens the
 // next decision, until the game ends; then it writes the outcome and the
 // seal. Every accepted protocol event is appended to the log before the call
-// that caused it returns.
+// that caused it returns (between BeginBatch and EndBatch: written by
+// EndBatch, before which the caller acts on none of them).
 //
 // Deadlines are checked against the injected Clock by CheckDeadlines() and
 // at the start of Commit/Reveal. Not thread-safe: the caller serialises calls.
@@ -44,6 +45,10 @@ using RecordListener = std::function<void(const v1::LogRecord&)>;
 // randomness; tests inject a deterministic source.
 using EntropySource = std::function<void(char* out, size_t size)>;
 EntropySource SystemEntropy();
+// Gives `bytes` in order, then zeros: a match made again with the match id
+// and referee contribution it was first made with (a re-run, a match whose
+// ids were drawn ahead).
+EntropySource FixedEntropy(std::string bytes);
 
 struct MatchConfig {
   v1::GameConfig game;
@@ -130,7 +135,9 @@ class Match {
   //                        reveal before every commitment is in, seat
   //                        faulted already;
   //   ALREADY_EXISTS: the seat already revealed;
-  //   INVALID_ARGUMENT: salt not 32 bytes (not logged), or a fault as above.
+  //   INVALID_ARGUMENT: salt not 32 bytes or an action longer than the
+  //                     game's max_action_bytes (neither logged: the seat
+  //                     still owes its reveal), or a fault as above.
   absl::Status Reveal(int seat, uint64_t decision_id, std::string_view salt,
                       std::string_view action_bytes);
 

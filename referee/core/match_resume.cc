@@ -139,11 +139,9 @@ absl::StatusOr<std::unique_ptr<Match>> Match::Resume(
       std::make_unique<ReplaySink>(log, std::move(sink), progress);
   std::string ids = header.match_id();
   ids.append(referee_contribution);
-  auto entropy = [ids, at = size_t{0}](char* out, size_t size) mutable {
-    for (size_t i = 0; i < size; ++i) out[i] = at < ids.size() ? ids[at++] : 0;
-  };
-  absl::StatusOr<std::unique_ptr<Match>> created = Create(
-      config, referee_key, std::move(replay_sink), replay_clock.get(), entropy);
+  absl::StatusOr<std::unique_ptr<Match>> created =
+      Create(config, referee_key, std::move(replay_sink), replay_clock.get(),
+             FixedEntropy(std::move(ids)));
   if (!created.ok()) {
     return absl::DataLossError(
         absl::StrCat("the log does not re-run: ", created.status().message()));

@@ -3,11 +3,18 @@
 #include <sodium.h>
 
 #include <cstdlib>
+#include <cstring>
 
 #include "absl/status/status.h"
 #include "absl/strings/escaping.h"
 
 namespace pyramid {
+
+bool DigestFromBytes(std::string_view bytes, Digest* out) {
+  if (bytes.size() != out->size()) return false;
+  std::memcpy(out->data(), bytes.data(), out->size());
+  return true;
+}
 
 std::string ToHex(std::string_view bytes) {
   return absl::BytesToHexString(absl::string_view(bytes.data(), bytes.size()));

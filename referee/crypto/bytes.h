@@ -20,6 +20,10 @@ std::string_view AsView(const std::array<uint8_t, N>& bytes) {
   return std::string_view(reinterpret_cast<const char*>(bytes.data()), N);
 }
 
+// Copies `bytes` into `out` when it is exactly a digest long; false (and
+// `out` unchanged) otherwise.
+bool DigestFromBytes(std::string_view bytes, Digest* out);
+
 // Lower-case hex of `bytes`.
 std::string ToHex(std::string_view bytes);
 

@@ -558,12 +558,9 @@ absl::StatusOr<std::unique_ptr<Match>> Lobby::StartLog(MatchConfig config,
     return absl::InternalError(sink.status().message());
   }
   if (journal_in_use()) (*sink)->set_journal(options_.journal);
-  auto entropy = [ids, at = size_t{0}](char* out, size_t size) mutable {
-    for (size_t i = 0; i < size; ++i) out[i] = at < ids.size() ? ids[at++] : 0;
-  };
   absl::StatusOr<std::unique_ptr<Match>> match =
       Match::Create(std::move(config), options_.referee_key, *std::move(sink),
-                    clock, entropy);
+                    clock, FixedEntropy(ids));
   if (!match.ok() && absl::IsInternal(match.status())) {
     // The log could not be written (a full disk, an I/O error).
     return absl::ResourceExhaustedError(absl::StrCat(

@@ -168,9 +168,9 @@ class Lobby {
   // matches that ended: running matches, ended matches the registry could
   // not record (kept so that they are still answered as ended), tokens
   // (the admin's, every bot's, running matches' seats'), and request_ids
-  // (of creations under way and running matches).
-  // and the routes of ended matches' token seats whose streams may still be
-  // open (until the next prune).
+  // (of creations under way and running matches), and the routes of ended
+  // matches' token seats whose streams may still be open (until the next
+  // prune).
   struct Held {
     size_t running = 0;
     size_t unrecorded = 0;
@@ -318,9 +318,8 @@ class Lobby {
   void AddSeatRouteLocked(const std::string& match_id, int seat,
                           uint64_t route) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // live_matches(). Atomic, not under mu_: a host's on_end, which counts
-  // its match out, runs under the host's lock, and mu_ is taken before a
-  // host's lock elsewhere (PruneLocked).
+  // live_matches(). Atomic, so that the count is read without taking mu_
+  // (a host's on_end counts its match out).
   std::atomic<int> live_matches_ = 0;
 
   absl::Mutex write_mu_;

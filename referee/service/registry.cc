@@ -1,6 +1,5 @@
 #include "referee/service/registry.h"
 
-#include <cstring>
 #include <limits>
 #include <map>
 #include <string>
@@ -60,12 +59,6 @@ constexpr const char kMatchColumns[] =
 constexpr const char kTokenColumns[] =
     "id, secret_hash, kind, match_id, seat, bot_id";
 
-bool ReadDigest(const std::string& bytes, Digest* out) {
-  if (bytes.size() != out->size()) return false;
-  std::memcpy(out->data(), bytes.data(), out->size());
-  return true;
-}
-
 // The match in the current row of `row` (kMatchColumns from column 0).
 absl::Status ReadMatch(const SqliteStatement& row, StoredMatch& match) {
   match.seq = row.ColumnInt(0);
@@ -81,7 +74,7 @@ absl::Status ReadMatch(const SqliteStatement& row, StoredMatch& match) {
 // The token in the current row of `row` (kTokenColumns from column 0).
 absl::Status ReadToken(const SqliteStatement& row, StoredToken& token) {
   token.id = row.ColumnBytes(0);
-  if (!ReadDigest(row.ColumnBytes(1), &token.secret_hash)) {
+  if (!DigestFromBytes(row.ColumnBytes(1), &token.secret_hash)) {
     return absl::DataLossError("a token hash is not 32 bytes");
   }
   Principal& p = token.principal;
@@ -180,7 +173,7 @@ class SqliteRegistry final : public Registry {
       bot.name = bots.ColumnBytes(1);
       bot.public_key = bots.ColumnBytes(2);
       bot.token.id = bots.ColumnBytes(3);
-      if (!ReadDigest(bots.ColumnBytes(4), &bot.token.secret_hash)) {
+      if (!DigestFromBytes(bots.ColumnBytes(4), &bot.token.secret_hash)) {
         return absl::DataLossError("a bot token hash is not 32 bytes");
       }
       bot.token.principal.kind = Principal::Kind::kBot;
@@ -219,7 +212,7 @@ class SqliteRegistry final : public Registry {
       if (rc != SQLITE_ROW) return Error("load seat tokens");
       StoredToken token;
       token.id = seats.ColumnBytes(0);
-      if (!ReadDigest(seats.ColumnBytes(1), &token.secret_hash)) {
+      if (!DigestFromBytes(seats.ColumnBytes(1), &token.secret_hash)) {
         return absl::DataLossError("a seat token hash is not 32 bytes");
       }
       token.principal.kind = Principal::Kind::kSeat;

@@ -1,6 +1,5 @@
 #include "referee/service/transparency_log.h"
 
-#include <cstring>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -38,12 +37,6 @@ constexpr const char* kMigrations[] = {
       public_key BLOB NOT NULL);
     )sql",
 };
-
-bool ToDigest(const std::string& bytes, Digest* out) {
-  if (bytes.size() != out->size()) return false;
-  std::memcpy(out->data(), bytes.data(), out->size());
-  return true;
-}
 
 }  // namespace
 
@@ -166,7 +159,7 @@ absl::StatusOr<TlogLeaf> TransparencyLog::AppendLocked(
     TlogLeaf leaf{static_cast<uint64_t>(existing->ColumnInt(0)),
                   existing->ColumnBytes(1),
                   {}};
-    ToDigest(existing->ColumnBytes(2), &leaf.log_sha256);
+    DigestFromBytes(existing->ColumnBytes(2), &leaf.log_sha256);
     if (leaf.match_id == match_id && leaf.log_sha256 == log_sha256) {
       return leaf;
     }
@@ -214,7 +207,7 @@ absl::StatusOr<Digest> TransparencyLog::Node(int level, uint64_t index) const {
   if (!select->ok() ||
       select->Int(1, level).Int(2, static_cast<int64_t>(index)).Step() !=
           SQLITE_ROW ||
-      !ToDigest(select->ColumnBytes(0), &hash)) {
+      !DigestFromBytes(select->ColumnBytes(0), &hash)) {
     return absl::DataLossError(
         absl::StrCat("transparency log: the tree node at level ", level,
                      " index ", index, " is missing or damaged"));
@@ -271,7 +264,7 @@ absl::StatusOr<TlogLeaf> TransparencyLog::LeafWhere(
   if (rc != SQLITE_ROW) return db_->Error("find");
   TlogLeaf leaf{
       static_cast<uint64_t>(select->ColumnInt(0)), select->ColumnBytes(1), {}};
-  if (!ToDigest(select->ColumnBytes(2), &leaf.log_sha256)) {
+  if (!DigestFromBytes(select->ColumnBytes(2), &leaf.log_sha256)) {
     return absl::DataLossError("transparency log: a leaf hash is damaged");
   }
   return leaf;
