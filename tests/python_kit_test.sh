@@ -18,7 +18,11 @@
 #     an unkeyed bot token holding seat 0 of one match of each game at once,
 #     each token played by one kit process (C++ bots on the other seats).
 #     Then a seat token of a match of phase 1, now over: `--matches 1`
-#     counts the end the referee sends on connecting, and exits 0.
+#     counts the end the referee sends on connecting, and exits 0. Then
+#     two processes with one seat token: the second one's stream replaces
+#     the first one's, and the first exits 1 saying that another process
+#     connected with its token, instead of reconnecting (which would take
+#     the seat back, and so on forever); the second keeps the seat.
 #  3. A strategy slower than the commit deadline (tests/python_kit_slow_bot.py):
 #     the kit commits its fallback action before the deadline; no seat is
 #     faulted and the match ends normally. The seed decision's deadline is a
@@ -157,6 +161,36 @@ grep -q "^pyramid_kit: 1 match(es) ended, 1 error(s)" "$tmp/broken-kit.out" ||
 grep -q "^bot: 1 match(es) ended, 1 error(s)" "$tmp/broken-cc.out" ||
   fail "bot did not count the broken match: $(tail -3 "$tmp/broken-cc.out")"
 echo "phase 2c: the seat token of a broken match ends at once (${SECONDS}s)"
+
+# Two processes with one token: the older stops, the newer keeps the seat.
+twice=$(refctl create-match --game=rock_paper_pyramid --seats=3 \
+  --seed_timeout_ms=60000 --token_dir="$tmp/tok-twice" 2>/dev/null) ||
+  fail "create-match twice"
+seat0_connected() {  # MATCH
+  local info re='"seats":\[\{[^}]*"connected":true'
+  info=$(refctl get-match "$1" 2>/dev/null) || return 1
+  [[ $info =~ $re ]]
+}
+spawn twice-old "$PY" "$RANDOM_BOT" --referee "$addr" \
+  --token_file "$tmp/tok-twice/seat-0.token"
+old_pid=$last_pid
+poll seat0_connected "$twice"
+spawn twice-new "$PY" "$RANDOM_BOT" --referee "$addr" \
+  --token_file "$tmp/tok-twice/seat-0.token"
+new_pid=$last_pid
+reap "$old_pid"
+((status == 1)) || fail "the replaced kit bot exited with status $status"
+grep -q "^pyramid_kit: giving up: another process connected with this token; stopping (stream ended: ABORTED: replaced by a newer stream)$" \
+  "$tmp/twice-old.out" || fail "the replaced kit bot did not say why it stopped"
+! grep -q "reconnecting" "$tmp/twice-old.out" || fail "the replaced kit bot reconnected"
+sleep 1
+kill -0 "$new_pid" 2>/dev/null || fail "the newer kit bot stopped"
+kill -TERM "$new_pid"
+reap "$new_pid"
+((status == 0)) || fail "the newer kit bot exited with status $status on SIGTERM"
+grep -q "^pyramid_kit: 0 match(es) ended, 0 error(s), 0 fallback action(s), 1 stream(s)$" \
+  "$tmp/twice-new.out" || fail "the newer kit bot lost its stream: $(cat "$tmp/twice-new.out")"
+echo "phase 2d: of two processes with one token, the older stops (${SECONDS}s)"
 
 # --- 3. a strategy slower than the commit deadline
 match=$(refctl create-match --game=rock_paper_pyramid --seats=3 \

@@ -4,14 +4,29 @@
 Contract: every function of pyramid_kit.protocol gives the bytes of
 testdata/vectors/primitives.txt (commitments, commit signature, key file),
 pyramid_kit.actions.fallback_action is legal for listed and unlisted
-decisions, and is_listed finds a built action in the list. Run from the source root with the kit importable (installed, or
-tools/clients/python on PYTHONPATH); prints unittest's summary.
+decisions, and is_listed finds a built action in the list. The command
+line refuses negative counts and names the flag of a file it cannot read.
+The runner (without a referee) counts the ends of matches; answers a
+strategy that raises, or returns an unlisted action, with the fallback and
+one line saying so (never "late"); and stops, instead of reconnecting, when
+a newer stream of its token replaced its own. Run from the source root with
+the kit importable (installed, or tools/clients/python on PYTHONPATH);
+prints unittest's summary.
 """
+import contextlib
+import io
+import os
 import tempfile
+import threading
+import time
 import unittest
 from pathlib import Path
+from unittest import mock
 
-from pyramid_kit import actions, bot, protocol
+import grpc
+
+from pyramid_kit import actions, bot, cli, protocol
+from pyramid_kit.pb import flaming_pyramids_pb2 as fp
 from pyramid_kit.pb import game_pb2, pyramid_shambo_pb2, referee_service_pb2
 
 VECTORS = Path("testdata/vectors/primitives.txt")
@@ -77,6 +92,18 @@ class ProtocolTest(unittest.TestCase):
                                             msg=bad):
                     protocol.read_token(str(path))
 
+    def test_unreadable_token_file(self) -> None:
+        with tempfile.TemporaryDirectory() as d:
+            missing = str(Path(d, "x.token"))
+            with self.assertRaisesRegex(
+                    ValueError, f"^--token_file: cannot read {missing}: No "
+                    "such file or directory$"):
+                protocol.read_token(missing)
+            with mock.patch.dict(os.environ, {"PYRAMID_TOKEN_FILE": missing}):
+                with self.assertRaisesRegex(
+                        ValueError, "^\\$PYRAMID_TOKEN_FILE: cannot read "):
+                    protocol.read_token(None)
+
     def test_bad_inputs(self) -> None:
         with self.assertRaises(ValueError):
             protocol.commitment("00" * 15, 0, 0, bytes(32), b"")
@@ -123,13 +150,43 @@ class ActionsTest(unittest.TestCase):
                          "pyramid/referee/v1/referee_service.proto")
 
 
+class CliTest(unittest.TestCase):
+    def test_negative_counts_are_usage_errors(self) -> None:
+        p = cli.parser()
+        self.assertEqual(p.parse_args(["--matches=2"]).matches, 2)
+        for bad in (["--matches=-1"], ["--matches", "-1"],
+                    ["--reconnect_for_s=-0.5"], ["--deadline_margin_ms=-1"]):
+            err = io.StringIO()
+            with self.assertRaises(SystemExit, msg=bad) as exit_, \
+                    contextlib.redirect_stderr(err):
+                p.parse_args(bad)
+            self.assertEqual(exit_.exception.code, 2, bad)
+            self.assertIn("non-negative", err.getvalue(), bad)
+
+    def test_unreadable_files_name_their_flag(self) -> None:
+        with tempfile.TemporaryDirectory() as d:
+            missing = str(Path(d, "x"))
+            for flags, flag in ((["--token_file", missing], "--token_file"),
+                                (["--key_file", missing], "--key_file"),
+                                (["--tls_ca", missing], "--tls_ca")):
+                err = io.StringIO()
+                with mock.patch.dict(os.environ, {"PYRAMID_TOKEN": "t"}), \
+                        contextlib.redirect_stderr(err):
+                    status = cli.main(bot.Bot(), argv=flags)
+                self.assertEqual(status, 2, flags)
+                self.assertEqual(err.getvalue(),
+                                 f"pyramid_kit: {flag}: cannot read {missing}:"
+                                 " No such file or directory\n")
+
+
 class RunnerTest(unittest.TestCase):
     """How a run counts the ends of matches, without a referee (the channel
     connects lazily and never does here)."""
 
-    def runner(self, matches: int) -> "bot._Runner":
-        r = bot._Runner(bot.Bot(), "127.0.0.1:1", "token", None, matches,
-                        0, 500, None)
+    def runner(self, matches: int, strategy: bot.Bot = None,
+               reconnect_for_s: float = 0) -> "bot._Runner":
+        r = bot._Runner(strategy or bot.Bot(), "127.0.0.1:1", "token", None,
+                        matches, reconnect_for_s, 500, None)
         r.bot.on_match_ended = lambda ended: None
         self.addCleanup(r.channel.close)
         return r
@@ -168,6 +225,167 @@ class RunnerTest(unittest.TestCase):
         with self.assertLogs("pyramid_kit", level="WARNING"):
             self.assertTrue(r._handle(self.broken("m1", code=9)))
         self.assertEqual(r.ended, set())
+
+
+def action(**kind) -> game_pb2.Action:
+    return game_pb2.Action(flaming_pyramids=fp.FlamingPyramidsAction(**kind))
+
+
+class Strategy(bot.Bot):
+    """Answers every decision with `answer` (an exception: raises it)."""
+
+    def __init__(self, answer) -> None:
+        self.answer = answer
+        self.done = threading.Event()
+
+    def choose(self, game, observation, legal_actions):
+        try:
+            if isinstance(self.answer, Exception):
+                raise self.answer
+            return self.answer
+        finally:
+            self.done.set()
+
+
+class DecisionTest(unittest.TestCase):
+    """What the runner commits, and says, for a strategy's answer."""
+
+    LEGAL = [action(fall=fp.FP_LEFT), action(place=fp.FpPlace(tile=3))]
+
+    def decide(self, answer, listed: bool = True,
+               wait_s: float = 0.4) -> tuple[list[str], bytes, bot._Runner]:
+        """Runs one decision whose deadline timer fires 0.1 s in (were the
+        decision still open); returns the lines logged, the action
+        committed and the runner."""
+        strategy = Strategy(answer)
+        r = bot._Runner(strategy, "127.0.0.1:1", "token", None, 0, 0, 500,
+                        None)
+        self.addCleanup(r.channel.close)
+        req = referee_service_pb2.DecisionRequest(
+            match_id="ab" * 16, seat=1, decision_id=3,
+            game="flaming_pyramids", acting_seats=[1],
+            legal_actions_listed=listed,
+            legal_actions=self.LEGAL if listed else [],
+            commit_deadline_unix_ms=int(time.time() * 1000) + 600)
+        with self.assertLogs("pyramid_kit", level="INFO") as logs:
+            bot.log.info("decision")  # assertLogs wants at least one.
+            r._on_decision(req)
+            self.assertTrue(strategy.done.wait(5))
+            time.sleep(wait_s)  # Past the deadline timer's moment.
+        lines = [line for line in logs.output if not line.endswith(":decision")]
+        entry = r.pending[("ab" * 16, 1, 3)]
+        return lines, entry.action, r
+
+    def test_a_strategy_that_raises_gets_the_fallback_not_late(self) -> None:
+        lines, committed, r = self.decide(RuntimeError("boom"))
+        self.assertEqual(committed, self.LEGAL[0].SerializeToString())
+        self.assertEqual(len(lines), 1, lines)
+        first, *stack = lines[0].splitlines()
+        self.assertEqual(first, "ERROR:pyramid_kit:strategy failed on match "
+                         f"{'ab' * 16} seat 1 decision 3; sending the "
+                         "fallback action")
+        self.assertIn("RuntimeError: boom", stack[-1])
+        self.assertEqual((r.summary.strategy_failures, r.summary.fallbacks),
+                         (1, 1))
+
+    def test_a_late_strategy_is_said_late(self) -> None:
+        strategy_delay = threading.Event()
+        self.addCleanup(strategy_delay.set)
+
+        class Slow(Strategy):
+            def choose(self, game, observation, legal_actions):
+                self.done.set()
+                strategy_delay.wait(5)
+                return action(fall=fp.FP_RIGHT)
+        r = bot._Runner(Slow(None), "127.0.0.1:1", "token", None, 0, 0, 500,
+                        None)
+        self.addCleanup(r.channel.close)
+        req = referee_service_pb2.DecisionRequest(
+            match_id="ab" * 16, seat=1, decision_id=3,
+            game="flaming_pyramids", acting_seats=[1],
+            legal_actions_listed=True, legal_actions=self.LEGAL,
+            commit_deadline_unix_ms=int(time.time() * 1000) + 600)
+        with self.assertLogs("pyramid_kit", level="INFO") as logs:
+            r._on_decision(req)
+            time.sleep(0.4)
+        self.assertEqual(logs.output, [
+            f"INFO:pyramid_kit:match {'ab' * 16} seat 1 decision 3: the "
+            "strategy is late; committing the fallback action"])
+
+    def test_an_unlisted_action_gets_the_fallback(self) -> None:
+        lines, committed, r = self.decide(action(fall=fp.FP_RIGHT))
+        self.assertEqual(committed, self.LEGAL[0].SerializeToString())
+        self.assertEqual(lines, [
+            f"WARNING:pyramid_kit:match {'ab' * 16} seat 1 decision 3: the "
+            "strategy's action is not one of the 2 legal actions; sending "
+            "the fallback action"])
+        self.assertEqual(r.summary.fallbacks, 1)
+
+    def test_a_listed_action_built_anew_is_sent(self) -> None:
+        built = action(place=fp.FpPlace(tile=3, row=0, x=0))
+        lines, committed, r = self.decide(built)
+        self.assertEqual(committed, built.SerializeToString())
+        self.assertEqual((lines, r.summary.fallbacks), ([], 0))
+
+    def test_an_unlisted_decision_is_not_checked(self) -> None:
+        mine = action(fall=fp.FP_RIGHT)
+        lines, committed, r = self.decide(mine, listed=False)
+        self.assertEqual(committed, mine.SerializeToString())
+        self.assertEqual((lines, r.summary.fallbacks), ([], 0))
+
+
+class StreamEnd(grpc.RpcError):
+    """A Play stream's end, as a call raises it."""
+
+    def __init__(self, code: grpc.StatusCode, details: str) -> None:
+        super().__init__()
+        self._code, self._details = code, details
+
+    def code(self) -> grpc.StatusCode:
+        return self._code
+
+    def details(self) -> str:
+        return self._details
+
+
+class ReconnectTest(unittest.TestCase):
+    """Which stream ends the runner reconnects after."""
+
+    def run_streams(self, *ends) -> tuple[bot.RunSummary, list[str]]:
+        """Runs with streams that end as `ends` say (then a clean close)."""
+        r = bot._Runner(bot.Bot(), "127.0.0.1:1", "token", None, 0, 60, 500,
+                        None)
+        left = list(ends)
+
+        def play_once():
+            r.summary.streams += 1
+            return (True, left.pop(0)) if left else (True, None)
+        r._play_once = play_once
+        with mock.patch.object(bot.grpc, "channel_ready_future"), \
+                self.assertLogs("pyramid_kit", level="INFO") as logs:
+            bot.log.info("start")  # assertLogs wants at least one.
+            summary = r.run()
+        return summary, logs.output[1:]
+
+    def test_a_replaced_stream_stops_the_run(self) -> None:
+        summary, lines = self.run_streams(
+            StreamEnd(grpc.StatusCode.ABORTED, "replaced by a newer stream"))
+        self.assertEqual(summary.streams, 1)
+        self.assertEqual(summary.failure,
+                         "another process connected with this token; stopping"
+                         " (stream ended: ABORTED: replaced by a newer stream)")
+        self.assertEqual(lines, [])
+
+    def test_other_ends_reconnect_and_say_why(self) -> None:
+        summary, lines = self.run_streams(
+            StreamEnd(grpc.StatusCode.UNAVAILABLE, "Socket closed"),
+            StreamEnd(grpc.StatusCode.ABORTED, "something else"))
+        self.assertEqual((summary.streams, summary.failure), (3, ""))
+        self.assertEqual(lines, [
+            "INFO:pyramid_kit:stream ended (UNAVAILABLE: Socket closed); "
+            "reconnecting in 0.1 s",
+            "INFO:pyramid_kit:stream ended (ABORTED: something else); "
+            "reconnecting in 0.1 s"])
 
 
 if __name__ == "__main__":

@@ -16,13 +16,19 @@ legal_actions)` (or `decide(request)` for the whole DecisionRequest); call
   within `deadline_margin_ms` before the strategy has answered, commits the
   fallback action instead (`actions.fallback_action`: always legal) and
   discards the strategy's late answer; a strategy that raises gets the
-  fallback too;
+  fallback too (logged as a failure, not as late), and so does one that
+  returns an action the decision's list of legal actions does not hold
+  (a warning naming the decision; decisions without a list are not
+  checked);
 - when the stream breaks for any reason a reconnection can mend (the
   referee restarts, the call is cancelled, the network drops), opens a new
   one with the same token, with backoff from 100 ms doubling to 5 s, for at
   most `reconnect_for_s` seconds without a referee; commitments and salts
   survive in memory, so it recommits or reveals whatever the referee asks
-  for again (docs/writing-a-bot.md, section 8);
+  for again (docs/writing-a-bot.md, section 8). A stream the referee ended
+  because a newer stream of the same token replaced it (another process
+  plays this token) is not reopened: the run stops with a failure, so that
+  two processes do not take the token from each other forever;
 - stops cleanly on `stop()` (the command-line entry point calls it on
   SIGINT and SIGTERM), after `matches` matches have ended, or when the
   referee closes the stream.
@@ -51,6 +57,18 @@ DATA_LOSS = grpc.StatusCode.DATA_LOSS.value[0]
 # Stream errors that another attempt cannot mend.
 _FINAL = {grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.PERMISSION_DENIED,
           grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.UNIMPLEMENTED}
+
+# How the referee ends the older of two streams of one token
+# (docs/protocol.md, "Reconnecting"). A bot never sees it for a stream of
+# its own that broke (it reads only its newest stream), so it means that
+# another process connected with this token.
+REPLACED = (grpc.StatusCode.ABORTED, "replaced by a newer stream")
+REPLACED_FAILURE = "another process connected with this token; stopping"
+
+
+def replaced(status: grpc.RpcError) -> bool:
+    """Whether a stream ended because a newer one of its token replaced it."""
+    return (status.code(), status.details()) == REPLACED
 
 
 @dataclasses.dataclass
@@ -184,6 +202,11 @@ class _Runner:
                 got, status = self._play_once()
                 if status is None or self.stopping.is_set():
                     break  # Done, or the referee closed the stream.
+                if replaced(status):
+                    self.summary.failure = (
+                        f"{REPLACED_FAILURE} (stream ended: "
+                        f"{status.code().name}: {status.details()})")
+                    break
                 if status.code() in _FINAL or self.reconnect_for_s <= 0:
                     self.summary.failure = (f"stream ended: {status.code().name}"
                                             f": {status.details()}")
@@ -195,8 +218,8 @@ class _Runner:
                     self.summary.failure = (f"no referee for "
                                             f"{now - broken_since:.0f} s")
                     break
-                log.info("stream ended (%s); reconnecting in %.1f s",
-                         status.code().name, backoff)
+                log.info("stream ended (%s: %s); reconnecting in %.1f s",
+                         status.code().name, status.details(), backoff)
                 if self.stopping.wait(backoff):
                     break
                 backoff = min(backoff * 2, 5.0)
@@ -368,15 +391,35 @@ class _Runner:
                           " sending the fallback action", *key)
             with self.lock:
                 self.summary.strategy_failures += 1
-            self._fall_back(key)
+            self._fall_back(key, "failed")
             return
-        self._settle(key, action, "strategy")
+        with self.lock:
+            entry = self.pending.get(key)
+            if entry is None or entry.action is not None:
+                return  # The match ended, or the fallback came first.
+            if (req.legal_actions_listed and
+                    not actions.is_listed(action, req.legal_actions)):
+                # The referee would fault the seat (FAULT_ILLEGAL_ACTION).
+                log.warning("match %s seat %d decision %d: the strategy's "
+                            "action is not one of the %d legal actions; "
+                            "sending the fallback action", *key,
+                            len(req.legal_actions))
+                self._fall_back(key, "illegal")
+                return
+            self._settle(key, action, "strategy")
 
-    def _fall_back(self, key: tuple[str, int, int]) -> None:
+    def _fall_back(self, key: tuple[str, int, int],
+                   why: str = "late") -> None:
+        """Commits the fallback action, unless the decision is settled:
+        `why` is "late" (the deadline timer, which says so), "failed" or
+        "illegal" (the strategy raised or chose an unlisted action, already
+        said)."""
         with self.lock:
             entry = self.pending.get(key)
             if entry is None or entry.action is not None:
                 return  # Decided, or the match is over.
+            if entry.timer:
+                entry.timer.cancel()  # Settled now, or never: not late.
             req = entry.request
             listed = (list(req.legal_actions) if req.legal_actions_listed
                       else None)
@@ -387,8 +430,9 @@ class _Runner:
                 log.error("match %s seat %d decision %d: %s", *key, err)
                 return
             self.summary.fallbacks += 1
-            log.info("match %s seat %d decision %d: the strategy is late; "
-                     "committing the fallback action", *key)
+            if why == "late":
+                log.info("match %s seat %d decision %d: the strategy is late;"
+                         " committing the fallback action", *key)
             self._settle(key, action, "fallback")
 
     def _settle(self, key: tuple[str, int, int], action: game_pb2.Action,

@@ -4,8 +4,9 @@ Contract: `main(bot)` parses the flags below (the C++ reference bot's names,
 so a tournament file or script can start either the same way), runs the bot
 until it is done, and returns the process exit status: 0 when, without a
 PlayError, the `--matches` it was asked for ended (with 0: the referee
-closed the stream) or SIGINT/SIGTERM stopped it; 1 otherwise; 2 for bad
-flags.
+closed the stream) or SIGINT/SIGTERM stopped it; 1 otherwise (another
+process taking the token over included); 2 for bad flags (a negative
+count, a file that cannot be read: the message names the flag).
 
   --referee HOST:PORT       default $PYRAMID_REFEREE, else 127.0.0.1:50051
   --token_file FILE         default $PYRAMID_TOKEN_FILE, else $PYRAMID_TOKEN
@@ -33,6 +34,36 @@ from pyramid_kit import protocol
 from pyramid_kit.bot import Bot
 
 
+def _count(text: str) -> int:
+    """An argparse type: an integer, not negative."""
+    value = int(text)
+    if value < 0:
+        raise ValueError(text)
+    return value
+
+
+def _seconds(text: str) -> float:
+    """An argparse type: a number, not negative."""
+    value = float(text)
+    if not value >= 0:  # Also NaN.
+        raise ValueError(text)
+    return value
+
+
+# What argparse names the types in "invalid ... value" messages.
+_count.__name__ = "non-negative integer"
+_seconds.__name__ = "non-negative number"
+
+
+def _read(flag: str, path: str, read: Callable[[str], object]) -> object:
+    """read(path), its OSError made a ValueError naming the flag and file."""
+    try:
+        return read(path)
+    except OSError as err:
+        raise ValueError(f"{flag}: cannot read {path}: "
+                         f"{err.strerror or err}") from err
+
+
 def parser(description: Optional[str] = None) -> argparse.ArgumentParser:
     """The shared flags; add your own before calling `main(bot, args=...)`."""
     p = argparse.ArgumentParser(description=description)
@@ -44,13 +75,13 @@ def parser(description: Optional[str] = None) -> argparse.ArgumentParser:
                    "(default: $PYRAMID_TOKEN_FILE, else $PYRAMID_TOKEN)")
     p.add_argument("--key_file", help="Ed25519 secret key (keygen format) to "
                    "sign commits with, for seats registered with its key")
-    p.add_argument("--matches", type=int, default=0,
+    p.add_argument("--matches", type=_count, default=0,
                    help="exit after this many matches ended (0: run until "
                    "stopped or the referee closes the stream)")
-    p.add_argument("--reconnect_for_s", type=float, default=300,
+    p.add_argument("--reconnect_for_s", type=_seconds, default=300,
                    help="when the stream breaks, reconnect with backoff for "
                    "at most this many seconds without a referee (0: exit)")
-    p.add_argument("--deadline_margin_ms", type=int, default=500,
+    p.add_argument("--deadline_margin_ms", type=_count, default=500,
                    help="commit the fallback action this long before the "
                    "commit deadline if the strategy has not answered")
     p.add_argument("--tls_ca", help="PEM root certificates: connect with TLS")
@@ -73,9 +104,11 @@ def main(bot: Bot | Callable[[argparse.Namespace], Bot],
                logging.WARNING if args.quiet else logging.INFO))
     try:
         token = protocol.read_token(args.token_file)
-        key = protocol.SeatKey.from_file(args.key_file) if args.key_file else None
-        credentials = (grpc.ssl_channel_credentials(
-            Path(args.tls_ca).read_bytes()) if args.tls_ca else None)
+        key = (_read("--key_file", args.key_file, protocol.SeatKey.from_file)
+               if args.key_file else None)
+        credentials = (grpc.ssl_channel_credentials(_read(
+            "--tls_ca", args.tls_ca, lambda f: Path(f).read_bytes()))
+            if args.tls_ca else None)
     except (OSError, ValueError, RuntimeError) as err:
         print(f"pyramid_kit: {err}", file=sys.stderr)
         return 2

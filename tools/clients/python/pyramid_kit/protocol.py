@@ -100,11 +100,18 @@ def read_token(path: Optional[str]) -> str:
     """The Play token: from the file at path, else $PYRAMID_TOKEN_FILE (the
     tournament runner sets it), else $PYRAMID_TOKEN itself. Never printed.
     ValueError naming where it came from when that holds no token: a token
-    is printable ASCII without spaces (it travels as gRPC metadata)."""
+    is printable ASCII without spaces (it travels as gRPC metadata), or
+    naming the flag or variable and the file when the file cannot be read
+    ("--token_file: cannot read F: No such file or directory")."""
+    flag = "--token_file" if path else "$PYRAMID_TOKEN_FILE"
     path = path or os.environ.get("PYRAMID_TOKEN_FILE")
     source = path or "$PYRAMID_TOKEN"
-    token = (Path(path).read_bytes().decode("latin-1") if path else
-             os.environ.get("PYRAMID_TOKEN", "")).strip()
+    try:
+        token = (Path(path).read_bytes().decode("latin-1") if path else
+                 os.environ.get("PYRAMID_TOKEN", "")).strip()
+    except OSError as err:
+        raise ValueError(f"{flag}: cannot read {path}: "
+                         f"{err.strerror or err}") from err
     if not token:
         raise ValueError("no token: give --token_file, or set "
                          "$PYRAMID_TOKEN_FILE or $PYRAMID_TOKEN")
