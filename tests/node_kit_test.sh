@@ -10,7 +10,10 @@
 #     every seat but the last of all four matches at once, on one stream;
 #     the last seat of each is a Node bot with a seat token. Then that seat
 #     token of a match now over: `--matches=1` counts the end the referee
-#     sends on connecting, and exits 0.
+#     sends on connecting, and exits 0. Then two processes with one seat
+#     token: the second one's stream replaces the first one's, and the
+#     first exits 1 saying that another process connected with its token,
+#     instead of reconnecting; the second keeps the seat.
 #  2. A slow asynchronous strategy (tests/node_kit_slow_bot.js) against a
 #     4-second commit deadline (the seed decision's is a minute, so that the
 #     bots' start on a loaded machine faults nobody): the kit commits its
@@ -91,6 +94,36 @@ spawn over node "$RANDOM_BOT" --referee="$addr" \
 wait_for "$last_pid"
 expect_clean over 1
 echo "phase 1b: the seat token of a finished match ends at once (${SECONDS}s)"
+
+# Two processes with one token: the older stops, the newer keeps the seat.
+twice=$(refctl create-match --game=rock_paper_pyramid --seats=3 \
+  --seed_timeout_ms=60000 --token_dir="$tmp/tok-twice" 2>/dev/null) ||
+  fail "create-match twice"
+seat0_connected() {  # MATCH
+  local info re='"seats":\[\{[^}]*"connected":true'
+  info=$(refctl get-match "$1" 2>/dev/null) || return 1
+  [[ $info =~ $re ]]
+}
+spawn twice-old node "$RANDOM_BOT" --referee="$addr" \
+  --token_file="$tmp/tok-twice/seat-0.token"
+old_pid=$last_pid
+poll seat0_connected "$twice"
+spawn twice-new node "$RANDOM_BOT" --referee="$addr" \
+  --token_file="$tmp/tok-twice/seat-0.token"
+new_pid=$last_pid
+reap "$old_pid"
+((status == 1)) || fail "the replaced Node bot exited with status $status"
+grep -q "^pyramid_kit: giving up: another process connected with this token; stopping (stream ended: ABORTED: replaced by a newer stream)$" \
+  "$tmp/twice-old.out" || fail "the replaced Node bot did not say why it stopped"
+! grep -q "reconnecting" "$tmp/twice-old.out" || fail "the replaced Node bot reconnected"
+sleep 1
+kill -0 "$new_pid" 2>/dev/null || fail "the newer Node bot stopped"
+kill -TERM "$new_pid"
+reap "$new_pid"
+((status == 0)) || fail "the newer Node bot exited with status $status on SIGTERM"
+grep -q "^pyramid_kit: 0 match(es) ended, 0 error(s), 0 fallback action(s), 1 stream(s)$" \
+  "$tmp/twice-new.out" || fail "the newer Node bot lost its stream: $(cat "$tmp/twice-new.out")"
+echo "phase 1c: of two processes with one token, the older stops (${SECONDS}s)"
 
 # --- 2. a slow strategy, then a referee restart mid-match
 match=$(refctl create-match --game=rock_paper_pyramid --seats=3 \

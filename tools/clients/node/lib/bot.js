@@ -16,12 +16,18 @@
 //   strategy's promise settles, commits the fallback action (the first
 //   listed legal action, or `canonical` for an unlisted Pyramid Shambo
 //   payment: always legal) and ignores the late answer; a strategy that
-//   throws or rejects gets the fallback too. A strategy that blocks the
-//   event loop blocks the kit: make slow strategies asynchronous;
+//   throws or rejects gets the fallback too (logged as a failure, not as
+//   late), and so does one whose action the decision's list of legal
+//   actions does not hold (a warning naming the decision; decisions without
+//   a list are not checked). A strategy that blocks the event loop blocks
+//   the kit: make slow strategies asynchronous;
 // - when the stream breaks for a reason a reconnection can mend, opens a new
 //   one with the same token, backing off from 100 ms doubling to 5 s, for at
 //   most reconnectForS seconds without a referee, and commits or reveals
-//   again whatever the referee asks for;
+//   again whatever the referee asks for. A stream the referee ended because
+//   a newer stream of the same token replaced it (another process plays
+//   this token) is not reopened: the run stops with a failure, so that two
+//   processes do not take the token from each other forever;
 // - stops cleanly on stop() (the command line calls it on SIGINT and
 //   SIGTERM), after `matches` matches ended, or when the referee closes the
 //   stream.
@@ -35,6 +41,18 @@ const { load, encodeAction } = require('./proto');
 // Stream errors that another attempt cannot mend.
 const FINAL = new Set([grpc.status.UNAUTHENTICATED, grpc.status.PERMISSION_DENIED,
   grpc.status.INVALID_ARGUMENT, grpc.status.UNIMPLEMENTED]);
+
+// How the referee ends the older of two streams of one token
+// (docs/protocol.md, "Reconnecting"). A bot never sees it for a stream of its
+// own that broke (it reads only its newest stream), so it means that another
+// process connected with this token.
+const REPLACED_DETAILS = 'replaced by a newer stream';
+const REPLACED_FAILURE = 'another process connected with this token; stopping';
+
+/** Whether a stream ended because a newer one of its token replaced it. */
+function replaced(error) {
+  return error.code === grpc.status.ABORTED && error.details === REPLACED_DETAILS;
+}
 
 /** The first listed legal action, else the unlisted Shambo payment's canonical one. */
 function fallbackAction(game, observation, legalActions) {
@@ -137,8 +155,13 @@ class Runner {
         // eslint-disable-next-line no-await-in-loop
         const { got, error } = await this.playOnce();
         if (!error || this.stopping) break;
+        const status = `${grpc.status[error.code] ?? error.code}: ${error.details}`;
+        if (replaced(error)) {
+          this.summary.failure = `${REPLACED_FAILURE} (stream ended: ${status})`;
+          break;
+        }
         if (FINAL.has(error.code) || this.reconnectForS <= 0) {
-          this.summary.failure = `stream ended: ${grpc.status[error.code] ?? error.code}: ${error.details}`;
+          this.summary.failure = `stream ended: ${status}`;
           break;
         }
         const now = Date.now();
@@ -150,7 +173,7 @@ class Runner {
           this.summary.failure = `no referee for ${Math.round((now - brokenSince) / 1000)} s`;
           break;
         }
-        this.log(`stream ended (${grpc.status[error.code]}); reconnecting in ${backoff} ms`);
+        this.log(`stream ended (${status}); reconnecting in ${backoff} ms`);
         // eslint-disable-next-line no-await-in-loop
         await Promise.race([sleep(backoff), new Promise((resolve) => { this.wakeUp = resolve; })]);
         backoff = Math.min(backoff * 2, 5000);
@@ -291,7 +314,7 @@ class Runner {
     };
     this.pending.set(key, entry);
     if (request.decision_id === '0') {
-      this.settle(entry, { seed: { contribution: crypto.randomBytes(32) } });
+      this.settle(entry, { seed: { contribution: crypto.randomBytes(32) } }, 'seed');
       return;
     }
     const deadline = Number(request.commit_deadline_unix_ms);
@@ -301,16 +324,31 @@ class Runner {
     }
     Promise.resolve()
       .then(() => this.bot.decide(request))
-      .then((action) => this.settle(entry, action), (error) => {
-        this.summary.strategyFailures += 1;
-        this.log(`strategy failed on match ${request.match_id} decision ${request.decision_id}: `
-          + `${error && error.stack ? error.stack : error}; sending the fallback action`);
-        this.fallBack(entry);
+      .then((action) => this.settle(entry, action, 'strategy'), (error) => {
+        this.strategyFailed(entry, error);
       });
   }
 
-  fallBack(entry) {
+  /** Logs a strategy's error as the Python kit does, then falls back. */
+  strategyFailed(entry, error) {
+    const r = entry.request;
+    this.summary.strategyFailures += 1;
+    // The message first, then (like Python's traceback) the stack on the
+    // lines after it.
+    const stack = error instanceof Error && error.stack ? `\n${error.stack}` : `\n${error}`;
+    this.log(`strategy failed on match ${r.match_id} seat ${r.seat} decision ${r.decision_id}; `
+      + `sending the fallback action${stack}`);
+    this.fallBack(entry, 'failed');
+  }
+
+  /**
+   * Commits the fallback action, unless the decision is settled: `why` is
+   * 'late' (the deadline timer, which says so), 'failed' or 'illegal' (the
+   * strategy threw or chose an unlisted action, already said).
+   */
+  fallBack(entry, why = 'late') {
     if (entry.action || this.pending.get(keyOf(entry.request)) !== entry) return;
+    clearTimeout(entry.timer); // Settled now, or never: not late.
     const r = entry.request;
     let action;
     try {
@@ -320,21 +358,34 @@ class Runner {
       return;
     }
     this.summary.fallbacks += 1;
-    this.log(`match ${r.match_id} seat ${r.seat} decision ${r.decision_id}: the strategy is late; `
-      + 'committing the fallback action');
-    this.settle(entry, action);
+    if (why === 'late') {
+      this.log(`match ${r.match_id} seat ${r.seat} decision ${r.decision_id}: the strategy is late; `
+        + 'committing the fallback action');
+    }
+    this.settle(entry, action, 'fallback');
   }
 
-  /** Fixes the action (first come, first served), commits, reveals if single-seat. */
-  settle(entry, action) {
+  /**
+   * Fixes the action (first come, first served), commits, reveals if
+   * single-seat. `source` 'strategy': the strategy's answer, checked
+   * against the listed legal actions.
+   */
+  settle(entry, action, source) {
     if (entry.action || this.pending.get(keyOf(entry.request)) !== entry) return;
+    const r = entry.request;
     let bytes;
     try {
       bytes = encodeAction(this.Action, action);
     } catch (error) {
-      this.summary.strategyFailures += 1;
-      this.log(`the strategy returned a bad action: ${error.message}`);
-      this.fallBack(entry);
+      this.strategyFailed(entry, `the strategy returned a bad action: ${error.message}`);
+      return;
+    }
+    if (source === 'strategy' && r.legal_actions_listed && !this.listed(bytes, r.legal_actions)) {
+      // The referee would fault the seat (FAULT_ILLEGAL_ACTION).
+      this.log(`match ${r.match_id} seat ${r.seat} decision ${r.decision_id}: the strategy's `
+        + `action is not one of the ${r.legal_actions.length} legal actions; sending the fallback `
+        + 'action');
+      this.fallBack(entry, 'illegal');
       return;
     }
     clearTimeout(entry.timer);
@@ -342,6 +393,19 @@ class Runner {
     entry.action = bytes; // Serialized once: what is hashed is what is revealed.
     this.commit(entry);
     if (entry.request.acting_seats.length === 1) this.reveal(keyOf(entry.request));
+  }
+
+  /**
+   * Whether the serialized action is one of `legalActions` (plain objects),
+   * compared as messages: every field with its default filled in, so that
+   * an explicit 0 and an absent field are the same, as in protobuf.
+   */
+  listed(bytes, legalActions) {
+    const canonical = (b) => JSON.stringify(this.Action.toObject(this.Action.decode(b), {
+      longs: String, enums: String, bytes: String, defaults: true,
+    }));
+    const wanted = canonical(bytes);
+    return legalActions.some((a) => canonical(encodeAction(this.Action, a)) === wanted);
   }
 
   commit(entry) {
@@ -376,4 +440,6 @@ function keyOf(m) {
 }
 
 // Runner is exported for the kit's unit tests only (test/runner.test.js).
-module.exports = { Bot, fallbackAction, Runner };
+module.exports = {
+  Bot, fallbackAction, Runner, REPLACED_FAILURE,
+};

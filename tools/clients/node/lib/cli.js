@@ -6,7 +6,10 @@
 // in `extra` as node:util parseArgs options), and resolves to the
 // exit status: 0 when, without a PlayError, the --matches it was asked for
 // ended (with 0: the referee closed the stream) or SIGINT/SIGTERM stopped
-// it; 1 otherwise; 2 for bad flags.
+// it; 1 otherwise (another process taking the token over included); 2 for
+// bad flags (a negative count, a file that cannot be read: the message names
+// the flag). --help prints every flag with its description (an `extra`
+// option may carry a `description` and an `arg` name for it too).
 //
 //   --referee HOST:PORT       default $PYRAMID_REFEREE, else 127.0.0.1:50051
 //   --token_file FILE         default $PYRAMID_TOKEN_FILE, else $PYRAMID_TOKEN
@@ -28,24 +31,94 @@ const protocol = require('./protocol');
 const { Bot } = require('./bot');
 const { SERVICE_FILE, defaultProtoDir } = require('./proto');
 
+// parseArgs options, each with the `arg` name and `description` --help
+// prints (the Python kit's help texts).
 const FLAGS = {
-  referee: { type: 'string', default: process.env.PYRAMID_REFEREE || '127.0.0.1:50051' },
-  token_file: { type: 'string' },
-  key_file: { type: 'string' },
-  matches: { type: 'string', default: '0' },
-  reconnect_for_s: { type: 'string', default: '300' },
-  deadline_margin_ms: { type: 'string', default: '500' },
-  tls_ca: { type: 'string' },
-  proto_dir: { type: 'string' },
-  quiet: { type: 'boolean', default: false },
-  verbose: { type: 'boolean', default: false },
-  help: { type: 'boolean', default: false },
+  referee: {
+    type: 'string',
+    default: process.env.PYRAMID_REFEREE || '127.0.0.1:50051',
+    arg: 'HOST:PORT',
+    description: 'referee address (default: $PYRAMID_REFEREE, else 127.0.0.1:50051)',
+  },
+  token_file: {
+    type: 'string',
+    arg: 'FILE',
+    description: 'file holding a seat or bot token (default: $PYRAMID_TOKEN_FILE, else '
+      + '$PYRAMID_TOKEN)',
+  },
+  key_file: {
+    type: 'string',
+    arg: 'FILE',
+    description: 'Ed25519 secret key (keygen format) to sign commits with, for seats '
+      + 'registered with its key',
+  },
+  matches: {
+    type: 'string',
+    default: '0',
+    arg: 'N',
+    description: 'exit after this many matches ended (0: run until stopped or the referee '
+      + 'closes the stream)',
+  },
+  reconnect_for_s: {
+    type: 'string',
+    default: '300',
+    arg: 'S',
+    description: 'when the stream breaks, reconnect with backoff for at most this many '
+      + 'seconds without a referee (0: exit)',
+  },
+  deadline_margin_ms: {
+    type: 'string',
+    default: '500',
+    arg: 'MS',
+    description: 'commit the fallback action this long before the commit deadline if the '
+      + 'strategy has not answered',
+  },
+  tls_ca: { type: 'string', arg: 'FILE', description: 'PEM root certificates: connect with TLS' },
+  proto_dir: {
+    type: 'string',
+    arg: 'DIR',
+    description: 'the repository\'s proto/ directory (default: $PYRAMID_PROTO_DIR, else the '
+      + 'one next to this kit)',
+  },
+  quiet: { type: 'boolean', default: false, description: 'print only problems' },
+  verbose: {
+    type: 'boolean',
+    default: false,
+    description: 'print every message received, to standard error',
+  },
+  help: { type: 'boolean', default: false, description: 'print this help and exit' },
 };
+
+/** The options as parseArgs takes them: without `arg` and `description`. */
+function parseArgsOptions(options) {
+  return Object.fromEntries(Object.entries(options).map(([name, option]) => {
+    const { arg, description, ...rest } = option;
+    return [name, rest];
+  }));
+}
 
 /** Parses argv (default: process.argv) with the shared flags plus `extra`. */
 function parse(argv = process.argv.slice(2), extra = {}) {
-  const { values } = parseArgs({ args: argv, options: { ...FLAGS, ...extra }, strict: true });
+  const { values } = parseArgs({
+    args: argv, options: parseArgsOptions({ ...FLAGS, ...extra }), strict: true,
+  });
   return values;
+}
+
+/** --help: a usage line, then every flag with its description. */
+function usage(extra = {}) {
+  const script = process.argv[1] ? path.relative(process.cwd(), process.argv[1]) : 'bot.js';
+  const rows = Object.entries({ ...FLAGS, ...extra }).map(([name, option]) => {
+    const arg = option.type === 'boolean' ? '' : ` ${option.arg || 'VALUE'}`;
+    let text = option.description || '';
+    if (!option.description && option.default !== undefined && option.type !== 'boolean') {
+      text = `(default: ${option.default})`;
+    }
+    return [`--${name}${arg}`, text];
+  });
+  const width = Math.max(...rows.map(([flag]) => flag.length)) + 2;
+  return [`usage: node ${script} [flags]`, '', 'flags (--flag VALUE or --flag=VALUE):',
+    ...rows.map(([flag, text]) => `  ${flag.padEnd(width)}${text}`.trimEnd())].join('\n');
 }
 
 async function main(botOrFactory, argv = process.argv.slice(2), extra = {}) {
@@ -57,17 +130,18 @@ async function main(botOrFactory, argv = process.argv.slice(2), extra = {}) {
   try {
     flags = parse(argv, extra);
     if (flags.help) {
-      const all = Object.keys({ ...FLAGS, ...extra }).map((f) => `--${f}`).join(' ');
-      console.log(`flags: ${all} (see lib/cli.js)`);
+      console.log(usage(extra));
       return 0;
+    }
+    for (const f of ['matches', 'reconnect_for_s', 'deadline_margin_ms']) {
+      if (!/^\d+(\.\d+)?$/.test(flags[f])) {
+        throw new Error(`--${f}: not a non-negative number: ${flags[f]}`);
+      }
     }
     token = protocol.readToken(flags.token_file);
     if (flags.key_file) key = protocol.SeatKey.fromFile(flags.key_file);
-    credentials = flags.tls_ca ? grpc.credentials.createSsl(fs.readFileSync(flags.tls_ca))
-      : undefined;
-    for (const f of ['matches', 'reconnect_for_s', 'deadline_margin_ms']) {
-      if (!/^\d+(\.\d+)?$/.test(flags[f])) throw new Error(`--${f}: not a number: ${flags[f]}`);
-    }
+    credentials = flags.tls_ca
+      ? grpc.credentials.createSsl(protocol.readFile('--tls_ca', flags.tls_ca)) : undefined;
     const protoDir = flags.proto_dir || defaultProtoDir();
     if (!fs.existsSync(path.join(protoDir, SERVICE_FILE))) {
       throw new Error(`no ${SERVICE_FILE} under ${protoDir}: give --proto_dir DIR or `
@@ -104,4 +178,4 @@ async function main(botOrFactory, argv = process.argv.slice(2), extra = {}) {
   return ok && done ? 0 : 1;
 }
 
-module.exports = { main, parse };
+module.exports = { main, parse, usage };

@@ -56,9 +56,12 @@ class SeatKey {
     });
   }
 
-  /** Reads a key file as `keygen` writes it: 64 hex digits of the seed. */
+  /**
+   * Reads a key file as `keygen` writes it: 64 hex digits of the seed (a
+   * file that cannot be read: an Error naming --key_file).
+   */
   static fromFile(path) {
-    const text = fs.readFileSync(path, 'latin1').trim();
+    const text = readFile('--key_file', path, 'latin1').trim();
     if (!/^[0-9a-fA-F]{64}$/.test(text)) {
       throw new Error(`${path}: an Ed25519 seed is 64 hex digits`);
     }
@@ -83,14 +86,32 @@ class SeatKey {
 }
 
 /**
+ * fs.readFileSync(path, encoding), a failure thrown as an Error naming the
+ * flag (or variable) and the file the way the Python kit does:
+ * "--token_file: cannot read F: No such file or directory".
+ */
+function readFile(flag, path, encoding) {
+  try {
+    return fs.readFileSync(path, encoding);
+  } catch (error) {
+    // "ENOENT: no such file or directory, open 'F'": the middle part.
+    const match = /^[A-Z]+: (.*), \w+ '/.exec(error.message || '');
+    const why = match ? match[1].charAt(0).toUpperCase() + match[1].slice(1) : error.message;
+    throw new Error(`${flag}: cannot read ${path}: ${why}`);
+  }
+}
+
+/**
  * The Play token: from the file at path, else $PYRAMID_TOKEN_FILE (the
  * tournament runner sets it), else $PYRAMID_TOKEN itself. Never printed.
  * Throws, naming where it came from, when that holds no token: a token is
- * printable ASCII without spaces (it travels as gRPC metadata).
+ * printable ASCII without spaces (it travels as gRPC metadata), or naming
+ * the flag or variable and the file when the file cannot be read.
  */
 function readToken(path) {
   const file = path || process.env.PYRAMID_TOKEN_FILE;
-  const token = (file ? fs.readFileSync(file, 'latin1') : process.env.PYRAMID_TOKEN || '').trim();
+  const flag = path ? '--token_file' : '$PYRAMID_TOKEN_FILE';
+  const token = (file ? readFile(flag, file, 'latin1') : process.env.PYRAMID_TOKEN || '').trim();
   if (!token) {
     throw new Error('no token: give --token_file, or set $PYRAMID_TOKEN_FILE or $PYRAMID_TOKEN');
   }
@@ -101,4 +122,6 @@ function readToken(path) {
   return token;
 }
 
-module.exports = { commitment, commitSignatureMessage, newSalt, SeatKey, readToken };
+module.exports = {
+  commitment, commitSignatureMessage, newSalt, SeatKey, readToken, readFile,
+};

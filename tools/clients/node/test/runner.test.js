@@ -1,6 +1,9 @@
-// Unit tests of the Node kit's stream runner (lib/bot.js): how it counts the
-// ends of matches, without a referee (the client connects lazily and never
-// does here).
+// Unit tests of the Node kit's stream runner (lib/bot.js), without a referee
+// (the client connects lazily and never does here): how it counts the ends
+// of matches; that a strategy that throws, or returns an action the
+// decision does not list, gets the fallback with one line saying so (as the
+// Python kit's, never "late"); and that a stream replaced by a newer one of
+// its token stops the run instead of reconnecting.
 'use strict';
 
 const assert = require('node:assert');
@@ -8,10 +11,10 @@ const test = require('node:test');
 const grpc = require('@grpc/grpc-js');
 const { Bot, Runner } = require('../lib/bot');
 
-function runner(matches) {
+function runner(matches, bot = new Bot(), options = {}) {
   const lines = [];
-  const r = new Runner(new Bot(), '127.0.0.1:1', 'token', {
-    matches, log: (line) => lines.push(line),
+  const r = new Runner(bot, '127.0.0.1:1', 'token', {
+    matches, log: (line) => lines.push(line), ...options,
   });
   r.bot.onMatchEnded = () => {};
   return { r, lines };
@@ -58,4 +61,106 @@ test('other errors do not end a match', () => {
   assert.strictEqual(r.handle(refused), true);
   assert.strictEqual(r.ended.size, 0);
   r.client.close();
+});
+
+const MATCH = 'ab'.repeat(16);
+const LEGAL = [{ flaming_pyramids: { fall: 'FP_LEFT' } },
+  { flaming_pyramids: { place: { tile: 3, row: 0, x: 0 } } }];
+const sleep = (ms) => new Promise((resolve) => { setTimeout(resolve, ms); });
+
+/**
+ * One decision whose deadline timer fires 100 ms in (were it still open),
+ * answered by `choose`; resolves after 400 ms to { lines, committed, r }.
+ */
+async function decide(choose, listed = true) {
+  const bot = new Bot();
+  bot.choose = choose;
+  const { r, lines } = runner(0, bot);
+  r.onDecision({
+    match_id: MATCH, seat: 1, decision_id: '3', game: 'flaming_pyramids', acting_seats: [1],
+    legal_actions_listed: listed, legal_actions: listed ? LEGAL : [], observation: {},
+    commit_deadline_unix_ms: String(Date.now() + 600),
+  });
+  await sleep(400);
+  r.client.close();
+  const committed = r.pending.get(`${MATCH}/1/3`).action;
+  return { lines, committed, r };
+}
+
+const bytesOf = (action) => {
+  const { r } = runner(0);
+  r.client.close();
+  return require('../lib/proto').encodeAction(r.Action, action);
+};
+
+test('a strategy that throws gets the fallback, said as the Python kit says it, not late', async () => {
+  const { lines, committed, r } = await decide(() => { throw new Error('boom'); });
+  assert.deepStrictEqual(committed, bytesOf(LEGAL[0]));
+  assert.strictEqual(lines.length, 1, lines.join('\n---\n'));
+  const [first, second] = lines[0].split('\n');
+  assert.strictEqual(first, `strategy failed on match ${MATCH} seat 1 decision 3; `
+    + 'sending the fallback action');
+  assert.strictEqual(second, 'Error: boom');
+  assert.deepStrictEqual([r.summary.strategyFailures, r.summary.fallbacks], [1, 1]);
+});
+
+test('a late strategy is said late', async () => {
+  const { lines } = await decide(() => new Promise(() => {}));
+  assert.deepStrictEqual(lines, [`match ${MATCH} seat 1 decision 3: the strategy is late; `
+    + 'committing the fallback action']);
+});
+
+test('an action the decision does not list gets the fallback', async () => {
+  const { lines, committed, r } = await decide(() => ({ flaming_pyramids: { fall: 'FP_RIGHT' } }));
+  assert.deepStrictEqual(committed, bytesOf(LEGAL[0]));
+  assert.deepStrictEqual(lines, [`match ${MATCH} seat 1 decision 3: the strategy's action is not `
+    + 'one of the 2 legal actions; sending the fallback action']);
+  assert.strictEqual(r.summary.fallbacks, 1);
+});
+
+test('a listed action built anew, defaults left out, is sent', async () => {
+  const mine = { flaming_pyramids: { place: { tile: 3 } } };
+  const { lines, committed, r } = await decide(() => mine);
+  assert.deepStrictEqual(committed, bytesOf(mine));
+  assert.deepStrictEqual([lines, r.summary.fallbacks], [[], 0]);
+});
+
+test('a decision without a list is not checked', async () => {
+  const mine = { flaming_pyramids: { fall: 'FP_RIGHT' } };
+  const { lines, committed, r } = await decide(() => mine, false);
+  assert.deepStrictEqual(committed, bytesOf(mine));
+  assert.deepStrictEqual([lines, r.summary.fallbacks], [[], 0]);
+});
+
+/** Runs with streams that end as `ends` say (then a clean close). */
+async function runStreams(...ends) {
+  const { r, lines } = runner(0, new Bot(), { reconnectForS: 60 });
+  r.playOnce = async () => {
+    r.summary.streams += 1;
+    return { got: true, error: ends.shift() || null };
+  };
+  const summary = await r.run();
+  return { summary, lines };
+}
+
+test('a stream replaced by a newer one of its token stops the run', async () => {
+  const { summary, lines } = await runStreams(
+    { code: grpc.status.ABORTED, details: 'replaced by a newer stream' },
+  );
+  assert.strictEqual(summary.streams, 1);
+  assert.strictEqual(summary.failure, 'another process connected with this token; stopping '
+    + '(stream ended: ABORTED: replaced by a newer stream)');
+  assert.deepStrictEqual(lines, []);
+});
+
+test('other stream ends reconnect, and say why', async () => {
+  const { summary, lines } = await runStreams(
+    { code: grpc.status.UNAVAILABLE, details: 'Connection dropped' },
+    { code: grpc.status.ABORTED, details: 'something else' },
+  );
+  assert.deepStrictEqual([summary.streams, summary.failure], [3, '']);
+  assert.deepStrictEqual(lines, [
+    'stream ended (UNAVAILABLE: Connection dropped); reconnecting in 100 ms',
+    'stream ended (ABORTED: something else); reconnecting in 100 ms',
+  ]);
 });
