@@ -17,6 +17,11 @@
 #  4. Messages: an unknown --strategy names the strategies (and no empty
 #     game); a bot registered with a public key that runs without
 #     --key_file is told to pass --key_file.
+#  5. Two processes with one seat token: the second one's stream replaces
+#     the first one's (ABORTED, "replaced by a newer stream"); the first
+#     exits 1 saying that another process connected with its token, instead
+#     of reconnecting (which would take the seat back, and so on forever),
+#     and the second keeps the seat.
 #
 # Runs from the source root. PYRAMID_BIN names the built binaries (default
 # build/bin).
@@ -142,4 +147,31 @@ reap "$unkeyed"
 ((status == 1)) || fail "the bot whose commit was refused exited with $status"
 echo "4. messages: strategies named; --key_file hinted"
 
-echo "PASS: the bot stops cleanly on SIGTERM, reads the environment as the kits do, and exits at once with --reconnect_for_s=0"
+# --- 5. two processes with one token
+match_e=$(refctl create-match --game=rock_paper_pyramid --seats=3 \
+  --seed_timeout_ms=60000 --token_dir="$tmp/tok-e" 2>/dev/null) ||
+  fail "create-match E"
+seat0_connected() {
+  local info re='"seats":\[\{[^}]*"connected":true'
+  info=$(refctl get-match "$match_e" 2>/dev/null) || return 1
+  [[ $info =~ $re ]]
+}
+spawn twice-old "$BIN/bot" --referee="$addr" --token_file="$tmp/tok-e/seat-0.token"
+old_pid=$last_pid
+wait_until "the first bot did not connect" seat0_connected
+spawn twice-new "$BIN/bot" --referee="$addr" --token_file="$tmp/tok-e/seat-0.token"
+new_pid=$last_pid
+reap "$old_pid"
+((status == 1)) || fail "the replaced bot exited with status $status"
+grep -q "^bot: another process connected with this token; stopping (stream ended: replaced by a newer stream)$" \
+  "$tmp/twice-old.out" || fail "the replaced bot did not say why it stopped"
+! grep -q "reconnecting" "$tmp/twice-old.out" || fail "the replaced bot reconnected"
+sleep 1
+kill -0 "$new_pid" 2>/dev/null || fail "the newer bot stopped"
+! grep -q "stream ended" "$tmp/twice-new.out" || fail "the newer bot lost its stream"
+kill -TERM "$new_pid"
+reap "$new_pid"
+((status == 0)) || fail "the newer bot exited with status $status on SIGTERM"
+echo "5. of two processes with one token, the older stops with status 1"
+
+echo "PASS: the bot stops cleanly on SIGTERM, reads the environment as the kits do, exits at once with --reconnect_for_s=0, and stops when another process takes its token"

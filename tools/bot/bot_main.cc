@@ -16,6 +16,11 @@
 // SIGINT and SIGTERM (which the tournament runner sends its bots at the
 // end) stop the bot cleanly: it cancels its stream, prints its summary line
 // and exits 0 unless the referee reported an error to it.
+//
+// When the referee ends the stream because a newer stream of the same token
+// replaced it (another process connected with this token), the bot does not
+// reconnect, which would take the token back and start a fight without end:
+// it says so and exits 1.
 #include <semaphore.h>
 #include <signal.h>
 
@@ -105,7 +110,8 @@ class Bot {
   // network drops), reconnects with the same token, with exponential
   // backoff, for at most --reconnect_for_s (0: not at all): the referee then
   // sends again what each seat owes, and the salts of commitments made
-  // before are still here. Returns the process exit code: 0 when it ended
+  // before are still here. A stream replaced by another process's is not
+  // reopened (status 1). Returns the process exit code: 0 when it ended
   // without a PlayError (stopped, done, or the stream closed by the
   // referee), else 1. Every end but giving up prints the summary line.
   int Run(grpc::Channel& channel, v1::Referee::Stub& stub,
@@ -121,6 +127,12 @@ class Bot {
       status = PlayOnce(stub, token, want);
       if (want > 0 && Ended() >= want) break;
       if (Stopping() || status.ok() || !Retryable(status)) break;
+      if (Replaced(status)) {
+        std::cerr << "bot: another process connected with this token; "
+                     "stopping (stream ended: "
+                  << status.error_message() << ")\n";
+        return 1;
+      }
       if (reconnect_for == absl::ZeroDuration()) {
         std::cerr << "bot: stream ended (" << status.error_message()
                   << "); not reconnecting (--reconnect_for_s=0)\n";
@@ -187,6 +199,15 @@ class Bot {
       default:
         return true;
     }
+  }
+
+  // Whether the referee ended the stream because a newer stream of its
+  // token replaced it (docs/protocol.md, "Reconnecting"). The bot reads only
+  // its newest stream, so an older one of its own that broke never tells it
+  // this: another process connected with this token.
+  static bool Replaced(const grpc::Status& status) {
+    return status.error_code() == grpc::StatusCode::ABORTED &&
+           status.error_message() == "replaced by a newer stream";
   }
 
   // Whether Stop was called.
