@@ -3,13 +3,18 @@
 # against a real referee over loopback gRPC, next to the C++ reference bot.
 #
 #  1. Seat token: a Rock, Paper, Pyramid! match where the Python bot plays
-#     seat 0 (token from --token-file) and two C++ bots play seats 1 and 2.
+#     seat 0 (token from --token_file=FILE, as play_local.sh and the
+#     tournament runner pass it) and two C++ bots play seats 1 and 2.
 #  2. Bot token: a registered bot, played by one Python process (token from
 #     $PYRAMID_TOKEN), holds seat 0 of two matches on one Play stream: the
 #     first match is created before it connects (pushed on resume), the
 #     second after (pushed live).
 #  3. The same bot token in a restarted process: it is sent the MatchEnded
 #     of the earlier matches again and must count only the match it plays.
+#     (It takes the older, hyphenated flag spellings, still accepted.)
+#     Then a second process with that bot token: its stream replaces the
+#     first one's, and the first exits 1 saying that another process
+#     connected with its token, instead of reconnecting.
 #  4. A scripted three-seat client (tests/python_fault_check.py) checks the
 #     messages around a mismatched reveal under the forfeit policy.
 #  5. Every other game: the Python bot on one seat and C++ bots on the others
@@ -45,7 +50,8 @@ start_referee 127.0.0.1:0
 match=$(refctl create-match --game=rock_paper_pyramid --seats=3 \
   --token_dir="$tmp/tok1" 2>/dev/null) || fail "create-match"
 spawn python1 "$PY" "$PYBOT" --referee "$addr" --stubs "$STUBS" \
-  --token-file "$tmp/tok1/seat-0.token" --matches 1 --strategy random --seed 1
+  --token_file="$tmp/tok1/seat-0.token" --matches 1 --strategy random --seed 1 \
+  --reconnect_for_s=30
 py=$last_pid
 spawn cpp1_1 "$BIN/bot" --referee="$addr" --token_file="$tmp/tok1/seat-1.token" \
   --matches=1 --quiet
@@ -98,7 +104,7 @@ verify_log "$match_b"
 # --- 3. the same bot restarted: its new stream first gets the MatchEnded of
 # A and B again; it must count only the match it plays now.
 spawn python_restart "$PY" "$PYBOT" --referee "$addr" --stubs "$STUBS" \
-  --token-file "$tmp/pybot.token" --matches 1 --seed 3
+  --token-file "$tmp/pybot.token" --matches 1 --seed 3 --reconnect-for 30
 py=$last_pid
 poll seat0_connected
 match_c=$(refctl create-match --game=rock_paper_pyramid --bots="$bot_id,," \
@@ -115,6 +121,24 @@ grep -q "^match $match_c seat 0: rank [123], score " "$tmp/python_restart.out" |
 grep -q "1 match(es) ended, 0 error(s)" "$tmp/python_restart.out" ||
   fail "the restarted Python bot miscounted"
 verify_log "$match_c"
+match_e=$(refctl create-match --game=rock_paper_pyramid --bots="$bot_id,," \
+  --seed_timeout_ms=60000 --token_dir="$tmp/tok2e" 2>/dev/null) ||
+  fail "create-match E"
+match_a=$match_e  # What seat0_connected looks at.
+spawn python_old "$PY" "$PYBOT" --referee "$addr" --stubs "$STUBS" \
+  --token_file "$tmp/pybot.token"
+old=$last_pid
+poll seat0_connected
+spawn python_new "$PY" "$PYBOT" --referee "$addr" --stubs "$STUBS" \
+  --token_file "$tmp/pybot.token"
+new=$last_pid
+reap "$old"
+((status == 1)) || fail "the replaced Python bot exited with status $status"
+grep -q "^pyramid_bot: another process connected with this token; stopping$" \
+  "$tmp/python_old.out" || fail "the replaced Python bot did not say why it stopped"
+sleep 1
+kill -0 "$new" 2>/dev/null || fail "the newer Python bot stopped"
+kill "$new"
 
 # --- 4. faults, by a scripted client on all three seats (python_fault_check.py)
 match_d=$(refctl create-match --game=rock_paper_pyramid --seats=3 \
@@ -155,7 +179,7 @@ play_game() {
   for ((seat = 0; seat < seats; seat++)); do
     if ((seat == py_seat)); then
       spawn "python-$name" "$PY" "$PYBOT" --referee "$addr" --stubs "$STUBS" \
-        --token-file "$tmp/tok-$name/seat-$seat.token" --matches 1 --seed 5
+        --token_file "$tmp/tok-$name/seat-$seat.token" --matches 1 --seed 5
     else
       spawn "cpp-$name-$seat" "$BIN/bot" --referee="$addr" \
         --token_file="$tmp/tok-$name/seat-$seat.token" --matches=1 --quiet

@@ -8,7 +8,7 @@ referee lists or, where it lists none (a Pyramid Shambo payment with very
 many options), the rules page's `canonical` payment. Run it as:
 
     /usr/bin/python3 tools/python/pyramid_bot.py --referee 127.0.0.1:50051 \
-        --token-file tok/seat-0.token --matches 1
+        --token_file tok/seat-0.token --matches 1
 
 The whole protocol is in docs/writing-a-bot.md. In short, for every
 DecisionRequest the bot picks an action, sends a CommitMove holding
@@ -52,14 +52,17 @@ def unlisted_action(req, game_pb2, shambo_pb2):
 def parse_args():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--referee", default="127.0.0.1:50051", help="host:port")
-    p.add_argument("--token-file",
+    # The flags are spelt as the kits' and build/bin/bot's (underscores);
+    # the older hyphenated spellings still work.
+    p.add_argument("--token_file", "--token-file", dest="token_file",
                    help="seat or bot token (default: $PYRAMID_TOKEN)")
     p.add_argument("--matches", type=int, default=0,
                    help="exit after this many matches ended (0: never)")
     p.add_argument("--strategy", default="random", choices=["random"])
     p.add_argument("--seed", type=int, help="seed for choosing moves (salts "
                    "and seed contributions always come from os.urandom)")
-    p.add_argument("--reconnect-for", type=float, default=300,
+    p.add_argument("--reconnect_for_s", "--reconnect_for", "--reconnect-for",
+                   dest="reconnect_for", type=float, default=300,
                    help="when the stream breaks, reconnect with backoff for "
                    "at most this many seconds (0: exit at once)")
     p.add_argument("--verbose", action="store_true",
@@ -83,11 +86,15 @@ def main():
     from pyramid.referee.v1 import referee_service_pb2_grpc as pb_grpc
 
     if args.token_file:
-        token = Path(args.token_file).read_text().strip()
+        try:
+            token = Path(args.token_file).read_text().strip()
+        except OSError as err:
+            sys.exit(f"pyramid_bot: --token_file: cannot read "
+                     f"{args.token_file}: {err.strerror}")
     else:
         token = os.environ.get("PYRAMID_TOKEN", "").strip()
     if not token:
-        sys.exit("pyramid_bot: give --token-file or set $PYRAMID_TOKEN")
+        sys.exit("pyramid_bot: give --token_file or set $PYRAMID_TOKEN")
     rng = random.Random(args.seed)  # Only for choosing among legal actions.
 
     # Short reconnection backoff: gRPC's grows to 2 minutes, and a bot that
@@ -225,6 +232,13 @@ def main():
                 else:
                     done = True  # The referee closed the stream.
             except grpc.RpcError as err:
+                # A newer stream of this token replaced ours: another
+                # process plays it. Reconnecting would take it back, forever.
+                if (err.code() == grpc.StatusCode.ABORTED and
+                        err.details() == "replaced by a newer stream"):
+                    print("pyramid_bot: another process connected with this "
+                          "token; stopping", file=sys.stderr)
+                    return 1
                 if err.code() in final or args.reconnect_for <= 0:
                     print(f"pyramid_bot: stream ended: {err.code().name}: "
                           f"{err.details()}", file=sys.stderr)
@@ -236,8 +250,9 @@ def main():
                     print("pyramid_bot: giving up: no referee for "
                           f"{now - broken_since:.0f} s", file=sys.stderr)
                     return 1
-                print(f"pyramid_bot: stream ended ({err.code().name}); "
-                      f"reconnecting in {backoff:.1f} s", file=sys.stderr)
+                print(f"pyramid_bot: stream ended ({err.code().name}: "
+                      f"{err.details()}); reconnecting in {backoff:.1f} s",
+                      file=sys.stderr)
                 time.sleep(backoff)
                 backoff = min(backoff * 2, 5.0)
                 try:  # Connect now rather than wait out gRPC's backoff.
