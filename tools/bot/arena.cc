@@ -11,6 +11,11 @@
 // ranked below, +0.5 per seat sharing the rank, divided by seats - 1; a
 // strategy on several seats of a game counts their mean) with its 95%
 // interval, and firsts (its seats ranked 1, ties included).
+//
+// Exit status: 0 when every game was played; 2 for a bad flag value (an
+// unknown game or strategy, a seat count the game does not take, a
+// strategy count other than the seats, games not a multiple of the seats);
+// 1 when a strategy chose an illegal action.
 #include <cstdio>
 #include <iostream>
 #include <string>
@@ -54,7 +59,9 @@ int Main() {
   absl::StatusOr<std::vector<StrategyResult>> results = RunArena(options);
   if (!results.ok()) {
     std::cerr << "arena: " << results.status().message() << "\n";
-    return 1;
+    // A bad flag value is a usage error, as in every program; a strategy's
+    // illegal action (INTERNAL) is a failure.
+    return results.status().code() == absl::StatusCode::kInternal ? 1 : 2;
   }
   std::printf("%s, %d seats, %d games, seed \"%s\"\n",
               options.game.game().c_str(), options.seats, options.games,

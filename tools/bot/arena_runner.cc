@@ -149,7 +149,8 @@ absl::StatusOr<std::vector<StrategyResult>> RunArena(
         ToHex(AsView(game_seed).substr(0, kMatchIdSize));
     absl::StatusOr<v1::Outcome> outcome =
         PlayArenaGame(**game, game_seed, match_id, players);
-    if (!outcome.ok()) return outcome.status();
+    // A strategy's illegal action is its bug, not a bad option.
+    if (!outcome.ok()) return absl::InternalError(outcome.status().message());
     const std::vector<double> scores = PairwiseScores(*outcome);
     std::vector<double> sum(results.size(), 0.0);
     std::vector<int> count(results.size(), 0);

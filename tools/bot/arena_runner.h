@@ -70,8 +70,10 @@ struct StrategyResult {
 };
 
 // Plays the games of `options`. Results are in the order the strategy names
-// first appear in `options.strategies`. INVALID_ARGUMENT for bad options or
-// an illegal action (see PlayArenaGame).
+// first appear in `options.strategies`. For bad options (an unknown game or
+// strategy, a seat count the game does not take, ...) MakeGame's or
+// MakeStrategy's error or INVALID_ARGUMENT, before any game is played;
+// INTERNAL for an illegal action (a strategy's bug; see PlayArenaGame).
 absl::StatusOr<std::vector<StrategyResult>> RunArena(
     const ArenaOptions& options);
 
