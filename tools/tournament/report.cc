@@ -12,6 +12,7 @@
 #include "absl/strings/string_view.h"
 #include "referee/games/picture.h"
 #include "referee/games/registry.h"
+#include "tools/tournament/standings.h"
 
 namespace pyramid {
 namespace {
@@ -42,7 +43,7 @@ svg .dot { fill: #c0392b; }
 std::string Elo(double value) {
   if (std::isnan(value)) return "n/a";
   if (std::isinf(value)) return value > 0 ? "+&infin;" : "&minus;&infin;";
-  return absl::StrFormat("%.1f", value + 0.0);  // + 0.0: no "-0.0".
+  return FixedText(value, 1);  // Never "-0.0".
 }
 
 std::string Interval(double low, double high) {
@@ -165,6 +166,24 @@ void AppendSummary(const v1::TournamentResults& results, std::string& out) {
       SvgText(results.referee_public_key()), "</code></td></tr>\n</table>\n");
 }
 
+// A warning for each bot that never played.
+void AppendNeverPlayed(const v1::TournamentResults& results,
+                       const std::vector<std::string>& never_played,
+                       std::string& out) {
+  if (never_played.empty()) return;
+  absl::StrAppend(&out, "<h2>Warnings</h2>\n");
+  for (const v1::TournamentStanding& s : results.standings()) {
+    if (std::find(never_played.begin(), never_played.end(), s.bot()) ==
+        never_played.end()) {
+      continue;
+    }
+    absl::StrAppend(&out, "<p class=\"bad\">", SvgText(NeverPlayedText(s)),
+                    "; its output: <code>",
+                    SvgText(absl::StrCat("bots/", s.bot(), ".log")),
+                    "</code></p>\n");
+  }
+}
+
 // The transparency evidence: the verdict of `replay verify-tournament` on
 // the output directory and the signed checkpoint it checked against.
 void AppendTransparency(const v1::TournamentResults& results,
@@ -188,18 +207,19 @@ void AppendStandings(const v1::TournamentResults& results, std::string& out) {
   absl::StrAppend(&out,
                   "<h2>Standings</h2>\n<table>\n<tr><th>#</th>"
                   "<th class=\"name\">Bot</th><th>Matches</th><th>Points</th>"
-                  "<th>Firsts</th><th>Forfeits</th><th>Mean rank</th>"
-                  "<th>Rating</th><th>95% interval</th></tr>\n");
+                  "<th>Firsts</th><th>Forfeits</th><th>Restarts</th>"
+                  "<th>Mean rank</th><th>Rating</th><th>95% interval</th>"
+                  "</tr>\n");
   const std::map<std::string, std::string> anchors = BotAnchors(results);
   int place = 0;
   for (const v1::TournamentStanding& s : results.standings()) {
-    absl::StrAppend(&out, "<tr><td>", ++place, "</td><td class=\"name\">",
-                    BotLink(anchors, s.bot()), "</td><td>", s.matches(),
-                    "</td><td>", absl::StrFormat("%.2f", s.points()),
-                    "</td><td>", s.firsts(), "</td><td>", s.forfeits(),
-                    "</td><td>", absl::StrFormat("%.2f", s.mean_rank()),
-                    "</td><td>", Elo(s.rating()), "</td><td>",
-                    Interval(s.rating_low(), s.rating_high()), "</td></tr>\n");
+    absl::StrAppend(
+        &out, "<tr><td>", ++place, "</td><td class=\"name\">",
+        BotLink(anchors, s.bot()), "</td><td>", s.matches(), "</td><td>",
+        absl::StrFormat("%.2f", s.points()), "</td><td>", s.firsts(),
+        "</td><td>", s.forfeits(), "</td><td>", s.restarts(), "</td><td>",
+        absl::StrFormat("%.2f", s.mean_rank()), "</td><td>", Elo(s.rating()),
+        "</td><td>", Interval(s.rating_low(), s.rating_high()), "</td></tr>\n");
   }
   absl::StrAppend(&out, "</table>\n");
 }
@@ -527,10 +547,12 @@ void AppendBotResults(const v1::TournamentResults& results, std::string& out) {
 
 }  // namespace
 
-std::string RenderHtmlReport(const v1::TournamentResults& results) {
+std::string RenderHtmlReport(const v1::TournamentResults& results,
+                             const std::vector<std::string>& never_played) {
   std::string out;
   AppendHeader(results, out);
   AppendSummary(results, out);
+  AppendNeverPlayed(results, never_played, out);
   AppendTransparency(results, out);
   AppendStandings(results, out);
   AppendCrosstable(results, out);
@@ -540,6 +562,17 @@ std::string RenderHtmlReport(const v1::TournamentResults& results) {
   AppendBotResults(results, out);
   absl::StrAppend(&out, "</body>\n</html>\n");
   return out;
+}
+
+std::string NeverPlayedText(const v1::TournamentStanding& standing) {
+  return absl::StrCat(
+      "bot ", standing.bot(),
+      " never played: its seat committed no action in any of its ",
+      standing.matches(), standing.matches() == 1 ? " match" : " matches",
+      ", so its program never connected to the referee or never acted "
+      "(restarted ",
+      standing.restarts(), standing.restarts() == 1 ? " time" : " times",
+      " this run)");
 }
 
 std::string ViewerPageOf(const std::string& log_file) {

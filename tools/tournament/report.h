@@ -3,6 +3,7 @@
 #define PYRAMID_TOOLS_TOURNAMENT_REPORT_H_
 
 #include <string>
+#include <vector>
 
 #include "pyramid/referee/v1/tournament.pb.h"
 
@@ -25,7 +26,15 @@ namespace pyramid {
 // Crosstable cell (row bot, column bot): over the genuine matches where both
 // sat, 1 per match the row bot ranked better and 0.5 per match they shared a
 // rank, shown as "points/games".
-std::string RenderHtmlReport(const referee::v1::TournamentResults& results);
+//
+// `never_played` names bots that never played (BotsThatNeverPlayed in
+// runner.h): the page warns about each, under the summary.
+std::string RenderHtmlReport(const referee::v1::TournamentResults& results,
+                             const std::vector<std::string>& never_played = {});
+
+// Why the bot of `standing` counts as one that never played, in a line:
+// "bot NAME never played: ..." with its matches and restarts.
+std::string NeverPlayedText(const referee::v1::TournamentStanding& standing);
 
 // The match viewer page of the log `log_file`, relative to the output
 // directory: "matches/" and the log's file name with the extension ".html"

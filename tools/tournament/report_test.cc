@@ -355,5 +355,82 @@ TEST(StandingsTest, SharedRanksAndUncountedMatches) {
   EXPECT_EQ(standings[2].matches(), 1u);
 }
 
+// A Swiss tournament of an odd number of bots gives byes: "bye" played 4
+// matches and won 3 (75%), "full" played 6 and won 4 (67%). By points
+// "full" leads; by points per match, as Swiss standings rank, "bye" does.
+TEST(StandingsTest, SwissStandingsRankByPointsPerMatch) {
+  v1::TournamentResults results;
+  for (int i = 0; i < 3; ++i) AddMatch(results, {"bye", "x"}, {1, 2});
+  AddMatch(results, {"bye", "x"}, {2, 1});
+  for (int i = 0; i < 4; ++i) AddMatch(results, {"full", "x"}, {1, 2});
+  for (int i = 0; i < 2; ++i) AddMatch(results, {"full", "x"}, {2, 1});
+  const std::vector<v1::TournamentMatchResult> matches(
+      results.matches().begin(), results.matches().end());
+  std::vector<v1::TournamentStanding> standings =
+      ComputeStandings({"bye", "full", "x", "idle"}, matches);
+  ASSERT_EQ(standings.size(), 4u);
+  EXPECT_EQ(standings[0].bot(), "full");
+  EXPECT_EQ(standings[1].bot(), "bye");
+  standings = ComputeStandings({"bye", "full", "x", "idle"}, matches,
+                               StandingsOrder::kPointsPerMatch);
+  EXPECT_EQ(standings[0].bot(), "bye");
+  EXPECT_EQ(standings[0].points(), 3);
+  EXPECT_EQ(standings[0].matches(), 4u);
+  EXPECT_EQ(standings[1].bot(), "full");
+  EXPECT_EQ(standings[1].points(), 4);
+  EXPECT_EQ(standings[2].bot(), "x");     // 3 of 10.
+  EXPECT_EQ(standings[3].bot(), "idle");  // No match: last.
+}
+
+// A fitted rating is often a rounding error away from zero (-5.8e-14):
+// it shows as 0, never as "-0" or "-0.0".
+TEST(StandingsTest, NegativeZeroNeverShows) {
+  EXPECT_EQ(FixedText(-5.8e-14, 0, /*sign=*/true), "+0");
+  EXPECT_EQ(FixedText(-5.8e-14, 1), "0.0");
+  EXPECT_EQ(FixedText(-0.0, 1), "0.0");
+  EXPECT_EQ(FixedText(-0.4, 0, /*sign=*/true), "+0");
+  EXPECT_EQ(FixedText(-0.6, 0, /*sign=*/true), "-1");
+  EXPECT_EQ(FixedText(-0.04, 1), "0.0");
+  EXPECT_EQ(FixedText(-0.25, 1), "-0.2");
+  EXPECT_EQ(FixedText(12.34, 1), "12.3");
+  EXPECT_EQ(FixedText(12.34, 0, /*sign=*/true), "+12");
+
+  v1::TournamentResults results;
+  AddStanding(results, "a", -5.8e-14, -100.04, 100.04);
+  AddStanding(results, "b", 5.8e-14, -0.01, 0.01);
+  const std::string html = RenderHtmlReport(results);
+  EXPECT_THAT(html, HasSubstr("<td>0.0</td>"));
+  EXPECT_THAT(html, HasSubstr("[0.0, 0.0]"));
+  EXPECT_THAT(html, Not(HasSubstr("-0.0")));
+  const std::string table =
+      FormatStandings({results.standings().begin(), results.standings().end()});
+  EXPECT_THAT(table, HasSubstr("    +0  [-100, +100]"));
+  EXPECT_THAT(table, HasSubstr("    +0  [+0, +0]"));
+  EXPECT_THAT(table, Not(HasSubstr("-0")));
+}
+
+// The printed standings and the report's show each bot's restarts.
+TEST(StandingsTest, RestartsShowInTheTableAndTheReport) {
+  v1::TournamentResults results = SmallResults();
+  results.mutable_standings(2)->set_restarts(7);
+  results.mutable_standings(2)->set_matches(3);
+  results.mutable_standings(2)->set_forfeits(3);
+  const std::string table =
+      FormatStandings({results.standings().begin(), results.standings().end()});
+  EXPECT_THAT(table, HasSubstr(" forfeits  restarts "));
+  EXPECT_THAT(table, testing::ContainsRegex("beta +3 .* +3 +7 +-46 "));
+  const std::string html = RenderHtmlReport(results);
+  EXPECT_THAT(html, HasSubstr("<th>Forfeits</th><th>Restarts</th>"));
+  EXPECT_THAT(html, HasSubstr("<td>3</td><td>7</td>"));
+  EXPECT_THAT(html, Not(HasSubstr("<h2>Warnings</h2>")));
+  const std::string warned = RenderHtmlReport(results, {"beta"});
+  EXPECT_THAT(warned, HasSubstr("<h2>Warnings</h2>\n<p class=\"bad\">bot beta "
+                                "never played: its seat committed no action "
+                                "in any of its 3 matches, so its program "
+                                "never connected to the referee or never "
+                                "acted (restarted 7 times this run); its "
+                                "output: <code>bots/beta.log</code></p>"));
+}
+
 }  // namespace
 }  // namespace pyramid

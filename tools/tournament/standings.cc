@@ -35,7 +35,8 @@ int CountedSeats(const v1::TournamentMatchResult& result) {
 
 std::vector<v1::TournamentStanding> ComputeStandings(
     const std::vector<std::string>& bots,
-    const std::vector<v1::TournamentMatchResult>& results) {
+    const std::vector<v1::TournamentMatchResult>& results,
+    StandingsOrder order) {
   // The points of a match of k seats are half points over 2 (k - 1): over
   // the least common multiple of those, every sum is exact.
   uint64_t denominator = 2;
@@ -83,25 +84,43 @@ std::vector<v1::TournamentStanding> ComputeStandings(
     }
     tallies.push_back(std::move(tally));
   }
-  // Points and mean ranks compared exactly, so that equal scores fall to
-  // the name (a bot without matches has mean rank 0, as its standing
-  // shows).
-  std::sort(tallies.begin(), tallies.end(), [](const Tally& a, const Tally& b) {
-    if (a.scaled_points != b.scaled_points) {
-      return a.scaled_points > b.scaled_points;
-    }
-    const uint64_t a_matches = a.standing.matches();
-    const uint64_t b_matches = b.standing.matches();
-    if (a_matches == 0 || b_matches == 0) {
-      if (a_matches != b_matches) return a_matches == 0;
-    } else if (a.rank_sum * b_matches != b.rank_sum * a_matches) {
-      return a.rank_sum * b_matches < b.rank_sum * a_matches;
-    }
-    return a.standing.bot() < b.standing.bot();
-  });
+  // Points (or points per match) and mean ranks compared exactly, so that
+  // equal scores fall to the name (a bot without matches has mean rank 0,
+  // as its standing shows).
+  std::sort(
+      tallies.begin(), tallies.end(), [&](const Tally& a, const Tally& b) {
+        const uint64_t a_matches = a.standing.matches();
+        const uint64_t b_matches = b.standing.matches();
+        if (order == StandingsOrder::kPointsPerMatch) {
+          if ((a_matches == 0) != (b_matches == 0)) return b_matches == 0;
+          // a / a_matches against b / b_matches, multiplied out.
+          if (a.scaled_points * b_matches != b.scaled_points * a_matches) {
+            return a.scaled_points * b_matches > b.scaled_points * a_matches;
+          }
+        } else if (a.scaled_points != b.scaled_points) {
+          return a.scaled_points > b.scaled_points;
+        }
+        if (a_matches == 0 || b_matches == 0) {
+          if (a_matches != b_matches) return a_matches == 0;
+        } else if (a.rank_sum * b_matches != b.rank_sum * a_matches) {
+          return a.rank_sum * b_matches < b.rank_sum * a_matches;
+        }
+        return a.standing.bot() < b.standing.bot();
+      });
   std::vector<v1::TournamentStanding> standings;
   for (Tally& tally : tallies) standings.push_back(std::move(tally.standing));
   return standings;
+}
+
+std::string FixedText(double value, int decimals, bool sign) {
+  std::string text = sign ? absl::StrFormat("%+.*f", decimals, value)
+                          : absl::StrFormat("%.*f", decimals, value);
+  // A negative value that rounds to zero: the sign goes (or turns to +).
+  if (text.size() > 1 && text[0] == '-' &&
+      text.find_first_not_of("0.", 1) == std::string::npos) {
+    text = sign ? "+" + text.substr(1) : text.substr(1);
+  }
+  return text;
 }
 
 namespace {
@@ -109,7 +128,7 @@ namespace {
 // "+12", "-inf": a rating bound for the table.
 std::string Elo(double value) {
   if (std::isinf(value)) return value > 0 ? "+inf" : "-inf";
-  return absl::StrFormat("%+.0f", value);
+  return FixedText(value, 0, /*sign=*/true);
 }
 
 }  // namespace
@@ -118,10 +137,10 @@ std::string FormatStandings(
     const std::vector<v1::TournamentStanding>& standings) {
   size_t width = 3;
   for (const auto& s : standings) width = std::max(width, s.bot().size());
-  std::string out =
-      absl::StrFormat("%-4s %-*s %8s %8s %7s %7s %9s %6s  %s\n", "#",
-                      static_cast<int>(width), "bot", "matches", "points",
-                      "score%", "firsts", "forfeits", "elo", "95% interval");
+  std::string out = absl::StrFormat(
+      "%-4s %-*s %8s %8s %7s %7s %9s %9s %6s  %s\n", "#",
+      static_cast<int>(width), "bot", "matches", "points", "score%", "firsts",
+      "forfeits", "restarts", "elo", "95% interval");
   int place = 0;
   for (const auto& s : standings) {
     ++place;
@@ -129,10 +148,10 @@ std::string FormatStandings(
         s.matches() == 0 ? 0 : 100.0 * s.points() / s.matches();
     absl::StrAppend(
         &out, absl::StrFormat(
-                  "%-4d %-*s %8d %8.1f %6.1f%% %7d %9d %6s  [%s, %s]\n", place,
-                  static_cast<int>(width), s.bot(), s.matches(), s.points(),
-                  percent, s.firsts(), s.forfeits(), Elo(s.rating()),
-                  Elo(s.rating_low()), Elo(s.rating_high())));
+                  "%-4d %-*s %8d %8.1f %6.1f%% %7d %9d %9d %6s  [%s, %s]\n",
+                  place, static_cast<int>(width), s.bot(), s.matches(),
+                  s.points(), percent, s.firsts(), s.forfeits(), s.restarts(),
+                  Elo(s.rating()), Elo(s.rating_low()), Elo(s.rating_high())));
   }
   return out;
 }

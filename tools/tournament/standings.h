@@ -9,17 +9,37 @@
 
 namespace pyramid {
 
+// What ranks the standings first.
+enum class StandingsOrder {
+  // Points: every bot plays as many matches (round robin, gauntlet).
+  kPoints,
+  // Points per match played (score %): a Swiss tournament with an odd
+  // number of bots gives a bye each round, so bots play different numbers
+  // of matches, and raw points would rank a bot down for its byes.
+  kPointsPerMatch,
+};
+
 // One standing per bot (in `bots` order's names), best first (by points,
-// then mean rank, then name; points and mean ranks are compared exactly,
-// so equal ones tie whatever the order of the matches). Only results whose
-// verdict is "genuine" count.
+// or points per match with kPointsPerMatch, then mean rank, then name;
+// points, their ratios and mean ranks are compared exactly, so equal ones
+// tie whatever the order of the matches; a bot without matches comes after
+// every bot with some). Only results whose verdict is "genuine" count.
 std::vector<referee::v1::TournamentStanding> ComputeStandings(
     const std::vector<std::string>& bots,
-    const std::vector<referee::v1::TournamentMatchResult>& results);
+    const std::vector<referee::v1::TournamentMatchResult>& results,
+    StandingsOrder order = StandingsOrder::kPoints);
 
-// A plain-text table of `standings`.
+// A plain-text table of `standings`: place, bot, matches, points, score %,
+// firsts, forfeits, restarts (of the bot's program, this run), rating and
+// its 95% interval.
 std::string FormatStandings(
     const std::vector<referee::v1::TournamentStanding>& standings);
+
+// `value` with `decimals` decimals (and its sign, + or -, when `sign`),
+// never a negative zero: a value that rounds to zero, however small its
+// negative part (a fitted rating of -5.8e-14), shows as 0 ("+0" with
+// `sign`), never "-0" or "-0.0".
+std::string FixedText(double value, int decimals, bool sign = false);
 
 }  // namespace pyramid
 
