@@ -6,6 +6,9 @@
 # positional argument with status 2, naming it, before it does anything.
 # --help exits 0; an unknown flag, and a value a flag's type does not take,
 # are usage errors like the programs' own: status 2, one line naming it.
+# So are bad values that only the program can judge (arena's unknown game,
+# a seat count without one strategy per seat). tournament's number flags
+# that override the tournament file say what leaving them unset means.
 # PYRAMID_NO_BENCHMARKS=1 (the sanitizer build, which does not build them)
 # leaves out the bench_* programs.
 set -euo pipefail
@@ -72,6 +75,20 @@ done
 expect_status tournament 2 "--rounds: Illegal value 'x'" --rounds=x
 expect_status selfplay 2 "--matches needs a value" --matches
 expect_status referee 2 "unknown flag --nolisten" --nolisten
+expect_status arena 2 "give one strategy per seat: 4 seats, 2 strategies" \
+  --game=pyramid_shambo --seats=4 --strategies=heuristic,random
+expect_status arena 2 "nosuch" --game=nosuch
+expect_status arena 2 "multiple of the seats" --games=3
+# Unset, --concurrency, --rounds and --seed leave the file's value (absl
+# showed an unset std::optional as "default: ;").
+help=$("$bin/tournament" --help 2>&1 | tr -s ' \n' ' ')
+defaults=$(grep -o "default: the tournament file's value;" <<<"$help" | wc -l || true)
+if ((defaults == 3)) && [[ $help != *'default: ;'* ]]; then
+  ((++passed))
+else
+  echo "tournament --help: $defaults flags say \"default: the tournament file's value\": $help"
+  ((++failed))
+fi
 # bench_tlog takes its own two flags before Google Benchmark's.
 if [[ ${PYRAMID_NO_BENCHMARKS:-0} != 1 ]]; then
   bench_help=$("$bin/bench_tlog" --help 2>&1 || true)

@@ -527,6 +527,52 @@ TEST_F(TournamentTest, AWrongRefereeKeyStopsTheTournamentAtOnce) {
   ExpectAllGenuine(*results);
 }
 
+// A running referee that does not know the admin token stops the
+// tournament before the output directory is made, naming the token's file
+// (the token used to fail at the first bot's registration, "unknown
+// token", leaving a directory behind). Without admin_token_file, the
+// token is $PYRAMID_ADMIN_TOKEN's, as refctl and the referee take it.
+TEST_F(TournamentTest, AWrongAdminTokenIsFoundBeforeAnythingIsMade) {
+  std::unique_ptr<testing_util::Process> referee = StartReferee(dir_.path());
+  ASSERT_NE(referee, nullptr);
+  const RemoteReferee remote(dir_.path());
+  const std::string bad = dir_.File("bad.token");
+  std::ofstream(bad) << "not-the-admin-token\n";
+  std::vector<std::string> argv = TournamentCommand(
+      Make("rock_paper_pyramid", 3, 3, "clocks { commit_timeout_ms: 5000 }"));
+  argv.insert(argv.end(),
+              {"--referee=" + remote.address, "--referee_key=" + remote.key});
+  std::vector<std::string> wrong = argv;
+  wrong.push_back("--admin_token_file=" + bad);
+  testing_util::Process refused(wrong, dir_.File("refused.out"),
+                                dir_.File("refused.err"));
+  EXPECT_EQ(refused.Wait(absl::Seconds(30)), 1) << refused.err();
+  EXPECT_THAT(refused.err(),
+              HasSubstr(absl::StrCat("tournament: admin_token_file ", bad,
+                                     ": the referee at ", remote.address,
+                                     " does not know this admin token")));
+  EXPECT_FALSE(fs::exists(dir_.File("out"))) << "made before the token check";
+
+  // The environment's token, wrong and then right.
+  std::vector<std::string> from_env = {"/usr/bin/env",
+                                       "PYRAMID_ADMIN_TOKEN=not-the-token"};
+  from_env.insert(from_env.end(), argv.begin(), argv.end());
+  testing_util::Process env_refused(from_env, dir_.File("env-refused.out"),
+                                    dir_.File("env-refused.err"));
+  EXPECT_EQ(env_refused.Wait(absl::Seconds(30)), 1) << env_refused.err();
+  EXPECT_THAT(env_refused.err(),
+              HasSubstr("tournament: $PYRAMID_ADMIN_TOKEN: the referee at " +
+                        remote.address + " does not know this admin token"));
+  EXPECT_FALSE(fs::exists(dir_.File("out")));
+  from_env[1] =
+      "PYRAMID_ADMIN_TOKEN=" + std::string(absl::StripAsciiWhitespace(
+                                   *ReadFileToString(remote.admin_token)));
+  testing_util::Process played(from_env, dir_.File("played.out"),
+                               dir_.File("played.err"));
+  EXPECT_EQ(played.Wait(absl::Seconds(60)), 0) << played.err();
+  EXPECT_THAT(played.out(), HasSubstr("3 of 3 match logs verified"));
+}
+
 // A referee that serves no transparency log checkpoint
 // (tests/no_tlog_referee.cc) gives the runner no key to check before it
 // plays: the header of the first log it fetches does instead. A header
@@ -722,6 +768,57 @@ TEST_F(TournamentTest, ABotThatExitsAtOnceIsRestartedWithBackoff) {
   EXPECT_EQ(out.find("giving up"), std::string::npos);
 }
 
+// A bot whose program can never start (it refuses its flags, exit status
+// 2, every time) is restarted and forfeits every match, as the logs show.
+// The tournament still finishes, but a bot that never played is a broken
+// entry, not a weak one: the program warns, naming it, exits 1, and the
+// standings and the report show its restarts and say so.
+TEST_F(TournamentTest, ABotThatNeverPlaysIsNamedAndFailsTheRun) {
+  v1::Tournament t = Make("rock_paper_pyramid", 3, 3,
+                          "clocks { commit_timeout_ms: 500 "
+                          "reveal_timeout_ms: 500 seed_timeout_ms: 1500 }");
+  t.mutable_bots(2)->add_command("--no_such_flag");
+  testing_util::Process run(TournamentCommand(t), dir_.File("run.out"),
+                            dir_.File("run.err"));
+  EXPECT_EQ(run.Wait(absl::Seconds(60)), 1) << run.out() << run.err();
+  EXPECT_THAT(run.err(), HasSubstr("bot bot-3 ended (exit status 2)"));
+  EXPECT_THAT(run.err(),
+              HasSubstr("tournament: warning: bot bot-3 never played: its "
+                        "seat committed no action in any of its 3 matches"));
+  EXPECT_THAT(run.err(), HasSubstr("its output: " + dir_.File("out") +
+                                   "/bots/bot-3.log\n"));
+  EXPECT_THAT(run.err(), Not(HasSubstr("bot bot-1 never played")));
+  EXPECT_THAT(run.err(), Not(HasSubstr("bot bot-2 never played")));
+  EXPECT_THAT(run.out(), HasSubstr(" restarts "));
+  v1::TournamentResults results;
+  ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(
+                  *ReadFileToString(dir_.File("out/results.json")), &results)
+                  .ok());
+  EXPECT_EQ(results.verified(), 3u);
+  uint32_t restarts = 0;
+  for (const v1::TournamentStanding& s : results.standings()) {
+    if (s.bot() == "bot-3") {
+      restarts = s.restarts();
+      EXPECT_EQ(s.forfeits(), 3u);
+    }
+  }
+  EXPECT_GE(restarts, 1u);
+  // The standings line shows them: "... 3 forfeits, N restarts ...".
+  EXPECT_THAT(run.out(), testing::ContainsRegex(absl::StrCat(
+                             "bot-3 +3 +0.0 +0.0% +0 +3 +", restarts, " ")));
+  const std::string html = *ReadFileToString(dir_.File("out/report.html"));
+  EXPECT_THAT(html, HasSubstr("<th>Restarts</th>"));
+  EXPECT_THAT(html, HasSubstr("<h2>Warnings</h2>"));
+  EXPECT_THAT(html, HasSubstr("bot bot-3 never played"));
+  EXPECT_THAT(html, Not(HasSubstr("bot bot-1 never played")));
+  // Run again, it plays nothing and says the same: the logs are the
+  // evidence.
+  testing_util::Process again(TournamentCommand(t), dir_.File("again.out"),
+                              dir_.File("again.err"));
+  EXPECT_EQ(again.Wait(absl::Seconds(60)), 1) << again.out() << again.err();
+  EXPECT_THAT(again.err(), HasSubstr("bot bot-3 never played"));
+}
+
 TEST_F(TournamentTest, ResumeRefusesAnotherTournament) {
   ASSERT_TRUE(Run(Make("rock_paper_pyramid", 3, 3)).ok());
   absl::StatusOr<v1::TournamentResults> other =
@@ -729,12 +826,31 @@ TEST_F(TournamentTest, ResumeRefusesAnotherTournament) {
   ASSERT_FALSE(other.ok());
   EXPECT_EQ(other.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(other.status().message(), HasSubstr("another tournament"));
+  // It says what differs, field by field.
+  EXPECT_THAT(other.status().message(),
+              HasSubstr("/out/tournament.txt): rounds: 1 in the directory, 2 "
+                        "now; choose another output_dir"));
+  v1::Tournament renamed = Make("rock_paper_pyramid", 3, 3, "seed: 9");
+  renamed.set_name("u");
+  renamed.mutable_bots(2)->add_command("--strategy=heuristic");
+  other = Run(renamed);
+  ASSERT_FALSE(other.ok());
+  EXPECT_THAT(other.status().message(),
+              HasSubstr("name: \"t\" in the directory, \"u\" now; bots: "));
+  EXPECT_THAT(other.status().message(),
+              HasSubstr("; seed: 0 in the directory, 9 now"));
+  EXPECT_THAT(other.status().message(), Not(HasSubstr("rounds")));
   // A finished tournament run again plays nothing and reports the same.
+  progress_.str("");
   absl::StatusOr<v1::TournamentResults> again =
       Run(Make("rock_paper_pyramid", 3, 3, "concurrency: 4"));
   ASSERT_TRUE(again.ok()) << again.status();
   EXPECT_EQ(again->verified(), 3u);
   EXPECT_EQ(Journaled().size(), 3u);
+  EXPECT_THAT(progress_.str(),
+              HasSubstr("resuming: 3 of 3 matches already played and "
+                        "verified; nothing left to play"));
+  EXPECT_THAT(progress_.str(), Not(HasSubstr("playing the rest")));
 }
 
 // Two runs on one output directory at once would both play and write its
@@ -818,6 +934,15 @@ TEST_F(TournamentTest, SwissPairsEachRoundFromTheResults) {
     }
   }
   EXPECT_EQ(byes.size(), 3u);
+  // Three bots had a bye and played 4 matches, two played 6: the standings
+  // rank by points per match, so that a bye costs nothing.
+  for (int i = 1; i < results->standings_size(); ++i) {
+    const v1::TournamentStanding& above = results->standings(i - 1);
+    const v1::TournamentStanding& below = results->standings(i);
+    EXPECT_GE(above.points() / above.matches(),
+              below.points() / below.matches())
+        << above.bot() << " above " << below.bot();
+  }
 }
 
 TEST_F(TournamentTest, TwoHundredFiftySixMatchesInFlightWithoutTimeouts) {

@@ -1,6 +1,7 @@
 #include "tools/tournament/referee_link.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <utility>
@@ -125,20 +126,32 @@ absl::StatusOr<std::unique_ptr<RefereeLink>> RefereeLink::Connect(
         absl::StrCat("referee_key is 64 hex digits or a file of them: ",
                      key.status().message()));
   }
-  if (admin_token_file.empty()) {
+  // A named file first, else the environment, as refctl and the referee
+  // take it.
+  const char* env = std::getenv("PYRAMID_ADMIN_TOKEN");
+  const bool from_env =
+      admin_token_file.empty() && env != nullptr && *env != '\0';
+  if (admin_token_file.empty() && !from_env) {
     return absl::InvalidArgumentError(
         "a remote referee needs admin_token_file, the file of its admin "
-        "token");
+        "token (or $PYRAMID_ADMIN_TOKEN, the token itself)");
   }
-  absl::StatusOr<std::string> token = ReadTokenFile(admin_token_file);
+  absl::StatusOr<std::string> token =
+      from_env ? TokenFromText(env, "$PYRAMID_ADMIN_TOKEN")
+               : ReadTokenFile(admin_token_file);
   if (!token.ok()) {
     return absl::InvalidArgumentError(
-        absl::StrCat("admin_token_file: ", token.status().message()));
+        from_env
+            ? std::string(token.status().message())
+            : absl::StrCat("admin_token_file: ", token.status().message()));
   }
   auto link = std::unique_ptr<RefereeLink>(new RefereeLink());
   link->address_ = address;
   link->public_key_ = *std::move(key);
   link->admin_token_ = *std::move(token);
+  link->admin_token_source_ =
+      from_env ? "$PYRAMID_ADMIN_TOKEN"
+               : absl::StrCat("admin_token_file ", admin_token_file);
   // Short reconnection backoff (gRPC's grows to 2 minutes): a referee that
   // restarts is found again within seconds.
   grpc::ChannelArguments args;
@@ -190,6 +203,36 @@ absl::StatusOr<v1::RegisterBotResponse> RefereeLink::RegisterBot(
     return FromGrpc(status, absl::StrCat("registering ", request.name()));
   }
   return response;
+}
+
+absl::Status RefereeLink::CheckAdminToken() {
+  if (embedded_ != nullptr) return absl::OkStatus();
+  // No name: an admin's call is refused for it (INVALID_ARGUMENT) after
+  // the token is checked, and nothing is registered.
+  v1::RegisterBotResponse response;
+  grpc::Status status = Retrying([&] {
+    grpc::ClientContext context;
+    Authorize(context);
+    return stub_->RegisterBot(&context, v1::RegisterBotRequest(), &response);
+  });
+  switch (status.error_code()) {
+    case grpc::StatusCode::OK:  // A referee that takes an empty name.
+    case grpc::StatusCode::INVALID_ARGUMENT:
+      return absl::OkStatus();
+    case grpc::StatusCode::UNAUTHENTICATED:
+      return absl::FailedPreconditionError(absl::StrCat(
+          admin_token_source_, ": the referee at ", address_,
+          " does not know this admin token (", status.error_message(),
+          "); give the token of its data directory's admin.token "
+          "or its $PYRAMID_ADMIN_TOKEN"));
+    case grpc::StatusCode::PERMISSION_DENIED:
+      return absl::FailedPreconditionError(
+          absl::StrCat(admin_token_source_, ": the referee at ", address_,
+                       " knows this token, but not as its admin token (a "
+                       "bot's or a seat's?)"));
+    default:
+      return FromGrpc(status, "checking the admin token");
+  }
 }
 
 absl::StatusOr<v1::CreateMatchResponse> RefereeLink::CreateMatch(

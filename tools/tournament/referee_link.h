@@ -47,8 +47,10 @@ class RefereeLink {
   // network drops), every call below retries with backoff (100 ms doubling
   // to 5 s) for at most `retry_for`, then fails; a Watch that breaks is
   // resumed by match id, so a referee that comes back within that time
-  // costs the tournament nothing. Nothing is called here: INVALID_ARGUMENT
-  // for a key or token file that cannot be read, before anything is made.
+  // costs the tournament nothing. Without `admin_token_file`, the token is
+  // $PYRAMID_ADMIN_TOKEN's value (as refctl and the referee take it). Nothing
+  // is called here: INVALID_ARGUMENT for a key or token file that cannot be
+  // read, or no token at all, before anything is made.
   static absl::StatusOr<std::unique_ptr<RefereeLink>> Connect(
       const std::string& address, const std::string& public_key,
       const std::string& admin_token_file,
@@ -60,6 +62,14 @@ class RefereeLink {
   // The referee's Ed25519 public key (32 raw bytes): every log is verified
   // against it.
   const std::string& public_key() const { return public_key_; }
+
+  // A running referee: whether it takes the admin token, by a call that
+  // needs it and changes nothing (RegisterBot without a name, which it
+  // refuses with INVALID_ARGUMENT once the token passed). FAILED_PRECONDITION
+  // naming the token's file (or $PYRAMID_ADMIN_TOKEN) when it does not know
+  // the token or knows it as another kind; the call's error when it cannot
+  // be asked (UNAVAILABLE after the retries). OK for an embedded referee.
+  absl::Status CheckAdminToken();
 
   absl::StatusOr<referee::v1::RegisterBotResponse> RegisterBot(
       const referee::v1::RegisterBotRequest& request);
@@ -101,6 +111,9 @@ class RefereeLink {
   std::unique_ptr<EmbeddedReferee> embedded_;
   std::string address_;
   std::string admin_token_;
+  // Where it came from, for messages: "admin_token_file PATH" or
+  // "$PYRAMID_ADMIN_TOKEN".
+  std::string admin_token_source_;
   std::string public_key_;
   std::shared_ptr<grpc::Channel> channel_;  // A running referee's.
   std::unique_ptr<referee::v1::Referee::Stub> stub_;

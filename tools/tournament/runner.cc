@@ -17,11 +17,14 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "google/protobuf/text_format.h"
 #include "google/protobuf/util/json_util.h"
+#include "pyramid/referee/v1/log.pb.h"
 #include "referee/core/clock_settings.h"
+#include "referee/core/log_reader.h"
 #include "referee/core/log_sink.h"
 #include "referee/crypto/bytes.h"
 #include "referee/crypto/ed25519.h"
@@ -105,16 +108,83 @@ v1::ClockSettings MatchClocks(v1::ClockSettings clocks) {
 
 // What identifies a tournament across runs on one output directory: the
 // whole file except where and how fast it runs.
-std::string Identity(v1::Tournament t) {
+v1::Tournament IdentityOf(v1::Tournament t) {
   t.clear_concurrency();
   t.clear_referee();
   t.clear_admin_token_file();
   t.clear_referee_key();
   t.clear_output_dir();
   t.clear_signing_key_file();
+  return t;
+}
+
+// IdentityOf(t) as the output directory's tournament.txt records it.
+std::string Identity(const v1::Tournament& t) {
   std::string text;
-  google::protobuf::TextFormat::PrintToString(t, &text);
+  google::protobuf::TextFormat::PrintToString(IdentityOf(t), &text);
   return text;
+}
+
+// The top-level field `field` of `t` in one line of text format ("2",
+// "{ game: \"x\" }", a list for a repeated field).
+std::string FieldText(const v1::Tournament& t,
+                      const google::protobuf::FieldDescriptor* field) {
+  google::protobuf::TextFormat::Printer printer;
+  printer.SetSingleLineMode(true);
+  auto value = [&](int index) {
+    std::string text;
+    printer.PrintFieldValueToString(t, field, index, &text);
+    absl::StripTrailingAsciiWhitespace(&text);
+    return field->cpp_type() ==
+                   google::protobuf::FieldDescriptor::CPPTYPE_MESSAGE
+               ? absl::StrCat("{ ", text, " }")
+               : text;
+  };
+  std::string text;
+  if (!field->is_repeated()) {
+    const bool absent =
+        field->cpp_type() ==
+            google::protobuf::FieldDescriptor::CPPTYPE_MESSAGE &&
+        !t.GetReflection()->HasField(t, field);
+    text = absent ? "none" : value(-1);
+  } else {
+    const int n = t.GetReflection()->FieldSize(t, field);
+    for (int i = 0; i < n; ++i) absl::StrAppend(&text, i ? ", " : "", value(i));
+    if (n == 0) text = "none";
+  }
+  return text;
+}
+
+// `text`, cut to at most 160 characters for a message.
+std::string Shortened(std::string text) {
+  constexpr size_t kMax = 160;
+  if (text.size() > kMax) text = absl::StrCat(text.substr(0, kMax - 3), "...");
+  return text;
+}
+
+// What differs between the tournament recorded in an output directory
+// (`recorded`, its tournament.txt) and `now` (an IdentityOf): each
+// top-level field that differs, "rounds: 2 in the directory, 3 now".
+std::string IdentityDifferences(const std::string& recorded,
+                                const v1::Tournament& now) {
+  v1::Tournament before;
+  if (!google::protobuf::TextFormat::ParseFromString(recorded, &before)) {
+    return "its record is not a tournament this runner reads";
+  }
+  std::vector<std::string> differences;
+  const google::protobuf::Descriptor* descriptor = now.GetDescriptor();
+  for (int i = 0; i < descriptor->field_count(); ++i) {
+    const google::protobuf::FieldDescriptor* field = descriptor->field(i);
+    const std::string was = FieldText(before, field);
+    const std::string is = FieldText(now, field);
+    if (was != is) {
+      differences.push_back(absl::StrCat(field->name(), ": ", Shortened(was),
+                                         " in the directory, ", Shortened(is),
+                                         " now"));
+    }
+  }
+  if (differences.empty()) return "the same fields, written differently";
+  return absl::StrJoin(differences, "; ");
 }
 
 // +1 per other seat ranked below `seat`, +0.5 per seat sharing its rank.
@@ -146,6 +216,9 @@ class Runner {
                                t_.admin_token_file(), options_.referee_retry);
       if (!link.ok()) return link.status();
       link_ = *std::move(link);
+      // A wrong token would fail at the first bot's registration, after
+      // the output directory is made.
+      if (absl::Status s = link_->CheckAdminToken(); !s.ok()) return s;
       // Before Resume, which would set aside every log the wrong key fails.
       if (absl::Status s = CheckRefereeKey(); !s.ok()) return s;
     }
@@ -294,7 +367,8 @@ class Runner {
         return absl::FailedPreconditionError(
             absl::StrCat(out_.string(), " holds another tournament (",
                          identity_file.string(),
-                         "); choose another output_dir or remove it"));
+                         "): ", IdentityDifferences(*previous, IdentityOf(t_)),
+                         "; choose another output_dir or remove it"));
       }
     } else if (absl::Status s =
                    WriteFileAtomically(identity_file.string(), identity);
@@ -478,8 +552,11 @@ class Runner {
     }
     if (kept > 0) {
       Note(absl::StrCat("resuming: ", kept, " of ", scheduled_,
-                        " matches already played and verified; playing the "
-                        "rest"));
+                        " matches already played and verified; ",
+                        kept >= scheduled_ ? "nothing left to play"
+                        : sprt_decided_.load()
+                            ? "the SPRT has decided: nothing left to play"
+                            : "playing the rest"));
     }
     absl::StatusOr<std::unique_ptr<Journal>> journal =
         Journal::OpenForAppend(path);
@@ -943,8 +1020,11 @@ class Runner {
     for (const auto& r : matches) verified += r.verdict() == kGenuine;
     results.set_verified(verified);
     if (sprt_decided_.load()) results.set_skipped(scheduled_ - matches.size());
-    std::vector<v1::TournamentStanding> standings =
-        ComputeStandings(names_, matches);
+    // Swiss: a bye leaves a bot fewer matches, not a worse rank.
+    std::vector<v1::TournamentStanding> standings = ComputeStandings(
+        names_, matches,
+        t_.format() == v1::SWISS ? StandingsOrder::kPointsPerMatch
+                                 : StandingsOrder::kPoints);
     for (v1::TournamentStanding& s : standings) {
       for (const auto& bot : bots_) {
         if (bot->name() == s.bot())
@@ -983,8 +1063,10 @@ class Runner {
     if (absl::Status s = WriteFile(out_ / "results.json", json); !s.ok()) {
       return s;
     }
-    if (absl::Status s =
-            WriteFile(out_ / "report.html", RenderHtmlReport(results));
+    if (absl::Status s = WriteFile(
+            out_ / "report.html",
+            RenderHtmlReport(results,
+                             BotsThatNeverPlayed(results, out_.string())));
         !s.ok()) {
       return s;
     }
@@ -1128,6 +1210,49 @@ absl::StatusOr<v1::TournamentResults> RunTournament(
     const v1::Tournament& tournament, const RunOptions& options) {
   Runner runner(tournament, options);
   return runner.Run();
+}
+
+std::vector<std::string> BotsThatNeverPlayed(
+    const v1::TournamentResults& results, const std::string& output_dir) {
+  // Each bot with a genuine match: whether its seat committed in one.
+  std::map<std::string, bool> played;
+  for (const v1::TournamentMatchResult& match : results.matches()) {
+    if (match.verdict() != kGenuine) continue;
+    for (const std::string& bot : match.seats()) played.emplace(bot, false);
+  }
+  for (const v1::TournamentMatchResult& match : results.matches()) {
+    if (match.verdict() != kGenuine) continue;
+    // Read only while one of its bots has not been seen playing: a bot
+    // that plays costs one log.
+    if (std::all_of(match.seats().begin(), match.seats().end(),
+                    [&](const std::string& bot) { return played[bot]; })) {
+      continue;
+    }
+    absl::StatusOr<std::string> bytes =
+        ReadFileToString((fs::path(output_dir) / match.log_file()).string());
+    if (!bytes.ok()) {
+      for (const std::string& bot : match.seats()) played[bot] = true;
+      continue;
+    }
+    for (const RawRecord& raw : SplitLog(*bytes).records) {
+      v1::LogRecord record;
+      if (!record.ParseFromArray(raw.bytes.data(),
+                                 static_cast<int>(raw.bytes.size())) ||
+          !record.has_commit()) {
+        continue;
+      }
+      const uint32_t seat = record.commit().seat();
+      if (seat < static_cast<uint32_t>(match.seats_size())) {
+        played[match.seats(seat)] = true;
+      }
+    }
+  }
+  std::vector<std::string> never;
+  for (const v1::TournamentStanding& s : results.standings()) {
+    const auto it = played.find(s.bot());
+    if (it != played.end() && !it->second) never.push_back(s.bot());
+  }
+  return never;
 }
 
 }  // namespace pyramid

@@ -13,8 +13,13 @@
 // results.json, report.html, every log, its match viewer page (matches/)
 // and each bot's output under the output directory. Run again on the same
 // output directory, it resumes. SIGINT or SIGTERM stops it cleanly (resumable).
+// With --referee and no admin token file, $PYRAMID_ADMIN_TOKEN holds the
+// admin token, which the runner checks with the referee before it makes
+// anything.
 // Exit status: 0 when every scheduled match was played (or skipped by a decided
-// SPRT) and its log verified; 1 otherwise; 2 for a bad tournament file or
+// SPRT) and its log verified, and every bot played (a bot that committed no
+// action in any of its matches is named in a warning); 1 otherwise (a wrong
+// admin token or referee key too); 2 for a bad tournament file or
 // flag (an unknown flag, a value of the wrong type, a field or flag out of
 // range, a bot command that cannot
 // run, a key or token file that cannot be read), found before the output
@@ -22,6 +27,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <csignal>
 #include <cstdint>
 #include <iostream>
@@ -30,6 +36,7 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
+#include "absl/flags/marshalling.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/status/status.h"
@@ -38,20 +45,62 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/string_view.h"
 #include "google/protobuf/text_format.h"
 #include "referee/cli/program.h"
 #include "referee/core/log_sink.h"
+#include "tools/tournament/report.h"
 #include "tools/tournament/runner.h"
 #include "tools/tournament/standings.h"
 #include "tools/tournament/tournament_file.h"
 
-ABSL_FLAG(std::optional<int>, concurrency, std::nullopt,
-          "Matches in flight at once, at least 1 (overrides).");
-ABSL_FLAG(std::optional<int>, rounds, std::nullopt,
-          "Times the schedule is played, at least 1 (overrides).");
-ABSL_FLAG(std::string, output_dir, "", "Output directory (overrides).");
-ABSL_FLAG(std::optional<int64_t>, seed, std::nullopt,
-          "Order seed, 0 or more (overrides).");
+namespace pyramid {
+
+// A number flag that overrides a field of the tournament file: unset, the
+// file's value stands (and --help says so, where std::optional showed
+// "default: ;").
+template <typename T>
+struct FileOverride {
+  std::optional<T> value;
+};
+
+// How an unset FileOverride reads: --help shows it as the default (which
+// Abseil requires to parse back).
+constexpr absl::string_view kFileValue = "the tournament file's value";
+
+template <typename T>
+bool AbslParseFlag(absl::string_view text, FileOverride<T>* flag,
+                   std::string* error) {
+  if (text.empty() || text == kFileValue) {
+    flag->value.reset();
+    return true;
+  }
+  T value;
+  if (!absl::ParseFlag(text, &value, error)) return false;
+  flag->value = value;
+  return true;
+}
+
+template <typename T>
+std::string AbslUnparseFlag(const FileOverride<T>& flag) {
+  return flag.value.has_value() ? absl::UnparseFlag(*flag.value)
+                                : std::string(kFileValue);
+}
+
+}  // namespace pyramid
+
+ABSL_FLAG(pyramid::FileOverride<int>, concurrency, {},
+          "Matches in flight at once, at least 1 (overrides the tournament "
+          "file's concurrency; the file's default is 8).");
+ABSL_FLAG(pyramid::FileOverride<int>, rounds, {},
+          "Times the schedule is played, at least 1 (overrides the "
+          "tournament file's rounds; the file's default is 1).");
+ABSL_FLAG(std::string, output_dir, "",
+          "Output directory (overrides the tournament file's output_dir; "
+          "empty: the file's, whose default is out/NAME).");
+ABSL_FLAG(pyramid::FileOverride<int64_t>, seed, {},
+          "Order seed, 0 or more (overrides the tournament file's seed; the "
+          "file's default is 0).");
 ABSL_FLAG(std::string, format, "",
           "round_robin, gauntlet or swiss (overrides).");
 ABSL_FLAG(std::string, sprt, "",
@@ -59,7 +108,10 @@ ABSL_FLAG(std::string, sprt, "",
           "(overrides).");
 ABSL_FLAG(std::string, referee, "", "Use this running referee (overrides).");
 ABSL_FLAG(std::string, referee_key, "", "Its public key (overrides).");
-ABSL_FLAG(std::string, admin_token_file, "", "Its admin token (overrides).");
+ABSL_FLAG(std::string, admin_token_file, "",
+          "The file of its admin token (overrides; with neither this nor the "
+          "file's admin_token_file, $PYRAMID_ADMIN_TOKEN holds the token, as "
+          "for refctl).");
 ABSL_FLAG(std::string, signing_key_file, "",
           "The embedded referee's secret key file (overrides; default "
           "OUTPUT.referee.key, beside the output directory, never in it).");
@@ -107,9 +159,9 @@ absl::Status CheckAtLeast(const char* name, const std::optional<T>& value,
 // INVALID_ARGUMENT for a bad value: --concurrency or --rounds below 1, a
 // negative --seed or --referee_retry_s, a bad --format or --sprt.
 absl::Status ApplyFlags(v1::Tournament& tournament) {
-  const std::optional<int> concurrency = absl::GetFlag(FLAGS_concurrency);
-  const std::optional<int> rounds = absl::GetFlag(FLAGS_rounds);
-  const std::optional<int64_t> seed = absl::GetFlag(FLAGS_seed);
+  const std::optional<int> concurrency = absl::GetFlag(FLAGS_concurrency).value;
+  const std::optional<int> rounds = absl::GetFlag(FLAGS_rounds).value;
+  const std::optional<int64_t> seed = absl::GetFlag(FLAGS_seed).value;
   for (absl::Status s :
        {CheckAtLeast("concurrency", concurrency, 1),
         CheckAtLeast("rounds", rounds, 1),
@@ -168,6 +220,13 @@ absl::StatusOr<v1::Tournament> LoadTournament(const std::string& path) {
   return parsed;
 }
 
+// The output directory the runner wrote.
+std::string OutputDir(const v1::Tournament& tournament,
+                      const v1::TournamentResults& results) {
+  return tournament.output_dir().empty() ? "out/" + results.name()
+                                         : tournament.output_dir();
+}
+
 // The summary printed at the end: standings, SPRT, uncounted matches, the
 // transparency verdict and where everything is.
 void PrintSummary(const v1::Tournament& tournament,
@@ -183,12 +242,13 @@ void PrintSummary(const v1::Tournament& tournament,
   if (results.has_sprt()) {
     const v1::SprtOutcome& sprt = results.sprt();
     std::cout << absl::StrFormat(
-        "\nSPRT: %s (LLR %.3f, bounds [%.3f, %.3f]); %s vs %s: +%u =%u "
-        "-%u, Elo %.1f [%.1f, %.1f]; %u matches skipped\n",
-        sprt.decision(), sprt.llr(), sprt.lower_bound(), sprt.upper_bound(),
-        tournament.bots(0).name(), tournament.bots(1).name(), sprt.wins(),
-        sprt.draws(), sprt.losses(), sprt.elo(), sprt.elo_low(),
-        sprt.elo_high(), results.skipped());
+        "\nSPRT: %s (LLR %s, bounds [%.3f, %.3f]); %s vs %s: +%u =%u "
+        "-%u, Elo %s [%s, %s]; %u matches skipped\n",
+        sprt.decision(), FixedText(sprt.llr(), 3), sprt.lower_bound(),
+        sprt.upper_bound(), tournament.bots(0).name(),
+        tournament.bots(1).name(), sprt.wins(), sprt.draws(), sprt.losses(),
+        FixedText(sprt.elo(), 1), FixedText(sprt.elo_low(), 1),
+        FixedText(sprt.elo_high(), 1), results.skipped());
   }
   for (const v1::TournamentMatchResult& match : results.matches()) {
     if (match.verdict() != "genuine") {
@@ -196,9 +256,7 @@ void PrintSummary(const v1::Tournament& tournament,
                 << ") not counted: " << match.verdict() << "\n";
     }
   }
-  const std::string out = tournament.output_dir().empty()
-                              ? "out/" + results.name()
-                              : tournament.output_dir();
+  const std::string out = OutputDir(tournament, results);
   std::cout << "\n" << results.transparency_verdict() << "\n";
   std::cout << "\nlogs, proofs, checkpoint, schedule.json, results.json, "
                "report.html and the match viewer pages (matches/) in "
@@ -235,8 +293,20 @@ int Main(const std::string& path) {
     }
   }
   PrintSummary(*tournament, *results);
+  // Last, where a terminal shows it: a bot that never played is a broken
+  // entry (a command that exits at once), not a weak one.
+  const std::string out = OutputDir(*tournament, *results);
+  const std::vector<std::string> never_played =
+      BotsThatNeverPlayed(*results, out);
+  for (const v1::TournamentStanding& s : results->standings()) {
+    if (std::find(never_played.begin(), never_played.end(), s.bot()) !=
+        never_played.end()) {
+      std::cerr << "tournament: warning: " << NeverPlayedText(s)
+                << "; its output: " << out << "/bots/" << s.bot() << ".log\n";
+    }
+  }
   return results->verified() + results->skipped() == results->scheduled() &&
-                 results->transparency_problems() == 0
+                 results->transparency_problems() == 0 && never_played.empty()
              ? 0
              : 1;
 }
