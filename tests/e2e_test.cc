@@ -891,6 +891,33 @@ TEST_F(E2eTest, RefctlWatchWritesEachEventAsItArrives) {
   EXPECT_THAT(watch.out(), HasSubstr("{\"snapshot\":"));
 }
 
+// `refctl watch` of a match played while it watches: a move's delta shows
+// only what the move changed, no field at zero (what the move emptied is
+// listed in `cleared`), as ViewDelta says.
+TEST_F(E2eTest, RefctlWatchPrintsOnlyWhatEachMoveChanged) {
+  ASSERT_NO_FATAL_FAILURE(StartReferee());
+  const std::string match = CreateMatch(Path("tok"));
+  ASSERT_EQ(match.size(), 32u);
+  Process watch({Bin("refctl"), "--referee=" + address_, "watch", match},
+                Path("watch.out"), Path("watch.err"));
+  for (int seat = 0; seat < 3; ++seat) {
+    StartBot(Path(absl::StrCat("tok/seat-", seat, ".token")),
+             {"--matches=1", "--quiet"});
+  }
+  for (auto& bot : bots_) ASSERT_EQ(bot->Wait(kWait), 0) << bot->err();
+  ASSERT_EQ(watch.Wait(kWait), 0) << watch.err();
+  int deltas = 0;
+  for (absl::string_view line : absl::StrSplit(watch.out(), '\n')) {
+    if (!absl::StrContains(line, "\"delta\":")) continue;
+    ++deltas;
+    const absl::string_view delta = line.substr(line.find("\"delta\":"));
+    EXPECT_FALSE(absl::StrContains(delta, "\":0,") ||
+                 absl::StrContains(delta, "\":0}"))
+        << line;
+  }
+  EXPECT_GT(deltas, 5) << watch.out();
+}
+
 // docs/protocol.md, "Who may watch": a referee started with
 // --public_watch=false answers reads (list, get-match, watch, get-log of a
 // finished match, and the transparency log's checkpoint and inclusion

@@ -256,6 +256,25 @@ std::string Json(const google::protobuf::Message& message) {
   return json;
 }
 
+// A watch event as Json prints it, except that a delta's `changed` holds
+// only the fields the move set: printed with its zeros, every field the
+// move left alone would read as reset (the ones it did empty are listed in
+// `cleared`).
+std::string WatchEventJson(const v1::WatchEvent& event) {
+  if (!event.has_delta()) return Json(event);
+  v1::WatchEvent rest = event;
+  rest.clear_delta();
+  std::string json = Json(rest);
+  std::string delta;
+  google::protobuf::util::JsonPrintOptions options;
+  options.preserve_proto_field_names = true;
+  (void)google::protobuf::util::MessageToJsonString(event.delta(), &delta,
+                                                    options);
+  json.pop_back();  // Its closing brace.
+  absl::StrAppend(&json, json.size() > 1 ? "," : "", "\"delta\":", delta, "}");
+  return json;
+}
+
 int RegisterBot(v1::Referee::Stub& stub, const std::string& name) {
   v1::RegisterBotRequest request;
   request.set_name(name);
@@ -449,7 +468,7 @@ int Watch(v1::Referee::Stub& stub, const std::string& match_id) {
     if (views && event.has_delta()) {
       std::cout << Json(followed.state().view()) << std::endl;
     } else {
-      std::cout << Json(event) << std::endl;
+      std::cout << WatchEventJson(event) << std::endl;
     }
   }
   grpc::Status status = reader->Finish();
