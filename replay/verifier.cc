@@ -17,6 +17,7 @@
 #include "referee/core/game_session.h"
 #include "referee/core/log_format.h"
 #include "referee/core/log_reader.h"
+#include "referee/crypto/bytes.h"
 #include "referee/crypto/ed25519.h"
 #include "referee/crypto/protocol.h"
 #include "referee/crypto/sha256.h"
@@ -453,7 +454,20 @@ absl::Status Replayer::OnHeader(const v1::Header& header) {
   }
   key_ = header.referee_public_key();
   if (!options_.pinned_key.empty() && options_.pinned_key != key_) {
-    return Bad("the referee key in the header is not the pinned key");
+    // Both keys, so that the reader sees which referee signed; but a
+    // pinned "key" that is the header key's secret seed (a secret key
+    // file given for its public one) is named, never printed.
+    absl::StatusOr<SigningKey> secret =
+        SigningKey::FromSeed(options_.pinned_key);
+    if (secret.ok() && secret->public_key() == key_) {
+      return Bad(absl::StrCat(
+          "the referee key in the header is not the pinned key: the pinned "
+          "key is the secret key (seed) of the header's key ",
+          ToHex(key_), "; pin the public key (the .pub file)"));
+    }
+    return Bad(absl::StrCat(
+        "the referee key in the header is not the pinned key (header ",
+        ToHex(key_), ", pinned ", ToHex(options_.pinned_key), ")"));
   }
   for (const v1::Seat& seat : header.seats()) {
     if (!seat.public_key().empty() &&

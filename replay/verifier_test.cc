@@ -48,6 +48,7 @@ namespace {
 namespace v1 = ::pyramid::referee::v1;
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 using Kind = Verdict::Kind;
 using RecordKind = v1::LogRecord::KindCase;
 
@@ -510,6 +511,26 @@ TEST(VerifierTest, WrongPinnedKeyIsRejected) {
   const Verdict v = VerifyLog(played.log, options);
   ExpectRejected(v, 0, "not the pinned key");
   EXPECT_FALSE(v.key_from_header);
+  // Both keys are named, the header's first.
+  EXPECT_EQ(v.reason,
+            absl::StrCat("the referee key in the header is not the pinned key "
+                         "(header ",
+                         ToHex(RefereeKey().public_key()), ", pinned ",
+                         ToHex(SeatKey(0).public_key()), ")"));
+}
+
+// The referee's secret key (its seed, as a secret key file holds it) pinned
+// in place of its public key is named as such, and never printed.
+TEST(VerifierTest, ThePinnedSecretKeyOfTheHeadersKeyIsNamedNotPrinted) {
+  const PlayedMatch played = PlayRandomMatch(MatchSetup{}, 2);
+  VerifyOptions options;
+  options.pinned_key = RefereeKey().seed();
+  const Verdict v = VerifyLog(played.log, options);
+  ExpectRejected(v, 0, "not the pinned key");
+  EXPECT_THAT(v.reason, HasSubstr("the pinned key is the secret key (seed) "
+                                  "of the header's key"));
+  EXPECT_THAT(v.reason, HasSubstr(ToHex(RefereeKey().public_key())));
+  EXPECT_THAT(v.reason, Not(HasSubstr(ToHex(RefereeKey().seed()))));
 }
 
 TEST(VerifierTest, LogSignedByAnotherKeyIsRejectedWhenPinned) {
