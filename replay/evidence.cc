@@ -6,11 +6,13 @@
 #include <set>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "google/protobuf/util/json_util.h"
 #include "pyramid/referee/v1/tournament.pb.h"
+#include "referee/core/log_format.h"
 #include "referee/core/log_sink.h"
 #include "referee/crypto/bytes.h"
 #include "referee/crypto/ed25519.h"
@@ -144,7 +146,23 @@ absl::StatusOr<std::string> ParseVerifierKeyText(std::string_view text) {
 }  // namespace
 
 absl::StatusOr<std::string> ParseRefereeKeyArgument(std::string_view value) {
-  return ParseKeyArgument(value, ParseRawKey);
+  absl::StatusOr<std::string> key = ParseKeyArgument(value, ParseRawKey);
+  if (!key.ok()) return key;
+  // A secret key file holds its seed as 64 hex digits too, beside
+  // FILE.pub (keygen, the referee's DATA_DIR/referee.key): taken for a
+  // public key it would pin a key no log has, and be printed as one.
+  const std::string path(value);
+  std::error_code error;
+  if (fs::is_regular_file(path, error) &&
+      fs::is_regular_file(path + ".pub", error)) {
+    absl::StatusOr<std::string> pub = ParsePublicKey(path + ".pub");
+    absl::StatusOr<SigningKey> secret = SigningKey::FromSeed(*key);
+    if (pub.ok() && secret.ok() && secret->public_key() == *pub) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          path, " holds a secret key; give the public key (", path, ".pub)"));
+    }
+  }
+  return key;
 }
 
 absl::StatusOr<std::string> ParseVerifierKeyArgument(std::string_view value) {
@@ -191,9 +209,10 @@ absl::StatusOr<Inclusion> CheckInclusion(std::string_view log,
   absl::StatusOr<tlog::TlogProof> proof = tlog::ParseTlogProof(proof_file);
   if (!proof.ok()) return proof.status();
   if (proof->extra != match_id) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("the proof is for match \"", proof->extra,
-                     "\", the log is match ", std::string(match_id)));
+    // The extra data is any bytes: printed escaped, never raw.
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the proof is for match \"", absl::CHexEscape(proof->extra),
+        "\", the log is match ", std::string(match_id)));
   }
   absl::StatusOr<tlog::Checkpoint> checkpoint =
       OpenCheckpointWith(proof->checkpoint, key);
@@ -208,10 +227,51 @@ absl::StatusOr<Inclusion> CheckInclusion(std::string_view log,
   return Inclusion{*checkpoint, proof->checkpoint, proof->index};
 }
 
+namespace {
+
+constexpr std::string_view kConsistencyHeader =
+    "pyramid-referee/tlog-consistency@v1";
+constexpr std::string_view kConsistencyKind = "a consistency proof";
+constexpr std::string_view kCheckpointKind = "a checkpoint (a signed note)";
+
+}  // namespace
+
+std::string FileKind(std::string_view text) {
+  const std::string_view first = text.substr(0, text.find('\n'));
+  if (first == "c2sp.org/tlog-proof@v1") {
+    return "an inclusion proof, a .tlog-proof file";
+  }
+  if (first == kConsistencyHeader) return std::string(kConsistencyKind);
+  if (text.starts_with(log_format::kMagic)) return "a match log";
+  if (tlog::ParseNote(text).ok()) return std::string(kCheckpointKind);
+  return "";
+}
+
 absl::Status CheckConsistency(std::string_view old_note,
                               std::string_view new_note,
                               std::string_view proof_file,
-                              const CheckpointKey& key) {
+                              const CheckpointKey& key,
+                              const ConsistencyNames& names) {
+  // A file given in another's place is a mistake in the command, said as
+  // such rather than as a verdict on the log.
+  const std::pair<std::string_view, const std::string*> notes[] = {
+      {old_note, &names.old_checkpoint}, {new_note, &names.new_checkpoint}};
+  for (const auto& [note, name] : notes) {
+    // A checkpoint that does not parse as a note is a damaged one.
+    if (const std::string kind = FileKind(note);
+        !kind.empty() && kind != kCheckpointKind) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          *name, " is not a checkpoint (it looks like ", kind, ")"));
+    }
+  }
+  if (const std::string kind = FileKind(proof_file); kind != kConsistencyKind) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        names.proof, " is not a consistency proof (",
+        kind.empty() ? absl::StrCat("its first line is not ",
+                                    tlog::ToAbsl(kConsistencyHeader))
+                     : absl::StrCat("it looks like ", kind),
+        ")"));
+  }
   absl::StatusOr<tlog::Checkpoint> old_checkpoint =
       OpenCheckpointWith(old_note, key);
   if (!old_checkpoint.ok()) {
@@ -229,15 +289,25 @@ absl::Status CheckConsistency(std::string_view old_note,
         "the checkpoints are of two logs: ", old_checkpoint->origin, " and ",
         new_checkpoint->origin));
   }
+  if (old_checkpoint->size > new_checkpoint->size) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "the old checkpoint (size ", old_checkpoint->size,
+        ") is larger than the new one (size ", new_checkpoint->size,
+        "): swapped? The older checkpoint comes first"));
+  }
   absl::StatusOr<tlog::ConsistencyProofFile> proof =
       tlog::ParseConsistencyProof(proof_file);
   if (!proof.ok()) return proof.status();
   if (proof->old_size != old_checkpoint->size ||
       proof->new_size != new_checkpoint->size) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("the proof is from size ", proof->old_size, " to ",
-                     proof->new_size, "; the checkpoints are of sizes ",
-                     old_checkpoint->size, " and ", new_checkpoint->size));
+    return absl::FailedPreconditionError(absl::StrCat(
+        names.proof, " is from size ", proof->old_size, " to ", proof->new_size,
+        "; the checkpoints are of sizes ", old_checkpoint->size, " and ",
+        new_checkpoint->size, ": give the proof between them",
+        old_checkpoint->size == 0
+            ? std::string(" (from size 0: no hashes)")
+            : absl::StrCat(" (refctl consistency ", old_checkpoint->size, " ",
+                           new_checkpoint->size, ")")));
   }
   if (!tlog::VerifyConsistency(old_checkpoint->size, new_checkpoint->size,
                                old_checkpoint->root, new_checkpoint->root,
@@ -261,15 +331,42 @@ struct LogCheck {
   std::string proof;
 };
 
-// Checks the log at `path` against the directory's schedule (`by_label`)
-// and checkpoint (`note`, of `size` leaves, signed by `key`): genuine (a
-// log signed with `options`' key), scheduled with its seats, and proved
-// included in that checkpoint by its proof in `root`/proofs. Safe to run
-// for several logs at once.
+// What differs between the checkpoint `proved` a proof carries and the
+// directory's `checkpoint`, both opened with the referee's key: "" when
+// they name the same tree (origin, size and root), else what the proof's
+// says against the directory's, e.g. "the checkpoint of size 3, not in
+// the directory's checkpoint (size 6)".
+std::string CheckpointDifference(const tlog::Checkpoint& proved,
+                                 const tlog::Checkpoint& checkpoint) {
+  if (proved.origin != checkpoint.origin) {
+    return absl::StrCat("a checkpoint of origin \"", proved.origin,
+                        "\", not in the directory's checkpoint (origin \"",
+                        checkpoint.origin, "\")");
+  }
+  if (proved.size != checkpoint.size) {
+    return absl::StrCat("the checkpoint of size ", proved.size,
+                        ", not in the directory's checkpoint (size ",
+                        checkpoint.size, ")");
+  }
+  if (proved.root != checkpoint.root) {
+    return absl::StrCat("a checkpoint of size ", proved.size, " with root ",
+                        RootHex(proved),
+                        ", not in the directory's checkpoint (same size, root ",
+                        RootHex(checkpoint), ")");
+  }
+  return "";
+}
+
+// Checks the log at `path` against the directory's `schedule` (its
+// entries by label: `by_label`) and `checkpoint` (signed by `key`):
+// genuine (a log signed with `options`' key), of the schedule's game,
+// scheduled with its seats, and proved included in that checkpoint by its
+// proof in `root`/proofs. Safe to run for several logs at once.
 LogCheck CheckLog(
     const fs::path& root, const fs::path& path, const VerifyOptions& options,
+    const v1::TournamentSchedule& schedule,
     const std::map<std::string, const v1::ScheduleEntry*>& by_label,
-    const std::string& note, const CheckpointKey& key, uint64_t size) {
+    const tlog::Checkpoint& checkpoint, const CheckpointKey& key) {
   LogCheck check;
   const std::string name = path.filename().string();
   absl::StatusOr<std::string> bytes = ReadFileToString(path.string());
@@ -287,6 +384,13 @@ LogCheck CheckLog(
   if (v.kind != Verdict::Kind::kGenuine) {
     check.problem = absl::StrCat("logs/", name, ": NOT GENUINE: record ",
                                  v.bad_record, ": ", v.reason);
+    return check;
+  }
+  if (v.header.game().game() != schedule.game()) {
+    check.problem = absl::StrCat(
+        "logs/", name, ": a ", v.header.game().game(), " log; the schedule ",
+        schedule.game().empty() ? std::string("names no game")
+                                : absl::StrCat("is of ", schedule.game()));
     return check;
   }
   const std::string label = v.header.label();
@@ -323,11 +427,13 @@ LogCheck CheckLog(
         absl::StrCat("proofs/", proof_name, ": ", inclusion.status().message());
     return check;
   }
-  if (inclusion->note != note) {
-    check.problem = absl::StrCat(
-        "proofs/", proof_name, ": proves inclusion in the checkpoint of size ",
-        inclusion->checkpoint.size,
-        ", not in the directory's checkpoint (size ", size, ")");
+  // What the two signed checkpoints say, not their bytes: a witness's
+  // cosignature line (C2SP tlog-witness) changes the note, not the tree.
+  if (const std::string differs =
+          CheckpointDifference(inclusion->checkpoint, checkpoint);
+      !differs.empty()) {
+    check.problem =
+        absl::StrCat("proofs/", proof_name, ": proves inclusion in ", differs);
     return check;
   }
   check.label = label;
@@ -353,8 +459,19 @@ TournamentVerdict CheckTournamentDirectory(const std::string& dir,
     return verdict;
   };
   const fs::path root(dir);
+  // A directory with neither of the files every tournament's output holds
+  // is not one (say, the wrong path): an input error, not a verdict.
+  if (!fs::exists(root / "schedule.json") && !fs::exists(root / "checkpoint")) {
+    verdict.not_a_tournament = absl::StrCat(
+        dir,
+        " is not a tournament directory (no schedule.json, no checkpoint)");
+    verdict.summary = verdict.not_a_tournament;
+    return verdict;
+  }
   // The referee's key.
   if (key.verifier_key.empty() && key.public_key.empty()) {
+    // Either file (the runner writes one); both must then be the same key.
+    std::string found;
     for (const char* name : {"referee.key.pub", "referee.pub"}) {
       if (!fs::exists(root / name)) continue;
       absl::StatusOr<std::string> parsed =
@@ -363,8 +480,15 @@ TournamentVerdict CheckTournamentDirectory(const std::string& dir,
         problem(absl::StrCat(name, ": ", parsed.status().message()));
         return finish();
       }
+      if (!key.public_key.empty() && key.public_key != *parsed) {
+        problem(absl::StrCat(found, " and ", name,
+                             " hold different referee keys (",
+                             ToHex(key.public_key), " and ", ToHex(*parsed),
+                             "); pass the referee's with --key"));
+        return finish();
+      }
       key.public_key = *parsed;
-      break;
+      found = name;
     }
     if (key.public_key.empty()) {
       problem(
@@ -448,8 +572,8 @@ TournamentVerdict CheckTournamentDirectory(const std::string& dir,
   RunInOrder(
       logs.size(), PoolSize(logs.size()),
       [&](size_t i) {
-        checks[i] = CheckLog(root, logs[i], options, by_label, *note, key,
-                             checkpoint->size);
+        checks[i] = CheckLog(root, logs[i], options, schedule, by_label,
+                             *checkpoint, key);
         return JobOutput();
       },
       [](size_t, const JobOutput&) {});
@@ -482,11 +606,19 @@ TournamentVerdict CheckTournamentDirectory(const std::string& dir,
       ++verdict.matches;
     }
   }
+  // A proof no counted log used: its log is missing, or does not count
+  // (not genuine, unsealed, not scheduled so: said above, under its name).
   for (const auto& entry : fs::directory_iterator(root / "proofs", error)) {
     const std::string name = entry.path().filename().string();
-    if (!proofs_used.contains(name)) {
-      problem(absl::StrCat("proofs/", name, ": a proof without its log"));
-    }
+    if (proofs_used.contains(name)) continue;
+    const std::string log =
+        absl::StrCat("logs/", entry.path().stem().string(), ".pyrlog");
+    problem(absl::StrCat(
+        "proofs/", name, ": ",
+        fs::exists(root / log)
+            ? absl::StrCat("a proof whose log does not count (see ", log,
+                           " above)")
+            : std::string("a proof without its log")));
   }
   return finish();
 }

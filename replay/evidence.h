@@ -57,14 +57,38 @@ absl::StatusOr<Inclusion> CheckInclusion(std::string_view log,
                                          std::string_view proof_file,
                                          const CheckpointKey& key);
 
+// What `text` looks like, by its first line or form: "an inclusion proof,
+// a .tlog-proof file", "a consistency proof", "a match log", "a checkpoint
+// (a signed note)", or "" (none of them). Names a file given in
+// another's place.
+std::string FileKind(std::string_view text);
+
+// How CheckConsistency names its three files (e.g. their paths).
+struct ConsistencyNames {
+  std::string old_checkpoint = "the old checkpoint";
+  std::string new_checkpoint = "the new checkpoint";
+  std::string proof = "the proof";
+};
+
 // Checks that the checkpoint `new_note` extends `old_note` (same origin,
 // both signed by `key`) by the consistency proof file `proof_file`.
+// FAILED_PRECONDITION when the files are not what the check takes, a
+// mistake in the command rather than a verdict: a file of another kind
+// (an inclusion proof, a log, a checkpoint as the proof), the old
+// checkpoint larger than the new one (swapped), or a proof between other
+// sizes than the checkpoints'. Any other error: the evidence fails (a
+// checkpoint not signed by `key`, a damaged proof, a proof that does not
+// hold: NOT CONSISTENT).
 absl::Status CheckConsistency(std::string_view old_note,
                               std::string_view new_note,
                               std::string_view proof_file,
-                              const CheckpointKey& key);
+                              const CheckpointKey& key,
+                              const ConsistencyNames& names = {});
 
 struct TournamentVerdict {
+  // Set when DIR is not a tournament directory at all (it holds neither
+  // schedule.json nor checkpoint): what to say; nothing was checked.
+  std::string not_a_tournament;
   std::vector<std::string> problems;  // Empty: the directory checks out.
   std::vector<std::string> notes;     // Informative (e.g. ignored prefixes).
   uint64_t matches = 0;               // Sealed, included, scheduled logs.
@@ -83,8 +107,9 @@ std::string TournamentLabel(std::string_view name, std::string_view run_id,
 // the referee's key, every sealed one has DIR/proofs/NAME.tlog-proof proving
 // it is in DIR/checkpoint (the same checkpoint for all), and each match of
 // DIR/schedule.json has exactly one such log, whose signed label and seats
-// are the schedule's, none missing and none extra. `key` may be empty: the
-// referee key is then read from DIR/referee.key.pub or DIR/referee.pub.
+// are the schedule's, none missing and none extra; each log is of the
+// schedule's game. `key` may be empty: the referee key is then read from
+// DIR/referee.key.pub, else DIR/referee.pub.
 TournamentVerdict CheckTournamentDirectory(const std::string& dir,
                                            CheckpointKey key);
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "gmock/gmock.h"
@@ -343,6 +344,168 @@ TEST_F(TournamentDirectoryTest, NoKeyAndNoCheckpointAreNamed) {
   fs::copy(absl::StrCat(kDir, "/example/referee.pub"), dir_ + "/referee.pub");
   fs::remove(dir_ + "/checkpoint");
   EXPECT_THAT(Check().problems, ElementsAre(HasSubstr("checkpoint")));
+}
+
+// A witness's cosignature line on a proof's checkpoint changes the note,
+// not the tree it names: the proof is in the directory's checkpoint (C2SP
+// tlog-proof allows cosigned checkpoints; lines by other keys are ignored).
+TEST_F(TournamentDirectoryTest, AProofWhoseCheckpointAWitnessCosignedCounts) {
+  const std::string proof =
+      absl::StrCat("proofs/rock_paper_pyramid-", kMatch, ".tlog-proof");
+  Write(proof, Read(absl::StrCat("example/", proof)) +
+                   "\xe2\x80\x94 witness.example AAAAAAAAAAAA\n");
+  const TournamentVerdict v = Check();
+  EXPECT_THAT(v.problems, IsEmpty());
+  EXPECT_EQ(v.matches, 3u);
+  // And so does a cosigned checkpoint in the directory itself.
+  Write("checkpoint", Read("example/checkpoint") +
+                          "\xe2\x80\x94 witness.example AAAAAAAAAAAA\n");
+  EXPECT_THAT(Check().problems, IsEmpty());
+}
+
+// A proof no counted log used says why: its log is missing, or its log
+// (named above with its own problem) does not count.
+TEST_F(TournamentDirectoryTest, AProofOfALogThatDoesNotCountSaysSo) {
+  const std::string name = absl::StrCat("rock_paper_pyramid-", kMatch);
+  std::string log = Log();
+  log[log.size() / 2] ^= 0x01;
+  Write(absl::StrCat("logs/", name, ".pyrlog"), log);
+  TournamentVerdict v = Check();
+  EXPECT_THAT(v.problems, Contains(StartsWith(absl::StrCat(
+                              "logs/", name, ".pyrlog: NOT GENUINE"))));
+  EXPECT_THAT(v.problems,
+              Contains(absl::StrCat("proofs/", name,
+                                    ".tlog-proof: a proof whose log does not "
+                                    "count (see logs/",
+                                    name, ".pyrlog above)")));
+  EXPECT_THAT(v.problems, Not(Contains(HasSubstr("without its log"))));
+  fs::remove(dir_ + "/logs/" + name + ".pyrlog");
+  v = Check();
+  EXPECT_THAT(v.problems,
+              Contains(absl::StrCat("proofs/", name,
+                                    ".tlog-proof: a proof without its log")));
+}
+
+// The schedule's game is every log's: a log of another game is named.
+TEST_F(TournamentDirectoryTest, ALogOfAnotherGameThanTheSchedulesIsNamed) {
+  const std::string schedule = Read("example/schedule.json");
+  Write("schedule.json",
+        absl::StrReplaceAll(schedule, {{"\"game\": \"rock_paper_pyramid\"",
+                                        "\"game\": \"pyramid_scheme\""}}));
+  TournamentVerdict v = Check();
+  EXPECT_EQ(v.matches, 0u);
+  EXPECT_THAT(v.problems,
+              Contains(absl::StrCat("logs/rock_paper_pyramid-", kMatch,
+                                    ".pyrlog: a rock_paper_pyramid log; the "
+                                    "schedule is of pyramid_scheme")));
+  // A schedule without a game names none.
+  Write("schedule.json",
+        absl::StrReplaceAll(schedule,
+                            {{"\"game\": \"rock_paper_pyramid\",", ""}}));
+  v = Check();
+  EXPECT_THAT(v.problems, Contains(HasSubstr("the schedule names no game")));
+}
+
+// A directory that holds neither schedule.json nor checkpoint is not a
+// tournament's (an input error); one that holds either is checked.
+TEST_F(TournamentDirectoryTest, ADirectoryWithoutScheduleOrCheckpointIsNone) {
+  const std::string empty = tmp_.File("empty");
+  fs::create_directory(empty);
+  TournamentVerdict v = CheckTournamentDirectory(empty, CheckpointKey{});
+  EXPECT_EQ(v.not_a_tournament,
+            absl::StrCat(empty,
+                         " is not a tournament directory (no schedule.json, "
+                         "no checkpoint)"));
+  EXPECT_THAT(v.problems, IsEmpty());
+  fs::remove(dir_ + "/checkpoint");
+  v = Check();
+  EXPECT_EQ(v.not_a_tournament, "");
+  EXPECT_THAT(v.problems, ElementsAre(StartsWith("checkpoint: ")));
+}
+
+// referee.key.pub and referee.pub must agree when both are there.
+TEST_F(TournamentDirectoryTest, TwoKeyFilesThatDifferAreNamed) {
+  Write("referee.key.pub", Read("example/referee.pub"));
+  EXPECT_THAT(Check().problems, IsEmpty());
+  const std::string stranger = SigningKey::Generate().public_key();
+  Write("referee.key.pub", ToHex(stranger) + "\n");
+  EXPECT_THAT(Check().problems,
+              ElementsAre(StartsWith(absl::StrCat(
+                  "referee.key.pub and referee.pub hold different referee "
+                  "keys (",
+                  ToHex(stranger), " and "))));
+}
+
+// The proof's extra data is any bytes: named escaped, never raw.
+TEST(EvidenceTest, ExtraDataOfAnotherMatchIsPrintedEscaped) {
+  const std::string proof = absl::StrReplaceAll(
+      Proof(),
+      {{"extra ZDBhZWU1YmVmOTBlY2VmMTZkMzViZGQ5ODQ2NjQwNDc=",
+        absl::StrCat("extra ", absl::Base64Escape("\xff\xfe\n\x01\"ok"))}});
+  absl::StatusOr<Inclusion> inclusion =
+      CheckInclusion(Log(), kMatch, proof, VerifierKey());
+  ASSERT_FALSE(inclusion.ok());
+  EXPECT_EQ(std::string(inclusion.status().message()),
+            absl::StrCat("the proof is for match \"\\xff\\xfe\\n\\x01\\\"ok\", "
+                         "the log is match ",
+                         kMatch));
+}
+
+// Files given in the wrong order or place are the command's mistake
+// (FAILED_PRECONDITION, which `replay consistency` exits 2 for), not a
+// verdict; a proof that does not hold is one.
+TEST(EvidenceTest, ConsistencyInputMistakesAreToldApartFromVerdicts) {
+  const std::string old_note = Read("checkpoint-3");
+  const std::string new_note = Read("example/checkpoint");
+  const std::string proof = Read("consistency-3-6");
+  absl::Status status =
+      CheckConsistency(new_note, old_note, proof, VerifierKey());
+  EXPECT_TRUE(absl::IsFailedPrecondition(status)) << status;
+  EXPECT_EQ(std::string(status.message()),
+            "the old checkpoint (size 6) is larger than the new one (size 3): "
+            "swapped? The older checkpoint comes first");
+  const ConsistencyNames names{"old", "new", "p"};
+  status = CheckConsistency(old_note, new_note, Proof(), VerifierKey(), names);
+  EXPECT_TRUE(absl::IsFailedPrecondition(status)) << status;
+  EXPECT_EQ(std::string(status.message()),
+            "p is not a consistency proof (it looks like an inclusion proof, "
+            "a .tlog-proof file)");
+  status = CheckConsistency(old_note, new_note, new_note, VerifierKey(), names);
+  EXPECT_TRUE(absl::IsFailedPrecondition(status)) << status;
+  EXPECT_THAT(std::string(status.message()),
+              HasSubstr("it looks like a checkpoint"));
+  status = CheckConsistency(proof, new_note, proof, VerifierKey(), names);
+  EXPECT_TRUE(absl::IsFailedPrecondition(status)) << status;
+  EXPECT_EQ(std::string(status.message()),
+            "old is not a checkpoint (it looks like a consistency proof)");
+  status = CheckConsistency(old_note, old_note, proof, VerifierKey(), names);
+  EXPECT_TRUE(absl::IsFailedPrecondition(status)) << status;
+  EXPECT_EQ(std::string(status.message()),
+            "p is from size 3 to 6; the checkpoints are of sizes 3 and 3: give "
+            "the proof between them (refctl consistency 3 3)");
+  // A proof hash changed: the proof does not hold, a verdict.
+  std::string bad = proof;
+  bad[bad.size() - 3] = bad[bad.size() - 3] == 'A' ? 'B' : 'A';
+  status = CheckConsistency(old_note, new_note, bad, VerifierKey(), names);
+  EXPECT_FALSE(status.ok());
+  EXPECT_FALSE(absl::IsFailedPrecondition(status)) << status;
+  EXPECT_THAT(std::string(status.message()), HasSubstr("NOT CONSISTENT"));
+}
+
+// A secret key file (its seed in hex, beside FILE.pub) given as --key is
+// named, not taken for a public key.
+TEST_F(KeyArgumentTest, ASecretKeyFileIsNamed) {
+  const std::string path = tmp_.File("referee.key");
+  const SigningKey key = SigningKey::Generate();
+  ASSERT_TRUE(WriteKeyFiles(path, key).ok());
+  absl::StatusOr<std::string> parsed = ParseRefereeKeyArgument(path);
+  ASSERT_FALSE(parsed.ok());
+  EXPECT_EQ(std::string(parsed.status().message()),
+            absl::StrCat(path, " holds a secret key; give the public key (",
+                         path, ".pub)"));
+  parsed = ParseRefereeKeyArgument(path + ".pub");
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  EXPECT_EQ(*parsed, key.public_key());
 }
 
 }  // namespace

@@ -20,16 +20,19 @@
 // 2 usage or I/O error (what is wrong is said first, then the usage: a
 // flag the command does not take is one, e.g. `html --level`; with
 // --inclusion, a proof file that cannot be read fails before the log is
-// verified). With several logs, one line each (in the order given) and the
-// worst status of them all; several logs are verified on every core (one
-// thread per hardware thread), and a last line on standard error says how
-// many logs were verified and how many per second (files that could not be
-// read are not counted; how many there were follows). --level=chain checks
-// the framing, encoding, hash chain and signatures without replaying the
-// rules (docs/log-format.md, "Verification levels"). `replay html` writes
-// the match viewer page (default: LOG with the extension .html) whatever
-// the verdict, and exits as `replay verify` would on that log (0, 1), or 2
-// when the log cannot be read or the page cannot be written. `replay show`
+// verified; a secret key file given to --key; for consistency, files
+// swapped or of another kind, or a proof between other sizes, said
+// without the usage; for verify-tournament, a directory that holds
+// neither schedule.json nor checkpoint). With several logs, one line each (in
+// the order given) and the worst status of them all; several logs are verified
+// on every core (one thread per hardware thread), and a last line on standard
+// error says how many logs were verified and how many per second (files that
+// could not be read are not counted; how many there were follows).
+// --level=chain checks the framing, encoding, hash chain and signatures without
+// replaying the rules (docs/log-format.md, "Verification levels"). `replay
+// html` writes the match viewer page (default: LOG with the extension .html)
+// whatever the verdict, and exits as `replay verify` would on that log (0, 1),
+// or 2 when the log cannot be read or the page cannot be written. `replay show`
 // and `replay export` exit 0 when they printed every record (whatever the
 // verdict: show's first line says it), 1 when a record could not be
 // decoded (what was printed up to it stays), 2 when the file cannot be
@@ -354,6 +357,14 @@ int Verify(const std::vector<std::string>& args) {
     if (result != kGenuine) return result;
     // The checkpoint is signed by the referee whose key signed the log.
     CheckpointKey key{flags->tlog_key, verdict.header.referee_public_key()};
+    if (flags->key.empty() && flags->tlog_key.empty()) {
+      // The verdict line says where the key came from; what that means for
+      // the proof is said once, beside it.
+      std::cerr << "replay: note: no key pinned: the checkpoint was opened "
+                   "with the key the log names, which shows the proof "
+                   "consistent with the log, not which referee signed "
+                   "them; pin it with --key or --tlog_key\n";
+    }
     return VerifyInclusion(log, flags->inclusion, *proof, verdict, key);
   }
   return VerifyMany(flags->operands, options, flags->allow_unsealed);
@@ -389,7 +400,14 @@ int Consistency(const std::vector<std::string>& args) {
     files.push_back(*std::move(text));
   }
   const absl::Status status =
-      CheckConsistency(files[0], files[1], files[2], KeyOf(*flags));
+      CheckConsistency(files[0], files[1], files[2], KeyOf(*flags),
+                       ConsistencyNames{flags->operands[0], flags->operands[1],
+                                        flags->operands[2]});
+  // Files swapped or of another kind: the command's mistake, no verdict.
+  if (absl::IsFailedPrecondition(status)) {
+    std::cerr << "consistency: " << status.message() << "\n";
+    return kUsage;
+  }
   if (!status.ok()) {
     std::cout << "NOT CONSISTENT: " << status.message() << "\n";
     return kNotGenuine;
@@ -416,6 +434,10 @@ int VerifyTournament(const std::vector<std::string>& args) {
   }
   const TournamentVerdict verdict =
       CheckTournamentDirectory(dir, KeyOf(*flags));
+  if (!verdict.not_a_tournament.empty()) {
+    std::cerr << verdict.not_a_tournament << "\n";
+    return kUsage;
+  }
   for (const std::string& note : verdict.notes) {
     std::cout << dir << ": note: " << note << "\n";
   }

@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/time.h"
@@ -26,6 +27,11 @@ void PrintHeader(const v1::Header& h, std::ostream& out) {
   out << "match " << ToHex(h.match_id()) << "  game " << h.game().game()
       << " (rules v" << h.rules_version() << ", log format v"
       << h.format_version() << ")\n";
+  // The label the match was created with (signed, not judged), escaped:
+  // a tournament's NAME/RUN_ID/INDEX.
+  if (!h.label().empty()) {
+    out << "label \"" << absl::Utf8SafeCHexEscape(h.label()) << "\"\n";
+  }
   out << "referee key " << ToHex(h.referee_public_key()) << "\n";
   out << "forfeit policy " << v1::ForfeitPolicy_Name(h.forfeit_policy())
       << "; commit timeout " << h.clocks().commit_timeout_ms()

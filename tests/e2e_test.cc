@@ -433,10 +433,13 @@ TEST_F(E2eTest, TournamentEvidenceNamesEveryTamperingAndSurvivesRestart) {
   r = Run("replay", {"consistency", "--tlog_key=" + vkey, Path("a/checkpoint"),
                      Path("b/checkpoint"), Path("a-b.proof")});
   EXPECT_EQ(r.code, 0) << r.out << r.err;
+  // Swapped: the command's mistake (status 2), said as such.
   r = Run("replay",
           {"consistency", "--key=" + PublicKeyFile(), Path("b/checkpoint"),
            Path("a/checkpoint"), Path("a-b.proof")});
-  EXPECT_EQ(r.code, 1) << r.out << r.err;
+  EXPECT_EQ(r.code, 2) << r.out << r.err;
+  EXPECT_THAT(r.err, HasSubstr("swapped?"));
+  EXPECT_EQ(r.out, "");
   // The referee serves the checkpoint it signed at A's size byte for byte.
   ToolResult old_note = Refctl({"checkpoint", absl::StrCat("--size=", a_size)});
   ASSERT_EQ(old_note.code, 0) << old_note.err;
@@ -462,6 +465,105 @@ TEST_F(E2eTest, TournamentEvidenceNamesEveryTamperingAndSurvivesRestart) {
   r = Run("replay", {"verify", "--key=" + PublicKeyFile(),
                      "--inclusion=" + Path("again.tlog-proof"), a_logs[1]});
   EXPECT_EQ(r.code, 1) << r.out << r.err;
+}
+
+// `replay` tells a mistake in its input (status 2, on standard error) from
+// a verdict on the evidence (status 1): checkpoints swapped, an inclusion
+// proof given as the consistency proof, a directory that is not a
+// tournament's, a secret key file given for the public one; a proof that
+// does not hold stays a verdict. A witness's cosignature on a proof's
+// checkpoint does not make it another checkpoint; `show` prints the
+// header's label. On testdata/tlog alone: no referee.
+TEST_F(E2eTest, ReplayTellsInputMistakesFromVerdicts) {
+  const std::string tlog = "testdata/tlog";
+  const std::string vkey = "--tlog_key=" + tlog + "/tlog.vkey";
+  const std::string old_note = tlog + "/checkpoint-3";
+  const std::string new_note = tlog + "/example/checkpoint";
+  const std::string proof = tlog + "/consistency-3-6";
+  const std::string log =
+      tlog +
+      "/example/logs/"
+      "rock_paper_pyramid-d0aee5bef90ecef16d35bdd984664047.pyrlog";
+  const std::string inclusion =
+      tlog +
+      "/example/proofs/"
+      "rock_paper_pyramid-d0aee5bef90ecef16d35bdd984664047.tlog-proof";
+  ToolResult r =
+      Run("replay", {"consistency", vkey, old_note, new_note, proof});
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  r = Run("replay", {"consistency", vkey, new_note, old_note, proof});
+  EXPECT_EQ(r.code, 2) << r.out << r.err;
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err,
+            "consistency: the old checkpoint (size 6) is larger than the new "
+            "one (size 3): swapped? The older checkpoint comes first\n");
+  r = Run("replay", {"consistency", vkey, old_note, new_note, inclusion});
+  EXPECT_EQ(r.code, 2) << r.out << r.err;
+  EXPECT_EQ(r.err, absl::StrCat("consistency: ", inclusion,
+                                " is not a consistency proof (it looks like "
+                                "an inclusion proof, a .tlog-proof file)\n"));
+  // A proof hash changed: a proof that does not hold, a verdict.
+  std::string bad = Slurp(proof);
+  bad[bad.size() - 3] = bad[bad.size() - 3] == 'A' ? 'B' : 'A';
+  std::ofstream(Path("bad-proof")) << bad;
+  r = Run("replay",
+          {"consistency", vkey, old_note, new_note, Path("bad-proof")});
+  EXPECT_EQ(r.code, 1) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("NOT CONSISTENT: "));
+
+  // Not a tournament directory at all: status 2. One with its checkpoint
+  // gone: 1, a problem named.
+  fs::create_directory(Path("empty"));
+  r = Run("replay", {"verify-tournament", Path("empty")});
+  EXPECT_EQ(r.code, 2) << r.out << r.err;
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, absl::StrCat(Path("empty"),
+                                " is not a tournament directory (no "
+                                "schedule.json, no checkpoint)\n"));
+  const std::string copy = Path("example");
+  fs::copy(tlog + "/example", copy, fs::copy_options::recursive);
+  // A witness cosigned the checkpoint of one proof: the same tree.
+  const std::string cosigned = absl::StrCat(
+      copy, "/proofs/rock_paper_pyramid-d0aee5bef90ecef16d35bdd984664047",
+      ".tlog-proof");
+  std::ofstream(cosigned, std::ios::app)
+      << "\xe2\x80\x94 witness.example AAAAAAAAAAAA\n";
+  r = Run("replay", {"verify-tournament", copy});
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  fs::remove(copy + "/checkpoint");
+  r = Run("replay", {"verify-tournament", copy});
+  EXPECT_EQ(r.code, 1) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr(": checkpoint: "));
+
+  // The referee's secret key file given for its public key.
+  const std::string secret = Path("referee.key");
+  ASSERT_TRUE(WriteKeyFiles(secret, SigningKey::Generate()).ok());
+  r = Run("replay", {"verify", "--key=" + secret, log});
+  EXPECT_EQ(r.code, 2) << r.out << r.err;
+  EXPECT_THAT(r.err, HasSubstr(absl::StrCat(
+                         "--key: ", secret,
+                         " holds a secret key; give the public key (", secret,
+                         ".pub)")));
+  // Another referee's key: both keys named.
+  r = Run("replay", {"verify", "--key=" + secret + ".pub", log});
+  EXPECT_EQ(r.code, 1) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr(absl::StrCat(
+                         "is not the pinned key (header ",
+                         Trimmed(tlog + "/example/referee.pub"), ", pinned ",
+                         Trimmed(secret + ".pub"), ")")));
+
+  // --inclusion without a pinned key: a note that it proves no referee.
+  r = Run("replay", {"verify", "--inclusion=" + inclusion, log});
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_THAT(r.err, HasSubstr("replay: note: no key pinned"));
+  r = Run("replay", {"verify", vkey, "--inclusion=" + inclusion, log});
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_EQ(r.err, "");
+
+  // show prints the signed label with the header.
+  r = Run("replay", {"show", log});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("\nlabel \"example/434764977a9d6e1d/2\"\n"));
 }
 
 TEST_F(E2eTest, SigkillMidMatchLeavesAPrefixThatVerifiesToItsLastCheckpoint) {
