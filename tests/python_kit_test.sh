@@ -29,7 +29,12 @@
 #     minute (refctl --seed_timeout_ms), so that the bots' start on a loaded
 #     machine faults nobody.
 #  4. The referee is SIGKILLed mid-match and restarted on its data directory:
-#     the kit bots reconnect on their own and finish the match.
+#     the kit bots reconnect on their own and finish the match. Then a
+#     network blip: seat 0's bot talks through a proxy
+#     (tests/python_kit_blip_proxy.py) that cuts its connection on the bot's
+#     side only, mid-match; the referee still holds the old stream, which
+#     the bot's reconnection replaces (ABORTED, to nobody): the bot must
+#     reconnect and finish, not stop as if another process took its token.
 #  5. tools/clients/play_local.sh runs the installed kit's random bot against
 #     C++ bots (3 Pyramid Shambo matches, verified by the runner).
 #  6. A match over TLS (--tls_ca), against a second referee with a
@@ -246,6 +251,34 @@ done
 verify_log "$match"
 echo "phase 4: reconnected after a referee SIGKILL (${SECONDS}s)"
 
+spawn blip-proxy "$PY" tests/python_kit_blip_proxy.py "$addr" "$tmp/blip.port"
+blip_proxy=$last_pid
+poll test -s "$tmp/blip.port"
+match=$(refctl create-match --game=rock_paper_pyramid --seats=3 \
+  --seed_timeout_ms=60000 --token_dir="$tmp/tok-blip" 2>/dev/null) ||
+  fail "create-match blip"
+spawn blip-0 "$PY" tests/python_kit_slow_bot.py \
+  --referee "127.0.0.1:$(cat "$tmp/blip.port")" \
+  --token_file "$tmp/tok-blip/seat-0.token" --matches 1 --delay_s 0.3
+waited=("$last_pid")
+for seat in 1 2; do
+  spawn "blip-$seat" "$PY" tests/python_kit_slow_bot.py --referee "$addr" \
+    --token_file "$tmp/tok-blip/seat-$seat.token" --matches 1 --delay_s 0.3
+  waited+=("$last_pid")
+done
+poll past_decision_2
+kill -USR1 "$blip_proxy"
+poll grep -q "^cut 1 connection" "$tmp/blip-proxy.out"
+wait_for "${waited[@]}"
+for seat in 0 1 2; do expect_clean "blip-$seat" 1; done
+grep -q "^pyramid_kit: stream ended (UNAVAILABLE: " "$tmp/blip-0.out" ||
+  fail "seat 0's stream did not break at the blip"
+grep -Eq "^pyramid_kit: 1 match\(es\) ended, 0 error\(s\), [0-9]+ fallback action\(s\), [2-9] stream\(s\)" \
+  "$tmp/blip-0.out" || fail "seat 0 did not reconnect after the blip"
+verify_log "$match"
+kill "$blip_proxy"
+echo "phase 4b: reconnected after a network blip (${SECONDS}s)"
+
 # --- 5. the documented one-command game against C++ bots (play_local.sh)
 PYRAMID_BIN=$BIN timeout "$LIMIT" tools/clients/play_local.sh --game=pyramid_shambo \
   --seats=3 --out="$tmp/play-local" -- "$PY" "$RANDOM_BOT" >"$tmp/play-local.out" 2>&1 ||
@@ -269,4 +302,4 @@ for seat in 0 1 2; do expect_clean "tls-$seat" 1; done
 verify_log "$match" tls_refctl "$tmp/tls/data"
 echo "phase 6: a match over TLS (${SECONDS}s)"
 
-echo "PASS: Python kit: installed with pip, $((${#matches[@]} + ${#bot_matches[@]} + 3)) matches of every game (seat tokens, a keyed bot token, one bot token on 4 matches at once, a slow strategy, a referee restart), play_local.sh and TLS; every log genuine"
+echo "PASS: Python kit: installed with pip, $((${#matches[@]} + ${#bot_matches[@]} + 4)) matches of every game (seat tokens, a keyed bot token, one bot token on 4 matches at once, a slow strategy, a referee restart, a network blip), two processes on one token, play_local.sh and TLS; every log genuine"
