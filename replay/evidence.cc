@@ -313,9 +313,8 @@ absl::Status CheckConsistency(std::string_view old_note,
                                old_checkpoint->root, new_checkpoint->root,
                                proof->hashes)) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "NOT CONSISTENT: the proof does not show that the tree of size ",
-        old_checkpoint->size, " is a prefix of the tree of size ",
-        new_checkpoint->size));
+        "the proof does not show that the tree of size ", old_checkpoint->size,
+        " is a prefix of the tree of size ", new_checkpoint->size));
   }
   return absl::OkStatus();
 }

@@ -509,7 +509,8 @@ TEST_F(E2eTest, ReplayTellsInputMistakesFromVerdicts) {
   r = Run("replay",
           {"consistency", vkey, old_note, new_note, Path("bad-proof")});
   EXPECT_EQ(r.code, 1) << r.out << r.err;
-  EXPECT_THAT(r.out, HasSubstr("NOT CONSISTENT: "));
+  EXPECT_THAT(r.out, HasSubstr("NOT CONSISTENT: the proof does not show that "
+                               "the tree of size 3 is a prefix"));
 
   // Not a tournament directory at all: status 2. One with its checkpoint
   // gone: 1, a problem named.
