@@ -7,7 +7,8 @@
 # --help exits 0; an unknown flag, and a value a flag's type does not take,
 # are usage errors like the programs' own: status 2, one line naming it.
 # So are bad values that only the program can judge (arena's unknown game,
-# a seat count without one strategy per seat). tournament's number flags
+# a seat count without one strategy per seat, refctl's negative seat
+# count). refctl's --help lists its commands. tournament's number flags
 # that override the tournament file say what leaving them unset means.
 # PYRAMID_NO_BENCHMARKS=1 (the sanitizer build, which does not build them)
 # leaves out the bench_* programs.
@@ -89,6 +90,14 @@ else
   echo "tournament --help: $defaults flags say \"default: the tournament file's value\": $help"
   ((++failed))
 fi
+# refctl's --help lists its commands, not only its flags; a negative seat
+# count is named as such.
+for command in register-bot create-match get-match list watch get-log \
+  health checkpoint inclusion consistency; do
+  expect_status refctl 0 "  $command " --help
+done
+expect_status refctl 2 "--seats must be positive, not -1" create-match \
+  --game=rock_paper_pyramid --seats=-1
 # bench_tlog takes its own two flags before Google Benchmark's.
 if [[ ${PYRAMID_NO_BENCHMARKS:-0} != 1 ]]; then
   bench_help=$("$bin/bench_tlog" --help 2>&1 || true)

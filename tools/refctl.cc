@@ -42,7 +42,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <iterator>
 #include <optional>
@@ -323,7 +322,10 @@ int CreateMatch(v1::Referee::Stub& stub) {
       absl::StrSplit(absl::GetFlag(FLAGS_names), ',');
   int seats = absl::GetFlag(FLAGS_seats);
   if (seats == 0 && !absl::GetFlag(FLAGS_bots).empty()) seats = bots.size();
-  if (seats <= 0) return Usage("give --seats or --bots");
+  if (seats < 0) {
+    return Usage(absl::StrCat("--seats must be positive, not ", seats));
+  }
+  if (seats == 0) return Usage("give --seats or --bots");
   // One entry per seat, or none: a list of another length is a mistake
   // (an empty --bots entry already says "a seat token for this seat").
   auto one_per_seat = [seats](const char* flag, const std::string& value,
@@ -490,9 +492,9 @@ int GetLog(v1::Referee::Stub& stub, const std::string& match_id) {
   while (reader->Read(&chunk)) bytes += chunk.data();
   grpc::Status status = reader->Finish();
   if (!status.ok()) return Fail(status);
-  std::ofstream file(out, std::ios::binary | std::ios::trunc);
-  file << bytes;
-  if (!file) return Fail("cannot write " + out);
+  if (absl::Status s = WriteFileAtomically(out, bytes); !s.ok()) {
+    return Fail(std::string(s.message()));
+  }
   std::cerr << bytes.size() << " bytes written to " << out << "\n";
   return 0;
 }
@@ -583,12 +585,33 @@ int Consistency(v1::Referee::Stub& stub, const std::string& old_size,
   return Output(proof.proof_file());
 }
 
+constexpr char kUsage[] =
+    "usage: refctl [flags] register-bot NAME | create-match | "
+    "get-match MATCH | list | watch MATCH | get-log MATCH --out=FILE | "
+    "health [SERVICE] | checkpoint | inclusion MATCH | "
+    "consistency OLD NEW\n";
+
+// What --help says before the flags.
+constexpr char kHelp[] =
+    "Administration client for the referee.\n\n"
+    "Commands:\n"
+    "  register-bot NAME      register a bot; its token goes to NAME.token\n"
+    "                         or --token_out\n"
+    "  create-match           --game, --seats or --bots, clocks; seat tokens\n"
+    "                         go to --token_dir; prints the match id\n"
+    "  get-match MATCH        the match's MatchInfo as JSON\n"
+    "  list                   every match, newest first (--status)\n"
+    "  watch MATCH            one JSON event per line as it happens (--views)\n"
+    "  get-log MATCH          the match's log, into --out=FILE\n"
+    "  health [SERVICE]       grpc.health.v1: SERVING or not\n"
+    "  checkpoint             the transparency log's signed checkpoint\n"
+    "  inclusion MATCH        a log's inclusion proof (a .tlog-proof file)\n"
+    "  consistency OLD NEW    the consistency proof between two tree sizes\n"
+    "\n"
+    "Exit status: 0 done; 1 a refused call or a file that cannot be read or\n"
+    "written; 2 a mistake in the command line.";
+
 int Main(const std::vector<std::string>& args) {
-  static constexpr char kUsage[] =
-      "usage: refctl [flags] register-bot NAME | create-match | "
-      "get-match MATCH | list | watch MATCH | get-log MATCH | "
-      "health [SERVICE] | checkpoint | inclusion MATCH | "
-      "consistency OLD NEW\n";
   if (args.empty()) {
     std::cerr << kUsage;
     return 2;
@@ -642,7 +665,6 @@ int Main(const std::vector<std::string>& args) {
 }  // namespace pyramid
 
 int main(int argc, char** argv) {
-  std::vector<char*> rest = pyramid::InitProgram(
-      argc, argv, "Administration client for the referee.");
+  std::vector<char*> rest = pyramid::InitProgram(argc, argv, pyramid::kHelp);
   return pyramid::Main(std::vector<std::string>(rest.begin() + 1, rest.end()));
 }
