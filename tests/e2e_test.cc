@@ -865,6 +865,17 @@ TEST_F(E2eTest, RefctlChecksWhereTokensGoBeforeTheyAreIssued) {
   EXPECT_EQ(r.code, 1);
   EXPECT_THAT(r.err, HasSubstr("refctl: INVALID_ARGUMENT: rock_paper_pyramid "
                                "takes 3 seats, not 2"));
+  // A refused match leaves no token directory behind (of what refctl made
+  // for it), and one that was there before stays.
+  EXPECT_FALSE(fs::exists(Path("tok-2")));
+  r = Refctl({"create-match", "--game=" + std::string(kRpp), "--seats=2",
+              "--token_dir=" + Path("new/deeper")});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_FALSE(fs::exists(Path("new")));
+  r = Refctl({"create-match", "--game=" + std::string(kRpp), "--seats=2",
+              "--token_dir=" + Path("tok")});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_TRUE(fs::is_directory(Path("tok")));
   {
     grpc::ClientContext context;
     v1::ListMatchesResponse listed;
@@ -1003,6 +1014,12 @@ TEST_F(E2eTest, RefctlWatchPrintsOnlyWhatEachMoveChanged) {
   ASSERT_EQ(match.size(), 32u);
   Process watch({Bin("refctl"), "--referee=" + address_, "watch", match},
                 Path("watch.out"), Path("watch.err"));
+  // Watching before the first move: every move comes as a delta.
+  const absl::Time end = absl::Now() + kWait;
+  while (watch.out().find("\"snapshot\"") == std::string::npos &&
+         absl::Now() < end && watch.running()) {
+    absl::SleepFor(absl::Milliseconds(20));
+  }
   for (int seat = 0; seat < 3; ++seat) {
     StartBot(Path(absl::StrCat("tok/seat-", seat, ".token")),
              {"--matches=1", "--quiet"});

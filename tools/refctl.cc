@@ -48,6 +48,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
@@ -366,6 +367,19 @@ int CreateMatch(v1::Referee::Stub& stub) {
   // earlier match are replaced).
   const std::filesystem::path dir = absl::GetFlag(FLAGS_token_dir);
   std::error_code error;
+  // What this command creates of --token_dir, deepest first, is taken away
+  // again (if still empty) unless a match is created.
+  std::vector<std::filesystem::path> made;
+  for (std::filesystem::path d = dir;
+       !d.empty() && !std::filesystem::exists(d, error); d = d.parent_path()) {
+    made.push_back(d);
+  }
+  absl::Cleanup unmake = [&made] {
+    std::error_code ignored;
+    for (const std::filesystem::path& d : made) {
+      std::filesystem::remove(d, ignored);  // Only an empty directory goes.
+    }
+  };
   std::filesystem::create_directories(dir, error);
   if (!std::filesystem::is_directory(dir)) {
     return Fail(absl::StrCat(
@@ -389,6 +403,7 @@ int CreateMatch(v1::Referee::Stub& stub) {
   v1::CreateMatchResponse response;
   grpc::Status status = stub.CreateMatch(&context, request, &response);
   if (!status.ok()) return Fail(status);
+  std::move(unmake).Cancel();
   for (int i = 0; i < response.seat_tokens_size(); ++i) {
     if (response.seat_tokens(i).empty()) continue;
     if (absl::Status s =
