@@ -10,6 +10,7 @@
 #include <ostream>
 #include <set>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -23,7 +24,9 @@
 #include "referee/core/log_format.h"
 #include "referee/core/log_reader.h"
 #include "referee/core/log_sink.h"
+#include "referee/crypto/bytes.h"
 #include "referee/crypto/ed25519.h"
+#include "referee/crypto/protocol.h"
 #include "replay/verifier.h"
 
 namespace pyramid {
@@ -107,6 +110,18 @@ const Golden kGoldens[] = {
      {5, 3, 6},
      {false, false, false},
      {{2, v1::FAULT_COMMIT_TIMEOUT}, {0, v1::FAULT_REVEAL_TIMEOUT}}},
+    // Seats with keys sign every commit; seat 1 misses the seed decision
+    // (its contribution counts as 32 zero bytes); two referee restarts.
+    {"rock_paper_pyramid/signed_seed_timeout_restarts.pyrlog",
+     R"pb(game: "rock_paper_pyramid")pb",
+     v1::FORFEIT_POLICY_DEFAULT_ACTION,
+     90,
+     27,
+     v1::TERMINATION_NORMAL,
+     {3, 1, 2},
+     {0, 10, 4},
+     {false, false, false},
+     {{1, v1::FAULT_COMMIT_TIMEOUT}}},
     {"pyramid_shambo/two_seats_move_limit.pyrlog",
      R"pb(game: "pyramid_shambo"
           pyramid_shambo { max_throws: 16 })pb",
@@ -203,6 +218,18 @@ const Golden kGoldens[] = {
      {11, 11, 17},
      {false, false, false},
      {}},
+    // Three referee restarts, two of them in a row.
+    {"flaming_pyramids/restarts.pyrlog",
+     R"pb(game: "flaming_pyramids"
+          flaming_pyramids { max_turns: 6 })pb",
+     v1::FORFEIT_POLICY_FORFEIT,
+     49,
+     8,
+     v1::TERMINATION_MOVE_LIMIT,
+     {2, 2, 1},
+     {15, 15, 13},
+     {false, false, false},
+     {}},
     {"pyramid_scheme/two_seats_turn_limit.pyrlog",
      R"pb(game: "pyramid_scheme"
           pyramid_scheme { max_turns: 16 })pb",
@@ -246,13 +273,14 @@ const Golden kGoldens[] = {
      {}},
 };
 
-// Every golden log is rules version 1 of its game but the two Flaming
+// Every golden log is rules version 1 of its game but the three Flaming
 // Pyramids logs written after its rules fix, version 2
 // (testdata/golden/README.md); the verifier implements both versions.
 uint32_t RulesVersionOf(const Golden& golden) {
   const std::string file = golden.file;
   return file == "flaming_pyramids/forfeit_at_collapse_fall.pyrlog" ||
-                 file == "flaming_pyramids/move_limit.pyrlog"
+                 file == "flaming_pyramids/move_limit.pyrlog" ||
+                 file == "flaming_pyramids/restarts.pyrlog"
              ? 2
              : 1;
 }
@@ -379,6 +407,73 @@ TEST(GoldenDirectoryTest, EveryLogIsListed) {
   std::set<std::string> listed;
   for (const Golden& golden : kGoldens) listed.insert(golden.file);
   EXPECT_EQ(on_disk, listed);
+}
+
+// What make_golden's signed_seed_timeout_restarts and restarts scenarios
+// were added for: without them no golden log had seat keys with signed
+// commits, a Restart record (in a decision's commit phase, twice in a row,
+// in its reveal phase), or a seat faulted in the seed decision, whose
+// contribution to the seed is 32 zero bytes.
+TEST(GoldenDirectoryTest, CoversSeatKeysRestartsAndASeedDecisionFault) {
+  int keyed_seats = 0, signed_commits = 0, restarts = 0, restarts_in_a_row = 0,
+      restarts_in_reveal_phase = 0, seed_faults = 0;
+  for (const Golden& golden : kGoldens) {
+    SCOPED_TRACE(golden.file);
+    const std::string file = ReadOrDie(Path(golden));
+    const SplitLogResult split = SplitLog(file);
+    std::vector<v1::LogRecord> records(split.records.size());
+    for (size_t i = 0; i < records.size(); ++i) {
+      const std::string_view bytes = split.records[i].bytes;
+      ASSERT_TRUE(records[i].ParseFromArray(bytes.data(),
+                                            static_cast<int>(bytes.size())));
+    }
+    ASSERT_FALSE(records.empty());
+    const v1::Header& header = records[0].header();
+    for (const v1::Seat& seat : header.seats()) {
+      keyed_seats += seat.public_key().empty() ? 0 : 1;
+    }
+    // The seed decision's contributions: 32 zero bytes for a faulted seat.
+    std::vector<std::string> contributions(
+        header.seats_size(), std::string(kSeedContributionSize, 0));
+    bool revealed = false;  // In the open decision, since it opened.
+    for (size_t i = 0; i < records.size(); ++i) {
+      const v1::LogRecord& record = records[i];
+      if (record.has_decision_opened()) revealed = false;
+      if (record.has_reveal()) revealed = true;
+      if (record.has_commit() && !record.commit().signature().empty()) {
+        const v1::Seat& seat = header.seats(record.commit().seat());
+        EXPECT_EQ(seat.public_key().size(), kPublicKeySize);
+        ++signed_commits;
+      }
+      if (record.has_restart()) {
+        ++restarts;
+        if (records[i - 1].has_restart()) ++restarts_in_a_row;
+        if (revealed) ++restarts_in_reveal_phase;
+      }
+      if (record.has_fault() && record.fault().decision_id() == 0) {
+        EXPECT_EQ(record.fault().consequence(), v1::FAULT_DEFAULT_ACTION);
+        ++seed_faults;
+      }
+      if (record.has_reveal() && record.reveal().decision_id() == 0) {
+        v1::Action action;
+        ASSERT_TRUE(action.ParseFromString(record.reveal().action()));
+        contributions[record.reveal().seat()] = action.seed().contribution();
+      }
+      if (record.has_seed_reveal()) {
+        const v1::SeedReveal& seed = record.seed_reveal();
+        EXPECT_EQ(std::string(AsView(DeriveSeed(header.match_id(),
+                                                seed.referee_contribution(),
+                                                contributions))),
+                  seed.seed());
+      }
+    }
+  }
+  EXPECT_GT(keyed_seats, 0);
+  EXPECT_GT(signed_commits, 0);
+  EXPECT_GT(restarts, restarts_in_a_row + restarts_in_reveal_phase);
+  EXPECT_GT(restarts_in_a_row, 0);
+  EXPECT_GT(restarts_in_reveal_phase, 0);
+  EXPECT_GT(seed_faults, 0);
 }
 
 TEST(GoldenDirectoryTest, PinnedKeyFileIsWellFormed) {

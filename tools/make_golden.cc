@@ -8,7 +8,10 @@
 // Every byte follows from the key and --deterministic (a fake clock, a
 // ChaCha20 entropy stream, seeded choices), so a run reproduces the committed
 // files exactly. It never overwrites a file: golden logs are regenerated
-// only as a stated format change (testdata/golden/README.md).
+// only as a stated format change (testdata/golden/README.md). --only
+// writes some of a game's scenarios (a new one, beside the committed
+// others); each scenario's randomness is derived from --deterministic and
+// its own name, so the others come out the same with or without it.
 //
 // Scenarios of --game=rock_paper_pyramid (classic rules, 3 seats):
 //   forfeit_mismatch.pyrlog        forfeit policy; at decision 4 seat 1
@@ -18,7 +21,18 @@
 //                                  seat 2 misses its commit at decision 3,
 //                                  seat 0 its reveal at decision 6; both get
 //                                  the default action and the game goes on.
-// Scenario of --game=flaming_pyramids (3 seats):
+//   signed_seed_timeout_restarts.pyrlog
+//                                  default-action policy with 1 s deadlines;
+//                                  seats 0 and 2 register Ed25519 keys and
+//                                  sign each commit (seat 1 has none and
+//                                  signs nothing); seat 1 misses its
+//                                  commit to the seed decision (the seed
+//                                  takes 32 zero bytes for it); the referee
+//                                  restarts at decision 4 once seats 0 and
+//                                  1 have committed (commit phase), and at
+//                                  decision 7 once seat 0 has revealed
+//                                  (reveal phase).
+// Scenarios of --game=flaming_pyramids (3 seats):
 //   forfeit_at_collapse_fall.pyrlog  forfeit policy with 1 s deadlines; the
 //                                  first time a collapse asks for its fall,
 //                                  the chooser misses its commit and
@@ -27,6 +41,12 @@
 //                                  version 2). The first seed (in order
 //                                  0, 1, ... from --deterministic) whose
 //                                  random game reaches a collapse is kept.
+//   restarts.pyrlog                forfeit policy, `max_turns: 6`; the
+//                                  referee restarts as decision 3 opens
+//                                  (nothing committed) and again at once
+//                                  (a restart right after a restart), then
+//                                  at decision 5 before the acting seat's
+//                                  reveal (rules version 2).
 // Scenario of --game=pyramid_scheme (3 seats):
 //   reshuffle.pyrlog               seats reset the display and take cards
 //                                  whenever they may, so the deck runs out
@@ -49,6 +69,7 @@
 #include "absl/flags/usage.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "absl/time/time.h"
 #include "referee/cli/program.h"
 #include "referee/core/clock.h"
@@ -70,6 +91,9 @@ ABSL_FLAG(std::string, deterministic, "",
 ABSL_FLAG(std::string, game, "rock_paper_pyramid",
           "Whose scenarios to write: rock_paper_pyramid, flaming_pyramids or "
           "pyramid_scheme.");
+ABSL_FLAG(std::string, only, "",
+          "Comma-separated scenario names (file names without .pyrlog) to "
+          "write; empty: every scenario of --game.");
 
 namespace pyramid {
 namespace {
@@ -77,32 +101,57 @@ namespace {
 constexpr int kSeats = 3;
 constexpr uint32_t kTimeoutMs = 1000;
 
+// A scenario's match: its game (and options), forfeit policy, and which of
+// its seats register keys (and sign their commits).
+struct Setup {
+  Setup(const std::string& game_name, v1::ForfeitPolicy forfeit_policy)
+      : policy(forfeit_policy) {
+    game.set_game(game_name);
+  }
+  v1::GameConfig game;
+  v1::ForfeitPolicy policy;
+  std::set<int> keyed_seats;
+};
+
 // Plays one match through the Match's public calls, with hooks to make a
-// seat misbehave at a given decision.
+// seat misbehave at a given decision, or the referee restart.
 class Scenario {
  public:
   // Ranks a legal action for an honest seat: it plays one of the best
   // ranked (smallest), chosen uniformly. Null: every action alike.
   using Prefer = std::function<int(const v1::Action&)>;
 
-  Scenario(const std::string& game, const Digest& seed,
-           v1::ForfeitPolicy policy, const SigningKey& key,
-           std::unique_ptr<LogSink> sink, Prefer prefer = nullptr)
+  // Writes the log into `*log`.
+  Scenario(const Setup& setup, const Digest& seed, const SigningKey& key,
+           std::string* log, Prefer prefer = nullptr)
       : entropy_(DeterministicEntropy(Sha256({AsView(seed), "entropy"}))),
         chooser_(Sha256({AsView(seed), "chooser"})),
-        prefer_(std::move(prefer)) {
+        prefer_(std::move(prefer)),
+        key_(key),
+        log_(log) {
     MatchConfig config;
-    config.game.set_game(game);
+    config.game = setup.game;
     for (int s = 0; s < kSeats; ++s) {
-      config.seats.emplace_back().set_name(absl::StrCat("golden-", s));
+      v1::Seat& seat = config.seats.emplace_back();
+      seat.set_name(absl::StrCat("golden-", s));
+      seat_keys_.emplace_back();
+      if (!setup.keyed_seats.contains(s)) continue;
+      absl::StatusOr<SigningKey> seat_key = SigningKey::FromSeed(
+          AsView(Sha256({AsView(seed), "seat key", absl::StrCat(s)})));
+      if (!seat_key.ok()) {
+        status_ = seat_key.status();
+        return;
+      }
+      seat.set_public_key(seat_key->public_key());
+      seat_keys_.back() = *std::move(seat_key);
     }
     config.clocks.set_commit_timeout_ms(kTimeoutMs);
     config.clocks.set_reveal_timeout_ms(kTimeoutMs);
-    config.forfeit_policy = policy;
+    config.forfeit_policy = setup.policy;
     config.checkpoint_interval = 16;
     config.fsync = FsyncPolicy::kCheckpoints;
-    absl::StatusOr<std::unique_ptr<Match>> match =
-        Match::Create(config, key, std::move(sink), &clock_, entropy_);
+    absl::StatusOr<std::unique_ptr<Match>> match = Match::Create(
+        config, key, std::make_unique<StringLogSink>(log_), &clock_, entropy_);
     if (!match.ok()) {
       status_ = match.status();
       return;
@@ -111,8 +160,19 @@ class Scenario {
     pending_.resize(kSeats);
   }
 
-  // What a seat does at one decision.
-  enum class Conduct { kHonest, kNoCommit, kNoReveal, kMismatch };
+  // What a seat does at one decision. kRestartBeforeCommit: the referee
+  // restarts (Match::Resume from the log) before the seat commits, which it
+  // then does honestly; kRestartBeforeReveal likewise before its reveal;
+  // kRestartTwiceBeforeCommit: two restarts, one right after the other.
+  enum class Conduct {
+    kHonest,
+    kNoCommit,
+    kNoReveal,
+    kMismatch,
+    kRestartBeforeCommit,
+    kRestartTwiceBeforeCommit,
+    kRestartBeforeReveal,
+  };
   using Plan =
       std::function<Conduct(const Match& match, uint64_t decision, int seat)>;
 
@@ -123,9 +183,17 @@ class Scenario {
       const auto seats = match_->decision()->seats;  // A copy.
       bool late = false;
       for (int seat : seats) {
-        if (plan(*match_, id, seat) == Conduct::kNoCommit) {
+        const Conduct conduct = plan(*match_, id, seat);
+        if (conduct == Conduct::kNoCommit) {
           late = true;
           continue;
+        }
+        if (conduct == Conduct::kRestartBeforeCommit ||
+            conduct == Conduct::kRestartTwiceBeforeCommit) {
+          if (absl::Status s = Restart(); !s.ok()) return s;
+        }
+        if (conduct == Conduct::kRestartTwiceBeforeCommit) {
+          if (absl::Status s = Restart(); !s.ok()) return s;
         }
         if (absl::Status s = Commit(seat, id); !s.ok()) return s;
       }
@@ -141,6 +209,9 @@ class Scenario {
         if (conduct == Conduct::kNoReveal) {
           late = true;
           continue;
+        }
+        if (conduct == Conduct::kRestartBeforeReveal) {
+          if (absl::Status s = Restart(); !s.ok()) return s;
         }
         std::string salt = pending_[seat].salt;
         if (conduct == Conduct::kMismatch)
@@ -162,6 +233,21 @@ class Scenario {
   const Match& match() const { return *match_; }
 
  private:
+  // The referee stops (its Match is dropped as a crash would drop it), is
+  // down for a minute, and resumes the match from its log.
+  absl::Status Restart() {
+    const std::string contribution = match_->referee_contribution();
+    match_.reset();
+    clock_.Advance(absl::Minutes(1));
+    const std::string log = *log_;
+    absl::StatusOr<std::unique_ptr<Match>> resumed =
+        Match::Resume(log, contribution, key_, FsyncPolicy::kCheckpoints,
+                      std::make_unique<StringLogSink>(log_), &clock_);
+    if (!resumed.ok()) return resumed.status();
+    match_ = *std::move(resumed);
+    return absl::OkStatus();
+  }
+
   absl::Status Commit(int seat, uint64_t id) {
     v1::Action action;
     if (id == 0) {
@@ -179,6 +265,7 @@ class Scenario {
       }
       action = legal[chooser_.Uniform(legal.size())];
     }
+    if (seat_keys_[seat].has_value()) return SignedCommit(seat, id, action);
     absl::StatusOr<CommittedMove> move =
         CommitTo(*match_, seat, id, action, entropy_);
     if (!move.ok()) return move.status();
@@ -186,10 +273,32 @@ class Scenario {
     return absl::OkStatus();
   }
 
+  // CommitTo, with the seat's signature over the commitment.
+  absl::Status SignedCommit(int seat, uint64_t id, const v1::Action& action) {
+    CommittedMove move;
+    move.salt.resize(kSaltSize);
+    entropy_(move.salt.data(), move.salt.size());
+    move.action_bytes = action.SerializeAsString();
+    const Digest commitment = CommitmentHash(match_->match_id(), seat, id,
+                                             move.salt, move.action_bytes);
+    const std::string signature = seat_keys_[seat]->Sign(CommitSignatureMessage(
+        match_->match_id(), seat, id, AsView(commitment)));
+    if (absl::Status s =
+            match_->Commit(seat, id, AsView(commitment), signature);
+        !s.ok()) {
+      return s;
+    }
+    pending_[seat] = std::move(move);
+    return absl::OkStatus();
+  }
+
   FakeClock clock_;
   EntropySource entropy_;
   RandomStream chooser_;
   const Prefer prefer_;
+  const SigningKey key_;
+  std::string* const log_;
+  std::vector<std::optional<SigningKey>> seat_keys_;  // Indexed by seat.
   std::vector<CommittedMove> pending_;
   absl::Status status_;
   std::unique_ptr<Match> match_;
@@ -198,12 +307,10 @@ class Scenario {
 // Plays `game` under `plan` into memory; the log's bytes and the match's
 // outcome once it is over.
 absl::StatusOr<std::pair<std::string, v1::Outcome>> Play(
-    const std::string& game, const Digest& seed, v1::ForfeitPolicy policy,
-    const SigningKey& key, const Scenario::Plan& plan,
-    Scenario::Prefer prefer = nullptr) {
+    const Setup& setup, const Digest& seed, const SigningKey& key,
+    const Scenario::Plan& plan, Scenario::Prefer prefer = nullptr) {
   std::string bytes;
-  Scenario scenario(game, seed, policy, key,
-                    std::make_unique<StringLogSink>(&bytes), std::move(prefer));
+  Scenario scenario(setup, seed, key, &bytes, std::move(prefer));
   if (absl::Status s = scenario.Run(plan); !s.ok()) return s;
   return std::make_pair(bytes, scenario.match().outcome());
 }
@@ -224,11 +331,11 @@ int Write(const std::filesystem::path& path, const std::string& bytes,
   return 0;
 }
 
-int WriteScenario(const std::filesystem::path& path, const std::string& game,
-                  const Digest& seed, v1::ForfeitPolicy policy,
-                  const SigningKey& key, const Scenario::Plan& plan) {
+int WriteScenario(const std::filesystem::path& path, const Setup& setup,
+                  const Digest& seed, const SigningKey& key,
+                  const Scenario::Plan& plan) {
   absl::StatusOr<std::pair<std::string, v1::Outcome>> played =
-      Play(game, seed, policy, key, plan);
+      Play(setup, seed, key, plan);
   if (!played.ok()) {
     std::cerr << "make_golden: " << path.string() << ": "
               << played.status().message() << "\n";
@@ -245,8 +352,8 @@ bool AskedForACollapseFall(const Match& match, int seat) {
          view.pending().kind() == v1::FP_COLLAPSE;
 }
 
-int WriteFlamingPyramids(const std::filesystem::path& out, const Digest& root,
-                         const SigningKey& key) {
+int WriteForfeitAtCollapseFall(const std::filesystem::path& out,
+                               const Digest& root, const SigningKey& key) {
   using Conduct = Scenario::Conduct;
   const Scenario::Plan plan = [](const Match& match, uint64_t, int seat) {
     return AskedForACollapseFall(match, seat) ? Conduct::kNoCommit
@@ -254,10 +361,10 @@ int WriteFlamingPyramids(const std::filesystem::path& out, const Digest& root,
   };
   for (int attempt = 0; attempt < 1000; ++attempt) {
     absl::StatusOr<std::pair<std::string, v1::Outcome>> played =
-        Play("flaming_pyramids",
+        Play(Setup("flaming_pyramids", v1::FORFEIT_POLICY_FORFEIT),
              Sha256({AsView(root), "forfeit_at_collapse_fall",
                      absl::StrCat(attempt)}),
-             v1::FORFEIT_POLICY_FORFEIT, key, plan);
+             key, plan);
     if (!played.ok()) {
       std::cerr << "make_golden: " << played.status().message() << "\n";
       return 1;
@@ -269,6 +376,27 @@ int WriteFlamingPyramids(const std::filesystem::path& out, const Digest& root,
   }
   std::cerr << "make_golden: no game of 1000 reached a collapse\n";
   return 1;
+}
+
+int WriteFlamingPyramidsRestarts(const std::filesystem::path& out,
+                                 const Digest& root, const SigningKey& key) {
+  using Conduct = Scenario::Conduct;
+  Setup setup("flaming_pyramids", v1::FORFEIT_POLICY_FORFEIT);
+  setup.game.mutable_flaming_pyramids()->set_max_turns(6);
+  return WriteScenario(out / "restarts.pyrlog", setup,
+                       Sha256({AsView(root), "restarts"}), key,
+                       [](const Match& match, uint64_t decision, int seat) {
+                         if (seat != match.decision()->seats.front()) {
+                           return Conduct::kHonest;
+                         }
+                         if (decision == 3) {
+                           return Conduct::kRestartTwiceBeforeCommit;
+                         }
+                         if (decision == 5) {
+                           return Conduct::kRestartBeforeReveal;
+                         }
+                         return Conduct::kHonest;
+                       });
 }
 
 // Whether the Pyramid Scheme log `bytes` records a reshuffle.
@@ -287,8 +415,8 @@ bool Reshuffles(const std::string& bytes) {
   return false;
 }
 
-int WritePyramidScheme(const std::filesystem::path& out, const Digest& root,
-                       const SigningKey& key) {
+int WriteReshuffle(const std::filesystem::path& out, const Digest& root,
+                   const SigningKey& key) {
   // Seats reset the display and take cards whenever they may, which empties
   // the deck and fills the discard pile.
   const Scenario::Prefer prefer = [](const v1::Action& action) {
@@ -306,9 +434,9 @@ int WritePyramidScheme(const std::filesystem::path& out, const Digest& root,
   };
   for (int attempt = 0; attempt < 1000; ++attempt) {
     absl::StatusOr<std::pair<std::string, v1::Outcome>> played =
-        Play("pyramid_scheme",
-             Sha256({AsView(root), "reshuffle", absl::StrCat(attempt)}),
-             v1::FORFEIT_POLICY_FORFEIT, key, honest, prefer);
+        Play(Setup("pyramid_scheme", v1::FORFEIT_POLICY_FORFEIT),
+             Sha256({AsView(root), "reshuffle", absl::StrCat(attempt)}), key,
+             honest, prefer);
     if (!played.ok()) {
       std::cerr << "make_golden: " << played.status().message() << "\n";
       return 1;
@@ -346,33 +474,84 @@ int Main() {
     return 2;
   }
   using Conduct = Scenario::Conduct;
+  using Writer = std::function<int()>;
   const std::string game = absl::GetFlag(FLAGS_game);
-  if (game == "flaming_pyramids") return WriteFlamingPyramids(out, root, *key);
-  if (game == "pyramid_scheme") return WritePyramidScheme(out, root, *key);
-  if (game != "rock_paper_pyramid") {
+  // Each game's scenarios, in the order they are written.
+  std::vector<std::pair<std::string, Writer>> scenarios;
+  if (game == "rock_paper_pyramid") {
+    scenarios.emplace_back("forfeit_mismatch", [&] {
+      return WriteScenario(out / "forfeit_mismatch.pyrlog",
+                           Setup(game, v1::FORFEIT_POLICY_FORFEIT),
+                           Sha256({AsView(root), "forfeit_mismatch"}), *key,
+                           [](const Match&, uint64_t decision, int seat) {
+                             return decision == 4 && seat == 1
+                                        ? Conduct::kMismatch
+                                        : Conduct::kHonest;
+                           });
+    });
+    scenarios.emplace_back("default_action_timeout", [&] {
+      return WriteScenario(out / "default_action_timeout.pyrlog",
+                           Setup(game, v1::FORFEIT_POLICY_DEFAULT_ACTION),
+                           Sha256({AsView(root), "default_action_timeout"}),
+                           *key, [](const Match&, uint64_t decision, int seat) {
+                             if (decision == 3 && seat == 2) {
+                               return Conduct::kNoCommit;
+                             }
+                             if (decision == 6 && seat == 0) {
+                               return Conduct::kNoReveal;
+                             }
+                             return Conduct::kHonest;
+                           });
+    });
+    scenarios.emplace_back("signed_seed_timeout_restarts", [&] {
+      Setup setup(game, v1::FORFEIT_POLICY_DEFAULT_ACTION);
+      setup.keyed_seats = {0, 2};
+      return WriteScenario(
+          out / "signed_seed_timeout_restarts.pyrlog", setup,
+          Sha256({AsView(root), "signed_seed_timeout_restarts"}), *key,
+          [](const Match&, uint64_t decision, int seat) {
+            if (decision == 0 && seat == 1) return Conduct::kNoCommit;
+            if (decision == 4 && seat == 2) {
+              return Conduct::kRestartBeforeCommit;
+            }
+            if (decision == 7 && seat == 1) {
+              return Conduct::kRestartBeforeReveal;
+            }
+            return Conduct::kHonest;
+          });
+    });
+  } else if (game == "flaming_pyramids") {
+    scenarios.emplace_back("forfeit_at_collapse_fall", [&] {
+      return WriteForfeitAtCollapseFall(out, root, *key);
+    });
+    scenarios.emplace_back("restarts", [&] {
+      return WriteFlamingPyramidsRestarts(out, root, *key);
+    });
+  } else if (game == "pyramid_scheme") {
+    scenarios.emplace_back("reshuffle",
+                           [&] { return WriteReshuffle(out, root, *key); });
+  } else {
     std::cerr << "make_golden: no scenarios for --game=" << game << "\n";
     return 2;
   }
-  int status = WriteScenario(
-      out / "forfeit_mismatch.pyrlog", game,
-      Sha256({AsView(root), "forfeit_mismatch"}), v1::FORFEIT_POLICY_FORFEIT,
-      *key, [](const Match&, uint64_t decision, int seat) {
-        return decision == 4 && seat == 1 ? Conduct::kMismatch
-                                          : Conduct::kHonest;
-      });
-  if (status != 0) return status;
-  return WriteScenario(out / "default_action_timeout.pyrlog", game,
-                       Sha256({AsView(root), "default_action_timeout"}),
-                       v1::FORFEIT_POLICY_DEFAULT_ACTION, *key,
-                       [](const Match&, uint64_t decision, int seat) {
-                         if (decision == 3 && seat == 2) {
-                           return Conduct::kNoCommit;
-                         }
-                         if (decision == 6 && seat == 0) {
-                           return Conduct::kNoReveal;
-                         }
-                         return Conduct::kHonest;
-                       });
+  std::set<std::string> only;
+  for (absl::string_view name :
+       absl::StrSplit(absl::GetFlag(FLAGS_only), ',', absl::SkipEmpty())) {
+    only.emplace(name);
+  }
+  for (const std::string& name : only) {
+    if (std::none_of(scenarios.begin(), scenarios.end(),
+                     [&](const auto& s) { return s.first == name; })) {
+      std::cerr << "make_golden: --only: no scenario " << name
+                << " of --game=" << game << "\n";
+      return 2;
+    }
+  }
+  for (const auto& [name, write] : scenarios) {
+    if (!only.empty() && !only.contains(name)) continue;
+    if (int status = write(); status != 0) return status;
+  }
+  return 0;
 }
 
 }  // namespace
