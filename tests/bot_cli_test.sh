@@ -151,23 +151,9 @@ echo "4. messages: strategies named; --key_file hinted"
 match_e=$(refctl create-match --game=rock_paper_pyramid --seats=3 \
   --seed_timeout_ms=60000 --token_dir="$tmp/tok-e" 2>/dev/null) ||
   fail "create-match E"
-seat0_connected() {
-  local info re='"seats":\[\{[^}]*"connected":true'
-  info=$(refctl get-match "$match_e" 2>/dev/null) || return 1
-  [[ $info =~ $re ]]
-}
-spawn twice-old "$BIN/bot" --referee="$addr" --token_file="$tmp/tok-e/seat-0.token"
-old_pid=$last_pid
-wait_until "the first bot did not connect" seat0_connected
-spawn twice-new "$BIN/bot" --referee="$addr" --token_file="$tmp/tok-e/seat-0.token"
-new_pid=$last_pid
-reap "$old_pid"
-((status == 1)) || fail "the replaced bot exited with status $status"
-grep -q "^bot: another process connected with this token; stopping (stream ended: replaced by a newer stream)$" \
-  "$tmp/twice-old.out" || fail "the replaced bot did not say why it stopped"
-! grep -q "reconnecting" "$tmp/twice-old.out" || fail "the replaced bot reconnected"
-sleep 1
-kill -0 "$new_pid" 2>/dev/null || fail "the newer bot stopped"
+expect_older_stops twice "$match_e" \
+  "bot: another process connected with this token; stopping (stream ended: replaced by a newer stream)" \
+  "$BIN/bot" --referee="$addr" --token_file="$tmp/tok-e/seat-0.token"
 ! grep -q "stream ended" "$tmp/twice-new.out" || fail "the newer bot lost its stream"
 kill -TERM "$new_pid"
 reap "$new_pid"

@@ -99,6 +99,37 @@ poll() {
   done
 }
 
+# seat0_connected MATCH: whether seat 0 of MATCH has a stream now.
+seat0_connected() {
+  local info re='"seats":\[\{[^}]*"connected":true'
+  info=$(refctl get-match "$1" 2>/dev/null) || return 1
+  [[ $info =~ $re ]]
+}
+
+# expect_older_stops NAME MATCH LINE COMMAND...: two processes run COMMAND,
+# a bot on seat 0 of MATCH. Once the first ($tmp/NAME-old.out) holds the
+# seat, the second (NAME-new) connects with the same token: the first must
+# exit 1, saying LINE (a whole line of its output), without reconnecting,
+# and the second still run a second later. Leaves the second's pid in
+# $new_pid, running.
+expect_older_stops() {
+  local name=$1 match=$2 line=$3 old
+  shift 3
+  spawn "$name-old" "$@"
+  old=$last_pid
+  poll seat0_connected "$match"
+  spawn "$name-new" "$@"
+  new_pid=$last_pid
+  reap "$old"
+  ((status == 1)) || fail "$name: the replaced bot exited with status $status"
+  grep -qxF -- "$line" "$tmp/$name-old.out" ||
+    fail "$name: the replaced bot did not say why it stopped: $(cat "$tmp/$name-old.out")"
+  ! grep -q "reconnecting" "$tmp/$name-old.out" ||
+    fail "$name: the replaced bot reconnected"
+  sleep 1
+  kill -0 "$new_pid" 2>/dev/null || fail "$name: the newer bot stopped"
+}
+
 start_referee() {
   rm -f "$tmp/port"
   spawn referee "$BIN/referee" --listen="$1" --port_file="$tmp/port" \

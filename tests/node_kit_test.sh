@@ -99,25 +99,9 @@ echo "phase 1b: the seat token of a finished match ends at once (${SECONDS}s)"
 twice=$(refctl create-match --game=rock_paper_pyramid --seats=3 \
   --seed_timeout_ms=60000 --token_dir="$tmp/tok-twice" 2>/dev/null) ||
   fail "create-match twice"
-seat0_connected() {  # MATCH
-  local info re='"seats":\[\{[^}]*"connected":true'
-  info=$(refctl get-match "$1" 2>/dev/null) || return 1
-  [[ $info =~ $re ]]
-}
-spawn twice-old node "$RANDOM_BOT" --referee="$addr" \
-  --token_file="$tmp/tok-twice/seat-0.token"
-old_pid=$last_pid
-poll seat0_connected "$twice"
-spawn twice-new node "$RANDOM_BOT" --referee="$addr" \
-  --token_file="$tmp/tok-twice/seat-0.token"
-new_pid=$last_pid
-reap "$old_pid"
-((status == 1)) || fail "the replaced Node bot exited with status $status"
-grep -q "^pyramid_kit: giving up: another process connected with this token; stopping (stream ended: ABORTED: replaced by a newer stream)$" \
-  "$tmp/twice-old.out" || fail "the replaced Node bot did not say why it stopped"
-! grep -q "reconnecting" "$tmp/twice-old.out" || fail "the replaced Node bot reconnected"
-sleep 1
-kill -0 "$new_pid" 2>/dev/null || fail "the newer Node bot stopped"
+expect_older_stops twice "$twice" \
+  "pyramid_kit: giving up: another process connected with this token; stopping (stream ended: ABORTED: replaced by a newer stream)" \
+  node "$RANDOM_BOT" --referee="$addr" --token_file="$tmp/tok-twice/seat-0.token"
 kill -TERM "$new_pid"
 reap "$new_pid"
 ((status == 0)) || fail "the newer Node bot exited with status $status on SIGTERM"

@@ -75,12 +75,7 @@ PYRAMID_TOKEN=$(cat "$tmp/pybot.token") spawn python2 "$PY" "$PYBOT" \
   --referee "$addr" --stubs "$STUBS" --matches 2 --strategy random --seed 2
 py=$last_pid
 # Once the bot's stream is open, the next match's requests go to it live.
-seat0_connected() {
-  local info re='"seats":\[\{[^}]*"connected":true'
-  info=$(refctl get-match "$match_a" 2>/dev/null) || return 1
-  [[ $info =~ $re ]]
-}
-poll seat0_connected
+poll seat0_connected "$match_a"
 match_b=$(refctl create-match --game=rock_paper_pyramid --bots="$bot_id,," \
   --token_dir="$tmp/tok2b" 2>/dev/null) || fail "create-match B"
 others=()
@@ -106,7 +101,7 @@ verify_log "$match_b"
 spawn python_restart "$PY" "$PYBOT" --referee "$addr" --stubs "$STUBS" \
   --token-file "$tmp/pybot.token" --matches 1 --seed 3 --reconnect-for 30
 py=$last_pid
-poll seat0_connected
+poll seat0_connected "$match_a"
 match_c=$(refctl create-match --game=rock_paper_pyramid --bots="$bot_id,," \
   --token_dir="$tmp/tok2c" 2>/dev/null) || fail "create-match C"
 others=()
@@ -124,21 +119,10 @@ verify_log "$match_c"
 match_e=$(refctl create-match --game=rock_paper_pyramid --bots="$bot_id,," \
   --seed_timeout_ms=60000 --token_dir="$tmp/tok2e" 2>/dev/null) ||
   fail "create-match E"
-match_a=$match_e  # What seat0_connected looks at.
-spawn python_old "$PY" "$PYBOT" --referee "$addr" --stubs "$STUBS" \
-  --token_file "$tmp/pybot.token"
-old=$last_pid
-poll seat0_connected
-spawn python_new "$PY" "$PYBOT" --referee "$addr" --stubs "$STUBS" \
-  --token_file "$tmp/pybot.token"
-new=$last_pid
-reap "$old"
-((status == 1)) || fail "the replaced Python bot exited with status $status"
-grep -q "^pyramid_bot: another process connected with this token; stopping$" \
-  "$tmp/python_old.out" || fail "the replaced Python bot did not say why it stopped"
-sleep 1
-kill -0 "$new" 2>/dev/null || fail "the newer Python bot stopped"
-kill "$new"
+expect_older_stops python "$match_e" \
+  "pyramid_bot: another process connected with this token; stopping" \
+  "$PY" "$PYBOT" --referee "$addr" --stubs "$STUBS" --token_file "$tmp/pybot.token"
+kill "$new_pid"
 
 # --- 4. faults, by a scripted client on all three seats (python_fault_check.py)
 match_d=$(refctl create-match --game=rock_paper_pyramid --seats=3 \
