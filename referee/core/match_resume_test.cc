@@ -216,29 +216,33 @@ TEST_P(MatchResumeTest, ResumesTwiceAndRefusesATornOrForeignLog) {
   ASSERT_EQ(v.kind, Verdict::Kind::kGenuine) << v.reason;
 }
 
-// A sink that says which way each sync reached it: at once (Sync) or as a
-// job for another thread (SyncLater).
+// How each sync reached a SyncCountingSink: at once (Sync) or as a job for
+// another thread (SyncLater). Kept apart from the sink, which a finished
+// match lets go of.
+struct SyncCounts {
+  int syncs = 0;
+  int sync_laters = 0;
+};
+
 class SyncCountingSink final : public LogSink {
  public:
-  explicit SyncCountingSink(std::string* out) : inner_(out) {}
+  SyncCountingSink(std::string* out, std::shared_ptr<SyncCounts> counts)
+      : inner_(out), counts_(std::move(counts)) {}
   absl::Status Append(std::string_view bytes) override {
     return inner_.Append(bytes);
   }
   absl::Status Sync() override {
-    ++syncs_;
+    ++counts_->syncs;
     return absl::OkStatus();
   }
   SyncJob SyncLater() override {
-    ++sync_laters_;
+    ++counts_->sync_laters;
     return [](SyncDone done) { done(absl::OkStatus()); };
   }
-  int syncs() const { return syncs_; }
-  int sync_laters() const { return sync_laters_; }
 
  private:
   StringLogSink inner_;
-  int syncs_ = 0;
-  int sync_laters_ = 0;
+  const std::shared_ptr<SyncCounts> counts_;
 };
 
 // A resumed match hands the syncs it defers to its file's own SyncLater (a
@@ -254,10 +258,10 @@ TEST_P(MatchResumeTest, AResumedMatchDefersItsSyncsAsANewOneDoes) {
   Play(**match, 9);
   ASSERT_FALSE((*match)->finished());
   match->reset();
-  auto sink = std::make_unique<SyncCountingSink>(&file);
-  const SyncCountingSink* counts = sink.get();
-  match = Match::Resume(std::string(file), contribution, key_,
-                        FsyncPolicy::kCheckpoints, std::move(sink), &clock_);
+  auto counts = std::make_shared<SyncCounts>();
+  match = Match::Resume(
+      std::string(file), contribution, key_, FsyncPolicy::kCheckpoints,
+      std::make_unique<SyncCountingSink>(&file, counts), &clock_);
   ASSERT_TRUE(match.ok()) << match.status();
   (*match)->DeferCheckpointSyncs();
   // The seal's sync is owed whether or not the call that sealed batched.
@@ -265,7 +269,7 @@ TEST_P(MatchResumeTest, AResumedMatchDefersItsSyncsAsANewOneDoes) {
   ASSERT_TRUE((*match)->finished());
   const std::optional<SyncJob> seal = (*match)->TakeOwedSync();
   ASSERT_TRUE(seal.has_value());
-  EXPECT_EQ(counts->sync_laters(), 1);
+  EXPECT_EQ(counts->sync_laters, 1);
   absl::Status reported = absl::UnknownError("not run");
   (*seal)([&](absl::Status s) { reported = s; });
   EXPECT_TRUE(reported.ok()) << reported;
