@@ -982,6 +982,16 @@ TEST_F(E2eTest, ADamagedDatabaseIsNamedAtStart) {
   }
 }
 
+// Waits (up to kWait) until a running `refctl watch` has printed the
+// match's snapshot.
+void AwaitSnapshot(const Process& watch) {
+  const absl::Time end = absl::Now() + kWait;
+  while (watch.out().find("\"snapshot\"") == std::string::npos &&
+         absl::Now() < end && watch.running()) {
+    absl::SleepFor(absl::Milliseconds(20));
+  }
+}
+
 // `refctl watch` is live when its output goes to a file or a pipe: each
 // event's line is written as it arrives (here the match and the snapshot
 // of a match whose seats have not connected), not when the stream ends.
@@ -991,11 +1001,7 @@ TEST_F(E2eTest, RefctlWatchWritesEachEventAsItArrives) {
   ASSERT_EQ(match.size(), 32u);
   Process watch({Bin("refctl"), "--referee=" + address_, "watch", match},
                 Path("watch.out"), Path("watch.err"));
-  const absl::Time end = absl::Now() + kWait;
-  while (watch.out().find("\"snapshot\"") == std::string::npos &&
-         absl::Now() < end && watch.running()) {
-    absl::SleepFor(absl::Milliseconds(20));
-  }
+  AwaitSnapshot(watch);
   EXPECT_TRUE(watch.running()) << watch.err();
   EXPECT_THAT(watch.out(), HasSubstr("{\"match\":{\"match_id\":\"" + match));
   EXPECT_THAT(watch.out(), HasSubstr("{\"snapshot\":"));
@@ -1015,11 +1021,7 @@ TEST_F(E2eTest, RefctlWatchPrintsOnlyWhatEachMoveChanged) {
   Process watch({Bin("refctl"), "--referee=" + address_, "watch", match},
                 Path("watch.out"), Path("watch.err"));
   // Watching before the first move: every move comes as a delta.
-  const absl::Time end = absl::Now() + kWait;
-  while (watch.out().find("\"snapshot\"") == std::string::npos &&
-         absl::Now() < end && watch.running()) {
-    absl::SleepFor(absl::Milliseconds(20));
-  }
+  AwaitSnapshot(watch);
   for (int seat = 0; seat < 3; ++seat) {
     StartBot(Path(absl::StrCat("tok/seat-", seat, ".token")),
              {"--matches=1", "--quiet"});
