@@ -411,11 +411,18 @@ LogCheck CheckLog(
     return check;
   }
   const std::string proof_name = path.stem().string() + ".tlog-proof";
-  absl::StatusOr<std::string> proof =
-      ReadFileToString((root / "proofs" / proof_name).string());
+  const fs::path proof_path = root / "proofs" / proof_name;
+  absl::StatusOr<std::string> proof = ReadFileToString(proof_path.string());
   if (!proof.ok()) {
-    check.problem = absl::StrCat("logs/", name, ": no inclusion proof (proofs/",
-                                 proof_name, ")");
+    // A proof that is there but cannot be read (a directory, no
+    // permission) is named with why, not reported missing.
+    std::error_code error;
+    const bool absent = !fs::exists(proof_path, error) && !error;
+    check.problem =
+        absent ? absl::StrCat("logs/", name, ": no inclusion proof (proofs/",
+                              proof_name, ")")
+               : absl::StrCat("proofs/", proof_name, ": ",
+                              proof.status().message());
     return check;
   }
   check.proof = proof_name;
@@ -437,6 +444,29 @@ LogCheck CheckLog(
   }
   check.label = label;
   return check;
+}
+
+// The entries of `root`/`name`, a subdirectory of a tournament directory:
+// none when it is missing (what it should hold is then missing, and said
+// so where it is looked for); a directory that is there but cannot be
+// listed (no permission, not a directory) is a `problem`, naming why.
+template <typename Problem>
+std::vector<fs::directory_entry> ListDirectory(const fs::path& root,
+                                               const std::string& name,
+                                               Problem& problem) {
+  std::vector<fs::directory_entry> entries;
+  const fs::path path = root / name;
+  std::error_code error;
+  fs::directory_iterator it(path, error);
+  while (!error && it != fs::directory_iterator()) {
+    entries.push_back(*it);
+    it.increment(error);
+  }
+  if (error && error != std::errc::no_such_file_or_directory) {
+    problem(absl::StrCat(name, "/: cannot list ", path.string(), ": ",
+                         error.message()));
+  }
+  return entries;
 }
 
 }  // namespace
@@ -517,9 +547,15 @@ TournamentVerdict CheckTournamentDirectory(const std::string& dir,
     return finish();
   }
   v1::TournamentSchedule schedule;
-  if (!google::protobuf::util::JsonStringToMessage(*schedule_json, &schedule)
-           .ok()) {
-    problem("schedule.json is not a TournamentSchedule in JSON");
+  if (const auto parsed = google::protobuf::util::JsonStringToMessage(
+          *schedule_json, &schedule);
+      !parsed.ok()) {
+    // The parser's reason is its message's first line (what follows quotes
+    // the text around the place, over lines of their own).
+    const std::string why(parsed.message());
+    problem(absl::StrCat(
+        "schedule.json is not a TournamentSchedule in JSON: ",
+        absl::StripTrailingAsciiWhitespace(why.substr(0, why.find('\n')))));
     return finish();
   }
   // Matches are numbered from 0 without a gap and labelled NAME/RUN/INDEX,
@@ -551,8 +587,7 @@ TournamentVerdict CheckTournamentDirectory(const std::string& dir,
   std::map<std::string, std::vector<std::string>> logs_by_label;
   std::set<std::string> proofs_used;
   std::vector<fs::path> logs;
-  std::error_code error;
-  for (const auto& entry : fs::directory_iterator(root / "logs", error)) {
+  for (const auto& entry : ListDirectory(root, "logs", problem)) {
     if (entry.path().extension() == ".pyrlog") logs.push_back(entry.path());
   }
   std::sort(logs.begin(), logs.end());
@@ -607,7 +642,7 @@ TournamentVerdict CheckTournamentDirectory(const std::string& dir,
   }
   // A proof no counted log used: its log is missing, or does not count
   // (not genuine, unsealed, not scheduled so: said above, under its name).
-  for (const auto& entry : fs::directory_iterator(root / "proofs", error)) {
+  for (const auto& entry : ListDirectory(root, "proofs", problem)) {
     const std::string name = entry.path().filename().string();
     if (proofs_used.contains(name)) continue;
     const std::string log =

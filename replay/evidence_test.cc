@@ -26,6 +26,7 @@ namespace pyramid {
 namespace {
 
 namespace fs = std::filesystem;
+using ::testing::AllOf;
 using ::testing::Contains;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
@@ -434,6 +435,50 @@ TEST_F(TournamentDirectoryTest, TwoKeyFilesThatDifferAreNamed) {
                   "referee.key.pub and referee.pub hold different referee "
                   "keys (",
                   ToHex(stranger), " and "))));
+}
+
+// A schedule.json that does not parse says what the JSON parser objected
+// to, not only that it did.
+TEST_F(TournamentDirectoryTest, AScheduleThatDoesNotParseSaysWhy) {
+  const std::string schedule = Read("example/schedule.json");
+  Write("schedule.json",
+        absl::StrReplaceAll(schedule, {{"\"game\":", "\"gmae\":"}}));
+  EXPECT_THAT(Check().problems,
+              ElementsAre(AllOf(
+                  StartsWith("schedule.json is not a TournamentSchedule in "
+                             "JSON: "),
+                  HasSubstr("gmae"))));
+  // Cut short: the parser's reason, on one line.
+  Write("schedule.json", schedule.substr(0, schedule.size() / 2));
+  EXPECT_THAT(Check().problems,
+              ElementsAre(AllOf(StartsWith("schedule.json is not a "
+                                           "TournamentSchedule in JSON: "),
+                                HasSubstr("Unexpected end of string"),
+                                Not(HasSubstr("\n")))));
+}
+
+// A proof, or the logs/ or proofs/ directory, that is there but cannot be
+// read is named with why: not reported missing, nor passed over.
+TEST_F(TournamentDirectoryTest, WhatIsThereButCannotBeReadSaysWhy) {
+  const std::string name = absl::StrCat("rock_paper_pyramid-", kMatch);
+  const std::string proof = dir_ + "/proofs/" + name + ".tlog-proof";
+  fs::remove(proof);
+  fs::create_directory(proof);
+  EXPECT_THAT(
+      Check().problems,
+      Contains(absl::StrCat("proofs/", name, ".tlog-proof: cannot read ", proof,
+                            ": it is a directory")));
+  EXPECT_THAT(Check().problems, Not(Contains(HasSubstr("no inclusion proof"))));
+  fs::remove_all(dir_ + "/proofs");
+  Write("proofs", "not a directory\n");
+  EXPECT_THAT(Check().problems,
+              Contains(absl::StrCat("proofs/: cannot list ", dir_,
+                                    "/proofs: Not a directory")));
+  fs::remove_all(dir_ + "/logs");
+  Write("logs", "not a directory\n");
+  EXPECT_THAT(Check().problems,
+              Contains(absl::StrCat("logs/: cannot list ", dir_,
+                                    "/logs: Not a directory")));
 }
 
 // The proof's extra data is any bytes: named escaped, never raw.
