@@ -20,9 +20,6 @@
 // from one minute to the next). Each game's report ends with one line of
 // key=value pairs for scripts:
 //   game=ID pages_per_s=N bytes_per_page=N page_to_verify=(p)/(v)
-#include <time.h>
-
-#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <iostream>
@@ -38,15 +35,12 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "referee/cli/program.h"
-#include "referee/core/clock.h"
-#include "referee/core/local_runner.h"
 #include "referee/core/log_sink.h"
 #include "referee/core/match.h"
-#include "referee/crypto/ed25519.h"
-#include "referee/crypto/sha256.h"
 #include "referee/games/registry.h"
 #include "replay/html_page.h"
 #include "replay/verifier.h"
+#include "tools/bench_common.h"
 
 ABSL_FLAG(std::string, game, "all",
           "Game id of the matches whose pages are rendered, or all (each game "
@@ -63,72 +57,24 @@ namespace v1 = ::pyramid::referee::v1;
 constexpr const char* kGameIds[] = {"rock_paper_pyramid", "pyramid_shambo",
                                     "flaming_pyramids", "pyramid_scheme"};
 
-struct Corpus {
-  std::vector<std::string> logs;
-  std::string public_key;  // The referee's, pinned when verifying.
-  uint64_t log_bytes = 0;
-};
-
-// Plays `count` matches of `game` at `seats` seats into `corpus`.
-absl::Status Generate(const std::string& game, int seats, int count,
-                      Corpus& corpus) {
-  const EntropySource entropy =
-      DeterministicEntropy(Sha256("pyramid bench_html corpus"));
-  std::string seed(kKeySeedSize, '\0');
-  entropy(seed.data(), seed.size());
-  const SigningKey key = *SigningKey::FromSeed(seed);
-  corpus.public_key = key.public_key();
-  FakeClock clock;
-  for (int i = 0; i < count; ++i) {
+// The logs of `count` matches of `game` at `seats` seats, each with the
+// game's default options.
+absl::StatusOr<bench::PlayedLogs> Generate(const std::string& game, int seats,
+                                           int count) {
+  return bench::PlayLogs("pyramid bench_html corpus", 1, count, [&](int) {
     MatchConfig config;
     config.game.set_game(game);
     config.fsync = FsyncPolicy::kNever;
     for (int s = 0; s < seats; ++s) {
       config.seats.emplace_back().set_name(absl::StrCat("random-", s));
     }
-    std::string log;
-    absl::StatusOr<std::unique_ptr<Match>> match = Match::Create(
-        config, key, std::make_unique<StringLogSink>(&log), &clock, entropy);
-    if (!match.ok()) return match.status();
-    std::vector<std::unique_ptr<RandomPlayer>> players;
-    std::vector<Player*> seated;
-    for (int s = 0; s < seats; ++s) {
-      std::string player_seed(32, '\0');
-      entropy(player_seed.data(), player_seed.size());
-      players.push_back(std::make_unique<RandomPlayer>(Sha256(player_seed)));
-      seated.push_back(players.back().get());
-    }
-    if (absl::Status s = RunLocalMatch(**match, seated, entropy); !s.ok()) {
-      return s;
-    }
-    match->reset();
-    clock.Advance(absl::Seconds(1));
-    corpus.log_bytes += log.size();
-    corpus.logs.push_back(std::move(log));
-  }
-  return absl::OkStatus();
+    return config;
+  });
 }
-
-// CPU time of the calling thread, in seconds.
-double ThreadCpuSeconds() {
-  timespec now;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
-  return static_cast<double>(now.tv_sec) + now.tv_nsec * 1e-9;
-}
-
-double Median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const size_t mid = values.size() / 2;
-  return values.size() % 2 == 1 ? values[mid]
-                                : (values[mid - 1] + values[mid]) / 2;
-}
-
-// Keeps the optimiser from dropping work whose result is otherwise unused.
-volatile uint64_t g_sink = 0;
 
 // Verifies every log (the round's verdicts into `verdicts`); exits unless
 // every one is genuine.
-void VerifyAll(const Corpus& corpus, const VerifyOptions& options,
+void VerifyAll(const bench::PlayedLogs& corpus, const VerifyOptions& options,
                std::vector<Verdict>& verdicts) {
   verdicts.clear();
   for (const std::string& log : corpus.logs) {
@@ -142,12 +88,13 @@ void VerifyAll(const Corpus& corpus, const VerifyOptions& options,
 }
 
 // Renders every log's page; returns the pages' total size in bytes.
-uint64_t RenderAll(const Corpus& corpus, const std::vector<Verdict>& verdicts) {
+uint64_t RenderAll(const bench::PlayedLogs& corpus,
+                   const std::vector<Verdict>& verdicts) {
   uint64_t bytes = 0;
   for (size_t i = 0; i < corpus.logs.size(); ++i) {
     bytes += RenderMatchPage(corpus.logs[i], verdicts[i]).html.size();
   }
-  g_sink = g_sink + bytes;
+  bench::Keep(bytes);
   return bytes;
 }
 
@@ -165,37 +112,30 @@ std::optional<std::string> RunGame(const std::string& game, int count,
   const int seats = absl::GetFlag(FLAGS_seats) == 0
                         ? (*rules)->min_seats()
                         : absl::GetFlag(FLAGS_seats);
-  Corpus corpus;
-  if (absl::Status s = Generate(game, seats, count, corpus); !s.ok()) {
-    std::cerr << "bench_html: generating " << game << " logs: " << s.message()
-              << "\n";
+  absl::StatusOr<bench::PlayedLogs> corpus = Generate(game, seats, count);
+  if (!corpus.ok()) {
+    std::cerr << "bench_html: generating " << game
+              << " logs: " << corpus.status().message() << "\n";
     return std::nullopt;
   }
   VerifyOptions options;
-  options.pinned_key = corpus.public_key;
+  options.pinned_key = corpus->public_keys[0];
   std::vector<Verdict> verdicts;
-  VerifyAll(corpus, options, verdicts);  // Warm-up.
-  const uint64_t page_bytes = RenderAll(corpus, verdicts);
-  std::vector<double> verify_times, page_times, ratios;
-  for (int round = 0; round < reps; ++round) {
-    double start = ThreadCpuSeconds();
-    VerifyAll(corpus, options, verdicts);
-    const double verify = ThreadCpuSeconds() - start;
-    start = ThreadCpuSeconds();
-    RenderAll(corpus, verdicts);
-    const double page = ThreadCpuSeconds() - start;
-    verify_times.push_back(verify);
-    page_times.push_back(page);
-    ratios.push_back(page / verify);
-  }
+  VerifyAll(*corpus, options, verdicts);  // Warm-up.
+  const uint64_t page_bytes = RenderAll(*corpus, verdicts);
+  enum Phase { kVerify, kPage };
+  const bench::Rounds rounds =
+      bench::TimeRounds(reps, {[&] { VerifyAll(*corpus, options, verdicts); },
+                               [&] { RenderAll(*corpus, verdicts); }});
   const double logs = static_cast<double>(count);
-  const double verify = Median(verify_times);
-  const double page = Median(page_times);
-  const double ratio = Median(ratios);
+  const double verify = bench::MedianTime(rounds, kVerify);
+  const double page = bench::MedianTime(rounds, kPage);
+  const double ratio = bench::MedianRatio(
+      rounds, kVerify, [](const std::vector<double>& r) { return r[kPage]; });
   std::printf(
       "%s: %d logs, %d seats, %.0f bytes per log; thread CPU time, median "
       "of %d rounds\n",
-      game.c_str(), count, seats, corpus.log_bytes / logs, reps);
+      game.c_str(), count, seats, corpus->bytes / logs, reps);
   std::printf("  (v) verify, full, key pinned   %8.1f ms %9.0f logs/s\n",
               verify * 1e3, logs / verify);
   std::printf(
@@ -211,10 +151,7 @@ std::optional<std::string> RunGame(const std::string& game, int count,
 int Main() {
   const int count = absl::GetFlag(FLAGS_logs);
   const int reps = absl::GetFlag(FLAGS_reps);
-  if (count < 1 || reps < 1) {
-    std::cerr << "bench_html: --logs and --reps must be positive\n";
-    return 2;
-  }
+  if (!bench::PositiveCounts("bench_html", count, reps)) return 2;
   const std::string game = absl::GetFlag(FLAGS_game);
   std::vector<std::string> games;
   for (const char* id : kGameIds) {
@@ -226,15 +163,9 @@ int Main() {
                  "flaming_pyramids pyramid_scheme all\n";
     return 2;
   }
-  std::vector<std::string> lines;
-  for (const std::string& id : games) {
-    std::optional<std::string> line = RunGame(id, count, reps);
-    if (!line) return 1;
-    lines.push_back(*std::move(line));
-  }
-  std::printf("\n");
-  for (const std::string& line : lines) std::printf("%s\n", line.c_str());
-  return 0;
+  return bench::ReportEachGame(games.size(), /*separate=*/false, [&](size_t i) {
+    return RunGame(games[i], count, reps);
+  });
 }
 
 }  // namespace

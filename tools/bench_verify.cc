@@ -26,9 +26,6 @@
 // to the floor is the median of the rounds' own ratios. Each game's report
 // ends with one line of key=value pairs for scripts:
 //   game=ID floor_ratio=(b)/(a) full_ratio_sigs=(d)/(a)
-#include <time.h>
-
-#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -48,8 +45,6 @@
 #include "absl/strings/str_format.h"
 #include "pyramid/referee/v1/log.pb.h"
 #include "referee/cli/program.h"
-#include "referee/core/clock.h"
-#include "referee/core/local_runner.h"
 #include "referee/core/log_reader.h"
 #include "referee/core/log_sink.h"
 #include "referee/core/match.h"
@@ -59,6 +54,7 @@
 #include "referee/crypto/sha256.h"
 #include "referee/games/registry.h"
 #include "replay/verifier.h"
+#include "tools/bench_common.h"
 
 ABSL_FLAG(std::string, game, "rock_paper_pyramid",
           "Game id of the matches whose logs are verified, or all (each "
@@ -193,72 +189,15 @@ absl::Status CollectSignatures(Corpus& corpus) {
 }
 
 absl::Status Generate(const CorpusSpec& spec, int count, Corpus& corpus) {
-  const EntropySource entropy =
-      DeterministicEntropy(Sha256("pyramid bench_verify corpus"));
   // A handful of referee keys, so signature checks do not all share one.
-  std::vector<SigningKey> keys;
-  for (int k = 0; k < 4; ++k) {
-    std::string seed(kKeySeedSize, '\0');
-    entropy(seed.data(), seed.size());
-    keys.push_back(*SigningKey::FromSeed(seed));
-  }
-  FakeClock clock;
-  for (int i = 0; i < count; ++i) {
-    std::string log;
-    absl::StatusOr<std::unique_ptr<Match>> match =
-        Match::Create(ConfigFor(spec, i), keys[i % keys.size()],
-                      std::make_unique<StringLogSink>(&log), &clock, entropy);
-    if (!match.ok()) return match.status();
-    std::vector<std::unique_ptr<RandomPlayer>> players;
-    std::vector<Player*> seats;
-    for (int s = 0; s < (*match)->num_seats(); ++s) {
-      std::string seed(32, '\0');
-      entropy(seed.data(), seed.size());
-      players.push_back(std::make_unique<RandomPlayer>(Sha256(seed)));
-      seats.push_back(players.back().get());
-    }
-    if (absl::Status s = RunLocalMatch(**match, seats, entropy); !s.ok()) {
-      return s;
-    }
-    match->reset();
-    clock.Advance(absl::Seconds(1));
-    corpus.bytes += log.size();
-    corpus.logs.push_back(std::move(log));
-  }
+  absl::StatusOr<bench::PlayedLogs> played =
+      bench::PlayLogs("pyramid bench_verify corpus", 4, count,
+                      [&](int index) { return ConfigFor(spec, index); });
+  if (!played.ok()) return played.status();
+  corpus.logs = std::move(played->logs);
+  corpus.bytes = played->bytes;
   return CollectSignatures(corpus);
 }
-
-double Seconds(std::chrono::steady_clock::duration d) {
-  return std::chrono::duration<double>(d).count();
-}
-
-// CPU time of the calling thread: unlike wall time, it does not count the
-// time other processes on a busy machine take from this one.
-double ThreadCpuSeconds() {
-  timespec now;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
-  return static_cast<double>(now.tv_sec) + now.tv_nsec * 1e-9;
-}
-
-// The thread CPU time `body` takes, in seconds.
-double CpuSeconds(const std::function<void()>& body) {
-  const double start = ThreadCpuSeconds();
-  body();
-  return ThreadCpuSeconds() - start;
-}
-
-// The median of `values` (0 when empty).
-double Median(std::vector<double> values) {
-  if (values.empty()) return 0;
-  std::sort(values.begin(), values.end());
-  const size_t mid = values.size() / 2;
-  return values.size() % 2 == 1 ? values[mid]
-                                : (values[mid - 1] + values[mid]) / 2;
-}
-
-// Keeps the optimiser from dropping work whose result is otherwise unused.
-volatile uint64_t g_sink = 0;
-void Keep(uint64_t value) { g_sink = g_sink + value; }
 
 uint64_t HashFloor(const Corpus& corpus) {
   uint64_t acc = 0;
@@ -368,43 +307,32 @@ Timings Measure(Corpus& corpus, int reps) {
   VerifyOptions full;
   corpus.moves = VerifyAll(corpus, no_signatures);
   const std::string phases = absl::GetFlag(FLAGS_phases);
-  auto timed = [&](char phase, const std::function<void()>& body) {
-    return phases.find(phase) == std::string::npos ? 0.0 : CpuSeconds(body);
+  // The body of `phase`, or none when --phases leaves it out.
+  auto phase = [&](char name, std::function<void()> body) {
+    return phases.find(name) == std::string::npos ? nullptr : body;
   };
-  struct Round {
-    double a, b, c, d;  // Each phase's time (0: not run).
+  enum Phase { kA, kB, kC, kD };
+  const bench::Rounds rounds = bench::TimeRounds(
+      reps, {phase('a', [&] { bench::Keep(HashFloor(corpus)); }),
+             phase('b', [&] { bench::Keep(VerifyAll(corpus, no_signatures)); }),
+             phase('c', [&] { bench::Keep(VerifySignatures(corpus)); }),
+             phase('d', [&] { bench::Keep(VerifyAll(corpus, full)); })});
+  // The median over the rounds of phase `p`'s ratio to the floor (a).
+  auto ratio = [&](Phase p) {
+    return bench::MedianRatio(
+        rounds, kA, [p](const std::vector<double>& r) { return r[p]; });
   };
-  std::vector<Round> rounds;
-  for (int round = 0; round < reps; ++round) {
-    rounds.push_back(
-        {.a = timed('a', [&] { Keep(HashFloor(corpus)); }),
-         .b = timed('b', [&] { Keep(VerifyAll(corpus, no_signatures)); }),
-         .c = timed('c', [&] { Keep(VerifySignatures(corpus)); }),
-         .d = timed('d', [&] { Keep(VerifyAll(corpus, full)); })});
-  }
-  // The median over the rounds of `of` (a round's time), or of `of` / (a)
-  // for the rounds that ran both.
-  auto median = [&](double Round::*of) {
-    std::vector<double> times;
-    for (const Round& r : rounds) times.push_back(r.*of);
-    return Median(times);
-  };
-  auto ratio = [&](const std::function<double(const Round&)>& of) {
-    std::vector<double> ratios;
-    for (const Round& r : rounds) {
-      if (r.a > 0 && of(r) > 0) ratios.push_back(of(r) / r.a);
-    }
-    return Median(ratios);
-  };
-  return Timings{.floor = median(&Round::a),
-                 .unsigned_verify = median(&Round::b),
-                 .ed25519 = median(&Round::c),
-                 .full_verify = median(&Round::d),
-                 .floor_ratio = ratio([](const Round& r) { return r.b; }),
-                 .ed25519_ratio = ratio([](const Round& r) { return r.c; }),
-                 .full_ratio = ratio([](const Round& r) { return r.d; }),
-                 .bound_ratio = ratio(
-                     [](const Round& r) { return r.c > 0 ? r.a + r.c : 0; })};
+  return Timings{.floor = bench::MedianTime(rounds, kA),
+                 .unsigned_verify = bench::MedianTime(rounds, kB),
+                 .ed25519 = bench::MedianTime(rounds, kC),
+                 .full_verify = bench::MedianTime(rounds, kD),
+                 .floor_ratio = ratio(kB),
+                 .ed25519_ratio = ratio(kC),
+                 .full_ratio = ratio(kD),
+                 .bound_ratio = bench::MedianRatio(
+                     rounds, kA, [](const std::vector<double>& r) {
+                       return r[kC] > 0 ? r[kA] + r[kC] : 0;
+                     })};
 }
 
 void PrintCorpus(const Corpus& corpus, const CorpusSpec& spec,
@@ -480,8 +408,9 @@ std::optional<std::string> RunGame(const CorpusSpec& spec, int count,
     std::cerr << "bench_verify: generating logs: " << s.message() << "\n";
     return std::nullopt;
   }
-  const double gen_seconds =
-      Seconds(std::chrono::steady_clock::now() - gen_start);
+  const double gen_seconds = std::chrono::duration<double>(
+                                 std::chrono::steady_clock::now() - gen_start)
+                                 .count();
   const Timings timings = Measure(corpus, reps);
   PrintCorpus(corpus, spec, gen_seconds);
   PrintTimings(corpus, timings, reps);
@@ -493,10 +422,7 @@ std::optional<std::string> RunGame(const CorpusSpec& spec, int count,
 int Main() {
   const int count = absl::GetFlag(FLAGS_logs);
   const int reps = absl::GetFlag(FLAGS_reps);
-  if (count < 1 || reps < 1) {
-    std::cerr << "bench_verify: --logs and --reps must be positive\n";
-    return 2;
-  }
+  if (!bench::PositiveCounts("bench_verify", count, reps)) return 2;
   std::vector<CorpusSpec> specs;
   const std::string game = absl::GetFlag(FLAGS_game);
   for (const GameVariants& g : kGames) {
@@ -512,16 +438,9 @@ int Main() {
     std::cerr << "bench_verify: " << SpecFor(game).status().message() << "\n";
     return 2;
   }
-  std::vector<std::string> lines;
-  for (const CorpusSpec& spec : specs) {
-    if (!lines.empty()) std::printf("\n");
-    std::optional<std::string> line = RunGame(spec, count, reps);
-    if (!line) return 1;
-    lines.push_back(*std::move(line));
-  }
-  std::printf("\n");
-  for (const std::string& line : lines) std::printf("%s\n", line.c_str());
-  return 0;
+  return bench::ReportEachGame(specs.size(), /*separate=*/true, [&](size_t i) {
+    return RunGame(specs[i], count, reps);
+  });
 }
 
 }  // namespace
