@@ -15,6 +15,8 @@
 #include "absl/time/clock.h"
 #include "google/protobuf/descriptor.h"
 #include "referee/core/log_sink.h"
+#include "referee/crypto/protocol.h"
+#include "referee/service/file_range.h"
 #include "referee/service/scratch_arena.h"
 #include "referee/service/stream_writer.h"
 #include "referee/tlog/checkpoint.h"
@@ -312,6 +314,17 @@ class PlayReactor final : public AsyncBidiStream {
         is_commit ? request.commit().seat() : request.reveal().seat();
     const uint64_t decision_id = is_commit ? request.commit().decision_id()
                                            : request.reveal().decision_id();
+    // Longer than a match id (32 hex digits): no match, and not sent back
+    // in the PlayError, which would otherwise make the referee queue a copy
+    // of each such message (up to the largest it takes) for a client that
+    // need not read them.
+    if (match_id.size() > 2 * kMatchIdSize) {
+      return Refuse(
+          "", seat, decision_id,
+          absl::InvalidArgumentError(absl::StrCat(
+              "match_id: ", 2 * kMatchIdSize, " lower-case hex digits, not ",
+              match_id.size(), " bytes")));
+    }
     // A seat's stream plays one match, a bot's often several moves of one
     // in a row: the last match found is asked first.
     if (last_match_ == nullptr || last_match_->match_id() != match_id) {
@@ -450,13 +463,23 @@ class WatchReactor final : public AsyncWriterStream {
   bool counted_ = false;                 // In `watching`.
 };
 
+// One GetLog call: the `size` bytes its log file held when the call came (a
+// running match's log grows meanwhile), read one chunk at a time as each
+// write is done, and the file opened only for that read. A call thus holds
+// one chunk of the log, whatever the log's size, and no file descriptor
+// while its client is slow to read (or never reads). It counts against
+// ServiceLimits::max_log_readers (`reading` is the service's count) until
+// its OnDone.
 class LogReactor final : public grpc::ServerWriteReactor<v1::LogChunk> {
  public:
-  LogReactor(std::string bytes, size_t chunk_bytes)
-      : bytes_(std::move(bytes)), chunk_bytes_(chunk_bytes) {
+  LogReactor(std::string path, uint64_t size, size_t chunk_bytes,
+             std::atomic<size_t>* reading)
+      : path_(std::move(path)),
+        size_(size),
+        chunk_bytes_(std::max<size_t>(chunk_bytes, 1)),
+        reading_(reading) {
     WriteNext();
   }
-  explicit LogReactor(const absl::Status& error) { Finish(ToGrpc(error)); }
 
   void OnWriteDone(bool ok) override {
     if (!ok) {
@@ -465,24 +488,35 @@ class LogReactor final : public grpc::ServerWriteReactor<v1::LogChunk> {
     }
     WriteNext();
   }
-  void OnDone() override { delete this; }
+  void OnDone() override {
+    reading_->fetch_sub(1);
+    delete this;
+  }
 
  private:
   void WriteNext() {
-    if (offset_ >= bytes_.size()) {
+    if (offset_ >= size_) {
       Finish(grpc::Status::OK);
       return;
     }
-    const size_t n = std::min(chunk_bytes_, bytes_.size() - offset_);
-    chunk_.set_data(bytes_.substr(offset_, n));
+    const size_t n =
+        static_cast<size_t>(std::min<uint64_t>(chunk_bytes_, size_ - offset_));
+    if (absl::Status read =
+            ReadFileRange(path_, offset_, n, chunk_.mutable_data());
+        !read.ok()) {
+      Finish(ToGrpc(read));
+      return;
+    }
     offset_ += n;
     StartWrite(&chunk_);
   }
 
-  std::string bytes_;
-  size_t chunk_bytes_ = 0;
-  size_t offset_ = 0;
-  v1::LogChunk chunk_;
+  const std::string path_;
+  const uint64_t size_;
+  const size_t chunk_bytes_;
+  std::atomic<size_t>* const reading_;
+  uint64_t offset_ = 0;  // Of the next chunk.
+  v1::LogChunk chunk_;   // The one being written.
 };
 
 }  // namespace
@@ -539,10 +573,14 @@ void RefereeService::RegisterServerStreaming(
               -> grpc::ServerWriteReactor<Response>* {
             // Reactors copy what they keep of the request.
             Request request;
-            if (absl::Status parsed = ParseRequest(*raw, &request);
-                !parsed.ok()) {
-              return new FailedWriteReactor<Response>(parsed);
-            }
+            absl::Status parsed = ParseRequest(*raw, &request);
+            // gRPC keeps the request's bytes until the stream is done:
+            // released here, so that a stream opened with a request padded
+            // (unknown fields, up to the largest message taken) holds none
+            // of them. (The buffer is gRPC's own, not const; gRPC destroys
+            // an emptied one as any other.)
+            const_cast<grpc::ByteBuffer*>(raw)->Clear();
+            if (!parsed.ok()) return new FailedWriteReactor<Response>(parsed);
             return (this->*handler)(context, &request);
           }));
 }
@@ -678,24 +716,33 @@ grpc::ServerWriteReactor<v1::LogChunk>* RefereeService::GetLog(
   // A log holds more than GetMatch shows (every hand, once it is over): a
   // referee that answers GetMatch only to its token holders serves logs
   // only to them too.
-  if (absl::Status s = CheckReader(context); !s.ok()) {
-    return new LogReactor(s);
-  }
+  using Failed = FailedWriteReactor<v1::LogChunk>;
+  if (absl::Status s = CheckReader(context); !s.ok()) return new Failed(s);
   std::shared_ptr<MatchHost> host = lobby_->FindMatch(request->match_id());
   if (host == nullptr) {
-    return new LogReactor(absl::NotFoundError("unknown match"));
+    return new Failed(absl::NotFoundError("unknown match"));
   }
   if (!host->finished()) {
     absl::StatusOr<Principal> principal = Authenticate(context, *lobby_);
     if (!principal.ok() || principal->kind != Principal::Kind::kAdmin) {
-      return new LogReactor(absl::FailedPreconditionError(
+      return new Failed(absl::FailedPreconditionError(
           "the match is still running; its log (which holds the seed) is "
           "served before the end only with the admin token"));
     }
   }
-  absl::StatusOr<std::string> bytes = ReadFileToString(host->log_path());
-  if (!bytes.ok()) return new LogReactor(bytes.status());
-  return new LogReactor(*std::move(bytes), limits_.log_chunk_bytes);
+  if (log_readers_.fetch_add(1) >= limits_.max_log_readers) {
+    log_readers_.fetch_sub(1);
+    return new Failed(absl::ResourceExhaustedError(absl::StrCat(
+        "this referee already serves ", limits_.max_log_readers,
+        " GetLog calls, as many as it takes at once; retry when one ends")));
+  }
+  absl::StatusOr<uint64_t> size = RegularFileSize(host->log_path());
+  if (!size.ok()) {
+    log_readers_.fetch_sub(1);
+    return new Failed(size.status());
+  }
+  return new LogReactor(host->log_path(), *size, limits_.log_chunk_bytes,
+                        &log_readers_);
 }
 
 absl::StatusOr<TransparencyLog*> RefereeService::Tlog(

@@ -53,8 +53,14 @@ struct ServiceLimits {
   // written); one that falls further behind loses them and gets a fresh
   // snapshot instead (WatchSnapshot).
   size_t watch_queue_bytes = 32 << 10;
-  // Bytes per GetLog chunk.
+  // Bytes per GetLog chunk. A GetLog call holds one chunk of its log at a
+  // time (read from the file as each write is done), whatever the log's
+  // size.
   size_t log_chunk_bytes = 64 << 10;
+  // GetLog calls the referee serves at once: one more is refused
+  // RESOURCE_EXHAUSTED. Each holds a chunk (twice: as read and as sent)
+  // until its client takes it, however slowly it reads.
+  size_t max_log_readers = 256;
   // How long a bot's "batch" Play stream holds back a message sent to it
   // while nothing else waits, gathering what follows into the same write
   // (docs/protocol.md, "Play stream features"). Zero: no wait.
@@ -167,7 +173,8 @@ class RefereeService final : public referee::v1::Referee::Service {
 
   Lobby* const lobby_;
   const ServiceLimits limits_;
-  std::atomic<size_t> watching_{0};  // Watch calls not yet done.
+  std::atomic<size_t> watching_{0};     // Watch calls not yet done.
+  std::atomic<size_t> log_readers_{0};  // GetLog calls not yet done.
   // Ends the lingers of bots' "batch" Play streams (null: batch_linger is
   // zero).
   const std::unique_ptr<DelayedRunner> linger_;

@@ -1,0 +1,69 @@
+#include "referee/service/file_range.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "absl/cleanup/cleanup.h"
+#include "absl/strings/str_cat.h"
+
+namespace pyramid {
+namespace {
+
+// The file at `path` opened for reading, or NOT_FOUND naming it.
+absl::StatusOr<int> OpenForReading(const std::string& path) {
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    return absl::NotFoundError(
+        absl::StrCat("cannot open ", path, ": ", std::strerror(errno)));
+  }
+  return fd;
+}
+
+}  // namespace
+
+absl::StatusOr<uint64_t> RegularFileSize(const std::string& path) {
+  absl::StatusOr<int> fd = OpenForReading(path);
+  if (!fd.ok()) return fd.status();
+  absl::Cleanup closer = [fd = *fd] { close(fd); };
+  struct stat st;
+  if (fstat(*fd, &st) != 0) {
+    return absl::DataLossError(
+        absl::StrCat("cannot read ", path, ": ", std::strerror(errno)));
+  }
+  if (!S_ISREG(st.st_mode)) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("cannot read ", path, ": not a regular file"));
+  }
+  return static_cast<uint64_t>(st.st_size);
+}
+
+absl::Status ReadFileRange(const std::string& path, uint64_t offset,
+                           size_t size, std::string* out) {
+  absl::StatusOr<int> fd = OpenForReading(path);
+  if (!fd.ok()) return fd.status();
+  absl::Cleanup closer = [fd = *fd] { close(fd); };
+  out->resize(size);
+  size_t done = 0;
+  while (done < size) {
+    const ssize_t n = pread(*fd, out->data() + done, size - done,
+                            static_cast<off_t>(offset + done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      return absl::DataLossError(
+          absl::StrCat("cannot read ", path, ": ", std::strerror(errno)));
+    }
+    if (n == 0) {
+      return absl::DataLossError(
+          absl::StrCat("cannot read ", path, ": it ends at byte ",
+                       offset + done, ", before byte ", offset + size));
+    }
+    done += static_cast<size_t>(n);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace pyramid
