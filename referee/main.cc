@@ -4,9 +4,15 @@
 // seeds), generates a referee key and an admin token there if none exist,
 // and prints where everything is. SIGINT/SIGTERM shut it down cleanly: every
 // running match gets a checkpoint, so each log verifies as a prefix.
-#include <netdb.h>
+//
+// A referee that cannot start exits with status 2 and one line saying why
+// ("referee: cannot listen on 127.0.0.1:50051: Address already in use"),
+// and leaves nothing new behind: the flags, the files they name and the
+// address (bound once by a socket of our own, then let go) are checked
+// before DATA_DIR is touched, and what a start made after that (DATA_DIR
+// itself, the key, the admin token, the databases) is removed again when a
+// later step fails, the server's own bind included (StartRollback).
 #include <signal.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -23,12 +29,13 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
-#include "absl/strings/match.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/grpcpp.h"
+#include "referee/cli/listen_address.h"
 #include "referee/cli/program.h"
+#include "referee/cli/start_rollback.h"
+#include "referee/cli/tls_files.h"
 #include "referee/cli/token_text.h"
 #include "referee/core/clock_settings.h"
 #include "referee/core/log_journal.h"
@@ -44,11 +51,14 @@
 #include "referee/tlog/note.h"
 
 ABSL_FLAG(std::string, listen, "127.0.0.1:50051",
-          "Address to listen on (host:port; port 0 picks a free one).");
+          "Address to listen on (host:port; port 0 picks a free one). One "
+          "that cannot be listened on (in use, not this host's) stops the "
+          "referee before it writes anything.");
 ABSL_FLAG(std::string, port_file, "",
           "If set, write the port actually bound to this file.");
 ABSL_FLAG(std::string, data_dir, "referee-data",
-          "Directory for logs, the key and the admin token (created 0700).");
+          "Directory for logs, the key and the admin token (created 0700; "
+          "a start that fails removes what it made there).");
 ABSL_FLAG(std::string, log_dir, "", "Match logs; default DATA_DIR/logs.");
 ABSL_FLAG(bool, public_watch, true,
           "Whether Watch, GetMatch, ListMatches, the transparency log's calls "
@@ -174,33 +184,19 @@ int Fail(const absl::Status& status) {
 }
 
 // Where the referee keeps its state: DATA_DIR (mode 0700), the logs, the
-// key file, created as needed.
+// key file. Nothing is made here (Main and Run make them).
 struct Paths {
   std::filesystem::path data_dir;
   std::string log_dir;
   std::string key_file;
 };
 
-absl::StatusOr<Paths> PreparePaths() {
+Paths PathsFromFlags() {
   Paths paths;
   paths.data_dir = absl::GetFlag(FLAGS_data_dir);
-  std::error_code error;
-  std::filesystem::create_directories(paths.data_dir, error);
-  if (error) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("cannot create --data_dir ", paths.data_dir.string(), ": ",
-                     error.message()));
-  }
-  chmod(paths.data_dir.c_str(), 0700);
   paths.log_dir = absl::GetFlag(FLAGS_log_dir).empty()
                       ? (paths.data_dir / "logs").string()
                       : absl::GetFlag(FLAGS_log_dir);
-  std::filesystem::create_directories(paths.log_dir, error);
-  if (error) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("cannot create the log directory ", paths.log_dir, ": ",
-                     error.message()));
-  }
   paths.key_file = absl::GetFlag(FLAGS_key_file).empty()
                        ? (paths.data_dir / "referee.key").string()
                        : absl::GetFlag(FLAGS_key_file);
@@ -265,48 +261,10 @@ absl::StatusOr<std::unique_ptr<TransparencyLog>> OpenTlog(
   return tlog;
 }
 
-// Whether --listen can be listened on as far as can be told without
-// binding: HOST:PORT with a port number and a host that resolves (an
-// address with a scheme gRPC knows, e.g. unix:PATH, is left to gRPC). An
-// address in use or not on this host is found only when the server starts.
-absl::Status CheckListenAddress(const std::string& address) {
-  for (const char* scheme :
-       {"unix:", "unix-abstract:", "vsock:", "ipv4:", "ipv6:", "dns:"}) {
-    if (absl::StartsWith(address, scheme)) return absl::OkStatus();
-  }
-  const size_t colon = address.rfind(':');
-  std::string host =
-      colon == std::string::npos ? address : address.substr(0, colon);
-  const std::string port =
-      colon == std::string::npos ? "" : address.substr(colon + 1);
-  int port_number = 0;
-  if (!absl::SimpleAtoi(port, &port_number) || port_number < 0 ||
-      port_number > 65535) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--listen is HOST:PORT (PORT 0 to 65535; 0 picks a free "
-                     "one), not \"",
-                     address, "\""));
-  }
-  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
-    host = host.substr(1, host.size() - 2);
-  }
-  addrinfo hints{};
-  hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
-  hints.ai_socktype = SOCK_STREAM;
-  addrinfo* found = nullptr;
-  const int error = getaddrinfo(host.empty() ? nullptr : host.c_str(),
-                                port.c_str(), &hints, &found);
-  if (error != 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("cannot listen on ", address, ": ", gai_strerror(error)));
-  }
-  freeaddrinfo(found);
-  return absl::OkStatus();
-}
-
-// The flags whose values their parser cannot judge alone, checked before
-// the referee touches DATA_DIR, so that a mistyped command line changes
-// nothing on disk.
+// The flags whose values their parser cannot judge alone, and the files
+// and address they name, checked before the referee touches DATA_DIR, so
+// that a mistyped command line, or an address another process listens on,
+// changes nothing on disk.
 absl::Status CheckFlags() {
   if (absl::StatusOr<FsyncPolicy> fsync =
           ParseFsyncPolicy(absl::GetFlag(FLAGS_fsync));
@@ -334,24 +292,17 @@ absl::Status CheckFlags() {
       !clocks.ok()) {
     return clocks.status();
   }
-  if (absl::Status s = CheckListenAddress(absl::GetFlag(FLAGS_listen));
-      !s.ok()) {
-    return s;
-  }
   if (absl::GetFlag(FLAGS_tls_cert).empty() !=
       absl::GetFlag(FLAGS_tls_key).empty()) {
     return absl::InvalidArgumentError(
         "--tls_cert and --tls_key go together: give both to serve TLS, or "
         "neither for plaintext");
   }
-  for (const auto& [flag, path] :
-       {std::pair<const char*, std::string>{"--tls_cert",
-                                            absl::GetFlag(FLAGS_tls_cert)},
-        {"--tls_key", absl::GetFlag(FLAGS_tls_key)}}) {
-    if (path.empty()) continue;
-    if (absl::StatusOr<std::string> pem = ReadFileToString(path); !pem.ok()) {
-      return absl::Status(pem.status().code(),
-                          absl::StrCat(flag, ": ", pem.status().message()));
+  if (!absl::GetFlag(FLAGS_tls_cert).empty()) {
+    if (absl::Status s = CheckTlsFiles(absl::GetFlag(FLAGS_tls_cert),
+                                       absl::GetFlag(FLAGS_tls_key));
+        !s.ok()) {
+      return s;
     }
   }
   // An explicitly named key that is not there is a mistake (a mistyped
@@ -367,7 +318,9 @@ absl::Status CheckFlags() {
                        "to use DATA_DIR/referee.key (made on first start)"));
     }
   }
-  return absl::OkStatus();
+  // Last: whether the address can be listened on now (the server's own
+  // bind, later, stays the judge).
+  return CheckListenAddress(absl::GetFlag(FLAGS_listen));
 }
 
 // Everything the lobby takes, from the flags and DATA_DIR.
@@ -463,10 +416,16 @@ absl::StatusOr<std::unique_ptr<grpc::Server>> Serve(RefereeService& referee,
   builder.RegisterService(&health);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (server == nullptr || *port == 0) {
-    return absl::UnavailableError(absl::StrCat(
-        "cannot listen on ", absl::GetFlag(FLAGS_listen),
-        " (another process serves it, the host has no such address, or the "
-        "TLS certificate and key do not load)"));
+    // CheckFlags found the address free and the TLS files sound: the
+    // address was taken since (asked again here, to say so), or gRPC
+    // refused for a reason its log line above gives.
+    if (absl::Status now = CheckListenAddress(absl::GetFlag(FLAGS_listen));
+        !now.ok()) {
+      return now;
+    }
+    return absl::UnavailableError(
+        absl::StrCat("cannot listen on ", absl::GetFlag(FLAGS_listen),
+                     " (gRPC refused; its log line above says why)"));
   }
   referee.Start();
   if (!absl::GetFlag(FLAGS_port_file).empty()) {
@@ -515,31 +474,23 @@ void PrintBanner(int port, const Paths& paths, const Lobby& lobby,
   std::cout << std::flush;
 }
 
-int Main() {
-  // Signals are taken by sigwait below; block them before any thread starts.
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
-  RaiseFileLimit();
-
-  if (absl::Status s = CheckFlags(); !s.ok()) return Fail(s);
-  absl::StatusOr<Paths> paths = PreparePaths();
-  if (!paths.ok()) return Fail(paths.status());
-  // Held until the process ends: no second referee on this DATA_DIR.
-  absl::StatusOr<DirectoryLock> lock =
-      DirectoryLock::Acquire(paths->data_dir.string());
-  if (!lock.ok()) return Fail(lock.status());
-  absl::StatusOr<SigningKey> key = RefereeKey(*paths);
+// Makes the referee's files, serves until SIGINT or SIGTERM, and returns
+// the exit status; once it serves, keeps what it made (`rollback`).
+int Run(const Paths& paths, StartRollback& rollback, const sigset_t& signals) {
+  if (absl::Status s =
+          rollback.CreateDirectories(paths.log_dir, "the log directory");
+      !s.ok()) {
+    return Fail(s);
+  }
+  absl::StatusOr<SigningKey> key = RefereeKey(paths);
   if (!key.ok()) return Fail(key.status());
   absl::StatusOr<std::pair<std::string, std::string>> admin =
-      AdminToken(paths->data_dir);
+      AdminToken(paths.data_dir);
   if (!admin.ok()) return Fail(admin.status());
   std::string verifier_key;
   LogJournal::Recovery journal_recovery;
   absl::StatusOr<LobbyOptions> options = MakeLobbyOptions(
-      *paths, *key, admin->first, &verifier_key, &journal_recovery);
+      paths, *key, admin->first, &verifier_key, &journal_recovery);
   if (!options.ok()) return Fail(options.status());
   Lobby lobby(*std::move(options));
   absl::StatusOr<RecoveryReport> recovered = lobby.Recover();
@@ -554,7 +505,8 @@ int Main() {
   absl::StatusOr<std::unique_ptr<grpc::Server>> server =
       Serve(service, health, &port);
   if (!server.ok()) return Fail(server.status());
-  PrintBanner(port, *paths, lobby, admin->second, *recovered, journal_recovery,
+  rollback.Keep();
+  PrintBanner(port, paths, lobby, admin->second, *recovered, journal_recovery,
               verifier_key);
 
   int signal_number = 0;
@@ -570,6 +522,42 @@ int Main() {
                       std::chrono::seconds(2));
   service.Stop();
   return 0;
+}
+
+int Main() {
+  // Signals are taken by sigwait (Run); block them before any thread starts.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  RaiseFileLimit();
+
+  if (absl::Status s = CheckFlags(); !s.ok()) return Fail(s);
+  const Paths paths = PathsFromFlags();
+  // What this start adds to the disk goes again if it fails (from the
+  // first file on, once the lock is held): a referee that cannot start
+  // leaves no new DATA_DIR, key or admin token behind.
+  StartRollback rollback;
+  if (absl::Status s = rollback.CreateDirectories(paths.data_dir, "--data_dir");
+      !s.ok()) {
+    return Fail(s);
+  }
+  chmod(paths.data_dir.c_str(), 0700);
+  const std::filesystem::path lock_file = paths.data_dir / "lock";
+  const bool had_lock_file = std::filesystem::exists(lock_file);
+  // Held until the process ends: no second referee on this DATA_DIR. (One
+  // that holds it may have made DATA_DIR: refused, this start removes
+  // nothing.)
+  absl::StatusOr<DirectoryLock> lock =
+      DirectoryLock::Acquire(paths.data_dir.string());
+  if (!lock.ok()) return Fail(lock.status());
+  rollback.WatchDirectory(paths.data_dir);
+  if (!had_lock_file) rollback.Made(lock_file);
+  const int status = Run(paths, rollback, signals);
+  // Everything Run made is gone (its files closed) and the lock still held.
+  rollback.Undo();
+  return status;
 }
 
 }  // namespace

@@ -1,0 +1,76 @@
+#include "referee/cli/start_rollback.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+
+namespace pyramid {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The names of the entries of `dir` (none when it cannot be listed).
+std::set<std::string> EntriesOf(const fs::path& dir) {
+  std::set<std::string> names;
+  std::error_code error;
+  for (fs::directory_iterator it(dir, error);
+       !error && it != fs::directory_iterator(); it.increment(error)) {
+    names.insert(it->path().filename().string());
+  }
+  return names;
+}
+
+}  // namespace
+
+absl::Status StartRollback::CreateDirectories(const fs::path& dir,
+                                              const std::string& what) {
+  // The missing directories, from `dir` up; made top down.
+  std::vector<fs::path> missing;
+  std::error_code error;
+  fs::path normal = dir.lexically_normal();
+  if (!normal.has_filename() && normal.has_relative_path()) {
+    normal = normal.parent_path();  // "a/b/": "a/b".
+  }
+  for (fs::path p = normal; !p.empty(); p = p.parent_path()) {
+    if (fs::exists(p, error) || error) break;
+    missing.push_back(p);
+    if (p == p.parent_path()) break;
+  }
+  bool made_one = false;
+  for (auto it = missing.rbegin(); it != missing.rend(); ++it) {
+    // false when it exists already (made meanwhile by another process).
+    const bool made = fs::create_directory(*it, error);
+    if (error) break;
+    if (made && !made_one) {
+      made_.push_back(*it);
+      made_one = true;
+    }
+  }
+  if (!error && !fs::is_directory(dir, error) && !error) {
+    error = std::make_error_code(std::errc::not_a_directory);
+  }
+  if (error) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "cannot create ", what, " ", dir.string(), ": ", error.message()));
+  }
+  return absl::OkStatus();
+}
+
+void StartRollback::WatchDirectory(const fs::path& dir) {
+  watched_.emplace_back(dir, EntriesOf(dir));
+}
+
+void StartRollback::Undo() {
+  if (kept_) return;
+  std::error_code error;
+  for (const auto& [dir, before] : watched_) {
+    for (const std::string& name : EntriesOf(dir)) {
+      if (!before.contains(name)) fs::remove_all(dir / name, error);
+    }
+  }
+  for (const fs::path& dir : made_) fs::remove_all(dir, error);
+  for (const fs::path& path : made_last_) fs::remove_all(path, error);
+  kept_ = true;
+}
+
+}  // namespace pyramid
