@@ -170,7 +170,14 @@ absl::StatusOr<std::pair<std::string, std::string>> AdminToken(
   // out: TokenFromText refuses it here.
   absl::StatusOr<std::string> token =
       from_env ? TokenFromText(env, path) : ReadTokenFile(path);
-  if (!token.ok()) return token.status();
+  if (!token.ok()) {
+    // Named after the flag that gave the file, as every flag's mistake.
+    return absl::GetFlag(FLAGS_admin_token_file).empty()
+               ? token.status()
+               : absl::Status(token.status().code(),
+                              absl::StrCat("--admin_token_file: ",
+                                           token.status().message()));
+  }
   if (token->size() < 16) {
     return absl::InvalidArgumentError(
         absl::StrCat(path, ": an admin token has at least 16 characters"));
@@ -316,6 +323,10 @@ absl::Status CheckFlags() {
           absl::StrCat("--key_file: ", key.status().message(),
                        "; create a key with keygen, or leave --key_file out "
                        "to use DATA_DIR/referee.key (made on first start)"));
+    }
+    if (absl::StatusOr<SigningKey> key = ReadSigningKey(key_file); !key.ok()) {
+      return absl::Status(key.status().code(),
+                          absl::StrCat("--key_file: ", key.status().message()));
     }
   }
   // Last: whether the address can be listened on now (the server's own

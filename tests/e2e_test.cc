@@ -1242,7 +1242,13 @@ TEST_F(E2eTest, BadFlagValuesAreRefusedBeforeDataDirIsTouched) {
            "--key_file out to use DATA_DIR/referee.key"},
       {"--listen=bogus", "referee: --listen is HOST:PORT"},
       {"--listen=127.0.0.1:70000", "referee: --listen is HOST:PORT"},
+      {"--key_file=" + Path("junk.key"),
+       "referee: --key_file: " + Path("junk.key") + ": expected 64 hex digits"},
+      {"--admin_token_file=" + Path("missing.token"),
+       "referee: --admin_token_file: cannot open " + Path("missing.token") +
+           ": No such file or directory"},
   };
+  std::ofstream(Path("junk.key")) << "junk\n";
   for (const auto& [flag, message] : cases) {
     const std::string data_dir = Path("never-made");
     ToolResult r = Run(
