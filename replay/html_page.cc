@@ -274,16 +274,12 @@ void AppendStepData(const PageData& data, std::string& out) {
 }  // namespace
 
 MatchPage RenderMatchPage(std::string_view file, const VerifyOptions& options) {
-  return RenderMatchPage(file, VerifyLog(file, options));
-}
-
-MatchPage RenderMatchPage(std::string_view file, Verdict verdict) {
   MatchPage page;
-  page.verdict = std::move(verdict);
-  const MatchSteps match = ReadMatchSteps(file, [](const v1::Header& header) {
-    const GamePicture* picture = PictureFor(header.game().game());
-    return picture == nullptr || picture->seat_views;
-  });
+  const MatchSteps match = VerifyAndReadMatchSteps(
+      file, options, page.verdict, [](const v1::Header& header) {
+        const GamePicture* picture = PictureFor(header.game().game());
+        return picture == nullptr || picture->seat_views;
+      });
   page.steps = match.steps.size();
   const std::string game =
       match.has_header ? SvgText(match.header.game().game()) : "unknown game";

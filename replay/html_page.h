@@ -33,11 +33,10 @@ struct MatchPage {
   size_t steps = 0;  // Steps the page shows (0 when none could be read).
 };
 
-// Verifies `file` (a whole log) with `options` and renders its page.
+// Verifies `file` (a whole log) with `options` and renders its page; the
+// rules are replayed once for both when the log is genuine
+// (VerifyAndReadMatchSteps).
 MatchPage RenderMatchPage(std::string_view file, const VerifyOptions& options);
-// Renders the page of `file` given the verdict VerifyLog gave on it (for a
-// caller that has just verified it).
-MatchPage RenderMatchPage(std::string_view file, Verdict verdict);
 
 }  // namespace pyramid
 

@@ -3,7 +3,8 @@
 // Applied record, and one for a decision that ended in a forfeit), each
 // game's board at the first and the last step, same bytes every time, the
 // 1 MiB bound on the four-seat Pyramid Scheme page; a tampered log says NOT
-// GENUINE with its record; strings from the log are escaped.
+// GENUINE with its record; strings from the log are escaped; the steps read
+// with the verifier's positions are the ones the viewer's own replay reads.
 #include "replay/html_page.h"
 
 #include <algorithm>
@@ -144,6 +145,67 @@ TEST(HtmlPageTest, EveryStepOfEveryGoldenDrawsTheBoard) {
       EXPECT_GT(drawn.height, 0);
     }
   }
+}
+
+// Everything ReadMatchSteps reads, as bytes.
+std::string Describe(const MatchSteps& match) {
+  std::string out = absl::StrCat(
+      match.has_header, match.header.SerializeAsString(), match.stopped, "@",
+      match.stopped_at, "|",
+      match.outcome.has_value() ? match.outcome->SerializeAsString()
+                                : "no outcome");
+  for (const MatchStep& step : match.steps) {
+    absl::StrAppend(&out, "|", static_cast<int>(step.kind), ",", step.record,
+                    ",", step.decision.opened, step.decision.first_record,
+                    step.decision.decision.SerializeAsString(),
+                    step.decision.commits.size(), step.decision.reveals.size(),
+                    step.decision.faults.size(), step.decision.restarts.size(),
+                    step.applied.SerializeAsString(),
+                    step.view.SerializeAsString());
+    for (const v1::Observation& seat_view : step.seat_views) {
+      absl::StrAppend(&out, ",", seat_view.SerializeAsString());
+    }
+  }
+  return out;
+}
+
+// VerifyAndReadMatchSteps gives VerifyLog's verdict and ReadMatchSteps'
+// steps: from the verifier's positions on a genuine log (with and without
+// seat views), from the reader's own replay on one that stops verifying
+// (read on past the bad record) or is cut short.
+TEST(HtmlPageTest, VerifiedStepsAreTheStepsReadAlone) {
+  const WantsSeatViews none = [](const v1::Header&) { return false; };
+  int genuine = 0, past_the_bad_record = 0;
+  for (const std::string& path : Goldens()) {
+    const std::string log = Read(path);
+    std::vector<std::string> files = {log, log.substr(0, log.size() / 2),
+                                      log.substr(0, log.size() - 3)};
+    for (size_t at : {size_t{200}, log.size() / 3, log.size() - 40}) {
+      files.push_back(log);
+      files.back()[at] = static_cast<char>(files.back()[at] ^ 0x01);
+    }
+    for (size_t i = 0; i < files.size(); ++i) {
+      SCOPED_TRACE(absl::StrCat(path, " variant ", i));
+      for (WantsSeatViews wants : {WantsSeatViews(nullptr), none}) {
+        Verdict verdict;
+        const MatchSteps verified =
+            VerifyAndReadMatchSteps(files[i], VerifyOptions(), verdict, wants);
+        const Verdict alone = VerifyLog(files[i], VerifyOptions());
+        EXPECT_EQ(verdict.kind, alone.kind);
+        EXPECT_EQ(verdict.bad_record, alone.bad_record);
+        EXPECT_EQ(verdict.reason, alone.reason);
+        const MatchSteps read = ReadMatchSteps(files[i], wants);
+        EXPECT_EQ(Describe(verified), Describe(read));
+        genuine += verdict.kind == Verdict::Kind::kGenuine;
+        past_the_bad_record +=
+            verdict.kind == Verdict::Kind::kNotGenuine &&
+            !verified.steps.empty() &&
+            verified.steps.back().record > verdict.bad_record;
+      }
+    }
+  }
+  EXPECT_EQ(genuine, 2 * static_cast<int>(Goldens().size()));
+  EXPECT_GT(past_the_bad_record, 0);
 }
 
 TEST(HtmlPageTest, SeatViewsAreKeptOnlyWhenWanted) {

@@ -10,6 +10,7 @@
 #include "referee/crypto/random_stream.h"
 #include "referee/games/game.h"
 #include "referee/games/registry.h"
+#include "replay/verifier.h"
 
 namespace pyramid {
 namespace {
@@ -19,6 +20,45 @@ namespace v1 = ::pyramid::referee::v1;
 // Bounds the memory and the page of a huge log.
 constexpr size_t kMaxSteps = 20000;
 
+// A position as a step shows it: the public view, and each seat's own
+// observation (empty when not wanted).
+struct Position {
+  v1::Observation view;
+  std::vector<v1::Observation> seat_views;
+};
+
+Position PositionOf(const State& state, bool seat_views) {
+  Position position;
+  position.view = state.PublicView();
+  for (int seat = 0; seat_views && seat < state.num_seats(); ++seat) {
+    position.seat_views.push_back(state.ObservationFor(seat));
+  }
+  return position;
+}
+
+// Keeps the positions the verifier's replay reaches, as many as the viewer
+// shows.
+class PositionCollector : public ReplayObserver {
+ public:
+  explicit PositionCollector(WantsSeatViews wants_seat_views)
+      : wants_seat_views_(wants_seat_views) {}
+
+  void OnPosition(const v1::Header& header, const State& state) override {
+    if (positions_.size() == kMaxSteps) return;
+    if (positions_.empty()) {
+      seat_views_ = wants_seat_views_ == nullptr || wants_seat_views_(header);
+    }
+    positions_.push_back(PositionOf(state, seat_views_));
+  }
+
+  std::vector<Position> Take() { return std::move(positions_); }
+
+ private:
+  const WantsSeatViews wants_seat_views_;
+  bool seat_views_ = true;
+  std::vector<Position> positions_;
+};
+
 // Whether two results are the same message (deterministic bytes).
 bool SameResult(const v1::Result& a, const v1::Result& b) {
   std::string x, y;
@@ -27,11 +67,20 @@ bool SameResult(const v1::Result& a, const v1::Result& b) {
   return x == y;
 }
 
-// Walks the records, replaying the rules as it goes.
+// Walks the records, replaying the rules as it goes, or taking each
+// position from the verifier's replay of a log that verified.
 class StepReader {
  public:
+  // Replays the rules.
   StepReader(MatchSteps& out, WantsSeatViews wants_seat_views)
-      : out_(out), wants_seat_views_(wants_seat_views) {}
+      : out_(out), wants_seat_views_(wants_seat_views), replay_(true) {}
+  // Takes the positions in `verified`, the verifier's (PositionCollector),
+  // in order: one for the start, then one per Applied record.
+  StepReader(MatchSteps& out, std::vector<Position> verified)
+      : out_(out),
+        wants_seat_views_(nullptr),
+        replay_(false),
+        verified_(std::move(verified)) {}
 
   // Reads record `index`, taking what it keeps out of `record`; false
   // (with out_.stopped set) to stop.
@@ -86,7 +135,9 @@ class StepReader {
 
   bool Start(uint64_t index, const v1::SeedReveal& seed) {
     if (!out_.has_header) return Stop(index, "no header before the seed");
-    if (state_ != nullptr) return Stop(index, "a second seed reveal");
+    if (started_) return Stop(index, "a second seed reveal");
+    started_ = true;
+    if (!replay_) return AddStep(MatchStep::Kind::kStart, index, nullptr);
     const int seats = out_.header.seats_size();
     absl::StatusOr<std::unique_ptr<Game>> game =
         MakeGame(out_.header.game(), out_.header.rules_version());
@@ -108,16 +159,28 @@ class StepReader {
                                       state.status().message()));
     }
     state_ = *std::move(state);
-    AddStep(MatchStep::Kind::kStart, index, nullptr);
-    return true;
+    return AddStep(MatchStep::Kind::kStart, index, nullptr);
   }
 
   bool Apply(uint64_t index, v1::Applied& applied) {
-    if (state_ == nullptr) return Stop(index, "a move before the seed");
+    if (!started_) return Stop(index, "a move before the seed");
     if (out_.steps.size() >= kMaxSteps) {
       return Stop(index, absl::StrCat("the viewer shows at most ", kMaxSteps,
                                       " steps"));
     }
+    if (replay_ && !Replay(index, applied)) return false;
+    if (!applied.has_decision_id()) {
+      decision_ = DecisionRecords();  // An automatic move: no seat asked.
+    } else if (!decision_.opened ||
+               decision_.decision.decision_id() != applied.decision_id()) {
+      return Stop(index, "a move for a decision that is not open");
+    }
+    return AddStep(MatchStep::Kind::kMove, index, &applied);
+  }
+
+  // Applies `applied`'s moves to the rules' state; false (stopped) when the
+  // rules refuse them or give another result.
+  bool Replay(uint64_t index, const v1::Applied& applied) {
     std::vector<SeatAction> actions;
     for (const v1::Move& move : applied.moves()) {
       if (move.seat() >= static_cast<uint32_t>(state_->num_seats())) {
@@ -144,62 +207,70 @@ class StepReader {
     if (!SameResult(*result, applied.result())) {
       return Stop(index, "the logged result is not the rules' result");
     }
-    if (!applied.has_decision_id()) {
-      decision_ = DecisionRecords();  // An automatic move: no seat asked.
-    } else if (!decision_.opened ||
-               decision_.decision.decision_id() != applied.decision_id()) {
-      return Stop(index, "a move for a decision that is not open");
-    }
-    AddStep(MatchStep::Kind::kMove, index, &applied);
-    decision_ = DecisionRecords();
     return true;
   }
 
   bool End(uint64_t index, const v1::Outcome& outcome) {
     out_.outcome = outcome;
     // A decision closed by a forfeit: no move, the position stays.
-    if (state_ != nullptr && decision_.opened && !decision_.faults.empty()) {
+    if (started_ && decision_.opened && !decision_.faults.empty()) {
       AddStep(MatchStep::Kind::kForfeit, index, nullptr);
     }
     decision_ = DecisionRecords();
     return true;
   }
 
-  void AddStep(MatchStep::Kind kind, uint64_t index, v1::Applied* applied) {
+  // The position after the step of `kind` just read: the previous one for
+  // a forfeit, else the rules' (replayed) or the verifier's next one.
+  std::optional<Position> NextPosition(MatchStep::Kind kind) {
+    if (kind == MatchStep::Kind::kForfeit) {
+      return Position{out_.steps.back().view, out_.steps.back().seat_views};
+    }
+    if (replay_) return PositionOf(*state_, seat_views_);
+    if (next_verified_ == verified_.size()) return std::nullopt;
+    return std::move(verified_[next_verified_++]);
+  }
+
+  bool AddStep(MatchStep::Kind kind, uint64_t index, v1::Applied* applied) {
+    std::optional<Position> position = NextPosition(kind);
+    if (!position) {
+      return Stop(index, "the verifier's replay holds no position for it");
+    }
     MatchStep& step = out_.steps.emplace_back();
     step.kind = kind;
     step.record = index;
     step.decision = std::move(decision_);
     decision_ = DecisionRecords();
     if (applied != nullptr) step.applied = std::move(*applied);
-    step.view = state_->PublicView();
-    for (int seat = 0; seat_views_ && seat < state_->num_seats(); ++seat) {
-      step.seat_views.push_back(state_->ObservationFor(seat));
-      // Pyramid Scheme's card table is the same in every observation: the
-      // start's public view keeps it, no other copy does.
-      if (step.seat_views.back().has_pyramid_scheme()) {
-        step.seat_views.back().mutable_pyramid_scheme()->clear_cards();
+    step.view = std::move(position->view);
+    step.seat_views = std::move(position->seat_views);
+    // Pyramid Scheme's card table is the same in every observation: the
+    // start's public view keeps it, no other copy does.
+    for (v1::Observation& seat_view : step.seat_views) {
+      if (seat_view.has_pyramid_scheme()) {
+        seat_view.mutable_pyramid_scheme()->clear_cards();
       }
     }
     if (kind != MatchStep::Kind::kStart && step.view.has_pyramid_scheme()) {
       step.view.mutable_pyramid_scheme()->clear_cards();
     }
+    return true;
   }
 
   MatchSteps& out_;
   const WantsSeatViews wants_seat_views_;
   bool seat_views_ = true;
-  std::unique_ptr<State> state_;
+  const bool replay_;  // Whether this reader replays the rules itself.
+  bool started_ = false;
+  std::unique_ptr<State> state_;    // The rules' state, when replay_.
+  std::vector<Position> verified_;  // The positions, when not replay_.
+  size_t next_verified_ = 0;
   DecisionRecords decision_;
 };
 
-}  // namespace
-
-MatchSteps ReadMatchSteps(std::string_view file,
-                          WantsSeatViews wants_seat_views) {
-  MatchSteps out;
+// Reads the records of `file` into `out` with `reader`.
+void ReadSteps(std::string_view file, StepReader& reader, MatchSteps& out) {
   const SplitLogResult split = SplitLog(file);
-  StepReader reader(out, wants_seat_views);
   for (size_t i = 0; i < split.records.size(); ++i) {
     v1::LogRecord record;
     if (!record.ParseFromArray(
@@ -207,15 +278,42 @@ MatchSteps ReadMatchSteps(std::string_view file,
             static_cast<int>(split.records[i].bytes.size()))) {
       out.stopped = "the record does not parse";
       out.stopped_at = i;
-      return out;
+      return;
     }
-    if (!reader.Read(i, record)) return out;
+    if (!reader.Read(i, record)) return;
   }
   if (split.tail != SplitLogResult::Tail::kClean) {
     out.stopped =
         absl::StrCat(split.tail_reason, " at byte ", split.tail_offset);
     out.stopped_at = split.records.size();
   }
+}
+
+}  // namespace
+
+MatchSteps ReadMatchSteps(std::string_view file,
+                          WantsSeatViews wants_seat_views) {
+  MatchSteps out;
+  StepReader reader(out, wants_seat_views);
+  ReadSteps(file, reader, out);
+  return out;
+}
+
+MatchSteps VerifyAndReadMatchSteps(std::string_view file,
+                                   const VerifyOptions& options,
+                                   Verdict& verdict,
+                                   WantsSeatViews wants_seat_views) {
+  PositionCollector positions(wants_seat_views);
+  verdict = VerifyLog(file, options, &positions);
+  if (verdict.kind != Verdict::Kind::kGenuine ||
+      options.level != VerifyOptions::Level::kFull) {
+    // The verifier stopped short of the end, or replayed no rule: the
+    // reader's own replay reads as far as the log can be read.
+    return ReadMatchSteps(file, wants_seat_views);
+  }
+  MatchSteps out;
+  StepReader reader(out, positions.Take());
+  ReadSteps(file, reader, out);
   return out;
 }
 

@@ -5,6 +5,8 @@
 // every position is the rules' own view; each recomputed result must equal
 // the logged one, or reading stops there. It does not judge the log
 // (VerifyLog does): it reads as far as it can and says where it stopped.
+// VerifyAndReadMatchSteps does both with one replay of the rules when the
+// log is genuine: the positions are then the verifier's own.
 #ifndef PYRAMID_REPLAY_MATCH_STEPS_H_
 #define PYRAMID_REPLAY_MATCH_STEPS_H_
 
@@ -15,6 +17,7 @@
 #include <vector>
 
 #include "pyramid/referee/v1/log.pb.h"
+#include "replay/verifier.h"
 
 namespace pyramid {
 
@@ -67,6 +70,17 @@ using WantsSeatViews = bool (*)(const referee::v1::Header& header);
 // `wants_seat_views` keeps them always.
 MatchSteps ReadMatchSteps(std::string_view file,
                           WantsSeatViews wants_seat_views = nullptr);
+
+// Verifies `file` with `options` into `verdict` (VerifyLog's verdict) and
+// reads it as ReadMatchSteps does, to the same steps. When the verdict is
+// genuine at the full level, each position is the one the verifier's replay
+// reached (a ReplayObserver), and the rules are replayed once for both;
+// otherwise ReadMatchSteps replays them again and reads on past the record
+// where verification failed.
+MatchSteps VerifyAndReadMatchSteps(std::string_view file,
+                                   const VerifyOptions& options,
+                                   Verdict& verdict,
+                                   WantsSeatViews wants_seat_views = nullptr);
 
 }  // namespace pyramid
 

@@ -230,8 +230,9 @@ class ExpectedQueue {
 // every record is checked against what the referee would have written.
 class Replayer {
  public:
-  Replayer(const VerifyOptions& options, ParseBuffers& buffers)
-      : options_(options), buffers_(buffers) {}
+  Replayer(const VerifyOptions& options, ParseBuffers& buffers,
+           ReplayObserver* observer)
+      : options_(options), buffers_(buffers), observer_(observer) {}
 
   // Judges record `index`; `bytes` are its stored bytes.
   absl::Status Next(uint64_t index, std::string_view bytes);
@@ -277,6 +278,10 @@ class Replayer {
   const v1::LogRecord* AsExpected(const RecordLayout& layout);
   absl::Status AfterProgress();
   absl::Status CloseDecision();
+  // Shows the rules' state to the observer, if any (a new position).
+  void Observe() {
+    if (observer_ != nullptr) observer_->OnPosition(header_, session_->state());
+  }
   void ExpectAdvance();
   // An Applied record expected next, empty, for the rules to build.
   v1::Applied& ExpectApplied();
@@ -286,6 +291,7 @@ class Replayer {
 
   const VerifyOptions& options_;
   ParseBuffers& buffers_;
+  ReplayObserver* const observer_;
   // Whether the record being judged is an Applied or Outcome record whose
   // payload is exactly the serialization of the expected message at the
   // front of expected_ (and so was not parsed).
@@ -667,11 +673,12 @@ absl::Status Replayer::CloseDecision() {
   return absl::OkStatus();
 }
 
-// After a decision or the seed: the automatic moves the rules make, then the
-// next decision or the outcome.
+// After a decision or the seed: the position they reached, the automatic
+// moves the rules make (each a position too), then the next decision or the
+// outcome.
 void Replayer::ExpectAdvance() {
-  while (session_->TakeAutomaticMove(ExpectApplied())) {
-  }
+  Observe();
+  while (session_->TakeAutomaticMove(ExpectApplied())) Observe();
   expected_.pop_back();  // The last one: no automatic move was due.
   if (session_->IsTerminal()) {
     ExpectOutcome(session_->state().Outcome());
@@ -969,7 +976,8 @@ Verdict JudgeEnd(Replayer& replayer, const SplitLogResult& split,
 
 }  // namespace
 
-Verdict VerifyLog(std::string_view file, const VerifyOptions& options) {
+Verdict VerifyLog(std::string_view file, const VerifyOptions& options,
+                  ReplayObserver* observer) {
   Verdict verdict;
   verdict.key_from_header = options.pinned_key.empty();
   const SplitLogResult split = SplitLog(file);
@@ -981,7 +989,7 @@ Verdict VerifyLog(std::string_view file, const VerifyOptions& options) {
       if (release) buffers.reset();
     }
   } release{buffers, file.size() > kRetainBuffersUpTo};
-  Replayer replayer(options, *buffers);
+  Replayer replayer(options, *buffers, observer);
   for (uint64_t i = 0; i < split.records.size(); ++i) {
     absl::Status status = replayer.Next(i, split.records[i].bytes);
     verdict.records = i + 1;

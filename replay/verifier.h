@@ -15,6 +15,8 @@
 
 namespace pyramid {
 
+class State;  // referee/games/game.h
+
 struct VerifyOptions {
   // Raw 32-byte referee public key to require. Empty: use the key in the
   // log's header (the verdict then only proves the log is self-consistent
@@ -66,8 +68,28 @@ struct Verdict {
 // "genuine", "unsealed prefix" or "not genuine".
 const char* VerdictKindName(Verdict::Kind kind);
 
-// Verifies the log file held in `file`.
-Verdict VerifyLog(std::string_view file, const VerifyOptions& options);
+// Sees the positions a full verification reaches as it replays the rules,
+// for a caller that shows them (the match viewer, replay/match_steps.h) and
+// need not replay the rules again. Positions come in log order: the deal
+// after the seed, then the position after each Applied record the replay
+// expects (a decision's moves, then each automatic move after them). Each
+// is seen when the verifier computes it, which can be before it reads the
+// record that logs it, and none after verification stops: only when every
+// record verifies does each Applied record have its position.
+class ReplayObserver {
+ public:
+  virtual ~ReplayObserver() = default;
+  // The rules reached `state` (valid during the call); `header` is the
+  // log's.
+  virtual void OnPosition(const referee::v1::Header& header,
+                          const State& state) = 0;
+};
+
+// Verifies the log file held in `file`. At the full level, `observer` (when
+// not null) sees every position the replay reaches; the verdict is the same
+// with or without one.
+Verdict VerifyLog(std::string_view file, const VerifyOptions& options,
+                  ReplayObserver* observer = nullptr);
 
 }  // namespace pyramid
 

@@ -41,6 +41,7 @@
 #include "referee/crypto/protocol.h"
 #include "referee/crypto/random_stream.h"
 #include "referee/crypto/sha256.h"
+#include "referee/games/game.h"
 
 namespace pyramid {
 namespace {
@@ -472,6 +473,83 @@ TEST(VerifierTest, GenuineWithEveryOptionAndCheckpointInterval) {
       }
     }
   }
+}
+
+// What a ReplayObserver saw: each position's game, public view and whether
+// it ends the match.
+class PositionLog : public ReplayObserver {
+ public:
+  void OnPosition(const v1::Header& header, const State& state) override {
+    games.push_back(header.game().game());
+    views.push_back(state.PublicView());
+    terminal.push_back(state.IsTerminal());
+  }
+  std::vector<std::string> games;
+  std::vector<v1::Observation> views;
+  std::vector<bool> terminal;
+};
+
+// The observer sees the deal (the seed reveal's initial view), then one
+// position per Applied record, automatic moves included, in log order; only
+// the last ends the match. The verdict is the one given without observer.
+TEST(VerifierTest, TheObserverSeesEveryPositionOfTheReplayInLogOrder) {
+  int automatic = 0;
+  for (const char* game : {"rock_paper_pyramid", "pyramid_shambo",
+                           "flaming_pyramids", "pyramid_scheme"}) {
+    SCOPED_TRACE(game);
+    MatchSetup setup;
+    setup.game.Clear();
+    setup.game.set_game(game);
+    const PlayedMatch played = PlayRandomMatch(setup, 7);
+    PositionLog positions;
+    VerifyOptions options;
+    options.pinned_key = RefereeKey().public_key();
+    const Verdict v = VerifyLog(played.log, options, &positions);
+    ASSERT_EQ(v.kind, Kind::kGenuine) << Describe(v);
+    EXPECT_EQ(Describe(v), Describe(Verify(played.log)));
+    const std::vector<v1::LogRecord> records = ParseLog(played.log);
+    ASSERT_EQ(static_cast<int>(positions.views.size()),
+              1 + Count(records, v1::LogRecord::kApplied));
+    EXPECT_TRUE(SameMessage(positions.views[0],
+                            records[FindIn(records, v1::LogRecord::kSeedReveal)]
+                                .seed_reveal()
+                                .initial_view()));
+    for (size_t k = 0; k < positions.views.size(); ++k) {
+      EXPECT_EQ(positions.games[k], game);
+      EXPECT_EQ(positions.terminal[k], k + 1 == positions.views.size()) << k;
+    }
+    for (const v1::LogRecord& record : records) {
+      if (record.has_applied() && !record.applied().has_decision_id()) {
+        ++automatic;
+      }
+    }
+  }
+  EXPECT_GT(automatic, 0);  // Automatic moves were seen, in order.
+}
+
+// An observer changes no verdict, and at the chain level (no rule
+// replayed) sees nothing.
+TEST(VerifierTest, AnObserverChangesNoVerdict) {
+  const std::string log = PlayRandomMatch(MatchSetup{}, 8).log;
+  for (size_t at : {log.size() / 3, log.size() / 2, log.size() - 4}) {
+    for (bool cut : {false, true}) {
+      std::string bad = log;
+      if (cut) {
+        bad.resize(at);
+      } else {
+        bad[at] = static_cast<char>(bad[at] ^ 0x01);
+      }
+      PositionLog positions;
+      EXPECT_EQ(Describe(VerifyLog(bad, VerifyOptions(), &positions)),
+                Describe(VerifyLog(bad, VerifyOptions())))
+          << at << (cut ? " cut" : " flipped");
+    }
+  }
+  PositionLog positions;
+  VerifyOptions chain;
+  chain.level = VerifyOptions::Level::kChain;
+  EXPECT_EQ(VerifyLog(log, chain, &positions).kind, Kind::kGenuine);
+  EXPECT_TRUE(positions.views.empty());
 }
 
 // The verifier serializes messages without a CodedOutputStream (no

@@ -1,5 +1,5 @@
 // bench_html: how much the match viewer page (`replay html`) costs to render,
-// against verifying the same logs, as the tournament runner does both.
+// beyond verifying the same logs, as the tournament runner does both.
 //
 //   bench_html [--game=rock_paper_pyramid|...|all] [--seats=0] [--logs=200]
 //              [--reps=5]
@@ -11,14 +11,15 @@
 // each run both phases once (so that a slower stretch of a noisy machine
 // slows both phases of a round alike), it times:
 //   (v) VerifyLog with every check, the referee's key pinned: the
-//       tournament's verification of each fetched log (the baseline);
-//   (p) RenderMatchPage(log, verdict) given (v)'s verdict: the tournament's
-//       viewer page (tools/tournament/runner.cc, VerifyAndShow).
-// Times are the thread's CPU time, each phase's the median of the rounds,
-// and the ratio (p)/(v) the median of the rounds' own ratios: compare that
-// ratio across runs, not the times (this machine's speed moves by 15-30%
-// from one minute to the next). Each game's report ends with one line of
-// key=value pairs for scripts:
+//       tournament's verification of each fetched log alone (the baseline);
+//   (w) RenderMatchPage(log, options) with the same options: the verdict
+//       and the viewer page, with one replay of the rules for both, as the
+//       tournament makes them (tools/tournament/runner.cc, VerifyAndShow).
+// The page's cost (p) is a round's (w) less its (v). Times are the thread's
+// CPU time, each the median of the rounds, and the ratio (p)/(v) the median
+// of the rounds' own ratios: compare that ratio across runs, not the times
+// (this machine's speed moves by 15-30% from one minute to the next). Each
+// game's report ends with one line of key=value pairs for scripts:
 //   game=ID pages_per_s=N bytes_per_page=N page_to_verify=(p)/(v)
 #include <cstdint>
 #include <cstdio>
@@ -87,12 +88,19 @@ void VerifyAll(const bench::PlayedLogs& corpus, const VerifyOptions& options,
   }
 }
 
-// Renders every log's page; returns the pages' total size in bytes.
+// Verifies every log and renders its page; returns the pages' total size in
+// bytes. Exits unless every log is genuine.
 uint64_t RenderAll(const bench::PlayedLogs& corpus,
-                   const std::vector<Verdict>& verdicts) {
+                   const VerifyOptions& options) {
   uint64_t bytes = 0;
-  for (size_t i = 0; i < corpus.logs.size(); ++i) {
-    bytes += RenderMatchPage(corpus.logs[i], verdicts[i]).html.size();
+  for (const std::string& log : corpus.logs) {
+    const MatchPage page = RenderMatchPage(log, options);
+    if (page.verdict.kind != Verdict::Kind::kGenuine) {
+      std::cerr << "bench_html: a generated log does not verify: "
+                << page.verdict.reason << "\n";
+      std::exit(1);
+    }
+    bytes += page.html.size();
   }
   bench::Keep(bytes);
   return bytes;
@@ -122,24 +130,34 @@ std::optional<std::string> RunGame(const std::string& game, int count,
   options.pinned_key = corpus->public_keys[0];
   std::vector<Verdict> verdicts;
   VerifyAll(*corpus, options, verdicts);  // Warm-up.
-  const uint64_t page_bytes = RenderAll(*corpus, verdicts);
-  enum Phase { kVerify, kPage };
+  const uint64_t page_bytes = RenderAll(*corpus, options);
+  enum Phase { kVerify, kVerifiedPage };
   const bench::Rounds rounds =
       bench::TimeRounds(reps, {[&] { VerifyAll(*corpus, options, verdicts); },
-                               [&] { RenderAll(*corpus, verdicts); }});
+                               [&] { RenderAll(*corpus, options); }});
+  // The page's own cost in a round: (w) - (v).
+  auto page_of = [](const std::vector<double>& r) {
+    return r[kVerifiedPage] - r[kVerify];
+  };
+  std::vector<double> pages;
+  for (const std::vector<double>& round : rounds) {
+    pages.push_back(page_of(round));
+  }
   const double logs = static_cast<double>(count);
   const double verify = bench::MedianTime(rounds, kVerify);
-  const double page = bench::MedianTime(rounds, kPage);
-  const double ratio = bench::MedianRatio(
-      rounds, kVerify, [](const std::vector<double>& r) { return r[kPage]; });
+  const double verified_page = bench::MedianTime(rounds, kVerifiedPage);
+  const double page = bench::Median(pages);
+  const double ratio = bench::MedianRatio(rounds, kVerify, page_of);
   std::printf(
       "%s: %d logs, %d seats, %.0f bytes per log; thread CPU time, median "
       "of %d rounds\n",
       game.c_str(), count, seats, corpus->bytes / logs, reps);
   std::printf("  (v) verify, full, key pinned   %8.1f ms %9.0f logs/s\n",
               verify * 1e3, logs / verify);
+  std::printf("  (w) verify and page, one call  %8.1f ms %9.0f pages/s\n",
+              verified_page * 1e3, logs / verified_page);
   std::printf(
-      "  (p) viewer page, given (v)     %8.1f ms %9.0f pages/s  %.0f "
+      "  (p) viewer page: (w) - (v)     %8.1f ms %9.0f pages/s  %.0f "
       "bytes/page\n",
       page * 1e3, logs / page, page_bytes / logs);
   std::printf("  (p)/(v) = %.2fx (median of the rounds' ratios)\n", ratio);

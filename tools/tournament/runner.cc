@@ -851,10 +851,10 @@ class Runner {
       result.set_verdict(std::string(bytes.status().message()));
       return;
     }
-    Verdict verdict = VerifyLog(*bytes, PinnedOptions());
-    result.set_verdict(Judge(verdict, result));
-    StopOnWrongKey(verdict, result.log_file());
-    WritePage(result.log_file(), RenderMatchPage(*bytes, std::move(verdict)));
+    const MatchPage page = RenderMatchPage(*bytes, PinnedOptions());
+    result.set_verdict(Judge(page.verdict, result));
+    StopOnWrongKey(page.verdict, result.log_file());
+    WritePage(result.log_file(), page);
   }
 
   // The match viewer page (`replay html`) of `result`'s log, at
