@@ -540,7 +540,7 @@ class Runner {
     absl::StatusOr<std::vector<v1::TournamentMatchResult>> entries =
         Journal::Read(path);
     if (!entries.ok()) return entries.status();
-    int kept = 0;
+    uint32_t kept = 0;
     absl::MutexLock lock(&results_mu_);
     for (v1::TournamentMatchResult& entry : *entries) {
       if (entry.verdict() != kGenuine || entry.index() >= scheduled_) continue;
