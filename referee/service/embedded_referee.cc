@@ -15,9 +15,11 @@ absl::StatusOr<std::unique_ptr<EmbeddedReferee>> EmbeddedReferee::Start(
   referee->lobby_ = std::make_unique<Lobby>(std::move(lobby));
   referee->service_ =
       std::make_unique<RefereeService>(referee->lobby_.get(), options.limits);
-  referee->health_ = std::make_unique<HealthService>(std::vector<std::string>{
-      referee::v1::Referee::service_full_name(), "grpc.health.v1.Health",
-      "grpc.reflection.v1alpha.ServerReflection"});
+  referee->health_ = std::make_unique<HealthService>(
+      std::vector<std::string>{referee::v1::Referee::service_full_name(),
+                               "grpc.health.v1.Health",
+                               "grpc.reflection.v1alpha.ServerReflection"},
+      options.max_health_watchers);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
   int port = 0;

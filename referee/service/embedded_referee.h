@@ -24,6 +24,8 @@ struct EmbeddedRefereeOptions {
   ServiceLimits limits;
   // The largest message the server accepts; 0: gRPC's default (4 MiB).
   int max_message_bytes = 0;
+  // Health Watch streams served at once (HealthService).
+  size_t max_health_watchers = HealthService::kDefaultMaxWatchers;
 };
 
 class EmbeddedReferee {

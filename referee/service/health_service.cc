@@ -3,6 +3,8 @@
 #include <optional>
 #include <utility>
 
+#include "absl/strings/str_cat.h"
+
 namespace pyramid {
 
 using grpc::health::v1::HealthCheckRequest;
@@ -14,10 +16,12 @@ using grpc::health::v1::HealthCheckResponse;
 class HealthService::Watcher final
     : public grpc::ServerWriteReactor<HealthCheckResponse> {
  public:
-  Watcher(HealthService* service, std::string name)
-      : service_(service), name_(std::move(name)) {}
+  // `known`: the watched service's name in the service's list (null: a
+  // name it does not serve).
+  Watcher(HealthService* service, const std::string* known)
+      : service_(service), known_(known) {}
 
-  const std::string& name() const { return name_; }
+  const std::string* known() const { return known_; }
 
   // Called under the service's lock.
   void Update(Status status) {
@@ -72,7 +76,7 @@ class HealthService::Watcher final
   }
 
   HealthService* const service_;
-  const std::string name_;
+  const std::string* const known_;
   absl::Mutex mu_;
   HealthCheckResponse response_ ABSL_GUARDED_BY(mu_);  // The one in flight.
   bool writing_ ABSL_GUARDED_BY(mu_) = false;
@@ -83,6 +87,16 @@ class HealthService::Watcher final
 
 namespace {
 
+// The longest service name an error message repeats.
+constexpr size_t kMaxNameEchoed = 256;
+
+// A Watch stream refused before it starts: finishes with `status`.
+class Refused final : public grpc::ServerWriteReactor<HealthCheckResponse> {
+ public:
+  explicit Refused(const grpc::Status& status) { Finish(status); }
+  void OnDone() override { delete this; }
+};
+
 std::set<std::string> WithServer(std::vector<std::string> services) {
   std::set<std::string> names(services.begin(), services.end());
   names.insert("");
@@ -91,13 +105,18 @@ std::set<std::string> WithServer(std::vector<std::string> services) {
 
 }  // namespace
 
-HealthService::HealthService(std::vector<std::string> services)
-    : services_(WithServer(std::move(services))) {}
+HealthService::HealthService(std::vector<std::string> services,
+                             size_t max_watchers)
+    : services_(WithServer(std::move(services))), max_watchers_(max_watchers) {}
 
 HealthService::Status HealthService::StatusOf(
     const std::string& service) const {
-  if (services_.count(service) == 0)
-    return HealthCheckResponse::SERVICE_UNKNOWN;
+  auto it = services_.find(service);
+  return StatusOf(it == services_.end() ? nullptr : &*it);
+}
+
+HealthService::Status HealthService::StatusOf(const std::string* known) const {
+  if (known == nullptr) return HealthCheckResponse::SERVICE_UNKNOWN;
   return serving_ ? HealthCheckResponse::SERVING
                   : HealthCheckResponse::NOT_SERVING;
 }
@@ -107,7 +126,7 @@ void HealthService::SetServing(bool serving) {
   serving_ = serving;
   for (Watcher* watcher : watchers_) {
     // A watcher of an unknown service stays SERVICE_UNKNOWN.
-    watcher->Update(StatusOf(watcher->name()));
+    watcher->Update(StatusOf(watcher->known()));
   }
 }
 
@@ -122,10 +141,16 @@ grpc::ServerUnaryReactor* HealthService::Check(
     for (const std::string& name : services_) {
       if (!name.empty()) known += (known.empty() ? "" : ", ") + name;
     }
-    reactor->Finish(grpc::Status(grpc::StatusCode::NOT_FOUND,
-                                 "unknown service \"" + request->service() +
-                                     "\"; this server serves \"\" (itself), " +
-                                     known));
+    // A name too long to be one is not sent back (a status message over
+    // the client's metadata limit would reach it as another error).
+    const std::string named =
+        request->service().size() <= kMaxNameEchoed
+            ? absl::StrCat("\"", request->service(), "\"")
+            : absl::StrCat("(a name of ", request->service().size(), " bytes)");
+    reactor->Finish(grpc::Status(
+        grpc::StatusCode::NOT_FOUND,
+        absl::StrCat("unknown service ", named,
+                     "; this server serves \"\" (itself), ", known)));
     return reactor;
   }
   response->set_status(status);
@@ -135,10 +160,22 @@ grpc::ServerUnaryReactor* HealthService::Check(
 
 grpc::ServerWriteReactor<HealthCheckResponse>* HealthService::Watch(
     grpc::CallbackServerContext* context, const HealthCheckRequest* request) {
-  auto* watcher = new Watcher(this, request->service());
+  auto it = services_.find(request->service());
+  const std::string* known = it == services_.end() ? nullptr : &*it;
+  // gRPC keeps the request until the stream is done: its name, which may
+  // be as long as the largest message taken, is released now. (The
+  // request is gRPC's own, not const.)
+  delete const_cast<HealthCheckRequest*>(request)->release_service();
   absl::MutexLock lock(&mu_);
+  if (watchers_.size() >= max_watchers_) {
+    return new Refused(grpc::Status(
+        grpc::StatusCode::RESOURCE_EXHAUSTED,
+        absl::StrCat("this server already serves ", max_watchers_,
+                     " health Watch streams, as many as it takes")));
+  }
+  auto* watcher = new Watcher(this, known);
   watchers_.insert(watcher);
-  watcher->Update(StatusOf(request->service()));
+  watcher->Update(StatusOf(known));
   return watcher;
 }
 

@@ -6,11 +6,15 @@
 // named at construction while the server serves, NOT_SERVING once
 // SetServing(false) was called (the referee calls it when it starts to stop),
 // and NOT_FOUND for any other name. Watch sends the current status, then each
-// change, as the protocol specifies (SERVICE_UNKNOWN for an unknown name).
-// Thread-safe.
+// change, as the protocol specifies (SERVICE_UNKNOWN for an unknown name,
+// the stream left open). A Watch stream keeps nothing of its request (an
+// unknown name may be as long as the largest message the server takes),
+// and the service serves at most `max_watchers` at once: one more is
+// refused RESOURCE_EXHAUSTED. Thread-safe.
 #ifndef PYRAMID_REFEREE_SERVICE_HEALTH_SERVICE_H_
 #define PYRAMID_REFEREE_SERVICE_HEALTH_SERVICE_H_
 
+#include <cstddef>
 #include <set>
 #include <string>
 #include <vector>
@@ -24,8 +28,11 @@ class HealthService final : public grpc::health::v1::Health::CallbackService {
  public:
   using Status = grpc::health::v1::HealthCheckResponse::ServingStatus;
 
+  static constexpr size_t kDefaultMaxWatchers = 10000;
+
   // `services`: the full names of the services the server serves.
-  explicit HealthService(std::vector<std::string> services);
+  explicit HealthService(std::vector<std::string> services,
+                         size_t max_watchers = kDefaultMaxWatchers);
 
   // Every known service (and "") turns SERVING or NOT_SERVING; watchers are
   // told.
@@ -46,8 +53,13 @@ class HealthService final : public grpc::health::v1::Health::CallbackService {
   // The status of `service` now.
   Status StatusOf(const std::string& service) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The status of the service `known` names (an element of services_), or
+  // of an unknown one (null).
+  Status StatusOf(const std::string* known) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const std::set<std::string> services_;  // With "".
+  const size_t max_watchers_;
   mutable absl::Mutex mu_;
   bool serving_ ABSL_GUARDED_BY(mu_) = true;
   std::set<Watcher*> watchers_ ABSL_GUARDED_BY(mu_);
