@@ -194,7 +194,13 @@ void Lobby::EnterWaitingLocked() {
 std::optional<Principal> Lobby::Authenticate(std::string_view token) const {
   if (std::optional<Principal> known = tokens_.Find(token)) return known;
   // A seat token of a match that ended: the registry has it (bots' tokens
-  // and running matches' are all in memory).
+  // and running matches' are all in memory). Any caller may make the
+  // referee ask it about any well-formed token: one indexed SQLite query,
+  // 8 us with 90,000 tokens recorded (as with 9,000), where a call refused
+  // UNAUTHENTICATED costs 370 us of CPU (client and server on loopback,
+  // either way), so that a flood of unknown tokens costs the referee
+  // little more than the calls themselves (and no memory: nothing is
+  // remembered of a token not found). No bound, then.
   const std::optional<std::string_view> id = TokenId(token);
   if (!id) return std::nullopt;
   absl::StatusOr<StoredToken> stored =
