@@ -26,6 +26,8 @@ constexpr size_t kMaxLabelBytes = 128;
 constexpr size_t kMaxRequestIdBytes = 128;
 constexpr uint32_t kDefaultPageSize = 100;
 constexpr uint32_t kMaxPageSize = 1000;
+// Registry rows a ListMatches page may read per match it may list.
+constexpr uint32_t kListScanPerMatch = 10;
 // Matches Recover reads from the registry at once.
 constexpr int kRecoveryPage = 1000;
 // After a write failure, new matches wait for this much free space.
@@ -968,10 +970,18 @@ absl::StatusOr<v1::ListMatchesResponse> Lobby::ListMatches(
     absl::ReaderMutexLock lock(&mu_);
     if (!unrecorded_.empty()) recorded_status = v1::MATCH_STATUS_UNSPECIFIED;
   }
+  // A page reads at most kListScanPerMatch registry rows per match it may
+  // list: while the registry does not filter (or its status is stale), a
+  // page whose status few matches have ends short, with a token to go on
+  // from, rather than read every match ever recorded in one call.
+  const int max_read = static_cast<int>(kListScanPerMatch * page_size);
+  int read = 0;
   v1::ListMatchesResponse response;
   bool more = true;
-  while (more && response.matches_size() < static_cast<int>(page_size)) {
-    const int asked = static_cast<int>(page_size) - response.matches_size();
+  while (more && response.matches_size() < static_cast<int>(page_size) &&
+         read < max_read) {
+    const int asked = std::min(
+        static_cast<int>(page_size) - response.matches_size(), max_read - read);
     absl::StatusOr<std::vector<StoredMatch>> page =
         options_.registry->ListMatches(before, asked, recorded_status);
     if (!page.ok()) {
@@ -979,6 +989,7 @@ absl::StatusOr<v1::ListMatchesResponse> Lobby::ListMatches(
           absl::StrCat("cannot read the registry: ", page.status().message()));
     }
     more = static_cast<int>(page->size()) == asked;
+    read += static_cast<int>(page->size());
     for (StoredMatch& stored : *page) {
       before = stored.seq;
       std::shared_ptr<MatchHost> host;

@@ -632,6 +632,34 @@ class FailingEndRegistry final : public Registry {
   std::unique_ptr<Registry> inner_ = NewMemoryRegistry();
 };
 
+// While ended matches are unrecorded the registry cannot filter by status
+// (it holds them as running), and a page filtered by a status few matches
+// have reads at most 10 registry rows per match it may list, then ends,
+// short, with a token to go on from: before, one call read every match
+// the registry had ever recorded.
+TEST_F(LobbyTest, AListingReadsABoundedShareOfTheRegistryPerPage) {
+  Restart(std::make_shared<FailingEndRegistry>(), SigningKey::Generate());
+  constexpr int kMatches = 25;
+  std::vector<std::string> ids;
+  for (int i = 0; i < kMatches; ++i) ids.push_back(CreateWithBot("", 50));
+  for (const std::string& id : ids) AwaitEnd(id);
+  ASSERT_GT(lobby_->held().unrecorded, 0u);
+  // None is broken: pages of one read 10 rows each, and list nothing.
+  int pages = 0;
+  std::string token;
+  do {
+    const auto [listed, next] = List(1, token, v1::MATCH_BROKEN);
+    EXPECT_TRUE(listed.empty());
+    token = next;
+    ++pages;
+  } while (!token.empty() && pages <= kMatches);
+  EXPECT_EQ(pages, 3);  // Rows 1-10, 11-20, 21-25.
+  // Pages of what there is are full.
+  const auto [finished, next] = List(100, "", v1::MATCH_FINISHED);
+  EXPECT_EQ(finished.size(), static_cast<size_t>(kMatches));
+  EXPECT_TRUE(next.empty());
+}
+
 TEST_F(LobbyTest, EndedMatchesLeaveNothingInMemory) {
   for (const char* kind : {"sqlite", "memory", "failing"}) {
     SCOPED_TRACE(kind);
