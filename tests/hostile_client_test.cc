@@ -253,7 +253,9 @@ TEST_F(HostileClientTest, SilentGetLogsHoldAChunkEachNotTheLog) {
 }
 
 // One GetLog call more than ServiceLimits::max_log_readers is refused
-// RESOURCE_EXHAUSTED, saying so; once a call ends, the next is served.
+// UNAVAILABLE, saying so (clients retry it with backoff, as they retry
+// CreateMatch beyond --max_live_matches); once a call ends, the next is
+// served.
 TEST_F(HostileClientTest, GetLogCallsBeyondTheLimitAreRefusedUntilOneEnds) {
   ServiceLimits limits;
   limits.max_log_readers = 3;
@@ -269,7 +271,7 @@ TEST_F(HostileClientTest, GetLogCallsBeyondTheLimitAreRefusedUntilOneEnds) {
   }
   std::string fetched;
   const grpc::Status refused = FetchLog(*stub_, match, "", &fetched);
-  EXPECT_EQ(refused.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::UNAVAILABLE);
   EXPECT_THAT(refused.error_message(), HasSubstr("already serves 3 GetLog"));
   EXPECT_TRUE(fetched.empty());
 
@@ -278,7 +280,7 @@ TEST_F(HostileClientTest, GetLogCallsBeyondTheLimitAreRefusedUntilOneEnds) {
   const absl::Time until = absl::Now() + kWait;
   do {
     status = FetchLog(*stub_, match, "", &fetched);
-  } while (status.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED &&
+  } while (status.error_code() == grpc::StatusCode::UNAVAILABLE &&
            absl::Now() < until);
   ASSERT_TRUE(status.ok()) << status.error_message();
   EXPECT_TRUE(fetched == LogFile(match));

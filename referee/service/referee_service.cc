@@ -732,9 +732,12 @@ grpc::ServerWriteReactor<v1::LogChunk>* RefereeService::GetLog(
   }
   if (log_readers_.fetch_add(1) >= limits_.max_log_readers) {
     log_readers_.fetch_sub(1);
-    return new Failed(absl::ResourceExhaustedError(absl::StrCat(
+    // UNAVAILABLE, as CreateMatch beyond --max_live_matches: a place
+    // frees as soon as a download ends, and clients retry UNAVAILABLE
+    // with backoff (the tournament runner does).
+    return new Failed(absl::UnavailableError(absl::StrCat(
         "this referee already serves ", limits_.max_log_readers,
-        " GetLog calls, as many as it takes at once; retry when one ends")));
+        " GetLog calls, as many as it takes at once; retry with backoff")));
   }
   absl::StatusOr<uint64_t> size = RegularFileSize(host->log_path());
   if (!size.ok()) {

@@ -58,8 +58,8 @@ struct ServiceLimits {
   // size.
   size_t log_chunk_bytes = 64 << 10;
   // GetLog calls the referee serves at once: one more is refused
-  // RESOURCE_EXHAUSTED. Each holds a chunk (twice: as read and as sent)
-  // until its client takes it, however slowly it reads.
+  // UNAVAILABLE (retry with backoff). Each holds a chunk (twice: as read
+  // and as sent) until its client takes it, however slowly it reads.
   size_t max_log_readers = 256;
   // How long a bot's "batch" Play stream holds back a message sent to it
   // while nothing else waits, gathering what follows into the same write
