@@ -118,7 +118,11 @@ std::string FixedText(double value, int decimals, bool sign) {
   // A negative value that rounds to zero: the sign goes (or turns to +).
   if (text.size() > 1 && text[0] == '-' &&
       text.find_first_not_of("0.", 1) == std::string::npos) {
-    text = sign ? "+" + text.substr(1) : text.substr(1);
+    if (sign) {
+      text[0] = '+';
+    } else {
+      text.erase(0, 1);
+    }
   }
   return text;
 }
