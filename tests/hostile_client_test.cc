@@ -88,8 +88,14 @@ struct SilentGetLog {
   }
   ~SilentGetLog() {
     context.TryCancel();
-    reader->Finish().IgnoreError();
+    if (!ended) Finish().IgnoreError();
   }
+  // The call's status (once only).
+  grpc::Status Finish() {
+    ended = true;
+    return reader->Finish();
+  }
+  bool ended = false;
   std::unique_ptr<v1::Referee::Stub> stub;
   grpc::ClientContext context;
   std::unique_ptr<grpc::ClientReader<v1::LogChunk>> reader;
@@ -285,6 +291,40 @@ TEST_F(HostileClientTest, GetLogCallsBeyondTheLimitAreRefusedUntilOneEnds) {
   ASSERT_TRUE(status.ok()) << status.error_message();
   EXPECT_TRUE(fetched == LogFile(match));
   calls.clear();
+  ExpectAMatchPlays();
+}
+
+// A GetLog call whose client takes no chunk for ServiceLimits::
+// log_stall_timeout is cancelled: clients that never read cannot keep the
+// places of those that do. Before, such a call stayed as long as its
+// client wished.
+TEST_F(HostileClientTest, AGetLogWhoseClientStopsReadingIsCancelled) {
+  ServiceLimits limits;
+  limits.max_log_readers = 1;
+  limits.log_stall_timeout = absl::Seconds(1);
+  Start(limits);
+  const std::string match = FinishedMatchWithLogOf(8 << 20);
+  v1::GetLogRequest request;
+  request.set_match_id(match);
+  auto silent = std::make_unique<SilentGetLog>(NewChannel(true), request);
+  silent->reader->WaitForInitialMetadata();
+  // The one place is taken until the silent call is cancelled.
+  std::string fetched;
+  grpc::Status status;
+  const absl::Time until = absl::Now() + kWait;
+  do {
+    status = FetchLog(*stub_, match, "", &fetched);
+  } while (status.error_code() == grpc::StatusCode::UNAVAILABLE &&
+           absl::Now() < until);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  EXPECT_TRUE(fetched == LogFile(match));
+  // Its client, reading at last, finds the call cancelled after what
+  // reached it.
+  v1::LogChunk chunk;
+  size_t got = 0;
+  while (silent->reader->Read(&chunk)) got += chunk.data().size();
+  EXPECT_LT(got, fetched.size());
+  EXPECT_EQ(silent->Finish().error_code(), grpc::StatusCode::CANCELLED);
   ExpectAMatchPlays();
 }
 

@@ -467,17 +467,22 @@ class WatchReactor final : public AsyncWriterStream {
 // running match's log grows meanwhile), read one chunk at a time as each
 // write is done, and the file opened only for that read. A call thus holds
 // one chunk of the log, whatever the log's size, and no file descriptor
-// while its client is slow to read (or never reads). It counts against
+// while its client is slow to read. It counts against
 // ServiceLimits::max_log_readers (`reading` is the service's count) until
-// its OnDone.
+// its OnDone. With a `stalls` runner, a call whose client took no chunk
+// during one of the runner's delays is cancelled (checked once per delay,
+// by a check that posts the next).
 class LogReactor final : public grpc::ServerWriteReactor<v1::LogChunk> {
  public:
-  LogReactor(std::string path, uint64_t size, size_t chunk_bytes,
-             std::atomic<size_t>* reading)
+  LogReactor(grpc::CallbackServerContext* context, std::string path,
+             uint64_t size, size_t chunk_bytes, std::atomic<size_t>* reading,
+             DelayedRunner* stalls)
       : path_(std::move(path)),
         size_(size),
         chunk_bytes_(std::max<size_t>(chunk_bytes, 1)),
-        reading_(reading) {
+        reading_(reading),
+        progress_(std::make_shared<Progress>(context)) {
+    if (stalls != nullptr) CheckProgress(stalls, progress_, 0);
     WriteNext();
   }
 
@@ -486,14 +491,50 @@ class LogReactor final : public grpc::ServerWriteReactor<v1::LogChunk> {
       Finish(grpc::Status(grpc::StatusCode::CANCELLED, "stream broken"));
       return;
     }
+    {
+      absl::MutexLock lock(&progress_->mu);
+      ++progress_->writes_done;
+    }
     WriteNext();
   }
   void OnDone() override {
+    {
+      absl::MutexLock lock(&progress_->mu);
+      progress_->context = nullptr;
+    }
     reading_->fetch_sub(1);
     delete this;
   }
 
  private:
+  // What the stall checks see of the call; outlives it.
+  struct Progress {
+    explicit Progress(grpc::CallbackServerContext* context)
+        : context(context) {}
+    absl::Mutex mu;
+    // The call's, until its OnDone (then null): the call, and so its
+    // context, lasts while a check holds `mu` (gRPC runs OnDone on its own
+    // threads, never within TryCancel).
+    grpc::CallbackServerContext* context ABSL_GUARDED_BY(mu);
+    uint64_t writes_done ABSL_GUARDED_BY(mu) = 0;
+  };
+
+  // After `stalls`' delay: cancels the call unless more than `seen` writes
+  // are done by then, else checks again after the next delay.
+  static void CheckProgress(DelayedRunner* stalls,
+                            std::shared_ptr<Progress> progress, uint64_t seen) {
+    stalls->Post([stalls, progress = std::move(progress), seen] {
+      absl::MutexLock lock(&progress->mu);
+      if (progress->context == nullptr) return;  // Done.
+      if (progress->writes_done == seen) {
+        // The write in flight ends (not ok), and the call with it.
+        progress->context->TryCancel();
+        return;
+      }
+      CheckProgress(stalls, progress, progress->writes_done);
+    });
+  }
+
   void WriteNext() {
     if (offset_ >= size_) {
       Finish(grpc::Status::OK);
@@ -515,6 +556,7 @@ class LogReactor final : public grpc::ServerWriteReactor<v1::LogChunk> {
   const uint64_t size_;
   const size_t chunk_bytes_;
   std::atomic<size_t>* const reading_;
+  const std::shared_ptr<Progress> progress_;
   uint64_t offset_ = 0;  // Of the next chunk.
   v1::LogChunk chunk_;   // The one being written.
 };
@@ -591,6 +633,12 @@ RefereeService::RefereeService(Lobby* lobby, ServiceLimits limits)
       linger_(limits.batch_linger > absl::ZeroDuration()
                   ? std::make_unique<DelayedRunner>(limits.batch_linger)
                   : nullptr),
+      log_stalls_(
+          limits.log_stall_timeout > absl::ZeroDuration()
+              ? std::make_unique<DelayedRunner>(
+                    limits.log_stall_timeout,
+                    std::min(absl::Seconds(1), limits.log_stall_timeout / 4))
+              : nullptr),
       play_queues_(std::max(limits.play_queues, 1)) {
   RegisterUnary("CreateMatch", &RefereeService::CreateMatch);
   RegisterUnary("RegisterBot", &RefereeService::RegisterBot);
@@ -744,8 +792,9 @@ grpc::ServerWriteReactor<v1::LogChunk>* RefereeService::GetLog(
     log_readers_.fetch_sub(1);
     return new Failed(size.status());
   }
-  return new LogReactor(host->log_path(), *size, limits_.log_chunk_bytes,
-                        &log_readers_);
+  return new LogReactor(context, host->log_path(), *size,
+                        limits_.log_chunk_bytes, &log_readers_,
+                        log_stalls_.get());
 }
 
 absl::StatusOr<TransparencyLog*> RefereeService::Tlog(

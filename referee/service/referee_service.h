@@ -59,8 +59,13 @@ struct ServiceLimits {
   size_t log_chunk_bytes = 64 << 10;
   // GetLog calls the referee serves at once: one more is refused
   // UNAVAILABLE (retry with backoff). Each holds a chunk (twice: as read
-  // and as sent) until its client takes it, however slowly it reads.
+  // and as sent) until its client takes it.
   size_t max_log_readers = 256;
+  // A GetLog call whose client takes no chunk for this long (one that
+  // stopped reading) is cancelled, so that clients that never read cannot
+  // hold every place for good. Checked at most a second (a quarter of it)
+  // early. Zero: never.
+  absl::Duration log_stall_timeout = absl::Seconds(60);
   // How long a bot's "batch" Play stream holds back a message sent to it
   // while nothing else waits, gathering what follows into the same write
   // (docs/protocol.md, "Play stream features"). Zero: no wait.
@@ -178,6 +183,9 @@ class RefereeService final : public referee::v1::Referee::Service {
   // Ends the lingers of bots' "batch" Play streams (null: batch_linger is
   // zero).
   const std::unique_ptr<DelayedRunner> linger_;
+  // Checks that each GetLog call makes progress (null: log_stall_timeout
+  // is zero).
+  const std::unique_ptr<DelayedRunner> log_stalls_;
   CompletionQueues play_queues_;
 };
 
