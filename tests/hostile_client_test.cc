@@ -29,6 +29,7 @@
 #include "referee/service/embedded_referee.h"
 #include "referee/service/health_service.h"
 #include "referee/service/referee_service.h"
+#include "referee/service/transparency_log.h"
 #include "tests/temp_dir.h"
 #include "tests/test_client.h"
 
@@ -115,6 +116,13 @@ class HostileClientTest : public ::testing::Test {
     options.lobby.log_dir = dir_.path();
     options.limits = limits;
     options.max_health_watchers = max_health_watchers;
+    // A transparency log of its own (each start a fresh key).
+    absl::StatusOr<std::unique_ptr<TransparencyLog>> tlog =
+        TransparencyLog::Open(
+            dir_.File(absl::StrCat("tlog-", ++starts_, ".db")),
+            SigningKey::Generate(), "hostile-test");
+    ASSERT_TRUE(tlog.ok()) << tlog.status();
+    options.lobby.tlog = *std::move(tlog);
     options.max_message_bytes = kMaxMessageBytes;
     public_key_ = options.lobby.referee_key.public_key();
     absl::StatusOr<std::unique_ptr<EmbeddedReferee>> referee =
@@ -210,6 +218,7 @@ class HostileClientTest : public ::testing::Test {
   }
 
   const TempDir dir_{"hostile"};  // Removed after the referee is gone.
+  int starts_ = 0;
   std::string public_key_;
   std::unique_ptr<EmbeddedReferee> referee_;
   std::unique_ptr<v1::Referee::Stub> stub_;
@@ -325,6 +334,47 @@ TEST_F(HostileClientTest, AGetLogWhoseClientStopsReadingIsCancelled) {
   while (silent->reader->Read(&chunk)) got += chunk.data().size();
   EXPECT_LT(got, fetched.size());
   EXPECT_EQ(silent->Finish().error_code(), grpc::StatusCode::CANCELLED);
+  ExpectAMatchPlays();
+}
+
+// --- Errors ------------------------------------------------------------------
+
+// An error names what it refuses, but never repeats a long field whole: a
+// status message goes back in the call's trailers, and one over the
+// client's metadata limit (8 KiB by default) reaches it as another error.
+// Before, GetInclusionProof repeated a match id of any length (as
+// CreateMatch an unknown bot id or game), and its NOT_FOUND arrived as
+// RESOURCE_EXHAUSTED "received initial metadata size exceeds limit".
+TEST_F(HostileClientTest, ErrorsDoNotRepeatALongFieldWhole) {
+  const std::string huge(100 << 10, 'a');
+  grpc::ClientContext context;
+  v1::GetInclusionProofRequest request;
+  request.set_match_id(huge);
+  v1::InclusionProof proof;
+  const grpc::Status status =
+      stub_->GetInclusionProof(&context, request, &proof);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::NOT_FOUND)
+      << status.error_message().substr(0, 200);
+  EXPECT_THAT(status.error_message(), HasSubstr("102400 bytes"));
+  // Any other message is cut to 2 KiB, saying so: here an unknown bot and
+  // an unknown game, named in full up to there.
+  for (const bool bot : {true, false}) {
+    grpc::ClientContext create;
+    svctest::Authorize(create, referee_->admin_token());
+    v1::CreateMatchRequest match;
+    match.mutable_game()->set_game(bot ? kGame : huge);
+    for (int seat = 0; seat < kSeats; ++seat) {
+      match.add_seats()->set_bot_id(bot && seat == 0 ? huge : "");
+    }
+    v1::CreateMatchResponse created;
+    const grpc::Status refused = stub_->CreateMatch(&create, match, &created);
+    EXPECT_EQ(refused.error_code(), grpc::StatusCode::NOT_FOUND)
+        << refused.error_message().substr(0, 200);
+    EXPECT_THAT(refused.error_message(),
+                HasSubstr(bot ? "unknown bot \"aaa" : "unknown game \"aaa"));
+    EXPECT_THAT(refused.error_message(), HasSubstr(" more bytes cut)"));
+    EXPECT_LE(refused.error_message().size(), 2100u);
+  }
   ExpectAMatchPlays();
 }
 

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <system_error>
 
 #include "absl/cleanup/cleanup.h"
 #include "absl/container/flat_hash_map.h"
@@ -17,6 +18,7 @@
 #include "referee/crypto/bytes.h"
 #include "referee/crypto/protocol.h"
 #include "referee/crypto/sha256.h"
+#include "referee/games/registry.h"
 
 namespace pyramid {
 namespace {
@@ -276,6 +278,12 @@ absl::StatusOr<v1::RegisterBotResponse> Lobby::RegisterBot(
 
 absl::StatusOr<MatchConfig> Lobby::ConfigFor(
     const v1::CreateMatchRequest& request) const {
+  // The game and its options, checked before anything is recorded (the
+  // game's id also names the log file, which an unknown one may not).
+  if (absl::StatusOr<std::unique_ptr<Game>> game = MakeGame(request.game());
+      !game.ok()) {
+    return game.status();
+  }
   MatchConfig config;
   config.game = request.game();
   config.clocks =
@@ -527,7 +535,8 @@ absl::StatusOr<v1::CreateMatchResponse> Lobby::CreateMatch(
   absl::StatusOr<std::unique_ptr<Match>> match =
       StartLog(*std::move(config), path, ids, clock);
   if (!match.ok()) {
-    std::filesystem::remove(path);
+    std::error_code ignored;  // What it cannot remove stays.
+    std::filesystem::remove(path, ignored);
     options_.registry->RemoveMatch(match_id).IgnoreError();
     if (match.status().code() == absl::StatusCode::kResourceExhausted) {
       NoteWriteFailure(std::string(match.status().message()));

@@ -660,6 +660,31 @@ TEST_F(LobbyTest, AListingReadsABoundedShareOfTheRegistryPerPage) {
   EXPECT_TRUE(next.empty());
 }
 
+// A game that does not exist is refused NOT_FOUND before anything is
+// recorded, whatever its id: before, its match was recorded first, and an
+// id too long for a file name made the log's removal throw out of
+// CreateMatch, leaving the record behind.
+TEST_F(LobbyTest, AnUnknownGameIsRefusedBeforeAnythingIsRecorded) {
+  std::shared_ptr<Registry> registry = OpenRegistry();
+  ASSERT_NE(registry, nullptr);
+  Restart(registry, SigningKey::Generate());
+  for (const size_t size : {7, 3000}) {
+    v1::CreateMatchRequest request;
+    request.mutable_game()->set_game(std::string(size, 'g'));
+    for (int i = 0; i < 3; ++i) request.add_seats();
+    absl::StatusOr<v1::CreateMatchResponse> created =
+        lobby_->CreateMatch(request);
+    EXPECT_EQ(created.status().code(), absl::StatusCode::kNotFound)
+        << created.status();
+    EXPECT_TRUE(absl::StrContains(created.status().message(), "unknown game"));
+  }
+  absl::StatusOr<std::vector<StoredMatch>> recorded =
+      registry->ListMatches(0, 10, v1::MATCH_STATUS_UNSPECIFIED);
+  ASSERT_TRUE(recorded.ok()) << recorded.status();
+  EXPECT_TRUE(recorded->empty());
+  EXPECT_FALSE(Create().empty());  // And a match of a known game is made.
+}
+
 TEST_F(LobbyTest, EndedMatchesLeaveNothingInMemory) {
   for (const char* kind : {"sqlite", "memory", "failing"}) {
     SCOPED_TRACE(kind);

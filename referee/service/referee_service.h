@@ -189,7 +189,14 @@ class RefereeService final : public referee::v1::Referee::Service {
   CompletionQueues play_queues_;
 };
 
-// absl::Status -> grpc::Status (the codes share their numbering).
+// The longest status message a call is answered with: it travels in the
+// call's trailers, and one over the client's metadata limit (8 KiB by
+// default, a byte outside printable ASCII taking three) would reach the
+// client as another error.
+inline constexpr size_t kMaxStatusMessageBytes = 2048;
+
+// absl::Status -> grpc::Status (the codes share their numbering); a message
+// longer than kMaxStatusMessageBytes is cut, saying so.
 grpc::Status ToGrpc(const absl::Status& status);
 
 }  // namespace pyramid

@@ -281,8 +281,13 @@ absl::StatusOr<TlogLeaf> TransparencyLog::FindLeaf(
     leaf = LeafWhere("match_id = ?", id_or_hash);
   }
   if (absl::IsNotFound(leaf.status())) {
+    // Longer than a hash is neither: named by its length, not repeated.
+    const std::string named =
+        id_or_hash.size() <= 64
+            ? std::string(id_or_hash)
+            : absl::StrCat("a key of ", id_or_hash.size(), " bytes");
     return absl::NotFoundError(absl::StrCat(
-        "no sealed log of ", std::string(id_or_hash),
+        "no sealed log of ", named,
         " is in the transparency log (give a match id, 32 hex digits, or a "
         "log's SHA-256, 64 hex digits; a match enters when its log is "
         "sealed)"));
