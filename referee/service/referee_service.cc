@@ -14,7 +14,6 @@
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "google/protobuf/descriptor.h"
-#include "referee/core/log_sink.h"
 #include "referee/crypto/protocol.h"
 #include "referee/service/file_range.h"
 #include "referee/service/scratch_arena.h"
