@@ -33,6 +33,15 @@
 #include "tests/temp_dir.h"
 #include "tests/test_client.h"
 
+// The memory tests measure this process's resident memory, referee and
+// clients together. Under AddressSanitizer (the sanitizer build) freed
+// memory would wait in a quarantine of up to 256 MiB, which RSS would count
+// as held: this test binary runs without it. (Unused elsewhere; global, for
+// the sanitizer's runtime to find.)
+extern "C" const char* __asan_default_options() {
+  return "quarantine_size_mb=0:thread_local_quarantine_size_kb=0";
+}
+
 namespace pyramid {
 namespace {
 
@@ -53,14 +62,6 @@ struct Created {
   std::string id;
   std::vector<std::string> tokens;
 };
-
-// The memory tests measure this process's resident memory, referee and
-// clients together. Under AddressSanitizer (the sanitizer build) freed
-// memory would wait in a quarantine of up to 256 MiB, which RSS would count
-// as held: this test binary runs without it. (Unused elsewhere.)
-extern "C" const char* __asan_default_options() {
-  return "quarantine_size_mb=0:thread_local_quarantine_size_kb=0";
-}
 
 // This process's resident memory (VmRSS), in KiB, once the allocator has
 // returned what it holds free; -1 when unknown.
