@@ -126,6 +126,16 @@ ABSL_FLAG(uint32_t, max_watchers, 10000,
 ABSL_FLAG(uint32_t, max_watchers_per_match, 1000,
           "Watch streams of one match at once; one more is refused "
           "RESOURCE_EXHAUSTED.");
+ABSL_FLAG(uint32_t, max_log_readers, 256,
+          "GetLog downloads served at once (at least 1); one more is refused "
+          "UNAVAILABLE (retry with backoff) until one ends. Each holds a "
+          "64 KiB chunk or two.");
+ABSL_FLAG(uint32_t, log_stall_timeout_s, 60,
+          "A GetLog download whose client takes no chunk for this many "
+          "seconds is cancelled, freeing its place (0: never).");
+ABSL_FLAG(uint32_t, max_health_watchers, 10000,
+          "grpc.health.v1.Health Watch streams served at once (at least 1); "
+          "one more is refused RESOURCE_EXHAUSTED.");
 ABSL_FLAG(
     int, play_queues, 8,
     "Completion queues, each with its thread, that the Play and Watch "
@@ -290,6 +300,17 @@ absl::Status CheckFlags() {
     return absl::InvalidArgumentError(absl::StrCat(
         "--play_queues is 1 to ", kMaxPlayQueues, ", not ", play_queues));
   }
+  // Zero would refuse every call of its kind: no host means that.
+  if (absl::GetFlag(FLAGS_max_log_readers) == 0) {
+    return absl::InvalidArgumentError(
+        "--max_log_readers must be at least 1, not 0 (0 would refuse every "
+        "GetLog)");
+  }
+  if (absl::GetFlag(FLAGS_max_health_watchers) == 0) {
+    return absl::InvalidArgumentError(
+        "--max_health_watchers must be at least 1, not 0 (0 would refuse "
+        "every health Watch)");
+  }
   const int max_message_bytes = absl::GetFlag(FLAGS_max_message_bytes);
   if (max_message_bytes <= 0) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -387,7 +408,10 @@ ServiceLimits LimitsFromFlags() {
   limits.watch_queue_bytes = absl::GetFlag(FLAGS_watch_queue_bytes);
   limits.batch_linger =
       absl::Microseconds(absl::GetFlag(FLAGS_batch_linger_us));
-  limits.play_queues = absl::GetFlag(FLAGS_play_queues);  // CheckFlags.
+  limits.play_queues = absl::GetFlag(FLAGS_play_queues);          // CheckFlags.
+  limits.max_log_readers = absl::GetFlag(FLAGS_max_log_readers);  // Ditto.
+  limits.log_stall_timeout =
+      absl::Seconds(absl::GetFlag(FLAGS_log_stall_timeout_s));
   return limits;
 }
 
@@ -511,7 +535,8 @@ int Run(const Paths& paths, StartRollback& rollback, const sigset_t& signals) {
   // of gRPC's built-in one.
   HealthService health({referee::v1::Referee::service_full_name(),
                         grpc::health::v1::Health::service_full_name(),
-                        "grpc.reflection.v1alpha.ServerReflection"});
+                        "grpc.reflection.v1alpha.ServerReflection"},
+                       absl::GetFlag(FLAGS_max_health_watchers));
   int port = 0;
   absl::StatusOr<std::unique_ptr<grpc::Server>> server =
       Serve(service, health, &port);

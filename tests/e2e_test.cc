@@ -12,7 +12,9 @@
 // inclusion proofs, schedule) that `replay verify-tournament` accepts
 // untouched and rejects, naming the problem, when a log is removed or added
 // or the checkpoint is an older one; consistency proofs between two
-// checkpoints; the transparency log after a restart; --max_live_matches.
+// checkpoints; the transparency log after a restart; --max_live_matches,
+// --max_log_readers (and refctl get-log's retry), --log_stall_timeout_s,
+// --max_health_watchers.
 // Every process started
 // here is killed when its test ends (and dies with the test process,
 // PR_SET_PDEATHSIG).
@@ -43,6 +45,7 @@
 #include "google/protobuf/text_format.h"
 #include "google/protobuf/util/json_util.h"
 #include "google/protobuf/util/message_differencer.h"
+#include "grpc/health/v1/health.grpc.pb.h"
 #include "gtest/gtest.h"
 #include "referee/core/log_reader.h"
 #include "referee/core/log_sink.h"
@@ -1232,6 +1235,10 @@ TEST_F(E2eTest, BadFlagValuesAreRefusedBeforeDataDirIsTouched) {
       {"--max_message_bytes=0", "--max_message_bytes must be positive, not 0"},
       {"--fsync=sometimes", "--fsync is never, checkpoints or every_record"},
       {"--play_queues=0", "--play_queues is 1 to 64, not 0"},
+      {"--max_log_readers=0", "--max_log_readers must be at least 1, not 0"},
+      {"--max_health_watchers=0",
+       "--max_health_watchers must be at least 1, not 0"},
+      {"--log_stall_timeout_s=-1", "--log_stall_timeout_s"},
       {"--tls_key=" + Path("key.pem"),
        "referee: --tls_cert and --tls_key go together: give both"},
       {"--tls_cert=" + Path("cert.pem"),
@@ -1322,6 +1329,145 @@ TEST_F(E2eTest, MaxLiveMatchesRefusesCreationUntilAMatchEnds) {
   }
   for (auto& bot : bots_) ASSERT_EQ(bot->Wait(kMatchTime), 0) << bot->err();
   EXPECT_EQ(CreateMatch(Path("tok-3")).size(), 32u);
+}
+
+// A GetLog call whose client never reads, on a connection of its own that
+// keeps gRPC's initial 64 KiB window: for a log larger than that, it holds
+// one of the referee's --max_log_readers places until it is cancelled.
+class SilentGetLog {
+ public:
+  SilentGetLog(const std::string& address, const std::string& match_id) {
+    grpc::ChannelArguments args;
+    args.SetInt("grpc.use_local_subchannel_pool", 1);
+    args.SetInt("grpc.http2.bdp_probe", 0);
+    stub_ = v1::Referee::NewStub(grpc::CreateCustomChannel(
+        address, grpc::InsecureChannelCredentials(), args));
+    v1::GetLogRequest request;
+    request.set_match_id(match_id);
+    reader_ = stub_->GetLog(&context_, request);
+    reader_->WaitForInitialMetadata();  // The server serves it.
+  }
+  ~SilentGetLog() {
+    context_.TryCancel();
+    if (!ended_) Finish().IgnoreError();
+  }
+  void Cancel() { context_.TryCancel(); }
+  // Reads what reached it, then the call's status (once only).
+  grpc::Status Finish() {
+    ended_ = true;
+    v1::LogChunk chunk;
+    while (reader_->Read(&chunk)) received_ += chunk.data().size();
+    return reader_->Finish();
+  }
+  size_t received() const { return received_; }
+
+ private:
+  std::unique_ptr<v1::Referee::Stub> stub_;
+  grpc::ClientContext context_;
+  std::unique_ptr<grpc::ClientReader<v1::LogChunk>> reader_;
+  bool ended_ = false;
+  size_t received_ = 0;
+};
+
+// Waits (up to kWait) until `process` has written `text` to stderr.
+bool AwaitStderr(const Process& process, const std::string& text) {
+  const absl::Time end = absl::Now() + kWait;
+  while (!absl::StrContains(process.err(), text) && absl::Now() < end) {
+    absl::SleepFor(absl::Milliseconds(10));
+  }
+  return absl::StrContains(process.err(), text);
+}
+
+class LogReadersE2eTest : public E2eTest {
+ protected:
+  // A finished match played by three bot processes, its log file padded
+  // to 8 MiB (GetLog serves the file's bytes as they are), so that a
+  // silent GetLog of it stays open. Its id.
+  std::string FinishedMatchWithALargeLog() {
+    const std::string match = CreateMatch(Path("tok"));
+    EXPECT_EQ(match.size(), 32u);
+    for (int seat = 0; seat < 3; ++seat) {
+      StartBot(Path(absl::StrCat("tok/seat-", seat, ".token")),
+               {"--matches=1", "--quiet"});
+    }
+    for (auto& bot : bots_) EXPECT_EQ(bot->Wait(kMatchTime), 0) << bot->err();
+    const std::string log = Slurp(LogPath(match));
+    EXPECT_FALSE(log.empty());
+    std::ofstream(LogPath(match), std::ios::app)
+        << std::string((8 << 20) - log.size(), 'p');
+    return match;
+  }
+};
+
+// --max_log_readers bounds the referee binary's downloads, and `refctl
+// get-log` refused for it (UNAVAILABLE) says it waits and retries until a
+// place frees (--retry_for_s=0: it fails at once, naming the limit).
+TEST_F(LogReadersE2eTest, RefctlGetLogWaitsForAPlaceAmongTheLogReaders) {
+  ASSERT_NO_FATAL_FAILURE(StartReferee({"--max_log_readers=1"}));
+  const std::string match = FinishedMatchWithALargeLog();
+  auto silent = std::make_unique<SilentGetLog>(address_, match);
+
+  ToolResult refused = Refctl(
+      {"get-log", match, "--out=" + Path("refused.pyrlog"), "--retry_for_s=0"});
+  EXPECT_EQ(refused.code, 1);
+  EXPECT_THAT(refused.err,
+              HasSubstr("refctl: UNAVAILABLE: this referee already serves 1 "
+                        "GetLog calls, as many as it takes at once "
+                        "(--max_log_readers); retry with backoff"));
+  EXPECT_FALSE(fs::exists(Path("refused.pyrlog")));
+
+  const std::string fetched = Path("fetched.pyrlog");
+  Process get_log({Bin("refctl"), "--referee=" + address_,
+                   "--admin_token_file=" + data_ + "/admin.token", "get-log",
+                   match, "--out=" + fetched},
+                  Path("get-log.out"), Path("get-log.err"));
+  ASSERT_TRUE(AwaitStderr(get_log, "to retry (--retry_for_s)"))
+      << get_log.err();
+  EXPECT_THAT(get_log.err(), HasSubstr("refctl: UNAVAILABLE: this referee "
+                                       "already serves 1 GetLog calls"));
+  silent->Cancel();  // Its place frees.
+  ASSERT_EQ(get_log.Wait(kWait), 0) << get_log.err();
+  EXPECT_THAT(get_log.err(), HasSubstr("8388608 bytes written to " + fetched));
+  EXPECT_TRUE(Slurp(fetched) == Slurp(LogPath(match)));
+}
+
+// --log_stall_timeout_s: a download whose client takes nothing for that
+// long is cancelled, so that a refctl get-log waiting behind it gets the
+// place without anyone else's help.
+TEST_F(LogReadersE2eTest, AStalledDownloadIsCancelledAfterLogStallTimeout) {
+  ASSERT_NO_FATAL_FAILURE(
+      StartReferee({"--max_log_readers=1", "--log_stall_timeout_s=1"}));
+  const std::string match = FinishedMatchWithALargeLog();
+  SilentGetLog silent(address_, match);
+  const std::string fetched = Path("fetched.pyrlog");
+  ToolResult got = Refctl({"get-log", match, "--out=" + fetched});
+  ASSERT_EQ(got.code, 0) << got.err;
+  EXPECT_TRUE(Slurp(fetched) == Slurp(LogPath(match)));
+  EXPECT_EQ(silent.Finish().error_code(), grpc::StatusCode::CANCELLED);
+  EXPECT_LT(silent.received(), size_t{8 << 20});
+}
+
+// --max_health_watchers bounds the health service's Watch streams: one
+// more is refused RESOURCE_EXHAUSTED, and the referee still answers.
+TEST_F(E2eTest, MaxHealthWatchersRefusesOneWatchStreamMore) {
+  ASSERT_NO_FATAL_FAILURE(StartReferee({"--max_health_watchers=1"}));
+  auto health = grpc::health::v1::Health::NewStub(channel_);
+  grpc::health::v1::HealthCheckRequest request;
+  grpc::ClientContext first_context;
+  auto first = health->Watch(&first_context, request);
+  grpc::health::v1::HealthCheckResponse response;
+  ASSERT_TRUE(first->Read(&response));
+  EXPECT_EQ(response.status(), grpc::health::v1::HealthCheckResponse::SERVING);
+  grpc::ClientContext second_context;
+  auto second = health->Watch(&second_context, request);
+  EXPECT_FALSE(second->Read(&response));
+  const grpc::Status refused = second->Finish();
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_THAT(refused.error_message(),
+              HasSubstr("already serves 1 health Watch streams"));
+  first_context.TryCancel();
+  first->Finish().IgnoreError();
+  EXPECT_EQ(svctest::HealthStatus(channel_), 1);
 }
 
 // Issue 14: 1,000 watchers of one match that never read cost the referee a

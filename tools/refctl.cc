@@ -12,7 +12,9 @@
 //                                      as it arrives; --views: the whole
 //                                      public view after each move instead
 //                                      of what it changed)
-//   refctl ... get-log MATCH --out=FILE
+//   refctl ... get-log MATCH --out=FILE [--retry_for_s=N]
+//       (retries UNAVAILABLE with backoff for up to N s, default 30,
+//        saying on stderr that it waits)
 //   refctl ... health [SERVICE]     (grpc.health.v1: prints SERVING, ...;
 //                                    exit 0 only when SERVING)
 //   refctl ... checkpoint [--size=N] [--out=FILE]
@@ -57,6 +59,8 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "google/protobuf/text_format.h"
 #include "google/protobuf/util/json_util.h"
 #include "grpc/health/v1/health.grpc.pb.h"
@@ -126,6 +130,11 @@ ABSL_FLAG(bool, views, false,
 ABSL_FLAG(std::string, out, "",
           "get-log: output file; checkpoint, inclusion, consistency: output "
           "file instead of standard output.");
+ABSL_FLAG(uint32_t, retry_for_s, 30,
+          "get-log: how long to keep retrying while the referee answers "
+          "UNAVAILABLE (it serves as many downloads as it takes at once, or "
+          "cannot be reached now), waiting 0.1 s, then twice as long each "
+          "time up to 5 s, and saying so on stderr (0: no retry).");
 ABSL_FLAG(uint64_t, size, 0,
           "checkpoint, inclusion: the tree size of a checkpoint the referee "
           "signed (0: the latest).");
@@ -492,20 +501,48 @@ int Watch(v1::Referee::Stub& stub, const std::string& match_id) {
   return status.ok() ? 0 : Fail(status);
 }
 
-int GetLog(v1::Referee::Stub& stub, const std::string& match_id) {
-  const std::string out = absl::GetFlag(FLAGS_out);
-  if (out.empty()) return Usage("get-log needs --out=FILE");
+// One GetLog call: the log's bytes in `bytes`.
+grpc::Status FetchLog(v1::Referee::Stub& stub, const std::string& match_id,
+                      const std::string& admin_token, std::string* bytes) {
   grpc::ClientContext context;
-  if (absl::Status s = Authorize(context, /*optional=*/true); !s.ok()) {
-    return Fail(std::string(s.message()));
+  if (!admin_token.empty()) {
+    context.AddMetadata("authorization", "Bearer " + admin_token);
   }
   v1::GetLogRequest request;
   request.set_match_id(match_id);
   auto reader = stub.GetLog(&context, request);
-  std::string bytes;
+  bytes->clear();
   v1::LogChunk chunk;
-  while (reader->Read(&chunk)) bytes += chunk.data();
-  grpc::Status status = reader->Finish();
+  while (reader->Read(&chunk)) *bytes += chunk.data();
+  return reader->Finish();
+}
+
+// GetLog, retried while the referee answers UNAVAILABLE (at most
+// --max_log_readers downloads at once, or not reachable now) for up to
+// --retry_for_s, with backoff from 0.1 s doubling to 5 s, as the
+// tournament runner retries (referee_link.cc); each wait is said on stderr.
+int GetLog(v1::Referee::Stub& stub, const std::string& match_id) {
+  const std::string out = absl::GetFlag(FLAGS_out);
+  if (out.empty()) return Usage("get-log needs --out=FILE");
+  absl::StatusOr<std::string> admin = AdminToken(/*optional=*/true);
+  if (!admin.ok()) return Fail(std::string(admin.status().message()));
+  const absl::Time give_up =
+      absl::Now() + absl::Seconds(absl::GetFlag(FLAGS_retry_for_s));
+  absl::Duration backoff = absl::Milliseconds(100);
+  std::string bytes;
+  grpc::Status status;
+  while (true) {
+    status = FetchLog(stub, match_id, *admin, &bytes);
+    if (status.error_code() != grpc::StatusCode::UNAVAILABLE ||
+        absl::Now() + backoff > give_up) {
+      break;
+    }
+    std::cerr << "refctl: UNAVAILABLE: " << status.error_message()
+              << "; waiting " << absl::FormatDuration(backoff)
+              << " to retry (--retry_for_s)\n";
+    absl::SleepFor(backoff);
+    backoff = std::min(backoff * 2, absl::Seconds(5));
+  }
   if (!status.ok()) return Fail(status);
   if (absl::Status s = WriteFileAtomically(out, bytes); !s.ok()) {
     return Fail(std::string(s.message()));
@@ -617,7 +654,8 @@ constexpr char kHelp[] =
     "  get-match MATCH        the match's MatchInfo as JSON\n"
     "  list                   every match, newest first (--status)\n"
     "  watch MATCH            one JSON event per line as it happens (--views)\n"
-    "  get-log MATCH          the match's log, into --out=FILE\n"
+    "  get-log MATCH          the match's log, into --out=FILE (retries\n"
+    "                         UNAVAILABLE for --retry_for_s)\n"
     "  health [SERVICE]       grpc.health.v1: SERVING or not\n"
     "  checkpoint             the transparency log's signed checkpoint\n"
     "  inclusion MATCH        a log's inclusion proof (a .tlog-proof file)\n"

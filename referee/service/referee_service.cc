@@ -795,7 +795,8 @@ grpc::ServerWriteReactor<v1::LogChunk>* RefereeService::GetLog(
     // with backoff (the tournament runner does).
     return new Failed(absl::UnavailableError(absl::StrCat(
         "this referee already serves ", limits_.max_log_readers,
-        " GetLog calls, as many as it takes at once; retry with backoff")));
+        " GetLog calls, as many as it takes at once (--max_log_readers); "
+        "retry with backoff")));
   }
   absl::StatusOr<uint64_t> size = RegularFileSize(host->log_path());
   if (!size.ok()) {
