@@ -150,7 +150,10 @@ class RefereeServicer(object):
         raise NotImplementedError('Method not implemented!')
 
     def ListMatches(self, request, context):
-        """Matches known to this referee, newest first.
+        """Matches known to this referee, newest first, a page at a time. A page
+        may hold fewer than page_size matches (even none) and still carry a
+        next_page_token (the referee reads a bounded share of its records per
+        page): follow next_page_token until it is empty.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -164,7 +167,13 @@ class RefereeServicer(object):
         stopped for good) is served as a finished one, up to what its file
         holds. NOT_FOUND for an unknown match. A referee started with
         --public_watch=false serves no log without a token it issued
-        (UNAUTHENTICATED), as it answers GetMatch.
+        (UNAUTHENTICATED), as it answers GetMatch. UNAVAILABLE while the
+        referee already serves as many downloads as it takes at once
+        (--max_log_readers, default 256): retry with backoff, a place frees
+        when a download ends. A download whose client takes no chunk for the
+        referee's stall timeout (--log_stall_timeout_s, default 60 s) is
+        cancelled (CANCELLED after what reached the client): read as it comes.
+        See docs/protocol.md, "Checking the referee".
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
