@@ -136,6 +136,12 @@ ABSL_FLAG(uint32_t, log_stall_timeout_s, 60,
 ABSL_FLAG(uint32_t, max_health_watchers, 10000,
           "grpc.health.v1.Health Watch streams served at once (at least 1); "
           "one more is refused RESOURCE_EXHAUSTED.");
+ABSL_FLAG(int32_t, max_reflection_threads, 64,
+          "Threads serving server reflection (gRPC's synchronous API, which "
+          "serves nothing else here): each open reflection stream holds one, "
+          "its pollers one or two; a stream beyond them is refused "
+          "RESOURCE_EXHAUSTED (\"Server Threadpool Exhausted\"). 4 to "
+          "4096.");
 ABSL_FLAG(
     int, play_queues, 8,
     "Completion queues, each with its thread, that the Play and Watch "
@@ -311,6 +317,15 @@ absl::Status CheckFlags() {
         "--max_health_watchers must be at least 1, not 0 (0 would refuse "
         "every health Watch)");
   }
+  // Below 4 the pollers could leave no thread for a stream.
+  constexpr int kMinReflectionThreads = 4, kMaxReflectionThreads = 4096;
+  const int reflection_threads = absl::GetFlag(FLAGS_max_reflection_threads);
+  if (reflection_threads < kMinReflectionThreads ||
+      reflection_threads > kMaxReflectionThreads) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--max_reflection_threads is ", kMinReflectionThreads, " to ",
+        kMaxReflectionThreads, ", not ", reflection_threads));
+  }
   const int max_message_bytes = absl::GetFlag(FLAGS_max_message_bytes);
   if (max_message_bytes <= 0) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -445,6 +460,11 @@ absl::StatusOr<std::unique_ptr<grpc::Server>> Serve(RefereeService& referee,
   // an address already served would share its connections unnoticed: an
   // address in use is an error instead.
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
+  // Server reflection, on gRPC's synchronous API, would start a thread per
+  // open stream without bound; Play, Watch and the rest run on our own
+  // queues and gRPC's callback threads, which this quota leaves alone.
+  builder.SetResourceQuota(grpc::ResourceQuota("referee").SetMaxThreads(
+      absl::GetFlag(FLAGS_max_reflection_threads)));  // CheckFlags.
   builder.AddListeningPort(absl::GetFlag(FLAGS_listen), *credentials, port);
   builder.SetMaxReceiveMessageSize(absl::GetFlag(FLAGS_max_message_bytes));
   referee.RegisterWith(builder);

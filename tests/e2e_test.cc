@@ -1239,6 +1239,8 @@ TEST_F(E2eTest, BadFlagValuesAreRefusedBeforeDataDirIsTouched) {
       {"--max_health_watchers=0",
        "--max_health_watchers must be at least 1, not 0"},
       {"--log_stall_timeout_s=-1", "--log_stall_timeout_s"},
+      {"--max_reflection_threads=2",
+       "--max_reflection_threads is 4 to 4096, not 2"},
       {"--tls_key=" + Path("key.pem"),
        "referee: --tls_cert and --tls_key go together: give both"},
       {"--tls_cert=" + Path("cert.pem"),

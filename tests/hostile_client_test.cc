@@ -13,6 +13,7 @@
 
 #include <fstream>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -111,12 +112,15 @@ class HostileClientTest : public ::testing::Test {
   // (Re)starts the referee with `limits` and the referee binary's largest
   // message.
   void Start(const ServiceLimits& limits,
-             size_t max_health_watchers = HealthService::kDefaultMaxWatchers) {
+             size_t max_health_watchers = HealthService::kDefaultMaxWatchers,
+             int max_reflection_threads =
+                 EmbeddedRefereeOptions::kDefaultMaxReflectionThreads) {
     referee_.reset();
     EmbeddedRefereeOptions options;
     options.lobby.log_dir = dir_.path();
     options.limits = limits;
     options.max_health_watchers = max_health_watchers;
+    options.max_reflection_threads = max_reflection_threads;
     // A transparency log of its own (each start a fresh key).
     absl::StatusOr<std::unique_ptr<TransparencyLog>> tlog =
         TransparencyLog::Open(
@@ -336,6 +340,69 @@ TEST_F(HostileClientTest, AGetLogWhoseClientStopsReadingIsCancelled) {
   EXPECT_LT(got, fetched.size());
   EXPECT_EQ(silent->Finish().error_code(), grpc::StatusCode::CANCELLED);
   ExpectAMatchPlays();
+}
+
+// --- gRPC's own streams
+// --------------------------------------------------------
+
+// Server reflection runs on gRPC's synchronous API, a thread per open
+// stream: EmbeddedRefereeOptions::max_reflection_threads (the referee's
+// --max_reflection_threads) bounds them, a stream beyond them refused
+// RESOURCE_EXHAUSTED, while Play, Watch, health and the other calls, on
+// other threads, go on. Before, each open stream started a thread, without
+// bound.
+TEST_F(HostileClientTest, ReflectionStreamsAreBoundedByTheThreadQuota) {
+  constexpr int kThreads = 6;
+  Start(ServiceLimits(), HealthService::kDefaultMaxWatchers, kThreads);
+  using Stream = grpc::ClientReaderWriter<grpc::ByteBuffer, grpc::ByteBuffer>;
+  const grpc::internal::RpcMethod method(
+      "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo",
+      grpc::internal::RpcMethod::BIDI_STREAMING);
+  auto channel = NewChannel();
+  std::vector<std::unique_ptr<grpc::ClientContext>> contexts;
+  std::vector<std::unique_ptr<Stream>> streams;
+  grpc::Status refused;
+  int served = 0;
+  // Each stream is answered (it holds its thread) or refused.
+  for (int i = 0; i < 2 * kThreads && refused.ok(); ++i) {
+    contexts.push_back(std::make_unique<grpc::ClientContext>());
+    streams.emplace_back(
+        grpc::internal::ClientReaderWriterFactory<
+            grpc::ByteBuffer, grpc::ByteBuffer>::Create(channel.get(), method,
+                                                        contexts.back().get()));
+    grpc::ByteBuffer response;
+    // ServerReflectionRequest{list_services (7): ""}.
+    if (streams.back()->Write(svctest::ToBuffer(std::string("\x3a\x00", 2))) &&
+        streams.back()->Read(&response)) {
+      ++served;
+    } else {
+      refused = streams.back()->Finish();
+      streams.pop_back();
+    }
+  }
+  EXPECT_GT(served, 0);
+  EXPECT_LT(served, kThreads);
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED)
+      << refused.error_message();
+  std::cout << "[ measured ] " << served << " reflection streams open with "
+            << kThreads
+            << " threads; the next refused: " << refused.error_message()
+            << "\n";
+  // The rest of the referee serves meanwhile; a stream that ends frees its
+  // thread.
+  EXPECT_EQ(svctest::HealthStatus(channel), 1);
+  ExpectAMatchPlays();
+  for (auto& stream : streams) {
+    stream->WritesDone();
+    EXPECT_TRUE(stream->Finish().ok());
+  }
+  streams.clear();
+  const absl::Time until = absl::Now() + kWait;
+  std::set<std::string> services;
+  do {
+    services = svctest::ReflectedServices(channel);
+  } while (services.empty() && absl::Now() < until);
+  EXPECT_TRUE(services.count("pyramid.referee.v1.Referee")) << services.size();
 }
 
 // --- Errors ------------------------------------------------------------------

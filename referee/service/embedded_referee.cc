@@ -22,6 +22,8 @@ absl::StatusOr<std::unique_ptr<EmbeddedReferee>> EmbeddedReferee::Start(
       options.max_health_watchers);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
+  builder.SetResourceQuota(grpc::ResourceQuota("embedded-referee")
+                               .SetMaxThreads(options.max_reflection_threads));
   int port = 0;
   builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(),
                            &port);

@@ -26,6 +26,12 @@ struct EmbeddedRefereeOptions {
   int max_message_bytes = 0;
   // Health Watch streams served at once (HealthService).
   size_t max_health_watchers = HealthService::kDefaultMaxWatchers;
+  // Threads of gRPC's synchronous API, which serves only server reflection
+  // here: each open reflection stream holds one (and its pollers one or
+  // two), and a stream beyond them is refused RESOURCE_EXHAUSTED ("Server
+  // Threadpool Exhausted"). The referee binary's --max_reflection_threads.
+  int max_reflection_threads = kDefaultMaxReflectionThreads;
+  static constexpr int kDefaultMaxReflectionThreads = 64;
 };
 
 class EmbeddedReferee {
