@@ -169,12 +169,16 @@ Pem SelfSigned() {
   Pem pem;
   BIO* bio = BIO_new(BIO_s_mem());
   PEM_write_bio_X509(bio, x509);
+  // Two statements: the pointer is set by BIO_get_mem_data, which a single
+  // call's arguments would not order before the pointer is read.
   char* data = nullptr;
-  pem.cert.assign(data, BIO_get_mem_data(bio, &data));
+  long size = BIO_get_mem_data(bio, &data);
+  pem.cert.assign(data, size);
   BIO_free(bio);
   bio = BIO_new(BIO_s_mem());
   PEM_write_bio_PrivateKey(bio, key, nullptr, nullptr, 0, nullptr, nullptr);
-  pem.key.assign(data, BIO_get_mem_data(bio, &data));
+  size = BIO_get_mem_data(bio, &data);
+  pem.key.assign(data, size);
   BIO_free(bio);
   X509_free(x509);
   EVP_PKEY_free(key);
