@@ -162,10 +162,11 @@ grpc::ServerWriteReactor<HealthCheckResponse>* HealthService::Watch(
     grpc::CallbackServerContext* context, const HealthCheckRequest* request) {
   auto it = services_.find(request->service());
   const std::string* known = it == services_.end() ? nullptr : &*it;
-  // gRPC keeps the request until the stream is done: its name, which may
-  // be as long as the largest message taken, is released now. (The
-  // request is gRPC's own, not const.)
-  delete const_cast<HealthCheckRequest*>(request)->release_service();
+  // gRPC keeps the request until the stream is done: all of it (its name
+  // and any fields unknown here, either as long as the largest message
+  // taken) is released now, swapped into an empty request that goes at
+  // once. (The request is gRPC's own, not const.)
+  HealthCheckRequest().Swap(const_cast<HealthCheckRequest*>(request));
   absl::MutexLock lock(&mu_);
   if (watchers_.size() >= max_watchers_) {
     return new Refused(grpc::Status(
