@@ -608,7 +608,13 @@ int Main() {
   absl::StatusOr<DirectoryLock> lock =
       DirectoryLock::Acquire(paths.data_dir.string());
   if (!lock.ok()) return Fail(lock.status());
-  rollback.WatchDirectory(paths.data_dir);
+  // The names a start writes in DATA_DIR (with their temporary and SQLite
+  // side files): nothing else there is removed if it fails, for DATA_DIR
+  // may be shared with other programs' files.
+  rollback.WatchDirectory(
+      paths.data_dir,
+      {"admin.token", "checkpoint", "journal", "logs", "referee.key",
+       "registry.sqlite3", "tlog.sqlite3", "tlog.vkey"});
   if (!had_lock_file) rollback.Made(lock_file);
   const int status = Run(paths, rollback, signals);
   // Everything Run made is gone (its files closed) and the lock still held.

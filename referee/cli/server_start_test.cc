@@ -112,16 +112,30 @@ TEST_F(StartRollbackTest, AnExistingDirectoryLosesOnlyWhatWasAdded) {
   StartRollback rollback;
   ASSERT_TRUE(rollback.CreateDirectories(dir, "--data_dir").ok());
   ASSERT_TRUE(rollback.CreateDirectories(dir / "logs", "logs").ok());
-  rollback.WatchDirectory(dir);
+  rollback.WatchDirectory(dir, {"referee.key", "journal", "tlog.sqlite3"});
   Write(dir / "lock", "");
   rollback.Made(dir / "lock");
   Write(dir / "referee.key", "new");
+  Write(dir / "referee.key.pub", "new");
+  Write(dir / "tlog.sqlite3-wal", "new");
   fs::create_directories(dir / "journal/sub");
   Write(dir / "registry", "changed");  // Changes to what was there stay.
+  // What another program adds meanwhile (DATA_DIR may be a shared one)
+  // stays, even when its name begins like one of the start's.
+  Write(dir / "notes.txt", "theirs");
+  Write(dir / "referee.keyring", "theirs");
+  fs::create_directories(dir / "journals");
   rollback.Undo();
   EXPECT_FALSE(fs::exists(dir / "lock"));
   EXPECT_FALSE(fs::exists(dir / "referee.key"));
+  EXPECT_FALSE(fs::exists(dir / "referee.key.pub"));
+  EXPECT_FALSE(fs::exists(dir / "tlog.sqlite3-wal"));
   EXPECT_FALSE(fs::exists(dir / "journal"));
+  EXPECT_EQ(ReadFileToString((dir / "notes.txt").string()).value_or(""),
+            "theirs");
+  EXPECT_EQ(ReadFileToString((dir / "referee.keyring").string()).value_or(""),
+            "theirs");
+  EXPECT_TRUE(fs::is_directory(dir / "journals"));
   EXPECT_EQ(*ReadFileToString((dir / "registry").string()), "changed");
   EXPECT_EQ(*ReadFileToString((dir / "logs/old.log").string()), "old log");
 }
@@ -129,7 +143,7 @@ TEST_F(StartRollbackTest, AnExistingDirectoryLosesOnlyWhatWasAdded) {
 TEST_F(StartRollbackTest, AStartThatKeepsLosesNothing) {
   StartRollback rollback;
   ASSERT_TRUE(rollback.CreateDirectories(File("new"), "--data_dir").ok());
-  rollback.WatchDirectory(File("new"));
+  rollback.WatchDirectory(File("new"), {"key"});
   Write(File("new/key"), "k");
   rollback.Keep();
   rollback.Undo();

@@ -1,6 +1,9 @@
 #include "referee/cli/start_rollback.h"
 
 #include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 
@@ -18,6 +21,16 @@ std::set<std::string> EntriesOf(const fs::path& dir) {
     names.insert(it->path().filename().string());
   }
   return names;
+}
+
+// Whether `name` is one of `own` or one of them followed by '.' or '-' and
+// more.
+bool IsOwnName(const std::string& name, const std::vector<std::string>& own) {
+  return std::any_of(own.begin(), own.end(), [&](const std::string& base) {
+    return name == base ||
+           (name.size() > base.size() + 1 && name.starts_with(base) &&
+            (name[base.size()] == '.' || name[base.size()] == '-'));
+  });
 }
 
 }  // namespace
@@ -56,16 +69,20 @@ absl::Status StartRollback::CreateDirectories(const fs::path& dir,
   return absl::OkStatus();
 }
 
-void StartRollback::WatchDirectory(const fs::path& dir) {
-  watched_.emplace_back(dir, EntriesOf(dir));
+void StartRollback::WatchDirectory(const fs::path& dir,
+                                   std::vector<std::string> own_names) {
+  watched_.push_back({dir, EntriesOf(dir), std::move(own_names)});
 }
 
 void StartRollback::Undo() {
   if (kept_) return;
   std::error_code error;
-  for (const auto& [dir, before] : watched_) {
-    for (const std::string& name : EntriesOf(dir)) {
-      if (!before.contains(name)) fs::remove_all(dir / name, error);
+  for (const Watched& watched : watched_) {
+    for (const std::string& name : EntriesOf(watched.dir)) {
+      if (!watched.before.contains(name) &&
+          IsOwnName(name, watched.own_names)) {
+        fs::remove_all(watched.dir / name, error);
+      }
     }
   }
   for (const fs::path& dir : made_) fs::remove_all(dir, error);

@@ -4,27 +4,29 @@
 // a key or token nobody will use.
 //
 // The start creates its directories through CreateDirectories, which
-// remembers the topmost one it made; names the existing directories whose
-// new entries are its own (WatchDirectory: every entry added after the call
-// is taken to be the start's), and any other file it made (Made); and,
-// once the server serves, calls Keep. Until then Undo removes,
-// recursively, each entry added and each directory made, then each file
-// made. What the start changed inside entries that were there before stays
-// (the referee's journal replay and match recovery, work a later start
-// would redo alike).
+// remembers the topmost one it made; names the existing directories it
+// writes into and the names of the entries it writes there
+// (WatchDirectory: an entry of one of those names added after the call is
+// taken to be the start's), and any other file it made (Made); and, once
+// the server serves, calls Keep. Until then Undo removes, recursively,
+// each such entry added and each directory made, then each file made.
+// What the start changed inside entries that were there before stays (the
+// referee's journal replay and match recovery, work a later start would
+// redo alike), and so does every entry of another name: a data directory
+// may be shared with other programs (a home directory, "."), whose files
+// appear there as they please.
 //
-// A watched directory's new entries must be the start's alone: watch a
-// directory only once holding its lock (referee/service/directory_lock.h),
-// and Undo before releasing it; a lock file the start made is given to
-// Made, so that it goes last, once nothing else of the start's is left.
-// Not thread-safe.
+// Watch a directory only once holding its lock
+// (referee/service/directory_lock.h), so that no other referee adds the
+// same names meanwhile, and Undo before releasing it; a lock file the
+// start made is given to Made, so that it goes last, once nothing else of
+// the start's is left. Not thread-safe.
 #ifndef PYRAMID_REFEREE_CLI_START_ROLLBACK_H_
 #define PYRAMID_REFEREE_CLI_START_ROLLBACK_H_
 
 #include <filesystem>
 #include <set>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -45,9 +47,12 @@ class StartRollback {
   absl::Status CreateDirectories(const std::filesystem::path& dir,
                                  const std::string& what);
 
-  // Takes the entries of the existing directory `dir` now: those it holds
-  // at Undo and not now are removed then.
-  void WatchDirectory(const std::filesystem::path& dir);
+  // Takes the entries of the existing directory `dir` now: at Undo, those
+  // it holds then and not now are removed if their name is one of
+  // `own_names` or begins with one followed by '.' or '-' (a temporary
+  // file, "NAME.tmp", or SQLite's "NAME-wal", "NAME-shm", "NAME-journal").
+  void WatchDirectory(const std::filesystem::path& dir,
+                      std::vector<std::string> own_names);
 
   // A file (or directory) the start made at `path` that the calls above do
   // not cover: removed last.
@@ -64,7 +69,12 @@ class StartRollback {
  private:
   std::vector<std::filesystem::path> made_;
   std::vector<std::filesystem::path> made_last_;
-  std::vector<std::pair<std::filesystem::path, std::set<std::string>>> watched_;
+  struct Watched {
+    std::filesystem::path dir;
+    std::set<std::string> before;
+    std::vector<std::string> own_names;
+  };
+  std::vector<Watched> watched_;
   bool kept_ = false;
 };
 
