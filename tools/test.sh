@@ -4,7 +4,7 @@
 # every test; then builds again with AddressSanitizer and
 # UndefinedBehaviorSanitizer (build-asan/, clang-14) and runs every test
 # there too, fuzz targets' regression inputs included; then runs every fuzz
-# target for FUZZ_SECONDS (default 15) each (tools/fuzz.sh). Prints the time
+# target for FUZZ_SECONDS (default 10) each (tools/fuzz.sh). Prints the time
 # of each step; fails at the first that fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -27,7 +27,7 @@ step "tests under ASan + UBSan"
 ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1} \
   UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1} \
   ctest --test-dir build-asan --output-on-failure --parallel "$(nproc)"
-step "fuzzing, ${FUZZ_SECONDS:-15} s per target"
-tools/fuzz.sh --all "${FUZZ_SECONDS:-15}"
+step "fuzzing, ${FUZZ_SECONDS:-10} s per target"
+tools/fuzz.sh --all "${FUZZ_SECONDS:-10}"
 echo
 echo "test: all passed in $(($(date +%s) - start)) s"
