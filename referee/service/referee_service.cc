@@ -468,20 +468,23 @@ class WatchReactor final : public AsyncWriterStream {
 // one chunk of the log, whatever the log's size, and no file descriptor
 // while its client is slow to read. It counts against
 // ServiceLimits::max_log_readers (`reading` is the service's count) until
-// its OnDone. With a `stalls` runner, a call whose client took no chunk
-// during one of the runner's delays is cancelled (checked once per delay,
-// by a check that posts the next).
+// its OnDone. With a `stalls` runner (whose delay is a quarter of
+// `stall_timeout`), a call whose client took no chunk for `stall_timeout`
+// (no write finished since the last or, before the first, since the call
+// came) is cancelled: checked once per delay, by a check that posts the
+// next (one pending check per call), so within about a quarter of
+// `stall_timeout` after it passes.
 class LogReactor final : public grpc::ServerWriteReactor<v1::LogChunk> {
  public:
   LogReactor(grpc::CallbackServerContext* context, std::string path,
              uint64_t size, size_t chunk_bytes, std::atomic<size_t>* reading,
-             DelayedRunner* stalls)
+             DelayedRunner* stalls, absl::Duration stall_timeout)
       : path_(std::move(path)),
         size_(size),
         chunk_bytes_(std::max<size_t>(chunk_bytes, 1)),
         reading_(reading),
         progress_(std::make_shared<Progress>(context)) {
-    if (stalls != nullptr) CheckProgress(stalls, progress_, 0);
+    if (stalls != nullptr) CheckProgress(stalls, stall_timeout, progress_);
     WriteNext();
   }
 
@@ -492,7 +495,7 @@ class LogReactor final : public grpc::ServerWriteReactor<v1::LogChunk> {
     }
     {
       absl::MutexLock lock(&progress_->mu);
-      ++progress_->writes_done;
+      progress_->last_write_done = absl::Now();
     }
     WriteNext();
   }
@@ -515,22 +518,23 @@ class LogReactor final : public grpc::ServerWriteReactor<v1::LogChunk> {
     // context, lasts while a check holds `mu` (gRPC runs OnDone on its own
     // threads, never within TryCancel).
     grpc::CallbackServerContext* context ABSL_GUARDED_BY(mu);
-    uint64_t writes_done ABSL_GUARDED_BY(mu) = 0;
+    // When the last write finished (at first: when the call came).
+    absl::Time last_write_done ABSL_GUARDED_BY(mu) = absl::Now();
   };
 
-  // After `stalls`' delay: cancels the call unless more than `seen` writes
-  // are done by then, else checks again after the next delay.
-  static void CheckProgress(DelayedRunner* stalls,
-                            std::shared_ptr<Progress> progress, uint64_t seen) {
-    stalls->Post([stalls, progress = std::move(progress), seen] {
+  // After `stalls`' delay: cancels the call if no write has finished for
+  // `timeout`, else checks again after the next delay.
+  static void CheckProgress(DelayedRunner* stalls, absl::Duration timeout,
+                            std::shared_ptr<Progress> progress) {
+    stalls->Post([stalls, timeout, progress = std::move(progress)] {
       absl::MutexLock lock(&progress->mu);
       if (progress->context == nullptr) return;  // Done.
-      if (progress->writes_done == seen) {
+      if (absl::Now() - progress->last_write_done >= timeout) {
         // The write in flight ends (not ok), and the call with it.
         progress->context->TryCancel();
         return;
       }
-      CheckProgress(stalls, progress, progress->writes_done);
+      CheckProgress(stalls, timeout, progress);
     });
   }
 
@@ -645,9 +649,11 @@ RefereeService::RefereeService(Lobby* lobby, ServiceLimits limits)
                   : nullptr),
       log_stalls_(
           limits.log_stall_timeout > absl::ZeroDuration()
+              // A check every quarter of the timeout; a check may run a
+              // little early, which only delays a cancellation.
               ? std::make_unique<DelayedRunner>(
-                    limits.log_stall_timeout,
-                    std::min(absl::Seconds(1), limits.log_stall_timeout / 4))
+                    limits.log_stall_timeout / 4,
+                    std::min(absl::Seconds(1), limits.log_stall_timeout / 16))
               : nullptr),
       play_queues_(std::max(limits.play_queues, 1)) {
   RegisterUnary("CreateMatch", &RefereeService::CreateMatch);
@@ -805,7 +811,7 @@ grpc::ServerWriteReactor<v1::LogChunk>* RefereeService::GetLog(
   }
   return new LogReactor(context, host->log_path(), *size,
                         limits_.log_chunk_bytes, &log_readers_,
-                        log_stalls_.get());
+                        log_stalls_.get(), limits_.log_stall_timeout);
 }
 
 absl::StatusOr<TransparencyLog*> RefereeService::Tlog(

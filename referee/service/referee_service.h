@@ -63,8 +63,9 @@ struct ServiceLimits {
   size_t max_log_readers = 256;
   // A GetLog call whose client takes no chunk for this long (one that
   // stopped reading) is cancelled, so that clients that never read cannot
-  // hold every place for good. Checked at most a second (a quarter of it)
-  // early. Zero: never.
+  // hold every place for good: once no write of it has finished for this
+  // long (checked every quarter of it, so cancelled within about a quarter
+  // of it after). Zero: never.
   absl::Duration log_stall_timeout = absl::Seconds(60);
   // How long a bot's "batch" Play stream holds back a message sent to it
   // while nothing else waits, gathering what follows into the same write
@@ -183,8 +184,8 @@ class RefereeService final : public referee::v1::Referee::Service {
   // Ends the lingers of bots' "batch" Play streams (null: batch_linger is
   // zero).
   const std::unique_ptr<DelayedRunner> linger_;
-  // Checks that each GetLog call makes progress (null: log_stall_timeout
-  // is zero).
+  // Checks, every quarter of log_stall_timeout, that each GetLog call makes
+  // progress (null: log_stall_timeout is zero).
   const std::unique_ptr<DelayedRunner> log_stalls_;
   CompletionQueues play_queues_;
 };
