@@ -208,6 +208,36 @@ TEST(HtmlPageTest, VerifiedStepsAreTheStepsReadAlone) {
   EXPECT_GT(past_the_bad_record, 0);
 }
 
+// The positions VerifyAndReadMatchSteps collects from the verifier's
+// replay hold Pyramid Scheme's card table (about 3 KB) once, in the first
+// position's public view, as the steps do: not once per position and seat
+// (a 4-seat log near the step cap held some 300 MB at its peak).
+TEST(HtmlPageTest, CollectedPositionsHoldTheCardTableOnce) {
+  const std::string file =
+      Read("testdata/golden/pyramid_scheme/four_seats.pyrlog");
+  MatchPositionCollector collector;
+  ASSERT_EQ(VerifyLog(file, VerifyOptions(), &collector).kind,
+            Verdict::Kind::kGenuine);
+  const std::vector<MatchPosition>& positions = collector.positions();
+  ASSERT_GT(positions.size(), 2u);
+  int tables = 0;
+  for (size_t k = 0; k < positions.size(); ++k) {
+    SCOPED_TRACE(absl::StrCat("position ", k));
+    ASSERT_TRUE(positions[k].view.has_pyramid_scheme());
+    EXPECT_EQ(positions[k].view.pyramid_scheme().has_cards(), k == 0);
+    EXPECT_EQ(positions[k].seat_views.size(), 4u);
+    for (const v1::Observation& seat_view : positions[k].seat_views) {
+      ASSERT_TRUE(seat_view.has_pyramid_scheme());
+      tables += seat_view.pyramid_scheme().has_cards();
+    }
+  }
+  EXPECT_EQ(tables, 0);
+  // And the steps read from them are the steps read alone.
+  Verdict verdict;
+  EXPECT_EQ(Describe(VerifyAndReadMatchSteps(file, VerifyOptions(), verdict)),
+            Describe(ReadMatchSteps(file)));
+}
+
 TEST(HtmlPageTest, SeatViewsAreKeptOnlyWhenWanted) {
   const std::string file =
       Read("testdata/golden/rock_paper_pyramid/classic.pyrlog");

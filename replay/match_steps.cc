@@ -20,12 +20,7 @@ namespace v1 = ::pyramid::referee::v1;
 // Bounds the memory and the page of a huge log.
 constexpr size_t kMaxSteps = 20000;
 
-// A position as a step shows it: the public view, and each seat's own
-// observation (empty when not wanted).
-struct Position {
-  v1::Observation view;
-  std::vector<v1::Observation> seat_views;
-};
+using Position = MatchPosition;
 
 Position PositionOf(const State& state, bool seat_views) {
   Position position;
@@ -36,28 +31,18 @@ Position PositionOf(const State& state, bool seat_views) {
   return position;
 }
 
-// Keeps the positions the verifier's replay reaches, as many as the viewer
-// shows.
-class PositionCollector : public ReplayObserver {
- public:
-  explicit PositionCollector(WantsSeatViews wants_seat_views)
-      : wants_seat_views_(wants_seat_views) {}
-
-  void OnPosition(const v1::Header& header, const State& state) override {
-    if (positions_.size() == kMaxSteps) return;
-    if (positions_.empty()) {
-      seat_views_ = wants_seat_views_ == nullptr || wants_seat_views_(header);
+// Pyramid Scheme's card table is the same in every observation: the
+// start's public view keeps it (`keep_view_cards`), no other copy does.
+void DropRepeatedCards(Position& position, bool keep_view_cards) {
+  for (v1::Observation& seat_view : position.seat_views) {
+    if (seat_view.has_pyramid_scheme()) {
+      seat_view.mutable_pyramid_scheme()->clear_cards();
     }
-    positions_.push_back(PositionOf(state, seat_views_));
   }
-
-  std::vector<Position> Take() { return std::move(positions_); }
-
- private:
-  const WantsSeatViews wants_seat_views_;
-  bool seat_views_ = true;
-  std::vector<Position> positions_;
-};
+  if (!keep_view_cards && position.view.has_pyramid_scheme()) {
+    position.view.mutable_pyramid_scheme()->clear_cards();
+  }
+}
 
 // Whether two results are the same message (deterministic bytes).
 bool SameResult(const v1::Result& a, const v1::Result& b) {
@@ -242,18 +227,9 @@ class StepReader {
     step.decision = std::move(decision_);
     decision_ = DecisionRecords();
     if (applied != nullptr) step.applied = std::move(*applied);
+    DropRepeatedCards(*position, kind == MatchStep::Kind::kStart);
     step.view = std::move(position->view);
     step.seat_views = std::move(position->seat_views);
-    // Pyramid Scheme's card table is the same in every observation: the
-    // start's public view keeps it, no other copy does.
-    for (v1::Observation& seat_view : step.seat_views) {
-      if (seat_view.has_pyramid_scheme()) {
-        seat_view.mutable_pyramid_scheme()->clear_cards();
-      }
-    }
-    if (kind != MatchStep::Kind::kStart && step.view.has_pyramid_scheme()) {
-      step.view.mutable_pyramid_scheme()->clear_cards();
-    }
     return true;
   }
 
@@ -291,6 +267,17 @@ void ReadSteps(std::string_view file, StepReader& reader, MatchSteps& out) {
 
 }  // namespace
 
+void MatchPositionCollector::OnPosition(const v1::Header& header,
+                                        const State& state) {
+  if (positions_.size() == kMaxSteps) return;
+  if (positions_.empty()) {
+    seat_views_ = wants_seat_views_ == nullptr || wants_seat_views_(header);
+  }
+  // As AddStep keeps it: the first position is the start's.
+  Position& position = positions_.emplace_back(PositionOf(state, seat_views_));
+  DropRepeatedCards(position, positions_.size() == 1);
+}
+
 MatchSteps ReadMatchSteps(std::string_view file,
                           WantsSeatViews wants_seat_views) {
   MatchSteps out;
@@ -303,12 +290,14 @@ MatchSteps VerifyAndReadMatchSteps(std::string_view file,
                                    const VerifyOptions& options,
                                    Verdict& verdict,
                                    WantsSeatViews wants_seat_views) {
-  PositionCollector positions(wants_seat_views);
+  MatchPositionCollector positions(wants_seat_views);
   verdict = VerifyLog(file, options, &positions);
   if (verdict.kind != Verdict::Kind::kGenuine ||
       options.level != VerifyOptions::Level::kFull) {
     // The verifier stopped short of the end, or replayed no rule: the
-    // reader's own replay reads as far as the log can be read.
+    // reader's own replay reads as far as the log can be read, without the
+    // positions collected (released first, not held beside its own).
+    static_cast<void>(positions.Take());
     return ReadMatchSteps(file, wants_seat_views);
   }
   MatchSteps out;

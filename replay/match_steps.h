@@ -14,6 +14,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "pyramid/referee/v1/log.pb.h"
@@ -63,6 +64,36 @@ struct MatchSteps {
 // Whether to keep each seat's own observation at every step (a picture
 // that never draws them spares their cost), given the log's header.
 using WantsSeatViews = bool (*)(const referee::v1::Header& header);
+
+// A position as a step shows it: the public view, and each seat's own
+// observation (empty when not wanted).
+struct MatchPosition {
+  referee::v1::Observation view;
+  std::vector<referee::v1::Observation> seat_views;
+};
+
+// VerifyAndReadMatchSteps' observer of the verifier's replay: keeps the
+// positions it reaches (one for the start, then one per applied move), as
+// many as the viewer shows, each already as small as its step keeps it:
+// Pyramid Scheme's card table (the same in every observation) stays only in
+// the first position's public view, so a long log never holds a copy per
+// position and seat.
+class MatchPositionCollector : public ReplayObserver {
+ public:
+  explicit MatchPositionCollector(WantsSeatViews wants_seat_views = nullptr)
+      : wants_seat_views_(wants_seat_views) {}
+
+  void OnPosition(const referee::v1::Header& header,
+                  const State& state) override;
+
+  const std::vector<MatchPosition>& positions() const { return positions_; }
+  std::vector<MatchPosition> Take() { return std::move(positions_); }
+
+ private:
+  const WantsSeatViews wants_seat_views_;
+  bool seat_views_ = true;
+  std::vector<MatchPosition> positions_;
+};
 
 // Reads `file` (a whole log). Never fails: what cannot be read ends the
 // steps, with the reason in `stopped`. Each step's seat_views are empty when
