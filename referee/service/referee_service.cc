@@ -502,6 +502,11 @@ class LogReactor final : public grpc::ServerWriteReactor<v1::LogChunk> {
   void OnDone() override {
     {
       absl::MutexLock lock(&progress_->mu);
+      // A check's TryCancel under way uses the context, which lasts until
+      // this returns: wait for it.
+      progress_->mu.Await(absl::Condition(
+          +[](bool* cancelling) { return !*cancelling; },
+          &progress_->cancelling));
       progress_->context = nullptr;
     }
     reading_->fetch_sub(1);
@@ -514,10 +519,11 @@ class LogReactor final : public grpc::ServerWriteReactor<v1::LogChunk> {
     explicit Progress(grpc::CallbackServerContext* context)
         : context(context) {}
     absl::Mutex mu;
-    // The call's, until its OnDone (then null): the call, and so its
-    // context, lasts while a check holds `mu` (gRPC runs OnDone on its own
-    // threads, never within TryCancel).
+    // The call's, until its OnDone (then null).
     grpc::CallbackServerContext* context ABSL_GUARDED_BY(mu);
+    // A check is calling context->TryCancel() (without `mu`): OnDone waits
+    // until it is false, so that the context outlives the call.
+    bool cancelling ABSL_GUARDED_BY(mu) = false;
     // When the last write finished (at first: when the call came).
     absl::Time last_write_done ABSL_GUARDED_BY(mu) = absl::Now();
   };
@@ -527,14 +533,27 @@ class LogReactor final : public grpc::ServerWriteReactor<v1::LogChunk> {
   static void CheckProgress(DelayedRunner* stalls, absl::Duration timeout,
                             std::shared_ptr<Progress> progress) {
     stalls->Post([stalls, timeout, progress = std::move(progress)] {
-      absl::MutexLock lock(&progress->mu);
-      if (progress->context == nullptr) return;  // Done.
-      if (absl::Now() - progress->last_write_done >= timeout) {
-        // The write in flight ends (not ok), and the call with it.
-        progress->context->TryCancel();
-        return;
+      grpc::CallbackServerContext* context = nullptr;
+      {
+        absl::MutexLock lock(&progress->mu);
+        if (progress->context == nullptr) return;  // Done.
+        if (absl::Now() - progress->last_write_done < timeout) {
+          CheckProgress(stalls, timeout, progress);
+          return;
+        }
+        context = progress->context;
+        progress->cancelling = true;
       }
-      CheckProgress(stalls, timeout, progress);
+      // The contract: TryCancel is called without `mu`, so that whatever
+      // it runs inline (an OnCancel, say) may take `mu`; the context stays
+      // valid meanwhile because OnDone, after which gRPC frees it, waits
+      // for `cancelling` to clear. This relies on gRPC never running OnDone
+      // within TryCancel (it runs OnDone on its own threads, once every
+      // operation and OnCancel are done), else OnDone would wait on itself.
+      // The write in flight ends (not ok), and the call with it.
+      context->TryCancel();
+      absl::MutexLock lock(&progress->mu);
+      progress->cancelling = false;
     });
   }
 
