@@ -9,18 +9,25 @@
 // refused Play messages, streams that do not read, watcher limits and
 // malformed requests and tokens (tests/service_test.cc), silent watchers'
 // memory (tests/e2e_test.cc).
+#include <fcntl.h>
 #include <malloc.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <memory>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
+#include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
 #include "gmock/gmock.h"
 #include "grpc/health/v1/health.grpc.pb.h"
@@ -28,6 +35,7 @@
 #include "gtest/gtest.h"
 #include "referee/core/log_sink.h"
 #include "referee/service/embedded_referee.h"
+#include "referee/service/file_range.h"
 #include "referee/service/health_service.h"
 #include "referee/service/referee_service.h"
 #include "referee/service/transparency_log.h"
@@ -230,6 +238,41 @@ class HostileClientTest : public ::testing::Test {
 };
 
 // --- GetLog ----------------------------------------------------------------
+
+// A FIFO where a log should be (put there by whoever can write the log
+// directory) is refused at once as not a regular file, and a read of it
+// fails: neither waits, on gRPC's callback thread, for a writer to open it.
+// Before, RegularFileSize opened the path before looking at what it is,
+// and its open() blocked until a writer came.
+TEST(FileRangeTest, AFifoIsRefusedWithoutWaitingForAWriter) {
+  const TempDir dir("file-range");
+  const std::string fifo = dir.File("match.pyrlog");
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0) << std::strerror(errno);
+  absl::Notification done;
+  absl::StatusOr<uint64_t> size;
+  absl::Status read;
+  std::thread reader([&] {
+    size = RegularFileSize(fifo);
+    std::string out;
+    read = ReadFileRange(fifo, 0, 16, &out);
+    done.Notify();
+  });
+  const bool returned = done.WaitForNotificationWithTimeout(kWait);
+  EXPECT_TRUE(returned) << "opening a FIFO waited for a writer";
+  if (!returned) {
+    // Let a blocked open() return (O_RDWR on a FIFO does not wait), and
+    // keep the FIFO open until the reader is done with it.
+    const int unblock = open(fifo.c_str(), O_RDWR | O_NONBLOCK);
+    reader.join();
+    if (unblock >= 0) close(unblock);
+  } else {
+    reader.join();
+  }
+  EXPECT_EQ(size.status().code(), absl::StatusCode::kFailedPrecondition)
+      << size.status();
+  EXPECT_THAT(size.status().message(), HasSubstr("not a regular file"));
+  EXPECT_FALSE(read.ok());
+}
 
 // GetLog reads a log a chunk at a time as it writes it: calls whose clients
 // never read hold a chunk each, not the whole log, and neither the bytes

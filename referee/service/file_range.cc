@@ -14,8 +14,12 @@ namespace pyramid {
 namespace {
 
 // The file at `path` opened for reading, or NOT_FOUND naming it.
+// O_NONBLOCK: opening a FIFO (or a device) found at `path` returns at once
+// rather than waiting, on gRPC's callback thread, for a writer to open it;
+// the caller then refuses it as not a regular file (or fails to pread
+// it). On a regular file O_NONBLOCK changes nothing, so it is left set.
 absl::StatusOr<int> OpenForReading(const std::string& path) {
-  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) {
     return absl::NotFoundError(
         absl::StrCat("cannot open ", path, ": ", std::strerror(errno)));

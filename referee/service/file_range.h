@@ -17,7 +17,7 @@ namespace pyramid {
 // The size of the regular file at `path`: NOT_FOUND when it cannot be
 // opened, FAILED_PRECONDITION when it is not a regular file (a directory,
 // a pipe), DATA_LOSS when it cannot be examined. Each message names the
-// path.
+// path. Never waits on what it opens (a FIFO is opened non-blocking).
 absl::StatusOr<uint64_t> RegularFileSize(const std::string& path);
 
 // Replaces `out` with the `size` bytes of `path` from `offset` on (reusing
