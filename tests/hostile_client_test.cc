@@ -89,6 +89,19 @@ int64_t RssKib() {
   return -1;
 }
 
+// Calls `attempt` until it returns true, pausing between tries (what it
+// waits for, a place freed by a call the server has yet to finish, comes
+// without a signal to wait on), for up to kWait; whether it did.
+template <class Attempt>
+bool RetryUntil(Attempt attempt) {
+  const absl::Time until = absl::Now() + kWait;
+  while (!attempt()) {
+    if (absl::Now() >= until) return false;
+    absl::SleepFor(absl::Milliseconds(20));
+  }
+  return true;
+}
+
 // A GetLog call whose client never reads: it stays open, its server side
 // blocked on flow control, until cancelled.
 struct SilentGetLog {
@@ -343,11 +356,10 @@ TEST_F(HostileClientTest, GetLogCallsBeyondTheLimitAreRefusedUntilOneEnds) {
 
   calls.pop_back();  // Cancelled: its place frees once the server is done.
   grpc::Status status;
-  const absl::Time until = absl::Now() + kWait;
-  do {
+  RetryUntil([&] {
     status = FetchLog(*stub_, match, "", &fetched);
-  } while (status.error_code() == grpc::StatusCode::UNAVAILABLE &&
-           absl::Now() < until);
+    return status.error_code() != grpc::StatusCode::UNAVAILABLE;
+  });
   ASSERT_TRUE(status.ok()) << status.error_message();
   EXPECT_TRUE(fetched == LogFile(match));
   calls.clear();
@@ -371,11 +383,10 @@ TEST_F(HostileClientTest, AGetLogWhoseClientStopsReadingIsCancelled) {
   // The one place is taken until the silent call is cancelled.
   std::string fetched;
   grpc::Status status;
-  const absl::Time until = absl::Now() + kWait;
-  do {
+  RetryUntil([&] {
     status = FetchLog(*stub_, match, "", &fetched);
-  } while (status.error_code() == grpc::StatusCode::UNAVAILABLE &&
-           absl::Now() < until);
+    return status.error_code() != grpc::StatusCode::UNAVAILABLE;
+  });
   ASSERT_TRUE(status.ok()) << status.error_message();
   EXPECT_TRUE(fetched == LogFile(match));
   // Its client, reading at last, finds the call cancelled after what
@@ -443,11 +454,11 @@ TEST_F(HostileClientTest, ReflectionStreamsAreBoundedByTheThreadQuota) {
     EXPECT_TRUE(stream->Finish().ok());
   }
   streams.clear();
-  const absl::Time until = absl::Now() + kWait;
   std::set<std::string> services;
-  do {
+  RetryUntil([&] {
     services = svctest::ReflectedServices(channel);
-  } while (services.empty() && absl::Now() < until);
+    return !services.empty();
+  });
   EXPECT_TRUE(services.count("pyramid.referee.v1.Referee")) << services.size();
 }
 
@@ -618,14 +629,12 @@ TEST_F(HostileClientTest, HealthWatchesBeyondTheLimitAreRefusedUntilOneEnds) {
                 HasSubstr("already serves 3 health Watch streams"));
   }
   watches.pop_back();  // Cancelled: its place frees once the server is done.
-  bool served = false;
-  const absl::Time until = absl::Now() + kWait;
-  while (!served && absl::Now() < until) {
+  EXPECT_TRUE(RetryUntil([&] {
     auto again = std::make_unique<HealthWatch>(NewChannel(), "");
-    served = again->reader->Read(&status);
-    if (served) watches.push_back(std::move(again));
-  }
-  EXPECT_TRUE(served);
+    if (!again->reader->Read(&status)) return false;
+    watches.push_back(std::move(again));
+    return true;
+  }));
   watches.clear();
   ExpectAMatchPlays();
 }
