@@ -102,15 +102,13 @@ bool RetryUntil(Attempt attempt) {
   return true;
 }
 
-// A GetLog call whose client never reads: it stays open, its server side
-// blocked on flow control, until cancelled.
-struct SilentGetLog {
-  SilentGetLog(const std::shared_ptr<grpc::Channel>& channel,
-               const v1::GetLogRequest& request)
-      : stub(v1::Referee::NewStub(channel)) {
-    reader = stub->GetLog(&context, request);
-  }
-  ~SilentGetLog() {
+// A server-streaming call of a `Service`'s, which ends cancelled when it
+// goes (unless its status was taken).
+template <class Service, class Response>
+struct ServerStream {
+  explicit ServerStream(const std::shared_ptr<grpc::Channel>& channel)
+      : stub(Service::NewStub(channel)) {}
+  ~ServerStream() {
     context.TryCancel();
     if (!ended) Finish().IgnoreError();
   }
@@ -120,9 +118,19 @@ struct SilentGetLog {
     return reader->Finish();
   }
   bool ended = false;
-  std::unique_ptr<v1::Referee::Stub> stub;
+  std::unique_ptr<typename Service::Stub> stub;
   grpc::ClientContext context;
-  std::unique_ptr<grpc::ClientReader<v1::LogChunk>> reader;
+  std::unique_ptr<grpc::ClientReader<Response>> reader;  // Set by the call.
+};
+
+// A GetLog call whose client never reads: it stays open, its server side
+// blocked on flow control, until cancelled.
+struct SilentGetLog : ServerStream<v1::Referee, v1::LogChunk> {
+  SilentGetLog(const std::shared_ptr<grpc::Channel>& channel,
+               const v1::GetLogRequest& request)
+      : ServerStream(channel) {
+    reader = stub->GetLog(&context, request);
+  }
 };
 
 class HostileClientTest : public ::testing::Test {
@@ -506,11 +514,12 @@ TEST_F(HostileClientTest, ErrorsDoNotRepeatALongFieldWhole) {
 // --- Health ------------------------------------------------------------------
 
 // A health Watch stream whose client reads only the first status.
-struct HealthWatch {
+struct HealthWatch : ServerStream<grpc::health::v1::Health,
+                                  grpc::health::v1::HealthCheckResponse> {
   // `padding`: bytes of a field the server does not know, sent along.
   HealthWatch(const std::shared_ptr<grpc::Channel>& channel,
               const std::string& service, size_t padding = 0)
-      : stub(grpc::health::v1::Health::NewStub(channel)) {
+      : ServerStream(channel) {
     grpc::health::v1::HealthCheckRequest request;
     request.set_service(service);
     if (padding > 0) {
@@ -520,20 +529,6 @@ struct HealthWatch {
     }
     reader = stub->Watch(&context, request);
   }
-  ~HealthWatch() {
-    context.TryCancel();
-    if (!ended) Finish().IgnoreError();
-  }
-  // The stream's status (once only).
-  grpc::Status Finish() {
-    ended = true;
-    return reader->Finish();
-  }
-  bool ended = false;
-  std::unique_ptr<grpc::health::v1::Health::Stub> stub;
-  grpc::ClientContext context;
-  std::unique_ptr<grpc::ClientReader<grpc::health::v1::HealthCheckResponse>>
-      reader;
 };
 
 // Anyone may watch the health of any name, and a stream for an unknown name
