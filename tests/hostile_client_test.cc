@@ -244,6 +244,18 @@ class HostileClientTest : public ::testing::Test {
     return match.id;
   }
 
+  // GetLog of `match` into `fetched`, retried while refused UNAVAILABLE
+  // (every GetLog place taken), for up to kWait.
+  grpc::Status FetchLogOnceAPlaceFrees(const std::string& match,
+                                       std::string* fetched) {
+    grpc::Status status;
+    RetryUntil([&] {
+      status = FetchLog(*stub_, match, "", fetched);
+      return status.error_code() != grpc::StatusCode::UNAVAILABLE;
+    });
+    return status;
+  }
+
   std::string LogFile(const std::string& match_id) const {
     absl::StatusOr<std::string> log = ReadFileToString(
         dir_.File(absl::StrCat(kGame, "-", match_id, ".pyrlog")));
@@ -363,11 +375,7 @@ TEST_F(HostileClientTest, GetLogCallsBeyondTheLimitAreRefusedUntilOneEnds) {
   EXPECT_TRUE(fetched.empty());
 
   calls.pop_back();  // Cancelled: its place frees once the server is done.
-  grpc::Status status;
-  RetryUntil([&] {
-    status = FetchLog(*stub_, match, "", &fetched);
-    return status.error_code() != grpc::StatusCode::UNAVAILABLE;
-  });
+  const grpc::Status status = FetchLogOnceAPlaceFrees(match, &fetched);
   ASSERT_TRUE(status.ok()) << status.error_message();
   EXPECT_TRUE(fetched == LogFile(match));
   calls.clear();
@@ -390,11 +398,7 @@ TEST_F(HostileClientTest, AGetLogWhoseClientStopsReadingIsCancelled) {
   silent->reader->WaitForInitialMetadata();
   // The one place is taken until the silent call is cancelled.
   std::string fetched;
-  grpc::Status status;
-  RetryUntil([&] {
-    status = FetchLog(*stub_, match, "", &fetched);
-    return status.error_code() != grpc::StatusCode::UNAVAILABLE;
-  });
+  const grpc::Status status = FetchLogOnceAPlaceFrees(match, &fetched);
   ASSERT_TRUE(status.ok()) << status.error_message();
   EXPECT_TRUE(fetched == LogFile(match));
   // Its client, reading at last, finds the call cancelled after what
