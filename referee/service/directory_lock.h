@@ -6,11 +6,12 @@
 // The lock is an flock(2) on DIR/lock, held while the DirectoryLock lives.
 // The kernel releases it when the process ends in any way, SIGKILL
 // included, so a restart after a crash never finds a stale lock; the file
-// stays, holding the pid of the last holder for the message a refused
-// process prints.
+// stays (unless its holder removes it), holding the pid of the last holder
+// for the message a refused process prints.
 #ifndef PYRAMID_REFEREE_SERVICE_DIRECTORY_LOCK_H_
 #define PYRAMID_REFEREE_SERVICE_DIRECTORY_LOCK_H_
 
+#include <functional>
 #include <string>
 #include <utility>
 
@@ -23,7 +24,17 @@ class DirectoryLock {
   // Locks `dir`, which must exist. FAILED_PRECONDITION, naming the holder's
   // pid, while another process (or another DirectoryLock of this process)
   // holds it; another error when DIR/lock cannot be created or locked.
-  static absl::StatusOr<DirectoryLock> Acquire(const std::string& dir);
+  //
+  // The lock taken is on the file DIR/lock names once it is held: a holder
+  // may remove DIR/lock before it lets go (a referee that fails to start
+  // removes the lock file it created), and a lock taken on the removed file
+  // would let a later process create and lock a fresh one beside it. Such a
+  // lock is let go and the file opened again (a bounded number of times).
+  //
+  // `after_open` (tests only) runs after each open of DIR/lock, before it
+  // is locked: where another process may remove or replace the file.
+  static absl::StatusOr<DirectoryLock> Acquire(
+      const std::string& dir, const std::function<void()>& after_open = {});
 
   DirectoryLock(DirectoryLock&& other) noexcept
       : fd_(std::exchange(other.fd_, -1)) {}

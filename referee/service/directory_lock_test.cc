@@ -1,5 +1,6 @@
 #include "referee/service/directory_lock.h"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -76,6 +77,71 @@ TEST_F(DirectoryLockTest, AHolderKilledBySigkillReleasesIt) {
   const absl::StatusOr<DirectoryLock> taken =
       DirectoryLock::Acquire(dir_.path());
   EXPECT_TRUE(taken.ok()) << taken.status();
+}
+
+// A holder may remove the lock file before it lets go (a referee that fails
+// to start removes the one it created): the next Acquire takes a fresh file,
+// and that one is held against the others.
+TEST_F(DirectoryLockTest, AHolderThatRemovesTheFileLeavesOneHolderAtATime) {
+  std::optional<absl::StatusOr<DirectoryLock>> first =
+      DirectoryLock::Acquire(dir_.path());
+  ASSERT_TRUE(first->ok()) << first->status();
+  ASSERT_EQ(unlink(dir_.File("lock").c_str()), 0);
+  first.reset();
+  const absl::StatusOr<DirectoryLock> second =
+      DirectoryLock::Acquire(dir_.path());
+  ASSERT_TRUE(second.ok()) << second.status();
+  const absl::StatusOr<DirectoryLock> third =
+      DirectoryLock::Acquire(dir_.path());
+  ASSERT_FALSE(third.ok());
+  EXPECT_THAT(third.status().message(), HasSubstr("is in use"));
+}
+
+// The race: an Acquire opens the lock file just before its holder removes
+// it and lets go, and locks it just after. That lock, on a file no longer
+// named, must not be reported as held: the Acquire locks the file created
+// again instead, so that a later Acquire (which would create and lock a
+// fresh one) is refused.
+TEST_F(DirectoryLockTest, ALockTakenOnARemovedFileIsNotHeld) {
+  std::optional<absl::StatusOr<DirectoryLock>> first =
+      DirectoryLock::Acquire(dir_.path());
+  ASSERT_TRUE(first->ok()) << first->status();
+  int opens = 0;
+  const absl::StatusOr<DirectoryLock> second =
+      DirectoryLock::Acquire(dir_.path(), [&] {
+        if (++opens > 1) return;
+        // Between this Acquire's open and its flock, the holder removes the
+        // file and lets go.
+        ASSERT_EQ(unlink(dir_.File("lock").c_str()), 0);
+        first.reset();
+      });
+  ASSERT_TRUE(second.ok()) << second.status();
+  EXPECT_EQ(opens, 2);  // Opened again after locking the removed file.
+  const absl::StatusOr<DirectoryLock> third =
+      DirectoryLock::Acquire(dir_.path());
+  ASSERT_FALSE(third.ok()) << "two holders of one directory";
+  EXPECT_THAT(third.status().message(), HasSubstr("is in use"));
+}
+
+// A file replaced (not only removed) between the open and the flock is
+// likewise let go; a file replaced at every attempt ends in an error, not
+// in a lock on a file no longer named.
+TEST_F(DirectoryLockTest, AFileReplacedAtEveryAttemptIsAnError) {
+  const std::string path = dir_.File("lock");
+  int opens = 0;
+  const absl::StatusOr<DirectoryLock> lock =
+      DirectoryLock::Acquire(dir_.path(), [&] {
+        ++opens;
+        ASSERT_EQ(unlink(path.c_str()), 0);
+        const int fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+        ASSERT_GE(fd, 0);
+        close(fd);
+      });
+  ASSERT_FALSE(lock.ok());
+  EXPECT_THAT(lock.status().message(), HasSubstr("removed or replaced"));
+  EXPECT_GT(opens, 1);
+  // Left alone, the file is locked.
+  EXPECT_TRUE(DirectoryLock::Acquire(dir_.path()).ok());
 }
 
 }  // namespace
