@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -60,6 +61,14 @@ TEST_F(DirectoryLockTest, AHolderKilledBySigkillReleasesIt) {
     if (write(ready[1], &byte, 1) != 1) _exit(1);
     while (true) pause();  // Holds the lock until killed.
   }
+  // Killed and reaped on every way out of the test, a failed assertion's
+  // too: a child left in pause() would hold the test's output open.
+  bool reaped = false;
+  absl::Cleanup kill_child = [child, &reaped] {
+    if (reaped) return;
+    kill(child, SIGKILL);
+    waitpid(child, nullptr, 0);
+  };
   close(ready[1]);
   char byte = 0;
   ASSERT_EQ(read(ready[0], &byte, 1), 1);
@@ -73,6 +82,7 @@ TEST_F(DirectoryLockTest, AHolderKilledBySigkillReleasesIt) {
   ASSERT_EQ(kill(child, SIGKILL), 0);
   int status = 0;
   ASSERT_EQ(waitpid(child, &status, 0), child);
+  reaped = true;
   ASSERT_TRUE(WIFSIGNALED(status));
   const absl::StatusOr<DirectoryLock> taken =
       DirectoryLock::Acquire(dir_.path());
