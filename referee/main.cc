@@ -1,9 +1,9 @@
 // referee: the gRPC referee service (proto/pyramid/referee/v1/
 // referee_service.proto). With no flags it listens on 127.0.0.1:50051, keeps
-// everything under ./referee-data (created, mode 0700: running logs hold
-// seeds), generates a referee key and an admin token there if none exist,
-// and prints where everything is. SIGINT/SIGTERM shut it down cleanly: every
-// running match gets a checkpoint, so each log verifies as a prefix.
+// everything under ./referee-data (created mode 0700 when missing: running
+// logs hold seeds), generates a referee key and an admin token there if none
+// exist, and prints where everything is. SIGINT/SIGTERM shut it down cleanly:
+// every running match gets a checkpoint, so each log verifies as a prefix.
 //
 // A referee that cannot start exits with status 2 and one line saying why
 // ("referee: cannot listen on 127.0.0.1:50051: Address already in use"),
@@ -57,8 +57,9 @@ ABSL_FLAG(std::string, listen, "127.0.0.1:50051",
 ABSL_FLAG(std::string, port_file, "",
           "If set, write the port actually bound to this file.");
 ABSL_FLAG(std::string, data_dir, "referee-data",
-          "Directory for logs, the key and the admin token (created 0700; "
-          "a start that fails removes what it made there).");
+          "Directory for logs, the key and the admin token (created 0700 when "
+          "missing, an existing one keeps its mode; a start that fails "
+          "removes what it made there).");
 ABSL_FLAG(std::string, log_dir, "", "Match logs; default DATA_DIR/logs.");
 ABSL_FLAG(bool, public_watch, true,
           "Whether Watch, GetMatch, ListMatches, the transparency log's calls "
@@ -122,10 +123,10 @@ ABSL_FLAG(uint32_t, max_live_matches, 0,
           "limit, a log per live match).");
 ABSL_FLAG(uint32_t, max_watchers, 10000,
           "Watch streams served at once; one more is refused "
-          "RESOURCE_EXHAUSTED.");
+          "RESOURCE_EXHAUSTED (0: no spectators).");
 ABSL_FLAG(uint32_t, max_watchers_per_match, 1000,
           "Watch streams of one match at once; one more is refused "
-          "RESOURCE_EXHAUSTED.");
+          "RESOURCE_EXHAUSTED (0: no spectators).");
 ABSL_FLAG(uint32_t, max_log_readers, 256,
           "GetLog downloads served at once (at least 1); one more is refused "
           "UNAVAILABLE (retry with backoff) until one ends. Each holds a "
@@ -206,7 +207,7 @@ int Fail(const absl::Status& status) {
   return 2;
 }
 
-// Where the referee keeps its state: DATA_DIR (mode 0700), the logs, the
+// Where the referee keeps its state: DATA_DIR (made mode 0700), the logs, the
 // key file. Nothing is made here (Main and Run make them).
 struct Paths {
   std::filesystem::path data_dir;
@@ -595,11 +596,15 @@ int Main() {
   // first file on, once the lock is held): a referee that cannot start
   // leaves no new DATA_DIR, key or admin token behind.
   StartRollback rollback;
+  // A DATA_DIR this start makes is 0700 (running logs hold seeds); an
+  // existing one keeps its mode, for it may be shared ("." or a home
+  // directory): what the referee writes there is 0600 itself.
+  const bool data_dir_existed = std::filesystem::exists(paths.data_dir);
   if (absl::Status s = rollback.CreateDirectories(paths.data_dir, "--data_dir");
       !s.ok()) {
     return Fail(s);
   }
-  chmod(paths.data_dir.c_str(), 0700);
+  if (!data_dir_existed) chmod(paths.data_dir.c_str(), 0700);
   const std::filesystem::path lock_file = paths.data_dir / "lock";
   const bool had_lock_file = std::filesystem::exists(lock_file);
   // Held until the process ends: no second referee on this DATA_DIR. (One

@@ -805,6 +805,51 @@ TEST_F(E2eTest, APowerLossLosesNoLogTheJournalHolds) {
   }
 }
 
+// docs/durability.md, "What the referee keeps": a data directory the
+// referee makes is 0700; an existing one (".", a home directory) keeps its
+// mode, and what holds a secret is 0600 itself: a running match's log (its
+// seed gives its hidden cards away, 0644 once the match has ended) and the
+// journal's copy of it.
+TEST_F(E2eTest, SecretsAre0600WhateverTheDataDirsMode) {
+  const auto mode = [](const std::string& path) {
+    return static_cast<int>(fs::status(path).permissions() & fs::perms::mask);
+  };
+  ASSERT_NO_FATAL_FAILURE(StartReferee());
+  EXPECT_EQ(mode(data_), 0700);
+  referee_->Signal(SIGTERM);
+  EXPECT_EQ(referee_->Wait(kWait), 0) << referee_->err();
+
+  data_ = Path("shared");
+  fs::create_directory(data_);
+  fs::permissions(data_, static_cast<fs::perms>(0755));
+  fs::remove(Path("port"));
+  ASSERT_NO_FATAL_FAILURE(StartReferee());
+  const std::string match = CreateMatch(Path("tok"));
+  ASSERT_EQ(match.size(), 32u);
+  EXPECT_EQ(mode(LogPath(match)), 0600);
+  for (int seat = 0; seat < 3; ++seat) {
+    StartBot(Path(absl::StrCat("tok/seat-", seat, ".token")), {"--matches=1"});
+  }
+  for (auto& bot : bots_) ASSERT_EQ(bot->Wait(kWait), 0) << bot->err();
+  EXPECT_EQ(mode(data_), 0755);
+  // A seat hears of the end once the seal is durable, a moment before the
+  // referee's end-of-match work.
+  const absl::Time end = absl::Now() + kWait;
+  while (mode(LogPath(match)) != 0644 && absl::Now() < end) {
+    absl::SleepFor(absl::Milliseconds(10));
+  }
+  EXPECT_EQ(mode(LogPath(match)), 0644);
+  int journal_files = 0;
+  for (const auto& entry : fs::directory_iterator(data_ + "/journal")) {
+    EXPECT_EQ(mode(entry.path().string()), 0600) << entry.path();
+    ++journal_files;
+  }
+  EXPECT_GT(journal_files, 0);
+  for (const char* name : {"referee.key", "admin.token", "registry.sqlite3"}) {
+    EXPECT_EQ(mode(data_ + "/" + name), 0600) << name;
+  }
+}
+
 TEST_F(E2eTest, ASecondRefereeOnTheSameDataDirIsRefused) {
   ASSERT_NO_FATAL_FAILURE(StartReferee());
   ToolResult second =

@@ -168,7 +168,7 @@ absl::Status ApplyEntry(const JournalEntry& entry, bool& changed) {
   bool created = false;
   int fd = open(path.c_str(), O_RDWR | O_CLOEXEC);
   if (fd < 0 && errno == ENOENT && entry.offset == 0) {
-    fd = open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    fd = open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     created = fd >= 0;
   }
   if (fd < 0) {
@@ -427,7 +427,7 @@ LogJournal::~LogJournal() {
 absl::Status LogJournal::StartFile(uint64_t generation) {
   const std::string path = FileName(dir_, generation);
   const int fd =
-      open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+      open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
   if (fd < 0) {
     return absl::InternalError(Errno("cannot create the journal file", path));
   }

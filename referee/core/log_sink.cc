@@ -28,7 +28,7 @@ absl::StatusOr<std::unique_ptr<FileLogSink>> FileLogSink::Create(
     const std::string& path) {
   // Readable too: a journal's sync job reads the bytes back (SyncLater).
   int fd = open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC,
-                0644);
+                0600);
   if (fd < 0) {
     const int error = errno;
     const std::string why =
@@ -213,6 +213,15 @@ absl::Status WriteSecretFile(const std::string& path,
   if (!ok) {
     return absl::InternalError(
         absl::StrCat("cannot write ", path, ": ", std::strerror(errno)));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status MakeLogPublic(const std::string& path) {
+  if (chmod(path.c_str(), 0644) != 0) {
+    return absl::InternalError(absl::StrCat("cannot make ", path,
+                                            " readable to all: ",
+                                            std::strerror(errno)));
   }
   return absl::OkStatus();
 }

@@ -65,7 +65,9 @@ class LogJournal;
 // Appends to a file with write(2), one call per Append.
 class FileLogSink final : public LogSink {
  public:
-  // Creates `path`, which must not exist (a log is never overwritten).
+  // Creates `path`, which must not exist (a log is never overwritten),
+  // mode 0600: a running match's log holds its seed, from which its hidden
+  // cards follow. MakeLogPublic opens it to all once the match has ended.
   // RESOURCE_EXHAUSTED when the process has no file descriptor left or the
   // disk no space or quota (a later try may succeed); FAILED_PRECONDITION
   // for any other reason.
@@ -130,6 +132,10 @@ absl::StatusOr<std::string> ReadFileToString(const std::string& path);
 // the umask. For tokens and other secrets.
 absl::Status WriteSecretFile(const std::string& path,
                              const std::string& contents);
+
+// An ended match's log, public from now on (GetLog serves it to anyone):
+// mode 0644, as it was 0600 while the match ran (FileLogSink::Create).
+absl::Status MakeLogPublic(const std::string& path);
 
 // Makes the names in the directory `dir` durable (an fsync of the
 // directory): a file created, renamed or deleted there before the call

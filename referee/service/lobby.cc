@@ -598,6 +598,9 @@ void Lobby::Host(std::shared_ptr<MatchHost> host,
         live_matches_.fetch_sub(1);
         if (info.status() == v1::MATCH_BROKEN)
           NoteWriteFailure(info.broken_reason());
+        if (absl::Status s = MakeLogPublic(log_path); !s.ok()) {
+          std::cerr << "referee: " << s.message() << "\n";
+        }
         // Entered before the registry records the end: after a crash between
         // the two, the match resumes as finished and is entered again (which
         // changes nothing).
