@@ -35,17 +35,7 @@ absl::StatusOr<PlayedLogs> PlayLogs(
         Match::Create(config_for(i), keys[i % keys.size()],
                       std::make_unique<StringLogSink>(&log), &clock, entropy);
     if (!match.ok()) return match.status();
-    std::vector<std::unique_ptr<RandomPlayer>> players;
-    std::vector<Player*> seats;
-    for (int s = 0; s < (*match)->num_seats(); ++s) {
-      std::string seed(32, '\0');
-      entropy(seed.data(), seed.size());
-      players.push_back(std::make_unique<RandomPlayer>(Sha256(seed)));
-      seats.push_back(players.back().get());
-    }
-    if (absl::Status s = RunLocalMatch(**match, seats, entropy); !s.ok()) {
-      return s;
-    }
+    if (absl::Status s = RunRandomMatch(**match, entropy); !s.ok()) return s;
     match->reset();
     clock.Advance(absl::Seconds(1));
     played.bytes += log.size();

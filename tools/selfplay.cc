@@ -84,17 +84,7 @@ absl::StatusOr<std::filesystem::path> PlayOne(
   absl::StatusOr<std::unique_ptr<Match>> match =
       Match::Create(match_config, key, *std::move(sink), clock, entropy);
   absl::Status played = match.status();
-  if (played.ok()) {
-    std::vector<std::unique_ptr<RandomPlayer>> players;
-    std::vector<Player*> seats_players;
-    for (int s = 0; s < seats; ++s) {
-      std::string player_seed(32, '\0');
-      entropy(player_seed.data(), player_seed.size());
-      players.push_back(std::make_unique<RandomPlayer>(Sha256(player_seed)));
-      seats_players.push_back(players.back().get());
-    }
-    played = RunLocalMatch(**match, seats_players, entropy);
-  }
+  if (played.ok()) played = RunRandomMatch(**match, entropy);
   if (!played.ok()) {
     match = absl::CancelledError();  // Closes the file.
     std::filesystem::remove(tmp);

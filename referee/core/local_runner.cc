@@ -4,6 +4,7 @@
 #include <string>
 
 #include "referee/crypto/protocol.h"
+#include "referee/crypto/sha256.h"
 
 namespace pyramid {
 
@@ -78,6 +79,18 @@ absl::Status RunLocalMatch(Match& match, const std::vector<Player*>& players,
     }
   }
   return match.broken();
+}
+
+absl::Status RunRandomMatch(Match& match, const EntropySource& entropy) {
+  std::vector<std::unique_ptr<RandomPlayer>> players;
+  std::vector<Player*> seats;
+  for (int s = 0; s < match.num_seats(); ++s) {
+    std::string seed(32, '\0');
+    entropy(seed.data(), seed.size());
+    players.push_back(std::make_unique<RandomPlayer>(Sha256(seed)));
+    seats.push_back(players.back().get());
+  }
+  return RunLocalMatch(match, seats, entropy);
 }
 
 }  // namespace pyramid

@@ -65,6 +65,11 @@ absl::StatusOr<CommittedMove> CommitTo(Match& match, int seat, uint64_t id,
 absl::Status RunLocalMatch(Match& match, const std::vector<Player*>& players,
                            const EntropySource& entropy);
 
+// RunLocalMatch with a RandomPlayer in every seat, each seeded by SHA-256 of
+// 32 bytes drawn from `entropy` in seat order before play starts (selfplay's
+// and the benchmarks' matches: the same entropy gives the same log).
+absl::Status RunRandomMatch(Match& match, const EntropySource& entropy);
+
 }  // namespace pyramid
 
 #endif  // PYRAMID_REFEREE_CORE_LOCAL_RUNNER_H_
