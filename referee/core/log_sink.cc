@@ -219,9 +219,8 @@ absl::Status WriteSecretFile(const std::string& path,
 
 absl::Status MakeLogPublic(const std::string& path) {
   if (chmod(path.c_str(), 0644) != 0) {
-    return absl::InternalError(absl::StrCat("cannot make ", path,
-                                            " readable to all: ",
-                                            std::strerror(errno)));
+    return absl::InternalError(absl::StrCat(
+        "cannot make ", path, " readable to all: ", std::strerror(errno)));
   }
   return absl::OkStatus();
 }
