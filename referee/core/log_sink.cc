@@ -218,7 +218,7 @@ absl::Status WriteSecretFile(const std::string& path,
 }
 
 absl::Status MakeLogPublic(const std::string& path) {
-  if (chmod(path.c_str(), 0644) != 0) {
+  if (chmod(path.c_str(), 0644) != 0 && errno != ENOENT) {
     return absl::InternalError(absl::StrCat(
         "cannot make ", path, " readable to all: ", std::strerror(errno)));
   }

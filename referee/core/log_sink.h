@@ -134,7 +134,8 @@ absl::Status WriteSecretFile(const std::string& path,
                              const std::string& contents);
 
 // An ended match's log, public from now on (GetLog serves it to anyone):
-// mode 0644, as it was 0600 while the match ran (FileLogSink::Create).
+// mode 0644, as it was 0600 while the match ran (FileLogSink::Create). A
+// log that is not there (a match broken before it wrote one) is no error.
 absl::Status MakeLogPublic(const std::string& path);
 
 // Makes the names in the directory `dir` durable (an fsync of the

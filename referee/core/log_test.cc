@@ -575,6 +575,28 @@ TEST(SecretFileTest, OwnerOnlyFromTheStartEvenOverAnOpenFile) {
   EXPECT_FALSE(WriteSecretFile(dir.File("missing/token"), "x").ok());
 }
 
+// A running match's log is its owner's alone (it holds the seed); once the
+// match has ended it is public.
+TEST(FileLogSinkTest, ALogIsOwnerOnlyUntilMadePublic) {
+  const TempDir dir("modes");
+  ASSERT_TRUE(dir.ok());
+  const std::string path = dir.File("m.pyrlog");
+  const mode_t umask_was = umask(0);  // A permissive umask changes nothing.
+  auto sink = FileLogSink::Create(path);
+  umask(umask_was);
+  ASSERT_TRUE(sink.ok()) << sink.status();
+  struct stat info = {};
+  ASSERT_EQ(stat(path.c_str(), &info), 0);
+  EXPECT_EQ(info.st_mode & 0777, 0600);
+  sink->reset();
+  ASSERT_TRUE(MakeLogPublic(path).ok());
+  ASSERT_EQ(stat(path.c_str(), &info), 0);
+  EXPECT_EQ(info.st_mode & 0777, 0644);
+  // A match broken before it wrote a log has none to open.
+  EXPECT_TRUE(MakeLogPublic(dir.File("never-written.pyrlog")).ok());
+  EXPECT_FALSE(MakeLogPublic(dir.File("m.pyrlog/below")).ok());
+}
+
 TEST(ReadFileToStringTest, ReadsFilesAndPipesAndRefusesADirectory) {
   const TempDir dir("read");
   ASSERT_TRUE(dir.ok());

@@ -748,6 +748,9 @@ void Lobby::RecoverMatch(StoredMatch& stored, RecoveryReport& report) {
                                           match.status().message()));
     std::cerr << "referee: match " << info.match_id() << ": "
               << broken.broken_reason() << "\n";
+    if (absl::Status s = MakeLogPublic(stored.log_path); !s.ok()) {
+      std::cerr << "referee: " << s.message() << "\n";
+    }
     const absl::Status recorded =
         options_.registry->EndMatch(broken, broken.broken_reason());
     if (recorded.ok()) tokens_.Remove(token_ids);
