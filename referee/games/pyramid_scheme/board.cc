@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <map>
 #include <vector>
 
 namespace pyramid {
@@ -190,18 +189,46 @@ GoalCheck::GoalCheck(const Edition& edition, const Pyramid& pyramid,
     const CardSpec& spec = edition.Spec(node.card);
     if (edition.IsVictim(node.card)) {
       ++victims_by_colour_[spec.colour];
-      ++victims_by_number_[spec.number];
+      if (spec.number >= 1 && spec.number <= kMaxGoalNumber) {
+        ++victims_by_number_[spec.number];
+      }
       if (node.flipped) ++flipped_by_colour_[spec.colour];
     }
-    if (!node.flipped) continue;
-    ++flipped_by_number_[spec.number];
-    if (edition.IsPolice(node.card)) ++flipped_police_;
+    if (node.flipped && edition.IsPolice(node.card)) ++flipped_police_;
   }
 }
 
-int GoalCheck::VictimsNumbered(int number) const {
-  auto it = victims_by_number_.find(number);
-  return it == victims_by_number_.end() ? 0 : it->second;
+int GoalCheck::MostSmartAssesWithOneNumber() const {
+  const std::vector<Node>& nodes = pyramid_.nodes();
+  int most = 0;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    if (!nodes[i].flipped) continue;
+    const int number = edition_.Spec(nodes[i].card).number;
+    int same = 0;
+    for (const Node& other : nodes) {
+      if (other.flipped && edition_.Spec(other.card).number == number) ++same;
+    }
+    most = std::max(most, same);
+  }
+  return most;
+}
+
+int GoalCheck::SmartAssNumbers() const {
+  const std::vector<Node>& nodes = pyramid_.nodes();
+  int numbers = 0;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    if (!nodes[i].flipped) continue;
+    const int number = edition_.Spec(nodes[i].card).number;
+    // Counted at its first smart-ass only.
+    bool first = true;
+    for (size_t j = 0; j < i && first; ++j) {
+      if (nodes[j].flipped && edition_.Spec(nodes[j].card).number == number) {
+        first = false;
+      }
+    }
+    if (first) ++numbers;
+  }
+  return numbers;
 }
 
 bool GoalCheck::Satisfied(int goal) const {
@@ -219,10 +246,9 @@ bool GoalCheck::Satisfied(int goal) const {
       return std::any_of(flipped_by_colour_.begin(), flipped_by_colour_.end(),
                          [](int n) { return n >= 4; });
     case 6:  // Four smart-asses with the same number.
-      return std::any_of(flipped_by_number_.begin(), flipped_by_number_.end(),
-                         [](const auto& entry) { return entry.second >= 4; });
+      return MostSmartAssesWithOneNumber() >= 4;
     case 7:  // Four smart-asses with different numbers.
-      return flipped_by_number_.size() >= 4;
+      return SmartAssNumbers() >= 4;
     case 8:  // Five Victims numbered 1.
       return VictimsNumbered(1) >= 5;
     case 9:  // Four numbered 2.

@@ -7,7 +7,6 @@
 #define PYRAMID_REFEREE_GAMES_PYRAMID_SCHEME_BOARD_H_
 
 #include <array>
-#include <map>
 #include <vector>
 
 #include "referee/games/pyramid_scheme/tables.h"
@@ -115,16 +114,26 @@ class GoalCheck {
   bool Satisfied(int goal) const;
 
  private:
-  int VictimsNumbered(int number) const;
+  // Victims numbered `number` (1..kMaxGoalNumber).
+  int VictimsNumbered(int number) const { return victims_by_number_[number]; }
+  // Goals 6 and 7, on the smart-asses' numbers (flipped Victims, Founder and
+  // Police): the most that share one number, and how many numbers differ.
+  // Counted from the pyramid when asked, pair by pair: a pyramid holds a few
+  // dozen cards, and the check is made after every action, where a map of
+  // the numbers cost an allocation per number.
+  int MostSmartAssesWithOneNumber() const;
+  int SmartAssNumbers() const;
+
+  // The highest Victim number a goal counts.
+  static constexpr int kMaxGoalNumber = 5;
 
   const Edition& edition_;
   const Pyramid& pyramid_;
   int reset_tokens_;
   std::array<int, kNumColours> victims_by_colour_ = {};
-  std::map<int, int> victims_by_number_;
+  // By number, 1..kMaxGoalNumber (index 0 and higher numbers: not counted).
+  std::array<int, kMaxGoalNumber + 1> victims_by_number_ = {};
   std::array<int, kNumColours> flipped_by_colour_ = {};
-  // Numbers of every smart-ass (flipped Victims, Founder and Police).
-  std::map<int, int> flipped_by_number_;
   int flipped_police_ = 0;
 };
 

@@ -255,50 +255,109 @@ absl::Status PyramidSchemeState::ValidateForPhase(
   return Illegal("empty action");
 }
 
+v1::PyramidSchemeAction PyramidSchemeState::ToAction(
+    const Choice& choice) const {
+  switch (choice.decision) {
+    case v1::PyramidSchemeAction::kTake:
+      return TakeAction(choice.target);
+    case v1::PyramidSchemeAction::kPlace:
+      return PlaceAction(choice.target, choice.parent);
+    case v1::PyramidSchemeAction::kUseReset:
+      return UseResetAction();
+    case v1::PyramidSchemeAction::kArmBypass:
+      return ArmBypassAction();
+    case v1::PyramidSchemeAction::kFlip:
+      return FlipAction(choice.target);
+    case v1::PyramidSchemeAction::kStopFlipping:
+      return StopFlippingAction();
+    case v1::PyramidSchemeAction::kRewardTarget:
+      return TargetAction(reward_, choice.target);
+    case v1::PyramidSchemeAction::kDiscardHand:
+      return DiscardAction(seats_[DecidingSeat()].hand, choice.hand_mask);
+    case v1::PyramidSchemeAction::kReserveGoal:
+      return TargetAction(v1::PSS_RESERVE_GOAL, choice.target);
+    case v1::PyramidSchemeAction::kPlacePolice:
+      return PolicePlacement(choice.target);
+    case v1::PyramidSchemeAction::kEndTurn:
+      return EndTurnAction();
+    case v1::PyramidSchemeAction::DECISION_NOT_SET:
+      break;
+  }
+  return v1::PyramidSchemeAction();
+}
+
 void PyramidSchemeState::ForEachChoice(
-    absl::FunctionRef<bool(v1::PyramidSchemeAction)> visit) const {
+    absl::FunctionRef<bool(const Choice&)> visit) const {
+  using Action = v1::PyramidSchemeAction;
   const Seat& seat = seats_[DecidingSeat()];
   switch (phase_) {
     case Phase::kAction:
       for (int slot = 0; slot < static_cast<int>(display_.size()); ++slot) {
-        if (CanTake(slot) && !visit(TakeAction(slot))) return;
+        if (CanTake(slot) &&
+            !visit({.decision = Action::kTake, .target = slot})) {
+          return;
+        }
       }
+      // CanPlace(card, parent) for every hand card and node, by the node's
+      // index: both are known to be there.
       for (int card : seat.hand) {
-        for (const Node& node : seat.pyramid.nodes()) {
-          if (CanPlace(card, node.card, bypass_armed_) &&
-              !visit(PlaceAction(card, node.card))) {
+        for (int index = 0; index < seat.pyramid.size(); ++index) {
+          const int parent = seat.pyramid.node(index).card;
+          if (seat.pyramid.CanPlaceVictim(*edition_, card, index,
+                                          bypass_armed_) &&
+              !visit({.decision = Action::kPlace,
+                      .target = card,
+                      .parent = parent})) {
             return;
           }
         }
       }
-      if (seat.reset_tokens > 0 && !visit(UseResetAction())) return;
-      if (seat.bypass_tokens > 0 && !bypass_armed_) visit(ArmBypassAction());
+      if (seat.reset_tokens > 0 && !visit({.decision = Action::kUseReset})) {
+        return;
+      }
+      if (seat.bypass_tokens > 0 && !bypass_armed_) {
+        visit({.decision = Action::kArmBypass});
+      }
       return;
     case Phase::kFlip:
       for (int index : seat.pyramid.Qualifying(*edition_)) {
-        if (!visit(FlipAction(seat.pyramid.node(index).card))) return;
+        if (!visit({.decision = Action::kFlip,
+                    .target = seat.pyramid.node(index).card})) {
+          return;
+        }
       }
-      visit(StopFlippingAction());
+      visit({.decision = Action::kStopFlipping});
       return;
     case Phase::kReward:
       if (reward_ == v1::PSS_DISCARD_HAND) {
         const int n = static_cast<int>(seat.hand.size());
         for (uint32_t mask = 0; mask < (1u << n); ++mask) {
-          if (!visit(DiscardAction(seat.hand, mask))) return;
+          if (!visit({.decision = Action::kDiscardHand, .hand_mask = mask})) {
+            return;
+          }
         }
         return;
       }
       for (int target : RewardTargets()) {
-        if (!visit(TargetAction(reward_, target))) return;
+        if (!visit({.decision = reward_ == v1::PSS_RESERVE_GOAL
+                                    ? Action::kReserveGoal
+                                    : Action::kRewardTarget,
+                    .target = target})) {
+          return;
+        }
       }
       return;
     case Phase::kPolice:
       for (int parent : PoliceParents(DecidingSeat())) {
-        if (!visit(PolicePlacement(parent))) return;
+        if (!visit({.decision = Action::kPlacePolice, .target = parent})) {
+          return;
+        }
       }
       return;
     case Phase::kEndTurn:
-      if (visit(UseResetAction())) visit(EndTurnAction());
+      if (visit({.decision = Action::kUseReset})) {
+        visit({.decision = Action::kEndTurn});
+      }
       return;
     case Phase::kOver:
       return;
@@ -308,31 +367,32 @@ void PyramidSchemeState::ForEachChoice(
 void PyramidSchemeState::LegalActionsInto(
     int seat, google::protobuf::RepeatedPtrField<v1::Action>& out) const {
   if (IsTerminal() || seat != DecidingSeat()) return;
-  ForEachChoice([&](v1::PyramidSchemeAction choice) {
-    *out.Add() = Wrap(std::move(choice));
+  ForEachChoice([&](const Choice& choice) {
+    *out.Add() = Wrap(ToAction(choice));
     return true;
   });
   SortByBytes(out, /*unique=*/true);
 }
 
 // Same answer as the default, without listing, serializing and sorting
-// every choice: ForEachChoice visits each legal action once, so there is a
-// sole one exactly when it visits one (the conformance test checks this
-// against LegalActions on random games).
+// every choice, nor making a message of any but the sole one: ForEachChoice
+// visits each legal action once, so there is a sole one exactly when it
+// visits one (the conformance test checks this against LegalActions on
+// random games).
 std::optional<v1::Action> PyramidSchemeState::SoleLegalAction(int seat) const {
   if (IsTerminal() || seat != DecidingSeat()) return std::nullopt;
-  std::optional<v1::PyramidSchemeAction> sole;
+  std::optional<Choice> sole;
   bool several = false;
-  ForEachChoice([&](v1::PyramidSchemeAction choice) {
+  ForEachChoice([&](const Choice& choice) {
     if (sole.has_value()) {
       several = true;
       return false;
     }
-    sole = std::move(choice);
+    sole = choice;
     return true;
   });
   if (several || !sole.has_value()) return std::nullopt;
-  return Wrap(*std::move(sole));
+  return Wrap(ToAction(*sole));
 }
 
 // The rules page's "Default actions".

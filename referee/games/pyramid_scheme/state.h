@@ -129,11 +129,25 @@ class PyramidSchemeState final : public State {
   // supply has no Police, which the rules make impossible).
   std::vector<int> PoliceParents(int seat) const;
   absl::Status ValidateForPhase(const v1::PyramidSchemeAction& action) const;
+  // A legal action of the deciding seat as ForEachChoice names it: what is
+  // decided and its operands, without the message (ToAction makes it), so
+  // that counting the choices (SoleLegalAction, after every decision)
+  // builds none.
+  struct Choice {
+    v1::PyramidSchemeAction::DecisionCase decision =
+        v1::PyramidSchemeAction::DECISION_NOT_SET;
+    // The slot (kTake), the card (kPlace, kFlip, kRewardTarget), the parent
+    // (kPlacePolice) or the goal (kReserveGoal).
+    int target = 0;
+    int parent = 0;          // kPlace: the card placed below.
+    uint32_t hand_mask = 0;  // kDiscardHand: the hand positions discarded.
+  };
+  // The action `choice` names, in this state (the one that named it).
+  v1::PyramidSchemeAction ToAction(const Choice& choice) const;
   // Calls `visit` with every legal action of the deciding seat, each once
   // (SoleLegalAction relies on it), in no particular order, until it
   // returns false.
-  void ForEachChoice(
-      absl::FunctionRef<bool(v1::PyramidSchemeAction)> visit) const;
+  void ForEachChoice(absl::FunctionRef<bool(const Choice&)> visit) const;
 
   // Transitions: each runs forced steps until the next decision or the end.
   void ApplyTake(int slot);
