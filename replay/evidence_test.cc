@@ -321,6 +321,25 @@ TEST_F(TournamentDirectoryTest, AScheduleCutShortOrRenumberedIsNamed) {
   EXPECT_THAT(v.problems[0], HasSubstr("numbered 7"));
 }
 
+// A label the schedule lists twice counts its log once: the verdict's
+// count is of logs, not of the entries that name them (it was 3 here, for
+// two logs that count).
+TEST_F(TournamentDirectoryTest, ALabelListedTwiceCountsItsLogOnce) {
+  const std::string schedule = Read("example/schedule.json");
+  Write("schedule.json",
+        absl::StrReplaceAll(schedule, {{"\"example/434764977a9d6e1d/1\"",
+                                        "\"example/434764977a9d6e1d/0\""}}));
+  const TournamentVerdict v = Check();
+  EXPECT_THAT(v.problems,
+              Contains("the schedule lists label example/434764977a9d6e1d/0 "
+                       "twice"));
+  // Match 1's log is then extra; matches 0's and 2's count.
+  EXPECT_THAT(v.problems,
+              Contains(HasSubstr("extra: its label "
+                                 "\"example/434764977a9d6e1d/1\"")));
+  EXPECT_EQ(v.matches, 2u);
+}
+
 TEST_F(TournamentDirectoryTest, ACheckpointNotSignedByTheRefereeIsNamed) {
   std::string note = Read("example/checkpoint");
   note[note.find("\n6\n") + 1] = '7';
