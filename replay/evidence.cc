@@ -446,6 +446,15 @@ LogCheck CheckLog(
   return check;
 }
 
+// Whether an entry is at `path`: a file or directory, or one that cannot
+// be looked at (a loop of symbolic links, no permission), which the read
+// that follows names with why. fs::exists without an error_code throws on
+// the last, which a tournament directory, outside input, may hold.
+bool IsThere(const fs::path& path) {
+  std::error_code error;
+  return fs::exists(path, error) || error;
+}
+
 // The entries of `root`/`name`, a subdirectory of a tournament directory:
 // none when it is missing (what it should hold is then missing, and said
 // so where it is looked for); a directory that is there but cannot be
@@ -490,7 +499,7 @@ TournamentVerdict CheckTournamentDirectory(const std::string& dir,
   const fs::path root(dir);
   // A directory with neither of the files every tournament's output holds
   // is not one (say, the wrong path): an input error, not a verdict.
-  if (!fs::exists(root / "schedule.json") && !fs::exists(root / "checkpoint")) {
+  if (!IsThere(root / "schedule.json") && !IsThere(root / "checkpoint")) {
     verdict.not_a_tournament = absl::StrCat(
         dir,
         " is not a tournament directory (no schedule.json, no checkpoint)");
@@ -502,7 +511,7 @@ TournamentVerdict CheckTournamentDirectory(const std::string& dir,
     // Either file (the runner writes one); both must then be the same key.
     std::string found;
     for (const char* name : {"referee.key.pub", "referee.pub"}) {
-      if (!fs::exists(root / name)) continue;
+      if (!IsThere(root / name)) continue;
       absl::StatusOr<std::string> parsed =
           ParsePublicKey((root / name).string());
       if (!parsed.ok()) {
@@ -652,7 +661,7 @@ TournamentVerdict CheckTournamentDirectory(const std::string& dir,
         absl::StrCat("logs/", entry.path().stem().string(), ".pyrlog");
     problem(absl::StrCat(
         "proofs/", name, ": ",
-        fs::exists(root / log)
+        IsThere(root / log)
             ? absl::StrCat("a proof whose log does not count (see ", log,
                            " above)")
             : std::string("a proof without its log")));

@@ -500,6 +500,43 @@ TEST_F(TournamentDirectoryTest, WhatIsThereButCannotBeReadSaysWhy) {
                                     "/logs: Not a directory")));
 }
 
+// A loop of symbolic links where a log, a key file, the checkpoint or the
+// schedule should be is there but cannot be read, and named so; the check
+// does not throw (std::filesystem::exists did, which ended `replay
+// verify-tournament` with an uncaught exception).
+TEST_F(TournamentDirectoryTest, ALoopOfSymbolicLinksIsNamedNotThrown) {
+  auto loop = [&](const std::string& name) {
+    const std::string path = dir_ + "/" + name;
+    fs::remove(path);
+    fs::create_symlink(path, path);
+  };
+  const std::string name = absl::StrCat("rock_paper_pyramid-", kMatch);
+  loop(absl::StrCat("logs/", name, ".pyrlog"));
+  TournamentVerdict v = Check();
+  EXPECT_THAT(v.problems,
+              Contains(AllOf(StartsWith(absl::StrCat("logs/", name,
+                                                     ".pyrlog: cannot open")),
+                             HasSubstr("Too many levels of symbolic links"))));
+  EXPECT_THAT(v.problems,
+              Contains(absl::StrCat("proofs/", name,
+                                    ".tlog-proof: a proof whose log does not "
+                                    "count (see logs/",
+                                    name, ".pyrlog above)")));
+  EXPECT_EQ(v.matches, 2u);
+  loop("referee.pub");
+  EXPECT_THAT(Check().problems,
+              ElementsAre(AllOf(StartsWith("referee.pub: "),
+                                HasSubstr("symbolic links"))));
+  fs::remove(dir_ + "/referee.pub");
+  fs::copy(absl::StrCat(kDir, "/example/referee.pub"), dir_ + "/referee.pub");
+  loop("checkpoint");
+  loop("schedule.json");
+  v = Check();
+  EXPECT_EQ(v.not_a_tournament, "");
+  EXPECT_THAT(v.problems, ElementsAre(AllOf(StartsWith("checkpoint: "),
+                                            HasSubstr("symbolic links"))));
+}
+
 // The proof's extra data is any bytes: named escaped, never raw.
 TEST(EvidenceTest, ExtraDataOfAnotherMatchIsPrintedEscaped) {
   const std::string proof = absl::StrReplaceAll(
