@@ -1,0 +1,385 @@
+// Fuzz target: a tournament's output directory as `replay verify-tournament
+// DIR` (CheckTournamentDirectory, replay/evidence.h) takes it from whoever
+// ran the tournament: schedule.json, checkpoint, the referee's key files,
+// logs/*.pyrlog and proofs/*.tlog-proof (docs/tournament.md).
+//
+// The input describes the directory. Its first byte picks the key the check
+// is given: none (the directory's referee.key.pub or referee.pub), the
+// example's referee key, its verifier key, or a stranger's. The rest is
+// parts separated by kSeparator, each a selector byte and the contents:
+// the selector's low six bits pick a name of kNames (modulo their count),
+// its high two what is there: a file of the contents (0 or 3), a symbolic
+// link (1) to the name the contents' first byte picks (absolute, in the
+// directory; a loop when it is the link's own), or an empty directory
+// (2). A later part of a name replaces an earlier one; a part that cannot
+// be written (under a "logs" that is a file) is left out. The directory is
+// made afresh for each input under a per-process directory in /dev/shm (or
+// the system's temporary directory) and removed after the check.
+//
+// What must hold: the check returns; the directory is "not a tournament"
+// exactly when it holds neither schedule.json nor checkpoint (not even as
+// an entry that cannot be read, such as a loop of links), and then
+// nothing else is said; the summary is the problem count, or with no
+// problem the match count and checkpoint; the match count is never more
+// than the logs in logs/ that no problem or note names, nor the schedule's
+// matches not skipped. A verdict with no problem is what the contract
+// says, checked again here from the files: the checkpoint opens with the
+// referee's key and is the verdict's; the schedule's matches are numbered
+// from 0 and labelled NAME/RUN/INDEX; every log in logs/ is genuine under
+// that key or an unsealed prefix; each genuine log is of the schedule's
+// game, carries the label of a match not skipped (a different one for each
+// log) and that match's seats, and its proofs/NAME.tlog-proof proves it
+// included in the directory's checkpoint; the count is of those logs, one
+// for every match not skipped; and every entry of proofs/ is the proof of
+// such a log.
+//
+// The seeds (tests/fuzz/make_evidence_seeds.py writes them) are
+// testdata/tlog/example in this format and damaged copies. Two variables
+// of the environment help check them: EVIDENCE_FUZZER_PRINT prints each
+// verdict (notes, problems, summary) to stderr, and EVIDENCE_FUZZER_GENUINE
+// makes a verdict with a problem abort (the fuzz_seeds_evidence_genuine
+// test: the genuine_* seeds reach the checks of a genuine verdict), e.g.
+//   EVIDENCE_FUZZER_PRINT=1 build-asan/bin/evidence_fuzzer -runs=0 \
+//       tests/fuzz/seeds/evidence
+#include <unistd.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <set>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "google/protobuf/stubs/logging.h"
+#include "google/protobuf/util/json_util.h"
+#include "pyramid/referee/v1/tournament.pb.h"
+#include "referee/core/log_sink.h"
+#include "referee/crypto/bytes.h"
+#include "referee/crypto/ed25519.h"
+#include "referee/tlog/note.h"
+#include "replay/evidence.h"
+#include "replay/verifier.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+namespace v1 = ::pyramid::referee::v1;
+
+// Larger inputs are skipped: a few logs of a few KiB each is all a
+// directory check needs, and each input must stay fast.
+constexpr size_t kMaxInput = 256 * 1024;
+// At most this many parts are written.
+constexpr size_t kMaxParts = 32;
+constexpr std::string_view kSeparator = "@@@@";
+
+// The names a part can have. m0 to m3 name logs and their proofs; m4 is a
+// proof's only; a .txt beside them is neither.
+constexpr std::string_view kNames[] = {
+    "schedule.json",
+    "checkpoint",
+    "referee.pub",
+    "referee.key.pub",
+    "logs/m0.pyrlog",
+    "logs/m1.pyrlog",
+    "logs/m2.pyrlog",
+    "logs/m3.pyrlog",
+    "logs/m0.txt",
+    "proofs/m0.tlog-proof",
+    "proofs/m1.tlog-proof",
+    "proofs/m2.tlog-proof",
+    "proofs/m3.tlog-proof",
+    "proofs/m4.tlog-proof",
+    "proofs/m0.txt",
+    "logs",
+    "proofs",
+};
+constexpr size_t kNameCount = sizeof(kNames) / sizeof(kNames[0]);
+
+// testdata/tlog/example's referee key, and its verifier key
+// (testdata/tlog/tlog.vkey).
+constexpr char kRefereeKeyHex[] =
+    "84c5b30cb33a0e5d9fad5ad68c4734199e5c644fbfd0f8c1605c1558e11d61d6";
+constexpr char kVerifierKey[] =
+    "pyramid-referee/84c5b30cb33a0e5d+6bddd573+"
+    "AYTFswyzOg5dn61a1oxHNBmeXGRPv9D4wWBcFVjhHWHW";
+
+void Check(bool condition) {
+  if (!condition) std::abort();
+}
+
+// The per-process directory the inputs' directories are made in, removed
+// at exit.
+const fs::path& WorkDirectory() {
+  static const fs::path* const dir = [] {
+    std::error_code error;
+    const fs::path base = fs::is_directory("/dev/shm", error)
+                              ? fs::path("/dev/shm")
+                              : fs::temp_directory_path();
+    auto* path =
+        new fs::path(base / absl::StrCat("pyramid-evidence-fuzz-", getpid()));
+    fs::remove_all(*path, error);
+    fs::create_directories(*path);
+    std::atexit([] {
+      std::error_code error;
+      fs::remove_all(WorkDirectory(), error);
+    });
+    return path;
+  }();
+  return *dir;
+}
+
+pyramid::CheckpointKey KeyOf(uint8_t choice) {
+  switch (choice % 4) {
+    case 0:
+      return {};
+    case 1:
+      return {"", *pyramid::FromHex(kRefereeKeyHex)};
+    case 2:
+      return {kVerifierKey, ""};
+    default:
+      return {
+          "",
+          pyramid::SigningKey::FromSeed(std::string(32, 'f'))->public_key()};
+  }
+}
+
+// Writes the parts of `text` into `dir` (made empty).
+void WriteDirectory(std::string_view text, const fs::path& dir) {
+  std::error_code error;
+  fs::remove_all(dir, error);
+  fs::create_directory(dir);
+  size_t parts = 0;
+  while (!text.empty() && parts < kMaxParts) {
+    const size_t end = text.find(kSeparator);
+    const std::string_view part = text.substr(0, end);
+    text = end == std::string_view::npos ? std::string_view()
+                                         : text.substr(end + kSeparator.size());
+    if (part.empty()) continue;
+    ++parts;
+    const auto selector = static_cast<uint8_t>(part[0]);
+    const fs::path path = dir / kNames[(selector & 0x3f) % kNameCount];
+    fs::remove_all(path, error);
+    fs::create_directories(path.parent_path(), error);
+    switch (selector >> 6) {
+      case 1: {
+        // A symbolic link to a name of the directory (its own: a loop),
+        // never out of it.
+        const uint8_t target = part.size() > 1 ? part[1] : 0;
+        fs::create_symlink(dir / kNames[target % kNameCount], path, error);
+        break;
+      }
+      case 2:
+        fs::create_directory(path, error);
+        break;
+      default:
+        std::ofstream(path, std::ios::binary | std::ios::trunc)
+            << part.substr(1);
+    }
+  }
+}
+
+// Whether an entry is at `path`, counting one that cannot be looked at (a
+// loop of symbolic links).
+bool Exists(const fs::path& path) {
+  std::error_code error;
+  return fs::exists(path, error) || error;
+}
+
+// The entries of `dir` (none when it cannot be listed).
+std::vector<fs::path> List(const fs::path& dir) {
+  std::vector<fs::path> entries;
+  std::error_code error;
+  for (fs::directory_iterator it(dir, error);
+       !error && it != fs::directory_iterator(); it.increment(error)) {
+    entries.push_back(it->path());
+  }
+  return entries;
+}
+
+std::vector<fs::path> Logs(const fs::path& dir) {
+  std::vector<fs::path> logs;
+  for (const fs::path& path : List(dir / "logs")) {
+    if (path.extension() == ".pyrlog") logs.push_back(path);
+  }
+  return logs;
+}
+
+bool SameTree(const pyramid::tlog::Checkpoint& a,
+              const pyramid::tlog::Checkpoint& b) {
+  return a.origin == b.origin && a.size == b.size && a.root == b.root;
+}
+
+// A verdict of no problem, checked again from the files in `dir` against
+// the contract (CheckTournamentDirectory's comment): aborts where it does
+// not hold.
+void CheckGenuineDirectory(const fs::path& dir, pyramid::CheckpointKey key,
+                           const pyramid::TournamentVerdict& verdict) {
+  // The referee's key: the one given, else the directory's key files
+  // (either, and the same key when both are there).
+  if (key.verifier_key.empty() && key.public_key.empty()) {
+    for (const char* name : {"referee.key.pub", "referee.pub"}) {
+      if (!Exists(dir / name)) continue;
+      absl::StatusOr<std::string> parsed =
+          pyramid::ParsePublicKey((dir / name).string());
+      Check(parsed.ok());
+      Check(key.public_key.empty() || key.public_key == *parsed);
+      key.public_key = *parsed;
+    }
+    Check(!key.public_key.empty());
+  }
+  std::string log_key = key.public_key;
+  if (log_key.empty()) {
+    absl::StatusOr<pyramid::tlog::NoteVerifier> verifier =
+        pyramid::tlog::ParseVerifierKey(key.verifier_key);
+    Check(verifier.ok());
+    log_key = verifier->public_key;
+  }
+  // The checkpoint, opened with it: the verdict's.
+  absl::StatusOr<std::string> note =
+      pyramid::ReadFileToString((dir / "checkpoint").string());
+  Check(note.ok());
+  absl::StatusOr<pyramid::tlog::Checkpoint> checkpoint =
+      pyramid::OpenCheckpointWith(*note, key);
+  Check(checkpoint.ok());
+  Check(SameTree(*checkpoint, verdict.checkpoint));
+  // The schedule: numbered from 0, labelled NAME/RUN/INDEX.
+  absl::StatusOr<std::string> json =
+      pyramid::ReadFileToString((dir / "schedule.json").string());
+  Check(json.ok());
+  v1::TournamentSchedule schedule;
+  Check(google::protobuf::util::JsonStringToMessage(*json, &schedule).ok());
+  size_t to_play = 0;
+  for (int i = 0; i < schedule.matches_size(); ++i) {
+    const v1::ScheduleEntry& entry = schedule.matches(i);
+    Check(entry.index() == static_cast<uint32_t>(i));
+    Check(entry.label() ==
+          pyramid::TournamentLabel(schedule.name(), schedule.run_id(), i));
+    if (!entry.skipped()) ++to_play;
+  }
+  // Every log: genuine (then scheduled, included) or an unsealed prefix.
+  pyramid::VerifyOptions options;
+  options.pinned_key = log_key;
+  std::set<uint32_t> played;
+  std::set<std::string> proofs;
+  for (const fs::path& path : Logs(dir)) {
+    absl::StatusOr<std::string> bytes =
+        pyramid::ReadFileToString(path.string());
+    Check(bytes.ok());
+    const pyramid::Verdict v = pyramid::VerifyLog(*bytes, options);
+    if (v.kind == pyramid::Verdict::Kind::kUnsealedPrefix) continue;
+    Check(v.kind == pyramid::Verdict::Kind::kGenuine);
+    Check(v.header.game().game() == schedule.game());
+    const v1::ScheduleEntry* entry = nullptr;
+    for (const v1::ScheduleEntry& scheduled : schedule.matches()) {
+      if (scheduled.label() == v.header.label()) entry = &scheduled;
+    }
+    Check(entry != nullptr && !entry->skipped());
+    Check(played.insert(entry->index()).second);
+    Check(v.header.seats_size() == entry->seats_size());
+    for (int seat = 0; seat < entry->seats_size(); ++seat) {
+      Check(v.header.seats(seat).name() == entry->seats(seat));
+    }
+    const std::string proof_name = path.stem().string() + ".tlog-proof";
+    absl::StatusOr<std::string> proof =
+        pyramid::ReadFileToString((dir / "proofs" / proof_name).string());
+    Check(proof.ok());
+    absl::StatusOr<pyramid::Inclusion> inclusion = pyramid::CheckInclusion(
+        *bytes, pyramid::ToHex(v.header.match_id()), *proof, key);
+    Check(inclusion.ok());
+    Check(SameTree(inclusion->checkpoint, *checkpoint));
+    proofs.insert(proof_name);
+  }
+  Check(verdict.matches == played.size());
+  Check(verdict.matches == to_play);
+  // No other proof.
+  for (const fs::path& path : List(dir / "proofs")) {
+    Check(proofs.contains(path.filename().string()));
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  static const bool quiet = [] {
+    google::protobuf::SetLogHandler(nullptr);
+    return true;
+  }();
+  (void)quiet;
+  if (size == 0 || size > kMaxInput) return 0;
+  const pyramid::CheckpointKey key = KeyOf(data[0]);
+  const fs::path dir = WorkDirectory() / "tournament";
+  WriteDirectory(
+      std::string_view(reinterpret_cast<const char*>(data) + 1, size - 1), dir);
+
+  const pyramid::TournamentVerdict verdict =
+      pyramid::CheckTournamentDirectory(dir.string(), key);
+  static const bool print = std::getenv("EVIDENCE_FUZZER_PRINT") != nullptr;
+  static const bool genuine = std::getenv("EVIDENCE_FUZZER_GENUINE") != nullptr;
+  if (print) {
+    for (const std::string& note : verdict.notes) {
+      std::cerr << "note: " << note << "\n";
+    }
+    for (const std::string& problem : verdict.problems) {
+      std::cerr << "problem: " << problem << "\n";
+    }
+    std::cerr << "verdict: " << verdict.summary << " (matches "
+              << verdict.matches << ")\n";
+  }
+  if (genuine)
+    Check(verdict.not_a_tournament.empty() && verdict.problems.empty());
+
+  // Not a tournament exactly when neither file is there; then nothing else
+  // is said.
+  const bool tournament =
+      Exists(dir / "schedule.json") || Exists(dir / "checkpoint");
+  Check(verdict.not_a_tournament.empty() == tournament);
+  if (!tournament) {
+    Check(verdict.problems.empty() && verdict.notes.empty() &&
+          verdict.matches == 0 && verdict.summary == verdict.not_a_tournament);
+  } else if (verdict.problems.empty()) {
+    Check(
+        verdict.summary ==
+        absl::StrCat(verdict.matches, " matches, all included in checkpoint ",
+                     verdict.checkpoint.size, " ",
+                     pyramid::ToHex(pyramid::AsView(verdict.checkpoint.root))));
+    CheckGenuineDirectory(dir, key, verdict);
+  } else {
+    Check(verdict.summary ==
+          absl::StrCat(verdict.problems.size(), " problem",
+                       verdict.problems.size() == 1 ? "" : "s"));
+  }
+  // The count is of logs, each of a scheduled match not skipped: never
+  // more than the logs no problem or note is about.
+  size_t unnamed = 0;
+  for (const fs::path& log : Logs(dir)) {
+    const std::string named =
+        absl::StrCat("logs/", log.filename().string(), ":");
+    bool said = false;
+    for (const auto* list : {&verdict.problems, &verdict.notes}) {
+      for (const std::string& text : *list) said |= text.starts_with(named);
+    }
+    if (!said) ++unnamed;
+  }
+  Check(verdict.matches <= unnamed);
+  v1::TournamentSchedule schedule;
+  absl::StatusOr<std::string> json =
+      pyramid::ReadFileToString((dir / "schedule.json").string());
+  if (json.ok() &&
+      google::protobuf::util::JsonStringToMessage(*json, &schedule).ok()) {
+    size_t to_play = 0;
+    for (const v1::ScheduleEntry& entry : schedule.matches()) {
+      if (!entry.skipped()) ++to_play;
+    }
+    Check(verdict.matches <= to_play);
+  }
+
+  std::error_code error;
+  fs::remove_all(dir, error);
+  return 0;
+}

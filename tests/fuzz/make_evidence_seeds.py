@@ -1,0 +1,125 @@
+#!/usr/bin/env python3
+"""Writes the evidence fuzz target's seeds (tests/fuzz/seeds/evidence/).
+
+Each seed is a tournament directory in evidence_fuzzer.cc's input format,
+made from testdata/tlog/example (its three matches' logs and proofs as
+logs/mN.pyrlog and proofs/mN.tlog-proof, N the match's index): the
+directory as published under two keys, a match skipped, and damaged
+copies. Run it again when the example changes; the genuine_* seeds must
+then still check out (the fuzz_seeds_evidence_genuine test).
+
+  python3 tests/fuzz/make_evidence_seeds.py
+"""
+import json
+import os
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+EXAMPLE = os.path.join(ROOT, "testdata", "tlog", "example")
+OUT = os.path.join(ROOT, "tests", "fuzz", "seeds", "evidence")
+# As evidence_fuzzer.cc: kSeparator, kNames, the key choices.
+SEPARATOR = b"@@@@"
+NAMES = [
+    "schedule.json", "checkpoint", "referee.pub", "referee.key.pub",
+    "logs/m0.pyrlog", "logs/m1.pyrlog", "logs/m2.pyrlog", "logs/m3.pyrlog",
+    "logs/m0.txt", "proofs/m0.tlog-proof", "proofs/m1.tlog-proof",
+    "proofs/m2.tlog-proof", "proofs/m3.tlog-proof", "proofs/m4.tlog-proof",
+    "proofs/m0.txt", "logs", "proofs",
+]
+FROM_FILES, REFEREE_KEY, VERIFIER_KEY = 0, 1, 2
+DIRECTORY = None  # A part that is an empty directory.
+
+
+class Link:
+    """A part that is a symbolic link to another name (its own: a loop)."""
+
+    def __init__(self, target):
+        self.target = target
+
+
+def read(name):
+    with open(os.path.join(EXAMPLE, name), "rb") as f:
+        return f.read()
+
+
+def example():
+    """The example directory: {name: contents}, logs named by match index."""
+    files = {name: read(name)
+             for name in ("schedule.json", "checkpoint", "referee.pub")}
+    schedule = json.loads(files["schedule.json"])
+    for log in sorted(os.listdir(os.path.join(EXAMPLE, "logs"))):
+        stem = log[:-len(".pyrlog")]
+        data = read(os.path.join("logs", log))
+        # The log's signed header holds its label as text.
+        index = [i for i, m in enumerate(schedule["matches"])
+                 if m["label"].encode() in data]
+        assert len(index) == 1, log
+        files[f"logs/m{index[0]}.pyrlog"] = data
+        files[f"proofs/m{index[0]}.tlog-proof"] = read(
+            os.path.join("proofs", stem + ".tlog-proof"))
+    return files
+
+
+def write(seed, key, files):
+    parts = []
+    for name, data in files.items():
+        selector = NAMES.index(name)
+        if data is DIRECTORY:
+            selector, body = selector | 0x80, b""
+        elif isinstance(data, Link):
+            selector, body = selector | 0x40, bytes([NAMES.index(data.target)])
+        else:
+            body = data
+        assert SEPARATOR not in body, (seed, name)
+        parts.append(bytes([selector]) + body)
+    with open(os.path.join(OUT, seed), "wb") as f:
+        f.write(bytes([key]) + SEPARATOR.join(parts))
+
+
+def main():
+    os.makedirs(OUT, exist_ok=True)
+    files = example()
+    schedule = json.loads(files["schedule.json"])
+
+    write("genuine", FROM_FILES, files)
+    write("genuine_verifier_key", VERIFIER_KEY,
+          {k: v for k, v in files.items() if k != "referee.pub"})
+    # Match 2 skipped (the SPRT had decided): no log, no proof.
+    skipped = json.loads(files["schedule.json"])
+    skipped["matches"][2]["skipped"] = True
+    write("genuine_skipped_match", REFEREE_KEY,
+          {**{k: v for k, v in files.items() if "m2." not in k},
+           "schedule.json": json.dumps(skipped, indent=1).encode()})
+
+    # Match 1's log missing; its proof left without it.
+    write("missing_log", FROM_FILES,
+          {k: v for k, v in files.items() if k != "logs/m1.pyrlog"})
+    # Match 0's log and proof twice, under a second name.
+    write("duplicate_log", FROM_FILES,
+          {**files, "logs/m3.pyrlog": files["logs/m0.pyrlog"],
+           "proofs/m3.tlog-proof": files["proofs/m0.tlog-proof"]})
+    # A changed byte, a proof that is a directory, an unsealed prefix, a
+    # proof without a log, a second key file.
+    log = bytearray(files["logs/m2.pyrlog"])
+    log[len(log) // 2] ^= 1
+    prefix = files["logs/m0.pyrlog"]
+    write("damaged", FROM_FILES,
+          {**files, "logs/m2.pyrlog": bytes(log),
+           "proofs/m1.tlog-proof": DIRECTORY,
+           "logs/m3.pyrlog": prefix[:len(prefix) // 2],
+           "proofs/m4.tlog-proof": files["proofs/m0.tlog-proof"],
+           "referee.key.pub": files["referee.pub"]})
+    # Symbolic links: match 0's log and proof again through them, and a
+    # loop for a proof.
+    write("symbolic_links", FROM_FILES,
+          {**files, "logs/m3.pyrlog": Link("logs/m0.pyrlog"),
+           "proofs/m3.tlog-proof": Link("proofs/m0.tlog-proof"),
+           "proofs/m4.tlog-proof": Link("proofs/m4.tlog-proof")})
+    # Match 1 labelled as match 0.
+    twice = json.loads(files["schedule.json"])
+    twice["matches"][1]["label"] = schedule["matches"][0]["label"]
+    write("schedule_label_twice", FROM_FILES,
+          {**files, "schedule.json": json.dumps(twice, indent=1).encode()})
+
+
+if __name__ == "__main__":
+    main()
