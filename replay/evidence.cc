@@ -330,6 +330,31 @@ struct LogCheck {
   std::string proof;
 };
 
+// Why the entry at `path` of a tournament directory is not read: a FIFO
+// would wait for a writer forever, and a device (a link to /dev/zero)
+// would be read without end. OK for a regular file, a directory and an
+// entry that cannot be looked at, which the read that follows names.
+absl::Status NotAFile(const fs::path& path) {
+  std::error_code error;
+  const fs::file_status status = fs::status(path, error);
+  if (error || fs::is_regular_file(status) || fs::is_directory(status) ||
+      !fs::exists(status)) {
+    return absl::OkStatus();
+  }
+  const char* what = fs::is_fifo(status)     ? "a FIFO"
+                     : fs::is_socket(status) ? "a socket"
+                                             : "a device";
+  return absl::FailedPreconditionError(absl::StrCat(
+      "cannot read ", path.string(), ": it is ", what, ", not a file"));
+}
+
+// The whole file at `path`, an entry of a tournament directory: as
+// ReadFileToString, but only a file (NotAFile).
+absl::StatusOr<std::string> ReadEntry(const fs::path& path) {
+  if (absl::Status s = NotAFile(path); !s.ok()) return s;
+  return ReadFileToString(path.string());
+}
+
 // What differs between the checkpoint `proved` a proof carries and the
 // directory's `checkpoint`, both opened with the referee's key: "" when
 // they name the same tree (origin, size and root), else what the proof's
@@ -368,7 +393,7 @@ LogCheck CheckLog(
     const tlog::Checkpoint& checkpoint, const CheckpointKey& key) {
   LogCheck check;
   const std::string name = path.filename().string();
-  absl::StatusOr<std::string> bytes = ReadFileToString(path.string());
+  absl::StatusOr<std::string> bytes = ReadEntry(path);
   if (!bytes.ok()) {
     check.problem = absl::StrCat("logs/", name, ": ", bytes.status().message());
     return check;
@@ -412,7 +437,7 @@ LogCheck CheckLog(
   }
   const std::string proof_name = path.stem().string() + ".tlog-proof";
   const fs::path proof_path = root / "proofs" / proof_name;
-  absl::StatusOr<std::string> proof = ReadFileToString(proof_path.string());
+  absl::StatusOr<std::string> proof = ReadEntry(proof_path);
   if (!proof.ok()) {
     // A proof that is there but cannot be read (a directory, no
     // permission) is named with why, not reported missing.
@@ -512,6 +537,10 @@ TournamentVerdict CheckTournamentDirectory(const std::string& dir,
     std::string found;
     for (const char* name : {"referee.key.pub", "referee.pub"}) {
       if (!IsThere(root / name)) continue;
+      if (absl::Status s = NotAFile(root / name); !s.ok()) {
+        problem(absl::StrCat(name, ": ", s.message()));
+        return finish();
+      }
       absl::StatusOr<std::string> parsed =
           ParsePublicKey((root / name).string());
       if (!parsed.ok()) {
@@ -536,8 +565,7 @@ TournamentVerdict CheckTournamentDirectory(const std::string& dir,
     }
   }
   // The checkpoint.
-  absl::StatusOr<std::string> note =
-      ReadFileToString((root / "checkpoint").string());
+  absl::StatusOr<std::string> note = ReadEntry(root / "checkpoint");
   if (!note.ok()) {
     problem(absl::StrCat("checkpoint: ", note.status().message()));
     return finish();
@@ -549,8 +577,7 @@ TournamentVerdict CheckTournamentDirectory(const std::string& dir,
   }
   verdict.checkpoint = *checkpoint;
   // The schedule.
-  absl::StatusOr<std::string> schedule_json =
-      ReadFileToString((root / "schedule.json").string());
+  absl::StatusOr<std::string> schedule_json = ReadEntry(root / "schedule.json");
   if (!schedule_json.ok()) {
     problem(absl::StrCat("schedule.json: ", schedule_json.status().message()));
     return finish();

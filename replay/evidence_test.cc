@@ -5,6 +5,8 @@
 // Every file as published passes; each change to a file is named.
 #include "replay/evidence.h"
 
+#include <sys/stat.h>
+
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -535,6 +537,32 @@ TEST_F(TournamentDirectoryTest, ALoopOfSymbolicLinksIsNamedNotThrown) {
   EXPECT_EQ(v.not_a_tournament, "");
   EXPECT_THAT(v.problems, ElementsAre(AllOf(StartsWith("checkpoint: "),
                                             HasSubstr("symbolic links"))));
+}
+
+// A FIFO would make the check wait for a writer forever, a device (a link
+// to /dev/zero) would be read without end: each is named, not read.
+TEST_F(TournamentDirectoryTest, AFifoOrADeviceIsNamedNotRead) {
+  const std::string name = absl::StrCat("rock_paper_pyramid-", kMatch);
+  const std::string log = absl::StrCat(dir_, "/logs/", name, ".pyrlog");
+  fs::remove(log);
+  ASSERT_EQ(mkfifo(log.c_str(), 0600), 0);
+  TournamentVerdict v = Check();
+  EXPECT_THAT(v.problems,
+              Contains(absl::StrCat("logs/", name, ".pyrlog: cannot read ", log,
+                                    ": it is a FIFO, not a file")));
+  EXPECT_EQ(v.matches, 2u);
+  for (const char* entry : {"referee.pub", "schedule.json"}) {
+    const std::string path = absl::StrCat(dir_, "/", entry);
+    const std::string kept = path + ".kept";
+    fs::rename(path, kept);
+    fs::create_symlink("/dev/zero", path);
+    EXPECT_THAT(Check().problems,
+                Contains(absl::StrCat(entry, ": cannot read ", path,
+                                      ": it is a device, not a file")))
+        << entry;
+    fs::remove(path);
+    fs::rename(kept, path);
+  }
 }
 
 // The proof's extra data is any bytes: named escaped, never raw.
