@@ -8,13 +8,14 @@
 // example's referee key, its verifier key, or a stranger's. The rest is
 // parts separated by kSeparator, each a selector byte and the contents:
 // the selector's low six bits pick a name of kNames (modulo their count),
-// its high two what is there: a file of the contents (0 or 3), a symbolic
-// link (1) to the name the contents' first byte picks (absolute, in the
-// directory; a loop when it is the link's own), or an empty directory
-// (2). A later part of a name replaces an earlier one; a part that cannot
-// be written (under a "logs" that is a file) is left out. The directory is
-// made afresh for each input under a per-process directory in /dev/shm (or
-// the system's temporary directory) and removed after the check.
+// its high two what is there: a file of the contents (0, or 3 with
+// contents), a symbolic link (1) to the name the contents' first byte picks
+// (absolute, in the directory; a loop when it is the link's own), an empty
+// directory (2), or a FIFO (3 without contents). A later part of a name
+// replaces an earlier one; a part that cannot be written (under a "logs" that
+// is a file) is left out. The directory is made afresh for each input under a
+// per-process directory in /dev/shm (or the system's temporary directory) and
+// removed after the check.
 //
 // What must hold: the check returns; the directory is "not a tournament"
 // exactly when it holds neither schedule.json nor checkpoint (not even as
@@ -41,6 +42,7 @@
 // test: the genuine_* seeds reach the checks of a genuine verdict), e.g.
 //   EVIDENCE_FUZZER_PRINT=1 build-asan/bin/evidence_fuzzer -runs=0 \
 //       tests/fuzz/seeds/evidence
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstddef>
@@ -177,6 +179,13 @@ void WriteDirectory(std::string_view text, const fs::path& dir) {
       case 2:
         fs::create_directory(path, error);
         break;
+      case 3:
+        // Without contents: a FIFO, which the check must name, not wait on.
+        if (part.size() == 1) {
+          mkfifo(path.c_str(), 0600);
+          break;
+        }
+        [[fallthrough]];
       default:
         std::ofstream(path, std::ios::binary | std::ios::trunc)
             << part.substr(1);

@@ -27,6 +27,7 @@ NAMES = [
 ]
 FROM_FILES, REFEREE_KEY, VERIFIER_KEY = 0, 1, 2
 DIRECTORY = None  # A part that is an empty directory.
+FIFO = object()  # A part that is a FIFO.
 
 
 class Link:
@@ -65,6 +66,8 @@ def write(seed, key, files):
         selector = NAMES.index(name)
         if data is DIRECTORY:
             selector, body = selector | 0x80, b""
+        elif data is FIFO:
+            selector, body = selector | 0xc0, b""
         elif isinstance(data, Link):
             selector, body = selector | 0x40, bytes([NAMES.index(data.target)])
         else:
@@ -114,6 +117,8 @@ def main():
           {**files, "logs/m3.pyrlog": Link("logs/m0.pyrlog"),
            "proofs/m3.tlog-proof": Link("proofs/m0.tlog-proof"),
            "proofs/m4.tlog-proof": Link("proofs/m4.tlog-proof")})
+    # A FIFO for match 1's log, which the check must name, not wait on.
+    write("fifo_log", FROM_FILES, {**files, "logs/m1.pyrlog": FIFO})
     # Match 1 labelled as match 0.
     twice = json.loads(files["schedule.json"])
     twice["matches"][1]["label"] = schedule["matches"][0]["label"]
