@@ -557,7 +557,8 @@ int Run(const Paths& paths, StartRollback& rollback, const sigset_t& signals) {
   HealthService health({referee::v1::Referee::service_full_name(),
                         grpc::health::v1::Health::service_full_name(),
                         "grpc.reflection.v1alpha.ServerReflection"},
-                       absl::GetFlag(FLAGS_max_health_watchers));
+                       absl::GetFlag(FLAGS_max_health_watchers),
+                       "--max_health_watchers");
   int port = 0;
   absl::StatusOr<std::unique_ptr<grpc::Server>> server =
       Serve(service, health, &port);

@@ -1511,7 +1511,8 @@ TEST_F(E2eTest, MaxHealthWatchersRefusesOneWatchStreamMore) {
   const grpc::Status refused = second->Finish();
   EXPECT_EQ(refused.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
   EXPECT_THAT(refused.error_message(),
-              HasSubstr("already serves 1 health Watch streams"));
+              HasSubstr("already serves 1 health Watch streams, as many as "
+                        "it takes (--max_health_watchers)"));
   first_context.TryCancel();
   first->Finish().IgnoreError();
   EXPECT_EQ(svctest::HealthStatus(channel_), 1);

@@ -106,8 +106,10 @@ std::set<std::string> WithServer(std::vector<std::string> services) {
 }  // namespace
 
 HealthService::HealthService(std::vector<std::string> services,
-                             size_t max_watchers)
-    : services_(WithServer(std::move(services))), max_watchers_(max_watchers) {}
+                             size_t max_watchers, std::string limit_name)
+    : services_(WithServer(std::move(services))),
+      max_watchers_(max_watchers),
+      limit_name_(std::move(limit_name)) {}
 
 HealthService::Status HealthService::StatusOf(
     const std::string& service) const {
@@ -171,8 +173,10 @@ grpc::ServerWriteReactor<HealthCheckResponse>* HealthService::Watch(
   if (watchers_.size() >= max_watchers_) {
     return new Refused(grpc::Status(
         grpc::StatusCode::RESOURCE_EXHAUSTED,
-        absl::StrCat("this server already serves ", max_watchers_,
-                     " health Watch streams, as many as it takes")));
+        absl::StrCat(
+            "this server already serves ", max_watchers_,
+            " health Watch streams, as many as it takes",
+            limit_name_.empty() ? "" : absl::StrCat(" (", limit_name_, ")"))));
   }
   auto* watcher = new Watcher(this, known);
   watchers_.insert(watcher);

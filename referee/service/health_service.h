@@ -31,8 +31,11 @@ class HealthService final : public grpc::health::v1::Health::CallbackService {
   static constexpr size_t kDefaultMaxWatchers = 10000;
 
   // `services`: the full names of the services the server serves.
+  // `limit_name`, when not empty, is what sets `max_watchers` (a flag, e.g.
+  // "--max_health_watchers"), named in the refusal of one stream more.
   explicit HealthService(std::vector<std::string> services,
-                         size_t max_watchers = kDefaultMaxWatchers);
+                         size_t max_watchers = kDefaultMaxWatchers,
+                         std::string limit_name = "");
 
   // Every known service (and "") turns SERVING or NOT_SERVING; watchers are
   // told.
@@ -60,6 +63,7 @@ class HealthService final : public grpc::health::v1::Health::CallbackService {
 
   const std::set<std::string> services_;  // With "".
   const size_t max_watchers_;
+  const std::string limit_name_;
   mutable absl::Mutex mu_;
   bool serving_ ABSL_GUARDED_BY(mu_) = true;
   std::set<Watcher*> watchers_ ABSL_GUARDED_BY(mu_);
