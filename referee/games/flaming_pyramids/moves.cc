@@ -154,6 +154,7 @@ void FlamingPyramidsState::EndTurn(v1::FlamingPyramidsResult& result) {
   ++turns_completed_;
   end.set_won(won);
   end.set_turns_completed(static_cast<uint32_t>(turns_completed_));
+  end.mutable_held()->Reserve(num_seats_);  // At once, as AddLayout's cells.
   for (int seat = 0; seat < num_seats_; ++seat) {
     end.add_held(static_cast<uint32_t>(Held(seat)));
   }

@@ -48,6 +48,9 @@ void SetCell(Cell cell, int tile, v1::FpCell& out) {
 
 void AddLayout(const Board& board,
                google::protobuf::RepeatedPtrField<v1::FpCell>& out) {
+  // Room for every cell at once, rather than growing the field (on an
+  // arena, each growth leaves the old array behind) as they are added.
+  out.Reserve(out.size() + board.size());
   for (const auto& [cell, tile] : board.cells())
     SetCell(cell, tile, *out.Add());
 }

@@ -66,15 +66,9 @@ class FlamingPyramidsState final : public State {
   bool IsTerminal() const override { return phase_ == Phase::kOver; }
 
   std::vector<int> ActingSeats() const override {
-    switch (phase_) {
-      case Phase::kPlace:
-        return {active_};
-      case Phase::kFall:
-        return {receiver_};
-      case Phase::kOver:
-        return {};
-    }
-    return {};
+    const std::optional<int> seat = ActingSeat();
+    if (!seat.has_value()) return {};
+    return {*seat};
   }
 
   bool IsSimultaneous() const override { return false; }
@@ -118,10 +112,21 @@ class FlamingPyramidsState final : public State {
                v1::Result& result) override;
 
  private:
-  bool IsActing(int seat) const {
-    const std::vector<int> acting = ActingSeats();
-    return !acting.empty() && acting[0] == seat;
+  // The one seat that acts (the placer, or the chooser of a fall); nullopt
+  // once the game is over. ActingSeats() without the vector, for the checks
+  // made on every action.
+  std::optional<int> ActingSeat() const {
+    switch (phase_) {
+      case Phase::kPlace:
+        return active_;
+      case Phase::kFall:
+        return receiver_;
+      case Phase::kOver:
+        return std::nullopt;
+    }
+    return std::nullopt;
   }
+  bool IsActing(int seat) const { return ActingSeat() == seat; }
   int PreviousSeat() const { return (active_ + num_seats_ - 1) % num_seats_; }
   int Held(int seat) const {
     return static_cast<int>(hands_[seat].size() + piles_[seat].tiles.size());
