@@ -154,7 +154,7 @@ struct ParseBuffers {
       scanners{};
   const WireScanner& record_scanner =
       WireScanner::For(v1::LogRecord::descriptor());
-  // For records found to be as expected: prev_hash and the kind only.
+  // For records found to be as expected: the kind only.
   v1::LogRecord unparsed;
   // Scratch for StoredAs() and SameMessage().
   std::string serialized;
@@ -260,6 +260,11 @@ class Replayer {
   absl::Status OnRestart(const v1::Restart& restart);
   absl::Status OnExpected(const v1::LogRecord& record);
   absl::Status OnSeedReveal(const v1::SeedReveal& reveal);
+  // The deal a seed reveal with this referee contribution and seed makes,
+  // once the contribution opens the header's commitment and the seed is
+  // derived from the contributions; why not (Bad) otherwise.
+  absl::StatusOr<GameSession> Deal(std::string_view referee_contribution,
+                                   std::string_view seed) const;
   // Next()'s steps after the chain check: where a record may stand (the
   // checkpoint interval, a fault owed, the chain a signature names); at
   // --level=chain, the records that are not replayed (nullopt for those
@@ -268,14 +273,23 @@ class Replayer {
   std::optional<absl::Status> ChainOnly(const v1::LogRecord& record);
   absl::Status Dispatch(uint64_t index, const v1::LogRecord& record);
   // The record in `bytes`, parsed into a reused buffer (null when it does
-  // not parse); sets as_expected_ and non_canonical_.
+  // not parse); sets prev_hash_, as_expected_ and non_canonical_. The
+  // record's own prev_hash field is set only when it was parsed whole: read
+  // prev_hash_ instead.
   const v1::LogRecord* Parse(std::string_view bytes);
   // A record SplitRecord cannot lay out, parsed whole.
   const v1::LogRecord* ParseWhole(std::string_view bytes);
   // When the record is the Applied or Outcome expected next, stored exactly
-  // as its canonical encoding: a record holding only its kind and prev_hash
-  // (it need not be parsed). Null otherwise.
+  // as its canonical encoding: a record holding only its kind (it need not
+  // be parsed). Null otherwise.
   const v1::LogRecord* AsExpected(const RecordLayout& layout);
+  // When the record is the seed reveal expected next, its contribution and
+  // seed check out (Deal), and it is stored exactly as the canonical
+  // encoding of the seed reveal holding them and that deal's public view:
+  // a record holding only its kind, the deal left in dealt_ (the initial
+  // view, a tree of small messages, is neither parsed nor scanned). Null
+  // otherwise.
+  const v1::LogRecord* SeedRevealAsExpected(const RecordLayout& layout);
   absl::Status AfterProgress();
   absl::Status CloseDecision();
   // Shows the rules' state to the observer, if any (a new position).
@@ -292,12 +306,17 @@ class Replayer {
   const VerifyOptions& options_;
   ParseBuffers& buffers_;
   ReplayObserver* const observer_;
-  // Whether the record being judged is an Applied or Outcome record whose
-  // payload is exactly the serialization of the expected message at the
-  // front of expected_ (and so was not parsed).
+  // Whether the record being judged is an Applied, Outcome or SeedReveal
+  // record whose payload is exactly the serialization of the message the
+  // replay expects (and so was not parsed): AsExpected, SeedRevealAsExpected.
   bool as_expected_ = false;
+  // A seed reveal as expected: the deal it makes, for OnSeedReveal.
+  std::optional<GameSession> dealt_;
   // Set by Parse(): why the record's bytes are not canonical, or null.
   const char* non_canonical_ = nullptr;
+  // Set by Parse(): the record's prev_hash, in its stored bytes or in the
+  // record parsed whole (never copied: every record has one).
+  std::string_view prev_hash_;
   v1::Header header_;
   std::string key_;
   std::unique_ptr<Game> game_;
@@ -332,7 +351,7 @@ absl::Status Replayer::Next(uint64_t index, std::string_view bytes) {
                             "; a log has exactly one valid encoding"));
   }
   const v1::LogRecord& record = *parsed;
-  if (record.prev_hash() != AsView(chain_)) {
+  if (prev_hash_ != AsView(chain_)) {
     return Bad("prev_hash does not match the previous record (hash chain)");
   }
   chain_ = Sha256(bytes);
@@ -374,7 +393,7 @@ absl::Status Replayer::CheckPlace(const v1::LogRecord& record) {
   if (is_signature &&
       (record.kind_case() == v1::LogRecord::kCheckpoint ? record.checkpoint()
                                                         : record.seal())
-              .chain_hash() != record.prev_hash()) {
+              .chain_hash() != prev_hash_) {
     return Bad("the signed chain hash is not the hash of the previous record");
   }
   if (!is_signature) ++since_checkpoint_;
@@ -778,6 +797,7 @@ const v1::LogRecord* Replayer::ParseWhole(std::string_view bytes) {
   }
   non_canonical_ =
       NonCanonical(record, bytes, buffers_.serialized, buffers_.record_scanner);
+  prev_hash_ = record.prev_hash();
   return &record;
 }
 
@@ -803,9 +823,37 @@ const v1::LogRecord* Replayer::AsExpected(const RecordLayout& layout) {
   } else {
     record.mutable_outcome();
   }
-  record.mutable_prev_hash()->assign(layout.prev_hash);
   as_expected_ = true;
   return &record;
+}
+
+const v1::LogRecord* Replayer::SeedRevealAsExpected(
+    const RecordLayout& layout) {
+  // The referee's layout: fields 1 and 2 (32 bytes each), then the view.
+  constexpr size_t kSeedAt = 2 + kSeedContributionSize + 2;
+  constexpr size_t kViewAt = kSeedAt + Digest().size();
+  const std::string_view payload = layout.payload;
+  if (layout.kind != v1::LogRecord::kSeedRevealFieldNumber ||
+      expected_.empty() ||
+      expected_.front().kind != Expected::Kind::kSeedReveal ||
+      payload.size() < kViewAt || payload.substr(0, 2) != "\x0a\x20" ||
+      payload.substr(kSeedAt - 2, 2) != "\x12\x20") {
+    return nullptr;
+  }
+  const std::string_view referee_contribution =
+      payload.substr(2, kSeedContributionSize);
+  const std::string_view seed = payload.substr(kSeedAt, Digest().size());
+  absl::StatusOr<GameSession> deal = Deal(referee_contribution, seed);
+  if (!deal.ok()) return nullptr;
+  v1::SeedReveal want;
+  want.set_referee_contribution(std::string(referee_contribution));
+  want.set_seed(std::string(seed));
+  *want.mutable_initial_view() = deal->state().PublicView();
+  if (!StoredAs(want, payload, buffers_.serialized)) return nullptr;
+  dealt_.emplace(*std::move(deal));
+  buffers_.unparsed.mutable_seed_reveal();
+  as_expected_ = true;
+  return &buffers_.unparsed;
 }
 
 const v1::LogRecord* Replayer::Parse(std::string_view bytes) {
@@ -813,7 +861,11 @@ const v1::LogRecord* Replayer::Parse(std::string_view bytes) {
   non_canonical_ = nullptr;
   const std::optional<RecordLayout> layout = SplitRecord(bytes);
   if (!layout) return ParseWhole(bytes);
+  prev_hash_ = layout->prev_hash;
   if (const v1::LogRecord* expected = AsExpected(*layout)) return expected;
+  if (const v1::LogRecord* expected = SeedRevealAsExpected(*layout)) {
+    return expected;
+  }
   v1::LogRecord* on_arena = nullptr;
   if (layout->kind == v1::LogRecord::kSeedRevealFieldNumber) {
     buffers_.arena.Reset();
@@ -828,34 +880,43 @@ const v1::LogRecord* Replayer::Parse(std::string_view bytes) {
   non_canonical_ = NonCanonical(*static_cast<google::protobuf::Message*>(kind),
                                 layout->payload, buffers_.serialized,
                                 *buffers_.scanners[layout->kind]);
-  // assign() reuses the string's memory (set_prev_hash would allocate).
-  record.mutable_prev_hash()->assign(layout->prev_hash);
   return &record;
 }
 
-// The seed reveal closes the seed decision: the referee's contribution
-// against its commitment, the seed, and the deal it makes.
-absl::Status Replayer::OnSeedReveal(const v1::SeedReveal& reveal) {
-  if (reveal.referee_contribution().size() != kSeedContributionSize ||
-      AsView(RefereeCommitment(header_.match_id(),
-                               reveal.referee_contribution())) !=
+absl::StatusOr<GameSession> Replayer::Deal(
+    std::string_view referee_contribution, std::string_view seed) const {
+  if (referee_contribution.size() != kSeedContributionSize ||
+      AsView(RefereeCommitment(header_.match_id(), referee_contribution)) !=
           header_.referee_commitment()) {
     return Bad(
         "the referee's seed contribution does not match its "
         "commitment in the header");
   }
-  const Digest seed = DeriveSeed(
-      header_.match_id(), reveal.referee_contribution(), seed_contributions_);
-  if (reveal.seed() != AsView(seed)) {
+  const Digest derived =
+      DeriveSeed(header_.match_id(), referee_contribution, seed_contributions_);
+  if (seed != AsView(derived)) {
     return Bad("the seed is not derived from the contributions");
   }
   absl::StatusOr<GameSession> session =
-      GameSession::Start(*game_, header_.seats_size(), seed);
+      GameSession::Start(*game_, header_.seats_size(), derived);
   if (!session.ok()) return Bad(session.status().message());
-  session_.emplace(*std::move(session));
-  if (!SameMessage(reveal.initial_view(), session_->state().PublicView(),
-                   buffers_.serialized, buffers_.serialized_other)) {
-    return Bad("the initial public view differs from the recomputed deal");
+  return session;
+}
+
+// The seed reveal closes the seed decision: the referee's contribution
+// against its commitment, the seed, and the deal it makes.
+absl::Status Replayer::OnSeedReveal(const v1::SeedReveal& reveal) {
+  if (as_expected_) {
+    session_ = std::move(dealt_);  // Checked whole by SeedRevealAsExpected.
+  } else {
+    absl::StatusOr<GameSession> session =
+        Deal(reveal.referee_contribution(), reveal.seed());
+    if (!session.ok()) return session.status();
+    session_.emplace(*std::move(session));
+    if (!SameMessage(reveal.initial_view(), session_->state().PublicView(),
+                     buffers_.serialized, buffers_.serialized_other)) {
+      return Bad("the initial public view differs from the recomputed deal");
+    }
   }
   ExpectAdvance();
   return absl::OkStatus();
