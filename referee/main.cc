@@ -600,7 +600,8 @@ int Main() {
   // A DATA_DIR this start makes is 0700 (running logs hold seeds); an
   // existing one keeps its mode, for it may be shared ("." or a home
   // directory): what the referee writes there is 0600 itself.
-  const bool data_dir_existed = std::filesystem::exists(paths.data_dir);
+  std::error_code looked;  // CreateDirectories names why it cannot make it.
+  const bool data_dir_existed = std::filesystem::exists(paths.data_dir, looked);
   if (absl::Status s = rollback.CreateDirectories(paths.data_dir, "--data_dir");
       !s.ok()) {
     return Fail(s);

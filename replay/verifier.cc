@@ -676,7 +676,7 @@ absl::Status Replayer::CloseDecision() {
   }
   if (decision_.id() == 0) {
     // The referee's contribution is only known from the SeedReveal record
-    // itself; OnExpected checks it against the header's commitment.
+    // itself; Deal checks it against the header's commitment.
     seed_contributions_ = decision_.SeedContributions();
     expected_.emplace_back().kind = Expected::Kind::kSeedReveal;
     return absl::OkStatus();
@@ -734,9 +734,9 @@ void Replayer::ExpectOutcome(v1::Outcome outcome) {
 // so the parser's recursion limit falls where it would for the whole record
 // (a payload too short to nest that deep takes the plain, faster parser).
 //
-// An Applied or Outcome record is judged against the message the replay
-// expects; when its payload is byte for byte that message's serialization,
-// it is not parsed at all (as_expected_).
+// An Applied, Outcome or SeedReveal record is judged against the message
+// the replay expects; when its payload is byte for byte that message's
+// serialization, it is not parsed at all (as_expected_).
 namespace {
 
 // The member of `record` for the record kind numbered `kind` (a LogRecord

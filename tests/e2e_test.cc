@@ -1312,6 +1312,16 @@ TEST_F(E2eTest, BadFlagValuesAreRefusedBeforeDataDirIsTouched) {
     EXPECT_FALSE(fs::exists(data_dir)) << flag;
     EXPECT_FALSE(fs::exists(Path("mistyped.key"))) << flag;
   }
+  // A DATA_DIR that cannot even be looked at (a loop of symbolic links) is
+  // named, not thrown.
+  {
+    fs::create_symlink(Path("loop"), Path("loop"));
+    ToolResult r =
+        Run("referee", {"--listen=127.0.0.1:0", "--data_dir=" + Path("loop")});
+    EXPECT_EQ(r.code, 2);
+    EXPECT_THAT(r.err, HasSubstr("referee: cannot create --data_dir " +
+                                 Path("loop") + ": "));
+  }
   // A port file that cannot be written stops the referee with a message.
   {
     ToolResult r =

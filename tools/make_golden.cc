@@ -322,6 +322,7 @@ int Write(const std::filesystem::path& path, const std::string& bytes,
       FileLogSink::Create(path.string());
   absl::Status written = sink.ok() ? (*sink)->Append(bytes) : sink.status();
   if (written.ok()) written = (*sink)->Sync();
+  if (written.ok()) written = MakeLogPublic(path.string());  // Published.
   if (!written.ok()) {
     std::cerr << "make_golden: " << path.string() << ": " << written.message()
               << "\n";

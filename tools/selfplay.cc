@@ -25,6 +25,7 @@
 #include "google/protobuf/text_format.h"
 #include "referee/cli/program.h"
 #include "referee/core/local_runner.h"
+#include "referee/core/log_sink.h"
 #include "referee/core/match.h"
 #include "referee/crypto/bytes.h"
 #include "referee/crypto/sha256.h"
@@ -96,6 +97,7 @@ absl::StatusOr<std::filesystem::path> PlayOne(
       absl::StrCat(config.game(), "-", ToHex((*match)->match_id()), ".pyrlog");
   (*match).reset();  // Closes the file.
   std::filesystem::rename(tmp, final_path);
+  if (absl::Status s = MakeLogPublic(final_path.string()); !s.ok()) return s;
   return final_path;
 }
 

@@ -50,7 +50,9 @@ absl::StatusOr<std::unique_ptr<FileLogSink>> FileLogSink::OpenForAppend(
     return absl::FailedPreconditionError(
         absl::StrCat("cannot open log ", path, ": ", std::strerror(errno)));
   }
-  if (ftruncate(fd, static_cast<off_t>(size)) != 0 || fdatasync(fd) != 0) {
+  // Owner-only, as Create makes a log (one written before logs were, too).
+  if (fchmod(fd, 0600) != 0 || ftruncate(fd, static_cast<off_t>(size)) != 0 ||
+      fdatasync(fd) != 0) {
     const int error = errno;
     close(fd);
     return absl::InternalError(

@@ -75,6 +75,7 @@ class FileLogSink final : public LogSink {
       const std::string& path);
   // Opens the existing log `path` to append to it after its first `size`
   // bytes; whatever follows them (a record torn by a crash) is cut off.
+  // Mode 0600, as Create's.
   static absl::StatusOr<std::unique_ptr<FileLogSink>> OpenForAppend(
       const std::string& path, uint64_t size);
   ~FileLogSink() override;

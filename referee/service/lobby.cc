@@ -704,6 +704,11 @@ absl::StatusOr<RecoveryReport> Lobby::Recover() {
 // transparency log if it is not yet; the registry answers for it.
 void Lobby::RecoverEnded(const StoredMatch& stored, RecoveryReport& report) {
   const v1::MatchInfo& info = stored.info;
+  // Public already, unless its chmod failed or the journal made the file
+  // again (0600) on this start.
+  if (absl::Status s = MakeLogPublic(stored.log_path); !s.ok()) {
+    std::cerr << "referee: " << s.message() << "\n";
+  }
   // A log sealed before the transparency log existed (or whose entry a
   // crash lost) is entered now.
   if (info.status() == v1::MATCH_FINISHED && options_.tlog != nullptr &&

@@ -589,6 +589,11 @@ class Runner {
       if (journaled.contains(log_file)) continue;
       std::optional<v1::TournamentMatchResult> adopted = Adoptable(file);
       if (adopted.has_value()) {
+        // Sealed, so public: the interruption may have come before the
+        // referee made it so.
+        if (absl::Status s = MakeLogPublic(file.string()); !s.ok()) {
+          Note(std::string(s.message()));
+        }
         adopted->set_log_file(log_file);
         if (absl::Status s = journal_->Append(*adopted); !s.ok()) {
           Note(std::string(s.message()));
