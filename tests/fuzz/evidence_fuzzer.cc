@@ -378,9 +378,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Check(verdict.matches <= unnamed);
   v1::TournamentSchedule schedule;
   // Only a file: a FIFO there (which the check names) would block the read.
-  std::error_code error;
+  std::error_code looked;
   absl::StatusOr<std::string> json =
-      fs::is_regular_file(dir / "schedule.json", error)
+      fs::is_regular_file(dir / "schedule.json", looked)
           ? pyramid::ReadFileToString((dir / "schedule.json").string())
           : absl::NotFoundError("not a file");
   if (json.ok() &&
