@@ -198,17 +198,24 @@ GoalCheck::GoalCheck(const Edition& edition, const Pyramid& pyramid,
   }
 }
 
+int GoalCheck::SmartAssesNumbered(int number, size_t among_first) const {
+  const std::vector<Node>& nodes = pyramid_.nodes();
+  int count = 0;
+  for (size_t i = 0; i < among_first; ++i) {
+    if (nodes[i].flipped && edition_.Spec(nodes[i].card).number == number) {
+      ++count;
+    }
+  }
+  return count;
+}
+
 int GoalCheck::MostSmartAssesWithOneNumber() const {
   const std::vector<Node>& nodes = pyramid_.nodes();
   int most = 0;
-  for (size_t i = 0; i < nodes.size(); ++i) {
-    if (!nodes[i].flipped) continue;
-    const int number = edition_.Spec(nodes[i].card).number;
-    int same = 0;
-    for (const Node& other : nodes) {
-      if (other.flipped && edition_.Spec(other.card).number == number) ++same;
-    }
-    most = std::max(most, same);
+  for (const Node& node : nodes) {
+    if (!node.flipped) continue;
+    most = std::max(most, SmartAssesNumbered(edition_.Spec(node.card).number,
+                                             nodes.size()));
   }
   return most;
 }
@@ -217,16 +224,11 @@ int GoalCheck::SmartAssNumbers() const {
   const std::vector<Node>& nodes = pyramid_.nodes();
   int numbers = 0;
   for (size_t i = 0; i < nodes.size(); ++i) {
-    if (!nodes[i].flipped) continue;
-    const int number = edition_.Spec(nodes[i].card).number;
-    // Counted at its first smart-ass only.
-    bool first = true;
-    for (size_t j = 0; j < i && first; ++j) {
-      if (nodes[j].flipped && edition_.Spec(nodes[j].card).number == number) {
-        first = false;
-      }
+    // Each number counted at its first smart-ass only.
+    if (nodes[i].flipped &&
+        SmartAssesNumbered(edition_.Spec(nodes[i].card).number, i) == 0) {
+      ++numbers;
     }
-    if (first) ++numbers;
   }
   return numbers;
 }

@@ -7,6 +7,7 @@
 #define PYRAMID_REFEREE_GAMES_PYRAMID_SCHEME_BOARD_H_
 
 #include <array>
+#include <cstddef>
 #include <vector>
 
 #include "referee/games/pyramid_scheme/tables.h"
@@ -123,6 +124,9 @@ class GoalCheck {
   // the numbers cost an allocation per number.
   int MostSmartAssesWithOneNumber() const;
   int SmartAssNumbers() const;
+  // The smart-asses numbered `number` among the pyramid's first
+  // `among_first` nodes.
+  int SmartAssesNumbered(int number, size_t among_first) const;
 
   // The highest Victim number a goal counts.
   static constexpr int kMaxGoalNumber = 5;
