@@ -90,7 +90,8 @@ absl::StatusOr<std::string> ParseKeyArgument(
   const std::string path(value);
   std::error_code error;
   if (fs::is_regular_file(path, error)) {
-    absl::StatusOr<std::string> text = ReadFileToString(path);
+    absl::StatusOr<std::string> text =
+        ReadFileToString(path, log_format::kMaxInputFileSize);
     if (!text.ok()) return text.status();
     const absl::string_view stripped = absl::StripAsciiWhitespace(*text);
     absl::StatusOr<std::string> key =
@@ -352,7 +353,7 @@ absl::Status NotAFile(const fs::path& path) {
 // ReadFileToString, but only a file (NotAFile).
 absl::StatusOr<std::string> ReadEntry(const fs::path& path) {
   if (absl::Status s = NotAFile(path); !s.ok()) return s;
-  return ReadFileToString(path.string());
+  return ReadFileToString(path.string(), log_format::kMaxInputFileSize);
 }
 
 // What differs between the checkpoint `proved` a proof carries and the

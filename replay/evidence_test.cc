@@ -18,6 +18,7 @@
 #include "absl/strings/str_replace.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "referee/core/log_format.h"
 #include "referee/core/log_sink.h"
 #include "referee/crypto/bytes.h"
 #include "referee/crypto/ed25519.h"
@@ -563,6 +564,22 @@ TEST_F(TournamentDirectoryTest, AFifoOrADeviceIsNamedNotRead) {
     fs::remove(path);
     fs::rename(kept, path);
   }
+}
+
+// A log or proof over the most replay reads of one file is named, not
+// read: a sparse file of a terabyte in a tarball must not be allocated.
+TEST_F(TournamentDirectoryTest, AFileOverTheLimitIsNamedNotRead) {
+  const std::string name = absl::StrCat("rock_paper_pyramid-", kMatch);
+  const std::string log = absl::StrCat(dir_, "/logs/", name, ".pyrlog");
+  const uint64_t size = uint64_t{1} << 40;
+  fs::resize_file(log, size);
+  TournamentVerdict v = Check();
+  EXPECT_THAT(v.problems,
+              Contains(absl::StrCat("logs/", name, ".pyrlog: cannot read ", log,
+                                    ": it is ", size, " bytes, more than the ",
+                                    log_format::kMaxInputFileSize,
+                                    " bytes read of one file")));
+  EXPECT_EQ(v.matches, 2u);
 }
 
 // The proof's extra data is any bytes: named escaped, never raw.

@@ -23,11 +23,12 @@
 // verified; a secret key file given to --key; for consistency, files
 // swapped or of another kind, or a proof between other sizes, said
 // without the usage; for verify-tournament, a directory that holds
-// neither schedule.json nor checkpoint). With several logs, one line each (in
-// the order given) and the worst status of them all; several logs are verified
-// on every core (one thread per hardware thread), and a last line on standard
-// error says how many logs were verified and how many per second (files that
-// could not be read are not counted; how many there were follows).
+// neither schedule.json nor checkpoint; a file over 1 GiB, which no log
+// is, refused unread: log_format::kMaxInputFileSize). With several logs, one
+// line each (in the order given) and the worst status of them all; several logs
+// are verified on every core (one thread per hardware thread), and a last line
+// on standard error says how many logs were verified and how many per second
+// (files that could not be read are not counted; how many there were follows).
 // --level=chain checks the framing, encoding, hash chain and signatures without
 // replaying the rules (docs/log-format.md, "Verification levels"). `replay
 // html` writes the match viewer page (default: LOG with the extension .html)
@@ -52,6 +53,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "referee/cli/allocator.h"
+#include "referee/core/log_format.h"
 #include "referee/core/log_sink.h"
 #include "referee/crypto/bytes.h"
 #include "referee/crypto/ed25519.h"
@@ -211,7 +213,8 @@ std::optional<Flags> ParseArgs(const std::vector<std::string>& args) {
 int VerifyOne(const std::string& path, const VerifyOptions& options,
               bool allow_unsealed, Verdict* verdict, std::ostream& out,
               std::ostream& err) {
-  absl::StatusOr<std::string> file = ReadFileToString(path);
+  absl::StatusOr<std::string> file =
+      ReadFileToString(path, log_format::kMaxInputFileSize);
   if (!file.ok()) {
     err << path << ": " << file.status().message() << "\n";
     return kUsage;
@@ -258,7 +261,8 @@ int VerifyOne(const std::string& path, const VerifyOptions& options,
 int VerifyInclusion(const std::string& path, const std::string& proof_path,
                     const std::string& proof, const Verdict& verdict,
                     const CheckpointKey& key) {
-  absl::StatusOr<std::string> log = ReadFileToString(path);
+  absl::StatusOr<std::string> log =
+      ReadFileToString(path, log_format::kMaxInputFileSize);
   if (!log.ok()) {
     std::cerr << log.status().message() << "\n";
     return kUsage;
@@ -345,7 +349,8 @@ int Verify(const std::vector<std::string>& args) {
   if (!flags->inclusion.empty()) {
     // The proof is read first: a file that cannot be read is a usage
     // error, said before any verdict.
-    absl::StatusOr<std::string> proof = ReadFileToString(flags->inclusion);
+    absl::StatusOr<std::string> proof =
+        ReadFileToString(flags->inclusion, log_format::kMaxInputFileSize);
     if (!proof.ok()) {
       std::cerr << "--inclusion: " << proof.status().message() << "\n";
       return kUsage;
@@ -392,7 +397,8 @@ int Consistency(const std::vector<std::string>& args) {
   }
   std::vector<std::string> files;
   for (const std::string& path : flags->operands) {
-    absl::StatusOr<std::string> text = ReadFileToString(path);
+    absl::StatusOr<std::string> text =
+        ReadFileToString(path, log_format::kMaxInputFileSize);
     if (!text.ok()) {
       std::cerr << path << ": " << text.status().message() << "\n";
       return kUsage;
@@ -449,7 +455,8 @@ int VerifyTournament(const std::vector<std::string>& args) {
 }
 
 int ShowOrExport(const std::string& path, bool json) {
-  absl::StatusOr<std::string> file = ReadFileToString(path);
+  absl::StatusOr<std::string> file =
+      ReadFileToString(path, log_format::kMaxInputFileSize);
   if (!file.ok()) {
     std::cerr << path << ": " << file.status().message() << "\n";
     return kUsage;
@@ -504,7 +511,8 @@ int Html(const std::vector<std::string>& args) {
     std::cerr << path << ": the page would replace the log; use --out\n";
     return kUsage;
   }
-  absl::StatusOr<std::string> file = ReadFileToString(path);
+  absl::StatusOr<std::string> file =
+      ReadFileToString(path, log_format::kMaxInputFileSize);
   if (!file.ok()) {
     std::cerr << path << ": " << file.status().message() << "\n";
     return kUsage;

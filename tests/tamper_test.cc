@@ -790,6 +790,27 @@ TEST_F(ReplayCliTest, MissingFileIsAnIoError) {
   }
 }
 
+// A file over the most replay reads of one file (kMaxInputFileSize) is
+// refused unread, whatever the command: a sparse file of 2 GiB (no disk
+// space) was read whole, 2 GiB allocated, and judged "not genuine".
+TEST_F(ReplayCliTest, AFileOverTheLimitIsRefusedUnread) {
+  const std::string huge = Tmp("huge.pyrlog");
+  const uint64_t size = 2 * log_format::kMaxInputFileSize;
+  { std::ofstream create(huge); }
+  std::filesystem::resize_file(huge, size);
+  const std::string why =
+      absl::StrCat(": it is ", size, " bytes, more than the ",
+                   log_format::kMaxInputFileSize, " bytes read of one file");
+  for (const std::string& args :
+       {"verify " + huge, "show " + huge, "export --json " + huge,
+        "html --out " + Tmp("huge.html") + " " + huge,
+        "verify --key " + huge + " " + kClassic}) {
+    const CliRun run = Replay(args);
+    EXPECT_EQ(run.exit_code, 2) << args;
+    EXPECT_THAT(run.err, HasSubstr(absl::StrCat(huge, why))) << args;
+  }
+}
+
 TEST_F(ReplayCliTest, ShowPrintsATranscript) {
   const CliRun run = Replay(absl::StrCat("show ", kClassic));
   EXPECT_EQ(run.exit_code, 0) << run.err;

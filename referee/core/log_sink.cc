@@ -151,7 +151,8 @@ SyncJob FileLogSink::SyncLater() {
   };
 }
 
-absl::StatusOr<std::string> ReadFileToString(const std::string& path) {
+absl::StatusOr<std::string> ReadFileToString(const std::string& path,
+                                             uint64_t max_bytes) {
   const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     return absl::NotFoundError(
@@ -170,6 +171,17 @@ absl::StatusOr<std::string> ReadFileToString(const std::string& path) {
     close(fd);
     return absl::FailedPreconditionError(
         absl::StrCat("cannot read ", path, ": it is a directory"));
+  }
+  // "cannot read PATH: it is 5 bytes, more than the 4 bytes read of one
+  // file" (`size` "is 5 bytes, "), or "it holds more than ..." of a pipe.
+  const auto too_large = [&](const std::string& size) {
+    close(fd);
+    return absl::ResourceExhaustedError(
+        absl::StrCat("cannot read ", path, ": it ", size, "more than the ",
+                     max_bytes, " bytes read of one file"));
+  };
+  if (S_ISREG(st.st_mode) && static_cast<uint64_t>(st.st_size) > max_bytes) {
+    return too_large(absl::StrCat("is ", st.st_size, " bytes, "));
   }
   // Read in place up to the size fstat gave; past it (a pipe or a device,
   // which have none, or a file that grew) through a small buffer, so that
@@ -191,8 +203,9 @@ absl::StatusOr<std::string> ReadFileToString(const std::string& path) {
           absl::StrCat("cannot read ", path, ": ", std::strerror(error)));
     }
     if (n == 0) break;
-    if (!in_place) contents.append(past_size, static_cast<size_t>(n));
     done += static_cast<size_t>(n);
+    if (done > max_bytes) return too_large("holds ");
+    if (!in_place) contents.append(past_size, static_cast<size_t>(n));
   }
   close(fd);
   contents.resize(done);  // A file that shrank meanwhile.

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -125,8 +126,14 @@ class StringLogSink final : public LogSink {
   std::string* out_;  // Not owned.
 };
 
-// Reads a whole file into memory.
-absl::StatusOr<std::string> ReadFileToString(const std::string& path);
+// Reads a whole file into memory: a regular file, or a pipe or device to
+// its end. A file of more than `max_bytes` is refused (RESOURCE_EXHAUSTED,
+// naming the limit) without reading it when it says its size, else once
+// more than `max_bytes` have come: a sparse file of a terabyte must not
+// make the reader allocate a terabyte.
+absl::StatusOr<std::string> ReadFileToString(
+    const std::string& path,
+    uint64_t max_bytes = std::numeric_limits<uint64_t>::max());
 
 // Writes `contents` to `path` (created or truncated) readable by its owner
 // only: the file is mode 0600 before the first byte is written, whatever

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cstdint>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <string>
@@ -633,6 +634,51 @@ TEST(ReadFileToStringTest, ReadsFilesAndPipesAndRefusesADirectory) {
   close(fds[0]);
   ASSERT_TRUE(piped.ok()) << piped.status();
   EXPECT_EQ(*piped, bytes);
+}
+
+// A file over `max_bytes` is refused: unread when it says its size, after
+// max_bytes + 1 bytes when it does not (a pipe).
+TEST(ReadFileToStringTest, RefusesAFileOverItsLimit) {
+  const TempDir dir("read_limit");
+  ASSERT_TRUE(dir.ok());
+  std::ofstream(dir.File("ten"), std::ios::binary) << "0123456789";
+  EXPECT_EQ(*ReadFileToString(dir.File("ten"), 10), "0123456789");
+  const absl::StatusOr<std::string> over = ReadFileToString(dir.File("ten"), 9);
+  EXPECT_EQ(over.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_EQ(over.status().message(),
+            absl::StrCat("cannot read ", dir.File("ten"),
+                         ": it is 10 bytes, more than the 9 bytes read of "
+                         "one file"));
+  // A sparse file of a terabyte is not allocated.
+  std::ofstream(dir.File("sparse"));
+  std::filesystem::resize_file(dir.File("sparse"), uint64_t{1} << 40);
+  EXPECT_EQ(
+      ReadFileToString(dir.File("sparse"), uint64_t{1} << 30).status().code(),
+      absl::StatusCode::kResourceExhausted);
+  // A pipe is read up to one byte past the limit, then refused.
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  std::thread writer([&] {
+    const std::string bytes(100000, 'x');
+    size_t done = 0;
+    while (done < bytes.size()) {
+      const ssize_t n = write(fds[1], bytes.data() + done, bytes.size() - done);
+      if (n <= 0) break;
+      done += static_cast<size_t>(n);
+    }
+    close(fds[1]);
+  });
+  const std::string path = absl::StrCat("/proc/self/fd/", fds[0]);
+  const absl::StatusOr<std::string> piped = ReadFileToString(path, 5000);
+  char rest[4096];  // Drained, so that the writer ends without a SIGPIPE.
+  while (read(fds[0], rest, sizeof(rest)) > 0) {
+  }
+  writer.join();
+  close(fds[0]);
+  EXPECT_EQ(piped.status().message(),
+            absl::StrCat("cannot read ", path,
+                         ": it holds more than the 5000 bytes read of one "
+                         "file"));
 }
 
 TEST(FsyncPolicyTest, ParsesTheFlagsNamesAndRefusesOthers) {
