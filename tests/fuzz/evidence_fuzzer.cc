@@ -58,7 +58,6 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "google/protobuf/stubs/logging.h"
 #include "google/protobuf/util/json_util.h"
 #include "pyramid/referee/v1/tournament.pb.h"
 #include "referee/core/log_sink.h"
@@ -67,6 +66,7 @@
 #include "referee/tlog/note.h"
 #include "replay/evidence.h"
 #include "replay/verifier.h"
+#include "tests/fuzz/fuzz_target.h"
 
 namespace {
 
@@ -111,9 +111,7 @@ constexpr char kVerifierKey[] =
     "pyramid-referee/84c5b30cb33a0e5d+6bddd573+"
     "AYTFswyzOg5dn61a1oxHNBmeXGRPv9D4wWBcFVjhHWHW";
 
-void Check(bool condition) {
-  if (!condition) std::abort();
-}
+using ::pyramid::fuzz::Check;
 
 // The per-process directory the inputs' directories are made in, removed
 // at exit.
@@ -315,11 +313,7 @@ void CheckGenuineDirectory(const fs::path& dir, pyramid::CheckpointKey key,
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  static const bool quiet = [] {
-    google::protobuf::SetLogHandler(nullptr);
-    return true;
-  }();
-  (void)quiet;
+  pyramid::fuzz::QuietProtobuf();
   if (size == 0 || size > kMaxInput) return 0;
   const pyramid::CheckpointKey key = KeyOf(data[0]);
   const fs::path dir = WorkDirectory() / "tournament";

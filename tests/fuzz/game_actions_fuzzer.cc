@@ -14,7 +14,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <cstdlib>
 #include <memory>
 #include <string>
 #include <vector>
@@ -24,14 +23,13 @@
 #include "referee/crypto/sha256.h"
 #include "referee/games/game.h"
 #include "referee/games/registry.h"
+#include "tests/fuzz/fuzz_target.h"
 
 namespace {
 
 namespace v1 = ::pyramid::referee::v1;
 
-void Check(bool condition) {
-  if (!condition) std::abort();
-}
+using ::pyramid::fuzz::Check;
 
 v1::GameConfig Config(FuzzedDataProvider& in) {
   v1::GameConfig config;

@@ -43,11 +43,11 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/time/time.h"
-#include "google/protobuf/stubs/logging.h"
 #include "pyramid/referee/v1/referee_service.pb.h"
 #include "referee/crypto/ed25519.h"
 #include "referee/service/lobby.h"
 #include "referee/service/token.h"
+#include "tests/fuzz/fuzz_target.h"
 
 namespace {
 
@@ -58,9 +58,7 @@ constexpr uint32_t kMaxClockMs = 20;
 constexpr uint32_t kDefaultPage = 100;
 constexpr uint32_t kMaxPage = 1000;
 
-void Check(bool condition) {
-  if (!condition) std::abort();
-}
+using ::pyramid::fuzz::Check;
 
 std::string& LogDir() {
   static std::string* dir = new std::string;
@@ -79,7 +77,7 @@ pyramid::Lobby& TheLobby() {
     LogDir() = dir;
     // Strings that are not UTF-8 are refused as they are in the service;
     // protobuf's line about each would drown the fuzzer's output.
-    google::protobuf::SetLogHandler(nullptr);
+    pyramid::fuzz::QuietProtobuf();
     std::atexit(RemoveLogDir);
     pyramid::LobbyOptions options;
     options.log_dir = dir;

@@ -16,7 +16,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <cstdlib>
 #include <map>
 #include <memory>
 #include <string>
@@ -35,14 +34,13 @@
 #include "referee/service/connections.h"
 #include "referee/service/match_host.h"
 #include "replay/verifier.h"
+#include "tests/fuzz/fuzz_target.h"
 
 namespace {
 
 namespace v1 = ::pyramid::referee::v1;
 
-void Check(bool condition) {
-  if (!condition) std::abort();
-}
+using ::pyramid::fuzz::Check;
 
 // Keeps what the referee sends one seat.
 class SeatStream final : public pyramid::PlaySink {

@@ -6,7 +6,6 @@
 // value.
 #include <cstddef>
 #include <cstdint>
-#include <cstdlib>
 #include <string>
 #include <string_view>
 
@@ -14,6 +13,7 @@
 #include "referee/tlog/checkpoint.h"
 #include "referee/tlog/note.h"
 #include "replay/evidence.h"
+#include "tests/fuzz/fuzz_target.h"
 
 namespace {
 
@@ -27,9 +27,7 @@ const pyramid::SigningKey& Key() {
   return *key;
 }
 
-void Check(bool condition) {
-  if (!condition) std::abort();
-}
+using ::pyramid::fuzz::Check;
 
 }  // namespace
 

@@ -5,29 +5,18 @@
 // Journal::Append writes them, parses to the same entries.
 #include <cstddef>
 #include <cstdint>
-#include <cstdlib>
 #include <string>
 #include <string_view>
 
-#include "google/protobuf/stubs/logging.h"
 #include "google/protobuf/util/json_util.h"
 #include "google/protobuf/util/message_differencer.h"
+#include "tests/fuzz/fuzz_target.h"
 #include "tools/tournament/journal.h"
 
-namespace {
-
-void Check(bool condition) {
-  if (!condition) std::abort();
-}
-
-}  // namespace
+using ::pyramid::fuzz::Check;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  static const bool quiet = [] {
-    google::protobuf::SetLogHandler(nullptr);
-    return true;
-  }();
-  (void)quiet;
+  pyramid::fuzz::QuietProtobuf();
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   const auto entries = pyramid::Journal::Parse(text, "fuzz");
   if (!entries.ok()) return 0;
