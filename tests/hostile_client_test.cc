@@ -394,12 +394,17 @@ TEST_F(HostileClientTest, AGetLogWhoseClientStopsReadingIsCancelled) {
   const std::string match = FinishedMatchWithLogOf(8 << 20);
   v1::GetLogRequest request;
   request.set_match_id(match);
+  // Before the call starts, so before any chunk of it could be taken.
+  const absl::Time started = absl::Now();
   auto silent = std::make_unique<SilentGetLog>(NewChannel(true), request);
   silent->reader->WaitForInitialMetadata();
   // The one place is taken until the silent call is cancelled.
   std::string fetched;
   const grpc::Status status = FetchLogOnceAPlaceFrees(match, &fetched);
   ASSERT_TRUE(status.ok()) << status.error_message();
+  // Not before the stall timeout has passed since its last chunk was taken
+  // (a bound a loaded machine cannot break: it only comes later).
+  EXPECT_GE(absl::Now() - started, limits.log_stall_timeout);
   EXPECT_TRUE(fetched == LogFile(match));
   // Its client, reading at last, finds the call cancelled after what
   // reached it.
