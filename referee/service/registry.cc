@@ -386,7 +386,12 @@ class MemoryRegistry final : public Registry {
     kept.referee_contribution = match.referee_contribution;
     by_id_[match.info.match_id()] = seq;
     if (!match.info.request_id().empty()) {
-      requests_[match.info.request_id()] = seq;
+      auto [request, first] =
+          requests_.try_emplace(match.info.request_id(), seq);
+      if (!first) {
+        kept.earlier_request = request->second;
+        request->second = seq;
+      }
     }
     for (const StoredToken& token : match.seat_tokens) {
       tokens_[token.id] = token;
@@ -402,11 +407,27 @@ class MemoryRegistry final : public Registry {
     const int64_t seq = it->second;
     const Kept& kept = matches_.at(seq);
     for (const std::string& id : kept.token_ids) tokens_.erase(id);
-    // The request_id then names none (the SQLite registry's names an older
-    // match of it, if any: a broken one, which a retry replaces either way).
+    // Taken out of its request_id's list: the request_id then names the
+    // newest match of it still kept, as the SQLite registry's does.
     auto request = requests_.find(Unpack(seq, kept).info.request_id());
-    if (request != requests_.end() && request->second == seq) {
-      requests_.erase(request);
+    if (request != requests_.end()) {
+      if (request->second == seq) {
+        if (kept.earlier_request == 0) {
+          requests_.erase(request);
+        } else {
+          request->second = kept.earlier_request;
+        }
+      } else {
+        // The newer match that lists this one lists this one's earlier.
+        for (int64_t later = request->second; later != 0;) {
+          Kept& newer = matches_.at(later);
+          if (newer.earlier_request == seq) {
+            newer.earlier_request = kept.earlier_request;
+            break;
+          }
+          later = newer.earlier_request;
+        }
+      }
     }
     matches_.erase(seq);
     by_id_.erase(it);
@@ -499,6 +520,11 @@ class MemoryRegistry final : public Registry {
     std::string referee_contribution;
     std::string broken_reason;
     std::vector<std::string> token_ids;  // Its seat tokens'.
+    // The seq of the newest match kept that was created before it with the
+    // same request_id; 0 when none. From requests_, these list a
+    // request_id's matches newest first (more than one only when a retry
+    // replaced a broken match), so that removing one is cheap.
+    int64_t earlier_request = 0;
   };
 
   // The match as StoredMatch, without its seat tokens.
@@ -518,7 +544,8 @@ class MemoryRegistry final : public Registry {
   int64_t last_seq_ ABSL_GUARDED_BY(mu_) = 0;
   std::map<int64_t, Kept> matches_ ABSL_GUARDED_BY(mu_);  // By seq.
   absl::flat_hash_map<std::string, int64_t> by_id_ ABSL_GUARDED_BY(mu_);
-  // request_id -> the seq of the newest match created with it.
+  // request_id -> the seq of the newest match kept that was created with it
+  // (the older ones: Kept::earlier_request).
   absl::flat_hash_map<std::string, int64_t> requests_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<std::string, StoredToken> tokens_ ABSL_GUARDED_BY(mu_);
 };

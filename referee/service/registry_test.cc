@@ -230,6 +230,57 @@ TEST(MemoryRegistryTest, AnswersPointQueries) {
   AnswersPointQueries(*registry);
 }
 
+// FindRequest names the newest match of a request_id still recorded, the
+// same of both registries: once the newest is removed (its creation failed
+// before its log existed), the one created before it with that request_id
+// (a retry that replaced a broken match shares its request_id); once none
+// is left, none.
+void FindsTheNewestRequestLeftAfterRemovals(Registry& registry) {
+  const auto add = [&registry](int n, const std::string& request_id) {
+    StoredMatch match;
+    const std::string id = absl::StrCat("match-", n);
+    match.info.set_match_id(id);
+    match.info.set_status(v1::MATCH_RUNNING);
+    match.info.set_request_id(request_id);
+    match.log_path = absl::StrCat("/logs/", id, ".pyrlog");
+    EXPECT_TRUE(registry.AddMatch(match).ok());
+    return id;
+  };
+  const auto named = [&registry](const std::string& request_id) {
+    absl::StatusOr<std::string> found = registry.FindRequest(request_id);
+    return found.ok() ? *found : found.status().ToString();
+  };
+  const std::string older = add(0, "retried");
+  const std::string other = add(1, "other");
+  const std::string newer = add(2, "retried");
+  EXPECT_EQ(named("retried"), newer);
+  ASSERT_TRUE(registry.RemoveMatch(newer).ok());
+  EXPECT_EQ(named("retried"), older);
+  ASSERT_TRUE(registry.RemoveMatch(older).ok());
+  EXPECT_TRUE(absl::IsNotFound(registry.FindRequest("retried").status()));
+  EXPECT_EQ(named("other"), other);
+
+  // Three of a request_id: the middle one removed first, then the newest.
+  const std::string first = add(3, "thrice");
+  const std::string second = add(4, "thrice");
+  const std::string third = add(5, "thrice");
+  ASSERT_TRUE(registry.RemoveMatch(second).ok());
+  EXPECT_EQ(named("thrice"), third);
+  ASSERT_TRUE(registry.RemoveMatch(third).ok());
+  EXPECT_EQ(named("thrice"), first);
+  ASSERT_TRUE(registry.RemoveMatch(first).ok());
+  EXPECT_TRUE(absl::IsNotFound(registry.FindRequest("thrice").status()));
+}
+
+TEST_F(RegistryTest, FindsTheNewestRequestLeftAfterRemovals) {
+  FindsTheNewestRequestLeftAfterRemovals(*registry_);
+}
+
+TEST(MemoryRegistryTest, FindsTheNewestRequestLeftAfterRemovals) {
+  std::unique_ptr<Registry> registry = NewMemoryRegistry();
+  FindsTheNewestRequestLeftAfterRemovals(*registry);
+}
+
 // A registry written by a referee before the schema had request_id
 // (version 1) is migrated: the column is filled from each match's info, so
 // a retried CreateMatch of a match recorded then is still recognized.
