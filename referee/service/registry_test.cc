@@ -1,6 +1,8 @@
 // The SQLite registry: bots with their tokens, and matches read back a page
 // at a time in creation order, each with its own seat tokens (none of
 // another page's), its end as recorded, and nothing of a removed match.
+// The point queries (matches, requests, tokens) are asked of the memory
+// registry too, which must answer them alike (MemoryRegistryTest).
 #include "referee/service/registry.h"
 
 #include <map>
