@@ -334,6 +334,15 @@ void PaymentProblem::ForEachOption(
   });
 }
 
+PaymentOption PaymentProblem::AnyOption() const {
+  PaymentOption first;
+  ForEachOption([&](const PaymentOption& option) {
+    first = option;
+    return false;
+  });
+  return first;
+}
+
 // Key field (1) depends on the shape alone, so only the shapes that move the
 // fewest pieces are expanded.
 PaymentOption PaymentProblem::Canonical() const {

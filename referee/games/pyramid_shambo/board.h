@@ -127,6 +127,10 @@ class PaymentProblem {
   // The option with the least CanonicalKey.
   PaymentOption Canonical() const;
 
+  // One of the options (the first ForEachOption visits), found without
+  // comparing keys: when there is a single option, the canonical one.
+  PaymentOption AnyOption() const;
+
  private:
   // Check() for the methods without change (exact, everything, overpay),
   // and for change (an exchange with a provider, then an exact payment).

@@ -278,6 +278,8 @@ TEST(ShamboPaymentOptionsTest, EnumerationCountAndCheckMatchTheRules) {
     const PaymentOption least =
         *std::min_element(options.begin(), options.end(), Less);
     ASSERT_TRUE(problem.Canonical() == least);
+    // AnyOption is the first option listed (with one, the canonical one).
+    ASSERT_TRUE(problem.AnyOption() == options.front());
   }
   // Every method came up.
   for (int count : methods) EXPECT_GT(count, 0);

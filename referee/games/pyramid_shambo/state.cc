@@ -64,9 +64,19 @@ std::vector<int> PyramidShamboState::ActingSeats() const {
   return {};
 }
 
+// ActingSeats() without the vector: asked on every action's check.
 bool PyramidShamboState::IsActing(int seat) const {
-  const std::vector<int> acting = ActingSeats();
-  return std::find(acting.begin(), acting.end(), seat) != acting.end();
+  switch (phase_) {
+    case Phase::kChallenge:
+      return seat == active_;
+    case Phase::kThrow:
+      return seat == active_ || seat == target_;
+    case Phase::kPayment:
+      return seat == decider_;
+    case Phase::kOver:
+      return false;
+  }
+  return false;
 }
 
 absl::Status PyramidShamboState::ValidateAction(
@@ -169,21 +179,18 @@ void PyramidShamboState::LegalActionsInto(
 }
 
 // Same answer as the default, without listing (and serializing and
-// sorting) every payment option or challenge target: the verifier and the
-// referee ask after every move.
+// sorting) every payment option or challenge target, nor asking for the
+// acting seats' vector: the verifier and the referee ask after every move.
 std::optional<v1::Action> PyramidShamboState::SoleLegalAction(int seat) const {
   if (phase_ == Phase::kPayment && seat == decider_) {
     if (payment_options_ != 1) return std::nullopt;
-    return PaymentAction(payment_->Canonical());
+    return PaymentAction(payment_->AnyOption());  // The only one.
   }
   if (phase_ != Phase::kChallenge && phase_ != Phase::kThrow) {
     return State::SoleLegalAction(seat);
   }
-  const std::vector<int> acting = ActingSeats();
-  if (acting.size() != 1 || acting[0] != seat || !IsActing(seat)) {
-    return std::nullopt;
-  }
-  if (phase_ == Phase::kThrow) return std::nullopt;  // Three hands.
+  // Two seats throw (and each has three hands); one challenges.
+  if (phase_ == Phase::kThrow || seat != active_) return std::nullopt;
   int sole = -1;
   for (int target = 0; target < num_seats_; ++target) {
     if (target == active_ || !Live(target)) continue;
@@ -204,7 +211,7 @@ v1::Action PyramidShamboState::DefaultAction(int seat) const {
     case Phase::kPayment:
       // With a single option, `canonical` is not offered; that option is
       // the canonical one.
-      if (payment_options_ == 1) return PaymentAction(payment_->Canonical());
+      if (payment_options_ == 1) return PaymentAction(payment_->AnyOption());
       return CanonicalAction();
     case Phase::kOver:
       break;
