@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <compare>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -66,13 +67,34 @@ bool Reachable(const Counts& counts, int pips) {
   return false;
 }
 
-// Calls `visit` on every shape with 0 <= shape[i] <= max[i].
-void ForEachCounts(const Counts& max,
-                   absl::FunctionRef<void(const Counts&)> visit) {
+// Calls `visit` on every shape with 0 <= shape[i] <= max[i], the Small
+// count varying slowest and the Large count fastest. (A template, not a
+// FunctionRef: the shapes of every payment are enumerated after every
+// throw and payment, and the visits are a few comparisons each.)
+template <typename Visit>
+void ForEachCounts(const Counts& max, Visit&& visit) {
   Counts counts;
   for (counts[0] = 0; counts[0] <= max[0]; ++counts[0]) {
     for (counts[1] = 0; counts[1] <= max[1]; ++counts[1]) {
       for (counts[2] = 0; counts[2] <= max[2]; ++counts[2]) visit(counts);
+    }
+  }
+}
+
+// ForEachCounts(max, visit) for the shapes worth exactly `pips` only, in the
+// same order: the Large count is the one the other two leave, if any, so
+// that only those two are enumerated.
+template <typename Visit>
+void ForEachCountsWorth(const Counts& max, int pips, Visit&& visit) {
+  Counts counts;
+  for (counts[0] = 0; counts[0] <= max[0] && counts[0] <= pips; ++counts[0]) {
+    for (counts[1] = 0;
+         counts[1] <= max[1] && counts[0] + 2 * counts[1] <= pips;
+         ++counts[1]) {
+      const int rest = pips - counts[0] - 2 * counts[1];
+      if (rest % 3 != 0 || rest / 3 > max[2]) continue;
+      counts[2] = rest / 3;
+      visit(counts);
     }
   }
 }
@@ -137,6 +159,27 @@ std::vector<std::pair<int, int>> KeyList(PieceSet set) {
   return list;
 }
 
+// The key's fields (1) and (3).
+int Moved(const PaymentOption& option) {
+  return Count(option.pay) + Count(option.payer_gives) +
+         Count(option.provider_gives);
+}
+
+int ProviderRank(const PaymentOption& option) {
+  return option.provider == kNoProvider ? 0 : option.provider + 1;
+}
+
+// KeyList(a) <=> KeyList(b): the lists ascend as the bits do, so they are
+// compared bit by bit from the lowest (a list before its extensions).
+std::strong_ordering CompareLists(PieceSet a, PieceSet b) {
+  for (; a != 0 && b != 0; a &= a - 1, b &= b - 1) {
+    const int next_a = std::countr_zero(a);
+    const int next_b = std::countr_zero(b);
+    if (next_a != next_b) return next_a <=> next_b;
+  }
+  return (a != 0) <=> (b != 0);
+}
+
 std::string SetName(PieceSet set) {
   if (set == 0) return "nothing";
   std::vector<std::string> names;
@@ -185,13 +228,26 @@ std::string PieceName(const Piece& piece) {
 
 CanonicalKey KeyOf(const PaymentOption& option) {
   CanonicalKey key;
-  key.moved = Count(option.pay) + Count(option.payer_gives) +
-              Count(option.provider_gives);
+  key.moved = Moved(option);
   key.pay = KeyList(option.pay);
-  key.provider_rank = option.provider == kNoProvider ? 0 : option.provider + 1;
+  key.provider_rank = ProviderRank(option);
   key.payer_gives = KeyList(option.payer_gives);
   key.provider_gives = KeyList(option.provider_gives);
   return key;
+}
+
+std::strong_ordering CompareKeys(const PaymentOption& a,
+                                 const PaymentOption& b) {
+  if (const auto order = Moved(a) <=> Moved(b); order != 0) return order;
+  if (const auto order = CompareLists(a.pay, b.pay); order != 0) return order;
+  if (const auto order = ProviderRank(a) <=> ProviderRank(b); order != 0) {
+    return order;
+  }
+  if (const auto order = CompareLists(a.payer_gives, b.payer_gives);
+      order != 0) {
+    return order;
+  }
+  return CompareLists(a.provider_gives, b.provider_gives);
 }
 
 PaymentProblem::PaymentProblem(const Holdings& holdings,
@@ -225,8 +281,9 @@ bool PaymentProblem::CanChange(int provider) const {
   bool found = false;
   ForEachCounts(payer, [&](const Counts& gives) {
     if (found || IsZero(gives)) return;
-    ForEachCounts(other, [&](const Counts& gets) {
-      if (found || IsZero(gets) || PipsOf(gets) != PipsOf(gives)) return;
+    // Worth as much as a non-empty `gives`: not empty either.
+    ForEachCountsWorth(other, PipsOf(gives), [&](const Counts& gets) {
+      if (found) return;
       Counts after;
       for (int i = 0; i < kNumSizes; ++i) {
         if (gives[i] > 0 && gets[i] > 0) return;
@@ -243,9 +300,8 @@ void PaymentProblem::ForEachShape(
   const Counts payer = CountsOf(holdings_[payer_]);
   switch (method_) {
     case PaymentMethod::kExact:
-      ForEachCounts(payer, [&](const Counts& pay) {
-        if (PipsOf(pay) == amount_) visit(Shape{.pay = pay});
-      });
+      ForEachCountsWorth(payer, amount_,
+                         [&](const Counts& pay) { visit(Shape{.pay = pay}); });
       return;
     case PaymentMethod::kAll:
       visit(Shape{.pay = payer});
@@ -263,14 +319,13 @@ void PaymentProblem::ForEachShape(
         const Counts other = CountsOf(holdings_[provider]);
         ForEachCounts(payer, [&](const Counts& gives) {
           if (IsZero(gives)) return;
-          ForEachCounts(other, [&](const Counts& gets) {
-            if (IsZero(gets) || PipsOf(gets) != PipsOf(gives)) return;
+          // Worth as much as a non-empty `gives`: not empty either.
+          ForEachCountsWorth(other, PipsOf(gives), [&](const Counts& gets) {
             Counts after;
             for (int i = 0; i < kNumSizes; ++i) {
               after[i] = payer[i] - gives[i] + gets[i];
             }
-            ForEachCounts(after, [&](const Counts& pay) {
-              if (PipsOf(pay) != amount_) return;
+            ForEachCountsWorth(after, amount_, [&](const Counts& pay) {
               visit(Shape{.provider = provider,
                           .payer_gives = gives,
                           .provider_gives = gets,
@@ -358,14 +413,11 @@ PaymentOption PaymentProblem::Canonical() const {
     if (moved == fewest) shapes.push_back(shape);
   });
   PaymentOption best;
-  CanonicalKey best_key;
   bool have_best = false;
   for (const Shape& shape : shapes) {
     ExpandShape(shape, [&](const PaymentOption& option) {
-      CanonicalKey key = KeyOf(option);
-      if (!have_best || key < best_key) {
+      if (!have_best || CompareKeys(option, best) < 0) {
         best = option;
-        best_key = std::move(key);
         have_best = true;
       }
       return true;

@@ -93,6 +93,11 @@ struct CanonicalKey {
 
 CanonicalKey KeyOf(const PaymentOption& option);
 
+// KeyOf(a) <=> KeyOf(b), without making the keys' lists: the sets are
+// compared as the lists they name.
+std::strong_ordering CompareKeys(const PaymentOption& a,
+                                 const PaymentOption& b);
+
 enum class PaymentMethod { kExact, kAll, kChange, kOverpay };
 
 // One payment due. Requires a live payer holding at least one piece, a live

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <compare>
 #include <cstdint>
 #include <set>
 #include <tuple>
@@ -97,6 +98,42 @@ TEST(ShamboCanonicalKeyTest, LexicographicListOrder) {
   CanonicalKey longer = KeyOf(Plain("r1 y1"));
   longer.moved = shorter.moved;
   EXPECT_LT(shorter, longer);
+}
+
+TEST(ShamboCanonicalKeyTest, CompareKeysOrdersOptionsAsTheirKeys) {
+  // The options above, and lists that are prefixes of one another in each
+  // list field, compared every way round.
+  const std::vector<PaymentOption> options = {
+      Plain("r1"),
+      Plain("r3"),
+      Plain("x3"),
+      Plain("r1 x1"),
+      Plain("r1 y1"),
+      Plain("r2 y2"),
+      Plain("x1 r3"),
+      Plain("y1 g1"),
+      Plain("r1 y1 b1"),
+      Plain("r1 g1 y2"),
+      Plain("y1 g1 b1 k1"),
+      Exchange(0, "y3", "r1 r2", "r1"),
+      Exchange(2, "y1 y2", "g3", "y3"),
+      Exchange(2, "y3", "g1 g2", "r1"),
+      Exchange(2, "y3", "g1 g2", "y2"),
+      Exchange(2, "y3", "g1 g2", "y3"),
+      Exchange(2, "y3", "r1 g2", "y2"),
+      Exchange(2, "y3", "r1", "y2"),
+      Exchange(2, "y3", "r1", "y2 g2"),
+      Exchange(2, "y3 g3", "r1", "y2"),
+      Exchange(3, "y2", "b1 k1", "r1"),
+      Exchange(5, "y3", "w1 w2", "r1"),
+  };
+  for (const PaymentOption& a : options) {
+    for (const PaymentOption& b : options) {
+      SCOPED_TRACE(::testing::Message() << "pay " << testing::Names(a.pay)
+                                        << " vs " << testing::Names(b.pay));
+      EXPECT_TRUE(CompareKeys(a, b) == (KeyOf(a) <=> KeyOf(b)));
+    }
+  }
 }
 
 // ---------------------------------------------------------------------------
@@ -278,6 +315,13 @@ TEST(ShamboPaymentOptionsTest, EnumerationCountAndCheckMatchTheRules) {
     const PaymentOption least =
         *std::min_element(options.begin(), options.end(), Less);
     ASSERT_TRUE(problem.Canonical() == least);
+    // CompareKeys orders them as their keys.
+    for (size_t i = 0; i < options.size() && i < 12; ++i) {
+      for (size_t j = 0; j < options.size() && j < 12; ++j) {
+        ASSERT_TRUE(CompareKeys(options[i], options[j]) ==
+                    (KeyOf(options[i]) <=> KeyOf(options[j])));
+      }
+    }
     // AnyOption is the first option listed (with one, the canonical one).
     ASSERT_TRUE(problem.AnyOption() == options.front());
   }
