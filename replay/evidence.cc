@@ -239,9 +239,8 @@ constexpr std::string_view kCheckpointKind = "a checkpoint (a signed note)";
 
 std::string FileKind(std::string_view text) {
   const std::string_view first = text.substr(0, text.find('\n'));
-  if (first == "c2sp.org/tlog-proof@v1") {
-    return "an inclusion proof, a .tlog-proof file";
-  }
+  if (first == "c2sp.org/tlog-proof@v1")
+    return std::string(kInclusionProofKind);
   if (first == kConsistencyHeader) return std::string(kConsistencyKind);
   if (text.starts_with(log_format::kMagic)) return "a match log";
   if (tlog::ParseNote(text).ok()) return std::string(kCheckpointKind);

@@ -58,10 +58,12 @@ absl::StatusOr<Inclusion> CheckInclusion(std::string_view log,
                                          const CheckpointKey& key);
 
 // What `text` looks like, by its first line or form: "an inclusion proof,
-// a .tlog-proof file", "a consistency proof", "a match log", "a checkpoint
-// (a signed note)", or "" (none of them). Names a file given in
-// another's place.
+// a .tlog-proof file" (kInclusionProofKind), "a consistency proof", "a
+// match log", "a checkpoint (a signed note)", or "" (none of them). Names a
+// file given in another's place.
 std::string FileKind(std::string_view text);
+inline constexpr std::string_view kInclusionProofKind =
+    "an inclusion proof, a .tlog-proof file";
 
 // How CheckConsistency names its three files (e.g. their paths).
 struct ConsistencyNames {

@@ -19,10 +19,11 @@
 // consistency proof that fails, a tournament directory with problems);
 // 2 usage or I/O error (what is wrong is said first, then the usage: a
 // flag the command does not take is one, e.g. `html --level`; with
-// --inclusion, a proof file that cannot be read fails before the log is
-// verified; a secret key file given to --key; for consistency, files
-// swapped or of another kind, or a proof between other sizes, said
-// without the usage; for verify-tournament, a directory that holds
+// --inclusion, a proof file that cannot be read or is of another kind (a
+// checkpoint, a log) fails before the log is verified; a secret key file
+// given to --key; --key and --tlog_key together naming two referees; for
+// consistency, files swapped or of another kind, or a proof between other
+// sizes, said without the usage; for verify-tournament, a directory that holds
 // neither schedule.json nor checkpoint; a file over 1 GiB, which no log
 // is, refused unread: log_format::kMaxInputFileSize). With several logs, one
 // line each (in the order given) and the worst status of them all; several logs
@@ -58,6 +59,7 @@
 #include "referee/crypto/bytes.h"
 #include "referee/crypto/ed25519.h"
 #include "referee/games/registry.h"
+#include "referee/tlog/note.h"
 #include "replay/evidence.h"
 #include "replay/html_page.h"
 #include "replay/ordered_pool.h"
@@ -204,6 +206,21 @@ std::optional<Flags> ParseArgs(const std::vector<std::string>& args) {
     }
     if (!SetFlag(arg, value, flags)) return std::nullopt;
     flags.given.push_back(arg);
+  }
+  // Given together, --key and --tlog_key must name one referee key (a
+  // verifier key holds the key it checks with): else the checkpoint would
+  // be opened with one key and the logs judged with another, or --key
+  // silently ignored (consistency opens checkpoints only).
+  if (!flags.key.empty() && !flags.tlog_key.empty()) {
+    const absl::StatusOr<tlog::NoteVerifier> verifier =
+        tlog::ParseVerifierKey(flags.tlog_key);
+    if (!verifier.ok() || verifier->public_key != flags.key) {
+      std::cerr << "--key and --tlog_key name different referee keys ("
+                << ToHex(flags.key) << " and "
+                << (verifier.ok() ? ToHex(verifier->public_key) : "none")
+                << "); give one of them, or both of the same referee\n";
+      return std::nullopt;
+    }
   }
   return flags;
 }
@@ -353,6 +370,16 @@ int Verify(const std::vector<std::string>& args) {
         ReadFileToString(flags->inclusion, log_format::kMaxInputFileSize);
     if (!proof.ok()) {
       std::cerr << "--inclusion: " << proof.status().message() << "\n";
+      return kUsage;
+    }
+    // Another kind of file in its place is the command's mistake, as
+    // `replay consistency` says of its files; a damaged proof (of no
+    // kind) is a verdict.
+    if (const std::string kind = FileKind(*proof);
+        !kind.empty() && kind != kInclusionProofKind) {
+      std::cerr << "--inclusion: " << flags->inclusion
+                << " is not an inclusion proof (it looks like " << kind
+                << ")\n";
       return kUsage;
     }
     const std::string& log = flags->operands[0];

@@ -771,6 +771,56 @@ TEST_F(ReplayCliTest, FlagsACommandDoesNotTakeAreRefused) {
             0);
 }
 
+// --key and --tlog_key given together must name one referee: with another
+// referee's --key, `consistency` ignored it (it opens checkpoints with the
+// verifier key) and said "consistent".
+TEST_F(ReplayCliTest, KeyAndTlogKeyTogetherMustNameOneReferee) {
+  const std::string example = "testdata/tlog/example";
+  const std::string consistency =
+      absl::StrCat("testdata/tlog/checkpoint-3 ", example,
+                   "/checkpoint testdata/tlog/consistency-3-6");
+  const std::string other(64, '1');
+  for (const std::string& args :
+       {absl::StrCat("consistency --key ", other,
+                     " --tlog_key testdata/tlog/tlog.vkey ", consistency),
+        absl::StrCat("verify-tournament --key ", other,
+                     " --tlog_key testdata/tlog/tlog.vkey ", example)}) {
+    const CliRun run = Replay(args);
+    EXPECT_EQ(run.exit_code, 2) << args;
+    EXPECT_TRUE(run.out.empty()) << args << ": " << run.out;
+    EXPECT_THAT(run.err,
+                HasSubstr(absl::StrCat("--key and --tlog_key name different "
+                                       "referee keys (",
+                                       other, " and ")))
+        << args;
+  }
+  // The same referee's keys, both given, are one pin.
+  EXPECT_EQ(Replay(absl::StrCat("consistency --key ", example,
+                                "/referee.pub --tlog_key "
+                                "testdata/tlog/tlog.vkey ",
+                                consistency))
+                .exit_code,
+            0);
+}
+
+// A file of another kind given as the --inclusion proof is the command's
+// mistake (exit 2, before the log is verified), as `consistency` says of
+// its files; it was judged "NOT INCLUDED: bad tlog-proof", exit 1.
+TEST_F(ReplayCliTest, AnInclusionProofOfAnotherKindIsAUsageError) {
+  const std::string example = "testdata/tlog/example";
+  const std::string log = absl::StrCat(
+      example,
+      "/logs/rock_paper_pyramid-1a08adf5fc16925d26ec56c7ef0369db.pyrlog");
+  const CliRun run =
+      Replay(absl::StrCat("verify --inclusion ", example, "/checkpoint ", log));
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_TRUE(run.out.empty()) << run.out;
+  EXPECT_THAT(run.err,
+              HasSubstr(absl::StrCat("--inclusion: ", example,
+                                     "/checkpoint is not an inclusion proof "
+                                     "(it looks like a checkpoint")));
+}
+
 // A flag given a value it does not take says so, not that it is unknown.
 TEST_F(ReplayCliTest, AllowUnsealedTakesNoValue) {
   const CliRun run =
