@@ -61,12 +61,12 @@
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
-#include "google/protobuf/text_format.h"
 #include "google/protobuf/util/json_util.h"
 #include "grpc/health/v1/health.grpc.pb.h"
 #include "grpcpp/grpcpp.h"
 #include "pyramid/referee/v1/referee_service.grpc.pb.h"
 #include "referee/cli/program.h"
+#include "referee/cli/text_proto.h"
 #include "referee/cli/token_text.h"
 #include "referee/core/log_sink.h"
 #include "referee/crypto/bytes.h"
@@ -322,9 +322,10 @@ int RegisterBot(v1::Referee::Stub& stub, const std::string& name) {
 int CreateMatch(v1::Referee::Stub& stub) {
   v1::CreateMatchRequest request;
   request.mutable_game()->set_game(absl::GetFlag(FLAGS_game));
-  if (!google::protobuf::TextFormat::MergeFromString(
-          absl::GetFlag(FLAGS_options), request.mutable_game())) {
-    return Usage("cannot parse --options");
+  if (absl::Status s =
+          MergeTextProto(absl::GetFlag(FLAGS_options), *request.mutable_game());
+      !s.ok()) {
+    return Usage(absl::StrCat("cannot parse --options: ", s.message()));
   }
   const std::vector<std::string> bots =
       absl::StrSplit(absl::GetFlag(FLAGS_bots), ',');

@@ -22,8 +22,8 @@
 #include "absl/flags/usage.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "google/protobuf/text_format.h"
 #include "referee/cli/program.h"
+#include "referee/cli/text_proto.h"
 #include "referee/core/local_runner.h"
 #include "referee/core/log_sink.h"
 #include "referee/core/match.h"
@@ -104,9 +104,9 @@ absl::StatusOr<std::filesystem::path> PlayOne(
 int Main() {
   v1::GameConfig config;
   config.set_game(absl::GetFlag(FLAGS_game));
-  if (!google::protobuf::TextFormat::MergeFromString(
-          absl::GetFlag(FLAGS_options), &config)) {
-    std::cerr << "selfplay: cannot parse --options\n";
+  if (absl::Status s = MergeTextProto(absl::GetFlag(FLAGS_options), config);
+      !s.ok()) {
+    std::cerr << "selfplay: cannot parse --options: " << s.message() << "\n";
     return 2;
   }
   absl::StatusOr<std::unique_ptr<Game>> game = MakeGame(config);

@@ -25,8 +25,8 @@
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/strings/str_split.h"
-#include "google/protobuf/text_format.h"
 #include "referee/cli/program.h"
+#include "referee/cli/text_proto.h"
 #include "tools/bot/arena_runner.h"
 
 ABSL_FLAG(std::string, game, "pyramid_shambo", "Game id.");
@@ -47,9 +47,10 @@ namespace {
 int Main() {
   ArenaOptions options;
   options.game.set_game(absl::GetFlag(FLAGS_game));
-  if (!google::protobuf::TextFormat::MergeFromString(
-          absl::GetFlag(FLAGS_options), &options.game)) {
-    std::cerr << "arena: cannot parse --options\n";
+  if (absl::Status s =
+          MergeTextProto(absl::GetFlag(FLAGS_options), options.game);
+      !s.ok()) {
+    std::cerr << "arena: cannot parse --options: " << s.message() << "\n";
     return 2;
   }
   options.seats = absl::GetFlag(FLAGS_seats);
