@@ -1521,6 +1521,25 @@ TEST_F(ServiceTest, WatchersBeyondTheLimitsAreRefused) {
   EXPECT_TRUE(admitted);
 }
 
+// A limit of 0 is "no spectators" (docs/protocol.md), said as such rather
+// than as "already serves 0 watchers, as many as it takes".
+TEST_F(ServiceTest, AWatcherLimitOfZeroSaysNoWatchersAreTaken) {
+  for (const bool per_match : {false, true}) {
+    RefereeConfig config;
+    (per_match ? config.limits.max_watchers_per_match
+               : config.limits.max_watchers) = 0;
+    ref_ = std::make_unique<TestReferee>(config);
+    const Created match = NewMatch();
+    WatchClient watcher(ref_->NewChannel(), match.id);
+    const grpc::Status refused = watcher.AwaitEnd();
+    EXPECT_EQ(refused.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+    EXPECT_EQ(refused.error_message(),
+              per_match ? "the referee takes no watchers of a match "
+                          "(--max_watchers_per_match=0)"
+                        : "this referee takes no watchers (--max_watchers=0)");
+  }
+}
+
 // --public_watch=false: Watch, GetMatch, ListMatches and GetLog (of a
 // finished match too, whose log shows every hand) need a token this
 // referee issued (any: admin, seat or bot); by default they need none.

@@ -693,9 +693,12 @@ absl::Status MatchHost::AddWatcher(std::shared_ptr<WatchSink> watcher,
   PruneWatchersLocked();
   if (watchers_.size() >= max_watchers) {
     return absl::ResourceExhaustedError(
-        absl::StrCat("match ", match_id_, " already has ", watchers_.size(),
-                     " watchers, as many as it takes (--max_watchers_per_"
-                     "match)"));
+        max_watchers == 0 ? "the referee takes no watchers of a match "
+                            "(--max_watchers_per_match=0)"
+                          : absl::StrCat("match ", match_id_, " already has ",
+                                         watchers_.size(),
+                                         " watchers, as many as it takes "
+                                         "(--max_watchers_per_match)"));
   }
   v1::WatchEvent first;
   *first.mutable_match() = InfoLocked(*connections_);

@@ -425,11 +425,13 @@ class WatchReactor final : public AsyncWriterStream {
     }
     counted_ = true;
     if (watching_->fetch_add(1) >= limits_.max_watchers) {
-      writer_->Close(
-          grpc::StatusCode::RESOURCE_EXHAUSTED,
-          absl::StrCat("this referee already serves ", limits_.max_watchers,
-                       " watchers, as many as it takes "
-                       "(--max_watchers)"));
+      writer_->Close(grpc::StatusCode::RESOURCE_EXHAUSTED,
+                     limits_.max_watchers == 0
+                         ? "this referee takes no watchers (--max_watchers=0)"
+                         : absl::StrCat("this referee already serves ",
+                                        limits_.max_watchers,
+                                        " watchers, as many as it takes "
+                                        "(--max_watchers)"));
       return;
     }
     std::shared_ptr<MatchHost> host = lobby_->FindMatch(watch.match_id());
