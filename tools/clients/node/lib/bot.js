@@ -54,6 +54,16 @@ function replaced(error) {
   return error.code === grpc.status.ABORTED && error.details === REPLACED_DETAILS;
 }
 
+/**
+ * A stream error as one line, "UNAVAILABLE: details". grpc-js ends a failed
+ * connection's details with "Resolution note: " and the name resolver's
+ * note, which is most often empty: an empty one is dropped.
+ */
+function statusText(error) {
+  const details = String(error.details ?? '').replace(/\s*Resolution note:\s*$/, '');
+  return `${grpc.status[error.code] ?? error.code}: ${details}`;
+}
+
 /** The first listed legal action, else the unlisted Shambo payment's canonical one. */
 function fallbackAction(game, observation, legalActions) {
   if (legalActions && legalActions.length) return legalActions[0];
@@ -155,7 +165,7 @@ class Runner {
         // eslint-disable-next-line no-await-in-loop
         const { got, error } = await this.playOnce();
         if (!error || this.stopping) break;
-        const status = `${grpc.status[error.code] ?? error.code}: ${error.details}`;
+        const status = statusText(error);
         if (replaced(error)) {
           this.summary.failure = `${REPLACED_FAILURE} (stream ended: ${status})`;
           break;
@@ -441,5 +451,5 @@ function keyOf(m) {
 
 // Runner is exported for the kit's unit tests only (test/runner.test.js).
 module.exports = {
-  Bot, fallbackAction, Runner, REPLACED_FAILURE,
+  Bot, fallbackAction, Runner, REPLACED_FAILURE, statusText,
 };

@@ -9,7 +9,7 @@
 const assert = require('node:assert');
 const test = require('node:test');
 const grpc = require('@grpc/grpc-js');
-const { Bot, Runner } = require('../lib/bot');
+const { Bot, Runner, statusText } = require('../lib/bot');
 
 function runner(matches, bot = new Bot(), options = {}) {
   const lines = [];
@@ -163,4 +163,18 @@ test('other stream ends reconnect, and say why', async () => {
     'stream ended (UNAVAILABLE: Connection dropped); reconnecting in 100 ms',
     'stream ended (ABORTED: something else); reconnecting in 100 ms',
   ]);
+});
+
+test('a stream error is one line, without grpc-js empty resolution note', () => {
+  const refused = 'No connection established. Last error: connect ECONNREFUSED 127.0.0.1:1.';
+  assert.strictEqual(
+    statusText({ code: grpc.status.UNAVAILABLE, details: `${refused} Resolution note: ` }),
+    `UNAVAILABLE: ${refused}`,
+  );
+  assert.strictEqual(
+    statusText({ code: grpc.status.UNAVAILABLE, details: `${refused} Resolution note: no such host` }),
+    `UNAVAILABLE: ${refused} Resolution note: no such host`,
+  );
+  assert.strictEqual(statusText({ code: grpc.status.ABORTED, details: 'replaced by a newer stream' }),
+    'ABORTED: replaced by a newer stream');
 });
