@@ -8,6 +8,7 @@
 // killed with SIGKILL mid-run, resumes from its output directory.
 #include <signal.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -159,7 +160,8 @@ TEST_F(TournamentTest, RoundRobinOfReferenceBotsVerifiesEveryLog) {
 // bots' tokens are deleted when the bots stop. A
 // directory an earlier runner wrote, with the key inside, has it moved out
 // on resume; a resume that cannot find the key that signed the directory's
-// logs, or is given another, is refused instead of signing with a new one.
+// logs, or is given another, or finds two, is refused (INVALID_ARGUMENT:
+// the program's status 2) instead of signing with a new one.
 TEST_F(TournamentTest, TheRefereesSecretKeyStaysOutOfTheOutputDirectory) {
   const fs::path out = dir_.File("out");
   const fs::path key_file = dir_.File("out.referee.key");
@@ -193,12 +195,12 @@ TEST_F(TournamentTest, TheRefereesSecretKeyStaysOutOfTheOutputDirectory) {
   ASSERT_TRUE(
       WriteKeyFiles(other.signing_key_file(), SigningKey::Generate()).ok());
   absl::StatusOr<v1::TournamentResults> refused = Run(other);
-  EXPECT_EQ(refused.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(refused.status().message(), HasSubstr("did not sign"));
   const fs::path kept = dir_.File("kept.key");
   fs::rename(key_file, kept);
   refused = Run(t);
-  EXPECT_EQ(refused.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(refused.status().message(), HasSubstr("secret half"));
 
   // A directory that holds its key, as earlier runners left it: the resume
@@ -219,8 +221,200 @@ TEST_F(TournamentTest, TheRefereesSecretKeyStaysOutOfTheOutputDirectory) {
   EXPECT_FALSE(fs::exists(out / "referee.key"));
   fs::copy_file(other.signing_key_file(), out / "referee.key");
   refused = Run(t);
-  EXPECT_EQ(refused.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(refused.status().message(), HasSubstr("two different"));
+}
+
+// Every file under `dir` (a regular file with its bytes, anything else as
+// "-"), by path relative to it: what a refused run must leave as it was.
+std::map<std::string, std::string> Tree(const fs::path& dir) {
+  std::map<std::string, std::string> tree;
+  if (!fs::exists(dir)) return tree;
+  for (const fs::directory_entry& entry :
+       fs::recursive_directory_iterator(dir)) {
+    const std::string name = entry.path().lexically_relative(dir).string();
+    if (!entry.is_regular_file()) {
+      tree[name] = "-";
+      continue;
+    }
+    absl::StatusOr<std::string> bytes = ReadFileToString(entry.path().string());
+    tree[name] = bytes.ok() ? *bytes : "(unreadable)";
+  }
+  return tree;
+}
+
+// A signing_key_file inside the output directory, which is published whole,
+// is refused with status 2 in one line saying why and where the key goes
+// by default, before anything is written: whether the directory exists yet
+// or not, and whether the key's path names it as given, relative to the
+// current directory, or through a symbolic link.
+TEST_F(TournamentTest, ASigningKeyFileInsideTheOutputDirectoryIsRefused) {
+  const std::string file =
+      TournamentCommand(Make("rock_paper_pyramid", 3, 3))[1];
+  const fs::path out = dir_.File("out");
+  ASSERT_TRUE(fs::create_directory(dir_.File("elsewhere")));
+  fs::create_directory_symlink(out, dir_.File("link"));
+  fs::create_directory_symlink(out, dir_.File("elsewhere/into-out"));
+  const std::string out_key = dir_.File("out.referee.key");
+  const struct {
+    bool out_exists;
+    std::vector<std::string> flags;  // After --output_dir=OUT unless given.
+    std::string default_key;
+  } cases[] = {
+      {false, {"--signing_key_file=" + dir_.File("out/k.key")}, out_key},
+      {true, {"--signing_key_file=" + dir_.File("out/k.key")}, out_key},
+      {false,
+       {"--signing_key_file=" + dir_.File("out/keys/../k.key")},
+       out_key},
+      {true,
+       {"--signing_key_file=" +
+        (out / "k.key").lexically_relative(fs::current_path()).string()},
+       out_key},
+      {true, {"--signing_key_file=" + dir_.File("link/k.key")}, out_key},
+      {true,
+       {"--signing_key_file=" + dir_.File("elsewhere/into-out/k.key")},
+       out_key},
+      {true,
+       {"--output_dir=" + dir_.File("link"),
+        "--signing_key_file=" + dir_.File("out/sub/k.key")},
+       dir_.File("link.referee.key")},
+      {false,
+       {"--output_dir=" + dir_.File("out/"),
+        "--signing_key_file=" + dir_.File("out/k.key")},
+       out_key},
+  };
+  for (const auto& c : cases) {
+    fs::remove_all(out);
+    if (c.out_exists) {
+      ASSERT_TRUE(fs::create_directory(out));
+    }
+    std::vector<std::string> argv = {
+        (fs::path(BinDir()) / "tournament").string(), file};
+    if (c.flags.size() == 1) argv.push_back("--output_dir=" + out.string());
+    argv.insert(argv.end(), c.flags.begin(), c.flags.end());
+    const std::string flags = absl::StrJoin(argv, " ");
+    testing_util::Process run(argv, dir_.File("run.out"), dir_.File("run.err"));
+    EXPECT_EQ(run.Wait(absl::Seconds(30)), 2) << flags << ": " << run.err();
+    EXPECT_THAT(run.err(), HasSubstr("is inside the output directory"))
+        << flags;
+    EXPECT_THAT(run.err(), HasSubstr("would be published with it")) << flags;
+    EXPECT_THAT(run.err(), HasSubstr("by default it is " + c.default_key))
+        << flags;
+    const std::string err = run.err();
+    EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+    // Nothing written: neither the directory (or anything in it) nor a key.
+    EXPECT_EQ(fs::exists(out), c.out_exists) << flags;
+    EXPECT_TRUE(Tree(out).empty()) << flags;
+    EXPECT_FALSE(fs::exists(out_key)) << flags;
+    EXPECT_FALSE(fs::exists(dir_.File("link.referee.key"))) << flags;
+  }
+  // Beside it, the same key is taken (a name that only begins like the
+  // directory's is not inside it).
+  fs::remove_all(out);
+  testing_util::Process run({(fs::path(BinDir()) / "tournament").string(), file,
+                             "--output_dir=" + out.string(),
+                             "--signing_key_file=" + dir_.File("out-k.key")},
+                            dir_.File("run.out"), dir_.File("run.err"));
+  EXPECT_EQ(run.Wait(absl::Seconds(120)), 0) << run.err();
+  EXPECT_TRUE(ReadSigningKey(dir_.File("out-k.key")).ok());
+}
+
+// A signing_key_file that does not exist yet is created, and the runner
+// says so on standard error, naming it (a mistyped path would otherwise
+// become a new key unnoticed); a resume, which finds it, says nothing of
+// the kind.
+TEST_F(TournamentTest, ANewSigningKeyFileIsAnnounced) {
+  std::vector<std::string> argv =
+      TournamentCommand(Make("rock_paper_pyramid", 3, 3));
+  const std::string key = dir_.File("new.key");
+  argv.push_back("--signing_key_file=" + key);
+  {
+    testing_util::Process run(argv, dir_.File("1.out"), dir_.File("1.err"));
+    ASSERT_EQ(run.Wait(absl::Seconds(120)), 0) << run.err();
+    EXPECT_THAT(run.err(),
+                HasSubstr("created a new secret key for the referee: " + key));
+  }
+  absl::StatusOr<SigningKey> created = ReadSigningKey(key);
+  ASSERT_TRUE(created.ok()) << created.status();
+  EXPECT_EQ(*ReadFileToString(key + ".pub"),
+            *ReadFileToString(dir_.File("out/referee.key.pub")));
+  testing_util::Process again(argv, dir_.File("2.out"), dir_.File("2.err"));
+  ASSERT_EQ(again.Wait(absl::Seconds(120)), 0) << again.err();
+  EXPECT_THAT(again.err(), Not(HasSubstr("created")));
+}
+
+// A resume (the same command, on the output directory of a run that was
+// killed) without the secret key that signed the directory's logs, or
+// with another, or with two different ones, is a mistake in the command:
+// status 2, as for a key file that cannot be read, one line saying why,
+// and nothing in the directory changes. With the key back, it resumes.
+TEST_F(TournamentTest, AResumeWithoutItsSecretKeyIsRefusedWithStatus2) {
+  const std::vector<std::string> argv = TournamentCommand(
+      Make("rock_paper_pyramid", 3, 4, "rounds: 3 concurrency: 2"));
+  {
+    testing_util::Process run(argv, dir_.File("1.out"), dir_.File("1.err"));
+    const absl::Time end = absl::Now() + absl::Seconds(60);
+    while (Journaled().size() < 2 && absl::Now() < end && run.running()) {
+      absl::SleepFor(absl::Milliseconds(20));
+    }
+    ASSERT_TRUE(run.running()) << run.err();
+    run.Signal(SIGKILL);
+    EXPECT_EQ(run.Wait(absl::Seconds(10)), 128 + SIGKILL);
+  }
+  const fs::path out = dir_.File("out");
+  const std::string key = dir_.File("out.referee.key");
+  const std::string kept = dir_.File("kept.key");
+  const std::string other = dir_.File("other.key");
+  ASSERT_TRUE(WriteKeyFiles(other, SigningKey::Generate()).ok());
+  fs::rename(key, kept);
+  const std::map<std::string, std::string> before = Tree(out);
+  const std::string missing = dir_.File("missing.key");
+  const struct {
+    std::string flag;
+    std::string message;
+  } cases[] = {
+      {"",
+       "tournament: this output directory's logs are signed with the key "
+       "in " +
+           out.string() +
+           "/referee.key.pub, but its secret half is "
+           "not at " +
+           key},
+      {"--signing_key_file=" + missing,
+       "but its secret half is not at " + missing},
+      {"--signing_key_file=" + other,
+       "tournament: the key in " + other +
+           " did not sign this output directory's logs"},
+  };
+  for (const auto& c : cases) {
+    std::vector<std::string> resume = argv;
+    if (!c.flag.empty()) resume.push_back(c.flag);
+    testing_util::Process run(resume, dir_.File("r.out"), dir_.File("r.err"));
+    EXPECT_EQ(run.Wait(absl::Seconds(30)), 2) << c.flag << ": " << run.err();
+    EXPECT_THAT(run.err(), HasSubstr(c.message)) << c.flag;
+    const std::string err = run.err();
+    EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+    EXPECT_FALSE(fs::exists(key)) << c.flag;
+    EXPECT_FALSE(fs::exists(missing)) << c.flag;
+    EXPECT_TRUE(Tree(out) == before) << c.flag;
+  }
+
+  // Two different keys, the right one beside the directory and another
+  // inside it where earlier runners kept theirs: neither is guessed.
+  fs::rename(kept, key);
+  fs::copy_file(other, out / "referee.key");
+  const std::map<std::string, std::string> with_both = Tree(out);
+  {
+    testing_util::Process run(argv, dir_.File("r.out"), dir_.File("r.err"));
+    EXPECT_EQ(run.Wait(absl::Seconds(30)), 2) << run.err();
+    EXPECT_THAT(run.err(), HasSubstr("two different referee keys"));
+    EXPECT_TRUE(Tree(out) == with_both);
+  }
+  fs::remove(out / "referee.key");
+
+  testing_util::Process resumed(argv, dir_.File("2.out"), dir_.File("2.err"));
+  ASSERT_EQ(resumed.Wait(absl::Seconds(120)), 0) << resumed.err();
+  EXPECT_THAT(resumed.out(), HasSubstr("36 of 36 match logs verified"));
 }
 
 TEST_F(TournamentTest, InterruptedTournamentResumesWithoutReplaying) {

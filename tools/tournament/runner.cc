@@ -62,6 +62,26 @@ absl::Status WriteFile(const fs::path& path, const std::string& bytes) {
   return absl::OkStatus();
 }
 
+// `path` made absolute (relative to the current directory) and resolved as
+// far as it exists: symbolic links followed, "." and ".." gone, no final
+// '/'.
+fs::path Resolved(const fs::path& path) {
+  std::error_code error;
+  fs::path absolute = fs::absolute(path, error);
+  if (error) absolute = path;
+  fs::path resolved = fs::weakly_canonical(absolute, error);
+  if (error) resolved = absolute.lexically_normal();
+  if (!resolved.has_filename()) resolved = resolved.parent_path();
+  return resolved;
+}
+
+// True when `path` is the directory `dir` or lies inside it, both resolved.
+bool IsWithin(const fs::path& path, const fs::path& dir) {
+  const fs::path p = Resolved(path);
+  const fs::path d = Resolved(dir);
+  return std::mismatch(d.begin(), d.end(), p.begin(), p.end()).first == d.end();
+}
+
 // The bot's command with the placeholders filled in (or the connection
 // flags appended when it names none).
 std::vector<std::string> BotArgv(const v1::TournamentBot& bot,
@@ -302,10 +322,9 @@ class Runner {
     return absl::OkStatus();
   }
 
-  // Where the embedded referee's secret key is kept (see
-  // Tournament.signing_key_file).
-  fs::path SigningKeyPath() const {
-    if (!t_.signing_key_file().empty()) return t_.signing_key_file();
+  // Where the embedded referee's secret key is kept when signing_key_file
+  // is not set: OUTPUT.referee.key, beside the output directory.
+  fs::path DefaultSigningKeyPath() const {
     // Absolute first, so that an output directory given as "." or "x/"
     // still names its own parent.
     fs::path out = fs::absolute(t_.output_dir()).lexically_normal();
@@ -313,14 +332,32 @@ class Runner {
     return out.parent_path() / (out.filename().string() + ".referee.key");
   }
 
-  // Before anything is made: the embedded referee's secret key file, if it
-  // exists, holds a key; signing_key_file, if it does not exist yet, can be
-  // created (its directory exists). INVALID_ARGUMENT otherwise.
+  // Where the embedded referee's secret key is kept (see
+  // Tournament.signing_key_file).
+  fs::path SigningKeyPath() const {
+    if (!t_.signing_key_file().empty()) return t_.signing_key_file();
+    return DefaultSigningKeyPath();
+  }
+
+  // Before anything is made: the embedded referee's secret key file is not
+  // in the output directory, which is published whole; if it exists, it
+  // holds a key; signing_key_file, if it does not exist yet, can be
+  // created (its directory exists); and on a resume, the key is the one
+  // that signed the directory's logs (CheckResumeKey). INVALID_ARGUMENT
+  // otherwise.
   absl::Status CheckSigningKey() const {
     const fs::path path = SigningKeyPath();
     const std::string what = t_.signing_key_file().empty()
                                  ? "the referee's secret key"
                                  : "signing_key_file";
+    if (IsWithin(path, t_.output_dir())) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          what, " ", path.string(), " is inside the output directory ",
+          t_.output_dir(),
+          ": the secret key would be published with it; keep it outside (by "
+          "default it is ",
+          DefaultSigningKeyPath().string(), ", beside the directory)"));
+    }
     std::error_code error;
     if (fs::exists(path, error)) {
       absl::StatusOr<SigningKey> key = ReadSigningKey(path.string());
@@ -328,9 +365,7 @@ class Runner {
         return absl::InvalidArgumentError(
             absl::StrCat(what, ": ", key.status().message()));
       }
-      return absl::OkStatus();
-    }
-    if (!t_.signing_key_file().empty()) {
+    } else if (!t_.signing_key_file().empty()) {
       const fs::path dir = fs::absolute(path).parent_path();
       if (!fs::is_directory(dir, error)) {
         return absl::InvalidArgumentError(
@@ -338,7 +373,69 @@ class Runner {
                          dir.string(), " is not a directory"));
       }
     }
+    return CheckResumeKey(path);
+  }
+
+  // Before a resume touches the output directory: the secret key that
+  // PlaceSigningKey would sign with, `path` or the copy an earlier runner
+  // kept in the directory, is there and is the one whose public half
+  // OUTPUT/referee.key.pub holds; of two different keys there, neither is
+  // guessed. INVALID_ARGUMENT otherwise, as for a key file that cannot be
+  // read: the command, not the directory, is wrong. PlaceSigningKey checks
+  // again under the directory's lock.
+  absl::Status CheckResumeKey(const fs::path& path) const {
+    const fs::path out = t_.output_dir();
+    const fs::path public_file = out / "referee.key.pub";
+    const fs::path legacy = out / "referee.key";
+    std::error_code error;
+    if (!fs::exists(public_file, error)) return absl::OkStatus();
+    const bool have = fs::exists(path, error);
+    const bool have_legacy = fs::exists(legacy, error);
+    if (!have && !have_legacy) return MissingKeyError(path, public_file);
+    const fs::path key_file = have ? path : legacy;
+    absl::StatusOr<SigningKey> key = ReadSigningKey(key_file.string());
+    if (!key.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("the referee's secret key: ", key.status().message()));
+    }
+    if (have && have_legacy) {
+      absl::StatusOr<SigningKey> inside = ReadSigningKey(legacy.string());
+      if (!inside.ok() || inside->public_key() != key->public_key()) {
+        return TwoKeysError(legacy, path, public_file);
+      }
+    }
+    absl::StatusOr<std::string> pinned = ReadFileToString(public_file.string());
+    if (!pinned.ok()) return pinned.status();
+    if (*pinned != ToHex(key->public_key()) + "\n") {
+      return WrongKeyError(key_file, public_file);
+    }
     return absl::OkStatus();
+  }
+
+  static absl::Status MissingKeyError(const fs::path& path,
+                                      const fs::path& public_file) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "this output directory's logs are signed with the key in ",
+        public_file.string(), ", but its secret half is not at ", path.string(),
+        "; give its path with signing_key_file (--signing_key_file), or "
+        "use a new output directory"));
+  }
+
+  static absl::Status WrongKeyError(const fs::path& path,
+                                    const fs::path& public_file) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the key in ", path.string(),
+        " did not sign this output directory's logs (their key is in ",
+        public_file.string(), ")"));
+  }
+
+  static absl::Status TwoKeysError(const fs::path& legacy, const fs::path& path,
+                                   const fs::path& public_file) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "two different referee keys: ", legacy.string(), " and ", path.string(),
+        "; keep the one that signed this output directory's logs (its "
+        "public half is ",
+        public_file.string(), ") at ", path.string(), " and remove the other"));
   }
 
   // Creates the output directory, or checks that it holds this tournament.
@@ -414,13 +511,7 @@ class Runner {
       if (!outside.ok()) return outside.status();
       if (!inside.ok()) return inside.status();
       if (*outside != *inside) {
-        return absl::FailedPreconditionError(
-            absl::StrCat("two different referee keys: ", legacy.string(),
-                         " and ", signing_key_.string(),
-                         "; keep the one that signed this output "
-                         "directory's logs (its public half is ",
-                         public_file.string(), ") at ", signing_key_.string(),
-                         " and remove the other"));
+        return TwoKeysError(legacy, signing_key_, public_file);
       }
       if (!fs::remove(legacy, error) || error) {
         return absl::InternalError(absl::StrCat(
@@ -447,17 +538,21 @@ class Runner {
     }
     if (!fs::exists(signing_key_)) {
       if (fs::exists(public_file)) {
-        return absl::FailedPreconditionError(absl::StrCat(
-            "this output directory's logs are signed with the key in ",
-            public_file.string(), ", but its secret half is not at ",
-            signing_key_.string(),
-            "; give its path with signing_key_file (--signing_key_file), or "
-            "use a new output directory"));
+        return MissingKeyError(signing_key_, public_file);
       }
       if (absl::Status s =
               WriteKeyFiles(signing_key_.string(), SigningKey::Generate());
           !s.ok()) {
         return s;
+      }
+      // A path given that named no file: say so, naming it, or a mistyped
+      // path would become a new key unnoticed (on a resume,
+      // referee.key.pub refuses it above).
+      if (!t_.signing_key_file().empty()) {
+        Note(absl::StrCat(
+            "created a new secret key for the referee: ", signing_key_.string(),
+            " (its public half: ", signing_key_.string(),
+            ".pub), since signing_key_file named no file"));
       }
     }
     absl::StatusOr<SigningKey> key = ReadSigningKey(signing_key_.string());
@@ -468,10 +563,7 @@ class Runner {
           ReadFileToString(public_file.string());
       if (!pinned.ok()) return pinned.status();
       if (*pinned != public_hex) {
-        return absl::FailedPreconditionError(absl::StrCat(
-            "the key in ", signing_key_.string(),
-            " did not sign this output directory's logs (their key is in ",
-            public_file.string(), ")"));
+        return WrongKeyError(signing_key_, public_file);
       }
       return absl::OkStatus();
     }

@@ -22,8 +22,10 @@
 // admin token or referee key too); 2 for a bad tournament file or
 // flag (an unknown flag, a value of the wrong type, a field or flag out of
 // range, a bot command that cannot
-// run, a key or token file that cannot be read), found before the output
-// directory is made; 130 when interrupted.
+// run, a key or token file that cannot be read, a signing key file inside
+// the output directory or, on a resume, missing or not the key that signed
+// its logs), found before the output directory is made or changed; 130
+// when interrupted.
 #include <signal.h>
 #include <unistd.h>
 
@@ -114,7 +116,8 @@ ABSL_FLAG(std::string, admin_token_file, "",
           "for refctl).");
 ABSL_FLAG(std::string, signing_key_file, "",
           "The embedded referee's secret key file (overrides; default "
-          "OUTPUT.referee.key, beside the output directory, never in it).");
+          "OUTPUT.referee.key, beside the output directory; refused in it). "
+          "Created, and named on stderr, when no such file exists.");
 ABSL_FLAG(int, referee_retry_s, 300,
           "While the running referee cannot be reached (it restarts), retry "
           "with backoff for at most this many seconds (0 or more) before a "
