@@ -39,6 +39,11 @@ void PrintHeader(const v1::Header& h, std::ostream& out) {
   if (h.clocks().seed_timeout_ms() != 0) {
     out << ", seed decision " << h.clocks().seed_timeout_ms() << " ms";
   }
+  if (h.clocks().time_bank_ms() != 0 ||
+      h.clocks().time_bank_increment_ms() != 0) {
+    out << "; time bank " << h.clocks().time_bank_ms() << " ms, +"
+        << h.clocks().time_bank_increment_ms() << " ms a decision";
+  }
   out << "\n";
   for (int i = 0; i < h.seats_size(); ++i) {
     out << "seat " << i << ": " << h.seats(i).name()
