@@ -6,8 +6,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
-#include "google/protobuf/io/tokenizer.h"
-#include "google/protobuf/text_format.h"
+#include "referee/cli/text_proto.h"
 #include "referee/core/clock_settings.h"
 #include "referee/games/registry.h"
 #include "tools/tournament/sprt.h"
@@ -33,33 +32,13 @@ bool IsName(const std::string& name) {
   return true;
 }
 
-// Keeps the first error the text format parser reports.
-class FirstError final : public google::protobuf::io::ErrorCollector {
- public:
-  void AddError(int line, google::protobuf::io::ColumnNumber column,
-                const std::string& message) override {
-    if (error_.empty()) {
-      error_ = absl::StrCat("line ", line + 1, " column ", column + 1, ": ",
-                            message);
-    }
-  }
-  const std::string& error() const { return error_; }
-
- private:
-  std::string error_;
-};
-
 }  // namespace
 
 absl::StatusOr<v1::Tournament> ParseTournamentFile(std::string_view text) {
   v1::Tournament tournament;
-  FirstError errors;
-  google::protobuf::TextFormat::Parser parser;
-  parser.RecordErrorsTo(&errors);
-  if (!parser.ParseFromString(std::string(text), &tournament)) {
+  if (absl::Status s = ParseTextProto(text, tournament); !s.ok()) {
     return absl::InvalidArgumentError(
-        absl::StrCat("not a Tournament in text format: ",
-                     errors.error().empty() ? "unparseable" : errors.error()));
+        absl::StrCat("not a Tournament in text format: ", s.message()));
   }
   return tournament;
 }
