@@ -598,6 +598,20 @@ TEST(FileLogSinkTest, ALogIsOwnerOnlyUntilMadePublic) {
   EXPECT_FALSE(MakeLogPublic(dir.File("m.pyrlog/below")).ok());
 }
 
+// A pipe whose read end is `fds[0]`, fed `bytes` by a thread that then
+// closes the write end; join the thread once the read end is drained.
+std::thread FeedPipe(const int fds[2], std::string bytes) {
+  return std::thread([fd = fds[1], bytes = std::move(bytes)] {
+    size_t done = 0;
+    while (done < bytes.size()) {
+      const ssize_t n = write(fd, bytes.data() + done, bytes.size() - done);
+      if (n <= 0) break;
+      done += static_cast<size_t>(n);
+    }
+    close(fd);
+  });
+}
+
 TEST(ReadFileToStringTest, ReadsFilesAndPipesAndRefusesADirectory) {
   const TempDir dir("read");
   ASSERT_TRUE(dir.ok());
@@ -619,15 +633,7 @@ TEST(ReadFileToStringTest, ReadsFilesAndPipesAndRefusesADirectory) {
   // to its end.
   int fds[2];
   ASSERT_EQ(pipe(fds), 0);
-  std::thread writer([&] {
-    size_t done = 0;
-    while (done < bytes.size()) {
-      const ssize_t n = write(fds[1], bytes.data() + done, bytes.size() - done);
-      if (n <= 0) break;
-      done += static_cast<size_t>(n);
-    }
-    close(fds[1]);
-  });
+  std::thread writer = FeedPipe(fds, bytes);
   const absl::StatusOr<std::string> piped =
       ReadFileToString(absl::StrCat("/proc/self/fd/", fds[0]));
   writer.join();
@@ -658,16 +664,7 @@ TEST(ReadFileToStringTest, RefusesAFileOverItsLimit) {
   // A pipe is read up to one byte past the limit, then refused.
   int fds[2];
   ASSERT_EQ(pipe(fds), 0);
-  std::thread writer([&] {
-    const std::string bytes(100000, 'x');
-    size_t done = 0;
-    while (done < bytes.size()) {
-      const ssize_t n = write(fds[1], bytes.data() + done, bytes.size() - done);
-      if (n <= 0) break;
-      done += static_cast<size_t>(n);
-    }
-    close(fds[1]);
-  });
+  std::thread writer = FeedPipe(fds, std::string(100000, 'x'));
   const std::string path = absl::StrCat("/proc/self/fd/", fds[0]);
   const absl::StatusOr<std::string> piped = ReadFileToString(path, 5000);
   char rest[4096];  // Drained, so that the writer ends without a SIGPIPE.
