@@ -15,8 +15,11 @@
 #  3. --reconnect_for_s=0 against a closed port: exits at once with a
 #     non-zero status, never waiting to reconnect.
 #  4. Messages: an unknown --strategy names the strategies (and no empty
-#     game); a bot registered with a public key that runs without
-#     --key_file is told to pass --key_file.
+#     game); an unknown --game is refused before connecting (status 2),
+#     naming the games; a file --token_file, $PYRAMID_TOKEN_FILE, --key_file
+#     or --tls_ca names that cannot be read is refused (status 2), naming
+#     the flag or variable and the file; a bot registered with a public key
+#     that runs without --key_file is told to pass --key_file.
 #  5. Two processes with one seat token: the second one's stream replaces
 #     the first one's (ABORTED, "replaced by a newer stream"); the first
 #     exits 1 saying that another process connected with its token, instead
@@ -131,6 +134,31 @@ out=$(PYRAMID_TOKEN=x "$BIN/bot" --strategy=bogus 2>&1) || status=$?
 ((status == 2)) || fail "--strategy=bogus: status $status"
 [[ $out == *'unknown strategy "bogus": the strategies are random and heuristic'* &&
   $out != *'game ""'* ]] || fail "--strategy=bogus said: $out"
+# expect_refused TEXT [VAR=VALUE...] -- ARGS...: the bot, given ARGS (and
+# the environment's VAR=VALUE), exits 2 at once, saying TEXT. Its referee
+# is the closed port, where a bot that did not refuse fails otherwise.
+expect_refused() {
+  local text=$1 out status=0
+  shift
+  local env=()
+  while [[ $1 != -- ]]; do env+=("$1"); shift; done
+  shift
+  out=$(env "${env[@]}" timeout "$LIMIT" "$BIN/bot" --referee="$closed" \
+    --reconnect_for_s=0 "$@" 2>&1) || status=$?
+  if ((status != 2)) || [[ $out != *"$text"* ]]; then
+    fail "bot $*: status $status (want 2, saying $text), said: $out"
+  fi
+}
+expect_refused 'unknown --game "nosuch": the games are flaming_pyramids, pyramid_scheme, pyramid_shambo, rock_paper_pyramid' \
+  -- --game=nosuch --token_file="$tmp/tok-c/seat-0.token"
+expect_refused "--token_file: cannot open $tmp/no-such.token: No such file" \
+  -- --token_file="$tmp/no-such.token"
+expect_refused "\$PYRAMID_TOKEN_FILE: cannot open $tmp/no-such.token: No such file" \
+  PYRAMID_TOKEN_FILE="$tmp/no-such.token" --
+expect_refused "--key_file: cannot read $tmp/no-such.key: No such file" \
+  -- --token_file="$tmp/tok-c/seat-0.token" --key_file="$tmp/no-such.key"
+expect_refused "--tls_ca: cannot open $tmp/no-such.pem: No such file" \
+  -- --token_file="$tmp/tok-c/seat-0.token" --tls_ca="$tmp/no-such.pem"
 start_referee 127.0.0.1:0
 "$BIN/keygen" --out="$tmp/seat.key" >/dev/null 2>&1 || fail "keygen"
 keyed=$(refctl register-bot keyed --public_key="$(cat "$tmp/seat.key.pub")" \
@@ -145,7 +173,7 @@ wait_until "a bot without --key_file on a seat with a key was not told to pass -
 kill -TERM "$unkeyed"
 reap "$unkeyed"
 ((status == 1)) || fail "the bot whose commit was refused exited with $status"
-echo "4. messages: strategies named; --key_file hinted"
+echo "4. messages: strategies named; bad --game and files refused, named; --key_file hinted"
 
 # --- 5. two processes with one token
 match_e=$(refctl create-match --game=rock_paper_pyramid --seats=3 \

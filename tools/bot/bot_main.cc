@@ -21,6 +21,11 @@
 // replaced it (another process connected with this token), the bot does not
 // reconnect, which would take the token back and start a fight without end:
 // it says so and exits 1.
+//
+// A bad command line is refused before connecting, with exit status 2 and
+// one line naming the flag (or variable): an unknown flag, a value out of
+// range, an unknown --game or --strategy, or a file --token_file,
+// --key_file or --tls_ca names that cannot be read or holds no token or key.
 #include <semaphore.h>
 #include <signal.h>
 
@@ -35,6 +40,7 @@
 #include <string>
 #include <thread>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "absl/flags/flag.h"
@@ -67,7 +73,8 @@ ABSL_FLAG(std::string, strategy, "random",
           "How to choose actions: random, or heuristic "
           "(docs/bot-strategies.md).");
 ABSL_FLAG(std::string, game, "",
-          "Refuse decisions of any other game (empty: play any game).");
+          "Refuse decisions of any other game: a game id (empty: play any "
+          "game).");
 ABSL_FLAG(int, matches, 0,
           "Exit after this many matches have ended (0: until the referee "
           "closes the stream).");
@@ -549,7 +556,14 @@ std::string ReadToken() {
   absl::StatusOr<std::string> token =
       file.empty() ? TokenFromText(env, "$PYRAMID_TOKEN") : ReadTokenFile(file);
   if (!token.ok()) {
-    std::cerr << "bot: " << token.status().message() << "\n";
+    // Named as the kits name it: the flag, or the variable, that gave it.
+    std::cerr << "bot: ";
+    if (!file.empty()) {
+      std::cerr << (absl::GetFlag(FLAGS_token_file).empty()
+                        ? "$PYRAMID_TOKEN_FILE: "
+                        : "--token_file: ");
+    }
+    std::cerr << token.status().message() << "\n";
     return "";
   }
   return *std::move(token);
@@ -618,7 +632,7 @@ std::shared_ptr<grpc::ChannelCredentials> Credentials() {
     absl::StatusOr<std::string> roots =
         ReadFileToString(absl::GetFlag(FLAGS_tls_ca));
     if (!roots.ok()) {
-      std::cerr << "bot: " << roots.status().message() << "\n";
+      std::cerr << "bot: --tls_ca: " << roots.status().message() << "\n";
       return nullptr;
     }
     grpc::SslCredentialsOptions ssl;
@@ -630,17 +644,28 @@ std::shared_ptr<grpc::ChannelCredentials> Credentials() {
 
 int Main() {
   StopOnSignals::InstallHandler();
-  if (absl::GetFlag(FLAGS_matches) < 0 ||
-      absl::GetFlag(FLAGS_reconnect_for_s) < 0 ||
-      absl::GetFlag(FLAGS_crash_after_commits) < 0) {
-    std::cerr << "bot: --matches, --reconnect_for_s and --crash_after_commits "
-                 "are not negative\n";
+  for (const auto& [name, value] :
+       {std::pair{"matches", absl::GetFlag(FLAGS_matches)},
+        std::pair{"reconnect_for_s", absl::GetFlag(FLAGS_reconnect_for_s)},
+        std::pair{"crash_after_commits",
+                  absl::GetFlag(FLAGS_crash_after_commits)}}) {
+    if (value < 0) {
+      std::cerr << "bot: --" << name << " is 0 or more, not " << value << "\n";
+      return 2;
+    }
+  }
+  // A game the bot does not know would have it refuse every decision.
+  const std::string game = absl::GetFlag(FLAGS_game);
+  if (!game.empty() && std::find(BotGames().begin(), BotGames().end(), game) ==
+                           BotGames().end()) {
+    std::cerr << "bot: unknown --game \"" << game << "\": the games are "
+              << absl::StrJoin(BotGames(), ", ") << " (empty: any game)\n";
     return 2;
   }
   absl::StatusOr<std::unique_ptr<Strategy>> strategy =
-      MakeStrategy(absl::GetFlag(FLAGS_game), absl::GetFlag(FLAGS_strategy));
+      MakeStrategy(game, absl::GetFlag(FLAGS_strategy));
   if (!strategy.ok()) {
-    std::cerr << "bot: " << strategy.status().message() << "\n";
+    std::cerr << "bot: --strategy: " << strategy.status().message() << "\n";
     return 2;
   }
   const std::string token = ReadToken();
@@ -650,7 +675,7 @@ int Main() {
     absl::StatusOr<SigningKey> read =
         ReadSigningKey(absl::GetFlag(FLAGS_key_file));
     if (!read.ok()) {
-      std::cerr << "bot: " << read.status().message() << "\n";
+      std::cerr << "bot: --key_file: " << read.status().message() << "\n";
       return 2;
     }
     key = *read;

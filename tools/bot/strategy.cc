@@ -38,12 +38,18 @@ class HeuristicStrategy final : public Strategy {
 
 }  // namespace
 
+const std::vector<std::string>& BotGames() {
+  static const auto* const games =
+      new std::vector<std::string>{kFlaming, kScheme, kShambo, kRpp};
+  return *games;
+}
+
 absl::StatusOr<std::unique_ptr<Strategy>> MakeStrategy(
     const std::string& game, const std::string& name) {
   if (name == "random") return std::make_unique<RandomStrategy>();
   if (name == "heuristic" &&
-      (game.empty() || game == kShambo || game == kFlaming || game == kScheme ||
-       game == kRpp)) {
+      (game.empty() || std::find(BotGames().begin(), BotGames().end(), game) !=
+                           BotGames().end())) {
     return std::make_unique<HeuristicStrategy>();
   }
   if (name == "heuristic") {

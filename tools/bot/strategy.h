@@ -14,6 +14,11 @@ namespace pyramid {
 
 namespace v1 = ::pyramid::referee::v1;
 
+// The ids of the games the bot plays, sorted: every game the referee knows
+// (GameIds(), referee/games/registry.h, which the bot does not link; its
+// test checks that the two agree), each with a heuristic strategy.
+const std::vector<std::string>& BotGames();
+
 // The strategy called `name` for `game`:
 //   "random"     every game;
 //   "heuristic"  the game's heuristic strategy (docs/bot-strategies.md).

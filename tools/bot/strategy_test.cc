@@ -53,6 +53,10 @@ TEST(MakeStrategyTest, KnowsRandomAndHeuristicForEveryGame) {
   EXPECT_FALSE(MakeStrategy("chess", "heuristic").ok());
 }
 
+// The bot checks its --game against its own list, the registry being the
+// referee's: the two must name the same games.
+TEST(BotGamesTest, AreTheRegisteredGames) { EXPECT_EQ(BotGames(), GameIds()); }
+
 // A refused name is answered with the strategies there are, and never with
 // an empty game name (the bot's --game is empty by default).
 TEST(MakeStrategyTest, RefusalNamesTheStrategies) {
