@@ -8,7 +8,11 @@
 # are usage errors like the programs' own: status 2, one line naming it.
 # So are bad values that only the program can judge (arena's unknown game,
 # a seat count without one strategy per seat, refctl's negative seat
-# count). refctl's --help lists its commands. tournament's number flags
+# count, the bot's unknown game or unreadable token file, and the
+# benchmarks' values out of range, each refused before any work). The
+# Google Benchmark programs (bench_rules, bench_tlog) refuse their command
+# line's mistakes the same way, Google Benchmark's flags' included. refctl's
+# --help lists its commands. tournament's number flags
 # that override the tournament file say what leaving them unset means.
 # PYRAMID_NO_BENCHMARKS=1 (the sanitizer build, which does not build them)
 # leaves out the bench_* programs.
@@ -98,10 +102,47 @@ for command in register-bot create-match get-match list watch get-log \
 done
 expect_status refctl 2 "--seats must be positive, not -1" create-match \
   --game=rock_paper_pyramid --seats=-1
+expect_status bot 2 'unknown --game "nosuch": the games are flaming_pyramids, pyramid_scheme, pyramid_shambo, rock_paper_pyramid' \
+  --game=nosuch
+expect_status bot 2 "--token_file: cannot open /nonexistent/seat.token" \
+  --token_file=/nonexistent/seat.token
 # bench_tlog takes its own two flags before Google Benchmark's.
 if [[ ${PYRAMID_NO_BENCHMARKS:-0} != 1 ]]; then
   bench_help=$("$bin/bench_tlog" --help 2>&1 || true)
   for flag in leaves dir; do expect_flag bench_tlog "$flag" "$bench_help" "="; done
+  # The Google Benchmark programs: no benchmark runs in any of these.
+  for program in bench_rules bench_tlog; do
+    expect_refused "$program"
+    expect_status "$program" 2 "unknown flag --no_such_flag" --no_such_flag
+    expect_status "$program" 2 '--benchmark_format is console, json or csv, not "xml"' \
+      --benchmark_format=xml
+    expect_status "$program" 2 '--benchmark_repetitions does not take "x"' \
+      --benchmark_repetitions=x
+    expect_status "$program" 2 "--benchmark_repetitions must be positive, not 0" \
+      --benchmark_repetitions=0
+    expect_status "$program" 2 "--benchmark_filter names no benchmark" \
+      --benchmark_filter=no_such_benchmark
+    expect_status "$program" 2 "--benchmark_out=/nonexistent/out.json" \
+      --benchmark_out=/nonexistent/out.json
+  done
+  expect_status bench_tlog 2 "--dir=/nonexistent: No such file or directory" \
+    --dir=/nonexistent
+  expect_status bench_tlog 2 '--leaves is a positive number, not "0"' --leaves=0
+  expect_status bench_load 2 "--bots is 0 to 100 (0: no bots), not 101" --bots=101
+  expect_status bench_load 2 \
+    '--fsync is never, checkpoints or every_record, not "sometimes"' \
+    --fsync=sometimes
+  expect_status bench_load 2 "--play_queues is 1 to 64, not 0" --play_queues=0
+  expect_status bench_load 2 "--tmp_dir=/nonexistent: No such file or directory" \
+    --tmp_dir=/nonexistent
+  expect_status bench_html 2 "--seats: pyramid_scheme takes 2 to 4 seats, not 99" \
+    --seats=99 --game=pyramid_scheme
+  expect_status bench_html 2 "--seats: rock_paper_pyramid takes 3 seats, not -1" \
+    --seats=-1
+  expect_status bench_verify 2 \
+    '--phases takes letters among a, b, c and d (one phase at least), not "xyz"' \
+    --phases=xyz
+  expect_status bench_verify 2 "--logs must be positive, not 0" --logs=0
 fi
 echo "$passed passed, $failed failed"
 ((failed == 0))

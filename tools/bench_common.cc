@@ -115,7 +115,8 @@ int ReportEachGame(
 
 bool PositiveCounts(std::string_view program, int logs, int reps) {
   if (logs >= 1 && reps >= 1) return true;
-  std::cerr << program << ": --logs and --reps must be positive\n";
+  std::cerr << program << ": " << (logs < 1 ? "--logs" : "--reps")
+            << " must be positive, not " << (logs < 1 ? logs : reps) << "\n";
   return false;
 }
 

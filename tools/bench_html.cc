@@ -21,6 +21,10 @@
 // (this machine's speed moves by 15-30% from one minute to the next). Each
 // game's report ends with one line of key=value pairs for scripts:
 //   game=ID pages_per_s=N bytes_per_page=N page_to_verify=(p)/(v)
+//
+// A bad flag or value (an unknown game, a seat count one of the games does
+// not take) is a usage error, exit status 2, before any log is played;
+// status 1 is a log that did not verify or could not be played.
 #include <cstdint>
 #include <cstdio>
 #include <iostream>
@@ -180,6 +184,18 @@ int Main() {
               << "; one of: rock_paper_pyramid pyramid_shambo "
                  "flaming_pyramids pyramid_scheme all\n";
     return 2;
+  }
+  // --seats, checked for every game before any log is played.
+  const int seats = absl::GetFlag(FLAGS_seats);
+  for (const std::string& id : games) {
+    const GameDescription* description = FindGame(id);
+    if (seats != 0 && description != nullptr &&
+        (seats < description->min_seats || seats > description->max_seats)) {
+      std::cerr << "bench_html: --seats: " << id << " takes "
+                << SeatCounts(*description) << " seats, not " << seats
+                << " (0: the game's minimum)\n";
+      return 2;
+    }
   }
   return bench::ReportEachGame(games.size(), /*separate=*/false, [&](size_t i) {
     return RunGame(games[i], count, reps);

@@ -17,9 +17,15 @@
 //   moves/s     actions applied, one per acting seat per decision, automatic
 //               ones included (the unit of the verifier's Verdict::moves);
 //   moves/game  the average playout length in those moves.
+//
+// Its flags are Google Benchmark's; a mistake on the command line (an
+// unknown flag, a value the flag does not take, a positional argument, a
+// --benchmark_filter that names no benchmark) is a usage error, exit status
+// 2, before any playout (tools/bench_common.h).
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -30,6 +36,7 @@
 #include "referee/crypto/sha256.h"
 #include "referee/games/game.h"
 #include "referee/games/registry.h"
+#include "tools/bench_common.h"
 
 namespace pyramid {
 namespace {
@@ -133,4 +140,16 @@ BENCHMARK_CAPTURE(BM_Playouts, pyramid_scheme / 4, Config("pyramid_scheme"), 4);
 }  // namespace
 }  // namespace pyramid
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv) {
+  constexpr std::string_view kProgram = "bench_rules";
+  pyramid::bench::CheckBenchmarkValues(kProgram, argc, argv);
+  benchmark::Initialize(&argc, argv);
+  pyramid::bench::RefuseLeftArguments(kProgram, argc, argv);
+  if (benchmark::RunSpecifiedBenchmarks() == 0) {
+    // Google Benchmark said why: a filter that matches none, or no regex.
+    pyramid::bench::UsageError(kProgram,
+                               "--benchmark_filter names no benchmark");
+  }
+  benchmark::Shutdown();
+  return 0;
+}

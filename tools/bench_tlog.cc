@@ -19,17 +19,26 @@
 //   VerifyInclusion   what an offline client pays to check a proof.
 // Report the ratios: Append / FsyncFloor and InclusionProof /
 // MemoryInclusion.
+//
+// A mistake on the command line (an unknown flag, a bad value, a --dir in
+// which no directory can be made, a --benchmark_filter that names no
+// benchmark) is a usage error, exit status 2, naming it, before the tree is
+// built (tools/bench_common.h).
 #include <fcntl.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <memory>
 #include <random>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -43,6 +52,7 @@
 #include "referee/crypto/sha256.h"
 #include "referee/service/transparency_log.h"
 #include "referee/tlog/merkle.h"
+#include "tools/bench_common.h"
 
 namespace pyramid {
 namespace {
@@ -67,12 +77,24 @@ struct World {
   uint64_t appended = 0;  // By BM_Append, beyond checkpoint_size.
 };
 
+// Why no temporary directory can be made in `dir` ("" when one can): it
+// is not there, not a directory, or not writable.
+std::string DirProblem(const std::string& dir) {
+  struct stat st;
+  if (stat(dir.c_str(), &st) != 0) return std::strerror(errno);
+  if (!S_ISDIR(st.st_mode)) return "not a directory";
+  if (access(dir.c_str(), W_OK | X_OK) != 0) return std::strerror(errno);
+  return "";
+}
+
 World& TheWorld() {
   static World* world = [] {
     auto* w = new World;
     std::string pattern = g_dir + "/bench-tlog-XXXXXX";
     if (mkdtemp(pattern.data()) == nullptr) {
-      std::perror("mkdtemp");
+      std::fprintf(stderr,
+                   "bench_tlog: cannot make a directory in --dir=%s: %s\n",
+                   g_dir.c_str(), std::strerror(errno));
       std::exit(2);
     }
     w->dir = pattern;
@@ -226,19 +248,29 @@ BENCHMARK(BM_VerifyInclusion);
 }  // namespace pyramid
 
 int main(int argc, char** argv) {
+  constexpr std::string_view kProgram = "bench_tlog";
   // Our flags first; the rest are Google Benchmark's.
   std::vector<char*> rest = {argv[0]};
   for (int i = 1; i < argc; ++i) {
-    const absl::string_view arg = argv[i];
-    if (arg.substr(0, 9) == "--leaves=") {
-      if (!absl::SimpleAtoi(arg.substr(9), &pyramid::g_leaves) ||
+    const pyramid::bench::FlagArgument flag =
+        pyramid::bench::SplitFlag(argv[i]);
+    const std::string name(flag.name);
+    if ((name == "leaves" || name == "dir") && !flag.value) {
+      pyramid::bench::UsageError(
+          kProgram, absl::StrCat("--", name, " needs a value (--", name,
+                                 name == "leaves" ? "=N" : "=DIR", ")"));
+    }
+    if (name == "leaves") {
+      const std::string value(*flag.value);
+      if (!absl::SimpleAtoi(value, &pyramid::g_leaves) ||
           pyramid::g_leaves == 0) {
-        std::fprintf(stderr, "--leaves: a positive number\n");
-        return 2;
+        pyramid::bench::UsageError(
+            kProgram,
+            absl::StrCat("--leaves is a positive number, not \"", value, "\""));
       }
-    } else if (arg.substr(0, 6) == "--dir=") {
-      pyramid::g_dir = std::string(arg.substr(6));
-    } else if (arg == "--help") {
+    } else if (name == "dir") {
+      pyramid::g_dir = std::string(*flag.value);
+    } else if (name == "help") {
       std::printf(
           "bench_tlog: the transparency log at a million leaves.\n\n"
           "  --leaves=N  leaves in the tree (default 1000000)\n"
@@ -250,9 +282,21 @@ int main(int argc, char** argv) {
     }
   }
   int rest_argc = static_cast<int>(rest.size());
+  pyramid::bench::CheckBenchmarkValues(kProgram, rest_argc, rest.data());
   benchmark::Initialize(&rest_argc, rest.data());
-  if (benchmark::ReportUnrecognizedArguments(rest_argc, rest.data())) return 2;
-  benchmark::RunSpecifiedBenchmarks();
+  pyramid::bench::RefuseLeftArguments(kProgram, rest_argc, rest.data());
+  // The tree is built in --dir only once a benchmark runs: a directory it
+  // cannot be made in is refused now, before any work.
+  if (const std::string problem = pyramid::DirProblem(pyramid::g_dir);
+      !problem.empty()) {
+    pyramid::bench::UsageError(
+        kProgram, absl::StrCat("--dir=", pyramid::g_dir, ": ", problem));
+  }
+  if (benchmark::RunSpecifiedBenchmarks() == 0) {
+    // Google Benchmark said why: a filter that matches none, or no regex.
+    pyramid::bench::UsageError(kProgram,
+                               "--benchmark_filter names no benchmark");
+  }
   benchmark::Shutdown();
   return 0;
 }

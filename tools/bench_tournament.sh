@@ -25,11 +25,31 @@
 #   forfeits=<n>
 #
 # Runs from the source root; binaries from $PYRAMID_BIN (default build/bin).
+# --help prints the usage line and exits 0; more than two arguments, or one
+# that is not a positive integer, is a usage error: exit status 2, naming
+# it, before anything runs.
 set -euo pipefail
 
+usage='usage: tools/bench_tournament.sh [MATCHES] [CONCURRENCY]   (positive integers, default 10000 256)'
+if [[ ${1:-} == --help || ${1:-} == -h ]]; then
+  echo "$usage"
+  exit 0
+fi
+if (($# > 2)); then
+  echo "bench_tournament.sh: takes MATCHES and CONCURRENCY only (got $# arguments)" >&2
+  echo "$usage" >&2
+  exit 2
+fi
 BIN=${PYRAMID_BIN:-build/bin}
 MATCHES=${1:-10000}
 CONCURRENCY=${2:-256}
+for name in MATCHES CONCURRENCY; do
+  if ! [[ ${!name} =~ ^[1-9][0-9]{0,8}$ ]]; then
+    echo "bench_tournament.sh: $name is a positive integer, not \"${!name}\"" >&2
+    echo "$usage" >&2
+    exit 2
+  fi
+done
 ROUNDS=$(((MATCHES + 11) / 12))
 
 for tool in tournament bot bench_load; do

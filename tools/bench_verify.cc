@@ -4,6 +4,11 @@
 //   bench_verify [--game=rock_paper_pyramid|...|all] [--seats=0]
 //                [--logs=10000] [--reps=5] [--phases=abcd]
 //
+// A bad flag or value (an unknown game, a seat count the game does not
+// take, --phases with a letter other than a, b, c or d) is a usage error,
+// exit status 2, before any log is played; status 1 is a log or signature
+// the verifier refused, or logs that could not be played.
+//
 // Plays --logs matches of --game (every game in turn with --game=all)
 // in-process between random players (deterministic entropy, fake clock,
 // options varied per match: the game's own, see kGames, then the seat
@@ -64,8 +69,8 @@ ABSL_FLAG(int, seats, 0,
 ABSL_FLAG(int, logs, 10000, "Number of logs to generate and verify.");
 ABSL_FLAG(int, reps, 5, "Timed repetitions of each phase (median reported).");
 ABSL_FLAG(std::string, phases, "abcd",
-          "Phases to time, e.g. 'ab' (to profile one of them); the others "
-          "print as skipped.");
+          "Phases to time, letters among a, b, c and d, e.g. 'ab' (to "
+          "profile one of them); the others print as skipped.");
 
 namespace pyramid {
 namespace {
@@ -270,9 +275,9 @@ absl::StatusOr<CorpusSpec> SpecFor(const std::string& id) {
   spec.max_seats = seats == 0 ? (*game)->max_seats() : seats;
   if (spec.min_seats < (*game)->min_seats() ||
       spec.max_seats > (*game)->max_seats()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--seats: ", id, " takes ",
-                     SeatCounts((*game)->description()), " seats"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--seats: ", id, " takes ", SeatCounts((*game)->description()),
+        " seats, not ", seats, " (0: every seat count of the game)"));
   }
   spec.description = absl::StrCat(spec.game->name, " logs");
   if ((*game)->min_seats() != (*game)->max_seats()) {
@@ -423,6 +428,13 @@ int Main() {
   const int count = absl::GetFlag(FLAGS_logs);
   const int reps = absl::GetFlag(FLAGS_reps);
   if (!bench::PositiveCounts("bench_verify", count, reps)) return 2;
+  const std::string phases = absl::GetFlag(FLAGS_phases);
+  if (phases.empty() || phases.find_first_not_of("abcd") != std::string::npos) {
+    std::cerr << "bench_verify: --phases takes letters among a, b, c and d "
+                 "(one phase at least), not \""
+              << phases << "\"\n";
+    return 2;
+  }
   std::vector<CorpusSpec> specs;
   const std::string game = absl::GetFlag(FLAGS_game);
   for (const GameVariants& g : kGames) {

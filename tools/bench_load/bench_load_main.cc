@@ -111,6 +111,14 @@
 //   bench_load [--matches=1000] [--bots=0] [--think_ms=0]
 //              [--client_linger_us=0] [--echo_seconds=5] [--ratio_rounds=3]
 //              [--threads=2] [--channels=4]
+//
+// Exit status: 0 when the run completed cleanly; 1 when it did not (a
+// phase that did not finish, a log that does not verify, a server that
+// could not start or be reached); 2 for a bad command line (an
+// unknown flag, a value out of its range, a --tmp_dir that is no directory,
+// a --matches the open-file limit cannot take), said on one line naming the
+// flag before anything starts; 3 when the server died or --max_seconds
+// ran out.
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/resource.h>
@@ -118,8 +126,12 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
+#include <cmath>
+#include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -323,7 +335,8 @@ class ClientRun {
   // server runs: Finish() exits the process.
   int Run() {
     if (absl::Status s = CheckFlags(); !s.ok()) {
-      return Fail(std::string(s.message()));
+      std::cerr << "bench_load: " << s.message() << "\n";
+      return 2;
     }
     RaiseFileLimit();
     if (absl::Status s = StartServer(); !s.ok()) {
@@ -359,31 +372,78 @@ class ClientRun {
   }
 
  private:
+  // The flags whose values their parser cannot judge alone, checked before
+  // anything starts: INVALID_ARGUMENT naming the flag, its value and what
+  // it takes. Then whether the open-file limit takes --matches.
   absl::Status CheckFlags() {
     matches_ = absl::GetFlag(FLAGS_matches);
     threads_ = absl::GetFlag(FLAGS_threads);
     channels_ = absl::GetFlag(FLAGS_channels);
     fsync_ = absl::GetFlag(FLAGS_fsync);
-    if (matches_ < 1 || threads_ < 1 || channels_ < 1) {
-      return absl::InvalidArgumentError(
-          "--matches, --threads and --channels must be positive");
-    }
-    if (absl::Status s = ParseFsyncPolicy(fsync_).status(); !s.ok()) return s;
     bots_ = absl::GetFlag(FLAGS_bots);
-    if (bots_ < 0 || bots_ > 100) {
-      return absl::InvalidArgumentError("--bots is 0 (no bots) to 100");
-    }
-    if (absl::GetFlag(FLAGS_client_linger_us) < 0 ||
-        absl::GetFlag(FLAGS_client_linger_us) > 1000000) {
+    // --NAME's `value` within [min, max] (no max: kNone), else why not;
+    // `meaning` says what a value means ("" or " (0: ...)").
+    constexpr int64_t kNone = -1;
+    const auto within = [](const char* name, int64_t value, int64_t min,
+                           int64_t max, const char* meaning = "") {
+      if (value >= min && (max == kNone || value <= max)) {
+        return absl::OkStatus();
+      }
       return absl::InvalidArgumentError(
-          "--client_linger_us is 0 (no linger) to 1000000 (a second)");
+          max == kNone ? absl::StrCat("--", name, " is ", min, " or more",
+                                      meaning, ", not ", value)
+                       : absl::StrCat("--", name, " is ", min, " to ", max,
+                                      meaning, ", not ", value));
+    };
+    const double echo_seconds = absl::GetFlag(FLAGS_echo_seconds);
+    for (const absl::Status& s : {
+             within("matches", matches_, 1, kNone),
+             within("threads", threads_, 1, kNone),
+             within("channels", channels_, 1, kNone),
+             ParseFsyncPolicy(fsync_).status(),
+             within("sync_threads", absl::GetFlag(FLAGS_sync_threads), 0, 1024,
+                    " (0: sync inline)"),
+             within("play_queues", absl::GetFlag(FLAGS_play_queues), 1, 64),
+             within("bots", bots_, 0, 100, " (0: no bots)"),
+             within("client_linger_us", absl::GetFlag(FLAGS_client_linger_us),
+                    0, 1000000, " (0: no linger; 1000000: a second)"),
+             within("think_ms", absl::GetFlag(FLAGS_think_ms), 0, kNone,
+                    " (0: flat out)"),
+             within("deadline_ms", absl::GetFlag(FLAGS_deadline_ms), 1, kNone),
+             within("create_concurrency",
+                    absl::GetFlag(FLAGS_create_concurrency), 1, kNone),
+             within("ratio_rounds", absl::GetFlag(FLAGS_ratio_rounds), 1,
+                    kNone),
+             within("verify_logs", absl::GetFlag(FLAGS_verify_logs), 0, kNone),
+             within("max_seconds", absl::GetFlag(FLAGS_max_seconds), 1, kNone),
+             within("pause_at_barrier_ms",
+                    absl::GetFlag(FLAGS_pause_at_barrier_ms), 0, kNone),
+             within("attach_pid", absl::GetFlag(FLAGS_attach_pid), 0, kNone,
+                    " (0: none)"),
+         }) {
+      if (!s.ok()) return s;
     }
-    if (absl::GetFlag(FLAGS_think_ms) < 0 ||
-        absl::GetFlag(FLAGS_deadline_ms) < 1 ||
-        absl::GetFlag(FLAGS_max_seconds) < 1) {
+    if (!std::isfinite(echo_seconds) || echo_seconds < 0) {
       return absl::InvalidArgumentError(
-          "--think_ms must not be negative; --deadline_ms and --max_seconds "
-          "must be positive");
+          absl::StrCat("--echo_seconds is 0 (no echo phase) or more, not ",
+                       absl::GetFlag(FLAGS_echo_seconds)));
+    }
+    if (const std::string attach_dir = absl::GetFlag(FLAGS_attach_dir);
+        !attach_dir.empty()) {
+      if (std::getenv(kAdminTokenEnv) == nullptr ||
+          absl::GetFlag(FLAGS_attach_pid) <= 0) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "--attach_dir needs --attach_pid and $", kAdminTokenEnv));
+      }
+    } else if (const std::string tmp_dir = absl::GetFlag(FLAGS_tmp_dir);
+               !tmp_dir.empty()) {
+      // The server's directory is made there: the place must be one.
+      std::error_code error;
+      if (!std::filesystem::is_directory(tmp_dir, error)) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("--tmp_dir=", tmp_dir, ": ",
+                         error ? error.message() : "not a directory"));
+      }
     }
     return CheckFileLimit();
   }
@@ -423,18 +483,15 @@ class ClientRun {
       std::string dir_template = tmp_root + "/bench_load.XXXXXX";
       if (mkdtemp(dir_template.data()) == nullptr) {
         return absl::InternalError(
-            "cannot create a temporary directory under " + tmp_root);
+            absl::StrCat("cannot create a temporary directory under ", tmp_root,
+                         ": ", std::strerror(errno)));
       }
       dir_ = dir_template;
       data_dir_ = dir_;
     } else {
-      // Attached: nothing of ours to create or remove.
-      const char* env = std::getenv(kAdminTokenEnv);
-      if (env == nullptr || absl::GetFlag(FLAGS_attach_pid) <= 0) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "--attach_dir needs --attach_pid and $", kAdminTokenEnv));
-      }
-      admin_token_ = env;
+      // Attached: nothing of ours to create or remove. Both are there
+      // (CheckFlags).
+      admin_token_ = std::getenv(kAdminTokenEnv);
       data_dir_ = attach_dir;
     }
     server_ = std::make_unique<ServerProcess>();
