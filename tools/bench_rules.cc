@@ -21,7 +21,7 @@
 // Its flags are Google Benchmark's; a mistake on the command line (an
 // unknown flag, a value the flag does not take, a positional argument, a
 // --benchmark_filter that names no benchmark) is a usage error, exit status
-// 2, before any playout (tools/bench_common.h).
+// 2, before any playout (tools/benchmark_flags.h).
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -36,7 +36,7 @@
 #include "referee/crypto/sha256.h"
 #include "referee/games/game.h"
 #include "referee/games/registry.h"
-#include "tools/bench_common.h"
+#include "tools/benchmark_flags.h"
 
 namespace pyramid {
 namespace {

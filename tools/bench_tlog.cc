@@ -23,7 +23,7 @@
 // A mistake on the command line (an unknown flag, a bad value, a --dir in
 // which no directory can be made, a --benchmark_filter that names no
 // benchmark) is a usage error, exit status 2, naming it, before the tree is
-// built (tools/bench_common.h).
+// built (tools/benchmark_flags.h).
 #include <fcntl.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -52,7 +52,7 @@
 #include "referee/crypto/sha256.h"
 #include "referee/service/transparency_log.h"
 #include "referee/tlog/merkle.h"
-#include "tools/bench_common.h"
+#include "tools/benchmark_flags.h"
 
 namespace pyramid {
 namespace {

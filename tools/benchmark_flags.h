@@ -1,0 +1,44 @@
+// The command line of the Google Benchmark programs (bench_rules,
+// bench_tlog): its mistakes are usage errors, status 2, one line naming the
+// flag, before any benchmark runs, as every other program's are (Google
+// Benchmark alone exits 1 on an unknown flag, and 0, printing its usage, on
+// a value it does not take).
+#ifndef PYRAMID_TOOLS_BENCHMARK_FLAGS_H_
+#define PYRAMID_TOOLS_BENCHMARK_FLAGS_H_
+
+#include <optional>
+#include <string_view>
+
+namespace pyramid::bench {
+
+// Ends the process with status 2 after one line on stderr, as
+// InitProgram's usage errors (referee/cli/program.h): "PROGRAM: MESSAGE (see
+// PROGRAM --help)".
+[[noreturn]] void UsageError(std::string_view program,
+                             std::string_view message);
+
+// The name and value of command-line argument `arg`, "--NAME=VALUE" (one
+// dash or two); no name when it is no flag, no value when it has no '='.
+struct FlagArgument {
+  std::string_view name;
+  std::optional<std::string_view> value;
+};
+FlagArgument SplitFlag(std::string_view arg);
+
+// Call before benchmark::Initialize: the values of Google Benchmark's flags
+// that its parser takes without judging them (it prints its usage and exits
+// 0 on a --benchmark_format it does not know, takes any word for a boolean,
+// runs nothing for --benchmark_repetitions=0 and aborts for a negative one,
+// and exits 1 for a --benchmark_out it cannot write) are checked here: a bad
+// one is a usage error naming the flag.
+void CheckBenchmarkValues(std::string_view program, int argc, char** argv);
+
+// Call after benchmark::Initialize, with what it left of the command line
+// (`argv[0]` the program): whatever is left is a usage error naming it, an
+// unknown flag, a value Google Benchmark could not parse (it said why) or a
+// positional argument.
+void RefuseLeftArguments(std::string_view program, int argc, char** argv);
+
+}  // namespace pyramid::bench
+
+#endif  // PYRAMID_TOOLS_BENCHMARK_FLAGS_H_
