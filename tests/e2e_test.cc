@@ -967,7 +967,7 @@ TEST_F(E2eTest, AFileThatHoldsNoTokenIsNamedNotSent) {
   EXPECT_THAT(bot.err, HasSubstr(junk + " does not hold a token"));
   ToolResult negative = Run("bot", {"--referee=127.0.0.1:1", "--matches=-1"});
   EXPECT_EQ(negative.code, 2);
-  EXPECT_THAT(negative.err, HasSubstr("are not negative"));
+  EXPECT_THAT(negative.err, HasSubstr("--matches is 0 or more, not -1"));
   ToolResult refctl =
       Run("refctl", {"--referee=127.0.0.1:1", "--admin_token_file=" + junk,
                      "register-bot", "b"});
