@@ -13,6 +13,7 @@
 //   replay export --json LOG
 //   replay games [--markdown]
 //   replay --help   (or -h: the usage, on standard output, status 0)
+//   replay --version   (its version line, as every program's --version)
 //
 // Exit status: 0 genuine (consistent; the directory checks out); 1 not
 // genuine (or an unsealed prefix without --allow-unsealed, an inclusion or
@@ -54,6 +55,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "referee/cli/allocator.h"
+#include "referee/cli/program.h"
 #include "referee/core/log_format.h"
 #include "referee/core/log_sink.h"
 #include "referee/crypto/bytes.h"
@@ -95,7 +97,8 @@ int Usage(std::ostream& out = std::cerr) {
          "then every turn\n"
          "  replay export --json LOG\n"
          "  replay games [--markdown]   the games this build verifies\n"
-         "  replay --help\n";
+         "  replay --help\n"
+         "  replay --version\n";
   return kUsage;
 }
 
@@ -575,6 +578,10 @@ int Main(int argc, char** argv) {
         return arg == "--help" || arg == "-h";
       }) != args.end()) {
     Usage(std::cout);
+    return kGenuine;
+  }
+  if (args.size() == 1 && args[0] == "--version") {
+    std::cout << VersionLine("replay");
     return kGenuine;
   }
   const std::string command = args[0];

@@ -4,7 +4,9 @@
 # its sources define with ABSL_FLAG must appear as --NAME in its --help.
 # A program that takes flags only (all but refctl and tournament) refuses a
 # positional argument with status 2, naming it, before it does anything.
-# --help exits 0; an unknown flag, and a value a flag's type does not take,
+# --help exits 0, and --version, printing the program, the log format
+# version and the build (Abseil's own said "Debug build" of every build);
+# an unknown flag, and a value a flag's type does not take,
 # are usage errors like the programs' own: status 2, one line naming it.
 # So are bad values that only the program can judge (arena's unknown game,
 # a seat count without one strategy per seat, refctl's negative seat
@@ -70,6 +72,7 @@ for program in "${!sources[@]}"; do
   fi
   [[ $program == refctl || $program == tournament ]] || expect_refused "$program"
   expect_status "$program" 0 "--help" --help
+  expect_status "$program" 0 "$program (Pyramid referee): log format version 1; " --version
   expect_status "$program" 2 "unknown flag --no_such_flag" --no_such_flag=1
   help=$("$bin/$program" --help 2>&1 || true)
   flags=$(grep -o 'ABSL_FLAG([^,]*, *[a-z_0-9]*' "${sources[$program]}" |
@@ -77,6 +80,7 @@ for program in "${!sources[@]}"; do
   [[ -n $flags ]] || { echo "$program: no flags found in ${sources[$program]}"; ((++failed)); continue; }
   for flag in $flags; do expect_flag "$program" "$flag" "$help" " "; done
 done
+expect_status replay 0 "replay (Pyramid referee): log format version 1; " --version
 expect_status tournament 2 "--rounds: Illegal value 'x'" --rounds=x
 expect_status selfplay 2 "--matches needs a value" --matches
 expect_status referee 2 "unknown flag --nolisten" --nolisten

@@ -9,6 +9,7 @@
 
 #include "absl/flags/commandlineflag.h"
 #include "absl/flags/internal/parse.h"
+#include "absl/flags/internal/program_name.h"
 #include "absl/flags/internal/usage.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/reflection.h"
@@ -19,6 +20,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "referee/cli/allocator.h"
+#include "referee/core/log_format.h"
 
 namespace pyramid {
 namespace {
@@ -88,12 +90,39 @@ void CheckFlags(int argc, char** argv) {
 
 }  // namespace
 
+std::string VersionLine(std::string_view program) {
+#ifdef NDEBUG
+  constexpr const char* kBuild = "optimized build";
+#else
+  constexpr const char* kBuild = "debug build";
+#endif
+  // clang says __has_feature(address_sanitizer), GCC __SANITIZE_ADDRESS__.
+  bool sanitized = false;
+#if defined(__SANITIZE_ADDRESS__)
+  sanitized = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+  sanitized = true;
+#endif
+#endif
+  return absl::StrCat(std::string(program),
+                      " (Pyramid referee): log format version ",
+                      log_format::kFormatVersion, "; ", kBuild,
+                      sanitized ? " with AddressSanitizer" : "", ", ",
+                      std::string(AllocatorName()), "\n");
+}
+
 std::vector<char*> InitProgram(int argc, char** argv, const char* usage) {
   TuneAllocator();
   absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
   absl::FlagsUsageConfig config;
   config.contains_help_flags = OursFile;
   config.contains_helpshort_flags = OursFile;
+  // Abseil's own said "Debug build (NDEBUG not #defined)" of every build
+  // (the system Abseil's).
+  config.version_string = [] {
+    return VersionLine(absl::flags_internal::ShortProgramInvocationName());
+  };
   absl::SetFlagsUsageConfig(config);
   absl::SetProgramUsageMessage(usage);
   CheckFlags(argc, argv);

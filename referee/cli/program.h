@@ -16,6 +16,8 @@
 #ifndef PYRAMID_REFEREE_CLI_PROGRAM_H_
 #define PYRAMID_REFEREE_CLI_PROGRAM_H_
 
+#include <string>
+#include <string_view>
 #include <vector>
 
 namespace pyramid {
@@ -28,7 +30,14 @@ namespace pyramid {
 // without its value or a value its type does not take ("--rounds=x") is a
 // usage error: one line on stderr naming it, exit status 2, as for every
 // program's own usage errors (Abseil's parser alone exits 1 for both).
+// --version prints VersionLine and exits 0.
 std::vector<char*> InitProgram(int argc, char** argv, const char* usage);
+
+// What --version prints, one line: "PROGRAM (Pyramid referee): log format
+// version 1; optimized build, tcmalloc" (a debug build, AddressSanitizer
+// and glibc malloc said as such). InitProgram answers --version with it;
+// replay, which parses its own arguments, calls it itself.
+std::string VersionLine(std::string_view program);
 
 // InitProgram for a program that takes flags only: a positional argument
 // ends the process with status 2, saying which one was not expected.
