@@ -55,7 +55,9 @@ ABSL_FLAG(std::string, listen, "127.0.0.1:50051",
           "that cannot be listened on (in use, not this host's) stops the "
           "referee before it writes anything.");
 ABSL_FLAG(std::string, port_file, "",
-          "If set, write the port actually bound to this file.");
+          "If set, write the port actually bound to this file: written "
+          "atomically once the referee serves, the port in decimal and a "
+          "newline.");
 ABSL_FLAG(std::string, data_dir, "referee-data",
           "Directory for logs, the key and the admin token (created 0700 when "
           "missing, an existing one keeps its mode; a start that fails "

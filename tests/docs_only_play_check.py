@@ -34,17 +34,18 @@ with `replay verify --key`, and compares the log (commitments, reveals,
 acknowledged times, seed, decisions, results, outcome) with what the streams
 said.
 
-Where the docs were silent or wrong, the check asserts what the referee does
-(learnt from its code, each a finding reported for the docs):
+Writing it found four places where the docs were silent or wrong; each
+was then documented as the referee behaves, and the check asserts it:
 - a DecisionResult carries the view right after its own move, also when
-  automatic moves follow (referee_service.proto says the decision's and the
-  automatic moves' results all carry the view after the last one);
+  automatic moves follow (referee_service.proto said the decision's and the
+  automatic moves' results all carried the view after the last one);
 - a seat that misses its commit deadline is sent a PlayError
-  FAILED_PRECONDITION with faulted = true (protocol.md's table has no code);
+  FAILED_PRECONDITION with faulted = true (protocol.md's table had no code);
 - CreateMatch with a valid token that is not the admin's is
-  PERMISSION_DENIED (the proto says UNAUTHENTICATED without the admin token);
+  PERMISSION_DENIED, and so is a Play stream opened with the admin token
+  (the proto said only UNAUTHENTICATED);
 - --port_file is written once the referee serves, atomically, as the port
-  and a newline (`referee --help` says only that the port is written).
+  and a newline (`referee --help` said only that the port is written).
 
 Usage:
     docs_only_play_check.py [--bin BUILD/bin] [--proto_dir proto]
