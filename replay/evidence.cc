@@ -90,8 +90,7 @@ absl::StatusOr<std::string> ParseKeyArgument(
   const std::string path(value);
   std::error_code error;
   if (fs::is_regular_file(path, error)) {
-    absl::StatusOr<std::string> text =
-        ReadFileToString(path, log_format::kMaxInputFileSize);
+    absl::StatusOr<std::string> text = ReadFileToString(path);
     if (!text.ok()) return text.status();
     const absl::string_view stripped = absl::StripAsciiWhitespace(*text);
     absl::StatusOr<std::string> key =
@@ -239,11 +238,17 @@ constexpr std::string_view kCheckpointKind = "a checkpoint (a signed note)";
 
 std::string FileKind(std::string_view text) {
   const std::string_view first = text.substr(0, text.find('\n'));
-  if (first == "c2sp.org/tlog-proof@v1")
+  if (first == "c2sp.org/tlog-proof@v1") {
     return std::string(kInclusionProofKind);
+  }
   if (first == kConsistencyHeader) return std::string(kConsistencyKind);
   if (text.starts_with(log_format::kMagic)) return "a match log";
-  if (tlog::ParseNote(text).ok()) return std::string(kCheckpointKind);
+  // A signed note whose text is a checkpoint's (a damaged .tlog-proof,
+  // which ends with a checkpoint, is a note too, but its text is not one).
+  if (absl::StatusOr<tlog::ParsedNote> note = tlog::ParseNote(text);
+      note.ok() && tlog::ParseCheckpoint(note->text).ok()) {
+    return std::string(kCheckpointKind);
+  }
   return "";
 }
 
@@ -352,7 +357,7 @@ absl::Status NotAFile(const fs::path& path) {
 // ReadFileToString, but only a file (NotAFile).
 absl::StatusOr<std::string> ReadEntry(const fs::path& path) {
   if (absl::Status s = NotAFile(path); !s.ok()) return s;
-  return ReadFileToString(path.string(), log_format::kMaxInputFileSize);
+  return ReadFileToString(path.string());
 }
 
 // What differs between the checkpoint `proved` a proof carries and the

@@ -18,7 +18,6 @@
 #include "absl/strings/str_replace.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "referee/core/log_format.h"
 #include "referee/core/log_sink.h"
 #include "referee/crypto/bytes.h"
 #include "referee/crypto/ed25519.h"
@@ -566,19 +565,19 @@ TEST_F(TournamentDirectoryTest, AFifoOrADeviceIsNamedNotRead) {
   }
 }
 
-// A log or proof over the most replay reads of one file is named, not
-// read: a sparse file of a terabyte in a tarball must not be allocated.
-TEST_F(TournamentDirectoryTest, AFileOverTheLimitIsNamedNotRead) {
+// A log larger than the machine's memory is named, not read: a sparse file
+// of a terabyte in a tarball must not be allocated.
+TEST_F(TournamentDirectoryTest, AFileLargerThanMemoryIsNamedNotRead) {
   const std::string name = absl::StrCat("rock_paper_pyramid-", kMatch);
   const std::string log = absl::StrCat(dir_, "/logs/", name, ".pyrlog");
-  const uint64_t size = uint64_t{1} << 40;
+  const uint64_t size = PhysicalMemoryBytes() + 1;
   fs::resize_file(log, size);
   TournamentVerdict v = Check();
   EXPECT_THAT(v.problems,
               Contains(absl::StrCat("logs/", name, ".pyrlog: cannot read ", log,
-                                    ": it is ", size, " bytes, more than the ",
-                                    log_format::kMaxInputFileSize,
-                                    " bytes read of one file")));
+                                    ": it is ", size,
+                                    " bytes, more than this machine's memory (",
+                                    PhysicalMemoryBytes(), " bytes)")));
   EXPECT_EQ(v.matches, 2u);
 }
 

@@ -25,8 +25,8 @@
 // given to --key; --key and --tlog_key together naming two referees; for
 // consistency, files swapped or of another kind, or a proof between other
 // sizes, said without the usage; for verify-tournament, a directory that holds
-// neither schedule.json nor checkpoint; a file over 1 GiB, which no log
-// is, refused unread: log_format::kMaxInputFileSize). With several logs, one
+// neither schedule.json nor checkpoint; a file larger than this machine's
+// memory, which could not be held, refused unread). With several logs, one
 // line each (in the order given) and the worst status of them all; several logs
 // are verified on every core (one thread per hardware thread), and a last line
 // on standard error says how many logs were verified and how many per second
@@ -56,7 +56,6 @@
 #include "absl/strings/str_join.h"
 #include "referee/cli/allocator.h"
 #include "referee/cli/program.h"
-#include "referee/core/log_format.h"
 #include "referee/core/log_sink.h"
 #include "referee/crypto/bytes.h"
 #include "referee/crypto/ed25519.h"
@@ -233,8 +232,7 @@ std::optional<Flags> ParseArgs(const std::vector<std::string>& args) {
 int VerifyOne(const std::string& path, const VerifyOptions& options,
               bool allow_unsealed, Verdict* verdict, std::ostream& out,
               std::ostream& err) {
-  absl::StatusOr<std::string> file =
-      ReadFileToString(path, log_format::kMaxInputFileSize);
+  absl::StatusOr<std::string> file = ReadFileToString(path);
   if (!file.ok()) {
     err << path << ": " << file.status().message() << "\n";
     return kUsage;
@@ -281,8 +279,7 @@ int VerifyOne(const std::string& path, const VerifyOptions& options,
 int VerifyInclusion(const std::string& path, const std::string& proof_path,
                     const std::string& proof, const Verdict& verdict,
                     const CheckpointKey& key) {
-  absl::StatusOr<std::string> log =
-      ReadFileToString(path, log_format::kMaxInputFileSize);
+  absl::StatusOr<std::string> log = ReadFileToString(path);
   if (!log.ok()) {
     std::cerr << log.status().message() << "\n";
     return kUsage;
@@ -369,8 +366,7 @@ int Verify(const std::vector<std::string>& args) {
   if (!flags->inclusion.empty()) {
     // The proof is read first: a file that cannot be read is a usage
     // error, said before any verdict.
-    absl::StatusOr<std::string> proof =
-        ReadFileToString(flags->inclusion, log_format::kMaxInputFileSize);
+    absl::StatusOr<std::string> proof = ReadFileToString(flags->inclusion);
     if (!proof.ok()) {
       std::cerr << "--inclusion: " << proof.status().message() << "\n";
       return kUsage;
@@ -427,8 +423,7 @@ int Consistency(const std::vector<std::string>& args) {
   }
   std::vector<std::string> files;
   for (const std::string& path : flags->operands) {
-    absl::StatusOr<std::string> text =
-        ReadFileToString(path, log_format::kMaxInputFileSize);
+    absl::StatusOr<std::string> text = ReadFileToString(path);
     if (!text.ok()) {
       std::cerr << path << ": " << text.status().message() << "\n";
       return kUsage;
@@ -485,8 +480,7 @@ int VerifyTournament(const std::vector<std::string>& args) {
 }
 
 int ShowOrExport(const std::string& path, bool json) {
-  absl::StatusOr<std::string> file =
-      ReadFileToString(path, log_format::kMaxInputFileSize);
+  absl::StatusOr<std::string> file = ReadFileToString(path);
   if (!file.ok()) {
     std::cerr << path << ": " << file.status().message() << "\n";
     return kUsage;
@@ -541,8 +535,7 @@ int Html(const std::vector<std::string>& args) {
     std::cerr << path << ": the page would replace the log; use --out\n";
     return kUsage;
   }
-  absl::StatusOr<std::string> file =
-      ReadFileToString(path, log_format::kMaxInputFileSize);
+  absl::StatusOr<std::string> file = ReadFileToString(path);
   if (!file.ok()) {
     std::cerr << path << ": " << file.status().message() << "\n";
     return kUsage;

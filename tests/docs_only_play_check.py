@@ -1300,7 +1300,7 @@ def seed_mistakes(api, referee, bin_dir, tmp, streams, fetch_and_verify):
 
 def commit_timeout(api, streams, fetch_and_verify):
     m = Match("timeout", "rock_paper_pyramid", 3,
-              clocks={"commit_timeout_ms": 2500, "reveal_timeout_ms": 5000})
+              clocks={"commit_timeout_ms": 6000, "reveal_timeout_ms": 6000})
     r = api.create_match(m.game, [{}] * 3, clocks=m.clocks, label="docs-only-play timeout")
     m.id, m.tokens = r.match_id, list(r.seat_tokens)
     mid = m.id

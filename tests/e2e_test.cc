@@ -1067,7 +1067,9 @@ TEST_F(E2eTest, SelfplayRefusesMistakesBeforeWritingAnything) {
       {{"--seats=-1"}, "selfplay: --matches and --seats are not negative"},
       {{"--matches=-1"}, "selfplay: --matches and --seats are not negative"},
       {{"--game=no_such_game"}, "selfplay: unknown game \"no_such_game\""},
-      {{"--options=bogus"}, "selfplay: cannot parse --options"},
+      {{"--options=bogus"},
+       "selfplay: cannot parse --options: line 1 column 6: Message type "
+       "\"pyramid.referee.v1.GameConfig\" has no field named \"bogus\""},
       {{"--deterministic=abc"},
        "selfplay: --deterministic takes 64 hex digits"},
       {{"--key=" + Path("missing.key")},
@@ -1083,6 +1085,8 @@ TEST_F(E2eTest, SelfplayRefusesMistakesBeforeWritingAnything) {
     ToolResult r = Run("selfplay", args);
     EXPECT_EQ(r.code, 2) << flags << ": " << r.err;
     EXPECT_THAT(r.err, HasSubstr(c.message)) << flags;
+    // The program's own line only: protobuf logs nothing of its own.
+    EXPECT_THAT(r.err, Not(HasSubstr("[libprotobuf"))) << flags;
     EXPECT_FALSE(fs::exists(Path("sp"))) << flags;
     fs::remove_all(Path("sp"));  // For the next case.
   }

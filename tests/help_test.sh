@@ -128,6 +128,10 @@ if [[ ${PYRAMID_NO_BENCHMARKS:-0} != 1 ]]; then
       --benchmark_filter=no_such_benchmark
     expect_status "$program" 2 "--benchmark_out=/nonexistent/out.json" \
       --benchmark_out=/nonexistent/out.json
+    expect_status "$program" 2 "--benchmark_out=/tmp: is a directory" \
+      --benchmark_out=/tmp
+    expect_status "$program" 0 "$program (Pyramid referee): log format version 1; " \
+      --version
   done
   expect_status bench_tlog 2 "--dir=/nonexistent: No such file or directory" \
     --dir=/nonexistent

@@ -819,6 +819,20 @@ TEST_F(ReplayCliTest, AnInclusionProofOfAnotherKindIsAUsageError) {
               HasSubstr(absl::StrCat("--inclusion: ", example,
                                      "/checkpoint is not an inclusion proof "
                                      "(it looks like a checkpoint")));
+  // A damaged proof is one of no kind, a verdict (it ends with a signed
+  // checkpoint, so it still parses as a signed note).
+  const std::string proof = Slurp(absl::StrCat(
+      example,
+      "/proofs/"
+      "rock_paper_pyramid-1a08adf5fc16925d26ec56c7ef0369db.tlog-proof"));
+  ASSERT_EQ(proof.rfind("c2sp.org/tlog-proof@v1\n", 0), 0u);
+  const std::string damaged = Tmp("damaged.tlog-proof");
+  WriteFile(damaged, "c2sp.org/tlog-proof@v2" + proof.substr(22));
+  const CliRun verdict =
+      Replay(absl::StrCat("verify --key ", example, "/referee.pub --inclusion ",
+                          damaged, " ", log));
+  EXPECT_EQ(verdict.exit_code, 1) << verdict.err;
+  EXPECT_THAT(verdict.out, HasSubstr("NOT INCLUDED"));
 }
 
 // A flag given a value it does not take says so, not that it is unknown.
@@ -840,17 +854,17 @@ TEST_F(ReplayCliTest, MissingFileIsAnIoError) {
   }
 }
 
-// A file over the most replay reads of one file (kMaxInputFileSize) is
-// refused unread, whatever the command: a sparse file of 2 GiB (no disk
-// space) was read whole, 2 GiB allocated, and judged "not genuine".
-TEST_F(ReplayCliTest, AFileOverTheLimitIsRefusedUnread) {
+// A file larger than the machine's memory is refused unread, whatever the
+// command: a sparse file of a terabyte (no disk space) was allocated whole,
+// which failed (std::bad_alloc ended replay).
+TEST_F(ReplayCliTest, AFileLargerThanMemoryIsRefusedUnread) {
   const std::string huge = Tmp("huge.pyrlog");
-  const uint64_t size = 2 * log_format::kMaxInputFileSize;
+  const uint64_t size = PhysicalMemoryBytes() + 1;
   { std::ofstream create(huge); }
   std::filesystem::resize_file(huge, size);
-  const std::string why =
-      absl::StrCat(": it is ", size, " bytes, more than the ",
-                   log_format::kMaxInputFileSize, " bytes read of one file");
+  const std::string why = absl::StrCat(
+      ": it is ", size, " bytes, more than this machine's memory (",
+      PhysicalMemoryBytes(), " bytes)");
   for (const std::string& args :
        {"verify " + huge, "show " + huge, "export --json " + huge,
         "html --out " + Tmp("huge.html") + " " + huge,

@@ -1,5 +1,6 @@
 #include "tools/benchmark_flags.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -8,6 +9,8 @@
 #include <initializer_list>
 #include <iostream>
 #include <string>
+
+#include "referee/cli/program.h"
 
 namespace pyramid::bench {
 namespace {
@@ -74,6 +77,10 @@ void CheckBenchmarkValues(std::string_view program, int argc, char** argv) {
   };
   for (int i = 1; i < argc; ++i) {
     const FlagArgument flag = SplitFlag(argv[i]);
+    if (flag.name == "version" && !flag.value) {
+      std::cout << VersionLine(program);
+      std::exit(0);
+    }
     if (!flag.value) continue;
     const std::string_view name = flag.name, value = *flag.value;
     if (name == "benchmark_format" || name == "benchmark_out_format") {
@@ -105,6 +112,9 @@ void CheckBenchmarkValues(std::string_view program, int argc, char** argv) {
           (errno != ENOENT || access(dir.c_str(), W_OK | X_OK) != 0)) {
         UsageError(program,
                    "--benchmark_out=" + path + ": " + std::strerror(errno));
+      }
+      if (struct stat st; stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+        UsageError(program, "--benchmark_out=" + path + ": is a directory");
       }
     }
   }

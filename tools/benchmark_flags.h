@@ -25,7 +25,9 @@ struct FlagArgument {
 };
 FlagArgument SplitFlag(std::string_view arg);
 
-// Call before benchmark::Initialize: the values of Google Benchmark's flags
+// Call before benchmark::Initialize: --version prints the program's version
+// line (VersionLine, as every program's) and exits 0; the values of Google
+// Benchmark's flags
 // that its parser takes without judging them (it prints its usage and exits
 // 0 on a --benchmark_format it does not know, takes any word for a boolean,
 // runs nothing for --benchmark_repetitions=0 and aborts for a negative one,

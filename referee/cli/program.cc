@@ -3,13 +3,13 @@
 #include <sys/resource.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <optional>
 #include <string>
 
 #include "absl/flags/commandlineflag.h"
 #include "absl/flags/internal/parse.h"
-#include "absl/flags/internal/program_name.h"
 #include "absl/flags/internal/usage.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/reflection.h"
@@ -120,9 +120,8 @@ std::vector<char*> InitProgram(int argc, char** argv, const char* usage) {
   config.contains_helpshort_flags = OursFile;
   // Abseil's own said "Debug build (NDEBUG not #defined)" of every build
   // (the system Abseil's).
-  config.version_string = [] {
-    return VersionLine(absl::flags_internal::ShortProgramInvocationName());
-  };
+  const std::string program = std::filesystem::path(argv[0]).filename();
+  config.version_string = [program] { return VersionLine(program); };
   absl::SetFlagsUsageConfig(config);
   absl::SetProgramUsageMessage(usage);
   CheckFlags(argc, argv);

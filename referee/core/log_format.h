@@ -22,14 +22,6 @@ inline constexpr uint64_t kMaxRecordSize = 16 << 20;
 // A varint length prefix is at most this long for kMaxRecordSize.
 inline constexpr size_t kMaxLengthPrefix = 4;
 
-// The most `replay` reads of one file it is given (a log, a proof, a
-// checkpoint, a key; each entry of a tournament directory): 1 GiB. A
-// longer file is refused unread, naming the limit, so that a sparse file of
-// a terabyte in someone's tarball cannot make the verifier allocate it. A
-// log is far shorter: a Pyramid Scheme turn of 4 seats writes about 750
-// bytes, under 100 MB at the longest turn limit a game takes (100,000).
-inline constexpr uint64_t kMaxInputFileSize = uint64_t{1} << 30;
-
 }  // namespace pyramid::log_format
 
 #endif  // PYRAMID_REFEREE_CORE_LOG_FORMAT_H_

@@ -5,9 +5,11 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <memory>
+#include <string_view>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -151,8 +153,13 @@ SyncJob FileLogSink::SyncLater() {
   };
 }
 
-absl::StatusOr<std::string> ReadFileToString(const std::string& path,
-                                             uint64_t max_bytes) {
+namespace {
+
+// ReadFileToString, refusing more than `max_bytes`, which `limit` names
+// ("the 4 bytes read of one file").
+absl::StatusOr<std::string> ReadAtMost(const std::string& path,
+                                       uint64_t max_bytes,
+                                       const std::string& limit) {
   const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     return absl::NotFoundError(
@@ -172,13 +179,12 @@ absl::StatusOr<std::string> ReadFileToString(const std::string& path,
     return absl::FailedPreconditionError(
         absl::StrCat("cannot read ", path, ": it is a directory"));
   }
-  // "cannot read PATH: it is 5 bytes, more than the 4 bytes read of one
-  // file" (`size` "is 5 bytes, "), or "it holds more than ..." of a pipe.
+  // "cannot read PATH: it is 5 bytes, more than LIMIT" (`size` "is 5
+  // bytes, "), or "it holds more than LIMIT" of a pipe.
   const auto too_large = [&](const std::string& size) {
     close(fd);
     return absl::ResourceExhaustedError(
-        absl::StrCat("cannot read ", path, ": it ", size, "more than the ",
-                     max_bytes, " bytes read of one file"));
+        absl::StrCat("cannot read ", path, ": it ", size, "more than ", limit));
   };
   if (S_ISREG(st.st_mode) && static_cast<uint64_t>(st.st_size) > max_bytes) {
     return too_large(absl::StrCat("is ", st.st_size, " bytes, "));
@@ -210,6 +216,27 @@ absl::StatusOr<std::string> ReadFileToString(const std::string& path,
   close(fd);
   contents.resize(done);  // A file that shrank meanwhile.
   return contents;
+}
+
+}  // namespace
+
+uint64_t PhysicalMemoryBytes() {
+  const long pages = sysconf(_SC_PHYS_PAGES);
+  const long page_size = sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || page_size <= 0) return UINT64_MAX;  // Unknown: no limit.
+  return static_cast<uint64_t>(pages) * static_cast<uint64_t>(page_size);
+}
+
+absl::StatusOr<std::string> ReadFileToString(const std::string& path) {
+  const uint64_t memory = PhysicalMemoryBytes();
+  return ReadAtMost(path, memory,
+                    absl::StrCat("this machine's memory (", memory, " bytes)"));
+}
+
+absl::StatusOr<std::string> ReadFileToString(const std::string& path,
+                                             uint64_t max_bytes) {
+  return ReadAtMost(path, max_bytes,
+                    absl::StrCat("the ", max_bytes, " bytes read of one file"));
 }
 
 absl::Status WriteSecretFile(const std::string& path,

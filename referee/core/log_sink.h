@@ -7,7 +7,6 @@
 
 #include <cstdint>
 #include <functional>
-#include <limits>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -127,13 +126,20 @@ class StringLogSink final : public LogSink {
 };
 
 // Reads a whole file into memory: a regular file, or a pipe or device to
-// its end. A file of more than `max_bytes` is refused (RESOURCE_EXHAUSTED,
-// naming the limit) without reading it when it says its size, else once
-// more than `max_bytes` have come: a sparse file of a terabyte must not
-// make the reader allocate a terabyte.
-absl::StatusOr<std::string> ReadFileToString(
-    const std::string& path,
-    uint64_t max_bytes = std::numeric_limits<uint64_t>::max());
+// its end. A file larger than this machine's physical memory, which could
+// not be held, is refused (RESOURCE_EXHAUSTED, "cannot read PATH: it is N
+// bytes, more than this machine's memory (M bytes)") without reading it
+// when it says its size, else once more than that has come: a sparse file
+// of a terabyte must not make the reader allocate a terabyte.
+absl::StatusOr<std::string> ReadFileToString(const std::string& path);
+
+// The same with `max_bytes` as the limit ("... more than the N bytes read
+// of one file").
+absl::StatusOr<std::string> ReadFileToString(const std::string& path,
+                                             uint64_t max_bytes);
+
+// This machine's physical memory, in bytes.
+uint64_t PhysicalMemoryBytes();
 
 // Writes `contents` to `path` (created or truncated) readable by its owner
 // only: the file is mode 0600 before the first byte is written, whatever

@@ -642,8 +642,9 @@ TEST(ReadFileToStringTest, ReadsFilesAndPipesAndRefusesADirectory) {
   EXPECT_EQ(*piped, bytes);
 }
 
-// A file over `max_bytes` is refused: unread when it says its size, after
-// max_bytes + 1 bytes when it does not (a pipe).
+// A file over the limit (`max_bytes`, else the machine's memory) is
+// refused: unread when it says its size, after one byte more than the limit
+// when it does not (a pipe).
 TEST(ReadFileToStringTest, RefusesAFileOverItsLimit) {
   const TempDir dir("read_limit");
   ASSERT_TRUE(dir.ok());
@@ -655,12 +656,19 @@ TEST(ReadFileToStringTest, RefusesAFileOverItsLimit) {
             absl::StrCat("cannot read ", dir.File("ten"),
                          ": it is 10 bytes, more than the 9 bytes read of "
                          "one file"));
-  // A sparse file of a terabyte is not allocated.
+  // A sparse file larger than the machine's memory is not allocated: by
+  // default, that is the limit.
   std::ofstream(dir.File("sparse"));
-  std::filesystem::resize_file(dir.File("sparse"), uint64_t{1} << 40);
+  const uint64_t memory = PhysicalMemoryBytes();
+  std::filesystem::resize_file(dir.File("sparse"), memory + 1);
+  const absl::StatusOr<std::string> sparse =
+      ReadFileToString(dir.File("sparse"));
+  EXPECT_EQ(sparse.status().code(), absl::StatusCode::kResourceExhausted);
   EXPECT_EQ(
-      ReadFileToString(dir.File("sparse"), uint64_t{1} << 30).status().code(),
-      absl::StatusCode::kResourceExhausted);
+      sparse.status().message(),
+      absl::StrCat("cannot read ", dir.File("sparse"), ": it is ", memory + 1,
+                   " bytes, more than this machine's memory (", memory,
+                   " bytes)"));
   // A pipe is read up to one byte past the limit, then refused.
   int fds[2];
   ASSERT_EQ(pipe(fds), 0);

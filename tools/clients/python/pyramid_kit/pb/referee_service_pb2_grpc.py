@@ -73,7 +73,8 @@ class RefereeServicer(object):
         """Creates a match and opens its seed decision. Admin token required.
         Returns INVALID_ARGUMENT for an unknown option, a seat count the game
         does not take, a bad public key or clock; NOT_FOUND for an unknown game
-        or bot id; UNAUTHENTICATED without the admin token. Creating nothing:
+        or bot id; UNAUTHENTICATED without a token or with an unknown one,
+        PERMISSION_DENIED with a seat or bot token. Creating nothing:
         UNAVAILABLE while as many matches are live as the referee's
         --max_live_matches allows (retry with backoff; a place frees when one
         ends), RESOURCE_EXHAUSTED while it cannot write match logs (a full
@@ -86,7 +87,8 @@ class RefereeServicer(object):
 
     def RegisterBot(self, request, context):
         """Registers a bot that can be named in CreateMatch seats. Admin token
-        required. INVALID_ARGUMENT for an empty name or a bad key.
+        required (UNAUTHENTICATED and PERMISSION_DENIED as CreateMatch).
+        INVALID_ARGUMENT for an empty name or a bad key.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -98,7 +100,9 @@ class RefereeServicer(object):
         reconnecting client resumes), then every later request, result and end.
         The client sends commits and reveals; each gets an acknowledgement or an
         in-band PlayError naming the same match, seat and decision (the stream
-        stays open). Stream-level errors: UNAUTHENTICATED (bad token),
+        stays open). Stream-level errors: UNAUTHENTICATED (no token or an
+        unknown one), PERMISSION_DENIED (a token that can play no seat: the
+        admin token),
         RESOURCE_EXHAUSTED (message flood, see PlayError; or a client that does
         not read: 4,096 messages unsent, or 64 per seat of a bot when that is
         more), ABORTED (the same token opened a newer stream, which replaces
