@@ -398,6 +398,16 @@ TEST_F(TournamentTest, AResumeWithoutItsSecretKeyIsRefusedWithStatus2) {
     EXPECT_FALSE(fs::exists(missing)) << c.flag;
     EXPECT_TRUE(Tree(out) == before) << c.flag;
   }
+  // Another tournament's directory is named as such (status 1), whatever
+  // its key: that, not the key, is what is wrong with the command.
+  {
+    std::vector<std::string> another = argv;
+    another.push_back("--rounds=2");
+    testing_util::Process run(another, dir_.File("a.out"), dir_.File("a.err"));
+    EXPECT_EQ(run.Wait(absl::Seconds(30)), 1) << run.err();
+    EXPECT_THAT(run.err(), HasSubstr("holds another tournament"));
+    EXPECT_FALSE(fs::exists(key));
+  }
 
   // Two different keys, the right one beside the directory and another
   // inside it where earlier runners kept theirs: neither is guessed.
@@ -410,11 +420,19 @@ TEST_F(TournamentTest, AResumeWithoutItsSecretKeyIsRefusedWithStatus2) {
     EXPECT_THAT(run.err(), HasSubstr("two different referee keys"));
     EXPECT_TRUE(Tree(out) == with_both);
   }
+  // The same key written otherwise (a line more) is a copy, removed as one
+  // (the check before the directory is touched and the one under its lock
+  // compare keys alike).
   fs::remove(out / "referee.key");
+  {
+    std::ofstream copy(out / "referee.key");
+    copy << *ReadFileToString(key) << "\n";
+  }
 
   testing_util::Process resumed(argv, dir_.File("2.out"), dir_.File("2.err"));
   ASSERT_EQ(resumed.Wait(absl::Seconds(120)), 0) << resumed.err();
   EXPECT_THAT(resumed.out(), HasSubstr("36 of 36 match logs verified"));
+  EXPECT_FALSE(fs::exists(out / "referee.key"));
 }
 
 TEST_F(TournamentTest, InterruptedTournamentResumesWithoutReplaying) {

@@ -389,6 +389,13 @@ class Runner {
     const fs::path legacy = out / "referee.key";
     std::error_code error;
     if (!fs::exists(public_file, error)) return absl::OkStatus();
+    // A directory that holds another tournament is OpenOutput's to name:
+    // that, not its key, is what is wrong with the command.
+    if (absl::StatusOr<std::string> previous =
+            ReadFileToString((out / "tournament.txt").string());
+        previous.ok() && *previous != Identity(t_)) {
+      return absl::OkStatus();
+    }
     const bool have = fs::exists(path, error);
     const bool have_legacy = fs::exists(legacy, error);
     if (!have && !have_legacy) return MissingKeyError(path, public_file);
@@ -504,13 +511,13 @@ class Runner {
     const fs::path public_file = out_ / "referee.key.pub";
     std::error_code error;
     if (fs::exists(signing_key_) && fs::exists(legacy)) {
-      // Both: the one inside goes if it is a copy, else nothing is guessed.
-      absl::StatusOr<std::string> outside =
-          ReadFileToString(signing_key_.string());
-      absl::StatusOr<std::string> inside = ReadFileToString(legacy.string());
+      // Both: the one inside goes if it holds the same key (as
+      // CheckResumeKey compares them), else nothing is guessed.
+      absl::StatusOr<SigningKey> outside =
+          ReadSigningKey(signing_key_.string());
+      absl::StatusOr<SigningKey> inside = ReadSigningKey(legacy.string());
       if (!outside.ok()) return outside.status();
-      if (!inside.ok()) return inside.status();
-      if (*outside != *inside) {
+      if (!inside.ok() || inside->public_key() != outside->public_key()) {
         return TwoKeysError(legacy, signing_key_, public_file);
       }
       if (!fs::remove(legacy, error) || error) {
