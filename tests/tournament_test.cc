@@ -99,6 +99,19 @@ class TournamentTest : public ::testing::Test {
     return entries.ok() ? *entries : std::vector<v1::TournamentMatchResult>{};
   }
 
+  // Runs the tournament program `argv` and SIGKILLs it once its journal
+  // holds at least `matches` matches (a run killed mid-tournament).
+  void KillOnceJournaled(const std::vector<std::string>& argv, size_t matches) {
+    testing_util::Process run(argv, dir_.File("1.out"), dir_.File("1.err"));
+    const absl::Time end = absl::Now() + absl::Seconds(60);
+    while (Journaled().size() < matches && absl::Now() < end && run.running()) {
+      absl::SleepFor(absl::Milliseconds(20));
+    }
+    ASSERT_TRUE(run.running()) << run.err();
+    run.Signal(SIGKILL);
+    EXPECT_EQ(run.Wait(absl::Seconds(10)), 128 + SIGKILL);
+  }
+
   // Every match of `results` is genuine and its log file is where it says.
   void ExpectAllGenuine(const v1::TournamentResults& results) const {
     for (const v1::TournamentMatchResult& m : results.matches()) {
@@ -351,16 +364,7 @@ TEST_F(TournamentTest, ANewSigningKeyFileIsAnnounced) {
 TEST_F(TournamentTest, AResumeWithoutItsSecretKeyIsRefusedWithStatus2) {
   const std::vector<std::string> argv = TournamentCommand(
       Make("rock_paper_pyramid", 3, 4, "rounds: 3 concurrency: 2"));
-  {
-    testing_util::Process run(argv, dir_.File("1.out"), dir_.File("1.err"));
-    const absl::Time end = absl::Now() + absl::Seconds(60);
-    while (Journaled().size() < 2 && absl::Now() < end && run.running()) {
-      absl::SleepFor(absl::Milliseconds(20));
-    }
-    ASSERT_TRUE(run.running()) << run.err();
-    run.Signal(SIGKILL);
-    EXPECT_EQ(run.Wait(absl::Seconds(10)), 128 + SIGKILL);
-  }
+  ASSERT_NO_FATAL_FAILURE(KillOnceJournaled(argv, 2));
   const fs::path out = dir_.File("out");
   const std::string key = dir_.File("out.referee.key");
   const std::string kept = dir_.File("kept.key");
@@ -507,16 +511,7 @@ TEST_F(TournamentTest, ASealedButUnjournaledMatchIsAdoptedOnResume) {
 TEST_F(TournamentTest, KilledTournamentProgramResumes) {
   const std::vector<std::string> argv = TournamentCommand(
       Make("rock_paper_pyramid", 3, 4, "rounds: 3 concurrency: 2"));
-  {
-    testing_util::Process run(argv, dir_.File("1.out"), dir_.File("1.err"));
-    const absl::Time end = absl::Now() + absl::Seconds(60);
-    while (Journaled().size() < 4 && absl::Now() < end && run.running()) {
-      absl::SleepFor(absl::Milliseconds(20));
-    }
-    ASSERT_TRUE(run.running()) << run.err();
-    run.Signal(SIGKILL);
-    EXPECT_EQ(run.Wait(absl::Seconds(10)), 128 + SIGKILL);
-  }
+  ASSERT_NO_FATAL_FAILURE(KillOnceJournaled(argv, 4));
   const std::vector<v1::TournamentMatchResult> before = Journaled();
   ASSERT_GE(before.size(), 4u);
   ASSERT_LT(before.size(), 36u);
