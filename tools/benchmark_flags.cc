@@ -39,12 +39,6 @@ constexpr std::string_view kBenchmarkFlags[] = {
 
 }  // namespace
 
-void UsageError(std::string_view program, std::string_view message) {
-  std::cerr << program << ": " << message << " (see " << program
-            << " --help)\n";
-  std::exit(2);
-}
-
 FlagArgument SplitFlag(std::string_view arg) {
   if (arg.size() < 2 || arg[0] != '-') return {};
   arg.remove_prefix(arg[1] == '-' ? 2 : 1);

@@ -9,13 +9,12 @@
 #include <optional>
 #include <string_view>
 
+#include "referee/cli/program.h"
+
 namespace pyramid::bench {
 
-// Ends the process with status 2 after one line on stderr, as
-// InitProgram's usage errors (referee/cli/program.h): "PROGRAM: MESSAGE (see
-// PROGRAM --help)".
-[[noreturn]] void UsageError(std::string_view program,
-                             std::string_view message);
+// Usage errors: UsageError (referee/cli/program.h), as every program's.
+using ::pyramid::UsageError;
 
 // The name and value of command-line argument `arg`, "--NAME=VALUE" (one
 // dash or two); no name when it is no flag, no value when it has no '='.

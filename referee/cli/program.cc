@@ -42,13 +42,6 @@ bool AbseilsOwn(absl::string_view name) {
   return false;
 }
 
-[[noreturn]] void UsageError(const char* argv0, absl::string_view message) {
-  std::string name = argv0;
-  name.erase(0, name.find_last_of('/') + 1);
-  std::cerr << name << ": " << message << " (see " << name << " --help)\n";
-  std::exit(2);
-}
-
 // Checks every flag on the command line before Abseil's parser does, which
 // exits 1 on a mistake: an unknown flag, or a value its type does not take,
 // is a usage error here, status 2, as for every program's own checks.
@@ -136,6 +129,13 @@ std::vector<char*> InitProgram(int argc, char** argv, const char* usage) {
     std::exit(0);
   }
   return positional;
+}
+
+void UsageError(std::string_view program, std::string_view message) {
+  std::string name(program);
+  name.erase(0, name.find_last_of('/') + 1);
+  std::cerr << name << ": " << message << " (see " << name << " --help)\n";
+  std::exit(2);
 }
 
 void InitFlagsOnlyProgram(int argc, char** argv, const char* usage) {

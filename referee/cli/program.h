@@ -39,6 +39,12 @@ std::vector<char*> InitProgram(int argc, char** argv, const char* usage);
 // replay, which parses its own arguments, calls it itself.
 std::string VersionLine(std::string_view program);
 
+// Ends the process with status 2 after one line on stderr, "NAME: MESSAGE
+// (see NAME --help)", NAME being `program`'s last path component (argv[0]
+// or a name): InitProgram's usage errors, and any program's own.
+[[noreturn]] void UsageError(std::string_view program,
+                             std::string_view message);
+
 // InitProgram for a program that takes flags only: a positional argument
 // ends the process with status 2, saying which one was not expected.
 void InitFlagsOnlyProgram(int argc, char** argv, const char* usage);
