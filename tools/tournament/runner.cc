@@ -41,6 +41,7 @@
 #include "tools/tournament/referee_link.h"
 #include "tools/tournament/report.h"
 #include "tools/tournament/schedule.h"
+#include "tools/tournament/signing_key.h"
 #include "tools/tournament/sprt.h"
 #include "tools/tournament/standings.h"
 #include "tools/tournament/tournament_file.h"
@@ -60,26 +61,6 @@ absl::Status WriteFile(const fs::path& path, const std::string& bytes) {
   if (!out)
     return absl::InternalError(absl::StrCat("cannot write ", path.string()));
   return absl::OkStatus();
-}
-
-// `path` made absolute (relative to the current directory) and resolved as
-// far as it exists: symbolic links followed, "." and ".." gone, no final
-// '/'.
-fs::path Resolved(const fs::path& path) {
-  std::error_code error;
-  fs::path absolute = fs::absolute(path, error);
-  if (error) absolute = path;
-  fs::path resolved = fs::weakly_canonical(absolute, error);
-  if (error) resolved = absolute.lexically_normal();
-  if (!resolved.has_filename()) resolved = resolved.parent_path();
-  return resolved;
-}
-
-// True when `path` is the directory `dir` or lies inside it, both resolved.
-bool IsWithin(const fs::path& path, const fs::path& dir) {
-  const fs::path p = Resolved(path);
-  const fs::path d = Resolved(dir);
-  return std::mismatch(d.begin(), d.end(), p.begin(), p.end()).first == d.end();
 }
 
 // The bot's command with the placeholders filled in (or the connection
@@ -244,9 +225,14 @@ class Runner {
     }
     if (absl::Status s = OpenOutput(); !s.ok()) return s;
     if (t_.referee().empty()) {
-      if (absl::Status s = PlaceSigningKey(); !s.ok()) return s;
+      const SigningKeyFiles key_files = SigningKeyFilesOf(t_);
+      if (absl::Status s = PlaceSigningKey(
+              key_files, [this](std::string line) { Note(line); });
+          !s.ok()) {
+        return s;
+      }
       absl::StatusOr<std::unique_ptr<RefereeLink>> link =
-          RefereeLink::StartEmbedded(signing_key_.string(),
+          RefereeLink::StartEmbedded(key_files.key.string(),
                                      (out_ / "logs").string(),
                                      (out_ / "tlog.sqlite3").string(),
                                      (out_ / "log-journal").string());
@@ -322,127 +308,17 @@ class Runner {
     return absl::OkStatus();
   }
 
-  // Where the embedded referee's secret key is kept when signing_key_file
-  // is not set: OUTPUT.referee.key, beside the output directory.
-  fs::path DefaultSigningKeyPath() const {
-    // Absolute first, so that an output directory given as "." or "x/"
-    // still names its own parent.
-    fs::path out = fs::absolute(t_.output_dir()).lexically_normal();
-    if (!out.has_filename()) out = out.parent_path();
-    return out.parent_path() / (out.filename().string() + ".referee.key");
-  }
-
-  // Where the embedded referee's secret key is kept (see
-  // Tournament.signing_key_file).
-  fs::path SigningKeyPath() const {
-    if (!t_.signing_key_file().empty()) return t_.signing_key_file();
-    return DefaultSigningKeyPath();
-  }
-
-  // Before anything is made: the embedded referee's secret key file is not
-  // in the output directory, which is published whole; if it exists, it
-  // holds a key; signing_key_file, if it does not exist yet, can be
-  // created (its directory exists); and on a resume, the key is the one
-  // that signed the directory's logs (CheckResumeKey). INVALID_ARGUMENT
-  // otherwise.
+  // Before anything is made: what PlaceSigningKey will do with the
+  // embedded referee's secret key (signing_key.h) is possible. A directory
+  // that holds another tournament is OpenOutput's to name: that, not its
+  // key, is what is wrong with the command.
   absl::Status CheckSigningKey() const {
-    const fs::path path = SigningKeyPath();
-    const std::string what = t_.signing_key_file().empty()
-                                 ? "the referee's secret key"
-                                 : "signing_key_file";
-    if (IsWithin(path, t_.output_dir())) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          what, " ", path.string(), " is inside the output directory ",
-          t_.output_dir(),
-          ": the secret key would be published with it; keep it outside (by "
-          "default it is ",
-          DefaultSigningKeyPath().string(), ", beside the directory)"));
-    }
-    std::error_code error;
-    if (fs::exists(path, error)) {
-      absl::StatusOr<SigningKey> key = ReadSigningKey(path.string());
-      if (!key.ok()) {
-        return absl::InvalidArgumentError(
-            absl::StrCat(what, ": ", key.status().message()));
-      }
-    } else if (!t_.signing_key_file().empty()) {
-      const fs::path dir = fs::absolute(path).parent_path();
-      if (!fs::is_directory(dir, error)) {
-        return absl::InvalidArgumentError(
-            absl::StrCat(what, ": cannot create ", path.string(), ": ",
-                         dir.string(), " is not a directory"));
-      }
-    }
-    return CheckResumeKey(path);
-  }
-
-  // Before a resume touches the output directory: the secret key that
-  // PlaceSigningKey would sign with, `path` or the copy an earlier runner
-  // kept in the directory, is there and is the one whose public half
-  // OUTPUT/referee.key.pub holds; of two different keys there, neither is
-  // guessed. INVALID_ARGUMENT otherwise, as for a key file that cannot be
-  // read: the command, not the directory, is wrong. PlaceSigningKey checks
-  // again under the directory's lock.
-  absl::Status CheckResumeKey(const fs::path& path) const {
-    const fs::path out = t_.output_dir();
-    const fs::path public_file = out / "referee.key.pub";
-    const fs::path legacy = out / "referee.key";
-    std::error_code error;
-    if (!fs::exists(public_file, error)) return absl::OkStatus();
-    // A directory that holds another tournament is OpenOutput's to name:
-    // that, not its key, is what is wrong with the command.
-    if (absl::StatusOr<std::string> previous =
-            ReadFileToString((out / "tournament.txt").string());
+    if (absl::StatusOr<std::string> previous = ReadFileToString(
+            (fs::path(t_.output_dir()) / "tournament.txt").string());
         previous.ok() && *previous != Identity(t_)) {
       return absl::OkStatus();
     }
-    const bool have = fs::exists(path, error);
-    const bool have_legacy = fs::exists(legacy, error);
-    if (!have && !have_legacy) return MissingKeyError(path, public_file);
-    const fs::path key_file = have ? path : legacy;
-    absl::StatusOr<SigningKey> key = ReadSigningKey(key_file.string());
-    if (!key.ok()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("the referee's secret key: ", key.status().message()));
-    }
-    if (have && have_legacy) {
-      absl::StatusOr<SigningKey> inside = ReadSigningKey(legacy.string());
-      if (!inside.ok() || inside->public_key() != key->public_key()) {
-        return TwoKeysError(legacy, path, public_file);
-      }
-    }
-    absl::StatusOr<std::string> pinned = ReadFileToString(public_file.string());
-    if (!pinned.ok()) return pinned.status();
-    if (*pinned != ToHex(key->public_key()) + "\n") {
-      return WrongKeyError(key_file, public_file);
-    }
-    return absl::OkStatus();
-  }
-
-  static absl::Status MissingKeyError(const fs::path& path,
-                                      const fs::path& public_file) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "this output directory's logs are signed with the key in ",
-        public_file.string(), ", but its secret half is not at ", path.string(),
-        "; give its path with signing_key_file (--signing_key_file), or "
-        "use a new output directory"));
-  }
-
-  static absl::Status WrongKeyError(const fs::path& path,
-                                    const fs::path& public_file) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "the key in ", path.string(),
-        " did not sign this output directory's logs (their key is in ",
-        public_file.string(), ")"));
-  }
-
-  static absl::Status TwoKeysError(const fs::path& legacy, const fs::path& path,
-                                   const fs::path& public_file) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "two different referee keys: ", legacy.string(), " and ", path.string(),
-        "; keep the one that signed this output directory's logs (its "
-        "public half is ",
-        public_file.string(), ") at ", path.string(), " and remove the other"));
+    return PlanSigningKey(SigningKeyFilesOf(t_)).status();
   }
 
   // Creates the output directory, or checks that it holds this tournament.
@@ -497,84 +373,6 @@ class Runner {
       }
     }
     return absl::OkStatus();
-  }
-
-  // Makes sure the embedded referee's secret key is at signing_key_ (see
-  // Tournament.signing_key_file), outside the output directory, and that
-  // OUTPUT/referee.key.pub is its public half: moves the key out of the
-  // directory where an earlier runner kept it, creates it on a first run,
-  // and refuses a key that did not sign this directory's logs (or a lost
-  // one) rather than signing the rest of a tournament with another key.
-  absl::Status PlaceSigningKey() {
-    signing_key_ = SigningKeyPath();
-    const fs::path legacy = out_ / "referee.key";
-    const fs::path public_file = out_ / "referee.key.pub";
-    std::error_code error;
-    if (fs::exists(signing_key_) && fs::exists(legacy)) {
-      // Both: the one inside goes if it holds the same key (as
-      // CheckResumeKey compares them), else nothing is guessed.
-      absl::StatusOr<SigningKey> outside =
-          ReadSigningKey(signing_key_.string());
-      absl::StatusOr<SigningKey> inside = ReadSigningKey(legacy.string());
-      if (!outside.ok()) return outside.status();
-      if (!inside.ok() || inside->public_key() != outside->public_key()) {
-        return TwoKeysError(legacy, signing_key_, public_file);
-      }
-      if (!fs::remove(legacy, error) || error) {
-        return absl::InternalError(absl::StrCat(
-            "cannot remove ", legacy.string(), ": ", error.message()));
-      }
-      Note(
-          absl::StrCat("removed a copy of the referee's secret key from the "
-                       "output directory: ",
-                       legacy.string()));
-    }
-    if (!fs::exists(signing_key_) && fs::exists(legacy)) {
-      fs::rename(legacy, signing_key_, error);
-      if (error) {
-        return absl::FailedPreconditionError(absl::StrCat(
-            "cannot move the referee's secret key out of the output "
-            "directory, from ",
-            legacy.string(), " to ", signing_key_.string(), ": ",
-            error.message(), "; move it yourself or set signing_key_file"));
-      }
-      Note(
-          absl::StrCat("moved the referee's secret key out of the output "
-                       "directory, to ",
-                       signing_key_.string()));
-    }
-    if (!fs::exists(signing_key_)) {
-      if (fs::exists(public_file)) {
-        return MissingKeyError(signing_key_, public_file);
-      }
-      if (absl::Status s =
-              WriteKeyFiles(signing_key_.string(), SigningKey::Generate());
-          !s.ok()) {
-        return s;
-      }
-      // A path given that named no file: say so, naming it, or a mistyped
-      // path would become a new key unnoticed (on a resume,
-      // referee.key.pub refuses it above).
-      if (!t_.signing_key_file().empty()) {
-        Note(absl::StrCat(
-            "created a new secret key for the referee: ", signing_key_.string(),
-            " (its public half: ", signing_key_.string(),
-            ".pub), since signing_key_file named no file"));
-      }
-    }
-    absl::StatusOr<SigningKey> key = ReadSigningKey(signing_key_.string());
-    if (!key.ok()) return key.status();
-    const std::string public_hex = ToHex(key->public_key()) + "\n";
-    if (fs::exists(public_file)) {
-      absl::StatusOr<std::string> pinned =
-          ReadFileToString(public_file.string());
-      if (!pinned.ok()) return pinned.status();
-      if (*pinned != public_hex) {
-        return WrongKeyError(signing_key_, public_file);
-      }
-      return absl::OkStatus();
-    }
-    return WriteFileAtomically(public_file.string(), public_hex);
   }
 
   // Fails when the running referee's transparency log checkpoints are
@@ -1273,7 +1071,6 @@ class Runner {
   std::map<uint32_t, ScheduledMatch> scheduled_matches_;
   fs::path out_;
   std::optional<DirectoryLock> lock_;  // On out_.
-  fs::path signing_key_;  // The embedded referee's (PlaceSigningKey).
   std::vector<std::string> names_;
   // Each bot's public key from its key_file, or "" (Prepare).
   std::vector<std::string> bot_public_keys_;
