@@ -1,7 +1,13 @@
-// The gRPC face of the referee (proto/.../referee_service.proto): thin
-// handlers that authenticate, translate between gRPC and the Lobby /
-// MatchHost (which hold all the logic), and map absl::Status codes onto
-// gRPC status codes one for one.
+// The gRPC face of the referee (proto/.../referee_service.proto): the
+// service's handlers. Each checks its caller (call_auth.h), parses its
+// raw request (parse_request.h), translates between gRPC and the Lobby /
+// MatchHost, which hold the referee's logic, and answers with the status
+// they return, code for code (grpc_status.h). The streams are served each
+// by a file of its own: a Play call (play_stream.h), a Watch call
+// (watch_stream.h) and a GetLog call's download (log_download.h); the
+// service registers them, owns the completion queues and runners they run
+// on, and keeps the counts of Watch and GetLog calls that ServiceLimits
+// bounds.
 #ifndef PYRAMID_REFEREE_SERVICE_REFEREE_SERVICE_H_
 #define PYRAMID_REFEREE_SERVICE_REFEREE_SERVICE_H_
 
@@ -90,12 +96,12 @@ struct ServiceLimits {
 class RefereeService final : public referee::v1::Referee::Service {
  public:
   RefereeService(Lobby* lobby, ServiceLimits limits = {});
-  // Stops the Play streams' queues (Stop).
+  // Stops the Play and Watch streams' queues (Stop).
   ~RefereeService() override;
 
   // Registers this service with `builder`, with the completion queues its
-  // Play streams are served on. Call Start once the server is built, and
-  // Stop after the server's Shutdown and before the server is destroyed
+  // Play and Watch streams are served on. Call Start once the server is built,
+  // and Stop after the server's Shutdown and before the server is destroyed
   // (the requests still waiting on the queues come back failed, and gRPC
   // then finalizes them against the server).
   void RegisterWith(grpc::ServerBuilder& builder);
@@ -187,18 +193,10 @@ class RefereeService final : public referee::v1::Referee::Service {
   // Checks, every quarter of log_stall_timeout, that each GetLog call makes
   // progress (null: log_stall_timeout is zero).
   const std::unique_ptr<DelayedRunner> log_stalls_;
-  CompletionQueues play_queues_;
+  // The Play and Watch streams' completion queues
+  // (ServiceLimits::play_queues of them).
+  CompletionQueues stream_queues_;
 };
-
-// The longest status message a call is answered with: it travels in the
-// call's trailers, and one over the client's metadata limit (8 KiB by
-// default, a byte outside printable ASCII taking three) would reach the
-// client as another error.
-inline constexpr size_t kMaxStatusMessageBytes = 2048;
-
-// absl::Status -> grpc::Status (the codes share their numbering); a message
-// longer than kMaxStatusMessageBytes is cut, saying so.
-grpc::Status ToGrpc(const absl::Status& status);
 
 }  // namespace pyramid
 

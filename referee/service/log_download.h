@@ -1,0 +1,41 @@
+// One GetLog call's download (docs/protocol.md): the log file's first
+// `size` bytes (what it held when the call came: a running match's log
+// grows meanwhile), served a chunk at a time. Each chunk is read from the
+// file when the write before it is done, the file opened only for that
+// read, so a call holds one chunk of its log, whatever the log's size, and
+// no file descriptor while its client is slow to read. A client that takes
+// no chunk for `stall_timeout` (one that stopped reading) has its call
+// cancelled, so that clients that never read cannot keep every place for
+// good (ServiceLimits::log_stall_timeout).
+#ifndef PYRAMID_REFEREE_SERVICE_LOG_DOWNLOAD_H_
+#define PYRAMID_REFEREE_SERVICE_LOG_DOWNLOAD_H_
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "absl/time/time.h"
+#include "grpcpp/grpcpp.h"
+#include "pyramid/referee/v1/referee_service.pb.h"
+#include "referee/service/delayed_runner.h"
+
+namespace pyramid {
+
+// The reactor of a GetLog call (`context`) that serves `size` bytes of the
+// file at `path`, `chunk_bytes` per chunk (0 is taken as 1); it deletes itself
+// when done. The caller has counted the call in `reading` (the service's
+// count of GetLog calls, ServiceLimits::max_log_readers): the download
+// takes it out when done. With a `stalls` runner, whose delay is a quarter
+// of `stall_timeout`, a call that finishes no write for `stall_timeout`
+// (since the last or, before the first, since the call came) is cancelled,
+// within about a quarter of `stall_timeout` after; null: never. `reading`
+// and `stalls` must outlive the call.
+grpc::ServerWriteReactor<referee::v1::LogChunk>* NewLogDownload(
+    grpc::CallbackServerContext* context, std::string path, uint64_t size,
+    size_t chunk_bytes, std::atomic<size_t>* reading, DelayedRunner* stalls,
+    absl::Duration stall_timeout);
+
+}  // namespace pyramid
+
+#endif  // PYRAMID_REFEREE_SERVICE_LOG_DOWNLOAD_H_
