@@ -66,6 +66,7 @@
 #include "grpcpp/grpcpp.h"
 #include "pyramid/referee/v1/referee_service.grpc.pb.h"
 #include "referee/cli/program.h"
+#include "referee/cli/referee_client.h"
 #include "referee/cli/text_proto.h"
 #include "referee/cli/token_text.h"
 #include "referee/core/log_sink.h"
@@ -197,7 +198,7 @@ absl::Status Authorize(grpc::ClientContext& context, bool optional = false) {
   absl::StatusOr<std::string> admin = AdminToken(optional);
   if (!admin.ok()) return admin.status();
   if (!admin->empty()) {
-    context.AddMetadata("authorization", "Bearer " + *admin);
+    AddBearer(context, *admin);
   }
   return absl::OkStatus();
 }
@@ -506,9 +507,7 @@ int Watch(v1::Referee::Stub& stub, const std::string& match_id) {
 grpc::Status FetchLog(v1::Referee::Stub& stub, const std::string& match_id,
                       const std::string& admin_token, std::string* bytes) {
   grpc::ClientContext context;
-  if (!admin_token.empty()) {
-    context.AddMetadata("authorization", "Bearer " + admin_token);
-  }
+  if (!admin_token.empty()) AddBearer(context, admin_token);
   v1::GetLogRequest request;
   request.set_match_id(match_id);
   auto reader = stub.GetLog(&context, request);
@@ -529,20 +528,20 @@ int GetLog(v1::Referee::Stub& stub, const std::string& match_id) {
   if (!admin.ok()) return Fail(std::string(admin.status().message()));
   const absl::Time give_up =
       absl::Now() + absl::Seconds(absl::GetFlag(FLAGS_retry_for_s));
-  absl::Duration backoff = absl::Milliseconds(100);
+  Backoff backoff;
   std::string bytes;
   grpc::Status status;
   while (true) {
     status = FetchLog(stub, match_id, *admin, &bytes);
     if (status.error_code() != grpc::StatusCode::UNAVAILABLE ||
-        absl::Now() + backoff > give_up) {
+        absl::Now() + backoff.delay() > give_up) {
       break;
     }
     std::cerr << "refctl: UNAVAILABLE: " << status.error_message()
-              << "; waiting " << absl::FormatDuration(backoff)
+              << "; waiting " << absl::FormatDuration(backoff.delay())
               << " to retry (--retry_for_s)\n";
-    absl::SleepFor(backoff);
-    backoff = std::min(backoff * 2, absl::Seconds(5));
+    absl::SleepFor(backoff.delay());
+    backoff.Grow();
   }
   if (!status.ok()) return Fail(status);
   if (absl::Status s = WriteFileAtomically(out, bytes); !s.ok()) {
@@ -670,17 +669,13 @@ int Main(const std::vector<std::string>& args) {
     std::cerr << kUsage;
     return 2;
   }
-  std::shared_ptr<grpc::ChannelCredentials> credentials =
-      grpc::InsecureChannelCredentials();
-  if (!absl::GetFlag(FLAGS_tls_ca).empty()) {
-    absl::StatusOr<std::string> roots =
-        ReadFileToString(absl::GetFlag(FLAGS_tls_ca));
-    if (!roots.ok()) return Fail(std::string(roots.status().message()));
-    grpc::SslCredentialsOptions ssl;
-    ssl.pem_root_certs = *roots;
-    credentials = grpc::SslCredentials(ssl);
+  absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> credentials =
+      ClientCredentials(absl::GetFlag(FLAGS_tls_ca));
+  if (!credentials.ok()) {
+    return Fail(std::string(credentials.status().message()));
   }
-  auto channel = grpc::CreateChannel(absl::GetFlag(FLAGS_referee), credentials);
+  auto channel =
+      grpc::CreateChannel(absl::GetFlag(FLAGS_referee), *credentials);
   auto stub = v1::Referee::NewStub(channel);
   const std::string& command = args[0];
   if (command == "register-bot" && args.size() == 2) {

@@ -55,6 +55,7 @@
 #include "grpcpp/grpcpp.h"
 #include "pyramid/referee/v1/referee_service.grpc.pb.h"
 #include "referee/cli/program.h"
+#include "referee/cli/referee_client.h"
 #include "referee/cli/token_text.h"
 #include "referee/core/log_sink.h"
 #include "referee/crypto/bytes.h"
@@ -126,7 +127,7 @@ class Bot {
     const int want = absl::GetFlag(FLAGS_matches);
     const absl::Duration reconnect_for =
         absl::Seconds(absl::GetFlag(FLAGS_reconnect_for_s));
-    absl::Duration backoff = absl::Milliseconds(100);
+    Backoff backoff;
     absl::Time broken_since = absl::InfiniteFuture();
     grpc::Status status;
     while (!Stopping()) {
@@ -148,7 +149,7 @@ class Bot {
       const absl::Time now = absl::Now();
       if (reads_ > read) {  // It had connected: a fresh outage.
         broken_since = now;
-        backoff = absl::Milliseconds(100);
+        backoff.Reset();
       } else if (broken_since == absl::InfiniteFuture()) {
         broken_since = now;
       }
@@ -160,15 +161,15 @@ class Bot {
       }
       if (!absl::GetFlag(FLAGS_quiet)) {
         std::cerr << "bot: stream ended (" << status.error_message()
-                  << "); reconnecting in " << absl::FormatDuration(backoff)
-                  << "\n";
+                  << "); reconnecting in "
+                  << absl::FormatDuration(backoff.delay()) << "\n";
       }
-      if (WaitUnlessStopped(backoff)) break;
-      backoff = std::min(backoff * 2, absl::Seconds(5));
+      if (WaitUnlessStopped(backoff.delay())) break;
+      backoff.Grow();
       // Connect now (a failed channel otherwise waits out gRPC's own
       // backoff and fails every call at once meanwhile), in slices so
       // that Stop is heard.
-      const absl::Time until = absl::Now() + backoff;
+      const absl::Time until = absl::Now() + backoff.delay();
       while (!Stopping() && absl::Now() < until &&
              !channel.WaitForConnected(absl::ToChronoTime(
                  std::min(until, absl::Now() + absl::Milliseconds(100))))) {
@@ -254,7 +255,7 @@ class Bot {
   // PlayOnce on `context`.
   grpc::Status PlayOn(v1::Referee::Stub& stub, grpc::ClientContext& context,
                       const std::string& token, int want) {
-    context.AddMetadata("authorization", "Bearer " + token);
+    AddBearer(context, token);
     std::vector<std::string> features;
     if (absl::GetFlag(FLAGS_observation_once)) {
       features.push_back("observation-once");
@@ -623,25 +624,6 @@ class StopOnSignals {
   std::thread thread_;
 };
 
-// Insecure credentials, or TLS with --tls_ca's roots; null (after a
-// message) when those cannot be read.
-std::shared_ptr<grpc::ChannelCredentials> Credentials() {
-  std::shared_ptr<grpc::ChannelCredentials> credentials =
-      grpc::InsecureChannelCredentials();
-  if (!absl::GetFlag(FLAGS_tls_ca).empty()) {
-    absl::StatusOr<std::string> roots =
-        ReadFileToString(absl::GetFlag(FLAGS_tls_ca));
-    if (!roots.ok()) {
-      std::cerr << "bot: --tls_ca: " << roots.status().message() << "\n";
-      return nullptr;
-    }
-    grpc::SslCredentialsOptions ssl;
-    ssl.pem_root_certs = *roots;
-    credentials = grpc::SslCredentials(ssl);
-  }
-  return credentials;
-}
-
 int Main() {
   StopOnSignals::InstallHandler();
   for (const auto& [name, value] :
@@ -689,14 +671,14 @@ int Main() {
     }
     seed_bytes = *parsed;
   }
-  std::shared_ptr<grpc::ChannelCredentials> credentials = Credentials();
-  if (credentials == nullptr) return 2;
-  // gRPC's own reconnection backoff grows to 2 minutes by default: a bot
-  // waiting out a referee restart would miss its deadlines. Keep it short.
-  grpc::ChannelArguments args;
-  args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
-  args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 2000);
-  auto channel = grpc::CreateCustomChannel(RefereeAddress(), credentials, args);
+  absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> credentials =
+      ClientCredentials(absl::GetFlag(FLAGS_tls_ca));
+  if (!credentials.ok()) {
+    std::cerr << "bot: --tls_ca: " << credentials.status().message() << "\n";
+    return 2;
+  }
+  // A bot waiting out a referee restart must not miss its deadlines.
+  auto channel = FastReconnectChannel(RefereeAddress(), *credentials);
   auto stub = v1::Referee::NewStub(channel);
   Bot bot(*std::move(strategy), Sha256(seed_bytes), std::move(key));
   StopOnSignals stop_on_signals(bot);

@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "referee/cli/referee_client.h"
 #include "referee/cli/token_text.h"
 #include "referee/core/log_journal.h"
 #include "referee/core/log_sink.h"
@@ -152,13 +153,9 @@ absl::StatusOr<std::unique_ptr<RefereeLink>> RefereeLink::Connect(
   link->admin_token_source_ =
       from_env ? "$PYRAMID_ADMIN_TOKEN"
                : absl::StrCat("admin_token_file ", admin_token_file);
-  // Short reconnection backoff (gRPC's grows to 2 minutes): a referee that
-  // restarts is found again within seconds.
-  grpc::ChannelArguments args;
-  args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
-  args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 2000);
-  link->channel_ = grpc::CreateCustomChannel(
-      address, grpc::InsecureChannelCredentials(), args);
+  // A referee that restarts is found again within seconds.
+  link->channel_ =
+      FastReconnectChannel(address, grpc::InsecureChannelCredentials());
   link->stub_ = v1::Referee::NewStub(link->channel_);
   link->retry_for_ = retry_for;
   return link;
@@ -166,21 +163,22 @@ absl::StatusOr<std::unique_ptr<RefereeLink>> RefereeLink::Connect(
 
 grpc::Status RefereeLink::Retrying(const std::function<grpc::Status()>& call) {
   const absl::Time give_up = absl::Now() + retry_for_;
-  absl::Duration backoff = absl::Milliseconds(100);
+  Backoff backoff;
   while (true) {
     grpc::Status status = call();
     const bool lost = status.error_code() == grpc::StatusCode::UNAVAILABLE ||
                       (status.error_code() == grpc::StatusCode::CANCELLED &&
                        !cancelled_.load());
-    if (!lost || cancelled_.load() || absl::Now() + backoff > give_up) {
+    if (!lost || cancelled_.load() || absl::Now() + backoff.delay() > give_up) {
       return status;
     }
-    absl::SleepFor(backoff);
-    backoff = std::min(backoff * 2, absl::Seconds(5));
+    absl::SleepFor(backoff.delay());
+    backoff.Grow();
     // Connect now: a failed channel otherwise waits out gRPC's own backoff
     // and fails every call at once meanwhile.
     if (channel_ != nullptr) {
-      channel_->WaitForConnected(absl::ToChronoTime(absl::Now() + backoff));
+      channel_->WaitForConnected(
+          absl::ToChronoTime(absl::Now() + backoff.delay()));
     }
   }
 }
@@ -188,7 +186,7 @@ grpc::Status RefereeLink::Retrying(const std::function<grpc::Status()>& call) {
 RefereeLink::~RefereeLink() = default;
 
 void RefereeLink::Authorize(grpc::ClientContext& context) const {
-  context.AddMetadata("authorization", "Bearer " + admin_token_);
+  AddBearer(context, admin_token_);
 }
 
 absl::StatusOr<v1::RegisterBotResponse> RefereeLink::RegisterBot(

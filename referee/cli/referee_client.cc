@@ -1,0 +1,39 @@
+#include "referee/cli/referee_client.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "grpcpp/create_channel.h"
+#include "grpcpp/support/channel_arguments.h"
+#include "referee/core/log_sink.h"
+
+namespace pyramid {
+
+absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> ClientCredentials(
+    const std::string& tls_ca) {
+  if (tls_ca.empty()) return grpc::InsecureChannelCredentials();
+  absl::StatusOr<std::string> roots = ReadFileToString(tls_ca);
+  if (!roots.ok()) return roots.status();
+  grpc::SslCredentialsOptions ssl;
+  ssl.pem_root_certs = *std::move(roots);
+  return grpc::SslCredentials(ssl);
+}
+
+std::shared_ptr<grpc::Channel> FastReconnectChannel(
+    const std::string& address,
+    const std::shared_ptr<grpc::ChannelCredentials>& credentials) {
+  grpc::ChannelArguments args;
+  args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
+  args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 2000);
+  return grpc::CreateCustomChannel(address, credentials, args);
+}
+
+void AddBearer(grpc::ClientContext& context, absl::string_view token) {
+  context.AddMetadata("authorization", absl::StrCat("Bearer ", token));
+}
+
+void Backoff::Grow() { delay_ = std::min(delay_ * 2, kLongest); }
+
+void Backoff::Reset() { delay_ = kFirst; }
+
+}  // namespace pyramid
