@@ -146,8 +146,8 @@ void MatchHost::SendTo(const std::shared_ptr<PlaySink>& sink,
     // request or result per seat) at once, instead of growing to it.
     if (outbox_.empty()) outbox_.reserve(2 * seats_.size() + 1);
     outbox_.push_back({sink, std::move(bytes), acknowledgement});
-  } else if (holding_) {
-    held_.push_back({sink, std::move(bytes), acknowledgement});
+  } else if (awaiting_sync_) {
+    sync_outbox_.push_back({sink, std::move(bytes), acknowledgement});
   } else {
     sink->Send(std::move(bytes));
   }
@@ -162,25 +162,25 @@ void MatchHost::set_sync_pool(SyncPool* pool) {
 void MatchHost::OnSynced(const absl::Status& status) {
   absl::MutexLock lock(&mu_);
   --syncs_pending_;
-  if (!holding_) return;  // A shutdown checkpoint synced all.
+  if (!awaiting_sync_) return;  // A shutdown checkpoint synced all.
   if (status.ok()) {
     if (syncs_pending_ > 0) return;
-    ReleaseHeldLocked();
+    SendSyncedLocked();
     if (match_ != nullptr && match_->finished()) EndLocked();  // Sealed.
     return;
   }
-  // Not durable: nothing held is sent, and the match stops.
-  holding_ = false;
-  held_.clear();
+  // Not durable: nothing that waited is sent, and the match stops.
+  awaiting_sync_ = false;
+  sync_outbox_.clear();
   ended_ = false;
   match_->Break(status);
   if (broken_reason_.empty()) AnnounceBroken();
 }
 
-void MatchHost::ReleaseHeldLocked() {
-  holding_ = false;
-  std::vector<OutgoingMessage> held = std::exchange(held_, {});
-  SendTogether(held);
+void MatchHost::SendSyncedLocked() {
+  awaiting_sync_ = false;
+  std::vector<OutgoingMessage> synced = std::exchange(sync_outbox_, {});
+  SendTogether(synced);
 }
 
 void MatchHost::PruneWatchersLocked() {
@@ -543,14 +543,16 @@ bool MatchHost::Run(int seat, uint64_t decision_id, const Op& op) {
   }
   HandOverDeadlineLocked();
   // Sealed (now, or before a restart) and durable.
-  if (match_->finished() && match_->broken().ok() && !holding_) EndLocked();
+  if (match_->finished() && match_->broken().ok() && !awaiting_sync_) {
+    EndLocked();
+  }
   return !refused;
 }
 
 bool MatchHost::MayHoldStepLocked(const absl::Status& status) const {
   if (ack_holder_ == nullptr || !status.ok() || outbox_.empty() ||
-      !watch_outbox_.empty() || holding_ || ended_ || match_->finished() ||
-      !match_->broken().ok() || match_->OwesSync()) {
+      !watch_outbox_.empty() || awaiting_sync_ || ended_ ||
+      match_->finished() || !match_->broken().ok() || match_->OwesSync()) {
     return false;
   }
   return std::all_of(
@@ -586,7 +588,7 @@ void MatchHost::FinishStepLocked() {
     // seats are sent waits for it.
     if (std::optional<SyncJob> sync = match_->TakeOwedSync()) {
       ++syncs_pending_;
-      holding_ = true;
+      awaiting_sync_ = true;
       // The host outlives its syncs, even once the lobby has let it go
       // (at its end, the seal's sync being the last).
       sync_pool_->Submit(
@@ -594,8 +596,8 @@ void MatchHost::FinishStepLocked() {
           [self = shared_from_this()](absl::Status s) { self->OnSynced(s); });
     }
   }
-  if (written && holding_) {
-    std::move(outbox.begin(), outbox.end(), std::back_inserter(held_));
+  if (written && awaiting_sync_) {
+    std::move(outbox.begin(), outbox.end(), std::back_inserter(sync_outbox_));
   } else if (written) {
     SendTogether(outbox);
   }
@@ -769,7 +771,7 @@ void MatchHost::Suspend() {
   // sync goes out when that is done.
   if (match_ == nullptr || match_->finished()) return;
   EndHoldLocked();
-  if (match_->Checkpoint().ok() && holding_) ReleaseHeldLocked();
+  if (match_->Checkpoint().ok() && awaiting_sync_) SendSyncedLocked();
 }
 
 }  // namespace pyramid

@@ -99,10 +99,10 @@ class MatchHost : public std::enable_shared_from_this<MatchHost> {
 
   // Has the checkpoint syncs of the match's log run on `pool` instead of
   // the thread that wrote the checkpoint: what a step that wrote one sends
-  // to the seats, and whatever the match sends them after it, is held until
+  // to the seats, and whatever the match sends them after it, waits until
   // the sync is done (dropped if it fails, which breaks the match). Watch
-  // events are not held. Set before Start(); the pool's owner destroys the
-  // pool (which runs what it still holds) before the host.
+  // events do not wait. Set before Start(); the pool's owner destroys the
+  // pool (which runs the syncs still queued) before the host.
   void set_sync_pool(SyncPool* pool);
 
   // Lets a step be held (see the top of this file) until `runner` runs
@@ -216,8 +216,8 @@ class MatchHost : public std::enable_shared_from_this<MatchHost> {
   void CallOverListenersLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // A checkpoint sync on the pool is done (on the pool's thread).
   void OnSynced(const absl::Status& status);
-  // Sends what was held for a sync: everything is durable now.
-  void ReleaseHeldLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Sends what waited for the syncs: everything is durable now.
+  void SendSyncedLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void SendDecisionRequest(int seat) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void SendRevealRequest(int seat) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void SendRevealRequests() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -234,7 +234,7 @@ class MatchHost : public std::enable_shared_from_this<MatchHost> {
   std::shared_ptr<PlaySink> StreamOf(int seat)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Sends `message` to `sink` (a seat's stream), as SendToSeat does: queued
-  // in order behind what the step or a sync holds back.
+  // in order behind what waits for the step's records or for a sync.
   void SendTo(const std::shared_ptr<PlaySink>& sink,
               const v1::PlayResponse& message, bool acknowledgement = false)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -247,7 +247,8 @@ class MatchHost : public std::enable_shared_from_this<MatchHost> {
   // carry).
   void DeliverToWatchers(absl::Span<const v1::WatchEvent> events)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // The public state as WatchSnapshot says (the match must still be held).
+  // The public state as WatchSnapshot says (the host must still have its
+  // Match).
   v1::WatchEvent SnapshotLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Forgets watchers whose streams are gone, and the watched view with the
   // last of them.
@@ -307,12 +308,12 @@ class MatchHost : public std::enable_shared_from_this<MatchHost> {
   bool step_held_ ABSL_GUARDED_BY(mu_) = false;
   uint64_t holds_ ABSL_GUARDED_BY(mu_) = 0;
   // set_sync_pool's pool (null: checkpoints sync inline); the syncs it has
-  // not finished; and while `holding_`, what is sent to seats, in order,
-  // until they are done.
+  // not finished; whether what is sent to seats waits for them (from the
+  // first step that owes one until all are done); and what waits, in order.
   SyncPool* sync_pool_ = nullptr;
   int syncs_pending_ ABSL_GUARDED_BY(mu_) = 0;
-  bool holding_ ABSL_GUARDED_BY(mu_) = false;
-  std::vector<OutgoingMessage> held_ ABSL_GUARDED_BY(mu_);
+  bool awaiting_sync_ ABSL_GUARDED_BY(mu_) = false;
+  std::vector<OutgoingMessage> sync_outbox_ ABSL_GUARDED_BY(mu_);
   // During Run, per seat: the "observation-once" stream that got the seat's
   // last DecisionResult, whose observation a DecisionRequest on the same
   // stream may then leave out (the position cannot change in between).
