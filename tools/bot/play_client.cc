@@ -1,0 +1,359 @@
+#include "tools/bot/play_client.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <iostream>
+#include <iterator>
+#include <utility>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_join.h"
+#include "absl/time/clock.h"
+#include "google/protobuf/arena.h"
+#include "referee/cli/referee_client.h"
+#include "referee/crypto/protocol.h"
+
+namespace pyramid {
+
+PlayClient::PlayClient(PlayClientOptions options,
+                       std::unique_ptr<Strategy> strategy, const Digest& seed,
+                       std::optional<SigningKey> key)
+    : options_(std::move(options)),
+      strategy_(std::move(strategy)),
+      rng_(seed),
+      key_(std::move(key)) {}
+
+int PlayClient::Run(grpc::Channel& channel, v1::Referee::Stub& stub,
+                    const std::string& token) {
+  const int want = options_.matches;
+  const absl::Duration reconnect_for = options_.reconnect_for;
+  Backoff backoff;
+  absl::Time broken_since = absl::InfiniteFuture();
+  grpc::Status status;
+  while (!Stopping()) {
+    const size_t read = reads_;
+    status = PlayOnce(stub, token, want);
+    if (want > 0 && Ended() >= want) break;
+    if (Stopping() || status.ok() || !Retryable(status)) break;
+    if (Replaced(status)) {
+      std::cerr << "bot: another process connected with this token; "
+                   "stopping (stream ended: "
+                << status.error_message() << ")\n";
+      return 1;
+    }
+    if (reconnect_for == absl::ZeroDuration()) {
+      std::cerr << "bot: stream ended (" << status.error_message()
+                << "); not reconnecting (--reconnect_for_s=0)\n";
+      return 1;
+    }
+    const absl::Time now = absl::Now();
+    if (reads_ > read) {  // It had connected: a fresh outage.
+      broken_since = now;
+      backoff.Reset();
+    } else if (broken_since == absl::InfiniteFuture()) {
+      broken_since = now;
+    }
+    if (now - broken_since > reconnect_for) {
+      std::cerr << "bot: giving up after "
+                << absl::FormatDuration(now - broken_since)
+                << " without the referee: " << status.error_message() << "\n";
+      return 1;
+    }
+    if (!options_.quiet) {
+      std::cerr << "bot: stream ended (" << status.error_message()
+                << "); reconnecting in "
+                << absl::FormatDuration(backoff.delay()) << "\n";
+    }
+    if (WaitUnlessStopped(backoff.delay())) break;
+    backoff.Grow();
+    // Connect now (a failed channel otherwise waits out gRPC's own
+    // backoff and fails every call at once meanwhile), in slices so
+    // that Stop is heard.
+    const absl::Time until = absl::Now() + backoff.delay();
+    while (!Stopping() && absl::Now() < until &&
+           !channel.WaitForConnected(absl::ToChronoTime(
+               std::min(until, absl::Now() + absl::Milliseconds(100))))) {
+    }
+  }
+  if (!Stopping() && !status.ok() &&
+      status.error_code() != grpc::StatusCode::CANCELLED) {
+    std::cerr << "bot: stream ended: " << status.error_message() << "\n";
+    return 1;
+  }
+  if (!options_.quiet) {
+    std::cout << "bot: " << Ended() << " match(es) ended, " << errors_
+              << " error(s)" << std::endl;
+  }
+  return errors_ == 0 ? 0 : 1;
+}
+
+void PlayClient::Stop() {
+  absl::MutexLock lock(&mutex_);
+  stopping_ = true;
+  if (context_ != nullptr) context_->TryCancel();
+}
+
+bool PlayClient::Retryable(const grpc::Status& status) {
+  switch (status.error_code()) {
+    case grpc::StatusCode::UNAUTHENTICATED:
+    case grpc::StatusCode::PERMISSION_DENIED:
+    case grpc::StatusCode::INVALID_ARGUMENT:
+    case grpc::StatusCode::UNIMPLEMENTED:
+      return false;
+    default:
+      return true;
+  }
+}
+
+bool PlayClient::Replaced(const grpc::Status& status) {
+  return status.error_code() == grpc::StatusCode::ABORTED &&
+         status.error_message() == "replaced by a newer stream";
+}
+
+bool PlayClient::Stopping() {
+  absl::MutexLock lock(&mutex_);
+  return stopping_;
+}
+
+bool PlayClient::WaitUnlessStopped(absl::Duration duration) {
+  absl::MutexLock lock(&mutex_);
+  return mutex_.AwaitWithTimeout(absl::Condition(&stopping_), duration);
+}
+
+bool PlayClient::SetContext(grpc::ClientContext* context) {
+  absl::MutexLock lock(&mutex_);
+  if (stopping_ && context != nullptr) return false;
+  context_ = context;
+  return true;
+}
+
+grpc::Status PlayClient::PlayOnce(v1::Referee::Stub& stub,
+                                  const std::string& token, int want) {
+  grpc::ClientContext context;
+  if (!SetContext(&context)) {
+    return grpc::Status(grpc::StatusCode::CANCELLED, "stopped");
+  }
+  grpc::Status status = PlayOn(stub, context, token, want);
+  SetContext(nullptr);
+  return status;
+}
+
+grpc::Status PlayClient::PlayOn(v1::Referee::Stub& stub,
+                                grpc::ClientContext& context,
+                                const std::string& token, int want) {
+  AddBearer(context, token);
+  std::vector<std::string> features;
+  if (options_.observation_once) {
+    features.push_back("observation-once");
+  }
+  if (options_.batch) features.push_back("batch");
+  if (!features.empty()) {
+    context.AddMetadata("pyramid-play-features", absl::StrJoin(features, ","));
+  }
+  views_.clear();  // A new stream: views come afresh.
+  outbox_.clear();
+  auto stream = stub.Play(&context);
+  ++streams_;
+  // Each message is read into an arena reset before the next read: a
+  // batch of hundreds of responses costs no malloc or free per message.
+  google::protobuf::ArenaOptions arena_options;
+  arena_options.initial_block = arena_block_.data();
+  arena_options.initial_block_size = arena_block_.size();
+  google::protobuf::Arena arena(arena_options);
+  while (true) {
+    arena.Reset();
+    auto* response =
+        google::protobuf::Arena::CreateMessage<v1::PlayResponse>(&arena);
+    if (!stream->Read(response)) break;
+    if (response->has_batch()) {
+      for (v1::PlayResponse& inner :
+           *response->mutable_batch()->mutable_responses()) {
+        Handle(inner);
+      }
+    } else {
+      Handle(*response);
+    }
+    if (!Flush(*stream)) break;
+    if (want > 0 && Ended() >= want) break;
+  }
+  stream->WritesDone();
+  if (want > 0 && Ended() >= want) {
+    context.TryCancel();
+    return grpc::Status::OK;
+  }
+  return stream->Finish();
+}
+
+bool PlayClient::Flush(Stream& stream) {
+  if (outbox_.empty()) return true;
+  std::vector<v1::PlayRequest> messages = std::move(outbox_);
+  outbox_.clear();
+  if (messages.size() > 1 && options_.batch) {
+    v1::PlayRequest batch;
+    for (v1::PlayRequest& m : messages) {
+      *batch.mutable_batch()->add_requests() = std::move(m);
+    }
+    return stream.Write(batch);
+  }
+  for (const v1::PlayRequest& m : messages) {
+    if (!stream.Write(m)) return false;
+  }
+  return true;
+}
+
+bool PlayClient::End(const std::string& match_id, uint32_t seat) {
+  for (auto it = pending_.begin(); it != pending_.end();) {
+    it =
+        std::get<0>(it->first) == match_id ? pending_.erase(it) : std::next(it);
+  }
+  views_.erase({match_id, seat});
+  return ended_matches_.emplace(match_id, seat).second;
+}
+
+void PlayClient::Handle(v1::PlayResponse& response) {
+  ++reads_;
+  switch (response.kind_case()) {
+    case v1::PlayResponse::kDecision:
+      Decide(*response.mutable_decision());
+      return;
+    case v1::PlayResponse::kRevealRequest: {
+      const v1::RevealRequest& r = response.reveal_request();
+      Reveal({r.match_id(), r.seat(), r.decision_id()});
+      return;
+    }
+    case v1::PlayResponse::kMatchEnded: {
+      const v1::MatchEnded& ended = response.match_ended();
+      if (!End(ended.match_id(), ended.seat())) return;
+      // Flushed line by line: under the tournament runner the output is a
+      // file, and a line must outlive a crash of the bot.
+      if (!options_.quiet) {
+        const v1::SeatOutcome& mine = ended.outcome().seats(ended.seat());
+        std::cout << "match " << ended.match_id() << " seat " << ended.seat()
+                  << ": rank " << mine.rank() << ", score " << mine.score()
+                  << (mine.forfeited() ? " (forfeited)" : "") << std::endl;
+      }
+      return;
+    }
+    case v1::PlayResponse::kResult: {
+      const v1::DecisionResult& result = response.result();
+      views_[{result.match_id(), result.seat()}] = result.observation();
+      return;
+    }
+    case v1::PlayResponse::kError: {
+      const v1::PlayError& error = response.error();
+      ++errors_;
+      std::cerr << "bot: match " << error.match_id() << " seat " << error.seat()
+                << " decision " << error.decision_id() << ": "
+                << error.message();
+      // Without --key_file the bot signs nothing, so a refused signature
+      // means the seat was registered with a public key.
+      if (!key_ && error.code() == grpc::StatusCode::INVALID_ARGUMENT &&
+          absl::StrContains(error.message(), "signature")) {
+        std::cerr << " (the seat is registered with a public key, so its "
+                     "commits must be signed: pass its secret key with "
+                     "--key_file)";
+      }
+      std::cerr << "\n";
+      // The match broke (the referee could not write its log) and
+      // stopped: no MatchEnded will ever come. It is over.
+      if (error.code() == grpc::StatusCode::DATA_LOSS) {
+        End(error.match_id(), error.seat());
+      }
+      return;
+    }
+    case v1::PlayResponse::kCommitAck:
+      if (++acked_commits_ == options_.crash_after_commits) {
+        std::cerr << "bot: exiting on purpose after " << acked_commits_
+                  << " commits (--crash_after_commits)" << std::endl;
+        std::_Exit(3);
+      }
+      return;
+    case v1::PlayResponse::kRevealAck: {
+      const v1::RevealAck& ack = response.reveal_ack();
+      pending_.erase({ack.match_id(), ack.seat(), ack.decision_id()});
+      return;
+    }
+    default:
+      return;  // Other acks and results need no answer.
+  }
+}
+
+void PlayClient::Decide(v1::DecisionRequest& request) {
+  if (request.observation_in_result()) {
+    // The view is the one of the DecisionResult just received.
+    auto it = views_.find({request.match_id(), request.seat()});
+    if (it == views_.end()) {
+      std::cerr << "bot: a DecisionRequest refers to a result never "
+                   "received; ignoring it\n";
+      return;
+    }
+    *request.mutable_observation() = it->second;
+    request.set_observation_in_result(false);
+  }
+  const Key key{request.match_id(), request.seat(), request.decision_id()};
+  if (request.committed()) return;  // Resumed: the reveal will come.
+  // A request can arrive twice (around a reconnection, or after a referee
+  // restart that lost the commit): commit again to the first choice,
+  // whose salt any reveal must use.
+  if (auto it = pending_.find(key); it != pending_.end()) {
+    if (it->second.committed_on == streams_) return;
+    Commit(key, request);
+    return;
+  }
+  const std::string& wanted = options_.game;
+  if (!wanted.empty() && request.game() != wanted) {
+    std::cerr << "bot: refusing a decision of game " << request.game() << "\n";
+    return;
+  }
+  v1::Action action;
+  if (request.decision_id() == 0) {
+    action.mutable_seed()->set_contribution(
+        SystemRandomBytes(kSeedContributionSize));
+  } else {
+    action = strategy_->Choose(request, rng_);
+  }
+  pending_[key] =
+      Pending{SystemRandomBytes(kSaltSize), action.SerializeAsString()};
+  Commit(key, request);
+}
+
+void PlayClient::Commit(const Key& key, const v1::DecisionRequest& request) {
+  Pending& pending = pending_.at(key);
+  const Digest commitment =
+      CommitmentHash(*FromHex(request.match_id()), request.seat(),
+                     request.decision_id(), pending.salt, pending.action);
+  v1::PlayRequest message;
+  v1::CommitMove* commit = message.mutable_commit();
+  commit->set_match_id(request.match_id());
+  commit->set_seat(request.seat());
+  commit->set_decision_id(request.decision_id());
+  commit->set_commitment(std::string(AsView(commitment)));
+  if (key_) {
+    commit->set_signature(key_->Sign(
+        CommitSignatureMessage(*FromHex(request.match_id()), request.seat(),
+                               request.decision_id(), AsView(commitment))));
+  }
+  pending.committed_on = streams_;
+  outbox_.push_back(std::move(message));
+  // A single-seat decision opens its reveal phase right after the commit
+  // (except for the commit after which the bot is to crash).
+  const bool crashing = ++sent_commits_ == options_.crash_after_commits;
+  if (request.acting_seats_size() == 1 && !crashing) Reveal(key);
+}
+
+void PlayClient::Reveal(const Key& key) {
+  auto it = pending_.find(key);
+  if (it == pending_.end()) return;  // Lost (a restarted bot).
+  if (it->second.revealed_on == streams_) return;
+  it->second.revealed_on = streams_;
+  v1::PlayRequest message;
+  v1::RevealMove* reveal = message.mutable_reveal();
+  reveal->set_match_id(std::get<0>(key));
+  reveal->set_seat(std::get<1>(key));
+  reveal->set_decision_id(std::get<2>(key));
+  reveal->set_salt(it->second.salt);
+  reveal->set_action(it->second.action);
+  outbox_.push_back(std::move(message));
+}
+
+}  // namespace pyramid

@@ -1,0 +1,182 @@
+// The reference bot's play, apart from its command line (bot_main.cc): one
+// Play stream to the referee at a time, on which it answers every decision
+// it is sent, of any number of matches at once, with its strategy's choice
+// through commit-reveal, and reconnects with backoff when the stream
+// breaks. What it prints starts with "bot: " and names the bot's flags.
+#ifndef PYRAMID_TOOLS_BOT_PLAY_CLIENT_H_
+#define PYRAMID_TOOLS_BOT_PLAY_CLIENT_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "grpcpp/grpcpp.h"
+#include "pyramid/referee/v1/referee_service.grpc.pb.h"
+#include "referee/crypto/bytes.h"
+#include "referee/crypto/ed25519.h"
+#include "referee/crypto/random_stream.h"
+#include "tools/bot/strategy.h"
+
+namespace pyramid {
+
+// How a PlayClient plays; each field is the bot's flag of that name
+// (bot_main.cc), with its default.
+struct PlayClientOptions {
+  // Run returns once this many seats' matches have ended (0: when the
+  // referee closes the stream).
+  int matches = 0;
+  // How long to keep reconnecting once the stream broke (zero: not at
+  // all, status 1). --reconnect_for_s.
+  absl::Duration reconnect_for = absl::Seconds(300);
+  // Refuse decisions of any other game (empty: play any game).
+  std::string game;
+  // The Play stream features to ask for (docs/protocol.md).
+  bool observation_once = true;
+  bool batch = true;
+  // Print only errors.
+  bool quiet = false;
+  // Fault injection: once the referee acknowledges this many commits, the
+  // process exits at once with status 3, leaving that commitment
+  // unrevealed (0: never).
+  int crash_after_commits = 0;
+};
+
+class PlayClient {
+ public:
+  // Chooses with `strategy`, drawing its randomness from a stream keyed
+  // by `seed`; signs every commit with `key` when given (salts and seed
+  // contributions always come from the system's randomness).
+  PlayClient(PlayClientOptions options, std::unique_ptr<Strategy> strategy,
+             const Digest& seed, std::optional<SigningKey> key);
+  PlayClient(const PlayClient&) = delete;
+  PlayClient& operator=(const PlayClient&) = delete;
+
+  // Plays until the referee closes the stream, enough matches have ended
+  // or Stop is called. When the stream breaks (the referee restarts, the
+  // network drops), reconnects with the same token, with exponential
+  // backoff, for at most options.reconnect_for (zero: not at all): the
+  // referee then sends again what each seat owes, and the salts of
+  // commitments made before are still here. A stream replaced by another
+  // process's is not reopened (status 1). Returns the process exit code: 0
+  // when it ended without a PlayError (stopped, done, or the stream closed
+  // by the referee), else 1. Every end but giving up prints the summary
+  // line.
+  int Run(grpc::Channel& channel, referee::v1::Referee::Stub& stub,
+          const std::string& token);
+
+  // Ends Run from any thread: cancels the stream in progress and the wait
+  // between reconnections. Run then prints its summary line and returns.
+  void Stop();
+
+ private:
+  using Key = std::tuple<std::string, uint32_t, uint64_t>;
+  struct Pending {
+    std::string salt;
+    std::string action;
+    // The stream (streams_) its commit and reveal were last sent on.
+    int committed_on = -1;
+    int revealed_on = -1;
+  };
+  using Stream = grpc::ClientReaderWriter<referee::v1::PlayRequest,
+                                          referee::v1::PlayResponse>;
+
+  // Whether reconnecting may mend `status`.
+  static bool Retryable(const grpc::Status& status);
+
+  // Whether the referee ended the stream because a newer stream of its
+  // token replaced it (docs/protocol.md, "Reconnecting"). The bot reads only
+  // its newest stream, so an older one of its own that broke never tells it
+  // this: another process connected with this token.
+  static bool Replaced(const grpc::Status& status);
+
+  // Whether Stop was called.
+  bool Stopping();
+
+  // Waits `duration`; true when Stop was called (then at once).
+  bool WaitUnlessStopped(absl::Duration duration);
+
+  // Makes `context` the one Stop cancels (null: none); false (and nothing
+  // changed) when Stop was called already.
+  bool SetContext(grpc::ClientContext* context);
+
+  // One Play stream, until it ends, `want` matches have ended or Stop is
+  // called (CANCELLED).
+  grpc::Status PlayOnce(referee::v1::Referee::Stub& stub,
+                        const std::string& token, int want);
+
+  // PlayOnce on `context`.
+  grpc::Status PlayOn(referee::v1::Referee::Stub& stub,
+                      grpc::ClientContext& context, const std::string& token,
+                      int want);
+
+  // Sends what handling the last message read queued: one message, or with
+  // options.batch several as one PlayRequest.batch. False once the stream
+  // broke.
+  bool Flush(Stream& stream);
+
+  // A match's end for a seat (its MatchEnded, or the PlayError of a match
+  // that broke): forgets whatever the seat's match still had pending, and
+  // counts it once per seat, on whichever stream its end comes (a seat
+  // token is sent its match's end again on every connection; a bot token
+  // playing two seats of a match is sent two ends, and both count). Returns
+  // whether it is the first.
+  bool End(const std::string& match_id, uint32_t seat);
+
+  // Seats whose match has ended (what options.matches counts).
+  int Ended() const { return static_cast<int>(ended_matches_.size()); }
+
+  // Handles one message from the referee; what it answers goes to outbox_.
+  void Handle(referee::v1::PlayResponse& response);
+
+  // Decides `request`, completing it first with the view of the
+  // DecisionResult before it (observation-once).
+  void Decide(referee::v1::DecisionRequest& request);
+
+  // Sends the commitment to the pending choice for `key`; in a single-seat
+  // decision, its reveal right after.
+  void Commit(const Key& key, const referee::v1::DecisionRequest& request);
+
+  // Reveals the pending choice for `key`, once per stream: the referee asks
+  // again after a reconnection if the reveal did not reach its log. The
+  // choice is kept until the reveal is acknowledged or the match ends.
+  void Reveal(const Key& key);
+
+  const PlayClientOptions options_;
+  absl::Mutex mutex_;
+  bool stopping_ ABSL_GUARDED_BY(mutex_) = false;
+  // The context of the Play stream in progress, for Stop to cancel.
+  grpc::ClientContext* context_ ABSL_GUARDED_BY(mutex_) = nullptr;
+  std::unique_ptr<Strategy> strategy_;
+  RandomStream rng_;  // The strategy's randomness.
+  std::optional<SigningKey> key_;
+  std::map<Key, Pending> pending_;
+  // What the message being handled makes the bot send (Flush sends it).
+  std::vector<referee::v1::PlayRequest> outbox_;
+  // The read arena's first block, kept across messages and streams (a
+  // batch is at most 256 KiB on the wire).
+  std::vector<char> arena_block_ = std::vector<char>(512 << 10);
+  // Per match and seat: the observation of the last DecisionResult on the
+  // current stream (observation-once).
+  std::map<std::pair<std::string, uint32_t>, referee::v1::Observation> views_;
+  // (match, seat) of every seat whose match has ended, on any stream.
+  std::set<std::pair<std::string, uint32_t>> ended_matches_;
+  int errors_ = 0;
+  size_t reads_ = 0;  // Messages read, over every stream.
+  int streams_ = 0;   // Play streams opened.
+  int sent_commits_ = 0;
+  int acked_commits_ = 0;
+};
+
+}  // namespace pyramid
+
+#endif  // PYRAMID_TOOLS_BOT_PLAY_CLIENT_H_
