@@ -320,13 +320,16 @@ int RegisterBot(v1::Referee::Stub& stub, const std::string& name) {
   return 0;
 }
 
-int CreateMatch(v1::Referee::Stub& stub) {
+// The CreateMatchRequest create-match's flags ask for; INVALID_ARGUMENT
+// with the message for a mistake in them (a usage error).
+absl::StatusOr<v1::CreateMatchRequest> RequestFromFlags() {
   v1::CreateMatchRequest request;
   request.mutable_game()->set_game(absl::GetFlag(FLAGS_game));
   if (absl::Status s =
           MergeTextProto(absl::GetFlag(FLAGS_options), *request.mutable_game());
       !s.ok()) {
-    return Usage(absl::StrCat("cannot parse --options: ", s.message()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("cannot parse --options: ", s.message()));
   }
   const std::vector<std::string> bots =
       absl::StrSplit(absl::GetFlag(FLAGS_bots), ',');
@@ -335,9 +338,10 @@ int CreateMatch(v1::Referee::Stub& stub) {
   int seats = absl::GetFlag(FLAGS_seats);
   if (seats == 0 && !absl::GetFlag(FLAGS_bots).empty()) seats = bots.size();
   if (seats < 0) {
-    return Usage(absl::StrCat("--seats must be positive, not ", seats));
+    return absl::InvalidArgumentError(
+        absl::StrCat("--seats must be positive, not ", seats));
   }
-  if (seats == 0) return Usage("give --seats or --bots");
+  if (seats == 0) return absl::InvalidArgumentError("give --seats or --bots");
   // One entry per seat, or none: a list of another length is a mistake
   // (an empty --bots entry already says "a seat token for this seat").
   auto one_per_seat = [seats](const char* flag, const std::string& value,
@@ -351,7 +355,7 @@ int CreateMatch(v1::Referee::Stub& stub) {
   for (const std::optional<std::string>& mistake :
        {one_per_seat("--bots", absl::GetFlag(FLAGS_bots), bots.size()),
         one_per_seat("--names", absl::GetFlag(FLAGS_names), names.size())}) {
-    if (mistake) return Usage(*mistake);
+    if (mistake) return absl::InvalidArgumentError(*mistake);
   }
   for (int i = 0; i < seats; ++i) {
     v1::SeatSpec* seat = request.add_seats();
@@ -369,63 +373,87 @@ int CreateMatch(v1::Referee::Stub& stub) {
   if (policy == "default") {
     request.set_forfeit_policy(v1::FORFEIT_POLICY_DEFAULT_ACTION);
   } else if (policy != "forfeit") {
-    return Usage("--forfeit_policy is forfeit or default");
+    return absl::InvalidArgumentError("--forfeit_policy is forfeit or default");
   }
   request.set_label(absl::GetFlag(FLAGS_label));
   request.set_request_id(absl::GetFlag(FLAGS_request_id));
-  // Seat tokens are issued once: where they go is checked first (a retry
-  // with the same --request_id is sent the same tokens, so files of an
-  // earlier match are replaced).
-  const std::filesystem::path dir = absl::GetFlag(FLAGS_token_dir);
+  return request;
+}
+
+// Where seat `seat`'s token goes in --token_dir `dir`.
+std::string SeatTokenPath(const std::filesystem::path& dir, int seat) {
+  return (dir / absl::StrCat("seat-", seat, ".token")).string();
+}
+
+// Makes `dir` (--token_dir) and checks that the token of every seat of
+// `request` without a bot can be written there (CheckSecretPath, replacing
+// a file of an earlier match), before the call that issues the tokens.
+// The directories it makes go into `made`, deepest first, even when it
+// fails: the caller takes them away again (if still empty) unless a match
+// is created. An error ends with "; no match created".
+absl::Status PrepareTokenDir(const std::filesystem::path& dir,
+                             const v1::CreateMatchRequest& request,
+                             std::vector<std::filesystem::path>* made) {
   std::error_code error;
-  // What this command creates of --token_dir, deepest first, is taken away
-  // again (if still empty) unless a match is created.
-  std::vector<std::filesystem::path> made;
   for (std::filesystem::path d = dir;
        !d.empty() && !std::filesystem::exists(d, error); d = d.parent_path()) {
-    made.push_back(d);
+    made->push_back(d);
   }
+  std::filesystem::create_directories(dir, error);
+  if (!std::filesystem::is_directory(dir)) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "--token_dir ", dir.string(), " is not a directory",
+        error ? ": " + error.message() : "", "; no match created"));
+  }
+  for (int i = 0; i < request.seats_size(); ++i) {
+    if (!request.seats(i).bot_id().empty()) continue;
+    if (absl::Status s =
+            CheckSecretPath(SeatTokenPath(dir, i), /*replace=*/true);
+        !s.ok()) {
+      return absl::Status(s.code(),
+                          absl::StrCat(s.message(), "; no match created"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+int CreateMatch(v1::Referee::Stub& stub) {
+  absl::StatusOr<v1::CreateMatchRequest> request = RequestFromFlags();
+  if (!request.ok()) return Usage(std::string(request.status().message()));
+  // Seat tokens are issued once: where they go is checked first (a retry
+  // with the same --request_id is sent the same tokens, so files of an
+  // earlier match are replaced). What this command creates of --token_dir
+  // is taken away again unless a match is created.
+  const std::filesystem::path dir = absl::GetFlag(FLAGS_token_dir);
+  std::vector<std::filesystem::path> made;
   absl::Cleanup unmake = [&made] {
     std::error_code ignored;
     for (const std::filesystem::path& d : made) {
       std::filesystem::remove(d, ignored);  // Only an empty directory goes.
     }
   };
-  std::filesystem::create_directories(dir, error);
-  if (!std::filesystem::is_directory(dir)) {
-    return Fail(absl::StrCat(
-        "--token_dir ", dir.string(), " is not a directory",
-        error ? ": " + error.message() : "", "; no match created"));
-  }
-  auto token_path = [&dir](int seat) {
-    return (dir / absl::StrCat("seat-", seat, ".token")).string();
-  };
-  for (int i = 0; i < seats; ++i) {
-    if (i < static_cast<int>(bots.size()) && !bots[i].empty()) continue;
-    if (absl::Status s = CheckSecretPath(token_path(i), /*replace=*/true);
-        !s.ok()) {
-      return Fail(absl::StrCat(s.message(), "; no match created"));
-    }
+  if (absl::Status s = PrepareTokenDir(dir, *request, &made); !s.ok()) {
+    return Fail(std::string(s.message()));
   }
   grpc::ClientContext context;
   if (absl::Status s = Authorize(context); !s.ok()) {
     return Fail(std::string(s.message()));
   }
   v1::CreateMatchResponse response;
-  grpc::Status status = stub.CreateMatch(&context, request, &response);
+  grpc::Status status = stub.CreateMatch(&context, *request, &response);
   if (!status.ok()) return Fail(status);
   std::move(unmake).Cancel();
   for (int i = 0; i < response.seat_tokens_size(); ++i) {
     if (response.seat_tokens(i).empty()) continue;
-    if (absl::Status s =
-            WriteSecretFile(token_path(i), response.seat_tokens(i) + "\n");
+    const std::string path = SeatTokenPath(dir, i);
+    if (absl::Status s = WriteSecretFile(path, response.seat_tokens(i) + "\n");
         !s.ok()) {
       // The match exists: say so, or its id would be lost with the tokens.
       return Fail(absl::StrCat(
           "match ", response.match_id(),
           " created, but its tokens cannot be written: ", s.message()));
     }
-    std::cerr << "seat " << i << " token written to " << token_path(i) << "\n";
+    std::cerr << "seat " << i << " token written to " << path << "\n";
   }
   std::cout << response.match_id() << "\n";
   return 0;
