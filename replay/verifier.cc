@@ -12,7 +12,6 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/arena.h"
-#include "google/protobuf/io/coded_stream.h"
 #include "referee/core/decision.h"
 #include "referee/core/game_session.h"
 #include "referee/core/log_format.h"
@@ -23,110 +22,12 @@
 #include "referee/crypto/sha256.h"
 #include "referee/games/registry.h"
 #include "referee/games/wire_scanner.h"
+#include "replay/record_encoding.h"
 
 namespace pyramid {
 namespace {
 
 namespace v1 = ::pyramid::referee::v1;
-
-// Replaces `out` with the deterministic serialization of `message`, reusing
-// the string's memory. `size` is message.ByteSizeLong(), just computed.
-//
-// Serialized straight into the array, without setting up a
-// CodedOutputStream for each comparison: deterministic serialization
-// differs from the default only in the order of map entries, and no
-// message of the log has a map field (verifier_test checks it).
-void SerializeInto(const google::protobuf::Message& message, size_t size,
-                   std::string& out) {
-  out.resize(size);
-  message.SerializeWithCachedSizesToArray(
-      reinterpret_cast<uint8_t*>(out.data()));
-}
-
-// Whether `a` and `b` are the same message, unknown fields included: equal
-// deterministic serializations. `scratch_a` and `scratch_b` are reused
-// buffers.
-bool SameMessage(const google::protobuf::Message& a,
-                 const google::protobuf::Message& b, std::string& scratch_a,
-                 std::string& scratch_b) {
-  SerializeInto(a, a.ByteSizeLong(), scratch_a);
-  SerializeInto(b, b.ByteSizeLong(), scratch_b);
-  return scratch_a == scratch_b;
-}
-
-// Whether `stored` is exactly the deterministic serialization of `message`
-// (`buffer` is a reused scratch buffer). When it is, the message parsed from
-// `stored` equals `message`: a cheap, exact stand-in for SameMessage on the
-// common path, which must still decide when it is not.
-bool StoredAs(const google::protobuf::Message& message, std::string_view stored,
-              std::string& buffer) {
-  const size_t size = message.ByteSizeLong();
-  if (size != stored.size()) return false;
-  SerializeInto(message, size, buffer);
-  return std::string_view(buffer) == stored;
-}
-
-constexpr char kNotCanonical[] =
-    "is not in its canonical encoding (fields out of order or repeated, a "
-    "default value written, or an over-long varint)";
-
-// Why `stored`, from which `parsed` was just parsed, is not the canonical
-// encoding of its message (docs/log-format.md, "Canonical encoding"): the
-// deterministic serialization, with no unknown fields. Null when it is.
-// Discards `parsed`'s unknown fields. `scanner` is the one of `parsed`'s
-// type: when it finds the bytes canonical, nothing else is done; when it
-// rules unknown fields out, the reflection walk is skipped.
-const char* NonCanonical(google::protobuf::Message& parsed,
-                         std::string_view stored, std::string& buffer,
-                         const WireScanner& scanner) {
-  if (scanner.IsCanonical(stored)) return nullptr;
-  if (!scanner.MayHoldUnknownFields(stored)) {
-    return StoredAs(parsed, stored, buffer) ? nullptr : kNotCanonical;
-  }
-  const size_t with_unknown = parsed.ByteSizeLong();
-  parsed.DiscardUnknownFields();
-  if (StoredAs(parsed, stored, buffer)) return nullptr;
-  return parsed.ByteSizeLong() != with_unknown ? "holds unknown fields"
-                                               : kNotCanonical;
-}
-
-// A record's stored bytes in the layout every referee writes: prev_hash
-// (field 1, 32 bytes) first, then exactly one field of the `kind` oneof,
-// its length a minimal varint, and nothing after it.
-struct RecordLayout {
-  std::string_view prev_hash;
-  int kind = 0;  // The field number, which is also the KindCase value.
-  std::string_view payload;
-};
-
-std::optional<RecordLayout> SplitRecord(std::string_view bytes) {
-  constexpr size_t kKindTag = 2 + 32;  // After 0x0a 0x20 <32 bytes>.
-  if (bytes.size() < kKindTag + 2 || bytes[0] != 0x0a || bytes[1] != 0x20) {
-    return std::nullopt;
-  }
-  const uint8_t tag = static_cast<uint8_t>(bytes[kKindTag]);
-  const int field = tag >> 3;
-  if ((tag & 7) != 2 || field < v1::LogRecord::kHeaderFieldNumber ||
-      field > v1::LogRecord::kSealFieldNumber) {
-    return std::nullopt;
-  }
-  size_t pos = kKindTag + 1;
-  uint64_t length = 0;
-  for (int i = 0;; ++i) {
-    if (i == static_cast<int>(log_format::kMaxLengthPrefix) ||
-        pos == bytes.size()) {
-      return std::nullopt;
-    }
-    const uint8_t byte = static_cast<uint8_t>(bytes[pos++]);
-    length |= uint64_t{byte & 0x7fu} << (7 * i);
-    if ((byte & 0x80) == 0) {
-      if (i > 0 && byte == 0) return std::nullopt;  // Not minimal.
-      break;
-    }
-  }
-  if (length != bytes.size() - pos) return std::nullopt;
-  return RecordLayout{bytes.substr(2, 32), field, bytes.substr(pos)};
-}
 
 absl::Status Bad(absl::string_view reason) {
   return absl::DataLossError(reason);
@@ -724,71 +625,6 @@ void Replayer::ExpectOutcome(v1::Outcome outcome) {
   expected.outcome.emplace(std::move(outcome));
 }
 
-// Parses `bytes` as a LogRecord; nullptr when they are not one. The result
-// is valid until the next call.
-//
-// For bytes in the referee's layout (SplitRecord), parsing the whole record
-// yields exactly prev_hash plus the kind's message parsed from the payload,
-// so only the payload is parsed, into the buffer record of its kind. The
-// payload is parsed one nesting level below the top, as inside the record,
-// so the parser's recursion limit falls where it would for the whole record
-// (a payload too short to nest that deep takes the plain, faster parser).
-//
-// An Applied, Outcome or SeedReveal record is judged against the message
-// the replay expects; when its payload is byte for byte that message's
-// serialization, it is not parsed at all (as_expected_).
-namespace {
-
-// The member of `record` for the record kind numbered `kind` (a LogRecord
-// field number SplitRecord admits), cleared for parsing; null for another.
-google::protobuf::MessageLite* MutableKind(v1::LogRecord& record, int kind) {
-  switch (kind) {
-    case v1::LogRecord::kHeaderFieldNumber:
-      return record.mutable_header();
-    case v1::LogRecord::kDecisionOpenedFieldNumber:
-      return record.mutable_decision_opened();
-    case v1::LogRecord::kCommitFieldNumber:
-      return record.mutable_commit();
-    case v1::LogRecord::kRevealFieldNumber:
-      return record.mutable_reveal();
-    case v1::LogRecord::kFaultFieldNumber:
-      return record.mutable_fault();
-    case v1::LogRecord::kSeedRevealFieldNumber:
-      return record.mutable_seed_reveal();
-    case v1::LogRecord::kAppliedFieldNumber:
-      return record.mutable_applied();
-    case v1::LogRecord::kCheckpointFieldNumber:
-      return record.mutable_checkpoint();
-    case v1::LogRecord::kOutcomeFieldNumber:
-      return record.mutable_outcome();
-    case v1::LogRecord::kSealFieldNumber:
-      return record.mutable_seal();
-    default:
-      return nullptr;
-  }
-}
-
-// Parses `payload` into `kind`, the whole of it, within protobuf's
-// recursion limit less one (the record itself is the outer level).
-bool ParsePayload(std::string_view payload,
-                  google::protobuf::MessageLite& kind) {
-  // Every nesting level (a message or a group) takes at least two bytes, so
-  // a shorter payload cannot reach the recursion limit at either depth.
-  const int limit =
-      google::protobuf::io::CodedInputStream::GetDefaultRecursionLimit() - 1;
-  if (payload.size() < 2 * static_cast<size_t>(limit)) {
-    return kind.ParseFromArray(payload.data(),
-                               static_cast<int>(payload.size()));
-  }
-  google::protobuf::io::CodedInputStream input(
-      reinterpret_cast<const uint8_t*>(payload.data()),
-      static_cast<int>(payload.size()));
-  input.SetRecursionLimit(limit);
-  return kind.ParseFromCodedStream(&input) && input.ConsumedEntireMessage();
-}
-
-}  // namespace
-
 const v1::LogRecord* Replayer::ParseWhole(std::string_view bytes) {
   v1::LogRecord& record = buffers_.general;
   record.Clear();
@@ -856,6 +692,19 @@ const v1::LogRecord* Replayer::SeedRevealAsExpected(
   return &buffers_.unparsed;
 }
 
+// Parses `bytes` as a LogRecord; nullptr when they are not one. The result
+// is valid until the next call.
+//
+// For bytes in the referee's layout (SplitRecord), parsing the whole record
+// yields exactly prev_hash plus the kind's message parsed from the payload,
+// so only the payload is parsed, into the buffer record of its kind. The
+// payload is parsed one nesting level below the top, as inside the record,
+// so the parser's recursion limit falls where it would for the whole record
+// (a payload too short to nest that deep takes the plain, faster parser).
+//
+// An Applied, Outcome or SeedReveal record is judged against the message
+// the replay expects; when its payload is byte for byte that message's
+// serialization, it is not parsed at all (as_expected_).
 const v1::LogRecord* Replayer::Parse(std::string_view bytes) {
   as_expected_ = false;
   non_canonical_ = nullptr;
