@@ -2,7 +2,7 @@
 // on one background thread that sleeps while nothing is pending. A Play
 // stream with the "batch" feature uses it to gather what a burst sends it
 // into one write, and to bound how long it holds an acknowledgement (see
-// PlayWriter in referee_service.cc).
+// PlayWriter in play_stream.cc).
 #ifndef PYRAMID_REFEREE_SERVICE_DELAYED_RUNNER_H_
 #define PYRAMID_REFEREE_SERVICE_DELAYED_RUNNER_H_
 

@@ -217,12 +217,12 @@ absl::Status PlaceSigningKey(const SigningKeyFiles& files,
       // Named, so that a mistyped signing_key_file does not become a new
       // key unnoticed (on a resume, referee.key.pub refuses it), and so
       // that whoever publishes the directory knows what to keep back.
-      note(absl::StrCat("created a new secret key for the referee: ",
-                        files.key.string(), " (its public half: ",
-                        files.key.string(), ".pub), ",
-                        files.given ? "since signing_key_file named no file"
-                                    : "beside the output directory: keep it "
-                                      "to resume, and do not publish it"));
+      note(absl::StrCat(
+          "created a new secret key for the referee: ", files.key.string(),
+          " (its public half: ", files.key.string(), ".pub), ",
+          files.given ? "since signing_key_file named no file"
+                      : "beside the output directory: keep it "
+                        "to resume, and do not publish it"));
       plan->key = std::move(key);
       break;
     }

@@ -54,8 +54,8 @@ class SigningKeyTest : public ::testing::Test {
     if (step.ok()) {
       EXPECT_EQ(*step, expected);
     }
-    return PlaceSigningKey(files_,
-                           [this](std::string line) { notes_.push_back(line); });
+    return PlaceSigningKey(
+        files_, [this](std::string line) { notes_.push_back(line); });
   }
 
   // The status both the plan and the placing give, which must be the same,
@@ -121,8 +121,9 @@ TEST_F(SigningKeyTest, AFirstRunCreatesTheKeyAndSaysWhere) {
   ASSERT_TRUE(PlanAndPlace(SigningKeyStep::kCreate).ok());
   EXPECT_EQ(PublicHalf(), KeyAt(files_.key));
   ASSERT_EQ(notes_.size(), 1u);
-  EXPECT_THAT(notes_[0], HasSubstr("created a new secret key for the referee: " +
-                                   files_.key.string()));
+  EXPECT_THAT(notes_[0],
+              HasSubstr("created a new secret key for the referee: " +
+                        files_.key.string()));
   EXPECT_THAT(notes_[0], HasSubstr("do not publish it"));
   // The next run uses it, quietly.
   notes_.clear();
@@ -140,9 +141,9 @@ TEST_F(SigningKeyTest, AGivenPathThatNamesNoFileIsCreatedAndNamed) {
 TEST_F(SigningKeyTest, AGivenPathInNoDirectoryIsRefused) {
   files_.given = true;
   files_.key = dir_.File("no-such-dir/k.key");
-  EXPECT_THAT(Refused().message(),
-              HasSubstr("signing_key_file: cannot create " +
-                        files_.key.string()));
+  EXPECT_THAT(
+      Refused().message(),
+      HasSubstr("signing_key_file: cannot create " + files_.key.string()));
 }
 
 TEST_F(SigningKeyTest, AKeyInsideTheOutputDirectoryIsRefused) {
@@ -200,8 +201,8 @@ TEST_F(SigningKeyTest, TwoDifferentKeysAreRefused) {
 TEST_F(SigningKeyTest, AResumeWithoutItsKeyOrWithAnotherIsRefused) {
   const SigningKey key = SigningKey::Generate();
   ASSERT_NO_FATAL_FAILURE(Pin(key));
-  EXPECT_THAT(Refused().message(),
-              HasSubstr("but its secret half is not at " + files_.key.string()));
+  EXPECT_THAT(Refused().message(), HasSubstr("but its secret half is not at " +
+                                             files_.key.string()));
   ASSERT_NO_FATAL_FAILURE(Write(files_.key, SigningKey::Generate()));
   EXPECT_THAT(Refused().message(),
               HasSubstr("the key in " + files_.key.string() +
