@@ -1,5 +1,5 @@
-// Validation, the legal actions and the default actions of Pyramid
-// Scheme's state (PyramidSchemeState members).
+// Validation, the legal actions, the default actions and applying each
+// action of Pyramid Scheme's state (PyramidSchemeState members).
 #include <algorithm>
 #include <cstdint>
 #include <optional>
@@ -14,12 +14,16 @@ namespace pyramid {
 namespace scheme {
 namespace {
 
-absl::Status Illegal(const std::string& message) {
-  return absl::InvalidArgumentError(absl::StrCat("pyramid_scheme: ", message));
-}
-
 bool Contains(const std::vector<int>& items, int item) {
   return std::find(items.begin(), items.end(), item) != items.end();
+}
+
+void InsertSorted(std::vector<int>& items, int item) {
+  items.insert(std::upper_bound(items.begin(), items.end(), item), item);
+}
+
+void Erase(std::vector<int>& items, int item) {
+  items.erase(std::find(items.begin(), items.end(), item));
 }
 
 v1::Action Wrap(v1::PyramidSchemeAction action) {
@@ -437,6 +441,199 @@ v1::Action PyramidSchemeState::DefaultAction(int seat) const {
       break;
   }
   return Wrap(std::move(action));
+}
+
+// ---------------------------------------------------------------------------
+// Applying a decision.
+
+void PyramidSchemeState::DoApply(absl::Span<const SeatAction> actions,
+                                 v1::Result& result) {
+  const int seat = actions[0].seat;
+  v1::PyramidSchemeResult* game = result.mutable_pyramid_scheme();
+  game->set_seat(static_cast<uint32_t>(seat));
+  events_ = game->mutable_events();
+  const v1::PyramidSchemeAction& action = actions[0].action.pyramid_scheme();
+  switch (action.decision_case()) {
+    case v1::PyramidSchemeAction::kTake:
+      ApplyTake(static_cast<int>(action.take().slot()));
+      break;
+    case v1::PyramidSchemeAction::kPlace:
+      ApplyPlace(static_cast<int>(action.place().card()),
+                 static_cast<int>(action.place().parent()));
+      break;
+    case v1::PyramidSchemeAction::kUseReset:
+      ApplyUseReset();
+      break;
+    case v1::PyramidSchemeAction::kArmBypass:
+      ApplyArmBypass();
+      break;
+    case v1::PyramidSchemeAction::kFlip:
+      ApplyFlip(static_cast<int>(action.flip().card()));
+      break;
+    case v1::PyramidSchemeAction::kStopFlipping:
+      FinishAction();
+      break;
+    case v1::PyramidSchemeAction::kRewardTarget:
+    case v1::PyramidSchemeAction::kDiscardHand:
+    case v1::PyramidSchemeAction::kReserveGoal:
+      ApplyRewardTarget(action);
+      break;
+    case v1::PyramidSchemeAction::kPlacePolice:
+      ApplyPlacePolice(static_cast<int>(action.place_police().parent()));
+      break;
+    case v1::PyramidSchemeAction::kEndTurn:
+      EndTurn();
+      break;
+    case v1::PyramidSchemeAction::DECISION_NOT_SET:
+      break;
+  }
+  events_ = nullptr;
+}
+
+void PyramidSchemeState::ApplyTake(int slot) {
+  Seat& seat = seats_[active_];
+  const int card = display_[slot];
+  InsertSorted(seat.hand, card);
+  display_[slot] = kNoCard;
+  v1::PssTook* took = AddEvent().mutable_took();
+  took->set_slot(static_cast<uint32_t>(slot));
+  CardFace(*edition_, card, *took->mutable_card());
+  if (!FillSlot(slot)) return;
+  ClaimGoals();
+  FinishAction();
+}
+
+void PyramidSchemeState::ApplyPlace(int card, int parent) {
+  Seat& seat = seats_[active_];
+  Erase(seat.hand, card);
+  seat.pyramid.Add(card, parent);
+  v1::PssPlaced* placed = AddEvent().mutable_placed();
+  CardFace(*edition_, card, *placed->mutable_card());
+  placed->set_parent(static_cast<uint32_t>(parent));
+  placed->set_bypass_used(bypass_armed_);
+  bypass_armed_ = false;
+  ClaimGoals();
+  ContinueFlipWindow();
+}
+
+void PyramidSchemeState::ApplyUseReset() {
+  const Resume resume = phase_ == Phase::kEndTurn ? Resume::kAfterEndOfTurnReset
+                                                  : Resume::kAfterTokenUse;
+  --seats_[active_].reset_tokens;
+  ++supply_.reset_tokens;
+  AddEvent().mutable_token_used()->set_token(v1::PSS_RESET_TOKEN);
+  std::vector<int> discarded;
+  for (int& card : display_) {
+    if (card != kNoCard) discarded.push_back(card);
+    card = kNoCard;
+  }
+  Discard(discarded);
+  for (int slot = 0; slot < static_cast<int>(display_.size()); ++slot) {
+    if (!FillSlot(slot)) return;
+  }
+  ClaimGoals();
+  ServePolice(resume);
+}
+
+void PyramidSchemeState::ApplyArmBypass() {
+  --seats_[active_].bypass_tokens;
+  ++supply_.bypass_tokens;
+  bypass_armed_ = true;
+  AddEvent().mutable_token_used()->set_token(v1::PSS_BYPASS_TOKEN);
+  ClaimGoals();
+  ServePolice(Resume::kAfterTokenUse);
+}
+
+void PyramidSchemeState::ApplyFlip(int card) {
+  FlipNode(seats_[active_].pyramid.Find(card), v1::PSS_NO_REWARD);
+  ClaimGoals();
+  GrantReward(card);
+}
+
+void PyramidSchemeState::ApplyRewardTarget(
+    const v1::PyramidSchemeAction& action) {
+  const v1::PssReward reward = reward_;
+  const int source = reward_card_;
+  reward_ = v1::PSS_NO_REWARD;
+  reward_card_ = kNoCard;
+  v1::PssRewardResolved* resolved = AddEvent().mutable_reward();
+  resolved->set_card(static_cast<uint32_t>(source));
+  resolved->set_reward(reward);
+  Seat& seat = seats_[active_];
+  Pyramid& pyramid = seat.pyramid;
+  const int target = static_cast<int>(action.reward_target().card());
+  switch (reward) {
+    case v1::PSS_DISCARD_HAND: {
+      std::vector<int> cards(action.discard_hand().cards().begin(),
+                             action.discard_hand().cards().end());
+      for (int card : cards) Erase(seat.hand, card);
+      Discard(cards);
+      break;
+    }
+    case v1::PSS_FLIP_OTHER:
+    case v1::PSS_FLIP_POLICE:
+      FlipNode(pyramid.Find(target), reward);
+      break;
+    case v1::PSS_FLIP_OTHER_WITH_BONUS:
+      FlipNode(pyramid.Find(target), reward);
+      ClaimGoals();
+      GrantReward(target);  // Rewards chain.
+      return;
+    case v1::PSS_CAPACITY_2:
+    case v1::PSS_CAPACITY_3: {
+      const int value = reward == v1::PSS_CAPACITY_2 ? 2 : 3;
+      --(value == 2 ? supply_.capacity_2_tokens : supply_.capacity_3_tokens);
+      pyramid.mutable_node(pyramid.Find(target))
+          .capacity_tokens.push_back(value);
+      v1::PssCapacityPlaced* placed = AddEvent().mutable_capacity_placed();
+      placed->set_card(static_cast<uint32_t>(target));
+      placed->set_value(static_cast<uint32_t>(value));
+      break;
+    }
+    case v1::PSS_RESERVE_GOAL: {
+      const int id = static_cast<int>(action.reserve_goal().goal());
+      for (Goal& goal : goals_) {
+        if (goal.id == id) goal.reserved_by = active_;
+      }
+      AddEvent().mutable_goal_reserved()->set_goal(static_cast<uint32_t>(id));
+      break;
+    }
+    case v1::PSS_DISCARD_POLICE: {
+      const int index = pyramid.Find(target);
+      const Node& node = pyramid.node(index);
+      for (int value : node.capacity_tokens) {
+        ++(value == 2 ? supply_.capacity_2_tokens : supply_.capacity_3_tokens);
+      }
+      v1::PssPoliceRemoved* removed = AddEvent().mutable_police_removed();
+      removed->set_card(static_cast<uint32_t>(target));
+      removed->set_tokens_returned(
+          static_cast<uint32_t>(node.capacity_tokens.size()));
+      supply_.police[target - edition_->first_police_id()] = true;
+      pyramid.Remove(index);
+      break;
+    }
+    default:
+      break;
+  }
+  ClaimGoals();
+  ContinueFlipWindow();
+}
+
+void PyramidSchemeState::ApplyPlacePolice(int parent) {
+  const PoliceDue due = police_due_.front();
+  police_due_.pop_front();
+  const auto free =
+      std::find(supply_.police.begin(), supply_.police.end(), true);
+  *free = false;
+  const int police = edition_->first_police_id() +
+                     static_cast<int>(free - supply_.police.begin());
+  seats_[due.seat].pyramid.Add(police, parent);
+  v1::PssPolicePlaced* placed = AddEvent().mutable_police_placed();
+  placed->set_seat(static_cast<uint32_t>(due.seat));
+  placed->set_police(static_cast<uint32_t>(police));
+  placed->set_parent(static_cast<uint32_t>(parent));
+  placed->set_goal(static_cast<uint32_t>(due.goal));
+  AdvancePolice();
 }
 
 }  // namespace scheme

@@ -19,15 +19,20 @@ bool Contains(const std::vector<int>& items, int item) {
   return std::find(items.begin(), items.end(), item) != items.end();
 }
 
-void InsertSorted(std::vector<int>& items, int item) {
-  items.insert(std::upper_bound(items.begin(), items.end(), item), item);
-}
-
-void Erase(std::vector<int>& items, int item) {
-  items.erase(std::find(items.begin(), items.end(), item));
+// Marks `card` as named by a test position: false when it is no Victim
+// or was named before.
+bool UseVictim(const Edition& edition, int card,
+               std::vector<bool>& victim_seen) {
+  if (!edition.IsVictim(card) || victim_seen[card]) return false;
+  victim_seen[card] = true;
+  return true;
 }
 
 }  // namespace
+
+absl::Status Illegal(const std::string& message) {
+  return absl::InvalidArgumentError(absl::StrCat("pyramid_scheme: ", message));
+}
 
 // ---------------------------------------------------------------------------
 // Construction.
@@ -214,199 +219,6 @@ std::vector<int> PyramidSchemeState::PoliceParents(int seat) const {
     }
   }
   return parents;
-}
-
-// ---------------------------------------------------------------------------
-// Applying a decision.
-
-void PyramidSchemeState::DoApply(absl::Span<const SeatAction> actions,
-                                 v1::Result& result) {
-  const int seat = actions[0].seat;
-  v1::PyramidSchemeResult* game = result.mutable_pyramid_scheme();
-  game->set_seat(static_cast<uint32_t>(seat));
-  events_ = game->mutable_events();
-  const v1::PyramidSchemeAction& action = actions[0].action.pyramid_scheme();
-  switch (action.decision_case()) {
-    case v1::PyramidSchemeAction::kTake:
-      ApplyTake(static_cast<int>(action.take().slot()));
-      break;
-    case v1::PyramidSchemeAction::kPlace:
-      ApplyPlace(static_cast<int>(action.place().card()),
-                 static_cast<int>(action.place().parent()));
-      break;
-    case v1::PyramidSchemeAction::kUseReset:
-      ApplyUseReset();
-      break;
-    case v1::PyramidSchemeAction::kArmBypass:
-      ApplyArmBypass();
-      break;
-    case v1::PyramidSchemeAction::kFlip:
-      ApplyFlip(static_cast<int>(action.flip().card()));
-      break;
-    case v1::PyramidSchemeAction::kStopFlipping:
-      FinishAction();
-      break;
-    case v1::PyramidSchemeAction::kRewardTarget:
-    case v1::PyramidSchemeAction::kDiscardHand:
-    case v1::PyramidSchemeAction::kReserveGoal:
-      ApplyRewardTarget(action);
-      break;
-    case v1::PyramidSchemeAction::kPlacePolice:
-      ApplyPlacePolice(static_cast<int>(action.place_police().parent()));
-      break;
-    case v1::PyramidSchemeAction::kEndTurn:
-      EndTurn();
-      break;
-    case v1::PyramidSchemeAction::DECISION_NOT_SET:
-      break;
-  }
-  events_ = nullptr;
-}
-
-void PyramidSchemeState::ApplyTake(int slot) {
-  Seat& seat = seats_[active_];
-  const int card = display_[slot];
-  InsertSorted(seat.hand, card);
-  display_[slot] = kNoCard;
-  v1::PssTook* took = AddEvent().mutable_took();
-  took->set_slot(static_cast<uint32_t>(slot));
-  CardFace(*edition_, card, *took->mutable_card());
-  if (!FillSlot(slot)) return;
-  ClaimGoals();
-  FinishAction();
-}
-
-void PyramidSchemeState::ApplyPlace(int card, int parent) {
-  Seat& seat = seats_[active_];
-  Erase(seat.hand, card);
-  seat.pyramid.Add(card, parent);
-  v1::PssPlaced* placed = AddEvent().mutable_placed();
-  CardFace(*edition_, card, *placed->mutable_card());
-  placed->set_parent(static_cast<uint32_t>(parent));
-  placed->set_bypass_used(bypass_armed_);
-  bypass_armed_ = false;
-  ClaimGoals();
-  ContinueFlipWindow();
-}
-
-void PyramidSchemeState::ApplyUseReset() {
-  const Resume resume = phase_ == Phase::kEndTurn ? Resume::kAfterEndOfTurnReset
-                                                  : Resume::kAfterTokenUse;
-  --seats_[active_].reset_tokens;
-  ++supply_.reset_tokens;
-  AddEvent().mutable_token_used()->set_token(v1::PSS_RESET_TOKEN);
-  std::vector<int> discarded;
-  for (int& card : display_) {
-    if (card != kNoCard) discarded.push_back(card);
-    card = kNoCard;
-  }
-  Discard(discarded);
-  for (int slot = 0; slot < static_cast<int>(display_.size()); ++slot) {
-    if (!FillSlot(slot)) return;
-  }
-  ClaimGoals();
-  ServePolice(resume);
-}
-
-void PyramidSchemeState::ApplyArmBypass() {
-  --seats_[active_].bypass_tokens;
-  ++supply_.bypass_tokens;
-  bypass_armed_ = true;
-  AddEvent().mutable_token_used()->set_token(v1::PSS_BYPASS_TOKEN);
-  ClaimGoals();
-  ServePolice(Resume::kAfterTokenUse);
-}
-
-void PyramidSchemeState::ApplyFlip(int card) {
-  FlipNode(seats_[active_].pyramid.Find(card), v1::PSS_NO_REWARD);
-  ClaimGoals();
-  GrantReward(card);
-}
-
-void PyramidSchemeState::ApplyRewardTarget(
-    const v1::PyramidSchemeAction& action) {
-  const v1::PssReward reward = reward_;
-  const int source = reward_card_;
-  reward_ = v1::PSS_NO_REWARD;
-  reward_card_ = kNoCard;
-  v1::PssRewardResolved* resolved = AddEvent().mutable_reward();
-  resolved->set_card(static_cast<uint32_t>(source));
-  resolved->set_reward(reward);
-  Seat& seat = seats_[active_];
-  Pyramid& pyramid = seat.pyramid;
-  const int target = static_cast<int>(action.reward_target().card());
-  switch (reward) {
-    case v1::PSS_DISCARD_HAND: {
-      std::vector<int> cards(action.discard_hand().cards().begin(),
-                             action.discard_hand().cards().end());
-      for (int card : cards) Erase(seat.hand, card);
-      Discard(cards);
-      break;
-    }
-    case v1::PSS_FLIP_OTHER:
-    case v1::PSS_FLIP_POLICE:
-      FlipNode(pyramid.Find(target), reward);
-      break;
-    case v1::PSS_FLIP_OTHER_WITH_BONUS:
-      FlipNode(pyramid.Find(target), reward);
-      ClaimGoals();
-      GrantReward(target);  // Rewards chain.
-      return;
-    case v1::PSS_CAPACITY_2:
-    case v1::PSS_CAPACITY_3: {
-      const int value = reward == v1::PSS_CAPACITY_2 ? 2 : 3;
-      --(value == 2 ? supply_.capacity_2_tokens : supply_.capacity_3_tokens);
-      pyramid.mutable_node(pyramid.Find(target))
-          .capacity_tokens.push_back(value);
-      v1::PssCapacityPlaced* placed = AddEvent().mutable_capacity_placed();
-      placed->set_card(static_cast<uint32_t>(target));
-      placed->set_value(static_cast<uint32_t>(value));
-      break;
-    }
-    case v1::PSS_RESERVE_GOAL: {
-      const int id = static_cast<int>(action.reserve_goal().goal());
-      for (Goal& goal : goals_) {
-        if (goal.id == id) goal.reserved_by = active_;
-      }
-      AddEvent().mutable_goal_reserved()->set_goal(static_cast<uint32_t>(id));
-      break;
-    }
-    case v1::PSS_DISCARD_POLICE: {
-      const int index = pyramid.Find(target);
-      const Node& node = pyramid.node(index);
-      for (int value : node.capacity_tokens) {
-        ++(value == 2 ? supply_.capacity_2_tokens : supply_.capacity_3_tokens);
-      }
-      v1::PssPoliceRemoved* removed = AddEvent().mutable_police_removed();
-      removed->set_card(static_cast<uint32_t>(target));
-      removed->set_tokens_returned(
-          static_cast<uint32_t>(node.capacity_tokens.size()));
-      supply_.police[target - edition_->first_police_id()] = true;
-      pyramid.Remove(index);
-      break;
-    }
-    default:
-      break;
-  }
-  ClaimGoals();
-  ContinueFlipWindow();
-}
-
-void PyramidSchemeState::ApplyPlacePolice(int parent) {
-  const PoliceDue due = police_due_.front();
-  police_due_.pop_front();
-  const auto free =
-      std::find(supply_.police.begin(), supply_.police.end(), true);
-  *free = false;
-  const int police = edition_->first_police_id() +
-                     static_cast<int>(free - supply_.police.begin());
-  seats_[due.seat].pyramid.Add(police, parent);
-  v1::PssPolicePlaced* placed = AddEvent().mutable_police_placed();
-  placed->set_seat(static_cast<uint32_t>(due.seat));
-  placed->set_police(static_cast<uint32_t>(police));
-  placed->set_parent(static_cast<uint32_t>(parent));
-  placed->set_goal(static_cast<uint32_t>(due.goal));
-  AdvancePolice();
 }
 
 // ---------------------------------------------------------------------------
@@ -683,21 +495,6 @@ void PyramidSchemeState::FlipNode(int index, v1::PssReward by_reward) {
   flipped->set_by_reward(by_reward);
 }
 
-}  // namespace scheme
-}  // namespace pyramid
-
-// Pyramid Scheme's test positions (PyramidSchemeState::FromPosition).
-
-namespace pyramid {
-namespace scheme {
-namespace {
-
-absl::Status Illegal(const std::string& message) {
-  return absl::InvalidArgumentError(absl::StrCat("pyramid_scheme: ", message));
-}
-
-}  // namespace
-
 // ---------------------------------------------------------------------------
 // A checked test position.
 
@@ -713,56 +510,73 @@ PyramidSchemeState::FromPosition(const Edition& edition,
   std::unique_ptr<PyramidSchemeState> state(
       new PyramidSchemeState(edition, position.max_turns, std::move(stream)));
   std::vector<bool> victim_seen(edition.num_victims(), false);
-  auto use_victim = [&](int card) {
-    if (!edition.IsVictim(card) || victim_seen[card]) return false;
-    victim_seen[card] = true;
-    return true;
-  };
+  if (absl::Status status = state->SetSeats(position, victim_seen);
+      !status.ok()) {
+    return status;
+  }
+  if (absl::Status status = state->SetCards(position, victim_seen);
+      !status.ok()) {
+    return status;
+  }
+  if (absl::Status status = state->SetGoals(position); !status.ok()) {
+    return status;
+  }
+  if (absl::Status status = state->SetTurn(position); !status.ok()) {
+    return status;
+  }
+  state->EnterAction();
+  return state;
+}
+
+absl::Status PyramidSchemeState::SetSeats(const TestPosition& position,
+                                          std::vector<bool>& victim_seen) {
   auto take_capacity = [&](int value) {
     if (value != 2 && value != 3) return false;
-    int& count = value == 2 ? state->supply_.capacity_2_tokens
-                            : state->supply_.capacity_3_tokens;
+    int& count =
+        value == 2 ? supply_.capacity_2_tokens : supply_.capacity_3_tokens;
     if (count == 0) return false;
     --count;
     return true;
   };
   for (const TestSeat& spec : position.seats) {
-    Seat& seat = state->seats_.emplace_back();
+    Seat& seat = seats_.emplace_back();
     seat.live = spec.live;
     if (!spec.live) {
       if (!spec.hand.empty() || !spec.pyramid.empty() ||
           spec.reset_tokens != 0 || spec.bypass_tokens != 0) {
         return Illegal("an eliminated seat holds nothing");
       }
-      seat.eliminated_order = ++state->eliminations_;
+      seat.eliminated_order = ++eliminations_;
       continue;
     }
     for (int card : spec.hand) {
-      if (!use_victim(card)) return Illegal("bad or repeated hand card");
+      if (!UseVictim(*edition_, card, victim_seen)) {
+        return Illegal("bad or repeated hand card");
+      }
     }
     seat.hand = spec.hand;
     std::sort(seat.hand.begin(), seat.hand.end());
     seat.hand_limit_bonus = spec.hand_limit_bonus;
     seat.reset_tokens = spec.reset_tokens;
     seat.bypass_tokens = spec.bypass_tokens;
-    state->supply_.reset_tokens -= spec.reset_tokens;
-    state->supply_.bypass_tokens -= spec.bypass_tokens;
-    if (state->supply_.reset_tokens < 0 || state->supply_.bypass_tokens < 0 ||
+    supply_.reset_tokens -= spec.reset_tokens;
+    supply_.bypass_tokens -= spec.bypass_tokens;
+    if (supply_.reset_tokens < 0 || supply_.bypass_tokens < 0 ||
         spec.reset_tokens < 0 || spec.bypass_tokens < 0) {
       return Illegal("too many tokens held");
     }
-    seat.pyramid = Pyramid::WithFounder(edition);
+    seat.pyramid = Pyramid::WithFounder(*edition_);
     seat.pyramid.mutable_node(0).flipped = spec.founder_flipped;
     for (int value : spec.founder_tokens) {
       if (!take_capacity(value)) return Illegal("bad capacity token");
       seat.pyramid.mutable_node(0).capacity_tokens.push_back(value);
     }
     for (const TestNode& node : spec.pyramid) {
-      if (edition.IsPolice(node.card)) {
-        const int index = node.card - edition.first_police_id();
-        if (!state->supply_.police[index]) return Illegal("repeated Police");
-        state->supply_.police[index] = false;
-      } else if (!use_victim(node.card)) {
+      if (edition_->IsPolice(node.card)) {
+        const int index = node.card - edition_->first_police_id();
+        if (!supply_.police[index]) return Illegal("repeated Police");
+        supply_.police[index] = false;
+      } else if (!UseVictim(*edition_, node.card, victim_seen)) {
         return Illegal("bad or repeated pyramid card");
       }
       if (seat.pyramid.Find(node.parent) < 0) return Illegal("bad parent");
@@ -775,62 +589,79 @@ PyramidSchemeState::FromPosition(const Edition& edition,
       }
     }
   }
-  if (position.display.size() != state->display_.size()) {
+  return absl::OkStatus();
+}
+
+absl::Status PyramidSchemeState::SetCards(const TestPosition& position,
+                                          std::vector<bool>& victim_seen) {
+  if (position.display.size() != display_.size()) {
     return Illegal("wrong number of display slots");
   }
   for (size_t slot = 0; slot < position.display.size(); ++slot) {
     const int card = position.display[slot];
-    if (card != kNoCard && !use_victim(card)) return Illegal("bad display");
-    state->display_[slot] = card;
+    if (card != kNoCard && !UseVictim(*edition_, card, victim_seen)) {
+      return Illegal("bad display");
+    }
+    display_[slot] = card;
   }
   for (int card : position.deck) {
-    if (!use_victim(card)) return Illegal("bad deck card");
+    if (!UseVictim(*edition_, card, victim_seen)) {
+      return Illegal("bad deck card");
+    }
   }
   for (int card : position.discard) {
-    if (!use_victim(card)) return Illegal("bad discard card");
+    if (!UseVictim(*edition_, card, victim_seen)) {
+      return Illegal("bad discard card");
+    }
   }
-  state->deck_ = position.deck;
-  state->discard_ = position.discard;
-  for (int card = 0; card < edition.num_victims(); ++card) {
-    if (!victim_seen[card]) state->out_of_game_.push_back(card);
+  deck_ = position.deck;
+  discard_ = position.discard;
+  for (int card = 0; card < edition_->num_victims(); ++card) {
+    if (!victim_seen[card]) out_of_game_.push_back(card);
   }
+  return absl::OkStatus();
+}
+
+absl::Status PyramidSchemeState::SetGoals(const TestPosition& position) {
   auto valid_seat = [&](int seat) {
-    return seat == kNoSeat || (seat >= 0 && seat < num_seats);
+    return seat == kNoSeat || (seat >= 0 && seat < num_seats());
   };
   for (const TestGoal& goal : position.goals) {
-    if (goal.goal < 0 || goal.goal >= edition.num_goals ||
+    if (goal.goal < 0 || goal.goal >= edition_->num_goals ||
         !valid_seat(goal.claimed_by) || !valid_seat(goal.reserved_by)) {
       return Illegal("bad goal");
     }
-    for (const Goal& other : state->goals_) {
+    for (const Goal& other : goals_) {
       if (other.id == goal.goal) return Illegal("repeated goal");
     }
-    state->goals_.push_back(Goal{.id = goal.goal,
-                                 .claimed_by = goal.claimed_by,
-                                 .reserved_by = goal.reserved_by});
+    goals_.push_back(Goal{.id = goal.goal,
+                          .claimed_by = goal.claimed_by,
+                          .reserved_by = goal.reserved_by});
   }
-  std::sort(state->goals_.begin(), state->goals_.end(),
+  std::sort(goals_.begin(), goals_.end(),
             [](const Goal& a, const Goal& b) { return a.id < b.id; });
-  if (position.active_seat < 0 || position.active_seat >= num_seats ||
-      !state->seats_[position.active_seat].live) {
+  return absl::OkStatus();
+}
+
+absl::Status PyramidSchemeState::SetTurn(const TestPosition& position) {
+  if (position.active_seat < 0 || position.active_seat >= num_seats() ||
+      !seats_[position.active_seat].live) {
     return Illegal("the active seat must be live");
   }
   if (position.actions_done < 0 || position.actions_done > 1 ||
       position.turn < 1) {
     return Illegal("bad turn");
   }
-  for (int seat = 0; seat < num_seats; ++seat) {
-    if (static_cast<int>(state->seats_[seat].hand.size()) >
-        state->HandLimit(seat)) {
+  for (int seat = 0; seat < num_seats(); ++seat) {
+    if (static_cast<int>(seats_[seat].hand.size()) > HandLimit(seat)) {
       return Illegal("hand over its limit");
     }
   }
-  state->active_ = position.active_seat;
-  state->turn_ = position.turn;
-  state->actions_done_ = position.actions_done;
-  state->bypass_armed_ = position.bypass_armed;
-  state->EnterAction();
-  return state;
+  active_ = position.active_seat;
+  turn_ = position.turn;
+  actions_done_ = position.actions_done;
+  bypass_armed_ = position.bypass_armed;
+  return absl::OkStatus();
 }
 
 }  // namespace scheme

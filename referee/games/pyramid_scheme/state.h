@@ -17,6 +17,7 @@
 #include <deque>
 #include <memory>
 #include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -39,6 +40,9 @@ inline constexpr int kNoCard = -1;
 inline constexpr int kNoSeat = -1;
 inline constexpr int kDefaultMaxTurns = 500;
 inline constexpr int kMaxMaxTurns = 100000;
+
+// INVALID_ARGUMENT "pyramid_scheme: `message`" (state.cc and moves.cc).
+absl::Status Illegal(const std::string& message);
 
 class PyramidSchemeState final : public State {
  public:
@@ -111,6 +115,19 @@ class PyramidSchemeState final : public State {
 
   explicit PyramidSchemeState(const Edition& edition, int max_turns,
                               RandomStream stream);
+
+  // FromPosition's parts, in its order, on a state made by the constructor
+  // above: each checks its part of `position` and sets it. `victim_seen`
+  // (by Victim id) marks the Victims named so far, each at most once.
+  absl::Status SetSeats(const TestPosition& position,
+                        std::vector<bool>& victim_seen);
+  // The display, the deck and the discard pile; out of the game, every
+  // Victim the position does not name.
+  absl::Status SetCards(const TestPosition& position,
+                        std::vector<bool>& victim_seen);
+  absl::Status SetGoals(const TestPosition& position);
+  // The active seat and the turn, then every hand against its limit.
+  absl::Status SetTurn(const TestPosition& position);
 
   // The seat deciding now (kNoSeat when over).
   int DecidingSeat() const;
