@@ -1,8 +1,9 @@
 // bench_load: the referee service's load benchmark (a tool, not a test).
-// This file is its command line, the run and the report; the parts are
-// beside it in tools/bench_load/: server (--serve), server_process (the
-// server as the client sees it), client (worker threads), load_phase (the
-// referee phase) and echo_phase (the baseline).
+// This file is its command line and the run; the parts are beside it in
+// tools/bench_load/: server (--serve), server_process (the server as the
+// client sees it), client (worker threads), load_phase (the referee phase),
+// play_stream (its Play streams), echo_phase (the baseline) and report (what
+// the run measured, and the printed report).
 //
 // Two processes on one machine, over loopback:
 //   * the server: this binary re-executed with --serve. It hosts the real
@@ -143,7 +144,6 @@
 #include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "absl/strings/str_join.h"
 #include "bench_echo.grpc.pb.h"
 #include "grpcpp/grpcpp.h"
 #include "pyramid/referee/v1/referee_service.grpc.pb.h"
@@ -158,6 +158,7 @@
 #include "tools/bench_load/client.h"
 #include "tools/bench_load/echo_phase.h"
 #include "tools/bench_load/load_phase.h"
+#include "tools/bench_load/report.h"
 #include "tools/bench_load/server.h"
 #include "tools/bench_load/server_process.h"
 
@@ -269,66 +270,16 @@ ServeOptions ServeOptionsFromFlags(const std::string& dir) {
   return options;
 }
 
-std::string Kib(int64_t kib) {
-  return absl::StrFormat("%.1f MiB", static_cast<double>(kib) / 1024.0);
-}
-
-uint32_t Percentile(const std::vector<uint32_t>& sorted, double p) {
-  if (sorted.empty()) return 0;
-  size_t rank = static_cast<size_t>(p * static_cast<double>(sorted.size()));
-  if (rank >= sorted.size()) rank = sorted.size() - 1;
-  return sorted[rank];
-}
-
-std::string Ms(uint32_t us) { return absl::StrFormat("%.2f ms", us / 1000.0); }
-
-void Row(const std::string& name, const std::string& value,
-         const std::string& note = "") {
-  std::cout << absl::StrFormat("  %-34s %-22s %s\n", name, value, note);
-}
-
 int Fail(const std::string& message) {
   std::cerr << "bench_load: " << message << "\n";
   return 1;
 }
 
-// A pair the referee / echo ratio is the median of: a referee phase's
-// messages/s, the echo race's after it, and the referee phase's faults.
-struct Round {
-  double referee_rate = 0;
-  double echo_rate = 0;
-  uint64_t faults = 0;
-  double Ratio() const { return echo_rate > 0 ? referee_rate / echo_rate : 0; }
-};
-
-// One measured run of the echo phase: the workers' counters and both
-// processes' CPU time at its start and end, and when it began and ended.
-struct EchoRun {
-  Snapshot before, after;
-  double server_cpu = 0, client_cpu = 0;
-  Clock::time_point begin = Clock::now(), end = begin;
-
-  void Open(const std::vector<std::unique_ptr<Worker>>& workers, int pid) {
-    before = Take(workers);
-    server_cpu = -CpuSeconds(pid);
-    client_cpu = -SelfCpuSeconds();
-  }
-  void Close(const std::vector<std::unique_ptr<Worker>>& workers, int pid) {
-    after = Take(workers);
-    server_cpu += CpuSeconds(pid);
-    client_cpu += SelfCpuSeconds();
-  }
-  uint64_t Messages() const { return after.messages() - before.messages(); }
-  double Rate() const {
-    const double s = Seconds(end - begin);
-    return s > 0 ? Messages() / s : 0;
-  }
-};
-
 // One run of the client side: forks (or attaches to) the server, connects,
 // plays the referee phase, then the raw echo phase on the same channels and
 // threads, verifies a few logs and prints the report. Each phase is one
-// method; what it measured stays in the members the report reads.
+// method; what it measures goes into figures_, all the report (report.h)
+// reads.
 class ClientRun {
  public:
   // The exit code: 0 when the run completed cleanly. Never returns once the
@@ -352,19 +303,15 @@ class ClientRun {
     RunEchoPhase();
     // Every stream is finished unless the run failed (then the process
     // exits with the streams as they are).
-    if (load_done_ && echo_done_) {
+    if (figures_.load_done && figures_.echo_done) {
       for (auto& w : workers_) w->Shutdown();
     }
     VerifyLogs();
-    ReportSetting();
-    ReportReferee();
-    ReportEcho();
-    ReportMemory();
-    ReportSummary();
-    ReportKeyValues();
-    const bool complete = load_done_ && AllEnded() && echo_done_ &&
-                          (race_done_ || !run_echo_) && genuine_ == verified_ &&
-                          load_->views_missing() == 0;
+    Report();
+    const bool complete =
+        figures_.load_done && figures_.AllEnded() && figures_.echo_done &&
+        (figures_.race_done || !figures_.run_echo) &&
+        figures_.genuine == figures_.verified && load_->views_missing() == 0;
     if (!complete) {
       std::cerr << "bench_load: the run did not complete cleanly\n";
     }
@@ -378,7 +325,7 @@ class ClientRun {
   absl::Status CheckFlags() {
     matches_ = absl::GetFlag(FLAGS_matches);
     threads_ = absl::GetFlag(FLAGS_threads);
-    channels_ = absl::GetFlag(FLAGS_channels);
+    num_channels_ = absl::GetFlag(FLAGS_channels);
     fsync_ = absl::GetFlag(FLAGS_fsync);
     bots_ = absl::GetFlag(FLAGS_bots);
     // --NAME's `value` within [min, max] (no max: kNone), else why not;
@@ -399,7 +346,7 @@ class ClientRun {
     for (const absl::Status& s : {
              within("matches", matches_, 1, kNone),
              within("threads", threads_, 1, kNone),
-             within("channels", channels_, 1, kNone),
+             within("channels", num_channels_, 1, kNone),
              ParseFsyncPolicy(fsync_).status(),
              within("sync_threads", absl::GetFlag(FLAGS_sync_threads), 0, 1024,
                     " (0: sync inline)"),
@@ -559,7 +506,7 @@ class ClientRun {
   // and --threads workers.
   absl::Status Connect() {
     const std::string target = absl::StrCat("127.0.0.1:", port_);
-    for (int i = 0; i < channels_; ++i) {
+    for (int i = 0; i < num_channels_; ++i) {
       grpc::ChannelArguments args;
       // One TCP connection per channel: no sharing of subchannels.
       args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
@@ -572,7 +519,7 @@ class ClientRun {
       }
       referee_stubs_.push_back(v1::Referee::NewStub(channel));
       echo_stubs_.push_back(bench::BenchEcho::NewStub(channel));
-      channels_list_.push_back(std::move(channel));
+      channels_.push_back(std::move(channel));
     }
     for (int i = 0; i < threads_; ++i) {
       workers_.push_back(std::make_unique<Worker>(i));
@@ -584,23 +531,25 @@ class ClientRun {
   // Phase 1: every match created and every seat connected, then released
   // at once and played to the end.
   void RunRefereePhase() {
-    baseline_ = ReadStatus(server_pid_);
-    heap_baseline_ = server_->HeapKib();
-    options_.matches = matches_;
-    options_.deadline_ms = absl::GetFlag(FLAGS_deadline_ms);
-    options_.create_concurrency =
+    figures_.baseline = ReadStatus(server_pid_);
+    figures_.heap_baseline = server_->HeapKib();
+    load_options_.matches = matches_;
+    load_options_.deadline_ms = absl::GetFlag(FLAGS_deadline_ms);
+    load_options_.create_concurrency =
         std::max(1, absl::GetFlag(FLAGS_create_concurrency));
-    options_.bots = bots_;
-    options_.think_ms = absl::GetFlag(FLAGS_think_ms);
-    options_.client_linger_us = absl::GetFlag(FLAGS_client_linger_us);
-    options_.observation_once = absl::GetFlag(FLAGS_observation_once);
-    options_.batch = absl::GetFlag(FLAGS_batch);
+    load_options_.bots = bots_;
+    load_options_.think_ms = absl::GetFlag(FLAGS_think_ms);
+    load_options_.client_linger_us = absl::GetFlag(FLAGS_client_linger_us);
+    load_options_.observation_once = absl::GetFlag(FLAGS_observation_once);
+    load_options_.batch = absl::GetFlag(FLAGS_batch);
     // The seats have until the run's time limit to connect; play starts
     // at the release, when every seat holds its seed decision.
-    options_.seed_timeout_ms =
+    load_options_.seed_timeout_ms =
         static_cast<uint32_t>(1000 * absl::GetFlag(FLAGS_max_seconds));
-    options_.admin_token = admin_token_;
-    load_ = std::make_unique<LoadPhase>(options_, &referee_stubs_, &workers_);
+    load_options_.admin_token = admin_token_;
+    load_ =
+        std::make_unique<LoadPhase>(load_options_, &referee_stubs_, &workers_);
+    figures_.load = load_.get();
     {
       RssSampler sampler(server_pid_, [&] { return server_->HeapKib(); });
       if (absl::Status s = load_->Begin(); !s.ok()) {
@@ -614,37 +563,40 @@ class ClientRun {
                     << " ms\n";
           std::this_thread::sleep_for(std::chrono::milliseconds(pause));
         }
-        at_release_ = ReadStatus(server_pid_);
-        heap_release_ = server_->HeapKib();
-        at_start_ = Take(workers_);
+        figures_.at_release = ReadStatus(server_pid_);
+        figures_.heap_release = server_->HeapKib();
+        figures_.at_start = Take(workers_);
         server_cpu0 = CpuSeconds(server_pid_);
         client_cpu0 = SelfCpuSeconds();
       });
-      load_done_ =
+      figures_.load_done =
           load_->WaitDone(Clock::now() + std::chrono::seconds(
                                              absl::GetFlag(FLAGS_max_seconds)));
-      at_end_ = Take(workers_);
-      server_cpu_play_ = CpuSeconds(server_pid_) - server_cpu0;
-      client_cpu_play_ = SelfCpuSeconds() - client_cpu0;
-      load_peak_kib_ = sampler.peak_kib();
-      heap_peak_ = sampler.peak_heap_kib();
+      figures_.at_end = Take(workers_);
+      figures_.server_cpu_play = CpuSeconds(server_pid_) - server_cpu0;
+      figures_.client_cpu_play = SelfCpuSeconds() - client_cpu0;
+      figures_.load_peak_kib = sampler.peak_kib();
+      figures_.heap_peak = sampler.peak_heap_kib();
     }
-    after_load_ = ReadStatus(server_pid_);
-    server_after_load_ = server_->Ask();
-    heap_after_load_ = server_after_load_.heap_kib;
+    figures_.after_load = ReadStatus(server_pid_);
+    figures_.server_after_load = server_->Ask();
+    figures_.heap_after_load = figures_.server_after_load.heap_kib;
     SumErrors();
   }
 
   void SumErrors() {
     for (auto& w : workers_) {
-      faults_ += w->stats().faults.load();
-      timeouts_ += w->stats().timeouts.load();
-      play_errors_ += w->stats().errors.load();
+      figures_.faults += w->stats().faults.load();
+      figures_.timeouts += w->stats().timeouts.load();
+      figures_.play_errors += w->stats().errors.load();
     }
     // Every Play message after the release (the set-up is not measured).
-    load_messages_ = at_end_.messages() - at_start_.messages();
-    load_wire_ = at_end_.wire - at_start_.wire;
-    mean_bytes_ = at_end_.sized == 0 ? 64 : at_end_.bytes / at_end_.sized;
+    figures_.load_messages =
+        figures_.at_end.messages() - figures_.at_start.messages();
+    figures_.load_wire = figures_.at_end.wire - figures_.at_start.wire;
+    figures_.mean_bytes = figures_.at_end.sized == 0
+                              ? 64
+                              : figures_.at_end.bytes / figures_.at_end.sized;
   }
 
   // Phase 2: the raw echo, same streams, same channels, same workers, as
@@ -652,44 +604,50 @@ class ClientRun {
   // race first (as many messages as the referee phase moved, released at
   // once: the ratio's baseline), then the steady window.
   void RunEchoPhase() {
-    streams_ = kSeatsPerMatch * load_->created();
-    echo_ = std::make_unique<EchoPhase>(std::max(streams_, 1), mean_bytes_,
-                                        &echo_stubs_, &workers_);
+    figures_.echo_streams = kSeatsPerMatch * load_->created();
+    echo_ = std::make_unique<EchoPhase>(std::max(figures_.echo_streams, 1),
+                                        figures_.mean_bytes, &echo_stubs_,
+                                        &workers_);
+    figures_.echo = echo_.get();
     const double echo_seconds = absl::GetFlag(FLAGS_echo_seconds);
-    run_echo_ = echo_seconds > 0;
-    if (!run_echo_) return;
+    figures_.run_echo = echo_seconds > 0;
+    if (!figures_.run_echo) return;
     echo_->Begin();
-    echo_all_ = echo_->AllAnswered(Clock::now() + std::chrono::seconds(10));
-    race_round_trips_ = std::max<int>(
-        1,
-        static_cast<int>(load_messages_ / (2.0 * std::max(streams_, 1)) + 0.5));
-    race_done_ = RunRace(&race_);
-    rounds_.push_back(Round{.referee_rate = LoadRate(),
-                            .echo_rate = race_.Rate(),
-                            .faults = faults_});
-    for (int r = 1; race_done_ && r < absl::GetFlag(FLAGS_ratio_rounds); ++r) {
+    figures_.echo_all =
+        echo_->AllAnswered(Clock::now() + std::chrono::seconds(10));
+    figures_.race_round_trips = std::max<int>(
+        1, static_cast<int>(figures_.load_messages /
+                                (2.0 * std::max(figures_.echo_streams, 1)) +
+                            0.5));
+    figures_.race_done = RunRace(&figures_.race);
+    figures_.rounds.push_back(Round{.referee_rate = figures_.LoadRate(),
+                                    .echo_rate = figures_.race.Rate(),
+                                    .faults = figures_.faults});
+    for (int r = 1; figures_.race_done && r < absl::GetFlag(FLAGS_ratio_rounds);
+         ++r) {
       Round round = RunRefereeRound();
       EchoRun race;
-      race_done_ = RunRace(&race);
+      figures_.race_done = RunRace(&race);
       round.echo_rate = race.Rate();
-      rounds_.push_back(round);
+      figures_.rounds.push_back(round);
     }
     echo_->Run();
     echo_->AllAnswered(Clock::now() + std::chrono::seconds(10));
-    window_.Open(workers_, server_pid_);
-    window_.begin = Clock::now();
+    figures_.window.Open(workers_, server_pid_);
+    figures_.window.begin = Clock::now();
     std::this_thread::sleep_for(std::chrono::duration<double>(echo_seconds));
-    window_.Close(workers_, server_pid_);
-    window_.end = Clock::now();
-    after_echo_ = ReadStatus(server_pid_);
+    figures_.window.Close(workers_, server_pid_);
+    figures_.window.end = Clock::now();
+    figures_.after_echo = ReadStatus(server_pid_);
     echo_->Stop();
-    echo_done_ = echo_->WaitDone(Clock::now() + std::chrono::seconds(10));
+    figures_.echo_done =
+        echo_->WaitDone(Clock::now() + std::chrono::seconds(10));
   }
 
-  // One echo race: every stream makes race_round_trips_ round trips.
+  // One echo race: every stream makes figures_.race_round_trips round trips.
   bool RunRace(EchoRun* race) {
     race->Open(workers_, server_pid_);
-    race->begin = echo_->Race(race_round_trips_);
+    race->begin = echo_->Race(figures_.race_round_trips);
     const bool done = echo_->WaitRaced(
         Clock::now() + std::chrono::seconds(absl::GetFlag(FLAGS_max_seconds)));
     race->Close(workers_, server_pid_);
@@ -701,7 +659,7 @@ class ClientRun {
   // up, released and played as the first were; its rate and its faults.
   Round RunRefereeRound() {
     auto phase =
-        std::make_unique<LoadPhase>(options_, &referee_stubs_, &workers_);
+        std::make_unique<LoadPhase>(load_options_, &referee_stubs_, &workers_);
     Round round;
     const uint64_t faults0 = SumFaults();
     if (absl::Status s = phase->Begin(); !s.ok()) {
@@ -731,23 +689,25 @@ class ClientRun {
   void CollectLatencies() {
     for (auto& w : workers_) {
       std::lock_guard<std::mutex> lock(w->stats().latencies_mu);
-      latencies_.insert(latencies_.end(), w->stats().latencies_us.begin(),
-                        w->stats().latencies_us.end());
-      last_ready_.insert(last_ready_.end(), w->stats().last_ready_us.begin(),
-                         w->stats().last_ready_us.end());
+      figures_.latencies.insert(figures_.latencies.end(),
+                                w->stats().latencies_us.begin(),
+                                w->stats().latencies_us.end());
+      figures_.last_ready.insert(figures_.last_ready.end(),
+                                 w->stats().last_ready_us.begin(),
+                                 w->stats().last_ready_us.end());
       const auto& by_decision = w->stats().latencies_by_decision_us;
-      if (latencies_by_decision_.size() < by_decision.size()) {
-        latencies_by_decision_.resize(by_decision.size());
+      if (figures_.latencies_by_decision.size() < by_decision.size()) {
+        figures_.latencies_by_decision.resize(by_decision.size());
       }
       for (size_t d = 0; d < by_decision.size(); ++d) {
-        latencies_by_decision_[d].insert(latencies_by_decision_[d].end(),
-                                         by_decision[d].begin(),
-                                         by_decision[d].end());
+        figures_.latencies_by_decision[d].insert(
+            figures_.latencies_by_decision[d].end(), by_decision[d].begin(),
+            by_decision[d].end());
       }
     }
-    std::sort(latencies_.begin(), latencies_.end());
-    std::sort(last_ready_.begin(), last_ready_.end());
-    for (std::vector<uint32_t>& samples : latencies_by_decision_) {
+    std::sort(figures_.latencies.begin(), figures_.latencies.end());
+    std::sort(figures_.last_ready.begin(), figures_.last_ready.end());
+    for (std::vector<uint32_t>& samples : figures_.latencies_by_decision) {
       std::sort(samples.begin(), samples.end());
     }
   }
@@ -761,466 +721,27 @@ class ClientRun {
       const std::string& id = ids[(static_cast<size_t>(i) * ids.size()) / want];
       absl::StatusOr<std::string> bytes = ReadFileToString(
           absl::StrCat(data_dir_, "/logs/rock_paper_pyramid-", id, ".pyrlog"));
-      ++verified_;
+      ++figures_.verified;
       if (!bytes.ok()) continue;
       const Verdict verdict = VerifyLog(*bytes, VerifyOptions());
-      if (verdict.kind == Verdict::Kind::kGenuine) ++genuine_;
+      if (verdict.kind == Verdict::Kind::kGenuine) ++figures_.genuine;
     }
   }
 
-  bool AllEnded() const {
-    return load_->matches_ended() == load_->created() &&
-           load_->created() == matches_;
-  }
-  double PlaySeconds() const {
-    return Seconds(load_->last_end() - load_->release());
-  }
-  // Every move of every match applied (kMovesPerMatch each), with no
-  // stream broken: a broken bot stream forfeits its seats without a
-  // PlayError reaching the client, and its matches end early.
-  bool PlayedThrough() const {
-    return load_->stream_error_count() == 0 &&
-           at_end_.moves - at_start_.moves ==
-               static_cast<uint64_t>(kMovesPerMatch * matches_);
-  }
-  double MovesPerSecond() const {
-    const double play_s = PlaySeconds();
-    return play_s > 0 ? (at_end_.moves - at_start_.moves) / play_s : 0.0;
-  }
-  // Flat out, every seat always has a decision open, so by Little's law
-  // the mean time from one of a seat's decisions to its next is the seats
-  // over the seat-decisions completed per second (every move, and every
-  // seat's seed contribution, played after the release too), whatever the
-  // order the referee serves them in. A seat's decision latency is the
-  // larger part of that cycle (the rest: the result reaching the seat and
-  // its next request), so a p99 target far below it cannot be met at that
-  // rate. 0 when nothing was played.
-  double DecisionCycleMs() const {
-    const double play_s = PlaySeconds();
-    const double decisions =
-        static_cast<double>(at_end_.moves - at_start_.moves) +
-        kSeatsPerMatch * static_cast<double>(load_->created());
-    if (play_s <= 0 || decisions <= 0) return 0.0;
-    return 1000.0 * kSeatsPerMatch * load_->peak_live() / (decisions / play_s);
-  }
-  double MatchesPerSecond() const {
-    const double play_s = PlaySeconds();
-    return play_s > 0 ? load_->matches_ended() / play_s : 0.0;
-  }
-  double LoadRate() const {
-    const double play_s = PlaySeconds();
-    return play_s > 0 ? load_messages_ / play_s : 0;
-  }
-  // The race's rate: the baseline of the referee / echo ratio.
-  double EchoRate() const { return race_done_ ? race_.Rate() : 0; }
-  // Server memory per match, over the peak number live at once.
-  double PerMatch(int64_t kib) const {
-    const int live = load_->peak_live();
-    return live > 0 ? static_cast<double>(kib) / live : 0.0;
-  }
-  double RssPerLiveKib() const {
-    return PerMatch(std::max<int64_t>(0, load_peak_kib_ - baseline_.rss_kib));
-  }
-  // The RSS budget per live match: a stream per seat costs gRPC's own
-  // per-stream state (about 13 KiB a seat); bot streams carry every seat.
-  double RssTargetKib() const { return bots_ > 0 ? 16.0 : 64.0; }
-  // The median of the rounds' ratios (the lower middle of an even count);
-  // 0 unless every race finished.
-  double EchoRatio() const {
-    if (!race_done_ || rounds_.empty()) return 0;
-    std::vector<double> ratios;
-    for (const Round& round : rounds_) ratios.push_back(round.Ratio());
-    std::sort(ratios.begin(), ratios.end());
-    return ratios[(ratios.size() - 1) / 2];
-  }
-  bool Paced() const { return absl::GetFlag(FLAGS_think_ms) > 0; }
-  // The decision latencies the p99 target is judged on: the referee's
-  // share. Flat out, from the seat's readiness; paced, from the readiness
-  // of the decision's last acting seat (from a seat's own readiness it
-  // would hold the other seats' think time, which no referee can shorten).
-  const std::vector<uint32_t>& JudgedLatencies() const {
-    return Paced() ? last_ready_ : latencies_;
-  }
-  double P99Ms() const { return Percentile(JudgedLatencies(), 0.99) / 1000.0; }
-  std::string P99Verdict() const {
-    return JudgedLatencies().empty()
-               ? "no decision completed: p99 target MISSED"
-           : !PlayedThrough() ? "not every move was played: p99 target MISSED"
-           : P99Ms() <= 500   ? "p99 target <= 500 ms: met"
-                              : "p99 target <= 500 ms: MISSED";
-  }
-
-  void ReportSetting() const {
-    std::cout << "bench_load: Rock, Paper, Pyramid! referee under load vs raw "
-                 "gRPC echo (loopback, 2 processes)\n";
-    std::cout << absl::StrFormat(
-        "  server: pid %d, the real Lobby + RefereeService (+ the echo "
-        "service) in one grpc::Server;\n          logs in a temporary "
-        "directory on disk, --fsync=%s, a signed checkpoint every %u "
-        "records\n",
-        server_pid_, fsync_, absl::GetFlag(FLAGS_checkpoint_interval));
-    std::cout << absl::StrFormat(
-        "  client: this process, %d thread(s) (one completion queue each), %d "
-        "channel(s) (one TCP connection each), async API; %u cores online\n",
-        threads_, channels_, std::thread::hardware_concurrency());
-    std::cout << absl::StrFormat(
-        "  mode:   %s; think time %s; deadlines %d ms; observation-once "
-        "%s; batch %s\n",
-        bots_ > 0
-            ? absl::StrFormat(
-                  "bot mode, %d bot streams carry every seat%s", bots_,
-                  options_.client_linger_us > 0
-                      ? absl::StrFormat(
-                            ", each lingering %d us to gather "
-                            "its moves",
-                            static_cast<int>(options_.client_linger_us))
-                      : "")
-            : std::string("one Play stream per seat, with its seat token"),
-        absl::GetFlag(FLAGS_think_ms) > 0
-            ? absl::StrFormat("uniform in [0, %d] ms per decision",
-                              absl::GetFlag(FLAGS_think_ms))
-            : std::string("none (flat out)"),
-        options_.deadline_ms, options_.observation_once ? "on" : "off",
-        options_.batch ? "on" : "off");
-  }
-
-  void ReportReferee() const {
-    const int created = load_->created();
-    std::cout << "\n  Referee phase\n";
-    Row("matches", absl::StrCat(created, " of ", matches_),
-        bots_ > 0 ? absl::StrCat(kSeatsPerMatch * created, " seats on ", bots_,
-                                 " bot Play streams")
-                  : absl::StrCat(kSeatsPerMatch * created,
-                                 " Play streams, one per seat, each with its "
-                                 "seat token"));
-    Row("peak live", absl::StrCat(load_->peak_live()),
-        "matches created and not yet ended at the same moment");
-    Row("live at release", absl::StrCat(load_->live_at_release()),
-        load_->barrier_complete()
-            ? "every match created and every seat holding its seed decision "
-              "before any seat played"
-            : absl::StrCat("barrier gave up: ", load_->parked_at_release(),
-                           " of ", kSeatsPerMatch * matches_,
-                           " seats were ready"));
-    Row("matches finished", absl::StrCat(load_->matches_ended()),
-        AllEnded() ? "" : "NOT ALL MATCHES FINISHED");
-    Row("set-up time",
-        absl::StrFormat("%.2f s", Seconds(load_->release() - load_->begin())),
-        "CreateMatch calls and streams, until all seats were ready");
-    Row("play time", absl::StrFormat("%.2f s", PlaySeconds()),
-        "measured: from the release of all seats to the last MatchEnded");
-    Row("moves", absl::StrCat(at_end_.moves - at_start_.moves),
-        absl::StrCat("applied RPP actions (acked reveals of decisions >= 1; ",
-                     kMovesPerMatch,
-                     " per match); seed contributions not counted"));
-    Row("moves/s", absl::StrFormat("%.0f", MovesPerSecond()));
-    ReportLatencies();
-    ReportErrors();
-    Row("messages", absl::StrCat(load_messages_),
-        "client sent + received on the Play streams during the play");
-    Row("messages/s (referee)", absl::StrFormat("%.0f", LoadRate()));
-    Row("gRPC messages", absl::StrCat(load_wire_),
-        absl::StrFormat("%.2f Play messages each (batch %s)",
-                        load_wire_ == 0 ? 0.0
-                                        : static_cast<double>(load_messages_) /
-                                              static_cast<double>(load_wire_),
-                        options_.batch ? "on" : "off"));
-    Row("mean message size", absl::StrFormat("%zu bytes", mean_bytes_),
-        "serialized, both directions (every 8th message measured)");
-    Row("server CPU", absl::StrFormat("%.2f s", server_cpu_play_),
-        absl::StrFormat("%.1f us per message (from the barrier release)",
-                        PerMessageUs(server_cpu_play_, load_messages_)));
-    Row("client CPU", absl::StrFormat("%.2f s", client_cpu_play_),
-        absl::StrFormat("%.1f us per message",
-                        PerMessageUs(client_cpu_play_, load_messages_)));
-    Row("logs verified", absl::StrCat(genuine_, " of ", verified_, " genuine"),
-        "replay verifier on finished logs");
-  }
-
-  void ReportErrors() const {
-    Row("faults (PlayError faulted=true)", absl::StrCat(faults_),
-        faults_ == 0 ? ""
-                     : absl::StrCat("by decision: ", load_->FaultSummary()));
-    Row("  of which timeouts", absl::StrCat(timeouts_),
-        absl::StrCat("commit and reveal deadlines of ", options_.deadline_ms,
-                     " ms"));
-    Row("other PlayErrors", absl::StrCat(play_errors_));
-    Row("stream errors", absl::StrCat(load_->stream_error_count()));
-    Row("create failures", absl::StrCat(load_->create_failures()));
-    Row("views taken from results", absl::StrCat(load_->views_from_results()),
-        options_.observation_once
-            ? absl::StrCat(
-                  "observation-once; missing: ", load_->views_missing(),
-                  load_->views_missing() == 0 ? "" : " (A BUG)")
-            : "observation-once off (--observation_once=false)");
-  }
-
-  void ReportLatencies() const {
-    Row("seat-decisions timed", absl::StrCat(latencies_.size()),
-        "every seat's every decision, from the release (10 per seat)");
-    Row("decision latency p50", Ms(Percentile(latencies_, 0.50)),
-        "the referee's time, at the client, per seat: from the moment it");
-    Row("decision latency p90", Ms(Percentile(latencies_, 0.90)),
-        "  is ready to commit (DecisionRequest received and think time");
-    Row("decision latency p99", Ms(Percentile(latencies_, 0.99)),
-        "  over; seed decisions: the release) to the DecisionResult of");
-    Row("decision latency max", Ms(latencies_.empty() ? 0 : latencies_.back()),
-        "  that decision (the other seats' moves included)");
-    Row("  from the last seat ready p50", Ms(Percentile(last_ready_, 0.50)),
-        "the same, from the moment the decision's last acting seat was");
-    Row("  from the last seat ready p99", Ms(Percentile(last_ready_, 0.99)),
-        "  ready: without the other seats' think time");
-    // Where in a match the slow decisions fall: e.g. those that follow
-    // each match's first signed checkpoint, synced with --fsync=checkpoints.
-    for (size_t d = 0; d < latencies_by_decision_.size(); ++d) {
-      const std::vector<uint32_t>& samples = latencies_by_decision_[d];
-      if (samples.empty()) continue;
-      Row(absl::StrCat("  decision ", d, " p50 / p99"),
-          absl::StrFormat("%.0f / %.0f ms", Percentile(samples, 0.50) / 1000.0,
-                          Percentile(samples, 0.99) / 1000.0),
-          d == 0 ? "by decision id (0: the seed decision), every seat's" : "");
-    }
-  }
-
-  static double PerMessageUs(double cpu_seconds, uint64_t messages) {
-    return messages ? 1e6 * cpu_seconds / messages : 0.0;
-  }
-
-  void ReportEcho() const {
-    std::cout << "\n  Echo phase (same server process, channels and client "
-                 "threads)\n";
-    if (!run_echo_) {
-      Row("skipped", "", "--echo_seconds=0");
-      return;
-    }
-    Row("streams", absl::StrCat(streams_),
-        echo_all_
-            ? "as many as seats; request/response ping-pong"
-            : absl::StrCat("only ", echo_->answered(), " answered at start"));
-    Row("message size", absl::StrFormat("%zu bytes", echo_->message_bytes()),
-        "the referee phase's mean");
-    Row("race: round trips", absl::StrCat(race_round_trips_),
-        "per stream, every stream released at once: the referee phase's "
-        "message count");
-    ReportEchoRun(race_, "from the release to the last stream's last answer");
-    Row("  messages/s (echo)", absl::StrFormat("%.0f", EchoRate()),
-        race_done_ ? "the ratio's baseline" : "NOT EVERY STREAM FINISHED");
-    for (size_t r = 1; r < rounds_.size(); ++r) {
-      Row(absl::StrCat("round ", r + 1, ": referee / race"),
-          absl::StrFormat("%.0f / %.0f", rounds_[r].referee_rate,
-                          rounds_[r].echo_rate),
-          absl::StrCat("messages/s: ", matches_,
-                       " more matches, then the race again; faults ",
-                       rounds_[r].faults));
-    }
-    Row("steady window",
-        absl::StrFormat("%.2f s", Seconds(window_.end - window_.begin)),
-        "every stream running until stopped, after its first answer");
-    ReportEchoRun(window_, "");
-    Row("  messages/s (echo)", absl::StrFormat("%.0f", window_.Rate()),
-        "the steady state: what raw gRPC allows at this many streams");
-    Row("stream failures", absl::StrCat(echo_->failures()),
-        echo_done_ ? "" : "not all echo streams finished");
-  }
-
-  static void ReportEchoRun(const EchoRun& run, const std::string& note) {
-    const uint64_t messages = run.Messages();
-    Row("  time", absl::StrFormat("%.2f s", Seconds(run.end - run.begin)),
-        note);
-    Row("  messages", absl::StrCat(messages), "client sent + received");
-    Row("  server CPU", absl::StrFormat("%.2f s", run.server_cpu),
-        absl::StrFormat("%.1f us per message",
-                        PerMessageUs(run.server_cpu, messages)));
-    Row("  client CPU", absl::StrFormat("%.2f s", run.client_cpu),
-        absl::StrFormat("%.1f us per message",
-                        PerMessageUs(run.client_cpu, messages)));
-  }
-
-  void ReportMemory() const {
-    std::cout << "\n  Server memory (/proc/<pid>/status VmRSS; heap = "
-              << AllocatorName() << "'s bytes in use)\n";
-    Row("RSS baseline", Kib(baseline_.rss_kib),
-        absl::StrFormat("server up, no match; heap %s", Kib(heap_baseline_)));
-    Row("RSS all matches live", Kib(at_release_.rss_kib),
-        absl::StrFormat("seats connected, seed decisions sent: +%.1f KiB per "
-                        "live match (heap +%.1f)",
-                        PerMatch(at_release_.rss_kib - baseline_.rss_kib),
-                        PerMatch(heap_release_ - heap_baseline_)));
-    Row("RSS peak (referee phase)", Kib(load_peak_kib_),
-        absl::StrFormat("sampled every 20 ms; heap peak %s (every 1 s), "
-                        "+%.1f KiB per live match",
-                        Kib(heap_peak_),
-                        PerMatch(heap_peak_ - heap_baseline_)));
-    Row("VmHWM after referee phase", Kib(after_load_.hwm_kib));
-    Row("heap after referee phase", Kib(heap_after_load_),
-        absl::StrFormat("%.1f KiB per finished match, kept by the lobby",
-                        PerMatch(heap_after_load_ - heap_baseline_)));
-    if (run_echo_) Row("RSS after echo phase", Kib(after_echo_.rss_kib));
-  }
-
-  void ReportSummary() const {
-    const double load_cpu = server_cpu_play_ + client_cpu_play_;
-    const double echo_cpu = race_.server_cpu + race_.client_cpu;
-    const uint64_t echo_messages = race_.Messages();
-    const double cpu_ratio =
-        load_cpu > 0 && echo_cpu > 0 && echo_messages > 0
-            ? (load_messages_ / load_cpu) / (echo_messages / echo_cpu)
-            : 0;
-    std::cout << "\n  Summary\n";
-    Row("peak live", absl::StrCat(load_->peak_live()),
-        absl::StrCat("of --matches=", matches_, "; ",
-                     load_->peak_live() == matches_ ? "all live at once"
-                                                    : "NOT ALL LIVE AT ONCE"));
-    Row("moves/s", absl::StrFormat("%.0f", MovesPerSecond()));
-    Row("matches/s", absl::StrFormat("%.1f", MatchesPerSecond()),
-        "matches played / play time");
-    Row("decision latency p50 / p99",
-        Ms(Percentile(latencies_, 0.50)) + " / " +
-            Ms(Percentile(latencies_, 0.99)),
-        Paced() ? "holds the other seats' think time" : P99Verdict());
-    if (Paced()) {
-      Row("  from the last seat ready",
-          Ms(Percentile(last_ready_, 0.50)) + " / " +
-              Ms(Percentile(last_ready_, 0.99)),
-          "the referee's share: " + P99Verdict());
-    } else if (const double cycle_ms = DecisionCycleMs(); cycle_ms > 0) {
-      Row("  mean decision cycle", absl::StrFormat("%.0f ms", cycle_ms),
-          "seats / seat-decisions per second (Little's law): what a seat's "
-          "decision and the wait for its next take on average, in any order "
-          "of service");
-    }
-    if (run_echo_) {
-      std::vector<std::string> ratios;
-      for (const Round& round : rounds_) {
-        ratios.push_back(absl::StrFormat("%.3f", round.Ratio()));
-      }
-      Row("msgs/s referee / echo", absl::StrFormat("%.3f", EchoRatio()),
-          absl::StrCat(rounds_.size() > 1 ? "the median of " : "",
-                       absl::StrJoin(ratios, ", "),
-                       EchoRatio() >= 0.8 ? "; target >= 0.8: met"
-                                          : "; target >= 0.8: MISSED"));
-      Row("  first pair per CPU-second", absl::StrFormat("%.3f", cpu_ratio),
-          "messages per (server + client) CPU-second, referee / echo");
-      Row("  first phase / steady window",
-          absl::StrFormat(
-              "%.3f", window_.Rate() > 0 ? LoadRate() / window_.Rate() : 0.0),
-          "the echo without its ramp and tail");
-      if (bots_ == 0) ReportEchoBounds();
-    }
-    Row("timeouts / faults", absl::StrCat(timeouts_, " / ", faults_),
-        timeouts_ == 0 && faults_ == 0 ? "target 0: met" : "target 0: MISSED");
-    Row("stream errors / moves",
-        absl::StrCat(load_->stream_error_count(), " / ",
-                     at_end_.moves - at_start_.moves),
-        absl::StrCat(PlayedThrough() ? "" : "target ", "none broken and ",
-                     kMovesPerMatch,
-                     " per match: ", PlayedThrough() ? "met" : "MISSED"));
-    Row("RSS per live match", absl::StrFormat("%.1f KiB", RssPerLiveKib()),
-        absl::StrFormat("(peak - baseline) / %d peak live; target <= %.0f "
-                        "KiB: %s",
-                        load_->peak_live(), RssTargetKib(),
-                        RssPerLiveKib() <= RssTargetKib() ? "met" : "MISSED"));
-    Row("  all live, before play",
-        absl::StrFormat("%.1f KiB",
-                        PerMatch(at_release_.rss_kib - baseline_.rss_kib)),
-        "(RSS all matches live - baseline) / peak live");
-    ReportLateness();
-    ReportErrorSamples();
-  }
-
-  // What raw gRPC allows at this many streams, from the echo phase, which
-  // has a stream per seat in stream mode (a bot's batched stream has no
-  // such twin). Raw gRPC would finish echo msgs/s / kMessagesPerSeatDecision
-  // seat-decisions a second:
-  //  - flat out every seat always has a decision open, so by Little's law
-  //    no referee's mean decision latency could be below
-  //    seats / (those seat-decisions a second);
-  //  - for no deadline to pass, every seat must finish a decision per
-  //    deadline at the least: seats x kMessagesPerSeatDecision / deadline
-  //    messages a second.
-  void ReportEchoBounds() const {
-    const double seats = kSeatsPerMatch * load_->peak_live();
-    const double echo_decisions = window_.Rate() / kMessagesPerSeatDecision;
-    if (!Paced() && echo_decisions > 0) {
-      const double floor_ms = 1000.0 * seats / echo_decisions;
-      Row("  echo's latency floor", absl::StrFormat("%.0f ms", floor_ms),
-          absl::StrFormat("mean at the echo's rate, flat out: p99 <= 500 ms %s",
-                          floor_ms <= 500 ? "within raw gRPC's reach"
-                                          : "beyond raw gRPC here"));
-    }
-    const double needed = seats * kMessagesPerSeatDecision * 1000.0 /
-                          absl::GetFlag(FLAGS_deadline_ms);
-    Row("  echo's rate / deadlines need",
-        absl::StrFormat("%.0f / %.0f msgs/s", window_.Rate(), needed),
-        window_.Rate() >= needed
-            ? "a decision per seat per deadline within raw gRPC's reach"
-            : "raw gRPC here cannot finish a decision per seat per "
-              "deadline: 0 timeouts beyond reach");
-  }
-
-  // The server's deadline scheduler: how late it took its queue entries.
-  void ReportLateness() const {
-    const ServerProcess::Report& r = server_after_load_;
-    const bool ok = r.lateness_count > 0 && r.lateness_p99_us <= 1000;
-    Row("scheduler lateness p99 / max",
-        absl::StrFormat("%.2f / %.2f ms", r.lateness_p99_us / 1000.0,
-                        r.lateness_max_us / 1000.0),
-        absl::StrFormat("%d deadline entries popped; p99 target <= 1 ms: %s",
-                        r.lateness_count,
-                        r.lateness_count == 0 ? "none popped"
-                        : ok                  ? "met"
-                                              : "MISSED"));
-    // What the seats' messages waited for when a checkpoint's sync held
-    // them (docs/durability.md, "Checkpoint syncs").
-    Row("checkpoint syncs: wait / sync p99",
-        absl::StrFormat("%.1f / %.1f ms", r.sync_wait_p99_us / 1000.0,
-                        r.sync_p99_us / 1000.0),
-        absl::StrFormat("%d on the pool since the server started; max %.1f "
-                        "/ %.1f ms; at most %d queued",
-                        r.syncs, r.sync_wait_max_us / 1000.0,
-                        r.sync_max_us / 1000.0, r.syncs_max_queued));
-    if (r.journal_commits > 0) {
-      Row("journal: commits / fdatasyncs",
-          absl::StrFormat("%d / %d", r.journal_commits, r.journal_syncs),
-          absl::StrFormat("%.1f checkpoints per sync, at most %d",
-                          static_cast<double>(r.journal_commits) /
-                              std::max<int64_t>(r.journal_syncs, 1),
-                          r.journal_largest_group));
-    }
-  }
-
-  void ReportErrorSamples() const {
-    for (const std::string& e : load_->create_errors()) {
-      std::cout << "  create error: " << e << "\n";
-    }
-    for (const std::string& e : load_->play_errors()) {
-      std::cout << "  play error: " << e << "\n";
-    }
-    for (const std::string& e : load_->stream_errors()) {
-      std::cout << "  stream error: " << e << "\n";
-    }
-    if (absl::GetFlag(FLAGS_keep_data) && !dir_.empty()) {
-      std::cout << "  server data kept in " << dir_ << "\n";
-    }
-  }
-
-  // The last line of stdout, for scripts: see the header comment.
-  void ReportKeyValues() const {
-    std::cout << absl::StrFormat(
-                     "peak_live=%d timeouts=%d p99_ms=%s echo_ratio=%s "
-                     "rss_per_live_kib=%.1f stream_errors=%d",
-                     load_->peak_live(), timeouts_,
-                     JudgedLatencies().empty()
-                         ? "-"
-                         : absl::StrFormat("%.1f", P99Ms()),
-                     run_echo_ ? absl::StrFormat("%.3f", EchoRatio()) : "-",
-                     RssPerLiveKib(), load_->stream_error_count())
-              << "\n"
-              << std::flush;
+  // The setting, beside what the run measured, and the report.
+  void Report() {
+    figures_.load_options = load_options_;
+    figures_.threads = threads_;
+    figures_.num_channels = num_channels_;
+    figures_.fsync = fsync_;
+    figures_.checkpoint_interval = absl::GetFlag(FLAGS_checkpoint_interval);
+    figures_.server_pid = server_pid_;
+    if (absl::GetFlag(FLAGS_keep_data)) figures_.kept_dir = dir_;
+    PrintReport(figures_);
   }
 
   // The command line.
-  int matches_ = 0, threads_ = 0, channels_ = 0, bots_ = 0;
+  int matches_ = 0, threads_ = 0, num_channels_ = 0, bots_ = 0;
   std::string fsync_;
   // The server: its process, the directory we made for it (empty when
   // attached), where its data is, its port.
@@ -1231,39 +752,18 @@ class ClientRun {
   std::atomic<bool> done_{false};
   std::thread watchdog_;
   // The client.
-  std::vector<std::shared_ptr<grpc::Channel>> channels_list_;
+  std::vector<std::shared_ptr<grpc::Channel>> channels_;
   std::vector<std::unique_ptr<v1::Referee::Stub>> referee_stubs_;
   std::vector<std::unique_ptr<bench::BenchEcho::Stub>> echo_stubs_;
   std::vector<std::unique_ptr<Worker>> workers_;
-  // The referee phase.
-  LoadPhase::Options options_;
+  // The phases: the first referee phase, the echo phase and the further
+  // referee phases of the ratio's rounds.
+  LoadPhase::Options load_options_;
   std::unique_ptr<LoadPhase> load_;
-  bool load_done_ = false;
-  ProcStatus baseline_, at_release_, after_load_;
-  int64_t heap_baseline_ = 0, heap_release_ = 0, heap_after_load_ = 0;
-  int64_t heap_peak_ = 0, load_peak_kib_ = 0;
-  ServerProcess::Report server_after_load_;
-  Snapshot at_start_, at_end_;
-  double server_cpu_play_ = 0, client_cpu_play_ = 0;
-  uint64_t faults_ = 0, timeouts_ = 0, play_errors_ = 0;
-  uint64_t load_messages_ = 0;
-  uint64_t load_wire_ = 0;  // The gRPC messages that carried them.
-  size_t mean_bytes_ = 64;
-  std::vector<uint32_t> latencies_;
-  std::vector<uint32_t> last_ready_;
-  std::vector<std::vector<uint32_t>> latencies_by_decision_;  // Sorted.
-
-  int verified_ = 0, genuine_ = 0;
-  // The echo phase.
-  int streams_ = 0;
   std::unique_ptr<EchoPhase> echo_;
-  bool run_echo_ = false, echo_all_ = false, echo_done_ = true;
-  bool race_done_ = false;
-  int race_round_trips_ = 0;
-  EchoRun race_, window_;
-  std::vector<Round> rounds_;  // The first phase's pair, then each round's.
   std::vector<std::unique_ptr<LoadPhase>> extra_phases_;
-  ProcStatus after_echo_;
+  // What the run measured, for the report.
+  RunFigures figures_;
 };
 
 }  // namespace
