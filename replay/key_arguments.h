@@ -1,0 +1,39 @@
+// The referee's keys that evidence is checked with (CheckpointKey), and
+// each key as given on replay's command line (--key, --tlog_key): the key
+// itself or the path of a file that holds it.
+//
+// Contract of the Parse*KeyArgument functions: a value naming an existing
+// file is read and its content (surrounding whitespace dropped) parsed;
+// else a value that parses as a key is one; else a value that looks like a
+// path (it holds '/' but no '+', or ends in .vkey or .pub) fails as "cannot
+// read PATH: reason"; else the parse error says what form a key takes.
+#ifndef PYRAMID_REPLAY_KEY_ARGUMENTS_H_
+#define PYRAMID_REPLAY_KEY_ARGUMENTS_H_
+
+#include <string>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+
+namespace pyramid {
+
+// Whose signature a checkpoint must carry: a note verifier key
+// ("ORIGIN+KEYID+BASE64", which also fixes the origin), or else the
+// referee's raw 32-byte Ed25519 key, signing under the origin the
+// checkpoint names.
+struct CheckpointKey {
+  std::string verifier_key;
+  std::string public_key;
+};
+
+// The referee's Ed25519 public key, 64 hex digits: its raw 32 bytes. A
+// secret key file (keygen's, beside its FILE.pub) is refused, naming the
+// public one.
+absl::StatusOr<std::string> ParseRefereeKeyArgument(std::string_view value);
+// A note verifier key NAME+KEYID+BASE64 (the referee's DATA_DIR/tlog.vkey),
+// checked and returned as text.
+absl::StatusOr<std::string> ParseVerifierKeyArgument(std::string_view value);
+
+}  // namespace pyramid
+
+#endif  // PYRAMID_REPLAY_KEY_ARGUMENTS_H_

@@ -1,0 +1,487 @@
+#include "replay/tournament_check.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <string>
+#include <system_error>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "google/protobuf/util/json_util.h"
+#include "pyramid/referee/v1/tournament.pb.h"
+#include "referee/core/log_sink.h"
+#include "referee/crypto/bytes.h"
+#include "referee/crypto/ed25519.h"
+#include "referee/tlog/note.h"
+#include "replay/evidence.h"
+#include "replay/ordered_pool.h"
+#include "replay/verifier.h"
+
+namespace pyramid {
+
+std::string TournamentLabel(std::string_view name, std::string_view run_id,
+                            uint32_t index) {
+  return absl::StrCat(std::string(name), "/", std::string(run_id), "/", index);
+}
+
+namespace {
+
+namespace fs = std::filesystem;
+namespace v1 = ::pyramid::referee::v1;
+
+std::string RootHex(const tlog::Checkpoint& checkpoint) {
+  return ToHex(AsView(checkpoint.root));
+}
+
+// A schedule's entries by label (a label listed twice: its first entry).
+using ScheduleIndex = std::map<std::string, const v1::ScheduleEntry*>;
+
+// What checking one log of a tournament directory found: a problem or a
+// note (or neither); once it checks out, its label and the proof it used.
+struct LogCheck {
+  std::string problem;
+  std::string note;
+  std::string label;
+  std::string proof;
+};
+
+// Why the entry at `path` of a tournament directory is not read: a FIFO
+// would wait for a writer forever, and a device (a link to /dev/zero)
+// would be read without end. OK for a regular file, a directory and an
+// entry that cannot be looked at, which the read that follows names.
+absl::Status NotAFile(const fs::path& path) {
+  std::error_code error;
+  const fs::file_status status = fs::status(path, error);
+  if (error || fs::is_regular_file(status) || fs::is_directory(status) ||
+      !fs::exists(status)) {
+    return absl::OkStatus();
+  }
+  const char* what = fs::is_fifo(status)     ? "a FIFO"
+                     : fs::is_socket(status) ? "a socket"
+                                             : "a device";
+  return absl::FailedPreconditionError(absl::StrCat(
+      "cannot read ", path.string(), ": it is ", what, ", not a file"));
+}
+
+// The whole file at `path`, an entry of a tournament directory: as
+// ReadFileToString, but only a file (NotAFile).
+absl::StatusOr<std::string> ReadEntry(const fs::path& path) {
+  if (absl::Status s = NotAFile(path); !s.ok()) return s;
+  return ReadFileToString(path.string());
+}
+
+// What differs between the checkpoint `proved` a proof carries and the
+// directory's `checkpoint`, both opened with the referee's key: "" when
+// they name the same tree (origin, size and root), else what the proof's
+// says against the directory's, e.g. "the checkpoint of size 3, not in
+// the directory's checkpoint (size 6)".
+std::string CheckpointDifference(const tlog::Checkpoint& proved,
+                                 const tlog::Checkpoint& checkpoint) {
+  if (proved.origin != checkpoint.origin) {
+    return absl::StrCat("a checkpoint of origin \"", proved.origin,
+                        "\", not in the directory's checkpoint (origin \"",
+                        checkpoint.origin, "\")");
+  }
+  if (proved.size != checkpoint.size) {
+    return absl::StrCat("the checkpoint of size ", proved.size,
+                        ", not in the directory's checkpoint (size ",
+                        checkpoint.size, ")");
+  }
+  if (proved.root != checkpoint.root) {
+    return absl::StrCat("a checkpoint of size ", proved.size, " with root ",
+                        RootHex(proved),
+                        ", not in the directory's checkpoint (same size, root ",
+                        RootHex(checkpoint), ")");
+  }
+  return "";
+}
+
+// Checks the log at `path` against the directory's `schedule` (its
+// entries by label: `by_label`) and `checkpoint` (signed by `key`):
+// genuine (a log signed with `options`' key), of the schedule's game,
+// scheduled with its seats, and proved included in that checkpoint by its
+// proof in `root`/proofs. Safe to run for several logs at once.
+LogCheck CheckLog(const fs::path& root, const fs::path& path,
+                  const VerifyOptions& options,
+                  const v1::TournamentSchedule& schedule,
+                  const ScheduleIndex& by_label,
+                  const tlog::Checkpoint& checkpoint,
+                  const CheckpointKey& key) {
+  LogCheck check;
+  const std::string name = path.filename().string();
+  absl::StatusOr<std::string> bytes = ReadEntry(path);
+  if (!bytes.ok()) {
+    check.problem = absl::StrCat("logs/", name, ": ", bytes.status().message());
+    return check;
+  }
+  const Verdict v = VerifyLog(*bytes, options);
+  if (v.kind == Verdict::Kind::kUnsealedPrefix) {
+    check.note = absl::StrCat("logs/", name,
+                              ": unsealed prefix, not counted (a match cut "
+                              "short, e.g. by an interrupted run)");
+    return check;
+  }
+  if (v.kind != Verdict::Kind::kGenuine) {
+    check.problem = absl::StrCat("logs/", name, ": NOT GENUINE: record ",
+                                 v.bad_record, ": ", v.reason);
+    return check;
+  }
+  if (v.header.game().game() != schedule.game()) {
+    check.problem = absl::StrCat(
+        "logs/", name, ": a ", v.header.game().game(), " log; the schedule ",
+        schedule.game().empty() ? std::string("names no game")
+                                : absl::StrCat("is of ", schedule.game()));
+    return check;
+  }
+  const std::string label = v.header.label();
+  auto scheduled = by_label.find(label);
+  if (scheduled == by_label.end()) {
+    check.problem = absl::StrCat("logs/", name, ": extra: its label \"", label,
+                                 "\" is not in the schedule");
+    return check;
+  }
+  std::vector<std::string> seats;
+  for (const auto& seat : v.header.seats()) seats.push_back(seat.name());
+  if (!std::equal(seats.begin(), seats.end(),
+                  scheduled->second->seats().begin(),
+                  scheduled->second->seats().end())) {
+    check.problem = absl::StrCat("logs/", name,
+                                 ": its seats are not those the schedule "
+                                 "gives match ",
+                                 scheduled->second->index());
+    return check;
+  }
+  const std::string proof_name = path.stem().string() + ".tlog-proof";
+  const fs::path proof_path = root / "proofs" / proof_name;
+  absl::StatusOr<std::string> proof = ReadEntry(proof_path);
+  if (!proof.ok()) {
+    // A proof that is there but cannot be read (a directory, no
+    // permission) is named with why, not reported missing.
+    std::error_code error;
+    const bool absent = !fs::exists(proof_path, error) && !error;
+    check.problem =
+        absent ? absl::StrCat("logs/", name, ": no inclusion proof (proofs/",
+                              proof_name, ")")
+               : absl::StrCat("proofs/", proof_name, ": ",
+                              proof.status().message());
+    return check;
+  }
+  check.proof = proof_name;
+  absl::StatusOr<Inclusion> inclusion =
+      CheckInclusion(*bytes, ToHex(v.header.match_id()), *proof, key);
+  if (!inclusion.ok()) {
+    check.problem =
+        absl::StrCat("proofs/", proof_name, ": ", inclusion.status().message());
+    return check;
+  }
+  // What the two signed checkpoints say, not their bytes: a witness's
+  // cosignature line (C2SP tlog-witness) changes the note, not the tree.
+  if (const std::string differs =
+          CheckpointDifference(inclusion->checkpoint, checkpoint);
+      !differs.empty()) {
+    check.problem =
+        absl::StrCat("proofs/", proof_name, ": proves inclusion in ", differs);
+    return check;
+  }
+  check.label = label;
+  return check;
+}
+
+// Whether an entry is at `path`: a file or directory, or one that cannot
+// be looked at (a loop of symbolic links, no permission), which the read
+// that follows names with why. fs::exists without an error_code throws on
+// the last, which a tournament directory, outside input, may hold.
+bool IsThere(const fs::path& path) {
+  std::error_code error;
+  return fs::exists(path, error) || error;
+}
+
+// The entries of `root`/`name`, a subdirectory of a tournament directory:
+// none when it is missing (what it should hold is then missing, and said
+// so where it is looked for); a directory that is there but cannot be
+// listed (no permission, not a directory) adds to `problems`, naming why.
+std::vector<fs::directory_entry> ListDirectory(
+    const fs::path& root, const std::string& name,
+    std::vector<std::string>& problems) {
+  std::vector<fs::directory_entry> entries;
+  const fs::path path = root / name;
+  std::error_code error;
+  fs::directory_iterator it(path, error);
+  while (!error && it != fs::directory_iterator()) {
+    entries.push_back(*it);
+    it.increment(error);
+  }
+  if (error && error != std::errc::no_such_file_or_directory) {
+    problems.push_back(absl::StrCat(name, "/: cannot list ", path.string(),
+                                    ": ", error.message()));
+  }
+  return entries;
+}
+
+// `status` with its message after `prefix` and ": " (the entry it is of).
+absl::Status Prefixed(absl::string_view prefix, const absl::Status& status) {
+  return absl::Status(status.code(),
+                      absl::StrCat(prefix, ": ", status.message()));
+}
+
+// The referee's public key, from DIR/referee.key.pub or DIR/referee.pub
+// (the runner writes one; when both are there, they must hold the same
+// key); why there is none as the problem to report otherwise.
+absl::StatusOr<std::string> RefereeKeyFromDirectory(const fs::path& root) {
+  std::string key;
+  std::string found;
+  for (const char* name : {"referee.key.pub", "referee.pub"}) {
+    if (!IsThere(root / name)) continue;
+    if (absl::Status s = NotAFile(root / name); !s.ok()) {
+      return Prefixed(name, s);
+    }
+    absl::StatusOr<std::string> parsed = ParsePublicKey((root / name).string());
+    if (!parsed.ok()) return Prefixed(name, parsed.status());
+    if (!key.empty() && key != *parsed) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          found, " and ", name, " hold different referee keys (", ToHex(key),
+          " and ", ToHex(*parsed), "); pass the referee's with --key"));
+    }
+    key = *parsed;
+    found = name;
+  }
+  if (key.empty()) {
+    return absl::NotFoundError(
+        "no referee key: the directory holds no referee.key.pub or "
+        "referee.pub; pass --key");
+  }
+  return key;
+}
+
+// DIR/checkpoint, opened with `key`; the problem to report otherwise.
+absl::StatusOr<tlog::Checkpoint> ReadCheckpoint(const fs::path& root,
+                                                const CheckpointKey& key) {
+  absl::StatusOr<std::string> note = ReadEntry(root / "checkpoint");
+  if (!note.ok()) return Prefixed("checkpoint", note.status());
+  return OpenCheckpointWith(*note, key);
+}
+
+// DIR/schedule.json, parsed; the problem to report otherwise.
+absl::StatusOr<v1::TournamentSchedule> ReadSchedule(const fs::path& root) {
+  absl::StatusOr<std::string> json = ReadEntry(root / "schedule.json");
+  if (!json.ok()) return Prefixed("schedule.json", json.status());
+  v1::TournamentSchedule schedule;
+  if (const auto parsed =
+          google::protobuf::util::JsonStringToMessage(*json, &schedule);
+      !parsed.ok()) {
+    // The parser's reason is its message's first line (what follows quotes
+    // the text around the place, over lines of their own).
+    const std::string why(parsed.message());
+    return absl::InvalidArgumentError(absl::StrCat(
+        "schedule.json is not a TournamentSchedule in JSON: ",
+        absl::StripTrailingAsciiWhitespace(why.substr(0, why.find('\n')))));
+  }
+  return schedule;
+}
+
+// The schedule's entries by label. Matches are numbered from 0 without a
+// gap and labelled NAME/RUN/INDEX, as each log's signed header is: a match
+// cut from the schedule's middle shows as a gap. Adds to `problems` each
+// entry that is not so, then each label listed twice.
+ScheduleIndex IndexSchedule(const v1::TournamentSchedule& schedule,
+                            std::vector<std::string>& problems) {
+  for (int i = 0; i < schedule.matches_size(); ++i) {
+    const v1::ScheduleEntry& entry = schedule.matches(i);
+    if (entry.index() != static_cast<uint32_t>(i)) {
+      problems.push_back(absl::StrCat("the schedule's entry ", i,
+                                      " is numbered ", entry.index(),
+                                      "; matches are numbered from 0 "
+                                      "without a gap"));
+    }
+    const std::string label =
+        TournamentLabel(schedule.name(), schedule.run_id(), i);
+    if (entry.label() != label) {
+      problems.push_back(absl::StrCat("the schedule's entry ", i,
+                                      " is labelled \"", entry.label(),
+                                      "\", not \"", label, "\""));
+    }
+  }
+  ScheduleIndex by_label;
+  for (const v1::ScheduleEntry& entry : schedule.matches()) {
+    if (!by_label.emplace(entry.label(), &entry).second) {
+      problems.push_back(
+          absl::StrCat("the schedule lists label ", entry.label(), " twice"));
+    }
+  }
+  return by_label;
+}
+
+// How each log is verified: against the referee's key in `key`, or else
+// the key of its verifier key (which names the origin, not the log key:
+// the log must then be signed with the key the checkpoint's verifier
+// holds).
+VerifyOptions LogOptions(const CheckpointKey& key) {
+  VerifyOptions options;
+  options.pinned_key = key.public_key;
+  if (options.pinned_key.empty()) {
+    absl::StatusOr<tlog::NoteVerifier> verifier =
+        tlog::ParseVerifierKey(key.verifier_key);
+    if (verifier.ok()) options.pinned_key = verifier->public_key;
+  }
+  return options;
+}
+
+// What the logs that check out (CheckLog) add up to.
+struct LogsFound {
+  // The file names of the logs of each label.
+  std::map<std::string, std::vector<std::string>> by_label;
+  std::set<std::string> proofs_used;  // The names of their proofs.
+};
+
+// Checks every DIR/logs/*.pyrlog (CheckLog), each on its own, on every
+// core; adds what they found to `verdict`'s problems and notes in the
+// logs' order, and returns the logs that check out.
+LogsFound CheckLogs(const fs::path& root, const CheckpointKey& key,
+                    const tlog::Checkpoint& checkpoint,
+                    const v1::TournamentSchedule& schedule,
+                    const ScheduleIndex& by_label, TournamentVerdict& verdict) {
+  std::vector<fs::path> logs;
+  for (const auto& entry : ListDirectory(root, "logs", verdict.problems)) {
+    if (entry.path().extension() == ".pyrlog") logs.push_back(entry.path());
+  }
+  std::sort(logs.begin(), logs.end());
+  const VerifyOptions options = LogOptions(key);
+  std::vector<LogCheck> checks(logs.size());
+  RunInOrder(
+      logs.size(), PoolSize(logs.size()),
+      [&](size_t i) {
+        checks[i] = CheckLog(root, logs[i], options, schedule, by_label,
+                             checkpoint, key);
+        return JobOutput();
+      },
+      [](size_t, const JobOutput&) {});
+  LogsFound found;
+  for (size_t i = 0; i < logs.size(); ++i) {
+    LogCheck& check = checks[i];
+    if (!check.note.empty()) verdict.notes.push_back(std::move(check.note));
+    if (!check.problem.empty()) {
+      verdict.problems.push_back(std::move(check.problem));
+    }
+    if (!check.proof.empty()) found.proofs_used.insert(std::move(check.proof));
+    if (!check.label.empty()) {
+      found.by_label[check.label].push_back(logs[i].filename().string());
+    }
+  }
+  return found;
+}
+
+// Counts in `verdict` the matches of the schedule that have exactly one
+// log that checks out (`logs_by_label`); adds a problem for each other
+// match: missing, with more than one log, or skipped but with a log.
+void MatchLogsToSchedule(
+    const v1::TournamentSchedule& schedule, const ScheduleIndex& by_label,
+    const std::map<std::string, std::vector<std::string>>& logs_by_label,
+    TournamentVerdict& verdict) {
+  const std::vector<std::string> none;
+  for (const v1::ScheduleEntry& entry : schedule.matches()) {
+    // A label the schedule lists twice (said by IndexSchedule) is the first
+    // entry's: its log counts once, not once per entry.
+    if (by_label.at(entry.label()) != &entry) continue;
+    const auto logs = logs_by_label.find(entry.label());
+    const std::vector<std::string>& found =
+        logs == logs_by_label.end() ? none : logs->second;
+    if (entry.skipped()) {
+      if (!found.empty()) {
+        verdict.problems.push_back(
+            absl::StrCat("match ", entry.index(), " (", entry.label(),
+                         ") is marked skipped but has a log"));
+      }
+      continue;
+    }
+    if (found.empty()) {
+      verdict.problems.push_back(
+          absl::StrCat("match ", entry.index(), " (", entry.label(),
+                       ") is missing: no sealed, included log"));
+    } else if (found.size() > 1) {
+      verdict.problems.push_back(
+          absl::StrCat("match ", entry.index(), " (", entry.label(), ") has ",
+                       found.size(), " logs: ", absl::StrJoin(found, ", ")));
+    } else {
+      ++verdict.matches;
+    }
+  }
+}
+
+// Adds to `problems` each DIR/proofs entry no counted log used
+// (`proofs_used`): its log is missing, or does not count (not genuine,
+// unsealed, not scheduled so: said by CheckLogs, under its name).
+void StrayProofs(const fs::path& root, const std::set<std::string>& proofs_used,
+                 std::vector<std::string>& problems) {
+  for (const auto& entry : ListDirectory(root, "proofs", problems)) {
+    const std::string name = entry.path().filename().string();
+    if (proofs_used.contains(name)) continue;
+    const std::string log =
+        absl::StrCat("logs/", entry.path().stem().string(), ".pyrlog");
+    problems.push_back(absl::StrCat(
+        "proofs/", name, ": ",
+        IsThere(root / log)
+            ? absl::StrCat("a proof whose log does not count (see ", log,
+                           " above)")
+            : std::string("a proof without its log")));
+  }
+}
+
+// `verdict` with its summary.
+TournamentVerdict Summarized(TournamentVerdict verdict) {
+  verdict.summary = verdict.problems.empty()
+                        ? absl::StrCat(verdict.matches,
+                                       " matches, all included in checkpoint ",
+                                       verdict.checkpoint.size, " ",
+                                       RootHex(verdict.checkpoint))
+                        : absl::StrCat(verdict.problems.size(), " problem",
+                                       verdict.problems.size() == 1 ? "" : "s");
+  return verdict;
+}
+
+}  // namespace
+
+TournamentVerdict CheckTournamentDirectory(const std::string& dir,
+                                           CheckpointKey key) {
+  TournamentVerdict verdict;
+  const fs::path root(dir);
+  // A directory with neither of the files every tournament's output holds
+  // is not one (say, the wrong path): an input error, not a verdict.
+  if (!IsThere(root / "schedule.json") && !IsThere(root / "checkpoint")) {
+    verdict.not_a_tournament = absl::StrCat(
+        dir,
+        " is not a tournament directory (no schedule.json, no checkpoint)");
+    verdict.summary = verdict.not_a_tournament;
+    return verdict;
+  }
+  // What the rest is checked against; the first problem here ends the
+  // check.
+  auto stop = [&verdict](const absl::Status& problem) {
+    verdict.problems.push_back(std::string(problem.message()));
+    return Summarized(std::move(verdict));
+  };
+  if (key.verifier_key.empty() && key.public_key.empty()) {
+    absl::StatusOr<std::string> found = RefereeKeyFromDirectory(root);
+    if (!found.ok()) return stop(found.status());
+    key.public_key = *found;
+  }
+  absl::StatusOr<tlog::Checkpoint> checkpoint = ReadCheckpoint(root, key);
+  if (!checkpoint.ok()) return stop(checkpoint.status());
+  verdict.checkpoint = *checkpoint;
+  absl::StatusOr<v1::TournamentSchedule> schedule = ReadSchedule(root);
+  if (!schedule.ok()) return stop(schedule.status());
+  const ScheduleIndex by_label = IndexSchedule(*schedule, verdict.problems);
+  const LogsFound logs =
+      CheckLogs(root, key, *checkpoint, *schedule, by_label, verdict);
+  MatchLogsToSchedule(*schedule, by_label, logs.by_label, verdict);
+  StrayProofs(root, logs.proofs_used, verdict.problems);
+  return Summarized(std::move(verdict));
+}
+
+}  // namespace pyramid
