@@ -235,7 +235,8 @@ v1::Action FlamingPyramidsState::DefaultAction(int seat) const {
   return PlaceAction(hands_[seat].front(), board_.LegalSpots().front());
 }
 
-v1::Outcome FlamingPyramidsState::Ranked(v1::Termination termination) const {
+v1::Outcome FlamingPyramidsState::RankedOutcome(
+    v1::Termination termination) const {
   std::vector<int64_t> keys;
   for (int seat = 0; seat < num_seats_; ++seat) {
     keys.push_back(winner_ == seat ? -1 : Held(seat));

@@ -93,12 +93,12 @@ class FlamingPyramidsState final : public State {
   }
 
   v1::Outcome Outcome() const override {
-    return Ranked(winner_.has_value() ? v1::TERMINATION_NORMAL
-                                      : v1::TERMINATION_MOVE_LIMIT);
+    return RankedOutcome(winner_.has_value() ? v1::TERMINATION_NORMAL
+                                             : v1::TERMINATION_MOVE_LIMIT);
   }
 
   v1::Outcome StoppedOutcome() const override {
-    return Ranked(v1::TERMINATION_MOVE_LIMIT);
+    return RankedOutcome(v1::TERMINATION_MOVE_LIMIT);
   }
 
   std::unique_ptr<State> Clone() const override {
@@ -144,7 +144,7 @@ class FlamingPyramidsState final : public State {
   void EndTurn(v1::FlamingPyramidsResult& result);
   void SetPending(v1::FpPendingFall& pending) const;
   void View(int seat, v1::Observation& observation) const;
-  v1::Outcome Ranked(v1::Termination termination) const;
+  v1::Outcome RankedOutcome(v1::Termination termination) const;
 
   Options options_;
   int num_seats_;

@@ -219,7 +219,8 @@ v1::Action PyramidShamboState::DefaultAction(int seat) const {
   return v1::Action();
 }
 
-v1::Outcome PyramidShamboState::Ranking(v1::Termination termination) const {
+v1::Outcome PyramidShamboState::RankedOutcome(
+    v1::Termination termination) const {
   std::vector<int64_t> keys;
   v1::Outcome outcome;
   outcome.set_termination(termination);

@@ -95,10 +95,10 @@ class PyramidShamboState final : public State {
 
   void PublicViewInto(v1::Observation& observation) const override;
 
-  v1::Outcome Outcome() const override { return Ranking(termination_); }
+  v1::Outcome Outcome() const override { return RankedOutcome(termination_); }
 
   v1::Outcome StoppedOutcome() const override {
-    return Ranking(v1::TERMINATION_MOVE_LIMIT);
+    return RankedOutcome(v1::TERMINATION_MOVE_LIMIT);
   }
 
   std::unique_ptr<State> Clone() const override {
@@ -133,7 +133,7 @@ class PyramidShamboState final : public State {
                  v1::ShamboPaymentResult& result);
   std::vector<int> EmptiedLiveSeats() const;
   void Advance(v1::ShamboPaymentResult& result);
-  v1::Outcome Ranking(v1::Termination termination) const;
+  v1::Outcome RankedOutcome(v1::Termination termination) const;
 
   int num_seats_;
   uint32_t max_throws_;
