@@ -29,9 +29,9 @@ class HeuristicStrategy final : public Strategy {
   }
 
  private:
-  ShamboStrategy shambo_;
-  FlamingStrategy flaming_;
-  SchemeStrategy scheme_;
+  PyramidShamboStrategy shambo_;
+  FlamingPyramidsStrategy flaming_;
+  PyramidSchemeStrategy scheme_;
   RockPaperPyramidStrategy rpp_;
   RandomStrategy random_;
 };

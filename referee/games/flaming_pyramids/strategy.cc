@@ -138,8 +138,8 @@ v1::Action ChoosePlacement(const v1::DecisionRequest& request,
 
 }  // namespace
 
-v1::Action FlamingStrategy::Choose(const v1::DecisionRequest& request,
-                                   RandomStream& stream) {
+v1::Action FlamingPyramidsStrategy::Choose(const v1::DecisionRequest& request,
+                                           RandomStream& stream) {
   if (request.legal_actions().empty()) return v1::Action();
   const Observation& observation = request.observation().flaming_pyramids();
   const int num_seats = static_cast<int>(request.num_seats());

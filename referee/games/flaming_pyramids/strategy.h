@@ -15,7 +15,7 @@
 
 namespace pyramid {
 
-class FlamingStrategy final : public Strategy {
+class FlamingPyramidsStrategy final : public Strategy {
  public:
   // Requires a flaming_pyramids request.
   v1::Action Choose(const v1::DecisionRequest& request,

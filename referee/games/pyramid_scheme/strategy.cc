@@ -557,8 +557,8 @@ double ScoreReward(const v1::PyramidSchemeAction& action, v1::PssReward reward,
 
 }  // namespace
 
-v1::Action SchemeStrategy::Choose(const v1::DecisionRequest& request,
-                                  RandomStream& stream) {
+v1::Action PyramidSchemeStrategy::Choose(const v1::DecisionRequest& request,
+                                         RandomStream& stream) {
   if (request.legal_actions().empty()) return v1::Action();
   const Observation& observation = request.observation().pyramid_scheme();
   const Faces faces(observation.cards());

@@ -25,7 +25,7 @@
 
 namespace pyramid {
 
-class SchemeStrategy final : public Strategy {
+class PyramidSchemeStrategy final : public Strategy {
  public:
   // Requires a pyramid_scheme request.
   v1::Action Choose(const v1::DecisionRequest& request,

@@ -169,8 +169,8 @@ v1::Action Pay(const v1::DecisionRequest& request,
 
 }  // namespace
 
-v1::Action ShamboStrategy::Choose(const v1::DecisionRequest& request,
-                                  RandomStream& stream) {
+v1::Action PyramidShamboStrategy::Choose(const v1::DecisionRequest& request,
+                                         RandomStream& stream) {
   const Observation& observation = request.observation().pyramid_shambo();
   switch (observation.phase()) {
     case v1::SHAMBO_PHASE_CHALLENGE:

@@ -17,7 +17,7 @@
 
 namespace pyramid {
 
-class ShamboStrategy final : public Strategy {
+class PyramidShamboStrategy final : public Strategy {
  public:
   // Requires a pyramid_shambo request.
   v1::Action Choose(const v1::DecisionRequest& request,
