@@ -4,8 +4,7 @@
 #include <array>
 #include <vector>
 
-namespace pyramid {
-namespace scheme {
+namespace pyramid::scheme {
 
 Pyramid Pyramid::WithFounder(const Edition& edition) {
   Pyramid pyramid;
@@ -146,12 +145,10 @@ int Pyramid::CapacityTokens() const {
   return count;
 }
 
-}  // namespace scheme
-}  // namespace pyramid
+}  // namespace pyramid::scheme
 
 // The 18 Goals (goals of board.h).
-namespace pyramid {
-namespace scheme {
+namespace pyramid::scheme {
 namespace {
 
 // The most non-Police cards on one path down from node `index` (flipped
@@ -280,5 +277,4 @@ bool GoalCheck::Satisfied(int goal) const {
   }
 }
 
-}  // namespace scheme
-}  // namespace pyramid
+}  // namespace pyramid::scheme

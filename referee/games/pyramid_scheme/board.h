@@ -12,8 +12,7 @@
 
 #include "referee/games/pyramid_scheme/tables.h"
 
-namespace pyramid {
-namespace scheme {
+namespace pyramid::scheme {
 
 inline constexpr int kNoParent = -1;
 
@@ -141,7 +140,6 @@ class GoalCheck {
   int flipped_police_ = 0;
 };
 
-}  // namespace scheme
-}  // namespace pyramid
+}  // namespace pyramid::scheme
 
 #endif  // PYRAMID_REFEREE_GAMES_PYRAMID_SCHEME_BOARD_H_

@@ -15,8 +15,7 @@
 #include "referee/games/pyramid_scheme/tables.h"
 #include "referee/games/pyramid_scheme/testing.h"
 
-namespace pyramid {
-namespace scheme::testing {
+namespace pyramid::scheme::testing {
 namespace {
 
 // ---------------------------------------------------------------------------
@@ -475,5 +474,4 @@ TEST(PssClaimTest, PolicePlacementOpensNoWindowAndClaimsNothing) {
 }
 
 }  // namespace
-}  // namespace scheme::testing
-}  // namespace pyramid
+}  // namespace pyramid::scheme::testing

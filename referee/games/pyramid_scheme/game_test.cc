@@ -19,8 +19,7 @@
 #include "referee/crypto/random_stream.h"
 #include "referee/games/pyramid_scheme/testing.h"
 
-namespace pyramid {
-namespace scheme::testing {
+namespace pyramid::scheme::testing {
 namespace {
 
 using ::testing::ElementsAreArray;
@@ -535,5 +534,4 @@ TEST(PssDefaultTest, FullGamesByDefaultActionsEnd) {
 }
 
 }  // namespace
-}  // namespace scheme::testing
-}  // namespace pyramid
+}  // namespace pyramid::scheme::testing

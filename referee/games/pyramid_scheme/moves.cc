@@ -10,8 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "referee/games/pyramid_scheme/state.h"
 
-namespace pyramid {
-namespace scheme {
+namespace pyramid::scheme {
 namespace {
 
 bool Contains(const std::vector<int>& items, int item) {
@@ -55,7 +54,7 @@ v1::PyramidSchemeAction TargetAction(v1::PssReward reward, int target) {
   return action;
 }
 
-v1::PyramidSchemeAction PolicePlacement(int parent) {
+v1::PyramidSchemeAction PlacePoliceAction(int parent) {
   v1::PyramidSchemeAction action;
   action.mutable_place_police()->set_parent(static_cast<uint32_t>(parent));
   return action;
@@ -126,56 +125,56 @@ absl::Status PyramidSchemeState::ValidateAction(
   if (IsTerminal()) {
     return absl::FailedPreconditionError("pyramid_scheme: the game is over");
   }
-  if (seat != DecidingSeat()) {
+  if (!IsActing(seat)) {
     return absl::FailedPreconditionError(
         absl::StrCat("pyramid_scheme: seat ", seat, " is not acting (seat ",
-                     DecidingSeat(), " is)"));
+                     ActingSeat(), " is)"));
   }
   if (action.kind_case() != v1::Action::kPyramidScheme) {
-    return Illegal("not a pyramid_scheme action");
+    return Refuse("not a pyramid_scheme action");
   }
   return ValidateForPhase(action.pyramid_scheme());
 }
 
 absl::Status PyramidSchemeState::ValidateForPhase(
     const v1::PyramidSchemeAction& action) const {
-  const Seat& seat = seats_[DecidingSeat()];
+  const Seat& seat = seats_[ActingSeat()];
   const Pyramid& pyramid = seat.pyramid;
   switch (action.decision_case()) {
     case v1::PyramidSchemeAction::kTake: {
-      if (phase_ != Phase::kAction) return Illegal("no action is owed now");
+      if (phase_ != Phase::kAction) return Refuse("no action is owed now");
       const uint32_t slot = action.take().slot();
-      if (slot >= display_.size()) return Illegal("no such display slot");
-      if (display_[slot] == kNoCard) return Illegal("the slot is empty");
+      if (slot >= display_.size()) return Refuse("no such display slot");
+      if (display_[slot] == kNoCard) return Refuse("the slot is empty");
       if (!CanTake(static_cast<int>(slot))) {
-        return Illegal("the hand is at its limit");
+        return Refuse("the hand is at its limit");
       }
       return absl::OkStatus();
     }
     case v1::PyramidSchemeAction::kPlace: {
-      if (phase_ != Phase::kAction) return Illegal("no action is owed now");
+      if (phase_ != Phase::kAction) return Refuse("no action is owed now");
       const uint32_t card = action.place().card();
       const uint32_t parent = action.place().parent();
       if (card >= static_cast<uint32_t>(edition_->num_victims()) ||
           !Contains(seat.hand, static_cast<int>(card))) {
-        return Illegal(absl::StrCat("card ", card, " is not in the hand"));
+        return Refuse(absl::StrCat("card ", card, " is not in the hand"));
       }
       const int index =
           parent >= static_cast<uint32_t>(edition_->num_card_ids())
               ? -1
               : pyramid.Find(static_cast<int>(parent));
       if (index < 0) {
-        return Illegal(absl::StrCat("card ", parent, " is not in the pyramid"));
+        return Refuse(absl::StrCat("card ", parent, " is not in the pyramid"));
       }
       const int number = edition_->Spec(static_cast<int>(card)).number;
       if (!pyramid.Fits(*edition_, index, number)) {
-        return Illegal(absl::StrCat(
+        return Refuse(absl::StrCat(
             "card ", card, " may not go below card ", parent,
             " (an unflipped Police, or its children would exceed its limit)"));
       }
       if (!CanPlace(static_cast<int>(card), static_cast<int>(parent),
                     bypass_armed_)) {
-        return Illegal(absl::StrCat(
+        return Refuse(absl::StrCat(
             "an unflipped Victim of card ", card,
             "'s colour lies above that place (no bypass is armed)"));
       }
@@ -183,17 +182,17 @@ absl::Status PyramidSchemeState::ValidateForPhase(
     }
     case v1::PyramidSchemeAction::kUseReset:
       if (phase_ != Phase::kAction && phase_ != Phase::kEndTurn) {
-        return Illegal("a token may not be used now");
+        return Refuse("a token may not be used now");
       }
-      if (seat.reset_tokens == 0) return Illegal("no reset token held");
+      if (seat.reset_tokens == 0) return Refuse("no reset token held");
       return absl::OkStatus();
     case v1::PyramidSchemeAction::kArmBypass:
-      if (phase_ != Phase::kAction) return Illegal("no action is owed now");
-      if (seat.bypass_tokens == 0) return Illegal("no bypass token held");
-      if (bypass_armed_) return Illegal("a bypass is armed already");
+      if (phase_ != Phase::kAction) return Refuse("no action is owed now");
+      if (seat.bypass_tokens == 0) return Refuse("no bypass token held");
+      if (bypass_armed_) return Refuse("a bypass is armed already");
       return absl::OkStatus();
     case v1::PyramidSchemeAction::kFlip: {
-      if (phase_ != Phase::kFlip) return Illegal("no flip window is open");
+      if (phase_ != Phase::kFlip) return Refuse("no flip window is open");
       const uint32_t card = action.flip().card();
       const std::vector<int> qualifying = pyramid.Qualifying(*edition_);
       for (int index : qualifying) {
@@ -201,62 +200,62 @@ absl::Status PyramidSchemeState::ValidateForPhase(
           return absl::OkStatus();
         }
       }
-      return Illegal(absl::StrCat(
+      return Refuse(absl::StrCat(
           "card ", card, " is not an unflipped card whose condition is met"));
     }
     case v1::PyramidSchemeAction::kStopFlipping:
-      if (phase_ != Phase::kFlip) return Illegal("no flip window is open");
+      if (phase_ != Phase::kFlip) return Refuse("no flip window is open");
       return absl::OkStatus();
     case v1::PyramidSchemeAction::kRewardTarget:
     case v1::PyramidSchemeAction::kReserveGoal: {
-      if (phase_ != Phase::kReward) return Illegal("no reward is pending");
+      if (phase_ != Phase::kReward) return Refuse("no reward is pending");
       const bool reserve =
           action.decision_case() == v1::PyramidSchemeAction::kReserveGoal;
       if (reserve != (reward_ == v1::PSS_RESERVE_GOAL) ||
           (!reserve && !IsCardTargetReward(reward_))) {
-        return Illegal(absl::StrCat("the pending reward is ",
-                                    v1::PssReward_Name(reward_)));
+        return Refuse(absl::StrCat("the pending reward is ",
+                                   v1::PssReward_Name(reward_)));
       }
       const uint32_t target = reserve ? action.reserve_goal().goal()
                                       : action.reward_target().card();
       for (int legal : RewardTargets()) {
         if (static_cast<uint32_t>(legal) == target) return absl::OkStatus();
       }
-      return Illegal(absl::StrCat(target, " is not a legal target of ",
-                                  v1::PssReward_Name(reward_)));
+      return Refuse(absl::StrCat(target, " is not a legal target of ",
+                                 v1::PssReward_Name(reward_)));
     }
     case v1::PyramidSchemeAction::kDiscardHand: {
       if (phase_ != Phase::kReward || reward_ != v1::PSS_DISCARD_HAND) {
-        return Illegal("no DISCARD_HAND reward is pending");
+        return Refuse("no DISCARD_HAND reward is pending");
       }
       int64_t previous = -1;
       for (uint32_t card : action.discard_hand().cards()) {
         if (static_cast<int64_t>(card) <= previous) {
-          return Illegal("discarded cards must be strictly increasing");
+          return Refuse("discarded cards must be strictly increasing");
         }
         previous = card;
         if (card >= static_cast<uint32_t>(edition_->num_victims()) ||
             !Contains(seat.hand, static_cast<int>(card))) {
-          return Illegal(absl::StrCat("card ", card, " is not in the hand"));
+          return Refuse(absl::StrCat("card ", card, " is not in the hand"));
         }
       }
       return absl::OkStatus();
     }
     case v1::PyramidSchemeAction::kPlacePolice: {
-      if (phase_ != Phase::kPolice) return Illegal("no Police is owed now");
+      if (phase_ != Phase::kPolice) return Refuse("no Police is owed now");
       const uint32_t parent = action.place_police().parent();
-      for (int legal : PoliceParents(DecidingSeat())) {
+      for (int legal : PoliceParents(ActingSeat())) {
         if (static_cast<uint32_t>(legal) == parent) return absl::OkStatus();
       }
-      return Illegal(absl::StrCat("a Police may not go below card ", parent));
+      return Refuse(absl::StrCat("a Police may not go below card ", parent));
     }
     case v1::PyramidSchemeAction::kEndTurn:
-      if (phase_ != Phase::kEndTurn) return Illegal("the turn cannot end now");
+      if (phase_ != Phase::kEndTurn) return Refuse("the turn cannot end now");
       return absl::OkStatus();
     case v1::PyramidSchemeAction::DECISION_NOT_SET:
       break;
   }
-  return Illegal("empty action");
+  return Refuse("empty action");
 }
 
 v1::PyramidSchemeAction PyramidSchemeState::ToAction(
@@ -277,11 +276,11 @@ v1::PyramidSchemeAction PyramidSchemeState::ToAction(
     case v1::PyramidSchemeAction::kRewardTarget:
       return TargetAction(reward_, choice.target);
     case v1::PyramidSchemeAction::kDiscardHand:
-      return DiscardAction(seats_[DecidingSeat()].hand, choice.hand_mask);
+      return DiscardAction(seats_[ActingSeat()].hand, choice.hand_mask);
     case v1::PyramidSchemeAction::kReserveGoal:
       return TargetAction(v1::PSS_RESERVE_GOAL, choice.target);
     case v1::PyramidSchemeAction::kPlacePolice:
-      return PolicePlacement(choice.target);
+      return PlacePoliceAction(choice.target);
     case v1::PyramidSchemeAction::kEndTurn:
       return EndTurnAction();
     case v1::PyramidSchemeAction::DECISION_NOT_SET:
@@ -293,7 +292,7 @@ v1::PyramidSchemeAction PyramidSchemeState::ToAction(
 void PyramidSchemeState::ForEachChoice(
     absl::FunctionRef<bool(const Choice&)> visit) const {
   using Action = v1::PyramidSchemeAction;
-  const Seat& seat = seats_[DecidingSeat()];
+  const Seat& seat = seats_[ActingSeat()];
   switch (phase_) {
     case Phase::kAction:
       for (int slot = 0; slot < static_cast<int>(display_.size()); ++slot) {
@@ -352,7 +351,7 @@ void PyramidSchemeState::ForEachChoice(
       }
       return;
     case Phase::kPolice:
-      for (int parent : PoliceParents(DecidingSeat())) {
+      for (int parent : PoliceParents(ActingSeat())) {
         if (!visit({.decision = Action::kPlacePolice, .target = parent})) {
           return;
         }
@@ -370,7 +369,7 @@ void PyramidSchemeState::ForEachChoice(
 
 void PyramidSchemeState::LegalActionsInto(
     int seat, google::protobuf::RepeatedPtrField<v1::Action>& out) const {
-  if (IsTerminal() || seat != DecidingSeat()) return;
+  if (!IsActing(seat)) return;
   ForEachChoice([&](const Choice& choice) {
     *out.Add() = Wrap(ToAction(choice));
     return true;
@@ -384,7 +383,7 @@ void PyramidSchemeState::LegalActionsInto(
 // visits one (the conformance test checks this against LegalActions on
 // random games).
 std::optional<v1::Action> PyramidSchemeState::SoleLegalAction(int seat) const {
-  if (IsTerminal() || seat != DecidingSeat()) return std::nullopt;
+  if (!IsActing(seat)) return std::nullopt;
   std::optional<Choice> sole;
   bool several = false;
   ForEachChoice([&](const Choice& choice) {
@@ -401,7 +400,7 @@ std::optional<v1::Action> PyramidSchemeState::SoleLegalAction(int seat) const {
 
 // The rules page's "Default actions".
 v1::Action PyramidSchemeState::DefaultAction(int seat) const {
-  if (IsTerminal() || seat != DecidingSeat()) return v1::Action();
+  if (!IsActing(seat)) return v1::Action();
   const Seat& s = seats_[seat];
   v1::PyramidSchemeAction action;
   switch (phase_) {
@@ -432,7 +431,7 @@ v1::Action PyramidSchemeState::DefaultAction(int seat) const {
       }
       break;
     case Phase::kPolice:
-      action = PolicePlacement(PoliceParents(seat).front());
+      action = PlacePoliceAction(PoliceParents(seat).front());
       break;
     case Phase::kEndTurn:
       action.mutable_end_turn();
@@ -636,5 +635,4 @@ void PyramidSchemeState::ApplyPlacePolice(int parent) {
   AdvancePolice();
 }
 
-}  // namespace scheme
-}  // namespace pyramid
+}  // namespace pyramid::scheme

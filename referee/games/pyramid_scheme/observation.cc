@@ -5,8 +5,7 @@
 
 #include "referee/games/pyramid_scheme/state.h"
 
-namespace pyramid {
-namespace scheme {
+namespace pyramid::scheme {
 namespace {
 
 // Ranks every live seat above every eliminated one.
@@ -122,7 +121,7 @@ v1::PssDecision PyramidSchemeState::Decision() const {
       break;
   }
   if (phase_ != Phase::kOver) {
-    decision.set_seat(static_cast<uint32_t>(DecidingSeat()));
+    decision.set_seat(static_cast<uint32_t>(ActingSeat()));
   }
   decision.set_active_seat(static_cast<uint32_t>(active_));
   decision.set_actions_done(static_cast<uint32_t>(actions_done_));
@@ -131,8 +130,7 @@ v1::PssDecision PyramidSchemeState::Decision() const {
 }
 
 // `seat` = kNoSeat for the public view.
-void PyramidSchemeState::MakeObservation(int seat,
-                                         v1::Observation& observation) const {
+void PyramidSchemeState::View(int seat, v1::Observation& observation) const {
   observation.set_public_view(seat == kNoSeat);
   if (seat != kNoSeat) observation.set_seat(static_cast<uint32_t>(seat));
   v1::PyramidSchemeObservation* game = observation.mutable_pyramid_scheme();
@@ -148,12 +146,11 @@ void PyramidSchemeState::MakeObservation(int seat,
 
 void PyramidSchemeState::ObservationInto(int seat,
                                          v1::Observation& observation) const {
-  MakeObservation(seat < 0 || seat >= num_seats() ? kNoSeat : seat,
-                  observation);
+  View(seat < 0 || seat >= num_seats() ? kNoSeat : seat, observation);
 }
 
 void PyramidSchemeState::PublicViewInto(v1::Observation& observation) const {
-  MakeObservation(kNoSeat, observation);
+  View(kNoSeat, observation);
 }
 
 std::vector<int32_t> PyramidSchemeState::Scores() const {
@@ -196,5 +193,4 @@ v1::Outcome PyramidSchemeState::StoppedOutcome() const {
   return RankedOutcome(v1::TERMINATION_MOVE_LIMIT);
 }
 
-}  // namespace scheme
-}  // namespace pyramid
+}  // namespace pyramid::scheme

@@ -25,8 +25,7 @@
 #include "referee/games/pyramid_scheme/game.h"
 #include "referee/games/pyramid_scheme/testing.h"
 
-namespace pyramid {
-namespace scheme::testing {
+namespace pyramid::scheme::testing {
 namespace {
 
 // What the whole run saw, to show the random games reach every rule.
@@ -462,5 +461,4 @@ TEST(PssRandomTest, RandomGamesKeepEveryInvariant) {
 }
 
 }  // namespace
-}  // namespace scheme::testing
-}  // namespace pyramid
+}  // namespace pyramid::scheme::testing

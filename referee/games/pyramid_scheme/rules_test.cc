@@ -15,8 +15,7 @@
 #include "referee/crypto/random_stream.h"
 #include "referee/games/pyramid_scheme/testing.h"
 
-namespace pyramid {
-namespace scheme::testing {
+namespace pyramid::scheme::testing {
 namespace {
 
 // Asserts that `action` is legal for `seat` and applies it.
@@ -996,5 +995,4 @@ TEST(PssOutcomeTest, StoppedOutcomeRanksAsTheMoveLimitWould) {
 }
 
 }  // namespace
-}  // namespace scheme::testing
-}  // namespace pyramid
+}  // namespace pyramid::scheme::testing

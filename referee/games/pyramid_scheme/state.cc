@@ -5,14 +5,14 @@
 #include <memory>
 #include <numeric>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "referee/games/pyramid_scheme/board.h"
 
-namespace pyramid {
-namespace scheme {
+namespace pyramid::scheme {
 namespace {
 
 bool Contains(const std::vector<int>& items, int item) {
@@ -30,8 +30,9 @@ bool UseVictim(const Edition& edition, int card,
 
 }  // namespace
 
-absl::Status Illegal(const std::string& message) {
-  return absl::InvalidArgumentError(absl::StrCat("pyramid_scheme: ", message));
+absl::Status Refuse(std::string_view why) {
+  return absl::InvalidArgumentError(
+      absl::StrCat("pyramid_scheme: ", std::string(why)));
 }
 
 // ---------------------------------------------------------------------------
@@ -97,7 +98,7 @@ PyramidSchemeState::PyramidSchemeState(const Edition& edition, int max_turns,
 // ---------------------------------------------------------------------------
 // Small queries.
 
-int PyramidSchemeState::DecidingSeat() const {
+int PyramidSchemeState::ActingSeat() const {
   switch (phase_) {
     case Phase::kOver:
       return kNoSeat;
@@ -110,7 +111,7 @@ int PyramidSchemeState::DecidingSeat() const {
 
 std::vector<int> PyramidSchemeState::ActingSeats() const {
   if (IsTerminal()) return {};
-  return {DecidingSeat()};
+  return {ActingSeat()};
 }
 
 int PyramidSchemeState::HandLimit(int seat) const {
@@ -503,9 +504,9 @@ PyramidSchemeState::FromPosition(const Edition& edition,
                                  const TestPosition& position,
                                  RandomStream stream) {
   const int num_seats = static_cast<int>(position.seats.size());
-  if (num_seats < 2 || num_seats > 4) return Illegal("needs 2 to 4 seats");
+  if (num_seats < 2 || num_seats > 4) return Refuse("needs 2 to 4 seats");
   if (position.max_turns < 1 || position.max_turns > kMaxMaxTurns) {
-    return Illegal("max_turns out of range");
+    return Refuse("max_turns out of range");
   }
   std::unique_ptr<PyramidSchemeState> state(
       new PyramidSchemeState(edition, position.max_turns, std::move(stream)));
@@ -544,14 +545,14 @@ absl::Status PyramidSchemeState::SetSeats(const TestPosition& position,
     if (!spec.live) {
       if (!spec.hand.empty() || !spec.pyramid.empty() ||
           spec.reset_tokens != 0 || spec.bypass_tokens != 0) {
-        return Illegal("an eliminated seat holds nothing");
+        return Refuse("an eliminated seat holds nothing");
       }
       seat.eliminated_order = ++eliminations_;
       continue;
     }
     for (int card : spec.hand) {
       if (!UseVictim(*edition_, card, victim_seen)) {
-        return Illegal("bad or repeated hand card");
+        return Refuse("bad or repeated hand card");
       }
     }
     seat.hand = spec.hand;
@@ -563,28 +564,28 @@ absl::Status PyramidSchemeState::SetSeats(const TestPosition& position,
     supply_.bypass_tokens -= spec.bypass_tokens;
     if (supply_.reset_tokens < 0 || supply_.bypass_tokens < 0 ||
         spec.reset_tokens < 0 || spec.bypass_tokens < 0) {
-      return Illegal("too many tokens held");
+      return Refuse("too many tokens held");
     }
     seat.pyramid = Pyramid::WithFounder(*edition_);
     seat.pyramid.mutable_node(0).flipped = spec.founder_flipped;
     for (int value : spec.founder_tokens) {
-      if (!take_capacity(value)) return Illegal("bad capacity token");
+      if (!take_capacity(value)) return Refuse("bad capacity token");
       seat.pyramid.mutable_node(0).capacity_tokens.push_back(value);
     }
     for (const TestNode& node : spec.pyramid) {
       if (edition_->IsPolice(node.card)) {
         const int index = node.card - edition_->first_police_id();
-        if (!supply_.police[index]) return Illegal("repeated Police");
+        if (!supply_.police[index]) return Refuse("repeated Police");
         supply_.police[index] = false;
       } else if (!UseVictim(*edition_, node.card, victim_seen)) {
-        return Illegal("bad or repeated pyramid card");
+        return Refuse("bad or repeated pyramid card");
       }
-      if (seat.pyramid.Find(node.parent) < 0) return Illegal("bad parent");
+      if (seat.pyramid.Find(node.parent) < 0) return Refuse("bad parent");
       seat.pyramid.Add(node.card, node.parent);
       Node& added = seat.pyramid.mutable_node(seat.pyramid.size() - 1);
       added.flipped = node.flipped;
       for (int value : node.capacity_tokens) {
-        if (!take_capacity(value)) return Illegal("bad capacity token");
+        if (!take_capacity(value)) return Refuse("bad capacity token");
         added.capacity_tokens.push_back(value);
       }
     }
@@ -595,23 +596,23 @@ absl::Status PyramidSchemeState::SetSeats(const TestPosition& position,
 absl::Status PyramidSchemeState::SetCards(const TestPosition& position,
                                           std::vector<bool>& victim_seen) {
   if (position.display.size() != display_.size()) {
-    return Illegal("wrong number of display slots");
+    return Refuse("wrong number of display slots");
   }
   for (size_t slot = 0; slot < position.display.size(); ++slot) {
     const int card = position.display[slot];
     if (card != kNoCard && !UseVictim(*edition_, card, victim_seen)) {
-      return Illegal("bad display");
+      return Refuse("bad display");
     }
     display_[slot] = card;
   }
   for (int card : position.deck) {
     if (!UseVictim(*edition_, card, victim_seen)) {
-      return Illegal("bad deck card");
+      return Refuse("bad deck card");
     }
   }
   for (int card : position.discard) {
     if (!UseVictim(*edition_, card, victim_seen)) {
-      return Illegal("bad discard card");
+      return Refuse("bad discard card");
     }
   }
   deck_ = position.deck;
@@ -629,10 +630,10 @@ absl::Status PyramidSchemeState::SetGoals(const TestPosition& position) {
   for (const TestGoal& goal : position.goals) {
     if (goal.goal < 0 || goal.goal >= edition_->num_goals ||
         !valid_seat(goal.claimed_by) || !valid_seat(goal.reserved_by)) {
-      return Illegal("bad goal");
+      return Refuse("bad goal");
     }
     for (const Goal& other : goals_) {
-      if (other.id == goal.goal) return Illegal("repeated goal");
+      if (other.id == goal.goal) return Refuse("repeated goal");
     }
     goals_.push_back(Goal{.id = goal.goal,
                           .claimed_by = goal.claimed_by,
@@ -646,15 +647,15 @@ absl::Status PyramidSchemeState::SetGoals(const TestPosition& position) {
 absl::Status PyramidSchemeState::SetTurn(const TestPosition& position) {
   if (position.active_seat < 0 || position.active_seat >= num_seats() ||
       !seats_[position.active_seat].live) {
-    return Illegal("the active seat must be live");
+    return Refuse("the active seat must be live");
   }
   if (position.actions_done < 0 || position.actions_done > 1 ||
       position.turn < 1) {
-    return Illegal("bad turn");
+    return Refuse("bad turn");
   }
   for (int seat = 0; seat < num_seats(); ++seat) {
     if (static_cast<int>(seats_[seat].hand.size()) > HandLimit(seat)) {
-      return Illegal("hand over its limit");
+      return Refuse("hand over its limit");
     }
   }
   active_ = position.active_seat;
@@ -664,5 +665,4 @@ absl::Status PyramidSchemeState::SetTurn(const TestPosition& position) {
   return absl::OkStatus();
 }
 
-}  // namespace scheme
-}  // namespace pyramid
+}  // namespace pyramid::scheme

@@ -18,6 +18,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -33,16 +34,15 @@
 #include "referee/games/pyramid_scheme/game.h"
 #include "referee/games/pyramid_scheme/tables.h"
 
-namespace pyramid {
-namespace scheme {
+namespace pyramid::scheme {
 
 inline constexpr int kNoCard = -1;
 inline constexpr int kNoSeat = -1;
 inline constexpr int kDefaultMaxTurns = 500;
 inline constexpr int kMaxMaxTurns = 100000;
 
-// INVALID_ARGUMENT "pyramid_scheme: `message`" (state.cc and moves.cc).
-absl::Status Illegal(const std::string& message);
+// INVALID_ARGUMENT "pyramid_scheme: `why`".
+absl::Status Refuse(std::string_view why);
 
 class PyramidSchemeState final : public State {
  public:
@@ -50,7 +50,7 @@ class PyramidSchemeState final : public State {
   PyramidSchemeState(const Edition& edition, int max_turns, int num_seats,
                      RandomStream stream);
 
-  // The state of a checked test position (see pyramid_scheme.h).
+  // The state of a checked test position (see game.h).
   static absl::StatusOr<std::unique_ptr<PyramidSchemeState>> FromPosition(
       const Edition& edition, const TestPosition& position,
       RandomStream stream);
@@ -129,8 +129,13 @@ class PyramidSchemeState final : public State {
   // The active seat and the turn, then every hand against its limit.
   absl::Status SetTurn(const TestPosition& position);
 
-  // The seat deciding now (kNoSeat when over).
-  int DecidingSeat() const;
+  // The one seat that acts (the active seat, or the seat that owes a
+  // Police); kNoSeat once the game is over. ActingSeats() without the
+  // vector, for the checks made on every action.
+  int ActingSeat() const;
+  bool IsActing(int seat) const {
+    return seat != kNoSeat && ActingSeat() == seat;
+  }
   int HandLimit(int seat) const;
   int LiveSeats() const;
   int PoliceInSupply() const;
@@ -206,7 +211,7 @@ class PyramidSchemeState final : public State {
   // result on an arena holds it without a copy).
   void Board(v1::PssBoard& board) const;
   v1::PssDecision Decision() const;
-  void MakeObservation(int seat, v1::Observation& observation) const;
+  void View(int seat, v1::Observation& observation) const;
   std::vector<int32_t> Scores() const;
   v1::Outcome RankedOutcome(v1::Termination termination) const;
 
@@ -244,7 +249,6 @@ class PyramidSchemeState final : public State {
   v1::PssEvent dropped_event_;  // What AddEvent() returns outside an Apply.
 };
 
-}  // namespace scheme
-}  // namespace pyramid
+}  // namespace pyramid::scheme
 
 #endif  // PYRAMID_REFEREE_GAMES_PYRAMID_SCHEME_STATE_H_

@@ -3,8 +3,7 @@
 #include <array>
 #include <cstdint>
 
-namespace pyramid {
-namespace scheme {
+namespace pyramid::scheme {
 namespace {
 
 // One row of the rules page's Victim table, for a Victim of colour c: its
@@ -107,5 +106,4 @@ v1::PssCardTable MakeCardTable(const Edition& edition) {
   return table;
 }
 
-}  // namespace scheme
-}  // namespace pyramid
+}  // namespace pyramid::scheme

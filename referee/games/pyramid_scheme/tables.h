@@ -11,8 +11,7 @@
 
 #include "pyramid/referee/v1/pyramid_scheme.pb.h"
 
-namespace pyramid {
-namespace scheme {
+namespace pyramid::scheme {
 
 namespace v1 = ::pyramid::referee::v1;
 
@@ -85,7 +84,6 @@ void CardFace(const Edition& edition, int card, v1::PssCard& face);
 // Every card's face, condition and reward, indexed by card id.
 v1::PssCardTable MakeCardTable(const Edition& edition);
 
-}  // namespace scheme
-}  // namespace pyramid
+}  // namespace pyramid::scheme
 
 #endif  // PYRAMID_REFEREE_GAMES_PYRAMID_SCHEME_TABLES_H_

@@ -8,8 +8,7 @@
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "gtest/gtest.h"
 
-namespace pyramid {
-namespace scheme::testing {
+namespace pyramid::scheme::testing {
 namespace {
 
 v1::Action Wrap(v1::PyramidSchemeAction action) {
@@ -196,5 +195,4 @@ std::unique_ptr<State> NewGame(int seats, const Digest& seed,
   return game_testing::NewGame(config, seats, seed);
 }
 
-}  // namespace scheme::testing
-}  // namespace pyramid
+}  // namespace pyramid::scheme::testing

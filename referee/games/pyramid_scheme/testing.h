@@ -18,8 +18,7 @@
 #include "referee/games/pyramid_scheme/game.h"
 #include "referee/games/testing.h"
 
-namespace pyramid {
-namespace scheme::testing {
+namespace pyramid::scheme::testing {
 
 using scheme::TestGoal;
 using scheme::TestNode;
@@ -95,7 +94,6 @@ std::vector<std::string> Claims(const v1::PyramidSchemeResult& result);
 std::vector<std::string> PolicePlacements(
     const v1::PyramidSchemeResult& result);
 
-}  // namespace scheme::testing
-}  // namespace pyramid
+}  // namespace pyramid::scheme::testing
 
 #endif  // PYRAMID_REFEREE_GAMES_PYRAMID_SCHEME_TESTING_H_
