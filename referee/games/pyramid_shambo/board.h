@@ -1,5 +1,6 @@
-// Pyramid Shambo's pieces, holdings and payments: the rules page's section
-// "Payment", as pure functions of the holdings.
+// Pyramid Shambo's piece sets, holdings and payments: the rules page's
+// section "Payment", as pure functions of the holdings, and the pieces and
+// payments as messages. The pieces themselves are tables.h's.
 //
 // A payment of `amount` pips by a payer to a payee is one decision of the
 // deciding player. Its method follows from the holdings (exact subset;
@@ -15,24 +16,22 @@
 #include <compare>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 #include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "google/protobuf/repeated_ptr_field.h"
+#include "pyramid/referee/v1/pyramid_shambo.pb.h"
+#include "referee/games/pyramid_shambo/tables.h"
 
 namespace pyramid::shambo {
 
-inline constexpr int kMaxSeats = 10;
-inline constexpr int kNumSizes = 3;  // Small, Medium, Large: 1, 2, 3 pips.
-
-// A piece: `colour` is the seat that started with it (0..9), `size` its
-// pips (1..3).
-struct Piece {
-  int colour = 0;
-  int size = 1;
-  friend bool operator==(const Piece&, const Piece&) = default;
-};
+// INVALID_ARGUMENT "pyramid_shambo: `why`": every refused action and
+// payment.
+absl::Status Refuse(std::string_view why);
 
 // A set of pieces as a bit mask: bit (size - 1) * kMaxSeats + colour. Bits
 // ascend in (size, colour) order, the order of every piece list.
@@ -58,10 +57,6 @@ void ForEachPiece(PieceSet set, Visit visit) {
     visit(Piece{bit % kMaxSeats, bit / kMaxSeats + 1});
   }
 }
-// "red Small", "clear Large": for messages.
-std::string PieceName(const Piece& piece);
-// The seat's colour name: "red", "yellow", ..., "clear".
-std::string ColourName(int colour);
 
 // Every seat's holding; entries past the number of seats, and those of
 // eliminated seats, are empty.
@@ -167,6 +162,33 @@ class PaymentProblem {
   PaymentMethod method_ = PaymentMethod::kExact;
   std::vector<int> providers_;
 };
+
+// The pieces and payments as protobuf messages: the conversions the state
+// and its tests share. Piece lists are in (size, colour) order, the order
+// of PieceSet bits.
+
+using PieceList = google::protobuf::RepeatedPtrField<v1::ShamboPiece>;
+
+// These write into a message they are given (in place, so that a part of
+// an arena message costs no temporary and no copy); it must be empty.
+void PieceToProto(const Piece& piece, v1::ShamboPiece& proto);
+
+// Appends the pieces of `set` to `list`, in (size, colour) order.
+void AppendPieces(PieceSet set, PieceList& list);
+
+// The set a list names. INVALID_ARGUMENT (naming `what`) for an unknown
+// piece, or a list not strictly ascending by (size, colour).
+absl::StatusOr<PieceSet> SetFromProto(const PieceList& list,
+                                      std::string_view what);
+
+// The option a payment names. INVALID_ARGUMENT when malformed (a provider
+// that is no seat of `num_seats`, a bad list); legality is checked by
+// PaymentProblem::Check.
+absl::StatusOr<PaymentOption> OptionFromProto(const v1::ShamboPayment& proto,
+                                              int num_seats);
+void OptionToProto(const PaymentOption& option, v1::ShamboPayment& proto);
+
+v1::ShamboPaymentMethod MethodToProto(PaymentMethod method);
 
 }  // namespace pyramid::shambo
 

@@ -20,20 +20,29 @@
 
 namespace pyramid::shambo {
 
-absl::Status Refuse(std::string_view why) {
-  return absl::InvalidArgumentError(
-      absl::StrCat("pyramid_shambo: ", std::string(why)));
+v1::Action ChallengeAction(int target) {
+  v1::Action action;
+  action.mutable_pyramid_shambo()->mutable_challenge()->set_target(
+      static_cast<uint32_t>(target));
+  return action;
 }
 
-bool IsKnownHand(v1::ShamboHand hand) {
-  return hand >= v1::SHAMBO_ROCK && hand <= v1::SHAMBO_SCISSORS;
+v1::Action HandAction(v1::ShamboHand hand) {
+  v1::Action action;
+  action.mutable_pyramid_shambo()->set_hand(hand);
+  return action;
 }
 
-// Rock beats Scissors, Scissors beats Paper, Paper beats Rock.
-bool Beats(v1::ShamboHand x, v1::ShamboHand y) {
-  return (x == v1::SHAMBO_ROCK && y == v1::SHAMBO_SCISSORS) ||
-         (x == v1::SHAMBO_SCISSORS && y == v1::SHAMBO_PAPER) ||
-         (x == v1::SHAMBO_PAPER && y == v1::SHAMBO_ROCK);
+v1::Action PaymentAction(const PaymentOption& option) {
+  v1::Action action;
+  OptionToProto(option, *action.mutable_pyramid_shambo()->mutable_payment());
+  return action;
+}
+
+v1::Action CanonicalAction() {
+  v1::Action action;
+  action.mutable_pyramid_shambo()->set_canonical(true);
+  return action;
 }
 
 int PyramidShamboState::LiveCount() const {

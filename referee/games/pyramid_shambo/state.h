@@ -9,7 +9,6 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
-#include <string_view>
 #include <vector>
 
 #include "pyramid/referee/v1/pyramid_shambo.pb.h"
@@ -26,13 +25,11 @@ inline constexpr int64_t kLiveRankBase = 1000000;
 
 enum class Phase { kChallenge, kThrow, kPayment, kOver };
 
-// INVALID_ARGUMENT "pyramid_shambo: `why`".
-absl::Status Refuse(std::string_view why);
-
-bool IsKnownHand(v1::ShamboHand hand);
-
-// Rock beats Scissors, Scissors beats Paper, Paper beats Rock.
-bool Beats(v1::ShamboHand x, v1::ShamboHand y);
+// The actions a seat may send, as LegalActions lists them.
+v1::Action ChallengeAction(int target);
+v1::Action HandAction(v1::ShamboHand hand);
+v1::Action PaymentAction(const PaymentOption& option);
+v1::Action CanonicalAction();
 
 class PyramidShamboState final : public State {
  public:

@@ -10,7 +10,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
-#include "referee/games/pyramid_shambo/tables.h"
+#include "referee/games/pyramid_shambo/board.h"
 
 namespace pyramid::shambo::testing {
 namespace {
