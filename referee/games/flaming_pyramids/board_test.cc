@@ -27,8 +27,8 @@ TEST(FpSpotsTest, EmptyTableOffersOnlyTheOrigin) {
   ASSERT_NE(state, nullptr);
   EXPECT_THAT(SpotList(*state), ElementsAre(std::pair(0, 0)));
   EXPECT_THAT(state->LegalActions(0), SizeIs(2));
-  EXPECT_FALSE(state->ValidateAction(0, PlaceAction(Y(2), 0, 1)).ok());
-  ASSERT_TRUE(Act(*state, 0, PlaceAction(R(4), 0, 0)).ok());
+  EXPECT_FALSE(state->ValidateAction(0, Place(Y(2), 0, 1)).ok());
+  ASSERT_TRUE(Act(*state, 0, Place(R(4), 0, 0)).ok());
   EXPECT_EQ(Layout(*state), (std::vector<Placed>{{0, 0, R(4)}}));
   EXPECT_THAT(Hand(*state, 0), ElementsAre(Y(2)));
 }
@@ -37,7 +37,7 @@ TEST(FpSpotsTest, OneTileOffersBothSidesOnRowZero) {
   auto state = MakeState(Pos(MakeBoard({{0, 3, Y(20)}}), {{R(4)}, {G(2)}}));
   ASSERT_NE(state, nullptr);
   EXPECT_THAT(SpotList(*state), ElementsAre(std::pair(0, 2), std::pair(0, 4)));
-  ASSERT_TRUE(Act(*state, 0, PlaceAction(R(4), 0, 4)).ok());
+  ASSERT_TRUE(Act(*state, 0, Place(R(4), 0, 4)).ok());
   EXPECT_EQ(Layout(*state), InScanOrder({{0, 3, Y(20)}, {0, 4, R(4)}}));
 }
 
@@ -50,12 +50,12 @@ TEST(FpSpotsTest, GapsOnRowZeroAndSupportedSlotsAreLegal) {
               ElementsAre(std::pair(1, 0), std::pair(0, 2), std::pair(0, 5)));
   for (auto [row, x] : {std::pair(1, 1), std::pair(1, 2), std::pair(2, 3),
                         std::pair(0, -1), std::pair(0, 7)}) {
-    EXPECT_EQ(state->ValidateAction(0, PlaceAction(B(2), row, x)).code(),
+    EXPECT_EQ(state->ValidateAction(0, Place(B(2), row, x)).code(),
               absl::StatusCode::kInvalidArgument)
         << row << "," << x;
   }
   // Filling the gap (0, 2) makes (1, 1) and (1, 2) supported.
-  ASSERT_TRUE(Act(*state, 0, PlaceAction(B(4), 0, 2)).ok());
+  ASSERT_TRUE(Act(*state, 0, Place(B(4), 0, 2)).ok());
   ASSERT_EQ(state->ActingSeats(), std::vector<int>{1});
   EXPECT_THAT(SpotList(*state), ElementsAre(std::pair(1, 0), std::pair(1, 1),
                                             std::pair(1, 2), std::pair(0, 5)));
@@ -77,7 +77,7 @@ TEST(FpSpotsTest, FullPyramidExtendsRowZeroOnTheLeft) {
   auto state = MakeState(CompletePyramid());
   ASSERT_NE(state, nullptr);
   EXPECT_THAT(SpotList(*state), ElementsAre(std::pair(0, -1), std::pair(0, 2)));
-  ASSERT_TRUE(Act(*state, 0, PlaceAction(B(2), 0, -1)).ok());
+  ASSERT_TRUE(Act(*state, 0, Place(B(2), 0, -1)).ok());
   EXPECT_EQ(Layout(*state),
             InScanOrder(
                 {{1, 0, Y(20)}, {0, -1, B(2)}, {0, 0, Y(30)}, {0, 1, R(30)}}));
@@ -87,7 +87,7 @@ TEST(FpSpotsTest, FullPyramidExtendsRowZeroOnTheLeft) {
 TEST(FpSpotsTest, FullPyramidExtendsRowZeroOnTheRight) {
   auto state = MakeState(CompletePyramid());
   ASSERT_NE(state, nullptr);
-  ASSERT_TRUE(Act(*state, 0, PlaceAction(B(4), 0, 2)).ok());
+  ASSERT_TRUE(Act(*state, 0, Place(B(4), 0, 2)).ok());
   EXPECT_EQ(
       Layout(*state),
       InScanOrder({{1, 0, Y(20)}, {0, 0, Y(30)}, {0, 1, R(30)}, {0, 2, B(4)}}));
@@ -100,7 +100,7 @@ TEST(FpSpotsTest, SpotIsLegalWhetherOrNotTheTileFits) {
   auto state = MakeState(
       Pos(MakeBoard({{0, 0, Y(30)}, {0, 1, R(30)}}), {{B(2)}, {G(4)}}));
   ASSERT_NE(state, nullptr);
-  EXPECT_TRUE(state->ValidateAction(0, PlaceAction(B(2), 1, 0)).ok());
+  EXPECT_TRUE(state->ValidateAction(0, Place(B(2), 1, 0)).ok());
 }
 
 // IsLegalSpot answers for one slot what LegalSpots lists (in scan order,
@@ -174,7 +174,7 @@ std::unique_ptr<State> PlaceOnTwo(int left, int right, int tile) {
                              {{tile}, {kCoalYellow}}, {{B(60)}, {}}));
   EXPECT_NE(state, nullptr);
   if (state == nullptr) return nullptr;
-  EXPECT_TRUE(Act(*state, 0, PlaceAction(tile, 1, 0)).ok());
+  EXPECT_TRUE(Act(*state, 0, Place(tile, 1, 0)).ok());
   return state;
 }
 
@@ -198,7 +198,7 @@ void ExpectCollapses(State& state, int left, int right, int tile) {
   ASSERT_THAT(view.pending().supports(), SizeIs(2));
   EXPECT_EQ(view.pending().supports(0).tile(), static_cast<uint32_t>(left));
   EXPECT_EQ(view.pending().supports(1).tile(), static_cast<uint32_t>(right));
-  auto result = Act(state, 0, FallAction(kLeft));
+  auto result = Act(state, 0, Fall(kLeft));
   ASSERT_TRUE(result.ok()) << result.status();
   ASSERT_THAT(result->events(), SizeIs(1));
   EXPECT_EQ(result->events(0).kind(), v1::FP_COLLAPSE);
@@ -271,7 +271,7 @@ std::unique_ptr<State> BurnLeftSupport(int right, int top) {
                     {{kCoalGreen, B(2)}, {B(4)}}));
   EXPECT_NE(state, nullptr);
   if (state == nullptr) return nullptr;
-  auto result = Act(*state, 0, PlaceAction(kCoalGreen, 0, -1));
+  auto result = Act(*state, 0, Place(kCoalGreen, 0, -1));
   EXPECT_TRUE(result.ok());
   if (!result.ok()) return nullptr;
   EXPECT_EQ(result->events(0).kind(), v1::FP_FIRE);
@@ -298,7 +298,7 @@ TEST(FpOverhangTest, NoSharedColourCollapses) {
   EXPECT_EQ(view.pending().kind(), v1::FP_COLLAPSE);
   ASSERT_THAT(view.pending().supports(), SizeIs(1));
   EXPECT_EQ(view.pending().supports(0).tile(), static_cast<uint32_t>(R(40)));
-  auto result = Act(*state, 0, FallAction(kRight));
+  auto result = Act(*state, 0, Fall(kRight));
   ASSERT_TRUE(result.ok());
   EXPECT_THAT(Moves(result->events(0)),
               ElementsAre(ToPile(R(40), 0), ToTable(Y(30), 0, 1)));
@@ -322,8 +322,8 @@ TEST(FpOverhangTest, SameColourButHeavierCollapses) {
       MakeBoard({{1, 0, Y(30)}, {0, 0, Y(20)}, {0, 1, G(10)}, {0, 2, B(10)}}),
       {{G(30)}, {B(4)}}));
   ASSERT_NE(state, nullptr);
-  ASSERT_TRUE(Act(*state, 0, PlaceAction(G(30), 1, 1)).ok());
-  auto first = Act(*state, 0, FallAction(kRight));
+  ASSERT_TRUE(Act(*state, 0, Place(G(30), 1, 1)).ok());
+  auto first = Act(*state, 0, Fall(kRight));
   ASSERT_TRUE(first.ok());
   EXPECT_THAT(
       Moves(first->events(0)),
@@ -331,7 +331,7 @@ TEST(FpOverhangTest, SameColourButHeavierCollapses) {
   const v1::FlamingPyramidsObservation view = View(*state);
   ASSERT_EQ(view.phase(), v1::FP_FALL);
   EXPECT_EQ(view.pending().tile(), static_cast<uint32_t>(Y(30)));
-  auto second = Act(*state, 0, FallAction(kLeft));
+  auto second = Act(*state, 0, Fall(kLeft));
   ASSERT_TRUE(second.ok());
   EXPECT_THAT(Moves(second->events(0)),
               ElementsAre(ToPile(Y(20), 0), ToTable(Y(30), 0, 0)));

@@ -203,12 +203,12 @@ Position SmallPosition() {
 TEST(FpValidationTest, NonActingSeatIsFailedPrecondition) {
   auto state = MakeState(SmallPosition());
   ASSERT_NE(state, nullptr);
-  EXPECT_EQ(state->ValidateAction(1, PlaceAction(G(4), 1, 0)).code(),
+  EXPECT_EQ(state->ValidateAction(1, Place(G(4), 1, 0)).code(),
             absl::StatusCode::kFailedPrecondition);
-  EXPECT_EQ(state->ValidateAction(5, PlaceAction(G(4), 1, 0)).code(),
+  EXPECT_EQ(state->ValidateAction(5, Place(G(4), 1, 0)).code(),
             absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(state->LegalActions(1), IsEmpty());
-  SeatAction wrong{1, PlaceAction(G(4), 1, 0)};
+  SeatAction wrong{1, Place(G(4), 1, 0)};
   EXPECT_EQ(state->Apply({&wrong, 1}).status().code(),
             absl::StatusCode::kFailedPrecondition);
 }
@@ -221,30 +221,30 @@ TEST(FpValidationTest, MalformedOrIllegalActionsRefused) {
   v1::Action empty_fp;
   empty_fp.mutable_flaming_pyramids();
   for (const v1::Action& action :
-       {v1::Action(), seed, empty_fp, FallAction(v1::FP_LEFT),
-        PlaceAction(Y(2), 1, 0) /* in the pile, not the hand */,
-        PlaceAction(99, 1, 0), PlaceAction(B(2), 0, 2) /* not legal */,
-        PlaceAction(B(2), 2, 0), PlaceAction(B(2), -1, 0)}) {
+       {v1::Action(), seed, empty_fp, Fall(v1::FP_LEFT),
+        Place(Y(2), 1, 0) /* in the pile, not the hand */, Place(99, 1, 0),
+        Place(B(2), 0, 2) /* not legal */, Place(B(2), 2, 0),
+        Place(B(2), -1, 0)}) {
     EXPECT_EQ(state->ValidateAction(0, action).code(),
               absl::StatusCode::kInvalidArgument)
         << action.ShortDebugString();
   }
-  EXPECT_TRUE(state->ValidateAction(0, PlaceAction(B(2), 1, 0)).ok());
+  EXPECT_TRUE(state->ValidateAction(0, Place(B(2), 1, 0)).ok());
 }
 
 TEST(FpValidationTest, FallPhaseTakesOnlyADirection) {
   auto state = MakeState(SmallPosition());
   ASSERT_NE(state, nullptr);
-  ASSERT_TRUE(Act(*state, 0, PlaceAction(B(2), 1, 0)).ok());  // Collapses.
+  ASSERT_TRUE(Act(*state, 0, Place(B(2), 1, 0)).ok());  // Collapses.
   ASSERT_EQ(View(*state).phase(), v1::FP_FALL);
   for (const v1::Action& action :
-       {PlaceAction(R(20), 0, -1), FallAction(v1::FP_DIRECTION_UNSPECIFIED),
-        FallAction(static_cast<v1::FpDirection>(7))}) {
+       {Place(R(20), 0, -1), Fall(v1::FP_DIRECTION_UNSPECIFIED),
+        Fall(static_cast<v1::FpDirection>(7))}) {
     EXPECT_EQ(state->ValidateAction(0, action).code(),
               absl::StatusCode::kInvalidArgument)
         << action.ShortDebugString();
   }
-  EXPECT_TRUE(state->ValidateAction(0, FallAction(v1::FP_RIGHT)).ok());
+  EXPECT_TRUE(state->ValidateAction(0, Fall(v1::FP_RIGHT)).ok());
 }
 
 TEST(FpValidationTest, RefusedApplyLeavesStateUnchanged) {
@@ -252,13 +252,12 @@ TEST(FpValidationTest, RefusedApplyLeavesStateUnchanged) {
   ASSERT_NE(state, nullptr);
   const std::string before = Snapshot(*state);
   for (const v1::Action& action :
-       {PlaceAction(Y(2), 1, 0), PlaceAction(B(2), 3, 3), v1::Action()}) {
+       {Place(Y(2), 1, 0), Place(B(2), 3, 3), v1::Action()}) {
     SeatAction seat_action{0, action};
     EXPECT_FALSE(state->Apply({&seat_action, 1}).ok());
     EXPECT_EQ(Snapshot(*state), before);
   }
-  SeatAction two[] = {{0, PlaceAction(B(2), 1, 0)},
-                      {1, PlaceAction(G(4), 1, 0)}};
+  SeatAction two[] = {{0, Place(B(2), 1, 0)}, {1, Place(G(4), 1, 0)}};
   EXPECT_FALSE(state->Apply(two).ok());
   EXPECT_EQ(Snapshot(*state), before);
 }
@@ -266,13 +265,13 @@ TEST(FpValidationTest, RefusedApplyLeavesStateUnchanged) {
 TEST(FpValidationTest, NothingIsLegalOnceTheGameIsOver) {
   auto state = MakeState(Pos(MakeBoard({{0, 0, Y(20)}}), {{R(2)}, {B(4)}}));
   ASSERT_NE(state, nullptr);
-  ASSERT_TRUE(Act(*state, 0, PlaceAction(R(2), 0, 1)).ok());
+  ASSERT_TRUE(Act(*state, 0, Place(R(2), 0, 1)).ok());
   ASSERT_TRUE(state->IsTerminal());
   EXPECT_THAT(state->ActingSeats(), IsEmpty());
   EXPECT_EQ(View(*state).phase(), v1::FP_GAME_OVER);
   for (int seat : {0, 1}) {
     EXPECT_THAT(state->LegalActions(seat), IsEmpty());
-    EXPECT_EQ(state->ValidateAction(seat, PlaceAction(B(4), 0, 2)).code(),
+    EXPECT_EQ(state->ValidateAction(seat, Place(B(4), 0, 2)).code(),
               absl::StatusCode::kFailedPrecondition);
   }
 }
@@ -310,9 +309,9 @@ TEST(FpDefaultTest, PlacementIsLowestTileAtFirstSpotInScanOrder) {
 TEST(FpDefaultTest, FallIsLeft) {
   auto state = MakeState(SmallPosition());
   ASSERT_NE(state, nullptr);
-  ASSERT_TRUE(Act(*state, 0, PlaceAction(B(2), 1, 0)).ok());
+  ASSERT_TRUE(Act(*state, 0, Place(B(2), 1, 0)).ok());
   EXPECT_EQ(DeterministicBytes(state->DefaultAction(0)),
-            DeterministicBytes(FallAction(v1::FP_LEFT)));
+            DeterministicBytes(Fall(v1::FP_LEFT)));
 }
 
 TEST(FpDefaultTest, FullGamesByDefaultActionsEnd) {
@@ -353,7 +352,7 @@ TEST(FpLegalActionsTest, EveryHandTileAtEverySpotSortedAndUnique) {
 TEST(FpLegalActionsTest, FallOffersLeftThenRight) {
   auto state = MakeState(SmallPosition());
   ASSERT_NE(state, nullptr);
-  ASSERT_TRUE(Act(*state, 0, PlaceAction(B(2), 1, 0)).ok());
+  ASSERT_TRUE(Act(*state, 0, Place(B(2), 1, 0)).ok());
   const std::vector<v1::Action> legal = state->LegalActions(0);
   ASSERT_THAT(legal, SizeIs(2));
   EXPECT_EQ(legal[0].flaming_pyramids().fall(), v1::FP_LEFT);
@@ -366,8 +365,7 @@ TEST(FpLegalActionsTest, OneTileAndOneSpotIsAutomatic) {
   ASSERT_NE(state, nullptr);
   const std::optional<v1::Action> sole = state->SoleLegalAction(0);
   ASSERT_TRUE(sole.has_value());
-  EXPECT_EQ(DeterministicBytes(*sole),
-            DeterministicBytes(PlaceAction(Y(2), 0, 0)));
+  EXPECT_EQ(DeterministicBytes(*sole), DeterministicBytes(Place(Y(2), 0, 0)));
 }
 
 // ---------------------------------------------------------------------------
@@ -416,7 +414,7 @@ TEST(FpObservationTest, SeatSeesOwnHandOnly) {
 TEST(FpObservationTest, FallPhaseShowsThePendingFallAndTheTurnSoFar) {
   auto state = MakeState(SmallPosition());
   ASSERT_NE(state, nullptr);
-  ASSERT_TRUE(Act(*state, 0, PlaceAction(B(2), 1, 0)).ok());
+  ASSERT_TRUE(Act(*state, 0, Place(B(2), 1, 0)).ok());
   const v1::FlamingPyramidsObservation view =
       state->ObservationFor(0).flaming_pyramids();
   EXPECT_EQ(view.phase(), v1::FP_FALL);
@@ -446,7 +444,7 @@ TEST(FpCollapseForfeitTest, TheSupportsCountBeforeTheFallIsChosen) {
     ASSERT_NE(state, nullptr);
     const int held_before = static_cast<int>(View(*state).seats(0).hand_size() +
                                              View(*state).seats(0).pile_size());
-    ASSERT_TRUE(Act(*state, 0, PlaceAction(B(2), 1, 0)).ok());  // Collapses.
+    ASSERT_TRUE(Act(*state, 0, Place(B(2), 1, 0)).ok());  // Collapses.
     ASSERT_EQ(View(*state).phase(), v1::FP_FALL);
     ASSERT_EQ(state->ActingSeats(), std::vector<int>({0}));
     // B(2) left the hand; Y(30) and R(30) are under the pile (version 2).
@@ -455,7 +453,7 @@ TEST(FpCollapseForfeitTest, TheSupportsCountBeforeTheFallIsChosen) {
               held_before - 1 + supports);
     EXPECT_EQ(View(*state).seats(0).pile_size(), 1u + supports);
     // Either way the fall completes the same event, with the same moves.
-    auto fell = Act(*state, 0, FallAction(v1::FP_LEFT));
+    auto fell = Act(*state, 0, Fall(v1::FP_LEFT));
     ASSERT_TRUE(fell.ok()) << fell.status();
     ASSERT_GE(fell->events_size(), 1);
     EXPECT_EQ(fell->events(0).kind(), v1::FP_COLLAPSE);

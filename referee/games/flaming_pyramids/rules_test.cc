@@ -32,7 +32,7 @@ std::unique_ptr<State> BurnBothSupports() {
                              {{kCoalGreen}, {B(4)}}, {{R(2)}, {}}));
   EXPECT_NE(state, nullptr);
   if (state == nullptr) return nullptr;
-  auto result = Act(*state, 0, PlaceAction(kCoalGreen, 1, 2));
+  auto result = Act(*state, 0, Place(kCoalGreen, 1, 2));
   EXPECT_TRUE(result.ok());
   if (!result.ok()) return nullptr;
   EXPECT_THAT(result->events(), SizeIs(1));
@@ -53,7 +53,7 @@ TEST(FpFreeAirTest, ChooserDropsTheTileLeft) {
   auto state = BurnBothSupports();
   ASSERT_NE(state, nullptr);
   EXPECT_EQ(state->ActingSeats(), std::vector<int>{0});
-  auto result = Act(*state, 0, FallAction(kLeft));
+  auto result = Act(*state, 0, Fall(kLeft));
   ASSERT_TRUE(result.ok());
   EXPECT_EQ(result->events(0).kind(), v1::FP_FREE_AIR);
   EXPECT_EQ(result->events(0).direction(), kLeft);
@@ -70,7 +70,7 @@ TEST(FpFreeAirTest, ChooserDropsTheTileLeft) {
 TEST(FpFreeAirTest, ChooserDropsTheTileRight) {
   auto state = BurnBothSupports();
   ASSERT_NE(state, nullptr);
-  auto result = Act(*state, 0, FallAction(kRight));
+  auto result = Act(*state, 0, Fall(kRight));
   ASSERT_TRUE(result.ok());
   EXPECT_THAT(Moves(result->events(0)), ElementsAre(ToTable(G(10), 1, 1)));
   EXPECT_EQ(Layout(*state), InScanOrder({{1, 1, G(10)},
@@ -86,13 +86,13 @@ TEST(FpFreeAirTest, TileLandingOnRowZeroStays) {
       MakeState(Pos(MakeBoard({{1, 0, R(10)}, {0, 0, Y(6)}, {0, 1, R(4)}}),
                     {{kCoalYellow, B(2)}, {B(4)}}));
   ASSERT_NE(state, nullptr);
-  auto placed = Act(*state, 0, PlaceAction(kCoalYellow, 0, -1));
+  auto placed = Act(*state, 0, Place(kCoalYellow, 0, -1));
   ASSERT_TRUE(placed.ok());
   EXPECT_THAT(
       Moves(placed->events(0)),
       ElementsAre(ToPile(Y(6), 0), ToPile(R(4), 0), Removed(kCoalYellow)));
   ASSERT_EQ(placed->pending().kind(), v1::FP_FREE_AIR);
-  auto fell = Act(*state, 0, FallAction(kRight));
+  auto fell = Act(*state, 0, Fall(kRight));
   ASSERT_TRUE(fell.ok());
   EXPECT_THAT(fell->events(), SizeIs(1));
   EXPECT_TRUE(fell->has_turn_end());
@@ -111,13 +111,13 @@ TEST(FpFreeAirTest, FallenTileIsJudgedAgainAtItsNewPlace) {
                                         {0, 3, B(60)}}),
                              {{kCoalGreen}, {B(4)}}));
   ASSERT_NE(state, nullptr);
-  ASSERT_TRUE(Act(*state, 0, PlaceAction(kCoalGreen, 1, 2)).ok());
-  auto first = Act(*state, 0, FallAction(kLeft));
+  ASSERT_TRUE(Act(*state, 0, Place(kCoalGreen, 1, 2)).ok());
+  auto first = Act(*state, 0, Fall(kLeft));
   ASSERT_TRUE(first.ok());
   ASSERT_TRUE(first->has_pending());
   EXPECT_EQ(first->pending().kind(), v1::FP_COLLAPSE);
   EXPECT_EQ(first->pending().row(), 1u);
-  auto second = Act(*state, 0, FallAction(kLeft));
+  auto second = Act(*state, 0, Fall(kLeft));
   ASSERT_TRUE(second.ok());
   EXPECT_THAT(
       Moves(second->events(0)),
@@ -144,24 +144,24 @@ TEST(FpCollapseTest, ChainThreeLevelsDeep) {
                                         {0, 3, B(100)}}),
                              {{kMillstone, Y(2), Y(4)}, {B(4)}}));
   ASSERT_NE(state, nullptr);
-  auto placed = Act(*state, 0, PlaceAction(kMillstone, 3, 0));
+  auto placed = Act(*state, 0, Place(kMillstone, 3, 0));
   ASSERT_TRUE(placed.ok());
   EXPECT_THAT(placed->events(), IsEmpty());
   ASSERT_EQ(placed->pending().kind(), v1::FP_COLLAPSE);
   EXPECT_EQ(placed->pending().row(), 3u);
-  auto level2 = Act(*state, 0, FallAction(kLeft));
+  auto level2 = Act(*state, 0, Fall(kLeft));
   ASSERT_TRUE(level2.ok());
   EXPECT_THAT(Moves(level2->events(0)),
               ElementsAre(ToPile(R(40), 0), ToPile(G(40), 0),
                           ToTable(kMillstone, 2, 0)));
   ASSERT_EQ(level2->pending().row(), 2u);
-  auto level1 = Act(*state, 0, FallAction(kLeft));
+  auto level1 = Act(*state, 0, Fall(kLeft));
   ASSERT_TRUE(level1.ok());
   EXPECT_THAT(Moves(level1->events(0)),
               ElementsAre(ToPile(R(60), 0), ToPile(G(60), 0),
                           ToTable(kMillstone, 1, 0)));
   ASSERT_EQ(level1->pending().row(), 1u);
-  auto level0 = Act(*state, 0, FallAction(kLeft));
+  auto level0 = Act(*state, 0, Fall(kLeft));
   ASSERT_TRUE(level0.ok());
   EXPECT_THAT(Moves(level0->events(0)),
               ElementsAre(ToPile(Y(60), 0), ToPile(R(100), 0),
@@ -192,9 +192,9 @@ TEST(FpCollapseTest, FallDirectionDecidesWhereTheChainStops) {
                                         {0, 3, B(100)}}),
                              {{kMillstone, Y(2)}, {B(4)}}));
   ASSERT_NE(state, nullptr);
-  ASSERT_TRUE(Act(*state, 0, PlaceAction(kMillstone, 3, 0)).ok());
-  ASSERT_TRUE(Act(*state, 0, FallAction(kLeft)).ok());
-  auto last = Act(*state, 0, FallAction(kRight));
+  ASSERT_TRUE(Act(*state, 0, Place(kMillstone, 3, 0)).ok());
+  ASSERT_TRUE(Act(*state, 0, Fall(kLeft)).ok());
+  auto last = Act(*state, 0, Fall(kRight));
   ASSERT_TRUE(last.ok());
   EXPECT_TRUE(last->has_turn_end());
   EXPECT_EQ(Layout(*state), InScanOrder({{1, 1, kMillstone},
@@ -227,7 +227,7 @@ TEST(FpExplosionTest, TouchingIncendiariesBlowAwayStoneAndMillstone) {
                              {{kCoalGreen}, {B(4)}}, {{Y(2)}, {}}));
   ASSERT_NE(state, nullptr);
   EXPECT_THAT(SpotList(*state), ElementsAre(std::pair(1, 2), std::pair(1, 3)));
-  auto placed = Act(*state, 0, PlaceAction(kCoalGreen, 1, 2));
+  auto placed = Act(*state, 0, Place(kCoalGreen, 1, 2));
   ASSERT_TRUE(placed.ok());
   ASSERT_THAT(placed->events(), SizeIs(1));
   EXPECT_EQ(placed->events(0).kind(), v1::FP_EXPLOSION);
@@ -238,7 +238,7 @@ TEST(FpExplosionTest, TouchingIncendiariesBlowAwayStoneAndMillstone) {
                   Removed(kCoalGreen), Removed(kBlowtorchRed)));
   ASSERT_EQ(placed->pending().kind(), v1::FP_COLLAPSE);
   EXPECT_EQ(placed->pending().tile(), static_cast<uint32_t>(Y(60)));
-  auto fell = Act(*state, 0, FallAction(kLeft));
+  auto fell = Act(*state, 0, Fall(kLeft));
   ASSERT_TRUE(fell.ok());
   EXPECT_THAT(Moves(fell->events(0)),
               ElementsAre(ToPile(B(100), 0), ToTable(Y(60), 1, 0)));
@@ -267,7 +267,7 @@ TEST(FpFireTest, CoalBurnsThroughStrawOnly) {
                                         {0, 3, B(2)}}),
                              {{kCoalYellow, R(100)}, {B(4)}}));
   ASSERT_NE(state, nullptr);
-  auto result = Act(*state, 0, PlaceAction(kCoalYellow, 1, 1));
+  auto result = Act(*state, 0, Place(kCoalYellow, 1, 1));
   ASSERT_TRUE(result.ok());
   ASSERT_THAT(result->events(), SizeIs(1));
   EXPECT_EQ(result->events(0).kind(), v1::FP_FIRE);
@@ -292,7 +292,7 @@ TEST(FpFireTest, BlowtorchBurnsThroughStrawAndWoodNotStone) {
                                         {0, 5, G(4)}}),
                              {{kBlowtorchRed}, {B(4)}}, {{}, {}}));
   ASSERT_NE(state, nullptr);
-  auto result = Act(*state, 0, PlaceAction(kBlowtorchRed, 1, 1));
+  auto result = Act(*state, 0, Place(kBlowtorchRed, 1, 1));
   ASSERT_TRUE(result.ok());
   ASSERT_THAT(result->events(), SizeIs(1));
   EXPECT_EQ(result->events(0).cause(), static_cast<uint32_t>(kBlowtorchRed));
@@ -320,7 +320,7 @@ TEST(FpFireTest, SeveralFiresBurnInScanOrder) {
                                         {0, 6, G(120)}}),
                              {{Y(120)}, {B(4)}}, {{Y(30)}, {}}));
   ASSERT_NE(state, nullptr);
-  auto result = Act(*state, 0, PlaceAction(Y(120), 0, 5));
+  auto result = Act(*state, 0, Place(Y(120), 0, 5));
   ASSERT_TRUE(result.ok());
   ASSERT_THAT(result->events(), SizeIs(2));
   EXPECT_EQ(result->events(0).cause(), static_cast<uint32_t>(kBlowtorchBlue));
@@ -357,7 +357,7 @@ TEST(FpCurseTest, PreviousSeatReceivesAndChooses) {
   position.dealt_left = {1, 0, 0};
   auto state = MakeState(position, Config(/*curse=*/true));
   ASSERT_NE(state, nullptr);
-  auto placed = Act(*state, 1, PlaceAction(G(20), 1, 0));
+  auto placed = Act(*state, 1, Place(G(20), 1, 0));
   ASSERT_TRUE(placed.ok());
   ASSERT_THAT(placed->events(), SizeIs(1));
   EXPECT_EQ(placed->events(0).kind(), v1::FP_CURSE);
@@ -371,9 +371,9 @@ TEST(FpCurseTest, PreviousSeatReceivesAndChooses) {
   EXPECT_EQ(state->ActingSeats(), std::vector<int>{0});
   EXPECT_EQ(View(*state).receiver(), 0u);
   EXPECT_EQ(View(*state).active_seat(), 1u);
-  EXPECT_EQ(state->ValidateAction(1, FallAction(kLeft)).code(),
+  EXPECT_EQ(state->ValidateAction(1, Fall(kLeft)).code(),
             absl::StatusCode::kFailedPrecondition);
-  auto fell = Act(*state, 0, FallAction(kRight));
+  auto fell = Act(*state, 0, Fall(kRight));
   ASSERT_TRUE(fell.ok());
   EXPECT_EQ(fell->seat(), 0u);
   EXPECT_EQ(fell->events(0).receiver(), 0u);
@@ -398,7 +398,7 @@ TEST(FpCurseTest, PreviousSeatReceivesAndChooses) {
 TEST(FpCurseTest, NoCurseWithoutTheOption) {
   auto state = MakeState(CursePosition(), Config(/*curse=*/false));
   ASSERT_NE(state, nullptr);
-  auto placed = Act(*state, 1, PlaceAction(G(20), 1, 0));
+  auto placed = Act(*state, 1, Place(G(20), 1, 0));
   ASSERT_TRUE(placed.ok());
   EXPECT_THAT(placed->events(), IsEmpty());
   EXPECT_TRUE(placed->has_turn_end());
@@ -415,7 +415,7 @@ TEST(FpCurseTest, PreviousSeatOfTheFirstSeatIsTheLast) {
                              {{G(20), G(2)}, {B(2)}, {B(4)}}),
                          Config(/*curse=*/true));
   ASSERT_NE(state, nullptr);
-  auto placed = Act(*state, 0, PlaceAction(G(20), 1, 0));
+  auto placed = Act(*state, 0, Place(G(20), 1, 0));
   ASSERT_TRUE(placed.ok());
   ASSERT_THAT(placed->events(), SizeIs(1));
   EXPECT_THAT(
@@ -437,12 +437,12 @@ TEST(FpCheckOrderTest, FreeAirComesBeforeCollapse) {
       MakeBoard({{1, 0, R(10)}, {1, 5, B(10)}, {0, 0, Y(20)}, {0, 1, G(30)}}),
       {{Y(2)}, {B(4)}}));
   ASSERT_NE(state, nullptr);
-  auto placed = Act(*state, 0, PlaceAction(Y(2), 0, -1));
+  auto placed = Act(*state, 0, Place(Y(2), 0, -1));
   ASSERT_TRUE(placed.ok());
   EXPECT_THAT(placed->events(), IsEmpty());
   EXPECT_EQ(placed->pending().kind(), v1::FP_FREE_AIR);
   EXPECT_EQ(placed->pending().tile(), static_cast<uint32_t>(B(10)));
-  auto fell = Act(*state, 0, FallAction(kLeft));
+  auto fell = Act(*state, 0, Fall(kLeft));
   ASSERT_TRUE(fell.ok());
   EXPECT_EQ(fell->pending().kind(), v1::FP_COLLAPSE);
   EXPECT_EQ(fell->pending().tile(), static_cast<uint32_t>(R(10)));
@@ -468,12 +468,12 @@ TEST(FpCheckOrderTest, CollapseComesBeforeExplosion) {
   // explode.
   auto state = MakeState(ExplosivePosition(Y(100)));
   ASSERT_NE(state, nullptr);
-  auto placed = Act(*state, 0, PlaceAction(kCoalGreen, 1, 3));
+  auto placed = Act(*state, 0, Place(kCoalGreen, 1, 3));
   ASSERT_TRUE(placed.ok());
   EXPECT_THAT(placed->events(), IsEmpty());
   EXPECT_EQ(placed->pending().kind(), v1::FP_COLLAPSE);
   EXPECT_EQ(placed->pending().tile(), static_cast<uint32_t>(kCoalGreen));
-  auto fell = Act(*state, 0, FallAction(kRight));
+  auto fell = Act(*state, 0, Fall(kRight));
   ASSERT_TRUE(fell.ok());
   EXPECT_THAT(Moves(fell->events(0)),
               ElementsAre(ToPile(kBlowtorchRed, 0), ToPile(R(60), 0),
@@ -485,7 +485,7 @@ TEST(FpCheckOrderTest, ExplosionComesBeforeFire) {
   // the straw under the pile with the stones; no fire happens.
   auto state = MakeState(ExplosivePosition(Y(6)));
   ASSERT_NE(state, nullptr);
-  auto placed = Act(*state, 0, PlaceAction(kCoalGreen, 1, 2));
+  auto placed = Act(*state, 0, Place(kCoalGreen, 1, 2));
   ASSERT_TRUE(placed.ok());
   ASSERT_THAT(placed->events(), SizeIs(1));
   EXPECT_EQ(placed->events(0).kind(), v1::FP_EXPLOSION);
@@ -508,7 +508,7 @@ TEST(FpCheckOrderTest, FireComesBeforeCurse) {
                           {{Y(2)}, {G(20), G(2)}, {R(2)}}, {}, /*active=*/1);
   auto state = MakeState(position, Config(/*curse=*/true));
   ASSERT_NE(state, nullptr);
-  auto placed = Act(*state, 1, PlaceAction(G(20), 1, 0));
+  auto placed = Act(*state, 1, Place(G(20), 1, 0));
   ASSERT_TRUE(placed.ok());
   ASSERT_THAT(placed->events(), SizeIs(2));
   EXPECT_EQ(placed->events(0).kind(), v1::FP_FIRE);
@@ -516,7 +516,7 @@ TEST(FpCheckOrderTest, FireComesBeforeCurse) {
               ElementsAre(ToPile(Y(4), 1), Removed(kCoalYellow)));
   EXPECT_EQ(placed->events(1).kind(), v1::FP_CURSE);
   EXPECT_EQ(placed->pending().chooser(), 0u);
-  ASSERT_TRUE(Act(*state, 0, FallAction(kLeft)).ok());
+  ASSERT_TRUE(Act(*state, 0, Fall(kLeft)).ok());
   EXPECT_THAT(Hand(*state, 1), ElementsAre(Y(4), G(2)));
   EXPECT_THAT(Pile(*state, 0), ElementsAre(G(20), Y(20), R(20), B(10)));
 }
@@ -530,7 +530,7 @@ TEST(FpDrawTest, RefillsFromAShortPileDealtTilesFirst) {
   position.dealt_left = {1, 0};
   auto state = MakeState(position);
   ASSERT_NE(state, nullptr);
-  auto result = Act(*state, 0, PlaceAction(Y(2), 0, 1));
+  auto result = Act(*state, 0, Place(Y(2), 0, 1));
   ASSERT_TRUE(result.ok());
   EXPECT_EQ(result->turn_end().drawn(), 2u);
   EXPECT_THAT(result->turn_end().held(), ElementsAre(3u, 1u));
@@ -545,7 +545,7 @@ TEST(FpDrawTest, DrawsOnlyUpToFive) {
                              {{Y(2), Y(4), Y(6), Y(10), Y(30)}, {B(4)}},
                              {{R(2), R(4), R(6)}, {}}));
   ASSERT_NE(state, nullptr);
-  ASSERT_TRUE(Act(*state, 0, PlaceAction(Y(30), 0, 1)).ok());
+  ASSERT_TRUE(Act(*state, 0, Place(Y(30), 0, 1)).ok());
   EXPECT_THAT(Hand(*state, 0), ElementsAre(Y(2), Y(4), Y(6), Y(10), R(2)));
   EXPECT_THAT(Pile(*state, 0), ElementsAre(R(4), R(6)));
 }
@@ -555,7 +555,7 @@ TEST(FpWinTest, LastTilePlacedWithoutMayhemWins) {
       MakeState(Pos(MakeBoard({{0, 0, Y(20)}}), {{R(2)}, {B(4), B(6)}, {G(2)}},
                     {{}, {B(10), B(20)}, {G(4)}}));
   ASSERT_NE(state, nullptr);
-  auto result = Act(*state, 0, PlaceAction(R(2), 0, 1));
+  auto result = Act(*state, 0, Place(R(2), 0, 1));
   ASSERT_TRUE(result.ok());
   EXPECT_TRUE(result->turn_end().won());
   ASSERT_TRUE(state->IsTerminal());
@@ -576,8 +576,8 @@ TEST(FpWinTest, TilesComingBackPreventTheWin) {
   auto state = MakeState(
       Pos(MakeBoard({{0, 0, Y(20)}, {0, 1, G(30)}}), {{R(10)}, {B(4)}}));
   ASSERT_NE(state, nullptr);
-  ASSERT_TRUE(Act(*state, 0, PlaceAction(R(10), 1, 0)).ok());
-  auto result = Act(*state, 0, FallAction(kLeft));
+  ASSERT_TRUE(Act(*state, 0, Place(R(10), 1, 0)).ok());
+  auto result = Act(*state, 0, Fall(kLeft));
   ASSERT_TRUE(result.ok());
   EXPECT_FALSE(result->turn_end().won());
   EXPECT_FALSE(state->IsTerminal());
@@ -593,12 +593,12 @@ TEST(FpWinTest, WinComesOnlyAtTheEndOfTheTurn) {
   position.hands[1] = {G(20)};
   auto state = MakeState(position, Config(/*curse=*/true));
   ASSERT_NE(state, nullptr);
-  auto placed = Act(*state, 1, PlaceAction(G(20), 1, 0));
+  auto placed = Act(*state, 1, Place(G(20), 1, 0));
   ASSERT_TRUE(placed.ok());
   EXPECT_FALSE(placed->has_turn_end());
   EXPECT_FALSE(state->IsTerminal());
   EXPECT_FALSE(View(*state).has_winner());
-  auto fell = Act(*state, 0, FallAction(kLeft));
+  auto fell = Act(*state, 0, Fall(kLeft));
   ASSERT_TRUE(fell.ok());
   EXPECT_TRUE(fell->turn_end().won());
   ASSERT_TRUE(state->IsTerminal());
@@ -611,7 +611,7 @@ TEST(FpWinTest, CursedTilesGoToThePreviousSeatSoTheActiveSeatWins) {
                              {{B(2)}, {G(20)}}, {{B(4)}, {}}, /*active=*/1),
                          Config(/*curse=*/true));
   ASSERT_NE(state, nullptr);
-  auto result = Act(*state, 1, PlaceAction(G(20), 1, 0));
+  auto result = Act(*state, 1, Place(G(20), 1, 0));
   ASSERT_TRUE(result.ok());
   ASSERT_THAT(result->events(), SizeIs(1));
   EXPECT_TRUE(result->turn_end().won());
@@ -632,7 +632,7 @@ TEST(FpMoveLimitTest, GameEndsAfterMaxTurnsRankedByTilesHeld) {
                     {{R(2), R(4)}, {B(4)}, {G(2), G(4)}}, {{}, {}, {G(6)}}),
                 Config(false, /*max_turns=*/1));
   ASSERT_NE(state, nullptr);
-  auto result = Act(*state, 0, PlaceAction(R(2), 0, 1));
+  auto result = Act(*state, 0, Place(R(2), 0, 1));
   ASSERT_TRUE(result.ok());
   EXPECT_TRUE(result->turn_end().move_limit());
   ASSERT_TRUE(state->IsTerminal());
@@ -648,7 +648,7 @@ TEST(FpMoveLimitTest, WinOnTheLastTurnCounts) {
   auto state = MakeState(Pos(MakeBoard({{0, 0, Y(20)}}), {{R(2)}, {B(4)}}),
                          Config(false, /*max_turns=*/1));
   ASSERT_NE(state, nullptr);
-  auto result = Act(*state, 0, PlaceAction(R(2), 0, 1));
+  auto result = Act(*state, 0, Place(R(2), 0, 1));
   ASSERT_TRUE(result.ok());
   EXPECT_TRUE(result->turn_end().won());
   EXPECT_FALSE(result->turn_end().move_limit());

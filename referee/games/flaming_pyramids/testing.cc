@@ -124,7 +124,7 @@ std::unique_ptr<State> NewGame(int seats, const Digest& seed,
   return *std::move(state);
 }
 
-v1::Action PlaceAction(int tile, int row, int x) {
+v1::Action Place(int tile, int row, int x) {
   v1::Action action;
   v1::FpPlace* place = action.mutable_flaming_pyramids()->mutable_place();
   place->set_tile(static_cast<uint32_t>(tile));
@@ -133,7 +133,7 @@ v1::Action PlaceAction(int tile, int row, int x) {
   return action;
 }
 
-v1::Action FallAction(v1::FpDirection direction) {
+v1::Action Fall(v1::FpDirection direction) {
   v1::Action action;
   action.mutable_flaming_pyramids()->set_fall(direction);
   return action;

@@ -57,8 +57,8 @@ std::unique_ptr<State> MakeState(const Position& position,
 std::unique_ptr<State> NewGame(int seats, const Digest& seed,
                                const v1::GameConfig& config = Config());
 
-v1::Action PlaceAction(int tile, int row, int x);
-v1::Action FallAction(v1::FpDirection direction);
+v1::Action Place(int tile, int row, int x);
+v1::Action Fall(v1::FpDirection direction);
 
 // Applies `action` for `seat` and returns the game's own result.
 absl::StatusOr<v1::FlamingPyramidsResult> Act(State& state, int seat,

@@ -53,13 +53,4 @@ const GameDescription& Description() {
   return *description;
 }
 
-absl::StatusOr<std::unique_ptr<State>> NewStateForTesting(
-    const TestPosition& position, RandomStream stream) {
-  absl::StatusOr<std::unique_ptr<PyramidSchemeState>> state =
-      PyramidSchemeState::FromPosition(ReferenceEdition(), position,
-                                       std::move(stream));
-  if (!state.ok()) return state.status();
-  return std::unique_ptr<State>(*std::move(state));
-}
-
 }  // namespace pyramid::scheme

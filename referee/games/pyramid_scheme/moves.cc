@@ -1,21 +1,19 @@
-// Validation, the legal actions, the default actions and applying each
-// action of Pyramid Scheme's state (PyramidSchemeState members).
+// Applying a Pyramid Scheme decision (DoApply, one transition per kind)
+// and every forced step that follows it up to the next decision: the flow of
+// a turn, the flip window and rewards, goal claims and the Police they owe,
+// refills and reshuffles, eliminations and the end of the game.
 #include <algorithm>
 #include <cstdint>
-#include <optional>
-#include <string>
 #include <utility>
 #include <vector>
 
-#include "absl/strings/str_cat.h"
+#include "absl/types/span.h"
+#include "referee/games/pyramid_scheme/board.h"
 #include "referee/games/pyramid_scheme/state.h"
+#include "referee/games/pyramid_scheme/tables.h"
 
 namespace pyramid::scheme {
 namespace {
-
-bool Contains(const std::vector<int>& items, int item) {
-  return std::find(items.begin(), items.end(), item) != items.end();
-}
 
 void InsertSorted(std::vector<int>& items, int item) {
   items.insert(std::upper_bound(items.begin(), items.end(), item), item);
@@ -25,422 +23,7 @@ void Erase(std::vector<int>& items, int item) {
   items.erase(std::find(items.begin(), items.end(), item));
 }
 
-v1::Action Wrap(v1::PyramidSchemeAction action) {
-  v1::Action wrapped;
-  *wrapped.mutable_pyramid_scheme() = std::move(action);
-  return wrapped;
-}
-
-v1::PyramidSchemeAction TakeAction(int slot) {
-  v1::PyramidSchemeAction action;
-  action.mutable_take()->set_slot(static_cast<uint32_t>(slot));
-  return action;
-}
-
-v1::PyramidSchemeAction PlaceAction(int card, int parent) {
-  v1::PyramidSchemeAction action;
-  action.mutable_place()->set_card(static_cast<uint32_t>(card));
-  action.mutable_place()->set_parent(static_cast<uint32_t>(parent));
-  return action;
-}
-
-v1::PyramidSchemeAction TargetAction(v1::PssReward reward, int target) {
-  v1::PyramidSchemeAction action;
-  if (reward == v1::PSS_RESERVE_GOAL) {
-    action.mutable_reserve_goal()->set_goal(static_cast<uint32_t>(target));
-  } else {
-    action.mutable_reward_target()->set_card(static_cast<uint32_t>(target));
-  }
-  return action;
-}
-
-v1::PyramidSchemeAction PlacePoliceAction(int parent) {
-  v1::PyramidSchemeAction action;
-  action.mutable_place_police()->set_parent(static_cast<uint32_t>(parent));
-  return action;
-}
-
-v1::PyramidSchemeAction UseResetAction() {
-  v1::PyramidSchemeAction action;
-  action.mutable_use_reset();
-  return action;
-}
-
-v1::PyramidSchemeAction ArmBypassAction() {
-  v1::PyramidSchemeAction action;
-  action.mutable_arm_bypass();
-  return action;
-}
-
-v1::PyramidSchemeAction FlipAction(int card) {
-  v1::PyramidSchemeAction action;
-  action.mutable_flip()->set_card(static_cast<uint32_t>(card));
-  return action;
-}
-
-v1::PyramidSchemeAction StopFlippingAction() {
-  v1::PyramidSchemeAction action;
-  action.mutable_stop_flipping();
-  return action;
-}
-
-// DISCARD_HAND of the hand cards whose positions are set in `mask`.
-v1::PyramidSchemeAction DiscardAction(const std::vector<int>& hand,
-                                      uint32_t mask) {
-  v1::PyramidSchemeAction action;
-  v1::PssDiscardHand* discard = action.mutable_discard_hand();
-  for (size_t i = 0; i < hand.size(); ++i) {
-    if (mask & (1u << i)) discard->add_cards(static_cast<uint32_t>(hand[i]));
-  }
-  return action;
-}
-
-v1::PyramidSchemeAction EndTurnAction() {
-  v1::PyramidSchemeAction action;
-  action.mutable_end_turn();
-  return action;
-}
-
-bool IsCardTargetReward(v1::PssReward reward) {
-  switch (reward) {
-    case v1::PSS_FLIP_OTHER:
-    case v1::PSS_FLIP_OTHER_WITH_BONUS:
-    case v1::PSS_CAPACITY_2:
-    case v1::PSS_CAPACITY_3:
-    case v1::PSS_FLIP_POLICE:
-    case v1::PSS_DISCARD_POLICE:
-      return true;
-    default:
-      return false;
-  }
-}
-
 }  // namespace
-
-// ---------------------------------------------------------------------------
-// Validation and the legal actions.
-
-absl::Status PyramidSchemeState::ValidateAction(
-    int seat, const v1::Action& action) const {
-  if (IsTerminal()) {
-    return absl::FailedPreconditionError("pyramid_scheme: the game is over");
-  }
-  if (!IsActing(seat)) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("pyramid_scheme: seat ", seat, " is not acting (seat ",
-                     ActingSeat(), " is)"));
-  }
-  if (action.kind_case() != v1::Action::kPyramidScheme) {
-    return Refuse("not a pyramid_scheme action");
-  }
-  return ValidateForPhase(action.pyramid_scheme());
-}
-
-absl::Status PyramidSchemeState::ValidateForPhase(
-    const v1::PyramidSchemeAction& action) const {
-  const Seat& seat = seats_[ActingSeat()];
-  const Pyramid& pyramid = seat.pyramid;
-  switch (action.decision_case()) {
-    case v1::PyramidSchemeAction::kTake: {
-      if (phase_ != Phase::kAction) return Refuse("no action is owed now");
-      const uint32_t slot = action.take().slot();
-      if (slot >= display_.size()) return Refuse("no such display slot");
-      if (display_[slot] == kNoCard) return Refuse("the slot is empty");
-      if (!CanTake(static_cast<int>(slot))) {
-        return Refuse("the hand is at its limit");
-      }
-      return absl::OkStatus();
-    }
-    case v1::PyramidSchemeAction::kPlace: {
-      if (phase_ != Phase::kAction) return Refuse("no action is owed now");
-      const uint32_t card = action.place().card();
-      const uint32_t parent = action.place().parent();
-      if (card >= static_cast<uint32_t>(edition_->num_victims()) ||
-          !Contains(seat.hand, static_cast<int>(card))) {
-        return Refuse(absl::StrCat("card ", card, " is not in the hand"));
-      }
-      const int index =
-          parent >= static_cast<uint32_t>(edition_->num_card_ids())
-              ? -1
-              : pyramid.Find(static_cast<int>(parent));
-      if (index < 0) {
-        return Refuse(absl::StrCat("card ", parent, " is not in the pyramid"));
-      }
-      const int number = edition_->Spec(static_cast<int>(card)).number;
-      if (!pyramid.Fits(*edition_, index, number)) {
-        return Refuse(absl::StrCat(
-            "card ", card, " may not go below card ", parent,
-            " (an unflipped Police, or its children would exceed its limit)"));
-      }
-      if (!CanPlace(static_cast<int>(card), static_cast<int>(parent),
-                    bypass_armed_)) {
-        return Refuse(absl::StrCat(
-            "an unflipped Victim of card ", card,
-            "'s colour lies above that place (no bypass is armed)"));
-      }
-      return absl::OkStatus();
-    }
-    case v1::PyramidSchemeAction::kUseReset:
-      if (phase_ != Phase::kAction && phase_ != Phase::kEndTurn) {
-        return Refuse("a token may not be used now");
-      }
-      if (seat.reset_tokens == 0) return Refuse("no reset token held");
-      return absl::OkStatus();
-    case v1::PyramidSchemeAction::kArmBypass:
-      if (phase_ != Phase::kAction) return Refuse("no action is owed now");
-      if (seat.bypass_tokens == 0) return Refuse("no bypass token held");
-      if (bypass_armed_) return Refuse("a bypass is armed already");
-      return absl::OkStatus();
-    case v1::PyramidSchemeAction::kFlip: {
-      if (phase_ != Phase::kFlip) return Refuse("no flip window is open");
-      const uint32_t card = action.flip().card();
-      const std::vector<int> qualifying = pyramid.Qualifying(*edition_);
-      for (int index : qualifying) {
-        if (static_cast<uint32_t>(pyramid.node(index).card) == card) {
-          return absl::OkStatus();
-        }
-      }
-      return Refuse(absl::StrCat(
-          "card ", card, " is not an unflipped card whose condition is met"));
-    }
-    case v1::PyramidSchemeAction::kStopFlipping:
-      if (phase_ != Phase::kFlip) return Refuse("no flip window is open");
-      return absl::OkStatus();
-    case v1::PyramidSchemeAction::kRewardTarget:
-    case v1::PyramidSchemeAction::kReserveGoal: {
-      if (phase_ != Phase::kReward) return Refuse("no reward is pending");
-      const bool reserve =
-          action.decision_case() == v1::PyramidSchemeAction::kReserveGoal;
-      if (reserve != (reward_ == v1::PSS_RESERVE_GOAL) ||
-          (!reserve && !IsCardTargetReward(reward_))) {
-        return Refuse(absl::StrCat("the pending reward is ",
-                                   v1::PssReward_Name(reward_)));
-      }
-      const uint32_t target = reserve ? action.reserve_goal().goal()
-                                      : action.reward_target().card();
-      for (int legal : RewardTargets()) {
-        if (static_cast<uint32_t>(legal) == target) return absl::OkStatus();
-      }
-      return Refuse(absl::StrCat(target, " is not a legal target of ",
-                                 v1::PssReward_Name(reward_)));
-    }
-    case v1::PyramidSchemeAction::kDiscardHand: {
-      if (phase_ != Phase::kReward || reward_ != v1::PSS_DISCARD_HAND) {
-        return Refuse("no DISCARD_HAND reward is pending");
-      }
-      int64_t previous = -1;
-      for (uint32_t card : action.discard_hand().cards()) {
-        if (static_cast<int64_t>(card) <= previous) {
-          return Refuse("discarded cards must be strictly increasing");
-        }
-        previous = card;
-        if (card >= static_cast<uint32_t>(edition_->num_victims()) ||
-            !Contains(seat.hand, static_cast<int>(card))) {
-          return Refuse(absl::StrCat("card ", card, " is not in the hand"));
-        }
-      }
-      return absl::OkStatus();
-    }
-    case v1::PyramidSchemeAction::kPlacePolice: {
-      if (phase_ != Phase::kPolice) return Refuse("no Police is owed now");
-      const uint32_t parent = action.place_police().parent();
-      for (int legal : PoliceParents(ActingSeat())) {
-        if (static_cast<uint32_t>(legal) == parent) return absl::OkStatus();
-      }
-      return Refuse(absl::StrCat("a Police may not go below card ", parent));
-    }
-    case v1::PyramidSchemeAction::kEndTurn:
-      if (phase_ != Phase::kEndTurn) return Refuse("the turn cannot end now");
-      return absl::OkStatus();
-    case v1::PyramidSchemeAction::DECISION_NOT_SET:
-      break;
-  }
-  return Refuse("empty action");
-}
-
-v1::PyramidSchemeAction PyramidSchemeState::ToAction(
-    const Choice& choice) const {
-  switch (choice.decision) {
-    case v1::PyramidSchemeAction::kTake:
-      return TakeAction(choice.target);
-    case v1::PyramidSchemeAction::kPlace:
-      return PlaceAction(choice.target, choice.parent);
-    case v1::PyramidSchemeAction::kUseReset:
-      return UseResetAction();
-    case v1::PyramidSchemeAction::kArmBypass:
-      return ArmBypassAction();
-    case v1::PyramidSchemeAction::kFlip:
-      return FlipAction(choice.target);
-    case v1::PyramidSchemeAction::kStopFlipping:
-      return StopFlippingAction();
-    case v1::PyramidSchemeAction::kRewardTarget:
-      return TargetAction(reward_, choice.target);
-    case v1::PyramidSchemeAction::kDiscardHand:
-      return DiscardAction(seats_[ActingSeat()].hand, choice.hand_mask);
-    case v1::PyramidSchemeAction::kReserveGoal:
-      return TargetAction(v1::PSS_RESERVE_GOAL, choice.target);
-    case v1::PyramidSchemeAction::kPlacePolice:
-      return PlacePoliceAction(choice.target);
-    case v1::PyramidSchemeAction::kEndTurn:
-      return EndTurnAction();
-    case v1::PyramidSchemeAction::DECISION_NOT_SET:
-      break;
-  }
-  return v1::PyramidSchemeAction();
-}
-
-void PyramidSchemeState::ForEachChoice(
-    absl::FunctionRef<bool(const Choice&)> visit) const {
-  using Action = v1::PyramidSchemeAction;
-  const Seat& seat = seats_[ActingSeat()];
-  switch (phase_) {
-    case Phase::kAction:
-      for (int slot = 0; slot < static_cast<int>(display_.size()); ++slot) {
-        if (CanTake(slot) &&
-            !visit({.decision = Action::kTake, .target = slot})) {
-          return;
-        }
-      }
-      // CanPlace(card, parent) for every hand card and node, by the node's
-      // index: both are known to be there.
-      for (int card : seat.hand) {
-        for (int index = 0; index < seat.pyramid.size(); ++index) {
-          const int parent = seat.pyramid.node(index).card;
-          if (seat.pyramid.CanPlaceVictim(*edition_, card, index,
-                                          bypass_armed_) &&
-              !visit({.decision = Action::kPlace,
-                      .target = card,
-                      .parent = parent})) {
-            return;
-          }
-        }
-      }
-      if (seat.reset_tokens > 0 && !visit({.decision = Action::kUseReset})) {
-        return;
-      }
-      if (seat.bypass_tokens > 0 && !bypass_armed_) {
-        visit({.decision = Action::kArmBypass});
-      }
-      return;
-    case Phase::kFlip:
-      for (int index : seat.pyramid.Qualifying(*edition_)) {
-        if (!visit({.decision = Action::kFlip,
-                    .target = seat.pyramid.node(index).card})) {
-          return;
-        }
-      }
-      visit({.decision = Action::kStopFlipping});
-      return;
-    case Phase::kReward:
-      if (reward_ == v1::PSS_DISCARD_HAND) {
-        const int n = static_cast<int>(seat.hand.size());
-        for (uint32_t mask = 0; mask < (1u << n); ++mask) {
-          if (!visit({.decision = Action::kDiscardHand, .hand_mask = mask})) {
-            return;
-          }
-        }
-        return;
-      }
-      for (int target : RewardTargets()) {
-        if (!visit({.decision = reward_ == v1::PSS_RESERVE_GOAL
-                                    ? Action::kReserveGoal
-                                    : Action::kRewardTarget,
-                    .target = target})) {
-          return;
-        }
-      }
-      return;
-    case Phase::kPolice:
-      for (int parent : PoliceParents(ActingSeat())) {
-        if (!visit({.decision = Action::kPlacePolice, .target = parent})) {
-          return;
-        }
-      }
-      return;
-    case Phase::kEndTurn:
-      if (visit({.decision = Action::kUseReset})) {
-        visit({.decision = Action::kEndTurn});
-      }
-      return;
-    case Phase::kOver:
-      return;
-  }
-}
-
-void PyramidSchemeState::LegalActionsInto(
-    int seat, google::protobuf::RepeatedPtrField<v1::Action>& out) const {
-  if (!IsActing(seat)) return;
-  ForEachChoice([&](const Choice& choice) {
-    *out.Add() = Wrap(ToAction(choice));
-    return true;
-  });
-  SortByBytes(out, /*unique=*/true);
-}
-
-// Same answer as the default, without listing, serializing and sorting
-// every choice, nor making a message of any but the sole one: ForEachChoice
-// visits each legal action once, so there is a sole one exactly when it
-// visits one (the conformance test checks this against LegalActions on
-// random games).
-std::optional<v1::Action> PyramidSchemeState::SoleLegalAction(int seat) const {
-  if (!IsActing(seat)) return std::nullopt;
-  std::optional<Choice> sole;
-  bool several = false;
-  ForEachChoice([&](const Choice& choice) {
-    if (sole.has_value()) {
-      several = true;
-      return false;
-    }
-    sole = choice;
-    return true;
-  });
-  if (several || !sole.has_value()) return std::nullopt;
-  return Wrap(ToAction(*sole));
-}
-
-// The rules page's "Default actions".
-v1::Action PyramidSchemeState::DefaultAction(int seat) const {
-  if (!IsActing(seat)) return v1::Action();
-  const Seat& s = seats_[seat];
-  v1::PyramidSchemeAction action;
-  switch (phase_) {
-    case Phase::kAction: {
-      for (int slot = 0; slot < static_cast<int>(display_.size()); ++slot) {
-        if (CanTake(slot)) return Wrap(TakeAction(slot));
-      }
-      const std::vector<int> order = s.pyramid.PyramidOrder();
-      for (int card : s.hand) {
-        for (int index : order) {
-          const int parent = s.pyramid.node(index).card;
-          if (CanPlace(card, parent, bypass_armed_)) {
-            return Wrap(PlaceAction(card, parent));
-          }
-        }
-      }
-      action.mutable_arm_bypass();
-      break;
-    }
-    case Phase::kFlip:
-      action.mutable_stop_flipping();
-      break;
-    case Phase::kReward:
-      if (reward_ == v1::PSS_DISCARD_HAND) {
-        action.mutable_discard_hand();
-      } else {
-        action = TargetAction(reward_, RewardTargets().front());
-      }
-      break;
-    case Phase::kPolice:
-      action = PlacePoliceAction(PoliceParents(seat).front());
-      break;
-    case Phase::kEndTurn:
-      action.mutable_end_turn();
-      break;
-    case Phase::kOver:
-      break;
-  }
-  return Wrap(std::move(action));
-}
 
 // ---------------------------------------------------------------------------
 // Applying a decision.
@@ -633,6 +216,280 @@ void PyramidSchemeState::ApplyPlacePolice(int parent) {
   placed->set_parent(static_cast<uint32_t>(parent));
   placed->set_goal(static_cast<uint32_t>(due.goal));
   AdvancePolice();
+}
+
+// ---------------------------------------------------------------------------
+// The flow of a turn.
+
+void PyramidSchemeState::StartTurn(int seat) {
+  ++turn_;
+  active_ = seat;
+  actions_done_ = 0;
+  bypass_armed_ = false;
+  v1::PssTurnStarted* started = AddEvent().mutable_turn_started();
+  started->set_seat(static_cast<uint32_t>(seat));
+  started->set_turn(static_cast<uint32_t>(turn_));
+  EnterAction();
+}
+
+// The active seat owes an action; it crumbles if it has none.
+void PyramidSchemeState::EnterAction() {
+  phase_ = Phase::kAction;
+  if (HasOwedAction()) return;
+  Eliminate(active_, v1::PSS_NO_LEGAL_ACTION);
+  if (LiveSeats() == 1) {
+    EndGame(v1::PSS_LAST_SEAT_STANDING);
+    return;
+  }
+  EndTurn();
+}
+
+void PyramidSchemeState::EnterEndOfTurn() {
+  if (seats_[active_].reset_tokens > 0) {
+    phase_ = Phase::kEndTurn;
+    return;
+  }
+  EndTurn();
+}
+
+void PyramidSchemeState::EndTurn() {
+  bypass_armed_ = false;  // An unused armed bypass is wasted.
+  v1::PssTurnEnded* ended = AddEvent().mutable_turn_ended();
+  ended->set_seat(static_cast<uint32_t>(active_));
+  ended->set_turn(static_cast<uint32_t>(turn_));
+  Board(*ended->mutable_board());
+  if (turn_ >= max_turns_) {
+    EndGame(v1::PSS_TURN_LIMIT);
+    return;
+  }
+  int next = active_;
+  do {
+    next = (next + 1) % num_seats();
+  } while (!seats_[next].live);
+  StartTurn(next);
+}
+
+void PyramidSchemeState::FinishAction() {
+  ++actions_done_;
+  ServePolice(Resume::kAfterAction);
+}
+
+// Queues the Police owed for the claims of the action or token use just
+// completed: per goal in claim order, every other seat in seat order after
+// the active seat.
+void PyramidSchemeState::ServePolice(Resume resume) {
+  resume_ = resume;
+  for (int goal : unserved_claims_) {
+    for (int k = 1; k < num_seats(); ++k) {
+      police_due_.push_back(
+          PoliceDue{.goal = goal, .seat = (active_ + k) % num_seats()});
+    }
+  }
+  unserved_claims_.clear();
+  AdvancePolice();
+}
+
+void PyramidSchemeState::AdvancePolice() {
+  while (!police_due_.empty()) {
+    const PoliceDue due = police_due_.front();
+    if (!seats_[due.seat].live) {
+      police_due_.pop_front();
+      continue;
+    }
+    if (PoliceParents(due.seat).empty()) {
+      police_due_.pop_front();
+      Eliminate(due.seat, v1::PSS_NO_POLICE_PLACEMENT);
+      if (LiveSeats() == 1) {
+        EndGame(v1::PSS_LAST_SEAT_STANDING);
+        return;
+      }
+      continue;
+    }
+    phase_ = Phase::kPolice;
+    return;
+  }
+  switch (resume_) {
+    case Resume::kAfterAction:
+      if (actions_done_ >= 2) {
+        EnterEndOfTurn();
+      } else {
+        EnterAction();
+      }
+      return;
+    case Resume::kAfterTokenUse:
+      EnterAction();
+      return;
+    case Resume::kAfterEndOfTurnReset:
+      EnterEndOfTurn();
+      return;
+  }
+}
+
+// After a placement or a resolved reward: the window stays (or becomes)
+// open while some card qualifies; otherwise the action is complete.
+void PyramidSchemeState::ContinueFlipWindow() {
+  if (seats_[active_].pyramid.AnyQualifying(*edition_)) {
+    phase_ = Phase::kFlip;
+    return;
+  }
+  FinishAction();
+}
+
+// `card` was just flipped with its reward: resolve it at once, or ask for
+// its target.
+void PyramidSchemeState::GrantReward(int card) {
+  const v1::PssReward reward = edition_->Spec(card).reward;
+  switch (reward) {
+    case v1::PSS_NO_REWARD:
+      ContinueFlipWindow();
+      return;
+    case v1::PSS_TAKE_RESET:
+    case v1::PSS_TAKE_BYPASS:
+    case v1::PSS_HAND_LIMIT_1:
+      ResolveSimpleReward(card, reward);
+      ClaimGoals();
+      ContinueFlipWindow();
+      return;
+    default:
+      break;
+  }
+  reward_ = reward;
+  reward_card_ = card;
+  if (!RewardTargets().empty()) {
+    phase_ = Phase::kReward;
+    return;
+  }
+  reward_ = v1::PSS_NO_REWARD;
+  reward_card_ = kNoCard;
+  v1::PssRewardResolved* lost = AddEvent().mutable_reward();
+  lost->set_card(static_cast<uint32_t>(card));
+  lost->set_reward(reward);
+  lost->set_lost(true);
+  ClaimGoals();
+  ContinueFlipWindow();
+}
+
+void PyramidSchemeState::ResolveSimpleReward(int card, v1::PssReward reward) {
+  Seat& seat = seats_[active_];
+  v1::PssRewardResolved* resolved = AddEvent().mutable_reward();
+  resolved->set_card(static_cast<uint32_t>(card));
+  resolved->set_reward(reward);
+  if (reward == v1::PSS_HAND_LIMIT_1) {
+    ++seat.hand_limit_bonus;
+    AddEvent().mutable_hand_limit_raised()->set_hand_limit(
+        static_cast<uint32_t>(HandLimit(active_)));
+    return;
+  }
+  const bool reset = reward == v1::PSS_TAKE_RESET;
+  int& supply = reset ? supply_.reset_tokens : supply_.bypass_tokens;
+  if (supply == 0) {
+    resolved->set_lost(true);
+    return;
+  }
+  --supply;
+  ++(reset ? seat.reset_tokens : seat.bypass_tokens);
+  AddEvent().mutable_token_gained()->set_token(reset ? v1::PSS_RESET_TOKEN
+                                                     : v1::PSS_BYPASS_TOKEN);
+}
+
+// Every open Goal the active seat satisfies and no other seat reserved is
+// claimed, in Goal-id order.
+void PyramidSchemeState::ClaimGoals() {
+  const Seat& seat = seats_[active_];
+  const GoalCheck check(*edition_, seat.pyramid, seat.reset_tokens);
+  for (Goal& goal : goals_) {
+    if (goal.claimed_by != kNoSeat) continue;
+    if (goal.reserved_by != kNoSeat && goal.reserved_by != active_) continue;
+    if (!check.Satisfied(goal.id)) continue;
+    goal.claimed_by = active_;
+    goal.reserved_by = kNoSeat;
+    v1::PssGoalClaimed* claimed = AddEvent().mutable_goal_claimed();
+    claimed->set_goal(static_cast<uint32_t>(goal.id));
+    claimed->set_seat(static_cast<uint32_t>(active_));
+    unserved_claims_.push_back(goal.id);
+  }
+}
+
+void PyramidSchemeState::Eliminate(int seat_index,
+                                   v1::PssEliminationReason reason) {
+  v1::PssEliminated* eliminated = AddEvent().mutable_eliminated();
+  eliminated->set_seat(static_cast<uint32_t>(seat_index));
+  eliminated->set_reason(reason);
+  Seat& seat = seats_[seat_index];
+  seat.live = false;
+  seat.eliminated_order = ++eliminations_;
+  for (const Node& node : seat.pyramid.nodes()) {
+    if (edition_->IsVictim(node.card)) out_of_game_.push_back(node.card);
+    if (edition_->IsPolice(node.card)) {
+      supply_.police[node.card - edition_->first_police_id()] = true;
+    }
+    for (int value : node.capacity_tokens) {
+      ++(value == 2 ? supply_.capacity_2_tokens : supply_.capacity_3_tokens);
+    }
+  }
+  seat.pyramid.Clear();
+  for (int card : seat.hand) out_of_game_.push_back(card);
+  seat.hand.clear();
+  supply_.reset_tokens += seat.reset_tokens;
+  supply_.bypass_tokens += seat.bypass_tokens;
+  seat.reset_tokens = 0;
+  seat.bypass_tokens = 0;
+  for (Goal& goal : goals_) {
+    if (goal.reserved_by == seat_index) goal.reserved_by = kNoSeat;
+  }
+  if (seat_index == active_) bypass_armed_ = false;
+}
+
+void PyramidSchemeState::EndGame(v1::PssEndReason reason) {
+  phase_ = Phase::kOver;
+  end_reason_ = reason;
+  unserved_claims_.clear();
+  police_due_.clear();
+  reward_ = v1::PSS_NO_REWARD;
+  reward_card_ = kNoCard;
+  v1::PssGameEnded* ended = AddEvent().mutable_game_ended();
+  ended->set_reason(reason);
+  Board(*ended->mutable_board());
+}
+
+// The rules page's "Deck and discard": an empty deck is rebuilt from the
+// shuffled discard pile (oldest first before the shuffle; position 0 of the
+// shuffled list is the new top card).
+bool PyramidSchemeState::FillSlot(int slot) {
+  if (deck_.empty()) {
+    if (discard_.empty()) {
+      EndGame(v1::PSS_DECK_EXHAUSTED);
+      return false;
+    }
+    deck_ = std::move(discard_);
+    discard_.clear();
+    stream_.Shuffle(deck_);
+    AddEvent().mutable_reshuffled()->set_deck_size(
+        static_cast<uint32_t>(deck_.size()));
+  }
+  display_[slot] = deck_.front();
+  deck_.erase(deck_.begin());
+  v1::PssSlotFilled* filled = AddEvent().mutable_slot_filled();
+  filled->set_slot(static_cast<uint32_t>(slot));
+  CardFace(*edition_, display_[slot], *filled->mutable_card());
+  return true;
+}
+
+void PyramidSchemeState::Discard(const std::vector<int>& cards) {
+  if (cards.empty()) return;
+  v1::PssDiscarded* discarded = AddEvent().mutable_discarded();
+  for (int card : cards) {
+    discard_.push_back(card);
+    CardFace(*edition_, card, *discarded->add_cards());
+  }
+}
+
+void PyramidSchemeState::FlipNode(int index, v1::PssReward by_reward) {
+  Node& node = seats_[active_].pyramid.mutable_node(index);
+  node.flipped = true;
+  v1::PssFlipped* flipped = AddEvent().mutable_flipped();
+  CardFace(*edition_, node.card, *flipped->mutable_card());
+  flipped->set_by_reward(by_reward);
 }
 
 }  // namespace pyramid::scheme

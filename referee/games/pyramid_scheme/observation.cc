@@ -1,21 +1,13 @@
-// Observations, the public view and the outcome of Pyramid Scheme's state
-// (PyramidSchemeState members).
+// What a Pyramid Scheme seat sees: the board (every pyramid, the display,
+// the deck's size and top card, the discard pile, the goals and the supply),
+// the decision under way and the card table, with its own hand; the public
+// view shows no hand.
 #include <cstdint>
 #include <vector>
 
 #include "referee/games/pyramid_scheme/state.h"
 
 namespace pyramid::scheme {
-namespace {
-
-// Ranks every live seat above every eliminated one.
-inline constexpr int64_t kEliminatedKeyBase = 1'000'000;
-
-}  // namespace
-
-// ---------------------------------------------------------------------------
-// Views and outcome.
-
 namespace {
 
 // `pyramid`'s cards, parents first, as a seat view shows them.
@@ -151,46 +143,6 @@ void PyramidSchemeState::ObservationInto(int seat,
 
 void PyramidSchemeState::PublicViewInto(v1::Observation& observation) const {
   View(kNoSeat, observation);
-}
-
-std::vector<int32_t> PyramidSchemeState::Scores() const {
-  std::vector<int32_t> scores;
-  for (const Seat& seat : seats_) {
-    scores.push_back(seat.live ? seat.pyramid.SmartAsses() : 0);
-  }
-  return scores;
-}
-
-// Live seats by smart-asses, then eliminated seats, later eliminations
-// higher.
-v1::Outcome PyramidSchemeState::RankedOutcome(
-    v1::Termination termination) const {
-  const std::vector<int32_t> scores = Scores();
-  std::vector<int64_t> keys;
-  for (int s = 0; s < num_seats(); ++s) {
-    keys.push_back(seats_[s].live
-                       ? -int64_t{scores[s]}
-                       : kEliminatedKeyBase - seats_[s].eliminated_order);
-  }
-  const std::vector<uint32_t> ranks = CompetitionRanks(keys);
-  v1::Outcome outcome;
-  outcome.set_termination(termination);
-  for (int s = 0; s < num_seats(); ++s) {
-    v1::SeatOutcome* seat = outcome.add_seats();
-    seat->set_rank(ranks[s]);
-    seat->set_score(scores[s]);
-  }
-  return outcome;
-}
-
-v1::Outcome PyramidSchemeState::Outcome() const {
-  return RankedOutcome(end_reason_ == v1::PSS_TURN_LIMIT
-                           ? v1::TERMINATION_MOVE_LIMIT
-                           : v1::TERMINATION_NORMAL);
-}
-
-v1::Outcome PyramidSchemeState::StoppedOutcome() const {
-  return RankedOutcome(v1::TERMINATION_MOVE_LIMIT);
 }
 
 }  // namespace pyramid::scheme

@@ -7,10 +7,11 @@
 // or a Police it cannot give, the end of the turn and of the game. What
 // happened is collected as PssEvents and returned by Apply.
 //
-// Members are defined by topic, as in every game: state.cc (setup, the flow
-// of a turn, test positions), moves.cc (validation, legal and default
-// actions, applying each action) and observation.cc (observations and
-// outcome).
+// Members are defined by topic, as in every game: state.cc (setup, the
+// checks of an action, legal and default actions, the ranking, test
+// positions), moves.cc (applying each action and the forced steps that
+// follow it: the flow of a turn, eliminations, the end of the game) and
+// observation.cc (what each seat sees).
 #ifndef PYRAMID_REFEREE_GAMES_PYRAMID_SCHEME_STATE_H_
 #define PYRAMID_REFEREE_GAMES_PYRAMID_SCHEME_STATE_H_
 
@@ -68,8 +69,14 @@ class PyramidSchemeState final : public State {
   v1::Action DefaultAction(int seat) const override;
   void ObservationInto(int seat, v1::Observation& observation) const override;
   void PublicViewInto(v1::Observation& observation) const override;
-  v1::Outcome Outcome() const override;
-  v1::Outcome StoppedOutcome() const override;
+  v1::Outcome Outcome() const override {
+    return RankedOutcome(end_reason_ == v1::PSS_TURN_LIMIT
+                             ? v1::TERMINATION_MOVE_LIMIT
+                             : v1::TERMINATION_NORMAL);
+  }
+  v1::Outcome StoppedOutcome() const override {
+    return RankedOutcome(v1::TERMINATION_MOVE_LIMIT);
+  }
   std::unique_ptr<State> Clone() const override {
     return std::make_unique<PyramidSchemeState>(*this);
   }
