@@ -65,6 +65,11 @@ v1::FpTileMove* AddMove(int tile, Cell from, v1::FpDestination to,
   return move;
 }
 
+absl::Status Refuse(std::string_view why) {
+  return absl::InvalidArgumentError(
+      absl::StrCat("flaming_pyramids: ", std::string(why)));
+}
+
 v1::Action PlaceAction(int tile, Cell spot) {
   v1::Action action;
   v1::FpPlace* place = action.mutable_flaming_pyramids()->mutable_place();
@@ -160,41 +165,36 @@ absl::Status FlamingPyramidsState::ValidateAction(
         absl::StrCat("flaming_pyramids: seat ", seat, " is not acting"));
   }
   if (action.kind_case() != v1::Action::kFlamingPyramids) {
-    return absl::InvalidArgumentError(
-        "flaming_pyramids: not a flaming_pyramids action");
+    return Refuse("not a flaming_pyramids action");
   }
   const v1::FlamingPyramidsAction& fp_action = action.flaming_pyramids();
   if (phase_ == Phase::kFall) {
     if (fp_action.choice_case() != v1::FlamingPyramidsAction::kFall) {
-      return absl::InvalidArgumentError(
-          "flaming_pyramids: a tile is falling; expected a fall direction");
+      return Refuse("a tile is falling; expected a fall direction");
     }
     if (fp_action.fall() != v1::FP_LEFT && fp_action.fall() != v1::FP_RIGHT) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("flaming_pyramids: fall direction must be FP_LEFT or "
+      return Refuse(
+          absl::StrCat("fall direction must be FP_LEFT or "
                        "FP_RIGHT, got ",
                        static_cast<int>(fp_action.fall())));
     }
     return absl::OkStatus();
   }
   if (fp_action.choice_case() != v1::FlamingPyramidsAction::kPlace) {
-    return absl::InvalidArgumentError(
-        "flaming_pyramids: expected a placement (tile and spot)");
+    return Refuse("expected a placement (tile and spot)");
   }
   const v1::FpPlace& place = fp_action.place();
   if (place.tile() >= static_cast<uint32_t>(kNumTiles) ||
       !InHand(seat, static_cast<int>(place.tile()))) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("flaming_pyramids: tile ", place.tile(),
-                     " is not in seat ", seat, "'s hand"));
+    return Refuse(absl::StrCat("tile ", place.tile(), " is not in seat ", seat,
+                               "'s hand"));
   }
   const bool legal =
       place.row() <= static_cast<uint32_t>(std::numeric_limits<int>::max()) &&
       board_.IsLegalSpot(Cell{static_cast<int>(place.row()), place.x()});
   if (!legal) {
-    return absl::InvalidArgumentError(absl::StrCat("flaming_pyramids: (",
-                                                   place.row(), ", ", place.x(),
-                                                   ") is not a legal spot"));
+    return Refuse(absl::StrCat("(", place.row(), ", ", place.x(),
+                               ") is not a legal spot"));
   }
   return absl::OkStatus();
 }

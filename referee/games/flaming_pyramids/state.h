@@ -11,8 +11,10 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "pyramid/referee/v1/flaming_pyramids.pb.h"
 #include "referee/games/flaming_pyramids/board.h"
 #include "referee/games/flaming_pyramids/game.h"
@@ -42,6 +44,10 @@ struct Pile {
   std::deque<int> tiles;
   int dealt_left = 0;
 };
+
+// INVALID_ARGUMENT "flaming_pyramids: `why`" (not CheckPosition's
+// messages, which have no prefix).
+absl::Status Refuse(std::string_view why);
 
 v1::FpEventKind EventKindProto(MayhemKind kind);
 void SetCell(Cell cell, int tile, v1::FpCell& out);

@@ -1,12 +1,19 @@
 #include "referee/games/rock_paper_pyramid/state.h"
 
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 
 namespace pyramid::rpp {
+
+absl::Status Refuse(std::string_view why) {
+  return absl::InvalidArgumentError(
+      absl::StrCat("rock_paper_pyramid: ", std::string(why)));
+}
 
 void RockPaperPyramidState::DealClassicPieces() {
   for (Pool& pool : pools_) {
@@ -34,20 +41,18 @@ absl::Status RockPaperPyramidState::ValidateAction(
         absl::StrCat("rock_paper_pyramid: seat ", seat, " is not acting"));
   }
   if (action.kind_case() != v1::Action::kRockPaperPyramid) {
-    return absl::InvalidArgumentError(
-        "rock_paper_pyramid: not a rock_paper_pyramid action");
+    return Refuse("not a rock_paper_pyramid action");
   }
   const v1::RppPiece& piece = action.rock_paper_pyramid().piece();
   if (!IsKnownPiece(piece)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("rock_paper_pyramid: unknown piece (colour ",
-                     static_cast<int>(piece.colour()), ", size ",
-                     static_cast<int>(piece.size()), ")"));
+    return Refuse(absl::StrCat("unknown piece (colour ",
+                               static_cast<int>(piece.colour()), ", size ",
+                               static_cast<int>(piece.size()), ")"));
   }
   if (!pools_[seat][KindIndex(piece)]) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "rock_paper_pyramid: piece ", v1::RppColour_Name(piece.colour()), " ",
-        v1::RppSize_Name(piece.size()), " is not in seat ", seat, "'s pool"));
+    return Refuse(absl::StrCat("piece ", v1::RppColour_Name(piece.colour()),
+                               " ", v1::RppSize_Name(piece.size()),
+                               " is not in seat ", seat, "'s pool"));
   }
   return absl::OkStatus();
 }

@@ -9,8 +9,10 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "referee/games/game.h"
 #include "referee/games/rock_paper_pyramid/board.h"
 #include "referee/games/rock_paper_pyramid/tables.h"
@@ -18,6 +20,9 @@
 namespace pyramid::rpp {
 
 enum class WinnerTakes { kCaptured, kAll };
+
+// INVALID_ARGUMENT "rock_paper_pyramid: `why`".
+absl::Status Refuse(std::string_view why);
 
 // The game's options (game.cc reads them from the description's values).
 struct Options {
