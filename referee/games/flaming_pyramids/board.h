@@ -1,7 +1,7 @@
 // Flaming Pyramids: the table's geometry, the legal spots, the building rule
 // and the search for the next mayhem event (rules page, "Geometry",
 // "A turn", "Building rule", "Mayhem"). Pure functions of the layout; the
-// state (flaming_pyramids.cc) decides whose pile receives what.
+// state (state.cc, moves.cc) decides whose pile receives what.
 #ifndef PYRAMID_REFEREE_GAMES_FLAMING_PYRAMIDS_BOARD_H_
 #define PYRAMID_REFEREE_GAMES_FLAMING_PYRAMIDS_BOARD_H_
 

@@ -1,7 +1,6 @@
-// Flaming Pyramids scenario tests: one named test per rule or resolution of
-// docs/rules/flaming_pyramids.md. Each builds a position, plays through
-// the public Apply, and checks the table cell by cell and the piles tile by
-// tile.
+// Flaming Pyramids' table (board.h): the legal spots, the building rule on
+// two supports and on one support beside a gap. Each builds a position and
+// plays through the public Apply.
 #include "referee/games/flaming_pyramids/board.h"
 
 #include <algorithm>

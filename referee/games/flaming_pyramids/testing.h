@@ -1,6 +1,6 @@
 // Test support for Flaming Pyramids: tile ids by colour and weight, compact
 // positions and layouts, actions, and a few checks shared by the test files.
-// Used only by the flaming_pyramids_*_test.cc files.
+// Used only by this directory's *_test.cc files.
 #ifndef PYRAMID_REFEREE_GAMES_FLAMING_PYRAMIDS_TESTING_H_
 #define PYRAMID_REFEREE_GAMES_FLAMING_PYRAMIDS_TESTING_H_
 
