@@ -1,8 +1,10 @@
 // Pyramid Scheme: one named scenario test per rule and resolution of the
 // rules page (turn, placement, tokens, elimination, flips, rewards, deck,
 // end and outcome). Each builds a position, applies moves through the public
-// Apply and checks the result card by card.
+// Apply and checks the result card by card. Then the State interface
+// (legal actions, refusals, Clone), observations and default actions.
 #include <algorithm>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -992,6 +994,319 @@ TEST(PssOutcomeTest, StoppedOutcomeRanksAsTheMoveLimitWould) {
   EXPECT_EQ(outcome.seats(1).rank(), 3u);
   EXPECT_EQ(outcome.seats(2).rank(), 1u);
   EXPECT_EQ(outcome.seats(0).score(), 1);
+}
+
+// ---------------------------------------------------------------------------
+// The State interface.
+
+TEST(PssStateTest, LegalActionsSortedUniqueAndValid) {
+  std::unique_ptr<State> state = NewGame(3, Seed(4));
+  RandomStream choices(Seed(99));
+  for (int step = 0; step < 200 && !state->IsTerminal(); ++step) {
+    const int seat = state->ActingSeats()[0];
+    const std::vector<v1::Action> legal = state->LegalActions(seat);
+    ASSERT_FALSE(legal.empty());
+    for (size_t i = 0; i < legal.size(); ++i) {
+      EXPECT_TRUE(state->ValidateAction(seat, legal[i]).ok());
+      if (i > 0) {
+        EXPECT_LT(DeterministicBytes(legal[i - 1]),
+                  DeterministicBytes(legal[i]));
+      }
+    }
+    for (int other = 0; other < 3; ++other) {
+      if (other == seat) continue;
+      EXPECT_THAT(state->LegalActions(other), IsEmpty());
+      EXPECT_EQ(state->ValidateAction(other, legal[0]).code(),
+                absl::StatusCode::kFailedPrecondition);
+    }
+    ASSERT_TRUE(Act(*state, seat, legal[choices.Uniform(legal.size())]).ok());
+  }
+}
+
+TEST(PssStateTest, IllegalActionsRefusedAndStateUnchanged) {
+  TestPosition position = BasePosition(2);
+  position.seats[0].hand = {V(kBlue, 14)};
+  position.seats[0].pyramid = {{V(kBlue, 13), kFounder}};
+  std::unique_ptr<State> state = FromPosition(position);
+  const std::string before = DeterministicBytes(state->ObservationFor(0));
+  std::vector<v1::Action> illegal = {
+      Take(3),                            // No such slot.
+      Place(V(kBlue, 14), V(kBlue, 13)),  // Blue above (and too big).
+      Place(V(kBlue, 3), kFounder),       // Not in hand.
+      Place(V(kBlue, 14), 70),            // Not in the pyramid.
+      Place(V(kBlue, 14), 5000),          // Not a card.
+      ArmBypass(),                        // No bypass held.
+      Flip(V(kBlue, 13)),                 // No flip window.
+      Stop(),
+      Target(kFounder),  // No reward pending.
+      DiscardHand({}),
+      Reserve(3),
+      PlacePolice(kFounder),  // No Police owed.
+      EndTurn(),              // Actions still owed.
+      v1::Action(),           // Not this game's.
+  };
+  v1::Action empty_game;
+  empty_game.mutable_pyramid_scheme();
+  illegal.push_back(empty_game);
+  for (const v1::Action& action : illegal) {
+    EXPECT_EQ(state->ValidateAction(0, action).code(),
+              absl::StatusCode::kInvalidArgument)
+        << action.ShortDebugString();
+    EXPECT_FALSE(Act(*state, 0, action).ok());
+    EXPECT_EQ(DeterministicBytes(state->ObservationFor(0)), before);
+  }
+  // Wrong seat.
+  EXPECT_EQ(state->ValidateAction(1, Take(0)).code(),
+            absl::StatusCode::kFailedPrecondition);
+  EXPECT_FALSE(Act(*state, 1, Take(0)).ok());
+  EXPECT_EQ(DeterministicBytes(state->ObservationFor(0)), before);
+}
+
+TEST(PssStateTest, CloneIsDeep) {
+  std::unique_ptr<State> state = NewGame(2, Seed(3));
+  std::unique_ptr<State> clone = state->Clone();
+  const int seat = state->ActingSeats()[0];
+  ASSERT_TRUE(Act(*clone, seat, clone->DefaultAction(seat)).ok());
+  EXPECT_NE(DeterministicBytes(state->PublicView()),
+            DeterministicBytes(clone->PublicView()));
+  EXPECT_EQ(View(*state).decision().actions_done(), 0u);
+  EXPECT_EQ(View(*clone).decision().actions_done(), 1u);
+}
+
+// ---------------------------------------------------------------------------
+// Observations.
+
+TEST(PssObservationTest, OwnHandOnlyAndPublicViewWithoutHands) {
+  std::unique_ptr<State> state = NewGame(3, Seed(5));
+  const v1::Observation public_view = state->PublicView();
+  EXPECT_TRUE(public_view.public_view());
+  EXPECT_THAT(public_view.pyramid_scheme().hand(), IsEmpty());
+  for (int seat = 0; seat < 3; ++seat) {
+    v1::Observation mine = state->ObservationFor(seat);
+    EXPECT_FALSE(mine.public_view());
+    EXPECT_EQ(mine.seat(), static_cast<uint32_t>(seat));
+    EXPECT_THAT(mine.pyramid_scheme().hand(), SizeIs(2));
+    // Apart from the own hand, a seat sees exactly the public view.
+    mine.mutable_pyramid_scheme()->clear_hand();
+    mine.set_public_view(true);
+    mine.clear_seat();
+    EXPECT_EQ(DeterministicBytes(mine), DeterministicBytes(public_view));
+  }
+  // The board shows 6 goals, the deck only as size and top card.
+  EXPECT_THAT(public_view.pyramid_scheme().board().goals(), SizeIs(6));
+  EXPECT_TRUE(public_view.pyramid_scheme().board().has_deck_top());
+}
+
+// Two positions that differ only in what seat 0 may not see (seat 1's hand
+// and the deck below its top card) look identical to seat 0 and to a
+// watcher.
+TEST(PssObservationTest, HiddenDeckOrderAndOtherHandsDoNotChangeTheView) {
+  TestPosition first = BasePosition(3);
+  first.seats[0].hand = {V(kGreen, 0)};
+  first.seats[1].hand = {V(kBlue, 0), V(kBlue, 1)};
+  first.deck = {V(kYellow, 4), V(kGreen, 2), V(kBlue, 2), V(kPink, 2)};
+  TestPosition second = first;
+  second.seats[1].hand = {V(kBlue, 0), V(kPink, 2)};
+  second.deck = {V(kYellow, 4), V(kBlue, 1), V(kGreen, 2), V(kBlue, 2)};
+  std::unique_ptr<State> a = FromPosition(first);
+  std::unique_ptr<State> b = FromPosition(second);
+  EXPECT_EQ(DeterministicBytes(a->PublicView()),
+            DeterministicBytes(b->PublicView()));
+  EXPECT_EQ(DeterministicBytes(a->ObservationFor(0)),
+            DeterministicBytes(b->ObservationFor(0)));
+  EXPECT_EQ(DeterministicBytes(a->ObservationFor(2)),
+            DeterministicBytes(b->ObservationFor(2)));
+  EXPECT_NE(DeterministicBytes(a->ObservationFor(1)),
+            DeterministicBytes(b->ObservationFor(1)));
+  // The same move gives the same result (it names only public cards);
+  // the new deck tops differ and are public from now on.
+  absl::StatusOr<v1::PyramidSchemeResult> ra = Act(*a, 0, Take(0));
+  absl::StatusOr<v1::PyramidSchemeResult> rb = Act(*b, 0, Take(0));
+  ASSERT_TRUE(ra.ok() && rb.ok());
+  EXPECT_EQ(DeterministicBytes(*ra), DeterministicBytes(*rb));
+  EXPECT_NE(View(*a).board().deck_top().id(), View(*b).board().deck_top().id());
+}
+
+TEST(PssObservationTest, CardTableDescribesEveryCard) {
+  const v1::PyramidSchemeObservation obs = View(*NewGame(2, Seed(0)));
+  const v1::PssCardTable& cards = obs.cards();
+  ASSERT_EQ(cards.colours_size(), 83);
+  ASSERT_EQ(cards.numbers_size(), 83);
+  ASSERT_EQ(cards.rewards_size(), 83);
+  ASSERT_EQ(cards.condition_needs_size(), 4 * 83);
+  ASSERT_EQ(cards.condition_any_size(), 83);
+  auto needs = [&](int card) {
+    return std::vector<uint32_t>(
+        cards.condition_needs().begin() + 4 * card,
+        cards.condition_needs().begin() + 4 * card + 4);
+  };
+  // Pink 5 of row 14: one blue and two any; FLIP_OTHER_WITH_BONUS.
+  const int pink5 = V(kPink, 14);
+  EXPECT_EQ(cards.colours(pink5), v1::PSS_PINK);
+  EXPECT_EQ(cards.numbers(pink5), 5u);
+  EXPECT_THAT(needs(pink5), ElementsAre(0u, 1u, 0u, 0u));
+  EXPECT_EQ(cards.condition_any(pink5), 2u);
+  EXPECT_EQ(cards.rewards(pink5), v1::PSS_FLIP_OTHER_WITH_BONUS);
+  // Yellow 3 of row 9: c+1 = green, c+2 = blue; HAND_LIMIT_1.
+  EXPECT_THAT(needs(V(kYellow, 9)), ElementsAre(1u, 1u, 0u, 0u));
+  EXPECT_EQ(cards.condition_any(V(kYellow, 9)), 0u);
+  EXPECT_EQ(cards.rewards(V(kYellow, 9)), v1::PSS_HAND_LIMIT_1);
+  // The Founder: one of each colour; TAKE_RESET.
+  EXPECT_EQ(cards.colours(kFounder), v1::PSS_NO_COLOUR);
+  EXPECT_EQ(cards.numbers(kFounder), 12u);
+  EXPECT_THAT(needs(kFounder), ElementsAre(1u, 1u, 1u, 1u));
+  EXPECT_EQ(cards.rewards(kFounder), v1::PSS_TAKE_RESET);
+  for (int i = 0; i < 18; ++i) {
+    EXPECT_EQ(cards.numbers(Police(i)), 3u);
+    EXPECT_EQ(cards.colours(Police(i)), v1::PSS_NO_COLOUR);
+    EXPECT_THAT(needs(Police(i)), ElementsAre(0u, 0u, 0u, 0u));
+    EXPECT_EQ(cards.rewards(Police(i)), v1::PSS_NO_REWARD);
+  }
+  // 16 per colour; numbers 1 x5, 2 x4, 3 x3, 4 x2, 5 x2 per colour.
+  std::vector<int> per_number(6);
+  for (int card = 0; card < 64; ++card) {
+    EXPECT_EQ(cards.colours(card), static_cast<v1::PssColour>(card / 16 + 1));
+    ++per_number[cards.numbers(card)];
+  }
+  EXPECT_THAT(per_number, ElementsAre(0, 20, 16, 12, 8, 8));
+}
+
+// ---------------------------------------------------------------------------
+// Default actions.
+
+TEST(PssDefaultTest, TakesLowestLegalSlot) {
+  TestPosition position = BasePosition(2);
+  position.display = {-1, V(kBlue, 4), V(kPink, 4)};
+  std::unique_ptr<State> state = FromPosition(position);
+  EXPECT_EQ(DeterministicBytes(state->DefaultAction(0)),
+            DeterministicBytes(Take(1)));
+}
+
+TEST(PssDefaultTest, PlacesLowestCardAtFirstLegalParentInPyramidOrder) {
+  TestPosition position = BasePosition(2);
+  position.seats[0].hand = {V(kGreen, 0), V(kBlue, 0), V(kPink, 0)};
+  // Pyramid order: Founder, G5, B5 (children of the Founder), then Y1
+  // (below G5). The Founder is full (5 + 5 + 2 = 12).
+  position.seats[0].pyramid = {{V(kGreen, 14), kFounder},
+                               {V(kBlue, 14), kFounder},
+                               {V(kPink, 8), kFounder},
+                               {V(kYellow, 0), V(kGreen, 14)}};
+  std::unique_ptr<State> state = FromPosition(position);
+  // The hand is full: no take. Green 0 cannot go below G5 (green above);
+  // its first legal parent in pyramid order is B5.
+  EXPECT_EQ(DeterministicBytes(state->DefaultAction(0)),
+            DeterministicBytes(Place(V(kGreen, 0), V(kBlue, 14))));
+}
+
+TEST(PssDefaultTest, ArmsBypassWhenOnlyABypassHelps) {
+  TestPosition position = BasePosition(2);
+  position.seats[0].hand = {V(kYellow, 0), V(kYellow, 1), V(kYellow, 2)};
+  position.seats[0].pyramid = {{V(kYellow, 14), kFounder},
+                               {V(kYellow, 15), kFounder},
+                               {V(kYellow, 8), kFounder}};
+  position.seats[0].bypass_tokens = 1;
+  std::unique_ptr<State> state = FromPosition(position);
+  ASSERT_FALSE(state->IsTerminal());
+  EXPECT_EQ(DeterministicBytes(state->DefaultAction(0)),
+            DeterministicBytes(ArmBypass()));
+  ASSERT_TRUE(Act(*state, 0, ArmBypass()).ok());
+  EXPECT_EQ(DeterministicBytes(state->DefaultAction(0)),
+            DeterministicBytes(Place(V(kYellow, 0), V(kYellow, 14))));
+}
+
+TEST(PssDefaultTest, StopsFlippingEndsTurnAndTargetsFirstInPyramidOrder) {
+  TestPosition position = BasePosition(2);
+  position.seats[0].hand = {V(kBlue, 3)};
+  // Green 2 of row 6 needs pink below: FLIP_OTHER.
+  position.seats[0].pyramid = {{V(kGreen, 6), kFounder},
+                               {V(kPink, 3), V(kGreen, 6)},
+                               {V(kYellow, 9), kFounder}};
+  position.actions_done = 1;
+  std::unique_ptr<State> state = FromPosition(position);
+  ASSERT_TRUE(Act(*state, 0, Place(V(kBlue, 3), kFounder)).ok());
+  ASSERT_EQ(View(*state).decision().phase(), v1::PSS_PHASE_FLIP_WINDOW);
+  EXPECT_EQ(DeterministicBytes(state->DefaultAction(0)),
+            DeterministicBytes(Stop()));
+  ASSERT_TRUE(Act(*state, 0, Flip(V(kGreen, 6))).ok());
+  ASSERT_EQ(View(*state).decision().phase(), v1::PSS_PHASE_REWARD);
+  // Unflipped Victims and Founder in pyramid order: the Founder first.
+  EXPECT_EQ(DeterministicBytes(state->DefaultAction(0)),
+            DeterministicBytes(Target(kFounder)));
+  ASSERT_TRUE(Act(*state, 0, Target(V(kYellow, 9))).ok());
+  ASSERT_EQ(View(*state).decision().phase(), v1::PSS_PHASE_END_OF_TURN);
+  EXPECT_EQ(DeterministicBytes(state->DefaultAction(0)),
+            DeterministicBytes(EndTurn()));
+}
+
+TEST(PssDefaultTest, DiscardHandDefaultsToNoCardAndReserveToLowestGoal) {
+  TestPosition position = BasePosition(2);
+  position.seats[0].hand = {V(kPink, 3), V(kYellow, 0)};
+  // Green 2 of row 5 needs blue + any: DISCARD_HAND.
+  position.seats[0].pyramid = {{V(kGreen, 5), kFounder},
+                               {V(kBlue, 3), V(kGreen, 5)}};
+  std::unique_ptr<State> state = FromPosition(position);
+  ASSERT_TRUE(Act(*state, 0, Place(V(kPink, 3), V(kGreen, 5))).ok());
+  ASSERT_TRUE(Act(*state, 0, Flip(V(kGreen, 5))).ok());
+  EXPECT_EQ(DeterministicBytes(state->DefaultAction(0)),
+            DeterministicBytes(DiscardHand({})));
+
+  TestPosition reserve = BasePosition(2);
+  reserve.seats[0].hand = {V(kPink, 3)};
+  // Green 3 of row 10 needs yellow + 2 any: RESERVE_GOAL.
+  reserve.seats[0].pyramid = {{V(kGreen, 10), kFounder},
+                              {V(kYellow, 3), V(kGreen, 10)},
+                              {V(kBlue, 3), V(kGreen, 10)}};
+  reserve.goals = {{9}, {4, 1}, {12}, {2, -1, 1}};
+  state = FromPosition(reserve);
+  ASSERT_TRUE(Act(*state, 0, Place(V(kPink, 3), V(kGreen, 10))).ok());
+  ASSERT_TRUE(Act(*state, 0, Flip(V(kGreen, 10))).ok());
+  ASSERT_EQ(View(*state).decision().reward(), v1::PSS_RESERVE_GOAL);
+  // Goal 4 is claimed and goal 2 reserved: 9 and 12 are the targets.
+  EXPECT_EQ(DeterministicBytes(state->DefaultAction(0)),
+            DeterministicBytes(Reserve(9)));
+  EXPECT_THAT(state->LegalActions(0), SizeIs(2));
+}
+
+TEST(PssDefaultTest, PoliceGoesToFirstLegalParentInPyramidOrder) {
+  TestPosition position = BasePosition(2);
+  // Seat 0 completes goal 15 (three reset tokens) by a TAKE_RESET reward.
+  position.seats[0].reset_tokens = 2;
+  position.seats[0].hand = {V(kBlue, 3)};
+  // Green 2 of row 7 needs yellow + any: TAKE_RESET.
+  position.seats[0].pyramid = {{V(kGreen, 7), kFounder},
+                               {V(kYellow, 3), V(kGreen, 7)}};
+  position.seats[1].pyramid = {{V(kPink, 14), kFounder},
+                               {V(kPink, 15), kFounder},
+                               {V(kPink, 8), kFounder}};
+  position.goals = {{15}};
+  std::unique_ptr<State> state = FromPosition(position);
+  ASSERT_TRUE(Act(*state, 0, Place(V(kBlue, 3), V(kGreen, 7))).ok());
+  ASSERT_TRUE(Act(*state, 0, Flip(V(kGreen, 7))).ok());
+  const v1::PyramidSchemeObservation obs = View(*state);
+  ASSERT_EQ(obs.decision().phase(), v1::PSS_PHASE_POLICE);
+  ASSERT_EQ(obs.decision().seat(), 1u);
+  // The Founder is full; P5 (placed first) comes first in pyramid order.
+  EXPECT_EQ(DeterministicBytes(state->DefaultAction(1)),
+            DeterministicBytes(PlacePolice(V(kPink, 14))));
+}
+
+TEST(PssDefaultTest, FullGamesByDefaultActionsEnd) {
+  for (int seats = 2; seats <= 4; ++seats) {
+    std::unique_ptr<State> state =
+        NewGame(seats, Seed(static_cast<uint8_t>(seats)));
+    int steps = 0;
+    while (!state->IsTerminal() && steps < 100000) {
+      const int seat = state->ActingSeats()[0];
+      const v1::Action action = state->DefaultAction(seat);
+      ASSERT_TRUE(state->ValidateAction(seat, action).ok());
+      ASSERT_TRUE(Act(*state, seat, action).ok());
+      ++steps;
+    }
+    ASSERT_TRUE(state->IsTerminal());
+    const v1::Outcome outcome = state->Outcome();
+    EXPECT_THAT(outcome.seats(), SizeIs(seats));
+    EXPECT_NE(outcome.termination(), v1::TERMINATION_UNSPECIFIED);
+  }
 }
 
 }  // namespace
