@@ -158,7 +158,7 @@ class PyramidSchemeState final : public State {
   // supply has no Police, which the rules make impossible).
   std::vector<int> PoliceParents(int seat) const;
   absl::Status ValidateForPhase(const v1::PyramidSchemeAction& action) const;
-  // A legal action of the deciding seat as ForEachChoice names it: what is
+  // A legal action of the acting seat as ForEachChoice names it: what is
   // decided and its operands, without the message (ToAction makes it), so
   // that counting the choices (SoleLegalAction, after every decision)
   // builds none.
@@ -173,7 +173,7 @@ class PyramidSchemeState final : public State {
   };
   // The action `choice` names, in this state (the one that named it).
   v1::PyramidSchemeAction ToAction(const Choice& choice) const;
-  // Calls `visit` with every legal action of the deciding seat, each once
+  // Calls `visit` with every legal action of the acting seat, each once
   // (SoleLegalAction relies on it), in no particular order, until it
   // returns false.
   void ForEachChoice(absl::FunctionRef<bool(const Choice&)> visit) const;
