@@ -77,6 +77,4 @@ void FlamingPyramidsState::View(int seat, v1::Observation& observation) const {
   if (winner_.has_value()) view.set_winner(static_cast<uint32_t>(*winner_));
 }
 
-// Fewest tiles held is best; the winner ranks first. Score: tiles held.
-
 }  // namespace pyramid::fp

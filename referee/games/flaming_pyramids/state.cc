@@ -235,6 +235,7 @@ v1::Action FlamingPyramidsState::DefaultAction(int seat) const {
   return PlaceAction(hands_[seat].front(), board_.LegalSpots().front());
 }
 
+// Fewest tiles held is best; the winner ranks first. Score: tiles held.
 v1::Outcome FlamingPyramidsState::RankedOutcome(
     v1::Termination termination) const {
   std::vector<int64_t> keys;

@@ -244,7 +244,4 @@ void PyramidShamboState::Advance(v1::ShamboPaymentResult& result) {
   }
 }
 
-// Live seats first (by pips held, ties sharing), then eliminated seats, a
-// later elimination group ranking better. Score: pips held.
-
 }  // namespace pyramid::shambo

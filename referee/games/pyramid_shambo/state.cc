@@ -228,6 +228,8 @@ v1::Action PyramidShamboState::DefaultAction(int seat) const {
   return v1::Action();
 }
 
+// Live seats first (by pips held, ties sharing), then eliminated seats, a
+// later elimination group ranking better. Score: pips held.
 v1::Outcome PyramidShamboState::RankedOutcome(
     v1::Termination termination) const {
   std::vector<int64_t> keys;
