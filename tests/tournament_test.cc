@@ -321,6 +321,24 @@ TEST_F(TournamentTest, ASigningKeyFileInsideTheOutputDirectoryIsRefused) {
     EXPECT_FALSE(fs::exists(out_key)) << flags;
     EXPECT_FALSE(fs::exists(dir_.File("link.referee.key"))) << flags;
   }
+  // Also when the directory holds another tournament, which would be named
+  // only once the directory is opened: the key's place is the command's
+  // mistake, said first, and the directory stays as it was.
+  fs::remove_all(out);
+  ASSERT_TRUE(fs::create_directory(out));
+  ASSERT_TRUE(
+      WriteFileAtomically((out / "tournament.txt").string(), "another\n").ok());
+  const std::map<std::string, std::string> before = Tree(out);
+  {
+    testing_util::Process inside(
+        {(fs::path(BinDir()) / "tournament").string(), file,
+         "--output_dir=" + out.string(),
+         "--signing_key_file=" + dir_.File("out/k.key")},
+        dir_.File("run.out"), dir_.File("run.err"));
+    EXPECT_EQ(inside.Wait(absl::Seconds(30)), 2) << inside.err();
+    EXPECT_THAT(inside.err(), HasSubstr("is inside the output directory"));
+    EXPECT_EQ(Tree(out), before);
+  }
   // Beside it, the same key is taken (a name that only begins like the
   // directory's is not inside it).
   fs::remove_all(out);

@@ -309,16 +309,18 @@ class Runner {
   }
 
   // Before anything is made: what PlaceSigningKey will do with the
-  // embedded referee's secret key (signing_key.h) is possible. A directory
-  // that holds another tournament is OpenOutput's to name: that, not its
-  // key, is what is wrong with the command.
+  // embedded referee's secret key (signing_key.h) is possible. Of a
+  // directory that holds another tournament, only what the command alone
+  // decides is checked: that the directory is another tournament's is
+  // OpenOutput's to name, not that its key files disagree.
   absl::Status CheckSigningKey() const {
+    const SigningKeyFiles files = SigningKeyFilesOf(t_);
     if (absl::StatusOr<std::string> previous = ReadFileToString(
             (fs::path(t_.output_dir()) / "tournament.txt").string());
         previous.ok() && *previous != Identity(t_)) {
-      return absl::OkStatus();
+      return CheckSigningKeyPath(files);
     }
-    return PlanSigningKey(SigningKeyFilesOf(t_)).status();
+    return PlanSigningKey(files).status();
   }
 
   // Creates the output directory, or checks that it holds this tournament.

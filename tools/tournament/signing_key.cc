@@ -104,7 +104,7 @@ struct Plan {
 };
 
 absl::StatusOr<Plan> MakePlan(const SigningKeyFiles& files) {
-  if (IsWithin(files.key, files.output_dir)) return InsideError(files);
+  if (absl::Status s = CheckSigningKeyPath(files); !s.ok()) return s;
   const bool have = Exists(files.key);
   const bool have_inside = Exists(files.inside());
   Plan plan{SigningKeyStep::kUse, std::nullopt};
@@ -128,15 +128,6 @@ absl::StatusOr<Plan> MakePlan(const SigningKeyFiles& files) {
     plan.step = SigningKeyStep::kMoveOut;
   } else {
     if (Exists(files.public_file())) return MissingKeyError(files);
-    if (files.given) {
-      std::error_code error;
-      const fs::path dir = fs::absolute(files.key).parent_path();
-      if (!fs::is_directory(dir, error)) {
-        return absl::InvalidArgumentError(
-            absl::StrCat(KeyName(files), ": cannot create ", files.key.string(),
-                         ": ", dir.string(), " is not a directory"));
-      }
-    }
     plan.step = SigningKeyStep::kCreate;
     return plan;
   }
@@ -170,6 +161,21 @@ SigningKeyFiles SigningKeyFilesOf(const referee::v1::Tournament& t) {
                           : DefaultSigningKeyPath(t.output_dir());
   files.output_dir = t.output_dir();
   return files;
+}
+
+absl::Status CheckSigningKeyPath(const SigningKeyFiles& files) {
+  if (IsWithin(files.key, files.output_dir)) return InsideError(files);
+  if (Exists(files.key)) return ReadKey(files.key, KeyName(files)).status();
+  if (files.given) {
+    std::error_code error;
+    const fs::path dir = fs::absolute(files.key).parent_path();
+    if (!fs::is_directory(dir, error)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(KeyName(files), ": cannot create ", files.key.string(),
+                       ": ", dir.string(), " is not a directory"));
+    }
+  }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<SigningKeyStep> PlanSigningKey(const SigningKeyFiles& files) {

@@ -60,13 +60,19 @@ enum class SigningKeyStep {
   kCreate,            // No key anywhere and no referee.key.pub: generate.
 };
 
+// What PlanSigningKey checks first, from the command alone (not the output
+// directory's contents): INVALID_ARGUMENT when `files.key` lies inside the
+// output directory (paths resolved: symbolic links and ".." followed), is
+// a file that holds no key, or, given as signing_key_file and absent, is
+// in no existing directory.
+absl::Status CheckSigningKeyPath(const SigningKeyFiles& files);
+
 // Decides, changing nothing, what PlaceSigningKey will do, or why it must
-// not: INVALID_ARGUMENT (the command, not the directory, is wrong) when
-// `files.key` lies inside the output directory (paths resolved: symbolic
-// links and ".." followed); a key file cannot be read; both places hold
-// different keys; referee.key.pub exists and no key does, or the key is not
-// the one whose public half it holds; or a given signing_key_file that must
-// be created is in no existing directory.
+// not: CheckSigningKeyPath's errors, then INVALID_ARGUMENT (the command,
+// not the directory, is wrong) when OUTPUT/referee.key cannot be read;
+// both places hold different keys; or referee.key.pub exists and no key
+// does, or the key is not the one whose public half it holds.
+// ReadFileToString's error when referee.key.pub cannot be read.
 absl::StatusOr<SigningKeyStep> PlanSigningKey(const SigningKeyFiles& files);
 
 // Carries out PlanSigningKey's decision, taken again (the caller holds the

@@ -146,6 +146,23 @@ TEST_F(SigningKeyTest, AGivenPathInNoDirectoryIsRefused) {
       HasSubstr("signing_key_file: cannot create " + files_.key.string()));
 }
 
+// Named before anything the directory holds is looked at: a key to move
+// out of the directory has nowhere to go.
+TEST_F(SigningKeyTest, AGivenPathInNoDirectoryIsRefusedFirst) {
+  files_.given = true;
+  files_.key = dir_.File("no-such-dir/k.key");
+  const SigningKey key = SigningKey::Generate();
+  ASSERT_NO_FATAL_FAILURE(Write(files_.inside(), key));
+  EXPECT_THAT(CheckSigningKeyPath(files_).message(),
+              HasSubstr("signing_key_file: cannot create"));
+  EXPECT_THAT(Refused().message(),
+              HasSubstr("signing_key_file: cannot create"));
+  ASSERT_NO_FATAL_FAILURE(Pin(SigningKey::Generate()));
+  fs::remove(files_.inside());
+  EXPECT_THAT(Refused().message(),
+              HasSubstr("signing_key_file: cannot create"));
+}
+
 TEST_F(SigningKeyTest, AKeyInsideTheOutputDirectoryIsRefused) {
   fs::create_symlink(files_.output_dir, dir_.File("link"));
   for (const fs::path& key :
@@ -155,6 +172,7 @@ TEST_F(SigningKeyTest, AKeyInsideTheOutputDirectoryIsRefused) {
     EXPECT_THAT(Refused().message(),
                 HasSubstr("is inside the output directory"))
         << key;
+    EXPECT_EQ(CheckSigningKeyPath(files_), Refused()) << key;
   }
   // A name that only starts like the directory's is outside it.
   files_.key = dir_.File("out-k.key");
