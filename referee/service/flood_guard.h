@@ -1,6 +1,8 @@
 // How many refused messages a Play stream may send before it is closed: a
 // token bucket per seat the stream plays (ServiceLimits::flood_burst and
 // flood_refill_per_second). Not thread-safe: one stream's reads use it.
+// Time is read from absl::Now() unless given (the overloads taking a time,
+// for tests).
 #ifndef PYRAMID_REFEREE_SERVICE_FLOOD_GUARD_H_
 #define PYRAMID_REFEREE_SERVICE_FLOOD_GUARD_H_
 
@@ -18,12 +20,16 @@ namespace pyramid {
 class FloodGuard {
  public:
   FloodGuard(double burst, double refill_per_second)
-      : burst_(burst), refill_(refill_per_second), last_(absl::Now()) {}
+      : FloodGuard(burst, refill_per_second, absl::Now()) {}
+  // As above, with the bucket's clock starting at `start`.
+  FloodGuard(double burst, double refill_per_second, absl::Time start)
+      : burst_(burst), refill_(refill_per_second), last_(start) {}
   // Counts one refused message of a stream playing `seats` seats (at least
   // 1); false when that takes it past its allowance.
-  bool Strike(size_t seats) {
+  bool Strike(size_t seats) { return Strike(seats, absl::Now()); }
+  // As above, at time `now` (never before the previous strike's or start).
+  bool Strike(size_t seats, absl::Time now) {
     const double scale = static_cast<double>(std::max<size_t>(seats, 1));
-    const absl::Time now = absl::Now();
     // Refusals not yet forgiven, which drain at the refill rate: kept as a
     // debt rather than tokens left, so that the allowance follows the
     // seats as they come and go.
