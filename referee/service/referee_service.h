@@ -21,16 +21,10 @@
 #include "referee/service/async_stream.h"
 #include "referee/service/delayed_runner.h"
 #include "referee/service/lobby.h"
+#include "referee/service/play_features.h"
 #include "referee/service/serialized_message.h"
 
 namespace pyramid {
-
-// The Play call's metadata entry that lists the features a client opts
-// into (comma-separated), and the features this referee knows
-// (docs/protocol.md, "Play stream features").
-inline constexpr char kPlayFeatures[] = "pyramid-play-features";
-inline constexpr char kObservationOnce[] = "observation-once";
-inline constexpr char kBatch[] = "batch";
 
 struct ServiceLimits {
   // Unsent messages a stream may queue before it is closed

@@ -6,7 +6,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
+#include "referee/service/play_features.h"
 #include "tools/bench_load/play_stream.h"
 
 namespace pyramid::bench_load {
@@ -97,11 +97,10 @@ void LoadPhase::OpenStream(int index, const std::string& token, int seats) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     std::vector<std::string> features;
-    if (options_.observation_once) features.push_back("observation-once");
-    if (options_.batch) features.push_back("batch");
+    if (options_.observation_once) features.push_back(kObservationOnce);
+    if (options_.batch) features.push_back(kBatch);
     streams_.push_back(std::make_unique<PlayStream>(
-        this, worker, token, seats, absl::StrJoin(features, ","),
-        options_.client_linger_us));
+        this, worker, token, seats, features, options_.client_linger_us));
     stream = streams_.back().get();
   }
   stream->Start((*stubs_)[index % stubs_->size()].get());

@@ -7,9 +7,11 @@
 #include <utility>
 #include <vector>
 
-#include "absl/strings/match.h"
+#include "absl/algorithm/container.h"
+#include "absl/strings/str_join.h"
 #include "referee/crypto/bytes.h"
 #include "referee/crypto/protocol.h"
+#include "referee/service/play_features.h"
 #include "tools/bench_load/load_phase.h"
 
 namespace pyramid::bench_load {
@@ -55,17 +57,18 @@ int64_t SeatState::NextThinkUs(int64_t max_us) {
 
 PlayStream::PlayStream(LoadPhase* phase, Worker* worker,
                        const std::string& token, int seats,
-                       const std::string& features, int64_t linger_us)
+                       const std::vector<std::string>& features,
+                       int64_t linger_us)
     : phase_(phase),
       worker_(worker),
       expected_seats_(seats),
-      batch_(absl::StrContains(features, "batch")),
+      batch_(absl::c_linear_search(features, kBatch)),
       linger_us_(batch_ && seats > 1 ? linger_us : 0),
       arena_(ArenaOptionsFor(arena_block_.get(), arena_bytes_)),
       write_arena_(ArenaOptionsFor(write_block_.get(), kWriteArenaBytes)) {
   context_.AddMetadata("authorization", "Bearer " + token);
   if (!features.empty()) {
-    context_.AddMetadata("pyramid-play-features", features);
+    context_.AddMetadata(kPlayFeatures, absl::StrJoin(features, ","));
   }
 }
 

@@ -116,10 +116,12 @@ class PlayStream final : public Handler {
 
   // `seats`: how many seats the stream carries in all; it half-closes once
   // each of them has had its MatchEnded.
-  // `features`: the Play stream features it opts into, comma-separated
-  // (it handles "batch" and "observation-once").
+  // `features`: the Play stream features it opts into
+  // (referee/service/play_features.h; it handles kBatch and
+  // kObservationOnce).
   PlayStream(LoadPhase* phase, Worker* worker, const std::string& token,
-             int seats, const std::string& features, int64_t linger_us);
+             int seats, const std::vector<std::string>& features,
+             int64_t linger_us);
 
   void Start(referee::v1::Referee::Stub* stub) {
     stream_ = stub->PrepareAsyncPlay(&context_, worker_->cq());

@@ -12,6 +12,7 @@
 #include "google/protobuf/arena.h"
 #include "referee/cli/referee_client.h"
 #include "referee/crypto/protocol.h"
+#include "referee/service/play_features.h"
 
 namespace pyramid {
 
@@ -143,12 +144,10 @@ grpc::Status PlayClient::PlayOn(v1::Referee::Stub& stub,
                                 const std::string& token, int want) {
   AddBearer(context, token);
   std::vector<std::string> features;
-  if (options_.observation_once) {
-    features.push_back("observation-once");
-  }
-  if (options_.batch) features.push_back("batch");
+  if (options_.observation_once) features.push_back(kObservationOnce);
+  if (options_.batch) features.push_back(kBatch);
   if (!features.empty()) {
-    context.AddMetadata("pyramid-play-features", absl::StrJoin(features, ","));
+    context.AddMetadata(kPlayFeatures, absl::StrJoin(features, ","));
   }
   views_.clear();  // A new stream: views come afresh.
   outbox_.clear();
