@@ -51,10 +51,9 @@
 #include "referee/games/flaming_pyramids/game.h"
 #include "referee/games/game.h"
 #include "referee/games/registry.h"
-#include "referee/service/embedded_referee.h"
 #include "referee/service/view_delta.h"
-#include "tests/temp_dir.h"
 #include "tests/test_client.h"
+#include "tests/test_referee.h"
 
 namespace pyramid {
 namespace {
@@ -68,6 +67,8 @@ using google::protobuf::util::MessageDifferencer;
 using svctest::EventLog;
 using svctest::PlayClient;
 using svctest::RandomPlayer;
+using svctest::TestReferee;
+using svctest::TestRefereeOptions;
 using svctest::WatchClient;
 using ::testing::Contains;
 using ::testing::HasSubstr;
@@ -1032,31 +1033,13 @@ void PrintTo(const MatchCase& c, std::ostream* out) { *out << c.name; }
 class HiddenInfoTest : public ::testing::TestWithParam<MatchCase> {
  protected:
   void SetUp() override {
-    ASSERT_TRUE(dir_.ok());
-    LobbyOptions options;
-    options.log_dir = dir_.path();
-    public_key_ = options.referee_key.public_key();
-    absl::StatusOr<std::unique_ptr<EmbeddedReferee>> referee =
-        EmbeddedReferee::Start(std::move(options));
-    ASSERT_TRUE(referee.ok()) << referee.status();
-    referee_ = *std::move(referee);
-    stub_ = v1::Referee::NewStub(NewChannel());
-  }
-  void TearDown() override { referee_.reset(); }
-
-  // A channel of its own (each client gets a separate connection).
-  std::shared_ptr<grpc::Channel> NewChannel() const {
-    grpc::ChannelArguments args;
-    args.SetInt("grpc.use_local_subchannel_pool", 1);
-    args.SetMaxReceiveMessageSize(64 << 20);
-    return grpc::CreateCustomChannel(referee_->address(),
-                                     grpc::InsecureChannelCredentials(), args);
+    TestRefereeOptions options;
+    options.dir_prefix = "hidden";
+    referee_ = std::make_unique<TestReferee>(options);
+    ASSERT_TRUE(referee_->ok());
   }
 
-  TempDir dir_{"hidden"};  // Removed after the referee is gone.
-  std::string public_key_;
-  std::unique_ptr<EmbeddedReferee> referee_;
-  std::unique_ptr<v1::Referee::Stub> stub_;
+  std::unique_ptr<TestReferee> referee_;
 };
 
 TEST_P(HiddenInfoTest, EveryMessageOfAFullMatchShowsOnlyWhatItsReaderMaySee) {
@@ -1070,21 +1053,23 @@ TEST_P(HiddenInfoTest, EveryMessageOfAFullMatchShowsOnlyWhatItsReaderMaySee) {
   {
     grpc::ClientContext context;
     svctest::Authorize(context, referee_->admin_token());
-    const grpc::Status status = stub_->CreateMatch(&context, request, &created);
+    const grpc::Status status =
+        referee_->stub().CreateMatch(&context, request, &created);
     ASSERT_TRUE(status.ok()) << status.error_message();
   }
   const std::string& match = created.match_id();
 
   // The watcher is in before any seat plays; then every seat plays.
   EventLog log;
-  WatchClient watch(NewChannel(), match, "watch", &log);
+  WatchClient watch(referee_->NewChannel(), match, "watch", &log);
   ASSERT_TRUE(
       watch.AwaitEvent([](const v1::WatchEvent& e) { return e.has_match(); }));
   std::vector<std::unique_ptr<PlayClient>> seats;
   std::vector<std::unique_ptr<RandomPlayer>> players;  // Go before seats.
   for (int seat = 0; seat < c.seats; ++seat) {
-    seats.push_back(std::make_unique<PlayClient>(
-        NewChannel(), created.seat_tokens(seat), SeatName(seat), &log));
+    seats.push_back(std::make_unique<PlayClient>(referee_->NewChannel(),
+                                                 created.seat_tokens(seat),
+                                                 SeatName(seat), &log));
     Digest seed{};
     seed[0] = static_cast<uint8_t>(seat);
     players.push_back(std::make_unique<RandomPlayer>(*seats.back(), seed));
@@ -1097,10 +1082,10 @@ TEST_P(HiddenInfoTest, EveryMessageOfAFullMatchShowsOnlyWhatItsReaderMaySee) {
   ASSERT_TRUE(watch.AwaitEnd(kMatchTime).ok());
 
   std::string bytes;
-  const grpc::Status fetched =
-      svctest::FetchLog(*stub_, match, referee_->admin_token(), &bytes);
+  const grpc::Status fetched = svctest::FetchLog(
+      referee_->stub(), match, referee_->admin_token(), &bytes);
   ASSERT_TRUE(fetched.ok()) << fetched.error_message();
-  const Verdict verdict = svctest::VerifyBytes(bytes, public_key_);
+  const Verdict verdict = svctest::VerifyBytes(bytes, referee_->public_key());
   ASSERT_EQ(verdict.kind, Verdict::Kind::kGenuine) << verdict.reason;
   const Replay replay = ReplayLog(bytes);
   ASSERT_FALSE(HasFailure());

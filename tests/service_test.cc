@@ -28,7 +28,6 @@
 #include "gtest/gtest.h"
 #include "referee/core/log_sink.h"
 #include "referee/crypto/bytes.h"
-#include "referee/service/embedded_referee.h"
 #include "referee/service/health_service.h"
 #include "referee/service/lobby.h"
 #include "referee/service/referee_service.h"
@@ -36,6 +35,7 @@
 #include "referee/service/view_delta.h"
 #include "tests/temp_dir.h"
 #include "tests/test_client.h"
+#include "tests/test_referee.h"
 
 namespace pyramid {
 namespace {
@@ -55,6 +55,7 @@ using svctest::kWait;
 using svctest::Move;
 using svctest::NewMove;
 using svctest::PlayClient;
+using svctest::TestRefereeOptions;
 using svctest::WatchClient;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
@@ -70,60 +71,25 @@ constexpr int kPermissionDenied = 7;
 constexpr int kResourceExhausted = 8;
 constexpr int kFailedPrecondition = 9;
 
-struct RefereeConfig {
-  int max_message_bytes = 1 << 20;
-  ServiceLimits limits;
-  uint32_t checkpoint_interval = 8;
-  absl::Duration ack_hold = LobbyOptions().ack_hold;
-};
+// The service tests' referee: messages up to 1 MiB, a checkpoint every 8
+// records.
+TestRefereeOptions ServiceOptions() {
+  TestRefereeOptions options;
+  options.dir_prefix = "svctest";
+  options.max_message_bytes = 1 << 20;
+  options.checkpoint_interval = 8;
+  return options;
+}
 
-// The embedded referee (referee/service/embedded_referee.h: a Lobby and
-// RefereeService behind a real grpc::Server on 127.0.0.1, health checking and
-// reflection on) in a fresh directory, with the helpers the tests share.
-class TestReferee {
+// The shared in-process referee (tests/test_referee.h), with the logs of its
+// kGame matches.
+class ServiceReferee : public svctest::TestReferee {
  public:
-  explicit TestReferee(RefereeConfig config = {}) {
-    EXPECT_TRUE(dir_.ok());
-    EmbeddedRefereeOptions options;
-    options.lobby.log_dir = dir_.path();
-    options.lobby.checkpoint_interval = config.checkpoint_interval;
-    options.lobby.ack_hold = config.ack_hold;
-    options.limits = config.limits;
-    options.max_message_bytes = config.max_message_bytes;
-    public_key_ = options.lobby.referee_key.public_key();
-    absl::StatusOr<std::unique_ptr<EmbeddedReferee>> referee =
-        EmbeddedReferee::Start(std::move(options));
-    EXPECT_TRUE(referee.ok()) << referee.status();
-    referee_ = *std::move(referee);
-    channel_ = NewChannel();
-    stub_ = v1::Referee::NewStub(channel_);
-  }
-
-  ~TestReferee() {
-    stub_.reset();
-    channel_.reset();
-    referee_.reset();
-  }
-
-  // A channel of its own (each client gets a separate connection).
-  std::shared_ptr<grpc::Channel> NewChannel() const {
-    grpc::ChannelArguments args;
-    args.SetInt("grpc.use_local_subchannel_pool", 1);
-    args.SetMaxReceiveMessageSize(64 << 20);
-    return grpc::CreateCustomChannel(referee_->address(),
-                                     grpc::InsecureChannelCredentials(), args);
-  }
-
-  v1::Referee::Stub& stub() { return *stub_; }
-  const std::shared_ptr<grpc::Channel>& channel() const { return channel_; }
-  const std::string& admin_token() const { return referee_->admin_token(); }
-  const std::string& public_key() const { return public_key_; }
-  const std::string& dir() const { return dir_.path(); }
-  Lobby& lobby() { return referee_->lobby(); }
-  HealthService& health() { return referee_->health(); }
+  explicit ServiceReferee(const TestRefereeOptions& options = ServiceOptions())
+      : TestReferee(options) {}
 
   std::string LogPath(const std::string& match_id) const {
-    return dir_.File(absl::StrCat(kGame, "-", match_id, ".pyrlog"));
+    return absl::StrCat(dir(), "/", kGame, "-", match_id, ".pyrlog");
   }
   std::string LogBytes(const std::string& match_id) const {
     absl::StatusOr<std::string> bytes = ReadFileToString(LogPath(match_id));
@@ -134,15 +100,8 @@ class TestReferee {
     return svctest::ParseRecords(LogBytes(match_id));
   }
   Verdict Verify(const std::string& match_id) const {
-    return svctest::VerifyBytes(LogBytes(match_id), public_key_);
+    return svctest::VerifyBytes(LogBytes(match_id), public_key());
   }
-
- private:
-  const TempDir dir_{"svctest"};  // Removed after the referee is gone.
-  std::string public_key_;
-  std::unique_ptr<EmbeddedReferee> referee_;
-  std::shared_ptr<grpc::Channel> channel_;
-  std::unique_ptr<v1::Referee::Stub> stub_;
 };
 
 struct Created {
@@ -192,14 +151,14 @@ class Redirect {
 
 class ServiceTest : public ::testing::Test {
  protected:
-  void SetUp() override { ref_ = std::make_unique<TestReferee>(); }
+  void SetUp() override { ref_ = std::make_unique<ServiceReferee>(); }
   void TearDown() override { ref_.reset(); }
 
   // Creates a match with `seats` (default: three token seats).
   Created NewMatch(v1::ClockSettings clocks = {},
                    v1::ForfeitPolicy policy = v1::FORFEIT_POLICY_FORFEIT,
                    std::vector<std::string> bot_ids = {"", "", ""},
-                   TestReferee* referee = nullptr) {
+                   ServiceReferee* referee = nullptr) {
     if (referee == nullptr) referee = ref_.get();
     v1::CreateMatchRequest request;
     request.mutable_game()->set_game(kGame);
@@ -232,7 +191,7 @@ class ServiceTest : public ::testing::Test {
   std::unique_ptr<PlayClient> Connect(const std::string& token,
                                       const std::string& name = "play",
                                       EventLog* log = nullptr,
-                                      TestReferee* referee = nullptr) {
+                                      ServiceReferee* referee = nullptr) {
     if (referee == nullptr) referee = ref_.get();
     return std::make_unique<PlayClient>(referee->NewChannel(), token, name,
                                         log);
@@ -264,7 +223,7 @@ class ServiceTest : public ::testing::Test {
   // One client per seat of `match`.
   std::vector<std::unique_ptr<PlayClient>> ConnectSeats(
       const Created& match, EventLog* log = nullptr,
-      TestReferee* referee = nullptr) {
+      ServiceReferee* referee = nullptr) {
     std::vector<std::unique_ptr<PlayClient>> clients;
     for (int seat = 0; seat < kSeats; ++seat) {
       clients.push_back(Connect(match.tokens[seat], absl::StrCat("seat", seat),
@@ -343,7 +302,7 @@ class ServiceTest : public ::testing::Test {
     EXPECT_EQ(fetched, ref_->LogBytes(match));
   }
 
-  std::unique_ptr<TestReferee> ref_;
+  std::unique_ptr<ServiceReferee> ref_;
 };
 
 // --- Item 3: authentication ------------------------------------------------
@@ -541,9 +500,9 @@ TEST_F(ServiceTest, TokensNeverAppearInOutputOrLogs) {
   {
     Redirect redirect_out(STDOUT_FILENO, out);
     Redirect redirect_err(STDERR_FILENO, err);
-    RefereeConfig config;
+    TestRefereeOptions config = ServiceOptions();
     config.max_message_bytes = 4096;
-    auto referee = std::make_unique<TestReferee>(config);
+    auto referee = std::make_unique<ServiceReferee>(config);
     secrets.push_back(referee->admin_token());
     v1::RegisterBotRequest bot_request;
     bot_request.set_name("bot");
@@ -1485,10 +1444,10 @@ TEST_F(ServiceTest, BadInputUnparseableRequestsAreInvalidArgument) {
 // limit is refused RESOURCE_EXHAUSTED naming the flag; a watcher that leaves
 // makes room again.
 TEST_F(ServiceTest, WatchersBeyondTheLimitsAreRefused) {
-  RefereeConfig config;
+  TestRefereeOptions config = ServiceOptions();
   config.limits.max_watchers = 3;
   config.limits.max_watchers_per_match = 2;
-  ref_ = std::make_unique<TestReferee>(config);
+  ref_ = std::make_unique<ServiceReferee>(config);
   const Created a = NewMatch();
   const Created b = NewMatch();
   auto watch = [&](const std::string& id) {
@@ -1525,10 +1484,10 @@ TEST_F(ServiceTest, WatchersBeyondTheLimitsAreRefused) {
 // than as "already serves 0 watchers, as many as it takes".
 TEST_F(ServiceTest, AWatcherLimitOfZeroSaysNoWatchersAreTaken) {
   for (const bool per_match : {false, true}) {
-    RefereeConfig config;
+    TestRefereeOptions config = ServiceOptions();
     (per_match ? config.limits.max_watchers_per_match
                : config.limits.max_watchers) = 0;
-    ref_ = std::make_unique<TestReferee>(config);
+    ref_ = std::make_unique<ServiceReferee>(config);
     const Created match = NewMatch();
     WatchClient watcher(ref_->NewChannel(), match.id);
     const grpc::Status refused = watcher.AwaitEnd();
@@ -1544,9 +1503,9 @@ TEST_F(ServiceTest, AWatcherLimitOfZeroSaysNoWatchersAreTaken) {
 // finished match too, whose log shows every hand) need a token this
 // referee issued (any: admin, seat or bot); by default they need none.
 TEST_F(ServiceTest, PrivateWatchNeedsAToken) {
-  RefereeConfig config;
+  TestRefereeOptions config = ServiceOptions();
   config.limits.public_watch = false;
-  ref_ = std::make_unique<TestReferee>(config);
+  ref_ = std::make_unique<ServiceReferee>(config);
   const Created match = NewMatch();
   auto get = [&](const std::string& token) {
     grpc::ClientContext context;
@@ -1604,7 +1563,7 @@ TEST_F(ServiceTest, PrivateWatchNeedsAToken) {
   EXPECT_TRUE(FetchLog(ref_->stub(), match.id, match.tokens[2], &bytes).ok());
   EXPECT_EQ(bytes, ref_->LogBytes(match.id));
   // The default referee answers anyone.
-  ref_ = std::make_unique<TestReferee>();
+  ref_ = std::make_unique<ServiceReferee>();
   const Created open = NewMatch();
   grpc::ClientContext context;
   v1::GetMatchRequest request;
@@ -1656,9 +1615,9 @@ TEST_F(ServiceTest, BadInputEmptyOrShortFieldsAreInvalidArgument) {
 }
 
 TEST_F(ServiceTest, BadInputOversizedMessageIsResourceExhausted) {
-  RefereeConfig config;
+  TestRefereeOptions config = ServiceOptions();
   config.max_message_bytes = 16 << 10;
-  ref_ = std::make_unique<TestReferee>(config);
+  ref_ = std::make_unique<ServiceReferee>(config);
   const Created match = NewMatch();
   const Created bystander = NewMatch();
   auto clients = ConnectSeats(match);
@@ -1877,9 +1836,9 @@ TEST_F(ServiceTest, BadInputMismatchedRevealJustBeforeACheckpointVerifies) {
   // Header, its checkpoint, 8 records of decision 0, decision 1 opened, 3
   // commits: the reveal is record 14, the 13th after the header's
   // checkpoint, so with 13 records per checkpoint one follows it.
-  RefereeConfig config;
+  TestRefereeOptions config = ServiceOptions();
   config.checkpoint_interval = 13;
-  ref_ = std::make_unique<TestReferee>(config);
+  ref_ = std::make_unique<ServiceReferee>(config);
   const Created match = NewMatch();
   auto clients = ConnectSeats(match);
   PlayDecision(clients, match.id, 0);
@@ -2112,9 +2071,9 @@ TEST_F(ServiceTest, ABotStreamsFloodAllowanceGrowsWithItsSeats) {
 // minute's linger, a seat's stream gets its seed request at once while the
 // bot's, sent at the same moment, still waits.
 TEST_F(ServiceTest, OnlyABotsStreamLingers) {
-  RefereeConfig config;
+  TestRefereeOptions config = ServiceOptions();
   config.limits.batch_linger = absl::Minutes(1);
-  ref_ = std::make_unique<TestReferee>(config);
+  ref_ = std::make_unique<ServiceReferee>(config);
   const v1::RegisterBotResponse bot = NewBot("lingerer");
   PlayClient bot_stream(ref_->NewChannel(), bot.bot_token(), "bot", nullptr,
                         std::nullopt, "batch");
@@ -2140,9 +2099,9 @@ ptrdiff_t IndexOf(const std::vector<v1::PlayResponse>& received,
 // DecisionResult, each then carried in the same write. The hold here is a
 // minute, so that only those messages can end it.
 TEST_F(ServiceTest, ASeatsBatchStreamHoldsAnAcknowledgementForWhatFollows) {
-  RefereeConfig config;
+  TestRefereeOptions config = ServiceOptions();
   config.ack_hold = absl::Minutes(1);
-  ref_ = std::make_unique<TestReferee>(config);
+  ref_ = std::make_unique<ServiceReferee>(config);
   const Created match = NewMatch();
   const std::vector<std::unique_ptr<PlayClient>> seats =
       ConnectBatchSeats(match);
@@ -2184,9 +2143,9 @@ TEST_F(ServiceTest, ASeatsBatchStreamHoldsAnAcknowledgementForWhatFollows) {
 // A held acknowledgement goes alone once ack_hold has passed, whether or not
 // anything follows; a stream without the feature "batch" is never held.
 TEST_F(ServiceTest, AnAcknowledgementIsHeldNoLongerThanTheHold) {
-  RefereeConfig config;
+  TestRefereeOptions config = ServiceOptions();
   config.ack_hold = absl::Milliseconds(50);
-  ref_ = std::make_unique<TestReferee>(config);
+  ref_ = std::make_unique<ServiceReferee>(config);
   const Created match = NewMatch();
   PlayClient batch(ref_->NewChannel(), match.tokens[0], "seat0", nullptr,
                    std::nullopt, "batch");
@@ -2208,9 +2167,9 @@ TEST_F(ServiceTest, AnAcknowledgementIsHeldNoLongerThanTheHold) {
 // hold ends at once (every seat commits), its timer comes due 2 s later,
 // while the RevealAck's hold, started 1.2 s in, still has 1.2 s to go.
 TEST_F(ServiceTest, AnEarlierHoldsTimerDoesNotEndTheNextHold) {
-  RefereeConfig config;
+  TestRefereeOptions config = ServiceOptions();
   config.ack_hold = absl::Seconds(2);
-  ref_ = std::make_unique<TestReferee>(config);
+  ref_ = std::make_unique<ServiceReferee>(config);
   const Created match = NewMatch();
   const std::vector<std::unique_ptr<PlayClient>> seats =
       ConnectBatchSeats(match);
@@ -2244,9 +2203,9 @@ TEST_F(ServiceTest, AnEarlierHoldsTimerDoesNotEndTheNextHold) {
 // the bot's CommitAck waits for the RevealRequest the other seats' commits
 // bring, and comes in the same write, just before it.
 TEST_F(ServiceTest, ABotsBatchStreamHoldsAnAcknowledgementToo) {
-  RefereeConfig config;
+  TestRefereeOptions config = ServiceOptions();
   config.ack_hold = absl::Minutes(1);
-  ref_ = std::make_unique<TestReferee>(config);
+  ref_ = std::make_unique<ServiceReferee>(config);
   const v1::RegisterBotResponse bot = NewBot("holder");
   PlayClient bot_stream(ref_->NewChannel(), bot.bot_token(), "bot", nullptr,
                         std::nullopt, "batch");
@@ -2274,9 +2233,9 @@ TEST_F(ServiceTest, ABotsBatchStreamHoldsAnAcknowledgementToo) {
 }
 
 TEST_F(ServiceTest, AStreamWithoutBatchGetsItsAcknowledgementsAtOnce) {
-  RefereeConfig config;
+  TestRefereeOptions config = ServiceOptions();
   config.ack_hold = absl::Minutes(1);
-  ref_ = std::make_unique<TestReferee>(config);
+  ref_ = std::make_unique<ServiceReferee>(config);
   const Created match = NewMatch();
   std::unique_ptr<PlayClient> plain = Connect(match.tokens[0], "seat0");
   ASSERT_TRUE(plain->Await(IsDecision(match.id, 0, 0)));
@@ -2292,11 +2251,11 @@ TEST_F(ServiceTest, AStreamWithoutBatchGetsItsAcknowledgementsAtOnce) {
 // that lingers before writing: queued together, they would close a stream
 // whose bound ignored the seats.
 TEST_F(ServiceTest, ABotStreamsQueueBoundGrowsWithItsSeats) {
-  RefereeConfig config;
+  TestRefereeOptions config = ServiceOptions();
   config.limits.max_queued_messages = 2;
   config.limits.max_queued_messages_per_seat = 2;
   config.limits.batch_linger = absl::Milliseconds(50);
-  ref_ = std::make_unique<TestReferee>(config);
+  ref_ = std::make_unique<ServiceReferee>(config);
   const v1::RegisterBotResponse bot = NewBot("busy");
   PlayClient stream(ref_->NewChannel(), bot.bot_token(), "bot", nullptr,
                     std::nullopt, "batch");

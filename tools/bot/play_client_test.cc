@@ -18,9 +18,9 @@
 #include "gtest/gtest.h"
 #include "referee/core/log_sink.h"
 #include "referee/crypto/sha256.h"
-#include "referee/service/embedded_referee.h"
 #include "replay/verifier.h"
-#include "tests/temp_dir.h"
+#include "tests/test_client.h"
+#include "tests/test_referee.h"
 #include "tools/bot/strategy.h"
 
 namespace pyramid {
@@ -32,23 +32,17 @@ namespace fs = std::filesystem;
 class PlayClientTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    ASSERT_TRUE(dir_.ok());
-    LobbyOptions options;
-    options.log_dir = dir_.path();
-    public_key_ = options.referee_key.public_key();
-    absl::StatusOr<std::unique_ptr<EmbeddedReferee>> referee =
-        EmbeddedReferee::Start(std::move(options));
-    ASSERT_TRUE(referee.ok()) << referee.status();
-    referee_ = *std::move(referee);
-    channel_ = grpc::CreateChannel(referee_->address(),
-                                   grpc::InsecureChannelCredentials());
-    stub_ = v1::Referee::NewStub(channel_);
+    svctest::TestRefereeOptions options;
+    options.dir_prefix = "play-client-test";
+    referee_ = std::make_unique<svctest::TestReferee>(options);
+    ASSERT_TRUE(referee_->ok());
 
     grpc::ClientContext context;
-    context.AddMetadata("authorization", "Bearer " + referee_->admin_token());
+    svctest::Authorize(context, referee_->admin_token());
     v1::RegisterBotRequest request;
     request.set_name("reference");
-    const grpc::Status status = stub_->RegisterBot(&context, request, &bot_);
+    const grpc::Status status =
+        referee_->stub().RegisterBot(&context, request, &bot_);
     ASSERT_TRUE(status.ok()) << status.error_message();
   }
 
@@ -63,10 +57,10 @@ class PlayClientTest : public ::testing::Test {
       request.add_seats()->set_bot_id(bot_.bot_id());
     }
     grpc::ClientContext context;
-    context.AddMetadata("authorization", "Bearer " + referee_->admin_token());
+    svctest::Authorize(context, referee_->admin_token());
     v1::CreateMatchResponse response;
     const grpc::Status status =
-        stub_->CreateMatch(&context, request, &response);
+        referee_->stub().CreateMatch(&context, request, &response);
     ASSERT_TRUE(status.ok()) << game << ": " << status.error_message();
   }
 
@@ -84,11 +78,7 @@ class PlayClientTest : public ::testing::Test {
                                         std::nullopt);
   }
 
-  const TempDir dir_{"play-client-test"};
-  std::string public_key_;
-  std::unique_ptr<EmbeddedReferee> referee_;
-  std::shared_ptr<grpc::Channel> channel_;
-  std::unique_ptr<v1::Referee::Stub> stub_;
+  std::unique_ptr<svctest::TestReferee> referee_;
   v1::RegisterBotResponse bot_;
 };
 
@@ -98,19 +88,19 @@ TEST_F(PlayClientTest, PlaysAMatchOfEveryGameToItsEnd) {
   }
   const int seats = kSeats * static_cast<int>(BotGames().size());
   std::unique_ptr<PlayClient> client = NewClient(seats);
-  EXPECT_EQ(client->Run(*channel_, *stub_, bot_.bot_token()), 0);
+  EXPECT_EQ(
+      client->Run(*referee_->channel(), referee_->stub(), bot_.bot_token()), 0);
   // Stopped, the referee has sealed every log it wrote.
-  stub_.reset();
-  channel_.reset();
-  referee_.reset();
+  referee_->Stop();
 
   std::vector<std::string> games;
-  for (const fs::directory_entry& entry : fs::directory_iterator(dir_.path())) {
+  for (const fs::directory_entry& entry :
+       fs::directory_iterator(referee_->dir())) {
     if (entry.path().extension() != ".pyrlog") continue;
     absl::StatusOr<std::string> bytes = ReadFileToString(entry.path().string());
     ASSERT_TRUE(bytes.ok()) << bytes.status();
     VerifyOptions options;
-    options.pinned_key = public_key_;
+    options.pinned_key = referee_->public_key();
     const Verdict verdict = VerifyLog(*bytes, options);
     EXPECT_EQ(verdict.kind, Verdict::Kind::kGenuine)
         << entry.path() << ": " << verdict.reason;
@@ -129,8 +119,10 @@ TEST_F(PlayClientTest, PlaysAMatchOfEveryGameToItsEnd) {
 TEST_F(PlayClientTest, StopEndsARunWaitingForMatches) {
   std::unique_ptr<PlayClient> client = NewClient(1);
   int status = -1;
-  std::thread run(
-      [&] { status = client->Run(*channel_, *stub_, bot_.bot_token()); });
+  std::thread run([&] {
+    status =
+        client->Run(*referee_->channel(), referee_->stub(), bot_.bot_token());
+  });
   absl::SleepFor(absl::Milliseconds(200));
   client->Stop();
   run.join();
