@@ -9,6 +9,7 @@
 #include "referee/core/log_reader.h"
 #include "referee/crypto/bytes.h"
 #include "referee/crypto/protocol.h"
+#include "referee/service/play_features.h"
 
 namespace pyramid::svctest {
 namespace {
@@ -253,8 +254,7 @@ PlayClient::PlayClient(std::shared_ptr<grpc::Channel> channel,
   } else {
     Authorize(context_, token);
   }
-  if (!features.empty())
-    context_.AddMetadata("pyramid-play-features", features);
+  if (!features.empty()) context_.AddMetadata(kPlayFeatures, features);
   stream_.reset(grpc::internal::ClientReaderWriterFactory<
                 grpc::ByteBuffer, grpc::ByteBuffer>::Create(channel_.get(),
                                                             RawPlayMethod(),

@@ -18,6 +18,7 @@
 #include "referee/service/connections.h"
 #include "referee/service/flood_guard.h"
 #include "referee/service/match_host.h"
+#include "referee/service/play_features.h"
 #include "referee/service/scratch_arena.h"
 #include "referee/service/serialized_message.h"
 #include "referee/service/stream_writer.h"

@@ -145,10 +145,8 @@ int Pyramid::CapacityTokens() const {
   return count;
 }
 
-}  // namespace pyramid::scheme
-
 // The 18 Goals (goals of board.h).
-namespace pyramid::scheme {
+
 namespace {
 
 // The most non-Police cards on one path down from node `index` (flipped
