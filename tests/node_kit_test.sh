@@ -19,7 +19,9 @@
 #     bots' start on a loaded machine faults nobody): the kit commits its
 #     fallback action in time;
 #     then the referee is SIGKILLed mid-match and restarted on its data
-#     directory, and the Node bots reconnect and finish. No seat is faulted.
+#     directory, and the Node bots reconnect and finish, saying so as the
+#     Python kit does ("stream ended (UNAVAILABLE: ...); reconnecting in
+#     0.1 s"). No seat is faulted.
 #  3. A match over TLS (--tls_ca), against a second referee with a
 #     certificate made here with openssl.
 # Every log is fetched with `refctl get-log` and must verify as genuine.
@@ -140,6 +142,10 @@ for seat in 1 2; do
   expect_clean "slow-peer-$seat" 1
   grep -Eq "[2-9] stream\(s\)" "$tmp/slow-peer-$seat.out" ||
     fail "slow-peer-$seat did not reconnect"
+  # The line docs/writing-a-bot.md shows, as the Python kit prints it.
+  grep -Eq "^pyramid_kit: stream ended \(UNAVAILABLE: .*\); reconnecting in 0\.1 s$" \
+    "$tmp/slow-peer-$seat.out" ||
+    fail "slow-peer-$seat: no 'reconnecting in 0.1 s' line: $(cat "$tmp/slow-peer-$seat.out")"
 done
 verify_log "$match"
 "$BIN/replay" show "$tmp/$match.pyrlog" >"$tmp/slow-show.txt" 2>&1 ||

@@ -183,7 +183,8 @@ class Runner {
           this.summary.failure = `no referee for ${Math.round((now - brokenSince) / 1000)} s`;
           break;
         }
-        this.log(`stream ended (${status}); reconnecting in ${backoff} ms`);
+        // In seconds, as the Python kit and docs/writing-a-bot.md say it: "0.1 s".
+        this.log(`stream ended (${status}); reconnecting in ${(backoff / 1000).toFixed(1)} s`);
         // eslint-disable-next-line no-await-in-loop
         await Promise.race([sleep(backoff), new Promise((resolve) => { this.wakeUp = resolve; })]);
         backoff = Math.min(backoff * 2, 5000);

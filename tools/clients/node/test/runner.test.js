@@ -132,12 +132,19 @@ test('a decision without a list is not checked', async () => {
   assert.deepStrictEqual([lines, r.summary.fallbacks], [[], 0]);
 });
 
-/** Runs with streams that end as `ends` say (then a clean close). */
+/**
+ * Runs with streams that end as `ends` say (then a clean close), each having
+ * received a message if `got`.
+ */
 async function runStreams(...ends) {
+  return runStreamsGot(true, ...ends);
+}
+
+async function runStreamsGot(got, ...ends) {
   const { r, lines } = runner(0, new Bot(), { reconnectForS: 60 });
   r.playOnce = async () => {
     r.summary.streams += 1;
-    return { got: true, error: ends.shift() || null };
+    return { got, error: ends.shift() || null };
   };
   const summary = await r.run();
   return { summary, lines };
@@ -160,8 +167,19 @@ test('other stream ends reconnect, and say why', async () => {
   );
   assert.deepStrictEqual([summary.streams, summary.failure], [3, '']);
   assert.deepStrictEqual(lines, [
-    'stream ended (UNAVAILABLE: Connection dropped); reconnecting in 100 ms',
-    'stream ended (ABORTED: something else); reconnecting in 100 ms',
+    'stream ended (UNAVAILABLE: Connection dropped); reconnecting in 0.1 s',
+    'stream ended (ABORTED: something else); reconnecting in 0.1 s',
+  ]);
+});
+
+test('the backoff doubles while no stream gets a message, said in seconds as Python says it', async () => {
+  const refused = { code: grpc.status.UNAVAILABLE, details: 'refused' };
+  const { summary, lines } = await runStreamsGot(false, refused, refused, refused);
+  assert.deepStrictEqual([summary.streams, summary.failure], [4, '']);
+  assert.deepStrictEqual(lines, [
+    'stream ended (UNAVAILABLE: refused); reconnecting in 0.1 s',
+    'stream ended (UNAVAILABLE: refused); reconnecting in 0.2 s',
+    'stream ended (UNAVAILABLE: refused); reconnecting in 0.4 s',
   ]);
 });
 
