@@ -229,9 +229,11 @@ std::optional<Flags> ParseArgs(const std::vector<std::string>& args) {
 
 // Verifies the log at `path` into `verdict`, writing its line to `out` (or
 // why it cannot be read to `err`); returns its exit status.
+// `checkpoint_pinned`: --tlog_key pinned the key of an --inclusion proof's
+// checkpoint, which the line says, as it does not pin the log's.
 int VerifyOne(const std::string& path, const VerifyOptions& options,
               bool allow_unsealed, Verdict* verdict, std::ostream& out,
-              std::ostream& err) {
+              std::ostream& err, bool checkpoint_pinned = false) {
   absl::StatusOr<std::string> file = ReadFileToString(path);
   if (!file.ok()) {
     err << path << ": " << file.status().message() << "\n";
@@ -239,11 +241,16 @@ int VerifyOne(const std::string& path, const VerifyOptions& options,
   }
   Verdict& v = *verdict;
   v = VerifyLog(*file, options);
-  const std::string key_note =
-      v.key_from_header
-          ? absl::StrCat("referee key ", ToHex(v.header.referee_public_key()),
-                         " taken from the log itself; pin it with --key")
-          : "referee key pinned";
+  const std::string log_key = ToHex(v.header.referee_public_key());
+  std::string key_note = "referee key pinned";
+  if (v.key_from_header && checkpoint_pinned) {
+    key_note = absl::StrCat(
+        "checkpoint key pinned by --tlog_key; the log's referee key ", log_key,
+        " taken from the log itself: pin it with --key");
+  } else if (v.key_from_header) {
+    key_note = absl::StrCat("referee key ", log_key,
+                            " taken from the log itself; pin it with --key");
+  }
   switch (v.kind) {
     case Verdict::Kind::kGenuine: {
       std::string ranks;
@@ -383,8 +390,9 @@ int Verify(const std::vector<std::string>& args) {
     }
     const std::string& log = flags->operands[0];
     Verdict verdict;
-    const int result = VerifyOne(log, options, flags->allow_unsealed, &verdict,
-                                 std::cout, std::cerr);
+    const int result =
+        VerifyOne(log, options, flags->allow_unsealed, &verdict, std::cout,
+                  std::cerr, /*checkpoint_pinned=*/!flags->tlog_key.empty());
     if (result != kGenuine) return result;
     // The checkpoint is signed by the referee whose key signed the log.
     CheckpointKey key{flags->tlog_key, verdict.header.referee_public_key()};

@@ -590,6 +590,32 @@ TEST_F(ReplayCliTest, GenuineWithoutKeySaysWhereTheKeyCameFrom) {
                                      " taken from the log itself")));
 }
 
+// --tlog_key pins the key of the --inclusion proof's checkpoint, not the
+// log's: the verdict line says so, and that --key pins the log's. It said
+// only "taken from the log itself; pin it with --key", as if nothing had
+// been pinned.
+TEST_F(ReplayCliTest, TlogKeySaysTheCheckpointIsPinned) {
+  const std::string example = "testdata/tlog/example";
+  const std::string name =
+      "rock_paper_pyramid-1a08adf5fc16925d26ec56c7ef0369db";
+  const std::string log = absl::StrCat(example, "/logs/", name, ".pyrlog");
+  const CliRun run = Replay(absl::StrCat(
+      "verify --tlog_key=testdata/tlog/tlog.vkey --inclusion=", example,
+      "/proofs/", name, ".tlog-proof ", log));
+  EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
+  // referee.pub holds the key as 64 hex digits and a newline.
+  const std::string referee_key =
+      Slurp(absl::StrCat(example, "/referee.pub")).substr(0, 64);
+  EXPECT_THAT(
+      run.out,
+      HasSubstr(absl::StrCat(
+          "; checkpoint key pinned by --tlog_key; the log's referee "
+          "key ",
+          referee_key, " taken from the log itself: pin it with --key)\n")));
+  EXPECT_THAT(run.out, HasSubstr(": included as leaf "));
+  EXPECT_EQ(run.err, "");
+}
+
 TEST_F(ReplayCliTest, EveryGoldenVerifies) {
   std::string args = absl::StrCat("verify --key ", kKeyFile);
   for (const char* golden : kGoldens) absl::StrAppend(&args, " ", golden);
