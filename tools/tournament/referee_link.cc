@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <utility>
 #include <vector>
 
@@ -335,10 +334,11 @@ std::string RefereeLink::LogFileName(const std::string& game,
   return absl::StrCat(game, "-", match_id, ".pyrlog");
 }
 
-absl::Status RefereeLink::FetchLog(const std::string& match_id,
-                                   const std::string& dir,
-                                   const std::string& file) {
-  if (embedded_ != nullptr) return absl::OkStatus();
+absl::StatusOr<std::string> RefereeLink::GetLog(const std::string& match_id) {
+  if (embedded_ != nullptr) {
+    return absl::FailedPreconditionError(
+        "the embedded referee keeps no logs but those in its log directory");
+  }
   v1::GetLogRequest request;
   request.set_match_id(match_id);
   std::string bytes;
@@ -352,12 +352,18 @@ absl::Status RefereeLink::FetchLog(const std::string& match_id,
     return reader->Finish();
   });
   if (!status.ok()) return FromGrpc(status, "fetching the log");
-  const std::string path = (std::filesystem::path(dir) / file).string();
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << bytes;
-  out.close();
-  return out ? absl::OkStatus()
-             : absl::InternalError(absl::StrCat("cannot write ", path));
+  return bytes;
+}
+
+absl::Status RefereeLink::FetchLog(const std::string& match_id,
+                                   const std::string& dir,
+                                   const std::string& file) {
+  if (embedded_ != nullptr) return absl::OkStatus();
+  absl::StatusOr<std::string> bytes = GetLog(match_id);
+  if (!bytes.ok()) return bytes.status();
+  // Synced, with its directory, before the journal line that names it.
+  return WriteFileAtomically((std::filesystem::path(dir) / file).string(),
+                             *bytes);
 }
 
 std::optional<std::string> WrongRefereeKey(const Verdict& verdict,

@@ -81,8 +81,15 @@ class RefereeLink {
 
   // Makes the finished match's log available at `dir`/`file` (fetching it
   // with GetLog from a remote referee; the embedded one wrote it there).
+  // A fetched log is written whole and synced, with its directory
+  // (WriteFileAtomically), so that it is durable before the journal line
+  // that names it.
   absl::Status FetchLog(const std::string& match_id, const std::string& dir,
                         const std::string& file);
+
+  // A running referee's log of the finished match `match_id` (GetLog), in
+  // memory. FAILED_PRECONDITION for the embedded referee.
+  absl::StatusOr<std::string> GetLog(const std::string& match_id);
 
   // The referee's latest transparency log checkpoint (covering every match
   // sealed so far), and a sealed log's inclusion proof against the
