@@ -163,6 +163,20 @@ TEST_F(StartRollbackTest, ADirectoryThatCannotBeMadeIsNamed) {
   EXPECT_TRUE(fs::exists(File("file")));
 }
 
+// A file where the directory should be is named as such; it was "cannot
+// create --data_dir FILE: Not a directory", as if making it had failed.
+TEST_F(StartRollbackTest, AFileInTheDirectorysPlaceIsNamed) {
+  Write(File("file"), "");
+  StartRollback rollback;
+  const absl::Status status =
+      rollback.CreateDirectories(File("file"), "--data_dir");
+  EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(status.message(), absl::StrCat("--data_dir ", File("file"),
+                                           " exists and is not a directory"));
+  rollback.Undo();
+  EXPECT_TRUE(fs::exists(File("file")));
+}
+
 // A self-signed P-256 certificate and its key, in PEM.
 struct Pem {
   std::string cert, key;

@@ -60,7 +60,12 @@ absl::Status StartRollback::CreateDirectories(const fs::path& dir,
     }
   }
   if (!error && !fs::is_directory(dir, error) && !error) {
-    error = std::make_error_code(std::errc::not_a_directory);
+    // `dir` itself is a file: nothing failed to be made, it is in the way.
+    if (fs::exists(dir, error) && !error) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          what, " ", dir.string(), " exists and is not a directory"));
+    }
+    if (!error) error = std::make_error_code(std::errc::not_a_directory);
   }
   if (error) {
     return absl::FailedPreconditionError(absl::StrCat(
