@@ -13,7 +13,8 @@
 # count, the bot's unknown game or unreadable token file, and the
 # benchmarks' values out of range, each refused before any work). The
 # Google Benchmark programs (bench_rules, bench_tlog) refuse their command
-# line's mistakes the same way, Google Benchmark's flags' included. refctl's
+# line's mistakes the same way, Google Benchmark's flags' included (a
+# value that is no number in one line, ours alone). refctl's
 # --help lists its commands. tournament's number flags
 # that override the tournament file say what leaving them unset means.
 # PYRAMID_NO_BENCHMARKS=1 (the sanitizer build, which does not build them)
@@ -63,6 +64,20 @@ expect_status() {
     ((++passed))
   else
     echo "$program $*: status $status (want $want), said: ${out:0:300}"
+    ((++failed))
+  fi
+}
+# expect_only PROGRAM STATUS LINE ARGS...: counts whether PROGRAM ARGS
+# exits STATUS, saying LINE and nothing else (stdout and stderr).
+expect_only() {
+  local program=$1 want=$2 line=$3 out status=0
+  shift 3
+  out=$("$bin/$program" "$@" 2>&1) || status=$?
+  if ((status == want)) && [[ $out == "$line" ]]; then
+    ((++passed))
+  else
+    echo "$program $*: status $status (want $want), said: ${out:0:300}"
+    echo "  (want only: $line)"
     ((++failed))
   fi
 }
@@ -120,8 +135,20 @@ if [[ ${PYRAMID_NO_BENCHMARKS:-0} != 1 ]]; then
     expect_status "$program" 2 "unknown flag --no_such_flag" --no_such_flag
     expect_status "$program" 2 '--benchmark_format is console, json or csv, not "xml"' \
       --benchmark_format=xml
-    expect_status "$program" 2 '--benchmark_repetitions does not take "x"' \
+    # A value that is no number: one line, ours (Google Benchmark's own
+    # "The value of flag ... is expected to be a double" came before it).
+    expect_only "$program" 2 \
+      "$program: --benchmark_repetitions is a whole number of times, not \"x\" (see $program --help)" \
       --benchmark_repetitions=x
+    expect_only "$program" 2 \
+      "$program: --benchmark_repetitions is a whole number of times, not \"1.5\" (see $program --help)" \
+      --benchmark_repetitions=1.5
+    expect_only "$program" 2 \
+      "$program: --benchmark_min_time is a number of seconds, not \"abc\" (see $program --help)" \
+      --benchmark_min_time=abc
+    expect_only "$program" 2 \
+      "$program: --benchmark_min_warmup_time is a number of seconds, not \"2x\" (see $program --help)" \
+      --benchmark_min_warmup_time=2x
     expect_status "$program" 2 "--benchmark_repetitions must be positive, not 0" \
       --benchmark_repetitions=0
     expect_status "$program" 2 "--benchmark_filter names no benchmark" \

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <initializer_list>
@@ -58,12 +59,23 @@ void CheckBenchmarkValues(std::string_view program, int argc, char** argv) {
                             std::string(listed) + ", not \"" +
                             std::string(value) + "\"");
   };
+  // A value that is no number is said here, in one line: Google Benchmark
+  // would say it in its own words, then RefuseLeftArguments again in ours.
+  // `positive`: a count of at least 1 (an int32), else seconds, at least 0.
   const auto number = [&](std::string_view name, std::string_view value,
                           bool positive) {
     const std::string text(value);
     char* end = nullptr;
-    const double parsed = std::strtod(text.c_str(), &end);
-    if (text.empty() || *end != '\0') return;  // Google Benchmark's to say.
+    errno = 0;
+    const double parsed = positive ? std::strtol(text.c_str(), &end, 10)
+                                   : std::strtod(text.c_str(), &end);
+    if (text.empty() || *end != '\0' || errno == ERANGE ||
+        (positive && parsed > INT32_MAX)) {
+      UsageError(program, std::string("--") + std::string(name) + " is " +
+                              (positive ? "a whole number of times"
+                                        : "a number of seconds") +
+                              ", not \"" + text + "\"");
+    }
     if (positive ? parsed >= 1 : parsed >= 0) return;
     UsageError(program, std::string("--") + std::string(name) + " must be " +
                             (positive ? "positive" : "at least 0") + ", not " +
