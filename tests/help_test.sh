@@ -10,8 +10,9 @@
 # are usage errors like the programs' own: status 2, one line naming it.
 # So are bad values that only the program can judge (arena's unknown game,
 # a seat count without one strategy per seat, refctl's negative seat
-# count, the bot's unknown game or unreadable token file, and the
-# benchmarks' values out of range, each refused before any work). The
+# count, consistency sizes and inclusion names no referee takes, the
+# bot's unknown game or unreadable token file, and the benchmarks' values
+# out of range, each refused before any work). The
 # Google Benchmark programs (bench_rules, bench_tlog) refuse their command
 # line's mistakes the same way, Google Benchmark's flags' included (a
 # value that is no number in one line, ours alone). refctl's
@@ -121,6 +122,19 @@ for command in register-bot create-match get-match list watch get-log \
 done
 expect_status refctl 2 "--seats must be positive, not -1" create-match \
   --game=rock_paper_pyramid --seats=-1
+# Sizes and log names no referee takes are refused before any call (no
+# referee listens on port 1): they reached it, and its INVALID_ARGUMENT or
+# NOT_FOUND exited 1.
+expect_only refctl 2 "refctl: consistency: the old size (4) is larger than the new one (1): swapped? The older size comes first" \
+  --referee=127.0.0.1:1 consistency 4 1
+expect_only refctl 2 "refctl: consistency: OLD is a tree size of 1 or more, not 0" \
+  --referee=127.0.0.1:1 consistency 0 3
+expect_only refctl 2 "refctl: consistency OLD NEW: two tree sizes" \
+  --referee=127.0.0.1:1 consistency 1 x
+expect_only refctl 2 "refctl: inclusion: \"nothex\" is neither a match id (32 hex digits) nor a log's SHA-256 (64 hex digits)" \
+  --referee=127.0.0.1:1 inclusion nothex
+expect_only refctl 2 "refctl: inclusion: \"0123456789abcdef0123456789abcdeg\" is neither a match id (32 hex digits) nor a log's SHA-256 (64 hex digits)" \
+  --referee=127.0.0.1:1 inclusion 0123456789abcdef0123456789abcdeg
 expect_status bot 2 'unknown --game "nosuch": the games are flaming_pyramids, pyramid_scheme, pyramid_shambo, rock_paper_pyramid' \
   --game=nosuch
 expect_status bot 2 "--token_file: cannot open /nonexistent/seat.token" \

@@ -625,18 +625,30 @@ int Checkpoint(v1::Referee::Stub& stub) {
   return Output(checkpoint.note());
 }
 
+// Whether `text` is `digits` hex digits.
+bool IsHex(const std::string& text, size_t digits) {
+  return text.size() == digits &&
+         std::all_of(text.begin(), text.end(),
+                     [](unsigned char c) { return absl::ascii_isxdigit(c); });
+}
+
 int Inclusion(v1::Referee::Stub& stub, const std::string& log) {
+  // Neither a match id nor a log hash is the command line's mistake, said
+  // before any call (the referee answered NOT_FOUND, exit 1).
+  v1::GetInclusionProofRequest request;
+  if (IsHex(log, 64)) {
+    request.set_log_sha256(*FromHex(log));
+  } else if (IsHex(log, 32)) {
+    request.set_match_id(log);
+  } else {
+    return Usage(absl::StrCat(
+        "inclusion: \"", log.size() <= 64 ? log : log.substr(0, 64) + "...",
+        "\" is neither a match id (32 hex digits) nor a log's SHA-256 (64 "
+        "hex digits)"));
+  }
   grpc::ClientContext context;
   if (absl::Status s = Authorize(context, /*optional=*/true); !s.ok()) {
     return Fail(std::string(s.message()));
-  }
-  v1::GetInclusionProofRequest request;
-  if (log.size() == 64) {
-    absl::StatusOr<std::string> hash = FromHex(log);
-    if (!hash.ok()) return Usage("a log hash is 64 hex digits");
-    request.set_log_sha256(*hash);
-  } else {
-    request.set_match_id(log);
   }
   request.set_tree_size(absl::GetFlag(FLAGS_size));
   v1::InclusionProof proof;
@@ -647,16 +659,27 @@ int Inclusion(v1::Referee::Stub& stub, const std::string& log) {
 
 int Consistency(v1::Referee::Stub& stub, const std::string& old_size,
                 const std::string& new_size) {
-  grpc::ClientContext context;
-  if (absl::Status s = Authorize(context, /*optional=*/true); !s.ok()) {
-    return Fail(std::string(s.message()));
-  }
-  v1::GetConsistencyProofRequest request;
+  // Sizes the referee would refuse whatever its tree are the command line's
+  // mistake, said before any call (as `replay consistency` says swapped
+  // checkpoints); a NEW past the tree's size is the referee's to say.
   uint64_t old_value = 0, new_value = 0;
   if (!absl::SimpleAtoi(old_size, &old_value) ||
       !absl::SimpleAtoi(new_size, &new_value)) {
     return Usage("consistency OLD NEW: two tree sizes");
   }
+  if (old_value == 0) {
+    return Usage("consistency: OLD is a tree size of 1 or more, not 0");
+  }
+  if (old_value > new_value) {
+    return Usage(absl::StrCat("consistency: the old size (", old_value,
+                              ") is larger than the new one (", new_value,
+                              "): swapped? The older size comes first"));
+  }
+  grpc::ClientContext context;
+  if (absl::Status s = Authorize(context, /*optional=*/true); !s.ok()) {
+    return Fail(std::string(s.message()));
+  }
+  v1::GetConsistencyProofRequest request;
   request.set_old_size(old_value);
   request.set_new_size(new_value);
   v1::ConsistencyProof proof;
