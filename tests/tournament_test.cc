@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
@@ -844,6 +845,53 @@ TEST_F(TournamentTest, AWrongRefereeKeyIsFoundOnTheFirstLogWithoutACheckpoint) {
   }
   EXPECT_GE(played, 1);
   EXPECT_LE(played, 2);
+}
+
+// A running referee that cannot be reached: the runner says so in one line
+// per wait to retry (--referee_retry_s), and SIGTERM or SIGINT ends it at
+// once with status 130 (an interruption), long before the retry window
+// ends, even in its first check (the admin token's), before it has made
+// the output directory.
+TEST_F(TournamentTest, AnInterruptionEndsTheWaitForAnUnreachableReferee) {
+  std::ofstream(dir_.File("admin.token")) << "some-token\n";
+  std::vector<std::string> argv =
+      TournamentCommand(Make("rock_paper_pyramid", 3, 3));
+  const absl::Duration window = absl::Seconds(120);
+  argv.insert(
+      argv.end(),
+      {"--referee=127.0.0.1:1", "--referee_key=" + std::string(64, 'a'),
+       "--admin_token_file=" + dir_.File("admin.token"),
+       absl::StrCat("--referee_retry_s=", absl::ToInt64Seconds(window))});
+  for (int sig : {SIGTERM, SIGINT}) {
+    const absl::Time start = absl::Now();
+    testing_util::Process run(argv, dir_.File("run.out"), dir_.File("run.err"));
+    // Two waits said: 100 ms, then 200 ms (one line each).
+    while (run.running() && absl::Now() < start + absl::Seconds(60) &&
+           run.err().find("retrying in 200ms") == std::string::npos) {
+      absl::SleepFor(absl::Milliseconds(20));
+    }
+    ASSERT_TRUE(run.running()) << run.err();
+    run.Signal(sig);
+    EXPECT_EQ(run.Wait(absl::Seconds(60)), 130) << sig << ": " << run.err();
+    EXPECT_LT(absl::Now() - start, window / 2) << "ran out its retry window";
+    const std::string err = run.err();
+    EXPECT_THAT(
+        err, HasSubstr("tournament: the referee at 127.0.0.1:1 did not answer "
+                       "(UNAVAILABLE: "));
+    EXPECT_THAT(err, HasSubstr("); retrying in 100ms (--referee_retry_s)\n"));
+    std::vector<std::string> waits;
+    for (absl::string_view line : absl::StrSplit(err, '\n')) {
+      if (absl::StrContains(line, "retrying in")) {
+        waits.push_back(std::string(line.substr(line.rfind("retrying in"))));
+      }
+    }
+    ASSERT_GE(waits.size(), 2u) << err;
+    EXPECT_EQ(waits[0], "retrying in 100ms (--referee_retry_s)");
+    EXPECT_EQ(waits[1], "retrying in 200ms (--referee_retry_s)");
+    EXPECT_THAT(err, HasSubstr("tournament: checking the admin token: "
+                               "interrupted\n"));
+    EXPECT_FALSE(fs::exists(dir_.File("out")));
+  }
 }
 
 // The `tournament` program refuses a mistake in its command line with

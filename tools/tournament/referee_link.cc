@@ -160,6 +160,17 @@ absl::StatusOr<std::unique_ptr<RefereeLink>> RefereeLink::Connect(
   return link;
 }
 
+void RefereeLink::SetRetryHooks(std::function<bool()> interrupted,
+                                std::function<void(const std::string&)> note) {
+  interrupted_ = std::move(interrupted);
+  note_ = std::move(note);
+}
+
+bool RefereeLink::Interrupted() {
+  if (!cancelled_.load() && interrupted_ && interrupted_()) Cancel();
+  return cancelled_.load();
+}
+
 grpc::Status RefereeLink::Retrying(const std::function<grpc::Status()>& call) {
   const absl::Time give_up = absl::Now() + retry_for_;
   Backoff backoff;
@@ -168,16 +179,39 @@ grpc::Status RefereeLink::Retrying(const std::function<grpc::Status()>& call) {
     const bool lost = status.error_code() == grpc::StatusCode::UNAVAILABLE ||
                       (status.error_code() == grpc::StatusCode::CANCELLED &&
                        !cancelled_.load());
-    if (!lost || cancelled_.load() || absl::Now() + backoff.delay() > give_up) {
-      return status;
+    if (!lost) return status;
+    if (Interrupted()) {
+      return grpc::Status(grpc::StatusCode::CANCELLED, "interrupted");
     }
-    absl::SleepFor(backoff.delay());
+    if (absl::Now() + backoff.delay() > give_up) return status;
+    if (note_) {
+      note_(absl::StrCat(
+          "tournament: the referee at ", address_, " did not answer (",
+          absl::StatusCodeToString(
+              static_cast<absl::StatusCode>(status.error_code())),
+          ": ", status.error_message(), "); retrying in ",
+          absl::FormatDuration(backoff.delay()), " (--referee_retry_s)"));
+    }
+    // The wait is the backoff, then (a running referee) up to the next
+    // backoff for the channel to connect: a failed channel otherwise waits
+    // out gRPC's own backoff and fails every call at once meanwhile. It is
+    // waited in slices of at most 100 ms, so that an interruption ends it
+    // at once.
+    const absl::Time retry_at = absl::Now() + backoff.delay();
     backoff.Grow();
-    // Connect now: a failed channel otherwise waits out gRPC's own backoff
-    // and fails every call at once meanwhile.
-    if (channel_ != nullptr) {
-      channel_->WaitForConnected(
-          absl::ToChronoTime(absl::Now() + backoff.delay()));
+    const absl::Time connect_by =
+        channel_ == nullptr ? retry_at : retry_at + backoff.delay();
+    for (absl::Time now = absl::Now(); now < connect_by; now = absl::Now()) {
+      if (Interrupted()) {
+        return grpc::Status(grpc::StatusCode::CANCELLED, "interrupted");
+      }
+      const absl::Time slice = std::min(now + absl::Milliseconds(100),
+                                        now < retry_at ? retry_at : connect_by);
+      if (now < retry_at) {
+        absl::SleepFor(slice - now);
+      } else if (channel_->WaitForConnected(absl::ToChronoTime(slice))) {
+        break;
+      }
     }
   }
 }

@@ -102,8 +102,20 @@ class RefereeLink {
   static std::string LogFileName(const std::string& game,
                                  const std::string& match_id);
 
-  // Ends every AwaitEnd in progress or to come with CANCELLED.
+  // Ends every AwaitEnd in progress or to come with CANCELLED, and every
+  // wait to retry a call.
   void Cancel();
+
+  // Called before any call above. While a call waits to be retried (the
+  // referee did not answer), `interrupted` is polled (from the calling
+  // thread, every 100 ms at most): once it returns true the link is
+  // cancelled, as by Cancel(), and the call fails at once with CANCELLED
+  // ("interrupted"). `note` gets one line per wait: "tournament: the
+  // referee at ADDRESS
+  // did not answer (UNAVAILABLE: ...); retrying in 200ms
+  // (--referee_retry_s)".
+  void SetRetryHooks(std::function<bool()> interrupted,
+                     std::function<void(const std::string&)> note);
 
  private:
   RefereeLink() = default;
@@ -112,8 +124,11 @@ class RefereeLink {
   // Adds the admin token to `context`'s metadata.
   void Authorize(grpc::ClientContext& context) const;
   // Calls `call` until it returns anything but a lost connection, or
-  // `retry_for_` has passed, or Cancel() was called.
+  // `retry_for_` has passed, or Cancel() was called or the link was
+  // interrupted (SetRetryHooks) while it waited.
   grpc::Status Retrying(const std::function<grpc::Status()>& call);
+  // True once cancelled, or once `interrupted_` says so (which cancels).
+  bool Interrupted();
 
   std::unique_ptr<EmbeddedReferee> embedded_;
   std::string address_;
@@ -127,6 +142,8 @@ class RefereeLink {
 
   absl::Duration retry_for_ = absl::ZeroDuration();
   std::atomic<bool> cancelled_{false};
+  std::function<bool()> interrupted_;             // SetRetryHooks.
+  std::function<void(const std::string&)> note_;  // SetRetryHooks.
   absl::Mutex mu_;
   std::set<grpc::ClientContext*> watches_ ABSL_GUARDED_BY(mu_);
 };

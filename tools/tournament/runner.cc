@@ -217,6 +217,7 @@ class Runner {
                                t_.admin_token_file(), options_.referee_retry);
       if (!link.ok()) return link.status();
       link_ = *std::move(link);
+      SetRetryHooks();
       // A wrong token would fail at the first bot's registration, after
       // the output directory is made.
       if (absl::Status s = link_->CheckAdminToken(); !s.ok()) return s;
@@ -238,6 +239,7 @@ class Runner {
                                      (out_ / "log-journal").string());
       if (!link.ok()) return link.status();
       link_ = *std::move(link);
+      SetRetryHooks();
     }
     if (absl::Status s = Resume(); !s.ok()) return s;
     if (absl::Status s = StartBots(); !s.ok()) {
@@ -386,7 +388,8 @@ class Runner {
   // (UNAVAILABLE, after the link's retries) fails the run.
   absl::Status CheckRefereeKey() {
     absl::StatusOr<v1::TlogCheckpoint> checkpoint = link_->GetCheckpoint();
-    if (checkpoint.status().code() == absl::StatusCode::kUnavailable) {
+    if (checkpoint.status().code() == absl::StatusCode::kUnavailable ||
+        checkpoint.status().code() == absl::StatusCode::kCancelled) {
       return checkpoint.status();
     }
     if (!checkpoint.ok()) return absl::OkStatus();
@@ -721,6 +724,9 @@ class Runner {
     request.set_request_id(ToHex(SystemRandomBytes(16)));
     absl::StatusOr<v1::CreateMatchResponse> created =
         link_->CreateMatch(request);
+    if (created.status().code() == absl::StatusCode::kCancelled) {
+      return std::nullopt;
+    }
     if (!created.ok()) {
       result.set_verdict(
           absl::StrCat("not played: ", created.status().message()));
@@ -738,6 +744,7 @@ class Runner {
     if (absl::Status s = link_->FetchLog(created->match_id(),
                                          (out_ / "logs").string(), file);
         !s.ok()) {
+      if (s.code() == absl::StatusCode::kCancelled) return std::nullopt;
       result.set_verdict(absl::StrCat("log not fetched: ", s.message()));
       return result;
     }
@@ -861,16 +868,33 @@ class Runner {
       ShowProgress(false);
       for (int i = 0; i < (options_.live ? 5 : 50) && !playing_done_.load();
            ++i) {
-        if (!interrupted_.load() && options_.interrupted()) {
-          interrupted_ = true;
-          link_->Cancel();
-          Note(
-              "interrupted: stopping (matches in flight are played again "
-              "on resume)");
-        }
+        CheckInterrupted();
         std::this_thread::sleep_for(std::chrono::milliseconds(100));
       }
     }
+  }
+
+  // True once RunOptions::interrupted has said so; the first time, stops
+  // the link (every wait for a match's end or for a retry ends) and says so.
+  bool CheckInterrupted() {
+    if (interrupted_.load()) return true;
+    if (!options_.interrupted()) return false;
+    if (!interrupted_.exchange(true)) {
+      link_->Cancel();
+      Note(out_.empty() ? "interrupted: stopping before anything is written"
+                        : "interrupted: stopping (matches in flight are "
+                          "played again on resume)");
+    }
+    return true;
+  }
+
+  // An interruption ends the link's waits to retry a referee that does not
+  // answer, which say each wait in a line, from the first call on (the
+  // checks of the admin token and the referee's key come before
+  // ProgressLoop runs).
+  void SetRetryHooks() {
+    link_->SetRetryHooks([this] { return CheckInterrupted(); },
+                         [this](const std::string& line) { Note(line); });
   }
 
   void ShowProgress(bool final) {

@@ -29,9 +29,12 @@ struct RunOptions {
   std::ostream* progress = nullptr;
   // Redraw one live progress line (a terminal) instead of printing lines.
   bool live = false;
-  // Polled a few times a second; once true the runner stops starting
-  // matches, abandons those in flight (they are played again on resume),
-  // stops the bots, writes the results so far and returns CANCELLED.
+  // Polled a few times a second, also from any thread that waits to retry
+  // a call to the referee; once true the runner stops starting matches,
+  // abandons those in flight (they are played again on resume), stops the
+  // bots, writes the results so far and returns CANCELLED. Before the
+  // output directory is made (a running referee's first checks), it
+  // returns CANCELLED at once, having written nothing.
   std::function<bool()> interrupted = [] { return false; };
   // With a running referee (Tournament.referee): how long to keep retrying
   // while it cannot be reached (it restarts) before a match fails.
