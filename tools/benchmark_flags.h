@@ -26,12 +26,13 @@ FlagArgument SplitFlag(std::string_view arg);
 
 // Call before benchmark::Initialize: --version prints the program's version
 // line (VersionLine, as every program's) and exits 0; the values of Google
-// Benchmark's flags
-// that its parser takes without judging them (it prints its usage and exits
-// 0 on a --benchmark_format it does not know, takes any word for a boolean,
-// runs nothing for --benchmark_repetitions=0 and aborts for a negative one,
-// and exits 1 for a --benchmark_out it cannot write) are checked here: a bad
-// one is a usage error naming the flag.
+// Benchmark's flags that its parser takes without judging them, or judges
+// with a message of its own before ours (it prints its usage and exits 0 on
+// a --benchmark_format it does not know, takes any word for a boolean, runs
+// nothing for --benchmark_repetitions=0 and aborts for a negative one, exits
+// 1 for a --benchmark_out it cannot write, and complains of a number that is
+// not one), are checked here: a bad one is a usage error naming the flag, on
+// one line.
 void CheckBenchmarkValues(std::string_view program, int argc, char** argv);
 
 // Call after benchmark::Initialize, with what it left of the command line
