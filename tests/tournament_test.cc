@@ -421,15 +421,17 @@ TEST_F(TournamentTest, AResumeWithoutItsSecretKeyIsRefusedWithStatus2) {
     EXPECT_FALSE(fs::exists(missing)) << c.flag;
     EXPECT_TRUE(Tree(out) == before) << c.flag;
   }
-  // Another tournament's directory is named as such (status 1), whatever
-  // its key: that, not the key, is what is wrong with the command.
+  // Another tournament's directory is named as such (status 2, the
+  // command's mistake, and nothing in it changes), whatever its key: that,
+  // not the key, is what is wrong with the command.
   {
     std::vector<std::string> another = argv;
     another.push_back("--rounds=2");
     testing_util::Process run(another, dir_.File("a.out"), dir_.File("a.err"));
-    EXPECT_EQ(run.Wait(absl::Seconds(30)), 1) << run.err();
+    EXPECT_EQ(run.Wait(absl::Seconds(30)), 2) << run.err();
     EXPECT_THAT(run.err(), HasSubstr("holds another tournament"));
     EXPECT_FALSE(fs::exists(key));
+    EXPECT_TRUE(Tree(out) == before);
   }
 
   // Two different keys, the right one beside the directory and another
@@ -1092,12 +1094,17 @@ TEST_F(TournamentTest, ABotThatNeverPlaysIsNamedAndFailsTheRun) {
   EXPECT_THAT(again.err(), HasSubstr("bot bot-3 never played"));
 }
 
+// Another tournament's output directory is the command's mistake
+// (INVALID_ARGUMENT: the program's status 2), refused before anything in it
+// changes.
 TEST_F(TournamentTest, ResumeRefusesAnotherTournament) {
   ASSERT_TRUE(Run(Make("rock_paper_pyramid", 3, 3)).ok());
+  const std::map<std::string, std::string> before = Tree(dir_.File("out"));
   absl::StatusOr<v1::TournamentResults> other =
       Run(Make("rock_paper_pyramid", 3, 3, "rounds: 2"));
   ASSERT_FALSE(other.ok());
-  EXPECT_EQ(other.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(other.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(Tree(dir_.File("out")) == before);
   EXPECT_THAT(other.status().message(), HasSubstr("another tournament"));
   // It says what differs, field by field.
   EXPECT_THAT(other.status().message(),

@@ -325,8 +325,25 @@ class Runner {
     return PlanSigningKey(files).status();
   }
 
+  // INVALID_ARGUMENT (the command's mistake, exit status 2) when the output
+  // directory records another tournament than this one.
+  absl::Status CheckSameTournament() const {
+    const fs::path identity_file = fs::path(t_.output_dir()) / "tournament.txt";
+    if (!fs::exists(identity_file)) return absl::OkStatus();
+    absl::StatusOr<std::string> previous =
+        ReadFileToString(identity_file.string());
+    if (!previous.ok()) return previous.status();
+    if (*previous == Identity(t_)) return absl::OkStatus();
+    return absl::InvalidArgumentError(absl::StrCat(
+        t_.output_dir(), " holds another tournament (", identity_file.string(),
+        "): ", IdentityDifferences(*previous, IdentityOf(t_)),
+        "; choose another output_dir or remove it"));
+  }
+
   // Creates the output directory, or checks that it holds this tournament.
   absl::Status OpenOutput() {
+    // Before anything in it is made or changed; again under the lock.
+    if (absl::Status s = CheckSameTournament(); !s.ok()) return s;
     out_ = t_.output_dir();
     std::error_code error;
     for (const char* sub : {"logs", "bots", "tokens"}) {
@@ -342,24 +359,15 @@ class Runner {
     if (!lock.ok()) return lock.status();
     lock_.emplace(*std::move(lock));
     const fs::path identity_file = out_ / "tournament.txt";
-    const std::string identity = Identity(t_);
-    if (fs::exists(identity_file)) {
-      absl::StatusOr<std::string> previous =
-          ReadFileToString(identity_file.string());
-      if (!previous.ok()) return previous.status();
-      if (*previous != identity) {
-        return absl::FailedPreconditionError(
-            absl::StrCat(out_.string(), " holds another tournament (",
-                         identity_file.string(),
-                         "): ", IdentityDifferences(*previous, IdentityOf(t_)),
-                         "; choose another output_dir or remove it"));
-      }
-    } else if (absl::Status s =
-                   WriteFileAtomically(identity_file.string(), identity);
-               !s.ok()) {
+    if (absl::Status s = CheckSameTournament(); !s.ok()) return s;
+    if (!fs::exists(identity_file)) {
       // Whole or absent, whenever the run is killed: a torn copy would
       // make the directory "hold another tournament" on the next run.
-      return s;
+      if (absl::Status s =
+              WriteFileAtomically(identity_file.string(), Identity(t_));
+          !s.ok()) {
+        return s;
+      }
     }
     // The run's id, part of every match label (kept across resumes).
     const fs::path run_id_file = out_ / "run_id";

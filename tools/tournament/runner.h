@@ -44,8 +44,9 @@ struct RunOptions {
 // Plays `tournament` (validated here; INVALID_ARGUMENT for a bad one,
 // which includes an embedded referee's secret key inside the output
 // directory, or one that does not fit it on a resume: missing, another
-// key than the one that signed its logs, two different ones;
-// FAILED_PRECONDITION when its output directory holds another tournament).
+// key than the one that signed its logs, two different ones; and an output
+// directory that holds another tournament, found before anything in it
+// changes).
 absl::StatusOr<referee::v1::TournamentResults> RunTournament(
     const referee::v1::Tournament& tournament, const RunOptions& options);
 

@@ -24,8 +24,8 @@
 // range, a bot command that cannot
 // run, a key or token file that cannot be read, a signing key file inside
 // the output directory or, on a resume, missing or not the key that signed
-// its logs), found before the output directory is made or changed; 130
-// when interrupted.
+// its logs, an output directory that holds another tournament), found
+// before the output directory is made or changed; 130 when interrupted.
 #include <signal.h>
 #include <unistd.h>
 
