@@ -33,6 +33,7 @@
 #include "referee/crypto/bytes.h"
 #include "referee/crypto/ed25519.h"
 #include "referee/service/directory_lock.h"
+#include "replay/verifier.h"
 #include "tests/temp_dir.h"
 #include "tests/test_process.h"
 #include "tools/tournament/journal.h"
@@ -529,6 +530,139 @@ TEST_F(TournamentTest, ASealedButUnjournaledMatchIsAdoptedOnResume) {
   EXPECT_EQ(Journaled().size(), 3u);
 }
 
+// Why the log file `path` does not verify against the referee key in
+// `key_file`, as the runner says it.
+std::string WhyNotGenuine(const fs::path& key_file, const fs::path& path) {
+  VerifyOptions options;
+  options.pinned_key = *ParsePublicKey(key_file.string());
+  const Verdict verdict = VerifyLog(*ReadFileToString(path.string()), options);
+  EXPECT_NE(verdict.kind, Verdict::Kind::kGenuine) << path;
+  return absl::StrCat(VerdictKindName(verdict.kind), " at record ",
+                      verdict.bad_record, ": ", verdict.reason);
+}
+
+// Flips one byte in the middle of the file `path`.
+void FlipAByte(const fs::path& path) {
+  std::string bytes = *ReadFileToString(path.string());
+  bytes[bytes.size() / 2] ^= 1;
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
+}
+
+// A finished match whose kept log is lost (deleted, or changed so that it
+// no longer verifies) is never played again silently on a resume: its label
+// would then stand twice in the referee's transparency log, as a result
+// replayed until it suited someone would. The resume is refused (status 1)
+// naming the match, its log and "missing" or the verifier's reason, and
+// saying what to do; nothing in the directory changes. With
+// --replay_lost_logs such matches are played again, each said in a line
+// naming its label, and a damaged log goes to superseded/; the directory
+// then checks out as `replay verify-tournament` sees it.
+TEST_F(TournamentTest, AResumeNeverReplaysAMatchWhoseLogIsLostSilently) {
+  const std::vector<std::string> argv =
+      TournamentCommand(Make("rock_paper_pyramid", 3, 3, "rounds: 2"));
+  {
+    testing_util::Process run(argv, dir_.File("1.out"), dir_.File("1.err"));
+    ASSERT_EQ(run.Wait(absl::Seconds(120)), 0) << run.err();
+  }
+  const std::vector<v1::TournamentMatchResult> first = Journaled();
+  ASSERT_EQ(first.size(), 6u);
+  const fs::path out = dir_.File("out");
+  const v1::TournamentMatchResult& deleted = first[1];
+  const v1::TournamentMatchResult& damaged = first[4];
+  auto named = [](const v1::TournamentMatchResult& m) {
+    return absl::StrCat("match ", m.index(), " (", m.log_file(), ", match id ",
+                        m.match_id(), "): ");
+  };
+
+  // (a) A log deleted.
+  const std::string kept_bytes =
+      *ReadFileToString((out / deleted.log_file()).string());
+  fs::remove(out / deleted.log_file());
+  std::map<std::string, std::string> before = Tree(out);
+  {
+    testing_util::Process run(argv, dir_.File("a.out"), dir_.File("a.err"));
+    EXPECT_EQ(run.Wait(absl::Seconds(60)), 1) << run.err();
+    EXPECT_THAT(run.err(), HasSubstr(named(deleted) + "missing."));
+    EXPECT_THAT(run.err(), HasSubstr("Nothing in " + out.string() +
+                                     " was changed. Restore the log (from a "
+                                     "backup, or from a running referee: "
+                                     "refctl get-log MATCH_ID"));
+    EXPECT_THAT(run.err(), HasSubstr("run the same command again, or run it "
+                                     "with --replay_lost_logs"));
+    EXPECT_TRUE(Tree(out) == before) << "the directory changed";
+  }
+  std::ofstream(out / deleted.log_file(), std::ios::binary) << kept_bytes;
+
+  // (b) A byte flipped in a log.
+  FlipAByte(out / damaged.log_file());
+  const std::string reason =
+      WhyNotGenuine(out / "referee.key.pub", out / damaged.log_file());
+  const std::string damaged_bytes =
+      *ReadFileToString((out / damaged.log_file()).string());
+  before = Tree(out);
+  {
+    testing_util::Process run(argv, dir_.File("b.out"), dir_.File("b.err"));
+    EXPECT_EQ(run.Wait(absl::Seconds(60)), 1) << run.err();
+    EXPECT_THAT(run.err(), HasSubstr(named(damaged) + reason + "."));
+    EXPECT_THAT(run.err(), Not(HasSubstr(named(deleted))));
+    EXPECT_TRUE(Tree(out) == before) << "the directory changed";
+  }
+
+  // (c) Both lost, played again with --replay_lost_logs.
+  fs::remove(out / deleted.log_file());
+  std::vector<std::string> replay = argv;
+  replay.push_back("--replay_lost_logs");
+  testing_util::Process run(replay, dir_.File("c.out"), dir_.File("c.err"));
+  ASSERT_EQ(run.Wait(absl::Seconds(120)), 0) << run.err();
+  const std::string run_id = std::string(
+      absl::StripAsciiWhitespace(*ReadFileToString((out / "run_id").string())));
+  for (const v1::TournamentMatchResult* m : {&deleted, &damaged}) {
+    EXPECT_THAT(run.err(),
+                HasSubstr(absl::StrCat(
+                    "; playing it again (--replay_lost_logs): its label t/",
+                    run_id, "/", m->index(),
+                    " will stand twice in the referee's transparency log\n")));
+  }
+  EXPECT_THAT(run.err(),
+              HasSubstr(absl::StrCat("resuming: match ", deleted.index(),
+                                     "'s log ", deleted.log_file(),
+                                     " was missing; playing it again")));
+  EXPECT_THAT(run.err(), HasSubstr(absl::StrCat(
+                             "resuming: match ", damaged.index(), "'s log ",
+                             damaged.log_file(), " did not verify: ", reason,
+                             "; playing it again")));
+  EXPECT_THAT(run.err(),
+              HasSubstr(absl::StrCat("resuming: ", damaged.log_file(),
+                                     " failed verification (", reason,
+                                     "); moved to superseded/\n")));
+  EXPECT_THAT(run.err(), Not(HasSubstr("cut short")));
+  EXPECT_EQ(*ReadFileToString(
+                (out / "superseded" / fs::path(damaged.log_file()).filename())
+                    .string()),
+            damaged_bytes);
+  EXPECT_THAT(run.out(), HasSubstr("6 of 6 match logs verified"));
+  // Played again: a new match for each, journaled after the old ones.
+  const std::vector<v1::TournamentMatchResult> after = Journaled();
+  ASSERT_EQ(after.size(), 8u);
+  std::set<uint32_t> replayed = {after[6].index(), after[7].index()};
+  EXPECT_EQ(replayed, (std::set<uint32_t>{deleted.index(), damaged.index()}));
+  for (int i : {6, 7}) {
+    EXPECT_EQ(after[i].verdict(), "genuine");
+    EXPECT_NE(after[i].match_id(), deleted.match_id());
+    EXPECT_NE(after[i].match_id(), damaged.match_id());
+  }
+  // The directory checks out, as the runner printed.
+  const std::string out_text = run.out();
+  const size_t at = out_text.find("6 matches, all included in checkpoint ");
+  ASSERT_NE(at, std::string::npos) << out_text;
+  const std::string verdict = out_text.substr(at, out_text.find('\n', at) - at);
+  testing_util::Process check({(fs::path(BinDir()) / "replay").string(),
+                               "verify-tournament", out.string()},
+                              dir_.File("check.out"), dir_.File("check.err"));
+  EXPECT_EQ(check.Wait(absl::Seconds(60)), 0) << check.out() << check.err();
+  EXPECT_THAT(check.out(), HasSubstr(verdict));
+}
+
 TEST_F(TournamentTest, KilledTournamentProgramResumes) {
   const std::vector<std::string> argv = TournamentCommand(
       Make("rock_paper_pyramid", 3, 4, "rounds: 3 concurrency: 2"));
@@ -693,6 +827,50 @@ TEST_F(TournamentTest, BotsDieWithARunnerKilledBySigkill) {
     }
     EXPECT_FALSE(Alive(bot)) << "bot process " << bot << " outlived its runner";
   }
+}
+
+// With a running referee, a lost log (deleted, or no longer verifying) is
+// fetched again from it by its match id: genuine, it is kept and said so,
+// and nothing is played again.
+TEST_F(TournamentTest, ALostLogIsFetchedAgainFromARunningReferee) {
+  std::unique_ptr<testing_util::Process> referee = StartReferee(dir_.path());
+  ASSERT_NE(referee, nullptr);
+  const RemoteReferee remote(dir_.path());
+  const v1::Tournament t = Make("rock_paper_pyramid", 3, 3, remote.Fields());
+  ASSERT_TRUE(Run(t).ok()) << progress_.str();
+  const std::vector<v1::TournamentMatchResult> first = Journaled();
+  ASSERT_EQ(first.size(), 3u);
+  const fs::path out = dir_.File("out");
+  const std::string deleted =
+      *ReadFileToString((out / first[0].log_file()).string());
+  const std::string damaged =
+      *ReadFileToString((out / first[2].log_file()).string());
+  fs::remove(out / first[0].log_file());
+  FlipAByte(out / first[2].log_file());
+  const std::string reason =
+      WhyNotGenuine(remote.key, out / first[2].log_file());
+
+  progress_.str("");
+  absl::StatusOr<v1::TournamentResults> results = Run(t);
+  ASSERT_TRUE(results.ok()) << results.status() << progress_.str();
+  EXPECT_THAT(progress_.str(),
+              HasSubstr(absl::StrCat("resuming: match ", first[0].index(),
+                                     "'s log ", first[0].log_file(),
+                                     " was missing; fetched it again from "
+                                     "the referee\n")));
+  EXPECT_THAT(
+      progress_.str(),
+      HasSubstr(absl::StrCat("resuming: match ", first[2].index(), "'s log ",
+                             first[2].log_file(), " did not verify: ", reason,
+                             "; fetched it again from the referee\n")));
+  EXPECT_THAT(progress_.str(), HasSubstr("resuming: 3 of 3 matches already "
+                                         "played and verified; nothing left"));
+  EXPECT_EQ(*ReadFileToString((out / first[0].log_file()).string()), deleted);
+  EXPECT_EQ(*ReadFileToString((out / first[2].log_file()).string()), damaged);
+  EXPECT_EQ(Journaled().size(), 3u) << "a match was played again";
+  EXPECT_EQ(results->verified(), 3u);
+  EXPECT_EQ(results->transparency_problems(), 0u)
+      << results->transparency_verdict();
 }
 
 // A referee at its --max_live_matches refuses more for now: the runner

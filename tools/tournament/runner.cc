@@ -1,6 +1,9 @@
 #include "tools/tournament/runner.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -14,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -224,6 +228,8 @@ class Runner {
       // Before Resume, which would set aside every log the wrong key fails.
       if (absl::Status s = CheckRefereeKey(); !s.ok()) return s;
     }
+    if (absl::Status s = CheckSameTournament(); !s.ok()) return s;
+    if (absl::Status s = CheckLostLogs(); !s.ok()) return s;
     if (absl::Status s = OpenOutput(); !s.ok()) return s;
     if (t_.referee().empty()) {
       const SigningKeyFiles key_files = SigningKeyFilesOf(t_);
@@ -444,26 +450,223 @@ class Runner {
     return TournamentLabel(t_.name(), run_id_, index);
   }
 
-  // Keeps the journal's matches whose logs still verify.
+  // A journaled match whose log was genuine when it was journaled and now
+  // is missing or does not verify (none of its journal entries' logs
+  // does): played again, its label would stand twice in the referee's
+  // transparency log, which is what a result replayed until it suited
+  // someone looks like. It is never played again silently.
+  struct LostLog {
+    v1::TournamentMatchResult entry;  // Its last genuine journal entry.
+    std::string reason;               // "missing", or why it does not verify.
+  };
+
+  // Sorts the genuine journal `entries` of scheduled matches by their logs
+  // under `dir`, verified against `key`: each match's first entry whose log
+  // verifies goes into `kept` (its outcome and moves from the log), the
+  // others' last entry into the result.
+  std::map<uint32_t, LostLog> SortJournal(
+      const std::vector<v1::TournamentMatchResult>& entries,
+      const fs::path& dir, const std::string& key,
+      std::map<uint32_t, v1::TournamentMatchResult>& kept) const {
+    std::map<uint32_t, LostLog> lost;
+    for (v1::TournamentMatchResult entry : entries) {
+      if (entry.verdict() != kGenuine || entry.index() >= scheduled_ ||
+          kept.contains(entry.index())) {
+        continue;
+      }
+      const fs::path file = dir / entry.log_file();
+      absl::StatusOr<Verdict> verdict = VerifyFileWith(file, key);
+      if (!verdict.ok()) {
+        const std::string reason = fs::exists(file)
+                                       ? std::string(verdict.status().message())
+                                       : "missing";
+        lost[entry.index()] = LostLog{entry, reason};
+        continue;
+      }
+      Judge(*verdict, entry);
+      lost.erase(entry.index());
+      kept.emplace(entry.index(), std::move(entry));
+    }
+    return lost;
+  }
+
+  // `lost` in a line of the refusal: "match 3 (logs/F, match id ID):
+  // missing".
+  static std::string LostLogText(const LostLog& lost) {
+    return absl::StrCat("match ", lost.entry.index(), " (",
+                        lost.entry.log_file(), ", match id ",
+                        lost.entry.match_id(), "): ", lost.reason);
+  }
+
+  // Why a resume stops on the lost logs `problems` (LostLogText each);
+  // `unchanged` when that is before anything in the directory changed.
+  std::string LostLogsError(const std::vector<std::string>& problems,
+                            bool unchanged) const {
+    const bool one = problems.size() == 1;
+    return absl::StrCat(
+        "resuming would play again ", problems.size(),
+        one ? " match whose log was genuine when it was journaled but is now "
+              "missing or does not verify"
+            : " matches whose logs were genuine when they were journaled but "
+              "are now missing or do not verify",
+        ", and the label of each would then stand twice in the referee's "
+        "transparency log: ",
+        absl::StrJoin(problems, "; "), ".",
+        unchanged
+            ? absl::StrCat(" Nothing in ", t_.output_dir(), " was changed.")
+            : "",
+        " Restore ", one ? "the log" : "each log",
+        " (from a backup, or from a running referee: refctl get-log MATCH_ID "
+        "--out=",
+        (fs::path(t_.output_dir()) / "LOG_FILE").string(),
+        ") and run the same command again, or run it with --replay_lost_logs "
+        "to play ",
+        one ? "it" : "them", " again");
+  }
+
+  // Before anything in the output directory changes: the journal's lost
+  // logs (LostLog). With a running referee each is fetched again by its
+  // match id and kept in memory when genuine (Resume writes it); any other
+  // stops the run (FAILED_PRECONDITION naming each, and what to do),
+  // unless RunOptions::replay_lost_logs. Nothing is checked here (Resume
+  // checks under the lock) for a directory not made yet, one another run
+  // holds (OpenOutput says so), one whose journal does not read (Resume
+  // says so), or, with the embedded referee, one without referee.key.pub
+  // or whose log journal is left to replay after a power loss (which may
+  // restore logs).
+  absl::Status CheckLostLogs() {
+    const fs::path out = t_.output_dir();
+    if (!fs::exists(out / "tournament.txt")) return absl::OkStatus();
+    std::string key;
+    if (!t_.referee().empty()) {
+      key = link_->public_key();
+    } else {
+      std::error_code error;
+      if (!fs::is_empty(out / "log-journal", error) && !error) {
+        return absl::OkStatus();
+      }
+      absl::StatusOr<std::string> pinned =
+          ParsePublicKey((out / "referee.key.pub").string());
+      if (!pinned.ok()) return absl::OkStatus();
+      key = *std::move(pinned);
+    }
+    // Shared, read-only: no run plays in the directory while it is checked,
+    // and the lock file (the last holder's pid) stays as it is.
+    const int lock_fd = open((out / "lock").c_str(), O_RDONLY | O_CLOEXEC);
+    const bool in_use = lock_fd >= 0 && flock(lock_fd, LOCK_SH | LOCK_NB) != 0;
+    absl::Cleanup close_lock = [lock_fd] {
+      if (lock_fd >= 0) close(lock_fd);
+    };
+    if (in_use) return absl::OkStatus();
+    absl::StatusOr<std::vector<v1::TournamentMatchResult>> entries =
+        Journal::Read((out / "journal.jsonl").string());
+    if (!entries.ok()) return absl::OkStatus();
+    std::map<uint32_t, v1::TournamentMatchResult> kept;
+    std::vector<std::string> problems;
+    for (auto& [index, lost] : SortJournal(*entries, out, key, kept)) {
+      if (!t_.referee().empty()) {
+        absl::StatusOr<std::string> fetched = Refetch(lost.entry, key);
+        if (fetched.status().code() == absl::StatusCode::kCancelled) {
+          return fetched.status();
+        }
+        if (fetched.ok()) {
+          refetched_[index] = *std::move(fetched);
+          continue;
+        }
+        absl::StrAppend(&lost.reason, "; fetching it again from the referee: ",
+                        fetched.status().message());
+      }
+      problems.push_back(LostLogText(lost));
+    }
+    if (problems.empty() || options_.replay_lost_logs) return absl::OkStatus();
+    return absl::FailedPreconditionError(
+        LostLogsError(problems, /*unchanged=*/true));
+  }
+
+  // The running referee's log of `entry`'s match, fetched again, when it
+  // verifies against `key` as that match's; why not otherwise.
+  absl::StatusOr<std::string> Refetch(const v1::TournamentMatchResult& entry,
+                                      const std::string& key) {
+    absl::StatusOr<std::string> bytes = link_->GetLog(entry.match_id());
+    if (!bytes.ok()) return bytes.status();
+    VerifyOptions options;
+    options.pinned_key = key;
+    const Verdict verdict = VerifyLog(*bytes, options);
+    if (verdict.kind != Verdict::Kind::kGenuine) {
+      return absl::DataLossError(WhyNot(verdict));
+    }
+    if (ToHex(verdict.header.match_id()) != entry.match_id()) {
+      return absl::DataLossError(absl::StrCat(
+          "it sent the log of match ", ToHex(verdict.header.match_id())));
+    }
+    return bytes;
+  }
+
+  // Keeps the journal's matches whose logs still verify, and those whose
+  // log CheckLostLogs fetched again; a lost log (LostLog) otherwise stops
+  // the run, or with RunOptions::replay_lost_logs is played again, its
+  // file (if any) moved to superseded/.
   absl::Status Resume() {
     const std::string path = (out_ / "journal.jsonl").string();
     absl::StatusOr<std::vector<v1::TournamentMatchResult>> entries =
         Journal::Read(path);
     if (!entries.ok()) return entries.status();
-    uint32_t kept = 0;
-    absl::MutexLock lock(&results_mu_);
-    for (v1::TournamentMatchResult& entry : *entries) {
-      if (entry.verdict() != kGenuine || entry.index() >= scheduled_) continue;
-      if (Verify(entry) != kGenuine) continue;
-      if (results_.emplace(entry.index(), entry).second) {
-        ++kept;
-        Count(entry);
+    std::map<uint32_t, v1::TournamentMatchResult> kept;
+    std::map<uint32_t, LostLog> lost =
+        SortJournal(*entries, out_, link_->public_key(), kept);
+    std::vector<std::string> problems;
+    for (auto& [index, l] : lost) {
+      const std::string said =
+          l.reason == "missing"
+              ? absl::StrCat("match ", index, "'s log ", l.entry.log_file(),
+                             " was missing")
+              : absl::StrCat("match ", index, "'s log ", l.entry.log_file(),
+                             " did not verify: ", l.reason);
+      const fs::path file = out_ / l.entry.log_file();
+      if (const auto it = refetched_.find(index); it != refetched_.end()) {
+        if (absl::Status s = WriteFileAtomically(file.string(), it->second);
+            !s.ok()) {
+          return s;
+        }
+        if (Verify(l.entry) == kGenuine) {
+          Note(absl::StrCat("resuming: ", said,
+                            "; fetched it again from the referee"));
+          kept.emplace(index, l.entry);
+          continue;
+        }
+      }
+      if (!options_.replay_lost_logs) {
+        problems.push_back(LostLogText(l));
+        continue;
+      }
+      Note(absl::StrCat("resuming: ", said,
+                        "; playing it again (--replay_lost_logs): its label ",
+                        Label(index),
+                        " will stand twice in the referee's transparency log"));
+      if (fs::exists(file)) {
+        std::error_code error;
+        fs::create_directories(out_ / "superseded", error);
+        fs::rename(file, out_ / "superseded" / file.filename(), error);
+        Note(absl::StrCat("resuming: ", l.entry.log_file(),
+                          " failed verification (", l.reason,
+                          "); moved to superseded/"));
       }
     }
-    if (kept > 0) {
-      Note(absl::StrCat("resuming: ", kept, " of ", scheduled_,
+    if (!problems.empty()) {
+      return absl::FailedPreconditionError(
+          LostLogsError(problems, /*unchanged=*/false));
+    }
+    uint32_t kept_count = 0;
+    absl::MutexLock lock(&results_mu_);
+    for (auto& [index, entry] : kept) {
+      ++kept_count;
+      Count(entry);
+      results_.emplace(index, std::move(entry));
+    }
+    if (kept_count > 0) {
+      Note(absl::StrCat("resuming: ", kept_count, " of ", scheduled_,
                         " matches already played and verified; ",
-                        kept >= scheduled_ ? "nothing left to play"
+                        kept_count >= scheduled_ ? "nothing left to play"
                         : sprt_decided_.load()
                             ? "the SPRT has decided: nothing left to play"
                             : "playing the rest"));
@@ -808,9 +1011,17 @@ class Runner {
   // The verdict on the log file `path`, the referee's key pinned, when it
   // is genuine; otherwise why not (the error's message).
   absl::StatusOr<Verdict> VerifyFile(const fs::path& path) const {
+    return VerifyFileWith(path, link_->public_key());
+  }
+
+  // VerifyFile against the referee key `key` (32 bytes).
+  static absl::StatusOr<Verdict> VerifyFileWith(const fs::path& path,
+                                                const std::string& key) {
     absl::StatusOr<std::string> bytes = ReadFileToString(path.string());
     if (!bytes.ok()) return bytes.status();
-    Verdict verdict = VerifyLog(*bytes, PinnedOptions());
+    VerifyOptions options;
+    options.pinned_key = key;
+    Verdict verdict = VerifyLog(*bytes, options);
     if (verdict.kind != Verdict::Kind::kGenuine) {
       return absl::DataLossError(WhyNot(verdict));
     }
@@ -1114,6 +1325,9 @@ class Runner {
   std::vector<int> swiss_byes_;  // Bye of each Swiss round so far.
 
   std::unique_ptr<RefereeLink> link_;
+  // Lost logs (LostLog) fetched again from a running referee, genuine, by
+  // match index (CheckLostLogs), for Resume to write.
+  std::map<uint32_t, std::string> refetched_;
   std::unique_ptr<Journal> journal_;
   std::vector<std::string> bot_ids_;
   std::vector<std::unique_ptr<BotProcess>> bots_;

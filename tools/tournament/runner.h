@@ -7,7 +7,11 @@
 // Every finished match is appended to the output directory's journal
 // (journal.jsonl) as soon as its log is verified. Run again on the same
 // output directory, the runner resumes: it re-verifies the journal's logs,
-// keeps every genuine one and plays only the rest. The directory remembers
+// keeps every genuine one and plays only the rest. A finished match whose
+// log is now missing or does not verify is fetched again from a running
+// referee, or the resume is refused before the directory changes (unless
+// RunOptions::replay_lost_logs): played again, its label would stand twice
+// in the referee's transparency log. The directory remembers
 // its tournament (tournament.txt); resuming with a different game, bots,
 // format, rounds, seats, clocks, policy, seed or SPRT is refused.
 #ifndef PYRAMID_TOOLS_TOURNAMENT_RUNNER_H_
@@ -39,6 +43,12 @@ struct RunOptions {
   // With a running referee (Tournament.referee): how long to keep retrying
   // while it cannot be reached (it restarts) before a match fails.
   absl::Duration referee_retry = absl::Minutes(5);
+  // On a resume, a journaled match whose log verified when it was journaled
+  // and is now missing or does not verify (and could not be fetched again
+  // from a running referee) is played again, its label then standing twice
+  // in the referee's transparency log, instead of the run being refused
+  // (FAILED_PRECONDITION, before anything in the output directory changes).
+  bool replay_lost_logs = false;
 };
 
 // Plays `tournament` (validated here; INVALID_ARGUMENT for a bad one,

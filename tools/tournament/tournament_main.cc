@@ -5,7 +5,8 @@
 //              [--format=round_robin|gauntlet|swiss]
 //              [--sprt=ELO0,ELO1[,ALPHA,BETA]]
 //              [--referee=ADDR --referee_key=HEX|FILE --admin_token_file=F]
-//              [--signing_key_file=FILE]
+//              [--signing_key_file=FILE] [--referee_retry_s=N]
+//              [--replay_lost_logs]
 //
 // TOURNAMENT_FILE is a pyramid.referee.v1.Tournament in protobuf text format
 // (proto/pyramid/referee/v1/tournament.proto; docs/tournament.md). Prints
@@ -19,13 +20,14 @@
 // Exit status: 0 when every scheduled match was played (or skipped by a decided
 // SPRT) and its log verified, and every bot played (a bot that committed no
 // action in any of its matches is named in a warning); 1 otherwise (a wrong
-// admin token or referee key too); 2 for a bad tournament file or
-// flag (an unknown flag, a value of the wrong type, a field or flag out of
-// range, a bot command that cannot
-// run, a key or token file that cannot be read, a signing key file inside
-// the output directory or, on a resume, missing or not the key that signed
-// its logs, an output directory that holds another tournament), found
-// before the output directory is made or changed; 130 when interrupted.
+// admin token or referee key too, and a resume that would play again a
+// finished match whose log is lost, without --replay_lost_logs); 2 for a bad
+// tournament file or flag (an unknown flag, a value of the wrong type, a field
+// or flag out of range, a bot command that cannot run, a key or token file that
+// cannot be read, a signing key file inside the output directory or, on a
+// resume, missing or not the key that signed its logs, an output directory that
+// holds another tournament), found before the output directory is made or
+// changed; 130 when interrupted.
 #include <signal.h>
 #include <unistd.h>
 
@@ -122,6 +124,12 @@ ABSL_FLAG(int, referee_retry_s, 300,
           "While the running referee cannot be reached (it restarts), retry "
           "with backoff for at most this many seconds (0 or more) before a "
           "match fails.");
+ABSL_FLAG(bool, replay_lost_logs, false,
+          "On a resume, play again a finished match whose kept log is now "
+          "missing or does not verify (and, with a running referee, could "
+          "not be fetched again): its label then stands twice in the "
+          "referee's transparency log. Without it such a resume is refused "
+          "(exit status 1) before anything in the output directory changes.");
 
 namespace pyramid {
 namespace {
@@ -282,6 +290,7 @@ int Main(const std::string& path) {
   options.live = isatty(STDERR_FILENO) == 1;
   options.interrupted = [] { return interrupted != 0; };
   options.referee_retry = absl::Seconds(absl::GetFlag(FLAGS_referee_retry_s));
+  options.replay_lost_logs = absl::GetFlag(FLAGS_replay_lost_logs);
   absl::StatusOr<v1::TournamentResults> results =
       RunTournament(*tournament, options);
   if (!results.ok()) {
