@@ -171,6 +171,17 @@ bool RefereeLink::Interrupted() {
   return cancelled_.load();
 }
 
+bool RefereeLink::RetryNoteDue(absl::Duration delay) {
+  absl::MutexLock lock(&mu_);
+  const absl::Time now = absl::Now();
+  if (delay == noted_delay_ && now - noted_at_ < absl::Seconds(1)) {
+    return false;
+  }
+  noted_delay_ = delay;
+  noted_at_ = now;
+  return true;
+}
+
 grpc::Status RefereeLink::Retrying(const std::function<grpc::Status()>& call) {
   const absl::Time give_up = absl::Now() + retry_for_;
   Backoff backoff;
@@ -184,7 +195,7 @@ grpc::Status RefereeLink::Retrying(const std::function<grpc::Status()>& call) {
       return grpc::Status(grpc::StatusCode::CANCELLED, "interrupted");
     }
     if (absl::Now() + backoff.delay() > give_up) return status;
-    if (note_) {
+    if (note_ && RetryNoteDue(backoff.delay())) {
       note_(absl::StrCat(
           "tournament: the referee at ", address_, " did not answer (",
           absl::StatusCodeToString(

@@ -111,9 +111,10 @@ class RefereeLink {
   // thread, every 100 ms at most): once it returns true the link is
   // cancelled, as by Cancel(), and the call fails at once with CANCELLED
   // ("interrupted"). `note` gets one line per wait: "tournament: the
-  // referee at ADDRESS
-  // did not answer (UNAVAILABLE: ...); retrying in 200ms
-  // (--referee_retry_s)".
+  // referee at ADDRESS did not answer (UNAVAILABLE: ...); retrying in 200ms
+  // (--referee_retry_s)"; calls that wait out the same outage together say
+  // each step once (a line of the same wait within a second of another is
+  // not repeated).
   void SetRetryHooks(std::function<bool()> interrupted,
                      std::function<void(const std::string&)> note);
 
@@ -129,6 +130,9 @@ class RefereeLink {
   grpc::Status Retrying(const std::function<grpc::Status()>& call);
   // True once cancelled, or once `interrupted_` says so (which cancels).
   bool Interrupted();
+  // Whether a wait of `delay` is to be said: not when a wait as long was
+  // said less than a second ago (by another call waiting out the outage).
+  bool RetryNoteDue(absl::Duration delay);
 
   std::unique_ptr<EmbeddedReferee> embedded_;
   std::string address_;
@@ -146,6 +150,8 @@ class RefereeLink {
   std::function<void(const std::string&)> note_;  // SetRetryHooks.
   absl::Mutex mu_;
   std::set<grpc::ClientContext*> watches_ ABSL_GUARDED_BY(mu_);
+  absl::Duration noted_delay_ ABSL_GUARDED_BY(mu_);  // RetryNoteDue.
+  absl::Time noted_at_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();
 };
 
 // The referee key named in the header of a log that did not verify against
