@@ -1,0 +1,119 @@
+#include <chrono>
+#include <map>
+#include <memory>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "referee/core/log_sink.h"
+#include "tools/tournament/runner_impl.h"
+
+namespace pyramid {
+namespace runner_internal {
+
+namespace {
+
+// The bot's command with the placeholders filled in (or the connection
+// flags appended when it names none).
+std::vector<std::string> BotArgv(const v1::TournamentBot& bot,
+                                 const std::string& referee,
+                                 const std::string& token_file) {
+  std::vector<std::string> argv;
+  bool placeholders = false;
+  for (std::string arg : bot.command()) {
+    for (const auto& [name, value] :
+         std::vector<std::pair<std::string, std::string>>{
+             {"{referee}", referee},
+             {"{token_file}", token_file},
+             {"{key_file}", bot.key_file()}}) {
+      for (size_t at; (at = arg.find(name)) != std::string::npos;) {
+        arg.replace(at, name.size(), value);
+        placeholders = placeholders || name != "{key_file}";
+      }
+    }
+    argv.push_back(std::move(arg));
+  }
+  if (!placeholders) {
+    argv.push_back("--referee=" + referee);
+    argv.push_back("--token_file=" + token_file);
+  }
+  return argv;
+}
+
+}  // namespace
+
+absl::Status Runner::StartBots() {
+  for (int i = 0; i < t_.bots_size(); ++i) {
+    const v1::TournamentBot& bot = t_.bots(i);
+    v1::RegisterBotRequest request;
+    request.set_name(bot.name());
+    // Read by Prepare, before anything was made.
+    if (!bot_public_keys_[i].empty()) {
+      request.set_public_key(bot_public_keys_[i]);
+    }
+    absl::StatusOr<v1::RegisterBotResponse> registered =
+        link_->RegisterBot(request);
+    if (!registered.ok()) return registered.status();
+    bot_ids_.push_back(registered->bot_id());
+    const fs::path token_file = out_ / "tokens" / (bot.name() + ".token");
+    if (absl::Status s = WriteSecretFile(token_file.string(),
+                                         registered->bot_token() + "\n");
+        !s.ok()) {
+      return s;
+    }
+    auto process = std::make_unique<BotProcess>(
+        bot.name(), BotArgv(bot, link_->address(), token_file.string()),
+        std::map<std::string, std::string>{
+            {"PYRAMID_REFEREE", link_->address()},
+            {"PYRAMID_TOKEN_FILE", token_file.string()}},
+        (out_ / "bots" / (bot.name() + ".log")).string());
+    if (absl::Status s = process->Start(); !s.ok()) return s;
+    bots_.push_back(std::move(process));
+  }
+  supervisor_ = std::thread([this] { Supervise(); });
+  return absl::OkStatus();
+}
+
+void Runner::Supervise() {
+  std::vector<absl::Time> next_start(bots_.size(), absl::InfinitePast());
+  while (!stopping_.load()) {
+    const absl::Time now = absl::Now();
+    for (size_t i = 0; i < bots_.size() && !stopping_.load(); ++i) {
+      BotProcess& bot = *bots_[i];
+      if (const std::string how = bot.Exited(); !how.empty()) {
+        next_start[i] = bot.NextStart(now);
+        Note(next_start[i] == absl::InfiniteFuture()
+                 ? absl::StrCat("bot ", bot.name(), " ended (", how,
+                                "); giving up on it after ", bot.starts() - 1,
+                                " restarts")
+                 : absl::StrCat("bot ", bot.name(), " ended (", how,
+                                "); restarting in ",
+                                absl::FormatDuration(next_start[i] - now)));
+      } else if (next_start[i] != absl::InfinitePast() &&
+                 next_start[i] != absl::InfiniteFuture() &&
+                 now >= next_start[i]) {
+        next_start[i] = absl::InfinitePast();
+        if (absl::Status s = bot.Start(); !s.ok()) {
+          next_start[i] = absl::InfiniteFuture();
+          Note(absl::StrCat("bot ", bot.name(), ": ", s.message(),
+                            "; giving up on it"));
+        }
+      }
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+}
+
+void Runner::StopBots() {
+  stopping_ = true;
+  if (supervisor_.joinable()) supervisor_.join();
+  for (auto& bot : bots_) bot->Stop();
+  std::error_code ignored;
+  fs::remove_all(out_ / "tokens", ignored);
+}
+
+}  // namespace runner_internal
+}  // namespace pyramid

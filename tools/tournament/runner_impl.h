@@ -1,0 +1,353 @@
+// The tournament runner's internals, not an API: RunTournament (runner.h)
+// is the runner's one entry point. Runner plays one tournament; its member
+// functions are defined by purpose:
+//   runner.cc         Run, the order of a run's steps; the checks of the
+//                     tournament, the output directory and the keys before
+//                     anything changes (Prepare, CheckSigningKey,
+//                     CheckSameTournament, OpenOutput, CheckRefereeKey,
+//                     StopOnWrongKey); the progress line and interruption.
+//   runner_resume.cc  Resuming from the journal: lost logs (CheckLostLogs,
+//                     Refetch), Resume, and adopting or setting aside the
+//                     logs the journal does not name.
+//   runner_bots.cc    Registering, starting, supervising and stopping the
+//                     bots.
+//   runner_play.cc    Playing the schedule (Swiss rounds paired as they
+//                     come), each match, and its viewer page.
+//   runner_verify.cc  Verifying a log against the referee's key, and
+//                     recording and counting a result.
+//   runner_report.cc  The report: results.json, report.html, and the
+//                     transparency evidence (checkpoint, proofs, schedule);
+//                     BotsThatNeverPlayed.
+#ifndef PYRAMID_TOOLS_TOURNAMENT_RUNNER_IMPL_H_
+#define PYRAMID_TOOLS_TOURNAMENT_RUNNER_IMPL_H_
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "pyramid/referee/v1/log.pb.h"
+#include "pyramid/referee/v1/tournament.pb.h"
+#include "referee/service/directory_lock.h"
+#include "replay/html_page.h"
+#include "replay/verifier.h"
+#include "tools/tournament/bot_process.h"
+#include "tools/tournament/journal.h"
+#include "tools/tournament/referee_link.h"
+#include "tools/tournament/runner.h"
+#include "tools/tournament/schedule.h"
+
+namespace pyramid {
+namespace runner_internal {
+
+namespace v1 = ::pyramid::referee::v1;
+namespace fs = std::filesystem;
+
+// The verdict of a match whose log verifies (TournamentMatchResult.verdict).
+inline constexpr char kGenuine[] = "genuine";
+
+// Writes `bytes` to `path`, replacing it; INTERNAL when it cannot
+// (runner_report.cc).
+absl::Status WriteFile(const fs::path& path, const std::string& bytes);
+
+// The clocks of each match: the tournament's, and unless it sets the seed
+// decision's deadline (ClockSettings.seed_timeout_ms), that decision gives
+// the seats as long as a bot's longest restart backoff (RestartBackoff::max)
+// when the commit deadline is shorter. The runner creates matches as soon
+// as it has started the bots, and while one restarts: a program that takes
+// longer to start than a commit deadline (an interpreter loading its gRPC
+// library on a busy machine) would otherwise forfeit its first matches.
+// (runner_play.cc)
+v1::ClockSettings MatchClocks(v1::ClockSettings clocks);
+
+// One tournament, played by RunTournament: Run, once.
+class Runner {
+ public:
+  Runner(v1::Tournament t, const RunOptions& options)
+      : t_(std::move(t)), options_(options) {}
+
+  absl::StatusOr<v1::TournamentResults> Run();
+
+ private:
+  // ----------------------------------------------------------------------
+  // runner.cc: the checks before anything changes, the output directory,
+  // the referee's key; notes, progress and interruption.
+
+  // Defaults, validation, and the fixed part of the schedule.
+  // INVALID_ARGUMENT for a bad tournament.
+  absl::Status Prepare();
+
+  // Before anything is made: what PlaceSigningKey will do with the
+  // embedded referee's secret key (signing_key.h) is possible. Of a
+  // directory that holds another tournament, only what the command alone
+  // decides is checked: that the directory is another tournament's is
+  // OpenOutput's to name, not that its key files disagree.
+  absl::Status CheckSigningKey() const;
+
+  // INVALID_ARGUMENT (the command's mistake, exit status 2) when the output
+  // directory records another tournament than this one.
+  absl::Status CheckSameTournament() const;
+
+  // Creates the output directory, or checks that it holds this tournament.
+  absl::Status OpenOutput();
+
+  // Fails when the running referee's transparency log checkpoints are
+  // signed with another key than the pinned one (Tournament.referee_key):
+  // its logs are signed with the same key, so none of them would verify.
+  // A referee that gives no checkpoint (it keeps no transparency log, or
+  // cannot sign one now) or one without a readable verifier key is checked
+  // on its first log instead (StopOnWrongKey); one that cannot be reached
+  // (UNAVAILABLE, after the link's retries) fails the run.
+  absl::Status CheckRefereeKey();
+
+  // Why a tournament stops on a referee whose key is `actual`, as `source`
+  // shows, where the pinned key is another.
+  std::string WrongKeyMessage(const std::string& actual,
+                              const std::string& source) const;
+
+  // Stops the tournament (no more matches start; those in flight are
+  // abandoned, played again on resume) when `verdict`, not genuine, is on
+  // a log whose header names another referee key than the pinned one.
+  void StopOnWrongKey(const Verdict& verdict, const std::string& log_file);
+
+  // The label match `index` is created with (its log's Header.label).
+  std::string Label(uint32_t index) const;
+
+  void Note(const std::string& line);
+
+  // Shows progress until every match is played; notices an interruption.
+  void ProgressLoop();
+
+  // True once RunOptions::interrupted has said so; the first time, stops
+  // the link (every wait for a match's end or for a retry ends) and says so.
+  bool CheckInterrupted();
+
+  // An interruption ends the link's waits to retry a referee that does not
+  // answer, which say each wait in a line, from the first call on (the
+  // checks of the admin token and the referee's key come before
+  // ProgressLoop runs).
+  void SetRetryHooks();
+
+  void ShowProgress(bool final);
+
+  // ----------------------------------------------------------------------
+  // runner_resume.cc: resuming from the journal.
+
+  // A journaled match whose log was genuine when it was journaled and now
+  // is missing or does not verify (none of its journal entries' logs
+  // does): played again, its label would stand twice in the referee's
+  // transparency log, which is what a result replayed until it suited
+  // someone looks like. It is never played again silently.
+  struct LostLog {
+    v1::TournamentMatchResult entry;  // Its last genuine journal entry.
+    std::string reason;               // "missing", or why it does not verify.
+  };
+
+  // Sorts the genuine journal `entries` of scheduled matches by their logs
+  // under `dir`, verified against `key`: each match's first entry whose log
+  // verifies goes into `kept` (its outcome and moves from the log), the
+  // others' last entry into the result.
+  std::map<uint32_t, LostLog> SortJournal(
+      const std::vector<v1::TournamentMatchResult>& entries,
+      const fs::path& dir, const std::string& key,
+      std::map<uint32_t, v1::TournamentMatchResult>& kept) const;
+
+  // `lost` in a line of the refusal: "match 3 (logs/F, match id ID):
+  // missing".
+  static std::string LostLogText(const LostLog& lost);
+
+  // Why a resume stops on the lost logs `problems` (LostLogText each);
+  // `unchanged` when that is before anything in the directory changed.
+  std::string LostLogsError(const std::vector<std::string>& problems,
+                            bool unchanged) const;
+
+  // Before anything in the output directory changes: the journal's lost
+  // logs (LostLog). With a running referee each is fetched again by its
+  // match id and kept in memory when genuine (Resume writes it); any other
+  // stops the run (FAILED_PRECONDITION naming each, and what to do),
+  // unless RunOptions::replay_lost_logs. Nothing is checked here (Resume
+  // checks under the lock) for a directory not made yet, one another run
+  // holds (OpenOutput says so), one whose journal does not read (Resume
+  // says so), or, with the embedded referee, one without referee.key.pub
+  // or whose log journal is left to replay after a power loss (which may
+  // restore logs).
+  absl::Status CheckLostLogs();
+
+  // The running referee's log of `entry`'s match, fetched again, when it
+  // verifies against `key` as that match's; why not otherwise.
+  absl::StatusOr<std::string> Refetch(const v1::TournamentMatchResult& entry,
+                                      const std::string& key);
+
+  // Keeps the journal's matches whose logs still verify, and those whose
+  // log CheckLostLogs fetched again; a lost log (LostLog) otherwise stops
+  // the run, or with RunOptions::replay_lost_logs is played again, its
+  // file (if any) moved to superseded/.
+  absl::Status Resume();
+
+  // The logs in OUTPUT/logs that the journal does not name: left by a run
+  // killed after a match's log was sealed (or fetched) but before it was
+  // journaled, or cut short with the match. A genuine log labelled as a
+  // scheduled match not yet kept, with that match's seats, is adopted
+  // (journaled, not played again: nothing recorded is lost); any other is
+  // moved to OUTPUT/superseded/, so that logs/ holds one log per match.
+  void AdoptOrSetAsideUnjournaledLogs()
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(results_mu_);
+
+  // The result of the log `file` when it is a genuine log of a scheduled
+  // match not yet kept, with the schedule's seats; nullopt otherwise.
+  std::optional<v1::TournamentMatchResult> Adoptable(const fs::path& file) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(results_mu_);
+
+  // ----------------------------------------------------------------------
+  // runner_bots.cc: the bots.
+
+  absl::Status StartBots();
+
+  // Restarts bots that die while the tournament runs, with exponential
+  // backoff (BotProcess::NextStart), one line per step. A match a bot was
+  // playing goes on without it: it forfeits at its deadline (a restarted
+  // bot has lost the salt of any commitment it made), as the log records.
+  void Supervise();
+
+  // Stops every bot, then deletes their tokens: each run registers the
+  // bots again, and the output directory is published as the evidence.
+  void StopBots();
+
+  // ----------------------------------------------------------------------
+  // runner_play.cc: playing the schedule.
+
+  // True when no more matches should start.
+  bool Stopped() const;
+
+  void PlayAll();
+
+  // Swiss round `round`, paired from the verified results of earlier
+  // rounds (so a resumed tournament pairs every round exactly as before).
+  std::vector<ScheduledMatch> SwissMatches(uint32_t round);
+
+  // Plays every match of `batch` not already done, `concurrency` at a time.
+  void PlayBatch(const std::vector<ScheduledMatch>& batch);
+
+  // Plays one match; nullopt when interrupted before it finished.
+  std::optional<v1::TournamentMatchResult> Play(
+      const ScheduledMatch& scheduled);
+
+  // Verifies `result`'s log file (the verdict and, when genuine, its
+  // outcome and moves go into `result`) and writes its viewer page: the
+  // log is read and verified once for both.
+  void VerifyAndShow(v1::TournamentMatchResult& result);
+
+  // The match viewer page (`replay html`) of `result`'s log, at
+  // ViewerPageOf(log_file) (in OUTPUT/matches/), for a genuine log or not;
+  // the report links it. Nothing when the log is absent; a page that cannot
+  // be written is noted.
+  void WriteViewerPage(const v1::TournamentMatchResult& result);
+
+  // Writes `page`, the viewer page of `log_file`; notes a failure.
+  void WritePage(const std::string& log_file, const MatchPage& page);
+
+  // ----------------------------------------------------------------------
+  // runner_verify.cc: verifying, recording and counting results.
+
+  // Verification with the referee's key pinned.
+  VerifyOptions PinnedOptions() const;
+
+  // The verdict on the log file `path`, the referee's key pinned, when it
+  // is genuine; otherwise why not (the error's message).
+  absl::StatusOr<Verdict> VerifyFile(const fs::path& path) const;
+
+  // VerifyFile against the referee key `key` (32 bytes).
+  static absl::StatusOr<Verdict> VerifyFileWith(const fs::path& path,
+                                                const std::string& key);
+
+  static std::string WhyNot(const Verdict& verdict);
+
+  // `verdict` on `result`'s log: when genuine, fills its outcome and moves
+  // and returns kGenuine; otherwise returns why not.
+  static std::string Judge(const Verdict& verdict,
+                           v1::TournamentMatchResult& result);
+
+  // Verifies `result`'s log file; on success fills its outcome and moves.
+  // Returns kGenuine or why not.
+  std::string Verify(v1::TournamentMatchResult& result) const;
+
+  void Record(v1::TournamentMatchResult result);
+
+  // Tallies `result` into the progress and SPRT counters.
+  void Count(const v1::TournamentMatchResult& result);
+
+  // ----------------------------------------------------------------------
+  // runner_report.cc: the report and the transparency evidence.
+
+  absl::StatusOr<v1::TournamentResults> Report();
+
+  // The transparency evidence (docs/tournament.md): the referee's
+  // checkpoint covering every match played, one inclusion proof per sealed
+  // log, the schedule; then checks the directory as `replay
+  // verify-tournament` does and records its verdict.
+  absl::Status Publish(const std::vector<v1::TournamentMatchResult>& matches,
+                       v1::TournamentResults& results);
+
+  // ----------------------------------------------------------------------
+  // The run's state.
+
+  v1::Tournament t_;
+  const RunOptions& options_;
+  std::string run_id_;
+  // Every match scheduled so far, by index (Swiss rounds as paired).
+  std::map<uint32_t, ScheduledMatch> scheduled_matches_;
+  fs::path out_;
+  std::optional<DirectoryLock> lock_;  // On out_.
+  std::vector<std::string> names_;
+  // Each bot's public key from its key_file, or "" (Prepare).
+  std::vector<std::string> bot_public_keys_;
+  uint32_t scheduled_ = 0;
+  std::vector<ScheduledMatch> fixed_;  // Every format but Swiss.
+  uint32_t swiss_per_round_ = 0;
+  std::vector<int> swiss_byes_;  // Bye of each Swiss round so far.
+
+  std::unique_ptr<RefereeLink> link_;
+  // Lost logs (LostLog) fetched again from a running referee, genuine, by
+  // match index (CheckLostLogs), for Resume to write.
+  std::map<uint32_t, std::string> refetched_;
+  std::unique_ptr<Journal> journal_;
+  std::vector<std::string> bot_ids_;
+  std::vector<std::unique_ptr<BotProcess>> bots_;
+  std::thread supervisor_;
+  std::atomic<bool> stopping_{false};
+
+  absl::Time start_;
+  std::atomic<bool> playing_done_{false};
+  std::atomic<bool> interrupted_{false};
+  std::atomic<bool> sprt_decided_{false};
+  // A log named another referee key than the pinned one (StopOnWrongKey).
+  std::atomic<bool> wrong_key_{false};
+  absl::Mutex results_mu_;
+  std::map<uint32_t, v1::TournamentMatchResult> results_
+      ABSL_GUARDED_BY(results_mu_);
+  size_t played_ ABSL_GUARDED_BY(results_mu_) = 0;  // This run.
+  size_t forfeits_ ABSL_GUARDED_BY(results_mu_) = 0;
+  int sprt_wins_ = 0;  // Bot 0's record against bot 1 (under results_mu_).
+  int sprt_draws_ = 0;
+  int sprt_losses_ = 0;
+  std::string sprt_decision_;  // Once sprt_decided_.
+  std::string wrong_key_error_ ABSL_GUARDED_BY(results_mu_);
+  absl::Mutex progress_mu_;
+};
+
+}  // namespace runner_internal
+}  // namespace pyramid
+
+#endif  // PYRAMID_TOOLS_TOURNAMENT_RUNNER_IMPL_H_

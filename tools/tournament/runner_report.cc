@@ -1,0 +1,240 @@
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "google/protobuf/util/json_util.h"
+#include "pyramid/referee/v1/log.pb.h"
+#include "referee/core/log_reader.h"
+#include "referee/core/log_sink.h"
+#include "referee/crypto/bytes.h"
+#include "replay/evidence.h"
+#include "replay/ordered_pool.h"
+#include "tools/tournament/ratings.h"
+#include "tools/tournament/report.h"
+#include "tools/tournament/runner_impl.h"
+#include "tools/tournament/sprt.h"
+#include "tools/tournament/standings.h"
+
+namespace pyramid {
+namespace runner_internal {
+
+absl::Status WriteFile(const fs::path& path, const std::string& bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << bytes;
+  out.close();
+  if (!out)
+    return absl::InternalError(absl::StrCat("cannot write ", path.string()));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<v1::TournamentResults> Runner::Report() {
+  v1::TournamentResults results;
+  results.set_name(t_.name());
+  *results.mutable_game() = t_.game();
+  results.set_referee_public_key(ToHex(link_->public_key()));
+  *results.mutable_clocks() = MatchClocks(t_.clocks());
+  results.set_forfeit_policy(t_.forfeit_policy() ==
+                                     v1::FORFEIT_POLICY_UNSPECIFIED
+                                 ? v1::FORFEIT_POLICY_FORFEIT
+                                 : t_.forfeit_policy());
+  results.set_scheduled(scheduled_);
+  std::vector<v1::TournamentMatchResult> matches;
+  {
+    absl::MutexLock lock(&results_mu_);
+    for (const auto& [index, result] : results_) matches.push_back(result);
+  }
+  uint32_t verified = 0;
+  for (const auto& r : matches) verified += r.verdict() == kGenuine;
+  results.set_verified(verified);
+  if (sprt_decided_.load()) results.set_skipped(scheduled_ - matches.size());
+  // Swiss: a bye leaves a bot fewer matches, not a worse rank.
+  std::vector<v1::TournamentStanding> standings = ComputeStandings(
+      names_, matches,
+      t_.format() == v1::SWISS ? StandingsOrder::kPointsPerMatch
+                               : StandingsOrder::kPoints);
+  for (v1::TournamentStanding& s : standings) {
+    for (const auto& bot : bots_) {
+      if (bot->name() == s.bot())
+        s.set_restarts(std::max(0, bot->starts() - 1));
+    }
+  }
+  results.set_rating_model(
+      ApplyRatings(names_, matches, t_.seats(), standings));
+  for (auto& s : standings) *results.add_standings() = std::move(s);
+  if (t_.has_sprt()) {
+    absl::MutexLock lock(&results_mu_);
+    *results.mutable_sprt() =
+        EvaluateSprt(t_.sprt(), sprt_wins_, sprt_draws_, sprt_losses_);
+    // The decision taken when the ratio first reached a bound stands.
+    if (sprt_decided_.load())
+      results.mutable_sprt()->set_decision(sprt_decision_);
+  }
+  if (!interrupted_.load()) {
+    if (absl::Status s = Publish(matches, results); !s.ok()) return s;
+  }
+  // Pages of matches kept from an earlier run that left none.
+  for (const auto& r : matches) {
+    if (!r.log_file().empty() &&
+        !fs::exists(out_ / ViewerPageOf(r.log_file()))) {
+      WriteViewerPage(r);
+    }
+  }
+  for (auto& r : matches) *results.add_matches() = std::move(r);
+  std::string json;
+  google::protobuf::util::JsonPrintOptions json_options;
+  json_options.add_whitespace = true;
+  json_options.preserve_proto_field_names = true;
+  json_options.always_print_primitive_fields = true;
+  (void)google::protobuf::util::MessageToJsonString(results, &json,
+                                                    json_options);
+  if (absl::Status s = WriteFile(out_ / "results.json", json); !s.ok()) {
+    return s;
+  }
+  if (absl::Status s =
+          WriteFile(out_ / "report.html",
+                    RenderHtmlReport(
+                        results, BotsThatNeverPlayed(results, out_.string())));
+      !s.ok()) {
+    return s;
+  }
+  return results;
+}
+
+absl::Status Runner::Publish(
+    const std::vector<v1::TournamentMatchResult>& matches,
+    v1::TournamentResults& results) {
+  absl::StatusOr<v1::TlogCheckpoint> checkpoint = link_->GetCheckpoint();
+  if (!checkpoint.ok()) return checkpoint.status();
+  if (absl::Status s = WriteFileAtomically((out_ / "checkpoint").string(),
+                                           checkpoint->note());
+      !s.ok()) {
+    return s;
+  }
+  if (t_.referee().empty()) {
+    // referee.key.pub is there already.
+  } else if (absl::Status s =
+                 WriteFileAtomically((out_ / "referee.pub").string(),
+                                     ToHex(link_->public_key()) + "\n");
+             !s.ok()) {
+    return s;
+  }
+  std::error_code error;
+  fs::remove_all(out_ / "proofs", error);
+  fs::create_directories(out_ / "proofs", error);
+  if (error) return absl::InternalError(error.message());
+  std::vector<const v1::TournamentMatchResult*> genuine;
+  for (const v1::TournamentMatchResult& match : matches) {
+    if (match.verdict() == kGenuine) genuine.push_back(&match);
+  }
+  // A proof is a call to the referee and a file: two per core at once
+  // keep both busy (a 10,000-match tournament spent a fifth of its time
+  // here, one at a time). The first failure, in match order, is the
+  // answer.
+  std::vector<absl::Status> written(genuine.size());
+  RunInOrder(
+      genuine.size(), 2 * PoolSize(genuine.size()),
+      [&](size_t i) {
+        const v1::TournamentMatchResult& match = *genuine[i];
+        absl::StatusOr<v1::InclusionProof> proof =
+            link_->GetInclusionProof(match.match_id(), checkpoint->tree_size());
+        written[i] =
+            proof.ok()
+                ? WriteFile(out_ / "proofs" /
+                                (fs::path(match.log_file()).stem().string() +
+                                 ".tlog-proof"),
+                            proof->tlog_proof())
+                : proof.status();
+        return JobOutput();
+      },
+      [](size_t, const JobOutput&) {});
+  for (const absl::Status& s : written) {
+    if (!s.ok()) return s;
+  }
+  v1::TournamentSchedule schedule;
+  schedule.set_name(t_.name());
+  schedule.set_game(t_.game().game());
+  schedule.set_run_id(run_id_);
+  std::set<uint32_t> done;
+  for (const v1::TournamentMatchResult& match : matches) {
+    done.insert(match.index());
+  }
+  for (const auto& [index, scheduled] : scheduled_matches_) {
+    v1::ScheduleEntry* entry = schedule.add_matches();
+    entry->set_index(index);
+    entry->set_label(Label(index));
+    for (int bot : scheduled.bots) entry->add_seats(names_[bot]);
+    entry->set_skipped(sprt_decided_.load() && !done.contains(index));
+  }
+  std::string json;
+  google::protobuf::util::JsonPrintOptions json_options;
+  json_options.add_whitespace = true;
+  json_options.preserve_proto_field_names = true;
+  (void)google::protobuf::util::MessageToJsonString(schedule, &json,
+                                                    json_options);
+  if (absl::Status s = WriteFile(out_ / "schedule.json", json); !s.ok()) {
+    return s;
+  }
+  const TournamentVerdict verdict = CheckTournamentDirectory(
+      out_.string(), CheckpointKey{"", link_->public_key()});
+  results.set_checkpoint(checkpoint->note());
+  std::string text = verdict.summary;
+  for (const std::string& problem : verdict.problems) {
+    absl::StrAppend(&text, "\n", problem);
+  }
+  results.set_transparency_verdict(text);
+  results.set_transparency_problems(verdict.problems.size());
+  return absl::OkStatus();
+}
+
+}  // namespace runner_internal
+
+std::vector<std::string> BotsThatNeverPlayed(
+    const referee::v1::TournamentResults& results,
+    const std::string& output_dir) {
+  // Each bot with a genuine match: whether its seat committed in one.
+  std::map<std::string, bool> played;
+  for (const referee::v1::TournamentMatchResult& match : results.matches()) {
+    if (match.verdict() != runner_internal::kGenuine) continue;
+    for (const std::string& bot : match.seats()) played.emplace(bot, false);
+  }
+  for (const referee::v1::TournamentMatchResult& match : results.matches()) {
+    if (match.verdict() != runner_internal::kGenuine) continue;
+    // Read only while one of its bots has not been seen playing: a bot
+    // that plays costs one log.
+    if (std::all_of(match.seats().begin(), match.seats().end(),
+                    [&](const std::string& bot) { return played[bot]; })) {
+      continue;
+    }
+    absl::StatusOr<std::string> bytes = ReadFileToString(
+        (std::filesystem::path(output_dir) / match.log_file()).string());
+    if (!bytes.ok()) {
+      for (const std::string& bot : match.seats()) played[bot] = true;
+      continue;
+    }
+    for (const RawRecord& raw : SplitLog(*bytes).records) {
+      referee::v1::LogRecord record;
+      if (!record.ParseFromArray(raw.bytes.data(),
+                                 static_cast<int>(raw.bytes.size())) ||
+          !record.has_commit()) {
+        continue;
+      }
+      const uint32_t seat = record.commit().seat();
+      if (seat < static_cast<uint32_t>(match.seats_size())) {
+        played[match.seats(seat)] = true;
+      }
+    }
+  }
+  std::vector<std::string> never;
+  for (const referee::v1::TournamentStanding& s : results.standings()) {
+    const auto it = played.find(s.bot());
+    if (it != played.end() && !it->second) never.push_back(s.bot());
+  }
+  return never;
+}
+
+}  // namespace pyramid

@@ -1,0 +1,287 @@
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/cleanup/cleanup.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "referee/core/log_sink.h"
+#include "referee/crypto/bytes.h"
+#include "referee/crypto/ed25519.h"
+#include "tools/tournament/runner_impl.h"
+
+namespace pyramid {
+namespace runner_internal {
+
+std::map<uint32_t, Runner::LostLog> Runner::SortJournal(
+    const std::vector<v1::TournamentMatchResult>& entries, const fs::path& dir,
+    const std::string& key,
+    std::map<uint32_t, v1::TournamentMatchResult>& kept) const {
+  std::map<uint32_t, LostLog> lost;
+  for (v1::TournamentMatchResult entry : entries) {
+    if (entry.verdict() != kGenuine || entry.index() >= scheduled_ ||
+        kept.contains(entry.index())) {
+      continue;
+    }
+    const fs::path file = dir / entry.log_file();
+    absl::StatusOr<Verdict> verdict = VerifyFileWith(file, key);
+    if (!verdict.ok()) {
+      const std::string reason = fs::exists(file)
+                                     ? std::string(verdict.status().message())
+                                     : "missing";
+      lost[entry.index()] = LostLog{entry, reason};
+      continue;
+    }
+    Judge(*verdict, entry);
+    lost.erase(entry.index());
+    kept.emplace(entry.index(), std::move(entry));
+  }
+  return lost;
+}
+
+std::string Runner::LostLogText(const LostLog& lost) {
+  return absl::StrCat("match ", lost.entry.index(), " (", lost.entry.log_file(),
+                      ", match id ", lost.entry.match_id(), "): ", lost.reason);
+}
+
+std::string Runner::LostLogsError(const std::vector<std::string>& problems,
+                                  bool unchanged) const {
+  const bool one = problems.size() == 1;
+  return absl::StrCat(
+      "resuming would play again ", problems.size(),
+      one ? " match whose log was genuine when it was journaled but is now "
+            "missing or does not verify"
+          : " matches whose logs were genuine when they were journaled but "
+            "are now missing or do not verify",
+      ", and the label of each would then stand twice in the referee's "
+      "transparency log: ",
+      absl::StrJoin(problems, "; "), ".",
+      unchanged ? absl::StrCat(" Nothing in ", t_.output_dir(), " was changed.")
+                : "",
+      " Restore ", one ? "the log" : "each log",
+      " (from a backup, or from a running referee: refctl get-log MATCH_ID "
+      "--out=",
+      (fs::path(t_.output_dir()) / "LOG_FILE").string(),
+      ") and run the same command again, or run it with --replay_lost_logs "
+      "to play ",
+      one ? "it" : "them", " again");
+}
+
+absl::Status Runner::CheckLostLogs() {
+  const fs::path out = t_.output_dir();
+  if (!fs::exists(out / "tournament.txt")) return absl::OkStatus();
+  std::string key;
+  if (!t_.referee().empty()) {
+    key = link_->public_key();
+  } else {
+    std::error_code error;
+    if (!fs::is_empty(out / "log-journal", error) && !error) {
+      return absl::OkStatus();
+    }
+    absl::StatusOr<std::string> pinned =
+        ParsePublicKey((out / "referee.key.pub").string());
+    if (!pinned.ok()) return absl::OkStatus();
+    key = *std::move(pinned);
+  }
+  // Shared, read-only: no run plays in the directory while it is checked,
+  // and the lock file (the last holder's pid) stays as it is.
+  const int lock_fd = open((out / "lock").c_str(), O_RDONLY | O_CLOEXEC);
+  const bool in_use = lock_fd >= 0 && flock(lock_fd, LOCK_SH | LOCK_NB) != 0;
+  absl::Cleanup close_lock = [lock_fd] {
+    if (lock_fd >= 0) close(lock_fd);
+  };
+  if (in_use) return absl::OkStatus();
+  absl::StatusOr<std::vector<v1::TournamentMatchResult>> entries =
+      Journal::Read((out / "journal.jsonl").string());
+  if (!entries.ok()) return absl::OkStatus();
+  std::map<uint32_t, v1::TournamentMatchResult> kept;
+  std::vector<std::string> problems;
+  for (auto& [index, lost] : SortJournal(*entries, out, key, kept)) {
+    if (!t_.referee().empty()) {
+      absl::StatusOr<std::string> fetched = Refetch(lost.entry, key);
+      if (fetched.status().code() == absl::StatusCode::kCancelled) {
+        return fetched.status();
+      }
+      if (fetched.ok()) {
+        refetched_[index] = *std::move(fetched);
+        continue;
+      }
+      absl::StrAppend(&lost.reason, "; fetching it again from the referee: ",
+                      fetched.status().message());
+    }
+    problems.push_back(LostLogText(lost));
+  }
+  if (problems.empty() || options_.replay_lost_logs) return absl::OkStatus();
+  return absl::FailedPreconditionError(
+      LostLogsError(problems, /*unchanged=*/true));
+}
+
+absl::StatusOr<std::string> Runner::Refetch(
+    const v1::TournamentMatchResult& entry, const std::string& key) {
+  absl::StatusOr<std::string> bytes = link_->GetLog(entry.match_id());
+  if (!bytes.ok()) return bytes.status();
+  VerifyOptions options;
+  options.pinned_key = key;
+  const Verdict verdict = VerifyLog(*bytes, options);
+  if (verdict.kind != Verdict::Kind::kGenuine) {
+    return absl::DataLossError(WhyNot(verdict));
+  }
+  if (ToHex(verdict.header.match_id()) != entry.match_id()) {
+    return absl::DataLossError(absl::StrCat("it sent the log of match ",
+                                            ToHex(verdict.header.match_id())));
+  }
+  return bytes;
+}
+
+absl::Status Runner::Resume() {
+  const std::string path = (out_ / "journal.jsonl").string();
+  absl::StatusOr<std::vector<v1::TournamentMatchResult>> entries =
+      Journal::Read(path);
+  if (!entries.ok()) return entries.status();
+  std::map<uint32_t, v1::TournamentMatchResult> kept;
+  std::map<uint32_t, LostLog> lost =
+      SortJournal(*entries, out_, link_->public_key(), kept);
+  std::vector<std::string> problems;
+  for (auto& [index, l] : lost) {
+    const std::string said =
+        l.reason == "missing"
+            ? absl::StrCat("match ", index, "'s log ", l.entry.log_file(),
+                           " was missing")
+            : absl::StrCat("match ", index, "'s log ", l.entry.log_file(),
+                           " did not verify: ", l.reason);
+    const fs::path file = out_ / l.entry.log_file();
+    if (const auto it = refetched_.find(index); it != refetched_.end()) {
+      if (absl::Status s = WriteFileAtomically(file.string(), it->second);
+          !s.ok()) {
+        return s;
+      }
+      if (Verify(l.entry) == kGenuine) {
+        Note(absl::StrCat("resuming: ", said,
+                          "; fetched it again from the referee"));
+        kept.emplace(index, l.entry);
+        continue;
+      }
+    }
+    if (!options_.replay_lost_logs) {
+      problems.push_back(LostLogText(l));
+      continue;
+    }
+    Note(absl::StrCat("resuming: ", said,
+                      "; playing it again (--replay_lost_logs): its label ",
+                      Label(index),
+                      " will stand twice in the referee's transparency log"));
+    if (fs::exists(file)) {
+      std::error_code error;
+      fs::create_directories(out_ / "superseded", error);
+      fs::rename(file, out_ / "superseded" / file.filename(), error);
+      Note(absl::StrCat("resuming: ", l.entry.log_file(),
+                        " failed verification (", l.reason,
+                        "); moved to superseded/"));
+    }
+  }
+  if (!problems.empty()) {
+    return absl::FailedPreconditionError(
+        LostLogsError(problems, /*unchanged=*/false));
+  }
+  uint32_t kept_count = 0;
+  absl::MutexLock lock(&results_mu_);
+  for (auto& [index, entry] : kept) {
+    ++kept_count;
+    Count(entry);
+    results_.emplace(index, std::move(entry));
+  }
+  if (kept_count > 0) {
+    Note(absl::StrCat("resuming: ", kept_count, " of ", scheduled_,
+                      " matches already played and verified; ",
+                      kept_count >= scheduled_ ? "nothing left to play"
+                      : sprt_decided_.load()
+                          ? "the SPRT has decided: nothing left to play"
+                          : "playing the rest"));
+  }
+  absl::StatusOr<std::unique_ptr<Journal>> journal =
+      Journal::OpenForAppend(path);
+  if (!journal.ok()) return journal.status();
+  journal_ = *std::move(journal);
+  AdoptOrSetAsideUnjournaledLogs();
+  return absl::OkStatus();
+}
+
+void Runner::AdoptOrSetAsideUnjournaledLogs() {
+  std::set<std::string> journaled;
+  for (const auto& [index, result] : results_) {
+    journaled.insert(result.log_file());
+  }
+  std::vector<fs::path> files;
+  std::error_code error;
+  for (const auto& entry : fs::directory_iterator(out_ / "logs", error)) {
+    if (entry.path().extension() == ".pyrlog") files.push_back(entry.path());
+  }
+  std::sort(files.begin(), files.end());
+  for (const fs::path& file : files) {
+    const std::string log_file = "logs/" + file.filename().string();
+    if (journaled.contains(log_file)) continue;
+    std::optional<v1::TournamentMatchResult> adopted = Adoptable(file);
+    if (adopted.has_value()) {
+      // Sealed, so public: the interruption may have come before the
+      // referee made it so.
+      if (absl::Status s = MakeLogPublic(file.string()); !s.ok()) {
+        Note(std::string(s.message()));
+      }
+      adopted->set_log_file(log_file);
+      if (absl::Status s = journal_->Append(*adopted); !s.ok()) {
+        Note(std::string(s.message()));
+      }
+      Note(absl::StrCat("resuming: match ", adopted->index(), " (", log_file,
+                        ") was sealed before the interruption; "
+                        "kept, not played again"));
+      Count(*adopted);
+      results_.emplace(adopted->index(), *std::move(adopted));
+      continue;
+    }
+    fs::create_directories(out_ / "superseded", error);
+    fs::rename(file, out_ / "superseded" / file.filename(), error);
+    Note(absl::StrCat("resuming: ", log_file,
+                      " is not a kept match's log "
+                      "(cut short, or superseded); moved to superseded/"));
+  }
+}
+
+std::optional<v1::TournamentMatchResult> Runner::Adoptable(
+    const fs::path& file) const {
+  absl::StatusOr<Verdict> genuine = VerifyFile(file);
+  if (!genuine.ok()) return std::nullopt;
+  const Verdict& verdict = *genuine;
+  for (uint32_t index = 0; index < fixed_.size(); ++index) {
+    if (verdict.header.label() != Label(index)) continue;
+    if (results_.contains(index)) return std::nullopt;
+    const ScheduledMatch& scheduled = fixed_[index];
+    if (verdict.header.seats_size() !=
+        static_cast<int>(scheduled.bots.size())) {
+      return std::nullopt;
+    }
+    v1::TournamentMatchResult result;
+    result.set_index(index);
+    result.set_match_id(ToHex(verdict.header.match_id()));
+    for (size_t seat = 0; seat < scheduled.bots.size(); ++seat) {
+      const std::string& name = names_[scheduled.bots[seat]];
+      if (verdict.header.seats(seat).name() != name) return std::nullopt;
+      result.add_seats(name);
+    }
+    *result.mutable_outcome() = verdict.outcome;
+    result.set_moves(verdict.moves);
+    result.set_verdict(kGenuine);
+    return result;
+  }
+  return std::nullopt;  // Swiss rounds are paired afresh: played again.
+}
+
+}  // namespace runner_internal
+}  // namespace pyramid
