@@ -105,7 +105,10 @@ ABSL_FLAG(uint32_t, time_bank_ms, 0, "Default time bank per seat.");
 ABSL_FLAG(uint32_t, time_bank_increment_ms, 0,
           "Default time bank increment per decision.");
 ABSL_FLAG(uint32_t, checkpoint_interval, 64,
-          "Records between signed checkpoints in every log.");
+          "Records between signed checkpoints in every log. 0: none but the "
+          "one after the header, those forced at shutdown and the seal, so "
+          "that with --fsync=checkpoints a match's moves are synced only when "
+          "it ends, and a log cut short verifies no further than its header.");
 ABSL_FLAG(std::string, tlog_origin, "",
           "The transparency log's origin (its name in checkpoints and their "
           "note key name); default pyramid-referee/ and the first 16 hex "
