@@ -198,8 +198,13 @@ void AppendTransparency(const v1::TournamentResults& results,
       SvgText(results.transparency_verdict()),
       "</p>\n<p>Every log is in the referee's transparency log; each has an "
       "inclusion proof in <code>proofs/</code> against this signed "
-      "checkpoint. Check the directory with <code>replay verify-tournament "
-      "DIR</code>.</p>\n<pre>",
+      "checkpoint. <code>replay verify-tournament DIR</code> checks the "
+      "logs (each verifies against the referee's key), their inclusion in "
+      "this checkpoint and the schedule (every scheduled match has exactly "
+      "one log). It does not read this page or <code>results.json</code>: "
+      "the standings and ratings are not checked by it but computed from "
+      "the verified logs by the tournament's ratings; to check them, run "
+      "those ratings over the logs again.</p>\n<pre>",
       SvgText(results.checkpoint()), "</pre>\n");
 }
 

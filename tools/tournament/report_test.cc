@@ -266,6 +266,13 @@ TEST(ReportTest, ShowsTheCheckpointAndTheTransparencyVerdict) {
   EXPECT_THAT(
       html,
       HasSubstr("<pre>pyramid-referee/0123456789abcdef\n4\nAAAA&lt;x&gt;=\n"));
+  // What the check proves, and that the standings are not part of it.
+  EXPECT_THAT(html, HasSubstr("<code>replay verify-tournament DIR</code> "
+                              "checks the logs"));
+  EXPECT_THAT(html, HasSubstr("It does not read this page or "
+                              "<code>results.json</code>: the standings and "
+                              "ratings are not checked by it"));
+  EXPECT_THAT(html, Not(HasSubstr("Check the directory with")));
   results.set_transparency_verdict("3 matches\nmatch 2 (x/r/2) is missing");
   results.set_transparency_problems(1);
   html = RenderHtmlReport(results);
