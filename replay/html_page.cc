@@ -165,7 +165,14 @@ PageData BuildData(const MatchSteps& match, const Verdict& verdict) {
   for (size_t k = 0; k < count; ++k) {
     const MatchStep& step = match.steps[k];
     Picture drawn;
-    if (picture != nullptr) {
+    if (!step.has_position) {
+      // A forfeit in the seed decision: the match never started.
+      drawn.width = 600;
+      drawn.height = 40;
+      drawn.parts.push_back(
+          "<text x=\"10\" y=\"24\">No position: the match ended by "
+          "forfeit in its seed decision, before it started.</text>");
+    } else if (picture != nullptr) {
       const Moment moment{&match.header, &step.view, &step.seat_views,
                           step.kind == MatchStep::Kind::kMove
                               ? &step.applied.result()
@@ -306,8 +313,12 @@ MatchPage RenderMatchPage(std::string_view file, const VerifyOptions& options) {
   }
   absl::StrAppend(
       &out, "<h2>The match, step by step</h2>\n<p><span id=\"steps\">",
-      page.steps, "</span> steps (the start, then one per move",
-      ") &middot; arrow keys, Home and End move through them.</p>\n"
+      page.steps, "</span> ", page.steps == 1 ? "step" : "steps",
+      match.steps.empty() || match.steps.front().has_position
+          ? " (the start, then one per move)"
+          : " (the match ended by forfeit in its seed decision, before it "
+            "started: there is no position to draw)",
+      " &middot; arrow keys, Home and End move through them.</p>\n"
       "<p class=\"seen\">The match is over, so everything in its log is "
       "public and shown here. Each picture is the position as it stood; "
       "what only one seat could see then is marked \"seen by seat N only\", "

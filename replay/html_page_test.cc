@@ -376,6 +376,54 @@ TEST(HtmlPageTest, ShowsFaultsDefaultActionsAndForfeits) {
   EXPECT_THAT(timeouts.html, HasSubstr("1000 ms to commit, 1000 ms to reveal"));
 }
 
+// A bot that never connects forfeits in the seed decision (decision 0):
+// the match ends before its start. That decision is a step, with its
+// fault and the outcome, and no position; "No step could be read" is only
+// for a log where nothing could be read.
+TEST(HtmlPageTest, ForfeitInTheSeedDecisionIsAStepWithoutAPosition) {
+  const std::vector<v1::LogRecord> golden =
+      Records(Read("testdata/golden/rock_paper_pyramid/classic.pyrlog"));
+  std::vector<v1::LogRecord> records(1, golden[0]);  // The header.
+  v1::DecisionOpened* opened = records.emplace_back().mutable_decision_opened();
+  opened->set_decision_id(0);
+  opened->add_seats(0);
+  opened->add_seats(1);
+  opened->set_simultaneous(true);
+  records.emplace_back().mutable_commit()->set_seat(0);
+  v1::Fault* fault = records.emplace_back().mutable_fault();
+  fault->set_decision_id(0);
+  fault->set_seat(1);
+  fault->set_reason(v1::FAULT_COMMIT_TIMEOUT);
+  fault->set_consequence(v1::FAULT_FORFEIT);
+  v1::Outcome* outcome = records.emplace_back().mutable_outcome();
+  outcome->set_termination(v1::TERMINATION_FORFEIT);
+  outcome->add_seats()->set_rank(1);
+  v1::SeatOutcome* loser = outcome->add_seats();
+  loser->set_rank(2);
+  loser->set_forfeited(true);
+  const std::string file = Reframe(records);
+
+  const MatchSteps steps = ReadMatchSteps(file);
+  EXPECT_EQ(steps.stopped, "");
+  ASSERT_EQ(steps.steps.size(), 1u);
+  EXPECT_EQ(steps.steps[0].kind, MatchStep::Kind::kForfeit);
+  EXPECT_FALSE(steps.steps[0].has_position);
+  EXPECT_EQ(steps.steps[0].decision.faults.size(), 1u);
+  EXPECT_TRUE(steps.outcome.has_value());
+
+  const MatchPage page = RenderMatchPage(file, VerifyOptions());
+  EXPECT_EQ(page.steps, 1u);
+  EXPECT_THAT(page.html, HasSubstr("<span id=\"steps\">1</span> step ("));
+  EXPECT_THAT(page.html, Not(HasSubstr("No step could be read")));
+  EXPECT_THAT(page.html, HasSubstr("decision 0 ended the match by forfeit"));
+  EXPECT_THAT(page.html, HasSubstr("no commit in time &rarr; <b>forfeit</b>"));
+  EXPECT_THAT(page.html, HasSubstr("before it started"));
+  EXPECT_THAT(page.html, HasSubstr("<h3>The end</h3>"));
+  EXPECT_THAT(page.html, HasSubstr("<td>yes</td></tr>"));  // Forfeited.
+  EXPECT_THAT(RenderMatchPage("not a log at all", VerifyOptions()).html,
+              HasSubstr("No step could be read"));
+}
+
 TEST(HtmlPageTest, UnsealedPrefixIsShownAsFarAsItGoes) {
   const std::string file =
       Read("testdata/golden/rock_paper_pyramid/classic.pyrlog");

@@ -197,8 +197,9 @@ class StepReader {
 
   bool End(uint64_t index, const v1::Outcome& outcome) {
     out_.outcome = outcome;
-    // A decision closed by a forfeit: no move, the position stays.
-    if (started_ && decision_.opened && !decision_.faults.empty()) {
+    // A decision closed by a forfeit: no move, the position stays (none
+    // when it is the seed decision's: the match never started).
+    if (decision_.opened && !decision_.faults.empty()) {
       AddStep(MatchStep::Kind::kForfeit, index, nullptr);
     }
     decision_ = DecisionRecords();
@@ -209,6 +210,7 @@ class StepReader {
   // a forfeit, else the rules' (replayed) or the verifier's next one.
   std::optional<Position> NextPosition(MatchStep::Kind kind) {
     if (kind == MatchStep::Kind::kForfeit) {
+      if (!started_) return Position();  // Before the start: none.
       return Position{out_.steps.back().view, out_.steps.back().seat_views};
     }
     if (replay_) return PositionOf(*state_, seat_views_);
@@ -223,6 +225,7 @@ class StepReader {
     }
     MatchStep& step = out_.steps.emplace_back();
     step.kind = kind;
+    step.has_position = started_;
     step.record = index;
     step.decision = std::move(decision_);
     decision_ = DecisionRecords();

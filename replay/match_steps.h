@@ -40,6 +40,9 @@ struct MatchStep {
     kMove,     // After an applied decision or automatic move.
     kForfeit,  // A decision that ended the match by forfeit (no move).
   };
+  // False for a forfeit in the seed decision: the match ended before its
+  // start, so there is no position (view and seat_views are empty).
+  bool has_position = true;
   Kind kind = Kind::kStart;
   uint64_t record = 0;  // Index of the seed reveal, applied or outcome record.
   DecisionRecords decision;
