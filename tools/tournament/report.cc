@@ -23,6 +23,10 @@ constexpr absl::string_view kStyle = R"css(
 body { font-family: sans-serif; margin: 2em; color: #222; }
 h1 { margin-bottom: 0.2em; }
 table { border-collapse: collapse; margin: 0.5em 0 1.5em; }
+table { display: block; max-width: 100%; overflow-x: auto; }
+pre { max-width: 100%; overflow-x: auto; }
+td code, .verdict { overflow-wrap: anywhere; }
+@media (max-width: 600px) { body { margin: 0.5em; } }
 th, td { border: 1px solid #ccc; padding: 0.2em 0.6em; text-align: right; }
 th { background: #f2f2f2; }
 .name { text-align: left; }
@@ -94,9 +98,11 @@ void AppendHeader(const v1::TournamentResults& results, std::string& out) {
   const std::string options = OptionsText(results.game());
   absl::StrAppend(
       &out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n",
-      "<meta charset=\"utf-8\">\n<title>", name, "</title>\n", "<style>",
-      kStyle, "</style>\n</head>\n<body>\n<h1>", name, "</h1>\n<p>Game <code>",
-      SvgText(results.game().game()), "</code>, options: ",
+      "<meta charset=\"utf-8\">\n<meta name=\"viewport\" "
+      "content=\"width=device-width, initial-scale=1\">\n<title>",
+      name, "</title>\n", "<style>", kStyle, "</style>\n</head>\n<body>\n<h1>",
+      name, "</h1>\n<p>Game <code>", SvgText(results.game().game()),
+      "</code>, options: ",
       options.empty() ? "defaults"
                       : absl::StrCat("<code>", SvgText(options), "</code>"),
       "</p>\n");

@@ -167,6 +167,16 @@ TEST(ReportTest, EscapesEveryStringFromTheResults) {
   EXPECT_THAT(html, HasSubstr("&lt;b onclick=&#39;x&#39;&gt;bad&lt;/b&gt;"));
 }
 
+// On a phone the page is as wide as the screen, and a table wider than
+// that scrolls inside its own box instead of widening the page.
+TEST(ReportTest, FitsANarrowScreen) {
+  const std::string html = RenderHtmlReport(SmallResults());
+  EXPECT_THAT(html, HasSubstr("<meta name=\"viewport\" content=\"width="
+                              "device-width, initial-scale=1\">"));
+  EXPECT_THAT(html, HasSubstr("table { display: block; max-width: 100%; "
+                              "overflow-x: auto; }"));
+}
+
 TEST(ReportTest, ReferencesNothingOutsideThePage) {
   v1::TournamentResults results = SmallResults();
   results.mutable_matches(1)->set_log_file("https://example.com/x.log");
