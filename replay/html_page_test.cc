@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -295,6 +296,96 @@ TEST(HtmlPageTest, EveryUseRefersToAShapeThePageDefines) {
 // (the largest of each game, plus about 8%: 35,334, 190,705, 132,642 and
 // 282,947 bytes; before shared shapes and finer parts, 74,735, 255,777,
 // 180,321 and 302,510): a change that makes pages grow fails here.
+// Whether a rule of `css` selects a shape of class `name` itself: the last
+// compound of one of its selectors holds `.name` (or `[class^=PREFIX]`
+// with a prefix of it). A class only in an ancestor's place (`.x rect`)
+// selects nothing on a shape, which has no element inside it to style.
+bool CssSelectsClass(std::string_view css, std::string_view name) {
+  for (size_t start = 0; start < css.size();) {
+    const size_t open = css.find('{', start);
+    if (open == std::string_view::npos) break;
+    const size_t close = css.find('}', open);
+    std::string_view selectors = css.substr(start, open - start);
+    start = close == std::string_view::npos ? css.size() : close + 1;
+    if (selectors.find('@') != std::string_view::npos) continue;
+    while (!selectors.empty()) {
+      const size_t comma = selectors.find(',');
+      std::string_view selector = selectors.substr(0, comma);
+      selectors = comma == std::string_view::npos ? std::string_view()
+                                                  : selectors.substr(comma + 1);
+      while (!selector.empty() && isspace(selector.back())) {
+        selector.remove_suffix(1);
+      }
+      const size_t space = selector.find_last_of(" >+~\n");
+      std::string_view last = space == std::string_view::npos
+                                  ? selector
+                                  : selector.substr(space + 1);
+      const std::string dotted = "." + std::string(name);
+      for (size_t at = last.find(dotted); at != std::string_view::npos;
+           at = last.find(dotted, at + 1)) {
+        const size_t end = at + 1 + name.size();
+        if (end == last.size() || last[end] == '.' || last[end] == ':' ||
+            last[end] == '[') {
+          return true;
+        }
+      }
+      const std::string_view prefix = "[class^=";
+      const size_t attr = last.find(prefix);
+      if (attr != std::string_view::npos) {
+        const size_t end = last.find(']', attr);
+        const std::string_view value =
+            last.substr(attr + prefix.size(), end - attr - prefix.size());
+        if (name.starts_with(value)) return true;
+      }
+    }
+  }
+  return false;
+}
+
+// Every class a picture puts on a shape (rect, text, path, ...) has a rule
+// that selects it: a Flaming Pyramids tile waiting to fall was drawn as a
+// black box, its class styled only as `.fp-falling rect`, a rect inside it.
+TEST(HtmlPageTest, EveryClassOnAShapeHasARuleThatSelectsIt) {
+  EXPECT_TRUE(CssSelectsClass(".a{x:1}.b rect{x:1}", "a"));
+  EXPECT_FALSE(CssSelectsClass(".a{x:1}.b rect{x:1}", "b"));
+  EXPECT_TRUE(CssSelectsClass("[class^=fp-k] rect,.c:hover{x:1}", "c"));
+  EXPECT_TRUE(CssSelectsClass("g [class^=fp-k]{x:1}", "fp-k2"));
+  EXPECT_FALSE(CssSelectsClass(".ab{x:1}", "a"));
+  const std::vector<std::string> shapes = {"rect",     "circle", "ellipse",
+                                           "line",     "path",   "polygon",
+                                           "polyline", "text",   "use"};
+  for (const std::string& path : Goldens()) {
+    SCOPED_TRACE(path);
+    const std::string html = RenderMatchPage(Read(path), VerifyOptions()).html;
+    const size_t style = html.find("<style>");
+    ASSERT_NE(style, std::string::npos);
+    const std::string_view css =
+        std::string_view(html).substr(style, html.find("</style>") - style);
+    std::set<std::string> checked;
+    for (const std::string& shape : shapes) {
+      const std::string tag = absl::StrCat("<", shape, " ");
+      for (size_t at = html.find(tag); at != std::string::npos;
+           at = html.find(tag, at + 1)) {
+        const size_t end = html.find('>', at);
+        const size_t cls = html.find(" class=\"", at);
+        if (cls == std::string::npos || cls > end) continue;
+        const size_t from = cls + 8;
+        std::string_view names =
+            std::string_view(html).substr(from, html.find('"', from) - from);
+        while (!names.empty()) {
+          const size_t space = names.find(' ');
+          const std::string name(names.substr(0, space));
+          names = space == std::string_view::npos ? std::string_view()
+                                                  : names.substr(space + 1);
+          if (name.empty() || !checked.insert(name).second) continue;
+          EXPECT_TRUE(CssSelectsClass(css, name))
+              << "<" << shape << " class=\"" << name << "\">";
+        }
+      }
+    }
+  }
+}
+
 TEST(HtmlPageTest, GoldenPagesStayWithinTheirSizeBounds) {
   const std::map<std::string, size_t> bound = {
       {"rock_paper_pyramid", 38'000},

@@ -379,7 +379,7 @@ constexpr std::string_view kCss =
     ".fp-stone rect{stroke:#555;stroke-width:3}.fp-mill rect{fill:#999;"
     "stroke:#444}.fp-coal rect{fill:#333;stroke:#000}.fp-torch rect{"
     "fill:#666;stroke:#222}.fp-flame{fill:#ff8c1a;stroke:#d35400;"
-    "opacity:.95}.fp-falling rect{stroke:#c00;stroke-width:3}"
+    "opacity:.95}.fp-falling{fill:none;stroke:#c00;stroke-width:3}"
     ".fp-ghost{opacity:.35}.fp-down{fill:#6b5a45}"
     "[class^=fp-k] text,.fp-mill text{font-size:11px;text-anchor:middle}"
     "[id^=fp-s] text{font-size:8px}.fp-count{font-size:11px;"
