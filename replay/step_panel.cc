@@ -173,6 +173,12 @@ std::vector<int64_t> TimeBanks::Charge(const DecisionRecords& decision) {
       }
       banks_[seat] += clocks_.time_bank_increment_ms();
     }
+    // A missed commit deadline used the whole bank (Match::CheckDeadlines).
+    for (const v1::Fault& f : decision.faults) {
+      if (f.seat() == seat && f.reason() == v1::FAULT_COMMIT_TIMEOUT) {
+        banks_[seat] = 0;
+      }
+    }
     after.push_back(banks_[seat]);
   }
   return after;

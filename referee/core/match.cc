@@ -358,6 +358,9 @@ absl::Status Match::CheckDeadlinesNow() {
     const bool owes = reveal_phase ? decision_.OwesReveal(seats[i])
                                    : decision_.OwesCommit(seats[i]);
     if (!owes || now < deadlines_[i]) continue;
+    // A missed commit deadline has used the commit timeout and the whole
+    // bank (the deadline includes it); no increment, which a commit earns.
+    if (!reveal_phase) bank_ms_[seats[i]] = 0;
     if (absl::Status s = Fault(
             seats[i],
             reveal_phase ? v1::FAULT_REVEAL_TIMEOUT : v1::FAULT_COMMIT_TIMEOUT,

@@ -277,6 +277,37 @@ TEST_F(MatchTest, TimeBankAbsorbsOverrunsAndGrowsByTheIncrement) {
   EXPECT_EQ(Verify().kind, Verdict::Kind::kGenuine) << Verify().reason;
 }
 
+// A missed commit deadline empties the seat's bank: it has used the commit
+// timeout and all of its bank, and earns no increment (docs/protocol.md,
+// "Deadlines"). Under the default-action policy the seat plays on, so a
+// bank left full would give a seat that stopped answering the whole bank
+// again at every decision.
+TEST_F(MatchTest, AMissedCommitDeadlineEmptiesTheBank) {
+  Start(v1::FORFEIT_POLICY_DEFAULT_ACTION, /*commit_ms=*/100,
+        /*reveal_ms=*/100, {}, /*bank_ms=*/250, /*increment_ms=*/20);
+  ASSERT_TRUE(CommitAction(0, Seed('a')).ok());
+  ASSERT_TRUE(CommitAction(1, Seed('b')).ok());
+  clock_.Advance(absl::Milliseconds(350));  // Seat 2's deadline: 100 + 250.
+  ASSERT_TRUE(match_->CheckDeadlines().ok());
+  ASSERT_TRUE(RevealAction(0).ok());
+  ASSERT_TRUE(RevealAction(1).ok());
+  DecisionView d = *match_->decision();
+  ASSERT_EQ(d.id, 1u);
+  // Seat 0 committed within its timeout: 250 + 20. Seat 2: nothing left.
+  EXPECT_EQ(d.deadlines[0], clock_.Now() + absl::Milliseconds(100 + 270));
+  EXPECT_EQ(d.deadlines[2], clock_.Now() + absl::Milliseconds(100));
+  // Committing again, within the timeout, earns the increment.
+  ASSERT_TRUE(CommitAction(0, Piece(v1::RPP_BLACK, v1::RPP_LARGE)).ok());
+  ASSERT_TRUE(CommitAction(1, Piece(v1::RPP_BLACK, v1::RPP_LARGE)).ok());
+  ASSERT_TRUE(CommitAction(2, Piece(v1::RPP_BLACK, v1::RPP_LARGE)).ok());
+  for (int seat = 0; seat < 3; ++seat) ASSERT_TRUE(RevealAction(seat).ok());
+  d = *match_->decision();
+  ASSERT_EQ(d.id, 2u);
+  EXPECT_EQ(d.deadlines[2], clock_.Now() + absl::Milliseconds(100 + 20));
+  // Not over: what is written verifies as far as it goes.
+  EXPECT_EQ(Verify().kind, Verdict::Kind::kUnsealedPrefix) << Verify().reason;
+}
+
 TEST_F(MatchTest, SeedTimeoutGivesOnlyTheSeedDecisionItsOwnDeadline) {
   seed_timeout_ms_ = 60000;
   Start(v1::FORFEIT_POLICY_FORFEIT, /*commit_ms=*/100, /*reveal_ms=*/100, {},
