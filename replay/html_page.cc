@@ -319,8 +319,17 @@ MatchPage RenderMatchPage(std::string_view file, const VerifyOptions& options) {
           : " (the match ended by forfeit in its seed decision, before it "
             "started: there is no position to draw)",
       " &middot; arrow keys, Home and End move through them.</p>\n"
-      "<p class=\"seen\">The match is over, so everything in its log is "
-      "public and shown here. Each picture is the position as it stood; "
+      "<p class=\"seen\">",
+      match.outcome.has_value()
+          ? "The match is over, so everything in its log is public and shown "
+            "here. "
+          : "The log holds no outcome: the match had not ended (or broke) "
+            "where it stops, and what it holds was not public then. While a "
+            "match runs, the referee shows watchers only its decisions, which "
+            "seat committed (never what), faults and the public view after "
+            "each move; never a hand, a salt, the seed or a reveal before the "
+            "end. This page shows everything the log holds. ",
+      "Each picture is the position as it stood; "
       "what only one seat could see then is marked \"seen by seat N only\", "
       "what no seat could see \"seen by nobody\".</p>\n",
       "<div class=\"controls\"><button id=\"prev\" title=\"previous "

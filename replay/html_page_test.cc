@@ -113,6 +113,7 @@ TEST(HtmlPageTest, EveryGoldenLogIsGenuineWithEveryStep) {
     EXPECT_THAT(page.html, HasSubstr(absl::StrCat("<span id=\"steps\">",
                                                   page.steps, "</span>")));
     EXPECT_THAT(page.html, Not(HasSubstr("id=\"stopped\"")));
+    EXPECT_THAT(page.html, HasSubstr("The match is over"));
     const std::string game = page.verdict.header.game().game();
     // The board is drawn into the page at step 0, and is the first part of
     // every step's picture in the data.
@@ -531,6 +532,9 @@ TEST(HtmlPageTest, UnsealedPrefixIsShownAsFarAsItGoes) {
   EXPECT_EQ(page.verdict.kind, Verdict::Kind::kUnsealedPrefix);
   EXPECT_THAT(page.html, HasSubstr("NOT GENUINE (UNSEALED PREFIX)"));
   EXPECT_THAT(page.html, HasSubstr("The log holds no outcome."));
+  // Not over: what the log holds was not public while it ran.
+  EXPECT_THAT(page.html, Not(HasSubstr("The match is over")));
+  EXPECT_THAT(page.html, HasSubstr("the match had not ended"));
   EXPECT_GT(page.steps, 1u);
   EXPECT_LT(page.steps, ExpectedSteps(file));
 }
