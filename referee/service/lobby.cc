@@ -266,8 +266,7 @@ absl::StatusOr<v1::RegisterBotResponse> Lobby::RegisterBot(
   if (absl::Status s = options_.registry->AddBot(stored); !s.ok()) {
     absl::MutexLock lock(&mu_);
     bots_.erase(principal.bot_id);
-    return absl::UnavailableError(
-        absl::StrCat("cannot record the bot: ", s.message()));
+    return RegistryWriteFailed("cannot record the bot: ", s);
   }
   tokens_.Add(minted, principal);
   v1::RegisterBotResponse response;
@@ -529,8 +528,7 @@ absl::StatusOr<v1::CreateMatchResponse> Lobby::CreateMatch(
   const std::vector<std::pair<MintedToken, Principal>> seat_tokens =
       MintSeatTokens(match_id, *hosted, stored, response);
   if (absl::Status s = options_.registry->AddMatch(stored); !s.ok()) {
-    return absl::UnavailableError(
-        absl::StrCat("cannot record the match: ", s.message()));
+    return RegistryWriteFailed("cannot record the match: ", s);
   }
   absl::StatusOr<std::unique_ptr<Match>> match =
       StartLog(*std::move(config), path, ids, clock);
@@ -633,6 +631,19 @@ void Lobby::Host(std::shared_ptr<MatchHost> host,
     }
   }
   host->Start();
+}
+
+absl::Status Lobby::RegistryWriteFailed(absl::string_view doing,
+                                        const absl::Status& failure) {
+  const std::string message = absl::StrCat(doing, failure.message());
+  if (!absl::IsResourceExhausted(failure)) {
+    return absl::UnavailableError(message);
+  }
+  // A full disk: the client waits for space rather than retry at once, and
+  // the next match is refused at once (CheckWritable).
+  NoteWriteFailure(message);
+  return absl::ResourceExhaustedError(
+      absl::StrCat(message, "; try again when space returns"));
 }
 
 void Lobby::NoteWriteFailure(const std::string& reason) {

@@ -17,6 +17,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "pyramid/referee/v1/referee_service.pb.h"
@@ -263,6 +264,12 @@ class Lobby {
   std::shared_ptr<MatchHost> FindRunningLocked(
       const std::string& match_id) const ABSL_SHARED_LOCKS_REQUIRED(mu_);
   void NoteWriteFailure(const std::string& reason);
+  // What a client is answered when the registry could not record what it
+  // asked for (`doing` the registry's `failure`): RESOURCE_EXHAUSTED, noted
+  // as a write failure (CheckWritable), when its disk is full; UNAVAILABLE
+  // otherwise.
+  absl::Status RegistryWriteFailed(absl::string_view doing,
+                                   const absl::Status& failure);
   // Enters the sealed log of `match_id` in the transparency log (and signs
   // a checkpoint when enough are waiting for one).
   absl::Status EnterSealedLog(const std::string& match_id,

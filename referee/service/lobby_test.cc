@@ -591,19 +591,35 @@ TEST_F(LobbyTest, AnEndedMatchIsKeptCompactlyAndServedAsBefore) {
 // match, the listing, a retried CreateMatch, and a seat that connects with
 // its token, which is told the outcome. An end the registry could not
 // record is kept in memory instead, and answered as ended.
+// (Its ends may be let through, and its additions made to fail, as a
+// registry whose disk fills and empties again.)
 class FailingEndRegistry final : public Registry {
  public:
+  // What EndMatch answers (it records the end when OK).
+  void set_end_status(absl::Status s) {
+    absl::MutexLock lock(&mu_);
+    end_status_ = std::move(s);
+  }
+  // What AddBot and AddMatch answer (they record when OK).
+  void set_add_status(absl::Status s) {
+    absl::MutexLock lock(&mu_);
+    add_status_ = std::move(s);
+  }
   absl::Status AddBot(const StoredBot& bot) override {
+    if (absl::Status s = Status(add_status_); !s.ok()) return s;
     return inner_->AddBot(bot);
   }
   absl::Status AddMatch(const StoredMatch& match) override {
+    if (absl::Status s = Status(add_status_); !s.ok()) return s;
     return inner_->AddMatch(match);
   }
   absl::Status RemoveMatch(const std::string& match_id) override {
     return inner_->RemoveMatch(match_id);
   }
-  absl::Status EndMatch(const v1::MatchInfo&, const std::string&) override {
-    return absl::InternalError("registry: end match: disk I/O error");
+  absl::Status EndMatch(const v1::MatchInfo& info,
+                        const std::string& broken_reason) override {
+    if (absl::Status s = Status(end_status_); !s.ok()) return s;
+    return inner_->EndMatch(info, broken_reason);
   }
   absl::StatusOr<std::vector<StoredBot>> LoadBots() const override {
     return inner_->LoadBots();
@@ -629,8 +645,56 @@ class FailingEndRegistry final : public Registry {
   }
 
  private:
+  absl::Status Status(const absl::Status& s) const {
+    absl::MutexLock lock(&mu_);
+    return s;
+  }
+
   std::unique_ptr<Registry> inner_ = NewMemoryRegistry();
+  mutable absl::Mutex mu_;
+  absl::Status end_status_ ABSL_GUARDED_BY(mu_) =
+      absl::InternalError("registry: end match: disk I/O error");
+  absl::Status add_status_ ABSL_GUARDED_BY(mu_);
 };
+
+// A registry whose disk is full answers like this (registry.cc).
+absl::Status DiskFull() {
+  return absl::ResourceExhaustedError("registry: database or disk is full");
+}
+
+// A registry that cannot record a new match or bot for lack of space is
+// answered RESOURCE_EXHAUSTED (wait for space), and the next match is
+// refused at once; any other failure stays UNAVAILABLE (try again soon).
+TEST_F(LobbyTest, AFullRegistryIsResourceExhausted) {
+  auto registry = std::make_shared<FailingEndRegistry>();
+  Restart(registry, SigningKey::Generate());
+  v1::CreateMatchRequest request;
+  request.mutable_game()->set_game("rock_paper_pyramid");
+  for (int i = 0; i < 3; ++i) request.add_seats();
+  v1::RegisterBotRequest registration;
+  registration.set_name("full");
+  registry->set_add_status(
+      absl::InternalError("registry: add match: disk I/O error"));
+  EXPECT_EQ(lobby_->CreateMatch(request).status().code(),
+            absl::StatusCode::kUnavailable);
+  EXPECT_EQ(lobby_->RegisterBot(registration).status().code(),
+            absl::StatusCode::kUnavailable);
+  registry->set_add_status(DiskFull());
+  for (int i = 0; i < 2; ++i) {
+    absl::StatusOr<v1::CreateMatchResponse> created =
+        lobby_->CreateMatch(request);
+    EXPECT_EQ(created.status().code(), absl::StatusCode::kResourceExhausted)
+        << created.status();
+    EXPECT_TRUE(absl::StrContains(created.status().message(),
+                                  "database or disk is full"));
+  }
+  absl::StatusOr<v1::RegisterBotResponse> bot =
+      lobby_->RegisterBot(registration);
+  EXPECT_EQ(bot.status().code(), absl::StatusCode::kResourceExhausted)
+      << bot.status();
+  registry->set_add_status(absl::OkStatus());
+  EXPECT_FALSE(Create().empty());  // The log directory has room.
+}
 
 // While ended matches are unrecorded the registry cannot filter by status
 // (it holds them as running), and a page filtered by a status few matches
