@@ -1077,6 +1077,31 @@ TEST_F(TournamentTest, AnInterruptionEndsTheWaitForAnUnreachableReferee) {
 // The `tournament` program refuses a mistake in its command line with
 // status 2, saying what it is, before it makes anything on disk: neither
 // the output directory nor the embedded referee's key beside it.
+// A mistake found after the file parsed names the file, as a syntax error
+// does: "FILE: seats: ...".
+TEST_F(TournamentTest, AMistakeInTheTournamentFileNamesTheFile) {
+  v1::Tournament twins = Make("pyramid_scheme", 2, 2);
+  twins.mutable_bots(1)->set_name("bot-1");
+  v1::Tournament gameless = Make("pyramid_scheme", 2, 2);
+  gameless.clear_game();
+  const std::string file = dir_.File("t.txt");
+  const std::pair<v1::Tournament, std::string> cases[] = {
+      {Make("rock_paper_pyramid", 4, 4),
+       ": seats: rock_paper_pyramid takes 3 seats, not 4\n"},
+      {twins, ": bots: two bots are named bot-1\n"},
+      {Make("pyramid_scheme", 3, 3, "format: SWISS"),
+       ": format: Swiss pairs two seats per match\n"},
+      {gameless, ": game: required (one of "},
+  };
+  for (const auto& [t, message] : cases) {
+    testing_util::Process run(TournamentCommand(t), dir_.File("run.out"),
+                              dir_.File("run.err"));
+    EXPECT_EQ(run.Wait(absl::Seconds(30)), 2) << message;
+    EXPECT_THAT(run.err(), HasSubstr("tournament: " + file + message));
+    EXPECT_FALSE(fs::exists(dir_.File("out"))) << message;
+  }
+}
+
 TEST_F(TournamentTest, BadFlagValuesAreRefused) {
   const std::string file = dir_.File("t.txt");
   std::string text;
@@ -1169,9 +1194,10 @@ TEST_F(TournamentTest, BadTournamentFilesAreRefusedBeforeAnythingIsMade) {
   } cases[] = {
       {"bots {", "tournament: " + file + ": not a Tournament in text format: "},
       {text_of(Make("no_such_game", 2, 2)),
-       "tournament: game: unknown game \"no_such_game\""},
+       "tournament: " + file + ": game: unknown game \"no_such_game\""},
       {text_of(Make("rock_paper_pyramid", 4, 4)),
-       "tournament: seats: rock_paper_pyramid takes 3 seats, not 4"},
+       "tournament: " + file +
+           ": seats: rock_paper_pyramid takes 3 seats, not 4"},
       {text_of(unrunnable), "tournament: bot bot-2: cannot run " +
                                 dir_.File("no-such-bot") +
                                 ": No such file or directory"},

@@ -6,6 +6,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "referee/cli/text_proto.h"
 #include "referee/core/clock_settings.h"
 #include "referee/games/registry.h"
@@ -121,6 +122,10 @@ absl::Status NormalizeTournament(v1::Tournament& t) {
     return absl::InvalidArgumentError(
         absl::StrCat("name: \"", t.name(), "\" is not 1 to ", kMaxNameBytes,
                      " letters, digits, '.', '_' or '-'"));
+  }
+  if (t.game().game().empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "game: required (one of ", absl::StrJoin(GameIds(), ", "), ")"));
   }
   absl::StatusOr<std::unique_ptr<Game>> game = MakeGame(t.game());
   if (!game.ok()) {

@@ -12,6 +12,7 @@ namespace {
 
 namespace v1 = ::pyramid::referee::v1;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 constexpr char kGood[] =
     "name: \"duel\" game { game: \"rock_paper_pyramid\" }\n"
@@ -66,6 +67,14 @@ TEST(TournamentFileTest, EveryBadFieldIsNamed) {
     EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << c.text;
     EXPECT_THAT(s.message(), HasSubstr(c.field)) << c.text;
   }
+}
+
+TEST(TournamentFileTest, AMissingGameIsRequiredNotUnknown) {
+  const absl::Status s = Check("bots { name: \"a\" command: \"x\" }");
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("game: required (one of "));
+  EXPECT_THAT(s.message(), HasSubstr("pyramid_scheme"));
+  EXPECT_THAT(s.message(), Not(HasSubstr("unknown game")));
 }
 
 // The SPRT's own checks name the field once.

@@ -227,7 +227,18 @@ absl::StatusOr<v1::Tournament> LoadTournament(const std::string& path) {
     return absl::InvalidArgumentError(
         absl::StrCat(path, ": ", parsed.status().message()));
   }
+  const v1::Tournament file_alone = *parsed;
   if (absl::Status s = ApplyFlags(*parsed); !s.ok()) return s;
+  // The file's other mistakes ("seats: ...", "bots: ...") name it too, as
+  // its syntax errors do; a mistake the flags made does not. The runner
+  // checks the same again, on its own copy.
+  v1::Tournament normalized = *parsed;
+  if (absl::Status s = NormalizeTournament(normalized); !s.ok()) {
+    v1::Tournament file_normalized = file_alone;
+    const absl::Status in_file = NormalizeTournament(file_normalized);
+    if (in_file.message() != s.message()) return s;
+    return absl::InvalidArgumentError(absl::StrCat(path, ": ", s.message()));
+  }
   return parsed;
 }
 
