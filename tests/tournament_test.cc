@@ -1291,11 +1291,21 @@ TEST_F(TournamentTest, ABotThatNeverPlaysIsNamedAndFailsTheRun) {
   EXPECT_THAT(html, HasSubstr("bot bot-3 never played"));
   EXPECT_THAT(html, Not(HasSubstr("bot bot-1 never played")));
   // Run again, it plays nothing and says the same: the logs are the
-  // evidence.
+  // evidence. It starts no bot (bot-3 would have failed again, and said so
+  // in its output), and its results and report are the same bytes, the
+  // restarts of the run that played included.
+  const std::string bot_output =
+      *ReadFileToString(dir_.File("out/bots/bot-3.log"));
+  const std::string json = *ReadFileToString(dir_.File("out/results.json"));
   testing_util::Process again(TournamentCommand(t), dir_.File("again.out"),
                               dir_.File("again.err"));
   EXPECT_EQ(again.Wait(absl::Seconds(60)), 1) << again.out() << again.err();
   EXPECT_THAT(again.err(), HasSubstr("bot bot-3 never played"));
+  EXPECT_THAT(again.err(), HasSubstr("nothing left to play"));
+  EXPECT_THAT(again.err(), Not(HasSubstr("ended")));
+  EXPECT_EQ(*ReadFileToString(dir_.File("out/bots/bot-3.log")), bot_output);
+  EXPECT_EQ(*ReadFileToString(dir_.File("out/results.json")), json);
+  EXPECT_EQ(*ReadFileToString(dir_.File("out/report.html")), html);
 }
 
 // Another tournament's output directory is the command's mistake

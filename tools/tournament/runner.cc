@@ -150,9 +150,13 @@ absl::StatusOr<v1::TournamentResults> Runner::Run() {
     SetRetryHooks();
   }
   if (absl::Status s = Resume(); !s.ok()) return s;
-  if (absl::Status s = StartBots(); !s.ok()) {
-    StopBots();
-    return s;
+  // A finished tournament run again starts no bot: it plays nothing, and
+  // its report keeps the restarts of the run that played (Report).
+  if (!NothingLeftToPlay()) {
+    if (absl::Status s = StartBots(); !s.ok()) {
+      StopBots();
+      return s;
+    }
   }
   PlayAll();
   StopBots();

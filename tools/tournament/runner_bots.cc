@@ -77,6 +77,14 @@ absl::Status Runner::StartBots() {
   return absl::OkStatus();
 }
 
+bool Runner::NothingLeftToPlay() {
+  if (sprt_decided_.load()) return true;
+  absl::MutexLock lock(&results_mu_);
+  uint32_t done = 0;
+  for (const auto& [index, result] : results_) done += index < scheduled_;
+  return done >= scheduled_;
+}
+
 void Runner::Supervise() {
   std::vector<absl::Time> next_start(bots_.size(), absl::InfinitePast());
   while (!stopping_.load()) {

@@ -215,6 +215,10 @@ class Runner {
 
   absl::Status StartBots();
 
+  // True when every scheduled match is already played (or the SPRT has
+  // decided): a run that finds so after Resume starts no bot.
+  bool NothingLeftToPlay();
+
   // Restarts bots that die while the tournament runs, with exponential
   // backoff (BotProcess::NextStart), one line per step. A match a bot was
   // playing goes on without it: it forfeits at its deadline (a restarted
@@ -292,6 +296,10 @@ class Runner {
   // runner_report.cc: the report and the transparency evidence.
 
   absl::StatusOr<v1::TournamentResults> Report();
+
+  // Each bot's restarts in the output directory's results.json, if it
+  // reads; none otherwise.
+  std::map<std::string, uint32_t> EarlierRestarts() const;
 
   // The transparency evidence (docs/tournament.md): the referee's
   // checkpoint covering every match played, one inclusion proof per sealed

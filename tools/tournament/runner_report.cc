@@ -32,6 +32,24 @@ absl::Status WriteFile(const fs::path& path, const std::string& bytes) {
   return absl::OkStatus();
 }
 
+std::map<std::string, uint32_t> Runner::EarlierRestarts() const {
+  std::map<std::string, uint32_t> restarts;
+  absl::StatusOr<std::string> json =
+      ReadFileToString((out_ / "results.json").string());
+  v1::TournamentResults earlier;
+  google::protobuf::util::JsonParseOptions options;
+  options.ignore_unknown_fields = true;
+  if (!json.ok() ||
+      !google::protobuf::util::JsonStringToMessage(*json, &earlier, options)
+           .ok()) {
+    return restarts;
+  }
+  for (const v1::TournamentStanding& s : earlier.standings()) {
+    restarts[s.bot()] = s.restarts();
+  }
+  return restarts;
+}
+
 absl::StatusOr<v1::TournamentResults> Runner::Report() {
   v1::TournamentResults results;
   results.set_name(t_.name());
@@ -57,10 +75,16 @@ absl::StatusOr<v1::TournamentResults> Runner::Report() {
       names_, matches,
       t_.format() == v1::SWISS ? StandingsOrder::kPointsPerMatch
                                : StandingsOrder::kPoints);
+  // No bot started (nothing was left to play): the restarts are those of
+  // the run that played, as its results.json says.
+  std::map<std::string, uint32_t> restarts;
+  if (bots_.empty()) restarts = EarlierRestarts();
+  for (const auto& bot : bots_) {
+    restarts[bot->name()] = std::max(0, bot->starts() - 1);
+  }
   for (v1::TournamentStanding& s : standings) {
-    for (const auto& bot : bots_) {
-      if (bot->name() == s.bot())
-        s.set_restarts(std::max(0, bot->starts() - 1));
+    if (const auto it = restarts.find(s.bot()); it != restarts.end()) {
+      s.set_restarts(it->second);
     }
   }
   results.set_rating_model(
