@@ -84,6 +84,11 @@ std::string DifferenceFrom(const v1::MatchInfo& info,
   return "";
 }
 
+// Prints a failure of something the referee tries again later.
+void SayIfFailed(const absl::Status& s) {
+  if (!s.ok()) std::cerr << "referee: " << s.message() << "\n";
+}
+
 std::string RandomHex(size_t bytes) {
   std::string raw(bytes, '\0');
   randombytes_buf(raw.data(), raw.size());
@@ -109,8 +114,7 @@ Lobby::Lobby(LobbyOptions options)
         }
         if (host != nullptr) host->CheckDeadlines();
       });
-  if (options_.tlog != nullptr &&
-      options_.checkpoint_every > absl::ZeroDuration()) {
+  if (options_.checkpoint_every > absl::ZeroDuration()) {
     checkpointer_ = std::thread([this] { CheckpointLoop(); });
   }
   if (options_.sync_threads > 0) {
@@ -129,12 +133,17 @@ Lobby::~Lobby() {
   }
   if (checkpointer_.joinable()) checkpointer_.join();
   scheduler_.reset();
+  // The last chance to record them before a restart, which would resume
+  // them (a broken match too) as running.
+  SayIfFailed(RecordUnrecorded());
 }
 
 void Lobby::CheckpointLoop() {
   absl::MutexLock lock(&stop_mu_);
   while (!stop_mu_.AwaitWithTimeout(absl::Condition(&stopping_),
                                     options_.checkpoint_every)) {
+    SayIfFailed(RecordUnrecorded());
+    if (options_.tlog == nullptr) continue;
     EnterWaiting();
     if (absl::StatusOr<bool> signed_one = options_.tlog->CheckpointIfGrown();
         !signed_one.ok()) {
@@ -357,14 +366,28 @@ absl::StatusOr<std::optional<v1::CreateMatchResponse>> Lobby::ReserveRequest(
   if (host == nullptr || info.status() == v1::MATCH_BROKEN) {
     // It will never be played nor sealed (e.g. the referee was killed
     // before its log existed): the retry gets a match that will, unless
-    // another retry took the request_id over meanwhile.
+    // another retry took the request_id over meanwhile. Unless its end is
+    // recorded, though, a restart would resume it as running: no other
+    // match is made for the request_id until it is.
+    if (host != nullptr) {
+      if (absl::Status s = RecordUnrecorded(named); !s.ok()) {
+        const std::string why =
+            absl::StrCat("request_id names match ", named,
+                         ", which broke, and whose end cannot be recorded "
+                         "yet (",
+                         s.message(), "); try again later");
+        return absl::IsResourceExhausted(s) ? absl::ResourceExhaustedError(why)
+                                            : absl::UnavailableError(why);
+      }
+    }
     if (reserved_here) {
       std::move(release).Cancel();
       return std::nullopt;
     }
+    // (Recording its end let go of the request_id: taken again.)
     absl::MutexLock lock(&mu_);
-    auto it = requests_.find(request.request_id());
-    if (it == requests_.end() || it->second != named) return overtaking();
+    auto [it, free] = requests_.try_emplace(request.request_id(), "");
+    if (!free && it->second != named) return overtaking();
     it->second.clear();
     return std::nullopt;
   }
@@ -504,6 +527,9 @@ absl::StatusOr<v1::CreateMatchResponse> Lobby::CreateMatch(
   absl::Cleanup release = [this, &request] {
     ReleaseRequest(request.request_id());
   };
+  // Ends the registry could not record are recorded before it records a
+  // new match (one that cannot be yet waits for the next try).
+  RecordUnrecorded().IgnoreError();
   if (absl::Status s = CheckWritable(); !s.ok()) return s;
   if (absl::Status s = AdmitMatch(); !s.ok()) return s;
   absl::Cleanup count_out = [this] { live_matches_.fetch_sub(1); };
@@ -607,8 +633,16 @@ void Lobby::Host(std::shared_ptr<MatchHost> host,
         }
         const absl::Status recorded =
             options_.registry->EndMatch(info, info.broken_reason());
-        if (!recorded.ok())
-          std::cerr << "referee: " << recorded.message() << "\n";
+        if (!recorded.ok()) {
+          std::cerr << "referee: match " << info.match_id()
+                    << ": its end is not recorded yet (tried again before "
+                       "the next match is created, at the next checkpoint "
+                       "and at shutdown): "
+                    << recorded.message() << "\n";
+          if (absl::IsResourceExhausted(recorded)) {
+            NoteWriteFailure(std::string(recorded.message()));
+          }
+        }
         Archive(info, log_path, routes, recorded.ok());
       });
   {
@@ -770,7 +804,8 @@ void Lobby::RecoverMatch(StoredMatch& stored, RecoveryReport& report) {
     const absl::Status recorded =
         options_.registry->EndMatch(broken, broken.broken_reason());
     if (recorded.ok()) tokens_.Remove(token_ids);
-    Archive(broken, stored.log_path, RoutesOf(hosted), recorded.ok());
+    Archive(broken, stored.log_path, RoutesOf(hosted), recorded.ok(),
+            std::move(token_ids));
     ++report.broken;
     return;
   }
@@ -820,9 +855,9 @@ absl::StatusOr<std::unique_ptr<Match>> Lobby::ResumeLog(
 }
 
 void Lobby::Archive(const v1::MatchInfo& info, std::string log_path,
-                    std::vector<uint64_t> routes, bool recorded) {
+                    std::vector<uint64_t> routes, bool recorded,
+                    std::vector<std::string> token_ids) {
   std::shared_ptr<MatchHost> running;  // Let go after the lock.
-  std::vector<std::string> token_ids;
   {
     absl::MutexLock lock(&mu_);
     auto it = matches_.find(info.match_id());
@@ -832,20 +867,7 @@ void Lobby::Archive(const v1::MatchInfo& info, std::string log_path,
       matches_.erase(it);
     }
     if (recorded) {
-      auto request = requests_.find(info.request_id());
-      if (request != requests_.end() && request->second == info.match_id()) {
-        requests_.erase(request);
-      }
-      // A token seat's stream may stay open after the end: its route is
-      // kept while it is (its info says it is connected; a new stream of
-      // the seat replaces it).
-      for (int i = 0;
-           i < info.seats_size() && i < static_cast<int>(routes.size()); ++i) {
-        if (info.seats(i).bot_id().empty() &&
-            connections_.Find(routes[i]) != nullptr) {
-          AddSeatRouteLocked(info.match_id(), i, routes[i]);
-        }
-      }
+      ForgetRecordedLocked(info, routes);
     } else {
       // Who is connected is asked of the connections when the match is.
       Unrecorded& kept = unrecorded_[info.match_id()];
@@ -855,9 +877,81 @@ void Lobby::Archive(const v1::MatchInfo& info, std::string log_path,
       }
       kept.log_path = std::move(log_path);
       kept.routes = std::move(routes);
+      kept.token_ids = std::move(token_ids);
     }
   }
   if (recorded) tokens_.Remove(token_ids);
+}
+
+void Lobby::ForgetRecordedLocked(const v1::MatchInfo& info,
+                                 const std::vector<uint64_t>& routes) {
+  auto request = requests_.find(info.request_id());
+  if (request != requests_.end() && request->second == info.match_id()) {
+    requests_.erase(request);
+  }
+  // A token seat's stream may stay open after the end: its route is kept
+  // while it is (its info says it is connected; a new stream of the seat
+  // replaces it).
+  for (int i = 0; i < info.seats_size() && i < static_cast<int>(routes.size());
+       ++i) {
+    if (info.seats(i).bot_id().empty() &&
+        connections_.Find(routes[i]) != nullptr) {
+      AddSeatRouteLocked(info.match_id(), i, routes[i]);
+    }
+  }
+}
+
+absl::Status Lobby::RecordUnrecorded() {
+  std::vector<std::string> waiting;
+  {
+    absl::ReaderMutexLock lock(&mu_);
+    waiting.reserve(unrecorded_.size());
+    for (const auto& [match_id, kept] : unrecorded_) {
+      waiting.push_back(match_id);
+    }
+  }
+  absl::Status first;
+  for (const std::string& match_id : waiting) {
+    first.Update(RecordUnrecorded(match_id));
+  }
+  if (first.ok()) return first;
+  return absl::Status(
+      first.code(),
+      absl::StrCat("the end of ", waiting.size() == 1 ? "a match" : "matches",
+                   " still not recorded in the registry (tried again before "
+                   "the next match is created, at the next checkpoint and at "
+                   "shutdown): ",
+                   first.message()));
+}
+
+absl::Status Lobby::RecordUnrecorded(const std::string& match_id) {
+  v1::MatchInfo info;
+  {
+    absl::ReaderMutexLock lock(&mu_);
+    auto it = unrecorded_.find(match_id);
+    if (it == unrecorded_.end()) return absl::OkStatus();
+    info = it->second.info;
+  }
+  // Outside the lock: the registry may take a while (its busy timeout).
+  // Recording the same end twice (two threads trying at once) does no harm.
+  if (absl::Status s = options_.registry->EndMatch(info, info.broken_reason());
+      !s.ok()) {
+    if (absl::IsResourceExhausted(s)) {
+      NoteWriteFailure(std::string(s.message()));
+    }
+    return s;
+  }
+  std::vector<std::string> token_ids;
+  {
+    absl::MutexLock lock(&mu_);
+    auto it = unrecorded_.find(match_id);
+    if (it == unrecorded_.end()) return absl::OkStatus();
+    ForgetRecordedLocked(it->second.info, it->second.routes);
+    token_ids = std::move(it->second.token_ids);
+    unrecorded_.erase(it);
+  }
+  tokens_.Remove(token_ids);
+  return absl::OkStatus();
 }
 
 std::shared_ptr<MatchHost> Lobby::ArchivedHost(const v1::MatchInfo& info,
@@ -1069,6 +1163,7 @@ void Lobby::SuspendAll() {
     for (const auto& [id, live] : matches_) hosts.push_back(live.host);
   }
   for (const auto& host : hosts) host->Suspend();
+  SayIfFailed(RecordUnrecorded());
   if (options_.tlog != nullptr) {
     EnterWaiting();
     if (absl::StatusOr<bool> s = options_.tlog->CheckpointIfGrown(); !s.ok()) {

@@ -72,7 +72,9 @@ struct LobbyOptions {
   // one yet (0: never on that account)...
   uint32_t checkpoint_every_matches = 100;
   // ... and at least this often while some are (0: never on that account),
-  // and when the referee stops (SuspendAll).
+  // and when the referee stops (SuspendAll). Ends the registry could not
+  // record (its disk full) are tried again as often, with or without a
+  // transparency log.
   absl::Duration checkpoint_every = absl::Seconds(60);
   // Live matches at once (created or resumed, not ended); CreateMatch is
   // refused UNAVAILABLE (try again later) at the limit, so that a referee asked
@@ -245,15 +247,32 @@ class Lobby {
   struct Unrecorded {
     v1::MatchInfo info;
     std::string log_path;
-    std::vector<uint64_t> routes;  // Its seats' routes.
+    std::vector<uint64_t> routes;        // Its seats' routes.
+    std::vector<std::string> token_ids;  // Its seats' tokens.
   };
   // Forgets a match that ended (its final `info`), whose end the registry
   // recorded (`recorded`; then its seat tokens and request_id are left to
   // the registry) or could not (then it is kept, Unrecorded, with its
   // tokens). Called by a host's on_end, under the host's lock: takes mu_,
   // which is never held while a host's lock is taken.
+  // `token_ids`: those of a match that was not hosted (RecoverMatch).
   void Archive(const v1::MatchInfo& info, std::string log_path,
-               std::vector<uint64_t> routes, bool recorded);
+               std::vector<uint64_t> routes, bool recorded,
+               std::vector<std::string> token_ids = {});
+  // Records in the registry the ends it could not record before
+  // (unrecorded_), and forgets each one recorded as Archive does; returns
+  // the first failure (the others are tried too). Tried before a match is
+  // admitted (CreateMatch), by the checkpointer, by SuspendAll and when the
+  // lobby goes, so that a broken match stays broken across a restart.
+  absl::Status RecordUnrecorded();
+  // The same for the match `match_id` alone: OK when its end is recorded
+  // (or was not waiting), else the registry's failure.
+  absl::Status RecordUnrecorded(const std::string& match_id);
+  // Forgets a match whose end is recorded now (what Archive forgets of a
+  // match recorded at once).
+  void ForgetRecordedLocked(const v1::MatchInfo& info,
+                            const std::vector<uint64_t>& routes)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // An archived host for an ended match (FindMatch says which routes).
   std::shared_ptr<MatchHost> ArchivedHost(const v1::MatchInfo& info,
                                           std::string log_path,
@@ -284,8 +303,9 @@ class Lobby {
   // Enters the logs still waiting, in order, up to the first that fails.
   void EnterWaiting();
   void EnterWaitingLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(unentered_mu_);
-  // The checkpointer thread: every options_.checkpoint_every, enters the
-  // logs waiting for their entry and signs a checkpoint if the tree grew.
+  // The checkpointer thread: every options_.checkpoint_every, records the
+  // ends the registry could not record yet, enters the logs waiting for
+  // their entry and signs a checkpoint if the tree grew.
   void CheckpointLoop();
   absl::Status CheckWritable();
   // Counts a new match as live unless max_live_matches are (then

@@ -5,7 +5,10 @@
 // creates nothing more, across a restart too, and waits for its busy match
 // without stopping the lobby; the limit of live matches; an ended match
 // kept compactly (its host let go), served as before and after a restart,
-// and ending while other threads list and look up matches.
+// and ending while other threads list and look up matches; an end the
+// registry could not record, recorded at the next chance, and the retry of
+// a broken match's CreateMatch waiting for it; a full registry answered
+// RESOURCE_EXHAUSTED.
 #include "referee/service/lobby.h"
 
 #include <atomic>
@@ -92,8 +95,10 @@ class LobbyTest : public ::testing::Test {
   // `registry` and signing with `key`, that recovers what `registry` holds;
   // returns what it found.
   RecoveryReport Restart(std::shared_ptr<Registry> registry,
-                         const SigningKey& key, int max_live_matches = 0) {
+                         const SigningKey& key, int max_live_matches = 0,
+                         absl::Duration checkpoint_every = absl::Seconds(60)) {
     LobbyOptions options;
+    options.checkpoint_every = checkpoint_every;
     options.referee_key = key;
     options.log_dir = dir_.path();
     options.admin_token = std::string(32, 'a');
@@ -660,6 +665,105 @@ class FailingEndRegistry final : public Registry {
 // A registry whose disk is full answers like this (registry.cc).
 absl::Status DiskFull() {
   return absl::ResourceExhaustedError("registry: database or disk is full");
+}
+
+// The match created for a request_id breaks and its end cannot be recorded
+// (here: its log is lost over a restart while the registry's disk is full;
+// a log write failing on a full disk does the same). A retry of its
+// CreateMatch is refused RESOURCE_EXHAUSTED until the end is recorded, and
+// creates the replacement once it is: before, the broken match lived only
+// in memory, a new one was created at once, and the next restart resumed
+// the broken one as running, so that the request_id named two matches that
+// both ended in the transparency log.
+TEST_F(LobbyTest, ARetryOfABrokenMatchWaitsUntilItsEndIsRecorded) {
+  auto registry = std::make_shared<FailingEndRegistry>();
+  registry->set_end_status(absl::OkStatus());
+  const SigningKey key = SigningKey::Generate();
+  Restart(registry, key);
+  v1::CreateMatchRequest request;
+  request.mutable_game()->set_game("rock_paper_pyramid");
+  for (int i = 0; i < 3; ++i) request.add_seats();
+  request.mutable_clocks()->set_seed_timeout_ms(60000);
+  request.set_request_id("breaks");
+  absl::StatusOr<v1::CreateMatchResponse> created =
+      lobby_->CreateMatch(request);
+  ASSERT_TRUE(created.ok()) << created.status();
+  const std::string first = created->match_id();
+  const std::string log_path = lobby_->FindMatch(first)->log_path();
+  lobby_.reset();
+  std::filesystem::remove(log_path);
+  registry->set_end_status(DiskFull());
+  EXPECT_EQ(Restart(registry, key).broken, 1);
+  ASSERT_EQ(lobby_->held().unrecorded, 1u);
+
+  absl::StatusOr<v1::CreateMatchResponse> retry = lobby_->CreateMatch(request);
+  EXPECT_EQ(retry.status().code(), absl::StatusCode::kResourceExhausted)
+      << retry.status();
+  EXPECT_TRUE(absl::StrContains(retry.status().message(), first));
+  EXPECT_TRUE(
+      absl::StrContains(retry.status().message(), "cannot be recorded yet"));
+  absl::StatusOr<std::vector<StoredMatch>> recorded =
+      registry->ListMatches(0, 10, v1::MATCH_STATUS_UNSPECIFIED);
+  ASSERT_TRUE(recorded.ok()) << recorded.status();
+  EXPECT_EQ(recorded->size(), 1u);
+
+  registry->set_end_status(absl::OkStatus());
+  retry = lobby_->CreateMatch(request);
+  ASSERT_TRUE(retry.ok()) << retry.status();
+  EXPECT_NE(retry->match_id(), first);
+  EXPECT_EQ(lobby_->held().unrecorded, 0u);
+  EXPECT_EQ(registry->FindMatch(first)->info.status(), v1::MATCH_BROKEN);
+  // A restart resumes the replacement alone; the first stays broken.
+  const RecoveryReport report = Restart(registry, key);
+  EXPECT_EQ(report.resumed, 1);
+  EXPECT_EQ(report.broken, 0);
+  EXPECT_EQ(lobby_->FindMatch(first)->Info(lobby_->connections()).status(),
+            v1::MATCH_BROKEN);
+  EXPECT_EQ(registry->FindRequest("breaks").value(), retry->match_id());
+}
+
+// An end the registry could not record is recorded at the next chance
+// once it can be: when the referee stops (SuspendAll), when the lobby
+// goes, and by the checkpointer; the lobby then forgets it (its tokens
+// too). Before, it was kept in memory only, and lost with the process.
+TEST_F(LobbyTest, AnEndNotRecordedIsRecordedAtTheNextChance) {
+  for (const std::string when : {"suspend", "destroy", "checkpointer"}) {
+    SCOPED_TRACE(when);
+    auto registry = std::make_shared<FailingEndRegistry>();
+    registry->set_end_status(absl::OkStatus());
+    const SigningKey key = SigningKey::Generate();
+    Restart(registry, key);
+    const std::string id = CreateWithBot("", 60000);
+    const std::string log_path = lobby_->FindMatch(id)->log_path();
+    lobby_.reset();
+    std::filesystem::remove(log_path);
+    registry->set_end_status(DiskFull());
+    Restart(
+        registry, key, 0,
+        when == "checkpointer" ? absl::Milliseconds(20) : absl::Seconds(60));
+    ASSERT_EQ(lobby_->held().unrecorded, 1u);
+    EXPECT_EQ(lobby_->held().tokens, 4u);  // The admin's, the seats'.
+    registry->set_end_status(absl::OkStatus());
+    if (when == "suspend") {
+      lobby_->SuspendAll();
+    } else if (when == "destroy") {
+      lobby_.reset();
+    } else {
+      for (auto give_up =
+               std::chrono::steady_clock::now() + std::chrono::seconds(10);
+           lobby_->held().unrecorded > 0 &&
+           std::chrono::steady_clock::now() < give_up;) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      }
+    }
+    EXPECT_EQ(registry->FindMatch(id)->info.status(), v1::MATCH_BROKEN);
+    if (lobby_ != nullptr) {
+      EXPECT_EQ(lobby_->held().unrecorded, 0u);
+      EXPECT_EQ(lobby_->held().tokens, 1u);
+      EXPECT_EQ(lobby_->FindMatch(id)->Info(lobby_->connections()).status(),
+                v1::MATCH_BROKEN);
+    }
+  }
 }
 
 // A registry that cannot record a new match or bot for lack of space is
