@@ -145,7 +145,19 @@ std::string ForfeitPolicyText(v1::ForfeitPolicy policy) {
              : "a fault forfeits the match";
 }
 
-void AppendSummary(const v1::TournamentResults& results, std::string& out) {
+std::string FormatName(v1::TournamentFormat format) {
+  switch (format) {
+    case v1::SWISS:
+      return "Swiss";
+    case v1::GAUNTLET:
+      return "gauntlet";
+    default:
+      return "round robin";
+  }
+}
+
+void AppendSummary(const v1::TournamentResults& results,
+                   v1::TournamentFormat format, std::string& out) {
   std::string rules;
   if (results.has_clocks()) {
     absl::StrAppend(&rules,
@@ -159,6 +171,8 @@ void AppendSummary(const v1::TournamentResults& results, std::string& out) {
   }
   absl::StrAppend(
       &out, "<h2>Summary</h2>\n<table>\n",
+      "<tr><th class=\"name\">Format</th><td class=\"name\">",
+      FormatName(format), "</td></tr>\n",
       "<tr><th class=\"name\">Matches scheduled</th><td>", results.scheduled(),
       "</td></tr>\n<tr><th class=\"name\">Logs verified</th><td>",
       results.verified(),
@@ -214,23 +228,28 @@ void AppendTransparency(const v1::TournamentResults& results,
       SvgText(results.checkpoint()), "</pre>\n");
 }
 
-void AppendStandings(const v1::TournamentResults& results, std::string& out) {
-  absl::StrAppend(&out,
-                  "<h2>Standings</h2>\n<table>\n<tr><th>#</th>"
-                  "<th class=\"name\">Bot</th><th>Matches</th><th>Points</th>"
-                  "<th>Firsts</th><th>Forfeits</th><th>Restarts</th>"
-                  "<th>Mean rank</th><th>Rating</th><th>95% interval</th>"
-                  "</tr>\n");
+void AppendStandings(const v1::TournamentResults& results,
+                     v1::TournamentFormat format, std::string& out) {
+  absl::StrAppend(
+      &out, "<h2>Standings</h2>\n<p>", SvgText(StandingsOrderText(format)),
+      ".</p>\n<table>\n<tr><th>#</th>"
+      "<th class=\"name\">Bot</th><th>Matches</th><th>Points</th>"
+      "<th>Score %</th><th>Firsts</th><th>Forfeits</th><th>Restarts</th>"
+      "<th>Mean rank</th><th>Rating</th><th>95% interval</th>"
+      "</tr>\n");
   const std::map<std::string, std::string> anchors = BotAnchors(results);
   int place = 0;
   for (const v1::TournamentStanding& s : results.standings()) {
     absl::StrAppend(
         &out, "<tr><td>", ++place, "</td><td class=\"name\">",
         BotLink(anchors, s.bot()), "</td><td>", s.matches(), "</td><td>",
-        absl::StrFormat("%.2f", s.points()), "</td><td>", s.firsts(),
-        "</td><td>", s.forfeits(), "</td><td>", s.restarts(), "</td><td>",
-        absl::StrFormat("%.2f", s.mean_rank()), "</td><td>", Elo(s.rating()),
-        "</td><td>", Interval(s.rating_low(), s.rating_high()), "</td></tr>\n");
+        absl::StrFormat("%.2f", s.points()), "</td><td>",
+        s.matches() == 0 ? std::string("&middot;")
+                         : FixedText(100.0 * s.points() / s.matches(), 1),
+        "</td><td>", s.firsts(), "</td><td>", s.forfeits(), "</td><td>",
+        s.restarts(), "</td><td>", absl::StrFormat("%.2f", s.mean_rank()),
+        "</td><td>", Elo(s.rating()), "</td><td>",
+        Interval(s.rating_low(), s.rating_high()), "</td></tr>\n");
   }
   absl::StrAppend(&out, "</table>\n");
 }
@@ -559,13 +578,14 @@ void AppendBotResults(const v1::TournamentResults& results, std::string& out) {
 }  // namespace
 
 std::string RenderHtmlReport(const v1::TournamentResults& results,
-                             const std::vector<std::string>& never_played) {
+                             const std::vector<std::string>& never_played,
+                             v1::TournamentFormat format) {
   std::string out;
   AppendHeader(results, out);
-  AppendSummary(results, out);
+  AppendSummary(results, format, out);
   AppendNeverPlayed(results, never_played, out);
   AppendTransparency(results, out);
-  AppendStandings(results, out);
+  AppendStandings(results, format, out);
   AppendCrosstable(results, out);
   AppendRatingChart(results, out);
   AppendSprt(results, out);

@@ -95,6 +95,32 @@ TEST(ReportTest, IsOneHtmlPageWithEveryBot) {
   EXPECT_THAT(html, Not(HasSubstr("<h2>SPRT</h2>")));
 }
 
+// A Swiss tournament ranks by score %, not points: the page names the
+// format, says the order above the standings, and shows each bot's matches
+// and score %, so that 3 points in 8 matches under 3 in 4 reads right.
+TEST(ReportTest, SaysTheFormatAndTheOrderOfTheStandings) {
+  v1::TournamentResults results = SmallResults();
+  results.mutable_standings(0)->set_matches(4);
+  results.mutable_standings(0)->set_points(3);
+  results.mutable_standings(1)->set_matches(8);
+  results.mutable_standings(1)->set_points(3);
+  std::string html = RenderHtmlReport(results, {}, v1::SWISS);
+  EXPECT_THAT(html, HasSubstr("<tr><th class=\"name\">Format</th><td "
+                              "class=\"name\">Swiss</td></tr>"));
+  EXPECT_THAT(html, HasSubstr("<h2>Standings</h2>\n<p>Swiss: ranked by "
+                              "score % (points per match played"));
+  EXPECT_THAT(html, HasSubstr("<th>Matches</th><th>Points</th><th>Score "
+                              "%</th>"));
+  EXPECT_THAT(html, HasSubstr("</a></td><td>4</td><td>3.00</td><td>75.0</td>"));
+  EXPECT_THAT(html, HasSubstr("</a></td><td>8</td><td>3.00</td><td>37.5</td>"));
+  // A bot without matches has no score %.
+  EXPECT_THAT(html, HasSubstr("</a></td><td>0</td><td>0.00</td><td>&middot;"));
+  html = RenderHtmlReport(results);
+  EXPECT_THAT(html, HasSubstr("<td class=\"name\">round robin</td>"));
+  EXPECT_THAT(html, HasSubstr("<p>Round robin: ranked by points, then mean "
+                              "rank, then name.</p>"));
+}
+
 TEST(ReportTest, ChartHasOneErrorBarAndDotPerBot) {
   const std::string html = RenderHtmlReport(SmallResults());
   EXPECT_EQ(Count(html, "<svg "), 1);

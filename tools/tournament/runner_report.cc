@@ -71,10 +71,8 @@ absl::StatusOr<v1::TournamentResults> Runner::Report() {
   results.set_verified(verified);
   if (sprt_decided_.load()) results.set_skipped(scheduled_ - matches.size());
   // Swiss: a bye leaves a bot fewer matches, not a worse rank.
-  std::vector<v1::TournamentStanding> standings = ComputeStandings(
-      names_, matches,
-      t_.format() == v1::SWISS ? StandingsOrder::kPointsPerMatch
-                               : StandingsOrder::kPoints);
+  std::vector<v1::TournamentStanding> standings =
+      ComputeStandings(names_, matches, StandingsOrderOf(t_.format()));
   // No bot started (nothing was left to play): the restarts are those of
   // the run that played, as its results.json says.
   std::map<std::string, uint32_t> restarts;
@@ -119,10 +117,10 @@ absl::StatusOr<v1::TournamentResults> Runner::Report() {
   if (absl::Status s = WriteFile(out_ / "results.json", json); !s.ok()) {
     return s;
   }
-  if (absl::Status s =
-          WriteFile(out_ / "report.html",
-                    RenderHtmlReport(
-                        results, BotsThatNeverPlayed(results, out_.string())));
+  if (absl::Status s = WriteFile(
+          out_ / "report.html",
+          RenderHtmlReport(results, BotsThatNeverPlayed(results, out_.string()),
+                           t_.format()));
       !s.ok()) {
     return s;
   }

@@ -112,6 +112,24 @@ std::vector<v1::TournamentStanding> ComputeStandings(
   return standings;
 }
 
+StandingsOrder StandingsOrderOf(v1::TournamentFormat format) {
+  return format == v1::SWISS ? StandingsOrder::kPointsPerMatch
+                             : StandingsOrder::kPoints;
+}
+
+std::string StandingsOrderText(v1::TournamentFormat format) {
+  switch (format) {
+    case v1::SWISS:
+      return "Swiss: ranked by score % (points per match played: a bye "
+             "leaves a bot fewer matches, not a lower rank), then mean rank, "
+             "then name";
+    case v1::GAUNTLET:
+      return "Gauntlet: ranked by points, then mean rank, then name";
+    default:
+      return "Round robin: ranked by points, then mean rank, then name";
+  }
+}
+
 std::string FixedText(double value, int decimals, bool sign) {
   std::string text = sign ? absl::StrFormat("%+.*f", decimals, value)
                           : absl::StrFormat("%.*f", decimals, value);

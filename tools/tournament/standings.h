@@ -29,6 +29,15 @@ std::vector<referee::v1::TournamentStanding> ComputeStandings(
     const std::vector<referee::v1::TournamentMatchResult>& results,
     StandingsOrder order = StandingsOrder::kPoints);
 
+// The order of `format`'s standings: kPointsPerMatch for Swiss, kPoints
+// for the others.
+StandingsOrder StandingsOrderOf(referee::v1::TournamentFormat format);
+
+// The format's name and the order of its standings, in one line:
+// "Round robin: ranked by points, then mean rank, then name", "Swiss:
+// ranked by score % (points per match played: ...), then ...".
+std::string StandingsOrderText(referee::v1::TournamentFormat format);
+
 // A plain-text table of `standings`: place, bot, matches, points, score %,
 // firsts, forfeits, restarts (of the bot's program, this run), rating and
 // its 95% interval.

@@ -260,7 +260,8 @@ void PrintSummary(const v1::Tournament& tournament,
             << results.referee_public_key() << "\n\n";
   std::vector<v1::TournamentStanding> standings(results.standings().begin(),
                                                 results.standings().end());
-  std::cout << FormatStandings(standings);
+  std::cout << StandingsOrderText(tournament.format()) << "\n\n"
+            << FormatStandings(standings);
   if (results.has_sprt()) {
     const v1::SprtOutcome& sprt = results.sprt();
     std::cout << absl::StrFormat(
