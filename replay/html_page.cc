@@ -38,6 +38,13 @@ svg.board{max-width:100%;height:auto;border:1px solid #ccc;display:block}
 svg text{font:13px sans-serif;fill:#222}
 pre{background:#f7f7f7;padding:.4em;max-height:18em;overflow:auto;font-size:.85em}
 .seen{font-size:.85em;color:#7a4b00}
+.boardbox{overflow-x:auto;max-width:100%}
+code{word-break:break-all}
+@media (max-width:700px){
+body{margin:.5em}
+svg.board{max-width:none}
+table{display:block;overflow-x:auto;max-width:100%}
+}
 )css";
 
 // The small script: draws step k from the page's data.
@@ -298,8 +305,10 @@ MatchPage RenderMatchPage(std::string_view file, const VerifyOptions& options) {
   for (const std::string& panel : data.panels) size += panel.size() + 12;
   out.reserve(size);
   absl::StrAppend(&out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n",
-                  "<meta charset=\"utf-8\">\n<title>Match viewer: ", game,
-                  "</title>\n<style>", kStyle,
+                  "<meta charset=\"utf-8\">\n<meta name=\"viewport\" "
+                  "content=\"width=device-width, initial-scale=1\">\n"
+                  "<title>Match viewer: ",
+                  game, "</title>\n<style>", kStyle,
                   picture != nullptr ? std::string(picture->css) : "",
                   "\n</style>\n", "</head>\n<body data-steps=\"", page.steps,
                   "\">\n<h1>", game, " match</h1>\n", VerdictHtml(page.verdict),
@@ -345,12 +354,13 @@ MatchPage RenderMatchPage(std::string_view file, const VerifyOptions& options) {
                          "xmlns=\"http://www.w3.org/2000/svg\"><defs>",
                          picture->defs(), "</defs></svg>\n")
           : "",
-      "<svg id=\"board\" class=\"board\" "
+      "<div class=\"boardbox\"><svg id=\"board\" class=\"board\" "
       "xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" "
       "aria-label=\"the position at this step\" data-game=\"",
       game, "\" data-step=\"0\" width=\"", data.first_width, "\" height=\"",
       data.first_height, "\" viewBox=\"0 0 ", data.first_width, " ",
-      data.first_height, "\">", data.first_svg, "</svg>\n<div id=\"info\">",
+      data.first_height, "\">", data.first_svg,
+      "</svg></div>\n<div id=\"info\">",
       data.panels.empty() ? "" : data.panels.front(),
       "</div>\n<h2>Outcome</h2>\n",
       page.verdict.kind == Verdict::Kind::kGenuine || !match.outcome.has_value()

@@ -114,6 +114,7 @@ TEST(HtmlPageTest, EveryGoldenLogIsGenuineWithEveryStep) {
                                                   page.steps, "</span>")));
     EXPECT_THAT(page.html, Not(HasSubstr("id=\"stopped\"")));
     EXPECT_THAT(page.html, HasSubstr("The match is over"));
+    EXPECT_THAT(page.html, HasSubstr("<meta name=\"viewport\""));
     const std::string game = page.verdict.header.game().game();
     // The board is drawn into the page at step 0, and is the first part of
     // every step's picture in the data.

@@ -10,7 +10,9 @@
 # page that says NOT GENUINE with the record, and `replay html` exit 1.
 # Last, the demo's Rock, Paper, Pyramid! tournament: its report must link
 # every match to its viewer page, and the first link must open a genuine
-# match drawn at its last step.
+# match drawn at its last step. A Flaming Pyramids page at 390 and 1280 px
+# wide: no sideways scrolling of the page, the picture at full size on the
+# phone, and the tile waiting to fall not filled black.
 #
 # Installs chromium (apt) when it is missing. PYRAMID_BIN: the binaries
 # (default build/bin); BROWSER_TEST_OUT: where pages and screenshots go
@@ -105,6 +107,48 @@ for game in rock_paper_pyramid pyramid_shambo flaming_pyramids pyramid_scheme; d
   browser "$out/profile-shot" --window-size=1150,1300 \
     --screenshot="$out/$game.png" "file://$page#step=last" >/dev/null
   [[ -s $out/$game.png ]] || { echo "browser_test: FAIL: no screenshot of $game" >&2; exit 1; }
+done
+
+# Layout, measured by a script added to a copy of a Flaming Pyramids page at
+# step 2 (a tile waiting to fall), shown in a frame 390 px wide (a phone;
+# headless chromium's window is never narrower than 500 px) and 1280 px:
+# the page itself never scrolls sideways (a wide table or picture scrolls in
+# its own box), the picture keeps its full size at 390 px, and the tile
+# waiting to fall is outlined, not filled black (its rule selects its rect).
+# The frame posts what it measured to the page around it.
+measure='<script>addEventListener("load",function(){
+var b=document.getElementById("board"),f=document.querySelector("#board .fp-falling");
+parent.postMessage("overflow="+(document.documentElement.scrollWidth>innerWidth?1:0)+
+" board="+Math.round(b.getBoundingClientRect().width)+"/"+b.getAttribute("width")+
+" falling="+(f?getComputedStyle(f).fill:"absent")+" end","*");});</script>'
+MEASURE=$measure perl -0pe 's{</body>}{$ENV{MEASURE}</body>}' \
+  "$out/flaming_pyramids-two_seats.html" >"$out/measure.html"
+for width in 390 1280; do
+  cat >"$out/frame-$width.html" <<EOF
+<!DOCTYPE html><html><body style="margin:0"><pre id="measure"></pre><iframe
+src="measure.html#step=2" width="$width" height="1800" style="border:0"></iframe>
+<script>addEventListener("message",function(e){
+document.getElementById("measure").textContent=e.data;});</script></body></html>
+EOF
+  dom=$(browser "$out/profile-shot" --window-size=$((width + 120)),1900 \
+    --virtual-time-budget=5000 --dump-dom "file://$out/frame-$width.html")
+  read -r overflow board falling < <(grep -o 'id="measure">[^<]*' <<<"$dom" |
+    sed 's/.*overflow=\([0-9]*\) board=\([0-9]*\/[0-9]*\) falling=\(.*\) end/\1 \2 \3/')
+  if [[ $overflow != 0 ]]; then
+    echo "browser_test: FAIL: at $width px the page scrolls sideways" >&2
+    exit 1
+  fi
+  if [[ $width == 390 && ${board%/*} -lt ${board#*/} ]]; then
+    echo "browser_test: FAIL: at 390 px the picture shrinks to $board px" >&2
+    exit 1
+  fi
+  if [[ $falling != none ]]; then
+    echo "browser_test: FAIL: the tile waiting to fall is filled $falling" >&2
+    exit 1
+  fi
+  browser "$out/profile-shot" --window-size=$((width + 120)),1900 \
+    --virtual-time-budget=5000 --screenshot="$out/width-$width.png" \
+    "file://$out/frame-$width.html" >/dev/null
 done
 
 # A golden log with one byte flipped in the middle of a record.
