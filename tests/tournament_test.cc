@@ -1284,7 +1284,7 @@ TEST_F(TournamentTest, ABotThatNeverPlaysIsNamedAndFailsTheRun) {
   EXPECT_GE(restarts, 1u);
   // The standings line shows them: "... 3 forfeits, N restarts ...".
   EXPECT_THAT(run.out(), testing::ContainsRegex(absl::StrCat(
-                             "bot-3 +3 +0.0 +0.0% +0 +3 +", restarts, " ")));
+                             "bot-3 +3 +0.00 +0.0% +0 +3 +", restarts, " ")));
   const std::string html = *ReadFileToString(dir_.File("out/report.html"));
   EXPECT_THAT(html, HasSubstr("<th>Restarts</th>"));
   EXPECT_THAT(html, HasSubstr("<h2>Warnings</h2>"));
@@ -1475,8 +1475,23 @@ TEST_F(TournamentTest, CrashingBotIsRestartedAndForfeitsItsInterruptedMatches) {
     }
   }
   EXPECT_GE(interrupted, 1);
+  // Every restart said is one counted: one said after the last match, which
+  // the end of the tournament cancels, is said to be cancelled.
+  auto lines = [&](const std::string& line) {
+    const std::string said = progress_.str();
+    uint32_t n = 0;
+    for (size_t at = said.find(line); at != std::string::npos;
+         at = said.find(line, at + 1)) {
+      ++n;
+    }
+    return n;
+  };
+  const uint32_t restarts_said =
+      lines("bot bot-2 ended (exit status 3); restarting in") -
+      lines("bot bot-2: not restarted, the tournament is over");
   for (const v1::TournamentStanding& s : results->standings()) {
     if (s.bot() == "bot-2") {
+      EXPECT_EQ(s.restarts(), restarts_said) << progress_.str();
       EXPECT_GE(s.restarts(), 1u);
       EXPECT_EQ(s.forfeits(), static_cast<uint32_t>(interrupted));
     } else {

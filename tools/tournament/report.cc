@@ -341,14 +341,16 @@ double NiceStep(double raw) {
   return nice * magnitude;
 }
 
-// Covers zero and every finite rating and bound, at least 100 Elo wide,
-// rounded out to whole steps, with one more step on a side where some bound
-// is infinite so that its open bar shows.
+// Covers zero and every finite rating and bound of the bots drawn (those
+// with a finite rating: the others show "no rating"), at least 100 Elo
+// wide, rounded out to whole steps, with one more step on a side where some
+// drawn bound is infinite so that its open bar shows.
 Scale ChartScale(const v1::TournamentResults& results) {
   Scale scale;
   bool open_low = false;
   bool open_high = false;
   for (const v1::TournamentStanding& s : results.standings()) {
+    if (!std::isfinite(s.rating())) continue;  // Not drawn.
     for (double value : {s.rating(), s.rating_low(), s.rating_high()}) {
       if (!std::isfinite(value)) continue;
       scale.low = std::min(scale.low, value);
@@ -493,8 +495,11 @@ void AppendSprt(const v1::TournamentResults& results, std::string& out) {
       "<table>\n<tr><th class=\"name\">Decision</th><td class=\"name\">",
       SvgText(sprt.decision()),
       "</td></tr>\n<tr><th class=\"name\">Log-likelihood ratio</th><td>",
-      absl::StrFormat("%.3f", sprt.llr()), " in [",
-      absl::StrFormat("%.3f", sprt.lower_bound()), ", ",
+      absl::StrFormat("%.3f", sprt.llr()), ", ",
+      sprt.llr() >= sprt.upper_bound()   ? "at or above the upper bound"
+      : sprt.llr() <= sprt.lower_bound() ? "at or below the lower bound"
+                                         : "within the bounds",
+      " [", absl::StrFormat("%.3f", sprt.lower_bound()), ", ",
       absl::StrFormat("%.3f", sprt.upper_bound()),
       "]</td></tr>\n<tr><th class=\"name\">Wins / draws / losses</th><td>",
       sprt.wins(), " / ", sprt.draws(), " / ", sprt.losses(),

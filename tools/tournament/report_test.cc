@@ -151,6 +151,24 @@ TEST(ReportTest, AllZeroRatingsStillScale) {
   EXPECT_THAT(html, Not(HasSubstr("inf\"")));
 }
 
+// A bot without a finite rating is drawn as "no rating", not as a bar: its
+// finite bound does not widen the scale.
+TEST(ReportTest, ABotWithoutARatingDoesNotWidenTheScale) {
+  v1::TournamentResults results;
+  AddStanding(results, "a", 20, -30, 70);
+  AddStanding(results, "b", -20, -70, 30);
+  AddStanding(results, "lost-all", -kInfinity, -kInfinity, -900);
+  const std::string html = RenderHtmlReport(results);
+  EXPECT_THAT(html, HasSubstr(">no rating</text>"));
+  EXPECT_EQ(Count(html, "<line class=\"bar\""), 2);
+  // -100 to 100 in steps of 50, as for a and b alone.
+  EXPECT_THAT(html, HasSubstr("text-anchor=\"middle\">-100</text>"));
+  EXPECT_THAT(html, HasSubstr("text-anchor=\"middle\">100</text>"));
+  EXPECT_THAT(html, Not(HasSubstr("text-anchor=\"middle\">-150</text>")));
+  EXPECT_THAT(html, Not(HasSubstr("text-anchor=\"middle\">-1000</text>")));
+  EXPECT_EQ(Count(html, "<polygon class=\"arrow\""), 0);
+}
+
 TEST(ReportTest, CrosstableCountsGenuinePairwiseResults) {
   const std::string html = RenderHtmlReport(SmallResults());
   EXPECT_THAT(html, HasSubstr("<td title=\"alpha vs beta\">1.5/2</td>"));
@@ -252,7 +270,16 @@ TEST(ReportTest, ShowsGameOptionsAndSprt) {
   const std::string html = RenderHtmlReport(results);
   EXPECT_THAT(html, HasSubstr("<h2>SPRT</h2>"));
   EXPECT_THAT(html, HasSubstr("H1"));
-  EXPECT_THAT(html, HasSubstr("3.100 in [-2.944, 2.944]"));
+  EXPECT_THAT(html, HasSubstr("3.100, at or above the upper bound "
+                              "[-2.944, 2.944]"));
+  sprt->set_llr(-3);
+  EXPECT_THAT(RenderHtmlReport(results),
+              HasSubstr("-3.000, at or below the lower bound [-2.944, "
+                        "2.944]"));
+  sprt->set_llr(1.5);
+  EXPECT_THAT(RenderHtmlReport(results),
+              HasSubstr("1.500, within the bounds [-2.944, 2.944]"));
+  sprt->set_llr(3.1);
   EXPECT_THAT(html, HasSubstr("30 / 4 / 10"));
   EXPECT_THAT(html, HasSubstr("150.0 [60.0, +&infin;]"));
   EXPECT_THAT(defaults, HasSubstr("options: defaults"));
@@ -473,6 +500,17 @@ TEST(StandingsTest, RestartsShowInTheTableAndTheReport) {
                                 "never connected to the referee or never "
                                 "acted (restarted 7 times this run); its "
                                 "output: <code>bots/beta.log</code></p>"));
+}
+
+// The console and the page show points with the same two decimals.
+TEST(StandingsTest, PointsHaveTheSamePrecisionInTheTableAndTheReport) {
+  v1::TournamentResults results = SmallResults();
+  results.mutable_standings(0)->set_points(6.25);
+  results.mutable_standings(0)->set_matches(8);
+  const std::string table =
+      FormatStandings({results.standings().begin(), results.standings().end()});
+  EXPECT_THAT(table, testing::ContainsRegex("alpha +8 +6.25 +78.1% "));
+  EXPECT_THAT(RenderHtmlReport(results), HasSubstr("<td>8</td><td>6.25</td>"));
 }
 
 }  // namespace

@@ -96,7 +96,7 @@ void Runner::Supervise() {
         Note(next_start[i] == absl::InfiniteFuture()
                  ? absl::StrCat("bot ", bot.name(), " ended (", how,
                                 "); giving up on it after ", bot.starts() - 1,
-                                " restarts")
+                                bot.starts() == 2 ? " restart" : " restarts")
                  : absl::StrCat("bot ", bot.name(), " ended (", how,
                                 "); restarting in ",
                                 absl::FormatDuration(next_start[i] - now)));
@@ -112,6 +112,15 @@ void Runner::Supervise() {
       }
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  // A restart said ("restarting in ...") that the end of the tournament
+  // came first: it will not happen, and `restarts` does not count it.
+  for (size_t i = 0; i < bots_.size(); ++i) {
+    if (next_start[i] != absl::InfinitePast() &&
+        next_start[i] != absl::InfiniteFuture()) {
+      Note(absl::StrCat("bot ", bots_[i]->name(),
+                        ": not restarted, the tournament is over"));
+    }
   }
 }
 

@@ -218,9 +218,9 @@ absl::StatusOr<std::vector<ScheduledMatch>> MakeSchedule(
     uint64_t seed) {
   if (seats < 2) return absl::InvalidArgumentError("a match needs 2 seats");
   if (num_bots < seats) {
-    return absl::InvalidArgumentError(absl::StrCat("the game seats ", seats,
-                                                   " bots per match but only ",
-                                                   num_bots, " are entered"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("the game seats ", seats, " bots per match but only ",
+                     num_bots, num_bots == 1 ? " is entered" : " are entered"));
   }
   if (rounds < 1) return absl::InvalidArgumentError("rounds must be >= 1");
   // The number of matches, before enumerating them: C(free bots, free
@@ -237,7 +237,7 @@ absl::StatusOr<std::vector<ScheduledMatch>> MakeSchedule(
     return absl::InvalidArgumentError(
         absl::StrCat("the schedule would hold more than ", kMaxScheduledMatches,
                      " matches (", num_bots, " bots, ", seats, " seats, ",
-                     rounds, " rounds)"));
+                     rounds, rounds == 1 ? " round)" : " rounds)"));
   }
   std::vector<std::vector<int>> tables;
   std::vector<int> prefix;

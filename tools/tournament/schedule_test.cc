@@ -131,6 +131,8 @@ TEST_P(ScheduleTest, RejectsImpossibleTournaments) {
   const v1::TournamentFormat format = GetParam();
   EXPECT_EQ(MakeSchedule(format, 2, 3, 1, 0).status().code(),
             absl::StatusCode::kInvalidArgument);  // Too few bots.
+  EXPECT_EQ(MakeSchedule(format, 1, 2, 1, 0).status().message(),
+            "the game seats 2 bots per match but only 1 is entered");
   EXPECT_EQ(MakeSchedule(format, 4, 1, 1, 0).status().code(),
             absl::StatusCode::kInvalidArgument);  // One seat.
   EXPECT_EQ(MakeSchedule(format, 4, 2, 0, 0).status().code(),

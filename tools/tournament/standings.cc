@@ -170,7 +170,7 @@ std::string FormatStandings(
         s.matches() == 0 ? 0 : 100.0 * s.points() / s.matches();
     absl::StrAppend(
         &out, absl::StrFormat(
-                  "%-4d %-*s %8d %8.1f %6.1f%% %7d %9d %9d %6s  [%s, %s]\n",
+                  "%-4d %-*s %8d %8.2f %6.1f%% %7d %9d %9d %6s  [%s, %s]\n",
                   place, static_cast<int>(width), s.bot(), s.matches(),
                   s.points(), percent, s.firsts(), s.forfeits(), s.restarts(),
                   Elo(s.rating()), Elo(s.rating_low()), Elo(s.rating_high())));
