@@ -77,6 +77,7 @@ slider.addEventListener('input',function(){show(parseInt(slider.value,10));});
 document.getElementById('prev').addEventListener('click',function(){show(cur-1);});
 document.getElementById('next').addEventListener('click',function(){show(cur+1);});
 document.addEventListener('keydown',function(e){
+ if(e.altKey||e.ctrlKey||e.metaKey||e.shiftKey)return;
  if(e.target&&e.target.tagName==='INPUT'&&e.target!==slider)return;
  var k={ArrowLeft:cur-1,ArrowRight:cur+1,Home:0,End:n-1}[e.key];
  if(k!==undefined){e.preventDefault();show(k);}
@@ -145,8 +146,10 @@ std::string MatchInfoHtml(const MatchSteps& match) {
         "</td></tr>");
   }
   if (h.seats_size() > kMaxSeatRows) {
-    absl::StrAppend(&out, "<tr><th>&hellip;</th><td>and ",
-                    h.seats_size() - kMaxSeatRows, " more seats</td></tr>");
+    absl::StrAppend(
+        &out, "<tr><th>&hellip;</th><td>and ", h.seats_size() - kMaxSeatRows,
+        h.seats_size() - kMaxSeatRows == 1 ? " more seat" : " more seats",
+        "</td></tr>");
   }
   absl::StrAppend(&out, "</table></details>");
   return out;

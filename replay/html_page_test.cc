@@ -388,6 +388,26 @@ TEST(HtmlPageTest, EveryClassOnAShapeHasARuleThatSelectsIt) {
   }
 }
 
+// The pictures count in words that agree with the count ("1 pip", not
+// "1 pips"), and name a tile as its players know it, not by its id.
+TEST(HtmlPageTest, PicturesSayOneThingInTheSingularAndNameTiles) {
+  std::string all;
+  for (const std::string& path : Goldens()) {
+    all += RenderMatchPage(Read(path), VerifyOptions()).html;
+  }
+  for (const std::string plural :
+       {" 1 pips", ">1 pips", " 1 tiles", "1 smart-asses", ">1</span> steps"}) {
+    EXPECT_THAT(all, Not(HasSubstr(plural)));
+  }
+  for (const std::string singular :
+       {"1 of 1 pip due", ">1 pip<", " 1 pip", "\">1 tile out of the game",
+        ">1 smart-ass;"}) {
+    EXPECT_THAT(all, HasSubstr(singular));
+  }
+  EXPECT_THAT(all, Not(HasSubstr("chooses where tile ")));
+  EXPECT_THAT(all, HasSubstr("chooses where the blue 100 stone falls"));
+}
+
 TEST(HtmlPageTest, GoldenPagesStayWithinTheirSizeBounds) {
   const std::map<std::string, size_t> bound = {
       {"rock_paper_pyramid", 38'000},

@@ -115,12 +115,17 @@ done
 # the page itself never scrolls sideways (a wide table or picture scrolls in
 # its own box), the picture keeps its full size at 390 px, and the tile
 # waiting to fall is outlined, not filled black (its rule selects its rect).
-# The frame posts what it measured to the page around it.
+# Alt+→ (the browser's own) leaves the step, → alone moves on. The frame
+# posts what it measured to the page around it.
 measure='<script>addEventListener("load",function(){
 var b=document.getElementById("board"),f=document.querySelector("#board .fp-falling");
 parent.postMessage("overflow="+(document.documentElement.scrollWidth>innerWidth?1:0)+
 " board="+Math.round(b.getBoundingClientRect().width)+"/"+b.getAttribute("width")+
-" falling="+(f?getComputedStyle(f).fill:"absent")+" end","*");});</script>'
+" falling="+(f?getComputedStyle(f).fill:"absent")+" keys="+keys(b)+" end","*");});
+function keys(b){var k=function(alt){document.body.dispatchEvent(new KeyboardEvent(
+"keydown",{key:"ArrowRight",altKey:alt,bubbles:true}));return b.getAttribute("data-step");};
+var alt=k(true),plain=k(false);return alt=="2"&&plain=="3"?"ok":"alt:"+alt+",plain:"+plain;}
+</script>'
 MEASURE=$measure perl -0pe 's{</body>}{$ENV{MEASURE}</body>}' \
   "$out/flaming_pyramids-two_seats.html" >"$out/measure.html"
 for width in 390 1280; do
@@ -132,8 +137,8 @@ document.getElementById("measure").textContent=e.data;});</script></body></html>
 EOF
   dom=$(browser "$out/profile-shot" --window-size=$((width + 120)),1900 \
     --virtual-time-budget=5000 --dump-dom "file://$out/frame-$width.html")
-  read -r overflow board falling < <(grep -o 'id="measure">[^<]*' <<<"$dom" |
-    sed 's/.*overflow=\([0-9]*\) board=\([0-9]*\/[0-9]*\) falling=\(.*\) end/\1 \2 \3/')
+  read -r overflow board falling keys < <(grep -o 'id="measure">[^<]*' <<<"$dom" |
+    sed 's/.*overflow=\([0-9]*\) board=\([0-9]*\/[0-9]*\) falling=\(.*\) keys=\(.*\) end/\1 \2 \3 \4/')
   if [[ $overflow != 0 ]]; then
     echo "browser_test: FAIL: at $width px the page scrolls sideways" >&2
     exit 1
@@ -144,6 +149,10 @@ EOF
   fi
   if [[ $falling != none ]]; then
     echo "browser_test: FAIL: the tile waiting to fall is filled $falling" >&2
+    exit 1
+  fi
+  if [[ $keys != ok ]]; then
+    echo "browser_test: FAIL: Alt+ArrowRight, then ArrowRight, from step 2: $keys" >&2
     exit 1
   fi
   browser "$out/profile-shot" --window-size=$((width + 120)),1900 \

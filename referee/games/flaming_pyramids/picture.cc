@@ -189,8 +189,8 @@ std::string Title(const v1::FlamingPyramidsObservation& game) {
       break;
     case v1::FP_FALL:
       state =
-          absl::StrCat("seat ", game.pending().chooser(),
-                       " chooses where tile ", game.pending().tile(), " falls");
+          absl::StrCat("seat ", game.pending().chooser(), " chooses where the ",
+                       TileName(game.pending().tile()), " falls");
       break;
     case v1::FP_GAME_OVER:
       state = game.has_winner()
@@ -212,7 +212,8 @@ std::string Title(const v1::FlamingPyramidsObservation& game) {
 std::string Removed(const v1::FlamingPyramidsObservation& game) {
   return absl::StrCat("<text class=\"fp-small\" x=\"", kWidth - 12,
                       "\" y=\"22\" text-anchor=\"end\">", game.removed_size(),
-                      " tiles out of the game</text>");
+                      game.removed_size() == 1 ? " tile" : " tiles",
+                      " out of the game</text>");
 }
 
 // The legal spots, dashed.

@@ -206,7 +206,9 @@ std::string SeatFrame(const v1::Header& header, const v1::PssBoard& board,
       "\" y=\"", Px(y0 + 24), "\">", SeatLabel(header, seat),
       "</text><text class=\"ps-small\" x=\"", Px(x0 + 14), "\" y=\"",
       Px(y0 + 42), "\">",
-      view.live() ? absl::StrCat(view.smart_asses(), " smart-asses")
+      view.live() ? absl::StrCat(view.smart_asses(), view.smart_asses() == 1
+                                                         ? " smart-ass"
+                                                         : " smart-asses")
                   : absl::StrCat("eliminated (", view.eliminated_order(), ")"),
       "; hand ", view.hand_size(), "/", view.hand_limit(),
       "; tokens: ", view.reset_tokens(), " reset, ", view.bypass_tokens(),

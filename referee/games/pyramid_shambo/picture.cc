@@ -168,7 +168,8 @@ void SeatRow(const v1::Header& header, const v1::PyramidShamboObservation& game,
   if (view.live()) {
     const double end = Chips(view.holding(), kChipsX, y + 14, holding);
     absl::StrAppend(&holding, "<text class=\"sh-pips\" x=\"", Px(end + 6),
-                    "\" y=\"", Px(y + 19), "\">", view.pips(), " pips</text>");
+                    "\" y=\"", Px(y + 19), "\">", view.pips(),
+                    view.pips() == 1 ? " pip" : " pips", "</text>");
   } else {
     absl::StrAppend(&holding, "<text x=\"", kChipsX, "\" y=\"", Px(y + 19),
                     "\">out (elimination group ", view.elimination_group(),
@@ -205,7 +206,8 @@ void ThrowStep(const v1::ShamboThrowResult& t, double& y, std::string& out) {
          y, out);
   } else {
     Line(absl::StrCat("seat ", t.winner(), " wins; seat ", t.loser(), " owes ",
-                      t.fee(), " pips", t.doubled() ? " (doubled)" : ""),
+                      t.fee(), t.fee() == 1 ? " pip" : " pips",
+                      t.doubled() ? " (doubled)" : ""),
          y, out);
   }
 }
@@ -215,7 +217,8 @@ void PaymentStep(const v1::ShamboPaymentResult& p, double& y,
   Line(absl::StrCat(p.kind() == v1::SHAMBO_BONUS ? "Knock-Out bonus" : "fee",
                     ": seat ", p.payer(), " pays seat ", p.payee()),
        y, out);
-  Line(absl::StrCat(p.paid(), " of ", p.amount(), " pips due (",
+  Line(absl::StrCat(p.paid(), " of ", p.amount(),
+                    p.amount() == 1 ? " pip due (" : " pips due (",
                     MethodName(p.method()), p.canonical() ? ", canonical" : "",
                     ")"),
        y, out);
