@@ -145,17 +145,6 @@ std::string ForfeitPolicyText(v1::ForfeitPolicy policy) {
              : "a fault forfeits the match";
 }
 
-std::string FormatName(v1::TournamentFormat format) {
-  switch (format) {
-    case v1::SWISS:
-      return "Swiss";
-    case v1::GAUNTLET:
-      return "gauntlet";
-    default:
-      return "round robin";
-  }
-}
-
 void AppendSummary(const v1::TournamentResults& results,
                    v1::TournamentFormat format, std::string& out) {
   std::string rules;

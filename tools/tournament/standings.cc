@@ -7,6 +7,7 @@
 #include <map>
 #include <numeric>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 
@@ -117,17 +118,26 @@ StandingsOrder StandingsOrderOf(v1::TournamentFormat format) {
                              : StandingsOrder::kPoints;
 }
 
-std::string StandingsOrderText(v1::TournamentFormat format) {
+std::string FormatName(v1::TournamentFormat format) {
   switch (format) {
     case v1::SWISS:
-      return "Swiss: ranked by score % (points per match played: a bye "
-             "leaves a bot fewer matches, not a lower rank), then mean rank, "
-             "then name";
+      return "Swiss";
     case v1::GAUNTLET:
-      return "Gauntlet: ranked by points, then mean rank, then name";
+      return "gauntlet";
     default:
-      return "Round robin: ranked by points, then mean rank, then name";
+      return "round robin";
   }
+}
+
+std::string StandingsOrderText(v1::TournamentFormat format) {
+  std::string name = FormatName(format);
+  name[0] = absl::ascii_toupper(static_cast<unsigned char>(name[0]));
+  return absl::StrCat(name, ": ranked by ",
+                      format == v1::SWISS
+                          ? "score % (points per match played: a bye leaves "
+                            "a bot fewer matches, not a lower rank)"
+                          : "points",
+                      ", then mean rank, then name");
 }
 
 std::string FixedText(double value, int decimals, bool sign) {

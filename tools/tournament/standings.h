@@ -33,6 +33,9 @@ std::vector<referee::v1::TournamentStanding> ComputeStandings(
 // for the others.
 StandingsOrder StandingsOrderOf(referee::v1::TournamentFormat format);
 
+// "round robin" (also for UNSPECIFIED), "gauntlet" or "Swiss".
+std::string FormatName(referee::v1::TournamentFormat format);
+
 // The format's name and the order of its standings, in one line:
 // "Round robin: ranked by points, then mean rank, then name", "Swiss:
 // ranked by score % (points per match played: ...), then ...".
