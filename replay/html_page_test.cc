@@ -408,6 +408,28 @@ TEST(HtmlPageTest, PicturesSayOneThingInTheSingularAndNameTiles) {
   EXPECT_THAT(all, HasSubstr("chooses where the blue 100 stone falls"));
 }
 
+// Flaming Pyramids rules version 2 moves a collapse's supports under the
+// chooser's pile when the collapse is found: the game's text says so at
+// that step, as its picture shows it (here the chooser then forfeits, and
+// the fall that would list them never comes); version 1 moves them with
+// the fall, and says nothing of them before it.
+TEST(HtmlPageTest, CollapseSupportsAreSaidWhereTheyMove) {
+  const std::string v2 =
+      RenderMatchPage(Read("testdata/golden/flaming_pyramids/"
+                           "forfeit_at_collapse_fall.pyrlog"),
+                      VerifyOptions())
+          .html;
+  EXPECT_THAT(v2, HasSubstr("its supports go under seat 1&#39;s pile now, "
+                            "before the fall:\n      G4 (0,0) -&gt; under "
+                            "seat 1&#39;s pile\n"));
+  const std::string v1 =
+      RenderMatchPage(Read("testdata/golden/flaming_pyramids/two_seats.pyrlog"),
+                      VerifyOptions())
+          .html;
+  EXPECT_THAT(v1, HasSubstr("next: collapse"));
+  EXPECT_THAT(v1, Not(HasSubstr("its supports go under")));
+}
+
 TEST(HtmlPageTest, GoldenPagesStayWithinTheirSizeBounds) {
   const std::map<std::string, size_t> bound = {
       {"rock_paper_pyramid", 38'000},

@@ -133,6 +133,23 @@ std::string MoveLine(const v1::FpTileMove& move) {
   }
 }
 
+// Whether a collapse's supports are off the table (`pyramid`) already:
+// so under rules version 2, where they go when the collapse is found;
+// version 1 leaves them on the table until the fall.
+bool SupportsLeftTheTable(
+    const v1::FpPendingFall& pending,
+    const google::protobuf::RepeatedPtrField<v1::FpCell>& pyramid) {
+  if (pending.kind() != v1::FP_COLLAPSE || pending.supports().empty()) {
+    return false;
+  }
+  for (const v1::FpCell& support : pending.supports()) {
+    for (const v1::FpCell& cell : pyramid) {
+      if (cell.tile() == support.tile()) return false;
+    }
+  }
+  return true;
+}
+
 void PrintEvent(const v1::FpEvent& event, std::ostream& out) {
   out << "    " << KindName(event.kind()) << " (" << Label(event.cause())
       << ")";
@@ -206,6 +223,18 @@ void PrintApplied(const v1::Applied& applied, std::ostream& out) {
     out << "    next: " << KindName(p.kind()) << " (" << Label(p.tile())
         << " at " << At(p.row(), p.x()) << "); seat " << p.chooser()
         << " chooses where it falls\n";
+    if (SupportsLeftTheTable(p, r.pyramid())) {
+      // Rules version 2: the supports go when the collapse is found, so
+      // they are said here, with the position they leave; the fall's
+      // result lists them again, reporting the collapse whole.
+      out << "    its supports go under seat " << p.chooser()
+          << "'s pile now, before the fall:\n";
+      for (const v1::FpCell& support : p.supports()) {
+        out << "      " << Label(support.tile()) << " "
+            << At(support.row(), support.x()) << " -> under seat "
+            << p.chooser() << "'s pile\n";
+      }
+    }
   }
   if (!r.has_turn_end()) return;
   const v1::FpTurnEnd& end = r.turn_end();
