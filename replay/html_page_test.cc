@@ -682,6 +682,55 @@ TEST(HtmlPageTest, TimeBanksFollowTheSeedTimeoutAndRestarts) {
               HasSubstr("60000 ms to commit"));
 }
 
+// A missed commit deadline empties the bank, as the referee does
+// (Match::CheckDeadlinesNow): the seat used the timeout and the whole bank,
+// and earns no increment until it commits again. The fault's cell says the
+// reason once, not again as the referee's detail.
+TEST(HtmlPageTest, AMissedCommitDeadlineEmptiesTheBankShown) {
+  v1::Header header;
+  header.add_seats();
+  header.add_seats();
+  v1::ClockSettings* clocks = header.mutable_clocks();
+  clocks->set_commit_timeout_ms(300);
+  clocks->set_time_bank_ms(1000);
+  clocks->set_time_bank_increment_ms(50);
+  header.set_forfeit_policy(v1::FORFEIT_POLICY_DEFAULT_ACTION);
+  TimeBanks banks(header);
+  const int64_t t = 1'800'000'000'000;
+  DecisionRecords missed;
+  missed.opened = true;
+  missed.decision.set_decision_id(1);
+  missed.decision.add_seats(0);
+  missed.decision.add_seats(1);
+  missed.decision.set_opened_unix_ms(t);
+  v1::Commit commit;
+  commit.set_seat(0);
+  commit.set_received_unix_ms(t + 100);
+  missed.commits = {commit};
+  v1::Fault fault;
+  fault.set_seat(1);
+  fault.set_decision_id(1);
+  fault.set_reason(v1::FAULT_COMMIT_TIMEOUT);
+  fault.set_consequence(v1::FAULT_DEFAULT_ACTION);
+  fault.set_detail("no commit in time");
+  fault.set_at_unix_ms(t + 1300);
+  missed.faults = {fault};
+  EXPECT_EQ(banks.Charge(missed), (std::vector<int64_t>{1050, 0}));
+  // The next decision: seat 1 commits within the timeout, earning 50 ms.
+  DecisionRecords next = missed;
+  next.decision.set_decision_id(2);
+  commit.set_seat(1);
+  next.commits.push_back(commit);
+  next.faults.clear();
+  EXPECT_EQ(banks.Charge(next), (std::vector<int64_t>{1100, 50}));
+
+  MatchStep step;
+  step.decision = missed;
+  const std::string panel = StepPanelHtml(header, step, 1, 3, {1050, 0});
+  EXPECT_THAT(panel, HasSubstr("no commit in time &rarr; default action"));
+  EXPECT_THAT(panel, Not(HasSubstr("(no commit in time)")));
+}
+
 TEST(HtmlPageTest, UnreadableLogStillGivesAPage) {
   const MatchPage page = RenderMatchPage("not a log at all", VerifyOptions());
   EXPECT_EQ(page.verdict.kind, Verdict::Kind::kNotGenuine);

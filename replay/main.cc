@@ -562,8 +562,8 @@ int Html(const std::vector<std::string>& args) {
                     ? absl::StrCat("unsealed prefix: ", v.reason)
                     : absl::StrCat("NOT GENUINE: record ", v.bad_record, ": ",
                                    v.reason))
-            << "; " << page.steps << " steps, " << page.html.size()
-            << " bytes -> " << out << "\n";
+            << "; " << page.steps << (page.steps == 1 ? " step, " : " steps, ")
+            << page.html.size() << " bytes -> " << out << "\n";
   if (v.kind == Verdict::Kind::kGenuine) return kGenuine;
   if (v.kind == Verdict::Kind::kUnsealedPrefix && flags->allow_unsealed) {
     return kGenuine;

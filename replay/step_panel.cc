@@ -101,8 +101,10 @@ std::string SeatTable(const v1::Header& header, const MatchStep& step,
           &fault, fault.empty() ? "" : "; ", FaultText(f.reason()), " &rarr; ",
           f.consequence() == v1::FAULT_FORFEIT ? "<b>forfeit</b>"
                                                : "default action",
-          f.detail().empty() ? ""
-                             : absl::StrCat(" (", SvgText(f.detail()), ")"));
+          // The referee's detail, unless it only repeats the reason.
+          f.detail().empty() || f.detail() == FaultText(f.reason())
+              ? ""
+              : absl::StrCat(" (", SvgText(f.detail()), ")"));
     }
     for (const v1::Move& m : step.applied.moves()) {
       if (m.seat() == seat) move = SourceText(m.source());
