@@ -14,6 +14,15 @@
 # break, named with the journal's reason, the journal moves on to a new
 # file, and the rest is as above (whether a new match is refused meanwhile
 # depends on timing, and is not required).
+# logs also runs a second referee whose data directory (the registry) and
+# log directory are two small tmpfs: with the registry's full, a new match
+# and a new bot are refused RESOURCE_EXHAUSTED (not UNAVAILABLE, which a
+# tournament runner retries at once); with both full, a match created with
+# a request_id breaks and its end cannot be recorded: a retry of the
+# request_id is refused RESOURCE_EXHAUSTED (no replacement yet), and once
+# space returns and the referee is stopped (SIGTERM) and started again the
+# match is still broken, not resumed, its log untouched, and the retry then
+# creates the replacement.
 # Needs root (it mounts a tmpfs), as CI has.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -30,6 +39,7 @@ if [[ $mode == journal ]]; then
   mkdir -p "$full"
 fi
 referee_pid= health_pid=
+mounts=()
 cleanup() {
   [[ -n $health_pid ]] && kill "$health_pid" 2>/dev/null || true
   if [[ -n $referee_pid ]]; then
@@ -37,7 +47,9 @@ cleanup() {
     # Reaped, so that its files are closed before the unmount.
     wait "$referee_pid" 2>/dev/null || true
   fi
-  umount "$full" 2>/dev/null || umount -l "$full" 2>/dev/null || true
+  for mounted in "$full" "${mounts[@]}"; do
+    umount "$mounted" 2>/dev/null || umount -l "$mounted" 2>/dev/null || true
+  done
   rm -rf "$dir" || true
 }
 trap cleanup EXIT
@@ -128,7 +140,100 @@ health_pid=
 checks=$(grep -c '' "$dir/health")
 bad=$(grep -vc '^SERVING$' "$dir/health" || true)
 ((bad == 0)) || fail "$bad of $checks health checks did not answer SERVING"
+
+also=
+if [[ $mode == logs ]]; then
+  kill -9 "$referee_pid"
+  wait "$referee_pid" 2>/dev/null || true
+  # The second referee: its registry and its logs each on a tmpfs that the
+  # test fills (a file of zeros) and empties again.
+  reg=$dir/reg2 lg=$dir/logs2
+  mkdir -p "$reg" "$lg"
+  for fs in "$reg" "$lg"; do
+    mount -t tmpfs -o size=2m tmpfs "$fs" || fail "cannot mount a tmpfs"
+    mounts+=("$fs")
+  done
+  start_referee() {  # start_referee N: the Nth start, output in $dir/rN.*
+    rm -f "$dir/port"
+    "$bin/referee" --listen=127.0.0.1:0 --port_file="$dir/port" \
+      --data_dir="$reg/data" --log_dir="$lg/logs" \
+      >"$dir/r$1.out" 2>"$dir/r$1.err" &
+    referee_pid=$!
+    for _ in $(seq 200); do [[ -s $dir/port ]] && break; sleep 0.02; done
+    [[ -s $dir/port ]] || fail "the second referee did not start ($1)"
+    address=127.0.0.1:$(cat "$dir/port")
+    refctl=("$bin/refctl" --referee="$address"
+      --admin_token_file="$reg/data/admin.token")
+  }
+  fill() { dd if=/dev/zero of="$1/fill" bs=4k 2>/dev/null || true; }
+  # refused CODE WHAT ARGS...: refctl ARGS must fail with CODE.
+  refused() {
+    local code=$1 what=$2
+    shift 2
+    ! "${refctl[@]}" "$@" >"$dir/refused.out" 2>&1 ||
+      fail "$what was not refused: $(cat "$dir/refused.out")"
+    grep -q "$code" "$dir/refused.out" ||
+      fail "$what was not refused $code: $(cat "$dir/refused.out")"
+  }
+  start_referee 1
+  retry=(create-match --seats=3 --seed_timeout_ms=60000 --request_id=held
+    --token_dir="$dir/tok2")
+  "${refctl[@]}" "${retry[@]}" >"$dir/c1.out" 2>&1 || fail "$(cat "$dir/c1.out")"
+  stuck=$(grep -E '^[0-9a-f]{32}$' "$dir/c1.out" || true)
+  [[ -n $stuck ]] || fail "no match id in: $(cat "$dir/c1.out")"
+
+  fill "$reg"
+  refused RESOURCE_EXHAUSTED "a match the full registry cannot record" \
+    create-match --seats=3 --request_id=other
+  refused RESOURCE_EXHAUSTED "a bot the full registry cannot record" \
+    register-bot full --token_out="$dir/full.token"
+
+  # Its log's disk full too: the match breaks at its next write.
+  fill "$lg"
+  bots=()
+  for seat in 0 1 2; do
+    timeout 30 "$bin/bot" --referee="$address" \
+      --token_file="$dir/tok2/seat-$seat.token" --matches=1 --quiet \
+      2>>"$dir/bots2.err" &
+    bots+=($!)
+  done
+  for pid in "${bots[@]}"; do wait "$pid" || true; done
+  grep -q 'the match is broken and stopped' "$dir/bots2.err" ||
+    fail "the match did not break: $(head -c 600 "$dir/bots2.err")"
+  grep -q "end match: database or disk is full" "$dir/r1.err" ||
+    fail "the registry recorded the end on a full disk: $(cat "$dir/r1.err")"
+  refused RESOURCE_EXHAUSTED "the retry of a broken match not recorded" \
+    "${retry[@]}"
+  grep -q 'cannot be recorded yet' "$dir/refused.out" ||
+    fail "the refusal does not say why: $(cat "$dir/refused.out")"
+
+  # Space returns; a clean stop records the end; the start after it finds
+  # the match broken, and leaves its log as it was.
+  rm "$reg/fill" "$lg/fill"
+  log=$(echo "$lg"/logs/*"$stuck".pyrlog)
+  cp "$log" "$dir/broken.pyrlog"
+  kill -TERM "$referee_pid"
+  wait "$referee_pid" || fail "the referee did not stop cleanly"
+  start_referee 2
+  grep -q ' 0 resumed' "$dir/r2.out" ||
+    fail "a match was resumed: $(grep registry: "$dir/r2.out")"
+  cmp -s "$log" "$dir/broken.pyrlog" ||
+    fail "the broken match's log changed: $("$bin/replay" show "$log" | tail -3)"
+  "${refctl[@]}" get-match "$stuck" >"$dir/get.out" 2>&1 ||
+    fail "$(cat "$dir/get.out")"
+  grep -q '"status":"MATCH_BROKEN"' "$dir/get.out" ||
+    fail "the broken match is not broken after a restart: $(cat "$dir/get.out")"
+  "${refctl[@]}" list --status=broken | grep -q "^$stuck " ||
+    fail "refctl list --status=broken does not list the broken match"
+  # The retry now creates its replacement.
+  "${refctl[@]}" "${retry[@]}" >"$dir/c2.out" 2>&1 || fail "$(cat "$dir/c2.out")"
+  replacement=$(grep -E '^[0-9a-f]{32}$' "$dir/c2.out" || true)
+  [[ -n $replacement && $replacement != "$stuck" ]] ||
+    fail "the retry did not create a replacement: $(cat "$dir/c2.out")"
+  also="; a full registry refused RESOURCE_EXHAUSTED; a broken match"
+  also+=" whose end it could not record stayed broken across a restart"
+fi
 echo "disk_full_test ($mode): $verified matches verified before the disk filled;" \
   "$broken broke, named with their reason (every log verifies up to its last" \
   "checkpoint); $checks health checks, all SERVING;" \
-  "a new match played to a genuine end once space returned"
+  "a new match played to a genuine end once space returned$also"
