@@ -118,7 +118,11 @@ ABSL_FLAG(uint32_t, checkpoint_every_matches, 100,
           "await one (0: only on time and at shutdown).");
 ABSL_FLAG(uint32_t, checkpoint_every_s, 60,
           "Sign a transparency log checkpoint at least this often while "
-          "sealed logs await one (0: only on count and at shutdown).");
+          "sealed logs await one, and as often try again to record the end "
+          "of a match that broke when the registry could not (a full disk; "
+          "docs/durability.md). 0: checkpoints only on count and at "
+          "shutdown; such ends when the next match is created and at "
+          "shutdown.");
 ABSL_FLAG(int, max_message_bytes, 1 << 20,
           "Largest message accepted from a client.");
 ABSL_FLAG(uint32_t, max_live_matches, 0,
