@@ -22,7 +22,10 @@
 # request_id is refused RESOURCE_EXHAUSTED (no replacement yet), and once
 # space returns and the referee is stopped (SIGTERM) and started again the
 # match is still broken, not resumed, its log untouched, and the retry then
-# creates the replacement.
+# creates the replacement. The replacement breaks the same way, and the
+# referee is killed (SIGKILL) while the disks are still full: once space
+# returns the next start finds it broken by its log's mode (0444), does not
+# resume it, leaves its log as it was, and a retry creates a third match.
 # Needs root (it mounts a tmpfs), as CI has.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -190,16 +193,20 @@ if [[ $mode == logs ]]; then
 
   # Its log's disk full too: the match breaks at its next write.
   fill "$lg"
-  bots=()
-  for seat in 0 1 2; do
-    timeout 30 "$bin/bot" --referee="$address" \
-      --token_file="$dir/tok2/seat-$seat.token" --matches=1 --quiet \
-      2>>"$dir/bots2.err" &
-    bots+=($!)
-  done
-  for pid in "${bots[@]}"; do wait "$pid" || true; done
-  grep -q 'the match is broken and stopped' "$dir/bots2.err" ||
-    fail "the match did not break: $(head -c 600 "$dir/bots2.err")"
+  play_seats() {  # The seats of the match tok2 holds the tokens of.
+    local bots=() pid seat
+    : >"$dir/bots2.err"
+    for seat in 0 1 2; do
+      timeout 30 "$bin/bot" --referee="$address" \
+        --token_file="$dir/tok2/seat-$seat.token" --matches=1 --quiet \
+        2>>"$dir/bots2.err" &
+      bots+=($!)
+    done
+    for pid in "${bots[@]}"; do wait "$pid" || true; done
+    grep -q 'the match is broken and stopped' "$dir/bots2.err" ||
+      fail "the match did not break: $(head -c 600 "$dir/bots2.err")"
+  }
+  play_seats
   grep -q "end match: database or disk is full" "$dir/r1.err" ||
     fail "the registry recorded the end on a full disk: $(cat "$dir/r1.err")"
   refused RESOURCE_EXHAUSTED "the retry of a broken match not recorded" \
@@ -230,8 +237,45 @@ if [[ $mode == logs ]]; then
   replacement=$(grep -E '^[0-9a-f]{32}$' "$dir/c2.out" || true)
   [[ -n $replacement && $replacement != "$stuck" ]] ||
     fail "the retry did not create a replacement: $(cat "$dir/c2.out")"
+
+  # Again with the replacement, but the referee is killed (SIGKILL) while
+  # the disk is still full, before the end could be recorded: the registry
+  # still says running, and the log's mode (0444, marked broken, which
+  # needs no space) is what tells the next start that the match broke.
+  fill "$reg"
+  fill "$lg"
+  play_seats
+  "${refctl[@]}" get-match "$replacement" >"$dir/get.out" 2>&1 ||
+    fail "$(cat "$dir/get.out")"
+  grep -q '"status":"MATCH_BROKEN"' "$dir/get.out" ||
+    fail "the replacement did not break: $(cat "$dir/get.out")"
+  grep -q "end match: database or disk is full" "$dir/r2.err" ||
+    fail "the registry recorded the end on a full disk: $(cat "$dir/r2.err")"
+  log=$(echo "$lg"/logs/*"$replacement".pyrlog)
+  cp "$log" "$dir/broken.pyrlog"
+  kill -9 "$referee_pid"
+  wait "$referee_pid" 2>/dev/null || true
+  rm "$reg/fill" "$lg/fill"
+  start_referee 3
+  grep -q ' 0 resumed' "$dir/r3.out" ||
+    fail "the match broken before a SIGKILL was resumed:" \
+      "$(grep registry: "$dir/r3.out")"
+  cmp -s "$log" "$dir/broken.pyrlog" ||
+    fail "the log broken before a SIGKILL changed:" \
+      "$("$bin/replay" show "$log" | tail -3)"
+  [[ $(stat -c %a "$log") == 444 ]] ||
+    fail "the log broken before a SIGKILL is mode $(stat -c %a "$log"), not 444"
+  "${refctl[@]}" get-match "$replacement" >"$dir/get.out" 2>&1 ||
+    fail "$(cat "$dir/get.out")"
+  grep -q '"status":"MATCH_BROKEN"' "$dir/get.out" ||
+    fail "the match broken before a SIGKILL is not broken: $(cat "$dir/get.out")"
+  "${refctl[@]}" "${retry[@]}" >"$dir/c3.out" 2>&1 || fail "$(cat "$dir/c3.out")"
+  third=$(grep -E '^[0-9a-f]{32}$' "$dir/c3.out" || true)
+  [[ -n $third && $third != "$stuck" && $third != "$replacement" ]] ||
+    fail "the retry after a SIGKILL did not create a new match: $(cat "$dir/c3.out")"
   also="; a full registry refused RESOURCE_EXHAUSTED; a broken match"
-  also+=" whose end it could not record stayed broken across a restart"
+  also+=" whose end it could not record stayed broken across a restart,"
+  also+=" after a clean stop and after a SIGKILL"
 fi
 echo "disk_full_test ($mode): $verified matches verified before the disk filled;" \
   "$broken broke, named with their reason (every log verifies up to its last" \

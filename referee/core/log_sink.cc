@@ -267,6 +267,29 @@ absl::Status MakeLogPublic(const std::string& path) {
   return absl::OkStatus();
 }
 
+absl::Status MarkLogBroken(const std::string& path) {
+  if (chmod(path.c_str(), 0444) != 0) {
+    if (errno == ENOENT) return absl::OkStatus();
+    return absl::InternalError(absl::StrCat(
+        "cannot mark ", path, " broken (mode 0444): ", std::strerror(errno)));
+  }
+  // Best effort: the inode's new mode reaches the disk before a power loss
+  // if this fsync succeeds; if it fails, the mark holds for as long as the
+  // machine runs.
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd >= 0) {
+    (void)fsync(fd);
+    close(fd);
+  }
+  return absl::OkStatus();
+}
+
+bool LogIsMarkedBroken(const std::string& path) {
+  struct stat info = {};
+  return stat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode) &&
+         (info.st_mode & 0777) == 0444;
+}
+
 absl::Status WriteFileAtomically(const std::string& path,
                                  std::string_view contents) {
   const std::string tmp = path + ".tmp";

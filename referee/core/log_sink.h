@@ -67,7 +67,8 @@ class FileLogSink final : public LogSink {
  public:
   // Creates `path`, which must not exist (a log is never overwritten),
   // mode 0600: a running match's log holds its seed, from which its hidden
-  // cards follow. MakeLogPublic opens it to all once the match has ended.
+  // cards follow. MakeLogPublic opens it to all once the match has ended
+  // (MarkLogBroken, once it broke).
   // RESOURCE_EXHAUSTED when the process has no file descriptor left or the
   // disk no space or quota (a later try may succeed); FAILED_PRECONDITION
   // for any other reason.
@@ -151,6 +152,26 @@ absl::Status WriteSecretFile(const std::string& path,
 // mode 0644, as it was 0600 while the match ran (FileLogSink::Create). A
 // log that is not there (a match broken before it wrote one) is no error.
 absl::Status MakeLogPublic(const std::string& path);
+
+// Marks the log of a match that broke (its log could not be written: a
+// full disk, an I/O error) as broken: mode 0444. The mark needs no free
+// space (a chmod changes the inode only) and outlives the process, so a
+// referee killed before the registry could record the end still finds the
+// match broken at its next start (LogIsMarkedBroken), not running. 0444
+// because a broken log is never written again, and readable by all as a
+// finished match's (0644), since the match is over. The change is made
+// durable against a power loss as far as it can be, by an fsync of the
+// file through a read-only descriptor; that fsync's failure is ignored
+// (the mark stands in the page cache, and the disk may be the one that
+// failed). A log that is not there (a match broken before it wrote one) is
+// no error.
+absl::Status MarkLogBroken(const std::string& path);
+
+// Whether the log `path` is marked broken (MarkLogBroken): its mode is
+// 0444. A running match's log is 0600 (0644 for a log of a referee older
+// than that), a finished one's 0644: never 0444. False for a log that is
+// not there or cannot be examined.
+bool LogIsMarkedBroken(const std::string& path);
 
 // Makes the names in the directory `dir` durable (an fsync of the
 // directory): a file created, renamed or deleted there before the call

@@ -598,6 +598,33 @@ TEST(FileLogSinkTest, ALogIsOwnerOnlyUntilMadePublic) {
   EXPECT_FALSE(MakeLogPublic(dir.File("m.pyrlog/below")).ok());
 }
 
+// A broken match's log is read-only for all (0444), a mark that needs no
+// free space; a running (0600) or finished (0644) log is never so marked.
+TEST(FileLogSinkTest, ABrokenLogIsMarkedReadOnlyForAll) {
+  const TempDir dir("broken");
+  ASSERT_TRUE(dir.ok());
+  const std::string path = dir.File("m.pyrlog");
+  auto sink = FileLogSink::Create(path);
+  ASSERT_TRUE(sink.ok()) << sink.status();
+  ASSERT_TRUE((*sink)->Append("header").ok());
+  sink->reset();
+  EXPECT_FALSE(LogIsMarkedBroken(path));  // Running: 0600.
+  ASSERT_TRUE(MakeLogPublic(path).ok());
+  EXPECT_FALSE(LogIsMarkedBroken(path));  // Finished: 0644.
+  ASSERT_TRUE(MarkLogBroken(path).ok());
+  struct stat info = {};
+  ASSERT_EQ(stat(path.c_str(), &info), 0);
+  EXPECT_EQ(info.st_mode & 0777, 0444);
+  EXPECT_TRUE(LogIsMarkedBroken(path));
+  EXPECT_EQ(*ReadFileToString(path), "header");  // Its bytes are untouched.
+  ASSERT_TRUE(MarkLogBroken(path).ok());  // Marking again changes nothing.
+  EXPECT_TRUE(LogIsMarkedBroken(path));
+  // A match broken before it wrote a log has none to mark.
+  EXPECT_TRUE(MarkLogBroken(dir.File("never-written.pyrlog")).ok());
+  EXPECT_FALSE(LogIsMarkedBroken(dir.File("never-written.pyrlog")));
+  EXPECT_FALSE(MarkLogBroken(dir.File("m.pyrlog/below")).ok());
+}
+
 // A pipe whose read end is `fds[0]`, fed `bytes` by a thread that then
 // closes the write end; join the thread once the read end is drained.
 std::thread FeedPipe(const int fds[2], std::string bytes) {

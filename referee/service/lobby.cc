@@ -622,7 +622,13 @@ void Lobby::Host(std::shared_ptr<MatchHost> host,
         live_matches_.fetch_sub(1);
         if (info.status() == v1::MATCH_BROKEN)
           NoteWriteFailure(info.broken_reason());
-        if (absl::Status s = MakeLogPublic(log_path); !s.ok()) {
+        // A broken log is marked so (0444) before its end is recorded: if
+        // the registry cannot record it and the referee dies before it can,
+        // the next start finds the mark and does not resume the match.
+        if (absl::Status s = info.status() == v1::MATCH_BROKEN
+                                 ? MarkLogBroken(log_path)
+                                 : MakeLogPublic(log_path);
+            !s.ok()) {
           std::cerr << "referee: " << s.message() << "\n";
         }
         // Entered before the registry records the end: after a crash between
@@ -749,9 +755,12 @@ absl::StatusOr<RecoveryReport> Lobby::Recover() {
 // transparency log if it is not yet; the registry answers for it.
 void Lobby::RecoverEnded(const StoredMatch& stored, RecoveryReport& report) {
   const v1::MatchInfo& info = stored.info;
-  // Public already, unless its chmod failed or the journal made the file
-  // again (0600) on this start.
-  if (absl::Status s = MakeLogPublic(stored.log_path); !s.ok()) {
+  // Public already (a broken one marked broken, 0444), unless its chmod
+  // failed or the journal made the file again (0600) on this start.
+  if (absl::Status s = info.status() == v1::MATCH_BROKEN
+                           ? MarkLogBroken(stored.log_path)
+                           : MakeLogPublic(stored.log_path);
+      !s.ok()) {
     std::cerr << "referee: " << s.message() << "\n";
   }
   // A log sealed before the transparency log existed (or whose entry a
@@ -790,23 +799,23 @@ void Lobby::RecoverMatch(StoredMatch& stored, RecoveryReport& report) {
     tokens_.Add(MintedToken{"", token.id, token.secret_hash}, token.principal);
     token_ids.push_back(token.id);
   }
+  // Its log marked broken (0444): it broke before the referee stopped, and
+  // the registry could not record its end before the referee died (a
+  // SIGKILL, a crash). Its seats were told it stopped: it is not resumed.
+  if (LogIsMarkedBroken(stored.log_path)) {
+    EndUnresumed(info,
+                 "broke before the referee stopped (its log could not be "
+                 "written; the registry could not record its end then); "
+                 "found so when the referee started again",
+                 stored.log_path, hosted, std::move(token_ids), report);
+    return;
+  }
   absl::StatusOr<std::unique_ptr<Match>> match = ResumeLog(stored);
   if (!match.ok()) {
-    v1::MatchInfo broken = info;
-    broken.set_status(v1::MATCH_BROKEN);
-    broken.set_broken_reason(absl::StrCat("cannot resume after a restart: ",
-                                          match.status().message()));
-    std::cerr << "referee: match " << info.match_id() << ": "
-              << broken.broken_reason() << "\n";
-    if (absl::Status s = MakeLogPublic(stored.log_path); !s.ok()) {
-      std::cerr << "referee: " << s.message() << "\n";
-    }
-    const absl::Status recorded =
-        options_.registry->EndMatch(broken, broken.broken_reason());
-    if (recorded.ok()) tokens_.Remove(token_ids);
-    Archive(broken, stored.log_path, RoutesOf(hosted), recorded.ok(),
-            std::move(token_ids));
-    ++report.broken;
+    EndUnresumed(info,
+                 absl::StrCat("cannot resume after a restart: ",
+                              match.status().message()),
+                 stored.log_path, hosted, std::move(token_ids), report);
     return;
   }
   const std::string match_id = info.match_id();
@@ -821,6 +830,43 @@ void Lobby::RecoverMatch(StoredMatch& stored, RecoveryReport& report) {
     ++report.resumed;
   live_matches_.fetch_add(1);  // Whatever the limit: it was live before.
   Host(std::move(host), std::move(token_ids));
+}
+
+void Lobby::EndUnresumed(const v1::MatchInfo& info, const std::string& reason,
+                         const std::string& log_path,
+                         const std::vector<HostedSeat>& hosted,
+                         std::vector<std::string> token_ids,
+                         RecoveryReport& report) {
+  v1::MatchInfo broken = info;
+  broken.set_status(v1::MATCH_BROKEN);
+  broken.set_broken_reason(reason);
+  std::cerr << "referee: match " << info.match_id() << ": "
+            << broken.broken_reason() << "\n";
+  if (absl::Status s = MarkLogBroken(log_path); !s.ok()) {
+    std::cerr << "referee: " << s.message() << "\n";
+  }
+  const absl::Status recorded =
+      options_.registry->EndMatch(broken, broken.broken_reason());
+  if (recorded.ok()) {
+    tokens_.Remove(token_ids);
+  } else {
+    std::cerr << "referee: match " << info.match_id()
+              << ": its end is not recorded yet (tried again before the "
+                 "next match is created, at the next checkpoint and at "
+                 "shutdown): "
+              << recorded.message() << "\n";
+    if (absl::IsResourceExhausted(recorded)) {
+      NoteWriteFailure(std::string(recorded.message()));
+    }
+    // Its request_id names it until its end is recorded (ReserveRequest).
+    if (!info.request_id().empty()) {
+      absl::MutexLock lock(&mu_);
+      requests_[info.request_id()] = info.match_id();
+    }
+  }
+  Archive(broken, log_path, RoutesOf(hosted), recorded.ok(),
+          std::move(token_ids));
+  ++report.broken;
 }
 
 absl::StatusOr<std::unique_ptr<Match>> Lobby::ResumeLog(

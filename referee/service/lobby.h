@@ -88,7 +88,8 @@ struct RecoveryReport {
   int bots = 0;
   int finished = 0;  // Ended matches, served from their logs.
   int resumed = 0;   // Running matches rebuilt from their logs.
-  int broken = 0;    // Running matches that could not be resumed.
+  int broken = 0;    // Running matches not resumed: ended broken (their
+                     // log marked broken, or one that does not re-run).
   int entered = 0;   // Sealed logs that the transparency log was missing.
 };
 
@@ -235,6 +236,14 @@ class Lobby {
   std::function<void(absl::Time)> DeadlineSetter(const std::string& match_id);
   void RecoverMatch(StoredMatch& stored, RecoveryReport& report);
   void RecoverEnded(const StoredMatch& stored, RecoveryReport& report);
+  // Ends as broken, for `reason`, a match the registry holds as running
+  // that is not resumed (its log marked broken, or one that does not re-run):
+  // its log marked broken, its end recorded, or kept (unrecorded_, its
+  // request_id naming it) until it can be; counted in report.broken.
+  void EndUnresumed(const v1::MatchInfo& info, const std::string& reason,
+                    const std::string& log_path,
+                    const std::vector<HostedSeat>& hosted,
+                    std::vector<std::string> token_ids, RecoveryReport& report);
   absl::StatusOr<std::unique_ptr<Match>> ResumeLog(const StoredMatch& stored);
 
   // A running match: its host, and its seats' token ids.

@@ -11,6 +11,8 @@
 // RESOURCE_EXHAUSTED.
 #include "referee/service/lobby.h"
 
+#include <sys/stat.h>
+
 #include <atomic>
 #include <chrono>
 #include <filesystem>
@@ -26,6 +28,7 @@
 #include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
 #include "gtest/gtest.h"
+#include "referee/core/log_sink.h"
 #include "sqlite3.h"
 #include "tests/temp_dir.h"
 
@@ -720,6 +723,81 @@ TEST_F(LobbyTest, ARetryOfABrokenMatchWaitsUntilItsEndIsRecorded) {
   EXPECT_EQ(lobby_->FindMatch(first)->Info(lobby_->connections()).status(),
             v1::MATCH_BROKEN);
   EXPECT_EQ(registry->FindRequest("breaks").value(), retry->match_id());
+}
+
+// A match whose log write failed (a full disk) has its log marked broken,
+// mode 0444, before its end is recorded. If the registry could not record
+// the end and the referee died (SIGKILL) before it could, the registry
+// still says running: the next start finds the mark and ends the match
+// broken instead of resuming it (its seats were told it stopped), leaving
+// its log as it was; the end is recorded then, or kept until it can be,
+// its request_id still naming it. A log of 0644 (a running match's under a
+// referee older than 0600 logs) is resumed as before. Without the mark the
+// broken match was resumed, sealed and entered in the transparency log.
+TEST_F(LobbyTest, ARunningMatchWhoseLogIsMarkedBrokenIsNotResumed) {
+  for (const bool full : {false, true}) {
+    SCOPED_TRACE(full ? "registry full" : "registry writable");
+    auto registry = std::make_shared<FailingEndRegistry>();
+    registry->set_end_status(absl::OkStatus());
+    const SigningKey key = SigningKey::Generate();
+    Restart(registry, key);
+    v1::CreateMatchRequest request;
+    request.mutable_game()->set_game("rock_paper_pyramid");
+    for (int i = 0; i < 3; ++i) request.add_seats();
+    request.mutable_clocks()->set_seed_timeout_ms(60000);
+    request.set_request_id(full ? "broke-full" : "broke");
+    absl::StatusOr<v1::CreateMatchResponse> created =
+        lobby_->CreateMatch(request);
+    ASSERT_TRUE(created.ok()) << created.status();
+    const std::string first = created->match_id();
+    const std::string log_path = lobby_->FindMatch(first)->log_path();
+    const std::string old_referee = CreateWithBot("", 60000);
+    const std::string old_log = lobby_->FindMatch(old_referee)->log_path();
+    lobby_.reset();  // As a SIGKILL leaves it: the registry says running.
+    ASSERT_EQ(registry->FindMatch(first)->info.status(), v1::MATCH_RUNNING);
+    ASSERT_TRUE(MarkLogBroken(log_path).ok());
+    ASSERT_EQ(chmod(old_log.c_str(), 0644), 0);
+    const absl::StatusOr<std::string> bytes = ReadFileToString(log_path);
+    ASSERT_TRUE(bytes.ok()) << bytes.status();
+
+    if (full) registry->set_end_status(DiskFull());
+    const RecoveryReport report = Restart(registry, key);
+    EXPECT_EQ(report.broken, 1);
+    EXPECT_EQ(report.resumed, 1);  // The 0644 log's match.
+    const v1::MatchInfo info =
+        lobby_->FindMatch(first)->Info(lobby_->connections());
+    EXPECT_EQ(info.status(), v1::MATCH_BROKEN);
+    EXPECT_TRUE(absl::StrContains(info.broken_reason(),
+                                  "broke before the referee stopped"))
+        << info.broken_reason();
+    EXPECT_EQ(ReadFileToString(log_path).value_or(""), *bytes);
+    EXPECT_TRUE(LogIsMarkedBroken(log_path));
+    EXPECT_EQ(
+        lobby_->FindMatch(old_referee)->Info(lobby_->connections()).status(),
+        v1::MATCH_RUNNING);
+    if (full) {
+      EXPECT_EQ(lobby_->held().unrecorded, 1u);
+      EXPECT_EQ(registry->FindMatch(first)->info.status(), v1::MATCH_RUNNING);
+      absl::StatusOr<v1::CreateMatchResponse> retry =
+          lobby_->CreateMatch(request);
+      EXPECT_EQ(retry.status().code(), absl::StatusCode::kResourceExhausted)
+          << retry.status();
+      EXPECT_TRUE(absl::StrContains(retry.status().message(), first));
+      registry->set_end_status(absl::OkStatus());
+    }
+    absl::StatusOr<v1::CreateMatchResponse> retry =
+        lobby_->CreateMatch(request);
+    ASSERT_TRUE(retry.ok()) << retry.status();
+    EXPECT_NE(retry->match_id(), first);
+    EXPECT_EQ(lobby_->held().unrecorded, 0u);
+    EXPECT_EQ(registry->FindMatch(first)->info.status(), v1::MATCH_BROKEN);
+    // Recorded broken, it stays so (and its log marked) at the next start.
+    const RecoveryReport again = Restart(registry, key);
+    EXPECT_EQ(again.broken, 0);
+    EXPECT_EQ(again.resumed, 2);
+    EXPECT_TRUE(LogIsMarkedBroken(log_path));
+    lobby_.reset();
+  }
 }
 
 // An end the registry could not record is recorded at the next chance
