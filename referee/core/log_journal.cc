@@ -160,13 +160,58 @@ absl::Status WriteZeros(int fd, uint64_t from, uint64_t to,
   return absl::OkStatus();
 }
 
+// Writes `entry`'s bytes into the log open for writing as `fd`, and syncs
+// them.
+absl::Status RepairAt(int fd, const JournalEntry& entry,
+                      const std::string& path) {
+  if (absl::Status s = WriteAt(fd, entry.bytes, entry.offset, path); !s.ok()) {
+    return absl::DataLossError(
+        absl::StrCat("cannot repair the log: ", s.message()));
+  }
+  if (fdatasync(fd) != 0) {
+    return absl::DataLossError(Errno("cannot sync the repaired log", path));
+  }
+  return absl::OkStatus();
+}
+
+// RepairAt for the log `read_fd`, open for reading, whose mode is `mode`:
+// opened again for writing; a log its owner may not write (a broken
+// match's, marked read-only) is made writable for the repair only, and its
+// mode is put back and synced after.
+absl::Status RepairReopened(int read_fd, mode_t mode, const JournalEntry& entry,
+                            const std::string& path) {
+  const bool read_only = (mode & S_IWUSR) == 0;
+  if (read_only && fchmod(read_fd, mode | S_IWUSR) != 0) {
+    return absl::DataLossError(
+        Errno("cannot make the read-only log writable to repair it", path));
+  }
+  absl::Status status;
+  const int fd = open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0) {
+    status = absl::DataLossError(
+        Errno("cannot open the log for writing to repair it", path));
+  } else {
+    status = RepairAt(fd, entry, path);
+    close(fd);
+  }
+  if (read_only && (fchmod(read_fd, mode) != 0 || fsync(read_fd) != 0) &&
+      status.ok()) {
+    status = absl::DataLossError(
+        Errno("cannot make the repaired log read-only again", path));
+  }
+  return status;
+}
+
 // Makes the log `entry.path` hold `entry.bytes` at `entry.offset`. Sets
 // `changed` when it did not already.
 absl::Status ApplyEntry(const JournalEntry& entry, bool& changed) {
   changed = false;
   const std::string path(entry.path);
   bool created = false;
-  int fd = open(path.c_str(), O_RDWR | O_CLOEXEC);
+  // Read first: a log that already holds the bytes is not opened for
+  // writing, which a log marked read-only (a broken match's, mode 0444:
+  // log_sink.h) refuses to a referee not running as root.
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0 && errno == ENOENT && entry.offset == 0) {
     fd = open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     created = fd >= 0;
@@ -206,14 +251,8 @@ absl::Status ApplyEntry(const JournalEntry& entry, bool& changed) {
   absl::Status status;
   if (have != held.size() || held != entry.bytes) {
     changed = true;
-    if (absl::Status s = WriteAt(fd, entry.bytes, entry.offset, path);
-        !s.ok()) {
-      status = absl::DataLossError(
-          absl::StrCat("cannot repair the log: ", s.message()));
-    }
-    if (status.ok() && fdatasync(fd) != 0) {
-      status = absl::DataLossError(Errno("cannot sync the repaired log", path));
-    }
+    status = created ? RepairAt(fd, entry, path)
+                     : RepairReopened(fd, st.st_mode & 07777, entry, path);
   }
   close(fd);
   if (status.ok() && created) {

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/inotify.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -242,6 +243,46 @@ TEST_F(LogJournalTest, OpenSyncsTheLogsItFindsWholeBeforeDeletingTheJournal) {
   // Both logs are in one directory: its file system was synced once.
   EXPECT_EQ((*journal)->recovery().log_directories_synced, 1);
   EXPECT_THAT(JournalFiles(journal_dir_), SizeIs(0));
+}
+
+// A broken match's log is marked read-only (mode 0444, MarkLogBroken), and
+// the journal may still hold its last checkpoints' bytes. Open reads before
+// it writes: a log that holds them is left as it is (a referee not running
+// as root could not open it for writing), and one that lost them is
+// repaired and marked read-only again.
+TEST_F(LogJournalTest, AReadOnlyLogIsRepairedAndStaysReadOnly) {
+  fs::create_directory(journal_dir_);
+  std::string file(kJournalMagic);
+  for (int i = 0; i < 2; ++i) {
+    file += EncodeJournalEntry(0, Log(i), BytesOf(i, 0, 1000));
+  }
+  Spit(journal_dir_ + "/0000000000000001.journal", file);
+  Spit(Log(0), BytesOf(0, 0, 1000));  // Whole.
+  Spit(Log(1), BytesOf(1, 0, 1000));
+  fs::resize_file(Log(1), 300);  // Lost its last pages.
+  for (int i = 0; i < 2; ++i) ASSERT_TRUE(MarkLogBroken(Log(i)).ok());
+  // Whether the whole log is opened for writing (root could: the test
+  // runs as root in CI, so the open itself is watched).
+  const int watch = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+  ASSERT_GE(watch, 0);
+  ASSERT_GE(inotify_add_watch(watch, Log(0).c_str(), IN_CLOSE_WRITE), 0);
+
+  const absl::StatusOr<std::unique_ptr<LogJournal>> journal =
+      LogJournal::Open(journal_dir_);
+  ASSERT_TRUE(journal.ok()) << journal.status();
+  EXPECT_EQ((*journal)->recovery().logs_repaired, 1);
+  alignas(inotify_event) char events[4096];
+  EXPECT_LT(read(watch, events, sizeof(events)), 0)
+      << "the whole log was opened for writing";
+  close(watch);
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_TRUE(Slurp(Log(i)) == BytesOf(i, 0, 1000)) << i;
+    EXPECT_TRUE(LogIsMarkedBroken(Log(i))) << i;
+    EXPECT_EQ(fs::status(Log(i)).permissions(), fs::perms::owner_read |
+                                                    fs::perms::group_read |
+                                                    fs::perms::others_read)
+        << i;
+  }
 }
 
 // Two syncs of one log run on two threads of a pool, so the later bytes can
