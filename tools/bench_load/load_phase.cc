@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 #include "referee/service/play_features.h"
 #include "tools/bench_load/play_stream.h"
 
@@ -96,7 +97,7 @@ void LoadPhase::OpenStream(int index, const std::string& token, int seats) {
   PlayStream* stream;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    std::vector<std::string> features;
+    std::vector<absl::string_view> features;
     if (options_.observation_once) features.push_back(kObservationOnce);
     if (options_.batch) features.push_back(kBatch);
     streams_.push_back(std::make_unique<PlayStream>(

@@ -57,7 +57,7 @@ int64_t SeatState::NextThinkUs(int64_t max_us) {
 
 PlayStream::PlayStream(LoadPhase* phase, Worker* worker,
                        const std::string& token, int seats,
-                       const std::vector<std::string>& features,
+                       const std::vector<absl::string_view>& features,
                        int64_t linger_us)
     : phase_(phase),
       worker_(worker),

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/strings/string_view.h"
 #include "google/protobuf/arena.h"
 #include "grpcpp/alarm.h"
 #include "grpcpp/grpcpp.h"
@@ -120,7 +121,7 @@ class PlayStream final : public Handler {
   // (referee/service/play_features.h; it handles kBatch and
   // kObservationOnce).
   PlayStream(LoadPhase* phase, Worker* worker, const std::string& token,
-             int seats, const std::vector<std::string>& features,
+             int seats, const std::vector<absl::string_view>& features,
              int64_t linger_us);
 
   void Start(referee::v1::Referee::Stub* stub) {
