@@ -122,7 +122,7 @@ for command in register-bot create-match get-match list watch get-log \
 done
 expect_status refctl 2 "--seats must be positive, not -1" create-match \
   --game=rock_paper_pyramid --seats=-1
-# Sizes and log names no referee takes are refused before any call (no
+# Sizes, bot names and log names no referee takes are refused before any call (no
 # referee listens on port 1): they reached it, and its INVALID_ARGUMENT or
 # NOT_FOUND exited 1.
 expect_only refctl 2 "refctl: consistency: the old size (4) is larger than the new one (1): swapped? The older size comes first" \
@@ -131,6 +131,10 @@ expect_only refctl 2 "refctl: consistency: OLD is a tree size of 1 or more, not 
   --referee=127.0.0.1:1 consistency 0 3
 expect_only refctl 2 "refctl: consistency OLD NEW: two tree sizes" \
   --referee=127.0.0.1:1 consistency 1 x
+expect_only refctl 2 "refctl: register-bot: a bot's name is 1 to 64 bytes, not 0" \
+  --referee=127.0.0.1:1 register-bot ''
+expect_only refctl 2 "refctl: register-bot: a bot's name is 1 to 64 bytes, not 65" \
+  --referee=127.0.0.1:1 register-bot "$(printf 'n%.0s' {1..65})"
 expect_only refctl 2 "refctl: inclusion: \"nothex\" is neither a match id (32 hex digits) nor a log's SHA-256 (64 hex digits)" \
   --referee=127.0.0.1:1 inclusion nothex
 expect_only refctl 2 "refctl: inclusion: \"0123456789abcdef0123456789abcdeg\" is neither a match id (32 hex digits) nor a log's SHA-256 (64 hex digits)" \

@@ -286,6 +286,12 @@ std::string WatchEventJson(const v1::WatchEvent& event) {
 }
 
 int RegisterBot(v1::Referee::Stub& stub, const std::string& name) {
+  // The referee's bound (1 to 64 bytes), said before any call: a mistake in
+  // the command line (the referee answered INVALID_ARGUMENT, exit 1).
+  if (name.empty() || name.size() > 64) {
+    return Usage(absl::StrCat(
+        "register-bot: a bot's name is 1 to 64 bytes, not ", name.size()));
+  }
   v1::RegisterBotRequest request;
   request.set_name(name);
   if (!absl::GetFlag(FLAGS_public_key).empty()) {
