@@ -524,8 +524,8 @@ void PrintBanner(int port, const Paths& paths, const Lobby& lobby,
             << "  admin token:  " << admin_source << "\n"
             << "  registry:     " << data_dir << "/registry.sqlite3 ("
             << recovered.finished << " ended, " << recovered.resumed
-            << " resumed, " << recovered.broken << " unresumable matches, "
-            << recovered.bots << " bots)\n"
+            << " resumed, " << recovered.broken
+            << " found broken (not resumed), " << recovered.bots << " bots)\n"
             << "  tlog:         " << data_dir << "/tlog.sqlite3 ("
             << lobby.transparency_log()->size() << " sealed logs; checkpoints "
             << data_dir << "/checkpoint, verifier key " << verifier_key << ")\n"
