@@ -572,8 +572,8 @@ void AppendBotResults(const v1::TournamentResults& results, std::string& out) {
 }  // namespace
 
 std::string RenderHtmlReport(const v1::TournamentResults& results,
-                             const std::vector<std::string>& never_played,
-                             v1::TournamentFormat format) {
+                             const std::vector<std::string>& never_played) {
+  const v1::TournamentFormat format = results.format();
   std::string out;
   AppendHeader(results, out);
   AppendSummary(results, format, out);

@@ -28,13 +28,11 @@ namespace pyramid {
 // rank, shown as "points/games".
 //
 // `never_played` names bots that never played (BotsThatNeverPlayed in
-// runner.h): the page warns about each, under the summary. `format` is the
-// tournament's (results.json does not hold it): the summary names it, and
-// a line above the standings says their order (StandingsOrderText).
+// runner.h): the page warns about each, under the summary. The summary
+// names the results' format, and a line above the standings says their
+// order (StandingsOrderText).
 std::string RenderHtmlReport(const referee::v1::TournamentResults& results,
-                             const std::vector<std::string>& never_played = {},
-                             referee::v1::TournamentFormat format =
-                                 referee::v1::TOURNAMENT_FORMAT_UNSPECIFIED);
+                             const std::vector<std::string>& never_played = {});
 
 // Why the bot of `standing` counts as one that never played, in a line:
 // "bot NAME never played: ..." with its matches and restarts.

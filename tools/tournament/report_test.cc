@@ -104,7 +104,8 @@ TEST(ReportTest, SaysTheFormatAndTheOrderOfTheStandings) {
   results.mutable_standings(0)->set_points(3);
   results.mutable_standings(1)->set_matches(8);
   results.mutable_standings(1)->set_points(3);
-  std::string html = RenderHtmlReport(results, {}, v1::SWISS);
+  results.set_format(v1::SWISS);
+  std::string html = RenderHtmlReport(results);
   EXPECT_THAT(html, HasSubstr("<tr><th class=\"name\">Format</th><td "
                               "class=\"name\">Swiss</td></tr>"));
   EXPECT_THAT(html, HasSubstr("<h2>Standings</h2>\n<p>Swiss: ranked by "
@@ -115,6 +116,9 @@ TEST(ReportTest, SaysTheFormatAndTheOrderOfTheStandings) {
   EXPECT_THAT(html, HasSubstr("</a></td><td>8</td><td>3.00</td><td>37.5</td>"));
   // A bot without matches has no score %.
   EXPECT_THAT(html, HasSubstr("</a></td><td>0</td><td>0.00</td><td>&middot;"));
+  // The results of a runner older than TournamentResults.format: round
+  // robin, as the enum's UNSPECIFIED reads.
+  results.clear_format();
   html = RenderHtmlReport(results);
   EXPECT_THAT(html, HasSubstr("<td class=\"name\">round robin</td>"));
   EXPECT_THAT(html, HasSubstr("<p>Round robin: ranked by points, then mean "

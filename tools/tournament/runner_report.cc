@@ -60,6 +60,7 @@ absl::StatusOr<v1::TournamentResults> Runner::Report() {
                                      v1::FORFEIT_POLICY_UNSPECIFIED
                                  ? v1::FORFEIT_POLICY_FORFEIT
                                  : t_.forfeit_policy());
+  results.set_format(t_.format());
   results.set_scheduled(scheduled_);
   std::vector<v1::TournamentMatchResult> matches;
   {
@@ -117,10 +118,10 @@ absl::StatusOr<v1::TournamentResults> Runner::Report() {
   if (absl::Status s = WriteFile(out_ / "results.json", json); !s.ok()) {
     return s;
   }
-  if (absl::Status s = WriteFile(
-          out_ / "report.html",
-          RenderHtmlReport(results, BotsThatNeverPlayed(results, out_.string()),
-                           t_.format()));
+  if (absl::Status s =
+          WriteFile(out_ / "report.html",
+                    RenderHtmlReport(
+                        results, BotsThatNeverPlayed(results, out_.string())));
       !s.ok()) {
     return s;
   }
