@@ -639,16 +639,7 @@ void Lobby::Host(std::shared_ptr<MatchHost> host,
         }
         const absl::Status recorded =
             options_.registry->EndMatch(info, info.broken_reason());
-        if (!recorded.ok()) {
-          std::cerr << "referee: match " << info.match_id()
-                    << ": its end is not recorded yet (tried again before "
-                       "the next match is created, at the next checkpoint "
-                       "and at shutdown): "
-                    << recorded.message() << "\n";
-          if (absl::IsResourceExhausted(recorded)) {
-            NoteWriteFailure(std::string(recorded.message()));
-          }
-        }
+        if (!recorded.ok()) SayEndNotRecorded(info.match_id(), recorded);
         Archive(info, log_path, routes, recorded.ok());
       });
   {
@@ -684,6 +675,17 @@ absl::Status Lobby::RegistryWriteFailed(absl::string_view doing,
   NoteWriteFailure(message);
   return absl::ResourceExhaustedError(
       absl::StrCat(message, "; try again when space returns"));
+}
+
+void Lobby::SayEndNotRecorded(const std::string& match_id,
+                              const absl::Status& recorded) {
+  std::cerr << "referee: match " << match_id
+            << ": its end is not recorded yet (tried again before the next "
+               "match is created, at the next checkpoint and at shutdown): "
+            << recorded.message() << "\n";
+  if (absl::IsResourceExhausted(recorded)) {
+    NoteWriteFailure(std::string(recorded.message()));
+  }
 }
 
 void Lobby::NoteWriteFailure(const std::string& reason) {
@@ -850,14 +852,7 @@ void Lobby::EndUnresumed(const v1::MatchInfo& info, const std::string& reason,
   if (recorded.ok()) {
     tokens_.Remove(token_ids);
   } else {
-    std::cerr << "referee: match " << info.match_id()
-              << ": its end is not recorded yet (tried again before the "
-                 "next match is created, at the next checkpoint and at "
-                 "shutdown): "
-              << recorded.message() << "\n";
-    if (absl::IsResourceExhausted(recorded)) {
-      NoteWriteFailure(std::string(recorded.message()));
-    }
+    SayEndNotRecorded(info.match_id(), recorded);
     // Its request_id names it until its end is recorded (ReserveRequest).
     if (!info.request_id().empty()) {
       absl::MutexLock lock(&mu_);

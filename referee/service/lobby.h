@@ -292,6 +292,11 @@ class Lobby {
   std::shared_ptr<MatchHost> FindRunningLocked(
       const std::string& match_id) const ABSL_SHARED_LOCKS_REQUIRED(mu_);
   void NoteWriteFailure(const std::string& reason);
+  // Says on stderr that the end of match `match_id` could not be recorded
+  // (`recorded`, the registry's error) and when it is tried again; a full
+  // disk is noted as a write failure (CheckWritable).
+  void SayEndNotRecorded(const std::string& match_id,
+                         const absl::Status& recorded);
   // What a client is answered when the registry could not record what it
   // asked for (`doing` the registry's `failure`): RESOURCE_EXHAUSTED, noted
   // as a write failure (CheckWritable), when its disk is full; UNAVAILABLE
