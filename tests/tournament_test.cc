@@ -9,6 +9,7 @@
 #include <signal.h>
 
 #include <algorithm>
+#include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -1499,6 +1500,51 @@ TEST_F(TournamentTest, CrashingBotIsRestartedAndForfeitsItsInterruptedMatches) {
       EXPECT_EQ(s.forfeits(), 0u) << s.bot();
     }
   }
+}
+
+// The progress a run writes, which a test may read while the run goes on:
+// `said` is set once a line holding `watched` has been written. The
+// runner writes one line at a time under its own lock, so only the flag
+// is shared with the thread that polls it.
+class WatchedProgress : public std::stringbuf {
+ public:
+  explicit WatchedProgress(std::string watched)
+      : watched_(std::move(watched)) {}
+  std::atomic<bool> said{false};
+
+ protected:
+  int sync() override {
+    if (str().find(watched_) != std::string::npos) said = true;
+    return 0;
+  }
+
+ private:
+  const std::string watched_;
+};
+
+// A restart still pending when the run is interrupted is said not to
+// happen because of the interruption, not because the tournament is over
+// (it is only paused: a resume starts the bot again).
+TEST_F(TournamentTest, ARestartPendingAtAnInterruptionIsSaidToBeInterrupted) {
+  v1::Tournament t = Make("rock_paper_pyramid", 3, 3, "concurrency: 1");
+  t.mutable_bots(2)->clear_command();
+  for (const char* arg : {"/bin/sh", "-c", "exit 1"}) {
+    t.mutable_bots(2)->add_command(arg);
+  }
+  // It exits at once each time: 250 ms, 500 ms, 1 s, then 2 s, far longer
+  // than the interruption takes.
+  WatchedProgress said("bot bot-3 ended (exit status 1); restarting in 2s");
+  std::ostream progress(&said);
+  RunOptions options;
+  options.progress = &progress;
+  options.interrupted = [&] { return said.said.load(); };
+  absl::StatusOr<v1::TournamentResults> results = RunTournament(t, options);
+  ASSERT_FALSE(results.ok());
+  EXPECT_EQ(results.status().code(), absl::StatusCode::kCancelled)
+      << results.status() << said.str();
+  EXPECT_THAT(said.str(), HasSubstr("bot bot-3: not restarted, the "
+                                    "tournament was interrupted"));
+  EXPECT_THAT(said.str(), Not(HasSubstr("the tournament is over")));
 }
 
 // A bot whose program takes longer to start than a commit deadline (here

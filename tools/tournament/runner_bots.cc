@@ -113,13 +113,15 @@ void Runner::Supervise() {
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
-  // A restart said ("restarting in ...") that the end of the tournament
-  // came first: it will not happen, and `restarts` does not count it.
+  // A restart said ("restarting in ...") that the end or interruption of
+  // the tournament came first: it will not happen in this run, and
+  // `restarts` does not count it.
   for (size_t i = 0; i < bots_.size(); ++i) {
     if (next_start[i] != absl::InfinitePast() &&
         next_start[i] != absl::InfiniteFuture()) {
-      Note(absl::StrCat("bot ", bots_[i]->name(),
-                        ": not restarted, the tournament is over"));
+      Note(absl::StrCat("bot ", bots_[i]->name(), ": not restarted, ",
+                        interrupted_.load() ? "the tournament was interrupted"
+                                            : "the tournament is over"));
     }
   }
 }
