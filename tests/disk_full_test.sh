@@ -17,7 +17,9 @@
 # logs also runs a second referee whose data directory (the registry) and
 # log directory are two small tmpfs: with the registry's full, a new match
 # and a new bot are refused RESOURCE_EXHAUSTED (not UNAVAILABLE, which a
-# tournament runner retries at once); with both full, a match created with
+# tournament runner retries at once), and (started without a journal, which
+# would be on the registry's disk) the next new match is refused at once
+# though the logs have room; with both full, a match created with
 # a request_id breaks and its end cannot be recorded: a retry of the
 # request_id is refused RESOURCE_EXHAUSTED (no replacement yet), and once
 # space returns and the referee is stopped (SIGTERM) and started again the
@@ -97,7 +99,7 @@ results=$dir/out/results.json
 grep -q 'No space left on device' "$results" ||
   fail "the reason (no space) is not named: $(head -c 600 "$results")"
 if [[ $mode == logs ]]; then
-  grep -q 'cannot write match logs now' "$results" ||
+  grep -qE 'cannot (write match logs|record new matches) now' "$results" ||
     fail "new matches were not refused while the disk was full"
 else
   grep -q 'the journal could not make a checkpoint durable' "$results" ||
@@ -156,17 +158,21 @@ if [[ $mode == logs ]]; then
     mount -t tmpfs -o size=2m tmpfs "$fs" || fail "cannot mount a tmpfs"
     mounts+=("$fs")
   done
-  start_referee() {  # start_referee N: the Nth start, output in $dir/rN.*
+  # start_referee N [FLAGS...]: the Nth start, output in $dir/rN.*
+  start_referee() {
+    local n=$1 data=$reg/data logs=$lg/logs
+    shift
+    [[ $n != 0 ]] || data=$reg/data0 logs=$lg/logs0
     rm -f "$dir/port"
     "$bin/referee" --listen=127.0.0.1:0 --port_file="$dir/port" \
-      --data_dir="$reg/data" --log_dir="$lg/logs" \
-      >"$dir/r$1.out" 2>"$dir/r$1.err" &
+      --data_dir="$data" --log_dir="$logs" "$@" \
+      >"$dir/r$n.out" 2>"$dir/r$n.err" &
     referee_pid=$!
     for _ in $(seq 200); do [[ -s $dir/port ]] && break; sleep 0.02; done
     [[ -s $dir/port ]] || fail "the second referee did not start ($1)"
     address=127.0.0.1:$(cat "$dir/port")
     refctl=("$bin/refctl" --referee="$address"
-      --admin_token_file="$reg/data/admin.token")
+      --admin_token_file="$data/admin.token")
   }
   fill() { dd if=/dev/zero of="$1/fill" bs=4k 2>/dev/null || true; }
   # refused CODE WHAT ARGS...: refctl ARGS must fail with CODE.
@@ -178,6 +184,20 @@ if [[ $mode == logs ]]; then
     grep -q "$code" "$dir/refused.out" ||
       fail "$what was not refused $code: $(cat "$dir/refused.out")"
   }
+  # Start 0, without a journal (which would share the registry's disk):
+  # the registry's disk alone is full, and after the first match it cannot
+  # record, the next is refused at once, though the logs have room.
+  start_referee 0 --journal=false
+  fill "$reg"
+  refused RESOURCE_EXHAUSTED "a match the full registry cannot record" \
+    create-match --seats=3
+  refused RESOURCE_EXHAUSTED "a match after the registry's disk filled" \
+    create-match --seats=3
+  grep -q 'new matches are refused until space returns' "$dir/refused.out" ||
+    fail "the registry's full disk was not noted: $(cat "$dir/refused.out")"
+  kill "$referee_pid"
+  wait "$referee_pid" 2>/dev/null || true
+  rm -f "$reg/fill"
   start_referee 1
   retry=(create-match --seats=3 --seed_timeout_ms=60000 --request_id=held
     --token_dir="$dir/tok2")

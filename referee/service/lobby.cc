@@ -697,21 +697,22 @@ absl::Status Lobby::CheckWritable() {
   absl::MutexLock lock(&write_mu_);
   if (write_failure_.empty()) return absl::OkStatus();
   // Space returned? A new log needs room for its header and more, and so
-  // does the journal its checkpoints go through, which may be on another
-  // file system.
+  // do the journal its checkpoints go through and the registry that
+  // records the match, either of which may be on another file system.
   auto has_room = [](const std::string& dir) {
     struct statvfs fs;
-    return statvfs(dir.c_str(), &fs) == 0 &&
-           static_cast<uint64_t>(fs.f_bavail) * fs.f_frsize >= kMinFreeBytes;
+    return dir.empty() ||
+           (statvfs(dir.c_str(), &fs) == 0 &&
+            static_cast<uint64_t>(fs.f_bavail) * fs.f_frsize >= kMinFreeBytes);
   };
-  if (has_room(options_.log_dir) &&
+  if (has_room(options_.log_dir) && has_room(options_.registry->dir()) &&
       (!journal_in_use() || has_room(options_.journal->dir()))) {
     write_failure_.clear();
     return absl::OkStatus();
   }
-  return absl::ResourceExhaustedError(
-      absl::StrCat("the referee cannot write match logs now (", write_failure_,
-                   "); new matches are refused until space returns"));
+  return absl::ResourceExhaustedError(absl::StrCat(
+      "the referee cannot record new matches now (", write_failure_,
+      "); new matches are refused until space returns"));
 }
 
 absl::Status Lobby::AdmitMatch() {

@@ -1,6 +1,7 @@
 #include "referee/service/registry.h"
 
 #include <cerrno>
+#include <filesystem>
 #include <limits>
 #include <map>
 #include <string>
@@ -89,7 +90,10 @@ absl::Status ReadToken(const SqliteStatement& row, StoredToken& token) {
 
 class SqliteRegistry final : public Registry {
  public:
-  explicit SqliteRegistry(std::unique_ptr<SqliteDb> db) : db_(std::move(db)) {}
+  SqliteRegistry(std::unique_ptr<SqliteDb> db, std::string dir)
+      : db_(std::move(db)), dir_(std::move(dir)) {}
+
+  std::string dir() const override { return dir_; }
 
   absl::Status AddBot(const StoredBot& bot) override {
     absl::MutexLock lock(&mu_);
@@ -381,6 +385,7 @@ class SqliteRegistry final : public Registry {
 
   mutable absl::Mutex mu_;
   const std::unique_ptr<SqliteDb> db_;
+  const std::string dir_;
 };
 
 // Keeps each match compactly (its info serialized, its tokens in one
@@ -580,7 +585,9 @@ absl::StatusOr<std::unique_ptr<Registry>> OpenSqliteRegistry(
   absl::StatusOr<std::unique_ptr<SqliteDb>> db =
       SqliteDb::Open(path, 0600, kMigrations, "registry");
   if (!db.ok()) return db.status();
-  auto registry = std::make_unique<SqliteRegistry>(*std::move(db));
+  const std::filesystem::path dir = std::filesystem::path(path).parent_path();
+  auto registry = std::make_unique<SqliteRegistry>(
+      *std::move(db), dir.empty() ? "." : dir.string());
   if (absl::Status s = registry->FillRequestIds(); !s.ok()) return s;
   return registry;
 }

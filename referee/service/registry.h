@@ -88,6 +88,10 @@ class Registry {
   // without its seat tokens.
   virtual absl::StatusOr<std::vector<StoredMatch>> ListMatches(
       int64_t before, int limit, referee::v1::MatchStatus status) const = 0;
+
+  // The directory the registry's files are in, whose file system must have
+  // room for it to record anything; empty for a registry in memory.
+  virtual std::string dir() const { return ""; }
 };
 
 // A registry in memory: what a lobby without a durable registry keeps (its
