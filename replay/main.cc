@@ -266,7 +266,8 @@ int VerifyOne(const std::string& path, const VerifyOptions& options,
       }
       out << path << ": genuine (" << v.header.game().game() << ", "
           << v.records << " records, " << v.moves << " moves, ranks " << ranks
-          << "; " << key_note << ")\n";
+          << "; " << v.seats_naming_header << " of " << v.header.seats_size()
+          << " seats named this header; " << key_note << ")\n";
       return kGenuine;
     }
     case Verdict::Kind::kUnsealedPrefix:

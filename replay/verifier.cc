@@ -147,6 +147,7 @@ class Replayer {
   // it vouches for every earlier checkpoint's bytes as well.
   absl::Status CheckLastSignature() const;
   uint64_t moves() const { return moves_; }
+  uint32_t seats_naming_header() const { return seats_naming_header_; }
   // The header as read (empty unless record 0 parsed as one). Call last.
   v1::Header TakeHeader() { return std::move(header_); }
   v1::Outcome TakeOutcome() { return std::move(outcome_); }
@@ -223,10 +224,12 @@ class Replayer {
   std::unique_ptr<Game> game_;
   std::optional<GameSession> session_;
   Digest chain_{};
+  Digest header_hash_{};  // SHA-256 of record 0's stored bytes.
   uint64_t since_checkpoint_ = 0;
   uint64_t signed_records_ = 0;
   v1::Signature last_signature_;  // Of record signed_records_.
   uint64_t moves_ = 0;
+  uint32_t seats_naming_header_ = 0;
   bool sealed_ = false;
   bool outcome_seen_ = false;
   v1::Outcome outcome_;
@@ -257,6 +260,7 @@ absl::Status Replayer::Next(uint64_t index, std::string_view bytes) {
   }
   chain_ = Sha256(bytes);
   if (index == 0) {
+    header_hash_ = chain_;
     if (record.kind_case() != v1::LogRecord::kHeader) {
       return Bad("record 0 is not a header");
     }
@@ -516,11 +520,14 @@ absl::Status Replayer::OnReveal(const v1::Reveal& reveal) {
   }
   decision_.RecordReveal(reveal.seat());
   Decision::Judgement judgement = decision_.JudgeReveal(
-      reveal.seat(), header_.match_id(), reveal.salt(), reveal.action(),
-      session_ ? &session_->state() : nullptr);
+      reveal.seat(), header_.match_id(), AsView(header_hash_), reveal.salt(),
+      reveal.action(), session_ ? &session_->state() : nullptr);
   if (!judgement.action) {
     owed_fault_.emplace(reveal.seat(), judgement.fault);
     return absl::OkStatus();
+  }
+  if (decision_.id() == 0 && !judgement.action->seed().header_hash().empty()) {
+    ++seats_naming_header_;  // JudgeReveal checked it is this header.
   }
   decision_.Accept(reveal.seat(), *std::move(judgement.action));
   return AfterProgress();
@@ -850,6 +857,7 @@ Verdict JudgeEnd(Replayer& replayer, const SplitLogResult& split,
   }
   verdict.header = replayer.TakeHeader();
   verdict.moves = replayer.moves();
+  verdict.seats_naming_header = replayer.seats_naming_header();
   const uint64_t count = split.records.size();
   if (split.tail == SplitLogResult::Tail::kCorrupt) {
     return NotGenuine(

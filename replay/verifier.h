@@ -56,9 +56,14 @@ struct Verdict {
   // Why the log is not genuine, or what the unsealed prefix covers
   // ("records 0..N verify (...)"; callers name the kind before it).
   std::string reason;
-  uint64_t records = 0;          // Complete records read.
-  uint64_t signed_records = 0;   // Records covered by the last valid signature.
-  uint64_t moves = 0;            // Actions applied to the game (all seats).
+  uint64_t records = 0;         // Complete records read.
+  uint64_t signed_records = 0;  // Records covered by the last valid signature.
+  uint64_t moves = 0;           // Actions applied to the game (all seats).
+  // Seats whose seed contribution names this log's header (its hash): a
+  // seat with a key that did signed a commitment binding the header, so the
+  // referee fixed its seed contribution, the game, options and seats before
+  // that seat's contribution (docs/log-format.md, "What a log proves").
+  uint32_t seats_naming_header = 0;
   bool key_from_header = true;   // No key was pinned.
   referee::v1::Header header;    // As read (when record 0 parsed).
   referee::v1::Outcome outcome;  // The verified outcome (kGenuine only;

@@ -223,6 +223,8 @@ struct MatchSetup {
   v1::ForfeitPolicy policy = v1::FORFEIT_POLICY_FORFEIT;
   uint32_t checkpoint_interval = 4;
   bool seat_keys = false;
+  // The seats' seed contributions name the log header (Driver only).
+  bool name_header = false;
 };
 
 struct PlayedMatch {
@@ -275,6 +277,7 @@ class Driver {
       if (setup.seat_keys) seat.set_public_key(SeatKey(s).public_key());
     }
     seat_keys_ = setup.seat_keys;
+    name_header_ = setup.name_header;
     config.clocks.set_commit_timeout_ms(kTimeoutMs);
     config.clocks.set_reveal_timeout_ms(kTimeoutMs);
     config.forfeit_policy = setup.policy;
@@ -296,14 +299,19 @@ class Driver {
     return {decision->seats.begin(), decision->seats.end()};
   }
 
-  // What `seat` would honestly play now: a seed contribution in decision 0,
-  // else a random legal action.
+  // What `seat` would honestly play now: a seed contribution (naming the
+  // log header when the setup says so) in decision 0, else a random legal
+  // action.
   v1::Action Choose(int seat) {
     v1::Action action;
     if (id() == 0) {
       std::string contribution(kSeedContributionSize, '\0');
       entropy_(contribution.data(), contribution.size());
       action.mutable_seed()->set_contribution(contribution);
+      if (name_header_) {
+        action.mutable_seed()->set_header_hash(
+            std::string(AsView(match_->header_hash())));
+      }
       return action;
     }
     const std::vector<v1::Action> legal = match_->LegalActions(seat);
@@ -380,6 +388,7 @@ class Driver {
   EntropySource entropy_;
   RandomStream chooser_;
   bool seat_keys_ = false;
+  bool name_header_ = false;
   std::vector<Pending> pending_;
   std::unique_ptr<Match> match_;
 };
@@ -645,6 +654,44 @@ TEST(VerifierTest, EmptyAndGarbageFiles) {
 
 TEST_F(ForgeryTest, ReframingAnUneditedLogIsIdentity) {
   EXPECT_EQ(Reframe(records_), played_.log);
+}
+
+// A match whose seats have keys and, when `name_header`, name the log
+// header in their seed contributions: its records.
+std::vector<v1::LogRecord> KeyedMatch(bool name_header) {
+  Driver d(MatchSetup{.seat_keys = true, .name_header = name_header});
+  d.PlayToEnd();
+  const Verdict v = Verify(d.log());
+  EXPECT_EQ(v.kind, Kind::kGenuine) << Describe(v);
+  EXPECT_EQ(v.seats_naming_header,
+            name_header ? static_cast<uint32_t>(kSeats) : 0u);
+  return ParseLog(d.log());
+}
+
+// Every seat's signed seed commitment named the header (the hash of record
+// 0), so no header the referee writes afterwards (another seed commitment
+// to grind the seed, other options or seats, here only another label)
+// passes with those commitments: the seeds' reveals no longer name the
+// log's header, a reveal that names another is illegal, and the log does
+// not say so.
+TEST(HeaderBindingTest, AHeaderTheSeatsDidNotNameIsRejected) {
+  std::vector<v1::LogRecord> records = KeyedMatch(/*name_header=*/true);
+  records[0].mutable_header()->set_label("another label");
+  // Found at the record after the first reveal, where its fault is due.
+  ExpectRejected(Verify(Reframe(records, kRaw)),
+                 FindIn(records, v1::LogRecord::kReveal) + 1,
+                 "a reveal that cannot be used must be followed by its fault");
+}
+
+// Without that, the same forgery verifies, as DESIGN.md's protocol alone
+// allows (docs/log-format.md, "What a log proves against its referee"); the
+// verdict says that no seat named the header.
+TEST(HeaderBindingTest, AHeaderNobodyNamedCanBeRewritten) {
+  std::vector<v1::LogRecord> records = KeyedMatch(/*name_header=*/false);
+  records[0].mutable_header()->set_label("another label");
+  const Verdict relabelled = Verify(Reframe(records, kRaw));
+  EXPECT_EQ(relabelled.kind, Kind::kGenuine) << Describe(relabelled);
+  EXPECT_EQ(relabelled.seats_naming_header, 0u);
 }
 
 // ---------------------------------------------------------------------------

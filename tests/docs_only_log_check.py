@@ -67,6 +67,7 @@ MOVE_REVEALED, MOVE_DEFAULT, MOVE_AUTOMATIC = 1, 2, 3
 TERM_NORMAL, TERM_MOVE_LIMIT, TERM_FORFEIT = 1, 2, 3
 
 # docs/protocol.md "Action size" / log-format.md decision 17.
+MAX_SEED_ACTION_SIZE = 96  # protocol.md "Action size": every game.
 MAX_ACTION_SIZE = {"rock_paper_pyramid": 64, "pyramid_shambo": 1024,
                    "flaming_pyramids": 64, "pyramid_scheme": 128}
 
@@ -165,6 +166,7 @@ message GameConfig
  5 pyramid_scheme PyramidSchemeOptions oneof
 message SeedContribution
  1 contribution bytes
+ 2 header_hash bytes
 message Action
  1 seed SeedContribution oneof
  2 rock_paper_pyramid RockPaperPyramidAction oneof
@@ -1253,6 +1255,8 @@ class Verifier:
         if rec.get("prev_hash", b"") != self.chain:
             raise BadRecord(i, "prev_hash does not match the hash chain")
         self.chain = sha256(body)
+        if i == 0:
+            self.header_hash = self.chain
         kind = next((f.name for n, f in sorted(SCHEMA["LogRecord"].items())
                      if n >= 2 and f.name in rec), None)
         if i == 0:
@@ -1380,7 +1384,8 @@ class Verifier:
         salt, action = r.get("salt", b""), r.get("action", b"")
         if len(salt) != 32:
             raise BadRecord(i, "salt is not 32 bytes")
-        if len(action) > MAX_ACTION_SIZE[self.game_id]:
+        limit = MAX_SEED_ACTION_SIZE if dec.id == 0 else MAX_ACTION_SIZE[self.game_id]
+        if len(action) > limit:
             raise BadRecord(i, "action longer than the game's maximum")
         dec.revealed.add(seat)
         if commitment(self.match_id, seat, dec.id, salt, action) != dec.commitment[seat]:
@@ -1400,8 +1405,11 @@ class Verifier:
         except (ParseError, UnknownFieldError):
             return None
         if decision_id == 0:
+            # log-format.md, "Decisions beyond DESIGN.md" 20: a seed names
+            # no header or this log's (the hash of record 0).
             seed = action.get("seed")
-            ok = seed is not None and len(seed.get("contribution", b"")) == 32
+            ok = (seed is not None and len(seed.get("contribution", b"")) == 32
+                  and seed.get("header_hash", b"") in (b"", self.header_hash))
             return action if ok else None
         if self.game is not None:
             return action if self.game.validate(seat, action) is None else None

@@ -27,12 +27,15 @@ It starts a referee on 127.0.0.1 (port 0, a temporary data directory),
 creates matches of every game as the admin, connects every seat with its own
 Play stream (or a bot's stream carrying several seats of two matches), plays
 each to its end with uniformly random legal actions (Python's `random` with a
-fixed seed; salts and seed contributions from os.urandom), checks that every
-documented message arrives when the docs say, provokes documented mistakes
-and checks their answers, then downloads every log (GetLog), verifies it
-with `replay verify --key`, and compares the log (commitments, reveals,
-acknowledged times, seed, decisions, results, outcome) with what the streams
-said.
+fixed seed; salts and seed contributions from os.urandom; every seed
+contribution names the log header, a copy of the seed request's
+header_hash), checks that every documented message arrives when the docs
+say, provokes documented mistakes (among them a seed contribution naming
+another header) and checks their answers, then downloads every log
+(GetLog), verifies it with `replay verify --key` (which must say how many
+seats named the header), and compares the log (commitments, reveals,
+acknowledged times, the header's hash, seed, decisions, results, outcome)
+with what the streams said.
 
 Writing it found four places where the docs were silent or wrong; each
 was then documented as the referee behaves, and the check asserts it:
@@ -363,10 +366,18 @@ def reveal_req(mid, seat, d, salt, action):
                                                    salt=salt, action=action))
 
 
-def seed_action():
+def seed_action(header_hash):
+    """protocol.md, "The seed decision": 32 random bytes, and a copy of the
+    request's header_hash (the SHA-256 of the log's header record)."""
     a = P["Action"]()
     a.seed.contribution = os.urandom(32)
+    a.seed.header_hash = header_hash
     return a
+
+
+def other_header(header_hash):
+    """A header hash that is not the request's (one bit flipped)."""
+    return bytes([header_hash[0] ^ 1]) + header_hash[1:]
 
 
 # ---------------------------------------------------------------------------
@@ -386,6 +397,7 @@ class SeatState:
         self.reveal_requests = {}  # decision_id -> count
         self.faulted = {}          # decision_id -> PlayError
         self.obs_once_used = 0
+        self.header_hash = None    # The seed decision's DecisionRequest.header_hash
 
 
 class Match:
@@ -591,10 +603,16 @@ class Player:
         if d == 0:
             if (acting != list(range(match.num_seats)) or not m.simultaneous
                     or m.legal_actions_listed or listed or m.HasField("observation")
-                    or m.observation_in_result):
+                    or m.observation_in_result or len(m.header_hash) != 32):
                 self.err("seed decision request is not as documented: %s" % short(m))
-            action = seed_action()
+            st.header_hash = m.header_hash
+            named = m.header_hash
+            if match.misbehave.get((m.seat, d)) == "other_header":
+                named = other_header(named)   # Committed honestly; illegal.
+            action = seed_action(named)
         else:
+            if m.header_hash:
+                self.err("decision %d: header_hash set outside the seed decision" % d)
             if m.observation_in_result:
                 if not self.obs_once:
                     self.err("observation_in_result on a stream without observation-once")
@@ -687,9 +705,15 @@ class Player:
 # ---------------------------------------------------------------------------
 # The log (log-format.md "File structure", "Records").
 
+class Records(list):
+    """The log's records, parsed; `stored` holds each one's stored bytes."""
+    stored = None
+
+
 def parse_log(data):
     expect(data[:8] == MAGIC, "the log does not start with the magic")
-    pos, recs = 8, []
+    pos, recs = 8, Records()
+    recs.stored = []
     while pos < len(data):
         n, shift = 0, 0
         while True:
@@ -702,6 +726,7 @@ def parse_log(data):
         body = data[pos:pos + n]
         expect(len(body) == n, "a record is cut off")
         pos += n
+        recs.stored.append(body)
         recs.append(P["LogRecord"].FromString(body))
     return recs
 
@@ -713,6 +738,13 @@ def verify_log(bin_dir, pub_file, path):
     expect(r.returncode == 0 and "genuine" in out,
            "replay verify exit %d: %s" % (r.returncode, out[-300:]))
     return out
+
+
+def expect_named(out, named, seats):
+    """log-format.md, "What a log proves": replay verify prints "N of M
+    seats named this header"."""
+    want = "; %d of %d seats named this header; " % (named, seats)
+    expect(want in out, "replay verify does not say %r: %s" % (want.strip("; "), out[-300:]))
 
 
 def check_log_against_streams(match, recs, referee_pub):
@@ -731,6 +763,12 @@ def check_log_against_streams(match, recs, referee_pub):
                                   "reveal_timeout_ms": REVEAL_MS}).items():
         expect(getattr(h.clocks, k) == v, "header clocks.%s = %d, not %d"
                % (k, getattr(h.clocks, k), v))
+    # referee_service.proto: the seed request's header_hash is the SHA-256
+    # of the stored bytes of record 0.
+    header_hash = hashlib.sha256(recs.stored[0]).digest()
+    for s, st in match.seats.items():
+        expect(st.header_hash == header_hash, "seat %d was told header_hash %s, record 0 "
+               "hashes to %s" % (s, (st.header_hash or b"").hex(), header_hash.hex()))
     opened, commits, reveals, faults, applied = [], {}, {}, [], []
     seed_reveal = outcome = None
     for r in recs[1:]:
@@ -788,7 +826,11 @@ def check_log_against_streams(match, recs, referee_pub):
                == outcome.SerializeToString(deterministic=True),
                "seat %d's MatchEnded outcome differs from the log's" % s)
     if seed_reveal is not None:
-        contribs = [match.seats[s].pending[0]["contribution"] if s in match.seats else None
+        # protocol.md: under the default-action policy a seat faulted in the
+        # seed decision contributes 32 zero bytes.
+        faulted0 = {f.seat for f in faults if f.decision_id == 0}
+        contribs = [bytes(32) if s in faulted0 else
+                    match.seats[s].pending[0]["contribution"] if s in match.seats else None
                     for s in range(match.num_seats)]
         expect(all(c is not None for c in contribs), "a seed contribution is unknown")
         rc = hashlib.sha256(D_RC + bytes.fromhex(mid) + seed_reveal.referee_contribution).digest()
@@ -1008,6 +1050,7 @@ def run_checks(api, referee, bin_dir, tmp, streams):
             for s, spec in enumerate(seats):
                 expect(bool(m.tokens[s]) == (not spec.get("bot_id")),
                        "seat %d's token: a bot seat must get none, another one" % s)
+        rpp.misbehave[(0, 0)] = "other_header"
         rpp.misbehave[(1, 2)] = "unknown_field"
         rpp.misbehave[(2, 4)] = "mismatch"
         for m in played:
@@ -1063,6 +1106,9 @@ def run_checks(api, referee, bin_dir, tmp, streams):
                    "not every seat got MatchEnded")
             out, recs = fetch_and_verify(m)
             info = check_log_against_streams(m, recs, referee.pub)
+            # Every seat names the header, but a seat planned to name another.
+            expect_named(out, sum(1 for s in range(m.num_seats)
+                                  if m.misbehave.get((s, 0)) != "other_header"), m.num_seats)
             o = info["outcome"]
             expect(o.termination in (E["TERMINATION_NORMAL"], E["TERMINATION_MOVE_LIMIT"]),
                    "termination %d" % o.termination)
@@ -1075,11 +1121,23 @@ def run_checks(api, referee, bin_dir, tmp, streams):
             autos = sum(1 for a in info["applied"] if not a.HasField("decision_id"))
             extra.append("%d decisions, %d automatic moves" % (len(info["opened"]), autos))
             if m is rpp:
-                # The planned faults: an unknown field (ILLEGAL_ACTION) and
-                # a mismatched reveal, each with the default action applied.
+                # The planned faults: a seed contribution naming another
+                # header (ILLEGAL_ACTION; the seat contributes 32 zero bytes,
+                # which check_log_against_streams checked), an unknown field
+                # (ILLEGAL_ACTION) and a mismatched reveal, each with the
+                # default action applied.
                 f = {(x.seat, x.decision_id): x for x in info["faults"]}
-                expect(len(info["faults"]) == 2, "%d faults logged, 2 provoked"
+                expect(len(info["faults"]) == 3, "%d faults logged, 3 provoked"
                        % len(info["faults"]))
+                x = f.get((0, 0))
+                expect(x is not None and x.reason == E["FAULT_ILLEGAL_ACTION"]
+                       and x.consequence == E["FAULT_DEFAULT_ACTION"],
+                       "seat 0 decision 0 (another header): fault %s" % (x and short(x)))
+                pe = m.seats[0].faulted.get(0)
+                expect(pe is not None and pe.code == INVALID_ARGUMENT and pe.faulted
+                       and m.seats[0].pending[0]["reveal_ack"] is False,
+                       "seat 0 decision 0 (another header): PlayError %s (documented "
+                       "INVALID_ARGUMENT, faulted)" % (pe and short(pe)))
                 for (seat, d), reason in (((1, 2), "FAULT_ILLEGAL_ACTION"),
                                           ((2, 4), "FAULT_REVEAL_MISMATCH")):
                     x = f.get((seat, d))
@@ -1107,7 +1165,8 @@ def run_checks(api, referee, bin_dir, tmp, streams):
                                next(iter(p.seats.values()))[0] is rpp]
                 nb = sum(s.batches for s in rpp_streams)
                 expect(nb > 0, "no PlayResponse.batch on the three batch streams")
-                extra.append("2 faults with default actions, %d batches received" % nb)
+                extra.append("3 faults with default actions (one a seed naming another "
+                             "header), %d batches received" % nb)
             if m is sh2:
                 # Each DecisionResult carries the view right after its own
                 # move: with two seats the first challenge is automatic, so
@@ -1193,11 +1252,15 @@ def seed_mistakes(api, referee, bin_dir, tmp, streams, fetch_and_verify):
     mid = m.id
     s = [Stream(api, m.tokens[i], None, "errors seat %d" % i) for i in range(3)]
     streams.extend(s)
+    hh = []
     for i in range(3):
         dr = s[i].expect_kind("decision", "the seed DecisionRequest")
-        expect(dr.decision_id == 0 and dr.seat == i and dr.match_id == mid,
+        expect(dr.decision_id == 0 and dr.seat == i and dr.match_id == mid
+               and len(dr.header_hash) == 32,
                "seat %d's first request: %s" % (i, short(dr)))
-    acts = [seed_action().SerializeToString() for _ in range(3)]
+        hh.append(dr.header_hash)
+    expect(hh[0] == hh[1] == hh[2], "the seats were told different header hashes")
+    acts = [seed_action(hh[i]).SerializeToString() for i in range(3)]
     salts = [os.urandom(32) for _ in range(3)]
     cs = [commitment(mid, i, 0, salts[i], acts[i]) for i in range(3)]
     checks = []
@@ -1243,7 +1306,8 @@ def seed_mistakes(api, referee, bin_dir, tmp, streams, fetch_and_verify):
     s[0] = Stream(api, m.tokens[0], None, "errors seat 0 (reconnected)")
     streams.append(s[0])
     dr = s[0].expect_kind("decision", "the DecisionRequest re-sent on reconnection")
-    expect(dr.decision_id == 0 and dr.committed, "re-sent request: %s" % short(dr))
+    expect(dr.decision_id == 0 and dr.committed and dr.header_hash == hh[0],
+           "re-sent request: %s" % short(dr))
     (c, det), extra = old.wait_end()
     expect(c == grpc.StatusCode.ABORTED and not extra,
            "the replaced stream ended %s %r" % (c, det))
@@ -1279,6 +1343,9 @@ def seed_mistakes(api, referee, bin_dir, tmp, streams, fetch_and_verify):
     for x in s:
         x.close()
     out, recs = fetch_and_verify(m)
+    expect(hashlib.sha256(recs.stored[0]).digest() == hh[0],
+           "header_hash is not the SHA-256 of record 0's stored bytes")
+    expect_named(out, 2, 3)   # Seat 0's reveal did not open its commitment.
     kinds = [r.WhichOneof("kind") for r in recs]
     faults = [r.fault for r in recs if r.WhichOneof("kind") == "fault"]
     reveals = [r.reveal for r in recs if r.WhichOneof("kind") == "reveal"]
@@ -1294,7 +1361,7 @@ def seed_mistakes(api, referee, bin_dir, tmp, streams, fetch_and_verify):
     lo = [r.outcome for r in recs if r.WhichOneof("kind") == "outcome"]
     expect(lo and all(x.SerializeToString(deterministic=True) == lo[0].SerializeToString(
         deterministic=True) for x in outs), "the log's outcome differs from MatchEnded")
-    checks.append("log genuine, fault REVEAL_MISMATCH")
+    checks.append("log genuine, fault REVEAL_MISMATCH, 2 of 3 seats named the header")
     return ", ".join(checks)
 
 
@@ -1306,10 +1373,10 @@ def commit_timeout(api, streams, fetch_and_verify):
     mid = m.id
     s = [Stream(api, m.tokens[i], None, "timeout seat %d" % i) for i in range(3)]
     streams.extend(s)
-    for i in range(3):
-        s[i].expect_kind("decision", "the seed DecisionRequest")
+    hh = [s[i].expect_kind("decision", "the seed DecisionRequest").header_hash
+          for i in range(3)]
     for i in (0, 1):
-        a = seed_action().SerializeToString()
+        a = seed_action(hh[i]).SerializeToString()
         s[i].send(commit_req(mid, i, 0, commitment(mid, i, 0, os.urandom(32), a)))
         s[i].expect_kind("commit_ack")
     # Seat 2 never commits. protocol.md: no reveal phase, seat 2 forfeits.
@@ -1336,12 +1403,13 @@ def commit_timeout(api, streams, fetch_and_verify):
     ranks = [(x.rank, x.score, x.forfeited) for x in o.seats]
     expect(o.termination == E["TERMINATION_FORFEIT"]
            and ranks == [(1, 0, False), (1, 0, False), (3, 0, True)], "outcome %s" % short(o))
-    a = seed_action().SerializeToString()
+    a = seed_action(hh[2]).SerializeToString()
     s[2].send(commit_req(mid, 2, 0, commitment(mid, 2, 0, os.urandom(32), a)))
     expect_error(s[2], FAILED_PRECONDITION, False, "a commit after the deadline", mid, 2, 0)
     for x in s:
         x.close()
     out, recs = fetch_and_verify(m)
+    expect_named(out, 0, 3)   # No seat revealed: none named the header in the log.
     faults = [r.fault for r in recs if r.WhichOneof("kind") == "fault"]
     expect(len(faults) == 1 and faults[0].seat == 2
            and faults[0].reason == E["FAULT_COMMIT_TIMEOUT"]

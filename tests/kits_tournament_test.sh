@@ -4,9 +4,11 @@
 # Python kit's and the Node kit's random bots, as plain commands in one
 # Pyramid Shambo tournament. The runner must exit 0 (every scheduled match
 # played, every log verified, the transparency evidence checked); every log
-# must verify again with `replay verify --key`; no seat may forfeit; every
-# bot must have played. Then tools/clients/play_local.sh plays the Node
-# kit's random bot against the C++ heuristic (2 Flaming Pyramids matches).
+# must verify again with `replay verify --key`, each saying that all 3 seats
+# named its header (every bot copies the seed request's header_hash into its
+# seed contribution); no seat may forfeit; every bot must have played.
+# Then tools/clients/play_local.sh plays the Node kit's random bot against
+# the C++ heuristic (2 Flaming Pyramids matches).
 #
 # Runs from the source root. PYRAMID_BIN names the built binaries (default
 # build/bin; the file's build/bin/ is rewritten to it). Installs the Node
@@ -49,6 +51,9 @@ out=$("$BIN/replay" verify --key="$tmp/out/referee.key.pub" "${logs[@]}") ||
   fail "replay verify: $out"
 genuine=$(grep -c ": genuine (" <<<"$out" || true)
 ((genuine == 12)) || fail "$genuine of 12 logs genuine: $out"
+# Every bot, of either kit or C++, names the log header in its seed.
+named=$(grep -c "; 3 of 3 seats named this header; " <<<"$out" || true)
+((named == 12)) || fail "every seat named the header in $named of 12 logs: $out"
 ! grep -q '"forfeited": *true' "$tmp/out/results.json" ||
   fail "a seat forfeited (results.json)"
 for bot in cpp-heuristic cpp-random python-random node-random; do

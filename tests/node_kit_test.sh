@@ -24,7 +24,9 @@
 #     0.1 s"). No seat is faulted.
 #  3. A match over TLS (--tls_ca), against a second referee with a
 #     certificate made here with openssl.
-# Every log is fetched with `refctl get-log` and must verify as genuine.
+# Every log is fetched with `refctl get-log` and must verify as genuine, and
+# say that every seat named its header ("N of N seats named this header":
+# the kit copies the seed request's header_hash into its seed contribution).
 # Before 1, a --proto_dir that does not exist must exit 2, naming it.
 #
 # Runs from the source root. PYRAMID_BIN names the built binaries (default
@@ -38,6 +40,17 @@ LIMIT=60  # Seconds any one phase may take.
 # shellcheck source=tests/e2e_lib.sh
 source "${BASH_SOURCE%/*}/e2e_lib.sh"
 need_built referee refctl replay keygen
+
+# verify_log, and every seat of the match named its header: each seat's seed
+# contribution copied the request's header_hash, and `replay verify` says
+# "N of N seats named this header".
+verify_named() {  # MATCH [CLIENT DATA_DIR], as verify_log
+  local out re='; ([0-9]+) of ([0-9]+) seats named this header; '
+  out=$(verify_log "$@")
+  [[ $out =~ $re ]] && ((BASH_REMATCH[1] == BASH_REMATCH[2])) ||
+    fail "not every seat of $1 named its log header: $out"
+  echo "$out"
+}
 command -v node >/dev/null && command -v npm >/dev/null ||
   fail "node and npm are not installed (tools/setup.sh installs them)"
 
@@ -85,7 +98,7 @@ waited+=("$last_pid")
 wait_for "${waited[@]}"
 for name in rpp shambo flaming scheme; do expect_clean "$name" 1; done
 expect_clean nodebot 4
-for match in "${matches[@]}"; do verify_log "$match"; done
+for match in "${matches[@]}"; do verify_named "$match"; done
 echo "phase 1: one match of each game, genuine (${SECONDS}s)"
 
 # A seat token whose match is over: the referee sends its end on connecting
@@ -147,7 +160,7 @@ for seat in 1 2; do
     "$tmp/slow-peer-$seat.out" ||
     fail "slow-peer-$seat: no 'reconnecting in 0.1 s' line: $(cat "$tmp/slow-peer-$seat.out")"
 done
-verify_log "$match"
+verify_named "$match"
 "$BIN/replay" show "$tmp/$match.pyrlog" >"$tmp/slow-show.txt" 2>&1 ||
   fail "replay show $match"
 ! grep -qi "fault" "$tmp/slow-show.txt" || fail "the slow match's log holds a fault"
@@ -165,7 +178,7 @@ for seat in 0 1 2; do
 done
 wait_for "${waited[@]}"
 for seat in 0 1 2; do expect_clean "tls-$seat" 1; done
-verify_log "$match" tls_refctl "$tmp/tls/data"
+verify_named "$match" tls_refctl "$tmp/tls/data"
 echo "phase 3: a match over TLS (${SECONDS}s)"
 
 echo "PASS: Node kit: npm ci, unit tests, $((${#matches[@]} + 2)) matches (every game; a keyed bot token on 4 matches at once; a slow strategy; a referee restart; TLS); every log genuine"

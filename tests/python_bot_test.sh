@@ -16,7 +16,8 @@
 #     first one's, and the first exits 1 saying that another process
 #     connected with its token, instead of reconnecting.
 #  4. A scripted three-seat client (tests/python_fault_check.py) checks the
-#     messages around a mismatched reveal under the forfeit policy.
+#     messages around a mismatched reveal under the forfeit policy; its
+#     seeds name the log header ("3 of 3 seats named this header").
 #  5. Every other game: the Python bot on one seat and C++ bots on the others
 #     in a Pyramid Shambo (4 seats), a Flaming Pyramids (3 seats, curse) and
 #     a Pyramid Scheme (3 seats) match; the rank it prints must be the
@@ -46,6 +47,17 @@ need_built referee bot refctl replay
 # --- the referee
 start_referee 127.0.0.1:0
 
+# verify_named_log MATCH: as verify_log, and every seat's seed named the
+# log header (the example bot's as the C++ bots').
+verify_named_log() {
+  local out
+  out=$(verify_log "$1") || exit 1
+  [[ $out =~ \;\ ([0-9]+)\ of\ ([0-9]+)\ seats\ named\ this\ header ]] &&
+    [[ ${BASH_REMATCH[1]} == "${BASH_REMATCH[2]}" ]] ||
+    fail "not every seat of $1 named the log header: $out"
+  echo "$out"
+}
+
 # --- 1. seat tokens: Python on seat 0, C++ on seats 1 and 2
 match=$(refctl create-match --game=rock_paper_pyramid --seats=3 \
   --token_dir="$tmp/tok1" 2>/dev/null) || fail "create-match"
@@ -64,7 +76,7 @@ grep -q "^match $match seat 0: rank [123], score " "$tmp/python1.out" ||
   fail "the Python bot printed no MatchEnded for $match"
 grep -q "1 match(es) ended, 0 error(s)" "$tmp/python1.out" ||
   fail "the Python bot reported errors"
-verify_log "$match"
+verify_named_log "$match"
 
 # --- 2. a bot token: one Python stream plays seat 0 of two matches
 bot_id=$(refctl register-bot pybot --token_out="$tmp/pybot.token" 2>/dev/null) ||
@@ -93,8 +105,8 @@ for m in "$match_a" "$match_b"; do
 done
 grep -q "2 match(es) ended, 0 error(s)" "$tmp/python2.out" ||
   fail "the Python bot reported errors"
-verify_log "$match_a"
-verify_log "$match_b"
+verify_named_log "$match_a"
+verify_named_log "$match_b"
 
 # --- 3. the same bot restarted: its new stream first gets the MatchEnded of
 # A and B again; it must count only the match it plays now.
@@ -115,7 +127,7 @@ grep -q "^match $match_c seat 0: rank [123], score " "$tmp/python_restart.out" |
   fail "the restarted Python bot printed no MatchEnded for $match_c"
 grep -q "1 match(es) ended, 0 error(s)" "$tmp/python_restart.out" ||
   fail "the restarted Python bot miscounted"
-verify_log "$match_c"
+verify_named_log "$match_c"
 match_e=$(refctl create-match --game=rock_paper_pyramid --bots="$bot_id,," \
   --seed_timeout_ms=60000 --token_dir="$tmp/tok2e" 2>/dev/null) ||
   fail "create-match E"
@@ -131,7 +143,10 @@ spawn fault "$PY" tests/python_fault_check.py "$addr" "$STUBS" "$tmp/tok4" \
   "$match_d"
 wait_for "$last_pid"
 cat "$tmp/fault.out"
-verify_log "$match_d"
+# Its seats' seed contributions name the log header.
+out=$(verify_named_log "$match_d")
+[[ $out == *"; 3 of 3 seats named this header; "* ]] ||
+  fail "the scripted client's seats did not all name the header: $out"
 # --- 5. every other game, the Python bot on one seat
 PYTHONDONTWRITEBYTECODE=1 "$PY" - "$STUBS" tools/python <<'PYEOF' ||
 import sys
@@ -173,7 +188,7 @@ play_game() {
   wait_for "${waited[@]}"
   grep -q "1 match(es) ended, 0 error(s)" "$tmp/python-$name.out" ||
     fail "the Python bot reported errors in $game"
-  out=$(verify_log "$match")
+  out=$(verify_named_log "$match")
   echo "$out"
   ranks=${out##*, ranks }
   read -ra ranks <<<"${ranks%%;*}"

@@ -2,7 +2,8 @@
 """Drives all three seats of a fresh Rock, Paper, Pyramid! match (forfeit
 policy) in lock step and checks what the referee sends around a fault:
 
-  * decision 0 is played honestly;
+  * decision 0 is played honestly (each seat's seed contribution names the
+    log header its request announced);
   * in decision 1, seat 1 reveals with a wrong salt: it must get a PlayError
     with code INVALID_ARGUMENT (3) and faulted = true, and no RevealAck;
   * seats 0 and 2 then reveal; the last reveal closes the decision and ends
@@ -95,10 +96,15 @@ def main():
     stub = pb_grpc.RefereeStub(channel)
     seats = [Seat(stub, s) for s in range(3)]
     everyone = [0, 1, 2]
-    expect("decision", everyone)
+    requests = expect("decision", everyone)
     for s in seats:
+        # The seed names the log header the request announced.
+        header_hash = requests[s.seat].header_hash
+        if len(header_hash) != 32:
+            sys.exit(f"FAIL: seat {s.seat}'s seed request has a "
+                     f"{len(header_hash)}-byte header_hash")
         s.commit(0, game_pb2.Action(seed=game_pb2.SeedContribution(
-            contribution=os.urandom(32))))
+            contribution=os.urandom(32), header_hash=header_hash)))
     expect("reveal_request", everyone)
     for s in seats:
         s.reveal(0)

@@ -39,7 +39,11 @@
 #     C++ bots (3 Pyramid Shambo matches, verified by the runner).
 #  6. A match over TLS (--tls_ca), against a second referee with a
 #     certificate made here with openssl.
-# Every log is fetched with `refctl get-log` and must verify as genuine.
+# Every log is fetched with `refctl get-log` and must verify as genuine, and
+# say that every seat named its header ("N of N seats named this header":
+# the kit copies the seed request's header_hash into its seed contribution;
+# the C++ bot on the other seats of phase 2 does too); the unit tests check
+# the seed action the kit builds.
 #
 # Runs from the source root. PYRAMID_BIN names the built binaries (default
 # build/bin).
@@ -52,6 +56,17 @@ LIMIT=60  # Seconds any one phase may take.
 # shellcheck source=tests/e2e_lib.sh
 source "${BASH_SOURCE%/*}/e2e_lib.sh"
 need_built referee bot refctl replay keygen
+
+# verify_log, and every seat of the match named its header: each seat's seed
+# contribution copied the request's header_hash, and `replay verify` says
+# "N of N seats named this header".
+verify_named() {  # MATCH [CLIENT DATA_DIR], as verify_log
+  local out re='; ([0-9]+) of ([0-9]+) seats named this header; '
+  out=$(verify_log "$@")
+  [[ $out =~ $re ]] && ((BASH_REMATCH[1] == BASH_REMATCH[2])) ||
+    fail "not every seat of $1 named its log header: $out"
+  echo "$out"
+}
 
 # --- 0. stubs, install, unit tests
 "$KIT/generate_stubs.sh" --check >/dev/null || fail "the kit's stubs are stale"
@@ -133,7 +148,8 @@ for name in rpp3-0 rpp3-1 shambo2-1 shambo4-3 shambo4-0 flaming3-2 flaming3-0 sc
 done
 expect_clean keyed 2
 expect_clean multi 4
-for match in "${matches[@]}" "${bot_matches[@]}"; do verify_log "$match"; done
+# The kit's bots (and the C++ bot on the other seats) name the log header.
+for match in "${matches[@]}" "${bot_matches[@]}"; do verify_named "$match"; done
 echo "phase 1-2: $((${#matches[@]} + ${#bot_matches[@]})) matches genuine (${SECONDS}s)"
 
 # A seat token whose match is over: the referee sends its end on connecting
@@ -200,7 +216,7 @@ wait_for "${waited[@]}"
 expect_clean slow 1
 grep -q "0 error(s), 2 fallback action(s)" "$tmp/slow.out" ||
   fail "the slow strategy's two late decisions were not answered by the fallback"
-out=$(verify_log "$match")
+out=$(verify_named "$match")
 echo "$out"
 "$BIN/replay" show "$tmp/$match.pyrlog" >"$tmp/slow-show.txt" 2>&1 ||
   fail "replay show $match"
@@ -232,7 +248,7 @@ for seat in 0 1 2; do
   grep -Eq "^pyramid_kit: 1 match\(es\) ended, 0 error\(s\), [0-9]+ fallback action\(s\), [2-9] stream\(s\)" \
     "$tmp/re-$seat.out" || fail "re-$seat did not reconnect"
 done
-verify_log "$match"
+verify_named "$match"
 echo "phase 4: reconnected after a referee SIGKILL (${SECONDS}s)"
 
 spawn blip-proxy "$PY" tests/python_kit_blip_proxy.py "$addr" "$tmp/blip.port"
@@ -259,7 +275,7 @@ grep -q "^pyramid_kit: stream ended (UNAVAILABLE: " "$tmp/blip-0.out" ||
   fail "seat 0's stream did not break at the blip"
 grep -Eq "^pyramid_kit: 1 match\(es\) ended, 0 error\(s\), [0-9]+ fallback action\(s\), [2-9] stream\(s\)" \
   "$tmp/blip-0.out" || fail "seat 0 did not reconnect after the blip"
-verify_log "$match"
+verify_named "$match"
 kill "$blip_proxy"
 echo "phase 4b: reconnected after a network blip (${SECONDS}s)"
 
@@ -283,7 +299,7 @@ for seat in 0 1 2; do
 done
 wait_for "${waited[@]}"
 for seat in 0 1 2; do expect_clean "tls-$seat" 1; done
-verify_log "$match" tls_refctl "$tmp/tls/data"
+verify_named "$match" tls_refctl "$tmp/tls/data"
 echo "phase 6: a match over TLS (${SECONDS}s)"
 
 echo "PASS: Python kit: installed with pip, $((${#matches[@]} + ${#bot_matches[@]} + 4)) matches of every game (seat tokens, a keyed bot token, one bot token on 4 matches at once, a slow strategy, a referee restart, a network blip), two processes on one token, play_local.sh and TLS; every log genuine"

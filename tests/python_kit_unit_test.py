@@ -4,7 +4,8 @@
 Contract: every function of pyramid_kit.protocol gives the bytes of
 testdata/vectors/primitives.txt (commitments, commit signature, key file),
 pyramid_kit.actions.fallback_action is legal for listed and unlisted
-decisions, and is_listed finds a built action in the list. The command
+decisions, is_listed finds a built action in the list, and the seed action
+names the log header the seed decision announced. The command
 line refuses negative counts and names the flag of a file it cannot read.
 The runner (without a referee) counts the ends of matches; answers a
 strategy that raises, or returns an unlisted action, with the fallback and
@@ -116,6 +117,12 @@ class ActionsTest(unittest.TestCase):
         a, b = actions.seed_action(), actions.seed_action()
         self.assertEqual(len(a.seed.contribution), 32)
         self.assertNotEqual(a.seed.contribution, b.seed.contribution)
+        # Without a header to name, it names none (36 bytes, as before).
+        self.assertEqual(len(a.SerializeToString()), 36)
+        header_hash = bytes(range(32))
+        named = actions.seed_action(header_hash)
+        self.assertEqual(named.seed.header_hash, header_hash)
+        self.assertEqual(len(named.seed.contribution), 32)
 
     def test_fallback(self) -> None:
         obs = game_pb2.Observation()
@@ -332,6 +339,20 @@ class DecisionTest(unittest.TestCase):
         lines, committed, r = self.decide(mine, listed=False)
         self.assertEqual(committed, mine.SerializeToString())
         self.assertEqual((lines, r.summary.fallbacks), ([], 0))
+
+    def test_the_seed_names_the_announced_header(self) -> None:
+        r = bot._Runner(bot.Bot(), "127.0.0.1:1", "token", None, 0, 0, 500,
+                        None)
+        self.addCleanup(r.channel.close)
+        header_hash = bytes([0x5a]) * 32
+        r._on_decision(referee_service_pb2.DecisionRequest(
+            match_id="ab" * 16, seat=0, decision_id=0,
+            game="rock_paper_pyramid", acting_seats=[0, 1, 2],
+            simultaneous=True, header_hash=header_hash))
+        committed = game_pb2.Action.FromString(
+            r.pending[("ab" * 16, 0, 0)].action)
+        self.assertEqual(committed.seed.header_hash, header_hash)
+        self.assertEqual(len(committed.seed.contribution), 32)
 
 
 class StreamEnd(grpc.RpcError):

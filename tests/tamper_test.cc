@@ -570,7 +570,8 @@ TEST_F(ReplayCliTest, GenuineWithPinnedKey) {
   EXPECT_EQ(run.out,
             absl::StrCat(kClassic,
                          ": genuine (rock_paper_pyramid, 88 records, 27 "
-                         "moves, ranks 2 1 2; referee key pinned)\n"));
+                         "moves, ranks 2 1 2; 0 of 3 seats named this "
+                         "header; referee key pinned)\n"));
 }
 
 TEST_F(ReplayCliTest, KeyAsHexAndAsEqualsFlag) {

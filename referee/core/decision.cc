@@ -115,12 +115,19 @@ absl::Status Decision::CheckReveal(int seat, size_t salt_size,
   if (salt_size != kSaltSize) {
     return absl::InvalidArgumentError("a salt is 32 bytes");
   }
-  if (action_size > game.max_action_bytes()) {
+  // The seed action, with the header's hash, is longer than some games'
+  // moves: it has its own bound.
+  const size_t limit = id_ == 0 ? kMaxSeedActionBytes : game.max_action_bytes();
+  if (action_size > limit) {
     // Refused unread: no legal action is this long, and the log stays
     // bounded (docs/protocol.md, "Action size").
-    return absl::InvalidArgumentError(absl::StrCat(
-        "the action is ", action_size, " bytes; ", std::string(game.id()),
-        " actions are at most ", game.max_action_bytes(), " bytes"));
+    return absl::InvalidArgumentError(
+        id_ == 0
+            ? absl::StrCat("the action is ", action_size,
+                           " bytes; seed actions are at most ", limit, " bytes")
+            : absl::StrCat("the action is ", action_size, " bytes; ",
+                           std::string(game.id()), " actions are at most ",
+                           limit, " bytes"));
   }
   return absl::OkStatus();
 }
@@ -128,6 +135,7 @@ absl::Status Decision::CheckReveal(int seat, size_t salt_size,
 void Decision::RecordReveal(int seat) { At(seat).revealed = true; }
 
 Decision::Judgement Decision::JudgeReveal(int seat, std::string_view match_id,
+                                          std::string_view header_hash,
                                           std::string_view salt,
                                           std::string_view action_bytes,
                                           const State* state) const {
@@ -145,6 +153,11 @@ Decision::Judgement Decision::JudgeReveal(int seat, std::string_view match_id,
         action->seed().contribution().size() != kSeedContributionSize) {
       legal = absl::InvalidArgumentError(
           "the seed decision takes a 32-byte seed contribution");
+    } else if (!action->seed().header_hash().empty() &&
+               action->seed().header_hash() != header_hash) {
+      legal = absl::InvalidArgumentError(
+          "the seed contribution names another log header than this "
+          "match's (header_hash)");
     }
   } else if (legal.ok()) {
     legal = state->ValidateAction(seat, *action);

@@ -91,9 +91,11 @@ class Decision {
   void RecordReveal(int seat);
   // The revealed bytes against the seat's commitment, then as an action the
   // rules accept now: `state` is the game (null in the seed decision, which
-  // takes a 32-byte seed contribution).
+  // takes a 32-byte seed contribution naming no header or `header_hash`,
+  // the hash of the log's header record).
   Judgement JudgeReveal(int seat, std::string_view match_id,
-                        std::string_view salt, std::string_view action_bytes,
+                        std::string_view header_hash, std::string_view salt,
+                        std::string_view action_bytes,
                         const State* state) const;
   // A reveal judged usable.
   void Accept(int seat, v1::Action action);

@@ -69,6 +69,8 @@ class LogWriter {
   bool sync_owed() const { return sync_owed_; }
 
   uint64_t record_count() const { return record_count_; }
+  // SHA-256 of the last record's stored bytes (zero before any).
+  const Digest& chain_hash() const { return chain_; }
   // Bytes the writer holds for records not yet written: none between
   // batches, so that an idle match costs no buffer.
   size_t buffer_capacity() const { return pending_.capacity(); }

@@ -88,6 +88,7 @@ absl::StatusOr<std::unique_ptr<Match>> Match::Create(
   header->set_checkpoint_interval(match->config_.checkpoint_interval);
   header->set_label(match->config_.label);
   if (absl::Status s = match->Log(std::move(record)); !s.ok()) return s;
+  match->header_hash_ = match->log_->chain_hash();
   // A signed checkpoint right after the header: a log cut short at any later
   // instant still verifies as an unsealed prefix (docs/log-format.md).
   if (absl::Status s = match->log_->Checkpoint(); !s.ok()) return s;
@@ -298,9 +299,9 @@ absl::Status Match::Reveal(int seat, uint64_t decision_id,
   reveal->set_received_unix_ms(NowMs());
   if (absl::Status s = Log(std::move(record)); !s.ok()) return s;
 
-  Decision::Judgement judgement =
-      decision_.JudgeReveal(seat, match_id_, salt, action_bytes,
-                            session_ ? &session_->state() : nullptr);
+  Decision::Judgement judgement = decision_.JudgeReveal(
+      seat, match_id_, AsView(header_hash_), salt, action_bytes,
+      session_ ? &session_->state() : nullptr);
   if (!judgement.action) {
     if (absl::Status s = Fault(seat, judgement.fault, judgement.why); !s.ok()) {
       return s;

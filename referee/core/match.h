@@ -104,6 +104,10 @@ class Match {
   const std::string& referee_contribution() const {
     return referee_contribution_;
   }
+  // SHA-256 of the stored bytes of the log's header (record 0), which the
+  // seed decision's requests carry for the seats to name in their
+  // contributions (DecisionRequest.header_hash).
+  const Digest& header_hash() const { return header_hash_; }
   int num_seats() const { return static_cast<int>(config_.seats.size()); }
   bool finished() const { return finished_; }
 
@@ -240,6 +244,7 @@ class Match {
   RecordListener listener_;
   std::string match_id_;
   std::string referee_contribution_;
+  Digest header_hash_{};  // SHA-256 of the log's header record.
 
   std::optional<GameSession> session_;  // From the close of decision 0 on.
   Decision decision_;                   // The open decision's commit-reveal.

@@ -351,6 +351,53 @@ TEST_F(MatchTest, SeedForfeitRanksTheOthersFirstWithScoreZero) {
   EXPECT_EQ(Verify().kind, Verdict::Kind::kGenuine) << Verify().reason;
 }
 
+// A seed contribution may name the log header (the hash of record 0, which
+// the seed decision's requests carry); naming another is an illegal action,
+// and the verifier counts the seats that named it.
+TEST_F(MatchTest, ASeedContributionNamesThisLogsHeaderOrNone) {
+  Start(v1::FORFEIT_POLICY_DEFAULT_ACTION);
+  const SplitLogResult split = SplitLog(log_);
+  ASSERT_FALSE(split.records.empty());
+  EXPECT_EQ(AsView(match_->header_hash()),
+            AsView(Sha256(split.records[0].bytes)));
+  v1::Action named = Seed('a');
+  named.mutable_seed()->set_header_hash(
+      std::string(AsView(match_->header_hash())));
+  v1::Action other = Seed('b');
+  other.mutable_seed()->set_header_hash(std::string(AsView(Sha256("other"))));
+  ASSERT_TRUE(CommitAction(0, named).ok());
+  ASSERT_TRUE(CommitAction(1, other).ok());
+  ASSERT_TRUE(CommitAction(2, Seed('c')).ok());
+  ASSERT_TRUE(RevealAction(0).ok());
+  const absl::Status illegal = RevealAction(1);
+  EXPECT_EQ(illegal.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(illegal.message(), HasSubstr("names another log header"));
+  ASSERT_TRUE(RevealAction(2).ok());
+  ASSERT_EQ(match_->decision()->id, 1u);
+  RandomPlayer p0(Sha256("0")), p1(Sha256("1")), p2(Sha256("2"));
+  ASSERT_TRUE(RunLocalMatch(*match_, {&p0, &p1, &p2},
+                            DeterministicEntropy(Sha256("salts")))
+                  .ok());
+  const Verdict v = Verify();
+  ASSERT_EQ(v.kind, Verdict::Kind::kGenuine) << v.reason;
+  EXPECT_EQ(v.seats_naming_header, 1u);
+}
+
+// The seed action has its own bound (96 bytes) in every game.
+TEST_F(MatchTest, ASeedActionLongerThanItsBoundIsRefusedUnread) {
+  Start(v1::FORFEIT_POLICY_FORFEIT);
+  v1::Action padded = Seed('a');
+  padded.mutable_seed()->set_header_hash(std::string(60, 'h'));
+  ASSERT_GT(padded.ByteSizeLong(), kMaxSeedActionBytes);
+  ASSERT_TRUE(CommitAction(0, padded).ok());
+  ASSERT_TRUE(CommitAction(1, Seed('b')).ok());
+  ASSERT_TRUE(CommitAction(2, Seed('c')).ok());
+  const absl::Status refused = RevealAction(0);
+  EXPECT_EQ(refused.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(refused.message(), HasSubstr("seed actions are at most 96"));
+  EXPECT_FALSE(match_->finished());  // Refused unread: no fault.
+}
+
 TEST_F(MatchTest, SignedSeatsMustSignTheirCommits) {
   const SigningKey seat_key = *SigningKey::FromSeed(std::string(32, 's'));
   Start(v1::FORFEIT_POLICY_FORFEIT, 0, 0, {seat_key.public_key()});

@@ -16,6 +16,10 @@ namespace pyramid {
 inline constexpr size_t kMatchIdSize = 16;
 inline constexpr size_t kSaltSize = 32;
 inline constexpr size_t kSeedContributionSize = 32;
+// The bound on the seed decision's action in every game (docs/protocol.md,
+// "Action size"): an Action whose seed holds the contribution and the log
+// header's hash is 70 bytes.
+inline constexpr size_t kMaxSeedActionBytes = 96;
 
 // Domain separators: ASCII, each followed by one zero byte.
 inline constexpr std::string_view kCommitDomain{"pyramid-referee/commit/v1\0",

@@ -31,6 +31,9 @@ void FillDecisionRequest(const AskedDecision& asked, int seat, bool listed,
   for (int s : asked.acting_seats) request.add_acting_seats(s);
   request.set_simultaneous(asked.simultaneous);
   request.set_legal_actions_listed(listed);
+  if (asked.decision_id == 0 && !asked.header_hash.empty()) {
+    request.set_header_hash(asked.header_hash.data(), asked.header_hash.size());
+  }
 }
 
 }  // namespace pyramid

@@ -25,6 +25,10 @@ struct AskedDecision {
   uint64_t decision_id = 0;
   absl::Span<const int> acting_seats;  // Ascending.
   bool simultaneous = false;
+  // Decision 0: the hash of the log's header record, which the seats name
+  // in their seed contributions (DecisionRequest.header_hash). Not sent in
+  // any later decision.
+  std::string_view header_hash;
 };
 
 // The request for `seat` (one of `asked.acting_seats`): its `observation`

@@ -274,13 +274,15 @@ void MatchHost::SendDecisionRequest(int seat) {
   ScratchArena scratch;
   v1::PlayResponse& message = scratch.Make<v1::PlayResponse>();
   v1::DecisionRequest* request = message.mutable_decision();
-  FillDecisionRequest(AskedDecision{.match_id = match_id_,
-                                    .game = game_.game(),
-                                    .num_seats = num_seats(),
-                                    .decision_id = decision->id,
-                                    .acting_seats = decision->seats,
-                                    .simultaneous = decision->simultaneous},
-                      seat, match_->ListsLegalActions(), *request);
+  FillDecisionRequest(
+      AskedDecision{.match_id = match_id_,
+                    .game = game_.game(),
+                    .num_seats = num_seats(),
+                    .decision_id = decision->id,
+                    .acting_seats = decision->seats,
+                    .simultaneous = decision->simultaneous,
+                    .header_hash = AsView(match_->header_hash())},
+      seat, match_->ListsLegalActions(), *request);
   match_->LegalActionsInto(seat, *request->mutable_legal_actions());
   if (in_result) {
     request->set_observation_in_result(true);

@@ -338,6 +338,7 @@ SeatState::Move PlayStream::Choose(SeatState& seat,
   if (request.decision_id() == 0) {
     action.mutable_seed()->set_contribution(
         worker_->RandomBytes(kSeedContributionSize));
+    action.mutable_seed()->set_header_hash(request.header_hash());
   } else if (request.legal_actions_size() > 0) {
     Stats& stats = worker_->stats();
     action = request.legal_actions(

@@ -18,7 +18,8 @@ v1::DecisionRequest DecisionRequestFor(const State& state,
                     .num_seats = state.num_seats(),
                     .decision_id = decision_id,
                     .acting_seats = acting,
-                    .simultaneous = state.IsSimultaneous()},
+                    .simultaneous = state.IsSimultaneous(),
+                    .header_hash = {}},
       seat, state.ObservationFor(seat), state.ListsLegalActions(),
       state.LegalActions(seat));
 }

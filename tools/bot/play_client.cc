@@ -308,6 +308,8 @@ void PlayClient::Decide(v1::DecisionRequest& request) {
   if (request.decision_id() == 0) {
     action.mutable_seed()->set_contribution(
         SystemRandomBytes(kSeedContributionSize));
+    // Binds the log header the referee announced (docs/protocol.md).
+    action.mutable_seed()->set_header_hash(request.header_hash());
   } else {
     action = strategy_->Choose(request, rng_);
   }

@@ -144,9 +144,10 @@ def main():
                 commit(key)  # The referee lost it (a restart): same choice.
             return
         if req.decision_id == 0:
-            # The seed decision: 32 random bytes towards the match's seed.
-            action = game_pb2.Action(
-                seed=game_pb2.SeedContribution(contribution=os.urandom(32)))
+            # The seed decision: 32 random bytes towards the match's seed,
+            # naming the log header the referee announced (protocol.md).
+            action = game_pb2.Action(seed=game_pb2.SeedContribution(
+                contribution=os.urandom(32), header_hash=req.header_hash))
         elif req.legal_actions:
             action = rng.choice(req.legal_actions)  # --strategy random
         else:

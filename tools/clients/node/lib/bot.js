@@ -5,10 +5,12 @@
 // Action as a plain object (e.g. { rock_paper_pyramid: { piece } }) or a
 // Promise of one; call run(referee, token). The kit then, on one Play
 // stream per token:
-// - answers decision 0 with 32 secure random bytes and every later decision
-//   with the strategy's action: serialized once, committed with a fresh
-//   32-byte salt, those very bytes revealed when asked (or right after the
-//   commit when the decision has a single seat);
+// - answers decision 0 with 32 secure random bytes naming the log header the
+//   referee announced (SeedContribution.header_hash: a copy of the request's
+//   header_hash, so that the seat's commitment binds the header) and every
+//   later decision with the strategy's action: serialized once, committed
+//   with a fresh 32-byte salt, those very bytes revealed when asked (or right
+//   after the commit when the decision has a single seat);
 // - signs every commit when given a SeatKey;
 // - keys all state on (match, seat, decision), so one bot token plays any
 //   number of matches at once;
@@ -72,6 +74,18 @@ function fallbackAction(game, observation, legalActions) {
     return { pyramid_shambo: { canonical: true } };
   }
   throw new Error(`${game}: no legal action listed and none known`);
+}
+
+/**
+ * Decision 0's action: 32 bytes from the secure random source, naming the
+ * log header the seed decision's request announced (its header_hash, when
+ * the referee sent one), so that the seat's commitment binds that header.
+ */
+function seedAction(request) {
+  const seed = { contribution: crypto.randomBytes(32) };
+  const headerHash = request && request.header_hash;
+  if (headerHash && headerHash.length) seed.header_hash = Buffer.from(headerHash);
+  return { seed };
 }
 
 const sleep = (ms) => new Promise((resolve) => { setTimeout(resolve, ms); });
@@ -325,7 +339,7 @@ class Runner {
     };
     this.pending.set(key, entry);
     if (request.decision_id === '0') {
-      this.settle(entry, { seed: { contribution: crypto.randomBytes(32) } }, 'seed');
+      this.settle(entry, seedAction(request), 'seed');
       return;
     }
     const deadline = Number(request.commit_deadline_unix_ms);
@@ -452,5 +466,5 @@ function keyOf(m) {
 
 // Runner is exported for the kit's unit tests only (test/runner.test.js).
 module.exports = {
-  Bot, fallbackAction, Runner, REPLACED_FAILURE, statusText,
+  Bot, fallbackAction, seedAction, Runner, REPLACED_FAILURE, statusText,
 };

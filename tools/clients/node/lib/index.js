@@ -6,11 +6,11 @@
 // docs/writing-a-bot.md.
 'use strict';
 
-const { Bot, fallbackAction } = require('./bot');
+const { Bot, fallbackAction, seedAction } = require('./bot');
 const { main, parse } = require('./cli');
 const protocol = require('./protocol');
 const proto = require('./proto');
 
 module.exports = {
-  Bot, fallbackAction, main, parse, protocol, proto,
+  Bot, fallbackAction, seedAction, main, parse, protocol, proto,
 };

@@ -2,8 +2,9 @@
 // (the client connects lazily and never does here): how it counts the ends
 // of matches; that a strategy that throws, or returns an action the
 // decision does not list, gets the fallback with one line saying so (as the
-// Python kit's, never "late"); and that a stream replaced by a newer one of
-// its token stops the run instead of reconnecting.
+// Python kit's, never "late"); that the seed decision's action names the
+// log header the request announced; and that a stream replaced by a newer
+// one of its token stops the run instead of reconnecting.
 'use strict';
 
 const assert = require('node:assert');
@@ -130,6 +131,28 @@ test('a decision without a list is not checked', async () => {
   const { lines, committed, r } = await decide(() => mine, false);
   assert.deepStrictEqual(committed, bytesOf(mine));
   assert.deepStrictEqual([lines, r.summary.fallbacks], [[], 0]);
+});
+
+test('the seed action names the header the seed decision announced', () => {
+  const { r } = runner(0);
+  const headerHash = Buffer.alloc(32, 0x5a);
+  const sent = [];
+  r.send = (message) => sent.push(message);
+  r.onDecision({
+    match_id: MATCH, seat: 0, decision_id: '0', game: 'rock_paper_pyramid', acting_seats: [0, 1],
+    legal_actions_listed: false, legal_actions: [], observation: {}, header_hash: headerHash,
+    commit_deadline_unix_ms: '0',
+  });
+  r.client.close();
+  const { action } = r.pending.get(`${MATCH}/0/0`);
+  const seed = r.Action.toObject(r.Action.decode(action), { bytes: Buffer }).seed;
+  assert.strictEqual(seed.contribution.length, 32);
+  assert.deepStrictEqual(Buffer.from(seed.header_hash), headerHash);
+  assert.deepStrictEqual(sent.map((m) => Object.keys(m)[0]), ['commit']);
+  // A referee that announces none (an empty header_hash): the seed names none.
+  const { seed: none } = require('../lib/bot').seedAction({ header_hash: Buffer.alloc(0) });
+  assert.strictEqual(none.header_hash, undefined);
+  assert.strictEqual(bytesOf({ seed: none }).length, 36);
 });
 
 /**

@@ -1,5 +1,6 @@
-"""Actions every bot needs without a strategy: the seed contribution and a
-legal fallback for any decision.
+"""Actions every bot needs without a strategy: the seed contribution (which
+names the log header the referee announced) and a legal fallback for any
+decision.
 
 Contract: `fallback_action` always returns a legal action for a decision of
 any of the four games (decision 1 on): the first listed legal action (the
@@ -29,10 +30,13 @@ LISTS_LEGAL_ACTIONS = {
 }
 
 
-def seed_action() -> game_pb2.Action:
-    """Decision 0: 32 bytes from the system's secure random source."""
-    return game_pb2.Action(
-        seed=game_pb2.SeedContribution(contribution=os.urandom(32)))
+def seed_action(header_hash: bytes = b"") -> game_pb2.Action:
+    """Decision 0: 32 bytes from the system's secure random source, naming
+    the match log's header: pass the seed decision's
+    DecisionRequest.header_hash (SeedContribution.header_hash, which binds
+    the seat's commitment to that header; empty names none)."""
+    return game_pb2.Action(seed=game_pb2.SeedContribution(
+        contribution=os.urandom(32), header_hash=header_hash))
 
 
 def unlisted_action(game: str,

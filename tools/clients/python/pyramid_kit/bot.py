@@ -4,10 +4,13 @@ Contract. Subclass `Bot` and implement `choose(game, observation,
 legal_actions)` (or `decide(request)` for the whole DecisionRequest); call
 `run(referee, token)`. The kit then, on one Play stream per token:
 
-- answers decision 0 with 32 secure random bytes and every later decision
-  with the strategy's action, committing to it (fresh 32-byte salt, the
-  action serialized once) and revealing those very bytes when asked, or
-  right after the commit when the decision has a single seat;
+- answers decision 0 with 32 secure random bytes naming the log header the
+  referee announced (SeedContribution.header_hash: a copy of the request's
+  header_hash, so that the seat's commitment binds the header) and every
+  later decision with the strategy's action, committing to it (fresh
+  32-byte salt, the action serialized once) and revealing those very bytes
+  when asked, or right after the commit when the decision has a single
+  seat;
 - signs every commit when given a `SeatKey`;
 - keys all state on (match, seat, decision), so one bot token plays any
   number of matches at once; `choose` may then run for several decisions
@@ -365,7 +368,7 @@ class _Runner:
                 return
             entry = self.pending[key] = _Pending(request=req)
             if req.decision_id == 0:
-                self._settle(key, actions.seed_action(), "seed")
+                self._settle(key, actions.seed_action(req.header_hash), "seed")
                 return
             if req.commit_deadline_unix_ms:
                 budget = (req.commit_deadline_unix_ms / 1000 - time.time() -

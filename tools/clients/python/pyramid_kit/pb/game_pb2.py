@@ -17,27 +17,27 @@ from pyramid_kit.pb import flaming_pyramids_pb2 as pyramid_dot_referee_dot_v1_do
 from pyramid_kit.pb import pyramid_scheme_pb2 as pyramid_dot_referee_dot_v1_dot_pyramid__scheme__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1dpyramid/referee/v1/game.proto\x12\x12pyramid.referee.v1\x1a+pyramid/referee/v1/rock_paper_pyramid.proto\x1a\'pyramid/referee/v1/pyramid_shambo.proto\x1a)pyramid/referee/v1/flaming_pyramids.proto\x1a\'pyramid/referee/v1/pyramid_scheme.proto\"\xc0\x02\n\nGameConfig\x12\x0c\n\x04game\x18\x01 \x01(\t\x12I\n\x12rock_paper_pyramid\x18\x02 \x01(\x0b\x32+.pyramid.referee.v1.RockPaperPyramidOptionsH\x00\x12\x42\n\x0epyramid_shambo\x18\x03 \x01(\x0b\x32(.pyramid.referee.v1.PyramidShamboOptionsH\x00\x12\x46\n\x10\x66laming_pyramids\x18\x04 \x01(\x0b\x32*.pyramid.referee.v1.FlamingPyramidsOptionsH\x00\x12\x42\n\x0epyramid_scheme\x18\x05 \x01(\x0b\x32(.pyramid.referee.v1.PyramidSchemeOptionsH\x00\x42\t\n\x07options\"(\n\x10SeedContribution\x12\x14\n\x0c\x63ontribution\x18\x01 \x01(\x0c\"\xdd\x02\n\x06\x41\x63tion\x12\x34\n\x04seed\x18\x01 \x01(\x0b\x32$.pyramid.referee.v1.SeedContributionH\x00\x12H\n\x12rock_paper_pyramid\x18\x02 \x01(\x0b\x32*.pyramid.referee.v1.RockPaperPyramidActionH\x00\x12\x41\n\x0epyramid_shambo\x18\x03 \x01(\x0b\x32\'.pyramid.referee.v1.PyramidShamboActionH\x00\x12\x45\n\x10\x66laming_pyramids\x18\x04 \x01(\x0b\x32).pyramid.referee.v1.FlamingPyramidsActionH\x00\x12\x41\n\x0epyramid_scheme\x18\x05 \x01(\x0b\x32\'.pyramid.referee.v1.PyramidSchemeActionH\x00\x42\x06\n\x04kind\"\xe3\x02\n\x0bObservation\x12\x13\n\x0bpublic_view\x18\x01 \x01(\x08\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12M\n\x12rock_paper_pyramid\x18\x03 \x01(\x0b\x32/.pyramid.referee.v1.RockPaperPyramidObservationH\x00\x12\x46\n\x0epyramid_shambo\x18\x04 \x01(\x0b\x32,.pyramid.referee.v1.PyramidShamboObservationH\x00\x12J\n\x10\x66laming_pyramids\x18\x05 \x01(\x0b\x32..pyramid.referee.v1.FlamingPyramidsObservationH\x00\x12\x46\n\x0epyramid_scheme\x18\x06 \x01(\x0b\x32,.pyramid.referee.v1.PyramidSchemeObservationH\x00\x42\x06\n\x04game\"\xac\x02\n\x06Result\x12M\n\x12rock_paper_pyramid\x18\x02 \x01(\x0b\x32/.pyramid.referee.v1.RockPaperPyramidRoundResultH\x00\x12\x41\n\x0epyramid_shambo\x18\x03 \x01(\x0b\x32\'.pyramid.referee.v1.PyramidShamboResultH\x00\x12\x45\n\x10\x66laming_pyramids\x18\x04 \x01(\x0b\x32).pyramid.referee.v1.FlamingPyramidsResultH\x00\x12\x41\n\x0epyramid_scheme\x18\x05 \x01(\x0b\x32\'.pyramid.referee.v1.PyramidSchemeResultH\x00\x42\x06\n\x04game\"=\n\x0bSeatOutcome\x12\x0c\n\x04rank\x18\x01 \x01(\r\x12\r\n\x05score\x18\x02 \x01(\x05\x12\x11\n\tforfeited\x18\x03 \x01(\x08\"o\n\x07Outcome\x12\x34\n\x0btermination\x18\x01 \x01(\x0e\x32\x1f.pyramid.referee.v1.Termination\x12.\n\x05seats\x18\x02 \x03(\x0b\x32\x1f.pyramid.referee.v1.SeatOutcome*w\n\x0bTermination\x12\x1b\n\x17TERMINATION_UNSPECIFIED\x10\x00\x12\x16\n\x12TERMINATION_NORMAL\x10\x01\x12\x1a\n\x16TERMINATION_MOVE_LIMIT\x10\x02\x12\x17\n\x13TERMINATION_FORFEIT\x10\x03\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1dpyramid/referee/v1/game.proto\x12\x12pyramid.referee.v1\x1a+pyramid/referee/v1/rock_paper_pyramid.proto\x1a\'pyramid/referee/v1/pyramid_shambo.proto\x1a)pyramid/referee/v1/flaming_pyramids.proto\x1a\'pyramid/referee/v1/pyramid_scheme.proto\"\xc0\x02\n\nGameConfig\x12\x0c\n\x04game\x18\x01 \x01(\t\x12I\n\x12rock_paper_pyramid\x18\x02 \x01(\x0b\x32+.pyramid.referee.v1.RockPaperPyramidOptionsH\x00\x12\x42\n\x0epyramid_shambo\x18\x03 \x01(\x0b\x32(.pyramid.referee.v1.PyramidShamboOptionsH\x00\x12\x46\n\x10\x66laming_pyramids\x18\x04 \x01(\x0b\x32*.pyramid.referee.v1.FlamingPyramidsOptionsH\x00\x12\x42\n\x0epyramid_scheme\x18\x05 \x01(\x0b\x32(.pyramid.referee.v1.PyramidSchemeOptionsH\x00\x42\t\n\x07options\"=\n\x10SeedContribution\x12\x14\n\x0c\x63ontribution\x18\x01 \x01(\x0c\x12\x13\n\x0bheader_hash\x18\x02 \x01(\x0c\"\xdd\x02\n\x06\x41\x63tion\x12\x34\n\x04seed\x18\x01 \x01(\x0b\x32$.pyramid.referee.v1.SeedContributionH\x00\x12H\n\x12rock_paper_pyramid\x18\x02 \x01(\x0b\x32*.pyramid.referee.v1.RockPaperPyramidActionH\x00\x12\x41\n\x0epyramid_shambo\x18\x03 \x01(\x0b\x32\'.pyramid.referee.v1.PyramidShamboActionH\x00\x12\x45\n\x10\x66laming_pyramids\x18\x04 \x01(\x0b\x32).pyramid.referee.v1.FlamingPyramidsActionH\x00\x12\x41\n\x0epyramid_scheme\x18\x05 \x01(\x0b\x32\'.pyramid.referee.v1.PyramidSchemeActionH\x00\x42\x06\n\x04kind\"\xe3\x02\n\x0bObservation\x12\x13\n\x0bpublic_view\x18\x01 \x01(\x08\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12M\n\x12rock_paper_pyramid\x18\x03 \x01(\x0b\x32/.pyramid.referee.v1.RockPaperPyramidObservationH\x00\x12\x46\n\x0epyramid_shambo\x18\x04 \x01(\x0b\x32,.pyramid.referee.v1.PyramidShamboObservationH\x00\x12J\n\x10\x66laming_pyramids\x18\x05 \x01(\x0b\x32..pyramid.referee.v1.FlamingPyramidsObservationH\x00\x12\x46\n\x0epyramid_scheme\x18\x06 \x01(\x0b\x32,.pyramid.referee.v1.PyramidSchemeObservationH\x00\x42\x06\n\x04game\"\xac\x02\n\x06Result\x12M\n\x12rock_paper_pyramid\x18\x02 \x01(\x0b\x32/.pyramid.referee.v1.RockPaperPyramidRoundResultH\x00\x12\x41\n\x0epyramid_shambo\x18\x03 \x01(\x0b\x32\'.pyramid.referee.v1.PyramidShamboResultH\x00\x12\x45\n\x10\x66laming_pyramids\x18\x04 \x01(\x0b\x32).pyramid.referee.v1.FlamingPyramidsResultH\x00\x12\x41\n\x0epyramid_scheme\x18\x05 \x01(\x0b\x32\'.pyramid.referee.v1.PyramidSchemeResultH\x00\x42\x06\n\x04game\"=\n\x0bSeatOutcome\x12\x0c\n\x04rank\x18\x01 \x01(\r\x12\r\n\x05score\x18\x02 \x01(\x05\x12\x11\n\tforfeited\x18\x03 \x01(\x08\"o\n\x07Outcome\x12\x34\n\x0btermination\x18\x01 \x01(\x0e\x32\x1f.pyramid.referee.v1.Termination\x12.\n\x05seats\x18\x02 \x03(\x0b\x32\x1f.pyramid.referee.v1.SeatOutcome*w\n\x0bTermination\x12\x1b\n\x17TERMINATION_UNSPECIFIED\x10\x00\x12\x16\n\x12TERMINATION_NORMAL\x10\x01\x12\x1a\n\x16TERMINATION_MOVE_LIMIT\x10\x02\x12\x17\n\x13TERMINATION_FORFEIT\x10\x03\x62\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'pyramid.referee.v1.game_pb2', globals())
 if _descriptor._USE_C_DESCRIPTORS == False:
 
   DESCRIPTOR._options = None
-  _TERMINATION._serialized_start=1777
-  _TERMINATION._serialized_end=1896
+  _TERMINATION._serialized_start=1798
+  _TERMINATION._serialized_end=1917
   _GAMECONFIG._serialized_start=224
   _GAMECONFIG._serialized_end=544
   _SEEDCONTRIBUTION._serialized_start=546
-  _SEEDCONTRIBUTION._serialized_end=586
-  _ACTION._serialized_start=589
-  _ACTION._serialized_end=938
-  _OBSERVATION._serialized_start=941
-  _OBSERVATION._serialized_end=1296
-  _RESULT._serialized_start=1299
-  _RESULT._serialized_end=1599
-  _SEATOUTCOME._serialized_start=1601
-  _SEATOUTCOME._serialized_end=1662
-  _OUTCOME._serialized_start=1664
-  _OUTCOME._serialized_end=1775
+  _SEEDCONTRIBUTION._serialized_end=607
+  _ACTION._serialized_start=610
+  _ACTION._serialized_end=959
+  _OBSERVATION._serialized_start=962
+  _OBSERVATION._serialized_end=1317
+  _RESULT._serialized_start=1320
+  _RESULT._serialized_end=1620
+  _SEATOUTCOME._serialized_start=1622
+  _SEATOUTCOME._serialized_end=1683
+  _OUTCOME._serialized_start=1685
+  _OUTCOME._serialized_end=1796
 # @@protoc_insertion_point(module_scope)
