@@ -47,7 +47,10 @@ void PrintHeader(const v1::Header& h, std::ostream& out) {
   out << "\n";
   for (int i = 0; i < h.seats_size(); ++i) {
     out << "seat " << i << ": " << h.seats(i).name()
-        << (h.seats(i).public_key().empty() ? "" : " (signs its commits)")
+        << (h.seats(i).public_key().empty()
+                ? ""
+                : absl::StrCat(" (signs its commits with key ",
+                               ToHex(h.seats(i).public_key()), ")"))
         << "\n";
   }
 }

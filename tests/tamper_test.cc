@@ -908,6 +908,20 @@ TEST_F(ReplayCliTest, ShowPrintsATranscript) {
   EXPECT_THAT(run.out, HasSubstr("outcome (TERMINATION_NORMAL)"));
 }
 
+// A seat's key is printed whole, so that an auditor who knows the bot's key
+// can compare it with the one the header gives (docs/log-format.md, "What
+// a log cannot prove").
+TEST_F(ReplayCliTest, ShowPrintsEachSeatsKey) {
+  const CliRun run = Replay(
+      "show testdata/golden/rock_paper_pyramid/"
+      "signed_seed_timeout_restarts.pyrlog");
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_THAT(run.out,
+              HasSubstr("seat 0: golden-0 (signs its commits with key "
+                        "acd87e5d3be94506219b659be014d189f0eb325446121ce868"
+                        "7270e8481fdf42)\n"));
+}
+
 // `replay show` prints what the log says, "signed" lines included, without
 // judging it: its first line says whether the log verifies, so that a
 // tampered log's transcript is not taken for a genuine one.
