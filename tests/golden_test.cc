@@ -27,6 +27,7 @@
 #include "referee/crypto/bytes.h"
 #include "referee/crypto/ed25519.h"
 #include "referee/crypto/protocol.h"
+#include "referee/crypto/sha256.h"
 #include "replay/verifier.h"
 
 namespace pyramid {
@@ -122,6 +123,19 @@ const Golden kGoldens[] = {
      {0, 10, 4},
      {false, false, false},
      {{1, v1::FAULT_COMMIT_TIMEOUT}}},
+    // Every seat has a key; seats 0 and 1 name the log header in their seed
+    // contribution, seat 2 names another header: an illegal action, so its
+    // contribution counts as 32 zero bytes.
+    {"rock_paper_pyramid/named_header.pyrlog",
+     R"pb(game: "rock_paper_pyramid")pb",
+     v1::FORFEIT_POLICY_DEFAULT_ACTION,
+     90,
+     27,
+     v1::TERMINATION_NORMAL,
+     {3, 1, 2},
+     {2, 13, 9},
+     {false, false, false},
+     {{2, v1::FAULT_ILLEGAL_ACTION}}},
     {"pyramid_shambo/two_seats_move_limit.pyrlog",
      R"pb(game: "pyramid_shambo"
           pyramid_shambo { max_throws: 16 })pb",
@@ -285,6 +299,15 @@ uint32_t RulesVersionOf(const Golden& golden) {
              : 1;
 }
 
+// How many seats named the log header in their seed contribution
+// (SeedContribution.header_hash, docs/log-format.md decision 20): none in
+// the logs written before it, two of three in named_header.pyrlog.
+uint32_t SeatsNamingHeaderOf(const Golden& golden) {
+  return std::string(golden.file) == "rock_paper_pyramid/named_header.pyrlog"
+             ? 2
+             : 0;
+}
+
 std::string Path(const Golden& golden) {
   return std::string(kGoldenDir) + "/" + golden.file;
 }
@@ -317,6 +340,7 @@ TEST_P(GoldenTest, VerifiesWithThePinnedKey) {
   EXPECT_EQ(v.records, golden.records);
   EXPECT_EQ(v.signed_records, golden.records - 1);
   EXPECT_EQ(v.moves, golden.moves);
+  EXPECT_EQ(v.seats_naming_header, SeatsNamingHeaderOf(golden));
 
   // The recorded outcome.
   EXPECT_EQ(v.outcome.termination(), golden.termination);
@@ -413,10 +437,14 @@ TEST(GoldenDirectoryTest, EveryLogIsListed) {
 // were added for: without them no golden log had seat keys with signed
 // commits, a Restart record (in a decision's commit phase, twice in a row,
 // in its reveal phase), or a seat faulted in the seed decision, whose
-// contribution to the seed is 32 zero bytes.
+// contribution to the seed is 32 zero bytes; and named_header's: a seed
+// contribution naming the log header (SeedContribution.header_hash, the
+// SHA-256 of record 0's stored bytes), and one naming another header,
+// faulted FAULT_ILLEGAL_ACTION (its contribution then counts as zeros too).
 TEST(GoldenDirectoryTest, CoversSeatKeysRestartsAndASeedDecisionFault) {
   int keyed_seats = 0, signed_commits = 0, restarts = 0, restarts_in_a_row = 0,
-      restarts_in_reveal_phase = 0, seed_faults = 0;
+      restarts_in_reveal_phase = 0, seed_faults = 0, seeds_naming_header = 0,
+      seeds_naming_another_header = 0, illegal_seed_faults = 0;
   for (const Golden& golden : kGoldens) {
     SCOPED_TRACE(golden.file);
     const std::string file = ReadOrDie(Path(golden));
@@ -429,6 +457,7 @@ TEST(GoldenDirectoryTest, CoversSeatKeysRestartsAndASeedDecisionFault) {
     }
     ASSERT_FALSE(records.empty());
     const v1::Header& header = records[0].header();
+    const std::string header_hash(AsView(Sha256(split.records[0].bytes)));
     for (const v1::Seat& seat : header.seats()) {
       keyed_seats += seat.public_key().empty() ? 0 : 1;
     }
@@ -453,11 +482,23 @@ TEST(GoldenDirectoryTest, CoversSeatKeysRestartsAndASeedDecisionFault) {
       if (record.has_fault() && record.fault().decision_id() == 0) {
         EXPECT_EQ(record.fault().consequence(), v1::FAULT_DEFAULT_ACTION);
         ++seed_faults;
+        // Its reveal, if logged before the fault, does not count.
+        contributions[record.fault().seat()] =
+            std::string(kSeedContributionSize, 0);
+        if (record.fault().reason() == v1::FAULT_ILLEGAL_ACTION) {
+          ++illegal_seed_faults;
+        }
       }
       if (record.has_reveal() && record.reveal().decision_id() == 0) {
         v1::Action action;
         ASSERT_TRUE(action.ParseFromString(record.reveal().action()));
         contributions[record.reveal().seat()] = action.seed().contribution();
+        const std::string& named = action.seed().header_hash();
+        if (named == header_hash) {
+          ++seeds_naming_header;
+        } else if (!named.empty()) {
+          ++seeds_naming_another_header;
+        }
       }
       if (record.has_seed_reveal()) {
         const v1::SeedReveal& seed = record.seed_reveal();
@@ -474,6 +515,9 @@ TEST(GoldenDirectoryTest, CoversSeatKeysRestartsAndASeedDecisionFault) {
   EXPECT_GT(restarts_in_a_row, 0);
   EXPECT_GT(restarts_in_reveal_phase, 0);
   EXPECT_GT(seed_faults, 0);
+  EXPECT_GT(seeds_naming_header, 0);
+  EXPECT_GT(seeds_naming_another_header, 0);
+  EXPECT_EQ(illegal_seed_faults, seeds_naming_another_header);
 }
 
 TEST(GoldenDirectoryTest, PinnedKeyFileIsWellFormed) {

@@ -70,6 +70,7 @@ const char* const kGoldens[] = {
     "testdata/golden/rock_paper_pyramid/forfeit_mismatch.pyrlog",
     "testdata/golden/rock_paper_pyramid/default_action_timeout.pyrlog",
     "testdata/golden/rock_paper_pyramid/signed_seed_timeout_restarts.pyrlog",
+    "testdata/golden/rock_paper_pyramid/named_header.pyrlog",
     "testdata/golden/pyramid_shambo/two_seats_move_limit.pyrlog",
     "testdata/golden/pyramid_shambo/three_seats.pyrlog",
     "testdata/golden/pyramid_shambo/ten_seats.pyrlog",

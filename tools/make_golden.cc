@@ -32,6 +32,14 @@
 //                                  1 have committed (commit phase), and at
 //                                  decision 7 once seat 0 has revealed
 //                                  (reveal phase).
+//   named_header.pyrlog            default-action policy with 1 s deadlines;
+//                                  every seat registers an Ed25519 key and
+//                                  signs each commit; seats 0 and 1 name the
+//                                  log header in their seed contribution
+//                                  (SeedContribution.header_hash), seat 2
+//                                  names another header: an illegal action
+//                                  (the seed takes 32 zero bytes for it);
+//                                  the rest is honest.
 // Scenarios of --game=flaming_pyramids (3 seats):
 //   forfeit_at_collapse_fall.pyrlog  forfeit policy with 1 s deadlines; the
 //                                  first time a collapse asks for its fall,
@@ -164,6 +172,11 @@ class Scenario {
   // restarts (Match::Resume from the log) before the seat commits, which it
   // then does honestly; kRestartBeforeReveal likewise before its reveal;
   // kRestartTwiceBeforeCommit: two restarts, one right after the other.
+  // kNameHeader: honest, and its seed contribution names the log header
+  // (SeedContribution.header_hash; kHonest's names none, as in the
+  // scenarios written before it, whose bytes stay the same);
+  // kNameAnotherHeader: its seed contribution names another header, an
+  // illegal action. Both act only at the seed decision.
   enum class Conduct {
     kHonest,
     kNoCommit,
@@ -172,6 +185,8 @@ class Scenario {
     kRestartBeforeCommit,
     kRestartTwiceBeforeCommit,
     kRestartBeforeReveal,
+    kNameHeader,
+    kNameAnotherHeader,
   };
   using Plan =
       std::function<Conduct(const Match& match, uint64_t decision, int seat)>;
@@ -195,7 +210,7 @@ class Scenario {
         if (conduct == Conduct::kRestartTwiceBeforeCommit) {
           if (absl::Status s = Restart(); !s.ok()) return s;
         }
-        if (absl::Status s = Commit(seat, id); !s.ok()) return s;
+        if (absl::Status s = Commit(seat, id, conduct); !s.ok()) return s;
       }
       if (late) {
         clock_.Advance(absl::Milliseconds(kTimeoutMs + 1));
@@ -218,8 +233,12 @@ class Scenario {
           salt[0] = static_cast<char>(salt[0] ^ 1);
         const absl::Status s =
             match_->Reveal(seat, id, salt, pending_[seat].action_bytes);
-        // A mismatched reveal is refused (and logged with its fault).
-        if (!s.ok() && conduct != Conduct::kMismatch) return s;
+        // A mismatched or illegal reveal is refused (and logged with its
+        // fault).
+        if (!s.ok() && conduct != Conduct::kMismatch &&
+            conduct != Conduct::kNameAnotherHeader) {
+          return s;
+        }
         if (match_->finished()) break;
       }
       if (late && !match_->finished()) {
@@ -248,10 +267,17 @@ class Scenario {
     return absl::OkStatus();
   }
 
-  absl::Status Commit(int seat, uint64_t id) {
+  absl::Status Commit(int seat, uint64_t id, Conduct conduct) {
     v1::Action action;
     if (id == 0) {
       action = SeedAction(entropy_);
+      if (conduct == Conduct::kNameHeader) {
+        action.mutable_seed()->set_header_hash(
+            std::string(AsView(match_->header_hash())));
+      } else if (conduct == Conduct::kNameAnotherHeader) {
+        action.mutable_seed()->set_header_hash(
+            std::string(AsView(Sha256("another match's header"))));
+      }
     } else {
       std::vector<v1::Action> legal = match_->LegalActions(seat);
       if (prefer_) {
@@ -520,6 +546,17 @@ int Main() {
             }
             return Conduct::kHonest;
           });
+    });
+    scenarios.emplace_back("named_header", [&] {
+      Setup setup(game, v1::FORFEIT_POLICY_DEFAULT_ACTION);
+      setup.keyed_seats = {0, 1, 2};
+      return WriteScenario(out / "named_header.pyrlog", setup,
+                           Sha256({AsView(root), "named_header"}), *key,
+                           [](const Match&, uint64_t decision, int seat) {
+                             if (decision != 0) return Conduct::kHonest;
+                             return seat == 2 ? Conduct::kNameAnotherHeader
+                                              : Conduct::kNameHeader;
+                           });
     });
   } else if (game == "flaming_pyramids") {
     scenarios.emplace_back("forfeit_at_collapse_fall", [&] {
