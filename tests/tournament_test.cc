@@ -3,9 +3,10 @@
 // else build/bin) as separate processes. Round robin, Swiss and SPRT
 // tournaments whose every log verifies; a bot that keeps crashing, restarted
 // and forfeiting the matches it interrupted; an interrupted tournament that
-// resumes without replaying a finished match; 256 matches in flight without
-// a timeout; refused tournament files. And the `tournament` program itself,
-// killed with SIGKILL mid-run, resumes from its output directory.
+// resumes without replaying a finished match, and on a running referee
+// without playing again the matches it left in flight; 256 matches in flight
+// without a timeout; refused tournament files. And the `tournament` program
+// itself, killed with SIGKILL mid-run, resumes from its output directory.
 #include <signal.h>
 
 #include <algorithm>
@@ -872,6 +873,99 @@ TEST_F(TournamentTest, ALostLogIsFetchedAgainFromARunningReferee) {
   EXPECT_EQ(results->verified(), 3u);
   EXPECT_EQ(results->transparency_problems(), 0u)
       << results->transparency_verdict();
+}
+
+// The matches in flight when a tournament on a running referee is killed
+// go on there without their bots (which die with the runner), forfeit at
+// their deadlines and are sealed, entered in the referee's transparency
+// log under their labels. The resume does not create them again (each
+// match's request_id is the same in every run): it takes each one's
+// result, waiting for those still running, and says so in a line per
+// match. One whose line in created.jsonl was lost (the kill came between
+// the referee's answer and that line) is found among the referee's
+// matches. Every label then stands in exactly one sealed log of the
+// referee's.
+TEST_F(TournamentTest, AResumeTakesTheResultsOfMatchesLeftOnARunningReferee) {
+  std::unique_ptr<testing_util::Process> referee = StartReferee(dir_.path());
+  ASSERT_NE(referee, nullptr);
+  const RemoteReferee remote(dir_.path());
+  const v1::Tournament t =
+      Make("rock_paper_pyramid", 3, 4,
+           "rounds: 6 concurrency: 8 clocks { commit_timeout_ms: 1000 "
+           "reveal_timeout_ms: 1000 seed_timeout_ms: 2000 } " +
+               remote.Fields());
+  KillOnceJournaled(TournamentCommand(t), 8);
+  std::set<uint32_t> journaled;
+  for (const auto& m : Journaled()) journaled.insert(m.index());
+  // The matches created but not journaled; every other one loses its line.
+  const std::string created = dir_.File("out/created.jsonl");
+  std::vector<std::string> lines;
+  if (absl::StatusOr<std::string> text = ReadFileToString(created); text.ok()) {
+    lines = absl::StrSplit(*text, '\n', absl::SkipEmpty());
+  }
+  std::map<uint32_t, std::string> left;  // Index, match id.
+  std::vector<std::string> kept;
+  for (const std::string& line : lines) {
+    v1::TournamentMatchResult entry;
+    // (A last line cut short by the kill.)
+    if (!google::protobuf::util::JsonStringToMessage(line, &entry).ok()) break;
+    if (!journaled.contains(entry.index())) {
+      left.emplace(entry.index(), entry.match_id());
+      if (left.size() % 2 == 0) continue;
+    }
+    kept.push_back(line + "\n");
+  }
+  if (!lines.empty()) std::ofstream(created) << absl::StrJoin(kept, "");
+
+  absl::StatusOr<v1::TournamentResults> results = Run(t);
+  ASSERT_TRUE(results.ok()) << results.status() << progress_.str();
+  EXPECT_EQ(results->verified(), 72u);
+  ExpectAllGenuine(*results);
+  EXPECT_EQ(results->transparency_problems(), 0u)
+      << results->transparency_verdict();
+  // Each match left on the referee counts as it ended there, said in a
+  // line (or adopted from its log, when it was fetched before the kill).
+  EXPECT_FALSE(left.empty()) << "no match was in flight at the kill";
+  std::map<uint32_t, std::string> ids;
+  for (const auto& m : results->matches()) ids[m.index()] = m.match_id();
+  for (const auto& [index, match_id] : left) {
+    EXPECT_EQ(ids[index], match_id) << "match " << index << " played again";
+    EXPECT_THAT(progress_.str(),
+                HasSubstr(absl::StrCat("resuming: match ", index, " (")));
+  }
+  EXPECT_THAT(progress_.str(), HasSubstr("was created before the interruption "
+                                         "and ended without the runner; its "
+                                         "result stands"));
+  EXPECT_THAT(progress_.str(), HasSubstr("(forfeited)"));
+  // Every label in exactly one sealed log of the referee's, once every
+  // match it holds has ended (a match played again would leave the first
+  // one running until its deadlines).
+  VerifyOptions options;
+  options.pinned_key = *ParsePublicKey(remote.key);
+  std::map<std::string, int> sealed;
+  size_t running = 0;
+  const absl::Time end = absl::Now() + absl::Seconds(20);
+  do {
+    if (running > 0) absl::SleepFor(absl::Milliseconds(100));
+    sealed.clear();
+    running = 0;
+    for (const auto& entry :
+         fs::directory_iterator(dir_.File("referee/logs"))) {
+      if (entry.path().extension() != ".pyrlog") continue;
+      const Verdict verdict =
+          VerifyLog(*ReadFileToString(entry.path().string()), options);
+      if (verdict.kind == Verdict::Kind::kGenuine) {
+        ++sealed[verdict.header.label()];
+      } else {
+        ++running;
+      }
+    }
+  } while (running > 0 && absl::Now() < end);
+  EXPECT_EQ(running, 0u) << "matches still running on the referee";
+  EXPECT_EQ(sealed.size(), 72u);
+  for (const auto& [label, count] : sealed) {
+    EXPECT_EQ(count, 1) << label << " stands in " << count << " sealed logs";
+  }
 }
 
 // A referee at its --max_live_matches refuses more for now: the runner

@@ -54,13 +54,13 @@ absl::StatusOr<std::vector<v1::TournamentMatchResult>> Journal::Parse(
 }
 
 absl::StatusOr<std::unique_ptr<Journal>> Journal::OpenForAppend(
-    const std::string& path) {
+    const std::string& path, bool sync) {
   std::FILE* file = std::fopen(path.c_str(), "a+");
   if (file == nullptr) {
     return absl::InternalError(
         absl::StrCat("cannot open ", path, ": ", std::strerror(errno)));
   }
-  auto journal = std::unique_ptr<Journal>(new Journal(file, path));
+  auto journal = std::unique_ptr<Journal>(new Journal(file, path, sync));
   // Cut off a last line torn by a crash: it ends after the last newline.
   absl::StatusOr<std::string> bytes_read = ReadFileToString(path);
   if (!bytes_read.ok()) return bytes_read.status();
@@ -89,7 +89,7 @@ absl::Status Journal::Append(const v1::TournamentMatchResult& result) {
   }
   line += '\n';
   if (std::fwrite(line.data(), 1, line.size(), file_) != line.size() ||
-      std::fflush(file_) != 0 || fsync(fileno(file_)) != 0) {
+      std::fflush(file_) != 0 || (sync_ && fsync(fileno(file_)) != 0)) {
     return absl::InternalError(
         absl::StrCat("cannot append to ", path_, ": ", std::strerror(errno)));
   }

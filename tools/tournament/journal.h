@@ -37,22 +37,27 @@ class Journal {
       std::string_view text, std::string_view name);
 
   // Opens `path` for appending, creating it if needed; a last line without
-  // its newline is cut off first.
+  // its newline is cut off first. With `sync` false, Append writes each
+  // line through to the kernel (it survives the runner's SIGKILL) but does
+  // not wait for the disk (a power loss may lose the last lines): for a
+  // file whose lines only spare a search (created.jsonl).
   static absl::StatusOr<std::unique_ptr<Journal>> OpenForAppend(
-      const std::string& path);
+      const std::string& path, bool sync = true);
 
   ~Journal();
 
-  // Appends `result` as one line and makes it durable (fsync). Not
-  // thread-safe: the caller serialises appends.
+  // Appends `result` as one line and makes it durable (fsync, unless
+  // opened with `sync` false). Not thread-safe: the caller serialises
+  // appends.
   absl::Status Append(const referee::v1::TournamentMatchResult& result);
 
  private:
-  explicit Journal(std::FILE* file, std::string path)
-      : file_(file), path_(std::move(path)) {}
+  explicit Journal(std::FILE* file, std::string path, bool sync)
+      : file_(file), path_(std::move(path)), sync_(sync) {}
 
   std::FILE* file_;
   const std::string path_;
+  const bool sync_;
 };
 
 }  // namespace pyramid

@@ -289,6 +289,34 @@ absl::StatusOr<v1::CreateMatchResponse> RefereeLink::CreateMatch(
   return response;
 }
 
+absl::StatusOr<v1::MatchInfo> RefereeLink::GetMatch(
+    const std::string& match_id) {
+  v1::GetMatchRequest request;
+  request.set_match_id(match_id);
+  v1::MatchInfo response;
+  grpc::Status status = Retrying([&] {
+    grpc::ClientContext context;
+    Authorize(context);
+    return stub_->GetMatch(&context, request, &response);
+  });
+  if (!status.ok()) {
+    return FromGrpc(status, absl::StrCat("getting match ", match_id));
+  }
+  return response;
+}
+
+absl::StatusOr<v1::ListMatchesResponse> RefereeLink::ListMatches(
+    const v1::ListMatchesRequest& request) {
+  v1::ListMatchesResponse response;
+  grpc::Status status = Retrying([&] {
+    grpc::ClientContext context;
+    Authorize(context);
+    return stub_->ListMatches(&context, request, &response);
+  });
+  if (!status.ok()) return FromGrpc(status, "listing matches");
+  return response;
+}
+
 absl::Status RefereeLink::AwaitEnd(const std::string& match_id) {
   return embedded_ != nullptr ? AwaitEmbedded(match_id) : AwaitRemote(match_id);
 }

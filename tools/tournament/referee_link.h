@@ -76,6 +76,12 @@ class RefereeLink {
   absl::StatusOr<referee::v1::CreateMatchResponse> CreateMatch(
       const referee::v1::CreateMatchRequest& request);
 
+  // A match's summary (GetMatch), and a page of the referee's matches,
+  // newest first (ListMatches).
+  absl::StatusOr<referee::v1::MatchInfo> GetMatch(const std::string& match_id);
+  absl::StatusOr<referee::v1::ListMatchesResponse> ListMatches(
+      const referee::v1::ListMatchesRequest& request);
+
   // Blocks until the match is over. CANCELLED once Cancel() is called.
   absl::Status AwaitEnd(const std::string& match_id);
 

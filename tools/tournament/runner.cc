@@ -353,8 +353,13 @@ bool Runner::CheckInterrupted() {
   if (!interrupted_.exchange(true)) {
     link_->Cancel();
     Note(out_.empty() ? "interrupted: stopping before anything is written"
-                      : "interrupted: stopping (matches in flight are "
-                        "played again on resume)");
+         : t_.referee().empty()
+             ? "interrupted: stopping (matches in flight are played again on "
+               "resume)"
+             : "interrupted: stopping (the referee plays on the matches in "
+               "flight without their bots, whose seats forfeit at their "
+               "deadlines; a resume takes their results instead of playing "
+               "them again)");
   }
   return true;
 }

@@ -11,7 +11,10 @@
 // log is now missing or does not verify is fetched again from a running
 // referee, or the resume is refused before the directory changes (unless
 // RunOptions::replay_lost_logs): played again, its label would stand twice
-// in the referee's transparency log. The directory remembers
+// in the referee's transparency log. With a running referee, a match an
+// interrupted run created is never created again either: its request_id
+// is the same in every run, and the resume takes the referee's result of
+// it (docs/tournament.md, "Resume"). The directory remembers
 // its tournament (tournament.txt); resuming with a different game, bots,
 // format, rounds, seats, clocks, policy, seed or SPRT is refused.
 #ifndef PYRAMID_TOOLS_TOURNAMENT_RUNNER_H_

@@ -7,8 +7,10 @@
 //                     CheckSameTournament, OpenOutput, CheckRefereeKey,
 //                     StopOnWrongKey); the progress line and interruption.
 //   runner_resume.cc  Resuming from the journal: lost logs (CheckLostLogs,
-//                     Refetch), Resume, and adopting or setting aside the
-//                     logs the journal does not name.
+//                     Refetch), Resume, adopting or setting aside the
+//                     logs the journal does not name, and finding the
+//                     matches an earlier run created on a running referee
+//                     (created.jsonl, EarlierMatch).
 //   runner_bots.cc    Registering, starting, supervising and stopping the
 //                     bots.
 //   runner_play.cc    Playing the schedule (Swiss rounds paired as they
@@ -39,6 +41,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "pyramid/referee/v1/log.pb.h"
+#include "pyramid/referee/v1/referee_service.pb.h"
 #include "pyramid/referee/v1/tournament.pb.h"
 #include "referee/service/directory_lock.h"
 #include "replay/html_page.h"
@@ -118,8 +121,9 @@ class Runner {
                               const std::string& source) const;
 
   // Stops the tournament (no more matches start; those in flight are
-  // abandoned, played again on resume) when `verdict`, not genuine, is on
-  // a log whose header names another referee key than the pinned one.
+  // abandoned: on resume, their results are taken from the referee, see
+  // EarlierMatch) when `verdict`, not genuine, is on a log whose header
+  // names another referee key than the pinned one.
   void StopOnWrongKey(const Verdict& verdict, const std::string& log_file);
 
   // The label match `index` is created with (its log's Header.label).
@@ -210,6 +214,30 @@ class Runner {
   std::optional<v1::TournamentMatchResult> Adoptable(const fs::path& file) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(results_mu_);
 
+  // A running referee: reads OUTPUT/created.jsonl (the matches earlier runs
+  // created, NoteCreated) into created_before_; refused as a damaged
+  // journal is. OpenCreated then opens it for appending.
+  absl::Status ReadCreated();
+  absl::Status OpenCreated();
+
+  // A running referee: appends `created` (index, match id, seats) to
+  // OUTPUT/created.jsonl as soon as the referee has answered its
+  // CreateMatch, so that a resume finds the match without a search.
+  void NoteCreated(const v1::TournamentMatchResult& created);
+
+  // The match the running referee holds for `request_id` (match `index`'s,
+  // RequestId), which an earlier run created and did not record the end
+  // of (an interruption, SIGKILL included; a log it could not fetch): the
+  // referee answered this run's CreateMatch with FAILED_PRECONDITION, since
+  // its seats name the earlier run's bots. Found by the match ids
+  // created.jsonl holds for `index`, else (a run killed between the
+  // referee's answer and that line) among the referee's matches, newest
+  // first, in one search shared by every match (ListMatches). Never a
+  // broken one (for which the referee would have made a new match).
+  // NOT_FOUND when there is none; CANCELLED when interrupted.
+  absl::StatusOr<v1::MatchInfo> EarlierMatch(uint32_t index,
+                                             const std::string& request_id);
+
   // ----------------------------------------------------------------------
   // runner_bots.cc: the bots.
 
@@ -244,9 +272,35 @@ class Runner {
   // Plays every match of `batch` not already done, `concurrency` at a time.
   void PlayBatch(const std::vector<ScheduledMatch>& batch);
 
-  // Plays one match; nullopt when interrupted before it finished.
+  // The CreateMatchRequest.request_id of match `index`: the same in every
+  // run of the tournament (its run id and the match's index, and the
+  // attempt of a match played again on purpose, --replay_lost_logs), so
+  // that a resume's CreateMatch for a match the referee already created
+  // names that match (docs/protocol.md, "Retrying CreateMatch") instead of
+  // creating a second one under the same label.
+  std::string RequestId(uint32_t index) const;
+
+  // What every request_id of this tournament begins with.
+  std::string RequestIdPrefix() const;
+
+  // Plays one match; nullopt when interrupted before it finished. A match
+  // the referee already holds for its request_id (EarlierMatch) is not
+  // created again: its result is taken (TakeOver).
   std::optional<v1::TournamentMatchResult> Play(
       const ScheduledMatch& scheduled);
+
+  // `result` (index and seats set) as the match `earlier`, which an
+  // earlier run created for it: waits for its end (its seats name that
+  // run's bots, which this run's, registered anew, cannot play: they
+  // forfeit at their deadlines), fetches and verifies its log, and says so
+  // in a line. nullopt when interrupted.
+  std::optional<v1::TournamentMatchResult> TakeOver(
+      v1::TournamentMatchResult result, const v1::MatchInfo& earlier);
+
+  // Waits for the end of `result`'s match (its match_id set), fetches its
+  // log and verifies it; nullopt when interrupted.
+  std::optional<v1::TournamentMatchResult> Finish(
+      v1::TournamentMatchResult result);
 
   // Verifies `result`'s log file (the verdict and, when genuine, its
   // outcome and moves go into `result`) and writes its viewer page: the
@@ -331,6 +385,21 @@ class Runner {
   // match index (CheckLostLogs), for Resume to write.
   std::map<uint32_t, std::string> refetched_;
   std::unique_ptr<Journal> journal_;
+  // The attempt of each match played again on purpose (--replay_lost_logs;
+  // RequestId): how many matches were journaled as genuine for it.
+  std::map<uint32_t, uint32_t> attempts_;
+  // A running referee: the match ids OUTPUT/created.jsonl held for each
+  // index when the run began (ReadCreated), in the order created.
+  std::map<uint32_t, std::vector<std::string>> created_before_;
+  absl::Mutex created_mu_;
+  std::unique_ptr<Journal> created_ ABSL_GUARDED_BY(created_mu_);
+  // EarlierMatch's search of the referee's matches: those of this
+  // tournament found so far (by request_id, the newest of each), where the
+  // next page starts, and whether the search reached the oldest.
+  absl::Mutex search_mu_;
+  std::map<std::string, v1::MatchInfo> searched_ ABSL_GUARDED_BY(search_mu_);
+  std::string search_page_ ABSL_GUARDED_BY(search_mu_);
+  bool search_done_ ABSL_GUARDED_BY(search_mu_) = false;
   std::vector<std::string> bot_ids_;
   std::vector<std::unique_ptr<BotProcess>> bots_;
   std::thread supervisor_;

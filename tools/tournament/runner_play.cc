@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "referee/core/log_sink.h"
 #include "referee/crypto/bytes.h"
@@ -115,6 +116,18 @@ void Runner::PlayBatch(const std::vector<ScheduledMatch>& batch) {
   for (auto& w : workers) w.join();
 }
 
+std::string Runner::RequestIdPrefix() const {
+  return absl::StrCat("tournament/", run_id_, "/");
+}
+
+std::string Runner::RequestId(uint32_t index) const {
+  std::string id = absl::StrCat(RequestIdPrefix(), index);
+  if (const auto it = attempts_.find(index); it != attempts_.end()) {
+    absl::StrAppend(&id, "/replay-", it->second);
+  }
+  return id;
+}
+
 std::optional<v1::TournamentMatchResult> Runner::Play(
     const ScheduledMatch& scheduled) {
   v1::TournamentMatchResult result;
@@ -128,13 +141,33 @@ std::optional<v1::TournamentMatchResult> Runner::Play(
   *request.mutable_clocks() = MatchClocks(t_.clocks());
   request.set_forfeit_policy(t_.forfeit_policy());
   request.set_label(Label(scheduled.index));
-  // Fresh for this attempt, the same for the link's retries of it: an
-  // answer lost to a restarting referee does not leave a second match
-  // under the same label.
-  request.set_request_id(ToHex(SystemRandomBytes(16)));
+  // The same for this match in every run of the tournament (and for the
+  // link's retries): an answer lost to a restarting referee, or a run
+  // interrupted after the match was created, does not leave a second
+  // match under the same label. A match that broke (it will never be
+  // sealed) is replaced by the referee with a new one for the request_id.
+  request.set_request_id(RequestId(scheduled.index));
   absl::StatusOr<v1::CreateMatchResponse> created = link_->CreateMatch(request);
   if (created.status().code() == absl::StatusCode::kCancelled) {
     return std::nullopt;
+  }
+  // The referee holds a match for this request_id whose seats name other
+  // bots: an earlier run's (each run registers the bots anew), created
+  // before an interruption. Its result is this match's.
+  if (created.status().code() == absl::StatusCode::kFailedPrecondition &&
+      !t_.referee().empty()) {
+    absl::StatusOr<v1::MatchInfo> earlier =
+        EarlierMatch(scheduled.index, request.request_id());
+    if (earlier.status().code() == absl::StatusCode::kCancelled) {
+      return std::nullopt;
+    }
+    if (earlier.ok()) return TakeOver(std::move(result), *earlier);
+    if (!absl::IsNotFound(earlier.status())) {
+      result.set_verdict(absl::StrCat(
+          "not played: ", created.status().message(),
+          "; looking for that match: ", earlier.status().message()));
+      return result;
+    }
   }
   if (!created.ok()) {
     result.set_verdict(
@@ -142,16 +175,80 @@ std::optional<v1::TournamentMatchResult> Runner::Play(
     return result;
   }
   result.set_match_id(created->match_id());
-  if (absl::Status s = link_->AwaitEnd(created->match_id()); !s.ok()) {
+  NoteCreated(result);
+  return Finish(std::move(result));
+}
+
+std::optional<v1::TournamentMatchResult> Runner::TakeOver(
+    v1::TournamentMatchResult result, const v1::MatchInfo& earlier) {
+  result.set_match_id(earlier.match_id());
+  const std::string what =
+      absl::StrCat("match ", result.index(), " (", Label(result.index()),
+                   ", match id ", earlier.match_id(), ")");
+  // Its seats are this match's unless a Swiss round was paired otherwise
+  // than in the run that created it (a result that changed since): it is
+  // then not this match, and is not counted as it.
+  bool same_seats = earlier.seats_size() == result.seats_size();
+  for (int i = 0; same_seats && i < result.seats_size(); ++i) {
+    same_seats = earlier.seats(i).name() == result.seats(i);
+  }
+  if (!same_seats) {
+    std::vector<std::string> seats;
+    for (const v1::MatchSeatInfo& seat : earlier.seats()) {
+      seats.push_back(seat.name());
+    }
+    result.set_verdict(absl::StrCat(
+        "not played: the referee already holds match ", earlier.match_id(),
+        " under its label, created by an earlier run with other seats (",
+        absl::StrJoin(seats, ", "),
+        "); playing it again would put its label in the referee's "
+        "transparency log twice"));
+    Note(absl::StrCat("resuming: ", what, ": ", result.verdict()));
+    return result;
+  }
+  if (earlier.status() == v1::MATCH_RUNNING) {
+    Note(absl::StrCat(
+        "resuming: ", what,
+        " was created before the interruption and is still running on the "
+        "referee; its seats are the earlier run's bots, which this run's "
+        "(registered anew) cannot play: waiting for its end (they forfeit at "
+        "their deadlines)"));
+  }
+  std::optional<v1::TournamentMatchResult> finished = Finish(std::move(result));
+  if (!finished.has_value()) return std::nullopt;
+  if (finished->verdict() != kGenuine) {
+    Note(absl::StrCat("resuming: ", what,
+                      " was created before the interruption; not played "
+                      "again, and its result is not counted: ",
+                      finished->verdict()));
+    return finished;
+  }
+  std::vector<std::string> ranks;
+  for (int i = 0; i < finished->outcome().seats_size(); ++i) {
+    const v1::SeatOutcome& seat = finished->outcome().seats(i);
+    ranks.push_back(absl::StrCat(finished->seats(i), " ", seat.rank(),
+                                 seat.forfeited() ? " (forfeited)" : ""));
+  }
+  Note(absl::StrCat("resuming: ", what,
+                    " was created before the interruption and ended without "
+                    "the runner; its result stands as the referee sealed it, "
+                    "not played again (ranks: ",
+                    absl::StrJoin(ranks, ", "), ")"));
+  return finished;
+}
+
+std::optional<v1::TournamentMatchResult> Runner::Finish(
+    v1::TournamentMatchResult result) {
+  const std::string match_id = result.match_id();
+  if (absl::Status s = link_->AwaitEnd(match_id); !s.ok()) {
     if (s.code() == absl::StatusCode::kCancelled) return std::nullopt;
     result.set_verdict(absl::StrCat("not finished: ", s.message()));
     return result;
   }
-  const std::string file =
-      RefereeLink::LogFileName(t_.game().game(), created->match_id());
+  const std::string file = RefereeLink::LogFileName(t_.game().game(), match_id);
   result.set_log_file("logs/" + file);
   if (absl::Status s =
-          link_->FetchLog(created->match_id(), (out_ / "logs").string(), file);
+          link_->FetchLog(match_id, (out_ / "logs").string(), file);
       !s.ok()) {
     if (s.code() == absl::StatusCode::kCancelled) return std::nullopt;
     result.set_verdict(absl::StrCat("log not fetched: ", s.message()));

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/cleanup/cleanup.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "referee/core/log_sink.h"
@@ -146,6 +147,7 @@ absl::Status Runner::Resume() {
   absl::StatusOr<std::vector<v1::TournamentMatchResult>> entries =
       Journal::Read(path);
   if (!entries.ok()) return entries.status();
+  if (absl::Status s = ReadCreated(); !s.ok()) return s;
   std::map<uint32_t, v1::TournamentMatchResult> kept;
   std::map<uint32_t, LostLog> lost =
       SortJournal(*entries, out_, link_->public_key(), kept);
@@ -174,6 +176,15 @@ absl::Status Runner::Resume() {
       problems.push_back(LostLogText(l));
       continue;
     }
+    // A request_id of its own: the referee would otherwise answer with
+    // the match whose log was lost.
+    std::set<std::string> played;
+    for (const v1::TournamentMatchResult& entry : *entries) {
+      if (entry.index() == index && entry.verdict() == kGenuine) {
+        played.insert(entry.match_id());
+      }
+    }
+    attempts_[index] = static_cast<uint32_t>(played.size());
     Note(absl::StrCat("resuming: ", said,
                       "; playing it again (--replay_lost_logs): its label ",
                       Label(index),
@@ -211,7 +222,99 @@ absl::Status Runner::Resume() {
   if (!journal.ok()) return journal.status();
   journal_ = *std::move(journal);
   AdoptOrSetAsideUnjournaledLogs();
+  return OpenCreated();
+}
+
+absl::Status Runner::ReadCreated() {
+  if (t_.referee().empty()) return absl::OkStatus();
+  const std::string path = (out_ / "created.jsonl").string();
+  absl::StatusOr<std::vector<v1::TournamentMatchResult>> entries =
+      Journal::Read(path);
+  if (!entries.ok()) {
+    return absl::Status(
+        entries.status().code(),
+        absl::StrCat(entries.status().message(),
+                     " (remove it, and the referee's matches are searched "
+                     "instead)"));
+  }
+  for (const v1::TournamentMatchResult& entry : *entries) {
+    created_before_[entry.index()].push_back(entry.match_id());
+  }
   return absl::OkStatus();
+}
+
+absl::Status Runner::OpenCreated() {
+  if (t_.referee().empty()) return absl::OkStatus();
+  absl::StatusOr<std::unique_ptr<Journal>> created =
+      Journal::OpenForAppend((out_ / "created.jsonl").string(),
+                             /*sync=*/false);
+  if (!created.ok()) return created.status();
+  absl::MutexLock lock(&created_mu_);
+  created_ = *std::move(created);
+  return absl::OkStatus();
+}
+
+void Runner::NoteCreated(const v1::TournamentMatchResult& created) {
+  absl::MutexLock lock(&created_mu_);
+  if (created_ == nullptr) return;
+  // Not fatal: a resume that misses the line searches the referee.
+  if (absl::Status s = created_->Append(created); !s.ok()) {
+    Note(std::string(s.message()));
+  }
+}
+
+absl::StatusOr<v1::MatchInfo> Runner::EarlierMatch(
+    uint32_t index, const std::string& request_id) {
+  // A match created for the request_id that broke was replaced by a newer
+  // one, if any: the newest first.
+  if (const auto it = created_before_.find(index);
+      it != created_before_.end()) {
+    for (auto id = it->second.rbegin(); id != it->second.rend(); ++id) {
+      absl::StatusOr<v1::MatchInfo> info = link_->GetMatch(*id);
+      if (info.status().code() == absl::StatusCode::kCancelled) {
+        return info.status();
+      }
+      if (info.ok() && info->request_id() == request_id &&
+          info->status() != v1::MATCH_BROKEN) {
+        return info;
+      }
+    }
+  }
+  // Not recorded: the run was killed between the referee's answer and
+  // its line in created.jsonl. The referee's matches, newest first, down
+  // to this one (the search goes on from there for the next one asked:
+  // every match it looks for was created before this run searched).
+  absl::MutexLock lock(&search_mu_);
+  while (!searched_.contains(request_id) && !search_done_) {
+    v1::ListMatchesRequest request;
+    request.set_page_size(1000);
+    request.set_page_token(search_page_);
+    absl::StatusOr<v1::ListMatchesResponse> page = link_->ListMatches(request);
+    if (!page.ok()) return page.status();
+    for (const v1::MatchInfo& info : page->matches()) {
+      if (absl::StartsWith(info.request_id(), RequestIdPrefix()) &&
+          info.status() != v1::MATCH_BROKEN) {
+        searched_.emplace(info.request_id(), info);
+      }
+    }
+    search_page_ = page->next_page_token();
+    search_done_ = search_page_.empty();
+  }
+  const auto found = searched_.find(request_id);
+  if (found == searched_.end()) {
+    return absl::NotFoundError(
+        absl::StrCat("the referee lists no match for request_id ", request_id));
+  }
+  // Found by a search, so not in created.jsonl: the next resume finds it
+  // there.
+  v1::TournamentMatchResult created;
+  created.set_index(index);
+  created.set_match_id(found->second.match_id());
+  for (const v1::MatchSeatInfo& seat : found->second.seats()) {
+    created.add_seats(seat.name());
+  }
+  NoteCreated(created);
+  return found->second;
 }
 
 void Runner::AdoptOrSetAsideUnjournaledLogs() {
