@@ -47,6 +47,7 @@
 #include "replay/html_page.h"
 #include "replay/verifier.h"
 #include "tools/tournament/bot_process.h"
+#include "tools/tournament/header_check.h"
 #include "tools/tournament/journal.h"
 #include "tools/tournament/referee_link.h"
 #include "tools/tournament/runner.h"
@@ -336,6 +337,9 @@ class Runner {
   // and returns kGenuine; otherwise returns why not.
   static std::string Judge(const Verdict& verdict,
                            v1::TournamentMatchResult& result);
+  // What the runner asked the referee for in `result`'s match (its seats
+  // named), which its log's header must say (HeaderDiffers).
+  ExpectedMatch Expected(const v1::TournamentMatchResult& result) const;
 
   // Verifies `result`'s log file; on success fills its outcome and moves.
   // Returns kGenuine or why not.

@@ -267,6 +267,14 @@ void Runner::VerifyAndShow(v1::TournamentMatchResult& result) {
   }
   const MatchPage page = RenderMatchPage(*bytes, PinnedOptions());
   result.set_verdict(Judge(page.verdict, result));
+  if (result.verdict() == kGenuine) {
+    if (const std::string differs =
+            HeaderDiffers(page.verdict.header, Expected(result));
+        !differs.empty()) {
+      result.set_verdict(absl::StrCat(
+          "genuine, but not the match the runner asked for: ", differs));
+    }
+  }
   StopOnWrongKey(page.verdict, result.log_file());
   WritePage(result.log_file(), page);
 }

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <string>
 #include <utility>
 
@@ -43,6 +44,21 @@ std::string Runner::Judge(const Verdict& verdict,
   *result.mutable_outcome() = verdict.outcome;
   result.set_moves(verdict.moves);
   return kGenuine;
+}
+
+ExpectedMatch Runner::Expected(const v1::TournamentMatchResult& result) const {
+  ExpectedMatch expected{.game = t_.game(),
+                         .forfeit_policy = t_.forfeit_policy(),
+                         .label = Label(result.index()),
+                         .seats = {}};
+  for (const std::string& name : result.seats()) {
+    const auto bot = std::find(names_.begin(), names_.end(), name);
+    expected.seats.push_back(ExpectedSeat{
+        .name = name,
+        .public_key =
+            bot == names_.end() ? "" : bot_public_keys_[bot - names_.begin()]});
+  }
+  return expected;
 }
 
 std::string Runner::Verify(v1::TournamentMatchResult& result) const {
