@@ -2,11 +2,13 @@
 // embedded referee, and the reference `bot` program (from $PYRAMID_BIN,
 // else build/bin) as separate processes. Round robin, Swiss and SPRT
 // tournaments whose every log verifies; a bot that keeps crashing, restarted
-// and forfeiting the matches it interrupted; an interrupted tournament that
-// resumes without replaying a finished match, and on a running referee
-// without playing again the matches it left in flight; 256 matches in flight
-// without a timeout; refused tournament files. And the `tournament` program
-// itself, killed with SIGKILL mid-run, resumes from its output directory.
+// and forfeiting the matches it interrupted; a first interruption that lets
+// the matches in flight finish, a second that stops at once; an
+// interrupted tournament that resumes without replaying a finished match,
+// and on a running referee without playing again the matches it left in
+// flight; 256 matches in flight without a timeout; refused tournament
+// files. And the `tournament` program itself, killed with SIGKILL mid-run,
+// resumes from its output directory.
 #include <signal.h>
 
 #include <algorithm>
@@ -78,12 +80,48 @@ class TournamentTest : public ::testing::Test {
     return t;
   }
 
+  // `interruptions`, when given, says how many interruptions the run has
+  // received (RunOptions::interruptions): 1 finishes the matches in
+  // flight, 2 stops at once.
   absl::StatusOr<v1::TournamentResults> Run(
-      const v1::Tournament& t, std::function<bool()> interrupted = nullptr) {
+      const v1::Tournament& t, std::function<int()> interruptions = nullptr) {
     RunOptions options;
     options.progress = &progress_;
-    if (interrupted) options.interrupted = std::move(interrupted);
+    if (interruptions) options.interruptions = std::move(interruptions);
     return RunTournament(t, options);
+  }
+
+  // The logs in OUT/logs (the embedded referee makes a match's log as it
+  // creates the match), as "logs/NAME".
+  std::set<std::string> Logs() const {
+    std::set<std::string> logs;
+    std::error_code ignored;
+    for (const auto& entry :
+         fs::directory_iterator(dir_.File("out/logs"), ignored)) {
+      if (entry.path().extension() == ".pyrlog") {
+        logs.insert("logs/" + entry.path().filename().string());
+      }
+    }
+    return logs;
+  }
+
+  // 3 bots at 3 seats, 6 matches, 2 at a time: every match seats bot-3,
+  // whose program starts 3 s late, so the first two stay in flight (their
+  // seed decision waits for it: the runner's MatchClocks) for 3 s.
+  v1::Tournament WithALateBot() const {
+    v1::Tournament t =
+        Make("rock_paper_pyramid", 3, 3,
+             "rounds: 2 concurrency: 2 clocks { "
+             "commit_timeout_ms: 1500 reveal_timeout_ms: 1500 }");
+    t.mutable_bots(2)->clear_command();
+    for (const std::string& arg :
+         {std::string("/bin/sh"), std::string("-c"),
+          absl::StrCat("sleep 3; exec '", Bot(),
+                       "' --quiet --referee='{referee}'",
+                       " --token_file='{token_file}'")}) {
+      t.mutable_bots(2)->add_command(arg);
+    }
+    return t;
   }
 
   // Writes `t` as the tournament file t.txt; returns the `tournament`
@@ -466,9 +504,9 @@ TEST_F(TournamentTest, AResumeWithoutItsSecretKeyIsRefusedWithStatus2) {
 TEST_F(TournamentTest, InterruptedTournamentResumesWithoutReplaying) {
   const v1::Tournament t =
       Make("rock_paper_pyramid", 3, 4, "rounds: 3 concurrency: 2");
-  // Interrupt once a few matches are in the journal.
+  // Interrupt twice (at once) once a few matches are in the journal.
   absl::StatusOr<v1::TournamentResults> first =
-      Run(t, [&] { return Journaled().size() >= 5; });
+      Run(t, [&] { return Journaled().size() >= 5 ? 2 : 0; });
   ASSERT_FALSE(first.ok());
   EXPECT_EQ(first.status().code(), absl::StatusCode::kCancelled)
       << first.status();
@@ -495,6 +533,123 @@ TEST_F(TournamentTest, InterruptedTournamentResumesWithoutReplaying) {
     EXPECT_TRUE(indices.insert(m.index()).second) << m.index();
   }
   EXPECT_EQ(after.size(), 36u);
+}
+
+// The progress a run writes, which a test may read while the run goes on:
+// `said` is set once a line holding `watched` has been written. The
+// runner writes one line at a time under its own lock, so only the flag
+// is shared with the thread that polls it.
+class WatchedProgress : public std::stringbuf {
+ public:
+  explicit WatchedProgress(std::string watched)
+      : watched_(std::move(watched)) {}
+  std::atomic<bool> said{false};
+
+ protected:
+  int sync() override {
+    if (str().find(watched_) != std::string::npos) said = true;
+    return 0;
+  }
+
+ private:
+  const std::string watched_;
+};
+
+// The first interruption starts no more matches and lets those in flight
+// finish with their bots: each is journaled genuine, nobody forfeiting,
+// and none is cut short (nothing for a resume to set aside in
+// superseded/). The run ends as an interrupted one does, and the resume
+// plays only the matches never started.
+TEST_F(TournamentTest, AFirstInterruptionFinishesTheMatchesInFlight) {
+  const v1::Tournament t = WithALateBot();
+  // Once the first two matches are created, while bot-3 starts.
+  absl::StatusOr<v1::TournamentResults> first =
+      Run(t, [&] { return Logs().size() >= 2 ? 1 : 0; });
+  ASSERT_FALSE(first.ok());
+  EXPECT_EQ(first.status().code(), absl::StatusCode::kCancelled)
+      << first.status();
+  EXPECT_THAT(first.status().message(),
+              HasSubstr("interrupted after 2 of 6 matches; run the same "
+                        "command again to resume"));
+  EXPECT_THAT(progress_.str(),
+              HasSubstr("interrupted: finishing the 2 matches in flight, "
+                        "starting no more (interrupt again to stop at "
+                        "once)\n"));
+  const std::vector<v1::TournamentMatchResult> before = Journaled();
+  ASSERT_EQ(before.size(), 2u) << progress_.str();
+  std::set<std::string> journaled;
+  for (const v1::TournamentMatchResult& m : before) {
+    EXPECT_EQ(m.verdict(), "genuine") << m.index();
+    EXPECT_EQ(m.outcome().termination(), v1::TERMINATION_NORMAL) << m.index();
+    for (const v1::SeatOutcome& seat : m.outcome().seats()) {
+      EXPECT_FALSE(seat.forfeited()) << m.index();
+    }
+    journaled.insert(m.log_file());
+  }
+  EXPECT_EQ(Logs(), journaled) << "a match left unjournaled, or started";
+
+  progress_.str("");
+  absl::StatusOr<v1::TournamentResults> second = Run(t);
+  ASSERT_TRUE(second.ok()) << second.status() << progress_.str();
+  EXPECT_THAT(progress_.str(), HasSubstr("resuming: 2 of 6 matches already "
+                                         "played and verified; playing the "
+                                         "rest"));
+  EXPECT_EQ(second->verified(), 6u);
+  ExpectAllGenuine(*second);
+  EXPECT_FALSE(fs::exists(dir_.File("out/superseded")));
+  std::map<uint32_t, std::string> ids;
+  for (const v1::TournamentMatchResult& m : Journaled()) {
+    EXPECT_TRUE(ids.emplace(m.index(), m.match_id()).second)
+        << "match " << m.index() << " played twice";
+  }
+  EXPECT_EQ(ids.size(), 6u);
+  for (const v1::TournamentMatchResult& m : before) {
+    EXPECT_EQ(ids[m.index()], m.match_id());
+  }
+}
+
+// A second interruption, while the first one's matches in flight are
+// finishing, stops at once, as one did before: those matches are
+// abandoned (cut short, never journaled), and the resume sets their logs
+// aside in superseded/ and plays them again.
+TEST_F(TournamentTest, ASecondInterruptionStopsAtOnce) {
+  const v1::Tournament t = WithALateBot();
+  WatchedProgress said("interrupted: finishing the 2 matches in flight");
+  std::ostream progress(&said);
+  RunOptions options;
+  options.progress = &progress;
+  // bot-3 is still starting: the two matches cannot have finished.
+  options.interruptions = [&] {
+    return said.said.load() ? 2 : Logs().size() >= 2 ? 1 : 0;
+  };
+  absl::StatusOr<v1::TournamentResults> first = RunTournament(t, options);
+  ASSERT_FALSE(first.ok());
+  EXPECT_EQ(first.status().code(), absl::StatusCode::kCancelled)
+      << first.status() << said.str();
+  EXPECT_THAT(first.status().message(), HasSubstr("interrupted after 0 of 6"));
+  EXPECT_THAT(said.str(), HasSubstr("interrupted again: stopping at once "
+                                    "(matches in flight are played again on "
+                                    "resume)\n"));
+  EXPECT_TRUE(Journaled().empty()) << said.str();
+  const std::set<std::string> cut_short = Logs();
+  EXPECT_EQ(cut_short.size(), 2u);
+
+  absl::StatusOr<v1::TournamentResults> second = Run(t);
+  ASSERT_TRUE(second.ok()) << second.status() << progress_.str();
+  EXPECT_EQ(second->verified(), 6u);
+  ExpectAllGenuine(*second);
+  for (const std::string& log : cut_short) {
+    EXPECT_THAT(progress_.str(),
+                HasSubstr(absl::StrCat("resuming: ", log,
+                                       " is not a kept match's log")));
+    EXPECT_TRUE(fs::exists(
+        dir_.File("out/superseded/" + fs::path(log).filename().string())));
+  }
+  std::set<uint32_t> indices;
+  for (const v1::TournamentMatchResult& m : Journaled()) {
+    EXPECT_TRUE(indices.insert(m.index()).second) << m.index();
+  }
+  EXPECT_EQ(indices.size(), 6u);
 }
 
 // A run killed after a match's log was sealed but before it was journaled
@@ -1596,26 +1751,6 @@ TEST_F(TournamentTest, CrashingBotIsRestartedAndForfeitsItsInterruptedMatches) {
   }
 }
 
-// The progress a run writes, which a test may read while the run goes on:
-// `said` is set once a line holding `watched` has been written. The
-// runner writes one line at a time under its own lock, so only the flag
-// is shared with the thread that polls it.
-class WatchedProgress : public std::stringbuf {
- public:
-  explicit WatchedProgress(std::string watched)
-      : watched_(std::move(watched)) {}
-  std::atomic<bool> said{false};
-
- protected:
-  int sync() override {
-    if (str().find(watched_) != std::string::npos) said = true;
-    return 0;
-  }
-
- private:
-  const std::string watched_;
-};
-
 // A restart still pending when the run is interrupted is said not to
 // happen because of the interruption, not because the tournament is over
 // (it is only paused: a resume starts the bot again).
@@ -1631,7 +1766,7 @@ TEST_F(TournamentTest, ARestartPendingAtAnInterruptionIsSaidToBeInterrupted) {
   std::ostream progress(&said);
   RunOptions options;
   options.progress = &progress;
-  options.interrupted = [&] { return said.said.load(); };
+  options.interruptions = [&] { return said.said.load() ? 2 : 0; };
   absl::StatusOr<v1::TournamentResults> results = RunTournament(t, options);
   ASSERT_FALSE(results.ok());
   EXPECT_EQ(results.status().code(), absl::StatusCode::kCancelled)

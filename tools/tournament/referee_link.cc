@@ -46,6 +46,15 @@ class EndWaiter {
   bool closed_ ABSL_GUARDED_BY(mu_) = false;
 };
 
+// The message of a call whose wait to retry an interruption ended.
+constexpr char kInterrupted[] = "interrupted";
+
+// True for the status of such a call.
+bool InterruptedStatus(const grpc::Status& status) {
+  return status.error_code() == grpc::StatusCode::CANCELLED &&
+         status.error_message() == kInterrupted;
+}
+
 absl::Status FromGrpc(const grpc::Status& status, const std::string& what) {
   return absl::Status(static_cast<absl::StatusCode>(status.error_code()),
                       absl::StrCat(what, ": ", status.error_message()));
@@ -167,8 +176,7 @@ void RefereeLink::SetRetryHooks(std::function<bool()> interrupted,
 }
 
 bool RefereeLink::Interrupted() {
-  if (!cancelled_.load() && interrupted_ && interrupted_()) Cancel();
-  return cancelled_.load();
+  return cancelled_.load() || (interrupted_ && interrupted_());
 }
 
 bool RefereeLink::RetryNoteDue(absl::Duration delay) {
@@ -192,7 +200,7 @@ grpc::Status RefereeLink::Retrying(const std::function<grpc::Status()>& call) {
                        !cancelled_.load());
     if (!lost) return status;
     if (Interrupted()) {
-      return grpc::Status(grpc::StatusCode::CANCELLED, "interrupted");
+      return grpc::Status(grpc::StatusCode::CANCELLED, kInterrupted);
     }
     if (absl::Now() + backoff.delay() > give_up) return status;
     if (note_ && RetryNoteDue(backoff.delay())) {
@@ -214,7 +222,7 @@ grpc::Status RefereeLink::Retrying(const std::function<grpc::Status()>& call) {
         channel_ == nullptr ? retry_at : retry_at + backoff.delay();
     for (absl::Time now = absl::Now(); now < connect_by; now = absl::Now()) {
       if (Interrupted()) {
-        return grpc::Status(grpc::StatusCode::CANCELLED, "interrupted");
+        return grpc::Status(grpc::StatusCode::CANCELLED, kInterrupted);
       }
       const absl::Time slice = std::min(now + absl::Milliseconds(100),
                                         now < retry_at ? retry_at : connect_by);
@@ -337,7 +345,7 @@ absl::Status RefereeLink::AwaitEmbedded(const std::string& match_id) {
 absl::Status RefereeLink::AwaitRemote(const std::string& match_id) {
   grpc::Status status;
   std::string broken;
-  Retrying([&] {
+  const grpc::Status retried = Retrying([&] {
     grpc::ClientContext context;
     {
       absl::MutexLock lock(&mu_);
@@ -359,7 +367,10 @@ absl::Status RefereeLink::AwaitRemote(const std::string& match_id) {
     watches_.erase(&context);
     return status;
   });
-  if (cancelled_.load()) return absl::CancelledError("interrupted");
+  // Cancelled, or a wait to watch again ended by an interruption.
+  if (cancelled_.load() || InterruptedStatus(retried)) {
+    return absl::CancelledError("interrupted");
+  }
   if (!status.ok()) return FromGrpc(status, "watching");
   if (!broken.empty()) {
     return absl::DataLossError(absl::StrCat("the match broke: ", broken));

@@ -82,7 +82,8 @@ class RefereeLink {
   absl::StatusOr<referee::v1::ListMatchesResponse> ListMatches(
       const referee::v1::ListMatchesRequest& request);
 
-  // Blocks until the match is over. CANCELLED once Cancel() is called.
+  // Blocks until the match is over. CANCELLED once Cancel() is called, or
+  // when an interruption ends a wait to watch it again (SetRetryHooks).
   absl::Status AwaitEnd(const std::string& match_id);
 
   // Makes the finished match's log available at `dir`/`file` (fetching it
@@ -114,10 +115,12 @@ class RefereeLink {
 
   // Called before any call above. While a call waits to be retried (the
   // referee did not answer), `interrupted` is polled (from the calling
-  // thread, every 100 ms at most): once it returns true the link is
-  // cancelled, as by Cancel(), and the call fails at once with CANCELLED
-  // ("interrupted"). `note` gets one line per wait: "tournament: the
-  // referee at ADDRESS did not answer (UNAVAILABLE: ...); retrying in 200ms
+  // thread, every 100 ms at most): once it returns true the call fails at
+  // once with CANCELLED ("interrupted"), and so does every later call that
+  // would wait (the link itself is not cancelled: calls that the referee
+  // answers, and waits for the end of a match, go on until Cancel()).
+  // `note` gets one line per wait: "tournament: the referee at ADDRESS did
+  // not answer (UNAVAILABLE: ...); retrying in 200ms
   // (--referee_retry_s)"; calls that wait out the same outage together say
   // each step once (a line of the same wait within a second of another is
   // not repeated).
@@ -134,7 +137,7 @@ class RefereeLink {
   // `retry_for_` has passed, or Cancel() was called or the link was
   // interrupted (SetRetryHooks) while it waited.
   grpc::Status Retrying(const std::function<grpc::Status()>& call);
-  // True once cancelled, or once `interrupted_` says so (which cancels).
+  // True once cancelled, or while `interrupted_` says so.
   bool Interrupted();
   // Whether a wait of `delay` is to be said: not when a wait as long was
   // said less than a second ago (by another call waiting out the outage).

@@ -348,25 +348,59 @@ void Runner::ProgressLoop() {
 }
 
 bool Runner::CheckInterrupted() {
-  if (interrupted_.load()) return true;
-  if (!options_.interrupted()) return false;
-  if (!interrupted_.exchange(true)) {
-    link_->Cancel();
-    Note(out_.empty() ? "interrupted: stopping before anything is written"
-         : t_.referee().empty()
-             ? "interrupted: stopping (matches in flight are played again on "
-               "resume)"
-             : "interrupted: stopping (the referee plays on the matches in "
-               "flight without their bots, whose seats forfeit at their "
-               "deadlines; a resume takes their results instead of playing "
-               "them again)");
+  if (stopped_at_once_.load()) return true;
+  const int received = options_.interruptions();
+  if (received <= 0) return interrupted_.load();
+  bool first = false;
+  bool at_once = false;
+  size_t in_flight = 0;
+  {
+    absl::MutexLock lock(&flight_mu_);
+    if (stopped_at_once_.load()) return true;
+    first = !interrupted_.exchange(true);
+    in_flight = in_flight_;
+    // Nothing to finish: the first one stops at once too.
+    at_once = received >= 2 || !playing_ || in_flight == 0;
+    if (!at_once && !first) return true;
+    stopped_at_once_ = at_once;
   }
+  if (!at_once) {
+    Note(absl::StrCat("interrupted: finishing the ", in_flight,
+                      in_flight == 1 ? " match" : " matches",
+                      " in flight, starting no more (interrupt again to stop "
+                      "at once)"));
+    return true;
+  }
+  link_->Cancel();
+  const std::string what =
+      first ? "interrupted: stopping" : "interrupted again: stopping at once";
+  Note(out_.empty() ? "interrupted: stopping before anything is written"
+       : t_.referee().empty()
+           ? absl::StrCat(what,
+                          " (matches in flight are played again on resume)")
+           : absl::StrCat(
+                 what,
+                 " (the referee plays on the matches in flight without their "
+                 "bots, whose seats forfeit at their deadlines; a resume "
+                 "takes their results instead of playing them again)"));
   return true;
 }
 
 void Runner::SetRetryHooks() {
-  link_->SetRetryHooks([this] { return CheckInterrupted(); },
-                       [this](const std::string& line) { Note(line); });
+  link_->SetRetryHooks(
+      [this] {
+        if (!CheckInterrupted()) return false;
+        // The matches in flight finish, but not one that waits for a
+        // referee that does not answer: nothing can finish meanwhile.
+        if (!stopped_at_once_.load() && !retry_ended_.exchange(true)) {
+          Note(absl::StrCat(
+              "interrupted: not waiting for the referee at ", link_->address(),
+              ", which does not answer: a match that waits for it is left "
+              "unfinished, as a second interruption leaves it"));
+        }
+        return true;
+      },
+      [this](const std::string& line) { Note(line); });
 }
 
 void Runner::ShowProgress(bool final) {

@@ -36,13 +36,21 @@ struct RunOptions {
   std::ostream* progress = nullptr;
   // Redraw one live progress line (a terminal) instead of printing lines.
   bool live = false;
-  // Polled a few times a second, also from any thread that waits to retry
-  // a call to the referee; once true the runner stops starting matches,
-  // abandons those in flight (they are played again on resume), stops the
-  // bots, writes the results so far and returns CANCELLED. Before the
-  // output directory is made (a running referee's first checks), it
-  // returns CANCELLED at once, having written nothing.
-  std::function<bool()> interrupted = [] { return false; };
+  // How many interruptions (SIGINT, SIGTERM) were received so far. Polled
+  // a few times a second, also from any thread that waits to retry a call
+  // to the referee. The first one while matches are played stops new ones
+  // from starting and lets those in flight finish with their bots (one
+  // line says how many); a second one stops at once: the matches in
+  // flight are abandoned (with the embedded referee they are played again
+  // on resume; a running referee plays them on without their bots, and a
+  // resume takes their results). Either way the runner then stops the
+  // bots, writes the results so far and returns CANCELLED. The first one
+  // also ends every wait to retry a call to a referee that does not
+  // answer (the call fails, its match is left as the second one leaves
+  // it), and stops at once when no match is being played: before the
+  // output directory is made (a running referee's first checks) it
+  // returns CANCELLED having written nothing.
+  std::function<int()> interruptions = [] { return 0; };
   // With a running referee (Tournament.referee): how long to keep retrying
   // while it cannot be reached (it restarts) before a match fails.
   absl::Duration referee_retry = absl::Minutes(5);

@@ -132,17 +132,22 @@ class Runner {
 
   void Note(const std::string& line);
 
-  // Shows progress until every match is played; notices an interruption.
+  // Shows progress until every match is played; notices interruptions.
   void ProgressLoop();
 
-  // True once RunOptions::interrupted has said so; the first time, stops
-  // the link (every wait for a match's end or for a retry ends) and says so.
+  // True once RunOptions::interruptions has said so. The first one while
+  // matches are played (playing_) stops new ones from starting (Stopped)
+  // and lets those in flight finish, said in a line with their number; a
+  // second one, or the first when no match is in flight or being played
+  // (the checks, the resume, the start of the bots, the report), stops at
+  // once: the link is cancelled (every wait for a match's end or for a
+  // retry ends; the matches in flight are abandoned), said in a line.
   bool CheckInterrupted();
 
   // An interruption ends the link's waits to retry a referee that does not
-  // answer, which say each wait in a line, from the first call on (the
-  // checks of the admin token and the referee's key come before
-  // ProgressLoop runs).
+  // answer (the first one too: nothing can finish meanwhile), which say
+  // each wait in a line, from the first call on (the checks of the admin
+  // token and the referee's key come before ProgressLoop runs).
   void SetRetryHooks();
 
   void ShowProgress(bool final);
@@ -263,6 +268,15 @@ class Runner {
 
   // True when no more matches should start.
   bool Stopped() const;
+
+  // The index in a batch of `size` matches of the next one to play, from
+  // `next` (advanced; under flight_mu_), counted in flight until Done;
+  // nullopt when none is left or no more should start (Stopped). An
+  // interruption (CheckInterrupted) is decided under the same lock: a
+  // match is either in flight at an interruption, and counted, or never
+  // started.
+  std::optional<size_t> Start(size_t& next, size_t size);
+  void Done();
 
   void PlayAll();
 
@@ -411,7 +425,17 @@ class Runner {
 
   absl::Time start_;
   std::atomic<bool> playing_done_{false};
+  // Interrupted (CheckInterrupted): no more matches start; and stopped at
+  // once: the link is cancelled, the matches in flight abandoned.
   std::atomic<bool> interrupted_{false};
+  std::atomic<bool> stopped_at_once_{false};
+  // A first interruption ended a wait to retry the referee (said once).
+  std::atomic<bool> retry_ended_{false};
+  absl::Mutex flight_mu_;
+  // Whether PlayAll is playing the schedule, and the matches it has in
+  // flight (Start, Done).
+  bool playing_ ABSL_GUARDED_BY(flight_mu_) = false;
+  size_t in_flight_ ABSL_GUARDED_BY(flight_mu_) = 0;
   std::atomic<bool> sprt_decided_{false};
   // A log named another referee key than the pinned one (StopOnWrongKey).
   std::atomic<bool> wrong_key_{false};

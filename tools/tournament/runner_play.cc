@@ -48,8 +48,27 @@ bool Runner::Stopped() const {
   return interrupted_.load() || sprt_decided_.load() || wrong_key_.load();
 }
 
+std::optional<size_t> Runner::Start(size_t& next, size_t size) {
+  absl::MutexLock lock(&flight_mu_);
+  if (Stopped() || next >= size) return std::nullopt;
+  ++in_flight_;
+  return next++;
+}
+
+void Runner::Done() {
+  absl::MutexLock lock(&flight_mu_);
+  --in_flight_;
+}
+
 void Runner::PlayAll() {
   start_ = absl::Now();
+  {
+    absl::MutexLock lock(&flight_mu_);
+    playing_ = true;
+  }
+  // An interruption that came before (nothing in flight) stops at once,
+  // before any match starts.
+  CheckInterrupted();
   std::thread reporter([this] { ProgressLoop(); });
   if (t_.format() == v1::SWISS) {
     for (uint32_t round = 0; round < t_.rounds() && !Stopped(); ++round) {
@@ -57,6 +76,10 @@ void Runner::PlayAll() {
     }
   } else {
     PlayBatch(fixed_);
+  }
+  {
+    absl::MutexLock lock(&flight_mu_);
+    playing_ = false;
   }
   playing_done_ = true;
   reporter.join();
@@ -102,14 +125,16 @@ void Runner::PlayBatch(const std::vector<ScheduledMatch>& batch) {
       if (!results_.contains(match.index)) todo.push_back(&match);
     }
   }
-  std::atomic<size_t> next{0};
+  size_t next = 0;  // Under flight_mu_ (Start).
   std::vector<std::thread> workers;
   const size_t n = std::min<size_t>(t_.concurrency(), todo.size());
   for (size_t i = 0; i < n; ++i) {
     workers.emplace_back([&] {
-      for (size_t k; !Stopped() && (k = next.fetch_add(1)) < todo.size();) {
-        std::optional<v1::TournamentMatchResult> result = Play(*todo[k]);
+      // A match started is in flight until it is recorded (or abandoned).
+      for (std::optional<size_t> k; (k = Start(next, todo.size()));) {
+        std::optional<v1::TournamentMatchResult> result = Play(*todo[*k]);
         if (result.has_value()) Record(*std::move(result));
+        Done();
       }
     });
   }

@@ -13,7 +13,10 @@
 // progress, then the standings with ratings; writes journal.jsonl,
 // results.json, report.html, every log, its match viewer page (matches/)
 // and each bot's output under the output directory. Run again on the same
-// output directory, it resumes. SIGINT or SIGTERM stops it cleanly (resumable).
+// output directory, it resumes. The first SIGINT (Ctrl-C) or SIGTERM starts
+// no more matches and lets those in flight finish; a second one stops at
+// once, abandoning them; either way it ends cleanly, resumable, with status
+// 130 (docs/tournament.md, "Interrupting a tournament").
 // With --referee and no admin token file, $PYRAMID_ADMIN_TOKEN holds the
 // admin token, which the runner checks with the referee before it makes
 // anything.
@@ -32,6 +35,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <csignal>
 #include <cstdint>
 #include <iostream>
@@ -136,9 +140,13 @@ namespace {
 
 namespace v1 = ::pyramid::referee::v1;
 
-volatile std::sig_atomic_t interrupted = 0;
+// SIGINT and SIGTERM received (RunOptions::interruptions): both count the
+// same, a service manager's SIGTERM being a request to stop cleanly too.
+std::atomic<int> interruptions{0};
+static_assert(std::atomic<int>::is_always_lock_free,
+              "a signal handler may only use a lock-free atomic");
 
-void OnSignal(int) { interrupted = 1; }
+void OnSignal(int) { interruptions.fetch_add(1, std::memory_order_relaxed); }
 
 // Parses --sprt into `tournament`; false for a malformed value.
 bool ApplySprtFlag(const std::string& flag, v1::Tournament& tournament) {
@@ -300,7 +308,9 @@ int Main(const std::string& path) {
   RunOptions options;
   options.progress = &std::cerr;
   options.live = isatty(STDERR_FILENO) == 1;
-  options.interrupted = [] { return interrupted != 0; };
+  options.interruptions = [] {
+    return interruptions.load(std::memory_order_relaxed);
+  };
   options.referee_retry = absl::Seconds(absl::GetFlag(FLAGS_referee_retry_s));
   options.replay_lost_logs = absl::GetFlag(FLAGS_replay_lost_logs);
   absl::StatusOr<v1::TournamentResults> results =
