@@ -43,13 +43,16 @@ DeadlineScheduler::DeadlineScheduler(
     std::function<void(const std::string&)> fire)
     : fire_(std::move(fire)), thread_([this] { Loop(); }) {}
 
-DeadlineScheduler::~DeadlineScheduler() {
+DeadlineScheduler::~DeadlineScheduler() { Stop(); }
+
+void DeadlineScheduler::Stop() {
   {
     PiMutexLock lock(&mu_);
     stop_ = true;
     wake_.Signal();
   }
-  thread_.join();
+  absl::MutexLock lock(&join_mu_);
+  if (thread_.joinable()) thread_.join();
 }
 
 std::shared_ptr<DeadlineScheduler::Deadline> DeadlineScheduler::Track(
@@ -122,6 +125,10 @@ void DeadlineScheduler::Loop() {
     if (due.empty()) continue;
     if (real_time) SetRealTime(false);
     for (const std::shared_ptr<Deadline>& deadline : due) {
+      {
+        PiMutexLock lock(&mu_);
+        if (stop_) return;  // Stop waits for no more than the call under way.
+      }
       fire_(deadline->match_id());
     }
     if (real_time) SetRealTime(true);

@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "referee/service/latency_histogram.h"
 #include "referee/service/pi_mutex.h"
@@ -37,7 +38,16 @@ class DeadlineScheduler {
   // scheduled for that match is due. Firing early or twice must be harmless
   // (the match re-checks its own deadlines).
   explicit DeadlineScheduler(std::function<void(const std::string&)> fire);
-  ~DeadlineScheduler();  // Stops the thread.
+  ~DeadlineScheduler();  // Stop().
+
+  // Stops the thread: waits for the `fire` call under way to return (the
+  // other deadlines due with it are dropped); no deadline fires after.
+  // Idempotent and thread-safe, but not to be called from `fire`. Schedule may
+  // still be called (from `fire` too, while Stop waits for it): the deadline is
+  // only queued. An owner whose `fire` reaches the scheduler through the owner
+  // calls it before tearing down anything `fire` uses, the scheduler itself
+  // included.
+  void Stop();
 
   // A deadline for `match_id`, none set yet. Thread-safe.
   std::shared_ptr<Deadline> Track(std::string match_id);
@@ -93,7 +103,9 @@ class DeadlineScheduler {
   bool stop_ ABSL_GUARDED_BY(mu_) = false;
   int64_t wakeups_ ABSL_GUARDED_BY(mu_) = 0;
   LatencyHistogram lateness_ ABSL_GUARDED_BY(mu_);
-  std::thread thread_;
+  // Held by Stop while it joins the thread (another Stop waits for it).
+  absl::Mutex join_mu_;
+  std::thread thread_ ABSL_GUARDED_BY(join_mu_);
 };
 
 class DeadlineScheduler::Deadline {

@@ -2,11 +2,13 @@
 // are due, in order, a sooner deadline set later is not held up behind a
 // later one, and the thread sleeps while nothing is due (no polling); the
 // lateness accounting counts every popped entry once (not timed: how late
-// the real clock's wake-ups are is not asserted); and a deadline moved from
-// many threads while the scheduler pops is never lost.
+// the real clock's wake-ups are is not asserted); a deadline moved from
+// many threads while the scheduler pops is never lost; and Stop waits for
+// the call under way, after which nothing fires.
 #include "referee/service/deadline_scheduler.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -16,6 +18,7 @@
 #include <vector>
 
 #include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
 #include "gtest/gtest.h"
 
@@ -180,6 +183,45 @@ TEST_F(DeadlineSchedulerTest, NoDeadlineIsLostToAMoveThatRacesThePop) {
     }
   }
   EXPECT_EQ(lost, 0) << "of " << kThreads * kMatchesPerThread;
+}
+
+// Stop waits for the call under way, which hands the match's next deadline
+// to the scheduler through its owner (as a lobby's match does): the owner's
+// pointer is still there, the deadline is only queued, and nothing fires
+// after, neither the deadline due with it nor one scheduled after Stop.
+// Stop is idempotent.
+TEST(DeadlineSchedulerStopTest, WaitsForTheCallUnderWayAndFiresNothingAfter) {
+  absl::Notification entered;
+  absl::Notification release;
+  std::atomic<int> fired = 0;
+  std::unique_ptr<DeadlineScheduler> scheduler;
+  std::map<std::string, std::shared_ptr<DeadlineScheduler::Deadline>> tracked;
+  scheduler =
+      std::make_unique<DeadlineScheduler>([&](const std::string& match_id) {
+        ++fired;
+        if (!entered.HasBeenNotified()) entered.Notify();
+        release.WaitForNotification();
+        scheduler->Schedule(tracked.at(match_id), absl::Now());
+      });
+  for (const char* match_id : {"a", "b"}) {
+    tracked[match_id] = scheduler->Track(match_id);
+  }
+  const absl::Time now = absl::Now();
+  for (const auto& [match_id, deadline] : tracked) {
+    scheduler->Schedule(deadline, now);
+  }
+  entered.WaitForNotification();
+  std::thread stopping([&] { scheduler->Stop(); });
+  absl::SleepFor(absl::Milliseconds(200));  // Stop waits for the call.
+  release.Notify();
+  stopping.join();
+  EXPECT_EQ(fired.load(), 1);
+  scheduler->Schedule(tracked.at("a"), absl::Now());
+  absl::SleepFor(absl::Milliseconds(100));
+  EXPECT_EQ(fired.load(), 1);
+  scheduler->Stop();
+  scheduler.reset();
+  EXPECT_EQ(fired.load(), 1);
 }
 
 }  // namespace

@@ -132,7 +132,11 @@ Lobby::~Lobby() {
     stopping_ = true;
   }
   if (checkpointer_.joinable()) checkpointer_.join();
-  scheduler_.reset();
+  // Stopped, not destroyed (unique_ptr::reset would null scheduler_ before
+  // joining the thread): a deadline that fires meanwhile reaches scheduler_
+  // again, through its host's deadline setter (DeadlineSetter). It goes
+  // with the members, once nothing can fire.
+  scheduler_->Stop();
   // The last chance to record them before a restart, which would resume
   // them (a broken match too) as running.
   SayIfFailed(RecordUnrecorded());

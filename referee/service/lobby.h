@@ -377,7 +377,9 @@ class Lobby {
   bool stopping_ ABSL_GUARDED_BY(stop_mu_) = false;
   std::thread checkpointer_;
 
-  // Last: its thread calls back into the members above.
+  // Its thread calls back into the members above, and into scheduler_
+  // itself (DeadlineSetter): the destructor stops it first, and it stays
+  // (stopped) until the members go. Never null.
   std::unique_ptr<DeadlineScheduler> scheduler_;
   // The matches' checkpoint syncs (MatchHost::set_sync_pool; null when
   // options_.sync_threads is 0). Its threads call back into the hosts:

@@ -8,7 +8,7 @@
 // and ending while other threads list and look up matches; an end the
 // registry could not record, recorded at the next chance, and the retry of
 // a broken match's CreateMatch waiting for it; a full registry answered
-// RESOURCE_EXHAUSTED.
+// RESOURCE_EXHAUSTED; and a lobby that goes while a deadline fires.
 #include "referee/service/lobby.h"
 
 #include <sys/stat.h>
@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
@@ -1087,6 +1088,52 @@ TEST_F(LobbyTest, MatchesEndWhileTheyAreListedAndLookedUp) {
   EXPECT_EQ(List(1000, "", v1::MATCH_FINISHED).first.size(),
             static_cast<size_t>(kMatches));
   EXPECT_TRUE(List(1000, "", v1::MATCH_RUNNING).first.empty());
+}
+
+// A lobby goes while a match's deadline fires: the match hands its next
+// deadline to the scheduler (Lobby::DeadlineSetter) while the scheduler
+// stops. The lobby used to reset its scheduler, which nulls the pointer
+// before the scheduler's thread is joined: that call then crashed
+// (SIGSEGV). Here the deadline fires while a watcher holds the match's
+// lock, and the lobby goes before it is released.
+TEST_F(LobbyTest, GoesWhileADeadlineFires) {
+  for (int round = 0; round < 3; ++round) {
+    SCOPED_TRACE(round);
+    const std::string log_dir = dir_.File(absl::StrCat("round", round));
+    std::filesystem::create_directories(log_dir);
+    LobbyOptions options;
+    options.log_dir = log_dir;
+    options.admin_token = std::string(32, 'a');
+    lobby_ = std::make_unique<Lobby>(std::move(options));
+    // Nobody plays: every decision times out, the default action is taken
+    // and the next decision opens, with its own deadline.
+    v1::CreateMatchRequest request;
+    request.mutable_game()->set_game("rock_paper_pyramid");
+    for (int i = 0; i < 3; ++i) request.add_seats();
+    request.mutable_clocks()->set_commit_timeout_ms(50);
+    request.mutable_clocks()->set_reveal_timeout_ms(50);
+    request.set_forfeit_policy(v1::FORFEIT_POLICY_DEFAULT_ACTION);
+    absl::StatusOr<v1::CreateMatchResponse> created =
+        lobby_->CreateMatch(request);
+    ASSERT_TRUE(created.ok()) << created.status();
+    std::shared_ptr<MatchHost> host = lobby_->FindMatch(created->match_id());
+    ASSERT_NE(host, nullptr);
+
+    auto watcher = std::make_shared<BlockingWatcher>();
+    std::thread watching([&] { (void)host->AddWatcher(watcher, 10); });
+    watcher->entered().WaitForNotification();  // The match's lock is held.
+    // A deadline comes due: the scheduler's thread waits for the lock.
+    absl::SleepFor(absl::Milliseconds(300));
+    EXPECT_GT(lobby_->scheduler().lateness().count, 0);
+    std::thread releasing([&] {
+      // Once the lobby is stopping its scheduler.
+      absl::SleepFor(absl::Milliseconds(100));
+      watcher->Release();
+    });
+    lobby_.reset();
+    releasing.join();
+    watching.join();
+  }
 }
 
 }  // namespace
