@@ -582,12 +582,14 @@ int Run(const Paths& paths, StartRollback& rollback, const sigset_t& signals) {
             << "); checkpointing running matches\n"
             << std::flush;
   health.SetServing(false);
-  lobby.SuspendAll();
   lobby.connections().CloseAll(grpc::StatusCode::UNAVAILABLE,
                                "the referee is shutting down");
   (*server)->Shutdown(std::chrono::system_clock::now() +
                       std::chrono::seconds(2));
   service.Stop();
+  // Last, once no Play message can arrive: no match seals after the
+  // checkpoints it makes, so the transparency log's covers every sealed log.
+  lobby.SuspendAll();
   return 0;
 }
 

@@ -43,12 +43,13 @@ absl::StatusOr<std::unique_ptr<EmbeddedReferee>> EmbeddedReferee::Start(
 
 EmbeddedReferee::~EmbeddedReferee() {
   if (server_ == nullptr) return;
-  lobby_->SuspendAll();
   lobby_->connections().CloseAll(grpc::StatusCode::UNAVAILABLE,
                                  "the referee is shutting down");
   server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
   server_->Wait();
   service_->Stop();
+  // Once no Play message can arrive (Lobby::SuspendAll).
+  lobby_->SuspendAll();
 }
 
 }  // namespace pyramid

@@ -45,7 +45,8 @@ class EmbeddedReferee {
     embedded.lobby = std::move(options);
     return Start(std::move(embedded));
   }
-  // Checkpoints running matches and stops the server.
+  // Stops the server, then checkpoints running matches and the
+  // transparency log (Lobby::SuspendAll).
   ~EmbeddedReferee();
 
   const std::string& address() const { return address_; }

@@ -13,6 +13,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/notification.h"
 #include "google/protobuf/util/message_differencer.h"
 #include "referee/core/log_reader.h"
 #include "referee/crypto/bytes.h"
@@ -1203,12 +1204,24 @@ Lobby::Held Lobby::held() const {
 }
 
 void Lobby::SuspendAll() {
+  // What the lobby plays itself: its deadlines, stopped (for good), and the
+  // checkpoint syncs, whose seals are waited for below.
+  scheduler_->Stop();
   std::vector<std::shared_ptr<MatchHost>> hosts;
   {
     absl::MutexLock lock(&mu_);
     for (const auto& [id, live] : matches_) hosts.push_back(live.host);
   }
-  for (const auto& host : hosts) host->Suspend();
+  for (const auto& host : hosts) {
+    host->Suspend();
+    // Sealed, its end may wait for the seal's sync: once that is done, its
+    // log is entered in the transparency log (or waits for its entry, in
+    // unentered_), before the checkpoint below is signed.
+    if (!host->finished()) continue;
+    absl::Notification over;
+    host->CallWhenOver([&over] { over.Notify(); });
+    over.WaitForNotification();
+  }
   SayIfFailed(RecordUnrecorded());
   if (options_.tlog != nullptr) {
     EnterWaiting();

@@ -184,8 +184,16 @@ class Lobby {
   };
   Held held() const;
 
-  // Checkpoints every running match (their logs then verify as prefixes)
-  // and signs a transparency log checkpoint covering every sealed one.
+  // For the referee's shutdown: stops the matches' deadlines (for good: no
+  // deadline fires after), waits for the matches whose seals' syncs are
+  // under way to end, checkpoints every running match (their logs then
+  // verify as prefixes), records the ends the registry could not record
+  // yet, enters every sealed log still waiting for its entry in the
+  // transparency log and signs a checkpoint covering them all. Call it once
+  // nothing else can play a match (no Play message can arrive: after the
+  // server's Shutdown and RefereeService::Stop), or a match may still seal
+  // after that checkpoint; the lobby may still answer (FindMatch,
+  // ListMatches, the transparency log), until it is destroyed.
   void SuspendAll();
 
   // Null when the lobby keeps no transparency log.

@@ -8,7 +8,8 @@
 // and ending while other threads list and look up matches; an end the
 // registry could not record, recorded at the next chance, and the retry of
 // a broken match's CreateMatch waiting for it; a full registry answered
-// RESOURCE_EXHAUSTED; and a lobby that goes while a deadline fires.
+// RESOURCE_EXHAUSTED; a lobby that goes while a deadline fires; and the
+// shutdown checkpoint (SuspendAll) covering every sealed log.
 #include "referee/service/lobby.h"
 
 #include <sys/stat.h>
@@ -1134,6 +1135,51 @@ TEST_F(LobbyTest, GoesWhileADeadlineFires) {
     releasing.join();
     watching.join();
   }
+}
+
+// At shutdown (SuspendAll) the last checkpoint covers every sealed log:
+// no match seals after it (deadlines no longer fire), and each one sealed
+// by then is entered before it. SuspendAll used to checkpoint while the
+// deadlines still fired: matches sealed after, and their logs were entered
+// in the transparency log after its last checkpoint.
+TEST_F(LobbyTest, TheShutdownCheckpointCoversEverySealedLog) {
+  absl::StatusOr<std::unique_ptr<TransparencyLog>> tlog = TransparencyLog::Open(
+      dir_.File("tlog.db"), SigningKey::Generate(), "lobby-test");
+  ASSERT_TRUE(tlog.ok()) << tlog.status();
+  std::shared_ptr<TransparencyLog> tree = *std::move(tlog);
+  std::filesystem::create_directories(dir_.File("logs"));
+  LobbyOptions options;
+  options.log_dir = dir_.File("logs");
+  options.admin_token = std::string(32, 'a');
+  options.tlog = tree;
+  lobby_ = std::make_unique<Lobby>(std::move(options));
+  // Nobody plays: each match ends (sealed, every seat forfeited) when its
+  // seed deadline passes, one every 25 ms from 50 ms on.
+  constexpr int kMatches = 24;
+  std::vector<std::string> ids;
+  for (int i = 0; i < kMatches; ++i) {
+    ids.push_back(CreateWithBot("", 50 + 25 * i));
+  }
+  absl::SleepFor(absl::Milliseconds(300));
+  lobby_->SuspendAll();
+  const uint64_t covered = tree->size();
+  EXPECT_EQ(tree->unsigned_leaves(), 0u);
+  // Until every match's seed deadline has passed.
+  absl::SleepFor(absl::Milliseconds(50 + 25 * kMatches));
+  int sealed = 0;
+  for (const std::string& id : ids) {
+    if (lobby_->FindMatch(id)->Info(lobby_->connections()).status() ==
+        v1::MATCH_FINISHED) {
+      ++sealed;
+      EXPECT_TRUE(tree->Contains(id)) << id;
+    }
+  }
+  EXPECT_GT(sealed, 0);
+  EXPECT_LT(sealed, kMatches);
+  EXPECT_EQ(tree->size(), static_cast<uint64_t>(sealed));
+  EXPECT_EQ(tree->size(), covered);
+  lobby_.reset();
+  EXPECT_EQ(tree->unsigned_leaves(), 0u);
 }
 
 }  // namespace
