@@ -112,9 +112,12 @@ if ((broken > 0)); then
   # `refctl list --status=broken` lists them, and only them.
   "${refctl[@]}" list --status=broken >"$dir/broken.out" 2>&1 ||
     fail "refctl list --status=broken: $(cat "$dir/broken.out")"
-  grep -q ' MATCH_BROKEN$' "$dir/broken.out" ||
+  grep -qE ' MATCH_BROKEN(  |$)' "$dir/broken.out" ||
     fail "refctl list --status=broken lists no broken match"
-  ! grep -v ' MATCH_BROKEN$' "$dir/broken.out" ||
+  # Each line: ID  GAME  STATUS  LABEL (the tournament's).
+  grep -qE ' MATCH_BROKEN  disk-full/[0-9a-f]+/[0-9]+$' "$dir/broken.out" ||
+    fail "refctl list does not give the label: $(head -3 "$dir/broken.out")"
+  ! grep -vE ' MATCH_BROKEN(  |$)' "$dir/broken.out" ||
     fail "refctl list --status=broken lists another match"
 fi
 verified=$({ grep -o '"verdict": *"genuine"' "$results" || true; } | wc -l)

@@ -502,7 +502,8 @@ int List(v1::Referee::Stub& stub) {
     if (!status.ok()) return Fail(status);
     for (const v1::MatchInfo& info : response.matches()) {
       std::cout << info.match_id() << "  " << info.game().game() << "  "
-                << v1::MatchStatus_Name(info.status()) << "\n";
+                << v1::MatchStatus_Name(info.status())
+                << (info.label().empty() ? "" : "  ") << info.label() << "\n";
     }
     if (response.next_page_token().empty()) return 0;
     request.set_page_token(response.next_page_token());
@@ -709,7 +710,8 @@ constexpr char kHelp[] =
     "  create-match           --game, --seats or --bots, clocks; seat tokens\n"
     "                         go to --token_dir; prints the match id\n"
     "  get-match MATCH        the match's MatchInfo as JSON\n"
-    "  list                   every match, newest first (--status)\n"
+    "  list                   every match, newest first: id, game, status\n"
+    "                         and label, if any (--status)\n"
     "  watch MATCH            one JSON event per line as it happens (--views)\n"
     "  get-log MATCH          the match's log, into --out=FILE (retries\n"
     "                         UNAVAILABLE for --retry_for_s)\n"

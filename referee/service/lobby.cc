@@ -481,6 +481,7 @@ StoredMatch NewStoredMatch(const std::string& match_id, const std::string& path,
     s->set_bot_id(seat.bot_id);
   }
   info.set_status(v1::MATCH_RUNNING);
+  info.set_label(config.label);
   info.set_created_unix_ms(created);
   *info.mutable_clocks() = config.clocks;
   info.set_forfeit_policy(config.forfeit_policy);
@@ -581,7 +582,7 @@ absl::StatusOr<v1::CreateMatchResponse> Lobby::CreateMatch(
       *std::move(match), request.game(), *std::move(hosted),
       stored.info.clocks(), stored.info.forfeit_policy(), path, created,
       &connections_, DeadlineSetter(match_id));
-  host->set_request_id(request.request_id());
+  host->set_request(request.request_id(), request.label());
   std::move(count_out).Cancel();  // Its end counts it out.
   // Its request_id now names it: nothing to release.
   Host(std::move(host), std::move(token_ids));
@@ -831,7 +832,7 @@ void Lobby::RecoverMatch(StoredMatch& stored, RecoveryReport& report) {
       *std::move(match), info.game(), std::move(hosted), info.clocks(),
       info.forfeit_policy(), stored.log_path, info.created_unix_ms(),
       &connections_, DeadlineSetter(match_id));
-  host->set_request_id(info.request_id());
+  host->set_request(info.request_id(), info.label());
   if (host->finished())
     ++report.finished;
   else

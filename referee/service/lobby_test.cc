@@ -248,6 +248,7 @@ TEST_F(LobbyTest, ARetriedCreateMatchCreatesNothingMore) {
   for (int i = 0; i < 3; ++i) request.add_seats()->set_bot_id(bot->bot_id());
   request.mutable_clocks()->set_seed_timeout_ms(60'000);
   request.set_request_id("attempt-1");
+  request.set_label("cup/run/0");
   absl::StatusOr<v1::CreateMatchResponse> first = lobby_->CreateMatch(request);
   ASSERT_TRUE(first.ok()) << first.status();
   absl::StatusOr<v1::CreateMatchResponse> again = lobby_->CreateMatch(request);
@@ -259,6 +260,11 @@ TEST_F(LobbyTest, ARetriedCreateMatchCreatesNothingMore) {
                 ->Info(lobby_->connections())
                 .request_id(),
             "attempt-1");
+  // The label too, as the log's header has it (a label that stands twice
+  // shows in ListMatches).
+  EXPECT_EQ(
+      lobby_->FindMatch(first->match_id())->Info(lobby_->connections()).label(),
+      "cup/run/0");
 
   // A retry must ask for the same match: game and options, seats (bots and
   // names), clocks when it sets them, forfeit policy.

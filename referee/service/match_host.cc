@@ -760,6 +760,7 @@ v1::MatchInfo MatchHost::InfoLocked(const Connections& connections) const {
   *info.mutable_clocks() = clocks_;
   info.set_forfeit_policy(policy_);
   info.set_request_id(request_id_);
+  info.set_label(label_);
   return info;
 }
 

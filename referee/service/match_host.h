@@ -112,11 +112,12 @@ class MatchHost : public std::enable_shared_from_this<MatchHost> {
   // host to be owned by a shared_ptr.
   void set_ack_holder(DelayedRunner* runner) { ack_holder_ = runner; }
 
-  // The CreateMatchRequest.request_id the match was created with, reported
-  // in its MatchInfo. Set before Start() (an archived match takes it from
-  // its MatchInfo).
-  void set_request_id(std::string request_id) {
+  // The CreateMatchRequest.request_id and label the match was created
+  // with, reported in its MatchInfo. Set before Start() (an archived match
+  // takes them from its MatchInfo).
+  void set_request(std::string request_id, std::string label) {
     request_id_ = std::move(request_id);
+    label_ = std::move(label);
   }
   const std::string& request_id() const { return request_id_; }
 
@@ -267,6 +268,7 @@ class MatchHost : public std::enable_shared_from_this<MatchHost> {
   const std::string log_path_;
   const int64_t created_unix_ms_;
   std::string request_id_;  // Set before Start(); constant after.
+  std::string label_;       // Likewise.
   Connections* const connections_;
   const std::function<void(absl::Time)> on_deadline_;
   std::function<void(const v1::MatchInfo&)> on_end_;
