@@ -37,6 +37,7 @@
 #include "referee/crypto/bytes.h"
 #include "referee/crypto/ed25519.h"
 #include "referee/service/directory_lock.h"
+#include "referee/tlog/note.h"
 #include "replay/verifier.h"
 #include "tests/temp_dir.h"
 #include "tests/test_process.h"
@@ -50,6 +51,24 @@ namespace fs = std::filesystem;
 namespace v1 = ::pyramid::referee::v1;
 using ::testing::HasSubstr;
 using ::testing::Not;
+
+// Every file under `dir` with its bytes, in name order ("" when none).
+std::string Listing(const std::string& dir) {
+  std::map<std::string, std::string> files;
+  std::error_code error;
+  for (const fs::directory_entry& entry :
+       fs::recursive_directory_iterator(dir, error)) {
+    if (entry.is_regular_file()) {
+      files[entry.path().string()] =
+          ReadFileToString(entry.path().string()).value_or("?");
+    }
+  }
+  std::string listing;
+  for (const auto& [name, bytes] : files) {
+    absl::StrAppend(&listing, name, "\n", bytes, "\n");
+  }
+  return listing;
+}
 
 std::string BinDir() {
   const char* env = std::getenv("PYRAMID_BIN");
@@ -713,7 +732,9 @@ void FlipAByte(const fs::path& path) {
 // saying what to do; nothing in the directory changes. With
 // --replay_lost_logs such matches are played again, each said in a line
 // naming its label, and a damaged log goes to superseded/; the directory
-// then checks out as `replay verify-tournament` sees it.
+// then holds a log for every match, but the embedded referee's checkpoint
+// holds the 2 lost sealed logs too, which `replay verify-tournament` (and
+// the runner, exit status 1) names.
 TEST_F(TournamentTest, AResumeNeverReplaysAMatchWhoseLogIsLostSilently) {
   const std::vector<std::string> argv =
       TournamentCommand(Make("rock_paper_pyramid", 3, 3, "rounds: 2"));
@@ -770,7 +791,7 @@ TEST_F(TournamentTest, AResumeNeverReplaysAMatchWhoseLogIsLostSilently) {
   std::vector<std::string> replay = argv;
   replay.push_back("--replay_lost_logs");
   testing_util::Process run(replay, dir_.File("c.out"), dir_.File("c.err"));
-  ASSERT_EQ(run.Wait(absl::Seconds(120)), 0) << run.err();
+  ASSERT_EQ(run.Wait(absl::Seconds(120)), 1) << run.err();
   const std::string run_id = std::string(
       absl::StripAsciiWhitespace(*ReadFileToString((out / "run_id").string())));
   for (const v1::TournamentMatchResult* m : {&deleted, &damaged}) {
@@ -808,16 +829,19 @@ TEST_F(TournamentTest, AResumeNeverReplaysAMatchWhoseLogIsLostSilently) {
     EXPECT_NE(after[i].match_id(), deleted.match_id());
     EXPECT_NE(after[i].match_id(), damaged.match_id());
   }
-  // The directory checks out, as the runner printed.
-  const std::string out_text = run.out();
-  const size_t at = out_text.find("6 matches, all included in checkpoint ");
-  ASSERT_NE(at, std::string::npos) << out_text;
-  const std::string verdict = out_text.substr(at, out_text.find('\n', at) - at);
+  // The checkpoint holds the 2 lost logs besides the directory's 6, which
+  // the runner and `replay verify-tournament` name.
+  const std::string problem =
+      "the checkpoint holds 8 logs and the directory 6: 2 sealed logs of this "
+      "tournament are not in the directory (a match played again after its "
+      "log was lost, or a log removed)";
+  EXPECT_THAT(run.out(), HasSubstr("1 problem\n" + problem));
   testing_util::Process check({(fs::path(BinDir()) / "replay").string(),
                                "verify-tournament", out.string()},
                               dir_.File("check.out"), dir_.File("check.err"));
-  EXPECT_EQ(check.Wait(absl::Seconds(60)), 0) << check.out() << check.err();
-  EXPECT_THAT(check.out(), HasSubstr(verdict));
+  EXPECT_EQ(check.Wait(absl::Seconds(60)), 1) << check.out() << check.err();
+  EXPECT_THAT(check.out(), HasSubstr(": " + problem));
+  EXPECT_THAT(check.out(), HasSubstr(": 1 problem"));
 }
 
 TEST_F(TournamentTest, KilledTournamentProgramResumes) {
@@ -1595,6 +1619,40 @@ TEST_F(TournamentTest, ResumeRefusesAnotherTournament) {
               HasSubstr("resuming: 3 of 3 matches already played and "
                         "verified; nothing left to play"));
   EXPECT_THAT(progress_.str(), Not(HasSubstr("playing the rest")));
+}
+
+// The checkpoint a directory published is only ever replaced by one that
+// extends it: a referee whose transparency log no longer does (rewritten:
+// here the published checkpoint is one of another tree of the same size,
+// signed with the referee's key) is refused, and the directory's evidence
+// is left as it was.
+TEST_F(TournamentTest, ACheckpointThatDoesNotExtendThePublishedOneIsRefused) {
+  const v1::Tournament t = Make("rock_paper_pyramid", 3, 3);
+  absl::StatusOr<v1::TournamentResults> first = Run(t);
+  ASSERT_TRUE(first.ok()) << first.status() << progress_.str();
+  const fs::path checkpoint = dir_.File("out/checkpoint");
+  const std::string published = *ReadFileToString(checkpoint.string());
+  // The same size, another root, the referee's signature.
+  std::vector<std::string> lines = absl::StrSplit(published, '\n');
+  ASSERT_GE(lines.size(), 3u);
+  lines[2] = "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=";
+  absl::StatusOr<SigningKey> key = ReadSigningKey(dir_.File("out.referee.key"));
+  ASSERT_TRUE(key.ok()) << key.status();
+  absl::StatusOr<std::string> forked = tlog::SignNote(
+      absl::StrCat(lines[0], "\n", lines[1], "\n", lines[2], "\n"), lines[0],
+      *key);
+  ASSERT_TRUE(forked.ok()) << forked.status();
+  std::ofstream(checkpoint, std::ios::trunc) << *forked;
+  const std::string proofs = Listing(dir_.File("out/proofs"));
+
+  absl::StatusOr<v1::TournamentResults> again = Run(t);
+  ASSERT_FALSE(again.ok());
+  EXPECT_EQ(again.status().code(), absl::StatusCode::kDataLoss);
+  EXPECT_THAT(again.status().message(),
+              HasSubstr("does not extend the one this directory published"));
+  EXPECT_EQ(*ReadFileToString(checkpoint.string()), *forked);
+  EXPECT_EQ(Listing(dir_.File("out/proofs")), proofs);
+  EXPECT_FALSE(fs::exists(dir_.File("out/proofs.new")));
 }
 
 // Two runs on one output directory at once would both play and write its

@@ -413,6 +413,24 @@ absl::StatusOr<v1::InclusionProof> RefereeLink::GetInclusionProof(
   return response;
 }
 
+absl::StatusOr<v1::ConsistencyProof> RefereeLink::GetConsistencyProof(
+    uint64_t old_size, uint64_t new_size) {
+  v1::GetConsistencyProofRequest request;
+  request.set_old_size(old_size);
+  request.set_new_size(new_size);
+  v1::ConsistencyProof response;
+  grpc::Status status = Retrying([&] {
+    grpc::ClientContext context;
+    Authorize(context);
+    return stub_->GetConsistencyProof(&context, request, &response);
+  });
+  if (!status.ok()) {
+    return FromGrpc(status, absl::StrCat("proving the checkpoint of ", new_size,
+                                         " consistent with ", old_size));
+  }
+  return response;
+}
+
 std::string RefereeLink::LogFileName(const std::string& game,
                                      const std::string& match_id) {
   return absl::StrCat(game, "-", match_id, ".pyrlog");

@@ -104,6 +104,10 @@ class RefereeLink {
   absl::StatusOr<referee::v1::TlogCheckpoint> GetCheckpoint();
   absl::StatusOr<referee::v1::InclusionProof> GetInclusionProof(
       const std::string& match_id, uint64_t tree_size);
+  // The consistency proof between the referee's checkpoints of `old_size`
+  // and `new_size`.
+  absl::StatusOr<referee::v1::ConsistencyProof> GetConsistencyProof(
+      uint64_t old_size, uint64_t new_size);
 
   // The log's file name for `match_id` of `game` (as the referee names it).
   static std::string LogFileName(const std::string& game,

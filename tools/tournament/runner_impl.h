@@ -379,6 +379,11 @@ class Runner {
   // verify-tournament` does and records its verdict.
   absl::Status Publish(const std::vector<v1::TournamentMatchResult>& matches,
                        v1::TournamentResults& results);
+  // OK when the directory has published no checkpoint yet, or when the
+  // referee's `checkpoint` extends the one it published (a consistency
+  // proof from the referee); DATA_LOSS naming both otherwise (a referee
+  // that rewrote its transparency log), before anything is written.
+  absl::Status CheckExtendsPublished(const v1::TlogCheckpoint& checkpoint);
 
   // ----------------------------------------------------------------------
   // The run's state.

@@ -12,6 +12,7 @@
 #include "referee/core/log_reader.h"
 #include "referee/core/log_sink.h"
 #include "referee/crypto/bytes.h"
+#include "referee/tlog/checkpoint.h"
 #include "replay/evidence.h"
 #include "replay/ordered_pool.h"
 #include "tools/tournament/ratings.h"
@@ -128,27 +129,58 @@ absl::StatusOr<v1::TournamentResults> Runner::Report() {
   return results;
 }
 
+absl::Status Runner::CheckExtendsPublished(
+    const v1::TlogCheckpoint& checkpoint) {
+  const fs::path path = out_ / "checkpoint";
+  std::error_code error;
+  if (!fs::exists(path, error)) return absl::OkStatus();  // None yet.
+  absl::StatusOr<std::string> published = ReadFileToString(path.string());
+  if (!published.ok()) return published.status();
+  const auto refused = [&](const std::string& why) {
+    return absl::DataLossError(absl::StrCat(
+        "the referee's transparency log checkpoint (", checkpoint.tree_size(),
+        " logs) does not extend the one this directory published, ",
+        path.string(), ": ", why,
+        "; the referee rewrote its log, so its evidence is not published "
+        "over the directory's, which is left as it was"));
+  };
+  const size_t text_end = published->find("\n\n");
+  absl::StatusOr<tlog::Checkpoint> old = tlog::ParseCheckpoint(
+      std::string_view(*published)
+          .substr(0, text_end == std::string::npos ? 0 : text_end + 1));
+  if (!old.ok()) return refused(std::string(old.status().message()));
+  if (old->size > checkpoint.tree_size()) {
+    return refused(absl::StrCat("it covered ", old->size, " logs"));
+  }
+  absl::StatusOr<v1::ConsistencyProof> proof =
+      link_->GetConsistencyProof(old->size, checkpoint.tree_size());
+  if (!proof.ok()) return proof.status();
+  if (absl::Status s = CheckConsistency(
+          *published, checkpoint.note(), proof->proof_file(),
+          CheckpointKey{"", link_->public_key()},
+          ConsistencyNames{.old_checkpoint = path.string(),
+                           .new_checkpoint = "the referee's checkpoint",
+                           .proof = "the referee's consistency proof"});
+      !s.ok()) {
+    return refused(std::string(s.message()));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status Runner::Publish(
     const std::vector<v1::TournamentMatchResult>& matches,
     v1::TournamentResults& results) {
   absl::StatusOr<v1::TlogCheckpoint> checkpoint = link_->GetCheckpoint();
   if (!checkpoint.ok()) return checkpoint.status();
-  if (absl::Status s = WriteFileAtomically((out_ / "checkpoint").string(),
-                                           checkpoint->note());
-      !s.ok()) {
-    return s;
-  }
-  if (t_.referee().empty()) {
-    // referee.key.pub is there already.
-  } else if (absl::Status s =
-                 WriteFileAtomically((out_ / "referee.pub").string(),
-                                     ToHex(link_->public_key()) + "\n");
-             !s.ok()) {
-    return s;
-  }
+  if (absl::Status s = CheckExtendsPublished(*checkpoint); !s.ok()) return s;
+  // The proofs are made beside the published ones and replace them whole,
+  // then the checkpoint they prove against: a failure on the way leaves
+  // the evidence an earlier run published as it was.
   std::error_code error;
-  fs::remove_all(out_ / "proofs", error);
-  fs::create_directories(out_ / "proofs", error);
+  const fs::path proofs = out_ / "proofs";
+  const fs::path made = out_ / "proofs.new";
+  fs::remove_all(made, error);
+  fs::create_directories(made, error);
   if (error) return absl::InternalError(error.message());
   std::vector<const v1::TournamentMatchResult*> genuine;
   for (const v1::TournamentMatchResult& match : matches) {
@@ -167,9 +199,8 @@ absl::Status Runner::Publish(
             link_->GetInclusionProof(match.match_id(), checkpoint->tree_size());
         written[i] =
             proof.ok()
-                ? WriteFile(out_ / "proofs" /
-                                (fs::path(match.log_file()).stem().string() +
-                                 ".tlog-proof"),
+                ? WriteFile(made / (fs::path(match.log_file()).stem().string() +
+                                    ".tlog-proof"),
                             proof->tlog_proof())
                 : proof.status();
         return JobOutput();
@@ -177,6 +208,22 @@ absl::Status Runner::Publish(
       [](size_t, const JobOutput&) {});
   for (const absl::Status& s : written) {
     if (!s.ok()) return s;
+  }
+  fs::remove_all(proofs, error);
+  if (!error) fs::rename(made, proofs, error);
+  if (error) return absl::InternalError(error.message());
+  if (absl::Status s = WriteFileAtomically((out_ / "checkpoint").string(),
+                                           checkpoint->note());
+      !s.ok()) {
+    return s;
+  }
+  if (t_.referee().empty()) {
+    // referee.key.pub is there already.
+  } else if (absl::Status s =
+                 WriteFileAtomically((out_ / "referee.pub").string(),
+                                     ToHex(link_->public_key()) + "\n");
+             !s.ok()) {
+    return s;
   }
   v1::TournamentSchedule schedule;
   schedule.set_name(t_.name());
