@@ -6,7 +6,10 @@
 #include "replay/evidence.h"
 
 #include <sys/stat.h>
+#include <sys/wait.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -14,6 +17,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "gmock/gmock.h"
@@ -579,6 +583,293 @@ TEST_F(TournamentDirectoryTest, AFileLargerThanMemoryIsNamedNotRead) {
                                     " bytes, more than this machine's memory (",
                                     PhysicalMemoryBytes(), " bytes)")));
   EXPECT_EQ(v.matches, 2u);
+}
+
+// The example's schedule.json with match `index` marked skipped, and its
+// log and proof removed (the runner writes neither for a skipped match).
+class SkippedMatchTest : public TournamentDirectoryTest {
+ protected:
+  static std::string Label(int index) {
+    return absl::StrCat("example/434764977a9d6e1d/", index);
+  }
+  // Removes match `index`'s log (the one whose signed header holds its
+  // label) and its proof.
+  void RemoveMatch(int index) const {
+    for (const auto& entry : fs::directory_iterator(dir_ + "/logs")) {
+      absl::StatusOr<std::string> bytes =
+          ReadFileToString(entry.path().string());
+      ASSERT_TRUE(bytes.ok()) << bytes.status();
+      if (!absl::StrContains(*bytes, Label(index))) continue;
+      fs::remove(entry.path());
+      fs::remove(absl::StrCat(dir_, "/proofs/", entry.path().stem().string(),
+                              ".tlog-proof"));
+      return;
+    }
+    FAIL() << "no log of match " << index;
+  }
+  void Skip(std::vector<int> indexes) const {
+    std::string schedule = Read("example/schedule.json");
+    for (int index : indexes) {
+      RemoveMatch(index);
+      const std::string label =
+          absl::StrCat("\"label\": \"", Label(index), "\",");
+      ASSERT_TRUE(absl::StrContains(schedule, label));
+      schedule = absl::StrReplaceAll(
+          schedule, {{label, absl::StrCat(label, " \"skipped\": true,")}});
+    }
+    Write("schedule.json", schedule);
+  }
+  // tournament.txt, as the runner copies the tournament file there.
+  void WriteTournament(const std::string& more) const {
+    Write("tournament.txt",
+          absl::StrCat("name: \"example\"\ngame {\n  game: "
+                       "\"rock_paper_pyramid\"\n}\nseats: 3\n",
+                       more));
+  }
+};
+
+// Only a decided SPRT skips matches, and only those the runner never
+// started, which come last (it starts them in index order): the tournament
+// file the runner copied (tournament.txt) must have an SPRT, and every
+// skipped match must come after the last one played. A host without the
+// referee's key could otherwise drop any match by marking it skipped and
+// removing its log and proof (a red-team finding: "11 matches, all
+// included", exit status 0).
+TEST_F(SkippedMatchTest, OnlyAnSprtSkipsAndOnlyTheLastMatches) {
+  Skip({2});
+  // No tournament.txt.
+  TournamentVerdict v = Check();
+  EXPECT_THAT(v.problems, ElementsAre(absl::StrCat(
+                              "match 2 (", Label(2),
+                              ") is marked skipped, but the directory holds "
+                              "no tournament.txt (the tournament file the "
+                              "runner copies there) to show an SPRT, and "
+                              "only an SPRT that has decided skips "
+                              "matches")));
+  // A tournament without an SPRT.
+  WriteTournament("");
+  EXPECT_THAT(Check().problems,
+              ElementsAre(absl::StrCat(
+                  "match 2 (", Label(2),
+                  ") is marked skipped, but the tournament (tournament.txt) "
+                  "has no SPRT, and only an SPRT that has decided skips "
+                  "matches")));
+  // Another tournament's file, and one that does not parse.
+  Write("tournament.txt",
+        "name: \"other\" game { game: \"rock_paper_pyramid\" "
+        "} sprt { elo1: 10 }\n");
+  EXPECT_THAT(Check().problems,
+              ElementsAre(HasSubstr(
+                  "tournament.txt is another tournament's (\"other\" of "
+                  "rock_paper_pyramid, the schedule's \"example\" of "
+                  "rock_paper_pyramid)")));
+  WriteTournament("sprt { elo1: 10 ");
+  EXPECT_THAT(Check().problems,
+              ElementsAre(HasSubstr(
+                  "is marked skipped, but tournament.txt, which would show an "
+                  "SPRT, is not a Tournament in text format: line ")));
+  // With an SPRT, the last match skipped checks out.
+  WriteTournament("sprt {\n  elo1: 10\n}\n");
+  v = Check();
+  EXPECT_THAT(v.problems, IsEmpty());
+  EXPECT_EQ(v.matches, 2u);
+}
+
+TEST_F(SkippedMatchTest, ASkippedMatchBeforeOnePlayedIsNamed) {
+  WriteTournament("sprt {\n  elo1: 10\n}\n");
+  Skip({0, 2});
+  TournamentVerdict v = Check();
+  EXPECT_THAT(
+      v.problems,
+      ElementsAre(absl::StrCat(
+          "match 0 (", Label(0), ") is marked skipped, but match 1 (", Label(1),
+          "), after it, was played: the runner starts matches in "
+          "index order and skips only those it never started once "
+          "the SPRT has decided, the schedule's last")));
+  EXPECT_EQ(v.matches, 1u);
+}
+
+TEST_F(SkippedMatchTest, EveryMatchSkippedOrNoMatchAtAllIsNamed) {
+  WriteTournament("sprt {\n  elo1: 10\n}\n");
+  Skip({0, 1, 2});
+  EXPECT_THAT(Check().problems,
+              ElementsAre("every match of the schedule is marked skipped, but "
+                          "an SPRT decides only on matches played"));
+  // A schedule of no match (it passed as "0 matches, all included").
+  Write("schedule.json",
+        "{\"name\": \"example\", \"game\": \"rock_paper_pyramid\", "
+        "\"run_id\": \"434764977a9d6e1d\"}");
+  TournamentVerdict v = Check();
+  EXPECT_THAT(v.problems, ElementsAre("the schedule lists no match: a "
+                                      "tournament plays at least one"));
+  EXPECT_EQ(v.summary, "1 problem");
+}
+
+// The embedded referee's tree holds its tournament's logs and nothing
+// else, so its checkpoint's size is the number of sealed logs the directory
+// holds. The example's is a running referee's (it holds referee.pub):
+// leaves 3 to 5 of 6, the rest other matches, which a note says is not
+// checked. As the embedded referee's (referee.key.pub alone), 3 sealed logs
+// of checkpoint 6 are missing (it passed: a red-team finding, where a
+// match played again after its log was lost left checkpoint 13 over 12
+// logs).
+TEST_F(TournamentDirectoryTest, AnEmbeddedRefereesCheckpointHoldsItsLogsOnly) {
+  TournamentVerdict v = Check();
+  EXPECT_THAT(v.problems, IsEmpty());
+  EXPECT_THAT(v.notes,
+              ElementsAre("the checkpoint holds 6 logs, 3 of them sealed logs "
+                          "in logs/: the directory holds referee.pub, a "
+                          "running referee's, whose tree holds other matches "
+                          "too, so its size is not checked against the "
+                          "directory's logs (with the embedded referee it "
+                          "is)"));
+  fs::rename(dir_ + "/referee.pub", dir_ + "/referee.key.pub");
+  v = Check();
+  EXPECT_THAT(v.problems,
+              ElementsAre("the checkpoint holds 6 logs and the directory 3: 3 "
+                          "sealed logs of this tournament are not in the "
+                          "directory (a match played again after its log was "
+                          "lost, or a log removed); the embedded referee's "
+                          "tree (the directory holds referee.key.pub, no "
+                          "referee.pub) holds this tournament's logs and "
+                          "nothing else"));
+  EXPECT_THAT(v.notes, IsEmpty());
+  EXPECT_EQ(v.matches, 3u);
+  // Without either key file (the key given), which referee it was is not
+  // known: a note.
+  fs::rename(dir_ + "/referee.key.pub", dir_ + "/moved.pub");
+  v = CheckTournamentDirectory(dir_, RefereeKey());
+  EXPECT_THAT(v.problems, IsEmpty());
+  EXPECT_THAT(v.notes, ElementsAre(HasSubstr(
+                           "the directory holds neither referee.key.pub (the "
+                           "embedded referee's) nor referee.pub (a running "
+                           "referee's), so which referee it was is not known "
+                           "and its size is not checked")));
+  fs::rename(dir_ + "/moved.pub", dir_ + "/referee.key.pub");
+  // A log of logs/ copied into superseded/ is the same leaf, not another.
+  fs::create_directory(dir_ + "/superseded");
+  fs::copy(absl::StrCat(dir_, "/logs/rock_paper_pyramid-", kMatch, ".pyrlog"),
+           dir_ + "/superseded/copy.pyrlog");
+  EXPECT_THAT(Check().problems,
+              ElementsAre(StartsWith("the checkpoint holds 6 logs and the "
+                                     "directory 3: 3 sealed logs")));
+}
+
+// The referee's key read from the directory is said to be so (`replay
+// verify-tournament` prints it and asks for --key), since a directory
+// signed again with another key checks out as well; a key given is not.
+TEST_F(TournamentDirectoryTest, AKeyTakenFromTheDirectoryIsSaidToBe) {
+  TournamentVerdict v = Check();
+  EXPECT_EQ(v.referee_key_files, "referee.pub");
+  EXPECT_EQ(v.referee_key, RefereeKey().public_key);
+  Write("referee.key.pub", Read("example/referee.pub"));
+  EXPECT_EQ(Check().referee_key_files, "referee.key.pub and referee.pub");
+  v = CheckTournamentDirectory(dir_, RefereeKey());
+  EXPECT_THAT(v.problems, IsEmpty());
+  EXPECT_EQ(v.referee_key_files, "");
+  EXPECT_EQ(v.referee_key, RefereeKey().public_key);
+  v = CheckTournamentDirectory(dir_, VerifierKey());
+  EXPECT_THAT(v.problems, IsEmpty());
+  EXPECT_EQ(v.referee_key_files, "");
+  EXPECT_EQ(v.referee_key, RefereeKey().public_key);
+}
+
+// A real tournament's output directory with the embedded referee
+// (build/bin/tournament, 3 reference bots, 3 matches): its checkpoint holds
+// its 3 sealed logs. A match played again after its log was lost
+// (--replay_lost_logs) leaves the checkpoint a sealed log more than the
+// directory holds, which is named (it passed: a red-team finding); the lost
+// log found again and set aside in superseded/ is counted, with a note that
+// its label stands twice.
+class EmbeddedTournamentTest : public ::testing::Test {
+ protected:
+  static std::string Bin() {
+    const char* env = std::getenv("PYRAMID_BIN");
+    return env != nullptr && *env != '\0' ? env : "build/bin";
+  }
+  void SetUp() override {
+    ASSERT_TRUE(tmp_.ok());
+    for (const char* program : {"tournament", "bot"}) {
+      ASSERT_TRUE(fs::exists(Bin() + "/" + program))
+          << Bin() << "/" << program << " is not built";
+    }
+    std::string text = absl::StrCat(
+        "name: \"e\" game { game: \"rock_paper_pyramid\" } seats: 3 "
+        "concurrency: 3 output_dir: \"",
+        out_, "\"\n");
+    for (int i = 1; i <= 3; ++i) {
+      absl::StrAppend(&text, "bots { name: \"b", i, "\" command: \"", Bin(),
+                      "/bot\" command: \"--quiet\" }\n");
+    }
+    std::ofstream(tmp_.File("t.txt")) << text;
+    ASSERT_EQ(RunTournament(""), 0) << Output();
+  }
+  // The tournament program's exit status on t.txt, with `flags`.
+  int RunTournament(const std::string& flags) const {
+    const int status = std::system(
+        absl::StrCat("'", Bin(), "/tournament' '", tmp_.File("t.txt"), "' ",
+                     flags, " >'", tmp_.File("run.out"), "' 2>&1")
+            .c_str());
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  }
+  std::string Output() const {
+    absl::StatusOr<std::string> text = ReadFileToString(tmp_.File("run.out"));
+    return text.ok() ? *text : "";
+  }
+  TournamentVerdict Check() const {
+    return CheckTournamentDirectory(out_, CheckpointKey{});
+  }
+  std::vector<fs::path> Logs() const {
+    std::vector<fs::path> logs;
+    for (const auto& entry : fs::directory_iterator(out_ + "/logs")) {
+      logs.push_back(entry.path());
+    }
+    std::sort(logs.begin(), logs.end());
+    return logs;
+  }
+  TempDir tmp_{"embedded-tournament"};
+  const std::string out_ = tmp_.File("out");
+};
+
+TEST_F(EmbeddedTournamentTest, ItsCheckpointHoldsItsSealedLogsAndNoOthers) {
+  TournamentVerdict v = Check();
+  EXPECT_THAT(v.problems, IsEmpty());
+  EXPECT_THAT(v.notes, IsEmpty());
+  EXPECT_EQ(v.matches, 3u);
+  EXPECT_EQ(v.checkpoint.size, 3u);
+  EXPECT_EQ(v.referee_key_files, "referee.key.pub");
+
+  // A log lost, and its match played again with --replay_lost_logs.
+  const fs::path lost = Logs()[1];
+  const std::string lost_bytes = *ReadFileToString(lost.string());
+  fs::remove(lost);
+  ASSERT_EQ(RunTournament("--replay_lost_logs"), 1) << Output();
+  const std::string problem =
+      "the checkpoint holds 4 logs and the directory 3: 1 sealed log of this "
+      "tournament is not in the directory (a match played again after its "
+      "log was lost, or a log removed); the embedded referee's tree (the "
+      "directory holds referee.key.pub, no referee.pub) holds this "
+      "tournament's logs and nothing else";
+  EXPECT_THAT(Output(), HasSubstr("1 problem\n" + problem + "\n"));
+  v = Check();
+  EXPECT_THAT(v.problems, ElementsAre(problem));
+  EXPECT_EQ(v.matches, 3u);
+
+  // The lost log found again, set aside in superseded/: counted, and said.
+  fs::create_directory(out_ + "/superseded");
+  std::ofstream(out_ + "/superseded/" + lost.filename().string(),
+                std::ios::binary)
+      << lost_bytes;
+  v = Check();
+  EXPECT_THAT(v.problems, IsEmpty());
+  ASSERT_EQ(v.notes.size(), 1u);
+  EXPECT_THAT(
+      v.notes[0],
+      AllOf(StartsWith(absl::StrCat("superseded/", lost.filename().string(),
+                                    ": a sealed log of match ")),
+            HasSubstr("that the runner set aside and played again: "
+                      "its label stands twice in the referee's "
+                      "transparency log")));
 }
 
 // The proof's extra data is any bytes: named escaped, never raw.

@@ -484,7 +484,16 @@ int VerifyTournament(const std::vector<std::string>& args) {
   for (const std::string& problem : verdict.problems) {
     std::cout << dir << ": " << problem << "\n";
   }
-  std::cout << dir << ": " << verdict.summary << "\n";
+  // A key read from the directory is the directory vouching for itself:
+  // a directory signed again with a new key checks out as well (as
+  // `verify` of a log says of the key in the log's own header).
+  std::string key_note;
+  if (!verdict.referee_key_files.empty()) {
+    key_note = absl::StrCat(" (referee key ", ToHex(verdict.referee_key),
+                            " taken from the directory itself, ",
+                            verdict.referee_key_files, "; pin it with --key)");
+  }
+  std::cout << dir << ": " << verdict.summary << key_note << "\n";
   return verdict.problems.empty() ? kGenuine : kNotGenuine;
 }
 

@@ -14,6 +14,8 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "google/protobuf/io/tokenizer.h"
+#include "google/protobuf/text_format.h"
 #include "google/protobuf/util/json_util.h"
 #include "pyramid/referee/v1/tournament.pb.h"
 #include "referee/core/log_sink.h"
@@ -50,6 +52,9 @@ struct LogCheck {
   std::string note;
   std::string label;
   std::string proof;
+  // The match id of a sealed log (genuine under the referee's key),
+  // whatever else is said of it: a leaf of the referee's tree.
+  std::string sealed_match_id;
 };
 
 // Why the entry at `path` of a tournament directory is not read: a FIFO
@@ -133,6 +138,7 @@ LogCheck CheckLog(const fs::path& root, const fs::path& path,
                                  v.bad_record, ": ", v.reason);
     return check;
   }
+  check.sealed_match_id = v.header.match_id();
   if (v.header.game().game() != schedule.game()) {
     check.problem = absl::StrCat(
         "logs/", name, ": a ", v.header.game().game(), " log; the schedule ",
@@ -231,12 +237,18 @@ absl::Status Prefixed(absl::string_view prefix, const absl::Status& status) {
                       absl::StrCat(prefix, ": ", status.message()));
 }
 
+// The referee's public key as DIR holds it, and the files it was read
+// from ("referee.key.pub", "referee.pub", or both, "and" between them).
+struct DirectoryKey {
+  std::string key;
+  std::string files;
+};
+
 // The referee's public key, from DIR/referee.key.pub or DIR/referee.pub
 // (the runner writes one; when both are there, they must hold the same
 // key); why there is none as the problem to report otherwise.
-absl::StatusOr<std::string> RefereeKeyFromDirectory(const fs::path& root) {
-  std::string key;
-  std::string found;
+absl::StatusOr<DirectoryKey> RefereeKeyFromDirectory(const fs::path& root) {
+  DirectoryKey found;
   for (const char* name : {"referee.key.pub", "referee.pub"}) {
     if (!IsThere(root / name)) continue;
     if (absl::Status s = NotAFile(root / name); !s.ok()) {
@@ -244,20 +256,21 @@ absl::StatusOr<std::string> RefereeKeyFromDirectory(const fs::path& root) {
     }
     absl::StatusOr<std::string> parsed = ParsePublicKey((root / name).string());
     if (!parsed.ok()) return Prefixed(name, parsed.status());
-    if (!key.empty() && key != *parsed) {
+    if (!found.key.empty() && found.key != *parsed) {
       return absl::InvalidArgumentError(absl::StrCat(
-          found, " and ", name, " hold different referee keys (", ToHex(key),
-          " and ", ToHex(*parsed), "); pass the referee's with --key"));
+          found.files, " and ", name, " hold different referee keys (",
+          ToHex(found.key), " and ", ToHex(*parsed),
+          "); pass the referee's with --key"));
     }
-    key = *parsed;
-    found = name;
+    found.key = *parsed;
+    absl::StrAppend(&found.files, found.files.empty() ? "" : " and ", name);
   }
-  if (key.empty()) {
+  if (found.key.empty()) {
     return absl::NotFoundError(
         "no referee key: the directory holds no referee.key.pub or "
         "referee.pub; pass --key");
   }
-  return key;
+  return found;
 }
 
 // DIR/checkpoint, opened with `key`; the problem to report otherwise.
@@ -288,10 +301,15 @@ absl::StatusOr<v1::TournamentSchedule> ReadSchedule(const fs::path& root) {
 
 // The schedule's entries by label. Matches are numbered from 0 without a
 // gap and labelled NAME/RUN/INDEX, as each log's signed header is: a match
-// cut from the schedule's middle shows as a gap. Adds to `problems` each
-// entry that is not so, then each label listed twice.
+// cut from the schedule's middle shows as a gap. Adds to `problems` a
+// schedule without a match, each entry that is not so, then each label
+// listed twice.
 ScheduleIndex IndexSchedule(const v1::TournamentSchedule& schedule,
                             std::vector<std::string>& problems) {
+  if (schedule.matches().empty()) {
+    problems.push_back(
+        "the schedule lists no match: a tournament plays at least one");
+  }
   for (int i = 0; i < schedule.matches_size(); ++i) {
     const v1::ScheduleEntry& entry = schedule.matches(i);
     if (entry.index() != static_cast<uint32_t>(i)) {
@@ -338,6 +356,9 @@ struct LogsFound {
   // The file names of the logs of each label.
   std::map<std::string, std::vector<std::string>> by_label;
   std::set<std::string> proofs_used;  // The names of their proofs.
+  // The match ids of every sealed log in DIR/logs, whether it counts or
+  // not: the leaves of the referee's tree the directory holds.
+  std::set<std::string> sealed;
 };
 
 // Checks every DIR/logs/*.pyrlog (CheckLog), each on its own, on every
@@ -370,6 +391,9 @@ LogsFound CheckLogs(const fs::path& root, const CheckpointKey& key,
       verdict.problems.push_back(std::move(check.problem));
     }
     if (!check.proof.empty()) found.proofs_used.insert(std::move(check.proof));
+    if (!check.sealed_match_id.empty()) {
+      found.sealed.insert(std::move(check.sealed_match_id));
+    }
     if (!check.label.empty()) {
       found.by_label[check.label].push_back(logs[i].filename().string());
     }
@@ -412,6 +436,211 @@ void MatchLogsToSchedule(
       ++verdict.matches;
     }
   }
+}
+
+// Keeps the first error the text-format parser reports (a parser with a
+// collector logs nothing), "line L column C: WHAT".
+class FirstTextError final : public google::protobuf::io::ErrorCollector {
+ public:
+  void AddError(int line, google::protobuf::io::ColumnNumber column,
+                const std::string& message) override {
+    if (error_.empty()) {
+      error_ = absl::StrCat("line ", line + 1, " column ", column + 1, ": ",
+                            message);
+    }
+  }
+  void AddWarning(int, google::protobuf::io::ColumnNumber,
+                  const std::string&) override {}
+  std::string error() const { return error_.empty() ? "unparseable" : error_; }
+
+ private:
+  std::string error_;
+};
+
+// Why DIR/tournament.txt, the tournament file the runner copies into its
+// output directory (docs/tournament.md, "Resume"), does not show that
+// `schedule`'s tournament had an SPRT; "" when it does. Only a decided SPRT
+// makes the runner skip matches.
+std::string WhyNoSprt(const fs::path& root,
+                      const v1::TournamentSchedule& schedule) {
+  const fs::path path = root / "tournament.txt";
+  if (!IsThere(path)) {
+    return "the directory holds no tournament.txt (the tournament file the "
+           "runner copies there) to show an SPRT, and only an SPRT that has "
+           "decided skips matches";
+  }
+  absl::StatusOr<std::string> text = ReadEntry(path);
+  if (!text.ok()) {
+    return absl::StrCat(
+        "tournament.txt, which would show an SPRT, cannot be read: ",
+        text.status().message());
+  }
+  v1::Tournament tournament;
+  FirstTextError errors;
+  google::protobuf::TextFormat::Parser parser;
+  parser.RecordErrorsTo(&errors);
+  if (!parser.ParseFromString(*text, &tournament)) {
+    return absl::StrCat(
+        "tournament.txt, which would show an SPRT, is not a Tournament in "
+        "text format: ",
+        errors.error());
+  }
+  if (tournament.name() != schedule.name() ||
+      tournament.game().game() != schedule.game()) {
+    return absl::StrCat("tournament.txt is another tournament's (\"",
+                        tournament.name(), "\" of ", tournament.game().game(),
+                        ", the schedule's \"", schedule.name(), "\" of ",
+                        schedule.game(), ")");
+  }
+  if (!tournament.has_sprt()) {
+    return "the tournament (tournament.txt) has no SPRT, and only an SPRT "
+           "that has decided skips matches";
+  }
+  return "";
+}
+
+// Adds to `problems` each match of `schedule` marked skipped that the
+// runner cannot have skipped. It skips the matches it never started once
+// the tournament's SPRT has decided, and starts them in index order (the
+// schedule's order, docs/tournament.md "Order of play"; a resume starts the
+// missing ones in that order too): so only a tournament with an SPRT
+// (tournament.txt) skips, only matches after the last one played, and
+// never all of them (an SPRT decides on matches played).
+void CheckSkipped(const fs::path& root, const v1::TournamentSchedule& schedule,
+                  std::vector<std::string>& problems) {
+  int last_played = -1;
+  bool any_skipped = false;
+  for (int i = 0; i < schedule.matches_size(); ++i) {
+    if (schedule.matches(i).skipped()) {
+      any_skipped = true;
+    } else {
+      last_played = i;
+    }
+  }
+  if (!any_skipped) return;
+  const std::string why_not = WhyNoSprt(root, schedule);
+  for (int i = 0; i < schedule.matches_size(); ++i) {
+    const v1::ScheduleEntry& entry = schedule.matches(i);
+    if (!entry.skipped()) continue;
+    const std::string match =
+        absl::StrCat("match ", entry.index(), " (", entry.label(), ")");
+    if (!why_not.empty()) {
+      problems.push_back(
+          absl::StrCat(match, " is marked skipped, but ", why_not));
+    } else if (i < last_played) {
+      const v1::ScheduleEntry& later = schedule.matches(last_played);
+      problems.push_back(absl::StrCat(
+          match, " is marked skipped, but match ", later.index(), " (",
+          later.label(),
+          "), after it, was played: the runner starts matches in index order "
+          "and skips only those it never started once the SPRT has decided, "
+          "the schedule's last"));
+    }
+  }
+  if (why_not.empty() && last_played < 0) {
+    problems.push_back(
+        "every match of the schedule is marked skipped, but an SPRT decides "
+        "only on matches played");
+  }
+}
+
+// Checks DIR/superseded/*.pyrlog (the logs the runner set aside on a
+// resume) against the referee's key, on every core: the match ids of the
+// sealed ones of this schedule's matches (`by_label`) that are not among
+// `sealed` (DIR/logs' own), each said in a note. Such a log is a leaf of
+// the referee's tree that the directory holds: its match was played again,
+// so its label stands twice in the tree.
+std::set<std::string> SupersededSealedLogs(const fs::path& root,
+                                           const VerifyOptions& options,
+                                           const ScheduleIndex& by_label,
+                                           const std::set<std::string>& sealed,
+                                           TournamentVerdict& verdict) {
+  std::vector<fs::path> logs;
+  std::vector<std::string> ignored;  // A superseded/ that cannot be listed.
+  for (const auto& entry : ListDirectory(root, "superseded", ignored)) {
+    if (entry.path().extension() == ".pyrlog") logs.push_back(entry.path());
+  }
+  std::sort(logs.begin(), logs.end());
+  std::vector<Verdict> verdicts(logs.size());
+  RunInOrder(
+      logs.size(), PoolSize(logs.size()),
+      [&](size_t i) {
+        absl::StatusOr<std::string> bytes = ReadEntry(logs[i]);
+        if (bytes.ok()) verdicts[i] = VerifyLog(*bytes, options);
+        return JobOutput();
+      },
+      [](size_t, const JobOutput&) {});
+  std::set<std::string> found;
+  for (size_t i = 0; i < logs.size(); ++i) {
+    const Verdict& v = verdicts[i];
+    if (v.kind != Verdict::Kind::kGenuine) continue;
+    const auto scheduled = by_label.find(v.header.label());
+    if (scheduled == by_label.end()) continue;
+    const std::string& match_id = v.header.match_id();
+    if (sealed.contains(match_id) || !found.insert(match_id).second) continue;
+    verdict.notes.push_back(absl::StrCat(
+        "superseded/", logs[i].filename().string(), ": a sealed log of match ",
+        scheduled->second->index(), " (", v.header.label(),
+        ") that the runner set aside and played again: its label stands "
+        "twice in the referee's transparency log; counted with the "
+        "directory's sealed logs, not as the match"));
+  }
+  return found;
+}
+
+// "1 sealed log of this tournament is", "2 sealed logs ... are".
+std::string SealedLogs(uint64_t n) {
+  return absl::StrCat(n, " sealed log", n == 1 ? "" : "s",
+                      " of this tournament ", n == 1 ? "is" : "are");
+}
+
+// With the embedded referee, whose tree holds this tournament's sealed logs
+// and nothing else, adds a problem to `verdict` unless the checkpoint's
+// size is the number of sealed logs the directory holds: those of logs/
+// (`sealed`, their match ids) and those the runner set aside in
+// superseded/. A sealed log missing from the directory is a match played
+// again after its log was lost, or a log removed. The directory says which
+// referee it was: the runner writes referee.key.pub with the embedded
+// referee and referee.pub with a running one, whose tree holds other
+// matches too; then, or with neither file, a note says that the size is
+// not checked.
+void CheckTreeSize(const fs::path& root, const CheckpointKey& key,
+                   const ScheduleIndex& by_label,
+                   const std::set<std::string>& sealed,
+                   TournamentVerdict& verdict) {
+  const uint64_t size = verdict.checkpoint.size;
+  const bool running = IsThere(root / "referee.pub");
+  if (running || !IsThere(root / "referee.key.pub")) {
+    verdict.notes.push_back(absl::StrCat(
+        "the checkpoint holds ", size, " logs, ", sealed.size(),
+        " of them sealed logs in logs/: ",
+        running ? "the directory holds referee.pub, a running referee's, "
+                  "whose tree holds other matches too, so its size is not "
+                  "checked against the directory's logs (with the embedded "
+                  "referee it is)"
+                : "the directory holds neither referee.key.pub (the "
+                  "embedded referee's) nor referee.pub (a running "
+                  "referee's), so which referee it was is not known and its "
+                  "size is not checked against the directory's logs (with "
+                  "the embedded referee it is)"));
+    return;
+  }
+  const uint64_t held =
+      sealed.size() +
+      SupersededSealedLogs(root, LogOptions(key), by_label, sealed, verdict)
+          .size();
+  if (size == held) return;
+  verdict.problems.push_back(absl::StrCat(
+      "the checkpoint holds ", size, " logs and the directory ", held, ": ",
+      size > held
+          ? absl::StrCat(
+                SealedLogs(size - held),
+                " not in the directory (a match played again after its log "
+                "was lost, or a log removed); the embedded referee's tree "
+                "(the directory holds referee.key.pub, no referee.pub) "
+                "holds this tournament's logs and nothing else")
+          : std::string("the checkpoint does not cover every sealed log of "
+                        "the directory")));
 }
 
 // Adds to `problems` each DIR/proofs entry no counted log used
@@ -467,10 +696,12 @@ TournamentVerdict CheckTournamentDirectory(const std::string& dir,
     return Summarized(std::move(verdict));
   };
   if (key.verifier_key.empty() && key.public_key.empty()) {
-    absl::StatusOr<std::string> found = RefereeKeyFromDirectory(root);
+    absl::StatusOr<DirectoryKey> found = RefereeKeyFromDirectory(root);
     if (!found.ok()) return stop(found.status());
-    key.public_key = *found;
+    key.public_key = found->key;
+    verdict.referee_key_files = found->files;
   }
+  verdict.referee_key = LogOptions(key).pinned_key;
   absl::StatusOr<tlog::Checkpoint> checkpoint = ReadCheckpoint(root, key);
   if (!checkpoint.ok()) return stop(checkpoint.status());
   verdict.checkpoint = *checkpoint;
@@ -480,7 +711,9 @@ TournamentVerdict CheckTournamentDirectory(const std::string& dir,
   const LogsFound logs =
       CheckLogs(root, key, *checkpoint, *schedule, by_label, verdict);
   MatchLogsToSchedule(*schedule, by_label, logs.by_label, verdict);
+  CheckSkipped(root, *schedule, verdict.problems);
   StrayProofs(root, logs.proofs_used, verdict.problems);
+  CheckTreeSize(root, key, by_label, logs.sealed, verdict);
   return Summarized(std::move(verdict));
 }
 

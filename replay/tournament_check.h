@@ -23,6 +23,14 @@ struct TournamentVerdict {
   std::vector<std::string> notes;     // Informative (e.g. ignored prefixes).
   uint64_t matches = 0;               // Sealed, included, scheduled logs.
   tlog::Checkpoint checkpoint;
+  // The referee's raw public key the logs were checked against (once
+  // known), and, when no key was given, the directory's files it was read
+  // from ("referee.key.pub", "referee.pub" or "referee.key.pub and
+  // referee.pub"): the directory then vouches for itself, and whoever
+  // reads the verdict should pin the key (`replay verify-tournament
+  // --key`).
+  std::string referee_key;
+  std::string referee_key_files;
   // "N matches, all included in checkpoint SIZE ROOT" or the problem count.
   std::string summary;
 };
@@ -36,10 +44,21 @@ std::string TournamentLabel(std::string_view name, std::string_view run_id,
 // `replay verify-tournament DIR`: every log in DIR/logs verifies against
 // the referee's key, every sealed one has DIR/proofs/NAME.tlog-proof proving
 // it is in DIR/checkpoint (the same checkpoint for all), and each match of
-// DIR/schedule.json has exactly one such log, whose signed label and seats
-// are the schedule's, none missing and none extra; each log is of the
-// schedule's game. `key` may be empty: the referee key is then read from
-// DIR/referee.key.pub, else DIR/referee.pub.
+// DIR/schedule.json (at least one) has exactly one such log, whose signed
+// label and seats are the schedule's, none missing and none extra; each log
+// is of the schedule's game. A match marked skipped has no log, and is one
+// the runner can have skipped: DIR/tournament.txt (the tournament, in text
+// format) has an SPRT, of the schedule's name and game, and every skipped
+// match comes after the last one played (the runner starts matches in
+// index order), which one at least is. With the embedded referee (DIR
+// holds referee.key.pub and no referee.pub: the runner writes the first
+// with the embedded referee, the second with a running one), the
+// checkpoint's size is the number of sealed logs in DIR/logs and
+// DIR/superseded (distinct matches; those of superseded/ of this schedule's
+// labels), since that tree holds this tournament's logs alone; otherwise a
+// note says that this is not checked. `key` may be empty: the referee key
+// is then read from DIR/referee.key.pub, else DIR/referee.pub, and the
+// verdict names the file.
 TournamentVerdict CheckTournamentDirectory(const std::string& dir,
                                            CheckpointKey key);
 

@@ -31,8 +31,13 @@
 // game, carries the label of a match not skipped (a different one for each
 // log) and that match's seats, and its proofs/NAME.tlog-proof proves it
 // included in the directory's checkpoint; the count is of those logs, one
-// for every match not skipped; and every entry of proofs/ is the proof of
-// such a log.
+// for every match not skipped, of which there is at least one; every entry
+// of proofs/ is the proof of such a log; skipped matches all come after the
+// last one played, and tournament.txt (a Tournament in text format, of the
+// schedule's name and game) has an SPRT; and with referee.key.pub but no
+// referee.pub (the embedded referee's directory) the checkpoint's size is
+// the number of distinct sealed logs in logs/ and superseded/ (those of
+// superseded/ with a label of the schedule).
 //
 // The seeds (tests/fuzz/make_evidence_seeds.py writes them) are
 // testdata/tlog/example in this format and damaged copies. Two variables
@@ -58,6 +63,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "google/protobuf/text_format.h"
 #include "google/protobuf/util/json_util.h"
 #include "pyramid/referee/v1/tournament.pb.h"
 #include "referee/core/log_sink.h"
@@ -81,7 +87,8 @@ constexpr size_t kMaxParts = 32;
 constexpr std::string_view kSeparator = "@@@@";
 
 // The names a part can have. m0 to m3 name logs and their proofs; m4 is a
-// proof's only; a .txt beside them is neither.
+// proof's only; a .txt beside them is neither; superseded/ holds the logs
+// a runner set aside.
 constexpr std::string_view kNames[] = {
     "schedule.json",
     "checkpoint",
@@ -100,6 +107,9 @@ constexpr std::string_view kNames[] = {
     "proofs/m0.txt",
     "logs",
     "proofs",
+    "tournament.txt",
+    "superseded/m0.pyrlog",
+    "superseded/m3.pyrlog",
 };
 constexpr size_t kNameCount = sizeof(kNames) / sizeof(kNames[0]);
 
@@ -304,6 +314,55 @@ void CheckGenuineDirectory(const fs::path& dir, pyramid::CheckpointKey key,
   }
   Check(verdict.matches == played.size());
   Check(verdict.matches == to_play);
+  Check(to_play > 0);
+  // Skipped matches: the last ones, of a tournament with an SPRT.
+  int last_played = -1;
+  bool any_skipped = false;
+  for (int i = 0; i < schedule.matches_size(); ++i) {
+    if (schedule.matches(i).skipped()) {
+      any_skipped = true;
+    } else {
+      Check(!any_skipped);
+      last_played = i;
+    }
+  }
+  Check(last_played >= 0);
+  if (any_skipped) {
+    std::error_code looked;
+    Check(fs::is_regular_file(dir / "tournament.txt", looked));
+    absl::StatusOr<std::string> text =
+        pyramid::ReadFileToString((dir / "tournament.txt").string());
+    Check(text.ok());
+    v1::Tournament tournament;
+    Check(google::protobuf::TextFormat::ParseFromString(*text, &tournament));
+    Check(tournament.has_sprt());
+    Check(tournament.name() == schedule.name());
+    Check(tournament.game().game() == schedule.game());
+  }
+  // The embedded referee's tree holds the directory's sealed logs alone.
+  if (!Exists(dir / "referee.pub") && Exists(dir / "referee.key.pub")) {
+    std::set<std::string> sealed;
+    for (const char* sub : {"logs", "superseded"}) {
+      for (const fs::path& path : List(dir / sub)) {
+        std::error_code looked;
+        if (path.extension() != ".pyrlog" ||
+            !fs::is_regular_file(path, looked)) {
+          continue;
+        }
+        absl::StatusOr<std::string> bytes =
+            pyramid::ReadFileToString(path.string());
+        if (!bytes.ok()) continue;
+        const pyramid::Verdict v = pyramid::VerifyLog(*bytes, options);
+        if (v.kind != pyramid::Verdict::Kind::kGenuine) continue;
+        bool scheduled = std::string_view(sub) == "logs";
+        for (const v1::ScheduleEntry& entry : schedule.matches()) {
+          scheduled |= entry.label() == v.header.label();
+        }
+        if (scheduled) sealed.insert(v.header.match_id());
+      }
+    }
+    Check(checkpoint->size == sealed.size());
+  }
   // No other proof.
   for (const fs::path& path : List(dir / "proofs")) {
     Check(proofs.contains(path.filename().string()));

@@ -23,7 +23,8 @@ NAMES = [
     "logs/m0.pyrlog", "logs/m1.pyrlog", "logs/m2.pyrlog", "logs/m3.pyrlog",
     "logs/m0.txt", "proofs/m0.tlog-proof", "proofs/m1.tlog-proof",
     "proofs/m2.tlog-proof", "proofs/m3.tlog-proof", "proofs/m4.tlog-proof",
-    "proofs/m0.txt", "logs", "proofs",
+    "proofs/m0.txt", "logs", "proofs", "tournament.txt",
+    "superseded/m0.pyrlog", "superseded/m3.pyrlog",
 ]
 FROM_FILES, REFEREE_KEY, VERIFIER_KEY = 0, 1, 2
 DIRECTORY = None  # A part that is an empty directory.
@@ -86,12 +87,35 @@ def main():
     write("genuine", FROM_FILES, files)
     write("genuine_verifier_key", VERIFIER_KEY,
           {k: v for k, v in files.items() if k != "referee.pub"})
-    # Match 2 skipped (the SPRT had decided): no log, no proof.
+    # Match 2, the last, skipped (the SPRT had decided): no log, no proof;
+    # tournament.txt, as the runner copies the tournament file, shows the
+    # SPRT.
+    sprt = (b'name: "example"\ngame {\n  game: "rock_paper_pyramid"\n}\n'
+            b'seats: 3\nsprt {\n  elo1: 10\n}\n')
     skipped = json.loads(files["schedule.json"])
     skipped["matches"][2]["skipped"] = True
     write("genuine_skipped_match", REFEREE_KEY,
           {**{k: v for k, v in files.items() if "m2." not in k},
+           "schedule.json": json.dumps(skipped, indent=1).encode(),
+           "tournament.txt": sprt})
+    # Match 2 skipped without tournament.txt; match 0 skipped before match
+    # 1, played.
+    write("skipped_without_sprt", REFEREE_KEY,
+          {**{k: v for k, v in files.items() if "m2." not in k},
            "schedule.json": json.dumps(skipped, indent=1).encode()})
+    first = json.loads(files["schedule.json"])
+    first["matches"][0]["skipped"] = True
+    write("skipped_not_last", REFEREE_KEY,
+          {**{k: v for k, v in files.items() if "m0." not in k},
+           "schedule.json": json.dumps(first, indent=1).encode(),
+           "tournament.txt": sprt})
+    # As the embedded referee's (referee.key.pub alone): checkpoint 6 holds
+    # 3 sealed logs more than the directory; a copy of a log in superseded/
+    # is the same leaf.
+    write("embedded_checkpoint_larger", FROM_FILES,
+          {**{k: v for k, v in files.items() if k != "referee.pub"},
+           "referee.key.pub": files["referee.pub"],
+           "superseded/m0.pyrlog": files["logs/m0.pyrlog"]})
 
     # Match 1's log missing; its proof left without it.
     write("missing_log", FROM_FILES,
