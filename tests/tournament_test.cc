@@ -1709,6 +1709,53 @@ TEST_F(TournamentTest, SprtStopsAsSoonAsItDecides) {
   }
 }
 
+// A match started before the SPRT decided and never finished (the run was
+// killed with it in flight; simulated: its journal line is gone and its
+// log set aside in superseded/) is played by the resume, as one in flight
+// at the decision finishes and counts: the matches skipped are only those
+// never started, after the last one played.
+TEST_F(TournamentTest, AResumeFinishesAMatchStartedBeforeTheSprtDecided) {
+  v1::Tournament t = Make("pyramid_scheme", 2, 2,
+                          "rounds: 200 concurrency: 2 sprt { elo0: 0 "
+                          "elo1: 100 }");
+  t.mutable_bots(0)->add_command("--strategy=heuristic");
+  absl::StatusOr<v1::TournamentResults> first = Run(t);
+  ASSERT_TRUE(first.ok()) << first.status() << progress_.str();
+  ASSERT_EQ(first->sprt().decision(), "H1");
+  const std::string journal = dir_.File("out/journal.jsonl");
+  std::vector<std::string> lines =
+      absl::StrSplit(*ReadFileToString(journal), '\n', absl::SkipEmpty());
+  ASSERT_GE(lines.size(), 4u);
+  // A match below the last one played.
+  v1::TournamentMatchResult unfinished;
+  ASSERT_TRUE(
+      google::protobuf::util::JsonStringToMessage(lines[1], &unfinished).ok());
+  lines.erase(lines.begin() + 1);
+  std::ofstream(journal, std::ios::trunc) << absl::StrJoin(lines, "\n") << "\n";
+  fs::create_directories(dir_.File("out/superseded"));
+  const fs::path log = dir_.File("out/" + unfinished.log_file());
+  fs::rename(log, dir_.File("out/superseded") / log.filename());
+
+  progress_.str("");
+  absl::StatusOr<v1::TournamentResults> second = Run(t);
+  ASSERT_TRUE(second.ok()) << second.status() << progress_.str();
+  EXPECT_THAT(progress_.str(),
+              HasSubstr("the SPRT has decided: finishing the 1 match started "
+                        "before it"));
+  EXPECT_EQ(second->verified(), first->verified());
+  EXPECT_EQ(second->skipped(), first->skipped());
+  bool played = false;
+  for (const v1::TournamentMatchResult& m : second->matches()) {
+    if (m.index() != unfinished.index()) continue;
+    played = true;
+    EXPECT_EQ(m.verdict(), "genuine");
+    EXPECT_NE(m.match_id(), unfinished.match_id());
+  }
+  EXPECT_TRUE(played);
+  EXPECT_EQ(second->transparency_problems(), 0u)
+      << second->transparency_verdict();
+}
+
 TEST_F(TournamentTest, SwissPairsEachRoundFromTheResults) {
   // 5 bots: 2 pairings a round, each played in both seat orders, and a bye.
   absl::StatusOr<v1::TournamentResults> results =

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <chrono>
 #include <map>
 #include <memory>
@@ -78,11 +79,16 @@ absl::Status Runner::StartBots() {
 }
 
 bool Runner::NothingLeftToPlay() {
-  if (sprt_decided_.load()) return true;
+  // With the SPRT decided, only the matches started before are left.
+  uint32_t left_below = scheduled_;
+  if (sprt_decided_.load()) {
+    absl::MutexLock lock(&flight_mu_);
+    left_below = std::min(started_below_, scheduled_);
+  }
   absl::MutexLock lock(&results_mu_);
   uint32_t done = 0;
-  for (const auto& [index, result] : results_) done += index < scheduled_;
-  return done >= scheduled_;
+  for (const auto& [index, result] : results_) done += index < left_below;
+  return done >= left_below;
 }
 
 void Runner::Supervise() {

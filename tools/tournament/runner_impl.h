@@ -269,13 +269,17 @@ class Runner {
   // True when no more matches should start.
   bool Stopped() const;
 
-  // The index in a batch of `size` matches of the next one to play, from
-  // `next` (advanced; under flight_mu_), counted in flight until Done;
-  // nullopt when none is left or no more should start (Stopped). An
+  // The index in `todo` of the next match to play, from `next` (advanced;
+  // under flight_mu_), counted in flight until Done; nullopt when none is
+  // left or no more should start (Stopped), except that a decided SPRT
+  // still lets a match below started_below_ start: one started before the
+  // decision, in an earlier run, and never finished (matches in flight
+  // finish and count; docs/tournament.md, "When the runner stops"). An
   // interruption (CheckInterrupted) is decided under the same lock: a
   // match is either in flight at an interruption, and counted, or never
   // started.
-  std::optional<size_t> Start(size_t& next, size_t size);
+  std::optional<size_t> Start(size_t& next,
+                              const std::vector<const ScheduledMatch*>& todo);
   void Done();
 
   void PlayAll();
@@ -441,6 +445,10 @@ class Runner {
   // flight (Start, Done).
   bool playing_ ABSL_GUARDED_BY(flight_mu_) = false;
   size_t in_flight_ ABSL_GUARDED_BY(flight_mu_) = 0;
+  // Every match of a lower index has been started, in this run or an
+  // earlier one (a resume takes it from the journal and created.jsonl):
+  // matches start in index order.
+  uint32_t started_below_ ABSL_GUARDED_BY(flight_mu_) = 0;
   std::atomic<bool> sprt_decided_{false};
   // A log named another referee key than the pinned one (StopOnWrongKey).
   std::atomic<bool> wrong_key_{false};

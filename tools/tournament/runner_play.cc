@@ -48,9 +48,15 @@ bool Runner::Stopped() const {
   return interrupted_.load() || sprt_decided_.load() || wrong_key_.load();
 }
 
-std::optional<size_t> Runner::Start(size_t& next, size_t size) {
+std::optional<size_t> Runner::Start(
+    size_t& next, const std::vector<const ScheduledMatch*>& todo) {
   absl::MutexLock lock(&flight_mu_);
-  if (Stopped() || next >= size) return std::nullopt;
+  if (next >= todo.size()) return std::nullopt;
+  const uint32_t index = todo[next]->index;
+  const bool started_before_the_decision =
+      index < started_below_ && !interrupted_.load() && !wrong_key_.load();
+  if (Stopped() && !started_before_the_decision) return std::nullopt;
+  started_below_ = std::max(started_below_, index + 1);
   ++in_flight_;
   return next++;
 }
@@ -131,7 +137,7 @@ void Runner::PlayBatch(const std::vector<ScheduledMatch>& batch) {
   for (size_t i = 0; i < n; ++i) {
     workers.emplace_back([&] {
       // A match started is in flight until it is recorded (or abandoned).
-      for (std::optional<size_t> k; (k = Start(next, todo.size()));) {
+      for (std::optional<size_t> k; (k = Start(next, todo));) {
         std::optional<v1::TournamentMatchResult> result = Play(*todo[*k]);
         if (result.has_value()) Record(*std::move(result));
         Done();

@@ -203,19 +203,41 @@ absl::Status Runner::Resume() {
         LostLogsError(problems, /*unchanged=*/false));
   }
   uint32_t kept_count = 0;
+  // Matches start in index order: every one below the highest journaled
+  // or created was started by an earlier run.
+  uint32_t started_below = 0;
+  for (const auto& [index, ids] : created_before_) {
+    started_below = std::max(started_below, index + 1);
+  }
   absl::MutexLock lock(&results_mu_);
   for (auto& [index, entry] : kept) {
     ++kept_count;
+    started_below = std::max(started_below, index + 1);
     Count(entry);
     results_.emplace(index, std::move(entry));
   }
+  started_below = std::min(started_below, scheduled_);
+  {
+    absl::MutexLock flight(&flight_mu_);
+    started_below_ = started_below;
+  }
   if (kept_count > 0) {
-    Note(absl::StrCat("resuming: ", kept_count, " of ", scheduled_,
-                      " matches already played and verified; ",
-                      kept_count >= scheduled_ ? "nothing left to play"
-                      : sprt_decided_.load()
-                          ? "the SPRT has decided: nothing left to play"
-                          : "playing the rest"));
+    // Those started before the SPRT decided finish and count, even when
+    // the decision came in an earlier run.
+    uint32_t unfinished = 0;
+    for (uint32_t index = 0; index < started_below; ++index) {
+      unfinished += !results_.contains(index);
+    }
+    Note(absl::StrCat(
+        "resuming: ", kept_count, " of ", scheduled_,
+        " matches already played and verified; ",
+        kept_count >= scheduled_ ? "nothing left to play"
+        : !sprt_decided_.load()  ? "playing the rest"
+        : unfinished == 0
+            ? "the SPRT has decided: nothing left to play"
+            : absl::StrCat("the SPRT has decided: finishing the ", unfinished,
+                           unfinished == 1 ? " match" : " matches",
+                           " started before it")));
   }
   absl::StatusOr<std::unique_ptr<Journal>> journal =
       Journal::OpenForAppend(path);
