@@ -14,10 +14,9 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "google/protobuf/io/tokenizer.h"
-#include "google/protobuf/text_format.h"
 #include "google/protobuf/util/json_util.h"
 #include "pyramid/referee/v1/tournament.pb.h"
+#include "referee/cli/text_proto.h"
 #include "referee/core/log_sink.h"
 #include "referee/crypto/bytes.h"
 #include "referee/crypto/ed25519.h"
@@ -438,25 +437,6 @@ void MatchLogsToSchedule(
   }
 }
 
-// Keeps the first error the text-format parser reports (a parser with a
-// collector logs nothing), "line L column C: WHAT".
-class FirstTextError final : public google::protobuf::io::ErrorCollector {
- public:
-  void AddError(int line, google::protobuf::io::ColumnNumber column,
-                const std::string& message) override {
-    if (error_.empty()) {
-      error_ = absl::StrCat("line ", line + 1, " column ", column + 1, ": ",
-                            message);
-    }
-  }
-  void AddWarning(int, google::protobuf::io::ColumnNumber,
-                  const std::string&) override {}
-  std::string error() const { return error_.empty() ? "unparseable" : error_; }
-
- private:
-  std::string error_;
-};
-
 // Why DIR/tournament.txt, the tournament file the runner copies into its
 // output directory (docs/tournament.md, "Resume"), does not show that
 // `schedule`'s tournament had an SPRT; "" when it does. Only a decided SPRT
@@ -476,14 +456,11 @@ std::string WhyNoSprt(const fs::path& root,
         text.status().message());
   }
   v1::Tournament tournament;
-  FirstTextError errors;
-  google::protobuf::TextFormat::Parser parser;
-  parser.RecordErrorsTo(&errors);
-  if (!parser.ParseFromString(*text, &tournament)) {
+  if (absl::Status s = ParseTextProto(*text, tournament); !s.ok()) {
     return absl::StrCat(
         "tournament.txt, which would show an SPRT, is not a Tournament in "
         "text format: ",
-        errors.error());
+        s.message());
   }
   if (tournament.name() != schedule.name() ||
       tournament.game().game() != schedule.game()) {
