@@ -172,6 +172,17 @@ verify_log() {
   echo "$out"
 }
 
+# verify_log, and every seat of the match named its header: each seat's seed
+# contribution copied the request's header_hash, and `replay verify` says
+# "N of N seats named this header".
+verify_named() {  # MATCH [CLIENT DATA_DIR], as verify_log
+  local out re='; ([0-9]+) of ([0-9]+) seats named this header; '
+  out=$(verify_log "$@")
+  [[ $out =~ $re ]] && ((BASH_REMATCH[1] == BASH_REMATCH[2])) ||
+    fail "not every seat of $1 named its log header: $out"
+  echo "$out"
+}
+
 expect_clean() {
   local out=$tmp/$1.out
   grep -q "^pyramid_kit: $2 match(es) ended, 0 error(s)" "$out" ||

@@ -41,16 +41,6 @@ LIMIT=60  # Seconds any one phase may take.
 source "${BASH_SOURCE%/*}/e2e_lib.sh"
 need_built referee refctl replay keygen
 
-# verify_log, and every seat of the match named its header: each seat's seed
-# contribution copied the request's header_hash, and `replay verify` says
-# "N of N seats named this header".
-verify_named() {  # MATCH [CLIENT DATA_DIR], as verify_log
-  local out re='; ([0-9]+) of ([0-9]+) seats named this header; '
-  out=$(verify_log "$@")
-  [[ $out =~ $re ]] && ((BASH_REMATCH[1] == BASH_REMATCH[2])) ||
-    fail "not every seat of $1 named its log header: $out"
-  echo "$out"
-}
 command -v node >/dev/null && command -v npm >/dev/null ||
   fail "node and npm are not installed (tools/setup.sh installs them)"
 

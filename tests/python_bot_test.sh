@@ -47,17 +47,6 @@ need_built referee bot refctl replay
 # --- the referee
 start_referee 127.0.0.1:0
 
-# verify_named_log MATCH: as verify_log, and every seat's seed named the
-# log header (the example bot's as the C++ bots').
-verify_named_log() {
-  local out
-  out=$(verify_log "$1") || exit 1
-  [[ $out =~ \;\ ([0-9]+)\ of\ ([0-9]+)\ seats\ named\ this\ header ]] &&
-    [[ ${BASH_REMATCH[1]} == "${BASH_REMATCH[2]}" ]] ||
-    fail "not every seat of $1 named the log header: $out"
-  echo "$out"
-}
-
 # --- 1. seat tokens: Python on seat 0, C++ on seats 1 and 2
 match=$(refctl create-match --game=rock_paper_pyramid --seats=3 \
   --token_dir="$tmp/tok1" 2>/dev/null) || fail "create-match"
@@ -76,7 +65,7 @@ grep -q "^match $match seat 0: rank [123], score " "$tmp/python1.out" ||
   fail "the Python bot printed no MatchEnded for $match"
 grep -q "1 match(es) ended, 0 error(s)" "$tmp/python1.out" ||
   fail "the Python bot reported errors"
-verify_named_log "$match"
+verify_named "$match"
 
 # --- 2. a bot token: one Python stream plays seat 0 of two matches
 bot_id=$(refctl register-bot pybot --token_out="$tmp/pybot.token" 2>/dev/null) ||
@@ -105,8 +94,8 @@ for m in "$match_a" "$match_b"; do
 done
 grep -q "2 match(es) ended, 0 error(s)" "$tmp/python2.out" ||
   fail "the Python bot reported errors"
-verify_named_log "$match_a"
-verify_named_log "$match_b"
+verify_named "$match_a"
+verify_named "$match_b"
 
 # --- 3. the same bot restarted: its new stream first gets the MatchEnded of
 # A and B again; it must count only the match it plays now.
@@ -127,7 +116,7 @@ grep -q "^match $match_c seat 0: rank [123], score " "$tmp/python_restart.out" |
   fail "the restarted Python bot printed no MatchEnded for $match_c"
 grep -q "1 match(es) ended, 0 error(s)" "$tmp/python_restart.out" ||
   fail "the restarted Python bot miscounted"
-verify_named_log "$match_c"
+verify_named "$match_c"
 match_e=$(refctl create-match --game=rock_paper_pyramid --bots="$bot_id,," \
   --seed_timeout_ms=60000 --token_dir="$tmp/tok2e" 2>/dev/null) ||
   fail "create-match E"
@@ -144,7 +133,7 @@ spawn fault "$PY" tests/python_fault_check.py "$addr" "$STUBS" "$tmp/tok4" \
 wait_for "$last_pid"
 cat "$tmp/fault.out"
 # Its seats' seed contributions name the log header.
-out=$(verify_named_log "$match_d")
+out=$(verify_named "$match_d")
 [[ $out == *"; 3 of 3 seats named this header; "* ]] ||
   fail "the scripted client's seats did not all name the header: $out"
 # --- 5. every other game, the Python bot on one seat
@@ -188,7 +177,7 @@ play_game() {
   wait_for "${waited[@]}"
   grep -q "1 match(es) ended, 0 error(s)" "$tmp/python-$name.out" ||
     fail "the Python bot reported errors in $game"
-  out=$(verify_named_log "$match")
+  out=$(verify_named "$match")
   echo "$out"
   ranks=${out##*, ranks }
   read -ra ranks <<<"${ranks%%;*}"

@@ -57,17 +57,6 @@ LIMIT=60  # Seconds any one phase may take.
 source "${BASH_SOURCE%/*}/e2e_lib.sh"
 need_built referee bot refctl replay keygen
 
-# verify_log, and every seat of the match named its header: each seat's seed
-# contribution copied the request's header_hash, and `replay verify` says
-# "N of N seats named this header".
-verify_named() {  # MATCH [CLIENT DATA_DIR], as verify_log
-  local out re='; ([0-9]+) of ([0-9]+) seats named this header; '
-  out=$(verify_log "$@")
-  [[ $out =~ $re ]] && ((BASH_REMATCH[1] == BASH_REMATCH[2])) ||
-    fail "not every seat of $1 named its log header: $out"
-  echo "$out"
-}
-
 # --- 0. stubs, install, unit tests
 "$KIT/generate_stubs.sh" --check >/dev/null || fail "the kit's stubs are stale"
 /usr/bin/python3 -m venv --system-site-packages "$tmp/venv" ||
