@@ -21,14 +21,23 @@ What it checks, by doc section of transparency-log.md:
   against the log header's match id.
 * "Consistency proofs": the pyramid-referee/tlog-consistency@v1 file between
   two opened checkpoints.
-* "Tournaments": the five checks of `replay verify-tournament` over a
+* "Tournaments": the six checks of `replay verify-tournament` over a
   tournament output directory (schedule.json, logs, proofs, checkpoint, key
-  file). Logs are checked at a reduced "chain" level from log-format.md
-  (framing, hash chain, header, seal signature), not replayed by the rules
-  and not checked for canonical encoding.
+  files, tournament.txt, superseded/): a schedule with at least one match,
+  not all skipped; a match marked skipped only with a tournament.txt that
+  reads as a Tournament of the schedule's name and game with an `sprt`
+  (a minimal text-format reading: see parse_tournament_txt) and only as a
+  suffix of the schedule; with the embedded referee (referee.key.pub and
+  no referee.pub) a checkpoint whose size is the number of distinct sealed
+  logs in logs/ and superseded/ (those of superseded/ with a label of the
+  schedule, each in a note), else a note; and the summary line, which names
+  the key file the key was taken from when none was given. Logs are checked
+  at a reduced "chain" level from log-format.md (framing, hash chain,
+  header, seal signature), not replayed by the rules and not checked for
+  canonical encoding.
 
 Usage:
-  docs_only_tlog_check.py --self-test [--testdata DIR]
+  docs_only_tlog_check.py --self-test [--testdata DIR] [--replay BIN]
   docs_only_tlog_check.py checkpoint (--vkey V | --key HEX) CHECKPOINT
   docs_only_tlog_check.py inclusion (--vkey V | --key HEX) PROOF LOG
   docs_only_tlog_check.py consistency (--vkey V | --key HEX) OLD NEW PROOF
@@ -46,8 +55,23 @@ states what this follows: referee.pub and referee.key.pub must hold the
 same key when both are there; every sealed log is of the schedule's game;
 a proof counts as "in the directory's checkpoint" when its checkpoint names
 the same origin, size and root, even if a witness added a cosignature line.
+For check 6 the doc leaves open, and this takes (replay agreed on every
+case tried): a "sealed log" is a file that verifies against the referee's
+key and ends in a seal (a superseded log that does not is silently not
+counted); "distinct" is a distinct SHA-256 of the file (the leaf data), so
+a log of logs/ copied into superseded/ counts once; a checkpoint smaller
+than that number is a problem too ("the checkpoint's size is the number").
 
---self-test also checks that tampered inputs are rejected. Every command
+--self-test also checks that tampered inputs are rejected, each for the
+reason it was made for. Its tournament cases are testdata/tlog/example (a
+running referee's directory), edited copies of it, and directories of the
+embedded referee that it signs itself (the example's logs and a golden log
+of testdata/golden re-signed with a key of its own, log-format.md's hash
+chain and seal rebuilt). With --replay BIN every tournament case is also
+given to `BIN verify-tournament` (the project's replay: run, not read), whose
+exit status and summary line must be the checker's; one case where the doc
+leaves room and replay reads it otherwise (a tournament.txt without `name`,
+which the proto's default makes "tournament") is expected to differ. Every command
 prints one line per check (PASS/FAIL) and exits 0 only if all expected
 outcomes hold (1 otherwise, 2 on usage errors).
 """
@@ -641,8 +665,11 @@ def check_inclusion(proof_data, log_data, vkey=None, raw_key=None, log_key=None)
 
 
 # ---------------------------------------------------------------------------
-# Tournaments ("Tournaments": replay verify-tournament's five checks)
+# Tournaments ("Tournaments": replay verify-tournament's six checks)
 # ---------------------------------------------------------------------------
+
+# The key files, in the order the summary names them when both are there.
+KEY_FILES = ("referee.key.pub", "referee.pub")
 
 
 def load_tournament(path):
@@ -658,17 +685,48 @@ def load_tournament(path):
         d = os.path.join(path, sub)
         names = sorted(os.listdir(d)) if os.path.isdir(d) else []
         return {n[:-len(suffix)]: read(os.path.join(sub, n))
-                for n in names if n.endswith(suffix)}
+                for n in names if n.endswith(suffix)
+                and os.path.isfile(os.path.join(d, n))}
 
     return {
         "checkpoint": read("checkpoint"),
         "schedule": read("schedule.json"),
-        # Both may exist; then they must hold the same key (check 1).
-        "keys": [k for k in (read("referee.key.pub"), read("referee.pub"))
-                 if k is not None],
+        # {file name: bytes} of the key files there. Both may exist; then
+        # they must hold the same key (check 1). Which of them is there also
+        # says which referee it was (check 6).
+        "keys": {n: read(n) for n in KEY_FILES if read(n) is not None},
+        # The tournament file as the runner copied it; read when a match is
+        # marked skipped.
+        "tournament_txt": read("tournament.txt"),
         "logs": read_dir("logs", ".pyrlog"),
         "proofs": read_dir("proofs", ".tlog-proof"),
+        # Logs the runner set aside on a resume (check 6).
+        "superseded": read_dir("superseded", ".pyrlog"),
     }
+
+
+def write_tournament(files, path):
+    """Write a loaded (or built) directory to `path`, as load_tournament
+    reads it (for --self-test --replay)."""
+    os.makedirs(path)
+
+    def write(rel, data):
+        """Write DIR/rel, making its folder."""
+        full = os.path.join(path, rel)
+        os.makedirs(os.path.dirname(full), exist_ok=True)
+        with open(full, "wb") as f:
+            f.write(data)
+
+    for rel, key in (("checkpoint", "checkpoint"), ("schedule.json", "schedule"),
+                     ("tournament.txt", "tournament_txt")):
+        if files.get(key) is not None:
+            write(rel, files[key])
+    for name, data in files["keys"].items():
+        write(name, data)
+    for sub, key, suffix in (("logs", "logs", ".pyrlog"), ("proofs", "proofs", ".tlog-proof"),
+                             ("superseded", "superseded", ".pyrlog")):
+        for name, data in files.get(key, {}).items():
+            write(os.path.join(sub, name + suffix), data)
 
 
 SCHEDULE_FIELDS = {"name": "name", "game": "game", "run_id": "run_id",
@@ -741,10 +799,237 @@ def parse_schedule(data):
     return name, game, run_id, entries
 
 
+# tournament.txt is a `Tournament` (proto/pyramid/referee/v1/tournament.proto)
+# in protobuf's text format. The doc asks only that it "reads as a
+# Tournament of the schedule's name and game with an sprt", so this reads
+# what that needs and no more, without protoc or generated code:
+#   * a generic text-format parser (fields `name: value` or `name {...}` /
+#     `name <...>` / `name: {...}`, `[a, b]` lists, `#` comments, optional
+#     `,` / `;` separators, adjacent strings concatenated, C escapes,
+#     numbers, identifiers) that refuses bad syntax;
+#   * at the top level: only Tournament's field names (an unknown field
+#     makes the file unreadable, as a protobuf text parser has it), a
+#     singular field at most once, each a message or a scalar as its type
+#     is, string fields valid UTF-8; the same inside `game` (GameConfig)
+#     and `sprt` (SprtSettings);
+#   * the values read: `name` (empty or absent: "tournament", the proto's
+#     default for Tournament.name), `game { game: "..." }`, and whether
+#     `sprt` is present (proto3 message presence: `sprt {}` is present).
+# Not checked: the content of the other nested messages (bots, clocks, the
+# game's options) beyond their syntax, numeric ranges, enum names, and
+# whether the tournament would pass the runner's own validation (an SPRT
+# needs 2 bots and 2 seats): the doc does not ask verify-tournament for it.
+TOURNAMENT_FIELDS = {
+    "name": "string", "game": "message", "seats": "number", "bots": "repeated message",
+    "format": "enum", "rounds": "number", "concurrency": "number", "clocks": "message",
+    "forfeit_policy": "enum", "referee": "string", "admin_token_file": "string",
+    "output_dir": "string", "seed": "number", "referee_key": "string",
+    "sprt": "message", "signing_key_file": "string"}
+GAME_CONFIG_FIELDS = {
+    "game": "string", "rock_paper_pyramid": "message", "pyramid_shambo": "message",
+    "flaming_pyramids": "message", "pyramid_scheme": "message"}
+SPRT_FIELDS = {"elo0": "number", "elo1": "number", "alpha": "number", "beta": "number"}
+DEFAULT_TOURNAMENT_NAME = "tournament"
+
+TEXT_TOKEN = re.compile(r"""
+    (?P<space>[ \t\r\n\f\v]+|\#[^\n]*)
+  | (?P<string>"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')
+  | (?P<number>(?:0[xX][0-9a-fA-F]+|(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)[fF]?)
+  | (?P<ident>[A-Za-z_][A-Za-z0-9_]*)
+  | (?P<punct>[{}<>\[\]:;,\-])
+""", re.VERBOSE)
+TEXT_ESCAPES = {"a": 7, "b": 8, "f": 12, "n": 10, "r": 13, "t": 9, "v": 11,
+                "\\": 92, "'": 39, '"': 34, "?": 63}
+
+
+def text_tokens(text):
+    """Tokenize protobuf text format: [(kind, text, line)], comments and
+    spaces dropped."""
+    tokens, pos, line = [], 0, 1
+    while pos < len(text):
+        m = TEXT_TOKEN.match(text, pos)
+        if not m:
+            raise CheckError(f"line {line}: unexpected {text[pos:pos + 10]!r}")
+        if m.lastgroup != "space":
+            tokens.append((m.lastgroup, m.group(), line))
+        line += m.group().count("\n")
+        pos = m.end()
+    return tokens
+
+
+def text_unescape(quoted, line):
+    """The bytes of one quoted text-format string (C escapes)."""
+    body, out, i = quoted[1:-1], bytearray(), 0
+    while i < len(body):
+        c = body[i]
+        if c != "\\":
+            out += c.encode("utf-8")
+            i += 1
+            continue
+        e = body[i + 1]
+        if e in TEXT_ESCAPES:
+            out.append(TEXT_ESCAPES[e])
+            i += 2
+        elif e in "01234567":
+            m = re.match(r"[0-7]{1,3}", body[i + 1:])
+            if int(m.group(), 8) > 255:
+                raise CheckError(f"line {line}: octal escape out of range")
+            out.append(int(m.group(), 8))
+            i += 1 + len(m.group())
+        elif e in "xX":
+            m = re.match(r"[0-9a-fA-F]{1,2}", body[i + 2:])
+            if not m:
+                raise CheckError(f"line {line}: bad \\x escape")
+            out.append(int(m.group(), 16))
+            i += 2 + len(m.group())
+        elif e in "uU":
+            width = 4 if e == "u" else 8
+            digits = body[i + 2:i + 2 + width]
+            if not re.fullmatch(r"[0-9a-fA-F]{%d}" % width, digits) or int(digits, 16) > 0x10FFFF:
+                raise CheckError(f"line {line}: bad \\{e} escape")
+            out += chr(int(digits, 16)).encode("utf-8", "surrogatepass")
+            i += 2 + width
+        else:
+            raise CheckError(f"line {line}: unknown escape \\{e}")
+    return bytes(out)
+
+
+class TextParser:
+    """A recursive-descent parser of protobuf text format without a schema:
+    a message is a list of (field name, value, line); a value is
+    ("message", [...]), ("string", bytes), ("number", text) or
+    ("ident", text)."""
+
+    def __init__(self, text):
+        """Tokenize `text`."""
+        self.tokens, self.pos = text_tokens(text), 0
+
+    def peek(self, offset=0):
+        """The token `offset` ahead, or ("end", "", last line)."""
+        i = self.pos + offset
+        if i < len(self.tokens):
+            return self.tokens[i]
+        return ("end", "", self.tokens[-1][2] if self.tokens else 1)
+
+    def take(self, kind=None, text=None):
+        """Consume the next token, requiring its kind and/or text."""
+        tok = self.peek()
+        if (kind and tok[0] != kind) or (text is not None and tok[1] != text):
+            raise CheckError(f"line {tok[2]}: expected {text or kind}, found "
+                             f"{tok[1] or 'the end'!r}")
+        self.pos += 1
+        return tok
+
+    def message(self, close=None):
+        """Fields until `close` ("}" or ">"), or the end at the top level."""
+        fields = []
+        while True:
+            tok = self.peek()
+            if close is None and tok[0] == "end":
+                return fields
+            if close is not None and tok[1] == close:
+                self.pos += 1
+                return fields
+            name, line = self.take("ident")[1], tok[2]
+            colon = self.peek()[1] == ":"
+            if colon:
+                self.pos += 1
+            if self.peek()[1] == "[" and colon:
+                self.pos += 1
+                if self.peek()[1] != "]":
+                    while True:
+                        fields.append((name, self.value(colon=True), line, True))
+                        if self.peek()[1] != ",":
+                            break
+                        self.pos += 1
+                self.take(text="]")
+            else:
+                fields.append((name, self.value(colon), line, False))
+            if self.peek()[1] in (";", ","):
+                self.pos += 1
+
+    def value(self, colon):
+        """A field's value: a message, or (after a colon) a scalar."""
+        tok = self.peek()
+        if tok[1] in ("{", "<"):
+            self.pos += 1
+            return ("message", self.message("}" if tok[1] == "{" else ">"))
+        if not colon:
+            raise CheckError(f"line {tok[2]}: expected ':' or '{{' after a field name")
+        if tok[0] == "string":
+            out = b""
+            while self.peek()[0] == "string":
+                t = self.take()
+                out += text_unescape(t[1], t[2])
+            return ("string", out)
+        if tok[1] == "-":
+            self.pos += 1
+            t = self.peek()
+            if t[0] != "number" and t[1].lower() not in ("inf", "infinity", "nan"):
+                raise CheckError(f"line {t[2]}: expected a number after '-'")
+            self.pos += 1
+            return ("number", "-" + t[1])
+        if tok[0] in ("number", "ident"):
+            self.pos += 1
+            return (tok[0], tok[1])
+        raise CheckError(f"line {tok[2]}: expected a value, found {tok[1] or 'the end'!r}")
+
+
+def typed_fields(fields, schema, what):
+    """Check parsed text-format fields against `schema` ({name: kind});
+    return {name: [values]}."""
+    out = {}
+    for name, value, line, in_list in fields:
+        kind = schema.get(name)
+        if kind is None:
+            raise CheckError(f"{what}: line {line}: no field {name!r}")
+        repeated = kind.startswith("repeated ")
+        base = kind.split(" ")[-1]
+        if name in out and not repeated:
+            raise CheckError(f"{what}: line {line}: {name} given twice")
+        if in_list and not repeated:
+            raise CheckError(f"{what}: line {line}: a list for the singular {name}")
+        ok = {"message": value[0] == "message", "string": value[0] == "string",
+              "number": value[0] == "number" or (value[0] == "ident" and value[1].lower()
+                                                 in ("inf", "infinity", "nan")),
+              "enum": value[0] in ("ident", "number")}[base]
+        if not ok:
+            raise CheckError(f"{what}: line {line}: {name} is not a {base}")
+        if base == "string":
+            try:
+                value = ("string", value[1].decode("utf-8"))
+            except UnicodeDecodeError:
+                raise CheckError(f"{what}: line {line}: {name} is not UTF-8") from None
+        out.setdefault(name, []).append(value)
+    return out
+
+
+def parse_tournament_txt(data):
+    """Read tournament.txt (see above); return (name, game id, has sprt)."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise CheckError("tournament.txt: not UTF-8") from None
+    try:
+        top = typed_fields(TextParser(text).message(), TOURNAMENT_FIELDS, "Tournament")
+        game = ""
+        if "game" in top:
+            config = typed_fields(top["game"][0][1], GAME_CONFIG_FIELDS, "game")
+            game = config.get("game", [("string", "")])[0][1]
+        if "sprt" in top:
+            typed_fields(top["sprt"][0][1], SPRT_FIELDS, "sprt")
+    except CheckError as err:
+        raise CheckError(f"tournament.txt: not a Tournament in text format ({err})") from None
+    name = top.get("name", [("string", "")])[0][1] or DEFAULT_TOURNAMENT_NAME
+    return name, game, "sprt" in top
+
+
 def check_schedule(name, run_id, entries):
-    """Check 2: entries numbered 0, 1, ... without a gap, each labelled
-    NAME/RUN_ID/INDEX. Returns (problems, {label: entry})."""
+    """Check 2: at least one entry; entries numbered 0, 1, ... without a
+    gap, each labelled NAME/RUN_ID/INDEX. Returns (problems, {label: entry})."""
     problems, by_label = [], {}
+    if not entries:
+        problems.append("schedule: it lists no match")
     for i, entry in enumerate(entries):
         want = f"{name}/{run_id}/{i}"
         if entry["index"] != i:
@@ -755,24 +1040,78 @@ def check_schedule(name, run_id, entries):
     return problems, by_label
 
 
+def check_skipped(name, game, entries, tournament_txt):
+    """Check 5's rule for skipped matches (the "Tournaments" paragraph on
+    ScheduleEntry.skipped): a schedule whose every match is skipped is a
+    problem; a match marked skipped is one unless tournament.txt is there,
+    reads as a Tournament of the schedule's name and game with an sprt,
+    and every match after it is skipped too."""
+    skipped = [i for i, e in enumerate(entries) if e["skipped"]]
+    if not skipped:
+        return []
+    problems = []
+    if len(skipped) == len(entries):
+        problems.append(f"schedule: every match ({len(entries)}) is marked skipped")
+    played = [i for i, e in enumerate(entries) if not e["skipped"]]
+    for i in skipped:
+        if played and i < played[-1]:
+            problems.append(f"schedule: match {i} is marked skipped, but match "
+                            f"{played[-1]} after it is not (the runner skips only "
+                            f"matches never started, which come last)")
+    why = None
+    if tournament_txt is None:
+        why = "there is no tournament.txt"
+    else:
+        try:
+            t_name, t_game, has_sprt = parse_tournament_txt(tournament_txt)
+            if t_name != name:
+                why = f"tournament.txt is of tournament {t_name!r}, the schedule's is {name!r}"
+            elif t_game != game:
+                why = f"tournament.txt is of game {t_game!r}, the schedule's is {game!r}"
+            elif not has_sprt:
+                why = "tournament.txt has no sprt"
+        except CheckError as err:
+            why = str(err)
+    if why:
+        listed = ", ".join(str(i) for i in skipped)
+        problems.append(f"schedule: {len(skipped)} match(es) marked skipped ({listed}), "
+                        f"but only a decided SPRT skips and {why}")
+    return problems
+
+
 def tournament_key(files, vkey=None, raw_key=None):
-    """Check 1's key: --tlog_key, else --key, else the directory's key file."""
+    """Check 1's key: --tlog_key, else --key, else the directory's key
+    file. Returns (vkey, raw key, origin): origin names the key file(s)
+    the key was taken from, None when it was pinned."""
     if vkey is not None:
-        return vkey, vkey.public_key
-    if raw_key is None:
-        if not files["keys"]:
-            raise CheckError("no referee.pub or referee.key.pub in the directory")
-        keys = {parse_hex_key(k.decode("ascii", "replace")) for k in files["keys"]}
-        if len(keys) != 1:
-            raise CheckError("referee.pub and referee.key.pub hold different keys")
-        raw_key = keys.pop()
-    return None, raw_key
+        return vkey, vkey.public_key, None
+    if raw_key is not None:
+        return None, raw_key, None
+    if not files["keys"]:
+        raise CheckError("no referee.pub or referee.key.pub in the directory")
+    keys = {parse_hex_key(k.decode("ascii", "replace")) for k in files["keys"].values()}
+    if len(keys) != 1:
+        raise CheckError("referee.pub and referee.key.pub hold different keys")
+    return None, keys.pop(), " and ".join(n for n in KEY_FILES if n in files["keys"])
+
+
+def problem_count(n):
+    """"1 problem", "2 problems": the summary when checks fail."""
+    return f"{n} problem" + ("" if n == 1 else "s")
+
+
+def key_origin(key, origin):
+    """The summary's ending when the key came from the directory."""
+    if origin is None:
+        return ""
+    return (f" (referee key {key.hex()} taken from the directory itself, {origin}; "
+            f"pin it with --key)")
 
 
 def same_tree(a, b):
-    """Whether two opened checkpoints name the same tree. The doc does not
-    say what "the directory's checkpoint" means for a proof; we take the
-    same origin, size and root (replay demands the same note bytes)."""
+    """Whether two opened checkpoints name the same tree. The doc says a
+    proof's checkpoint names the same origin, size and root as the
+    directory's (its note may differ, e.g. by a witness's cosignature)."""
     return (a.origin, a.size, a.root) == (b.origin, b.size, b.root)
 
 
@@ -821,11 +1160,73 @@ def check_tournament_log(name, data, proof_data, checkpoint, key, entries,
     return [], [], info.label, True
 
 
-def check_tournament(files, vkey=None, raw_key=None):
-    """The five checks of verify-tournament over a loaded directory.
-    Returns (problems, notes, summary)."""
+def sealed_log_hash(data, key):
+    """(SHA-256 of the file, its LogInfo) for a genuine sealed log signed by
+    `key`, else None: what counts as a sealed log for check 6."""
     try:
-        vkey, key = tournament_key(files, vkey, raw_key)
+        info = check_log(data, key)
+    except CheckError:
+        return None
+    return (sha256(data), info) if info.sealed else None
+
+
+def check_tree_size(files, checkpoint, key, entries):
+    """Check 6. With the embedded referee (referee.key.pub and no
+    referee.pub) the checkpoint's size must be the number of distinct
+    sealed logs in logs/ and superseded/ (those of superseded/ only with a
+    label of the schedule, each said in a note); otherwise a note gives
+    both numbers. Returns (problems, notes).
+
+    The doc leaves open what makes a log "sealed" here; this takes a file
+    that verifies (at this checker's chain level) against the referee's key
+    and ends in a seal, "distinct" as a distinct SHA-256 of the file (the
+    leaf data), and a label "of the schedule" as any entry's label."""
+    hashes, notes = set(), []
+    for data in files["logs"].values():
+        found = sealed_log_hash(data, key)
+        if found:
+            hashes.add(found[0])
+    in_logs = len(hashes)
+    for name, data in sorted(files.get("superseded", {}).items()):
+        found = sealed_log_hash(data, key)
+        if not found or found[1].label not in entries:
+            continue
+        if found[0] not in hashes:
+            hashes.add(found[0])
+            notes.append(f"superseded/{name}.pyrlog: a sealed log labelled "
+                         f"{found[1].label!r}, counted toward the checkpoint's size: its "
+                         f"match was played again, so its label stands twice in the tree")
+    count = len(hashes)
+    keys = files["keys"]
+    if "referee.key.pub" in keys and "referee.pub" not in keys:
+        if checkpoint.size != count:
+            missing = checkpoint.size - count
+            detail = (f"{missing} sealed log(s) of this tournament not in the directory "
+                      "(a match played again after its log was lost, or a log removed)"
+                      if missing > 0 else
+                      f"{-missing} sealed log(s) more than the tree holds")
+            return [f"the checkpoint holds {checkpoint.size} logs and the directory "
+                    f"{count}: {detail}; the embedded referee's tree (referee.key.pub, "
+                    f"no referee.pub) holds this tournament's logs and nothing else"], notes
+        return [], notes
+    which = ("referee.pub, a running referee's, whose tree holds other matches too"
+             if "referee.pub" in keys else
+             "neither key file, so which referee it was is not known")
+    notes.append(f"the checkpoint holds {checkpoint.size} logs, the directory {count} "
+                 f"sealed logs ({in_logs} in logs/): the directory holds {which}; the "
+                 f"size is not checked (with the embedded referee it is)")
+    return [], notes
+
+
+def check_tournament(files, vkey=None, raw_key=None):
+    """The six checks of verify-tournament over a loaded directory.
+    Returns (problems, notes, summary): the summary is the line that the
+    doc has verify-tournament print (`N matches, all included in
+    checkpoint SIZE ROOT`, or the problem count), ending with where the
+    key came from when no key was given."""
+    key, origin = None, None
+    try:
+        vkey, key, origin = tournament_key(files, vkey, raw_key)
         if files["checkpoint"] is None:
             raise CheckError("no checkpoint file")
         checkpoint = open_checkpoint(files["checkpoint"], vkey, key)
@@ -833,8 +1234,9 @@ def check_tournament(files, vkey=None, raw_key=None):
         if not game:
             raise CheckError("schedule.json: the schedule names no game")
     except CheckError as err:
-        return [str(err)], [], None
+        return [str(err)], [], problem_count(1) + (key_origin(key, origin) if key else "")
     problems, entries = check_schedule(name, run_id, schedule)
+    problems += check_skipped(name, game, schedule, files.get("tournament_txt"))
     notes, counted, examined = [], {}, set()
     for log_name, data in sorted(files["logs"].items()):
         found, note, label, proof_examined = check_tournament_log(
@@ -853,9 +1255,14 @@ def check_tournament(files, vkey=None, raw_key=None):
                             f"{count} sealed, included logs, expected 1")
     for proof_name in sorted(set(files["proofs"]) - examined):
         problems.append(f"proofs/{proof_name}.tlog-proof: a proof without a counted log")
+    found, note = check_tree_size(files, checkpoint, key, entries)
+    problems += found
+    notes += note
     played = sum(1 for e in schedule if not e["skipped"])
-    return problems, notes, (f"{played} matches, all included in checkpoint "
-                             f"{checkpoint.size} {checkpoint.root.hex()}")
+    summary = (problem_count(len(problems)) if problems else
+               f"{played} matches, all included in checkpoint "
+               f"{checkpoint.size} {checkpoint.root.hex()}")
+    return problems, notes, summary + key_origin(key, origin)
 
 
 # ---------------------------------------------------------------------------
@@ -895,11 +1302,17 @@ class Reporter:
             return
         print(f"PASS {name}" + (f": {detail}" if detail else ""))
 
-    def expect_reject(self, name, func):
-        """Run `func`; PASS only if it raises CheckError (a rejection)."""
+    def expect_reject(self, name, func, reason=None):
+        """Run `func`; PASS only if it raises CheckError (a rejection) and,
+        when `reason` is given, the rejection says it (so that a case is
+        rejected for what it was made for, not for something incidental)."""
         try:
             func()
         except CheckError as err:
+            if reason is not None and reason not in str(err):
+                self.failures += 1
+                print(f"FAIL {name}: rejected, but not for {reason!r} ({err})")
+                return
             print(f"PASS {name}: rejected ({err})")
             return
         self.failures += 1
@@ -1165,110 +1578,454 @@ def test_inclusion_tampering(rep, files, vkey):
                                                parsed.hashes, cp.root))
 
 
-def test_tournament(rep, root):
-    """The "Tournaments" section over testdata/tlog/example, and tampering."""
+def test_tournament(rep, root, replay=None):
+    """The "Tournaments" section over testdata/tlog/example (a running
+    referee's directory: referee.pub), directories signed here as the
+    embedded referee's, and tampering. With `replay` (the path of the
+    project's replay binary), every case is also given to `replay
+    verify-tournament` and its exit status (and summary line) compared."""
     path = os.path.join(root, "example")
     files = load_tournament(path)
     vkey = parse_vkey(read_testdata(root, "tlog.vkey").decode())
-    rep.expect_ok("tournament: example (key from referee.pub)",
-                  lambda: tournament_ok(files))
-    rep.expect_ok("tournament: example (--tlog_key tlog.vkey)",
-                  lambda: tournament_ok(files, vkey=vkey))
+    cases = []
+
+    def ok(label, t, want=None, note=None, replay_differs=None, **keys):
+        """A directory that verifies; its summary (or a note) must hold `want`
+        (`note`). `replay_differs`: why replay is known to refuse it."""
+        cases.append((f"tournament: {label}", t, True, want, note, keys, replay_differs))
+
+    def bad(label, t, reason, **keys):
+        """A directory with a problem that says `reason`."""
+        cases.append((f"tamper: tournament, {label}", t, False, reason, None, keys, None))
+
+    ok("example (key from referee.pub)", files,
+       "(referee key 84c5b30cb33a0e5d9fad5ad68c4734199e5c644fbfd0f8c1605c1558e11d61d6 "
+       "taken from the directory itself, referee.pub; pin it with --key)",
+       "not checked")
+    ok("example (--tlog_key tlog.vkey): no key origin in the summary", files,
+       "matches, all included in checkpoint 6 f7fabef3", vkey=vkey)
+    ok("example (--key): no key origin", files, "checkpoint 6 f7fabef3",
+       raw_key=vkey.public_key)
     cosigned = copy.deepcopy(files)
     first = sorted(files["proofs"])[0]
     cosigned["proofs"][first] += WITNESS_LINE
-    rep.expect_ok("tournament: a proof whose checkpoint carries a witness's line "
-                  "(same tree; replay refuses this)", lambda: tournament_ok(cosigned))
-    for label, schedule in schedule_variants(files).items():
-        variant = dict(files, schedule=json.dumps(schedule).encode())
-        rep.expect_ok(f"tournament: schedule.json with {label}",
-                      lambda v=variant: tournament_ok(v))
-    for label, tampered in tournament_tampers(files, root).items():
-        rep.expect_reject(f"tamper: tournament, {label}",
-                          lambda t=tampered: tournament_ok(t))
+    ok("a proof whose checkpoint carries a witness's line (same tree)", cosigned)
+    for label, (schedule, txt) in schedule_variants(files).items():
+        ok(f"schedule.json with {label}",
+           dict(files, schedule=json.dumps(schedule).encode(), tournament_txt=txt))
+    for label, (tampered, reason) in tournament_tampers(files, root).items():
+        bad(label, tampered, reason)
+    for label, t, accept, want, keys in embedded_cases(root):
+        (ok if accept else bad)(label, t, want, **keys)
+    for name, t, accept, want, note, keys, _ in cases:
+        if accept:
+            rep.expect_ok(name, lambda t=t, w=want, n=note, k=keys:
+                          tournament_ok(t, want=w, note=n, **k))
+        else:
+            rep.expect_reject(name, lambda t=t, k=keys: tournament_ok(t, **k), want)
+    if replay:
+        compare_with_replay(rep, replay, cases)
 
 
-def tournament_ok(files, vkey=None, raw_key=None):
-    """Raise CheckError listing the problems, else return the summary."""
-    problems, _, summary = check_tournament(files, vkey, raw_key)
+def tournament_ok(files, vkey=None, raw_key=None, want=None, note=None):
+    """Raise CheckError listing the problems, else return the summary,
+    which must hold `want` (and a note `note`) when given."""
+    problems, notes, summary = check_tournament(files, vkey, raw_key)
     if problems:
-        raise CheckError("; ".join(problems))
-    return summary
+        raise CheckError("; ".join(problems) + " => " + summary)
+    require(want is None or want in summary, f"{summary!r} lacks {want!r}")
+    require(note is None or any(note in n for n in notes), f"no note says {note!r}: {notes}")
+    return summary + "".join(f" [note: {n}]" for n in notes)
+
+
+def compare_with_replay(rep, replay, cases):
+    """Give every case to `replay verify-tournament` too: the exit status
+    must be the checker's (0 or 1), and so must the summary line when the
+    directory verifies (`DIR: ...`) and the key origin at the end of the
+    problem count when it does not. A case where the doc leaves room and
+    replay is known to read it otherwise expects replay's other status."""
+    import subprocess
+    import tempfile
+    with tempfile.TemporaryDirectory() as tmp:
+        for i, (name, t, accept, _, _, keys, differs) in enumerate(cases):
+            d = os.path.join(tmp, str(i))
+            write_tournament(t, d)
+            argv = [replay, "verify-tournament"]
+            if keys.get("vkey"):
+                argv.append("--tlog_key=" + keys["vkey"].vkey())
+            if keys.get("raw_key"):
+                argv.append("--key=" + keys["raw_key"].hex())
+            run = subprocess.run(argv + [d], capture_output=True, text=True, check=False)
+            lines = run.stdout.strip().split("\n")
+            last = lines[-1][len(d) + 2:] if lines[-1].startswith(d + ": ") else lines[-1]
+            _, _, summary = check_tournament(t, keys.get("vkey"), keys.get("raw_key"))
+
+            def agree(run=run, accept=accept, last=last, summary=summary, differs=differs):
+                """The exit status, and the summary or its key origin."""
+                if differs:
+                    require(run.returncode == (1 if accept else 0),
+                            f"exit {run.returncode}: no longer differs ({differs})?")
+                    return f"exit {run.returncode}, known to differ: {differs}: {last}"
+                require(run.returncode == (0 if accept else 1),
+                        f"exit {run.returncode}: {run.stdout.strip()} {run.stderr.strip()}")
+                if accept:
+                    require(last == summary, f"replay says {last!r}, the checker {summary!r}")
+                else:
+                    ours, theirs = (x[x.find(" (referee key"):] if "(referee key" in x else ""
+                                    for x in (summary, last))
+                    require(ours == theirs, f"replay ends {theirs!r}, the checker {ours!r}")
+                return f"exit {run.returncode}: {last}"
+            rep.expect_ok(f"replay: {name}", agree)
 
 
 def tournament_tampers(files, root):
-    """Tampered copies of a tournament directory, each to be rejected."""
+    """Tampered copies of a tournament directory, each to be rejected:
+    {label: (files, what the problem must say)}."""
     names = sorted(files["logs"])
     out = {}
 
-    def variant(label, edit):
+    def variant(label, edit, reason):
         """Record a deep copy of `files` changed by `edit` under `label`."""
         t = copy.deepcopy(files)
         edit(t)
-        out[label] = t
+        out[label] = (t, reason)
 
     schedule = json.loads(files["schedule"])
-    variant("a log and its proof removed", lambda t: (t["logs"].pop(names[0]),
-                                                      t["proofs"].pop(names[0])))
-    variant("a proof removed", lambda t: t["proofs"].pop(names[0]))
-    variant("a stray proof", lambda t: t["proofs"].update(x=files["proofs"][names[0]]))
+    labels = {read_header(split_records(files["logs"][n])[0])[1]: n for n in names}
+    first = labels[schedule["matches"][0]["label"]]   # match 0's log
+    second = labels[schedule["matches"][1]["label"]]  # match 1's log
+
+    def sched(matches):
+        """schedule.json with these entries."""
+        return json.dumps(dict(schedule, matches=matches)).encode()
+
+    def drop(t, *which):
+        """Remove these logs and their proofs."""
+        for n in which:
+            t["logs"].pop(n)
+            t["proofs"].pop(n)
+
+    variant("a log and its proof removed", lambda t: drop(t, names[0]), "has 0 sealed")
+    variant("a proof removed", lambda t: t["proofs"].pop(names[0]), "no proof of inclusion")
+    variant("a stray proof", lambda t: t["proofs"].update(x=files["proofs"][names[0]]),
+            "a proof without a counted log")
     variant("a log twice", lambda t: (t["logs"].update(dup=files["logs"][names[0]]),
-                                      t["proofs"].update(dup=files["proofs"][names[0]])))
+                                      t["proofs"].update(dup=files["proofs"][names[0]])),
+            "has 2 sealed")
     variant("a byte changed in a log", lambda t: t["logs"].update(
-        {names[0]: files["logs"][names[0]][:-1] + flip(files["logs"][names[0]][-1:])}))
+        {names[0]: files["logs"][names[0]][:-1] + flip(files["logs"][names[0]][-1:])}),
+        "NOT GENUINE")
     variant("a proof for the wrong index", lambda t: t["proofs"].update(
-        {names[0]: replace_line(files["proofs"][names[0]], 2, b"index 4")}))
+        {names[0]: replace_line(files["proofs"][names[0]], 2, b"index 4")}), "inclusion")
     variant("a log cut short (unsealed prefix) with its proof", lambda t: t["logs"].update(
-        {names[0]: unseal(files["logs"][names[0]])}))
+        {names[0]: unseal(files["logs"][names[0]])}), "has 0 sealed")
     variant("proofs swapped between two logs", lambda t: t["proofs"].update(
-        {names[0]: files["proofs"][names[1]], names[1]: files["proofs"][names[0]]}))
+        {names[0]: files["proofs"][names[1]], names[1]: files["proofs"][names[0]]}),
+        "proof is for match")
     variant("checkpoint replaced by checkpoint-3",
-            lambda t: t.update(checkpoint=read_testdata(root, "checkpoint-3")))
+            lambda t: t.update(checkpoint=read_testdata(root, "checkpoint-3")),
+            "another checkpoint")
     variant("checkpoint size changed",
-            lambda t: t.update(checkpoint=replace_line(files["checkpoint"], 1, b"7")))
-    variant("another referee key", lambda t: t.update(keys=[b"11" * 32 + b"\n"]))
-    variant("referee.pub and referee.key.pub disagree", lambda t: t.update(
-        keys=files["keys"][:1] + [b"11" * 32 + b"\n"]))
+            lambda t: t.update(checkpoint=replace_line(files["checkpoint"], 1, b"7")),
+            "does not verify")
+    variant("another referee key", lambda t: t.update(keys={"referee.pub": b"11" * 32 + b"\n"}),
+            "no signature by")
+    variant("referee.pub and referee.key.pub disagree", lambda t: t["keys"].update(
+        {"referee.key.pub": b"11" * 32 + b"\n"}), "hold different keys")
     variant("the schedule names another game", lambda t: t.update(schedule=json.dumps(
-        dict(schedule, game="pyramid_scheme")).encode()))
+        dict(schedule, game="pyramid_scheme")).encode()), "the schedule's game is")
     variant("the schedule names no game", lambda t: t.update(schedule=json.dumps(
-        {k: v for k, v in schedule.items() if k != "game"}).encode()))
-    variant("schedule entry cut", lambda t: t.update(schedule=json.dumps(
-        dict(schedule, matches=schedule["matches"][:2])).encode()))
-    variant("schedule seats changed", lambda t: t.update(schedule=json.dumps(
-        dict(schedule, matches=[dict(schedule["matches"][0], seats=["b1", "b2", "b3"])]
-             + schedule["matches"][1:])).encode()))
-    variant("schedule with a gap in the numbering", lambda t: t.update(schedule=json.dumps(
-        dict(schedule, matches=schedule["matches"][:2]
-             + [dict(schedule["matches"][2], index=3)])).encode()))
+        {k: v for k, v in schedule.items() if k != "game"}).encode()), "names no game")
+    variant("schedule entry cut", lambda t: t.update(schedule=sched(schedule["matches"][:2])),
+            "is not in the schedule")
+    variant("schedule seats changed", lambda t: t.update(schedule=sched(
+        [dict(schedule["matches"][0], seats=["b1", "b2", "b3"])] + schedule["matches"][1:])),
+        "are not the scheduled")
+    variant("schedule with a gap in the numbering", lambda t: t.update(schedule=sched(
+        schedule["matches"][:2] + [dict(schedule["matches"][2], index=3)])), "has index 3")
     extra = {"index": 3, "label": f"{schedule['name']}/{schedule['run_id']}/3",
              "seats": ["b1", "b2", "b3"]}
-    variant("schedule with an extra match", lambda t: t.update(schedule=json.dumps(
-        dict(schedule, matches=schedule["matches"] + [extra])).encode()))
-    variant("schedule marks a played match skipped", lambda t: t.update(schedule=json.dumps(
-        dict(schedule, matches=[dict(schedule["matches"][0], skipped=True)]
-             + schedule["matches"][1:])).encode()))
+    variant("schedule with an extra match", lambda t: t.update(
+        schedule=sched(schedule["matches"] + [extra])), "match 3")
+    variant("schedule marks a played match skipped", lambda t: t.update(schedule=sched(
+        [dict(schedule["matches"][0], skipped=True)] + schedule["matches"][1:])),
+        "is scheduled as skipped")
     variant("schedule.json with an unknown field", lambda t: t.update(
-        schedule=json.dumps(dict(schedule, extraField=1)).encode()))
+        schedule=json.dumps(dict(schedule, extraField=1)).encode()), "unknown field")
+    # Skipped matches (docs: only a decided SPRT skips, only matches never
+    # started, which come last). Each case differs from the accepted one
+    # ("a skipped last match", schedule_variants) in one thing.
+    skipped = dict(extra, skipped=True)
+    with_skip = sched(schedule["matches"] + [skipped])
+    good_txt = tournament_txt(schedule)
+    variant("a skipped match without tournament.txt",
+            lambda t: t.update(schedule=with_skip), "there is no tournament.txt")
+    variant("a skipped match, tournament.txt without an sprt", lambda t: t.update(
+        schedule=with_skip, tournament_txt=tournament_txt(schedule, sprt=None)),
+        "tournament.txt has no sprt")
+    variant("a skipped match, tournament.txt of another name", lambda t: t.update(
+        schedule=with_skip, tournament_txt=tournament_txt(schedule, name="other")),
+        "is of tournament 'other'")
+    variant("a skipped match, tournament.txt naming no name (so 'tournament')",
+            lambda t: t.update(schedule=with_skip,
+                               tournament_txt=tournament_txt(schedule, name=None)),
+            "is of tournament 'tournament'")
+    variant("a skipped match, tournament.txt of another game", lambda t: t.update(
+        schedule=with_skip, tournament_txt=tournament_txt(schedule, game="pyramid_shambo")),
+        "is of game 'pyramid_shambo'")
+    variant("a skipped match, tournament.txt that does not parse", lambda t: t.update(
+        schedule=with_skip, tournament_txt=good_txt.replace(b"}", b"", 1)),
+        "not a Tournament in text format")
+    variant("a skipped match, tournament.txt with an unknown field", lambda t: t.update(
+        schedule=with_skip, tournament_txt=good_txt + b"colour: \"red\"\n"),
+        "no field 'colour'")
+    variant("a skipped match, tournament.txt with sprt as a scalar", lambda t: t.update(
+        schedule=with_skip, tournament_txt=tournament_txt(schedule, sprt=None)
+        + b"sprt: 1\n"), "sprt is not a message")
+    variant("a skipped match before a played one (not a suffix)", lambda t: (
+        drop(t, second), t.update(tournament_txt=good_txt, schedule=sched(
+            [schedule["matches"][0], dict(schedule["matches"][1], skipped=True)]
+            + schedule["matches"][2:]))), "but match 2 after it is not")
+    variant("every match skipped", lambda t: (
+        drop(t, *names), t.update(tournament_txt=good_txt, schedule=sched(
+            [dict(e, skipped=True) for e in schedule["matches"]]))),
+        "every match (3) is marked skipped")
+    variant("an empty schedule", lambda t: (
+        drop(t, *names), t.update(schedule=sched([]))), "lists no match")
+    variant("an empty schedule (matches left out of schedule.json)", lambda t: (
+        drop(t, *names), t.update(schedule=json.dumps(
+            {k: v for k, v in schedule.items() if k != "matches"}).encode())),
+        "lists no match")
+    assert first != second
     return out
 
 
+def tournament_txt(schedule, name="", game="", sprt="elo0: 0 elo1: 10"):
+    """A tournament.txt as the runner copies it (a Tournament in text
+    format) for `schedule`; name/game "" take the schedule's, None leaves
+    the field out; sprt None leaves `sprt` out."""
+    name = schedule["name"] if name == "" else name
+    game = schedule["game"] if game == "" else game
+    lines = ["# the tournament file as the runner copied it"]
+    if name is not None:
+        lines.append(f'name: "{name}"')
+    if game is not None:
+        lines.append(f'game {{ game: "{game}" }}')
+    lines += ['bots { name: "b1" command: "build/bin/bot" }',
+              'bots { name: "b2" command: "build/bin/bot" }',
+              "format: ROUND_ROBIN", "rounds: 2"]
+    if sprt is not None:
+        lines.append(f"sprt {{ {sprt} }}")
+    return ("\n".join(lines) + "\n").encode()
+
+
 def schedule_variants(files):
-    """Valid spellings of the example's schedule.json (proto3 JSON)."""
+    """Valid spellings of the example's schedule.json (proto3 JSON), and
+    skipped matches as the doc allows them: {label: (schedule, tournament.txt)}."""
     schedule = json.loads(files["schedule"])
     camel = {k: v for k, v in schedule.items() if k != "run_id"}
     camel["runId"] = schedule["run_id"]
-    skipped = {"index": 3, "label": f"{schedule['name']}/{schedule['run_id']}/3",
-               "seats": ["b1", "b2", "b3"], "skipped": True}
+    skipped = [{"index": i, "label": f"{schedule['name']}/{schedule['run_id']}/{i}",
+                "seats": ["b1", "b2", "b3"], "skipped": True} for i in (3, 4)]
+    spelled = (b"# comments, other separators and spellings of the text format\n"
+               b"name: 'exa' \"mple\";  # adjacent strings are one\n"
+               b"game: < game: \"rock_paper_\\x70yramid\" rock_paper_pyramid {} >,\n"
+               b"bots: [{ name: \"b1\" }, { name: \"b2\" }]\n"
+               b"clocks { commit_timeout_ms: 2000 }\n"
+               b"sprt: { elo0: -1.5 elo1: 1e1 alpha: .05 }\n")
     return {
-        "runId instead of run_id": camel,
-        "entry 0 with an explicit index 0": dict(
-            schedule, matches=[dict(schedule["matches"][0], index=0)] + schedule["matches"][1:]),
-        "an index as a JSON string": dict(
+        "runId instead of run_id": (camel, None),
+        "entry 0 with an explicit index 0": (dict(
+            schedule, matches=[dict(schedule["matches"][0], index=0)]
+            + schedule["matches"][1:]), None),
+        "an index as a JSON string": (dict(
             schedule, matches=schedule["matches"][:1] + [dict(schedule["matches"][1], index="1")]
-            + schedule["matches"][2:]),
-        "a skipped match without a log": dict(schedule, matches=schedule["matches"] + [skipped]),
+            + schedule["matches"][2:]), None),
+        "a skipped last match without a log, tournament.txt with an sprt": (
+            dict(schedule, matches=schedule["matches"] + skipped[:1]),
+            tournament_txt(schedule)),
+        "two skipped last matches, tournament.txt with an empty sprt {}": (
+            dict(schedule, matches=schedule["matches"] + skipped),
+            tournament_txt(schedule, sprt="")),
+        "a skipped last match, tournament.txt in other text-format spellings": (
+            dict(schedule, matches=schedule["matches"] + skipped[:1]), spelled),
+        "no skipped match and a tournament.txt without sprt (not read)": (
+            schedule, tournament_txt(schedule, sprt=None)),
     }
+
+
+# The embedded referee's key for the directories the self-test signs
+# (deterministic, so that every run builds the same bytes).
+EMBEDDED_SEED = sha256(b"docs_only_tlog_check: an embedded referee")
+
+
+def encode_fields(fields):
+    """Serialize parsed protobuf fields (parse_fields' output) again, in
+    their order; a canonical record comes back byte for byte."""
+    out = bytearray()
+    for number, wire, value in fields:
+        out += varint(number << 3 | wire)
+        if wire == 0:
+            out += varint(value)
+        elif wire == 2:
+            out += varint(len(value)) + value
+        else:
+            out += value
+    return bytes(out)
+
+
+def resign_log(data, signing_key, label=None):
+    """The log `data` as another referee would have written it: its
+    header's referee_public_key (and, given, label) replaced, every
+    prev_hash rechained, every checkpoint and the seal signed again with
+    `signing_key` (log-format.md: "The hash chain", "Signatures"). The
+    moves are untouched, so the log still replays."""
+    out, prev, match_id = bytearray(LOG_MAGIC), bytes(32), None
+    for i, record in enumerate(split_records(data)):
+        fields = []
+        for number, wire, value in parse_fields(record):
+            if number == F_PREV_HASH:
+                value = prev
+            elif number == F_HEADER:
+                header = []
+                for n, w, v in parse_fields(value):
+                    match_id = v if n == 3 else match_id
+                    v = bytes(signing_key.verify_key) if n == 6 else v
+                    v = label.encode("utf-8") if n == 12 and label is not None else v
+                    header.append((n, w, v))
+                if label is not None and all(n != 12 for n, _, _ in header):
+                    header.append((12, 2, label.encode("utf-8")))  # the last field
+                value = encode_fields(header)
+            elif number in (9, F_SEAL):
+                message = D_LOG + match_id + struct.pack(">Q", i) + prev
+                value = encode_fields([
+                    (n, w, prev if n == 2 else signing_key.sign(message).signature
+                     if n == 3 else v) for n, w, v in parse_fields(value)])
+            fields.append((number, wire, value))
+        body = encode_fields(fields)
+        out += varint(len(body)) + body
+        prev = sha256(body)
+    return bytes(out)
+
+
+def signed_tournament(signing_key, schedule, logs, tree, key_files=("referee.key.pub",),
+                      superseded=None, tournament_txt_data=None):
+    """A tournament directory signed with `signing_key`: `logs` in logs/,
+    each with its proof in a checkpoint over the leaves of `tree` (log
+    files, in the tree's order: a log of the tree need not be in logs/)."""
+    pub = bytes(signing_key.verify_key)
+    origin = "pyramid-referee/" + pub.hex()[:16]
+    leaves = [log_leaf_hash(t) for t in tree]
+    root = mth(leaves)
+    checkpoint = sign_note(f"{origin}\n{len(leaves)}\n{base64.b64encode(root).decode()}\n",
+                           origin, signing_key)
+    proofs = {}
+    for name, data in logs.items():
+        index = leaves.index(log_leaf_hash(data))
+        match_id = read_header(split_records(data)[0])[0]
+        lines = [TLOG_PROOF_MAGIC,
+                 "extra " + base64.b64encode(match_id.hex().encode()).decode(),
+                 f"index {index}"]
+        lines += [base64.b64encode(h).decode() for h in inclusion_path(index, leaves)]
+        proofs[name] = ("\n".join(lines) + "\n\n").encode() + checkpoint
+    return {"checkpoint": checkpoint, "schedule": schedule,
+            "keys": {k: pub.hex().encode() + b"\n" for k in key_files},
+            "tournament_txt": tournament_txt_data, "logs": dict(logs), "proofs": proofs,
+            "superseded": dict(superseded or {})}
+
+
+def embedded_cases(root):
+    """Check 6 over directories of the embedded referee, signed here: the
+    example's logs re-signed with EMBEDDED_SEED's key, and a golden log
+    (testdata/golden) relabelled as the example's match 1, standing for
+    that match's first log, lost and played again. Returns
+    [(label, files, accepted, what the summary/problem says, key args)]."""
+    import nacl.signing as signing
+    sk = signing.SigningKey(EMBEDDED_SEED)
+    example = load_tournament(os.path.join(root, "example"))
+    schedule = json.loads(example["schedule"])
+    logs = {n: resign_log(d, sk) for n, d in example["logs"].items()}
+    by_label = {read_header(split_records(d)[0])[1]: n for n, d in logs.items()}
+    order = [by_label[e["label"]] for e in schedule["matches"]]
+    golden = read_testdata(root, os.path.join(os.pardir, "golden", "rock_paper_pyramid",
+                                               "classic.pyrlog"))
+    label1 = schedule["matches"][1]["label"]
+    lost = resign_log(golden, sk, label=label1)
+    stranger = resign_log(golden, sk, label="other/" + label1.split("/", 1)[1])
+    foreign = resign_log(golden, signing.SigningKey(sha256(b"another referee")), label=label1)
+    three = [logs[order[0]], logs[order[1]], logs[order[2]]]
+    four = [logs[order[0]], lost, logs[order[1]], logs[order[2]]]
+    four_other = [logs[order[0]], stranger, logs[order[1]], logs[order[2]]]
+    sched = example["schedule"]
+    pub = bytes(sk.verify_key)
+    from_dir = (f"(referee key {pub.hex()} taken from the directory itself, "
+                f"referee.key.pub; pin it with --key)")
+    size = "the checkpoint holds 4 logs and the directory 3"
+    cases = [
+        ("embedded referee: checkpoint of 3 over its 3 logs", signed_tournament(
+            sk, sched, logs, three), True, from_dir, {}),
+        ("embedded referee, --key: the size is still checked", signed_tournament(
+            sk, sched, logs, three), True, "matches, all included in checkpoint 3 ",
+         {"raw_key": pub}),
+        ("embedded referee: checkpoint of 4 over 3 logs (match 1 played again, its "
+         "first log lost)", signed_tournament(sk, sched, logs, four), False, size, {}),
+        ("embedded referee, --key: checkpoint of 4 over 3 logs",
+         signed_tournament(sk, sched, logs, four), False, size, {"raw_key": pub}),
+        ("embedded referee: checkpoint of 4, the lost log found in superseded/",
+         signed_tournament(sk, sched, logs, four, superseded={"lost": lost}), True,
+         "matches, all included in checkpoint 4 ", {}),
+        ("embedded referee: the superseded log's label is not the schedule's",
+         signed_tournament(sk, sched, logs, four_other, superseded={"lost": stranger}),
+         False, size, {}),
+        ("embedded referee: the superseded log is cut short (unsealed)",
+         signed_tournament(sk, sched, logs, four, superseded={"lost": unseal(lost)}),
+         False, size, {}),
+        ("embedded referee: the superseded log is signed by another referee",
+         signed_tournament(sk, sched, logs, [logs[order[0]], foreign, logs[order[1]],
+                                             logs[order[2]]],
+                           superseded={"lost": foreign}), False, size, {}),
+        ("embedded referee: a log of logs/ also in superseded/ counts once",
+         signed_tournament(sk, sched, logs, three, superseded={"copy": logs[order[0]]}),
+         True, "checkpoint 3 ", {}),
+        ("embedded referee: checkpoint of 3 over 3 logs and a superseded one of match 1",
+         signed_tournament(sk, sched, logs, three, superseded={"lost": lost}), False,
+         "the checkpoint holds 3 logs and the directory 4", {}),
+        ("running referee (referee.pub): checkpoint of 4 over 3 logs, a note",
+         signed_tournament(sk, sched, logs, four, key_files=("referee.pub",)), True,
+         "referee.pub; pin it with --key)", {}),
+        ("both key files (a running referee's): checkpoint of 4 over 3 logs, a note",
+         signed_tournament(sk, sched, logs, four,
+                           key_files=("referee.key.pub", "referee.pub")), True,
+         "referee.key.pub and referee.pub; pin it with --key)", {}),
+        ("no key file, --key: checkpoint of 4 over 3 logs, a note",
+         signed_tournament(sk, sched, logs, four, key_files=()), True,
+         "matches, all included in checkpoint 4 ", {"raw_key": pub}),
+    ]
+    skipped = dict(schedule, matches=schedule["matches"] + [
+        {"index": 3, "label": f"{schedule['name']}/{schedule['run_id']}/3",
+         "seats": ["b1", "b2", "b3"], "skipped": True}])
+    cases.append(("embedded referee: a skipped last match with tournament.txt",
+                  signed_tournament(sk, json.dumps(skipped).encode(), logs, three,
+                                    tournament_txt_data=tournament_txt(schedule)),
+                  True, "3 matches, all included in checkpoint 3 ", {}))
+    # A tournament named by default: Tournament.name's comment says an empty
+    # name is "tournament", so a tournament.txt without `name` is of the
+    # tournament "tournament". (The runner writes `name: "tournament"` in
+    # its copy; replay compares the name as written and refuses this.)
+    run_id = schedule["run_id"]
+    default = dict(schedule, name=DEFAULT_TOURNAMENT_NAME, matches=[
+        dict(e, label=f"{DEFAULT_TOURNAMENT_NAME}/{run_id}/{e.get('index', 0)}")
+        for e in skipped["matches"]])
+    relabelled = {n: resign_log(d, sk, label=default["matches"][order.index(n)]["label"])
+                  for n, d in logs.items()}
+    cases.append(("a tournament named by default, tournament.txt without a name",
+                  signed_tournament(sk, json.dumps(default).encode(), relabelled,
+                                    [relabelled[n] for n in order],
+                                    tournament_txt_data=tournament_txt(default, name=None)),
+                  True, "3 matches, all included in checkpoint 3 ",
+                  {"replay_differs": "replay compares tournament.txt's name as written "
+                                     "(\"\"), not as the proto's default (\"tournament\")"}))
+    return cases
 
 
 def sign_note(text, name, signing_key):
@@ -1318,15 +2075,16 @@ def test_signed_edge_cases(rep):
                                                 verifier))
 
 
-def self_test(testdata):
-    """Run every check over the doc's vectors and testdata/tlog."""
+def self_test(testdata, replay=None):
+    """Run every check over the doc's vectors and testdata/tlog (and, with
+    `replay`, compare every tournament case with replay verify-tournament)."""
     rep = Reporter()
     test_vectors(rep)
     test_signed_edge_cases(rep)
     test_checkpoints(rep, testdata)
     test_consistency(rep, testdata)
     test_inclusion(rep, testdata)
-    test_tournament(rep, testdata)
+    test_tournament(rep, testdata, replay)
     print(f"{'OK' if rep.failures == 0 else 'FAILED'}: {rep.failures} failure(s)")
     return 0 if rep.failures == 0 else 1
 
@@ -1373,9 +2131,9 @@ def run_command(args):
             print(f"NOTE {n}")
         for p in problems:
             print(f"FAIL {p}")
+        print(f"{'FAIL' if problems else 'PASS'} {args.dir}: {summary}")
         if problems:
             return 1
-        print(f"PASS {args.dir}: {summary}")
     return 0
 
 
@@ -1385,6 +2143,9 @@ def parse_args(argv):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--self-test", action="store_true", help="run every check over testdata")
     p.add_argument("--testdata", default=os.path.join(here, "..", "testdata", "tlog"))
+    p.add_argument("--replay", metavar="BIN",
+                   help="with --self-test: also give every tournament case to "
+                        "BIN verify-tournament (the project's replay) and compare")
     sub = p.add_subparsers(dest="command")
     for name, positionals in (("checkpoint", ["file"]), ("inclusion", ["proof", "log"]),
                               ("consistency", ["old", "new", "proof"]),
@@ -1404,7 +2165,7 @@ def main(argv=None):
     """Entry point; returns the exit status."""
     args = parse_args(argv)
     if args.self_test:
-        return self_test(os.path.normpath(args.testdata))
+        return self_test(os.path.normpath(args.testdata), args.replay)
     try:
         return run_command(args)
     except CheckError as err:
