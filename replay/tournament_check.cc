@@ -462,6 +462,8 @@ std::string WhyNoSprt(const fs::path& root,
         "text format: ",
         s.message());
   }
+  // An empty name is the default's (Tournament.name), as the runner reads it.
+  if (tournament.name().empty()) tournament.set_name("tournament");
   if (tournament.name() != schedule.name() ||
       tournament.game().game() != schedule.game()) {
     return absl::StrCat("tournament.txt is another tournament's (\"",
