@@ -579,6 +579,24 @@ class WatchedProgress : public std::stringbuf {
 // and none is cut short (nothing for a resume to set aside in
 // superseded/). The run ends as an interrupted one does, and the resume
 // plays only the matches never started.
+// A first interruption while the last matches are in flight lets them
+// finish: nothing is left to play, and the tournament is complete, with its
+// evidence, as if it had not been interrupted.
+TEST_F(TournamentTest, AnInterruptionDuringTheLastMatchesLeavesItComplete) {
+  v1::Tournament t = WithALateBot();
+  t.set_concurrency(6);
+  absl::StatusOr<v1::TournamentResults> results =
+      Run(t, [&] { return Logs().size() >= 6 ? 1 : 0; });
+  ASSERT_TRUE(results.ok()) << results.status() << progress_.str();
+  EXPECT_THAT(progress_.str(),
+              HasSubstr("interrupted: finishing the 6 matches in flight"));
+  EXPECT_EQ(results->verified(), 6u);
+  ExpectAllGenuine(*results);
+  EXPECT_EQ(results->transparency_problems(), 0u)
+      << results->transparency_verdict();
+  EXPECT_TRUE(fs::exists(dir_.File("out/checkpoint")));
+}
+
 TEST_F(TournamentTest, AFirstInterruptionFinishesTheMatchesInFlight) {
   const v1::Tournament t = WithALateBot();
   // Once the first two matches are created, while bot-3 starts.

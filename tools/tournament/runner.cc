@@ -173,7 +173,7 @@ absl::StatusOr<v1::TournamentResults> Runner::Run() {
   // to replay).
   std::error_code ignored;
   std::filesystem::remove(out_ / "log-journal", ignored);
-  if (results.ok() && interrupted_.load()) {
+  if (results.ok() && CutShort()) {
     return absl::CancelledError(absl::StrCat(
         "interrupted after ", results->verified(), " of ", results->scheduled(),
         " matches; run the same command again to "

@@ -78,6 +78,8 @@ absl::Status Runner::StartBots() {
   return absl::OkStatus();
 }
 
+bool Runner::CutShort() { return interrupted_.load() && !NothingLeftToPlay(); }
+
 bool Runner::NothingLeftToPlay() {
   // With the SPRT decided, only the matches started before are left.
   uint32_t left_below = scheduled_;

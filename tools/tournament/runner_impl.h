@@ -250,8 +250,14 @@ class Runner {
   absl::Status StartBots();
 
   // True when every scheduled match is already played (or the SPRT has
-  // decided): a run that finds so after Resume starts no bot.
+  // decided and those started before it are): a run that finds so after
+  // Resume starts no bot.
   bool NothingLeftToPlay();
+  // Interrupted with matches left to play: the run reports what it has and
+  // says how to resume, without the transparency evidence. (An
+  // interruption during the last matches, which then finish, leaves the
+  // tournament complete.)
+  bool CutShort();
 
   // Restarts bots that die while the tournament runs, with exponential
   // backoff (BotProcess::NextStart), one line per step. A match a bot was

@@ -98,7 +98,7 @@ absl::StatusOr<v1::TournamentResults> Runner::Report() {
     if (sprt_decided_.load())
       results.mutable_sprt()->set_decision(sprt_decision_);
   }
-  if (!interrupted_.load()) {
+  if (!CutShort()) {
     if (absl::Status s = Publish(matches, results); !s.ok()) return s;
   }
   // Pages of matches kept from an earlier run that left none.
