@@ -696,6 +696,7 @@ TEST_F(LobbyTest, ARetryOfABrokenMatchWaitsUntilItsEndIsRecorded) {
   for (int i = 0; i < 3; ++i) request.add_seats();
   request.mutable_clocks()->set_seed_timeout_ms(60000);
   request.set_request_id("breaks");
+  request.set_label("cup/run/1");
   absl::StatusOr<v1::CreateMatchResponse> created =
       lobby_->CreateMatch(request);
   ASSERT_TRUE(created.ok()) << created.status();
@@ -730,6 +731,9 @@ TEST_F(LobbyTest, ARetryOfABrokenMatchWaitsUntilItsEndIsRecorded) {
   EXPECT_EQ(report.broken, 0);
   EXPECT_EQ(lobby_->FindMatch(first)->Info(lobby_->connections()).status(),
             v1::MATCH_BROKEN);
+  // An ended match keeps its label (ListMatches shows a label twice).
+  EXPECT_EQ(lobby_->FindMatch(first)->Info(lobby_->connections()).label(),
+            "cup/run/1");
   EXPECT_EQ(registry->FindRequest("breaks").value(), retry->match_id());
 }
 
