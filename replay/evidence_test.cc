@@ -412,6 +412,22 @@ TEST_F(TournamentDirectoryTest, AProofOfALogThatDoesNotCountSaysSo) {
                                     ".tlog-proof: a proof without its log")));
 }
 
+// A proof or checkpoint far larger than any is refused unread (a hostile
+// directory cannot make the check hold gigabytes per file), named.
+TEST_F(TournamentDirectoryTest, AnOversizedProofOrCheckpointIsRefusedUnread) {
+  const std::string name = absl::StrCat("rock_paper_pyramid-", kMatch);
+  const std::string proof = absl::StrCat("proofs/", name, ".tlog-proof");
+  std::ofstream(dir_ + "/" + proof, std::ios::app) << std::string(2 << 20, 'A');
+  TournamentVerdict v = Check();
+  EXPECT_THAT(v.problems, Contains(AllOf(HasSubstr(proof),
+                                         HasSubstr("1048576 bytes read"))));
+  std::ofstream(dir_ + "/checkpoint", std::ios::app)
+      << std::string(2 << 20, 'A');
+  v = Check();
+  EXPECT_THAT(v.problems, Contains(AllOf(StartsWith("checkpoint"),
+                                         HasSubstr("1048576 bytes read"))));
+}
+
 // The schedule's game is every log's: a log of another game is named.
 TEST_F(TournamentDirectoryTest, ALogOfAnotherGameThanTheSchedulesIsNamed) {
   const std::string schedule = Read("example/schedule.json");

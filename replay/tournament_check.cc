@@ -76,9 +76,20 @@ absl::Status NotAFile(const fs::path& path) {
 
 // The whole file at `path`, an entry of a tournament directory: as
 // ReadFileToString, but only a file (NotAFile).
+// The most read of a small file of the directory (an inclusion proof: at
+// most 64 hashes and a checkpoint, a few KiB; the checkpoint; the
+// tournament file): a larger one is refused unread, so that a hostile
+// directory cannot make the check hold gigabytes per file.
+constexpr uint64_t kMaxSmallFileBytes = 1 << 20;
+
 absl::StatusOr<std::string> ReadEntry(const fs::path& path) {
   if (absl::Status s = NotAFile(path); !s.ok()) return s;
   return ReadFileToString(path.string());
+}
+
+absl::StatusOr<std::string> ReadSmallEntry(const fs::path& path) {
+  if (absl::Status s = NotAFile(path); !s.ok()) return s;
+  return ReadFileToString(path.string(), kMaxSmallFileBytes);
 }
 
 // What differs between the checkpoint `proved` a proof carries and the
@@ -165,7 +176,7 @@ LogCheck CheckLog(const fs::path& root, const fs::path& path,
   }
   const std::string proof_name = path.stem().string() + ".tlog-proof";
   const fs::path proof_path = root / "proofs" / proof_name;
-  absl::StatusOr<std::string> proof = ReadEntry(proof_path);
+  absl::StatusOr<std::string> proof = ReadSmallEntry(proof_path);
   if (!proof.ok()) {
     // A proof that is there but cannot be read (a directory, no
     // permission) is named with why, not reported missing.
@@ -275,7 +286,7 @@ absl::StatusOr<DirectoryKey> RefereeKeyFromDirectory(const fs::path& root) {
 // DIR/checkpoint, opened with `key`; the problem to report otherwise.
 absl::StatusOr<tlog::Checkpoint> ReadCheckpoint(const fs::path& root,
                                                 const CheckpointKey& key) {
-  absl::StatusOr<std::string> note = ReadEntry(root / "checkpoint");
+  absl::StatusOr<std::string> note = ReadSmallEntry(root / "checkpoint");
   if (!note.ok()) return Prefixed("checkpoint", note.status());
   return OpenCheckpointWith(*note, key);
 }
@@ -449,7 +460,7 @@ std::string WhyNoSprt(const fs::path& root,
            "runner copies there) to show an SPRT, and only an SPRT that has "
            "decided skips matches";
   }
-  absl::StatusOr<std::string> text = ReadEntry(path);
+  absl::StatusOr<std::string> text = ReadSmallEntry(path);
   if (!text.ok()) {
     return absl::StrCat(
         "tournament.txt, which would show an SPRT, cannot be read: ",
