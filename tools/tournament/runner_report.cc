@@ -13,6 +13,7 @@
 #include "referee/core/log_sink.h"
 #include "referee/crypto/bytes.h"
 #include "referee/tlog/checkpoint.h"
+#include "referee/tlog/note.h"
 #include "replay/evidence.h"
 #include "replay/ordered_pool.h"
 #include "tools/tournament/ratings.h"
@@ -144,10 +145,9 @@ absl::Status Runner::CheckExtendsPublished(
         "; the referee rewrote its log, so its evidence is not published "
         "over the directory's, which is left as it was"));
   };
-  const size_t text_end = published->find("\n\n");
-  absl::StatusOr<tlog::Checkpoint> old = tlog::ParseCheckpoint(
-      std::string_view(*published)
-          .substr(0, text_end == std::string::npos ? 0 : text_end + 1));
+  absl::StatusOr<tlog::ParsedNote> note = tlog::ParseNote(*published);
+  if (!note.ok()) return refused(std::string(note.status().message()));
+  absl::StatusOr<tlog::Checkpoint> old = tlog::ParseCheckpoint(note->text);
   if (!old.ok()) return refused(std::string(old.status().message()));
   if (old->size > checkpoint.tree_size()) {
     return refused(absl::StrCat("it covered ", old->size, " logs"));
