@@ -10,7 +10,8 @@
 # are usage errors like the programs' own: status 2, one line naming it.
 # So are bad values that only the program can judge (arena's unknown game,
 # a seat count without one strategy per seat, refctl's negative seat
-# count, consistency sizes and inclusion names no referee takes, the
+# count, consistency sizes (a negative one too, not read as a flag),
+# --size and inclusion names no referee takes, the
 # bot's unknown game or unreadable token file, and the benchmarks' values
 # out of range, each refused before any work). The
 # Google Benchmark programs (bench_rules, bench_tlog) refuse their command
@@ -127,10 +128,22 @@ expect_status refctl 2 "--seats must be positive, not -1" create-match \
 # NOT_FOUND exited 1.
 expect_only refctl 2 "refctl: consistency: the old size (4) is larger than the new one (1): swapped? The older size comes first" \
   --referee=127.0.0.1:1 consistency 4 1
-expect_only refctl 2 "refctl: consistency: OLD is a tree size of 1 or more, not 0" \
+expect_only refctl 2 'refctl: consistency: OLD is a tree size, a whole number 1 or more, not "0"' \
   --referee=127.0.0.1:1 consistency 0 3
-expect_only refctl 2 "refctl: consistency OLD NEW: two tree sizes" \
+expect_only refctl 2 'refctl: consistency: NEW is a tree size, a whole number 1 or more, not "x"' \
   --referee=127.0.0.1:1 consistency 1 x
+# A negative number is an argument, not a flag ("unknown flag --1" before),
+# wherever it stands, and a flag's value when it follows one.
+expect_only refctl 2 'refctl: consistency: OLD is a tree size, a whole number 1 or more, not "-1"' \
+  --referee=127.0.0.1:1 consistency -1 3
+expect_only refctl 2 'refctl: consistency: NEW is a tree size, a whole number 1 or more, not "-3"' \
+  --referee=127.0.0.1:1 consistency --out /nonexistent/proof 1 -3
+expect_only refctl 2 'refctl: inclusion: "-1" is neither a match id (32 hex digits) nor a log'"'"'s SHA-256 (64 hex digits)' \
+  --referee=127.0.0.1:1 inclusion -1
+expect_only refctl 2 "refctl: --size is a tree size, a whole number 1 or more (0: the latest), not -1" \
+  --referee=127.0.0.1:1 checkpoint --size=-1
+expect_only refctl 2 "refctl: --size is a tree size, a whole number 1 or more (0: the latest), not -2" \
+  --referee=127.0.0.1:1 inclusion 0123456789abcdef0123456789abcdef --size -2
 expect_only refctl 2 "refctl: register-bot: a bot's name is 1 to 64 bytes, not 0" \
   --referee=127.0.0.1:1 register-bot ''
 expect_only refctl 2 "refctl: register-bot: a bot's name is 1 to 64 bytes, not 65" \

@@ -51,14 +51,17 @@
 #include <vector>
 
 #include "absl/cleanup/cleanup.h"
+#include "absl/flags/commandlineflag.h"
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
+#include "absl/flags/reflection.h"
 #include "absl/flags/usage.h"
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/string_view.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "google/protobuf/util/json_util.h"
@@ -136,7 +139,7 @@ ABSL_FLAG(uint32_t, retry_for_s, 30,
           "UNAVAILABLE (it serves as many downloads as it takes at once, or "
           "cannot be reached now), waiting 0.1 s, then twice as long each "
           "time up to 5 s, and saying so on stderr (0: no retry).");
-ABSL_FLAG(uint64_t, size, 0,
+ABSL_FLAG(int64_t, size, 0,
           "checkpoint, inclusion: the tree size of a checkpoint the referee "
           "signed (0: the latest).");
 
@@ -619,13 +622,28 @@ int Output(const std::string& text) {
   return 0;
 }
 
+// --size: a tree size, or 0 for the latest. A negative one is the command
+// line's mistake, said before any call.
+absl::StatusOr<uint64_t> SizeFlag() {
+  const int64_t size = absl::GetFlag(FLAGS_size);
+  if (size < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--size is a tree size, a whole number 1 or more (0: the "
+                     "latest), not ",
+                     size));
+  }
+  return static_cast<uint64_t>(size);
+}
+
 int Checkpoint(v1::Referee::Stub& stub) {
+  absl::StatusOr<uint64_t> size = SizeFlag();
+  if (!size.ok()) return Usage(std::string(size.status().message()));
   grpc::ClientContext context;
   if (absl::Status s = Authorize(context, /*optional=*/true); !s.ok()) {
     return Fail(std::string(s.message()));
   }
   v1::GetCheckpointRequest request;
-  request.set_tree_size(absl::GetFlag(FLAGS_size));
+  request.set_tree_size(*size);
   v1::TlogCheckpoint checkpoint;
   grpc::Status status = stub.GetCheckpoint(&context, request, &checkpoint);
   if (!status.ok()) return Fail(status);
@@ -653,15 +671,29 @@ int Inclusion(v1::Referee::Stub& stub, const std::string& log) {
         "\" is neither a match id (32 hex digits) nor a log's SHA-256 (64 "
         "hex digits)"));
   }
+  absl::StatusOr<uint64_t> size = SizeFlag();
+  if (!size.ok()) return Usage(std::string(size.status().message()));
   grpc::ClientContext context;
   if (absl::Status s = Authorize(context, /*optional=*/true); !s.ok()) {
     return Fail(std::string(s.message()));
   }
-  request.set_tree_size(absl::GetFlag(FLAGS_size));
+  request.set_tree_size(*size);
   v1::InclusionProof proof;
   grpc::Status status = stub.GetInclusionProof(&context, request, &proof);
   if (!status.ok()) return Fail(status);
   return Output(proof.tlog_proof());
+}
+
+// Argument `name` (OLD or NEW) of `command`, a tree size: a whole number 1
+// or more. INVALID_ARGUMENT naming the argument and what it is otherwise.
+absl::StatusOr<uint64_t> TreeSizeArgument(const std::string& command,
+                                          const std::string& name,
+                                          const std::string& text) {
+  uint64_t size = 0;
+  if (absl::SimpleAtoi(text, &size) && size > 0) return size;
+  return absl::InvalidArgumentError(absl::StrCat(
+      command, ": ", name, " is a tree size, a whole number 1 or more, not \"",
+      text.size() <= 64 ? text : text.substr(0, 64) + "...", "\""));
 }
 
 int Consistency(v1::Referee::Stub& stub, const std::string& old_size,
@@ -669,17 +701,15 @@ int Consistency(v1::Referee::Stub& stub, const std::string& old_size,
   // Sizes the referee would refuse whatever its tree are the command line's
   // mistake, said before any call (as `replay consistency` says swapped
   // checkpoints); a NEW past the tree's size is the referee's to say.
-  uint64_t old_value = 0, new_value = 0;
-  if (!absl::SimpleAtoi(old_size, &old_value) ||
-      !absl::SimpleAtoi(new_size, &new_value)) {
-    return Usage("consistency OLD NEW: two tree sizes");
-  }
-  if (old_value == 0) {
-    return Usage("consistency: OLD is a tree size of 1 or more, not 0");
-  }
-  if (old_value > new_value) {
-    return Usage(absl::StrCat("consistency: the old size (", old_value,
-                              ") is larger than the new one (", new_value,
+  absl::StatusOr<uint64_t> old_value =
+      TreeSizeArgument("consistency", "OLD", old_size);
+  if (!old_value.ok()) return Usage(std::string(old_value.status().message()));
+  absl::StatusOr<uint64_t> new_value =
+      TreeSizeArgument("consistency", "NEW", new_size);
+  if (!new_value.ok()) return Usage(std::string(new_value.status().message()));
+  if (*old_value > *new_value) {
+    return Usage(absl::StrCat("consistency: the old size (", *old_value,
+                              ") is larger than the new one (", *new_value,
                               "): swapped? The older size comes first"));
   }
   grpc::ClientContext context;
@@ -687,8 +717,8 @@ int Consistency(v1::Referee::Stub& stub, const std::string& old_size,
     return Fail(std::string(s.message()));
   }
   v1::GetConsistencyProofRequest request;
-  request.set_old_size(old_value);
-  request.set_new_size(new_value);
+  request.set_old_size(*old_value);
+  request.set_new_size(*new_value);
   v1::ConsistencyProof proof;
   grpc::Status status = stub.GetConsistencyProof(&context, request, &proof);
   if (!status.ok()) return Fail(status);
@@ -769,10 +799,54 @@ int Main(const std::vector<std::string>& args) {
   return 2;
 }
 
+// Whether `arg` reads as a negative number ("-1", "-0.5"): no flag's name
+// starts with a digit, so it is an argument, never a flag.
+bool IsNegativeNumber(absl::string_view arg) {
+  return arg.size() >= 2 && arg[0] == '-' && absl::ascii_isdigit(arg[1]);
+}
+
+// The command line with its arguments after a "--", in their order, when
+// one of them reads as a negative number: the flag parser reads every
+// argument starting with '-' as a flag (`consistency -1 3` said "unknown
+// flag --1"), where the command is to say what is wrong with the number.
+// `argv` unchanged otherwise. A flag given without '=' that takes a value
+// takes the next argument, as the parser does (`--size -1` is --size's
+// value, which the command judges).
+std::vector<char*> NegativeNumbersAsArguments(int argc, char** argv) {
+  std::vector<char*> flags = {argv[0]};
+  std::vector<char*> arguments;
+  bool negative_number = false;
+  for (int i = 1; i < argc; ++i) {
+    const absl::string_view arg = argv[i];
+    if (arg == "--") {
+      arguments.insert(arguments.end(), argv + i + 1, argv + argc);
+      break;
+    }
+    if (IsNegativeNumber(arg)) negative_number = true;
+    if (arg.size() < 2 || arg[0] != '-' || IsNegativeNumber(arg)) {
+      arguments.push_back(argv[i]);
+      continue;
+    }
+    flags.push_back(argv[i]);
+    const absl::string_view name = arg.substr(arg[1] == '-' ? 2 : 1);
+    if (name.find('=') != name.npos) continue;
+    const absl::CommandLineFlag* flag = absl::FindCommandLineFlag(name);
+    if (flag != nullptr && !flag->IsOfType<bool>() && i + 1 < argc) {
+      flags.push_back(argv[++i]);
+    }
+  }
+  if (!negative_number) return std::vector<char*>(argv, argv + argc);
+  flags.push_back(const_cast<char*>("--"));
+  flags.insert(flags.end(), arguments.begin(), arguments.end());
+  return flags;
+}
+
 }  // namespace
 }  // namespace pyramid
 
 int main(int argc, char** argv) {
-  std::vector<char*> rest = pyramid::InitProgram(argc, argv, pyramid::kHelp);
+  std::vector<char*> args = pyramid::NegativeNumbersAsArguments(argc, argv);
+  std::vector<char*> rest = pyramid::InitProgram(static_cast<int>(args.size()),
+                                                 args.data(), pyramid::kHelp);
   return pyramid::Main(std::vector<std::string>(rest.begin() + 1, rest.end()));
 }
