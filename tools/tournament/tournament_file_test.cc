@@ -3,8 +3,10 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "referee/games/registry.h"
 #include "tools/tournament/schedule.h"
 
 namespace pyramid {
@@ -86,6 +88,105 @@ TEST(TournamentFileTest, ABadSprtIsNamedOnce) {
       "sprt { elo0: 10 elo1: 0 }\n");
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(s.message(), "sprt: elo1 (0) must exceed elo0 (10)");
+}
+
+// Check, with the places ParseTournamentFile records: a mistake in a field
+// the text sets names where it stands.
+absl::Status CheckPlaced(const std::string& text) {
+  TournamentFileLocations locations;
+  absl::StatusOr<v1::Tournament> t = ParseTournamentFile(text, &locations);
+  if (!t.ok()) return t.status();
+  return NormalizeTournament(*t, &locations);
+}
+
+// Each mistake named at its field's line and column (from 1, as a syntax
+// error's), the field at fault rather than its first of a kind: the second
+// of two bots of a name, the game's name or its options; a bot without a
+// command at the bot.
+TEST(TournamentFileTest, AMistakeNamesTheLineOfItsField) {
+  const std::string good = kGood;  // Four lines.
+  const std::string rest = good.substr(good.find(' ', 10));
+  struct Case {
+    std::string text, message;
+  } cases[] = {
+      {"name: \"a b\"" + rest,
+       "line 1 column 1: name: \"a b\" is not 1 to 64 letters, digits, '.', "
+       "'_' or '-'"},
+      {good + "seats: 2\n",
+       "line 5 column 1: seats: rock_paper_pyramid takes 3 seats, not 2"},
+      {good + "bots { name: \"a\" command: \"x\" }\n",
+       "line 5 column 8: bots: two bots are named a"},
+      {good + "\n  bots {\n    name: \"d/e\"\n    command: \"x\"\n  }\n",
+       "line 7 column 5: bots: bad bot name \"d/e\" (1 to 64 letters, digits, "
+       "'.', '_' or '-')"},
+      {good + "bots { name: \"d\" }\n",
+       "line 5 column 1: bots: bot d has no command"},
+      {good + "bots { command: \"x\" }\n",
+       "line 5 column 1: bots: bad bot name \"\" (1 to 64 letters, digits, "
+       "'.', '_' or '-')"},
+      {good + "clocks { commit_timeout_ms: 5 }\n",
+       "line 5 column 1: clocks: clocks.commit_timeout_ms is 5 ms; it must be "
+       "0 (no deadline) or from 50 to 86400000 ms (24 h)"},
+      {good + "sprt { elo0: 0 elo1: 10 }\n",
+       "line 5 column 1: sprt: an SPRT needs exactly 2 bots, 2 seats and the "
+       "round-robin format"},
+      {good + "format: SWISS\n",
+       "line 5 column 1: format: Swiss pairs two seats per match"},
+      {good + "referee_key: \"ab\"\n",
+       "line 5 column 1: referee_key pins a running referee's key, and no "
+       "referee is set (the embedded referee signs with signing_key_file)"},
+      {"game {\n  game: \"chess\"\n}\n" + good.substr(good.find('\n') + 1),
+       "line 2 column 3: game: unknown game \"chess\""},
+      {"game { game: \"rock_paper_pyramid\" rock_paper_pyramid { "
+       "winner_takes: 7 } }\n" +
+           good.substr(good.find('\n') + 1),
+       "line 1 column 35: game: rock_paper_pyramid: unknown winner_takes "
+       "value 7"},
+      {"game { game: \"pyramid_scheme\" }\n"
+       "bots { name: \"a\" command: \"bot\" }\n"
+       "bots { name: \"b\" command: \"bot\" }\n"
+       "seats: 2\n"
+       "sprt { elo0: 10 elo1: 0 }\n",
+       "line 5 column 1: sprt: elo1 (0) must exceed elo0 (10)"},
+      {"game { }\n" + good.substr(good.find('\n') + 1),
+       absl::StrCat("line 1 column 1: game: required (one of ",
+                    absl::StrJoin(GameIds(), ", "), ")")},
+  };
+  for (const Case& c : cases) {
+    const absl::Status s = CheckPlaced(c.text);
+    EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << c.text;
+    EXPECT_EQ(s.message(), c.message) << c.text;
+    // Without the places, the same message without its place.
+    const absl::Status unplaced = Check(c.text);
+    EXPECT_EQ(unplaced.code(), absl::StatusCode::kInvalidArgument) << c.text;
+    EXPECT_EQ(unplaced.message(), c.message.substr(c.message.find(": ") + 2))
+        << c.text;
+  }
+}
+
+// A field the text leaves out has no place: the message is as without.
+TEST(TournamentFileTest, AMistakeInAFieldTheFileLeavesOutHasNoPlace) {
+  const absl::Status s = CheckPlaced("bots { name: \"a\" command: \"x\" }");
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(s.message()),
+              ::testing::StartsWith("game: required (one of "));
+}
+
+// A syntax error is said as before, and a good file normalizes as without
+// places.
+TEST(TournamentFileTest, PlacesChangeNothingElse) {
+  TournamentFileLocations locations;
+  EXPECT_EQ(ParseTournamentFile(absl::StrCat(kGood, "rounds: -1\n"), &locations)
+                .status()
+                .message(),
+            "not a Tournament in text format: line 5 column 9: Expected "
+            "integer, got: -");
+  TournamentFileLocations good_locations;
+  absl::StatusOr<v1::Tournament> t =
+      ParseTournamentFile(kGood, &good_locations);
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_TRUE(NormalizeTournament(*t, &good_locations).ok());
+  EXPECT_EQ(t->output_dir(), "out/duel");
 }
 
 TEST(TournamentFileTest, AScheduleTooLargeIsRefusedBeforeItIsListed) {
