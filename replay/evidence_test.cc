@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/ascii.h"
@@ -26,6 +27,7 @@
 #include "referee/crypto/bytes.h"
 #include "referee/crypto/ed25519.h"
 #include "referee/tlog/note.h"
+#include "replay/seat_roster.h"
 #include "tests/temp_dir.h"
 
 namespace pyramid {
@@ -599,6 +601,188 @@ TEST_F(TournamentDirectoryTest, AFileLargerThanMemoryIsNamedNotRead) {
                                     " bytes, more than this machine's memory (",
                                     PhysicalMemoryBytes(), " bytes)")));
   EXPECT_EQ(v.matches, 2u);
+}
+
+// protobuf's JSON parser reads a schedule.json that jq and Python read
+// otherwise, or not at all: a key twice (it joins a list given twice and
+// keeps a field's last value), a field under both its names, unquoted keys,
+// single quotes, a trailing comma. Each is refused, naming the key or place
+// (each passed as 3 matches before).
+TEST_F(TournamentDirectoryTest,
+       AScheduleOtherJsonReadersReadOtherwiseIsRefused) {
+  const std::string schedule = Read("example/schedule.json");
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {absl::StrReplaceAll(schedule,
+                           {{"\"name\": \"example\",",
+                             "\"name\": \"other\", \"name\": \"example\","}}),
+       "schedule.json: the key \"name\" appears twice in one object (again "
+       "at line 2, column 19)"},
+      {absl::StrReplaceAll(schedule, {{"\"run_id\":",
+                                       "\"runId\": \"0\", "
+                                       "\"run_id\":"}}),
+       "schedule.json: the keys \"runId\" and \"run_id\" name one field in "
+       "one object"},
+      {absl::StrReplaceAll(schedule,
+                           {{"\"label\": \"example/434764977a9d6e1d/1\",",
+                             "\"label\": \"example/434764977a9d6e1d/1\", "
+                             "\"seats\": [\"b1\"],"}}),
+       "schedule.json: the key \"seats\" appears twice in one object"},
+      {absl::StrReplaceAll(schedule, {{"\"name\":", "name:"}}),
+       "schedule.json: not strict JSON (RFC 8259) at line 2, column 2: want "
+       "a key"},
+      {absl::StrReplaceAll(
+           schedule, {{"\"b3\"\n   ]\n  }\n ]", "\"b3\"\n   ],\n  },\n ]"}}),
+       "schedule.json: not strict JSON (RFC 8259) at line 31, column 3: a "
+       "comma before '}'"},
+  };
+  for (const auto& [text, why] : cases) {
+    ASSERT_NE(text, schedule) << why;
+    Write("schedule.json", text);
+    const TournamentVerdict v = Check();
+    EXPECT_THAT(v.problems, ElementsAre(StartsWith(why)));
+    EXPECT_EQ(v.matches, 0u);
+  }
+}
+
+TEST(JsonKeysTest, StrictJsonWithEachKeyOnceIsRead) {
+  for (const std::string json : {
+           "{}",
+           " [ ] ",
+           "0",
+           "-0.5e+3",
+           "\"\"",
+           "null",
+           "{\"a\": 1, \"b\": {\"a\": 2}, \"c\": [{\"a\": 3}, {\"a\": 4}]}",
+           // Keys are compared decoded: these differ.
+           R"({"a\"b": 1, "a\\b": 2, "a/b": 3, "A": 4, "\u00e9": 5, "e": 6})",
+           R"({"\ud83d\ude00": true, "\ud83d": false, "\ude00": null})",
+           "{\"a\":[1,2.5,-3E2,true,false,null,\"x\",{},[]]}\n",
+       }) {
+    EXPECT_TRUE(CheckJsonKeysOnce(json).ok())
+        << json << ": " << CheckJsonKeysOnce(json);
+  }
+  // Deeper than any stack would take by recursion.
+  constexpr int kDepth = 100'000;
+  EXPECT_TRUE(
+      CheckJsonKeysOnce(std::string(kDepth, '[') + std::string(kDepth, ']'))
+          .ok());
+  std::string objects;
+  for (int i = 0; i < kDepth; ++i) objects += "{\"a\":";
+  objects += "1" + std::string(kDepth, '}');
+  EXPECT_TRUE(CheckJsonKeysOnce(objects).ok());
+  EXPECT_THAT(
+      std::string(
+          CheckJsonKeysOnce(objects.substr(0, objects.size() - 1)).message()),
+      HasSubstr("the text ends early"));
+}
+
+TEST(JsonKeysTest, AKeyTwiceInOneObjectIsNamed) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {R"({"a": 1, "a": 2})",
+       "the key \"a\" appears twice in one object (again at line 1, column "
+       "10)"},
+      {"{\"x\": {\"k\": 1,\n \"k\": []}}",
+       "the key \"k\" appears twice in one object (again at line 2, column "
+       "2)"},
+      {R"([{"k": 1}, {"k": 2, "j": 3, "k": 4}])", "the key \"k\" appears"},
+      // Escaped and as it is: one key.
+      {R"({"a": 1, "\u0061": 2})", "the key \"a\" appears"},
+      {"{\"\\ud83d\\ude00\": 1, \"\xf0\x9f\x98\x80\": 2}",
+       "the key \"\xf0\x9f\x98\x80\" appears"},
+      {R"({"\n": 1, "\u000a": 2})", "the key \"\\n\" appears"},
+  };
+  for (const auto& [json, why] : cases) {
+    const absl::Status status = CheckJsonKeysOnce(json);
+    EXPECT_TRUE(absl::IsInvalidArgument(status)) << json;
+    EXPECT_THAT(std::string(status.message()), StartsWith(why)) << json;
+  }
+  // A field's proto name and JSON name: one key to protobuf's parser only.
+  const std::string both = R"({"run_id": "a", "runId": "b"})";
+  EXPECT_TRUE(CheckJsonKeysOnce(both).ok());
+  EXPECT_THAT(std::string(CheckJsonKeysOnce(both, true).message()),
+              StartsWith("the keys \"run_id\" and \"runId\" name one field"));
+  EXPECT_TRUE(CheckJsonKeysOnce(R"({"run_id": "a", "runid": "b"})", true).ok());
+}
+
+TEST(JsonKeysTest, WhatIsNotStrictJsonIsNamed) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"", "at line 1, column 1: the text ends early"},
+      {"{'a': 1}", "at line 1, column 2: want a key"},
+      {"{a: 1}", "at line 1, column 2: want a key"},
+      {"[1,]", "at line 1, column 4: a comma before ']'"},
+      {"{\"a\": 1,\n}", "at line 2, column 1: a comma before '}'"},
+      {"{\"a\" 1}", "want ':'"},
+      {"{\"a\": 1 \"b\": 2}", "want ',' or '}'"},
+      {"[1 2]", "want ',' or ']'"},
+      {"{} {}", "more after the value"},
+      {"01", "more after the value"},
+      {"1.", "want a digit after '.'"},
+      {"1e+", "want a digit in the exponent"},
+      {"-", "want a value"},
+      {"tru", "want a value"},
+      {"+1", "want a value"},
+      {"\"a\\x\"", "an unknown escape"},
+      {"\"\\u12\"", "without 4 hex digits"},
+      {"\"a\nb\"", "a control character"},
+      {"\"abc", "without its closing quote"},
+      {"\"abc\\", "without its closing quote"},
+      {"[", "the text ends early"},
+  };
+  for (const auto& [json, why] : cases) {
+    const absl::Status status = CheckJsonKeysOnce(json);
+    EXPECT_TRUE(absl::IsInvalidArgument(status)) << json;
+    EXPECT_THAT(std::string(status.message()),
+                AllOf(StartsWith("not strict JSON (RFC 8259) at line "),
+                      HasSubstr(why)))
+        << json;
+  }
+}
+
+// An auditor's roster (replay/seat_roster.h) pins every seat's key: a log
+// whose header gives a seat another key or none, or names a seat the roster
+// lacks, is named, and its match not counted (the example's bots b1, b2, b3
+// play without keys).
+TEST_F(TournamentDirectoryTest, ARosterPinsEverySeatsKey) {
+  absl::StatusOr<SeatRoster> roster =
+      SeatRoster::Parse("b1 none\nb2 none\nb3 none\nb4 none\n");
+  ASSERT_TRUE(roster.ok());
+  TournamentVerdict v =
+      CheckTournamentDirectory(dir_, CheckpointKey{}, &*roster);
+  EXPECT_THAT(v.problems, IsEmpty());
+  EXPECT_EQ(v.matches, 3u);
+  EXPECT_EQ(v.seats_matching_roster, 9u);
+  EXPECT_EQ(v.summary, Check().summary);
+
+  const std::string key(32, '\x5a');
+  roster = SeatRoster::Parse(
+      absl::StrCat("b1 none\nb2 ", ToHex(key), "\nb3 none\n"));
+  ASSERT_TRUE(roster.ok());
+  v = CheckTournamentDirectory(dir_, CheckpointKey{}, &*roster);
+  // Match 1's log, b2 in seat 0; its proof does not count then.
+  const std::string log =
+      "logs/rock_paper_pyramid-d22052291b3f9879cd6d8236d2d75509.pyrlog";
+  EXPECT_THAT(v.problems,
+              Contains(absl::StrCat(log,
+                                    ": NOT GENUINE: record 0: seat 0 \"b2\" "
+                                    "has key none in the header; the "
+                                    "roster's is ",
+                                    ToHex(key))));
+  EXPECT_THAT(v.problems,
+              Contains("match 1 (example/434764977a9d6e1d/1) is missing: no "
+                       "sealed, included log"));
+  EXPECT_EQ(v.problems.size(), 9u);  // Each log, match and proof.
+  EXPECT_EQ(v.matches, 0u);
+
+  roster = SeatRoster::Parse("b1 none\nb3 none\n");
+  ASSERT_TRUE(roster.ok());
+  v = CheckTournamentDirectory(dir_, CheckpointKey{}, &*roster);
+  EXPECT_THAT(v.problems,
+              Contains(absl::StrCat(log,
+                                    ": NOT GENUINE: record 0: seat 0 \"b2\" "
+                                    "(key none in the header) is not in the "
+                                    "roster")));
+  // The tree's leaves are counted all the same: no other problem.
+  EXPECT_EQ(v.problems.size(), 9u);
 }
 
 // The example's schedule.json with match `index` marked skipped, and its

@@ -1,12 +1,14 @@
 // replay: verify, show or export match logs; check transparency-log proofs.
 //
 //   replay verify [--key HEX|FILE] [--allow-unsealed] [--level full|chain]
-//                 LOG...
+//                 [--seat_keys ROSTER] LOG...
 //   replay verify [--key HEX|FILE] [--allow-unsealed] [--level full|chain]
+//                 [--seat_keys ROSTER]
 //                 --inclusion FILE.tlog-proof [--tlog_key VKEY|FILE] LOG
 //   replay consistency [--key HEX|FILE | --tlog_key VKEY|FILE]
 //                      OLD_CHECKPOINT NEW_CHECKPOINT PROOF
-//   replay verify-tournament [--key HEX|FILE | --tlog_key VKEY|FILE] DIR
+//   replay verify-tournament [--key HEX|FILE | --tlog_key VKEY|FILE]
+//                            [--seat_keys ROSTER] DIR
 //   replay html [--key HEX|FILE] [--allow-unsealed] [--out FILE] LOG
 //   replay show LOG   (its first line: the verdict of `replay verify` without
 //                      --key; then the transcript, which judges nothing)
@@ -32,7 +34,12 @@
 // on standard error says how many logs were verified and how many per second
 // (files that could not be read are not counted; how many there were follows).
 // --level=chain checks the framing, encoding, hash chain and signatures without
-// replaying the rules (docs/log-format.md, "Verification levels"). `replay
+// replaying the rules (docs/log-format.md, "Verification levels").
+// --seat_keys=ROSTER (an auditor's file of NAME KEY lines, KEY 64 hex digits,
+// a file holding them, or none; replay/seat_roster.h) makes a log whose
+// header names a seat the roster lacks, or gives a seat another key than
+// the roster's (or none), not genuine at record 0; a roster that cannot be
+// read or parsed is a usage error naming its line. `replay
 // html` writes the match viewer page (default: LOG with the extension .html)
 // whatever the verdict, and exits as `replay verify` would on that log (0, 1),
 // or 2 when the log cannot be read or the page cannot be written. `replay show`
@@ -64,6 +71,7 @@
 #include "replay/evidence.h"
 #include "replay/html_page.h"
 #include "replay/ordered_pool.h"
+#include "replay/seat_roster.h"
 #include "replay/transcript.h"
 #include "replay/verifier.h"
 
@@ -78,14 +86,19 @@ constexpr int kUsage = 2;
 int Usage(std::ostream& out = std::cerr) {
   out << "usage:\n"
          "  replay verify [--key HEX|FILE] [--allow-unsealed] "
-         "[--level full|chain] LOG...\n"
+         "[--level full|chain] [--seat_keys ROSTER] LOG...\n"
          "  replay verify [--key HEX|FILE] [--allow-unsealed] "
-         "[--level full|chain] --inclusion FILE.tlog-proof "
-         "[--tlog_key VKEY|FILE] LOG\n"
+         "[--level full|chain] [--seat_keys ROSTER] --inclusion "
+         "FILE.tlog-proof [--tlog_key VKEY|FILE] LOG\n"
          "  replay consistency [--key HEX|FILE | --tlog_key VKEY|FILE] "
          "OLD_CHECKPOINT NEW_CHECKPOINT PROOF\n"
          "  replay verify-tournament [--key HEX|FILE | --tlog_key VKEY|FILE] "
-         "DIR\n"
+         "[--seat_keys ROSTER] DIR\n"
+         "    --seat_keys ROSTER: every seat of every log must be a bot of "
+         "ROSTER with its key;\n"
+         "    ROSTER has a line NAME KEY per bot, KEY 64 hex digits (its "
+         "public key),\n"
+         "    a file holding them, or none; # starts a comment\n"
          "  replay html [--key HEX|FILE] [--allow-unsealed] [--out FILE] "
          "LOG\n"
          "    writes the match viewer: one self-contained HTML page (default "
@@ -115,8 +128,14 @@ struct Flags {
   std::string out;        // --out: the page `replay html` writes.
   VerifyOptions::Level level = VerifyOptions::Level::kFull;  // --level.
   bool allow_unsealed = false;
+  // --seat_keys: the auditor's roster of seat keys.
+  std::optional<SeatRoster> seat_keys;
   std::vector<std::string> operands;
   std::vector<std::string> given;  // The flags given, by name ("--key").
+
+  const SeatRoster* roster() const {
+    return seat_keys.has_value() ? &*seat_keys : nullptr;
+  }
 };
 
 // Whether every flag in `flags` is one of `allowed`, the flags `command`
@@ -155,6 +174,13 @@ bool SetFlag(const std::string& arg, std::string value, Flags& flags) {
       return false;
     }
     flags.tlog_key = *key;
+  } else if (arg == "--seat_keys") {
+    absl::StatusOr<SeatRoster> roster = SeatRoster::ReadFile(value);
+    if (!roster.ok()) {
+      std::cerr << "--seat_keys: " << roster.status().message() << "\n";
+      return false;
+    }
+    flags.seat_keys = *std::move(roster);
   } else if (arg == "--inclusion") {
     flags.inclusion = value;
   } else if (arg == "--out") {
@@ -199,7 +225,7 @@ std::optional<Flags> ParseArgs(const std::vector<std::string>& args) {
       value = arg.substr(eq + 1);
       arg = arg.substr(0, eq);
     } else if (arg == "--key" || arg == "--tlog_key" || arg == "--inclusion" ||
-               arg == "--level" || arg == "--out") {
+               arg == "--level" || arg == "--out" || arg == "--seat_keys") {
       if (++i == args.size()) {
         std::cerr << arg << " needs a value\n";
         return std::nullopt;
@@ -230,10 +256,13 @@ std::optional<Flags> ParseArgs(const std::vector<std::string>& args) {
 // Verifies the log at `path` into `verdict`, writing its line to `out` (or
 // why it cannot be read to `err`); returns its exit status.
 // `checkpoint_pinned`: --tlog_key pinned the key of an --inclusion proof's
-// checkpoint, which the line says, as it does not pin the log's.
+// checkpoint, which the line says, as it does not pin the log's. With a
+// `roster` (--seat_keys), the log's seats must be its bots with their keys
+// (JudgeSeats), which the line of a log that passes says.
 int VerifyOne(const std::string& path, const VerifyOptions& options,
-              bool allow_unsealed, Verdict* verdict, std::ostream& out,
-              std::ostream& err, bool checkpoint_pinned = false) {
+              bool allow_unsealed, const SeatRoster* roster, Verdict* verdict,
+              std::ostream& out, std::ostream& err,
+              bool checkpoint_pinned = false) {
   absl::StatusOr<std::string> file = ReadFileToString(path);
   if (!file.ok()) {
     err << path << ": " << file.status().message() << "\n";
@@ -241,6 +270,7 @@ int VerifyOne(const std::string& path, const VerifyOptions& options,
   }
   Verdict& v = *verdict;
   v = VerifyLog(*file, options);
+  const bool seats_match = roster != nullptr && JudgeSeats(*roster, v);
   const std::string log_key = ToHex(v.header.referee_public_key());
   std::string key_note = "referee key pinned";
   if (v.key_from_header && checkpoint_pinned) {
@@ -250,6 +280,12 @@ int VerifyOne(const std::string& path, const VerifyOptions& options,
   } else if (v.key_from_header) {
     key_note = absl::StrCat("referee key ", log_key,
                             " taken from the log itself; pin it with --key");
+  }
+  if (seats_match) {
+    const int seats = v.header.seats_size();
+    absl::StrAppend(&key_note, "; ", seats,
+                    seats == 1 ? " seat matches" : " seats match",
+                    " the roster");
   }
   switch (v.kind) {
     case Verdict::Kind::kGenuine: {
@@ -311,7 +347,8 @@ int VerifyInclusion(const std::string& path, const std::string& proof_path,
 // second (standard error; files that could not be read are not counted,
 // but named); returns the worst exit status.
 int VerifyMany(const std::vector<std::string>& logs,
-               const VerifyOptions& options, bool allow_unsealed) {
+               const VerifyOptions& options, bool allow_unsealed,
+               const SeatRoster* roster) {
   const int threads = PoolSize(logs.size());
   const auto start = std::chrono::steady_clock::now();
   int worst = kGenuine;
@@ -322,8 +359,8 @@ int VerifyMany(const std::vector<std::string>& logs,
         JobOutput output;
         std::ostringstream out, err;
         Verdict verdict;
-        output.exit_code =
-            VerifyOne(logs[i], options, allow_unsealed, &verdict, out, err);
+        output.exit_code = VerifyOne(logs[i], options, allow_unsealed, roster,
+                                     &verdict, out, err);
         output.out = out.str();
         output.err = err.str();
         return output;
@@ -355,7 +392,7 @@ int Verify(const std::vector<std::string>& args) {
   if (!flags.has_value()) return Usage();
   if (!TakesOnly(*flags, "verify",
                  {"--key", "--allow-unsealed", "--level", "--inclusion",
-                  "--tlog_key"})) {
+                  "--tlog_key", "--seat_keys"})) {
     return Usage();
   }
   if (!flags->tlog_key.empty() && flags->inclusion.empty()) {
@@ -391,9 +428,9 @@ int Verify(const std::vector<std::string>& args) {
     }
     const std::string& log = flags->operands[0];
     Verdict verdict;
-    const int result =
-        VerifyOne(log, options, flags->allow_unsealed, &verdict, std::cout,
-                  std::cerr, /*checkpoint_pinned=*/!flags->tlog_key.empty());
+    const int result = VerifyOne(
+        log, options, flags->allow_unsealed, flags->roster(), &verdict,
+        std::cout, std::cerr, /*checkpoint_pinned=*/!flags->tlog_key.empty());
     if (result != kGenuine) return result;
     // The checkpoint is signed by the referee whose key signed the log.
     CheckpointKey key{flags->tlog_key, verdict.header.referee_public_key()};
@@ -407,7 +444,8 @@ int Verify(const std::vector<std::string>& args) {
     }
     return VerifyInclusion(log, flags->inclusion, *proof, verdict, key);
   }
-  return VerifyMany(flags->operands, options, flags->allow_unsealed);
+  return VerifyMany(flags->operands, options, flags->allow_unsealed,
+                    flags->roster());
 }
 
 CheckpointKey KeyOf(const Flags& flags) {
@@ -460,7 +498,8 @@ int Consistency(const std::vector<std::string>& args) {
 int VerifyTournament(const std::vector<std::string>& args) {
   const std::optional<Flags> flags = ParseArgs(args);
   if (!flags.has_value()) return Usage();
-  if (!TakesOnly(*flags, "verify-tournament", {"--key", "--tlog_key"})) {
+  if (!TakesOnly(*flags, "verify-tournament",
+                 {"--key", "--tlog_key", "--seat_keys"})) {
     return Usage();
   }
   if (flags->operands.size() != 1) {
@@ -473,7 +512,7 @@ int VerifyTournament(const std::vector<std::string>& args) {
     return kUsage;
   }
   const TournamentVerdict verdict =
-      CheckTournamentDirectory(dir, KeyOf(*flags));
+      CheckTournamentDirectory(dir, KeyOf(*flags), flags->roster());
   if (!verdict.not_a_tournament.empty()) {
     std::cerr << verdict.not_a_tournament << "\n";
     return kUsage;
@@ -493,7 +532,15 @@ int VerifyTournament(const std::vector<std::string>& args) {
                             " taken from the directory itself, ",
                             verdict.referee_key_files, "; pin it with --key)");
   }
-  std::cout << dir << ": " << verdict.summary << key_note << "\n";
+  // Said only of a directory that checks out: then every log counted had
+  // the roster's seats.
+  std::string roster_note;
+  if (flags->roster() != nullptr && verdict.problems.empty()) {
+    roster_note = absl::StrCat("; their ", verdict.seats_matching_roster,
+                               " seats match the roster");
+  }
+  std::cout << dir << ": " << verdict.summary << roster_note << key_note
+            << "\n";
   return verdict.problems.empty() ? kGenuine : kNotGenuine;
 }
 

@@ -1,10 +1,12 @@
 #include "replay/tournament_check.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <filesystem>
 #include <map>
 #include <set>
 #include <string>
+#include <string_view>
 #include <system_error>
 #include <utility>
 #include <vector>
@@ -12,6 +14,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/ascii.h"
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "google/protobuf/util/json_util.h"
@@ -23,6 +26,7 @@
 #include "referee/tlog/note.h"
 #include "replay/evidence.h"
 #include "replay/ordered_pool.h"
+#include "replay/seat_roster.h"
 #include "replay/verifier.h"
 
 namespace pyramid {
@@ -41,6 +45,306 @@ std::string RootHex(const tlog::Checkpoint& checkpoint) {
   return ToHex(AsView(checkpoint.root));
 }
 
+// Protobuf's JSON field name of `key` (ToJsonName): each '_' dropped and
+// the letter after it capitalized, so that "run_id" and "runId" fold
+// alike, as the parser reads both as one field.
+std::string ProtoJsonName(std::string_view key) {
+  std::string name;
+  bool capitalize = false;
+  for (const char c : key) {
+    if (c == '_') {
+      capitalize = true;
+    } else {
+      name.push_back(capitalize ? absl::ascii_toupper(c) : c);
+      capitalize = false;
+    }
+  }
+  return name;
+}
+
+// A strict JSON reader (RFC 8259) that only looks for keys given twice
+// (JsonKeysOnce's contract). It holds no recursion: nesting is a stack of
+// the open containers, so no depth overflows it.
+class JsonKeyScanner {
+ public:
+  JsonKeyScanner(std::string_view text, bool proto_field_names)
+      : text_(text), proto_field_names_(proto_field_names) {}
+
+  absl::Status Scan() {
+    // What may come next.
+    enum class Want { kValue, kValueOrEnd, kKeyOrEnd, kKey, kColon, kMore };
+    Want want = Want::kValue;
+    while (true) {
+      SkipBlanks();
+      if (pos_ == text_.size()) {
+        if (want == Want::kMore && open_.empty()) return absl::OkStatus();
+        return Bad("the text ends early");
+      }
+      const char c = text_[pos_];
+      switch (want) {
+        case Want::kMore:
+          if (open_.empty()) return Bad("more after the value");
+          if (c == ',') {
+            ++pos_;
+            want = open_.back().object ? Want::kKey : Want::kValue;
+          } else if (c == (open_.back().object ? '}' : ']')) {
+            ++pos_;
+            open_.pop_back();
+          } else {
+            return Bad(open_.back().object ? "want ',' or '}'"
+                                           : "want ',' or ']'");
+          }
+          continue;
+        case Want::kColon:
+          if (c != ':') return Bad("want ':'");
+          ++pos_;
+          want = Want::kValue;
+          continue;
+        case Want::kKeyOrEnd:
+        case Want::kKey: {
+          if (want == Want::kKeyOrEnd && c == '}') {
+            ++pos_;
+            open_.pop_back();
+            want = Want::kMore;
+            continue;
+          }
+          if (c == '}') return Bad("a comma before '}'");
+          if (c != '"') return Bad("want a key (a string in double quotes)");
+          const size_t at = pos_;
+          std::string key;
+          if (absl::Status s = String(&key); !s.ok()) return s;
+          if (absl::Status s = NewKey(key, at); !s.ok()) return s;
+          want = Want::kColon;
+          continue;
+        }
+        case Want::kValueOrEnd:
+          if (c == ']') {
+            ++pos_;
+            open_.pop_back();
+            want = Want::kMore;
+            continue;
+          }
+          [[fallthrough]];
+        case Want::kValue:
+          if (c == ']' && !open_.empty() && !open_.back().object) {
+            return Bad("a comma before ']'");
+          }
+          if (c == '{') {
+            ++pos_;
+            open_.push_back(Open{true, {}});
+            want = Want::kKeyOrEnd;
+            continue;
+          }
+          if (c == '[') {
+            ++pos_;
+            open_.push_back(Open{false, {}});
+            want = Want::kValueOrEnd;
+            continue;
+          }
+          if (absl::Status s = Scalar(); !s.ok()) return s;
+          want = Want::kMore;
+          continue;
+      }
+    }
+  }
+
+ private:
+  struct Open {
+    bool object;  // Else an array.
+    // An object's keys so far, each with its text as written (as folded,
+    // with proto_field_names_).
+    std::map<std::string, std::string> keys;
+  };
+
+  // "line L, column C" of byte `at` (from 1; a column counts bytes).
+  std::string Where(size_t at) const {
+    const std::string_view before = text_.substr(0, at);
+    const size_t line_start = before.rfind('\n');
+    return absl::StrCat(
+        "line ", std::count(before.begin(), before.end(), '\n') + 1,
+        ", column ",
+        at - (line_start == std::string_view::npos ? 0 : line_start + 1) + 1);
+  }
+
+  absl::Status Bad(const char* why) const {
+    return absl::InvalidArgumentError(
+        absl::StrCat("not strict JSON (RFC 8259) at ", Where(pos_), ": ", why));
+  }
+
+  // Adds `key` (decoded; at byte `at`) to the innermost object's keys.
+  absl::Status NewKey(const std::string& key, size_t at) {
+    const std::string folded = proto_field_names_ ? ProtoJsonName(key) : key;
+    const auto [it, added] = open_.back().keys.emplace(folded, key);
+    if (added) return absl::OkStatus();
+    if (it->second == key) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "the key \"", absl::Utf8SafeCHexEscape(key),
+          "\" appears twice in one object (again at ", Where(at), ")"));
+    }
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the keys \"", absl::Utf8SafeCHexEscape(it->second), "\" and \"",
+        absl::Utf8SafeCHexEscape(key),
+        "\" name one field in one object (the second at ", Where(at), ")"));
+  }
+
+  void SkipBlanks() {
+    while (pos_ < text_.size() &&
+           (text_[pos_] == ' ' || text_[pos_] == '\t' || text_[pos_] == '\n' ||
+            text_[pos_] == '\r')) {
+      ++pos_;
+    }
+  }
+
+  // The hex digits of a \u escape at pos_ (after "\u"): its code unit.
+  bool Hex4(uint32_t* unit) {
+    if (text_.size() - pos_ < 4) return false;
+    *unit = 0;
+    for (int i = 0; i < 4; ++i) {
+      const char c = text_[pos_ + i];
+      if (!absl::ascii_isxdigit(static_cast<unsigned char>(c))) return false;
+      *unit = *unit * 16 + (absl::ascii_isdigit(static_cast<unsigned char>(c))
+                                ? c - '0'
+                                : absl::ascii_tolower(c) - 'a' + 10);
+    }
+    pos_ += 4;
+    return true;
+  }
+
+  // Appends code point `cp` in UTF-8 (a lone surrogate as its three bytes,
+  // so that it compares as itself).
+  static void AppendUtf8(uint32_t cp, std::string* out) {
+    if (cp < 0x80) {
+      out->push_back(static_cast<char>(cp));
+    } else if (cp < 0x800) {
+      out->push_back(static_cast<char>(0xc0 | (cp >> 6)));
+      out->push_back(static_cast<char>(0x80 | (cp & 0x3f)));
+    } else if (cp < 0x10000) {
+      out->push_back(static_cast<char>(0xe0 | (cp >> 12)));
+      out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3f)));
+      out->push_back(static_cast<char>(0x80 | (cp & 0x3f)));
+    } else {
+      out->push_back(static_cast<char>(0xf0 | (cp >> 18)));
+      out->push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3f)));
+      out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3f)));
+      out->push_back(static_cast<char>(0x80 | (cp & 0x3f)));
+    }
+  }
+
+  // The string at pos_ (its opening quote), decoded into `out`: escapes
+  // resolved, so that "a" and "\u0061" are one key, as other readers take
+  // them. Bytes from 0x80 up are kept as they are.
+  absl::Status String(std::string* out) {
+    ++pos_;  // The opening quote.
+    while (pos_ < text_.size()) {
+      const char c = text_[pos_];
+      if (c == '"') {
+        ++pos_;
+        return absl::OkStatus();
+      }
+      if (static_cast<unsigned char>(c) < 0x20) {
+        return Bad("a control character in a string");
+      }
+      ++pos_;
+      if (c != '\\') {
+        out->push_back(c);
+        continue;
+      }
+      if (pos_ == text_.size()) break;
+      const char e = text_[pos_++];
+      switch (e) {
+        case '"':
+        case '\\':
+        case '/':
+          out->push_back(e);
+          break;
+        case 'b':
+          out->push_back('\b');
+          break;
+        case 'f':
+          out->push_back('\f');
+          break;
+        case 'n':
+          out->push_back('\n');
+          break;
+        case 'r':
+          out->push_back('\r');
+          break;
+        case 't':
+          out->push_back('\t');
+          break;
+        case 'u': {
+          uint32_t unit = 0;
+          if (!Hex4(&unit)) return Bad("a \\u escape without 4 hex digits");
+          // A high surrogate and a low one after it: one code point.
+          uint32_t low = 0;
+          if (unit >= 0xd800 && unit < 0xdc00 &&
+              text_.substr(pos_, 2) == "\\u") {
+            const size_t before = pos_;
+            pos_ += 2;
+            if (Hex4(&low) && low >= 0xdc00 && low < 0xe000) {
+              unit = 0x10000 + ((unit - 0xd800) << 10) + (low - 0xdc00);
+            } else {
+              pos_ = before;  // Not its pair: read on its own next.
+            }
+          }
+          AppendUtf8(unit, out);
+          break;
+        }
+        default:
+          return Bad("an unknown escape in a string");
+      }
+    }
+    return Bad("a string without its closing quote");
+  }
+
+  // A number, true, false or null at pos_.
+  absl::Status Scalar() {
+    for (const std::string_view word : {"true", "false", "null"}) {
+      if (text_.substr(pos_, word.size()) == word) {
+        pos_ += word.size();
+        return absl::OkStatus();
+      }
+    }
+    if (text_[pos_] == '"') {
+      std::string ignored;
+      return String(&ignored);
+    }
+    // -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+    auto digit = [this] {
+      return pos_ < text_.size() &&
+             absl::ascii_isdigit(static_cast<unsigned char>(text_[pos_]));
+    };
+    auto digits = [&] {
+      if (!digit()) return false;
+      while (digit()) ++pos_;
+      return true;
+    };
+    if (text_[pos_] == '-') ++pos_;
+    if (pos_ < text_.size() && text_[pos_] == '0') {
+      ++pos_;
+    } else if (!digits()) {
+      return Bad("want a value");
+    }
+    if (pos_ < text_.size() && text_[pos_] == '.') {
+      ++pos_;
+      if (!digits()) return Bad("want a digit after '.'");
+    }
+    if (pos_ < text_.size() && (text_[pos_] == 'e' || text_[pos_] == 'E')) {
+      ++pos_;
+      if (pos_ < text_.size() && (text_[pos_] == '+' || text_[pos_] == '-')) {
+        ++pos_;
+      }
+      if (!digits()) return Bad("want a digit in the exponent");
+    }
+    return absl::OkStatus();
+  }
+
+  std::string_view text_;
+  bool proto_field_names_;
+  size_t pos_ = 0;
+  std::vector<Open> open_;
+};
+
 // A schedule's entries by label (a label listed twice: its first entry).
 using ScheduleIndex = std::map<std::string, const v1::ScheduleEntry*>;
 
@@ -51,6 +355,7 @@ struct LogCheck {
   std::string note;
   std::string label;
   std::string proof;
+  uint64_t seats = 0;  // The log's seats (once it checks out).
   // The match id of a sealed log (genuine under the referee's key),
   // whatever else is said of it: a leaf of the referee's tree.
   std::string sealed_match_id;
@@ -127,8 +432,8 @@ LogCheck CheckLog(const fs::path& root, const fs::path& path,
                   const VerifyOptions& options,
                   const v1::TournamentSchedule& schedule,
                   const ScheduleIndex& by_label,
-                  const tlog::Checkpoint& checkpoint,
-                  const CheckpointKey& key) {
+                  const tlog::Checkpoint& checkpoint, const CheckpointKey& key,
+                  const SeatRoster* roster) {
   LogCheck check;
   const std::string name = path.filename().string();
   absl::StatusOr<std::string> bytes = ReadEntry(path);
@@ -136,7 +441,7 @@ LogCheck CheckLog(const fs::path& root, const fs::path& path,
     check.problem = absl::StrCat("logs/", name, ": ", bytes.status().message());
     return check;
   }
-  const Verdict v = VerifyLog(*bytes, options);
+  Verdict v = VerifyLog(*bytes, options);
   if (v.kind == Verdict::Kind::kUnsealedPrefix) {
     check.note = absl::StrCat("logs/", name,
                               ": unsealed prefix, not counted (a match cut "
@@ -154,6 +459,13 @@ LogCheck CheckLog(const fs::path& root, const fs::path& path,
         "logs/", name, ": a ", v.header.game().game(), " log; the schedule ",
         schedule.game().empty() ? std::string("names no game")
                                 : absl::StrCat("is of ", schedule.game()));
+    return check;
+  }
+  // A sealed log all the same (a leaf of the tree, counted as one above),
+  // but not the match of the auditor's bots.
+  if (roster != nullptr && !JudgeSeats(*roster, v)) {
+    check.problem = absl::StrCat("logs/", name, ": NOT GENUINE: record ",
+                                 v.bad_record, ": ", v.reason);
     return check;
   }
   const std::string label = v.header.label();
@@ -207,6 +519,7 @@ LogCheck CheckLog(const fs::path& root, const fs::path& path,
     return check;
   }
   check.label = label;
+  check.seats = v.header.seats_size();
   return check;
 }
 
@@ -306,6 +619,14 @@ absl::StatusOr<v1::TournamentSchedule> ReadSchedule(const fs::path& root) {
         "schedule.json is not a TournamentSchedule in JSON: ",
         absl::StripTrailingAsciiWhitespace(why.substr(0, why.find('\n')))));
   }
+  // Read by protobuf's parser, but perhaps not as other JSON readers read
+  // it (CheckJsonKeysOnce): what an auditor's jq or Python shows must be
+  // the schedule checked here.
+  if (absl::Status strict = CheckJsonKeysOnce(*json, true); !strict.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("schedule.json: ", strict.message(),
+                     ": refused, since JSON readers differ on such a file"));
+  }
   return schedule;
 }
 
@@ -377,7 +698,8 @@ struct LogsFound {
 LogsFound CheckLogs(const fs::path& root, const CheckpointKey& key,
                     const tlog::Checkpoint& checkpoint,
                     const v1::TournamentSchedule& schedule,
-                    const ScheduleIndex& by_label, TournamentVerdict& verdict) {
+                    const ScheduleIndex& by_label, const SeatRoster* roster,
+                    TournamentVerdict& verdict) {
   std::vector<fs::path> logs;
   for (const auto& entry : ListDirectory(root, "logs", verdict.problems)) {
     if (entry.path().extension() == ".pyrlog") logs.push_back(entry.path());
@@ -389,7 +711,7 @@ LogsFound CheckLogs(const fs::path& root, const CheckpointKey& key,
       logs.size(), PoolSize(logs.size()),
       [&](size_t i) {
         checks[i] = CheckLog(root, logs[i], options, schedule, by_label,
-                             checkpoint, key);
+                             checkpoint, key, roster);
         return JobOutput();
       },
       [](size_t, const JobOutput&) {});
@@ -406,6 +728,7 @@ LogsFound CheckLogs(const fs::path& root, const CheckpointKey& key,
     }
     if (!check.label.empty()) {
       found.by_label[check.label].push_back(logs[i].filename().string());
+      if (roster != nullptr) verdict.seats_matching_roster += check.seats;
     }
   }
   return found;
@@ -666,8 +989,13 @@ TournamentVerdict Summarized(TournamentVerdict verdict) {
 
 }  // namespace
 
+absl::Status CheckJsonKeysOnce(std::string_view json, bool proto_field_names) {
+  return JsonKeyScanner(json, proto_field_names).Scan();
+}
+
 TournamentVerdict CheckTournamentDirectory(const std::string& dir,
-                                           CheckpointKey key) {
+                                           CheckpointKey key,
+                                           const SeatRoster* roster) {
   TournamentVerdict verdict;
   const fs::path root(dir);
   // A directory with neither of the files every tournament's output holds
@@ -699,7 +1027,7 @@ TournamentVerdict CheckTournamentDirectory(const std::string& dir,
   if (!schedule.ok()) return stop(schedule.status());
   const ScheduleIndex by_label = IndexSchedule(*schedule, verdict.problems);
   const LogsFound logs =
-      CheckLogs(root, key, *checkpoint, *schedule, by_label, verdict);
+      CheckLogs(root, key, *checkpoint, *schedule, by_label, roster, verdict);
   MatchLogsToSchedule(*schedule, by_label, logs.by_label, verdict);
   CheckSkipped(root, *schedule, verdict.problems);
   StrayProofs(root, logs.proofs_used, verdict.problems);

@@ -10,8 +10,10 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "referee/tlog/checkpoint.h"
 #include "replay/key_arguments.h"
+#include "replay/seat_roster.h"
 
 namespace pyramid {
 
@@ -33,6 +35,9 @@ struct TournamentVerdict {
   std::string referee_key_files;
   // "N matches, all included in checkpoint SIZE ROOT" or the problem count.
   std::string summary;
+  // With a roster: the seats of the counted logs, every one of which is a
+  // bot of the roster with the roster's key.
+  uint64_t seats_matching_roster = 0;
 };
 
 // The label a tournament's match `index` carries in its log's signed
@@ -58,9 +63,30 @@ std::string TournamentLabel(std::string_view name, std::string_view run_id,
 // labels), since that tree holds this tournament's logs alone; otherwise a
 // note says that this is not checked. `key` may be empty: the referee key
 // is then read from DIR/referee.key.pub, else DIR/referee.pub, and the
-// verdict names the file.
+// verdict names the file. DIR/schedule.json must be strict JSON whose
+// objects have no key twice (CheckJsonKeysOnce, protobuf's field names
+// folded). With a `roster` (not null; an auditor's, replay/seat_roster.h),
+// each sealed log of the schedule's game must have the roster's seats and
+// keys (JudgeSeats), else it is not genuine and does not count.
 TournamentVerdict CheckTournamentDirectory(const std::string& dir,
-                                           CheckpointKey key);
+                                           CheckpointKey key,
+                                           const SeatRoster* roster = nullptr);
+
+// OK when `json` is one JSON text as RFC 8259 defines it (strings in
+// double quotes, no trailing comma, no comment, nothing after the value)
+// in which no object has a key twice; else INVALID_ARGUMENT saying where,
+// and which key. Keys are compared as decoded ("a" and "\u0061" are one
+// key); bytes from 0x80 up are taken as they are (not checked as UTF-8).
+// With `proto_field_names`, two keys that protobuf's JSON parser reads as
+// one field (its proto name and its JSON name: "run_id" and "runId")
+// count as the same key. JSON readers differ on such texts: protobuf's
+// parser reads unquoted keys, single quotes and trailing commas, keeps a
+// field's last value and joins a repeated field's lists, where jq and
+// Python refuse the first and keep the last value; so verify-tournament
+// refuses them rather than read a schedule other tools read otherwise.
+// Any input is read without recursion: no nesting is too deep for it.
+absl::Status CheckJsonKeysOnce(std::string_view json,
+                               bool proto_field_names = false);
 
 }  // namespace pyramid
 
