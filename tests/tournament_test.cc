@@ -10,6 +10,7 @@
 // files. And the `tournament` program itself, killed with SIGKILL mid-run,
 // resumes from its output directory.
 #include <signal.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <atomic>
@@ -554,6 +555,57 @@ TEST_F(TournamentTest, InterruptedTournamentResumesWithoutReplaying) {
     EXPECT_TRUE(indices.insert(m.index()).second) << m.index();
   }
   EXPECT_EQ(after.size(), 36u);
+}
+
+// A finished tournament run again reads and verifies each log once (the
+// check of the lost logs, the embedded referee's start and the resume used
+// to read each again: 3 reads), and keeps the published proofs that still
+// stand against its unchanged checkpoint: an untouched proof keeps its
+// file, a damaged or missing one is written again, one of no match goes.
+TEST_F(TournamentTest, AFinishedTournamentRunAgainReadsEachLogOnce) {
+  const v1::Tournament t =
+      Make("rock_paper_pyramid", 3, 3, "rounds: 2 concurrency: 2");
+  absl::StatusOr<v1::TournamentResults> first = Run(t);
+  ASSERT_TRUE(first.ok()) << first.status() << progress_.str();
+  ASSERT_EQ(first->verified(), 6u);
+  std::vector<std::string> proofs;
+  for (const v1::TournamentMatchResult& m : first->matches()) {
+    proofs.push_back(dir_.File(absl::StrCat(
+        "out/proofs/", fs::path(m.log_file()).stem().string(), ".tlog-proof")));
+  }
+  std::map<std::string, std::string> proof_bytes;
+  for (const std::string& proof : proofs) {
+    proof_bytes[proof] = ReadFileToString(proof).value_or("");
+  }
+  struct stat untouched;
+  ASSERT_EQ(stat(proofs[0].c_str(), &untouched), 0);
+  std::ofstream(proofs[1], std::ios::trunc) << "damaged";
+  fs::remove(proofs[2]);
+  std::ofstream(dir_.File("out/proofs/stray.tlog-proof")) << "stray";
+
+  std::map<std::string, int> reads;
+  RunOptions options;
+  options.progress = &progress_;
+  options.log_verified = [&](const std::string& path) {
+    ++reads[fs::path(path).filename().string()];
+  };
+  absl::StatusOr<v1::TournamentResults> again = RunTournament(t, options);
+  ASSERT_TRUE(again.ok()) << again.status() << progress_.str();
+  EXPECT_EQ(again->verified(), 6u);
+  EXPECT_EQ(again->transparency_problems(), 0u)
+      << again->transparency_verdict();
+  EXPECT_EQ(reads.size(), 6u);
+  for (const std::string& log : Logs()) {
+    EXPECT_EQ(reads[fs::path(log).filename().string()], 1) << log;
+  }
+  for (const std::string& proof : proofs) {
+    EXPECT_EQ(ReadFileToString(proof).value_or(""), proof_bytes[proof])
+        << proof;
+  }
+  EXPECT_FALSE(fs::exists(dir_.File("out/proofs/stray.tlog-proof")));
+  struct stat kept;
+  ASSERT_EQ(stat(proofs[0].c_str(), &kept), 0);
+  EXPECT_EQ(kept.st_ino, untouched.st_ino);
 }
 
 // The progress a run writes, which a test may read while the run goes on:

@@ -62,9 +62,22 @@ absl::Status FromGrpc(const grpc::Status& status, const std::string& what) {
 
 }  // namespace
 
+std::optional<RefereeLink::SealedLog> RefereeLink::ReadSealedLog(
+    const std::string& path, const std::string& key) {
+  absl::StatusOr<std::string> bytes = ReadFileToString(path);
+  if (!bytes.ok()) return std::nullopt;
+  VerifyOptions verify;
+  verify.pinned_key = key;
+  const Verdict verdict = VerifyLog(*bytes, verify);
+  if (verdict.kind != Verdict::Kind::kGenuine) return std::nullopt;
+  return SealedLog{.match_id = ToHex(verdict.header.match_id()),
+                   .sha256 = Sha256(*bytes)};
+}
+
 absl::StatusOr<std::unique_ptr<RefereeLink>> RefereeLink::StartEmbedded(
     const std::string& key_path, const std::string& log_dir,
-    const std::string& tlog_path, const std::string& journal_dir) {
+    const std::string& tlog_path, const std::string& journal_dir,
+    const LogReader& read_log) {
   if (!std::filesystem::exists(key_path)) {
     if (absl::Status s = WriteKeyFiles(key_path, SigningKey::Generate());
         !s.ok()) {
@@ -92,16 +105,12 @@ absl::StatusOr<std::unique_ptr<RefereeLink>> RefereeLink::StartEmbedded(
     if (entry.path().extension() == ".pyrlog") logs.push_back(entry.path());
   }
   std::sort(logs.begin(), logs.end());
-  VerifyOptions verify;
-  verify.pinned_key = key->public_key();
   for (const std::filesystem::path& path : logs) {
-    absl::StatusOr<std::string> bytes = ReadFileToString(path.string());
-    if (!bytes.ok()) continue;
-    const Verdict verdict = VerifyLog(*bytes, verify);
-    if (verdict.kind != Verdict::Kind::kGenuine) continue;
-    const std::string match_id = ToHex(verdict.header.match_id());
-    if ((*tlog)->Contains(match_id)) continue;
-    if (absl::Status s = (*tlog)->Append(match_id, Sha256(*bytes)).status();
+    const std::optional<SealedLog> sealed =
+        read_log(path.string(), key->public_key());
+    if (!sealed.has_value() || (*tlog)->Contains(sealed->match_id)) continue;
+    if (absl::Status s =
+            (*tlog)->Append(sealed->match_id, sealed->sha256).status();
         !s.ok()) {
       return s;
     }

@@ -21,6 +21,7 @@
 #include "absl/time/time.h"
 #include "grpcpp/grpcpp.h"
 #include "pyramid/referee/v1/referee_service.grpc.pb.h"
+#include "referee/crypto/bytes.h"
 #include "replay/verifier.h"
 
 namespace pyramid {
@@ -35,9 +36,26 @@ class RefereeLink {
   // runs, so a resumed tournament's matches stay in one tree); its
   // checkpoints are made durable through the journal in `journal_dir`
   // (docs/durability.md, "The journal"), which a restart replays first.
+  //
+  // Before it starts, every sealed log in `log_dir` that the transparency
+  // log lacks is entered in it (a run killed between sealing a log and
+  // entering it), as a referee does on start; `read_log` reads and
+  // verifies each log for that (ReadSealedLog unless given: a runner that
+  // has verified the directory's logs already passes what it knows).
+  struct SealedLog {
+    std::string match_id;  // Hex, as the referee names matches.
+    Digest sha256;         // Of the log file's bytes.
+  };
+  // The log file at `path` when it is genuine under the referee key `key`
+  // (32 bytes); nullopt when it is not, or cannot be read.
+  using LogReader = std::function<std::optional<SealedLog>(
+      const std::string& path, const std::string& key)>;
+  static std::optional<SealedLog> ReadSealedLog(const std::string& path,
+                                                const std::string& key);
   static absl::StatusOr<std::unique_ptr<RefereeLink>> StartEmbedded(
       const std::string& key_path, const std::string& log_dir,
-      const std::string& tlog_path, const std::string& journal_dir);
+      const std::string& tlog_path, const std::string& journal_dir,
+      const LogReader& read_log = ReadSealedLog);
 
   // Connects to the referee at `address`. `public_key` is its key as 64 hex
   // digits or a file holding them; `admin_token_file` holds its admin

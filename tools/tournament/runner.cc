@@ -144,7 +144,10 @@ absl::StatusOr<v1::TournamentResults> Runner::Run() {
     absl::StatusOr<std::unique_ptr<RefereeLink>> link =
         RefereeLink::StartEmbedded(
             key_files.key.string(), (out_ / "logs").string(),
-            (out_ / "tlog.sqlite3").string(), (out_ / "log-journal").string());
+            (out_ / "tlog.sqlite3").string(), (out_ / "log-journal").string(),
+            [this](const std::string& path, const std::string& key) {
+              return SealedLogOf(path, key);
+            });
     if (!link.ok()) return link.status();
     link_ = *std::move(link);
     SetRetryHooks();

@@ -60,6 +60,12 @@ struct RunOptions {
   // in the referee's transparency log, instead of the run being refused
   // (FAILED_PRECONDITION, before anything in the output directory changes).
   bool replay_lost_logs = false;
+  // Called with a log file's path each time the runner reads a log of the
+  // output directory and verifies it (a test counts them: a resume reads
+  // and verifies each log once). The check of the whole directory at the
+  // end (as `replay verify-tournament` makes it) reads every log again on
+  // its own, and is not counted.
+  std::function<void(const std::string& path)> log_verified;
 };
 
 // Plays `tournament` (validated here; INVALID_ARGUMENT for a bad one,

@@ -27,6 +27,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -43,6 +44,7 @@
 #include "pyramid/referee/v1/log.pb.h"
 #include "pyramid/referee/v1/referee_service.pb.h"
 #include "pyramid/referee/v1/tournament.pb.h"
+#include "referee/crypto/bytes.h"
 #include "referee/service/directory_lock.h"
 #include "replay/html_page.h"
 #include "replay/verifier.h"
@@ -76,11 +78,63 @@ absl::Status WriteFile(const fs::path& path, const std::string& bytes);
 // (runner_play.cc)
 v1::ClockSettings MatchClocks(v1::ClockSettings clocks);
 
+// The runner's verdicts on the log files of the output directory, so that
+// a resume reads and verifies each log once: the check of the lost logs
+// before anything changes, the embedded referee's start (which enters the
+// sealed logs its transparency log lacks), the resume and the adoption of
+// unjournaled logs all ask for the same files. A verdict is kept with the
+// file's identity when it was read (device, inode, size, modification and
+// change times); a file whose identity has changed since, or that changed
+// while it was read, is read and verified again. Thread-safe.
+class VerifiedLogs {
+ public:
+  struct Entry {
+    Verdict verdict;  // VerifyLog's, the key pinned (genuine or not).
+    Digest sha256;    // Of the bytes verified.
+  };
+
+  // `on_read` (may be empty) is called with the path of each file read and
+  // verified (RunOptions::log_verified).
+  explicit VerifiedLogs(std::function<void(const std::string&)> on_read)
+      : on_read_(std::move(on_read)) {}
+
+  // The verdict on the log file `path` with the referee key `key` (32
+  // bytes) pinned, read and verified unless it was already with that key
+  // and its file is unchanged; the read's error when it cannot be read.
+  absl::StatusOr<std::shared_ptr<const Entry>> Get(const fs::path& path,
+                                                   const std::string& key);
+
+  // Forgets every verdict (the memory they hold).
+  void Clear();
+
+ private:
+  // What tells whether a file changed: equal before and after a change
+  // only for a file rewritten within the file system's time granularity
+  // with the same size and inode.
+  struct Identity {
+    uint64_t device = 0, inode = 0, size = 0;
+    int64_t modified_ns = 0, changed_ns = 0;
+    bool operator==(const Identity&) const = default;
+  };
+  static std::optional<Identity> IdentityOf(const fs::path& path);
+
+  struct Kept {
+    Identity identity;
+    std::string key;
+    std::shared_ptr<const Entry> entry;
+  };
+  const std::function<void(const std::string&)> on_read_;
+  absl::Mutex mu_;
+  std::map<std::string, Kept> kept_ ABSL_GUARDED_BY(mu_);
+};
+
 // One tournament, played by RunTournament: Run, once.
 class Runner {
  public:
   Runner(v1::Tournament t, const RunOptions& options)
-      : t_(std::move(t)), options_(options) {}
+      : t_(std::move(t)),
+        options_(options),
+        verified_logs_(options.log_verified) {}
 
   absl::StatusOr<v1::TournamentResults> Run();
 
@@ -172,7 +226,7 @@ class Runner {
   std::map<uint32_t, LostLog> SortJournal(
       const std::vector<v1::TournamentMatchResult>& entries,
       const fs::path& dir, const std::string& key,
-      std::map<uint32_t, v1::TournamentMatchResult>& kept) const;
+      std::map<uint32_t, v1::TournamentMatchResult>& kept);
 
   // `lost` in a line of the refusal: "match 3 (logs/F, match id ID):
   // missing".
@@ -348,12 +402,23 @@ class Runner {
   VerifyOptions PinnedOptions() const;
 
   // The verdict on the log file `path`, the referee's key pinned, when it
-  // is genuine; otherwise why not (the error's message).
+  // is genuine; otherwise why not (the error's message). Read and verified
+  // once while the file is unchanged (verified_logs_).
   absl::StatusOr<Verdict> VerifyFile(const fs::path& path) const;
 
   // VerifyFile against the referee key `key` (32 bytes).
-  static absl::StatusOr<Verdict> VerifyFileWith(const fs::path& path,
-                                                const std::string& key);
+  absl::StatusOr<Verdict> VerifyFileWith(const fs::path& path,
+                                         const std::string& key) const;
+
+  // The embedded referee's start reads the directory's logs through this
+  // (RefereeLink::LogReader): those the resume's checks verified already
+  // are not read again.
+  std::optional<RefereeLink::SealedLog> SealedLogOf(
+      const std::string& path, const std::string& key) const;
+
+  // Says that the runner read and verified the log at `path`
+  // (RunOptions::log_verified).
+  void LogVerified(const fs::path& path) const;
 
   static std::string WhyNot(const Verdict& verdict);
 
@@ -413,6 +478,9 @@ class Runner {
   uint32_t swiss_per_round_ = 0;
   std::vector<int> swiss_byes_;  // Bye of each Swiss round so far.
 
+  // Until the resume is over (then cleared: a match played now is read
+  // and verified once by VerifyAndShow).
+  mutable VerifiedLogs verified_logs_;
   std::unique_ptr<RefereeLink> link_;
   // Lost logs (LostLog) fetched again from a running referee, genuine, by
   // match index (CheckLostLogs), for Resume to write.

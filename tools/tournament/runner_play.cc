@@ -296,6 +296,7 @@ void Runner::VerifyAndShow(v1::TournamentMatchResult& result) {
     result.set_verdict(std::string(bytes.status().message()));
     return;
   }
+  LogVerified(out_ / result.log_file());
   const MatchPage page = RenderMatchPage(*bytes, PinnedOptions());
   result.set_verdict(Judge(page.verdict, result));
   if (result.verdict() == kGenuine) {
@@ -315,6 +316,7 @@ void Runner::WriteViewerPage(const v1::TournamentMatchResult& result) {
   absl::StatusOr<std::string> bytes =
       ReadFileToString((out_ / result.log_file()).string());
   if (!bytes.ok()) return;
+  LogVerified(out_ / result.log_file());
   WritePage(result.log_file(), RenderMatchPage(*bytes, PinnedOptions()));
 }
 

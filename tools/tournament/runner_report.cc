@@ -34,6 +34,31 @@ absl::Status WriteFile(const fs::path& path, const std::string& bytes) {
   return absl::OkStatus();
 }
 
+namespace {
+
+// Makes the file at `path` hold `bytes`: left as it is when it does, else
+// written beside it and renamed over it (a reader sees the old file or the
+// new one whole).
+absl::Status ReplaceIfDifferent(const fs::path& path,
+                                const std::string& bytes) {
+  if (absl::StatusOr<std::string> now = ReadFileToString(path.string());
+      now.ok() && *now == bytes) {
+    return absl::OkStatus();
+  }
+  fs::path made = path;
+  made += ".new";
+  if (absl::Status s = WriteFile(made, bytes); !s.ok()) return s;
+  std::error_code error;
+  fs::rename(made, path, error);
+  if (error) {
+    return absl::InternalError(
+        absl::StrCat("cannot write ", path.string(), ": ", error.message()));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 std::map<std::string, uint32_t> Runner::EarlierRestarts() const {
   std::map<std::string, uint32_t> restarts;
   absl::StatusOr<std::string> json =
@@ -173,18 +198,36 @@ absl::Status Runner::Publish(
   absl::StatusOr<v1::TlogCheckpoint> checkpoint = link_->GetCheckpoint();
   if (!checkpoint.ok()) return checkpoint.status();
   if (absl::Status s = CheckExtendsPublished(*checkpoint); !s.ok()) return s;
-  // The proofs are made beside the published ones and replace them whole,
-  // then the checkpoint they prove against: a failure on the way leaves
-  // the evidence an earlier run published as it was.
   std::error_code error;
   const fs::path proofs = out_ / "proofs";
   const fs::path made = out_ / "proofs.new";
-  fs::remove_all(made, error);
-  fs::create_directories(made, error);
-  if (error) return absl::InternalError(error.message());
+  // The checkpoint this directory published already, byte for byte (a
+  // finished tournament run again, or a resume that sealed nothing new):
+  // every published proof stands against it, so each is kept when it is
+  // the referee's, and only one missing or different is written (whole,
+  // by a rename), and those of no genuine match go. Writing thousands of
+  // files anew cost a finished tournament's run most of its time.
+  // Otherwise the proofs are made beside the published ones and replace
+  // them whole, then the checkpoint they prove against: a failure on the
+  // way leaves the evidence an earlier run published as it was.
+  const absl::StatusOr<std::string> published =
+      ReadFileToString((out_ / "checkpoint").string());
+  const bool same_checkpoint = published.ok() &&
+                               *published == checkpoint->note() &&
+                               fs::is_directory(proofs, error);
+  const fs::path target = same_checkpoint ? proofs : made;
+  if (!same_checkpoint) {
+    fs::remove_all(made, error);
+    fs::create_directories(made, error);
+    if (error) return absl::InternalError(error.message());
+  }
   std::vector<const v1::TournamentMatchResult*> genuine;
+  std::set<std::string> proof_files;
   for (const v1::TournamentMatchResult& match : matches) {
-    if (match.verdict() == kGenuine) genuine.push_back(&match);
+    if (match.verdict() != kGenuine) continue;
+    genuine.push_back(&match);
+    proof_files.insert(fs::path(match.log_file()).stem().string() +
+                       ".tlog-proof");
   }
   // A proof is a call to the referee and a file: two per core at once
   // keep both busy (a 10,000-match tournament spent a fifth of its time
@@ -197,21 +240,35 @@ absl::Status Runner::Publish(
         const v1::TournamentMatchResult& match = *genuine[i];
         absl::StatusOr<v1::InclusionProof> proof =
             link_->GetInclusionProof(match.match_id(), checkpoint->tree_size());
-        written[i] =
-            proof.ok()
-                ? WriteFile(made / (fs::path(match.log_file()).stem().string() +
-                                    ".tlog-proof"),
-                            proof->tlog_proof())
-                : proof.status();
+        if (!proof.ok()) {
+          written[i] = proof.status();
+          return JobOutput();
+        }
+        const fs::path file =
+            target /
+            (fs::path(match.log_file()).stem().string() + ".tlog-proof");
+        written[i] = same_checkpoint
+                         ? ReplaceIfDifferent(file, proof->tlog_proof())
+                         : WriteFile(file, proof->tlog_proof());
         return JobOutput();
       },
       [](size_t, const JobOutput&) {});
   for (const absl::Status& s : written) {
     if (!s.ok()) return s;
   }
-  fs::remove_all(proofs, error);
-  if (!error) fs::rename(made, proofs, error);
-  if (error) return absl::InternalError(error.message());
+  if (same_checkpoint) {
+    for (const auto& entry : fs::directory_iterator(proofs, error)) {
+      if (!proof_files.contains(entry.path().filename().string())) {
+        std::error_code ignored;
+        fs::remove_all(entry.path(), ignored);
+      }
+    }
+    if (error) return absl::InternalError(error.message());
+  } else {
+    fs::remove_all(proofs, error);
+    if (!error) fs::rename(made, proofs, error);
+    if (error) return absl::InternalError(error.message());
+  }
   if (absl::Status s = WriteFileAtomically((out_ / "checkpoint").string(),
                                            checkpoint->note());
       !s.ok()) {

@@ -25,7 +25,7 @@ namespace runner_internal {
 std::map<uint32_t, Runner::LostLog> Runner::SortJournal(
     const std::vector<v1::TournamentMatchResult>& entries, const fs::path& dir,
     const std::string& key,
-    std::map<uint32_t, v1::TournamentMatchResult>& kept) const {
+    std::map<uint32_t, v1::TournamentMatchResult>& kept) {
   std::map<uint32_t, LostLog> lost;
   for (v1::TournamentMatchResult entry : entries) {
     if (entry.verdict() != kGenuine || entry.index() >= scheduled_ ||
@@ -244,6 +244,7 @@ absl::Status Runner::Resume() {
   if (!journal.ok()) return journal.status();
   journal_ = *std::move(journal);
   AdoptOrSetAsideUnjournaledLogs();
+  verified_logs_.Clear();
   return OpenCreated();
 }
 

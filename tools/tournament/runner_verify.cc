@@ -1,14 +1,67 @@
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "referee/core/log_sink.h"
+#include "referee/crypto/bytes.h"
+#include "referee/crypto/sha256.h"
 #include "tools/tournament/runner_impl.h"
 #include "tools/tournament/sprt.h"
 
 namespace pyramid {
 namespace runner_internal {
+
+std::optional<VerifiedLogs::Identity> VerifiedLogs::IdentityOf(
+    const fs::path& path) {
+  struct stat st;
+  if (stat(path.c_str(), &st) != 0) return std::nullopt;
+  return Identity{
+      .device = static_cast<uint64_t>(st.st_dev),
+      .inode = static_cast<uint64_t>(st.st_ino),
+      .size = static_cast<uint64_t>(st.st_size),
+      .modified_ns = st.st_mtim.tv_sec * 1'000'000'000LL + st.st_mtim.tv_nsec,
+      .changed_ns = st.st_ctim.tv_sec * 1'000'000'000LL + st.st_ctim.tv_nsec};
+}
+
+absl::StatusOr<std::shared_ptr<const VerifiedLogs::Entry>> VerifiedLogs::Get(
+    const fs::path& path, const std::string& key) {
+  const std::optional<Identity> before = IdentityOf(path);
+  if (before.has_value()) {
+    absl::MutexLock lock(&mu_);
+    if (const auto it = kept_.find(path.string());
+        it != kept_.end() && it->second.identity == *before &&
+        it->second.key == key) {
+      return it->second.entry;
+    }
+  }
+  absl::StatusOr<std::string> bytes = ReadFileToString(path.string());
+  if (!bytes.ok()) return bytes.status();
+  if (on_read_) on_read_(path.string());
+  VerifyOptions options;
+  options.pinned_key = key;
+  auto entry = std::make_shared<Entry>();
+  entry->verdict = VerifyLog(*bytes, options);
+  entry->sha256 = Sha256(*bytes);
+  // Kept only when the file did not change while it was read.
+  const std::optional<Identity> after = IdentityOf(path);
+  absl::MutexLock lock(&mu_);
+  if (before.has_value() && after == before) {
+    kept_[path.string()] = Kept{*before, key, entry};
+  } else {
+    kept_.erase(path.string());
+  }
+  return entry;
+}
+
+void VerifiedLogs::Clear() {
+  absl::MutexLock lock(&mu_);
+  kept_.clear();
+}
 
 VerifyOptions Runner::PinnedOptions() const {
   VerifyOptions options;
@@ -21,16 +74,31 @@ absl::StatusOr<Verdict> Runner::VerifyFile(const fs::path& path) const {
 }
 
 absl::StatusOr<Verdict> Runner::VerifyFileWith(const fs::path& path,
-                                               const std::string& key) {
-  absl::StatusOr<std::string> bytes = ReadFileToString(path.string());
-  if (!bytes.ok()) return bytes.status();
-  VerifyOptions options;
-  options.pinned_key = key;
-  Verdict verdict = VerifyLog(*bytes, options);
+                                               const std::string& key) const {
+  absl::StatusOr<std::shared_ptr<const VerifiedLogs::Entry>> entry =
+      verified_logs_.Get(path, key);
+  if (!entry.ok()) return entry.status();
+  const Verdict& verdict = (*entry)->verdict;
   if (verdict.kind != Verdict::Kind::kGenuine) {
     return absl::DataLossError(WhyNot(verdict));
   }
   return verdict;
+}
+
+std::optional<RefereeLink::SealedLog> Runner::SealedLogOf(
+    const std::string& path, const std::string& key) const {
+  absl::StatusOr<std::shared_ptr<const VerifiedLogs::Entry>> entry =
+      verified_logs_.Get(path, key);
+  if (!entry.ok() || (*entry)->verdict.kind != Verdict::Kind::kGenuine) {
+    return std::nullopt;
+  }
+  return RefereeLink::SealedLog{
+      .match_id = ToHex((*entry)->verdict.header.match_id()),
+      .sha256 = (*entry)->sha256};
+}
+
+void Runner::LogVerified(const fs::path& path) const {
+  if (options_.log_verified) options_.log_verified(path.string());
 }
 
 std::string Runner::WhyNot(const Verdict& verdict) {
