@@ -35,29 +35,50 @@ TEST(DelayedRunnerTest, RunsEachCallInOrderNoSoonerThanItsDelay) {
 }
 
 // With a slack, a call due within it of an earlier one runs with it, on
-// the same wake-up: here the second call, posted 20 ms after the first, runs
-// right after it, early, and never sooner than its delay less the slack.
+// the same wake-up: here the second call, posted about 300 ms after the
+// first, runs right after it, early (before its own delay has passed,
+// which only the slack allows), and never sooner than its delay less the
+// slack. That needs the second posted before the first runs, and the first
+// run well before the second is due; on a loaded machine a pause can undo
+// either (the 20 ms sleep between the posts once lasted 200 ms, the whole
+// delay: 1 of 200 runs on a loaded machine), and the setup is then made
+// again.
 TEST(DelayedRunnerTest, CallsWithinTheSlackRunTogether) {
-  const absl::Duration delay = absl::Milliseconds(200);
-  const absl::Duration slack = absl::Milliseconds(100);
-  DelayedRunner runner(delay, slack);
-  absl::Mutex mu;
-  std::vector<absl::Time> posted, ran;
-  for (int i = 0; i < 2; ++i) {
-    if (i > 0) absl::SleepFor(absl::Milliseconds(20));
-    absl::MutexLock lock(&mu);
-    posted.push_back(absl::Now());
-    runner.Post([&] {
+  const absl::Duration delay = absl::Seconds(1);
+  const absl::Duration slack = absl::Milliseconds(600);
+  const absl::Duration apart = absl::Milliseconds(300);
+  for (int attempt = 0; attempt < 10; ++attempt) {
+    SCOPED_TRACE(attempt);
+    DelayedRunner runner(delay, slack);
+    absl::Mutex mu;
+    std::vector<absl::Time> posted, ran;
+    for (int i = 0; i < 2; ++i) {
+      if (i > 0) absl::SleepFor(apart);
       absl::MutexLock lock(&mu);
-      ran.push_back(absl::Now());
-    });
+      posted.push_back(absl::Now());
+      runner.Post([&] {
+        absl::MutexLock lock(&mu);
+        ran.push_back(absl::Now());
+      });
+    }
+    absl::MutexLock lock(&mu);
+    auto both_ran = [&ran] { return ran.size() == 2; };
+    ASSERT_TRUE(
+        mu.AwaitWithTimeout(absl::Condition(&both_ran), absl::Seconds(30)));
+    for (int i = 0; i < 2; ++i) EXPECT_GE(ran[i] - posted[i], delay - slack);
+    // The setup held: the second call was pending when the first ran, and
+    // at least `margin` from being due (so that, run on a wake-up of its
+    // own, it would have come that much after the first).
+    const absl::Duration margin = absl::Milliseconds(100);
+    if (posted[1] - posted[0] > slack || posted[1] >= ran[0] ||
+        ran[0] > posted[1] + delay - margin) {
+      continue;
+    }
+    EXPECT_LT(ran[1], posted[1] + delay) << "the second call did not run early";
+    EXPECT_LT(ran[1] - ran[0], margin) << "the calls did not run together";
+    return;
   }
-  absl::MutexLock lock(&mu);
-  auto both_ran = [&ran] { return ran.size() == 2; };
-  ASSERT_TRUE(
-      mu.AwaitWithTimeout(absl::Condition(&both_ran), absl::Seconds(30)));
-  for (int i = 0; i < 2; ++i) EXPECT_GE(ran[i] - posted[i], delay - slack);
-  EXPECT_LT(ran[1] - ran[0], absl::Milliseconds(10));
+  FAIL() << "10 setups in a row were undone by pauses";
 }
 
 TEST(DelayedRunnerTest, ARunnerDestroyedDropsWhatIsPending) {
