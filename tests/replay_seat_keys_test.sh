@@ -1,0 +1,161 @@
+#!/usr/bin/env bash
+# `replay verify --seat_keys=ROSTER` and `replay verify-tournament
+# --seat_keys=ROSTER` on the command line (README.md, "Verify a log";
+# replay/seat_roster.h), on the golden logs and the transparency example:
+#
+#  1. A golden log with keyed and unkeyed seats and a roster of its keys:
+#     genuine, its line ending "3 seats match the roster"; the same line as
+#     without the flag but for that. Several logs against one roster.
+#  2. A seat with another key, a seat keyed in the roster that the header
+#     gives none, a seat the roster lacks: NOT GENUINE at record 0 (exit
+#     1), naming the seat and both keys; with --level=chain too.
+#  3. A roster that cannot be used (a line that is not NAME KEY, a name
+#     twice, a bad key, no roster, a directory, over 1 MiB, a secret key
+#     file): exit 2, naming the file and line, before any log is read.
+#  4. verify-tournament: the example directory with a roster of its bots
+#     checks out ("their 9 seats match the roster"); a bot keyed in the
+#     roster: exit 1, naming each log; html and consistency do not take
+#     the flag.
+#  5. verify-tournament refuses a schedule.json with a key twice.
+#
+# Runs from the source root. PYRAMID_BIN names the built binaries (default
+# build/bin).
+set -euo pipefail
+
+BIN=${PYRAMID_BIN:-build/bin}
+REPLAY=$BIN/replay
+[[ -x $REPLAY ]] || {
+  echo "FAIL: $REPLAY is not built" >&2
+  exit 1
+}
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/replay_seat_keys.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+fail() {
+  echo "FAIL: $*" >&2
+  for f in "$tmp"/out "$tmp"/err; do
+    [[ -f $f ]] && { echo "--- $f" >&2; cat "$f" >&2; }
+  done
+  exit 1
+}
+
+# run STATUS ARGS...: runs replay ARGS into $tmp/out and $tmp/err; fails
+# unless it exits with STATUS.
+run() {
+  local want=$1 status=0
+  shift
+  "$REPLAY" "$@" >"$tmp/out" 2>"$tmp/err" || status=$?
+  ((status == want)) || fail "replay $* exited $status, not $want"
+}
+
+# has FILE TEXT: fails unless FILE ($tmp/out or $tmp/err) holds TEXT.
+has() {
+  grep -qF -- "$2" "$tmp/$1" || fail "$1 lacks: $2"
+}
+
+KEY=testdata/golden/referee.pub
+LOG=testdata/golden/rock_paper_pyramid/signed_seed_timeout_restarts.pyrlog
+# Its seats, as `replay show` prints them: golden-0 and golden-2 sign their
+# commits, golden-1 does not.
+KEY0=acd87e5d3be94506219b659be014d189f0eb325446121ce8687270e8481fdf42
+KEY2=af43dfbffbc9f78ca0806117cbaf08bc7102e19eadf42dd064d2ce0f65268fea
+# named_header.pyrlog's golden-0 key.
+OTHER=f076907101ebcf0943b55792d107d6db2f3aa3d4b6575071aa7871e4200159dd
+
+# --- 1. A genuine log and its roster.
+cat >"$tmp/roster" <<EOF
+# The bots of the golden logs, as an auditor knows them.
+golden-0 $KEY0   # keyed
+golden-1 none
+
+golden-2 ${KEY2^^}
+EOF
+run 0 verify --key="$KEY" --seat_keys="$tmp/roster" "$LOG"
+has out "$LOG: genuine ("
+has out "; referee key pinned; 3 seats match the roster)"
+cp "$tmp/out" "$tmp/pinned"
+run 0 verify --key="$KEY" "$LOG"
+[[ $(sed 's/; 3 seats match the roster)$/)/' "$tmp/pinned") == $(cat "$tmp/out") ]] ||
+  fail "the line with --seat_keys is not the line without it and the roster's words"
+# Several logs, each checked: the unkeyed random-N bots of the golden logs.
+printf 'random-%d none\n' 0 1 2 3 4 5 6 7 8 9 >"$tmp/random"
+run 0 verify --seat_keys "$tmp/random" testdata/golden/*/{classic,three_seats,ten_seats}.pyrlog
+[[ $(grep -c 'seats match the roster)$' "$tmp/out") == 4 ]] ||
+  fail "not every log's line says its seats match the roster"
+has out "; 10 seats match the roster)"
+
+# --- 2. Seats that are not the roster's.
+sed "s/^golden-0 .*/golden-0 $OTHER/" "$tmp/roster" >"$tmp/other-key"
+run 1 verify --key="$KEY" --seat_keys="$tmp/other-key" "$LOG"
+has out "$LOG: NOT GENUINE: record 0: seat 0 \"golden-0\" has key $KEY0 in the header; the roster's is $OTHER"
+sed "s/^golden-1 none/golden-1 $OTHER/" "$tmp/roster" >"$tmp/keyed"
+run 1 verify --seat_keys="$tmp/keyed" "$LOG"
+has out "NOT GENUINE: record 0: seat 1 \"golden-1\" has key none in the header; the roster's is $OTHER"
+run 1 verify --level=chain --seat_keys="$tmp/keyed" "$LOG"
+has out "NOT GENUINE: record 0: seat 1 \"golden-1\""
+grep -v '^golden-2' "$tmp/roster" >"$tmp/missing"
+run 1 verify --key="$KEY" --seat_keys="$tmp/missing" "$LOG"
+has out "NOT GENUINE: record 0: seat 2 \"golden-2\" (key $KEY2 in the header) is not in the roster"
+# The worst of several: one log's seats are not the roster's.
+run 1 verify --seat_keys="$tmp/roster" "$LOG" \
+  testdata/golden/rock_paper_pyramid/named_header.pyrlog
+has out "$LOG: genuine ("
+has out "named_header.pyrlog: NOT GENUINE: record 0: seat 0 \"golden-0\" has key $OTHER in the header; the roster's is $KEY0"
+
+# --- 3. Rosters that cannot be used: exit 2, nothing verified.
+bad() { # bad TEXT MESSAGE: a roster of TEXT is refused with MESSAGE.
+  printf '%s' "$1" >"$tmp/bad"
+  run 2 verify --seat_keys="$tmp/bad" "$LOG"
+  has err "--seat_keys: $tmp/bad $2"
+  [[ ! -s $tmp/out ]] || fail "a log was verified with a bad roster"
+}
+bad $'golden-0\n' "line 1: want NAME KEY"
+bad $'# bots\ngolden-0 none extra\n' "line 2: want NAME KEY"
+bad $'golden-0 none\ngolden-1 none\ngolden-0 none\n' \
+  "line 3: golden-0 is listed twice (first on line 1)"
+bad "golden-0 ${KEY0:1}"$'\n' "line 1: golden-0: bad key: 63 hex digits"
+bad $'golden-0 zz\n' "line 1: golden-0: bad key \"zz\""
+bad $'# nothing\n' "names no bot"
+run 2 verify --seat_keys="$tmp/no-such-roster" "$LOG"
+has err "--seat_keys: "
+has err "no-such-roster"
+run 2 verify --seat_keys="$tmp" "$LOG"
+has err "it is a directory"
+{
+  echo "golden-0 none"
+  head -c $((1024 * 1024)) /dev/zero | tr '\0' '#'
+} >"$tmp/large"
+run 2 verify --seat_keys="$tmp/large" "$LOG"
+has err "--seat_keys: cannot read $tmp/large"
+# A key file beside the roster, and a secret key file in its place.
+"$BIN/keygen" --out="$tmp/bot.key" >/dev/null 2>&1 || fail "keygen"
+printf 'golden-0 bot.key.pub\n' >"$tmp/with-file"
+run 1 verify --seat_keys="$tmp/with-file" "$LOG"
+has out "the roster's is $(cat "$tmp/bot.key.pub")"
+printf 'golden-0 bot.key\n' >"$tmp/with-secret"
+run 2 verify --seat_keys="$tmp/with-secret" "$LOG"
+has err "holds a secret key; give the public key ($tmp/bot.key.pub)"
+
+# --- 4. verify-tournament with a roster.
+EXAMPLE=testdata/tlog/example
+printf 'b1 none\nb2 none\nb3 none\n' >"$tmp/bots"
+run 0 verify-tournament --key="$EXAMPLE/referee.pub" --seat_keys="$tmp/bots" "$EXAMPLE"
+has out "$EXAMPLE: 3 matches, all included in checkpoint 6 f7fabef3e6eb30a292073ec68a926bb524f32dab3af525f446909a5ec775e258; their 9 seats match the roster"
+printf 'b1 none\nb2 %s\nb3 none\n' "$OTHER" >"$tmp/b2-keyed"
+run 1 verify-tournament --seat_keys="$tmp/b2-keyed" "$EXAMPLE"
+[[ $(grep -c 'NOT GENUINE: record 0: seat [0-2] "b2" has key none in the header' "$tmp/out") == 3 ]] ||
+  fail "not every log with b2 is named"
+has out "$EXAMPLE: 9 problems"
+grep -qF "seats match the roster" "$tmp/out" && fail "a directory with problems said its seats match"
+run 2 html --seat_keys="$tmp/roster" "$LOG"
+has err "replay html does not take --seat_keys"
+run 2 consistency --seat_keys="$tmp/roster" --key="$KEY" a b c
+has err "replay consistency does not take --seat_keys"
+
+# --- 5. A schedule.json with a key twice.
+cp -r "$EXAMPLE" "$tmp/example"
+sed -i 's/"name": "example",/"name": "other", "name": "example",/' "$tmp/example/schedule.json"
+run 1 verify-tournament "$tmp/example"
+has out "schedule.json: the key \"name\" appears twice in one object"
+
+echo "replay_seat_keys_test: all passed"
