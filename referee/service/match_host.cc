@@ -775,7 +775,25 @@ void MatchHost::Suspend() {
   // sync goes out when that is done.
   if (match_ == nullptr || match_->finished()) return;
   EndHoldLocked();
-  if (match_->Checkpoint().ok() && awaiting_sync_) SendSyncedLocked();
+  // A broken match was said to be (AnnounceBroken), the held step's write
+  // that failed just now included.
+  if (match_ == nullptr || match_->finished() || !match_->broken().ok()) {
+    return;
+  }
+  const absl::Status checkpointed = match_->Checkpoint();
+  if (checkpointed.ok()) {
+    if (awaiting_sync_) SendSyncedLocked();
+    return;
+  }
+  // Nothing else says it: the match is not announced broken (its seats'
+  // streams are closing, its log is not marked broken, the registry still
+  // says running), so the next start resumes it from its log as after a
+  // crash (Lobby::RecoverMatch, ResumeLog).
+  std::cerr << "referee: match " << match_id_
+            << ": its shutdown checkpoint could not be written ("
+            << checkpointed.message()
+            << "); it will be resumed from its log at the next start, as "
+               "after a crash (from its last complete record)\n";
 }
 
 }  // namespace pyramid

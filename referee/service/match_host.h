@@ -154,7 +154,11 @@ class MatchHost : public std::enable_shared_from_this<MatchHost> {
   v1::MatchInfo Info(const Connections& connections) const;
   bool finished() const;
 
-  // Writes a checkpoint so the log verifies as a prefix (shutdown).
+  // Writes a checkpoint so the log verifies as a prefix (shutdown): a
+  // running match's, not a finished or broken one's. When it cannot be
+  // written (a full disk, an I/O error), says so on stderr, naming the
+  // match, the error and that the next start resumes the match from its
+  // log as after a crash; the match is not announced broken.
   void Suspend();
 
   // Calls `call` once the match is over (its end announced, or broken; at

@@ -1,7 +1,8 @@
 // MatchHost without gRPC, seats played through it to the end of a Rock,
 // Paper, Pyramid! match: once the match is over the host lets the Match go,
 // and still answers every question about it as a finished match does; a
-// match whose log could not be sealed stays broken.
+// match whose log could not be sealed stays broken; a shutdown checkpoint
+// that cannot be written is said.
 #include "referee/service/match_host.h"
 
 #include <functional>
@@ -525,6 +526,35 @@ TEST_F(MatchHostTest, NothingIsSentForARecordThatWasNotWritten) {
   EXPECT_EQ(watcher->events.size(), events);
   EXPECT_EQ(watcher->closed_with,
             static_cast<int>(absl::StatusCode::kDataLoss));
+}
+
+// A shutdown checkpoint that cannot be written (a full disk) is said on
+// stderr, naming the match, the error and what happens next; it said
+// nothing. The match is not announced broken (the next start resumes it
+// from its log, as after a crash): no seat is sent an error. A match that
+// broke before is not said again.
+TEST_F(MatchHostTest, AShutdownCheckpointThatCannotBeWrittenIsSaid) {
+  bool full = false;
+  Start(std::make_unique<FillingSink>(&full));
+  v1::Action action;
+  action.mutable_seed()->set_contribution(std::string(32, 'a'));
+  ASSERT_TRUE(host_->Commit(0, CommitTo(0, 0, action.SerializeAsString())));
+  full = true;
+  ::testing::internal::CaptureStderr();
+  host_->Suspend();
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(),
+            "referee: match " + host_->match_id() +
+                ": its shutdown checkpoint could not be written (no space "
+                "left); it will be resumed from its log at the next start, "
+                "as after a crash (from its last complete record)\n");
+  for (int seat = 0; seat < kSeats; ++seat) {
+    for (const v1::PlayResponse& m : sinks_[seat]->messages) {
+      EXPECT_FALSE(m.has_error()) << seat << ": " << m.ShortDebugString();
+    }
+  }
+  ::testing::internal::CaptureStderr();
+  host_->Suspend();
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
 }
 
 // A step whose only answer is an acknowledgement to a stream that takes it
