@@ -3,9 +3,12 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <string_view>
 #include <utility>
 #include <vector>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
@@ -53,6 +56,32 @@ constexpr char kInterrupted[] = "interrupted";
 bool InterruptedStatus(const grpc::Status& status) {
   return status.error_code() == grpc::StatusCode::CANCELLED &&
          status.error_message() == kInterrupted;
+}
+
+// What a referee at its --max_live_matches answers CreateMatch
+// (UNAVAILABLE, referee/service/lobby.cc: "the referee's limit of live
+// matches is reached (--max_live_matches=N, L live); try again when one
+// ends"): not an outage, so not retried with backoff.
+constexpr char kFullPrefix[] = "the referee's limit of live matches is reached";
+
+bool FullStatus(const grpc::Status& status) {
+  return status.error_code() == grpc::StatusCode::UNAVAILABLE &&
+         absl::StartsWith(status.error_message(), kFullPrefix);
+}
+
+// The N of "--max_live_matches=N" in such a refusal; 0 when it names none.
+int LimitIn(const std::string& message) {
+  constexpr std::string_view kFlag = "--max_live_matches=";
+  const size_t at = message.find(kFlag);
+  if (at == std::string::npos) return 0;
+  int limit = 0;
+  for (size_t i = at + kFlag.size();
+       i < message.size() && absl::ascii_isdigit(message[i]) &&
+       limit < 1'000'000;
+       ++i) {
+    limit = limit * 10 + (message[i] - '0');
+  }
+  return limit;
 }
 
 absl::Status FromGrpc(const grpc::Status& status, const std::string& what) {
@@ -204,7 +233,8 @@ grpc::Status RefereeLink::Retrying(const std::function<grpc::Status()>& call) {
   Backoff backoff;
   while (true) {
     grpc::Status status = call();
-    const bool lost = status.error_code() == grpc::StatusCode::UNAVAILABLE ||
+    const bool lost = (status.error_code() == grpc::StatusCode::UNAVAILABLE &&
+                       !FullStatus(status)) ||
                       (status.error_code() == grpc::StatusCode::CANCELLED &&
                        !cancelled_.load());
     if (!lost) return status;
@@ -296,14 +326,99 @@ absl::Status RefereeLink::CheckAdminToken() {
 
 absl::StatusOr<v1::CreateMatchResponse> RefereeLink::CreateMatch(
     const v1::CreateMatchRequest& request) {
-  v1::CreateMatchResponse response;
-  grpc::Status status = Retrying([&] {
-    grpc::ClientContext context;
-    Authorize(context);
-    return stub_->CreateMatch(&context, request, &response);
-  });
-  if (!status.ok()) return FromGrpc(status, "creating a match");
-  return response;
+  // The wait for a place gives up only after retry_for_ in which none of
+  // this link's matches ended (AwaitEnd) and no creation was admitted.
+  absl::Time give_up = absl::Now() + retry_for_;
+  Backoff backoff;  // Between tries the link's own ends do not pace.
+  while (true) {
+    if (absl::Status s = AwaitPlace(give_up); !s.ok()) return s;
+    v1::CreateMatchResponse response;
+    grpc::Status status = Retrying([&] {
+      grpc::ClientContext context;
+      Authorize(context);
+      return stub_->CreateMatch(&context, request, &response);
+    });
+    absl::MutexLock lock(&place_mu_);
+    --reserved_;
+    if (status.ok()) {
+      live_.insert(response.match_id());
+      place_cv_.SignalAll();
+      return response;
+    }
+    place_cv_.SignalAll();
+    if (!FullStatus(status)) return FromGrpc(status, "creating a match");
+    // The referee is full: at most its limit (else what is live of ours)
+    // in flight from now on, each further match starting as one ends.
+    const int said = LimitIn(status.error_message());
+    const int ours = static_cast<int>(live_.size()) + reserved_;
+    limit_ = std::max(1, said > 0 ? said : ours);
+    ++full_refusals_;
+    if (!full_noted_ && note_) {
+      full_noted_ = true;
+      note_(absl::StrCat("tournament: the referee at ", address_, " is full (",
+                         status.error_message(), "): matches beyond ",
+                         said > 0 ? absl::StrCat("its ", said) : "those live",
+                         " wait for a place, each created as one ends"));
+    }
+    // A place this link counted as free was refused: other clients' matches
+    // hold it, or the referee has not yet counted out a match that ended.
+    // Tried again at the next end of one of this link's matches, or after
+    // the backoff (100 ms doubling to 5 s).
+    if (ours < limit_) {
+      const uint64_t ends = ends_;
+      const absl::Time retry_at = absl::Now() + backoff.delay();
+      backoff.Grow();
+      while (ends_ == ends && absl::Now() < retry_at) {
+        if (Interrupted()) return absl::CancelledError(kInterrupted);
+        place_cv_.WaitWithTimeout(&place_mu_, absl::Milliseconds(100));
+      }
+    } else {
+      backoff.Reset();
+    }
+    give_up = std::max(give_up, last_progress_ + retry_for_);
+  }
+}
+
+absl::Status RefereeLink::AwaitPlace(absl::Time& give_up) {
+  absl::MutexLock lock(&place_mu_);
+  // A second without any of the link's matches ending, a creation is tried
+  // anyway: the referee's other clients may have freed places this link
+  // cannot see.
+  uint64_t ends = ends_;
+  absl::Time probe_at = absl::Now() + absl::Seconds(1);
+  while (static_cast<int>(live_.size()) + reserved_ >= limit_ &&
+         absl::Now() < probe_at) {
+    if (Interrupted()) return absl::CancelledError(kInterrupted);
+    if (ends_ != ends) {
+      ends = ends_;
+      probe_at = absl::Now() + absl::Seconds(1);
+    }
+    give_up = std::max(give_up, last_progress_ + retry_for_);
+    if (absl::Now() > give_up) {
+      return absl::UnavailableError(
+          absl::StrCat("creating a match: the referee at ", address_,
+                       " stayed full (its --max_live_matches) for ",
+                       absl::FormatDuration(retry_for_),
+                       " while none of this tournament's matches ended "
+                       "(--referee_retry_s)"));
+    }
+    place_cv_.WaitWithTimeout(&place_mu_, absl::Milliseconds(100));
+  }
+  ++reserved_;
+  return absl::OkStatus();
+}
+
+void RefereeLink::Ended(const std::string& match_id) {
+  absl::MutexLock lock(&place_mu_);
+  if (live_.erase(match_id) == 0) return;
+  ++ends_;
+  last_progress_ = absl::Now();
+  place_cv_.SignalAll();
+}
+
+int RefereeLink::full_refusals() {
+  absl::MutexLock lock(&place_mu_);
+  return full_refusals_;
 }
 
 absl::StatusOr<v1::MatchInfo> RefereeLink::GetMatch(
@@ -335,7 +450,12 @@ absl::StatusOr<v1::ListMatchesResponse> RefereeLink::ListMatches(
 }
 
 absl::Status RefereeLink::AwaitEnd(const std::string& match_id) {
-  return embedded_ != nullptr ? AwaitEmbedded(match_id) : AwaitRemote(match_id);
+  absl::Status status =
+      embedded_ != nullptr ? AwaitEmbedded(match_id) : AwaitRemote(match_id);
+  // Over, or no longer waited for: its place is free for the link's next
+  // match (a match abandoned at an interruption starts none).
+  Ended(match_id);
+  return status;
 }
 
 absl::Status RefereeLink::AwaitEmbedded(const std::string& match_id) {

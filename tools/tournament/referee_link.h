@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <set>
@@ -91,8 +92,25 @@ class RefereeLink {
 
   absl::StatusOr<referee::v1::RegisterBotResponse> RegisterBot(
       const referee::v1::RegisterBotRequest& request);
+  // A referee at its live-match limit (--max_live_matches) refuses a
+  // match for now (UNAVAILABLE, "the referee's limit of live matches is
+  // reached ..."). That is no outage: the link then keeps at most that
+  // many of its matches live (created and not yet seen ended by AwaitEnd;
+  // what it has live when the refusal names no limit), and a CreateMatch
+  // beyond them waits for one of them to end, then creates its match at
+  // once, instead of retrying with backoff. A place the link counted free
+  // that is refused (another client's match holds it) is tried again at
+  // the next end or after a backoff; a wait for a place in which none of
+  // the link's matches ended for a second tries anyway (another client's
+  // matches may have ended). One line says
+  // the first refusal. The wait ends with CANCELLED when interrupted, and
+  // fails (UNAVAILABLE) after `retry_for` in which none of the link's
+  // matches ended.
   absl::StatusOr<referee::v1::CreateMatchResponse> CreateMatch(
       const referee::v1::CreateMatchRequest& request);
+  // How many times the referee refused a CreateMatch for its live-match
+  // limit so far.
+  int full_refusals();
 
   // A match's summary (GetMatch), and a page of the referee's matches,
   // newest first (ListMatches).
@@ -102,6 +120,8 @@ class RefereeLink {
 
   // Blocks until the match is over. CANCELLED once Cancel() is called, or
   // when an interruption ends a wait to watch it again (SetRetryHooks).
+  // Either way, a match this link created no longer holds one of its
+  // places (CreateMatch).
   absl::Status AwaitEnd(const std::string& match_id);
 
   // Makes the finished match's log available at `dir`/`file` (fetching it
@@ -161,6 +181,14 @@ class RefereeLink {
   grpc::Status Retrying(const std::function<grpc::Status()>& call);
   // True once cancelled, or while `interrupted_` says so.
   bool Interrupted();
+  // Waits until fewer than limit_ of the link's matches are live or being
+  // created, or a second has passed without any of them ending; then
+  // counts one more being created.
+  // CANCELLED when interrupted; UNAVAILABLE after `give_up` (moved on by
+  // each end of one of the link's matches).
+  absl::Status AwaitPlace(absl::Time& give_up);
+  // The link's match `match_id` is over (or no longer waited for).
+  void Ended(const std::string& match_id);
   // Whether a wait of `delay` is to be said: not when a wait as long was
   // said less than a second ago (by another call waiting out the outage).
   bool RetryNoteDue(absl::Duration delay);
@@ -183,6 +211,17 @@ class RefereeLink {
   std::set<grpc::ClientContext*> watches_ ABSL_GUARDED_BY(mu_);
   absl::Duration noted_delay_ ABSL_GUARDED_BY(mu_);  // RetryNoteDue.
   absl::Time noted_at_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();
+
+  // CreateMatch's places on a referee with a live-match limit.
+  absl::Mutex place_mu_;
+  absl::CondVar place_cv_;
+  std::set<std::string> live_ ABSL_GUARDED_BY(place_mu_);  // Match ids.
+  int reserved_ ABSL_GUARDED_BY(place_mu_) = 0;            // CreateMatch calls.
+  int limit_ ABSL_GUARDED_BY(place_mu_) = std::numeric_limits<int>::max();
+  uint64_t ends_ ABSL_GUARDED_BY(place_mu_) = 0;  // Of live_ matches.
+  absl::Time last_progress_ ABSL_GUARDED_BY(place_mu_) = absl::InfinitePast();
+  int full_refusals_ ABSL_GUARDED_BY(place_mu_) = 0;
+  bool full_noted_ ABSL_GUARDED_BY(place_mu_) = false;
 };
 
 // The referee key named in the header of a log that did not verify against
