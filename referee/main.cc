@@ -132,10 +132,12 @@ ABSL_FLAG(uint32_t, max_live_matches, 0,
           "limit, a log per live match).");
 ABSL_FLAG(uint32_t, max_watchers, 10000,
           "Watch streams served at once; one more is refused "
-          "RESOURCE_EXHAUSTED (0: no spectators).");
+          "RESOURCE_EXHAUSTED (0: no spectators at all, every Watch refused "
+          "saying so; not unlimited).");
 ABSL_FLAG(uint32_t, max_watchers_per_match, 1000,
           "Watch streams of one match at once; one more is refused "
-          "RESOURCE_EXHAUSTED (0: no spectators).");
+          "RESOURCE_EXHAUSTED (0: no spectators of any match, every Watch "
+          "refused saying so; not unlimited).");
 ABSL_FLAG(uint32_t, max_log_readers, 256,
           "GetLog downloads served at once (at least 1); one more is refused "
           "UNAVAILABLE (retry with backoff) until one ends. Each holds a "

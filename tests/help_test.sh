@@ -182,7 +182,7 @@ if [[ ${PYRAMID_NO_BENCHMARKS:-0} != 1 ]]; then
       --benchmark_min_warmup_time=2x
     expect_status "$program" 2 "--benchmark_repetitions must be positive, not 0" \
       --benchmark_repetitions=0
-    expect_status "$program" 2 "--benchmark_filter names no benchmark" \
+    expect_status "$program" 2 "names no benchmark" \
       --benchmark_filter=no_such_benchmark
     expect_status "$program" 2 "--benchmark_out=/nonexistent/out.json" \
       --benchmark_out=/nonexistent/out.json
@@ -191,6 +191,14 @@ if [[ ${PYRAMID_NO_BENCHMARKS:-0} != 1 ]]; then
     expect_status "$program" 0 "$program (Pyramid referee): log format version 1; " \
       --version
   done
+  # A filter that matches nothing, or is no regex, is said once, ours
+  # (Google Benchmark's own "Failed to match any benchmarks" came first).
+  expect_only bench_rules 2 \
+    "bench_rules: --benchmark_filter=none names no benchmark; --benchmark_list_tests lists them (see bench_rules --help)" \
+    --benchmark_filter=none
+  expect_only bench_rules 2 \
+    "bench_rules: --benchmark_filter=(: Could not compile benchmark re: Mismatched '(' and ')' in regular expression (see bench_rules --help)" \
+    '--benchmark_filter=('
   expect_status bench_tlog 2 "--dir=/nonexistent: No such file or directory" \
     --dir=/nonexistent
   expect_status bench_tlog 2 '--leaves is a positive number, not "0"' --leaves=0
