@@ -4,8 +4,12 @@
 // logs/*.pyrlog and proofs/*.tlog-proof (docs/tournament.md).
 //
 // The input describes the directory. Its first byte picks the key the check
-// is given: none (the directory's referee.key.pub or referee.pub), the
-// example's referee key, its verifier key, or a stranger's. The rest is
+// is given (its value modulo 4): none (the directory's referee.key.pub or
+// referee.pub), the example's referee key, its verifier key, or a
+// stranger's; and (its value divided by 4, modulo 3) the auditor's roster of
+// seat keys (--seat_keys, replay/seat_roster.h): none, the example's bots
+// b1, b2 and b3 without keys (as they played), or the same with b2 keyed
+// (which no log of the example is). The rest is
 // parts separated by kSeparator, each a selector byte and the contents:
 // the selector's low six bits pick a name of kNames (modulo their count),
 // its high two what is there: a file of the contents (0, or 3 with
@@ -37,7 +41,12 @@
 // schedule's name and game) has an SPRT; and with referee.key.pub but no
 // referee.pub (the embedded referee's directory) the checkpoint's size is
 // the number of distinct sealed logs in logs/ and superseded/ (those of
-// superseded/ with a label of the schedule).
+// superseded/ with a label of the schedule); schedule.json is strict JSON
+// with no key twice in an object; with a roster, every seat of every
+// counted log is a bot of the roster with the roster's key (or none), and
+// the verdict counts those seats. Whatever schedule.json holds, the JSON
+// key scanner returns, and finds no key twice with protobuf's field names
+// folded only where it finds none without.
 //
 // The seeds (tests/fuzz/make_evidence_seeds.py writes them) are
 // testdata/tlog/example in this format and damaged copies. Two variables
@@ -65,12 +74,14 @@
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/text_format.h"
 #include "google/protobuf/util/json_util.h"
+#include "pyramid/referee/v1/log.pb.h"
 #include "pyramid/referee/v1/tournament.pb.h"
 #include "referee/core/log_sink.h"
 #include "referee/crypto/bytes.h"
 #include "referee/crypto/ed25519.h"
 #include "referee/tlog/note.h"
 #include "replay/evidence.h"
+#include "replay/seat_roster.h"
 #include "replay/verifier.h"
 #include "tests/fuzz/fuzz_target.h"
 
@@ -159,6 +170,20 @@ pyramid::CheckpointKey KeyOf(uint8_t choice) {
   }
 }
 
+// The roster the first byte picks (null for none): the example's bots,
+// b2 keyed in the second.
+const pyramid::SeatRoster* RosterOf(uint8_t choice) {
+  static const pyramid::SeatRoster* const rosters[2] = {
+      new pyramid::SeatRoster(
+          *pyramid::SeatRoster::Parse("b1 none\nb2 none\nb3 none\n")),
+      new pyramid::SeatRoster(*pyramid::SeatRoster::Parse(
+          absl::StrCat("b1 none\nb3 none\nb2 ",
+                       pyramid::ToHex(std::string(32, '\x5a')), "\n"))),
+  };
+  const int pick = (choice / 4) % 3;
+  return pick == 0 ? nullptr : rosters[pick - 1];
+}
+
 // Writes the parts of `text` into `dir` (made empty).
 void WriteDirectory(std::string_view text, const fs::path& dir) {
   std::error_code error;
@@ -236,6 +261,7 @@ bool SameTree(const pyramid::tlog::Checkpoint& a,
 // the contract (CheckTournamentDirectory's comment): aborts where it does
 // not hold.
 void CheckGenuineDirectory(const fs::path& dir, pyramid::CheckpointKey key,
+                           const pyramid::SeatRoster* roster,
                            const pyramid::TournamentVerdict& verdict) {
   // The referee's key: the one given, else the directory's key files
   // (either, and the same key when both are there).
@@ -271,6 +297,7 @@ void CheckGenuineDirectory(const fs::path& dir, pyramid::CheckpointKey key,
   Check(json.ok());
   v1::TournamentSchedule schedule;
   Check(google::protobuf::util::JsonStringToMessage(*json, &schedule).ok());
+  Check(pyramid::CheckJsonKeysOnce(*json, true).ok());
   size_t to_play = 0;
   for (int i = 0; i < schedule.matches_size(); ++i) {
     const v1::ScheduleEntry& entry = schedule.matches(i);
@@ -284,6 +311,7 @@ void CheckGenuineDirectory(const fs::path& dir, pyramid::CheckpointKey key,
   options.pinned_key = log_key;
   std::set<uint32_t> played;
   std::set<std::string> proofs;
+  uint64_t seats = 0;
   for (const fs::path& path : Logs(dir)) {
     absl::StatusOr<std::string> bytes =
         pyramid::ReadFileToString(path.string());
@@ -300,8 +328,14 @@ void CheckGenuineDirectory(const fs::path& dir, pyramid::CheckpointKey key,
     Check(played.insert(entry->index()).second);
     Check(v.header.seats_size() == entry->seats_size());
     for (int seat = 0; seat < entry->seats_size(); ++seat) {
-      Check(v.header.seats(seat).name() == entry->seats(seat));
+      const v1::Seat& in_header = v.header.seats(seat);
+      Check(in_header.name() == entry->seats(seat));
+      if (roster != nullptr) {
+        Check(roster->Has(in_header.name()));
+        Check(roster->KeyOf(in_header.name()) == in_header.public_key());
+      }
     }
+    seats += v.header.seats_size();
     const std::string proof_name = path.stem().string() + ".tlog-proof";
     absl::StatusOr<std::string> proof =
         pyramid::ReadFileToString((dir / "proofs" / proof_name).string());
@@ -314,6 +348,7 @@ void CheckGenuineDirectory(const fs::path& dir, pyramid::CheckpointKey key,
   }
   Check(verdict.matches == played.size());
   Check(verdict.matches == to_play);
+  Check(verdict.seats_matching_roster == (roster != nullptr ? seats : 0));
   Check(to_play > 0);
   // Skipped matches: the last ones, of a tournament with an SPRT.
   int last_played = -1;
@@ -375,12 +410,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   pyramid::fuzz::QuietProtobuf();
   if (size == 0 || size > kMaxInput) return 0;
   const pyramid::CheckpointKey key = KeyOf(data[0]);
+  const pyramid::SeatRoster* const roster = RosterOf(data[0]);
   const fs::path dir = WorkDirectory() / "tournament";
   WriteDirectory(
       std::string_view(reinterpret_cast<const char*>(data) + 1, size - 1), dir);
 
   const pyramid::TournamentVerdict verdict =
-      pyramid::CheckTournamentDirectory(dir.string(), key);
+      pyramid::CheckTournamentDirectory(dir.string(), key, roster);
   static const bool print = std::getenv("EVIDENCE_FUZZER_PRINT") != nullptr;
   static const bool genuine = std::getenv("EVIDENCE_FUZZER_GENUINE") != nullptr;
   if (print) {
@@ -410,7 +446,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         absl::StrCat(verdict.matches, " matches, all included in checkpoint ",
                      verdict.checkpoint.size, " ",
                      pyramid::ToHex(pyramid::AsView(verdict.checkpoint.root))));
-    CheckGenuineDirectory(dir, key, verdict);
+    CheckGenuineDirectory(dir, key, roster, verdict);
   } else {
     Check(verdict.summary ==
           absl::StrCat(verdict.problems.size(), " problem",
@@ -436,6 +472,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       fs::is_regular_file(dir / "schedule.json", looked)
           ? pyramid::ReadFileToString((dir / "schedule.json").string())
           : absl::NotFoundError("not a file");
+  // The key scanner on any bytes: folding names only merges keys.
+  if (json.ok() && pyramid::CheckJsonKeysOnce(*json, true).ok()) {
+    Check(pyramid::CheckJsonKeysOnce(*json).ok());
+  }
   if (json.ok() &&
       google::protobuf::util::JsonStringToMessage(*json, &schedule).ok()) {
     size_t to_play = 0;

@@ -27,6 +27,9 @@ NAMES = [
     "superseded/m0.pyrlog", "superseded/m3.pyrlog",
 ]
 FROM_FILES, REFEREE_KEY, VERIFIER_KEY = 0, 1, 2
+# Added to a key choice: the auditor's roster of the example's bots, all
+# without keys (as they played), or with b2 keyed.
+ROSTER, ROSTER_B2_KEYED = 4, 8
 DIRECTORY = None  # A part that is an empty directory.
 FIFO = object()  # A part that is a FIFO.
 
@@ -148,6 +151,25 @@ def main():
     twice["matches"][1]["label"] = schedule["matches"][0]["label"]
     write("schedule_label_twice", FROM_FILES,
           {**files, "schedule.json": json.dumps(twice, indent=1).encode()})
+
+    # The seats against an auditor's roster: as they played, and with b2
+    # keyed (no log then counts).
+    write("genuine_seat_roster", FROM_FILES | ROSTER, files)
+    write("seat_roster_b2_keyed", REFEREE_KEY | ROSTER_B2_KEYED, files)
+    # A schedule.json protobuf's parser reads, but other JSON readers read
+    # otherwise: a key twice (the first value another name), a field under
+    # both its names, a trailing comma.
+    text = files["schedule.json"].decode()
+    write("schedule_key_twice", REFEREE_KEY,
+          {**files, "schedule.json": text.replace(
+              '"name": "example",', '"name": "evil", "name": "example",'
+          ).encode()})
+    write("schedule_field_under_both_names", REFEREE_KEY,
+          {**files, "schedule.json": text.replace(
+              '"run_id":', '"runId": "0", "run_id":').encode()})
+    write("schedule_trailing_comma", REFEREE_KEY,
+          {**files, "schedule.json": text.replace(
+              '"b3"\n   ]\n  }\n ]', '"b3"\n   ],\n  },\n ]').encode()})
 
 
 if __name__ == "__main__":
