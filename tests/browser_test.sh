@@ -12,7 +12,9 @@
 # every match to its viewer page, and the first link must open a genuine
 # match drawn at its last step. A Flaming Pyramids page at 390 and 1280 px
 # wide: no sideways scrolling of the page, the picture at full size on the
-# phone, and the tile waiting to fall not filled black.
+# phone, and the tile waiting to fall not filled black. And a report of 120
+# matches: its HTML holds the first 100, its script shows match 119 on
+# page 2 (#match-119).
 #
 # Installs chromium (apt) when it is missing. PYRAMID_BIN: the binaries
 # (default build/bin); BROWSER_TEST_OUT: where pages and screenshots go
@@ -203,5 +205,19 @@ grep -q 'id="verdict">GENUINE<' <<<"$dom" &&
   perl -0ne 'print $1 if /(<svg id="board".*?<\/svg>)/s' <<<"$dom" |
   grep -q '<g class="board-rock_paper_pyramid">' ||
   { echo "browser_test: FAIL: the report's link $link does not open a genuine match" >&2; exit 1; }
+# A report of more matches than a page (100) holds: its HTML has the first
+# page, and its script makes the others from the match data; "#match-N"
+# opens match N's page, with the match's row linked to its viewer page.
+"$bin/tournament" tools/demo/rock_paper_pyramid.txt --rounds=10 \
+  --output_dir="$out/paged" >/dev/null ||
+  { echo "browser_test: FAIL: the 120-match tournament failed" >&2; exit 1; }
+grep -q '<tr id="match-99">' "$out/paged/report.html" &&
+  ! grep -q '<tr id="match-119">' "$out/paged/report.html" ||
+  { echo "browser_test: FAIL: the report's HTML does not hold the first page alone" >&2; exit 1; }
+dom=$(browser "$out/profile-shot" --dump-dom "file://$out/paged/report.html#match-119")
+grep -q '<tr id="match-119"><td>119</td><td class="name"><a href="matches/[^"]*\.html"><code>' <<<"$dom" &&
+  grep -q 'Page 2 of 2 (120 rows)' <<<"$dom" &&
+  ! grep -q '<tr id="match-0">' <<<"$dom" ||
+  { echo "browser_test: FAIL: the report's script does not show match 119 on page 2 of 2" >&2; exit 1; }
 rm -rf "$out/profile-shot"
-echo "browser_test: $count golden logs, a tampered one and a tournament's $links viewer links in $((SECONDS - start)) s; pages and screenshots in $out"
+echo "browser_test: $count golden logs, a tampered one, a tournament's $links viewer links and a paged report in $((SECONDS - start)) s; pages and screenshots in $out"

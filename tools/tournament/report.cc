@@ -33,6 +33,7 @@ th { background: #f2f2f2; }
 .self { background: #eee; }
 .bad { color: #b00; }
 .verdict { white-space: pre-line; }
+.pager button { margin-right: 0.4em; }
 code { font-size: 0.9em; }
 svg { max-width: 100%; height: auto; }
 svg text { font: 12px sans-serif; fill: #222; }
@@ -42,6 +43,149 @@ svg .bar, svg .cap { stroke: #2a5db0; stroke-width: 2; }
 svg .arrow { fill: #2a5db0; }
 svg .dot { fill: #c0392b; }
 )css";
+
+// The rows of the match list and of each bot's results shown at once: the
+// first page is in the page's HTML, the others are made by kMatchScript.
+constexpr size_t kPageRows = 100;
+
+// Pages the tables of class "paged" (the match list, data-bot="", and each
+// standing bot's results, data-bot=K) from the match data (AppendMatchData):
+// each table gets a pager under it and shows kPageRows rows at a time, made
+// as the page's HTML makes its first page. "#match-N" opens the match
+// list's page of match N.
+constexpr absl::string_view kMatchScript = R"js(
+(function () {
+  'use strict';
+  var data = JSON.parse(document.getElementById('match-data').textContent);
+  var P = data.page;
+  function el(tag, cls, text) {
+    var e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined) e.textContent = text;
+    return e;
+  }
+  function relative(p) {
+    return p !== '' && p[0] !== '/' && p[0] !== '\\' && p.indexOf(':') < 0;
+  }
+  function logOf(m) {
+    return m[2] === 1 ? 'logs/' + data.game + '-' + m[1] + '.pyrlog' : m[2];
+  }
+  function viewerOf(log) {
+    var name = log.slice(log.lastIndexOf('/') + 1);
+    var dot = name.lastIndexOf('.');
+    return 'matches/' + (dot >= 0 ? name.slice(0, dot) : name) + '.html';
+  }
+  function link(href, child) {
+    var a = el('a');
+    a.setAttribute('href', href);
+    a.appendChild(child);
+    return a;
+  }
+  function matchCell(m) {
+    var td = el('td', 'name'), code = el('code', '', m[1]), log = logOf(m);
+    td.appendChild(relative(log) ? link(viewerOf(log), code) : code);
+    return td;
+  }
+  function botNode(k) {
+    var text = document.createTextNode(data.bots[k]);
+    return k < data.ranked ? link('#bot-' + (k + 1), text) : text;
+  }
+  function verdictCell(m) {
+    return el('td', m[6] === 'genuine' ? 'name' : 'name bad', m[6]);
+  }
+  function matchRow(m) {
+    var tr = el('tr'), seats = el('td', 'name'), log = logOf(m), logCell;
+    tr.id = 'match-' + m[0];
+    tr.appendChild(el('td', '', String(m[0])));
+    tr.appendChild(matchCell(m));
+    m[3].forEach(function (k, i) {
+      if (i) seats.appendChild(document.createTextNode(', '));
+      seats.appendChild(botNode(k));
+    });
+    tr.appendChild(seats);
+    tr.appendChild(el('td', 'name', m[4].join(', ')));
+    tr.appendChild(verdictCell(m));
+    logCell = el('td', 'name');
+    if (relative(log)) {
+      var a = link(log, document.createTextNode(log));
+      a.setAttribute('download', '');
+      logCell.appendChild(a);
+    } else {
+      logCell.textContent = log;
+    }
+    tr.appendChild(logCell);
+    return tr;
+  }
+  function botRow(m, seat) {
+    var tr = el('tr'), has = seat < m[4].length;
+    tr.appendChild(el('td', '', String(m[0])));
+    tr.appendChild(matchCell(m));
+    tr.appendChild(el('td', '', String(seat)));
+    tr.appendChild(el('td', '', has ? String(m[4][seat]) : '\u00b7'));
+    tr.appendChild(el('td', '', has ? String(m[5][seat]) : '\u00b7'));
+    tr.appendChild(verdictCell(m));
+    return tr;
+  }
+  var pagers = {};
+  function pager(table) {
+    var rows = [], bot = table.getAttribute('data-bot');
+    data.m.forEach(function (m) {
+      if (bot === '') { rows.push([m, -1]); return; }
+      m[3].forEach(function (k, seat) {
+        if (String(k) === bot) rows.push([m, seat]);
+      });
+    });
+    var pages = Math.max(1, Math.ceil(rows.length / P)), page = 0;
+    var bar = el('p', 'pager'), label = el('span');
+    function button(text, to) {
+      var b = el('button', '', text);
+      b.type = 'button';
+      b.addEventListener('click', function () { show(to()); });
+      bar.appendChild(b);
+      return b;
+    }
+    var first = button('First', function () { return 0; });
+    var previous = button('Previous', function () { return page - 1; });
+    bar.appendChild(label);
+    label.style.marginRight = '0.4em';
+    var next = button('Next', function () { return page + 1; });
+    var last = button('Last', function () { return pages - 1; });
+    function show(p) {
+      page = Math.min(Math.max(0, p), pages - 1);
+      while (table.rows.length > 1) table.deleteRow(1);
+      var body = table.tBodies[0] || table;
+      rows.slice(page * P, (page + 1) * P).forEach(function (r) {
+        body.appendChild(r[1] < 0 ? matchRow(r[0]) : botRow(r[0], r[1]));
+      });
+      label.textContent = 'Page ' + (page + 1) + ' of ' + pages + ' (' +
+          rows.length + (rows.length === 1 ? ' row)' : ' rows)');
+      first.disabled = previous.disabled = page === 0;
+      next.disabled = last.disabled = page === pages - 1;
+    }
+    if (pages > 1) {
+      table.parentNode.insertBefore(bar, table.nextSibling);
+      show(0);
+    }
+    return {rows: rows, show: show};
+  }
+  Array.prototype.forEach.call(document.querySelectorAll('table.paged'),
+      function (table) { pagers[table.id] = pager(table); });
+  function openHash() {
+    var found = /^#match-(\d+)$/.exec(location.hash), list = pagers['match-list'];
+    if (!found || !list) return;
+    for (var i = 0; i < list.rows.length; ++i) {
+      if (String(list.rows[i][0][0]) === found[1]) {
+        list.show(Math.floor(i / P));
+        var row = document.getElementById('match-' + found[1]);
+        if (row) row.scrollIntoView();
+        return;
+      }
+    }
+  }
+  window.addEventListener('hashchange', openHash);
+  openHash();
+})();
+)js";
 
 // An Elo value with one decimal; infinities as signed infinity signs.
 std::string Elo(double value) {
@@ -497,58 +641,88 @@ void AppendSprt(const v1::TournamentResults& results, std::string& out) {
       "</td></tr>\n</table>\n");
 }
 
+// One row of the match list (the page's script makes the same rows from
+// the match data, kMatchScript).
+void AppendMatchRow(const std::map<std::string, std::string>& anchors,
+                    const v1::TournamentMatchResult& match, std::string& out) {
+  std::vector<std::string> seats;
+  for (const std::string& bot : match.seats()) {
+    seats.push_back(BotLink(anchors, bot));
+  }
+  std::vector<uint32_t> ranks;
+  for (const v1::SeatOutcome& seat : match.outcome().seats()) {
+    ranks.push_back(seat.rank());
+  }
+  const bool genuine = match.verdict() == "genuine";
+  const std::string log = SvgText(match.log_file());
+  absl::StrAppend(
+      &out, "<tr id=\"match-", match.index(), "\"><td>", match.index(),
+      "</td><td class=\"name\">",
+      ViewerLink(match,
+                 absl::StrCat("<code>", SvgText(match.match_id()), "</code>")),
+      "</td><td class=\"name\">", absl::StrJoin(seats, ", "),
+      "</td><td class=\"name\">", absl::StrJoin(ranks, ", "),
+      "</td><td class=\"", genuine ? "name" : "name bad", "\">",
+      SvgText(match.verdict()), "</td><td class=\"name\">",
+      IsRelativePath(match.log_file())
+          ? absl::StrCat("<a href=\"", log, "\" download>", log, "</a>")
+          : log,
+      "</td></tr>\n");
+}
+
+// Under a table that shows the first kPageRows of `rows` rows: what a
+// reader without scripts does to see the rest.
+void AppendNoScriptRest(size_t rows, std::string& out) {
+  if (rows <= kPageRows) return;
+  absl::StrAppend(&out, "<noscript><p>The first ", kPageRows, " of ", rows,
+                  " rows; this page shows the others, ", kPageRows,
+                  " at a time, with its script. Every match (index, match "
+                  "id, seats, outcome, verdict and log file) is also in "
+                  "<code>results.json</code> beside this page, each log in "
+                  "<code>logs/</code> and its viewer page in "
+                  "<code>matches/</code>.</p></noscript>\n");
+}
+
 void AppendMatches(const v1::TournamentResults& results, std::string& out) {
   const std::map<std::string, std::string> anchors = BotAnchors(results);
-  absl::StrAppend(&out,
-                  "<h2>Matches</h2>\n<p>Each match opens in the match viewer "
-                  "(its log verified and shown step by step); the log itself "
-                  "is the download beside it.</p>\n<table>\n<tr><th>#</th>"
-                  "<th class=\"name\">Match</th><th class=\"name\">Seats</th>"
-                  "<th class=\"name\">Ranks</th><th class=\"name\">Verdict"
-                  "</th><th class=\"name\">Log</th></tr>\n");
-  for (const v1::TournamentMatchResult& match : results.matches()) {
-    std::vector<std::string> seats;
-    for (const std::string& bot : match.seats()) {
-      seats.push_back(BotLink(anchors, bot));
-    }
-    std::vector<uint32_t> ranks;
-    for (const v1::SeatOutcome& seat : match.outcome().seats()) {
-      ranks.push_back(seat.rank());
-    }
-    const bool genuine = match.verdict() == "genuine";
-    const std::string log = SvgText(match.log_file());
-    absl::StrAppend(
-        &out, "<tr id=\"match-", match.index(), "\"><td>", match.index(),
-        "</td><td class=\"name\">",
-        ViewerLink(match, absl::StrCat("<code>", SvgText(match.match_id()),
-                                       "</code>")),
-        "</td><td class=\"name\">", absl::StrJoin(seats, ", "),
-        "</td><td class=\"name\">", absl::StrJoin(ranks, ", "),
-        "</td><td class=\"", genuine ? "name" : "name bad", "\">",
-        SvgText(match.verdict()), "</td><td class=\"name\">",
-        IsRelativePath(match.log_file())
-            ? absl::StrCat("<a href=\"", log, "\" download>", log, "</a>")
-            : log,
-        "</td></tr>\n");
+  absl::StrAppend(
+      &out,
+      "<h2>Matches</h2>\n<p>Each match opens in the match "
+      "viewer (its log verified and shown step by step); the log itself is "
+      "the download beside it. ",
+      results.matches_size(),
+      results.matches_size() == 1 ? " match" : " matches", ", ", kPageRows,
+      " a page.</p>\n<table id=\"match-list\" class=\"paged\" "
+      "data-bot=\"\">\n<tr><th>#</th>"
+      "<th class=\"name\">Match</th><th class=\"name\">Seats</th>"
+      "<th class=\"name\">Ranks</th><th class=\"name\">Verdict"
+      "</th><th class=\"name\">Log</th></tr>\n");
+  for (int i = 0;
+       i < results.matches_size() && static_cast<size_t>(i) < kPageRows; ++i) {
+    AppendMatchRow(anchors, results.matches(i), out);
   }
   absl::StrAppend(&out, "</table>\n");
+  AppendNoScriptRest(results.matches_size(), out);
 }
 
 // Each standing bot's matches: its seat, rank and score in each, with the
-// match's viewer.
+// match's viewer; the first kPageRows here, the rest by the page's script.
 void AppendBotResults(const v1::TournamentResults& results, std::string& out) {
   if (results.standings_size() == 0) return;
   absl::StrAppend(&out, "<h2>Results by bot</h2>\n");
   for (int i = 0; i < results.standings_size(); ++i) {
     const std::string& bot = results.standings(i).bot();
     absl::StrAppend(&out, "<h3 id=\"bot-", i + 1, "\">", i + 1, ". ",
-                    SvgText(bot),
-                    "</h3>\n<table>\n<tr><th>#</th><th class=\"name\">Match"
+                    SvgText(bot), "</h3>\n<table id=\"bot-", i + 1,
+                    "-results\" class=\"paged\" data-bot=\"", i,
+                    "\">\n<tr><th>#</th><th class=\"name\">Match"
                     "</th><th>Seat</th><th>Rank</th><th>Score</th>"
                     "<th class=\"name\">Verdict</th></tr>\n");
+    size_t rows = 0;
     for (const v1::TournamentMatchResult& match : results.matches()) {
       for (int seat = 0; seat < match.seats_size(); ++seat) {
         if (match.seats(seat) != bot) continue;
+        if (rows++ >= kPageRows) continue;
         const bool has_outcome = seat < match.outcome().seats_size();
         absl::StrAppend(
             &out, "<tr><td>", match.index(), "</td><td class=\"name\">",
@@ -566,7 +740,88 @@ void AppendBotResults(const v1::TournamentResults& results, std::string& out) {
       }
     }
     absl::StrAppend(&out, "</table>\n");
+    AppendNoScriptRest(rows, out);
   }
+}
+
+// `text` as a JSON string that is safe inside a <script> element: no "<"
+// (so no "</script>"), ">" or "&", and no raw control character.
+std::string JsonString(absl::string_view text) {
+  std::string out = "\"";
+  for (const char c : text) {
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '<':
+      case '>':
+      case '&':
+        absl::StrAppend(&out, absl::StrFormat("\\u%04x", c));
+        break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          absl::StrAppend(&out, absl::StrFormat("\\u%04x", c));
+        } else {
+          out += c;
+        }
+    }
+  }
+  out += "\"";
+  return out;
+}
+
+// Every match, compactly, for the page's script (kMatchScript):
+// {"page": rows per page, "game": the game, "ranked": how many of "bots"
+// are standing bots (bot K links to #bot-(K+1)), "bots": names, "m": one
+// [index, match id, log file (1: logs/GAME-ID.pyrlog), [seat's bot],
+// [seat's rank], [seat's score], verdict] per match}.
+void AppendMatchData(const v1::TournamentResults& results, std::string& out) {
+  std::map<std::string, int> number;
+  std::vector<std::string> bots;
+  for (const v1::TournamentStanding& s : results.standings()) {
+    if (number.emplace(s.bot(), bots.size()).second) bots.push_back(s.bot());
+  }
+  const size_t ranked = bots.size();
+  for (const v1::TournamentMatchResult& match : results.matches()) {
+    for (const std::string& bot : match.seats()) {
+      if (number.emplace(bot, bots.size()).second) bots.push_back(bot);
+    }
+  }
+  const std::string& game = results.game().game();
+  absl::StrAppend(&out,
+                  "<script type=\"application/json\" id=\"match-data\">"
+                  "{\"page\":",
+                  kPageRows, ",\"game\":", JsonString(game),
+                  ",\"ranked\":", ranked, ",\"bots\":[");
+  for (size_t i = 0; i < bots.size(); ++i) {
+    absl::StrAppend(&out, i ? "," : "", JsonString(bots[i]));
+  }
+  absl::StrAppend(&out, "],\"m\":[");
+  for (int i = 0; i < results.matches_size(); ++i) {
+    const v1::TournamentMatchResult& match = results.matches(i);
+    const bool usual_log =
+        match.log_file() ==
+        absl::StrCat("logs/", game, "-", match.match_id(), ".pyrlog");
+    absl::StrAppend(&out, i ? ",\n" : "\n", "[", match.index(), ",",
+                    JsonString(match.match_id()), ",",
+                    usual_log ? "1" : JsonString(match.log_file()), ",[");
+    for (int s = 0; s < match.seats_size(); ++s) {
+      absl::StrAppend(&out, s ? "," : "", number[match.seats(s)]);
+    }
+    absl::StrAppend(&out, "],[");
+    for (int s = 0; s < match.outcome().seats_size(); ++s) {
+      absl::StrAppend(&out, s ? "," : "", match.outcome().seats(s).rank());
+    }
+    absl::StrAppend(&out, "],[");
+    for (int s = 0; s < match.outcome().seats_size(); ++s) {
+      absl::StrAppend(&out, s ? "," : "", match.outcome().seats(s).score());
+    }
+    absl::StrAppend(&out, "],", JsonString(match.verdict()), "]");
+  }
+  absl::StrAppend(&out, "]}</script>\n<script>", kMatchScript, "</script>\n");
 }
 
 }  // namespace
@@ -585,6 +840,7 @@ std::string RenderHtmlReport(const v1::TournamentResults& results,
   AppendSprt(results, out);
   AppendMatches(results, out);
   AppendBotResults(results, out);
+  AppendMatchData(results, out);
   absl::StrAppend(&out, "</body>\n</html>\n");
   return out;
 }

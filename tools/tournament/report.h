@@ -16,10 +16,14 @@ namespace pyramid {
 // there is one, the match list, and each bot's results (every bot's name in
 // the standings and the crosstable links to them). Each match links to its
 // viewer page, ViewerPageOf(its log_file), which the runner writes
-// (`replay html`), and to the raw log as a download. Inline CSS
-// only: no scripts and no reference to anything outside the page except
-// those links, which are relative to the page (a log_file that is not a
-// relative path is shown without a link). Every string taken from
+// (`replay html`), and to the raw log as a download. The match list and
+// each bot's results hold their first 100 rows in the HTML; every match is
+// also in one compact JSON array in the page, from which an inline script
+// shows the other rows, 100 a page, with a pager ("#match-N" opens match
+// N's page); without scripts, a note says that results.json holds every
+// match. Inline CSS and that inline script only: no reference to anything
+// outside the page except those links, which are relative to the page (a
+// log_file that is not a relative path is shown without a link). Every string taken from
 // `results` is escaped. The same results give the same bytes (no
 // timestamps).
 //

@@ -205,7 +205,7 @@ TEST(ReportTest, EscapesEveryStringFromTheResults) {
   results.mutable_matches(0)->set_match_id("<i>id</i>");
   results.set_referee_public_key("<key>");
   const std::string html = RenderHtmlReport(results);
-  EXPECT_THAT(html, Not(HasSubstr("<script")));
+  EXPECT_THAT(html, Not(HasSubstr("<script>alert")));
   EXPECT_THAT(html, Not(HasSubstr("<b ")));
   EXPECT_THAT(html, Not(HasSubstr("<i>")));
   EXPECT_THAT(html, Not(HasSubstr("<key>")));
@@ -213,6 +213,10 @@ TEST(ReportTest, EscapesEveryStringFromTheResults) {
               HasSubstr("&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; "
                         "&amp; co"));
   EXPECT_THAT(html, HasSubstr("&lt;b onclick=&#39;x&#39;&gt;bad&lt;/b&gt;"));
+  // In the match data (JSON in a <script> element): no "<" at all.
+  EXPECT_THAT(html, HasSubstr("\"\\u003cb onclick='x'\\u003ebad\\u003c/b"
+                              "\\u003e\""));
+  EXPECT_THAT(html, HasSubstr("\"\\u003ci\\u003eid\\u003c/i\\u003e\""));
 }
 
 // On a phone the page is as wide as the screen, and a table wider than
@@ -251,9 +255,57 @@ TEST(ReportTest, ReferencesNothingOutsideThePage) {
   EXPECT_EQ(logs, 2);
   const std::string clean = RenderHtmlReport(SmallResults());
   for (const char* external :
-       {"http://", "https://", "src=", "<script", "<link", "@import", "url("}) {
+       {"http://", "https://", "src=", "<script src", "<link", "@import",
+        "url(", "fetch(", "XMLHttpRequest"}) {
     EXPECT_THAT(clean, Not(HasSubstr(external))) << external;
   }
+  // Two scripts, both inline: the match data and the pager.
+  EXPECT_EQ(Count(clean, "<script"), 2);
+  EXPECT_THAT(clean, HasSubstr("<script type=\"application/json\" "
+                               "id=\"match-data\">"));
+}
+
+// A large tournament's report stays small: the match list and each bot's
+// results show their first 100 rows in the HTML, and every match is in one
+// compact JSON array from which the page's script makes the other pages
+// (a pager under each table); without scripts, a note says where the rest
+// is (results.json).
+TEST(ReportTest, PagesALargeMatchListFromCompactData) {
+  v1::TournamentResults results = SmallResults();
+  results.clear_matches();
+  for (int i = 0; i < 250; ++i) {
+    AddMatch(results, {i % 2 ? "alpha" : "beta", "gamma"}, {1, 2});
+  }
+  results.mutable_matches(7)->set_log_file("logs/rock_paper_pyramid-m7.pyrlog");
+  const std::string html = RenderHtmlReport(results);
+  EXPECT_THAT(html, HasSubstr("<tr id=\"match-99\">"));
+  EXPECT_THAT(html, Not(HasSubstr("<tr id=\"match-100\">")));
+  // Match 99 is in the first page of the match list, of alpha's results
+  // (its 50th) and of gamma's; match 200 in none (beta's 101st).
+  EXPECT_EQ(Count(html, "<a href=\"matches/m99.html\">"), 3);
+  EXPECT_EQ(Count(html, "<a href=\"matches/m200.html\">"), 0);
+  // gamma sat in all 250: 100 rows; alpha (odd) and beta (even) in 125.
+  const size_t gamma = html.find("<h3 id=\"bot-2\">");
+  ASSERT_NE(gamma, std::string::npos);
+  const std::string rows =
+      html.substr(gamma, html.find("</table>", gamma) - gamma);
+  EXPECT_EQ(Count(rows, "<tr><td>"), 100);
+  // The data: every match, with its seats as bot numbers (standings order:
+  // alpha 0, gamma 1, beta 2), ranks, scores, verdict; a log file of the
+  // usual name (logs/GAME-ID.pyrlog) as 1.
+  EXPECT_THAT(html, HasSubstr("\"ranked\":3,\"bots\":[\"alpha\",\"gamma\","
+                              "\"beta\"]"));
+  EXPECT_THAT(html, HasSubstr("\n[0,\"m0\",\"logs/m0.log\",[2,1],[1,2],[0,0],"
+                              "\"genuine\"]"));
+  EXPECT_THAT(html, HasSubstr("\n[7,\"m7\",1,[0,1],"));
+  EXPECT_THAT(html, HasSubstr("\n[249,\"m249\",\"logs/m249.log\",[0,1],"));
+  EXPECT_EQ(Count(html, "\"genuine\"]"), 250);
+  EXPECT_THAT(html, HasSubstr("class=\"paged\""));
+  EXPECT_THAT(html, HasSubstr("function pager(table)"));
+  EXPECT_THAT(html, HasSubstr("<noscript><p>The first 100 of 250 rows"));
+  EXPECT_THAT(html, HasSubstr("<code>results.json</code>"));
+  // A small one needs no note: everything is in the HTML.
+  EXPECT_THAT(RenderHtmlReport(SmallResults()), Not(HasSubstr("<noscript>")));
 }
 
 TEST(ReportTest, ShowsGameOptionsAndSprt) {
