@@ -23,8 +23,8 @@ namespace pyramid {
 // N's page); without scripts, a note says that results.json holds every
 // match. Inline CSS and that inline script only: no reference to anything
 // outside the page except those links, which are relative to the page (a
-// log_file that is not a relative path is shown without a link). Every string taken from
-// `results` is escaped. The same results give the same bytes (no
+// log_file that is not a relative path is shown without a link). Every string
+// taken from `results` is escaped. The same results give the same bytes (no
 // timestamps).
 //
 // Crosstable cell (row bot, column bot): over the genuine matches where both
