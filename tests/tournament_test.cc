@@ -1427,8 +1427,9 @@ TEST_F(TournamentTest, AnInterruptionEndsTheWaitForAnUnreachableReferee) {
 // The `tournament` program refuses a mistake in its command line with
 // status 2, saying what it is, before it makes anything on disk: neither
 // the output directory nor the embedded referee's key beside it.
-// A mistake found after the file parsed names the file, as a syntax error
-// does: "FILE: seats: ...".
+// A mistake found after the file parsed names the file and the place of the
+// field at fault, as a syntax error does: "FILE: line L column C: seats:
+// ..."; a field the file leaves out has no place.
 TEST_F(TournamentTest, AMistakeInTheTournamentFileNamesTheFile) {
   v1::Tournament twins = Make("pyramid_scheme", 2, 2);
   twins.mutable_bots(1)->set_name("bot-1");
@@ -1437,10 +1438,10 @@ TEST_F(TournamentTest, AMistakeInTheTournamentFileNamesTheFile) {
   const std::string file = dir_.File("t.txt");
   const std::pair<v1::Tournament, std::string> cases[] = {
       {Make("rock_paper_pyramid", 4, 4),
-       ": seats: rock_paper_pyramid takes 3 seats, not 4\n"},
-      {twins, ": bots: two bots are named bot-1\n"},
+       ": line 5 column 1: seats: rock_paper_pyramid takes 3 seats, not 4\n"},
+      {twins, ": line 12 column 3: bots: two bots are named bot-1\n"},
       {Make("pyramid_scheme", 3, 3, "format: SWISS"),
-       ": format: Swiss pairs two seats per match\n"},
+       ": line 21 column 1: format: Swiss pairs two seats per match\n"},
       {gameless, ": game: required (one of "},
   };
   for (const auto& [t, message] : cases) {
@@ -1544,10 +1545,11 @@ TEST_F(TournamentTest, BadTournamentFilesAreRefusedBeforeAnythingIsMade) {
   } cases[] = {
       {"bots {", "tournament: " + file + ": not a Tournament in text format: "},
       {text_of(Make("no_such_game", 2, 2)),
-       "tournament: " + file + ": game: unknown game \"no_such_game\""},
+       "tournament: " + file +
+           ": line 3 column 3: game: unknown game \"no_such_game\""},
       {text_of(Make("rock_paper_pyramid", 4, 4)),
        "tournament: " + file +
-           ": seats: rock_paper_pyramid takes 3 seats, not 4"},
+           ": line 5 column 1: seats: rock_paper_pyramid takes 3 seats, not 4"},
       {text_of(unrunnable), "tournament: bot bot-2: cannot run " +
                                 dir_.File("no-such-bot") +
                                 ": No such file or directory"},

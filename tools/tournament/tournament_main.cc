@@ -230,22 +230,28 @@ absl::Status ApplyFlags(v1::Tournament& tournament) {
 absl::StatusOr<v1::Tournament> LoadTournament(const std::string& path) {
   absl::StatusOr<std::string> text = ReadFileToString(path);
   if (!text.ok()) return text.status();
-  absl::StatusOr<v1::Tournament> parsed = ParseTournamentFile(*text);
+  TournamentFileLocations locations;
+  absl::StatusOr<v1::Tournament> parsed =
+      ParseTournamentFile(*text, &locations);
   if (!parsed.ok()) {
     return absl::InvalidArgumentError(
         absl::StrCat(path, ": ", parsed.status().message()));
   }
   const v1::Tournament file_alone = *parsed;
   if (absl::Status s = ApplyFlags(*parsed); !s.ok()) return s;
-  // The file's other mistakes ("seats: ...", "bots: ...") name it too, as
-  // its syntax errors do; a mistake the flags made does not. The runner
-  // checks the same again, on its own copy.
+  // The file's other mistakes ("seats: ...", "bots: ...") name it and the
+  // place of the field at fault, as its syntax errors do; a mistake the
+  // flags made does not. The runner checks the same again, on its own copy.
   v1::Tournament normalized = *parsed;
   if (absl::Status s = NormalizeTournament(normalized); !s.ok()) {
     v1::Tournament file_normalized = file_alone;
-    const absl::Status in_file = NormalizeTournament(file_normalized);
-    if (in_file.message() != s.message()) return s;
-    return absl::InvalidArgumentError(absl::StrCat(path, ": ", s.message()));
+    if (NormalizeTournament(file_normalized).message() != s.message()) {
+      return s;
+    }
+    file_normalized = file_alone;
+    return absl::InvalidArgumentError(absl::StrCat(
+        path, ": ",
+        NormalizeTournament(file_normalized, &locations).message()));
   }
   return parsed;
 }
