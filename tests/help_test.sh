@@ -193,9 +193,11 @@ if [[ ${PYRAMID_NO_BENCHMARKS:-0} != 1 ]]; then
   done
   # A filter that matches nothing, or is no regex, is said once, ours
   # (Google Benchmark's own "Failed to match any benchmarks" came first).
-  expect_only bench_rules 2 \
-    "bench_rules: --benchmark_filter=none names no benchmark; --benchmark_list_tests lists them (see bench_rules --help)" \
-    --benchmark_filter=none
+  for program in bench_rules bench_tlog; do
+    expect_only "$program" 2 \
+      "$program: --benchmark_filter=none names no benchmark; --benchmark_list_tests lists them (see $program --help)" \
+      --benchmark_filter=none
+  done
   expect_only bench_rules 2 \
     "bench_rules: --benchmark_filter=(: Could not compile benchmark re: Mismatched '(' and ')' in regular expression (see bench_rules --help)" \
     '--benchmark_filter=('

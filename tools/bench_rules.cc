@@ -24,17 +24,12 @@
 // error, exit status 2, one line, before any playout
 // (tools/benchmark_flags.h).
 #include <cstdint>
-#include <iostream>
 #include <memory>
-#include <ostream>
-#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "absl/strings/ascii.h"
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "benchmark/benchmark.h"
 #include "pyramid/referee/v1/game.pb.h"
@@ -143,31 +138,6 @@ BENCHMARK_CAPTURE(BM_Playouts, pyramid_scheme / 2, Config("pyramid_scheme"), 2);
 BENCHMARK_CAPTURE(BM_Playouts, pyramid_scheme / 3, Config("pyramid_scheme"), 3);
 BENCHMARK_CAPTURE(BM_Playouts, pyramid_scheme / 4, Config("pyramid_scheme"), 4);
 
-// The display reporter Google Benchmark would make (--benchmark_format),
-// except for its error stream: what RunSpecifiedBenchmarks says there of a
-// --benchmark_filter that matches nothing or is no regex ("Failed to match
-// any benchmarks against regex: ...") goes to `said` instead, so that main
-// says it once, as a usage error. What the benchmarks report goes where the
-// default reporter sends it.
-class QuietFilterReporter final : public benchmark::BenchmarkReporter {
- public:
-  explicit QuietFilterReporter(std::ostream* said)
-      : shown_(benchmark::CreateDefaultDisplayReporter()) {
-    SetErrorStream(said);
-  }
-
-  bool ReportContext(const Context& context) override {
-    return shown_->ReportContext(context);
-  }
-  void ReportRuns(const std::vector<Run>& reports) override {
-    shown_->ReportRuns(reports);
-  }
-  void Finalize() override { shown_->Finalize(); }
-
- private:
-  benchmark::BenchmarkReporter* const shown_;  // Google Benchmark's own.
-};
-
 }  // namespace
 }  // namespace pyramid
 
@@ -176,22 +146,7 @@ int main(int argc, char** argv) {
   pyramid::bench::CheckBenchmarkValues(kProgram, argc, argv);
   benchmark::Initialize(&argc, argv);
   pyramid::bench::RefuseLeftArguments(kProgram, argc, argv);
-  std::ostringstream said;
-  pyramid::QuietFilterReporter reporter(&said);
-  if (benchmark::RunSpecifiedBenchmarks(&reporter) == 0) {
-    // Google Benchmark's reason, in one line of ours: no benchmark matches,
-    // or the filter is no regex.
-    const std::string filter = benchmark::GetBenchmarkFilter();
-    std::string reason(absl::StripAsciiWhitespace(said.str()));
-    pyramid::bench::UsageError(
-        kProgram,
-        absl::StrContains(reason, "Failed to match")
-            ? absl::StrCat("--benchmark_filter=", filter,
-                           " names no benchmark; --benchmark_list_tests lists "
-                           "them")
-            : absl::StrCat("--benchmark_filter=", filter, ": ", reason));
-  }
-  std::cerr << said.str();  // Anything else it had to say.
+  pyramid::bench::RunBenchmarks(kProgram);
   benchmark::Shutdown();
   return 0;
 }

@@ -292,11 +292,7 @@ int main(int argc, char** argv) {
     pyramid::bench::UsageError(
         kProgram, absl::StrCat("--dir=", pyramid::g_dir, ": ", problem));
   }
-  if (benchmark::RunSpecifiedBenchmarks() == 0) {
-    // Google Benchmark said why: a filter that matches none, or no regex.
-    pyramid::bench::UsageError(kProgram,
-                               "--benchmark_filter names no benchmark");
-  }
+  pyramid::bench::RunBenchmarks(kProgram);
   benchmark::Shutdown();
   return 0;
 }

@@ -9,8 +9,16 @@
 #include <cstring>
 #include <initializer_list>
 #include <iostream>
+#include <memory>
+#include <ostream>
+#include <sstream>
 #include <string>
+#include <vector>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "benchmark/benchmark.h"
 #include "referee/cli/program.h"
 
 namespace pyramid::bench {
@@ -37,6 +45,31 @@ constexpr std::string_view kBenchmarkFlags[] = {
     "benchmark_context",
     "benchmark_time_unit",
     "v"};
+
+// The display reporter Google Benchmark would make (--benchmark_format),
+// except for its error stream: what RunSpecifiedBenchmarks says there of a
+// --benchmark_filter that matches nothing or is no regex ("Failed to match
+// any benchmarks against regex: ...") goes to `said` instead, so that
+// RunBenchmarks says it once, as a usage error. What the benchmarks report
+// goes where the default reporter sends it.
+class QuietFilterReporter final : public benchmark::BenchmarkReporter {
+ public:
+  explicit QuietFilterReporter(std::ostream* said)
+      : shown_(benchmark::CreateDefaultDisplayReporter()) {
+    SetErrorStream(said);
+  }
+
+  bool ReportContext(const Context& context) override {
+    return shown_->ReportContext(context);
+  }
+  void ReportRuns(const std::vector<Run>& reports) override {
+    shown_->ReportRuns(reports);
+  }
+  void Finalize() override { shown_->Finalize(); }
+
+ private:
+  benchmark::BenchmarkReporter* const shown_;  // Google Benchmark's own.
+};
 
 }  // namespace
 
@@ -142,6 +175,24 @@ void RefuseLeftArguments(std::string_view program, int argc, char** argv) {
                                         : std::string(" needs a value")));
   }
   UsageError(program, std::string("unknown flag --") + std::string(flag.name));
+}
+
+void RunBenchmarks(std::string_view program) {
+  std::ostringstream said;
+  QuietFilterReporter reporter(&said);
+  if (benchmark::RunSpecifiedBenchmarks(&reporter) == 0) {
+    // Google Benchmark's reason, in one line of ours: no benchmark matches,
+    // or the filter is no regex.
+    const std::string filter = benchmark::GetBenchmarkFilter();
+    const std::string reason(absl::StripAsciiWhitespace(said.str()));
+    UsageError(program,
+               absl::StrContains(reason, "Failed to match")
+                   ? absl::StrCat("--benchmark_filter=", filter,
+                                  " names no benchmark; --benchmark_list_tests "
+                                  "lists them")
+                   : absl::StrCat("--benchmark_filter=", filter, ": ", reason));
+  }
+  std::cerr << said.str();  // Anything else it had to say.
 }
 
 }  // namespace pyramid::bench

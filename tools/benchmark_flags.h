@@ -41,6 +41,15 @@ void CheckBenchmarkValues(std::string_view program, int argc, char** argv);
 // positional argument.
 void RefuseLeftArguments(std::string_view program, int argc, char** argv);
 
+// Runs the benchmarks the command line selects (benchmark::
+// RunSpecifiedBenchmarks) with Google Benchmark's display reporter
+// (--benchmark_format). A --benchmark_filter that matches nothing or is no
+// regex is a usage error on one line of ours, "--benchmark_filter=F names
+// no benchmark; ..." or "--benchmark_filter=F: REASON" (Google Benchmark's
+// own line, which would come first, is kept back); anything else Google
+// Benchmark says on its error stream is printed to stderr after the run.
+void RunBenchmarks(std::string_view program);
+
 }  // namespace pyramid::bench
 
 #endif  // PYRAMID_TOOLS_BENCHMARK_FLAGS_H_
