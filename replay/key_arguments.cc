@@ -1,34 +1,44 @@
 #include "replay/key_arguments.h"
 
 #include <algorithm>
-#include <filesystem>
 #include <string>
 #include <string_view>
-#include <system_error>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
-#include "referee/core/log_sink.h"
 #include "referee/crypto/bytes.h"
 #include "referee/crypto/ed25519.h"
 #include "referee/tlog/note.h"
 #include "referee/tlog/text.h"
+#include "replay/seat_roster.h"
 
 namespace pyramid {
 namespace {
 
-namespace fs = std::filesystem;
+// A key file's text, as ReadSmallFile reads it (a regular file only).
+absl::StatusOr<std::string> ReadKeyFile(const std::string& path) {
+  return ReadSmallFile(path,
+                       SmallFileOptions{.max_bytes = kMaxKeyArgumentFileBytes});
+}
+
+// Whether `status`, of ReadKeyFile, says that there is no regular file to
+// read (none, a directory, a FIFO, or a name no file can have): the value
+// may be a key then.
+bool NoFileToRead(const absl::Status& status) {
+  return absl::IsNotFound(status) || absl::IsFailedPrecondition(status);
+}
 
 // A key given as text, or as the path of a file holding it (the header's
-// contract); `parse` parses the text of a key.
+// contract); `parse` parses the text of a key. `from_file`: whether it was
+// read from a file.
 absl::StatusOr<std::string> ParseKeyArgument(
     std::string_view value,
-    absl::StatusOr<std::string> (*parse)(std::string_view)) {
+    absl::StatusOr<std::string> (*parse)(std::string_view),
+    bool* from_file = nullptr) {
   const std::string path(value);
-  std::error_code error;
-  if (fs::is_regular_file(path, error)) {
-    absl::StatusOr<std::string> text = ReadFileToString(path);
-    if (!text.ok()) return text.status();
+  const absl::StatusOr<std::string> text = ReadKeyFile(path);
+  if (from_file != nullptr) *from_file = text.ok();
+  if (text.ok()) {
     const absl::string_view stripped = absl::StripAsciiWhitespace(*text);
     absl::StatusOr<std::string> key =
         parse(std::string_view(stripped.data(), stripped.size()));
@@ -40,6 +50,8 @@ absl::StatusOr<std::string> ParseKeyArgument(
   }
   absl::StatusOr<std::string> key = parse(value);
   if (key.ok()) return key;
+  // A file that is there but cannot be read whole (too large, not ours).
+  if (!NoFileToRead(text.status())) return text.status();
   // A verifier key holds '+' (and its origin often '/'); a hex key neither.
   const bool looks_like_path = value.ends_with(".vkey") ||
                                value.ends_with(".pub") ||
@@ -49,14 +61,7 @@ absl::StatusOr<std::string> ParseKeyArgument(
     return absl::InvalidArgumentError(
         absl::StrCat(key.status().message(), " (and no file has that name)"));
   }
-  std::string why = "not a regular file";
-  const fs::file_status status = fs::status(path, error);
-  if (error) {
-    why = error.message();
-  } else if (fs::is_directory(status)) {
-    why = "it is a directory";
-  }
-  return absl::NotFoundError(absl::StrCat("cannot read ", path, ": ", why));
+  return absl::NotFoundError(text.status().message());
 }
 
 // Checked before FromHex, whose result is then returned as it is: moving a
@@ -83,16 +88,19 @@ absl::StatusOr<std::string> ParseVerifierKeyText(std::string_view text) {
 }  // namespace
 
 absl::StatusOr<std::string> ParseRefereeKeyArgument(std::string_view value) {
-  absl::StatusOr<std::string> key = ParseKeyArgument(value, ParseRawKey);
-  if (!key.ok()) return key;
+  bool from_file = false;
+  absl::StatusOr<std::string> key =
+      ParseKeyArgument(value, ParseRawKey, &from_file);
+  if (!key.ok() || !from_file) return key;
   // A secret key file holds its seed as 64 hex digits too, beside
   // FILE.pub (keygen, the referee's DATA_DIR/referee.key): taken for a
   // public key it would pin a key no log has, and be printed as one.
   const std::string path(value);
-  std::error_code error;
-  if (fs::is_regular_file(path, error) &&
-      fs::is_regular_file(path + ".pub", error)) {
-    absl::StatusOr<std::string> pub = ParsePublicKey(path + ".pub");
+  if (const absl::StatusOr<std::string> text = ReadKeyFile(path + ".pub");
+      text.ok()) {
+    const absl::string_view stripped = absl::StripAsciiWhitespace(*text);
+    absl::StatusOr<std::string> pub =
+        ParseRawKey(std::string_view(stripped.data(), stripped.size()));
     absl::StatusOr<SigningKey> secret = SigningKey::FromSeed(*key);
     if (pub.ok() && secret.ok() && secret->public_key() == *pub) {
       return absl::InvalidArgumentError(absl::StrCat(

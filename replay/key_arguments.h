@@ -2,20 +2,28 @@
 // each key as given on replay's command line (--key, --tlog_key): the key
 // itself or the path of a file that holds it.
 //
-// Contract of the Parse*KeyArgument functions: a value naming an existing
-// file is read and its content (surrounding whitespace dropped) parsed;
-// else a value that parses as a key is one; else a value that looks like a
-// path (it holds '/' but no '+', or ends in .vkey or .pub) fails as "cannot
-// read PATH: reason"; else the parse error says what form a key takes.
+// Contract of the Parse*KeyArgument functions: a value naming a regular
+// file is read (ReadSmallFile: opened without blocking, at most
+// kMaxKeyArgumentFileBytes, a larger one refused unread) and its content
+// (surrounding whitespace dropped) parsed; else a value that parses as a
+// key is one; else a value that looks like a path (it holds '/' but no
+// '+', or ends in .vkey or .pub) fails as "cannot read PATH: reason" (a
+// FIFO or device among them: not a regular file); else the parse error
+// says what form a key takes.
 #ifndef PYRAMID_REPLAY_KEY_ARGUMENTS_H_
 #define PYRAMID_REPLAY_KEY_ARGUMENTS_H_
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
 #include "absl/status/statusor.h"
 
 namespace pyramid {
+
+// The largest key file read: a key is 64 hex digits, a verifier key a
+// name and some 50 characters.
+inline constexpr uint64_t kMaxKeyArgumentFileBytes = 4096;
 
 // Whose signature a checkpoint must carry: a note verifier key
 // ("ORIGIN+KEYID+BASE64", which also fixes the origin), or else the

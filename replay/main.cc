@@ -24,11 +24,12 @@
 // flag the command does not take is one, e.g. `html --level`; with
 // --inclusion, a proof file that cannot be read or is of another kind (a
 // checkpoint, a log) fails before the log is verified; a secret key file
-// given to --key; --key and --tlog_key together naming two referees; for
-// consistency, files swapped or of another kind, or a proof between other
-// sizes, said without the usage; for verify-tournament, a directory that holds
-// neither schedule.json nor checkpoint; a file larger than this machine's
-// memory, which could not be held, refused unread). With several logs, one
+// given to --key; a flag given twice; --key and --tlog_key together naming
+// two referees; for consistency, files swapped or of another kind, or a
+// proof between other sizes, said without the usage; for verify-tournament,
+// a directory that holds neither schedule.json nor checkpoint; a file
+// larger than this machine's memory, which could not be held, refused
+// unread). With several logs, one
 // line each (in the order given) and the worst status of them all; several logs
 // are verified on every core (one thread per hardware thread), and a last line
 // on standard error says how many logs were verified and how many per second
@@ -38,8 +39,10 @@
 // --seat_keys=ROSTER (an auditor's file of NAME KEY lines, KEY 64 hex digits,
 // a file holding them, or none; replay/seat_roster.h) makes a log whose
 // header names a seat the roster lacks, or gives a seat another key than
-// the roster's (or none), not genuine at record 0; a roster that cannot be
-// read or parsed is a usage error naming its line. `replay
+// the roster's (or none), not genuine at record 0 (a NAME that holds a
+// blank or starts with # or " is written in double quotes, C escapes
+// inside); a roster that cannot be read or parsed (or a FIFO with no
+// writer, a device) is a usage error naming its line. `replay
 // html` writes the match viewer page (default: LOG with the extension .html)
 // whatever the verdict, and exits as `replay verify` would on that log (0, 1),
 // or 2 when the log cannot be read or the page cannot be written. `replay show`
@@ -98,7 +101,10 @@ int Usage(std::ostream& out = std::cerr) {
          "ROSTER with its key;\n"
          "    ROSTER has a line NAME KEY per bot, KEY 64 hex digits (its "
          "public key),\n"
-         "    a file holding them, or none; # starts a comment\n"
+         "    a file holding them, or none; # starts a comment; a NAME "
+         "with a blank or\n"
+         "    starting with # or \" in double quotes, C escapes inside "
+         "(\"seat 0\", \"#x\", \"a\\\"b\")\n"
          "  replay html [--key HEX|FILE] [--allow-unsealed] [--out FILE] "
          "LOG\n"
          "    writes the match viewer: one self-contained HTML page (default "
@@ -231,6 +237,13 @@ std::optional<Flags> ParseArgs(const std::vector<std::string>& args) {
         return std::nullopt;
       }
       value = args[i];
+    }
+    // A flag given twice: the last value would win silently (a second
+    // roster or referee key the user may think both apply).
+    if (std::find(flags.given.begin(), flags.given.end(), arg) !=
+        flags.given.end()) {
+      std::cerr << arg << " given twice\n";
+      return std::nullopt;
     }
     if (!SetFlag(arg, value, flags)) return std::nullopt;
     flags.given.push_back(arg);

@@ -1,6 +1,14 @@
 #include "replay/seat_roster.h"
 
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <map>
 #include <string>
@@ -13,7 +21,6 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "referee/core/log_sink.h"
 #include "referee/crypto/bytes.h"
 #include "referee/crypto/ed25519.h"
 
@@ -36,31 +43,105 @@ std::string KeyText(const std::string& key) {
   return key.empty() ? std::string(kNone) : ToHex(key);
 }
 
-// The public key in the file `field` names (relative to `directory`): as
-// ParsePublicKey reads it, but a secret key file beside its FILE.pub (both
-// keygen's) is refused, naming the public one, as `replay --key` does.
+bool IsBlank(char c) {
+  return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
+}
+
+// The fields of one roster line (without its newline), a quoted one
+// unescaped, up to a comment; INVALID_ARGUMENT for a quoted field cut
+// short or with a bad escape.
+absl::StatusOr<std::vector<std::string>> SplitFields(absl::string_view line) {
+  std::vector<std::string> fields;
+  size_t i = 0;
+  while (true) {
+    while (i < line.size() && IsBlank(line[i])) ++i;
+    if (i == line.size() || line[i] == '#') break;
+    if (line[i] != '"') {
+      const size_t start = i;
+      while (i < line.size() && !IsBlank(line[i])) ++i;
+      fields.emplace_back(line.substr(start, i - start));
+      continue;
+    }
+    const size_t open = i;
+    size_t close = open + 1;
+    while (close < line.size() && line[close] != '"') {
+      close += line[close] == '\\' ? 2 : 1;
+    }
+    if (close >= line.size()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "the quoted field at column ", open + 1, " has no closing quote"));
+    }
+    std::string field;
+    std::string why;
+    if (!absl::CUnescape(line.substr(open + 1, close - open - 1), &field,
+                         &why)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("the quoted field at column ", open + 1, ": ", why));
+    }
+    i = close + 1;
+    if (i < line.size() && !IsBlank(line[i])) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "want a blank after the quoted field at column ", open + 1, ", not '",
+          absl::CHexEscape(line.substr(i, 1)), "'"));
+    }
+    fields.push_back(std::move(field));
+  }
+  return fields;
+}
+
+// A key file read as ReadSmallFile reads it (regular files only).
+absl::StatusOr<std::string> ReadKeyFile(const std::string& path) {
+  return ReadSmallFile(
+      path, SmallFileOptions{.max_bytes = SeatRoster::kMaxKeyFileBytes});
+}
+
+// The public key in the text of the key file `path`: 64 hex digits, with
+// whitespace around them.
+absl::StatusOr<std::string> PublicKeyIn(const std::string& path,
+                                        std::string_view text) {
+  const std::string hex(
+      absl::StripAsciiWhitespace(absl::string_view(text.data(), text.size())));
+  if (hex.size() != 2 * kPublicKeySize || !AllHexDigits(hex)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        path, ": expected ", 2 * kPublicKeySize, " hex digits, found ",
+        hex.empty() ? std::string("nothing")
+        : AllHexDigits(hex)
+            ? absl::StrCat(hex.size(), " of them")
+            : absl::StrCat(hex.size(), " characters, not all hex digits")));
+  }
+  return FromHex(hex);
+}
+
+// The public key in the file `field` names (relative to `directory`), read
+// through ReadSmallFile (a regular file, at most kMaxKeyFileBytes); a
+// secret key file beside its FILE.pub (both keygen's) is refused, naming
+// the public one, as `replay --key` does.
 absl::StatusOr<std::string> KeyFromFile(std::string_view field,
                                         std::string_view directory) {
   fs::path path{std::string(field)};
   if (path.is_relative() && !directory.empty()) {
     path = fs::path(std::string(directory)) / path;
   }
-  std::error_code error;
-  if (!fs::is_regular_file(path, error)) {
-    const bool there = fs::exists(path, error) || error;
+  absl::StatusOr<std::string> text = ReadKeyFile(path.string());
+  if (absl::IsNotFound(text.status()) ||
+      absl::IsFailedPrecondition(text.status())) {
+    // Perhaps meant as a key: say what a key is.
     return absl::InvalidArgumentError(absl::StrCat(
         "bad key \"", absl::Utf8SafeCHexEscape(std::string(field)),
         "\": want 64 hex digits (the bot's Ed25519 public key), none, or "
         "the path of a file holding them (",
-        there ? absl::StrCat(path.string(), " is not a regular file")
-              : absl::StrCat("no file ", path.string()),
+        absl::IsNotFound(text.status())
+            ? absl::StrCat("no file ", path.string())
+            : std::string(text.status().message()),
         ")"));
   }
-  absl::StatusOr<std::string> key = ParsePublicKey(path.string());
+  if (!text.ok()) return text.status();
+  absl::StatusOr<std::string> key = PublicKeyIn(path.string(), *text);
   if (!key.ok()) return key;
   const std::string pub = path.string() + ".pub";
-  if (fs::is_regular_file(pub, error)) {
-    absl::StatusOr<std::string> beside = ParsePublicKey(pub);
+  if (absl::StatusOr<std::string> beside_text = ReadKeyFile(pub);
+      beside_text.ok()) {
+    absl::StatusOr<std::string> beside = PublicKeyIn(pub, *beside_text);
     absl::StatusOr<SigningKey> secret = SigningKey::FromSeed(*key);
     if (beside.ok() && secret.ok() && secret->public_key() == *beside) {
       return absl::InvalidArgumentError(
@@ -89,6 +170,66 @@ absl::StatusOr<std::string> ParseKeyField(std::string_view field,
   return KeyFromFile(field, directory);
 }
 
+// What a file of mode `mode` is, for "not a regular file (a FIFO)".
+std::string KindOf(mode_t mode) {
+  if (S_ISFIFO(mode)) return "a FIFO or pipe";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "neither a file nor a pipe";
+}
+
+// Reads `fd` (opened O_NONBLOCK) to its end into `out`: at most
+// `options.max_bytes`, waiting at most `options.pipe_idle_ms` for each
+// byte. `error(code, why)` makes the error.
+template <typename MakeError>
+absl::Status ReadToEnd(int fd, bool pipe, const SmallFileOptions& options,
+                       std::string& out, const MakeError& error) {
+  using Clock = std::chrono::steady_clock;
+  Clock::time_point last = Clock::now();
+  char buffer[1 << 16];
+  while (true) {
+    const ssize_t n = read(fd, buffer, sizeof(buffer));
+    if (n > 0) {
+      if (out.size() + static_cast<uint64_t>(n) > options.max_bytes) {
+        return error(
+            absl::StatusCode::kResourceExhausted,
+            absl::StrCat("it holds more than ", options.max_bytes, " bytes"));
+      }
+      out.append(buffer, static_cast<size_t>(n));
+      last = Clock::now();
+      continue;
+    }
+    if (n == 0) {
+      // A FIFO with no writer reads as its end at once: waiting for one
+      // (as a blocking open does) might never end.
+      if (pipe && out.empty()) {
+        return error(absl::StatusCode::kFailedPrecondition,
+                     "a FIFO or pipe with no writer and nothing in it");
+      }
+      return absl::OkStatus();
+    }
+    if (errno == EINTR) continue;
+    if (errno != EAGAIN && errno != EWOULDBLOCK) {
+      return error(absl::StatusCode::kDataLoss, std::strerror(errno));
+    }
+    // A writer that has not written yet. Polled in slices: a FIFO opened
+    // after its writer may never report POLLHUP when the writer closes,
+    // while read then says so.
+    const auto idle = std::chrono::duration_cast<std::chrono::milliseconds>(
+        Clock::now() - last);
+    if (idle.count() >= options.pipe_idle_ms) {
+      return error(absl::StatusCode::kDeadlineExceeded,
+                   absl::StrCat("nothing came from it for ",
+                                options.pipe_idle_ms, " ms"));
+    }
+    pollfd wait{.fd = fd, .events = POLLIN, .revents = 0};
+    poll(&wait, 1,
+         static_cast<int>(
+             std::min<int64_t>(100, options.pipe_idle_ms - idle.count())));
+  }
+}
+
 }  // namespace
 
 absl::StatusOr<SeatRoster> SeatRoster::Parse(std::string_view text,
@@ -99,24 +240,21 @@ absl::StatusOr<SeatRoster> SeatRoster::Parse(std::string_view text,
   for (const absl::string_view line :
        absl::StrSplit(absl::string_view(text.data(), text.size()), '\n')) {
     ++number;
-    std::vector<std::string_view> fields;
-    for (const absl::string_view field : absl::StrSplit(
-             line, absl::ByAnyChar(" \t\r\f\v"), absl::SkipEmpty())) {
-      if (field.front() == '#') break;  // A comment to the end of the line.
-      fields.emplace_back(field.data(), field.size());
-    }
-    if (fields.empty()) continue;
     auto error = [number](const std::string& why) {
       return absl::InvalidArgumentError(
           absl::StrCat("line ", number, ": ", why));
     };
+    absl::StatusOr<std::vector<std::string>> split = SplitFields(line);
+    if (!split.ok()) return error(std::string(split.status().message()));
+    const std::vector<std::string>& fields = *split;
+    if (fields.empty()) continue;
     if (fields.size() != 2) {
       return error(absl::StrCat(
           "want NAME KEY (KEY: 64 hex digits, a file holding them, or none), "
           "not ",
           fields.size(), " fields"));
     }
-    const std::string name(fields[0]);
+    const std::string& name = fields[0];
     absl::StatusOr<std::string> key = ParseKeyField(fields[1], directory);
     if (!key.ok()) {
       return error(absl::StrCat(absl::Utf8SafeCHexEscape(name), ": ",
@@ -137,12 +275,8 @@ absl::StatusOr<SeatRoster> SeatRoster::Parse(std::string_view text,
 }
 
 absl::StatusOr<SeatRoster> SeatRoster::ReadFile(const std::string& path) {
-  std::error_code error;
-  if (fs::is_directory(path, error)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("cannot read ", path, ": it is a directory"));
-  }
-  absl::StatusOr<std::string> text = ReadFileToString(path, kMaxFileBytes);
+  absl::StatusOr<std::string> text = ReadSmallFile(
+      path, SmallFileOptions{.max_bytes = kMaxFileBytes, .pipes = true});
   if (!text.ok()) return text.status();
   absl::StatusOr<SeatRoster> roster =
       Parse(*text, fs::path(path).parent_path().string());
@@ -181,6 +315,50 @@ bool JudgeSeats(const SeatRoster& roster, Verdict& verdict) {
   verdict.signature_failed = false;
   verdict.reason = std::move(differs);
   return false;
+}
+
+absl::StatusOr<std::string> ReadSmallFile(const std::string& path,
+                                          const SmallFileOptions& options) {
+  const auto error = [&path](absl::StatusCode code, const std::string& why) {
+    return absl::Status(code, absl::StrCat("cannot read ", path, ": ", why));
+  };
+  // O_NONBLOCK: opening a FIFO must not wait for a writer.
+  const int fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    const int reason = errno;
+    const absl::StatusCode code =
+        reason == ENOENT || reason == ENOTDIR || reason == ENAMETOOLONG
+            ? absl::StatusCode::kNotFound
+        : reason == EACCES || reason == EPERM
+            ? absl::StatusCode::kPermissionDenied
+            : absl::StatusCode::kFailedPrecondition;
+    return error(code, std::strerror(reason));
+  }
+  struct stat st;
+  absl::Status status;
+  std::string out;
+  if (fstat(fd, &st) != 0) {
+    status = error(absl::StatusCode::kDataLoss, std::strerror(errno));
+  } else if (S_ISDIR(st.st_mode)) {
+    status = error(absl::StatusCode::kFailedPrecondition, "it is a directory");
+  } else if (S_ISREG(st.st_mode)) {
+    if (static_cast<uint64_t>(st.st_size) > options.max_bytes) {
+      status = error(absl::StatusCode::kResourceExhausted,
+                     absl::StrCat("it is ", st.st_size, " bytes, more than ",
+                                  options.max_bytes, " (not read)"));
+    } else {
+      status = ReadToEnd(fd, false, options, out, error);
+    }
+  } else if (S_ISFIFO(st.st_mode) && options.pipes) {
+    status = ReadToEnd(fd, true, options, out, error);
+  } else {
+    status = error(
+        absl::StatusCode::kFailedPrecondition,
+        absl::StrCat("it is not a regular file (", KindOf(st.st_mode), ")"));
+  }
+  close(fd);
+  if (!status.ok()) return status;
+  return out;
 }
 
 }  // namespace pyramid

@@ -11,15 +11,31 @@
 //
 //   NAME KEY
 //
-// NAME is the seat's name as the log's header gives it (any bytes but
-// whitespace). KEY is the bot's public key as 64 hex digits (keygen's
-// FILE.pub, `replay show`'s "signs its commits with key ..."; upper or
-// lower case), the path of a file that holds them (a keygen FILE.pub; a
-// relative path is taken from the roster's directory; a secret key file
-// beside its .pub is refused), or `none` for a bot that plays without a
-// key. Fields are separated by blanks; a field that starts with `#`
-// starts a comment to the end of the line; blank lines are ignored. A
-// roster names at least one bot, and each bot once.
+// NAME is the seat's name as the log's header gives it. KEY is the bot's
+// public key as 64 hex digits (keygen's FILE.pub, `replay show`'s "signs
+// its commits with key ..."; upper or lower case), the path of a file that
+// holds them (a keygen FILE.pub, at most kMaxKeyFileBytes; a relative path
+// is taken from the roster's directory; a secret key file beside its .pub
+// is refused), or `none` for a bot that plays without a key. Fields are
+// separated by blanks (space, tab, CR, FF, VT); a field that starts with
+// `#` starts a comment to the end of the line; blank lines are ignored. A
+// field that starts with `"` is quoted: it ends at the next `"` not
+// escaped, and C escapes inside it stand for their bytes (\" \\ \n \t
+// \xHH ..., as absl::CUnescape reads them; a name quoted this way is the
+// form the verifier's messages print). Any name the referee seats (1 to 64
+// of any bytes) can be listed so: one that starts with `#` or `"`, or holds
+// a blank or a newline, must be quoted (`"#x"`, `"seat 0"`, `"a\"b"`);
+// any name may be. A quoted key is read as the same key bare. A roster names
+// at least one bot, and each bot once.
+//
+// The roster file itself is read through its descriptor, never waiting
+// long: a regular file up to kMaxFileBytes; or a pipe or FIFO
+// (`--seat_keys=<(grep ...)`, a named FIFO with a writer), read to its end
+// when it has a writer or data the moment it is opened, else refused at
+// once (a FIFO with no writer, which would otherwise wait for one), and
+// refused when nothing comes from it for kPipeIdleMs. Anything else (a
+// terminal, a device, a socket) is refused. A key file must be a regular
+// file.
 #ifndef PYRAMID_REPLAY_SEAT_ROSTER_H_
 #define PYRAMID_REPLAY_SEAT_ROSTER_H_
 
@@ -38,6 +54,11 @@ class SeatRoster {
  public:
   // The largest roster file read: a larger one is refused unread.
   static constexpr uint64_t kMaxFileBytes = 1 << 20;
+  // The largest key file a roster names: 64 hex digits and whitespace fit
+  // many times over; a larger file is refused unread.
+  static constexpr uint64_t kMaxKeyFileBytes = 4096;
+  // How long a roster that is a pipe may stay silent before it is refused.
+  static constexpr int kPipeIdleMs = 60'000;
 
   // Parses the roster `text` (the format above). A key given as a path is
   // read relative to `directory` (the roster file's; "" for the working
@@ -48,9 +69,10 @@ class SeatRoster {
   static absl::StatusOr<SeatRoster> Parse(std::string_view text,
                                           std::string_view directory = "");
 
-  // Reads and parses the roster file at `path`; the error names the file
-  // ("PATH line 3: ...", or why it cannot be read: not there, a directory,
-  // larger than kMaxFileBytes).
+  // Reads and parses the roster file at `path` (a regular file or a pipe,
+  // as said above); the error names the file ("PATH line 3: ...", or why
+  // it cannot be read: not there, a directory, larger than kMaxFileBytes,
+  // a FIFO with no writer, a device).
   static absl::StatusOr<SeatRoster> ReadFile(const std::string& path);
 
   // How many bots the roster names.
@@ -79,6 +101,33 @@ class SeatRoster {
 // genuine is left as it is (its header is not vouched for). Returns
 // whether the seats were found to match (the verdict not genuine: false).
 bool JudgeSeats(const SeatRoster& roster, Verdict& verdict);
+
+// How ReadSmallFile reads a file.
+struct SmallFileOptions {
+  // The most bytes read: a regular file larger than this is refused
+  // unread, a pipe once it has given more.
+  uint64_t max_bytes = 0;
+  // Whether a pipe or FIFO is read (as the roster is above), or refused as
+  // not a regular file.
+  bool pipes = false;
+  // How long a pipe may give nothing before it is refused.
+  int pipe_idle_ms = SeatRoster::kPipeIdleMs;
+};
+
+// The bytes of the file at `path`, opened without blocking and judged by
+// its descriptor (no race between a check and the open): a regular file,
+// or with `options.pipes` a pipe or FIFO that has a writer or data when it
+// is opened. The roster and its key files are read so, and replay's --key
+// and --tlog_key files (replay/key_arguments.h). Errors, each "cannot read
+// PATH: ...": NOT_FOUND when it cannot be opened (no such file, or a name
+// that no file can have: perhaps not a path at all); PERMISSION_DENIED;
+// FAILED_PRECONDITION for a directory ("it is a directory"), anything else
+// not read ("not a regular file (a FIFO)"), or a FIFO with no writer;
+// RESOURCE_EXHAUSTED for more than `options.max_bytes`; DEADLINE_EXCEEDED
+// for a pipe silent for `options.pipe_idle_ms`; DATA_LOSS when a read
+// fails.
+absl::StatusOr<std::string> ReadSmallFile(const std::string& path,
+                                          const SmallFileOptions& options);
 
 }  // namespace pyramid
 

@@ -2,9 +2,15 @@
 // every mistake in it named by line, and the judgement of a log's seats.
 #include "replay/seat_roster.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -58,6 +64,47 @@ TEST(SeatRosterTest, NamesKeysNoneCommentsAndBlankLines) {
   EXPECT_FALSE(roster->Has("#the"));
 }
 
+// Every name the referee seats can be listed: one that starts with '#' or
+// '"', or holds a blank (as the referee's own "seat 0" does), in double
+// quotes with C escapes, as the verifier's messages print it.
+TEST(SeatRosterTest, AnyNameCanBeListedInQuotes) {
+  const absl::StatusOr<SeatRoster> roster = SeatRoster::Parse(
+      absl::StrCat("\"#x\" none # a name that starts with #\n", "\"seat 0\"\t",
+                   ToHex(KeyA()), "\n",
+                   "\"a\\\"b\\\\c\" none\n",  // a"b\c
+                   "\"\\\"q\" none\n",        // "q
+                   "\"eve\\n\\x00\\t\\x01z\" none\n", "\"\\xff\\\'x\" none\n",
+                   "\"bob\" \"", ToHex(KeyB()), "\"\n",  // A quoted key.
+                   "\"\" \"none\"\n"));                  // An empty name.
+  ASSERT_TRUE(roster.ok()) << roster.status();
+  EXPECT_EQ(roster->size(), 8u);
+  EXPECT_TRUE(roster->Has("#x"));
+  EXPECT_EQ(roster->KeyOf("seat 0"), KeyA());
+  EXPECT_TRUE(roster->Has("a\"b\\c"));
+  EXPECT_TRUE(roster->Has("\"q"));
+  EXPECT_TRUE(roster->Has(std::string("eve\n\0\t\x01z", 8)));
+  EXPECT_TRUE(roster->Has("\xff'x"));
+  EXPECT_EQ(roster->KeyOf("bob"), KeyB());
+  EXPECT_EQ(roster->KeyOf(""), "");
+  EXPECT_EQ(roster->SeatsDiffer(HeaderOf({{"#x", ""}, {"seat 0", KeyA()}})),
+            "");
+
+  // A name as a message prints it, in its quotes, is that name.
+  const std::string odd(
+      "\x7f\"#\x01"
+      "a\xc3\xa9 b\n\x00",
+      11);
+  const std::string said =
+      SeatRoster::Parse("alice none\n")->SeatsDiffer(HeaderOf({{odd, ""}}));
+  const size_t open = said.find('"');
+  const size_t close = said.find(" (key none");
+  ASSERT_NE(close, std::string::npos) << said;
+  const absl::StatusOr<SeatRoster> copied = SeatRoster::Parse(
+      absl::StrCat(said.substr(open, close - open), " none\n"));
+  ASSERT_TRUE(copied.ok()) << copied.status() << said;
+  EXPECT_TRUE(copied->Has(odd)) << said;
+}
+
 TEST(SeatRosterTest, EachMistakeIsNamedWithItsLine) {
   const std::string key = ToHex(KeyA());
   const std::vector<std::pair<std::string, std::string>> cases = {
@@ -71,6 +118,16 @@ TEST(SeatRosterTest, EachMistakeIsNamedWithItsLine) {
        "line 3: alice is listed twice (first on line 1)"},
       {"", "names no bot"},
       {"# nothing but\n\n  # comments\n", "names no bot"},
+      {"\"alice none\n",
+       "line 1: the quoted field at column 1 has no "
+       "closing quote"},
+      {"bob none\n  \"alice\\\" none\n",
+       "line 2: the quoted field at column 3 has no closing quote"},
+      {"\"al\\qice\" none\n", "line 1: the quoted field at column 1: "},
+      {"\"al\\x100\" none\n", "line 1: the quoted field at column 1: "},
+      {"\"alice\"none\n",
+       "line 1: want a blank after the quoted field at column 1, not 'n'"},
+      {"\"alice\" none \"x\"\n", "line 1: want NAME KEY"},
   };
   for (const auto& [text, why] : cases) {
     const absl::StatusOr<SeatRoster> roster = SeatRoster::Parse(text);
@@ -121,7 +178,125 @@ TEST_F(SeatRosterFileTest, AKeyFileIsReadFromTheRostersDirectory) {
   roster = SeatRoster::ReadFile(Write("directory", "alice keys\n"));
   ASSERT_FALSE(roster.ok());
   EXPECT_THAT(std::string(roster.status().message()),
-              HasSubstr("is not a regular file"));
+              HasSubstr("alice: bad key \"keys\": want 64 hex digits"));
+  EXPECT_THAT(std::string(roster.status().message()),
+              HasSubstr("it is a directory"));
+  // A quoted path: a file name with a blank.
+  ASSERT_TRUE(WriteKeyFiles(tmp_.File("keys/carol dave.key"), *key).ok());
+  roster = SeatRoster::ReadFile(
+      Write("blank", "\"carol\" \"keys/carol dave.key.pub\"\n"));
+  ASSERT_TRUE(roster.ok()) << roster.status();
+  EXPECT_EQ(roster->KeyOf("carol"), key->public_key());
+}
+
+// A key file larger than kMaxKeyFileBytes is refused unread (a sparse file
+// of 300 MB was read whole), a FIFO without blocking; a secret key file
+// beside a huge .pub is not read whole either.
+TEST_F(SeatRosterFileTest, AKeyFileIsARegularFileOfAFewBytes) {
+  const std::string big = tmp_.File("big.pub");
+  ASSERT_EQ(truncate(Write("big.pub", "").c_str(), 300 << 20), 0);
+  absl::StatusOr<SeatRoster> roster =
+      SeatRoster::ReadFile(Write("roster", "alice big.pub\nbob none\n"));
+  ASSERT_FALSE(roster.ok());
+  EXPECT_EQ(std::string(roster.status().message()),
+            absl::StrCat(tmp_.File("roster"), " line 1: alice: cannot read ",
+                         big, ": it is ", 300 << 20, " bytes, more than ",
+                         SeatRoster::kMaxKeyFileBytes, " (not read)"));
+  // Hex digits and whitespace up to the bound are read.
+  Write("spaced.pub",
+        absl::StrCat(std::string(SeatRoster::kMaxKeyFileBytes - 65, '\n'),
+                     ToHex(KeyA()), "\n"));
+  roster = SeatRoster::ReadFile(Write("spaced", "alice spaced.pub\n"));
+  ASSERT_TRUE(roster.ok()) << roster.status();
+  EXPECT_EQ(roster->KeyOf("alice"), KeyA());
+  Write("long.pub",
+        absl::StrCat(std::string(SeatRoster::kMaxKeyFileBytes - 64, '\n'),
+                     ToHex(KeyA()), "\n"));
+  roster = SeatRoster::ReadFile(Write("long", "alice long.pub\n"));
+  ASSERT_FALSE(roster.ok());
+  EXPECT_THAT(std::string(roster.status().message()),
+              HasSubstr(absl::StrCat("it is ", SeatRoster::kMaxKeyFileBytes + 1,
+                                     " bytes, more than")));
+
+  ASSERT_EQ(mkfifo(tmp_.File("fifo.pub").c_str(), 0600), 0);
+  roster = SeatRoster::ReadFile(Write("fifo", "alice fifo.pub\n"));
+  ASSERT_FALSE(roster.ok());
+  EXPECT_THAT(std::string(roster.status().message()),
+              HasSubstr(absl::StrCat("(cannot read ", tmp_.File("fifo.pub"),
+                                     ": it is not a regular file (a FIFO or "
+                                     "pipe))")));
+}
+
+// A named FIFO with no writer is refused at once (opening it waited for a
+// writer forever); one with a writer, and a pipe (`<(...)`), are read.
+TEST_F(SeatRosterFileTest, ARosterThatIsAPipeIsReadOrRefusedWithoutHanging) {
+  const std::string fifo = tmp_.File("fifo");
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  absl::StatusOr<SeatRoster> roster = SeatRoster::ReadFile(fifo);
+  ASSERT_FALSE(roster.ok());
+  EXPECT_EQ(std::string(roster.status().message()),
+            absl::StrCat("cannot read ", fifo,
+                         ": a FIFO or pipe with no writer and nothing in it"));
+
+  // Its text written, its writer gone: read.
+  {
+    const int reader = open(fifo.c_str(), O_RDONLY | O_NONBLOCK);
+    ASSERT_GE(reader, 0);
+    const int writer = open(fifo.c_str(), O_WRONLY);
+    ASSERT_GE(writer, 0);
+    const std::string text = "alice none\n";
+    ASSERT_EQ(write(writer, text.data(), text.size()),
+              static_cast<ssize_t>(text.size()));
+    close(writer);
+    roster = SeatRoster::ReadFile(fifo);
+    close(reader);
+    ASSERT_TRUE(roster.ok()) << roster.status();
+    EXPECT_TRUE(roster->Has("alice"));
+  }
+
+  // A pipe whose writer writes later, as <(...) gives it.
+  int ends[2];
+  ASSERT_EQ(pipe(ends), 0);
+  std::thread writer([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    const std::string text = "bob none\n";
+    EXPECT_EQ(write(ends[1], text.data(), text.size()),
+              static_cast<ssize_t>(text.size()));
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    close(ends[1]);
+  });
+  roster = SeatRoster::ReadFile(absl::StrCat("/dev/fd/", ends[0]));
+  writer.join();
+  close(ends[0]);
+  ASSERT_TRUE(roster.ok()) << roster.status();
+  EXPECT_TRUE(roster->Has("bob"));
+
+  // A writer that never writes nor closes: refused once it was silent.
+  ASSERT_EQ(pipe(ends), 0);
+  const absl::StatusOr<std::string> silent = ReadSmallFile(
+      absl::StrCat("/dev/fd/", ends[0]),
+      SmallFileOptions{.max_bytes = 100, .pipes = true, .pipe_idle_ms = 200});
+  EXPECT_TRUE(absl::IsDeadlineExceeded(silent.status())) << silent.status();
+  EXPECT_THAT(std::string(silent.status().message()),
+              HasSubstr("nothing came from it for 200 ms"));
+  // Nor more than max_bytes from a pipe.
+  const std::string many(101, '#');
+  ASSERT_EQ(write(ends[1], many.data(), many.size()), 101);
+  close(ends[1]);
+  const absl::StatusOr<std::string> large =
+      ReadSmallFile(absl::StrCat("/dev/fd/", ends[0]),
+                    SmallFileOptions{.max_bytes = 100, .pipes = true});
+  close(ends[0]);
+  EXPECT_TRUE(absl::IsResourceExhausted(large.status())) << large.status();
+  EXPECT_THAT(std::string(large.status().message()),
+              HasSubstr("it holds more than 100 bytes"));
+
+  // A device is not read.
+  roster = SeatRoster::ReadFile("/dev/zero");
+  ASSERT_FALSE(roster.ok());
+  EXPECT_EQ(std::string(roster.status().message()),
+            "cannot read /dev/zero: it is not a regular file (a character "
+            "device)");
 }
 
 TEST_F(SeatRosterFileTest, AFileThatCannotBeReadOrIsTooLargeIsRefused) {

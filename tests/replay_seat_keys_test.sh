@@ -17,6 +17,12 @@
 #     roster: exit 1, naming each log; html and consistency do not take
 #     the flag.
 #  5. verify-tournament refuses a schedule.json with a key twice.
+#  6. What a roster names is read without waiting and within bounds: a
+#     300 MB key file (in the roster or as --key) refused unread; a FIFO
+#     with no writer refused at once (it hung), while `<(...)` and a FIFO
+#     with a writer are read; a FIFO as a key file refused.
+#  7. Names that need quotes ("#x", "seat 0"); --seat_keys or --key given
+#     twice is a usage error (the last one won).
 #
 # Runs from the source root. PYRAMID_BIN names the built binaries (default
 # build/bin).
@@ -157,5 +163,51 @@ cp -r "$EXAMPLE" "$tmp/example"
 sed -i 's/"name": "example",/"name": "other", "name": "example",/' "$tmp/example/schedule.json"
 run 1 verify-tournament "$tmp/example"
 has out "schedule.json: the key \"name\" appears twice in one object"
+
+# --- 6. Files read within bounds and without waiting.
+truncate -s 300M "$tmp/big.pub"
+printf 'golden-0 big.pub\ngolden-1 none\n' >"$tmp/big-roster"
+run 2 verify --seat_keys="$tmp/big-roster" "$LOG"
+has err "--seat_keys: $tmp/big-roster line 1: golden-0: cannot read $tmp/big.pub: it is 314572800 bytes, more than 4096 (not read)"
+run 2 verify --key="$tmp/big.pub" "$LOG"
+has err "--key: cannot read $tmp/big.pub: it is 314572800 bytes, more than 4096 (not read)"
+run 2 verify-tournament --tlog_key="$tmp/big.pub" "$EXAMPLE"
+has err "--tlog_key: cannot read $tmp/big.pub: it is 314572800 bytes"
+# A named FIFO with no writer: refused at once, not waited on.
+mkfifo "$tmp/fifo"
+status=0
+timeout 20 "$REPLAY" verify --seat_keys="$tmp/fifo" "$LOG" >"$tmp/out" 2>"$tmp/err" || status=$?
+((status == 2)) || fail "a FIFO with no writer as the roster: exit $status, not 2"
+has err "--seat_keys: cannot read $tmp/fifo: a FIFO or pipe with no writer and nothing in it"
+# With a writer, and as <(...): read.
+cat "$tmp/roster" >"$tmp/fifo" &
+writer=$!
+run 0 verify --key="$KEY" --seat_keys="$tmp/fifo" "$LOG"
+wait "$writer"
+has out "; 3 seats match the roster)"
+run 0 verify --key="$KEY" --seat_keys=<(sleep 0.3; grep -v '^#' "$tmp/roster") "$LOG"
+has out "; 3 seats match the roster)"
+run 2 verify --key="$KEY" --seat_keys=/dev/null "$LOG"
+has err "--seat_keys: cannot read /dev/null: it is not a regular file (a character device)"
+printf 'golden-0 fifo\n' >"$tmp/fifo-key"
+status=0
+timeout 20 "$REPLAY" verify --seat_keys="$tmp/fifo-key" "$LOG" >"$tmp/out" 2>"$tmp/err" || status=$?
+((status == 2)) || fail "a FIFO as a key file: exit $status, not 2"
+has err "(cannot read $tmp/fifo: it is not a regular file (a FIFO or pipe))"
+
+# --- 7. Quoted names, and each flag once.
+sed -e 's/^golden-1 none/"golden-1" "none"/' -e 's/^golden-0 /"golden\x2d0"\t/' "$tmp/roster" >"$tmp/quoted"
+run 0 verify --key="$KEY" --seat_keys="$tmp/quoted" "$LOG"
+has out "; 3 seats match the roster)"
+printf '"#x" none\n"seat 0" none\n' >"$tmp/odd-names"
+run 1 verify --seat_keys="$tmp/odd-names" "$LOG"
+has out "NOT GENUINE: record 0: seat 0 \"golden-0\" (key $KEY0 in the header) is not in the roster"
+run 2 verify --seat_keys="$tmp/roster" --seat_keys="$tmp/keyed" "$LOG"
+has err "--seat_keys given twice"
+[[ ! -s $tmp/out ]] || fail "a log was verified with --seat_keys twice"
+run 2 verify --key="$KEY" --key="$OTHER" "$LOG"
+has err "--key given twice"
+run 2 verify-tournament --seat_keys "$tmp/bots" --seat_keys "$tmp/bots" "$EXAMPLE"
+has err "--seat_keys given twice"
 
 echo "replay_seat_keys_test: all passed"
