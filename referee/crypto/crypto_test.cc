@@ -1273,6 +1273,28 @@ TEST(KeyFileTest, ReadSigningKeyRejectsBadFiles) {
   }
 }
 
+// A key file is a line of hex digits: a file of more than 4 KiB is refused
+// unread (a sparse file of a gigabyte must not be read), and a FIFO is
+// refused at once rather than waited on (nothing may ever write it).
+TEST(KeyFileTest, AHugeFileOrAFifoIsRefusedUnread) {
+  const TempDir dir = MakeTempDir();
+  const std::string huge = dir.File("huge.pub");
+  WriteFile(huge, "");
+  ASSERT_EQ(truncate(huge.c_str(), int64_t{1} << 30), 0);
+  absl::StatusOr<std::string> key = ParsePublicKey(huge);
+  ASSERT_FALSE(key.ok());
+  EXPECT_EQ(std::string(key.status().message()),
+            absl::StrCat("cannot read ", huge,
+                         ": it is 1073741824 bytes, more than the 4096 a key "
+                         "file holds (not read)"));
+  const std::string fifo = dir.File("fifo.pub");
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  absl::StatusOr<SigningKey> secret = ReadSigningKey(fifo);
+  ASSERT_FALSE(secret.ok());
+  EXPECT_EQ(std::string(secret.status().message()),
+            absl::StrCat("cannot read ", fifo, ": not a regular file"));
+}
+
 // A key file of the wrong length or with other characters says what it
 // holds, so that a truncated copy or a "0x" is plain to see.
 TEST(KeyFileTest, AWrongKeyFileSaysWhatItHolds) {

@@ -10,8 +10,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
@@ -68,14 +66,14 @@ std::string Described(std::string_view text) {
 
 absl::StatusOr<std::string> ReadHexFile(const std::string& path,
                                         size_t expected_bytes) {
-  std::error_code error;
-  if (std::filesystem::is_directory(path, error)) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("cannot read ", path, ": it is a directory"));
-  }
+  // A key file is a line of hex digits: anything much larger is not one,
+  // and is refused unread (a hostile path must not make the reader hold
+  // gigabytes). Opened without blocking and judged by its descriptor, so
+  // that a FIFO is refused instead of waited on.
+  constexpr size_t kMaxBytes = 4096;
   errno = 0;
-  std::ifstream in(path);
-  if (!in) {
+  const int fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
     // What the user must fix: a missing file, or one they may not read.
     const int reason = errno;
     const std::string message =
@@ -84,9 +82,43 @@ absl::StatusOr<std::string> ReadHexFile(const std::string& path,
     return reason == ENOENT ? absl::NotFoundError(message)
                             : absl::FailedPreconditionError(message);
   }
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  std::string text(absl::StripAsciiWhitespace(buffer.str()));
+  struct stat st;
+  std::string buffer;
+  std::string problem;
+  if (fstat(fd, &st) != 0) {
+    problem = std::strerror(errno);
+  } else if (S_ISDIR(st.st_mode)) {
+    problem = "it is a directory";
+  } else if (!S_ISREG(st.st_mode)) {
+    problem = "not a regular file";
+  } else if (static_cast<uint64_t>(st.st_size) > kMaxBytes) {
+    problem = absl::StrCat("it is ", st.st_size, " bytes, more than the ",
+                           kMaxBytes, " a key file holds (not read)");
+  } else {
+    buffer.resize(kMaxBytes + 1);
+    size_t got = 0;
+    while (got < buffer.size()) {
+      const ssize_t n = read(fd, buffer.data() + got, buffer.size() - got);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) {
+        problem = std::strerror(errno);
+        break;
+      }
+      if (n == 0) break;
+      got += static_cast<size_t>(n);
+    }
+    if (problem.empty() && got > kMaxBytes) {
+      problem =
+          absl::StrCat("more than the ", kMaxBytes, " bytes a key file holds");
+    }
+    buffer.resize(got);
+  }
+  close(fd);
+  if (!problem.empty()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("cannot read ", path, ": ", problem));
+  }
+  std::string text(absl::StripAsciiWhitespace(buffer));
   if (!IsHexOf(text, expected_bytes)) {
     return absl::InvalidArgumentError(
         absl::StrCat(path, ": expected ", expected_bytes * 2,
