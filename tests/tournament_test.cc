@@ -9,11 +9,13 @@
 // flight; 256 matches in flight without a timeout; refused tournament
 // files. And the `tournament` program itself, killed with SIGKILL mid-run,
 // resumes from its output directory.
+#include <errno.h>
 #include <signal.h>
 #include <sys/stat.h>
 
 #include <algorithm>
 #include <atomic>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -561,7 +563,8 @@ TEST_F(TournamentTest, InterruptedTournamentResumesWithoutReplaying) {
 // check of the lost logs, the embedded referee's start and the resume used
 // to read each again: 3 reads), and keeps the published proofs that still
 // stand against its unchanged checkpoint: an untouched proof keeps its
-// file, a damaged or missing one is written again, one of no match goes.
+// file, a damaged or missing one is written again. (A stray entry makes
+// proofs/ anew: ARunAgainMakesAnewAProofsDirectoryHoldingOtherThanProofs.)
 TEST_F(TournamentTest, AFinishedTournamentRunAgainReadsEachLogOnce) {
   const v1::Tournament t =
       Make("rock_paper_pyramid", 3, 3, "rounds: 2 concurrency: 2");
@@ -581,7 +584,6 @@ TEST_F(TournamentTest, AFinishedTournamentRunAgainReadsEachLogOnce) {
   ASSERT_EQ(stat(proofs[0].c_str(), &untouched), 0);
   std::ofstream(proofs[1], std::ios::trunc) << "damaged";
   fs::remove(proofs[2]);
-  std::ofstream(dir_.File("out/proofs/stray.tlog-proof")) << "stray";
 
   std::map<std::string, int> reads;
   RunOptions options;
@@ -602,10 +604,69 @@ TEST_F(TournamentTest, AFinishedTournamentRunAgainReadsEachLogOnce) {
     EXPECT_EQ(ReadFileToString(proof).value_or(""), proof_bytes[proof])
         << proof;
   }
-  EXPECT_FALSE(fs::exists(dir_.File("out/proofs/stray.tlog-proof")));
   struct stat kept;
   ASSERT_EQ(stat(proofs[0].c_str(), &kept), 0);
   EXPECT_EQ(kept.st_ino, untouched.st_ino);
+  EXPECT_FALSE(fs::exists(dir_.File("out/proofs.new")));
+}
+
+// What a finished tournament run again finds in proofs/ under a proof's
+// name is read only when it is a regular file of at most 1 MiB: a FIFO
+// hung the run (SIGTERM did not stop it), a symlink to /dev/zero was read
+// to the machine's memory, and a directory failed every later run ("cannot
+// write ...tlog-proof: Is a directory"), leaving NAME.tlog-proof.new in
+// proofs/, a proof without its log to `replay verify-tournament`. Such
+// entries, a stray file and a *.new an earlier failure left make proofs/
+// anew: the run finishes, every proof a regular file again, and the
+// directory verifies.
+TEST_F(TournamentTest,
+       ARunAgainMakesAnewAProofsDirectoryHoldingOtherThanProofs) {
+  const v1::Tournament t =
+      Make("rock_paper_pyramid", 3, 3, "rounds: 2 concurrency: 2");
+  absl::StatusOr<v1::TournamentResults> first = Run(t);
+  ASSERT_TRUE(first.ok()) << first.status() << progress_.str();
+  ASSERT_EQ(first->verified(), 6u);
+  std::map<std::string, std::string> proof_bytes;  // By file name.
+  std::vector<fs::path> proofs;
+  for (const v1::TournamentMatchResult& m : first->matches()) {
+    const fs::path proof = dir_.File(absl::StrCat(
+        "out/proofs/", fs::path(m.log_file()).stem().string(), ".tlog-proof"));
+    proofs.push_back(proof);
+    proof_bytes[proof.filename().string()] =
+        ReadFileToString(proof.string()).value_or("");
+  }
+  for (const fs::path& proof : {proofs[0], proofs[1], proofs[2]}) {
+    ASSERT_TRUE(fs::remove(proof)) << proof;
+  }
+  ASSERT_EQ(mkfifo(proofs[0].c_str(), 0600), 0) << std::strerror(errno);
+  ASSERT_TRUE(fs::create_directories(proofs[1] / "inside"));
+  fs::create_symlink("/dev/zero", proofs[2]);
+  fs::path left = proofs[3];
+  left += ".new";
+  std::ofstream(left) << "left by a failure";
+  std::ofstream(dir_.File("out/proofs/stray.tlog-proof")) << "stray";
+
+  testing_util::Process again(TournamentCommand(t), dir_.File("again.out"),
+                              dir_.File("again.err"));
+  ASSERT_EQ(again.Wait(absl::Seconds(120)), 0) << again.err();
+  std::map<std::string, std::string> now;
+  for (const fs::directory_entry& entry :
+       fs::directory_iterator(dir_.File("out/proofs"))) {
+    EXPECT_TRUE(fs::is_regular_file(entry.symlink_status())) << entry.path();
+    now[entry.path().filename().string()] =
+        fs::is_regular_file(entry.symlink_status())
+            ? ReadFileToString(entry.path().string()).value_or("?")
+            : "not a file";
+  }
+  EXPECT_EQ(now, proof_bytes);
+  EXPECT_FALSE(fs::exists(dir_.File("out/proofs.new")));
+  testing_util::Process check({(fs::path(BinDir()) / "replay").string(),
+                               "verify-tournament", dir_.File("out")},
+                              dir_.File("check.out"), dir_.File("check.err"));
+  EXPECT_EQ(check.Wait(absl::Seconds(60)), 0) << check.out() << check.err();
+  EXPECT_THAT(check.out(),
+              HasSubstr(": 6 matches, all included in checkpoint 6"));
+  EXPECT_THAT(check.out(), Not(HasSubstr("problem")));
 }
 
 // The progress a run writes, which a test may read while the run goes on:
@@ -1235,6 +1296,84 @@ TEST_F(TournamentTest, WaitsForAPlaceOnAFullReferee) {
   EXPECT_EQ(results->matches_size(), 6);
   ExpectAllGenuine(*results);
   EXPECT_THAT(progress_.str(), Not(HasSubstr("retrying in")));
+}
+
+// A place on a full referee that another client's match holds: the wait
+// for it gives up after --referee_retry_s in which none of the
+// tournament's matches ended or was created, each match then "not played"
+// as after an outage's retries (exit status 1, a resume plays them). It
+// used to back off and try again forever at concurrency 1 (0/3 matches),
+// and at 2 gave up only in the thread that waited for its own matches:
+// now every match waiting gives up then, and a later one refused fails at
+// once, at any concurrency. An interruption ends such a wait, said as one
+// for a place on a full referee (not one "which does not answer").
+TEST_F(TournamentTest, AWaitForAPlaceAnotherClientHoldsGivesUpAsDocumented) {
+  std::unique_ptr<testing_util::Process> referee =
+      StartReferee(dir_.path(), {"--max_live_matches=1"});
+  ASSERT_NE(referee, nullptr);
+  const RemoteReferee remote(dir_.path());
+  fs::create_directories(dir_.File("tok"));
+  testing_util::Process holder(
+      {(fs::path(BinDir()) / "refctl").string(), "--referee=" + remote.address,
+       "--admin_token_file=" + remote.admin_token, "create-match", "--seats=3",
+       "--commit_timeout_ms=600000", "--reveal_timeout_ms=600000",
+       "--seed_timeout_ms=600000", "--token_dir=" + dir_.File("tok")},
+      dir_.File("holder.out"), dir_.File("holder.err"));
+  ASSERT_EQ(holder.Wait(absl::Seconds(30)), 0) << holder.err();
+  std::vector<std::string> argv =
+      TournamentCommand(Make("rock_paper_pyramid", 3, 3));
+  argv.insert(argv.end(),
+              {"--referee=" + remote.address, "--referee_key=" + remote.key,
+               "--admin_token_file=" + remote.admin_token});
+  const std::string gave_up = absl::StrCat(
+      "not played: creating a match: the referee at ", remote.address,
+      " is full, and none of this tournament's matches has ended or been "
+      "created for 3s (--referee_retry_s): the referee's limit of live "
+      "matches is reached (--max_live_matches=1, 1 live)");
+  for (const int concurrency : {1, 2}) {
+    const std::string out = dir_.File(absl::StrCat("out-", concurrency));
+    std::vector<std::string> command = argv;
+    command.insert(command.end(), {"--referee_retry_s=3",
+                                   absl::StrCat("--concurrency=", concurrency),
+                                   "--output_dir=" + out});
+    const absl::Time start = absl::Now();
+    testing_util::Process run(command, out + ".out", out + ".err");
+    ASSERT_EQ(run.Wait(absl::Seconds(90)), 1)
+        << "concurrency " << concurrency << ": " << run.err();
+    EXPECT_GE(absl::Now() - start, absl::Seconds(3));
+    absl::StatusOr<std::vector<v1::TournamentMatchResult>> journaled =
+        Journal::Read(out + "/journal.jsonl");
+    ASSERT_TRUE(journaled.ok()) << journaled.status();
+    ASSERT_EQ(journaled->size(), 3u) << run.err();
+    for (const v1::TournamentMatchResult& m : *journaled) {
+      EXPECT_THAT(m.verdict(), HasSubstr(gave_up))
+          << "concurrency " << concurrency;
+    }
+    EXPECT_THAT(run.err(),
+                HasSubstr(absl::StrCat("tournament: the referee at ",
+                                       remote.address, " is full (")));
+  }
+
+  // The same wait, interrupted.
+  std::vector<std::string> command = argv;
+  command.insert(command.end(), {"--referee_retry_s=300", "--concurrency=2",
+                                 "--output_dir=" + dir_.File("out-i")});
+  testing_util::Process run(command, dir_.File("i.out"), dir_.File("i.err"));
+  const absl::Time end = absl::Now() + absl::Seconds(60);
+  while (run.running() && absl::Now() < end &&
+         run.err().find(" is full (") == std::string::npos) {
+    absl::SleepFor(absl::Milliseconds(20));
+  }
+  ASSERT_TRUE(run.running()) << run.err();
+  run.Signal(SIGTERM);
+  EXPECT_EQ(run.Wait(absl::Seconds(60)), 130) << run.err();
+  EXPECT_THAT(run.err(),
+              HasSubstr(absl::StrCat(
+                  "interrupted: not waiting for a place on the referee at ",
+                  remote.address,
+                  ", which is full (its --max_live_matches): a match that "
+                  "waits for one is not created, and the resume plays it\n")));
+  EXPECT_THAT(run.err(), Not(HasSubstr("which does not answer")));
 }
 
 // A referee started with --public_watch=false answers Watch, GetLog and the

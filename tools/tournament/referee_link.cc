@@ -207,14 +207,14 @@ absl::StatusOr<std::unique_ptr<RefereeLink>> RefereeLink::Connect(
   return link;
 }
 
-void RefereeLink::SetRetryHooks(std::function<bool()> interrupted,
+void RefereeLink::SetRetryHooks(std::function<bool(Waiting)> interrupted,
                                 std::function<void(const std::string&)> note) {
   interrupted_ = std::move(interrupted);
   note_ = std::move(note);
 }
 
-bool RefereeLink::Interrupted() {
-  return cancelled_.load() || (interrupted_ && interrupted_());
+bool RefereeLink::Interrupted(Waiting what) {
+  return cancelled_.load() || (interrupted_ && interrupted_(what));
 }
 
 bool RefereeLink::RetryNoteDue(absl::Duration delay) {
@@ -238,7 +238,7 @@ grpc::Status RefereeLink::Retrying(const std::function<grpc::Status()>& call) {
                       (status.error_code() == grpc::StatusCode::CANCELLED &&
                        !cancelled_.load());
     if (!lost) return status;
-    if (Interrupted()) {
+    if (Interrupted(Waiting::kAnswer)) {
       return grpc::Status(grpc::StatusCode::CANCELLED, kInterrupted);
     }
     if (absl::Now() + backoff.delay() > give_up) return status;
@@ -260,7 +260,7 @@ grpc::Status RefereeLink::Retrying(const std::function<grpc::Status()>& call) {
     const absl::Time connect_by =
         channel_ == nullptr ? retry_at : retry_at + backoff.delay();
     for (absl::Time now = absl::Now(); now < connect_by; now = absl::Now()) {
-      if (Interrupted()) {
+      if (Interrupted(Waiting::kAnswer)) {
         return grpc::Status(grpc::StatusCode::CANCELLED, kInterrupted);
       }
       const absl::Time slice = std::min(now + absl::Milliseconds(100),
@@ -326,12 +326,14 @@ absl::Status RefereeLink::CheckAdminToken() {
 
 absl::StatusOr<v1::CreateMatchResponse> RefereeLink::CreateMatch(
     const v1::CreateMatchRequest& request) {
-  // The wait for a place gives up only after retry_for_ in which none of
-  // this link's matches ended (AwaitEnd) and no creation was admitted.
-  absl::Time give_up = absl::Now() + retry_for_;
+  {
+    absl::MutexLock lock(&place_mu_);
+    // The tournament's first creation starts the clock of its progress.
+    if (progress_at_ == absl::InfinitePast()) progress_at_ = absl::Now();
+  }
   Backoff backoff;  // Between tries the link's own ends do not pace.
   while (true) {
-    if (absl::Status s = AwaitPlace(give_up); !s.ok()) return s;
+    if (absl::Status s = AwaitPlace(); !s.ok()) return s;
     v1::CreateMatchResponse response;
     grpc::Status status = Retrying([&] {
       grpc::ClientContext context;
@@ -340,18 +342,25 @@ absl::StatusOr<v1::CreateMatchResponse> RefereeLink::CreateMatch(
     });
     absl::MutexLock lock(&place_mu_);
     --reserved_;
+    place_cv_.SignalAll();
     if (status.ok()) {
       live_.insert(response.match_id());
-      place_cv_.SignalAll();
+      progress_at_ = absl::Now();
+      // More of the link's matches live than the limit it learnt: the
+      // referee takes more now (restarted with a larger
+      // --max_live_matches, or other clients' matches ended). No limit
+      // until the next refusal says one.
+      if (static_cast<int>(live_.size()) > limit_) limit_ = kNoLimit;
       return response;
     }
-    place_cv_.SignalAll();
     if (!FullStatus(status)) return FromGrpc(status, "creating a match");
     // The referee is full: at most its limit (else what is live of ours)
     // in flight from now on, each further match starting as one ends.
     const int said = LimitIn(status.error_message());
     const int ours = static_cast<int>(live_.size()) + reserved_;
     limit_ = std::max(1, said > 0 ? said : ours);
+    refusal_ = status.error_message();
+    probe_at_ = absl::Now() + kProbeEvery;
     ++full_refusals_;
     if (!full_noted_ && note_) {
       full_noted_ = true;
@@ -360,6 +369,7 @@ absl::StatusOr<v1::CreateMatchResponse> RefereeLink::CreateMatch(
                          said > 0 ? absl::StrCat("its ", said) : "those live",
                          " wait for a place, each created as one ends"));
     }
+    if (absl::Status s = StalledStatus(); !s.ok()) return s;
     // A place this link counted as free was refused: other clients' matches
     // hold it, or the referee has not yet counted out a match that ended.
     // Tried again at the next end of one of this link's matches, or after
@@ -369,38 +379,32 @@ absl::StatusOr<v1::CreateMatchResponse> RefereeLink::CreateMatch(
       const absl::Time retry_at = absl::Now() + backoff.delay();
       backoff.Grow();
       while (ends_ == ends && absl::Now() < retry_at) {
-        if (Interrupted()) return absl::CancelledError(kInterrupted);
+        if (Interrupted(Waiting::kPlace)) {
+          return absl::CancelledError(kInterrupted);
+        }
+        if (absl::Status s = StalledStatus(); !s.ok()) return s;
         place_cv_.WaitWithTimeout(&place_mu_, absl::Milliseconds(100));
       }
     } else {
       backoff.Reset();
     }
-    give_up = std::max(give_up, last_progress_ + retry_for_);
   }
 }
 
-absl::Status RefereeLink::AwaitPlace(absl::Time& give_up) {
+absl::Status RefereeLink::AwaitPlace() {
   absl::MutexLock lock(&place_mu_);
-  // A second without any of the link's matches ending, a creation is tried
-  // anyway: the referee's other clients may have freed places this link
-  // cannot see.
-  uint64_t ends = ends_;
-  absl::Time probe_at = absl::Now() + absl::Seconds(1);
-  while (static_cast<int>(live_.size()) + reserved_ >= limit_ &&
-         absl::Now() < probe_at) {
-    if (Interrupted()) return absl::CancelledError(kInterrupted);
-    if (ends_ != ends) {
-      ends = ends_;
-      probe_at = absl::Now() + absl::Seconds(1);
+  while (static_cast<int>(live_.size()) + reserved_ >= limit_) {
+    if (Interrupted(Waiting::kPlace)) {
+      return absl::CancelledError(kInterrupted);
     }
-    give_up = std::max(give_up, last_progress_ + retry_for_);
-    if (absl::Now() > give_up) {
-      return absl::UnavailableError(
-          absl::StrCat("creating a match: the referee at ", address_,
-                       " stayed full (its --max_live_matches) for ",
-                       absl::FormatDuration(retry_for_),
-                       " while none of this tournament's matches ended "
-                       "(--referee_retry_s)"));
+    if (absl::Status s = StalledStatus(); !s.ok()) return s;
+    // Once a second, one creation is tried beyond the limit, whether or
+    // not the link's matches end meanwhile: the referee may take more now
+    // (other clients' matches ended, or it was restarted with a larger
+    // limit), which only a try can tell.
+    if (absl::Now() >= probe_at_) {
+      probe_at_ = absl::Now() + kProbeEvery;
+      break;
     }
     place_cv_.WaitWithTimeout(&place_mu_, absl::Milliseconds(100));
   }
@@ -408,11 +412,20 @@ absl::Status RefereeLink::AwaitPlace(absl::Time& give_up) {
   return absl::OkStatus();
 }
 
-void RefereeLink::Ended(const std::string& match_id) {
+absl::Status RefereeLink::StalledStatus() const {
+  if (absl::Now() < progress_at_ + retry_for_) return absl::OkStatus();
+  return absl::UnavailableError(absl::StrCat(
+      "creating a match: the referee at ", address_,
+      " is full, and none of this tournament's matches has ended or been "
+      "created for ",
+      absl::FormatDuration(retry_for_), " (--referee_retry_s): ", refusal_));
+}
+
+void RefereeLink::Ended(const std::string& match_id, bool over) {
   absl::MutexLock lock(&place_mu_);
+  if (over) progress_at_ = std::max(progress_at_, absl::Now());
   if (live_.erase(match_id) == 0) return;
   ++ends_;
-  last_progress_ = absl::Now();
   place_cv_.SignalAll();
 }
 
@@ -453,8 +466,9 @@ absl::Status RefereeLink::AwaitEnd(const std::string& match_id) {
   absl::Status status =
       embedded_ != nullptr ? AwaitEmbedded(match_id) : AwaitRemote(match_id);
   // Over, or no longer waited for: its place is free for the link's next
-  // match (a match abandoned at an interruption starts none).
-  Ended(match_id);
+  // match (a match abandoned at an interruption starts none). Only an end
+  // seen is the tournament's progress.
+  Ended(match_id, status.ok() || absl::IsDataLoss(status));
   return status;
 }
 

@@ -100,12 +100,17 @@ class RefereeLink {
   // beyond them waits for one of them to end, then creates its match at
   // once, instead of retrying with backoff. A place the link counted free
   // that is refused (another client's match holds it) is tried again at
-  // the next end or after a backoff; a wait for a place in which none of
-  // the link's matches ended for a second tries anyway (another client's
-  // matches may have ended). One line says
-  // the first refusal. The wait ends with CANCELLED when interrupted, and
-  // fails (UNAVAILABLE) after `retry_for` in which none of the link's
-  // matches ended.
+  // the next end or after a backoff. Once a second at most, one waiting
+  // CreateMatch tries beyond the limit anyway, whether or not the link's
+  // matches end: other clients' matches may have ended, or the referee
+  // been restarted with a larger limit; a creation beyond it lifts the
+  // limit until the next refusal. One line says the first refusal.
+  // The wait ends with CANCELLED when interrupted. It fails (UNAVAILABLE,
+  // "... is full, and none of this tournament's matches has ended or been
+  // created for ...") once `retry_for` has passed since the last end of
+  // one of the link's matches or creation of one (or since its first
+  // CreateMatch): every CreateMatch waiting then fails together, and a
+  // later one that is refused fails at once until one ends or is created.
   absl::StatusOr<referee::v1::CreateMatchResponse> CreateMatch(
       const referee::v1::CreateMatchRequest& request);
   // How many times the referee refused a CreateMatch for its live-match
@@ -155,18 +160,24 @@ class RefereeLink {
   // wait to retry a call.
   void Cancel();
 
+  // What a call waits for when `interrupted` is polled (SetRetryHooks):
+  // an answer from a referee that did not answer, or a place on a full
+  // one (CreateMatch).
+  enum class Waiting { kAnswer, kPlace };
+
   // Called before any call above. While a call waits to be retried (the
-  // referee did not answer), `interrupted` is polled (from the calling
-  // thread, every 100 ms at most): once it returns true the call fails at
-  // once with CANCELLED ("interrupted"), and so does every later call that
-  // would wait (the link itself is not cancelled: calls that the referee
-  // answers, and waits for the end of a match, go on until Cancel()).
-  // `note` gets one line per wait: "tournament: the referee at ADDRESS did
-  // not answer (UNAVAILABLE: ...); retrying in 200ms
+  // referee did not answer) or for a place (CreateMatch), `interrupted` is
+  // polled with what it waits for (from the calling thread, every 100 ms
+  // at most): once it returns true the call fails at once with CANCELLED
+  // ("interrupted"), and so does every later call that would wait (the link
+  // itself is not cancelled: calls that the referee answers, and waits for the
+  // end of a match, go on until Cancel()). `note` gets one line per wait:
+  // "tournament: the referee at ADDRESS did not answer (UNAVAILABLE: ...);
+  // retrying in 200ms
   // (--referee_retry_s)"; calls that wait out the same outage together say
   // each step once (a line of the same wait within a second of another is
   // not repeated).
-  void SetRetryHooks(std::function<bool()> interrupted,
+  void SetRetryHooks(std::function<bool(Waiting)> interrupted,
                      std::function<void(const std::string&)> note);
 
  private:
@@ -179,16 +190,20 @@ class RefereeLink {
   // `retry_for_` has passed, or Cancel() was called or the link was
   // interrupted (SetRetryHooks) while it waited.
   grpc::Status Retrying(const std::function<grpc::Status()>& call);
-  // True once cancelled, or while `interrupted_` says so.
-  bool Interrupted();
+  // True once cancelled, or while `interrupted_` says so of a call waiting
+  // for `what`.
+  bool Interrupted(Waiting what);
   // Waits until fewer than limit_ of the link's matches are live or being
-  // created, or a second has passed without any of them ending; then
-  // counts one more being created.
-  // CANCELLED when interrupted; UNAVAILABLE after `give_up` (moved on by
-  // each end of one of the link's matches).
-  absl::Status AwaitPlace(absl::Time& give_up);
-  // The link's match `match_id` is over (or no longer waited for).
-  void Ended(const std::string& match_id);
+  // created, or it is time to try beyond the limit (probe_at_); then
+  // counts one more being created. CANCELLED when interrupted;
+  // StalledStatus's error once it has one.
+  absl::Status AwaitPlace();
+  // The one rule by which a CreateMatch on a full referee gives up:
+  // UNAVAILABLE once `retry_for_` has passed since progress_at_; OK before.
+  absl::Status StalledStatus() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(place_mu_);
+  // The link's match `match_id` is no longer waited for; `over` when its
+  // end was seen (the tournament's progress).
+  void Ended(const std::string& match_id, bool over);
   // Whether a wait of `delay` is to be said: not when a wait as long was
   // said less than a second ago (by another call waiting out the outage).
   bool RetryNoteDue(absl::Duration delay);
@@ -205,7 +220,7 @@ class RefereeLink {
 
   absl::Duration retry_for_ = absl::ZeroDuration();
   std::atomic<bool> cancelled_{false};
-  std::function<bool()> interrupted_;             // SetRetryHooks.
+  std::function<bool(Waiting)> interrupted_;      // SetRetryHooks.
   std::function<void(const std::string&)> note_;  // SetRetryHooks.
   absl::Mutex mu_;
   std::set<grpc::ClientContext*> watches_ ABSL_GUARDED_BY(mu_);
@@ -217,9 +232,16 @@ class RefereeLink {
   absl::CondVar place_cv_;
   std::set<std::string> live_ ABSL_GUARDED_BY(place_mu_);  // Match ids.
   int reserved_ ABSL_GUARDED_BY(place_mu_) = 0;            // CreateMatch calls.
-  int limit_ ABSL_GUARDED_BY(place_mu_) = std::numeric_limits<int>::max();
+  static constexpr int kNoLimit = std::numeric_limits<int>::max();
+  static constexpr absl::Duration kProbeEvery = absl::Seconds(1);
+  int limit_ ABSL_GUARDED_BY(place_mu_) = kNoLimit;
   uint64_t ends_ ABSL_GUARDED_BY(place_mu_) = 0;  // Of live_ matches.
-  absl::Time last_progress_ ABSL_GUARDED_BY(place_mu_) = absl::InfinitePast();
+  // The last end of one of the link's matches or creation of one (the
+  // first CreateMatch's start before any): StalledStatus.
+  absl::Time progress_at_ ABSL_GUARDED_BY(place_mu_) = absl::InfinitePast();
+  // When a creation may next try beyond limit_ (AwaitPlace).
+  absl::Time probe_at_ ABSL_GUARDED_BY(place_mu_) = absl::InfinitePast();
+  std::string refusal_ ABSL_GUARDED_BY(place_mu_);  // The last full one's.
   int full_refusals_ ABSL_GUARDED_BY(place_mu_) = 0;
   bool full_noted_ ABSL_GUARDED_BY(place_mu_) = false;
 };

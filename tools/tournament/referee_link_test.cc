@@ -1,21 +1,30 @@
 // WrongRefereeKey, the runner's check of a fetched log's header against the
 // pinned referee key (StopOnWrongKey in runner.cc): what stops a tournament
 // on a referee that serves no transparency log checkpoint. (The whole of it,
-// against such a referee, is in tests/tournament_test.cc.) And the lines a
-// link says while it waits for a referee that does not answer.
+// against such a referee, is in tests/tournament_test.cc.) The lines a
+// link says while it waits for a referee that does not answer. And the
+// wait for a place on a referee at its live-match limit, against a fake
+// referee whose limit a test sets.
 #include "tools/tournament/referee_link.h"
 
+#include <algorithm>
+#include <atomic>
 #include <fstream>
+#include <memory>
 #include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
+#include "pyramid/referee/v1/referee_service.grpc.pb.h"
 #include "referee/crypto/ed25519.h"
 #include "replay/verifier.h"
 #include "tests/temp_dir.h"
@@ -80,7 +89,7 @@ TEST(RefereeLinkTest, CallsWaitingTogetherSayEachWaitOnce) {
   ASSERT_TRUE(link.ok()) << link.status();
   absl::Mutex mu;
   std::vector<std::string> lines;
-  (*link)->SetRetryHooks([] { return false; },
+  (*link)->SetRetryHooks([](RefereeLink::Waiting) { return false; },
                          [&](const std::string& line) {
                            absl::MutexLock lock(&mu);
                            lines.push_back(line);
@@ -110,6 +119,115 @@ TEST(RefereeLinkTest, CallsWaitingTogetherSayEachWaitOnce) {
   // that they are fewer than one per call is certain.
   EXPECT_EQ(first_waits, 1) << absl::StrJoin(lines, "\n");
   EXPECT_LT(lines.size(), 3u * kCalls) << absl::StrJoin(lines, "\n");
+}
+
+namespace v1 = ::pyramid::referee::v1;
+
+// A referee that creates matches while fewer than its limit are live,
+// refusing more as a referee at its --max_live_matches does, each match
+// over `length` after its Watch began.
+class LimitedReferee final : public v1::Referee::Service {
+ public:
+  explicit LimitedReferee(absl::Duration length) : length_(length) {}
+
+  grpc::Status CreateMatch(grpc::ServerContext*, const v1::CreateMatchRequest*,
+                           v1::CreateMatchResponse* response) override {
+    absl::MutexLock lock(&mu_);
+    if (live_ >= limit_) {
+      return grpc::Status(
+          grpc::StatusCode::UNAVAILABLE,
+          absl::StrCat("the referee's limit of live matches is reached "
+                       "(--max_live_matches=",
+                       limit_, ", ", live_, " live); try again when one ends"));
+    }
+    ++live_;
+    peak_ = std::max(peak_, live_);
+    response->set_match_id(absl::StrCat("m", ++created_));
+    return grpc::Status::OK;
+  }
+
+  grpc::Status Watch(grpc::ServerContext* context, const v1::WatchRequest*,
+                     grpc::ServerWriter<v1::WatchEvent>*) override {
+    const absl::Time over = absl::Now() + length_;
+    while (absl::Now() < over && !context->IsCancelled()) {
+      absl::SleepFor(absl::Milliseconds(10));
+    }
+    absl::MutexLock lock(&mu_);
+    --live_;
+    return grpc::Status::OK;
+  }
+
+  // As a referee restarted with another --max_live_matches.
+  void SetLimit(int limit) {
+    absl::MutexLock lock(&mu_);
+    limit_ = limit;
+    peak_ = live_;
+  }
+  // The most matches live at once since the last SetLimit.
+  int peak() {
+    absl::MutexLock lock(&mu_);
+    return peak_;
+  }
+
+ private:
+  const absl::Duration length_;
+  absl::Mutex mu_;
+  int limit_ ABSL_GUARDED_BY(mu_) = 1;
+  int live_ ABSL_GUARDED_BY(mu_) = 0;
+  int peak_ ABSL_GUARDED_BY(mu_) = 0;
+  int created_ ABSL_GUARDED_BY(mu_) = 0;
+};
+
+// A referee restarted with a larger --max_live_matches while the link
+// keeps matches at its old limit gets as many matches as it now takes,
+// though the link's matches keep ending (each end used to let the next
+// waiting match in at the old limit, and only a second without any end
+// tried beyond it: the limit learnt from a refusal never rose again).
+TEST(RefereeLinkTest, ALimitRaisedOnTheRefereeIsTakenUp) {
+  TempDir dir("referee-link");
+  ASSERT_TRUE(dir.ok());
+  const std::string token_file = dir.File("admin.token");
+  std::ofstream(token_file) << "some-token\n";
+  LimitedReferee referee(absl::Milliseconds(200));
+  int port = 0;
+  grpc::ServerBuilder builder;
+  builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(),
+                           &port);
+  builder.RegisterService(&referee);
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  ASSERT_NE(server, nullptr);
+  absl::StatusOr<std::unique_ptr<RefereeLink>> link =
+      RefereeLink::Connect(absl::StrCat("127.0.0.1:", port),
+                           std::string(64, 'a'), token_file, absl::Minutes(1));
+  ASSERT_TRUE(link.ok()) << link.status();
+  constexpr int kConcurrency = 4;
+  std::atomic<bool> stop{false};
+  std::vector<std::thread> players;
+  for (int i = 0; i < kConcurrency; ++i) {
+    players.emplace_back([&] {
+      while (!stop.load()) {
+        absl::StatusOr<v1::CreateMatchResponse> created =
+            (*link)->CreateMatch(v1::CreateMatchRequest());
+        ASSERT_TRUE(created.ok()) << created.status();
+        EXPECT_TRUE((*link)->AwaitEnd(created->match_id()).ok());
+      }
+    });
+  }
+  absl::Time end = absl::Now() + absl::Seconds(30);
+  while ((*link)->full_refusals() == 0 && absl::Now() < end) {
+    absl::SleepFor(absl::Milliseconds(10));
+  }
+  EXPECT_GT((*link)->full_refusals(), 0);
+  EXPECT_EQ(referee.peak(), 1);
+  referee.SetLimit(kConcurrency);
+  end = absl::Now() + absl::Seconds(30);
+  while (referee.peak() < kConcurrency && absl::Now() < end) {
+    absl::SleepFor(absl::Milliseconds(10));
+  }
+  EXPECT_EQ(referee.peak(), kConcurrency);
+  stop = true;
+  for (std::thread& player : players) player.join();
+  server->Shutdown();
 }
 
 }  // namespace

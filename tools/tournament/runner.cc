@@ -391,15 +391,27 @@ bool Runner::CheckInterrupted() {
 
 void Runner::SetRetryHooks() {
   link_->SetRetryHooks(
-      [this] {
+      [this](RefereeLink::Waiting what) {
         if (!CheckInterrupted()) return false;
         // The matches in flight finish, but not one that waits for a
-        // referee that does not answer: nothing can finish meanwhile.
-        if (!stopped_at_once_.load() && !retry_ended_.exchange(true)) {
-          Note(absl::StrCat(
-              "interrupted: not waiting for the referee at ", link_->address(),
-              ", which does not answer: a match that waits for it is left "
-              "unfinished, as a second interruption leaves it"));
+        // referee that does not answer (nothing can finish meanwhile), nor
+        // one that waits for a place on a full one (it is not created).
+        const bool place = what == RefereeLink::Waiting::kPlace;
+        if (!stopped_at_once_.load() &&
+            !(place ? place_wait_ended_ : retry_ended_).exchange(true)) {
+          Note(place ? absl::StrCat(
+                           "interrupted: not waiting for a place on the "
+                           "referee at ",
+                           link_->address(),
+                           ", which is full (its --max_live_matches): a "
+                           "match that waits for one is not created, and the "
+                           "resume plays it")
+                     : absl::StrCat("interrupted: not waiting for the "
+                                    "referee at ",
+                                    link_->address(),
+                                    ", which does not answer: a match that "
+                                    "waits for it is left unfinished, as a "
+                                    "second interruption leaves it"));
         }
         return true;
       },

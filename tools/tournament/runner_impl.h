@@ -512,8 +512,10 @@ class Runner {
   // once: the link is cancelled, the matches in flight abandoned.
   std::atomic<bool> interrupted_{false};
   std::atomic<bool> stopped_at_once_{false};
-  // A first interruption ended a wait to retry the referee (said once).
+  // A first interruption ended a wait to retry the referee, or a wait for
+  // a place on a full one (each said once).
   std::atomic<bool> retry_ended_{false};
+  std::atomic<bool> place_wait_ended_{false};
   absl::Mutex flight_mu_;
   // Whether PlayAll is playing the schedule, and the matches it has in
   // flight (Start, Done).

@@ -1,3 +1,8 @@
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -36,20 +41,78 @@ absl::Status WriteFile(const fs::path& path, const std::string& bytes) {
 
 namespace {
 
-// Makes the file at `path` hold `bytes`: left as it is when it does, else
-// written beside it and renamed over it (a reader sees the old file or the
-// new one whole).
-absl::Status ReplaceIfDifferent(const fs::path& path,
-                                const std::string& bytes) {
-  if (absl::StatusOr<std::string> now = ReadFileToString(path.string());
-      now.ok() && *now == bytes) {
-    return absl::OkStatus();
+// The most of a published proof read to compare it: replay
+// verify-tournament refuses a larger one unread (an inclusion proof is a
+// few KiB: at most 64 hashes and a checkpoint).
+constexpr size_t kMaxProofBytes = 1 << 20;
+
+// What stands at a published proof's path.
+enum class Published { kSame, kDifferent, kNotAFile };
+
+// Whether the entry at `path` is a regular file holding `bytes`. Only a
+// regular file of at most kMaxProofBytes is read: a symlink is not
+// followed, a FIFO is not waited on (O_NONBLOCK), and what was opened is
+// what is checked (fstat), so that an entry replaced meanwhile is not read
+// either. kDifferent for a missing one.
+Published ComparePublished(const fs::path& path, const std::string& bytes) {
+  const int fd =
+      open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    return errno == ENOENT ? Published::kDifferent : Published::kNotAFile;
   }
-  fs::path made = path;
-  made += ".new";
+  struct stat st;
+  Published published = Published::kNotAFile;
+  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+    published = Published::kDifferent;
+    if (static_cast<uint64_t>(st.st_size) == bytes.size() &&
+        bytes.size() <= kMaxProofBytes) {
+      std::string now(bytes.size() + 1, '\0');
+      size_t got = 0;
+      for (ssize_t n = 1; n > 0 && got < now.size(); got += n) {
+        n = read(fd, now.data() + got, now.size() - got);
+        if (n < 0) {
+          got = now.size();  // Unreadable: written anew.
+          break;
+        }
+      }
+      if (got == bytes.size() && now.compare(0, got, bytes) == 0) {
+        published = Published::kSame;
+      }
+    }
+  }
+  close(fd);
+  return published;
+}
+
+// Whether every entry of the directory `proofs` (itself no symlink) is a
+// regular file named in `names`: the published proofs can then be kept.
+bool HoldsOnlyProofs(const fs::path& proofs,
+                     const std::set<std::string>& names) {
+  std::error_code error;
+  if (!fs::is_directory(fs::symlink_status(proofs, error))) return false;
+  for (fs::directory_iterator it(proofs, error), end; !error && it != end;
+       it.increment(error)) {
+    if (!names.contains(it->path().filename().string()) ||
+        !it->is_regular_file(error) || it->is_symlink(error)) {
+      return false;
+    }
+  }
+  return !error;
+}
+
+// Makes the published proof at `path` hold `bytes`: left as it is when it
+// does, else written as `made` (outside the published directory, on its
+// file system) and renamed over it (a reader sees the old file or the new
+// one whole). An entry that is no regular file (one put there since the
+// directory was looked at) is removed first.
+absl::Status ReplaceIfDifferent(const fs::path& path, const fs::path& made,
+                                const std::string& bytes) {
+  const Published published = ComparePublished(path, bytes);
+  if (published == Published::kSame) return absl::OkStatus();
   if (absl::Status s = WriteFile(made, bytes); !s.ok()) return s;
   std::error_code error;
-  fs::rename(made, path, error);
+  if (published == Published::kNotAFile) fs::remove_all(path, error);
+  if (!error) fs::rename(made, path, error);
   if (error) {
     return absl::InternalError(
         absl::StrCat("cannot write ", path.string(), ": ", error.message()));
@@ -201,26 +264,6 @@ absl::Status Runner::Publish(
   std::error_code error;
   const fs::path proofs = out_ / "proofs";
   const fs::path made = out_ / "proofs.new";
-  // The checkpoint this directory published already, byte for byte (a
-  // finished tournament run again, or a resume that sealed nothing new):
-  // every published proof stands against it, so each is kept when it is
-  // the referee's, and only one missing or different is written (whole,
-  // by a rename), and those of no genuine match go. Writing thousands of
-  // files anew cost a finished tournament's run most of its time.
-  // Otherwise the proofs are made beside the published ones and replace
-  // them whole, then the checkpoint they prove against: a failure on the
-  // way leaves the evidence an earlier run published as it was.
-  const absl::StatusOr<std::string> published =
-      ReadFileToString((out_ / "checkpoint").string());
-  const bool same_checkpoint = published.ok() &&
-                               *published == checkpoint->note() &&
-                               fs::is_directory(proofs, error);
-  const fs::path target = same_checkpoint ? proofs : made;
-  if (!same_checkpoint) {
-    fs::remove_all(made, error);
-    fs::create_directories(made, error);
-    if (error) return absl::InternalError(error.message());
-  }
   std::vector<const v1::TournamentMatchResult*> genuine;
   std::set<std::string> proof_files;
   for (const v1::TournamentMatchResult& match : matches) {
@@ -229,6 +272,27 @@ absl::Status Runner::Publish(
     proof_files.insert(fs::path(match.log_file()).stem().string() +
                        ".tlog-proof");
   }
+  // The checkpoint this directory published already, byte for byte (a
+  // finished tournament run again, or a resume that sealed nothing new),
+  // and a proofs/ that holds nothing but regular files named as the
+  // proofs of genuine matches: every published proof stands against it,
+  // so each is kept when it is the referee's, and only one missing or
+  // different is written (made in proofs.new, renamed into proofs/).
+  // Writing thousands of files anew cost a finished tournament's run most
+  // of its time. Otherwise (anything else in proofs/: a directory, a FIFO
+  // or a symlink with a proof's name, a stray file, a *.new an earlier
+  // version left) the proofs are made beside the published ones and
+  // replace them whole, then the checkpoint they prove against: a failure
+  // on the way leaves the evidence an earlier run published as it was,
+  // and the next run makes them whole again.
+  const absl::StatusOr<std::string> published =
+      ReadFileToString((out_ / "checkpoint").string(), kMaxProofBytes);
+  const bool same_checkpoint = published.ok() &&
+                               *published == checkpoint->note() &&
+                               HoldsOnlyProofs(proofs, proof_files);
+  fs::remove_all(made, error);
+  fs::create_directories(made, error);
+  if (error) return absl::InternalError(error.message());
   // A proof is a call to the referee and a file: two per core at once
   // keep both busy (a 10,000-match tournament spent a fifth of its time
   // here, one at a time). The first failure, in match order, is the
@@ -244,12 +308,12 @@ absl::Status Runner::Publish(
           written[i] = proof.status();
           return JobOutput();
         }
-        const fs::path file =
-            target /
-            (fs::path(match.log_file()).stem().string() + ".tlog-proof");
+        const std::string name =
+            fs::path(match.log_file()).stem().string() + ".tlog-proof";
         written[i] = same_checkpoint
-                         ? ReplaceIfDifferent(file, proof->tlog_proof())
-                         : WriteFile(file, proof->tlog_proof());
+                         ? ReplaceIfDifferent(proofs / name, made / name,
+                                              proof->tlog_proof())
+                         : WriteFile(made / name, proof->tlog_proof());
         return JobOutput();
       },
       [](size_t, const JobOutput&) {});
@@ -257,18 +321,12 @@ absl::Status Runner::Publish(
     if (!s.ok()) return s;
   }
   if (same_checkpoint) {
-    for (const auto& entry : fs::directory_iterator(proofs, error)) {
-      if (!proof_files.contains(entry.path().filename().string())) {
-        std::error_code ignored;
-        fs::remove_all(entry.path(), ignored);
-      }
-    }
-    if (error) return absl::InternalError(error.message());
+    fs::remove_all(made, error);
   } else {
     fs::remove_all(proofs, error);
     if (!error) fs::rename(made, proofs, error);
-    if (error) return absl::InternalError(error.message());
   }
+  if (error) return absl::InternalError(error.message());
   if (absl::Status s = WriteFileAtomically((out_ / "checkpoint").string(),
                                            checkpoint->note());
       !s.ok()) {
