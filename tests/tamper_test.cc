@@ -48,6 +48,7 @@
 #include "referee/core/log_sink.h"
 #include "referee/crypto/bytes.h"
 #include "referee/crypto/ed25519.h"
+#include "replay/key_arguments.h"
 #include "replay/verifier.h"
 #include "tests/sanitizers.h"
 #include "tests/temp_dir.h"
@@ -884,7 +885,8 @@ TEST_F(ReplayCliTest, MissingFileIsAnIoError) {
 
 // A file larger than the machine's memory is refused unread, whatever the
 // command: a sparse file of a terabyte (no disk space) was allocated whole,
-// which failed (std::bad_alloc ended replay).
+// which failed (std::bad_alloc ended replay). A key file (--key) is
+// refused unread above kMaxKeyArgumentFileBytes already (a5cc770).
 TEST_F(ReplayCliTest, AFileLargerThanMemoryIsRefusedUnread) {
   const std::string huge = Tmp("huge.pyrlog");
   const uint64_t size = PhysicalMemoryBytes() + 1;
@@ -895,12 +897,19 @@ TEST_F(ReplayCliTest, AFileLargerThanMemoryIsRefusedUnread) {
       PhysicalMemoryBytes(), " bytes)");
   for (const std::string& args :
        {"verify " + huge, "show " + huge, "export --json " + huge,
-        "html --out " + Tmp("huge.html") + " " + huge,
-        "verify --key " + huge + " " + kClassic}) {
+        "html --out " + Tmp("huge.html") + " " + huge}) {
     const CliRun run = Replay(args);
     EXPECT_EQ(run.exit_code, 2) << args;
     EXPECT_THAT(run.err, HasSubstr(absl::StrCat(huge, why))) << args;
   }
+  const std::string args = "verify --key " + huge + " " + kClassic;
+  const CliRun run = Replay(args);
+  EXPECT_EQ(run.exit_code, 2) << args;
+  EXPECT_THAT(run.err,
+              HasSubstr(absl::StrCat("--key: cannot read ", huge, ": it is ",
+                                     size, " bytes, more than ",
+                                     kMaxKeyArgumentFileBytes, " (not read)")))
+      << args;
 }
 
 TEST_F(ReplayCliTest, ShowPrintsATranscript) {
