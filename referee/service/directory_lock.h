@@ -5,9 +5,13 @@
 //
 // The lock is an flock(2) on DIR/lock, held while the DirectoryLock lives.
 // The kernel releases it when the process ends in any way, SIGKILL
-// included, so a restart after a crash never finds a stale lock; the file
-// stays (unless its holder removes it), holding the pid of the last holder
-// for the message a refused process prints.
+// included, and every child the process forked has exec'd or ended (a
+// child between fork and exec shares the lock's open file until O_CLOEXEC
+// closes it: the tournament runner starts bots so). A restart after a crash
+// therefore never finds a stale lock: Acquire waits up to 5 seconds for a
+// lock whose recorded holder has ended. The file stays (unless its holder
+// removes it), holding the pid of the last holder for the message a
+// refused process prints.
 #ifndef PYRAMID_REFEREE_SERVICE_DIRECTORY_LOCK_H_
 #define PYRAMID_REFEREE_SERVICE_DIRECTORY_LOCK_H_
 
@@ -23,7 +27,10 @@ class DirectoryLock {
  public:
   // Locks `dir`, which must exist. FAILED_PRECONDITION, naming the holder's
   // pid, while another process (or another DirectoryLock of this process)
-  // holds it; another error when DIR/lock cannot be created or locked.
+  // holds it, after waiting up to 5 seconds when that pid has ended (a
+  // child of it still holds the lock: "pid N, which has ended: a process
+  // it started holds the lock"); another error when DIR/lock cannot be
+  // created or locked.
   //
   // The lock taken is on the file DIR/lock names once it is held: a holder
   // may remove DIR/lock before it lets go (a referee that fails to start

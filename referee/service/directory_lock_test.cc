@@ -89,6 +89,40 @@ TEST_F(DirectoryLockTest, AHolderKilledBySigkillReleasesIt) {
   EXPECT_TRUE(taken.ok()) << taken.status();
 }
 
+// A holder that ends while a child it forked has not yet exec'd (killed
+// between the tournament runner's vfork and a bot's execve) leaves the lock
+// with the child for moments: the restart waits for it instead of refusing.
+TEST_F(DirectoryLockTest, AHolderEndedWhileItsChildHoldsTheLockIsWaitedFor) {
+  int ready[2];
+  ASSERT_EQ(pipe(ready), 0);
+  const pid_t holder = fork();
+  ASSERT_GE(holder, 0);
+  if (holder == 0) {
+    close(ready[0]);
+    absl::StatusOr<DirectoryLock> lock = DirectoryLock::Acquire(dir_.path());
+    if (!lock.ok()) _exit(1);
+    // The child shares the lock's open file and outlives its parent by
+    // 300 ms, as one not yet at its exec would.
+    if (fork() == 0) {
+      usleep(300'000);
+      _exit(0);
+    }
+    const char byte = '1';
+    if (write(ready[1], &byte, 1) != 1) _exit(1);
+    _exit(0);  // Ends, leaving the lock with its child.
+  }
+  close(ready[1]);
+  char byte = 0;
+  ASSERT_EQ(read(ready[0], &byte, 1), 1);
+  close(ready[0]);
+  int status = 0;
+  ASSERT_EQ(waitpid(holder, &status, 0), holder);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  const absl::StatusOr<DirectoryLock> taken =
+      DirectoryLock::Acquire(dir_.path());
+  EXPECT_TRUE(taken.ok()) << taken.status();
+}
+
 // A holder may remove the lock file before it lets go (a referee that fails
 // to start removes the one it created): the next Acquire takes a fresh file,
 // and that one is held against the others.
