@@ -1143,6 +1143,50 @@ TEST_F(TournamentTest, BotsDieWithARunnerKilledBySigkill) {
   }
 }
 
+// A journaled log replaced by another genuine log of the same referee
+// (two files swapped) is not the match journaled: the resume is refused as
+// for a lost log, naming both matches, and nothing changes; swapped back,
+// the same command finishes.
+TEST_F(TournamentTest, AResumeRefusesAJournaledLogThatIsAnotherMatchs) {
+  const std::vector<std::string> argv =
+      TournamentCommand(Make("rock_paper_pyramid", 3, 3));
+  {
+    testing_util::Process run(argv, dir_.File("1.out"), dir_.File("1.err"));
+    ASSERT_EQ(run.Wait(absl::Seconds(120)), 0) << run.err();
+  }
+  const std::vector<v1::TournamentMatchResult> first = Journaled();
+  ASSERT_EQ(first.size(), 3u);
+  const fs::path out = dir_.File("out");
+  const fs::path a = out / first[0].log_file();
+  const fs::path b = out / first[2].log_file();
+  const fs::path aside = dir_.File("aside.pyrlog");
+  fs::rename(a, aside);
+  fs::rename(b, a);
+  fs::rename(aside, b);
+  const std::map<std::string, std::string> before = Tree(out);
+  {
+    testing_util::Process run(argv, dir_.File("2.out"), dir_.File("2.err"));
+    EXPECT_EQ(run.Wait(absl::Seconds(60)), 1) << run.err();
+    for (const auto& [m, other] :
+         {std::pair{first[0], first[2]}, std::pair{first[2], first[0]}}) {
+      EXPECT_THAT(run.err(),
+                  HasSubstr(absl::StrCat(
+                      "match ", m.index(), " (", m.log_file(), ", match id ",
+                      m.match_id(),
+                      "): genuine, but not the match journaled: it is the "
+                      "log of match ",
+                      other.match_id())));
+    }
+    EXPECT_THAT(run.err(), Not(HasSubstr(first[1].log_file())));
+    EXPECT_TRUE(Tree(out) == before) << "the directory changed";
+  }
+  fs::rename(a, aside);
+  fs::rename(b, a);
+  fs::rename(aside, b);
+  testing_util::Process run(argv, dir_.File("3.out"), dir_.File("3.err"));
+  EXPECT_EQ(run.Wait(absl::Seconds(60)), 0) << run.err();
+}
+
 // With a running referee, a lost log (deleted, or no longer verifying) is
 // fetched again from it by its match id: genuine, it is kept and said so,
 // and nothing is played again.

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/cleanup/cleanup.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -39,6 +40,19 @@ std::map<uint32_t, Runner::LostLog> Runner::SortJournal(
                                      ? std::string(verdict.status().message())
                                      : "missing";
       lost[entry.index()] = LostLog{entry, reason};
+      continue;
+    }
+    // Genuine, and the match journaled: a log of another match (two
+    // files swapped, another tournament's log copied in) is not this one's.
+    const std::string id = ToHex(verdict->header.match_id());
+    if (const std::string differs =
+            id != entry.match_id()
+                ? absl::StrCat("it is the log of match ", id)
+                : HeaderDiffers(verdict->header, Expected(entry));
+        !differs.empty()) {
+      lost[entry.index()] = LostLog{
+          entry,
+          absl::StrCat("genuine, but not the match journaled: ", differs)};
       continue;
     }
     Judge(*verdict, entry);
@@ -91,6 +105,13 @@ absl::Status Runner::CheckLostLogs() {
         ParsePublicKey((out / "referee.key.pub").string());
     if (!pinned.ok()) return absl::OkStatus();
     key = *std::move(pinned);
+  }
+  // The run's id, in the labels the journaled logs carry (OpenOutput reads
+  // it again, or makes the first).
+  if (absl::StatusOr<std::string> run_id =
+          ReadFileToString((out / "run_id").string());
+      run_id.ok()) {
+    run_id_ = std::string(absl::StripAsciiWhitespace(*run_id));
   }
   // Shared, read-only: no run plays in the directory while it is checked,
   // and the lock file (the last holder's pid) stays as it is.
