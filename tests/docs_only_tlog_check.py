@@ -49,7 +49,8 @@ bits); a checkpoint's text may not contain an empty line; a malformed
 signature line by any key fails the note; a consistency proof from size 0
 takes no hashes and needs the empty tree's root; schedule.json is strict
 proto3 JSON (unknown fields refused, absent fields are defaults, both
-`run_id` and `runId` accepted); a proof of a log that does not count is
+`run_id` and `runId` accepted, but not both, nor a key twice in one object,
+nor NaN); a proof of a log that does not count is
 "extra". Since the doc was mended from this checker's findings it also
 states what this follows: referee.pub and referee.key.pub must hold the
 same key when both are there; every sealed log is of the schedule's game;
@@ -772,6 +773,24 @@ def json_typed(value, kind, what):
     return value
 
 
+def strict_json(data):
+    """json.loads, refusing what JSON readers read differently (the doc:
+    schedule.json is strict JSON with no key twice in one object), which
+    Python's reader would otherwise take: a key twice (the last one wins
+    there) and NaN or Infinity."""
+    def pairs(items):
+        seen = {}
+        for key, value in items:
+            if key in seen:
+                raise CheckError(f"schedule.json: the key {key!r} appears twice in one object")
+            seen[key] = value
+        return seen
+
+    def constant(name):
+        raise ValueError(f"{name} is not JSON")
+    return json.loads(data, object_pairs_hook=pairs, parse_constant=constant)
+
+
 def parse_schedule(data):
     """Parse schedule.json (TournamentSchedule in proto3 JSON; absent
     fields take their defaults, e.g. entry 0 has no "index"). Returns
@@ -779,7 +798,7 @@ def parse_schedule(data):
     if data is None:
         raise CheckError("schedule.json: missing")
     try:
-        top = proto_json_fields(json.loads(data), SCHEDULE_FIELDS, "schedule.json")
+        top = proto_json_fields(strict_json(data), SCHEDULE_FIELDS, "schedule.json")
     except ValueError as err:
         raise CheckError(f"schedule.json: not JSON ({err})") from None
     matches, entries = top.get("matches", []), []
@@ -1752,6 +1771,10 @@ def tournament_tampers(files, root):
         "is scheduled as skipped")
     variant("schedule.json with an unknown field", lambda t: t.update(
         schedule=json.dumps(dict(schedule, extraField=1)).encode()), "unknown field")
+    variant("schedule.json with a key twice in one object", lambda t: t.update(
+        schedule=b'{"name": "other", ' + json.dumps(schedule).encode()[1:]), "appears twice")
+    variant("schedule.json with NaN", lambda t: t.update(
+        schedule=b'{"nan": NaN, ' + json.dumps(schedule).encode()[1:]), "not JSON")
     # Skipped matches (docs: only a decided SPRT skips, only matches never
     # started, which come last). Each case differs from the accepted one
     # ("a skipped last match", schedule_variants) in one thing.
