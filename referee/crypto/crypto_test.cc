@@ -1274,9 +1274,10 @@ TEST(KeyFileTest, ReadSigningKeyRejectsBadFiles) {
 }
 
 // A key file is a line of hex digits: a file of more than 4 KiB is refused
-// unread (a sparse file of a gigabyte must not be read), and a FIFO is
-// refused at once rather than waited on (nothing may ever write it).
-TEST(KeyFileTest, AHugeFileOrAFifoIsRefusedUnread) {
+// unread (a sparse file of a gigabyte must not be read); a pipe is read to
+// its end (`--key_file=<(...)`), and a FIFO nobody writes reads as empty
+// at once rather than being waited on.
+TEST(KeyFileTest, AHugeFileIsRefusedUnreadAndAPipeIsReadWithoutWaiting) {
   const TempDir dir = MakeTempDir();
   const std::string huge = dir.File("huge.pub");
   WriteFile(huge, "");
@@ -1289,10 +1290,34 @@ TEST(KeyFileTest, AHugeFileOrAFifoIsRefusedUnread) {
                          "file holds (not read)"));
   const std::string fifo = dir.File("fifo.pub");
   ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
-  absl::StatusOr<SigningKey> secret = ReadSigningKey(fifo);
-  ASSERT_FALSE(secret.ok());
-  EXPECT_EQ(std::string(secret.status().message()),
-            absl::StrCat("cannot read ", fifo, ": not a regular file"));
+  absl::StatusOr<SigningKey> unwritten = ReadSigningKey(fifo);
+  ASSERT_FALSE(unwritten.ok());
+  EXPECT_EQ(std::string(unwritten.status().message()),
+            absl::StrCat(fifo, ": expected 64 hex digits, found nothing"));
+  int ends[2];
+  ASSERT_EQ(pipe(ends), 0);
+  const std::string seed_hex = Vec("keyfile.seed") + "\n";
+  ASSERT_EQ(write(ends[1], seed_hex.data(), seed_hex.size()),
+            static_cast<ssize_t>(seed_hex.size()));
+  close(ends[1]);
+  absl::StatusOr<SigningKey> piped =
+      ReadSigningKey(absl::StrCat("/dev/fd/", ends[0]));
+  close(ends[0]);
+  ASSERT_TRUE(piped.ok()) << piped.status();
+  EXPECT_EQ(ToHex(piped->seed()), Vec("keyfile.seed"));
+  int big[2];
+  ASSERT_EQ(pipe(big), 0);
+  const std::string too_much(5000, 'a');
+  ASSERT_EQ(write(big[1], too_much.data(), too_much.size()),
+            static_cast<ssize_t>(too_much.size()));
+  close(big[1]);
+  absl::StatusOr<SigningKey> overflowing =
+      ReadSigningKey(absl::StrCat("/dev/fd/", big[0]));
+  close(big[0]);
+  ASSERT_FALSE(overflowing.ok());
+  EXPECT_THAT(
+      std::string(overflowing.status().message()),
+      ::testing::HasSubstr("more than the 4096 bytes a key file holds"));
 }
 
 // A key file of the wrong length or with other characters says what it

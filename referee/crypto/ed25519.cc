@@ -68,8 +68,10 @@ absl::StatusOr<std::string> ReadHexFile(const std::string& path,
                                         size_t expected_bytes) {
   // A key file is a line of hex digits: anything much larger is not one,
   // and is refused unread (a hostile path must not make the reader hold
-  // gigabytes). Opened without blocking and judged by its descriptor, so
-  // that a FIFO is refused instead of waited on.
+  // gigabytes). Opened without blocking and judged by its descriptor: a
+  // regular file, or a pipe or FIFO (`--key_file=<(pass show bot-key)`),
+  // read to its end, at most the bound; a FIFO nobody writes reads as
+  // empty instead of being waited on. A device or socket is refused.
   constexpr size_t kMaxBytes = 4096;
   errno = 0;
   const int fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
@@ -89,11 +91,14 @@ absl::StatusOr<std::string> ReadHexFile(const std::string& path,
     problem = std::strerror(errno);
   } else if (S_ISDIR(st.st_mode)) {
     problem = "it is a directory";
-  } else if (!S_ISREG(st.st_mode)) {
-    problem = "not a regular file";
+  } else if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode)) {
+    problem = "not a regular file or a pipe";
   } else if (static_cast<uint64_t>(st.st_size) > kMaxBytes) {
     problem = absl::StrCat("it is ", st.st_size, " bytes, more than the ",
                            kMaxBytes, " a key file holds (not read)");
+  } else if (S_ISFIFO(st.st_mode) &&
+             fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0) {
+    problem = std::strerror(errno);
   } else {
     buffer.resize(kMaxBytes + 1);
     size_t got = 0;
