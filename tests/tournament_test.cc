@@ -1172,9 +1172,7 @@ TEST_F(TournamentTest, AResumeRefusesAJournaledLogThatIsAnotherMatchs) {
       EXPECT_THAT(run.err(),
                   HasSubstr(absl::StrCat(
                       "match ", m.index(), " (", m.log_file(), ", match id ",
-                      m.match_id(),
-                      "): genuine, but not the match journaled: it is the "
-                      "log of match ",
+                      m.match_id(), "): not its log: it is the log of match ",
                       other.match_id())));
     }
     EXPECT_THAT(run.err(), Not(HasSubstr(first[1].log_file())));
@@ -1185,6 +1183,33 @@ TEST_F(TournamentTest, AResumeRefusesAJournaledLogThatIsAnotherMatchs) {
   fs::rename(aside, b);
   testing_util::Process run(argv, dir_.File("3.out"), dir_.File("3.err"));
   EXPECT_EQ(run.Wait(absl::Seconds(60)), 0) << run.err();
+}
+
+// A bot's key_file names a file, not a key: a key regenerated at that path
+// after the tournament finished loses none of its matches' logs, whose
+// headers name the old key (checked when each was journaled; a resume
+// compares only the match id). It used to refuse every match of that bot
+// as lost, with advice (restore from a backup, --replay_lost_logs) that
+// was wrong.
+TEST_F(TournamentTest, ABotKeyRegeneratedAtTheSamePathLosesNoLog) {
+  const std::string key_file = dir_.File("bot-1.key");
+  ASSERT_TRUE(WriteKeyFiles(key_file, SigningKey::Generate()).ok());
+  v1::Tournament t = Make("rock_paper_pyramid", 3, 3);
+  t.mutable_bots(0)->set_key_file(key_file);
+  t.mutable_bots(0)->add_command("--key_file={key_file}");
+  const std::vector<std::string> argv = TournamentCommand(t);
+  {
+    testing_util::Process run(argv, dir_.File("1.out"), dir_.File("1.err"));
+    ASSERT_EQ(run.Wait(absl::Seconds(120)), 0) << run.err();
+  }
+  ASSERT_EQ(Journaled().size(), 3u);
+  fs::remove(key_file);
+  fs::remove(key_file + ".pub");
+  ASSERT_TRUE(WriteKeyFiles(key_file, SigningKey::Generate()).ok());
+  testing_util::Process run(argv, dir_.File("2.out"), dir_.File("2.err"));
+  EXPECT_EQ(run.Wait(absl::Seconds(60)), 0) << run.err();
+  EXPECT_THAT(run.err(), Not(HasSubstr("resuming would play again")));
+  EXPECT_EQ(Journaled().size(), 3u) << "a match was played again";
 }
 
 // With a running referee, a lost log (deleted, or no longer verifying) is
@@ -1340,6 +1365,35 @@ TEST_F(TournamentTest, WaitsForAPlaceOnAFullReferee) {
   EXPECT_EQ(results->matches_size(), 6);
   ExpectAllGenuine(*results);
   EXPECT_THAT(progress_.str(), Not(HasSubstr("retrying in")));
+}
+
+// The tournament's own matches holding every place of a full referee are
+// waited for however long they play: only places other clients hold make
+// the wait give up after --referee_retry_s. Here the first match stays in
+// flight 3 s (its bot-3 starts late) on a referee that takes 1 at a time,
+// with a --referee_retry_s of 1 s: the second match used to give up after
+// 1 s ("not played: ... is full, and none of this tournament's matches
+// has ended or been created for 1s"), and so did every later match
+// refused before the first ended.
+TEST_F(TournamentTest, OwnMatchesLongerThanTheRetryTimeAreWaitedFor) {
+  std::unique_ptr<testing_util::Process> referee =
+      StartReferee(dir_.path(), {"--max_live_matches=1"});
+  ASSERT_NE(referee, nullptr);
+  const RemoteReferee remote(dir_.path());
+  v1::Tournament t = WithALateBot();
+  t.set_referee(remote.address);
+  t.set_referee_key(remote.key);
+  t.set_admin_token_file(remote.admin_token);
+  RunOptions options;
+  options.progress = &progress_;
+  options.referee_retry = absl::Seconds(1);
+  absl::StatusOr<v1::TournamentResults> results = RunTournament(t, options);
+  ASSERT_TRUE(results.ok()) << results.status() << progress_.str();
+  EXPECT_EQ(results->matches_size(), 6);
+  EXPECT_EQ(results->verified(), 6u) << progress_.str();
+  ExpectAllGenuine(*results);
+  EXPECT_THAT(progress_.str(), Not(HasSubstr("not played")));
+  EXPECT_THAT(progress_.str(), HasSubstr(" is full ("));
 }
 
 // A place on a full referee that another client's match holds: the wait

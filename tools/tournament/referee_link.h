@@ -109,8 +109,11 @@ class RefereeLink {
   // "... is full, and none of this tournament's matches has ended or been
   // created for ...") once `retry_for` has passed since the last end of
   // one of the link's matches or creation of one (or since its first
-  // CreateMatch): every CreateMatch waiting then fails together, and a
-  // later one that is refused fails at once until one ends or is created.
+  // CreateMatch), not counting time in which the link's own live matches
+  // held every place it counts (they may play longer than `retry_for`):
+  // the wait gives up only on places other clients hold. Every
+  // CreateMatch waiting then fails together, and a later one that is
+  // refused fails at once until one ends or is created.
   absl::StatusOr<referee::v1::CreateMatchResponse> CreateMatch(
       const referee::v1::CreateMatchRequest& request);
   // How many times the referee refused a CreateMatch for its live-match
@@ -200,7 +203,10 @@ class RefereeLink {
   absl::Status AwaitPlace();
   // The one rule by which a CreateMatch on a full referee gives up:
   // UNAVAILABLE once `retry_for_` has passed since progress_at_; OK before.
-  absl::Status StalledStatus() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(place_mu_);
+  // Time in which the link's own live matches hold every place it counts
+  // (limit_) is no stall, however long they play: progress_at_ is moved
+  // to now then, so the clock runs only while other clients hold places.
+  absl::Status StalledStatus() ABSL_EXCLUSIVE_LOCKS_REQUIRED(place_mu_);
   // The link's match `match_id` is no longer waited for; `over` when its
   // end was seen (the tournament's progress).
   void Ended(const std::string& match_id, bool over);
@@ -237,7 +243,8 @@ class RefereeLink {
   int limit_ ABSL_GUARDED_BY(place_mu_) = kNoLimit;
   uint64_t ends_ ABSL_GUARDED_BY(place_mu_) = 0;  // Of live_ matches.
   // The last end of one of the link's matches or creation of one (the
-  // first CreateMatch's start before any): StalledStatus.
+  // first CreateMatch's start before any), or the last moment its live
+  // matches held every place it counts: StalledStatus.
   absl::Time progress_at_ ABSL_GUARDED_BY(place_mu_) = absl::InfinitePast();
   // When a creation may next try beyond limit_ (AwaitPlace).
   absl::Time probe_at_ ABSL_GUARDED_BY(place_mu_) = absl::InfinitePast();

@@ -210,19 +210,27 @@ class Runner {
   // runner_resume.cc: resuming from the journal.
 
   // A journaled match whose log was genuine when it was journaled and now
-  // is missing or does not verify (none of its journal entries' logs
-  // does): played again, its label would stand twice in the referee's
-  // transparency log, which is what a result replayed until it suited
-  // someone looks like. It is never played again silently.
+  // is missing, does not verify, or is another match's genuine log (none
+  // of its journal entries' logs is its own): played again, its label
+  // would stand twice in the referee's transparency log, which is what a
+  // result replayed until it suited someone looks like. It is never
+  // played again silently.
   struct LostLog {
     v1::TournamentMatchResult entry;  // Its last genuine journal entry.
-    std::string reason;               // "missing", or why it does not verify.
+    // "missing", why it does not verify, or "not its log: it is the log of
+    // match ID".
+    std::string reason;
+    // The match id in the header of the genuine log found instead, if so.
+    std::string other_match;
   };
 
   // Sorts the genuine journal `entries` of scheduled matches by their logs
   // under `dir`, verified against `key`: each match's first entry whose log
-  // verifies goes into `kept` (its outcome and moves from the log), the
-  // others' last entry into the result.
+  // verifies and is its match's (the header's match id is the journaled
+  // one) goes into `kept` (its outcome and moves from the log), the
+  // others' last entry into the result. The rest of the header was checked
+  // against what the runner asked for when the match was journaled, and is
+  // not again: a bot's key_file may hold a new key now.
   std::map<uint32_t, LostLog> SortJournal(
       const std::vector<v1::TournamentMatchResult>& entries,
       const fs::path& dir, const std::string& key,

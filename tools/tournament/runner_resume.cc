@@ -11,7 +11,6 @@
 #include <vector>
 
 #include "absl/cleanup/cleanup.h"
-#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -39,20 +38,19 @@ std::map<uint32_t, Runner::LostLog> Runner::SortJournal(
       const std::string reason = fs::exists(file)
                                      ? std::string(verdict.status().message())
                                      : "missing";
-      lost[entry.index()] = LostLog{entry, reason};
+      lost[entry.index()] = LostLog{entry, reason, ""};
       continue;
     }
     // Genuine, and the match journaled: a log of another match (two
     // files swapped, another tournament's log copied in) is not this one's.
-    const std::string id = ToHex(verdict->header.match_id());
-    if (const std::string differs =
-            id != entry.match_id()
-                ? absl::StrCat("it is the log of match ", id)
-                : HeaderDiffers(verdict->header, Expected(entry));
-        !differs.empty()) {
+    // Its id is enough: the rest of the header was checked against the
+    // match asked for when it was journaled, and is not compared with what
+    // the runner would ask now (a bot's key file regenerated at the same
+    // path would make every match of that bot's lost).
+    if (const std::string id = ToHex(verdict->header.match_id());
+        id != entry.match_id()) {
       lost[entry.index()] = LostLog{
-          entry,
-          absl::StrCat("genuine, but not the match journaled: ", differs)};
+          entry, absl::StrCat("not its log: it is the log of match ", id), id};
       continue;
     }
     Judge(*verdict, entry);
@@ -105,13 +103,6 @@ absl::Status Runner::CheckLostLogs() {
         ParsePublicKey((out / "referee.key.pub").string());
     if (!pinned.ok()) return absl::OkStatus();
     key = *std::move(pinned);
-  }
-  // The run's id, in the labels the journaled logs carry (OpenOutput reads
-  // it again, or makes the first).
-  if (absl::StatusOr<std::string> run_id =
-          ReadFileToString((out / "run_id").string());
-      run_id.ok()) {
-    run_id_ = std::string(absl::StripAsciiWhitespace(*run_id));
   }
   // Shared, read-only: no run plays in the directory while it is checked,
   // and the lock file (the last holder's pid) stays as it is.
@@ -175,11 +166,11 @@ absl::Status Runner::Resume() {
   std::vector<std::string> problems;
   for (auto& [index, l] : lost) {
     const std::string said =
-        l.reason == "missing"
-            ? absl::StrCat("match ", index, "'s log ", l.entry.log_file(),
-                           " was missing")
-            : absl::StrCat("match ", index, "'s log ", l.entry.log_file(),
-                           " did not verify: ", l.reason);
+        absl::StrCat("match ", index, "'s log ", l.entry.log_file(),
+                     l.reason == "missing" ? " was missing"
+                     : !l.other_match.empty()
+                         ? absl::StrCat(" is the log of match ", l.other_match)
+                         : absl::StrCat(" did not verify: ", l.reason));
     const fs::path file = out_ / l.entry.log_file();
     if (const auto it = refetched_.find(index); it != refetched_.end()) {
       if (absl::Status s = WriteFileAtomically(file.string(), it->second);
@@ -214,9 +205,12 @@ absl::Status Runner::Resume() {
       std::error_code error;
       fs::create_directories(out_ / "superseded", error);
       fs::rename(file, out_ / "superseded" / file.filename(), error);
-      Note(absl::StrCat("resuming: ", l.entry.log_file(),
-                        " failed verification (", l.reason,
-                        "); moved to superseded/"));
+      Note(absl::StrCat(
+          "resuming: ", l.entry.log_file(),
+          l.other_match.empty()
+              ? absl::StrCat(" failed verification (", l.reason, ")")
+              : absl::StrCat(" is the log of match ", l.other_match),
+          "; moved to superseded/"));
     }
   }
   if (!problems.empty()) {

@@ -127,7 +127,12 @@ ABSL_FLAG(std::string, signing_key_file, "",
 ABSL_FLAG(int, referee_retry_s, 300,
           "While the running referee cannot be reached (it restarts), retry "
           "with backoff for at most this many seconds (0 or more) before a "
-          "match fails.");
+          "match fails. Also bounds a wait for a place on a referee at its "
+          "--max_live_matches that other clients' matches hold: after this "
+          "many seconds in which none of the tournament's matches ended or "
+          "was created, the matches waiting are not played (the "
+          "tournament's own matches holding every place are waited for, "
+          "however long they play).");
 ABSL_FLAG(bool, replay_lost_logs, false,
           "On a resume, play again a finished match whose kept log is now "
           "missing or does not verify (and, with a running referee, could "
