@@ -7,11 +7,23 @@
 // The kernel releases it when the process ends in any way, SIGKILL
 // included, and every child the process forked has exec'd or ended (a
 // child between fork and exec shares the lock's open file until O_CLOEXEC
-// closes it: the tournament runner starts bots so). A restart after a crash
-// therefore never finds a stale lock: Acquire waits up to 5 seconds for a
-// lock whose recorded holder has ended. The file stays (unless its holder
-// removes it), holding the pid of the last holder for the message a
-// refused process prints.
+// closes it: the tournament runner starts bots so). Such a child holds it
+// for moments: a lock waits up to 5 seconds for one whose recorded holder
+// has ended, and takes it when the child lets go within that time. Whether
+// the holder has ended is known only when it recorded the same pid
+// namespace on the same boot as the one waiting (a holder in another
+// container sharing the directory, on another host, or before a reboot
+// recorded a pid that means nothing here): any other holder is refused at
+// once.
+//
+// The file stays (unless its holder removes it), holding what the last
+// exclusive holder recorded, for the message a refused process prints and
+// its wait:
+//   PID                        its pid, in its own pid namespace
+//   boot BOOT_ID pidns DEV:INO /proc/sys/kernel/random/boot_id, and the
+//                              st_dev:st_ino of /proc/self/ns/pid
+// (the second line is missing when /proc did not tell, and in files written
+// before it was added). Shared holders write nothing.
 #ifndef PYRAMID_REFEREE_SERVICE_DIRECTORY_LOCK_H_
 #define PYRAMID_REFEREE_SERVICE_DIRECTORY_LOCK_H_
 
@@ -25,11 +37,13 @@ namespace pyramid {
 
 class DirectoryLock {
  public:
-  // Locks `dir`, which must exist. FAILED_PRECONDITION, naming the holder's
-  // pid, while another process (or another DirectoryLock of this process)
-  // holds it, after waiting up to 5 seconds when that pid has ended (a
-  // child of it still holds the lock: "pid N, which has ended: a process
-  // it started holds the lock"); another error when DIR/lock cannot be
+  // Locks `dir`, which must exist, exclusively. FAILED_PRECONDITION while
+  // another process (or another DirectoryLock of this process) holds it:
+  // naming the recorded holder's pid ("(pid N)") when it holds it
+  // exclusively, after waiting up to 5 seconds when that pid has ended
+  // (see above; then a child of it still holds the lock: "(pid N, which
+  // has ended: a process it started holds the lock)"); at once, without a
+  // pid, when it is held shared. Another error when DIR/lock cannot be
   // created or locked.
   //
   // The lock taken is on the file DIR/lock names once it is held: a holder
@@ -43,12 +57,21 @@ class DirectoryLock {
   static absl::StatusOr<DirectoryLock> Acquire(
       const std::string& dir, const std::function<void()>& after_open = {});
 
+  // Locks `dir` shared: with other shared holders, against exclusive ones
+  // (to read the directory while no one writes it). Opens DIR/lock
+  // read-only and writes nothing: NOT_FOUND when there is no DIR/lock (no
+  // one has locked `dir`, or its last holder removed the file).
+  // FAILED_PRECONDITION while an exclusive holder holds it, with Acquire's
+  // message and after Acquire's wait for an ended holder; the lock is on
+  // the file DIR/lock names, as Acquire's.
+  static absl::StatusOr<DirectoryLock> AcquireShared(const std::string& dir);
+
   DirectoryLock(DirectoryLock&& other) noexcept
       : fd_(std::exchange(other.fd_, -1)) {}
   DirectoryLock& operator=(DirectoryLock&& other) noexcept;
   DirectoryLock(const DirectoryLock&) = delete;
   DirectoryLock& operator=(const DirectoryLock&) = delete;
-  // Releases the lock.
+  // Releases the lock (this holder's part of it, when shared).
   ~DirectoryLock();
 
  private:

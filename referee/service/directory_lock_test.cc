@@ -2,14 +2,21 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <fstream>
 #include <optional>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/temp_dir.h"
@@ -18,10 +25,68 @@ namespace pyramid {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
+
+// The contents of the file at `path` ("" when unreadable).
+std::string Contents(const std::string& path) {
+  std::ifstream in(path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// A pid that has ended here: a child's, reaped.
+pid_t EndedPid() {
+  const pid_t child = fork();
+  if (child == 0) _exit(0);
+  waitpid(child, nullptr, 0);
+  return child;
+}
 
 class DirectoryLockTest : public ::testing::Test {
  protected:
   void SetUp() override { ASSERT_TRUE(dir_.ok()); }
+
+  // Forks a holder that takes the lock, forks a child that shares its open
+  // file and outlives it by `child_lifetime` (as one not yet at its exec
+  // would), and ends. Returns the holder's pid once it has ended, unreaped
+  // (a zombie) unless `reap`; -1 on failure.
+  pid_t EndHolderLeavingTheLockWithItsChild(absl::Duration child_lifetime,
+                                            bool reap) {
+    int ready[2];
+    if (pipe(ready) != 0) return -1;
+    const pid_t holder = fork();
+    if (holder < 0) return -1;
+    if (holder == 0) {
+      close(ready[0]);
+      absl::StatusOr<DirectoryLock> lock = DirectoryLock::Acquire(dir_.path());
+      if (!lock.ok()) _exit(1);
+      if (fork() == 0) {
+        absl::SleepFor(child_lifetime);
+        _exit(0);
+      }
+      const char byte = '1';
+      if (write(ready[1], &byte, 1) != 1) _exit(1);
+      _exit(0);  // Ends, leaving the lock with its child.
+    }
+    close(ready[1]);
+    char byte = 0;
+    const bool started = read(ready[0], &byte, 1) == 1;
+    close(ready[0]);
+    if (reap) {
+      int status = 0;
+      if (waitpid(holder, &status, 0) != holder || !WIFEXITED(status) ||
+          WEXITSTATUS(status) != 0) {
+        return -1;
+      }
+    } else {
+      // Ended, left a zombie: WNOWAIT waits without reaping.
+      siginfo_t info = {};
+      if (waitid(P_PID, holder, &info, WEXITED | WNOWAIT) != 0) return -1;
+    }
+    return started ? holder : -1;
+  }
+
   TempDir dir_{"lock"};
 };
 
@@ -93,34 +158,144 @@ TEST_F(DirectoryLockTest, AHolderKilledBySigkillReleasesIt) {
 // between the tournament runner's vfork and a bot's execve) leaves the lock
 // with the child for moments: the restart waits for it instead of refusing.
 TEST_F(DirectoryLockTest, AHolderEndedWhileItsChildHoldsTheLockIsWaitedFor) {
-  int ready[2];
-  ASSERT_EQ(pipe(ready), 0);
-  const pid_t holder = fork();
-  ASSERT_GE(holder, 0);
-  if (holder == 0) {
-    close(ready[0]);
-    absl::StatusOr<DirectoryLock> lock = DirectoryLock::Acquire(dir_.path());
-    if (!lock.ok()) _exit(1);
-    // The child shares the lock's open file and outlives its parent by
-    // 300 ms, as one not yet at its exec would.
-    if (fork() == 0) {
-      usleep(300'000);
-      _exit(0);
-    }
-    const char byte = '1';
-    if (write(ready[1], &byte, 1) != 1) _exit(1);
-    _exit(0);  // Ends, leaving the lock with its child.
-  }
-  close(ready[1]);
-  char byte = 0;
-  ASSERT_EQ(read(ready[0], &byte, 1), 1);
-  close(ready[0]);
-  int status = 0;
-  ASSERT_EQ(waitpid(holder, &status, 0), holder);
-  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  ASSERT_GT(EndHolderLeavingTheLockWithItsChild(absl::Milliseconds(300),
+                                                /*reap=*/true),
+            0);
   const absl::StatusOr<DirectoryLock> taken =
       DirectoryLock::Acquire(dir_.path());
   EXPECT_TRUE(taken.ok()) << taken.status();
+}
+
+// Killed but not yet reaped by its parent (or still exiting), the holder is
+// a zombie, which kill(pid, 0) still finds: it has ended all the same.
+TEST_F(DirectoryLockTest, AZombieHolderIsWaitedFor) {
+  const pid_t zombie = EndHolderLeavingTheLockWithItsChild(
+      absl::Milliseconds(500), /*reap=*/false);
+  ASSERT_GT(zombie, 0);
+  absl::Cleanup reap = [zombie] { waitpid(zombie, nullptr, 0); };
+  const absl::StatusOr<DirectoryLock> taken =
+      DirectoryLock::Acquire(dir_.path());
+  EXPECT_TRUE(taken.ok()) << taken.status();
+}
+
+// A pid recorded in another pid namespace (a container sharing the
+// directory), on another boot or host, or by a holder that recorded no
+// namespace, means nothing here: a healthy holder there may hold the lock.
+// It is refused at once, not waited for as ended, and not called ended.
+TEST_F(DirectoryLockTest, AHolderFromElsewhereIsRefusedAtOnce) {
+  // This process's own record, as a holder writes it.
+  std::optional<absl::StatusOr<DirectoryLock>> own =
+      DirectoryLock::Acquire(dir_.path());
+  ASSERT_TRUE(own->ok()) << own->status();
+  own.reset();
+  const std::string record = Contents(dir_.File("lock"));
+  const std::vector<std::string> lines = absl::StrSplit(record, '\n');
+  ASSERT_GE(lines.size(), 2u) << record;
+  const std::vector<std::string> identity = absl::StrSplit(lines[1], " pidns ");
+  ASSERT_EQ(identity.size(), 2u) << lines[1];
+  ASSERT_THAT(identity[0], ::testing::StartsWith("boot "));
+
+  const pid_t ended = EndedPid();
+  for (const std::string& elsewhere :
+       {absl::StrCat(identity[0], " pidns 0:0\n"),
+        absl::StrCat("boot 00000000-0000-0000-0000-000000000000 pidns ",
+                     identity[1], "\n"),
+        std::string()}) {
+    SCOPED_TRACE(elsewhere.empty() ? "no second line" : elsewhere);
+    const int fd = open(dir_.File("lock").c_str(), O_RDWR | O_CLOEXEC);
+    ASSERT_GE(fd, 0);
+    absl::Cleanup close_fd = [fd] { close(fd); };
+    const std::string text = absl::StrCat(ended, "\n", elsewhere);
+    ASSERT_EQ(ftruncate(fd, 0), 0);
+    ASSERT_EQ(pwrite(fd, text.data(), text.size(), 0),
+              static_cast<ssize_t>(text.size()));
+    ASSERT_EQ(flock(fd, LOCK_EX | LOCK_NB), 0);
+    const absl::Time start = absl::Now();
+    const absl::StatusOr<DirectoryLock> refused =
+        DirectoryLock::Acquire(dir_.path());
+    // Waited for, it would be refused after 5 s.
+    EXPECT_LT(absl::Now() - start, absl::Seconds(2));
+    ASSERT_FALSE(refused.ok());
+    EXPECT_EQ(refused.status().code(), absl::StatusCode::kFailedPrecondition);
+    EXPECT_THAT(
+        refused.status().message(),
+        HasSubstr(absl::StrCat(
+            dir_.path(), " is in use by another process (pid ", ended, ")")));
+  }
+}
+
+// CheckLostLogs's lock: shared with other readers, against writers.
+TEST_F(DirectoryLockTest, SharedHoldersShareItAgainstExclusiveOnes) {
+  std::optional<absl::StatusOr<DirectoryLock>> exclusive =
+      DirectoryLock::Acquire(dir_.path());
+  ASSERT_TRUE(exclusive->ok()) << exclusive->status();
+  const absl::StatusOr<DirectoryLock> refused =
+      DirectoryLock::AcquireShared(dir_.path());
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(
+      refused.status().message(),
+      HasSubstr(absl::StrCat(dir_.path(), " is in use by another process (pid ",
+                             getpid(), ")")));
+  exclusive.reset();
+
+  const std::string before = Contents(dir_.File("lock"));
+  ASSERT_FALSE(before.empty());
+  std::optional<absl::StatusOr<DirectoryLock>> first =
+      DirectoryLock::AcquireShared(dir_.path());
+  ASSERT_TRUE(first->ok()) << first->status();
+  const absl::StatusOr<DirectoryLock> second =
+      DirectoryLock::AcquireShared(dir_.path());
+  ASSERT_TRUE(second.ok()) << second.status();
+  EXPECT_EQ(Contents(dir_.File("lock")), before)
+      << "a shared holder wrote the lock file";
+  const absl::StatusOr<DirectoryLock> writer =
+      DirectoryLock::Acquire(dir_.path());
+  ASSERT_FALSE(writer.ok());
+  EXPECT_EQ(writer.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(writer.status().message(),
+              HasSubstr(absl::StrCat(dir_.path(),
+                                     " is in use by another process (held "
+                                     "shared: a process reads it)")));
+}
+
+// A shared holder records nothing: the pid in the file is the last
+// exclusive holder's, ended. An exclusive lock refused by the shared holder
+// is refused at once, not waited for as the child of that ended holder.
+TEST_F(DirectoryLockTest, AnExclusiveLockRefusedByASharedOneDoesNotWait) {
+  ASSERT_GT(EndHolderLeavingTheLockWithItsChild(absl::ZeroDuration(),
+                                                /*reap=*/true),
+            0);
+  // The child lets go soon after its parent ends.
+  absl::StatusOr<DirectoryLock> reader =
+      DirectoryLock::AcquireShared(dir_.path());
+  ASSERT_TRUE(reader.ok()) << reader.status();
+  const absl::Time start = absl::Now();
+  const absl::StatusOr<DirectoryLock> writer =
+      DirectoryLock::Acquire(dir_.path());
+  EXPECT_LT(absl::Now() - start, absl::Seconds(2));
+  ASSERT_FALSE(writer.ok());
+  EXPECT_THAT(writer.status().message(), HasSubstr("held shared"));
+  EXPECT_THAT(writer.status().message(), Not(HasSubstr("has ended")));
+}
+
+// The runner checking lost logs after a SIGKILL waits, as a restart does.
+TEST_F(DirectoryLockTest, ASharedLockWaitsForAnEndedHoldersChild) {
+  ASSERT_GT(EndHolderLeavingTheLockWithItsChild(absl::Milliseconds(300),
+                                                /*reap=*/true),
+            0);
+  const absl::StatusOr<DirectoryLock> taken =
+      DirectoryLock::AcquireShared(dir_.path());
+  EXPECT_TRUE(taken.ok()) << taken.status();
+}
+
+TEST_F(DirectoryLockTest, ASharedLockNeedsALockFile) {
+  const absl::StatusOr<DirectoryLock> lock =
+      DirectoryLock::AcquireShared(dir_.path());
+  ASSERT_FALSE(lock.ok());
+  EXPECT_EQ(lock.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(access(dir_.File("lock").c_str(), F_OK), -1)
+      << "a shared lock created the lock file";
 }
 
 // A holder may remove the lock file before it lets go (a referee that fails
