@@ -12,6 +12,8 @@
 #include <errno.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -1141,6 +1143,42 @@ TEST_F(TournamentTest, BotsDieWithARunnerKilledBySigkill) {
     }
     EXPECT_FALSE(Alive(bot)) << "bot process " << bot << " outlived its runner";
   }
+}
+
+// The check of lost logs before anything changes holds while the last run's
+// lock is still held by a child of it that has not reached its exec (the
+// runner killed between a bot's vfork and execve): it waits for the lock
+// instead of skipping the check.
+TEST_F(TournamentTest, TheLostLogCheckWaitsForAnEndedRunsLock) {
+  const std::vector<std::string> argv =
+      TournamentCommand(Make("rock_paper_pyramid", 3, 3));
+  {
+    testing_util::Process run(argv, dir_.File("1.out"), dir_.File("1.err"));
+    ASSERT_EQ(run.Wait(absl::Seconds(120)), 0) << run.err();
+  }
+  const std::vector<v1::TournamentMatchResult> first = Journaled();
+  ASSERT_EQ(first.size(), 3u);
+  const fs::path out = dir_.File("out");
+  fs::remove(out / first[1].log_file());
+  // A holder that ends at once, its child keeping the lock for 1 s.
+  const pid_t holder = fork();
+  ASSERT_GE(holder, 0);
+  if (holder == 0) {
+    absl::StatusOr<DirectoryLock> lock = DirectoryLock::Acquire(out.string());
+    if (!lock.ok()) _exit(1);
+    if (fork() == 0) {
+      usleep(1'000'000);
+      _exit(0);
+    }
+    _exit(0);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(holder, &status, 0), holder);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  testing_util::Process run(argv, dir_.File("2.out"), dir_.File("2.err"));
+  EXPECT_EQ(run.Wait(absl::Seconds(60)), 1) << run.err();
+  EXPECT_THAT(run.err(), HasSubstr("Nothing in " + out.string() +
+                                   " was changed. Restore the log"));
 }
 
 // A journaled log replaced by another genuine log of the same referee

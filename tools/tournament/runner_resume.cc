@@ -1,7 +1,3 @@
-#include <fcntl.h>
-#include <sys/file.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <map>
 #include <optional>
@@ -10,7 +6,6 @@
 #include <utility>
 #include <vector>
 
-#include "absl/cleanup/cleanup.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -105,13 +100,13 @@ absl::Status Runner::CheckLostLogs() {
     key = *std::move(pinned);
   }
   // Shared, read-only: no run plays in the directory while it is checked,
-  // and the lock file (the last holder's pid) stays as it is.
-  const int lock_fd = open((out / "lock").c_str(), O_RDONLY | O_CLOEXEC);
-  const bool in_use = lock_fd >= 0 && flock(lock_fd, LOCK_SH | LOCK_NB) != 0;
-  absl::Cleanup close_lock = [lock_fd] {
-    if (lock_fd >= 0) close(lock_fd);
-  };
-  if (in_use) return absl::OkStatus();
+  // and the lock file (the last holder's pid) stays as it is. A directory
+  // in use is left to OpenOutput, which says so; one whose last holder
+  // ended with a child of it still holding the lock is waited for.
+  absl::StatusOr<DirectoryLock> shared = DirectoryLock::AcquireShared(out);
+  if (!shared.ok() && !absl::IsNotFound(shared.status())) {
+    return absl::OkStatus();
+  }
   absl::StatusOr<std::vector<v1::TournamentMatchResult>> entries =
       Journal::Read((out / "journal.jsonl").string());
   if (!entries.ok()) return absl::OkStatus();
