@@ -10,6 +10,7 @@
 // files. And the `tournament` program itself, killed with SIGKILL mid-run,
 // resumes from its output directory.
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -1046,14 +1047,25 @@ TEST_F(TournamentTest, KilledAtMomentsSpreadOverTheRunLosesNothing) {
 }
 
 // The processes whose parent is `parent` and which are not zombies.
+// /proc/PID/stat, or "" once the process is gone. Read with read(2): a
+// process that ends while its file is read makes the read fail with ESRCH,
+// which libstdc++'s filebuf throws as an exception.
+std::string ProcStat(const fs::path& path) {
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return "";
+  std::string stat(4096, '\0');
+  const ssize_t n = read(fd, stat.data(), stat.size());
+  close(fd);
+  stat.resize(n > 0 ? n : 0);
+  return stat;
+}
+
 std::vector<pid_t> LiveChildren(pid_t parent) {
   std::vector<pid_t> children;
   for (const fs::directory_entry& entry : fs::directory_iterator("/proc")) {
     const std::string name = entry.path().filename().string();
     if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::ifstream in(entry.path() / "stat");
-    std::string stat((std::istreambuf_iterator<char>(in)),
-                     std::istreambuf_iterator<char>());
+    const std::string stat = ProcStat(entry.path() / "stat");
     // pid (comm) state ppid ...: comm may hold spaces, so parse after ')'.
     const size_t close = stat.rfind(')');
     if (close == std::string::npos) continue;
@@ -1068,9 +1080,7 @@ std::vector<pid_t> LiveChildren(pid_t parent) {
 
 // True while `pid` exists and is not a zombie.
 bool Alive(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string stat((std::istreambuf_iterator<char>(in)),
-                   std::istreambuf_iterator<char>());
+  const std::string stat = ProcStat("/proc/" + std::to_string(pid) + "/stat");
   const size_t close = stat.rfind(')');
   return close != std::string::npos && close + 2 < stat.size() &&
          stat[close + 2] != 'Z';
