@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -18,6 +19,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "referee/core/log_sink.h"
 
 namespace pyramid {
 namespace {
@@ -32,24 +34,19 @@ constexpr int kMaxAttempts = 100;
 // (O_CLOEXEC closes it only at the exec), for moments.
 constexpr absl::Duration kDeadHolderWait = absl::Seconds(5);
 
-// Up to `limit` bytes of the file at `path` (read at once, as the small
-// /proc files are meant to be), or "" when it cannot be read.
-std::string ReadSmallFile(const std::string& path, size_t limit) {
-  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return "";
-  std::string text(limit, '\0');
-  const ssize_t n = read(fd, text.data(), text.size());
-  close(fd);
-  text.resize(n > 0 ? n : 0);
-  return text;
+// The small /proc file at `path` (core's ReadFileToString, bounded), or ""
+// when it cannot be read: its process gone, or no /proc.
+std::string ProcFile(const std::string& path) {
+  absl::StatusOr<std::string> text = ReadFileToString(path, 4096);
+  return text.ok() ? *std::move(text) : "";
 }
 
 // What identifies this process's pid namespace on this boot, as the lock
 // file's second line records it ("boot BOOT_ID pidns DEV:INO"), or "" when
 // /proc does not tell. Two processes with one identity see the same pids.
 std::string Identity() {
-  const std::string boot_id(absl::StripAsciiWhitespace(
-      ReadSmallFile("/proc/sys/kernel/random/boot_id", 64)));
+  const std::string boot_id(
+      absl::StripAsciiWhitespace(ProcFile("/proc/sys/kernel/random/boot_id")));
   struct stat ns;
   if (boot_id.empty() || stat("/proc/self/ns/pid", &ns) != 0) return "";
   return absl::StrCat("boot ", boot_id, " pidns ", ns.st_dev, ":", ns.st_ino);
@@ -80,8 +77,7 @@ Holder HolderOf(int fd) {
 // still finds it. The state is the field after the parenthesised command
 // name, which may itself hold ')': the last one ends it.
 bool Exited(int pid) {
-  const std::string stat =
-      ReadSmallFile(absl::StrCat("/proc/", pid, "/stat"), 512);
+  const std::string stat = ProcFile(absl::StrCat("/proc/", pid, "/stat"));
   const size_t name_end = stat.rfind(')');
   if (name_end == std::string::npos || name_end + 2 >= stat.size()) {
     return false;  // Unreadable: taken as alive, as before this was read.
