@@ -139,6 +139,17 @@ class LobbyTest : public ::testing::Test {
   std::unique_ptr<Lobby> lobby_;
 };
 
+// A Principal made without naming its kind speaks for nobody: it is not
+// the admin, and no match has a seat for it.
+TEST_F(LobbyTest, ADefaultPrincipalHasNoRights) {
+  const Principal nobody;
+  EXPECT_NE(nobody.kind, Principal::Kind::kAdmin);
+  EXPECT_NE(nobody.kind, Principal::Kind::kSeat);
+  EXPECT_NE(nobody.kind, Principal::Kind::kBot);
+  Create();
+  EXPECT_TRUE(lobby_->SeatsOf(nobody).empty());
+}
+
 TEST_F(LobbyTest, ListsNewestFirstInPagesThatStayStable) {
   const std::string a = Create(), b = Create(), c = Create();
   const auto [first, token] = List(2);

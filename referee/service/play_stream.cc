@@ -300,7 +300,7 @@ class PlayReactor final : public AsyncBidiStream {
   std::shared_ptr<PlayWriter> writer_;  // Made when the call comes.
   // The principal's Principal::route; 0 when unauthenticated.
   uint64_t route_ = 0;
-  Principal principal_;  // Whom the stream plays for (its token's).
+  Principal principal_;  // Whom it plays for (kNone before OnStart).
   std::string bot_id_;   // A bot's stream: the bot's id.
   std::shared_ptr<MatchHost> last_match_;  // Of the last move (null: none).
   grpc::ByteBuffer read_buffer_;

@@ -80,8 +80,16 @@ absl::Status ReadToken(const SqliteStatement& row, StoredToken& token) {
     return absl::DataLossError("a token hash is not 32 bytes");
   }
   Principal& p = token.principal;
-  p.kind =
-      row.ColumnInt(2) == 1 ? Principal::Kind::kSeat : Principal::Kind::kBot;
+  switch (row.ColumnInt(2)) {
+    case 1:
+      p.kind = Principal::Kind::kSeat;
+      break;
+    case 2:
+      p.kind = Principal::Kind::kBot;
+      break;
+    default:  // Never written: a row that says neither gives no rights.
+      return absl::DataLossError("a token is neither a seat's nor a bot's");
+  }
   p.match_id = row.ColumnBytes(3);
   p.seat = static_cast<int>(row.ColumnInt(4));
   p.bot_id = row.ColumnBytes(5);
@@ -322,6 +330,9 @@ class SqliteRegistry final : public Registry {
         "INSERT INTO tokens (id, secret_hash, kind, match_id, "
         "seat, bot_id) VALUES (?, ?, ?, ?, ?, ?);");
     const Principal& p = token.principal;
+    if (p.kind != Principal::Kind::kSeat && p.kind != Principal::Kind::kBot) {
+      return absl::InvalidArgumentError("only seat and bot tokens are stored");
+    }
     return insert.ok() &&
                    insert.Text(1, token.id)
                            .Blob(2, AsView(token.secret_hash))

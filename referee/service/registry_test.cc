@@ -131,6 +131,19 @@ TEST_F(RegistryTest, ReadsBotsInRegistrationOrderWithTheirTokens) {
   EXPECT_EQ((*bots)[1].token.principal.kind, Principal::Kind::kBot);
 }
 
+// A token whose principal names no kind (a default Principal) is not
+// stored: stored, it would have been read back as a bot's.
+TEST_F(RegistryTest, RefusesATokenThatIsNeitherASeatsNorABots) {
+  const MintedToken minted = MintToken();
+  StoredMatch match;
+  match.info.set_match_id("match-0");
+  match.info.set_status(v1::MATCH_RUNNING);
+  match.seat_tokens.push_back({minted.id, minted.secret_hash, Principal()});
+  EXPECT_FALSE(registry_->AddMatch(match).ok());
+  EXPECT_TRUE(absl::IsNotFound(registry_->FindToken(minted.id).status()));
+  EXPECT_TRUE(absl::IsNotFound(registry_->FindMatch("match-0").status()));
+}
+
 // The point queries the lobby asks about ended matches, the same of the
 // SQLite registry and of the one in memory: a match by id (without its
 // tokens), the newest match of a request_id, a token by id, and matches

@@ -19,10 +19,11 @@
 
 namespace pyramid {
 
-// Who a token speaks for.
+// Who a token speaks for. A default-constructed one speaks for nobody
+// (kNone), which every check refuses: rights are given only by naming them.
 struct Principal {
-  enum class Kind { kAdmin, kSeat, kBot };
-  Kind kind = Kind::kAdmin;
+  enum class Kind { kNone, kAdmin, kSeat, kBot };
+  Kind kind = Kind::kNone;
   std::string match_id;  // kSeat: hex match id.
   int seat = -1;         // kSeat.
   std::string bot_id;    // kBot.
