@@ -17,10 +17,6 @@ v1::FaultConsequence ConsequenceOf(v1::ForfeitPolicy policy) {
   return DefaultsOnFault(policy) ? v1::FAULT_DEFAULT_ACTION : v1::FAULT_FORFEIT;
 }
 
-Decision::Decision(uint64_t id, std::vector<int> seats, bool simultaneous) {
-  Open(id, std::move(seats), simultaneous);
-}
-
 void Decision::Open(uint64_t id, std::vector<int> seats, bool simultaneous) {
   id_ = id;
   seats_ = std::move(seats);

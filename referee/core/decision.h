@@ -4,7 +4,7 @@
 // words on both sides, so a protocol change is made once.
 //
 // The steps, named alike in Match and Replayer (docs/protocol.md):
-//   1. Open     the seats that must act (Decision's constructor).
+//   1. Open     the seats that must act (Open).
 //   2. Commit   a seat's commitment, signed if the seat has a key
 //               (CheckCommit, then RecordCommit).
 //   3. Reveal phase  opens once every seat committed or faulted, unless the
@@ -58,11 +58,9 @@ class Decision {
     std::string why;  // For a fault: the reason in words.
   };
 
-  Decision() = default;
   // Step 1: decision `id` (0: the seed decision) asks `seats` (ascending).
-  Decision(uint64_t id, std::vector<int> seats, bool simultaneous);
-  // Step 1 of the next decision: as assigning Decision(id, seats,
-  // simultaneous), but reusing this one's memory.
+  // Opens the next decision in this object, reusing its memory; all the
+  // previous decision's progress is forgotten.
   void Open(uint64_t id, std::vector<int> seats, bool simultaneous);
 
   uint64_t id() const { return id_; }
