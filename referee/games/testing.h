@@ -37,6 +37,15 @@ std::unique_ptr<State> NewGame(const v1::GameConfig& config, int seats,
 absl::StatusOr<v1::Result> ActAlone(State& state, int seat,
                                     const v1::Action& action);
 
+// The game's own part of `result` (`part` is its accessor, e.g.
+// &v1::Result::pyramid_shambo), or its error.
+template <typename Part>
+absl::StatusOr<Part> GamePart(absl::StatusOr<v1::Result> result,
+                              const Part& (v1::Result::*part)() const) {
+  if (!result.ok()) return result.status();
+  return ((*result).*part)();
+}
+
 }  // namespace pyramid::game_testing
 
 #endif  // PYRAMID_REFEREE_GAMES_TESTING_H_

@@ -141,10 +141,7 @@ v1::Action Fall(v1::FpDirection direction) {
 
 absl::StatusOr<v1::FlamingPyramidsResult> Act(State& state, int seat,
                                               const v1::Action& action) {
-  SeatAction seat_action{seat, action};
-  absl::StatusOr<v1::Result> result = state.Apply({&seat_action, 1});
-  if (!result.ok()) return result.status();
-  return result->flaming_pyramids();
+  return GamePart(ActAlone(state, seat, action), &v1::Result::flaming_pyramids);
 }
 
 std::string CheckInvariants(const State& state) {

@@ -106,10 +106,7 @@ std::unique_ptr<State> FromPosition(const TestPosition& position,
 
 absl::StatusOr<v1::PyramidSchemeResult> Act(State& state, int seat,
                                             const v1::Action& action) {
-  SeatAction seat_action{seat, action};
-  absl::StatusOr<v1::Result> result = state.Apply({&seat_action, 1});
-  if (!result.ok()) return result.status();
-  return result->pyramid_scheme();
+  return GamePart(ActAlone(state, seat, action), &v1::Result::pyramid_scheme);
 }
 
 v1::PyramidSchemeObservation View(const State& state, int seat) {

@@ -113,10 +113,7 @@ v1::Action Canonical() {
 
 absl::StatusOr<v1::PyramidShamboResult> Act(State& state, int seat,
                                             const v1::Action& action) {
-  SeatAction seat_action{seat, action};
-  absl::StatusOr<v1::Result> result = state.Apply({&seat_action, 1});
-  if (!result.ok()) return result.status();
-  return result->pyramid_shambo();
+  return GamePart(ActAlone(state, seat, action), &v1::Result::pyramid_shambo);
 }
 
 absl::StatusOr<v1::PyramidShamboResult> Throw(State& state,
@@ -128,9 +125,7 @@ absl::StatusOr<v1::PyramidShamboResult> Throw(State& state,
   std::vector<SeatAction> actions = {{active, Hand(active_hand)},
                                      {target, Hand(target_hand)}};
   if (target < active) std::swap(actions[0], actions[1]);
-  absl::StatusOr<v1::Result> result = state.Apply(actions);
-  if (!result.ok()) return result.status();
-  return result->pyramid_shambo();
+  return GamePart(state.Apply(actions), &v1::Result::pyramid_shambo);
 }
 
 std::vector<v1::PyramidShamboResult> AutoMoves(State& state) {

@@ -56,9 +56,7 @@ absl::StatusOr<v1::RockPaperPyramidRoundResult> PlayRound(State& state,
   for (int seat = 0; seat < 3; ++seat) {
     actions.push_back({seat, Play(pieces[seat])});
   }
-  absl::StatusOr<v1::Result> result = state.Apply(actions);
-  if (!result.ok()) return result.status();
-  return result->rock_paper_pyramid();
+  return GamePart(state.Apply(actions), &v1::Result::rock_paper_pyramid);
 }
 
 void PlayDefaultRound(State& state) {
