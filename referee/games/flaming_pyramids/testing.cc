@@ -13,6 +13,7 @@
 #include "google/protobuf/message.h"
 #include "google/protobuf/reflection.h"
 #include "referee/crypto/random_stream.h"
+#include "referee/games/flaming_pyramids/state.h"
 #include "referee/games/flaming_pyramids/tables.h"
 
 namespace pyramid::fp::testing {
@@ -125,19 +126,10 @@ std::unique_ptr<State> NewGame(int seats, const Digest& seed,
 }
 
 v1::Action Place(int tile, int row, int x) {
-  v1::Action action;
-  v1::FpPlace* place = action.mutable_flaming_pyramids()->mutable_place();
-  place->set_tile(static_cast<uint32_t>(tile));
-  place->set_row(static_cast<uint32_t>(row));
-  place->set_x(x);
-  return action;
+  return PlaceAction(tile, Cell{row, x});
 }
 
-v1::Action Fall(v1::FpDirection direction) {
-  v1::Action action;
-  action.mutable_flaming_pyramids()->set_fall(direction);
-  return action;
-}
+v1::Action Fall(v1::FpDirection direction) { return FallAction(direction); }
 
 absl::StatusOr<v1::FlamingPyramidsResult> Act(State& state, int seat,
                                               const v1::Action& action) {

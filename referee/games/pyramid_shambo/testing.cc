@@ -11,6 +11,7 @@
 #include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
 #include "referee/games/pyramid_shambo/board.h"
+#include "referee/games/pyramid_shambo/state.h"
 
 namespace pyramid::shambo::testing {
 namespace {
@@ -74,42 +75,23 @@ std::unique_ptr<State> Position(int num_seats,
   return *std::move(state);
 }
 
-v1::Action Challenge(int target) {
-  v1::Action action;
-  action.mutable_pyramid_shambo()->mutable_challenge()->set_target(target);
-  return action;
-}
+v1::Action Challenge(int target) { return ChallengeAction(target); }
 
-v1::Action Hand(v1::ShamboHand hand) {
-  v1::Action action;
-  action.mutable_pyramid_shambo()->set_hand(hand);
-  return action;
-}
+v1::Action Hand(v1::ShamboHand hand) { return HandAction(hand); }
 
 v1::Action Pay(std::string_view pay) {
-  v1::Action action;
-  AppendPieces(
-      Set(pay),
-      *action.mutable_pyramid_shambo()->mutable_payment()->mutable_pay());
-  return action;
+  PaymentOption option;
+  option.pay = Set(pay);
+  return PaymentAction(option);
 }
 
 v1::Action Change(int provider, std::string_view payer_gives,
                   std::string_view provider_gives, std::string_view pay) {
-  v1::Action action = Pay(pay);
-  v1::ShamboExchange* exchange =
-      action.mutable_pyramid_shambo()->mutable_payment()->mutable_exchange();
-  exchange->set_provider(provider);
-  AppendPieces(Set(payer_gives), *exchange->mutable_payer_gives());
-  AppendPieces(Set(provider_gives), *exchange->mutable_provider_gives());
-  return action;
+  return PaymentAction(
+      {provider, Set(payer_gives), Set(provider_gives), Set(pay)});
 }
 
-v1::Action Canonical() {
-  v1::Action action;
-  action.mutable_pyramid_shambo()->set_canonical(true);
-  return action;
-}
+v1::Action Canonical() { return CanonicalAction(); }
 
 absl::StatusOr<v1::PyramidShamboResult> Act(State& state, int seat,
                                             const v1::Action& action) {

@@ -5,14 +5,12 @@
 
 #include "gtest/gtest.h"
 #include "referee/games/rock_paper_pyramid/board.h"
+#include "referee/games/rock_paper_pyramid/tables.h"
 
 namespace pyramid::rpp::testing {
 
 v1::RppPiece Piece(v1::RppColour colour, v1::RppSize size) {
-  v1::RppPiece piece;
-  piece.set_colour(colour);
-  piece.set_size(size);
-  return piece;
+  return MakePiece(colour, size);
 }
 
 std::string Name(const v1::RppPiece& piece) {
