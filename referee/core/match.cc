@@ -28,6 +28,30 @@ EntropySource FixedEntropy(std::string bytes) {
   };
 }
 
+v1::Header HeaderFor(const MatchConfig& config) {
+  v1::Header header;
+  header.set_format_version(log_format::kFormatVersion);
+  *header.mutable_game() = config.game;
+  for (const v1::Seat& seat : config.seats) *header.add_seats() = seat;
+  *header.mutable_clocks() = config.clocks;
+  header.set_forfeit_policy(config.forfeit_policy);
+  header.set_checkpoint_interval(config.checkpoint_interval);
+  header.set_label(config.label);
+  return header;
+}
+
+MatchConfig ConfigFromHeader(const v1::Header& header, FsyncPolicy fsync) {
+  MatchConfig config;
+  config.game = header.game();
+  config.seats.assign(header.seats().begin(), header.seats().end());
+  config.clocks = header.clocks();
+  config.forfeit_policy = header.forfeit_policy();
+  config.checkpoint_interval = header.checkpoint_interval();
+  config.fsync = fsync;
+  config.label = header.label();
+  return config;
+}
+
 Match::Match(MatchConfig config, std::unique_ptr<Game> game, const Clock* clock)
     : config_(std::move(config)), game_(std::move(game)), clock_(clock) {}
 
@@ -72,21 +96,13 @@ absl::StatusOr<std::unique_ptr<Match>> Match::Create(
 
   v1::LogRecord record;
   v1::Header* header = record.mutable_header();
-  header->set_format_version(log_format::kFormatVersion);
+  *header = HeaderFor(match->config_);
   header->set_rules_version(match->game_->rules_version());
   header->set_match_id(match->match_id_);
-  *header->mutable_game() = match->config_.game;
-  for (const v1::Seat& seat : match->config_.seats) {
-    *header->add_seats() = seat;
-  }
   header->set_referee_public_key(public_key);
   header->set_referee_commitment(std::string(AsView(
       RefereeCommitment(match->match_id_, match->referee_contribution_))));
-  *header->mutable_clocks() = match->config_.clocks;
-  header->set_forfeit_policy(match->config_.forfeit_policy);
   header->set_created_unix_ms(match->NowMs());
-  header->set_checkpoint_interval(match->config_.checkpoint_interval);
-  header->set_label(match->config_.label);
   if (absl::Status s = match->Log(std::move(record)); !s.ok()) return s;
   match->header_hash_ = match->log_->chain_hash();
   // A signed checkpoint right after the header: a log cut short at any later

@@ -50,6 +50,8 @@ EntropySource SystemEntropy();
 // ids were drawn ahead).
 EntropySource FixedEntropy(std::string bytes);
 
+// A field added here is written to the log's header by HeaderFor and read
+// back by ConfigFromHeader, unless it is the writer's own (fsync).
 struct MatchConfig {
   v1::GameConfig game;
   std::vector<v1::Seat> seats;  // Seat i is seats[i].
@@ -59,6 +61,15 @@ struct MatchConfig {
   FsyncPolicy fsync = FsyncPolicy::kCheckpoints;
   std::string label;  // Header.label.
 };
+
+// The log header's part that `config` gives (game, seats, clocks, forfeit
+// policy, checkpoint interval, label) and the format version; the match
+// fills in the rest (rules version, match id, referee key and commitment,
+// creation time). ConfigFromHeader reads that part back.
+v1::Header HeaderFor(const MatchConfig& config);
+// The configuration `header` records; `fsync` is the writer's own (no log
+// records it).
+MatchConfig ConfigFromHeader(const v1::Header& header, FsyncPolicy fsync);
 
 // What the open decision asks for: a copy, which the service takes several
 // times per message, so it holds up to kInlineSeats seats without touching

@@ -123,15 +123,7 @@ absl::StatusOr<std::unique_ptr<Match>> Match::Resume(
     return absl::DataLossError("the log has no header");
   }
   const v1::Header& header = records[0].header();
-  MatchConfig config;
-  config.game = header.game();
-  config.seats.assign(header.seats().begin(), header.seats().end());
-  config.clocks = header.clocks();
-  config.forfeit_policy = header.forfeit_policy();
-  config.checkpoint_interval = header.checkpoint_interval();
-  config.label = header.label();
-  config.fsync = fsync;
-
+  MatchConfig config = ConfigFromHeader(header, fsync);
   auto replay_clock = std::make_unique<ReplayClock>(clock);
   replay_clock->Set(header.created_unix_ms());
   auto progress = std::make_shared<ReplayProgress>();
@@ -140,8 +132,8 @@ absl::StatusOr<std::unique_ptr<Match>> Match::Resume(
   std::string ids = header.match_id();
   ids.append(referee_contribution);
   absl::StatusOr<std::unique_ptr<Match>> created =
-      Create(config, referee_key, std::move(replay_sink), replay_clock.get(),
-             FixedEntropy(std::move(ids)));
+      Create(std::move(config), referee_key, std::move(replay_sink),
+             replay_clock.get(), FixedEntropy(std::move(ids)));
   if (!created.ok()) {
     return absl::DataLossError(
         absl::StrCat("the log does not re-run: ", created.status().message()));

@@ -10,6 +10,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "referee/core/local_runner.h"
+#include "referee/core/log_format.h"
 #include "referee/core/log_reader.h"
 #include "referee/crypto/protocol.h"
 #include "referee/crypto/sha256.h"
@@ -457,6 +458,50 @@ TEST_F(MatchTest, EveryPrefixFromTheHeaderCheckpointOnVerifiesAsUnsealed) {
   const Verdict header_only = VerifyLog(
       std::string_view(log_).substr(0, split.records[1].offset), options);
   EXPECT_EQ(header_only.kind, Verdict::Kind::kNotGenuine);
+}
+
+// Every field of a MatchConfig survives HeaderFor then ConfigFromHeader
+// (fsync, which no log records, is given back), and HeaderFor leaves what
+// the match draws and signs with to the match.
+TEST(MatchConfigTest, SurvivesTheHeaderRoundTrip) {
+  MatchConfig config;
+  config.game.set_game("rock_paper_pyramid");
+  config.game.mutable_rock_paper_pyramid()->set_red(true);
+  for (int i = 0; i < 3; ++i) {
+    v1::Seat& seat = config.seats.emplace_back();
+    seat.set_name("seat" + std::to_string(i));
+    seat.set_public_key(std::string(32, static_cast<char>('k' + i)));
+  }
+  config.clocks.set_commit_timeout_ms(1);
+  config.clocks.set_reveal_timeout_ms(2);
+  config.clocks.set_time_bank_ms(3);
+  config.clocks.set_time_bank_increment_ms(4);
+  config.clocks.set_seed_timeout_ms(5);
+  config.forfeit_policy = v1::FORFEIT_POLICY_DEFAULT_ACTION;
+  config.checkpoint_interval = 7;
+  config.fsync = FsyncPolicy::kEveryRecord;
+  config.label = "tournament/run/3";
+
+  const v1::Header header = HeaderFor(config);
+  EXPECT_EQ(header.format_version(), log_format::kFormatVersion);
+  EXPECT_EQ(header.rules_version(), 0u);
+  EXPECT_TRUE(header.match_id().empty());
+  EXPECT_TRUE(header.referee_public_key().empty());
+  EXPECT_TRUE(header.referee_commitment().empty());
+  EXPECT_EQ(header.created_unix_ms(), 0);
+
+  const MatchConfig back = ConfigFromHeader(header, FsyncPolicy::kEveryRecord);
+  EXPECT_EQ(back.game.SerializeAsString(), config.game.SerializeAsString());
+  ASSERT_EQ(back.seats.size(), config.seats.size());
+  for (size_t i = 0; i < config.seats.size(); ++i) {
+    EXPECT_EQ(back.seats[i].SerializeAsString(),
+              config.seats[i].SerializeAsString());
+  }
+  EXPECT_EQ(back.clocks.SerializeAsString(), config.clocks.SerializeAsString());
+  EXPECT_EQ(back.forfeit_policy, config.forfeit_policy);
+  EXPECT_EQ(back.checkpoint_interval, config.checkpoint_interval);
+  EXPECT_EQ(back.fsync, config.fsync);
+  EXPECT_EQ(back.label, config.label);
 }
 
 TEST(MatchCreateTest, RefusesBadConfigurations) {
