@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "referee/crypto/bytes.h"
 #include "referee/crypto/ed25519.h"
+#include "referee/files/bounded_read.h"
 #include "referee/tlog/note.h"
 #include "referee/tlog/text.h"
 #include "replay/seat_roster.h"
@@ -15,15 +16,18 @@
 namespace pyramid {
 namespace {
 
-// A key file's text, as ReadSmallFile reads it (a regular file only).
+// A key file's text (the header's contract): a regular file or a pipe,
+// as crypto reads a key file.
 absl::StatusOr<std::string> ReadKeyFile(const std::string& path) {
-  return ReadSmallFile(path,
-                       SmallFileOptions{.max_bytes = kMaxKeyArgumentFileBytes});
+  return ReadBoundedFile(path,
+                         BoundedRead{.max_bytes = kMaxKeyArgumentFileBytes,
+                                     .pipes = true,
+                                     .idle_ms = SeatRoster::kPipeIdleMs});
 }
 
-// Whether `status`, of ReadKeyFile, says that there is no regular file to
-// read (none, a directory, a FIFO, or a name no file can have): the value
-// may be a key then.
+// Whether `status`, of ReadKeyFile, says that there is no file to read
+// (none, a directory, a device, a FIFO with no writer, or a name no file
+// can have): the value may be a key then.
 bool NoFileToRead(const absl::Status& status) {
   return absl::IsNotFound(status) || absl::IsFailedPrecondition(status);
 }

@@ -36,6 +36,9 @@
 // (files that could not be read are not counted; how many there were follows).
 // --level=chain checks the framing, encoding, hash chain and signatures without
 // replaying the rules (docs/log-format.md, "Verification levels").
+// --key and --tlog_key take the key itself or a FILE holding it: a regular
+// file or a pipe (`--key=<(ssh host cat referee.key.pub)`), at most 4 KiB
+// (replay/key_arguments.h); a FIFO with no writer is refused at once.
 // --seat_keys=ROSTER (an auditor's file of NAME KEY lines, KEY 64 hex digits,
 // a file holding them, or none; replay/seat_roster.h) makes a log whose
 // header names a seat the roster lacks, or gives a seat another key than
@@ -97,6 +100,9 @@ int Usage(std::ostream& out = std::cerr) {
          "OLD_CHECKPOINT NEW_CHECKPOINT PROOF\n"
          "  replay verify-tournament [--key HEX|FILE | --tlog_key VKEY|FILE] "
          "[--seat_keys ROSTER] DIR\n"
+         "    --key, --tlog_key FILE: a regular file or a pipe "
+         "(--key=<(ssh host cat referee.key.pub)),\n"
+         "    at most 4 KiB\n"
          "    --seat_keys ROSTER: every seat of every log must be a bot of "
          "ROSTER with its key;\n"
          "    ROSTER has a line NAME KEY per bot, KEY 64 hex digits (its "

@@ -1,14 +1,6 @@
 #include "replay/seat_roster.h"
 
-#include <fcntl.h>
-#include <poll.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
-#include <chrono>
-#include <cstring>
 #include <filesystem>
 #include <map>
 #include <string>
@@ -23,6 +15,7 @@
 #include "absl/strings/str_split.h"
 #include "referee/crypto/bytes.h"
 #include "referee/crypto/ed25519.h"
+#include "referee/files/bounded_read.h"
 
 namespace pyramid {
 namespace {
@@ -89,10 +82,10 @@ absl::StatusOr<std::vector<std::string>> SplitFields(absl::string_view line) {
   return fields;
 }
 
-// A key file read as ReadSmallFile reads it (regular files only).
+// A key file the roster names: a regular file of a few bytes.
 absl::StatusOr<std::string> ReadKeyFile(const std::string& path) {
-  return ReadSmallFile(
-      path, SmallFileOptions{.max_bytes = SeatRoster::kMaxKeyFileBytes});
+  return ReadBoundedFile(
+      path, BoundedRead{.max_bytes = SeatRoster::kMaxKeyFileBytes});
 }
 
 // The public key in the text of the key file `path`: 64 hex digits, with
@@ -113,7 +106,7 @@ absl::StatusOr<std::string> PublicKeyIn(const std::string& path,
 }
 
 // The public key in the file `field` names (relative to `directory`), read
-// through ReadSmallFile (a regular file, at most kMaxKeyFileBytes); a
+// through ReadKeyFile (a regular file, at most kMaxKeyFileBytes); a
 // secret key file beside its FILE.pub (both keygen's) is refused, naming
 // the public one, as `replay --key` does.
 absl::StatusOr<std::string> KeyFromFile(std::string_view field,
@@ -170,66 +163,6 @@ absl::StatusOr<std::string> ParseKeyField(std::string_view field,
   return KeyFromFile(field, directory);
 }
 
-// What a file of mode `mode` is, for "not a regular file (a FIFO)".
-std::string KindOf(mode_t mode) {
-  if (S_ISFIFO(mode)) return "a FIFO or pipe";
-  if (S_ISCHR(mode)) return "a character device";
-  if (S_ISBLK(mode)) return "a block device";
-  if (S_ISSOCK(mode)) return "a socket";
-  return "neither a file nor a pipe";
-}
-
-// Reads `fd` (opened O_NONBLOCK) to its end into `out`: at most
-// `options.max_bytes`, waiting at most `options.pipe_idle_ms` for each
-// byte. `error(code, why)` makes the error.
-template <typename MakeError>
-absl::Status ReadToEnd(int fd, bool pipe, const SmallFileOptions& options,
-                       std::string& out, const MakeError& error) {
-  using Clock = std::chrono::steady_clock;
-  Clock::time_point last = Clock::now();
-  char buffer[1 << 16];
-  while (true) {
-    const ssize_t n = read(fd, buffer, sizeof(buffer));
-    if (n > 0) {
-      if (out.size() + static_cast<uint64_t>(n) > options.max_bytes) {
-        return error(
-            absl::StatusCode::kResourceExhausted,
-            absl::StrCat("it holds more than ", options.max_bytes, " bytes"));
-      }
-      out.append(buffer, static_cast<size_t>(n));
-      last = Clock::now();
-      continue;
-    }
-    if (n == 0) {
-      // A FIFO with no writer reads as its end at once: waiting for one
-      // (as a blocking open does) might never end.
-      if (pipe && out.empty()) {
-        return error(absl::StatusCode::kFailedPrecondition,
-                     "a FIFO or pipe with no writer and nothing in it");
-      }
-      return absl::OkStatus();
-    }
-    if (errno == EINTR) continue;
-    if (errno != EAGAIN && errno != EWOULDBLOCK) {
-      return error(absl::StatusCode::kDataLoss, std::strerror(errno));
-    }
-    // A writer that has not written yet. Polled in slices: a FIFO opened
-    // after its writer may never report POLLHUP when the writer closes,
-    // while read then says so.
-    const auto idle = std::chrono::duration_cast<std::chrono::milliseconds>(
-        Clock::now() - last);
-    if (idle.count() >= options.pipe_idle_ms) {
-      return error(absl::StatusCode::kDeadlineExceeded,
-                   absl::StrCat("nothing came from it for ",
-                                options.pipe_idle_ms, " ms"));
-    }
-    pollfd wait{.fd = fd, .events = POLLIN, .revents = 0};
-    poll(&wait, 1,
-         static_cast<int>(
-             std::min<int64_t>(100, options.pipe_idle_ms - idle.count())));
-  }
-}
-
 }  // namespace
 
 absl::StatusOr<SeatRoster> SeatRoster::Parse(std::string_view text,
@@ -275,8 +208,10 @@ absl::StatusOr<SeatRoster> SeatRoster::Parse(std::string_view text,
 }
 
 absl::StatusOr<SeatRoster> SeatRoster::ReadFile(const std::string& path) {
-  absl::StatusOr<std::string> text = ReadSmallFile(
-      path, SmallFileOptions{.max_bytes = kMaxFileBytes, .pipes = true});
+  absl::StatusOr<std::string> text =
+      ReadBoundedFile(path, BoundedRead{.max_bytes = kMaxFileBytes,
+                                        .pipes = true,
+                                        .idle_ms = kPipeIdleMs});
   if (!text.ok()) return text.status();
   absl::StatusOr<SeatRoster> roster =
       Parse(*text, fs::path(path).parent_path().string());
@@ -315,50 +250,6 @@ bool JudgeSeats(const SeatRoster& roster, Verdict& verdict) {
   verdict.signature_failed = false;
   verdict.reason = std::move(differs);
   return false;
-}
-
-absl::StatusOr<std::string> ReadSmallFile(const std::string& path,
-                                          const SmallFileOptions& options) {
-  const auto error = [&path](absl::StatusCode code, const std::string& why) {
-    return absl::Status(code, absl::StrCat("cannot read ", path, ": ", why));
-  };
-  // O_NONBLOCK: opening a FIFO must not wait for a writer.
-  const int fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) {
-    const int reason = errno;
-    const absl::StatusCode code =
-        reason == ENOENT || reason == ENOTDIR || reason == ENAMETOOLONG
-            ? absl::StatusCode::kNotFound
-        : reason == EACCES || reason == EPERM
-            ? absl::StatusCode::kPermissionDenied
-            : absl::StatusCode::kFailedPrecondition;
-    return error(code, std::strerror(reason));
-  }
-  struct stat st;
-  absl::Status status;
-  std::string out;
-  if (fstat(fd, &st) != 0) {
-    status = error(absl::StatusCode::kDataLoss, std::strerror(errno));
-  } else if (S_ISDIR(st.st_mode)) {
-    status = error(absl::StatusCode::kFailedPrecondition, "it is a directory");
-  } else if (S_ISREG(st.st_mode)) {
-    if (static_cast<uint64_t>(st.st_size) > options.max_bytes) {
-      status = error(absl::StatusCode::kResourceExhausted,
-                     absl::StrCat("it is ", st.st_size, " bytes, more than ",
-                                  options.max_bytes, " (not read)"));
-    } else {
-      status = ReadToEnd(fd, false, options, out, error);
-    }
-  } else if (S_ISFIFO(st.st_mode) && options.pipes) {
-    status = ReadToEnd(fd, true, options, out, error);
-  } else {
-    status = error(
-        absl::StatusCode::kFailedPrecondition,
-        absl::StrCat("it is not a regular file (", KindOf(st.st_mode), ")"));
-  }
-  close(fd);
-  if (!status.ok()) return status;
-  return out;
 }
 
 }  // namespace pyramid

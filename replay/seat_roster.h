@@ -29,13 +29,13 @@
 // at least one bot, and each bot once.
 //
 // The roster file itself is read through its descriptor, never waiting
-// long: a regular file up to kMaxFileBytes; or a pipe or FIFO
-// (`--seat_keys=<(grep ...)`, a named FIFO with a writer), read to its end
-// when it has a writer or data the moment it is opened, else refused at
-// once (a FIFO with no writer, which would otherwise wait for one), and
-// refused when nothing comes from it for kPipeIdleMs. Anything else (a
-// terminal, a device, a socket) is refused. A key file must be a regular
-// file.
+// long (referee/files/bounded_read.h): a regular file up to kMaxFileBytes;
+// or a pipe or FIFO (`--seat_keys=<(grep ...)`, a named FIFO with a
+// writer), read to its end when it has a writer or data the moment it is
+// opened, else refused at once (a FIFO with no writer, which would
+// otherwise wait for one), and refused when nothing comes from it for
+// kPipeIdleMs. Anything else (a terminal, a device, a socket) is refused.
+// A key file must be a regular file, of at most kMaxKeyFileBytes.
 #ifndef PYRAMID_REPLAY_SEAT_ROSTER_H_
 #define PYRAMID_REPLAY_SEAT_ROSTER_H_
 
@@ -101,33 +101,6 @@ class SeatRoster {
 // genuine is left as it is (its header is not vouched for). Returns
 // whether the seats were found to match (the verdict not genuine: false).
 bool JudgeSeats(const SeatRoster& roster, Verdict& verdict);
-
-// How ReadSmallFile reads a file.
-struct SmallFileOptions {
-  // The most bytes read: a regular file larger than this is refused
-  // unread, a pipe once it has given more.
-  uint64_t max_bytes = 0;
-  // Whether a pipe or FIFO is read (as the roster is above), or refused as
-  // not a regular file.
-  bool pipes = false;
-  // How long a pipe may give nothing before it is refused.
-  int pipe_idle_ms = SeatRoster::kPipeIdleMs;
-};
-
-// The bytes of the file at `path`, opened without blocking and judged by
-// its descriptor (no race between a check and the open): a regular file,
-// or with `options.pipes` a pipe or FIFO that has a writer or data when it
-// is opened. The roster and its key files are read so, and replay's --key
-// and --tlog_key files (replay/key_arguments.h). Errors, each "cannot read
-// PATH: ...": NOT_FOUND when it cannot be opened (no such file, or a name
-// that no file can have: perhaps not a path at all); PERMISSION_DENIED;
-// FAILED_PRECONDITION for a directory ("it is a directory"), anything else
-// not read ("not a regular file (a FIFO)"), or a FIFO with no writer;
-// RESOURCE_EXHAUSTED for more than `options.max_bytes`; DEADLINE_EXCEEDED
-// for a pipe silent for `options.pipe_idle_ms`; DATA_LOSS when a read
-// fails.
-absl::StatusOr<std::string> ReadSmallFile(const std::string& path,
-                                          const SmallFileOptions& options);
 
 }  // namespace pyramid
 

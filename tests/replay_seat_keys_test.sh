@@ -20,7 +20,9 @@
 #  6. What a roster names is read without waiting and within bounds: a
 #     300 MB key file (in the roster or as --key) refused unread; a FIFO
 #     with no writer refused at once (it hung), while `<(...)` and a FIFO
-#     with a writer are read; a FIFO as a key file refused.
+#     with a writer are read; a FIFO as a key file refused. --key and
+#     --tlog_key take a pipe (`<(...)`), at most 4 KiB, as the bot's
+#     --key_file does; a FIFO with no writer is refused at once.
 #  7. Names that need quotes ("#x", "seat 0"); --seat_keys or --key given
 #     twice is a usage error (the last one won).
 #
@@ -194,6 +196,27 @@ status=0
 timeout 20 "$REPLAY" verify --seat_keys="$tmp/fifo-key" "$LOG" >"$tmp/out" 2>"$tmp/err" || status=$?
 ((status == 2)) || fail "a FIFO as a key file: exit $status, not 2"
 has err "(cannot read $tmp/fifo: it is not a regular file (a FIFO or pipe))"
+# --key and --tlog_key take a pipe, as a key file of crypto's is read (the
+# bot's --key_file); they took a regular file only: read to its end, at
+# most 4 KiB; a FIFO with no writer refused at once.
+run 0 verify --key=<(sleep 0.3; cat "$KEY") --seat_keys="$tmp/roster" "$LOG"
+has out "; referee key pinned; 3 seats match the roster)"
+run 0 verify-tournament --tlog_key=<(cat testdata/tlog/tlog.vkey) "$EXAMPLE"
+has out "$EXAMPLE: 3 matches, all included in checkpoint 6 "
+run 0 verify-tournament --key=<(cat "$EXAMPLE/referee.pub") \
+  --tlog_key=<(cat testdata/tlog/tlog.vkey) "$EXAMPLE"
+run 2 verify --key=<(head -c 5000 /dev/zero | tr '\0' 0) "$LOG"
+has err "--key: cannot read /dev/fd/"
+has err ": it holds more than 4096 bytes"
+run 2 verify --key=<(printf 'not a key\n') "$LOG"
+has err "--key: /dev/fd/"
+has err ": bad referee key \"not a key\": want 64 hex digits"
+status=0
+timeout 20 "$REPLAY" verify --key="$tmp/fifo" "$LOG" >"$tmp/out" 2>"$tmp/err" || status=$?
+((status == 2)) || fail "a FIFO with no writer as --key: exit $status, not 2"
+has err "--key: cannot read $tmp/fifo: a FIFO or pipe with no writer and nothing in it"
+run 0 --help
+has out "--key, --tlog_key FILE: a regular file or a pipe"
 
 # --- 7. Quoted names, and each flag once.
 sed -e 's/^golden-1 none/"golden-1" "none"/' -e 's/^golden-0 /"golden\x2d0"\t/' "$tmp/roster" >"$tmp/quoted"

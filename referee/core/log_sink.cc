@@ -14,6 +14,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "referee/core/log_journal.h"
+#include "referee/files/bounded_read.h"
 
 namespace pyramid {
 
@@ -160,62 +161,12 @@ namespace {
 absl::StatusOr<std::string> ReadAtMost(const std::string& path,
                                        uint64_t max_bytes,
                                        const std::string& limit) {
-  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    return absl::NotFoundError(
-        absl::StrCat("cannot open ", path, ": ", std::strerror(errno)));
-  }
-  struct stat st;
-  if (fstat(fd, &st) != 0) {
-    const int error = errno;
-    close(fd);
-    return absl::DataLossError(
-        absl::StrCat("cannot read ", path, ": ", std::strerror(error)));
-  }
-  if (S_ISDIR(st.st_mode)) {
-    // Reading it would yield nothing, which a caller could take for an
-    // empty file (a log that "ends at byte 0").
-    close(fd);
-    return absl::FailedPreconditionError(
-        absl::StrCat("cannot read ", path, ": it is a directory"));
-  }
-  // "cannot read PATH: it is 5 bytes, more than LIMIT" (`size` "is 5
-  // bytes, "), or "it holds more than LIMIT" of a pipe.
-  const auto too_large = [&](const std::string& size) {
-    close(fd);
-    return absl::ResourceExhaustedError(
-        absl::StrCat("cannot read ", path, ": it ", size, "more than ", limit));
-  };
-  if (S_ISREG(st.st_mode) && static_cast<uint64_t>(st.st_size) > max_bytes) {
-    return too_large(absl::StrCat("is ", st.st_size, " bytes, "));
-  }
-  // Read in place up to the size fstat gave; past it (a pipe or a device,
-  // which have none, or a file that grew) through a small buffer, so that
-  // a whole file is neither copied nor reallocated.
-  std::string contents(
-      S_ISREG(st.st_mode) ? static_cast<size_t>(st.st_size) : 0, '\0');
-  char past_size[4096];
-  size_t done = 0;
-  while (true) {
-    const bool in_place = done < contents.size();
-    char* into = in_place ? contents.data() + done : past_size;
-    const size_t room = in_place ? contents.size() - done : sizeof(past_size);
-    const ssize_t n = read(fd, into, room);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      const int error = errno;
-      close(fd);
-      return absl::DataLossError(
-          absl::StrCat("cannot read ", path, ": ", std::strerror(error)));
-    }
-    if (n == 0) break;
-    done += static_cast<size_t>(n);
-    if (done > max_bytes) return too_large("holds ");
-    if (!in_place) contents.append(past_size, static_cast<size_t>(n));
-  }
-  close(fd);
-  contents.resize(done);  // A file that shrank meanwhile.
-  return contents;
+  return ReadBoundedFile(path, BoundedRead{.max_bytes = max_bytes,
+                                           .pipes = true,
+                                           .devices = true,
+                                           .over_size = limit,
+                                           .over_stream = limit,
+                                           .open_failure = "cannot open"});
 }
 
 }  // namespace

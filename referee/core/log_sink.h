@@ -127,11 +127,19 @@ class StringLogSink final : public LogSink {
 };
 
 // Reads a whole file into memory: a regular file, or a pipe or device to
-// its end. A file larger than this machine's physical memory, which could
-// not be held, is refused (RESOURCE_EXHAUSTED, "cannot read PATH: it is N
-// bytes, more than this machine's memory (M bytes)") without reading it
-// when it says its size, else once more than that has come: a sparse file
-// of a terabyte must not make the reader allocate a terabyte.
+// its end (as long as a writer keeps it open: `<(...)`, /dev/stdin). A file
+// larger than this machine's physical memory, which could not be held, is
+// refused (RESOURCE_EXHAUSTED, "cannot read PATH: it is N bytes, more than
+// this machine's memory (M bytes)") without reading it when it says its
+// size, else once more than that has come: a sparse file of a terabyte
+// must not make the reader allocate a terabyte. Read through
+// referee/files/bounded_read.h: opened without blocking, so a named FIFO
+// with no writer (or a pipe whose writer wrote nothing) is refused at once
+// (FAILED_PRECONDITION, "cannot read PATH: a FIFO or pipe with no writer
+// and nothing in it") instead of waited on forever; a directory is refused
+// (FAILED_PRECONDITION, "it is a directory"); a file that cannot be opened
+// is "cannot open PATH: WHY" (NOT_FOUND when it is not there,
+// PERMISSION_DENIED when not ours, else FAILED_PRECONDITION).
 absl::StatusOr<std::string> ReadFileToString(const std::string& path);
 
 // The same with `max_bytes` as the limit ("... more than the N bytes read

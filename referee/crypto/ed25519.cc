@@ -15,6 +15,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "referee/crypto/bytes.h"
+#include "referee/files/bounded_read.h"
 
 namespace pyramid {
 namespace {
@@ -68,62 +69,21 @@ absl::StatusOr<std::string> ReadHexFile(const std::string& path,
                                         size_t expected_bytes) {
   // A key file is a line of hex digits: anything much larger is not one,
   // and is refused unread (a hostile path must not make the reader hold
-  // gigabytes). Opened without blocking and judged by its descriptor: a
-  // regular file, or a pipe or FIFO (`--key_file=<(pass show bot-key)`),
-  // read to its end, at most the bound; a FIFO nobody writes reads as
-  // empty instead of being waited on. A device or socket is refused.
+  // gigabytes). A regular file, or a pipe or FIFO (`--key_file=<(pass show
+  // bot-key)`) read to its end however long its writer takes (a passphrase
+  // typed), at most the bound; a FIFO nobody writes reads as empty instead
+  // of being waited on. A device or socket is refused.
   constexpr size_t kMaxBytes = 4096;
-  errno = 0;
-  const int fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) {
-    // What the user must fix: a missing file, or one they may not read.
-    const int reason = errno;
-    const std::string message =
-        absl::StrCat("cannot read ", path, ": ",
-                     reason != 0 ? std::strerror(reason) : "cannot open it");
-    return reason == ENOENT ? absl::NotFoundError(message)
-                            : absl::FailedPreconditionError(message);
-  }
-  struct stat st;
-  std::string buffer;
-  std::string problem;
-  if (fstat(fd, &st) != 0) {
-    problem = std::strerror(errno);
-  } else if (S_ISDIR(st.st_mode)) {
-    problem = "it is a directory";
-  } else if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode)) {
-    problem = "not a regular file or a pipe";
-  } else if (static_cast<uint64_t>(st.st_size) > kMaxBytes) {
-    problem = absl::StrCat("it is ", st.st_size, " bytes, more than the ",
-                           kMaxBytes, " a key file holds (not read)");
-  } else if (S_ISFIFO(st.st_mode) &&
-             fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0) {
-    problem = std::strerror(errno);
-  } else {
-    buffer.resize(kMaxBytes + 1);
-    size_t got = 0;
-    while (got < buffer.size()) {
-      const ssize_t n = read(fd, buffer.data() + got, buffer.size() - got);
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) {
-        problem = std::strerror(errno);
-        break;
-      }
-      if (n == 0) break;
-      got += static_cast<size_t>(n);
-    }
-    if (problem.empty() && got > kMaxBytes) {
-      problem =
-          absl::StrCat("more than the ", kMaxBytes, " bytes a key file holds");
-    }
-    buffer.resize(got);
-  }
-  close(fd);
-  if (!problem.empty()) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("cannot read ", path, ": ", problem));
-  }
-  std::string text(absl::StripAsciiWhitespace(buffer));
+  absl::StatusOr<std::string> buffer = ReadBoundedFile(
+      path, BoundedRead{.max_bytes = kMaxBytes,
+                        .pipes = true,
+                        .no_writer = BoundedRead::NoWriter::kEmpty,
+                        .over_size = absl::StrCat(
+                            "the ", kMaxBytes, " a key file holds (not read)"),
+                        .over_stream = absl::StrCat(
+                            "the ", kMaxBytes, " bytes a key file holds")});
+  if (!buffer.ok()) return buffer.status();
+  std::string text(absl::StripAsciiWhitespace(*buffer));
   if (!IsHexOf(text, expected_bytes)) {
     return absl::InvalidArgumentError(
         absl::StrCat(path, ": expected ", expected_bytes * 2,

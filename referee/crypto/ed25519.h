@@ -48,10 +48,14 @@ bool VerifySignature(std::string_view public_key, std::string_view message,
 // Writes `key`'s seed to `path` (mode 0600, refuses to overwrite) and the
 // public key to `path` + ".pub" (mode 0644).
 absl::Status WriteKeyFiles(const std::string& path, const SigningKey& key);
-// Reads a secret key file written by WriteKeyFiles.
+// Reads a secret key file written by WriteKeyFiles. A key file is read as
+// referee/files/bounded_read.h says: a regular file or a pipe or FIFO
+// (`--key_file=<(pass show bot-key)`, read to its end however long its
+// writer takes), at most 4 KiB; a FIFO nobody writes reads as empty (and
+// is refused as holding no key); a device is refused.
 absl::StatusOr<SigningKey> ReadSigningKey(const std::string& path);
 // Parses a public key given as 64 hex digits or as the path of a file
-// holding them.
+// holding them (read as ReadSigningKey reads its file).
 absl::StatusOr<std::string> ParsePublicKey(std::string_view hex_or_path);
 
 }  // namespace pyramid

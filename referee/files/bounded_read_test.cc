@@ -1,0 +1,230 @@
+// The bounded reader (referee/files/bounded_read.h): each kind of file read
+// or refused as its contract says, never waiting on a FIFO with no writer,
+// never holding more than its bound.
+#include "referee/files/bounded_read.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <future>
+#include <string>
+#include <thread>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/temp_dir.h"
+
+namespace pyramid {
+namespace {
+
+using ::testing::HasSubstr;
+
+class BoundedReadTest : public ::testing::Test {
+ protected:
+  void SetUp() override { ASSERT_TRUE(tmp_.ok()); }
+  std::string Write(const std::string& name, const std::string& text) const {
+    const std::string path = tmp_.File(name);
+    std::ofstream(path, std::ios::binary) << text;
+    return path;
+  }
+  // ReadBoundedFile(path, options), or DEADLINE_EXCEEDED "waited" when it
+  // had not returned within 10 s: then a writer that comes and goes lets
+  // an open that waits for one return, and the test goes on.
+  static absl::StatusOr<std::string> ReadNow(const std::string& path,
+                                             const BoundedRead& options) {
+    std::future<absl::StatusOr<std::string>> read = std::async(
+        std::launch::async, [&] { return ReadBoundedFile(path, options); });
+    if (read.wait_for(std::chrono::seconds(10)) == std::future_status::ready) {
+      return read.get();
+    }
+    const int unblock = open(path.c_str(), O_RDWR | O_NONBLOCK);
+    if (unblock >= 0) close(unblock);
+    read.wait();
+    return absl::DeadlineExceededError("waited");
+  }
+  TempDir tmp_{"bounded_read"};
+};
+
+TEST_F(BoundedReadTest, ReadsARegularFileWholeAndRefusesADirectory) {
+  std::string bytes;
+  for (int i = 0; i < 100000; ++i) bytes.push_back(static_cast<char>(i * 7));
+  const std::string path = Write("file", bytes);
+  EXPECT_EQ(*ReadBoundedFile(path, {.max_bytes = bytes.size()}), bytes);
+  EXPECT_EQ(*ReadBoundedFile(Write("empty", ""), {.max_bytes = 0}), "");
+  // A directory is named, not read as an empty file.
+  const absl::StatusOr<std::string> directory =
+      ReadBoundedFile(tmp_.path(), {.max_bytes = 100});
+  EXPECT_TRUE(absl::IsFailedPrecondition(directory.status()));
+  EXPECT_EQ(directory.status().message(),
+            absl::StrCat("cannot read ", tmp_.path(), ": it is a directory"));
+}
+
+// NOT_FOUND for a file that is not there (or a name no file can have), in
+// the words the caller chose.
+TEST_F(BoundedReadTest, AFileThatCannotBeOpenedSaysWhy) {
+  const std::string missing = tmp_.File("missing");
+  absl::StatusOr<std::string> read =
+      ReadBoundedFile(missing, {.max_bytes = 100});
+  EXPECT_TRUE(absl::IsNotFound(read.status())) << read.status();
+  EXPECT_EQ(
+      read.status().message(),
+      absl::StrCat("cannot read ", missing, ": No such file or directory"));
+  read = ReadBoundedFile(missing,
+                         {.max_bytes = 100, .open_failure = "cannot open"});
+  EXPECT_EQ(
+      read.status().message(),
+      absl::StrCat("cannot open ", missing, ": No such file or directory"));
+  read = ReadBoundedFile(tmp_.File("missing/below"), {.max_bytes = 100});
+  EXPECT_TRUE(absl::IsNotFound(read.status())) << read.status();
+  read = ReadBoundedFile(std::string(5000, 'x'), {.max_bytes = 100});
+  EXPECT_TRUE(absl::IsNotFound(read.status())) << read.status();
+}
+
+TEST_F(BoundedReadTest, AFileNotOursIsPermissionDenied) {
+  if (geteuid() == 0) GTEST_SKIP() << "root reads every file";
+  const std::string secret = Write("secret", "x");
+  ASSERT_EQ(chmod(secret.c_str(), 0), 0);
+  const absl::StatusOr<std::string> read =
+      ReadBoundedFile(secret, {.max_bytes = 100});
+  EXPECT_TRUE(absl::IsPermissionDenied(read.status())) << read.status();
+}
+
+// A file over the bound is refused unread when it says its size (a sparse
+// file of a gigabyte is not allocated), in the words the caller chose.
+TEST_F(BoundedReadTest, AFileOverTheBoundIsRefusedUnread) {
+  const std::string ten = Write("ten", "0123456789");
+  EXPECT_EQ(*ReadBoundedFile(ten, {.max_bytes = 10}), "0123456789");
+  absl::StatusOr<std::string> read = ReadBoundedFile(ten, {.max_bytes = 9});
+  EXPECT_TRUE(absl::IsResourceExhausted(read.status())) << read.status();
+  EXPECT_EQ(read.status().message(),
+            absl::StrCat("cannot read ", ten,
+                         ": it is 10 bytes, more than 9 (not read)"));
+  read = ReadBoundedFile(ten, {.max_bytes = 9, .over_size = "the bound"});
+  EXPECT_EQ(read.status().message(),
+            absl::StrCat("cannot read ", ten,
+                         ": it is 10 bytes, more than the bound"));
+  const std::string sparse = Write("sparse", "");
+  ASSERT_EQ(truncate(sparse.c_str(), int64_t{1} << 30), 0);
+  read = ReadBoundedFile(sparse, {.max_bytes = 4096});
+  EXPECT_EQ(read.status().message(),
+            absl::StrCat("cannot read ", sparse,
+                         ": it is 1073741824 bytes, more than 4096 (not "
+                         "read)"));
+}
+
+// A named FIFO with no writer is refused at once, or read as empty at once
+// (opening it waited for a writer forever); one with a writer and its text
+// is read; without options.pipes, neither.
+TEST_F(BoundedReadTest, AFifoWithNoWriterIsRefusedOrEmptyWithoutWaiting) {
+  const std::string fifo = tmp_.File("fifo");
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  absl::StatusOr<std::string> read =
+      ReadNow(fifo, {.max_bytes = 100, .pipes = true});
+  EXPECT_TRUE(absl::IsFailedPrecondition(read.status())) << read.status();
+  EXPECT_EQ(read.status().message(),
+            absl::StrCat("cannot read ", fifo,
+                         ": a FIFO or pipe with no writer and nothing in it"));
+  read = ReadNow(fifo, {.max_bytes = 100,
+                        .pipes = true,
+                        .no_writer = BoundedRead::NoWriter::kEmpty});
+  ASSERT_TRUE(read.ok()) << read.status();
+  EXPECT_EQ(*read, "");
+  read = ReadNow(fifo, {.max_bytes = 100});
+  EXPECT_TRUE(absl::IsFailedPrecondition(read.status())) << read.status();
+  EXPECT_EQ(read.status().message(),
+            absl::StrCat("cannot read ", fifo,
+                         ": it is not a regular file (a FIFO or pipe)"));
+
+  // Its text written, its writer gone: read.
+  const int reader = open(fifo.c_str(), O_RDONLY | O_NONBLOCK);
+  ASSERT_GE(reader, 0);
+  const int writer = open(fifo.c_str(), O_WRONLY);
+  ASSERT_GE(writer, 0);
+  ASSERT_EQ(write(writer, "text", 4), 4);
+  close(writer);
+  read = ReadNow(fifo, {.max_bytes = 100, .pipes = true});
+  close(reader);
+  ASSERT_TRUE(read.ok()) << read.status();
+  EXPECT_EQ(*read, "text");
+}
+
+// A pipe (`<(...)`) is read to its end however late its writer writes,
+// unless options.idle_ms bounds the wait; never more than max_bytes.
+TEST_F(BoundedReadTest, APipeIsReadToItsEndWithinItsBounds) {
+  int ends[2];
+  ASSERT_EQ(pipe(ends), 0);
+  std::thread late([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    EXPECT_EQ(write(ends[1], "late ", 5), 5);
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    EXPECT_EQ(write(ends[1], "text", 4), 4);
+    close(ends[1]);
+  });
+  absl::StatusOr<std::string> read = ReadBoundedFile(
+      absl::StrCat("/dev/fd/", ends[0]), {.max_bytes = 100, .pipes = true});
+  late.join();
+  close(ends[0]);
+  ASSERT_TRUE(read.ok()) << read.status();
+  EXPECT_EQ(*read, "late text");
+
+  // A writer that never writes nor closes: refused once it was silent.
+  ASSERT_EQ(pipe(ends), 0);
+  const std::string path = absl::StrCat("/dev/fd/", ends[0]);
+  read =
+      ReadBoundedFile(path, {.max_bytes = 100, .pipes = true, .idle_ms = 200});
+  EXPECT_TRUE(absl::IsDeadlineExceeded(read.status())) << read.status();
+  EXPECT_EQ(
+      read.status().message(),
+      absl::StrCat("cannot read ", path, ": nothing came from it for 200 ms"));
+  // Nor more than max_bytes from a pipe.
+  const std::string many(101, '#');
+  ASSERT_EQ(write(ends[1], many.data(), many.size()), 101);
+  close(ends[1]);
+  read = ReadBoundedFile(path, {.max_bytes = 100, .pipes = true});
+  close(ends[0]);
+  EXPECT_TRUE(absl::IsResourceExhausted(read.status())) << read.status();
+  EXPECT_EQ(
+      read.status().message(),
+      absl::StrCat("cannot read ", path, ": it holds more than 100 bytes"));
+
+  // A pipe whose writer wrote nothing: as a FIFO with no writer.
+  ASSERT_EQ(pipe(ends), 0);
+  close(ends[1]);
+  read = ReadBoundedFile(absl::StrCat("/dev/fd/", ends[0]),
+                         {.max_bytes = 100, .pipes = true});
+  EXPECT_TRUE(absl::IsFailedPrecondition(read.status())) << read.status();
+  read = ReadBoundedFile(absl::StrCat("/dev/fd/", ends[0]),
+                         {.max_bytes = 100,
+                          .pipes = true,
+                          .no_writer = BoundedRead::NoWriter::kEmpty});
+  close(ends[0]);
+  EXPECT_EQ(read.value_or("?"), "");
+}
+
+// A device is read, bounded, with options.devices; else named.
+TEST_F(BoundedReadTest, ADeviceIsReadOnlyWhenAsked) {
+  absl::StatusOr<std::string> read =
+      ReadBoundedFile("/dev/null", {.max_bytes = 100, .pipes = true});
+  EXPECT_TRUE(absl::IsFailedPrecondition(read.status())) << read.status();
+  EXPECT_EQ(read.status().message(),
+            "cannot read /dev/null: it is not a regular file (a character "
+            "device)");
+  read = ReadBoundedFile("/dev/null", {.max_bytes = 100, .devices = true});
+  EXPECT_EQ(read.value_or("?"), "");
+  read = ReadBoundedFile(
+      "/dev/zero",
+      {.max_bytes = 100000, .devices = true, .over_stream = "the bound"});
+  EXPECT_TRUE(absl::IsResourceExhausted(read.status())) << read.status();
+  EXPECT_EQ(read.status().message(),
+            "cannot read /dev/zero: it holds more than the bound");
+}
+
+}  // namespace
+}  // namespace pyramid
