@@ -13,11 +13,6 @@ using ::google::protobuf::FieldDescriptor;
 using ::google::protobuf::Message;
 using ::google::protobuf::Reflection;
 
-absl::Status Refuse(const GameDescription& game, std::string_view why) {
-  return absl::InvalidArgumentError(
-      absl::StrCat(std::string(game.id), ": ", std::string(why)));
-}
-
 // The value of `option` in `options` (the game's options message), checked.
 absl::StatusOr<uint32_t> ResolveOne(const GameDescription& game,
                                     const OptionDescription& option,
@@ -33,7 +28,8 @@ absl::StatusOr<uint32_t> ResolveOne(const GameDescription& game,
       const int number = reflection.GetEnumValue(options, field);
       if (number == 0) return option.default_value;
       if (field->enum_type()->FindValueByNumber(number) == nullptr) {
-        return Refuse(game, absl::StrCat("unknown ", name, " value ", number));
+        return RefuseAction(game,
+                            absl::StrCat("unknown ", name, " value ", number));
       }
       return static_cast<uint32_t>(number);
     }
@@ -44,17 +40,17 @@ absl::StatusOr<uint32_t> ResolveOne(const GameDescription& game,
       if (!set) return option.default_value;
       const uint32_t value = reflection.GetUInt32(options, field);
       if (value < option.min) {
-        return Refuse(game, absl::StrCat(name, " must be at least ", option.min,
-                                         ", not ", value));
+        return RefuseAction(game, absl::StrCat(name, " must be at least ",
+                                               option.min, ", not ", value));
       }
       if (value > option.max) {
-        return Refuse(game,
-                      absl::StrCat(name, " ", value, " is above ", option.max));
+        return RefuseAction(
+            game, absl::StrCat(name, " ", value, " is above ", option.max));
       }
       return value;
     }
   }
-  return Refuse(game, absl::StrCat("option ", name, " has no kind"));
+  return RefuseAction(game, absl::StrCat("option ", name, " has no kind"));
 }
 
 std::string Range(const OptionDescription& option) {
@@ -72,6 +68,11 @@ std::string Range(const OptionDescription& option) {
 
 }  // namespace
 
+absl::Status RefuseAction(const GameDescription& game, std::string_view why) {
+  return absl::InvalidArgumentError(
+      absl::StrCat(std::string(game.id), ": ", std::string(why)));
+}
+
 uint32_t GameDescription::oldest_rules_version() const {
   return rules_versions.front().version;
 }
@@ -83,15 +84,15 @@ uint32_t GameDescription::latest_rules_version() const {
 absl::StatusOr<OptionValues> ResolveOptions(const GameDescription& description,
                                             const v1::GameConfig& config) {
   if (!config.game().empty() && config.game() != description.id) {
-    return Refuse(description,
-                  absl::StrCat("config names game \"", config.game(), "\""));
+    return RefuseAction(
+        description, absl::StrCat("config names game \"", config.game(), "\""));
   }
   const FieldDescriptor* own = v1::GameConfig::descriptor()->FindFieldByName(
       std::string(description.id));
   const Reflection& reflection = *config.GetReflection();
   if (config.options_case() != v1::GameConfig::OPTIONS_NOT_SET &&
       (own == nullptr || !reflection.HasField(config, own))) {
-    return Refuse(description, "options belong to another game");
+    return RefuseAction(description, "options belong to another game");
   }
   const Message& options = reflection.GetMessage(config, own);
   OptionValues values;

@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "pyramid/referee/v1/game.pb.h"
 
@@ -64,6 +65,9 @@ struct GameDescription {
   // The most bytes a seat's serialized action may take (Game::
   // max_action_bytes).
   size_t max_action_bytes = 0;
+  // The field of v1::Action this game's actions fill (named as the game
+  // is): State::ValidateAction refuses any other.
+  v1::Action::KindCase action_kind = v1::Action::KIND_NOT_SET;
   // Every rules version this build implements, oldest first; the last is
   // the one a referee writes.
   std::vector<RulesVersionDescription> rules_versions;
@@ -84,6 +88,10 @@ struct GameDescription {
 // options, or an option is out of range or an undefined enum value.
 absl::StatusOr<OptionValues> ResolveOptions(const GameDescription& description,
                                             const v1::GameConfig& config);
+
+// INVALID_ARGUMENT "<game id>: `why`": how a game refuses an action, a
+// config or a test position (State::Refuse is this for a state's game).
+absl::Status RefuseAction(const GameDescription& game, std::string_view why);
 
 // One line per option for help texts, e.g.
 // "max_turns (0 to 100000, 0 = 500): move limit in seat turns".

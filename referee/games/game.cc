@@ -40,6 +40,25 @@ absl::Status State::ApplyPrevalidated(absl::Span<const SeatAction> actions,
   return absl::OkStatus();
 }
 
+bool State::IsActing(int seat) const {
+  const std::vector<int> acting = ActingSeats();
+  return std::find(acting.begin(), acting.end(), seat) != acting.end();
+}
+
+absl::Status State::ValidateAction(int seat, const v1::Action& action) const {
+  if (!IsActing(seat)) {
+    const std::string id(description_->id);
+    return absl::FailedPreconditionError(
+        IsTerminal() ? absl::StrCat(id, ": the game is over")
+                     : absl::StrCat(id, ": seat ", seat, " is not acting"));
+  }
+  if (action.kind_case() != description_->action_kind) {
+    return Refuse(
+        absl::StrCat("not a ", std::string(description_->id), " action"));
+  }
+  return DoValidateAction(seat, action);
+}
+
 std::string DeterministicBytes(const google::protobuf::MessageLite& message) {
   std::string bytes;
   google::protobuf::io::StringOutputStream stream(&bytes);

@@ -59,11 +59,18 @@ class State {
   // others' choices. A single acting seat is never simultaneous.
   virtual bool IsSimultaneous() const = 0;
 
-  // OK iff `seat` is acting and `action` is legal for it now.
-  // INVALID_ARGUMENT for a malformed or illegal action, FAILED_PRECONDITION
-  // when `seat` is not acting. Never changes the state.
-  virtual absl::Status ValidateAction(int seat,
-                                      const v1::Action& action) const = 0;
+  // True iff `seat` is one of ActingSeats(). The default asks
+  // ActingSeats(); games answer without making the vector (it is asked on
+  // every action's check).
+  virtual bool IsActing(int seat) const;
+
+  // OK iff `seat` is acting and `action` is legal for it now. The checks
+  // every game shares are made here: FAILED_PRECONDITION "<game id>: the
+  // game is over" or "<game id>: seat N is not acting", INVALID_ARGUMENT
+  // for an action of another kind than the game's; then the game's own
+  // (DoValidateAction): INVALID_ARGUMENT for a malformed or illegal action.
+  // Never changes the state.
+  absl::Status ValidateAction(int seat, const v1::Action& action) const;
 
   // Applies exactly one action per acting seat, given in ascending seat
   // order. Every action is validated first; if any is refused the state is
@@ -131,11 +138,33 @@ class State {
   virtual std::unique_ptr<State> Clone() const = 0;
 
  protected:
+  // `description` is the game's (static) description: its id prefixes
+  // every refusal and its action_kind is the only kind of action accepted.
+  explicit State(const GameDescription& description)
+      : description_(&description) {}
+  State(const State&) = default;
+  State& operator=(const State&) = default;
+
+  const GameDescription& description() const { return *description_; }
+
+  // RefuseAction for this state's game: INVALID_ARGUMENT "<game id>: `why`".
+  absl::Status Refuse(std::string_view why) const {
+    return RefuseAction(*description_, why);
+  }
+
+  // The game's checks of `action` (of the game's kind) for `seat`, which is
+  // acting (so the game is not over). As ValidateAction.
+  virtual absl::Status DoValidateAction(int seat,
+                                        const v1::Action& action) const = 0;
+
   // Applies pre-validated actions (one per acting seat, ascending) and builds
   // what they did in `result`, which is empty (and may live on an arena: the
   // result's parts are made in it, not moved into it). Must not fail.
   virtual void DoApply(absl::Span<const SeatAction> actions,
                        v1::Result& result) = 0;
+
+ private:
+  const GameDescription* description_;
 };
 
 class Game {

@@ -45,6 +45,7 @@ const GameDescription& Description() {
       .max_seats = 6,
       // Actions are a few small fields (docs/protocol.md, "Action size").
       .max_action_bytes = 64,
+      .action_kind = v1::Action::kFlamingPyramids,
       .rules_versions =
           {{.version = 1},
            {.version = 2,

@@ -65,11 +65,6 @@ v1::FpTileMove* AddMove(int tile, Cell from, v1::FpDestination to,
   return move;
 }
 
-absl::Status Refuse(std::string_view why) {
-  return absl::InvalidArgumentError(
-      absl::StrCat("flaming_pyramids: ", std::string(why)));
-}
-
 v1::Action PlaceAction(int tile, Cell spot) {
   v1::Action action;
   v1::FpPlace* place = action.mutable_flaming_pyramids()->mutable_place();
@@ -87,7 +82,8 @@ v1::Action FallAction(v1::FpDirection direction) {
 
 FlamingPyramidsState::FlamingPyramidsState(const Options& options,
                                            int num_seats, RandomStream stream)
-    : options_(options),
+    : State(Description()),
+      options_(options),
       num_seats_(num_seats),
       hands_(num_seats),
       piles_(num_seats) {
@@ -96,7 +92,8 @@ FlamingPyramidsState::FlamingPyramidsState(const Options& options,
 
 FlamingPyramidsState::FlamingPyramidsState(const Options& options,
                                            const Position& position)
-    : options_(options),
+    : State(Description()),
+      options_(options),
       num_seats_(position.num_seats),
       board_(position.board),
       hands_(position.hands),
@@ -158,15 +155,8 @@ int FlamingPyramidsState::Draw(int seat) {
   return drawn;
 }
 
-absl::Status FlamingPyramidsState::ValidateAction(
+absl::Status FlamingPyramidsState::DoValidateAction(
     int seat, const v1::Action& action) const {
-  if (!IsActing(seat)) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("flaming_pyramids: seat ", seat, " is not acting"));
-  }
-  if (action.kind_case() != v1::Action::kFlamingPyramids) {
-    return Refuse("not a flaming_pyramids action");
-  }
   const v1::FlamingPyramidsAction& fp_action = action.flaming_pyramids();
   if (phase_ == Phase::kFall) {
     if (fp_action.choice_case() != v1::FlamingPyramidsAction::kFall) {

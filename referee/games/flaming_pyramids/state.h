@@ -45,10 +45,6 @@ struct Pile {
   int dealt_left = 0;
 };
 
-// INVALID_ARGUMENT "flaming_pyramids: `why`" (not CheckPosition's
-// messages, which have no prefix).
-absl::Status Refuse(std::string_view why);
-
 v1::FpEventKind EventKindProto(MayhemKind kind);
 void SetCell(Cell cell, int tile, v1::FpCell& out);
 void AddLayout(const Board& board,
@@ -79,8 +75,7 @@ class FlamingPyramidsState final : public State {
 
   bool IsSimultaneous() const override { return false; }
 
-  absl::Status ValidateAction(int seat,
-                              const v1::Action& action) const override;
+  bool IsActing(int seat) const override { return ActingSeat() == seat; }
   void LegalActionsInto(
       int seat,
       google::protobuf::RepeatedPtrField<v1::Action>& out) const override;
@@ -114,6 +109,8 @@ class FlamingPyramidsState final : public State {
   Position ToPosition() const;
 
  protected:
+  absl::Status DoValidateAction(int seat,
+                                const v1::Action& action) const override;
   void DoApply(absl::Span<const SeatAction> actions,
                v1::Result& result) override;
 
@@ -132,7 +129,6 @@ class FlamingPyramidsState final : public State {
     }
     return std::nullopt;
   }
-  bool IsActing(int seat) const { return ActingSeat() == seat; }
   int PreviousSeat() const { return (active_ + num_seats_ - 1) % num_seats_; }
   int Held(int seat) const {
     return static_cast<int>(hands_[seat].size() + piles_[seat].tiles.size());

@@ -40,6 +40,7 @@ const GameDescription& Description() {
       .max_seats = 4,
       // Actions are a few small fields (docs/protocol.md, "Action size").
       .max_action_bytes = 128,
+      .action_kind = v1::Action::kPyramidScheme,
       .rules_versions = {{.version = 1}},
       .options = {{.name = "max_turns",
                    .kind = OptionDescription::Kind::kUint,

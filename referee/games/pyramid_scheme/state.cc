@@ -128,17 +128,15 @@ bool UseVictim(const Edition& edition, int card,
 
 }  // namespace
 
-absl::Status Refuse(std::string_view why) {
-  return absl::InvalidArgumentError(
-      absl::StrCat("pyramid_scheme: ", std::string(why)));
-}
-
 // ---------------------------------------------------------------------------
 // Construction.
 
 PyramidSchemeState::PyramidSchemeState(const Edition& edition, int max_turns,
                                        RandomStream stream)
-    : edition_(&edition), max_turns_(max_turns), stream_(std::move(stream)) {
+    : State(Description()),
+      edition_(&edition),
+      max_turns_(max_turns),
+      stream_(std::move(stream)) {
   supply_.police.assign(edition.num_police, true);
   supply_.reset_tokens = edition.reset_tokens;
   supply_.bypass_tokens = edition.bypass_tokens;
@@ -323,24 +321,9 @@ std::vector<int> PyramidSchemeState::PoliceParents(int seat) const {
 // ---------------------------------------------------------------------------
 // Validation, the legal actions and the default actions.
 
-absl::Status PyramidSchemeState::ValidateAction(
-    int seat, const v1::Action& action) const {
-  if (IsTerminal()) {
-    return absl::FailedPreconditionError("pyramid_scheme: the game is over");
-  }
-  if (!IsActing(seat)) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("pyramid_scheme: seat ", seat, " is not acting (seat ",
-                     ActingSeat(), " is)"));
-  }
-  if (action.kind_case() != v1::Action::kPyramidScheme) {
-    return Refuse("not a pyramid_scheme action");
-  }
-  return ValidateForPhase(action.pyramid_scheme());
-}
-
-absl::Status PyramidSchemeState::ValidateForPhase(
-    const v1::PyramidSchemeAction& action) const {
+absl::Status PyramidSchemeState::DoValidateAction(
+    int /*seat*/, const v1::Action& wrapped) const {
+  const v1::PyramidSchemeAction& action = wrapped.pyramid_scheme();
   const Seat& seat = seats_[ActingSeat()];
   const Pyramid& pyramid = seat.pyramid;
   switch (action.decision_case()) {
@@ -686,9 +669,11 @@ PyramidSchemeState::FromPosition(const Edition& edition,
                                  const TestPosition& position,
                                  RandomStream stream) {
   const int num_seats = static_cast<int>(position.seats.size());
-  if (num_seats < 2 || num_seats > 4) return Refuse("needs 2 to 4 seats");
+  if (num_seats < 2 || num_seats > 4) {
+    return RefuseAction(Description(), "needs 2 to 4 seats");
+  }
   if (position.max_turns < 1 || position.max_turns > kMaxMaxTurns) {
-    return Refuse("max_turns out of range");
+    return RefuseAction(Description(), "max_turns out of range");
   }
   std::unique_ptr<PyramidSchemeState> state(
       new PyramidSchemeState(edition, position.max_turns, std::move(stream)));

@@ -42,9 +42,6 @@ inline constexpr int kNoSeat = -1;
 inline constexpr int kDefaultMaxTurns = 500;
 inline constexpr int kMaxMaxTurns = 100000;
 
-// INVALID_ARGUMENT "pyramid_scheme: `why`".
-absl::Status Refuse(std::string_view why);
-
 class PyramidSchemeState final : public State {
  public:
   // A new game: the setup draws of the rules page, in its order.
@@ -60,8 +57,9 @@ class PyramidSchemeState final : public State {
   bool IsTerminal() const override { return phase_ == Phase::kOver; }
   std::vector<int> ActingSeats() const override;
   bool IsSimultaneous() const override { return false; }
-  absl::Status ValidateAction(int seat,
-                              const v1::Action& action) const override;
+  bool IsActing(int seat) const override {
+    return seat != kNoSeat && ActingSeat() == seat;
+  }
   void LegalActionsInto(
       int seat,
       google::protobuf::RepeatedPtrField<v1::Action>& out) const override;
@@ -82,6 +80,8 @@ class PyramidSchemeState final : public State {
   }
 
  protected:
+  absl::Status DoValidateAction(int seat,
+                                const v1::Action& action) const override;
   void DoApply(absl::Span<const SeatAction> actions,
                v1::Result& result) override;
 
@@ -140,9 +140,6 @@ class PyramidSchemeState final : public State {
   // Police); kNoSeat once the game is over. ActingSeats() without the
   // vector, for the checks made on every action.
   int ActingSeat() const;
-  bool IsActing(int seat) const {
-    return seat != kNoSeat && ActingSeat() == seat;
-  }
   int HandLimit(int seat) const;
   int LiveSeats() const;
   int PoliceInSupply() const;
@@ -157,7 +154,6 @@ class PyramidSchemeState final : public State {
   // Where `seat` may place a Police, in pyramid order (none when the
   // supply has no Police, which the rules make impossible).
   std::vector<int> PoliceParents(int seat) const;
-  absl::Status ValidateForPhase(const v1::PyramidSchemeAction& action) const;
   // A legal action of the acting seat as ForEachChoice names it: what is
   // decided and its operands, without the message (ToAction makes it), so
   // that counting the choices (SoleLegalAction, after every decision)

@@ -174,6 +174,11 @@ std::strong_ordering CompareLists(PieceSet a, PieceSet b) {
   return (a != 0) <=> (b != 0);
 }
 
+// A refused payment or list: the reason alone (see board.h).
+absl::Status Illegal(std::string_view why) {
+  return absl::InvalidArgumentError(std::string(why));
+}
+
 std::string SetName(PieceSet set) {
   if (set == 0) return "nothing";
   std::vector<std::string> names;
@@ -182,11 +187,6 @@ std::string SetName(PieceSet set) {
 }
 
 }  // namespace
-
-absl::Status Refuse(std::string_view why) {
-  return absl::InvalidArgumentError(
-      absl::StrCat("pyramid_shambo: ", std::string(why)));
-}
 
 PieceSet Bit(const Piece& piece) {
   return PieceSet{1} << ((piece.size - 1) * kMaxSeats + piece.colour);
@@ -418,25 +418,25 @@ absl::Status PaymentProblem::CheckDirect(const PaymentOption& option) const {
   const PieceSet payer = holdings_[payer_];
   if (option.provider != kNoProvider || option.payer_gives != 0 ||
       option.provider_gives != 0) {
-    return Refuse(
+    return Illegal(
         "this payment takes no exchange (change is only made "
         "when the payer cannot pay exactly and holds enough)");
   }
   if ((option.pay & ~payer) != 0) {
-    return Refuse(
+    return Illegal(
         absl::StrCat("the payer does not hold ", SetName(option.pay & ~payer)));
   }
   const int pips = Pips(option.pay);
   switch (method_) {
     case PaymentMethod::kExact:
       if (pips != amount_) {
-        return Refuse(absl::StrCat("pay must be worth exactly ", amount_,
-                                   " pips, not ", pips));
+        return Illegal(absl::StrCat("pay must be worth exactly ", amount_,
+                                    " pips, not ", pips));
       }
       return absl::OkStatus();
     case PaymentMethod::kAll:
       if (option.pay != payer) {
-        return Refuse(
+        return Illegal(
             "the payer holds less than the amount and must pay "
             "everything it holds");
       }
@@ -444,7 +444,7 @@ absl::Status PaymentProblem::CheckDirect(const PaymentOption& option) const {
     case PaymentMethod::kOverpay:
       if (pips <= amount_ ||
           pips - SmallestSize(CountsOf(option.pay)) >= amount_) {
-        return Refuse(absl::StrCat(
+        return Illegal(absl::StrCat(
             "nobody can make change: pay must be worth more than ", amount_,
             " pips, and removing any one of its pieces must leave less "
             "than ",
@@ -460,39 +460,39 @@ absl::Status PaymentProblem::CheckDirect(const PaymentOption& option) const {
 absl::Status PaymentProblem::CheckExchange(const PaymentOption& option) const {
   const PieceSet payer = holdings_[payer_];
   if (option.provider == kNoProvider) {
-    return Refuse("the payer cannot pay exactly: an exchange is required");
+    return Illegal("the payer cannot pay exactly: an exchange is required");
   }
   if (std::find(providers_.begin(), providers_.end(), option.provider) ==
       providers_.end()) {
-    return Refuse(absl::StrCat("seat ", option.provider,
-                               " may not provide change (allowed: ",
-                               absl::StrJoin(providers_, ", "), ")"));
+    return Illegal(absl::StrCat("seat ", option.provider,
+                                " may not provide change (allowed: ",
+                                absl::StrJoin(providers_, ", "), ")"));
   }
   const PieceSet other = holdings_[option.provider];
   if (option.payer_gives == 0 || option.provider_gives == 0) {
-    return Refuse("both sides of an exchange must give at least one piece");
+    return Illegal("both sides of an exchange must give at least one piece");
   }
   if ((option.payer_gives & ~payer) != 0) {
-    return Refuse(absl::StrCat("the payer does not hold ",
-                               SetName(option.payer_gives & ~payer)));
+    return Illegal(absl::StrCat("the payer does not hold ",
+                                SetName(option.payer_gives & ~payer)));
   }
   if ((option.provider_gives & ~other) != 0) {
-    return Refuse(absl::StrCat("the provider does not hold ",
-                               SetName(option.provider_gives & ~other)));
+    return Illegal(absl::StrCat("the provider does not hold ",
+                                SetName(option.provider_gives & ~other)));
   }
   if (Pips(option.payer_gives) != Pips(option.provider_gives)) {
-    return Refuse(
+    return Illegal(
         absl::StrCat("the exchange is unequal: ", Pips(option.payer_gives),
                      " pips for ", Pips(option.provider_gives)));
   }
   const PieceSet after = (payer & ~option.payer_gives) | option.provider_gives;
   if ((option.pay & ~after) != 0) {
-    return Refuse(absl::StrCat("after the exchange the payer does not hold ",
-                               SetName(option.pay & ~after)));
+    return Illegal(absl::StrCat("after the exchange the payer does not hold ",
+                                SetName(option.pay & ~after)));
   }
   if (Pips(option.pay) != amount_) {
-    return Refuse(absl::StrCat("pay must be worth exactly ", amount_,
-                               " pips, not ", Pips(option.pay)));
+    return Illegal(absl::StrCat("pay must be worth exactly ", amount_,
+                                " pips, not ", Pips(option.pay)));
   }
   return absl::OkStatus();
 }
@@ -517,16 +517,16 @@ absl::StatusOr<PieceSet> SetFromProto(const PieceList& list,
     const int colour = static_cast<int>(proto.colour()) - 1;
     const int size = static_cast<int>(proto.size());
     if (colour < 0 || colour >= kMaxSeats || size < 1 || size > kNumSizes) {
-      return Refuse(absl::StrCat("unknown piece (colour ",
-                                 static_cast<int>(proto.colour()), ", size ",
-                                 size, ") in ", std::string(what)));
+      return Illegal(absl::StrCat("unknown piece (colour ",
+                                  static_cast<int>(proto.colour()), ", size ",
+                                  size, ") in ", std::string(what)));
     }
     const PieceSet bit = Bit({colour, size});
     const int index = std::countr_zero(bit);
     if (index <= previous_bit) {
-      return Refuse(absl::StrCat(std::string(what),
-                                 " must list pieces once each, ascending by "
-                                 "(size, colour)"));
+      return Illegal(absl::StrCat(std::string(what),
+                                  " must list pieces once each, ascending by "
+                                  "(size, colour)"));
     }
     previous_bit = index;
     set |= bit;
@@ -540,7 +540,7 @@ absl::StatusOr<PaymentOption> OptionFromProto(const v1::ShamboPayment& proto,
   if (proto.has_exchange()) {
     const v1::ShamboExchange& exchange = proto.exchange();
     if (exchange.provider() >= static_cast<uint32_t>(num_seats)) {
-      return Refuse(absl::StrCat("no seat ", exchange.provider()));
+      return Illegal(absl::StrCat("no seat ", exchange.provider()));
     }
     option.provider = static_cast<int>(exchange.provider());
     absl::StatusOr<PieceSet> gives =

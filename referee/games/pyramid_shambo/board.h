@@ -29,9 +29,9 @@
 
 namespace pyramid::shambo {
 
-// INVALID_ARGUMENT "pyramid_shambo: `why`": every refused action and
-// payment.
-absl::Status Refuse(std::string_view why);
+// The board's checks (PaymentProblem::Check, OptionFromProto,
+// SetFromProto) refuse with INVALID_ARGUMENT and the reason alone: the
+// state, which knows the game, prefixes its id (State::Refuse).
 
 // A set of pieces as a bit mask: bit (size - 1) * kMaxSeats + colour. Bits
 // ascend in (size, colour) order, the order of every piece list.

@@ -41,6 +41,7 @@ const GameDescription& Description() {
       // A payment lists pieces; every piece of a 10-seat game fits
       // (docs/protocol.md, "Action size").
       .max_action_bytes = 1024,
+      .action_kind = v1::Action::kPyramidShambo,
       .rules_versions = {{.version = 1}},
       .options = {{.name = "max_throws",
                    .kind = OptionDescription::Kind::kUint,

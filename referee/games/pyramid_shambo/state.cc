@@ -73,7 +73,6 @@ std::vector<int> PyramidShamboState::ActingSeats() const {
   return {};
 }
 
-// ActingSeats() without the vector: asked on every action's check.
 bool PyramidShamboState::IsActing(int seat) const {
   switch (phase_) {
     case Phase::kChallenge:
@@ -88,34 +87,20 @@ bool PyramidShamboState::IsActing(int seat) const {
   return false;
 }
 
-absl::Status PyramidShamboState::ValidateAction(
-    int seat, const v1::Action& action) const {
-  if (!IsActing(seat)) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("pyramid_shambo: seat ", seat, " is not acting"));
-  }
-  if (action.kind_case() != v1::Action::kPyramidShambo) {
-    return Refuse("not a pyramid_shambo action");
-  }
+// `seat` acts, so the game is not over.
+absl::Status PyramidShamboState::DoValidateAction(
+    int /*seat*/, const v1::Action& action) const {
   const v1::PyramidShamboAction& shambo = action.pyramid_shambo();
-  switch (phase_) {
-    case Phase::kChallenge:
-      return ValidateChallenge(shambo);
-    case Phase::kThrow:
-      if (shambo.kind_case() != v1::PyramidShamboAction::kHand) {
-        return Refuse("a throw is due: send `hand`");
-      }
-      if (!IsKnownHand(shambo.hand())) {
-        return Refuse(
-            absl::StrCat("unknown hand ", static_cast<int>(shambo.hand())));
-      }
-      return absl::OkStatus();
-    case Phase::kPayment:
-      return ValidatePayment(shambo);
-    case Phase::kOver:
-      break;
+  if (phase_ == Phase::kChallenge) return ValidateChallenge(shambo);
+  if (phase_ == Phase::kPayment) return ValidatePayment(shambo);
+  if (shambo.kind_case() != v1::PyramidShamboAction::kHand) {
+    return Refuse("a throw is due: send `hand`");
   }
-  return absl::FailedPreconditionError("pyramid_shambo: game is over");
+  if (!IsKnownHand(shambo.hand())) {
+    return Refuse(
+        absl::StrCat("unknown hand ", static_cast<int>(shambo.hand())));
+  }
+  return absl::OkStatus();
 }
 
 absl::Status PyramidShamboState::ValidateChallenge(
@@ -148,8 +133,10 @@ absl::Status PyramidShamboState::ValidatePayment(
     case v1::PyramidShamboAction::kPayment: {
       absl::StatusOr<PaymentOption> option =
           OptionFromProto(action.payment(), num_seats_);
-      if (!option.ok()) return option.status();
-      return payment_->Check(*option);
+      absl::Status checked =
+          option.ok() ? payment_->Check(*option) : option.status();
+      if (!checked.ok()) return Refuse(std::string(checked.message()));
+      return absl::OkStatus();
     }
     default:
       return Refuse("a payment is due: send `payment` or `canonical`");
@@ -253,14 +240,15 @@ absl::StatusOr<std::unique_ptr<State>> NewStateForTesting(
   const int seats = position.num_seats;
   if (seats < Description().min_seats || seats > Description().max_seats ||
       static_cast<int>(position.holdings.size()) != seats) {
-    return Refuse("bad seat count or holdings size");
+    return RefuseAction(Description(), "bad seat count or holdings size");
   }
   if (!position.elimination_group.empty() &&
       static_cast<int>(position.elimination_group.size()) != seats) {
-    return Refuse("elimination_group must be empty or one per seat");
+    return RefuseAction(Description(),
+                        "elimination_group must be empty or one per seat");
   }
   if (position.max_throws < 1 || position.throws_made >= position.max_throws) {
-    return Refuse("throws_made must be below max_throws");
+    return RefuseAction(Description(), "throws_made must be below max_throws");
   }
   Holdings held = {};
   PieceSet all = 0;
@@ -268,7 +256,7 @@ absl::StatusOr<std::unique_ptr<State>> NewStateForTesting(
     for (const Piece& piece : position.holdings[seat]) {
       if (piece.colour < 0 || piece.colour >= seats || piece.size < 1 ||
           piece.size > kNumSizes || (all & Bit(piece)) != 0) {
-        return Refuse("unknown or repeated piece");
+        return RefuseAction(Description(), "unknown or repeated piece");
       }
       all |= Bit(piece);
       held[seat] |= Bit(piece);
@@ -281,24 +269,29 @@ absl::StatusOr<std::unique_ptr<State>> NewStateForTesting(
                           ? -1
                           : position.elimination_group[seat];
     if (held[seat] != 0) {
-      if (given > 0) return Refuse("a seat holding pieces is live");
+      if (given > 0)
+        return RefuseAction(Description(), "a seat holding pieces is live");
       ++live;
       continue;
     }
-    if (given == 0) return Refuse("a live seat must hold something");
+    if (given == 0)
+      return RefuseAction(Description(), "a live seat must hold something");
     if ((all & ColourSet(seat)) != 0) {
-      return Refuse("an eliminated seat's colour is out of the game");
+      return RefuseAction(Description(),
+                          "an eliminated seat's colour is out of the game");
     }
     groups[seat] = given > 0 ? given : 1;
   }
   for (int seat = 0; seat < seats; ++seat) {
     if (groups[seat] == kLive && (all & ColourSet(seat)) != ColourSet(seat)) {
-      return Refuse("every piece of a live seat's colour must be held");
+      return RefuseAction(Description(),
+                          "every piece of a live seat's colour must be held");
     }
   }
   if (live < 2 || position.active < 0 || position.active >= seats ||
       held[position.active] == 0) {
-    return Refuse("needs two live seats and a live active seat");
+    return RefuseAction(Description(),
+                        "needs two live seats and a live active seat");
   }
   std::unique_ptr<State> state =
       std::make_unique<PyramidShamboState>(position, held, groups);

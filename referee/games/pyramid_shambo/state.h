@@ -35,7 +35,8 @@ class PyramidShamboState final : public State {
  public:
   // The initial position: every seat holds its trio; `first` moves first.
   PyramidShamboState(int num_seats, uint32_t max_throws, int first)
-      : num_seats_(num_seats),
+      : State(Description()),
+        num_seats_(num_seats),
         max_throws_(max_throws),
         first_player_(first),
         active_(first),
@@ -48,7 +49,8 @@ class PyramidShamboState final : public State {
   // A test position (validated by the caller).
   PyramidShamboState(const TurnStart& position, const Holdings& held,
                      const std::array<int, kMaxSeats>& groups)
-      : num_seats_(position.num_seats),
+      : State(Description()),
+        num_seats_(position.num_seats),
         max_throws_(position.max_throws),
         first_player_(position.active),
         max_listed_options_(position.max_listed_options),
@@ -73,8 +75,7 @@ class PyramidShamboState final : public State {
     return phase_ != Phase::kPayment || payment_options_ <= max_listed_options_;
   }
 
-  absl::Status ValidateAction(int seat,
-                              const v1::Action& action) const override;
+  bool IsActing(int seat) const override;
 
   void LegalActionsInto(
       int seat,
@@ -103,6 +104,8 @@ class PyramidShamboState final : public State {
   }
 
  protected:
+  absl::Status DoValidateAction(int seat,
+                                const v1::Action& action) const override;
   void DoApply(absl::Span<const SeatAction> actions,
                v1::Result& result) override;
 
@@ -110,7 +113,6 @@ class PyramidShamboState final : public State {
   bool Live(int seat) const { return group_[seat] == kLive; }
   int LiveCount() const;
   int NextLiveAfter(int seat) const;
-  bool IsActing(int seat) const;
 
   absl::Status ValidateChallenge(const v1::PyramidShamboAction& action) const;
   absl::Status ValidatePayment(const v1::PyramidShamboAction& action) const;

@@ -43,6 +43,7 @@ const GameDescription& Description() {
       .max_seats = kNumSeats,
       // An action names one piece (docs/protocol.md, "Action size").
       .max_action_bytes = 64,
+      .action_kind = v1::Action::kRockPaperPyramid,
       .rules_versions = {{.version = 1}},
       .options =
           {{.name = "winner_takes",

@@ -1,7 +1,6 @@
 #include "referee/games/rock_paper_pyramid/state.h"
 
 #include <string>
-#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -9,11 +8,6 @@
 #include "absl/strings/str_cat.h"
 
 namespace pyramid::rpp {
-
-absl::Status Refuse(std::string_view why) {
-  return absl::InvalidArgumentError(
-      absl::StrCat("rock_paper_pyramid: ", std::string(why)));
-}
 
 void RockPaperPyramidState::DealClassicPieces() {
   for (Pool& pool : pools_) {
@@ -34,15 +28,8 @@ void RockPaperPyramidState::DealRedPieces() {
   }
 }
 
-absl::Status RockPaperPyramidState::ValidateAction(
+absl::Status RockPaperPyramidState::DoValidateAction(
     int seat, const v1::Action& action) const {
-  if (!IsActing(seat)) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("rock_paper_pyramid: seat ", seat, " is not acting"));
-  }
-  if (action.kind_case() != v1::Action::kRockPaperPyramid) {
-    return Refuse("not a rock_paper_pyramid action");
-  }
   const v1::RppPiece& piece = action.rock_paper_pyramid().piece();
   if (!IsKnownPiece(piece)) {
     return Refuse(absl::StrCat("unknown piece (colour ",

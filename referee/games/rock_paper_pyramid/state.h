@@ -9,20 +9,17 @@
 #include <cstdint>
 #include <memory>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "referee/games/game.h"
 #include "referee/games/rock_paper_pyramid/board.h"
+#include "referee/games/rock_paper_pyramid/game.h"
 #include "referee/games/rock_paper_pyramid/tables.h"
 
 namespace pyramid::rpp {
 
 enum class WinnerTakes { kCaptured, kAll };
-
-// INVALID_ARGUMENT "rock_paper_pyramid: `why`".
-absl::Status Refuse(std::string_view why);
 
 // The game's options (game.cc reads them from the description's values).
 struct Options {
@@ -50,7 +47,8 @@ struct Tally {
 class RockPaperPyramidState final : public State {
  public:
   RockPaperPyramidState(const Options& options, RandomStream stream)
-      : options_(options),
+      : State(Description()),
+        options_(options),
         stream_(std::move(stream)),
         total_rounds_(options.red ? kRedRounds : kClassicRounds) {
     DealClassicPieces();
@@ -68,8 +66,9 @@ class RockPaperPyramidState final : public State {
 
   bool IsSimultaneous() const override { return !IsTerminal(); }
 
-  absl::Status ValidateAction(int seat,
-                              const v1::Action& action) const override;
+  bool IsActing(int seat) const override {
+    return !IsTerminal() && seat >= 0 && seat < kNumSeats;
+  }
 
   void LegalActionsInto(
       int seat,
@@ -94,15 +93,13 @@ class RockPaperPyramidState final : public State {
   }
 
  protected:
+  absl::Status DoValidateAction(int seat,
+                                const v1::Action& action) const override;
   void DoApply(absl::Span<const SeatAction> actions,
                v1::Result& result) override;
 
  private:
   int RoundsPlayed() const { return static_cast<int>(history_.size()); }
-
-  bool IsActing(int seat) const {
-    return !IsTerminal() && seat >= 0 && seat < kNumSeats;
-  }
 
   void DealClassicPieces();
   void DealRedPieces();
