@@ -29,6 +29,14 @@ std::unique_ptr<State> NewGame(const v1::GameConfig& config, int seats,
   return *std::move(state);
 }
 
+std::vector<uint32_t> Ranks(const v1::Outcome& outcome) {
+  std::vector<uint32_t> ranks;
+  for (const v1::SeatOutcome& seat : outcome.seats()) {
+    ranks.push_back(seat.rank());
+  }
+  return ranks;
+}
+
 absl::StatusOr<v1::Result> ActAlone(State& state, int seat,
                                     const v1::Action& action) {
   SeatAction seat_action{seat, action};

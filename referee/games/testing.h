@@ -1,19 +1,22 @@
 // Test helpers every game's testing.h shares (and re-exports, so a test of
-// any game reads alike): seeds, a fresh game, one seat's move. Each game's
-// <game>/testing.h adds, under the same names, Config() (the game's config with
-// its options), NewGame() with that default, View() (the game's own observation
-// message), Act() returning the game's own result message, and builders for its
-// actions.
+// any game reads alike): seeds, a fresh game, one seat's move, a status's
+// value, an outcome's ranks. Each game's <game>/testing.h adds, under the
+// same names, Config() (the game's config with its options), NewGame() with
+// that default, View() (the game's own observation message), Act() returning
+// the game's own result message, and builders for its actions.
 #ifndef PYRAMID_REFEREE_GAMES_TESTING_H_
 #define PYRAMID_REFEREE_GAMES_TESTING_H_
 
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "gmock/gmock.h"
 #include "google/protobuf/message.h"
+#include "gtest/gtest.h"
 #include "referee/crypto/random_stream.h"
 #include "referee/games/game.h"
 
@@ -32,6 +35,16 @@ Digest Seed(uint8_t first);
 // seats from `seed`; nullptr (after a test failure) when refused.
 std::unique_ptr<State> NewGame(const v1::GameConfig& config, int seats,
                                const Digest& seed);
+
+// The value of `value`, after a test failure when it is not OK.
+template <typename T>
+T Ok(absl::StatusOr<T> value) {
+  EXPECT_TRUE(value.ok()) << value.status();
+  return value.ok() ? *std::move(value) : T();
+}
+
+// The seats' ranks in `outcome`, by seat.
+std::vector<uint32_t> Ranks(const v1::Outcome& outcome);
 
 // Applies `action` as the only acting seat's move.
 absl::StatusOr<v1::Result> ActAlone(State& state, int seat,

@@ -387,15 +387,8 @@ void PlayRandomGame(int seats, int seed, bool full_checks, Coverage& coverage) {
     keys.push_back(view.live() ? -int64_t{score}
                                : 1000 - int64_t{view.eliminated_order()});
   }
-  EXPECT_THAT(
-      [&] {
-        std::vector<uint32_t> ranks;
-        for (const v1::SeatOutcome& s : outcome.seats()) {
-          ranks.push_back(s.rank());
-        }
-        return ranks;
-      }(),
-      ::testing::ElementsAreArray(CompetitionRanks(keys)));
+  EXPECT_THAT(Ranks(outcome),
+              ::testing::ElementsAreArray(CompetitionRanks(keys)));
 }
 
 std::string Summary(const Coverage& coverage) {

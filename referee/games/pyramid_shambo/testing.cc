@@ -157,14 +157,6 @@ std::unique_ptr<State> NewGame(int seats, const Digest& seed,
   return game_testing::NewGame(config, seats, seed);
 }
 
-std::vector<uint32_t> Ranks(const v1::Outcome& outcome) {
-  std::vector<uint32_t> ranks;
-  for (const v1::SeatOutcome& seat : outcome.seats()) {
-    ranks.push_back(seat.rank());
-  }
-  return ranks;
-}
-
 std::vector<int32_t> Scores(const v1::Outcome& outcome) {
   std::vector<int32_t> scores;
   for (const v1::SeatOutcome& seat : outcome.seats()) {

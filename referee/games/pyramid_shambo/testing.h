@@ -24,13 +24,6 @@ inline constexpr v1::ShamboHand kRock = v1::SHAMBO_ROCK;
 inline constexpr v1::ShamboHand kPaper = v1::SHAMBO_PAPER;
 inline constexpr v1::ShamboHand kScissors = v1::SHAMBO_SCISSORS;
 
-// The value of `value`, after a test failure when it is not OK.
-template <typename T>
-T Ok(absl::StatusOr<T> value) {
-  EXPECT_TRUE(value.ok()) << value.status();
-  return value.ok() ? *std::move(value) : T();
-}
-
 // "r1 y3" -> a set; the names may come in any order.
 PieceSet Set(std::string_view names);
 // A set's names in (size, colour) order: "r1 y1 r3".
@@ -75,7 +68,6 @@ v1::GameConfig Config();
 std::unique_ptr<State> NewGame(int seats, const Digest& seed,
                                const v1::GameConfig& config = Config());
 
-std::vector<uint32_t> Ranks(const v1::Outcome& outcome);
 std::vector<int32_t> Scores(const v1::Outcome& outcome);
 // Eliminations of a result as "seat:cause:group".
 std::vector<std::string> Eliminations(const v1::ShamboPaymentResult& r);

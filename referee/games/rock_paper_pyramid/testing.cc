@@ -83,14 +83,6 @@ std::vector<int32_t> Scores(const State& state) {
   return scores;
 }
 
-std::vector<uint32_t> Ranks(const v1::Outcome& outcome) {
-  std::vector<uint32_t> ranks;
-  for (const v1::SeatOutcome& seat : outcome.seats()) {
-    ranks.push_back(seat.rank());
-  }
-  return ranks;
-}
-
 bool HasPiece(const v1::RppSeatView& seat, const v1::RppPiece& piece) {
   return std::any_of(
       seat.pool().begin(), seat.pool().end(), [&](const v1::RppPiece& p) {

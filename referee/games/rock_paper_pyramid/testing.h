@@ -62,7 +62,6 @@ v1::RockPaperPyramidObservation View(const State& state, int seat = -1);
 // The game's part of `observation`.
 const v1::RockPaperPyramidObservation& Rpp(const v1::Observation& observation);
 std::vector<int32_t> Scores(const State& state);
-std::vector<uint32_t> Ranks(const v1::Outcome& outcome);
 bool HasPiece(const v1::RppSeatView& seat, const v1::RppPiece& piece);
 
 // '>' row captures column, '<' column captures row, 'N' neither, '!' both
