@@ -249,22 +249,15 @@ class StepReader {
 
 // Reads the records of `file` into `out` with `reader`.
 void ReadSteps(std::string_view file, StepReader& reader, MatchSteps& out) {
-  const SplitLogResult split = SplitLog(file);
-  for (size_t i = 0; i < split.records.size(); ++i) {
-    v1::LogRecord record;
-    if (!record.ParseFromArray(
-            split.records[i].bytes.data(),
-            static_cast<int>(split.records[i].bytes.size()))) {
-      out.stopped = "the record does not parse";
-      out.stopped_at = i;
-      return;
-    }
-    if (!reader.Read(i, record)) return;
-  }
-  if (split.tail != SplitLogResult::Tail::kClean) {
-    out.stopped =
-        absl::StrCat(split.tail_reason, " at byte ", split.tail_offset);
-    out.stopped_at = split.records.size();
+  uint64_t next = 0;  // The index after the last record read.
+  const absl::Status read =
+      ForEachRecord(SplitLog(file), [&](uint64_t index, v1::LogRecord& record) {
+        next = index + 1;
+        return reader.Read(index, record);
+      });
+  if (!read.ok()) {
+    out.stopped = std::string(read.message());
+    out.stopped_at = next;
   }
 }
 

@@ -154,46 +154,30 @@ void PrintRecord(const v1::LogRecord& r, size_t i, std::string& game,
 }  // namespace
 
 absl::Status WriteTranscript(std::string_view file, std::ostream& out) {
-  const SplitLogResult split = SplitLog(file);
   std::string game;
-  for (size_t i = 0; i < split.records.size(); ++i) {
-    v1::LogRecord r;
-    if (!r.ParseFromArray(split.records[i].bytes.data(),
-                          static_cast<int>(split.records[i].bytes.size()))) {
-      return absl::DataLossError(absl::StrCat("record ", i, " does not parse"));
-    }
+  return ForEachRecord(SplitLog(file), [&](uint64_t i, v1::LogRecord& r) {
     PrintRecord(r, i, game, out);
-  }
-  if (split.tail != SplitLogResult::Tail::kClean) {
-    return absl::DataLossError(
-        absl::StrCat(split.tail_reason, " at byte ", split.tail_offset));
-  }
-  return absl::OkStatus();
+    return true;
+  });
 }
 
 absl::Status WriteJsonLines(std::string_view file, std::ostream& out) {
-  const SplitLogResult split = SplitLog(file);
   google::protobuf::util::JsonPrintOptions options;
   options.preserve_proto_field_names = true;
-  for (size_t i = 0; i < split.records.size(); ++i) {
-    v1::LogRecord r;
-    if (!r.ParseFromArray(split.records[i].bytes.data(),
-                          static_cast<int>(split.records[i].bytes.size()))) {
-      return absl::DataLossError(absl::StrCat("record ", i, " does not parse"));
-    }
-    std::string json;
-    auto status =
-        google::protobuf::util::MessageToJsonString(r, &json, options);
-    if (!status.ok()) {
-      return absl::InternalError(std::string(status.message()));
-    }
-    out << json << "\n";
-  }
-  if (split.tail != SplitLogResult::Tail::kClean) {
-    return absl::DataLossError(
-        absl::StrCat(split.tail_reason, " at byte ", split.tail_offset));
-  }
-  return absl::OkStatus();
+  absl::Status printed;
+  const absl::Status read =
+      ForEachRecord(SplitLog(file), [&](uint64_t, v1::LogRecord& r) {
+        std::string json;
+        auto status =
+            google::protobuf::util::MessageToJsonString(r, &json, options);
+        if (!status.ok()) {
+          printed = absl::InternalError(std::string(status.message()));
+          return false;
+        }
+        out << json << "\n";
+        return true;
+      });
+  return printed.ok() ? read : printed;
 }
 
 }  // namespace pyramid

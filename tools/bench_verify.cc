@@ -161,12 +161,9 @@ absl::Status CollectSignatures(Corpus& corpus) {
   for (const std::string& log : corpus.logs) {
     const SplitLogResult split = SplitLog(log);
     corpus.records += split.records.size();
-    std::vector<v1::LogRecord> records(split.records.size());
-    for (size_t i = 0; i < records.size(); ++i) {
-      records[i].ParseFromArray(
-          split.records[i].bytes.data(),
-          static_cast<int>(split.records[i].bytes.size()));
-    }
+    absl::StatusOr<std::vector<v1::LogRecord>> parsed = ParseLogRecords(split);
+    if (!parsed.ok()) return parsed.status();
+    const std::vector<v1::LogRecord>& records = *parsed;
     if (records.empty() || !records[0].has_header()) {
       return absl::InternalError("generated log without a header");
     }

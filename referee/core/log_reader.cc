@@ -1,9 +1,13 @@
 #include "referee/core/log_reader.h"
 
+#include <utility>
+
 #include "absl/strings/str_cat.h"
 #include "referee/core/log_format.h"
 
 namespace pyramid {
+
+namespace v1 = ::pyramid::referee::v1;
 
 SplitLogResult SplitLog(std::string_view file) {
   SplitLogResult result;
@@ -64,6 +68,39 @@ SplitLogResult SplitLog(std::string_view file) {
     pos += length;
   }
   return result;
+}
+
+absl::Status TailStatus(const SplitLogResult& split) {
+  if (split.tail == SplitLogResult::Tail::kClean) return absl::OkStatus();
+  return absl::DataLossError(
+      absl::StrCat(split.tail_reason, " at byte ", split.tail_offset));
+}
+
+absl::Status ForEachRecord(
+    const SplitLogResult& split,
+    absl::FunctionRef<bool(uint64_t index, v1::LogRecord& record)> visit) {
+  v1::LogRecord record;  // Reused: parsing clears it.
+  for (uint64_t i = 0; i < split.records.size(); ++i) {
+    const std::string_view bytes = split.records[i].bytes;
+    if (!record.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+      return absl::DataLossError(absl::StrCat("record ", i, " does not parse"));
+    }
+    if (!visit(i, record)) return absl::OkStatus();
+  }
+  return TailStatus(split);
+}
+
+absl::StatusOr<std::vector<v1::LogRecord>> ParseLogRecords(
+    const SplitLogResult& split) {
+  std::vector<v1::LogRecord> records;
+  records.reserve(split.records.size());
+  absl::Status status =
+      ForEachRecord(split, [&records](uint64_t, v1::LogRecord& record) {
+        records.push_back(std::move(record));
+        return true;
+      });
+  if (!status.ok()) return status;
+  return records;
 }
 
 }  // namespace pyramid

@@ -357,6 +357,64 @@ TEST_F(LogTest, WriterRefusesOversizedRecord) {
 }
 
 // ---------------------------------------------------------------------------
+// Parsing the split records (ForEachRecord, ParseLogRecords, TailStatus).
+
+TEST_F(LogTest, ParsesEveryRecordOfACleanLog) {
+  WriteRecords(0, 3);
+  EXPECT_TRUE(TailStatus(Split()).ok());
+  absl::StatusOr<std::vector<v1::LogRecord>> records = ParseLogRecords(Split());
+  ASSERT_TRUE(records.ok()) << records.status();
+  ASSERT_EQ(records->size(), 4u);
+  EXPECT_TRUE((*records)[0].has_header());
+  EXPECT_EQ((*records)[3].commit().seat(), 2u);
+}
+
+TEST_F(LogTest, ForEachRecordStopsWhereItsVisitorDoes) {
+  WriteRecords(0, 3);
+  ShrinkTo(dest_.size() - 1);  // A tail it never reaches.
+  std::vector<uint64_t> visited;
+  const absl::Status status =
+      ForEachRecord(Split(), [&visited](uint64_t index, v1::LogRecord&) {
+        visited.push_back(index);
+        return index < 1;
+      });
+  EXPECT_TRUE(status.ok()) << status;
+  EXPECT_EQ(visited, (std::vector<uint64_t>{0, 1}));
+}
+
+TEST_F(LogTest, ARecordThatDoesNotParseIsNamedAfterTheOnesBefore) {
+  WriteRecords(0, 1);
+  dest_ += Varint(1) + "\xff";  // A tag cut short.
+  std::vector<uint64_t> visited;
+  const absl::Status status =
+      ForEachRecord(Split(), [&visited](uint64_t index, v1::LogRecord&) {
+        visited.push_back(index);
+        return true;
+      });
+  EXPECT_EQ(status, absl::DataLossError("record 2 does not parse"));
+  EXPECT_EQ(visited, (std::vector<uint64_t>{0, 1}));
+  EXPECT_EQ(ParseLogRecords(Split()).status(), status);
+}
+
+TEST_F(LogTest, ATailIsReportedOnceEveryRecordIsVisited) {
+  WriteRecords(0, 2);
+  const uint64_t offset = Split().records[2].offset;
+  ShrinkTo(dest_.size() - 1);
+  const absl::Status tail = absl::DataLossError(
+      absl::StrCat("file ends inside a record at byte ", offset));
+  EXPECT_EQ(TailStatus(Split()), tail);
+  uint64_t visited = 0;
+  EXPECT_EQ(ForEachRecord(Split(),
+                          [&visited](uint64_t, v1::LogRecord&) {
+                            ++visited;
+                            return true;
+                          }),
+            tail);
+  EXPECT_EQ(visited, 2u);
+  EXPECT_EQ(ParseLogRecords(Split()).status(), tail);
+}
+
+// ---------------------------------------------------------------------------
 // The hash chain.
 
 TEST_F(LogTest, PrevHashChainsStoredBytes) {

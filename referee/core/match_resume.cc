@@ -106,19 +106,14 @@ absl::StatusOr<std::unique_ptr<Match>> Match::Resume(
     SigningKey referee_key, FsyncPolicy fsync, std::unique_ptr<LogSink> sink,
     const Clock* clock) {
   const SplitLogResult split = SplitLog(log);
-  if (split.tail != SplitLogResult::Tail::kClean) {
+  if (absl::Status tail = TailStatus(split); !tail.ok()) {
     return absl::DataLossError(absl::StrCat(
         "cannot resume a log that does not end after a complete record (",
-        split.tail_reason, " at byte ", split.tail_offset, ")"));
+        tail.message(), ")"));
   }
-  std::vector<v1::LogRecord> records(split.records.size());
-  for (size_t i = 0; i < records.size(); ++i) {
-    const std::string_view bytes = split.records[i].bytes;
-    if (!records[i].ParseFromArray(bytes.data(),
-                                   static_cast<int>(bytes.size()))) {
-      return absl::DataLossError(absl::StrCat("record ", i, " does not parse"));
-    }
-  }
+  absl::StatusOr<std::vector<v1::LogRecord>> parsed = ParseLogRecords(split);
+  if (!parsed.ok()) return parsed.status();
+  const std::vector<v1::LogRecord>& records = *parsed;
   if (records.empty() || !records[0].has_header()) {
     return absl::DataLossError("the log has no header");
   }

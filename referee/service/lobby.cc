@@ -885,10 +885,7 @@ absl::StatusOr<std::unique_ptr<Match>> Lobby::ResumeLog(
   // A record torn by the crash is cut off: the log resumes after the last
   // complete one.
   const SplitLogResult split = SplitLog(*bytes);
-  if (split.tail == SplitLogResult::Tail::kCorrupt) {
-    return absl::DataLossError(
-        absl::StrCat(split.tail_reason, " at byte ", split.tail_offset));
-  }
+  if (split.tail == SplitLogResult::Tail::kCorrupt) return TailStatus(split);
   const uint64_t complete = split.tail == SplitLogResult::Tail::kClean
                                 ? bytes->size()
                                 : split.tail_offset;
