@@ -40,6 +40,7 @@
 #include "referee/core/clock_settings.h"
 #include "referee/core/log_journal.h"
 #include "referee/core/log_sink.h"
+#include "referee/core/match.h"
 #include "referee/crypto/bytes.h"
 #include "referee/service/directory_lock.h"
 #include "referee/service/health_service.h"
@@ -104,7 +105,7 @@ ABSL_FLAG(uint32_t, seed_timeout_ms, 0,
 ABSL_FLAG(uint32_t, time_bank_ms, 0, "Default time bank per seat.");
 ABSL_FLAG(uint32_t, time_bank_increment_ms, 0,
           "Default time bank increment per decision.");
-ABSL_FLAG(uint32_t, checkpoint_interval, 64,
+ABSL_FLAG(uint32_t, checkpoint_interval, pyramid::kDefaultCheckpointInterval,
           "Records between signed checkpoints in every log. 0: none but the "
           "one after the header, those forced at shutdown and the seal, so "
           "that with --fsync=checkpoints a match's moves are synced only when "

@@ -50,6 +50,10 @@ EntropySource SystemEntropy();
 // ids were drawn ahead).
 EntropySource FixedEntropy(std::string bytes);
 
+// Records between signed checkpoints when the referee is told no other
+// number (MatchConfig, LobbyOptions and the programs' --checkpoint_interval).
+inline constexpr uint32_t kDefaultCheckpointInterval = 64;
+
 // A field added here is written to the log's header by HeaderFor and read
 // back by ConfigFromHeader, unless it is the writer's own (fsync).
 struct MatchConfig {
@@ -57,7 +61,7 @@ struct MatchConfig {
   std::vector<v1::Seat> seats;  // Seat i is seats[i].
   v1::ClockSettings clocks;
   v1::ForfeitPolicy forfeit_policy = v1::FORFEIT_POLICY_FORFEIT;
-  uint32_t checkpoint_interval = 64;
+  uint32_t checkpoint_interval = kDefaultCheckpointInterval;
   FsyncPolicy fsync = FsyncPolicy::kCheckpoints;
   std::string label;  // Header.label.
 };

@@ -24,6 +24,7 @@
 #include "referee/core/clock.h"
 #include "referee/core/log_journal.h"
 #include "referee/core/log_sink.h"
+#include "referee/core/match.h"
 #include "referee/crypto/ed25519.h"
 #include "referee/service/connections.h"
 #include "referee/service/deadline_scheduler.h"
@@ -40,7 +41,7 @@ struct LobbyOptions {
   std::string log_dir;  // Must exist; logs are created inside it.
   SigningKey referee_key = SigningKey::Generate();
   std::string admin_token;  // Required: the CreateMatch/RegisterBot key.
-  uint32_t checkpoint_interval = 64;
+  uint32_t checkpoint_interval = kDefaultCheckpointInterval;
   FsyncPolicy fsync = FsyncPolicy::kCheckpoints;
   // Threads that run the checkpoint syncs of running matches
   // (MatchHost::set_sync_pool); 0: each is synced on the thread that wrote

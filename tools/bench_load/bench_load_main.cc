@@ -150,6 +150,7 @@
 #include "referee/cli/allocator.h"
 #include "referee/cli/program.h"
 #include "referee/core/log_sink.h"
+#include "referee/core/match.h"
 #include "referee/service/deadline_scheduler.h"
 #include "referee/service/lobby.h"
 #include "referee/service/referee_service.h"
@@ -200,7 +201,7 @@ ABSL_FLAG(uint32_t, batch_linger_us, 4000,
 ABSL_FLAG(uint32_t, ack_hold_ms, 250,
           "How long a seat's batch stream may hold back an acknowledgement "
           "for the next message to the seat (the referee's --ack_hold_ms).");
-ABSL_FLAG(uint32_t, checkpoint_interval, 64,
+ABSL_FLAG(uint32_t, checkpoint_interval, pyramid::kDefaultCheckpointInterval,
           "Records between signed checkpoints (the referee's default).");
 ABSL_FLAG(int, deadline_ms, 2000,
           "Commit and reveal deadline of every decision, in the match clocks.");
