@@ -56,10 +56,10 @@ std::string Names(
   return absl::StrJoin(names, " ");
 }
 
-std::unique_ptr<State> Position(int num_seats,
-                                const std::vector<std::string>& holdings,
-                                int active, const std::vector<int>& groups,
-                                uint32_t throws_made, uint32_t max_throws) {
+std::unique_ptr<State> StateAt(int num_seats,
+                               const std::vector<std::string>& holdings,
+                               int active, const std::vector<int>& groups,
+                               uint32_t throws_made, uint32_t max_throws) {
   TurnStart position;
   position.num_seats = num_seats;
   for (const std::string& names : holdings) {
@@ -126,8 +126,9 @@ std::vector<v1::PyramidShamboResult> AutoMoves(State& state) {
   return results;
 }
 
-v1::PyramidShamboObservation View(const State& state) {
-  return state.PublicView().pyramid_shambo();
+v1::PyramidShamboObservation View(const State& state, int seat) {
+  return (seat < 0 ? state.PublicView() : state.ObservationFor(seat))
+      .pyramid_shambo();
 }
 
 std::vector<std::string> HoldingNames(const State& state) {

@@ -31,12 +31,13 @@ std::string Names(PieceSet set);
 std::string Names(
     const google::protobuf::RepeatedPtrField<v1::ShamboPiece>& pieces);
 
-// A turn-start position: holdings[s] as names, "" for an eliminated seat.
-std::unique_ptr<State> Position(int num_seats,
-                                const std::vector<std::string>& holdings,
-                                int active, const std::vector<int>& groups = {},
-                                uint32_t throws_made = 0,
-                                uint32_t max_throws = kDefaultMaxThrows);
+// A state at a turn-start position: holdings[s] as names, "" for an
+// eliminated seat.
+std::unique_ptr<State> StateAt(int num_seats,
+                               const std::vector<std::string>& holdings,
+                               int active, const std::vector<int>& groups = {},
+                               uint32_t throws_made = 0,
+                               uint32_t max_throws = kDefaultMaxThrows);
 
 v1::Action Challenge(int target);
 v1::Action Hand(v1::ShamboHand hand);
@@ -56,7 +57,8 @@ absl::StatusOr<v1::PyramidShamboResult> Throw(State& state,
 // legal action), as the referee does; returns their results.
 std::vector<v1::PyramidShamboResult> AutoMoves(State& state);
 
-v1::PyramidShamboObservation View(const State& state);
+// The game's part of the public view (seat -1) or of `seat`'s observation.
+v1::PyramidShamboObservation View(const State& state, int seat = -1);
 // Every seat's holding as names.
 std::vector<std::string> HoldingNames(const State& state);
 

@@ -171,7 +171,7 @@ void ExpectThreeWay(const ThreeWayCase& c, std::array<int, 3> seat_of,
                << " mode " << winner_takes);
   std::unique_ptr<State> state = NewClassicState(winner_takes);
   ASSERT_NE(state, nullptr);
-  Round round;
+  Played round;
   for (int role = 0; role < 3; ++role) round[seat_of[role]] = c.pieces[role];
   absl::StatusOr<v1::RockPaperPyramidRoundResult> result =
       PlayRound(*state, round);
@@ -278,7 +278,7 @@ TEST(RppThreeWayTest, SoloNeedsRed) {
       ASSERT_NE(red_large_seat, -1);
       const int b = (red_large_seat + 1) % 3;
       const int c = (red_large_seat + 2) % 3;
-      Round round;
+      Played round;
       round[red_large_seat] = Piece(kR, kL);
       round[b] = Piece(kW, kL);
       round[c] = Piece(kC, kS);

@@ -48,8 +48,8 @@ std::unique_ptr<State> NewClassicState(v1::RppWinnerTakes winner_takes) {
   return NewState(Config(winner_takes, /*red=*/false));
 }
 
-absl::StatusOr<v1::RockPaperPyramidRoundResult> PlayRound(State& state,
-                                                          const Round& pieces) {
+absl::StatusOr<v1::RockPaperPyramidRoundResult> PlayRound(
+    State& state, const Played& pieces) {
   std::vector<SeatAction> actions;
   for (int seat = 0; seat < 3; ++seat) {
     actions.push_back({seat, Play(pieces[seat])});

@@ -10,6 +10,7 @@
 
 #include "absl/status/statusor.h"
 #include "pyramid/referee/v1/rock_paper_pyramid.pb.h"
+#include "referee/games/rock_paper_pyramid/board.h"
 #include "referee/games/rock_paper_pyramid/game.h"
 #include "referee/games/testing.h"
 
@@ -27,9 +28,6 @@ inline constexpr v1::RppSize kS = v1::RPP_SMALL;
 
 inline constexpr std::array<v1::RppColour, 4> kAllColours = {kB, kW, kC, kR};
 inline constexpr std::array<v1::RppSize, 3> kAllSizes = {kL, kM, kS};
-
-// The pieces played in a round, indexed by seat.
-using Round = std::array<v1::RppPiece, 3>;
 
 // The game's config: the defaults, or the given options.
 v1::GameConfig Config();
@@ -53,7 +51,7 @@ v1::Action Play(const v1::RppPiece& piece);
 // Every seat plays its piece of `pieces` (RPP's every decision is all three
 // seats at once, so its Act takes the round).
 absl::StatusOr<v1::RockPaperPyramidRoundResult> PlayRound(State& state,
-                                                          const Round& pieces);
+                                                          const Played& pieces);
 // Every acting seat plays its default action.
 void PlayDefaultRound(State& state);
 
