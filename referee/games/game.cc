@@ -131,6 +131,20 @@ v1::Observation State::ObservationFor(int seat) const {
   return observation;
 }
 
+void State::ObservationInto(int seat, v1::Observation& observation) const {
+  if (seat < 0 || seat >= num_seats()) {
+    PublicViewInto(observation);
+    return;
+  }
+  observation.set_seat(static_cast<uint32_t>(seat));
+  ViewInto(seat, observation);
+}
+
+void State::PublicViewInto(v1::Observation& observation) const {
+  observation.set_public_view(true);
+  ViewInto(std::nullopt, observation);
+}
+
 v1::Observation State::PublicView() const {
   v1::Observation observation;
   PublicViewInto(observation);

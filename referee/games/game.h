@@ -114,19 +114,19 @@ class State {
   // game's rules page). Always legal.
   virtual v1::Action DefaultAction(int seat) const = 0;
 
-  // What `seat` may see: its own secrets and everything public.
+  // What `seat` may see: its own secrets and everything public. A seat
+  // outside [0, num_seats()) sees the public view.
   v1::Observation ObservationFor(int seat) const;
   // The same, built in `observation`, which is empty and may live on an
   // arena: its parts are made in it, not moved into it, so that a sender
   // builds it inside the message it sends without a heap allocation per
   // part.
-  virtual void ObservationInto(int seat,
-                               v1::Observation& observation) const = 0;
+  void ObservationInto(int seat, v1::Observation& observation) const;
 
   // What anyone may see: no seat's secrets. PublicViewInto builds it as
   // ObservationInto does.
   v1::Observation PublicView() const;
-  virtual void PublicViewInto(v1::Observation& observation) const = 0;
+  void PublicViewInto(v1::Observation& observation) const;
 
   // The final outcome. Requires IsTerminal().
   virtual v1::Outcome Outcome() const = 0;
@@ -156,6 +156,12 @@ class State {
   // acting (so the game is not over). As ValidateAction.
   virtual absl::Status DoValidateAction(int seat,
                                         const v1::Action& action) const = 0;
+
+  // Builds the game's part of what `seat` sees (nullopt: the public view,
+  // no seat's secrets) in `observation`, as ObservationInto says; the base
+  // has set its public_view and seat, and `seat` is a seat of the game.
+  virtual void ViewInto(std::optional<int> seat,
+                        v1::Observation& observation) const = 0;
 
   // Applies pre-validated actions (one per acting seat, ascending) and builds
   // what they did in `result`, which is empty (and may live on an arena: the

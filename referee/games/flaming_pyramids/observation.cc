@@ -26,7 +26,8 @@
 
 namespace pyramid::fp {
 
-void FlamingPyramidsState::View(int seat, v1::Observation& observation) const {
+void FlamingPyramidsState::ViewInto(std::optional<int> seat,
+                                    v1::Observation& observation) const {
   v1::FlamingPyramidsObservation& view =
       *observation.mutable_flaming_pyramids();
   switch (phase_) {

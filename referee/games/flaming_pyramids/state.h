@@ -82,17 +82,6 @@ class FlamingPyramidsState final : public State {
   std::optional<v1::Action> SoleLegalAction(int seat) const override;
   v1::Action DefaultAction(int seat) const override;
 
-  void ObservationInto(int seat, v1::Observation& observation) const override {
-    View(seat, observation);
-    observation.set_public_view(false);
-    observation.set_seat(static_cast<uint32_t>(seat));
-  }
-
-  void PublicViewInto(v1::Observation& observation) const override {
-    View(-1, observation);
-    observation.set_public_view(true);
-  }
-
   v1::Outcome Outcome() const override {
     return RankedOutcome(winner_.has_value() ? v1::TERMINATION_NORMAL
                                              : v1::TERMINATION_MOVE_LIMIT);
@@ -109,6 +98,8 @@ class FlamingPyramidsState final : public State {
   Position ToPosition() const;
 
  protected:
+  void ViewInto(std::optional<int> seat,
+                v1::Observation& observation) const override;
   absl::Status DoValidateAction(int seat,
                                 const v1::Action& action) const override;
   void DoApply(absl::Span<const SeatAction> actions,
@@ -145,7 +136,6 @@ class FlamingPyramidsState final : public State {
                   v1::FpEvent& event);
   void EndTurn(v1::FlamingPyramidsResult& result);
   void SetPending(v1::FpPendingFall& pending) const;
-  void View(int seat, v1::Observation& observation) const;
   v1::Outcome RankedOutcome(v1::Termination termination) const;
 
   Options options_;

@@ -3,6 +3,7 @@
 // the decision under way and the card table, with its own hand; the public
 // view shows no hand.
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "referee/games/pyramid_scheme/state.h"
@@ -121,28 +122,17 @@ v1::PssDecision PyramidSchemeState::Decision() const {
   return decision;
 }
 
-// `seat` = kNoSeat for the public view.
-void PyramidSchemeState::View(int seat, v1::Observation& observation) const {
-  observation.set_public_view(seat == kNoSeat);
-  if (seat != kNoSeat) observation.set_seat(static_cast<uint32_t>(seat));
+void PyramidSchemeState::ViewInto(std::optional<int> seat,
+                                  v1::Observation& observation) const {
   v1::PyramidSchemeObservation* game = observation.mutable_pyramid_scheme();
   Board(*game->mutable_board());
   *game->mutable_decision() = Decision();
-  if (seat != kNoSeat) {
-    for (int card : seats_[seat].hand) {
+  if (seat.has_value()) {
+    for (int card : seats_[*seat].hand) {
       CardFace(*edition_, card, *game->add_hand());
     }
   }
   *game->mutable_cards() = edition_->card_table;
-}
-
-void PyramidSchemeState::ObservationInto(int seat,
-                                         v1::Observation& observation) const {
-  View(seat < 0 || seat >= num_seats() ? kNoSeat : seat, observation);
-}
-
-void PyramidSchemeState::PublicViewInto(v1::Observation& observation) const {
-  View(kNoSeat, observation);
 }
 
 }  // namespace pyramid::scheme

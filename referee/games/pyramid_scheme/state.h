@@ -65,8 +65,6 @@ class PyramidSchemeState final : public State {
       google::protobuf::RepeatedPtrField<v1::Action>& out) const override;
   std::optional<v1::Action> SoleLegalAction(int seat) const override;
   v1::Action DefaultAction(int seat) const override;
-  void ObservationInto(int seat, v1::Observation& observation) const override;
-  void PublicViewInto(v1::Observation& observation) const override;
   v1::Outcome Outcome() const override {
     return RankedOutcome(end_reason_ == v1::PSS_TURN_LIMIT
                              ? v1::TERMINATION_MOVE_LIMIT
@@ -80,6 +78,8 @@ class PyramidSchemeState final : public State {
   }
 
  protected:
+  void ViewInto(std::optional<int> seat,
+                v1::Observation& observation) const override;
   absl::Status DoValidateAction(int seat,
                                 const v1::Action& action) const override;
   void DoApply(absl::Span<const SeatAction> actions,
@@ -214,7 +214,6 @@ class PyramidSchemeState final : public State {
   // result on an arena holds it without a copy).
   void Board(v1::PssBoard& board) const;
   v1::PssDecision Decision() const;
-  void View(int seat, v1::Observation& observation) const;
   std::vector<int32_t> Scores() const;
   v1::Outcome RankedOutcome(v1::Termination termination) const;
 

@@ -1,6 +1,6 @@
 // What a Pyramid Shambo seat sees: everything is public (holdings, the
-// turn, the throws once revealed), so a seat's observation is the public
-// view with its seat.
+// turn, the throws once revealed), so a seat sees what the public view
+// shows.
 #include <algorithm>
 #include <array>
 #include <cstdint>
@@ -22,8 +22,8 @@
 
 namespace pyramid::shambo {
 
-void PyramidShamboState::PublicViewInto(v1::Observation& observation) const {
-  observation.set_public_view(true);
+void PyramidShamboState::ViewInto(std::optional<int> /*seat*/,
+                                  v1::Observation& observation) const {
   v1::PyramidShamboObservation* game = observation.mutable_pyramid_shambo();
   for (int seat = 0; seat < num_seats_; ++seat) {
     v1::ShamboSeatView* view = game->add_seats();

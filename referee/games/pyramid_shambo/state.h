@@ -85,14 +85,6 @@ class PyramidShamboState final : public State {
 
   v1::Action DefaultAction(int seat) const override;
 
-  void ObservationInto(int seat, v1::Observation& observation) const override {
-    PublicViewInto(observation);
-    observation.set_public_view(false);
-    observation.set_seat(static_cast<uint32_t>(seat));
-  }
-
-  void PublicViewInto(v1::Observation& observation) const override;
-
   v1::Outcome Outcome() const override { return RankedOutcome(termination_); }
 
   v1::Outcome StoppedOutcome() const override {
@@ -104,6 +96,8 @@ class PyramidShamboState final : public State {
   }
 
  protected:
+  void ViewInto(std::optional<int> seat,
+                v1::Observation& observation) const override;
   absl::Status DoValidateAction(int seat,
                                 const v1::Action& action) const override;
   void DoApply(absl::Span<const SeatAction> actions,

@@ -1,13 +1,13 @@
 // What Rock, Paper, Pyramid! shows: everything is public (pools, scores,
-// every round), so a seat's observation is the public view with its seat.
-#include <string>
+// every round), so a seat sees what the public view shows.
+#include <optional>
 
 #include "referee/games/rock_paper_pyramid/state.h"
 
 namespace pyramid::rpp {
 
-void RockPaperPyramidState::PublicViewInto(v1::Observation& observation) const {
-  observation.set_public_view(true);
+void RockPaperPyramidState::ViewInto(std::optional<int> /*seat*/,
+                                     v1::Observation& observation) const {
   v1::RockPaperPyramidObservation* game =
       observation.mutable_rock_paper_pyramid();
   game->set_rounds_played(static_cast<uint32_t>(RoundsPlayed()));
@@ -25,13 +25,6 @@ void RockPaperPyramidState::PublicViewInto(v1::Observation& observation) const {
   for (int index = 0; index < RoundsPlayed(); ++index) {
     AddRound(index, *game->add_history());
   }
-}
-
-void RockPaperPyramidState::ObservationInto(
-    int seat, v1::Observation& observation) const {
-  PublicViewInto(observation);
-  observation.set_public_view(false);
-  observation.set_seat(static_cast<uint32_t>(seat));
 }
 
 }  // namespace pyramid::rpp

@@ -8,6 +8,7 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -76,10 +77,6 @@ class RockPaperPyramidState final : public State {
 
   v1::Action DefaultAction(int seat) const override;
 
-  void ObservationInto(int seat, v1::Observation& observation) const override;
-
-  void PublicViewInto(v1::Observation& observation) const override;
-
   v1::Outcome Outcome() const override {
     return OutcomeByScore(Scores(), v1::TERMINATION_NORMAL);
   }
@@ -93,6 +90,8 @@ class RockPaperPyramidState final : public State {
   }
 
  protected:
+  void ViewInto(std::optional<int> seat,
+                v1::Observation& observation) const override;
   absl::Status DoValidateAction(int seat,
                                 const v1::Action& action) const override;
   void DoApply(absl::Span<const SeatAction> actions,
