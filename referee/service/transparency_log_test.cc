@@ -4,6 +4,8 @@
 // latest checkpoint in a file.
 #include "referee/service/transparency_log.h"
 
+#include <sqlite3.h>
+
 #include <memory>
 #include <string>
 #include <vector>
@@ -12,6 +14,7 @@
 #include "gtest/gtest.h"
 #include "referee/core/log_sink.h"
 #include "referee/crypto/sha256.h"
+#include "referee/tlog/checkpoint.h"
 #include "referee/tlog/merkle.h"
 #include "tests/temp_dir.h"
 
@@ -178,6 +181,62 @@ TEST_F(TransparencyLogTest, RefusesBadProofRequests) {
       absl::IsNotFound(log->Checkpoint(1).status()));  // Not signed yet.
   EXPECT_TRUE(log->Checkpoint().ok());
   EXPECT_TRUE(log->Checkpoint(1).ok());
+}
+
+// The referee's proof path (GetInclusionProof: a proof, then its
+// checkpoint opened with the log's verifier) checks the checkpoint's
+// signature once per checkpoint, not once per proof; a checkpoint changed
+// in the database under the open log is still checked, and refused.
+TEST_F(TransparencyLogTest, AProofsCheckpointIsCheckedOncePerChange) {
+  std::unique_ptr<TransparencyLog> log = Open();
+  ASSERT_NE(log, nullptr);
+  for (int i = 0; i < 50; ++i) {
+    ASSERT_TRUE(log->Append(MatchId(i), LogHash(i)).ok());
+  }
+  auto prove = [&](int i) -> absl::StatusOr<tlog::Checkpoint> {
+    absl::StatusOr<tlog::TlogProof> proof =
+        log->InclusionProof(*log->FindLeaf(MatchId(i)));
+    if (!proof.ok()) return proof.status();
+    return tlog::OpenCheckpoint(proof->checkpoint, log->verifier());
+  };
+  uint64_t checks = tlog::NoteSignatureChecks();
+  for (int i = 0; i < 50; ++i) {
+    absl::StatusOr<tlog::Checkpoint> checkpoint = prove(i);
+    ASSERT_TRUE(checkpoint.ok()) << checkpoint.status();
+    EXPECT_EQ(checkpoint->size, 50u);
+  }
+  EXPECT_EQ(tlog::NoteSignatureChecks(), checks + 1);
+
+  // The stored note's signature changed by another writer of the file.
+  const std::string note = *log->Checkpoint();
+  std::string forged = note;
+  const size_t last = forged.size() - 3;  // A base64 digit of the signature.
+  forged[last] = forged[last] == 'A' ? 'B' : 'A';
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(dir_.File("tlog.sqlite3").c_str(), &db), SQLITE_OK);
+  sqlite3_stmt* update = nullptr;
+  ASSERT_EQ(sqlite3_prepare_v2(db, "UPDATE checkpoints SET note = ?;", -1,
+                               &update, nullptr),
+            SQLITE_OK);
+  sqlite3_bind_text(update, 1, forged.data(), forged.size(), SQLITE_STATIC);
+  EXPECT_EQ(sqlite3_step(update), SQLITE_DONE);
+  sqlite3_finalize(update);
+  sqlite3_close(db);
+  checks = tlog::NoteSignatureChecks();
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_THAT(prove(i).status().message(), HasSubstr("does not verify"));
+  }
+  EXPECT_EQ(tlog::NoteSignatureChecks(), checks + 3);
+
+  // A new checkpoint, once grown: checked once again.
+  ASSERT_TRUE(log->Append(MatchId(50), LogHash(50)).ok());
+  checks = tlog::NoteSignatureChecks();
+  for (int i = 0; i < 51; ++i) {
+    absl::StatusOr<tlog::Checkpoint> checkpoint = prove(i);
+    ASSERT_TRUE(checkpoint.ok()) << checkpoint.status();
+    EXPECT_EQ(checkpoint->size, 51u);
+  }
+  EXPECT_EQ(tlog::NoteSignatureChecks(), checks + 1);
 }
 
 }  // namespace

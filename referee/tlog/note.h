@@ -64,8 +64,18 @@ absl::StatusOr<ParsedNote> ParseNote(std::string_view note);
 // least one and at most 100 signature lines) and a signature line by
 // `verifier` (same name and key id) verifies; a failing signature by it
 // fails the note. Lines by other keys are ignored, as the spec requires.
+// A note that opened is kept (the last few, whole, with the verifier's
+// name and key): the same bytes opened again by the same verifier give its
+// text without checking the signature again, since the check would give
+// the same answer; a note differing in any byte is checked in full. (A
+// referee answers every inclusion proof with its one latest checkpoint,
+// and all of a tournament directory's proofs carry that one.)
 absl::StatusOr<std::string> OpenNote(std::string_view note,
                                      const NoteVerifier& verifier);
+
+// How many signatures OpenNote has checked in this process (tests: a note
+// opened again is not checked again).
+uint64_t NoteSignatureChecks();
 
 }  // namespace pyramid::tlog
 

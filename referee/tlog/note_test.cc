@@ -114,6 +114,55 @@ TEST(NoteTest, IgnoresOtherKeysButNeedsOneOfOurs) {
   EXPECT_FALSE(SignNote("text\n", "has\xc2\xa0nbsp", key).ok());
 }
 
+// OpenNote keeps the notes that opened: the same bytes opened again by the
+// same verifier are not checked again (a referee answers every inclusion
+// proof with its one checkpoint), and anything else is checked in full.
+TEST(NoteTest, ANoteOpenedAgainIsCheckedOncePerChange) {
+  const SigningKey key = SigningKey::Generate();
+  const NoteVerifier verifier{"opened.example", key.public_key()};
+  const std::string text = "opened once\n";
+  const std::string note = *SignNote(text, verifier.name, key);
+  const uint64_t before = NoteSignatureChecks();
+  for (int i = 0; i < 100; ++i) {
+    absl::StatusOr<std::string> opened = OpenNote(note, verifier);
+    ASSERT_TRUE(opened.ok()) << opened.status();
+    EXPECT_EQ(*opened, text);
+  }
+  EXPECT_EQ(NoteSignatureChecks(), before + 1);
+  // Any byte changed is another note, checked and refused.
+  for (size_t i = 0; i < note.size(); ++i) {
+    std::string changed = note;
+    changed[i] ^= 0x01;
+    EXPECT_FALSE(OpenNote(changed, verifier).ok()) << "byte " << i;
+  }
+  // The same bytes with another key or another name are not opened.
+  EXPECT_FALSE(
+      OpenNote(note, {verifier.name, SigningKey::Generate().public_key()})
+          .ok());
+  EXPECT_FALSE(OpenNote(note, {"other.example", key.public_key()}).ok());
+  // A note that did not open is not kept: checked each time.
+  std::string forged = note;
+  forged[0] = 'O';
+  uint64_t checks = NoteSignatureChecks();
+  EXPECT_FALSE(OpenNote(forged, verifier).ok());
+  EXPECT_FALSE(OpenNote(forged, verifier).ok());
+  EXPECT_EQ(NoteSignatureChecks(), checks + 2);
+  // The kept note still opens unchecked; a newly signed one is checked
+  // once; after many others the first is checked again, and still opens.
+  checks = NoteSignatureChecks();
+  EXPECT_TRUE(OpenNote(note, verifier).ok());
+  EXPECT_EQ(NoteSignatureChecks(), checks);
+  for (int i = 0; i < 20; ++i) {
+    const std::string other =
+        *SignNote(absl::StrCat("note ", i, "\n"), verifier.name, key);
+    EXPECT_TRUE(OpenNote(other, verifier).ok());
+    EXPECT_TRUE(OpenNote(other, verifier).ok());
+  }
+  EXPECT_EQ(NoteSignatureChecks(), checks + 20);
+  EXPECT_TRUE(OpenNote(note, verifier).ok());
+  EXPECT_EQ(NoteSignatureChecks(), checks + 21);
+}
+
 TEST(CheckpointTest, FormatsAndParsesTheThreeLines) {
   Checkpoint checkpoint{"example.com/behind-the-sofa", 20852163, {}};
   std::string root;
