@@ -2,7 +2,6 @@
 // every mistake in it named by line, and the judgement of a log's seats.
 #include "replay/seat_roster.h"
 
-#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -21,6 +20,7 @@
 #include "referee/core/log_sink.h"
 #include "referee/crypto/bytes.h"
 #include "referee/crypto/ed25519.h"
+#include "referee/files/fifo_testing.h"
 #include "tests/temp_dir.h"
 
 namespace pyramid {
@@ -241,16 +241,9 @@ TEST_F(SeatRosterFileTest, ARosterThatIsAPipeIsReadOrRefusedWithoutHanging) {
 
   // Its text written, its writer gone: read.
   {
-    const int reader = open(fifo.c_str(), O_RDONLY | O_NONBLOCK);
-    ASSERT_GE(reader, 0);
-    const int writer = open(fifo.c_str(), O_WRONLY);
-    ASSERT_GE(writer, 0);
-    const std::string text = "alice none\n";
-    ASSERT_EQ(write(writer, text.data(), text.size()),
-              static_cast<ssize_t>(text.size()));
-    close(writer);
+    const FilledFifo filled(fifo, "alice none\n");
+    ASSERT_TRUE(filled.ok());
     roster = SeatRoster::ReadFile(fifo);
-    close(reader);
     ASSERT_TRUE(roster.ok()) << roster.status();
     EXPECT_TRUE(roster->Has("alice"));
   }

@@ -8,7 +8,6 @@
 
 #include <chrono>
 #include <cstdint>
-#include <future>
 #include <string>
 #include <thread>
 
@@ -16,29 +15,20 @@
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "referee/core/log_sink.h"
+#include "referee/files/fifo_testing.h"
 #include "tests/temp_dir.h"
 
 namespace pyramid {
 namespace {
 
-// ReadFileToString(path), with `max_bytes` when not 0, or
-// DEADLINE_EXCEEDED "waited" when it had not returned within 10 s: then a
-// writer that comes and goes lets an open that waits for one return,
-// and the test goes on.
+// ReadFileToString(path), with `max_bytes` when not 0, not waiting
+// (referee/files/fifo_testing.h).
 absl::StatusOr<std::string> ReadNow(const std::string& path,
                                     uint64_t max_bytes = 0) {
-  std::future<absl::StatusOr<std::string>> read =
-      std::async(std::launch::async, [&path, max_bytes] {
-        return max_bytes == 0 ? ReadFileToString(path)
-                              : ReadFileToString(path, max_bytes);
-      });
-  if (read.wait_for(std::chrono::seconds(10)) == std::future_status::ready) {
-    return read.get();
-  }
-  const int unblock = open(path.c_str(), O_RDWR | O_NONBLOCK);
-  if (unblock >= 0) close(unblock);
-  read.wait();
-  return absl::DeadlineExceededError("waited");
+  return ReadWithoutWaiting(path, [&path, max_bytes] {
+    return max_bytes == 0 ? ReadFileToString(path)
+                          : ReadFileToString(path, max_bytes);
+  });
 }
 
 TEST(ReadFileToStringFifoTest, AFifoWithNoWriterIsRefusedAtOnce) {

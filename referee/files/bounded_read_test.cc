@@ -3,7 +3,6 @@
 // never holding more than its bound.
 #include "referee/files/bounded_read.h"
 
-#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -11,65 +10,56 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
-#include <future>
 #include <string>
 #include <thread>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "referee/files/fifo_testing.h"
 #include "tests/temp_dir.h"
 
 namespace pyramid {
 namespace {
 
-using ::testing::HasSubstr;
+// The file `name` of `dir`, made to hold `text`.
+std::string FileHolding(const TempDir& dir, const std::string& name,
+                        const std::string& text) {
+  const std::string path = dir.File(name);
+  std::ofstream(path, std::ios::binary) << text;
+  return path;
+}
 
-class BoundedReadTest : public ::testing::Test {
- protected:
-  void SetUp() override { ASSERT_TRUE(tmp_.ok()); }
-  std::string Write(const std::string& name, const std::string& text) const {
-    const std::string path = tmp_.File(name);
-    std::ofstream(path, std::ios::binary) << text;
-    return path;
-  }
-  // ReadBoundedFile(path, options), or DEADLINE_EXCEEDED "waited" when it
-  // had not returned within 10 s: then a writer that comes and goes lets
-  // an open that waits for one return, and the test goes on.
-  static absl::StatusOr<std::string> ReadNow(const std::string& path,
-                                             const BoundedRead& options) {
-    std::future<absl::StatusOr<std::string>> read = std::async(
-        std::launch::async, [&] { return ReadBoundedFile(path, options); });
-    if (read.wait_for(std::chrono::seconds(10)) == std::future_status::ready) {
-      return read.get();
-    }
-    const int unblock = open(path.c_str(), O_RDWR | O_NONBLOCK);
-    if (unblock >= 0) close(unblock);
-    read.wait();
-    return absl::DeadlineExceededError("waited");
-  }
-  TempDir tmp_{"bounded_read"};
-};
+// ReadBoundedFile(path, options), not waiting (fifo_testing.h).
+absl::StatusOr<std::string> ReadNow(const std::string& path,
+                                    const BoundedRead& options) {
+  return ReadWithoutWaiting(path,
+                            [&] { return ReadBoundedFile(path, options); });
+}
 
-TEST_F(BoundedReadTest, ReadsARegularFileWholeAndRefusesADirectory) {
+TEST(BoundedReadTest, ReadsARegularFileWholeAndRefusesADirectory) {
+  const TempDir tmp("bounded_read");
+  ASSERT_TRUE(tmp.ok());
   std::string bytes;
   for (int i = 0; i < 100000; ++i) bytes.push_back(static_cast<char>(i * 7));
-  const std::string path = Write("file", bytes);
+  const std::string path = FileHolding(tmp, "file", bytes);
   EXPECT_EQ(*ReadBoundedFile(path, {.max_bytes = bytes.size()}), bytes);
-  EXPECT_EQ(*ReadBoundedFile(Write("empty", ""), {.max_bytes = 0}), "");
+  EXPECT_EQ(*ReadBoundedFile(FileHolding(tmp, "empty", ""), {.max_bytes = 0}),
+            "");
   // A directory is named, not read as an empty file.
   const absl::StatusOr<std::string> directory =
-      ReadBoundedFile(tmp_.path(), {.max_bytes = 100});
+      ReadBoundedFile(tmp.path(), {.max_bytes = 100});
   EXPECT_TRUE(absl::IsFailedPrecondition(directory.status()));
   EXPECT_EQ(directory.status().message(),
-            absl::StrCat("cannot read ", tmp_.path(), ": it is a directory"));
+            absl::StrCat("cannot read ", tmp.path(), ": it is a directory"));
 }
 
 // NOT_FOUND for a file that is not there (or a name no file can have), in
 // the words the caller chose.
-TEST_F(BoundedReadTest, AFileThatCannotBeOpenedSaysWhy) {
-  const std::string missing = tmp_.File("missing");
+TEST(BoundedReadTest, AFileThatCannotBeOpenedSaysWhy) {
+  const TempDir tmp("bounded_read");
+  ASSERT_TRUE(tmp.ok());
+  const std::string missing = tmp.File("missing");
   absl::StatusOr<std::string> read =
       ReadBoundedFile(missing, {.max_bytes = 100});
   EXPECT_TRUE(absl::IsNotFound(read.status())) << read.status();
@@ -81,15 +71,17 @@ TEST_F(BoundedReadTest, AFileThatCannotBeOpenedSaysWhy) {
   EXPECT_EQ(
       read.status().message(),
       absl::StrCat("cannot open ", missing, ": No such file or directory"));
-  read = ReadBoundedFile(tmp_.File("missing/below"), {.max_bytes = 100});
+  read = ReadBoundedFile(tmp.File("missing/below"), {.max_bytes = 100});
   EXPECT_TRUE(absl::IsNotFound(read.status())) << read.status();
   read = ReadBoundedFile(std::string(5000, 'x'), {.max_bytes = 100});
   EXPECT_TRUE(absl::IsNotFound(read.status())) << read.status();
 }
 
-TEST_F(BoundedReadTest, AFileNotOursIsPermissionDenied) {
+TEST(BoundedReadTest, AFileNotOursIsPermissionDenied) {
+  const TempDir tmp("bounded_read");
+  ASSERT_TRUE(tmp.ok());
   if (geteuid() == 0) GTEST_SKIP() << "root reads every file";
-  const std::string secret = Write("secret", "x");
+  const std::string secret = FileHolding(tmp, "secret", "x");
   ASSERT_EQ(chmod(secret.c_str(), 0), 0);
   const absl::StatusOr<std::string> read =
       ReadBoundedFile(secret, {.max_bytes = 100});
@@ -98,8 +90,10 @@ TEST_F(BoundedReadTest, AFileNotOursIsPermissionDenied) {
 
 // A file over the bound is refused unread when it says its size (a sparse
 // file of a gigabyte is not allocated), in the words the caller chose.
-TEST_F(BoundedReadTest, AFileOverTheBoundIsRefusedUnread) {
-  const std::string ten = Write("ten", "0123456789");
+TEST(BoundedReadTest, AFileOverTheBoundIsRefusedUnread) {
+  const TempDir tmp("bounded_read");
+  ASSERT_TRUE(tmp.ok());
+  const std::string ten = FileHolding(tmp, "ten", "0123456789");
   EXPECT_EQ(*ReadBoundedFile(ten, {.max_bytes = 10}), "0123456789");
   absl::StatusOr<std::string> read = ReadBoundedFile(ten, {.max_bytes = 9});
   EXPECT_TRUE(absl::IsResourceExhausted(read.status())) << read.status();
@@ -110,7 +104,7 @@ TEST_F(BoundedReadTest, AFileOverTheBoundIsRefusedUnread) {
   EXPECT_EQ(read.status().message(),
             absl::StrCat("cannot read ", ten,
                          ": it is 10 bytes, more than the bound"));
-  const std::string sparse = Write("sparse", "");
+  const std::string sparse = FileHolding(tmp, "sparse", "");
   ASSERT_EQ(truncate(sparse.c_str(), int64_t{1} << 30), 0);
   read = ReadBoundedFile(sparse, {.max_bytes = 4096});
   EXPECT_EQ(read.status().message(),
@@ -122,8 +116,10 @@ TEST_F(BoundedReadTest, AFileOverTheBoundIsRefusedUnread) {
 // A named FIFO with no writer is refused at once, or read as empty at once
 // (opening it waited for a writer forever); one with a writer and its text
 // is read; without options.pipes, neither.
-TEST_F(BoundedReadTest, AFifoWithNoWriterIsRefusedOrEmptyWithoutWaiting) {
-  const std::string fifo = tmp_.File("fifo");
+TEST(BoundedReadTest, AFifoWithNoWriterIsRefusedOrEmptyWithoutWaiting) {
+  const TempDir tmp("bounded_read");
+  ASSERT_TRUE(tmp.ok());
+  const std::string fifo = tmp.File("fifo");
   ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
   absl::StatusOr<std::string> read =
       ReadNow(fifo, {.max_bytes = 100, .pipes = true});
@@ -143,21 +139,16 @@ TEST_F(BoundedReadTest, AFifoWithNoWriterIsRefusedOrEmptyWithoutWaiting) {
                          ": it is not a regular file (a FIFO or pipe)"));
 
   // Its text written, its writer gone: read.
-  const int reader = open(fifo.c_str(), O_RDONLY | O_NONBLOCK);
-  ASSERT_GE(reader, 0);
-  const int writer = open(fifo.c_str(), O_WRONLY);
-  ASSERT_GE(writer, 0);
-  ASSERT_EQ(write(writer, "text", 4), 4);
-  close(writer);
+  const FilledFifo filled(fifo, "text");
+  ASSERT_TRUE(filled.ok());
   read = ReadNow(fifo, {.max_bytes = 100, .pipes = true});
-  close(reader);
   ASSERT_TRUE(read.ok()) << read.status();
   EXPECT_EQ(*read, "text");
 }
 
 // A pipe (`<(...)`) is read to its end however late its writer writes,
 // unless options.idle_ms bounds the wait; never more than max_bytes.
-TEST_F(BoundedReadTest, APipeIsReadToItsEndWithinItsBounds) {
+TEST(BoundedReadTest, APipeIsReadToItsEndWithinItsBounds) {
   int ends[2];
   ASSERT_EQ(pipe(ends), 0);
   std::thread late([&] {
@@ -209,7 +200,7 @@ TEST_F(BoundedReadTest, APipeIsReadToItsEndWithinItsBounds) {
 }
 
 // A device is read, bounded, with options.devices; else named.
-TEST_F(BoundedReadTest, ADeviceIsReadOnlyWhenAsked) {
+TEST(BoundedReadTest, ADeviceIsReadOnlyWhenAsked) {
   absl::StatusOr<std::string> read =
       ReadBoundedFile("/dev/null", {.max_bytes = 100, .pipes = true});
   EXPECT_TRUE(absl::IsFailedPrecondition(read.status())) << read.status();
