@@ -178,11 +178,10 @@ std::vector<uint32_t> CompetitionRanks(absl::Span<const int64_t> keys) {
   return ranks;
 }
 
-v1::Outcome OutcomeByScore(absl::Span<const int32_t> scores,
-                           v1::Termination termination) {
-  std::vector<int64_t> keys;
-  for (int32_t score : scores) keys.push_back(-int64_t{score});
-  std::vector<uint32_t> ranks = CompetitionRanks(keys);
+v1::Outcome OutcomeByKeys(absl::Span<const int64_t> keys,
+                          absl::Span<const int32_t> scores,
+                          v1::Termination termination) {
+  const std::vector<uint32_t> ranks = CompetitionRanks(keys);
   v1::Outcome outcome;
   outcome.set_termination(termination);
   for (size_t i = 0; i < scores.size(); ++i) {
@@ -191,6 +190,13 @@ v1::Outcome OutcomeByScore(absl::Span<const int32_t> scores,
     seat->set_score(scores[i]);
   }
   return outcome;
+}
+
+v1::Outcome OutcomeByScore(absl::Span<const int32_t> scores,
+                           v1::Termination termination) {
+  std::vector<int64_t> keys;
+  for (int32_t score : scores) keys.push_back(-int64_t{score});
+  return OutcomeByKeys(keys, scores, termination);
 }
 
 absl::Status CheckRulesVersion(const GameDescription& game, uint32_t asked) {

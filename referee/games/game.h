@@ -249,9 +249,20 @@ void SortByBytes(google::protobuf::RepeatedPtrField<v1::Action>& actions,
 // where a smaller key is better. Keys 5, 5, 9 give ranks 1, 1, 3.
 std::vector<uint32_t> CompetitionRanks(absl::Span<const int64_t> keys);
 
+// An Outcome whose seats rank by `keys` (CompetitionRanks: a smaller key
+// is better) and score `scores` (one of each per seat).
+v1::Outcome OutcomeByKeys(absl::Span<const int64_t> keys,
+                          absl::Span<const int32_t> scores,
+                          v1::Termination termination);
+
 // An Outcome whose ranks follow `scores`, higher score better.
 v1::Outcome OutcomeByScore(absl::Span<const int32_t> scores,
                            v1::Termination termination);
+
+// Ranks every live seat above every eliminated one in OutcomeByKeys: a
+// live seat's key is -score (a score is far below it), an eliminated
+// seat's kEliminatedRankKey - n, where a later elimination has a larger n.
+inline constexpr int64_t kEliminatedRankKey = 1'000'000;
 
 }  // namespace pyramid
 

@@ -1,8 +1,9 @@
 // The helpers every game shares: SortByBytes puts actions in the order
-// LegalActions promises, on the heap and on an arena.
+// LegalActions promises, on the heap and on an arena; OutcomeByKeys ranks.
 #include "referee/games/game.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -68,6 +69,28 @@ TEST(SortByBytesTest, SortsActionsOnAnArena) {
   }
   const std::vector<std::string> bytes = BytesOf(actions);
   EXPECT_TRUE(std::is_sorted(bytes.begin(), bytes.end()));
+}
+
+TEST(OutcomeTest, KeysRankAndScoresScore) {
+  // Seat 2 was eliminated after seat 1: live seats first, by score.
+  const v1::Outcome outcome = OutcomeByKeys(
+      {-5, kEliminatedRankKey - 1, kEliminatedRankKey - 2, -5, -9},
+      {5, 0, 0, 5, 9}, v1::TERMINATION_NORMAL);
+  EXPECT_EQ(outcome.termination(), v1::TERMINATION_NORMAL);
+  std::vector<uint32_t> ranks;
+  std::vector<int32_t> scores;
+  for (const v1::SeatOutcome& seat : outcome.seats()) {
+    ranks.push_back(seat.rank());
+    scores.push_back(seat.score());
+  }
+  EXPECT_EQ(ranks, std::vector<uint32_t>({2, 5, 4, 2, 1}));
+  EXPECT_EQ(scores, std::vector<int32_t>({5, 0, 0, 5, 9}));
+
+  const v1::Outcome by_score =
+      OutcomeByScore({5, 0, 0, 5, 9}, v1::TERMINATION_MOVE_LIMIT);
+  EXPECT_EQ(by_score.termination(), v1::TERMINATION_MOVE_LIMIT);
+  EXPECT_EQ(by_score.seats(2).rank(), 4u);
+  EXPECT_EQ(by_score.seats(4).rank(), 1u);
 }
 
 }  // namespace

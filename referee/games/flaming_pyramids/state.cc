@@ -229,18 +229,12 @@ v1::Action FlamingPyramidsState::DefaultAction(int seat) const {
 v1::Outcome FlamingPyramidsState::RankedOutcome(
     v1::Termination termination) const {
   std::vector<int64_t> keys;
+  std::vector<int32_t> scores;
   for (int seat = 0; seat < num_seats_; ++seat) {
     keys.push_back(winner_ == seat ? -1 : Held(seat));
+    scores.push_back(Held(seat));
   }
-  const std::vector<uint32_t> ranks = CompetitionRanks(keys);
-  v1::Outcome outcome;
-  outcome.set_termination(termination);
-  for (int seat = 0; seat < num_seats_; ++seat) {
-    v1::SeatOutcome* result = outcome.add_seats();
-    result->set_rank(ranks[seat]);
-    result->set_score(Held(seat));
-  }
-  return outcome;
+  return OutcomeByKeys(keys, scores, termination);
 }
 
 Position FlamingPyramidsState::ToPosition() const {

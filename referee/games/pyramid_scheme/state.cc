@@ -20,9 +20,6 @@
 namespace pyramid::scheme {
 namespace {
 
-// Ranks every live seat above every eliminated one.
-inline constexpr int64_t kEliminatedKeyBase = 1'000'000;
-
 bool Contains(const std::vector<int>& items, int item) {
   return std::find(items.begin(), items.end(), item) != items.end();
 }
@@ -648,17 +645,9 @@ v1::Outcome PyramidSchemeState::RankedOutcome(
   for (int s = 0; s < num_seats(); ++s) {
     keys.push_back(seats_[s].live
                        ? -int64_t{scores[s]}
-                       : kEliminatedKeyBase - seats_[s].eliminated_order);
+                       : kEliminatedRankKey - seats_[s].eliminated_order);
   }
-  const std::vector<uint32_t> ranks = CompetitionRanks(keys);
-  v1::Outcome outcome;
-  outcome.set_termination(termination);
-  for (int s = 0; s < num_seats(); ++s) {
-    v1::SeatOutcome* seat = outcome.add_seats();
-    seat->set_rank(ranks[s]);
-    seat->set_score(scores[s]);
-  }
-  return outcome;
+  return OutcomeByKeys(keys, scores, termination);
 }
 
 // ---------------------------------------------------------------------------

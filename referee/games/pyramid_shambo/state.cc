@@ -220,19 +220,13 @@ v1::Action PyramidShamboState::DefaultAction(int seat) const {
 v1::Outcome PyramidShamboState::RankedOutcome(
     v1::Termination termination) const {
   std::vector<int64_t> keys;
-  v1::Outcome outcome;
-  outcome.set_termination(termination);
+  std::vector<int32_t> scores;
   for (int seat = 0; seat < num_seats_; ++seat) {
     const int pips = Pips(holdings_[seat]);
-    keys.push_back(Live(seat) ? -(kLiveRankBase + pips) : -group_[seat]);
+    keys.push_back(Live(seat) ? -pips : kEliminatedRankKey - group_[seat]);
+    scores.push_back(pips);
   }
-  const std::vector<uint32_t> ranks = CompetitionRanks(keys);
-  for (int seat = 0; seat < num_seats_; ++seat) {
-    v1::SeatOutcome* result = outcome.add_seats();
-    result->set_rank(ranks[seat]);
-    result->set_score(Pips(holdings_[seat]));
-  }
-  return outcome;
+  return OutcomeByKeys(keys, scores, termination);
 }
 
 absl::StatusOr<std::unique_ptr<State>> NewStateForTesting(

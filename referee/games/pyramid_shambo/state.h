@@ -20,8 +20,6 @@
 namespace pyramid::shambo {
 
 inline constexpr int kLive = 0;  // Elimination group of a live seat.
-// Live seats rank above every elimination group (there are at most 10).
-inline constexpr int64_t kLiveRankBase = 1000000;
 
 enum class Phase { kChallenge, kThrow, kPayment, kOver };
 
