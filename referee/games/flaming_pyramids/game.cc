@@ -59,8 +59,8 @@ const GameDescription& Description() {
                   {.name = "max_turns",
                    .kind = OptionDescription::Kind::kUint,
                    .min = 1,
-                   .max = 100000,
-                   .default_value = 2000,
+                   .max = kMaxMaxTurns,
+                   .default_value = kDefaultMaxTurns,
                    .help = "the game ends after this many completed turns"}},
       .make = &Make,
   };

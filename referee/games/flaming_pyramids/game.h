@@ -9,6 +9,7 @@
 #ifndef PYRAMID_REFEREE_GAMES_FLAMING_PYRAMIDS_GAME_H_
 #define PYRAMID_REFEREE_GAMES_FLAMING_PYRAMIDS_GAME_H_
 
+#include <cstdint>
 #include <memory>
 #include <vector>
 
@@ -19,6 +20,26 @@
 namespace pyramid::fp {
 
 const GameDescription& Description();
+
+// The default and the largest value of the option max_turns.
+inline constexpr int kDefaultMaxTurns = 2000;
+inline constexpr int kMaxMaxTurns = 100000;
+
+// The game's options as its rules read them, and the rules version played
+// (Game::rules_version).
+struct Options {
+  bool curse = false;
+  int max_turns = kDefaultMaxTurns;
+  // Version 2: a collapse's supports go under the receiver's pile when the
+  // collapse happens, before its fall is asked (version 1 moved them with
+  // the fall, so a chooser that forfeited at that fall kept them out of its
+  // score, and the table showed them during the fall).
+  uint32_t rules_version = 0;
+};
+
+// `values` (checked by ResolveOptions) and `rules_version` (never 0) as
+// Options.
+Options ToOptions(const OptionValues& values, uint32_t rules_version);
 
 inline constexpr int kHandSize = 5;
 

@@ -22,20 +22,6 @@
 
 namespace pyramid::fp {
 
-// The game's options (game.cc reads them from the description's values).
-struct Options {
-  bool curse = false;
-  int max_turns = 0;
-  // Version 2: a collapse's supports go under the receiver's pile when the
-  // collapse happens, before its fall is asked (version 1 moved them with
-  // the fall, so a chooser that forfeited at that fall kept them out of its
-  // score, and the table showed them during the fall).
-  uint32_t rules_version = 0;
-};
-
-// `values` (checked by ResolveOptions) as Options.
-Options ToOptions(const OptionValues& values, uint32_t rules_version);
-
 enum class Phase { kPlace, kFall, kOver };
 
 // A seat's pile, top first. The first `dealt_left` tiles are still face down

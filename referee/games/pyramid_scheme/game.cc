@@ -11,26 +11,30 @@ namespace {
 
 class PyramidSchemeGame final : public Game {
  public:
-  PyramidSchemeGame(int max_turns, uint32_t rules_version)
-      : Game(Description(), rules_version), max_turns_(max_turns) {}
+  explicit PyramidSchemeGame(const Options& options)
+      : Game(Description(), options.rules_version), options_(options) {}
 
   absl::StatusOr<std::unique_ptr<State>> DoNewInitialState(
       int num_seats, RandomStream stream) const override {
-    return std::make_unique<PyramidSchemeState>(ReferenceEdition(), max_turns_,
+    return std::make_unique<PyramidSchemeState>(ReferenceEdition(), options_,
                                                 num_seats, std::move(stream));
   }
 
  private:
-  int max_turns_;
+  Options options_;
 };
 
 absl::StatusOr<std::unique_ptr<Game>> Make(const OptionValues& values,
                                            uint32_t rules_version) {
-  return std::make_unique<PyramidSchemeGame>(
-      static_cast<int>(values.at("max_turns")), rules_version);
+  return std::make_unique<PyramidSchemeGame>(ToOptions(values, rules_version));
 }
 
 }  // namespace
+
+Options ToOptions(const OptionValues& values, uint32_t rules_version) {
+  return Options{.max_turns = static_cast<int>(values.at("max_turns")),
+                 .rules_version = rules_version};
+}
 
 const GameDescription& Description() {
   static const auto* const description = new GameDescription{

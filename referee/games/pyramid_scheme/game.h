@@ -9,6 +9,7 @@
 #ifndef PYRAMID_REFEREE_GAMES_PYRAMID_SCHEME_GAME_H_
 #define PYRAMID_REFEREE_GAMES_PYRAMID_SCHEME_GAME_H_
 
+#include <cstdint>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -22,6 +23,21 @@
 namespace pyramid::scheme {
 
 const GameDescription& Description();
+
+// The default and the largest value of the option max_turns.
+inline constexpr int kDefaultMaxTurns = 500;
+inline constexpr int kMaxMaxTurns = 100000;
+
+// The game's options as its rules read them, and the rules version played
+// (Game::rules_version).
+struct Options {
+  int max_turns = kDefaultMaxTurns;
+  uint32_t rules_version = 0;
+};
+
+// `values` (checked by ResolveOptions) and `rules_version` (never 0) as
+// Options.
+Options ToOptions(const OptionValues& values, uint32_t rules_version);
 
 // A position to start a test from (tests only; never reachable from the
 // wire). Card ids as in pyramid_scheme.proto: Victims 0..63, Founder 64,
@@ -69,7 +85,7 @@ struct TestPosition {
   int turn = 1;          // Turns started, including the active seat's.
   int actions_done = 0;  // 0 or 1: the active seat then owes an action.
   bool bypass_armed = false;
-  int max_turns = 500;
+  int max_turns = kDefaultMaxTurns;
 };
 
 // A state at the active seat's action decision in `position`, which is

@@ -258,7 +258,7 @@ void PyramidSchemeState::EndTurn() {
   ended->set_seat(static_cast<uint32_t>(active_));
   ended->set_turn(static_cast<uint32_t>(turn_));
   Board(*ended->mutable_board());
-  if (turn_ >= max_turns_) {
+  if (turn_ >= options_.max_turns) {
     EndGame(v1::PSS_TURN_LIMIT);
     return;
   }

@@ -37,7 +37,7 @@ void AddPyramid(const Edition& edition, const Pyramid& pyramid,
 
 void PyramidSchemeState::Board(v1::PssBoard& board) const {
   board.set_turn(static_cast<uint32_t>(turn_));
-  board.set_max_turns(static_cast<uint32_t>(max_turns_));
+  board.set_max_turns(static_cast<uint32_t>(options_.max_turns));
   board.set_active_seat(static_cast<uint32_t>(active_));
   // Every repeated field is sized before it is filled: the board goes into
   // every turn's result, and growing its fields one by one showed up in

@@ -128,11 +128,12 @@ bool UseVictim(const Edition& edition, int card,
 // ---------------------------------------------------------------------------
 // Construction.
 
-PyramidSchemeState::PyramidSchemeState(const Edition& edition, int max_turns,
+PyramidSchemeState::PyramidSchemeState(const Edition& edition,
+                                       const Options& options,
                                        RandomStream stream)
     : State(Description()),
       edition_(&edition),
-      max_turns_(max_turns),
+      options_(options),
       stream_(std::move(stream)) {
   supply_.police.assign(edition.num_police, true);
   supply_.reset_tokens = edition.reset_tokens;
@@ -144,9 +145,10 @@ PyramidSchemeState::PyramidSchemeState(const Edition& edition, int max_turns,
 
 // The setup draws, in the rules page's order: the Victim shuffle, the Goal
 // shuffle, then the starter's tie-break (only when seats tie).
-PyramidSchemeState::PyramidSchemeState(const Edition& edition, int max_turns,
-                                       int num_seats, RandomStream stream)
-    : PyramidSchemeState(edition, max_turns, std::move(stream)) {
+PyramidSchemeState::PyramidSchemeState(const Edition& edition,
+                                       const Options& options, int num_seats,
+                                       RandomStream stream)
+    : PyramidSchemeState(edition, options, std::move(stream)) {
   std::vector<int> cards(edition.num_victims());
   std::iota(cards.begin(), cards.end(), 0);
   stream_.Shuffle(cards);
@@ -658,14 +660,19 @@ PyramidSchemeState::FromPosition(const Edition& edition,
                                  const TestPosition& position,
                                  RandomStream stream) {
   const int num_seats = static_cast<int>(position.seats.size());
-  if (num_seats < 2 || num_seats > 4) {
-    return RefuseAction(Description(), "needs 2 to 4 seats");
+  if (num_seats < Description().min_seats ||
+      num_seats > Description().max_seats) {
+    return RefuseAction(
+        Description(),
+        absl::StrCat("needs ", SeatCounts(Description()), " seats"));
   }
   if (position.max_turns < 1 || position.max_turns > kMaxMaxTurns) {
     return RefuseAction(Description(), "max_turns out of range");
   }
+  const Options options{.max_turns = position.max_turns,
+                        .rules_version = Description().latest_rules_version()};
   std::unique_ptr<PyramidSchemeState> state(
-      new PyramidSchemeState(edition, position.max_turns, std::move(stream)));
+      new PyramidSchemeState(edition, options, std::move(stream)));
   std::vector<bool> victim_seen(edition.num_victims(), false);
   if (absl::Status status = state->SetSeats(position, victim_seen);
       !status.ok()) {

@@ -39,14 +39,12 @@ namespace pyramid::scheme {
 
 inline constexpr int kNoCard = -1;
 inline constexpr int kNoSeat = -1;
-inline constexpr int kDefaultMaxTurns = 500;
-inline constexpr int kMaxMaxTurns = 100000;
 
 class PyramidSchemeState final : public State {
  public:
   // A new game: the setup draws of the rules page, in its order.
-  PyramidSchemeState(const Edition& edition, int max_turns, int num_seats,
-                     RandomStream stream);
+  PyramidSchemeState(const Edition& edition, const Options& options,
+                     int num_seats, RandomStream stream);
 
   // The state of a checked test position (see game.h).
   static absl::StatusOr<std::unique_ptr<PyramidSchemeState>> FromPosition(
@@ -120,7 +118,7 @@ class PyramidSchemeState final : public State {
     int seat = 0;
   };
 
-  explicit PyramidSchemeState(const Edition& edition, int max_turns,
+  explicit PyramidSchemeState(const Edition& edition, const Options& options,
                               RandomStream stream);
 
   // FromPosition's parts, in its order, on a state made by the constructor
@@ -218,7 +216,7 @@ class PyramidSchemeState final : public State {
   v1::Outcome RankedOutcome(v1::Termination termination) const;
 
   const Edition* edition_;
-  int max_turns_;
+  Options options_;
   RandomStream stream_;
 
   std::vector<Seat> seats_;

@@ -10,27 +10,31 @@ namespace {
 
 class PyramidShamboGame final : public Game {
  public:
-  PyramidShamboGame(uint32_t max_throws, uint32_t rules_version)
-      : Game(Description(), rules_version), max_throws_(max_throws) {}
+  explicit PyramidShamboGame(const Options& options)
+      : Game(Description(), options.rules_version), options_(options) {}
 
   // The game's only draw: the first player, uniform(seats).
   absl::StatusOr<std::unique_ptr<State>> DoNewInitialState(
       int num_seats, RandomStream stream) const override {
     const int first = static_cast<int>(stream.Uniform(num_seats));
-    return std::make_unique<PyramidShamboState>(num_seats, max_throws_, first);
+    return std::make_unique<PyramidShamboState>(options_, num_seats, first);
   }
 
  private:
-  uint32_t max_throws_;
+  Options options_;
 };
 
 absl::StatusOr<std::unique_ptr<Game>> Make(const OptionValues& values,
                                            uint32_t rules_version) {
-  return std::make_unique<PyramidShamboGame>(values.at("max_throws"),
-                                             rules_version);
+  return std::make_unique<PyramidShamboGame>(ToOptions(values, rules_version));
 }
 
 }  // namespace
+
+Options ToOptions(const OptionValues& values, uint32_t rules_version) {
+  return Options{.max_throws = values.at("max_throws"),
+                 .rules_version = rules_version};
+}
 
 const GameDescription& Description() {
   static const auto* const description = new GameDescription{

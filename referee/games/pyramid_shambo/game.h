@@ -26,7 +26,19 @@ namespace pyramid::shambo {
 
 const GameDescription& Description();
 
+// The default of the option max_throws.
 inline constexpr uint32_t kDefaultMaxThrows = 10000;
+
+// The game's options as its rules read them, and the rules version played
+// (Game::rules_version).
+struct Options {
+  uint32_t max_throws = kDefaultMaxThrows;
+  uint32_t rules_version = 0;
+};
+
+// `values` (checked by ResolveOptions) and `rules_version` (never 0) as
+// Options.
+Options ToOptions(const OptionValues& values, uint32_t rules_version);
 
 // A payment with more options than this is not listed: ListsLegalActions()
 // is then false for that state and LegalActions() empty; the decision still

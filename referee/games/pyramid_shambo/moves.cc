@@ -82,7 +82,7 @@ void PyramidShamboState::ApplyThrow(v1::ShamboHand active_hand,
     result.set_loser(
         static_cast<uint32_t>(winner_ == active_ ? target_ : active_));
   }
-  if (throws_made_ >= max_throws_) {
+  if (throws_made_ >= options_.max_throws) {
     result.set_limit_reached(true);
     phase_ = Phase::kOver;
     termination_ = v1::TERMINATION_MOVE_LIMIT;

@@ -50,7 +50,7 @@ void PyramidShamboState::ViewInto(std::optional<int> /*seat*/,
   game->set_active(static_cast<uint32_t>(active_));
   game->set_decider(static_cast<uint32_t>(decider_));
   game->set_throws_made(throws_made_);
-  game->set_max_throws(max_throws_);
+  game->set_max_throws(options_.max_throws);
   game->set_first_player(static_cast<uint32_t>(first_player_));
   if (phase_ == Phase::kThrow || phase_ == Phase::kPayment) {
     game->set_target(static_cast<uint32_t>(target_));

@@ -32,10 +32,10 @@ v1::Action CanonicalAction();
 class PyramidShamboState final : public State {
  public:
   // The initial position: every seat holds its trio; `first` moves first.
-  PyramidShamboState(int num_seats, uint32_t max_throws, int first)
+  PyramidShamboState(const Options& options, int num_seats, int first)
       : State(Description()),
+        options_(options),
         num_seats_(num_seats),
-        max_throws_(max_throws),
         first_player_(first),
         active_(first),
         decider_(first) {
@@ -48,8 +48,9 @@ class PyramidShamboState final : public State {
   PyramidShamboState(const TurnStart& position, const Holdings& held,
                      const std::array<int, kMaxSeats>& groups)
       : State(Description()),
+        options_{.max_throws = position.max_throws,
+                 .rules_version = Description().latest_rules_version()},
         num_seats_(position.num_seats),
-        max_throws_(position.max_throws),
         first_player_(position.active),
         max_listed_options_(position.max_listed_options),
         holdings_(held),
@@ -126,8 +127,8 @@ class PyramidShamboState final : public State {
   void Advance(v1::ShamboPaymentResult& result);
   v1::Outcome RankedOutcome(v1::Termination termination) const;
 
+  Options options_;
   int num_seats_;
-  uint32_t max_throws_;
   int first_player_;
   uint64_t max_listed_options_ = kMaxListedOptions;
   Holdings holdings_ = {};

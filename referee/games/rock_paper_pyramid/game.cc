@@ -11,8 +11,8 @@ namespace {
 
 class RockPaperPyramidGame final : public Game {
  public:
-  RockPaperPyramidGame(const Options& options, uint32_t rules_version)
-      : Game(Description(), rules_version), options_(options) {}
+  explicit RockPaperPyramidGame(const Options& options)
+      : Game(Description(), options.rules_version), options_(options) {}
 
   absl::StatusOr<std::unique_ptr<State>> DoNewInitialState(
       int num_seats, RandomStream stream) const override {
@@ -25,15 +25,19 @@ class RockPaperPyramidGame final : public Game {
 
 absl::StatusOr<std::unique_ptr<Game>> Make(const OptionValues& values,
                                            uint32_t rules_version) {
-  Options options;
-  options.red = values.at("red") != 0;
-  options.winner_takes = values.at("winner_takes") == v1::RPP_TAKES_ALL
-                             ? WinnerTakes::kAll
-                             : WinnerTakes::kCaptured;
-  return std::make_unique<RockPaperPyramidGame>(options, rules_version);
+  return std::make_unique<RockPaperPyramidGame>(
+      ToOptions(values, rules_version));
 }
 
 }  // namespace
+
+Options ToOptions(const OptionValues& values, uint32_t rules_version) {
+  return Options{.winner_takes = values.at("winner_takes") == v1::RPP_TAKES_ALL
+                                     ? WinnerTakes::kAll
+                                     : WinnerTakes::kCaptured,
+                 .red = values.at("red") != 0,
+                 .rules_version = rules_version};
+}
 
 const GameDescription& Description() {
   static const auto* const description = new GameDescription{

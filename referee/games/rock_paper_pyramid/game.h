@@ -7,11 +7,27 @@
 #ifndef PYRAMID_REFEREE_GAMES_ROCK_PAPER_PYRAMID_GAME_H_
 #define PYRAMID_REFEREE_GAMES_ROCK_PAPER_PYRAMID_GAME_H_
 
+#include <cstdint>
+
 #include "referee/games/description.h"
 
 namespace pyramid::rpp {
 
 const GameDescription& Description();
+
+enum class WinnerTakes { kCaptured, kAll };
+
+// The game's options as its rules read them, and the rules version played
+// (Game::rules_version).
+struct Options {
+  WinnerTakes winner_takes = WinnerTakes::kCaptured;
+  bool red = false;
+  uint32_t rules_version = 0;
+};
+
+// `values` (checked by ResolveOptions) and `rules_version` (never 0) as
+// Options.
+Options ToOptions(const OptionValues& values, uint32_t rules_version);
 
 }  // namespace pyramid::rpp
 

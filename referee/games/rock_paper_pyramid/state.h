@@ -20,14 +20,6 @@
 
 namespace pyramid::rpp {
 
-enum class WinnerTakes { kCaptured, kAll };
-
-// The game's options (game.cc reads them from the description's values).
-struct Options {
-  WinnerTakes winner_takes = WinnerTakes::kCaptured;
-  bool red = false;
-};
-
 // A seat's remaining pieces, indexed by KindIndex (so in sorted order).
 using Pool = std::array<bool, kNumKinds>;
 
