@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
-#include <iostream>
 #include <system_error>
 
 #include "absl/cleanup/cleanup.h"
@@ -15,7 +14,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
 #include "google/protobuf/util/message_differencer.h"
-#include "referee/core/log_reader.h"
 #include "referee/crypto/bytes.h"
 #include "referee/crypto/protocol.h"
 #include "referee/crypto/sha256.h"
@@ -31,8 +29,6 @@ constexpr uint32_t kDefaultPageSize = 100;
 constexpr uint32_t kMaxPageSize = 1000;
 // Registry rows a ListMatches page may read per match it may list.
 constexpr uint32_t kListScanPerMatch = 10;
-// Matches Recover reads from the registry at once.
-constexpr int kRecoveryPage = 1000;
 // After a write failure, new matches wait for this much free space.
 constexpr uint64_t kMinFreeBytes = 1 << 20;
 
@@ -41,15 +37,6 @@ constexpr uint64_t kMinFreeBytes = 1 << 20;
 bool AllZero(const v1::ClockSettings& clocks) {
   return clocks.commit_timeout_ms() == 0 && clocks.reveal_timeout_ms() == 0 &&
          clocks.time_bank_ms() == 0 && clocks.time_bank_increment_ms() == 0;
-}
-
-// The routes of a match's seats, in seat order (what an ended match keeps
-// of them: Lobby::Archive).
-std::vector<uint64_t> RoutesOf(const std::vector<HostedSeat>& seats) {
-  std::vector<uint64_t> routes;
-  routes.reserve(seats.size());
-  for (const HostedSeat& seat : seats) routes.push_back(seat.route);
-  return routes;
 }
 
 // What a match created for a request_id (`info`) has that a retry of it
@@ -83,11 +70,6 @@ std::string DifferenceFrom(const v1::MatchInfo& info,
     return "another forfeit policy";
   }
   return "";
-}
-
-// Prints a failure of something the referee tries again later.
-void SayIfFailed(const absl::Status& s) {
-  if (!s.ok()) std::cerr << "referee: " << s.message() << "\n";
 }
 
 std::string RandomHex(size_t bytes) {
@@ -150,10 +132,7 @@ void Lobby::CheckpointLoop() {
     SayIfFailed(RecordUnrecorded());
     if (options_.tlog == nullptr) continue;
     EnterWaiting();
-    if (absl::StatusOr<bool> signed_one = options_.tlog->CheckpointIfGrown();
-        !signed_one.ok()) {
-      std::cerr << "referee: " << signed_one.status().message() << "\n";
-    }
+    SayIfFailed(options_.tlog->CheckpointIfGrown().status());
   }
 }
 
@@ -192,18 +171,19 @@ void Lobby::EnterWaitingLocked() {
     const auto& [match_id, log_path] = unentered_.front();
     const absl::Status s = EnterSealedLog(match_id, log_path);
     if (!s.ok() && !absl::IsFailedPrecondition(s)) {
-      std::cerr << "referee: match " << match_id
-                << ": not entered in the transparency log yet (tried again "
-                   "at the next match end or checkpoint): "
-                << s.message() << "\n";
+      Say(absl::StrCat(
+          "match ", match_id,
+          ": not entered in the transparency log yet (tried again at the "
+          "next match end or checkpoint): ",
+          s.message()));
       return;
     }
     // FAILED_PRECONDITION: the tree holds the match under another hash, or
     // the hash under another match; no later try can change that.
     if (!s.ok()) {
-      std::cerr << "referee: match " << match_id
-                << ": never entered in the transparency log: " << s.message()
-                << "\n";
+      Say(absl::StrCat(
+          "match ", match_id,
+          ": never entered in the transparency log: ", s.message()));
     }
     unentered_.pop_front();
   }
@@ -224,9 +204,7 @@ std::optional<Principal> Lobby::Authenticate(std::string_view token) const {
   absl::StatusOr<StoredToken> stored =
       options_.registry->FindToken(std::string(*id));
   if (!stored.ok()) {
-    if (!absl::IsNotFound(stored.status())) {
-      std::cerr << "referee: " << stored.status().message() << "\n";
-    }
+    if (!absl::IsNotFound(stored.status())) SayIfFailed(stored.status());
     return std::nullopt;
   }
   if (stored->principal.kind != Principal::Kind::kSeat ||
@@ -330,29 +308,18 @@ absl::StatusOr<std::optional<v1::CreateMatchResponse>> Lobby::ReserveRequest(
         absl::StrCat("request_id: at most ", kMaxRequestIdBytes, " bytes, not ",
                      request.request_id().size()));
   }
-  const auto overtaking = [] {
-    return absl::UnavailableError(
-        "a CreateMatch with this request_id is still being answered; try "
-        "again");
-  };
   // The match named by the request_id: a running one's is in memory, an
   // ended one's in the registry; while it is asked there, the request_id
   // is reserved here (so a concurrent retry waits).
-  std::string named;
-  bool reserved_here = false;
-  {
-    absl::MutexLock lock(&mu_);
-    auto [it, reserved] = requests_.try_emplace(request.request_id(), "");
-    if (!reserved && it->second.empty()) return overtaking();
-    named = it->second;
-    reserved_here = reserved;
-  }
+  absl::StatusOr<std::string> named = requests_.Reserve(request.request_id());
+  if (!named.ok()) return named.status();
+  const bool reserved_here = named->empty();
   if (reserved_here) {
     absl::StatusOr<std::string> recorded =
         options_.registry->FindRequest(request.request_id());
     if (absl::IsNotFound(recorded.status())) return std::nullopt;
     if (!recorded.ok()) {
-      ReleaseRequest(request.request_id());
+      requests_.Release(request.request_id());
       return absl::UnavailableError(absl::StrCat("cannot read the registry: ",
                                                  recorded.status().message()));
     }
@@ -361,9 +328,9 @@ absl::StatusOr<std::optional<v1::CreateMatchResponse>> Lobby::ReserveRequest(
   // Unless this call reserved the request_id, it is answered without
   // creating anything: the reservation goes with the answer.
   absl::Cleanup release = [&] {
-    if (reserved_here) ReleaseRequest(request.request_id());
+    if (reserved_here) requests_.Release(request.request_id());
   };
-  std::shared_ptr<MatchHost> host = FindMatch(named);
+  std::shared_ptr<MatchHost> host = FindMatch(*named);
   // Read without the lobby's lock: a match's info waits while its end is
   // being entered in the transparency log (up to SQLite's busy timeout).
   const v1::MatchInfo info =
@@ -375,9 +342,9 @@ absl::StatusOr<std::optional<v1::CreateMatchResponse>> Lobby::ReserveRequest(
     // recorded, though, a restart would resume it as running: no other
     // match is made for the request_id until it is.
     if (host != nullptr) {
-      if (absl::Status s = RecordUnrecorded(named); !s.ok()) {
+      if (absl::Status s = RecordUnrecorded(*named); !s.ok()) {
         const std::string why =
-            absl::StrCat("request_id names match ", named,
+            absl::StrCat("request_id names match ", *named,
                          ", which broke, and whose end cannot be recorded "
                          "yet (",
                          s.message(), "); try again later");
@@ -390,10 +357,10 @@ absl::StatusOr<std::optional<v1::CreateMatchResponse>> Lobby::ReserveRequest(
       return std::nullopt;
     }
     // (Recording its end let go of the request_id: taken again.)
-    absl::MutexLock lock(&mu_);
-    auto [it, free] = requests_.try_emplace(request.request_id(), "");
-    if (!free && it->second != named) return overtaking();
-    it->second.clear();
+    if (absl::Status s = requests_.TakeOver(request.request_id(), *named);
+        !s.ok()) {
+      return s;
+    }
     return std::nullopt;
   }
   if (const std::string differs = DifferenceFrom(info, request, config, hosted);
@@ -415,13 +382,6 @@ absl::StatusOr<std::optional<v1::CreateMatchResponse>> Lobby::ReserveRequest(
   response.set_match_id(info.match_id());
   for (int i = 0; i < info.seats_size(); ++i) response.add_seat_tokens("");
   return response;
-}
-
-void Lobby::ReleaseRequest(const std::string& request_id) {
-  if (request_id.empty()) return;
-  absl::MutexLock lock(&mu_);
-  auto it = requests_.find(request_id);
-  if (it != requests_.end() && it->second.empty()) requests_.erase(it);
 }
 
 absl::StatusOr<std::vector<HostedSeat>> Lobby::SeatsFor(
@@ -531,7 +491,7 @@ absl::StatusOr<v1::CreateMatchResponse> Lobby::CreateMatch(
     if (repeated->has_value()) return **repeated;
   }
   absl::Cleanup release = [this, &request] {
-    ReleaseRequest(request.request_id());
+    requests_.Release(request.request_id());
   };
   // Ends the registry could not record are recorded before it records a
   // new match (one that cannot be yet waits for the next try).
@@ -622,6 +582,7 @@ void Lobby::Host(std::shared_ptr<MatchHost> host,
   const std::string match_id = host->match_id();
   host->set_sync_pool(sync_pool_.get());
   host->set_ack_holder(ack_holder_.get());
+  host->set_messages(options_.messages);
   host->set_on_end(
       [this, log_path = host->log_path(),
        routes = RoutesOf(host->seats())](const v1::MatchInfo& info) {
@@ -631,12 +592,10 @@ void Lobby::Host(std::shared_ptr<MatchHost> host,
         // A broken log is marked so (0444) before its end is recorded: if
         // the registry cannot record it and the referee dies before it can,
         // the next start finds the mark and does not resume the match.
-        if (absl::Status s = info.status() == v1::MATCH_BROKEN
-                                 ? MarkLogBroken(log_path)
-                                 : MakeLogPublic(log_path);
-            !s.ok()) {
-          std::cerr << "referee: " << s.message() << "\n";
-        }
+        const absl::Status marked = info.status() == v1::MATCH_BROKEN
+                                        ? MarkLogBroken(log_path)
+                                        : MakeLogPublic(log_path);
+        SayIfFailed(marked);
         // Entered before the registry records the end: after a crash between
         // the two, the match resumes as finished and is entered again (which
         // changes nothing).
@@ -651,7 +610,7 @@ void Lobby::Host(std::shared_ptr<MatchHost> host,
   {
     absl::MutexLock lock(&mu_);
     matches_[match_id] = Live{host, std::move(token_ids)};
-    if (!host->request_id().empty()) requests_[host->request_id()] = match_id;
+    requests_.Name(host->request_id(), match_id);
     for (int i = 0; i < host->num_seats(); ++i) {
       if (host->seat(i).bot_id.empty()) continue;
       Bot& bot = bots_[host->seat(i).bot_id];
@@ -685,13 +644,22 @@ absl::Status Lobby::RegistryWriteFailed(absl::string_view doing,
 
 void Lobby::SayEndNotRecorded(const std::string& match_id,
                               const absl::Status& recorded) {
-  std::cerr << "referee: match " << match_id
-            << ": its end is not recorded yet (tried again before the next "
-               "match is created, at the next checkpoint and at shutdown): "
-            << recorded.message() << "\n";
+  Say(absl::StrCat("match ", match_id,
+                   ": its end is not recorded yet (tried again before the "
+                   "next match is created, at the next checkpoint and at "
+                   "shutdown): ",
+                   recorded.message()));
   if (absl::IsResourceExhausted(recorded)) {
     NoteWriteFailure(std::string(recorded.message()));
   }
+}
+
+void Lobby::Say(std::string_view message) const {
+  pyramid::Say(options_.messages, message);
+}
+
+void Lobby::SayIfFailed(const absl::Status& status) const {
+  if (!status.ok()) Say(std::string(status.message()));
 }
 
 void Lobby::NoteWriteFailure(const std::string& reason) {
@@ -735,170 +703,6 @@ absl::Status Lobby::AdmitMatch() {
   return absl::OkStatus();
 }
 
-absl::StatusOr<RecoveryReport> Lobby::Recover() {
-  RecoveryReport report;
-  absl::StatusOr<std::vector<StoredBot>> bots = options_.registry->LoadBots();
-  if (!bots.ok()) return bots.status();
-  for (StoredBot& bot : *bots) {
-    absl::MutexLock lock(&mu_);
-    bot.token.principal.route = next_route_++;
-    bots_[bot.bot_id] =
-        Bot{bot.name, bot.public_key, bot.token.principal.route, {}};
-    tokens_.Add(MintedToken{"", bot.token.id, bot.token.secret_hash},
-                bot.token.principal);
-    ++report.bots;
-  }
-  // A page at a time: nothing is kept of an ended match.
-  for (int64_t after = 0;;) {
-    absl::StatusOr<std::vector<StoredMatch>> page =
-        options_.registry->LoadMatches(after, kRecoveryPage);
-    if (!page.ok()) return page.status();
-    if (page->empty()) break;
-    after = page->back().seq;
-    for (StoredMatch& stored : *page) RecoverMatch(stored, report);
-  }
-  return report;
-}
-
-// A match that ended before the restart: its log is entered in the
-// transparency log if it is not yet; the registry answers for it.
-void Lobby::RecoverEnded(const StoredMatch& stored, RecoveryReport& report) {
-  const v1::MatchInfo& info = stored.info;
-  // Public already (a broken one marked broken, 0444), unless its chmod
-  // failed or the journal made the file again (0600) on this start.
-  if (absl::Status s = info.status() == v1::MATCH_BROKEN
-                           ? MarkLogBroken(stored.log_path)
-                           : MakeLogPublic(stored.log_path);
-      !s.ok()) {
-    std::cerr << "referee: " << s.message() << "\n";
-  }
-  // A log sealed before the transparency log existed (or whose entry a
-  // crash lost) is entered now.
-  if (info.status() == v1::MATCH_FINISHED && options_.tlog != nullptr &&
-      !options_.tlog->Contains(info.match_id()) &&
-      EnterInOrder(info.match_id(), stored.log_path)) {
-    ++report.entered;
-  }
-  ++report.finished;
-}
-
-void Lobby::RecoverMatch(StoredMatch& stored, RecoveryReport& report) {
-  const v1::MatchInfo& info = stored.info;
-  if (info.status() != v1::MATCH_RUNNING) {
-    RecoverEnded(stored, report);
-    return;
-  }
-  std::vector<HostedSeat> hosted;
-  {
-    absl::MutexLock lock(&mu_);
-    for (const v1::MatchSeatInfo& seat : info.seats()) {
-      auto bot = bots_.find(seat.bot_id());
-      hosted.push_back(
-          {seat.name(), seat.bot_id(),
-           bot != bots_.end() ? bot->second.route : next_route_++});
-    }
-  }
-  std::vector<std::string> token_ids;
-  for (StoredToken& token : stored.seat_tokens) {
-    if (token.principal.seat < 0 ||
-        token.principal.seat >= static_cast<int>(hosted.size())) {
-      continue;
-    }
-    token.principal.route = hosted[token.principal.seat].route;
-    tokens_.Add(MintedToken{"", token.id, token.secret_hash}, token.principal);
-    token_ids.push_back(token.id);
-  }
-  // Its log marked broken (0444): it broke before the referee stopped, and
-  // the registry could not record its end before the referee died (a
-  // SIGKILL, a crash). Its seats were told it stopped: it is not resumed.
-  if (LogIsMarkedBroken(stored.log_path)) {
-    EndUnresumed(info,
-                 "broke before the referee stopped (its log could not be "
-                 "written; the registry could not record its end then); "
-                 "found so when the referee started again",
-                 stored.log_path, hosted, std::move(token_ids), report);
-    return;
-  }
-  absl::StatusOr<std::unique_ptr<Match>> match = ResumeLog(stored);
-  if (!match.ok()) {
-    EndUnresumed(info,
-                 absl::StrCat("cannot resume after a restart: ",
-                              match.status().message()),
-                 stored.log_path, hosted, std::move(token_ids), report);
-    return;
-  }
-  const std::string match_id = info.match_id();
-  auto host = std::make_shared<MatchHost>(
-      *std::move(match), info.game(), std::move(hosted), info.clocks(),
-      info.forfeit_policy(), stored.log_path, info.created_unix_ms(),
-      &connections_, DeadlineSetter(match_id));
-  host->set_request(info.request_id(), info.label());
-  if (host->finished())
-    ++report.finished;
-  else
-    ++report.resumed;
-  live_matches_.fetch_add(1);  // Whatever the limit: it was live before.
-  Host(std::move(host), std::move(token_ids));
-}
-
-void Lobby::EndUnresumed(const v1::MatchInfo& info, const std::string& reason,
-                         const std::string& log_path,
-                         const std::vector<HostedSeat>& hosted,
-                         std::vector<std::string> token_ids,
-                         RecoveryReport& report) {
-  v1::MatchInfo broken = info;
-  broken.set_status(v1::MATCH_BROKEN);
-  broken.set_broken_reason(reason);
-  std::cerr << "referee: match " << info.match_id() << ": "
-            << broken.broken_reason() << "\n";
-  if (absl::Status s = MarkLogBroken(log_path); !s.ok()) {
-    std::cerr << "referee: " << s.message() << "\n";
-  }
-  const absl::Status recorded =
-      options_.registry->EndMatch(broken, broken.broken_reason());
-  if (recorded.ok()) {
-    tokens_.Remove(token_ids);
-  } else {
-    SayEndNotRecorded(info.match_id(), recorded);
-    // Its request_id names it until its end is recorded (ReserveRequest).
-    if (!info.request_id().empty()) {
-      absl::MutexLock lock(&mu_);
-      requests_[info.request_id()] = info.match_id();
-    }
-  }
-  Archive(broken, log_path, RoutesOf(hosted), recorded.ok(),
-          std::move(token_ids));
-  ++report.broken;
-}
-
-absl::StatusOr<std::unique_ptr<Match>> Lobby::ResumeLog(
-    const StoredMatch& stored) {
-  if (stored.referee_contribution.size() != kSeedContributionSize) {
-    return absl::DataLossError("the registry lost the seed contribution");
-  }
-  absl::StatusOr<std::string> bytes = ReadFileToString(stored.log_path);
-  if (!bytes.ok()) {
-    return absl::DataLossError(
-        absl::StrCat("no log (the referee stopped while creating the match): ",
-                     bytes.status().message()));
-  }
-  // A record torn by the crash is cut off: the log resumes after the last
-  // complete one.
-  const SplitLogResult split = SplitLog(*bytes);
-  if (split.tail == SplitLogResult::Tail::kCorrupt) return TailStatus(split);
-  const uint64_t complete = split.tail == SplitLogResult::Tail::kClean
-                                ? bytes->size()
-                                : split.tail_offset;
-  bytes->resize(complete);
-  absl::StatusOr<std::unique_ptr<FileLogSink>> sink =
-      FileLogSink::OpenForAppend(stored.log_path, complete);
-  if (!sink.ok()) return sink.status();
-  if (journal_in_use()) (*sink)->set_journal(options_.journal);
-  return Match::Resume(*bytes, stored.referee_contribution,
-                       options_.referee_key, options_.fsync, *std::move(sink),
-                       SystemClock::Get());
-}
-
 void Lobby::Archive(const v1::MatchInfo& info, std::string log_path,
                     std::vector<uint64_t> routes, bool recorded,
                     std::vector<std::string> token_ids) {
@@ -930,10 +734,7 @@ void Lobby::Archive(const v1::MatchInfo& info, std::string log_path,
 
 void Lobby::ForgetRecordedLocked(const v1::MatchInfo& info,
                                  const std::vector<uint64_t>& routes) {
-  auto request = requests_.find(info.request_id());
-  if (request != requests_.end() && request->second == info.match_id()) {
-    requests_.erase(request);
-  }
+  requests_.Forget(info.request_id(), info.match_id());
   // A token seat's stream may stay open after the end: its route is kept
   // while it is (its info says it is connected; a new stream of the seat
   // replaces it).
@@ -1099,9 +900,7 @@ std::shared_ptr<MatchHost> Lobby::FindMatch(const std::string& match_id,
   }
   absl::StatusOr<StoredMatch> stored = options_.registry->FindMatch(match_id);
   if (!stored.ok()) {
-    if (!absl::IsNotFound(stored.status())) {
-      std::cerr << "referee: " << stored.status().message() << "\n";
-    }
+    if (!absl::IsNotFound(stored.status())) SayIfFailed(stored.status());
     return nullptr;
   }
   // Recorded as running but not hosted: its creation is under way (or
@@ -1194,9 +993,9 @@ Lobby::Held Lobby::held() const {
     absl::ReaderMutexLock lock(&mu_);
     held.running = matches_.size();
     held.unrecorded = unrecorded_.size();
-    held.request_ids = requests_.size();
     held.seat_routes = seat_routes_.size();
   }
+  held.request_ids = requests_.size();
   held.tokens = tokens_.size();
   return held;
 }
@@ -1223,9 +1022,7 @@ void Lobby::SuspendAll() {
   SayIfFailed(RecordUnrecorded());
   if (options_.tlog != nullptr) {
     EnterWaiting();
-    if (absl::StatusOr<bool> s = options_.tlog->CheckpointIfGrown(); !s.ok()) {
-      std::cerr << "referee: " << s.status().message() << "\n";
-    }
+    SayIfFailed(options_.tlog->CheckpointIfGrown().status());
   }
 }
 

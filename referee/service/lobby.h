@@ -30,7 +30,9 @@
 #include "referee/service/deadline_scheduler.h"
 #include "referee/service/delayed_runner.h"
 #include "referee/service/match_host.h"
+#include "referee/service/messages.h"
 #include "referee/service/registry.h"
+#include "referee/service/request_ids.h"
 #include "referee/service/sync_pool.h"
 #include "referee/service/token.h"
 #include "referee/service/transparency_log.h"
@@ -82,6 +84,10 @@ struct LobbyOptions {
   // for more than its machine can play keeps to time the matches it has. 0: no
   // limit (the open-file limit still bounds them: each holds its log open).
   int max_live_matches = 0;
+  // Where the lobby and its matches' hosts say what no client is told (a
+  // match that broke or cannot be resumed, a failure tried again later).
+  // Empty: stderr, a "referee: " line each.
+  MessageSink messages;
 };
 
 // What Lobby::Recover found.
@@ -137,8 +143,8 @@ class Lobby {
   // seat has the bot's route, a token seat the route of its stream while
   // one is open, and `seat_of`'s seat (a seat principal of that match, when
   // given) that principal's route, so that a seat that connects is told the
-  // outcome. A registry that
-  // cannot be read is reported on stderr and the match taken as unknown.
+  // outcome. A registry that cannot be read is reported
+  // (LobbyOptions::messages) and the match taken as unknown.
   std::shared_ptr<MatchHost> FindMatch(
       const std::string& match_id, const Principal* seat_of = nullptr) const;
 
@@ -233,8 +239,6 @@ class Lobby {
   absl::StatusOr<std::optional<v1::CreateMatchResponse>> ReserveRequest(
       const v1::CreateMatchRequest& request, const MatchConfig& config,
       const std::vector<HostedSeat>& hosted);
-  // Frees a reservation whose match was not created.
-  void ReleaseRequest(const std::string& request_id);
   // Makes `host` findable (and its request_id), records its end in the
   // registry, starts it. `token_ids`: its seats' tokens, forgotten (left
   // to the registry) once its end is recorded.
@@ -243,6 +247,8 @@ class Lobby {
   // What a match's host calls to set its next deadline: the scheduler's,
   // through the match's handle.
   std::function<void(absl::Time)> DeadlineSetter(const std::string& match_id);
+  // Recover's steps (lobby_recovery.cc): a match the registry holds, ended
+  // or running.
   void RecoverMatch(StoredMatch& stored, RecoveryReport& report);
   void RecoverEnded(const StoredMatch& stored, RecoveryReport& report);
   // Ends as broken, for `reason`, a match the registry holds as running
@@ -301,7 +307,11 @@ class Lobby {
   std::shared_ptr<MatchHost> FindRunningLocked(
       const std::string& match_id) const ABSL_SHARED_LOCKS_REQUIRED(mu_);
   void NoteWriteFailure(const std::string& reason);
-  // Says on stderr that the end of match `match_id` could not be recorded
+  // Says `message` (LobbyOptions::messages).
+  void Say(std::string_view message) const;
+  // Says the failure of something tried again later; nothing when OK.
+  void SayIfFailed(const absl::Status& status) const;
+  // Says that the end of match `match_id` could not be recorded
   // (`recorded`, the registry's error) and when it is tried again; a full
   // disk is noted as a write failure (CheckWritable).
   void SayEndNotRecorded(const std::string& match_id,
@@ -350,10 +360,10 @@ class Lobby {
   // Ended matches the registry could not record.
   absl::flat_hash_map<std::string, Unrecorded> unrecorded_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, Bot> bots_ ABSL_GUARDED_BY(mu_);
-  // CreateMatchRequest.request_id -> the running match created for it; ""
-  // while it is being created. Those of ended matches are asked of the
-  // registry.
-  absl::flat_hash_map<std::string, std::string> requests_ ABSL_GUARDED_BY(mu_);
+  // The request_ids of matches being created or running; those of ended
+  // matches are asked of the registry. Taken under mu_ (never the other way
+  // round).
+  RequestIds requests_;
   // Principal::route: the next one given out. Atomic: Authenticate gives
   // one to the seat of an ended match.
   mutable std::atomic<uint64_t> next_route_ = 1;

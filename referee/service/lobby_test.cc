@@ -109,6 +109,7 @@ class LobbyTest : public ::testing::Test {
     options.admin_token = std::string(32, 'a');
     options.registry = std::move(registry);
     options.max_live_matches = max_live_matches;
+    options.messages = messages_;
     lobby_.reset();
     lobby_ = std::make_unique<Lobby>(std::move(options));
     absl::StatusOr<RecoveryReport> recovered = lobby_->Recover();
@@ -136,8 +137,38 @@ class LobbyTest : public ::testing::Test {
   }
 
   TempDir dir_{"lobbytest"};  // Removed after the lobby is gone.
+  MessageSink messages_;      // What Restart gives the lobby (empty: stderr).
   std::unique_ptr<Lobby> lobby_;
 };
+
+// What the lobby says that no client is told goes where its options say,
+// and nothing to stderr: here, that a running match whose log is marked
+// broken is not resumed at a restart.
+TEST_F(LobbyTest, SaysWhatNoClientIsToldWhereItsOptionsSay) {
+  std::shared_ptr<Registry> registry = OpenRegistry();
+  ASSERT_NE(registry, nullptr);
+  const SigningKey key = SigningKey::Generate();
+  Restart(registry, key);
+  const std::string match_id = CreateWithBot("", 60000);
+  const std::string log_path = lobby_->FindMatch(match_id)->log_path();
+  lobby_.reset();
+  ASSERT_TRUE(MarkLogBroken(log_path).ok());
+  absl::Mutex mu;
+  std::vector<std::string> said;
+  messages_ = [&](std::string_view message) {
+    absl::MutexLock lock(&mu);
+    said.emplace_back(message);
+  };
+  ::testing::internal::CaptureStderr();
+  EXPECT_EQ(Restart(registry, key).broken, 1);
+  lobby_.reset();  // Says nothing more.
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
+  ASSERT_EQ(said.size(), 1u);
+  EXPECT_TRUE(absl::StartsWith(
+      said[0],
+      absl::StrCat("match ", match_id, ": broke before the referee stopped")))
+      << said[0];
+}
 
 // A Principal made without naming its kind speaks for nobody: it is not
 // the admin, and no match has a seat for it.

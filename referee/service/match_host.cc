@@ -1,7 +1,6 @@
 #include "referee/service/match_host.h"
 
 #include <algorithm>
-#include <iostream>
 #include <iterator>
 #include <utility>
 
@@ -44,6 +43,13 @@ int IndexIn(const DecisionView& decision, int seat) {
 }
 
 }  // namespace
+
+std::vector<uint64_t> RoutesOf(const std::vector<HostedSeat>& seats) {
+  std::vector<uint64_t> routes;
+  routes.reserve(seats.size());
+  for (const HostedSeat& seat : seats) routes.push_back(seat.route);
+  return routes;
+}
 
 MatchHost::MatchHost(std::unique_ptr<Match> match, v1::GameConfig game,
                      std::vector<HostedSeat> seats, v1::ClockSettings clocks,
@@ -470,8 +476,8 @@ void MatchHost::AnnounceEnd() {
 void MatchHost::AnnounceBroken() {
   broken_reason_ = std::string(match_->broken().message());
   if (broken_reason_.empty()) broken_reason_ = "the log could not be written";
-  std::cerr << "referee: match " << match_id_ << " broken: " << broken_reason_
-            << "\n";
+  Say(messages_,
+      absl::StrCat("match ", match_id_, " broken: ", broken_reason_));
   const std::optional<DecisionView> decision = match_->decision();
   const absl::Status status = Broken(broken_reason_);
   for (int seat = 0; seat < num_seats(); ++seat) {
@@ -789,11 +795,12 @@ void MatchHost::Suspend() {
   // streams are closing, its log is not marked broken, the registry still
   // says running), so the next start resumes it from its log as after a
   // crash (Lobby::RecoverMatch, ResumeLog).
-  std::cerr << "referee: match " << match_id_
-            << ": its shutdown checkpoint could not be written ("
-            << checkpointed.message()
-            << "); it will be resumed from its log at the next start, as "
-               "after a crash (from its last complete record)\n";
+  Say(messages_,
+      absl::StrCat("match ", match_id_,
+                   ": its shutdown checkpoint could not be written (",
+                   checkpointed.message(),
+                   "); it will be resumed from its log at the next start, as "
+                   "after a crash (from its last complete record)"));
 }
 
 }  // namespace pyramid

@@ -50,6 +50,7 @@
 #include "referee/core/match.h"
 #include "referee/service/connections.h"
 #include "referee/service/delayed_runner.h"
+#include "referee/service/messages.h"
 #include "referee/service/sync_pool.h"
 
 namespace pyramid {
@@ -68,6 +69,10 @@ struct HostedSeat {
   std::string bot_id;  // Empty for a seat-token seat.
   uint64_t route = 0;  // Principal::route of whoever plays it.
 };
+
+// The routes of a match's seats, in seat order (what an ended match keeps
+// of them: Lobby::Archive).
+std::vector<uint64_t> RoutesOf(const std::vector<HostedSeat>& seats);
 
 class MatchHost : public std::enable_shared_from_this<MatchHost> {
  public:
@@ -111,6 +116,11 @@ class MatchHost : public std::enable_shared_from_this<MatchHost> {
   // destroys it (dropping what it holds) before the host. Requires the
   // host to be owned by a shared_ptr.
   void set_ack_holder(DelayedRunner* runner) { ack_holder_ = runner; }
+
+  // Where the host says that its match broke, or that its shutdown
+  // checkpoint could not be written. Empty (the default): stderr. Set
+  // before Start().
+  void set_messages(MessageSink messages) { messages_ = std::move(messages); }
 
   // The CreateMatchRequest.request_id and label the match was created
   // with, reported in its MatchInfo. Set before Start() (an archived match
@@ -156,7 +166,7 @@ class MatchHost : public std::enable_shared_from_this<MatchHost> {
 
   // Writes a checkpoint so the log verifies as a prefix (shutdown): a
   // running match's, not a finished or broken one's. When it cannot be
-  // written (a full disk, an I/O error), says so on stderr, naming the
+  // written (a full disk, an I/O error), says so (set_messages), naming the
   // match, the error and that the next start resumes the match from its
   // log as after a crash; the match is not announced broken.
   void Suspend();
@@ -317,6 +327,7 @@ class MatchHost : public std::enable_shared_from_this<MatchHost> {
   // not finished; whether what is sent to seats waits for them (from the
   // first step that owes one until all are done); and what waits, in order.
   SyncPool* sync_pool_ = nullptr;
+  MessageSink messages_;  // set_messages's (empty: stderr).
   int syncs_pending_ ABSL_GUARDED_BY(mu_) = 0;
   bool awaiting_sync_ ABSL_GUARDED_BY(mu_) = false;
   std::vector<OutgoingMessage> sync_outbox_ ABSL_GUARDED_BY(mu_);

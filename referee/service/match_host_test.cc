@@ -204,6 +204,7 @@ class MatchHostTest : public ::testing::Test {
         std::move(on_deadline));
     host_->set_sync_pool(pool);
     host_->set_ack_holder(ack_holder);
+    host_->set_messages(messages_);
     host_->Start();
   }
 
@@ -325,6 +326,7 @@ class MatchHostTest : public ::testing::Test {
   bool observation_once_[kSeats] = {};
   // Per seat: whether its stream takes acknowledgements late.
   bool holds_acknowledgements_[kSeats] = {};
+  MessageSink messages_;  // What Start gives the host (empty: stderr).
   std::shared_ptr<MatchHost> host_;
 };
 
@@ -555,6 +557,25 @@ TEST_F(MatchHostTest, AShutdownCheckpointThatCannotBeWrittenIsSaid) {
   ::testing::internal::CaptureStderr();
   host_->Suspend();
   EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
+}
+
+// Given a sink (set_messages), the host says there what it would say on
+// stderr: here, that its match broke.
+TEST_F(MatchHostTest, SaysWhatItSaysToTheSinkItIsGiven) {
+  std::vector<std::string> said;
+  messages_ = [&said](std::string_view message) { said.emplace_back(message); };
+  bool full = false;
+  Start(std::make_unique<FillingSink>(&full));
+  v1::Action action;
+  action.mutable_seed()->set_contribution(std::string(32, 'a'));
+  full = true;
+  ::testing::internal::CaptureStderr();
+  host_->Commit(0, CommitTo(0, 0, action.SerializeAsString()));
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
+  EXPECT_EQ(host_->Info(connections_).status(), v1::MATCH_BROKEN);
+  EXPECT_THAT(said,
+              ::testing::ElementsAre(absl::StrCat("match ", host_->match_id(),
+                                                  " broken: no space left")));
 }
 
 // A step whose only answer is an acknowledgement to a stream that takes it

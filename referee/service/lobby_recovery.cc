@@ -1,0 +1,181 @@
+// Lobby::Recover: what a restart brings back from the registry and the
+// match logs (docs/durability.md). Ended matches are left to the registry
+// (their logs entered in the transparency log if a crash lost their
+// entry); running ones are rebuilt by re-running their logs and hosted
+// again, or ended broken when they cannot be.
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "referee/core/log_reader.h"
+#include "referee/core/log_sink.h"
+#include "referee/core/match.h"
+#include "referee/crypto/protocol.h"
+#include "referee/service/lobby.h"
+
+namespace pyramid {
+namespace {
+
+// Matches Recover reads from the registry at once.
+constexpr int kRecoveryPage = 1000;
+
+}  // namespace
+
+absl::StatusOr<RecoveryReport> Lobby::Recover() {
+  RecoveryReport report;
+  absl::StatusOr<std::vector<StoredBot>> bots = options_.registry->LoadBots();
+  if (!bots.ok()) return bots.status();
+  for (StoredBot& bot : *bots) {
+    absl::MutexLock lock(&mu_);
+    bot.token.principal.route = next_route_++;
+    bots_[bot.bot_id] =
+        Bot{bot.name, bot.public_key, bot.token.principal.route, {}};
+    tokens_.Add(MintedToken{"", bot.token.id, bot.token.secret_hash},
+                bot.token.principal);
+    ++report.bots;
+  }
+  // A page at a time: nothing is kept of an ended match.
+  for (int64_t after = 0;;) {
+    absl::StatusOr<std::vector<StoredMatch>> page =
+        options_.registry->LoadMatches(after, kRecoveryPage);
+    if (!page.ok()) return page.status();
+    if (page->empty()) break;
+    after = page->back().seq;
+    for (StoredMatch& stored : *page) RecoverMatch(stored, report);
+  }
+  return report;
+}
+
+// A match that ended before the restart: its log is entered in the
+// transparency log if it is not yet; the registry answers for it.
+void Lobby::RecoverEnded(const StoredMatch& stored, RecoveryReport& report) {
+  const v1::MatchInfo& info = stored.info;
+  // Public already (a broken one marked broken, 0444), unless its chmod
+  // failed or the journal made the file again (0600) on this start.
+  SayIfFailed(info.status() == v1::MATCH_BROKEN
+                  ? MarkLogBroken(stored.log_path)
+                  : MakeLogPublic(stored.log_path));
+  // A log sealed before the transparency log existed (or whose entry a
+  // crash lost) is entered now.
+  if (info.status() == v1::MATCH_FINISHED && options_.tlog != nullptr &&
+      !options_.tlog->Contains(info.match_id()) &&
+      EnterInOrder(info.match_id(), stored.log_path)) {
+    ++report.entered;
+  }
+  ++report.finished;
+}
+
+void Lobby::RecoverMatch(StoredMatch& stored, RecoveryReport& report) {
+  const v1::MatchInfo& info = stored.info;
+  if (info.status() != v1::MATCH_RUNNING) {
+    RecoverEnded(stored, report);
+    return;
+  }
+  std::vector<HostedSeat> hosted;
+  {
+    absl::MutexLock lock(&mu_);
+    for (const v1::MatchSeatInfo& seat : info.seats()) {
+      auto bot = bots_.find(seat.bot_id());
+      hosted.push_back(
+          {seat.name(), seat.bot_id(),
+           bot != bots_.end() ? bot->second.route : next_route_++});
+    }
+  }
+  std::vector<std::string> token_ids;
+  for (StoredToken& token : stored.seat_tokens) {
+    if (token.principal.seat < 0 ||
+        token.principal.seat >= static_cast<int>(hosted.size())) {
+      continue;
+    }
+    token.principal.route = hosted[token.principal.seat].route;
+    tokens_.Add(MintedToken{"", token.id, token.secret_hash}, token.principal);
+    token_ids.push_back(token.id);
+  }
+  // Its log marked broken (0444): it broke before the referee stopped, and
+  // the registry could not record its end before the referee died (a
+  // SIGKILL, a crash). Its seats were told it stopped: it is not resumed.
+  if (LogIsMarkedBroken(stored.log_path)) {
+    EndUnresumed(info,
+                 "broke before the referee stopped (its log could not be "
+                 "written; the registry could not record its end then); "
+                 "found so when the referee started again",
+                 stored.log_path, hosted, std::move(token_ids), report);
+    return;
+  }
+  absl::StatusOr<std::unique_ptr<Match>> match = ResumeLog(stored);
+  if (!match.ok()) {
+    EndUnresumed(info,
+                 absl::StrCat("cannot resume after a restart: ",
+                              match.status().message()),
+                 stored.log_path, hosted, std::move(token_ids), report);
+    return;
+  }
+  const std::string match_id = info.match_id();
+  auto host = std::make_shared<MatchHost>(
+      *std::move(match), info.game(), std::move(hosted), info.clocks(),
+      info.forfeit_policy(), stored.log_path, info.created_unix_ms(),
+      &connections_, DeadlineSetter(match_id));
+  host->set_request(info.request_id(), info.label());
+  if (host->finished())
+    ++report.finished;
+  else
+    ++report.resumed;
+  live_matches_.fetch_add(1);  // Whatever the limit: it was live before.
+  Host(std::move(host), std::move(token_ids));
+}
+
+void Lobby::EndUnresumed(const v1::MatchInfo& info, const std::string& reason,
+                         const std::string& log_path,
+                         const std::vector<HostedSeat>& hosted,
+                         std::vector<std::string> token_ids,
+                         RecoveryReport& report) {
+  v1::MatchInfo broken = info;
+  broken.set_status(v1::MATCH_BROKEN);
+  broken.set_broken_reason(reason);
+  Say(absl::StrCat("match ", info.match_id(), ": ", broken.broken_reason()));
+  SayIfFailed(MarkLogBroken(log_path));
+  const absl::Status recorded =
+      options_.registry->EndMatch(broken, broken.broken_reason());
+  if (recorded.ok()) {
+    tokens_.Remove(token_ids);
+  } else {
+    SayEndNotRecorded(info.match_id(), recorded);
+    // Its request_id names it until its end is recorded (ReserveRequest).
+    requests_.Name(info.request_id(), info.match_id());
+  }
+  Archive(broken, log_path, RoutesOf(hosted), recorded.ok(),
+          std::move(token_ids));
+  ++report.broken;
+}
+
+absl::StatusOr<std::unique_ptr<Match>> Lobby::ResumeLog(
+    const StoredMatch& stored) {
+  if (stored.referee_contribution.size() != kSeedContributionSize) {
+    return absl::DataLossError("the registry lost the seed contribution");
+  }
+  absl::StatusOr<std::string> bytes = ReadFileToString(stored.log_path);
+  if (!bytes.ok()) {
+    return absl::DataLossError(
+        absl::StrCat("no log (the referee stopped while creating the match): ",
+                     bytes.status().message()));
+  }
+  // A record torn by the crash is cut off: the log resumes after the last
+  // complete one.
+  const SplitLogResult split = SplitLog(*bytes);
+  if (split.tail == SplitLogResult::Tail::kCorrupt) return TailStatus(split);
+  const uint64_t complete = split.tail == SplitLogResult::Tail::kClean
+                                ? bytes->size()
+                                : split.tail_offset;
+  bytes->resize(complete);
+  absl::StatusOr<std::unique_ptr<FileLogSink>> sink =
+      FileLogSink::OpenForAppend(stored.log_path, complete);
+  if (!sink.ok()) return sink.status();
+  if (journal_in_use()) (*sink)->set_journal(options_.journal);
+  return Match::Resume(*bytes, stored.referee_contribution,
+                       options_.referee_key, options_.fsync, *std::move(sink),
+                       SystemClock::Get());
+}
+
+}  // namespace pyramid
