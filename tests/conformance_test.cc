@@ -83,6 +83,12 @@ const GameCase kGames[] = {
      R"pb(game: "pyramid_shambo")pb",
      {2, 3, 4, 5, 6, 7, 8, 9, 10},
      1000},
+    // Games the move limit ends (or not: a few throws may do).
+    {"ShamboShort",
+     R"pb(game: "pyramid_shambo"
+          pyramid_shambo { max_throws: 6 })pb",
+     {2, 3, 4, 5, 6, 7, 8, 9, 10},
+     200},
     {"Scheme", R"pb(game: "pyramid_scheme")pb", {2, 3, 4}, 1000},
 };
 
@@ -101,6 +107,7 @@ constexpr int kMaxSteps = 100000;
 // with large action sets are sampled; small ones are checked exhaustively.
 constexpr size_t kLegalChecksPerSeat = 24;
 constexpr size_t kSeenCandidates = 24;
+constexpr size_t kRandomCandidates = 4;
 constexpr size_t kIllegalAppliesPerSeat = 6;
 
 std::string Serialize(const google::protobuf::Message& message) {
@@ -220,6 +227,88 @@ void AddMutations(const v1::Action& base,
   }
 }
 
+// Sets `message` to random small values: one field of each oneof, about
+// half of the other fields, up to two entries of a repeated field. Numbers
+// are mostly small (ids, rows, slots, seats), so that many candidates are
+// well-formed actions that are illegal now.
+void Randomize(google::protobuf::Message& message, RandomStream& probe,
+               int depth = 0) {
+  using google::protobuf::FieldDescriptor;
+  const google::protobuf::Descriptor* descriptor = message.GetDescriptor();
+  const google::protobuf::Reflection* reflection = message.GetReflection();
+  auto number = [&probe] {
+    return probe.Uniform(2) == 0 ? probe.Uniform(8) : probe.Uniform(100);
+  };
+  auto fill = [&](const FieldDescriptor* field) {
+    const int copies =
+        field->is_repeated() ? static_cast<int>(probe.Uniform(3)) : 1;
+    for (int i = 0; i < copies; ++i) {
+      switch (field->cpp_type()) {
+        case FieldDescriptor::CPPTYPE_MESSAGE:
+          if (depth < 4) {
+            Randomize(field->is_repeated()
+                          ? *reflection->AddMessage(&message, field)
+                          : *reflection->MutableMessage(&message, field),
+                      probe, depth + 1);
+          }
+          break;
+        case FieldDescriptor::CPPTYPE_ENUM: {
+          const google::protobuf::EnumDescriptor* type = field->enum_type();
+          const int value =
+              type->value(static_cast<int>(probe.Uniform(type->value_count())))
+                  ->number();
+          field->is_repeated()
+              ? reflection->AddEnumValue(&message, field, value)
+              : reflection->SetEnumValue(&message, field, value);
+          break;
+        }
+        case FieldDescriptor::CPPTYPE_UINT32: {
+          const auto value = static_cast<uint32_t>(number());
+          field->is_repeated() ? reflection->AddUInt32(&message, field, value)
+                               : reflection->SetUInt32(&message, field, value);
+          break;
+        }
+        case FieldDescriptor::CPPTYPE_INT32: {
+          const auto value = static_cast<int32_t>(number()) - 4;
+          field->is_repeated() ? reflection->AddInt32(&message, field, value)
+                               : reflection->SetInt32(&message, field, value);
+          break;
+        }
+        case FieldDescriptor::CPPTYPE_BOOL: {
+          const bool value = probe.Uniform(2) == 1;
+          field->is_repeated() ? reflection->AddBool(&message, field, value)
+                               : reflection->SetBool(&message, field, value);
+          break;
+        }
+        default:
+          break;
+      }
+    }
+  };
+  for (int i = 0; i < descriptor->oneof_decl_count(); ++i) {
+    const google::protobuf::OneofDescriptor* oneof = descriptor->oneof_decl(i);
+    fill(oneof->field(static_cast<int>(probe.Uniform(oneof->field_count()))));
+  }
+  for (int i = 0; i < descriptor->field_count(); ++i) {
+    const FieldDescriptor* field = descriptor->field(i);
+    if (field->containing_oneof() == nullptr && probe.Uniform(2) == 1) {
+      fill(field);
+    }
+  }
+}
+
+// A random action of the game's own kind: the kind of `model`, one of the
+// game's actions, with its own message randomized.
+v1::Action RandomAction(const v1::Action& model, RandomStream& probe) {
+  v1::Action action;
+  const google::protobuf::FieldDescriptor* kind =
+      model.GetReflection()->GetOneofFieldDescriptor(
+          model, v1::Action::descriptor()->FindOneofByName("kind"));
+  if (kind == nullptr) return action;
+  Randomize(*action.GetReflection()->MutableMessage(&action, kind), probe);
+  return action;
+}
+
 // Every action that was legal for some seat at some point of one game.
 struct Seen {
   void Add(const v1::Action& action, const std::string& serialized) {
@@ -240,8 +329,9 @@ std::vector<T> Sample(std::vector<T> items, size_t k, RandomStream& probe) {
 }
 
 // Candidate actions that may be illegal for some seat now: structurally
-// wrong ones, mutations of legal ones, and actions that were legal for some
-// seat at some earlier point (e.g. a piece already played). Unique.
+// wrong ones, mutations of legal ones, random ones of the game's kind, and
+// actions that were legal for some seat at some earlier point (e.g. a piece
+// already played). Unique.
 std::vector<v1::Action> Candidates(const State& state, const LegalLists& legal,
                                    const Seen& seen, RandomStream& probe) {
   std::vector<size_t> indices(seen.actions.size());
@@ -258,6 +348,13 @@ std::vector<v1::Action> Candidates(const State& state, const LegalLists& legal,
     // One legal action per seat is enough to mutate.
     if (!legal[seat].empty()) {
       AddMutations(legal[seat][0], {}, legal[seat][0], candidates);
+    }
+  }
+  const std::vector<int> acting = state.ActingSeats();
+  if (!acting.empty()) {
+    const v1::Action model = state.DefaultAction(acting[0]);
+    for (size_t i = 0; i < kRandomCandidates; ++i) {
+      candidates.push_back(RandomAction(model, probe));
     }
   }
   std::vector<v1::Action> unique;
@@ -356,10 +453,16 @@ void CheckStep(const State& state, size_t max_action_bytes,
       ASSERT_LE(b.size(), max_action_bytes)
           << "a legal action of seat " << seat;
     }
-    // The default action is legal, and fits too.
+    // The default action is legal (listed, when the game lists), and fits
+    // too.
     const v1::Action fallback = state.DefaultAction(seat);
     EXPECT_TRUE(state.ValidateAction(seat, fallback).ok())
         << fallback.ShortDebugString();
+    if (state.ListsLegalActions()) {
+      EXPECT_TRUE(
+          std::binary_search(bytes.begin(), bytes.end(), Serialize(fallback)))
+          << "default not listed: " << fallback.ShortDebugString();
+    }
     EXPECT_LE(fallback.ByteSizeLong(), max_action_bytes)
         << fallback.ShortDebugString();
     // The sole legal action, when there is one, is the automatic move.
@@ -381,8 +484,9 @@ void CheckStep(const State& state, size_t max_action_bytes,
   for (int seat = 0; seat < n; ++seat) {
     if (is_acting(seat)) continue;
     std::vector<v1::Action> probes = {v1::Action()};
-    if (!acting.empty() && !legal[acting[0]].empty()) {
-      probes.push_back(legal[acting[0]][0]);
+    if (!acting.empty()) {
+      probes.push_back(state.DefaultAction(acting[0]));
+      if (!legal[acting[0]].empty()) probes.push_back(legal[acting[0]][0]);
     }
     if (!seen.actions.empty()) {
       probes.push_back(seen.actions[probe.Uniform(seen.actions.size())]);

@@ -43,4 +43,26 @@ absl::StatusOr<v1::Result> ActAlone(State& state, int seat,
   return state.Apply({&seat_action, 1});
 }
 
+void PlayRandomGame(State& state, RandomStream& choices,
+                    RandomGameChecks& checks) {
+  using ::testing::Test;
+  for (int step = 0; !state.IsTerminal(); ++step) {
+    ASSERT_LT(step, kMaxRandomSteps) << "the game does not end";
+    checks.BeforeStep(state);
+    if (Test::HasFatalFailure()) return;
+    std::vector<SeatAction> chosen;
+    for (int seat : state.ActingSeats()) {
+      const std::vector<v1::Action> legal = state.LegalActions(seat);
+      chosen.push_back({seat, legal.empty()
+                                  ? state.DefaultAction(seat)
+                                  : legal[choices.Uniform(legal.size())]});
+    }
+    const absl::StatusOr<v1::Result> result = state.Apply(chosen);
+    ASSERT_TRUE(result.ok()) << result.status();
+    checks.AfterStep(state, *result);
+    if (Test::HasFatalFailure()) return;
+  }
+  checks.AtEnd(state);
+}
+
 }  // namespace pyramid::game_testing

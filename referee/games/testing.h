@@ -59,6 +59,31 @@ absl::StatusOr<Part> GamePart(absl::StatusOr<v1::Result> result,
   return ((*result).*part)();
 }
 
+// What a game checks at every step of a random game. The State contract
+// itself (who acts, legal and default actions, refusals, clones, outcomes'
+// ranks) is tests/conformance_test.cc's, for every game; a game's checks are
+// its own rules' invariants.
+class RandomGameChecks {
+ public:
+  virtual ~RandomGameChecks() = default;
+  // Before each decision; `state` is not terminal.
+  virtual void BeforeStep(const State& state) {}
+  // After it: `state` is what the decision led to, `result` what it did.
+  virtual void AfterStep(const State& state, const v1::Result& result) {}
+  // Once the game is over.
+  virtual void AtEnd(const State& state) {}
+};
+
+// The most decisions PlayRandomGame plays before failing the test.
+inline constexpr int kMaxRandomSteps = 200000;
+
+// Plays `state` to its end (OpenSpiel's RandomSimulation): every acting seat,
+// in ascending order, picks uniformly with `choices` among its legal actions
+// (its default action when it lists none); calls `checks` at every step.
+// Stops at the first fatal failure, its own or a check's.
+void PlayRandomGame(State& state, RandomStream& choices,
+                    RandomGameChecks& checks);
+
 }  // namespace pyramid::game_testing
 
 #endif  // PYRAMID_REFEREE_GAMES_TESTING_H_

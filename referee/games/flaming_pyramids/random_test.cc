@@ -1,7 +1,7 @@
 // Random self-check and hidden-information checks over full random games:
-// seats pick uniformly among the legal actions; invariants hold at every
-// step (rules page; issue acceptance items 2 and 4).
-#include <algorithm>
+// seats pick uniformly among the legal actions; the rules' invariants hold
+// at every step (rules page; issue acceptance items 2 and 4; the State
+// contract is tests/conformance_test.cc's).
 #include <cstdint>
 #include <iostream>
 #include <map>
@@ -100,75 +100,80 @@ struct RandomRunStats {
   std::map<v1::FpEventKind, int64_t> events;
 };
 
-// Plays one random game, checking everything at every step. With
-// `check_observations`, also checks every seat's observation and the public
-// view for hidden information at every step.
-void PlayRandomGame(int seats, bool curse, int game, bool check_observations,
-                    RandomRunStats& stats) {
+// The rules' invariants at every step (CheckInvariants), the moves of every
+// result against the table, and what the end says. With
+// `check_observations`, also every seat's observation and the public view
+// for hidden information at every step.
+class FpChecks : public RandomGameChecks {
+ public:
+  FpChecks(const State& start, bool check_observations, RandomRunStats& stats)
+      : check_observations_(check_observations),
+        stats_(stats),
+        seen_(kNumTiles, false) {
+    MarkPublic(start, nullptr, seen_);
+  }
+
+  void BeforeStep(const State& state) override {
+    ASSERT_EQ(CheckInvariants(state), "");
+    if (check_observations_) {
+      ASSERT_EQ(CheckRedaction(state, -1, state.PublicView(), seen_), "");
+      for (int seat = 0; seat < state.num_seats(); ++seat) {
+        ASSERT_EQ(
+            CheckRedaction(state, seat, state.ObservationFor(seat), seen_), "")
+            << "seat " << seat;
+      }
+    }
+    before_ = Layout(state);
+  }
+
+  void AfterStep(const State& state, const v1::Result& result) override {
+    ++stats_.decisions;
+    const v1::FlamingPyramidsResult& fp_result = result.flaming_pyramids();
+    ASSERT_EQ(CheckMovesAccountForTable(before_, fp_result), "");
+    ASSERT_EQ(CheckResultRedaction(state, result), "");
+    for (const v1::FpEvent& event : fp_result.events()) {
+      ++stats_.events[event.kind()];
+    }
+    if (fp_result.has_turn_end()) ++stats_.turns;
+    MarkPublic(state, &result, seen_);
+  }
+
+  void AtEnd(const State& state) override {
+    ASSERT_EQ(CheckInvariants(state), "");
+    const v1::Outcome outcome = state.Outcome();
+    ASSERT_EQ(outcome.seats_size(), state.num_seats());
+    const v1::FlamingPyramidsObservation view = View(state);
+    if (view.has_winner()) {
+      ++stats_.wins;
+      EXPECT_EQ(outcome.termination(), v1::TERMINATION_NORMAL);
+      EXPECT_EQ(outcome.seats(view.winner()).rank(), 1u);
+      EXPECT_EQ(outcome.seats(view.winner()).score(), 0);
+    } else {
+      EXPECT_EQ(outcome.termination(), v1::TERMINATION_MOVE_LIMIT);
+      EXPECT_EQ(view.turns_completed(), view.max_turns());
+    }
+    ++stats_.games;
+  }
+
+ private:
+  bool check_observations_;
+  RandomRunStats& stats_;
+  // Every tile that was ever public.
+  std::vector<bool> seen_;
+  // The table before the decision.
+  std::vector<Placed> before_;
+};
+
+void PlayOneGame(int seats, bool curse, int game, bool check_observations,
+                 RandomRunStats& stats) {
   SCOPED_TRACE(::testing::Message()
                << "seats " << seats << " curse " << curse << " game " << game);
   std::unique_ptr<State> state =
       NewGame(seats, GameSeed(seats, curse, game), Config(curse));
   ASSERT_NE(state, nullptr);
   RandomStream chooser(GameSeed(seats, curse, game + 50000));
-  std::vector<bool> seen(kNumTiles, false);
-  MarkPublic(*state, nullptr, seen);
-  while (!state->IsTerminal()) {
-    ASSERT_EQ(CheckInvariants(*state), "");
-    if (check_observations) {
-      ASSERT_EQ(CheckRedaction(*state, -1, state->PublicView(), seen), "");
-      for (int seat = 0; seat < seats; ++seat) {
-        ASSERT_EQ(
-            CheckRedaction(*state, seat, state->ObservationFor(seat), seen), "")
-            << "seat " << seat;
-      }
-    }
-    const std::vector<int> acting = state->ActingSeats();
-    ASSERT_EQ(acting.size(), 1u);
-    ASSERT_FALSE(state->IsSimultaneous());
-    const int seat = acting[0];
-    const std::vector<v1::Action> legal = state->LegalActions(seat);
-    ASSERT_FALSE(legal.empty());
-    for (size_t i = 1; i < legal.size(); ++i) {
-      ASSERT_LT(DeterministicBytes(legal[i - 1]), DeterministicBytes(legal[i]));
-    }
-    for (int other = 0; other < seats; ++other) {
-      if (other != seat) {
-        ASSERT_TRUE(state->LegalActions(other).empty());
-      }
-    }
-    const v1::Action default_action = state->DefaultAction(seat);
-    ASSERT_TRUE(state->ValidateAction(seat, default_action).ok());
-    const v1::Action action = legal[chooser.Uniform(legal.size())];
-    const std::vector<Placed> before = Layout(*state);
-    SeatAction seat_action{seat, action};
-    const absl::StatusOr<v1::Result> result = state->Apply({&seat_action, 1});
-    ASSERT_TRUE(result.ok()) << result.status();
-    ++stats.decisions;
-    const v1::FlamingPyramidsResult& fp_result = result->flaming_pyramids();
-    ASSERT_EQ(CheckMovesAccountForTable(before, fp_result), "");
-    ASSERT_EQ(CheckResultRedaction(*state, *result), "");
-    for (const v1::FpEvent& event : fp_result.events()) {
-      ++stats.events[event.kind()];
-    }
-    if (fp_result.has_turn_end()) ++stats.turns;
-    MarkPublic(*state, &*result, seen);
-  }
-  ASSERT_EQ(CheckInvariants(*state), "");
-  const v1::Outcome outcome = state->Outcome();
-  ASSERT_EQ(outcome.seats_size(), seats);
-  const v1::FlamingPyramidsObservation view =
-      state->PublicView().flaming_pyramids();
-  if (view.has_winner()) {
-    ++stats.wins;
-    EXPECT_EQ(outcome.termination(), v1::TERMINATION_NORMAL);
-    EXPECT_EQ(outcome.seats(view.winner()).rank(), 1u);
-    EXPECT_EQ(outcome.seats(view.winner()).score(), 0);
-  } else {
-    EXPECT_EQ(outcome.termination(), v1::TERMINATION_MOVE_LIMIT);
-    EXPECT_EQ(view.turns_completed(), view.max_turns());
-  }
-  ++stats.games;
+  FpChecks checks(*state, check_observations, stats);
+  PlayRandomGame(*state, chooser, checks);
 }
 
 TEST(FpRandomTest, RandomGamesKeepInvariants) {
@@ -178,7 +183,7 @@ TEST(FpRandomTest, RandomGamesKeepInvariants) {
        ++seats) {
     for (bool curse : {false, true}) {
       for (int game = 0; game < 40; game += kSanitizerStride) {
-        PlayRandomGame(seats, curse, game, /*check_observations=*/false, stats);
+        PlayOneGame(seats, curse, game, /*check_observations=*/false, stats);
         if (HasFatalFailure()) return;
       }
     }
@@ -198,7 +203,7 @@ TEST(FpHiddenInfoTest, RandomGamesNeverShowHiddenTiles) {
        ++seats) {
     for (bool curse : {false, true}) {
       for (int game = 1000; game < 1004; ++game) {
-        PlayRandomGame(seats, curse, game, /*check_observations=*/true, stats);
+        PlayOneGame(seats, curse, game, /*check_observations=*/true, stats);
         if (HasFatalFailure()) return;
       }
     }

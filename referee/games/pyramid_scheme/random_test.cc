@@ -1,11 +1,12 @@
 // Pyramid Scheme: random self-play. Plays seeded games for 2, 3 and 4
 // seats, picking uniformly among the legal actions, and checks at every
 // step the rules page's invariants (all 64 Victims, 18 Police and 20 tokens
-// accounted for; every pyramid obeys the placement rules; hand limits hold),
-// the State contract (acting seat, sorted legal actions, defaults, refused
-// actions leave the state unchanged) and hidden information (every
-// observation shows its own hand, other hands only by size, the deck's top
-// card only, never an unused goal; the public view no hand at all).
+// accounted for; every pyramid obeys the placement rules; hand limits hold;
+// the decision's seat acts) and hidden information (every observation shows
+// its own hand, other hands only by size, the deck's top card only, never
+// an unused goal; the public view no hand at all). The State contract
+// (sorted legal actions, defaults, refused actions leave the state
+// unchanged, clones) is tests/conformance_test.cc's.
 #include <algorithm>
 #include <array>
 #include <cstdint>
@@ -222,173 +223,96 @@ void CheckResultLeaksNothing(const v1::PyramidSchemeResult& result,
   }
 }
 
-// A few random, mostly malformed, candidate actions.
-v1::Action RandomCandidate(RandomStream& rng) {
-  v1::PyramidSchemeAction a;
-  const int card = static_cast<int>(rng.Uniform(86));
-  const int other = static_cast<int>(rng.Uniform(86));
-  switch (rng.Uniform(11)) {
-    case 0:
-      a.mutable_take()->set_slot(rng.Uniform(4));
-      break;
-    case 1:
-      a.mutable_place()->set_card(card);
-      a.mutable_place()->set_parent(other);
-      break;
-    case 2:
-      a.mutable_use_reset();
-      break;
-    case 3:
-      a.mutable_arm_bypass();
-      break;
-    case 4:
-      a.mutable_flip()->set_card(card);
-      break;
-    case 5:
-      a.mutable_stop_flipping();
-      break;
-    case 6:
-      a.mutable_reward_target()->set_card(card);
-      break;
-    case 7:
-      a.mutable_discard_hand()->add_cards(card);
-      if (rng.Uniform(2)) a.mutable_discard_hand()->add_cards(other);
-      break;
-    case 8:
-      a.mutable_reserve_goal()->set_goal(rng.Uniform(19));
-      break;
-    case 9:
-      a.mutable_place_police()->set_parent(card);
-      break;
-    default:
-      a.mutable_end_turn();
-      break;
-  }
-  v1::Action action;
-  *action.mutable_pyramid_scheme() = a;
-  return action;
-}
+// The rules page's invariants and the redaction of every observation before
+// each decision (CheckPosition), what each result names, the outcome's
+// ranks, and what the run saw.
+class SchemeChecks : public RandomGameChecks {
+ public:
+  explicit SchemeChecks(Coverage& coverage) : coverage_(coverage) {}
 
-void PlayRandomGame(int seats, int seed, bool full_checks, Coverage& coverage) {
+  void BeforeStep(const State& state) override {
+    ++coverage_.steps;
+    const std::vector<int> acting = state.ActingSeats();
+    ASSERT_EQ(acting.size(), 1u);
+    seat_ = acting[0];
+    const v1::Observation view = state.PublicView();
+    const v1::PyramidSchemeObservation& pub = view.pyramid_scheme();
+    ASSERT_EQ(pub.decision().seat(), static_cast<uint32_t>(seat_));
+    ASSERT_TRUE(pub.board().seats(seat_).live());
+    ++coverage_.phases[pub.decision().phase()];
+    CheckPosition(state, view, bypassed_, hands_);
+    public_before_ = PublicCards(pub.board());
+  }
+
+  void AfterStep(const State& state, const v1::Result& result) override {
+    const v1::PyramidSchemeResult& own = result.pyramid_scheme();
+    CheckResultLeaksNothing(
+        own, public_before_,
+        PublicCards(state.PublicView().pyramid_scheme().board()),
+        hands_[seat_]);
+    for (const std::string& kind : EventKinds(own)) {
+      ++coverage_.events[kind];
+    }
+    for (const v1::PssEvent& event : own.events()) {
+      if (event.has_placed() && event.placed().bypass_used()) {
+        bypassed_.insert(event.placed().card().id());
+      }
+      if (event.has_reward() && !event.reward().lost()) {
+        ++coverage_.rewards[event.reward().reward()];
+      }
+      if (event.has_goal_claimed()) {
+        ++coverage_.claimed_goals[event.goal_claimed().goal()];
+      }
+      if (event.has_game_ended()) {
+        ++coverage_.end_reasons[event.game_ended().reason()];
+      }
+    }
+  }
+
+  void AtEnd(const State& state) override {
+    const v1::Observation view = state.PublicView();
+    CheckPosition(state, view, bypassed_, hands_);
+    // The outcome ranks live seats by smart-asses above eliminated ones.
+    const v1::Outcome outcome = state.Outcome();
+    const v1::PssBoard& board = view.pyramid_scheme().board();
+    std::vector<int64_t> keys;
+    for (int seat = 0; seat < state.num_seats(); ++seat) {
+      const v1::PssSeatView& seat_view = board.seats(seat);
+      const int score =
+          seat_view.live() ? static_cast<int>(seat_view.smart_asses()) : 0;
+      EXPECT_EQ(outcome.seats(seat).score(), score);
+      keys.push_back(seat_view.live()
+                         ? -int64_t{score}
+                         : 1000 - int64_t{seat_view.eliminated_order()});
+    }
+    EXPECT_THAT(Ranks(outcome),
+                ::testing::ElementsAreArray(CompetitionRanks(keys)));
+  }
+
+ private:
+  Coverage& coverage_;
+  // The Victims placed with a bypass.
+  std::set<int> bypassed_;
+  // Before the decision: its seat, every seat's hand, the public cards.
+  int seat_ = 0;
+  std::vector<std::vector<int>> hands_;
+  std::vector<int> public_before_;
+};
+
+void PlayOneGame(int seats, int seed, Coverage& coverage) {
   SCOPED_TRACE(::testing::Message() << seats << " seats, seed " << seed);
-  absl::StatusOr<std::unique_ptr<Game>> game =
-      MakeGameOf(Description(), v1::GameConfig());
-  ASSERT_TRUE(game.ok());
   Digest game_seed = Seed(0);
   game_seed[0] = static_cast<uint8_t>(seed & 0xff);
   game_seed[1] = static_cast<uint8_t>(seed >> 8);
   game_seed[31] = static_cast<uint8_t>(seats);
-  absl::StatusOr<std::unique_ptr<State>> made =
-      (*game)->NewInitialState(seats, RandomStream(game_seed));
-  ASSERT_TRUE(made.ok());
-  std::unique_ptr<State> state = *std::move(made);
+  std::unique_ptr<State> state = NewGame(seats, game_seed);
+  ASSERT_NE(state, nullptr);
   Digest choice_seed = game_seed;
   choice_seed[2] ^= 0x5a;  // The players' stream differs from the game's.
   RandomStream rng(choice_seed);
-  std::set<int> bypassed;
   ++coverage.games;
-  v1::Observation view = state->PublicView();
-  std::vector<std::vector<int>> hands;
-  for (int step = 0; !state->IsTerminal(); ++step) {
-    ASSERT_LT(step, 200000) << "game does not end";
-    ++coverage.steps;
-    const std::vector<int> acting = state->ActingSeats();
-    ASSERT_EQ(acting.size(), 1u);
-    ASSERT_FALSE(state->IsSimultaneous());
-    const int seat = acting[0];
-    const v1::PyramidSchemeObservation& pub = view.pyramid_scheme();
-    ASSERT_EQ(pub.decision().seat(), static_cast<uint32_t>(seat));
-    ASSERT_TRUE(pub.board().seats(seat).live());
-    ++coverage.phases[pub.decision().phase()];
-    const std::vector<v1::Action> legal = state->LegalActions(seat);
-    ASSERT_FALSE(legal.empty());
-    if (full_checks) {
-      CheckPosition(*state, view, bypassed, hands);
-      std::vector<std::string> bytes;
-      for (const v1::Action& action : legal) {
-        bytes.push_back(DeterministicBytes(action));
-        ASSERT_TRUE(state->ValidateAction(seat, action).ok())
-            << action.ShortDebugString();
-      }
-      for (size_t i = 1; i < bytes.size(); ++i) {
-        ASSERT_LT(bytes[i - 1], bytes[i]);
-      }
-      const std::string default_bytes =
-          DeterministicBytes(state->DefaultAction(seat));
-      EXPECT_TRUE(
-          std::binary_search(bytes.begin(), bytes.end(), default_bytes));
-      for (int other = 0; other < seats; ++other) {
-        if (other == seat) continue;
-        EXPECT_TRUE(state->LegalActions(other).empty());
-      }
-      // Candidates: valid iff listed; a refused one changes nothing.
-      bool compared = false;
-      for (int i = 0; i < 3; ++i) {
-        const v1::Action candidate = RandomCandidate(rng);
-        const bool listed = std::binary_search(bytes.begin(), bytes.end(),
-                                               DeterministicBytes(candidate));
-        const absl::Status status = state->ValidateAction(seat, candidate);
-        EXPECT_EQ(status.ok(), listed) << candidate.ShortDebugString();
-        if (status.ok()) continue;
-        EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
-        EXPECT_FALSE(Act(*state, seat, candidate).ok());
-        if (compared) continue;
-        compared = true;
-        EXPECT_EQ(DeterministicBytes(state->PublicView()),
-                  DeterministicBytes(view));
-      }
-    }
-    const v1::Action& chosen = legal[rng.Uniform(legal.size())];
-    const std::vector<int> public_before = PublicCards(pub.board());
-    std::unique_ptr<State> clone = full_checks ? state->Clone() : nullptr;
-    absl::StatusOr<v1::PyramidSchemeResult> result = Act(*state, seat, chosen);
-    ASSERT_TRUE(result.ok()) << result.status();
-    v1::Observation next = state->PublicView();
-    if (full_checks) {
-      // A clone replays to the same result and position.
-      absl::StatusOr<v1::PyramidSchemeResult> again = Act(*clone, seat, chosen);
-      ASSERT_TRUE(again.ok());
-      EXPECT_EQ(DeterministicBytes(*again), DeterministicBytes(*result));
-      EXPECT_EQ(DeterministicBytes(clone->PublicView()),
-                DeterministicBytes(next));
-      CheckResultLeaksNothing(*result, public_before,
-                              PublicCards(next.pyramid_scheme().board()),
-                              hands[seat]);
-    }
-    view = std::move(next);
-    for (const std::string& kind : EventKinds(*result)) {
-      ++coverage.events[kind];
-    }
-    for (const v1::PssEvent& event : result->events()) {
-      if (event.has_placed() && event.placed().bypass_used()) {
-        bypassed.insert(event.placed().card().id());
-      }
-      if (event.has_reward() && !event.reward().lost()) {
-        ++coverage.rewards[event.reward().reward()];
-      }
-      if (event.has_goal_claimed()) {
-        ++coverage.claimed_goals[event.goal_claimed().goal()];
-      }
-      if (event.has_game_ended()) {
-        ++coverage.end_reasons[event.game_ended().reason()];
-      }
-    }
-  }
-  if (full_checks) CheckPosition(*state, view, bypassed, hands);
-  EXPECT_TRUE(state->ActingSeats().empty());
-  // The outcome ranks live seats by smart-asses above eliminated ones.
-  const v1::Outcome outcome = state->Outcome();
-  const v1::PssBoard& board = view.pyramid_scheme().board();
-  std::vector<int64_t> keys;
-  for (int seat = 0; seat < seats; ++seat) {
-    const v1::PssSeatView& view = board.seats(seat);
-    const int score = view.live() ? static_cast<int>(view.smart_asses()) : 0;
-    EXPECT_EQ(outcome.seats(seat).score(), score);
-    keys.push_back(view.live() ? -int64_t{score}
-                               : 1000 - int64_t{view.eliminated_order()});
-  }
-  EXPECT_THAT(Ranks(outcome),
-              ::testing::ElementsAreArray(CompetitionRanks(keys)));
+  SchemeChecks checks(coverage);
+  PlayRandomGame(*state, rng, checks);
 }
 
 std::string Summary(const Coverage& coverage) {
@@ -420,8 +344,7 @@ std::string Summary(const Coverage& coverage) {
 void PlayMany(int games_per_seat_count, int first_seed, Coverage& coverage) {
   for (int seats = 2; seats <= 4; ++seats) {
     for (int i = 0; i < games_per_seat_count; ++i) {
-      PlayRandomGame(seats, first_seed + i,
-                     /*full_checks=*/true, coverage);
+      PlayOneGame(seats, first_seed + i, coverage);
       if (::testing::Test::HasFatalFailure()) return;
     }
   }

@@ -2,8 +2,10 @@
 // choosing uniformly among the legal actions, with the rules' invariants
 // checked at every step (the list: pieces conserved except those
 // removed with an eliminated colour, no live seat holds nothing, the fee as
-// the rules say) plus the interface's (legal actions sorted, unique and
-// valid, default legal, canonical = least key, clone equal).
+// the rules say; every payment option listed once, canonical = least key;
+// ranks as the rules page says). The State contract (legal actions sorted,
+// unique and valid, default legal, clones equal) is
+// tests/conformance_test.cc's.
 #include <algorithm>
 #include <cstdint>
 #include <memory>
@@ -19,11 +21,14 @@
 #include "referee/games/game.h"
 #include "referee/games/pyramid_shambo/board.h"
 #include "referee/games/pyramid_shambo/game.h"
+#include "referee/games/testing.h"
 #include "tests/sanitizers.h"
 
 namespace pyramid {
 namespace {
 
+using game_testing::PlayRandomGame;
+using game_testing::RandomGameChecks;
 using shambo::Bit;
 using shambo::PaymentOption;
 using shambo::PieceSet;
@@ -96,27 +101,15 @@ void CheckPosition(const v1::PyramidShamboObservation& view) {
       << "pieces not conserved (beyond eliminated colours)";
 }
 
-void CheckLegal(const State& state, int seat,
-                const std::vector<v1::Action>& legal, Stats& stats) {
-  ASSERT_FALSE(legal.empty());
-  for (size_t i = 0; i < legal.size(); ++i) {
-    if (i > 0) {
-      ASSERT_LT(legal[i - 1].SerializeAsString(), legal[i].SerializeAsString());
-    }
-    ASSERT_TRUE(state.ValidateAction(seat, legal[i]).ok())
-        << state.ValidateAction(seat, legal[i]);
-  }
-  ASSERT_TRUE(state.ValidateAction(seat, state.DefaultAction(seat)).ok());
-  const std::optional<v1::Action> sole = state.SoleLegalAction(seat);
-  ASSERT_EQ(sole.has_value(),
-            legal.size() == 1 && state.ActingSeats().size() == 1);
-  if (sole.has_value()) {
-    ASSERT_EQ(sole->SerializeAsString(), legal[0].SerializeAsString());
-  }
+// In a payment, the legal actions are every explicit option once, plus
+// `canonical` when there are several, and the default pays the option of
+// least key.
+void CheckPaymentOptions(const State& state, int seat, Stats& stats) {
   const v1::PyramidShamboObservation view = state.PublicView().pyramid_shambo();
   if (view.phase() != v1::SHAMBO_PHASE_PAYMENT) return;
   stats.max_options = std::max(stats.max_options, view.payment().options());
-  // Every explicit option once, plus `canonical` when there are several.
+  const std::vector<v1::Action> legal = state.LegalActions(seat);
+  ASSERT_FALSE(legal.empty()) << "random games stay under the listing limit";
   std::vector<PaymentOption> options;
   for (const v1::Action& action : legal) {
     if (action.pyramid_shambo().kind_case() ==
@@ -232,8 +225,51 @@ void CheckRanks(const v1::PyramidShamboObservation& end,
   }
 }
 
-void PlayRandomGame(int num_seats, uint32_t game_index, uint32_t max_throws,
-                    Stats& stats) {
+// The rules' invariants on every position, payment options, result and
+// ranking, and the run's statistics.
+class ShamboChecks : public RandomGameChecks {
+ public:
+  explicit ShamboChecks(Stats& stats) : stats_(stats) {}
+
+  void BeforeStep(const State& state) override {
+    ++stats_.steps;
+    before_ = state.PublicView().pyramid_shambo();
+    ASSERT_NO_FATAL_FAILURE(CheckPosition(before_));
+    // Only the throw is simultaneous, and it is the two seats'.
+    const std::vector<int> acting = state.ActingSeats();
+    ASSERT_EQ(state.IsSimultaneous(), acting.size() == 2);
+    for (int seat : acting) {
+      ASSERT_NO_FATAL_FAILURE(CheckPaymentOptions(state, seat, stats_));
+    }
+    ASSERT_NO_FATAL_FAILURE(
+        CheckRanks(before_, state.StoppedOutcome(), /*final=*/false));
+  }
+
+  void AfterStep(const State& state, const v1::Result& result) override {
+    ASSERT_NO_FATAL_FAILURE(CheckResult(before_, result.pyramid_shambo(),
+                                        state.num_seats(), stats_));
+  }
+
+  void AtEnd(const State& state) override {
+    const v1::PyramidShamboObservation end =
+        state.PublicView().pyramid_shambo();
+    ASSERT_NO_FATAL_FAILURE(CheckPosition(end));
+    stats_.max_throws_in_game =
+        std::max(stats_.max_throws_in_game, end.throws_made());
+    const v1::Outcome outcome = state.Outcome();
+    ASSERT_NO_FATAL_FAILURE(CheckRanks(end, outcome, /*final=*/true));
+    if (outcome.termination() == v1::TERMINATION_MOVE_LIMIT) ++stats_.limited;
+    ++stats_.games;
+  }
+
+ private:
+  Stats& stats_;
+  // The public view before the decision.
+  v1::PyramidShamboObservation before_;
+};
+
+void PlayOneGame(int num_seats, uint32_t game_index, uint32_t max_throws,
+                 Stats& stats) {
   v1::GameConfig config;
   config.set_game("pyramid_shambo");
   if (max_throws != 0) {
@@ -242,54 +278,12 @@ void PlayRandomGame(int num_seats, uint32_t game_index, uint32_t max_throws,
   absl::StatusOr<std::unique_ptr<Game>> game =
       MakeGameOf(shambo::Description(), config);
   ASSERT_TRUE(game.ok());
-  absl::StatusOr<std::unique_ptr<State>> made = (*game)->NewInitialState(
+  absl::StatusOr<std::unique_ptr<State>> state = (*game)->NewInitialState(
       num_seats, RandomStream(Seed(game_index, num_seats)));
-  ASSERT_TRUE(made.ok());
-  std::unique_ptr<State> state = *std::move(made);
+  ASSERT_TRUE(state.ok());
   RandomStream chooser(Seed(game_index, 1000 + num_seats));
-  while (!state->IsTerminal()) {
-    ++stats.steps;
-    const v1::PyramidShamboObservation before =
-        state->PublicView().pyramid_shambo();
-    ASSERT_NO_FATAL_FAILURE(CheckPosition(before));
-    const std::vector<int> acting = state->ActingSeats();
-    ASSERT_FALSE(acting.empty());
-    ASSERT_EQ(state->IsSimultaneous(), acting.size() == 2);
-    std::vector<SeatAction> actions;
-    for (int seat : acting) {
-      const std::vector<v1::Action> legal = state->LegalActions(seat);
-      ASSERT_NO_FATAL_FAILURE(CheckLegal(*state, seat, legal, stats));
-      actions.push_back({seat, legal[chooser.Uniform(legal.size())]});
-    }
-    for (int seat = 0; seat < num_seats; ++seat) {
-      if (std::find(acting.begin(), acting.end(), seat) != acting.end()) {
-        continue;
-      }
-      ASSERT_EQ(
-          state->ValidateAction(seat, state->DefaultAction(acting[0])).code(),
-          absl::StatusCode::kFailedPrecondition);
-    }
-    ASSERT_NO_FATAL_FAILURE(
-        CheckRanks(before, state->StoppedOutcome(), /*final=*/false));
-    std::unique_ptr<State> clone = state->Clone();
-    absl::StatusOr<v1::Result> result = state->Apply(actions);
-    ASSERT_TRUE(result.ok()) << result.status();
-    absl::StatusOr<v1::Result> again = clone->Apply(actions);
-    ASSERT_TRUE(again.ok());
-    ASSERT_EQ(result->SerializeAsString(), again->SerializeAsString());
-    ASSERT_EQ(state->PublicView().SerializeAsString(),
-              clone->PublicView().SerializeAsString());
-    ASSERT_NO_FATAL_FAILURE(
-        CheckResult(before, result->pyramid_shambo(), num_seats, stats));
-  }
-  const v1::PyramidShamboObservation end = state->PublicView().pyramid_shambo();
-  ASSERT_NO_FATAL_FAILURE(CheckPosition(end));
-  stats.max_throws_in_game =
-      std::max(stats.max_throws_in_game, end.throws_made());
-  const v1::Outcome outcome = state->Outcome();
-  ASSERT_NO_FATAL_FAILURE(CheckRanks(end, outcome, /*final=*/true));
-  if (outcome.termination() == v1::TERMINATION_MOVE_LIMIT) ++stats.limited;
-  ++stats.games;
+  ShamboChecks checks(stats);
+  PlayRandomGame(**state, chooser, checks);
 }
 
 TEST(ShamboRandomTest, InvariantsHoldInSeededRandomGames) {
@@ -300,7 +294,7 @@ TEST(ShamboRandomTest, InvariantsHoldInSeededRandomGames) {
   for (int seats = 2; seats <= 10; ++seats) {
     for (uint32_t game = 0; game < kGamesPerSeatCount;
          game += kSanitizerStride) {
-      ASSERT_NO_FATAL_FAILURE(PlayRandomGame(seats, game, 0, stats))
+      ASSERT_NO_FATAL_FAILURE(PlayOneGame(seats, game, 0, stats))
           << seats << " seats, game " << game;
       ++games;
     }
@@ -337,7 +331,7 @@ TEST(ShamboRandomTest, MoveLimitEndsAndRanksRandomGames) {
     for (uint32_t game = 0; game < 8; ++game) {
       const uint32_t max_throws = 1 + (game * 7 + seats) % 40;
       ASSERT_NO_FATAL_FAILURE(
-          PlayRandomGame(seats, 5000 + game, max_throws, stats))
+          PlayOneGame(seats, 5000 + game, max_throws, stats))
           << seats << " seats, game " << game;
     }
   }

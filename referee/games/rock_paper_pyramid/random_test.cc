@@ -1,6 +1,8 @@
-// Random Rock, Paper, Pyramid! games keep the rules' invariants.
+// Random Rock, Paper, Pyramid! games keep the rules' invariants (the State
+// contract is tests/conformance_test.cc's).
+#include <cstdint>
 #include <memory>
-#include <set>
+#include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -11,36 +13,27 @@ namespace {
 
 using namespace ::pyramid::rpp::testing;  // NOLINT: the game's test helpers
 
-TEST(RppStateTest, RandomPlayoutsKeepInvariants) {
-  for (uint8_t seed = 0; seed < 20; ++seed) {
-    const bool red = seed % 2 == 1;
-    const v1::RppWinnerTakes mode =
-        seed % 4 < 2 ? v1::RPP_TAKES_CAPTURED : v1::RPP_TAKES_ALL;
-    std::unique_ptr<State> state = NewState(Config(mode, red), seed);
-    RandomStream choices(Seed(static_cast<uint8_t>(100 + seed)));
-    int rounds = 0;
-    int scored_pieces = 0;
-    while (!state->IsTerminal()) {
-      std::vector<SeatAction> actions;
-      for (int seat : state->ActingSeats()) {
-        const std::vector<v1::Action> legal = state->LegalActions(seat);
-        actions.push_back({seat, legal[choices.Uniform(legal.size())]});
-      }
-      absl::StatusOr<v1::Result> result = state->Apply(actions);
-      ASSERT_TRUE(result.ok()) << result.status();
-      const v1::RockPaperPyramidRoundResult& round =
-          result->rock_paper_pyramid();
-      scored_pieces += round.captures_size() + round.kept_size();
-      if (round.resolution() != v1::RPP_CAPTURES) {
-        EXPECT_THAT(round.captures(), IsEmpty());
-      } else {
-        EXPECT_THAT(round.captures(), ::testing::Not(IsEmpty()));
-      }
-      ++rounds;
+// Every round captures iff it resolves as captures; the game lasts its
+// rounds; scores are the scored pieces' points and rank the seats.
+class RppChecks : public RandomGameChecks {
+ public:
+  explicit RppChecks(bool red) : red_(red) {}
+
+  void AfterStep(const State& state, const v1::Result& result) override {
+    const v1::RockPaperPyramidRoundResult& round = result.rock_paper_pyramid();
+    scored_pieces_ += round.captures_size() + round.kept_size();
+    if (round.resolution() != v1::RPP_CAPTURES) {
+      EXPECT_THAT(round.captures(), IsEmpty());
+    } else {
+      EXPECT_THAT(round.captures(), ::testing::Not(IsEmpty()));
     }
-    EXPECT_EQ(rounds, red ? 10 : 9);
-    const v1::Observation view = state->PublicView();
-    const v1::Outcome outcome = state->Outcome();
+    ++rounds_;
+  }
+
+  void AtEnd(const State& state) override {
+    EXPECT_EQ(rounds_, red_ ? 10 : 9);
+    const v1::Observation view = state.PublicView();
+    const v1::Outcome outcome = state.Outcome();
     std::vector<int64_t> keys;
     int total_scored = 0;
     for (int seat = 0; seat < 3; ++seat) {
@@ -54,9 +47,28 @@ TEST(RppStateTest, RandomPlayoutsKeepInvariants) {
       keys.push_back(-int64_t{tally.score()});
       total_scored += tally.scored_size();
     }
-    EXPECT_EQ(total_scored, scored_pieces);
+    EXPECT_EQ(total_scored, scored_pieces_);
     EXPECT_THAT(Ranks(outcome),
                 ::testing::ElementsAreArray(CompetitionRanks(keys)));
+  }
+
+ private:
+  bool red_;
+  int rounds_ = 0;
+  int scored_pieces_ = 0;
+};
+
+TEST(RppStateTest, RandomPlayoutsKeepInvariants) {
+  for (uint8_t seed = 0; seed < 20; ++seed) {
+    const bool red = seed % 2 == 1;
+    const v1::RppWinnerTakes mode =
+        seed % 4 < 2 ? v1::RPP_TAKES_CAPTURED : v1::RPP_TAKES_ALL;
+    std::unique_ptr<State> state = NewState(Config(mode, red), seed);
+    ASSERT_NE(state, nullptr);
+    RandomStream choices(Seed(static_cast<uint8_t>(100 + seed)));
+    RppChecks checks(red);
+    PlayRandomGame(*state, choices, checks);
+    if (HasFatalFailure()) return;
   }
 }
 
