@@ -213,17 +213,27 @@ absl::Status CheckRulesVersion(const GameDescription& game, uint32_t asked) {
       ")"));
 }
 
-absl::StatusOr<std::unique_ptr<Game>> MakeGameOf(
-    const GameDescription& description, const v1::GameConfig& config,
-    uint32_t rules_version) {
+absl::StatusOr<ResolvedConfig> ResolveConfig(const GameDescription& description,
+                                             const v1::GameConfig& config,
+                                             uint32_t rules_version) {
   if (absl::Status s = CheckRulesVersion(description, rules_version); !s.ok()) {
     return s;
   }
   absl::StatusOr<OptionValues> options = ResolveOptions(description, config);
   if (!options.ok()) return options.status();
-  return description.make(*options, rules_version == 0
-                                        ? description.latest_rules_version()
-                                        : rules_version);
+  return ResolvedConfig{
+      .options = *std::move(options),
+      .rules_version = rules_version == 0 ? description.latest_rules_version()
+                                          : rules_version};
+}
+
+absl::StatusOr<std::unique_ptr<Game>> MakeGameOf(
+    const GameDescription& description, const v1::GameConfig& config,
+    uint32_t rules_version) {
+  absl::StatusOr<ResolvedConfig> resolved =
+      ResolveConfig(description, config, rules_version);
+  if (!resolved.ok()) return resolved.status();
+  return description.make(resolved->options, resolved->rules_version);
 }
 
 }  // namespace pyramid

@@ -229,6 +229,17 @@ absl::StatusOr<std::unique_ptr<Game>> MakeGameOf(
     const GameDescription& description, const v1::GameConfig& config,
     uint32_t rules_version = 0);
 
+// What MakeGameOf makes the game from: the options (ResolveOptions) and
+// the rules version played (never 0). Errors as MakeGameOf's. For a
+// game's test positions, which take a config as a game does.
+struct ResolvedConfig {
+  OptionValues options;
+  uint32_t rules_version = 0;
+};
+absl::StatusOr<ResolvedConfig> ResolveConfig(const GameDescription& description,
+                                             const v1::GameConfig& config,
+                                             uint32_t rules_version = 0);
+
 // Parses the action bytes a seat revealed (already within
 // game.max_action_bytes()). INVALID_ARGUMENT when they are not an Action
 // or hold a field this version of the protocol does not define, at any

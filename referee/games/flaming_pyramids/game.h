@@ -71,7 +71,7 @@ struct Position {
 // when a tile appears twice or is out of range, a seat count, seat or count
 // is out of range, a hand is empty (in play a seat holding no tile has
 // won), or a non-empty table has no row-0 tile.
-// `rules_version` as for MakeFlamingPyramids.
+// `rules_version` as for MakeGameOf (0: the latest).
 absl::StatusOr<std::unique_ptr<State>> NewStateForTesting(
     const v1::GameConfig& config, const Position& position,
     uint32_t rules_version = 0);

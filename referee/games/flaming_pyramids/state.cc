@@ -317,15 +317,10 @@ absl::Status CheckPosition(const Options& options, Position& position) {
 absl::StatusOr<std::unique_ptr<State>> NewStateForTesting(
     const v1::GameConfig& config, const Position& position,
     uint32_t rules_version) {
-  if (absl::Status s = CheckRulesVersion(Description(), rules_version);
-      !s.ok()) {
-    return s;
-  }
-  absl::StatusOr<OptionValues> values = ResolveOptions(Description(), config);
-  if (!values.ok()) return values.status();
-  const Options options = ToOptions(
-      *values, rules_version == 0 ? Description().latest_rules_version()
-                                  : rules_version);
+  absl::StatusOr<ResolvedConfig> resolved =
+      ResolveConfig(Description(), config, rules_version);
+  if (!resolved.ok()) return resolved.status();
+  const Options options = ToOptions(resolved->options, resolved->rules_version);
   Position checked = position;
   if (absl::Status status = CheckPosition(options, checked); !status.ok()) {
     return absl::InvalidArgumentError(
