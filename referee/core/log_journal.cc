@@ -342,15 +342,21 @@ ParsedJournal ParseJournal(std::string_view file) {
   return parsed;
 }
 
-absl::StatusOr<std::unique_ptr<LogJournal>> LogJournal::Open(
-    const std::string& dir, Options options) {
+namespace {
+
+// A journal file: its generation and its path.
+using JournalFile = std::pair<uint64_t, std::string>;
+
+// The journal files in `dir` (created if missing), oldest first.
+absl::StatusOr<std::vector<JournalFile>> ListJournalFiles(
+    const std::string& dir) {
   std::error_code error;
   std::filesystem::create_directories(dir, error);
   if (error) {
     return absl::FailedPreconditionError(absl::StrCat(
         "cannot create the journal directory ", dir, ": ", error.message()));
   }
-  std::vector<std::pair<uint64_t, std::string>> files;
+  std::vector<JournalFile> files;
   for (const auto& item : std::filesystem::directory_iterator(dir, error)) {
     uint64_t generation = 0;
     if (IsJournalName(item.path().filename().string(), generation)) {
@@ -362,23 +368,33 @@ absl::StatusOr<std::unique_ptr<LogJournal>> LogJournal::Open(
         "cannot read the journal directory ", dir, ": ", error.message()));
   }
   std::sort(files.begin(), files.end());
-  Recovery recovery;
-  // Every file is read before any entry is applied, and each log's entries
-  // are applied in the order of their offsets: the order they were
-  // committed in may differ (two syncs of one log that run on two threads
-  // can reach the journal in either order, even in two files).
+  return files;
+}
+
+// The entries of a journal's files, each log's in the order of their
+// offsets: the order they were committed in may differ (two syncs of one
+// log that run on two threads can reach the journal in either order, even
+// in two files).
+struct JournalEntries {
   struct Found {
-    const std::string* file;  // The journal file, for messages.
-    JournalEntry entry;
+    const std::string* file;  // The journal file's path, for messages.
+    JournalEntry entry;       // A view into `contents`.
   };
-  std::vector<std::string> contents;
-  contents.reserve(files.size());  // The entries are views into them.
+  std::vector<std::string> contents;  // The files' bytes.
   std::vector<Found> found;
+};
+
+// Reads and parses every file of `files` into `entries` (a file's torn or
+// damaged tail noted in `recovery`).
+absl::Status ReadJournalFiles(const std::vector<JournalFile>& files,
+                              JournalEntries& entries,
+                              LogJournal::Recovery& recovery) {
+  entries.contents.reserve(files.size());  // The entries are views into them.
   for (const auto& [generation, path] : files) {
     absl::StatusOr<std::string> read = ReadFileToString(path);
     if (!read.ok()) return read.status();
-    contents.push_back(*std::move(read));
-    ParsedJournal parsed = ParseJournal(contents.back());
+    entries.contents.push_back(*std::move(read));
+    ParsedJournal parsed = ParseJournal(entries.contents.back());
     ++recovery.files;
     if (!parsed.stopped.empty()) {
       recovery.notes.push_back(absl::StrCat(path, ": ", parsed.stopped,
@@ -386,17 +402,26 @@ absl::StatusOr<std::unique_ptr<LogJournal>> LogJournal::Open(
                                             ", ignored from there"));
     }
     for (const JournalEntry& entry : parsed.entries) {
-      found.push_back({&path, entry});
+      entries.found.push_back({&path, entry});
     }
   }
-  std::stable_sort(found.begin(), found.end(),
-                   [](const Found& a, const Found& b) {
-                     return std::tie(a.entry.path, a.entry.offset) <
-                            std::tie(b.entry.path, b.entry.offset);
-                   });
+  std::stable_sort(
+      entries.found.begin(), entries.found.end(),
+      [](const JournalEntries::Found& a, const JournalEntries::Found& b) {
+        return std::tie(a.entry.path, a.entry.offset) <
+               std::tie(b.entry.path, b.entry.offset);
+      });
+  return absl::OkStatus();
+}
+
+// Writes every entry into its log where the log lacks its bytes, then
+// syncs the file systems of every log named.
+absl::Status ApplyJournalEntries(const std::string& dir,
+                                 const JournalEntries& entries,
+                                 LogJournal::Recovery& recovery) {
   std::set<std::string> repaired;
   std::set<std::string> log_dirs;
-  for (const Found& f : found) {
+  for (const JournalEntries::Found& f : entries.found) {
     bool changed = false;
     if (absl::Status s = ApplyEntry(f.entry, changed); !s.ok()) {
       return absl::DataLossError(
@@ -418,22 +443,45 @@ absl::StatusOr<std::unique_ptr<LogJournal>> LogJournal::Open(
         s.message(), "); the journal is kept"));
   }
   recovery.log_directories_synced = static_cast<int>(log_dirs.size());
+  recovery.logs_repaired = static_cast<int>(repaired.size());
+  return absl::OkStatus();
+}
+
+// Deletes the journal files `files` of `dir`, durably.
+absl::Status DeleteJournalFiles(const std::string& dir,
+                                const std::vector<JournalFile>& files) {
   for (const auto& [generation, path] : files) {
     if (unlink(path.c_str()) != 0) {
       return absl::InternalError(Errno("cannot delete the journal file", path));
     }
   }
-  if (!files.empty()) {
-    if (absl::Status s = SyncDirectory(dir); !s.ok()) return s;
+  if (files.empty()) return absl::OkStatus();
+  return SyncDirectory(dir);
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<LogJournal>> LogJournal::Open(
+    const std::string& dir, Options options) {
+  absl::StatusOr<std::vector<JournalFile>> files = ListJournalFiles(dir);
+  if (!files.ok()) return files.status();
+  // Every file is read before any entry is applied.
+  Recovery recovery;
+  JournalEntries entries;
+  if (absl::Status s = ReadJournalFiles(*files, entries, recovery); !s.ok()) {
+    return s;
   }
-  recovery.logs_repaired = static_cast<int>(repaired.size());
+  if (absl::Status s = ApplyJournalEntries(dir, entries, recovery); !s.ok()) {
+    return s;
+  }
+  if (absl::Status s = DeleteJournalFiles(dir, *files); !s.ok()) return s;
   auto journal = std::unique_ptr<LogJournal>(
       new LogJournal(dir, std::move(options), std::move(recovery)));
   // The first file is made for the first commit: a journal that is only
   // replayed (the referee opens it whatever its flags) writes nothing.
   {
     absl::MutexLock lock(&journal->mu_);
-    journal->generation_ = files.empty() ? 0 : files.back().first;
+    journal->generation_ = files->empty() ? 0 : files->back().first;
   }
   journal->writer_ = std::thread([j = journal.get()] { j->WriteLoop(); });
   journal->retirer_ = std::thread([j = journal.get()] { j->RetireLoop(); });
