@@ -16,7 +16,6 @@
 #include "google/protobuf/util/message_differencer.h"
 #include "referee/crypto/bytes.h"
 #include "referee/crypto/protocol.h"
-#include "referee/crypto/sha256.h"
 #include "referee/games/registry.h"
 
 namespace pyramid {
@@ -88,6 +87,11 @@ Lobby::Lobby(LobbyOptions options)
   Principal admin;
   admin.kind = Principal::Kind::kAdmin;
   tokens_.AddRaw(options_.admin_token, admin);
+  if (options_.tlog != nullptr) {
+    sealed_logs_ = std::make_unique<SealedLogQueue>(
+        options_.tlog.get(), options_.checkpoint_every_matches,
+        options_.messages);
+  }
   scheduler_ =
       std::make_unique<DeadlineScheduler>([this](const std::string& match_id) {
         std::shared_ptr<MatchHost> host;
@@ -131,61 +135,8 @@ void Lobby::CheckpointLoop() {
                                     options_.checkpoint_every)) {
     SayIfFailed(RecordUnrecorded());
     if (options_.tlog == nullptr) continue;
-    EnterWaiting();
+    sealed_logs_->EnterWaiting();
     SayIfFailed(options_.tlog->CheckpointIfGrown().status());
-  }
-}
-
-absl::Status Lobby::EnterSealedLog(const std::string& match_id,
-                                   const std::string& log_path) {
-  TransparencyLog* tlog = options_.tlog.get();
-  if (tlog == nullptr) return absl::OkStatus();
-  absl::StatusOr<std::string> bytes = ReadFileToString(log_path);
-  if (!bytes.ok()) return bytes.status();
-  if (absl::StatusOr<TlogLeaf> leaf = tlog->Append(match_id, Sha256(*bytes));
-      !leaf.ok()) {
-    return leaf.status();
-  }
-  if (options_.checkpoint_every_matches != 0 &&
-      tlog->unsigned_leaves() >= options_.checkpoint_every_matches) {
-    return tlog->CheckpointIfGrown().status();
-  }
-  return absl::OkStatus();
-}
-
-bool Lobby::EnterInOrder(const std::string& match_id,
-                         const std::string& log_path) {
-  absl::MutexLock lock(&unentered_mu_);
-  unentered_.emplace_back(match_id, log_path);
-  EnterWaitingLocked();
-  return unentered_.empty() || unentered_.back().first != match_id;
-}
-
-void Lobby::EnterWaiting() {
-  absl::MutexLock lock(&unentered_mu_);
-  EnterWaitingLocked();
-}
-
-void Lobby::EnterWaitingLocked() {
-  while (!unentered_.empty()) {
-    const auto& [match_id, log_path] = unentered_.front();
-    const absl::Status s = EnterSealedLog(match_id, log_path);
-    if (!s.ok() && !absl::IsFailedPrecondition(s)) {
-      Say(absl::StrCat(
-          "match ", match_id,
-          ": not entered in the transparency log yet (tried again at the "
-          "next match end or checkpoint): ",
-          s.message()));
-      return;
-    }
-    // FAILED_PRECONDITION: the tree holds the match under another hash, or
-    // the hash under another match; no later try can change that.
-    if (!s.ok()) {
-      Say(absl::StrCat(
-          "match ", match_id,
-          ": never entered in the transparency log: ", s.message()));
-    }
-    unentered_.pop_front();
   }
 }
 
@@ -600,7 +551,7 @@ void Lobby::Host(std::shared_ptr<MatchHost> host,
         // the two, the match resumes as finished and is entered again (which
         // changes nothing).
         if (info.status() == v1::MATCH_FINISHED && options_.tlog != nullptr) {
-          EnterInOrder(info.match_id(), log_path);
+          sealed_logs_->Enter(info.match_id(), log_path);
         }
         const absl::Status recorded =
             options_.registry->EndMatch(info, info.broken_reason());
@@ -1013,7 +964,7 @@ void Lobby::SuspendAll() {
     host->Suspend();
     // Sealed, its end may wait for the seal's sync: once that is done, its
     // log is entered in the transparency log (or waits for its entry, in
-    // unentered_), before the checkpoint below is signed.
+    // sealed_logs_), before the checkpoint below is signed.
     if (!host->finished()) continue;
     absl::Notification over;
     host->CallWhenOver([&over] { over.Notify(); });
@@ -1021,7 +972,7 @@ void Lobby::SuspendAll() {
   }
   SayIfFailed(RecordUnrecorded());
   if (options_.tlog != nullptr) {
-    EnterWaiting();
+    sealed_logs_->EnterWaiting();
     SayIfFailed(options_.tlog->CheckpointIfGrown().status());
   }
 }

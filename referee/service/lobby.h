@@ -5,7 +5,6 @@
 #define PYRAMID_REFEREE_SERVICE_LOBBY_H_
 
 #include <atomic>
-#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -33,6 +32,7 @@
 #include "referee/service/messages.h"
 #include "referee/service/registry.h"
 #include "referee/service/request_ids.h"
+#include "referee/service/sealed_log_queue.h"
 #include "referee/service/sync_pool.h"
 #include "referee/service/token.h"
 #include "referee/service/transparency_log.h"
@@ -322,20 +322,6 @@ class Lobby {
   // otherwise.
   absl::Status RegistryWriteFailed(absl::string_view doing,
                                    const absl::Status& failure);
-  // Enters the sealed log of `match_id` in the transparency log (and signs
-  // a checkpoint when enough are waiting for one).
-  absl::Status EnterSealedLog(const std::string& match_id,
-                              const std::string& log_path);
-  // Enters the sealed log of `match_id` after those still waiting for their
-  // entry; returns whether it is entered now. One that cannot be entered
-  // (the transparency log's disk full, its database locked by a reader)
-  // waits, in the order the matches ended, for the next try: the next
-  // match's end, the checkpointer's next round, SuspendAll, and at the
-  // latest recovery at the next start.
-  bool EnterInOrder(const std::string& match_id, const std::string& log_path);
-  // Enters the logs still waiting, in order, up to the first that fails.
-  void EnterWaiting();
-  void EnterWaitingLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(unentered_mu_);
   // The checkpointer thread: every options_.checkpoint_every, records the
   // ends the registry could not record yet, enters the logs waiting for
   // their entry and signs a checkpoint if the tree grew.
@@ -386,11 +372,11 @@ class Lobby {
   // The last log write failure; empty when logs can be written.
   std::string write_failure_ ABSL_GUARDED_BY(write_mu_);
 
-  absl::Mutex unentered_mu_;
-  // (match id, log path) of sealed logs not yet in the transparency log,
-  // in the order the matches ended.
-  std::deque<std::pair<std::string, std::string>> unentered_
-      ABSL_GUARDED_BY(unentered_mu_);
+  // The sealed logs entered in options_.tlog (null when it is): one that
+  // cannot be entered waits for the next try, the next match's end, the
+  // checkpointer's next round, SuspendAll, and at the latest recovery at
+  // the next start.
+  std::unique_ptr<SealedLogQueue> sealed_logs_;
 
   absl::Mutex stop_mu_;
   bool stopping_ ABSL_GUARDED_BY(stop_mu_) = false;

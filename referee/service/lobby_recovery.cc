@@ -61,7 +61,7 @@ void Lobby::RecoverEnded(const StoredMatch& stored, RecoveryReport& report) {
   // crash lost) is entered now.
   if (info.status() == v1::MATCH_FINISHED && options_.tlog != nullptr &&
       !options_.tlog->Contains(info.match_id()) &&
-      EnterInOrder(info.match_id(), stored.log_path)) {
+      sealed_logs_->Enter(info.match_id(), stored.log_path)) {
     ++report.entered;
   }
   ++report.finished;

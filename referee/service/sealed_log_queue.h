@@ -1,0 +1,58 @@
+// The sealed match logs a Lobby enters in its transparency log
+// (docs/transparency-log.md), in the order their matches ended: a log that
+// cannot be entered now (the transparency log's disk full, its database
+// locked by a reader) waits, and so do the logs after it, for the next try.
+// Thread-safe.
+#ifndef PYRAMID_REFEREE_SERVICE_SEALED_LOG_QUEUE_H_
+#define PYRAMID_REFEREE_SERVICE_SEALED_LOG_QUEUE_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/synchronization/mutex.h"
+#include "referee/service/messages.h"
+#include "referee/service/transparency_log.h"
+
+namespace pyramid {
+
+class SealedLogQueue {
+ public:
+  // Enters logs in `tlog` (which must outlive the queue), signing a
+  // checkpoint once `checkpoint_every_matches` leaves are not covered by
+  // one (0: never on that account); says in `messages` why a log waits, or
+  // why it is never entered.
+  SealedLogQueue(TransparencyLog* tlog, uint32_t checkpoint_every_matches,
+                 MessageSink messages);
+
+  // Enters the sealed log of `match_id` (the file `log_path`) after those
+  // still waiting; returns whether it is entered now. One that cannot be
+  // entered waits for the next Enter or EnterWaiting. One the tree can
+  // never take (it holds the match under another hash, or the hash under
+  // another match) is dropped.
+  bool Enter(const std::string& match_id, const std::string& log_path);
+  // Enters the logs still waiting, in order, up to the first that fails.
+  void EnterWaiting();
+  // How many logs wait.
+  size_t waiting() const;
+
+ private:
+  absl::Status EnterOne(const std::string& match_id,
+                        const std::string& log_path);
+  void EnterWaitingLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  TransparencyLog* const tlog_;
+  const uint32_t checkpoint_every_matches_;
+  const MessageSink messages_;
+  mutable absl::Mutex mu_;
+  // (match id, log path) of the logs waiting, in the order the matches
+  // ended.
+  std::deque<std::pair<std::string, std::string>> waiting_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace pyramid
+
+#endif  // PYRAMID_REFEREE_SERVICE_SEALED_LOG_QUEUE_H_
