@@ -32,6 +32,8 @@
 #include "absl/strings/str_cat.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/grpcpp.h"
+#include "referee/cli/accept_guard.h"
+#include "referee/cli/library_log.h"
 #include "referee/cli/listen_address.h"
 #include "referee/cli/program.h"
 #include "referee/cli/start_rollback.h"
@@ -170,6 +172,16 @@ ABSL_FLAG(uint32_t, ack_hold_ms, 250,
           "How long a Play stream with the feature batch (a seat's or a "
           "bot's) may hold back an acknowledgement (CommitAck, RevealAck) for "
           "the next message of that match to carry it (0: never).");
+ABSL_FLAG(uint32_t, handshake_timeout_s, 20,
+          "A connection that has not completed its TLS handshake and sent "
+          "HTTP/2's opening (the client preface and SETTINGS) this many "
+          "seconds after it was accepted is closed, freeing its file "
+          "descriptor (at least 1).");
+ABSL_FLAG(uint32_t, max_connection_idle_s, 900,
+          "A connection with no call open (no Play, Watch or other stream) "
+          "for this many seconds is closed with a GOAWAY, freeing its file "
+          "descriptor; gRPC clients connect again at their next call (0: "
+          "never).");
 ABSL_FLAG(uint32_t, watch_queue_bytes, 32 << 10,
           "Bytes of events a watcher may have unsent; one that falls further "
           "behind loses them and gets a fresh snapshot instead.");
@@ -330,6 +342,21 @@ absl::Status CheckFlags() {
         "--max_health_watchers must be at least 1, not 0 (0 would refuse "
         "every health Watch)");
   }
+  // In milliseconds, both must fit gRPC's int channel arguments.
+  constexpr uint32_t kMaxHandshakeTimeoutS = 3600;
+  if (const uint32_t handshake = absl::GetFlag(FLAGS_handshake_timeout_s);
+      handshake < 1 || handshake > kMaxHandshakeTimeoutS) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--handshake_timeout_s is 1 to ", kMaxHandshakeTimeoutS,
+                     ", not ", handshake));
+  }
+  constexpr uint32_t kMaxConnectionIdleS = 86400;
+  if (const uint32_t idle = absl::GetFlag(FLAGS_max_connection_idle_s);
+      idle > kMaxConnectionIdleS) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--max_connection_idle_s is 0 to ", kMaxConnectionIdleS,
+                     ", not ", idle));
+  }
   // Below 4 the pollers could leave no thread for a stream.
   constexpr int kMinReflectionThreads = 4, kMaxReflectionThreads = 4096;
   const int reflection_threads = absl::GetFlag(FLAGS_max_reflection_threads);
@@ -473,6 +500,17 @@ absl::StatusOr<std::unique_ptr<grpc::Server>> Serve(RefereeService& referee,
   // an address already served would share its connections unnoticed: an
   // address in use is an error instead.
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
+  // A connection costs a file descriptor (accept_guard.h keeps the last of
+  // them for the referee's files): one that never completes its opening,
+  // or that holds no call for long, gives it back (docs/protocol.md).
+  builder.AddChannelArgument(
+      GRPC_ARG_SERVER_HANDSHAKE_TIMEOUT_MS,
+      static_cast<int>(absl::GetFlag(FLAGS_handshake_timeout_s) * 1000));
+  if (const uint32_t idle = absl::GetFlag(FLAGS_max_connection_idle_s);
+      idle > 0) {
+    builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_IDLE_MS,
+                               static_cast<int>(idle * 1000));  // CheckFlags.
+  }
   // Server reflection, on gRPC's synchronous API, would start a thread per
   // open stream without bound; Play, Watch and the rest run on our own
   // queues and gRPC's callback threads, which this quota leaves alone.
@@ -509,6 +547,7 @@ absl::StatusOr<std::unique_ptr<grpc::Server>> Serve(RefereeService& referee,
 }
 
 void PrintBanner(int port, const Paths& paths, const Lobby& lobby,
+                 const AcceptGuardSettings& descriptors,
                  const std::string& admin_source,
                  const RecoveryReport& recovered,
                  const LogJournal::Recovery& journal,
@@ -539,12 +578,29 @@ void PrintBanner(int port, const Paths& paths, const Lobby& lobby,
   for (const std::string& note : journal.notes) {
     std::cout << "  journal note: " << note << "\n";
   }
+  // What a client can take of the file descriptors (accept_guard.h).
+  std::cout << "  connections:  on file descriptors below "
+            << descriptors.ceiling << " of the open-file limit "
+            << descriptors.limit;
+  if (descriptors.previous_limit != descriptors.limit) {
+    std::cout << " (raised from " << descriptors.previous_limit << ")";
+  }
+  std::cout << "; the last " << descriptors.reserve
+            << " are kept for logs and databases, a connection beyond is "
+               "reset; one idle ";
+  if (const uint32_t idle = absl::GetFlag(FLAGS_max_connection_idle_s);
+      idle > 0) {
+    std::cout << "for " << idle << " s is closed\n";
+  } else {
+    std::cout << "is never closed\n";
+  }
   std::cout << std::flush;
 }
 
 // Makes the referee's files, serves until SIGINT or SIGTERM, and returns
 // the exit status; once it serves, keeps what it made (`rollback`).
-int Run(const Paths& paths, StartRollback& rollback, const sigset_t& signals) {
+int Run(const Paths& paths, StartRollback& rollback, const sigset_t& signals,
+        const AcceptGuardSettings& descriptors) {
   if (absl::Status s =
           rollback.CreateDirectories(paths.log_dir, "the log directory");
       !s.ok()) {
@@ -576,8 +632,8 @@ int Run(const Paths& paths, StartRollback& rollback, const sigset_t& signals) {
       Serve(service, health, &port);
   if (!server.ok()) return Fail(server.status());
   rollback.Keep();
-  PrintBanner(port, paths, lobby, admin->second, *recovered, journal_recovery,
-              verifier_key);
+  PrintBanner(port, paths, lobby, descriptors, admin->second, *recovered,
+              journal_recovery, verifier_key);
 
   int signal_number = 0;
   sigwait(&signals, &signal_number);
@@ -593,6 +649,7 @@ int Run(const Paths& paths, StartRollback& rollback, const sigset_t& signals) {
   // Last, once no Play message can arrive: no match seals after the
   // checkpoints it makes, so the transparency log's covers every sealed log.
   lobby.SuspendAll();
+  FlushLibraryLogs();
   return 0;
 }
 
@@ -603,7 +660,12 @@ int Main() {
   sigaddset(&signals, SIGINT);
   sigaddset(&signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
-  RaiseFileLimit();
+  // Before any thread starts, as both ask: the soft open-file limit raised
+  // to the hard one, and the guard on the listener's accept4; the messages
+  // of protobuf and gRPC, which any client can cause, rate-limited
+  // (library_log.h).
+  const AcceptGuardSettings descriptors = InstallAcceptGuard();
+  LimitLibraryLogs();
 
   if (absl::Status s = CheckFlags(); !s.ok()) return Fail(s);
   const Paths paths = PathsFromFlags();
@@ -637,7 +699,7 @@ int Main() {
       {"admin.token", "checkpoint", "journal", "logs", "referee.key",
        "registry.sqlite3", "tlog.sqlite3", "tlog.vkey"});
   if (!had_lock_file) rollback.Made(lock_file);
-  const int status = Run(paths, rollback, signals);
+  const int status = Run(paths, rollback, signals, descriptors);
   // Everything Run made is gone (its files closed) and the lock still held.
   rollback.Undo();
   return status;

@@ -1,0 +1,231 @@
+#include "referee/cli/accept_guard.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <climits>
+#include <cstdio>
+#include <mutex>
+#include <string>
+
+namespace pyramid {
+namespace {
+
+// -1 until InstallAcceptGuard: accept4 is the system call's, unchanged.
+std::atomic<int> ceiling{-1};
+std::atomic<rlim_t> file_limit{0};
+std::atomic<int64_t> total_over_ceiling{0};
+std::atomic<int64_t> total_no_descriptor{0};
+
+// The reserve descriptor, on /dev/null (-1: none, opened again at the next
+// call). Its mutex also keeps two threads' tricks apart.
+std::mutex reserve_mutex;
+int reserve_fd = -1;
+
+// Connections reset in one call at most, however fast they come: the
+// caller's thread (a gRPC poller) has other work. Those left in the queue
+// wake the listener again (epoll signals each new connection).
+constexpr int kMaxResetsPerCall = 1024;
+constexpr int kReportEverySeconds = 10;
+
+int SystemAccept4(int fd, sockaddr* addr, socklen_t* addrlen, int flags) {
+  return static_cast<int>(syscall(SYS_accept4, fd, addr, addrlen, flags));
+}
+
+// Closes a connection with a reset (SO_LINGER 0), so that its client
+// learns at once, and no TIME_WAIT stays behind here.
+void Reset(int connection) {
+  const linger abort = {.l_onoff = 1, .l_linger = 0};
+  setsockopt(connection, SOL_SOCKET, SO_LINGER, &abort, sizeof abort);
+  close(connection);
+}
+
+void OpenReserve() {  // With reserve_mutex held.
+  if (reserve_fd < 0) reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+}
+
+// The line on stderr, at most once per kReportEverySeconds: the resets
+// since the last line. Written with write(2), no allocation.
+std::mutex report_mutex;
+bool reported = false;
+timespec last_report = {};
+int64_t pending_over_ceiling = 0, pending_no_descriptor = 0;
+
+enum class Cause { kOverCeiling, kNoDescriptor };
+
+void Note(Cause cause) {
+  (cause == Cause::kOverCeiling ? total_over_ceiling : total_no_descriptor)
+      .fetch_add(1, std::memory_order_relaxed);
+  timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  char line[640];
+  int size = 0;
+  const int guard_ceiling = ceiling.load(std::memory_order_relaxed);
+  {
+    std::lock_guard<std::mutex> lock(report_mutex);
+    ++(cause == Cause::kOverCeiling ? pending_over_ceiling
+                                    : pending_no_descriptor);
+    const double since = static_cast<double>(now.tv_sec - last_report.tv_sec) +
+                         (now.tv_nsec - last_report.tv_nsec) / 1e9;
+    if (reported && since < kReportEverySeconds) return;
+    const int64_t over = pending_over_ceiling, none = pending_no_descriptor;
+    char when[64] = "", why_over[256] = "", why_none[128] = "";
+    if (reported) snprintf(when, sizeof when, " in the last %.0f s", since);
+    if (over > 0) {
+      snprintf(
+          why_over, sizeof why_over,
+          "%lld given a file descriptor at or above %d: the open-file "
+          "limit %llu keeps the last %llu for the process's own files",
+          static_cast<long long>(over), guard_ceiling,
+          static_cast<unsigned long long>(file_limit.load()),
+          static_cast<unsigned long long>(file_limit.load() - guard_ceiling));
+    }
+    if (none > 0) {
+      snprintf(why_none, sizeof why_none,
+               "%lld when no descriptor was left at all (EMFILE or ENFILE)",
+               static_cast<long long>(none));
+    }
+    size = snprintf(
+        line, sizeof line,
+        "%s: reset %lld connection%s%s (%s%s%s); at most one such "
+        "line per %d s\n",
+        program_invocation_short_name, static_cast<long long>(over + none),
+        over + none == 1 ? "" : "s", when, why_over,
+        over > 0 && none > 0 ? "; " : "", why_none, kReportEverySeconds);
+    reported = true;
+    last_report = now;
+    pending_over_ceiling = pending_no_descriptor = 0;
+  }
+  if (size > 0) {
+    [[maybe_unused]] ssize_t written =
+        write(STDERR_FILENO, line, std::min<size_t>(size, sizeof line - 1));
+  }
+}
+
+// EMFILE or ENFILE: frees the reserve descriptor, accepts the pending
+// connection into it and resets it, then opens the reserve again. False
+// when there is no reserve, or another thread took its descriptor first.
+bool ResetWithReserve(int fd, int flags) {
+  std::lock_guard<std::mutex> lock(reserve_mutex);
+  if (reserve_fd < 0) {
+    OpenReserve();
+    return false;
+  }
+  close(reserve_fd);
+  reserve_fd = -1;
+  const int connection = SystemAccept4(fd, nullptr, nullptr, flags);
+  const int error = errno;
+  if (connection >= 0) Reset(connection);
+  OpenReserve();
+  if (connection >= 0) return true;
+  // Another error (the queue emptied meanwhile: EAGAIN) ends the drain.
+  errno = error;
+  return false;
+}
+
+}  // namespace
+
+int AcceptReserve(rlim_t limit) {
+  const rlim_t reserve = std::min(std::max<rlim_t>(64, limit / 8), limit / 2);
+  return static_cast<int>(std::min<rlim_t>(reserve, INT_MAX));
+}
+
+AcceptGuardSettings InstallAcceptGuard() {
+  AcceptGuardSettings settings;
+  rlimit limit;
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0) return settings;
+  settings.previous_limit = limit.rlim_cur;
+  if (limit.rlim_cur < limit.rlim_max) {
+    rlimit raised = limit;
+    raised.rlim_cur = limit.rlim_max;
+    if (setrlimit(RLIMIT_NOFILE, &raised) == 0) limit = raised;
+  }
+  settings.limit = limit.rlim_cur;
+  const rlim_t usable = std::min<rlim_t>(limit.rlim_cur, INT_MAX);
+  settings.reserve = AcceptReserve(usable);
+  settings.ceiling = static_cast<int>(usable) - settings.reserve;
+  accept_guard_internal::Enable(settings.ceiling, settings.limit);
+  return settings;
+}
+
+AcceptGuardCounts AcceptGuardTotals() {
+  return {.over_ceiling = total_over_ceiling.load(),
+          .no_descriptor = total_no_descriptor.load()};
+}
+
+namespace accept_guard_internal {
+void Enable(int new_ceiling, rlim_t limit) {
+  {
+    std::lock_guard<std::mutex> lock(reserve_mutex);
+    OpenReserve();
+  }
+  file_limit.store(limit);
+  ceiling.store(new_ceiling);
+}
+}  // namespace accept_guard_internal
+
+}  // namespace pyramid
+
+// The definition gRPC's calls bind to (accept_guard.h).
+extern "C" int accept4(int fd, sockaddr* addr, socklen_t* addrlen, int flags) {
+  using namespace pyramid;  // NOLINT: the file's own namespace.
+  const int guard_ceiling = ceiling.load(std::memory_order_relaxed);
+  if (guard_ceiling < 0) return SystemAccept4(fd, addr, addrlen, flags);
+  // A blocking socket would block the drain below: left alone.
+  const int socket_flags = fcntl(fd, F_GETFL);
+  if (socket_flags == -1 || (socket_flags & O_NONBLOCK) == 0) {
+    return SystemAccept4(fd, addr, addrlen, flags);
+  }
+  const socklen_t capacity = addrlen != nullptr ? *addrlen : 0;
+  for (int resets = 0; resets < kMaxResetsPerCall; ++resets) {
+    if (addrlen != nullptr) *addrlen = capacity;
+    const int connection = SystemAccept4(fd, addr, addrlen, flags);
+    if (connection >= guard_ceiling) {
+      Reset(connection);
+      Note(Cause::kOverCeiling);
+      continue;
+    }
+    if (connection >= 0) return connection;
+    switch (errno) {
+      case EMFILE:
+      case ENFILE:
+        if (!ResetWithReserve(fd, flags)) {
+          // No reserve (a connection still queued waits for the next one
+          // to wake the listener), or the queue is empty now.
+          errno = EAGAIN;
+          return -1;
+        }
+        Note(Cause::kNoDescriptor);
+        continue;
+      // The pending connection's own errors, to be treated like EAGAIN
+      // (accept(2)): that connection is gone, the next may be fine.
+      case ENETDOWN:
+      case EPROTO:
+      case ENOPROTOOPT:
+      case EHOSTDOWN:
+      case ENONET:
+      case EHOSTUNREACH:
+      case EOPNOTSUPP:
+      case ENETUNREACH:
+      case EPERM:         // A firewall rule refused it.
+      case ECONNABORTED:  // Its client gave up.
+        continue;
+      // No memory for the connection now: wait for the next one rather
+      // than stop listening.
+      case ENOMEM:
+      case ENOBUFS:
+        errno = EAGAIN;
+        return -1;
+      default:  // EAGAIN, EINTR, and the caller's mistakes.
+        return -1;
+    }
+  }
+  errno = EAGAIN;
+  return -1;
+}

@@ -1,0 +1,78 @@
+// A listener that outlives a moment without file descriptors, and a reserve
+// of descriptors that connections cannot take: for the referee, whose
+// clients may be anyone.
+//
+// gRPC 1.51's listener (tcp_server_posix.cc) stops accepting for good on
+// any accept4 error but EAGAIN, ECONNABORTED and EINTR: after one EMFILE
+// ("Failed accept4: Too many open files") the server never takes a
+// connection again, though descriptors free up, and every new client hangs
+// until a restart. Nor does gRPC offer a connection limit or an accept
+// hook. So accept_guard.cc defines accept4 itself: in an executable, that
+// definition comes first in the dynamic linker's lookup order, before
+// libc's, and gRPC's calls bind to it (it makes the real system call).
+// Once InstallAcceptGuard has run, on a nonblocking listening socket (as
+// gRPC's is) it
+//  - resets (closes with SO_LINGER 0: the client sees a reset, not a hang)
+//    every connection whose descriptor is at or above the ceiling, so that
+//    the descriptors above it stay for the program's own files (logs, the
+//    journal, the databases): descriptors are handed out lowest first, so
+//    a connection given descriptor N means N others are open;
+//  - on EMFILE or ENFILE, closes a descriptor it holds in reserve (on
+//    /dev/null), accepts the pending connection into it, resets it and
+//    opens the reserve again (the trick of libuv, nginx and muduo);
+//  - passes over the errors of one pending connection that accept4's
+//    manual says to treat like EAGAIN (ENETDOWN, EPROTO, ...);
+//  - and so drains the listen queue until the kernel says EAGAIN (or, on
+//    ENOMEM and ENOBUFS, says EAGAIN itself), on which gRPC waits for the
+//    next connection as usual.
+// Each reset is counted; one line on stderr says so, at most one per 10 s.
+// A blocking socket, and every call before InstallAcceptGuard, get the
+// system call unchanged.
+//
+// The guard must be linked into the executable itself (an object library:
+// nothing references accept_guard.cc's accept4, so a static library would
+// drop it), which must export accept4 (-Wl,--export-dynamic-symbol; the
+// CMake target pyramid_accept_guard says both).
+#ifndef PYRAMID_REFEREE_CLI_ACCEPT_GUARD_H_
+#define PYRAMID_REFEREE_CLI_ACCEPT_GUARD_H_
+
+#include <sys/resource.h>
+
+#include <cstdint>
+
+namespace pyramid {
+
+// What InstallAcceptGuard settled.
+struct AcceptGuardSettings {
+  rlim_t previous_limit = 0;  // The soft RLIMIT_NOFILE the process had.
+  rlim_t limit = 0;           // The soft limit now (raised to the hard one).
+  int reserve = 0;            // Descriptors kept for the program's files.
+  int ceiling = 0;  // Connections get descriptors below this: limit-reserve.
+};
+
+// Descriptors kept from connections under an open-file limit of `limit`:
+// max(64, limit / 8), but at most half of it.
+int AcceptReserve(rlim_t limit);
+
+// Raises the soft open-file limit to the hard one (as Go's runtime does),
+// opens the reserve descriptor and turns the guard on with the ceiling
+// limit - AcceptReserve(limit). Call once, in main(), before any listener
+// starts.
+AcceptGuardSettings InstallAcceptGuard();
+
+// Connections reset since the start, by cause.
+struct AcceptGuardCounts {
+  int64_t over_ceiling = 0;   // Descriptor at or above the ceiling.
+  int64_t no_descriptor = 0;  // EMFILE or ENFILE: the reserve's trick.
+};
+AcceptGuardCounts AcceptGuardTotals();
+
+namespace accept_guard_internal {
+// For the test: the guard with this ceiling and the limit it names in its
+// messages, opening the reserve if it has none.
+void Enable(int ceiling, rlim_t limit);
+}  // namespace accept_guard_internal
+
+}  // namespace pyramid
+
+#endif  // PYRAMID_REFEREE_CLI_ACCEPT_GUARD_H_

@@ -1,0 +1,190 @@
+#include "referee/cli/accept_guard.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace pyramid {
+namespace {
+
+using ::testing::HasSubstr;
+
+using Accept4 = int (*)(int, sockaddr*, socklen_t*, int);
+
+// accept4 as a shared library finds it (gRPC's libgrpc.so): the global
+// lookup, which must find the guard's, not libc's.
+Accept4 GlobalAccept4() {
+  return reinterpret_cast<Accept4>(dlsym(RTLD_DEFAULT, "accept4"));
+}
+
+// A nonblocking (unless `blocking`) listening socket on 127.0.0.1; its port
+// in `*port`.
+int Listen(int* port, bool blocking = false) {
+  const int fd =
+      socket(AF_INET, SOCK_STREAM | (blocking ? 0 : SOCK_NONBLOCK), 0);
+  sockaddr_in address = {};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  EXPECT_EQ(bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
+  EXPECT_EQ(listen(fd, 64), 0);
+  socklen_t size = sizeof address;
+  getsockname(fd, reinterpret_cast<sockaddr*>(&address), &size);
+  *port = ntohs(address.sin_port);
+  return fd;
+}
+
+// A client connected to `port` (in the listen queue, not yet accepted).
+int Connect(int port) {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address = {};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  address.sin_port = htons(port);
+  EXPECT_EQ(connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address),
+            0)
+      << strerror(errno);
+  return fd;
+}
+
+// Whether the server reset `client`'s connection (waits up to 2 s).
+bool WasReset(int client) {
+  pollfd ready = {.fd = client, .events = POLLIN, .revents = 0};
+  if (poll(&ready, 1, 2000) != 1) return false;
+  char byte;
+  return recv(client, &byte, 1, MSG_DONTWAIT) < 0 && errno == ECONNRESET;
+}
+
+// Whether `client` and `server` talk (the connection was kept).
+bool Talks(int client, int server) {
+  char byte = 'x';
+  if (send(client, &byte, 1, 0) != 1) return false;
+  pollfd ready = {.fd = server, .events = POLLIN, .revents = 0};
+  return poll(&ready, 1, 2000) == 1 && recv(server, &byte, 1, 0) == 1;
+}
+
+// The lowest free descriptor: the next one open() gets.
+int LowestFree() {
+  const int fd = open("/dev/null", O_RDONLY);
+  close(fd);
+  return fd;
+}
+
+TEST(AcceptGuardTest, SharedLibrariesCallTheGuard) {
+  ASSERT_NE(GlobalAccept4(), nullptr);
+  EXPECT_EQ(GlobalAccept4(), &accept4)
+      << "accept4 of the global lookup (libgrpc.so's) is not the guard's: "
+         "is it linked into the executable, and exported?";
+}
+
+TEST(AcceptGuardTest, ReservesAnEighthAndAtLeast64) {
+  EXPECT_EQ(AcceptReserve(256), 64);
+  EXPECT_EQ(AcceptReserve(1024), 128);
+  EXPECT_EQ(AcceptReserve(1 << 20), 1 << 17);
+  EXPECT_EQ(AcceptReserve(100), 50);  // At most half.
+}
+
+TEST(AcceptGuardTest, ResetsConnectionsOverTheCeilingAndDrainsTheQueue) {
+  accept_guard_internal::Enable(INT_MAX, 1 << 20);  // Opens the reserve.
+  int port;
+  const int listener = Listen(&port);
+  std::vector<int> clients;
+  for (int i = 0; i < 6; ++i) clients.push_back(Connect(port));
+  testing::internal::CaptureStderr();  // (Before LowestFree: it opens one.)
+  const int first = LowestFree();
+  accept_guard_internal::Enable(first + 2, 1 << 20);
+  const AcceptGuardCounts before = AcceptGuardTotals();
+  const Accept4 accept = GlobalAccept4();
+  const int a = accept(listener, nullptr, nullptr, SOCK_NONBLOCK);
+  const int b = accept(listener, nullptr, nullptr, SOCK_NONBLOCK);
+  EXPECT_EQ(a, first);
+  EXPECT_EQ(b, first + 1);
+  // The four others are reset, and the queue drained: EAGAIN.
+  errno = 0;
+  EXPECT_EQ(accept(listener, nullptr, nullptr, SOCK_NONBLOCK), -1);
+  EXPECT_EQ(errno, EAGAIN);
+  const std::string said = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(AcceptGuardTotals().over_ceiling - before.over_ceiling, 4);
+  EXPECT_TRUE(Talks(clients[0], a));
+  EXPECT_TRUE(Talks(clients[1], b));
+  for (int i = 2; i < 6; ++i) EXPECT_TRUE(WasReset(clients[i])) << i;
+  // One line for the first reset; the rest wait for the next 10 s.
+  EXPECT_THAT(said,
+              HasSubstr(absl::StrCat(
+                  "accept_guard_test: reset 1 connection (1 given a file "
+                  "descriptor at or above ",
+                  first + 2, ": the open-file limit 1048576 keeps the last ",
+                  (1 << 20) - first - 2,
+                  " for the process's own files); at most one such line per "
+                  "10 s\n")));
+  EXPECT_EQ(std::count(said.begin(), said.end(), '\n'), 1) << said;
+  for (int fd : clients) close(fd);
+  close(a);
+  close(b);
+  close(listener);
+}
+
+TEST(AcceptGuardTest, OutOfDescriptorsResetsWithTheReserveAndRecovers) {
+  accept_guard_internal::Enable(INT_MAX, 1 << 20);
+  int port;
+  const int listener = Listen(&port);
+  std::vector<int> clients;
+  for (int i = 0; i < 3; ++i) clients.push_back(Connect(port));
+  rlimit limit;
+  ASSERT_EQ(getrlimit(RLIMIT_NOFILE, &limit), 0);
+  rlimit low = limit;
+  low.rlim_cur = LowestFree() + 8;
+  ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &low), 0);
+  std::vector<int> fillers;
+  for (int fd; (fd = open("/dev/null", O_RDONLY)) >= 0;) fillers.push_back(fd);
+  ASSERT_EQ(errno, EMFILE);
+  const AcceptGuardCounts before = AcceptGuardTotals();
+  errno = 0;
+  // Without the guard: -1, EMFILE (on which gRPC 1.51 stops listening).
+  EXPECT_EQ(GlobalAccept4()(listener, nullptr, nullptr, SOCK_NONBLOCK), -1);
+  EXPECT_EQ(errno, EAGAIN);
+  EXPECT_EQ(AcceptGuardTotals().no_descriptor - before.no_descriptor, 3);
+  for (int fd : fillers) close(fd);
+  ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &limit), 0);
+  for (int client : clients) EXPECT_TRUE(WasReset(client));
+  // With descriptors free again, a connection is accepted as usual.
+  const int late = Connect(port);
+  const int accepted =
+      GlobalAccept4()(listener, nullptr, nullptr, SOCK_NONBLOCK);
+  EXPECT_GE(accepted, 0);
+  EXPECT_TRUE(Talks(late, accepted));
+  for (int fd : clients) close(fd);
+  close(late);
+  close(accepted);
+  close(listener);
+}
+
+TEST(AcceptGuardTest, LeavesBlockingSocketsAlone) {
+  accept_guard_internal::Enable(0, 1 << 20);  // Every descriptor over it.
+  int port;
+  const int listener = Listen(&port, /*blocking=*/true);
+  const int client = Connect(port);
+  const int accepted = GlobalAccept4()(listener, nullptr, nullptr, 0);
+  EXPECT_GE(accepted, 0);
+  EXPECT_TRUE(Talks(client, accepted));
+  close(client);
+  close(accepted);
+  close(listener);
+}
+
+}  // namespace
+}  // namespace pyramid
