@@ -103,6 +103,13 @@ absl::StatusOr<Inclusion> CheckInclusion(std::string_view log,
                                          std::string_view match_id,
                                          std::string_view proof_file,
                                          const CheckpointKey& key) {
+  return CheckInclusionOfHash(Sha256(log), match_id, proof_file, key);
+}
+
+absl::StatusOr<Inclusion> CheckInclusionOfHash(const Digest& log_sha256,
+                                               std::string_view match_id,
+                                               std::string_view proof_file,
+                                               const CheckpointKey& key) {
   absl::StatusOr<tlog::TlogProof> proof = tlog::ParseTlogProof(proof_file);
   if (!proof.ok()) return proof.status();
   if (proof->extra != match_id) {
@@ -114,7 +121,7 @@ absl::StatusOr<Inclusion> CheckInclusion(std::string_view log,
   absl::StatusOr<tlog::Checkpoint> checkpoint =
       OpenCheckpointWith(proof->checkpoint, key);
   if (!checkpoint.ok()) return checkpoint.status();
-  const Digest leaf = tlog::LeafHash(AsView(Sha256(log)));
+  const Digest leaf = tlog::LeafHash(AsView(log_sha256));
   if (!tlog::VerifyInclusion(proof->index, checkpoint->size, leaf,
                              proof->hashes, checkpoint->root)) {
     return absl::InvalidArgumentError(absl::StrCat(

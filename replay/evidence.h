@@ -14,6 +14,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "referee/crypto/bytes.h"
 #include "referee/tlog/checkpoint.h"
 #include "replay/key_arguments.h"
 #include "replay/tournament_check.h"
@@ -38,6 +39,11 @@ absl::StatusOr<Inclusion> CheckInclusion(std::string_view log,
                                          std::string_view match_id,
                                          std::string_view proof_file,
                                          const CheckpointKey& key);
+// The same, for a log known by the SHA-256 of its file, `log_sha256`.
+absl::StatusOr<Inclusion> CheckInclusionOfHash(const Digest& log_sha256,
+                                               std::string_view match_id,
+                                               std::string_view proof_file,
+                                               const CheckpointKey& key);
 
 // What `text` looks like, by its first line or form: "an inclusion proof,
 // a .tlog-proof file" (kInclusionProofKind), "a consistency proof", "a

@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -26,8 +27,10 @@
 #include "referee/core/log_sink.h"
 #include "referee/crypto/bytes.h"
 #include "referee/crypto/ed25519.h"
+#include "referee/crypto/sha256.h"
 #include "referee/tlog/note.h"
 #include "replay/seat_roster.h"
+#include "replay/verifier.h"
 #include "tests/temp_dir.h"
 
 namespace pyramid {
@@ -300,6 +303,43 @@ TEST_F(TournamentDirectoryTest, AsPublishedItChecksOut) {
   EXPECT_EQ(v.summary,
             "3 matches, all included in checkpoint 6 "
             "f7fabef3e6eb30a292073ec68a926bb524f32dab3af525f446909a5ec775e258");
+}
+
+// A log the caller knows (KnownLogs: the tournament runner's verdicts on
+// the files it read, unchanged since) is taken as known and not read; a
+// log it does not know is read.
+TEST_F(TournamentDirectoryTest, AKnownLogIsNotReadAgain) {
+  const std::string path =
+      absl::StrCat(dir_, "/logs/rock_paper_pyramid-", kMatch, ".pyrlog");
+  VerifyOptions options;
+  options.pinned_key = RefereeKey().public_key;
+  auto log = std::make_shared<KnownLog>();
+  log->verdict = VerifyLog(Log(), options);
+  log->sha256 = Sha256(Log());
+  std::vector<std::string> asked;
+  const KnownLogs known =
+      [&](const std::string& file,
+          const std::string& key) -> std::shared_ptr<const KnownLog> {
+    EXPECT_EQ(key, RefereeKey().public_key);
+    asked.push_back(fs::path(file).filename().string());
+    return file == path ? log : nullptr;
+  };
+  // Damaged after the caller read it: what the caller knows stands.
+  Write(absl::StrCat("logs/rock_paper_pyramid-", kMatch, ".pyrlog"), "x");
+  TournamentVerdict v =
+      CheckTournamentDirectory(dir_, CheckpointKey{}, nullptr, known);
+  EXPECT_THAT(v.problems, IsEmpty());
+  EXPECT_EQ(v.matches, 3u);
+  EXPECT_THAT(asked,
+              Contains(absl::StrCat("rock_paper_pyramid-", kMatch, ".pyrlog")));
+  EXPECT_EQ(asked.size(), 3u);  // Every log of logs/.
+  // Read, the damage is found.
+  v = CheckTournamentDirectory(dir_, CheckpointKey{}, nullptr,
+                               [](const std::string&, const std::string&) {
+                                 return std::shared_ptr<const KnownLog>();
+                               });
+  EXPECT_THAT(v.problems, Contains(HasSubstr("NOT GENUINE")));
+  EXPECT_EQ(v.matches, 2u);
 }
 
 TEST_F(TournamentDirectoryTest, ALogUnderASecondNameIsNamed) {

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <string_view>
@@ -23,6 +24,7 @@
 #include "referee/core/log_sink.h"
 #include "referee/crypto/bytes.h"
 #include "referee/crypto/ed25519.h"
+#include "referee/crypto/sha256.h"
 #include "referee/tlog/note.h"
 #include "replay/evidence.h"
 #include "replay/ordered_pool.h"
@@ -397,6 +399,25 @@ absl::StatusOr<std::string> ReadSmallEntry(const fs::path& path) {
   return ReadFileToString(path.string(), kMaxSmallFileBytes);
 }
 
+// The verdict on the log at `path` with `options` and the SHA-256 of its
+// bytes: `known`'s when it knows the file, else read and verified here.
+absl::StatusOr<std::shared_ptr<const KnownLog>> VerdictOn(
+    const fs::path& path, const VerifyOptions& options,
+    const KnownLogs& known) {
+  if (known) {
+    if (std::shared_ptr<const KnownLog> log =
+            known(path.string(), options.pinned_key)) {
+      return log;
+    }
+  }
+  absl::StatusOr<std::string> bytes = ReadEntry(path);
+  if (!bytes.ok()) return bytes.status();
+  auto log = std::make_shared<KnownLog>();
+  log->verdict = VerifyLog(*bytes, options);
+  log->sha256 = Sha256(*bytes);
+  return log;
+}
+
 // What differs between the checkpoint `proved` a proof carries and the
 // directory's `checkpoint`, both opened with the referee's key: "" when
 // they name the same tree (origin, size and root), else what the proof's
@@ -433,15 +454,16 @@ LogCheck CheckLog(const fs::path& root, const fs::path& path,
                   const v1::TournamentSchedule& schedule,
                   const ScheduleIndex& by_label,
                   const tlog::Checkpoint& checkpoint, const CheckpointKey& key,
-                  const SeatRoster* roster) {
+                  const SeatRoster* roster, const KnownLogs& known) {
   LogCheck check;
   const std::string name = path.filename().string();
-  absl::StatusOr<std::string> bytes = ReadEntry(path);
-  if (!bytes.ok()) {
-    check.problem = absl::StrCat("logs/", name, ": ", bytes.status().message());
+  absl::StatusOr<std::shared_ptr<const KnownLog>> log =
+      VerdictOn(path, options, known);
+  if (!log.ok()) {
+    check.problem = absl::StrCat("logs/", name, ": ", log.status().message());
     return check;
   }
-  Verdict v = VerifyLog(*bytes, options);
+  Verdict v = (*log)->verdict;  // A copy: JudgeSeats may say why not.
   if (v.kind == Verdict::Kind::kUnsealedPrefix) {
     check.note = absl::StrCat("logs/", name,
                               ": unsealed prefix, not counted (a match cut "
@@ -502,8 +524,8 @@ LogCheck CheckLog(const fs::path& root, const fs::path& path,
     return check;
   }
   check.proof = proof_name;
-  absl::StatusOr<Inclusion> inclusion =
-      CheckInclusion(*bytes, ToHex(v.header.match_id()), *proof, key);
+  absl::StatusOr<Inclusion> inclusion = CheckInclusionOfHash(
+      (*log)->sha256, ToHex(v.header.match_id()), *proof, key);
   if (!inclusion.ok()) {
     check.problem =
         absl::StrCat("proofs/", proof_name, ": ", inclusion.status().message());
@@ -699,7 +721,7 @@ LogsFound CheckLogs(const fs::path& root, const CheckpointKey& key,
                     const tlog::Checkpoint& checkpoint,
                     const v1::TournamentSchedule& schedule,
                     const ScheduleIndex& by_label, const SeatRoster* roster,
-                    TournamentVerdict& verdict) {
+                    const KnownLogs& known, TournamentVerdict& verdict) {
   std::vector<fs::path> logs;
   for (const auto& entry : ListDirectory(root, "logs", verdict.problems)) {
     if (entry.path().extension() == ".pyrlog") logs.push_back(entry.path());
@@ -711,7 +733,7 @@ LogsFound CheckLogs(const fs::path& root, const CheckpointKey& key,
       logs.size(), PoolSize(logs.size()),
       [&](size_t i) {
         checks[i] = CheckLog(root, logs[i], options, schedule, by_label,
-                             checkpoint, key, roster);
+                             checkpoint, key, roster, known);
         return JobOutput();
       },
       [](size_t, const JobOutput&) {});
@@ -867,6 +889,7 @@ std::set<std::string> SupersededSealedLogs(const fs::path& root,
                                            const VerifyOptions& options,
                                            const ScheduleIndex& by_label,
                                            const std::set<std::string>& sealed,
+                                           const KnownLogs& known,
                                            TournamentVerdict& verdict) {
   std::vector<fs::path> logs;
   std::vector<std::string> ignored;  // A superseded/ that cannot be listed.
@@ -874,18 +897,20 @@ std::set<std::string> SupersededSealedLogs(const fs::path& root,
     if (entry.path().extension() == ".pyrlog") logs.push_back(entry.path());
   }
   std::sort(logs.begin(), logs.end());
-  std::vector<Verdict> verdicts(logs.size());
+  std::vector<std::shared_ptr<const KnownLog>> verdicts(logs.size());
   RunInOrder(
       logs.size(), PoolSize(logs.size()),
       [&](size_t i) {
-        absl::StatusOr<std::string> bytes = ReadEntry(logs[i]);
-        if (bytes.ok()) verdicts[i] = VerifyLog(*bytes, options);
+        absl::StatusOr<std::shared_ptr<const KnownLog>> log =
+            VerdictOn(logs[i], options, known);
+        if (log.ok()) verdicts[i] = *std::move(log);
         return JobOutput();
       },
       [](size_t, const JobOutput&) {});
   std::set<std::string> found;
   for (size_t i = 0; i < logs.size(); ++i) {
-    const Verdict& v = verdicts[i];
+    if (verdicts[i] == nullptr) continue;
+    const Verdict& v = verdicts[i]->verdict;
     if (v.kind != Verdict::Kind::kGenuine) continue;
     const auto scheduled = by_label.find(v.header.label());
     if (scheduled == by_label.end()) continue;
@@ -919,7 +944,7 @@ std::string SealedLogs(uint64_t n) {
 // not checked.
 void CheckTreeSize(const fs::path& root, const CheckpointKey& key,
                    const ScheduleIndex& by_label,
-                   const std::set<std::string>& sealed,
+                   const std::set<std::string>& sealed, const KnownLogs& known,
                    TournamentVerdict& verdict) {
   const uint64_t size = verdict.checkpoint.size;
   const bool running = IsThere(root / "referee.pub");
@@ -939,9 +964,9 @@ void CheckTreeSize(const fs::path& root, const CheckpointKey& key,
     return;
   }
   const uint64_t held =
-      sealed.size() +
-      SupersededSealedLogs(root, LogOptions(key), by_label, sealed, verdict)
-          .size();
+      sealed.size() + SupersededSealedLogs(root, LogOptions(key), by_label,
+                                           sealed, known, verdict)
+                          .size();
   if (size == held) return;
   verdict.problems.push_back(absl::StrCat(
       "the checkpoint holds ", size, " logs and the directory ", held, ": ",
@@ -995,7 +1020,8 @@ absl::Status CheckJsonKeysOnce(std::string_view json, bool proto_field_names) {
 
 TournamentVerdict CheckTournamentDirectory(const std::string& dir,
                                            CheckpointKey key,
-                                           const SeatRoster* roster) {
+                                           const SeatRoster* roster,
+                                           const KnownLogs& known) {
   TournamentVerdict verdict;
   const fs::path root(dir);
   // A directory with neither of the files every tournament's output holds
@@ -1026,12 +1052,12 @@ TournamentVerdict CheckTournamentDirectory(const std::string& dir,
   absl::StatusOr<v1::TournamentSchedule> schedule = ReadSchedule(root);
   if (!schedule.ok()) return stop(schedule.status());
   const ScheduleIndex by_label = IndexSchedule(*schedule, verdict.problems);
-  const LogsFound logs =
-      CheckLogs(root, key, *checkpoint, *schedule, by_label, roster, verdict);
+  const LogsFound logs = CheckLogs(root, key, *checkpoint, *schedule, by_label,
+                                   roster, known, verdict);
   MatchLogsToSchedule(*schedule, by_label, logs.by_label, verdict);
   CheckSkipped(root, *schedule, verdict.problems);
   StrayProofs(root, logs.proofs_used, verdict.problems);
-  CheckTreeSize(root, key, by_label, logs.sealed, verdict);
+  CheckTreeSize(root, key, by_label, logs.sealed, known, verdict);
   return Summarized(std::move(verdict));
 }
 

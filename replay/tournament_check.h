@@ -6,14 +6,18 @@
 #define PYRAMID_REPLAY_TOURNAMENT_CHECK_H_
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "absl/status/status.h"
+#include "referee/crypto/bytes.h"
 #include "referee/tlog/checkpoint.h"
 #include "replay/key_arguments.h"
 #include "replay/seat_roster.h"
+#include "replay/verifier.h"
 
 namespace pyramid {
 
@@ -46,6 +50,20 @@ struct TournamentVerdict {
 std::string TournamentLabel(std::string_view name, std::string_view run_id,
                             uint32_t index);
 
+// A log file's verdict (VerifyLog's, the referee's key pinned) and the
+// SHA-256 of the bytes it was given, known before the check.
+struct KnownLog {
+  Verdict verdict;
+  Digest sha256;
+};
+// What a caller knows already of the log file at `path` (a path under
+// DIR/logs or DIR/superseded) with the referee key `pinned_key` (32
+// bytes): its KnownLog when the file has not changed since it was read
+// (the tournament runner's, so that its check of its own directory reads
+// no log it has verified), else null, and the check reads the file.
+using KnownLogs = std::function<std::shared_ptr<const KnownLog>(
+    const std::string& path, const std::string& pinned_key)>;
+
 // `replay verify-tournament DIR`: every log in DIR/logs verifies against
 // the referee's key, every sealed one has DIR/proofs/NAME.tlog-proof proving
 // it is in DIR/checkpoint (the same checkpoint for all), and each match of
@@ -67,10 +85,12 @@ std::string TournamentLabel(std::string_view name, std::string_view run_id,
 // objects have no key twice (CheckJsonKeysOnce, protobuf's field names
 // folded). With a `roster` (not null; an auditor's, replay/seat_roster.h),
 // each sealed log of the schedule's game must have the roster's seats and
-// keys (JudgeSeats), else it is not genuine and does not count.
+// keys (JudgeSeats), else it is not genuine and does not count. With
+// `known`, a log it knows is not read again.
 TournamentVerdict CheckTournamentDirectory(const std::string& dir,
                                            CheckpointKey key,
-                                           const SeatRoster* roster = nullptr);
+                                           const SeatRoster* roster = nullptr,
+                                           const KnownLogs& known = nullptr);
 
 // OK when `json` is one JSON text as RFC 8259 defines it (strings in
 // double quotes, no trailing comma, no comment, nothing after the value)

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/inotify.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -76,6 +77,21 @@ std::string Listing(const std::string& dir) {
     absl::StrAppend(&listing, name, "\n", bytes, "\n");
   }
   return listing;
+}
+
+// How many times each file in the directory that the inotify instance
+// `fd` (non-blocking) watches for IN_OPEN was opened since, by name.
+std::map<std::string, int> OpensSeen(int fd) {
+  std::map<std::string, int> opens;
+  alignas(inotify_event) char buffer[64 * 1024];
+  for (ssize_t n; (n = read(fd, buffer, sizeof buffer)) > 0;) {
+    for (ssize_t at = 0; at < n;) {
+      const auto* event = reinterpret_cast<const inotify_event*>(buffer + at);
+      if (event->len > 0) ++opens[event->name];
+      at += sizeof(inotify_event) + event->len;
+    }
+  }
+  return opens;
 }
 
 std::string BinDir() {
@@ -564,7 +580,8 @@ TEST_F(TournamentTest, InterruptedTournamentResumesWithoutReplaying) {
 
 // A finished tournament run again reads and verifies each log once (the
 // check of the lost logs, the embedded referee's start and the resume used
-// to read each again: 3 reads), and keeps the published proofs that still
+// to read each again: 3 reads; the final check of the directory read each
+// once more), and keeps the published proofs that still
 // stand against its unchanged checkpoint: an untouched proof keeps its
 // file, a damaged or missing one is written again. (A stray entry makes
 // proofs/ anew: ARunAgainMakesAnewAProofsDirectoryHoldingOtherThanProofs.)
@@ -594,14 +611,33 @@ TEST_F(TournamentTest, AFinishedTournamentRunAgainReadsEachLogOnce) {
   options.log_verified = [&](const std::string& path) {
     ++reads[fs::path(path).filename().string()];
   };
+  // Every open of a log, by whoever opens it.
+  const int opens = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+  ASSERT_GE(opens, 0) << std::strerror(errno);
+  ASSERT_GE(inotify_add_watch(opens, dir_.File("out/logs").c_str(), IN_OPEN), 0)
+      << std::strerror(errno);
   absl::StatusOr<v1::TournamentResults> again = RunTournament(t, options);
+  const std::map<std::string, int> opened = OpensSeen(opens);
+  close(opens);
   ASSERT_TRUE(again.ok()) << again.status() << progress_.str();
   EXPECT_EQ(again->verified(), 6u);
   EXPECT_EQ(again->transparency_problems(), 0u)
       << again->transparency_verdict();
+  EXPECT_THAT(again->transparency_verdict(),
+              HasSubstr("6 matches, all included in checkpoint 6"));
   EXPECT_EQ(reads.size(), 6u);
+  EXPECT_EQ(opened.size(), 6u);
+  // Opened once each, by the runner's verification; the report's check
+  // that each bot played (BotsThatNeverPlayed) reads the first match's
+  // log, which seats all three bots, once more.
+  const std::string first_log =
+      fs::path(again->matches(0).log_file()).filename().string();
   for (const std::string& log : Logs()) {
-    EXPECT_EQ(reads[fs::path(log).filename().string()], 1) << log;
+    const std::string name = fs::path(log).filename().string();
+    EXPECT_EQ(reads[name], 1) << log;
+    EXPECT_EQ(opened.contains(name) ? opened.at(name) : 0,
+              name == first_log ? 2 : 1)
+        << log;
   }
   for (const std::string& proof : proofs) {
     EXPECT_EQ(ReadFileToString(proof).value_or(""), proof_bytes[proof])

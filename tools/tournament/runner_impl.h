@@ -47,6 +47,7 @@
 #include "referee/crypto/bytes.h"
 #include "referee/service/directory_lock.h"
 #include "replay/html_page.h"
+#include "replay/tournament_check.h"
 #include "replay/verifier.h"
 #include "tools/tournament/bot_process.h"
 #include "tools/tournament/header_check.h"
@@ -81,17 +82,18 @@ v1::ClockSettings MatchClocks(v1::ClockSettings clocks);
 // The runner's verdicts on the log files of the output directory, so that
 // a resume reads and verifies each log once: the check of the lost logs
 // before anything changes, the embedded referee's start (which enters the
-// sealed logs its transparency log lacks), the resume and the adoption of
-// unjournaled logs all ask for the same files. A verdict is kept with the
+// sealed logs its transparency log lacks), the resume, the adoption of
+// unjournaled logs, the verification of each match played and the final
+// check of the directory (CheckTournamentDirectory's KnownLogs) all ask
+// for the same files. A verdict is kept with the
 // file's identity when it was read (device, inode, size, modification and
 // change times); a file whose identity has changed since, or that changed
 // while it was read, is read and verified again. Thread-safe.
 class VerifiedLogs {
  public:
-  struct Entry {
-    Verdict verdict;  // VerifyLog's, the key pinned (genuine or not).
-    Digest sha256;    // Of the bytes verified.
-  };
+  // VerifyLog's verdict, the key pinned (genuine or not), and the
+  // SHA-256 of the bytes verified.
+  using Entry = KnownLog;
 
   // `on_read` (may be empty) is called with the path of each file read and
   // verified (RunOptions::log_verified).
@@ -104,8 +106,10 @@ class VerifiedLogs {
   absl::StatusOr<std::shared_ptr<const Entry>> Get(const fs::path& path,
                                                    const std::string& key);
 
-  // Forgets every verdict (the memory they hold).
-  void Clear();
+  // The verdict Get would give without reading the file: null unless it
+  // was kept with `key` and the file is unchanged.
+  std::shared_ptr<const Entry> Find(const fs::path& path,
+                                    const std::string& key);
 
  private:
   // What tells whether a file changed: equal before and after a change
@@ -117,6 +121,10 @@ class VerifiedLogs {
     bool operator==(const Identity&) const = default;
   };
   static std::optional<Identity> IdentityOf(const fs::path& path);
+  // The verdict kept on `path` with `key` when it was read as `identity`.
+  std::shared_ptr<const Entry> KeptAs(const fs::path& path,
+                                      const std::string& key,
+                                      const Identity& identity);
 
   struct Kept {
     Identity identity;

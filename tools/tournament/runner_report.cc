@@ -364,8 +364,13 @@ absl::Status Runner::Publish(
   if (absl::Status s = WriteFile(out_ / "schedule.json", json); !s.ok()) {
     return s;
   }
+  // The logs this run verified and that are unchanged since are not read
+  // again.
   const TournamentVerdict verdict = CheckTournamentDirectory(
-      out_.string(), CheckpointKey{"", link_->public_key()});
+      out_.string(), CheckpointKey{"", link_->public_key()}, nullptr,
+      [this](const std::string& path, const std::string& key) {
+        return verified_logs_.Find(path, key);
+      });
   results.set_checkpoint(checkpoint->note());
   std::string text = verdict.summary;
   for (const std::string& problem : verdict.problems) {

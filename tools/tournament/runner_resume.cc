@@ -254,7 +254,6 @@ absl::Status Runner::Resume() {
   if (!journal.ok()) return journal.status();
   journal_ = *std::move(journal);
   AdoptOrSetAsideUnjournaledLogs();
-  verified_logs_.Clear();
   return OpenCreated();
 }
 

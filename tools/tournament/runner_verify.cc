@@ -32,11 +32,8 @@ absl::StatusOr<std::shared_ptr<const VerifiedLogs::Entry>> VerifiedLogs::Get(
     const fs::path& path, const std::string& key) {
   const std::optional<Identity> before = IdentityOf(path);
   if (before.has_value()) {
-    absl::MutexLock lock(&mu_);
-    if (const auto it = kept_.find(path.string());
-        it != kept_.end() && it->second.identity == *before &&
-        it->second.key == key) {
-      return it->second.entry;
+    if (std::shared_ptr<const Entry> kept = KeptAs(path, key, *before)) {
+      return kept;
     }
   }
   absl::StatusOr<std::string> bytes = ReadFileToString(path.string());
@@ -58,9 +55,21 @@ absl::StatusOr<std::shared_ptr<const VerifiedLogs::Entry>> VerifiedLogs::Get(
   return entry;
 }
 
-void VerifiedLogs::Clear() {
+std::shared_ptr<const VerifiedLogs::Entry> VerifiedLogs::Find(
+    const fs::path& path, const std::string& key) {
+  const std::optional<Identity> now = IdentityOf(path);
+  return now.has_value() ? KeptAs(path, key, *now) : nullptr;
+}
+
+std::shared_ptr<const VerifiedLogs::Entry> VerifiedLogs::KeptAs(
+    const fs::path& path, const std::string& key, const Identity& identity) {
   absl::MutexLock lock(&mu_);
-  kept_.clear();
+  const auto it = kept_.find(path.string());
+  if (it == kept_.end() || it->second.identity != identity ||
+      it->second.key != key) {
+    return nullptr;
+  }
+  return it->second.entry;
 }
 
 VerifyOptions Runner::PinnedOptions() const {
