@@ -204,11 +204,7 @@ void PrintView(const v1::Observation& view, std::ostream& out) {
 
 void PrintApplied(const v1::Applied& applied, std::ostream& out) {
   const v1::FlamingPyramidsResult& r = applied.result().flaming_pyramids();
-  std::string source;
-  for (const v1::Move& move : applied.moves()) {
-    if (move.source() == v1::MOVE_DEFAULT) source = " [default action]";
-    if (move.source() == v1::MOVE_AUTOMATIC) source = " [automatic]";
-  }
+  const std::string source = MoveSourceNotes(applied);
   if (r.has_placed()) {
     out << "  turn " << r.turn() << ": seat " << r.seat() << " places "
         << Label(r.placed().tile()) << " at "

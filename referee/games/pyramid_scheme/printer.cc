@@ -319,9 +319,7 @@ void PrintApplied(const v1::Applied& applied, std::ostream& out) {
   for (const v1::Move& move : applied.moves()) {
     out << "  seat " << move.seat() << ": "
         << ActionText(move.action().pyramid_scheme());
-    if (move.source() == v1::MOVE_AUTOMATIC) out << " [automatic]";
-    if (move.source() == v1::MOVE_DEFAULT) out << " [default]";
-    out << "\n";
+    out << MoveSourceNote(move) << "\n";
   }
   for (const v1::PssEvent& event : result.events()) {
     PrintEvent(event, out);

@@ -64,19 +64,6 @@ std::string MethodName(v1::ShamboPaymentMethod method) {
   }
 }
 
-// " [automatic]" / " [default]" for moves the seat was not asked for.
-std::string Source(const v1::Applied& applied) {
-  std::string note;
-  for (const v1::Move& move : applied.moves()) {
-    if (move.source() == v1::MOVE_AUTOMATIC) {
-      note += " [automatic]";
-    } else if (move.source() == v1::MOVE_DEFAULT) {
-      note += absl::StrCat(" [seat ", move.seat(), " default]");
-    }
-  }
-  return note;
-}
-
 void PrintHoldings(
     const google::protobuf::RepeatedPtrField<v1::ShamboSeatHolding>& holdings,
     std::ostream& out) {
@@ -170,7 +157,7 @@ void PrintView(const v1::Observation& view, std::ostream& out) {
 
 void PrintApplied(const v1::Applied& applied, std::ostream& out) {
   const v1::PyramidShamboResult& r = applied.result().pyramid_shambo();
-  const std::string source = Source(applied);
+  const std::string source = MoveSourceNotes(applied);
   switch (r.step_case()) {
     case v1::PyramidShamboResult::kChallenge:
       out << "  " << Seat(r.challenge().active()) << " challenges "

@@ -56,11 +56,7 @@ void PrintApplied(const v1::Applied& applied, std::ostream& out) {
     out << (seat == 0 ? " " : ", ") << "seat " << seat << " "
         << PieceName(r.played(seat));
   }
-  for (const v1::Move& move : applied.moves()) {
-    if (move.source() == v1::MOVE_DEFAULT) {
-      out << " [seat " << move.seat() << " default]";
-    }
-  }
+  out << MoveSourceNotes(applied);
   out << "\n    -> " << ResolutionName(r.resolution());
   for (const v1::RppCapture& c : r.captures()) {
     out << "; seat " << c.claimant() << " takes " << PieceName(c.piece())
