@@ -11,7 +11,9 @@
 // Contract for every implementation (the conformance test checks it):
 //   * Pure and deterministic: no I/O, no clocks, no global state, no floating
 //     point, no iteration over unordered containers. All randomness comes
-//     from the RandomStream handed to NewInitialState, which the State owns.
+//     from the RandomStream handed to NewInitialState: the State's
+//     constructor makes the setup draws from it, and a game that draws
+//     later (Pyramid Scheme's reshuffles) keeps it in its State.
 //   * Untrusted input (a seat's action) is checked by ValidateAction and
 //     refused with a Status; a refused Apply leaves the State unchanged.
 //   * Several decisions inside one turn (payments, fall directions, reward
@@ -200,7 +202,7 @@ class Game {
 
   // The initial state for `num_seats` seats. INVALID_ARGUMENT when
   // `num_seats` is outside [min_seats, max_seats]. The game's setup draws
-  // come from `stream`, which the state then keeps for any later draw.
+  // come from `stream`, which the state keeps if it draws later.
   absl::StatusOr<std::unique_ptr<State>> NewInitialState(
       int num_seats, RandomStream stream) const;
 

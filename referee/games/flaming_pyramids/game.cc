@@ -15,8 +15,7 @@ class FlamingPyramidsGame final : public Game {
 
   absl::StatusOr<std::unique_ptr<State>> DoNewInitialState(
       int num_seats, RandomStream stream) const override {
-    return std::make_unique<FlamingPyramidsState>(options_, num_seats,
-                                                  std::move(stream));
+    return std::make_unique<FlamingPyramidsState>(options_, num_seats, stream);
   }
 
  private:

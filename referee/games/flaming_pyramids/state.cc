@@ -81,7 +81,7 @@ v1::Action FallAction(v1::FpDirection direction) {
 }
 
 FlamingPyramidsState::FlamingPyramidsState(const Options& options,
-                                           int num_seats, RandomStream stream)
+                                           int num_seats, RandomStream& stream)
     : State(Description()),
       options_(options),
       num_seats_(num_seats),

@@ -45,7 +45,7 @@ class FlamingPyramidsState final : public State {
   // A new game: the deal and the first player, drawn from `stream`. These
   // are the game's only draws, so the stream is not kept.
   FlamingPyramidsState(const Options& options, int num_seats,
-                       RandomStream stream);
+                       RandomStream& stream);
 
   // A game at the start of a turn of a validated `position`.
   FlamingPyramidsState(const Options& options, const Position& position);

@@ -13,11 +13,9 @@ class PyramidShamboGame final : public Game {
   explicit PyramidShamboGame(const Options& options)
       : Game(Description(), options.rules_version), options_(options) {}
 
-  // The game's only draw: the first player, uniform(seats).
   absl::StatusOr<std::unique_ptr<State>> DoNewInitialState(
       int num_seats, RandomStream stream) const override {
-    const int first = static_cast<int>(stream.Uniform(num_seats));
-    return std::make_unique<PyramidShamboState>(options_, num_seats, first);
+    return std::make_unique<PyramidShamboState>(options_, num_seats, stream);
   }
 
  private:

@@ -31,14 +31,16 @@ v1::Action CanonicalAction();
 
 class PyramidShamboState final : public State {
  public:
-  // The initial position: every seat holds its trio; `first` moves first.
-  PyramidShamboState(const Options& options, int num_seats, int first)
+  // A new game: every seat holds its trio. The game's only draw, from
+  // `stream`: the first player, uniform over the seats.
+  PyramidShamboState(const Options& options, int num_seats,
+                     RandomStream& stream)
       : State(Description()),
         options_(options),
         num_seats_(num_seats),
-        first_player_(first),
-        active_(first),
-        decider_(first) {
+        first_player_(static_cast<int>(stream.Uniform(num_seats))),
+        active_(first_player_),
+        decider_(first_player_) {
     for (int seat = 0; seat < num_seats_; ++seat) {
       holdings_[seat] = Trio(seat);
     }

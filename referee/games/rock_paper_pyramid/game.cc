@@ -16,7 +16,7 @@ class RockPaperPyramidGame final : public Game {
 
   absl::StatusOr<std::unique_ptr<State>> DoNewInitialState(
       int num_seats, RandomStream stream) const override {
-    return std::make_unique<RockPaperPyramidState>(options_, std::move(stream));
+    return std::make_unique<RockPaperPyramidState>(options_, stream);
   }
 
  private:

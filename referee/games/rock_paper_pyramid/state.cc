@@ -20,9 +20,9 @@ void RockPaperPyramidState::DealClassicPieces() {
 }
 
 // The game's only draw: shuffle [L, M, S]; seat i gets red of size i.
-void RockPaperPyramidState::DealRedPieces() {
+void RockPaperPyramidState::DealRedPieces(RandomStream& stream) {
   std::vector<v1::RppSize> sizes(kSizes.begin(), kSizes.end());
-  stream_.Shuffle(sizes);
+  stream.Shuffle(sizes);
   for (int seat = 0; seat < kNumSeats; ++seat) {
     pools_[seat][KindIndex(MakePiece(v1::RPP_RED, sizes[seat]))] = true;
   }

@@ -39,13 +39,14 @@ struct Tally {
 
 class RockPaperPyramidState final : public State {
  public:
-  RockPaperPyramidState(const Options& options, RandomStream stream)
+  // A new game: the deal, whose only draw (the red pieces) comes from
+  // `stream`; the game draws nothing later.
+  RockPaperPyramidState(const Options& options, RandomStream& stream)
       : State(Description()),
         options_(options),
-        stream_(std::move(stream)),
         total_rounds_(options.red ? kRedRounds : kClassicRounds) {
     DealClassicPieces();
-    if (options_.red) DealRedPieces();
+    if (options_.red) DealRedPieces(stream);
   }
 
   int num_seats() const override { return kNumSeats; }
@@ -93,7 +94,7 @@ class RockPaperPyramidState final : public State {
   int RoundsPlayed() const { return static_cast<int>(history_.size()); }
 
   void DealClassicPieces();
-  void DealRedPieces();
+  void DealRedPieces(RandomStream& stream);
   std::vector<int32_t> Scores() const;
   void Score(int seat, const v1::RppPiece& piece);
   // Calls `visit(scorer, seat, kept)` for each piece played in a round that
@@ -108,8 +109,6 @@ class RockPaperPyramidState final : public State {
   void AddRound(int index, v1::RockPaperPyramidRoundResult& result) const;
 
   Options options_;
-  // The match's stream. This game draws from it only in the constructor.
-  RandomStream stream_;
   int total_rounds_;
   std::array<Pool, kNumSeats> pools_ = {};
   std::array<Tally, kNumSeats> tallies_;
