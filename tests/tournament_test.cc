@@ -896,6 +896,93 @@ void FlipAByte(const fs::path& path) {
   std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
 }
 
+// A log the resume cannot move to superseded/ (here superseded is a
+// regular file, so neither the directory nor the move can be made) stops
+// the resume with an error that says so: it used to say "moved to
+// superseded/" with the log left in logs/, where a match played again
+// may write its log. Both moves: a stray log, and (--replay_lost_logs) a
+// damaged one.
+TEST_F(TournamentTest, AResumeStopsWhenALogCannotBeMovedToSuperseded) {
+  const v1::Tournament t = Make("rock_paper_pyramid", 3, 3);
+  absl::StatusOr<v1::TournamentResults> first = Run(t);
+  ASSERT_TRUE(first.ok()) << first.status();
+  std::ofstream(dir_.File("out/superseded")) << "in the way";
+
+  std::ofstream(dir_.File("out/logs/stray.pyrlog")) << "not a log";
+  absl::StatusOr<v1::TournamentResults> stray = Run(t);
+  ASSERT_FALSE(stray.ok()) << progress_.str();
+  EXPECT_THAT(
+      stray.status().message(),
+      HasSubstr("resuming: cannot move " + dir_.File("out/logs/stray.pyrlog") +
+                " to " + dir_.File("out/superseded") + "/: "));
+  EXPECT_THAT(progress_.str(), Not(HasSubstr("moved to superseded/")));
+  EXPECT_TRUE(fs::exists(dir_.File("out/logs/stray.pyrlog")));
+  fs::remove(dir_.File("out/logs/stray.pyrlog"));
+
+  const v1::TournamentMatchResult damaged = Journaled().back();
+  FlipAByte(dir_.File("out/" + damaged.log_file()));
+  RunOptions options;
+  options.progress = &progress_;
+  options.replay_lost_logs = true;
+  absl::StatusOr<v1::TournamentResults> lost = RunTournament(t, options);
+  ASSERT_FALSE(lost.ok()) << progress_.str();
+  EXPECT_THAT(lost.status().message(),
+              HasSubstr("resuming: cannot move " +
+                        dir_.File("out/" + damaged.log_file()) + " to "));
+  EXPECT_THAT(progress_.str(), Not(HasSubstr("moved to superseded/")));
+  EXPECT_TRUE(fs::exists(dir_.File("out/" + damaged.log_file())));
+}
+
+// Every file the runner publishes is replaced whole, by a rename (a reader
+// sees the old file or the new one, never one cut short by a killed run or
+// a full disk): results.json, report.html and schedule.json were truncated
+// and written in place. A link to each, made before a run again, keeps the
+// old bytes; a proof that no longer stands is replaced so too.
+TEST_F(TournamentTest, PublishedFilesAreReplacedByARename) {
+  const v1::Tournament t = Make("rock_paper_pyramid", 3, 3);
+  absl::StatusOr<v1::TournamentResults> first = Run(t);
+  ASSERT_TRUE(first.ok()) << first.status() << progress_.str();
+  const std::string proof = absl::StrCat(
+      "proofs/", fs::path(first->matches(0).log_file()).stem().string(),
+      ".tlog-proof");
+  const std::string proof_bytes = *ReadFileToString(dir_.File("out/" + proof));
+  // Replaced, not changed in place: the link below must not see the fix.
+  ASSERT_TRUE(fs::remove(dir_.File("out/" + proof)));
+  std::ofstream(dir_.File("out/" + proof)) << "damaged";
+  std::map<std::string, std::string> before;
+  std::map<std::string, ino_t> inodes;
+  for (const std::string& file :
+       {std::string("results.json"), std::string("report.html"),
+        std::string("schedule.json"), proof}) {
+    const std::string path = dir_.File("out/" + file);
+    before[file] = *ReadFileToString(path);
+    const std::string held =
+        dir_.File("held." + fs::path(file).filename().string());
+    ASSERT_EQ(link(path.c_str(), held.c_str()), 0) << std::strerror(errno);
+    struct stat st;
+    ASSERT_EQ(stat(path.c_str(), &st), 0);
+    inodes[file] = st.st_ino;
+  }
+
+  absl::StatusOr<v1::TournamentResults> again = Run(t);
+  ASSERT_TRUE(again.ok()) << again.status() << progress_.str();
+  for (const auto& [file, bytes] : before) {
+    const std::string path = dir_.File("out/" + file);
+    struct stat st;
+    ASSERT_EQ(stat(path.c_str(), &st), 0);
+    EXPECT_NE(st.st_ino, inodes[file]) << file << " written in place";
+    EXPECT_EQ(*ReadFileToString(
+                  dir_.File("held." + fs::path(file).filename().string())),
+              bytes)
+        << file;
+  }
+  EXPECT_EQ(*ReadFileToString(dir_.File("out/" + proof)), proof_bytes);
+  for (const fs::directory_entry& entry :
+       fs::recursive_directory_iterator(dir_.File("out"))) {
+    EXPECT_NE(entry.path().extension(), ".tmp") << entry.path();
+  }
+}
+
 // A finished match whose kept log is lost (deleted, or changed so that it
 // no longer verifies) is never played again silently on a resume: its label
 // would then stand twice in the referee's transparency log, as a result

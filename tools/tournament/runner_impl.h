@@ -65,8 +65,10 @@ namespace fs = std::filesystem;
 // The verdict of a match whose log verifies (TournamentMatchResult.verdict).
 inline constexpr char kGenuine[] = "genuine";
 
-// Writes `bytes` to `path`, replacing it; INTERNAL when it cannot
-// (runner_report.cc).
+// Writes `bytes` to `path`, replacing it atomically (WriteFileAtomically: a
+// reader sees the old file or the new one whole, never a part, even when
+// the run is killed or the disk fills meanwhile); INTERNAL when it cannot
+// (runner_report.cc). Every file the runner publishes is written so.
 absl::Status WriteFile(const fs::path& path, const std::string& bytes);
 
 // The clocks of each match: the tournament's, and unless it sets the seed
@@ -282,8 +284,14 @@ class Runner {
   // scheduled match not yet kept, with that match's seats, is adopted
   // (journaled, not played again: nothing recorded is lost); any other is
   // moved to OUTPUT/superseded/, so that logs/ holds one log per match.
-  void AdoptOrSetAsideUnjournaledLogs()
+  // The error of a move that failed (Supersede).
+  absl::Status AdoptOrSetAsideUnjournaledLogs()
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(results_mu_);
+
+  // Moves the log `file` to OUTPUT/superseded/; INTERNAL, saying so, when
+  // it cannot (the resume then stops: the file would stay where a match
+  // played again may write its log).
+  absl::Status Supersede(const fs::path& file);
 
   // The result of the log `file` when it is a genuine log of a scheduled
   // match not yet kept, with the schedule's seats; nullopt otherwise.

@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <set>
 #include <string>
@@ -31,12 +30,7 @@ namespace pyramid {
 namespace runner_internal {
 
 absl::Status WriteFile(const fs::path& path, const std::string& bytes) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << bytes;
-  out.close();
-  if (!out)
-    return absl::InternalError(absl::StrCat("cannot write ", path.string()));
-  return absl::OkStatus();
+  return WriteFileAtomically(path.string(), bytes);
 }
 
 namespace {
@@ -102,9 +96,10 @@ bool HoldsOnlyProofs(const fs::path& proofs,
 
 // Makes the published proof at `path` hold `bytes`: left as it is when it
 // does, else written as `made` (outside the published directory, on its
-// file system) and renamed over it (a reader sees the old file or the new
-// one whole). An entry that is no regular file (one put there since the
-// directory was looked at) is removed first.
+// file system; synced) and renamed over it (a reader sees the old file or
+// the new one whole), the directory then synced. An entry that is no
+// regular file (one put there since the directory was looked at) is
+// removed first.
 absl::Status ReplaceIfDifferent(const fs::path& path, const fs::path& made,
                                 const std::string& bytes) {
   const Published published = ComparePublished(path, bytes);
@@ -117,7 +112,7 @@ absl::Status ReplaceIfDifferent(const fs::path& path, const fs::path& made,
     return absl::InternalError(
         absl::StrCat("cannot write ", path.string(), ": ", error.message()));
   }
-  return absl::OkStatus();
+  return SyncDirectory(path.parent_path().string());
 }
 
 }  // namespace

@@ -197,9 +197,7 @@ absl::Status Runner::Resume() {
                       Label(index),
                       " will stand twice in the referee's transparency log"));
     if (fs::exists(file)) {
-      std::error_code error;
-      fs::create_directories(out_ / "superseded", error);
-      fs::rename(file, out_ / "superseded" / file.filename(), error);
+      if (absl::Status s = Supersede(file); !s.ok()) return s;
       Note(absl::StrCat(
           "resuming: ", l.entry.log_file(),
           l.other_match.empty()
@@ -253,7 +251,7 @@ absl::Status Runner::Resume() {
       Journal::OpenForAppend(path);
   if (!journal.ok()) return journal.status();
   journal_ = *std::move(journal);
-  AdoptOrSetAsideUnjournaledLogs();
+  if (absl::Status s = AdoptOrSetAsideUnjournaledLogs(); !s.ok()) return s;
   return OpenCreated();
 }
 
@@ -349,7 +347,7 @@ absl::StatusOr<v1::MatchInfo> Runner::EarlierMatch(
   return found->second;
 }
 
-void Runner::AdoptOrSetAsideUnjournaledLogs() {
+absl::Status Runner::AdoptOrSetAsideUnjournaledLogs() {
   std::set<std::string> journaled;
   for (const auto& [index, result] : results_) {
     journaled.insert(result.log_file());
@@ -381,12 +379,26 @@ void Runner::AdoptOrSetAsideUnjournaledLogs() {
       results_.emplace(adopted->index(), *std::move(adopted));
       continue;
     }
-    fs::create_directories(out_ / "superseded", error);
-    fs::rename(file, out_ / "superseded" / file.filename(), error);
+    if (absl::Status s = Supersede(file); !s.ok()) return s;
     Note(absl::StrCat("resuming: ", log_file,
                       " is not a kept match's log "
                       "(cut short, or superseded); moved to superseded/"));
   }
+  return absl::OkStatus();
+}
+
+absl::Status Runner::Supersede(const fs::path& file) {
+  std::error_code error;
+  fs::create_directories(out_ / "superseded", error);
+  if (!error) fs::rename(file, out_ / "superseded" / file.filename(), error);
+  if (error) {
+    return absl::InternalError(absl::StrCat(
+        "resuming: cannot move ", file.string(), " to ",
+        (out_ / "superseded").string(), "/: ", error.message(),
+        "; not resuming with it left in logs/ (move it aside and run "
+        "again)"));
+  }
+  return absl::OkStatus();
 }
 
 std::optional<v1::TournamentMatchResult> Runner::Adoptable(
