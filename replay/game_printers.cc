@@ -1,7 +1,6 @@
 #include "replay/game_printers.h"
 
-#include <map>
-#include <string>
+#include <string_view>
 
 #include "referee/games/flaming_pyramids/printer.h"
 #include "referee/games/pyramid_scheme/printer.h"
@@ -13,17 +12,23 @@ namespace {
 
 namespace v1 = ::pyramid::referee::v1;
 
-// One line per game.
+// Each game's printer, by game id: one line per game.
+struct PrinterOfGame {
+  std::string_view game;
+  const GamePrinter* printer;
+};
+constexpr PrinterOfGame kPrinters[] = {
+    {"flaming_pyramids", &fp::kPrinter},
+    {"pyramid_scheme", &scheme::kPrinter},
+    {"pyramid_shambo", &shambo::kPrinter},
+    {"rock_paper_pyramid", &rpp::kPrinter},
+};
+
 const GamePrinter* FindPrinter(std::string_view game) {
-  static const auto* const printers =
-      new std::map<std::string, const GamePrinter*, std::less<>>{
-          {"flaming_pyramids", &fp::kPrinter},
-          {"pyramid_scheme", &scheme::kPrinter},
-          {"pyramid_shambo", &shambo::kPrinter},
-          {"rock_paper_pyramid", &rpp::kPrinter},
-      };
-  auto it = printers->find(game);
-  return it == printers->end() ? nullptr : it->second;
+  for (const PrinterOfGame& entry : kPrinters) {
+    if (entry.game == game) return entry.printer;
+  }
+  return nullptr;
 }
 
 }  // namespace

@@ -6,12 +6,26 @@
 #include "referee/games/rock_paper_pyramid/picture.h"
 
 namespace pyramid {
+namespace {
+
+// Each game's picture, by game id: one line per game.
+struct PictureOfGame {
+  std::string_view game;
+  const GamePicture* picture;
+};
+constexpr PictureOfGame kPictures[] = {
+    {"flaming_pyramids", &fp::kPicture},
+    {"pyramid_scheme", &scheme::kPicture},
+    {"pyramid_shambo", &shambo::kPicture},
+    {"rock_paper_pyramid", &rpp::kPicture},
+};
+
+}  // namespace
 
 const GamePicture* PictureFor(std::string_view game_id) {
-  if (game_id == "rock_paper_pyramid") return &rpp::kPicture;
-  if (game_id == "pyramid_shambo") return &shambo::kPicture;
-  if (game_id == "flaming_pyramids") return &fp::kPicture;
-  if (game_id == "pyramid_scheme") return &scheme::kPicture;
+  for (const PictureOfGame& entry : kPictures) {
+    if (entry.game == game_id) return entry.picture;
+  }
   return nullptr;
 }
 

@@ -1,8 +1,13 @@
 #include "tools/bot/strategy.h"
 
 #include <algorithm>
+#include <memory>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "referee/games/flaming_pyramids/strategy.h"
 #include "referee/games/pyramid_scheme/strategy.h"
 #include "referee/games/pyramid_shambo/strategy.h"
@@ -11,36 +16,55 @@
 namespace pyramid {
 namespace {
 
-constexpr char kShambo[] = "pyramid_shambo";
-constexpr char kFlaming[] = "flaming_pyramids";
-constexpr char kScheme[] = "pyramid_scheme";
-constexpr char kRpp[] = "rock_paper_pyramid";
+template <typename GameStrategy>
+std::unique_ptr<Strategy> Make() {
+  return std::make_unique<GameStrategy>();
+}
+
+// Each game's heuristic, by game id (sorted): one line per game.
+struct HeuristicOfGame {
+  std::string_view game;
+  std::unique_ptr<Strategy> (*make)();
+};
+constexpr HeuristicOfGame kHeuristics[] = {
+    {"flaming_pyramids", &Make<FlamingPyramidsStrategy>},
+    {"pyramid_scheme", &Make<PyramidSchemeStrategy>},
+    {"pyramid_shambo", &Make<PyramidShamboStrategy>},
+    {"rock_paper_pyramid", &Make<RockPaperPyramidStrategy>},
+};
 
 // Plays each request with the heuristic of its game.
 class HeuristicStrategy final : public Strategy {
  public:
+  HeuristicStrategy() {
+    for (const HeuristicOfGame& entry : kHeuristics) {
+      games_.emplace_back(entry.game, entry.make());
+    }
+  }
+
   v1::Action Choose(const v1::DecisionRequest& request,
                     RandomStream& stream) override {
-    if (request.game() == kShambo) return shambo_.Choose(request, stream);
-    if (request.game() == kFlaming) return flaming_.Choose(request, stream);
-    if (request.game() == kScheme) return scheme_.Choose(request, stream);
-    if (request.game() == kRpp) return rpp_.Choose(request, stream);
+    for (const auto& [game, strategy] : games_) {
+      if (request.game() == game) return strategy->Choose(request, stream);
+    }
     return random_.Choose(request, stream);
   }
 
  private:
-  PyramidShamboStrategy shambo_;
-  FlamingPyramidsStrategy flaming_;
-  PyramidSchemeStrategy scheme_;
-  RockPaperPyramidStrategy rpp_;
+  std::vector<std::pair<std::string_view, std::unique_ptr<Strategy>>> games_;
   RandomStrategy random_;
 };
 
 }  // namespace
 
 const std::vector<std::string>& BotGames() {
-  static const auto* const games =
-      new std::vector<std::string>{kFlaming, kScheme, kShambo, kRpp};
+  static const auto* const games = [] {
+    auto* ids = new std::vector<std::string>;
+    for (const HeuristicOfGame& entry : kHeuristics) {
+      ids->emplace_back(entry.game);
+    }
+    return ids;
+  }();
   return *games;
 }
 
@@ -53,10 +77,9 @@ absl::StatusOr<std::unique_ptr<Strategy>> MakeStrategy(
     return std::make_unique<HeuristicStrategy>();
   }
   if (name == "heuristic") {
-    return absl::InvalidArgumentError(
-        absl::StrCat("no heuristic strategy for game \"", game,
-                     "\" (there is one for ", kRpp, ", ", kShambo, ", ",
-                     kFlaming, " and ", kScheme, "); random plays every game"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "no heuristic strategy for game \"", game, "\" (there is one for ",
+        absl::StrJoin(BotGames(), ", "), "); random plays every game"));
   }
   return absl::InvalidArgumentError(
       absl::StrCat("unknown strategy \"", name,
