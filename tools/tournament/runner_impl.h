@@ -65,11 +65,19 @@ namespace fs = std::filesystem;
 // The verdict of a match whose log verifies (TournamentMatchResult.verdict).
 inline constexpr char kGenuine[] = "genuine";
 
-// Writes `bytes` to `path`, replacing it atomically (WriteFileAtomically: a
-// reader sees the old file or the new one whole, never a part, even when
-// the run is killed or the disk fills meanwhile); INTERNAL when it cannot
-// (runner_report.cc). Every file the runner publishes is written so.
+// Writes `bytes` to `path`, replacing it whole: written beside it as
+// PATH.tmp and renamed over it, so a reader sees the old file or the new
+// one, never a part, even when the run is killed or the disk fills
+// meanwhile; INTERNAL when it cannot (runner_report.cc). Every file the
+// runner publishes is written so. Not synced one by one (a fsync each cost
+// ~10 ms, 10,000 proofs and viewer pages minutes): each is made again from
+// the journal and the logs by the next run, and the results sync the
+// output's file system once (syncfs) before the checkpoint and once at the
+// end (SyncFileSystemOf).
 absl::Status WriteFile(const fs::path& path, const std::string& bytes);
+
+// Syncs the file system that holds `dir` (syncfs); INTERNAL when it cannot.
+absl::Status SyncFileSystemOf(const fs::path& dir);
 
 // The clocks of each match: the tournament's, and unless it sets the seed
 // decision's deadline (ClockSettings.seed_timeout_ms), that decision gives

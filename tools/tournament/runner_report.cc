@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -30,7 +31,46 @@ namespace pyramid {
 namespace runner_internal {
 
 absl::Status WriteFile(const fs::path& path, const std::string& bytes) {
-  return WriteFileAtomically(path.string(), bytes);
+  const std::string tmp = path.string() + ".tmp";
+  const int fd =
+      open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    return absl::InternalError(
+        absl::StrCat("cannot create ", tmp, ": ", std::strerror(errno)));
+  }
+  size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t n = write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    done += static_cast<size_t>(n);
+  }
+  bool ok = done == bytes.size();
+  ok = close(fd) == 0 && ok;
+  ok = ok && rename(tmp.c_str(), path.c_str()) == 0;
+  if (!ok) {
+    const std::string error = std::strerror(errno);
+    unlink(tmp.c_str());
+    return absl::InternalError(
+        absl::StrCat("cannot write ", path.string(), ": ", error));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status SyncFileSystemOf(const fs::path& dir) {
+  const int fd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) {
+    return absl::InternalError(absl::StrCat(
+        "cannot open ", dir.string(), " to sync it: ", std::strerror(errno)));
+  }
+  const bool ok = syncfs(fd) == 0;
+  const std::string error = ok ? "" : std::strerror(errno);
+  close(fd);
+  if (!ok) {
+    return absl::InternalError(
+        absl::StrCat("cannot sync ", dir.string(), ": ", error));
+  }
+  return absl::OkStatus();
 }
 
 namespace {
@@ -96,10 +136,10 @@ bool HoldsOnlyProofs(const fs::path& proofs,
 
 // Makes the published proof at `path` hold `bytes`: left as it is when it
 // does, else written as `made` (outside the published directory, on its
-// file system; synced) and renamed over it (a reader sees the old file or
-// the new one whole), the directory then synced. An entry that is no
-// regular file (one put there since the directory was looked at) is
-// removed first.
+// file system) and renamed over it (a reader sees the old file or the new
+// one whole; Publish syncs them all at once). An entry that is no regular
+// file (one put there since the directory was looked at) is removed
+// first.
 absl::Status ReplaceIfDifferent(const fs::path& path, const fs::path& made,
                                 const std::string& bytes) {
   const Published published = ComparePublished(path, bytes);
@@ -112,7 +152,7 @@ absl::Status ReplaceIfDifferent(const fs::path& path, const fs::path& made,
     return absl::InternalError(
         absl::StrCat("cannot write ", path.string(), ": ", error.message()));
   }
-  return SyncDirectory(path.parent_path().string());
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -210,6 +250,7 @@ absl::StatusOr<v1::TournamentResults> Runner::Report() {
       !s.ok()) {
     return s;
   }
+  if (absl::Status s = SyncFileSystemOf(out_); !s.ok()) return s;
   return results;
 }
 
@@ -322,6 +363,8 @@ absl::Status Runner::Publish(
     if (!error) fs::rename(made, proofs, error);
   }
   if (error) return absl::InternalError(error.message());
+  // The proofs are durable before the checkpoint they prove against.
+  if (absl::Status s = SyncFileSystemOf(out_); !s.ok()) return s;
   if (absl::Status s = WriteFileAtomically((out_ / "checkpoint").string(),
                                            checkpoint->note());
       !s.ok()) {
