@@ -3,11 +3,15 @@
 // never holding more than its bound.
 #include "referee/files/bounded_read.h"
 
+#include <grp.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdint>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -77,15 +81,60 @@ TEST(BoundedReadTest, AFileThatCannotBeOpenedSaysWhy) {
   EXPECT_TRUE(absl::IsNotFound(read.status())) << read.status();
 }
 
+// A file its mode keeps us from reading is PERMISSION_DENIED. Root reads
+// every file: the reads are made by a child, which root's test makes
+// nobody (uid and gid 65534) first, and which reports through a pipe and
+// its exit status.
 TEST(BoundedReadTest, AFileNotOursIsPermissionDenied) {
   const TempDir tmp("bounded_read");
   ASSERT_TRUE(tmp.ok());
-  if (geteuid() == 0) GTEST_SKIP() << "root reads every file";
+  // Anyone may enter the directory: only the file's mode refuses it.
+  ASSERT_EQ(chmod(tmp.path().c_str(), 0755), 0);
   const std::string secret = FileHolding(tmp, "secret", "x");
   ASSERT_EQ(chmod(secret.c_str(), 0), 0);
-  const absl::StatusOr<std::string> read =
-      ReadBoundedFile(secret, {.max_bytes = 100});
-  EXPECT_TRUE(absl::IsPermissionDenied(read.status())) << read.status();
+  const std::string readable = FileHolding(tmp, "readable", "y");
+  ASSERT_EQ(chmod(readable.c_str(), 0644), 0);
+  int report[2];
+  ASSERT_EQ(pipe(report), 0);
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    close(report[0]);
+    // Exit 0: the secret was refused PERMISSION_DENIED and the readable
+    // file read; 1: not so, or root could not become nobody. What it found
+    // goes through the pipe.
+    auto finish = [&](bool ok, const std::string& found) {
+      (void)!write(report[1], found.data(), found.size());
+      _exit(ok ? 0 : 1);
+    };
+    if (geteuid() == 0 && (setgroups(0, nullptr) != 0 || setgid(65534) != 0 ||
+                           setuid(65534) != 0 || geteuid() == 0)) {
+      finish(false,
+             absl::StrCat("cannot become nobody: ", std::strerror(errno)));
+    }
+    const absl::StatusOr<std::string> denied =
+        ReadBoundedFile(secret, {.max_bytes = 100});
+    const absl::StatusOr<std::string> read =
+        ReadBoundedFile(readable, {.max_bytes = 100});
+    finish(
+        absl::IsPermissionDenied(denied.status()) &&
+            denied.status().message() ==
+                absl::StrCat("cannot read ", secret, ": Permission denied") &&
+            read.ok() && *read == "y",
+        absl::StrCat("uid ", geteuid(), ": ", denied.status().ToString(), "; ",
+                     read.status().ToString()));
+  }
+  close(report[1]);
+  std::string found;
+  char buffer[512];
+  for (ssize_t n; (n = read(report[0], buffer, sizeof(buffer))) > 0;) {
+    found.append(buffer, static_cast<size_t>(n));
+  }
+  close(report[0]);
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status)) << found;
+  EXPECT_EQ(WEXITSTATUS(status), 0) << found;
 }
 
 // A file over the bound is refused unread when it says its size (a sparse
