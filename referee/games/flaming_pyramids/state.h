@@ -37,6 +37,8 @@ void AddLayout(const Board& board,
                google::protobuf::RepeatedPtrField<v1::FpCell>& out);
 v1::FpTileMove* AddMove(int tile, Cell from, v1::FpDestination to,
                         v1::FpEvent& event);
+
+// The actions a seat may send, as LegalActions lists them.
 v1::Action PlaceAction(int tile, Cell spot);
 v1::Action FallAction(v1::FpDirection direction);
 

@@ -24,82 +24,6 @@ bool Contains(const std::vector<int>& items, int item) {
   return std::find(items.begin(), items.end(), item) != items.end();
 }
 
-v1::Action Wrap(v1::PyramidSchemeAction action) {
-  v1::Action wrapped;
-  *wrapped.mutable_pyramid_scheme() = std::move(action);
-  return wrapped;
-}
-
-v1::PyramidSchemeAction TakeAction(int slot) {
-  v1::PyramidSchemeAction action;
-  action.mutable_take()->set_slot(static_cast<uint32_t>(slot));
-  return action;
-}
-
-v1::PyramidSchemeAction PlaceAction(int card, int parent) {
-  v1::PyramidSchemeAction action;
-  action.mutable_place()->set_card(static_cast<uint32_t>(card));
-  action.mutable_place()->set_parent(static_cast<uint32_t>(parent));
-  return action;
-}
-
-v1::PyramidSchemeAction TargetAction(v1::PssReward reward, int target) {
-  v1::PyramidSchemeAction action;
-  if (reward == v1::PSS_RESERVE_GOAL) {
-    action.mutable_reserve_goal()->set_goal(static_cast<uint32_t>(target));
-  } else {
-    action.mutable_reward_target()->set_card(static_cast<uint32_t>(target));
-  }
-  return action;
-}
-
-v1::PyramidSchemeAction PlacePoliceAction(int parent) {
-  v1::PyramidSchemeAction action;
-  action.mutable_place_police()->set_parent(static_cast<uint32_t>(parent));
-  return action;
-}
-
-v1::PyramidSchemeAction UseResetAction() {
-  v1::PyramidSchemeAction action;
-  action.mutable_use_reset();
-  return action;
-}
-
-v1::PyramidSchemeAction ArmBypassAction() {
-  v1::PyramidSchemeAction action;
-  action.mutable_arm_bypass();
-  return action;
-}
-
-v1::PyramidSchemeAction FlipAction(int card) {
-  v1::PyramidSchemeAction action;
-  action.mutable_flip()->set_card(static_cast<uint32_t>(card));
-  return action;
-}
-
-v1::PyramidSchemeAction StopFlippingAction() {
-  v1::PyramidSchemeAction action;
-  action.mutable_stop_flipping();
-  return action;
-}
-
-// DISCARD_HAND of the hand cards whose positions are set in `mask`.
-v1::PyramidSchemeAction DiscardAction(const std::vector<int>& hand,
-                                      uint32_t mask) {
-  v1::PyramidSchemeAction action;
-  v1::PssDiscardHand* discard = action.mutable_discard_hand();
-  for (size_t i = 0; i < hand.size(); ++i) {
-    if (mask & (1u << i)) discard->add_cards(static_cast<uint32_t>(hand[i]));
-  }
-  return action;
-}
-
-v1::PyramidSchemeAction EndTurnAction() {
-  v1::PyramidSchemeAction action;
-  action.mutable_end_turn();
-  return action;
-}
-
 bool IsCardTargetReward(v1::PssReward reward) {
   switch (reward) {
     case v1::PSS_FLIP_OTHER:
@@ -124,6 +48,80 @@ bool UseVictim(const Edition& edition, int card,
 }
 
 }  // namespace
+
+v1::Action TakeAction(int slot) {
+  v1::Action action;
+  action.mutable_pyramid_scheme()->mutable_take()->set_slot(
+      static_cast<uint32_t>(slot));
+  return action;
+}
+
+v1::Action PlaceAction(int card, int parent) {
+  v1::Action action;
+  v1::PssPlace* place = action.mutable_pyramid_scheme()->mutable_place();
+  place->set_card(static_cast<uint32_t>(card));
+  place->set_parent(static_cast<uint32_t>(parent));
+  return action;
+}
+
+v1::Action UseResetAction() {
+  v1::Action action;
+  action.mutable_pyramid_scheme()->mutable_use_reset();
+  return action;
+}
+
+v1::Action ArmBypassAction() {
+  v1::Action action;
+  action.mutable_pyramid_scheme()->mutable_arm_bypass();
+  return action;
+}
+
+v1::Action FlipAction(int card) {
+  v1::Action action;
+  action.mutable_pyramid_scheme()->mutable_flip()->set_card(
+      static_cast<uint32_t>(card));
+  return action;
+}
+
+v1::Action StopFlippingAction() {
+  v1::Action action;
+  action.mutable_pyramid_scheme()->mutable_stop_flipping();
+  return action;
+}
+
+v1::Action TargetAction(v1::PssReward reward, int target) {
+  v1::Action action;
+  v1::PyramidSchemeAction* scheme = action.mutable_pyramid_scheme();
+  if (reward == v1::PSS_RESERVE_GOAL) {
+    scheme->mutable_reserve_goal()->set_goal(static_cast<uint32_t>(target));
+  } else {
+    scheme->mutable_reward_target()->set_card(static_cast<uint32_t>(target));
+  }
+  return action;
+}
+
+v1::Action DiscardAction(const std::vector<int>& hand, uint32_t mask) {
+  v1::Action action;
+  v1::PssDiscardHand* discard =
+      action.mutable_pyramid_scheme()->mutable_discard_hand();
+  for (size_t i = 0; i < hand.size(); ++i) {
+    if (mask & (1u << i)) discard->add_cards(static_cast<uint32_t>(hand[i]));
+  }
+  return action;
+}
+
+v1::Action PlacePoliceAction(int parent) {
+  v1::Action action;
+  action.mutable_pyramid_scheme()->mutable_place_police()->set_parent(
+      static_cast<uint32_t>(parent));
+  return action;
+}
+
+v1::Action EndTurnAction() {
+  v1::Action action;
+  action.mutable_pyramid_scheme()->mutable_end_turn();
+  return action;
+}
 
 // ---------------------------------------------------------------------------
 // Construction.
@@ -443,8 +441,7 @@ absl::Status PyramidSchemeState::DoValidateAction(
   return Refuse("empty action");
 }
 
-v1::PyramidSchemeAction PyramidSchemeState::ToAction(
-    const Choice& choice) const {
+v1::Action PyramidSchemeState::ToAction(const Choice& choice) const {
   switch (choice.decision) {
     case v1::PyramidSchemeAction::kTake:
       return TakeAction(choice.target);
@@ -471,7 +468,7 @@ v1::PyramidSchemeAction PyramidSchemeState::ToAction(
     case v1::PyramidSchemeAction::DECISION_NOT_SET:
       break;
   }
-  return v1::PyramidSchemeAction();
+  return v1::Action();
 }
 
 void PyramidSchemeState::ForEachChoice(
@@ -556,7 +553,7 @@ void PyramidSchemeState::LegalActionsInto(
     int seat, google::protobuf::RepeatedPtrField<v1::Action>& out) const {
   if (!IsActing(seat)) return;
   ForEachChoice([&](const Choice& choice) {
-    *out.Add() = Wrap(ToAction(choice));
+    *out.Add() = ToAction(choice);
     return true;
   });
   SortByBytes(out, /*unique=*/true);
@@ -580,51 +577,42 @@ std::optional<v1::Action> PyramidSchemeState::SoleLegalAction(int seat) const {
     return true;
   });
   if (several || !sole.has_value()) return std::nullopt;
-  return Wrap(ToAction(*sole));
+  return ToAction(*sole);
 }
 
 // The rules page's "Default actions".
 v1::Action PyramidSchemeState::DefaultAction(int seat) const {
   if (!IsActing(seat)) return v1::Action();
   const Seat& s = seats_[seat];
-  v1::PyramidSchemeAction action;
   switch (phase_) {
     case Phase::kAction: {
       for (int slot = 0; slot < static_cast<int>(display_.size()); ++slot) {
-        if (CanTake(slot)) return Wrap(TakeAction(slot));
+        if (CanTake(slot)) return TakeAction(slot);
       }
       const std::vector<int> order = s.pyramid.PyramidOrder();
       for (int card : s.hand) {
         for (int index : order) {
           const int parent = s.pyramid.node(index).card;
           if (CanPlace(card, parent, bypass_armed_)) {
-            return Wrap(PlaceAction(card, parent));
+            return PlaceAction(card, parent);
           }
         }
       }
-      action.mutable_arm_bypass();
-      break;
+      return ArmBypassAction();
     }
     case Phase::kFlip:
-      action.mutable_stop_flipping();
-      break;
+      return StopFlippingAction();
     case Phase::kReward:
-      if (reward_ == v1::PSS_DISCARD_HAND) {
-        action.mutable_discard_hand();
-      } else {
-        action = TargetAction(reward_, RewardTargets().front());
-      }
-      break;
+      if (reward_ == v1::PSS_DISCARD_HAND) return DiscardAction(s.hand, 0);
+      return TargetAction(reward_, RewardTargets().front());
     case Phase::kPolice:
-      action = PlacePoliceAction(PoliceParents(seat).front());
-      break;
+      return PlacePoliceAction(PoliceParents(seat).front());
     case Phase::kEndTurn:
-      action.mutable_end_turn();
-      break;
+      return EndTurnAction();
     case Phase::kOver:
       break;
   }
-  return Wrap(std::move(action));
+  return v1::Action();
 }
 
 // ---------------------------------------------------------------------------

@@ -15,6 +15,7 @@
 #ifndef PYRAMID_REFEREE_GAMES_PYRAMID_SCHEME_STATE_H_
 #define PYRAMID_REFEREE_GAMES_PYRAMID_SCHEME_STATE_H_
 
+#include <cstdint>
 #include <deque>
 #include <memory>
 #include <optional>
@@ -39,6 +40,20 @@ namespace pyramid::scheme {
 
 inline constexpr int kNoCard = -1;
 inline constexpr int kNoSeat = -1;
+
+// The actions a seat may send, as LegalActions lists them.
+v1::Action TakeAction(int slot);
+v1::Action PlaceAction(int card, int parent);
+v1::Action UseResetAction();
+v1::Action ArmBypassAction();
+v1::Action FlipAction(int card);
+v1::Action StopFlippingAction();
+// A reward's target: the goal for RESERVE_GOAL, else a card.
+v1::Action TargetAction(v1::PssReward reward, int target);
+// DISCARD_HAND of the cards of `hand` whose positions are set in `mask`.
+v1::Action DiscardAction(const std::vector<int>& hand, uint32_t mask);
+v1::Action PlacePoliceAction(int parent);
+v1::Action EndTurnAction();
 
 class PyramidSchemeState final : public State {
  public:
@@ -166,7 +181,7 @@ class PyramidSchemeState final : public State {
     uint32_t hand_mask = 0;  // kDiscardHand: the hand positions discarded.
   };
   // The action `choice` names, in this state (the one that named it).
-  v1::PyramidSchemeAction ToAction(const Choice& choice) const;
+  v1::Action ToAction(const Choice& choice) const;
   // Calls `visit` with every legal action of the acting seat, each once
   // (SoleLegalAction relies on it), in no particular order, until it
   // returns false.

@@ -9,6 +9,12 @@
 
 namespace pyramid::rpp {
 
+v1::Action PlayAction(int kind) {
+  v1::Action action;
+  PieceOfKind(kind, *action.mutable_rock_paper_pyramid()->mutable_piece());
+  return action;
+}
+
 void RockPaperPyramidState::DealClassicPieces() {
   for (Pool& pool : pools_) {
     for (v1::RppColour colour : kClassicColours) {
@@ -51,15 +57,19 @@ void RockPaperPyramidState::LegalActionsInto(
   if (!IsActing(seat)) return;
   for (int kind = 0; kind < kNumKinds; ++kind) {
     if (!pools_[seat][kind]) continue;
+    // PlayAction(kind), made in `out` (which may live on an arena).
     PieceOfKind(kind,
                 *out.Add()->mutable_rock_paper_pyramid()->mutable_piece());
   }
 }
 
+// The first legal action: the seat's first piece in pool order.
 v1::Action RockPaperPyramidState::DefaultAction(int seat) const {
-  std::vector<v1::Action> legal = LegalActions(seat);
-  if (legal.empty()) return v1::Action();  // Not acting: no default.
-  return legal.front();
+  if (!IsActing(seat)) return v1::Action();  // Not acting: no default.
+  for (int kind = 0; kind < kNumKinds; ++kind) {
+    if (pools_[seat][kind]) return PlayAction(kind);
+  }
+  return v1::Action();  // Never: an acting seat holds a piece.
 }
 
 std::vector<int32_t> RockPaperPyramidState::Scores() const {

@@ -20,6 +20,10 @@
 
 namespace pyramid::rpp {
 
+// The action a seat may send, as LegalActions lists it: playing the piece
+// of KindIndex `kind`.
+v1::Action PlayAction(int kind);
+
 // A seat's remaining pieces, indexed by KindIndex (so in sorted order).
 using Pool = std::array<bool, kNumKinds>;
 
