@@ -252,6 +252,8 @@ Position FlamingPyramidsState::ToPosition() const {
   return position;
 }
 
+namespace {
+
 // Checks a test position; on success fills `removed` with the tiles it does
 // not mention.
 absl::Status CheckPosition(const Options& options, Position& position) {
@@ -313,6 +315,8 @@ absl::Status CheckPosition(const Options& options, Position& position) {
   }
   return absl::OkStatus();
 }
+
+}  // namespace
 
 absl::StatusOr<std::unique_ptr<State>> NewStateForTesting(
     const v1::GameConfig& config, const Position& position,
