@@ -118,9 +118,9 @@ absl::StatusOr<v1::Action> ParseSeatAction(std::string_view bytes) {
 absl::StatusOr<std::unique_ptr<State>> Game::NewInitialState(
     int num_seats, RandomStream stream) const {
   if (num_seats < min_seats() || num_seats > max_seats()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(std::string(id()), ": needs ", min_seats(), " to ",
-                     max_seats(), " seats, got ", num_seats));
+    return RefuseAction(description_,
+                        absl::StrCat("needs ", SeatCounts(description_),
+                                     " seats, got ", num_seats));
   }
   return DoNewInitialState(num_seats, std::move(stream));
 }
