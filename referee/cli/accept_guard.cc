@@ -12,7 +12,6 @@
 #include <climits>
 #include <cstdio>
 #include <mutex>
-#include <string>
 
 namespace pyramid {
 namespace {
