@@ -7,6 +7,14 @@
 
 namespace pyramid {
 
+const referee::v1::Observation* SeatView(const Moment& moment, int seat) {
+  if (moment.seat_views == nullptr || seat < 0 ||
+      seat >= static_cast<int>(moment.seat_views->size())) {
+    return nullptr;
+  }
+  return &(*moment.seat_views)[seat];
+}
+
 std::string SvgText(std::string_view text) {
   std::string out;
   out.reserve(text.size());

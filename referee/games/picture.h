@@ -65,6 +65,10 @@ struct GamePicture {
   bool seat_views = true;
 };
 
+// `seat`'s own observation in `moment`, or null when the moment has none
+// for it (no seat_views, or fewer than the seats).
+const referee::v1::Observation* SeatView(const Moment& moment, int seat);
+
 // `text` escaped for SVG or HTML text and attribute values (& < > " ').
 std::string SvgText(std::string_view text);
 

@@ -355,11 +355,7 @@ Picture Draw(const Moment& moment) {
     picture.parts.push_back(Gone(game, moment.result->flaming_pyramids()));
   }
   for (int seat = 0; seat < seats; ++seat) {
-    const v1::Observation* own =
-        moment.seat_views != nullptr &&
-                seat < static_cast<int>(moment.seat_views->size())
-            ? &(*moment.seat_views)[seat]
-            : nullptr;
+    const v1::Observation* own = SeatView(moment, seat);
     const double y = seats_top + kSeatRow * seat;
     SeatInfo(*moment.header, game, seat, y, picture.parts);
     SeatHand(own, seat, y, picture.parts);

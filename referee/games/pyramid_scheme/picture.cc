@@ -291,11 +291,7 @@ Picture Draw(const Moment& moment) {
   CommonCards(board, picture.parts);
   picture.parts.push_back(GoalsAndSupply(board));
   for (int seat = 0; seat < seats; ++seat) {
-    const v1::Observation* own =
-        moment.seat_views != nullptr &&
-                seat < static_cast<int>(moment.seat_views->size())
-            ? &(*moment.seat_views)[seat]
-            : nullptr;
+    const v1::Observation* own = SeatView(moment, seat);
     const double x0 = (seat % 2) * kPanelW;
     const double y0 = kBandHeight + (seat / 2) * kPanelH;
     picture.parts.push_back(SeatFrame(*moment.header, board, seat, x0, y0));
