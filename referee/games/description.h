@@ -93,8 +93,8 @@ absl::StatusOr<OptionValues> ResolveOptions(const GameDescription& description,
 // config or a test position (State::Refuse is this for a state's game).
 absl::Status RefuseAction(const GameDescription& game, std::string_view why);
 
-// One line per option for help texts, e.g.
-// "max_turns (0 to 100000, 0 = 500): move limit in seat turns".
+// One line per option for help texts, e.g. "max_turns (1 to 100000,
+// unset = 500): the game ends when seat turn number max_turns ends".
 std::vector<std::string> OptionHelp(const GameDescription& description);
 
 // The seat counts a game takes, as messages name them: "3" for a game of

@@ -108,8 +108,10 @@ class State {
 
   // If `seat` is the only acting seat and has exactly one legal action,
   // returns it: the referee then applies it without asking (DESIGN.md).
-  // The default implementation uses LegalActions(); games that do not list
-  // their actions override it.
+  // The default implementation uses LegalActions(). Games override it with
+  // the same answer where listing costs (every action serialized and
+  // sorted, asked after every move), and where they do not always list
+  // their actions (ListsLegalActions() false).
   virtual std::optional<v1::Action> SoleLegalAction(int seat) const;
 
   // The action the forfeit policy applies for an acting `seat` (named on the

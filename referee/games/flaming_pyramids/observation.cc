@@ -1,28 +1,13 @@
 // What a Flaming Pyramids seat sees: the table, every pile's size and top
 // face-up tile, its own hand (others' hand sizes only), and the turns under
 // way; the public view shows no hand.
-#include <algorithm>
+#include <cstddef>
 #include <cstdint>
-#include <deque>
-#include <limits>
-#include <memory>
-#include <numeric>
 #include <optional>
-#include <string>
-#include <string_view>
-#include <utility>
-#include <vector>
 
-#include "absl/status/status.h"
-#include "absl/status/statusor.h"
-#include "absl/strings/str_cat.h"
-#include "absl/types/span.h"
-#include "google/protobuf/io/coded_stream.h"
-#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "pyramid/referee/v1/flaming_pyramids.pb.h"
 #include "referee/games/flaming_pyramids/board.h"
 #include "referee/games/flaming_pyramids/state.h"
-#include "referee/games/flaming_pyramids/tables.h"
 
 namespace pyramid::fp {
 

@@ -10,8 +10,6 @@
 #include <deque>
 #include <memory>
 #include <optional>
-#include <string>
-#include <string_view>
 #include <vector>
 
 #include "absl/status/status.h"

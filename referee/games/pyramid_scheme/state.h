@@ -19,8 +19,6 @@
 #include <deque>
 #include <memory>
 #include <optional>
-#include <string>
-#include <string_view>
 #include <utility>
 #include <vector>
 

@@ -1,24 +1,12 @@
 // What a Pyramid Shambo seat sees: everything is public (holdings, the
 // turn, the throws once revealed), so a seat sees what the public view
 // shows.
-#include <algorithm>
-#include <array>
 #include <cstdint>
-#include <memory>
 #include <optional>
-#include <string>
-#include <string_view>
-#include <utility>
-#include <vector>
 
-#include "absl/status/status.h"
-#include "absl/status/statusor.h"
-#include "absl/strings/str_cat.h"
-#include "absl/types/span.h"
 #include "pyramid/referee/v1/pyramid_shambo.pb.h"
 #include "referee/games/pyramid_shambo/board.h"
 #include "referee/games/pyramid_shambo/state.h"
-#include "referee/games/pyramid_shambo/tables.h"
 
 namespace pyramid::shambo {
 
