@@ -22,6 +22,7 @@
 #include <iostream>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -72,7 +73,8 @@ ABSL_FLAG(bool, public_watch, true,
           "public views, and logs once the match is over). false: they need "
           "a token this referee issued (admin, seat or bot).");
 ABSL_FLAG(std::string, key_file, "",
-          "Referee Ed25519 secret key (keygen format), which must exist; "
+          "Referee Ed25519 secret key (keygen format), which must exist: a "
+          "file, or a pipe such as <(pass show referee-key), read once; "
           "default DATA_DIR/referee.key, generated on first start (when "
           "DATA_DIR holds no transparency log yet).");
 ABSL_FLAG(std::string, admin_token_file, "",
@@ -251,12 +253,14 @@ Paths PathsFromFlags() {
   return paths;
 }
 
-// The referee's key from `paths.key_file`. Only the default file
-// (DATA_DIR/referee.key) is generated when missing, and only while DATA_DIR
-// holds no transparency log: that log signs with the key it was started
-// with and refuses any other, so a new key there would be written only to
-// be refused. (A missing --key_file is refused by CheckFlags.)
-absl::StatusOr<SigningKey> RefereeKey(const Paths& paths) {
+// The referee's key: the one --key_file named (`named_key`, read by
+// CheckFlags), else DATA_DIR/referee.key's. Only that default file is
+// generated when missing, and only while DATA_DIR holds no transparency
+// log: that log signs with the key it was started with and refuses any
+// other, so a new key there would be written only to be refused.
+absl::StatusOr<SigningKey> RefereeKey(
+    const Paths& paths, const std::optional<SigningKey>& named_key) {
+  if (named_key.has_value()) return *named_key;
   if (!std::filesystem::exists(paths.key_file)) {
     const std::filesystem::path tlog = paths.data_dir / "tlog.sqlite3";
     if (std::filesystem::exists(tlog)) {
@@ -313,7 +317,7 @@ absl::StatusOr<std::unique_ptr<TransparencyLog>> OpenTlog(
 // and address they name, checked before the referee touches DATA_DIR, so
 // that a mistyped command line, or an address another process listens on,
 // changes nothing on disk.
-absl::Status CheckFlags() {
+absl::Status CheckFlags(std::optional<SigningKey>& named_key) {
   if (absl::StatusOr<FsyncPolicy> fsync =
           ParseFsyncPolicy(absl::GetFlag(FLAGS_fsync));
       !fsync.ok()) {
@@ -389,21 +393,24 @@ absl::Status CheckFlags() {
     }
   }
   // An explicitly named key that is not there is a mistake (a mistyped
-  // path): generating a key there would sign with one nobody pinned.
+  // path): generating a key there would sign with one nobody pinned. It
+  // is read here once, and kept: a pipe (`--key_file=<(pass show ...)`)
+  // gives its bytes only once.
   if (const std::string key_file = absl::GetFlag(FLAGS_key_file);
       !key_file.empty()) {
-    if (absl::StatusOr<std::string> key = ReadFileToString(key_file);
-        !key.ok()) {
+    absl::StatusOr<SigningKey> key = ReadSigningKey(key_file);
+    if (!key.ok()) {
+      const bool unread = absl::IsNotFound(key.status()) ||
+                          absl::IsPermissionDenied(key.status());
       return absl::Status(
           key.status().code(),
           absl::StrCat("--key_file: ", key.status().message(),
-                       "; create a key with keygen, or leave --key_file out "
-                       "to use DATA_DIR/referee.key (made on first start)"));
+                       unread ? "; create a key with keygen, or leave "
+                                "--key_file out to use DATA_DIR/referee.key "
+                                "(made on first start)"
+                              : ""));
     }
-    if (absl::StatusOr<SigningKey> key = ReadSigningKey(key_file); !key.ok()) {
-      return absl::Status(key.status().code(),
-                          absl::StrCat("--key_file: ", key.status().message()));
-    }
+    named_key = *std::move(key);
   }
   // Last: whether the address can be listened on now (the server's own
   // bind, later, stays the judge).
@@ -599,14 +606,15 @@ void PrintBanner(int port, const Paths& paths, const Lobby& lobby,
 
 // Makes the referee's files, serves until SIGINT or SIGTERM, and returns
 // the exit status; once it serves, keeps what it made (`rollback`).
-int Run(const Paths& paths, StartRollback& rollback, const sigset_t& signals,
+int Run(const Paths& paths, const std::optional<SigningKey>& named_key,
+        StartRollback& rollback, const sigset_t& signals,
         const AcceptGuardSettings& descriptors) {
   if (absl::Status s =
           rollback.CreateDirectories(paths.log_dir, "the log directory");
       !s.ok()) {
     return Fail(s);
   }
-  absl::StatusOr<SigningKey> key = RefereeKey(paths);
+  absl::StatusOr<SigningKey> key = RefereeKey(paths, named_key);
   if (!key.ok()) return Fail(key.status());
   absl::StatusOr<std::pair<std::string, std::string>> admin =
       AdminToken(paths.data_dir);
@@ -667,7 +675,8 @@ int Main() {
   const AcceptGuardSettings descriptors = InstallAcceptGuard();
   LimitLibraryLogs();
 
-  if (absl::Status s = CheckFlags(); !s.ok()) return Fail(s);
+  std::optional<SigningKey> named_key;  // --key_file's.
+  if (absl::Status s = CheckFlags(named_key); !s.ok()) return Fail(s);
   const Paths paths = PathsFromFlags();
   // What this start adds to the disk goes again if it fails (from the
   // first file on, once the lock is held): a referee that cannot start
@@ -699,7 +708,7 @@ int Main() {
       {"admin.token", "checkpoint", "journal", "logs", "referee.key",
        "registry.sqlite3", "tlog.sqlite3", "tlog.vkey"});
   if (!had_lock_file) rollback.Made(lock_file);
-  const int status = Run(paths, rollback, signals, descriptors);
+  const int status = Run(paths, named_key, rollback, signals, descriptors);
   // Everything Run made is gone (its files closed) and the lock still held.
   rollback.Undo();
   return status;

@@ -1295,7 +1295,7 @@ TEST_F(E2eTest, BadFlagValuesAreRefusedBeforeDataDirIsTouched) {
       {"--tls_cert=" + Path("cert.pem"),
        "referee: --tls_cert and --tls_key go together: give both"},
       {"--key_file=" + Path("mistyped.key"),
-       "referee: --key_file: cannot open " + Path("mistyped.key") +
+       "referee: --key_file: cannot read " + Path("mistyped.key") +
            ": No such file or directory; create a key with keygen, or leave "
            "--key_file out to use DATA_DIR/referee.key"},
       {"--listen=bogus", "referee: --listen is HOST:PORT"},
