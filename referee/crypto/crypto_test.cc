@@ -1107,6 +1107,31 @@ TEST(Ed25519Test, GeneratedKeysAreFreshAndWork) {
   EXPECT_FALSE(VerifySignature(b.public_key(), "hello", signature));
 }
 
+TEST(Ed25519Test, IsValidPublicKeyRefusesWhatVerificationRefuses) {
+  for (int i = 0; i < 8; ++i) {
+    EXPECT_TRUE(IsValidPublicKey(SigningKey::Generate().public_key()));
+  }
+  // Not a point's canonical encoding, a point of small order, or not 32
+  // bytes: libsodium verifies no signature by any of them.
+  const std::string refused[] = {
+      std::string(32, '\xff'),                       // y not reduced
+      std::string(32, '\0'),                         // order 4
+      *FromHex("01" + std::string(62, '0')),         // the identity
+      *FromHex("ec" + std::string(60, 'f') + "7f"),  // y = p
+      *FromHex("ee" + std::string(60, 'f') + "7f"),  // identity, unreduced
+      *FromHex("c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac"
+               "037a"),  // order 8
+      std::string(31, '\x01'),
+      "",
+  };
+  const SigningKey key = SigningKey::Generate();
+  const std::string signature = key.Sign("hello");
+  for (const std::string& bad : refused) {
+    EXPECT_FALSE(IsValidPublicKey(bad)) << ToHex(bad);
+    EXPECT_FALSE(VerifySignature(bad, "hello", signature)) << ToHex(bad);
+  }
+}
+
 TEST(Ed25519Test, OpensslAgreesWithSigningKey) {
   PYR_REQUIRE_TOOL("openssl");
   // A fresh key: openssl verifies our signature, rejects a tampered one,

@@ -146,6 +146,13 @@ bool VerifySignature(std::string_view public_key, std::string_view message,
              reinterpret_cast<const unsigned char*>(public_key.data())) == 0;
 }
 
+bool IsValidPublicKey(std::string_view public_key) {
+  EnsureSodium();
+  return public_key.size() == kPublicKeySize &&
+         crypto_core_ed25519_is_valid_point(
+             reinterpret_cast<const unsigned char*>(public_key.data())) == 1;
+}
+
 absl::Status WriteKeyFiles(const std::string& path, const SigningKey& key) {
   absl::Status status =
       WriteNewFile(path, absl::StrCat(ToHex(key.seed()), "\n"), 0600);

@@ -45,6 +45,15 @@ class SigningKey {
 bool VerifySignature(std::string_view public_key, std::string_view message,
                      std::string_view signature);
 
+// True iff `public_key` is one VerifySignature can ever accept a signature
+// by: 32 bytes, the canonical encoding of a point, not of small order
+// (libsodium's crypto_sign_verify_detached refuses any other key before
+// looking at the signature; docs/log-format.md, "Ed25519"), and in the
+// prime-order subgroup, as every key made from a seed is
+// (crypto_core_ed25519_is_valid_point). A key refused here can sign nothing
+// a verifier takes.
+bool IsValidPublicKey(std::string_view public_key);
+
 // Writes `key`'s seed to `path` (mode 0600, refuses to overwrite) and the
 // public key to `path` + ".pub" (mode 0644).
 absl::Status WriteKeyFiles(const std::string& path, const SigningKey& key);

@@ -10,6 +10,7 @@
 
 #include "absl/cleanup/cleanup.h"
 #include "absl/container/flat_hash_map.h"
+#include "absl/strings/escaping.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
@@ -194,6 +195,14 @@ absl::StatusOr<v1::RegisterBotResponse> Lobby::RegisterBot(
       request.public_key().size() != kPublicKeySize) {
     return absl::InvalidArgumentError("a public key is 32 bytes");
   }
+  if (!request.public_key().empty() &&
+      !IsValidPublicKey(request.public_key())) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "bot \"", absl::CHexEscape(request.name()), "\": public key ",
+        ToHex(request.public_key()),
+        " is not a valid Ed25519 public key (every signature by it would be "
+        "refused)"));
+  }
   const MintedToken minted = MintToken();
   Principal principal;
   principal.kind = Principal::Kind::kBot;
@@ -343,6 +352,15 @@ absl::StatusOr<std::vector<HostedSeat>> Lobby::SeatsFor(
     const v1::SeatSpec& spec = request.seats(i);
     if (spec.name().size() > kMaxNameBytes) {
       return absl::InvalidArgumentError("a seat name is at most 64 bytes");
+    }
+    // A key no signature verifies by would make each of the seat's commits
+    // refused (the size is Match::Create's to check).
+    if (spec.public_key().size() == kPublicKeySize &&
+        !IsValidPublicKey(spec.public_key())) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "seat ", i, ": public key ", ToHex(spec.public_key()),
+          " is not a valid Ed25519 public key (every signature by it would "
+          "be refused)"));
     }
     v1::Seat seat;
     seat.set_public_key(spec.public_key());

@@ -31,6 +31,7 @@
 #include "absl/time/time.h"
 #include "gtest/gtest.h"
 #include "referee/core/log_sink.h"
+#include "referee/crypto/bytes.h"
 #include "sqlite3.h"
 #include "tests/temp_dir.h"
 
@@ -205,6 +206,55 @@ TEST_F(LobbyTest, FiltersByStatusAndRefusesBadPageTokens) {
               absl::StatusCode::kInvalidArgument)
         << token;
   }
+}
+
+// A seat or bot key no signature verifies by (not a point's canonical
+// encoding, or a point of small order) is refused where it is given, not
+// accepted to have every commit of the seat refused.
+TEST_F(LobbyTest, AKeyNoSignatureVerifiesByIsRefused) {
+  const std::string refused_keys[] = {
+      std::string(32, '\xff'), std::string(32, '\0'),
+      std::string("\x01") + std::string(31, '\0')};
+  for (const std::string& key : refused_keys) {
+    v1::CreateMatchRequest request;
+    request.mutable_game()->set_game("rock_paper_pyramid");
+    for (int i = 0; i < 3; ++i) {
+      request.add_seats()->set_public_key(
+          i == 1 ? key : SigningKey::Generate().public_key());
+    }
+    const absl::Status created = lobby_->CreateMatch(request).status();
+    EXPECT_EQ(created.code(), absl::StatusCode::kInvalidArgument) << created;
+    EXPECT_TRUE(absl::StrContains(created.message(),
+                                  "seat 1: public key " + ToHex(key)))
+        << created;
+    EXPECT_TRUE(
+        absl::StrContains(created.message(), "not a valid Ed25519 public key"))
+        << created;
+
+    v1::RegisterBotRequest registration;
+    registration.set_name("badkey");
+    registration.set_public_key(key);
+    const absl::Status registered = lobby_->RegisterBot(registration).status();
+    EXPECT_EQ(registered.code(), absl::StatusCode::kInvalidArgument)
+        << registered;
+    EXPECT_TRUE(absl::StrContains(registered.message(), "bot \"badkey\""))
+        << registered;
+    EXPECT_TRUE(absl::StrContains(registered.message(),
+                                  "not a valid Ed25519 public key"))
+        << registered;
+  }
+  EXPECT_TRUE(List(10).first.empty());
+  // A real key is taken, by both.
+  v1::RegisterBotRequest registration;
+  registration.set_name("goodkey");
+  registration.set_public_key(SigningKey::Generate().public_key());
+  EXPECT_TRUE(lobby_->RegisterBot(registration).ok());
+  v1::CreateMatchRequest request;
+  request.mutable_game()->set_game("rock_paper_pyramid");
+  for (int i = 0; i < 3; ++i) {
+    request.add_seats()->set_public_key(SigningKey::Generate().public_key());
+  }
+  EXPECT_TRUE(lobby_->CreateMatch(request).ok());
 }
 
 // A bot's seat count (its stream's queue bound and flood allowance) does
