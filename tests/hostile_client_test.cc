@@ -485,8 +485,9 @@ TEST_F(HostileClientTest, ReflectionStreamsAreBoundedByTheThreadQuota) {
 // status message goes back in the call's trailers, and one over the
 // client's metadata limit (8 KiB by default) reaches it as another error.
 // Before, GetInclusionProof repeated a match id of any length (as
-// CreateMatch an unknown bot id or game), and its NOT_FOUND arrived as
-// RESOURCE_EXHAUSTED "received initial metadata size exceeds limit".
+// CreateMatch an unknown bot id or game), and its error arrived as
+// RESOURCE_EXHAUSTED "received initial metadata size exceeds limit" (it is
+// INVALID_ARGUMENT now: no match id is that long).
 TEST_F(HostileClientTest, ErrorsDoNotRepeatALongFieldWhole) {
   const std::string huge(100 << 10, 'a');
   grpc::ClientContext context;
@@ -495,7 +496,7 @@ TEST_F(HostileClientTest, ErrorsDoNotRepeatALongFieldWhole) {
   v1::InclusionProof proof;
   const grpc::Status status =
       stub_->GetInclusionProof(&context, request, &proof);
-  EXPECT_EQ(status.error_code(), grpc::StatusCode::NOT_FOUND)
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT)
       << status.error_message().substr(0, 200);
   EXPECT_THAT(status.error_message(), HasSubstr("102400 bytes"));
   // Any other message is cut to 2 KiB, saying so: here an unknown bot and

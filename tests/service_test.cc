@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
@@ -1686,6 +1687,39 @@ TEST_F(ServiceTest, BadInputUnknownMatchIsNotFound) {
   WatchClient watch(ref_->NewChannel(), unknown);
   EXPECT_EQ(watch.AwaitEnd().error_code(), grpc::StatusCode::NOT_FOUND);
   FinishAndVerify(clients, match.id, 0);
+}
+
+// A match id not of a match id's form (32 lower-case hex digits) is
+// INVALID_ARGUMENT, in Play's words, on every read call that takes one, not
+// NOT_FOUND (as a well-formed unknown one is), and is never sent back.
+TEST_F(ServiceTest, BadInputMalformedMatchIdIsInvalidArgument) {
+  const Created match = NewMatch();
+  const std::string upper = absl::AsciiStrToUpper(match.id);
+  ASSERT_NE(upper, match.id);
+  for (const std::string& bad :
+       {std::string(), upper, match.id + "0", std::string(512 << 10, 'a')}) {
+    grpc::ClientContext context;
+    v1::GetMatchRequest get;
+    get.set_match_id(bad);
+    v1::MatchInfo info;
+    const grpc::Status got = ref_->stub().GetMatch(&context, get, &info);
+    EXPECT_EQ(got.error_code(), grpc::StatusCode::INVALID_ARGUMENT)
+        << bad.size() << ": " << got.error_message().substr(0, 200);
+    EXPECT_TRUE(absl::StartsWith(got.error_message(),
+                                 "match_id: 32 lower-case hex digits, not "))
+        << got.error_message().substr(0, 200);
+    EXPECT_LE(got.error_message().size(), 200u);
+    std::string bytes;
+    const grpc::Status log = FetchLog(ref_->stub(), bad, "", &bytes);
+    EXPECT_EQ(log.error_code(), grpc::StatusCode::INVALID_ARGUMENT)
+        << bad.size() << ": " << log.error_message().substr(0, 200);
+    EXPECT_EQ(log.error_message(), got.error_message());
+  }
+  grpc::ClientContext context;
+  v1::GetMatchRequest get;
+  get.set_match_id(match.id);
+  v1::MatchInfo info;
+  EXPECT_TRUE(ref_->stub().GetMatch(&context, get, &info).ok());
 }
 
 TEST_F(ServiceTest, BadInputWrongDecisionIdIsFailedPrecondition) {

@@ -10,6 +10,7 @@
 
 #include "absl/cleanup/cleanup.h"
 #include "absl/container/flat_hash_map.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -79,6 +80,22 @@ std::string RandomHex(size_t bytes) {
 }
 
 }  // namespace
+
+absl::Status CheckMatchIdForm(absl::string_view match_id) {
+  if (match_id.size() != 2 * kMatchIdSize) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "match_id: ", 2 * kMatchIdSize, " lower-case hex digits, not ",
+        match_id.size(), " bytes"));
+  }
+  for (const char c : match_id) {
+    if (!absl::ascii_isdigit(c) && !(c >= 'a' && c <= 'f')) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "match_id: ", 2 * kMatchIdSize, " lower-case hex digits, not \"",
+          absl::CHexEscape(match_id), "\""));
+    }
+  }
+  return absl::OkStatus();
+}
 
 Lobby::Lobby(LobbyOptions options)
     : options_(std::move(options)),
@@ -900,6 +917,10 @@ absl::StatusOr<v1::ListMatchesResponse> Lobby::ListMatches(
   // lock: a match's info waits while its end is being entered in the
   // transparency log) or its registry entry, and filtered again, since a
   // running match may have ended meanwhile.
+  if (!v1::MatchStatus_IsValid(request.status())) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("unknown match status ", request.status()));
+  }
   const v1::MatchStatus wanted = request.status();
   // Ended matches the registry could not record are recorded as running
   // there: while there are any, the registry does not filter.

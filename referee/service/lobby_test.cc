@@ -208,6 +208,21 @@ TEST_F(LobbyTest, FiltersByStatusAndRefusesBadPageTokens) {
   }
 }
 
+// An unknown status filter is refused as an unknown forfeit policy is, not
+// answered with an empty list.
+TEST_F(LobbyTest, AnUnknownStatusFilterIsRefused) {
+  Create();
+  for (const int status : {77, -5}) {
+    v1::ListMatchesRequest request;
+    request.set_status(static_cast<v1::MatchStatus>(status));
+    const absl::Status refused = lobby_->ListMatches(request).status();
+    EXPECT_EQ(refused.code(), absl::StatusCode::kInvalidArgument) << refused;
+    EXPECT_TRUE(absl::StrContains(
+        refused.message(), absl::StrCat("unknown match status ", status)))
+        << refused;
+  }
+}
+
 // A seat or bot key no signature verifies by (not a point's canonical
 // encoding, or a point of small order) is refused where it is given, not
 // accepted to have every commit of the seat refused.
@@ -255,6 +270,27 @@ TEST_F(LobbyTest, AKeyNoSignatureVerifiesByIsRefused) {
     request.add_seats()->set_public_key(SigningKey::Generate().public_key());
   }
   EXPECT_TRUE(lobby_->CreateMatch(request).ok());
+}
+
+// A match id's form is judged alike wherever one is given: 32 lower-case
+// hex digits, else INVALID_ARGUMENT in Play's words, never echoing an id of
+// another length.
+TEST(CheckMatchIdFormTest, TakesOnlyThirtyTwoLowerCaseHexDigits) {
+  EXPECT_TRUE(CheckMatchIdForm("0123456789abcdef0123456789abcdef").ok());
+  const std::string huge(1 << 20, 'a');
+  for (const std::string& bad :
+       {std::string(), std::string("0123456789ABCDEF0123456789ABCDEF"),
+        std::string(33, 'a'), std::string(31, 'a'), huge,
+        std::string("0123456789abcdef0123456789abcde\n")}) {
+    const absl::Status status = CheckMatchIdForm(bad);
+    EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << bad.size();
+    EXPECT_TRUE(absl::StartsWith(status.message(),
+                                 "match_id: 32 lower-case hex digits, not "))
+        << status;
+    EXPECT_LE(status.message().size(), 200u) << bad.size();
+  }
+  EXPECT_EQ(CheckMatchIdForm(huge).message(),
+            "match_id: 32 lower-case hex digits, not 1048576 bytes");
 }
 
 // A bot's seat count (its stream's queue bound and flood allowance) does

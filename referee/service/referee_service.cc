@@ -233,6 +233,9 @@ grpc::ServerUnaryReactor* RefereeService::GetMatch(
     grpc::CallbackServerContext* context, const v1::GetMatchRequest* request,
     v1::MatchInfo* response) {
   if (absl::Status s = CheckReader(context); !s.ok()) return Reply(context, s);
+  if (absl::Status s = CheckMatchIdForm(request->match_id()); !s.ok()) {
+    return Reply(context, s);
+  }
   std::shared_ptr<MatchHost> host = lobby_->FindMatch(request->match_id());
   if (host == nullptr) {
     return Reply(context, absl::NotFoundError("unknown match"));
@@ -257,6 +260,9 @@ grpc::ServerWriteReactor<v1::LogChunk>* RefereeService::GetLog(
   // only to them too.
   using Failed = FailedWriteReactor<v1::LogChunk>;
   if (absl::Status s = CheckReader(context); !s.ok()) return new Failed(s);
+  if (absl::Status s = CheckMatchIdForm(request->match_id()); !s.ok()) {
+    return new Failed(s);
+  }
   std::shared_ptr<MatchHost> host = lobby_->FindMatch(request->match_id());
   if (host == nullptr) {
     return new Failed(absl::NotFoundError("unknown match"));
@@ -324,6 +330,9 @@ grpc::ServerUnaryReactor* RefereeService::GetInclusionProof(
   std::string key;
   switch (request->log_case()) {
     case v1::GetInclusionProofRequest::kMatchId:
+      if (absl::Status s = CheckMatchIdForm(request->match_id()); !s.ok()) {
+        return Reply(context, s);
+      }
       key = request->match_id();
       break;
     case v1::GetInclusionProofRequest::kLogSha256:

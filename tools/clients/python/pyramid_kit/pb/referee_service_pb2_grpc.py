@@ -147,7 +147,9 @@ class RefereeServicer(object):
         raise NotImplementedError('Method not implemented!')
 
     def GetMatch(self, request, context):
-        """One match's public summary. NOT_FOUND for an unknown match.
+        """One match's public summary. NOT_FOUND for an unknown match;
+        INVALID_ARGUMENT for a match_id that is not one (32 lower-case hex
+        digits), as GetLog and GetInclusionProof say.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -169,7 +171,8 @@ class RefereeServicer(object):
         hands follow), so it is served before the end only with the admin
         token; otherwise FAILED_PRECONDITION. A broken match (MATCH_BROKEN,
         stopped for good) is served as a finished one, up to what its file
-        holds. NOT_FOUND for an unknown match. A referee started with
+        holds. NOT_FOUND for an unknown match (INVALID_ARGUMENT for a match_id
+        that is not one, as GetMatch). A referee started with
         --public_watch=false serves no log without a token it issued
         (UNAUTHENTICATED), as it answers GetMatch. UNAVAILABLE while the
         referee already serves as many downloads as it takes at once
@@ -202,7 +205,8 @@ class RefereeServicer(object):
     def GetInclusionProof(self, request, context):
         """Proof that a sealed log is in the tree of a checkpoint, as RFC 9162
         section 2.1.3 defines it and as a C2SP tlog-proof file. NOT_FOUND for a
-        match whose log is not (yet) sealed, or an unknown log hash.
+        match whose log is not (yet) sealed, or an unknown log hash;
+        INVALID_ARGUMENT for a match_id that is not one (as GetMatch).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
