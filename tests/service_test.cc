@@ -1672,8 +1672,9 @@ TEST_F(ServiceTest, BadInputUnknownMatchIsNotFound) {
   const std::string unknown(32, '0');
   clients[0]->Send(svctest::CommitMsg(unknown, 0, 0, NewMove({})));
   EXPECT_TRUE(clients[0]->Await(IsError(unknown, 0, 0, kNotFound)));
-  clients[0]->Send(svctest::RevealMsg("not hex", 0, 0, NewMove({})));
-  EXPECT_TRUE(clients[0]->Await(IsError("not hex", 0, 0, kNotFound)));
+  clients[0]->Send(svctest::RevealMsg(std::string(32, 'f'), 0, 0, NewMove({})));
+  EXPECT_TRUE(
+      clients[0]->Await(IsError(std::string(32, 'f'), 0, 0, kNotFound)));
   // The read-only calls say NOT_FOUND too.
   grpc::ClientContext context;
   v1::GetMatchRequest get;
@@ -1714,7 +1715,22 @@ TEST_F(ServiceTest, BadInputMalformedMatchIdIsInvalidArgument) {
     EXPECT_EQ(log.error_code(), grpc::StatusCode::INVALID_ARGUMENT)
         << bad.size() << ": " << log.error_message().substr(0, 200);
     EXPECT_EQ(log.error_message(), got.error_message());
+    WatchClient watch(ref_->NewChannel(), bad);
+    const grpc::Status watched = watch.AwaitEnd();
+    EXPECT_EQ(watched.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+    EXPECT_EQ(watched.error_message(), got.error_message());
   }
+  // Play says so too, in a PlayError that sends back no id longer than a
+  // match id's.
+  auto clients = ConnectSeats(match);
+  for (const std::string& bad :
+       {std::string(), std::string("not hex"), upper}) {
+    clients[0]->Send(svctest::RevealMsg(bad, 0, 0, NewMove({})));
+    EXPECT_TRUE(clients[0]->Await(IsError(bad, 0, 0, kInvalidArgument))) << bad;
+  }
+  clients[0]->Send(svctest::RevealMsg(match.id + "0", 0, 0, NewMove({})));
+  EXPECT_TRUE(clients[0]->Await(IsError("", 0, 0, kInvalidArgument)));
+  FinishAndVerify(clients, match.id, 0);
   grpc::ClientContext context;
   v1::GetMatchRequest get;
   get.set_match_id(match.id);

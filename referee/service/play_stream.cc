@@ -226,20 +226,18 @@ class PlayReactor final : public AsyncBidiStream {
         is_commit ? request.commit().seat() : request.reveal().seat();
     const uint64_t decision_id = is_commit ? request.commit().decision_id()
                                            : request.reveal().decision_id();
-    // Longer than a match id (32 hex digits): no match, and not sent back
-    // in the PlayError, which would otherwise make the referee queue a copy
-    // of each such message (up to the largest it takes) for a client that
-    // need not read them.
-    if (match_id.size() > 2 * kMatchIdSize) {
-      return Refuse(
-          "", seat, decision_id,
-          absl::InvalidArgumentError(absl::StrCat(
-              "match_id: ", 2 * kMatchIdSize, " lower-case hex digits, not ",
-              match_id.size(), " bytes")));
-    }
     // A seat's stream plays one match, a bot's often several moves of one
-    // in a row: the last match found is asked first.
+    // in a row: the last match found is asked first. Another id is judged
+    // by its form first, as every call that takes one does
+    // (CheckMatchIdForm): one longer than a match id is not sent back in
+    // the PlayError, which would otherwise make the referee queue a copy of
+    // each such message (up to the largest it takes) for a client that
+    // need not read them.
     if (last_match_ == nullptr || last_match_->match_id() != match_id) {
+      if (absl::Status form = CheckMatchIdForm(match_id); !form.ok()) {
+        return Refuse(match_id.size() > 2 * kMatchIdSize ? "" : match_id, seat,
+                      decision_id, form);
+      }
       last_match_ = lobby_->FindMatch(match_id, &principal_);
     }
     const std::shared_ptr<MatchHost>& host = last_match_;

@@ -56,6 +56,11 @@ class WatchReactor final : public AsyncWriterStream {
                                         "(--max_watchers)"));
       return;
     }
+    if (absl::Status form = CheckMatchIdForm(watch.match_id()); !form.ok()) {
+      writer_->Close(grpc::StatusCode::INVALID_ARGUMENT,
+                     std::string(form.message()));
+      return;
+    }
     std::shared_ptr<MatchHost> host = lobby_->FindMatch(watch.match_id());
     if (host == nullptr) {
       writer_->Close(grpc::StatusCode::NOT_FOUND, "unknown match");

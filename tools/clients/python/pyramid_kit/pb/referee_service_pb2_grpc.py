@@ -136,8 +136,9 @@ class RefereeServicer(object):
         the stream ends OK after the `outcome`. A watcher that falls behind
         (its unsent events exceed the referee's --watch_queue_bytes) loses
         the events it has not been sent and gets a fresh `snapshot` instead.
-        NOT_FOUND for an unknown match; RESOURCE_EXHAUSTED when the match or
-        the referee already has as many watchers as it takes
+        NOT_FOUND for an unknown match (INVALID_ARGUMENT for a match_id that
+        is not one); RESOURCE_EXHAUSTED when the match or the referee already
+        has as many watchers as it takes
         (--max_watchers_per_match, --max_watchers); DATA_LOSS when the match
         breaks (its log could not be written). See docs/protocol.md, "Watching
         a match".
