@@ -248,8 +248,12 @@ bool LogIsMarkedBroken(const std::string& path) {
          (info.st_mode & 0777) == 0444;
 }
 
-absl::Status WriteFileAtomically(const std::string& path,
-                                 std::string_view contents) {
+namespace {
+
+// Writes `contents` to PATH.tmp (synced when `sync`) and renames it over
+// `path`; the temporary file goes again when any step fails.
+absl::Status WriteAndRename(const std::string& path, std::string_view contents,
+                            bool sync) {
   const std::string tmp = path + ".tmp";
   const int fd =
       open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -257,9 +261,16 @@ absl::Status WriteFileAtomically(const std::string& path,
     return absl::InternalError(
         absl::StrCat("cannot create ", tmp, ": ", std::strerror(errno)));
   }
-  bool ok = write(fd, contents.data(), contents.size()) ==
-            static_cast<ssize_t>(contents.size());
-  ok = ok && fsync(fd) == 0;
+  size_t written = 0;
+  while (written < contents.size()) {
+    const ssize_t n =
+        write(fd, contents.data() + written, contents.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    written += static_cast<size_t>(n);
+  }
+  bool ok = written == contents.size();
+  ok = ok && (!sync || fsync(fd) == 0);
   ok = close(fd) == 0 && ok;
   ok = ok && rename(tmp.c_str(), path.c_str()) == 0;
   if (!ok) {
@@ -267,6 +278,21 @@ absl::Status WriteFileAtomically(const std::string& path,
     unlink(tmp.c_str());
     return absl::InternalError(
         absl::StrCat("cannot write ", path, ": ", error));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status ReplaceFileWhole(const std::string& path,
+                              std::string_view contents) {
+  return WriteAndRename(path, contents, /*sync=*/false);
+}
+
+absl::Status WriteFileAtomically(const std::string& path,
+                                 std::string_view contents) {
+  if (absl::Status s = WriteAndRename(path, contents, /*sync=*/true); !s.ok()) {
+    return s;
   }
   return SyncDirectory(DirectoryOf(path));
 }

@@ -189,6 +189,14 @@ absl::Status SyncDirectory(const std::string& dir);
 // The directory of the file `path` ("" for a bare name).
 std::string DirectoryOf(std::string_view path);
 
+// Replaces `path` with `contents` (mode 0644) written whole to PATH.tmp
+// and renamed over it, so that a reader, or a killed process, sees either
+// the old file or the whole new one. Not synced: after a power loss the
+// file may be either, or empty; for many files synced together later
+// (syncfs) or made again when lost.
+absl::Status ReplaceFileWhole(const std::string& path,
+                              std::string_view contents);
+
 // Replaces `path` with `contents` (mode 0644) so that a reader, or a crash
 // at any instant, sees either the old file or the whole new one: written to
 // a temporary file beside it, synced, renamed over it, and the directory

@@ -31,30 +31,7 @@ namespace pyramid {
 namespace runner_internal {
 
 absl::Status WriteFile(const fs::path& path, const std::string& bytes) {
-  const std::string tmp = path.string() + ".tmp";
-  const int fd =
-      open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) {
-    return absl::InternalError(
-        absl::StrCat("cannot create ", tmp, ": ", std::strerror(errno)));
-  }
-  size_t done = 0;
-  while (done < bytes.size()) {
-    const ssize_t n = write(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    done += static_cast<size_t>(n);
-  }
-  bool ok = done == bytes.size();
-  ok = close(fd) == 0 && ok;
-  ok = ok && rename(tmp.c_str(), path.c_str()) == 0;
-  if (!ok) {
-    const std::string error = std::strerror(errno);
-    unlink(tmp.c_str());
-    return absl::InternalError(
-        absl::StrCat("cannot write ", path.string(), ": ", error));
-  }
-  return absl::OkStatus();
+  return ReplaceFileWhole(path.string(), bytes);
 }
 
 absl::Status SyncFileSystemOf(const fs::path& dir) {
