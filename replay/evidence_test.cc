@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -317,10 +318,12 @@ TEST_F(TournamentDirectoryTest, AKnownLogIsNotReadAgain) {
   log->verdict = VerifyLog(Log(), options);
   log->sha256 = Sha256(Log());
   std::vector<std::string> asked;
+  std::mutex asked_mutex;  // `known` is called from several threads.
   const KnownLogs known =
       [&](const std::string& file,
           const std::string& key) -> std::shared_ptr<const KnownLog> {
     EXPECT_EQ(key, RefereeKey().public_key);
+    std::lock_guard<std::mutex> lock(asked_mutex);
     asked.push_back(fs::path(file).filename().string());
     return file == path ? log : nullptr;
   };

@@ -60,7 +60,8 @@ struct KnownLog {
 // DIR/logs or DIR/superseded) with the referee key `pinned_key` (32
 // bytes): its KnownLog when the file has not changed since it was read
 // (the tournament runner's, so that its check of its own directory reads
-// no log it has verified), else null, and the check reads the file.
+// no log it has verified), else null, and the check reads the file. Called
+// from several threads at once (logs are checked in parallel).
 using KnownLogs = std::function<std::shared_ptr<const KnownLog>(
     const std::string& path, const std::string& pinned_key)>;
 
