@@ -65,7 +65,25 @@ absl::StatusOr<std::unique_ptr<FileLogSink>> FileLogSink::OpenForAppend(
       new FileLogSink(fd, path, size, /*name_synced=*/true));
 }
 
-FileLogSink::~FileLogSink() { close(fd_); }
+struct FileLogSink::Descriptor {
+  explicit Descriptor(int fd) : fd(fd) {}
+  ~Descriptor() { close(fd); }
+  Descriptor(const Descriptor&) = delete;
+  Descriptor& operator=(const Descriptor&) = delete;
+  const int fd;
+};
+
+FileLogSink::FileLogSink(int fd, std::string path, uint64_t size,
+                         bool name_synced)
+    : file_(std::make_shared<const Descriptor>(fd)),
+      fd_(fd),
+      path_(std::move(path)),
+      size_(size),
+      synced_(size),
+      name_synced_(name_synced) {}
+
+// The descriptor stays open while a SyncLater job holds it.
+FileLogSink::~FileLogSink() = default;
 
 void FileLogSink::set_journal(std::shared_ptr<LogJournal> journal) {
   journal_ = std::move(journal);
@@ -103,33 +121,22 @@ absl::Status FileLogSink::Sync() {
 }
 
 SyncJob FileLogSink::SyncLater() {
-  // The duplicate keeps the file open for the job, whatever becomes of this
-  // sink meanwhile; it is closed when the last copy of the job goes.
-  struct Duplicate {
-    ~Duplicate() {
-      if (fd >= 0) close(fd);
-    }
-    int fd = -1;
-  };
-  auto duplicate = std::make_shared<Duplicate>();
-  duplicate->fd = dup(fd_);
-  if (duplicate->fd < 0) {
-    const absl::Status status = absl::InternalError(
-        absl::StrCat("dup ", path_, ": ", std::strerror(errno)));
-    return [status](SyncDone done) { done(status); };
-  }
+  // The job holds the file open, whatever becomes of this sink meanwhile,
+  // through the sink's own descriptor: no new one (a dup would fail when
+  // the process has none left, and break a match whose bytes are fine).
   const uint64_t from = std::exchange(synced_, size_);
   if (journal_ == nullptr) {
     const bool sync_name = !std::exchange(name_synced_, true);
-    return BlockingSync([duplicate, path = path_, sync_name]() -> absl::Status {
-      if (fdatasync(duplicate->fd) != 0) {
+    return BlockingSync([file = file_, path = path_,
+                         sync_name]() -> absl::Status {
+      if (fdatasync(file->fd) != 0) {
         return absl::InternalError(
             absl::StrCat("fsync ", path, ": ", std::strerror(errno)));
       }
       return sync_name ? SyncDirectory(DirectoryOf(path)) : absl::OkStatus();
     });
   }
-  return [duplicate, journal = journal_, path = absolute_path_, from,
+  return [file = file_, journal = journal_, path = absolute_path_, from,
           to = size_](SyncDone done) {
     if (from == to) {  // Nothing new to keep.
       done(absl::OkStatus());
@@ -139,7 +146,7 @@ SyncJob FileLogSink::SyncLater() {
     size_t have = 0;
     while (have < bytes.size()) {
       const ssize_t n =
-          pread(duplicate->fd, bytes.data() + have, bytes.size() - have,
+          pread(file->fd, bytes.data() + have, bytes.size() - have,
                 static_cast<off_t>(from + have));
       if (n < 0 && errno == EINTR) continue;
       if (n <= 0) {

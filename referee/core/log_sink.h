@@ -84,24 +84,24 @@ class FileLogSink final : public LogSink {
   absl::Status Append(std::string_view bytes) override;
   // fdatasync; the first one of a file Create made syncs its directory too.
   absl::Status Sync() override;
-  // fdatasync of a duplicate of the file's descriptor (closed with the job);
-  // with a journal, the job reads the bytes appended since the last sync
-  // back from the duplicate and hands them to the journal
-  // (LogJournal::CommitAsync), which reports when they are durable; the
-  // file itself is not synced.
+  // fdatasync of the file's descriptor, which the job shares with this sink
+  // (it is closed once both have let go), so that a sync never needs a new
+  // descriptor: a process out of them (EMFILE) still syncs its logs. With a
+  // journal, the job reads the bytes appended since the last sync back
+  // through it and hands them to the journal (LogJournal::CommitAsync),
+  // which reports when they are durable; the file itself is not synced.
   SyncJob SyncLater() override;
 
   // Makes SyncLater's jobs commit to `journal` (null: fdatasync again).
   void set_journal(std::shared_ptr<LogJournal> journal);
 
  private:
-  FileLogSink(int fd, std::string path, uint64_t size, bool name_synced)
-      : fd_(fd),
-        path_(std::move(path)),
-        size_(size),
-        synced_(size),
-        name_synced_(name_synced) {}
-  int fd_;
+  // An open file descriptor, closed when the last holder lets go: this sink
+  // and the SyncLater jobs it made.
+  struct Descriptor;
+  FileLogSink(int fd, std::string path, uint64_t size, bool name_synced);
+  std::shared_ptr<const Descriptor> file_;
+  int fd_;  // file_'s.
   std::string path_;
   uint64_t size_;    // Bytes in the file.
   uint64_t synced_;  // Bytes made durable (synced or committed) so far.

@@ -448,8 +448,8 @@ absl::Status Match::Finish(v1::Outcome outcome) {
   if (absl::Status s = Log(std::move(record)); !s.ok()) return s;
   absl::Status sealed = log_->Seal();
   if (!sealed.ok()) broken_ = sealed;
-  // The seal's sync, when owed, outlives the writer (it syncs a duplicate
-  // of the file's descriptor).
+  // The seal's sync, when owed, outlives the writer (it holds the file's
+  // descriptor open until it has run).
   if (sealed.ok()) seal_sync_ = log_->TakeOwedSync();
   log_.reset();  // Closes the file: a sealed log takes no more records.
   return sealed;
