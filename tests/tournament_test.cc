@@ -49,7 +49,7 @@
 #include "replay/verifier.h"
 #include "tests/temp_dir.h"
 #include "tests/test_process.h"
-#include "tools/tournament/journal.h"
+#include "tools/tournament/match_journal.h"
 #include "tools/tournament/runner.h"
 #include "tools/tournament/sprt.h"
 
@@ -179,7 +179,7 @@ class TournamentTest : public ::testing::Test {
 
   std::vector<v1::TournamentMatchResult> Journaled() const {
     absl::StatusOr<std::vector<v1::TournamentMatchResult>> entries =
-        Journal::Read(dir_.File("out/journal.jsonl"));
+        MatchJournal::Read(dir_.File("out/journal.jsonl"));
     EXPECT_TRUE(entries.ok()) << entries.status();
     return entries.ok() ? *entries : std::vector<v1::TournamentMatchResult>{};
   }
@@ -1611,7 +1611,7 @@ TEST_F(TournamentTest, AWaitForAPlaceAnotherClientHoldsGivesUpAsDocumented) {
         << "concurrency " << concurrency << ": " << run.err();
     EXPECT_GE(absl::Now() - start, absl::Seconds(3));
     absl::StatusOr<std::vector<v1::TournamentMatchResult>> journaled =
-        Journal::Read(out + "/journal.jsonl");
+        MatchJournal::Read(out + "/journal.jsonl");
     ASSERT_TRUE(journaled.ok()) << journaled.status();
     ASSERT_EQ(journaled->size(), 3u) << run.err();
     for (const v1::TournamentMatchResult& m : *journaled) {

@@ -51,7 +51,7 @@
 #include "replay/verifier.h"
 #include "tools/tournament/bot_process.h"
 #include "tools/tournament/header_check.h"
-#include "tools/tournament/journal.h"
+#include "tools/tournament/match_journal.h"
 #include "tools/tournament/referee_link.h"
 #include "tools/tournament/runner.h"
 #include "tools/tournament/schedule.h"
@@ -517,7 +517,7 @@ class Runner {
   // Lost logs (LostLog) fetched again from a running referee, genuine, by
   // match index (CheckLostLogs), for Resume to write.
   std::map<uint32_t, std::string> refetched_;
-  std::unique_ptr<Journal> journal_;
+  std::unique_ptr<MatchJournal> journal_;
   // The attempt of each match played again on purpose (--replay_lost_logs;
   // RequestId): how many matches were journaled as genuine for it.
   std::map<uint32_t, uint32_t> attempts_;
@@ -525,7 +525,7 @@ class Runner {
   // index when the run began (ReadCreated), in the order created.
   std::map<uint32_t, std::vector<std::string>> created_before_;
   absl::Mutex created_mu_;
-  std::unique_ptr<Journal> created_ ABSL_GUARDED_BY(created_mu_);
+  std::unique_ptr<MatchJournal> created_ ABSL_GUARDED_BY(created_mu_);
   // EarlierMatch's search of the referee's matches: those of this
   // tournament found so far (by request_id, the newest of each), where the
   // next page starts, and whether the search reached the oldest.

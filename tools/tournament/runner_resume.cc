@@ -108,7 +108,7 @@ absl::Status Runner::CheckLostLogs() {
     return absl::OkStatus();
   }
   absl::StatusOr<std::vector<v1::TournamentMatchResult>> entries =
-      Journal::Read((out / "journal.jsonl").string());
+      MatchJournal::Read((out / "journal.jsonl").string());
   if (!entries.ok()) return absl::OkStatus();
   std::map<uint32_t, v1::TournamentMatchResult> kept;
   std::vector<std::string> problems;
@@ -152,7 +152,7 @@ absl::StatusOr<std::string> Runner::Refetch(
 absl::Status Runner::Resume() {
   const std::string path = (out_ / "journal.jsonl").string();
   absl::StatusOr<std::vector<v1::TournamentMatchResult>> entries =
-      Journal::Read(path);
+      MatchJournal::Read(path);
   if (!entries.ok()) return entries.status();
   if (absl::Status s = ReadCreated(); !s.ok()) return s;
   std::map<uint32_t, v1::TournamentMatchResult> kept;
@@ -247,8 +247,8 @@ absl::Status Runner::Resume() {
                            unfinished == 1 ? " match" : " matches",
                            " started before it")));
   }
-  absl::StatusOr<std::unique_ptr<Journal>> journal =
-      Journal::OpenForAppend(path);
+  absl::StatusOr<std::unique_ptr<MatchJournal>> journal =
+      MatchJournal::OpenForAppend(path);
   if (!journal.ok()) return journal.status();
   journal_ = *std::move(journal);
   if (absl::Status s = AdoptOrSetAsideUnjournaledLogs(); !s.ok()) return s;
@@ -259,7 +259,7 @@ absl::Status Runner::ReadCreated() {
   if (t_.referee().empty()) return absl::OkStatus();
   const std::string path = (out_ / "created.jsonl").string();
   absl::StatusOr<std::vector<v1::TournamentMatchResult>> entries =
-      Journal::Read(path);
+      MatchJournal::Read(path);
   if (!entries.ok()) {
     return absl::Status(
         entries.status().code(),
@@ -275,9 +275,9 @@ absl::Status Runner::ReadCreated() {
 
 absl::Status Runner::OpenCreated() {
   if (t_.referee().empty()) return absl::OkStatus();
-  absl::StatusOr<std::unique_ptr<Journal>> created =
-      Journal::OpenForAppend((out_ / "created.jsonl").string(),
-                             /*sync=*/false);
+  absl::StatusOr<std::unique_ptr<MatchJournal>> created =
+      MatchJournal::OpenForAppend((out_ / "created.jsonl").string(),
+                                  /*sync=*/false);
   if (!created.ok()) return created.status();
   absl::MutexLock lock(&created_mu_);
   created_ = *std::move(created);

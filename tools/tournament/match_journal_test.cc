@@ -1,7 +1,7 @@
-// The tournament's journal (journal.h): what a run appends a resume reads
-// back, a last line torn by a crash is ignored and cut off before the next
-// append, and a damaged line before the last is refused, named.
-#include "tools/tournament/journal.h"
+// The tournament's match journal (match_journal.h): what a run appends a resume
+// reads back, a last line torn by a crash is ignored and cut off before the
+// next append, and a damaged line before the last is refused, named.
+#include "tools/tournament/match_journal.h"
 
 #include <fstream>
 #include <string>
@@ -34,20 +34,20 @@ std::vector<uint32_t> Indices(
 
 // Appends the results of matches 0 to n - 1 to the journal at `path`.
 void AppendResults(const std::string& path, int n) {
-  auto journal = Journal::OpenForAppend(path);
+  auto journal = MatchJournal::OpenForAppend(path);
   ASSERT_TRUE(journal.ok()) << journal.status();
   for (int i = 0; i < n; ++i) ASSERT_TRUE((*journal)->Append(Result(i)).ok());
 }
 
-TEST(JournalTest, WhatIsAppendedIsReadBack) {
+TEST(MatchJournalTest, WhatIsAppendedIsReadBack) {
   const TempDir dir("journal-test");
   ASSERT_TRUE(dir.ok());
   const std::string path = dir.File("journal.jsonl");
-  auto none = Journal::Read(path);
+  auto none = MatchJournal::Read(path);
   ASSERT_TRUE(none.ok()) << none.status();
   EXPECT_TRUE(none->empty());
   ASSERT_NO_FATAL_FAILURE(AppendResults(path, 3));
-  auto entries = Journal::Read(path);
+  auto entries = MatchJournal::Read(path);
   ASSERT_TRUE(entries.ok()) << entries.status();
   EXPECT_EQ(Indices(*entries), (std::vector<uint32_t>{0, 1, 2}));
 }
@@ -56,39 +56,39 @@ TEST(JournalTest, WhatIsAppendedIsReadBack) {
 // and the next run's appends do not run on from it: the run after that
 // still reads the journal (it used to find the torn bytes and the next
 // entry on one line, and refuse the journal as damaged).
-TEST(JournalTest, ATornLastLineIsCutOffBeforeTheNextAppend) {
+TEST(MatchJournalTest, ATornLastLineIsCutOffBeforeTheNextAppend) {
   const TempDir dir("journal-test");
   ASSERT_TRUE(dir.ok());
   const std::string path = dir.File("journal.jsonl");
   ASSERT_NO_FATAL_FAILURE(AppendResults(path, 2));
   std::ofstream(path, std::ios::app) << "{\"index\": 2, \"match_id\": \"ma";
-  auto torn = Journal::Read(path);
+  auto torn = MatchJournal::Read(path);
   ASSERT_TRUE(torn.ok()) << torn.status();
   EXPECT_EQ(Indices(*torn), (std::vector<uint32_t>{0, 1}));
   {
-    auto journal = Journal::OpenForAppend(path);
+    auto journal = MatchJournal::OpenForAppend(path);
     ASSERT_TRUE(journal.ok()) << journal.status();
     ASSERT_TRUE((*journal)->Append(Result(2)).ok());
   }
-  auto entries = Journal::Read(path);
+  auto entries = MatchJournal::Read(path);
   ASSERT_TRUE(entries.ok()) << entries.status();
   EXPECT_EQ(Indices(*entries), (std::vector<uint32_t>{0, 1, 2}));
 }
 
-TEST(JournalTest, ADamagedLineBeforeTheLastIsRefusedByNumber) {
-  auto entries =
-      Journal::Parse("{\"index\": 0}\nnot json\n{\"index\": 2}\n", "j.jsonl");
+TEST(MatchJournalTest, ADamagedLineBeforeTheLastIsRefusedByNumber) {
+  auto entries = MatchJournal::Parse(
+      "{\"index\": 0}\nnot json\n{\"index\": 2}\n", "j.jsonl");
   ASSERT_FALSE(entries.ok());
   EXPECT_EQ(entries.status().code(), absl::StatusCode::kDataLoss);
   EXPECT_THAT(std::string(entries.status().message()),
               HasSubstr("j.jsonl line 2 is not a match result"));
 }
 
-TEST(JournalTest, AJournalThatCannotBeReadIsNotTakenForNone) {
+TEST(MatchJournalTest, AJournalThatCannotBeReadIsNotTakenForNone) {
   const TempDir dir("journal-test");
   ASSERT_TRUE(dir.ok());
   // A directory where the journal should be: not "no journal yet".
-  auto entries = Journal::Read(dir.path());
+  auto entries = MatchJournal::Read(dir.path());
   ASSERT_FALSE(entries.ok());
 }
 

@@ -1,15 +1,19 @@
-// The tournament's journal: one line per finished match, appended and
-// flushed to disk as soon as the match's log has been verified, so that an
-// interrupted tournament (SIGINT, a crash, SIGKILL) resumes from its output
-// directory without replaying any match it already finished.
+// The tournament runner's match journal: one line per match, appended as
+// the match happens. OUTPUT/journal.jsonl holds a line per finished match,
+// appended and flushed to disk as soon as the match's log has been
+// verified, so that an interrupted tournament (SIGINT, a crash, SIGKILL)
+// resumes from its output directory without replaying any match it already
+// finished; OUTPUT/created.jsonl a line per match created on a running
+// referee (docs/tournament.md). Not the referee's write-ahead journal of
+// its match logs' bytes (LogJournal, referee/core/log_journal.h).
 //
 // Format: JSON Lines; each line is a TournamentMatchResult in protobuf's
 // JSON mapping (proto/pyramid/referee/v1/tournament.proto). A last line cut
 // short by a crash (a line without its newline: Append writes each whole)
 // is ignored on reading, and cut off before the next append, which would
 // otherwise run on from it into a line no later read could parse.
-#ifndef PYRAMID_TOOLS_TOURNAMENT_JOURNAL_H_
-#define PYRAMID_TOOLS_TOURNAMENT_JOURNAL_H_
+#ifndef PYRAMID_TOOLS_TOURNAMENT_MATCH_JOURNAL_H_
+#define PYRAMID_TOOLS_TOURNAMENT_MATCH_JOURNAL_H_
 
 #include <cstdio>
 #include <memory>
@@ -23,7 +27,7 @@
 
 namespace pyramid {
 
-class Journal {
+class MatchJournal {
  public:
   // Reads the entries of the journal at `path` (none if the file does not
   // exist). DATA_LOSS names the line of an entry that does not parse, other
@@ -41,10 +45,10 @@ class Journal {
   // line through to the kernel (it survives the runner's SIGKILL) but does
   // not wait for the disk (a power loss may lose the last lines): for a
   // file whose lines only spare a search (created.jsonl).
-  static absl::StatusOr<std::unique_ptr<Journal>> OpenForAppend(
+  static absl::StatusOr<std::unique_ptr<MatchJournal>> OpenForAppend(
       const std::string& path, bool sync = true);
 
-  ~Journal();
+  ~MatchJournal();
 
   // Appends `result` as one line and makes it durable (fsync, unless
   // opened with `sync` false). Not thread-safe: the caller serialises
@@ -52,7 +56,7 @@ class Journal {
   absl::Status Append(const referee::v1::TournamentMatchResult& result);
 
  private:
-  explicit Journal(std::FILE* file, std::string path, bool sync)
+  explicit MatchJournal(std::FILE* file, std::string path, bool sync)
       : file_(file), path_(std::move(path)), sync_(sync) {}
 
   std::FILE* file_;
@@ -62,4 +66,4 @@ class Journal {
 
 }  // namespace pyramid
 
-#endif  // PYRAMID_TOOLS_TOURNAMENT_JOURNAL_H_
+#endif  // PYRAMID_TOOLS_TOURNAMENT_MATCH_JOURNAL_H_

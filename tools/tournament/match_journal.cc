@@ -1,4 +1,4 @@
-#include "tools/tournament/journal.h"
+#include "tools/tournament/match_journal.h"
 
 #include <unistd.h>
 
@@ -18,7 +18,7 @@ namespace pyramid {
 
 namespace v1 = ::pyramid::referee::v1;
 
-absl::StatusOr<std::vector<v1::TournamentMatchResult>> Journal::Read(
+absl::StatusOr<std::vector<v1::TournamentMatchResult>> MatchJournal::Read(
     const std::string& path) {
   std::error_code missing;
   if (!std::filesystem::exists(path, missing) && !missing) {
@@ -29,7 +29,7 @@ absl::StatusOr<std::vector<v1::TournamentMatchResult>> Journal::Read(
   return Parse(*text, path);
 }
 
-absl::StatusOr<std::vector<v1::TournamentMatchResult>> Journal::Parse(
+absl::StatusOr<std::vector<v1::TournamentMatchResult>> MatchJournal::Parse(
     std::string_view text, std::string_view name) {
   std::vector<v1::TournamentMatchResult> entries;
   google::protobuf::util::JsonParseOptions options;
@@ -53,14 +53,15 @@ absl::StatusOr<std::vector<v1::TournamentMatchResult>> Journal::Parse(
   return entries;
 }
 
-absl::StatusOr<std::unique_ptr<Journal>> Journal::OpenForAppend(
+absl::StatusOr<std::unique_ptr<MatchJournal>> MatchJournal::OpenForAppend(
     const std::string& path, bool sync) {
   std::FILE* file = std::fopen(path.c_str(), "a+");
   if (file == nullptr) {
     return absl::InternalError(
         absl::StrCat("cannot open ", path, ": ", std::strerror(errno)));
   }
-  auto journal = std::unique_ptr<Journal>(new Journal(file, path, sync));
+  auto journal =
+      std::unique_ptr<MatchJournal>(new MatchJournal(file, path, sync));
   // Cut off a last line torn by a crash: it ends after the last newline.
   absl::StatusOr<std::string> bytes_read = ReadFileToString(path);
   if (!bytes_read.ok()) return bytes_read.status();
@@ -77,9 +78,9 @@ absl::StatusOr<std::unique_ptr<Journal>> Journal::OpenForAppend(
   return journal;
 }
 
-Journal::~Journal() { std::fclose(file_); }
+MatchJournal::~MatchJournal() { std::fclose(file_); }
 
-absl::Status Journal::Append(const v1::TournamentMatchResult& result) {
+absl::Status MatchJournal::Append(const v1::TournamentMatchResult& result) {
   std::string line;
   google::protobuf::util::JsonPrintOptions options;
   options.preserve_proto_field_names = true;
