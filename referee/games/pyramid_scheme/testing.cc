@@ -1,91 +1,44 @@
 #include "referee/games/pyramid_scheme/testing.h"
 
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/descriptor.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "gtest/gtest.h"
+#include "referee/games/pyramid_scheme/state.h"
 
 namespace pyramid::scheme::testing {
-namespace {
 
-v1::Action Wrap(v1::PyramidSchemeAction action) {
-  v1::Action wrapped;
-  *wrapped.mutable_pyramid_scheme() = std::move(action);
-  return wrapped;
-}
+v1::Action Take(int slot) { return TakeAction(slot); }
 
-}  // namespace
+v1::Action Place(int card, int parent) { return PlaceAction(card, parent); }
 
-v1::Action Take(int slot) {
-  v1::PyramidSchemeAction a;
-  a.mutable_take()->set_slot(slot);
-  return Wrap(a);
-}
+v1::Action UseReset() { return UseResetAction(); }
 
-v1::Action Place(int card, int parent) {
-  v1::PyramidSchemeAction a;
-  a.mutable_place()->set_card(card);
-  a.mutable_place()->set_parent(parent);
-  return Wrap(a);
-}
+v1::Action ArmBypass() { return ArmBypassAction(); }
 
-v1::Action UseReset() {
-  v1::PyramidSchemeAction a;
-  a.mutable_use_reset();
-  return Wrap(a);
-}
+v1::Action Flip(int card) { return FlipAction(card); }
 
-v1::Action ArmBypass() {
-  v1::PyramidSchemeAction a;
-  a.mutable_arm_bypass();
-  return Wrap(a);
-}
+v1::Action Stop() { return StopFlippingAction(); }
 
-v1::Action Flip(int card) {
-  v1::PyramidSchemeAction a;
-  a.mutable_flip()->set_card(card);
-  return Wrap(a);
-}
-
-v1::Action Stop() {
-  v1::PyramidSchemeAction a;
-  a.mutable_stop_flipping();
-  return Wrap(a);
-}
-
-v1::Action Target(int card) {
-  v1::PyramidSchemeAction a;
-  a.mutable_reward_target()->set_card(card);
-  return Wrap(a);
-}
+// Every reward but RESERVE_GOAL targets a card.
+v1::Action Target(int card) { return TargetAction(v1::PSS_NO_REWARD, card); }
 
 v1::Action DiscardHand(std::initializer_list<int> cards) {
-  v1::PyramidSchemeAction a;
-  v1::PssDiscardHand* discard = a.mutable_discard_hand();
-  for (int card : cards) discard->add_cards(card);
-  return Wrap(a);
+  // A mask with every position set: all of `cards` (at most 32), in order.
+  return DiscardAction(std::vector<int>(cards), ~uint32_t{0});
 }
 
 v1::Action Reserve(int goal) {
-  v1::PyramidSchemeAction a;
-  a.mutable_reserve_goal()->set_goal(goal);
-  return Wrap(a);
+  return TargetAction(v1::PSS_RESERVE_GOAL, goal);
 }
 
-v1::Action PlacePolice(int parent) {
-  v1::PyramidSchemeAction a;
-  a.mutable_place_police()->set_parent(parent);
-  return Wrap(a);
-}
+v1::Action PlacePolice(int parent) { return PlacePoliceAction(parent); }
 
-v1::Action EndTurn() {
-  v1::PyramidSchemeAction a;
-  a.mutable_end_turn();
-  return Wrap(a);
-}
+v1::Action EndTurn() { return EndTurnAction(); }
 
 TestPosition BasePosition(int seats) {
   TestPosition position;

@@ -44,6 +44,9 @@ v1::GameConfig Config(int max_turns = 0);
 std::unique_ptr<State> NewGame(int seats, const Digest& seed,
                                const v1::GameConfig& config = Config());
 
+// The actions, made by state.h's builders. Target: the card a pending
+// reward targets; Reserve: RESERVE_GOAL's goal; DiscardHand: exactly
+// `cards` (at most 32), in their order.
 v1::Action Take(int slot);
 v1::Action Place(int card, int parent);
 v1::Action UseReset();
