@@ -3,7 +3,9 @@
 // value, an outcome's ranks. Each game's <game>/testing.h adds, under the
 // same names, Config() (the game's config with its options), NewGame() with
 // that default, View() (the game's own observation message), Act() returning
-// the game's own result message, and builders for its actions.
+// the game's own result message, and builders for its actions; the games
+// with test positions (all but Rock, Paper, Pyramid!) add StateAt(position,
+// ...), the state at a hand-made position of NewStateForTesting's type.
 #ifndef PYRAMID_REFEREE_GAMES_TESTING_H_
 #define PYRAMID_REFEREE_GAMES_TESTING_H_
 

@@ -22,7 +22,7 @@ namespace {
 // Legal spots.
 
 TEST(FpSpotsTest, EmptyTableOffersOnlyTheOrigin) {
-  auto state = MakeState(Pos(Board(), {{Y(2), R(4)}, {G(2)}}));
+  auto state = StateAt(Pos(Board(), {{Y(2), R(4)}, {G(2)}}));
   ASSERT_NE(state, nullptr);
   EXPECT_THAT(SpotList(*state), ElementsAre(std::pair(0, 0)));
   EXPECT_THAT(state->LegalActions(0), SizeIs(2));
@@ -33,7 +33,7 @@ TEST(FpSpotsTest, EmptyTableOffersOnlyTheOrigin) {
 }
 
 TEST(FpSpotsTest, OneTileOffersBothSidesOnRowZero) {
-  auto state = MakeState(Pos(MakeBoard({{0, 3, Y(20)}}), {{R(4)}, {G(2)}}));
+  auto state = StateAt(Pos(MakeBoard({{0, 3, Y(20)}}), {{R(4)}, {G(2)}}));
   ASSERT_NE(state, nullptr);
   EXPECT_THAT(SpotList(*state), ElementsAre(std::pair(0, 2), std::pair(0, 4)));
   ASSERT_TRUE(Act(*state, 0, Place(R(4), 0, 4)).ok());
@@ -43,7 +43,7 @@ TEST(FpSpotsTest, OneTileOffersBothSidesOnRowZero) {
 TEST(FpSpotsTest, GapsOnRowZeroAndSupportedSlotsAreLegal) {
   // Row 0 at x = 0, 1, 3, 4, 6; (1, 3) filled. Supported and empty: (1, 0);
   // gaps: (0, 2), (0, 5). Not legal: one-support slots, outside row 0.
-  auto state = MakeState(Pos(GappedRow(), {{B(2), B(4)}, {G(4)}}));
+  auto state = StateAt(Pos(GappedRow(), {{B(2), B(4)}, {G(4)}}));
   ASSERT_NE(state, nullptr);
   EXPECT_THAT(SpotList(*state),
               ElementsAre(std::pair(1, 0), std::pair(0, 2), std::pair(0, 5)));
@@ -73,7 +73,7 @@ Position CompletePyramid() {
 }
 
 TEST(FpSpotsTest, FullPyramidExtendsRowZeroOnTheLeft) {
-  auto state = MakeState(CompletePyramid());
+  auto state = StateAt(CompletePyramid());
   ASSERT_NE(state, nullptr);
   EXPECT_THAT(SpotList(*state), ElementsAre(std::pair(0, -1), std::pair(0, 2)));
   ASSERT_TRUE(Act(*state, 0, Place(B(2), 0, -1)).ok());
@@ -84,7 +84,7 @@ TEST(FpSpotsTest, FullPyramidExtendsRowZeroOnTheLeft) {
 }
 
 TEST(FpSpotsTest, FullPyramidExtendsRowZeroOnTheRight) {
-  auto state = MakeState(CompletePyramid());
+  auto state = StateAt(CompletePyramid());
   ASSERT_NE(state, nullptr);
   ASSERT_TRUE(Act(*state, 0, Place(B(4), 0, 2)).ok());
   EXPECT_EQ(
@@ -96,8 +96,8 @@ TEST(FpSpotsTest, FullPyramidExtendsRowZeroOnTheRight) {
 TEST(FpSpotsTest, SpotIsLegalWhetherOrNotTheTileFits) {
   // B(2) matches neither Y(30) nor R(30): still a legal placement (it then
   // collapses).
-  auto state = MakeState(
-      Pos(MakeBoard({{0, 0, Y(30)}, {0, 1, R(30)}}), {{B(2)}, {G(4)}}));
+  auto state =
+      StateAt(Pos(MakeBoard({{0, 0, Y(30)}, {0, 1, R(30)}}), {{B(2)}, {G(4)}}));
   ASSERT_NE(state, nullptr);
   EXPECT_TRUE(state->ValidateAction(0, Place(B(2), 1, 0)).ok());
 }
@@ -169,8 +169,8 @@ TEST(FpSpotsTest, IsLegalSpotAgreesWithLegalSpots) {
 // Places `tile` on `left` and `right`; returns the state after the
 // placement (turn over, or waiting for a fall).
 std::unique_ptr<State> PlaceOnTwo(int left, int right, int tile) {
-  auto state = MakeState(Pos(MakeBoard({{0, 0, left}, {0, 1, right}}),
-                             {{tile}, {kCoalYellow}}, {{B(60)}, {}}));
+  auto state = StateAt(Pos(MakeBoard({{0, 0, left}, {0, 1, right}}),
+                           {{tile}, {kCoalYellow}}, {{B(60)}, {}}));
   EXPECT_NE(state, nullptr);
   if (state == nullptr) return nullptr;
   EXPECT_TRUE(Act(*state, 0, Place(tile, 1, 0)).ok());
@@ -266,8 +266,8 @@ TEST(FpBuildingRuleTest, IncendiaryObeysTheRuleWithItsColourAndWeight) {
 // placed at (0, -1) burns Y(2), leaving `top` on `right` and a gap.
 std::unique_ptr<State> BurnLeftSupport(int right, int top) {
   auto state =
-      MakeState(Pos(MakeBoard({{1, 0, top}, {0, 0, Y(2)}, {0, 1, right}}),
-                    {{kCoalGreen, B(2)}, {B(4)}}));
+      StateAt(Pos(MakeBoard({{1, 0, top}, {0, 0, Y(2)}, {0, 1, right}}),
+                  {{kCoalGreen, B(2)}, {B(4)}}));
   EXPECT_NE(state, nullptr);
   if (state == nullptr) return nullptr;
   auto result = Act(*state, 0, Place(kCoalGreen, 0, -1));
@@ -317,7 +317,7 @@ TEST(FpOverhangTest, SameColourButHeavierCollapses) {
   // placed at (1, 1) on G(10) and B(10) is too heavy: G(10) and B(10) go
   // under the pile and G(30) falls right, to (0, 2). Y(30) is left on Y(20)
   // and a gap: same colour but heavier, so it collapses too.
-  auto state = MakeState(Pos(
+  auto state = StateAt(Pos(
       MakeBoard({{1, 0, Y(30)}, {0, 0, Y(20)}, {0, 1, G(10)}, {0, 2, B(10)}}),
       {{G(30)}, {B(4)}}));
   ASSERT_NE(state, nullptr);

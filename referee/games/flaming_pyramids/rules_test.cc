@@ -42,14 +42,14 @@ std::string Snapshot(const State& state) {
 // G(10) on them. A green Coal placed at (1, 2) burns Y(4) and G(6); G(10)
 // is then in free air.
 std::unique_ptr<State> BurnBothSupports() {
-  auto state = MakeState(Pos(MakeBoard({{2, 0, G(10)},
-                                        {1, 0, Y(4)},
-                                        {1, 1, G(6)},
-                                        {0, 0, G(100)},
-                                        {0, 1, Y(60)},
-                                        {0, 2, G(60)},
-                                        {0, 3, B(60)}}),
-                             {{kCoalGreen}, {B(4)}}, {{R(2)}, {}}));
+  auto state = StateAt(Pos(MakeBoard({{2, 0, G(10)},
+                                      {1, 0, Y(4)},
+                                      {1, 1, G(6)},
+                                      {0, 0, G(100)},
+                                      {0, 1, Y(60)},
+                                      {0, 2, G(60)},
+                                      {0, 3, B(60)}}),
+                           {{kCoalGreen}, {B(4)}}, {{R(2)}, {}}));
   EXPECT_NE(state, nullptr);
   if (state == nullptr) return nullptr;
   auto result = Act(*state, 0, Place(kCoalGreen, 1, 2));
@@ -103,8 +103,8 @@ TEST(FpFreeAirTest, ChooserDropsTheTileRight) {
 TEST(FpFreeAirTest, TileLandingOnRowZeroStays) {
   // R(10) on straw Y(6), R(4); a Coal at (0, -1) burns both straws.
   auto state =
-      MakeState(Pos(MakeBoard({{1, 0, R(10)}, {0, 0, Y(6)}, {0, 1, R(4)}}),
-                    {{kCoalYellow, B(2)}, {B(4)}}));
+      StateAt(Pos(MakeBoard({{1, 0, R(10)}, {0, 0, Y(6)}, {0, 1, R(4)}}),
+                  {{kCoalYellow, B(2)}, {B(4)}}));
   ASSERT_NE(state, nullptr);
   auto placed = Act(*state, 0, Place(kCoalYellow, 0, -1));
   ASSERT_TRUE(placed.ok());
@@ -122,14 +122,14 @@ TEST(FpFreeAirTest, TileLandingOnRowZeroStays) {
 TEST(FpFreeAirTest, FallenTileIsJudgedAgainAtItsNewPlace) {
   // As BurnBothSupports, but G(10) falling left lands on G(100) and Y(60)
   // only if it fits; here (0, 0) is R(100): no match, so it collapses on.
-  auto state = MakeState(Pos(MakeBoard({{2, 0, G(10)},
-                                        {1, 0, Y(4)},
-                                        {1, 1, G(6)},
-                                        {0, 0, R(100)},
-                                        {0, 1, Y(60)},
-                                        {0, 2, G(60)},
-                                        {0, 3, B(60)}}),
-                             {{kCoalGreen}, {B(4)}}));
+  auto state = StateAt(Pos(MakeBoard({{2, 0, G(10)},
+                                      {1, 0, Y(4)},
+                                      {1, 1, G(6)},
+                                      {0, 0, R(100)},
+                                      {0, 1, Y(60)},
+                                      {0, 2, G(60)},
+                                      {0, 3, B(60)}}),
+                           {{kCoalGreen}, {B(4)}}));
   ASSERT_NE(state, nullptr);
   ASSERT_TRUE(Act(*state, 0, Place(kCoalGreen, 1, 2)).ok());
   auto first = Act(*state, 0, Fall(kLeft));
@@ -153,16 +153,16 @@ TEST(FpCollapseTest, ChainThreeLevelsDeep) {
   // Row 0: Y(60) R(100) G(100) B(100); row 1: R(60) G(60) B(60); row 2:
   // R(40) G(40). The Millstone placed on top is too heavy at (3, 0), then
   // at (2, 0), then at (1, 0); it ends on row 0.
-  auto state = MakeState(Pos(MakeBoard({{2, 0, R(40)},
-                                        {2, 1, G(40)},
-                                        {1, 0, R(60)},
-                                        {1, 1, G(60)},
-                                        {1, 2, B(60)},
-                                        {0, 0, Y(60)},
-                                        {0, 1, R(100)},
-                                        {0, 2, G(100)},
-                                        {0, 3, B(100)}}),
-                             {{kMillstone, Y(2), Y(4)}, {B(4)}}));
+  auto state = StateAt(Pos(MakeBoard({{2, 0, R(40)},
+                                      {2, 1, G(40)},
+                                      {1, 0, R(60)},
+                                      {1, 1, G(60)},
+                                      {1, 2, B(60)},
+                                      {0, 0, Y(60)},
+                                      {0, 1, R(100)},
+                                      {0, 2, G(100)},
+                                      {0, 3, B(100)}}),
+                           {{kMillstone, Y(2), Y(4)}, {B(4)}}));
   ASSERT_NE(state, nullptr);
   auto placed = Act(*state, 0, Place(kMillstone, 3, 0));
   ASSERT_TRUE(placed.ok());
@@ -201,16 +201,16 @@ TEST(FpCollapseTest, ChainThreeLevelsDeep) {
 TEST(FpCollapseTest, FallDirectionDecidesWhereTheChainStops) {
   // Same pyramid; falling right from (2, 0) lands on R(100) and G(100) at
   // (1, 1), where the Millstone fits (200 <= 200).
-  auto state = MakeState(Pos(MakeBoard({{2, 0, R(40)},
-                                        {2, 1, G(40)},
-                                        {1, 0, R(60)},
-                                        {1, 1, G(60)},
-                                        {1, 2, B(60)},
-                                        {0, 0, Y(60)},
-                                        {0, 1, R(100)},
-                                        {0, 2, G(100)},
-                                        {0, 3, B(100)}}),
-                             {{kMillstone, Y(2)}, {B(4)}}));
+  auto state = StateAt(Pos(MakeBoard({{2, 0, R(40)},
+                                      {2, 1, G(40)},
+                                      {1, 0, R(60)},
+                                      {1, 1, G(60)},
+                                      {1, 2, B(60)},
+                                      {0, 0, Y(60)},
+                                      {0, 1, R(100)},
+                                      {0, 2, G(100)},
+                                      {0, 3, B(100)}}),
+                           {{kMillstone, Y(2)}, {B(4)}}));
   ASSERT_NE(state, nullptr);
   ASSERT_TRUE(Act(*state, 0, Place(kMillstone, 3, 0)).ok());
   ASSERT_TRUE(Act(*state, 0, Fall(kLeft)).ok());
@@ -236,15 +236,15 @@ TEST(FpExplosionTest, TouchingIncendiariesBlowAwayStoneAndMillstone) {
   // Everything touching the pair goes under the pile in scan order (Y(100),
   // Millstone, R(60)); the pair leaves the game. Y(60) stays put, then
   // overhangs B(100) without a shared colour and collapses.
-  auto state = MakeState(Pos(MakeBoard({{2, 0, Y(60)},
-                                        {1, 0, B(100)},
-                                        {1, 1, Y(100)},
-                                        {0, 0, Y(120)},
-                                        {0, 1, B(120)},
-                                        {0, 2, kMillstone},
-                                        {0, 3, kBlowtorchRed},
-                                        {0, 4, R(60)}}),
-                             {{kCoalGreen}, {B(4)}}, {{Y(2)}, {}}));
+  auto state = StateAt(Pos(MakeBoard({{2, 0, Y(60)},
+                                      {1, 0, B(100)},
+                                      {1, 1, Y(100)},
+                                      {0, 0, Y(120)},
+                                      {0, 1, B(120)},
+                                      {0, 2, kMillstone},
+                                      {0, 3, kBlowtorchRed},
+                                      {0, 4, R(60)}}),
+                           {{kCoalGreen}, {B(4)}}, {{Y(2)}, {}}));
   ASSERT_NE(state, nullptr);
   EXPECT_THAT(SpotList(*state), ElementsAre(std::pair(1, 2), std::pair(1, 3)));
   auto placed = Act(*state, 0, Place(kCoalGreen, 1, 2));
@@ -280,12 +280,12 @@ TEST(FpFireTest, CoalBurnsThroughStrawOnly) {
   // Row 0: Y(4) G(2) Y(10) B(2); row 1: G(6) on Y(4), G(2). A yellow Coal
   // at (1, 1) ignites G(6) and G(2); fire spreads to Y(4) but not through
   // the wood Y(10), so B(2) survives.
-  auto state = MakeState(Pos(MakeBoard({{1, 0, G(6)},
-                                        {0, 0, Y(4)},
-                                        {0, 1, G(2)},
-                                        {0, 2, Y(10)},
-                                        {0, 3, B(2)}}),
-                             {{kCoalYellow, R(100)}, {B(4)}}));
+  auto state = StateAt(Pos(MakeBoard({{1, 0, G(6)},
+                                      {0, 0, Y(4)},
+                                      {0, 1, G(2)},
+                                      {0, 2, Y(10)},
+                                      {0, 3, B(2)}}),
+                           {{kCoalYellow, R(100)}, {B(4)}}));
   ASSERT_NE(state, nullptr);
   auto result = Act(*state, 0, Place(kCoalYellow, 1, 1));
   ASSERT_TRUE(result.ok());
@@ -303,14 +303,14 @@ TEST(FpFireTest, BlowtorchBurnsThroughStrawAndWoodNotStone) {
   // Row 0: Y(4) R(2) Y(10) B(2) G(60) G(4); row 1: R(6). A red Blowtorch at
   // (1, 1) burns R(6), R(2), Y(10) and on through Y(4) and B(2); the stone
   // G(60) stops it, so G(4) survives.
-  auto state = MakeState(Pos(MakeBoard({{1, 0, R(6)},
-                                        {0, 0, Y(4)},
-                                        {0, 1, R(2)},
-                                        {0, 2, Y(10)},
-                                        {0, 3, B(2)},
-                                        {0, 4, G(60)},
-                                        {0, 5, G(4)}}),
-                             {{kBlowtorchRed}, {B(4)}}, {{}, {}}));
+  auto state = StateAt(Pos(MakeBoard({{1, 0, R(6)},
+                                      {0, 0, Y(4)},
+                                      {0, 1, R(2)},
+                                      {0, 2, Y(10)},
+                                      {0, 3, B(2)},
+                                      {0, 4, G(60)},
+                                      {0, 5, G(4)}}),
+                           {{kBlowtorchRed}, {B(4)}}, {{}, {}}));
   ASSERT_NE(state, nullptr);
   auto result = Act(*state, 0, Place(kBlowtorchRed, 1, 1));
   ASSERT_TRUE(result.ok());
@@ -330,15 +330,15 @@ TEST(FpFireTest, SeveralFiresBurnInScanOrder) {
   // Blowtorch at (1, 3) touches the wood R(10) at (1, 2); a green Coal at
   // (0, 0) touches the straw Y(2). The Blowtorch is first in scan order (a
   // higher row), so its fire comes first though it is further right.
-  auto state = MakeState(Pos(MakeBoard({{1, 2, R(10)},
-                                        {1, 3, kBlowtorchBlue},
-                                        {0, 0, kCoalGreen},
-                                        {0, 1, Y(2)},
-                                        {0, 2, G(60)},
-                                        {0, 3, R(60)},
-                                        {0, 4, B(60)},
-                                        {0, 6, G(120)}}),
-                             {{Y(120)}, {B(4)}}, {{Y(30)}, {}}));
+  auto state = StateAt(Pos(MakeBoard({{1, 2, R(10)},
+                                      {1, 3, kBlowtorchBlue},
+                                      {0, 0, kCoalGreen},
+                                      {0, 1, Y(2)},
+                                      {0, 2, G(60)},
+                                      {0, 3, R(60)},
+                                      {0, 4, B(60)},
+                                      {0, 6, G(120)}}),
+                           {{Y(120)}, {B(4)}}, {{Y(30)}, {}}));
   ASSERT_NE(state, nullptr);
   auto result = Act(*state, 0, Place(Y(120), 0, 5));
   ASSERT_TRUE(result.ok());
@@ -375,7 +375,7 @@ Position CursePosition() {
 TEST(FpCurseTest, PreviousSeatReceivesAndChooses) {
   Position position = CursePosition();
   position.dealt_left = {1, 0, 0};
-  auto state = MakeState(position, Config(/*curse=*/true));
+  auto state = StateAt(position, Config(/*curse=*/true));
   ASSERT_NE(state, nullptr);
   auto placed = Act(*state, 1, Place(G(20), 1, 0));
   ASSERT_TRUE(placed.ok());
@@ -416,7 +416,7 @@ TEST(FpCurseTest, PreviousSeatReceivesAndChooses) {
 }
 
 TEST(FpCurseTest, NoCurseWithoutTheOption) {
-  auto state = MakeState(CursePosition(), Config(/*curse=*/false));
+  auto state = StateAt(CursePosition(), Config(/*curse=*/false));
   ASSERT_NE(state, nullptr);
   auto placed = Act(*state, 1, Place(G(20), 1, 0));
   ASSERT_TRUE(placed.ok());
@@ -431,9 +431,9 @@ TEST(FpCurseTest, NoCurseWithoutTheOption) {
 }
 
 TEST(FpCurseTest, PreviousSeatOfTheFirstSeatIsTheLast) {
-  auto state = MakeState(Pos(MakeBoard({{0, 0, Y(20)}, {0, 1, R(20)}}),
-                             {{G(20), G(2)}, {B(2)}, {B(4)}}),
-                         Config(/*curse=*/true));
+  auto state = StateAt(Pos(MakeBoard({{0, 0, Y(20)}, {0, 1, R(20)}}),
+                           {{G(20), G(2)}, {B(2)}, {B(4)}}),
+                       Config(/*curse=*/true));
   ASSERT_NE(state, nullptr);
   auto placed = Act(*state, 0, Place(G(20), 1, 0));
   ASSERT_TRUE(placed.ok());
@@ -453,7 +453,7 @@ TEST(FpCurseTest, PreviousSeatOfTheFirstSeatIsTheLast) {
 TEST(FpCheckOrderTest, FreeAirComesBeforeCollapse) {
   // Set up directly (mid-mayhem shape): R(10) at (1, 0) breaks the rule and
   // comes first in scan order, but B(10) at (1, 5) floats: it falls first.
-  auto state = MakeState(Pos(
+  auto state = StateAt(Pos(
       MakeBoard({{1, 0, R(10)}, {1, 5, B(10)}, {0, 0, Y(20)}, {0, 1, G(30)}}),
       {{Y(2)}, {B(4)}}));
   ASSERT_NE(state, nullptr);
@@ -486,7 +486,7 @@ TEST(FpCheckOrderTest, CollapseComesBeforeExplosion) {
   // The green Coal on the red Blowtorch and R(60) matches neither: it
   // collapses (taking the Blowtorch with its supports) before it can
   // explode.
-  auto state = MakeState(ExplosivePosition(Y(100)));
+  auto state = StateAt(ExplosivePosition(Y(100)));
   ASSERT_NE(state, nullptr);
   auto placed = Act(*state, 0, Place(kCoalGreen, 1, 3));
   ASSERT_TRUE(placed.ok());
@@ -503,7 +503,7 @@ TEST(FpCheckOrderTest, CollapseComesBeforeExplosion) {
 TEST(FpCheckOrderTest, ExplosionComesBeforeFire) {
   // The Coal touches the straw Y(6) and the Blowtorch: the explosion takes
   // the straw under the pile with the stones; no fire happens.
-  auto state = MakeState(ExplosivePosition(Y(6)));
+  auto state = StateAt(ExplosivePosition(Y(6)));
   ASSERT_NE(state, nullptr);
   auto placed = Act(*state, 0, Place(kCoalGreen, 1, 2));
   ASSERT_TRUE(placed.ok());
@@ -526,7 +526,7 @@ TEST(FpCheckOrderTest, FireComesBeforeCurse) {
                                      {0, 3, Y(4)},
                                      {0, 4, kCoalYellow}}),
                           {{Y(2)}, {G(20), G(2)}, {R(2)}}, {}, /*active=*/1);
-  auto state = MakeState(position, Config(/*curse=*/true));
+  auto state = StateAt(position, Config(/*curse=*/true));
   ASSERT_NE(state, nullptr);
   auto placed = Act(*state, 1, Place(G(20), 1, 0));
   ASSERT_TRUE(placed.ok());
@@ -548,7 +548,7 @@ TEST(FpDrawTest, RefillsFromAShortPileDealtTilesFirst) {
   Position position = Pos(MakeBoard({{0, 0, Y(20)}}), {{Y(2), Y(4)}, {B(4)}},
                           {{R(2), R(4)}, {}});
   position.dealt_left = {1, 0};
-  auto state = MakeState(position);
+  auto state = StateAt(position);
   ASSERT_NE(state, nullptr);
   auto result = Act(*state, 0, Place(Y(2), 0, 1));
   ASSERT_TRUE(result.ok());
@@ -561,9 +561,9 @@ TEST(FpDrawTest, RefillsFromAShortPileDealtTilesFirst) {
 }
 
 TEST(FpDrawTest, DrawsOnlyUpToFive) {
-  auto state = MakeState(Pos(MakeBoard({{0, 0, Y(20)}}),
-                             {{Y(2), Y(4), Y(6), Y(10), Y(30)}, {B(4)}},
-                             {{R(2), R(4), R(6)}, {}}));
+  auto state = StateAt(Pos(MakeBoard({{0, 0, Y(20)}}),
+                           {{Y(2), Y(4), Y(6), Y(10), Y(30)}, {B(4)}},
+                           {{R(2), R(4), R(6)}, {}}));
   ASSERT_NE(state, nullptr);
   ASSERT_TRUE(Act(*state, 0, Place(Y(30), 0, 1)).ok());
   EXPECT_THAT(Hand(*state, 0), ElementsAre(Y(2), Y(4), Y(6), Y(10), R(2)));
@@ -572,8 +572,8 @@ TEST(FpDrawTest, DrawsOnlyUpToFive) {
 
 TEST(FpWinTest, LastTilePlacedWithoutMayhemWins) {
   auto state =
-      MakeState(Pos(MakeBoard({{0, 0, Y(20)}}), {{R(2)}, {B(4), B(6)}, {G(2)}},
-                    {{}, {B(10), B(20)}, {G(4)}}));
+      StateAt(Pos(MakeBoard({{0, 0, Y(20)}}), {{R(2)}, {B(4), B(6)}, {G(2)}},
+                  {{}, {B(10), B(20)}, {G(4)}}));
   ASSERT_NE(state, nullptr);
   auto result = Act(*state, 0, Place(R(2), 0, 1));
   ASSERT_TRUE(result.ok());
@@ -593,7 +593,7 @@ TEST(FpWinTest, LastTilePlacedWithoutMayhemWins) {
 TEST(FpWinTest, TilesComingBackPreventTheWin) {
   // The last tile collapses: its supports come back under the pile and are
   // drawn, so seat 0 does not win; play passes on.
-  auto state = MakeState(
+  auto state = StateAt(
       Pos(MakeBoard({{0, 0, Y(20)}, {0, 1, G(30)}}), {{R(10)}, {B(4)}}));
   ASSERT_NE(state, nullptr);
   ASSERT_TRUE(Act(*state, 0, Place(R(10), 1, 0)).ok());
@@ -611,7 +611,7 @@ TEST(FpWinTest, WinComesOnlyAtTheEndOfTheTurn) {
   // turn ends.
   Position position = CursePosition();
   position.hands[1] = {G(20)};
-  auto state = MakeState(position, Config(/*curse=*/true));
+  auto state = StateAt(position, Config(/*curse=*/true));
   ASSERT_NE(state, nullptr);
   auto placed = Act(*state, 1, Place(G(20), 1, 0));
   ASSERT_TRUE(placed.ok());
@@ -627,9 +627,9 @@ TEST(FpWinTest, WinComesOnlyAtTheEndOfTheTurn) {
 }
 
 TEST(FpWinTest, CursedTilesGoToThePreviousSeatSoTheActiveSeatWins) {
-  auto state = MakeState(Pos(MakeBoard({{0, 0, Y(20)}, {0, 1, R(20)}}),
-                             {{B(2)}, {G(20)}}, {{B(4)}, {}}, /*active=*/1),
-                         Config(/*curse=*/true));
+  auto state = StateAt(Pos(MakeBoard({{0, 0, Y(20)}, {0, 1, R(20)}}),
+                           {{B(2)}, {G(20)}}, {{B(4)}, {}}, /*active=*/1),
+                       Config(/*curse=*/true));
   ASSERT_NE(state, nullptr);
   auto result = Act(*state, 1, Place(G(20), 1, 0));
   ASSERT_TRUE(result.ok());
@@ -648,9 +648,9 @@ TEST(FpWinTest, CursedTilesGoToThePreviousSeatSoTheActiveSeatWins) {
 
 TEST(FpMoveLimitTest, GameEndsAfterMaxTurnsRankedByTilesHeld) {
   auto state =
-      MakeState(Pos(MakeBoard({{0, 0, Y(20)}}),
-                    {{R(2), R(4)}, {B(4)}, {G(2), G(4)}}, {{}, {}, {G(6)}}),
-                Config(false, /*max_turns=*/1));
+      StateAt(Pos(MakeBoard({{0, 0, Y(20)}}),
+                  {{R(2), R(4)}, {B(4)}, {G(2), G(4)}}, {{}, {}, {G(6)}}),
+              Config(false, /*max_turns=*/1));
   ASSERT_NE(state, nullptr);
   auto result = Act(*state, 0, Place(R(2), 0, 1));
   ASSERT_TRUE(result.ok());
@@ -665,8 +665,8 @@ TEST(FpMoveLimitTest, GameEndsAfterMaxTurnsRankedByTilesHeld) {
 }
 
 TEST(FpMoveLimitTest, WinOnTheLastTurnCounts) {
-  auto state = MakeState(Pos(MakeBoard({{0, 0, Y(20)}}), {{R(2)}, {B(4)}}),
-                         Config(false, /*max_turns=*/1));
+  auto state = StateAt(Pos(MakeBoard({{0, 0, Y(20)}}), {{R(2)}, {B(4)}}),
+                       Config(false, /*max_turns=*/1));
   ASSERT_NE(state, nullptr);
   auto result = Act(*state, 0, Place(R(2), 0, 1));
   ASSERT_TRUE(result.ok());
@@ -684,7 +684,7 @@ Position SmallPosition() {
 }
 
 TEST(FpValidationTest, NonActingSeatIsFailedPrecondition) {
-  auto state = MakeState(SmallPosition());
+  auto state = StateAt(SmallPosition());
   ASSERT_NE(state, nullptr);
   EXPECT_EQ(state->ValidateAction(1, Place(G(4), 1, 0)).code(),
             absl::StatusCode::kFailedPrecondition);
@@ -697,7 +697,7 @@ TEST(FpValidationTest, NonActingSeatIsFailedPrecondition) {
 }
 
 TEST(FpValidationTest, MalformedOrIllegalActionsRefused) {
-  auto state = MakeState(SmallPosition());
+  auto state = StateAt(SmallPosition());
   ASSERT_NE(state, nullptr);
   v1::Action seed;
   seed.mutable_seed()->set_contribution(std::string(32, 'x'));
@@ -716,7 +716,7 @@ TEST(FpValidationTest, MalformedOrIllegalActionsRefused) {
 }
 
 TEST(FpValidationTest, FallPhaseTakesOnlyADirection) {
-  auto state = MakeState(SmallPosition());
+  auto state = StateAt(SmallPosition());
   ASSERT_NE(state, nullptr);
   ASSERT_TRUE(Act(*state, 0, Place(B(2), 1, 0)).ok());  // Collapses.
   ASSERT_EQ(View(*state).phase(), v1::FP_FALL);
@@ -731,7 +731,7 @@ TEST(FpValidationTest, FallPhaseTakesOnlyADirection) {
 }
 
 TEST(FpValidationTest, RefusedApplyLeavesStateUnchanged) {
-  auto state = MakeState(SmallPosition());
+  auto state = StateAt(SmallPosition());
   ASSERT_NE(state, nullptr);
   const std::string before = Snapshot(*state);
   for (const v1::Action& action :
@@ -746,7 +746,7 @@ TEST(FpValidationTest, RefusedApplyLeavesStateUnchanged) {
 }
 
 TEST(FpValidationTest, NothingIsLegalOnceTheGameIsOver) {
-  auto state = MakeState(Pos(MakeBoard({{0, 0, Y(20)}}), {{R(2)}, {B(4)}}));
+  auto state = StateAt(Pos(MakeBoard({{0, 0, Y(20)}}), {{R(2)}, {B(4)}}));
   ASSERT_NE(state, nullptr);
   ASSERT_TRUE(Act(*state, 0, Place(R(2), 0, 1)).ok());
   ASSERT_TRUE(state->IsTerminal());
@@ -779,7 +779,7 @@ TEST(FpValidationTest, TestPositionsAreChecked) {
 
 TEST(FpDefaultTest, PlacementIsLowestTileAtFirstSpotInScanOrder) {
   // Spots in scan order: (1, 0), (0, 2), (0, 5); lowest id in hand: Y(40).
-  auto state = MakeState(Pos(GappedRow(), {{R(4), B(2), Y(40)}, {G(4)}}));
+  auto state = StateAt(Pos(GappedRow(), {{R(4), B(2), Y(40)}, {G(4)}}));
   ASSERT_NE(state, nullptr);
   const v1::Action action = state->DefaultAction(0);
   EXPECT_EQ(action.flaming_pyramids().place().tile(),
@@ -790,7 +790,7 @@ TEST(FpDefaultTest, PlacementIsLowestTileAtFirstSpotInScanOrder) {
 }
 
 TEST(FpDefaultTest, FallIsLeft) {
-  auto state = MakeState(SmallPosition());
+  auto state = StateAt(SmallPosition());
   ASSERT_NE(state, nullptr);
   ASSERT_TRUE(Act(*state, 0, Place(B(2), 1, 0)).ok());
   EXPECT_EQ(DeterministicBytes(state->DefaultAction(0)),
@@ -819,7 +819,7 @@ TEST(FpDefaultTest, FullGamesByDefaultActionsEnd) {
 }
 
 TEST(FpLegalActionsTest, EveryHandTileAtEverySpotSortedAndUnique) {
-  auto state = MakeState(Pos(GappedRow(), {{B(2), B(4), Y(40)}, {G(4)}}));
+  auto state = StateAt(Pos(GappedRow(), {{B(2), B(4), Y(40)}, {G(4)}}));
   ASSERT_NE(state, nullptr);
   const std::vector<v1::Action> legal = state->LegalActions(0);
   ASSERT_THAT(legal, SizeIs(9));  // 3 tiles x 3 spots.
@@ -833,7 +833,7 @@ TEST(FpLegalActionsTest, EveryHandTileAtEverySpotSortedAndUnique) {
 }
 
 TEST(FpLegalActionsTest, FallOffersLeftThenRight) {
-  auto state = MakeState(SmallPosition());
+  auto state = StateAt(SmallPosition());
   ASSERT_NE(state, nullptr);
   ASSERT_TRUE(Act(*state, 0, Place(B(2), 1, 0)).ok());
   const std::vector<v1::Action> legal = state->LegalActions(0);
@@ -844,7 +844,7 @@ TEST(FpLegalActionsTest, FallOffersLeftThenRight) {
 }
 
 TEST(FpLegalActionsTest, OneTileAndOneSpotIsAutomatic) {
-  auto state = MakeState(Pos(Board(), {{Y(2)}, {B(4)}}));
+  auto state = StateAt(Pos(Board(), {{Y(2)}, {B(4)}}));
   ASSERT_NE(state, nullptr);
   const std::optional<v1::Action> sole = state->SoleLegalAction(0);
   ASSERT_TRUE(sole.has_value());
@@ -895,7 +895,7 @@ TEST(FpObservationTest, SeatSeesOwnHandOnly) {
 }
 
 TEST(FpObservationTest, FallPhaseShowsThePendingFallAndTheTurnSoFar) {
-  auto state = MakeState(SmallPosition());
+  auto state = StateAt(SmallPosition());
   ASSERT_NE(state, nullptr);
   ASSERT_TRUE(Act(*state, 0, Place(B(2), 1, 0)).ok());
   const v1::FlamingPyramidsObservation view =
@@ -923,7 +923,7 @@ TEST(FpObservationTest, FallPhaseShowsThePendingFallAndTheTurnSoFar) {
 TEST(FpCollapseForfeitTest, TheSupportsCountBeforeTheFallIsChosen) {
   for (const uint32_t version : {2u, 1u}) {
     SCOPED_TRACE(absl::StrCat("rules version ", version));
-    auto state = MakeState(SmallPosition(), Config(), version);
+    auto state = StateAt(SmallPosition(), Config(), version);
     ASSERT_NE(state, nullptr);
     const int held_before = static_cast<int>(View(*state).seats(0).hand_size() +
                                              View(*state).seats(0).pile_size());
@@ -983,8 +983,8 @@ TEST(FpObservationTest, CloneIsIndependent) {
 
 TEST(FpOutcomeTest, StoppedOutcomeRanksByFewestTilesHeld) {
   auto state =
-      MakeState(Pos(MakeBoard({{0, 0, Y(20)}}), {{R(2), R(4)}, {B(4)}, {G(2)}},
-                    {{R(6)}, {B(6), B(10)}, {}}));
+      StateAt(Pos(MakeBoard({{0, 0, Y(20)}}), {{R(2), R(4)}, {B(4)}, {G(2)}},
+                  {{R(6)}, {B(6), B(10)}, {}}));
   ASSERT_NE(state, nullptr);
   const v1::Outcome outcome = state->StoppedOutcome();
   EXPECT_EQ(outcome.termination(), v1::TERMINATION_MOVE_LIMIT);

@@ -12,6 +12,7 @@
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "google/protobuf/message.h"
 #include "google/protobuf/reflection.h"
+#include "gtest/gtest.h"
 #include "referee/crypto/random_stream.h"
 #include "referee/games/flaming_pyramids/state.h"
 #include "referee/games/flaming_pyramids/tables.h"
@@ -105,11 +106,12 @@ v1::GameConfig Config(bool curse, uint32_t max_turns) {
   return config;
 }
 
-std::unique_ptr<State> MakeState(const Position& position,
-                                 const v1::GameConfig& config,
-                                 uint32_t rules_version) {
+std::unique_ptr<State> StateAt(const Position& position,
+                               const v1::GameConfig& config,
+                               uint32_t rules_version) {
   absl::StatusOr<std::unique_ptr<State>> state =
       NewStateForTesting(config, position, rules_version);
+  EXPECT_TRUE(state.ok()) << state.status();
   if (!state.ok()) return nullptr;
   return *std::move(state);
 }

@@ -48,10 +48,12 @@ std::vector<Placed> InScanOrder(std::vector<Placed> cells);
 
 v1::GameConfig Config(bool curse = false, uint32_t max_turns = 0);
 
-// A placement-phase state of `position` (must be valid).
-std::unique_ptr<State> MakeState(const Position& position,
-                                 const v1::GameConfig& config = Config(),
-                                 uint32_t rules_version = 0);
+// The placement-phase state at `position` under `config`, `rules_version`
+// as for MakeGameOf (0: the latest); nullptr, after a test failure, when
+// NewStateForTesting refuses it.
+std::unique_ptr<State> StateAt(const Position& position,
+                               const v1::GameConfig& config = Config(),
+                               uint32_t rules_version = 0);
 
 // A fresh dealt game.
 std::unique_ptr<State> NewGame(int seats, const Digest& seed,

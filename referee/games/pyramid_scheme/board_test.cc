@@ -256,7 +256,7 @@ TEST(PssClaimTest, OtherSeatsPlacePoliceInSeatOrderAfterTheActiveSeat) {
   position.active_seat = 2;
   GiveThirdResetToken(position.seats[2]);
   position.goals = {{15}, {0}};
-  std::unique_ptr<State> state = FromPosition(position);
+  std::unique_ptr<State> state = StateAt(position);
   Must(*state, 2, Place(V(kBlue, 3), V(kGreen, 7)));
   const v1::PyramidSchemeResult flip = Must(*state, 2, Flip(V(kGreen, 7)));
   EXPECT_THAT(EventKinds(flip),
@@ -306,7 +306,7 @@ TestPosition TwoGoalsPosition(int seats) {
 }
 
 TEST(PssClaimTest, TwoGoalsAtOnceMakeEachOpponentPlaceTwoPolice) {
-  std::unique_ptr<State> state = FromPosition(TwoGoalsPosition(3));
+  std::unique_ptr<State> state = StateAt(TwoGoalsPosition(3));
   Must(*state, 0, Place(V(kPink, 3), V(kYellow, 13)));
   const v1::PyramidSchemeResult flip = Must(*state, 0, Flip(V(kYellow, 13)));
   // Claimed in goal-id order right after the flip; then the reward (no
@@ -334,7 +334,7 @@ TEST(PssClaimTest, PoliceAreServedOnlyAfterTheFlipWindowCloses) {
   // Green 1 of row 0 (needs blue) qualifies too.
   position.seats[0].pyramid.push_back({V(kGreen, 0), kFounder});
   position.seats[0].pyramid.push_back({V(kBlue, 0), V(kGreen, 0)});
-  std::unique_ptr<State> state = FromPosition(position);
+  std::unique_ptr<State> state = StateAt(position);
   Must(*state, 0, Place(V(kPink, 3), V(kYellow, 13)));
   Must(*state, 0, Flip(V(kYellow, 13)));
   EXPECT_EQ(View(*state).decision().phase(), v1::PSS_PHASE_FLIP_WINDOW);
@@ -353,7 +353,7 @@ TEST(PssClaimTest, ASeatThatCannotPlaceItsPoliceIsEliminated) {
       {V(kPink, 5), V(kBlue, 14)},    {V(kPink, 6), V(kBlue, 14)},
       {V(kPink, 0), V(kBlue, 14)},    {V(kGreen, 8), V(kPink, 8)}};
   position.goals = {{15}};
-  std::unique_ptr<State> state = FromPosition(position);
+  std::unique_ptr<State> state = StateAt(position);
   Must(*state, 0, Place(V(kBlue, 3), V(kGreen, 7)));
   const v1::PyramidSchemeResult flip = Must(*state, 0, Flip(V(kGreen, 7)));
   EXPECT_EQ(EventKinds(flip).back(), "eliminated");
@@ -380,7 +380,7 @@ TEST(PssClaimTest, PoliceEliminationLeavingOneSeatEndsTheGame) {
       {V(kPink, 5), V(kBlue, 14)},    {V(kPink, 6), V(kBlue, 14)},
       {V(kPink, 0), V(kBlue, 14)},    {V(kGreen, 8), V(kPink, 8)}};
   position.goals = {{15}};
-  std::unique_ptr<State> state = FromPosition(position);
+  std::unique_ptr<State> state = StateAt(position);
   Must(*state, 0, Place(V(kBlue, 3), V(kGreen, 7)));
   const v1::PyramidSchemeResult flip = Must(*state, 0, Flip(V(kGreen, 7)));
   EXPECT_EQ(EventKinds(flip).back(), "game_ended");
@@ -395,7 +395,7 @@ TEST(PssClaimTest, OnlyTheActiveSeatClaimsAndATakeIsAnEvent) {
   position.seats[0].reset_tokens = 0;
   position.actions_done = 1;
   position.goals = {{15}};
-  std::unique_ptr<State> state = FromPosition(position);
+  std::unique_ptr<State> state = StateAt(position);
   const v1::PyramidSchemeResult first = Must(*state, 0, Take(0));
   EXPECT_THAT(Claims(first), IsEmpty());  // Seat 0 acted; seat 1 never claims.
   const v1::PyramidSchemeResult second = Must(*state, 1, Take(0));
@@ -411,7 +411,7 @@ TEST(PssClaimTest, ATokenUseIsAnEventAndItsClaimsAreServedAtOnce) {
   position.seats[0].reset_tokens = 3;
   position.seats[0].bypass_tokens = 1;
   position.goals = {{15}};
-  std::unique_ptr<State> state = FromPosition(position);
+  std::unique_ptr<State> state = StateAt(position);
   const v1::PyramidSchemeResult armed = Must(*state, 0, ArmBypass());
   EXPECT_THAT(Claims(armed), ElementsAre("15@0"));
   EXPECT_EQ(View(*state).decision().phase(), v1::PSS_PHASE_POLICE);
@@ -426,7 +426,7 @@ TEST(PssClaimTest, AGoalReservedByAnotherSeatIsNotClaimed) {
   TestPosition position = BasePosition(2);
   GiveThirdResetToken(position.seats[0]);
   position.goals = {{15, -1, 1}};
-  std::unique_ptr<State> state = FromPosition(position);
+  std::unique_ptr<State> state = StateAt(position);
   Must(*state, 0, Place(V(kBlue, 3), V(kGreen, 7)));
   const v1::PyramidSchemeResult flip = Must(*state, 0, Flip(V(kGreen, 7)));
   EXPECT_THAT(Claims(flip), IsEmpty());
@@ -437,7 +437,7 @@ TEST(PssClaimTest, TheReservingSeatClaimsItsReservedGoal) {
   TestPosition position = BasePosition(2);
   GiveThirdResetToken(position.seats[0]);
   position.goals = {{15, -1, 0}};
-  std::unique_ptr<State> state = FromPosition(position);
+  std::unique_ptr<State> state = StateAt(position);
   Must(*state, 0, Place(V(kBlue, 3), V(kGreen, 7)));
   const v1::PyramidSchemeResult flip = Must(*state, 0, Flip(V(kGreen, 7)));
   EXPECT_THAT(Claims(flip), ElementsAre("15@0"));
@@ -460,7 +460,7 @@ TEST(PssClaimTest, PolicePlacementOpensNoWindowAndClaimsNothing) {
                                {V(kYellow, 1), V(kBlue, 1), true}};
   position.seats[0].hand = {V(kPink, 3)};
   // Seat 0 completes goal 4 by flipping green 1 of row 3 (any below).
-  std::unique_ptr<State> state = FromPosition(position);
+  std::unique_ptr<State> state = StateAt(position);
   Must(*state, 0, Place(V(kPink, 3), V(kGreen, 3)));
   const v1::PyramidSchemeResult flip = Must(*state, 0, Flip(V(kGreen, 3)));
   EXPECT_THAT(Claims(flip), ElementsAre("4@0"));

@@ -48,7 +48,7 @@ std::vector<TestNode> FullYellowPyramid() {
 // A turn: two actions.
 
 TEST(PssTurnTest, TakeMovesSlotCardToHandAndRefillsFromDeckTop) {
-  std::unique_ptr<State> state = FromPosition(BasePosition(2));
+  std::unique_ptr<State> state = StateAt(BasePosition(2));
   const v1::PyramidSchemeResult result = Must(*state, 0, Take(1));
   EXPECT_THAT(EventKinds(result), ElementsAre("took", "slot_filled"));
   EXPECT_EQ(result.events(0).took().card().id(),
@@ -67,7 +67,7 @@ TEST(PssTurnTest, TakeMovesSlotCardToHandAndRefillsFromDeckTop) {
 }
 
 TEST(PssTurnTest, TwoActionsThenEndOfTurnWhileHoldingReset) {
-  std::unique_ptr<State> state = FromPosition(BasePosition(2));
+  std::unique_ptr<State> state = StateAt(BasePosition(2));
   Must(*state, 0, Take(0));
   EXPECT_EQ(Phase(*state), v1::PSS_PHASE_ACTION);
   Must(*state, 0, Take(0));
@@ -90,7 +90,7 @@ TEST(PssTurnTest, TurnEndsAfterSecondActionWithoutResetToken) {
   TestPosition position = BasePosition(2);
   position.seats[0].reset_tokens = 0;
   position.actions_done = 1;
-  std::unique_ptr<State> state = FromPosition(position);
+  std::unique_ptr<State> state = StateAt(position);
   const v1::PyramidSchemeResult result = Must(*state, 0, Take(2));
   EXPECT_THAT(EventKinds(result),
               ElementsAre("took", "slot_filled", "turn_ended", "turn_started"));
@@ -102,7 +102,7 @@ TEST(PssTurnTest, PlayGoesInIncreasingSeatOrderWrapping) {
   position.active_seat = 2;
   position.actions_done = 1;
   position.seats[2].reset_tokens = 0;
-  std::unique_ptr<State> state = FromPosition(position);
+  std::unique_ptr<State> state = StateAt(position);
   Must(*state, 2, Take(0));
   EXPECT_EQ(View(*state).board().active_seat(), 0u);
   EXPECT_THAT(state->ActingSeats(), ElementsAre(0));
@@ -112,11 +112,11 @@ TEST(PssTurnTest, TakeIllegalAtHandLimitOrFromEmptySlot) {
   TestPosition position = BasePosition(2);
   position.seats[0].hand = {V(kYellow, 0), V(kYellow, 1), V(kYellow, 3)};
   position.display = {V(kGreen, 4), -1, V(kPink, 4)};
-  std::unique_ptr<State> state = FromPosition(position);
+  std::unique_ptr<State> state = StateAt(position);
   EXPECT_EQ(state->ValidateAction(0, Take(0)).code(),
             absl::StatusCode::kInvalidArgument);
   position.seats[0].hand_limit_bonus = 1;
-  state = FromPosition(position);
+  state = StateAt(position);
   EXPECT_TRUE(Legal(*state, 0, Take(0)));
   EXPECT_FALSE(Legal(*state, 0, Take(1)));  // Empty slot.
 }
@@ -130,7 +130,7 @@ TEST(PssPlacementTest, Rule1ChildSumWouldExceedTheLimit) {
   position.seats[0].pyramid = {{V(kYellow, 9), kFounder},
                                {V(kGreen, 5), V(kYellow, 9)}};
   position.seats[0].hand = {V(kBlue, 5), V(kBlue, 3)};
-  std::unique_ptr<State> state = FromPosition(position);
+  std::unique_ptr<State> state = StateAt(position);
   EXPECT_FALSE(Legal(*state, 0, Place(V(kBlue, 5), V(kYellow, 9))));
   EXPECT_TRUE(Legal(*state, 0, Place(V(kBlue, 3), V(kYellow, 9))));
   Must(*state, 0, Place(V(kBlue, 3), V(kYellow, 9)));
@@ -148,7 +148,7 @@ TEST(PssPlacementTest, Rule1CapacityTokensRaiseTheLimit) {
   position.seats[0].pyramid = {{V(kYellow, 9), kFounder, false, {2}},
                                {V(kGreen, 5), V(kYellow, 9)}};
   position.seats[0].hand = {V(kBlue, 5)};
-  std::unique_ptr<State> state = FromPosition(position);
+  std::unique_ptr<State> state = StateAt(position);
   EXPECT_EQ(FindNode(View(*state), 0, V(kYellow, 9))->limit(), 5u);
   EXPECT_TRUE(Legal(*state, 0, Place(V(kBlue, 5), V(kYellow, 9))));
 }
@@ -158,7 +158,7 @@ TEST(PssPlacementTest, Rule1FounderHoldsTwelve) {
   position.seats[0].pyramid = {{V(kGreen, 14), kFounder},
                                {V(kBlue, 14), kFounder}};
   position.seats[0].hand = {V(kPink, 5), V(kPink, 9)};
-  std::unique_ptr<State> state = FromPosition(position);
+  std::unique_ptr<State> state = StateAt(position);
   EXPECT_TRUE(Legal(*state, 0, Place(V(kPink, 5), kFounder)));   // 12.
   EXPECT_FALSE(Legal(*state, 0, Place(V(kPink, 9), kFounder)));  // 13.
 }
@@ -168,7 +168,7 @@ TEST(PssPlacementTest, Rule1PoliceCountsThreeAmongChildren) {
   position.seats[0].pyramid = {
       {Police(0), kFounder}, {Police(1), kFounder}, {Police(2), kFounder}};
   position.seats[0].hand = {V(kBlue, 12), V(kBlue, 9)};
-  std::unique_ptr<State> state = FromPosition(position);
+  std::unique_ptr<State> state = StateAt(position);
   EXPECT_FALSE(Legal(*state, 0, Place(V(kBlue, 12), kFounder)));  // 9 + 4.
   EXPECT_TRUE(Legal(*state, 0, Place(V(kBlue, 9), kFounder)));    // 9 + 3.
 }
@@ -177,7 +177,7 @@ TEST(PssPlacementTest, Rule2ColourAlreadyOnTheParent) {
   TestPosition position = BasePosition(2);
   position.seats[0].pyramid = {{V(kBlue, 14), kFounder}};
   position.seats[0].hand = {V(kBlue, 3)};
-  std::unique_ptr<State> state = FromPosition(position);
+  std::unique_ptr<State> state = StateAt(position);
   EXPECT_FALSE(Legal(*state, 0, Place(V(kBlue, 3), V(kBlue, 14))));
   EXPECT_TRUE(Legal(*state, 0, Place(V(kBlue, 3), kFounder)));
 }
@@ -189,7 +189,7 @@ TEST(PssPlacementTest, Rule2ColourFarAboveOnTheBranch) {
                                {V(kGreen, 8), V(kBlue, 14)},
                                {V(kPink, 3), V(kGreen, 8)}};
   position.seats[0].hand = {V(kBlue, 3), V(kYellow, 3)};
-  std::unique_ptr<State> state = FromPosition(position);
+  std::unique_ptr<State> state = StateAt(position);
   EXPECT_FALSE(Legal(*state, 0, Place(V(kBlue, 3), V(kPink, 3))));
   EXPECT_TRUE(Legal(*state, 0, Place(V(kYellow, 3), V(kPink, 3))));
 }
@@ -200,7 +200,7 @@ TEST(PssPlacementTest, Rule2FlippedVictimNoLongerRestricts) {
                                {V(kGreen, 8), V(kBlue, 14)},
                                {V(kPink, 3), V(kGreen, 8)}};
   position.seats[0].hand = {V(kBlue, 3)};
-  std::unique_ptr<State> state = FromPosition(position);
+  std::unique_ptr<State> state = StateAt(position);
   EXPECT_TRUE(Legal(*state, 0, Place(V(kBlue, 3), V(kPink, 3))));
   EXPECT_TRUE(Legal(*state, 0, Place(V(kBlue, 3), V(kBlue, 14))));
 }
@@ -210,7 +210,7 @@ TEST(PssPlacementTest, Rule3NothingBelowAnUnflippedPolice) {
   position.seats[0].pyramid = {{Police(0), kFounder},
                                {Police(1), kFounder, /*flipped=*/true}};
   position.seats[0].hand = {V(kBlue, 3), V(kBlue, 9), V(kBlue, 12)};
-  std::unique_ptr<State> state = FromPosition(position);
+  std::unique_ptr<State> state = StateAt(position);
   // Unflipped Police: nothing goes below.
   EXPECT_FALSE(Legal(*state, 0, Place(V(kBlue, 3), Police(0))));
   // Flipped Police: a card of limit 3.
@@ -223,7 +223,7 @@ TEST(PssPlacementTest, FlippedPoliceWithCapacityTokenHoldsMore) {
   TestPosition position = BasePosition(2);
   position.seats[0].pyramid = {{Police(4), kFounder, true, {2}}};
   position.seats[0].hand = {V(kBlue, 12)};
-  std::unique_ptr<State> state = FromPosition(position);
+  std::unique_ptr<State> state = StateAt(position);
   EXPECT_TRUE(Legal(*state, 0, Place(V(kBlue, 12), Police(4))));
 }
 
@@ -231,7 +231,7 @@ TEST(PssPlacementTest, FlippedPoliceWithCapacityTokenHoldsMore) {
 // Tokens.
 
 TEST(PssTokenTest, ResetDiscardsSlotsInOrderAndRefillsWithoutAnAction) {
-  std::unique_ptr<State> state = FromPosition(BasePosition(2));
+  std::unique_ptr<State> state = StateAt(BasePosition(2));
   const uint32_t supply = View(*state).board().supply().reset_tokens();
   const v1::PyramidSchemeResult result = Must(*state, 0, UseReset());
   EXPECT_THAT(EventKinds(result),
@@ -257,7 +257,7 @@ TEST(PssTokenTest, EndOfTurnAsksAgainWhileAResetTokenIsHeld) {
   position.deck.push_back(V(kYellow, 2));
   position.deck.push_back(V(kGreen, 1));
   position.deck.push_back(V(kBlue, 1));
-  std::unique_ptr<State> state = FromPosition(position);
+  std::unique_ptr<State> state = StateAt(position);
   Must(*state, 0, Take(0));
   ASSERT_EQ(Phase(*state), v1::PSS_PHASE_END_OF_TURN);
   Must(*state, 0, UseReset());
@@ -274,7 +274,7 @@ TEST(PssTokenTest, BypassIgnoresRule2ForTheNextVictimPlacementOnly) {
   position.seats[0].pyramid = {{V(kBlue, 14), kFounder}};
   position.seats[0].hand = {V(kBlue, 0), V(kBlue, 3)};
   position.seats[0].bypass_tokens = 2;
-  std::unique_ptr<State> state = FromPosition(position);
+  std::unique_ptr<State> state = StateAt(position);
   const uint32_t supply = View(*state).board().supply().bypass_tokens();
   EXPECT_FALSE(Legal(*state, 0, Place(V(kBlue, 3), V(kBlue, 14))));
   const v1::PyramidSchemeResult armed = Must(*state, 0, ArmBypass());
@@ -299,7 +299,7 @@ TEST(PssTokenTest, ArmedBypassIsSpentByAPlacementThatDidNotNeedIt) {
   position.seats[0].pyramid = {{V(kBlue, 14), kFounder}};
   position.seats[0].hand = {V(kBlue, 0), V(kBlue, 3)};
   position.seats[0].bypass_tokens = 1;
-  std::unique_ptr<State> state = FromPosition(position);
+  std::unique_ptr<State> state = StateAt(position);
   Must(*state, 0, ArmBypass());
   const v1::PyramidSchemeResult placed =
       Must(*state, 0, Place(V(kBlue, 0), kFounder));
@@ -312,7 +312,7 @@ TEST(PssTokenTest, UnusedArmedBypassIsWastedAtTheEndOfTheTurn) {
   position.seats[0].bypass_tokens = 2;
   position.seats[0].reset_tokens = 0;
   position.actions_done = 1;
-  std::unique_ptr<State> state = FromPosition(position);
+  std::unique_ptr<State> state = StateAt(position);
   Must(*state, 0, ArmBypass());
   Must(*state, 0, Take(0));
   const v1::PyramidSchemeObservation obs = View(*state);
@@ -327,13 +327,13 @@ TEST(PssTokenTest, TokenUsesAreLegalActionsSoTheSeatIsAsked) {
   position.seats[0].pyramid = FullYellowPyramid();
   position.display = {V(kYellow, 3), -1, -1};
   position.seats[0].reset_tokens = 0;
-  std::unique_ptr<State> state = FromPosition(position);
+  std::unique_ptr<State> state = StateAt(position);
   // A single take: the referee would apply it automatically.
   ASSERT_TRUE(state->SoleLegalAction(0).has_value());
   EXPECT_EQ(DeterministicBytes(*state->SoleLegalAction(0)),
             DeterministicBytes(Take(0)));
   position.seats[0].reset_tokens = 1;
-  state = FromPosition(position);
+  state = StateAt(position);
   EXPECT_THAT(state->LegalActions(0), SizeIs(2));
   EXPECT_FALSE(state->SoleLegalAction(0).has_value());
 }
@@ -354,7 +354,7 @@ TestPosition CrumblingPosition(int seats) {
 TEST(PssEliminationTest, NoLegalActionCrumblesThePyramid) {
   TestPosition position = CrumblingPosition(3);
   position.goals = {{5, -1, 0}, {3, 0, -1}};
-  std::unique_ptr<State> state = FromPosition(position);
+  std::unique_ptr<State> state = StateAt(position);
   const v1::PyramidSchemeObservation before = View(*state);
   const v1::PyramidSchemeResult result = Must(*state, 0, Take(0));
   EXPECT_THAT(EventKinds(result),
@@ -385,7 +385,7 @@ TEST(PssEliminationTest, NoLegalActionCrumblesThePyramid) {
 TEST(PssEliminationTest, HeldBypassThatWouldMakeAPlacementLegalSaves) {
   TestPosition position = CrumblingPosition(3);
   position.seats[0].bypass_tokens = 1;
-  std::unique_ptr<State> state = FromPosition(position);
+  std::unique_ptr<State> state = StateAt(position);
   const v1::PyramidSchemeResult result = Must(*state, 0, Take(0));
   EXPECT_THAT(EventKinds(result), ElementsAre("took", "slot_filled"));
   EXPECT_TRUE(View(*state).board().seats(0).live());
@@ -396,7 +396,7 @@ TEST(PssEliminationTest, HeldBypassThatWouldMakeAPlacementLegalSaves) {
 }
 
 TEST(PssEliminationTest, LastLiveSeatWins) {
-  std::unique_ptr<State> state = FromPosition(CrumblingPosition(2));
+  std::unique_ptr<State> state = StateAt(CrumblingPosition(2));
   const v1::PyramidSchemeResult result = Must(*state, 0, Take(0));
   EXPECT_EQ(EventKinds(result).back(), "game_ended");
   EXPECT_EQ(result.events().rbegin()->game_ended().reason(),
@@ -417,7 +417,7 @@ TEST(PssEliminationTest, CheckedAtTheStartOfATurn) {
   // Seat 1 cannot act at all: its turn starts and ends at once.
   position.seats[1].hand = {V(kYellow, 0), V(kYellow, 1), V(kYellow, 3)};
   position.seats[1].pyramid = FullYellowPyramid();
-  std::unique_ptr<State> state = FromPosition(position);
+  std::unique_ptr<State> state = StateAt(position);
   const v1::PyramidSchemeResult result = Must(*state, 0, Take(0));
   EXPECT_THAT(EventKinds(result),
               ElementsAre("took", "slot_filled", "turn_ended", "turn_started",
@@ -435,7 +435,7 @@ TEST(PssFlipTest, WindowOpensForAnyQualifyingCardNotOnlyTheParent) {
   position.seats[0].pyramid = {{V(kGreen, 0), kFounder},
                                {V(kBlue, 3), V(kGreen, 0)}};
   position.seats[0].hand = {V(kPink, 3), V(kYellow, 3)};
-  std::unique_ptr<State> state = FromPosition(position);
+  std::unique_ptr<State> state = StateAt(position);
   Must(*state, 0, Place(V(kPink, 3), kFounder));
   EXPECT_EQ(Phase(*state), v1::PSS_PHASE_FLIP_WINDOW);
   EXPECT_THAT(state->LegalActions(0), SizeIs(2));
@@ -453,7 +453,7 @@ TEST(PssFlipTest, WindowOpensForAnyQualifyingCardNotOnlyTheParent) {
 TEST(PssFlipTest, NoWindowWhenNothingQualifies) {
   TestPosition position = BasePosition(2);
   position.seats[0].hand = {V(kPink, 3)};
-  std::unique_ptr<State> state = FromPosition(position);
+  std::unique_ptr<State> state = StateAt(position);
   const v1::PyramidSchemeResult result =
       Must(*state, 0, Place(V(kPink, 3), kFounder));
   EXPECT_THAT(EventKinds(result), ElementsAre("placed"));
@@ -469,7 +469,7 @@ TEST(PssFlipTest, WindowStaysOpenWhileACardQualifies) {
                                {V(kYellow, 0), kFounder},
                                {V(kGreen, 3), V(kYellow, 0)}};
   position.seats[0].hand = {V(kPink, 3)};
-  std::unique_ptr<State> state = FromPosition(position);
+  std::unique_ptr<State> state = StateAt(position);
   Must(*state, 0, Place(V(kPink, 3), kFounder));
   EXPECT_THAT(state->LegalActions(0), SizeIs(3));
   const v1::PyramidSchemeResult first = Must(*state, 0, Flip(V(kGreen, 0)));
@@ -490,17 +490,17 @@ TEST(PssFlipTest, PinkFiveNeedsOneBlueAndTwoAny) {
                                {V(kYellow, 3), V(kPink, 14)}};
   position.seats[0].hand = {V(kGreen, 0), V(kBlue, 3)};
   // Three Victims below, none blue: not met.
-  std::unique_ptr<State> state = FromPosition(position);
+  std::unique_ptr<State> state = StateAt(position);
   Must(*state, 0, Place(V(kGreen, 0), V(kPink, 14)));
   EXPECT_EQ(Phase(*state), v1::PSS_PHASE_ACTION);
   // A blue and two others: met.
-  state = FromPosition(position);
+  state = StateAt(position);
   Must(*state, 0, Place(V(kBlue, 3), V(kPink, 14)));
   EXPECT_EQ(Phase(*state), v1::PSS_PHASE_FLIP_WINDOW);
   EXPECT_TRUE(Legal(*state, 0, Flip(V(kPink, 14))));
   // A blue and only one other: not met.
   position.seats[0].pyramid.pop_back();
-  state = FromPosition(position);
+  state = StateAt(position);
   Must(*state, 0, Place(V(kBlue, 3), V(kPink, 14)));
   EXPECT_EQ(Phase(*state), v1::PSS_PHASE_ACTION);
 }
@@ -511,7 +511,7 @@ TEST(PssFlipTest, PoliceNeverCountForAConditionAndNeverFlipInTheWindow) {
                                {Police(0), V(kPink, 14), true},
                                {V(kGreen, 3), V(kPink, 14)}};
   position.seats[0].hand = {V(kBlue, 3)};
-  std::unique_ptr<State> state = FromPosition(position);
+  std::unique_ptr<State> state = StateAt(position);
   Must(*state, 0, Place(V(kBlue, 3), V(kPink, 14)));
   EXPECT_EQ(Phase(*state), v1::PSS_PHASE_ACTION);
 }
@@ -522,7 +522,7 @@ TEST(PssFlipTest, FounderNeedsEveryColourAndGrantsAResetToken) {
                                {V(kBlue, 3), kFounder},
                                {V(kPink, 3), kFounder}};
   position.seats[0].hand = {V(kYellow, 3)};
-  std::unique_ptr<State> state = FromPosition(position);
+  std::unique_ptr<State> state = StateAt(position);
   Must(*state, 0, Place(V(kYellow, 3), kFounder));
   ASSERT_EQ(Phase(*state), v1::PSS_PHASE_FLIP_WINDOW);
   const v1::PyramidSchemeResult result = Must(*state, 0, Flip(kFounder));
@@ -550,7 +550,7 @@ TEST(PssRewardTest, DiscardHandDiscardsTheChosenCardsInIdOrder) {
   TestPosition position =
       DiscardHandPosition({V(kPink, 3), V(kYellow, 0), V(kYellow, 1)});
   position.discard = {V(kPink, 0)};
-  std::unique_ptr<State> state = FromPosition(position);
+  std::unique_ptr<State> state = StateAt(position);
   Must(*state, 0, Place(V(kPink, 3), V(kGreen, 5)));
   Must(*state, 0, Flip(V(kGreen, 5)));
   v1::PyramidSchemeObservation obs = View(*state);
@@ -573,7 +573,7 @@ TEST(PssRewardTest, DiscardHandDiscardsTheChosenCardsInIdOrder) {
 
 TEST(PssRewardTest, DiscardHandMayChooseNoCard) {
   std::unique_ptr<State> state =
-      FromPosition(DiscardHandPosition({V(kPink, 3), V(kYellow, 0)}));
+      StateAt(DiscardHandPosition({V(kPink, 3), V(kYellow, 0)}));
   Must(*state, 0, Place(V(kPink, 3), V(kGreen, 5)));
   Must(*state, 0, Flip(V(kGreen, 5)));
   const v1::PyramidSchemeResult result = Must(*state, 0, DiscardHand({}));
@@ -582,8 +582,7 @@ TEST(PssRewardTest, DiscardHandMayChooseNoCard) {
 }
 
 TEST(PssRewardTest, DiscardHandIsLostWithAnEmptyHand) {
-  std::unique_ptr<State> state =
-      FromPosition(DiscardHandPosition({V(kPink, 3)}));
+  std::unique_ptr<State> state = StateAt(DiscardHandPosition({V(kPink, 3)}));
   Must(*state, 0, Place(V(kPink, 3), V(kGreen, 5)));
   const v1::PyramidSchemeResult result = Must(*state, 0, Flip(V(kGreen, 5)));
   EXPECT_THAT(EventKinds(result), ElementsAre("flipped", "reward"));
@@ -599,7 +598,7 @@ TEST(PssRewardTest, FlipOtherFlipsAnotherCardWithoutItsReward) {
                                {V(kYellow, 9), kFounder},
                                {Police(0), kFounder}};
   position.seats[0].hand = {V(kPink, 3)};
-  std::unique_ptr<State> state = FromPosition(position);
+  std::unique_ptr<State> state = StateAt(position);
   Must(*state, 0, Place(V(kPink, 3), V(kGreen, 6)));
   Must(*state, 0, Flip(V(kGreen, 6)));
   ASSERT_EQ(View(*state).decision().reward(), v1::PSS_FLIP_OTHER);
@@ -627,7 +626,7 @@ TEST(PssRewardTest, FlipOtherWithBonusChainsTwoRewards) {
                                {V(kBlue, 3), V(kPink, 14)},
                                {V(kGreen, 3), V(kPink, 14)}};
   position.seats[0].hand = {V(kYellow, 3)};
-  std::unique_ptr<State> state = FromPosition(position);
+  std::unique_ptr<State> state = StateAt(position);
   Must(*state, 0, Place(V(kYellow, 3), V(kPink, 14)));
   ASSERT_TRUE(Legal(*state, 0, Flip(V(kPink, 14))));
   v1::PyramidSchemeResult result = Must(*state, 0, Flip(V(kPink, 14)));
@@ -662,7 +661,7 @@ TEST(PssRewardTest, TakeResetTakesATokenFromTheSupply) {
   position.seats[0].pyramid = {{V(kGreen, 7), kFounder},
                                {V(kYellow, 3), V(kGreen, 7)}};
   position.seats[0].hand = {V(kBlue, 3)};
-  std::unique_ptr<State> state = FromPosition(position);
+  std::unique_ptr<State> state = StateAt(position);
   const uint32_t supply = View(*state).board().supply().reset_tokens();
   Must(*state, 0, Place(V(kBlue, 3), V(kGreen, 7)));
   const v1::PyramidSchemeResult result = Must(*state, 0, Flip(V(kGreen, 7)));
@@ -683,7 +682,7 @@ TestPosition TakeBypassPosition() {
 }
 
 TEST(PssRewardTest, TakeBypassTakesATokenFromTheSupply) {
-  std::unique_ptr<State> state = FromPosition(TakeBypassPosition());
+  std::unique_ptr<State> state = StateAt(TakeBypassPosition());
   Must(*state, 0, Place(V(kBlue, 3), V(kGreen, 11)));
   const v1::PyramidSchemeResult result = Must(*state, 0, Flip(V(kGreen, 11)));
   EXPECT_THAT(EventKinds(result),
@@ -697,7 +696,7 @@ TEST(PssRewardTest, TakeBypassTakesATokenFromTheSupply) {
 TEST(PssRewardTest, TokenRewardIsLostWhenTheSupplyLacksIt) {
   TestPosition position = TakeBypassPosition();
   position.seats[1].bypass_tokens = 4;
-  std::unique_ptr<State> state = FromPosition(position);
+  std::unique_ptr<State> state = StateAt(position);
   Must(*state, 0, Place(V(kBlue, 3), V(kGreen, 11)));
   const v1::PyramidSchemeResult result = Must(*state, 0, Flip(V(kGreen, 11)));
   EXPECT_THAT(EventKinds(result), ElementsAre("flipped", "reward"));
@@ -713,7 +712,7 @@ TEST(PssRewardTest, Capacity2GoesOnTheChosenCardFlippedPoliceIncluded) {
                                {Police(1), kFounder},
                                {V(kYellow, 3), V(kGreen, 8)}};
   position.seats[0].hand = {V(kBlue, 3)};
-  std::unique_ptr<State> state = FromPosition(position);
+  std::unique_ptr<State> state = StateAt(position);
   Must(*state, 0, Place(V(kBlue, 3), V(kGreen, 8)));
   Must(*state, 0, Flip(V(kGreen, 8)));
   ASSERT_EQ(View(*state).decision().reward(), v1::PSS_CAPACITY_2);
@@ -741,7 +740,7 @@ TestPosition Capacity3Position() {
 }
 
 TEST(PssRewardTest, Capacity3RaisesTheChosenCardsLimit) {
-  std::unique_ptr<State> state = FromPosition(Capacity3Position());
+  std::unique_ptr<State> state = StateAt(Capacity3Position());
   Must(*state, 0, Place(V(kPink, 3), V(kGreen, 12)));
   Must(*state, 0, Flip(V(kGreen, 12)));
   ASSERT_EQ(View(*state).decision().reward(), v1::PSS_CAPACITY_3);
@@ -756,7 +755,7 @@ TEST(PssRewardTest, Capacity3RaisesTheChosenCardsLimit) {
 TEST(PssRewardTest, CapacityIsLostWhenTheSupplyLacksIt) {
   TestPosition position = Capacity3Position();
   position.seats[1].founder_tokens = {3, 3, 3};
-  std::unique_ptr<State> state = FromPosition(position);
+  std::unique_ptr<State> state = StateAt(position);
   Must(*state, 0, Place(V(kPink, 3), V(kGreen, 12)));
   const v1::PyramidSchemeResult result = Must(*state, 0, Flip(V(kGreen, 12)));
   EXPECT_THAT(EventKinds(result), ElementsAre("flipped", "reward"));
@@ -769,7 +768,7 @@ TEST(PssRewardTest, HandLimit1RaisesTheLimitForTheRestOfTheGame) {
   position.seats[0].pyramid = {{V(kGreen, 9), kFounder},
                                {V(kBlue, 3), V(kGreen, 9)}};
   position.seats[0].hand = {V(kPink, 3), V(kYellow, 0), V(kYellow, 1)};
-  std::unique_ptr<State> state = FromPosition(position);
+  std::unique_ptr<State> state = StateAt(position);
   Must(*state, 0, Place(V(kPink, 3), V(kGreen, 9)));
   const v1::PyramidSchemeResult result = Must(*state, 0, Flip(V(kGreen, 9)));
   EXPECT_THAT(EventKinds(result),
@@ -789,7 +788,7 @@ TEST(PssRewardTest, ReserveGoalReservesAnOpenUnreservedGoal) {
                                {V(kBlue, 3), V(kGreen, 10)}};
   position.seats[0].hand = {V(kPink, 3)};
   position.goals = {{0}, {17}, {8, 1}, {9, -1, 1}};
-  std::unique_ptr<State> state = FromPosition(position);
+  std::unique_ptr<State> state = StateAt(position);
   Must(*state, 0, Place(V(kPink, 3), V(kGreen, 10)));
   Must(*state, 0, Flip(V(kGreen, 10)));
   EXPECT_THAT(state->LegalActions(0), SizeIs(2));  // Goals 0 and 17.
@@ -818,7 +817,7 @@ TEST(PssRewardTest, FlipPoliceFlipsAnUnflippedPolice) {
   TestPosition position = FlipPolicePosition();
   position.seats[0].pyramid.push_back({Police(3), kFounder});
   position.seats[0].pyramid.push_back({Police(5), kFounder, true});
-  std::unique_ptr<State> state = FromPosition(position);
+  std::unique_ptr<State> state = StateAt(position);
   Must(*state, 0, Place(V(kBlue, 3), V(kGreen, 13)));
   Must(*state, 0, Flip(V(kGreen, 13)));
   ASSERT_EQ(View(*state).decision().reward(), v1::PSS_FLIP_POLICE);
@@ -832,7 +831,7 @@ TEST(PssRewardTest, FlipPoliceFlipsAnUnflippedPolice) {
 }
 
 TEST(PssRewardTest, RewardWithoutLegalTargetIsLost) {
-  std::unique_ptr<State> state = FromPosition(FlipPolicePosition());
+  std::unique_ptr<State> state = StateAt(FlipPolicePosition());
   Must(*state, 0, Place(V(kBlue, 3), V(kGreen, 13)));
   const v1::PyramidSchemeResult result = Must(*state, 0, Flip(V(kGreen, 13)));
   EXPECT_THAT(EventKinds(result), ElementsAre("flipped", "reward"));
@@ -851,7 +850,7 @@ TEST(PssRewardTest, DiscardPoliceRemovesAPoliceWithNothingBelowAndItsTokens) {
       {V(kYellow, 0), Police(0)},  {V(kBlue, 3), V(kGreen, 15)},
       {V(kPink, 3), V(kGreen, 15)}};
   position.seats[0].hand = {V(kYellow, 3)};
-  std::unique_ptr<State> state = FromPosition(position);
+  std::unique_ptr<State> state = StateAt(position);
   const v1::PssSupply supply = View(*state).board().supply();
   Must(*state, 0, Place(V(kYellow, 3), V(kGreen, 15)));
   Must(*state, 0, Flip(V(kGreen, 15)));
@@ -877,7 +876,7 @@ TEST(PssDeckTest, EmptyDeckIsRebuiltFromTheShuffledDiscardPile) {
   TestPosition position = BasePosition(2);
   position.deck = {};
   position.discard = {V(kGreen, 2), V(kBlue, 2), V(kPink, 2), V(kYellow, 4)};
-  std::unique_ptr<State> state = FromPosition(position, /*seed=*/11);
+  std::unique_ptr<State> state = StateAt(position, /*seed=*/11);
   std::vector<int> expected = position.discard;
   RandomStream stream(Seed(11));
   stream.Shuffle(expected);
@@ -900,7 +899,7 @@ TEST(PssDeckTest, EmptyDeckIsRebuiltFromTheShuffledDiscardPile) {
 TEST(PssDeckTest, ResetRebuildsTheDeckFromItsOwnDiscards) {
   TestPosition position = BasePosition(2);
   position.deck = {V(kYellow, 4)};
-  std::unique_ptr<State> state = FromPosition(position, /*seed=*/3);
+  std::unique_ptr<State> state = StateAt(position, /*seed=*/3);
   std::vector<int> expected = {V(kGreen, 4), V(kBlue, 4), V(kPink, 4)};
   RandomStream stream(Seed(3));
   stream.Shuffle(expected);
@@ -920,7 +919,7 @@ TEST(PssDeckTest, GameEndsMidTurnWhenTheDeckCannotBeRebuilt) {
                                {V(kBlue, 0), kFounder, true}};
   position.seats[2].pyramid = {{V(kPink, 3), kFounder, true},
                                {V(kPink, 0), kFounder, true}};
-  std::unique_ptr<State> state = FromPosition(position);
+  std::unique_ptr<State> state = StateAt(position);
   const v1::PyramidSchemeResult result = Must(*state, 0, Take(0));
   EXPECT_THAT(EventKinds(result), ElementsAre("took", "game_ended"));
   EXPECT_EQ(result.events(1).game_ended().reason(), v1::PSS_DECK_EXHAUSTED);
@@ -947,7 +946,7 @@ TEST(PssOutcomeTest, EliminatedSeatsRankBelowLiveOnesLaterEliminationsHigher) {
     position.seats[seat].reset_tokens = 0;
   }
   position.seats[1].pyramid = {{V(kBlue, 3), kFounder, true}};
-  std::unique_ptr<State> state = FromPosition(position);
+  std::unique_ptr<State> state = StateAt(position);
   Must(*state, 0, Take(0));
   ASSERT_TRUE(state->IsTerminal());
   const v1::Outcome outcome = state->Outcome();
@@ -966,7 +965,7 @@ TEST(PssOutcomeTest, MaxTurnsEndsTheGameWhenThatTurnEnds) {
   position.seats[1].reset_tokens = 0;
   position.seats[1].pyramid = {{V(kBlue, 3), kFounder, true}};
   position.actions_done = 1;
-  std::unique_ptr<State> state = FromPosition(position);
+  std::unique_ptr<State> state = StateAt(position);
   Must(*state, 0, Take(0));  // Turn 1 ends, turn 2 starts.
   ASSERT_FALSE(state->IsTerminal());
   EXPECT_EQ(View(*state).board().turn(), 2u);
@@ -987,7 +986,7 @@ TEST(PssOutcomeTest, StoppedOutcomeRanksAsTheMoveLimitWould) {
   TestPosition position = BasePosition(3);
   position.seats[0].pyramid = {{V(kGreen, 3), kFounder, true}};
   position.seats[2].pyramid = {{V(kPink, 3), kFounder, true}};
-  std::unique_ptr<State> state = FromPosition(position);
+  std::unique_ptr<State> state = StateAt(position);
   const v1::Outcome outcome = state->StoppedOutcome();
   EXPECT_EQ(outcome.termination(), v1::TERMINATION_MOVE_LIMIT);
   EXPECT_EQ(outcome.seats(0).rank(), 1u);
@@ -1027,7 +1026,7 @@ TEST(PssStateTest, IllegalActionsRefusedAndStateUnchanged) {
   TestPosition position = BasePosition(2);
   position.seats[0].hand = {V(kBlue, 14)};
   position.seats[0].pyramid = {{V(kBlue, 13), kFounder}};
-  std::unique_ptr<State> state = FromPosition(position);
+  std::unique_ptr<State> state = StateAt(position);
   const std::string before = DeterministicBytes(state->ObservationFor(0));
   std::vector<v1::Action> illegal = {
       Take(3),                            // No such slot.
@@ -1108,8 +1107,8 @@ TEST(PssObservationTest, HiddenDeckOrderAndOtherHandsDoNotChangeTheView) {
   TestPosition second = first;
   second.seats[1].hand = {V(kBlue, 0), V(kPink, 2)};
   second.deck = {V(kYellow, 4), V(kBlue, 1), V(kGreen, 2), V(kBlue, 2)};
-  std::unique_ptr<State> a = FromPosition(first);
-  std::unique_ptr<State> b = FromPosition(second);
+  std::unique_ptr<State> a = StateAt(first);
+  std::unique_ptr<State> b = StateAt(second);
   EXPECT_EQ(DeterministicBytes(a->PublicView()),
             DeterministicBytes(b->PublicView()));
   EXPECT_EQ(DeterministicBytes(a->ObservationFor(0)),
@@ -1177,7 +1176,7 @@ TEST(PssObservationTest, CardTableDescribesEveryCard) {
 TEST(PssDefaultTest, TakesLowestLegalSlot) {
   TestPosition position = BasePosition(2);
   position.display = {-1, V(kBlue, 4), V(kPink, 4)};
-  std::unique_ptr<State> state = FromPosition(position);
+  std::unique_ptr<State> state = StateAt(position);
   EXPECT_EQ(DeterministicBytes(state->DefaultAction(0)),
             DeterministicBytes(Take(1)));
 }
@@ -1191,7 +1190,7 @@ TEST(PssDefaultTest, PlacesLowestCardAtFirstLegalParentInPyramidOrder) {
                                {V(kBlue, 14), kFounder},
                                {V(kPink, 8), kFounder},
                                {V(kYellow, 0), V(kGreen, 14)}};
-  std::unique_ptr<State> state = FromPosition(position);
+  std::unique_ptr<State> state = StateAt(position);
   // The hand is full: no take. Green 0 cannot go below G5 (green above);
   // its first legal parent in pyramid order is B5.
   EXPECT_EQ(DeterministicBytes(state->DefaultAction(0)),
@@ -1205,7 +1204,7 @@ TEST(PssDefaultTest, ArmsBypassWhenOnlyABypassHelps) {
                                {V(kYellow, 15), kFounder},
                                {V(kYellow, 8), kFounder}};
   position.seats[0].bypass_tokens = 1;
-  std::unique_ptr<State> state = FromPosition(position);
+  std::unique_ptr<State> state = StateAt(position);
   ASSERT_FALSE(state->IsTerminal());
   EXPECT_EQ(DeterministicBytes(state->DefaultAction(0)),
             DeterministicBytes(ArmBypass()));
@@ -1222,7 +1221,7 @@ TEST(PssDefaultTest, StopsFlippingEndsTurnAndTargetsFirstInPyramidOrder) {
                                {V(kPink, 3), V(kGreen, 6)},
                                {V(kYellow, 9), kFounder}};
   position.actions_done = 1;
-  std::unique_ptr<State> state = FromPosition(position);
+  std::unique_ptr<State> state = StateAt(position);
   ASSERT_TRUE(Act(*state, 0, Place(V(kBlue, 3), kFounder)).ok());
   ASSERT_EQ(View(*state).decision().phase(), v1::PSS_PHASE_FLIP_WINDOW);
   EXPECT_EQ(DeterministicBytes(state->DefaultAction(0)),
@@ -1244,7 +1243,7 @@ TEST(PssDefaultTest, DiscardHandDefaultsToNoCardAndReserveToLowestGoal) {
   // Green 2 of row 5 needs blue + any: DISCARD_HAND.
   position.seats[0].pyramid = {{V(kGreen, 5), kFounder},
                                {V(kBlue, 3), V(kGreen, 5)}};
-  std::unique_ptr<State> state = FromPosition(position);
+  std::unique_ptr<State> state = StateAt(position);
   ASSERT_TRUE(Act(*state, 0, Place(V(kPink, 3), V(kGreen, 5))).ok());
   ASSERT_TRUE(Act(*state, 0, Flip(V(kGreen, 5))).ok());
   EXPECT_EQ(DeterministicBytes(state->DefaultAction(0)),
@@ -1257,7 +1256,7 @@ TEST(PssDefaultTest, DiscardHandDefaultsToNoCardAndReserveToLowestGoal) {
                               {V(kYellow, 3), V(kGreen, 10)},
                               {V(kBlue, 3), V(kGreen, 10)}};
   reserve.goals = {{9}, {4, 1}, {12}, {2, -1, 1}};
-  state = FromPosition(reserve);
+  state = StateAt(reserve);
   ASSERT_TRUE(Act(*state, 0, Place(V(kPink, 3), V(kGreen, 10))).ok());
   ASSERT_TRUE(Act(*state, 0, Flip(V(kGreen, 10))).ok());
   ASSERT_EQ(View(*state).decision().reward(), v1::PSS_RESERVE_GOAL);
@@ -1279,7 +1278,7 @@ TEST(PssDefaultTest, PoliceGoesToFirstLegalParentInPyramidOrder) {
                                {V(kPink, 15), kFounder},
                                {V(kPink, 8), kFounder}};
   position.goals = {{15}};
-  std::unique_ptr<State> state = FromPosition(position);
+  std::unique_ptr<State> state = StateAt(position);
   ASSERT_TRUE(Act(*state, 0, Place(V(kBlue, 3), V(kGreen, 7))).ok());
   ASSERT_TRUE(Act(*state, 0, Flip(V(kGreen, 7))).ok());
   const v1::PyramidSchemeObservation obs = View(*state);

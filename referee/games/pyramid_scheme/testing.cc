@@ -48,8 +48,7 @@ TestPosition BasePosition(int seats) {
   return position;
 }
 
-std::unique_ptr<State> FromPosition(const TestPosition& position,
-                                    uint8_t seed) {
+std::unique_ptr<State> StateAt(const TestPosition& position, uint8_t seed) {
   absl::StatusOr<std::unique_ptr<State>> state =
       scheme::NewStateForTesting(position, RandomStream(Seed(seed)));
   EXPECT_TRUE(state.ok()) << state.status();

@@ -29,7 +29,7 @@ using namespace ::pyramid::shambo::testing;  // NOLINT: test vocabulary.
 
 TEST(ShamboTurnTest, ActivePlayerMustChallengeAnotherLiveSeat) {
   std::unique_ptr<State> state =
-      StateAt(4, {"r1 r2 r3", "y1 y2 y3", "", "b1 b2 b3"}, 0, {0, 0, 1, 0});
+      StateAt(Pos({"r1 r2 r3", "y1 y2 y3", "", "b1 b2 b3"}, 0, {0, 0, 1, 0}));
   ASSERT_NE(state, nullptr);
   EXPECT_THAT(state->ActingSeats(), ElementsAre(0));
   EXPECT_FALSE(state->IsSimultaneous());
@@ -57,7 +57,7 @@ TEST(ShamboTurnTest, ActivePlayerMustChallengeAnotherLiveSeat) {
 
 TEST(ShamboTurnTest, OnlyPossibleTargetIsChallengedAutomatically) {
   std::unique_ptr<State> state =
-      StateAt(3, {"r1 r2 r3", "", "g1 g2 g3"}, 2, {0, 1, 0});
+      StateAt(Pos({"r1 r2 r3", "", "g1 g2 g3"}, 2, {0, 1, 0}));
   ASSERT_NE(state, nullptr);
   const std::optional<v1::Action> sole = state->SoleLegalAction(2);
   ASSERT_TRUE(sole.has_value());
@@ -69,7 +69,7 @@ TEST(ShamboTurnTest, OnlyPossibleTargetIsChallengedAutomatically) {
   EXPECT_TRUE(state->IsSimultaneous());
   // With several targets the choice is asked.
   std::unique_ptr<State> three =
-      StateAt(3, {"r1 r2 r3", "y1 y2 y3", "g1 g2 g3"}, 0);
+      StateAt(Pos({"r1 r2 r3", "y1 y2 y3", "g1 g2 g3"}, 0));
   EXPECT_FALSE(three->SoleLegalAction(0).has_value());
 }
 
@@ -87,7 +87,7 @@ TEST(ShamboThrowTest, RockPaperScissorsDecidesSimultaneously) {
       {kScissors, kScissors, true, -1},
   };
   for (const Case& c : cases) {
-    std::unique_ptr<State> state = StateAt(2, {"r1 r2 r3", "y1 y2 y3"}, 0);
+    std::unique_ptr<State> state = StateAt(Pos({"r1 r2 r3", "y1 y2 y3"}, 0));
     AutoMoves(*state);  // The only target.
     ASSERT_THAT(state->ActingSeats(), ElementsAre(0, 1));
     ASSERT_TRUE(state->IsSimultaneous());
@@ -109,7 +109,7 @@ TEST(ShamboThrowTest, RockPaperScissorsDecidesSimultaneously) {
 
 TEST(ShamboThrowTest, TiesThrowAgainAndEscalateTheFee) {
   std::unique_ptr<State> state =
-      StateAt(3, {"r1 r2 r3", "y1 y2 y3", "g1 g2 g3"}, 0);
+      StateAt(Pos({"r1 r2 r3", "y1 y2 y3", "g1 g2 g3"}, 0));
   ASSERT_TRUE(Act(*state, 0, Challenge(2)).ok());
   v1::ShamboThrowResult t = Ok(Throw(*state, kRock, kRock)).throw_result();
   EXPECT_TRUE(t.tie());
@@ -135,7 +135,7 @@ TEST(ShamboThrowTest, TiesThrowAgainAndEscalateTheFee) {
 
 TEST(ShamboThrowTest, TiesStartAtZeroForEveryChallenge) {
   std::unique_ptr<State> state =
-      StateAt(3, {"r1 r2 r3", "y1 y2 y3", "g1 g2 g3"}, 0);
+      StateAt(Pos({"r1 r2 r3", "y1 y2 y3", "g1 g2 g3"}, 0));
   ASSERT_TRUE(Act(*state, 0, Challenge(1)).ok());
   ASSERT_TRUE(Throw(*state, kRock, kRock).ok());
   // Fee 2: {y2} is y's only subset worth 2, so it is paid automatically.
@@ -157,7 +157,7 @@ TEST(ShamboThrowTest, TiesStartAtZeroForEveryChallenge) {
 TEST(ShamboThrowTest, DoubledFeeAfterTiesInAShowdown) {
   // Began with 3 seats; seat 2 is out, so exactly two are live.
   std::unique_ptr<State> state =
-      StateAt(3, {"r2 r3", "r1 y1 y2 y3", ""}, 0, {0, 0, 1});
+      StateAt(Pos({"r2 r3", "r1 y1 y2 y3", ""}, 0, {0, 0, 1}));
   AutoMoves(*state);  // Seat 1 is the only target.
   ASSERT_TRUE(Throw(*state, kRock, kRock).ok());
   ASSERT_TRUE(Throw(*state, kScissors, kScissors).ok());
@@ -176,7 +176,7 @@ TEST(ShamboThrowTest, DoubledFeeAfterTiesInAShowdown) {
 }
 
 TEST(ShamboThrowTest, TwoSeatGameNeverDoubles) {
-  std::unique_ptr<State> state = StateAt(2, {"r1 r2 r3", "y1 y2 y3"}, 1);
+  std::unique_ptr<State> state = StateAt(Pos({"r1 r2 r3", "y1 y2 y3"}, 1));
   AutoMoves(*state);
   ASSERT_TRUE(Throw(*state, kPaper, kPaper).ok());
   const v1::ShamboThrowResult t =
@@ -188,7 +188,7 @@ TEST(ShamboThrowTest, TwoSeatGameNeverDoubles) {
 
 TEST(ShamboThrowTest, NoThrowIsVisibleBeforeBothAreIn) {
   std::unique_ptr<State> state =
-      StateAt(3, {"r1 r2 r3", "y1 y2 y3", "g1 g2 g3"}, 0);
+      StateAt(Pos({"r1 r2 r3", "y1 y2 y3", "g1 g2 g3"}, 0));
   ASSERT_TRUE(Act(*state, 0, Challenge(1)).ok());
   const std::string before = Serialized(*state);
   // One throw alone is never applied (the referee waits for both).
@@ -209,7 +209,7 @@ TEST(ShamboThrowTest, NoThrowIsVisibleBeforeBothAreIn) {
 
 TEST(ShamboTurnTest, PlayGoesInSeatOrderSkippingEliminatedSeats) {
   std::unique_ptr<State> state =
-      StateAt(4, {"r1 r2 r3", "", "g1 g2 g3", "b1 b2 b3"}, 0, {0, 1, 0, 0});
+      StateAt(Pos({"r1 r2 r3", "", "g1 g2 g3", "b1 b2 b3"}, 0, {0, 1, 0, 0}));
   ASSERT_TRUE(Act(*state, 0, Challenge(2)).ok());
   ASSERT_TRUE(Throw(*state, kRock, kScissors).ok());
   std::vector<v1::PyramidShamboResult> moves = AutoMoves(*state);
@@ -232,7 +232,7 @@ TEST(ShamboTurnTest, PlayGoesInSeatOrderSkippingEliminatedSeats) {
 
 TEST(ShamboPaymentTest, ExactPaymentDeciderPicksThePiecesAndColours) {
   std::unique_ptr<State> state =
-      StateAt(3, {"r1 r2 r3", "y1 g1 y2 y3", "g2 g3"}, 0);
+      StateAt(Pos({"r1 r2 r3", "y1 g1 y2 y3", "g2 g3"}, 0));
   ASSERT_TRUE(Act(*state, 0, Challenge(1)).ok());
   ASSERT_TRUE(Throw(*state, kRock, kRock).ok());
   ASSERT_TRUE(Throw(*state, kPaper, kRock).ok());
@@ -261,7 +261,7 @@ TEST(ShamboPaymentTest, ExactPaymentDeciderPicksThePiecesAndColours) {
 
 TEST(ShamboPaymentTest, ExactPaymentTakesNoExchangeAndTheExactSum) {
   std::unique_ptr<State> state =
-      StateAt(3, {"r1 r2 r3", "y1 g1 y2 y3", "g2 g3"}, 0);
+      StateAt(Pos({"r1 r2 r3", "y1 g1 y2 y3", "g2 g3"}, 0));
   ASSERT_TRUE(Act(*state, 0, Challenge(1)).ok());
   ASSERT_TRUE(Throw(*state, kRock, kRock).ok());
   ASSERT_TRUE(Throw(*state, kPaper, kRock).ok());
@@ -296,7 +296,7 @@ TEST(ShamboPaymentTest, ExactPaymentTakesNoExchangeAndTheExactSum) {
 
 TEST(ShamboPaymentTest, ActiveLoserDecidesItsOwnPayment) {
   std::unique_ptr<State> state =
-      StateAt(3, {"r1 g1 r2 r3", "y1 y2 y3", "g2 g3"}, 0);
+      StateAt(Pos({"r1 g1 r2 r3", "y1 y2 y3", "g2 g3"}, 0));
   ASSERT_TRUE(Act(*state, 0, Challenge(1)).ok());
   ASSERT_TRUE(Throw(*state, kRock, kPaper).ok());
   EXPECT_EQ(View(*state).payment().payer(), 0u);
@@ -307,7 +307,7 @@ TEST(ShamboPaymentTest, ActiveLoserDecidesItsOwnPayment) {
 }
 
 TEST(ShamboPaymentTest, PayAllWhenThePayerHoldsLessThanTheFee) {
-  std::unique_ptr<State> state = StateAt(2, {"r1 r2 r3 y3", "y1 y2"}, 0);
+  std::unique_ptr<State> state = StateAt(Pos({"r1 r2 r3 y3", "y1 y2"}, 0));
   AutoMoves(*state);
   for (int i = 0; i < 3; ++i) ASSERT_TRUE(Throw(*state, kRock, kRock).ok());
   ASSERT_TRUE(Throw(*state, kRock, kScissors).ok());
@@ -334,7 +334,7 @@ TEST(ShamboPaymentTest, ChangeIsMadeByThePayeeWhenItCan) {
   // y holds no Small and owes 1. The payee (seat 0) can make change, so only
   // it may, though seat 2 could too.
   std::unique_ptr<State> state =
-      StateAt(3, {"r1 r2 r3", "y2 y3", "y1 g1 g2 g3"}, 0);
+      StateAt(Pos({"r1 r2 r3", "y2 y3", "y1 g1 g2 g3"}, 0));
   ASSERT_TRUE(Act(*state, 0, Challenge(1)).ok());
   ASSERT_TRUE(Throw(*state, kRock, kScissors).ok());
   const v1::PyramidShamboObservation view = View(*state);
@@ -364,7 +364,7 @@ TEST(ShamboPaymentTest, ChangeIsMadeByThePayeeWhenItCan) {
 // payee r holds no Small either, so it cannot make change; g and b can.
 std::unique_ptr<State> UninvolvedChangePosition() {
   std::unique_ptr<State> state =
-      StateAt(4, {"r2 r3 b3", "y2 y3", "y1 g1 g2 g3", "r1 b1 b2"}, 0);
+      StateAt(Pos({"r2 r3 b3", "y2 y3", "y1 g1 g2 g3", "r1 b1 b2"}, 0));
   EXPECT_TRUE(Act(*state, 0, Challenge(1)).ok());
   EXPECT_TRUE(Throw(*state, kRock, kScissors).ok());
   return state;
@@ -423,7 +423,7 @@ TEST(ShamboPaymentTest, OverpaymentWhenNoSeatCanMakeChange) {
   // r holds no Small; g's sets with a Small are worth 1, 2, 4 or 5; b's 1
   // or 2; y can only give 3 or 6.
   std::unique_ptr<State> state =
-      StateAt(4, {"r2 y2 g2 b2 r3", "y3 g3", "r1 g1 b3", "y1 b1"}, 0);
+      StateAt(Pos({"r2 y2 g2 b2 r3", "y3 g3", "r1 g1 b3", "y1 b1"}, 0));
   ASSERT_TRUE(Act(*state, 0, Challenge(1)).ok());
   ASSERT_TRUE(Throw(*state, kPaper, kRock).ok());
   const v1::PyramidShamboObservation view = View(*state);
@@ -459,7 +459,7 @@ TEST(ShamboPaymentTest, CanonicalAppliesTheLeastOptionUnderTheKey) {
 
 TEST(ShamboPaymentTest, ASingleOptionIsAppliedWithoutAsking) {
   std::unique_ptr<State> state =
-      StateAt(3, {"r1 r2 r3", "y1 y2 y3", "g1 g2 g3"}, 0);
+      StateAt(Pos({"r1 r2 r3", "y1 y2 y3", "g1 g2 g3"}, 0));
   ASSERT_TRUE(Act(*state, 0, Challenge(1)).ok());
   ASSERT_TRUE(Throw(*state, kRock, kScissors).ok());
   EXPECT_EQ(View(*state).payment().options(), 1u);
@@ -479,13 +479,9 @@ TEST(ShamboPaymentTest, ASingleOptionIsAppliedWithoutAsking) {
 
 TEST(ShamboPaymentTest, HugePaymentsAreNotListedButStillDecided) {
   // The uninvolved-change position with the listing limit lowered to 3.
-  TurnStart position;
-  position.num_seats = 4;
-  for (const char* names : {"r2 r3 b3", "y2 y3", "y1 g1 g2 g3", "r1 b1 b2"}) {
-    position.holdings.push_back(Pieces(Set(names)));
-  }
+  TurnStart position = Pos({"r2 r3 b3", "y2 y3", "y1 g1 g2 g3", "r1 b1 b2"}, 0);
   position.max_listed_options = 3;
-  std::unique_ptr<State> state = Ok(NewStateForTesting(position));
+  std::unique_ptr<State> state = StateAt(position);
   EXPECT_TRUE(state->ListsLegalActions());
   ASSERT_TRUE(Act(*state, 0, Challenge(1)).ok());
   ASSERT_TRUE(Throw(*state, kRock, kScissors).ok());
@@ -506,7 +502,7 @@ TEST(ShamboPaymentTest, HugePaymentsAreNotListedButStillDecided) {
 
 TEST(ShamboEliminationTest, KnockOutRemovesTheLosersColourFromEveryHolder) {
   std::unique_ptr<State> state =
-      StateAt(3, {"r1 r2 r3 y3", "y1", "y2 g1 g2 g3"}, 0);
+      StateAt(Pos({"r1 r2 r3 y3", "y1", "y2 g1 g2 g3"}, 0));
   ASSERT_TRUE(Act(*state, 0, Challenge(1)).ok());
   ASSERT_TRUE(Throw(*state, kRock, kScissors).ok());
   const std::vector<v1::ShamboPaymentResult> moves =
@@ -536,7 +532,7 @@ TEST(ShamboEliminationTest, CascadeRepeatsUntilStableAndPaysNoBonus) {
   // y is knocked out; its colour empties g (round 1), g's empties b
   // (round 2), b's leaves r with its own trio. Only k pays r the bonus.
   std::unique_ptr<State> state = StateAt(
-      5, {"r1 r2 r3 b1 b2 b3", "y2", "y1 y3", "g1 g2 g3", "k1 k2 k3"}, 0);
+      Pos({"r1 r2 r3 b1 b2 b3", "y2", "y1 y3", "g1 g2 g3", "k1 k2 k3"}, 0));
   ASSERT_TRUE(Act(*state, 0, Challenge(1)).ok());
   ASSERT_TRUE(Throw(*state, kRock, kRock).ok());
   ASSERT_TRUE(Throw(*state, kRock, kScissors).ok());  // Fee 2: y pays y2.
@@ -565,7 +561,7 @@ TEST(ShamboEliminationTest, KnockOutBonusIsPaidInSeatOrderAfterTheWinner) {
   // g (seat 2) knocks y out; r and b pay g one pip each, b first (seat
   // order starting after the winner, wrapping), decided by the active g.
   std::unique_ptr<State> state =
-      StateAt(4, {"r1 g1 r2 r3", "y1", "g2 g3", "b1 y2 b2 y3 b3"}, 2);
+      StateAt(Pos({"r1 g1 r2 r3", "y1", "g2 g3", "b1 y2 b2 y3 b3"}, 2));
   ASSERT_TRUE(Act(*state, 2, Challenge(1)).ok());
   ASSERT_TRUE(Throw(*state, kPaper, kRock).ok());
   std::vector<v1::PyramidShamboResult> moves = AutoMoves(*state);
@@ -591,7 +587,7 @@ TEST(ShamboEliminationTest, KnockOutBonusIsPaidInSeatOrderAfterTheWinner) {
 TEST(ShamboEliminationTest, BonusIsNeverDoubled) {
   // After the knock-out exactly two seats are live; the bonus is still 1.
   std::unique_ptr<State> state =
-      StateAt(4, {"r1 r2 r3", "y1", "g1 y2 g2 y3 g3", ""}, 0, {0, 0, 0, 1});
+      StateAt(Pos({"r1 r2 r3", "y1", "g1 y2 g2 y3 g3", ""}, 0, {0, 0, 0, 1}));
   ASSERT_TRUE(Act(*state, 0, Challenge(1)).ok());
   const v1::ShamboThrowResult t =
       Ok(Throw(*state, kRock, kScissors)).throw_result();
@@ -610,10 +606,9 @@ TEST(ShamboEliminationTest, BonusPayerEmptiedByPayingIsEliminatedAtOnce) {
   // piece and is eliminated before the next bonus payment: its colour
   // empties b (same cascade), whose colour leaves k with its own trio. b is
   // skipped; k pays.
-  std::unique_ptr<State> state = StateAt(
-      6,
+  std::unique_ptr<State> state = StateAt(Pos(
       {"r1 r2 r3", "y1", "g1", "g2 g3", "y2 b1 b2 b3 k1 k2 k3 w1 w2 w3", "y3"},
-      0);
+      0));
   ASSERT_TRUE(Act(*state, 0, Challenge(1)).ok());
   ASSERT_TRUE(Throw(*state, kScissors, kPaper).ok());
   const std::vector<v1::ShamboPaymentResult> moves =
@@ -642,7 +637,7 @@ TEST(ShamboEliminationTest, CascadeThatRemovesTheWinnerCancelsTheBonus) {
   // r wins y's last piece, but y's colour removal empties r, whose colour
   // removal leaves g its own trio. No bonus is paid; next turn is g's.
   std::unique_ptr<State> state =
-      StateAt(4, {"y2 y3", "y1", "r1 r2 r3 g1 g2 g3", "b1 b2 b3"}, 0);
+      StateAt(Pos({"y2 y3", "y1", "r1 r2 r3 g1 g2 g3", "b1 b2 b3"}, 0));
   ASSERT_TRUE(Act(*state, 0, Challenge(1)).ok());
   ASSERT_TRUE(Throw(*state, kRock, kScissors).ok());
   const std::vector<v1::ShamboPaymentResult> moves =
@@ -665,10 +660,9 @@ TEST(ShamboEliminationTest, WinnerEmptiedDuringTheBonusCancelsTheRest) {
   // g's bonus payment (k1) is made; b then pays its last piece: b's cascade
   // empties k and then the winner r. The bonus payments not yet made (w's)
   // are cancelled; those made stand.
-  std::unique_ptr<State> state = StateAt(
-      6,
+  std::unique_ptr<State> state = StateAt(Pos(
       {"k2 k3", "y1", "k1 r2 g2 r3 g3 y2 y3", "b1", "b2 b3", "r1 g1 w1 w2 w3"},
-      0);
+      0));
   ASSERT_TRUE(Act(*state, 0, Challenge(1)).ok());
   ASSERT_TRUE(Throw(*state, kRock, kScissors).ok());
   const std::vector<v1::ShamboPaymentResult> moves =
@@ -695,7 +689,7 @@ TEST(ShamboSelfEliminationTest, WinnerBecomesTheActingActivePlayer) {
   // y (active) challenges r and is knocked out: r decides the bonus
   // payments; the next turn goes to the seat after y.
   std::unique_ptr<State> state =
-      StateAt(4, {"r1 r2 r3", "y1", "g1 b1 g2 g3", "y2 y3 b2 b3"}, 1);
+      StateAt(Pos({"r1 r2 r3", "y1", "g1 b1 g2 g3", "y2 y3 b2 b3"}, 1));
   ASSERT_TRUE(Act(*state, 1, Challenge(0)).ok());
   ASSERT_TRUE(Throw(*state, kScissors, kRock).ok());
   std::vector<v1::PyramidShamboResult> moves = AutoMoves(*state);
@@ -732,7 +726,7 @@ TEST(ShamboSelfEliminationTest, WinnerBecomesTheActingActivePlayer) {
 TEST(ShamboOutcomeTest, LastLiveSeatWinsAndKnockedOutRanksBelowItsCascade) {
   // Same as the cascade that removes the winner, with 3 seats: g is left.
   std::unique_ptr<State> state =
-      StateAt(3, {"y2 y3", "y1", "r1 r2 r3 g1 g2 g3"}, 0);
+      StateAt(Pos({"y2 y3", "y1", "r1 r2 r3 g1 g2 g3"}, 0));
   ASSERT_TRUE(Act(*state, 0, Challenge(1)).ok());
   ASSERT_TRUE(Throw(*state, kPaper, kRock).ok());
   const std::vector<v1::PyramidShamboResult> moves = AutoMoves(*state);
@@ -750,7 +744,7 @@ TEST(ShamboOutcomeTest, LastLiveSeatWinsAndKnockedOutRanksBelowItsCascade) {
 TEST(ShamboOutcomeTest, SeatsEmptiedByOneCascadeShareARank) {
   // y is knocked out; its colour empties g, g's empties b: r is left.
   std::unique_ptr<State> state =
-      StateAt(4, {"r1 r2 r3 b1 b2 b3", "y2", "y1 y3", "g1 g2 g3"}, 0);
+      StateAt(Pos({"r1 r2 r3 b1 b2 b3", "y2", "y1 y3", "g1 g2 g3"}, 0));
   ASSERT_TRUE(Act(*state, 0, Challenge(1)).ok());
   ASSERT_TRUE(Throw(*state, kRock, kRock).ok());
   ASSERT_TRUE(Throw(*state, kRock, kScissors).ok());
@@ -767,9 +761,11 @@ TEST(ShamboOutcomeTest, SeatsEmptiedByOneCascadeShareARank) {
 
 TEST(ShamboOutcomeTest, MoveLimitEndsTheGameRightAfterTheThrowThatReachesIt) {
   // Throws 10 (a tie, which counts) and 11 reach max_throws = 11: no fee.
-  std::unique_ptr<State> state =
-      StateAt(4, {"r1 y1 g1 r2 r3", "y2 y3", "g2 g3", ""}, 0, {0, 0, 0, 1},
-              /*throws_made=*/9, /*max_throws=*/11);
+  TurnStart position =
+      Pos({"r1 y1 g1 r2 r3", "y2 y3", "g2 g3", ""}, 0, {0, 0, 0, 1});
+  position.throws_made = 9;
+  position.max_throws = 11;
+  std::unique_ptr<State> state = StateAt(position);
   ASSERT_TRUE(Act(*state, 0, Challenge(1)).ok());
   v1::ShamboThrowResult t = Ok(Throw(*state, kRock, kRock)).throw_result();
   EXPECT_FALSE(t.limit_reached());
@@ -788,9 +784,9 @@ TEST(ShamboOutcomeTest, MoveLimitEndsTheGameRightAfterTheThrowThatReachesIt) {
 }
 
 TEST(ShamboOutcomeTest, MoveLimitCountsTies) {
-  std::unique_ptr<State> state =
-      StateAt(3, {"r1 r2 r3", "y1 y2 y3", "g1 g2 g3"}, 0, {}, /*throws_made=*/0,
-              /*max_throws=*/1);
+  TurnStart position = Pos({"r1 r2 r3", "y1 y2 y3", "g1 g2 g3"}, 0);
+  position.max_throws = 1;
+  std::unique_ptr<State> state = StateAt(position);
   ASSERT_TRUE(Act(*state, 0, Challenge(2)).ok());
   const v1::ShamboThrowResult t =
       Ok(Throw(*state, kPaper, kPaper)).throw_result();
@@ -809,7 +805,7 @@ TEST(ShamboOutcomeTest, StoppedOutcomeRanksAsTheMoveLimitWould) {
   EXPECT_THAT(Scores(stopped), ElementsAre(8, 5, 7, 4));
   // Eliminated seats rank below every live one, a later group higher.
   std::unique_ptr<State> out = StateAt(
-      5, {"r1 r2 r3 k2 k3", "", "g1 g2 g3", "", "k1"}, 0, {0, 2, 0, 1, 0});
+      Pos({"r1 r2 r3 k2 k3", "", "g1 g2 g3", "", "k1"}, 0, {0, 2, 0, 1, 0}));
   EXPECT_THAT(Ranks(out->StoppedOutcome()), ElementsAre(1, 4, 2, 5, 3));
 }
 
@@ -818,12 +814,12 @@ TEST(ShamboOutcomeTest, StoppedOutcomeRanksAsTheMoveLimitWould) {
 
 TEST(ShamboDefaultTest, ChallengeNextLiveSeatThrowRockPayCanonical) {
   std::unique_ptr<State> state =
-      StateAt(4, {"r2 r3 b3", "", "g1 g2 g3", "r1 b1 b2"}, 3, {0, 1, 0, 0});
+      StateAt(Pos({"r2 r3 b3", "", "g1 g2 g3", "r1 b1 b2"}, 3, {0, 1, 0, 0}));
   // Seat 3's next live seat wraps to 0.
   EXPECT_EQ(state->DefaultAction(3).pyramid_shambo().challenge().target(), 0u);
   EXPECT_EQ(state->DefaultAction(0).kind_case(), v1::Action::KIND_NOT_SET);
   std::unique_ptr<State> other =
-      StateAt(4, {"r2 r3 b3", "", "g1 g2 g3", "r1 b1 b2"}, 0, {0, 1, 0, 0});
+      StateAt(Pos({"r2 r3 b3", "", "g1 g2 g3", "r1 b1 b2"}, 0, {0, 1, 0, 0}));
   EXPECT_EQ(other->DefaultAction(0).pyramid_shambo().challenge().target(), 2u);
   ASSERT_TRUE(Act(*other, 0, Challenge(3)).ok());
   EXPECT_EQ(other->DefaultAction(0).pyramid_shambo().hand(), kRock);
@@ -861,7 +857,7 @@ TEST(ShamboDefaultTest, AGamePlayedByDefaultActionsEnds) {
 
 TEST(ShamboValidationTest, IllegalActionsLeaveTheStateUnchanged) {
   std::unique_ptr<State> state =
-      StateAt(3, {"r1 r2 r3", "y1 y2 y3", "g1 g2 g3"}, 0);
+      StateAt(Pos({"r1 r2 r3", "y1 y2 y3", "g1 g2 g3"}, 0));
   std::string before = Serialized(*state);
   v1::Action other_game;
   other_game.mutable_rock_paper_pyramid();

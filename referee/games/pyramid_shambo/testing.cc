@@ -56,19 +56,19 @@ std::string Names(
   return absl::StrJoin(names, " ");
 }
 
-std::unique_ptr<State> StateAt(int num_seats,
-                               const std::vector<std::string>& holdings,
-                               int active, const std::vector<int>& groups,
-                               uint32_t throws_made, uint32_t max_throws) {
+TurnStart Pos(const std::vector<std::string>& holdings, int active,
+              const std::vector<int>& groups) {
   TurnStart position;
-  position.num_seats = num_seats;
+  position.num_seats = static_cast<int>(holdings.size());
   for (const std::string& names : holdings) {
     position.holdings.push_back(Pieces(Set(names)));
   }
   position.elimination_group = groups;
   position.active = active;
-  position.throws_made = throws_made;
-  position.max_throws = max_throws;
+  return position;
+}
+
+std::unique_ptr<State> StateAt(const TurnStart& position) {
   absl::StatusOr<std::unique_ptr<State>> state = NewStateForTesting(position);
   EXPECT_TRUE(state.ok()) << state.status();
   if (!state.ok()) return nullptr;

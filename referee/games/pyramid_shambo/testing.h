@@ -31,13 +31,16 @@ std::string Names(PieceSet set);
 std::string Names(
     const google::protobuf::RepeatedPtrField<v1::ShamboPiece>& pieces);
 
-// A state at a turn-start position: holdings[s] as names, "" for an
-// eliminated seat.
-std::unique_ptr<State> StateAt(int num_seats,
-                               const std::vector<std::string>& holdings,
-                               int active, const std::vector<int>& groups = {},
-                               uint32_t throws_made = 0,
-                               uint32_t max_throws = kDefaultMaxThrows);
+// A turn-start position of holdings.size() seats, `active` to play:
+// holdings[s] is seat s's holding as names, "" for an eliminated seat;
+// `groups` is TurnStart's elimination_group. The other fields keep their
+// defaults; a test may set them before StateAt.
+TurnStart Pos(const std::vector<std::string>& holdings, int active,
+              const std::vector<int>& groups = {});
+
+// The state at `position`; nullptr, after a test failure, when
+// NewStateForTesting refuses it.
+std::unique_ptr<State> StateAt(const TurnStart& position);
 
 v1::Action Challenge(int target);
 v1::Action Hand(v1::ShamboHand hand);
