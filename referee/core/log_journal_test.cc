@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/inotify.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -12,6 +11,7 @@
 #include <fstream>
 #include <map>
 #include <random>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -20,6 +20,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "referee/core/log_sink.h"
+#include "tests/forked_child.h"
 #include "tests/temp_dir.h"
 
 namespace pyramid {
@@ -79,15 +80,13 @@ class LogJournalTest : public ::testing::Test {
   // while it holds its journal: a crashed referee retires and closes
   // nothing.
   void InCrashingChild(const std::function<void()>& body) {
-    const pid_t child = fork();
-    ASSERT_GE(child, 0);
-    if (child == 0) {
+    ForkedChild child([&](int) {
       body();
       _exit(99);  // It did not crash.
-    }
-    int status = 0;
-    ASSERT_EQ(waitpid(child, &status, 0), child);
-    ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) << status;
+    });
+    ASSERT_TRUE(child.ok());
+    const ChildEnd end = child.Wait();
+    ASSERT_EQ(end.signal, SIGKILL) << end.ToString();
   }
 
   TempDir dir_{"journal"};
@@ -396,12 +395,7 @@ TEST_F(LogJournalTest,
   std::vector<uint64_t> durable(kLogs, 0);
   for (int i = 0; i < kLogs; ++i) Spit(Log(i), "");
   for (int round = 0; round < kRounds; ++round) {
-    int reports[2];
-    ASSERT_EQ(pipe(reports), 0);
-    const pid_t child = fork();
-    ASSERT_GE(child, 0);
-    if (child == 0) {
-      close(reports[0]);
+    ForkedChild child([&](int reports) {
       auto journal = LogJournal::Open(journal_dir_);
       if (!journal.ok()) _exit(1);
       std::vector<std::thread> threads;
@@ -423,27 +417,25 @@ TEST_F(LogJournalTest,
             char line[64];
             const int n = snprintf(line, sizeof(line), "%d %llu\n", i,
                                    static_cast<unsigned long long>(size));
-            if (write(reports[1], line, n) != n) _exit(1);
+            if (write(reports, line, n) != n) _exit(1);
           }
         });
       }
       for (std::thread& thread : threads) thread.join();
       _exit(0);
-    }
-    close(reports[1]);
+    });
+    ASSERT_TRUE(child.ok());
     std::this_thread::sleep_for(std::chrono::milliseconds(5 + random() % 60));
-    kill(child, SIGKILL);
-    int status = 0;
-    ASSERT_EQ(waitpid(child, &status, 0), child);
-    ASSERT_TRUE(WIFSIGNALED(status)) << "the writer failed: " << status;
+    child.Kill(SIGKILL);
+    const ChildEnd end = child.Wait();
+    ASSERT_EQ(end.signal, SIGKILL) << "the writer failed: " << end.ToString();
     std::vector<uint64_t> committed = durable;
-    FILE* in = fdopen(reports[0], "r");
+    std::istringstream reports(child.ReadToEnd());
     int log = 0;
-    unsigned long long size = 0;
-    while (fscanf(in, "%d %llu", &log, &size) == 2) {
-      committed[log] = std::max<uint64_t>(committed[log], size);
+    uint64_t size = 0;
+    while (reports >> log >> size) {
+      committed[log] = std::max(committed[log], size);
     }
-    fclose(in);
     // The power loss: each log keeps a random length of what it did not
     // hold durably.
     for (int i = 0; i < kLogs; ++i) {

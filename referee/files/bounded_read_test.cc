@@ -5,7 +5,6 @@
 
 #include <grp.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -21,6 +20,7 @@
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "referee/files/fifo_testing.h"
+#include "tests/forked_child.h"
 #include "tests/temp_dir.h"
 
 namespace pyramid {
@@ -94,17 +94,12 @@ TEST(BoundedReadTest, AFileNotOursIsPermissionDenied) {
   ASSERT_EQ(chmod(secret.c_str(), 0), 0);
   const std::string readable = FileHolding(tmp, "readable", "y");
   ASSERT_EQ(chmod(readable.c_str(), 0644), 0);
-  int report[2];
-  ASSERT_EQ(pipe(report), 0);
-  const pid_t child = fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {
-    close(report[0]);
+  ForkedChild child([&](int report) {
     // Exit 0: the secret was refused PERMISSION_DENIED and the readable
     // file read; 1: not so, or root could not become nobody. What it found
     // goes through the pipe.
     auto finish = [&](bool ok, const std::string& found) {
-      (void)!write(report[1], found.data(), found.size());
+      (void)!write(report, found.data(), found.size());
       _exit(ok ? 0 : 1);
     };
     if (geteuid() == 0 && (setgroups(0, nullptr) != 0 || setgid(65534) != 0 ||
@@ -123,18 +118,11 @@ TEST(BoundedReadTest, AFileNotOursIsPermissionDenied) {
             read.ok() && *read == "y",
         absl::StrCat("uid ", geteuid(), ": ", denied.status().ToString(), "; ",
                      read.status().ToString()));
-  }
-  close(report[1]);
-  std::string found;
-  char buffer[512];
-  for (ssize_t n; (n = read(report[0], buffer, sizeof(buffer))) > 0;) {
-    found.append(buffer, static_cast<size_t>(n));
-  }
-  close(report[0]);
-  int status = 0;
-  ASSERT_EQ(waitpid(child, &status, 0), child);
-  ASSERT_TRUE(WIFEXITED(status)) << found;
-  EXPECT_EQ(WEXITSTATUS(status), 0) << found;
+  });
+  ASSERT_TRUE(child.ok());
+  const std::string found = child.ReadToEnd();
+  const ChildEnd end = child.Wait();
+  EXPECT_EQ(end.exit_code, 0) << end.ToString() << ": " << found;
 }
 
 // A file over the bound is refused unread when it says its size (a sparse

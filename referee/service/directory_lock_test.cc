@@ -3,10 +3,10 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/file.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <fstream>
+#include <memory>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -19,6 +19,7 @@
 #include "absl/time/time.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/forked_child.h"
 #include "tests/temp_dir.h"
 
 namespace pyramid {
@@ -37,10 +38,9 @@ std::string Contents(const std::string& path) {
 
 // A pid that has ended here: a child's, reaped.
 pid_t EndedPid() {
-  const pid_t child = fork();
-  if (child == 0) _exit(0);
-  waitpid(child, nullptr, 0);
-  return child;
+  ForkedChild child([](int) {});
+  child.Wait();
+  return child.pid();
 }
 
 class DirectoryLockTest : public ::testing::Test {
@@ -49,42 +49,22 @@ class DirectoryLockTest : public ::testing::Test {
 
   // Forks a holder that takes the lock, forks a child that shares its open
   // file and outlives it by `child_lifetime` (as one not yet at its exec
-  // would), and ends. Returns the holder's pid once it has ended, unreaped
-  // (a zombie) unless `reap`; -1 on failure.
-  pid_t EndHolderLeavingTheLockWithItsChild(absl::Duration child_lifetime,
-                                            bool reap) {
-    int ready[2];
-    if (pipe(ready) != 0) return -1;
-    const pid_t holder = fork();
-    if (holder < 0) return -1;
-    if (holder == 0) {
-      close(ready[0]);
+  // would), and ends. Returns the holder once it has ended, having taken
+  // the lock, unreaped (a zombie) unless `reap`; nullptr on failure.
+  std::unique_ptr<ForkedChild> EndHolderLeavingTheLockWithItsChild(
+      absl::Duration child_lifetime, bool reap) {
+    auto holder = std::make_unique<ForkedChild>([&](int) {
       absl::StatusOr<DirectoryLock> lock = DirectoryLock::Acquire(dir_.path());
       if (!lock.ok()) _exit(1);
       if (fork() == 0) {
         absl::SleepFor(child_lifetime);
         _exit(0);
       }
-      const char byte = '1';
-      if (write(ready[1], &byte, 1) != 1) _exit(1);
       _exit(0);  // Ends, leaving the lock with its child.
-    }
-    close(ready[1]);
-    char byte = 0;
-    const bool started = read(ready[0], &byte, 1) == 1;
-    close(ready[0]);
-    if (reap) {
-      int status = 0;
-      if (waitpid(holder, &status, 0) != holder || !WIFEXITED(status) ||
-          WEXITSTATUS(status) != 0) {
-        return -1;
-      }
-    } else {
-      // Ended, left a zombie: WNOWAIT waits without reaping.
-      siginfo_t info = {};
-      if (waitid(P_PID, holder, &info, WEXITED | WNOWAIT) != 0) return -1;
-    }
-    return started ? holder : -1;
+    });
+    const ChildEnd end = reap ? holder->Wait() : holder->WaitLeavingAZombie();
+    if (end.exit_code != 0) return nullptr;
+    return holder;
   }
 
   TempDir dir_{"lock"};
@@ -115,40 +95,24 @@ TEST_F(DirectoryLockTest, AMissingDirectoryIsAnError) {
 
 // A holder killed with SIGKILL leaves no stale lock: the restart takes it.
 TEST_F(DirectoryLockTest, AHolderKilledBySigkillReleasesIt) {
-  int ready[2];
-  ASSERT_EQ(pipe(ready), 0);
-  const pid_t child = fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {
-    close(ready[0]);
+  // Killed and reaped on every way out of the test, a failed assertion's
+  // too (forked_child.h).
+  ForkedChild child([&](int report) {
     absl::StatusOr<DirectoryLock> lock = DirectoryLock::Acquire(dir_.path());
     const char byte = lock.ok() ? '1' : '0';
-    if (write(ready[1], &byte, 1) != 1) _exit(1);
+    if (write(report, &byte, 1) != 1) _exit(1);
     while (true) pause();  // Holds the lock until killed.
-  }
-  // Killed and reaped on every way out of the test, a failed assertion's
-  // too: a child left in pause() would hold the test's output open.
-  bool reaped = false;
-  absl::Cleanup kill_child = [child, &reaped] {
-    if (reaped) return;
-    kill(child, SIGKILL);
-    waitpid(child, nullptr, 0);
-  };
-  close(ready[1]);
-  char byte = 0;
-  ASSERT_EQ(read(ready[0], &byte, 1), 1);
-  close(ready[0]);
-  ASSERT_EQ(byte, '1') << "the child could not take the lock";
+  });
+  ASSERT_TRUE(child.ok());
+  ASSERT_EQ(child.Read(1), "1") << "the child could not take the lock";
   const absl::StatusOr<DirectoryLock> refused =
       DirectoryLock::Acquire(dir_.path());
   ASSERT_FALSE(refused.ok());
   EXPECT_THAT(refused.status().message(),
-              HasSubstr(absl::StrCat("(pid ", child, ")")));
-  ASSERT_EQ(kill(child, SIGKILL), 0);
-  int status = 0;
-  ASSERT_EQ(waitpid(child, &status, 0), child);
-  reaped = true;
-  ASSERT_TRUE(WIFSIGNALED(status));
+              HasSubstr(absl::StrCat("(pid ", child.pid(), ")")));
+  ASSERT_TRUE(child.Kill(SIGKILL));
+  const ChildEnd end = child.Wait();
+  ASSERT_EQ(end.signal, SIGKILL) << end.ToString();
   const absl::StatusOr<DirectoryLock> taken =
       DirectoryLock::Acquire(dir_.path());
   EXPECT_TRUE(taken.ok()) << taken.status();
@@ -158,9 +122,9 @@ TEST_F(DirectoryLockTest, AHolderKilledBySigkillReleasesIt) {
 // between the tournament runner's vfork and a bot's execve) leaves the lock
 // with the child for moments: the restart waits for it instead of refusing.
 TEST_F(DirectoryLockTest, AHolderEndedWhileItsChildHoldsTheLockIsWaitedFor) {
-  ASSERT_GT(EndHolderLeavingTheLockWithItsChild(absl::Milliseconds(300),
+  ASSERT_NE(EndHolderLeavingTheLockWithItsChild(absl::Milliseconds(300),
                                                 /*reap=*/true),
-            0);
+            nullptr);
   const absl::StatusOr<DirectoryLock> taken =
       DirectoryLock::Acquire(dir_.path());
   EXPECT_TRUE(taken.ok()) << taken.status();
@@ -169,10 +133,11 @@ TEST_F(DirectoryLockTest, AHolderEndedWhileItsChildHoldsTheLockIsWaitedFor) {
 // Killed but not yet reaped by its parent (or still exiting), the holder is
 // a zombie, which kill(pid, 0) still finds: it has ended all the same.
 TEST_F(DirectoryLockTest, AZombieHolderIsWaitedFor) {
-  const pid_t zombie = EndHolderLeavingTheLockWithItsChild(
-      absl::Milliseconds(500), /*reap=*/false);
-  ASSERT_GT(zombie, 0);
-  absl::Cleanup reap = [zombie] { waitpid(zombie, nullptr, 0); };
+  // Reaped when the test ends.
+  const std::unique_ptr<ForkedChild> zombie =
+      EndHolderLeavingTheLockWithItsChild(absl::Milliseconds(500),
+                                          /*reap=*/false);
+  ASSERT_NE(zombie, nullptr);
   const absl::StatusOr<DirectoryLock> taken =
       DirectoryLock::Acquire(dir_.path());
   EXPECT_TRUE(taken.ok()) << taken.status();
@@ -263,9 +228,9 @@ TEST_F(DirectoryLockTest, SharedHoldersShareItAgainstExclusiveOnes) {
 // exclusive holder's, ended. An exclusive lock refused by the shared holder
 // is refused at once, not waited for as the child of that ended holder.
 TEST_F(DirectoryLockTest, AnExclusiveLockRefusedByASharedOneDoesNotWait) {
-  ASSERT_GT(EndHolderLeavingTheLockWithItsChild(absl::ZeroDuration(),
+  ASSERT_NE(EndHolderLeavingTheLockWithItsChild(absl::ZeroDuration(),
                                                 /*reap=*/true),
-            0);
+            nullptr);
   // The child lets go soon after its parent ends.
   absl::StatusOr<DirectoryLock> reader =
       DirectoryLock::AcquireShared(dir_.path());
@@ -281,9 +246,9 @@ TEST_F(DirectoryLockTest, AnExclusiveLockRefusedByASharedOneDoesNotWait) {
 
 // The runner checking lost logs after a SIGKILL waits, as a restart does.
 TEST_F(DirectoryLockTest, ASharedLockWaitsForAnEndedHoldersChild) {
-  ASSERT_GT(EndHolderLeavingTheLockWithItsChild(absl::Milliseconds(300),
+  ASSERT_NE(EndHolderLeavingTheLockWithItsChild(absl::Milliseconds(300),
                                                 /*reap=*/true),
-            0);
+            nullptr);
   const absl::StatusOr<DirectoryLock> taken =
       DirectoryLock::AcquireShared(dir_.path());
   EXPECT_TRUE(taken.ok()) << taken.status();
