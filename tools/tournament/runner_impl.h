@@ -283,8 +283,60 @@ class Runner {
   // Keeps the journal's matches whose logs still verify, and those whose
   // log CheckLostLogs fetched again; a lost log (LostLog) otherwise stops
   // the run, or with RunOptions::replay_lost_logs is played again, its
-  // file (if any) moved to superseded/.
+  // file (if any) moved to superseded/. Then opens the journal for
+  // appending, adopts or sets aside the logs it does not name, and opens
+  // created.jsonl. Its steps follow.
   absl::Status Resume();
+
+  // How a resume says what became of `lost`: "match 3's log logs/F was
+  // missing" (is the log of match ID, did not verify: WHY).
+  static std::string LostLogNote(const LostLog& lost);
+
+  // Settles each of the journal's lost logs `lost` (SortJournal;
+  // `entries` the journal's): one fetched again is kept (RestoreRefetched);
+  // any other is played again with RunOptions::replay_lost_logs
+  // (PlayLostAgain) and otherwise named in a FAILED_PRECONDITION
+  // (LostLogsError) once all are settled. The error of a write or a move
+  // that failed.
+  absl::Status SettleLostLogs(
+      const std::vector<v1::TournamentMatchResult>& entries,
+      std::map<uint32_t, LostLog>& lost,
+      std::map<uint32_t, v1::TournamentMatchResult>& kept);
+
+  // When CheckLostLogs fetched `lost`'s log again (refetched_): writes it
+  // to its file, and when it then verifies, puts `lost.entry` (its outcome
+  // and moves filled) into `kept` and says so in a line: true. False
+  // otherwise; the write's error when it fails.
+  absl::StatusOr<bool> RestoreRefetched(
+      LostLog& lost, std::map<uint32_t, v1::TournamentMatchResult>& kept);
+
+  // With RunOptions::replay_lost_logs: `lost`'s match is played again under
+  // an attempt of its own (attempts_: its genuine entries among the
+  // journal's `entries`), said in a line; its file, if any, is moved to
+  // superseded/ (Supersede, whose error is returned).
+  absl::Status PlayLostAgain(
+      const std::vector<v1::TournamentMatchResult>& entries,
+      const LostLog& lost);
+
+  // Every match below the highest index in `kept` or created.jsonl
+  // (created_before_) was started by an earlier run, matches starting in
+  // index order: that bound, at most the matches scheduled.
+  uint32_t StartedBelow(
+      const std::map<uint32_t, v1::TournamentMatchResult>& kept) const;
+
+  // Takes the journal's matches `kept` as results, counted (Count);
+  // returns how many.
+  uint32_t TakeKept(std::map<uint32_t, v1::TournamentMatchResult> kept)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(results_mu_);
+
+  // Says in a line how many of the scheduled matches a resume kept
+  // (`kept_count`) and what is left to play, matches below `started_below`
+  // finishing after a decided SPRT.
+  void NoteResumed(uint32_t kept_count, uint32_t started_below)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(results_mu_);
+
+  // Opens the journal at `path` for appending as journal_.
+  absl::Status OpenJournal(const std::string& path);
 
   // The logs in OUTPUT/logs that the journal does not name: left by a run
   // killed after a match's log was sealed (or fetched) but before it was

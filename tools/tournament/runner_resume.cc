@@ -158,101 +158,148 @@ absl::Status Runner::Resume() {
   std::map<uint32_t, v1::TournamentMatchResult> kept;
   std::map<uint32_t, LostLog> lost =
       SortJournal(*entries, out_, link_->public_key(), kept);
+  if (absl::Status s = SettleLostLogs(*entries, lost, kept); !s.ok()) {
+    return s;
+  }
+  absl::MutexLock lock(&results_mu_);
+  const uint32_t started_below = StartedBelow(kept);
+  const uint32_t kept_count = TakeKept(std::move(kept));
+  {
+    absl::MutexLock flight(&flight_mu_);
+    started_below_ = started_below;
+  }
+  if (kept_count > 0) NoteResumed(kept_count, started_below);
+  if (absl::Status s = OpenJournal(path); !s.ok()) return s;
+  if (absl::Status s = AdoptOrSetAsideUnjournaledLogs(); !s.ok()) return s;
+  return OpenCreated();
+}
+
+std::string Runner::LostLogNote(const LostLog& lost) {
+  return absl::StrCat(
+      "match ", lost.entry.index(), "'s log ", lost.entry.log_file(),
+      lost.reason == "missing" ? " was missing"
+      : !lost.other_match.empty()
+          ? absl::StrCat(" is the log of match ", lost.other_match)
+          : absl::StrCat(" did not verify: ", lost.reason));
+}
+
+absl::Status Runner::SettleLostLogs(
+    const std::vector<v1::TournamentMatchResult>& entries,
+    std::map<uint32_t, LostLog>& lost,
+    std::map<uint32_t, v1::TournamentMatchResult>& kept) {
   std::vector<std::string> problems;
   for (auto& [index, l] : lost) {
-    const std::string said =
-        absl::StrCat("match ", index, "'s log ", l.entry.log_file(),
-                     l.reason == "missing" ? " was missing"
-                     : !l.other_match.empty()
-                         ? absl::StrCat(" is the log of match ", l.other_match)
-                         : absl::StrCat(" did not verify: ", l.reason));
-    const fs::path file = out_ / l.entry.log_file();
-    if (const auto it = refetched_.find(index); it != refetched_.end()) {
-      if (absl::Status s = WriteFileAtomically(file.string(), it->second);
-          !s.ok()) {
-        return s;
-      }
-      if (Verify(l.entry) == kGenuine) {
-        Note(absl::StrCat("resuming: ", said,
-                          "; fetched it again from the referee"));
-        kept.emplace(index, l.entry);
-        continue;
-      }
-    }
+    absl::StatusOr<bool> restored = RestoreRefetched(l, kept);
+    if (!restored.ok()) return restored.status();
+    if (*restored) continue;
     if (!options_.replay_lost_logs) {
       problems.push_back(LostLogText(l));
       continue;
     }
-    // A request_id of its own: the referee would otherwise answer with
-    // the match whose log was lost.
-    std::set<std::string> played;
-    for (const v1::TournamentMatchResult& entry : *entries) {
-      if (entry.index() == index && entry.verdict() == kGenuine) {
-        played.insert(entry.match_id());
-      }
-    }
-    attempts_[index] = static_cast<uint32_t>(played.size());
-    Note(absl::StrCat("resuming: ", said,
-                      "; playing it again (--replay_lost_logs): its label ",
-                      Label(index),
-                      " will stand twice in the referee's transparency log"));
-    if (fs::exists(file)) {
-      if (absl::Status s = Supersede(file); !s.ok()) return s;
-      Note(absl::StrCat(
-          "resuming: ", l.entry.log_file(),
-          l.other_match.empty()
-              ? absl::StrCat(" failed verification (", l.reason, ")")
-              : absl::StrCat(" is the log of match ", l.other_match),
-          "; moved to superseded/"));
-    }
+    if (absl::Status s = PlayLostAgain(entries, l); !s.ok()) return s;
   }
   if (!problems.empty()) {
     return absl::FailedPreconditionError(
         LostLogsError(problems, /*unchanged=*/false));
   }
-  uint32_t kept_count = 0;
+  return absl::OkStatus();
+}
+
+absl::StatusOr<bool> Runner::RestoreRefetched(
+    LostLog& lost, std::map<uint32_t, v1::TournamentMatchResult>& kept) {
+  const uint32_t index = lost.entry.index();
+  const auto it = refetched_.find(index);
+  if (it == refetched_.end()) return false;
+  const fs::path file = out_ / lost.entry.log_file();
+  if (absl::Status s = WriteFileAtomically(file.string(), it->second);
+      !s.ok()) {
+    return s;
+  }
+  if (Verify(lost.entry) != kGenuine) return false;
+  Note(absl::StrCat("resuming: ", LostLogNote(lost),
+                    "; fetched it again from the referee"));
+  kept.emplace(index, lost.entry);
+  return true;
+}
+
+absl::Status Runner::PlayLostAgain(
+    const std::vector<v1::TournamentMatchResult>& entries,
+    const LostLog& lost) {
+  const uint32_t index = lost.entry.index();
+  // A request_id of its own: the referee would otherwise answer with
+  // the match whose log was lost.
+  std::set<std::string> played;
+  for (const v1::TournamentMatchResult& entry : entries) {
+    if (entry.index() == index && entry.verdict() == kGenuine) {
+      played.insert(entry.match_id());
+    }
+  }
+  attempts_[index] = static_cast<uint32_t>(played.size());
+  Note(absl::StrCat("resuming: ", LostLogNote(lost),
+                    "; playing it again (--replay_lost_logs): its label ",
+                    Label(index),
+                    " will stand twice in the referee's transparency log"));
+  const fs::path file = out_ / lost.entry.log_file();
+  if (!fs::exists(file)) return absl::OkStatus();
+  if (absl::Status s = Supersede(file); !s.ok()) return s;
+  Note(absl::StrCat(
+      "resuming: ", lost.entry.log_file(),
+      lost.other_match.empty()
+          ? absl::StrCat(" failed verification (", lost.reason, ")")
+          : absl::StrCat(" is the log of match ", lost.other_match),
+      "; moved to superseded/"));
+  return absl::OkStatus();
+}
+
+uint32_t Runner::StartedBelow(
+    const std::map<uint32_t, v1::TournamentMatchResult>& kept) const {
   // Matches start in index order: every one below the highest journaled
   // or created was started by an earlier run.
   uint32_t started_below = 0;
   for (const auto& [index, ids] : created_before_) {
     started_below = std::max(started_below, index + 1);
   }
-  absl::MutexLock lock(&results_mu_);
+  for (const auto& [index, entry] : kept) {
+    started_below = std::max(started_below, index + 1);
+  }
+  return std::min(started_below, scheduled_);
+}
+
+uint32_t Runner::TakeKept(std::map<uint32_t, v1::TournamentMatchResult> kept) {
+  uint32_t kept_count = 0;
   for (auto& [index, entry] : kept) {
     ++kept_count;
-    started_below = std::max(started_below, index + 1);
     Count(entry);
     results_.emplace(index, std::move(entry));
   }
-  started_below = std::min(started_below, scheduled_);
-  {
-    absl::MutexLock flight(&flight_mu_);
-    started_below_ = started_below;
+  return kept_count;
+}
+
+void Runner::NoteResumed(uint32_t kept_count, uint32_t started_below) {
+  // Those started before the SPRT decided finish and count, even when
+  // the decision came in an earlier run.
+  uint32_t unfinished = 0;
+  for (uint32_t index = 0; index < started_below; ++index) {
+    unfinished += !results_.contains(index);
   }
-  if (kept_count > 0) {
-    // Those started before the SPRT decided finish and count, even when
-    // the decision came in an earlier run.
-    uint32_t unfinished = 0;
-    for (uint32_t index = 0; index < started_below; ++index) {
-      unfinished += !results_.contains(index);
-    }
-    Note(absl::StrCat(
-        "resuming: ", kept_count, " of ", scheduled_,
-        " matches already played and verified; ",
-        kept_count >= scheduled_ ? "nothing left to play"
-        : !sprt_decided_.load()  ? "playing the rest"
-        : unfinished == 0
-            ? "the SPRT has decided: nothing left to play"
-            : absl::StrCat("the SPRT has decided: finishing the ", unfinished,
-                           unfinished == 1 ? " match" : " matches",
-                           " started before it")));
-  }
+  Note(absl::StrCat(
+      "resuming: ", kept_count, " of ", scheduled_,
+      " matches already played and verified; ",
+      kept_count >= scheduled_ ? "nothing left to play"
+      : !sprt_decided_.load()  ? "playing the rest"
+      : unfinished == 0
+          ? "the SPRT has decided: nothing left to play"
+          : absl::StrCat("the SPRT has decided: finishing the ", unfinished,
+                         unfinished == 1 ? " match" : " matches",
+                         " started before it")));
+}
+
+absl::Status Runner::OpenJournal(const std::string& path) {
   absl::StatusOr<std::unique_ptr<MatchJournal>> journal =
       MatchJournal::OpenForAppend(path);
   if (!journal.ok()) return journal.status();
   journal_ = *std::move(journal);
-  if (absl::Status s = AdoptOrSetAsideUnjournaledLogs(); !s.ok()) return s;
-  return OpenCreated();
+  return absl::OkStatus();
 }
 
 absl::Status Runner::ReadCreated() {
