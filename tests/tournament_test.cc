@@ -14,7 +14,6 @@
 #include <signal.h>
 #include <sys/inotify.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -47,6 +46,7 @@
 #include "referee/service/directory_lock.h"
 #include "referee/tlog/note.h"
 #include "replay/verifier.h"
+#include "tests/forked_child.h"
 #include "tests/temp_dir.h"
 #include "tests/test_process.h"
 #include "tools/tournament/match_journal.h"
@@ -1294,9 +1294,7 @@ TEST_F(TournamentTest, TheLostLogCheckWaitsForAnEndedRunsLock) {
   const fs::path out = dir_.File("out");
   fs::remove(out / first[1].log_file());
   // A holder that ends at once, its child keeping the lock for 1 s.
-  const pid_t holder = fork();
-  ASSERT_GE(holder, 0);
-  if (holder == 0) {
+  ForkedChild holder([&](int) {
     absl::StatusOr<DirectoryLock> lock = DirectoryLock::Acquire(out.string());
     if (!lock.ok()) _exit(1);
     if (fork() == 0) {
@@ -1304,10 +1302,10 @@ TEST_F(TournamentTest, TheLostLogCheckWaitsForAnEndedRunsLock) {
       _exit(0);
     }
     _exit(0);
-  }
-  int status = 0;
-  ASSERT_EQ(waitpid(holder, &status, 0), holder);
-  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  });
+  ASSERT_TRUE(holder.ok());
+  const ChildEnd end = holder.Wait();
+  ASSERT_EQ(end.exit_code, 0) << end.ToString();
   testing_util::Process run(argv, dir_.File("2.out"), dir_.File("2.err"));
   EXPECT_EQ(run.Wait(absl::Seconds(60)), 1) << run.err();
   EXPECT_THAT(run.err(), HasSubstr("Nothing in " + out.string() +
