@@ -535,9 +535,43 @@ class Runner {
   // The transparency evidence (docs/tournament.md): the referee's
   // checkpoint covering every match played, one inclusion proof per sealed
   // log, the schedule; then checks the directory as `replay
-  // verify-tournament` does and records its verdict.
+  // verify-tournament` does and records its verdict. The proofs are made
+  // durable (SyncFileSystemOf) before the checkpoint they prove against is
+  // written. Its steps follow.
   absl::Status Publish(const std::vector<v1::TournamentMatchResult>& matches,
                        v1::TournamentResults& results);
+
+  // Publishes in OUTPUT/proofs/ the inclusion proof of each genuine match
+  // of `matches` in the referee's `checkpoint`, and no other file: the
+  // published ones kept, only those missing or different written, when
+  // they stand against it already; otherwise made whole in
+  // OUTPUT/proofs.new/ and renamed over proofs/. Not synced.
+  absl::Status PublishProofs(
+      const std::vector<v1::TournamentMatchResult>& matches,
+      const v1::TlogCheckpoint& checkpoint);
+
+  // Fetches from the referee the inclusion proof of each match of
+  // `genuine` in its tree of `tree_size` logs and writes it in `made`, or
+  // with `keep_published` over the one in `proofs` only when that differs.
+  // Two per core at once; the first failure in match order.
+  absl::Status WriteProofs(
+      const std::vector<const v1::TournamentMatchResult*>& genuine,
+      uint64_t tree_size, bool keep_published, const fs::path& proofs,
+      const fs::path& made);
+
+  // A running referee's public key as OUTPUT/referee.pub (hex, a line);
+  // nothing for the embedded referee, whose referee.key.pub is there.
+  absl::Status PublishRefereeKey() const;
+
+  // OUTPUT/schedule.json: every match scheduled, skipped when the SPRT
+  // decided and it is not among `matches` (those with a result).
+  std::string ScheduleJson(
+      const std::vector<v1::TournamentMatchResult>& matches) const;
+
+  // Checks the output directory as `replay verify-tournament` does and
+  // records its verdict, and `checkpoint`'s note, in `results`.
+  void RecordTransparencyVerdict(const v1::TlogCheckpoint& checkpoint,
+                                 v1::TournamentResults& results) const;
   // OK when the directory has published no checkpoint yet, or when the
   // referee's `checkpoint` extends the one it published (a consistency
   // proof from the referee); DATA_LOSS naming both otherwise (a referee

@@ -132,6 +132,61 @@ absl::Status ReplaceIfDifferent(const fs::path& path, const fs::path& made,
   return absl::OkStatus();
 }
 
+// The name of the inclusion proof of `match`'s log in OUTPUT/proofs/.
+std::string ProofFileOf(const v1::TournamentMatchResult& match) {
+  return fs::path(match.log_file()).stem().string() + ".tlog-proof";
+}
+
+// Whether the published proofs can be kept and only those missing or
+// different written: when the output directory `out` published the
+// checkpoint `note` already, byte for byte (a finished tournament run
+// again, or a resume that sealed nothing new), and its proofs/ holds
+// nothing but regular files named in `proof_files`, the proofs of the
+// genuine matches. Every published proof then stands against it, so each
+// is kept when it is the referee's, and only one missing or different is
+// written (made in proofs.new, renamed into proofs/). Writing thousands of
+// files anew cost a finished tournament's run most of its time. Otherwise
+// (anything else in proofs/: a directory, a FIFO or a symlink with a
+// proof's name, a stray file, a *.new an earlier version left) the proofs
+// are made beside the published ones and replace them whole, then the
+// checkpoint they prove against: a failure on the way leaves the evidence
+// an earlier run published as it was, and the next run makes them whole
+// again.
+bool KeepsPublishedProofs(const fs::path& out, const std::string& note,
+                          const std::set<std::string>& proof_files) {
+  const absl::StatusOr<std::string> published =
+      ReadFileToString((out / "checkpoint").string(), kMaxProofBytes);
+  return published.ok() && *published == note &&
+         HoldsOnlyProofs(out / "proofs", proof_files);
+}
+
+// Makes `dir` an empty directory, removing what was there; INTERNAL when
+// it cannot.
+absl::Status MakeEmptyDirectory(const fs::path& dir) {
+  std::error_code error;
+  fs::remove_all(dir, error);
+  fs::create_directories(dir, error);
+  if (error) return absl::InternalError(error.message());
+  return absl::OkStatus();
+}
+
+// Puts the proofs made in `made` in place as `proofs`: with
+// `kept_published` (the changed ones are in place already) `made` is only
+// removed; otherwise `proofs` is replaced by it whole. Not synced;
+// INTERNAL when it cannot.
+absl::Status PutProofsInPlace(const fs::path& proofs, const fs::path& made,
+                              bool kept_published) {
+  std::error_code error;
+  if (kept_published) {
+    fs::remove_all(made, error);
+  } else {
+    fs::remove_all(proofs, error);
+    if (!error) fs::rename(made, proofs, error);
+  }
+  if (error) return absl::InternalError(error.message());
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 std::map<std::string, uint32_t> Runner::EarlierRestarts() const {
@@ -274,7 +329,26 @@ absl::Status Runner::Publish(
   absl::StatusOr<v1::TlogCheckpoint> checkpoint = link_->GetCheckpoint();
   if (!checkpoint.ok()) return checkpoint.status();
   if (absl::Status s = CheckExtendsPublished(*checkpoint); !s.ok()) return s;
-  std::error_code error;
+  if (absl::Status s = PublishProofs(matches, *checkpoint); !s.ok()) return s;
+  // The proofs are durable before the checkpoint they prove against.
+  if (absl::Status s = SyncFileSystemOf(out_); !s.ok()) return s;
+  if (absl::Status s = WriteFileAtomically((out_ / "checkpoint").string(),
+                                           checkpoint->note());
+      !s.ok()) {
+    return s;
+  }
+  if (absl::Status s = PublishRefereeKey(); !s.ok()) return s;
+  if (absl::Status s = WriteFile(out_ / "schedule.json", ScheduleJson(matches));
+      !s.ok()) {
+    return s;
+  }
+  RecordTransparencyVerdict(*checkpoint, results);
+  return absl::OkStatus();
+}
+
+absl::Status Runner::PublishProofs(
+    const std::vector<v1::TournamentMatchResult>& matches,
+    const v1::TlogCheckpoint& checkpoint) {
   const fs::path proofs = out_ / "proofs";
   const fs::path made = out_ / "proofs.new";
   std::vector<const v1::TournamentMatchResult*> genuine;
@@ -282,30 +356,23 @@ absl::Status Runner::Publish(
   for (const v1::TournamentMatchResult& match : matches) {
     if (match.verdict() != kGenuine) continue;
     genuine.push_back(&match);
-    proof_files.insert(fs::path(match.log_file()).stem().string() +
-                       ".tlog-proof");
+    proof_files.insert(ProofFileOf(match));
   }
-  // The checkpoint this directory published already, byte for byte (a
-  // finished tournament run again, or a resume that sealed nothing new),
-  // and a proofs/ that holds nothing but regular files named as the
-  // proofs of genuine matches: every published proof stands against it,
-  // so each is kept when it is the referee's, and only one missing or
-  // different is written (made in proofs.new, renamed into proofs/).
-  // Writing thousands of files anew cost a finished tournament's run most
-  // of its time. Otherwise (anything else in proofs/: a directory, a FIFO
-  // or a symlink with a proof's name, a stray file, a *.new an earlier
-  // version left) the proofs are made beside the published ones and
-  // replace them whole, then the checkpoint they prove against: a failure
-  // on the way leaves the evidence an earlier run published as it was,
-  // and the next run makes them whole again.
-  const absl::StatusOr<std::string> published =
-      ReadFileToString((out_ / "checkpoint").string(), kMaxProofBytes);
-  const bool same_checkpoint = published.ok() &&
-                               *published == checkpoint->note() &&
-                               HoldsOnlyProofs(proofs, proof_files);
-  fs::remove_all(made, error);
-  fs::create_directories(made, error);
-  if (error) return absl::InternalError(error.message());
+  const bool keep_published =
+      KeepsPublishedProofs(out_, checkpoint.note(), proof_files);
+  if (absl::Status s = MakeEmptyDirectory(made); !s.ok()) return s;
+  if (absl::Status s = WriteProofs(genuine, checkpoint.tree_size(),
+                                   keep_published, proofs, made);
+      !s.ok()) {
+    return s;
+  }
+  return PutProofsInPlace(proofs, made, keep_published);
+}
+
+absl::Status Runner::WriteProofs(
+    const std::vector<const v1::TournamentMatchResult*>& genuine,
+    uint64_t tree_size, bool keep_published, const fs::path& proofs,
+    const fs::path& made) {
   // A proof is a call to the referee and a file: two per core at once
   // keep both busy (a 10,000-match tournament spent a fifth of its time
   // here, one at a time). The first failure, in match order, is the
@@ -316,14 +383,13 @@ absl::Status Runner::Publish(
       [&](size_t i) {
         const v1::TournamentMatchResult& match = *genuine[i];
         absl::StatusOr<v1::InclusionProof> proof =
-            link_->GetInclusionProof(match.match_id(), checkpoint->tree_size());
+            link_->GetInclusionProof(match.match_id(), tree_size);
         if (!proof.ok()) {
           written[i] = proof.status();
           return JobOutput();
         }
-        const std::string name =
-            fs::path(match.log_file()).stem().string() + ".tlog-proof";
-        written[i] = same_checkpoint
+        const std::string name = ProofFileOf(match);
+        written[i] = keep_published
                          ? ReplaceIfDifferent(proofs / name, made / name,
                                               proof->tlog_proof())
                          : WriteFile(made / name, proof->tlog_proof());
@@ -333,28 +399,18 @@ absl::Status Runner::Publish(
   for (const absl::Status& s : written) {
     if (!s.ok()) return s;
   }
-  if (same_checkpoint) {
-    fs::remove_all(made, error);
-  } else {
-    fs::remove_all(proofs, error);
-    if (!error) fs::rename(made, proofs, error);
-  }
-  if (error) return absl::InternalError(error.message());
-  // The proofs are durable before the checkpoint they prove against.
-  if (absl::Status s = SyncFileSystemOf(out_); !s.ok()) return s;
-  if (absl::Status s = WriteFileAtomically((out_ / "checkpoint").string(),
-                                           checkpoint->note());
-      !s.ok()) {
-    return s;
-  }
-  if (t_.referee().empty()) {
-    // referee.key.pub is there already.
-  } else if (absl::Status s =
-                 WriteFileAtomically((out_ / "referee.pub").string(),
-                                     ToHex(link_->public_key()) + "\n");
-             !s.ok()) {
-    return s;
-  }
+  return absl::OkStatus();
+}
+
+absl::Status Runner::PublishRefereeKey() const {
+  // The embedded referee's referee.key.pub is there already.
+  if (t_.referee().empty()) return absl::OkStatus();
+  return WriteFileAtomically((out_ / "referee.pub").string(),
+                             ToHex(link_->public_key()) + "\n");
+}
+
+std::string Runner::ScheduleJson(
+    const std::vector<v1::TournamentMatchResult>& matches) const {
   v1::TournamentSchedule schedule;
   schedule.set_name(t_.name());
   schedule.set_game(t_.game().game());
@@ -376,9 +432,11 @@ absl::Status Runner::Publish(
   json_options.preserve_proto_field_names = true;
   (void)google::protobuf::util::MessageToJsonString(schedule, &json,
                                                     json_options);
-  if (absl::Status s = WriteFile(out_ / "schedule.json", json); !s.ok()) {
-    return s;
-  }
+  return json;
+}
+
+void Runner::RecordTransparencyVerdict(const v1::TlogCheckpoint& checkpoint,
+                                       v1::TournamentResults& results) const {
   // The logs this run verified and that are unchanged since are not read
   // again.
   const TournamentVerdict verdict = CheckTournamentDirectory(
@@ -386,14 +444,13 @@ absl::Status Runner::Publish(
       [this](const std::string& path, const std::string& key) {
         return verified_logs_.Find(path, key);
       });
-  results.set_checkpoint(checkpoint->note());
+  results.set_checkpoint(checkpoint.note());
   std::string text = verdict.summary;
   for (const std::string& problem : verdict.problems) {
     absl::StrAppend(&text, "\n", problem);
   }
   results.set_transparency_verdict(text);
   results.set_transparency_problems(verdict.problems.size());
-  return absl::OkStatus();
 }
 
 }  // namespace runner_internal
