@@ -149,20 +149,24 @@ TEST(FpFreeAirTest, FallenTileIsJudgedAgainAtItsNewPlace) {
 // ---------------------------------------------------------------------------
 // Collapse chains.
 
+// Row 0: Y(60) R(100) G(100) B(100); row 1: R(60) G(60) B(60); row 2:
+// R(40) G(40).
+Board ChainPyramid() {
+  return MakeBoard({{2, 0, R(40)},
+                    {2, 1, G(40)},
+                    {1, 0, R(60)},
+                    {1, 1, G(60)},
+                    {1, 2, B(60)},
+                    {0, 0, Y(60)},
+                    {0, 1, R(100)},
+                    {0, 2, G(100)},
+                    {0, 3, B(100)}});
+}
+
 TEST(FpCollapseTest, ChainThreeLevelsDeep) {
-  // Row 0: Y(60) R(100) G(100) B(100); row 1: R(60) G(60) B(60); row 2:
-  // R(40) G(40). The Millstone placed on top is too heavy at (3, 0), then
-  // at (2, 0), then at (1, 0); it ends on row 0.
-  auto state = StateAt(Pos(MakeBoard({{2, 0, R(40)},
-                                      {2, 1, G(40)},
-                                      {1, 0, R(60)},
-                                      {1, 1, G(60)},
-                                      {1, 2, B(60)},
-                                      {0, 0, Y(60)},
-                                      {0, 1, R(100)},
-                                      {0, 2, G(100)},
-                                      {0, 3, B(100)}}),
-                           {{kMillstone, Y(2), Y(4)}, {B(4)}}));
+  // The Millstone placed on top of ChainPyramid() is too heavy at (3, 0),
+  // then at (2, 0), then at (1, 0); it ends on row 0.
+  auto state = StateAt(Pos(ChainPyramid(), {{kMillstone, Y(2), Y(4)}, {B(4)}}));
   ASSERT_NE(state, nullptr);
   auto placed = Act(*state, 0, Place(kMillstone, 3, 0));
   ASSERT_TRUE(placed.ok());
@@ -199,18 +203,9 @@ TEST(FpCollapseTest, ChainThreeLevelsDeep) {
 }
 
 TEST(FpCollapseTest, FallDirectionDecidesWhereTheChainStops) {
-  // Same pyramid; falling right from (2, 0) lands on R(100) and G(100) at
+  // ChainPyramid(); falling right from (2, 0) lands on R(100) and G(100) at
   // (1, 1), where the Millstone fits (200 <= 200).
-  auto state = StateAt(Pos(MakeBoard({{2, 0, R(40)},
-                                      {2, 1, G(40)},
-                                      {1, 0, R(60)},
-                                      {1, 1, G(60)},
-                                      {1, 2, B(60)},
-                                      {0, 0, Y(60)},
-                                      {0, 1, R(100)},
-                                      {0, 2, G(100)},
-                                      {0, 3, B(100)}}),
-                           {{kMillstone, Y(2)}, {B(4)}}));
+  auto state = StateAt(Pos(ChainPyramid(), {{kMillstone, Y(2)}, {B(4)}}));
   ASSERT_NE(state, nullptr);
   ASSERT_TRUE(Act(*state, 0, Place(kMillstone, 3, 0)).ok());
   ASSERT_TRUE(Act(*state, 0, Fall(kLeft)).ok());
