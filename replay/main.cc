@@ -1,15 +1,15 @@
 // replay: verify, show or export match logs; check transparency-log proofs.
 //
-//   replay verify [--key HEX|FILE] [--allow-unsealed] [--level full|chain]
+//   replay verify [--key HEX|FILE] [--allow_unsealed] [--level full|chain]
 //                 [--seat_keys ROSTER] LOG...
-//   replay verify [--key HEX|FILE] [--allow-unsealed] [--level full|chain]
+//   replay verify [--key HEX|FILE] [--allow_unsealed] [--level full|chain]
 //                 [--seat_keys ROSTER]
 //                 --inclusion FILE.tlog-proof [--tlog_key VKEY|FILE] LOG
 //   replay consistency [--key HEX|FILE | --tlog_key VKEY|FILE]
 //                      OLD_CHECKPOINT NEW_CHECKPOINT PROOF
 //   replay verify-tournament [--key HEX|FILE | --tlog_key VKEY|FILE]
 //                            [--seat_keys ROSTER] DIR
-//   replay html [--key HEX|FILE] [--allow-unsealed] [--out FILE] LOG
+//   replay html [--key HEX|FILE] [--allow_unsealed] [--out FILE] LOG
 //   replay show LOG   (its first line: the verdict of `replay verify` without
 //                      --key; then the transcript, which judges nothing)
 //   replay export --json LOG
@@ -17,19 +17,28 @@
 //   replay --help   (or -h: the usage, on standard output, status 0)
 //   replay --version   (its version line, as every program's --version)
 //
+// Flags: each is declared once, in kFlags below, with the commands that
+// take it; the parser, its errors and the usage are made from that table.
+// A flag's value follows it ("--key HEX") or an = ("--key=HEX"); a flag
+// without a value refuses one ("--allow_unsealed=true"). A dash and an
+// underscore in a flag's name are one: --allow-unsealed is
+// --allow_unsealed, --seat-keys is --seat_keys (underscores are the
+// documented spelling; the dashes scripts use stay accepted). Errors name a
+// flag as it was given.
+//
 // Exit status: 0 genuine (consistent; the directory checks out); 1 not
-// genuine (or an unsealed prefix without --allow-unsealed, an inclusion or
+// genuine (or an unsealed prefix without --allow_unsealed, an inclusion or
 // consistency proof that fails, a tournament directory with problems);
-// 2 usage or I/O error (what is wrong is said first, then the usage: a
-// flag the command does not take is one, e.g. `html --level`; with
-// --inclusion, a proof file that cannot be read or is of another kind (a
-// checkpoint, a log) fails before the log is verified; a secret key file
-// given to --key; a flag given twice; --key and --tlog_key together naming
-// two referees; for consistency, files swapped or of another kind, or a
-// proof between other sizes, said without the usage; for verify-tournament,
-// a directory that holds neither schedule.json nor checkpoint; a file
-// larger than this machine's memory, which could not be held, refused
-// unread). With several logs, one
+// 2 usage or I/O error (what is wrong is said first, then the usage: an
+// unknown flag; a flag the command does not take, e.g. `html --level`;
+// with --inclusion, a proof file that cannot be read or is of another kind
+// (a checkpoint, a log) fails before the log is verified; a secret key file
+// given to --key; a flag with a value given twice; --key and --tlog_key
+// together naming two referees; for consistency, files swapped or of
+// another kind, or a proof between other sizes, said without the usage;
+// for verify-tournament, a directory that holds neither schedule.json nor
+// checkpoint; a file larger than this machine's memory, which could not be
+// held, refused unread). With several logs, one
 // line each (in the order given) and the worst status of them all; several logs
 // are verified on every core (one thread per hardware thread), and a last line
 // on standard error says how many logs were verified and how many per second
@@ -61,12 +70,16 @@
 #include <ostream>
 #include <sstream>
 #include <string>
-#include <string_view>
 #include <vector>
 
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/string_view.h"
 #include "referee/cli/allocator.h"
 #include "referee/cli/program.h"
 #include "referee/core/log_sink.h"
@@ -88,171 +101,191 @@ constexpr int kGenuine = 0;
 constexpr int kNotGenuine = 1;
 constexpr int kUsage = 2;
 
-// Prints the usage to `out`; returns the usage error's exit status.
-int Usage(std::ostream& out = std::cerr) {
-  out << "usage:\n"
-         "  replay verify [--key HEX|FILE] [--allow-unsealed] "
-         "[--level full|chain] [--seat_keys ROSTER] LOG...\n"
-         "  replay verify [--key HEX|FILE] [--allow-unsealed] "
-         "[--level full|chain] [--seat_keys ROSTER] --inclusion "
-         "FILE.tlog-proof [--tlog_key VKEY|FILE] LOG\n"
-         "  replay consistency [--key HEX|FILE | --tlog_key VKEY|FILE] "
-         "OLD_CHECKPOINT NEW_CHECKPOINT PROOF\n"
-         "  replay verify-tournament [--key HEX|FILE | --tlog_key VKEY|FILE] "
-         "[--seat_keys ROSTER] DIR\n"
-         "    --key, --tlog_key FILE: a regular file or a pipe "
-         "(--key=<(ssh host cat referee.key.pub)),\n"
-         "    at most 4 KiB\n"
-         "    --seat_keys ROSTER: every seat of every log must be a bot of "
-         "ROSTER with its key;\n"
-         "    ROSTER has a line NAME KEY per bot, KEY 64 hex digits (its "
-         "public key),\n"
-         "    a file holding them, or none; # starts a comment; a NAME "
-         "with a blank or\n"
-         "    starting with # or \" in double quotes, C escapes inside "
-         "(\"seat 0\", \"#x\", \"a\\\"b\")\n"
-         "  replay html [--key HEX|FILE] [--allow-unsealed] [--out FILE] "
-         "LOG\n"
-         "    writes the match viewer: one self-contained HTML page (default "
-         "LOG with .html);\n"
-         "    exit 0 genuine, 1 not genuine (the page says why), 2 usage or "
-         "I/O error\n"
-         "  replay show LOG   the verdict (as replay verify without --key), "
-         "then every turn\n"
-         "  replay export --json LOG\n"
-         "  replay games [--markdown]   the games this build verifies\n"
-         "  replay --help\n"
-         "  replay --version\n";
-  return kUsage;
-}
+// Prints the usage (made from kCommands and kFlags) to `out`; returns the
+// usage error's exit status.
+int Usage(std::ostream& out = std::cerr);
 
 // Says what is wrong with the command line, then the usage.
-int Usage(std::string_view why) {
+int Usage(absl::string_view why) {
   std::cerr << why << "\n";
   return Usage();
 }
 
-// The flags of verify, consistency and verify-tournament.
+// The flags and operands given to one command.
 struct Flags {
   std::string key;        // --key, raw 32 bytes.
   std::string tlog_key;   // --tlog_key: a note verifier key.
   std::string inclusion;  // --inclusion: a tlog-proof file.
   std::string out;        // --out: the page `replay html` writes.
   VerifyOptions::Level level = VerifyOptions::Level::kFull;  // --level.
-  bool allow_unsealed = false;
+  bool allow_unsealed = false;  // --allow_unsealed.
+  bool json = false;            // --json.
+  bool markdown = false;        // --markdown.
   // --seat_keys: the auditor's roster of seat keys.
   std::optional<SeatRoster> seat_keys;
   std::vector<std::string> operands;
-  std::vector<std::string> given;  // The flags given, by name ("--key").
 
   const SeatRoster* roster() const {
     return seat_keys.has_value() ? &*seat_keys : nullptr;
   }
 };
 
-// Whether every flag in `flags` is one of `allowed`, the flags `command`
-// takes; false after saying which one it does not take (a flag that would
-// change nothing must not look as if it had been applied).
-bool TakesOnly(const Flags& flags, std::string_view command,
-               const std::vector<std::string>& allowed) {
-  for (const std::string& flag : flags.given) {
-    if (std::find(allowed.begin(), allowed.end(), flag) == allowed.end()) {
-      std::cerr << "replay " << command << " does not take " << flag
-                << " (it takes "
-                << (allowed.empty() ? "no flag" : absl::StrJoin(allowed, ", "))
-                << ")\n";
-      return false;
-    }
-  }
-  return true;
+// One flag: everything the parser, its errors and the usage know of it.
+struct FlagSpec {
+  absl::string_view name;  // As documented, underscores: "--seat_keys".
+  // What its value is, as the usage names it ("ROSTER"); empty for a flag
+  // that takes no value.
+  absl::string_view value;
+  absl::string_view commands;  // The commands that take it, blank-separated.
+  absl::string_view help;      // Its line in the usage.
+  // Stores `value` (empty for a flag without one) in `flags`; else says
+  // what is wrong with it (the parser puts the flag's name first).
+  absl::Status (*set)(const std::string& value, Flags& flags);
+};
+
+// The setters of a flag without a value, and of one whose value is kept
+// as given.
+template <bool Flags::*kField>
+absl::Status SetTrue(const std::string&, Flags& flags) {
+  flags.*kField = true;
+  return absl::OkStatus();
+}
+template <std::string Flags::*kField>
+absl::Status SetString(const std::string& value, Flags& flags) {
+  flags.*kField = value;
+  return absl::OkStatus();
 }
 
-// Sets flag `arg` (with its `value`) in `flags`; false after printing the
-// problem.
-bool SetFlag(const std::string& arg, std::string value, Flags& flags) {
-  if (arg == "--key") {
-    // HEX, or a file holding it (the referee's DATA_DIR/referee.key.pub).
-    absl::StatusOr<std::string> key = ParseRefereeKeyArgument(value);
-    if (!key.ok()) {
-      std::cerr << "--key: " << key.status().message() << "\n";
-      return false;
-    }
-    flags.key = *key;
-  } else if (arg == "--tlog_key") {
-    // VKEY, or a file holding it (the referee's DATA_DIR/tlog.vkey).
-    absl::StatusOr<std::string> key = ParseVerifierKeyArgument(value);
-    if (!key.ok()) {
-      std::cerr << "--tlog_key: " << key.status().message() << "\n";
-      return false;
-    }
-    flags.tlog_key = *key;
-  } else if (arg == "--seat_keys") {
-    absl::StatusOr<SeatRoster> roster = SeatRoster::ReadFile(value);
-    if (!roster.ok()) {
-      std::cerr << "--seat_keys: " << roster.status().message() << "\n";
-      return false;
-    }
-    flags.seat_keys = *std::move(roster);
-  } else if (arg == "--inclusion") {
-    flags.inclusion = value;
-  } else if (arg == "--out") {
-    flags.out = value;
-  } else if (arg == "--level") {
-    if (value == "full") {
-      flags.level = VerifyOptions::Level::kFull;
-    } else if (value == "chain") {
-      flags.level = VerifyOptions::Level::kChain;
-    } else {
-      std::cerr << "--level: full or chain, not \"" << value << "\"\n";
-      return false;
-    }
-  } else if (arg == "--allow-unsealed") {
-    std::cerr << "--allow-unsealed takes no value (got \"" << value
-              << "\"); give it alone\n";
-    return false;
-  } else {
-    std::cerr << "unknown flag " << arg << "\n";
-    return false;
-  }
-  return true;
+// Stores a key argument's `key` in `to`, or returns why there is none.
+absl::Status SetKey(absl::StatusOr<std::string> key, std::string& to) {
+  if (key.ok()) to = *std::move(key);
+  return key.status();
 }
 
-// Parses `args` ("--flag value" or "--flag=value"); nullopt after printing
-// the problem.
-std::optional<Flags> ParseArgs(const std::vector<std::string>& args) {
+// In the order the usage lists them.
+constexpr FlagSpec kFlags[] = {
+    {"--key", "HEX|FILE", "verify consistency verify-tournament html",
+     "the referee's public key (default: the log's)",
+     [](const std::string& value, Flags& flags) {
+       // HEX, or a file holding it (the referee's DATA_DIR/referee.key.pub).
+       return SetKey(ParseRefereeKeyArgument(value), flags.key);
+     }},
+    {"--allow_unsealed", "", "verify html",
+     "an unsealed prefix (a log cut short) exits 0",
+     SetTrue<&Flags::allow_unsealed>},
+    {"--level", "full|chain", "verify",
+     "chain: no rules replayed (default: full)",
+     [](const std::string& value, Flags& flags) {
+       if (value == "full") {
+         flags.level = VerifyOptions::Level::kFull;
+       } else if (value == "chain") {
+         flags.level = VerifyOptions::Level::kChain;
+       } else {
+         return absl::InvalidArgumentError(
+             absl::StrCat("full or chain, not \"", value, "\""));
+       }
+       return absl::OkStatus();
+     }},
+    {"--seat_keys", "ROSTER", "verify verify-tournament",
+     "every seat a bot of ROSTER, with its key",
+     [](const std::string& value, Flags& flags) {
+       absl::StatusOr<SeatRoster> roster = SeatRoster::ReadFile(value);
+       if (roster.ok()) flags.seat_keys = *std::move(roster);
+       return roster.status();
+     }},
+    {"--inclusion", "FILE.tlog-proof", "verify",
+     "one LOG, in the proof's checkpoint", SetString<&Flags::inclusion>},
+    {"--tlog_key", "VKEY|FILE", "verify consistency verify-tournament",
+     "the transparency log's verifier key",
+     [](const std::string& value, Flags& flags) {
+       // VKEY, or a file holding it (the referee's DATA_DIR/tlog.vkey).
+       return SetKey(ParseVerifierKeyArgument(value), flags.tlog_key);
+     }},
+    {"--out", "FILE", "html", "the page's file (default: LOG with .html)",
+     SetString<&Flags::out>},
+    {"--json", "", "export", "one JSON object per record",
+     SetTrue<&Flags::json>},
+    {"--markdown", "", "games", "the games as a Markdown table",
+     SetTrue<&Flags::markdown>},
+};
+
+// The flag `given` ("--seat-keys", "--seat_keys") names, or null: a dash
+// and an underscore in a name are one.
+const FlagSpec* FindFlag(std::string given) {
+  std::replace(given.begin() + 2, given.end(), '-', '_');
+  for (const FlagSpec& flag : kFlags) {
+    if (flag.name == given) return &flag;
+  }
+  return nullptr;
+}
+
+bool Takes(const FlagSpec& flag, absl::string_view command) {
+  for (absl::string_view taker : absl::StrSplit(flag.commands, ' ')) {
+    if (taker == command) return true;
+  }
+  return false;
+}
+
+// The flags `command` takes, as an error says them.
+std::string FlagsOf(absl::string_view command) {
+  std::vector<absl::string_view> names;
+  for (const FlagSpec& flag : kFlags) {
+    if (Takes(flag, command)) names.push_back(flag.name);
+  }
+  if (names.empty()) return "no flag";
+  if (names.size() == 1) return absl::StrCat(names[0], " only");
+  return absl::StrJoin(names, ", ");
+}
+
+// Parses `args`, the words after `command` ("--flag value", "--flag=value"
+// or an operand); an error says what is wrong, naming a flag as given. A
+// flag the command does not take is refused, not ignored: it would change
+// nothing, yet look applied.
+absl::StatusOr<Flags> ParseArgs(absl::string_view command,
+                                const std::vector<std::string>& args) {
   Flags flags;
+  std::vector<const FlagSpec*> given;
   for (size_t i = 0; i < args.size(); ++i) {
-    std::string arg = args[i];
-    if (arg == "--allow-unsealed") {
-      flags.allow_unsealed = true;
-      flags.given.push_back(arg);
-      continue;
-    }
-    if (arg.rfind("--", 0) != 0) {
+    const std::string& arg = args[i];
+    if (!absl::StartsWith(arg, "--")) {
       flags.operands.push_back(arg);
       continue;
     }
+    const size_t eq = arg.find('=');
+    const std::string name = arg.substr(0, eq);
+    const FlagSpec* flag = FindFlag(name);
+    if (flag == nullptr) {
+      return absl::InvalidArgumentError(absl::StrCat("unknown flag ", name));
+    }
+    if (!Takes(*flag, command)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("replay ", command, " does not take ", name,
+                       " (it takes ", FlagsOf(command), ")"));
+    }
     std::string value;
-    if (const size_t eq = arg.find('='); eq != std::string::npos) {
+    if (eq != std::string::npos) {
       value = arg.substr(eq + 1);
-      arg = arg.substr(0, eq);
-    } else if (arg == "--key" || arg == "--tlog_key" || arg == "--inclusion" ||
-               arg == "--level" || arg == "--out" || arg == "--seat_keys") {
+      if (flag->value.empty()) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            name, " takes no value (got \"", value, "\"); give it alone"));
+      }
+    } else if (!flag->value.empty()) {
       if (++i == args.size()) {
-        std::cerr << arg << " needs a value\n";
-        return std::nullopt;
+        return absl::InvalidArgumentError(absl::StrCat(name, " needs a value"));
       }
       value = args[i];
     }
-    // A flag given twice: the last value would win silently (a second
-    // roster or referee key the user may think both apply).
-    if (std::find(flags.given.begin(), flags.given.end(), arg) !=
-        flags.given.end()) {
-      std::cerr << arg << " given twice\n";
-      return std::nullopt;
+    // A value given twice: the last would win silently (a second roster
+    // or referee key the user may think both apply).
+    if (!flag->value.empty() &&
+        std::find(given.begin(), given.end(), flag) != given.end()) {
+      return absl::InvalidArgumentError(absl::StrCat(name, " given twice"));
     }
-    if (!SetFlag(arg, value, flags)) return std::nullopt;
-    flags.given.push_back(arg);
+    if (absl::Status status = flag->set(value, flags); !status.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(flag->name, ": ", status.message()));
+    }
+    given.push_back(flag);
   }
   // Given together, --key and --tlog_key must name one referee key (a
   // verifier key holds the key it checks with): else the checkpoint would
@@ -262,11 +295,11 @@ std::optional<Flags> ParseArgs(const std::vector<std::string>& args) {
     const absl::StatusOr<tlog::NoteVerifier> verifier =
         tlog::ParseVerifierKey(flags.tlog_key);
     if (!verifier.ok() || verifier->public_key != flags.key) {
-      std::cerr << "--key and --tlog_key name different referee keys ("
-                << ToHex(flags.key) << " and "
-                << (verifier.ok() ? ToHex(verifier->public_key) : "none")
-                << "); give one of them, or both of the same referee\n";
-      return std::nullopt;
+      return absl::InvalidArgumentError(
+          absl::StrCat("--key and --tlog_key name different referee keys (",
+                       ToHex(flags.key), " and ",
+                       verifier.ok() ? ToHex(verifier->public_key) : "none",
+                       "); give one of them, or both of the same referee"));
     }
   }
   return flags;
@@ -406,31 +439,24 @@ int VerifyMany(const std::vector<std::string>& logs,
   return worst;
 }
 
-int Verify(const std::vector<std::string>& args) {
-  const std::optional<Flags> flags = ParseArgs(args);
-  if (!flags.has_value()) return Usage();
-  if (!TakesOnly(*flags, "verify",
-                 {"--key", "--allow-unsealed", "--level", "--inclusion",
-                  "--tlog_key", "--seat_keys"})) {
-    return Usage();
-  }
-  if (!flags->tlog_key.empty() && flags->inclusion.empty()) {
+int Verify(const Flags& flags) {
+  if (!flags.tlog_key.empty() && flags.inclusion.empty()) {
     return Usage(
         "verify: --tlog_key checks the checkpoint of an --inclusion proof; "
         "give one");
   }
-  if (flags->operands.empty()) return Usage("verify needs a LOG");
-  if (!flags->inclusion.empty() && flags->operands.size() != 1) {
+  if (flags.operands.empty()) return Usage("verify needs a LOG");
+  if (!flags.inclusion.empty() && flags.operands.size() != 1) {
     return Usage(absl::StrFormat("--inclusion checks one log (got %d)",
-                                 flags->operands.size()));
+                                 flags.operands.size()));
   }
   VerifyOptions options;
-  options.pinned_key = flags->key;
-  options.level = flags->level;
-  if (!flags->inclusion.empty()) {
+  options.pinned_key = flags.key;
+  options.level = flags.level;
+  if (!flags.inclusion.empty()) {
     // The proof is read first: a file that cannot be read is a usage
     // error, said before any verdict.
-    absl::StatusOr<std::string> proof = ReadFileToString(flags->inclusion);
+    absl::StatusOr<std::string> proof = ReadFileToString(flags.inclusion);
     if (!proof.ok()) {
       std::cerr << "--inclusion: " << proof.status().message() << "\n";
       return kUsage;
@@ -440,20 +466,20 @@ int Verify(const std::vector<std::string>& args) {
     // kind) is a verdict.
     if (const std::string kind = FileKind(*proof);
         !kind.empty() && kind != kInclusionProofKind) {
-      std::cerr << "--inclusion: " << flags->inclusion
+      std::cerr << "--inclusion: " << flags.inclusion
                 << " is not an inclusion proof (it looks like " << kind
                 << ")\n";
       return kUsage;
     }
-    const std::string& log = flags->operands[0];
+    const std::string& log = flags.operands[0];
     Verdict verdict;
-    const int result = VerifyOne(
-        log, options, flags->allow_unsealed, flags->roster(), &verdict,
-        std::cout, std::cerr, /*checkpoint_pinned=*/!flags->tlog_key.empty());
+    const int result = VerifyOne(log, options, flags.allow_unsealed,
+                                 flags.roster(), &verdict, std::cout, std::cerr,
+                                 /*checkpoint_pinned=*/!flags.tlog_key.empty());
     if (result != kGenuine) return result;
     // The checkpoint is signed by the referee whose key signed the log.
-    CheckpointKey key{flags->tlog_key, verdict.header.referee_public_key()};
-    if (flags->key.empty() && flags->tlog_key.empty()) {
+    CheckpointKey key{flags.tlog_key, verdict.header.referee_public_key()};
+    if (flags.key.empty() && flags.tlog_key.empty()) {
       // The verdict line says where the key came from; what that means for
       // the proof is said once, beside it.
       std::cerr << "replay: note: no key pinned: the checkpoint was opened "
@@ -461,34 +487,29 @@ int Verify(const std::vector<std::string>& args) {
                    "consistent with the log, not which referee signed "
                    "them; pin it with --key or --tlog_key\n";
     }
-    return VerifyInclusion(log, flags->inclusion, *proof, verdict, key);
+    return VerifyInclusion(log, flags.inclusion, *proof, verdict, key);
   }
-  return VerifyMany(flags->operands, options, flags->allow_unsealed,
-                    flags->roster());
+  return VerifyMany(flags.operands, options, flags.allow_unsealed,
+                    flags.roster());
 }
 
 CheckpointKey KeyOf(const Flags& flags) {
   return CheckpointKey{flags.tlog_key, flags.key};
 }
 
-int Consistency(const std::vector<std::string>& args) {
-  const std::optional<Flags> flags = ParseArgs(args);
-  if (!flags.has_value()) return Usage();
-  if (!TakesOnly(*flags, "consistency", {"--key", "--tlog_key"})) {
-    return Usage();
-  }
-  if (flags->operands.size() != 3) {
+int Consistency(const Flags& flags) {
+  if (flags.operands.size() != 3) {
     return Usage(absl::StrFormat(
         "consistency takes OLD_CHECKPOINT NEW_CHECKPOINT PROOF (got %d)",
-        flags->operands.size()));
+        flags.operands.size()));
   }
-  if (flags->key.empty() && flags->tlog_key.empty()) {
+  if (flags.key.empty() && flags.tlog_key.empty()) {
     std::cerr << "consistency: pin the referee's key (--key) or the log's "
                  "verifier key (--tlog_key)\n";
     return kUsage;
   }
   std::vector<std::string> files;
-  for (const std::string& path : flags->operands) {
+  for (const std::string& path : flags.operands) {
     absl::StatusOr<std::string> text = ReadFileToString(path);
     if (!text.ok()) {
       std::cerr << path << ": " << text.status().message() << "\n";
@@ -497,9 +518,9 @@ int Consistency(const std::vector<std::string>& args) {
     files.push_back(*std::move(text));
   }
   const absl::Status status =
-      CheckConsistency(files[0], files[1], files[2], KeyOf(*flags),
-                       ConsistencyNames{flags->operands[0], flags->operands[1],
-                                        flags->operands[2]});
+      CheckConsistency(files[0], files[1], files[2], KeyOf(flags),
+                       ConsistencyNames{flags.operands[0], flags.operands[1],
+                                        flags.operands[2]});
   // Files swapped or of another kind: the command's mistake, no verdict.
   if (absl::IsFailedPrecondition(status)) {
     std::cerr << "consistency: " << status.message() << "\n";
@@ -509,29 +530,23 @@ int Consistency(const std::vector<std::string>& args) {
     std::cout << "NOT CONSISTENT: " << status.message() << "\n";
     return kNotGenuine;
   }
-  std::cout << "consistent: " << flags->operands[1] << " extends "
-            << flags->operands[0] << "\n";
+  std::cout << "consistent: " << flags.operands[1] << " extends "
+            << flags.operands[0] << "\n";
   return kGenuine;
 }
 
-int VerifyTournament(const std::vector<std::string>& args) {
-  const std::optional<Flags> flags = ParseArgs(args);
-  if (!flags.has_value()) return Usage();
-  if (!TakesOnly(*flags, "verify-tournament",
-                 {"--key", "--tlog_key", "--seat_keys"})) {
-    return Usage();
-  }
-  if (flags->operands.size() != 1) {
+int VerifyTournament(const Flags& flags) {
+  if (flags.operands.size() != 1) {
     return Usage(absl::StrFormat("verify-tournament takes one DIR (got %d)",
-                                 flags->operands.size()));
+                                 flags.operands.size()));
   }
-  const std::string& dir = flags->operands[0];
+  const std::string& dir = flags.operands[0];
   if (!std::filesystem::is_directory(dir)) {
     std::cerr << dir << ": not a directory\n";
     return kUsage;
   }
   const TournamentVerdict verdict =
-      CheckTournamentDirectory(dir, KeyOf(*flags), flags->roster());
+      CheckTournamentDirectory(dir, KeyOf(flags), flags.roster());
   if (!verdict.not_a_tournament.empty()) {
     std::cerr << verdict.not_a_tournament << "\n";
     return kUsage;
@@ -554,7 +569,7 @@ int VerifyTournament(const std::vector<std::string>& args) {
   // Said only of a directory that checks out: then every log counted had
   // the roster's seats.
   std::string roster_note;
-  if (flags->roster() != nullptr && verdict.problems.empty()) {
+  if (flags.roster() != nullptr && verdict.problems.empty()) {
     roster_note = absl::StrCat("; their ", verdict.seats_matching_roster,
                                " seats match the roster");
   }
@@ -600,21 +615,16 @@ int ShowOrExport(const std::string& path, bool json) {
 }
 
 // replay html: the match viewer page of one log.
-int Html(const std::vector<std::string>& args) {
-  const std::optional<Flags> flags = ParseArgs(args);
-  if (!flags.has_value()) return Usage();
-  if (!TakesOnly(*flags, "html", {"--key", "--allow-unsealed", "--out"})) {
-    return Usage();
-  }
-  if (flags->operands.size() != 1) {
+int Html(const Flags& flags) {
+  if (flags.operands.size() != 1) {
     return Usage(
-        absl::StrFormat("html takes one LOG (got %d)", flags->operands.size()));
+        absl::StrFormat("html takes one LOG (got %d)", flags.operands.size()));
   }
-  const std::string& path = flags->operands[0];
+  const std::string& path = flags.operands[0];
   const std::string out =
-      flags->out.empty()
+      flags.out.empty()
           ? std::filesystem::path(path).replace_extension(".html").string()
-          : flags->out;
+          : flags.out;
   if (std::filesystem::path(out) == std::filesystem::path(path)) {
     std::cerr << path << ": the page would replace the log; use --out\n";
     return kUsage;
@@ -625,7 +635,7 @@ int Html(const std::vector<std::string>& args) {
     return kUsage;
   }
   VerifyOptions options;
-  options.pinned_key = flags->key;
+  options.pinned_key = flags.key;
   const MatchPage page = RenderMatchPage(*file, options);
   if (absl::Status s = WriteFileAtomically(out, page.html); !s.ok()) {
     std::cerr << out << ": " << s.message() << "\n";
@@ -641,10 +651,120 @@ int Html(const std::vector<std::string>& args) {
             << "; " << page.steps << (page.steps == 1 ? " step, " : " steps, ")
             << page.html.size() << " bytes -> " << out << "\n";
   if (v.kind == Verdict::Kind::kGenuine) return kGenuine;
-  if (v.kind == Verdict::Kind::kUnsealedPrefix && flags->allow_unsealed) {
+  if (v.kind == Verdict::Kind::kUnsealedPrefix && flags.allow_unsealed) {
     return kGenuine;
   }
   return kNotGenuine;
+}
+
+int Show(const Flags& flags) {
+  if (flags.operands.size() != 1) {
+    return Usage(
+        absl::StrFormat("show takes one LOG (got %d)", flags.operands.size()));
+  }
+  return ShowOrExport(flags.operands[0], false);
+}
+
+int Export(const Flags& flags) {
+  if (!flags.json)
+    return Usage("export needs --json (the one format it writes)");
+  if (flags.operands.size() != 1) {
+    return Usage(absl::StrFormat("export takes one LOG (got %d)",
+                                 flags.operands.size()));
+  }
+  return ShowOrExport(flags.operands[0], true);
+}
+
+int Games(const Flags& flags) {
+  if (!flags.operands.empty()) {
+    return Usage("games takes no argument but --markdown");
+  }
+  std::cout << (flags.markdown ? ValidValuesTable() : GamesHelp());
+  return kGenuine;
+}
+
+// One command: its usage, and what runs it.
+struct CommandSpec {
+  absl::string_view name;
+  absl::string_view operands;  // After its flags in the usage.
+  absl::string_view about;     // The usage's lines below it, or empty.
+  int (*run)(const Flags& flags);
+};
+
+constexpr CommandSpec kCommands[] = {
+    {"verify", "LOG...",
+     "    one line per LOG (several: on every core); --inclusion: one LOG, "
+     "and\n"
+     "    --tlog_key only with it\n",
+     Verify},
+    {"consistency", "OLD_CHECKPOINT NEW_CHECKPOINT PROOF",
+     "    NEW extends OLD; give --key or --tlog_key\n", Consistency},
+    {"verify-tournament", "DIR",
+     "    every scheduled match present once, genuine, in the checkpoint\n",
+     VerifyTournament},
+    {"html", "LOG",
+     "    writes the match viewer, one self-contained HTML page; exit 0 "
+     "genuine,\n"
+     "    1 not genuine (the page says why), 2 usage or I/O error\n",
+     Html},
+    {"show", "LOG",
+     "    the verdict (as replay verify without --key), then every turn\n",
+     Show},
+    {"export", "LOG", "    --json, the one format it writes, is required\n",
+     Export},
+    {"games", "", "    the games this build verifies\n", Games},
+};
+
+// `words` joined by blanks into lines of at most 80 columns (a longer word
+// alone), each line after the first starting with `indent`.
+std::string Wrap(const std::vector<std::string>& words,
+                 absl::string_view indent) {
+  std::string text, line = words.front();
+  for (size_t i = 1; i < words.size(); ++i) {
+    if (line.size() + 1 + words[i].size() > 80) {
+      absl::StrAppend(&text, line, "\n");
+      line = absl::StrCat(indent, words[i]);
+    } else {
+      absl::StrAppend(&line, " ", words[i]);
+    }
+  }
+  return absl::StrCat(text, line, "\n");
+}
+
+int Usage(std::ostream& out) {
+  out << "usage:\n";
+  for (const CommandSpec& command : kCommands) {
+    std::vector<std::string> words = {absl::StrCat("  replay ", command.name)};
+    for (const FlagSpec& flag : kFlags) {
+      if (!Takes(flag, command.name)) continue;
+      words.push_back(absl::StrCat(
+          "[", flag.name, flag.value.empty() ? "" : " ", flag.value, "]"));
+    }
+    if (!command.operands.empty()) words.emplace_back(command.operands);
+    out << Wrap(words, "      ") << command.about;
+  }
+  out << "  replay --help\n"
+         "  replay --version\n"
+         "flags: --NAME VALUE or --NAME=VALUE; a - and an _ in NAME are "
+         "one\n"
+         "(--allow-unsealed is --allow_unsealed, --seat-keys is --seat_keys)"
+         "\n";
+  for (const FlagSpec& flag : kFlags) {
+    out << absl::StrFormat(
+        "  %-28s %s\n",
+        absl::StrCat(flag.name, flag.value.empty() ? "" : " ", flag.value),
+        flag.help);
+  }
+  out << "  --key, --tlog_key FILE: a regular file or a pipe\n"
+         "    (--key=<(ssh host cat referee.key.pub)), at most 4 KiB\n"
+         "  --seat_keys ROSTER: a line NAME KEY per bot, KEY 64 hex digits "
+         "(its\n"
+         "    public key), a file holding them, or none; # starts a comment; "
+         "a NAME\n"
+         "    with a blank or starting with # or \" in double quotes, C "
+         "escapes inside\n"
+         "    (\"seat 0\", \"#x\", \"a\\\"b\")\n";
+  return kUsage;
 }
 
 int Main(int argc, char** argv) {
@@ -661,52 +781,15 @@ int Main(int argc, char** argv) {
     std::cout << VersionLine("replay");
     return kGenuine;
   }
-  const std::string command = args[0];
+  const std::string name = args[0];
   args.erase(args.begin());
-  if (command == "verify") return Verify(args);
-  if (command == "consistency") return Consistency(args);
-  if (command == "verify-tournament") return VerifyTournament(args);
-  if (command == "html") return Html(args);
-  // show and export take no flag but export's --json: a flag given to
-  // them (say --key, as verify takes) is named, not counted as a LOG.
-  if (command == "show" || command == "export") {
-    for (size_t i = command == "export" ? 1 : 0; i < args.size(); ++i) {
-      if (args[i].rfind("--", 0) == 0) {
-        return Usage(absl::StrCat("replay ", command, " does not take ",
-                                  args[i].substr(0, args[i].find('=')),
-                                  command == "show"
-                                      ? " (it takes no flag)"
-                                      : " (it takes --json only)"));
-      }
-    }
+  for (const CommandSpec& command : kCommands) {
+    if (command.name != name) continue;
+    const absl::StatusOr<Flags> flags = ParseArgs(name, args);
+    if (!flags.ok()) return Usage(flags.status().message());
+    return command.run(*flags);
   }
-  if (command == "show") {
-    if (args.size() != 1) {
-      return Usage(absl::StrFormat("show takes one LOG (got %d)", args.size()));
-    }
-    return ShowOrExport(args[0], false);
-  }
-  if (command == "export") {
-    const bool json = !args.empty() && args[0] == "--json";
-    if (!json) return Usage("export needs --json (the one format it writes)");
-    if (args.size() != 2) {
-      return Usage(
-          absl::StrFormat("export takes one LOG (got %d)", args.size() - 1));
-    }
-    return ShowOrExport(args[1], true);
-  }
-  if (command == "games") {
-    if (args.empty()) {
-      std::cout << GamesHelp();
-      return kGenuine;
-    }
-    if (args.size() == 1 && args[0] == "--markdown") {
-      std::cout << ValidValuesTable();
-      return kGenuine;
-    }
-    return Usage("games takes no argument but --markdown");
-  }
-  return Usage(absl::StrCat("unknown command \"", command, "\""));
+  return Usage(absl::StrCat("unknown command \"", name, "\""));
 }
 
 }  // namespace

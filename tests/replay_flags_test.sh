@@ -1,0 +1,139 @@
+#!/usr/bin/env bash
+# replay's command line (replay/main.cc, "Flags"): one table of flags makes
+# the parser, its errors and the usage.
+#
+#  1. A dash and an underscore in a flag's name are one: --allow_unsealed
+#     (documented) and --allow-unsealed (what scripts use) give the same
+#     output and status, and so do --seat-keys, --tlog-key and their
+#     underscore spellings; a flag's value is left as given
+#     (--out=a-b_c.html). One flag in both spellings is one flag given
+#     twice.
+#  2. Errors name a flag as it was given, first line on stderr, then the
+#     usage, status 2, nothing on stdout: an unknown flag; a flag the
+#     command does not take (with the ones it takes, as documented); a flag
+#     without the value it needs; a value given to a flag that takes none.
+#  3. --help lists every flag in its documented spelling and states the
+#     rule.
+#
+# Runs from the source root. PYRAMID_BIN names the built binaries (default
+# build/bin).
+set -euo pipefail
+
+BIN=${PYRAMID_BIN:-build/bin}
+REPLAY=$BIN/replay
+[[ -x $REPLAY ]] || {
+  echo "FAIL: $REPLAY is not built" >&2
+  exit 1
+}
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/replay_flags.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+fail() {
+  echo "FAIL: $*" >&2
+  for f in "$tmp"/out "$tmp"/err; do
+    [[ -f $f ]] && { echo "--- $f" >&2; cat "$f" >&2; }
+  done
+  exit 1
+}
+
+# run STATUS ARGS...: runs replay ARGS into $tmp/out and $tmp/err; fails
+# unless it exits with STATUS.
+run() {
+  local want=$1 status=0
+  shift
+  "$REPLAY" "$@" >"$tmp/out" 2>"$tmp/err" || status=$?
+  ((status == want)) || fail "replay $* exited $status, not $want"
+}
+
+# has FILE TEXT: fails unless FILE ($tmp/out or $tmp/err) holds TEXT.
+has() {
+  grep -qF -- "$2" "$tmp/$1" || fail "$1 lacks: $2"
+}
+
+# same ARGS_A -- ARGS_B: fails unless replay ARGS_A and replay ARGS_B exit
+# alike and print the same (both streams).
+same() {
+  local a=() status_a=0 status_b=0
+  while [[ $1 != -- ]]; do
+    a+=("$1")
+    shift
+  done
+  shift
+  "$REPLAY" "${a[@]}" >"$tmp/a.out" 2>"$tmp/a.err" || status_a=$?
+  "$REPLAY" "$@" >"$tmp/b.out" 2>"$tmp/b.err" || status_b=$?
+  ((status_a == status_b)) ||
+    fail "replay ${a[*]} exited $status_a, replay $* $status_b"
+  if ! cmp -s "$tmp/a.out" "$tmp/b.out" || ! cmp -s "$tmp/a.err" "$tmp/b.err"; then
+    fail "replay ${a[*]} and replay $* print differently"
+  fi
+}
+
+# refused TEXT ARGS...: replay ARGS is a usage error whose first line is
+# TEXT, followed by the usage, with nothing on stdout.
+refused() {
+  local text=$1
+  shift
+  run 2 "$@"
+  [[ ! -s $tmp/out ]] || fail "replay $* printed on stdout"
+  [[ $(head -n 1 "$tmp/err") == "$text" ]] ||
+    fail "replay $*: first line is not: $text"
+  [[ $(sed -n 2p "$tmp/err") == usage: ]] || fail "replay $*: no usage"
+}
+
+KEY=testdata/golden/referee.pub
+LOG=testdata/golden/rock_paper_pyramid/classic.pyrlog
+EXAMPLE=testdata/tlog/example
+
+# --- 1. Both spellings of each multi-word flag.
+head -c -1 "$LOG" >"$tmp/cut.pyrlog" # An unsealed prefix.
+run 1 verify "$tmp/cut.pyrlog"
+has out "$tmp/cut.pyrlog: unsealed prefix: "
+run 0 verify --allow_unsealed "$tmp/cut.pyrlog"
+same verify --allow_unsealed "$tmp/cut.pyrlog" -- \
+  verify --allow-unsealed "$tmp/cut.pyrlog"
+same html --allow_unsealed --out="$tmp/a.html" "$tmp/cut.pyrlog" -- \
+  html --allow-unsealed --out="$tmp/a.html" "$tmp/cut.pyrlog"
+printf 'random-%d none\n' 0 1 2 >"$tmp/roster"
+run 0 verify --key="$KEY" --seat_keys="$tmp/roster" "$LOG"
+has out "; 3 seats match the roster)"
+same verify --key="$KEY" --seat_keys="$tmp/roster" "$LOG" -- \
+  verify --key="$KEY" --seat-keys "$tmp/roster" "$LOG"
+same verify-tournament --tlog_key=testdata/tlog/tlog.vkey "$EXAMPLE" -- \
+  verify-tournament --tlog-key testdata/tlog/tlog.vkey "$EXAMPLE"
+# Only a name is respelled, never a value.
+run 0 html --key="$KEY" --out="$tmp/a-b_c.html" "$LOG"
+[[ -s $tmp/a-b_c.html ]] || fail "--out=a-b_c.html wrote another file"
+refused "--seat-keys given twice" \
+  verify --seat_keys="$tmp/roster" --seat-keys="$tmp/roster" "$LOG"
+
+# --- 2. Errors name the flag as given.
+refused "unknown flag --bogus" verify --bogus "$LOG"
+refused "unknown flag --allow-sealed" verify --allow-sealed=1 "$LOG"
+refused "unknown flag --" verify -- "$LOG"
+refused "replay verify-tournament does not take --allow-unsealed (it takes \
+--key, --seat_keys, --tlog_key)" verify-tournament --allow-unsealed "$EXAMPLE"
+refused "replay html does not take --seat-keys (it takes --key, \
+--allow_unsealed, --out)" html --seat-keys "$tmp/roster" "$LOG"
+refused "replay show does not take --allow_unsealed (it takes no flag)" \
+  show --allow_unsealed "$LOG"
+refused "replay export does not take --key (it takes --json only)" \
+  export --json --key="$KEY" "$LOG"
+refused "--seat-keys needs a value" verify --seat-keys
+refused "--allow_unsealed takes no value (got \"true\"); give it alone" \
+  verify --allow_unsealed=true "$LOG"
+refused "--allow-unsealed takes no value (got \"\"); give it alone" \
+  verify --allow-unsealed= "$LOG"
+# A value's error names the flag as documented.
+refused "--level: full or chain, not \"rules\"" verify --level=rules "$LOG"
+
+# --- 3. The usage.
+run 0 --help
+for flag in --key --allow_unsealed --level --seat_keys --inclusion \
+  --tlog_key --out --json --markdown; do
+  grep -qE -- "^  $flag( |$)" "$tmp/out" || fail "--help does not list $flag"
+done
+has out "a - and an _ in NAME are one"
+has out "(--allow-unsealed is --allow_unsealed, --seat-keys is --seat_keys)"
+has out "replay verify [--key HEX|FILE] [--allow_unsealed] [--level full|chain]"
+
+echo "replay_flags_test: all passed"
