@@ -19,36 +19,8 @@
 # build/bin).
 set -euo pipefail
 
-BIN=${PYRAMID_BIN:-build/bin}
-REPLAY=$BIN/replay
-[[ -x $REPLAY ]] || {
-  echo "FAIL: $REPLAY is not built" >&2
-  exit 1
-}
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/replay_flags.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-
-fail() {
-  echo "FAIL: $*" >&2
-  for f in "$tmp"/out "$tmp"/err; do
-    [[ -f $f ]] && { echo "--- $f" >&2; cat "$f" >&2; }
-  done
-  exit 1
-}
-
-# run STATUS ARGS...: runs replay ARGS into $tmp/out and $tmp/err; fails
-# unless it exits with STATUS.
-run() {
-  local want=$1 status=0
-  shift
-  "$REPLAY" "$@" >"$tmp/out" 2>"$tmp/err" || status=$?
-  ((status == want)) || fail "replay $* exited $status, not $want"
-}
-
-# has FILE TEXT: fails unless FILE ($tmp/out or $tmp/err) holds TEXT.
-has() {
-  grep -qF -- "$2" "$tmp/$1" || fail "$1 lacks: $2"
-}
+# shellcheck source=tests/replay_cli_lib.sh
+source "${BASH_SOURCE%/*}/replay_cli_lib.sh"
 
 # same ARGS_A -- ARGS_B: fails unless replay ARGS_A and replay ARGS_B exit
 # alike and print the same (both streams).
