@@ -18,6 +18,9 @@
 #  3. 2,000 GetMatch calls whose match_id is not UTF-8 (each made
 #     protobuf write a 230-byte line) leave at most 3 of its lines and the
 #     count of the others on stderr.
+#  4. A tournament (open-file limit 256) one of whose bots first opens
+#     every connection it can to the runner's embedded referee plays all
+#     its matches, no seat forfeited: the runner has the referee's guard.
 #
 # Runs from the source root. PYRAMID_BIN names the built binaries (default
 # build/bin).
@@ -29,7 +32,7 @@ PY=/usr/bin/python3
 
 # shellcheck source=tests/e2e_lib.sh
 source "${BASH_SOURCE%/*}/e2e_lib.sh"
-need_built referee bot refctl replay
+need_built referee bot refctl replay tournament
 command -v prlimit >/dev/null || fail "prlimit (util-linux) is not installed"
 
 # --- 1. the flood
@@ -155,4 +158,56 @@ grep -q "^\[libprotobuf\] [0-9]* more messages from .* suppressed" \
   "$tmp/referee.out" || fail "the suppressed messages are not counted at exit"
 echo "3. 2,000 calls with a match_id that is not UTF-8: $lines lines of protobuf's, then their count"
 
-echo "PASS: a referee out of file descriptors resets connections, keeps its matches and accepts again; protobuf's messages are rate-limited"
+# --- 4. the tournament's embedded referee, flooded by one of its bots
+# The bot "flooder" opens every connection its open-file limit allows
+# (about 250) to the referee it was given, holds them a second, closes
+# them and only then plays. Without the guard the runner's listener
+# stopped at the first EMFILE, and every seat of every match forfeited.
+cat >"$tmp/flood_bot.py" <<'EOF'
+import os, socket, sys, time
+referee = next(a[len("--referee="):] for a in sys.argv if a.startswith("--referee="))
+host, port = referee.rsplit(":", 1)
+socks = []
+while len(socks) < 400:
+    try:
+        s = socket.socket()
+    except OSError:  # No descriptor left to this process.
+        break
+    s.settimeout(2)
+    try:
+        s.connect((host, int(port)))
+        socks.append(s)
+    except OSError:
+        s.close()
+time.sleep(1)
+for s in socks:
+    s.close()
+print(f"flooded with {len(socks)} connections", file=sys.stderr)
+os.execv(sys.argv[1], sys.argv[1:])
+EOF
+cat >"$tmp/flood.txt" <<EOF
+name: "flood"
+game { game: "rock_paper_pyramid" }
+seats: 3
+bots { name: "flooder" command: "$PY" command: "$tmp/flood_bot.py" command: "$BIN/bot" command: "--quiet" }
+bots { name: "random-1" command: "$BIN/bot" command: "--quiet" }
+bots { name: "random-2" command: "$BIN/bot" command: "--quiet" }
+format: ROUND_ROBIN
+rounds: 1
+concurrency: 3
+EOF
+status=0
+timeout 60 prlimit --nofile=256:256 "$BIN/tournament" "$tmp/flood.txt" \
+  --output_dir="$tmp/flood" >"$tmp/tournament.out" 2>&1 || status=$?
+((status == 0)) || fail "the flooded tournament exited with status $status"
+flooded=$(grep -o "flooded with [0-9]* connections" "$tmp/flood/bots/flooder.log" | head -n 1) || true
+[[ -n $flooded ]] || fail "the flooding bot did not flood"
+grep -q "^tournament: reset [0-9]* connection" "$tmp/tournament.out" ||
+  fail "the runner reset no connection"
+grep -Eq "^3 matches, all included in checkpoint 3 " "$tmp/tournament.out" ||
+  fail "the runner did not report 3 matches in its checkpoint"
+! grep -q '"forfeited": *true' "$tmp/flood/results.json" ||
+  fail "a seat forfeited (results.json)"
+echo "4. a tournament bot $flooded: those beyond the ceiling reset, all 3 matches played, no seat forfeited"
+
+echo "PASS: a referee out of file descriptors resets connections, keeps its matches and accepts again; protobuf's messages are rate-limited; a tournament keeps its listener through a bot that floods it"

@@ -55,6 +55,8 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 #include "google/protobuf/text_format.h"
+#include "referee/cli/accept_guard.h"
+#include "referee/cli/library_log.h"
 #include "referee/cli/program.h"
 #include "referee/core/log_sink.h"
 #include "tools/tournament/report.h"
@@ -367,5 +369,15 @@ int main(int argc, char** argv) {
     std::cerr << "usage: tournament TOURNAMENT_FILE [flags]\n";
     return 2;
   }
-  return pyramid::Main(rest[1]);
+  // Before any thread starts, as in the referee: the embedded referee's
+  // listener, which every bot can reach, kept through a bot that opens
+  // connections until no descriptor is left, and the descriptors the
+  // runner's own files need kept from connections (accept_guard.h); the
+  // messages of protobuf and gRPC, which a bot can cause, rate-limited
+  // (library_log.h).
+  pyramid::InstallAcceptGuard();
+  pyramid::LimitLibraryLogs();
+  const int status = pyramid::Main(rest[1]);
+  pyramid::FlushLibraryLogs();
+  return status;
 }
