@@ -139,7 +139,9 @@ class StringLogSink final : public LogSink {
 // and nothing in it") instead of waited on forever; a directory is refused
 // (FAILED_PRECONDITION, "it is a directory"); a file that cannot be opened
 // is "cannot open PATH: WHY" (NOT_FOUND when it is not there,
-// PERMISSION_DENIED when not ours, else FAILED_PRECONDITION).
+// PERMISSION_DENIED when not ours, RESOURCE_EXHAUSTED when the process or
+// the system lacks a descriptor or memory for now, "... Too many open
+// files": a later try may succeed; else FAILED_PRECONDITION).
 absl::StatusOr<std::string> ReadFileToString(const std::string& path);
 
 // The same with `max_bytes` as the limit ("... more than the N bytes read

@@ -39,6 +39,21 @@ class Descriptor {
   int fd_;
 };
 
+// Whether `error` (an errno) says the process or the system lacks a
+// resource for now (descriptors, kernel memory) rather than anything about
+// the file: a later try may succeed.
+bool OutOfResources(int error) {
+  return error == EMFILE || error == ENFILE || error == ENOMEM ||
+         error == ENOBUFS;
+}
+
+// The code of a failed fstat or read: DATA_LOSS, unless it lacked a
+// resource.
+absl::StatusCode ReadFailure(int error) {
+  return OutOfResources(error) ? absl::StatusCode::kResourceExhausted
+                               : absl::StatusCode::kDataLoss;
+}
+
 }  // namespace
 
 absl::StatusOr<std::string> ReadBoundedFile(const std::string& path,
@@ -55,14 +70,16 @@ absl::StatusOr<std::string> ReadBoundedFile(const std::string& path,
             ? absl::StatusCode::kNotFound
         : reason == EACCES || reason == EPERM
             ? absl::StatusCode::kPermissionDenied
-            : absl::StatusCode::kFailedPrecondition;
+        : OutOfResources(reason) ? absl::StatusCode::kResourceExhausted
+                                 : absl::StatusCode::kFailedPrecondition;
     return absl::Status(code, absl::StrCat(options.open_failure, " ", path,
                                            ": ", std::strerror(reason)));
   }
   const Descriptor file(fd);
   struct stat st;
   if (fstat(fd, &st) != 0) {
-    return error(absl::StatusCode::kDataLoss, std::strerror(errno));
+    const int reason = errno;
+    return error(ReadFailure(reason), std::strerror(reason));
   }
   if (S_ISDIR(st.st_mode)) {
     return error(absl::StatusCode::kFailedPrecondition, "it is a directory");
@@ -122,7 +139,8 @@ absl::StatusOr<std::string> ReadBoundedFile(const std::string& path,
     }
     if (errno == EINTR) continue;
     if (errno != EAGAIN && errno != EWOULDBLOCK) {
-      return error(absl::StatusCode::kDataLoss, std::strerror(errno));
+      const int reason = errno;
+      return error(ReadFailure(reason), std::strerror(reason));
     }
     // A writer that has not written yet. Polled in slices: a FIFO opened
     // after its writer may never report POLLHUP when the writer closes,

@@ -31,17 +31,20 @@
 // Errors, each "cannot read PATH: WHY":
 //  - NOT_FOUND: it cannot be opened because there is no such file (or the
 //    name is one no file can have: perhaps not a path at all);
-//    PERMISSION_DENIED: not ours to read; FAILED_PRECONDITION: another
-//    reason to fail the open. These three say options.open_failure
-//    instead of "cannot read", and strerror's words.
+//    PERMISSION_DENIED: not ours to read; RESOURCE_EXHAUSTED: the process
+//    or the system lacks a resource for now (EMFILE, ENFILE, ENOMEM,
+//    ENOBUFS: "Too many open files", ...), so a later try may succeed;
+//    FAILED_PRECONDITION: another reason to fail the open. These four say
+//    options.open_failure instead of "cannot read", and strerror's words.
 //  - FAILED_PRECONDITION: a directory, a kind of file not read, a FIFO or
 //    pipe with no writer and nothing in it (options.no_writer kRefuse).
 //  - RESOURCE_EXHAUSTED: more than options.max_bytes ("it is N bytes, more
 //    than " options.over_size, or "it holds more than "
-//    options.over_stream).
+//    options.over_stream); or a read (or the fstat) failed for want of
+//    kernel memory (ENOMEM, ENOBUFS), which a later try may have.
 //  - DEADLINE_EXCEEDED: a pipe or device silent for options.idle_ms
 //    ("nothing came from it for N ms").
-//  - DATA_LOSS: a read (or the fstat) failed.
+//  - DATA_LOSS: a read (or the fstat) failed otherwise.
 #ifndef PYRAMID_REFEREE_FILES_BOUNDED_READ_H_
 #define PYRAMID_REFEREE_FILES_BOUNDED_READ_H_
 

@@ -4,6 +4,7 @@
 #include "referee/files/bounded_read.h"
 
 #include <grp.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -123,6 +124,55 @@ TEST(BoundedReadTest, AFileNotOursIsPermissionDenied) {
   const std::string found = child.ReadToEnd();
   const ChildEnd end = child.Wait();
   EXPECT_EQ(end.exit_code, 0) << end.ToString() << ": " << found;
+}
+
+// While it lives, the process can open no file descriptor (EMFILE): its
+// RLIMIT_NOFILE is the lowest one free, as when a flood of clients has
+// taken every descriptor the referee may have (as log_test's).
+class NoDescriptorLeft {
+ public:
+  NoDescriptorLeft() {
+    const int lowest_free = dup(0);
+    if (lowest_free < 0) return;
+    close(lowest_free);
+    if (getrlimit(RLIMIT_NOFILE, &saved_) != 0) return;
+    rlimit low = saved_;
+    low.rlim_cur = static_cast<rlim_t>(lowest_free);
+    ok_ = setrlimit(RLIMIT_NOFILE, &low) == 0 && dup(0) < 0 && errno == EMFILE;
+  }
+  ~NoDescriptorLeft() { setrlimit(RLIMIT_NOFILE, &saved_); }
+  NoDescriptorLeft(const NoDescriptorLeft&) = delete;
+  NoDescriptorLeft& operator=(const NoDescriptorLeft&) = delete;
+  bool ok() const { return ok_; }
+
+ private:
+  rlimit saved_ = {};
+  bool ok_ = false;
+};
+
+// A file that cannot be opened for want of a file descriptor is
+// RESOURCE_EXHAUSTED, in the caller's words and strerror's: a later try
+// may succeed (it was FAILED_PRECONDITION, which a caller took for a file
+// it could never read).
+TEST(BoundedReadTest, NoFileDescriptorLeftIsResourceExhausted) {
+  const TempDir tmp("bounded_read");
+  ASSERT_TRUE(tmp.ok());
+  const std::string path = FileHolding(tmp, "file", "bytes");
+  // Once with descriptors to spare, so that a sanitizer meets every type
+  // of this path before none is left (UBSan's vptr check needs a pipe).
+  ASSERT_FALSE(ReadBoundedFile(tmp.File("missing"), {.max_bytes = 100}).ok());
+  absl::StatusOr<std::string> read;
+  {
+    const NoDescriptorLeft none;
+    ASSERT_TRUE(none.ok());
+    read = ReadBoundedFile(path,
+                           {.max_bytes = 100, .open_failure = "cannot open"});
+  }
+  EXPECT_TRUE(absl::IsResourceExhausted(read.status())) << read.status();
+  EXPECT_EQ(read.status().message(),
+            absl::StrCat("cannot open ", path, ": ", std::strerror(EMFILE)));
+  // Once one is free again, the file is read.
+  EXPECT_EQ(*ReadBoundedFile(path, {.max_bytes = 100}), "bytes");
 }
 
 // A file over the bound is refused unread when it says its size (a sparse
