@@ -58,10 +58,13 @@ void Lobby::RecoverEnded(const StoredMatch& stored, RecoveryReport& report) {
                   ? MarkLogBroken(stored.log_path)
                   : MakeLogPublic(stored.log_path));
   // A log sealed before the transparency log existed (or whose entry a
-  // crash lost) is entered now.
+  // crash lost) is entered now, and counted so; one that must wait (its
+  // file unread, the tree failing) is tried again while the referee runs,
+  // and one the tree refuses is said and dropped.
   if (info.status() == v1::MATCH_FINISHED && options_.tlog != nullptr &&
       !options_.tlog->Contains(info.match_id()) &&
-      sealed_logs_->Enter(info.match_id(), stored.log_path)) {
+      sealed_logs_->Enter(info.match_id(), stored.log_path) ==
+          SealedLogQueue::Entry::kEntered) {
     ++report.entered;
   }
   ++report.finished;

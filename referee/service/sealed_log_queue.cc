@@ -15,27 +15,40 @@ SealedLogQueue::SealedLogQueue(TransparencyLog* tlog,
       checkpoint_every_matches_(checkpoint_every_matches),
       messages_(std::move(messages)) {}
 
-absl::Status SealedLogQueue::EnterOne(const std::string& match_id,
-                                      const std::string& log_path) {
+SealedLogQueue::Entry SealedLogQueue::EnterOne(const std::string& match_id,
+                                               const std::string& log_path,
+                                               absl::Status& why) {
+  // A log unread, whatever the code says (RESOURCE_EXHAUSTED for want of a
+  // descriptor, FAILED_PRECONDITION for another reason to fail the open),
+  // waits: only the tree's answer below is final.
   absl::StatusOr<std::string> bytes = ReadFileToString(log_path);
-  if (!bytes.ok()) return bytes.status();
+  if (!bytes.ok()) {
+    why = bytes.status();
+    return Entry::kWaiting;
+  }
   if (absl::StatusOr<TlogLeaf> leaf = tlog_->Append(match_id, Sha256(*bytes));
       !leaf.ok()) {
-    return leaf.status();
+    why = leaf.status();
+    // FAILED_PRECONDITION: the tree holds the match under another hash, or
+    // the hash under another match; no later try can change that.
+    return absl::IsFailedPrecondition(why) ? Entry::kRefused : Entry::kWaiting;
   }
   if (checkpoint_every_matches_ != 0 &&
       tlog_->unsigned_leaves() >= checkpoint_every_matches_) {
-    return tlog_->CheckpointIfGrown().status();
+    // Waits for a checkpoint, whatever its failure: entering it again
+    // appends nothing (Append is idempotent) and tries the checkpoint.
+    why = tlog_->CheckpointIfGrown().status();
+    if (!why.ok()) return Entry::kWaiting;
   }
-  return absl::OkStatus();
+  return Entry::kEntered;
 }
 
-bool SealedLogQueue::Enter(const std::string& match_id,
-                           const std::string& log_path) {
+SealedLogQueue::Entry SealedLogQueue::Enter(const std::string& match_id,
+                                            const std::string& log_path) {
   absl::MutexLock lock(&mu_);
   waiting_.emplace_back(match_id, log_path);
-  EnterWaitingLocked();
-  return waiting_.empty() || waiting_.back().first != match_id;
+  // Tried last: when the last log tried did not wait, it was this one.
+  return EnterWaitingLocked();
 }
 
 void SealedLogQueue::EnterWaiting() {
@@ -48,27 +61,28 @@ size_t SealedLogQueue::waiting() const {
   return waiting_.size();
 }
 
-void SealedLogQueue::EnterWaitingLocked() {
+SealedLogQueue::Entry SealedLogQueue::EnterWaitingLocked() {
+  Entry last = Entry::kEntered;
   while (!waiting_.empty()) {
     const auto& [match_id, log_path] = waiting_.front();
-    const absl::Status s = EnterOne(match_id, log_path);
-    if (!s.ok() && !absl::IsFailedPrecondition(s)) {
+    absl::Status why;
+    last = EnterOne(match_id, log_path, why);
+    if (last == Entry::kWaiting) {
       Say(messages_,
           absl::StrCat("match ", match_id,
                        ": not entered in the transparency log yet (tried "
                        "again at the next match end or checkpoint): ",
-                       s.message()));
-      return;
+                       why.message()));
+      return last;
     }
-    // FAILED_PRECONDITION: the tree holds the match under another hash, or
-    // the hash under another match; no later try can change that.
-    if (!s.ok()) {
+    if (last == Entry::kRefused) {
       Say(messages_, absl::StrCat("match ", match_id,
                                   ": never entered in the transparency log: ",
-                                  s.message()));
+                                  why.message()));
     }
     waiting_.pop_front();
   }
+  return last;
 }
 
 }  // namespace pyramid

@@ -1,7 +1,8 @@
 // The sealed match logs a Lobby enters in its transparency log
 // (docs/transparency-log.md), in the order their matches ended: a log that
-// cannot be entered now (the transparency log's disk full, its database
-// locked by a reader) waits, and so do the logs after it, for the next try.
+// cannot be entered now (its file unread for want of a file descriptor,
+// the transparency log's disk full, its database locked by a reader)
+// waits, and so do the logs after it, for the next try.
 // Thread-safe.
 #ifndef PYRAMID_REFEREE_SERVICE_SEALED_LOG_QUEUE_H_
 #define PYRAMID_REFEREE_SERVICE_SEALED_LOG_QUEUE_H_
@@ -28,21 +29,33 @@ class SealedLogQueue {
   SealedLogQueue(TransparencyLog* tlog, uint32_t checkpoint_every_matches,
                  MessageSink messages);
 
+  // What became of a log given to Enter.
+  enum class Entry {
+    kEntered,  // In the tree now (and a checkpoint signed if one was due).
+    kWaiting,  // Not yet: it waits for the next Enter or EnterWaiting.
+    kRefused,  // Never: the tree holds the match under another hash, or
+               // the hash under another match. Dropped.
+  };
+
   // Enters the sealed log of `match_id` (the file `log_path`) after those
-  // still waiting; returns whether it is entered now. One that cannot be
-  // entered waits for the next Enter or EnterWaiting. One the tree can
-  // never take (it holds the match under another hash, or the hash under
-  // another match) is dropped.
-  bool Enter(const std::string& match_id, const std::string& log_path);
-  // Enters the logs still waiting, in order, up to the first that fails.
+  // still waiting, and says what became of it. One that cannot be entered
+  // now waits, and the logs after it with it: whatever kept it out (its
+  // file unread, even for want of a file descriptor; the transparency log
+  // failing; the checkpoint due not signed) may be gone at the next try.
+  // Only one the tree refuses is dropped.
+  Entry Enter(const std::string& match_id, const std::string& log_path);
+  // Enters the logs still waiting, in order, up to the first that must
+  // wait again.
   void EnterWaiting();
   // How many logs wait.
   size_t waiting() const;
 
  private:
-  absl::Status EnterOne(const std::string& match_id,
-                        const std::string& log_path);
-  void EnterWaitingLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Tries to enter one log; `why` says why it is not entered.
+  Entry EnterOne(const std::string& match_id, const std::string& log_path,
+                 absl::Status& why);
+  // What became of the last log it tried (kEntered when none waited).
+  Entry EnterWaitingLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   TransparencyLog* const tlog_;
   const uint32_t checkpoint_every_matches_;
