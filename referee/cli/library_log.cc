@@ -17,11 +17,15 @@
 
 namespace pyramid {
 
-bool LineBudget::Allow(absl::Time now, int64_t* held_back) {
+void LineBudget::StartWindowIfDue(absl::Time now) {
   if (now - window_start_ >= window_) {
     window_start_ = now;
     used_ = 0;
   }
+}
+
+bool LineBudget::Allow(absl::Time now, int64_t* held_back) {
+  StartWindowIfDue(now);
   if (used_ >= lines_) {
     ++held_back_;
     return false;
@@ -29,6 +33,12 @@ bool LineBudget::Allow(absl::Time now, int64_t* held_back) {
   ++used_;
   *held_back = TakeHeldBack();
   return true;
+}
+
+int64_t LineBudget::Force(absl::Time now) {
+  StartWindowIfDue(now);
+  if (used_ < lines_) ++used_;
+  return TakeHeldBack();
 }
 
 int64_t LineBudget::TakeHeldBack() {
@@ -44,15 +54,22 @@ class Places {
  public:
   explicit Places(const char* library) : library_(library) {}
 
-  // Whether a message of `file`:`line` may be written now; if so, first
-  // writes the line saying how many of its messages were held back.
-  bool Allow(const char* file, int line) ABSL_LOCKS_EXCLUDED(mutex_) {
+  // Whether a message of `file`:`line` may be written now (always if
+  // `always`: one before the program aborts, never held back); if so,
+  // first writes the line saying how many of its messages were held back.
+  bool Allow(const char* file, int line, bool always)
+      ABSL_LOCKS_EXCLUDED(mutex_) {
     int64_t held_back = 0;
     absl::MutexLock lock(&mutex_);
     auto [place, added] =
         budgets_.try_emplace(std::make_pair(std::string(file), line),
                              kLibraryLogLines, kLibraryLogWindow);
-    if (!place->second.Allow(absl::Now(), &held_back)) return false;
+    LineBudget& budget = place->second;
+    if (always) {
+      held_back = budget.Force(absl::Now());
+    } else if (!budget.Allow(absl::Now(), &held_back)) {
+      return false;
+    }
     SayHeldBack(place->first, held_back);
     return true;
   }
@@ -97,10 +114,8 @@ void ProtobufLogHandler(google::protobuf::LogLevel level, const char* filename,
                         int line, const std::string& message) {
   static constexpr const char* kLevelNames[] = {"INFO", "WARNING", "ERROR",
                                                 "FATAL"};
-  if (!ProtobufPlaces().Allow(filename, line) &&
-      level < google::protobuf::LOGLEVEL_FATAL) {
-    return;
-  }
+  const bool fatal = level >= google::protobuf::LOGLEVEL_FATAL;
+  if (!ProtobufPlaces().Allow(filename, line, /*always=*/fatal)) return;
   // protobuf's own format (its DefaultLogHandler).
   fprintf(stderr, "[libprotobuf %s %s:%d] %s\n",
           kLevelNames[level < 0   ? 0
@@ -111,7 +126,7 @@ void ProtobufLogHandler(google::protobuf::LogLevel level, const char* filename,
 }
 
 void GrpcLogHandler(gpr_log_func_args* args) {
-  if (!GrpcPlaces().Allow(args->file, args->line)) return;
+  if (!GrpcPlaces().Allow(args->file, args->line, /*always=*/false)) return;
   // gRPC's own format (gpr_default_log): "E1130 07:39:43.142364580   16681
   // file.cc:1501]" padded to 60 columns, then the message.
   std::string file = args->file;

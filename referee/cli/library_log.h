@@ -18,7 +18,9 @@
 // after them are counted, and said in one line ("[libprotobuf] N more
 // messages from FILE:LINE suppressed ...") before the next one of that
 // place that is written, or by FlushLibraryLogs. protobuf's FATAL messages
-// are always written (it aborts after them).
+// are always written, over the budget too, and never counted as held back
+// (it aborts after them); gRPC's gpr_log has no such severity (a failed
+// GPR_ASSERT logs one ERROR from its own place, then aborts).
 #ifndef PYRAMID_REFEREE_CLI_LIBRARY_LOG_H_
 #define PYRAMID_REFEREE_CLI_LIBRARY_LOG_H_
 
@@ -50,10 +52,19 @@ class LineBudget {
   // count of lines refused since the last one allowed (to be said first).
   bool Allow(absl::Time now, int64_t* held_back);
 
+  // A line that is written whatever the budget (one before the program
+  // aborts): it takes a line of the budget if one is left, and is never
+  // counted as held back. Returns the count of lines refused since the last
+  // one allowed (to be said first), now zero.
+  int64_t Force(absl::Time now);
+
   // The lines refused since the last one allowed, now zero.
   int64_t TakeHeldBack();
 
  private:
+  // Opens a new window at `now` if the last one has passed.
+  void StartWindowIfDue(absl::Time now);
+
   int lines_;
   absl::Duration window_;
   absl::Time window_start_ = absl::InfinitePast();
