@@ -11,8 +11,10 @@
 // resumes from its output directory.
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/fs.h>
 #include <signal.h>
 #include <sys/inotify.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -79,15 +81,34 @@ std::string Listing(const std::string& dir) {
   return listing;
 }
 
+// A non-blocking inotify instance watching the directory `dir` for opens
+// (OpensSeen) and closes; -1 with errno when it cannot be made. The
+// closes are watched only to come between the opens: inotify merges an
+// event with the one queued just before it when both are the same, so a
+// file opened, closed and opened again would show one open.
+int WatchOpens(const std::string& dir) {
+  const int fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+  if (fd < 0) return -1;
+  if (inotify_add_watch(fd, dir.c_str(), IN_OPEN | IN_CLOSE) < 0) {
+    const int why = errno;
+    close(fd);
+    errno = why;
+    return -1;
+  }
+  return fd;
+}
+
 // How many times each file in the directory that the inotify instance
-// `fd` (non-blocking) watches for IN_OPEN was opened since, by name.
+// `fd` (WatchOpens) watches was opened since, by name.
 std::map<std::string, int> OpensSeen(int fd) {
   std::map<std::string, int> opens;
   alignas(inotify_event) char buffer[64 * 1024];
   for (ssize_t n; (n = read(fd, buffer, sizeof buffer)) > 0;) {
     for (ssize_t at = 0; at < n;) {
       const auto* event = reinterpret_cast<const inotify_event*>(buffer + at);
-      if (event->len > 0) ++opens[event->name];
+      if (event->len > 0 && (event->mask & IN_OPEN) != 0) {
+        ++opens[event->name];
+      }
       at += sizeof(inotify_event) + event->len;
     }
   }
@@ -612,10 +633,8 @@ TEST_F(TournamentTest, AFinishedTournamentRunAgainReadsEachLogOnce) {
     ++reads[fs::path(path).filename().string()];
   };
   // Every open of a log, by whoever opens it.
-  const int opens = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+  const int opens = WatchOpens(dir_.File("out/logs"));
   ASSERT_GE(opens, 0) << std::strerror(errno);
-  ASSERT_GE(inotify_add_watch(opens, dir_.File("out/logs").c_str(), IN_OPEN), 0)
-      << std::strerror(errno);
   absl::StatusOr<v1::TournamentResults> again = RunTournament(t, options);
   const std::map<std::string, int> opened = OpensSeen(opens);
   close(opens);
@@ -627,17 +646,26 @@ TEST_F(TournamentTest, AFinishedTournamentRunAgainReadsEachLogOnce) {
               HasSubstr("6 matches, all included in checkpoint 6"));
   EXPECT_EQ(reads.size(), 6u);
   EXPECT_EQ(opened.size(), 6u);
-  // Opened once each, by the runner's verification; the report's check
-  // that each bot played (BotsThatNeverPlayed) reads the first match's
-  // log, which seats all three bots, once more.
-  const std::string first_log =
-      fs::path(again->matches(0).log_file()).filename().string();
+  // The one other reader of logs in a run is the report's check that each
+  // bot played (BotsThatNeverPlayed): its opens, seen by calling it again
+  // on the same results, are its own business. Every other open of a log
+  // is the runner's verification, which opens each log once.
+  const int by_report_fd = WatchOpens(dir_.File("out/logs"));
+  ASSERT_GE(by_report_fd, 0) << std::strerror(errno);
+  BotsThatNeverPlayed(*again, dir_.File("out"));
+  const std::map<std::string, int> by_report = OpensSeen(by_report_fd);
+  close(by_report_fd);
+  const auto count = [](const std::map<std::string, int>& opens,
+                        const std::string& name) {
+    const auto it = opens.find(name);
+    return it == opens.end() ? 0 : it->second;
+  };
   for (const std::string& log : Logs()) {
     const std::string name = fs::path(log).filename().string();
     EXPECT_EQ(reads[name], 1) << log;
-    EXPECT_EQ(opened.contains(name) ? opened.at(name) : 0,
-              name == first_log ? 2 : 1)
-        << log;
+    EXPECT_EQ(count(opened, name) - count(by_report, name), 1)
+        << log << ": opened " << count(opened, name) << " times in the run, "
+        << count(by_report, name) << " of them by BotsThatNeverPlayed";
   }
   for (const std::string& proof : proofs) {
     EXPECT_EQ(ReadFileToString(proof).value_or(""), proof_bytes[proof])
@@ -706,6 +734,88 @@ TEST_F(TournamentTest,
   EXPECT_THAT(check.out(),
               HasSubstr(": 6 matches, all included in checkpoint 6"));
   EXPECT_THAT(check.out(), Not(HasSubstr("problem")));
+}
+
+// A file that no one, root included, may remove while this lives: made
+// immutable (chattr +i), or, for a process without root's override of
+// file permissions, in a directory made read-only. ok() false when
+// neither can be done here (a file system without the attribute, no
+// CAP_LINUX_IMMUTABLE).
+class Unremovable {
+ public:
+  explicit Unremovable(const fs::path& file) : file_(file) {
+    fs::create_directories(file.parent_path());
+    std::ofstream(file) << "left by an earlier run";
+    if (SetImmutable(true)) {
+      how_ = How::kImmutable;
+    } else if (geteuid() != 0 && chmod(file.parent_path().c_str(), 0500) == 0) {
+      how_ = How::kReadOnlyDirectory;
+    }
+  }
+  ~Unremovable() {
+    if (how_ == How::kImmutable) SetImmutable(false);
+    if (how_ == How::kReadOnlyDirectory) {
+      chmod(file_.parent_path().c_str(), 0700);
+    }
+  }
+  Unremovable(const Unremovable&) = delete;
+  Unremovable& operator=(const Unremovable&) = delete;
+
+  bool ok() const { return how_ != How::kNot; }
+
+ private:
+  enum class How { kNot, kImmutable, kReadOnlyDirectory };
+
+  bool SetImmutable(bool immutable) const {
+    const int fd = open(file_.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return false;
+    int flags = 0;
+    bool done = ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0;
+    if (done) {
+      flags = immutable ? flags | FS_IMMUTABLE_FL : flags & ~FS_IMMUTABLE_FL;
+      done = ioctl(fd, FS_IOC_SETFLAGS, &flags) == 0;
+    }
+    close(fd);
+    return done;
+  }
+
+  const fs::path file_;
+  How how_ = How::kNot;
+};
+
+// A proofs.new the run cannot empty (here a file an earlier run left in
+// it that cannot be removed) stops the run, saying so, with proofs/ as it
+// was: the failed removal was hidden, the proofs were written beside the
+// file left, and it was published in proofs/ with them.
+TEST_F(TournamentTest, ARunStopsWhenItCannotEmptyProofsNew) {
+  const v1::Tournament t = Make("rock_paper_pyramid", 3, 3);
+  absl::StatusOr<v1::TournamentResults> first = Run(t);
+  ASSERT_TRUE(first.ok()) << first.status() << progress_.str();
+  // A stray entry: the proofs are made anew in proofs.new, not kept.
+  std::ofstream(dir_.File("out/proofs/stray.tlog-proof")) << "stray";
+  const std::string published = Listing(dir_.File("out/proofs"));
+  {
+    Unremovable left(dir_.File("out/proofs.new/left/left.tlog-proof"));
+    if (!left.ok()) {
+      GTEST_SKIP() << "cannot make a file that cannot be removed here";
+    }
+    absl::StatusOr<v1::TournamentResults> again = Run(t);
+    ASSERT_FALSE(again.ok()) << progress_.str();
+    EXPECT_EQ(again.status().code(), absl::StatusCode::kInternal)
+        << again.status();
+    EXPECT_THAT(
+        again.status().message(),
+        HasSubstr("cannot remove " + dir_.File("out/proofs.new") + ": "));
+    EXPECT_FALSE(fs::exists(dir_.File("out/proofs/left")));
+    EXPECT_EQ(Listing(dir_.File("out/proofs")), published);
+  }
+  // Once it can be removed, the next run makes proofs/ whole.
+  absl::StatusOr<v1::TournamentResults> then = Run(t);
+  ASSERT_TRUE(then.ok()) << then.status() << progress_.str();
+  EXPECT_FALSE(fs::exists(dir_.File("out/proofs/left")));
+  EXPECT_FALSE(fs::exists(dir_.File("out/proofs/stray.tlog-proof")));
+  EXPECT_FALSE(fs::exists(dir_.File("out/proofs.new")));
+  EXPECT_EQ(then->transparency_problems(), 0u) << then->transparency_verdict();
 }
 
 // The progress a run writes, which a test may read while the run goes on:
@@ -876,6 +986,35 @@ TEST_F(TournamentTest, ASealedButUnjournaledMatchIsAdoptedOnResume) {
   EXPECT_EQ(second->transparency_problems(), 0u)
       << second->transparency_verdict();
   EXPECT_EQ(Journaled().size(), 3u);
+}
+
+// A log set aside on a resume never replaces one an earlier resume set
+// aside under the same name (it did: the earlier one was lost): it goes
+// to the first free name of F.pyrlog, F.1.pyrlog, ..., said in the line.
+TEST_F(TournamentTest, ASupersededLogNeverReplacesOneSetAsideBefore) {
+  const v1::Tournament t = Make("rock_paper_pyramid", 3, 3);
+  absl::StatusOr<v1::TournamentResults> first = Run(t);
+  ASSERT_TRUE(first.ok()) << first.status();
+  for (const std::string bytes : {"the first stray", "the second stray"}) {
+    std::ofstream(dir_.File("out/logs/stray.pyrlog")) << bytes;
+    absl::StatusOr<v1::TournamentResults> again = Run(t);
+    ASSERT_TRUE(again.ok()) << again.status() << progress_.str();
+  }
+  EXPECT_THAT(progress_.str(),
+              HasSubstr("resuming: logs/stray.pyrlog is not a kept match's "
+                        "log (cut short, or superseded); moved to "
+                        "superseded/stray.pyrlog\n"));
+  EXPECT_THAT(progress_.str(),
+              HasSubstr("resuming: logs/stray.pyrlog is not a kept match's "
+                        "log (cut short, or superseded); moved to "
+                        "superseded/stray.1.pyrlog\n"));
+  EXPECT_EQ(ReadFileToString(dir_.File("out/superseded/stray.pyrlog"))
+                .value_or("missing"),
+            "the first stray");
+  EXPECT_EQ(ReadFileToString(dir_.File("out/superseded/stray.1.pyrlog"))
+                .value_or("missing"),
+            "the second stray");
+  EXPECT_FALSE(fs::exists(dir_.File("out/logs/stray.pyrlog")));
 }
 
 // Why the log file `path` does not verify against the referee key in
@@ -1069,9 +1208,10 @@ TEST_F(TournamentTest, AResumeNeverReplaysAMatchWhoseLogIsLostSilently) {
                              damaged.log_file(), " did not verify: ", reason,
                              "; playing it again")));
   EXPECT_THAT(run.err(),
-              HasSubstr(absl::StrCat("resuming: ", damaged.log_file(),
-                                     " failed verification (", reason,
-                                     "); moved to superseded/\n")));
+              HasSubstr(absl::StrCat(
+                  "resuming: ", damaged.log_file(), " failed verification (",
+                  reason, "); moved to superseded/",
+                  fs::path(damaged.log_file()).filename().string(), "\n")));
   EXPECT_THAT(run.err(), Not(HasSubstr("cut short")));
   EXPECT_EQ(*ReadFileToString(
                 (out / "superseded" / fs::path(damaged.log_file()).filename())

@@ -348,10 +348,14 @@ class Runner {
   absl::Status AdoptOrSetAsideUnjournaledLogs()
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(results_mu_);
 
-  // Moves the log `file` to OUTPUT/superseded/; INTERNAL, saying so, when
-  // it cannot (the resume then stops: the file would stay where a match
-  // played again may write its log).
-  absl::Status Supersede(const fs::path& file);
+  // Moves the log `file` (F.pyrlog) to OUTPUT/superseded/, never replacing
+  // a file there: under the first free name of F.pyrlog, F.1.pyrlog,
+  // F.2.pyrlog, ... (an earlier resume may have set aside a log of that
+  // name). Returns where it went, relative to OUTPUT
+  // ("superseded/F.1.pyrlog"); INTERNAL, saying so, when it cannot (the
+  // resume then stops: the file would stay where a match played again may
+  // write its log).
+  absl::StatusOr<std::string> Supersede(const fs::path& file);
 
   // The result of the log `file` when it is a genuine log of a scheduled
   // match not yet kept, with the schedule's seats; nullopt otherwise.

@@ -160,13 +160,22 @@ bool KeepsPublishedProofs(const fs::path& out, const std::string& note,
          HoldsOnlyProofs(out / "proofs", proof_files);
 }
 
-// Makes `dir` an empty directory, removing what was there; INTERNAL when
-// it cannot.
+// Makes `dir` an empty directory, removing what was there; INTERNAL,
+// naming `dir`, when it cannot remove all of it (what is left, say a file
+// an earlier run left in proofs.new, would be published with the proofs)
+// or cannot make it.
 absl::Status MakeEmptyDirectory(const fs::path& dir) {
   std::error_code error;
   fs::remove_all(dir, error);
+  if (error) {
+    return absl::InternalError(
+        absl::StrCat("cannot remove ", dir.string(), ": ", error.message()));
+  }
   fs::create_directories(dir, error);
-  if (error) return absl::InternalError(error.message());
+  if (error) {
+    return absl::InternalError(
+        absl::StrCat("cannot make ", dir.string(), ": ", error.message()));
+  }
   return absl::OkStatus();
 }
 

@@ -1,8 +1,14 @@
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <set>
 #include <string>
+#include <system_error>
 #include <utility>
 #include <vector>
 
@@ -16,6 +22,44 @@
 
 namespace pyramid {
 namespace runner_internal {
+namespace {
+
+// The `n`th name tried for the log `name` (F.pyrlog) in superseded/:
+// F.pyrlog, then F.1.pyrlog, F.2.pyrlog, ...; the extension is kept, as
+// verify-tournament reads superseded/*.pyrlog.
+fs::path SupersededName(const fs::path& name, uint32_t n) {
+  if (n == 0) return name;
+  fs::path numbered = name.stem();
+  numbered += absl::StrCat(".", n);
+  numbered += name.extension();
+  return numbered;
+}
+
+// Renames `from` to `to` when nothing is named `to` (a file, a directory,
+// a symlink): true. False when something is, or with `error` set when the
+// rename fails otherwise. Never replaces what is at `to`.
+bool MoveUnlessTaken(const fs::path& from, const fs::path& to,
+                     std::error_code& error) {
+  if (renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(),
+                RENAME_NOREPLACE) == 0) {
+    return true;
+  }
+  if (errno == EEXIST) return false;
+  if (errno != EINVAL && errno != ENOSYS) {
+    error.assign(errno, std::generic_category());
+    return false;
+  }
+  // A file system without RENAME_NOREPLACE (NFS, some FUSE): look, then
+  // rename. Only this run writes in the output directory (its lock).
+  const fs::file_status taken = fs::symlink_status(to, error);
+  if (error && error != std::errc::no_such_file_or_directory) return false;
+  error.clear();
+  if (fs::exists(taken)) return false;
+  fs::rename(from, to, error);
+  return !error;
+}
+
+}  // namespace
 
 std::map<uint32_t, Runner::LostLog> Runner::SortJournal(
     const std::vector<v1::TournamentMatchResult>& entries, const fs::path& dir,
@@ -241,13 +285,14 @@ absl::Status Runner::PlayLostAgain(
                     " will stand twice in the referee's transparency log"));
   const fs::path file = out_ / lost.entry.log_file();
   if (!fs::exists(file)) return absl::OkStatus();
-  if (absl::Status s = Supersede(file); !s.ok()) return s;
+  absl::StatusOr<std::string> moved_to = Supersede(file);
+  if (!moved_to.ok()) return moved_to.status();
   Note(absl::StrCat(
       "resuming: ", lost.entry.log_file(),
       lost.other_match.empty()
           ? absl::StrCat(" failed verification (", lost.reason, ")")
           : absl::StrCat(" is the log of match ", lost.other_match),
-      "; moved to superseded/"));
+      "; moved to ", *moved_to));
   return absl::OkStatus();
 }
 
@@ -426,26 +471,31 @@ absl::Status Runner::AdoptOrSetAsideUnjournaledLogs() {
       results_.emplace(adopted->index(), *std::move(adopted));
       continue;
     }
-    if (absl::Status s = Supersede(file); !s.ok()) return s;
+    absl::StatusOr<std::string> moved_to = Supersede(file);
+    if (!moved_to.ok()) return moved_to.status();
     Note(absl::StrCat("resuming: ", log_file,
                       " is not a kept match's log "
-                      "(cut short, or superseded); moved to superseded/"));
+                      "(cut short, or superseded); moved to ",
+                      *moved_to));
   }
   return absl::OkStatus();
 }
 
-absl::Status Runner::Supersede(const fs::path& file) {
+absl::StatusOr<std::string> Runner::Supersede(const fs::path& file) {
+  const fs::path superseded = out_ / "superseded";
   std::error_code error;
-  fs::create_directories(out_ / "superseded", error);
-  if (!error) fs::rename(file, out_ / "superseded" / file.filename(), error);
-  if (error) {
-    return absl::InternalError(absl::StrCat(
-        "resuming: cannot move ", file.string(), " to ",
-        (out_ / "superseded").string(), "/: ", error.message(),
-        "; not resuming with it left in logs/ (move it aside and run "
-        "again)"));
+  fs::create_directories(superseded, error);
+  for (uint32_t n = 0; !error; ++n) {
+    const fs::path name = SupersededName(file.filename(), n);
+    if (MoveUnlessTaken(file, superseded / name, error)) {
+      return (fs::path("superseded") / name).string();
+    }
   }
-  return absl::OkStatus();
+  return absl::InternalError(absl::StrCat(
+      "resuming: cannot move ", file.string(), " to ", superseded.string(),
+      "/: ", error.message(),
+      "; not resuming with it left in logs/ (move it aside and run "
+      "again)"));
 }
 
 std::optional<v1::TournamentMatchResult> Runner::Adoptable(
