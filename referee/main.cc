@@ -668,6 +668,11 @@ int Main() {
   sigaddset(&signals, SIGINT);
   sigaddset(&signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  // Output piped into a program that ended (`referee | head`, a log
+  // shipper restarting) must not kill the referee at its next stderr line,
+  // in the middle of whatever it was doing: the write fails, the referee
+  // goes on. (gRPC's sockets never raise SIGPIPE: MSG_NOSIGNAL.)
+  signal(SIGPIPE, SIG_IGN);
   // Before any thread starts, as both ask: the soft open-file limit raised
   // to the hard one, and the guard on the listener's accept4; the messages
   // of protobuf and gRPC, which any client can cause, rate-limited

@@ -318,6 +318,11 @@ int Main(const std::string& path) {
   action.sa_handler = OnSignal;
   sigaction(SIGINT, &action, nullptr);
   sigaction(SIGTERM, &action, nullptr);
+  // Output piped into a program that ends first (`tournament ... | head`,
+  // a pager quit early) must not kill the run with SIGPIPE at its next
+  // progress line: the run goes on, its results written to OUT. (Bots get
+  // every signal's default back before they start: BotProcess.)
+  signal(SIGPIPE, SIG_IGN);
   RunOptions options;
   options.progress = &std::cerr;
   options.live = isatty(STDERR_FILENO) == 1;
