@@ -643,8 +643,14 @@ int Run(const Paths& paths, const std::optional<SigningKey>& named_key,
   PrintBanner(port, paths, lobby, descriptors, admin->second, *recovered,
               journal_recovery, verifier_key);
 
-  int signal_number = 0;
-  sigwait(&signals, &signal_number);
+  // Until SIGINT or SIGTERM; every 10 s meanwhile, what the rate limits
+  // on stderr held back is counted there (accept_guard.h, library_log.h).
+  int signal_number = -1;
+  const timespec every = {.tv_sec = 10, .tv_nsec = 0};
+  while ((signal_number = sigtimedwait(&signals, nullptr, &every)) < 0) {
+    FlushAcceptGuardReport(/*final=*/false);
+    FlushLibraryLogs();
+  }
   std::cout << "referee: shutting down (signal " << signal_number
             << "); checkpointing running matches\n"
             << std::flush;
@@ -657,7 +663,6 @@ int Run(const Paths& paths, const std::optional<SigningKey>& named_key,
   // Last, once no Play message can arrive: no match seals after the
   // checkpoints it makes, so the transparency log's covers every sealed log.
   lobby.SuspendAll();
-  FlushLibraryLogs();
   return 0;
 }
 
@@ -725,5 +730,9 @@ int Main() {
 int main(int argc, char** argv) {
   pyramid::InitFlagsOnlyProgram(argc, argv,
                                 "The pyramid referee gRPC service.");
-  return pyramid::Main();
+  const int status = pyramid::Main();
+  // Whatever ended it: the counts the rate limits on stderr held back.
+  pyramid::FlushAcceptGuardReport(/*final=*/true);
+  pyramid::FlushLibraryLogs();
+  return status;
 }

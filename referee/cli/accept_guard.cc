@@ -28,9 +28,13 @@ std::mutex reserve_mutex;
 int reserve_fd = -1;
 
 // Connections reset in one call at most, however fast they come: the
-// caller's thread (a gRPC poller) has other work. Those left in the queue
-// wake the listener again (epoll signals each new connection).
-constexpr int kMaxResetsPerCall = 1024;
+// caller's thread (a gRPC poller) has other work. More than a listen queue
+// holds (net.core.somaxconn, which gRPC takes as its backlog): gRPC's
+// poller is edge-triggered, so connections left queued after a call wait
+// for the next one to arrive; a call that stops at this count has seen
+// more arrive during it than the queue holds, and each of those arrivals
+// wakes the listener again, so none is left waiting.
+std::atomic<int> max_resets_per_call{4096 + 64};
 constexpr int kReportEverySeconds = 10;
 
 int SystemAccept4(int fd, sockaddr* addr, socklen_t* addrlen, int flags) {
@@ -58,22 +62,20 @@ int64_t pending_over_ceiling = 0, pending_no_descriptor = 0;
 
 enum class Cause { kOverCeiling, kNoDescriptor };
 
-void Note(Cause cause) {
-  (cause == Cause::kOverCeiling ? total_over_ceiling : total_no_descriptor)
-      .fetch_add(1, std::memory_order_relaxed);
-  timespec now;
-  clock_gettime(CLOCK_MONOTONIC, &now);
+// Writes the line for the resets not yet said, if there are any and either
+// `now` is at least kReportEverySeconds after the last line or `force`.
+// Takes report_mutex; writes after letting it go.
+void Report(const timespec& now, bool force) {
   char line[640];
   int size = 0;
   const int guard_ceiling = ceiling.load(std::memory_order_relaxed);
   {
     std::lock_guard<std::mutex> lock(report_mutex);
-    ++(cause == Cause::kOverCeiling ? pending_over_ceiling
-                                    : pending_no_descriptor);
+    const int64_t over = pending_over_ceiling, none = pending_no_descriptor;
+    if (over + none == 0) return;
     const double since = static_cast<double>(now.tv_sec - last_report.tv_sec) +
                          (now.tv_nsec - last_report.tv_nsec) / 1e9;
-    if (reported && since < kReportEverySeconds) return;
-    const int64_t over = pending_over_ceiling, none = pending_no_descriptor;
+    if (reported && since < kReportEverySeconds && !force) return;
     char when[64] = "", why_over[256] = "", why_none[128] = "";
     if (reported) snprintf(when, sizeof when, " in the last %.0f s", since);
     if (over > 0) {
@@ -107,6 +109,23 @@ void Note(Cause cause) {
   }
 }
 
+timespec Now() {
+  timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return now;
+}
+
+void Note(Cause cause) {
+  (cause == Cause::kOverCeiling ? total_over_ceiling : total_no_descriptor)
+      .fetch_add(1, std::memory_order_relaxed);
+  {
+    std::lock_guard<std::mutex> lock(report_mutex);
+    ++(cause == Cause::kOverCeiling ? pending_over_ceiling
+                                    : pending_no_descriptor);
+  }
+  Report(Now(), /*force=*/false);
+}
+
 // EMFILE or ENFILE: frees the reserve descriptor, accepts the pending
 // connection into it and resets it, then opens the reserve again. False
 // when there is no reserve, or another thread took its descriptor first.
@@ -130,6 +149,16 @@ bool ResetWithReserve(int fd, int flags) {
 
 }  // namespace
 
+int ListenQueueLength() {
+  int length = 4096;  // Linux's default since 5.4.
+  if (FILE* file = fopen("/proc/sys/net/core/somaxconn", "re")) {
+    int read = 0;
+    if (fscanf(file, "%d", &read) == 1 && read > 0) length = read;
+    fclose(file);
+  }
+  return std::min(length, INT_MAX - 64);
+}
+
 int AcceptReserve(rlim_t limit) {
   const rlim_t reserve = std::min(std::max<rlim_t>(64, limit / 8), limit / 2);
   return static_cast<int>(std::min<rlim_t>(reserve, INT_MAX));
@@ -146,12 +175,15 @@ AcceptGuardSettings InstallAcceptGuard() {
     if (setrlimit(RLIMIT_NOFILE, &raised) == 0) limit = raised;
   }
   settings.limit = limit.rlim_cur;
+  max_resets_per_call.store(ListenQueueLength() + 64);
   const rlim_t usable = std::min<rlim_t>(limit.rlim_cur, INT_MAX);
   settings.reserve = AcceptReserve(usable);
   settings.ceiling = static_cast<int>(usable) - settings.reserve;
   accept_guard_internal::Enable(settings.ceiling, settings.limit);
   return settings;
 }
+
+void FlushAcceptGuardReport(bool final) { Report(Now(), final); }
 
 AcceptGuardCounts AcceptGuardTotals() {
   return {.over_ceiling = total_over_ceiling.load(),
@@ -163,6 +195,11 @@ void Enable(int new_ceiling, rlim_t limit) {
   {
     std::lock_guard<std::mutex> lock(reserve_mutex);
     OpenReserve();
+  }
+  {
+    std::lock_guard<std::mutex> lock(report_mutex);
+    reported = false;
+    pending_over_ceiling = pending_no_descriptor = 0;
   }
   file_limit.store(limit);
   ceiling.store(new_ceiling);
@@ -182,7 +219,8 @@ extern "C" int accept4(int fd, sockaddr* addr, socklen_t* addrlen, int flags) {
     return SystemAccept4(fd, addr, addrlen, flags);
   }
   const socklen_t capacity = addrlen != nullptr ? *addrlen : 0;
-  for (int resets = 0; resets < kMaxResetsPerCall; ++resets) {
+  const int max_resets = max_resets_per_call.load(std::memory_order_relaxed);
+  for (int resets = 0; resets < max_resets; ++resets) {
     if (addrlen != nullptr) *addrlen = capacity;
     const int connection = SystemAccept4(fd, addr, addrlen, flags);
     if (connection >= guard_ceiling) {

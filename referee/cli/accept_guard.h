@@ -23,9 +23,12 @@
 //  - passes over the errors of one pending connection that accept4's
 //    manual says to treat like EAGAIN (ENETDOWN, EPROTO, ...);
 //  - and so drains the listen queue until the kernel says EAGAIN (or, on
-//    ENOMEM and ENOBUFS, says EAGAIN itself), on which gRPC waits for the
-//    next connection as usual.
-// Each reset is counted; one line on stderr says so, at most one per 10 s.
+//    ENOMEM and ENOBUFS, says EAGAIN itself; or it has reset more in this
+//    call than the queue holds), on which gRPC waits for the next
+//    connection as usual.
+// Each reset is counted; one line on stderr says so, at most one per 10 s:
+// a reset within 10 s of the last line waits for the next line, which the
+// next reset after those 10 s writes, or FlushAcceptGuardReport.
 // A blocking socket, and every call before InstallAcceptGuard, get the
 // system call unchanged.
 //
@@ -60,6 +63,15 @@ int AcceptReserve(rlim_t limit);
 // starts.
 AcceptGuardSettings InstallAcceptGuard();
 
+// The length of a listen queue (net.core.somaxconn; 4096 if unreadable).
+int ListenQueueLength();
+
+// Writes the line for the resets not yet said, if any: when the 10 s since
+// the last line have passed, or whatever the time if `final` (at the
+// program's end). The referee calls it every 10 s, so that a burst of
+// resets is said in full within 10 s of its end.
+void FlushAcceptGuardReport(bool final);
+
 // Connections reset since the start, by cause.
 struct AcceptGuardCounts {
   int64_t over_ceiling = 0;   // Descriptor at or above the ceiling.
@@ -69,7 +81,8 @@ AcceptGuardCounts AcceptGuardTotals();
 
 namespace accept_guard_internal {
 // For the test: the guard with this ceiling and the limit it names in its
-// messages, opening the reserve if it has none.
+// messages, opening the reserve if it has none; the report starts afresh
+// (the next reset is said at once).
 void Enable(int ceiling, rlim_t limit);
 }  // namespace accept_guard_internal
 

@@ -132,10 +132,32 @@ TEST(AcceptGuardTest, ResetsConnectionsOverTheCeilingAndDrainsTheQueue) {
                   " for the process's own files); at most one such line per "
                   "10 s\n")));
   EXPECT_EQ(std::count(said.begin(), said.end(), '\n'), 1) << said;
+  // The three held back are said by a flush: not within the 10 s (the
+  // referee's every 10 s), at once at the end.
+  testing::internal::CaptureStderr();
+  FlushAcceptGuardReport(/*final=*/false);
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+  testing::internal::CaptureStderr();
+  FlushAcceptGuardReport(/*final=*/true);
+  EXPECT_THAT(testing::internal::GetCapturedStderr(),
+              HasSubstr("accept_guard_test: reset 3 connections in the last "));
+  testing::internal::CaptureStderr();
+  FlushAcceptGuardReport(/*final=*/true);  // Nothing more to say.
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
   for (int fd : clients) close(fd);
   close(a);
   close(b);
   close(listener);
+}
+
+TEST(AcceptGuardTest, TheListenQueueLengthIsTheKernels) {
+  int expected = 4096;
+  FILE* file = fopen("/proc/sys/net/core/somaxconn", "re");
+  if (file != nullptr) {
+    ASSERT_EQ(fscanf(file, "%d", &expected), 1);
+    fclose(file);
+  }
+  EXPECT_EQ(ListenQueueLength(), expected);
 }
 
 TEST(AcceptGuardTest, OutOfDescriptorsResetsWithTheReserveAndRecovers) {

@@ -383,6 +383,7 @@ int main(int argc, char** argv) {
   pyramid::InstallAcceptGuard();
   pyramid::LimitLibraryLogs();
   const int status = pyramid::Main(rest[1]);
+  pyramid::FlushAcceptGuardReport(/*final=*/true);
   pyramid::FlushLibraryLogs();
   return status;
 }
