@@ -210,8 +210,11 @@ TEST_F(TransparencyLogTest, AProofsCheckpointIsCheckedOncePerChange) {
   // The stored note's signature changed by another writer of the file.
   const std::string note = *log->Checkpoint();
   std::string forged = note;
-  const size_t last = forged.size() - 3;  // A base64 digit of the signature.
-  forged[last] = forged[last] == 'A' ? 'B' : 'A';
+  // A base64 digit inside the signature, all six of its bits the
+  // signature's (the last digit before the padding also carries padding
+  // bits: a change there may make the note malformed, not forged).
+  const size_t digit = forged.size() - 10;
+  forged[digit] = forged[digit] == 'A' ? 'B' : 'A';
   sqlite3* db = nullptr;
   ASSERT_EQ(sqlite3_open(dir_.File("tlog.sqlite3").c_str(), &db), SQLITE_OK);
   sqlite3_stmt* update = nullptr;
