@@ -50,8 +50,13 @@ absl::StatusOr<std::unique_ptr<FileLogSink>> FileLogSink::OpenForAppend(
     const std::string& path, uint64_t size) {
   int fd = open(path.c_str(), O_RDWR | O_APPEND | O_CLOEXEC);
   if (fd < 0) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("cannot open log ", path, ": ", std::strerror(errno)));
+    const int error = errno;
+    const std::string why =
+        absl::StrCat("cannot open log ", path, ": ", std::strerror(error));
+    if (error == EMFILE || error == ENFILE || error == ENOMEM) {
+      return absl::ResourceExhaustedError(why);
+    }
+    return absl::FailedPreconditionError(why);
   }
   // Owner-only, as Create makes a log (one written before logs were, too).
   if (fchmod(fd, 0600) != 0 || ftruncate(fd, static_cast<off_t>(size)) != 0 ||

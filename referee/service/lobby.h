@@ -116,6 +116,9 @@ class Lobby {
   // ended match (answered from its log file), and every running match,
   // rebuilt by re-running its log (Match::Resume) and resumed; seats and
   // bots reconnect with the tokens they had. Call once, before serving.
+  // RESOURCE_EXHAUSTED, naming the match, when a running match cannot be
+  // resumed for want of file descriptors or memory (not ended broken: a
+  // start with a higher open-file limit resumes it).
   absl::StatusOr<RecoveryReport> Recover();
 
   // RESOURCE_EXHAUSTED while match logs cannot be written (after a write
@@ -255,8 +258,9 @@ class Lobby {
   // through the match's handle.
   std::function<void(absl::Time)> DeadlineSetter(const std::string& match_id);
   // Recover's steps (lobby_recovery.cc): a match the registry holds, ended
-  // or running.
-  void RecoverMatch(StoredMatch& stored, RecoveryReport& report);
+  // or running. RESOURCE_EXHAUSTED (the match left as it was) when a
+  // running one cannot be resumed for want of descriptors or memory now.
+  absl::Status RecoverMatch(StoredMatch& stored, RecoveryReport& report);
   void RecoverEnded(const StoredMatch& stored, RecoveryReport& report);
   // Ends as broken, for `reason`, a match the registry holds as running
   // that is not resumed (its log marked broken, or one that does not re-run):

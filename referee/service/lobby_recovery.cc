@@ -43,7 +43,9 @@ absl::StatusOr<RecoveryReport> Lobby::Recover() {
     if (!page.ok()) return page.status();
     if (page->empty()) break;
     after = page->back().seq;
-    for (StoredMatch& stored : *page) RecoverMatch(stored, report);
+    for (StoredMatch& stored : *page) {
+      if (absl::Status s = RecoverMatch(stored, report); !s.ok()) return s;
+    }
   }
   return report;
 }
@@ -70,11 +72,11 @@ void Lobby::RecoverEnded(const StoredMatch& stored, RecoveryReport& report) {
   ++report.finished;
 }
 
-void Lobby::RecoverMatch(StoredMatch& stored, RecoveryReport& report) {
+absl::Status Lobby::RecoverMatch(StoredMatch& stored, RecoveryReport& report) {
   const v1::MatchInfo& info = stored.info;
   if (info.status() != v1::MATCH_RUNNING) {
     RecoverEnded(stored, report);
-    return;
+    return absl::OkStatus();
   }
   std::vector<HostedSeat> hosted;
   {
@@ -105,15 +107,24 @@ void Lobby::RecoverMatch(StoredMatch& stored, RecoveryReport& report) {
                  "written; the registry could not record its end then); "
                  "found so when the referee started again",
                  stored.log_path, hosted, std::move(token_ids), report);
-    return;
+    return absl::OkStatus();
   }
   absl::StatusOr<std::unique_ptr<Match>> match = ResumeLog(stored);
+  if (!match.ok() &&
+      match.status().code() == absl::StatusCode::kResourceExhausted) {
+    // Out of file descriptors or memory for now, not for good: the start
+    // fails with the match untouched, rather than end it broken.
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "cannot resume match ", info.match_id(), ": ", match.status().message(),
+        "; nothing of it was changed: raise the open-file limit (ulimit -n) "
+        "or free memory, and start the referee again"));
+  }
   if (!match.ok()) {
     EndUnresumed(info,
                  absl::StrCat("cannot resume after a restart: ",
                               match.status().message()),
                  stored.log_path, hosted, std::move(token_ids), report);
-    return;
+    return absl::OkStatus();
   }
   const std::string match_id = info.match_id();
   auto host = std::make_shared<MatchHost>(
@@ -127,6 +138,7 @@ void Lobby::RecoverMatch(StoredMatch& stored, RecoveryReport& report) {
     ++report.resumed;
   live_matches_.fetch_add(1);  // Whatever the limit: it was live before.
   Host(std::move(host), std::move(token_ids));
+  return absl::OkStatus();
 }
 
 void Lobby::EndUnresumed(const v1::MatchInfo& info, const std::string& reason,
@@ -159,6 +171,10 @@ absl::StatusOr<std::unique_ptr<Match>> Lobby::ResumeLog(
     return absl::DataLossError("the registry lost the seed contribution");
   }
   absl::StatusOr<std::string> bytes = ReadFileToString(stored.log_path);
+  if (!bytes.ok() &&
+      bytes.status().code() == absl::StatusCode::kResourceExhausted) {
+    return bytes.status();  // The log is there; the process lacks the means.
+  }
   if (!bytes.ok()) {
     return absl::DataLossError(
         absl::StrCat("no log (the referee stopped while creating the match): ",

@@ -33,6 +33,7 @@
 #include "referee/core/log_sink.h"
 #include "referee/crypto/bytes.h"
 #include "sqlite3.h"
+#include "tests/no_descriptor_left.h"
 #include "tests/temp_dir.h"
 
 namespace pyramid {
@@ -525,6 +526,47 @@ TEST_F(LobbyTest, ResumedMatchesCountAgainstTheLiveLimit) {
   EXPECT_EQ(Restart(registry, key, /*max_live_matches=*/3).resumed, 2);
   Create();
   EXPECT_EQ(lobby_->live_matches(), 3);
+}
+
+// A running match whose log a start cannot open for want of a file
+// descriptor (a hard open-file limit below the matches to resume) fails
+// the start RESOURCE_EXHAUSTED, naming the match and the remedy, and
+// leaves the match as it was: a start with descriptors resumes it. (It was
+// ended broken for good, "no log (the referee stopped while creating the
+// match)".)
+TEST_F(LobbyTest, AStartWithoutDescriptorsForALogFailsAndKeepsTheMatch) {
+  std::shared_ptr<Registry> registry = OpenRegistry();
+  ASSERT_NE(registry, nullptr);
+  const SigningKey key = SigningKey::Generate();
+  Restart(registry, key);
+  const std::string match = Create();
+  // Resumed once with descriptors to spare: UBSan's vptr check knows the
+  // path's types before none is left (tests/no_descriptor_left.h).
+  EXPECT_EQ(Restart(registry, key).resumed, 1);
+  lobby_.reset();
+  LobbyOptions options;
+  options.referee_key = key;
+  options.log_dir = dir_.path();
+  options.admin_token = std::string(32, 'a');
+  options.registry = registry;
+  options.messages = messages_;
+  auto lobby = std::make_unique<Lobby>(std::move(options));
+  absl::StatusOr<RecoveryReport> recovered;
+  {
+    const NoDescriptorLeft none;
+    ASSERT_TRUE(none.ok());
+    recovered = lobby->Recover();
+  }
+  lobby.reset();
+  EXPECT_EQ(recovered.status().code(), absl::StatusCode::kResourceExhausted)
+      << recovered.status();
+  EXPECT_THAT(recovered.status().message(), ::testing::HasSubstr(match));
+  EXPECT_THAT(recovered.status().message(), ::testing::HasSubstr("ulimit -n"));
+  EXPECT_EQ(registry->FindMatch(match)->info.status(), v1::MATCH_RUNNING);
+
+  EXPECT_EQ(Restart(registry, key).resumed, 1);
+  EXPECT_EQ(lobby_->FindMatch(match)->Info(lobby_->connections()).status(),
+            v1::MATCH_RUNNING);
 }
 
 // A watcher whose first event blocks until released: while it blocks, it
