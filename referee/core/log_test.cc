@@ -31,6 +31,7 @@
 #include "referee/crypto/ed25519.h"
 #include "referee/crypto/protocol.h"
 #include "referee/crypto/sha256.h"
+#include "tests/no_descriptor_left.h"
 #include "tests/temp_dir.h"
 
 namespace pyramid {
@@ -786,35 +787,6 @@ TEST(FsyncPolicyTest, ParsesTheFlagsNamesAndRefusesOthers) {
                 ::testing::HasSubstr(absl::StrCat("not \"", bad, "\"")));
   }
 }
-
-// The lowest file descriptor free: the one open() would take next.
-int LowestFreeDescriptor() {
-  const int fd = dup(0);
-  if (fd >= 0) close(fd);
-  return fd;
-}
-
-// While it lives, the process can open no file descriptor (EMFILE): its
-// RLIMIT_NOFILE is the lowest one free, as when a flood of clients has
-// taken every descriptor the referee may have.
-class NoDescriptorLeft {
- public:
-  NoDescriptorLeft() {
-    const int lowest_free = LowestFreeDescriptor();
-    if (lowest_free < 0 || getrlimit(RLIMIT_NOFILE, &saved_) != 0) return;
-    rlimit low = saved_;
-    low.rlim_cur = static_cast<rlim_t>(lowest_free);
-    ok_ = setrlimit(RLIMIT_NOFILE, &low) == 0 && dup(0) < 0 && errno == EMFILE;
-  }
-  ~NoDescriptorLeft() { setrlimit(RLIMIT_NOFILE, &saved_); }
-  NoDescriptorLeft(const NoDescriptorLeft&) = delete;
-  NoDescriptorLeft& operator=(const NoDescriptorLeft&) = delete;
-  bool ok() const { return ok_; }
-
- private:
-  rlimit saved_ = {};
-  bool ok_ = false;
-};
 
 // A log that cannot be created for want of a file descriptor is refused
 // RESOURCE_EXHAUSTED (a later try may succeed), another reason

@@ -22,6 +22,7 @@
 #include "gtest/gtest.h"
 #include "referee/files/fifo_testing.h"
 #include "tests/forked_child.h"
+#include "tests/no_descriptor_left.h"
 #include "tests/temp_dir.h"
 
 namespace pyramid {
@@ -125,30 +126,6 @@ TEST(BoundedReadTest, AFileNotOursIsPermissionDenied) {
   const ChildEnd end = child.Wait();
   EXPECT_EQ(end.exit_code, 0) << end.ToString() << ": " << found;
 }
-
-// While it lives, the process can open no file descriptor (EMFILE): its
-// RLIMIT_NOFILE is the lowest one free, as when a flood of clients has
-// taken every descriptor the referee may have (as log_test's).
-class NoDescriptorLeft {
- public:
-  NoDescriptorLeft() {
-    const int lowest_free = dup(0);
-    if (lowest_free < 0) return;
-    close(lowest_free);
-    if (getrlimit(RLIMIT_NOFILE, &saved_) != 0) return;
-    rlimit low = saved_;
-    low.rlim_cur = static_cast<rlim_t>(lowest_free);
-    ok_ = setrlimit(RLIMIT_NOFILE, &low) == 0 && dup(0) < 0 && errno == EMFILE;
-  }
-  ~NoDescriptorLeft() { setrlimit(RLIMIT_NOFILE, &saved_); }
-  NoDescriptorLeft(const NoDescriptorLeft&) = delete;
-  NoDescriptorLeft& operator=(const NoDescriptorLeft&) = delete;
-  bool ok() const { return ok_; }
-
- private:
-  rlimit saved_ = {};
-  bool ok_ = false;
-};
 
 // A file that cannot be opened for want of a file descriptor is
 // RESOURCE_EXHAUSTED, in the caller's words and strerror's: a later try

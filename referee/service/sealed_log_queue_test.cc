@@ -21,36 +21,13 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "referee/crypto/ed25519.h"
+#include "tests/no_descriptor_left.h"
 #include "tests/temp_dir.h"
 
 namespace pyramid {
 namespace {
 
 using Entry = SealedLogQueue::Entry;
-
-// While it lives, the process can open no file descriptor (EMFILE): its
-// RLIMIT_NOFILE is the lowest one free, as when a flood of clients has
-// taken every descriptor the referee may have (as log_test's).
-class NoDescriptorLeft {
- public:
-  NoDescriptorLeft() {
-    const int lowest_free = dup(0);
-    if (lowest_free < 0) return;
-    close(lowest_free);
-    if (getrlimit(RLIMIT_NOFILE, &saved_) != 0) return;
-    rlimit low = saved_;
-    low.rlim_cur = static_cast<rlim_t>(lowest_free);
-    ok_ = setrlimit(RLIMIT_NOFILE, &low) == 0 && dup(0) < 0 && errno == EMFILE;
-  }
-  ~NoDescriptorLeft() { setrlimit(RLIMIT_NOFILE, &saved_); }
-  NoDescriptorLeft(const NoDescriptorLeft&) = delete;
-  NoDescriptorLeft& operator=(const NoDescriptorLeft&) = delete;
-  bool ok() const { return ok_; }
-
- private:
-  rlimit saved_ = {};
-  bool ok_ = false;
-};
 
 class SealedLogQueueTest : public ::testing::Test {
  protected:
