@@ -104,7 +104,8 @@ struct RecoveryReport {
   int resumed = 0;   // Running matches rebuilt from their logs.
   int broken = 0;    // Running matches not resumed: ended broken (their
                      // log marked broken, or one that does not re-run).
-  int entered = 0;   // Sealed logs that the transparency log was missing.
+  int entered = 0;   // Sealed logs the transparency log was missing, entered
+                     // now (one that must wait is entered later, uncounted).
 };
 
 class Lobby {
