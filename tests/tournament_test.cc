@@ -988,6 +988,56 @@ TEST_F(TournamentTest, ASealedButUnjournaledMatchIsAdoptedOnResume) {
   EXPECT_EQ(Journaled().size(), 3u);
 }
 
+// A Swiss round's pairing is recorded (OUT/pairings.jsonl) before any of
+// its matches is created, so a resume knows the seats of every label an
+// earlier run used: the sealed logs of a run killed between their seal and
+// their journal lines (here the last 5 lines cut from the journal, over
+// two rounds) are adopted, not set aside and played again under the same
+// labels. They were played again when Swiss rounds were only re-paired.
+TEST_F(TournamentTest, ASwissMatchSealedButUnjournaledIsAdoptedOnResume) {
+  // 5 bots: 4 matches a round and a bye.
+  const v1::Tournament t =
+      Make("pyramid_scheme", 2, 5, "format: SWISS rounds: 3");
+  absl::StatusOr<v1::TournamentResults> first = Run(t);
+  ASSERT_TRUE(first.ok()) << first.status() << progress_.str();
+  ASSERT_EQ(first->verified(), 12u);
+  const std::string pairings =
+      *ReadFileToString(dir_.File("out/pairings.jsonl"));
+  std::map<uint32_t, std::string> match_ids;
+  for (const auto& m : first->matches()) match_ids[m.index()] = m.match_id();
+  std::string kept;
+  for (const v1::TournamentMatchResult& entry : Journaled()) {
+    if (entry.index() >= 7) continue;
+    std::string line;
+    ASSERT_TRUE(google::protobuf::util::MessageToJsonString(entry, &line).ok());
+    absl::StrAppend(&kept, line, "\n");
+  }
+  std::ofstream(dir_.File("out/journal.jsonl"), std::ios::trunc) << kept;
+  ASSERT_EQ(Journaled().size(), 7u);
+
+  progress_.str("");
+  absl::StatusOr<v1::TournamentResults> second = Run(t);
+  ASSERT_TRUE(second.ok()) << second.status() << progress_.str();
+  for (uint32_t index = 7; index < 12; ++index) {
+    EXPECT_THAT(progress_.str(),
+                HasSubstr(absl::StrCat("match ", index, " (logs/")));
+  }
+  EXPECT_THAT(progress_.str(), Not(HasSubstr("moved to superseded/")));
+  EXPECT_FALSE(fs::exists(dir_.File("out/superseded")));
+  ASSERT_EQ(second->verified(), 12u);
+  ExpectAllGenuine(*second);
+  for (const auto& m : second->matches()) {
+    EXPECT_EQ(m.match_id(), match_ids[m.index()]) << m.index();
+  }
+  // Each label once in the transparency log: no sealed log left over.
+  EXPECT_EQ(second->transparency_problems(), 0u)
+      << second->transparency_verdict();
+  EXPECT_THAT(second->transparency_verdict(),
+              HasSubstr("12 matches, all included in checkpoint 12 "));
+  EXPECT_EQ(Journaled().size(), 12u);
+  EXPECT_EQ(*ReadFileToString(dir_.File("out/pairings.jsonl")), pairings);
+}
+
 // A log set aside on a resume never replaces one an earlier resume set
 // aside under the same name (it did: the earlier one was lost): it goes
 // to the first free name of F.pyrlog, F.1.pyrlog, ..., said in the line.

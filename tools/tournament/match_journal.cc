@@ -80,7 +80,8 @@ absl::StatusOr<std::unique_ptr<MatchJournal>> MatchJournal::OpenForAppend(
 
 MatchJournal::~MatchJournal() { std::fclose(file_); }
 
-absl::Status MatchJournal::Append(const v1::TournamentMatchResult& result) {
+absl::StatusOr<std::string> MatchJournal::Line(
+    const v1::TournamentMatchResult& result) {
   std::string line;
   google::protobuf::util::JsonPrintOptions options;
   options.preserve_proto_field_names = true;
@@ -89,6 +90,13 @@ absl::Status MatchJournal::Append(const v1::TournamentMatchResult& result) {
     return absl::InternalError("cannot encode a match result");
   }
   line += '\n';
+  return line;
+}
+
+absl::Status MatchJournal::Append(const v1::TournamentMatchResult& result) {
+  absl::StatusOr<std::string> encoded = Line(result);
+  if (!encoded.ok()) return encoded.status();
+  const std::string& line = *encoded;
   if (std::fwrite(line.data(), 1, line.size(), file_) != line.size() ||
       std::fflush(file_) != 0 || (sync_ && fsync(fileno(file_)) != 0)) {
     return absl::InternalError(

@@ -4,8 +4,9 @@
 // verified, so that an interrupted tournament (SIGINT, a crash, SIGKILL)
 // resumes from its output directory without replaying any match it already
 // finished; OUTPUT/created.jsonl a line per match created on a running
-// referee (docs/tournament.md). Not the referee's write-ahead journal of
-// its match logs' bytes (LogJournal, referee/core/log_journal.h).
+// referee; OUTPUT/pairings.jsonl, written whole by Line, a line per match of
+// each Swiss round paired (docs/tournament.md). Not the referee's write-ahead
+// journal of its match logs' bytes (LogJournal, referee/core/log_journal.h).
 //
 // Format: JSON Lines; each line is a TournamentMatchResult in protobuf's
 // JSON mapping (proto/pyramid/referee/v1/tournament.proto). A last line cut
@@ -47,6 +48,11 @@ class MatchJournal {
   // file whose lines only spare a search (created.jsonl).
   static absl::StatusOr<std::unique_ptr<MatchJournal>> OpenForAppend(
       const std::string& path, bool sync = true);
+
+  // `result` as one line of a journal, its newline included; INTERNAL
+  // when it cannot be encoded.
+  static absl::StatusOr<std::string> Line(
+      const referee::v1::TournamentMatchResult& result);
 
   ~MatchJournal();
 

@@ -358,9 +358,33 @@ class Runner {
   absl::StatusOr<std::string> Supersede(const fs::path& file);
 
   // The result of the log `file` when it is a genuine log of a scheduled
-  // match not yet kept, with the schedule's seats; nullopt otherwise.
+  // match not yet kept, with the schedule's seats (a Swiss round's as
+  // recorded, ReadPairings); nullopt otherwise.
   std::optional<v1::TournamentMatchResult> Adoptable(const fs::path& file) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(results_mu_);
+
+  // Match `index` as scheduled: fixed_'s, or a Swiss round's once paired
+  // (scheduled_matches_); null when it is not (yet).
+  const ScheduledMatch* ScheduledAt(uint32_t index) const;
+
+  // Swiss: reads the rounds an earlier run paired from OUTPUT/pairings.jsonl
+  // (RecordPairing) into scheduled_matches_, swiss_byes_ and
+  // swiss_recorded_rounds_, so that a resume knows the seats of every match
+  // an earlier run may have created: a sealed log of one is adopted, and
+  // its round is played as paired then even when a result it was paired
+  // from is played again now. None for a directory without the file (new,
+  // or from a runner that did not record pairings). DATA_LOSS for a file
+  // that does not parse or is not whole rounds of scheduled matches with
+  // two of the tournament's bots each (it is only ever replaced whole).
+  absl::Status ReadPairings();
+
+  // Swiss: records the pairing `matches` of the next round in
+  // OUTPUT/pairings.jsonl (index and seats, a line per match, as the
+  // journal writes them) after the rounds recorded before, replacing the
+  // file whole and durably (WriteFileAtomically) before any of the round's
+  // matches is created. The write's error when it cannot: the round must
+  // then not be played.
+  absl::Status RecordPairing(const std::vector<ScheduledMatch>& matches);
 
   // A running referee: reads OUTPUT/created.jsonl (the matches earlier runs
   // created, NoteCreated) into created_before_; refused as a damaged
@@ -432,9 +456,12 @@ class Runner {
 
   void PlayAll();
 
-  // Swiss round `round`, paired from the verified results of earlier
-  // rounds (so a resumed tournament pairs every round exactly as before).
-  std::vector<ScheduledMatch> SwissMatches(uint32_t round);
+  // Swiss round `round` (every earlier one paired already), paired from
+  // the results of earlier rounds and the byes so far. A round recorded before
+  // (ReadPairings) is taken as recorded; a new one is recorded (RecordPairing)
+  // before it is returned, its error returned when it cannot be (no match of
+  // the round may start then).
+  absl::StatusOr<std::vector<ScheduledMatch>> SwissMatches(uint32_t round);
 
   // Plays every match of `batch` not already done, `concurrency` at a time.
   void PlayBatch(const std::vector<ScheduledMatch>& batch);
@@ -599,6 +626,10 @@ class Runner {
   std::vector<ScheduledMatch> fixed_;  // Every format but Swiss.
   uint32_t swiss_per_round_ = 0;
   std::vector<int> swiss_byes_;  // Bye of each Swiss round so far.
+  // Swiss rounds paired and recorded in OUTPUT/pairings.jsonl (by this run
+  // or an earlier one), and that file's text.
+  uint32_t swiss_recorded_rounds_ = 0;
+  std::string pairings_;
 
   // Until the resume is over (then cleared: a match played now is read
   // and verified once by VerifyAndShow).

@@ -78,7 +78,15 @@ void Runner::PlayAll() {
   std::thread reporter([this] { ProgressLoop(); });
   if (t_.format() == v1::SWISS) {
     for (uint32_t round = 0; round < t_.rounds() && !Stopped(); ++round) {
-      PlayBatch(SwissMatches(round));
+      absl::StatusOr<std::vector<ScheduledMatch>> matches = SwissMatches(round);
+      if (!matches.ok()) {
+        Note(absl::StrCat("cannot record the pairing of Swiss round ",
+                          round + 1, ": ", matches.status().message(),
+                          "; its matches and those of later rounds are not "
+                          "played (run the same command again to resume)"));
+        break;
+      }
+      PlayBatch(*matches);
     }
   } else {
     PlayBatch(fixed_);
@@ -92,7 +100,16 @@ void Runner::PlayAll() {
   ShowProgress(/*final=*/true);
 }
 
-std::vector<ScheduledMatch> Runner::SwissMatches(uint32_t round) {
+absl::StatusOr<std::vector<ScheduledMatch>> Runner::SwissMatches(
+    uint32_t round) {
+  const uint32_t first = round * swiss_per_round_;
+  if (round < swiss_recorded_rounds_) {
+    std::vector<ScheduledMatch> recorded;
+    for (uint32_t index = first; index < first + swiss_per_round_; ++index) {
+      recorded.push_back(scheduled_matches_.at(index));
+    }
+    return recorded;
+  }
   const int n = t_.bots_size();
   std::vector<double> points(n, 0);
   std::vector<std::vector<int>> games(n, std::vector<int>(n, 0));
@@ -101,7 +118,7 @@ std::vector<ScheduledMatch> Runner::SwissMatches(uint32_t round) {
   {
     absl::MutexLock lock(&results_mu_);
     for (const auto& [i, result] : results_) {
-      if (i >= round * swiss_per_round_) continue;
+      if (i >= first) continue;
       const int a = index[result.seats(0)];
       const int b = index[result.seats(1)];
       ++games[a][b];
@@ -116,8 +133,34 @@ std::vector<ScheduledMatch> Runner::SwissMatches(uint32_t round) {
   std::vector<bool> had_bye(n, false);
   for (int bot : swiss_byes_) had_bye[bot] = true;
   const SwissRound pairing = PairSwissRound(points, games, had_bye);
+  std::vector<ScheduledMatch> matches = SwissRoundMatches(pairing, first);
+  // Before any match of the round is created: a resume must know the
+  // seats of every label an earlier run may have used, even when a result
+  // the round was paired from is played again (a journaled match that did
+  // not verify) or was never journaled.
+  if (absl::Status s = RecordPairing(matches); !s.ok()) return s;
   if (pairing.bye >= 0) swiss_byes_.push_back(pairing.bye);
-  return SwissRoundMatches(pairing, round * swiss_per_round_);
+  ++swiss_recorded_rounds_;
+  return matches;
+}
+
+absl::Status Runner::RecordPairing(const std::vector<ScheduledMatch>& matches) {
+  std::string text = pairings_;
+  for (const ScheduledMatch& match : matches) {
+    v1::TournamentMatchResult line;
+    line.set_index(match.index);
+    for (int bot : match.bots) line.add_seats(names_[bot]);
+    absl::StatusOr<std::string> encoded = MatchJournal::Line(line);
+    if (!encoded.ok()) return encoded.status();
+    text += *encoded;
+  }
+  if (absl::Status s =
+          WriteFileAtomically((out_ / "pairings.jsonl").string(), text);
+      !s.ok()) {
+    return s;
+  }
+  pairings_ = std::move(text);
+  return absl::OkStatus();
 }
 
 void Runner::PlayBatch(const std::vector<ScheduledMatch>& batch) {

@@ -199,6 +199,7 @@ absl::Status Runner::Resume() {
       MatchJournal::Read(path);
   if (!entries.ok()) return entries.status();
   if (absl::Status s = ReadCreated(); !s.ok()) return s;
+  if (absl::Status s = ReadPairings(); !s.ok()) return s;
   std::map<uint32_t, v1::TournamentMatchResult> kept;
   std::map<uint32_t, LostLog> lost =
       SortJournal(*entries, out_, link_->public_key(), kept);
@@ -503,19 +504,21 @@ std::optional<v1::TournamentMatchResult> Runner::Adoptable(
   absl::StatusOr<Verdict> genuine = VerifyFile(file);
   if (!genuine.ok()) return std::nullopt;
   const Verdict& verdict = *genuine;
-  for (uint32_t index = 0; index < fixed_.size(); ++index) {
+  for (uint32_t index = 0; index < scheduled_; ++index) {
     if (verdict.header.label() != Label(index)) continue;
     if (results_.contains(index)) return std::nullopt;
-    const ScheduledMatch& scheduled = fixed_[index];
-    if (verdict.header.seats_size() !=
-        static_cast<int>(scheduled.bots.size())) {
+    // A Swiss round not recorded was never paired, so none of its matches
+    // was created: no log can be its.
+    const ScheduledMatch* scheduled = ScheduledAt(index);
+    if (scheduled == nullptr || verdict.header.seats_size() !=
+                                    static_cast<int>(scheduled->bots.size())) {
       return std::nullopt;
     }
     v1::TournamentMatchResult result;
     result.set_index(index);
     result.set_match_id(ToHex(verdict.header.match_id()));
-    for (size_t seat = 0; seat < scheduled.bots.size(); ++seat) {
-      const std::string& name = names_[scheduled.bots[seat]];
+    for (size_t seat = 0; seat < scheduled->bots.size(); ++seat) {
+      const std::string& name = names_[scheduled->bots[seat]];
       if (verdict.header.seats(seat).name() != name) return std::nullopt;
       result.add_seats(name);
     }
@@ -524,7 +527,75 @@ std::optional<v1::TournamentMatchResult> Runner::Adoptable(
     result.set_verdict(kGenuine);
     return result;
   }
-  return std::nullopt;  // Swiss rounds are paired afresh: played again.
+  return std::nullopt;
+}
+
+const ScheduledMatch* Runner::ScheduledAt(uint32_t index) const {
+  if (t_.format() != v1::SWISS) {
+    return index < fixed_.size() ? &fixed_[index] : nullptr;
+  }
+  const auto it = scheduled_matches_.find(index);
+  return it == scheduled_matches_.end() ? nullptr : &it->second;
+}
+
+absl::Status Runner::ReadPairings() {
+  if (t_.format() != v1::SWISS) return absl::OkStatus();
+  const fs::path path = out_ / "pairings.jsonl";
+  absl::StatusOr<std::vector<v1::TournamentMatchResult>> entries =
+      MatchJournal::Read(path.string());
+  if (!entries.ok()) return entries.status();
+  auto damaged = [&](size_t line, const std::string& why) {
+    return absl::DataLossError(absl::StrCat(
+        path.string(), ": line ", line + 1, ": ", why,
+        "; not resuming without the pairing of the Swiss rounds an earlier "
+        "run played"));
+  };
+  std::map<std::string, int> bot_of;
+  for (int bot = 0; bot < static_cast<int>(names_.size()); ++bot) {
+    bot_of[names_[bot]] = bot;
+  }
+  std::string text;
+  for (size_t line = 0; line < entries->size(); ++line) {
+    const v1::TournamentMatchResult& entry = (*entries)[line];
+    if (entry.index() != line || line >= scheduled_) {
+      return damaged(line, absl::StrCat("match ", entry.index(),
+                                        " where match ", line, " belongs"));
+    }
+    ScheduledMatch match;
+    match.index = entry.index();
+    for (const std::string& name : entry.seats()) {
+      const auto bot = bot_of.find(name);
+      if (bot == bot_of.end()) {
+        return damaged(line, absl::StrCat("no bot is named ", name));
+      }
+      match.bots.push_back(bot->second);
+    }
+    if (match.bots.size() != 2 || match.bots[0] == match.bots[1]) {
+      return damaged(line, "not two distinct bots");
+    }
+    absl::StatusOr<std::string> encoded = MatchJournal::Line(entry);
+    if (!encoded.ok()) return encoded.status();
+    text += *encoded;
+    scheduled_matches_[match.index] = std::move(match);
+  }
+  if (entries->size() % swiss_per_round_ != 0) {
+    return damaged(entries->size() - 1, "a round cut short");
+  }
+  swiss_recorded_rounds_ = entries->size() / swiss_per_round_;
+  for (uint32_t round = 0; round < swiss_recorded_rounds_; ++round) {
+    // With an odd number of bots, the one the round does not seat.
+    std::vector<bool> seated(names_.size(), false);
+    for (uint32_t i = 0; i < swiss_per_round_; ++i) {
+      for (int bot : scheduled_matches_[round * swiss_per_round_ + i].bots) {
+        seated[bot] = true;
+      }
+    }
+    for (int bot = 0; bot < static_cast<int>(seated.size()); ++bot) {
+      if (!seated[bot]) swiss_byes_.push_back(bot);
+    }
+  }
+  pairings_ = std::move(text);
+  return absl::OkStatus();
 }
 
 }  // namespace runner_internal
