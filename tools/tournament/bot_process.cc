@@ -1,16 +1,23 @@
 #include "tools/tournament/bot_process.h"
 
+#include <dirent.h>
 #include <fcntl.h>
+#include <grp.h>
+#include <poll.h>
 #include <signal.h>
+#include <sys/eventfd.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <thread>
 
 #include "absl/status/statusor.h"
@@ -49,16 +56,292 @@ absl::StatusOr<std::string> FindProgram(const std::string& program) {
       absl::StrCat("cannot run ", program, ": not found on PATH"));
 }
 
+namespace {
+
+// Runs `in_child` in a child made with vfork (see BotProcess::Start for
+// why vfork) with every signal blocked in this thread meanwhile, and waits
+// for the child. `in_child` makes system calls only and returns the errno
+// it failed with, or 0; that is returned (-1 when vfork itself failed).
+template <typename F>
+int RunInVforkChild(F in_child) {
+  volatile int result = -1;
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old);
+  const pid_t pid = vfork();
+  if (pid == 0) {
+    result = in_child();
+    _exit(0);
+  }
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  if (pid > 0) {
+    while (waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+    }
+  }
+  return pid > 0 ? result : -1;
+}
+
+// Takes on `uid` and `gid` with no supplementary groups in a child made
+// with vfork. Raw system calls, not glibc's setuid and friends: those make
+// every thread of a multithreaded process change its ids (by signalling
+// them), and a vfork child shares the parent's memory, hence glibc's view
+// of the parent's threads; the raw calls change this child alone. 0 or the
+// errno.
+int BecomeInVforkChild(uid_t uid, gid_t gid) {
+  if (syscall(SYS_setgroups, 0, nullptr) != 0 ||
+      syscall(SYS_setgid, gid) != 0 || syscall(SYS_setuid, uid) != 0) {
+    return errno != 0 ? errno : EPERM;
+  }
+  // Never go on as root (an uid that did not take would be).
+  if (syscall(SYS_getuid) != uid || syscall(SYS_geteuid) != uid) return EPERM;
+  return 0;
+}
+
+// The pids of this process's children (whose parent, in /proc/PID/stat,
+// is this process).
+std::vector<pid_t> Children() {
+  std::vector<pid_t> children;
+  const pid_t self = getpid();
+  DIR* proc = opendir("/proc");
+  if (proc == nullptr) return children;
+  while (const dirent* entry = readdir(proc)) {
+    char* end = nullptr;
+    const long pid = std::strtol(entry->d_name, &end, 10);
+    if (pid <= 0 || *end != '\0') continue;
+    std::ifstream stat(absl::StrCat("/proc/", pid, "/stat"));
+    std::string line;
+    if (!std::getline(stat, line)) continue;
+    // "PID (COMM) STATE PPID ...": COMM may hold ") ".
+    const size_t close = line.rfind(')');
+    if (close == std::string::npos) continue;
+    char state = 0;
+    long ppid = 0;
+    if (std::sscanf(line.c_str() + close + 1, " %c %ld", &state, &ppid) != 2) {
+      continue;
+    }
+    if (ppid == self) children.push_back(static_cast<pid_t>(pid));
+  }
+  closedir(proc);
+  return children;
+}
+
+}  // namespace
+
+absl::Status KillProcessesOf(uid_t uid) {
+  if (uid == 0 || uid == getuid() || uid == geteuid()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("will not kill every process of uid ", uid));
+  }
+  // kill(-1) signals every process the caller may signal (whose real or
+  // saved uid is the caller's), except itself. One sweep is enough: it
+  // holds the kernel's task list, so no fork completes during it, and a
+  // process it signalled can no longer fork; a second sweep is a margin.
+  const int error = RunInVforkChild([uid]() -> int {
+    if (syscall(SYS_setuid, uid) != 0) return errno != 0 ? errno : EPERM;
+    if (syscall(SYS_getuid) != uid || syscall(SYS_geteuid) != uid) {
+      return EPERM;
+    }
+    for (int sweep = 0; sweep < 2; ++sweep) kill(-1, SIGKILL);
+    return 0;
+  });
+  if (error != 0) {
+    return absl::InternalError(
+        absl::StrCat("cannot kill the processes of uid ", uid, ": ",
+                     error < 0 ? "vfork failed" : std::strerror(error)));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckAccessAs(uid_t uid, gid_t gid, const std::string& path,
+                           int mode) {
+  const char* file = path.c_str();
+  const int error = RunInVforkChild([uid, gid, file, mode]() -> int {
+    if (const int e = BecomeInVforkChild(uid, gid); e != 0) return e;
+    return access(file, mode) == 0 ? 0 : errno;
+  });
+  if (error == 0) return absl::OkStatus();
+  return absl::PermissionDeniedError(error < 0 ? "vfork failed"
+                                               : std::strerror(error));
+}
+
+absl::Status AdoptOrphans() {
+  if (prctl(PR_SET_CHILD_SUBREAPER, 1) != 0) {
+    return absl::InternalError(absl::StrCat("cannot become a child subreaper: ",
+                                            std::strerror(errno)));
+  }
+  return absl::OkStatus();
+}
+
+void ReapOrphans(const std::set<pid_t>& bots) {
+  for (const pid_t child : Children()) {
+    if (bots.count(child) == 0) waitpid(child, nullptr, WNOHANG);
+  }
+}
+
+int KillOrphans(const std::set<pid_t>& bots) {
+  // Each round kills the orphans; the children they leave come to this
+  // process (a subreaper) for the next round.
+  int killed = 0;
+  for (int round = 0; round < 100; ++round) {
+    std::vector<pid_t> running;
+    bool any = false;
+    for (const pid_t child : Children()) {
+      if (bots.count(child) != 0) continue;
+      any = true;
+      // One that has ended (a zombie) is only reaped, and not counted.
+      if (waitpid(child, nullptr, WNOHANG) == 0 && kill(child, SIGKILL) == 0) {
+        running.push_back(child);
+      }
+    }
+    if (!any) break;
+    for (const pid_t child : running) waitpid(child, nullptr, 0);
+    killed += running.size();
+  }
+  return killed;
+}
+
+// The pipe from a bot's standard output and error to its log, copied by a
+// thread of its own: up to the limit into the log, then read and dropped.
+class BotProcess::LogPump {
+ public:
+  static absl::StatusOr<std::unique_ptr<LogPump>> Open(
+      const std::string& name, const std::string& log_path, int64_t limit) {
+    const int log_fd =
+        open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (log_fd < 0) {
+      return absl::InternalError(
+          absl::StrCat("cannot open ", log_path, ": ", std::strerror(errno)));
+    }
+    int fds[2];
+    const int wake_fd = eventfd(0, EFD_CLOEXEC);
+    if (wake_fd < 0 || pipe2(fds, O_CLOEXEC) != 0) {
+      const int error = errno;
+      close(log_fd);
+      if (wake_fd >= 0) close(wake_fd);
+      return absl::InternalError(absl::StrCat("cannot make a pipe for ", name,
+                                              ": ", std::strerror(error)));
+    }
+    // The read end only: the bot's writes block as ever when the pipe is
+    // full, which lasts only until the thread reads it.
+    fcntl(fds[0], F_SETFL, fcntl(fds[0], F_GETFL) | O_NONBLOCK);
+    return std::unique_ptr<LogPump>(
+        new LogPump(name, limit, log_fd, fds[0], fds[1], wake_fd));
+  }
+  ~LogPump() { Close(); }
+
+  // The end the bot's standard output and error are.
+  int write_fd() const { return write_fd_; }
+  bool closed() const { return closed_; }
+
+  void Close() {
+    if (closed_) return;
+    closed_ = true;
+    close(write_fd_);
+    const uint64_t one = 1;
+    if (write(wake_fd_, &one, sizeof one) < 0) {
+      // Cannot happen for an eventfd far from its maximum.
+    }
+    thread_.join();
+    if (dropped_ > 0) {
+      const std::string note = absl::StrCat(
+          ends_line_ ? "" : "\n", "tournament: ", dropped_,
+          " more bytes of bot ", name_,
+          "'s output were dropped: its log keeps ", limit_, " bytes per run\n");
+      WriteAll(note.data(), note.size());
+    }
+    close(read_fd_);
+    close(wake_fd_);
+    close(log_fd_);
+  }
+
+ private:
+  LogPump(std::string name, int64_t limit, int log_fd, int read_fd,
+          int write_fd, int wake_fd)
+      : name_(std::move(name)),
+        limit_(limit),
+        log_fd_(log_fd),
+        read_fd_(read_fd),
+        write_fd_(write_fd),
+        wake_fd_(wake_fd),
+        thread_([this] { Run(); }) {}
+
+  void Run() {
+    for (;;) {
+      pollfd fds[2] = {{read_fd_, POLLIN, 0}, {wake_fd_, POLLIN, 0}};
+      if (poll(fds, 2, -1) < 0) {
+        if (errno == EINTR) continue;
+        return;
+      }
+      if (fds[1].revents != 0) {
+        // Closing: what is in the pipe now, without waiting for a process
+        // that still holds its other end (and bounded, if one still writes).
+        for (int i = 0; i < 64 && ReadOnce() > 0; ++i) {
+        }
+        return;
+      }
+      if (ReadOnce() == 0) return;
+    }
+  }
+
+  // Reads what the pipe holds (up to a buffer) and keeps or drops it: the
+  // bytes read, 0 at the end of the pipe, -1 for nothing to read now.
+  ssize_t ReadOnce() {
+    ssize_t n = read(read_fd_, buffer_, sizeof buffer_);
+    if (n < 0) return errno == EAGAIN || errno == EINTR ? -1 : 0;
+    const int64_t room = std::max<int64_t>(0, limit_ - kept_);
+    const size_t keep = static_cast<size_t>(std::min<int64_t>(n, room));
+    if (keep > 0) {
+      WriteAll(buffer_, keep);
+      kept_ += keep;
+      ends_line_ = buffer_[keep - 1] == '\n';
+    }
+    dropped_ += n - keep;
+    return n;
+  }
+
+  // A failed write (a full disk) loses the bytes: the pipe must still be
+  // read, or the bot blocks.
+  void WriteAll(const char* data, size_t size) {
+    while (size > 0) {
+      const ssize_t n = write(log_fd_, data, size);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return;
+      data += n;
+      size -= n;
+    }
+  }
+
+  const std::string name_;
+  const int64_t limit_;
+  const int log_fd_, read_fd_, write_fd_, wake_fd_;
+  int64_t kept_ = 0, dropped_ = 0;  // Of the pump thread, then of Close.
+  bool ends_line_ = true;           // The log's last byte kept is '\n'.
+  bool closed_ = false;
+  char buffer_[1 << 16];
+  std::thread thread_;  // Last: started once the rest is set.
+};
+
 BotProcess::BotProcess(std::string name, std::vector<std::string> argv,
                        std::map<std::string, std::string> env,
-                       std::string log_path, RestartBackoff backoff)
+                       std::string log_path, BotSettings settings)
     : name_(std::move(name)),
       argv_(std::move(argv)),
       env_(std::move(env)),
       log_path_(std::move(log_path)),
-      backoff_(backoff) {}
+      settings_(std::move(settings)) {}
 
-BotProcess::~BotProcess() { Stop(); }
+BotProcess::~BotProcess() {
+  Stop();
+  CloseLog();
+}
+
+void BotProcess::CloseLog() {
+  if (log_ != nullptr) log_->Close();
+}
+
+void BotProcess::KillLeftovers() {
+  if (settings_.uid.has_value()) KillProcessesOf(*settings_.uid).IgnoreError();
+}
 
 namespace {
 
@@ -84,12 +367,26 @@ std::vector<std::string> Environment(
 // Started with vfork, not fork: in a process that runs a gRPC server (the
 // embedded referee), fork's atfork handlers disturb gRPC's in-flight streams;
 // vfork runs none. Everything is prepared before vfork; the child makes only
-// system calls (its own process group, the parent-death signal, stdio, exec).
+// system calls (its own process group, its user, the parent-death signal,
+// stdio, exec) and reports a failure through `child_error` (its memory is
+// the parent's until it execs or exits).
 absl::Status BotProcess::Start() {
   if (argv_.empty()) return absl::InvalidArgumentError("empty bot command");
   absl::StatusOr<std::string> found = FindProgram(argv_[0]);
   if (!found.ok()) return found.status();
   const std::string& program = *found;
+  if (log_ == nullptr) {
+    absl::StatusOr<std::unique_ptr<LogPump>> log =
+        LogPump::Open(name_, log_path_, settings_.log_limit);
+    if (!log.ok()) return log.status();
+    log_ = *std::move(log);
+  }
+  if (log_->closed()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("bot ", name_, " cannot start: its log is closed"));
+  }
+  // What an earlier run of this uid left (also a runner killed by SIGKILL).
+  KillLeftovers();
   std::vector<char*> args;
   for (const std::string& arg : argv_) {
     args.push_back(const_cast<char*>(arg.c_str()));
@@ -100,20 +397,29 @@ absl::Status BotProcess::Start() {
   for (std::string& entry : env_strings) envp.push_back(entry.data());
   envp.push_back(nullptr);
 
-  const int log_fd =
-      open(log_path_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  if (log_fd < 0) {
-    return absl::InternalError(
-        absl::StrCat("cannot open ", log_path_, ": ", std::strerror(errno)));
-  }
+  const int log_fd = log_->write_fd();
   const int null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
   const pid_t parent = getpid();
+  const bool as_uid = settings_.uid.has_value();
+  const uid_t uid = settings_.uid.value_or(0);
+  volatile int child_error = 0;
   sigset_t all, old;
   sigfillset(&all);
   pthread_sigmask(SIG_SETMASK, &all, &old);  // No handler runs in the child.
   const pid_t pid = vfork();
   if (pid == 0) {
     setpgid(0, 0);
+    if (as_uid) {
+      if (const int e = BecomeInVforkChild(uid, uid); e != 0) {
+        child_error = e;
+        _exit(127);
+      }
+      if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
+        child_error = errno;
+        _exit(127);
+      }
+    }
+    // After the change of user, which clears it.
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     // The runner may have died before the prctl: then nobody would kill us.
     if (getppid() != parent) _exit(127);
@@ -125,15 +431,23 @@ absl::Status BotProcess::Start() {
     for (int sig = 1; sig < NSIG; ++sig) signal(sig, SIG_DFL);
     sigprocmask(SIG_SETMASK, &none, nullptr);
     execve(program.c_str(), args.data(), envp.data());
+    child_error = errno != 0 ? errno : ENOEXEC;
     _exit(127);
   }
   const int error = errno;
   pthread_sigmask(SIG_SETMASK, &old, nullptr);
-  close(log_fd);
   if (null_fd >= 0) close(null_fd);
   if (pid < 0) {
     return absl::InternalError(
         absl::StrCat("cannot run ", argv_[0], ": ", std::strerror(error)));
+  }
+  if (child_error != 0) {
+    waitpid(pid, nullptr, 0);
+    KillLeftovers();
+    return absl::FailedPreconditionError(absl::StrCat(
+        "cannot run ", program,
+        as_uid ? absl::StrCat(" as uid ", uid, " (--bot_uids)") : "", ": ",
+        std::strerror(child_error)));
   }
   pid_ = pid;
   started_ = absl::Now();
@@ -148,6 +462,7 @@ std::string BotProcess::Exited() {
   if (reaped == 0) return "";
   kill(-pid_, SIGKILL);  // Whatever it started goes with it.
   pid_ = -1;
+  KillLeftovers();
   if (reaped < 0) return "lost";
   if (WIFEXITED(status))
     return absl::StrCat("exit status ", WEXITSTATUS(status));
@@ -156,16 +471,17 @@ std::string BotProcess::Exited() {
 }
 
 absl::Time BotProcess::NextStart(absl::Time now) {
-  if (now - started_ >= backoff_.healthy) failures_in_a_row_ = 0;
-  if (failures_in_a_row_ >= backoff_.max_restarts) {
+  if (now - started_ >= settings_.backoff.healthy) failures_in_a_row_ = 0;
+  if (failures_in_a_row_ >= settings_.backoff.max_restarts) {
     return absl::InfiniteFuture();
   }
   ++failures_in_a_row_;
-  absl::Duration delay = backoff_.initial;
-  for (int i = 1; i < failures_in_a_row_ && delay < backoff_.max; ++i) {
+  absl::Duration delay = settings_.backoff.initial;
+  for (int i = 1; i < failures_in_a_row_ && delay < settings_.backoff.max;
+       ++i) {
     delay *= 2;
   }
-  return now + std::min(delay, backoff_.max);
+  return now + std::min(delay, settings_.backoff.max);
 }
 
 void BotProcess::Stop(int grace_ms) {
@@ -177,6 +493,7 @@ void BotProcess::Stop(int grace_ms) {
     if (waitpid(pid_, &status, WNOHANG) == pid_) {
       kill(-pid_, SIGKILL);
       pid_ = -1;
+      KillLeftovers();
       return;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
@@ -184,6 +501,7 @@ void BotProcess::Stop(int grace_ms) {
   kill(-pid_, SIGKILL);
   waitpid(pid_, nullptr, 0);
   pid_ = -1;
+  KillLeftovers();
 }
 
 }  // namespace pyramid

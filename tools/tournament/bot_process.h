@@ -1,19 +1,24 @@
 // A bot program run by the tournament: started once, restarted with
-// exponential backoff if it dies, its output appended to a log file, stopped
-// at the end.
+// exponential backoff if it dies, its output appended to a log file (up to a
+// cap), stopped at the end.
 //
-// A bot never outlives its runner: it runs in a process group of its own
-// (so the runner stops it and everything it started with one signal), and
-// with PR_SET_PDEATHSIG(SIGKILL), so the kernel kills it when the runner
-// dies, even by SIGKILL. The death signal is tied to the thread that started
-// the bot: start and restart bots from threads that live as long as the
-// tournament (the runner's main and supervisor threads do).
+// A bot runs in a process group of its own (so the runner stops it and
+// everything it started with one signal), and with PR_SET_PDEATHSIG(SIGKILL),
+// so the kernel kills it when the runner dies, even by SIGKILL. The death
+// signal is tied to the thread that started the bot: start and restart bots
+// from threads that live as long as the tournament (the runner's main and
+// supervisor threads do). Neither reaches a process the bot started that
+// left its process group (setsid): see AdoptOrphans and BotSettings::uid.
 #ifndef PYRAMID_TOOLS_TOURNAMENT_BOT_PROCESS_H_
 #define PYRAMID_TOOLS_TOURNAMENT_BOT_PROCESS_H_
 
 #include <sys/types.h>
 
+#include <cstdint>
 #include <map>
+#include <memory>
+#include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -34,6 +39,54 @@ struct RestartBackoff {
   int max_restarts = 20;
 };
 
+// How much of a bot's output its log keeps by default: 16 MiB per
+// BotProcess (per bot per tournament run, across its restarts).
+inline constexpr int64_t kDefaultBotLogLimit = int64_t{16} << 20;
+
+// How a bot runs, besides its command.
+struct BotSettings {
+  RestartBackoff backoff;
+  // Bytes of its output (standard output and error, read by the runner
+  // through a pipe) written to its log, from the first Start on; what comes
+  // after is read and dropped, so the bot is never blocked or killed for
+  // it, and one line at the end (CloseLog) says how many bytes were
+  // dropped. 0 keeps nothing but that line.
+  int64_t log_limit = kDefaultBotLogLimit;
+  // When set, the bot runs as this user id and group id (the same number),
+  // with no supplementary groups and PR_SET_NO_NEW_PRIVS, and every process
+  // of this uid is killed (KillProcessesOf) before each start and after
+  // each end. REQUIRED: the caller is root, and the uid is not 0 and
+  // belongs to no one else's processes.
+  std::optional<uid_t> uid;
+};
+
+// Kills every process whose real or saved user id is `uid`: a child
+// becomes `uid` (setuid) and sends SIGKILL to every process it may signal
+// (kill(-1)) until none is left, bounded. INVALID_ARGUMENT for uid 0 or
+// this process's own uid; the caller must be root.
+absl::Status KillProcessesOf(uid_t uid);
+
+// OK when a process running as `uid` and gid `gid`, with no supplementary
+// groups, in this process's working directory, may access `path` with
+// `mode` (as access(2): R_OK, X_OK...); else why not (PERMISSION_DENIED
+// with the error). The caller must be root.
+absl::Status CheckAccessAs(uid_t uid, gid_t gid, const std::string& path,
+                           int mode);
+
+// Makes this process the child subreaper of its descendants
+// (PR_SET_CHILD_SUBREAPER): a process whose parent ends is reparented to
+// the nearest living ancestor that is one, instead of init. Only for a
+// process whose children are all bots (the tournament program), since
+// ReapOrphans and KillOrphans treat every other child as a bot's orphan.
+absl::Status AdoptOrphans();
+// Reaps every child of this process that has ended and whose pid is not in
+// `bots` (the BotProcesses' own pids, which BotProcess::Exited reaps).
+void ReapOrphans(const std::set<pid_t>& bots);
+// Kills and reaps every child of this process whose pid is not in `bots`,
+// then the children those leave behind, until none is left (bounded);
+// returns how many were running (not counting those that had ended).
+int KillOrphans(const std::set<pid_t>& bots);
+
 // The file `program` names: itself when it has a slash, else the first
 // executable of that name on PATH. NOT_FOUND, saying why ("cannot run X:
 // ..."), when it names no executable file: checked before a tournament
@@ -46,16 +99,25 @@ class BotProcess {
   // `argv[0]` is the program (looked up on PATH when it has no slash).
   BotProcess(std::string name, std::vector<std::string> argv,
              std::map<std::string, std::string> env, std::string log_path,
-             RestartBackoff backoff = {});
-  ~BotProcess();  // Stops it.
+             BotSettings settings = {});
+  ~BotProcess();  // Stops it and closes its log.
 
+  // Starts it, its output going to the log through a pipe made at the first
+  // start. An error when it could not be started, including when exec
+  // failed (e.g. the program is not executable by BotSettings::uid).
   absl::Status Start();
   // If the process has exited, reaps it and returns a description of how
   // (e.g. "exit status 1", "signal 9"); empty while it runs, and also once
   // that exit has been reported (until the next Start).
   std::string Exited();
-  // SIGTERM to its process group, then SIGKILL after `grace_ms`.
+  // SIGTERM to its process group, then SIGKILL after `grace_ms`; with
+  // BotSettings::uid, then every process of that uid is killed.
   void Stop(int grace_ms = 2000);
+  // After Stop: writes the output still in the pipe to the log (without
+  // waiting for a process that still holds it), then the line saying how
+  // many bytes past the cap were dropped, if any, and closes the log. No
+  // Start after it. Idempotent.
+  void CloseLog();
 
   // After Exited() reported an exit at `now`: when to restart it, or
   // InfiniteFuture when it has used up its restarts (give up on it).
@@ -70,11 +132,17 @@ class BotProcess {
   const std::vector<std::string> argv_;
   const std::map<std::string, std::string> env_;
   const std::string log_path_;
-  const RestartBackoff backoff_;
+  const BotSettings settings_;
+  class LogPump;  // Copies the pipe into the log on a thread of its own.
+  std::unique_ptr<LogPump> log_;
   pid_t pid_ = -1;
   int starts_ = 0;
   int failures_in_a_row_ = 0;  // Restarts since the last healthy run.
   absl::Time started_;         // Of the current or last run.
+
+  // Kills what is left of its processes after it ended (with
+  // BotSettings::uid).
+  void KillLeftovers();
 };
 
 }  // namespace pyramid

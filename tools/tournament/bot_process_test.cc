@@ -1,13 +1,23 @@
-// BotProcess's restart policy on a real process that exits at once: the
-// delays double from the initial one, and after the allowed restarts
-// NextStart says to give up (InfiniteFuture) while Exited() reports the
-// exit once, so a supervisor says "giving up" once and nothing after.
+// BotProcess on real processes: its restart policy (the delays double from
+// the initial one, and after the allowed restarts NextStart says to give up
+// while Exited() reports the exit once, so a supervisor says "giving up"
+// once and nothing after); its log's cap; the orphans a child subreaper
+// takes in; and, as root, a bot run as its own uid.
 #include "tools/tournament/bot_process.h"
 
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <set>
 #include <string>
 
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
 #include "absl/time/clock.h"
 #include "gtest/gtest.h"
+#include "referee/core/log_sink.h"
 #include "tests/temp_dir.h"
 
 namespace pyramid {
@@ -30,7 +40,9 @@ TEST(BotProcessTest, BacksOffThenGivesUpOnceOnABotThatExitsAtOnce) {
   backoff.initial = absl::Milliseconds(100);
   backoff.max = absl::Milliseconds(300);
   backoff.max_restarts = 3;
-  BotProcess bot("quitter", {"/bin/false"}, {}, dir.File("bot.log"), backoff);
+  BotSettings settings;
+  settings.backoff = backoff;
+  BotProcess bot("quitter", {"/bin/false"}, {}, dir.File("bot.log"), settings);
   ASSERT_TRUE(bot.Start().ok());
   const absl::Duration want[] = {absl::Milliseconds(100),
                                  absl::Milliseconds(200),
@@ -45,6 +57,217 @@ TEST(BotProcessTest, BacksOffThenGivesUpOnceOnABotThatExitsAtOnce) {
   EXPECT_EQ(bot.NextStart(absl::Now()), absl::InfiniteFuture());  // Give up.
   EXPECT_EQ(bot.Exited(), "");  // The exit is reported once, not again.
   EXPECT_EQ(bot.starts(), 4);
+}
+
+std::string Read(const std::string& path) {
+  absl::StatusOr<std::string> text = ReadFileToString(path);
+  return text.ok() ? *text : "";
+}
+
+// The parent of process `pid` (from /proc/PID/stat), or -1.
+pid_t ParentOf(pid_t pid) {
+  const std::string stat = Read(absl::StrCat("/proc/", pid, "/stat"));
+  const size_t close = stat.rfind(')');
+  int ppid = -1;
+  if (close == std::string::npos ||
+      std::sscanf(stat.c_str() + close + 1, " %*c %d", &ppid) != 1) {
+    return -1;
+  }
+  return ppid;
+}
+
+// The real uid of process `pid` (from /proc/PID/status), or -1.
+int64_t UidOf(pid_t pid) {
+  const std::string status = Read(absl::StrCat("/proc/", pid, "/status"));
+  const size_t at = status.find("\nUid:");
+  int64_t uid = -1;
+  if (at == std::string::npos ||
+      std::sscanf(status.c_str() + at + 5, "%ld", &uid) != 1) {
+    return -1;
+  }
+  return uid;
+}
+
+// Whether a process `pid` exists (a zombie counts).
+bool Exists(pid_t pid) { return kill(pid, 0) == 0 || errno == EPERM; }
+
+// A bot that writes 100 MiB at once: its log keeps the cap, then one line
+// with the count of the bytes dropped; the bot is neither blocked nor
+// killed (it ends, status 0, as soon as it has written everything).
+TEST(BotProcessTest, ItsLogKeepsTheCapAndSaysWhatWasDropped) {
+  const TempDir dir("botproc");
+  ASSERT_TRUE(dir.ok());
+  BotSettings settings;
+  settings.log_limit = 1 << 20;
+  const std::string log = dir.File("bot.log");
+  ASSERT_TRUE(WriteFileAtomically(log, "an earlier run's line\n").ok());
+  {
+    BotProcess bot(
+        "talker", {"/bin/sh", "-c", "head -c 104857600 /dev/zero | tr '\\0' x"},
+        {}, log, settings);
+    const absl::Time start = absl::Now();
+    ASSERT_TRUE(bot.Start().ok());
+    EXPECT_EQ(AwaitExit(bot), "exit status 0");
+    EXPECT_LT(absl::Now() - start, absl::Seconds(4));
+    bot.CloseLog();
+  }
+  const std::string text = Read(log);
+  const std::string earlier = "an earlier run's line\n";
+  ASSERT_EQ(text.substr(0, earlier.size()), earlier);
+  EXPECT_EQ(text.substr(earlier.size(), 1 << 20), std::string(1 << 20, 'x'));
+  EXPECT_EQ(text.substr(earlier.size() + (1 << 20)),
+            "\ntournament: 103809024 more bytes of bot talker's output were "
+            "dropped: its log keeps 1048576 bytes per run\n");
+}
+
+// The output of every run of the bot counts toward one cap.
+TEST(BotProcessTest, ItsLogCapCoversEveryRunOfTheBot) {
+  const TempDir dir("botproc");
+  ASSERT_TRUE(dir.ok());
+  BotSettings settings;
+  settings.log_limit = 10;
+  const std::string log = dir.File("bot.log");
+  {
+    BotProcess bot("thrice", {"/bin/echo", "1234"}, {}, log, settings);
+    for (int run = 0; run < 3; ++run) {
+      ASSERT_TRUE(bot.Start().ok());
+      EXPECT_EQ(AwaitExit(bot), "exit status 0");
+    }
+  }
+  EXPECT_EQ(Read(log),
+            "1234\n1234\ntournament: 5 more bytes of bot thrice's output were "
+            "dropped: its log keeps 10 bytes per run\n");
+}
+
+// Under the cap the log is the output alone.
+TEST(BotProcessTest, ALogUnderItsCapIsTheOutputAlone) {
+  const TempDir dir("botproc");
+  ASSERT_TRUE(dir.ok());
+  const std::string log = dir.File("bot.log");
+  {
+    BotProcess bot("quiet", {"/bin/echo", "hello"}, {}, log, {});
+    ASSERT_TRUE(bot.Start().ok());
+    EXPECT_EQ(AwaitExit(bot), "exit status 0");
+  }
+  EXPECT_EQ(Read(log), "hello\n");
+}
+
+// A bot that starts a process in a session of its own (setsid) and ends:
+// that process, its orphan, comes to a child subreaper, which kills it.
+TEST(BotProcessTest, AChildSubreaperKillsTheOrphansABotLeaves) {
+  const TempDir dir("botproc");
+  ASSERT_TRUE(dir.ok());
+  ASSERT_TRUE(AdoptOrphans().ok());
+  const std::string log = dir.File("bot.log");
+  BotProcess bot("leaver", {"/bin/sh", "-c", "setsid sleep 600 & echo $!"}, {},
+                 log, {});
+  ASSERT_TRUE(bot.Start().ok());
+  EXPECT_EQ(AwaitExit(bot), "exit status 0");
+  int orphan = 0;
+  for (int i = 0;
+       i < 200 &&
+       !absl::SimpleAtoi(absl::StripAsciiWhitespace(Read(log)), &orphan);
+       ++i) {
+    absl::SleepFor(absl::Milliseconds(10));
+  }
+  ASSERT_GT(orphan, 0);
+  ASSERT_TRUE(Exists(orphan)) << "it left no process: nothing to test";
+  EXPECT_EQ(ParentOf(orphan), getpid());  // Its parent, sh, has ended.
+  EXPECT_EQ(KillOrphans({}), 1);
+  EXPECT_FALSE(Exists(orphan));  // Killed and reaped.
+  EXPECT_EQ(KillOrphans({}), 0);
+}
+
+// As root: a bot with BotSettings::uid runs as that uid and gid with no
+// other group and no new privileges, reads its own token (its uid's, mode
+// 0400) and not another's, cannot list the tokens directory (0711), and
+// leaves no process of its uid behind when stopped, not even one in a
+// session of its own. A program its uid may not run is refused by Start.
+TEST(BotProcessTest, ABotRunAsItsOwnUidReadsOnlyItsOwnToken) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root";
+  const TempDir dir("botproc");
+  ASSERT_TRUE(dir.ok());
+  ASSERT_EQ(chmod(dir.path().c_str(), 0711), 0);
+  // Uids no one uses, different for tests run at the same time.
+  const uid_t uid = 3000000 + static_cast<uid_t>(getpid() % 100000) * 2;
+  const std::string tokens = dir.File("tokens");
+  ASSERT_EQ(mkdir(tokens.c_str(), 0711), 0);
+  const std::string own = tokens + "/own.token";
+  const std::string other = tokens + "/other.token";
+  for (const auto& [file, owner] : {std::pair{own, uid}, {other, uid + 1}}) {
+    ASSERT_TRUE(
+        WriteSecretFile(file, "secret-of-" + std::to_string(owner) + "\n")
+            .ok());
+    ASSERT_EQ(chown(file.c_str(), owner, owner), 0);
+    ASSERT_EQ(chmod(file.c_str(), 0400), 0);
+  }
+  BotSettings settings;
+  settings.uid = uid;
+  const std::string log = dir.File("bot.log");
+  BotProcess bot(
+      "confined",
+      {"/bin/sh", "-c",
+       absl::StrCat("echo uid=$(id -u) gid=$(id -g) groups=$(id -G); "
+                    "grep NoNewPrivs /proc/self/status; cat ",
+                    own, "; cat ", other, " || echo other-refused; ls ", tokens,
+                    " || echo unlisted; setsid sleep 600 & echo left=$!; "
+                    "echo ready; exec sleep 600")},
+      {}, log, settings);
+  ASSERT_TRUE(bot.Start().ok());
+  for (int i = 0; i < 500 && Read(log).find("ready") == std::string::npos;
+       ++i) {
+    absl::SleepFor(absl::Milliseconds(10));
+  }
+  const std::string text = Read(log);
+  EXPECT_NE(
+      text.find(absl::StrCat("uid=", uid, " gid=", uid, " groups=", uid, "\n")),
+      std::string::npos)
+      << text;
+  EXPECT_NE(text.find("NoNewPrivs:\t1"), std::string::npos) << text;
+  EXPECT_NE(text.find(absl::StrCat("secret-of-", uid, "\n")), std::string::npos)
+      << text;
+  EXPECT_EQ(text.find(absl::StrCat("secret-of-", uid + 1)), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("other-refused"), std::string::npos) << text;
+  EXPECT_NE(text.find("unlisted"), std::string::npos) << text;
+  EXPECT_EQ(UidOf(bot.pid()), uid);
+  int left = 0;
+  const size_t at = text.find("left=");
+  ASSERT_NE(at, std::string::npos) << text;
+  ASSERT_TRUE(absl::SimpleAtoi(
+      text.substr(at + 5, text.find('\n', at) - at - 5), &left));
+  ASSERT_EQ(UidOf(left), uid);
+  bot.Stop(/*grace_ms=*/0);
+  // Its parent was the bot's shell, not this process: someone else (init)
+  // reaps it, so it may linger a moment as a zombie.
+  for (int i = 0; i < 200 && UidOf(left) == uid &&
+                  Read(absl::StrCat("/proc/", left, "/stat")).find(") Z") ==
+                      std::string::npos;
+       ++i) {
+    absl::SleepFor(absl::Milliseconds(10));
+  }
+  const std::string stat = Read(absl::StrCat("/proc/", left, "/stat"));
+  EXPECT_TRUE(stat.empty() || stat.find(") Z") != std::string::npos ||
+              UidOf(left) != uid)
+      << "the setsid'd process of its uid outlived it: " << stat;
+
+  // A program that uid may not run.
+  const std::string mine = dir.File("mine.sh");
+  ASSERT_TRUE(WriteFileAtomically(mine, "#!/bin/sh\nexit 0\n").ok());
+  ASSERT_EQ(chmod(mine.c_str(), 0700), 0);
+  BotProcess refused("refused", {mine}, {}, dir.File("refused.log"), settings);
+  const absl::Status started = refused.Start();
+  EXPECT_EQ(started.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(started.message(),
+            absl::StrCat("cannot run ", mine, " as uid ", uid,
+                         " (--bot_uids): Permission denied"));
+}
+
+// Refused for uid 0 and this process's own.
+TEST(BotProcessTest, KillProcessesOfRefusesRootAndItself) {
+  EXPECT_EQ(KillProcessesOf(0).code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(KillProcessesOf(geteuid()).code(),
+            absl::StatusCode::kInvalidArgument);
 }
 
 }  // namespace

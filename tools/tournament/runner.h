@@ -20,7 +20,11 @@
 #ifndef PYRAMID_TOOLS_TOURNAMENT_RUNNER_H_
 #define PYRAMID_TOOLS_TOURNAMENT_RUNNER_H_
 
+#include <sys/types.h>
+
+#include <cstdint>
 #include <functional>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -66,6 +70,27 @@ struct RunOptions {
   // end (as `replay verify-tournament` makes it) reads every log again on
   // its own, and is not counted.
   std::function<void(const std::string& path)> log_verified;
+  // Bytes of each bot's output its log (OUTPUT/bots/NAME.log) keeps in a
+  // run; the rest is read and dropped, and one line at the end of the run
+  // says how many bytes (BotSettings::log_limit).
+  int64_t bot_log_limit = int64_t{16} << 20;
+  // When set, bot number i (in the tournament's order, from 0) runs as uid
+  // and gid bot_uids + i, with no supplementary groups and no way to gain
+  // privileges; its token file is its own (mode 0400) in a tokens directory
+  // no one else may list (0711), and every process of its uid is killed
+  // before it starts and after it ends (BotSettings::uid). REQUIRED: this
+  // process runs as root (else the run fails, INVALID_ARGUMENT, once the
+  // output directory is made; the program checks it before), the uids
+  // belong to no other process, and every bot can reach the output
+  // directory (each directory above it lets others enter: o+x).
+  std::optional<uid_t> bot_uids;
+  // This process starts no child but the runner's bots (the tournament
+  // program): the runner makes it their child subreaper (AdoptOrphans), so
+  // a process a bot started that left the bot's process group and outlived
+  // its parent becomes this process's child rather than init's; the runner
+  // reaps such children as they end and kills what is left of them when
+  // it stops the bots. Off, such a process may outlive the run.
+  bool adopt_orphans = false;
 };
 
 // Plays `tournament` (validated here; INVALID_ARGUMENT for a bad one,

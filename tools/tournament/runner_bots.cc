@@ -1,7 +1,13 @@
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <thread>
 #include <utility>
@@ -44,9 +50,53 @@ std::vector<std::string> BotArgv(const v1::TournamentBot& bot,
   return argv;
 }
 
+// The pids of `bots` that run now.
+std::set<pid_t> Pids(const std::vector<std::unique_ptr<BotProcess>>& bots) {
+  std::set<pid_t> pids;
+  for (const auto& bot : bots) {
+    if (bot->pid() > 0) pids.insert(bot->pid());
+  }
+  return pids;
+}
+
+// With --bot_uids: makes `token_file` the bot's own (uid and gid `uid`,
+// mode 0400) and checks that the bot can read it.
+absl::Status GiveToken(const std::string& bot, uid_t uid,
+                       const std::string& token_file) {
+  if (chown(token_file.c_str(), uid, uid) != 0 ||
+      chmod(token_file.c_str(), 0400) != 0) {
+    return absl::InternalError(absl::StrCat("cannot give ", token_file,
+                                            " to uid ", uid, ": ",
+                                            std::strerror(errno)));
+  }
+  if (absl::Status s = CheckAccessAs(uid, uid, token_file, R_OK); !s.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "bot ", bot, " runs as uid ", uid, " (--bot_uids) and cannot read ",
+        token_file, ": ", s.message(),
+        "; every directory above the output directory must let other users "
+        "enter it (chmod o+x)"));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::Status Runner::StartBots() {
+  const fs::path tokens = out_ / "tokens";
+  if (options_.bot_uids.has_value()) {
+    if (geteuid() != 0) {
+      return absl::InvalidArgumentError(
+          "--bot_uids needs the runner to run as root");
+    }
+    // Each bot reaches its own token by name; none lists the others.
+    if (chmod(tokens.c_str(), 0711) != 0) {
+      return absl::InternalError(absl::StrCat("cannot chmod ", tokens.string(),
+                                              ": ", std::strerror(errno)));
+    }
+  }
+  if (options_.adopt_orphans) {
+    if (absl::Status s = AdoptOrphans(); !s.ok()) return s;
+  }
   for (int i = 0; i < t_.bots_size(); ++i) {
     const v1::TournamentBot& bot = t_.bots(i);
     v1::RegisterBotRequest request;
@@ -59,18 +109,28 @@ absl::Status Runner::StartBots() {
         link_->RegisterBot(request);
     if (!registered.ok()) return registered.status();
     bot_ids_.push_back(registered->bot_id());
-    const fs::path token_file = out_ / "tokens" / (bot.name() + ".token");
+    const fs::path token_file = tokens / (bot.name() + ".token");
     if (absl::Status s = WriteSecretFile(token_file.string(),
                                          registered->bot_token() + "\n");
         !s.ok()) {
       return s;
+    }
+    BotSettings settings;
+    settings.log_limit = options_.bot_log_limit;
+    if (options_.bot_uids.has_value()) {
+      settings.uid = *options_.bot_uids + static_cast<uid_t>(i);
+      if (absl::Status s =
+              GiveToken(bot.name(), *settings.uid, token_file.string());
+          !s.ok()) {
+        return s;
+      }
     }
     auto process = std::make_unique<BotProcess>(
         bot.name(), BotArgv(bot, link_->address(), token_file.string()),
         std::map<std::string, std::string>{
             {"PYRAMID_REFEREE", link_->address()},
             {"PYRAMID_TOKEN_FILE", token_file.string()}},
-        (out_ / "bots" / (bot.name() + ".log")).string());
+        (out_ / "bots" / (bot.name() + ".log")).string(), settings);
     if (absl::Status s = process->Start(); !s.ok()) return s;
     bots_.push_back(std::move(process));
   }
@@ -95,7 +155,9 @@ bool Runner::NothingLeftToPlay() {
 
 void Runner::Supervise() {
   std::vector<absl::Time> next_start(bots_.size(), absl::InfinitePast());
-  while (!stopping_.load()) {
+  for (int tick = 0; !stopping_.load(); ++tick) {
+    // Orphans of the bots that ended (about once a second).
+    if (options_.adopt_orphans && tick % 20 == 0) ReapOrphans(Pids(bots_));
     const absl::Time now = absl::Now();
     for (size_t i = 0; i < bots_.size() && !stopping_.load(); ++i) {
       BotProcess& bot = *bots_[i];
@@ -138,6 +200,16 @@ void Runner::StopBots() {
   stopping_ = true;
   if (supervisor_.joinable()) supervisor_.join();
   for (auto& bot : bots_) bot->Stop();
+  if (options_.adopt_orphans) {
+    if (const int killed = KillOrphans(Pids(bots_)); killed > 0) {
+      Note(absl::StrCat("stopped ", killed,
+                        killed == 1 ? " process" : " processes",
+                        " the bots left running"));
+    }
+  }
+  // Their output still in the pipes, and the note of what their logs'
+  // caps dropped.
+  for (auto& bot : bots_) bot->CloseLog();
   std::error_code ignored;
   fs::remove_all(out_ / "tokens", ignored);
 }

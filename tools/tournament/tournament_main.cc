@@ -6,7 +6,7 @@
 //              [--sprt=ELO0,ELO1[,ALPHA,BETA]]
 //              [--referee=ADDR --referee_key=HEX|FILE --admin_token_file=F]
 //              [--signing_key_file=FILE] [--referee_retry_s=N]
-//              [--replay_lost_logs]
+//              [--replay_lost_logs] [--bot_log_mib=N] [--bot_uids=FIRST]
 //
 // TOURNAMENT_FILE is a pyramid.referee.v1.Tournament in protobuf text format
 // (proto/pyramid/referee/v1/tournament.proto; docs/tournament.md). Prints
@@ -31,7 +31,12 @@
 // resume, missing or not the key that signed its logs, an output directory that
 // holds another tournament), found before the output directory is made or
 // changed; 130 when interrupted.
+//
+// --bot_uids=FIRST (as root) runs bot number i of the file as uid and gid
+// FIRST+i, so that no bot can read another's token or key, or signal or
+// trace another (docs/tournament.md, "Hosting bots you do not trust").
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -59,6 +64,7 @@
 #include "referee/cli/library_log.h"
 #include "referee/cli/program.h"
 #include "referee/core/log_sink.h"
+#include "tools/tournament/bot_process.h"
 #include "tools/tournament/report.h"
 #include "tools/tournament/runner.h"
 #include "tools/tournament/standings.h"
@@ -142,10 +148,68 @@ ABSL_FLAG(bool, replay_lost_logs, false,
           "referee's transparency log. Without it such a resume is refused "
           "(exit status 1) before anything in the output directory changes.");
 
+ABSL_FLAG(int64_t, bot_log_mib, 16,
+          "MiB of each bot's output kept in its log (OUTPUT/bots/NAME.log) per "
+          "run, 0 or more; the rest is read and dropped, and one line at the "
+          "end says how many bytes.");
+ABSL_FLAG(int64_t, bot_uids, 0,
+          "Run bot number i of the tournament file (from 0) as uid and gid "
+          "FIRST+i, with no supplementary groups, each reading only its own "
+          "token, every process of its uid killed when it stops (the runner "
+          "must run as root; the uids must belong to nothing else). 0: every "
+          "bot runs as the runner's user.");
+
 namespace pyramid {
 namespace {
 
 namespace v1 = ::pyramid::referee::v1;
+
+// The largest --bot_log_mib: a TiB.
+constexpr int64_t kMaxBotLogMib = int64_t{1} << 20;
+
+// Checks --bot_uids against `tournament` (INVALID_ARGUMENT, saying what to
+// do): the runner runs as root, the uids fit, and each key_file belongs to
+// its bot's uid alone and is readable by it.
+absl::Status CheckBotUids(const v1::Tournament& tournament, int64_t first) {
+  if (first == 0) return absl::OkStatus();
+  const int64_t last = first + tournament.bots_size() - 1;
+  if (first < 1 || last > int64_t{0xfffffffe}) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--bot_uids must be at least 1 and leave room for ",
+        tournament.bots_size(), " uids below 4294967295, not ", first));
+  }
+  if (geteuid() != 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--bot_uids needs the tournament to run as root (it runs "
+                     "as uid ",
+                     geteuid(), "): only root can start bots as other users"));
+  }
+  for (int i = 0; i < tournament.bots_size(); ++i) {
+    const v1::TournamentBot& bot = tournament.bots(i);
+    const uid_t uid = static_cast<uid_t>(first + i);
+    if (bot.key_file().empty()) continue;
+    struct stat st;
+    if (stat(bot.key_file().c_str(), &st) != 0) continue;  // Said later.
+    const std::string fix =
+        absl::StrCat("chown ", uid, ":", uid, " ", bot.key_file(),
+                     " && chmod 0400 ", bot.key_file());
+    if (st.st_uid != uid || (st.st_mode & 077) != 0) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "bot %s runs as uid %u (--bot_uids): its key_file %s must belong "
+          "to that uid and be readable by it alone (%s); it belongs to uid "
+          "%u, mode %04o",
+          bot.name(), uid, bot.key_file(), fix, st.st_uid, st.st_mode & 07777));
+    }
+    if (absl::Status s = CheckAccessAs(uid, uid, bot.key_file(), R_OK);
+        !s.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "bot ", bot.name(), " runs as uid ", uid,
+          " (--bot_uids) and cannot read its key_file ", bot.key_file(), ": ",
+          s.message(), "; every directory above it must let others enter it"));
+    }
+  }
+  return absl::OkStatus();
+}
 
 // SIGINT and SIGTERM received (RunOptions::interruptions): both count the
 // same, a service manager's SIGTERM being a request to stop cleanly too.
@@ -314,6 +378,17 @@ int Main(const std::string& path) {
     std::cerr << "tournament: " << tournament.status().message() << "\n";
     return 2;
   }
+  const int64_t bot_log_mib = absl::GetFlag(FLAGS_bot_log_mib);
+  if (bot_log_mib < 0 || bot_log_mib > kMaxBotLogMib) {
+    std::cerr << "tournament: --bot_log_mib must be from 0 to " << kMaxBotLogMib
+              << ", not " << bot_log_mib << "\n";
+    return 2;
+  }
+  const int64_t bot_uids = absl::GetFlag(FLAGS_bot_uids);
+  if (absl::Status s = CheckBotUids(*tournament, bot_uids); !s.ok()) {
+    std::cerr << "tournament: " << s.message() << "\n";
+    return 2;
+  }
   struct sigaction action = {};
   action.sa_handler = OnSignal;
   sigaction(SIGINT, &action, nullptr);
@@ -331,6 +406,10 @@ int Main(const std::string& path) {
   };
   options.referee_retry = absl::Seconds(absl::GetFlag(FLAGS_referee_retry_s));
   options.replay_lost_logs = absl::GetFlag(FLAGS_replay_lost_logs);
+  options.bot_log_limit = bot_log_mib << 20;
+  if (bot_uids != 0) options.bot_uids = static_cast<uid_t>(bot_uids);
+  // This program starts no child but the bots.
+  options.adopt_orphans = true;
   absl::StatusOr<v1::TournamentResults> results =
       RunTournament(*tournament, options);
   if (!results.ok()) {
