@@ -2329,6 +2329,47 @@ TEST_F(TournamentTest, ACheckpointThatDoesNotExtendThePublishedOneIsRefused) {
   EXPECT_FALSE(fs::exists(dir_.File("out/proofs.new")));
 }
 
+// A published checkpoint of 0 logs (a first run whose disk filled up
+// publishes one) is extended by every tree: the next run publishes over it
+// without asking the referee for a proof, which it would refuse (0 < OLD);
+// every rerun failed with exit status 2. One of 0 logs whose root is not
+// the empty tree's is still refused.
+TEST_F(TournamentTest, APublishedCheckpointOfNoLogsIsExtendedByAnyTree) {
+  const v1::Tournament t = Make("rock_paper_pyramid", 3, 3);
+  absl::StatusOr<v1::TournamentResults> first = Run(t);
+  ASSERT_TRUE(first.ok()) << first.status() << progress_.str();
+  const fs::path checkpoint = dir_.File("out/checkpoint");
+  const std::string published = *ReadFileToString(checkpoint.string());
+  std::vector<std::string> lines = absl::StrSplit(published, '\n');
+  ASSERT_GE(lines.size(), 3u);
+  absl::StatusOr<SigningKey> key = ReadSigningKey(dir_.File("out.referee.key"));
+  ASSERT_TRUE(key.ok()) << key.status();
+  const auto empty = [&](const std::string& root) {
+    absl::StatusOr<std::string> note = tlog::SignNote(
+        absl::StrCat(lines[0], "\n0\n", root, "\n"), lines[0], *key);
+    EXPECT_TRUE(note.ok()) << note.status();
+    return note.value_or("");
+  };
+
+  const std::string wrong_root =
+      empty("AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=");
+  std::ofstream(checkpoint, std::ios::trunc) << wrong_root;
+  absl::StatusOr<v1::TournamentResults> refused = Run(t);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kDataLoss)
+      << refused.status();
+  EXPECT_EQ(*ReadFileToString(checkpoint.string()), wrong_root);
+
+  // SHA-256 of nothing: the root of the empty tree.
+  std::ofstream(checkpoint, std::ios::trunc)
+      << empty("47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=");
+  absl::StatusOr<v1::TournamentResults> again = Run(t);
+  ASSERT_TRUE(again.ok()) << again.status() << progress_.str();
+  EXPECT_EQ(again->transparency_problems(), 0u)
+      << again->transparency_verdict();
+  EXPECT_EQ(*ReadFileToString(checkpoint.string()), published);
+}
+
 // Two runs on one output directory at once would both play and write its
 // journal: the second refuses, naming the first.
 TEST_F(TournamentTest, ASecondRunOnTheSameDirectoryIsRefused) {

@@ -605,8 +605,10 @@ class Runner {
                                  v1::TournamentResults& results) const;
   // OK when the directory has published no checkpoint yet, or when the
   // referee's `checkpoint` extends the one it published (a consistency
-  // proof from the referee); DATA_LOSS naming both otherwise (a referee
-  // that rewrote its transparency log), before anything is written.
+  // proof from the referee; from a published checkpoint of 0 logs, which
+  // every tree extends, the proof of no hashes, made here); DATA_LOSS
+  // naming both otherwise (a referee that rewrote its transparency log),
+  // before anything is written.
   absl::Status CheckExtendsPublished(const v1::TlogCheckpoint& checkpoint);
 
   // ----------------------------------------------------------------------

@@ -317,11 +317,23 @@ absl::Status Runner::CheckExtendsPublished(
   if (old->size > checkpoint.tree_size()) {
     return refused(absl::StrCat("it covered ", old->size, " logs"));
   }
-  absl::StatusOr<v1::ConsistencyProof> proof =
-      link_->GetConsistencyProof(old->size, checkpoint.tree_size());
-  if (!proof.ok()) return proof.status();
+  // A tree of no logs is a prefix of every tree: the proof holds no
+  // hashes, and the referee makes none (it needs 0 < OLD), so it is
+  // written here; the check still takes the empty tree's root and the
+  // referee's signature on the published checkpoint. A first run whose
+  // disk filled up can publish such a checkpoint.
+  std::string proof_file;
+  if (old->size == 0) {
+    proof_file = tlog::FormatConsistencyProof(
+        {.old_size = 0, .new_size = checkpoint.tree_size()});
+  } else {
+    absl::StatusOr<v1::ConsistencyProof> proof =
+        link_->GetConsistencyProof(old->size, checkpoint.tree_size());
+    if (!proof.ok()) return proof.status();
+    proof_file = proof->proof_file();
+  }
   if (absl::Status s = CheckConsistency(
-          *published, checkpoint.note(), proof->proof_file(),
+          *published, checkpoint.note(), proof_file,
           CheckpointKey{"", link_->public_key()},
           ConsistencyNames{.old_checkpoint = path.string(),
                            .new_checkpoint = "the referee's checkpoint",
