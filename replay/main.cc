@@ -37,12 +37,18 @@
 // together naming two referees; for consistency, files swapped or of
 // another kind, or a proof between other sizes, said without the usage;
 // for verify-tournament, a directory that holds neither schedule.json nor
-// checkpoint; a file larger than this machine's memory, which could not be
-// held, refused unread). With several logs, one
-// line each (in the order given) and the worst status of them all; several logs
-// are verified on every core (one thread per hardware thread), and a last line
-// on standard error says how many logs were verified and how many per second
-// (files that could not be read are not counted; how many there were follows).
+// checkpoint; a directory, a device or a socket given as a file; a log
+// larger than this machine's memory, which could not be held, refused
+// unread; a proof or checkpoint over 1 MiB). Files are read by
+// replay/log_file.h: a regular file or a pipe (`replay verify <(curl
+// ...)`); a file whose first bytes are not a log's is NOT GENUINE at
+// record 0 ("not a pyramid log (magic) at byte 0") with the rest unread.
+// With several logs, one line each (in the order given) and the worst
+// status of them all; several logs are verified on every core (one thread
+// per hardware thread), holding at once at most half this machine's memory
+// of logs (a larger log is verified alone), and a last line on standard
+// error says how many logs were verified and how many per second (files
+// that could not be read are not counted; how many there were follows).
 // --level=chain checks the framing, encoding, hash chain and signatures without
 // replaying the rules (docs/log-format.md, "Verification levels").
 // --key and --tlog_key take the key itself or a FILE holding it: a regular
@@ -89,6 +95,7 @@
 #include "referee/tlog/note.h"
 #include "replay/evidence.h"
 #include "replay/html_page.h"
+#include "replay/log_file.h"
 #include "replay/ordered_pool.h"
 #include "replay/seat_roster.h"
 #include "replay/transcript.h"
@@ -305,23 +312,18 @@ absl::StatusOr<Flags> ParseArgs(absl::string_view command,
   return flags;
 }
 
-// Verifies the log at `path` into `verdict`, writing its line to `out` (or
-// why it cannot be read to `err`); returns its exit status.
+// Verifies the log `file` (ReadLog's bytes of the file at `path`) into
+// `verdict`, writing its line to `out`; returns its exit status.
 // `checkpoint_pinned`: --tlog_key pinned the key of an --inclusion proof's
 // checkpoint, which the line says, as it does not pin the log's. With a
 // `roster` (--seat_keys), the log's seats must be its bots with their keys
 // (JudgeSeats), which the line of a log that passes says.
-int VerifyOne(const std::string& path, const VerifyOptions& options,
-              bool allow_unsealed, const SeatRoster* roster, Verdict* verdict,
-              std::ostream& out, std::ostream& err,
+int VerifyOne(const std::string& path, const std::string& file,
+              const VerifyOptions& options, bool allow_unsealed,
+              const SeatRoster* roster, Verdict* verdict, std::ostream& out,
               bool checkpoint_pinned = false) {
-  absl::StatusOr<std::string> file = ReadFileToString(path);
-  if (!file.ok()) {
-    err << path << ": " << file.status().message() << "\n";
-    return kUsage;
-  }
   Verdict& v = *verdict;
-  v = VerifyLog(*file, options);
+  v = VerifyLog(file, options);
   const bool seats_match = roster != nullptr && JudgeSeats(*roster, v);
   const std::string log_key = ToHex(v.header.referee_public_key());
   std::string key_note = "referee key pinned";
@@ -370,18 +372,13 @@ int VerifyOne(const std::string& path, const VerifyOptions& options,
   return kNotGenuine;
 }
 
-// Checks `path`'s inclusion proof `proof` (the file `proof_path`, read
-// already); the log itself verified already.
-int VerifyInclusion(const std::string& path, const std::string& proof_path,
-                    const std::string& proof, const Verdict& verdict,
-                    const CheckpointKey& key) {
-  absl::StatusOr<std::string> log = ReadFileToString(path);
-  if (!log.ok()) {
-    std::cerr << log.status().message() << "\n";
-    return kUsage;
-  }
+// Checks the inclusion proof `proof` (the file `proof_path`) of the log
+// `log` (the file `path`), both read already; the log verified already.
+int VerifyInclusion(const std::string& path, const std::string& log,
+                    const std::string& proof_path, const std::string& proof,
+                    const Verdict& verdict, const CheckpointKey& key) {
   absl::StatusOr<Inclusion> inclusion =
-      CheckInclusion(*log, ToHex(verdict.header.match_id()), proof, key);
+      CheckInclusion(log, ToHex(verdict.header.match_id()), proof, key);
   if (!inclusion.ok()) {
     std::cout << path << ": NOT INCLUDED: " << proof_path << ": "
               << inclusion.status().message() << "\n";
@@ -397,7 +394,8 @@ int VerifyInclusion(const std::string& path, const std::string& proof_path,
 // Verifies `logs` on every core, printing each one's line in the order
 // given and, for several, how many logs were verified and how many per
 // second (standard error; files that could not be read are not counted,
-// but named); returns the worst exit status.
+// but named); returns the worst exit status. The logs held at once share
+// the process's budget (ReadLog): a larger one is verified alone.
 int VerifyMany(const std::vector<std::string>& logs,
                const VerifyOptions& options, bool allow_unsealed,
                const SeatRoster* roster) {
@@ -411,8 +409,14 @@ int VerifyMany(const std::vector<std::string>& logs,
         JobOutput output;
         std::ostringstream out, err;
         Verdict verdict;
-        output.exit_code = VerifyOne(logs[i], options, allow_unsealed, roster,
-                                     &verdict, out, err);
+        absl::StatusOr<LogFile> log = ReadLog(logs[i]);
+        if (!log.ok()) {
+          err << logs[i] << ": " << log.status().message() << "\n";
+          output.exit_code = kUsage;
+        } else {
+          output.exit_code = VerifyOne(logs[i], log->bytes(), options,
+                                       allow_unsealed, roster, &verdict, out);
+        }
         output.out = out.str();
         output.err = err.str();
         return output;
@@ -421,7 +425,7 @@ int VerifyMany(const std::vector<std::string>& logs,
         std::cout << output.out << std::flush;
         std::cerr << output.err;
         worst = std::max(worst, output.exit_code);
-        // VerifyOne's only usage status: the file could not be read.
+        // The only usage status: the file could not be read.
         if (output.exit_code == kUsage) ++unread;
       });
   if (logs.size() > 1) {
@@ -456,7 +460,7 @@ int Verify(const Flags& flags) {
   if (!flags.inclusion.empty()) {
     // The proof is read first: a file that cannot be read is a usage
     // error, said before any verdict.
-    absl::StatusOr<std::string> proof = ReadFileToString(flags.inclusion);
+    absl::StatusOr<std::string> proof = ReadSmallFile(flags.inclusion);
     if (!proof.ok()) {
       std::cerr << "--inclusion: " << proof.status().message() << "\n";
       return kUsage;
@@ -472,10 +476,16 @@ int Verify(const Flags& flags) {
       return kUsage;
     }
     const std::string& log = flags.operands[0];
+    absl::StatusOr<LogFile> file = ReadLog(log);
+    if (!file.ok()) {
+      std::cerr << log << ": " << file.status().message() << "\n";
+      return kUsage;
+    }
     Verdict verdict;
-    const int result = VerifyOne(log, options, flags.allow_unsealed,
-                                 flags.roster(), &verdict, std::cout, std::cerr,
-                                 /*checkpoint_pinned=*/!flags.tlog_key.empty());
+    const int result =
+        VerifyOne(log, file->bytes(), options, flags.allow_unsealed,
+                  flags.roster(), &verdict, std::cout,
+                  /*checkpoint_pinned=*/!flags.tlog_key.empty());
     if (result != kGenuine) return result;
     // The checkpoint is signed by the referee whose key signed the log.
     CheckpointKey key{flags.tlog_key, verdict.header.referee_public_key()};
@@ -487,7 +497,8 @@ int Verify(const Flags& flags) {
                    "consistent with the log, not which referee signed "
                    "them; pin it with --key or --tlog_key\n";
     }
-    return VerifyInclusion(log, flags.inclusion, *proof, verdict, key);
+    return VerifyInclusion(log, file->bytes(), flags.inclusion, *proof, verdict,
+                           key);
   }
   return VerifyMany(flags.operands, options, flags.allow_unsealed,
                     flags.roster());
@@ -510,7 +521,7 @@ int Consistency(const Flags& flags) {
   }
   std::vector<std::string> files;
   for (const std::string& path : flags.operands) {
-    absl::StatusOr<std::string> text = ReadFileToString(path);
+    absl::StatusOr<std::string> text = ReadSmallFile(path);
     if (!text.ok()) {
       std::cerr << path << ": " << text.status().message() << "\n";
       return kUsage;
@@ -579,15 +590,16 @@ int VerifyTournament(const Flags& flags) {
 }
 
 int ShowOrExport(const std::string& path, bool json) {
-  absl::StatusOr<std::string> file = ReadFileToString(path);
-  if (!file.ok()) {
-    std::cerr << path << ": " << file.status().message() << "\n";
+  absl::StatusOr<LogFile> log = ReadLog(path);
+  if (!log.ok()) {
+    std::cerr << path << ": " << log.status().message() << "\n";
     return kUsage;
   }
+  const std::string& file = log->bytes();
   if (!json) {
     // The transcript reads the records as they are, "signed" lines
     // included: say first whether they are to be believed.
-    const Verdict v = VerifyLog(*file, VerifyOptions());
+    const Verdict v = VerifyLog(file, VerifyOptions());
     std::cout << "verdict: ";
     switch (v.kind) {
       case Verdict::Kind::kGenuine:
@@ -605,8 +617,8 @@ int ShowOrExport(const std::string& path, bool json) {
         break;
     }
   }
-  absl::Status status = json ? WriteJsonLines(*file, std::cout)
-                             : WriteTranscript(*file, std::cout);
+  absl::Status status =
+      json ? WriteJsonLines(file, std::cout) : WriteTranscript(file, std::cout);
   if (!status.ok()) {
     std::cerr << path << ": " << status.message() << "\n";
     return kNotGenuine;
@@ -629,14 +641,14 @@ int Html(const Flags& flags) {
     std::cerr << path << ": the page would replace the log; use --out\n";
     return kUsage;
   }
-  absl::StatusOr<std::string> file = ReadFileToString(path);
-  if (!file.ok()) {
-    std::cerr << path << ": " << file.status().message() << "\n";
+  absl::StatusOr<LogFile> log = ReadLog(path);
+  if (!log.ok()) {
+    std::cerr << path << ": " << log.status().message() << "\n";
     return kUsage;
   }
   VerifyOptions options;
   options.pinned_key = flags.key;
-  const MatchPage page = RenderMatchPage(*file, options);
+  const MatchPage page = RenderMatchPage(log->bytes(), options);
   if (absl::Status s = WriteFileAtomically(out, page.html); !s.ok()) {
     std::cerr << out << ": " << s.message() << "\n";
     return kUsage;
@@ -755,7 +767,12 @@ int Usage(std::ostream& out) {
         absl::StrCat(flag.name, flag.value.empty() ? "" : " ", flag.value),
         flag.help);
   }
-  out << "  --key, --tlog_key FILE: a regular file or a pipe\n"
+  out << "files: a regular file or a pipe (LOG: <(curl URL)), not a "
+         "device or directory;\n"
+         "  several LOGs are verified at once within half this machine's "
+         "memory\n"
+         "  (a larger LOG alone); a proof or checkpoint is at most 1 MiB\n"
+         "  --key, --tlog_key FILE: a regular file or a pipe\n"
          "    (--key=<(ssh host cat referee.key.pub)), at most 4 KiB\n"
          "  --seat_keys ROSTER: a line NAME KEY per bot, KEY 64 hex digits "
          "(its\n"

@@ -1,0 +1,122 @@
+// Reading the files replay is given: match logs (ReadLog) and the small
+// text files of the transparency log (ReadSmallFile: inclusion and
+// consistency proofs, checkpoints). Both open a file once, by the name
+// given, judge what it is by the descriptor they opened and never wait on
+// a FIFO that has no writer (referee/files/bounded_read.h, which reads
+// them). A regular file or a pipe or FIFO (`replay verify <(curl ...)`)
+// is read; a directory, a character or block device (/dev/zero, a
+// terminal) or a socket is refused at once: none holds a log or a proof,
+// and a device may never end.
+//
+// A log has no size limit in its format, but the logs held in memory at
+// once by every thread of a process share one budget (LogBudget): a log
+// larger than the budget is read alone, and none is larger than this
+// machine's memory.
+#ifndef PYRAMID_REPLAY_LOG_FILE_H_
+#define PYRAMID_REPLAY_LOG_FILE_H_
+
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <string>
+
+#include "absl/status/statusor.h"
+
+namespace pyramid {
+
+// The most read of an inclusion or consistency proof or a checkpoint (a
+// proof is a few KiB: at most 64 hashes and a checkpoint), as
+// verify-tournament reads them (docs/transparency-log.md): a larger one is
+// refused, unread when it is a regular file.
+inline constexpr uint64_t kMaxSmallFileBytes = 1 << 20;
+
+// The bytes of logs held in memory at once, shared by the threads that
+// read them: a log's bytes count against it from before they are read
+// until its LogFile goes. Thread-safe. Logs are served in the order they
+// asked: one that waits for room holds up those that ask after it, so a
+// large log is not kept waiting by smaller ones.
+class LogBudget {
+ public:
+  explicit LogBudget(uint64_t bytes);
+  LogBudget(const LogBudget&) = delete;
+  LogBudget& operator=(const LogBudget&) = delete;
+
+  uint64_t bytes() const { return bytes_; }
+  // The bytes counted against it now (which may exceed bytes() while a log
+  // larger than the budget is held, alone).
+  uint64_t held() const;
+
+  // Waits until `bytes` can be held within the budget (for more than the
+  // budget: until nothing else is held), then counts them against it.
+  void Take(uint64_t bytes);
+  // Counts `bytes` more without waiting (a file that grew while read).
+  void Add(uint64_t bytes);
+  // Gives back `bytes` taken or added before.
+  void Give(uint64_t bytes);
+
+ private:
+  const uint64_t bytes_;
+  mutable std::mutex mutex_;
+  std::condition_variable room_;
+  uint64_t held_ = 0;         // Guarded by mutex_.
+  uint64_t next_ticket_ = 0;  // The next Take's turn; guarded by mutex_.
+  uint64_t serving_ = 0;      // The Take whose turn it is; guarded by mutex_.
+};
+
+// The budget of every log a process reads with ReadLog: half this
+// machine's physical memory (the rest for verifying them and for
+// everything else).
+LogBudget& SharedLogBudget();
+
+// A log's bytes, held against its budget until it goes. Movable.
+class LogFile {
+ public:
+  LogFile(std::string bytes, LogBudget* budget, uint64_t held);
+  LogFile(LogFile&& other) noexcept;
+  LogFile& operator=(LogFile&& other) noexcept;
+  ~LogFile();
+
+  // The whole file; or, when the file does not start as a log does (its
+  // first bytes are not a prefix of the magic, docs/log-format.md), only
+  // those first bytes (at most 8), the rest unread: every reader of a log
+  // (SplitLog, and the verifier, transcript and viewer through it) stops
+  // at them with "not a pyramid log (magic) at byte 0", as it would in the
+  // whole file.
+  const std::string& bytes() const { return bytes_; }
+
+ private:
+  std::string bytes_;
+  LogBudget* budget_;  // Not owned; null when nothing is held.
+  uint64_t held_;
+};
+
+// Reads the log at `path`, its bytes counted against `budget`, which must
+// outlive the LogFile. A thread that holds a LogFile of `budget` must not
+// read another log with it: it could wait for room it holds itself. A
+// regular file's size counts before it is read (a file larger than the
+// budget waits until it can be read alone); a pipe, whose size is not
+// known, waits to be read alone, and then counts what it held.
+//
+// A regular file larger than this machine's memory is refused unread,
+// before its first bytes are judged; a pipe once more than that has come
+// (RESOURCE_EXHAUSTED, "cannot read PATH: it is N bytes, more than this
+// machine's memory (M bytes)", or "it holds more than ..."). A pipe is waited
+// on as long as its writer keeps it open, except that its first bytes that are
+// not the magic end the read at once. Other errors ("cannot read PATH: WHY", or
+// "cannot open PATH: WHY" when it cannot be opened), as ReadBoundedFile says
+// them: a directory, a device or a socket, or a FIFO with no writer and nothing
+// in it (FAILED_PRECONDITION); no such file (NOT_FOUND); not ours to read
+// (PERMISSION_DENIED); a read that failed (DATA_LOSS).
+absl::StatusOr<LogFile> ReadLog(const std::string& path, LogBudget& budget);
+// The same, counted against SharedLogBudget().
+absl::StatusOr<LogFile> ReadLog(const std::string& path);
+
+// The bytes of an inclusion or consistency proof or a checkpoint at
+// `path`: a regular file or a pipe of at most kMaxSmallFileBytes
+// (RESOURCE_EXHAUSTED beyond, "cannot read PATH: it is N bytes, more than
+// 1048576 (not read)"); errors otherwise as ReadLog's.
+absl::StatusOr<std::string> ReadSmallFile(const std::string& path);
+
+}  // namespace pyramid
+
+#endif  // PYRAMID_REPLAY_LOG_FILE_H_

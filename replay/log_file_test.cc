@@ -1,0 +1,233 @@
+// The files replay is given (replay/log_file.h): a log read whole, a file
+// that is not one read no further than its first bytes, devices and
+// directories refused at once, pipes read without waiting on a missing
+// writer, and the budget the logs held at once share.
+#include "replay/log_file.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <fstream>
+#include <string>
+#include <thread>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
+#include "referee/core/log_format.h"
+#include "referee/files/fifo_testing.h"
+#include "tests/temp_dir.h"
+
+namespace pyramid {
+namespace {
+
+// The file `name` of `dir`, made to hold `text`.
+std::string FileHolding(const TempDir& dir, const std::string& name,
+                        const std::string& text) {
+  const std::string path = dir.File(name);
+  std::ofstream(path, std::ios::binary) << text;
+  return path;
+}
+
+// The bytes of a log: the magic, then `body` (whatever it is: ReadLog
+// judges nothing after the magic).
+std::string LogOf(const std::string& body) {
+  return std::string(log_format::kMagic) + body;
+}
+
+// ReadLog(path, budget)'s bytes, not waiting on a FIFO (fifo_testing.h).
+absl::StatusOr<std::string> ReadNow(const std::string& path,
+                                    LogBudget& budget) {
+  return ReadWithoutWaiting(path, [&]() -> absl::StatusOr<std::string> {
+    absl::StatusOr<LogFile> log = ReadLog(path, budget);
+    if (!log.ok()) return log.status();
+    return log->bytes();
+  });
+}
+
+TEST(LogFileTest, ALogIsReadWholeAndHeldAgainstTheBudgetWhileKept) {
+  const TempDir tmp("log_file");
+  ASSERT_TRUE(tmp.ok());
+  const std::string bytes = LogOf(std::string(1000, 'x'));
+  const std::string path = FileHolding(tmp, "a.pyrlog", bytes);
+  LogBudget budget(1 << 20);
+  {
+    absl::StatusOr<LogFile> log = ReadLog(path, budget);
+    ASSERT_TRUE(log.ok()) << log.status();
+    EXPECT_EQ(log->bytes(), bytes);
+    EXPECT_EQ(budget.held(), bytes.size());
+    const LogFile moved = *std::move(log);
+    EXPECT_EQ(budget.held(), bytes.size());
+  }
+  EXPECT_EQ(budget.held(), 0u);
+  // A file shorter than the magic that starts it is read as it is (the
+  // verifier calls it truncated); so is an empty one.
+  EXPECT_EQ(*ReadNow(FileHolding(tmp, "short", "PYR"), budget), "PYR");
+  EXPECT_EQ(*ReadNow(FileHolding(tmp, "empty", ""), budget), "");
+}
+
+TEST(LogFileTest, AFileThatIsNotALogIsReadNoFurtherThanItsFirstBytes) {
+  const TempDir tmp("log_file");
+  ASSERT_TRUE(tmp.ok());
+  // A gibibyte of zeros that takes no room: reading it whole would hold a
+  // gibibyte.
+  const std::string sparse = tmp.File("sparse");
+  ASSERT_EQ(truncate(FileHolding(tmp, "sparse", "").c_str(), int64_t{1} << 30),
+            0);
+  LogBudget budget(1 << 20);
+  absl::StatusOr<LogFile> log = ReadLog(sparse, budget);
+  ASSERT_TRUE(log.ok()) << log.status();
+  EXPECT_EQ(log->bytes(), std::string(8, '\0'));
+  EXPECT_EQ(budget.held(), 0u);
+  // Its first bytes alone, or one that differs from the magic early.
+  EXPECT_EQ(*ReadNow(FileHolding(tmp, "text", "hello, world\n"), budget),
+            "hello, w");
+  EXPECT_EQ(*ReadNow(FileHolding(tmp, "x", "x"), budget), "x");
+}
+
+TEST(LogFileTest, DevicesDirectoriesAndMissingFilesAreRefusedAtOnce) {
+  const TempDir tmp("log_file");
+  ASSERT_TRUE(tmp.ok());
+  LogBudget budget(1 << 20);
+  absl::StatusOr<std::string> read = ReadNow("/dev/zero", budget);
+  EXPECT_TRUE(absl::IsFailedPrecondition(read.status())) << read.status();
+  EXPECT_EQ(read.status().message(),
+            "cannot read /dev/zero: it is not a regular file (a character "
+            "device)");
+  read = ReadNow(tmp.path(), budget);
+  EXPECT_TRUE(absl::IsFailedPrecondition(read.status())) << read.status();
+  EXPECT_EQ(read.status().message(),
+            absl::StrCat("cannot read ", tmp.path(), ": it is a directory"));
+  read = ReadNow(tmp.File("missing"), budget);
+  EXPECT_TRUE(absl::IsNotFound(read.status())) << read.status();
+  EXPECT_EQ(read.status().message(),
+            absl::StrCat("cannot open ", tmp.File("missing"),
+                         ": No such file or directory"));
+  EXPECT_EQ(budget.held(), 0u);
+}
+
+TEST(LogFileTest, APipeIsReadToItsEndUnlessItIsNotALog) {
+  const TempDir tmp("log_file");
+  ASSERT_TRUE(tmp.ok());
+  LogBudget budget(1 << 20);
+  // A log through a pipe: read whole, the magic included.
+  const std::string bytes = LogOf(std::string(100000, 'y'));
+  int ends[2];
+  ASSERT_EQ(pipe(ends), 0);
+  std::thread writer([&] {
+    EXPECT_EQ(write(ends[1], bytes.data(), bytes.size()),
+              static_cast<ssize_t>(bytes.size()));
+    close(ends[1]);
+  });
+  const std::string name = absl::StrCat("/dev/fd/", ends[0]);
+  EXPECT_EQ(*ReadNow(name, budget), bytes);
+  writer.join();
+  close(ends[0]);
+
+  // A pipe that is not a log and never ends (its writer keeps it open):
+  // refused at its first bytes, without waiting for more.
+  ASSERT_EQ(pipe(ends), 0);
+  ASSERT_EQ(write(ends[1], "NOTALOG!", 8), 8);
+  absl::StatusOr<std::string> read =
+      ReadNow(absl::StrCat("/dev/fd/", ends[0]), budget);
+  ASSERT_TRUE(read.ok()) << read.status();
+  EXPECT_EQ(*read, "NOTALOG!");
+  close(ends[1]);
+  close(ends[0]);
+
+  // A FIFO with no writer is refused at once; one whose writer wrote a
+  // few bytes of the magic and went is read as them.
+  const std::string fifo = tmp.File("fifo");
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  read = ReadNow(fifo, budget);
+  EXPECT_TRUE(absl::IsFailedPrecondition(read.status())) << read.status();
+  EXPECT_EQ(read.status().message(),
+            absl::StrCat("cannot read ", fifo,
+                         ": a FIFO or pipe with no writer and nothing in it"));
+  {
+    const FilledFifo filled(fifo, "PYRL");
+    ASSERT_TRUE(filled.ok());
+    EXPECT_EQ(*ReadNow(fifo, budget), "PYRL");
+  }
+  {
+    const FilledFifo filled(fifo, LogOf("z"));
+    ASSERT_TRUE(filled.ok());
+    EXPECT_EQ(*ReadNow(fifo, budget), LogOf("z"));
+  }
+  EXPECT_EQ(budget.held(), 0u);
+}
+
+TEST(LogFileTest, ALogLargerThanTheBudgetIsReadAlone) {
+  const TempDir tmp("log_file");
+  ASSERT_TRUE(tmp.ok());
+  const std::string small = FileHolding(tmp, "small", LogOf("s"));
+  const std::string large =
+      FileHolding(tmp, "large", LogOf(std::string(100, 'l')));
+  LogBudget budget(50);
+  absl::StatusOr<LogFile> held = ReadLog(small, budget);
+  ASSERT_TRUE(held.ok()) << held.status();
+  std::atomic<bool> read{false};
+  std::thread reader([&] {
+    absl::StatusOr<LogFile> log = ReadLog(large, budget);
+    EXPECT_TRUE(log.ok()) << log.status();
+    read = true;
+    EXPECT_EQ(budget.held(), 108u);  // Alone.
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_FALSE(read);  // Waits for the small one to go.
+  *held = LogFile("", nullptr, 0);
+  reader.join();
+  EXPECT_TRUE(read);
+  EXPECT_EQ(budget.held(), 0u);
+}
+
+TEST(LogFileTest, TheBudgetServesInTurnAndHoldsWhatFits) {
+  LogBudget budget(10);
+  budget.Take(6);
+  budget.Take(4);  // Fits.
+  std::atomic<int> taken{0};
+  std::thread large([&] {
+    budget.Take(20);  // More than the budget: when nothing else is held.
+    taken = 1;
+    budget.Give(20);
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  std::thread small([&] {
+    budget.Take(1);  // Fits once the large one went, its turn after it.
+    taken = taken + 2;
+    budget.Give(1);
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_EQ(taken, 0);
+  budget.Give(6);
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_EQ(taken, 0);  // 4 still held: the large one waits, and so the small.
+  budget.Give(4);
+  large.join();
+  small.join();
+  EXPECT_EQ(taken, 3);
+  EXPECT_EQ(budget.held(), 0u);
+}
+
+TEST(LogFileTest, ASmallFileIsBoundedAndNeverADevice) {
+  const TempDir tmp("log_file");
+  ASSERT_TRUE(tmp.ok());
+  EXPECT_EQ(*ReadSmallFile(FileHolding(tmp, "proof", "proof text\n")),
+            "proof text\n");
+  const std::string sparse = FileHolding(tmp, "sparse", "");
+  ASSERT_EQ(truncate(sparse.c_str(), int64_t{1} << 30), 0);
+  absl::StatusOr<std::string> read = ReadSmallFile(sparse);
+  EXPECT_TRUE(absl::IsResourceExhausted(read.status())) << read.status();
+  EXPECT_EQ(read.status().message(),
+            absl::StrCat("cannot read ", sparse,
+                         ": it is 1073741824 bytes, more than 1048576 (not "
+                         "read)"));
+  read = ReadSmallFile("/dev/zero");
+  EXPECT_TRUE(absl::IsFailedPrecondition(read.status())) << read.status();
+}
+
+}  // namespace
+}  // namespace pyramid
