@@ -13,6 +13,7 @@
 #include "google/protobuf/io/tokenizer.h"
 #include "referee/cli/text_proto.h"
 #include "referee/core/clock_settings.h"
+#include "referee/files/bounded_read.h"
 #include "referee/games/registry.h"
 #include "tools/tournament/sprt.h"
 
@@ -263,6 +264,15 @@ absl::Status NormalizeTournament(v1::Tournament& t,
   absl::Status status = Normalize(t, at);
   if (status.ok() || locations == nullptr) return status;
   return Placed(status, at, *locations);
+}
+
+absl::StatusOr<std::string> ReadTournamentFile(const std::string& path) {
+  const std::string limit = "the 16 MiB a tournament file may hold";
+  return ReadBoundedFile(path, BoundedRead{.max_bytes = kMaxTournamentFileBytes,
+                                           .pipes = true,
+                                           .over_size = limit,
+                                           .over_stream = limit,
+                                           .open_failure = "cannot open"});
 }
 
 }  // namespace pyramid

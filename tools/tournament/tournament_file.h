@@ -1,9 +1,12 @@
 // The tournament file (proto/pyramid/referee/v1/tournament.proto, protobuf
 // text format; docs/tournament.md): parsed, its defaults filled in and every
-// field checked, before anything is started. Pure: no I/O.
+// field checked, before anything is started. Pure but for ReadTournamentFile,
+// its one reader.
 #ifndef PYRAMID_TOOLS_TOURNAMENT_TOURNAMENT_FILE_H_
 #define PYRAMID_TOOLS_TOURNAMENT_TOURNAMENT_FILE_H_
 
+#include <cstdint>
+#include <string>
 #include <string_view>
 
 #include "absl/status/status.h"
@@ -12,6 +15,22 @@
 #include "pyramid/referee/v1/tournament.pb.h"
 
 namespace pyramid {
+
+// The most read of a tournament file: a few KiB of text, even with many
+// bots; a larger file is not one.
+inline constexpr uint64_t kMaxTournamentFileBytes = 16 << 20;
+
+// The text of the tournament file at `path`: a regular file or a pipe
+// (`tournament <(generate)`) of at most kMaxTournamentFileBytes, read
+// through referee/files/bounded_read.h (never waiting on a FIFO with no
+// writer). Refused ("cannot read PATH: WHY"): a device (/dev/zero would be
+// read without end), a directory or a socket, and a FIFO with no writer
+// and nothing in it (FAILED_PRECONDITION); a file larger than the bound,
+// unread when it says its size ("it is N bytes, more than the 16 MiB a
+// tournament file may hold"), else once that much came (RESOURCE_EXHAUSTED);
+// "cannot open PATH: WHY" when it cannot be opened (NOT_FOUND when there is
+// no such file, PERMISSION_DENIED when not ours).
+absl::StatusOr<std::string> ReadTournamentFile(const std::string& path);
 
 // Where each field a tournament file sets stands in its text, as protobuf's
 // text parser records it (lines and columns from 0).

@@ -1,5 +1,9 @@
 #include "tools/tournament/tournament_file.h"
 
+#include <unistd.h>
+
+#include <cstdint>
+#include <fstream>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -7,6 +11,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "referee/games/registry.h"
+#include "tests/temp_dir.h"
 #include "tools/tournament/schedule.h"
 
 namespace pyramid {
@@ -197,6 +202,34 @@ TEST(TournamentFileTest, AScheduleTooLargeIsRefusedBeforeItIsListed) {
   EXPECT_THAT(huge.status().message(), HasSubstr("more than 10000000"));
   EXPECT_FALSE(MakeSchedule(v1::GAUNTLET, 100, 2, 200000, 0).ok());
   EXPECT_TRUE(MakeSchedule(v1::ROUND_ROBIN, 10, 3, 2, 0).ok());
+}
+
+// `tournament /dev/zero` read until memory ran out: a device is refused at
+// once, a file over the bound unread.
+TEST(TournamentFileTest, ReadsAFileWithinItsBoundAndNeverADevice) {
+  const TempDir tmp("tournament_file");
+  ASSERT_TRUE(tmp.ok());
+  const std::string path = tmp.File("t.txt");
+  std::ofstream(path) << kGood;
+  absl::StatusOr<std::string> text = ReadTournamentFile(path);
+  ASSERT_TRUE(text.ok()) << text.status();
+  EXPECT_EQ(*text, kGood);
+  text = ReadTournamentFile("/dev/zero");
+  EXPECT_TRUE(absl::IsFailedPrecondition(text.status())) << text.status();
+  EXPECT_EQ(text.status().message(),
+            "cannot read /dev/zero: it is not a regular file (a character "
+            "device)");
+  text = ReadTournamentFile(tmp.path());
+  EXPECT_TRUE(absl::IsFailedPrecondition(text.status())) << text.status();
+  ASSERT_EQ(truncate(path.c_str(), int64_t{1} << 30), 0);
+  text = ReadTournamentFile(path);
+  EXPECT_TRUE(absl::IsResourceExhausted(text.status())) << text.status();
+  EXPECT_EQ(text.status().message(),
+            absl::StrCat("cannot read ", path,
+                         ": it is 1073741824 bytes, more than the 16 MiB a "
+                         "tournament file may hold"));
+  text = ReadTournamentFile(tmp.File("missing"));
+  EXPECT_TRUE(absl::IsNotFound(text.status())) << text.status();
 }
 
 }  // namespace
