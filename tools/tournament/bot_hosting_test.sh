@@ -1,0 +1,148 @@
+#!/usr/bin/env bash
+# The tournament program hosting bots (docs/tournament.md, "Bots" and
+# "Hosting bots you do not trust"), end to end:
+#
+# 1. A bot whose command leaves a process in a session of its own (setsid)
+#    and prints 100 MiB while it plays: the run ends with status 0, that
+#    process gone; the bot's log holds the default cap (16 MiB) of its
+#    output, then one line counting the bytes dropped.
+# 2. As root only (skipped otherwise): --bot_uids. A process of a bot's uid
+#    left from before is killed at the start; bot number i runs as uid
+#    FIRST+i and can neither read another bot's token nor list the tokens
+#    directory; the tournament plays and verifies; no process of those uids
+#    is left. A key_file the bot's uid does not own alone, and --bot_uids
+#    from a runner that is not root, are refused (status 2).
+#
+# Runs from the source root. PYRAMID_BIN names the built binaries (default
+# build/bin).
+set -euo pipefail
+
+BIN=$(cd "${PYRAMID_BIN:-build/bin}" && pwd)
+tmp=$(mktemp -d)
+# Bots run as other users must reach the output directory under it.
+chmod 0755 "$tmp"
+cleanup() { rm -rf "$tmp"; }
+trap cleanup EXIT
+fail() {
+  echo "FAIL: $*" >&2
+  for f in "$tmp"/*.err "$tmp"/*/bots/*.log; do
+    [[ -f $f ]] && { echo "--- $f" >&2; tail -c 600 "$f" >&2; echo >&2; }
+  done
+  exit 1
+}
+# Whether process $1 runs (not a zombie, not gone).
+running() {
+  local stat
+  stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+  [[ ${stat##*) } != Z* ]]
+}
+
+# --- 1. An orphan in its own session, and a log past its cap.
+mark=$((7000000 + $$))  # The left process's sleep argument, this test's own.
+cat > "$tmp/loud.txt" <<EOF
+name: "loud"
+game { game: "pyramid_shambo" }
+seats: 2
+bots { name: "loud" command: "/bin/sh" command: "-c"
+       command: "setsid sleep $mark & echo left=\$!; (head -c 104857600 /dev/zero | tr '\\\\0' x; echo) & exec $BIN/bot --quiet --referee={referee} --token_file={token_file}" }
+bots { name: "plain" command: "$BIN/bot" command: "--quiet" }
+rounds: 2
+output_dir: "$tmp/loud"
+EOF
+start=$(date +%s%N)
+"$BIN/tournament" "$tmp/loud.txt" > "$tmp/loud.out" 2> "$tmp/loud.err" ||
+  fail "the tournament with a loud bot exited $?"
+echo "loud tournament: $(( ($(date +%s%N) - start) / 1000000 )) ms"
+log="$tmp/loud/bots/loud.log"
+left=$(grep -a -o -m1 'left=[0-9]*' "$log" | cut -d= -f2) ||
+  fail "the bot did not say its left process"
+running "$left" && fail "the setsid'd process $left outlived the tournament"
+grep -q "stopped 1 process the bots left running" "$tmp/loud.err" ||
+  fail "the runner did not say it stopped the left process"
+cap=$((16 << 20))
+size=$(stat -c %s "$log")
+note=$(tail -n 1 "$log")
+[[ $note =~ ^tournament:\ ([0-9]+)\ more\ bytes\ of\ bot\ loud\'s\ output\ were\ dropped:\ its\ log\ keeps\ $cap\ bytes\ per\ run$ ]] ||
+  fail "the log's last line is not the note: ${note:0:200}"
+dropped=${BASH_REMATCH[1]}
+# The cap, then a newline (the cut fell inside a line of x's), then the note.
+(( size == cap + 1 + ${#note} + 1 )) ||
+  fail "the log has $size bytes, not the cap $cap + the note"
+(( cap + dropped >= 104857600 )) ||
+  fail "kept $cap and dropped $dropped: less than the 100 MiB written"
+echo "loud bot: log $size bytes, $dropped bytes dropped"
+
+# --- 2. --bot_uids.
+if [[ $(id -u) != 0 ]]; then
+  echo "SKIP: --bot_uids needs root"
+  exit 0
+fi
+# Uids no one uses, different for runs at the same time.
+first=$((4000000 + ($$ % 100000) * 4))
+tokens="$tmp/confined/tokens"
+cat > "$tmp/confined.txt" <<EOF
+name: "confined"
+game { game: "pyramid_shambo" }
+seats: 2
+bots { name: "honest1" command: "$BIN/bot" command: "--quiet" }
+bots { name: "honest2" command: "$BIN/bot" command: "--quiet" }
+bots { name: "snoop" command: "/bin/sh" command: "-c"
+       command: "echo uid=\$(id -u); cat $tokens/honest1.token && echo STOLEN || echo refused; ls $tokens && echo LISTED || echo unlisted; exec $BIN/bot --quiet --referee={referee} --token_file={token_file}" }
+rounds: 2
+output_dir: "$tmp/confined"
+EOF
+# A process of bot 0's uid left from an earlier run.
+setpriv --reuid=$first --regid=$first --clear-groups sleep $((mark + 1)) &
+leftover=$!
+disown "$leftover"  # Its death is expected: no "Killed" line.
+sleep 0.2
+running "$leftover" || fail "could not start a process as uid $first"
+"$BIN/tournament" "$tmp/confined.txt" --bot_uids=$first \
+  > "$tmp/confined.out" 2> "$tmp/confined.err" ||
+  fail "the tournament under --bot_uids exited $?"
+running "$leftover" && fail "the process of uid $first from before survived the run"
+snoop="$tmp/confined/bots/snoop.log"
+grep -qx "uid=$((first + 2))" "$snoop" || fail "snoop did not run as uid $((first + 2))"
+grep -qx refused "$snoop" || fail "snoop read honest1's token"
+grep -qx unlisted "$snoop" || fail "snoop listed the tokens directory"
+grep -q "STOLEN\|LISTED" "$snoop" && fail "snoop got at the tokens"
+grep -Eq "^confined \(pyramid_shambo\): ([0-9]+) of \1 match logs verified" \
+  "$tmp/confined.out" || fail "not every match verified"
+"$BIN/replay" verify-tournament "$tmp/confined" > "$tmp/verify.out" 2>&1 ||
+  fail "replay verify-tournament failed"
+for uid in $first $((first + 1)) $((first + 2)); do
+  left=$(ps -o pid= -u "$uid" || true)
+  [[ -z $left ]] || fail "processes of uid $uid left: $left"
+done
+
+# Refused: a key_file the bot's uid does not own alone; a runner not root.
+"$BIN/keygen" --out="$tmp/signed.key" > /dev/null 2>&1
+cat > "$tmp/keyed.txt" <<EOF
+name: "keyed"
+game { game: "pyramid_shambo" }
+seats: 2
+bots { name: "plain" command: "$BIN/bot" command: "--quiet" }
+bots { name: "signed" command: "$BIN/bot" command: "--quiet"
+       command: "--key_file={key_file}" key_file: "$tmp/signed.key" }
+output_dir: "$tmp/keyed"
+EOF
+chmod 0644 "$tmp/keyed.txt"
+status=0
+"$BIN/tournament" "$tmp/keyed.txt" --bot_uids=$first > /dev/null \
+  2> "$tmp/keyed.err" || status=$?
+(( status == 2 )) || fail "a key_file of root's was not refused (status $status)"
+grep -q "bot signed runs as uid $((first + 1)) (--bot_uids): its key_file $tmp/signed.key must belong to that uid and be readable by it alone (chown $((first + 1)):$((first + 1)) $tmp/signed.key && chmod 0400 $tmp/signed.key); it belongs to uid 0, mode 0600" "$tmp/keyed.err" ||
+  fail "the key_file's refusal does not say what to do"
+[[ -e $tmp/keyed ]] && fail "the refused run made its output directory"
+chown $((first + 1)):$((first + 1)) "$tmp/signed.key"
+chmod 0400 "$tmp/signed.key"
+"$BIN/tournament" "$tmp/keyed.txt" --bot_uids=$first > "$tmp/keyed.out" \
+  2> "$tmp/keyed.err" || fail "the tournament with an owned key_file exited $?"
+status=0
+setpriv --reuid=65534 --regid=65534 --clear-groups \
+  "$BIN/tournament" "$tmp/keyed.txt" --bot_uids=$first > /dev/null \
+  2> "$tmp/nobody.err" || status=$?
+(( status == 2 )) || fail "--bot_uids as uid 65534 was not refused (status $status)"
+grep -q "^tournament: --bot_uids needs the tournament to run as root (it runs as uid 65534)" "$tmp/nobody.err" ||
+  fail "the refusal for a runner not root does not say why"
+echo PASS
