@@ -42,6 +42,7 @@
 #include "google/protobuf/util/json_util.h"
 #include "gtest/gtest.h"
 #include "pyramid/referee/v1/tournament.pb.h"
+#include "referee/core/log_reader.h"
 #include "referee/core/log_sink.h"
 #include "referee/crypto/bytes.h"
 #include "referee/crypto/ed25519.h"
@@ -2211,7 +2212,7 @@ TEST_F(TournamentTest, ABotThatNeverPlaysIsNamedAndFailsTheRun) {
   EXPECT_THAT(run.err(), HasSubstr("bot bot-3 ended (exit status 2)"));
   EXPECT_THAT(run.err(),
               HasSubstr("tournament: warning: bot bot-3 never played: its "
-                        "seat committed no action in any of its 3 matches"));
+                        "seat committed no move in any of its 3 matches"));
   EXPECT_THAT(run.err(), HasSubstr("its output: " + dir_.File("out") +
                                    "/bots/bot-3.log\n"));
   EXPECT_THAT(run.err(), Not(HasSubstr("bot bot-1 never played")));
@@ -2254,6 +2255,66 @@ TEST_F(TournamentTest, ABotThatNeverPlaysIsNamedAndFailsTheRun) {
   EXPECT_EQ(*ReadFileToString(dir_.File("out/bots/bot-3.log")), bot_output);
   EXPECT_EQ(*ReadFileToString(dir_.File("out/results.json")), json);
   EXPECT_EQ(*ReadFileToString(dir_.File("out/report.html")), html);
+}
+
+// A bot that answers only the seed decision (its seed contribution) and
+// then forfeits every move never played: BotsThatNeverPlayed names it (its
+// seed commits counted as playing, and no warning came). A seat that
+// committed its seed contribution and was never asked for a move (the
+// match ended first) did all it was asked: it played. Made here from a
+// real run's logs by leaving records out (BotsThatNeverPlayed reads the
+// records of logs the runner verified, without verifying them again).
+TEST_F(TournamentTest, ASeedContributionAloneIsNotPlaying) {
+  absl::StatusOr<v1::TournamentResults> results =
+      Run(Make("rock_paper_pyramid", 3, 3));
+  ASSERT_TRUE(results.ok()) << results.status() << progress_.str();
+  ASSERT_EQ(results->verified(), 3u);
+  const std::string out = dir_.File("out");
+  EXPECT_THAT(BotsThatNeverPlayed(*results, out), testing::IsEmpty());
+  std::map<std::string, std::string> original;
+  for (const v1::TournamentMatchResult& m : results->matches()) {
+    original[m.log_file()] = *ReadFileToString(out + "/" + m.log_file());
+  }
+  // Rewrites each log without the records `drop` names (given bot-3's
+  // seat in its match).
+  const auto rewrite =
+      [&](const std::function<bool(const v1::LogRecord&, uint32_t)>& drop) {
+        for (const v1::TournamentMatchResult& m : results->matches()) {
+          uint32_t seat = 0;
+          while (m.seats(seat) != "bot-3") ++seat;
+          const std::string& bytes = original[m.log_file()];
+          const SplitLogResult split = SplitLog(bytes);
+          ASSERT_FALSE(split.records.empty());
+          std::string kept = bytes.substr(0, split.records[0].offset);
+          for (const RawRecord& raw : split.records) {
+            v1::LogRecord record;
+            ASSERT_TRUE(record.ParseFromArray(
+                raw.bytes.data(), static_cast<int>(raw.bytes.size())));
+            if (drop(record, seat)) continue;
+            const size_t end =
+                raw.bytes.data() + raw.bytes.size() - bytes.data();
+            kept += bytes.substr(raw.offset, end - raw.offset);
+          }
+          std::ofstream(out + "/" + m.log_file(), std::ios::trunc) << kept;
+        }
+      };
+  const auto move_of = [](const v1::LogRecord& record, uint32_t seat) {
+    return record.has_commit() && record.commit().seat() == seat &&
+           record.commit().decision_id() != 0;
+  };
+
+  // Only its seed contribution committed, every move asked for.
+  rewrite(move_of);
+  EXPECT_THAT(BotsThatNeverPlayed(*results, out),
+              testing::ElementsAre("bot-3"));
+
+  // Only its seed contribution committed, no move ever asked for.
+  rewrite([&](const v1::LogRecord& record, uint32_t seat) {
+    return move_of(record, seat) ||
+           (record.has_decision_opened() &&
+            record.decision_opened().decision_id() != 0);
+  });
+  EXPECT_THAT(BotsThatNeverPlayed(*results, out), testing::IsEmpty());
 }
 
 // Another tournament's output directory is the command's mistake

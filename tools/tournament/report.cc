@@ -848,9 +848,9 @@ std::string RenderHtmlReport(const v1::TournamentResults& results,
 std::string NeverPlayedText(const v1::TournamentStanding& standing) {
   return absl::StrCat(
       "bot ", standing.bot(),
-      " never played: its seat committed no action in any of its ",
+      " never played: its seat committed no move in any of its ",
       standing.matches(), standing.matches() == 1 ? " match" : " matches",
-      ", so its program never connected to the referee or never acted "
+      ", so its program never connected to the referee or never made one "
       "(restarted ",
       standing.restarts(), standing.restarts() == 1 ? " time" : " times",
       " this run)");

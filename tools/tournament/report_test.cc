@@ -551,10 +551,10 @@ TEST(StandingsTest, RestartsShowInTheTableAndTheReport) {
   EXPECT_THAT(html, Not(HasSubstr("<h2>Warnings</h2>")));
   const std::string warned = RenderHtmlReport(results, {"beta"});
   EXPECT_THAT(warned, HasSubstr("<h2>Warnings</h2>\n<p class=\"bad\">bot beta "
-                                "never played: its seat committed no action "
+                                "never played: its seat committed no move "
                                 "in any of its 3 matches, so its program "
                                 "never connected to the referee or never "
-                                "acted (restarted 7 times this run); its "
+                                "made one (restarted 7 times this run); its "
                                 "output: <code>bots/beta.log</code></p>"));
 }
 

@@ -103,12 +103,13 @@ absl::StatusOr<referee::v1::TournamentResults> RunTournament(
     const referee::v1::Tournament& tournament, const RunOptions& options);
 
 // The bots of `results` that never played, in standings order: each sat in
-// at least one genuine match, and in none of them did its seat commit an
-// action, as their signed logs (log_file, under `output_dir`) show. A bot
-// whose program never connected to the referee (a command that exits at
-// once, a flag it refuses) is one; so is one that connected and never
-// acted. A log that cannot be read counts as played (no warning on no
-// evidence).
+// at least one genuine match, and in none of them did its seat commit a
+// move, as their signed logs (log_file, under `output_dir`) show. The seed
+// contribution (decision 0) is not a move: a seat that committed it counts
+// as playing only in a match that never asked it for a move. A bot whose
+// program never connected to the referee (a command that exits at once, a
+// flag it refuses) is one; so is one that connected and never moved. A log
+// that cannot be read counts as played (no warning on no evidence).
 std::vector<std::string> BotsThatNeverPlayed(
     const referee::v1::TournamentResults& results,
     const std::string& output_dir);

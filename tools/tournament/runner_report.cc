@@ -479,7 +479,7 @@ void Runner::RecordTransparencyVerdict(const v1::TlogCheckpoint& checkpoint,
 std::vector<std::string> BotsThatNeverPlayed(
     const referee::v1::TournamentResults& results,
     const std::string& output_dir) {
-  // Each bot with a genuine match: whether its seat committed in one.
+  // Each bot with a genuine match: whether it played in one.
   std::map<std::string, bool> played;
   for (const referee::v1::TournamentMatchResult& match : results.matches()) {
     if (match.verdict() != runner_internal::kGenuine) continue;
@@ -499,15 +499,32 @@ std::vector<std::string> BotsThatNeverPlayed(
       for (const std::string& bot : match.seats()) played[bot] = true;
       continue;
     }
+    // A seat played when it committed a move, or committed the seed
+    // contribution and was never asked for a move (its opponent's forfeit
+    // ended the match first). The seed contribution alone is not playing:
+    // a bot that answers only that and forfeits every move is as broken as
+    // one that never connects.
+    const size_t seats = match.seats_size();
+    std::vector<bool> moved(seats), asked(seats), seeded(seats);
     for (const RawRecord& raw : SplitLog(*bytes).records) {
       referee::v1::LogRecord record;
       if (!record.ParseFromArray(raw.bytes.data(),
-                                 static_cast<int>(raw.bytes.size())) ||
-          !record.has_commit()) {
+                                 static_cast<int>(raw.bytes.size()))) {
         continue;
       }
-      const uint32_t seat = record.commit().seat();
-      if (seat < static_cast<uint32_t>(match.seats_size())) {
+      if (record.has_decision_opened() &&
+          record.decision_opened().decision_id() != 0) {
+        for (uint32_t seat : record.decision_opened().seats()) {
+          if (seat < seats) asked[seat] = true;
+        }
+      } else if (record.has_commit() && record.commit().seat() < seats) {
+        (record.commit().decision_id() == 0 ? seeded
+                                            : moved)[record.commit().seat()] =
+            true;
+      }
+    }
+    for (size_t seat = 0; seat < seats; ++seat) {
+      if (moved[seat] || (seeded[seat] && !asked[seat])) {
         played[match.seats(seat)] = true;
       }
     }
