@@ -99,6 +99,9 @@ for program in "${!sources[@]}"; do
 done
 expect_status replay 0 "replay (Pyramid referee): log format version 1; " --version
 expect_status tournament 2 "--rounds: Illegal value 'x'" --rounds=x
+# A device as the tournament file is refused unread (it was read until the
+# machine's memory ran out).
+expect_status tournament 2 "cannot read /dev/zero: it is not a regular file" /dev/zero
 expect_status selfplay 2 "--matches needs a value" --matches
 expect_status referee 2 "unknown flag --nolisten" --nolisten
 expect_status arena 2 "give one strategy per seat: 4 seats, 2 strategies" \

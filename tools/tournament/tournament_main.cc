@@ -299,7 +299,7 @@ absl::Status ApplyFlags(v1::Tournament& tournament) {
 
 // The tournament file at `path`, with the flags applied; exits 2 on error.
 absl::StatusOr<v1::Tournament> LoadTournament(const std::string& path) {
-  absl::StatusOr<std::string> text = ReadFileToString(path);
+  absl::StatusOr<std::string> text = ReadTournamentFile(path);
   if (!text.ok()) return text.status();
   TournamentFileLocations locations;
   absl::StatusOr<v1::Tournament> parsed =
