@@ -2431,6 +2431,29 @@ TEST_F(TournamentTest, APublishedCheckpointOfNoLogsIsExtendedByAnyTree) {
   EXPECT_EQ(*ReadFileToString(checkpoint.string()), published);
 }
 
+// A run whose results cannot all be written (a full disk; here a
+// directory where schedule.json goes) ends with the write's error and what
+// became of its matches, and says that a rerun resumes; it did say only
+// "cannot write .../schedule.json". The rerun publishes everything.
+TEST_F(TournamentTest, ARunThatCannotWriteItsResultsSaysWhatItPlayed) {
+  const v1::Tournament t = Make("rock_paper_pyramid", 3, 3);
+  fs::create_directories(dir_.File("out/schedule.json/in-the-way"));
+  absl::StatusOr<v1::TournamentResults> first = Run(t);
+  ASSERT_FALSE(first.ok());
+  EXPECT_EQ(first.status().code(), absl::StatusCode::kInternal);
+  EXPECT_THAT(first.status().message(), HasSubstr("schedule.json"));
+  EXPECT_THAT(first.status().message(),
+              HasSubstr("; 3 of 3 matches verified; the results are not all "
+                        "written: run the same command again to resume from " +
+                        dir_.File("out")));
+  fs::remove_all(dir_.File("out/schedule.json"));
+  absl::StatusOr<v1::TournamentResults> again = Run(t);
+  ASSERT_TRUE(again.ok()) << again.status() << progress_.str();
+  EXPECT_EQ(again->verified(), 3u);
+  EXPECT_EQ(again->transparency_problems(), 0u)
+      << again->transparency_verdict();
+}
+
 // Two runs on one output directory at once would both play and write its
 // journal: the second refuses, naming the first.
 TEST_F(TournamentTest, ASecondRunOnTheSameDirectoryIsRefused) {

@@ -170,6 +170,15 @@ absl::StatusOr<v1::TournamentResults> Runner::Run() {
     return absl::FailedPreconditionError(wrong_key_error_);
   }
   absl::StatusOr<v1::TournamentResults> results = Report();
+  if (!results.ok()) {
+    // A write that failed (INTERNAL: a full disk, say) is worth a rerun; a
+    // referee that rewrote its log (DATA_LOSS) is not.
+    const absl::StatusCode code = results.status().code();
+    const bool resumes = code == absl::StatusCode::kInternal ||
+                         code == absl::StatusCode::kResourceExhausted;
+    results = absl::Status(code, absl::StrCat(results.status().message(), "; ",
+                                              MatchesSoFar(resumes)));
+  }
   link_.reset();
   // The embedded referee's journal retired its files as it stopped: the
   // directory goes too (it stays if they could not be, for the next run
@@ -422,11 +431,13 @@ void Runner::ShowProgress(bool final) {
   size_t done = 0;
   size_t played = 0;
   size_t forfeits = 0;
+  size_t unverified = 0;
   {
     absl::MutexLock lock(&results_mu_);
     done = results_.size();
     played = played_;
     forfeits = forfeits_;
+    unverified = unverified_;
   }
   const double seconds =
       std::max(1e-3, absl::ToDoubleSeconds(absl::Now() - start_));
@@ -436,10 +447,11 @@ void Runner::ShowProgress(bool final) {
       done >= scheduled_ ? "0 s"
       : rate > 0         ? absl::StrFormat("%.0f s", (scheduled_ - done) / rate)
                          : "-";
-  const std::string line =
-      absl::StrFormat("%zu/%u matches  %.1f matches/s  ETA %s  forfeits %zu%s",
-                      done, scheduled_, rate, eta, forfeits,
-                      sprt_decided_.load() ? "  SPRT decided" : "");
+  const std::string line = absl::StrFormat(
+      "%zu/%u matches  %.1f matches/s  ETA %s  forfeits %zu%s%s", done,
+      scheduled_, rate, eta, forfeits,
+      unverified > 0 ? absl::StrFormat("  not verified %zu", unverified) : "",
+      sprt_decided_.load() ? "  SPRT decided" : "");
   absl::MutexLock lock(&progress_mu_);
   if (options_.live) {
     *options_.progress << "\r\033[K" << line << (final ? "\n" : "")

@@ -551,6 +551,13 @@ class Runner {
 
   void Record(v1::TournamentMatchResult result);
 
+  // Said after the error of a run whose results could not all be written:
+  // how many matches were verified, not verified (broken, or a log that
+  // does not verify), not played, and not journaled (their journal line
+  // could not be written); with `resumes` (a write that failed: a full
+  // disk), that a rerun resumes.
+  std::string MatchesSoFar(bool resumes);
+
   // Tallies `result` into the progress and SPRT counters.
   void Count(const v1::TournamentMatchResult& result);
 
@@ -688,6 +695,10 @@ class Runner {
       ABSL_GUARDED_BY(results_mu_);
   size_t played_ ABSL_GUARDED_BY(results_mu_) = 0;  // This run.
   size_t forfeits_ ABSL_GUARDED_BY(results_mu_) = 0;
+  // Results whose verdict is not genuine, and those this run could not
+  // append to the journal.
+  size_t unverified_ ABSL_GUARDED_BY(results_mu_) = 0;
+  size_t unjournaled_ ABSL_GUARDED_BY(results_mu_) = 0;
   int sprt_wins_ = 0;  // Bot 0's record against bot 1 (under results_mu_).
   int sprt_draws_ = 0;
   int sprt_losses_ = 0;

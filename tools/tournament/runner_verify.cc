@@ -148,14 +148,40 @@ void Runner::Record(v1::TournamentMatchResult result) {
   absl::MutexLock lock(&results_mu_);
   if (absl::Status s = journal_->Append(result); !s.ok()) {
     Note(std::string(s.message()));
+    ++unjournaled_;
   }
   ++played_;
   Count(result);
   results_[result.index()] = std::move(result);
 }
 
+std::string Runner::MatchesSoFar(bool resumes) {
+  absl::MutexLock lock(&results_mu_);
+  const size_t verified = results_.size() - unverified_;
+  std::string text =
+      absl::StrCat(verified, " of ", scheduled_, " matches verified");
+  if (unverified_ > 0) {
+    absl::StrAppend(&text, ", ", unverified_,
+                    " not verified (the match broke, or its log did not "
+                    "verify)");
+  }
+  if (const size_t left = scheduled_ - results_.size(); left > 0) {
+    absl::StrAppend(&text, ", ", left, " not played");
+  }
+  if (unjournaled_ > 0) {
+    absl::StrAppend(&text, ", ", unjournaled_, " not journaled");
+  }
+  absl::StrAppend(&text, "; the results are not all written");
+  if (resumes) {
+    absl::StrAppend(&text, ": run the same command again to resume from ",
+                    out_.string(), " (it keeps every verified match)");
+  }
+  return text;
+}
+
 void Runner::Count(const v1::TournamentMatchResult& result) {
   if (result.outcome().termination() == v1::TERMINATION_FORFEIT) ++forfeits_;
+  if (result.verdict() != kGenuine) ++unverified_;
   if (!t_.has_sprt() || result.verdict() != kGenuine) return;
   const int first = result.seats(0) == names_[0] ? 0 : 1;
   const uint32_t mine = result.outcome().seats(first).rank();
