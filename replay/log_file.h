@@ -95,7 +95,9 @@ class LogFile {
 // read another log with it: it could wait for room it holds itself. A
 // regular file's size counts before it is read (a file larger than the
 // budget waits until it can be read alone); a pipe, whose size is not
-// known, waits to be read alone, and then counts what it held.
+// known, waits to be read alone, and then counts what it held. A file
+// that turns out not to be a log counts so too, until its first bytes are
+// judged.
 //
 // A regular file larger than this machine's memory is refused unread,
 // before its first bytes are judged; a pipe once more than that has come
@@ -106,7 +108,8 @@ class LogFile {
 // "cannot open PATH: WHY" when it cannot be opened), as ReadBoundedFile says
 // them: a directory, a device or a socket, or a FIFO with no writer and nothing
 // in it (FAILED_PRECONDITION); no such file (NOT_FOUND); not ours to read
-// (PERMISSION_DENIED); a read that failed (DATA_LOSS).
+// (PERMISSION_DENIED); a read that failed (DATA_LOSS, or RESOURCE_EXHAUSTED
+// for want of kernel memory).
 absl::StatusOr<LogFile> ReadLog(const std::string& path, LogBudget& budget);
 // The same, counted against SharedLogBudget().
 absl::StatusOr<LogFile> ReadLog(const std::string& path);

@@ -10,7 +10,6 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
-#include <fstream>
 #include <string>
 #include <thread>
 
@@ -23,14 +22,6 @@
 
 namespace pyramid {
 namespace {
-
-// The file `name` of `dir`, made to hold `text`.
-std::string FileHolding(const TempDir& dir, const std::string& name,
-                        const std::string& text) {
-  const std::string path = dir.File(name);
-  std::ofstream(path, std::ios::binary) << text;
-  return path;
-}
 
 // The bytes of a log: the magic, then `body` (whatever it is: ReadLog
 // judges nothing after the magic).

@@ -10,6 +10,8 @@
 #include <chrono>
 #include <cstring>
 #include <string>
+#include <string_view>
+#include <utility>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -25,19 +27,6 @@ std::string KindOf(mode_t mode) {
   if (S_ISSOCK(mode)) return "a socket";
   return "neither a file nor a pipe";
 }
-
-// Closes a descriptor when it goes.
-class Descriptor {
- public:
-  explicit Descriptor(int fd) : fd_(fd) {}
-  ~Descriptor() { close(fd_); }
-  Descriptor(const Descriptor&) = delete;
-  Descriptor& operator=(const Descriptor&) = delete;
-  int fd() const { return fd_; }
-
- private:
-  int fd_;
-};
 
 // Whether `error` (an errno) says the process or the system lacks a
 // resource for now (descriptors, kernel memory) rather than anything about
@@ -58,9 +47,13 @@ absl::StatusCode ReadFailure(int error) {
 
 absl::StatusOr<std::string> ReadBoundedFile(const std::string& path,
                                             const BoundedRead& options) {
-  const auto error = [&path](absl::StatusCode code, const std::string& why) {
-    return absl::Status(code, absl::StrCat("cannot read ", path, ": ", why));
-  };
+  absl::StatusOr<BoundedFile> file = BoundedFile::Open(path, options);
+  if (!file.ok()) return file.status();
+  return file->Read();
+}
+
+absl::StatusOr<BoundedFile> BoundedFile::Open(const std::string& path,
+                                              const BoundedRead& options) {
   // O_NONBLOCK: opening a FIFO must not wait for a writer.
   const int fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) {
@@ -75,64 +68,121 @@ absl::StatusOr<std::string> ReadBoundedFile(const std::string& path,
     return absl::Status(code, absl::StrCat(options.open_failure, " ", path,
                                            ": ", std::strerror(reason)));
   }
-  const Descriptor file(fd);
+  // Closes it on every refusal below.
+  BoundedFile file(path, options, fd, /*regular=*/false, /*pipe=*/false,
+                   /*size=*/0);
   struct stat st;
   if (fstat(fd, &st) != 0) {
     const int reason = errno;
-    return error(ReadFailure(reason), std::strerror(reason));
+    return file.Error(ReadFailure(reason), std::strerror(reason));
   }
   if (S_ISDIR(st.st_mode)) {
-    return error(absl::StatusCode::kFailedPrecondition, "it is a directory");
+    return file.Error(absl::StatusCode::kFailedPrecondition,
+                      "it is a directory");
   }
-  const bool regular = S_ISREG(st.st_mode);
-  const bool pipe = S_ISFIFO(st.st_mode);
-  if (!regular && !(pipe && options.pipes) &&
+  file.regular_ = S_ISREG(st.st_mode);
+  file.pipe_ = S_ISFIFO(st.st_mode);
+  if (!file.regular_ && !(file.pipe_ && options.pipes) &&
       !((S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)) && options.devices)) {
-    return error(
+    return file.Error(
         absl::StatusCode::kFailedPrecondition,
         absl::StrCat("it is not a regular file (", KindOf(st.st_mode), ")"));
   }
-  if (regular && static_cast<uint64_t>(st.st_size) > options.max_bytes) {
-    return error(
+  if (file.regular_) file.size_ = static_cast<uint64_t>(st.st_size);
+  if (file.size_ > options.max_bytes) {
+    return file.Error(
         absl::StatusCode::kResourceExhausted,
-        absl::StrCat("it is ", st.st_size, " bytes, more than ",
+        absl::StrCat("it is ", file.size_, " bytes, more than ",
                      options.over_size.empty()
                          ? absl::StrCat(options.max_bytes, " (not read)")
                          : options.over_size));
   }
-  // Read in place up to the size fstat gave; past it (a pipe or a device,
-  // which have none, or a file that grew) through a buffer, so that a
-  // whole file is neither copied nor reallocated.
-  std::string contents(regular ? static_cast<size_t>(st.st_size) : 0, '\0');
-  char past_size[1 << 14];
+  return file;
+}
+
+BoundedFile::BoundedFile(std::string path, const BoundedRead& options, int fd,
+                         bool regular, bool pipe, uint64_t size)
+    : path_(std::move(path)),
+      options_(options),
+      fd_(fd),
+      regular_(regular),
+      pipe_(pipe),
+      size_(size) {}
+
+BoundedFile::BoundedFile(BoundedFile&& other) noexcept
+    : path_(std::move(other.path_)),
+      options_(std::move(other.options_)),
+      fd_(std::exchange(other.fd_, -1)),
+      regular_(other.regular_),
+      pipe_(other.pipe_),
+      size_(other.size_) {}
+
+BoundedFile& BoundedFile::operator=(BoundedFile&& other) noexcept {
+  if (this != &other) {
+    if (fd_ >= 0) close(fd_);
+    path_ = std::move(other.path_);
+    options_ = std::move(other.options_);
+    fd_ = std::exchange(other.fd_, -1);
+    regular_ = other.regular_;
+    pipe_ = other.pipe_;
+    size_ = other.size_;
+  }
+  return *this;
+}
+
+BoundedFile::~BoundedFile() {
+  if (fd_ >= 0) close(fd_);
+}
+
+absl::Status BoundedFile::Error(absl::StatusCode code,
+                                const std::string& why) const {
+  return absl::Status(code, absl::StrCat("cannot read ", path_, ": ", why));
+}
+
+absl::StatusOr<std::string> BoundedFile::Read() {
+  // The bytes that must come first, judged before anything past them is
+  // read or held.
+  const std::string_view start = options_.expected_start;
+  // Once they are judged, read in place up to the size fstat gave; they
+  // and what comes past that size (from a pipe or a device, which have
+  // none, or a file that grew) through a buffer, so that a whole file is
+  // neither copied nor reallocated.
+  std::string contents;
+  char buffer[1 << 14];
   uint64_t done = 0;
   using Clock = std::chrono::steady_clock;
   Clock::time_point last = Clock::now();  // When something last came.
   while (true) {
+    const bool judging = done < start.size();
+    if (!judging && contents.size() < size_) contents.resize(size_);
     const bool in_place = done < contents.size();
-    char* into = in_place ? contents.data() + done : past_size;
-    const size_t room = in_place ? contents.size() - done : sizeof(past_size);
-    const ssize_t n = read(fd, into, room);
+    char* into = in_place ? contents.data() + done : buffer;
+    const size_t room = in_place  ? contents.size() - done
+                        : judging ? start.size() - done
+                                  : sizeof(buffer);
+    const ssize_t n = read(fd_, into, room);
     if (n > 0) {
       done += static_cast<uint64_t>(n);
-      if (done > options.max_bytes) {
-        return error(
+      if (done > options_.max_bytes) {
+        return Error(
             absl::StatusCode::kResourceExhausted,
             absl::StrCat("it holds more than ",
-                         options.over_stream.empty()
-                             ? absl::StrCat(options.max_bytes, " bytes")
-                             : options.over_stream));
+                         options_.over_stream.empty()
+                             ? absl::StrCat(options_.max_bytes, " bytes")
+                             : options_.over_stream));
       }
-      if (!in_place) contents.append(past_size, static_cast<size_t>(n));
+      if (!in_place) contents.append(buffer, static_cast<size_t>(n));
+      // Not the start expected: the caller judges what came.
+      if (judging && !start.starts_with(contents)) return contents;
       last = Clock::now();
       continue;
     }
     if (n == 0) {
       // A FIFO with no writer reads as its end at once: waiting for one
       // (as a blocking open does) might never end.
-      if (pipe && done == 0 &&
-          options.no_writer == BoundedRead::NoWriter::kRefuse) {
-        return error(absl::StatusCode::kFailedPrecondition,
+      if (pipe_ && done == 0 &&
+          options_.no_writer == BoundedRead::NoWriter::kRefuse) {
+        return Error(absl::StatusCode::kFailedPrecondition,
                      "a FIFO or pipe with no writer and nothing in it");
       }
       break;
@@ -140,26 +190,26 @@ absl::StatusOr<std::string> ReadBoundedFile(const std::string& path,
     if (errno == EINTR) continue;
     if (errno != EAGAIN && errno != EWOULDBLOCK) {
       const int reason = errno;
-      return error(ReadFailure(reason), std::strerror(reason));
+      return Error(ReadFailure(reason), std::strerror(reason));
     }
     // A writer that has not written yet. Polled in slices: a FIFO opened
     // after its writer may never report POLLHUP when the writer closes,
     // while read then says so.
     int slice = 100;
-    if (options.idle_ms >= 0) {
+    if (options_.idle_ms >= 0) {
       const int64_t idle =
           std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() -
                                                                 last)
               .count();
-      if (idle >= options.idle_ms) {
-        return error(
+      if (idle >= options_.idle_ms) {
+        return Error(
             absl::StatusCode::kDeadlineExceeded,
-            absl::StrCat("nothing came from it for ", options.idle_ms, " ms"));
+            absl::StrCat("nothing came from it for ", options_.idle_ms, " ms"));
       }
       slice =
-          static_cast<int>(std::min<int64_t>(slice, options.idle_ms - idle));
+          static_cast<int>(std::min<int64_t>(slice, options_.idle_ms - idle));
     }
-    pollfd wait{.fd = fd, .events = POLLIN, .revents = 0};
+    pollfd wait{.fd = fd_, .events = POLLIN, .revents = 0};
     poll(&wait, 1, slice);
   }
   contents.resize(done);  // A file that shrank meanwhile.

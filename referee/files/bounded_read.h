@@ -1,7 +1,7 @@
 // The one reader of a whole file into memory, for every file a person
 // names to our programs (core's ReadFileToString, crypto's key files,
-// replay's roster and key arguments): it never waits on what may never
-// come and never holds more than a bound. The lowest of our libraries
+// replay's logs, proofs, roster and key arguments): it never waits on what
+// may never come and never holds more than a bound. The lowest of our libraries
 // (pyramid_files, below pyramid_crypto): it needs only the C library and
 // absl.
 //
@@ -45,12 +45,23 @@
 //  - DEADLINE_EXCEEDED: a pipe or device silent for options.idle_ms
 //    ("nothing came from it for N ms").
 //  - DATA_LOSS: a read (or the fstat) failed otherwise.
+//
+// With options.expected_start (a format's magic), a file whose first bytes
+// are not a prefix of it is read no further: the read stops at them and
+// returns them, however large the file is or however long a pipe goes on,
+// and the caller judges them.
+//
+// BoundedFile::Open and Read are ReadBoundedFile in two steps, for a
+// caller that must know what it reads (a regular file's size) before it
+// is read: to reserve memory for it, say. The file is opened once.
 #ifndef PYRAMID_REFEREE_FILES_BOUNDED_READ_H_
 #define PYRAMID_REFEREE_FILES_BOUNDED_READ_H_
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 
 namespace pyramid {
@@ -81,11 +92,60 @@ struct BoundedRead {
   std::string over_stream = "";
   // The words an error starts with when the file cannot be opened.
   const char* open_failure = "cannot read";
+  // The bytes the file should start with (a format's magic), or empty: as
+  // soon as the bytes read are not a prefix of these, the read stops and
+  // returns them (at most expected_start.size() bytes, fewer when a pipe
+  // gave fewer; nothing past them is read or held). A file that is a
+  // prefix of them, or starts with all of them, is read to its end as
+  // without it. Not owned: its bytes must outlive the read.
+  std::string_view expected_start = "";
 };
 
 // The bytes of the file at `path`, read as the contract above says.
 absl::StatusOr<std::string> ReadBoundedFile(const std::string& path,
                                             const BoundedRead& options);
+
+// A file opened and judged as ReadBoundedFile opens and judges one, not
+// read yet. Movable; its descriptor is closed when it goes.
+class BoundedFile {
+ public:
+  // Opens `path` without blocking and judges it by its descriptor, with
+  // ReadBoundedFile's errors for a file that cannot be opened, for a
+  // directory or a kind of file not read, and for a regular file over
+  // options.max_bytes (refused unread). `options` are kept for Read (its
+  // expected_start's bytes must outlive the BoundedFile).
+  static absl::StatusOr<BoundedFile> Open(const std::string& path,
+                                          const BoundedRead& options);
+
+  BoundedFile(BoundedFile&& other) noexcept;
+  BoundedFile& operator=(BoundedFile&& other) noexcept;
+  ~BoundedFile();
+
+  // Whether it is a regular file; else a pipe or FIFO or a device.
+  bool regular() const { return regular_; }
+  // A regular file's size when it was opened (it may grow or shrink before
+  // it is read); 0 for a pipe or device.
+  uint64_t size() const { return size_; }
+
+  // Its bytes from where it was opened to its end, read as ReadBoundedFile
+  // reads them, with the options given to Open. Once: a second call reads
+  // on from where the first ended.
+  absl::StatusOr<std::string> Read();
+
+ private:
+  BoundedFile(std::string path, const BoundedRead& options, int fd,
+              bool regular, bool pipe, uint64_t size);
+
+  // "cannot read PATH: WHY", with `code`.
+  absl::Status Error(absl::StatusCode code, const std::string& why) const;
+
+  std::string path_;
+  BoundedRead options_;
+  int fd_;  // -1 once moved from.
+  bool regular_;
+  bool pipe_;
+  uint64_t size_;
+};
 
 }  // namespace pyramid
 

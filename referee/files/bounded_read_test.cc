@@ -13,7 +13,6 @@
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <string>
 #include <thread>
 
@@ -27,14 +26,6 @@
 
 namespace pyramid {
 namespace {
-
-// The file `name` of `dir`, made to hold `text`.
-std::string FileHolding(const TempDir& dir, const std::string& name,
-                        const std::string& text) {
-  const std::string path = dir.File(name);
-  std::ofstream(path, std::ios::binary) << text;
-  return path;
-}
 
 // ReadBoundedFile(path, options), not waiting (fifo_testing.h).
 absl::StatusOr<std::string> ReadNow(const std::string& path,
@@ -279,6 +270,132 @@ TEST(BoundedReadTest, ADeviceIsReadOnlyWhenAsked) {
   EXPECT_TRUE(absl::IsResourceExhausted(read.status())) << read.status();
   EXPECT_EQ(read.status().message(),
             "cannot read /dev/zero: it holds more than the bound");
+}
+
+// With options.expected_start, a file whose first bytes are not a prefix
+// of it is read no further than them; one that starts with it, or is a
+// prefix of it, is read whole. A file over max_bytes is still refused
+// unread.
+TEST(BoundedReadTest, AFileNotStartingAsExpectedIsReadNoFurther) {
+  const TempDir tmp("bounded_read");
+  ASSERT_TRUE(tmp.ok());
+  const BoundedRead options{.max_bytes = uint64_t{1} << 30,
+                            .expected_start = "MAGIC"};
+  const std::string text = FileHolding(tmp, "text", "hello, world\n");
+  EXPECT_EQ(ReadBoundedFile(text, options).value_or("?"), "hello");
+  EXPECT_EQ(ReadBoundedFile(FileHolding(tmp, "early", "MAX and more"), options)
+                .value_or("?"),
+            "MAX a");
+  // 64 MiB of zeros that take no room: its first bytes alone.
+  const std::string sparse = FileHolding(tmp, "sparse", "");
+  ASSERT_EQ(truncate(sparse.c_str(), int64_t{64} << 20), 0);
+  EXPECT_EQ(ReadBoundedFile(sparse, options).value_or("?"),
+            std::string(5, '\0'));
+  // Read whole: starting with it, a prefix of it, empty.
+  std::string log = "MAGIC";
+  for (int i = 0; i < 100000; ++i) log.push_back(static_cast<char>(i * 7));
+  EXPECT_EQ(
+      ReadBoundedFile(FileHolding(tmp, "log", log), options).value_or("?"),
+      log);
+  EXPECT_EQ(
+      ReadBoundedFile(FileHolding(tmp, "prefix", "MAG"), options).value_or("?"),
+      "MAG");
+  EXPECT_EQ(
+      ReadBoundedFile(FileHolding(tmp, "empty", ""), options).value_or("?"),
+      "");
+  const absl::StatusOr<std::string> over =
+      ReadBoundedFile(sparse, {.max_bytes = 4096, .expected_start = "MAGIC"});
+  EXPECT_TRUE(absl::IsResourceExhausted(over.status())) << over.status();
+}
+
+// A pipe whose first bytes are not the start expected is judged at once,
+// though its writer keeps it open; one that gives the start in pieces, or
+// ends inside it, is read to its end.
+TEST(BoundedReadTest, APipeNotStartingAsExpectedIsNotWaitedOn) {
+  const BoundedRead options{
+      .max_bytes = 100, .pipes = true, .expected_start = "MAGIC"};
+  int ends[2];
+  ASSERT_EQ(pipe(ends), 0);
+  std::string path = absl::StrCat("/dev/fd/", ends[0]);
+  ASSERT_EQ(write(ends[1], "MAX", 3), 3);
+  absl::StatusOr<std::string> read = ReadNow(path, {.max_bytes = 100,
+                                                    .pipes = true,
+                                                    .idle_ms = 5000,
+                                                    .expected_start = "MAGIC"});
+  close(ends[1]);
+  close(ends[0]);
+  EXPECT_EQ(read.value_or("?"), "MAX");
+
+  ASSERT_EQ(pipe(ends), 0);
+  path = absl::StrCat("/dev/fd/", ends[0]);
+  std::thread pieces([&] {
+    EXPECT_EQ(write(ends[1], "MA", 2), 2);
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    EXPECT_EQ(write(ends[1], "GIC and more", 12), 12);
+    close(ends[1]);
+  });
+  read = ReadNow(path, options);
+  pieces.join();
+  close(ends[0]);
+  EXPECT_EQ(read.value_or("?"), "MAGIC and more");
+
+  ASSERT_EQ(pipe(ends), 0);
+  path = absl::StrCat("/dev/fd/", ends[0]);
+  ASSERT_EQ(write(ends[1], "MAG", 3), 3);
+  close(ends[1]);
+  read = ReadNow(path, options);
+  close(ends[0]);
+  EXPECT_EQ(read.value_or("?"), "MAG");
+}
+
+// BoundedFile: what ReadBoundedFile does, in two steps. Open refuses what
+// is refused before reading and tells a regular file's size; Read reads
+// the file Open opened, whatever its name names meanwhile.
+TEST(BoundedReadTest, ABoundedFileIsJudgedWhenOpenedAndReadLater) {
+  const TempDir tmp("bounded_read");
+  ASSERT_TRUE(tmp.ok());
+  const std::string path = FileHolding(tmp, "file", "0123456789");
+  absl::StatusOr<BoundedFile> file =
+      BoundedFile::Open(path, {.max_bytes = 100});
+  ASSERT_TRUE(file.ok()) << file.status();
+  EXPECT_TRUE(file->regular());
+  EXPECT_EQ(file->size(), 10u);
+  ASSERT_EQ(unlink(path.c_str()), 0);
+  FileHolding(tmp, "file", "another file");
+  BoundedFile moved = *std::move(file);
+  EXPECT_EQ(moved.Read().value_or("?"), "0123456789");
+
+  absl::StatusOr<BoundedFile> refused =
+      BoundedFile::Open(tmp.path(), {.max_bytes = 100});
+  EXPECT_TRUE(absl::IsFailedPrecondition(refused.status()));
+  EXPECT_EQ(refused.status().message(),
+            absl::StrCat("cannot read ", tmp.path(), ": it is a directory"));
+  refused = BoundedFile::Open(path, {.max_bytes = 11, .over_size = "11"});
+  EXPECT_TRUE(absl::IsResourceExhausted(refused.status()));
+  EXPECT_EQ(
+      refused.status().message(),
+      absl::StrCat("cannot read ", path, ": it is 12 bytes, more than 11"));
+  refused = BoundedFile::Open(
+      tmp.File("missing"), {.max_bytes = 100, .open_failure = "cannot open"});
+  EXPECT_TRUE(absl::IsNotFound(refused.status()));
+
+  // A pipe has no size; its errors name the path it was opened by.
+  int ends[2];
+  ASSERT_EQ(pipe(ends), 0);
+  const std::string pipe_path = absl::StrCat("/dev/fd/", ends[0]);
+  absl::StatusOr<BoundedFile> piped =
+      BoundedFile::Open(pipe_path, {.max_bytes = 3, .pipes = true});
+  close(ends[0]);
+  ASSERT_TRUE(piped.ok()) << piped.status();
+  EXPECT_FALSE(piped->regular());
+  EXPECT_EQ(piped->size(), 0u);
+  ASSERT_EQ(write(ends[1], "four", 4), 4);
+  close(ends[1]);
+  const absl::StatusOr<std::string> read = piped->Read();
+  EXPECT_TRUE(absl::IsResourceExhausted(read.status())) << read.status();
+  EXPECT_EQ(
+      read.status().message(),
+      absl::StrCat("cannot read ", pipe_path, ": it holds more than 3 bytes"));
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
 // Test helpers for the readers of files that may be FIFOs (bounded_read_test,
-// core's read_file_test, replay's seat_roster_test): a read that must not
-// wait for a FIFO's writer, and a FIFO holding text whose writer is gone.
-// Header-only, without GoogleTest.
+// core's read_file_test, replay's seat_roster_test and log_file_test): a
+// file holding text, a read that must not wait for a FIFO's writer, and a
+// FIFO holding text whose writer is gone. Header-only, without GoogleTest.
 #ifndef PYRAMID_REFEREE_FILES_FIFO_TESTING_H_
 #define PYRAMID_REFEREE_FILES_FIFO_TESTING_H_
 
@@ -9,14 +9,24 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <fstream>
 #include <functional>
 #include <future>
 #include <string>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "tests/temp_dir.h"
 
 namespace pyramid {
+
+// The file `name` of `dir`, made to hold `text`.
+inline std::string FileHolding(const TempDir& dir, const std::string& name,
+                               const std::string& text) {
+  const std::string path = dir.File(name);
+  std::ofstream(path, std::ios::binary) << text;
+  return path;
+}
 
 // `read()`, or DEADLINE_EXCEEDED "waited" when it had not returned within
 // 10 s: then a writer that comes and goes at `fifo` lets an open that waits
