@@ -54,7 +54,7 @@ absl::StatusOr<std::unique_ptr<FileLogSink>> FileLogSink::OpenForAppend(
     const std::string why =
         absl::StrCat("cannot open log ", path, ": ", std::strerror(error));
     if (error == EMFILE || error == ENFILE || error == ENOMEM) {
-      return absl::ResourceExhaustedError(why);
+      return AsShortage(absl::ResourceExhaustedError(why));
     }
     return absl::FailedPreconditionError(why);
   }

@@ -77,7 +77,7 @@ class FileLogSink final : public LogSink {
   // Opens the existing log `path` to append to it after its first `size`
   // bytes; whatever follows them (a record torn by a crash) is cut off.
   // Mode 0600, as Create's. RESOURCE_EXHAUSTED when the process has no file
-  // descriptor or memory left (a later try may succeed).
+  // descriptor or memory left (a later try may succeed; IsShortage).
   static absl::StatusOr<std::unique_ptr<FileLogSink>> OpenForAppend(
       const std::string& path, uint64_t size);
   ~FileLogSink() override;

@@ -14,6 +14,7 @@
 #include <utility>
 
 #include "absl/status/status.h"
+#include "absl/strings/cord.h"
 #include "absl/strings/str_cat.h"
 
 namespace pyramid {
@@ -43,7 +44,25 @@ absl::StatusCode ReadFailure(int error) {
                                : absl::StatusCode::kDataLoss;
 }
 
+constexpr char kShortagePayload[] = "pyramid.files/shortage";
+
+// `status`, marked as IsShortage's when `error` says a resource was
+// lacking.
+absl::Status MarkShortage(absl::Status status, int error) {
+  if (OutOfResources(error)) status.SetPayload(kShortagePayload, absl::Cord());
+  return status;
+}
+
 }  // namespace
+
+bool IsShortage(const absl::Status& status) {
+  return status.GetPayload(kShortagePayload).has_value();
+}
+
+absl::Status AsShortage(absl::Status status) {
+  status.SetPayload(kShortagePayload, absl::Cord());
+  return status;
+}
 
 absl::StatusOr<std::string> ReadBoundedFile(const std::string& path,
                                             const BoundedRead& options) {
@@ -65,8 +84,10 @@ absl::StatusOr<BoundedFile> BoundedFile::Open(const std::string& path,
             ? absl::StatusCode::kPermissionDenied
         : OutOfResources(reason) ? absl::StatusCode::kResourceExhausted
                                  : absl::StatusCode::kFailedPrecondition;
-    return absl::Status(code, absl::StrCat(options.open_failure, " ", path,
-                                           ": ", std::strerror(reason)));
+    return MarkShortage(
+        absl::Status(code, absl::StrCat(options.open_failure, " ", path, ": ",
+                                        std::strerror(reason))),
+        reason);
   }
   // Closes it on every refusal below.
   BoundedFile file(path, options, fd, /*regular=*/false, /*pipe=*/false,
@@ -74,7 +95,8 @@ absl::StatusOr<BoundedFile> BoundedFile::Open(const std::string& path,
   struct stat st;
   if (fstat(fd, &st) != 0) {
     const int reason = errno;
-    return file.Error(ReadFailure(reason), std::strerror(reason));
+    return MarkShortage(file.Error(ReadFailure(reason), std::strerror(reason)),
+                        reason);
   }
   if (S_ISDIR(st.st_mode)) {
     return file.Error(absl::StatusCode::kFailedPrecondition,
@@ -190,7 +212,8 @@ absl::StatusOr<std::string> BoundedFile::Read() {
     if (errno == EINTR) continue;
     if (errno != EAGAIN && errno != EWOULDBLOCK) {
       const int reason = errno;
-      return Error(ReadFailure(reason), std::strerror(reason));
+      return MarkShortage(Error(ReadFailure(reason), std::strerror(reason)),
+                          reason);
     }
     // A writer that has not written yet. Polled in slices: a FIFO opened
     // after its writer may never report POLLHUP when the writer closes,

@@ -45,6 +45,9 @@
 //  - DEADLINE_EXCEEDED: a pipe or device silent for options.idle_ms
 //    ("nothing came from it for N ms").
 //  - DATA_LOSS: a read (or the fstat) failed otherwise.
+// IsShortage tells a lack of descriptors or kernel memory for now (a later
+// try may succeed) from every other error, RESOURCE_EXHAUSTED's "more
+// than max_bytes" included (which no later try changes).
 //
 // With options.expected_start (a format's magic), a file whose first bytes
 // are not a prefix of it is read no further: the read stops at them and
@@ -104,6 +107,14 @@ struct BoundedRead {
 // The bytes of the file at `path`, read as the contract above says.
 absl::StatusOr<std::string> ReadBoundedFile(const std::string& path,
                                             const BoundedRead& options);
+
+// Whether `status`, an error of ReadBoundedFile or BoundedFile, says the
+// process or the system lacked a resource for now (EMFILE, ENFILE, ENOMEM,
+// ENOBUFS): a later try may succeed.
+bool IsShortage(const absl::Status& status);
+// `status` as IsShortage knows it: for an error of the same kind from
+// another way of opening or reading a file (FileLogSink's).
+absl::Status AsShortage(absl::Status status);
 
 // A file opened and judged as ReadBoundedFile opens and judges one, not
 // read yet. Movable; its descriptor is closed when it goes.

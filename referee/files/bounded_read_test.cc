@@ -137,6 +137,7 @@ TEST(BoundedReadTest, NoFileDescriptorLeftIsResourceExhausted) {
                            {.max_bytes = 100, .open_failure = "cannot open"});
   }
   EXPECT_TRUE(absl::IsResourceExhausted(read.status())) << read.status();
+  EXPECT_TRUE(IsShortage(read.status()));  // A later try may succeed.
   EXPECT_EQ(read.status().message(),
             absl::StrCat("cannot open ", path, ": ", std::strerror(EMFILE)));
   // Once one is free again, the file is read.
@@ -152,6 +153,7 @@ TEST(BoundedReadTest, AFileOverTheBoundIsRefusedUnread) {
   EXPECT_EQ(*ReadBoundedFile(ten, {.max_bytes = 10}), "0123456789");
   absl::StatusOr<std::string> read = ReadBoundedFile(ten, {.max_bytes = 9});
   EXPECT_TRUE(absl::IsResourceExhausted(read.status())) << read.status();
+  EXPECT_FALSE(IsShortage(read.status()));  // No later try changes it.
   EXPECT_EQ(read.status().message(),
             absl::StrCat("cannot read ", ten,
                          ": it is 10 bytes, more than 9 (not read)"));

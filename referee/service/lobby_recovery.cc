@@ -13,6 +13,7 @@
 #include "referee/core/log_sink.h"
 #include "referee/core/match.h"
 #include "referee/crypto/protocol.h"
+#include "referee/files/bounded_read.h"
 #include "referee/service/lobby.h"
 
 namespace pyramid {
@@ -110,8 +111,7 @@ absl::Status Lobby::RecoverMatch(StoredMatch& stored, RecoveryReport& report) {
     return absl::OkStatus();
   }
   absl::StatusOr<std::unique_ptr<Match>> match = ResumeLog(stored);
-  if (!match.ok() &&
-      match.status().code() == absl::StatusCode::kResourceExhausted) {
+  if (!match.ok() && IsShortage(match.status())) {
     // Out of file descriptors or memory for now, not for good: the start
     // fails with the match untouched, rather than end it broken.
     return absl::ResourceExhaustedError(absl::StrCat(
@@ -171,14 +171,15 @@ absl::StatusOr<std::unique_ptr<Match>> Lobby::ResumeLog(
     return absl::DataLossError("the registry lost the seed contribution");
   }
   absl::StatusOr<std::string> bytes = ReadFileToString(stored.log_path);
-  if (!bytes.ok() &&
-      bytes.status().code() == absl::StatusCode::kResourceExhausted) {
+  if (!bytes.ok() && IsShortage(bytes.status())) {
     return bytes.status();  // The log is there; the process lacks the means.
   }
   if (!bytes.ok()) {
-    return absl::DataLossError(
-        absl::StrCat("no log (the referee stopped while creating the match): ",
-                     bytes.status().message()));
+    return absl::DataLossError(absl::StrCat(
+        absl::IsNotFound(bytes.status())
+            ? "no log (the referee stopped while creating the match): "
+            : "its log cannot be read: ",
+        bytes.status().message()));
   }
   // A record torn by the crash is cut off: the log resumes after the last
   // complete one.

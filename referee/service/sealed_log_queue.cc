@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "referee/core/log_sink.h"
 #include "referee/crypto/sha256.h"
+#include "referee/files/bounded_read.h"
 
 namespace pyramid {
 
@@ -18,13 +19,15 @@ SealedLogQueue::SealedLogQueue(TransparencyLog* tlog,
 SealedLogQueue::Entry SealedLogQueue::EnterOne(const std::string& match_id,
                                                const std::string& log_path,
                                                absl::Status& why) {
-  // A log unread, whatever the code says (RESOURCE_EXHAUSTED for want of a
-  // descriptor, FAILED_PRECONDITION for another reason to fail the open),
-  // waits: only the tree's answer below is final.
+  // A log unread for want of a descriptor or memory waits for them. One
+  // unread for another reason (its file gone, not ours, unreadable) would
+  // hold back every later log for good: it is dropped by this process, and
+  // the next start, which enters every sealed log the tree lacks, tries it
+  // again.
   absl::StatusOr<std::string> bytes = ReadFileToString(log_path);
   if (!bytes.ok()) {
     why = bytes.status();
-    return Entry::kWaiting;
+    return IsShortage(why) ? Entry::kWaiting : Entry::kUnread;
   }
   if (absl::StatusOr<TlogLeaf> leaf = tlog_->Append(match_id, Sha256(*bytes));
       !leaf.ok()) {
@@ -79,6 +82,13 @@ SealedLogQueue::Entry SealedLogQueue::EnterWaitingLocked() {
       Say(messages_, absl::StrCat("match ", match_id,
                                   ": never entered in the transparency log: ",
                                   why.message()));
+    }
+    if (last == Entry::kUnread) {
+      Say(messages_,
+          absl::StrCat("match ", match_id,
+                       ": not entered in the transparency log, its log "
+                       "unread (the next start tries again): ",
+                       why.message()));
     }
     waiting_.pop_front();
   }

@@ -2,7 +2,9 @@
 // (docs/transparency-log.md), in the order their matches ended: a log that
 // cannot be entered now (its file unread for want of a file descriptor,
 // the transparency log's disk full, its database locked by a reader)
-// waits, and so do the logs after it, for the next try.
+// waits, and so do the logs after it, for the next try. A log whose file
+// cannot be read for another reason is dropped and said, so that it holds
+// back no other for good; the next start enters it if it can.
 // Thread-safe.
 #ifndef PYRAMID_REFEREE_SERVICE_SEALED_LOG_QUEUE_H_
 #define PYRAMID_REFEREE_SERVICE_SEALED_LOG_QUEUE_H_
@@ -35,14 +37,18 @@ class SealedLogQueue {
     kWaiting,  // Not yet: it waits for the next Enter or EnterWaiting.
     kRefused,  // Never: the tree holds the match under another hash, or
                // the hash under another match. Dropped.
+    kUnread,   // Not by this process: its file cannot be read, and not
+               // for want of a descriptor or memory (gone, not ours,
+               // unreadable). Dropped; the next start tries it again.
   };
 
   // Enters the sealed log of `match_id` (the file `log_path`) after those
   // still waiting, and says what became of it. One that cannot be entered
   // now waits, and the logs after it with it: whatever kept it out (its
-  // file unread, even for want of a file descriptor; the transparency log
-  // failing; the checkpoint due not signed) may be gone at the next try.
-  // Only one the tree refuses is dropped.
+  // file unread for want of a file descriptor or memory; the transparency
+  // log failing; the checkpoint due not signed) may be gone at the next
+  // try. One the tree refuses, or whose file cannot be read otherwise, is
+  // dropped.
   Entry Enter(const std::string& match_id, const std::string& log_path);
   // Enters the logs still waiting, in order, up to the first that must
   // wait again.

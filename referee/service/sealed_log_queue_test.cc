@@ -62,88 +62,72 @@ class SealedLogQueueTest : public ::testing::Test {
   std::vector<std::string> said_;
 };
 
-TEST_F(SealedLogQueueTest, ALogThatCannotBeEnteredHoldsBackTheNext) {
+// A log whose file cannot be read, and not for want of a descriptor or
+// memory (gone, here; a directory), is dropped and said, and holds back no
+// later log: it waited at the head of the queue for good, and every later
+// match's log with it, until a restart.
+TEST_F(SealedLogQueueTest, ALogUnreadForGoodIsDroppedAndHoldsBackNoOther) {
   SealedLogQueue queue(tlog_.get(), 0, Recorder());
   EXPECT_EQ(queue.Enter("m1", WriteLog("m1.log")), Entry::kEntered);
-  const std::string missing = dir_.File("m2.log");
-  EXPECT_EQ(queue.Enter("m2", missing), Entry::kWaiting);
-  EXPECT_EQ(queue.Enter("m3", WriteLog("m3.log")), Entry::kWaiting);
-  EXPECT_EQ(queue.waiting(), 2u);
-  EXPECT_FALSE(tlog_->Contains("m3"));
-  ASSERT_EQ(said_.size(), 2u);
-  EXPECT_TRUE(absl::StartsWith(
-      said_[0], "match m2: not entered in the transparency log yet"))
-      << said_[0];
-
-  WriteLog("m2.log");
-  queue.EnterWaiting();
+  EXPECT_EQ(queue.Enter("m2", dir_.File("m2.log")), Entry::kUnread);
+  const std::string directory = dir_.File("m3.log");
+  ASSERT_EQ(mkdir(directory.c_str(), 0700), 0);
+  EXPECT_EQ(queue.Enter("m3", directory), Entry::kUnread);
+  EXPECT_EQ(queue.Enter("m4", WriteLog("m4.log")), Entry::kEntered);
   EXPECT_EQ(queue.waiting(), 0u);
-  EXPECT_EQ(IndexOf("m1"), 0u);
-  EXPECT_EQ(IndexOf("m2"), 1u);
-  EXPECT_EQ(IndexOf("m3"), 2u);
+  EXPECT_FALSE(tlog_->Contains("m2"));
+  EXPECT_EQ(IndexOf("m4"), 1u);
+  ASSERT_EQ(said_.size(), 2u);
+  for (const std::string& said : said_) {
+    EXPECT_THAT(said, ::testing::HasSubstr(
+                          ": not entered in the transparency log, its log "
+                          "unread (the next start tries again): cannot "));
+  }
+  EXPECT_TRUE(absl::StartsWith(said_[0], "match m2: ")) << said_[0];
+  EXPECT_THAT(said_[1], ::testing::HasSubstr("it is a directory"));
 }
 
 // A log that cannot be read for want of a file descriptor (a flood of
-// connections as its match ends) waits, and is entered once one is free:
-// it was dropped for good, the reader's FAILED_PRECONDITION taken for the
-// tree's refusal, and GetInclusionProof failed for its match until a
-// restart.
+// connections as its match ends) waits, and the logs after it with it, in
+// the order their matches ended; all are entered in that order once a
+// descriptor is free. (It was dropped for good, the reader's
+// FAILED_PRECONDITION taken for the tree's refusal, and GetInclusionProof
+// failed for its match until a restart.)
 TEST_F(SealedLogQueueTest, ALogUnreadForWantOfADescriptorWaitsForOne) {
   SealedLogQueue queue(tlog_.get(), 0, Recorder());
-  // Once with descriptors to spare, the same path (a log unread, said,
-  // waiting; then entered): UBSan's vptr check reads an object of a type
-  // it has not met through a pipe, which EMFILE refuses (a false "invalid
-  // vptr" when the test runs alone).
-  const std::string m1 = dir_.File("m1.log");
-  ASSERT_EQ(queue.Enter("m1", m1), Entry::kWaiting);
-  WriteLog("m1.log");
-  queue.EnterWaiting();
-  ASSERT_EQ(queue.waiting(), 0u);
+  // Once with descriptors to spare, a log unread and said, then one
+  // entered: UBSan's vptr check knows the path's types before none is left
+  // (tests/no_descriptor_left.h).
+  ASSERT_EQ(queue.Enter("m0", dir_.File("m0.log")), Entry::kUnread);
+  ASSERT_EQ(queue.Enter("m1", WriteLog("m1.log")), Entry::kEntered);
   said_.clear();
 
   const std::string m2 = WriteLog("m2.log");
-  Entry entry = Entry::kEntered;
+  const std::string m3 = WriteLog("m3.log");
+  Entry second = Entry::kEntered, third = Entry::kEntered;
   {
     const NoDescriptorLeft none;
     ASSERT_TRUE(none.ok());
-    entry = queue.Enter("m2", m2);
+    second = queue.Enter("m2", m2);
+    third = queue.Enter("m3", m3);
   }
-  EXPECT_EQ(entry, Entry::kWaiting);
-  EXPECT_EQ(queue.waiting(), 1u);
+  EXPECT_EQ(second, Entry::kWaiting);
+  EXPECT_EQ(third, Entry::kWaiting);
+  EXPECT_EQ(queue.waiting(), 2u);
   EXPECT_FALSE(tlog_->Contains("m2"));
-  ASSERT_EQ(said_.size(), 1u);
+  ASSERT_EQ(said_.size(), 2u);
   EXPECT_TRUE(absl::StartsWith(
       said_[0], "match m2: not entered in the transparency log yet"))
       << said_[0];
   EXPECT_THAT(said_[0], ::testing::HasSubstr(std::strerror(EMFILE)));
 
   // Descriptors back: the next try (a checkpoint's, or a match's end)
-  // enters it, in its place.
-  EXPECT_EQ(queue.Enter("m3", WriteLog("m3.log")), Entry::kEntered);
+  // enters them, in their places.
+  EXPECT_EQ(queue.Enter("m4", WriteLog("m4.log")), Entry::kEntered);
   EXPECT_EQ(queue.waiting(), 0u);
   EXPECT_EQ(IndexOf("m2"), 1u);
   EXPECT_EQ(IndexOf("m3"), 2u);
-}
-
-// Whatever keeps a log's file from being read (here its path a directory
-// for now, FAILED_PRECONDITION like any other failed open), it waits: only
-// the tree's refusal is final.
-TEST_F(SealedLogQueueTest, ALogUnreadForAnyReasonWaits) {
-  SealedLogQueue queue(tlog_.get(), 0, Recorder());
-  const std::string path = dir_.File("m1.log");
-  ASSERT_EQ(mkdir(path.c_str(), 0700), 0);
-  EXPECT_EQ(queue.Enter("m1", path), Entry::kWaiting);
-  EXPECT_EQ(queue.waiting(), 1u);
-  ASSERT_EQ(said_.size(), 1u);
-  EXPECT_TRUE(absl::StartsWith(
-      said_[0], "match m1: not entered in the transparency log yet"))
-      << said_[0];
-
-  ASSERT_EQ(rmdir(path.c_str()), 0);
-  WriteLog("m1.log");
-  queue.EnterWaiting();
-  EXPECT_EQ(queue.waiting(), 0u);
-  EXPECT_EQ(IndexOf("m1"), 0u);
+  EXPECT_EQ(IndexOf("m4"), 3u);
 }
 
 // A log the tree can never take is dropped, said, and Enter says it was
@@ -162,13 +146,21 @@ TEST_F(SealedLogQueueTest, ALogTheTreeCanNeverTakeIsDroppedAndSaid) {
 }
 
 // A log behind one that waits waits too, even when the tree refuses it
-// once reached; entered after the first, it says so.
+// once reached; refused after the first is entered, it says so.
 TEST_F(SealedLogQueueTest, ALogBehindOneThatWaitsWaits) {
   SealedLogQueue queue(tlog_.get(), 0, Recorder());
   ASSERT_EQ(queue.Enter("m1", WriteLog("m1.log")), Entry::kEntered);
-  EXPECT_EQ(queue.Enter("m2", dir_.File("m2.log")), Entry::kWaiting);
-  EXPECT_EQ(queue.Enter("m1", WriteLog("other.log")), Entry::kWaiting);
-  WriteLog("m2.log");
+  const std::string m2 = WriteLog("m2.log");
+  const std::string other = WriteLog("other.log");
+  Entry second = Entry::kEntered, again = Entry::kEntered;
+  {
+    const NoDescriptorLeft none;
+    ASSERT_TRUE(none.ok());
+    second = queue.Enter("m2", m2);
+    again = queue.Enter("m1", other);
+  }
+  EXPECT_EQ(second, Entry::kWaiting);
+  EXPECT_EQ(again, Entry::kWaiting);
   EXPECT_EQ(queue.Enter("m3", WriteLog("m3.log")), Entry::kEntered);
   EXPECT_EQ(queue.waiting(), 0u);
   EXPECT_EQ(tlog_->size(), 3u);
