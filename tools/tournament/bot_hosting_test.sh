@@ -87,7 +87,7 @@ seats: 2
 bots { name: "honest1" command: "$BIN/bot" command: "--quiet" }
 bots { name: "honest2" command: "$BIN/bot" command: "--quiet" }
 bots { name: "snoop" command: "/bin/sh" command: "-c"
-       command: "echo uid=\$(id -u); cat $tokens/honest1.token && echo STOLEN || echo refused; ls $tokens && echo LISTED || echo unlisted; exec $BIN/bot --quiet --referee={referee} --token_file={token_file}" }
+       command: "echo uid=\$(id -u); echo fds-begin; ls /proc/\$\$/fd; echo fds-end; cat $tokens/honest1.token && echo STOLEN || echo refused; ls $tokens && echo LISTED || echo unlisted; exec $BIN/bot --quiet --referee={referee} --token_file={token_file}" }
 rounds: 2
 output_dir: "$tmp/confined"
 EOF
@@ -106,6 +106,11 @@ grep -qx "uid=$((first + 2))" "$snoop" || fail "snoop did not run as uid $((firs
 grep -qx refused "$snoop" || fail "snoop read honest1's token"
 grep -qx unlisted "$snoop" || fail "snoop listed the tokens directory"
 grep -q "STOLEN\|LISTED" "$snoop" && fail "snoop got at the tokens"
+# The runner's descriptors (the match journal, open before the bots start)
+# stay the runner's: the bot has its standard input, output and error only.
+fds=$(sed -n '/^fds-begin$/,/^fds-end$/p' "$snoop" | tr '\n' ' ')
+[[ $fds == "fds-begin 0 1 2 fds-end " ]] ||
+  fail "snoop had descriptors besides 0, 1 and 2: $fds"
 grep -Eq "^confined \(pyramid_shambo\): ([0-9]+) of \1 match logs verified" \
   "$tmp/confined.out" || fail "not every match verified"
 "$BIN/replay" verify-tournament "$tmp/confined" > "$tmp/verify.out" 2>&1 ||

@@ -125,6 +125,21 @@ std::vector<pid_t> Children() {
   return children;
 }
 
+// The highest descriptor this process may have, for CloseAboveStdio.
+int MaxFd() {
+  const long max = sysconf(_SC_OPEN_MAX);
+  return max > 0 && max <= (1 << 20) ? static_cast<int>(max - 1) : (1 << 20);
+}
+
+// Closes every descriptor above 2 (standard error), whether or not it was
+// opened with O_CLOEXEC: no descriptor of the runner's (the match journal;
+// one a library opened) reaches a bot. For a vfork child: system calls
+// only; the loop up to `max_fd` is for a kernel without close_range (5.9).
+void CloseAboveStdio(int max_fd) {
+  if (syscall(SYS_close_range, 3, ~0U, 0) == 0) return;
+  for (int fd = 3; fd <= max_fd; ++fd) close(fd);
+}
+
 }  // namespace
 
 absl::Status KillProcessesOf(uid_t uid) {
@@ -398,6 +413,7 @@ absl::Status BotProcess::Start() {
   envp.push_back(nullptr);
 
   const int log_fd = log_->write_fd();
+  const int max_fd = MaxFd();
   const int null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
   const pid_t parent = getpid();
   const bool as_uid = settings_.uid.has_value();
@@ -426,6 +442,7 @@ absl::Status BotProcess::Start() {
     dup2(null_fd, STDIN_FILENO);
     dup2(log_fd, STDOUT_FILENO);
     dup2(log_fd, STDERR_FILENO);
+    CloseAboveStdio(max_fd);
     sigset_t none;
     sigemptyset(&none);
     for (int sig = 1; sig < NSIG; ++sig) signal(sig, SIG_DFL);

@@ -5,6 +5,8 @@
 // takes in; and, as root, a bot run as its own uid.
 #include "tools/tournament/bot_process.h"
 
+#include <dirent.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -150,6 +152,37 @@ TEST(BotProcessTest, ALogUnderItsCapIsTheOutputAlone) {
     EXPECT_EQ(AwaitExit(bot), "exit status 0");
   }
   EXPECT_EQ(Read(log), "hello\n");
+}
+
+// The descriptors of process `pid` (from /proc/PID/fd), sorted.
+std::set<int> DescriptorsOf(pid_t pid) {
+  std::set<int> fds;
+  const std::string dir = absl::StrCat("/proc/", pid, "/fd");
+  DIR* listing = opendir(dir.c_str());
+  if (listing == nullptr) return fds;
+  while (const dirent* entry = readdir(listing)) {
+    int fd = 0;
+    if (absl::SimpleAtoi(entry->d_name, &fd)) fds.insert(fd);
+  }
+  closedir(listing);
+  return fds;
+}
+
+// A bot has standard input, output and error only: a descriptor of the
+// runner's opened without O_CLOEXEC (as the match journal once was, read
+// and written by every bot) does not reach it.
+TEST(BotProcessTest, ABotInheritsNoDescriptorButItsStdio) {
+  const TempDir dir("botproc");
+  ASSERT_TRUE(dir.ok());
+  const int leaked = open(dir.File("journal.jsonl").c_str(),
+                          O_RDWR | O_CREAT | O_APPEND, 0644);
+  ASSERT_GT(leaked, 2);
+  ASSERT_EQ(fcntl(leaked, F_GETFD) & FD_CLOEXEC, 0);
+  BotProcess bot("sleeper", {"/bin/sleep", "600"}, {}, dir.File("bot.log"), {});
+  ASSERT_TRUE(bot.Start().ok());
+  EXPECT_EQ(DescriptorsOf(bot.pid()), (std::set<int>{0, 1, 2}));
+  bot.Stop(/*grace_ms=*/0);
+  close(leaked);
 }
 
 // A bot that starts a process in a session of its own (setsid) and ends:

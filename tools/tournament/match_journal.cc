@@ -55,7 +55,9 @@ absl::StatusOr<std::vector<v1::TournamentMatchResult>> MatchJournal::Parse(
 
 absl::StatusOr<std::unique_ptr<MatchJournal>> MatchJournal::OpenForAppend(
     const std::string& path, bool sync) {
-  std::FILE* file = std::fopen(path.c_str(), "a+");
+  // "e": O_CLOEXEC, so no bot started later inherits the journal (under
+  // --bot_uids, as another uid that could then truncate or forge it).
+  std::FILE* file = std::fopen(path.c_str(), "a+e");
   if (file == nullptr) {
     return absl::InternalError(
         absl::StrCat("cannot open ", path, ": ", std::strerror(errno)));
