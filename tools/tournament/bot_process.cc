@@ -22,6 +22,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 
@@ -140,6 +141,101 @@ void CloseAboveStdio(int max_fd) {
   for (int fd = 3; fd <= max_fd; ++fd) close(fd);
 }
 
+// A copy of `fd` numbered above 2 (with O_CLOEXEC), or -1. The child
+// dup2s its descriptors onto 0, 1 and 2: one of those numbers already
+// (the runner started with that descriptor closed) would be overwritten
+// before it is copied, or left as it is by dup2 onto itself, O_CLOEXEC
+// set, so that the bot would start with it closed.
+int AboveStdio(int fd) { return fcntl(fd, F_DUPFD_CLOEXEC, 3); }
+
+}  // namespace
+
+namespace {
+
+// How long KillProcessesOf goes on killing before it gives up.
+constexpr absl::Duration kKillProcessesOfTimeout = absl::Seconds(10);
+
+// What /proc/PID/status says of a process: whether one of its real,
+// effective and saved user ids (its "Uid:" line) is `uid`, and whether it
+// has ended (a zombie, or dead, whose threads have all ended). False when
+// there is no such process (or its status could not be read).
+struct ProcessState {
+  bool of_uid = false;
+  bool ended = false;
+};
+bool ReadProcessState(pid_t pid, uid_t uid, ProcessState& state) {
+  const std::string dir = absl::StrCat("/proc/", pid);
+  const int fd = open((dir + "/status").c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  char buffer[4096];
+  const ssize_t n = read(fd, buffer, sizeof buffer - 1);
+  close(fd);
+  if (n <= 0) return false;
+  buffer[n] = '\0';
+  const char* state_line = std::strstr(buffer, "\nState:");
+  const char* uid_line = std::strstr(buffer, "\nUid:");
+  unsigned long ids[3];
+  char letter = 0;
+  if (state_line == nullptr || uid_line == nullptr ||
+      std::sscanf(state_line, "\nState: %c", &letter) != 1 ||
+      std::sscanf(uid_line, "\nUid: %lu %lu %lu", &ids[0], &ids[1], &ids[2]) !=
+          3) {
+    return false;
+  }
+  state.of_uid = ids[0] == uid || ids[1] == uid || ids[2] == uid;
+  state.ended = false;
+  if (letter == 'Z' || letter == 'X') {
+    // A thread group leader that ended while its other threads run shows
+    // as a zombie: it has ended only when it is its own last task.
+    int tasks = 0;
+    if (DIR* listing = opendir((dir + "/task").c_str())) {
+      while (const dirent* entry = readdir(listing)) {
+        tasks += entry->d_name[0] != '.';
+      }
+      closedir(listing);
+    }
+    state.ended = tasks <= 1;
+  }
+  return true;
+}
+
+// The pids that /proc lists now.
+std::vector<pid_t> AllProcesses() {
+  std::vector<pid_t> pids;
+  DIR* proc = opendir("/proc");
+  if (proc == nullptr) return pids;
+  while (const dirent* entry = readdir(proc)) {
+    char* end = nullptr;
+    const long pid = std::strtol(entry->d_name, &end, 10);
+    if (pid > 0 && *end == '\0') pids.push_back(static_cast<pid_t>(pid));
+  }
+  closedir(proc);
+  return pids;
+}
+
+// Sends `sig` to process `pid` if it still runs and is of `uid`: through a
+// pidfd, opened before the check, so that a pid reused between the check
+// and the signal is never signalled (the pidfd names the process the check
+// read, or one that has ended). True when signalled; `pidfd` keeps the
+// pidfd (-1 on a kernel without them, which signals the pid).
+bool SignalIfOf(pid_t pid, uid_t uid, int sig, int& pidfd) {
+  pidfd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
+  if (pidfd < 0 && errno != ENOSYS) return false;  // Gone.
+  ProcessState state;
+  if (!ReadProcessState(pid, uid, state) || !state.of_uid || state.ended) {
+    if (pidfd >= 0) close(pidfd);
+    pidfd = -1;
+    return false;
+  }
+  if (pidfd < 0) return kill(pid, sig) == 0;
+  if (syscall(SYS_pidfd_send_signal, pidfd, sig, nullptr, 0) != 0) {
+    close(pidfd);
+    pidfd = -1;
+    return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 absl::Status KillProcessesOf(uid_t uid) {
@@ -147,24 +243,39 @@ absl::Status KillProcessesOf(uid_t uid) {
     return absl::InvalidArgumentError(
         absl::StrCat("will not kill every process of uid ", uid));
   }
-  // kill(-1) signals every process the caller may signal (whose real or
-  // saved uid is the caller's), except itself. One sweep is enough: it
-  // holds the kernel's task list, so no fork completes during it, and a
-  // process it signalled can no longer fork; a second sweep is a margin.
-  const int error = RunInVforkChild([uid]() -> int {
-    if (syscall(SYS_setuid, uid) != 0) return errno != 0 ? errno : EPERM;
-    if (syscall(SYS_getuid) != uid || syscall(SYS_geteuid) != uid) {
-      return EPERM;
+  // As root, without taking on `uid`: a process of that uid could signal
+  // (stop, kill) a helper that did. Each round stops every process found
+  // (a stopped process forks no more), then kills them; the sweep is over
+  // when a round finds none (a zombie has ended already).
+  const absl::Time deadline = absl::Now() + kKillProcessesOfTimeout;
+  for (int round = 0;; ++round) {
+    std::vector<std::pair<pid_t, int>> stopped;  // pid, pidfd
+    for (const pid_t pid : AllProcesses()) {
+      int pidfd = -1;
+      if (SignalIfOf(pid, uid, SIGSTOP, pidfd)) stopped.push_back({pid, pidfd});
     }
-    for (int sweep = 0; sweep < 2; ++sweep) kill(-1, SIGKILL);
-    return 0;
-  });
-  if (error != 0) {
-    return absl::InternalError(
-        absl::StrCat("cannot kill the processes of uid ", uid, ": ",
-                     error < 0 ? "vfork failed" : std::strerror(error)));
+    if (stopped.empty()) return absl::OkStatus();
+    std::vector<pid_t> left;
+    for (const auto& [pid, pidfd] : stopped) {
+      if (pidfd >= 0) {
+        syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, nullptr, 0);
+        close(pidfd);
+      } else {
+        kill(pid, SIGKILL);
+      }
+      left.push_back(pid);
+    }
+    if (absl::Now() >= deadline) {
+      return absl::DeadlineExceededError(absl::StrCat(
+          "cannot kill the processes of uid ", uid, ": ", left.size(),
+          left.size() == 1 ? " process" : " processes", " (pid ",
+          absl::StrJoin(left, ", "), ") still running after ",
+          absl::FormatDuration(kKillProcessesOfTimeout)));
+    }
+    // What was killed takes a moment to end (the first rounds go at once:
+    // a fork that raced the previous round).
+    if (round >= 2) std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
-  return absl::OkStatus();
 }
 
 absl::Status CheckAccessAs(uid_t uid, gid_t gid, const std::string& path,
@@ -346,7 +457,7 @@ BotProcess::BotProcess(std::string name, std::vector<std::string> argv,
       settings_(std::move(settings)) {}
 
 BotProcess::~BotProcess() {
-  Stop();
+  Stop().IgnoreError();  // Stop's caller hears of a failed sweep.
   CloseLog();
 }
 
@@ -354,8 +465,9 @@ void BotProcess::CloseLog() {
   if (log_ != nullptr) log_->Close();
 }
 
-void BotProcess::KillLeftovers() {
-  if (settings_.uid.has_value()) KillProcessesOf(*settings_.uid).IgnoreError();
+absl::Status BotProcess::KillLeftovers() {
+  if (!settings_.uid.has_value()) return absl::OkStatus();
+  return KillProcessesOf(*settings_.uid);
 }
 
 namespace {
@@ -400,8 +512,12 @@ absl::Status BotProcess::Start() {
     return absl::FailedPreconditionError(
         absl::StrCat("bot ", name_, " cannot start: its log is closed"));
   }
-  // What an earlier run of this uid left (also a runner killed by SIGKILL).
-  KillLeftovers();
+  // What an earlier run of this uid left (also a runner killed by SIGKILL):
+  // nothing of the uid may run when the child takes it on (see below).
+  if (absl::Status s = KillLeftovers(); !s.ok()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("bot ", name_, " cannot start: ", s.message()));
+  }
   std::vector<char*> args;
   for (const std::string& arg : argv_) {
     args.push_back(const_cast<char*>(arg.c_str()));
@@ -412,9 +528,24 @@ absl::Status BotProcess::Start() {
   for (std::string& entry : env_strings) envp.push_back(entry.data());
   envp.push_back(nullptr);
 
-  const int log_fd = log_->write_fd();
+  // Both above 2 (AboveStdio): copies, closed after the vfork.
+  const int opened_null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  const int null_fd = opened_null >= 0 ? AboveStdio(opened_null) : -1;
+  const int log_fd = null_fd >= 0 ? AboveStdio(log_->write_fd()) : -1;
+  const int error = errno;
+  if (opened_null >= 0) close(opened_null);
+  if (null_fd < 0 || log_fd < 0) {
+    for (const int fd : {null_fd, log_fd}) {
+      if (fd >= 0) close(fd);
+    }
+    // Else the bot would have the runner's standard input, or none.
+    return absl::InternalError(
+        absl::StrCat("cannot start bot ", name_,
+                     ": cannot open /dev/null or copy the pipe "
+                     "to its log: ",
+                     std::strerror(error)));
+  }
   const int max_fd = MaxFd();
-  const int null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
   const pid_t parent = getpid();
   const bool as_uid = settings_.uid.has_value();
   const uid_t uid = settings_.uid.value_or(0);
@@ -424,14 +555,22 @@ absl::Status BotProcess::Start() {
   pthread_sigmask(SIG_SETMASK, &all, &old);  // No handler runs in the child.
   const pid_t pid = vfork();
   if (pid == 0) {
+    // Everything that needs no change of user comes first: once the child
+    // is the bot's uid, a process of that uid may signal it (and stopping
+    // it would stop this thread, which vfork suspends until the exec).
+    for (int sig = 1; sig < NSIG; ++sig) signal(sig, SIG_DFL);
     setpgid(0, 0);
+    dup2(null_fd, STDIN_FILENO);
+    dup2(log_fd, STDOUT_FILENO);
+    dup2(log_fd, STDERR_FILENO);
+    CloseAboveStdio(max_fd);
     if (as_uid) {
-      if (const int e = BecomeInVforkChild(uid, uid); e != 0) {
-        child_error = e;
-        _exit(127);
-      }
       if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
         child_error = errno;
+        _exit(127);
+      }
+      if (const int e = BecomeInVforkChild(uid, uid); e != 0) {
+        child_error = e;
         _exit(127);
       }
     }
@@ -439,28 +578,24 @@ absl::Status BotProcess::Start() {
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     // The runner may have died before the prctl: then nobody would kill us.
     if (getppid() != parent) _exit(127);
-    dup2(null_fd, STDIN_FILENO);
-    dup2(log_fd, STDOUT_FILENO);
-    dup2(log_fd, STDERR_FILENO);
-    CloseAboveStdio(max_fd);
     sigset_t none;
     sigemptyset(&none);
-    for (int sig = 1; sig < NSIG; ++sig) signal(sig, SIG_DFL);
     sigprocmask(SIG_SETMASK, &none, nullptr);
     execve(program.c_str(), args.data(), envp.data());
     child_error = errno != 0 ? errno : ENOEXEC;
     _exit(127);
   }
-  const int error = errno;
+  const int vfork_error = errno;
   pthread_sigmask(SIG_SETMASK, &old, nullptr);
-  if (null_fd >= 0) close(null_fd);
+  close(null_fd);
+  close(log_fd);
   if (pid < 0) {
-    return absl::InternalError(
-        absl::StrCat("cannot run ", argv_[0], ": ", std::strerror(error)));
+    return absl::InternalError(absl::StrCat("cannot run ", argv_[0], ": ",
+                                            std::strerror(vfork_error)));
   }
   if (child_error != 0) {
     waitpid(pid, nullptr, 0);
-    KillLeftovers();
+    KillLeftovers().IgnoreError();  // The exec's error says more.
     return absl::FailedPreconditionError(absl::StrCat(
         "cannot run ", program,
         as_uid ? absl::StrCat(" as uid ", uid, " (--bot_uids)") : "", ": ",
@@ -479,12 +614,15 @@ std::string BotProcess::Exited() {
   if (reaped == 0) return "";
   kill(-pid_, SIGKILL);  // Whatever it started goes with it.
   pid_ = -1;
-  KillLeftovers();
-  if (reaped < 0) return "lost";
-  if (WIFEXITED(status))
-    return absl::StrCat("exit status ", WEXITSTATUS(status));
-  if (WIFSIGNALED(status)) return absl::StrCat("signal ", WTERMSIG(status));
-  return "stopped";
+  std::string how =
+      reaped < 0            ? "lost"
+      : WIFEXITED(status)   ? absl::StrCat("exit status ", WEXITSTATUS(status))
+      : WIFSIGNALED(status) ? absl::StrCat("signal ", WTERMSIG(status))
+                            : "stopped";
+  if (absl::Status s = KillLeftovers(); !s.ok()) {
+    absl::StrAppend(&how, "; ", s.message());
+  }
+  return how;
 }
 
 absl::Time BotProcess::NextStart(absl::Time now) {
@@ -501,24 +639,22 @@ absl::Time BotProcess::NextStart(absl::Time now) {
   return now + std::min(delay, settings_.backoff.max);
 }
 
-void BotProcess::Stop(int grace_ms) {
-  if (pid_ <= 0) return;
+absl::Status BotProcess::Stop(int grace_ms) {
+  if (pid_ <= 0) return absl::OkStatus();
   kill(-pid_, SIGTERM);
   for (int waited = 0; waited < grace_ms; waited += 20) {
-    if (pid_ <= 0) return;
     int status = 0;
     if (waitpid(pid_, &status, WNOHANG) == pid_) {
       kill(-pid_, SIGKILL);
       pid_ = -1;
-      KillLeftovers();
-      return;
+      return KillLeftovers();
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   kill(-pid_, SIGKILL);
   waitpid(pid_, nullptr, 0);
   pid_ = -1;
-  KillLeftovers();
+  return KillLeftovers();
 }
 
 }  // namespace pyramid

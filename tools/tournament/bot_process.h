@@ -54,16 +54,19 @@ struct BotSettings {
   int64_t log_limit = kDefaultBotLogLimit;
   // When set, the bot runs as this user id and group id (the same number),
   // with no supplementary groups and PR_SET_NO_NEW_PRIVS, and every process
-  // of this uid is killed (KillProcessesOf) before each start and after
-  // each end. REQUIRED: the caller is root, and the uid is not 0 and
-  // belongs to no one else's processes.
+  // of this uid is killed (KillProcessesOf) before each start (which fails
+  // if that sweep does) and after each end. REQUIRED: the caller is root,
+  // and the uid is not 0 and belongs to no one else's processes.
   std::optional<uid_t> uid;
 };
 
-// Kills every process whose real or saved user id is `uid`: a child
-// becomes `uid` (setuid) and sends SIGKILL to every process it may signal
-// (kill(-1)) until none is left, bounded. INVALID_ARGUMENT for uid 0 or
-// this process's own uid; the caller must be root.
+// Kills every process whose real, effective or saved user id is `uid`, as
+// this process (no helper takes on `uid`, which that uid's processes could
+// stop or kill): rounds of a scan of /proc that stops (SIGSTOP) every such
+// process, then kills it (SIGKILL), until a round finds none left
+// running. INVALID_ARGUMENT for uid 0 or this process's own uid;
+// DEADLINE_EXCEEDED, naming the pids, when some still run after 10 s (in
+// uninterruptible sleep). The caller must be root.
 absl::Status KillProcessesOf(uid_t uid);
 
 // OK when a process running as `uid` and gid `gid`, with no supplementary
@@ -107,12 +110,14 @@ class BotProcess {
   // failed (e.g. the program is not executable by BotSettings::uid).
   absl::Status Start();
   // If the process has exited, reaps it and returns a description of how
-  // (e.g. "exit status 1", "signal 9"); empty while it runs, and also once
-  // that exit has been reported (until the next Start).
+  // (e.g. "exit status 1", "signal 9", followed by "; " and the error when
+  // its uid's processes could not all be killed); empty while it runs, and
+  // also once that exit has been reported (until the next Start).
   std::string Exited();
   // SIGTERM to its process group, then SIGKILL after `grace_ms`; with
-  // BotSettings::uid, then every process of that uid is killed.
-  void Stop(int grace_ms = 2000);
+  // BotSettings::uid, then every process of that uid is killed, and an
+  // error says what KillProcessesOf could not kill.
+  absl::Status Stop(int grace_ms = 2000);
   // After Stop: writes the output still in the pipe to the log (without
   // waiting for a process that still holds it), then the line saying how
   // many bytes past the cap were dropped, if any, and closes the log. No
@@ -141,8 +146,8 @@ class BotProcess {
   absl::Time started_;         // Of the current or last run.
 
   // Kills what is left of its processes after it ended (with
-  // BotSettings::uid).
-  void KillLeftovers();
+  // BotSettings::uid): KillProcessesOf's status.
+  absl::Status KillLeftovers();
 };
 
 }  // namespace pyramid

@@ -13,6 +13,7 @@
 
 #include <set>
 #include <string>
+#include <vector>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -181,7 +182,7 @@ TEST(BotProcessTest, ABotInheritsNoDescriptorButItsStdio) {
   BotProcess bot("sleeper", {"/bin/sleep", "600"}, {}, dir.File("bot.log"), {});
   ASSERT_TRUE(bot.Start().ok());
   EXPECT_EQ(DescriptorsOf(bot.pid()), (std::set<int>{0, 1, 2}));
-  bot.Stop(/*grace_ms=*/0);
+  EXPECT_TRUE(bot.Stop(/*grace_ms=*/0).ok());
   close(leaked);
 }
 
@@ -270,7 +271,7 @@ TEST(BotProcessTest, ABotRunAsItsOwnUidReadsOnlyItsOwnToken) {
   ASSERT_TRUE(absl::SimpleAtoi(
       text.substr(at + 5, text.find('\n', at) - at - 5), &left));
   ASSERT_EQ(UidOf(left), uid);
-  bot.Stop(/*grace_ms=*/0);
+  EXPECT_TRUE(bot.Stop(/*grace_ms=*/0).ok());
   // Its parent was the bot's shell, not this process: someone else (init)
   // reaps it, so it may linger a moment as a zombie.
   for (int i = 0; i < 200 && UidOf(left) == uid &&
@@ -294,6 +295,63 @@ TEST(BotProcessTest, ABotRunAsItsOwnUidReadsOnlyItsOwnToken) {
   EXPECT_EQ(started.message(),
             absl::StrCat("cannot run ", mine, " as uid ", uid,
                          " (--bot_uids): Permission denied"));
+}
+
+// The processes of real uid `uid` that run (zombies do not).
+std::vector<pid_t> RunningOf(uid_t uid) {
+  std::vector<pid_t> pids;
+  DIR* proc = opendir("/proc");
+  if (proc == nullptr) return pids;
+  while (const dirent* entry = readdir(proc)) {
+    int pid = 0;
+    if (!absl::SimpleAtoi(entry->d_name, &pid) || UidOf(pid) != uid) continue;
+    if (Read(absl::StrCat("/proc/", pid, "/stat")).find(") Z") ==
+        std::string::npos) {
+      pids.push_back(pid);
+    }
+  }
+  closedir(proc);
+  return pids;
+}
+
+// As root: a process of the uid that stops, or kills, every process it may
+// signal, again and again (kill(-1, SIGSTOP), kill(-1, SIGKILL)), neither
+// stops KillProcessesOf nor escapes it: it returns OK and nothing of the
+// uid runs. (It once swept from a helper that took on the uid: the first
+// stopped the helper, and the runner waiting for it, for good; the second
+// killed it before its sweep, unnoticed.)
+TEST(BotProcessTest, KillProcessesOfOutlastsProcessesThatSignalEveryone) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root";
+  const TempDir dir("botproc");
+  ASSERT_TRUE(dir.ok());
+  ASSERT_EQ(chmod(dir.path().c_str(), 0711), 0);
+  const uid_t uid = 3200000 + static_cast<uid_t>(getpid() % 100000);
+  for (const std::string signal : {"STOP", "KILL"}) {
+    SCOPED_TRACE(signal);
+    BotSettings settings;
+    settings.uid = uid;
+    const std::string log = dir.File(signal + ".log");
+    BotProcess bot(
+        "hostile",
+        {"/bin/sh", "-c",
+         absl::StrCat("setsid sleep 600 & setsid sh -c 'echo looping; while "
+                      ":; do kill -",
+                      signal, " -1; done' & exec sleep 600")},
+        {}, log, settings);
+    ASSERT_TRUE(bot.Start().ok());
+    for (int i = 0; i < 500 && Read(log).find("looping") == std::string::npos;
+         ++i) {
+      absl::SleepFor(absl::Milliseconds(10));
+    }
+    ASSERT_NE(Read(log).find("looping"), std::string::npos);
+    absl::SleepFor(absl::Milliseconds(100));  // It loops.
+    ASSERT_FALSE(RunningOf(uid).empty());
+    const absl::Time start = absl::Now();
+    EXPECT_TRUE(KillProcessesOf(uid).ok());
+    EXPECT_LT(absl::Now() - start, absl::Seconds(5));
+    EXPECT_EQ(RunningOf(uid), std::vector<pid_t>());
+    EXPECT_TRUE(bot.Stop(/*grace_ms=*/0).ok());
+  }
 }
 
 // Refused for uid 0 and this process's own.

@@ -119,6 +119,12 @@ absl::Status Runner::StartBots() {
     settings.log_limit = options_.bot_log_limit;
     if (options_.bot_uids.has_value()) {
       settings.uid = *options_.bot_uids + static_cast<uid_t>(i);
+      // Before the token is the uid's: a process of the uid left from
+      // before (a runner killed by SIGKILL) must not get to read it.
+      if (absl::Status s = KillProcessesOf(*settings.uid); !s.ok()) {
+        return absl::FailedPreconditionError(
+            absl::StrCat("bot ", bot.name(), " cannot start: ", s.message()));
+      }
       if (absl::Status s =
               GiveToken(bot.name(), *settings.uid, token_file.string());
           !s.ok()) {
@@ -199,7 +205,11 @@ void Runner::Supervise() {
 void Runner::StopBots() {
   stopping_ = true;
   if (supervisor_.joinable()) supervisor_.join();
-  for (auto& bot : bots_) bot->Stop();
+  for (auto& bot : bots_) {
+    if (absl::Status s = bot->Stop(); !s.ok()) {
+      Note(absl::StrCat("bot ", bot->name(), ": ", s.message()));
+    }
+  }
   if (options_.adopt_orphans) {
     if (const int killed = KillOrphans(Pids(bots_)); killed > 0) {
       Note(absl::StrCat("stopped ", killed,
