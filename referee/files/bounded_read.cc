@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -162,26 +163,39 @@ absl::Status BoundedFile::Error(absl::StatusCode code,
 }
 
 absl::StatusOr<std::string> BoundedFile::Read() {
+  std::string contents;
+  absl::StatusOr<bool> over =
+      ReadPart(std::numeric_limits<uint64_t>::max(), &contents);
+  if (!over.ok()) return over.status();
+  return contents;
+}
+
+absl::StatusOr<bool> BoundedFile::ReadPart(uint64_t until, std::string* bytes) {
   // The bytes that must come first, judged before anything past them is
   // read or held.
   const std::string_view start = options_.expected_start;
-  // Once they are judged, read in place up to the size fstat gave; they
-  // and what comes past that size (from a pipe or a device, which have
-  // none, or a file that grew) through a buffer, so that a whole file is
-  // neither copied nor reallocated.
-  std::string contents;
+  // Once they are judged, read in place up to the size fstat gave (or
+  // `until`); they and what comes past that size (from a pipe or a
+  // device, which have none, or a file that grew) through a buffer, so
+  // that a whole file is neither copied nor reallocated.
+  std::string& contents = *bytes;
+  const uint64_t in_place_end = std::min(size_, until);
   char buffer[1 << 14];
-  uint64_t done = 0;
+  uint64_t done = contents.size();
   using Clock = std::chrono::steady_clock;
   Clock::time_point last = Clock::now();  // When something last came.
-  while (true) {
+  bool ended = false;
+  while (done < until) {
     const bool judging = done < start.size();
-    if (!judging && contents.size() < size_) contents.resize(size_);
+    if (!judging && contents.size() < in_place_end) {
+      contents.resize(in_place_end);
+    }
     const bool in_place = done < contents.size();
     char* into = in_place ? contents.data() + done : buffer;
-    const size_t room = in_place  ? contents.size() - done
-                        : judging ? start.size() - done
-                                  : sizeof(buffer);
+    const uint64_t room =
+        std::min<uint64_t>(until - done, in_place  ? contents.size() - done
+                                         : judging ? start.size() - done
+                                                   : sizeof(buffer));
     const ssize_t n = read(fd_, into, room);
     if (n > 0) {
       done += static_cast<uint64_t>(n);
@@ -195,7 +209,7 @@ absl::StatusOr<std::string> BoundedFile::Read() {
       }
       if (!in_place) contents.append(buffer, static_cast<size_t>(n));
       // Not the start expected: the caller judges what came.
-      if (judging && !start.starts_with(contents)) return contents;
+      if (judging && !start.starts_with(contents)) return true;
       last = Clock::now();
       continue;
     }
@@ -207,6 +221,7 @@ absl::StatusOr<std::string> BoundedFile::Read() {
         return Error(absl::StatusCode::kFailedPrecondition,
                      "a FIFO or pipe with no writer and nothing in it");
       }
+      ended = true;
       break;
     }
     if (errno == EINTR) continue;
@@ -236,7 +251,7 @@ absl::StatusOr<std::string> BoundedFile::Read() {
     poll(&wait, 1, slice);
   }
   contents.resize(done);  // A file that shrank meanwhile.
-  return contents;
+  return ended;
 }
 
 }  // namespace pyramid

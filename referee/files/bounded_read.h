@@ -57,6 +57,8 @@
 // BoundedFile::Open and Read are ReadBoundedFile in two steps, for a
 // caller that must know what it reads (a regular file's size) before it
 // is read: to reserve memory for it, say. The file is opened once.
+// BoundedFile::ReadPart reads it in parts, for a caller that counts what
+// it holds as it grows (a pipe, whose size is known only at its end).
 #ifndef PYRAMID_REFEREE_FILES_BOUNDED_READ_H_
 #define PYRAMID_REFEREE_FILES_BOUNDED_READ_H_
 
@@ -142,6 +144,16 @@ class BoundedFile {
   // reads them, with the options given to Open. Once: a second call reads
   // on from where the first ended.
   absl::StatusOr<std::string> Read();
+  // Read in parts, for a caller that counts what it holds as it grows (a
+  // pipe's bytes): reads on from where the last read ended, appending to
+  // `*bytes` (REQUIRED: what the earlier ReadParts gave, unchanged), until
+  // it holds `until` bytes (none read when it already does) or the file
+  // ends, as Read reads (the bound, expected_start and options.idle_ms
+  // within this call apply alike). Returns whether the read is over: the
+  // file ended, or its first bytes are not expected_start's (read no
+  // further: `*bytes` holds them); false when it stopped at `until`. On
+  // an error, `*bytes` is unspecified.
+  absl::StatusOr<bool> ReadPart(uint64_t until, std::string* bytes);
 
  private:
   BoundedFile(std::string path, const BoundedRead& options, int fd,

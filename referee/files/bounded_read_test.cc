@@ -400,5 +400,46 @@ TEST(BoundedReadTest, ABoundedFileIsJudgedWhenOpenedAndReadLater) {
       absl::StrCat("cannot read ", pipe_path, ": it holds more than 3 bytes"));
 }
 
+// ReadPart reads on in parts up to the bound given, judging the start
+// expected first: a file that is not as expected is over at its first
+// bytes, one that is reads on to its end.
+TEST(BoundedReadTest, ABoundedFileIsReadInParts) {
+  const TempDir tmp("bounded_read");
+  ASSERT_TRUE(tmp.ok());
+  const BoundedRead options{
+      .max_bytes = 100, .pipes = true, .expected_start = "MAGIC"};
+  absl::StatusOr<BoundedFile> file =
+      BoundedFile::Open(FileHolding(tmp, "file", "MAGIC0123456789"), options);
+  ASSERT_TRUE(file.ok()) << file.status();
+  std::string bytes;
+  EXPECT_EQ(file->ReadPart(5, &bytes).value_or(true), false);
+  EXPECT_EQ(bytes, "MAGIC");
+  EXPECT_EQ(file->ReadPart(5, &bytes).value_or(true), false);  // Holds 5.
+  EXPECT_EQ(bytes, "MAGIC");
+  EXPECT_EQ(file->ReadPart(9, &bytes).value_or(true), false);
+  EXPECT_EQ(bytes, "MAGIC0123");
+  EXPECT_EQ(file->ReadPart(100, &bytes).value_or(false), true);
+  EXPECT_EQ(bytes, "MAGIC0123456789");
+
+  file = BoundedFile::Open(FileHolding(tmp, "other", "MAGNET"), options);
+  ASSERT_TRUE(file.ok()) << file.status();
+  bytes.clear();
+  EXPECT_EQ(file->ReadPart(5, &bytes).value_or(false), true);
+  EXPECT_EQ(bytes, "MAGNE");
+
+  int ends[2];
+  ASSERT_EQ(pipe(ends), 0);
+  file = BoundedFile::Open(absl::StrCat("/dev/fd/", ends[0]), options);
+  close(ends[0]);
+  ASSERT_TRUE(file.ok()) << file.status();
+  ASSERT_EQ(write(ends[1], "MAGIC01", 7), 7);
+  bytes.clear();
+  EXPECT_EQ(file->ReadPart(6, &bytes).value_or(true), false);
+  EXPECT_EQ(bytes, "MAGIC0");
+  close(ends[1]);
+  EXPECT_EQ(file->ReadPart(100, &bytes).value_or(false), true);
+  EXPECT_EQ(bytes, "MAGIC01");
+}
+
 }  // namespace
 }  // namespace pyramid
