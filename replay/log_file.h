@@ -35,6 +35,21 @@ inline constexpr uint64_t kMaxSmallFileBytes = 1 << 20;
 // until its LogFile goes. Thread-safe. Logs are served in the order they
 // asked: one that waits for room holds up those that ask after it, so a
 // large log is not kept waiting by smaller ones.
+//
+// A reader whose size is known only at its end (a pipe) counts its bytes
+// as they come instead: one such stream at a time (BeginStream) takes a
+// first part with Take and grows with Grow. A stream whose writer is
+// silent holds what came and one part more, not the budget.
+//
+// No deadlock: Take and BeginStream wait only in a caller that holds
+// nothing against the budget (REQUIRED: a thread that holds a LogFile of
+// it reads no other log with it), so the one waiter that holds something
+// is the stream in Grow, and there is at most one. Every other holder
+// gives back without waiting on the budget: a LogFile when it goes (its
+// thread reads no other log meanwhile), a regular file's read when it
+// ends (it takes once, before it reads). So Grow ends once they have (at
+// the latest when the stream holds all that is held), and then every
+// Take in turn.
 class LogBudget {
  public:
   explicit LogBudget(uint64_t bytes);
@@ -47,12 +62,27 @@ class LogBudget {
   uint64_t held() const;
 
   // Waits until `bytes` can be held within the budget (for more than the
-  // budget: until nothing else is held), then counts them against it.
+  // budget: until nothing else is held) and it is this call's turn (and
+  // no stream waits in Grow), then counts them against it. REQUIRED: the
+  // caller holds nothing against the budget.
   void Take(uint64_t bytes);
   // Counts `bytes` more without waiting (a file that grew while read).
   void Add(uint64_t bytes);
-  // Gives back `bytes` taken or added before.
+  // Gives back `bytes` taken, added or grown before.
   void Give(uint64_t bytes);
+
+  // Waits until no other stream is read, then makes the caller the stream.
+  // REQUIRED: the caller holds nothing against the budget; it calls
+  // EndStream once its read is over.
+  void BeginStream();
+  // For the stream, which holds `held` (taken or grown before): counts
+  // `bytes` more, at once when they fit within the budget, else waiting,
+  // ahead of every Take, until they fit or nothing else is held (a log
+  // larger than the budget is read alone).
+  void Grow(uint64_t held, uint64_t bytes);
+  // Ends the caller's stream (what it holds stays held): the next may
+  // begin.
+  void EndStream();
 
  private:
   const uint64_t bytes_;
@@ -61,6 +91,8 @@ class LogBudget {
   uint64_t held_ = 0;         // Guarded by mutex_.
   uint64_t next_ticket_ = 0;  // The next Take's turn; guarded by mutex_.
   uint64_t serving_ = 0;      // The Take whose turn it is; guarded by mutex_.
+  bool streaming_ = false;    // A stream is read; guarded by mutex_.
+  bool growing_ = false;      // The stream waits in Grow; guarded by mutex_.
 };
 
 // The budget of every log a process reads with ReadLog: half this
@@ -92,12 +124,17 @@ class LogFile {
 
 // Reads the log at `path`, its bytes counted against `budget`, which must
 // outlive the LogFile. A thread that holds a LogFile of `budget` must not
-// read another log with it: it could wait for room it holds itself. A
-// regular file's size counts before it is read (a file larger than the
-// budget waits until it can be read alone); a pipe, whose size is not
-// known, waits to be read alone, and then counts what it held. A file
-// that turns out not to be a log counts so too, until its first bytes are
-// judged.
+// read another log with it: it could wait for room it holds itself. Its
+// first bytes are judged before anything counts: a file that does not
+// start as a log (however large, or a pipe however long) is read no
+// further and counts nothing, nor does one of no more than the magic. A
+// regular file's size counts before the rest is read (a file larger than
+// the budget waits until it can be read alone). A pipe, whose size is not
+// known, is a stream of the budget (one at a time): it counts what came
+// and the part it reads next, a sixteenth of the budget (at most 1 MiB), as
+// it goes, and waits for room only for a part that does not fit (past the
+// budget, until it is read alone); a writer that is silent keeps no other
+// log from being read, but keeps a pipe after it waiting.
 //
 // A regular file larger than this machine's memory is refused unread,
 // before its first bytes are judged; a pipe once more than that has come

@@ -4,12 +4,15 @@
 // writer, and the budget the logs held at once share.
 #include "replay/log_file.h"
 
+#include <fcntl.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <future>
 #include <string>
 #include <thread>
 
@@ -37,6 +40,23 @@ absl::StatusOr<std::string> ReadNow(const std::string& path,
     if (!log.ok()) return log.status();
     return log->bytes();
   });
+}
+
+// ReadLog(path, budget)'s bytes, read by another thread (the LogFile gone
+// once read).
+std::future<absl::StatusOr<std::string>> ReadLater(const std::string& path,
+                                                   LogBudget& budget) {
+  return std::async(std::launch::async,
+                    [path, &budget]() -> absl::StatusOr<std::string> {
+                      absl::StatusOr<LogFile> log = ReadLog(path, budget);
+                      if (!log.ok()) return log.status();
+                      return log->bytes();
+                    });
+}
+
+// Whether `read` is done within 5 s.
+bool DoneSoon(const std::future<absl::StatusOr<std::string>>& read) {
+  return read.wait_for(std::chrono::seconds(5)) == std::future_status::ready;
 }
 
 TEST(LogFileTest, ALogIsReadWholeAndHeldAgainstTheBudgetWhileKept) {
@@ -172,6 +192,131 @@ TEST(LogFileTest, ALogLargerThanTheBudgetIsReadAlone) {
   *held = LogFile("", nullptr, 0);
   reader.join();
   EXPECT_TRUE(read);
+  EXPECT_EQ(budget.held(), 0u);
+}
+
+// A pipe's bytes count as they come: one whose writer is silent, before
+// its first byte or after its magic, keeps no log behind it waiting.
+TEST(LogFileTest, ASilentPipeKeepsNoLogBehindItWaiting) {
+  const TempDir tmp("log_file");
+  ASSERT_TRUE(tmp.ok());
+  const std::string behind = LogOf("read while the pipe is silent");
+  const std::string path = FileHolding(tmp, "b.pyrlog", behind);
+  const std::string fifo = tmp.File("fifo");
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  // Its writer holds it open and writes nothing yet.
+  const int writer = open(fifo.c_str(), O_RDWR | O_NONBLOCK);
+  ASSERT_GE(writer, 0);
+  LogBudget budget(1 << 20);
+  std::future<absl::StatusOr<std::string>> piped = ReadLater(fifo, budget);
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));  // It asks.
+  std::future<absl::StatusOr<std::string>> read = ReadLater(path, budget);
+  EXPECT_TRUE(DoneSoon(read));
+
+  // Its magic and a few bytes came (and were read), then nothing.
+  const std::string first = LogOf("first part, ");
+  ASSERT_EQ(write(writer, first.data(), first.size()),
+            static_cast<ssize_t>(first.size()));
+  int unread = 1;
+  for (int i = 0; i < 500 && unread > 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    ASSERT_EQ(ioctl(writer, FIONREAD, &unread), 0);
+  }
+  EXPECT_EQ(unread, 0);
+  std::future<absl::StatusOr<std::string>> again = ReadLater(path, budget);
+  EXPECT_TRUE(DoneSoon(again));
+  EXPECT_GT(budget.held(), 0u);  // What came, and a part more.
+  EXPECT_LT(budget.held(), budget.bytes());
+
+  ASSERT_EQ(write(writer, "the rest", 8), 8);
+  close(writer);
+  EXPECT_EQ(piped.get().value_or("?"), first + "the rest");
+  EXPECT_EQ(read.get().value_or("?"), behind);
+  EXPECT_EQ(again.get().value_or("?"), behind);
+  EXPECT_EQ(budget.held(), 0u);
+}
+
+// A file's first bytes are judged before its size counts: one that is not
+// a log does not wait for room it will never use.
+TEST(LogFileTest, ALargeFileThatIsNotALogDoesNotWaitForRoom) {
+  const TempDir tmp("log_file");
+  ASSERT_TRUE(tmp.ok());
+  const std::string sparse = FileHolding(tmp, "sparse", "");
+  ASSERT_EQ(truncate(sparse.c_str(), int64_t{1} << 30), 0);
+  LogBudget budget(1 << 20);
+  budget.Take(budget.bytes());  // Another read's.
+  std::future<absl::StatusOr<std::string>> read = ReadLater(sparse, budget);
+  const bool judged = DoneSoon(read);
+  budget.Give(budget.bytes());
+  EXPECT_TRUE(judged);
+  EXPECT_EQ(read.get().value_or("?"), std::string(8, '\0'));
+  EXPECT_EQ(budget.held(), 0u);
+}
+
+// A pipe larger than the budget grows past it only when it is read alone;
+// pipes are read one at a time, so two such do not wait on each other.
+TEST(LogFileTest, APipeLargerThanTheBudgetIsReadAlone) {
+  const TempDir tmp("log_file");
+  ASSERT_TRUE(tmp.ok());
+  LogBudget budget(64);  // Read in parts of 4 bytes.
+  absl::StatusOr<LogFile> held =
+      ReadLog(FileHolding(tmp, "small", LogOf("s")), budget);
+  ASSERT_TRUE(held.ok()) << held.status();
+  const std::string p = tmp.File("p"), q = tmp.File("q");
+  ASSERT_EQ(mkfifo(p.c_str(), 0600), 0);
+  ASSERT_EQ(mkfifo(q.c_str(), 0600), 0);
+  const FilledFifo filled_p(p, LogOf(std::string(100, 'p')));
+  const FilledFifo filled_q(q, LogOf(std::string(100, 'q')));
+  ASSERT_TRUE(filled_p.ok() && filled_q.ok());
+  std::atomic<int> read{0};
+  auto reader = [&](const std::string& path, char c) {
+    absl::StatusOr<LogFile> log = ReadLog(path, budget);
+    ASSERT_TRUE(log.ok()) << log.status();
+    EXPECT_EQ(log->bytes(), LogOf(std::string(100, c)));
+    EXPECT_EQ(budget.held(), 108u);  // Alone.
+    ++read;
+  };
+  std::thread read_p(reader, p, 'p');
+  std::thread read_q(reader, q, 'q');
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_EQ(read, 0);  // Waits for the small one to go.
+  *held = LogFile("", nullptr, 0);
+  read_p.join();
+  read_q.join();
+  EXPECT_EQ(read, 2);
+  EXPECT_EQ(budget.held(), 0u);
+}
+
+TEST(LogFileTest, AStreamGrowsAheadOfTheLine) {
+  LogBudget budget(10);
+  budget.Take(6);  // Another log's.
+  budget.BeginStream();
+  budget.Take(2);     // The stream's first part.
+  budget.Grow(2, 2);  // Fits: at once.
+  std::atomic<int> done{0};
+  std::thread stream([&] {
+    budget.Grow(4, 4);  // Does not fit: waits.
+    done = done + 1;
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  std::thread take([&] {
+    budget.Take(1);  // Would fit, but waits for the stream.
+    done = done + 2;
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_EQ(done, 0);
+  budget.Give(6);
+  stream.join();
+  take.join();
+  EXPECT_EQ(done, 3);
+  EXPECT_EQ(budget.held(), 9u);
+  budget.Give(1);
+  budget.Grow(8, 20);  // Past the budget: nothing else is held.
+  EXPECT_EQ(budget.held(), 28u);
+  budget.EndStream();
+  budget.Give(28);
+  budget.BeginStream();  // The next stream.
+  budget.EndStream();
   EXPECT_EQ(budget.held(), 0u);
 }
 
