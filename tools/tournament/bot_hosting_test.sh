@@ -6,12 +6,16 @@
 #    and prints 100 MiB while it plays: the run ends with status 0, that
 #    process gone; the bot's log holds the default cap (16 MiB) of its
 #    output, then one line counting the bytes dropped.
-# 2. As root only (skipped otherwise): --bot_uids. A process of a bot's uid
+# 2. A runner started with standard input and output closed: a bot's
+#    standard input is /dev/null and its output the pipe to its log all
+#    the same.
+# 3. As root only (skipped otherwise): --bot_uids. A process of a bot's uid
 #    left from before is killed at the start; bot number i runs as uid
 #    FIRST+i and can neither read another bot's token nor list the tokens
 #    directory; the tournament plays and verifies; no process of those uids
-#    is left. A key_file the bot's uid does not own alone, and --bot_uids
-#    from a runner that is not root, are refused (status 2).
+#    is left; the bot has no descriptor but 0, 1 and 2. A key_file the
+#    bot's uid does not own alone, ids an account or group has or SUDO_UID,
+#    and --bot_uids from a runner that is not root, are refused (status 2).
 #
 # Runs from the source root. PYRAMID_BIN names the built binaries (default
 # build/bin).
@@ -72,7 +76,25 @@ dropped=${BASH_REMATCH[1]}
   fail "kept $cap and dropped $dropped: less than the 100 MiB written"
 echo "loud bot: log $size bytes, $dropped bytes dropped"
 
-# --- 2. --bot_uids.
+# --- 2. A runner started with its standard input and output closed: its
+# bots still get /dev/null and the pipe to their log as theirs.
+cat > "$tmp/closed.txt" <<EOF
+name: "closed"
+game { game: "pyramid_shambo" }
+seats: 2
+bots { name: "stdio" command: "/bin/sh" command: "-c"
+       command: "echo stdin=\$(readlink /proc/\$\$/fd/0); echo stdout=\$(readlink /proc/\$\$/fd/1); exec $BIN/bot --quiet --referee={referee} --token_file={token_file}" }
+bots { name: "plain" command: "$BIN/bot" command: "--quiet" }
+output_dir: "$tmp/closed"
+EOF
+"$BIN/tournament" "$tmp/closed.txt" <&- >&- 2> "$tmp/closed.err" ||
+  fail "the tournament with stdin and stdout closed exited $?"
+grep -qx "stdin=/dev/null" "$tmp/closed/bots/stdio.log" ||
+  fail "the bot's standard input is not /dev/null"
+grep -q "^stdout=pipe:" "$tmp/closed/bots/stdio.log" ||
+  fail "the bot's standard output is not the pipe to its log"
+
+# --- 3. --bot_uids.
 if [[ $(id -u) != 0 ]]; then
   echo "SKIP: --bot_uids needs root"
   exit 0
@@ -143,6 +165,23 @@ chown $((first + 1)):$((first + 1)) "$tmp/signed.key"
 chmod 0400 "$tmp/signed.key"
 "$BIN/tournament" "$tmp/keyed.txt" --bot_uids=$first > "$tmp/keyed.out" \
   2> "$tmp/keyed.err" || fail "the tournament with an owned key_file exited $?"
+# Refused: ids an account or a group has, and the id of the user who ran
+# sudo (every process of a bot's uid is killed; a group's rights are the
+# bot's).
+if taken=$(getent passwd 65534); then
+  status=0
+  "$BIN/tournament" "$tmp/keyed.txt" --bot_uids=65533 > /dev/null \
+    2> "$tmp/taken.err" || status=$?
+  (( status == 2 )) || fail "--bot_uids over uid 65534 was not refused (status $status)"
+  grep -q "^tournament: --bot_uids=65533 runs the bots as uids and gids 65533 to 65534, and some are taken (uid 65534 is user ${taken%%:*}" "$tmp/taken.err" ||
+    fail "the refusal of a taken uid does not name it"
+fi
+status=0
+SUDO_UID=$((first + 1)) "$BIN/tournament" "$tmp/keyed.txt" --bot_uids=$first \
+  > /dev/null 2> "$tmp/sudo.err" || status=$?
+(( status == 2 )) || fail "--bot_uids over SUDO_UID was not refused (status $status)"
+grep -q "uid $((first + 1)) is the one sudo ran as" "$tmp/sudo.err" ||
+  fail "the refusal of SUDO_UID does not say why"
 status=0
 setpriv --reuid=65534 --regid=65534 --clear-groups \
   "$BIN/tournament" "$tmp/keyed.txt" --bot_uids=$first > /dev/null \

@@ -35,12 +35,16 @@
 // --bot_uids=FIRST (as root) runs bot number i of the file as uid and gid
 // FIRST+i, so that no bot can read another's token or key, or signal or
 // trace another (docs/tournament.md, "Hosting bots you do not trust").
+#include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <csignal>
 #include <cstdint>
 #include <iostream>
@@ -57,6 +61,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 #include "google/protobuf/text_format.h"
@@ -156,8 +161,9 @@ ABSL_FLAG(int64_t, bot_uids, 0,
           "Run bot number i of the tournament file (from 0) as uid and gid "
           "FIRST+i, with no supplementary groups, each reading only its own "
           "token, every process of its uid killed when it stops (the runner "
-          "must run as root; the uids must belong to nothing else). 0: every "
-          "bot runs as the runner's user.");
+          "must run as root; the ids must belong to nothing else: one that "
+          "is an account's or a group's, or the sudo user's, is refused). "
+          "0: every bot runs as the runner's user.");
 
 namespace pyramid {
 namespace {
@@ -167,9 +173,45 @@ namespace v1 = ::pyramid::referee::v1;
 // The largest --bot_log_mib: a TiB.
 constexpr int64_t kMaxBotLogMib = int64_t{1} << 20;
 
+// INVALID_ARGUMENT, naming them, when a user id from `first` to `last` is
+// an account's (getpwuid), or a group id a group's (getgrgid; each bot's
+// gid is its uid), or the id of the user who ran sudo (SUDO_UID): every
+// process of a bot's uid is killed, and a bot in group 42 (shadow) reads
+// /etc/shadow.
+absl::Status CheckBotUidsUnused(int64_t first, int64_t last) {
+  std::vector<std::string> taken;
+  const char* sudo_uid = getenv("SUDO_UID");
+  int64_t sudoer = -1;
+  if (sudo_uid == nullptr || !absl::SimpleAtoi(sudo_uid, &sudoer)) sudoer = -1;
+  for (int64_t id = first; id <= last; ++id) {
+    if (const passwd* user = getpwuid(static_cast<uid_t>(id))) {
+      taken.push_back(absl::StrCat("uid ", id, " is user ", user->pw_name));
+    } else if (id == sudoer) {
+      taken.push_back(absl::StrCat("uid ", id, " is the one sudo ran as"));
+    }
+    if (const group* g = getgrgid(static_cast<gid_t>(id))) {
+      taken.push_back(absl::StrCat("gid ", id, " is group ", g->gr_name));
+    }
+  }
+  if (taken.empty()) return absl::OkStatus();
+  constexpr size_t kNamed = 8;
+  std::string named = absl::StrJoin(
+      taken.begin(), taken.begin() + std::min(taken.size(), kNamed), ", ");
+  if (taken.size() > kNamed) {
+    absl::StrAppend(&named, " and ", taken.size() - kNamed, " more");
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      "--bot_uids=", first, " runs the bots as uids and gids ", first, " to ",
+      last, ", and some are taken (", named,
+      "): every process of a bot's uid is killed, and a bot has its "
+      "group's rights. Pick ids no account or group uses, e.g. from 60000 "
+      "up (check with getent passwd ID and getent group ID)"));
+}
+
 // Checks --bot_uids against `tournament` (INVALID_ARGUMENT, saying what to
-// do): the runner runs as root, the uids fit, and each key_file belongs to
-// its bot's uid alone and is readable by it.
+// do): the runner runs as root, the uids fit and belong to no account,
+// group or the user who ran sudo (CheckBotUidsUnused), and each key_file
+// belongs to its bot's uid alone and is readable by it.
 absl::Status CheckBotUids(const v1::Tournament& tournament, int64_t first) {
   if (first == 0) return absl::OkStatus();
   const int64_t last = first + tournament.bots_size() - 1;
@@ -184,6 +226,7 @@ absl::Status CheckBotUids(const v1::Tournament& tournament, int64_t first) {
                      "as uid ",
                      geteuid(), "): only root can start bots as other users"));
   }
+  if (absl::Status s = CheckBotUidsUnused(first, last); !s.ok()) return s;
   for (int i = 0; i < tournament.bots_size(); ++i) {
     const v1::TournamentBot& bot = tournament.bots(i);
     const uid_t uid = static_cast<uid_t>(first + i);
@@ -372,6 +415,19 @@ void PrintSummary(const v1::Tournament& tournament,
             << ")\n";
 }
 
+// Opens /dev/null onto whichever of descriptors 0, 1 and 2 is closed (a
+// runner started with `<&-`): else the first files the runner opens would
+// take those numbers, and a bot would get them as its standard input or
+// output, or write to the journal through "standard error".
+void OpenClosedStdio() {
+  for (int fd = 0; fd <= 2; ++fd) {
+    if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF) continue;
+    // The lowest free descriptor: `fd`, those below it being open.
+    const int opened = open("/dev/null", O_RDWR);
+    if (opened >= 0 && opened != fd) close(opened);
+  }
+}
+
 int Main(const std::string& path) {
   absl::StatusOr<v1::Tournament> tournament = LoadTournament(path);
   if (!tournament.ok()) {
@@ -446,6 +502,7 @@ int Main(const std::string& path) {
 }  // namespace pyramid
 
 int main(int argc, char** argv) {
+  pyramid::OpenClosedStdio();
   std::vector<char*> rest = pyramid::InitProgram(
       argc, argv,
       "Hosts a bot competition: tournament TOURNAMENT_FILE [flags]");
