@@ -8,7 +8,8 @@
 #    output, then one line counting the bytes dropped.
 # 2. A runner started with standard input and output closed: a bot's
 #    standard input is /dev/null and its output the pipe to its log all
-#    the same.
+#    the same. A bot restarted (by the runner's supervisor thread) gets
+#    SIGTERM at the end, not the SIGKILL of its parent-death signal.
 # 3. As root only (skipped otherwise): --bot_uids. A process of a bot's uid
 #    left from before is killed at the start; bot number i runs as uid
 #    FIRST+i and can neither read another bot's token nor list the tokens
@@ -84,7 +85,8 @@ game { game: "pyramid_shambo" }
 seats: 2
 bots { name: "stdio" command: "/bin/sh" command: "-c"
        command: "echo stdin=\$(readlink /proc/\$\$/fd/0); echo stdout=\$(readlink /proc/\$\$/fd/1); exec $BIN/bot --quiet --referee={referee} --token_file={token_file}" }
-bots { name: "plain" command: "$BIN/bot" command: "--quiet" }
+bots { name: "restarted" command: "/bin/sh" command: "-c"
+       command: "if [ ! -e $tmp/first-run ]; then touch $tmp/first-run; exit 1; fi; trap 'echo got-term > $tmp/term; exit 0' TERM; $BIN/bot --quiet --referee={referee} --token_file={token_file} & wait" }
 output_dir: "$tmp/closed"
 EOF
 "$BIN/tournament" "$tmp/closed.txt" <&- >&- 2> "$tmp/closed.err" ||
@@ -93,6 +95,10 @@ grep -qx "stdin=/dev/null" "$tmp/closed/bots/stdio.log" ||
   fail "the bot's standard input is not /dev/null"
 grep -q "^stdout=pipe:" "$tmp/closed/bots/stdio.log" ||
   fail "the bot's standard output is not the pipe to its log"
+grep -q "bot restarted ended (exit status 1); restarting in" "$tmp/closed.err" ||
+  fail "the bot that exits at its first run was not restarted"
+[[ $(cat "$tmp/term" 2>/dev/null) == got-term ]] ||
+  fail "the restarted bot got no SIGTERM at the end (killed outright)"
 
 # --- 3. --bot_uids.
 if [[ $(id -u) != 0 ]]; then

@@ -5,10 +5,13 @@
 // A bot runs in a process group of its own (so the runner stops it and
 // everything it started with one signal), and with PR_SET_PDEATHSIG(SIGKILL),
 // so the kernel kills it when the runner dies, even by SIGKILL. The death
-// signal is tied to the thread that started the bot: start and restart bots
-// from threads that live as long as the tournament (the runner's main and
-// supervisor threads do). Neither reaches a process the bot started that
-// left its process group (setsid): see AdoptOrphans and BotSettings::uid.
+// signal is tied to the thread that started the bot: it comes (SIGKILL)
+// when that thread ends. Start and restart bots from threads that live as
+// long as the tournament, and Stop them before such a thread ends, for
+// their SIGTERM and grace (the runner's main thread starts them; its
+// supervisor thread restarts them and stops them all on its way out).
+// Neither reaches a process the bot started that left its process group
+// (setsid): see AdoptOrphans and BotSettings::uid.
 #ifndef PYRAMID_TOOLS_TOURNAMENT_BOT_PROCESS_H_
 #define PYRAMID_TOOLS_TOURNAMENT_BOT_PROCESS_H_
 

@@ -79,6 +79,19 @@ absl::Status GiveToken(const std::string& bot, uid_t uid,
   return absl::OkStatus();
 }
 
+// Stops each of `bots` that runs (BotProcess::Stop); a line for each
+// failure to kill what it left.
+std::vector<std::string> StopEach(
+    std::vector<std::unique_ptr<BotProcess>>& bots) {
+  std::vector<std::string> failures;
+  for (auto& bot : bots) {
+    if (absl::Status s = bot->Stop(); !s.ok()) {
+      failures.push_back(absl::StrCat("bot ", bot->name(), ": ", s.message()));
+    }
+  }
+  return failures;
+}
+
 }  // namespace
 
 absl::Status Runner::StartBots() {
@@ -200,16 +213,19 @@ void Runner::Supervise() {
                                             : "the tournament is over"));
     }
   }
+  // Here, not after this thread ends: a bot this thread restarted has the
+  // parent-death signal of this thread (PR_SET_PDEATHSIG follows the
+  // thread), and would die by SIGKILL as it ends, without its SIGTERM and
+  // grace.
+  for (const std::string& failure : StopEach(bots_)) Note(failure);
 }
 
 void Runner::StopBots() {
   stopping_ = true;
+  // The supervisor stops the bots on its way out; those StartBots started
+  // before it failed are stopped here.
   if (supervisor_.joinable()) supervisor_.join();
-  for (auto& bot : bots_) {
-    if (absl::Status s = bot->Stop(); !s.ok()) {
-      Note(absl::StrCat("bot ", bot->name(), ": ", s.message()));
-    }
-  }
+  for (const std::string& failure : StopEach(bots_)) Note(failure);
   if (options_.adopt_orphans) {
     if (const int killed = KillOrphans(Pids(bots_)); killed > 0) {
       Note(absl::StrCat("stopped ", killed,
