@@ -154,6 +154,8 @@ namespace {
 
 // How long KillProcessesOf goes on killing before it gives up.
 constexpr absl::Duration kKillProcessesOfTimeout = absl::Seconds(10);
+// How long KillOrphans waits for the orphans it killed to end.
+constexpr absl::Duration kKillOrphansTimeout = absl::Seconds(5);
 
 // What /proc/PID/status says of a process: whether one of its real,
 // effective and saved user ids (its "Uid:" line) is `uid`, and whether it
@@ -304,26 +306,39 @@ void ReapOrphans(const std::set<pid_t>& bots) {
   }
 }
 
-int KillOrphans(const std::set<pid_t>& bots) {
+OrphanSweep KillOrphans(const std::set<pid_t>& bots) {
   // Each round kills the orphans; the children they leave come to this
-  // process (a subreaper) for the next round.
-  int killed = 0;
+  // process (a subreaper) for the next round. The reaping is polled, up to
+  // a deadline: one in uninterruptible sleep may outlast SIGKILL for long.
+  OrphanSweep sweep;
+  const absl::Time deadline = absl::Now() + kKillOrphansTimeout;
+  std::set<pid_t> signalled;
   for (int round = 0; round < 100; ++round) {
-    std::vector<pid_t> running;
+    std::vector<pid_t> waiting;
     bool any = false;
     for (const pid_t child : Children()) {
       if (bots.count(child) != 0) continue;
       any = true;
       // One that has ended (a zombie) is only reaped, and not counted.
       if (waitpid(child, nullptr, WNOHANG) == 0 && kill(child, SIGKILL) == 0) {
-        running.push_back(child);
+        waiting.push_back(child);
+        sweep.killed += signalled.insert(child).second;
       }
     }
     if (!any) break;
-    for (const pid_t child : running) waitpid(child, nullptr, 0);
-    killed += running.size();
+    while (!waiting.empty()) {
+      std::erase_if(waiting, [](pid_t child) {
+        return waitpid(child, nullptr, WNOHANG) != 0;
+      });
+      if (waiting.empty()) break;
+      if (absl::Now() >= deadline) {
+        sweep.left = std::move(waiting);
+        return sweep;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
   }
-  return killed;
+  return sweep;
 }
 
 // The pipe from a bot's standard output and error to its log, copied by a

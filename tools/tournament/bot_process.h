@@ -88,10 +88,18 @@ absl::Status AdoptOrphans();
 // Reaps every child of this process that has ended and whose pid is not in
 // `bots` (the BotProcesses' own pids, which BotProcess::Exited reaps).
 void ReapOrphans(const std::set<pid_t>& bots);
+// What KillOrphans did: how many orphans it killed (those running when it
+// came, not those that had ended), and the pids of those it killed that
+// had not ended by its deadline (5 s: a process in uninterruptible sleep
+// outlasts SIGKILL).
+struct OrphanSweep {
+  int killed = 0;
+  std::vector<pid_t> left;
+};
 // Kills and reaps every child of this process whose pid is not in `bots`,
-// then the children those leave behind, until none is left (bounded);
-// returns how many were running (not counting those that had ended).
-int KillOrphans(const std::set<pid_t>& bots);
+// then the children those leave behind, until none is left (bounded, and
+// never waiting past its deadline).
+OrphanSweep KillOrphans(const std::set<pid_t>& bots);
 
 // The file `program` names: itself when it has a slash, else the first
 // executable of that name on PATH. NOT_FOUND, saying why ("cannot run X:

@@ -207,9 +207,11 @@ TEST(BotProcessTest, AChildSubreaperKillsTheOrphansABotLeaves) {
   ASSERT_GT(orphan, 0);
   ASSERT_TRUE(Exists(orphan)) << "it left no process: nothing to test";
   EXPECT_EQ(ParentOf(orphan), getpid());  // Its parent, sh, has ended.
-  EXPECT_EQ(KillOrphans({}), 1);
+  const OrphanSweep sweep = KillOrphans({});
+  EXPECT_EQ(sweep.killed, 1);
+  EXPECT_EQ(sweep.left, std::vector<pid_t>());
   EXPECT_FALSE(Exists(orphan));  // Killed and reaped.
-  EXPECT_EQ(KillOrphans({}), 0);
+  EXPECT_EQ(KillOrphans({}).killed, 0);
 }
 
 // As root: a bot with BotSettings::uid runs as that uid and gid with no

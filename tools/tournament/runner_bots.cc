@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "referee/core/log_sink.h"
 #include "tools/tournament/runner_impl.h"
@@ -227,10 +228,19 @@ void Runner::StopBots() {
   if (supervisor_.joinable()) supervisor_.join();
   for (const std::string& failure : StopEach(bots_)) Note(failure);
   if (options_.adopt_orphans) {
-    if (const int killed = KillOrphans(Pids(bots_)); killed > 0) {
+    const OrphanSweep sweep = KillOrphans(Pids(bots_));
+    if (const int killed = sweep.killed - static_cast<int>(sweep.left.size());
+        killed > 0) {
       Note(absl::StrCat("stopped ", killed,
                         killed == 1 ? " process" : " processes",
                         " the bots left running"));
+    }
+    if (!sweep.left.empty()) {
+      Note(absl::StrCat(
+          "could not stop ", sweep.left.size(),
+          sweep.left.size() == 1 ? " process" : " processes",
+          " the bots left running (pid ", absl::StrJoin(sweep.left, ", "),
+          "): killed, still there after 5s (in uninterruptible sleep?)"));
     }
   }
   // Their output still in the pipes, and the note of what their logs'
