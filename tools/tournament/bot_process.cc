@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <sys/eventfd.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -561,6 +562,9 @@ absl::Status BotProcess::Start() {
                      std::strerror(error)));
   }
   const int max_fd = MaxFd();
+  const rlimit64 process_limit = {
+      static_cast<rlim64_t>(settings_.process_limit),
+      static_cast<rlim64_t>(settings_.process_limit)};
   const pid_t parent = getpid();
   const bool as_uid = settings_.uid.has_value();
   const uid_t uid = settings_.uid.value_or(0);
@@ -580,7 +584,12 @@ absl::Status BotProcess::Start() {
     dup2(log_fd, STDERR_FILENO);
     CloseAboveStdio(max_fd);
     if (as_uid) {
-      if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
+      // RLIMIT_NPROC counts the processes of the real uid the child is
+      // about to take on (none now: KillLeftovers), for this child and
+      // what it starts; root, which sets it, is exempt.
+      if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+          syscall(SYS_prlimit64, 0, RLIMIT_NPROC, &process_limit, nullptr) !=
+              0) {
         child_error = errno;
         _exit(127);
       }

@@ -46,6 +46,11 @@ struct RestartBackoff {
 // BotProcess (per bot per tournament run, across its restarts).
 inline constexpr int64_t kDefaultBotLogLimit = int64_t{16} << 20;
 
+// How many processes (threads included) a bot run as its own uid may have
+// at once by default: RLIMIT_NPROC, counted per user, so that a fork bomb
+// of that uid cannot take every pid of the host.
+inline constexpr int kDefaultBotProcessLimit = 256;
+
 // How a bot runs, besides its command.
 struct BotSettings {
   RestartBackoff backoff;
@@ -61,6 +66,9 @@ struct BotSettings {
   // if that sweep does) and after each end. REQUIRED: the caller is root,
   // and the uid is not 0 and belongs to no one else's processes.
   std::optional<uid_t> uid;
+  // With `uid`: the bot's RLIMIT_NPROC, the most processes and threads its
+  // uid may have at once (its own, what it starts, their threads).
+  int process_limit = kDefaultBotProcessLimit;
 };
 
 // Kills every process whose real, effective or saved user id is `uid`, as

@@ -17,6 +17,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "absl/time/clock.h"
 #include "gtest/gtest.h"
@@ -267,6 +268,15 @@ TEST(BotProcessTest, ABotRunAsItsOwnUidReadsOnlyItsOwnToken) {
   EXPECT_NE(text.find("other-refused"), std::string::npos) << text;
   EXPECT_NE(text.find("unlisted"), std::string::npos) << text;
   EXPECT_EQ(UidOf(bot.pid()), uid);
+  // Its uid may have kDefaultBotProcessLimit processes at once.
+  const std::string limits = Read(absl::StrCat("/proc/", bot.pid(), "/limits"));
+  const size_t nproc = limits.find("Max processes");
+  ASSERT_NE(nproc, std::string::npos) << limits;
+  const std::vector<std::string> words =
+      absl::StrSplit(limits.substr(nproc, limits.find('\n', nproc) - nproc),
+                     ' ', absl::SkipEmpty());
+  EXPECT_EQ(words, (std::vector<std::string>{"Max", "processes", "256", "256",
+                                             "processes"}));
   int left = 0;
   const size_t at = text.find("left=");
   ASSERT_NE(at, std::string::npos) << text;
