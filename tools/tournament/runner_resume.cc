@@ -464,6 +464,7 @@ absl::Status Runner::AdoptOrSetAsideUnjournaledLogs() {
       adopted->set_log_file(log_file);
       if (absl::Status s = journal_->Append(*adopted); !s.ok()) {
         Note(std::string(s.message()));
+        ++unjournaled_;  // As Record counts it: MatchesSoFar says so.
       }
       Note(absl::StrCat("resuming: match ", adopted->index(), " (", log_file,
                         ") was sealed before the interruption; "
