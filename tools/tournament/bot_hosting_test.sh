@@ -3,7 +3,9 @@
 # "Hosting bots you do not trust"), end to end:
 #
 # 1. A bot whose command leaves a process in a session of its own (setsid)
-#    and prints 100 MiB while it plays: the run ends with status 0, that
+#    and prints 100 MiB before it plays (all of it: a writer left running
+#    in the background could be stopped by the run's end before it wrote
+#    it all, on a loaded machine): the run ends with status 0, that
 #    process gone; the bot's log holds the default cap (16 MiB) of its
 #    output, then one line counting the bytes dropped.
 # 2. A runner started with standard input and output closed: a bot's
@@ -49,7 +51,7 @@ name: "loud"
 game { game: "pyramid_shambo" }
 seats: 2
 bots { name: "loud" command: "/bin/sh" command: "-c"
-       command: "setsid sleep $mark & echo left=\$!; (head -c 104857600 /dev/zero | tr '\\\\0' x; echo) & exec $BIN/bot --quiet --referee={referee} --token_file={token_file}" }
+       command: "setsid sleep $mark & echo left=\$!; head -c 104857600 /dev/zero | tr '\\\\0' x; echo; exec $BIN/bot --quiet --referee={referee} --token_file={token_file}" }
 bots { name: "plain" command: "$BIN/bot" command: "--quiet" }
 rounds: 2
 output_dir: "$tmp/loud"
