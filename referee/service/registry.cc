@@ -592,9 +592,9 @@ std::unique_ptr<Registry> NewMemoryRegistry() {
 
 absl::StatusOr<std::unique_ptr<Registry>> OpenSqliteRegistry(
     const std::string& path) {
-  // 0600: it holds seed contributions.
+  // Owner-only (as every SqliteDb): it holds seed contributions.
   absl::StatusOr<std::unique_ptr<SqliteDb>> db =
-      SqliteDb::Open(path, 0600, kMigrations, "registry");
+      SqliteDb::Open(path, kMigrations, "registry");
   if (!db.ok()) return db.status();
   const std::filesystem::path dir = std::filesystem::path(path).parent_path();
   auto registry = std::make_unique<SqliteRegistry>(

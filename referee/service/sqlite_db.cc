@@ -57,16 +57,36 @@ int64_t SqliteStatement::ColumnInt(int i) const {
 }
 
 absl::StatusOr<std::unique_ptr<SqliteDb>> SqliteDb::Open(
-    const std::string& path, mode_t mode,
-    absl::Span<const char* const> migrations, std::string what) {
-  // Created with `mode` before SQLite opens it (SQLite would use 0644).
-  const int fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, mode);
-  if (fd < 0) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "cannot open the ", what, " ", path, ": ", std::strerror(errno)));
+    const std::string& path, absl::Span<const char* const> migrations,
+    std::string what) {
+  // Created 0600 before SQLite opens it (SQLite would use 0644), and an
+  // existing one made 0600, with the side files an older run left (SQLite
+  // gives the side files it creates the database file's mode). By path, not
+  // by a descriptor: closing one would drop the fcntl locks another
+  // connection of this process holds on the file.
+  for (const char* suffix : {"", "-wal", "-shm", "-journal"}) {
+    const std::string file = path + suffix;
+    struct stat st;
+    if (stat(file.c_str(), &st) != 0) {
+      if (errno != ENOENT) {
+        return absl::FailedPreconditionError(absl::StrCat(
+            "cannot open the ", what, " ", file, ": ", std::strerror(errno)));
+      }
+      if (*suffix != '\0') continue;  // No side file: nothing to fix.
+      const int fd = open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+      if (fd < 0) {
+        return absl::FailedPreconditionError(absl::StrCat(
+            "cannot open the ", what, " ", file, ": ", std::strerror(errno)));
+      }
+      close(fd);  // New: no lock of ours on it to drop.
+      continue;
+    }
+    if ((st.st_mode & 07777) != 0600 && chmod(file.c_str(), 0600) != 0) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("cannot make the ", what, " ", file,
+                       " owner-only: ", std::strerror(errno)));
+    }
   }
-  fchmod(fd, mode);
-  close(fd);
   sqlite3* db = nullptr;
   if (sqlite3_open_v2(path.c_str(), &db,
                       SQLITE_OPEN_READWRITE | SQLITE_OPEN_FULLMUTEX,

@@ -1,13 +1,13 @@
 // A SQLite database holding some of the referee's durable state (the
-// registry, the transparency log): created with a given mode if missing,
-// WAL journal, synchronous=FULL (a committed write survives a crash or power
-// loss), its schema versioned by PRAGMA user_version and migrated on open.
-// Not thread-safe: its owner serializes every call.
+// registry, the transparency log): owner-only (0600, the database and its
+// -wal, -shm and -journal side files; see Open), WAL journal, synchronous=FULL
+// (a committed write survives a crash or power loss), its schema versioned by
+// PRAGMA user_version and migrated on open. Not thread-safe: its owner
+// serializes every call.
 #ifndef PYRAMID_REFEREE_SERVICE_SQLITE_DB_H_
 #define PYRAMID_REFEREE_SERVICE_SQLITE_DB_H_
 
 #include <sqlite3.h>
-#include <sys/types.h>
 
 #include <cstdint>
 #include <map>
@@ -62,14 +62,21 @@ class ScopedStatement {
 
 class SqliteDb {
  public:
-  // Opens the database at `path` (created with `mode` if missing; the mode
-  // is enforced on an existing file too) and brings its schema to the
-  // latest version: migrations[i] takes version i to i + 1, each in its own
+  // Opens the database at `path` and brings its schema to the latest
+  // version: migrations[i] takes version i to i + 1, each in its own
   // transaction. A database of a newer version than the last migration is
   // refused. `what` names the database in every error ("registry").
+  //
+  // Owner-only, always: the file is created 0600 before SQLite opens it, and
+  // an existing one (say from an older referee's run, 0644) is made 0600, as
+  // are its -wal, -shm and -journal side files if present; SQLite gives the
+  // side files it creates the database file's mode. No other user may even
+  // open it read-only: a reader can take a shared fcntl lock, which SQLite
+  // honours, and stall every write for the busy timeout (or for as long as
+  // it holds the lock).
   static absl::StatusOr<std::unique_ptr<SqliteDb>> Open(
-      const std::string& path, mode_t mode,
-      absl::Span<const char* const> migrations, std::string what);
+      const std::string& path, absl::Span<const char* const> migrations,
+      std::string what);
   ~SqliteDb();
 
   sqlite3* get() const { return db_; }

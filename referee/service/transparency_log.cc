@@ -61,7 +61,7 @@ absl::StatusOr<std::unique_ptr<TransparencyLog>> TransparencyLog::Open(
                      "\": it must be non-empty, without spaces or '+'"));
   }
   absl::StatusOr<std::unique_ptr<SqliteDb>> db =
-      SqliteDb::Open(path, 0644, kMigrations, "transparency log");
+      SqliteDb::Open(path, kMigrations, "transparency log");
   if (!db.ok()) return db.status();
   std::unique_ptr<TransparencyLog> log(new TransparencyLog(
       *std::move(db), key, std::move(origin), std::move(checkpoint_file)));

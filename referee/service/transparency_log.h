@@ -35,9 +35,10 @@ struct TlogLeaf {
 
 class TransparencyLog {
  public:
-  // Opens (or creates, 0644) the tree at `path`. `origin` names the log in
-  // its checkpoints and is the note key name; the database remembers the
-  // origin and key it was created with and refuses others (a log must never
+  // Opens (or creates) the tree at `path`, owner-only (0600, see
+  // SqliteDb::Open: its checkpoints are published elsewhere). `origin` names
+  // the log in its checkpoints and is the note key name; the database remembers
+  // the origin and key it was created with and refuses others (a log must never
   // sign under two identities). `checkpoint_file`, if not empty, always
   // holds the latest signed checkpoint (replaced atomically).
   static absl::StatusOr<std::unique_ptr<TransparencyLog>> Open(
