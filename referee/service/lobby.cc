@@ -158,6 +158,17 @@ void Lobby::CheckpointLoop() {
   }
 }
 
+absl::StatusOr<std::string> Lobby::TlogCheckpoint(uint64_t tree_size) {
+  if (options_.tlog == nullptr) {
+    return absl::FailedPreconditionError(
+        "this referee keeps no transparency log");
+  }
+  // Only for the latest: a checkpoint of a given size is already signed,
+  // or never will be.
+  if (tree_size == 0) sealed_logs_->EnterWaiting();
+  return options_.tlog->Checkpoint(tree_size);
+}
+
 std::optional<Principal> Lobby::Authenticate(std::string_view token) const {
   if (std::optional<Principal> known = tokens_.Find(token)) return known;
   // A seat token of a match that ended: the registry has it (bots' tokens

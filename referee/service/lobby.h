@@ -216,6 +216,14 @@ class Lobby {
 
   // Null when the lobby keeps no transparency log.
   TransparencyLog* transparency_log() const { return options_.tlog.get(); }
+  // The transparency log's signed checkpoint of exactly `tree_size` leaves,
+  // or with 0 the latest: then it first enters the sealed logs still
+  // waiting for their entry (as the checkpointer does), so the latest
+  // covers every one that can be entered now, not only those entered by
+  // the time it was asked (a log that waited on a locked database would
+  // be missing from a tournament's final checkpoint).
+  // FAILED_PRECONDITION when the lobby keeps no transparency log.
+  absl::StatusOr<std::string> TlogCheckpoint(uint64_t tree_size);
 
  private:
   struct Bot {
@@ -386,8 +394,9 @@ class Lobby {
 
   // The sealed logs entered in options_.tlog (null when it is): one that
   // cannot be entered waits for the next try, the next match's end, the
-  // checkpointer's next round, SuspendAll, and at the latest recovery at
-  // the next start.
+  // checkpointer's next round, a request of the latest checkpoint
+  // (TlogCheckpoint), SuspendAll, and at the latest recovery at the next
+  // start.
   std::unique_ptr<SealedLogQueue> sealed_logs_;
 
   absl::Mutex stop_mu_;

@@ -358,6 +358,45 @@ TEST_F(LobbyTest, AnEntryThatFailedIsMadeBeforeTheNext) {
   EXPECT_EQ(b->index, 1u);
 }
 
+// A log whose entry failed (its database locked) and that still waits when
+// the latest checkpoint is asked for (no match ended since, no checkpointer
+// round) is entered first: the latest checkpoint covers it, as a
+// tournament's final one must. A checkpoint of a given size enters none.
+TEST_F(LobbyTest, TheLatestCheckpointEntersTheLogsStillWaiting) {
+  const std::string tlog_path = dir_.File("tlog.db");
+  absl::StatusOr<std::unique_ptr<TransparencyLog>> tlog =
+      TransparencyLog::Open(tlog_path, SigningKey::Generate(), "lobby-test");
+  ASSERT_TRUE(tlog.ok()) << tlog.status();
+  std::shared_ptr<TransparencyLog> tree = *std::move(tlog);
+  std::filesystem::create_directories(dir_.File("logs"));
+  LobbyOptions options;
+  options.log_dir = dir_.File("logs");
+  options.admin_token = std::string(32, 'a');
+  options.tlog = tree;
+  options.checkpoint_every = absl::ZeroDuration();  // No retries but ends.
+  lobby_ = std::make_unique<Lobby>(std::move(options));
+
+  sqlite3* reader = nullptr;
+  ASSERT_EQ(sqlite3_open(tlog_path.c_str(), &reader), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(reader, "BEGIN IMMEDIATE;", nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  const std::string match = CreateWithBot("", 50);
+  AwaitEnd(match);
+  EXPECT_FALSE(tree->Contains(match));
+  sqlite3_exec(reader, "ROLLBACK;", nullptr, nullptr, nullptr);
+  sqlite3_close(reader);
+
+  EXPECT_TRUE(absl::IsNotFound(lobby_->TlogCheckpoint(1).status()));
+  EXPECT_FALSE(tree->Contains(match));
+  absl::StatusOr<std::string> latest = lobby_->TlogCheckpoint(0);
+  ASSERT_TRUE(latest.ok()) << latest.status();
+  EXPECT_TRUE(tree->Contains(match));
+  EXPECT_EQ(tree->unsigned_leaves(), 0u);
+  absl::StatusOr<std::string> of_one = tree->Checkpoint(1);
+  ASSERT_TRUE(of_one.ok()) << of_one.status();
+  EXPECT_EQ(*latest, *of_one);
+}
+
 // A CreateMatch retried with its request_id (its answer lost) creates no
 // second match, before and after a restart; a request_id cannot be reused
 // for another match, nor answer again the tokens it gave once.

@@ -310,7 +310,9 @@ grpc::ServerUnaryReactor* RefereeService::GetCheckpoint(
     const v1::GetCheckpointRequest* request, v1::TlogCheckpoint* response) {
   absl::StatusOr<TransparencyLog*> tlog = Tlog(context);
   if (!tlog.ok()) return Reply(context, tlog.status());
-  absl::StatusOr<std::string> note = (*tlog)->Checkpoint(request->tree_size());
+  // The latest (tree size 0) after entering the sealed logs still waiting.
+  absl::StatusOr<std::string> note =
+      lobby_->TlogCheckpoint(request->tree_size());
   if (!note.ok()) return Reply(context, note.status());
   absl::StatusOr<tlog::Checkpoint> checkpoint =
       tlog::OpenCheckpoint(*note, (*tlog)->verifier());
