@@ -6,8 +6,12 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/eventfd.h>
+#include <sys/ipc.h>
+#include <sys/msg.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/sem.h>
+#include <sys/shm.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -30,6 +34,20 @@
 extern "C" char** environ;
 
 namespace pyramid {
+
+namespace {
+
+// Read at load, before main (see StartupOpenFileLimit).
+rlim_t ReadOpenFileLimit() {
+  rlimit limit;
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0) return kDefaultBotOpenFileLimit;
+  return limit.rlim_cur;
+}
+const rlim_t startup_open_file_limit = ReadOpenFileLimit();
+
+}  // namespace
+
+rlim_t StartupOpenFileLimit() { return startup_open_file_limit; }
 
 absl::StatusOr<std::string> FindProgram(const std::string& program) {
   // Why `file` cannot be executed, or "" when it can.
@@ -239,6 +257,64 @@ bool SignalIfOf(pid_t pid, uid_t uid, int sig, int& pidfd) {
   return true;
 }
 
+// Removes every System V IPC object of one kind (`table`: "shm", "msg" or
+// "sem" under /proc/sysvipc) whose uid or cuid is `uid`, with `remove`
+// (IPC_RMID). The columns are found by the header's names: the id is the
+// second ("shmid", "msqid", "semid"). Appends what could not be removed
+// to `failures`.
+template <typename Remove>
+void RemoveIpcOf(uid_t uid, const char* table, Remove remove,
+                 std::vector<std::string>& failures) {
+  std::ifstream in(absl::StrCat("/proc/sysvipc/", table));
+  std::string line;
+  if (!std::getline(in, line)) return;  // No System V IPC in this kernel.
+  const std::vector<std::string> header =
+      absl::StrSplit(line, ' ', absl::SkipEmpty());
+  const auto column = [&header](const char* name) -> int {
+    const auto at = std::find(header.begin(), header.end(), name);
+    return at == header.end() ? -1 : static_cast<int>(at - header.begin());
+  };
+  const int uid_at = column("uid"), cuid_at = column("cuid");
+  if (header.size() < 2 || uid_at < 0 || cuid_at < 0) {
+    failures.push_back(absl::StrCat("cannot read /proc/sysvipc/", table));
+    return;
+  }
+  while (std::getline(in, line)) {
+    const std::vector<std::string> fields =
+        absl::StrSplit(line, ' ', absl::SkipEmpty());
+    if (fields.size() < header.size()) continue;
+    const auto number = [](const std::string& field) {
+      return std::strtoull(field.c_str(), nullptr, 10);
+    };
+    if (number(fields[uid_at]) != uid && number(fields[cuid_at]) != uid) {
+      continue;
+    }
+    const int id = static_cast<int>(number(fields[1]));
+    // Gone meanwhile: EINVAL or EIDRM.
+    if (remove(id) != 0 && errno != EINVAL && errno != EIDRM) {
+      failures.push_back(
+          absl::StrCat(table, " ", id, " (", std::strerror(errno), ")"));
+    }
+  }
+}
+
+// Removes the System V IPC objects of `uid` (see KillProcessesOf).
+absl::Status RemoveAllIpcOf(uid_t uid) {
+  std::vector<std::string> failures;
+  RemoveIpcOf(
+      uid, "shm", [](int id) { return shmctl(id, IPC_RMID, nullptr); },
+      failures);
+  RemoveIpcOf(
+      uid, "msg", [](int id) { return msgctl(id, IPC_RMID, nullptr); },
+      failures);
+  RemoveIpcOf(
+      uid, "sem", [](int id) { return semctl(id, 0, IPC_RMID); }, failures);
+  if (failures.empty()) return absl::OkStatus();
+  return absl::InternalError(
+      absl::StrCat("cannot remove the System V IPC objects of uid ", uid, ": ",
+                   absl::StrJoin(failures, ", ")));
+}
+
 }  // namespace
 
 absl::Status KillProcessesOf(uid_t uid) {
@@ -257,7 +333,8 @@ absl::Status KillProcessesOf(uid_t uid) {
       int pidfd = -1;
       if (SignalIfOf(pid, uid, SIGSTOP, pidfd)) stopped.push_back({pid, pidfd});
     }
-    if (stopped.empty()) return absl::OkStatus();
+    // None left to make more: its IPC objects go too.
+    if (stopped.empty()) return RemoveAllIpcOf(uid);
     std::vector<pid_t> left;
     for (const auto& [pid, pidfd] : stopped) {
       if (pidfd >= 0) {
@@ -534,6 +611,20 @@ absl::Status BotProcess::Start() {
     return absl::FailedPreconditionError(
         absl::StrCat("bot ", name_, " cannot start: ", s.message()));
   }
+  // With a uid, soft and hard; else the soft limit the runner had before
+  // it raised its own (StartupOpenFileLimit), under its hard limit.
+  rlimit64 open_file_limit = {static_cast<rlim64_t>(settings_.open_file_limit),
+                              static_cast<rlim64_t>(settings_.open_file_limit)};
+  if (!settings_.uid.has_value()) {
+    rlimit64 now;
+    if (getrlimit64(RLIMIT_NOFILE, &now) != 0) {
+      return absl::InternalError(absl::StrCat(
+          "cannot start bot ", name_,
+          ": cannot read the open-file limit: ", std::strerror(errno)));
+    }
+    open_file_limit = {std::min<rlim64_t>(StartupOpenFileLimit(), now.rlim_max),
+                       now.rlim_max};
+  }
   std::vector<char*> args;
   for (const std::string& arg : argv_) {
     args.push_back(const_cast<char*>(arg.c_str()));
@@ -583,6 +674,13 @@ absl::Status BotProcess::Start() {
     dup2(log_fd, STDOUT_FILENO);
     dup2(log_fd, STDERR_FILENO);
     CloseAboveStdio(max_fd);
+    // Lowering it needs no privilege; with a uid, the hard limit too, as
+    // root, before the change of user.
+    if (syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, &open_file_limit, nullptr) !=
+        0) {
+      child_error = errno;
+      _exit(127);
+    }
     if (as_uid) {
       // RLIMIT_NPROC counts the processes of the real uid the child is
       // about to take on (none now: KillLeftovers), for this child and

@@ -15,6 +15,7 @@
 #ifndef PYRAMID_TOOLS_TOURNAMENT_BOT_PROCESS_H_
 #define PYRAMID_TOOLS_TOURNAMENT_BOT_PROCESS_H_
 
+#include <sys/resource.h>
 #include <sys/types.h>
 
 #include <cstdint>
@@ -51,6 +52,20 @@ inline constexpr int64_t kDefaultBotLogLimit = int64_t{16} << 20;
 // of that uid cannot take every pid of the host.
 inline constexpr int kDefaultBotProcessLimit = 256;
 
+// How many files (descriptors: sockets included) a bot run as its own uid
+// may have open at once by default, in each of its processes
+// (RLIMIT_NOFILE, soft and hard): with kDefaultBotProcessLimit, what one
+// such bot can hold open, e.g. connections to the referee, is bounded by
+// 256 x 1024.
+inline constexpr int kDefaultBotOpenFileLimit = 1024;
+
+// The soft RLIMIT_NOFILE this process had when it was loaded (read by a
+// static initializer, before main): before the tournament program's
+// InstallAcceptGuard (accept_guard.h), called in main, raised it to the
+// hard limit. A bot run without BotSettings::uid starts with this soft
+// limit (at most the hard one), not the raised one.
+rlim_t StartupOpenFileLimit();
+
 // How a bot runs, besides its command.
 struct BotSettings {
   RestartBackoff backoff;
@@ -69,15 +84,23 @@ struct BotSettings {
   // With `uid`: the bot's RLIMIT_NPROC, the most processes and threads its
   // uid may have at once (its own, what it starts, their threads).
   int process_limit = kDefaultBotProcessLimit;
+  // With `uid`: the bot's RLIMIT_NOFILE, soft and hard (so that it cannot
+  // raise it), set before it takes on the uid. Without `uid` the bot has
+  // StartupOpenFileLimit() as its soft limit and this process's hard one.
+  int open_file_limit = kDefaultBotOpenFileLimit;
 };
 
 // Kills every process whose real, effective or saved user id is `uid`, as
 // this process (no helper takes on `uid`, which that uid's processes could
 // stop or kill): rounds of a scan of /proc that stops (SIGSTOP) every such
 // process, then kills it (SIGKILL), until a round finds none left
-// running. INVALID_ARGUMENT for uid 0 or this process's own uid;
-// DEADLINE_EXCEEDED, naming the pids, when some still run after 10 s (in
-// uninterruptible sleep). The caller must be root.
+// running. Then, with none left, it removes every System V IPC object
+// (shared-memory segment, message queue, semaphore set: /proc/sysvipc)
+// whose owner or creator uid is `uid`, which would otherwise outlive its
+// processes until reboot. INVALID_ARGUMENT for uid 0 or this process's own
+// uid; DEADLINE_EXCEEDED, naming the pids, when some still run after 10 s
+// (in uninterruptible sleep; nothing is then removed); INTERNAL, naming
+// them, when an IPC object could not be removed. The caller must be root.
 absl::Status KillProcessesOf(uid_t uid);
 
 // OK when a process running as `uid` and gid `gid`, with no supplementary

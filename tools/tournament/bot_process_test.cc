@@ -8,9 +8,14 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/ipc.h>
+#include <sys/msg.h>
+#include <sys/resource.h>
+#include <sys/shm.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <set>
 #include <string>
 #include <vector>
@@ -26,6 +31,17 @@
 
 namespace pyramid {
 namespace {
+
+// The words of the line of /proc/PID/limits that starts with `name`.
+std::vector<std::string> LimitLine(pid_t pid, const std::string& name) {
+  absl::StatusOr<std::string> limits =
+      ReadFileToString(absl::StrCat("/proc/", pid, "/limits"));
+  if (!limits.ok()) return {};
+  const size_t at = limits->find(name);
+  if (at == std::string::npos) return {};
+  return absl::StrSplit(limits->substr(at, limits->find('\n', at) - at), ' ',
+                        absl::SkipEmpty());
+}
 
 // Waits until `bot` has exited; returns how Exited() described it.
 std::string AwaitExit(BotProcess& bot) {
@@ -277,6 +293,10 @@ TEST(BotProcessTest, ABotRunAsItsOwnUidReadsOnlyItsOwnToken) {
                      ' ', absl::SkipEmpty());
   EXPECT_EQ(words, (std::vector<std::string>{"Max", "processes", "256", "256",
                                              "processes"}));
+  // And kDefaultBotOpenFileLimit open files, soft and hard.
+  EXPECT_EQ(LimitLine(bot.pid(), "Max open files"),
+            (std::vector<std::string>{"Max", "open", "files", "1024", "1024",
+                                      "files"}));
   int left = 0;
   const size_t at = text.find("left=");
   ASSERT_NE(at, std::string::npos) << text;
@@ -364,6 +384,119 @@ TEST(BotProcessTest, KillProcessesOfOutlastsProcessesThatSignalEveryone) {
     EXPECT_EQ(RunningOf(uid), std::vector<pid_t>());
     EXPECT_TRUE(bot.Stop(/*grace_ms=*/0).ok());
   }
+}
+
+// Without a uid, a bot starts with the soft open-file limit this process
+// had when it was loaded (before a tournament's accept guard raised it),
+// whatever the limit is now, and this process's hard limit.
+TEST(BotProcessTest, ABotHasTheOpenFileLimitTheRunnerStartedWith) {
+  const TempDir dir("botproc");
+  ASSERT_TRUE(dir.ok());
+  rlimit before;
+  ASSERT_EQ(getrlimit(RLIMIT_NOFILE, &before), 0);
+  const rlim_t startup = StartupOpenFileLimit();
+  ASSERT_LE(startup, before.rlim_max);
+  // Raised as the accept guard does, or, when it cannot be, lowered: either
+  // way not the one the bot should get.
+  rlimit changed = before;
+  changed.rlim_cur = startup < before.rlim_max ? before.rlim_max : startup / 2;
+  ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &changed), 0);
+  const std::string log = dir.File("bot.log");
+  BotProcess bot("plain", {"/bin/sh", "-c", "echo ready; exec sleep 600"}, {},
+                 log, {});
+  const absl::Status started = bot.Start();
+  ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &before), 0);
+  ASSERT_TRUE(started.ok()) << started;
+  for (int i = 0; i < 500 && Read(log).find("ready") == std::string::npos;
+       ++i) {
+    absl::SleepFor(absl::Milliseconds(10));
+  }
+  const std::string hard = before.rlim_max == RLIM_INFINITY
+                               ? "unlimited"
+                               : absl::StrCat(before.rlim_max);
+  EXPECT_EQ(LimitLine(bot.pid(), "Max open files"),
+            (std::vector<std::string>{"Max", "open", "files",
+                                      absl::StrCat(startup), hard, "files"}));
+  EXPECT_TRUE(bot.Stop(/*grace_ms=*/0).ok());
+}
+
+// The System V IPC objects (table "shm", "msg" or "sem") whose uid or
+// creator uid is `uid`, as "TABLE ID".
+std::vector<std::string> IpcOf(uid_t uid, const std::string& table) {
+  std::vector<std::string> found;
+  const std::vector<std::string> lines =
+      absl::StrSplit(Read("/proc/sysvipc/" + table), '\n', absl::SkipEmpty());
+  if (lines.empty()) return found;
+  const std::vector<std::string> header =
+      absl::StrSplit(lines[0], ' ', absl::SkipEmpty());
+  const auto uid_at = std::find(header.begin(), header.end(), "uid");
+  const auto cuid_at = std::find(header.begin(), header.end(), "cuid");
+  if (uid_at == header.end() || cuid_at == header.end()) return found;
+  for (size_t i = 1; i < lines.size(); ++i) {
+    const std::vector<std::string> fields =
+        absl::StrSplit(lines[i], ' ', absl::SkipEmpty());
+    if (fields.size() < header.size()) continue;
+    const std::string want = absl::StrCat(uid);
+    if (fields[uid_at - header.begin()] == want ||
+        fields[cuid_at - header.begin()] == want) {
+      found.push_back(table + " " + fields[1]);
+    }
+  }
+  return found;
+}
+
+// As root: the System V IPC objects a bot's uid made (created as it) or
+// owns (given to it) are removed when its processes are killed; those of
+// other users are left.
+TEST(BotProcessTest, KillProcessesOfRemovesTheSysVIpcObjectsOfTheUid) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root";
+  if (!FindProgram("ipcmk").ok()) GTEST_SKIP() << "needs ipcmk";
+  const TempDir dir("botproc");
+  ASSERT_TRUE(dir.ok());
+  ASSERT_EQ(chmod(dir.path().c_str(), 0711), 0);
+  const uid_t uid = 3400000 + static_cast<uid_t>(getpid() % 100000);
+  // Made by the bot, which leaves them behind.
+  BotSettings settings;
+  settings.uid = uid;
+  const std::string log = dir.File("bot.log");
+  BotProcess bot("hoarder",
+                 {"/bin/sh", "-c",
+                  "ipcmk -M 1048576 && ipcmk -Q && ipcmk -S 1 && echo ready; "
+                  "exec sleep 600"},
+                 {}, log, settings);
+  ASSERT_TRUE(bot.Start().ok());
+  for (int i = 0; i < 500 && Read(log).find("ready") == std::string::npos;
+       ++i) {
+    absl::SleepFor(absl::Milliseconds(10));
+  }
+  ASSERT_NE(Read(log).find("ready"), std::string::npos) << Read(log);
+  // And root's, one given to the uid (after Start, whose sweep would
+  // remove it) and one kept.
+  const int given = shmget(IPC_PRIVATE, 4096, IPC_CREAT | 0600);
+  const int kept = shmget(IPC_PRIVATE, 4096, IPC_CREAT | 0600);
+  const int queue = msgget(IPC_PRIVATE, IPC_CREAT | 0600);
+  ASSERT_GE(given, 0);
+  ASSERT_GE(kept, 0);
+  ASSERT_GE(queue, 0);
+  shmid_ds shm;
+  ASSERT_EQ(shmctl(given, IPC_STAT, &shm), 0);
+  shm.shm_perm.uid = uid;
+  ASSERT_EQ(shmctl(given, IPC_SET, &shm), 0);
+  msqid_ds msg;
+  ASSERT_EQ(msgctl(queue, IPC_STAT, &msg), 0);
+  msg.msg_perm.uid = uid;
+  ASSERT_EQ(msgctl(queue, IPC_SET, &msg), 0);
+  EXPECT_EQ(IpcOf(uid, "shm").size(), 2u);
+  EXPECT_EQ(IpcOf(uid, "msg").size(), 2u);
+  EXPECT_EQ(IpcOf(uid, "sem").size(), 1u);
+  EXPECT_TRUE(bot.Stop(/*grace_ms=*/0).ok());
+  EXPECT_EQ(IpcOf(uid, "shm"), std::vector<std::string>());
+  EXPECT_EQ(IpcOf(uid, "msg"), std::vector<std::string>());
+  EXPECT_EQ(IpcOf(uid, "sem"), std::vector<std::string>());
+  EXPECT_EQ(shmctl(kept, IPC_STAT, &shm), 0);  // Root's: still there.
+  shmctl(kept, IPC_RMID, nullptr);
+  shmctl(given, IPC_RMID, nullptr);
+  msgctl(queue, IPC_RMID, nullptr);
 }
 
 // Refused for uid 0 and this process's own.
