@@ -49,6 +49,42 @@ class LobbyTest : public ::testing::Test {
     lobby_ = std::make_unique<Lobby>(std::move(options));
   }
 
+  // A lobby whose sealed logs go to a new transparency log at `tlog_path`,
+  // an entry that failed tried again only at a match's end (no
+  // checkpointer rounds). Null, after a test failure, if it cannot open.
+  std::shared_ptr<TransparencyLog> StartWithTransparencyLog(
+      const std::string& tlog_path) {
+    absl::StatusOr<std::unique_ptr<TransparencyLog>> tlog =
+        TransparencyLog::Open(tlog_path, SigningKey::Generate(), "lobby-test");
+    EXPECT_TRUE(tlog.ok()) << tlog.status();
+    if (!tlog.ok()) return nullptr;
+    std::shared_ptr<TransparencyLog> tree = *std::move(tlog);
+    std::filesystem::create_directories(dir_.File("logs"));
+    LobbyOptions options;
+    options.log_dir = dir_.File("logs");
+    options.admin_token = std::string(32, 'a');
+    options.tlog = tree;
+    options.checkpoint_every = absl::ZeroDuration();  // No retries but ends.
+    lobby_ = std::make_unique<Lobby>(std::move(options));
+    return tree;
+  }
+
+  // Plays a match to its end while another connection holds the write
+  // lock of the database at `tlog_path` (past SQLite's 5 s busy timeout),
+  // so that its entry fails; returns its id once the lock is gone.
+  std::string EndAMatchWhileTheTreeIsLocked(const std::string& tlog_path) {
+    sqlite3* reader = nullptr;
+    EXPECT_EQ(sqlite3_open(tlog_path.c_str(), &reader), SQLITE_OK);
+    EXPECT_EQ(
+        sqlite3_exec(reader, "BEGIN IMMEDIATE;", nullptr, nullptr, nullptr),
+        SQLITE_OK);
+    const std::string match = CreateWithBot("", 50);
+    AwaitEnd(match);
+    sqlite3_exec(reader, "ROLLBACK;", nullptr, nullptr, nullptr);
+    sqlite3_close(reader);
+    return match;
+  }
+
   std::string Create() {
     v1::CreateMatchRequest request;
     request.mutable_game()->set_game("rock_paper_pyramid");
@@ -324,29 +360,13 @@ TEST_F(LobbyTest, ABotsSeatCountForgetsEndedMatches) {
 // match's end and before that match's own.
 TEST_F(LobbyTest, AnEntryThatFailedIsMadeBeforeTheNext) {
   const std::string tlog_path = dir_.File("tlog.db");
-  absl::StatusOr<std::unique_ptr<TransparencyLog>> tlog =
-      TransparencyLog::Open(tlog_path, SigningKey::Generate(), "lobby-test");
-  ASSERT_TRUE(tlog.ok()) << tlog.status();
-  std::shared_ptr<TransparencyLog> tree = *std::move(tlog);
-  std::filesystem::create_directories(dir_.File("logs"));
-  LobbyOptions options;
-  options.log_dir = dir_.File("logs");
-  options.admin_token = std::string(32, 'a');
-  options.tlog = tree;
-  options.checkpoint_every = absl::ZeroDuration();  // No retries but ends.
-  lobby_ = std::make_unique<Lobby>(std::move(options));
-
-  sqlite3* reader = nullptr;
-  ASSERT_EQ(sqlite3_open(tlog_path.c_str(), &reader), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(reader, "BEGIN IMMEDIATE;", nullptr, nullptr, nullptr),
-            SQLITE_OK);
-  const std::string first = CreateWithBot("", 50);
-  AwaitEnd(first);
+  const std::shared_ptr<TransparencyLog> tree =
+      StartWithTransparencyLog(tlog_path);
+  ASSERT_NE(tree, nullptr);
+  const std::string first = EndAMatchWhileTheTreeIsLocked(tlog_path);
   EXPECT_EQ(lobby_->FindMatch(first)->Info(lobby_->connections()).status(),
             v1::MATCH_FINISHED);
   EXPECT_FALSE(tree->Contains(first));
-  sqlite3_exec(reader, "ROLLBACK;", nullptr, nullptr, nullptr);
-  sqlite3_close(reader);
 
   const std::string second = CreateWithBot("", 50);
   AwaitEnd(second);
@@ -364,27 +384,11 @@ TEST_F(LobbyTest, AnEntryThatFailedIsMadeBeforeTheNext) {
 // tournament's final one must. A checkpoint of a given size enters none.
 TEST_F(LobbyTest, TheLatestCheckpointEntersTheLogsStillWaiting) {
   const std::string tlog_path = dir_.File("tlog.db");
-  absl::StatusOr<std::unique_ptr<TransparencyLog>> tlog =
-      TransparencyLog::Open(tlog_path, SigningKey::Generate(), "lobby-test");
-  ASSERT_TRUE(tlog.ok()) << tlog.status();
-  std::shared_ptr<TransparencyLog> tree = *std::move(tlog);
-  std::filesystem::create_directories(dir_.File("logs"));
-  LobbyOptions options;
-  options.log_dir = dir_.File("logs");
-  options.admin_token = std::string(32, 'a');
-  options.tlog = tree;
-  options.checkpoint_every = absl::ZeroDuration();  // No retries but ends.
-  lobby_ = std::make_unique<Lobby>(std::move(options));
-
-  sqlite3* reader = nullptr;
-  ASSERT_EQ(sqlite3_open(tlog_path.c_str(), &reader), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(reader, "BEGIN IMMEDIATE;", nullptr, nullptr, nullptr),
-            SQLITE_OK);
-  const std::string match = CreateWithBot("", 50);
-  AwaitEnd(match);
+  const std::shared_ptr<TransparencyLog> tree =
+      StartWithTransparencyLog(tlog_path);
+  ASSERT_NE(tree, nullptr);
+  const std::string match = EndAMatchWhileTheTreeIsLocked(tlog_path);
   EXPECT_FALSE(tree->Contains(match));
-  sqlite3_exec(reader, "ROLLBACK;", nullptr, nullptr, nullptr);
-  sqlite3_close(reader);
 
   EXPECT_TRUE(absl::IsNotFound(lobby_->TlogCheckpoint(1).status()));
   EXPECT_FALSE(tree->Contains(match));
