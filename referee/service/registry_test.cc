@@ -5,8 +5,7 @@
 // registry too, which must answer them alike (MemoryRegistryTest).
 #include "referee/service/registry.h"
 
-#include <sys/stat.h>
-
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <string>
@@ -60,49 +59,13 @@ class RegistryTest : public ::testing::Test {
   std::map<std::string, std::vector<std::string>> tokens_;  // Match: ids.
 };
 
-// The file's permission bits, or -1 if it is missing.
-int ModeOf(const std::string& path) {
-  struct stat st;
-  return stat(path.c_str(), &st) == 0 ? static_cast<int>(st.st_mode & 07777)
-                                      : -1;
-}
-
-// Owner-only under any umask (it holds seed contributions), and so is one
-// an older run left 0644, with its side files.
-TEST_F(RegistryTest, IsOwnerOnlyUnderAnyUmask) {
-  const mode_t old_umask = umask(022);
-  const std::string path = dir_.File("owner-only.db");
-  {
-    absl::StatusOr<std::unique_ptr<Registry>> registry =
-        OpenSqliteRegistry(path);
-    ASSERT_TRUE(registry.ok()) << registry.status();
-    StoredMatch match;
-    match.info.set_match_id("m");
-    match.info.set_status(v1::MATCH_RUNNING);
-    ASSERT_TRUE((*registry)->AddMatch(match).ok());
-    EXPECT_EQ(ModeOf(path), 0600);
-    EXPECT_EQ(ModeOf(path + "-wal"), 0600);
-    EXPECT_EQ(ModeOf(path + "-shm"), 0600);
-  }
-  ASSERT_EQ(chmod(path.c_str(), 0644), 0);
-  sqlite3* other = nullptr;  // Keeps 0644 side files.
-  ASSERT_EQ(sqlite3_open(path.c_str(), &other), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(other, "SELECT count(*) FROM matches;", nullptr,
-                         nullptr, nullptr),
-            SQLITE_OK)
-      << sqlite3_errmsg(other);
-  EXPECT_EQ(ModeOf(path + "-shm"), 0644);
-  {
-    absl::StatusOr<std::unique_ptr<Registry>> registry =
-        OpenSqliteRegistry(path);
-    ASSERT_TRUE(registry.ok()) << registry.status();
-    EXPECT_EQ(ModeOf(path), 0600);
-    EXPECT_EQ(ModeOf(path + "-wal"), 0600);
-    EXPECT_EQ(ModeOf(path + "-shm"), 0600);
-    EXPECT_TRUE((*registry)->FindMatch("m").ok());
-  }
-  sqlite3_close(other);
-  umask(old_umask);
+// Owner-only (it holds seed contributions): opened through SqliteDb::Open,
+// whose test (sqlite_db_test.cc) checks the modes, side files included.
+TEST_F(RegistryTest, IsOpenedOwnerOnly) {
+  EXPECT_EQ(
+      static_cast<int>(
+          std::filesystem::status(dir_.File("registry.db")).permissions()),
+      0600);
 }
 
 TEST_F(RegistryTest, ReadsMatchesAPageAtATimeEachWithItsOwnSeatTokens) {

@@ -1,0 +1,122 @@
+// SqliteDb::Open makes every database the referee opens (the registry, the
+// transparency log) owner-only: a new one and the -wal and -shm files SQLite
+// makes beside it are 0600 under any umask, and one an older run left 0644
+// is made 0600 at open, with the side files another connection keeps (which
+// SQLite gave the database file's 0644) and a leftover -journal. The
+// registry's and the transparency log's tests check only that they open
+// theirs through it.
+#include "referee/service/sqlite_db.h"
+
+#include <sqlite3.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include <cstdint>
+#include <fstream>
+#include <iomanip>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <utility>
+
+#include "gtest/gtest.h"
+#include "tests/temp_dir.h"
+
+namespace pyramid {
+namespace {
+
+constexpr const char* kMigrations[] = {"CREATE TABLE rows (n INTEGER);"};
+
+// The file's permission bits, or -1 if it is missing.
+int ModeOf(const std::string& path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0 ? static_cast<int>(st.st_mode & 07777)
+                                      : -1;
+}
+
+// The rows `db` holds, or -1 if it cannot count them.
+int64_t CountRows(SqliteDb& db) {
+  ScopedStatement count = db.Prepared("SELECT count(*) FROM rows;");
+  return count->ok() && count->Step() == SQLITE_ROW ? count->ColumnInt(0) : -1;
+}
+
+// Runs each test under the umask it is given (the process's is put back
+// after): SQLite would create the files 0644 less the umask.
+class SqliteDbTest : public ::testing::TestWithParam<mode_t> {
+ protected:
+  SqliteDbTest() : old_umask_(umask(GetParam())) {}
+  ~SqliteDbTest() override { umask(old_umask_); }
+
+  std::unique_ptr<SqliteDb> Open() {
+    absl::StatusOr<std::unique_ptr<SqliteDb>> db =
+        SqliteDb::Open(path_, kMigrations, "test database");
+    EXPECT_TRUE(db.ok()) << db.status();
+    return db.ok() ? *std::move(db) : nullptr;
+  }
+
+  // A write, which makes the -wal and -shm files.
+  static void AddRow(SqliteDb& db) {
+    ASSERT_TRUE(db.Exec("INSERT INTO rows VALUES (1);").ok());
+  }
+
+  const mode_t old_umask_;
+  TempDir dir_{"sqlitedbtest"};
+  const std::string path_ = dir_.File("test.sqlite3");
+};
+
+TEST_P(SqliteDbTest, ANewDatabaseAndItsSideFilesAreOwnerOnly) {
+  ASSERT_TRUE(dir_.ok());
+  std::unique_ptr<SqliteDb> db = Open();
+  ASSERT_NE(db, nullptr);
+  AddRow(*db);
+  EXPECT_EQ(ModeOf(path_), 0600);
+  EXPECT_EQ(ModeOf(path_ + "-wal"), 0600);
+  EXPECT_EQ(ModeOf(path_ + "-shm"), 0600);
+}
+
+// A database an older referee left world-readable, with its side files
+// (another connection, open through the reopen, keeps them) and a leftover
+// -journal, is made owner-only at open, and reads and writes as before.
+TEST_P(SqliteDbTest, AnOlderWorldReadableDatabaseIsMadeOwnerOnly) {
+  ASSERT_TRUE(dir_.ok());
+  {
+    std::unique_ptr<SqliteDb> db = Open();
+    ASSERT_NE(db, nullptr);
+    AddRow(*db);
+  }
+  ASSERT_EQ(chmod(path_.c_str(), 0644), 0);
+  sqlite3* other = nullptr;
+  ASSERT_EQ(sqlite3_open(path_.c_str(), &other), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(other, "SELECT count(*) FROM rows;", nullptr, nullptr,
+                         nullptr),
+            SQLITE_OK)
+      << sqlite3_errmsg(other);
+  const std::string journal = path_ + "-journal";
+  std::ofstream(journal).close();
+  ASSERT_EQ(chmod(journal.c_str(), 0644), 0);
+  EXPECT_EQ(ModeOf(path_ + "-wal"), 0644);
+  EXPECT_EQ(ModeOf(path_ + "-shm"), 0644);
+  {
+    std::unique_ptr<SqliteDb> db = Open();
+    ASSERT_NE(db, nullptr);
+    EXPECT_EQ(ModeOf(path_), 0600);
+    EXPECT_EQ(ModeOf(path_ + "-wal"), 0600);
+    EXPECT_EQ(ModeOf(path_ + "-shm"), 0600);
+    EXPECT_EQ(ModeOf(journal), 0600);
+    EXPECT_EQ(CountRows(*db), 1);
+    AddRow(*db);
+    EXPECT_EQ(CountRows(*db), 2);
+  }
+  sqlite3_close(other);
+}
+
+INSTANTIATE_TEST_SUITE_P(Umasks, SqliteDbTest, ::testing::Values(022, 0),
+                         [](const ::testing::TestParamInfo<mode_t>& info) {
+                           std::ostringstream name;  // Umask022, Umask000.
+                           name << "Umask" << std::oct << std::setw(3)
+                                << std::setfill('0') << info.param;
+                           return name.str();
+                         });
+
+}  // namespace
+}  // namespace pyramid
