@@ -35,20 +35,6 @@ extern "C" char** environ;
 
 namespace pyramid {
 
-namespace {
-
-// Read at load, before main (see StartupOpenFileLimit).
-rlim_t ReadOpenFileLimit() {
-  rlimit limit;
-  if (getrlimit(RLIMIT_NOFILE, &limit) != 0) return kDefaultBotOpenFileLimit;
-  return limit.rlim_cur;
-}
-const rlim_t startup_open_file_limit = ReadOpenFileLimit();
-
-}  // namespace
-
-rlim_t StartupOpenFileLimit() { return startup_open_file_limit; }
-
 absl::StatusOr<std::string> FindProgram(const std::string& program) {
   // Why `file` cannot be executed, or "" when it can.
   auto unrunnable = [](const std::string& file) -> std::string {
@@ -611,8 +597,9 @@ absl::Status BotProcess::Start() {
     return absl::FailedPreconditionError(
         absl::StrCat("bot ", name_, " cannot start: ", s.message()));
   }
-  // With a uid, soft and hard; else the soft limit the runner had before
-  // it raised its own (StartupOpenFileLimit), under its hard limit.
+  // With a uid, soft and hard; else soft_open_file_limit (0: this
+  // process's soft limit) under this process's hard limit, which a process
+  // without privilege cannot raise.
   rlimit64 open_file_limit = {static_cast<rlim64_t>(settings_.open_file_limit),
                               static_cast<rlim64_t>(settings_.open_file_limit)};
   if (!settings_.uid.has_value()) {
@@ -622,8 +609,11 @@ absl::Status BotProcess::Start() {
           "cannot start bot ", name_,
           ": cannot read the open-file limit: ", std::strerror(errno)));
     }
-    open_file_limit = {std::min<rlim64_t>(StartupOpenFileLimit(), now.rlim_max),
-                       now.rlim_max};
+    const rlim64_t soft =
+        settings_.soft_open_file_limit == 0
+            ? now.rlim_cur
+            : static_cast<rlim64_t>(settings_.soft_open_file_limit);
+    open_file_limit = {std::min(soft, now.rlim_max), now.rlim_max};
   }
   std::vector<char*> args;
   for (const std::string& arg : argv_) {

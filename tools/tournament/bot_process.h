@@ -59,13 +59,6 @@ inline constexpr int kDefaultBotProcessLimit = 256;
 // 256 x 1024.
 inline constexpr int kDefaultBotOpenFileLimit = 1024;
 
-// The soft RLIMIT_NOFILE this process had when it was loaded (read by a
-// static initializer, before main): before the tournament program's
-// InstallAcceptGuard (accept_guard.h), called in main, raised it to the
-// hard limit. A bot run without BotSettings::uid starts with this soft
-// limit (at most the hard one), not the raised one.
-rlim_t StartupOpenFileLimit();
-
 // How a bot runs, besides its command.
 struct BotSettings {
   RestartBackoff backoff;
@@ -85,9 +78,15 @@ struct BotSettings {
   // uid may have at once (its own, what it starts, their threads).
   int process_limit = kDefaultBotProcessLimit;
   // With `uid`: the bot's RLIMIT_NOFILE, soft and hard (so that it cannot
-  // raise it), set before it takes on the uid. Without `uid` the bot has
-  // StartupOpenFileLimit() as its soft limit and this process's hard one.
+  // raise it), set before it takes on the uid.
   int open_file_limit = kDefaultBotOpenFileLimit;
+  // Without `uid`: the bot's soft RLIMIT_NOFILE, at most this process's
+  // hard limit (read at each Start), which is the bot's hard one; 0: this
+  // process's soft limit at that Start. The tournament program passes the
+  // soft limit it had before its accept guard (accept_guard.h) raised it
+  // to the hard one (RunOptions::bot_soft_open_file_limit), so that its
+  // bots do not inherit the raised one.
+  rlim_t soft_open_file_limit = 0;
 };
 
 // Kills every process whose real, effective or saved user id is `uid`, as

@@ -386,38 +386,78 @@ TEST(BotProcessTest, KillProcessesOfOutlastsProcessesThatSignalEveryone) {
   }
 }
 
-// Without a uid, a bot starts with the soft open-file limit this process
-// had when it was loaded (before a tournament's accept guard raised it),
-// whatever the limit is now, and this process's hard limit.
-TEST(BotProcessTest, ABotHasTheOpenFileLimitTheRunnerStartedWith) {
+// The words of the "Max open files" line of a bot started without a uid
+// with BotSettings::soft_open_file_limit `requested`, this process's soft
+// limit being `soft_now` while it starts (then restored); none when it did
+// not start.
+std::vector<std::string> OpenFileLimitOfABot(rlim_t requested,
+                                             rlim_t soft_now) {
   const TempDir dir("botproc");
-  ASSERT_TRUE(dir.ok());
   rlimit before;
-  ASSERT_EQ(getrlimit(RLIMIT_NOFILE, &before), 0);
-  const rlim_t startup = StartupOpenFileLimit();
-  ASSERT_LE(startup, before.rlim_max);
-  // Raised as the accept guard does, or, when it cannot be, lowered: either
-  // way not the one the bot should get.
+  if (!dir.ok() || getrlimit(RLIMIT_NOFILE, &before) != 0) return {};
   rlimit changed = before;
-  changed.rlim_cur = startup < before.rlim_max ? before.rlim_max : startup / 2;
-  ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &changed), 0);
+  changed.rlim_cur = soft_now;
+  if (setrlimit(RLIMIT_NOFILE, &changed) != 0) return {};
   const std::string log = dir.File("bot.log");
+  BotSettings settings;
+  settings.soft_open_file_limit = requested;
   BotProcess bot("plain", {"/bin/sh", "-c", "echo ready; exec sleep 600"}, {},
-                 log, {});
+                 log, settings);
   const absl::Status started = bot.Start();
-  ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &before), 0);
-  ASSERT_TRUE(started.ok()) << started;
+  if (setrlimit(RLIMIT_NOFILE, &before) != 0 || !started.ok()) {
+    ADD_FAILURE() << started;
+    return {};
+  }
   for (int i = 0; i < 500 && Read(log).find("ready") == std::string::npos;
        ++i) {
     absl::SleepFor(absl::Milliseconds(10));
   }
-  const std::string hard = before.rlim_max == RLIM_INFINITY
-                               ? "unlimited"
-                               : absl::StrCat(before.rlim_max);
-  EXPECT_EQ(LimitLine(bot.pid(), "Max open files"),
-            (std::vector<std::string>{"Max", "open", "files",
-                                      absl::StrCat(startup), hard, "files"}));
+  std::vector<std::string> line = LimitLine(bot.pid(), "Max open files");
   EXPECT_TRUE(bot.Stop(/*grace_ms=*/0).ok());
+  return line;
+}
+
+// A limit as /proc/PID/limits writes it.
+std::string LimitText(rlim_t limit) {
+  return limit == RLIM_INFINITY ? "unlimited" : absl::StrCat(limit);
+}
+
+// Without a uid, a bot starts with the soft open-file limit it is given
+// (the tournament's, from before its accept guard raised it), whatever this
+// process's soft limit is now, and this process's hard limit; one above
+// the hard limit is the hard limit.
+TEST(BotProcessTest, ABotHasTheOpenFileLimitTheRunnerStartedWith) {
+  rlimit now;
+  ASSERT_EQ(getrlimit(RLIMIT_NOFILE, &now), 0);
+  const std::string hard = LimitText(now.rlim_max);
+  // Below this process's soft limit, which stays as it is; then below the
+  // raised one, as the accept guard leaves it.
+  const rlim_t requested = now.rlim_cur / 2;
+  ASSERT_GT(requested, 0u);
+  EXPECT_EQ(OpenFileLimitOfABot(requested, now.rlim_cur),
+            (std::vector<std::string>{"Max", "open", "files",
+                                      LimitText(requested), hard, "files"}));
+  EXPECT_EQ(OpenFileLimitOfABot(requested, now.rlim_max),
+            (std::vector<std::string>{"Max", "open", "files",
+                                      LimitText(requested), hard, "files"}));
+  if (now.rlim_max != RLIM_INFINITY) {
+    EXPECT_EQ(OpenFileLimitOfABot(now.rlim_max + 1, requested),
+              (std::vector<std::string>{"Max", "open", "files", hard, hard,
+                                        "files"}));
+  }
+}
+
+// Without a uid and without a soft open-file limit given, a bot starts
+// with this process's soft limit as it starts, and its hard limit.
+TEST(BotProcessTest, ABotGivenNoOpenFileLimitHasTheRunnersCurrentOne) {
+  rlimit now;
+  ASSERT_EQ(getrlimit(RLIMIT_NOFILE, &now), 0);
+  const rlim_t lowered = now.rlim_cur / 2;
+  ASSERT_GT(lowered, 0u);
+  EXPECT_EQ(
+      OpenFileLimitOfABot(0, lowered),
+      (std::vector<std::string>{"Max", "open", "files", LimitText(lowered),
+                                LimitText(now.rlim_max), "files"}));
 }
 
 // The System V IPC objects (table "shm", "msg" or "sem") whose uid or

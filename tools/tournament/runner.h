@@ -20,6 +20,7 @@
 #ifndef PYRAMID_TOOLS_TOURNAMENT_RUNNER_H_
 #define PYRAMID_TOOLS_TOURNAMENT_RUNNER_H_
 
+#include <sys/resource.h>
 #include <sys/types.h>
 
 #include <cstdint>
@@ -84,6 +85,13 @@ struct RunOptions {
   // belong to no other process, and every bot can reach the output
   // directory (each directory above it lets others enter: o+x).
   std::optional<uid_t> bot_uids;
+  // Without bot_uids: each bot's soft open-file limit (RLIMIT_NOFILE), at
+  // most this process's hard limit, which is the bot's hard one
+  // (BotSettings::soft_open_file_limit); 0: this process's soft limit when
+  // the bot starts. The tournament program passes the soft limit it had
+  // before its accept guard raised it (AcceptGuardSettings::previous_limit),
+  // so that a bot starts with the limit it would have had run on its own.
+  rlim_t bot_soft_open_file_limit = 0;
   // This process starts no child but the runner's bots (the tournament
   // program): the runner makes it their child subreaper (AdoptOrphans), so
   // a process a bot started that left the bot's process group and outlived

@@ -131,6 +131,7 @@ absl::Status Runner::StartBots() {
     }
     BotSettings settings;
     settings.log_limit = options_.bot_log_limit;
+    settings.soft_open_file_limit = options_.bot_soft_open_file_limit;
     if (options_.bot_uids.has_value()) {
       settings.uid = *options_.bot_uids + static_cast<uid_t>(i);
       // Before the token is the uid's: a process of the uid left from

@@ -39,6 +39,7 @@
 #include <grp.h>
 #include <pwd.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -428,7 +429,9 @@ void OpenClosedStdio() {
   }
 }
 
-int Main(const std::string& path) {
+// `open_file_limit`: the soft RLIMIT_NOFILE this process had before its
+// accept guard raised it, which the bots start with.
+int Main(const std::string& path, rlim_t open_file_limit) {
   absl::StatusOr<v1::Tournament> tournament = LoadTournament(path);
   if (!tournament.ok()) {
     std::cerr << "tournament: " << tournament.status().message() << "\n";
@@ -464,6 +467,7 @@ int Main(const std::string& path) {
   options.replay_lost_logs = absl::GetFlag(FLAGS_replay_lost_logs);
   options.bot_log_limit = bot_log_mib << 20;
   if (bot_uids != 0) options.bot_uids = static_cast<uid_t>(bot_uids);
+  options.bot_soft_open_file_limit = open_file_limit;
   // This program starts no child but the bots.
   options.adopt_orphans = true;
   absl::StatusOr<v1::TournamentResults> results =
@@ -513,12 +517,13 @@ int main(int argc, char** argv) {
   // Before any thread starts, as in the referee: the embedded referee's
   // listener, which every bot can reach, kept through a bot that opens
   // connections until no descriptor is left, and the descriptors the
-  // runner's own files need kept from connections (accept_guard.h); the
-  // messages of protobuf and gRPC, which a bot can cause, rate-limited
-  // (library_log.h).
-  pyramid::InstallAcceptGuard();
+  // runner's own files need kept from connections (accept_guard.h), the
+  // bots starting with the soft open-file limit from before the guard
+  // raised it; the messages of protobuf and gRPC, which a bot can cause,
+  // rate-limited (library_log.h).
+  const pyramid::AcceptGuardSettings guard = pyramid::InstallAcceptGuard();
   pyramid::LimitLibraryLogs();
-  const int status = pyramid::Main(rest[1]);
+  const int status = pyramid::Main(rest[1], guard.previous_limit);
   pyramid::FlushAcceptGuardReport(/*final=*/true);
   pyramid::FlushLibraryLogs();
   return status;
