@@ -19,16 +19,24 @@ Process::Process(const std::vector<std::string>& argv, const std::string& out,
   for (const std::string& a : argv)
     args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
+  // The files are emptied here, before the child exists, not in the child:
+  // a test that reuses their names and reads them at once must not see the
+  // previous process's output (and signal a child that has not yet
+  // installed its handlers because of it).
+  const int o =
+      open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  const int e =
+      open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   pid_ = fork();
   if (pid_ == 0) {
     prctl(PR_SET_PDEATHSIG, SIGKILL);
-    const int o = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    const int e = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    dup2(o, STDOUT_FILENO);
+    dup2(o, STDOUT_FILENO);  // dup2 clears O_CLOEXEC on the copy.
     dup2(e, STDERR_FILENO);
     execv(args[0], args.data());
     _exit(127);
   }
+  if (o >= 0) close(o);
+  if (e >= 0) close(e);
 }
 
 Process::~Process() {
