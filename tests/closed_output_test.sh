@@ -35,21 +35,13 @@ status=$(cat "$tmp/referee.status")
 echo "1. referee | head -n 1: stopped on SIGTERM with status 0"
 
 # --- the tournament: its first progress line read, the pipe closed.
-cat >"$tmp/t.txt" <<EOT
-name: "closed-output"
-game { game: "rock_paper_pyramid" }
-seats: 3
-bots { name: "a" command: "$BIN/bot" command: "--quiet" }
-bots { name: "b" command: "$BIN/bot" command: "--quiet" }
-bots { name: "c" command: "$BIN/bot" command: "--quiet" }
-format: ROUND_ROBIN
-rounds: 2
-concurrency: 3
-EOT
+write_tournament "$tmp/closed-output.txt" rock_paper_pyramid seats=3 \
+  format=ROUND_ROBIN rounds=2 concurrency=3 \
+  -- a "$BIN/bot" --quiet -- b "$BIN/bot" --quiet -- c "$BIN/bot" --quiet
 {
   status=0
-  timeout "$LIMIT" "$BIN/tournament" "$tmp/t.txt" --output_dir="$tmp/out" 2>&1 ||
-    status=$?
+  timeout "$LIMIT" "$BIN/tournament" "$tmp/closed-output.txt" \
+    --output_dir="$tmp/out" 2>&1 || status=$?
   echo "$status" >"$tmp/tournament.status"
 } | head -n 1 >/dev/null
 status=$(cat "$tmp/tournament.status")

@@ -1,6 +1,7 @@
 # shellcheck shell=bash
 # The harness of the end-to-end shell tests that run real referees over
-# loopback (python_bot_test.sh, python_kit_test.sh, node_kit_test.sh).
+# loopback or run tournaments (python_bot_test.sh, closed_output_test.sh,
+# fd_exhaustion_test.sh, tools/tournament/bot_hosting_test.sh and others).
 # Sourced, not run: the test sets BIN (the built binaries) and LIMIT (the
 # seconds any one wait may take) first, and runs from the source root.
 #
@@ -32,6 +33,15 @@
 #                        prints its verdict
 #   expect_clean NAME N  the client kit bot NAME (Python or Node) ended N
 #                        matches, none by forfeit, with no error
+#   write_tournament FILE GAME [FIELD=VALUE...] [-- BOT [key_file=KEY] ARG...]...
+#                        writes a tournament file to FILE for GAME, named
+#                        after FILE (its base name less its extension), with
+#                        each FIELD (seats, rounds, format, output_dir...;
+#                        a VALUE of digits or capitals as is, an enum or a
+#                        number, any other as a string) and, after each --,
+#                        a bot BOT whose command is ARG... and whose
+#                        key_file is KEY if given. Every string is escaped:
+#                        ARG is the very argument the bot gets.
 
 tmp=$(mktemp -d)
 pids=()
@@ -188,4 +198,37 @@ expect_clean() {
   grep -q "^pyramid_kit: $2 match(es) ended, 0 error(s)" "$out" ||
     fail "$1 did not end $2 match(es) without error"
   ! grep -q "(forfeited)\|TERMINATION_FORFEIT" "$out" || fail "$1 saw a forfeit"
+}
+
+write_tournament() {
+  local file=$1 game=$2 name field bs=\\ q='"'
+  shift 2
+  name=${file##*/}
+  # Each argument as a text-format string's contents: \ and " escaped.
+  set -- "${@//"$bs"/"$bs$bs"}"
+  set -- "${@//"$q"/"$bs$q"}"
+  {
+    printf 'name: "%s"\ngame { game: "%s" }\n' "${name%.*}" "$game"
+    while (($# > 0)) && [[ $1 != -- ]]; do
+      field=${1#*=}
+      [[ $field =~ ^([0-9]+|[A-Z_]+)$ ]] || field="\"$field\""
+      printf '%s: %s\n' "${1%%=*}" "$field"
+      shift
+    done
+    while (($# > 1)); do # "--" BOT ...
+      printf 'bots { name: "%s"' "$2"
+      shift 2
+      if [[ ${1:-} == key_file=* ]]; then
+        field="key_file: \"${1#key_file=}\""
+        shift
+      else
+        field=
+      fi
+      while (($# > 0)) && [[ $1 != -- ]]; do
+        printf ' command: "%s"' "$1"
+        shift
+      done
+      printf '%s }\n' "${field:+ $field}"
+    done
+  } >"$file"
 }

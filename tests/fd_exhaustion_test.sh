@@ -218,17 +218,10 @@ for s in socks:
 print(f"flooded with {len(socks)} connections", file=sys.stderr)
 os.execv(sys.argv[1], sys.argv[1:])
 EOF
-cat >"$tmp/flood.txt" <<EOF
-name: "flood"
-game { game: "rock_paper_pyramid" }
-seats: 3
-bots { name: "flooder" command: "$PY" command: "$tmp/flood_bot.py" command: "$BIN/bot" command: "--quiet" }
-bots { name: "random-1" command: "$BIN/bot" command: "--quiet" }
-bots { name: "random-2" command: "$BIN/bot" command: "--quiet" }
-format: ROUND_ROBIN
-rounds: 1
-concurrency: 3
-EOF
+write_tournament "$tmp/flood.txt" rock_paper_pyramid seats=3 \
+  format=ROUND_ROBIN rounds=1 concurrency=3 \
+  -- flooder "$PY" "$tmp/flood_bot.py" "$BIN/bot" --quiet \
+  -- random-1 "$BIN/bot" --quiet -- random-2 "$BIN/bot" --quiet
 status=0
 timeout 60 prlimit --nofile=256:256 "$BIN/tournament" "$tmp/flood.txt" \
   --output_dir="$tmp/flood" >"$tmp/tournament.out" 2>&1 || status=$?

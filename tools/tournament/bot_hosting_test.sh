@@ -25,11 +25,13 @@
 set -euo pipefail
 
 BIN=$(cd "${PYRAMID_BIN:-build/bin}" && pwd)
-tmp=$(mktemp -d)
+
+# shellcheck source=tests/e2e_lib.sh
+source "${BASH_SOURCE%/*}/../../tests/e2e_lib.sh"
 # Bots run as other users must reach the output directory under it.
 chmod 0755 "$tmp"
-cleanup() { rm -rf "$tmp"; }
-trap cleanup EXIT
+# In place of e2e_lib.sh's fail, which shows $tmp/*.out: the tails of what
+# the runners and the bots wrote.
 fail() {
   echo "FAIL: $*" >&2
   for f in "$tmp"/*.err "$tmp"/*/bots/*.log; do
@@ -46,16 +48,10 @@ running() {
 
 # --- 1. An orphan in its own session, and a log past its cap.
 mark=$((7000000 + $$))  # The left process's sleep argument, this test's own.
-cat > "$tmp/loud.txt" <<EOF
-name: "loud"
-game { game: "pyramid_shambo" }
-seats: 2
-bots { name: "loud" command: "/bin/sh" command: "-c"
-       command: "setsid sleep $mark & echo left=\$!; head -c 104857600 /dev/zero | tr '\\\\0' x; echo; exec $BIN/bot --quiet --referee={referee} --token_file={token_file}" }
-bots { name: "plain" command: "$BIN/bot" command: "--quiet" }
-rounds: 2
-output_dir: "$tmp/loud"
-EOF
+write_tournament "$tmp/loud.txt" pyramid_shambo seats=2 rounds=2 \
+  output_dir="$tmp/loud" \
+  -- loud /bin/sh -c "setsid sleep $mark & echo left=\$!; head -c 104857600 /dev/zero | tr '\\0' x; echo; exec $BIN/bot --quiet --referee={referee} --token_file={token_file}" \
+  -- plain "$BIN/bot" --quiet
 start=$(date +%s%N)
 "$BIN/tournament" "$tmp/loud.txt" > "$tmp/loud.out" 2> "$tmp/loud.err" ||
   fail "the tournament with a loud bot exited $?"
@@ -81,16 +77,10 @@ echo "loud bot: log $size bytes, $dropped bytes dropped"
 
 # --- 2. A runner started with its standard input and output closed: its
 # bots still get /dev/null and the pipe to their log as theirs.
-cat > "$tmp/closed.txt" <<EOF
-name: "closed"
-game { game: "pyramid_shambo" }
-seats: 2
-bots { name: "stdio" command: "/bin/sh" command: "-c"
-       command: "echo stdin=\$(readlink /proc/\$\$/fd/0); echo stdout=\$(readlink /proc/\$\$/fd/1); exec $BIN/bot --quiet --referee={referee} --token_file={token_file}" }
-bots { name: "restarted" command: "/bin/sh" command: "-c"
-       command: "if [ ! -e $tmp/first-run ]; then touch $tmp/first-run; exit 1; fi; trap 'echo got-term > $tmp/term; exit 0' TERM; $BIN/bot --quiet --referee={referee} --token_file={token_file} & wait" }
-output_dir: "$tmp/closed"
-EOF
+write_tournament "$tmp/closed.txt" pyramid_shambo seats=2 \
+  output_dir="$tmp/closed" \
+  -- stdio /bin/sh -c "echo stdin=\$(readlink /proc/\$\$/fd/0); echo stdout=\$(readlink /proc/\$\$/fd/1); exec $BIN/bot --quiet --referee={referee} --token_file={token_file}" \
+  -- restarted /bin/sh -c "if [ ! -e $tmp/first-run ]; then touch $tmp/first-run; exit 1; fi; trap 'echo got-term > $tmp/term; exit 0' TERM; $BIN/bot --quiet --referee={referee} --token_file={token_file} & wait"
 "$BIN/tournament" "$tmp/closed.txt" <&- >&- 2> "$tmp/closed.err" ||
   fail "the tournament with stdin and stdout closed exited $?"
 grep -qx "stdin=/dev/null" "$tmp/closed/bots/stdio.log" ||
@@ -110,17 +100,10 @@ fi
 # Uids no one uses, different for runs at the same time.
 first=$((4000000 + ($$ % 100000) * 4))
 tokens="$tmp/confined/tokens"
-cat > "$tmp/confined.txt" <<EOF
-name: "confined"
-game { game: "pyramid_shambo" }
-seats: 2
-bots { name: "honest1" command: "$BIN/bot" command: "--quiet" }
-bots { name: "honest2" command: "$BIN/bot" command: "--quiet" }
-bots { name: "snoop" command: "/bin/sh" command: "-c"
-       command: "echo uid=\$(id -u); echo fds-begin; ls /proc/\$\$/fd; echo fds-end; cat $tokens/honest1.token && echo STOLEN || echo refused; ls $tokens && echo LISTED || echo unlisted; exec $BIN/bot --quiet --referee={referee} --token_file={token_file}" }
-rounds: 2
-output_dir: "$tmp/confined"
-EOF
+write_tournament "$tmp/confined.txt" pyramid_shambo seats=2 rounds=2 \
+  output_dir="$tmp/confined" \
+  -- honest1 "$BIN/bot" --quiet -- honest2 "$BIN/bot" --quiet \
+  -- snoop /bin/sh -c "echo uid=\$(id -u); echo fds-begin; ls /proc/\$\$/fd; echo fds-end; cat $tokens/honest1.token && echo STOLEN || echo refused; ls $tokens && echo LISTED || echo unlisted; exec $BIN/bot --quiet --referee={referee} --token_file={token_file}"
 # A process of bot 0's uid left from an earlier run.
 setpriv --reuid=$first --regid=$first --clear-groups sleep $((mark + 1)) &
 leftover=$!
@@ -152,15 +135,9 @@ done
 
 # Refused: a key_file the bot's uid does not own alone; a runner not root.
 "$BIN/keygen" --out="$tmp/signed.key" > /dev/null 2>&1
-cat > "$tmp/keyed.txt" <<EOF
-name: "keyed"
-game { game: "pyramid_shambo" }
-seats: 2
-bots { name: "plain" command: "$BIN/bot" command: "--quiet" }
-bots { name: "signed" command: "$BIN/bot" command: "--quiet"
-       command: "--key_file={key_file}" key_file: "$tmp/signed.key" }
-output_dir: "$tmp/keyed"
-EOF
+write_tournament "$tmp/keyed.txt" pyramid_shambo seats=2 output_dir="$tmp/keyed" \
+  -- plain "$BIN/bot" --quiet \
+  -- signed key_file="$tmp/signed.key" "$BIN/bot" --quiet "--key_file={key_file}"
 chmod 0644 "$tmp/keyed.txt"
 status=0
 "$BIN/tournament" "$tmp/keyed.txt" --bot_uids=$first > /dev/null \
