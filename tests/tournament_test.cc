@@ -15,6 +15,7 @@
 #include <signal.h>
 #include <sys/inotify.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -2037,6 +2038,33 @@ TEST_F(TournamentTest, AnInterruptionEndsTheWaitForAnUnreachableReferee) {
                                "interrupted\n"));
     EXPECT_FALSE(fs::exists(dir_.File("out")));
   }
+}
+
+// The `tournament` program raises its own soft open-file limit to the hard
+// one (its accept guard), but a bot starts with the soft limit the program
+// was started with, and the hard one: a bot gets no more descriptors than
+// its host gave the runner.
+TEST_F(TournamentTest, ABotStartsWithTheOpenFileLimitTheProgramStartedWith) {
+  rlimit limit;
+  ASSERT_EQ(getrlimit(RLIMIT_NOFILE, &limit), 0);
+  const rlim_t hard = std::min<rlim_t>(limit.rlim_max, 8192);
+  ASSERT_GT(hard, 512u) << "a hard open-file limit too small to raise from";
+  v1::Tournament t = Make("rock_paper_pyramid", 3, 3, "rounds: 1");
+  t.mutable_bots(0)->clear_command();
+  for (const std::string& arg :
+       {std::string("/bin/sh"), std::string("-c"),
+        absl::StrCat("echo \"limits $(ulimit -Sn) $(ulimit -Hn)\"; exec '",
+                     Bot(), "' --quiet --referee='{referee}'",
+                     " --token_file='{token_file}'")}) {
+    t.mutable_bots(0)->add_command(arg);
+  }
+  std::vector<std::string> argv = TournamentCommand(t);
+  argv.insert(argv.begin(),
+              {"/usr/bin/prlimit", absl::StrCat("--nofile=512:", hard)});
+  testing_util::Process run(argv, dir_.File("run.out"), dir_.File("run.err"));
+  ASSERT_EQ(run.Wait(absl::Seconds(120)), 0) << run.out() << run.err();
+  EXPECT_THAT(*ReadFileToString(dir_.File("out/bots/bot-1.log")),
+              HasSubstr(absl::StrCat("limits 512 ", hard, "\n")));
 }
 
 // The `tournament` program refuses a mistake in its command line with
