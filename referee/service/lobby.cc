@@ -158,7 +158,7 @@ void Lobby::CheckpointLoop() {
   }
 }
 
-absl::StatusOr<std::string> Lobby::TlogCheckpoint(uint64_t tree_size) {
+absl::StatusOr<TransparencyLog*> Lobby::TlogAsOf(uint64_t tree_size) {
   if (options_.tlog == nullptr) {
     return absl::FailedPreconditionError(
         "this referee keeps no transparency log");
@@ -166,7 +166,7 @@ absl::StatusOr<std::string> Lobby::TlogCheckpoint(uint64_t tree_size) {
   // Only for the latest: a checkpoint of a given size is already signed,
   // or never will be.
   if (tree_size == 0) sealed_logs_->EnterWaiting();
-  return options_.tlog->Checkpoint(tree_size);
+  return options_.tlog.get();
 }
 
 std::optional<Principal> Lobby::Authenticate(std::string_view token) const {

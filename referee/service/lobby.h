@@ -216,14 +216,18 @@ class Lobby {
 
   // Null when the lobby keeps no transparency log.
   TransparencyLog* transparency_log() const { return options_.tlog.get(); }
-  // The transparency log's signed checkpoint of exactly `tree_size` leaves,
-  // or with 0 the latest: then it first enters the sealed logs still
-  // waiting for their entry (as the checkpointer does), so the latest
-  // covers every one that can be entered now, not only those entered by
-  // the time it was asked (a log that waited on a locked database would
-  // be missing from a tournament's final checkpoint).
+  // The transparency log, for a request about its tree of `tree_size`
+  // leaves (a checkpoint, a proof against it), or with 0 about the latest
+  // tree: then it first enters the sealed logs still waiting for their
+  // entry (as the checkpointer does), so the latest covers every one that
+  // can be entered now, not only those entered by the time it was asked (a
+  // log that waited on a locked database would be missing from a
+  // tournament's final checkpoint, and its inclusion proof against the
+  // latest tree not found). Every request of the latest tree comes through
+  // here; one of a given size enters nothing (that checkpoint is already
+  // signed, or never will be).
   // FAILED_PRECONDITION when the lobby keeps no transparency log.
-  absl::StatusOr<std::string> TlogCheckpoint(uint64_t tree_size);
+  absl::StatusOr<TransparencyLog*> TlogAsOf(uint64_t tree_size);
 
  private:
   struct Bot {
@@ -394,8 +398,8 @@ class Lobby {
 
   // The sealed logs entered in options_.tlog (null when it is): one that
   // cannot be entered waits for the next try, the next match's end, the
-  // checkpointer's next round, a request of the latest checkpoint
-  // (TlogCheckpoint), SuspendAll, and at the latest recovery at the next
+  // checkpointer's next round, a request about the latest tree
+  // (TlogAsOf), SuspendAll, and at the latest recovery at the next
   // start.
   std::unique_ptr<SealedLogQueue> sealed_logs_;
 

@@ -1,7 +1,9 @@
-// The Lobby without gRPC: ListMatches newest first, in pages that stay
-// stable while matches are created, with the status filter and bad page
-// tokens; a bot's seat count forgetting its ended matches; a transparency
-// log entry that failed, made before the next; a retried CreateMatch that
+// The Lobby, without gRPC but for one test of the service around it:
+// ListMatches newest first, in pages that stay stable while matches are
+// created, with the status filter and bad page tokens; a bot's seat count
+// forgetting its ended matches; a transparency log entry that failed, made
+// before the next, and before an answer about the latest tree (its
+// checkpoint, an inclusion proof against it); a retried CreateMatch that
 // creates nothing more, across a restart too, and waits for its busy match
 // without stopping the lobby; the limit of live matches; an ended match
 // kept compactly (its host let go), served as before and after a restart,
@@ -24,14 +26,17 @@
 #include <utility>
 #include <vector>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
+#include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
 #include "referee/core/log_sink.h"
 #include "referee/crypto/bytes.h"
+#include "referee/service/referee_service.h"
 #include "sqlite3.h"
 #include "tests/no_descriptor_left.h"
 #include "tests/temp_dir.h"
@@ -390,15 +395,77 @@ TEST_F(LobbyTest, TheLatestCheckpointEntersTheLogsStillWaiting) {
   const std::string match = EndAMatchWhileTheTreeIsLocked(tlog_path);
   EXPECT_FALSE(tree->Contains(match));
 
-  EXPECT_TRUE(absl::IsNotFound(lobby_->TlogCheckpoint(1).status()));
+  absl::StatusOr<TransparencyLog*> of_size = lobby_->TlogAsOf(1);
+  ASSERT_TRUE(of_size.ok()) << of_size.status();
+  EXPECT_TRUE(absl::IsNotFound((*of_size)->Checkpoint(1).status()));
   EXPECT_FALSE(tree->Contains(match));
-  absl::StatusOr<std::string> latest = lobby_->TlogCheckpoint(0);
+  absl::StatusOr<TransparencyLog*> as_of_latest = lobby_->TlogAsOf(0);
+  ASSERT_TRUE(as_of_latest.ok()) << as_of_latest.status();
+  absl::StatusOr<std::string> latest = (*as_of_latest)->Checkpoint(0);
   ASSERT_TRUE(latest.ok()) << latest.status();
   EXPECT_TRUE(tree->Contains(match));
   EXPECT_EQ(tree->unsigned_leaves(), 0u);
   absl::StatusOr<std::string> of_one = tree->Checkpoint(1);
   ASSERT_TRUE(of_one.ok()) << of_one.status();
   EXPECT_EQ(*latest, *of_one);
+}
+
+// The same through the service: an inclusion proof against the latest tree
+// (GetInclusionProof with tree_size 0) finds the log still waiting for its
+// entry, as GetCheckpoint's latest covers it; against a given size it is
+// not looked for in the waiting logs.
+TEST_F(LobbyTest, AnInclusionProofAgainstTheLatestTreeEntersTheLogsWaiting) {
+  const std::string tlog_path = dir_.File("tlog.db");
+  const std::shared_ptr<TransparencyLog> tree =
+      StartWithTransparencyLog(tlog_path);
+  ASSERT_NE(tree, nullptr);
+  const std::string match = EndAMatchWhileTheTreeIsLocked(tlog_path);
+  EXPECT_FALSE(tree->Contains(match));
+
+  RefereeService service(lobby_.get());
+  grpc::ServerBuilder builder;
+  int port = 0;
+  builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(),
+                           &port);
+  service.RegisterWith(builder);
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  ASSERT_NE(server, nullptr);
+  ASSERT_NE(port, 0);
+  service.Start();
+  const auto stop = absl::MakeCleanup([&] {
+    server->Shutdown(std::chrono::system_clock::now() +
+                     std::chrono::seconds(2));
+    server->Wait();
+    service.Stop();
+  });
+  std::unique_ptr<v1::Referee::Stub> stub = v1::Referee::NewStub(
+      grpc::CreateChannel(absl::StrCat("127.0.0.1:", port),
+                          grpc::InsecureChannelCredentials()));
+
+  v1::GetInclusionProofRequest request;
+  request.set_match_id(match);
+  request.set_tree_size(1);
+  {
+    grpc::ClientContext context;
+    v1::InclusionProof proof;
+    const grpc::Status status =
+        stub->GetInclusionProof(&context, request, &proof);
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::NOT_FOUND)
+        << status.error_message();
+    EXPECT_FALSE(tree->Contains(match));
+  }
+  request.set_tree_size(0);
+  grpc::ClientContext context;
+  v1::InclusionProof proof;
+  const grpc::Status status =
+      stub->GetInclusionProof(&context, request, &proof);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  EXPECT_EQ(proof.match_id(), match);
+  EXPECT_EQ(proof.leaf_index(), 0u);
+  EXPECT_EQ(proof.tree_size(), 1u);
+  absl::StatusOr<std::string> of_one = tree->Checkpoint(1);
+  ASSERT_TRUE(of_one.ok()) << of_one.status();
+  EXPECT_EQ(proof.checkpoint(), *of_one);
 }
 
 // A CreateMatch retried with its request_id (its answer lost) creates no

@@ -296,23 +296,17 @@ grpc::ServerWriteReactor<v1::LogChunk>* RefereeService::GetLog(
 }
 
 absl::StatusOr<TransparencyLog*> RefereeService::Tlog(
-    grpc::CallbackServerContext* context) const {
+    grpc::CallbackServerContext* context, uint64_t tree_size) const {
   if (absl::Status s = CheckReader(context); !s.ok()) return s;
-  if (lobby_->transparency_log() == nullptr) {
-    return absl::FailedPreconditionError(
-        "this referee keeps no transparency log");
-  }
-  return lobby_->transparency_log();
+  return lobby_->TlogAsOf(tree_size);
 }
 
 grpc::ServerUnaryReactor* RefereeService::GetCheckpoint(
     grpc::CallbackServerContext* context,
     const v1::GetCheckpointRequest* request, v1::TlogCheckpoint* response) {
-  absl::StatusOr<TransparencyLog*> tlog = Tlog(context);
+  absl::StatusOr<TransparencyLog*> tlog = Tlog(context, request->tree_size());
   if (!tlog.ok()) return Reply(context, tlog.status());
-  // The latest (tree size 0) after entering the sealed logs still waiting.
-  absl::StatusOr<std::string> note =
-      lobby_->TlogCheckpoint(request->tree_size());
+  absl::StatusOr<std::string> note = (*tlog)->Checkpoint(request->tree_size());
   if (!note.ok()) return Reply(context, note.status());
   absl::StatusOr<tlog::Checkpoint> checkpoint =
       tlog::OpenCheckpoint(*note, (*tlog)->verifier());
@@ -327,7 +321,10 @@ grpc::ServerUnaryReactor* RefereeService::GetCheckpoint(
 grpc::ServerUnaryReactor* RefereeService::GetInclusionProof(
     grpc::CallbackServerContext* context,
     const v1::GetInclusionProofRequest* request, v1::InclusionProof* response) {
-  absl::StatusOr<TransparencyLog*> tlog = Tlog(context);
+  // Against the latest tree (0), a log still waiting for its entry is
+  // entered before it is looked for: its match has ended, and the latest
+  // checkpoint covers it.
+  absl::StatusOr<TransparencyLog*> tlog = Tlog(context, request->tree_size());
   if (!tlog.ok()) return Reply(context, tlog.status());
   std::string key;
   switch (request->log_case()) {
@@ -372,7 +369,10 @@ grpc::ServerUnaryReactor* RefereeService::GetConsistencyProof(
     grpc::CallbackServerContext* context,
     const v1::GetConsistencyProofRequest* request,
     v1::ConsistencyProof* response) {
-  absl::StatusOr<TransparencyLog*> tlog = Tlog(context);
+  // Between two given sizes, never the latest: a new_size of 0 is refused
+  // below, and enters nothing here.
+  absl::StatusOr<TransparencyLog*> tlog =
+      Tlog(context, std::max<uint64_t>(request->new_size(), 1));
   if (!tlog.ok()) return Reply(context, tlog.status());
   absl::StatusOr<std::vector<Digest>> hashes =
       (*tlog)->ConsistencyProof(request->old_size(), request->new_size());

@@ -145,9 +145,12 @@ class RefereeService final : public referee::v1::Referee::Service {
       grpc::CallbackServerContext* context,
       const referee::v1::GetConsistencyProofRequest* request,
       referee::v1::ConsistencyProof* response);
-  // The lobby's transparency log, or FAILED_PRECONDITION.
-  absl::StatusOr<TransparencyLog*> Tlog(
-      grpc::CallbackServerContext* context) const;
+  // The lobby's transparency log for a request about its tree of
+  // `tree_size` leaves, 0 for the latest tree (Lobby::TlogAsOf: the sealed
+  // logs still waiting for their entry are entered first), or
+  // FAILED_PRECONDITION.
+  absl::StatusOr<TransparencyLog*> Tlog(grpc::CallbackServerContext* context,
+                                        uint64_t tree_size) const;
   grpc::ServerUnaryReactor* ListMatches(
       grpc::CallbackServerContext* context,
       const referee::v1::ListMatchesRequest* request,
