@@ -24,6 +24,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -31,6 +32,8 @@
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/notification.h"
+#include "absl/time/time.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/grpcpp.h"
 #include "referee/cli/accept_guard.h"
@@ -604,6 +607,54 @@ void PrintBanner(int port, const Paths& paths, const Lobby& lobby,
   std::cout << std::flush;
 }
 
+// Says on stderr what its rate limits held back (accept_guard.h,
+// library_log.h): every 10 s, and at the end the rest, on a thread of its
+// own. Writing to a stalled stderr (a pipe whose reader no longer reads)
+// may block that thread, but neither the main thread's wait for SIGINT and
+// SIGTERM nor the referee's exit: the final counts are waited for at most
+// kFinalWait, then left unsaid. (The accept guard's line never waits; the
+// libraries' counts, written with stdio under its lock of stderr, may wait
+// on any other writer of stderr that does.)
+class HeldBackReporter {
+ public:
+  static constexpr absl::Duration kEvery = absl::Seconds(10);
+  static constexpr absl::Duration kFinalWait = absl::Seconds(5);
+
+  // Start it once the rate limits are installed (InstallAcceptGuard,
+  // LimitLibraryLogs: before any thread) and the signals blocked.
+  HeldBackReporter() : thread_([state = state_] { Report(*state); }) {}
+  // The final counts, waited for at most kFinalWait.
+  ~HeldBackReporter() {
+    state_->stop.Notify();
+    if (state_->done.WaitForNotificationWithTimeout(kFinalWait)) {
+      thread_.join();
+    } else {
+      thread_.detach();  // Blocked on stderr; its state is shared.
+    }
+  }
+  HeldBackReporter(const HeldBackReporter&) = delete;
+  HeldBackReporter& operator=(const HeldBackReporter&) = delete;
+
+ private:
+  struct State {
+    absl::Notification stop;
+    absl::Notification done;
+  };
+  static void Report(State& state) {
+    while (!state.stop.WaitForNotificationWithTimeout(kEvery)) {
+      FlushAcceptGuardReport(/*final=*/false);
+      FlushLibraryLogs();
+    }
+    FlushAcceptGuardReport(/*final=*/true);
+    FlushLibraryLogs();
+    state.done.Notify();
+  }
+
+  // Shared with the thread, which may outlive the reporter (detached).
+  const std::shared_ptr<State> state_ = std::make_shared<State>();
+  std::thread thread_;
+};
+
 // Makes the referee's files, serves until SIGINT or SIGTERM, and returns
 // the exit status; once it serves, keeps what it made (`rollback`).
 int Run(const Paths& paths, const std::optional<SigningKey>& named_key,
@@ -643,13 +694,11 @@ int Run(const Paths& paths, const std::optional<SigningKey>& named_key,
   PrintBanner(port, paths, lobby, descriptors, admin->second, *recovered,
               journal_recovery, verifier_key);
 
-  // Until SIGINT or SIGTERM; every 10 s meanwhile, what the rate limits
-  // on stderr held back is counted there (accept_guard.h, library_log.h).
+  // Until SIGINT or SIGTERM, and nothing else: what the rate limits on
+  // stderr held back is said by the HeldBackReporter's thread, so that a
+  // stalled stderr cannot keep this wait from taking the signal.
   int signal_number = -1;
-  const timespec every = {.tv_sec = 10, .tv_nsec = 0};
-  while ((signal_number = sigtimedwait(&signals, nullptr, &every)) < 0) {
-    FlushAcceptGuardReport(/*final=*/false);
-    FlushLibraryLogs();
+  while (sigwait(&signals, &signal_number) != 0) {
   }
   std::cout << "referee: shutting down (signal " << signal_number
             << "); checkpointing running matches\n"
@@ -684,6 +733,8 @@ int Main() {
   // (library_log.h).
   const AcceptGuardSettings descriptors = InstallAcceptGuard();
   LimitLibraryLogs();
+  // Until Main returns: the final counts after everything else.
+  HeldBackReporter held_back;
 
   std::optional<SigningKey> named_key;  // --key_file's.
   if (absl::Status s = CheckFlags(named_key); !s.ok()) return Fail(s);
@@ -730,9 +781,7 @@ int Main() {
 int main(int argc, char** argv) {
   pyramid::InitFlagsOnlyProgram(argc, argv,
                                 "The pyramid referee gRPC service.");
-  const int status = pyramid::Main();
-  // Whatever ended it: the counts the rate limits on stderr held back.
-  pyramid::FlushAcceptGuardReport(/*final=*/true);
-  pyramid::FlushLibraryLogs();
-  return status;
+  // Whatever ends it, the counts the rate limits on stderr held back are
+  // said as Main returns (HeldBackReporter).
+  return pyramid::Main();
 }

@@ -2,7 +2,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -53,31 +55,118 @@ void OpenReserve() {  // With reserve_mutex held.
   if (reserve_fd < 0) reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 }
 
+// Where the report's line goes without waiting (WriteWithoutWaiting): a
+// description of its own, O_NONBLOCK, of the pipe or terminal descriptor 2
+// is, opened through /proc/self/fd. Setting O_NONBLOCK on descriptor 2
+// itself would change it for everyone sharing its description: the
+// process's other writers (whose lines would then be lost, not delayed)
+// and the shell that started it. Kept open, so that a line can be written
+// when no descriptor is left (EMFILE: the very resets it says); opened
+// again when descriptor 2 is another file than the one it was opened for.
+std::mutex stderr_mutex;
+int nonblocking_stderr = -1;
+dev_t nonblocking_dev = 0;
+ino_t nonblocking_ino = 0;
+
+// Makes nonblocking_stderr a description of `stderr_file` (descriptor 2's
+// fstat), if it is not already; -1 when /proc cannot open it. With
+// stderr_mutex held.
+void ReopenStderrLocked(const struct stat& stderr_file) {
+  if (nonblocking_stderr >= 0 && nonblocking_dev == stderr_file.st_dev &&
+      nonblocking_ino == stderr_file.st_ino) {
+    return;
+  }
+  if (nonblocking_stderr >= 0) close(nonblocking_stderr);
+  nonblocking_stderr =
+      open("/proc/self/fd/2", O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  nonblocking_dev = stderr_file.st_dev;
+  nonblocking_ino = stderr_file.st_ino;
+}
+
+// Whether descriptor 2 is a file whose writes never wait for a reader: a
+// regular file or a block device (those wait for the disk only). A pipe, a
+// socket or a terminal waits while its reader does not read.
+bool NeverWaitsForAReader(const struct stat& stderr_file) {
+  return S_ISREG(stderr_file.st_mode) || S_ISBLK(stderr_file.st_mode);
+}
+
+// Opens nonblocking_stderr now if descriptor 2 needs it (Enable: before
+// descriptors may run out).
+void PrepareStderr() {
+  struct stat stderr_file;
+  if (fstat(STDERR_FILENO, &stderr_file) != 0) return;
+  if (NeverWaitsForAReader(stderr_file) || S_ISSOCK(stderr_file.st_mode)) {
+    return;
+  }
+  std::lock_guard<std::mutex> lock(stderr_mutex);
+  ReopenStderrLocked(stderr_file);
+}
+
+// Writes `size` bytes of `data` on stderr if it takes them now: false,
+// without waiting, when it cannot (a pipe or socket full, its reader
+// stalled; a terminal stopped) or the write fails. A regular file is
+// written as usual. A line (at most PIPE_BUF bytes) goes to a pipe whole
+// or not at all.
+bool WriteWithoutWaiting(const char* data, size_t size) {
+  struct stat stderr_file;
+  if (fstat(STDERR_FILENO, &stderr_file) != 0) return false;
+  if (NeverWaitsForAReader(stderr_file)) {
+    return write(STDERR_FILENO, data, size) > 0;
+  }
+  if (S_ISSOCK(stderr_file.st_mode)) {
+    return send(STDERR_FILENO, data, size, MSG_DONTWAIT | MSG_NOSIGNAL) > 0;
+  }
+  std::lock_guard<std::mutex> lock(stderr_mutex);
+  ReopenStderrLocked(stderr_file);
+  if (nonblocking_stderr >= 0) return write(nonblocking_stderr, data, size) > 0;
+  // No /proc: only when poll says it has room (another writer filling it
+  // between the two could still make this write wait).
+  pollfd room = {.fd = STDERR_FILENO, .events = POLLOUT, .revents = 0};
+  if (poll(&room, 1, 0) != 1 || (room.revents & POLLOUT) == 0) return false;
+  return write(STDERR_FILENO, data, size) > 0;
+}
+
 // The line on stderr, at most once per kReportEverySeconds: the resets
-// since the last line. Written with write(2), no allocation.
+// since the last line said. Written with write(2), no allocation, never
+// waiting (WriteWithoutWaiting): a line stderr cannot take at once is not
+// said, and its resets wait for the next line.
 std::mutex report_mutex;
-bool reported = false;
-timespec last_report = {};
+bool tried = false;       // A line was due (and written or not) before.
+timespec last_try = {};   // When the last line was due.
+bool said = false;        // A line was written before.
+timespec last_said = {};  // When the last line was written.
 int64_t pending_over_ceiling = 0, pending_no_descriptor = 0;
 
 enum class Cause { kOverCeiling, kNoDescriptor };
 
+double SecondsBetween(const timespec& start, const timespec& end) {
+  return static_cast<double>(end.tv_sec - start.tv_sec) +
+         (end.tv_nsec - start.tv_nsec) / 1e9;
+}
+
 // Writes the line for the resets not yet said, if there are any and either
-// `now` is at least kReportEverySeconds after the last line or `force`.
-// Takes report_mutex; writes after letting it go.
+// `now` is at least kReportEverySeconds after the last line was due or
+// `force`. Takes report_mutex; writes after letting it go, and if stderr
+// does not take the line, gives its counts back for the next.
 void Report(const timespec& now, bool force) {
   char line[640];
   int size = 0;
+  int64_t over = 0, none = 0;
   const int guard_ceiling = ceiling.load(std::memory_order_relaxed);
   {
     std::lock_guard<std::mutex> lock(report_mutex);
-    const int64_t over = pending_over_ceiling, none = pending_no_descriptor;
+    over = pending_over_ceiling;
+    none = pending_no_descriptor;
     if (over + none == 0) return;
-    const double since = static_cast<double>(now.tv_sec - last_report.tv_sec) +
-                         (now.tv_nsec - last_report.tv_nsec) / 1e9;
-    if (reported && since < kReportEverySeconds && !force) return;
+    if (tried && SecondsBetween(last_try, now) < kReportEverySeconds &&
+        !force) {
+      return;
+    }
     char when[64] = "", why_over[256] = "", why_none[128] = "";
-    if (reported) snprintf(when, sizeof when, " in the last %.0f s", since);
+    if (said) {
+      snprintf(when, sizeof when, " in the last %.0f s",
+               SecondsBetween(last_said, now));
+    }
     if (over > 0) {
       snprintf(
           why_over, sizeof why_over,
@@ -99,13 +188,21 @@ void Report(const timespec& now, bool force) {
         program_invocation_short_name, static_cast<long long>(over + none),
         over + none == 1 ? "" : "s", when, why_over,
         over > 0 && none > 0 ? "; " : "", why_none, kReportEverySeconds);
-    reported = true;
-    last_report = now;
+    tried = true;
+    last_try = now;
     pending_over_ceiling = pending_no_descriptor = 0;
   }
-  if (size > 0) {
-    [[maybe_unused]] ssize_t written =
-        write(STDERR_FILENO, line, std::min<size_t>(size, sizeof line - 1));
+  if (size <= 0) return;
+  if (WriteWithoutWaiting(line, std::min<size_t>(size, sizeof line - 1))) {
+    std::lock_guard<std::mutex> lock(report_mutex);
+    said = true;
+    last_said = now;
+  } else {
+    // Said by the next line stderr takes, kReportEverySeconds after this
+    // one was due (or at the end).
+    std::lock_guard<std::mutex> lock(report_mutex);
+    pending_over_ceiling += over;
+    pending_no_descriptor += none;
   }
 }
 
@@ -196,9 +293,10 @@ void Enable(int new_ceiling, rlim_t limit) {
     std::lock_guard<std::mutex> lock(reserve_mutex);
     OpenReserve();
   }
+  PrepareStderr();
   {
     std::lock_guard<std::mutex> lock(report_mutex);
-    reported = false;
+    tried = said = false;
     pending_over_ceiling = pending_no_descriptor = 0;
   }
   file_limit.store(limit);

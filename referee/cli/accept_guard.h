@@ -28,7 +28,17 @@
 //    connection as usual.
 // Each reset is counted; one line on stderr says so, at most one per 10 s:
 // a reset within 10 s of the last line waits for the next line, which the
-// next reset after those 10 s writes, or FlushAcceptGuardReport.
+// next reset after those 10 s writes, or FlushAcceptGuardReport. A line is
+// never waited for: one that stderr cannot take at once (a pipe or socket
+// whose reader stalled, full; a stopped terminal) is not written, and its
+// resets wait for the next line, 10 s later, as if it had been. So a
+// stalled stderr blocks neither the thread that accepts (a gRPC poller)
+// nor the one that flushes (the referee's, between its waits for SIGTERM).
+// To a pipe or terminal the line goes through a description of its own
+// with O_NONBLOCK (opened through /proc/self/fd by InstallAcceptGuard,
+// kept for when no descriptor is left), so descriptor 2's description,
+// shared with the process's other writers, stays blocking; to a socket
+// with MSG_DONTWAIT; to a regular file as usual.
 // A blocking socket, and every call before InstallAcceptGuard, get the
 // system call unchanged.
 //
@@ -69,7 +79,8 @@ int ListenQueueLength();
 // Writes the line for the resets not yet said, if any: when the 10 s since
 // the last line have passed, or whatever the time if `final` (at the
 // program's end). The referee calls it every 10 s, so that a burst of
-// resets is said in full within 10 s of its end.
+// resets is said in full within 10 s of its end. Never waits for stderr: a
+// line it cannot take at once is left for the next call.
 void FlushAcceptGuardReport(bool final);
 
 // Connections reset since the start, by cause.
@@ -81,8 +92,9 @@ AcceptGuardCounts AcceptGuardTotals();
 
 namespace accept_guard_internal {
 // For the test: the guard with this ceiling and the limit it names in its
-// messages, opening the reserve if it has none; the report starts afresh
-// (the next reset is said at once).
+// messages, opening the reserve if it has none (and the description of its
+// own of descriptor 2 if it needs one); the report starts afresh (the next
+// reset is said at once).
 void Enable(int ceiling, rlim_t limit);
 }  // namespace accept_guard_internal
 

@@ -7,6 +7,7 @@
 #include <poll.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -147,6 +148,73 @@ TEST(AcceptGuardTest, ResetsConnectionsOverTheCeilingAndDrainsTheQueue) {
   for (int fd : clients) close(fd);
   close(a);
   close(b);
+  close(listener);
+}
+
+// A stderr nobody reads (a pipe, full: a stalled log collector) makes the
+// report neither block the thread that accepts nor the flush (the
+// referee's main thread, which must go on to take SIGTERM): the line is
+// not written, and its count is said by the next line once the pipe has
+// room. Before, the write waited for the reader for good. In a child, whose
+// stderr is the pipe; the child's alarm ends it if it waits.
+TEST(AcceptGuardTest, AFullStderrMakesTheReportWaitNeverAndSayItLater) {
+  int port;
+  const int listener = Listen(&port);
+  const int client = Connect(port);
+  int stderr_pipe[2], said_pipe[2];
+  ASSERT_EQ(pipe2(stderr_pipe, O_CLOEXEC), 0);
+  ASSERT_EQ(pipe2(said_pipe, O_CLOEXEC), 0);
+  // Full: written without blocking until the pipe takes no more, then
+  // blocking again, as a stderr pipe is.
+  const int flags = fcntl(stderr_pipe[1], F_GETFL);
+  ASSERT_EQ(fcntl(stderr_pipe[1], F_SETFL, flags | O_NONBLOCK), 0);
+  const std::string filler(4096, '.');
+  while (write(stderr_pipe[1], filler.data(), filler.size()) > 0) {
+  }
+  ASSERT_EQ(errno, EAGAIN);
+  ASSERT_EQ(fcntl(stderr_pipe[1], F_SETFL, flags), 0);
+
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    alarm(60);  // A report that waits on the full pipe ends here.
+    if (dup2(stderr_pipe[1], STDERR_FILENO) != STDERR_FILENO) _exit(2);
+    accept_guard_internal::Enable(0, 1 << 20);  // Every connection over it.
+    // The reset's line is due at once, and the final flush's whatever the
+    // time: neither may wait.
+    if (GlobalAccept4()(listener, nullptr, nullptr, SOCK_NONBLOCK) != -1) {
+      _exit(3);
+    }
+    FlushAcceptGuardReport(/*final=*/true);
+    // Room again (the filler read): the count not said is said now.
+    fcntl(stderr_pipe[0], F_SETFL, O_NONBLOCK);
+    char part[4096];
+    while (read(stderr_pipe[0], part, sizeof part) > 0) {
+    }
+    FlushAcceptGuardReport(/*final=*/true);
+    const ssize_t size = read(stderr_pipe[0], part, sizeof part);
+    if (size > 0 && write(said_pipe[1], part, size) != size) _exit(4);
+    _exit(0);
+  }
+  close(stderr_pipe[1]);
+  close(said_pipe[1]);
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+      << (WIFSIGNALED(status)
+              ? absl::StrCat("killed by signal ", WTERMSIG(status),
+                             " (14, SIGALRM: the report waited for stderr)")
+              : absl::StrCat("exit status ", WEXITSTATUS(status)));
+  std::string said(4096, '\0');
+  const ssize_t size = read(said_pipe[0], said.data(), said.size());
+  said.resize(std::max<ssize_t>(size, 0));
+  EXPECT_THAT(said, HasSubstr("accept_guard_test: reset 1 connection (1 "
+                              "given a file descriptor at or above 0"));
+  EXPECT_EQ(std::count(said.begin(), said.end(), '\n'), 1) << said;
+  EXPECT_TRUE(WasReset(client));
+  close(stderr_pipe[0]);
+  close(said_pipe[0]);
+  close(client);
   close(listener);
 }
 
