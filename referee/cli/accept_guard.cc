@@ -15,6 +15,8 @@
 #include <cstdio>
 #include <mutex>
 
+#include "referee/cli/peer_quota.h"
+
 namespace pyramid {
 namespace {
 
@@ -23,6 +25,7 @@ std::atomic<int> ceiling{-1};
 std::atomic<rlim_t> file_limit{0};
 std::atomic<int64_t> total_over_ceiling{0};
 std::atomic<int64_t> total_no_descriptor{0};
+std::atomic<int64_t> total_over_quota{0};
 
 // The reserve descriptor, on /dev/null (-1: none, opened again at the next
 // call). Its mutex also keeps two threads' tricks apart.
@@ -135,9 +138,10 @@ bool tried = false;       // A line was due (and written or not) before.
 timespec last_try = {};   // When the last line was due.
 bool said = false;        // A line was written before.
 timespec last_said = {};  // When the last line was written.
-int64_t pending_over_ceiling = 0, pending_no_descriptor = 0;
+int64_t pending_over_ceiling = 0, pending_no_descriptor = 0,
+        pending_over_quota = 0;
 
-enum class Cause { kOverCeiling, kNoDescriptor };
+enum class Cause { kOverCeiling, kNoDescriptor, kOverQuota };
 
 double SecondsBetween(const timespec& start, const timespec& end) {
   return static_cast<double>(end.tv_sec - start.tv_sec) +
@@ -149,20 +153,22 @@ double SecondsBetween(const timespec& start, const timespec& end) {
 // `force`. Takes report_mutex; writes after letting it go, and if stderr
 // does not take the line, gives its counts back for the next.
 void Report(const timespec& now, bool force) {
-  char line[640];
+  char line[800];
   int size = 0;
-  int64_t over = 0, none = 0;
+  int64_t over = 0, none = 0, quota = 0;
   const int guard_ceiling = ceiling.load(std::memory_order_relaxed);
   {
     std::lock_guard<std::mutex> lock(report_mutex);
     over = pending_over_ceiling;
     none = pending_no_descriptor;
-    if (over + none == 0) return;
+    quota = pending_over_quota;
+    if (over + none + quota == 0) return;
     if (tried && SecondsBetween(last_try, now) < kReportEverySeconds &&
         !force) {
       return;
     }
-    char when[64] = "", why_over[256] = "", why_none[128] = "";
+    char when[64] = "", why_over[256] = "", why_none[128] = "",
+         why_quota[160] = "";
     if (said) {
       snprintf(when, sizeof when, " in the last %.0f s",
                SecondsBetween(last_said, now));
@@ -181,16 +187,29 @@ void Report(const timespec& now, bool force) {
                "%lld when no descriptor was left at all (EMFILE or ENFILE)",
                static_cast<long long>(none));
     }
+    if (quota > 0) {
+      // (Lock order: report_mutex, then the quota's; AdmitPeer never takes
+      // report_mutex.)
+      const PeerQuotaRefusals refusals = PeerQuotaRefusalCounts();
+      snprintf(why_quota, sizeof why_quota,
+               "%lld from a local uid holding its quota of %d connections: "
+               "uid %u the most, %lld since the quota was set",
+               static_cast<long long>(quota), CurrentPeerQuota().per_uid,
+               static_cast<unsigned>(refusals.most_refused_uid),
+               static_cast<long long>(refusals.most_refused));
+    }
+    const int64_t resets = over + none + quota;
     size = snprintf(
         line, sizeof line,
-        "%s: reset %lld connection%s%s (%s%s%s); at most one such "
+        "%s: reset %lld connection%s%s (%s%s%s%s%s); at most one such "
         "line per %d s\n",
-        program_invocation_short_name, static_cast<long long>(over + none),
-        over + none == 1 ? "" : "s", when, why_over,
-        over > 0 && none > 0 ? "; " : "", why_none, kReportEverySeconds);
+        program_invocation_short_name, static_cast<long long>(resets),
+        resets == 1 ? "" : "s", when, why_over,
+        over > 0 && none + quota > 0 ? "; " : "", why_none,
+        none > 0 && quota > 0 ? "; " : "", why_quota, kReportEverySeconds);
     tried = true;
     last_try = now;
-    pending_over_ceiling = pending_no_descriptor = 0;
+    pending_over_ceiling = pending_no_descriptor = pending_over_quota = 0;
   }
   if (size <= 0) return;
   if (WriteWithoutWaiting(line, std::min<size_t>(size, sizeof line - 1))) {
@@ -203,6 +222,7 @@ void Report(const timespec& now, bool force) {
     std::lock_guard<std::mutex> lock(report_mutex);
     pending_over_ceiling += over;
     pending_no_descriptor += none;
+    pending_over_quota += quota;
   }
 }
 
@@ -213,12 +233,16 @@ timespec Now() {
 }
 
 void Note(Cause cause) {
-  (cause == Cause::kOverCeiling ? total_over_ceiling : total_no_descriptor)
-      .fetch_add(1, std::memory_order_relaxed);
+  std::atomic<int64_t>& total =
+      cause == Cause::kOverCeiling    ? total_over_ceiling
+      : cause == Cause::kNoDescriptor ? total_no_descriptor
+                                      : total_over_quota;
+  total.fetch_add(1, std::memory_order_relaxed);
   {
     std::lock_guard<std::mutex> lock(report_mutex);
-    ++(cause == Cause::kOverCeiling ? pending_over_ceiling
-                                    : pending_no_descriptor);
+    ++(cause == Cause::kOverCeiling    ? pending_over_ceiling
+       : cause == Cause::kNoDescriptor ? pending_no_descriptor
+                                       : pending_over_quota);
   }
   Report(Now(), /*force=*/false);
 }
@@ -284,7 +308,8 @@ void FlushAcceptGuardReport(bool final) { Report(Now(), final); }
 
 AcceptGuardCounts AcceptGuardTotals() {
   return {.over_ceiling = total_over_ceiling.load(),
-          .no_descriptor = total_no_descriptor.load()};
+          .no_descriptor = total_no_descriptor.load(),
+          .over_quota = total_over_quota.load()};
 }
 
 namespace accept_guard_internal {
@@ -297,7 +322,7 @@ void Enable(int new_ceiling, rlim_t limit) {
   {
     std::lock_guard<std::mutex> lock(report_mutex);
     tried = said = false;
-    pending_over_ceiling = pending_no_descriptor = 0;
+    pending_over_ceiling = pending_no_descriptor = pending_over_quota = 0;
   }
   file_limit.store(limit);
   ceiling.store(new_ceiling);
@@ -326,7 +351,13 @@ extern "C" int accept4(int fd, sockaddr* addr, socklen_t* addrlen, int flags) {
       Note(Cause::kOverCeiling);
       continue;
     }
-    if (connection >= 0) return connection;
+    if (connection >= 0) {
+      // Below the ceiling, but its peer's uid may hold its quota already.
+      if (AdmitPeer(connection).admitted) return connection;
+      Reset(connection);
+      Note(Cause::kOverQuota);
+      continue;
+    }
     switch (errno) {
       case EMFILE:
       case ENFILE:

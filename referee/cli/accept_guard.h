@@ -17,6 +17,11 @@
 //    the descriptors above it stay for the program's own files (logs, the
 //    journal, the databases): descriptors are handed out lowest first, so
 //    a connection given descriptor N means N others are open;
+//  - resets every connection (below the ceiling) from a local uid that
+//    holds its quota of connections already, when a quota is set
+//    (peer_quota.h; the tournament runner sets one under --bot_uids, each
+//    bot a uid of its own): so that one local user holding connections up
+//    to the ceiling cannot have every other one's reset;
 //  - on EMFILE or ENFILE, closes a descriptor it holds in reserve (on
 //    /dev/null), accepts the pending connection into it, resets it and
 //    opens the reserve again (the trick of libuv, nginx and muduo);
@@ -87,6 +92,7 @@ void FlushAcceptGuardReport(bool final);
 struct AcceptGuardCounts {
   int64_t over_ceiling = 0;   // Descriptor at or above the ceiling.
   int64_t no_descriptor = 0;  // EMFILE or ENFILE: the reserve's trick.
+  int64_t over_quota = 0;     // Its peer's uid at its quota (peer_quota.h).
 };
 AcceptGuardCounts AcceptGuardTotals();
 

@@ -19,6 +19,7 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "referee/cli/peer_quota.h"
 
 namespace pyramid {
 namespace {
@@ -260,6 +261,61 @@ TEST(AcceptGuardTest, OutOfDescriptorsResetsWithTheReserveAndRecovers) {
   for (int fd : clients) close(fd);
   close(late);
   close(accepted);
+  close(listener);
+}
+
+// A local uid at its quota of connections (peer_quota.h): its next ones
+// are reset though descriptors below the ceiling are free, counted and said
+// apart from the others; one of its own closed lets the next in.
+TEST(AcceptGuardTest, ResetsTheConnectionsOfAUidAtItsQuota) {
+  accept_guard_internal::Enable(INT_MAX, 1 << 20);  // The report afresh.
+  SetPeerQuota({.first_uid = geteuid(), .uids = 1, .per_uid = 2});
+  int port;
+  const int listener = Listen(&port);
+  std::vector<int> clients;
+  for (int i = 0; i < 4; ++i) clients.push_back(Connect(port));
+  const AcceptGuardCounts before = AcceptGuardTotals();
+  testing::internal::CaptureStderr();
+  const Accept4 accept = GlobalAccept4();
+  const int a = accept(listener, nullptr, nullptr, SOCK_NONBLOCK);
+  const int b = accept(listener, nullptr, nullptr, SOCK_NONBLOCK);
+  EXPECT_GE(a, 0);
+  EXPECT_GE(b, 0);
+  // The two others are reset, and the queue drained: EAGAIN.
+  errno = 0;
+  EXPECT_EQ(accept(listener, nullptr, nullptr, SOCK_NONBLOCK), -1);
+  EXPECT_EQ(errno, EAGAIN);
+  const std::string said = testing::internal::GetCapturedStderr();
+  const AcceptGuardCounts after = AcceptGuardTotals();
+  EXPECT_EQ(after.over_quota - before.over_quota, 2);
+  EXPECT_EQ(after.over_ceiling, before.over_ceiling);
+  EXPECT_EQ(after.no_descriptor, before.no_descriptor);
+  EXPECT_TRUE(Talks(clients[0], a));
+  EXPECT_TRUE(Talks(clients[1], b));
+  EXPECT_TRUE(WasReset(clients[2]));
+  EXPECT_TRUE(WasReset(clients[3]));
+  EXPECT_EQ(said, absl::StrCat("accept_guard_test: reset 1 connection (1 from "
+                               "a local uid holding its quota of 2 "
+                               "connections: uid ",
+                               geteuid(),
+                               " the most, 1 since the quota was set); at "
+                               "most one such line per 10 s\n"));
+  // One of the two ends: the next is admitted.
+  close(a);
+  const int late = Connect(port);
+  const int accepted = accept(listener, nullptr, nullptr, SOCK_NONBLOCK);
+  EXPECT_GE(accepted, 0);
+  EXPECT_TRUE(Talks(late, accepted));
+  testing::internal::CaptureStderr();
+  FlushAcceptGuardReport(/*final=*/true);
+  EXPECT_THAT(
+      testing::internal::GetCapturedStderr(),
+      HasSubstr(absl::StrCat("the most, 2 since the quota was set); ")));
+  SetPeerQuota({});
+  for (int fd : clients) close(fd);
+  close(late);
+  close(accepted);
+  close(b);
   close(listener);
 }
 
