@@ -19,6 +19,14 @@
 #    is left; the bot has no descriptor but 0, 1 and 2. A key_file the
 #    bot's uid does not own alone, ids an account or group has or SUDO_UID,
 #    and --bot_uids from a runner that is not root, are refused (status 2).
+# 4. As root only, --bot_uids again: a bot that opens 1,000 connections to
+#    the embedded referee and holds them, before the two others start,
+#    under a runner open-file limit of 1024 (connections below descriptor
+#    896, the accept guard's ceiling). It keeps its quota of them (149: half
+#    of 896 shared out among 3 bots), the rest are reset and said, and the
+#    others connect and play, none of their seats forfeited. Without the
+#    quota it held every descriptor below the ceiling, every connection of
+#    the others was reset, and they never played.
 #
 # Runs from the source root. PYRAMID_BIN names the built binaries (default
 # build/bin).
@@ -174,4 +182,72 @@ setpriv --reuid=65534 --regid=65534 --clear-groups \
 (( status == 2 )) || fail "--bot_uids as uid 65534 was not refused (status $status)"
 grep -q "^tournament: --bot_uids needs the tournament to run as root (it runs as uid 65534)" "$tmp/nobody.err" ||
   fail "the refusal for a runner not root does not say why"
+
+# --- 4. A bot holding every connection it can leaves the others theirs.
+marks="$tmp/marks"
+mkdir -m 1777 "$marks"  # The bots' uids make and read their marks here.
+cat > "$tmp/hog.py" <<'EOF'
+import socket, sys, time
+referee = next(a[len("--referee="):] for a in sys.argv if a.startswith("--referee="))
+host, port = referee.rsplit(":", 1)
+held = []
+while len(held) < 1000:
+    try:
+        s = socket.socket()
+    except OSError:  # No descriptor left to this process (1024).
+        break
+    s.settimeout(2)
+    try:
+        s.connect((host, int(port)))
+        held.append(s)
+    except OSError:
+        s.close()
+# Made, as the kernel completes them; the runner resets those over the quota.
+print(f"hog: made {len(held)} connections", flush=True)
+open(sys.argv[1], "w").close()  # The others connect now.
+time.sleep(3600)  # Holding them until the runner stops it.
+EOF
+honest="i=0; while [ ! -e $marks/flooded ] && [ \$i -lt 600 ]; do sleep 0.1; i=\$((i + 1)); done; exec $BIN/bot --quiet --referee={referee} --token_file={token_file}"
+write_tournament "$tmp/hogged.txt" pyramid_shambo seats=2 \
+  output_dir="$tmp/hogged" \
+  -- hog /usr/bin/python3 "$tmp/hog.py" "$marks/flooded" "--referee={referee}" \
+  -- honest1 /bin/sh -c "$honest" -- honest2 /bin/sh -c "$honest"
+# The hog's matches end when it misses the seed decision's deadline; the
+# others have 20 s from each match's creation to connect (the 30 s default
+# made the run longer).
+echo 'clocks { seed_timeout_ms: 20000 commit_timeout_ms: 5000 reveal_timeout_ms: 5000 }' \
+  >> "$tmp/hogged.txt"
+status=0
+prlimit --nofile=1024:1024 "$BIN/tournament" "$tmp/hogged.txt" \
+  --bot_uids=$first > "$tmp/hogged.out" 2> "$tmp/hogged.err" || status=$?
+# 1: the hog never played.
+(( status == 1 )) || fail "the tournament with a hog exited $status, not 1"
+grep -qx "hog: made 1000 connections" "$tmp/hogged/bots/hog.log" ||
+  fail "the hog did not make its 1,000 connections"
+grep -q "^tournament: warning: bot hog never played" "$tmp/hogged.err" ||
+  fail "the hog played"
+grep -q "^tournament: warning: bot honest" "$tmp/hogged.err" &&
+  fail "an honest bot never played: its connections were reset"
+# Its quota: 1024 less the reserve of 128, halved, shared out among 3.
+quota=$(( (1024 - 128) / 2 / 3 ))
+grep -Eq "^tournament: reset [0-9]+ connections? .*[(; ][0-9]+ from a local uid holding its quota of $quota connections: uid $first the most, " "$tmp/hogged.err" ||
+  fail "the runner did not say it reset the hog's connections over its quota of $quota"
+# Every seat of an honest bot played: none forfeited, and their matches
+# against each other ended normally.
+/usr/bin/python3 - "$tmp/hogged/results.json" <<'EOF' || fail "an honest bot's seat forfeited"
+import json, sys
+results = json.load(open(sys.argv[1]))
+between = 0
+for match in results["matches"]:
+    for bot, seat in zip(match["seats"], match["outcome"]["seats"]):
+        if bot != "hog" and seat.get("forfeited"):
+            sys.exit(f"{bot} forfeited in match {match['index']}")
+    if "hog" not in match["seats"]:
+        between += 1
+        if match["outcome"]["termination"] != "TERMINATION_NORMAL":
+            sys.exit(f"match {match['index']} ended {match['outcome']['termination']}")
+if between != 2:
+    sys.exit(f"{between} matches between the honest bots, not 2")
+EOF
+echo "hog: kept to its quota of $quota connections; the other bots played"
 echo PASS

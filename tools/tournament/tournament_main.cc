@@ -34,7 +34,8 @@
 //
 // --bot_uids=FIRST (as root) runs bot number i of the file as uid and gid
 // FIRST+i, so that no bot can read another's token or key, or signal or
-// trace another (docs/tournament.md, "Hosting bots you do not trust").
+// trace another, or take the embedded referee's connections from another
+// (docs/tournament.md, "Hosting bots you do not trust").
 #include <fcntl.h>
 #include <grp.h>
 #include <pwd.h>
@@ -68,6 +69,7 @@
 #include "google/protobuf/text_format.h"
 #include "referee/cli/accept_guard.h"
 #include "referee/cli/library_log.h"
+#include "referee/cli/peer_quota.h"
 #include "referee/cli/program.h"
 #include "referee/core/log_sink.h"
 #include "tools/tournament/bot_process.h"
@@ -161,9 +163,11 @@ ABSL_FLAG(int64_t, bot_log_mib, 16,
 ABSL_FLAG(int64_t, bot_uids, 0,
           "Run bot number i of the tournament file (from 0) as uid and gid "
           "FIRST+i, with no supplementary groups, each reading only its own "
-          "token, every process of its uid killed when it stops (the runner "
-          "must run as root; the ids must belong to nothing else: one that "
-          "is an account's or a group's, or the sudo user's, is refused). "
+          "token, every process of its uid killed when it stops, each "
+          "holding at most its share of the embedded referee's connections "
+          "(the runner must run as root; the ids must belong to nothing "
+          "else: one that is an account's or a group's, or the sudo user's, "
+          "is refused). "
           "0: every bot runs as the runner's user.");
 
 namespace pyramid {
@@ -253,6 +257,26 @@ absl::Status CheckBotUids(const v1::Tournament& tournament, int64_t first) {
     }
   }
   return absl::OkStatus();
+}
+
+// The connections each bot may hold at once under --bot_uids (its uid's
+// quota in the accept guard: peer_quota.h), of the `ceiling` the guard lets
+// connections have descriptors below: half of it shared out among the
+// `bots`, the other half left for the runner's own descriptors below it
+// (its bots' pipes, the journal, the databases, the logs of the matches in
+// flight: 75 descriptors in all, connections included, for 8 bots at
+// concurrency 8) and its own connections.
+// At least 8, so that a bot can connect again while its old connections
+// close; at most 256, for each connection holds some of the runner's memory
+// and a bot needs one (or one per match it plays at once). So each bot can
+// connect however many the others hold, while 8 per bot fits in half the
+// ceiling.
+constexpr int kMinBotConnections = 8;
+constexpr int kMaxBotConnections = 256;
+
+int BotConnectionQuota(int ceiling, int bots) {
+  return std::clamp(ceiling / 2 / std::max(bots, 1), kMinBotConnections,
+                    kMaxBotConnections);
 }
 
 // SIGINT and SIGTERM received (RunOptions::interruptions): both count the
@@ -429,9 +453,11 @@ void OpenClosedStdio() {
   }
 }
 
-// `open_file_limit`: the soft RLIMIT_NOFILE this process had before its
-// accept guard raised it, which the bots start with.
-int Main(const std::string& path, rlim_t open_file_limit) {
+// `guard`: what the accept guard settled; the bots start with its
+// previous_limit, the soft RLIMIT_NOFILE this process had before the guard
+// raised it, and under --bot_uids each may hold its share of the guard's
+// ceiling in connections (BotConnectionQuota).
+int Main(const std::string& path, const AcceptGuardSettings& guard) {
   absl::StatusOr<v1::Tournament> tournament = LoadTournament(path);
   if (!tournament.ok()) {
     std::cerr << "tournament: " << tournament.status().message() << "\n";
@@ -447,6 +473,15 @@ int Main(const std::string& path, rlim_t open_file_limit) {
   if (absl::Status s = CheckBotUids(*tournament, bot_uids); !s.ok()) {
     std::cerr << "tournament: " << s.message() << "\n";
     return 2;
+  }
+  if (bot_uids != 0) {
+    // Each bot a uid of its own: a bot holding every connection it can
+    // leaves the others theirs (without --bot_uids the bots are the
+    // runner's uid, one to the kernel).
+    SetPeerQuota({.first_uid = static_cast<uid_t>(bot_uids),
+                  .uids = static_cast<uint32_t>(tournament->bots_size()),
+                  .per_uid = BotConnectionQuota(guard.ceiling,
+                                                tournament->bots_size())});
   }
   struct sigaction action = {};
   action.sa_handler = OnSignal;
@@ -467,7 +502,7 @@ int Main(const std::string& path, rlim_t open_file_limit) {
   options.replay_lost_logs = absl::GetFlag(FLAGS_replay_lost_logs);
   options.bot_log_limit = bot_log_mib << 20;
   if (bot_uids != 0) options.bot_uids = static_cast<uid_t>(bot_uids);
-  options.bot_soft_open_file_limit = open_file_limit;
+  options.bot_soft_open_file_limit = guard.previous_limit;
   // This program starts no child but the bots.
   options.adopt_orphans = true;
   absl::StatusOr<v1::TournamentResults> results =
@@ -519,11 +554,12 @@ int main(int argc, char** argv) {
   // connections until no descriptor is left, and the descriptors the
   // runner's own files need kept from connections (accept_guard.h), the
   // bots starting with the soft open-file limit from before the guard
-  // raised it; the messages of protobuf and gRPC, which a bot can cause,
-  // rate-limited (library_log.h).
+  // raised it (and, under --bot_uids, each limited to its share of the
+  // connections: Main); the messages of protobuf and gRPC, which a bot can
+  // cause, rate-limited (library_log.h).
   const pyramid::AcceptGuardSettings guard = pyramid::InstallAcceptGuard();
   pyramid::LimitLibraryLogs();
-  const int status = pyramid::Main(rest[1], guard.previous_limit);
+  const int status = pyramid::Main(rest[1], guard);
   pyramid::FlushAcceptGuardReport(/*final=*/true);
   pyramid::FlushLibraryLogs();
   return status;
