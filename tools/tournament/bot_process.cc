@@ -597,18 +597,22 @@ absl::Status BotProcess::Start() {
     return absl::FailedPreconditionError(
         absl::StrCat("bot ", name_, " cannot start: ", s.message()));
   }
-  // With a uid, soft and hard; else soft_open_file_limit (0: this
-  // process's soft limit) under this process's hard limit, which a process
-  // without privilege cannot raise.
-  rlimit64 open_file_limit = {static_cast<rlim64_t>(settings_.open_file_limit),
-                              static_cast<rlim64_t>(settings_.open_file_limit)};
-  if (!settings_.uid.has_value()) {
-    rlimit64 now;
-    if (getrlimit64(RLIMIT_NOFILE, &now) != 0) {
-      return absl::InternalError(absl::StrCat(
-          "cannot start bot ", name_,
-          ": cannot read the open-file limit: ", std::strerror(errno)));
-    }
+  // With a uid, open_file_limit soft and hard; else soft_open_file_limit
+  // (0: this process's soft limit) soft and this process's hard limit. Both
+  // under this process's hard limit, which only a process with
+  // CAP_SYS_RESOURCE could raise (root in a container may lack it).
+  rlimit64 now;
+  if (getrlimit64(RLIMIT_NOFILE, &now) != 0) {
+    return absl::InternalError(absl::StrCat(
+        "cannot start bot ", name_,
+        ": cannot read the open-file limit: ", std::strerror(errno)));
+  }
+  rlimit64 open_file_limit;
+  if (settings_.uid.has_value()) {
+    const rlim64_t limit = std::min(
+        static_cast<rlim64_t>(settings_.open_file_limit), now.rlim_max);
+    open_file_limit = {limit, limit};
+  } else {
     const rlim64_t soft =
         settings_.soft_open_file_limit == 0
             ? now.rlim_cur

@@ -78,7 +78,8 @@ struct BotSettings {
   // uid may have at once (its own, what it starts, their threads).
   int process_limit = kDefaultBotProcessLimit;
   // With `uid`: the bot's RLIMIT_NOFILE, soft and hard (so that it cannot
-  // raise it), set before it takes on the uid.
+  // raise it), set before it takes on the uid; at most this process's hard
+  // limit, which a process without CAP_SYS_RESOURCE cannot raise.
   int open_file_limit = kDefaultBotOpenFileLimit;
   // Without `uid`: the bot's soft RLIMIT_NOFILE, at most this process's
   // hard limit (read at each Start), which is the bot's hard one; 0: this

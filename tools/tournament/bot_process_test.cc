@@ -16,17 +16,20 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstring>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "absl/time/clock.h"
 #include "gtest/gtest.h"
 #include "referee/core/log_sink.h"
+#include "tests/forked_child.h"
 #include "tests/temp_dir.h"
 
 namespace pyramid {
@@ -327,6 +330,42 @@ TEST(BotProcessTest, ABotRunAsItsOwnUidReadsOnlyItsOwnToken) {
   EXPECT_EQ(started.message(),
             absl::StrCat("cannot run ", mine, " as uid ", uid,
                          " (--bot_uids): Permission denied"));
+}
+
+// As root, under a hard open-file limit below BotSettings::open_file_limit
+// (which root without CAP_SYS_RESOURCE, as in a container, cannot raise):
+// the bot with a uid starts with that hard limit, soft and hard, instead of
+// failing to start with EPERM.
+TEST(BotProcessTest, ABotRunAsItsOwnUidGetsAtMostTheRunnersHardLimit) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root";
+  const TempDir dir("botproc");
+  ASSERT_TRUE(dir.ok());
+  const uid_t uid = 3000000 + static_cast<uid_t>(getpid() % 100000) * 2;
+  const std::string log = dir.File("bot.log");
+  // In a child: the lowered hard limit would stay with this process.
+  ForkedChild child([&](int report) {
+    const rlimit low = {512, 512};
+    if (setrlimit(RLIMIT_NOFILE, &low) != 0) _exit(10);
+    BotSettings settings;
+    settings.uid = uid;
+    BotProcess bot("low", {"/bin/sh", "-c", "echo ready; exec sleep 600"}, {},
+                   log, settings);
+    const absl::Status started = bot.Start();
+    std::string said = started.ok() ? "" : started.ToString();
+    for (int i = 0; started.ok() && i < 500 &&
+                    Read(log).find("ready") == std::string::npos;
+         ++i) {
+      absl::SleepFor(absl::Milliseconds(10));
+    }
+    if (started.ok()) {
+      said = absl::StrJoin(LimitLine(bot.pid(), "Max open files"), " ");
+      if (!bot.Stop(/*grace_ms=*/0).ok()) said += " (not stopped)";
+    }
+    [[maybe_unused]] ssize_t written = write(report, said.data(), said.size());
+  });
+  ASSERT_TRUE(child.ok()) << std::strerror(errno);
+  EXPECT_EQ(child.ReadToEnd(), "Max open files 512 512 files");
+  EXPECT_EQ(child.Wait().exit_code, 0);
 }
 
 // The processes of real uid `uid` that run (zombies do not).
