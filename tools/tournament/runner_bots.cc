@@ -102,10 +102,15 @@ absl::Status Runner::StartBots() {
       return absl::InvalidArgumentError(
           "--bot_uids needs the runner to run as root");
     }
-    // Each bot reaches its own token by name; none lists the others.
-    if (chmod(tokens.c_str(), 0711) != 0) {
-      return absl::InternalError(absl::StrCat("cannot chmod ", tokens.string(),
-                                              ": ", std::strerror(errno)));
+    // Each bot reaches its own token by name; none lists the others. And
+    // no bot reads the others' logs, where a bot that prints its hand or
+    // its plans as it plays would tell them to its opponents.
+    for (const auto& [dir, mode] :
+         {std::pair{tokens, 0711}, {out_ / "bots", 0700}}) {
+      if (chmod(dir.c_str(), mode) != 0) {
+        return absl::InternalError(absl::StrCat("cannot chmod ", dir.string(),
+                                                ": ", std::strerror(errno)));
+      }
     }
   }
   if (options_.adopt_orphans) {
