@@ -15,7 +15,9 @@
 # 3. As root only (skipped otherwise): --bot_uids. A process of a bot's uid
 #    left from before is killed at the start; bot number i runs as uid
 #    FIRST+i and can neither read another bot's token nor list the tokens
-#    directory, nor read a bot's log (its own, which exists); the tournament plays and verifies; no process of those uids
+#    directory, nor read a bot's log (its own, which exists), and its
+#    environment has PATH but not the runner's admin token or other
+#    variables; the tournament plays and verifies; no process of those uids
 #    is left; the bot has no descriptor but 0, 1 and 2. A key_file the
 #    bot's uid does not own alone, ids an account or group has or SUDO_UID,
 #    and --bot_uids from a runner that is not root, are refused (status 2).
@@ -111,14 +113,16 @@ tokens="$tmp/confined/tokens"
 write_tournament "$tmp/confined.txt" pyramid_shambo seats=2 rounds=2 \
   output_dir="$tmp/confined" \
   -- honest1 "$BIN/bot" --quiet -- honest2 "$BIN/bot" --quiet \
-  -- snoop /bin/sh -c "echo uid=\$(id -u); echo fds-begin; ls /proc/\$\$/fd; echo fds-end; cat $tokens/honest1.token && echo STOLEN || echo refused; ls $tokens && echo LISTED || echo unlisted; head -c 1 $tmp/confined/bots/snoop.log >/dev/null && echo PEEKED || echo unpeeked; exec $BIN/bot --quiet --referee={referee} --token_file={token_file}"
+  -- snoop /bin/sh -c "echo uid=\$(id -u); echo admin=\${PYRAMID_ADMIN_TOKEN:-none} secret=\${OPERATOR_SECRET:-none} path=\${PATH:+set}; echo fds-begin; ls /proc/\$\$/fd; echo fds-end; cat $tokens/honest1.token && echo STOLEN || echo refused; ls $tokens && echo LISTED || echo unlisted; head -c 1 $tmp/confined/bots/snoop.log >/dev/null && echo PEEKED || echo unpeeked; exec $BIN/bot --quiet --referee={referee} --token_file={token_file}"
 # A process of bot 0's uid left from an earlier run.
 setpriv --reuid=$first --regid=$first --clear-groups sleep $((mark + 1)) &
 leftover=$!
 disown "$leftover"  # Its death is expected: no "Killed" line.
 sleep 0.2
 running "$leftover" || fail "could not start a process as uid $first"
-"$BIN/tournament" "$tmp/confined.txt" --bot_uids=$first \
+# An admin token and a secret of the operator's in the runner's environment.
+PYRAMID_ADMIN_TOKEN=admin-secret OPERATOR_SECRET=cloud-secret \
+  "$BIN/tournament" "$tmp/confined.txt" --bot_uids=$first \
   > "$tmp/confined.out" 2> "$tmp/confined.err" ||
   fail "the tournament under --bot_uids exited $?"
 running "$leftover" && fail "the process of uid $first from before survived the run"
@@ -129,6 +133,8 @@ grep -qx unlisted "$snoop" || fail "snoop listed the tokens directory"
 grep -q "STOLEN\|LISTED" "$snoop" && fail "snoop got at the tokens"
 # Its own log exists (it is writing to it), yet OUTPUT/bots is not its.
 grep -qx unpeeked "$snoop" || fail "snoop read the bots' logs"
+grep -qx "admin=none secret=none path=set" "$snoop" ||
+  fail "snoop's environment held the runner's secrets, or no PATH"
 # The runner's descriptors (the match journal, open before the bots start)
 # stay the runner's: the bot has its standard input, output and error only.
 fds=$(sed -n '/^fds-begin$/,/^fds-end$/p' "$snoop" | tr '\n' ' ')

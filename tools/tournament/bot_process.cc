@@ -25,7 +25,9 @@
 #include <fstream>
 #include <thread>
 
+#include "absl/algorithm/container.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
@@ -551,24 +553,41 @@ absl::Status BotProcess::KillLeftovers() {
 
 namespace {
 
-// This process's environment with `overrides` set, as KEY=VALUE strings
-// sorted by key.
-std::vector<std::string> Environment(
-    const std::map<std::string, std::string>& overrides) {
+// Whether a bot run as a uid of its own is given the runner's variable
+// `key` (BotEnvironment): the locale, time zone, terminal and search paths
+// a program commonly needs, nothing that may hold a secret.
+bool GivenToAConfinedBot(const std::string& key) {
+  static constexpr const char* kNames[] = {"HOME",      "LANG",   "LANGUAGE",
+                                           "NODE_PATH", "PATH",   "PYTHONPATH",
+                                           "TERM",      "TMPDIR", "TZ"};
+  for (const char* name : kNames) {
+    if (key == name) return true;
+  }
+  return absl::StartsWith(key, "LC_");
+}
+
+}  // namespace
+
+std::vector<std::string> BotEnvironment(
+    char** runner_env, const std::map<std::string, std::string>& overrides,
+    bool confined) {
   std::map<std::string, std::string> env;
-  for (char** e = environ; *e != nullptr; ++e) {
+  for (char** e = runner_env; *e != nullptr; ++e) {
     const std::string entry(*e);
     const size_t eq = entry.find('=');
-    if (eq != std::string::npos)
-      env[entry.substr(0, eq)] = entry.substr(eq + 1);
+    if (eq == std::string::npos) continue;
+    std::string key = entry.substr(0, eq);
+    if (absl::c_linear_search(kSecretsNeverGivenToBots, key) ||
+        (confined && !GivenToAConfinedBot(key))) {
+      continue;
+    }
+    env[std::move(key)] = entry.substr(eq + 1);
   }
   for (const auto& [key, value] : overrides) env[key] = value;
   std::vector<std::string> env_strings;
   for (const auto& [key, value] : env) env_strings.push_back(key + "=" + value);
   return env_strings;
 }
-
-}  // namespace
 
 // Started with vfork, not fork: in a process that runs a gRPC server (the
 // embedded referee), fork's atfork handlers disturb gRPC's in-flight streams;
@@ -624,7 +643,8 @@ absl::Status BotProcess::Start() {
     args.push_back(const_cast<char*>(arg.c_str()));
   }
   args.push_back(nullptr);
-  std::vector<std::string> env_strings = Environment(env_);
+  std::vector<std::string> env_strings =
+      BotEnvironment(environ, env_, settings_.uid.has_value());
   std::vector<char*> envp;
   for (std::string& entry : env_strings) envp.push_back(entry.data());
   envp.push_back(nullptr);

@@ -139,6 +139,26 @@ OrphanSweep KillOrphans(const std::set<pid_t>& bots);
 // restarted again and again.
 absl::StatusOr<std::string> FindProgram(const std::string& program);
 
+// Variables of the runner's environment no bot is given: the admin token
+// the runner may take from $PYRAMID_ADMIN_TOKEN (with which a bot could
+// download a running match's log, seed and all, and so every hidden hand),
+// and a seat or bot token, someone else's (a bot gets its own token file,
+// $PYRAMID_TOKEN_FILE).
+inline constexpr const char* kSecretsNeverGivenToBots[] = {
+    "PYRAMID_ADMIN_TOKEN", "PYRAMID_TOKEN"};
+
+// A bot's environment, as KEY=VALUE strings sorted by key: `runner_env`
+// (the runner's, as `environ`) less kSecretsNeverGivenToBots, with
+// `overrides` set (PYRAMID_REFEREE, PYRAMID_TOKEN_FILE). `confined` (a bot
+// run as a uid of its own, BotSettings::uid) is given only HOME, LANG,
+// LANGUAGE, LC_*, NODE_PATH, PATH, PYTHONPATH, TERM, TMPDIR and TZ of the
+// runner's, since any other variable may hold a secret of the operator's
+// (a cloud credential, another service's token); a bot that needs another
+// sets it in its command (`/usr/bin/env NAME=VALUE PROGRAM ...`).
+std::vector<std::string> BotEnvironment(
+    char** runner_env, const std::map<std::string, std::string>& overrides,
+    bool confined);
+
 class BotProcess {
  public:
   // `argv[0]` is the program (looked up on PATH when it has no slash).

@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -423,6 +424,60 @@ TEST(BotProcessTest, KillProcessesOfOutlastsProcessesThatSignalEveryone) {
     EXPECT_EQ(RunningOf(uid), std::vector<pid_t>());
     EXPECT_TRUE(bot.Stop(/*grace_ms=*/0).ok());
   }
+}
+
+// No bot is given the admin token or a token of someone else's from the
+// runner's environment; a bot run as a uid of its own is given only the
+// variables a program commonly needs, none that may hold a secret. The
+// overrides (its own token file, the referee) are set either way.
+TEST(BotProcessTest, ABotIsGivenNoSecretOfTheRunnersEnvironment) {
+  std::vector<std::string> runner = {
+      "PATH=/usr/bin:/bin",      "HOME=/root",
+      "LC_ALL=C.UTF-8",          "PYRAMID_ADMIN_TOKEN=admin-secret",
+      "PYRAMID_TOKEN=bot-token", "AWS_SECRET_ACCESS_KEY=cloud-secret",
+      "PYRAMID_REFEREE=stale",   "NOT_A_VARIABLE"};
+  std::vector<char*> runner_env;
+  for (std::string& entry : runner) runner_env.push_back(entry.data());
+  runner_env.push_back(nullptr);
+  const std::map<std::string, std::string> overrides = {
+      {"PYRAMID_REFEREE", "127.0.0.1:9"},
+      {"PYRAMID_TOKEN_FILE", "/out/tokens/a.token"}};
+  EXPECT_EQ(
+      BotEnvironment(runner_env.data(), overrides, /*confined=*/false),
+      (std::vector<std::string>{
+          "AWS_SECRET_ACCESS_KEY=cloud-secret", "HOME=/root", "LC_ALL=C.UTF-8",
+          "PATH=/usr/bin:/bin", "PYRAMID_REFEREE=127.0.0.1:9",
+          "PYRAMID_TOKEN_FILE=/out/tokens/a.token"}));
+  EXPECT_EQ(BotEnvironment(runner_env.data(), overrides, /*confined=*/true),
+            (std::vector<std::string>{
+                "HOME=/root", "LC_ALL=C.UTF-8", "PATH=/usr/bin:/bin",
+                "PYRAMID_REFEREE=127.0.0.1:9",
+                "PYRAMID_TOKEN_FILE=/out/tokens/a.token"}));
+}
+
+// And a bot started so has that environment: the runner's admin token is
+// not in it.
+TEST(BotProcessTest, ABotStartedHasNoAdminTokenInItsEnvironment) {
+  const TempDir dir("botproc");
+  ASSERT_TRUE(dir.ok());
+  ASSERT_EQ(setenv("PYRAMID_ADMIN_TOKEN", "admin-secret", 1), 0);
+  const std::string log = dir.File("bot.log");
+  BotProcess bot("plain",
+                 {"/bin/sh", "-c",
+                  "echo admin=${PYRAMID_ADMIN_TOKEN:-none} "
+                  "referee=$PYRAMID_REFEREE; echo ready; exec sleep 600"},
+                 {{"PYRAMID_REFEREE", "127.0.0.1:9"}}, log, {});
+  const absl::Status started = bot.Start();
+  unsetenv("PYRAMID_ADMIN_TOKEN");
+  ASSERT_TRUE(started.ok()) << started;
+  for (int i = 0; i < 500 && Read(log).find("ready") == std::string::npos;
+       ++i) {
+    absl::SleepFor(absl::Milliseconds(10));
+  }
+  EXPECT_NE(Read(log).find("admin=none referee=127.0.0.1:9\n"),
+            std::string::npos)
+      << Read(log);
+  EXPECT_TRUE(bot.Stop(/*grace_ms=*/0).ok());
 }
 
 // The words of the "Max open files" line of a bot started without a uid
