@@ -19,8 +19,9 @@
 #    environment has PATH but not the runner's admin token or other
 #    variables; the tournament plays and verifies; no process of those uids
 #    is left; the bot has no descriptor but 0, 1 and 2. A key_file the
-#    bot's uid does not own alone, ids an account or group has or SUDO_UID,
-#    and --bot_uids from a runner that is not root, are refused (status 2).
+#    bot's uid does not own alone, a signing key the bots' uids can read,
+#    ids an account or group has or SUDO_UID, and --bot_uids from a runner
+#    that is not root, are refused (status 2).
 # 4. As root only, --bot_uids again: a bot that opens 1,000 connections to
 #    the embedded referee and holds them, before the two others start,
 #    under a runner open-file limit of 1024 (connections below descriptor
@@ -166,6 +167,17 @@ chown $((first + 1)):$((first + 1)) "$tmp/signed.key"
 chmod 0400 "$tmp/signed.key"
 "$BIN/tournament" "$tmp/keyed.txt" --bot_uids=$first > "$tmp/keyed.out" \
   2> "$tmp/keyed.err" || fail "the tournament with an owned key_file exited $?"
+# Refused: the embedded referee's signing key, readable by the bots.
+key="$tmp/keyed.referee.key"
+[[ -f $key ]] || fail "no signing key at $key"
+chmod 0644 "$key"
+status=0
+"$BIN/tournament" "$tmp/keyed.txt" --bot_uids=$first > /dev/null \
+  2> "$tmp/readable-key.err" || status=$?
+(( status == 2 )) || fail "a signing key the bots can read was not refused (status $status)"
+grep -q "bot plain runs as uid $first (--bot_uids) and could read the signing_key_file (the embedded referee's key) $key: make it readable by its owner alone (chmod 0600 $key)" "$tmp/readable-key.err" ||
+  fail "the readable signing key's refusal does not say what to do"
+chmod 0600 "$key"
 # Refused: ids an account or a group has, and the id of the user who ran
 # sudo (every process of a bot's uid is killed; a group's rights are the
 # bot's).

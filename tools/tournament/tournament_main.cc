@@ -52,6 +52,7 @@
 #include <iostream>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/flags/flag.h"
@@ -75,6 +76,7 @@
 #include "tools/tournament/bot_process.h"
 #include "tools/tournament/report.h"
 #include "tools/tournament/runner.h"
+#include "tools/tournament/signing_key.h"
 #include "tools/tournament/standings.h"
 #include "tools/tournament/tournament_file.h"
 
@@ -215,8 +217,9 @@ absl::Status CheckBotUidsUnused(int64_t first, int64_t last) {
 
 // Checks --bot_uids against `tournament` (INVALID_ARGUMENT, saying what to
 // do): the runner runs as root, the uids fit and belong to no account,
-// group or the user who ran sudo (CheckBotUidsUnused), and each key_file
-// belongs to its bot's uid alone and is readable by it.
+// group or the user who ran sudo (CheckBotUidsUnused), each key_file
+// belongs to its bot's uid alone and is readable by it, and no bot's uid
+// can read the runner's admin token file or signing key.
 absl::Status CheckBotUids(const v1::Tournament& tournament, int64_t first) {
   if (first == 0) return absl::OkStatus();
   const int64_t last = first + tournament.bots_size() - 1;
@@ -254,6 +257,34 @@ absl::Status CheckBotUids(const v1::Tournament& tournament, int64_t first) {
           "bot ", bot.name(), " runs as uid ", uid,
           " (--bot_uids) and cannot read its key_file ", bot.key_file(), ": ",
           s.message(), "; every directory above it must let others enter it"));
+    }
+  }
+  // The runner's own secrets, which no bot may read: the admin token of
+  // the referee it plays on (with it a bot could download a running
+  // match's log, seed and all), and the embedded referee's signing key
+  // (with it a bot could sign logs of matches never played), when it
+  // exists already (a new one is written owner-only).
+  std::vector<std::pair<std::string, std::string>> secrets;
+  if (!tournament.referee().empty()) {
+    if (!tournament.admin_token_file().empty()) {
+      secrets.push_back({"admin_token_file", tournament.admin_token_file()});
+    }
+  } else {
+    secrets.push_back({"signing_key_file (the embedded referee's key)",
+                       SigningKeyFilesOf(tournament).key.string()});
+  }
+  for (const auto& [what, path] : secrets) {
+    struct stat st;
+    if (stat(path.c_str(), &st) != 0) continue;  // Said later, if needed.
+    for (int i = 0; i < tournament.bots_size(); ++i) {
+      const uid_t uid = static_cast<uid_t>(first + i);
+      if (CheckAccessAs(uid, uid, path, R_OK).ok()) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "bot ", tournament.bots(i).name(), " runs as uid ", uid,
+            " (--bot_uids) and could read the ", what, " ", path,
+            ": make it readable by its owner alone (chmod 0600 ", path,
+            "), or keep it in a directory others cannot enter"));
+      }
     }
   }
   return absl::OkStatus();
