@@ -700,9 +700,6 @@ int Run(const Paths& paths, const std::optional<SigningKey>& named_key,
   int signal_number = -1;
   while (sigwait(&signals, &signal_number) != 0) {
   }
-  std::cout << "referee: shutting down (signal " << signal_number
-            << "); checkpointing running matches\n"
-            << std::flush;
   health.SetServing(false);
   lobby.connections().CloseAll(grpc::StatusCode::UNAVAILABLE,
                                "the referee is shutting down");
@@ -712,6 +709,12 @@ int Run(const Paths& paths, const std::optional<SigningKey>& named_key,
   // Last, once no Play message can arrive: no match seals after the
   // checkpoints it makes, so the transparency log's covers every sealed log.
   lobby.SuspendAll();
+  // Only now, with every running match checkpointed: a stdout that does
+  // not take the line (a pipe shared with a stalled stderr, `2>&1 |
+  // collector`) may keep the referee from exiting, but loses nothing.
+  std::cout << "referee: stopped (signal " << signal_number
+            << "); running matches checkpointed\n"
+            << std::flush;
   return 0;
 }
 
