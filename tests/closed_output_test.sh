@@ -53,7 +53,9 @@ referee = subprocess.Popen(
      "--port_file=" + port_file, "--data_dir=" + os.path.join(tmp, "stalled")],
     stdin=subprocess.DEVNULL, stdout=w, stderr=w)
 fcntl.fcntl(r, fcntl.F_SETFL, os.O_NONBLOCK)
-fcntl.fcntl(w, fcntl.F_SETFL, os.O_NONBLOCK)
+# The pipe's write end again, a file description of its own: O_NONBLOCK
+# set on the referee's would make its writes fail, not wait.
+filler = os.open("/proc/self/fd/%d" % w, os.O_WRONLY | os.O_NONBLOCK)
 
 
 def wait_for(what, done):
@@ -87,7 +89,7 @@ port = int(open(port_file).read())
 for size in (4096, 1):
     try:
         while True:
-            os.write(w, b"x" * size)
+            os.write(filler, b"x" * size)
     except BlockingIOError:
         pass
 referee.send_signal(signal.SIGTERM)
@@ -104,6 +106,7 @@ def not_serving():
 wait_for("the server to stop with the output pipe full", not_serving)
 # Drained: the line it waits to say goes, and it exits.
 os.close(w)
+os.close(filler)
 fcntl.fcntl(r, fcntl.F_SETFL, 0)
 rest = b""
 while chunk := os.read(r, 65536):
