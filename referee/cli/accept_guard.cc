@@ -13,6 +13,7 @@
 #include <atomic>
 #include <climits>
 #include <cstdio>
+#include <cstring>
 #include <mutex>
 
 #include "referee/cli/peer_quota.h"
@@ -26,6 +27,7 @@ std::atomic<rlim_t> file_limit{0};
 std::atomic<int64_t> total_over_ceiling{0};
 std::atomic<int64_t> total_no_descriptor{0};
 std::atomic<int64_t> total_over_quota{0};
+std::atomic<int64_t> total_uid_unknown{0};
 
 // The reserve descriptor, on /dev/null (-1: none, opened again at the next
 // call). Its mutex also keeps two threads' tricks apart.
@@ -139,13 +141,22 @@ timespec last_try = {};   // When the last line was due.
 bool said = false;        // A line was written before.
 timespec last_said = {};  // When the last line was written.
 int64_t pending_over_ceiling = 0, pending_no_descriptor = 0,
-        pending_over_quota = 0;
+        pending_over_quota = 0, pending_uid_unknown = 0;
 
-enum class Cause { kOverCeiling, kNoDescriptor, kOverQuota };
+enum class Cause { kOverCeiling, kNoDescriptor, kOverQuota, kUidUnknown };
 
 double SecondsBetween(const timespec& start, const timespec& end) {
   return static_cast<double>(end.tv_sec - start.tv_sec) +
          (end.tv_nsec - start.tv_nsec) / 1e9;
+}
+
+// Appends `clause` to the `size` bytes of `causes` (of `capacity`), after
+// "; " if it is not the first.
+void AppendCause(const char* clause, char* causes, size_t capacity) {
+  if (clause[0] == '\0') return;
+  const size_t size = strlen(causes);
+  snprintf(causes + size, capacity - size, "%s%s", size > 0 ? "; " : "",
+           clause);
 }
 
 // Writes the line for the resets not yet said, if there are any and either
@@ -153,22 +164,23 @@ double SecondsBetween(const timespec& start, const timespec& end) {
 // `force`. Takes report_mutex; writes after letting it go, and if stderr
 // does not take the line, gives its counts back for the next.
 void Report(const timespec& now, bool force) {
-  char line[800];
+  char line[1024];
   int size = 0;
-  int64_t over = 0, none = 0, quota = 0;
+  int64_t over = 0, none = 0, quota = 0, unknown = 0;
   const int guard_ceiling = ceiling.load(std::memory_order_relaxed);
   {
     std::lock_guard<std::mutex> lock(report_mutex);
     over = pending_over_ceiling;
     none = pending_no_descriptor;
     quota = pending_over_quota;
-    if (over + none + quota == 0) return;
+    unknown = pending_uid_unknown;
+    if (over + none + quota + unknown == 0) return;
     if (tried && SecondsBetween(last_try, now) < kReportEverySeconds &&
         !force) {
       return;
     }
     char when[64] = "", why_over[256] = "", why_none[128] = "",
-         why_quota[160] = "";
+         why_quota[160] = "", why_unknown[160] = "";
     if (said) {
       snprintf(when, sizeof when, " in the last %.0f s",
                SecondsBetween(last_said, now));
@@ -198,18 +210,28 @@ void Report(const timespec& now, bool force) {
                static_cast<unsigned>(refusals.most_refused_uid),
                static_cast<long long>(refusals.most_refused));
     }
-    const int64_t resets = over + none + quota;
-    size = snprintf(
-        line, sizeof line,
-        "%s: reset %lld connection%s%s (%s%s%s%s%s); at most one such "
-        "line per %d s\n",
-        program_invocation_short_name, static_cast<long long>(resets),
-        resets == 1 ? "" : "s", when, why_over,
-        over > 0 && none + quota > 0 ? "; " : "", why_none,
-        none > 0 && quota > 0 ? "; " : "", why_quota, kReportEverySeconds);
+    if (unknown > 0) {
+      snprintf(why_unknown, sizeof why_unknown,
+               "%lld to a loopback listener from a peer whose uid the "
+               "kernel did not say (sock_diag), refused under the quota",
+               static_cast<long long>(unknown));
+    }
+    char causes[sizeof why_over + sizeof why_none + sizeof why_quota +
+                sizeof why_unknown + 8] = "";
+    for (const char* clause : {why_over, why_none, why_quota, why_unknown}) {
+      AppendCause(clause, causes, sizeof causes);
+    }
+    const int64_t resets = over + none + quota + unknown;
+    size =
+        snprintf(line, sizeof line,
+                 "%s: reset %lld connection%s%s (%s); at most one such "
+                 "line per %d s\n",
+                 program_invocation_short_name, static_cast<long long>(resets),
+                 resets == 1 ? "" : "s", when, causes, kReportEverySeconds);
     tried = true;
     last_try = now;
-    pending_over_ceiling = pending_no_descriptor = pending_over_quota = 0;
+    pending_over_ceiling = pending_no_descriptor = pending_over_quota =
+        pending_uid_unknown = 0;
   }
   if (size <= 0) return;
   if (WriteWithoutWaiting(line, std::min<size_t>(size, sizeof line - 1))) {
@@ -223,6 +245,7 @@ void Report(const timespec& now, bool force) {
     pending_over_ceiling += over;
     pending_no_descriptor += none;
     pending_over_quota += quota;
+    pending_uid_unknown += unknown;
   }
 }
 
@@ -236,13 +259,15 @@ void Note(Cause cause) {
   std::atomic<int64_t>& total =
       cause == Cause::kOverCeiling    ? total_over_ceiling
       : cause == Cause::kNoDescriptor ? total_no_descriptor
-                                      : total_over_quota;
+      : cause == Cause::kOverQuota    ? total_over_quota
+                                      : total_uid_unknown;
   total.fetch_add(1, std::memory_order_relaxed);
   {
     std::lock_guard<std::mutex> lock(report_mutex);
     ++(cause == Cause::kOverCeiling    ? pending_over_ceiling
        : cause == Cause::kNoDescriptor ? pending_no_descriptor
-                                       : pending_over_quota);
+       : cause == Cause::kOverQuota    ? pending_over_quota
+                                       : pending_uid_unknown);
   }
   Report(Now(), /*force=*/false);
 }
@@ -309,7 +334,8 @@ void FlushAcceptGuardReport(bool final) { Report(Now(), final); }
 AcceptGuardCounts AcceptGuardTotals() {
   return {.over_ceiling = total_over_ceiling.load(),
           .no_descriptor = total_no_descriptor.load(),
-          .over_quota = total_over_quota.load()};
+          .over_quota = total_over_quota.load(),
+          .uid_unknown = total_uid_unknown.load()};
 }
 
 namespace accept_guard_internal {
@@ -322,7 +348,8 @@ void Enable(int new_ceiling, rlim_t limit) {
   {
     std::lock_guard<std::mutex> lock(report_mutex);
     tried = said = false;
-    pending_over_ceiling = pending_no_descriptor = pending_over_quota = 0;
+    pending_over_ceiling = pending_no_descriptor = pending_over_quota =
+        pending_uid_unknown = 0;
   }
   file_limit.store(limit);
   ceiling.store(new_ceiling);
@@ -352,10 +379,12 @@ extern "C" int accept4(int fd, sockaddr* addr, socklen_t* addrlen, int flags) {
       continue;
     }
     if (connection >= 0) {
-      // Below the ceiling, but its peer's uid may hold its quota already.
-      if (AdmitPeer(connection).admitted) return connection;
+      // Below the ceiling, but its peer's uid may hold its quota already,
+      // or, under a quota, not be known.
+      const PeerAdmission admission = AdmitPeer(connection);
+      if (admission.admitted) return connection;
       Reset(connection);
-      Note(Cause::kOverQuota);
+      Note(admission.uid_unknown ? Cause::kUidUnknown : Cause::kOverQuota);
       continue;
     }
     switch (errno) {

@@ -21,7 +21,10 @@
 //    holds its quota of connections already, when a quota is set
 //    (peer_quota.h; the tournament runner sets one under --bot_uids, each
 //    bot a uid of its own): so that one local user holding connections up
-//    to the ceiling cannot have every other one's reset;
+//    to the ceiling cannot have every other one's reset; and, while the
+//    quota is set, every connection to a loopback listener whose peer's
+//    uid the kernel does not say (no bot gets past its quota by hiding
+//    its uid);
 //  - on EMFILE or ENFILE, closes a descriptor it holds in reserve (on
 //    /dev/null), accepts the pending connection into it, resets it and
 //    opens the reserve again (the trick of libuv, nginx and muduo);
@@ -93,6 +96,7 @@ struct AcceptGuardCounts {
   int64_t over_ceiling = 0;   // Descriptor at or above the ceiling.
   int64_t no_descriptor = 0;  // EMFILE or ENFILE: the reserve's trick.
   int64_t over_quota = 0;     // Its peer's uid at its quota (peer_quota.h).
+  int64_t uid_unknown = 0;    // Under a quota, its peer's uid not said.
 };
 AcceptGuardCounts AcceptGuardTotals();
 

@@ -264,12 +264,19 @@ TEST(AcceptGuardTest, OutOfDescriptorsResetsWithTheReserveAndRecovers) {
   close(listener);
 }
 
+// The clock of the quota's checks for closed connections (peer_quota.h),
+// moved on by the test instead of waiting.
+int64_t fake_nanos = 0;
+int64_t FakeClock() { return fake_nanos; }
+
 // A local uid at its quota of connections (peer_quota.h): its next ones
 // are reset though descriptors below the ceiling are free, counted and said
 // apart from the others; one of its own closed lets the next in.
 TEST(AcceptGuardTest, ResetsTheConnectionsOfAUidAtItsQuota) {
   accept_guard_internal::Enable(INT_MAX, 1 << 20);  // The report afresh.
-  SetPeerQuota({.first_uid = geteuid(), .uids = 1, .per_uid = 2});
+  peer_quota_internal::SetClock(&FakeClock);
+  ASSERT_TRUE(
+      SetPeerQuota({.first_uid = geteuid(), .uids = 1, .per_uid = 2}).ok());
   int port;
   const int listener = Listen(&port);
   std::vector<int> clients;
@@ -290,6 +297,7 @@ TEST(AcceptGuardTest, ResetsTheConnectionsOfAUidAtItsQuota) {
   EXPECT_EQ(after.over_quota - before.over_quota, 2);
   EXPECT_EQ(after.over_ceiling, before.over_ceiling);
   EXPECT_EQ(after.no_descriptor, before.no_descriptor);
+  EXPECT_EQ(after.uid_unknown, before.uid_unknown);
   EXPECT_TRUE(Talks(clients[0], a));
   EXPECT_TRUE(Talks(clients[1], b));
   EXPECT_TRUE(WasReset(clients[2]));
@@ -300,8 +308,10 @@ TEST(AcceptGuardTest, ResetsTheConnectionsOfAUidAtItsQuota) {
                                geteuid(),
                                " the most, 1 since the quota was set); at "
                                "most one such line per 10 s\n"));
-  // One of the two ends: the next is admitted.
+  // One of the two ends: the next is admitted (once the quota checks the
+  // uid's connections again, kRescanMillis after the last check).
   close(a);
+  fake_nanos += int64_t{kRescanMillis} * 1'000'000;
   const int late = Connect(port);
   const int accepted = accept(listener, nullptr, nullptr, SOCK_NONBLOCK);
   EXPECT_GE(accepted, 0);
@@ -311,11 +321,51 @@ TEST(AcceptGuardTest, ResetsTheConnectionsOfAUidAtItsQuota) {
   EXPECT_THAT(
       testing::internal::GetCapturedStderr(),
       HasSubstr(absl::StrCat("the most, 2 since the quota was set); ")));
-  SetPeerQuota({});
+  ASSERT_TRUE(SetPeerQuota({}).ok());
+  peer_quota_internal::SetClock(nullptr);
   for (int fd : clients) close(fd);
   close(late);
   close(accepted);
   close(b);
+  close(listener);
+}
+
+// Under a quota, a connection to a loopback listener whose peer's uid the
+// kernel does not say is reset (else a bot hiding its uid would get past
+// its quota), counted and said apart from those over the quota.
+TEST(AcceptGuardTest, ResetsUnderAQuotaTheConnectionsOfAnUnknownUid) {
+  accept_guard_internal::Enable(INT_MAX, 1 << 20);  // The report afresh.
+  ASSERT_TRUE(
+      SetPeerQuota({.first_uid = geteuid(), .uids = 1, .per_uid = 1}).ok());
+  int port;
+  const int listener = Listen(&port);
+  const int client = Connect(port);
+  const AcceptGuardCounts before = AcceptGuardTotals();
+  peer_quota_internal::FailLookups(true);  // As without inet_diag.
+  testing::internal::CaptureStderr();
+  errno = 0;
+  EXPECT_EQ(GlobalAccept4()(listener, nullptr, nullptr, SOCK_NONBLOCK), -1);
+  EXPECT_EQ(errno, EAGAIN);
+  const std::string said = testing::internal::GetCapturedStderr();
+  peer_quota_internal::FailLookups(false);
+  const AcceptGuardCounts after = AcceptGuardTotals();
+  EXPECT_EQ(after.uid_unknown - before.uid_unknown, 1);
+  EXPECT_EQ(after.over_quota, before.over_quota);
+  EXPECT_TRUE(WasReset(client));
+  EXPECT_EQ(said,
+            "accept_guard_test: reset 1 connection (1 to a loopback listener "
+            "from a peer whose uid the kernel did not say (sock_diag), "
+            "refused under the quota); at most one such line per 10 s\n");
+  // The lookups back: the next is admitted.
+  const int late = Connect(port);
+  const int accepted =
+      GlobalAccept4()(listener, nullptr, nullptr, SOCK_NONBLOCK);
+  EXPECT_GE(accepted, 0);
+  EXPECT_TRUE(Talks(late, accepted));
+  ASSERT_TRUE(SetPeerQuota({}).ok());
+  close(client);
+  close(late);
+  close(accepted);
   close(listener);
 }
 

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <vector>
 
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
 namespace pyramid {
@@ -77,9 +78,23 @@ void CloseAll(const std::vector<int>& fds) {
   for (int fd : fds) close(fd);
 }
 
+// Sets `settings`, which must succeed.
+void SetQuota(const PeerQuotaSettings& settings) {
+  const absl::Status set = SetPeerQuota(settings);
+  ASSERT_TRUE(set.ok()) << set;
+}
+
+// The clock of the checks of a uid's connections, when a test sets it.
+int64_t fake_nanos = 0;
+int64_t FakeClock() { return fake_nanos; }
+
 class PeerQuotaTest : public testing::Test {
  protected:
-  void TearDown() override { SetPeerQuota({}); }
+  void TearDown() override {
+    peer_quota_internal::FailLookups(false);
+    peer_quota_internal::SetClock(nullptr);
+    SetQuota({});
+  }
 };
 
 TEST_F(PeerQuotaTest, TheUidOfALoopbackPeerIsItsSocketsOwner) {
@@ -111,7 +126,7 @@ TEST_F(PeerQuotaTest, TheUidIsThePeersNotTheAcceptedSockets) {
   const int server = Accept(listener);
   EXPECT_EQ(LoopbackPeerUid(server), kOther);
   EXPECT_EQ(LoopbackPeerUid(client), 0u);
-  SetPeerQuota({.first_uid = kOther, .uids = 1, .per_uid = 1});
+  SetQuota({.first_uid = kOther, .uids = 1, .per_uid = 1});
   const PeerAdmission admission = AdmitPeer(server);
   EXPECT_TRUE(admission.counted);
   EXPECT_EQ(admission.uid, kOther);
@@ -191,21 +206,195 @@ uint32_t NonLoopbackAddress() {
   return found;
 }
 
-TEST_F(PeerQuotaTest, NoUidForAPeerOffLoopback) {
+// A connection to a listener off loopback may come from another host: its
+// uid is not asked, and the quota admits it uncounted.
+TEST_F(PeerQuotaTest, AConnectionToAListenerOffLoopbackIsNotAskedAbout) {
   const uint32_t own = NonLoopbackAddress();
   if (own == 0) GTEST_SKIP() << "this host has no IPv4 address off loopback";
+  SetQuota({.first_uid = geteuid(), .uids = 1, .per_uid = 1});
   const sockaddr_in address = V4(own);
   int port;
   const int listener = Listen(reinterpret_cast<const sockaddr*>(&address),
                               sizeof address, &port);
   ASSERT_GE(listener, 0);
   const sockaddr_in to = V4(own, port);
-  const int client = Connect(reinterpret_cast<const sockaddr*>(&to), sizeof to);
+  std::vector<int> fds = {listener};
+  for (int i = 0; i < 2; ++i) {
+    fds.push_back(Connect(reinterpret_cast<const sockaddr*>(&to), sizeof to));
+    fds.push_back(Accept(listener));
+    EXPECT_EQ(LoopbackPeerUid(fds.back()), std::nullopt);
+    const PeerAdmission admission = AdmitPeer(fds.back());
+    EXPECT_TRUE(admission.admitted) << i;
+    EXPECT_FALSE(admission.counted) << i;
+  }
+  CloseAll(fds);
+}
+
+// A bot that binds its socket to another address of this host's before it
+// connects to 127.0.0.1: the peer is off loopback, but the listener is on
+// it, so the peer is on this host and its uid is asked, and counted.
+TEST_F(PeerQuotaTest, APeerBoundToAnAddressOffLoopbackIsCounted) {
+  const uint32_t own = NonLoopbackAddress();
+  if (own == 0) GTEST_SKIP() << "this host has no IPv4 address off loopback";
+  SetQuota({.first_uid = geteuid(), .uids = 1, .per_uid = 2});
+  int port;
+  const int listener = ListenOnLoopback(&port);
+  ASSERT_GE(listener, 0);
+  std::vector<int> fds = {listener};
+  for (int i = 0; i < 3; ++i) {
+    const int client = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    fds.push_back(client);
+    const sockaddr_in from = V4(own);
+    ASSERT_EQ(
+        bind(client, reinterpret_cast<const sockaddr*>(&from), sizeof from), 0)
+        << strerror(errno);
+    const sockaddr_in to = V4(INADDR_LOOPBACK, port);
+    ASSERT_EQ(
+        connect(client, reinterpret_cast<const sockaddr*>(&to), sizeof to), 0)
+        << strerror(errno);
+    fds.push_back(Accept(listener));
+    sockaddr_in peer;
+    socklen_t size = sizeof peer;
+    ASSERT_EQ(
+        getpeername(fds.back(), reinterpret_cast<sockaddr*>(&peer), &size), 0);
+    EXPECT_EQ(ntohl(peer.sin_addr.s_addr), own);
+    EXPECT_EQ(LoopbackPeerUid(fds.back()), geteuid()) << i;
+    const PeerAdmission admission = AdmitPeer(fds.back());
+    EXPECT_EQ(admission.admitted, i < 2) << i;
+    EXPECT_EQ(admission.counted, i < 2) << i;
+    EXPECT_FALSE(admission.uid_unknown) << i;
+  }
+  EXPECT_EQ(PeerQuotaRefusalCounts().total, 1);
+  CloseAll(fds);
+}
+
+// A bot that binds its socket to the device "lo" (SO_BINDTODEVICE, no
+// privilege needed since Linux 5.7): the lookup matches it too.
+TEST_F(PeerQuotaTest, APeerBoundToTheLoopbackDeviceIsCounted) {
+  SetQuota({.first_uid = geteuid(), .uids = 1, .per_uid = 2});
+  int port;
+  const int listener = ListenOnLoopback(&port);
+  ASSERT_GE(listener, 0);
+  std::vector<int> fds = {listener};
+  for (int i = 0; i < 3; ++i) {
+    const int client = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    fds.push_back(client);
+    if (setsockopt(client, SOL_SOCKET, SO_BINDTODEVICE, "lo", 3) != 0) {
+      CloseAll(fds);
+      GTEST_SKIP() << "SO_BINDTODEVICE: " << strerror(errno)
+                   << " (unprivileged only from Linux 5.7)";
+    }
+    const sockaddr_in to = V4(INADDR_LOOPBACK, port);
+    ASSERT_EQ(
+        connect(client, reinterpret_cast<const sockaddr*>(&to), sizeof to), 0)
+        << strerror(errno);
+    fds.push_back(Accept(listener));
+    EXPECT_EQ(LoopbackPeerUid(fds.back()), geteuid()) << i;
+    const PeerAdmission admission = AdmitPeer(fds.back());
+    EXPECT_EQ(admission.admitted, i < 2) << i;
+    EXPECT_EQ(admission.counted, i < 2) << i;
+  }
+  EXPECT_EQ(PeerQuotaRefusalCounts().total, 1);
+  CloseAll(fds);
+}
+
+// Under a quota, a connection to a loopback listener whose uid the kernel
+// does not say is refused (without a quota, admitted): else a bot that hid
+// its uid would hold connections past its quota.
+TEST_F(PeerQuotaTest, UnderAQuotaAPeerOfUnknownUidIsRefused) {
+  SetQuota({.first_uid = geteuid() + 1, .uids = 1, .per_uid = 1});
+  int port;
+  const int listener = ListenOnLoopback(&port);
+  const int client = ConnectToLoopback(port);
   const int server = Accept(listener);
-  // On this host, but not from loopback: the kernel could say, but a peer
-  // elsewhere would have no uid here, and the quota does not ask.
+  peer_quota_internal::FailLookups(true);  // As without inet_diag.
   EXPECT_EQ(LoopbackPeerUid(server), std::nullopt);
+  PeerAdmission admission = AdmitPeer(server);
+  EXPECT_FALSE(admission.admitted);
+  EXPECT_FALSE(admission.counted);
+  EXPECT_TRUE(admission.uid_unknown);
+  PeerQuotaRefusals refusals = PeerQuotaRefusalCounts();
+  EXPECT_EQ(refusals.uid_unknown, 1);
+  EXPECT_EQ(refusals.total, 0);
+  SetQuota({});
+  admission = AdmitPeer(server);
+  EXPECT_TRUE(admission.admitted);
+  EXPECT_FALSE(admission.uid_unknown);
   CloseAll({listener, client, server});
+}
+
+// A client gone (reset) before its connection is looked at has no socket
+// left to ask about: refused under a quota, which costs it nothing.
+TEST_F(PeerQuotaTest, UnderAQuotaAPeerGoneAlreadyIsRefused) {
+  SetQuota({.first_uid = geteuid(), .uids = 1, .per_uid = 4});
+  int port;
+  const int listener = ListenOnLoopback(&port);
+  const int client = ConnectToLoopback(port);
+  const linger abort = {.l_onoff = 1, .l_linger = 0};
+  ASSERT_EQ(setsockopt(client, SOL_SOCKET, SO_LINGER, &abort, sizeof abort), 0);
+  close(client);
+  const int server = Accept(listener);
+  const PeerAdmission admission = AdmitPeer(server);
+  EXPECT_FALSE(admission.admitted);
+  EXPECT_TRUE(admission.uid_unknown);
+  CloseAll({listener, server});
+}
+
+// SetPeerQuota checks that the kernel says a loopback peer's uid: it does
+// not set a quota that would refuse every connection.
+TEST_F(PeerQuotaTest, AQuotaIsSetOnlyWhereTheKernelSaysThePeersUid) {
+  peer_quota_internal::FailLookups(true);
+  const absl::Status set =
+      SetPeerQuota({.first_uid = geteuid(), .uids = 1, .per_uid = 1});
+  EXPECT_EQ(set.code(), absl::StatusCode::kFailedPrecondition) << set;
+  EXPECT_THAT(set.message(), testing::HasSubstr("sock_diag"));
+  EXPECT_EQ(CurrentPeerQuota().uids, 0u);
+  // Lifting one needs no lookup.
+  EXPECT_TRUE(SetPeerQuota({}).ok());
+  peer_quota_internal::FailLookups(false);
+  EXPECT_TRUE(
+      SetPeerQuota({.first_uid = geteuid(), .uids = 1, .per_uid = 1}).ok());
+  EXPECT_EQ(CurrentPeerQuota().uids, 1u);
+}
+
+// A uid at its quota has its connections checked for those closed at most
+// once per kRescanMillis, unless the last check freed a place: a flood of
+// connections over the quota costs no check of every entry each.
+TEST_F(PeerQuotaTest, AUidAtItsQuotaIsCheckedAtMostOncePerInterval) {
+  fake_nanos = 1'000'000'000;
+  peer_quota_internal::SetClock(&FakeClock);
+  SetQuota({.first_uid = geteuid(), .uids = 1, .per_uid = 2});
+  int port;
+  const int listener = ListenOnLoopback(&port);
+  std::vector<int> clients, servers;
+  const auto next = [&] {
+    clients.push_back(ConnectToLoopback(port));
+    servers.push_back(Accept(listener));
+    return AdmitPeer(servers.back()).admitted;
+  };
+  EXPECT_TRUE(next());
+  EXPECT_TRUE(next());
+  EXPECT_FALSE(next());  // Checked: both still open.
+  close(servers[0]);
+  // Within the interval, not checked again: the place freed is not seen.
+  EXPECT_FALSE(next());
+  fake_nanos += int64_t{kRescanMillis} * 1'000'000 - 1;
+  EXPECT_FALSE(next());
+  fake_nanos += 1;
+  EXPECT_TRUE(next());  // Checked again: one closed.
+  // The last check freed a place: the next is checked at once.
+  close(servers[1]);
+  EXPECT_TRUE(next());
+  // That check freed one too; this one frees none, and the next waits.
+  EXPECT_FALSE(next());
+  close(servers[5]);
+  EXPECT_FALSE(next());
+  EXPECT_EQ(PeerQuotaRefusalCounts().total, 5);
+  CloseAll(clients);
+  for (size_t i = 2; i < servers.size(); ++i) {
+    if (i != 5) close(servers[i]);
+  }
+  close(listener);
 }
 
 TEST_F(PeerQuotaTest, WithoutAQuotaEveryConnectionIsAdmittedUncounted) {
@@ -221,7 +410,12 @@ TEST_F(PeerQuotaTest, WithoutAQuotaEveryConnectionIsAdmittedUncounted) {
 }
 
 TEST_F(PeerQuotaTest, AUidHoldsItsQuotaAndAClosedConnectionFreesAPlace) {
-  SetPeerQuota({.first_uid = geteuid(), .uids = 1, .per_uid = 3});
+  // The checks for closed connections are not spaced out by the real
+  // clock here (AUidAtItsQuotaIsCheckedAtMostOncePerInterval): each
+  // refusal below is kRescanMillis after the last.
+  peer_quota_internal::SetClock(&FakeClock);
+  const auto later = [] { fake_nanos += int64_t{kRescanMillis} * 1'000'000; };
+  SetQuota({.first_uid = geteuid(), .uids = 1, .per_uid = 3});
   int port;
   const int listener = ListenOnLoopback(&port);
   std::vector<int> clients, servers;
@@ -230,6 +424,7 @@ TEST_F(PeerQuotaTest, AUidHoldsItsQuotaAndAClosedConnectionFreesAPlace) {
     servers.push_back(Accept(listener));
   }
   for (int i = 0; i < 5; ++i) {
+    later();
     const PeerAdmission admission = AdmitPeer(servers[i]);
     EXPECT_EQ(admission.admitted, i < 3) << i;
     EXPECT_EQ(admission.counted, i < 3) << i;
@@ -246,10 +441,12 @@ TEST_F(PeerQuotaTest, AUidHoldsItsQuotaAndAClosedConnectionFreesAPlace) {
   clients.push_back(ConnectToLoopback(port));
   // Its descriptor is likely servers[1]'s again: another socket now.
   servers[1] = Accept(listener);
+  later();
   EXPECT_TRUE(AdmitPeer(servers[1]).admitted);
   // Three held again: the next is refused.
   clients.push_back(ConnectToLoopback(port));
   const int over = Accept(listener);
+  later();
   EXPECT_FALSE(AdmitPeer(over).admitted);
   EXPECT_EQ(PeerQuotaRefusalCounts().total, 3);
   close(over);
@@ -260,6 +457,7 @@ TEST_F(PeerQuotaTest, AUidHoldsItsQuotaAndAClosedConnectionFreesAPlace) {
   close(other);
   clients.push_back(ConnectToLoopback(port));
   const int next = Accept(listener);
+  later();
   EXPECT_TRUE(AdmitPeer(next).admitted);
   CloseAll(clients);
   CloseAll({listener, servers[0], servers[1], admitted, next});
@@ -267,7 +465,7 @@ TEST_F(PeerQuotaTest, AUidHoldsItsQuotaAndAClosedConnectionFreesAPlace) {
 
 TEST_F(PeerQuotaTest, AUidOutsideTheRangeIsNeverCounted) {
   // Not every uid can be below this one: the range starts above it.
-  SetPeerQuota({.first_uid = geteuid() + 1, .uids = 4, .per_uid = 1});
+  SetQuota({.first_uid = geteuid() + 1, .uids = 4, .per_uid = 1});
   int port;
   const int listener = ListenOnLoopback(&port);
   std::vector<int> fds;
@@ -284,7 +482,7 @@ TEST_F(PeerQuotaTest, AUidOutsideTheRangeIsNeverCounted) {
 }
 
 TEST_F(PeerQuotaTest, SettingAQuotaAgainForgetsTheConnectionsCounted) {
-  SetPeerQuota({.first_uid = geteuid(), .uids = 1, .per_uid = 1});
+  SetQuota({.first_uid = geteuid(), .uids = 1, .per_uid = 1});
   int port;
   const int listener = ListenOnLoopback(&port);
   std::vector<int> fds;
@@ -294,10 +492,10 @@ TEST_F(PeerQuotaTest, SettingAQuotaAgainForgetsTheConnectionsCounted) {
   }
   EXPECT_TRUE(AdmitPeer(fds[1]).admitted);
   EXPECT_FALSE(AdmitPeer(fds[3]).admitted);
-  SetPeerQuota({.first_uid = geteuid(), .uids = 1, .per_uid = 1});
+  SetQuota({.first_uid = geteuid(), .uids = 1, .per_uid = 1});
   EXPECT_EQ(PeerQuotaRefusalCounts().total, 0);
   EXPECT_TRUE(AdmitPeer(fds[3]).admitted);
-  SetPeerQuota({});
+  SetQuota({});
   EXPECT_EQ(CurrentPeerQuota().uids, 0u);
   EXPECT_FALSE(AdmitPeer(fds[1]).counted);
   fds.push_back(listener);

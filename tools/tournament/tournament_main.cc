@@ -505,14 +505,24 @@ int Main(const std::string& path, const AcceptGuardSettings& guard) {
     std::cerr << "tournament: " << s.message() << "\n";
     return 2;
   }
-  if (bot_uids != 0) {
+  if (bot_uids != 0 && tournament->referee().empty()) {
     // Each bot a uid of its own: a bot holding every connection it can
     // leaves the others theirs (without --bot_uids the bots are the
-    // runner's uid, one to the kernel).
-    SetPeerQuota({.first_uid = static_cast<uid_t>(bot_uids),
-                  .uids = static_cast<uint32_t>(tournament->bots_size()),
-                  .per_uid = BotConnectionQuota(guard.ceiling,
-                                                tournament->bots_size())});
+    // runner's uid, one to the kernel). Only the embedded referee's: with
+    // --referee the bots connect to that referee, whose limits apply. A
+    // kernel that does not tell a connection's uid would let a bot take
+    // every connection (or, the quota failing closed, refuse them all).
+    if (absl::Status s = SetPeerQuota(
+            {.first_uid = static_cast<uid_t>(bot_uids),
+             .uids = static_cast<uint32_t>(tournament->bots_size()),
+             .per_uid =
+                 BotConnectionQuota(guard.ceiling, tournament->bots_size())});
+        !s.ok()) {
+      std::cerr << "tournament: --bot_uids cannot limit the connections "
+                   "each bot may hold to the embedded referee: "
+                << s.message() << "\n";
+      return 2;
+    }
   }
   struct sigaction action = {};
   action.sa_handler = OnSignal;
