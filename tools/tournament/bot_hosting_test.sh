@@ -29,7 +29,9 @@
 #    of 896 shared out among 3 bots), the rest are reset and said, and the
 #    others connect and play, none of their seats forfeited. Without the
 #    quota it held every descriptor below the ceiling, every connection of
-#    the others was reset, and they never played.
+#    the others was reset, and they never played. The same with the hog's
+#    sockets bound to the loopback device, and bound to another address of
+#    this host when it has one (both were admitted uncounted once).
 #
 # Runs from the source root. PYRAMID_BIN names the built binaries (default
 # build/bin).
@@ -203,11 +205,16 @@ setpriv --reuid=65534 --regid=65534 --clear-groups \
 grep -q "^tournament: --bot_uids needs the tournament to run as root (it runs as uid 65534)" "$tmp/nobody.err" ||
   fail "the refusal for a runner not root does not say why"
 
-# --- 4. A bot holding every connection it can leaves the others theirs.
+# --- 4. A bot holding every connection it can leaves the others theirs,
+# however it makes them: plainly, bound to the loopback device
+# (SO_BINDTODEVICE, which an exact sock_diag lookup without the device
+# missed), or from another address of this host (a peer off loopback,
+# which the quota did not ask about).
 marks="$tmp/marks"
 mkdir -m 1777 "$marks"  # The bots' uids make and read their marks here.
 cat > "$tmp/hog.py" <<'EOF'
 import socket, sys, time
+mode = sys.argv[2]  # "plain", "dev-lo", or an address of this host to bind.
 referee = next(a[len("--referee="):] for a in sys.argv if a.startswith("--referee="))
 host, port = referee.rsplit(":", 1)
 held = []
@@ -218,6 +225,10 @@ while len(held) < 1000:
         break
     s.settimeout(2)
     try:
+        if mode == "dev-lo":
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_BINDTODEVICE, b"lo")
+        elif mode != "plain":
+            s.bind((mode, 0))
         s.connect((host, int(port)))
         held.append(s)
     except OSError:
@@ -227,34 +238,36 @@ print(f"hog: made {len(held)} connections", flush=True)
 open(sys.argv[1], "w").close()  # The others connect now.
 time.sleep(3600)  # Holding them until the runner stops it.
 EOF
-honest="i=0; while [ ! -e $marks/flooded ] && [ \$i -lt 600 ]; do sleep 0.1; i=\$((i + 1)); done; exec $BIN/bot --quiet --referee={referee} --token_file={token_file}"
-write_tournament "$tmp/hogged.txt" pyramid_shambo seats=2 \
-  output_dir="$tmp/hogged" \
-  -- hog /usr/bin/python3 "$tmp/hog.py" "$marks/flooded" "--referee={referee}" \
-  -- honest1 /bin/sh -c "$honest" -- honest2 /bin/sh -c "$honest"
-# The hog's matches end when it misses the seed decision's deadline; the
-# others have 20 s from each match's creation to connect (the 30 s default
-# made the run longer).
-echo 'clocks { seed_timeout_ms: 20000 commit_timeout_ms: 5000 reveal_timeout_ms: 5000 }' \
-  >> "$tmp/hogged.txt"
-status=0
-prlimit --nofile=1024:1024 "$BIN/tournament" "$tmp/hogged.txt" \
-  --bot_uids=$first > "$tmp/hogged.out" 2> "$tmp/hogged.err" || status=$?
-# 1: the hog never played.
-(( status == 1 )) || fail "the tournament with a hog exited $status, not 1"
-grep -qx "hog: made 1000 connections" "$tmp/hogged/bots/hog.log" ||
-  fail "the hog did not make its 1,000 connections"
-grep -q "^tournament: warning: bot hog never played" "$tmp/hogged.err" ||
-  fail "the hog played"
-grep -q "^tournament: warning: bot honest" "$tmp/hogged.err" &&
-  fail "an honest bot never played: its connections were reset"
 # Its quota: 1024 less the reserve of 128, halved, shared out among 3.
 quota=$(( (1024 - 128) / 2 / 3 ))
-grep -Eq "^tournament: reset [0-9]+ connections? .*[(; ][0-9]+ from a local uid holding its quota of $quota connections: uid $first the most, " "$tmp/hogged.err" ||
-  fail "the runner did not say it reset the hog's connections over its quota of $quota"
-# Every seat of an honest bot played: none forfeited, and their matches
-# against each other ended normally.
-/usr/bin/python3 - "$tmp/hogged/results.json" <<'EOF' || fail "an honest bot's seat forfeited"
+
+# hog_run MODE: the tournament with a hog making its connections so.
+hog_run() {
+  local mode=$1 out="$tmp/hogged-$1" flag="$marks/flooded-$1" status=0
+  local honest="i=0; while [ ! -e $flag ] && [ \$i -lt 600 ]; do sleep 0.1; i=\$((i + 1)); done; exec $BIN/bot --quiet --referee={referee} --token_file={token_file}"
+  write_tournament "$out.txt" pyramid_shambo seats=2 output_dir="$out" \
+    -- hog /usr/bin/python3 "$tmp/hog.py" "$flag" "$mode" "--referee={referee}" \
+    -- honest1 /bin/sh -c "$honest" -- honest2 /bin/sh -c "$honest"
+  # The hog's matches end when it misses the seed decision's deadline; the
+  # others have 20 s from each match's creation to connect (the 30 s
+  # default made the run longer).
+  echo 'clocks { seed_timeout_ms: 20000 commit_timeout_ms: 5000 reveal_timeout_ms: 5000 }' \
+    >> "$out.txt"
+  prlimit --nofile=1024:1024 "$BIN/tournament" "$out.txt" \
+    --bot_uids=$first > "$out.out" 2> "$out.err" || status=$?
+  # 1: the hog never played.
+  (( status == 1 )) || fail "$mode: the tournament with a hog exited $status, not 1"
+  grep -qx "hog: made 1000 connections" "$out/bots/hog.log" ||
+    fail "$mode: the hog did not make its 1,000 connections"
+  grep -q "^tournament: warning: bot hog never played" "$out.err" ||
+    fail "$mode: the hog played"
+  grep -q "^tournament: warning: bot honest" "$out.err" &&
+    fail "$mode: an honest bot never played: its connections were reset"
+  grep -Eq "^tournament: reset [0-9]+ connections? .*[(; ][0-9]+ from a local uid holding its quota of $quota connections: uid $first the most, " "$out.err" ||
+    fail "$mode: the runner did not say it reset the hog's connections over its quota of $quota"
+  # Every seat of an honest bot played: none forfeited, and their matches
+  # against each other ended normally.
+  /usr/bin/python3 - "$out/results.json" <<'EOF' || fail "$mode: an honest bot's seat forfeited"
 import json, sys
 results = json.load(open(sys.argv[1]))
 between = 0
@@ -269,5 +282,16 @@ for match in results["matches"]:
 if between != 2:
     sys.exit(f"{between} matches between the honest bots, not 2")
 EOF
-echo "hog: kept to its quota of $quota connections; the other bots played"
+  echo "hog ($mode): kept to its quota of $quota connections; the other bots played"
+}
+hog_run plain
+hog_run dev-lo
+# An IPv4 address of this host off loopback, if it has one.
+if address=$(ip -4 -o addr show scope global 2>/dev/null |
+             awk '{ sub("/.*", "", $4); print $4; exit }') &&
+   [[ -n $address ]]; then
+  hog_run "$address"
+else
+  echo "hog (another address): this host has no IPv4 address off loopback"
+fi
 echo PASS
