@@ -2,7 +2,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -60,7 +59,7 @@ void OpenReserve() {  // With reserve_mutex held.
   if (reserve_fd < 0) reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 }
 
-// Where the report's line goes without waiting (WriteWithoutWaiting): a
+// Where the report's line goes without waiting (WriteToStderr): a
 // description of its own, O_NONBLOCK, of the pipe or terminal descriptor 2
 // is, opened through /proc/self/fd. Setting O_NONBLOCK on descriptor 2
 // itself would change it for everyone sharing its description: the
@@ -111,8 +110,13 @@ void PrepareStderr() {
 // without waiting, when it cannot (a pipe or socket full, its reader
 // stalled; a terminal stopped) or the write fails. A regular file is
 // written as usual. A line (at most PIPE_BUF bytes) goes to a pipe whole
-// or not at all.
-bool WriteWithoutWaiting(const char* data, size_t size) {
+// or not at all. A pipe or terminal that /proc cannot open again (one of
+// another user's, as `sudo -u USER referee 2>&1 | collector` or a
+// container's runtime makes it) is written only if `may_wait`, and then
+// as usual, waiting if it must, with no lock held: from the thread that
+// accepts, never (nothing tells without a race that such a write would
+// not wait); from FlushAcceptGuardReport, yes.
+bool WriteToStderr(const char* data, size_t size, bool may_wait) {
   struct stat stderr_file;
   if (fstat(STDERR_FILENO, &stderr_file) != 0) return false;
   if (NeverWaitsForAReader(stderr_file)) {
@@ -121,20 +125,20 @@ bool WriteWithoutWaiting(const char* data, size_t size) {
   if (S_ISSOCK(stderr_file.st_mode)) {
     return send(STDERR_FILENO, data, size, MSG_DONTWAIT | MSG_NOSIGNAL) > 0;
   }
-  std::lock_guard<std::mutex> lock(stderr_mutex);
-  ReopenStderrLocked(stderr_file);
-  if (nonblocking_stderr >= 0) return write(nonblocking_stderr, data, size) > 0;
-  // No /proc: only when poll says it has room (another writer filling it
-  // between the two could still make this write wait).
-  pollfd room = {.fd = STDERR_FILENO, .events = POLLOUT, .revents = 0};
-  if (poll(&room, 1, 0) != 1 || (room.revents & POLLOUT) == 0) return false;
-  return write(STDERR_FILENO, data, size) > 0;
+  {
+    std::lock_guard<std::mutex> lock(stderr_mutex);
+    ReopenStderrLocked(stderr_file);
+    if (nonblocking_stderr >= 0) {
+      return write(nonblocking_stderr, data, size) > 0;
+    }
+  }
+  return may_wait && write(STDERR_FILENO, data, size) > 0;
 }
 
 // The line on stderr, at most once per kReportEverySeconds: the resets
 // since the last line said. Written with write(2), no allocation, never
-// waiting (WriteWithoutWaiting): a line stderr cannot take at once is not
-// said, and its resets wait for the next line.
+// waiting where stderr allows it (WriteToStderr): a line stderr cannot take
+// at once is not said, and its resets wait for the next line.
 std::mutex report_mutex;
 bool tried = false;       // A line was due (and written or not) before.
 timespec last_try = {};   // When the last line was due.
@@ -161,9 +165,10 @@ void AppendCause(const char* clause, char* causes, size_t capacity) {
 
 // Writes the line for the resets not yet said, if there are any and either
 // `now` is at least kReportEverySeconds after the last line was due or
-// `force`. Takes report_mutex; writes after letting it go, and if stderr
-// does not take the line, gives its counts back for the next.
-void Report(const timespec& now, bool force) {
+// `force`. Takes report_mutex; writes after letting it go (WriteToStderr,
+// `may_wait`), and if stderr does not take the line, gives its counts back
+// for the next.
+void Report(const timespec& now, bool force, bool may_wait) {
   char line[1024];
   int size = 0;
   int64_t over = 0, none = 0, quota = 0, unknown = 0;
@@ -234,7 +239,7 @@ void Report(const timespec& now, bool force) {
         pending_uid_unknown = 0;
   }
   if (size <= 0) return;
-  if (WriteWithoutWaiting(line, std::min<size_t>(size, sizeof line - 1))) {
+  if (WriteToStderr(line, std::min<size_t>(size, sizeof line - 1), may_wait)) {
     std::lock_guard<std::mutex> lock(report_mutex);
     said = true;
     last_said = now;
@@ -269,7 +274,7 @@ void Note(Cause cause) {
        : cause == Cause::kOverQuota    ? pending_over_quota
                                        : pending_uid_unknown);
   }
-  Report(Now(), /*force=*/false);
+  Report(Now(), /*force=*/false, /*may_wait=*/false);
 }
 
 // EMFILE or ENFILE: frees the reserve descriptor, accepts the pending
@@ -329,7 +334,9 @@ AcceptGuardSettings InstallAcceptGuard() {
   return settings;
 }
 
-void FlushAcceptGuardReport(bool final) { Report(Now(), final); }
+void FlushAcceptGuardReport(bool final) {
+  Report(Now(), final, /*may_wait=*/true);
+}
 
 AcceptGuardCounts AcceptGuardTotals() {
   return {.over_ceiling = total_over_ceiling.load(),

@@ -46,7 +46,11 @@
 // with O_NONBLOCK (opened through /proc/self/fd by InstallAcceptGuard,
 // kept for when no descriptor is left), so descriptor 2's description,
 // shared with the process's other writers, stays blocking; to a socket
-// with MSG_DONTWAIT; to a regular file as usual.
+// with MSG_DONTWAIT; to a regular file as usual. A pipe or terminal that
+// /proc cannot open again (another user's: `sudo -u USER referee 2>&1 |
+// collector`, a container's runtime) gets its lines from
+// FlushAcceptGuardReport alone, which may wait for it there, never from
+// the thread that accepts.
 // A blocking socket, and every call before InstallAcceptGuard, get the
 // system call unchanged.
 //
@@ -87,8 +91,10 @@ int ListenQueueLength();
 // Writes the line for the resets not yet said, if any: when the 10 s since
 // the last line have passed, or whatever the time if `final` (at the
 // program's end). The referee calls it every 10 s, so that a burst of
-// resets is said in full within 10 s of its end. Never waits for stderr: a
-// line it cannot take at once is left for the next call.
+// resets is said in full within 10 s of its end. Never waits for stderr
+// (a line it cannot take at once is left for the next call), but for a
+// pipe or terminal /proc cannot open again, which it writes as usual: call
+// it from a thread that may wait (the referee's HeldBackReporter).
 void FlushAcceptGuardReport(bool final);
 
 // Connections reset since the start, by cause.

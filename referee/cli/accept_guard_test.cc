@@ -219,6 +219,59 @@ TEST(AcceptGuardTest, AFullStderrMakesTheReportWaitNeverAndSayItLater) {
   close(listener);
 }
 
+// A stderr pipe /proc cannot open again (another user's: the process runs
+// as uid 65534 here, the pipe is root's), so that no write to it is known
+// not to wait: the thread that accepts never writes the line (it might
+// wait there), the flush does. As root, in a child.
+TEST(AcceptGuardTest, AStderrOfAnotherUserIsWrittenByTheFlushAlone) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root, to run the child as 65534";
+  int port;
+  const int listener = Listen(&port);
+  const int client = Connect(port);
+  int stderr_pipe[2], said_pipe[2];
+  ASSERT_EQ(pipe2(stderr_pipe, O_CLOEXEC), 0);
+  ASSERT_EQ(pipe2(said_pipe, O_CLOEXEC), 0);
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    alarm(60);
+    if (dup2(stderr_pipe[1], STDERR_FILENO) != STDERR_FILENO) _exit(2);
+    if (setgid(65534) != 0 || setuid(65534) != 0) _exit(3);
+    if (open("/proc/self/fd/2", O_WRONLY | O_CLOEXEC) >= 0) _exit(4);
+    accept_guard_internal::Enable(0, 1 << 20);  // Every connection over it.
+    if (GlobalAccept4()(listener, nullptr, nullptr, SOCK_NONBLOCK) != -1) {
+      _exit(5);
+    }
+    // Nothing said by the thread that accepted, though the pipe has room.
+    fcntl(stderr_pipe[0], F_SETFL, O_NONBLOCK);
+    char part[4096];
+    if (read(stderr_pipe[0], part, sizeof part) > 0) _exit(6);
+    FlushAcceptGuardReport(/*final=*/true);
+    const ssize_t size = read(stderr_pipe[0], part, sizeof part);
+    if (size > 0 && write(said_pipe[1], part, size) != size) _exit(7);
+    _exit(0);
+  }
+  close(stderr_pipe[1]);
+  close(said_pipe[1]);
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+      << (WIFSIGNALED(status)
+              ? absl::StrCat("killed by signal ", WTERMSIG(status))
+              : absl::StrCat("exit status ", WEXITSTATUS(status),
+                             " (6: the thread that accepted wrote)"));
+  std::string said(4096, '\0');
+  const ssize_t size = read(said_pipe[0], said.data(), said.size());
+  said.resize(std::max<ssize_t>(size, 0));
+  EXPECT_THAT(said, HasSubstr("accept_guard_test: reset 1 connection (1 "
+                              "given a file descriptor at or above 0"));
+  EXPECT_TRUE(WasReset(client));
+  close(stderr_pipe[0]);
+  close(said_pipe[0]);
+  close(client);
+  close(listener);
+}
+
 TEST(AcceptGuardTest, TheListenQueueLengthIsTheKernels) {
   int expected = 4096;
   FILE* file = fopen("/proc/sys/net/core/somaxconn", "re");
