@@ -28,6 +28,7 @@ LogWriter::LogWriter(std::unique_ptr<LogSink> sink, SigningKey key,
 absl::Status LogWriter::Append(const v1::LogRecord& record) {
   if (sealed_) return absl::FailedPreconditionError("log is sealed");
   if (absl::Status status = Write(record); !status.ok()) return status;
+  appended_ = chain_;
   ++since_checkpoint_;
   if (checkpoint_interval_ == 0 || since_checkpoint_ < checkpoint_interval_) {
     return absl::OkStatus();

@@ -71,6 +71,10 @@ class LogWriter {
   uint64_t record_count() const { return record_count_; }
   // SHA-256 of the last record's stored bytes (zero before any).
   const Digest& chain_hash() const { return chain_; }
+  // SHA-256 of the stored bytes of the last record given to Append, not of
+  // the checkpoint Append may have written after it (zero before any): the
+  // header's hash, after the header was appended, whatever the interval.
+  const Digest& appended_hash() const { return appended_; }
   // Bytes the writer holds for records not yet written: none between
   // batches, so that an idle match costs no buffer.
   size_t buffer_capacity() const { return pending_.capacity(); }
@@ -88,7 +92,8 @@ class LogWriter {
   FsyncPolicy fsync_;
   uint64_t record_count_ = 0;
   uint32_t since_checkpoint_ = 0;
-  Digest chain_{};  // Hash of the last record written; zero before any.
+  Digest chain_{};     // Hash of the last record written; zero before any.
+  Digest appended_{};  // Hash of the last record given to Append.
   bool sealed_ = false;
   bool batching_ = false;
   bool defer_syncs_ = false;

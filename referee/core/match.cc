@@ -104,7 +104,9 @@ absl::StatusOr<std::unique_ptr<Match>> Match::Create(
       RefereeCommitment(match->match_id_, match->referee_contribution_))));
   header->set_created_unix_ms(match->NowMs());
   if (absl::Status s = match->Log(std::move(record)); !s.ok()) return s;
-  match->header_hash_ = match->log_->chain_hash();
+  // The header's own hash, not that of a checkpoint an interval of 1 puts
+  // right after it.
+  match->header_hash_ = match->log_->appended_hash();
   // A signed checkpoint right after the header: a log cut short at any later
   // instant still verifies as an unsealed prefix (docs/log-format.md).
   if (absl::Status s = match->log_->Checkpoint(); !s.ok()) return s;

@@ -58,7 +58,7 @@ class MatchTest : public ::testing::Test {
     config.clocks.set_time_bank_increment_ms(increment_ms);
     config.clocks.set_seed_timeout_ms(seed_timeout_ms_);
     config.forfeit_policy = policy;
-    config.checkpoint_interval = 8;
+    config.checkpoint_interval = checkpoint_interval_;
     absl::StatusOr<std::unique_ptr<Match>> match = Match::Create(
         config, referee_key_, std::make_unique<StringLogSink>(&log_), &clock_,
         DeterministicEntropy(Sha256("match-test")));
@@ -90,10 +90,12 @@ class MatchTest : public ::testing::Test {
     options.pinned_key = referee_key_.public_key();
     return VerifyLog(log_, options);
   }
+  void ExpectASeedContributionNamesThisLogsHeaderOrNone();
 
   SigningKey referee_key_ = *SigningKey::FromSeed(std::string(32, 'k'));
   FakeClock clock_;
   uint32_t seed_timeout_ms_ = 0;  // ClockSettings.seed_timeout_ms.
+  uint32_t checkpoint_interval_ = 8;
   std::string log_;
   std::unique_ptr<Match> match_;
   std::string bytes_[3];
@@ -356,6 +358,18 @@ TEST_F(MatchTest, SeedForfeitRanksTheOthersFirstWithScoreZero) {
 // the seed decision's requests carry); naming another is an illegal action,
 // and the verifier counts the seats that named it.
 TEST_F(MatchTest, ASeedContributionNamesThisLogsHeaderOrNone) {
+  ExpectASeedContributionNamesThisLogsHeaderOrNone();
+}
+
+// The same with a checkpoint after every record: record 1, right after the
+// header, is a checkpoint, and the header's hash is still record 0's (it
+// was record 1's, so that every seed naming it was refused by the verifier).
+TEST_F(MatchTest, ASeedContributionNamesTheHeaderWhateverTheInterval) {
+  checkpoint_interval_ = 1;
+  ExpectASeedContributionNamesThisLogsHeaderOrNone();
+}
+
+void MatchTest::ExpectASeedContributionNamesThisLogsHeaderOrNone() {
   Start(v1::FORFEIT_POLICY_DEFAULT_ACTION);
   const SplitLogResult split = SplitLog(log_);
   ASSERT_FALSE(split.records.empty());
