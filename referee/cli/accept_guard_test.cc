@@ -20,6 +20,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "referee/cli/peer_quota.h"
+#include "tests/forked_child.h"
 
 namespace pyramid {
 namespace {
@@ -152,6 +153,15 @@ TEST(AcceptGuardTest, ResetsConnectionsOverTheCeilingAndDrainsTheQueue) {
   close(listener);
 }
 
+// In a ForkedChild: copies what is in the pipe `from` (its stderr's, read
+// without waiting) to `report`, for the test to read.
+void ForwardStderr(int from, int report) {
+  fcntl(from, F_SETFL, O_NONBLOCK);
+  char part[4096];
+  const ssize_t size = read(from, part, sizeof part);
+  if (size > 0 && write(report, part, size) != size) _exit(9);
+}
+
 // A stderr nobody reads (a pipe, full: a stalled log collector) makes the
 // report neither block the thread that accepts nor the flush (the
 // referee's main thread, which must go on to take SIGTERM): the line is
@@ -162,9 +172,8 @@ TEST(AcceptGuardTest, AFullStderrMakesTheReportWaitNeverAndSayItLater) {
   int port;
   const int listener = Listen(&port);
   const int client = Connect(port);
-  int stderr_pipe[2], said_pipe[2];
+  int stderr_pipe[2];
   ASSERT_EQ(pipe2(stderr_pipe, O_CLOEXEC), 0);
-  ASSERT_EQ(pipe2(said_pipe, O_CLOEXEC), 0);
   // Full: written without blocking until the pipe takes no more, then
   // blocking again, as a stderr pipe is.
   const int flags = fcntl(stderr_pipe[1], F_GETFL);
@@ -175,9 +184,7 @@ TEST(AcceptGuardTest, AFullStderrMakesTheReportWaitNeverAndSayItLater) {
   ASSERT_EQ(errno, EAGAIN);
   ASSERT_EQ(fcntl(stderr_pipe[1], F_SETFL, flags), 0);
 
-  const pid_t child = fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {
+  ForkedChild child([&](int report) {
     alarm(60);  // A report that waits on the full pipe ends here.
     if (dup2(stderr_pipe[1], STDERR_FILENO) != STDERR_FILENO) _exit(2);
     accept_guard_internal::Enable(0, 1 << 20);  // Every connection over it.
@@ -193,28 +200,19 @@ TEST(AcceptGuardTest, AFullStderrMakesTheReportWaitNeverAndSayItLater) {
     while (read(stderr_pipe[0], part, sizeof part) > 0) {
     }
     FlushAcceptGuardReport(/*final=*/true);
-    const ssize_t size = read(stderr_pipe[0], part, sizeof part);
-    if (size > 0 && write(said_pipe[1], part, size) != size) _exit(4);
-    _exit(0);
-  }
+    ForwardStderr(stderr_pipe[0], report);
+  });
+  ASSERT_TRUE(child.ok()) << std::strerror(errno);
   close(stderr_pipe[1]);
-  close(said_pipe[1]);
-  int status = 0;
-  ASSERT_EQ(waitpid(child, &status, 0), child);
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
-      << (WIFSIGNALED(status)
-              ? absl::StrCat("killed by signal ", WTERMSIG(status),
-                             " (14, SIGALRM: the report waited for stderr)")
-              : absl::StrCat("exit status ", WEXITSTATUS(status)));
-  std::string said(4096, '\0');
-  const ssize_t size = read(said_pipe[0], said.data(), said.size());
-  said.resize(std::max<ssize_t>(size, 0));
+  const std::string said = child.ReadToEnd();
+  const ChildEnd end = child.Wait();
+  EXPECT_EQ(end.exit_code, 0)
+      << end.ToString() << " (SIGALRM: the report waited for stderr)";
   EXPECT_THAT(said, HasSubstr("accept_guard_test: reset 1 connection (1 "
                               "given a file descriptor at or above 0"));
   EXPECT_EQ(std::count(said.begin(), said.end(), '\n'), 1) << said;
   EXPECT_TRUE(WasReset(client));
   close(stderr_pipe[0]);
-  close(said_pipe[0]);
   close(client);
   close(listener);
 }
@@ -228,12 +226,9 @@ TEST(AcceptGuardTest, AStderrOfAnotherUserIsWrittenByTheFlushAlone) {
   int port;
   const int listener = Listen(&port);
   const int client = Connect(port);
-  int stderr_pipe[2], said_pipe[2];
+  int stderr_pipe[2];
   ASSERT_EQ(pipe2(stderr_pipe, O_CLOEXEC), 0);
-  ASSERT_EQ(pipe2(said_pipe, O_CLOEXEC), 0);
-  const pid_t child = fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {
+  ForkedChild child([&](int report) {
     alarm(60);
     if (dup2(stderr_pipe[1], STDERR_FILENO) != STDERR_FILENO) _exit(2);
     if (setgid(65534) != 0 || setuid(65534) != 0) _exit(3);
@@ -247,27 +242,18 @@ TEST(AcceptGuardTest, AStderrOfAnotherUserIsWrittenByTheFlushAlone) {
     char part[4096];
     if (read(stderr_pipe[0], part, sizeof part) > 0) _exit(6);
     FlushAcceptGuardReport(/*final=*/true);
-    const ssize_t size = read(stderr_pipe[0], part, sizeof part);
-    if (size > 0 && write(said_pipe[1], part, size) != size) _exit(7);
-    _exit(0);
-  }
+    ForwardStderr(stderr_pipe[0], report);
+  });
+  ASSERT_TRUE(child.ok()) << std::strerror(errno);
   close(stderr_pipe[1]);
-  close(said_pipe[1]);
-  int status = 0;
-  ASSERT_EQ(waitpid(child, &status, 0), child);
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
-      << (WIFSIGNALED(status)
-              ? absl::StrCat("killed by signal ", WTERMSIG(status))
-              : absl::StrCat("exit status ", WEXITSTATUS(status),
-                             " (6: the thread that accepted wrote)"));
-  std::string said(4096, '\0');
-  const ssize_t size = read(said_pipe[0], said.data(), said.size());
-  said.resize(std::max<ssize_t>(size, 0));
+  const std::string said = child.ReadToEnd();
+  const ChildEnd end = child.Wait();
+  EXPECT_EQ(end.exit_code, 0)
+      << end.ToString() << " (6: the thread that accepted wrote)";
   EXPECT_THAT(said, HasSubstr("accept_guard_test: reset 1 connection (1 "
                               "given a file descriptor at or above 0"));
   EXPECT_TRUE(WasReset(client));
   close(stderr_pipe[0]);
-  close(said_pipe[0]);
   close(client);
   close(listener);
 }
