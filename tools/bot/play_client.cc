@@ -159,6 +159,13 @@ grpc::Status PlayClient::PlayOn(v1::Referee::Stub& stub,
   arena_options.initial_block = arena_block_.data();
   arena_options.initial_block_size = arena_block_.size();
   google::protobuf::Arena arena(arena_options);
+  // Every message is read, to the end of the stream: the sync Finish
+  // waits until none is left unread, so a stream left with messages
+  // unread after a failed write (the referee ended it with more sent)
+  // kept the bot waiting in Finish forever, never to reconnect. A write
+  // fails only once the call is over (the stream closed, or gRPC
+  // cancelled the call whose send failed), so the reads then end too.
+  bool writable = true;
   while (true) {
     arena.Reset();
     auto* response =
@@ -172,14 +179,21 @@ grpc::Status PlayClient::PlayOn(v1::Referee::Stub& stub,
     } else {
       Handle(*response);
     }
-    if (!Flush(*stream)) break;
+    // What is read after a failed write is handled (a match's end still
+    // counts) but not answered: the referee asks again on the next
+    // stream what each seat owes.
+    if (writable) writable = Flush(*stream);
+    outbox_.clear();
     if (want > 0 && Ended() >= want) break;
   }
-  stream->WritesDone();
   if (want > 0 && Ended() >= want) {
     context.TryCancel();
     return grpc::Status::OK;
   }
+  if (writable) stream->WritesDone();
+  // Cancelling instead would end the call at once, but its status would
+  // be CANCELLED, not the referee's (a stream replaced by another
+  // process's must be told apart).
   return stream->Finish();
 }
 

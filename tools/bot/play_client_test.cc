@@ -1,11 +1,14 @@
 // The reference bot's play (play_client.h), without its command line,
 // against a referee in this process: one bot token playing every seat of a
 // three-seat match of each game, over one Play stream, to the end, each log
-// genuine under the referee's key; and Stop ending a Run that waits for
-// matches. tests/bot_cli_test.sh runs the bot program itself.
+// genuine under the referee's key; Stop ending a Run that waits for
+// matches; and, against a fake referee that ends its stream while the bot's
+// answer is on its way, the bot ending that stream too (it waited in Finish
+// forever). tests/bot_cli_test.sh runs the bot program itself.
 #include "tools/bot/play_client.h"
 
 #include <algorithm>
+#include <atomic>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -13,8 +16,10 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
 #include "gmock/gmock.h"
+#include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
 #include "referee/core/log_sink.h"
 #include "referee/crypto/sha256.h"
@@ -128,6 +133,176 @@ TEST_F(PlayClientTest, StopEndsARunWaitingForMatches) {
   run.join();
   // Stopped without a PlayError.
   EXPECT_EQ(status, 0);
+}
+
+// A Referee whose first Play stream sends a decision and one more message,
+// then ends with `first_status` without reading what the bot sends; its
+// second sends the seat's MatchEnded. The bot's strategy (WaitingStrategy)
+// decides only once the first stream is over on the bot's side too, so
+// that its answer's write fails with a message still unread.
+class EndingEarlyReferee final : public v1::Referee::CallbackService {
+ public:
+  static constexpr char kMatchId[] =
+      "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff";
+
+  explicit EndingEarlyReferee(grpc::Status first_status)
+      : first_status_(std::move(first_status)) {}
+
+  grpc::ServerBidiReactor<v1::PlayRequest, v1::PlayResponse>* Play(
+      grpc::CallbackServerContext* /*context*/) override {
+    return new PlayReactor(this, streams_.fetch_add(1));
+  }
+
+  // The probe the strategy makes once the first stream is over: answered
+  // on the same connection, after that stream's status and reset.
+  grpc::ServerUnaryReactor* GetCheckpoint(
+      grpc::CallbackServerContext* context,
+      const v1::GetCheckpointRequest* /*request*/,
+      v1::TlogCheckpoint* /*response*/) override {
+    grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+    reactor->Finish(grpc::Status::OK);
+    return reactor;
+  }
+
+  // Notified once the first stream's status is sent.
+  absl::Notification& first_done() { return first_done_; }
+  // Play streams opened.
+  int streams() const { return streams_.load(); }
+
+ private:
+  class PlayReactor final
+      : public grpc::ServerBidiReactor<v1::PlayRequest, v1::PlayResponse> {
+   public:
+    PlayReactor(EndingEarlyReferee* referee, int stream)
+        : referee_(referee), stream_(stream) {
+      if (stream_ == 0) {
+        v1::DecisionRequest* decision = messages_[0].mutable_decision();
+        decision->set_match_id(kMatchId);
+        decision->set_game("rock_paper_pyramid");
+        decision->set_num_seats(1);
+        decision->set_decision_id(1);
+        decision->add_acting_seats(0);
+        messages_[1].mutable_commit_ack()->set_match_id(kMatchId);
+        size_ = 2;
+      } else {
+        messages_[0].mutable_match_ended()->set_match_id(kMatchId);
+        size_ = 1;
+      }
+      StartWrite(&messages_[0]);
+    }
+
+    void OnWriteDone(bool ok) override {
+      if (ok && ++written_ < size_) {
+        StartWrite(&messages_[written_]);
+        return;
+      }
+      Finish(stream_ == 0 ? referee_->first_status_ : grpc::Status::OK);
+    }
+
+    void OnDone() override {
+      if (stream_ == 0) referee_->first_done_.Notify();
+      delete this;
+    }
+
+   private:
+    EndingEarlyReferee* const referee_;
+    const int stream_;
+    v1::PlayResponse messages_[2];
+    int size_ = 0;
+    int written_ = 0;
+  };
+
+  const grpc::Status first_status_;
+  std::atomic<int> streams_{0};
+  absl::Notification first_done_;
+};
+
+// Chooses once the referee's first stream is over on the bot's side too:
+// the referee sent its status, and a call on the same connection answered
+// after it.
+class WaitingStrategy final : public Strategy {
+ public:
+  WaitingStrategy(EndingEarlyReferee& referee, v1::Referee::Stub& stub)
+      : referee_(referee), stub_(stub) {}
+
+  v1::Action Choose(const v1::DecisionRequest& /*request*/,
+                    RandomStream& /*stream*/) override {
+    EXPECT_TRUE(
+        referee_.first_done().WaitForNotificationWithTimeout(absl::Minutes(1)));
+    grpc::ClientContext context;
+    v1::TlogCheckpoint checkpoint;
+    EXPECT_TRUE(
+        stub_.GetCheckpoint(&context, v1::GetCheckpointRequest(), &checkpoint)
+            .ok());
+    return v1::Action();
+  }
+
+ private:
+  EndingEarlyReferee& referee_;
+  v1::Referee::Stub& stub_;
+};
+
+// Runs a bot playing one match against an EndingEarlyReferee whose first
+// stream ends with `first_status`; returns Run's exit code, or -1 when Run
+// had not returned in a minute (it is then stopped). `streams` is set to
+// the Play streams the bot opened.
+int RunAgainstAnEarlyEnd(const grpc::Status& first_status, int& streams) {
+  EndingEarlyReferee referee(first_status);
+  int port = 0;
+  grpc::ServerBuilder builder;
+  builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(),
+                           &port);
+  builder.RegisterService(&referee);
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  EXPECT_NE(server, nullptr);
+  if (server == nullptr) return -1;
+  std::shared_ptr<grpc::Channel> channel = grpc::CreateChannel(
+      absl::StrCat("127.0.0.1:", port), grpc::InsecureChannelCredentials());
+  std::unique_ptr<v1::Referee::Stub> stub = v1::Referee::NewStub(channel);
+
+  PlayClientOptions options;
+  options.matches = 1;
+  options.quiet = true;
+  PlayClient client(options, std::make_unique<WaitingStrategy>(referee, *stub),
+                    Sha256("play-client-test"), std::nullopt);
+  int status = -1;
+  absl::Notification returned;
+  std::thread run([&] {
+    status = client.Run(*channel, *stub, "token");
+    returned.Notify();
+  });
+  // Generous: Run returns after one reconnection's backoff (100 ms).
+  const bool in_time =
+      returned.WaitForNotificationWithTimeout(absl::Minutes(1));
+  if (!in_time) client.Stop();  // Ends the wait, to report it.
+  run.join();
+  server->Shutdown();
+  streams = referee.streams();
+  return in_time ? status : -1;
+}
+
+// The referee ends the stream (its shutdown's status) while the bot's
+// answer is on its way, with a message after the decision still unread:
+// the bot reconnects (it waited in Finish for good) and plays on.
+TEST(PlayClientEarlyEndTest, AfterAFailedWriteTheBotReconnects) {
+  int streams = 0;
+  EXPECT_EQ(RunAgainstAnEarlyEnd(grpc::Status(grpc::StatusCode::UNAVAILABLE,
+                                              "the referee is shutting down"),
+                                 streams),
+            0);
+  EXPECT_EQ(streams, 2);
+}
+
+// Ended so because another process connected with the token, the stream
+// is not reopened: the bot still tells the referee's status from its own
+// end of the stream after the failed write.
+TEST(PlayClientEarlyEndTest, AfterAFailedWriteAReplacedStreamIsNotReopened) {
+  int streams = 0;
+  EXPECT_EQ(RunAgainstAnEarlyEnd(grpc::Status(grpc::StatusCode::ABORTED,
+                                              "replaced by a newer stream"),
+                                 streams),
+            1);
+  EXPECT_EQ(streams, 1);
 }
 
 }  // namespace
