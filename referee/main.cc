@@ -296,7 +296,8 @@ absl::StatusOr<v1::ClockSettings> DefaultClocks() {
 }
 
 // Opens DATA_DIR/tlog.sqlite3 and writes the verifier key of its
-// checkpoints to DATA_DIR/tlog.vkey (also returned in `verifier_key`).
+// checkpoints to DATA_DIR/tlog.vkey (also returned in `verifier_key`)
+// unless that file holds it already.
 absl::StatusOr<std::unique_ptr<TransparencyLog>> OpenTlog(
     const Paths& paths, const SigningKey& key, std::string* verifier_key) {
   const std::string origin =
@@ -308,9 +309,18 @@ absl::StatusOr<std::unique_ptr<TransparencyLog>> OpenTlog(
                             origin, (paths.data_dir / "checkpoint").string());
   if (!tlog.ok()) return tlog.status();
   *verifier_key = tlog::FormatVerifierKey((*tlog)->verifier());
-  if (absl::Status s = WriteFileAtomically(
-          (paths.data_dir / "tlog.vkey").string(), *verifier_key + "\n");
-      !s.ok()) {
+  // Every start but the first (or one with a new --tlog_origin) finds the
+  // file as it would write it: rewritten, it took space, and a start on a
+  // full disk failed there ("No space left on device") before it could
+  // serve what needs none (docs/durability.md).
+  const std::string vkey_file = (paths.data_dir / "tlog.vkey").string();
+  const std::string vkey = *verifier_key + "\n";
+  if (absl::StatusOr<std::string> current =
+          ReadFileToString(vkey_file, vkey.size());
+      current.ok() && *current == vkey) {
+    return tlog;
+  }
+  if (absl::Status s = WriteFileAtomically(vkey_file, vkey); !s.ok()) {
     return s;
   }
   return tlog;

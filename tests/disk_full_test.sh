@@ -25,8 +25,12 @@
 # space returns and the referee is stopped (SIGTERM) and started again the
 # match is still broken, not resumed, its log untouched, and the retry then
 # creates the replacement. The replacement breaks the same way, and the
-# referee is killed (SIGKILL) while the disks are still full: once space
-# returns the next start finds it broken by its log's mode (0444), does not
+# referee is killed (SIGKILL) while the disks are still full. With the
+# logs' disk emptied and the registry's still full, the next start
+# succeeds (it once failed writing tlog.vkey, unchanged): it resumes a
+# match waiting for its seeds, finds the replacement broken by its log's
+# mode (0444) and refuses its retry, as it cannot record its end yet. Once
+# space returns the start after finds it broken the same way, does not
 # resume it, leaves its log as it was, and a retry creates a third match.
 # Needs root (it mounts a tmpfs), as CI has.
 set -euo pipefail
@@ -171,8 +175,13 @@ if [[ $mode == logs ]]; then
       --data_dir="$data" --log_dir="$logs" "$@" \
       >"$dir/r$n.out" 2>"$dir/r$n.err" &
     referee_pid=$!
-    for _ in $(seq 200); do [[ -s $dir/port ]] && break; sleep 0.02; done
-    [[ -s $dir/port ]] || fail "the second referee did not start ($1)"
+    for _ in $(seq 500); do
+      [[ -s $dir/port ]] && break
+      kill -0 "$referee_pid" 2>/dev/null || break
+      sleep 0.02
+    done
+    [[ -s $dir/port ]] ||
+      fail "the second referee did not start (start $n): $(cat "$dir/r$n.err")"
     address=127.0.0.1:$(cat "$dir/port")
     refctl=("$bin/refctl" --referee="$address"
       --admin_token_file="$data/admin.token")
@@ -265,6 +274,11 @@ if [[ $mode == logs ]]; then
   # the disk is still full, before the end could be recorded: the registry
   # still says running, and the log's mode (0444, marked broken, which
   # needs no space) is what tells the next start that the match broke.
+  # A match waiting for its seeds, running across the restarts below.
+  "${refctl[@]}" create-match --seats=3 --seed_timeout_ms=600000 \
+    --token_dir="$dir/tok3" >"$dir/cw.out" 2>&1 || fail "$(cat "$dir/cw.out")"
+  waiting=$(grep -E '^[0-9a-f]{32}$' "$dir/cw.out" || true)
+  [[ -n $waiting ]] || fail "no match id in: $(cat "$dir/cw.out")"
   fill "$reg"
   fill "$lg"
   play_seats
@@ -278,11 +292,34 @@ if [[ $mode == logs ]]; then
   cp "$log" "$dir/broken.pyrlog"
   kill -9 "$referee_pid"
   wait "$referee_pid" 2>/dev/null || true
-  rm "$reg/fill" "$lg/fill"
+  # A start while the data directory's disk is still full (the logs have
+  # room again): it needs no space of its own there (tlog.vkey, unchanged,
+  # is not rewritten; it once failed on that), resumes the waiting match,
+  # finds the replacement broken by its log's mode, and keeps its end, which
+  # it cannot record, for later: its retry is refused meanwhile.
+  rm "$lg/fill"
   start_referee 3
-  grep -q ' 0 resumed' "$dir/r3.out" ||
+  grep -q ' 1 resumed, 1 found broken (not resumed)' "$dir/r3.out" ||
+    fail "the start on a full disk did not resume the waiting match and" \
+      "find the replacement broken: $(grep registry: "$dir/r3.out")"
+  "${refctl[@]}" get-match "$waiting" >"$dir/get.out" 2>&1 ||
+    fail "$(cat "$dir/get.out")"
+  grep -q '"status":"MATCH_RUNNING"' "$dir/get.out" ||
+    fail "the waiting match is not running on a full disk: $(cat "$dir/get.out")"
+  "${refctl[@]}" get-match "$replacement" >"$dir/get.out" 2>&1 ||
+    fail "$(cat "$dir/get.out")"
+  grep -q '"status":"MATCH_BROKEN"' "$dir/get.out" ||
+    fail "the replacement is not broken on a full disk: $(cat "$dir/get.out")"
+  refused RESOURCE_EXHAUSTED \
+    "the retry of a broken match not recorded (a start on a full disk)" \
+    "${retry[@]}"
+  kill -9 "$referee_pid"
+  wait "$referee_pid" 2>/dev/null || true
+  rm "$reg/fill"
+  start_referee 4
+  grep -q ' 1 resumed, 1 found broken (not resumed)' "$dir/r4.out" ||
     fail "the match broken before a SIGKILL was resumed:" \
-      "$(grep registry: "$dir/r3.out")"
+      "$(grep registry: "$dir/r4.out")"
   cmp -s "$log" "$dir/broken.pyrlog" ||
     fail "the log broken before a SIGKILL changed:" \
       "$("$bin/replay" show "$log" | tail -3)"
