@@ -221,8 +221,16 @@ TEST(BotProcessTest, AChildSubreaperKillsTheOrphansABotLeaves) {
   ASSERT_TRUE(dir.ok());
   ASSERT_TRUE(AdoptOrphans().ok());
   const std::string log = dir.File("bot.log");
-  BotProcess bot("leaver", {"/bin/sh", "-c", "setsid sleep 600 & echo $!"}, {},
-                 log, {});
+  // It ends only once its orphan is in a session of its own (it has
+  // written its pid): one still in the bot's process group when the bot
+  // ends goes with the group (Exited), and would be no orphan.
+  const std::string mark = dir.File("orphan.pid");
+  BotProcess bot("leaver",
+                 {"/bin/sh", "-c",
+                  absl::StrCat("setsid /bin/sh -c 'echo $$ > ", mark,
+                               "; exec sleep 600' & while [ ! -s ", mark,
+                               " ]; do sleep 0.01; done; cat ", mark)},
+                 {}, log, {});
   ASSERT_TRUE(bot.Start().ok());
   EXPECT_EQ(AwaitExit(bot), "exit status 0");
   int orphan = 0;
