@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <climits>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -162,6 +163,60 @@ void ForwardStderr(int from, int report) {
   if (size > 0 && write(report, part, size) != size) _exit(9);
 }
 
+// For the tests of the report on a stderr that the thread that accepts may
+// not write: a connection to a listener of its own, which the guard resets
+// in a ForkedChild whose stderr is the pipe `stderr_pipe`.
+class StderrReportRig {
+ public:
+  StderrReportRig() = default;
+  StderrReportRig(const StderrReportRig&) = delete;
+  StderrReportRig& operator=(const StderrReportRig&) = delete;
+  ~StderrReportRig() {
+    for (int fd : {stderr_pipe[0], stderr_pipe[1], client, listener}) {
+      if (fd >= 0) close(fd);
+    }
+  }
+
+  // The listener, the client's connection to it and the pipe.
+  void Open() {
+    int port;
+    listener = Listen(&port);
+    client = Connect(port);
+    ASSERT_EQ(pipe2(stderr_pipe, O_CLOEXEC), 0);
+  }
+
+  // Runs in a ForkedChild whose stderr is the pipe (its alarm ends it if it
+  // waits): `before`, then the guard's reset of the client's connection
+  // (every connection over its ceiling), then `after`, then the final flush;
+  // `*end` is how it ended (2 or 3: the stderr or the reset failed; a code
+  // of `before` or `after`) and `*said` what it wrote to its stderr last.
+  void ResetInAChild(const std::function<void()>& before,
+                     const std::function<void()>& after, ChildEnd* end,
+                     std::string* said) {
+    ForkedChild child([&](int report) {
+      alarm(60);  // A report that waits on the pipe ends here.
+      if (dup2(stderr_pipe[1], STDERR_FILENO) != STDERR_FILENO) _exit(2);
+      before();
+      accept_guard_internal::Enable(0, 1 << 20);  // Every connection over it.
+      if (GlobalAccept4()(listener, nullptr, nullptr, SOCK_NONBLOCK) != -1) {
+        _exit(3);
+      }
+      after();
+      FlushAcceptGuardReport(/*final=*/true);
+      ForwardStderr(stderr_pipe[0], report);
+    });
+    ASSERT_TRUE(child.ok()) << std::strerror(errno);
+    close(stderr_pipe[1]);
+    stderr_pipe[1] = -1;
+    *said = child.ReadToEnd();
+    *end = child.Wait();
+  }
+
+  int listener = -1;
+  int client = -1;
+  int stderr_pipe[2] = {-1, -1};
+};
+
 // A stderr nobody reads (a pipe, full: a stalled log collector) makes the
 // report neither block the thread that accepts nor the flush (the
 // referee's main thread, which must go on to take SIGTERM): the line is
@@ -169,52 +224,40 @@ void ForwardStderr(int from, int report) {
 // room. Before, the write waited for the reader for good. In a child, whose
 // stderr is the pipe; the child's alarm ends it if it waits.
 TEST(AcceptGuardTest, AFullStderrMakesTheReportWaitNeverAndSayItLater) {
-  int port;
-  const int listener = Listen(&port);
-  const int client = Connect(port);
-  int stderr_pipe[2];
-  ASSERT_EQ(pipe2(stderr_pipe, O_CLOEXEC), 0);
+  StderrReportRig rig;
+  ASSERT_NO_FATAL_FAILURE(rig.Open());
   // Full: written without blocking until the pipe takes no more, then
   // blocking again, as a stderr pipe is.
-  const int flags = fcntl(stderr_pipe[1], F_GETFL);
-  ASSERT_EQ(fcntl(stderr_pipe[1], F_SETFL, flags | O_NONBLOCK), 0);
+  const int flags = fcntl(rig.stderr_pipe[1], F_GETFL);
+  ASSERT_EQ(fcntl(rig.stderr_pipe[1], F_SETFL, flags | O_NONBLOCK), 0);
   const std::string filler(4096, '.');
-  while (write(stderr_pipe[1], filler.data(), filler.size()) > 0) {
+  while (write(rig.stderr_pipe[1], filler.data(), filler.size()) > 0) {
   }
   ASSERT_EQ(errno, EAGAIN);
-  ASSERT_EQ(fcntl(stderr_pipe[1], F_SETFL, flags), 0);
+  ASSERT_EQ(fcntl(rig.stderr_pipe[1], F_SETFL, flags), 0);
 
-  ForkedChild child([&](int report) {
-    alarm(60);  // A report that waits on the full pipe ends here.
-    if (dup2(stderr_pipe[1], STDERR_FILENO) != STDERR_FILENO) _exit(2);
-    accept_guard_internal::Enable(0, 1 << 20);  // Every connection over it.
-    // The reset's line is due at once, and the final flush's whatever the
-    // time: neither may wait.
-    if (GlobalAccept4()(listener, nullptr, nullptr, SOCK_NONBLOCK) != -1) {
-      _exit(3);
-    }
-    FlushAcceptGuardReport(/*final=*/true);
-    // Room again (the filler read): the count not said is said now.
-    fcntl(stderr_pipe[0], F_SETFL, O_NONBLOCK);
-    char part[4096];
-    while (read(stderr_pipe[0], part, sizeof part) > 0) {
-    }
-    FlushAcceptGuardReport(/*final=*/true);
-    ForwardStderr(stderr_pipe[0], report);
-  });
-  ASSERT_TRUE(child.ok()) << std::strerror(errno);
-  close(stderr_pipe[1]);
-  const std::string said = child.ReadToEnd();
-  const ChildEnd end = child.Wait();
+  ChildEnd end;
+  std::string said;
+  // The reset's line is due at once, and the final flush's whatever the
+  // time: neither may wait.
+  ASSERT_NO_FATAL_FAILURE(rig.ResetInAChild(
+      [] {},
+      [&] {
+        FlushAcceptGuardReport(/*final=*/true);
+        // Room again (the filler read): the count not said is said by
+        // the final flush.
+        fcntl(rig.stderr_pipe[0], F_SETFL, O_NONBLOCK);
+        char part[4096];
+        while (read(rig.stderr_pipe[0], part, sizeof part) > 0) {
+        }
+      },
+      &end, &said));
   EXPECT_EQ(end.exit_code, 0)
       << end.ToString() << " (SIGALRM: the report waited for stderr)";
   EXPECT_THAT(said, HasSubstr("accept_guard_test: reset 1 connection (1 "
                               "given a file descriptor at or above 0"));
   EXPECT_EQ(std::count(said.begin(), said.end(), '\n'), 1) << said;
-  EXPECT_TRUE(WasReset(client));
-  close(stderr_pipe[0]);
-  close(client);
-  close(listener);
+  EXPECT_TRUE(WasReset(rig.client));
 }
 
 // A stderr pipe /proc cannot open again (another user's: the process runs
@@ -223,39 +266,28 @@ TEST(AcceptGuardTest, AFullStderrMakesTheReportWaitNeverAndSayItLater) {
 // wait there), the flush does. As root, in a child.
 TEST(AcceptGuardTest, AStderrOfAnotherUserIsWrittenByTheFlushAlone) {
   if (geteuid() != 0) GTEST_SKIP() << "needs root, to run the child as 65534";
-  int port;
-  const int listener = Listen(&port);
-  const int client = Connect(port);
-  int stderr_pipe[2];
-  ASSERT_EQ(pipe2(stderr_pipe, O_CLOEXEC), 0);
-  ForkedChild child([&](int report) {
-    alarm(60);
-    if (dup2(stderr_pipe[1], STDERR_FILENO) != STDERR_FILENO) _exit(2);
-    if (setgid(65534) != 0 || setuid(65534) != 0) _exit(3);
-    if (open("/proc/self/fd/2", O_WRONLY | O_CLOEXEC) >= 0) _exit(4);
-    accept_guard_internal::Enable(0, 1 << 20);  // Every connection over it.
-    if (GlobalAccept4()(listener, nullptr, nullptr, SOCK_NONBLOCK) != -1) {
-      _exit(5);
-    }
-    // Nothing said by the thread that accepted, though the pipe has room.
-    fcntl(stderr_pipe[0], F_SETFL, O_NONBLOCK);
-    char part[4096];
-    if (read(stderr_pipe[0], part, sizeof part) > 0) _exit(6);
-    FlushAcceptGuardReport(/*final=*/true);
-    ForwardStderr(stderr_pipe[0], report);
-  });
-  ASSERT_TRUE(child.ok()) << std::strerror(errno);
-  close(stderr_pipe[1]);
-  const std::string said = child.ReadToEnd();
-  const ChildEnd end = child.Wait();
+  StderrReportRig rig;
+  ASSERT_NO_FATAL_FAILURE(rig.Open());
+  ChildEnd end;
+  std::string said;
+  ASSERT_NO_FATAL_FAILURE(rig.ResetInAChild(
+      [] {
+        if (setgid(65534) != 0 || setuid(65534) != 0) _exit(4);
+        if (open("/proc/self/fd/2", O_WRONLY | O_CLOEXEC) >= 0) _exit(5);
+      },
+      [&] {
+        // Nothing said by the thread that accepted, though the pipe has
+        // room.
+        fcntl(rig.stderr_pipe[0], F_SETFL, O_NONBLOCK);
+        char part[4096];
+        if (read(rig.stderr_pipe[0], part, sizeof part) > 0) _exit(6);
+      },
+      &end, &said));
   EXPECT_EQ(end.exit_code, 0)
       << end.ToString() << " (6: the thread that accepted wrote)";
   EXPECT_THAT(said, HasSubstr("accept_guard_test: reset 1 connection (1 "
                               "given a file descriptor at or above 0"));
-  EXPECT_TRUE(WasReset(client));
-  close(stderr_pipe[0]);
-  close(client);
-  close(listener);
+  EXPECT_TRUE(WasReset(rig.client));
 }
 
 TEST(AcceptGuardTest, TheListenQueueLengthIsTheKernels) {
