@@ -54,40 +54,37 @@ class LobbyTest : public ::testing::Test {
     lobby_ = std::make_unique<Lobby>(std::move(options));
   }
 
-  // A lobby whose sealed logs go to a new transparency log at `tlog_path`,
-  // an entry that failed tried again only at a match's end (no
-  // checkpointer rounds). Null, after a test failure, if it cannot open.
-  std::shared_ptr<TransparencyLog> StartWithTransparencyLog(
-      const std::string& tlog_path) {
+  // A lobby whose sealed logs go to a new transparency log, `*tree` (at
+  // tlog.db in the test's directory), an entry that failed tried again only
+  // at a match's end (no checkpointer rounds); and a match played to its end
+  // there while another connection held the write lock of the tree's
+  // database (past SQLite's 5 s busy timeout), so that its entry failed and
+  // waits (checked): `*match`, its id, once the lock is gone.
+  void StartAndEndAMatchWhileTheTreeIsLocked(
+      std::shared_ptr<TransparencyLog>* tree, std::string* match) {
+    const std::string tlog_path = dir_.File("tlog.db");
     absl::StatusOr<std::unique_ptr<TransparencyLog>> tlog =
         TransparencyLog::Open(tlog_path, SigningKey::Generate(), "lobby-test");
-    EXPECT_TRUE(tlog.ok()) << tlog.status();
-    if (!tlog.ok()) return nullptr;
-    std::shared_ptr<TransparencyLog> tree = *std::move(tlog);
+    ASSERT_TRUE(tlog.ok()) << tlog.status();
+    *tree = *std::move(tlog);
     std::filesystem::create_directories(dir_.File("logs"));
     LobbyOptions options;
     options.log_dir = dir_.File("logs");
     options.admin_token = std::string(32, 'a');
-    options.tlog = tree;
+    options.tlog = *tree;
     options.checkpoint_every = absl::ZeroDuration();  // No retries but ends.
     lobby_ = std::make_unique<Lobby>(std::move(options));
-    return tree;
-  }
 
-  // Plays a match to its end while another connection holds the write
-  // lock of the database at `tlog_path` (past SQLite's 5 s busy timeout),
-  // so that its entry fails; returns its id once the lock is gone.
-  std::string EndAMatchWhileTheTreeIsLocked(const std::string& tlog_path) {
     sqlite3* reader = nullptr;
     EXPECT_EQ(sqlite3_open(tlog_path.c_str(), &reader), SQLITE_OK);
     EXPECT_EQ(
         sqlite3_exec(reader, "BEGIN IMMEDIATE;", nullptr, nullptr, nullptr),
         SQLITE_OK);
-    const std::string match = CreateWithBot("", 50);
-    AwaitEnd(match);
+    *match = CreateWithBot("", 50);
+    AwaitEnd(*match);
     sqlite3_exec(reader, "ROLLBACK;", nullptr, nullptr, nullptr);
     sqlite3_close(reader);
-    return match;
+    EXPECT_FALSE((*tree)->Contains(*match));
   }
 
   std::string Create() {
@@ -364,14 +361,11 @@ TEST_F(LobbyTest, ABotsSeatCountForgetsEndedMatches) {
 // left to the next start, but made once the lock is gone, at the next
 // match's end and before that match's own.
 TEST_F(LobbyTest, AnEntryThatFailedIsMadeBeforeTheNext) {
-  const std::string tlog_path = dir_.File("tlog.db");
-  const std::shared_ptr<TransparencyLog> tree =
-      StartWithTransparencyLog(tlog_path);
-  ASSERT_NE(tree, nullptr);
-  const std::string first = EndAMatchWhileTheTreeIsLocked(tlog_path);
+  std::shared_ptr<TransparencyLog> tree;
+  std::string first;
+  ASSERT_NO_FATAL_FAILURE(StartAndEndAMatchWhileTheTreeIsLocked(&tree, &first));
   EXPECT_EQ(lobby_->FindMatch(first)->Info(lobby_->connections()).status(),
             v1::MATCH_FINISHED);
-  EXPECT_FALSE(tree->Contains(first));
 
   const std::string second = CreateWithBot("", 50);
   AwaitEnd(second);
@@ -388,12 +382,9 @@ TEST_F(LobbyTest, AnEntryThatFailedIsMadeBeforeTheNext) {
 // round) is entered first: the latest checkpoint covers it, as a
 // tournament's final one must. A checkpoint of a given size enters none.
 TEST_F(LobbyTest, TheLatestCheckpointEntersTheLogsStillWaiting) {
-  const std::string tlog_path = dir_.File("tlog.db");
-  const std::shared_ptr<TransparencyLog> tree =
-      StartWithTransparencyLog(tlog_path);
-  ASSERT_NE(tree, nullptr);
-  const std::string match = EndAMatchWhileTheTreeIsLocked(tlog_path);
-  EXPECT_FALSE(tree->Contains(match));
+  std::shared_ptr<TransparencyLog> tree;
+  std::string match;
+  ASSERT_NO_FATAL_FAILURE(StartAndEndAMatchWhileTheTreeIsLocked(&tree, &match));
 
   absl::StatusOr<TransparencyLog*> of_size = lobby_->TlogAsOf(1);
   ASSERT_TRUE(of_size.ok()) << of_size.status();
@@ -415,12 +406,9 @@ TEST_F(LobbyTest, TheLatestCheckpointEntersTheLogsStillWaiting) {
 // entry, as GetCheckpoint's latest covers it; against a given size it is
 // not looked for in the waiting logs.
 TEST_F(LobbyTest, AnInclusionProofAgainstTheLatestTreeEntersTheLogsWaiting) {
-  const std::string tlog_path = dir_.File("tlog.db");
-  const std::shared_ptr<TransparencyLog> tree =
-      StartWithTransparencyLog(tlog_path);
-  ASSERT_NE(tree, nullptr);
-  const std::string match = EndAMatchWhileTheTreeIsLocked(tlog_path);
-  EXPECT_FALSE(tree->Contains(match));
+  std::shared_ptr<TransparencyLog> tree;
+  std::string match;
+  ASSERT_NO_FATAL_FAILURE(StartAndEndAMatchWhileTheTreeIsLocked(&tree, &match));
 
   RefereeService service(lobby_.get());
   grpc::ServerBuilder builder;
