@@ -9,8 +9,10 @@
 #include <unistd.h>
 
 #include <cstring>
+#include <string>
 #include <vector>
 
+#include "absl/cleanup/cleanup.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -230,34 +232,53 @@ TEST_F(PeerQuotaTest, AConnectionToAListenerOffLoopbackIsNotAskedAbout) {
   CloseAll(fds);
 }
 
-// A bot that binds its socket to another address of this host's before it
-// connects to 127.0.0.1: the peer is off loopback, but the listener is on
-// it, so the peer is on this host and its uid is asked, and counted.
-TEST_F(PeerQuotaTest, APeerBoundToAnAddressOffLoopbackIsCounted) {
-  const uint32_t own = NonLoopbackAddress();
-  if (own == 0) GTEST_SKIP() << "this host has no IPv4 address off loopback";
+// How a hog binds its client sockets before it connects to 127.0.0.1: to
+// an address of this host's (host order), or to a device
+// (SO_BINDTODEVICE).
+struct ClientBinding {
+  uint32_t address = INADDR_ANY;
+  const char* device = nullptr;
+};
+
+// Under a quota of 2 connections for this uid, three clients bound as
+// `binding` says connect to a listener on 127.0.0.1: the peer of each is
+// the address bound (if one is), its uid is asked and is this one's, the
+// first two are admitted and counted, and the third is refused. Where a
+// client cannot be bound, `*bind_error` says why (strerror) and nothing
+// more is done.
+void ConnectAndAdmit(const ClientBinding& binding, std::string* bind_error) {
   SetQuota({.first_uid = geteuid(), .uids = 1, .per_uid = 2});
   int port;
   const int listener = ListenOnLoopback(&port);
   ASSERT_GE(listener, 0);
   std::vector<int> fds = {listener};
+  const auto close_all = absl::MakeCleanup([&] { CloseAll(fds); });
   for (int i = 0; i < 3; ++i) {
     const int client = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     fds.push_back(client);
-    const sockaddr_in from = V4(own);
-    ASSERT_EQ(
-        bind(client, reinterpret_cast<const sockaddr*>(&from), sizeof from), 0)
-        << strerror(errno);
+    const sockaddr_in from = V4(binding.address);
+    if ((binding.address != INADDR_ANY &&
+         bind(client, reinterpret_cast<const sockaddr*>(&from), sizeof from) !=
+             0) ||
+        (binding.device != nullptr &&
+         setsockopt(client, SOL_SOCKET, SO_BINDTODEVICE, binding.device,
+                    strlen(binding.device) + 1) != 0)) {
+      *bind_error = strerror(errno);
+      return;
+    }
     const sockaddr_in to = V4(INADDR_LOOPBACK, port);
     ASSERT_EQ(
         connect(client, reinterpret_cast<const sockaddr*>(&to), sizeof to), 0)
         << strerror(errno);
     fds.push_back(Accept(listener));
-    sockaddr_in peer;
-    socklen_t size = sizeof peer;
-    ASSERT_EQ(
-        getpeername(fds.back(), reinterpret_cast<sockaddr*>(&peer), &size), 0);
-    EXPECT_EQ(ntohl(peer.sin_addr.s_addr), own);
+    if (binding.address != INADDR_ANY) {
+      sockaddr_in peer;
+      socklen_t size = sizeof peer;
+      ASSERT_EQ(
+          getpeername(fds.back(), reinterpret_cast<sockaddr*>(&peer), &size),
+          0);
+      EXPECT_EQ(ntohl(peer.sin_addr.s_addr), binding.address);
+    }
     EXPECT_EQ(LoopbackPeerUid(fds.back()), geteuid()) << i;
     const PeerAdmission admission = AdmitPeer(fds.back());
     EXPECT_EQ(admission.admitted, i < 2) << i;
@@ -265,37 +286,28 @@ TEST_F(PeerQuotaTest, APeerBoundToAnAddressOffLoopbackIsCounted) {
     EXPECT_FALSE(admission.uid_unknown) << i;
   }
   EXPECT_EQ(PeerQuotaRefusalCounts().total, 1);
-  CloseAll(fds);
+}
+
+// A bot that binds its socket to another address of this host's before it
+// connects to 127.0.0.1: the peer is off loopback, but the listener is on
+// it, so the peer is on this host and its uid is asked, and counted.
+TEST_F(PeerQuotaTest, APeerBoundToAnAddressOffLoopbackIsCounted) {
+  const uint32_t own = NonLoopbackAddress();
+  if (own == 0) GTEST_SKIP() << "this host has no IPv4 address off loopback";
+  std::string bind_error;
+  ASSERT_NO_FATAL_FAILURE(ConnectAndAdmit({.address = own}, &bind_error));
+  EXPECT_EQ(bind_error, "");
 }
 
 // A bot that binds its socket to the device "lo" (SO_BINDTODEVICE, no
 // privilege needed since Linux 5.7): the lookup matches it too.
 TEST_F(PeerQuotaTest, APeerBoundToTheLoopbackDeviceIsCounted) {
-  SetQuota({.first_uid = geteuid(), .uids = 1, .per_uid = 2});
-  int port;
-  const int listener = ListenOnLoopback(&port);
-  ASSERT_GE(listener, 0);
-  std::vector<int> fds = {listener};
-  for (int i = 0; i < 3; ++i) {
-    const int client = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    fds.push_back(client);
-    if (setsockopt(client, SOL_SOCKET, SO_BINDTODEVICE, "lo", 3) != 0) {
-      CloseAll(fds);
-      GTEST_SKIP() << "SO_BINDTODEVICE: " << strerror(errno)
-                   << " (unprivileged only from Linux 5.7)";
-    }
-    const sockaddr_in to = V4(INADDR_LOOPBACK, port);
-    ASSERT_EQ(
-        connect(client, reinterpret_cast<const sockaddr*>(&to), sizeof to), 0)
-        << strerror(errno);
-    fds.push_back(Accept(listener));
-    EXPECT_EQ(LoopbackPeerUid(fds.back()), geteuid()) << i;
-    const PeerAdmission admission = AdmitPeer(fds.back());
-    EXPECT_EQ(admission.admitted, i < 2) << i;
-    EXPECT_EQ(admission.counted, i < 2) << i;
+  std::string bind_error;
+  ASSERT_NO_FATAL_FAILURE(ConnectAndAdmit({.device = "lo"}, &bind_error));
+  if (!bind_error.empty()) {
+    GTEST_SKIP() << "SO_BINDTODEVICE: " << bind_error
+                 << " (unprivileged only from Linux 5.7)";
   }
-  EXPECT_EQ(PeerQuotaRefusalCounts().total, 1);
-  CloseAll(fds);
 }
 
 // Under a quota, a connection to a loopback listener whose uid the kernel
