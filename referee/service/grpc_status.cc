@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "absl/strings/cord.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 
@@ -22,6 +24,27 @@ grpc::Status ToGrpc(const absl::Status& status) {
   return grpc::Status(static_cast<grpc::StatusCode>(status.code()),
                       absl::StrCat(message.substr(0, cut), "... (",
                                    message.size() - cut, " more bytes cut)"));
+}
+
+namespace {
+
+// The payloads of a status that are trailers, by the prefix of their name.
+constexpr absl::string_view kTrailerPrefix = "pyramid-";
+
+}  // namespace
+
+absl::Status WithTrailer(absl::Status status, absl::string_view key,
+                         absl::string_view value) {
+  status.SetPayload(key, absl::Cord(value));
+  return status;
+}
+
+void AddTrailers(const absl::Status& status, grpc::ServerContextBase& context) {
+  status.ForEachPayload(
+      [&context](absl::string_view key, const absl::Cord& value) {
+        if (!absl::StartsWith(key, kTrailerPrefix)) return;
+        context.AddTrailingMetadata(std::string(key), std::string(value));
+      });
 }
 
 }  // namespace pyramid

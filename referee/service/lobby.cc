@@ -19,6 +19,7 @@
 #include "referee/crypto/bytes.h"
 #include "referee/crypto/protocol.h"
 #include "referee/games/registry.h"
+#include "referee/service/grpc_status.h"
 
 namespace pyramid {
 namespace {
@@ -691,10 +692,11 @@ absl::Status Lobby::AdmitMatch() {
   int live = live_matches_.load();
   do {
     if (limit > 0 && live >= limit) {
-      return absl::UnavailableError(
-          absl::StrCat("the referee's limit of live matches is reached (",
-                       "--max_live_matches=", limit, ", ", live,
-                       " live); try again when one ends"));
+      return WithTrailer(absl::UnavailableError(absl::StrCat(
+                             "the referee's limit of live matches is reached (",
+                             "--max_live_matches=", limit, ", ", live,
+                             " live); try again when one ends")),
+                         kMaxLiveMatchesTrailer, absl::StrCat(limit));
     }
   } while (!live_matches_.compare_exchange_weak(live, live + 1));
   return absl::OkStatus();

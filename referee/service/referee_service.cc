@@ -42,6 +42,7 @@ absl::Status RequireAdmin(grpc::CallbackServerContext* context,
 grpc::ServerUnaryReactor* Reply(grpc::CallbackServerContext* context,
                                 const absl::Status& status) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  AddTrailers(status, *context);
   reactor->Finish(ToGrpc(status));
   return reactor;
 }

@@ -9,6 +9,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
@@ -20,6 +21,7 @@
 #include "referee/crypto/ed25519.h"
 #include "referee/crypto/sha256.h"
 #include "referee/service/embedded_referee.h"
+#include "referee/service/grpc_status.h"
 #include "referee/service/transparency_log.h"
 #include "replay/verifier.h"
 
@@ -58,28 +60,20 @@ bool InterruptedStatus(const grpc::Status& status) {
          status.error_message() == kInterrupted;
 }
 
-// What a referee at its --max_live_matches answers CreateMatch
-// (UNAVAILABLE, referee/service/lobby.cc: "the referee's limit of live
-// matches is reached (--max_live_matches=N, L live); try again when one
-// ends"): not an outage, so not retried with backoff.
-constexpr char kFullPrefix[] = "the referee's limit of live matches is reached";
-
-bool FullStatus(const grpc::Status& status) {
-  return status.error_code() == grpc::StatusCode::UNAVAILABLE &&
-         absl::StartsWith(status.error_message(), kFullPrefix);
-}
-
-// The N of "--max_live_matches=N" in such a refusal; 0 when it names none.
-int LimitIn(const std::string& message) {
-  constexpr std::string_view kFlag = "--max_live_matches=";
-  const size_t at = message.find(kFlag);
-  if (at == std::string::npos) return 0;
+// The limit a referee at its --max_live_matches names when it answers
+// CreateMatch UNAVAILABLE, in the call's kMaxLiveMatchesTrailer
+// (docs/protocol.md, "Trailers of a refusal"); 0 when the call has none
+// (not such a refusal). Such a refusal is not an outage, so not retried
+// with backoff.
+int LimitIn(const grpc::ClientContext& context) {
+  const auto& trailers = context.GetServerTrailingMetadata();
+  auto it = trailers.find(kMaxLiveMatchesTrailer);
   int limit = 0;
-  for (size_t i = at + kFlag.size();
-       i < message.size() && absl::ascii_isdigit(message[i]) &&
-       limit < 1'000'000;
-       ++i) {
-    limit = limit * 10 + (message[i] - '0');
+  if (it == trailers.end() ||
+      !absl::SimpleAtoi(absl::string_view(it->second.data(), it->second.size()),
+                        &limit) ||
+      limit < 0) {
+    return 0;
   }
   return limit;
 }
@@ -228,13 +222,16 @@ bool RefereeLink::RetryNoteDue(absl::Duration delay) {
   return true;
 }
 
-grpc::Status RefereeLink::Retrying(const std::function<grpc::Status()>& call) {
+grpc::Status RefereeLink::Retrying(
+    const std::function<grpc::Status(grpc::ClientContext&)>& call) {
   const absl::Time give_up = absl::Now() + retry_for_;
   Backoff backoff;
   while (true) {
-    grpc::Status status = call();
+    grpc::ClientContext context;
+    Authorize(context);
+    grpc::Status status = call(context);
     const bool lost = (status.error_code() == grpc::StatusCode::UNAVAILABLE &&
-                       !FullStatus(status)) ||
+                       LimitIn(context) == 0) ||
                       (status.error_code() == grpc::StatusCode::CANCELLED &&
                        !cancelled_.load());
     if (!lost) return status;
@@ -283,9 +280,7 @@ void RefereeLink::Authorize(grpc::ClientContext& context) const {
 absl::StatusOr<v1::RegisterBotResponse> RefereeLink::RegisterBot(
     const v1::RegisterBotRequest& request) {
   v1::RegisterBotResponse response;
-  grpc::Status status = Retrying([&] {
-    grpc::ClientContext context;
-    Authorize(context);
+  grpc::Status status = Retrying([&](grpc::ClientContext& context) {
     return stub_->RegisterBot(&context, request, &response);
   });
   if (!status.ok()) {
@@ -299,9 +294,7 @@ absl::Status RefereeLink::CheckAdminToken() {
   // No name: an admin's call is refused for it (INVALID_ARGUMENT) after
   // the token is checked, and nothing is registered.
   v1::RegisterBotResponse response;
-  grpc::Status status = Retrying([&] {
-    grpc::ClientContext context;
-    Authorize(context);
+  grpc::Status status = Retrying([&](grpc::ClientContext& context) {
     return stub_->RegisterBot(&context, v1::RegisterBotRequest(), &response);
   });
   switch (status.error_code()) {
@@ -335,10 +328,11 @@ absl::StatusOr<v1::CreateMatchResponse> RefereeLink::CreateMatch(
   while (true) {
     if (absl::Status s = AwaitPlace(); !s.ok()) return s;
     v1::CreateMatchResponse response;
-    grpc::Status status = Retrying([&] {
-      grpc::ClientContext context;
-      Authorize(context);
-      return stub_->CreateMatch(&context, request, &response);
+    int said = 0;  // The limit the referee's refusal names.
+    grpc::Status status = Retrying([&](grpc::ClientContext& context) {
+      grpc::Status called = stub_->CreateMatch(&context, request, &response);
+      said = LimitIn(context);
+      return called;
     });
     absl::MutexLock lock(&place_mu_);
     --reserved_;
@@ -353,12 +347,13 @@ absl::StatusOr<v1::CreateMatchResponse> RefereeLink::CreateMatch(
       if (static_cast<int>(live_.size()) > limit_) limit_ = kNoLimit;
       return response;
     }
-    if (!FullStatus(status)) return FromGrpc(status, "creating a match");
-    // The referee is full: at most its limit (else what is live of ours)
-    // in flight from now on, each further match starting as one ends.
-    const int said = LimitIn(status.error_message());
+    if (status.error_code() != grpc::StatusCode::UNAVAILABLE || said == 0) {
+      return FromGrpc(status, "creating a match");
+    }
+    // The referee is full: at most its limit in flight from now on, each
+    // further match starting as one ends.
     const int ours = static_cast<int>(live_.size()) + reserved_;
-    limit_ = std::max(1, said > 0 ? said : ours);
+    limit_ = said;
     refusal_ = status.error_message();
     probe_at_ = absl::Now() + kProbeEvery;
     ++full_refusals_;
@@ -445,9 +440,7 @@ absl::StatusOr<v1::MatchInfo> RefereeLink::GetMatch(
   v1::GetMatchRequest request;
   request.set_match_id(match_id);
   v1::MatchInfo response;
-  grpc::Status status = Retrying([&] {
-    grpc::ClientContext context;
-    Authorize(context);
+  grpc::Status status = Retrying([&](grpc::ClientContext& context) {
     return stub_->GetMatch(&context, request, &response);
   });
   if (!status.ok()) {
@@ -459,9 +452,7 @@ absl::StatusOr<v1::MatchInfo> RefereeLink::GetMatch(
 absl::StatusOr<v1::ListMatchesResponse> RefereeLink::ListMatches(
     const v1::ListMatchesRequest& request) {
   v1::ListMatchesResponse response;
-  grpc::Status status = Retrying([&] {
-    grpc::ClientContext context;
-    Authorize(context);
+  grpc::Status status = Retrying([&](grpc::ClientContext& context) {
     return stub_->ListMatches(&context, request, &response);
   });
   if (!status.ok()) return FromGrpc(status, "listing matches");
@@ -494,14 +485,12 @@ absl::Status RefereeLink::AwaitEmbedded(const std::string& match_id) {
 absl::Status RefereeLink::AwaitRemote(const std::string& match_id) {
   grpc::Status status;
   std::string broken;
-  const grpc::Status retried = Retrying([&] {
-    grpc::ClientContext context;
+  const grpc::Status retried = Retrying([&](grpc::ClientContext& context) {
     {
       absl::MutexLock lock(&mu_);
       if (cancelled_.load()) return grpc::Status::CANCELLED;
       watches_.insert(&context);
     }
-    Authorize(context);
     v1::WatchRequest request;
     request.set_match_id(match_id);
     auto reader = stub_->Watch(&context, request);
@@ -535,9 +524,7 @@ void RefereeLink::Cancel() {
 
 absl::StatusOr<v1::TlogCheckpoint> RefereeLink::GetCheckpoint() {
   v1::TlogCheckpoint response;
-  grpc::Status status = Retrying([&] {
-    grpc::ClientContext context;
-    Authorize(context);
+  grpc::Status status = Retrying([&](grpc::ClientContext& context) {
     return stub_->GetCheckpoint(&context, v1::GetCheckpointRequest(),
                                 &response);
   });
@@ -551,9 +538,7 @@ absl::StatusOr<v1::InclusionProof> RefereeLink::GetInclusionProof(
   request.set_match_id(match_id);
   request.set_tree_size(tree_size);
   v1::InclusionProof response;
-  grpc::Status status = Retrying([&] {
-    grpc::ClientContext context;
-    Authorize(context);
+  grpc::Status status = Retrying([&](grpc::ClientContext& context) {
     return stub_->GetInclusionProof(&context, request, &response);
   });
   if (!status.ok()) {
@@ -568,9 +553,7 @@ absl::StatusOr<v1::ConsistencyProof> RefereeLink::GetConsistencyProof(
   request.set_old_size(old_size);
   request.set_new_size(new_size);
   v1::ConsistencyProof response;
-  grpc::Status status = Retrying([&] {
-    grpc::ClientContext context;
-    Authorize(context);
+  grpc::Status status = Retrying([&](grpc::ClientContext& context) {
     return stub_->GetConsistencyProof(&context, request, &response);
   });
   if (!status.ok()) {
@@ -593,9 +576,7 @@ absl::StatusOr<std::string> RefereeLink::GetLog(const std::string& match_id) {
   v1::GetLogRequest request;
   request.set_match_id(match_id);
   std::string bytes;
-  grpc::Status status = Retrying([&] {
-    grpc::ClientContext context;
-    Authorize(context);
+  grpc::Status status = Retrying([&](grpc::ClientContext& context) {
     auto reader = stub_->GetLog(&context, request);
     bytes.clear();
     v1::LogChunk chunk;

@@ -189,10 +189,13 @@ class RefereeLink {
   absl::Status AwaitRemote(const std::string& match_id);
   // Adds the admin token to `context`'s metadata.
   void Authorize(grpc::ClientContext& context) const;
-  // Calls `call` until it returns anything but a lost connection, or
-  // `retry_for_` has passed, or Cancel() was called or the link was
-  // interrupted (SetRetryHooks) while it waited.
-  grpc::Status Retrying(const std::function<grpc::Status()>& call);
+  // Calls `call` with a new context carrying the admin token until it
+  // returns anything but a lost connection (a refusal naming the
+  // referee's limit of live matches is not one), or `retry_for_` has
+  // passed, or Cancel() was called or the link was interrupted
+  // (SetRetryHooks) while it waited.
+  grpc::Status Retrying(
+      const std::function<grpc::Status(grpc::ClientContext&)>& call);
   // True once cancelled, or while `interrupted_` says so of a call waiting
   // for `what`.
   bool Interrupted(Waiting what);

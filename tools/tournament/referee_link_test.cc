@@ -26,6 +26,7 @@
 #include "gtest/gtest.h"
 #include "pyramid/referee/v1/referee_service.grpc.pb.h"
 #include "referee/crypto/ed25519.h"
+#include "referee/service/grpc_status.h"
 #include "replay/verifier.h"
 #include "tests/temp_dir.h"
 
@@ -124,16 +125,23 @@ TEST(RefereeLinkTest, CallsWaitingTogetherSayEachWaitOnce) {
 namespace v1 = ::pyramid::referee::v1;
 
 // A referee that creates matches while fewer than its limit are live,
-// refusing more as a referee at its --max_live_matches does, each match
-// over `length` after its Watch began.
+// refusing more as a referee at its --max_live_matches does (naming the
+// limit in the refusal's trailer unless `names_limit` is false), each
+// match over `length` after its Watch began.
 class LimitedReferee final : public v1::Referee::Service {
  public:
-  explicit LimitedReferee(absl::Duration length) : length_(length) {}
+  explicit LimitedReferee(absl::Duration length, bool names_limit = true)
+      : length_(length), names_limit_(names_limit) {}
 
-  grpc::Status CreateMatch(grpc::ServerContext*, const v1::CreateMatchRequest*,
+  grpc::Status CreateMatch(grpc::ServerContext* context,
+                           const v1::CreateMatchRequest*,
                            v1::CreateMatchResponse* response) override {
     absl::MutexLock lock(&mu_);
     if (live_ >= limit_) {
+      if (names_limit_) {
+        context->AddTrailingMetadata(kMaxLiveMatchesTrailer,
+                                     absl::StrCat(limit_));
+      }
       return grpc::Status(
           grpc::StatusCode::UNAVAILABLE,
           absl::StrCat("the referee's limit of live matches is reached "
@@ -171,6 +179,7 @@ class LimitedReferee final : public v1::Referee::Service {
 
  private:
   const absl::Duration length_;
+  const bool names_limit_;
   absl::Mutex mu_;
   int limit_ ABSL_GUARDED_BY(mu_) = 1;
   int live_ ABSL_GUARDED_BY(mu_) = 0;
@@ -227,6 +236,42 @@ TEST(RefereeLinkTest, ALimitRaisedOnTheRefereeIsTakenUp) {
   EXPECT_EQ(referee.peak(), kConcurrency);
   stop = true;
   for (std::thread& player : players) player.join();
+  server->Shutdown();
+}
+
+// Only the trailer naming the limit makes an UNAVAILABLE a full referee
+// (docs/protocol.md, "Trailers of a refusal"), not its message: the same
+// words without it are an outage, retried until --referee_retry_s.
+TEST(RefereeLinkTest, AnUnavailableWithoutTheLimitsTrailerIsAnOutage) {
+  TempDir dir("referee-link");
+  ASSERT_TRUE(dir.ok());
+  const std::string token_file = dir.File("admin.token");
+  std::ofstream(token_file) << "some-token\n";
+  LimitedReferee referee(absl::Milliseconds(200), /*names_limit=*/false);
+  referee.SetLimit(0);
+  int port = 0;
+  grpc::ServerBuilder builder;
+  builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(),
+                           &port);
+  builder.RegisterService(&referee);
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  ASSERT_NE(server, nullptr);
+  absl::StatusOr<std::unique_ptr<RefereeLink>> link = RefereeLink::Connect(
+      absl::StrCat("127.0.0.1:", port), std::string(64, 'a'), token_file,
+      absl::Milliseconds(500));
+  ASSERT_TRUE(link.ok()) << link.status();
+  std::vector<std::string> lines;
+  (*link)->SetRetryHooks(
+      nullptr, [&](const std::string& line) { lines.push_back(line); });
+  const absl::StatusOr<v1::CreateMatchResponse> created =
+      (*link)->CreateMatch(v1::CreateMatchRequest());
+  EXPECT_EQ(created.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_TRUE(absl::StartsWith(created.status().message(),
+                               "creating a match: the referee's limit"))
+      << created.status();
+  EXPECT_EQ((*link)->full_refusals(), 0);
+  ASSERT_FALSE(lines.empty());
+  EXPECT_TRUE(absl::StrContains(lines[0], "did not answer")) << lines[0];
   server->Shutdown();
 }
 

@@ -325,7 +325,7 @@ absl::Status Runner::CheckExtendsPublished(
   std::string proof_file;
   if (old->size == 0) {
     proof_file = tlog::FormatConsistencyProof(
-        {.old_size = 0, .new_size = checkpoint.tree_size()});
+        {.old_size = 0, .new_size = checkpoint.tree_size(), .hashes = {}});
   } else {
     absl::StatusOr<v1::ConsistencyProof> proof =
         link_->GetConsistencyProof(old->size, checkpoint.tree_size());

@@ -76,7 +76,8 @@ class RefereeServicer(object):
         or bot id; UNAUTHENTICATED without a token or with an unknown one,
         PERMISSION_DENIED with a seat or bot token. Creating nothing:
         UNAVAILABLE while as many matches are live as the referee's
-        --max_live_matches allows (retry with backoff; a place frees when one
+        --max_live_matches allows, with that limit in the trailing metadata
+        "pyramid-max-live-matches" (retry with backoff; a place frees when one
         ends), RESOURCE_EXHAUSTED while it cannot write match logs (a full
         disk). Retries with request_id: docs/protocol.md, "Retrying
         CreateMatch".
