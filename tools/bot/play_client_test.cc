@@ -243,10 +243,11 @@ class WaitingStrategy final : public Strategy {
 };
 
 // Runs a bot playing one match against an EndingEarlyReferee whose first
-// stream ends with `first_status`; returns Run's exit code, or -1 when Run
-// had not returned in a minute (it is then stopped). `streams` is set to
-// the Play streams the bot opened.
-int RunAgainstAnEarlyEnd(const grpc::Status& first_status, int& streams) {
+// stream ends with `first_status`, and expects Run to return `exit_code`
+// within a minute (else it is stopped, and said to return -1) after it
+// opened `streams` Play streams.
+void ExpectRunAgainstAnEarlyEnd(const grpc::Status& first_status, int exit_code,
+                                int streams) {
   EndingEarlyReferee referee(first_status);
   int port = 0;
   grpc::ServerBuilder builder;
@@ -254,8 +255,7 @@ int RunAgainstAnEarlyEnd(const grpc::Status& first_status, int& streams) {
                            &port);
   builder.RegisterService(&referee);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
-  EXPECT_NE(server, nullptr);
-  if (server == nullptr) return -1;
+  ASSERT_NE(server, nullptr);
   std::shared_ptr<grpc::Channel> channel = grpc::CreateChannel(
       absl::StrCat("127.0.0.1:", port), grpc::InsecureChannelCredentials());
   std::unique_ptr<v1::Referee::Stub> stub = v1::Referee::NewStub(channel);
@@ -277,32 +277,27 @@ int RunAgainstAnEarlyEnd(const grpc::Status& first_status, int& streams) {
   if (!in_time) client.Stop();  // Ends the wait, to report it.
   run.join();
   server->Shutdown();
-  streams = referee.streams();
-  return in_time ? status : -1;
+  EXPECT_EQ(in_time ? status : -1, exit_code)
+      << "(-1: Run had not returned in a minute)";
+  EXPECT_EQ(referee.streams(), streams);
 }
 
 // The referee ends the stream (its shutdown's status) while the bot's
 // answer is on its way, with a message after the decision still unread:
 // the bot reconnects (it waited in Finish for good) and plays on.
 TEST(PlayClientEarlyEndTest, AfterAFailedWriteTheBotReconnects) {
-  int streams = 0;
-  EXPECT_EQ(RunAgainstAnEarlyEnd(grpc::Status(grpc::StatusCode::UNAVAILABLE,
-                                              "the referee is shutting down"),
-                                 streams),
-            0);
-  EXPECT_EQ(streams, 2);
+  ExpectRunAgainstAnEarlyEnd(grpc::Status(grpc::StatusCode::UNAVAILABLE,
+                                          "the referee is shutting down"),
+                             /*exit_code=*/0, /*streams=*/2);
 }
 
 // Ended so because another process connected with the token, the stream
 // is not reopened: the bot still tells the referee's status from its own
 // end of the stream after the failed write.
 TEST(PlayClientEarlyEndTest, AfterAFailedWriteAReplacedStreamIsNotReopened) {
-  int streams = 0;
-  EXPECT_EQ(RunAgainstAnEarlyEnd(grpc::Status(grpc::StatusCode::ABORTED,
-                                              "replaced by a newer stream"),
-                                 streams),
-            1);
-  EXPECT_EQ(streams, 1);
+  ExpectRunAgainstAnEarlyEnd(
+      grpc::Status(grpc::StatusCode::ABORTED, "replaced by a newer stream"),
+      /*exit_code=*/1, /*streams=*/1);
 }
 
 }  // namespace
