@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
@@ -1170,6 +1171,30 @@ TEST(EvidenceTest, ConsistencyInputMistakesAreToldApartFromVerdicts) {
   EXPECT_FALSE(absl::IsFailedPrecondition(status)) << status;
   EXPECT_THAT(std::string(status.message()),
               HasSubstr("the proof does not show"));
+}
+
+// A key given as text is that key, though a file in the working directory
+// bears its name and holds another (an archive of forged logs could carry
+// one named after the key an auditor pins): --key and --tlog_key alike.
+TEST_F(KeyArgumentTest, AKeyIsTheKeyWhateverFileBearsItsName) {
+  const std::string referee_key = RefereeKey().public_key;
+  const std::string pinned = ToHex(referee_key);
+  const std::string vkey = VerifierKey().verifier_key;
+  const std::filesystem::path cwd = std::filesystem::current_path();
+  std::filesystem::current_path(tmp_.path());
+  absl::Cleanup back = [&cwd] { std::filesystem::current_path(cwd); };
+  std::ofstream(pinned) << ToHex(SigningKey::Generate().public_key()) << "\n";
+  absl::StatusOr<std::string> key = ParseRefereeKeyArgument(pinned);
+  ASSERT_TRUE(key.ok()) << key.status();
+  EXPECT_EQ(*key, referee_key);
+  // The verifier key's origin holds a '/': its file is in a directory.
+  std::filesystem::create_directories(
+      std::filesystem::path(vkey).parent_path());
+  std::ofstream(vkey) << "another+00000000+AAAA\n";
+  ASSERT_TRUE(std::filesystem::is_regular_file(vkey));
+  key = ParseVerifierKeyArgument(vkey);
+  ASSERT_TRUE(key.ok()) << key.status();
+  EXPECT_EQ(*key, vkey);
 }
 
 // A secret key file (its seed in hex, beside FILE.pub) given as --key is

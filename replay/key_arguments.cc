@@ -39,21 +39,25 @@ absl::StatusOr<std::string> ParseKeyArgument(
     std::string_view value,
     absl::StatusOr<std::string> (*parse)(std::string_view),
     bool* from_file = nullptr) {
-  const std::string path(value);
-  const absl::StatusOr<std::string> text = ReadKeyFile(path);
-  if (from_file != nullptr) *from_file = text.ok();
-  if (text.ok()) {
-    const absl::string_view stripped = absl::StripAsciiWhitespace(*text);
-    absl::StatusOr<std::string> key =
-        parse(std::string_view(stripped.data(), stripped.size()));
-    if (!key.ok()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(path, ": ", key.status().message()));
-    }
-    return key;
-  }
+  if (from_file != nullptr) *from_file = false;
+  // A key is the key, whatever file bears its name: a file named after the
+  // key an auditor pins, planted where the logs are checked, would
+  // otherwise pin the key it holds.
   absl::StatusOr<std::string> key = parse(value);
   if (key.ok()) return key;
+  const std::string path(value);
+  const absl::StatusOr<std::string> text = ReadKeyFile(path);
+  if (text.ok()) {
+    if (from_file != nullptr) *from_file = true;
+    const absl::string_view stripped = absl::StripAsciiWhitespace(*text);
+    absl::StatusOr<std::string> read =
+        parse(std::string_view(stripped.data(), stripped.size()));
+    if (!read.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(path, ": ", read.status().message()));
+    }
+    return read;
+  }
   // A file that is there but cannot be read whole (too large, not ours).
   if (!NoFileToRead(text.status())) return text.status();
   // A verifier key holds '+' (and its origin often '/'); a hex key neither.

@@ -2,15 +2,17 @@
 // each key as given on replay's command line (--key, --tlog_key): the key
 // itself or the path of a file that holds it.
 //
-// Contract of the Parse*KeyArgument functions: a value naming a regular
-// file or a pipe (`--key=<(curl ...)`, a named FIFO with a writer; crypto
-// reads a key file so, the bot's `--key_file=<(pass show ...)`) is read
-// (referee/files/bounded_read.h: opened without blocking, at most
-// kMaxKeyArgumentFileBytes, a larger file refused unread, a pipe once it
-// gave more or was silent for SeatRoster::kPipeIdleMs) and its content
-// (surrounding whitespace dropped) parsed; else a value that parses as a
-// key is one; else a value that looks like a path (it holds '/' but no
-// '+', or ends in .vkey or .pub) fails as "cannot read PATH: reason" (a
+// Contract of the Parse*KeyArgument functions: a value that parses as a
+// key is that key, whatever file bears its name (a file named after the
+// key an auditor pins, planted beside the logs, must not pin another);
+// else a value naming a regular file or a pipe (`--key=<(curl ...)`, a
+// named FIFO with a writer; crypto reads a key file so, the bot's
+// `--key_file=<(pass show ...)`) is read (referee/files/bounded_read.h:
+// opened without blocking, at most kMaxKeyArgumentFileBytes, a larger file
+// refused unread, a pipe once it gave more or was silent for
+// SeatRoster::kPipeIdleMs) and its content (surrounding whitespace
+// dropped) parsed; else a value that looks like a path (it holds '/' but
+// no '+', or ends in .vkey or .pub) fails as "cannot read PATH: reason" (a
 // FIFO with no writer and nothing in it, a device: not read); else the
 // parse error says what form a key takes.
 #ifndef PYRAMID_REPLAY_KEY_ARGUMENTS_H_
