@@ -33,6 +33,11 @@
 #                        prints its verdict
 #   expect_clean NAME N  the client kit bot NAME (Python or Node) ended N
 #                        matches, none by forfeit, with no error
+#   expect_exit NAME STATUS PATTERN -- COMMAND...
+#                        runs COMMAND, its standard output in $tmp/NAME.out
+#                        and its standard error in $tmp/NAME.err: it must
+#                        exit with STATUS (2: a refusal), and a line of its
+#                        standard error match PATTERN (grep's)
 #   write_tournament FILE GAME [FIELD=VALUE...] [-- BOT [key_file=KEY] ARG...]...
 #                        writes a tournament file to FILE for GAME, named
 #                        after FILE (its base name less its extension), with
@@ -199,6 +204,17 @@ expect_clean() {
   grep -q "^pyramid_kit: $2 match(es) ended, 0 error(s)" "$out" ||
     fail "$1 did not end $2 match(es) without error"
   ! grep -q "(forfeited)\|TERMINATION_FORFEIT" "$out" || fail "$1 saw a forfeit"
+}
+
+expect_exit() {
+  local name=$1 expected=$2 pattern=$3 status=0
+  [[ ${4:-} == -- ]] || fail "expect_exit $name: no -- before the command"
+  shift 4
+  "$@" >"$tmp/$name.out" 2>"$tmp/$name.err" || status=$?
+  ((status == expected)) ||
+    fail "$name: exited with status $status, not $expected: $(tail -c 600 "$tmp/$name.err")"
+  grep -q -- "$pattern" "$tmp/$name.err" ||
+    fail "$name: no line of its standard error matches '$pattern': $(tail -c 600 "$tmp/$name.err")"
 }
 
 # The protobuf text format's string literal of $1: \, ", newline, tab and

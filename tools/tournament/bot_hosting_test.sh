@@ -158,12 +158,8 @@ write_tournament "$tmp/keyed.txt" pyramid_shambo seats=2 output_dir="$tmp/keyed"
   -- plain "$BIN/bot" --quiet \
   -- signed key_file="$tmp/signed.key" "$BIN/bot" --quiet "--key_file={key_file}"
 chmod 0644 "$tmp/keyed.txt"
-status=0
-"$BIN/tournament" "$tmp/keyed.txt" --bot_uids=$first > /dev/null \
-  2> "$tmp/keyed.err" || status=$?
-(( status == 2 )) || fail "a key_file of root's was not refused (status $status)"
-grep -q "bot signed runs as uid $((first + 1)) (--bot_uids): its key_file $tmp/signed.key must belong to that uid and be readable by it alone (chown $((first + 1)):$((first + 1)) $tmp/signed.key && chmod 0400 $tmp/signed.key); it belongs to uid 0, mode 0600" "$tmp/keyed.err" ||
-  fail "the key_file's refusal does not say what to do"
+expect_exit keyed 2 "bot signed runs as uid $((first + 1)) (--bot_uids): its key_file $tmp/signed.key must belong to that uid and be readable by it alone (chown $((first + 1)):$((first + 1)) $tmp/signed.key && chmod 0400 $tmp/signed.key); it belongs to uid 0, mode 0600" \
+  -- "$BIN/tournament" "$tmp/keyed.txt" --bot_uids=$first
 [[ -e $tmp/keyed ]] && fail "the refused run made its output directory"
 chown $((first + 1)):$((first + 1)) "$tmp/signed.key"
 chmod 0400 "$tmp/signed.key"
@@ -173,37 +169,22 @@ chmod 0400 "$tmp/signed.key"
 key="$tmp/keyed.referee.key"
 [[ -f $key ]] || fail "no signing key at $key"
 chmod 0644 "$key"
-status=0
-"$BIN/tournament" "$tmp/keyed.txt" --bot_uids=$first > /dev/null \
-  2> "$tmp/readable-key.err" || status=$?
-(( status == 2 )) || fail "a signing key the bots can read was not refused (status $status)"
-grep -q "bot plain runs as uid $first (--bot_uids) and could read the signing_key_file (the embedded referee's key) $key: make it readable by its owner alone (chmod 0600 $key)" "$tmp/readable-key.err" ||
-  fail "the readable signing key's refusal does not say what to do"
+expect_exit readable-key 2 "bot plain runs as uid $first (--bot_uids) and could read the signing_key_file (the embedded referee's key) $key: make it readable by its owner alone (chmod 0600 $key)" \
+  -- "$BIN/tournament" "$tmp/keyed.txt" --bot_uids=$first
 chmod 0600 "$key"
 # Refused: ids an account or a group has, and the id of the user who ran
 # sudo (every process of a bot's uid is killed; a group's rights are the
 # bot's).
 if taken=$(getent passwd 65534); then
-  status=0
-  "$BIN/tournament" "$tmp/keyed.txt" --bot_uids=65533 > /dev/null \
-    2> "$tmp/taken.err" || status=$?
-  (( status == 2 )) || fail "--bot_uids over uid 65534 was not refused (status $status)"
-  grep -q "^tournament: --bot_uids=65533 runs the bots as uids and gids 65533 to 65534, and some are taken (uid 65534 is user ${taken%%:*}" "$tmp/taken.err" ||
-    fail "the refusal of a taken uid does not name it"
+  expect_exit taken 2 "^tournament: --bot_uids=65533 runs the bots as uids and gids 65533 to 65534, and some are taken (uid 65534 is user ${taken%%:*}" \
+    -- "$BIN/tournament" "$tmp/keyed.txt" --bot_uids=65533
 fi
-status=0
-SUDO_UID=$((first + 1)) "$BIN/tournament" "$tmp/keyed.txt" --bot_uids=$first \
-  > /dev/null 2> "$tmp/sudo.err" || status=$?
-(( status == 2 )) || fail "--bot_uids over SUDO_UID was not refused (status $status)"
-grep -q "uid $((first + 1)) is the one sudo ran as" "$tmp/sudo.err" ||
-  fail "the refusal of SUDO_UID does not say why"
-status=0
-setpriv --reuid=65534 --regid=65534 --clear-groups \
-  "$BIN/tournament" "$tmp/keyed.txt" --bot_uids=$first > /dev/null \
-  2> "$tmp/nobody.err" || status=$?
-(( status == 2 )) || fail "--bot_uids as uid 65534 was not refused (status $status)"
-grep -q "^tournament: --bot_uids needs the tournament to run as root (it runs as uid 65534)" "$tmp/nobody.err" ||
-  fail "the refusal for a runner not root does not say why"
+expect_exit sudo 2 "uid $((first + 1)) is the one sudo ran as" \
+  -- env SUDO_UID=$((first + 1)) "$BIN/tournament" "$tmp/keyed.txt" --bot_uids=$first
+# A runner not root.
+expect_exit nobody 2 "^tournament: --bot_uids needs the tournament to run as root (it runs as uid 65534)" \
+  -- setpriv --reuid=65534 --regid=65534 --clear-groups \
+  "$BIN/tournament" "$tmp/keyed.txt" --bot_uids=$first
 
 # --- 4. A bot holding every connection it can leaves the others theirs,
 # however it makes them: plainly, bound to the loopback device
