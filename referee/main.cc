@@ -51,6 +51,7 @@
 #include "referee/service/directory_lock.h"
 #include "referee/service/health_service.h"
 #include "referee/service/lobby.h"
+#include "referee/service/messages.h"
 #include "referee/service/referee_service.h"
 #include "referee/service/registry.h"
 #include "referee/service/token.h"
@@ -617,14 +618,13 @@ void PrintBanner(int port, const Paths& paths, const Lobby& lobby,
   std::cout << std::flush;
 }
 
-// Says on stderr what its rate limits held back (accept_guard.h,
-// library_log.h): every 10 s, and at the end the rest, on a thread of its
-// own. Writing to a stalled stderr (a pipe whose reader no longer reads)
-// may block that thread, but neither the main thread's wait for SIGINT and
-// SIGTERM nor the referee's exit: the final counts are waited for at most
-// kFinalWait, then left unsaid. (The accept guard's line never waits; the
-// libraries' counts, written with stdio under its lock of stderr, may wait
-// on any other writer of stderr that does.)
+// Says on stderr what its rate limits and a stalled stderr held back
+// (accept_guard.h, library_log.h, messages.h): every 10 s, and at the end
+// the rest, on a thread of its own. Its lines never wait for stderr's
+// reader where stderr allows it (referee/files/stderr_line.h); a pipe /proc
+// cannot open again (another user's) may block that thread, but neither
+// the main thread's wait for SIGINT and SIGTERM nor the referee's exit:
+// the final counts are waited for at most kFinalWait, then left unsaid.
 class HeldBackReporter {
  public:
   static constexpr absl::Duration kEvery = absl::Seconds(10);
@@ -654,9 +654,11 @@ class HeldBackReporter {
     while (!state.stop.WaitForNotificationWithTimeout(kEvery)) {
       FlushAcceptGuardReport(/*final=*/false);
       FlushLibraryLogs();
+      FlushMessages();
     }
     FlushAcceptGuardReport(/*final=*/true);
     FlushLibraryLogs();
+    FlushMessages();
     state.done.Notify();
   }
 

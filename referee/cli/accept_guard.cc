@@ -16,6 +16,7 @@
 #include <mutex>
 
 #include "referee/cli/peer_quota.h"
+#include "referee/files/stderr_line.h"
 
 namespace pyramid {
 namespace {
@@ -59,85 +60,9 @@ void OpenReserve() {  // With reserve_mutex held.
   if (reserve_fd < 0) reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 }
 
-// Where the report's line goes without waiting (WriteToStderr): a
-// description of its own, O_NONBLOCK, of the pipe or terminal descriptor 2
-// is, opened through /proc/self/fd. Setting O_NONBLOCK on descriptor 2
-// itself would change it for everyone sharing its description: the
-// process's other writers (whose lines would then be lost, not delayed)
-// and the shell that started it. Kept open, so that a line can be written
-// when no descriptor is left (EMFILE: the very resets it says); opened
-// again when descriptor 2 is another file than the one it was opened for.
-std::mutex stderr_mutex;
-int nonblocking_stderr = -1;
-dev_t nonblocking_dev = 0;
-ino_t nonblocking_ino = 0;
-
-// Makes nonblocking_stderr a description of `stderr_file` (descriptor 2's
-// fstat), if it is not already; -1 when /proc cannot open it. With
-// stderr_mutex held.
-void ReopenStderrLocked(const struct stat& stderr_file) {
-  if (nonblocking_stderr >= 0 && nonblocking_dev == stderr_file.st_dev &&
-      nonblocking_ino == stderr_file.st_ino) {
-    return;
-  }
-  if (nonblocking_stderr >= 0) close(nonblocking_stderr);
-  nonblocking_stderr =
-      open("/proc/self/fd/2", O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-  nonblocking_dev = stderr_file.st_dev;
-  nonblocking_ino = stderr_file.st_ino;
-}
-
-// Whether descriptor 2 is a file whose writes never wait for a reader: a
-// regular file or a block device (those wait for the disk only). A pipe, a
-// socket or a terminal waits while its reader does not read.
-bool NeverWaitsForAReader(const struct stat& stderr_file) {
-  return S_ISREG(stderr_file.st_mode) || S_ISBLK(stderr_file.st_mode);
-}
-
-// Opens nonblocking_stderr now if descriptor 2 needs it (Enable: before
-// descriptors may run out).
-void PrepareStderr() {
-  struct stat stderr_file;
-  if (fstat(STDERR_FILENO, &stderr_file) != 0) return;
-  if (NeverWaitsForAReader(stderr_file) || S_ISSOCK(stderr_file.st_mode)) {
-    return;
-  }
-  std::lock_guard<std::mutex> lock(stderr_mutex);
-  ReopenStderrLocked(stderr_file);
-}
-
-// Writes `size` bytes of `data` on stderr if it takes them now: false,
-// without waiting, when it cannot (a pipe or socket full, its reader
-// stalled; a terminal stopped) or the write fails. A regular file is
-// written as usual. A line (at most PIPE_BUF bytes) goes to a pipe whole
-// or not at all. A pipe or terminal that /proc cannot open again (one of
-// another user's, as `sudo -u USER referee 2>&1 | collector` or a
-// container's runtime makes it) is written only if `may_wait`, and then
-// as usual, waiting if it must, with no lock held: from the thread that
-// accepts, never (nothing tells without a race that such a write would
-// not wait); from FlushAcceptGuardReport, yes.
-bool WriteToStderr(const char* data, size_t size, bool may_wait) {
-  struct stat stderr_file;
-  if (fstat(STDERR_FILENO, &stderr_file) != 0) return false;
-  if (NeverWaitsForAReader(stderr_file)) {
-    return write(STDERR_FILENO, data, size) > 0;
-  }
-  if (S_ISSOCK(stderr_file.st_mode)) {
-    return send(STDERR_FILENO, data, size, MSG_DONTWAIT | MSG_NOSIGNAL) > 0;
-  }
-  {
-    std::lock_guard<std::mutex> lock(stderr_mutex);
-    ReopenStderrLocked(stderr_file);
-    if (nonblocking_stderr >= 0) {
-      return write(nonblocking_stderr, data, size) > 0;
-    }
-  }
-  return may_wait && write(STDERR_FILENO, data, size) > 0;
-}
-
 // The line on stderr, at most once per kReportEverySeconds: the resets
 // since the last line said. Written with write(2), no allocation, never
-// waiting where stderr allows it (WriteToStderr): a line stderr cannot take
+// waiting where stderr allows it (WriteStderrLine): a line stderr cannot take
 // at once is not said, and its resets wait for the next line.
 std::mutex report_mutex;
 bool tried = false;       // A line was due (and written or not) before.
@@ -165,7 +90,7 @@ void AppendCause(const char* clause, char* causes, size_t capacity) {
 
 // Writes the line for the resets not yet said, if there are any and either
 // `now` is at least kReportEverySeconds after the last line was due or
-// `force`. Takes report_mutex; writes after letting it go (WriteToStderr,
+// `force`. Takes report_mutex; writes after letting it go (WriteStderrLine,
 // `may_wait`), and if stderr does not take the line, gives its counts back
 // for the next.
 void Report(const timespec& now, bool force, bool may_wait) {
@@ -239,7 +164,9 @@ void Report(const timespec& now, bool force, bool may_wait) {
         pending_uid_unknown = 0;
   }
   if (size <= 0) return;
-  if (WriteToStderr(line, std::min<size_t>(size, sizeof line - 1), may_wait)) {
+  if (WriteStderrLine(
+          std::string_view(line, std::min<size_t>(size, sizeof line - 1)),
+          may_wait ? StderrWait::kIfNeeded : StderrWait::kNever)) {
     std::lock_guard<std::mutex> lock(report_mutex);
     said = true;
     last_said = now;
@@ -351,7 +278,7 @@ void Enable(int new_ceiling, rlim_t limit) {
     std::lock_guard<std::mutex> lock(reserve_mutex);
     OpenReserve();
   }
-  PrepareStderr();
+  PrepareStderrLines();
   {
     std::lock_guard<std::mutex> lock(report_mutex);
     tried = said = false;

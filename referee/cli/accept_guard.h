@@ -42,13 +42,10 @@
 // resets wait for the next line, 10 s later, as if it had been. So a
 // stalled stderr blocks neither the thread that accepts (a gRPC poller)
 // nor the one that flushes (the referee's, between its waits for SIGTERM).
-// To a pipe or terminal the line goes through a description of its own
-// with O_NONBLOCK (opened through /proc/self/fd by InstallAcceptGuard,
-// kept for when no descriptor is left), so descriptor 2's description,
-// shared with the process's other writers, stays blocking; to a socket
-// with MSG_DONTWAIT; to a regular file as usual. A pipe or terminal that
-// /proc cannot open again (another user's: `sudo -u USER referee 2>&1 |
-// collector`, a container's runtime) gets its lines from
+// It is written by WriteStderrLine (referee/files/stderr_line.h, prepared
+// by InstallAcceptGuard for when no descriptor is left); a pipe or
+// terminal that /proc cannot open again (another user's: `sudo -u USER
+// referee 2>&1 | collector`, a container's runtime) gets its lines from
 // FlushAcceptGuardReport alone, which may wait for it there, never from
 // the thread that accepts.
 // A blocking socket, and every call before InstallAcceptGuard, get the

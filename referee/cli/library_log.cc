@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include "absl/base/thread_annotations.h"
@@ -14,6 +15,7 @@
 #include "absl/synchronization/mutex.h"
 #include "google/protobuf/stubs/logging.h"
 #include "grpc/support/log.h"
+#include "referee/files/stderr_line.h"
 
 namespace pyramid {
 
@@ -47,6 +49,8 @@ int64_t LineBudget::TakeHeldBack() {
   return held_back;
 }
 
+void LineBudget::HoldBack(int64_t lines) { held_back_ += lines; }
+
 namespace {
 
 // Each library's places (file, line), each with its budget.
@@ -54,44 +58,57 @@ class Places {
  public:
   explicit Places(const char* library) : library_(library) {}
 
-  // Whether a message of `file`:`line` may be written now (always if
-  // `always`: one before the program aborts, never held back); if so,
-  // first writes the line saying how many of its messages were held back.
-  bool Allow(const char* file, int line, bool always)
+  // Writes `text`, a message of `file`:`line` (one line), if the place's
+  // budget allows it now (always if `always`: one before the program
+  // aborts, never held back), after the count of the place's messages held
+  // back since its last line. Without waiting for stderr (WriteStderrLine;
+  // a message of `always` waits where it must): what stderr does not take
+  // at once is counted as held back, said with the place's next line.
+  void Write(const char* file, int line, bool always, std::string_view text)
       ABSL_LOCKS_EXCLUDED(mutex_) {
-    int64_t held_back = 0;
     absl::MutexLock lock(&mutex_);
     auto [place, added] =
         budgets_.try_emplace(std::make_pair(std::string(file), line),
                              kLibraryLogLines, kLibraryLogWindow);
     LineBudget& budget = place->second;
+    int64_t held_back = 0;
     if (always) {
       held_back = budget.Force(absl::Now());
     } else if (!budget.Allow(absl::Now(), &held_back)) {
-      return false;
+      return;
     }
-    SayHeldBack(place->first, held_back);
-    return true;
+    const StderrWait wait = always ? StderrWait::kIfNeeded : StderrWait::kNever;
+    if (!SayHeldBack(place->first, held_back, wait)) {
+      budget.HoldBack(held_back + (always ? 0 : 1));
+      return;
+    }
+    if (!WriteStderrLine(text, wait) && !always) budget.HoldBack(1);
   }
 
   void Flush() ABSL_LOCKS_EXCLUDED(mutex_) {
     absl::MutexLock lock(&mutex_);
     for (auto& [place, budget] : budgets_) {
-      SayHeldBack(place, budget.TakeHeldBack());
+      const int64_t held_back = budget.TakeHeldBack();
+      if (!SayHeldBack(place, held_back, StderrWait::kIfNeeded)) {
+        budget.HoldBack(held_back);
+      }
     }
-    fflush(stderr);
   }
 
  private:
-  void SayHeldBack(const std::pair<std::string, int>& place,
-                   int64_t held_back) const {
-    if (held_back == 0) return;
-    fprintf(stderr,
-            "[%s] %lld more messages from %s:%d suppressed (at most %d per "
-            "%lld s from one place)\n",
-            library_, static_cast<long long>(held_back), place.first.c_str(),
-            place.second, kLibraryLogLines,
-            static_cast<long long>(absl::ToInt64Seconds(kLibraryLogWindow)));
+  // Says the count of `place`'s messages held back, if any: whether it was
+  // said (or there was none to say).
+  bool SayHeldBack(const std::pair<std::string, int>& place, int64_t held_back,
+                   StderrWait wait) const {
+    if (held_back == 0) return true;
+    return WriteStderrLine(
+        absl::StrFormat("[%s] %d more messages from %s:%d suppressed (at most "
+                        "%d per %d s from one place, and those stderr did "
+                        "not take at once)\n",
+                        library_, held_back, place.first, place.second,
+                        kLibraryLogLines,
+                        absl::ToInt64Seconds(kLibraryLogWindow)),
+        wait);
   }
 
   const char* const library_;
@@ -114,19 +131,17 @@ void ProtobufLogHandler(google::protobuf::LogLevel level, const char* filename,
                         int line, const std::string& message) {
   static constexpr const char* kLevelNames[] = {"INFO", "WARNING", "ERROR",
                                                 "FATAL"};
-  const bool fatal = level >= google::protobuf::LOGLEVEL_FATAL;
-  if (!ProtobufPlaces().Allow(filename, line, /*always=*/fatal)) return;
   // protobuf's own format (its DefaultLogHandler).
-  fprintf(stderr, "[libprotobuf %s %s:%d] %s\n",
-          kLevelNames[level < 0   ? 0
-                      : level > 3 ? 3
-                                  : level],
-          filename, line, message.c_str());
-  fflush(stderr);
+  ProtobufPlaces().Write(
+      filename, line, /*always=*/level >= google::protobuf::LOGLEVEL_FATAL,
+      absl::StrCat("[libprotobuf ",
+                   kLevelNames[level < 0   ? 0
+                               : level > 3 ? 3
+                                           : level],
+                   " ", filename, ":", line, "] ", message, "\n"));
 }
 
 void GrpcLogHandler(gpr_log_func_args* args) {
-  if (!GrpcPlaces().Allow(args->file, args->line, /*always=*/false)) return;
   // gRPC's own format (gpr_default_log): "E1130 07:39:43.142364580   16681
   // file.cc:1501]" padded to 60 columns, then the message.
   std::string file = args->file;
@@ -136,8 +151,8 @@ void GrpcLogHandler(gpr_log_func_args* args) {
       absl::FormatTime("%m%d %H:%M:%E9S", absl::Now(), absl::LocalTimeZone()),
       " ", absl::StrFormat("%7ld", syscall(SYS_gettid)), " ", file, ":",
       args->line, "]");
-  fprintf(stderr, "%-60s %s\n", prefix.c_str(), args->message);
-  fflush(stderr);
+  GrpcPlaces().Write(args->file, args->line, /*always=*/false,
+                     absl::StrFormat("%-60s %s\n", prefix, args->message));
 }
 
 }  // namespace

@@ -20,7 +20,10 @@
 // place that is written, or by FlushLibraryLogs. protobuf's FATAL messages
 // are always written, over the budget too, and never counted as held back
 // (it aborts after them); gRPC's gpr_log has no such severity (a failed
-// GPR_ASSERT logs one ERROR from its own place, then aborts).
+// GPR_ASSERT logs one ERROR from its own place, then aborts). No line
+// waits for stderr's reader (referee/files/stderr_line.h): a message that
+// a stalled stderr does not take at once is counted as held back, so that
+// a client that makes a library log cannot stop the gRPC thread that logs.
 #ifndef PYRAMID_REFEREE_CLI_LIBRARY_LOG_H_
 #define PYRAMID_REFEREE_CLI_LIBRARY_LOG_H_
 
@@ -60,6 +63,10 @@ class LineBudget {
 
   // The lines refused since the last one allowed, now zero.
   int64_t TakeHeldBack();
+
+  // Counts `lines` as held back after all: allowed, but not written
+  // (stderr did not take them at once).
+  void HoldBack(int64_t lines);
 
  private:
   // Opens a new window at `now` if the last one has passed.

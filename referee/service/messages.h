@@ -16,8 +16,17 @@ namespace pyramid {
 using MessageSink = std::function<void(std::string_view message)>;
 
 // Gives `message` to `sink`; when `sink` is empty, writes
-// "referee: <message>\n" to stderr.
+// "referee: <message>\n" to stderr, never waiting for its reader
+// (referee/files/stderr_line.h: a thread that says something may be
+// serving a match or a client). A message stderr does not take at once is
+// counted, and the count said before the next message it takes ("referee:
+// N messages not written: stderr did not take them at once"), or by
+// FlushMessages.
 void Say(const MessageSink& sink, std::string_view message);
+
+// Says the count of messages not written, if any, waiting for stderr if it
+// must (at the program's end).
+void FlushMessages();
 
 }  // namespace pyramid
 
