@@ -1018,6 +1018,7 @@ TEST(ProtocolTest, LogSignatureMessageLayout) {
   absl::StatusOr<SigningKey> key =
       SigningKey::FromSeed(VecBytes("log_sig.key_seed"));
   ASSERT_TRUE(key.ok()) << key.status();
+  EXPECT_EQ(ToHex(key->public_key()), Vec("log_sig.public_key"));
   EXPECT_EQ(ToHex(key->Sign(message)), Vec("log_sig.signature"));
   EXPECT_TRUE(VerifySignature(key->public_key(), message,
                               VecBytes("log_sig.signature")));
