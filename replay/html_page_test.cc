@@ -8,7 +8,9 @@
 #include "replay/html_page.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <filesystem>
+#include <limits>
 #include <map>
 #include <set>
 #include <string>
@@ -761,6 +763,53 @@ TEST(HtmlPageTest, StringsFromTheLogAreEscaped) {
     ++scripts;
   }
   EXPECT_EQ(scripts, 2u);
+}
+
+// The verifier does not judge times: a forged log can hold any int64. The
+// panel and the time banks say what they can of INT64_MIN and INT64_MAX
+// instead of overflowing (the sanitizer build aborted).
+TEST(HtmlPageTest, TimesAtTheEndsOfInt64DoNotOverflow) {
+  constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  v1::Header header;
+  header.add_seats();
+  header.add_seats();
+  v1::ClockSettings* clocks = header.mutable_clocks();
+  clocks->set_commit_timeout_ms(1000);
+  clocks->set_time_bank_ms(5000);
+  TimeBanks banks(header);
+  DecisionRecords d;
+  d.opened = true;
+  d.decision.set_decision_id(1);
+  d.decision.add_seats(0);
+  d.decision.add_seats(1);
+  d.decision.set_opened_unix_ms(kMin);
+  d.decision.set_commit_deadline_unix_ms(kMax);
+  v1::Commit late, early;
+  late.set_seat(0);
+  late.set_received_unix_ms(kMax);
+  early.set_seat(1);
+  early.set_received_unix_ms(kMin);
+  d.commits = {late, early};
+  // Seat 0's overrun is beyond any bank; seat 1 committed as the decision
+  // opened.
+  const std::vector<int64_t> after = banks.Charge(d);
+  EXPECT_EQ(after, (std::vector<int64_t>{0, 5000}));
+  v1::Restart restart;
+  restart.set_last_record_unix_ms(kMin);
+  restart.set_restarted_unix_ms(kMax);
+  MatchStep step;
+  step.decision = d;
+  step.decision.restarts = {restart};
+  const std::string panel = StepPanelHtml(header, step, 1, 2, after);
+  EXPECT_THAT(panel, HasSubstr("commit deadline at an impossible time"));
+  EXPECT_THAT(panel, HasSubstr("<td>at an impossible time</td>"));
+  EXPECT_THAT(panel, HasSubstr("<td>+0 ms</td>"));
+  EXPECT_THAT(panel, HasSubstr("for an impossible span, charged to no seat"));
+  // Opened at INT64_MAX, a commit at INT64_MIN: the other way round.
+  d.decision.set_opened_unix_ms(kMax);
+  d.commits = {early};
+  EXPECT_THAT(banks.Charge(d), (std::vector<int64_t>{0, 5000}));
 }
 
 TEST(HtmlPageTest, SvgTextEscapesMarkup) {

@@ -1,6 +1,8 @@
 #include "replay/step_panel.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <limits>
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
@@ -21,9 +23,31 @@ uint32_t CommitTimeoutMs(const v1::ClockSettings& clocks, uint64_t id) {
   return clocks.commit_timeout_ms();
 }
 
-// Milliseconds after `from`, as "+N ms".
+// The log's times are any int64 the referee wrote (the verifier does not
+// judge them), so a difference of two may not fit in one: these say so, or
+// hold it to int64's range, instead of overflowing.
+
+// "N ms" from `from` to `to`, or "an impossible span".
+std::string MsBetween(int64_t from, int64_t to) {
+  int64_t ms;
+  if (__builtin_sub_overflow(to, from, &ms)) return "an impossible span";
+  return absl::StrCat(ms, " ms");
+}
+
+// `a - b`, or the int64 nearest to it.
+int64_t SaturatingSub(int64_t a, int64_t b) {
+  int64_t difference;
+  if (!__builtin_sub_overflow(a, b, &difference)) return difference;
+  return b < 0 ? std::numeric_limits<int64_t>::max()
+               : std::numeric_limits<int64_t>::min();
+}
+
+// Milliseconds after `from`, as "+N ms" ("at an impossible time" when they
+// do not fit in an int64).
 std::string After(int64_t at, int64_t from) {
-  return absl::StrCat("+", at - from, " ms");
+  int64_t ms;
+  if (__builtin_sub_overflow(at, from, &ms)) return "at an impossible time";
+  return absl::StrCat("+", ms, " ms");
 }
 
 const char* FaultText(v1::FaultReason reason) {
@@ -169,7 +193,8 @@ std::vector<int64_t> TimeBanks::Charge(const DecisionRecords& decision) {
           from = std::max<int64_t>(from, r.restarted_unix_ms());
         }
       }
-      const int64_t overrun = c.received_unix_ms() - from - int64_t{timeout};
+      const int64_t overrun = SaturatingSub(
+          SaturatingSub(c.received_unix_ms(), from), int64_t{timeout});
       if (overrun > 0) {
         banks_[seat] = std::max<int64_t>(0, banks_[seat] - overrun);
       }
@@ -217,8 +242,8 @@ std::string StepPanelHtml(const v1::Header& header, const MatchStep& step,
                       "<p class=\"bad\">The referee restarted: down "
                       "from ",
                       UtcTime(r.last_record_unix_ms()), " for ",
-                      r.restarted_unix_ms() - r.last_record_unix_ms(),
-                      " ms, charged to no seat.</p>");
+                      MsBetween(r.last_record_unix_ms(), r.restarted_unix_ms()),
+                      ", charged to no seat.</p>");
     }
   } else if (step.kind == MatchStep::Kind::kMove) {
     for (const v1::Move& m : step.applied.moves()) {

@@ -91,12 +91,20 @@ void PrintFault(const v1::Fault& f, std::ostream& out) {
       << v1::FaultConsequence_Name(f.consequence()) << "\n";
 }
 
+// "N ms" from `from` to `to`; a forged pair of times whose difference int64
+// cannot hold (INT64_MIN to INT64_MAX) says so instead.
+std::string MsBetween(int64_t from, int64_t to) {
+  int64_t ms;
+  if (__builtin_sub_overflow(to, from, &ms)) return "an impossible span";
+  return absl::StrCat(ms, " ms");
+}
+
 void PrintRestart(const v1::Restart& restart, std::ostream& out) {
   out << "  [referee restarted: down from "
       << TimeOf(restart.last_record_unix_ms()) << " to "
       << TimeOf(restart.restarted_unix_ms()) << " ("
-      << restart.restarted_unix_ms() - restart.last_record_unix_ms()
-      << " ms, charged to no seat); deadline reopened"
+      << MsBetween(restart.last_record_unix_ms(), restart.restarted_unix_ms())
+      << ", charged to no seat); deadline reopened"
       << (restart.deadline_unix_ms() == 0
               ? " with none"
               : absl::StrCat(" to ", TimeOf(restart.deadline_unix_ms())))
