@@ -13,6 +13,7 @@
 #include "google/protobuf/text_format.h"
 #include "referee/crypto/bytes.h"
 #include "referee/games/picture.h"
+#include "referee/games/printable_text.h"
 #include "referee/games/registry.h"
 #include "replay/match_steps.h"
 #include "replay/pictures.h"
@@ -40,6 +41,9 @@ pre{background:#f7f7f7;padding:.4em;max-height:18em;overflow:auto;font-size:.85e
 .seen{font-size:.85em;color:#7a4b00}
 .boardbox{overflow-x:auto;max-width:100%}
 code{word-break:break-all}
+.key,.nokey{font-size:.8em;padding:0 .4em;margin-left:.4em;border-radius:3px;white-space:nowrap}
+.key{background:#dff3df;color:#185c18;border:1px solid #185c18}
+.nokey{background:#f2f2f2;color:#555;border:1px dashed #999}
 @media (max-width:700px){
 body{margin:.5em}
 svg.board{max-width:none}
@@ -101,7 +105,7 @@ std::string VerdictHtml(const Verdict& v) {
       return absl::StrCat(
           "<p class=\"verdict notgenuine\" id=\"verdict\">NOT GENUINE "
           "(UNSEALED PREFIX)</p><p class=\"bad\">",
-          SvgText(v.reason),
+          SvgText(PrintableText(v.reason)),
           ". The records up to the last checkpoint verify, but the match has "
           "no sealed outcome.</p>");
     case Verdict::Kind::kNotGenuine:
@@ -110,7 +114,7 @@ std::string VerdictHtml(const Verdict& v) {
   return absl::StrCat(
       "<p class=\"verdict notgenuine\" id=\"verdict\">NOT GENUINE</p><p "
       "class=\"bad\" id=\"reason\">Record ",
-      v.bad_record, ": ", SvgText(v.reason), "</p>");
+      v.bad_record, ": ", SvgText(PrintableText(v.reason)), "</p>");
 }
 
 std::string MatchInfoHtml(const MatchSteps& match) {
@@ -120,10 +124,11 @@ std::string MatchInfoHtml(const MatchSteps& match) {
   std::string out = absl::StrCat(
       "<details><summary>The match: game, options, seats, clocks, referee "
       "key</summary><table><tr><th>Game</th><td>",
-      SvgText(h.game().game()), " (rules v", h.rules_version(),
+      SvgText(PrintableText(h.game().game())), " (rules v", h.rules_version(),
       "), options: ", options.empty() ? "defaults" : SvgText(options),
       "</td></tr><tr><th>Match</th><td><code>", ToHex(h.match_id()), "</code>",
-      h.label().empty() ? "" : absl::StrCat(" ", SvgText(h.label())),
+      h.label().empty() ? ""
+                        : absl::StrCat(" ", SvgText(QuotedText(h.label()))),
       ", created ", UtcTime(h.created_unix_ms()),
       "</td></tr><tr><th>Clocks</th><td>commit ",
       h.clocks().commit_timeout_ms(), " ms, reveal ",
@@ -139,11 +144,16 @@ std::string MatchInfoHtml(const MatchSteps& match) {
       ToHex(h.referee_public_key()), "</code></td></tr>");
   // Every game seats at most 10; a log claiming more is cut short here.
   constexpr int kMaxSeatRows = 16;
+  // A name is text (PrintableText, then SvgText); whether the seat signs
+  // its commits is a badge after it, an element no name can make: a seat
+  // named "alice (signs its commits)" still shows "no key".
   for (int seat = 0; seat < h.seats_size() && seat < kMaxSeatRows; ++seat) {
-    absl::StrAppend(
-        &out, "<tr><th>Seat ", seat, "</th><td>", SvgText(h.seats(seat).name()),
-        h.seats(seat).public_key().empty() ? "" : " (signs its commits)",
-        "</td></tr>");
+    absl::StrAppend(&out, "<tr><th>Seat ", seat, "</th><td>",
+                    SvgText(PrintableText(h.seats(seat).name())),
+                    h.seats(seat).public_key().empty()
+                        ? "<span class=\"nokey\">no key</span>"
+                        : "<span class=\"key\">signs its commits</span>",
+                    "</td></tr>");
   }
   if (h.seats_size() > kMaxSeatRows) {
     absl::StrAppend(
@@ -299,7 +309,8 @@ MatchPage RenderMatchPage(std::string_view file, const VerifyOptions& options) {
       });
   page.steps = match.steps.size();
   const std::string game =
-      match.has_header ? SvgText(match.header.game().game()) : "unknown game";
+      match.has_header ? SvgText(PrintableText(match.header.game().game()))
+                       : "unknown game";
   const GamePicture* picture = PictureFor(match.header.game().game());
   const PageData data = BuildData(match, page.verdict);
   std::string& out = page.html;
@@ -320,8 +331,8 @@ MatchPage RenderMatchPage(std::string_view file, const VerifyOptions& options) {
     absl::StrAppend(&out,
                     "<p class=\"bad\" id=\"stopped\">The viewer read "
                     "the log up to record ",
-                    match.stopped_at,
-                    " and stopped there: ", SvgText(match.stopped), ".</p>\n");
+                    match.stopped_at, " and stopped there: ",
+                    SvgText(PrintableText(match.stopped)), ".</p>\n");
   }
   absl::StrAppend(
       &out, "<h2>The match, step by step</h2>\n<p><span id=\"steps\">",

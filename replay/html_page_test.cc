@@ -765,6 +765,42 @@ TEST(HtmlPageTest, StringsFromTheLogAreEscaped) {
   EXPECT_EQ(scripts, 2u);
 }
 
+// Names and labels are shown through PrintableText: a right-to-left
+// override or a zero-width space shows as its escape, not reversing or
+// hiding text; whether a seat signs its commits is a badge no name can
+// imitate. Names in other scripts are shown as they are.
+TEST(HtmlPageTest, SpoofingCharactersInNamesAndLabelsShowAsEscapes) {
+  std::vector<v1::LogRecord> records =
+      Records(Read("testdata/golden/rock_paper_pyramid/classic.pyrlog"));
+  v1::Header& header = *records[0].mutable_header();
+  ASSERT_EQ(header.seats_size(), 3);
+  header.mutable_seats(0)->set_name("heuristic\u200B");
+  header.mutable_seats(1)->set_name("\u202Eevil\x1b[2J");
+  header.mutable_seats(2)->set_name("alice (signs its commits)");
+  for (v1::Seat& seat : *header.mutable_seats()) seat.clear_public_key();
+  header.mutable_seats(0)->set_public_key(std::string(32, 'k'));
+  header.set_label("t/\u202E1/gnp.exe");
+  const MatchPage page = RenderMatchPage(Reframe(records), VerifyOptions());
+  EXPECT_THAT(page.html, HasSubstr("heuristic\\u{200B}"));
+  EXPECT_THAT(page.html, HasSubstr("\\u{202E}evil\\x1B[2J"));
+  EXPECT_THAT(page.html, HasSubstr("t/\\u{202E}1/gnp.exe"));
+  for (const std::string hidden : {"\u200B", "\u202E", "\x1b"}) {
+    EXPECT_THAT(page.html, Not(HasSubstr(hidden)));
+  }
+  EXPECT_EQ(Count(page.html, "<span class=\"key\">"), 1u);
+  EXPECT_THAT(page.html,
+              HasSubstr("alice (signs its commits)<span class=\"nokey\">"));
+
+  header.mutable_seats(0)->set_name("Zoë");
+  header.mutable_seats(1)->set_name("名人");
+  header.mutable_seats(2)->set_name("لاعب");
+  const std::string page2 =
+      RenderMatchPage(Reframe(records), VerifyOptions()).html;
+  for (const std::string name : {"Zoë", "名人", "لاعب"}) {
+    EXPECT_THAT(page2, HasSubstr(absl::StrCat("<td>", name, "<span")));
+  }
+}
+
 // The verifier does not judge times: a forged log can hold any int64. The
 // panel and the time banks say what they can of INT64_MIN and INT64_MAX
 // instead of overflowing (the sanitizer build aborted).

@@ -91,6 +91,7 @@
 #include "referee/core/log_sink.h"
 #include "referee/crypto/bytes.h"
 #include "referee/crypto/ed25519.h"
+#include "referee/games/printable_text.h"
 #include "referee/games/registry.h"
 #include "referee/tlog/note.h"
 #include "replay/evidence.h"
@@ -349,24 +350,25 @@ int VerifyOne(const std::string& path, const std::string& file,
       }
       if (options.level == VerifyOptions::Level::kChain) {
         out << path << ": genuine at chain level, rules not replayed ("
-            << v.header.game().game() << ", " << v.records
+            << PrintableText(v.header.game().game()) << ", " << v.records
             << " records, ranks as logged " << ranks << "; " << key_note
             << ")\n";
         return kGenuine;
       }
-      out << path << ": genuine (" << v.header.game().game() << ", "
-          << v.records << " records, " << v.moves << " moves, ranks " << ranks
-          << "; " << v.seats_naming_header << " of " << v.header.seats_size()
-          << " seats named this header; " << key_note << ")\n";
+      out << path << ": genuine (" << PrintableText(v.header.game().game())
+          << ", " << v.records << " records, " << v.moves << " moves, ranks "
+          << ranks << "; " << v.seats_naming_header << " of "
+          << v.header.seats_size() << " seats named this header; " << key_note
+          << ")\n";
       return kGenuine;
     }
     case Verdict::Kind::kUnsealedPrefix:
-      out << path << ": unsealed prefix: " << v.reason << " (" << key_note
-          << ")\n";
+      out << path << ": unsealed prefix: " << PrintableText(v.reason) << " ("
+          << key_note << ")\n";
       return allow_unsealed ? kGenuine : kNotGenuine;
     case Verdict::Kind::kNotGenuine:
       out << path << ": NOT GENUINE: record " << v.bad_record << ": "
-          << v.reason << "\n";
+          << PrintableText(v.reason) << "\n";
       return kNotGenuine;
   }
   return kNotGenuine;
@@ -559,14 +561,17 @@ int VerifyTournament(const Flags& flags) {
   const TournamentVerdict verdict =
       CheckTournamentDirectory(dir, KeyOf(flags), flags.roster());
   if (!verdict.not_a_tournament.empty()) {
-    std::cerr << verdict.not_a_tournament << "\n";
+    std::cerr << PrintableText(verdict.not_a_tournament) << "\n";
     return kUsage;
   }
+  // Each note and problem is one line, whatever names of files, labels or
+  // games of the directory it holds (escaped again here: PrintableText
+  // leaves its own escapes as they are).
   for (const std::string& note : verdict.notes) {
-    std::cout << dir << ": note: " << note << "\n";
+    std::cout << dir << ": note: " << PrintableText(note) << "\n";
   }
   for (const std::string& problem : verdict.problems) {
-    std::cout << dir << ": " << problem << "\n";
+    std::cout << dir << ": " << PrintableText(problem) << "\n";
   }
   // A key read from the directory is the directory vouching for itself:
   // a directory signed again with a new key checks out as well (as
@@ -609,10 +614,11 @@ int ShowOrExport(const std::string& path, bool json) {
                      "--key)\n";
         break;
       case Verdict::Kind::kUnsealedPrefix:
-        std::cout << "unsealed prefix: " << v.reason << "\n";
+        std::cout << "unsealed prefix: " << PrintableText(v.reason) << "\n";
         break;
       case Verdict::Kind::kNotGenuine:
-        std::cout << "NOT GENUINE: record " << v.bad_record << ": " << v.reason
+        std::cout << "NOT GENUINE: record " << v.bad_record << ": "
+                  << PrintableText(v.reason)
                   << " (below: what the log says, not verified)\n";
         break;
     }

@@ -9,6 +9,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/time/time.h"
 #include "referee/games/picture.h"
+#include "referee/games/printable_text.h"
 #include "replay/game_printers.h"
 
 namespace pyramid {
@@ -128,7 +129,7 @@ std::string SeatTable(const v1::Header& header, const MatchStep& step,
           // The referee's detail, unless it only repeats the reason.
           f.detail().empty() || f.detail() == FaultText(f.reason())
               ? ""
-              : absl::StrCat(" (", SvgText(f.detail()), ")"));
+              : absl::StrCat(" (", SvgText(PrintableText(f.detail())), ")"));
     }
     for (const v1::Move& m : step.applied.moves()) {
       if (m.seat() == seat) move = SourceText(m.source());

@@ -25,6 +25,7 @@
 #include "referee/crypto/bytes.h"
 #include "referee/crypto/ed25519.h"
 #include "referee/crypto/sha256.h"
+#include "referee/games/printable_text.h"
 #include "referee/tlog/note.h"
 #include "replay/evidence.h"
 #include "replay/log_file.h"
@@ -461,7 +462,9 @@ LogCheck CheckLog(const fs::path& root, const fs::path& path,
                   const tlog::Checkpoint& checkpoint, const CheckpointKey& key,
                   const SeatRoster* roster, const KnownLogs& known) {
   LogCheck check;
-  const std::string name = path.filename().string();
+  // The file's name, the log's game and label are anyone's: escaped
+  // (printable_text.h) before they reach a problem or a note.
+  const std::string name = PrintableText(path.filename().string());
   absl::StatusOr<std::shared_ptr<const KnownLog>> log =
       VerdictOn(path, options, known);
   if (!log.ok()) {
@@ -483,7 +486,8 @@ LogCheck CheckLog(const fs::path& root, const fs::path& path,
   check.sealed_match_id = v.header.match_id();
   if (v.header.game().game() != schedule.game()) {
     check.problem = absl::StrCat(
-        "logs/", name, ": a ", v.header.game().game(), " log; the schedule ",
+        "logs/", name, ": a ", PrintableText(v.header.game().game()),
+        " log; the schedule ",
         schedule.game().empty() ? std::string("names no game")
                                 : absl::StrCat("is of ", schedule.game()));
     return check;
@@ -498,8 +502,8 @@ LogCheck CheckLog(const fs::path& root, const fs::path& path,
   const std::string label = v.header.label();
   auto scheduled = by_label.find(label);
   if (scheduled == by_label.end()) {
-    check.problem = absl::StrCat("logs/", name, ": extra: its label \"", label,
-                                 "\" is not in the schedule");
+    check.problem = absl::StrCat("logs/", name, ": extra: its label ",
+                                 QuotedText(label), " is not in the schedule");
     return check;
   }
   std::vector<std::string> seats;
@@ -523,8 +527,8 @@ LogCheck CheckLog(const fs::path& root, const fs::path& path,
     const bool absent = !fs::exists(proof_path, error) && !error;
     check.problem =
         absent ? absl::StrCat("logs/", name, ": no inclusion proof (proofs/",
-                              proof_name, ")")
-               : absl::StrCat("proofs/", proof_name, ": ",
+                              PrintableText(proof_name), ")")
+               : absl::StrCat("proofs/", PrintableText(proof_name), ": ",
                               proof.status().message());
     return check;
   }
@@ -754,7 +758,8 @@ LogsFound CheckLogs(const fs::path& root, const CheckpointKey& key,
       found.sealed.insert(std::move(check.sealed_match_id));
     }
     if (!check.label.empty()) {
-      found.by_label[check.label].push_back(logs[i].filename().string());
+      found.by_label[check.label].push_back(
+          PrintableText(logs[i].filename().string()));
       if (roster != nullptr) verdict.seats_matching_roster += check.seats;
     }
   }
@@ -922,8 +927,9 @@ std::set<std::string> SupersededSealedLogs(const fs::path& root,
     const std::string& match_id = v.header.match_id();
     if (sealed.contains(match_id) || !found.insert(match_id).second) continue;
     verdict.notes.push_back(absl::StrCat(
-        "superseded/", logs[i].filename().string(), ": a sealed log of match ",
-        scheduled->second->index(), " (", v.header.label(),
+        "superseded/", PrintableText(logs[i].filename().string()),
+        ": a sealed log of match ", scheduled->second->index(), " (",
+        PrintableText(v.header.label()),
         ") that the runner set aside and played again: its label stands "
         "twice in the referee's transparency log; counted with the "
         "directory's sealed logs, not as the match"));
@@ -997,10 +1003,10 @@ void StrayProofs(const fs::path& root, const std::set<std::string>& proofs_used,
     const std::string log =
         absl::StrCat("logs/", entry.path().stem().string(), ".pyrlog");
     problems.push_back(absl::StrCat(
-        "proofs/", name, ": ",
+        "proofs/", PrintableText(name), ": ",
         IsThere(root / log)
-            ? absl::StrCat("a proof whose log does not count (see ", log,
-                           " above)")
+            ? absl::StrCat("a proof whose log does not count (see ",
+                           PrintableText(log), " above)")
             : std::string("a proof without its log")));
   }
 }

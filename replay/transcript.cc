@@ -2,7 +2,6 @@
 
 #include <string>
 
-#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/time.h"
@@ -10,6 +9,7 @@
 #include "pyramid/referee/v1/log.pb.h"
 #include "referee/core/log_reader.h"
 #include "referee/crypto/bytes.h"
+#include "referee/games/printable_text.h"
 #include "replay/game_printers.h"
 
 namespace pyramid {
@@ -24,14 +24,15 @@ std::string TimeOf(int64_t unix_ms) {
 }
 
 void PrintHeader(const v1::Header& h, std::ostream& out) {
-  out << "match " << ToHex(h.match_id()) << "  game " << h.game().game()
-      << " (rules v" << h.rules_version() << ", log format v"
-      << h.format_version() << ")\n";
-  // The label the match was created with (signed, not judged), escaped:
-  // a tournament's NAME/RUN_ID/INDEX.
-  if (!h.label().empty()) {
-    out << "label \"" << absl::Utf8SafeCHexEscape(h.label()) << "\"\n";
-  }
+  // Every string of the header is the referee's (or, unsigned, anyone's):
+  // shown through PrintableText, so that none can forge a line, move the
+  // cursor or hide what follows it.
+  out << "match " << ToHex(h.match_id()) << "  game "
+      << PrintableText(h.game().game()) << " (rules v" << h.rules_version()
+      << ", log format v" << h.format_version() << ")\n";
+  // The label the match was created with (signed, not judged), quoted: a
+  // tournament's NAME/RUN_ID/INDEX.
+  if (!h.label().empty()) out << "label " << QuotedText(h.label()) << "\n";
   out << "referee key " << ToHex(h.referee_public_key()) << "\n";
   out << "forfeit policy " << v1::ForfeitPolicy_Name(h.forfeit_policy())
       << "; commit timeout " << h.clocks().commit_timeout_ms()
@@ -45,10 +46,12 @@ void PrintHeader(const v1::Header& h, std::ostream& out) {
         << h.clocks().time_bank_increment_ms() << " ms a decision";
   }
   out << "\n";
+  // A seat without a key says so last on its line: a name that reads
+  // "(signs its commits with key ...)" is then followed by "(no key)".
   for (int i = 0; i < h.seats_size(); ++i) {
-    out << "seat " << i << ": " << h.seats(i).name()
+    out << "seat " << i << ": " << PrintableText(h.seats(i).name())
         << (h.seats(i).public_key().empty()
-                ? ""
+                ? " (no key)"
                 : absl::StrCat(" (signs its commits with key ",
                                ToHex(h.seats(i).public_key()), ")"))
         << "\n";
@@ -87,7 +90,7 @@ void PrintCommit(const v1::Commit& c, std::ostream& out) {
 
 void PrintFault(const v1::Fault& f, std::ostream& out) {
   out << "  FAULT seat " << f.seat() << ": " << v1::FaultReason_Name(f.reason())
-      << " (" << f.detail() << ") -> "
+      << " (" << PrintableText(f.detail()) << ") -> "
       << v1::FaultConsequence_Name(f.consequence()) << "\n";
 }
 

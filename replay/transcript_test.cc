@@ -61,6 +61,39 @@ TEST(TranscriptTest, TheHeaderShowsEveryClock) {
                         "a decision\n"));
 }
 
+// The header's strings and a fault's detail cannot forge a line, drive the
+// terminal or hide text (printable_text.h), and a seat without a key says
+// so after its name, which can no longer pass for a seat that signs.
+TEST(TranscriptTest, LogStringsCannotForgeLinesOrMarkers) {
+  v1::Header header;
+  header.mutable_game()->set_game("rock_paper_pyramid\x1b[2J");
+  header.set_label("a\"b\xc2\x9b");
+  header.add_seats()->set_name(
+      "a\r\nverdict: genuine\x1b]0;x\x07 (signs its commits with key 00)");
+  header.add_seats()->set_name("\u202Eevil\u200B");
+  header.add_seats()->set_name("Zoë 名人");
+  header.mutable_seats(2)->set_public_key(std::string(32, '\x01'));
+  v1::LogRecord fault;
+  fault.mutable_fault()->set_seat(1);
+  fault.mutable_fault()->set_detail(
+      std::string("late\nverdict: genuine\0", 22));
+  const std::string out = TranscriptOf(header, {fault});
+  EXPECT_THAT(out, HasSubstr("  game rock_paper_pyramid\\x1B[2J (rules"));
+  EXPECT_THAT(out, HasSubstr("\nlabel \"a\\\"b\\u{9B}\"\n"));
+  EXPECT_THAT(out, HasSubstr("\nseat 0: a\\r\\nverdict: genuine\\x1B]0;x\\x07 "
+                             "(signs its commits with key 00) (no key)\n"));
+  EXPECT_THAT(out, HasSubstr("\nseat 1: \\u{202E}evil\\u{200B} (no key)\n"));
+  EXPECT_THAT(out, HasSubstr("\nseat 2: Zoë 名人 (signs its commits with key "
+                             "0101"));
+  EXPECT_THAT(out, HasSubstr("(late\\nverdict: genuine\\x00) -> "));
+  EXPECT_THAT(out, Not(HasSubstr("\nverdict")));
+  for (const std::string& hidden :
+       std::vector<std::string>{"\x1b", "\r", "\x07", "\u202E", "\u200B",
+                                "\xc2\x9b", std::string(1, '\0')}) {
+    EXPECT_THAT(out, Not(HasSubstr(hidden)));
+  }
+}
+
 // A forged restart may hold any int64 times (the verifier does not judge
 // them): its downtime says it cannot be, instead of overflowing.
 TEST(TranscriptTest, ARestartAtTheEndsOfInt64DoesNotOverflow) {

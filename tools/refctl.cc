@@ -74,6 +74,7 @@
 #include "referee/cli/token_text.h"
 #include "referee/core/log_sink.h"
 #include "referee/crypto/bytes.h"
+#include "referee/games/printable_text.h"
 #include "referee/service/view_delta.h"
 
 ABSL_FLAG(std::string, referee, "127.0.0.1:50051", "Referee address.");
@@ -165,7 +166,7 @@ int Fail(const grpc::Status& status) {
   return Fail(
       absl::StrCat(absl::StatusCodeToString(
                        static_cast<absl::StatusCode>(status.error_code())),
-                   ": ", status.error_message()));
+                   ": ", PrintableText(status.error_message())));
 }
 
 // The admin token from --admin_token_file, $PYRAMID_ADMIN_TOKEN or
@@ -324,7 +325,7 @@ int RegisterBot(v1::Referee::Stub& stub, const std::string& name) {
         "bot ", response.bot_id(),
         " registered, but its token cannot be written: ", s.message()));
   }
-  std::cout << response.bot_id() << "\n";
+  std::cout << PrintableText(response.bot_id()) << "\n";
   std::cerr << "bot token written to " << out << "\n";
   return 0;
 }
@@ -464,7 +465,7 @@ int CreateMatch(v1::Referee::Stub& stub) {
     }
     std::cerr << "seat " << i << " token written to " << path << "\n";
   }
-  std::cout << response.match_id() << "\n";
+  std::cout << PrintableText(response.match_id()) << "\n";
   return 0;
 }
 
@@ -504,9 +505,13 @@ int List(v1::Referee::Stub& stub) {
     grpc::Status status = stub.ListMatches(&context, request, &response);
     if (!status.ok()) return Fail(status);
     for (const v1::MatchInfo& info : response.matches()) {
-      std::cout << info.match_id() << "  " << info.game().game() << "  "
+      // The referee's strings (a match's label is any client's), escaped:
+      // one line a match, nothing in it for the terminal to act on.
+      std::cout << PrintableText(info.match_id()) << "  "
+                << PrintableText(info.game().game()) << "  "
                 << v1::MatchStatus_Name(info.status())
-                << (info.label().empty() ? "" : "  ") << info.label() << "\n";
+                << (info.label().empty() ? "" : "  ")
+                << PrintableText(info.label()) << "\n";
     }
     if (response.next_page_token().empty()) return 0;
     request.set_page_token(response.next_page_token());
@@ -575,8 +580,9 @@ int GetLog(v1::Referee::Stub& stub, const std::string& match_id) {
         absl::Now() + backoff.delay() > give_up) {
       break;
     }
-    std::cerr << "refctl: UNAVAILABLE: " << status.error_message()
-              << "; waiting " << absl::FormatDuration(backoff.delay())
+    std::cerr << "refctl: UNAVAILABLE: "
+              << PrintableText(status.error_message()) << "; waiting "
+              << absl::FormatDuration(backoff.delay())
               << " to retry (--retry_for_s)\n";
     absl::SleepFor(backoff.delay());
     backoff.Grow();

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "referee/games/printable_text.h"
 
 namespace pyramid {
 
@@ -69,10 +70,10 @@ std::string SeatLabel(const referee::v1::Header& header, int seat) {
     while (cut > 0 && (static_cast<unsigned char>(name[cut]) & 0xc0) == 0x80) {
       --cut;
     }
-    return absl::StrCat("seat ", seat, " (", SvgText(name.substr(0, cut)),
-                        "…)");
+    return absl::StrCat("seat ", seat, " (",
+                        SvgText(PrintableText(name.substr(0, cut))), "…)");
   }
-  return absl::StrCat("seat ", seat, " (", SvgText(name), ")");
+  return absl::StrCat("seat ", seat, " (", SvgText(PrintableText(name)), ")");
 }
 
 }  // namespace pyramid

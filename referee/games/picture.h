@@ -75,7 +75,10 @@ std::string SvgText(std::string_view text);
 // A coordinate or length: at most one decimal, no trailing ".0".
 std::string Px(double value);
 
-// "seat N" or, when the header names it, "seat N (NAME)", escaped.
+// "seat N" or, when the header names it, "seat N (NAME)": NAME (its first
+// 24 bytes, "…" after them) through PrintableText (printable_text.h), so that
+// no control, bidirectional or invisible character of it acts on the page,
+// then SvgText.
 std::string SeatLabel(const referee::v1::Header& header, int seat);
 
 }  // namespace pyramid

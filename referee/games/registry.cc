@@ -5,6 +5,7 @@
 #include "google/protobuf/descriptor.h"
 #include "google/protobuf/text_format.h"
 #include "referee/games/flaming_pyramids/game.h"
+#include "referee/games/printable_text.h"
 #include "referee/games/pyramid_scheme/game.h"
 #include "referee/games/pyramid_shambo/game.h"
 #include "referee/games/rock_paper_pyramid/game.h"
@@ -85,7 +86,7 @@ absl::StatusOr<std::unique_ptr<Game>> MakeGame(const v1::GameConfig& config,
   const GameDescription* game = FindGame(config.game());
   if (game == nullptr) {
     return absl::NotFoundError(
-        absl::StrCat("unknown game \"", config.game(), "\""));
+        absl::StrCat("unknown game ", QuotedText(config.game())));
   }
   return MakeGameOf(*game, config, rules_version);
 }

@@ -3,6 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/text_format.h"
 #include "referee/crypto/bytes.h"
+#include "referee/games/printable_text.h"
 
 namespace pyramid {
 
@@ -45,8 +46,8 @@ std::string HeaderDiffers(const v1::Header& header,
         v1::ForfeitPolicy_Name(AsTaken(expected.forfeit_policy)));
   }
   if (header.label() != expected.label) {
-    return absl::StrCat("its label is \"", header.label(), "\", not \"",
-                        expected.label, "\"");
+    return absl::StrCat("its label is ", QuotedText(header.label()), ", not ",
+                        QuotedText(expected.label));
   }
   if (header.seats_size() != static_cast<int>(expected.seats.size())) {
     return absl::StrCat("it has ", header.seats_size(), " seats, not ",
@@ -56,13 +57,13 @@ std::string HeaderDiffers(const v1::Header& header,
     const v1::Seat& seat = header.seats(i);
     const ExpectedSeat& want = expected.seats[i];
     if (seat.name() != want.name) {
-      return absl::StrCat("its seat ", i, " is \"", seat.name(), "\", not \"",
-                          want.name, "\"");
+      return absl::StrCat("its seat ", i, " is ", QuotedText(seat.name()),
+                          ", not ", QuotedText(want.name));
     }
     if (seat.public_key() != want.public_key) {
-      return absl::StrCat("its seat ", i, " (", want.name, ") has ",
-                          KeyText(seat.public_key()), ", not the bot's ",
-                          KeyText(want.public_key));
+      return absl::StrCat("its seat ", i, " (", PrintableText(want.name),
+                          ") has ", KeyText(seat.public_key()),
+                          ", not the bot's ", KeyText(want.public_key));
     }
   }
   return "";

@@ -35,7 +35,8 @@ struct ExpectedMatch {
 };
 
 // Empty when `header` is of the match `expected` describes; otherwise the
-// first difference, in words.
+// first difference, in words, its strings escaped (QuotedText, in
+// referee/games/printable_text.h).
 std::string HeaderDiffers(const referee::v1::Header& header,
                           const ExpectedMatch& expected);
 

@@ -65,6 +65,20 @@ TEST_F(HeaderCheckTest, OtherSeatsAreNamed) {
   EXPECT_EQ(HeaderDiffers(header_, expected_), "it has 3 seats, not 2");
 }
 
+// A dishonest referee writes any string in its header: the difference
+// quotes it escaped (printable_text.h), so it can neither drive the
+// terminal nor end the quote early.
+TEST_F(HeaderCheckTest, ALabelOrNameIsQuotedEscaped) {
+  header_.set_label("cup\x1b[2J\", not \"cup/run/7\u202E");
+  EXPECT_EQ(HeaderDiffers(header_, expected_),
+            "its label is \"cup\\x1B[2J\\\", not \\\"cup/run/7\\u{202E}\", "
+            "not \"cup/run/7\"");
+  header_.set_label("cup/run/7");
+  header_.mutable_seats(1)->set_name("bob\r\nok");
+  EXPECT_EQ(HeaderDiffers(header_, expected_),
+            "its seat 1 is \"bob\\r\\nok\", not \"bob\"");
+}
+
 // A keyed bot's seat without its key (or with another) is one whose moves
 // the referee could have written itself.
 TEST_F(HeaderCheckTest, ASeatWithoutItsBotsKeyIsNamed) {

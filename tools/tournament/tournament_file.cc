@@ -14,6 +14,7 @@
 #include "referee/cli/text_proto.h"
 #include "referee/core/clock_settings.h"
 #include "referee/files/bounded_read.h"
+#include "referee/games/printable_text.h"
 #include "referee/games/registry.h"
 #include "tools/tournament/sprt.h"
 
@@ -140,7 +141,7 @@ absl::Status CheckBots(const v1::Tournament& t, FieldPath& at) {
     at = At(v1::TournamentBot::kNameFieldNumber, i);
     if (!IsName(bot.name())) {
       return absl::InvalidArgumentError(
-          absl::StrCat("bots: bad bot name \"", bot.name(), "\" (1 to ",
+          absl::StrCat("bots: bad bot name ", QuotedText(bot.name()), " (1 to ",
                        kMaxNameBytes, " letters, digits, '.', '_' or '-')"));
     }
     if (seen[bot.name()]++ > 0) {
@@ -216,8 +217,8 @@ absl::Status Normalize(v1::Tournament& t, FieldPath& at) {
   if (!IsName(t.name())) {
     at = At(v1::Tournament::kNameFieldNumber);
     return absl::InvalidArgumentError(
-        absl::StrCat("name: \"", t.name(), "\" is not 1 to ", kMaxNameBytes,
-                     " letters, digits, '.', '_' or '-'"));
+        absl::StrCat("name: ", QuotedText(t.name()), " is not 1 to ",
+                     kMaxNameBytes, " letters, digits, '.', '_' or '-'"));
   }
   at = At(v1::Tournament::kGameFieldNumber);
   if (t.game().game().empty()) {

@@ -76,6 +76,21 @@ TEST(TournamentFileTest, EveryBadFieldIsNamed) {
   }
 }
 
+// A bad name is echoed quoted and escaped: the file's text cannot drive
+// the terminal the runner's error reaches.
+TEST(TournamentFileTest, ABadNameIsEchoedEscaped) {
+  const std::string bots =
+      "bots { name: \"\\033]0;T\\007\\033[2Jevil\" command: \"bot\" }\n"
+      "bots { name: \"b\" command: \"bot\" }\n";
+  EXPECT_THAT(Check("game { game: \"rock_paper_pyramid\" }\n" + bots).message(),
+              HasSubstr("bad bot name \"\\x1B]0;T\\x07\\x1B[2Jevil\" (1 to"));
+  EXPECT_THAT(
+      Check("name: \"a\\nb\\\"\" game { game: \"rock_paper_pyramid\" }\n" +
+            bots)
+          .message(),
+      HasSubstr("name: \"a\\nb\\\"\" is not 1 to"));
+}
+
 TEST(TournamentFileTest, AMissingGameIsRequiredNotUnknown) {
   const absl::Status s = Check("bots { name: \"a\" command: \"x\" }");
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
