@@ -251,7 +251,7 @@ class StepReader {
 void ReadSteps(std::string_view file, StepReader& reader, MatchSteps& out) {
   uint64_t next = 0;  // The index after the last record read.
   const absl::Status read =
-      ForEachRecord(SplitLog(file), [&](uint64_t index, v1::LogRecord& record) {
+      ForEachRecord(file, [&](uint64_t index, v1::LogRecord& record) {
         next = index + 1;
         return reader.Read(index, record);
       });

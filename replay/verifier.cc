@@ -846,8 +846,9 @@ Verdict NotGenuine(Verdict verdict, uint64_t record, std::string reason) {
 
 // The verdict on a log whose every complete record replayed: by its last
 // signature and by how it ends (sealed, cut short, or corrupt).
-Verdict JudgeEnd(Replayer& replayer, const SplitLogResult& split,
+Verdict JudgeEnd(Replayer& replayer, const LogSplitter& splitter,
                  Verdict verdict) {
+  const SplitLogResult& split = splitter.end();
   verdict.signed_records = replayer.signed_records();
   if (absl::Status s = replayer.CheckLastSignature(); !s.ok()) {
     verdict.header = replayer.TakeHeader();
@@ -858,7 +859,7 @@ Verdict JudgeEnd(Replayer& replayer, const SplitLogResult& split,
   verdict.header = replayer.TakeHeader();
   verdict.moves = replayer.moves();
   verdict.seats_naming_header = replayer.seats_naming_header();
-  const uint64_t count = split.records.size();
+  const uint64_t count = splitter.count();
   if (split.tail == SplitLogResult::Tail::kCorrupt) {
     return NotGenuine(
         std::move(verdict), count,
@@ -898,7 +899,9 @@ Verdict VerifyLog(std::string_view file, const VerifyOptions& options,
                   ReplayObserver* observer) {
   Verdict verdict;
   verdict.key_from_header = options.pinned_key.empty();
-  const SplitLogResult split = SplitLog(file);
+  // One record at a time: judged in order, a log's first bad record ends
+  // it, however many records the file's bytes would split into.
+  LogSplitter splitter(file);
   std::unique_ptr<ParseBuffers>& buffers = ThreadParseBuffers();
   struct Release {
     std::unique_ptr<ParseBuffers>& buffers;
@@ -908,8 +911,9 @@ Verdict VerifyLog(std::string_view file, const VerifyOptions& options,
     }
   } release{buffers, file.size() > kRetainBuffersUpTo};
   Replayer replayer(options, *buffers, observer);
-  for (uint64_t i = 0; i < split.records.size(); ++i) {
-    absl::Status status = replayer.Next(i, split.records[i].bytes);
+  for (RawRecord record; splitter.Next(record);) {
+    const uint64_t i = splitter.count() - 1;
+    absl::Status status = replayer.Next(i, record.bytes);
     verdict.records = i + 1;
     if (!status.ok()) {
       verdict.header = replayer.TakeHeader();
@@ -917,7 +921,7 @@ Verdict VerifyLog(std::string_view file, const VerifyOptions& options,
       return NotGenuine(std::move(verdict), i, std::string(status.message()));
     }
   }
-  return JudgeEnd(replayer, split, std::move(verdict));
+  return JudgeEnd(replayer, splitter, std::move(verdict));
 }
 
 }  // namespace pyramid

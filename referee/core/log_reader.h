@@ -36,8 +36,40 @@ struct SplitLogResult {
 };
 
 // Splits `file` into records. Never fails: problems are described in the
-// result's tail, and the records before them are still returned.
+// result's tail, and the records before them are still returned. Its index
+// costs 24 bytes per record, many times the file's size for a file of
+// tiny records: a reader of files from outside that judges records in
+// order takes them one at a time from a LogSplitter instead.
 SplitLogResult SplitLog(std::string_view file);
+
+// `file`'s records one at a time, framed as SplitLog frames them, none
+// kept: what it holds does not grow with the file.
+class LogSplitter {
+ public:
+  // `file` must outlive the splitter and the records it gives.
+  explicit LogSplitter(std::string_view file);
+
+  // The next complete record in `record`: true. False at the end of the
+  // file or at the first problem, and from then on; end() then says which.
+  bool Next(RawRecord& record);
+
+  // The records given so far.
+  uint64_t count() const { return count_; }
+
+  // How the file ends, once Next has returned false: SplitLog's result
+  // without its records.
+  const SplitLogResult& end() const { return end_; }
+
+ private:
+  // Ends the splitting with `tail` at `offset`: false.
+  bool Fail(SplitLogResult::Tail tail, uint64_t offset, std::string reason);
+
+  std::string_view file_;
+  uint64_t pos_ = 0;
+  uint64_t count_ = 0;
+  bool done_ = false;
+  SplitLogResult end_;
+};
 
 // OK when `split` ends cleanly; otherwise DATA_LOSS "<tail_reason> at byte
 // <tail_offset>".
@@ -50,6 +82,13 @@ absl::Status TailStatus(const SplitLogResult& split);
 // is visited, TailStatus(split).
 absl::Status ForEachRecord(
     const SplitLogResult& split,
+    absl::FunctionRef<bool(uint64_t index, referee::v1::LogRecord& record)>
+        visit);
+
+// As above, for `file`'s records taken one at a time (LogSplitter): for a
+// file from outside, whose record count the reader does not bound.
+absl::Status ForEachRecord(
+    std::string_view file,
     absl::FunctionRef<bool(uint64_t index, referee::v1::LogRecord& record)>
         visit);
 

@@ -158,6 +158,34 @@ TEST_F(LogTest, EmptyWriterWritesNothing) {
   EXPECT_TRUE(split.records.empty());
 }
 
+// A LogSplitter gives SplitLog's records one at a time and ends as it
+// does, whatever the tail; once ended, it stays so.
+TEST_F(LogTest, ASplitterGivesTheRecordsSplitLogKeeps) {
+  WriteRecords(0, 3);
+  const std::string whole = dest_;
+  for (const std::string& file :
+       {whole, whole.substr(0, whole.size() - 1), whole + "\xff\xff\xff\xff",
+        whole + "\x80\x00", whole.substr(0, 5), std::string("nonsense")}) {
+    const SplitLogResult split = SplitLog(file);
+    LogSplitter splitter(file);
+    std::vector<RawRecord> given;
+    for (RawRecord record; splitter.Next(record);) given.push_back(record);
+    RawRecord after;
+    EXPECT_FALSE(splitter.Next(after));
+    ASSERT_EQ(given.size(), split.records.size());
+    EXPECT_EQ(splitter.count(), split.records.size());
+    for (size_t i = 0; i < given.size(); ++i) {
+      EXPECT_EQ(given[i].offset, split.records[i].offset);
+      EXPECT_EQ(given[i].bytes.data(), split.records[i].bytes.data());
+      EXPECT_EQ(given[i].bytes.size(), split.records[i].bytes.size());
+    }
+    EXPECT_EQ(splitter.end().tail, split.tail);
+    EXPECT_EQ(splitter.end().tail_offset, split.tail_offset);
+    EXPECT_EQ(splitter.end().tail_reason, split.tail_reason);
+    EXPECT_TRUE(splitter.end().records.empty());
+  }
+}
+
 TEST_F(LogTest, MagicThenLengthPrefixedRecords) {
   WriteRecords(0, 3);
   ASSERT_GE(dest_.size(), 8u);
