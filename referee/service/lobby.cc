@@ -18,6 +18,7 @@
 #include "google/protobuf/util/message_differencer.h"
 #include "referee/crypto/bytes.h"
 #include "referee/crypto/protocol.h"
+#include "referee/games/printable_text.h"
 #include "referee/games/registry.h"
 #include "referee/service/grpc_status.h"
 
@@ -33,6 +34,21 @@ constexpr uint32_t kMaxPageSize = 1000;
 constexpr uint32_t kListScanPerMatch = 10;
 // After a write failure, new matches wait for this much free space.
 constexpr uint64_t kMinFreeBytes = 1 << 20;
+
+// OK when `text` shows as it is written (referee/games/printable_text.h
+// escapes nothing in it); else INVALID_ARGUMENT naming `what`. A name or a
+// label is shown to people by every tool: one that needs escaping (a
+// control, bidirectional or invisible character) is refused here rather
+// than shown escaped, or unescaped by another program.
+absl::Status RequirePrintable(const std::string& what,
+                              const std::string& text) {
+  if (PrintableText(text) == text) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(
+      what, " ", QuotedText(text),
+      " holds a character shown only escaped (a control, bidirectional or "
+      "invisible character); names and labels are shown as they are "
+      "written"));
+}
 
 // Whether a request leaves the deadlines to the referee's defaults (its
 // seed_timeout_ms, if any, still applies).
@@ -220,6 +236,9 @@ absl::StatusOr<v1::RegisterBotResponse> Lobby::RegisterBot(
   if (request.name().empty() || request.name().size() > kMaxNameBytes) {
     return absl::InvalidArgumentError("a bot name is 1 to 64 bytes");
   }
+  if (absl::Status s = RequirePrintable("bot name", request.name()); !s.ok()) {
+    return s;
+  }
   if (!request.public_key().empty() &&
       request.public_key().size() != kPublicKeySize) {
     return absl::InvalidArgumentError("a public key is 32 bytes");
@@ -284,6 +303,9 @@ absl::StatusOr<MatchConfig> Lobby::ConfigFor(
     return absl::InvalidArgumentError(
         absl::StrCat("label: at most ", kMaxLabelBytes, " bytes, not ",
                      request.label().size()));
+  }
+  if (absl::Status s = RequirePrintable("label", request.label()); !s.ok()) {
+    return s;
   }
   config.label = request.label();
   return config;
@@ -381,6 +403,11 @@ absl::StatusOr<std::vector<HostedSeat>> Lobby::SeatsFor(
     const v1::SeatSpec& spec = request.seats(i);
     if (spec.name().size() > kMaxNameBytes) {
       return absl::InvalidArgumentError("a seat name is at most 64 bytes");
+    }
+    if (absl::Status s =
+            RequirePrintable(absl::StrCat("seat ", i, "'s name"), spec.name());
+        !s.ok()) {
+      return s;
     }
     // A key no signature verifies by would make each of the seat's commits
     // refused (the size is Match::Create's to check).

@@ -36,6 +36,7 @@
 #include "gtest/gtest.h"
 #include "referee/core/log_sink.h"
 #include "referee/crypto/bytes.h"
+#include "referee/games/printable_text.h"
 #include "referee/service/referee_service.h"
 #include "sqlite3.h"
 #include "tests/no_descriptor_left.h"
@@ -308,6 +309,50 @@ TEST_F(LobbyTest, AKeyNoSignatureVerifiesByIsRefused) {
   for (int i = 0; i < 3; ++i) {
     request.add_seats()->set_public_key(SigningKey::Generate().public_key());
   }
+  EXPECT_TRUE(lobby_->CreateMatch(request).ok());
+}
+
+// A name or label every tool would show escaped (a control, bidirectional
+// or invisible character: one that could clear a terminal, forge a line or
+// pass for another name) is refused, naming it escaped; names in any
+// script are taken as written.
+TEST_F(LobbyTest, NamesAndLabelsThatShowOnlyEscapedAreRefused) {
+  for (const std::string& bad :
+       {std::string("\x1b[2Jgenuine"), std::string("a\r\nverdict: genuine"),
+        std::string("rev\xe2\x80\xaeesrever"),
+        std::string("heuristic\xe2\x80\x8b"), std::string("nul\0", 4)}) {
+    v1::CreateMatchRequest request;
+    request.mutable_game()->set_game("rock_paper_pyramid");
+    for (int i = 0; i < 3; ++i)
+      request.add_seats()->set_name(i == 2 ? bad : "ok");
+    absl::Status created = lobby_->CreateMatch(request).status();
+    EXPECT_EQ(created.code(), absl::StatusCode::kInvalidArgument) << created;
+    EXPECT_TRUE(absl::StartsWith(created.message(),
+                                 "seat 2's name " + QuotedText(bad) + " holds"))
+        << created;
+    for (v1::SeatSpec& seat : *request.mutable_seats()) seat.set_name("ok");
+    request.set_label(bad);
+    created = lobby_->CreateMatch(request).status();
+    EXPECT_EQ(created.code(), absl::StatusCode::kInvalidArgument) << created;
+    EXPECT_TRUE(absl::StartsWith(created.message(), "label " + QuotedText(bad)))
+        << created;
+    v1::RegisterBotRequest registration;
+    registration.set_name(bad);
+    const absl::Status registered = lobby_->RegisterBot(registration).status();
+    EXPECT_EQ(registered.code(), absl::StatusCode::kInvalidArgument)
+        << registered;
+    EXPECT_TRUE(
+        absl::StartsWith(registered.message(), "bot name " + QuotedText(bad)))
+        << registered;
+  }
+  EXPECT_TRUE(List(10).first.empty());
+  v1::CreateMatchRequest request;
+  request.mutable_game()->set_game("rock_paper_pyramid");
+  for (const char* name :
+       {"Zo\xc3\xab", "\xe5\x90\x8d\xe4\xba\xba", "tab free"}) {
+    request.add_seats()->set_name(name);
+  }
+  request.set_label("cup/2026 \xe2\x80\x94 round 1");
   EXPECT_TRUE(lobby_->CreateMatch(request).ok());
 }
 

@@ -72,7 +72,9 @@ class RefereeServicer(object):
     def CreateMatch(self, request, context):
         """Creates a match and opens its seed decision. Admin token required.
         Returns INVALID_ARGUMENT for an unknown option, a seat count the game
-        does not take, a bad public key or clock; NOT_FOUND for an unknown game
+        does not take, a bad public key or clock, a seat name or label holding a
+        character shown only escaped (a control, bidirectional or invisible
+        character: docs/protocol.md, "Names and labels"); NOT_FOUND for an unknown game
         or bot id; UNAUTHENTICATED without a token or with an unknown one,
         PERMISSION_DENIED with a seat or bot token. Creating nothing:
         UNAVAILABLE while as many matches are live as the referee's
@@ -89,7 +91,8 @@ class RefereeServicer(object):
     def RegisterBot(self, request, context):
         """Registers a bot that can be named in CreateMatch seats. Admin token
         required (UNAUTHENTICATED and PERMISSION_DENIED as CreateMatch).
-        INVALID_ARGUMENT for an empty name or a bad key.
+        INVALID_ARGUMENT for an empty name, one holding a character shown only
+        escaped (as CreateMatch's seat names), or a bad key.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
