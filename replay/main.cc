@@ -313,6 +313,25 @@ absl::StatusOr<Flags> ParseArgs(absl::string_view command,
   return flags;
 }
 
+// The verdict line's account of the seats that named the header, which
+// only a seat with a key proves by it (docs/log-format.md, "What a log
+// proves against its referee"): "N of M seats named this header", and
+// unless every seat has a key, how many of those with keys did.
+std::string NamedHeaderText(const Verdict& v) {
+  const int seats = v.header.seats_size();
+  int with_keys = 0;
+  for (const auto& seat : v.header.seats()) {
+    if (!seat.public_key().empty()) ++with_keys;
+  }
+  std::string text = absl::StrCat(v.seats_naming_header, " of ", seats,
+                                  " seats named this header");
+  if (with_keys == seats) return text;
+  if (with_keys == 0) return absl::StrCat(text, ", none with a key to vouch");
+  return absl::StrCat(text, ", ", v.keyed_seats_naming_header, " of the ",
+                      with_keys, with_keys == 1 ? " with a key" : " with keys",
+                      " (only those vouch)");
+}
+
 // Verifies the log `file` (ReadLog's bytes of the file at `path`) into
 // `verdict`, writing its line to `out`; returns its exit status.
 // `checkpoint_pinned`: --tlog_key pinned the key of an --inclusion proof's
@@ -357,9 +376,7 @@ int VerifyOne(const std::string& path, const std::string& file,
       }
       out << path << ": genuine (" << PrintableText(v.header.game().game())
           << ", " << v.records << " records, " << v.moves << " moves, ranks "
-          << ranks << "; " << v.seats_naming_header << " of "
-          << v.header.seats_size() << " seats named this header; " << key_note
-          << ")\n";
+          << ranks << "; " << NamedHeaderText(v) << "; " << key_note << ")\n";
       return kGenuine;
     }
     case Verdict::Kind::kUnsealedPrefix:

@@ -148,6 +148,9 @@ class Replayer {
   absl::Status CheckLastSignature() const;
   uint64_t moves() const { return moves_; }
   uint32_t seats_naming_header() const { return seats_naming_header_; }
+  uint32_t keyed_seats_naming_header() const {
+    return keyed_seats_naming_header_;
+  }
   // The header as read (empty unless record 0 parsed as one). Call last.
   v1::Header TakeHeader() { return std::move(header_); }
   v1::Outcome TakeOutcome() { return std::move(outcome_); }
@@ -230,6 +233,7 @@ class Replayer {
   v1::Signature last_signature_;  // Of record signed_records_.
   uint64_t moves_ = 0;
   uint32_t seats_naming_header_ = 0;
+  uint32_t keyed_seats_naming_header_ = 0;
   bool sealed_ = false;
   bool outcome_seen_ = false;
   v1::Outcome outcome_;
@@ -526,8 +530,12 @@ absl::Status Replayer::OnReveal(const v1::Reveal& reveal) {
     owed_fault_.emplace(reveal.seat(), judgement.fault);
     return absl::OkStatus();
   }
+  // JudgeReveal checked it is this header.
   if (decision_.id() == 0 && !judgement.action->seed().header_hash().empty()) {
-    ++seats_naming_header_;  // JudgeReveal checked it is this header.
+    ++seats_naming_header_;
+    if (!header_.seats(reveal.seat()).public_key().empty()) {
+      ++keyed_seats_naming_header_;
+    }
   }
   decision_.Accept(reveal.seat(), *std::move(judgement.action));
   return AfterProgress();
@@ -859,6 +867,7 @@ Verdict JudgeEnd(Replayer& replayer, const LogSplitter& splitter,
   verdict.header = replayer.TakeHeader();
   verdict.moves = replayer.moves();
   verdict.seats_naming_header = replayer.seats_naming_header();
+  verdict.keyed_seats_naming_header = replayer.keyed_seats_naming_header();
   const uint64_t count = splitter.count();
   if (split.tail == SplitLogResult::Tail::kCorrupt) {
     return NotGenuine(

@@ -59,11 +59,14 @@ struct Verdict {
   uint64_t records = 0;         // Complete records read.
   uint64_t signed_records = 0;  // Records covered by the last valid signature.
   uint64_t moves = 0;           // Actions applied to the game (all seats).
-  // Seats whose seed contribution names this log's header (its hash): a
-  // seat with a key that did signed a commitment binding the header, so the
-  // referee fixed its seed contribution, the game, options and seats before
-  // that seat's contribution (docs/log-format.md, "What a log proves").
+  // Seats whose seed contribution names this log's header (its hash), and
+  // those of them with a key: each of these signed a commitment binding the
+  // header, so the referee fixed its seed contribution, the game, options
+  // and seats before that seat's contribution (docs/log-format.md, "What a
+  // log proves"). A seat without a key proves nothing by it: the referee
+  // could have written its commitment, naming the header or not.
   uint32_t seats_naming_header = 0;
+  uint32_t keyed_seats_naming_header = 0;
   bool key_from_header = true;   // No key was pinned.
   referee::v1::Header header;    // As read (when record 0 parsed).
   referee::v1::Outcome outcome;  // The verified outcome (kGenuine only;

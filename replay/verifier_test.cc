@@ -697,7 +697,19 @@ std::vector<v1::LogRecord> KeyedMatch(bool name_header) {
   EXPECT_EQ(v.kind, Kind::kGenuine) << Describe(v);
   EXPECT_EQ(v.seats_naming_header,
             name_header ? static_cast<uint32_t>(kSeats) : 0u);
+  EXPECT_EQ(v.keyed_seats_naming_header, v.seats_naming_header);
   return ParseLog(d.log());
+}
+
+// A seat without a key that names the header proves nothing by it (the
+// referee could have written its commitment): it is counted apart.
+TEST(HeaderBindingTest, OnlySeatsWithKeysCountAsNamingTheHeader) {
+  Driver d(MatchSetup{.seat_keys = false, .name_header = true});
+  d.PlayToEnd();
+  const Verdict v = Verify(d.log());
+  EXPECT_EQ(v.kind, Kind::kGenuine) << Describe(v);
+  EXPECT_EQ(v.seats_naming_header, static_cast<uint32_t>(kSeats));
+  EXPECT_EQ(v.keyed_seats_naming_header, 0u);
 }
 
 // Every seat's signed seed commitment named the header (the hash of record

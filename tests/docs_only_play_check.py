@@ -740,10 +740,21 @@ def verify_log(bin_dir, pub_file, path):
     return out
 
 
-def expect_named(out, named, seats):
+def expect_named(out, recs, named):
     """log-format.md, "What a log proves": replay verify prints "N of M
-    seats named this header"."""
-    want = "; %d of %d seats named this header; " % (named, seats)
+    seats named this header" (N: the seats in `named`, whose seed
+    contribution named it) and, unless every seat has a key, how many of
+    the seats with keys did (only those vouch for it)."""
+    seats = len(recs[0].header.seats)
+    keyed = {i for i, s in enumerate(recs[0].header.seats) if s.public_key}
+    want = "; %d of %d seats named this header" % (len(named), seats)
+    if not keyed:
+        want += ", none with a key to vouch; "
+    elif len(keyed) == seats:
+        want += "; "
+    else:
+        want += ", %d of the %d with %s (only those vouch); " % (
+            len(keyed & set(named)), len(keyed), "a key" if len(keyed) == 1 else "keys")
     expect(want in out, "replay verify does not say %r: %s" % (want.strip("; "), out[-300:]))
 
 
@@ -1107,8 +1118,8 @@ def run_checks(api, referee, bin_dir, tmp, streams):
             out, recs = fetch_and_verify(m)
             info = check_log_against_streams(m, recs, referee.pub)
             # Every seat names the header, but a seat planned to name another.
-            expect_named(out, sum(1 for s in range(m.num_seats)
-                                  if m.misbehave.get((s, 0)) != "other_header"), m.num_seats)
+            expect_named(out, recs, [s for s in range(m.num_seats)
+                                     if m.misbehave.get((s, 0)) != "other_header"])
             o = info["outcome"]
             expect(o.termination in (E["TERMINATION_NORMAL"], E["TERMINATION_MOVE_LIMIT"]),
                    "termination %d" % o.termination)
@@ -1345,7 +1356,7 @@ def seed_mistakes(api, referee, bin_dir, tmp, streams, fetch_and_verify):
     out, recs = fetch_and_verify(m)
     expect(hashlib.sha256(recs.stored[0]).digest() == hh[0],
            "header_hash is not the SHA-256 of record 0's stored bytes")
-    expect_named(out, 2, 3)   # Seat 0's reveal did not open its commitment.
+    expect_named(out, recs, [1, 2])   # Seat 0's reveal did not open its commitment.
     kinds = [r.WhichOneof("kind") for r in recs]
     faults = [r.fault for r in recs if r.WhichOneof("kind") == "fault"]
     reveals = [r.reveal for r in recs if r.WhichOneof("kind") == "reveal"]
@@ -1409,7 +1420,7 @@ def commit_timeout(api, streams, fetch_and_verify):
     for x in s:
         x.close()
     out, recs = fetch_and_verify(m)
-    expect_named(out, 0, 3)   # No seat revealed: none named the header in the log.
+    expect_named(out, recs, [])   # No seat revealed: none named the header in the log.
     faults = [r.fault for r in recs if r.WhichOneof("kind") == "fault"]
     expect(len(faults) == 1 and faults[0].seat == 2
            and faults[0].reason == E["FAULT_COMMIT_TIMEOUT"]

@@ -192,7 +192,7 @@ verify_log() {
 # contribution copied the request's header_hash, and `replay verify` says
 # "N of N seats named this header".
 verify_named() {  # MATCH [CLIENT DATA_DIR], as verify_log
-  local out re='; ([0-9]+) of ([0-9]+) seats named this header; '
+  local out re='; ([0-9]+) of ([0-9]+) seats named this header[;,]'
   out=$(verify_log "$@")
   [[ $out =~ $re ]] && ((BASH_REMATCH[1] == BASH_REMATCH[2])) ||
     fail "not every seat of $1 named its log header: $out"

@@ -52,7 +52,7 @@ out=$("$BIN/replay" verify --key="$tmp/out/referee.key.pub" "${logs[@]}") ||
 genuine=$(grep -c ": genuine (" <<<"$out" || true)
 ((genuine == 12)) || fail "$genuine of 12 logs genuine: $out"
 # Every bot, of either kit or C++, names the log header in its seed.
-named=$(grep -c "; 3 of 3 seats named this header; " <<<"$out" || true)
+named=$(grep -cE "; 3 of 3 seats named this header[;,]" <<<"$out" || true)
 ((named == 12)) || fail "every seat named the header in $named of 12 logs: $out"
 ! grep -q '"forfeited": *true' "$tmp/out/results.json" ||
   fail "a seat forfeited (results.json)"

@@ -134,7 +134,7 @@ wait_for "$last_pid"
 cat "$tmp/fault.out"
 # Its seats' seed contributions name the log header.
 out=$(verify_named "$match_d")
-[[ $out == *"; 3 of 3 seats named this header; "* ]] ||
+[[ $out == *"; 3 of 3 seats named this header"[\;,]* ]] ||
   fail "the scripted client's seats did not all name the header: $out"
 # --- 5. every other game, the Python bot on one seat
 PYTHONDONTWRITEBYTECODE=1 "$PY" - "$STUBS" tools/python <<'PYEOF' ||
