@@ -166,7 +166,7 @@ void PrintRecord(const v1::LogRecord& r, size_t i, std::string& game,
 
 absl::Status WriteTranscript(std::string_view file, std::ostream& out) {
   std::string game;
-  return ForEachRecord(SplitLog(file), [&](uint64_t i, v1::LogRecord& r) {
+  return ForEachRecord(file, [&](uint64_t i, v1::LogRecord& r) {
     PrintRecord(r, i, game, out);
     return true;
   });
@@ -177,7 +177,7 @@ absl::Status WriteJsonLines(std::string_view file, std::ostream& out) {
   options.preserve_proto_field_names = true;
   absl::Status printed;
   const absl::Status read =
-      ForEachRecord(SplitLog(file), [&](uint64_t, v1::LogRecord& r) {
+      ForEachRecord(file, [&](uint64_t, v1::LogRecord& r) {
         std::string json;
         auto status =
             google::protobuf::util::MessageToJsonString(r, &json, options);

@@ -506,7 +506,8 @@ std::vector<std::string> BotsThatNeverPlayed(
     // one that never connects.
     const size_t seats = match.seats_size();
     std::vector<bool> moved(seats), asked(seats), seeded(seats);
-    for (const RawRecord& raw : SplitLog(*bytes).records) {
+    LogSplitter splitter(*bytes);
+    for (RawRecord raw; splitter.Next(raw);) {
       referee::v1::LogRecord record;
       if (!record.ParseFromArray(raw.bytes.data(),
                                  static_cast<int>(raw.bytes.size()))) {
