@@ -187,28 +187,54 @@ class LimitedReferee final : public v1::Referee::Service {
   int created_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
+// A LimitedReferee served on a loopback port, and a link to it that
+// retries for `retry_for`.
+class LimitedRefereeRig {
+ public:
+  explicit LimitedRefereeRig(LimitedReferee& referee) : referee_(referee) {}
+  ~LimitedRefereeRig() {
+    if (server_ != nullptr) server_->Shutdown();
+  }
+
+  // Starts the server and connects the link; fails the test if either
+  // cannot be done.
+  void Start(absl::Duration retry_for) {
+    ASSERT_TRUE(dir_.ok());
+    const std::string token_file = dir_.File("admin.token");
+    std::ofstream(token_file) << "some-token\n";
+    int port = 0;
+    grpc::ServerBuilder builder;
+    builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(),
+                             &port);
+    builder.RegisterService(&referee_);
+    server_ = builder.BuildAndStart();
+    ASSERT_NE(server_, nullptr);
+    absl::StatusOr<std::unique_ptr<RefereeLink>> link =
+        RefereeLink::Connect(absl::StrCat("127.0.0.1:", port),
+                             std::string(64, 'a'), token_file, retry_for);
+    ASSERT_TRUE(link.ok()) << link.status();
+    link_ = *std::move(link);
+  }
+
+  RefereeLink& link() { return *link_; }
+
+ private:
+  LimitedReferee& referee_;
+  TempDir dir_{"referee-link"};
+  std::unique_ptr<grpc::Server> server_;
+  std::unique_ptr<RefereeLink> link_;
+};
+
 // A referee restarted with a larger --max_live_matches while the link
 // keeps matches at its old limit gets as many matches as it now takes,
 // though the link's matches keep ending (each end used to let the next
 // waiting match in at the old limit, and only a second without any end
 // tried beyond it: the limit learnt from a refusal never rose again).
 TEST(RefereeLinkTest, ALimitRaisedOnTheRefereeIsTakenUp) {
-  TempDir dir("referee-link");
-  ASSERT_TRUE(dir.ok());
-  const std::string token_file = dir.File("admin.token");
-  std::ofstream(token_file) << "some-token\n";
   LimitedReferee referee(absl::Milliseconds(200));
-  int port = 0;
-  grpc::ServerBuilder builder;
-  builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(),
-                           &port);
-  builder.RegisterService(&referee);
-  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
-  ASSERT_NE(server, nullptr);
-  absl::StatusOr<std::unique_ptr<RefereeLink>> link =
-      RefereeLink::Connect(absl::StrCat("127.0.0.1:", port),
-                           std::string(64, 'a'), token_file, absl::Minutes(1));
-  ASSERT_TRUE(link.ok()) << link.status();
+  LimitedRefereeRig rig(referee);
+  ASSERT_NO_FATAL_FAILURE(rig.Start(absl::Minutes(1)));
+  RefereeLink* link = &rig.link();
   constexpr int kConcurrency = 4;
   std::atomic<bool> stop{false};
   std::vector<std::thread> players;
@@ -216,17 +242,17 @@ TEST(RefereeLinkTest, ALimitRaisedOnTheRefereeIsTakenUp) {
     players.emplace_back([&] {
       while (!stop.load()) {
         absl::StatusOr<v1::CreateMatchResponse> created =
-            (*link)->CreateMatch(v1::CreateMatchRequest());
+            link->CreateMatch(v1::CreateMatchRequest());
         ASSERT_TRUE(created.ok()) << created.status();
-        EXPECT_TRUE((*link)->AwaitEnd(created->match_id()).ok());
+        EXPECT_TRUE(link->AwaitEnd(created->match_id()).ok());
       }
     });
   }
   absl::Time end = absl::Now() + absl::Seconds(30);
-  while ((*link)->full_refusals() == 0 && absl::Now() < end) {
+  while (link->full_refusals() == 0 && absl::Now() < end) {
     absl::SleepFor(absl::Milliseconds(10));
   }
-  EXPECT_GT((*link)->full_refusals(), 0);
+  EXPECT_GT(link->full_refusals(), 0);
   EXPECT_EQ(referee.peak(), 1);
   referee.SetLimit(kConcurrency);
   end = absl::Now() + absl::Seconds(30);
@@ -236,43 +262,29 @@ TEST(RefereeLinkTest, ALimitRaisedOnTheRefereeIsTakenUp) {
   EXPECT_EQ(referee.peak(), kConcurrency);
   stop = true;
   for (std::thread& player : players) player.join();
-  server->Shutdown();
 }
 
 // Only the trailer naming the limit makes an UNAVAILABLE a full referee
 // (docs/protocol.md, "Trailers of a refusal"), not its message: the same
 // words without it are an outage, retried until --referee_retry_s.
 TEST(RefereeLinkTest, AnUnavailableWithoutTheLimitsTrailerIsAnOutage) {
-  TempDir dir("referee-link");
-  ASSERT_TRUE(dir.ok());
-  const std::string token_file = dir.File("admin.token");
-  std::ofstream(token_file) << "some-token\n";
   LimitedReferee referee(absl::Milliseconds(200), /*names_limit=*/false);
   referee.SetLimit(0);
-  int port = 0;
-  grpc::ServerBuilder builder;
-  builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(),
-                           &port);
-  builder.RegisterService(&referee);
-  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
-  ASSERT_NE(server, nullptr);
-  absl::StatusOr<std::unique_ptr<RefereeLink>> link = RefereeLink::Connect(
-      absl::StrCat("127.0.0.1:", port), std::string(64, 'a'), token_file,
-      absl::Milliseconds(500));
-  ASSERT_TRUE(link.ok()) << link.status();
+  LimitedRefereeRig rig(referee);
+  ASSERT_NO_FATAL_FAILURE(rig.Start(absl::Milliseconds(500)));
+  RefereeLink* link = &rig.link();
   std::vector<std::string> lines;
-  (*link)->SetRetryHooks(
-      nullptr, [&](const std::string& line) { lines.push_back(line); });
+  link->SetRetryHooks(nullptr,
+                      [&](const std::string& line) { lines.push_back(line); });
   const absl::StatusOr<v1::CreateMatchResponse> created =
-      (*link)->CreateMatch(v1::CreateMatchRequest());
+      link->CreateMatch(v1::CreateMatchRequest());
   EXPECT_EQ(created.status().code(), absl::StatusCode::kUnavailable);
   EXPECT_TRUE(absl::StartsWith(created.status().message(),
                                "creating a match: the referee's limit"))
       << created.status();
-  EXPECT_EQ((*link)->full_refusals(), 0);
+  EXPECT_EQ(link->full_refusals(), 0);
   ASSERT_FALSE(lines.empty());
   EXPECT_TRUE(absl::StrContains(lines[0], "did not answer")) << lines[0];
-  server->Shutdown();
 }
 
 }  // namespace
