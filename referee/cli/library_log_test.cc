@@ -1,11 +1,7 @@
 #include "referee/cli/library_log.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
+#include <functional>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -16,7 +12,7 @@
 #include "google/protobuf/wrappers.pb.h"
 #include "grpc/support/log.h"
 #include "gtest/gtest.h"
-#include "tests/forked_child.h"
+#include "tests/stalled_stderr.h"
 
 namespace pyramid {
 namespace {
@@ -159,31 +155,18 @@ TEST(LibraryLogTest, GrpcMessagesPerPlace) {
 // for the reader for good. In a child whose stderr is the pipe; its alarm
 // ends it if it waits.
 TEST(LibraryLogTest, AStalledStderrHoldsAMessageBackInsteadOfWaiting) {
-  ForkedChild child([](int report) {
-    alarm(20);
-    int ends[2];
-    if (pipe2(ends, O_CLOEXEC | O_NONBLOCK) != 0) _exit(2);
-    const std::string filler(4096, '.');
-    while (write(ends[1], filler.data(), filler.size()) > 0) {
-    }
-    // Blocking again, as a stderr pipe is.
-    if (fcntl(ends[1], F_SETFL, 0) != 0) _exit(3);
-    if (dup2(ends[1], STDERR_FILENO) != STDERR_FILENO) _exit(4);
-    LimitLibraryLogs();
-    google::protobuf::internal::LogFinisher() =
-        google::protobuf::internal::LogMessage(google::protobuf::LOGLEVEL_ERROR,
-                                               "stalled_place.cc", 9)
-        << "an error";
-    char part[4096];
-    while (read(ends[0], part, sizeof part) > 0) {
-    }
-    FlushLibraryLogs();
-    const ssize_t size = read(ends[0], part, sizeof part);
-    if (size > 0 && write(report, part, size) != size) _exit(5);
-  });
-  ASSERT_TRUE(child.ok()) << std::strerror(errno);
-  const std::string said = child.ReadToEnd();
-  const ChildEnd end = child.Wait();
+  std::string said;
+  const ChildEnd end = WithAStalledStderr(
+      [](const std::function<void()>& drain) {
+        LimitLibraryLogs();
+        google::protobuf::internal::LogFinisher() =
+            google::protobuf::internal::LogMessage(
+                google::protobuf::LOGLEVEL_ERROR, "stalled_place.cc", 9)
+            << "an error";
+        drain();
+        FlushLibraryLogs();
+      },
+      &said);
   EXPECT_EQ(end.exit_code, 0)
       << end.ToString() << " (SIGALRM: the message waited for stderr)";
   EXPECT_EQ(said,
