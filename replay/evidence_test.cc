@@ -26,6 +26,7 @@
 #include "absl/strings/str_replace.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "pyramid/referee/v1/tournament.pb.h"
 #include "referee/core/log_sink.h"
 #include "referee/crypto/bytes.h"
 #include "referee/crypto/ed25519.h"
@@ -685,6 +686,146 @@ TEST_F(TournamentDirectoryTest,
     const TournamentVerdict v = Check();
     EXPECT_THAT(v.problems, ElementsAre(StartsWith(why)));
     EXPECT_EQ(v.matches, 0u);
+  }
+}
+
+// protobuf's JSON parser reads shapes that are not a TournamentSchedule's,
+// which jq and Python read otherwise: a list of lists (it flattens them),
+// null in a list (it drops it), a lone object for a list (a list of one),
+// "false" for a bool (jq's select() takes it as true), a fraction for an
+// integer. Each is refused, naming its path (each but the lone object,
+// which has 1 match, passed as 3 matches before).
+TEST_F(TournamentDirectoryTest, AScheduleOfAnotherShapeIsRefused) {
+  const std::string schedule = Read("example/schedule.json");
+  const std::string first = "\"matches\": [\n  {\n   \"label\"";
+  ASSERT_THAT(schedule, HasSubstr(first));
+  const std::string last = "\"b3\"\n   ]\n  }\n ]";
+  ASSERT_THAT(schedule, HasSubstr(last));
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {absl::StrReplaceAll(schedule, {{"\"matches\": [", "\"matches\": [["},
+                                      {last, absl::StrCat(last, "]")}}),
+       "schedule.json: matches[0] is an array, not an object (at line 5"},
+      {absl::StrReplaceAll(schedule,
+                           {{"\"matches\": [", "\"matches\": [null, "}}),
+       "schedule.json: matches[0] is null, not an object"},
+      {R"({"name": "example", "game": "rock_paper_pyramid",
+           "run_id": "434764977a9d6e1d", "matches":
+           {"label": "example/434764977a9d6e1d/0", "seats": ["b3", "b1", "b2"]}})",
+       "schedule.json: matches is an object, not an array"},
+      {absl::StrReplaceAll(schedule,
+                           {{"\"label\": \"example/434764977a9d6e1d/2\"",
+                             "\"skipped\": \"false\", \"label\": "
+                             "\"example/434764977a9d6e1d/2\""}}),
+       "schedule.json: matches[2].skipped is a string (\"false\"), not true "
+       "or false"},
+      {absl::StrReplaceAll(schedule, {{"\"seats\": [", "\"seats\": [["},
+                                      {"\"\n   ]\n  }", "\"\n   ]]\n  }"}}),
+       "schedule.json: matches[0].seats[0] is an array, not a string"},
+      {absl::StrReplaceAll(schedule, {{"\"index\": 1,", "\"index\": 1.0,"}}),
+       "schedule.json: matches[1].index is a number with a fraction or "
+       "exponent, not an integer"},
+  };
+  for (const auto& [text, why] : cases) {
+    ASSERT_NE(text, schedule) << why;
+    Write("schedule.json", text);
+    const TournamentVerdict v = Check();
+    EXPECT_THAT(v.problems, ElementsAre(StartsWith(why))) << text;
+    EXPECT_EQ(v.matches, 0u);
+  }
+}
+
+// A schedule.json over kMaxScheduleBytes is refused unread (a sparse file
+// of twice that, as a hostile directory could hold a far larger one).
+TEST_F(TournamentDirectoryTest, AnOversizedScheduleIsRefusedUnread) {
+  fs::resize_file(dir_ + "/schedule.json", 2 * kMaxScheduleBytes);
+  const TournamentVerdict v = Check();
+  EXPECT_THAT(v.problems,
+              ElementsAre(AllOf(
+                  StartsWith("schedule.json: cannot read"),
+                  HasSubstr(absl::StrCat(kMaxScheduleBytes, " bytes read")))));
+}
+
+// A schedule of more bad entries than kMaxListedProblems lists that many
+// problems and a line counting the rest; the summary counts them all.
+TEST_F(TournamentDirectoryTest, ProblemsPastTheLimitAreCountedNotListed) {
+  std::string schedule = Read("example/schedule.json");
+  const std::string last = "\"b3\"\n   ]\n  }";
+  ASSERT_THAT(schedule, HasSubstr(last));
+  std::string more;
+  // Each entry is numbered 0 and labelled "": two problems of its own, and
+  // a label listed twice after the first.
+  for (size_t i = 0; i < kMaxListedProblems; ++i) absl::StrAppend(&more, ",{}");
+  schedule = absl::StrReplaceAll(schedule, {{last, last + more}});
+  Write("schedule.json", schedule);
+  const TournamentVerdict v = Check();
+  EXPECT_GT(v.problem_count, kMaxListedProblems + 1000);
+  ASSERT_EQ(v.problems.size(), kMaxListedProblems + 1);
+  EXPECT_EQ(v.problems.back(),
+            absl::StrCat("and ", v.problem_count - kMaxListedProblems,
+                         " more problems (the first ", kMaxListedProblems,
+                         " are listed)"));
+  EXPECT_EQ(v.summary, absl::StrCat(v.problem_count, " problems"));
+}
+
+// Every entry of logs/ that is not a log the check reads (its name does
+// not end in .pyrlog) is named, as a stray proof is.
+TEST_F(TournamentDirectoryTest, AStrayEntryInLogsIsNamed) {
+  const std::string name = absl::StrCat("rock_paper_pyramid-", kMatch);
+  Write(absl::StrCat("logs/", name, ".pyrlog.orig"), Log());
+  Write("logs/other.PYRLOG", Log());
+  fs::create_directory(dir_ + "/logs/sub");
+  Write(absl::StrCat("logs/sub/", name, ".pyrlog"), Log());
+  const TournamentVerdict v = Check();
+  const std::string why =
+      " not named MATCH.pyrlog, so not checked as a log: logs/ holds the "
+      "logs alone";
+  EXPECT_THAT(
+      v.problems,
+      ElementsAre(absl::StrCat("logs/other.PYRLOG: a file", why),
+                  absl::StrCat("logs/", name, ".pyrlog.orig: a file", why),
+                  absl::StrCat("logs/sub: a directory", why)));
+  EXPECT_EQ(v.matches, 3u);
+}
+
+TEST(JsonShapeTest, TheShapeOfAMessageIsItsFieldsTypes) {
+  const google::protobuf::Descriptor& tournament =
+      *referee::v1::Tournament::descriptor();
+  for (const std::string json : {
+           R"({})",
+           R"({"name": "t", "seed": "18446744073709551615", "format": "SWISS",
+               "game": {"game": "g", "rockPaperPyramid": {}},
+               "sprt": {"elo0": 0, "elo1": 1.5e1, "alpha": "NaN"},
+               "bots": [{"name": "a"}, {"name": "b"}], "rounds": 2})",
+       }) {
+    EXPECT_TRUE(CheckJsonShape(json, tournament).ok())
+        << json << ": " << CheckJsonShape(json, tournament);
+  }
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"[]", "the text is an array, not an object"},
+      {R"({"seed": 1})",
+       "seed is a number, not an integer in a string, as protobuf prints a "
+       "64-bit one"},
+      {R"({"seed": "1.5"})", "seed is a string (\"1.5\")"},
+      {R"({"rounds": "2"})", "rounds is a string (\"2\"), not an integer"},
+      {R"({"format": 2})",
+       "format is a number, not the name of a value of "
+       "pyramid.referee.v1.TournamentFormat in a string"},
+      {R"({"format": "NO_SUCH"})", "format is a string (\"NO_SUCH\")"},
+      {R"({"bots": {"name": "a"}})", "bots is an object, not an array"},
+      {R"({"bots": [{"name": "a"}, [{"name": "b"}]]})",
+       "bots[1] is an array, not an object"},
+      {R"({"bots": [{"name": null}]})", "bots[0].name is null, not a string"},
+      {R"({"name": "t", "nmae": "t"})",
+       "nmae is not a field of pyramid.referee.v1.Tournament"},
+      {R"({"game": {"rock_paper_pyramid": {}, "pyramidShambo": {}}})",
+       "game.pyramidShambo and \"rock_paper_pyramid\" are of one oneof, "
+       "options"},
+      {R"({"sprt": {"alpha": "0.5"}})", "sprt.alpha is a string (\"0.5\")"},
+  };
+  for (const auto& [json, why] : cases) {
+    const absl::Status status = CheckJsonShape(json, tournament);
+    EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << json;
+    EXPECT_THAT(std::string(status.message()), StartsWith(why)) << json;
   }
 }
 

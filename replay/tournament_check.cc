@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <set>
@@ -66,13 +67,84 @@ std::string ProtoJsonName(std::string_view key) {
   return name;
 }
 
-// A strict JSON reader (RFC 8259) that only looks for keys given twice
-// (JsonKeysOnce's contract). It holds no recursion: nesting is a stack of
+using ::google::protobuf::Descriptor;
+using ::google::protobuf::FieldDescriptor;
+
+// What a JSON value must be, in the shape of a message (CheckJsonShape's
+// contract): anything (kAny), an object of a message's fields (kMessage),
+// an array of a repeated field's elements (kList), an object of a map
+// field's values (kMap), or a value of a scalar field (kScalar).
+struct JsonExpect {
+  enum class Kind { kAny, kMessage, kList, kMap, kScalar };
+  Kind kind = Kind::kAny;
+  const Descriptor* message = nullptr;     // kMessage.
+  const FieldDescriptor* field = nullptr;  // kList, kMap, kScalar.
+
+  // A value of `type`: its fields, or anything for a well-known type.
+  static JsonExpect Message(const Descriptor* type) {
+    if (type->file()->package() == "google.protobuf") return {};
+    return {Kind::kMessage, type, nullptr};
+  }
+  // A single value of `field` (one element of it when it is repeated).
+  static JsonExpect One(const FieldDescriptor* field) {
+    if (field->cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE) {
+      return Message(field->message_type());
+    }
+    return {Kind::kScalar, nullptr, field};
+  }
+  // The value of `field` in its message's object.
+  static JsonExpect Of(const FieldDescriptor* field) {
+    if (field->is_map()) return {Kind::kMap, nullptr, field};
+    if (field->is_repeated()) return {Kind::kList, nullptr, field};
+    return One(field);
+  }
+
+  // What a value of this must be, for a message's error.
+  std::string Want() const {
+    switch (kind) {
+      case Kind::kAny:
+        return "a value";
+      case Kind::kMessage:
+      case Kind::kMap:
+        return "an object";
+      case Kind::kList:
+        return "an array";
+      case Kind::kScalar:
+        break;
+    }
+    switch (field->cpp_type()) {
+      case FieldDescriptor::CPPTYPE_BOOL:
+        return "true or false";
+      case FieldDescriptor::CPPTYPE_INT32:
+      case FieldDescriptor::CPPTYPE_UINT32:
+        return "an integer";
+      case FieldDescriptor::CPPTYPE_INT64:
+      case FieldDescriptor::CPPTYPE_UINT64:
+        return "an integer in a string, as protobuf prints a 64-bit one";
+      case FieldDescriptor::CPPTYPE_FLOAT:
+      case FieldDescriptor::CPPTYPE_DOUBLE:
+        return "a number";
+      case FieldDescriptor::CPPTYPE_ENUM:
+        return absl::StrCat("the name of a value of ",
+                            field->enum_type()->full_name(), " in a string");
+      default:
+        return "a string";
+    }
+  }
+};
+
+// A strict JSON reader (RFC 8259) that looks for keys given twice
+// (JsonKeysOnce's contract) and, given a message, for values not of its
+// shape (CheckJsonShape's). It holds no recursion: nesting is a stack of
 // the open containers, so no depth overflows it.
 class JsonKeyScanner {
  public:
-  JsonKeyScanner(std::string_view text, bool proto_field_names)
-      : text_(text), proto_field_names_(proto_field_names) {}
+  // `message`: the shape the text must have; null for any.
+  JsonKeyScanner(std::string_view text, bool proto_field_names,
+                 const Descriptor* message = nullptr)
+      : text_(text), proto_field_names_(proto_field_names) {
+    if (message != nullptr) next_ = JsonExpect::Message(message);
+  }
 
   absl::Status Scan() {
     // What may come next.
@@ -118,6 +190,7 @@ class JsonKeyScanner {
           std::string key;
           if (absl::Status s = String(&key); !s.ok()) return s;
           if (absl::Status s = NewKey(key, at); !s.ok()) return s;
+          if (absl::Status s = ValueOfKey(key, at); !s.ok()) return s;
           want = Want::kColon;
           continue;
         }
@@ -133,19 +206,22 @@ class JsonKeyScanner {
           if (c == ']' && !open_.empty() && !open_.back().object) {
             return Bad("a comma before ']'");
           }
-          if (c == '{') {
+          if (!open_.empty() && !open_.back().object) NextElement();
+          if (c == '{' || c == '[') {
+            const bool object = c == '{';
+            if (absl::Status s = Container(object); !s.ok()) return s;
             ++pos_;
-            open_.push_back(Open{true, {}});
-            want = Want::kKeyOrEnd;
+            Open& open = open_.emplace_back();
+            open.object = object;
+            open.expect = next_;
+            open.path = next_path_;
+            want = object ? Want::kKeyOrEnd : Want::kValueOrEnd;
             continue;
           }
-          if (c == '[') {
-            ++pos_;
-            open_.push_back(Open{false, {}});
-            want = Want::kValueOrEnd;
-            continue;
-          }
-          if (absl::Status s = Scalar(); !s.ok()) return s;
+          const size_t at = pos_;
+          Token token;
+          if (absl::Status s = Scalar(&token); !s.ok()) return s;
+          if (absl::Status s = ScalarFits(token, at); !s.ok()) return s;
           want = Want::kMore;
           continue;
       }
@@ -154,11 +230,163 @@ class JsonKeyScanner {
 
  private:
   struct Open {
-    bool object;  // Else an array.
+    bool object = false;  // Else an array.
     // An object's keys so far, each with its text as written (as folded,
     // with proto_field_names_).
     std::map<std::string, std::string> keys;
+    JsonExpect expect;    // What the container must be.
+    std::string path;     // Its path from the top ("" for the top).
+    size_t elements = 0;  // An array's values so far.
+    // A message's oneofs given a field so far, by the key that gave it.
+    std::map<const google::protobuf::OneofDescriptor*, std::string> oneofs;
   };
+
+  // A scalar's kind, and a string's text decoded.
+  struct Token {
+    enum class Kind { kTrue, kFalse, kNull, kString, kInteger, kNumber };
+    Kind kind = Kind::kNull;
+    std::string text;
+  };
+
+  // `path` as an error names it.
+  static std::string Named(const std::string& path) {
+    return path.empty() ? "the text" : path;
+  }
+
+  // Not of the shape: `what` the value at next_path_ (at byte `at`) is.
+  absl::Status NotShaped(const std::string& what, size_t at) const {
+    return absl::InvalidArgumentError(absl::StrCat(Named(next_path_), " is ",
+                                                   what, ", not ", next_.Want(),
+                                                   " (at ", Where(at), ")"));
+  }
+
+  // Sets next_ and next_path_ to the next element of the innermost array.
+  void NextElement() {
+    Open& array = open_.back();
+    // Within a value of any shape, no path is named: none is built (a
+    // path as deep as the nesting would make deep texts quadratic).
+    if (array.expect.kind != JsonExpect::Kind::kList) {
+      next_ = JsonExpect();
+      return;
+    }
+    next_ = JsonExpect::One(array.expect.field);
+    next_path_ = absl::StrCat(array.path, "[", array.elements++, "]");
+  }
+
+  // Sets next_ and next_path_ to the value of `key` (at byte `at`) in the
+  // innermost object: a field of its message, or a value of its map.
+  absl::Status ValueOfKey(const std::string& key, size_t at) {
+    Open& object = open_.back();
+    if (object.expect.kind == JsonExpect::Kind::kAny) {  // As NextElement.
+      next_ = JsonExpect();
+      return absl::OkStatus();
+    }
+    const std::string shown = absl::Utf8SafeCHexEscape(key);
+    if (object.expect.kind == JsonExpect::Kind::kMap) {
+      next_path_ = absl::StrCat(object.path, "[\"", shown, "\"]");
+      next_ = JsonExpect::One(object.expect.field->message_type()->map_value());
+      return absl::OkStatus();
+    }
+    next_path_ =
+        absl::StrCat(object.path, object.path.empty() ? "" : ".", shown);
+    const Descriptor* message = object.expect.message;
+    const FieldDescriptor* field = FieldNamed(*message, key);
+    if (field == nullptr) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(Named(next_path_), " is not a field of ",
+                       message->full_name(), " (at ", Where(at), ")"));
+    }
+    if (const auto* oneof = field->real_containing_oneof()) {
+      const auto [it, added] = object.oneofs.emplace(oneof, key);
+      if (!added) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            Named(next_path_), " and \"", absl::Utf8SafeCHexEscape(it->second),
+            "\" are of one oneof, ", oneof->name(), " (at ", Where(at), ")"));
+      }
+    }
+    next_ = JsonExpect::Of(field);
+    return absl::OkStatus();
+  }
+
+  // The field of `message` named `key` (its proto or JSON name), or null.
+  static const FieldDescriptor* FieldNamed(const Descriptor& message,
+                                           const std::string& key) {
+    if (const FieldDescriptor* field = message.FindFieldByName(key)) {
+      return field;
+    }
+    for (int i = 0; i < message.field_count(); ++i) {
+      if (message.field(i)->json_name() == key) return message.field(i);
+    }
+    return nullptr;
+  }
+
+  // Whether an object (`object`) or an array may stand at next_path_.
+  absl::Status Container(bool object) const {
+    const JsonExpect::Kind kind = next_.kind;
+    if (kind == JsonExpect::Kind::kAny ||
+        (object ? kind == JsonExpect::Kind::kMessage ||
+                      kind == JsonExpect::Kind::kMap
+                : kind == JsonExpect::Kind::kList)) {
+      return absl::OkStatus();
+    }
+    return NotShaped(object ? "an object" : "an array", pos_);
+  }
+
+  // Whether `token` (at byte `at`) may stand at next_path_.
+  absl::Status ScalarFits(const Token& token, size_t at) const {
+    using Kind = Token::Kind;
+    if (next_.kind == JsonExpect::Kind::kAny) return absl::OkStatus();
+    const std::string what =
+        token.kind == Kind::kTrue    ? "true"
+        : token.kind == Kind::kFalse ? "false"
+        : token.kind == Kind::kNull  ? "null"
+        : token.kind == Kind::kString
+            ? absl::StrCat("a string (\"",
+                           absl::Utf8SafeCHexEscape(token.text.substr(0, 40)),
+                           token.text.size() > 40 ? "..." : "", "\")")
+        : token.kind == Kind::kInteger
+            ? std::string("a number")
+            : std::string("a number with a fraction or exponent");
+    if (next_.kind != JsonExpect::Kind::kScalar) return NotShaped(what, at);
+    bool fits = false;
+    switch (next_.field->cpp_type()) {
+      case FieldDescriptor::CPPTYPE_BOOL:
+        fits = token.kind == Kind::kTrue || token.kind == Kind::kFalse;
+        break;
+      case FieldDescriptor::CPPTYPE_INT32:
+      case FieldDescriptor::CPPTYPE_UINT32:
+        fits = token.kind == Kind::kInteger;
+        break;
+      case FieldDescriptor::CPPTYPE_INT64:
+      case FieldDescriptor::CPPTYPE_UINT64:
+        fits = token.kind == Kind::kString && IsInteger(token.text);
+        break;
+      case FieldDescriptor::CPPTYPE_FLOAT:
+      case FieldDescriptor::CPPTYPE_DOUBLE:
+        fits = token.kind == Kind::kInteger || token.kind == Kind::kNumber ||
+               (token.kind == Kind::kString &&
+                (token.text == "NaN" || token.text == "Infinity" ||
+                 token.text == "-Infinity"));
+        break;
+      case FieldDescriptor::CPPTYPE_ENUM:
+        fits = token.kind == Kind::kString &&
+               next_.field->enum_type()->FindValueByName(token.text) != nullptr;
+        break;
+      default:
+        fits = token.kind == Kind::kString;
+        break;
+    }
+    return fits ? absl::OkStatus() : NotShaped(what, at);
+  }
+
+  // Whether `text` is an integer as JSON writes one: -?(0|[1-9][0-9]*).
+  static bool IsInteger(std::string_view text) {
+    if (!text.empty() && text[0] == '-') text.remove_prefix(1);
+    if (text.empty() || (text[0] == '0' && text.size() > 1)) return false;
+    return std::all_of(text.begin(), text.end(), [](char c) {
+      return absl::ascii_isdigit(static_cast<unsigned char>(c));
+    });
+  }
 
   // "line L, column C" of byte `at` (from 1; a column counts bytes).
   std::string Where(size_t at) const {
@@ -301,18 +529,23 @@ class JsonKeyScanner {
     return Bad("a string without its closing quote");
   }
 
-  // A number, true, false or null at pos_.
-  absl::Status Scalar() {
-    for (const std::string_view word : {"true", "false", "null"}) {
+  // A string, number, true, false or null at pos_, as `token`.
+  absl::Status Scalar(Token* token) {
+    for (const auto& [word, kind] :
+         {std::pair{std::string_view("true"), Token::Kind::kTrue},
+          std::pair{std::string_view("false"), Token::Kind::kFalse},
+          std::pair{std::string_view("null"), Token::Kind::kNull}}) {
       if (text_.substr(pos_, word.size()) == word) {
         pos_ += word.size();
+        token->kind = kind;
         return absl::OkStatus();
       }
     }
     if (text_[pos_] == '"') {
-      std::string ignored;
-      return String(&ignored);
+      token->kind = Token::Kind::kString;
+      return String(&token->text);
     }
+    token->kind = Token::Kind::kInteger;
     // -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
     auto digit = [this] {
       return pos_ < text_.size() &&
@@ -331,10 +564,12 @@ class JsonKeyScanner {
     }
     if (pos_ < text_.size() && text_[pos_] == '.') {
       ++pos_;
+      token->kind = Token::Kind::kNumber;
       if (!digits()) return Bad("want a digit after '.'");
     }
     if (pos_ < text_.size() && (text_[pos_] == 'e' || text_[pos_] == 'E')) {
       ++pos_;
+      token->kind = Token::Kind::kNumber;
       if (pos_ < text_.size() && (text_[pos_] == '+' || text_[pos_] == '-')) {
         ++pos_;
       }
@@ -347,7 +582,20 @@ class JsonKeyScanner {
   bool proto_field_names_;
   size_t pos_ = 0;
   std::vector<Open> open_;
+  // What the next value must be, and its path.
+  JsonExpect next_;
+  std::string next_path_;
 };
+
+// Adds `problem` to `verdict` (TournamentVerdict's contract): listed
+// while fewer than kMaxListedProblems are, counted always. A hostile
+// schedule of millions of bad entries would otherwise be millions of
+// lines.
+void AddProblem(TournamentVerdict& verdict, std::string problem) {
+  if (verdict.problem_count++ < kMaxListedProblems) {
+    verdict.problems.push_back(std::move(problem));
+  }
+}
 
 // A schedule's entries by label (a label listed twice: its first entry).
 using ScheduleIndex = std::map<std::string, const v1::ScheduleEntry*>;
@@ -383,22 +631,23 @@ absl::Status NotAFile(const fs::path& path) {
       "cannot read ", path.string(), ": it is ", what, ", not a file"));
 }
 
-// The whole file at `path`, an entry of a tournament directory: as
-// ReadFileToString, but only a file (NotAFile).
 // The most read of a small file of the directory (an inclusion proof: at
 // most 64 hashes and a checkpoint, a few KiB; the checkpoint; the
 // tournament file): a larger one is refused unread, so that a hostile
 // directory cannot make the check hold gigabytes per file.
 constexpr uint64_t kMaxSmallFileBytes = 1 << 20;
 
-absl::StatusOr<std::string> ReadEntry(const fs::path& path) {
+// The whole file at `path`, an entry of a tournament directory: as
+// ReadFileToString(path, max_bytes) (a larger file refused unread, a file
+// that grows past it refused once it has), but only a file (NotAFile).
+absl::StatusOr<std::string> ReadEntry(const fs::path& path,
+                                      uint64_t max_bytes) {
   if (absl::Status s = NotAFile(path); !s.ok()) return s;
-  return ReadFileToString(path.string());
+  return ReadFileToString(path.string(), max_bytes);
 }
 
 absl::StatusOr<std::string> ReadSmallEntry(const fs::path& path) {
-  if (absl::Status s = NotAFile(path); !s.ok()) return s;
-  return ReadFileToString(path.string(), kMaxSmallFileBytes);
+  return ReadEntry(path, kMaxSmallFileBytes);
 }
 
 // The verdict on the log at `path` with `options` and the SHA-256 of its
@@ -566,10 +815,11 @@ bool IsThere(const fs::path& path) {
 // The entries of `root`/`name`, a subdirectory of a tournament directory:
 // none when it is missing (what it should hold is then missing, and said
 // so where it is looked for); a directory that is there but cannot be
-// listed (no permission, not a directory) adds to `problems`, naming why.
-std::vector<fs::directory_entry> ListDirectory(
-    const fs::path& root, const std::string& name,
-    std::vector<std::string>& problems) {
+// listed (no permission, not a directory) adds a problem to `verdict`
+// (unless null), naming why.
+std::vector<fs::directory_entry> ListDirectory(const fs::path& root,
+                                               const std::string& name,
+                                               TournamentVerdict* verdict) {
   std::vector<fs::directory_entry> entries;
   const fs::path path = root / name;
   std::error_code error;
@@ -578,11 +828,53 @@ std::vector<fs::directory_entry> ListDirectory(
     entries.push_back(*it);
     it.increment(error);
   }
-  if (error && error != std::errc::no_such_file_or_directory) {
-    problems.push_back(absl::StrCat(name, "/: cannot list ", path.string(),
-                                    ": ", error.message()));
+  if (verdict != nullptr && error &&
+      error != std::errc::no_such_file_or_directory) {
+    AddProblem(*verdict, absl::StrCat(name, "/: cannot list ", path.string(),
+                                      ": ", error.message()));
   }
   return entries;
+}
+
+// What is wrong with an entry of a subdirectory of a tournament directory
+// (its path): "" when nothing, else why it is a stray.
+using WhyStray = std::function<std::string(const fs::path&)>;
+
+// The entries of `root`/`name` (ListDirectory) that `why_stray` finds
+// nothing wrong with, sorted; each other adds the problem "NAME/ENTRY:
+// WHY" to `verdict`. So that neither logs/ nor proofs/ holds an entry
+// that the check passes over in silence.
+std::vector<fs::path> EntriesNotStray(const fs::path& root,
+                                      const std::string& name,
+                                      const WhyStray& why_stray,
+                                      TournamentVerdict& verdict) {
+  std::vector<fs::path> kept;
+  for (const auto& entry : ListDirectory(root, name, &verdict)) {
+    kept.push_back(entry.path());
+  }
+  std::sort(kept.begin(), kept.end());
+  std::vector<fs::path> entries;
+  for (fs::path& path : kept) {
+    const std::string why = why_stray(path);
+    if (why.empty()) {
+      entries.push_back(std::move(path));
+    } else {
+      AddProblem(verdict, absl::StrCat(name, "/",
+                                       PrintableText(path.filename().string()),
+                                       ": ", why));
+    }
+  }
+  return entries;
+}
+
+// Why the entry at `path` in DIR/logs is not a log the check reads (the
+// runner writes MATCH.pyrlog there and nothing else); "" when it is one.
+std::string WhyNotALog(const fs::path& path) {
+  if (path.extension() == ".pyrlog") return "";
+  std::error_code error;
+  return absl::StrCat(fs::is_directory(path, error) ? "a directory" : "a file",
+                      " not named MATCH.pyrlog, so not checked as a log: "
+                      "logs/ holds the logs alone");
 }
 
 // `status` with its message after `prefix` and ": " (the entry it is of).
@@ -637,7 +929,8 @@ absl::StatusOr<tlog::Checkpoint> ReadCheckpoint(const fs::path& root,
 
 // DIR/schedule.json, parsed; the problem to report otherwise.
 absl::StatusOr<v1::TournamentSchedule> ReadSchedule(const fs::path& root) {
-  absl::StatusOr<std::string> json = ReadEntry(root / "schedule.json");
+  absl::StatusOr<std::string> json =
+      ReadEntry(root / "schedule.json", kMaxScheduleBytes);
   if (!json.ok()) return Prefixed("schedule.json", json.status());
   v1::TournamentSchedule schedule;
   if (const auto parsed =
@@ -651,9 +944,11 @@ absl::StatusOr<v1::TournamentSchedule> ReadSchedule(const fs::path& root) {
         absl::StripTrailingAsciiWhitespace(why.substr(0, why.find('\n')))));
   }
   // Read by protobuf's parser, but perhaps not as other JSON readers read
-  // it (CheckJsonKeysOnce): what an auditor's jq or Python shows must be
-  // the schedule checked here.
-  if (absl::Status strict = CheckJsonKeysOnce(*json, true); !strict.ok()) {
+  // it (CheckJsonShape): what an auditor's jq or Python shows must be the
+  // schedule checked here.
+  if (absl::Status strict =
+          CheckJsonShape(*json, *v1::TournamentSchedule::descriptor());
+      !strict.ok()) {
     return absl::InvalidArgumentError(
         absl::StrCat("schedule.json: ", strict.message(),
                      ": refused, since JSON readers differ on such a file"));
@@ -663,36 +958,36 @@ absl::StatusOr<v1::TournamentSchedule> ReadSchedule(const fs::path& root) {
 
 // The schedule's entries by label. Matches are numbered from 0 without a
 // gap and labelled NAME/RUN/INDEX, as each log's signed header is: a match
-// cut from the schedule's middle shows as a gap. Adds to `problems` a
+// cut from the schedule's middle shows as a gap. Adds to `verdict` a
 // schedule without a match, each entry that is not so, then each label
 // listed twice.
 ScheduleIndex IndexSchedule(const v1::TournamentSchedule& schedule,
-                            std::vector<std::string>& problems) {
+                            TournamentVerdict& verdict) {
   if (schedule.matches().empty()) {
-    problems.push_back(
-        "the schedule lists no match: a tournament plays at least one");
+    AddProblem(verdict,
+               "the schedule lists no match: a tournament plays at least one");
   }
   for (int i = 0; i < schedule.matches_size(); ++i) {
     const v1::ScheduleEntry& entry = schedule.matches(i);
     if (entry.index() != static_cast<uint32_t>(i)) {
-      problems.push_back(absl::StrCat("the schedule's entry ", i,
-                                      " is numbered ", entry.index(),
-                                      "; matches are numbered from 0 "
-                                      "without a gap"));
+      AddProblem(verdict, absl::StrCat("the schedule's entry ", i,
+                                       " is numbered ", entry.index(),
+                                       "; matches are numbered from 0 "
+                                       "without a gap"));
     }
     const std::string label =
         TournamentLabel(schedule.name(), schedule.run_id(), i);
     if (entry.label() != label) {
-      problems.push_back(absl::StrCat("the schedule's entry ", i,
-                                      " is labelled \"", entry.label(),
-                                      "\", not \"", label, "\""));
+      AddProblem(verdict,
+                 absl::StrCat("the schedule's entry ", i, " is labelled \"",
+                              entry.label(), "\", not \"", label, "\""));
     }
   }
   ScheduleIndex by_label;
   for (const v1::ScheduleEntry& entry : schedule.matches()) {
     if (!by_label.emplace(entry.label(), &entry).second) {
-      problems.push_back(
-          absl::StrCat("the schedule lists label ", entry.label(), " twice"));
+      AddProblem(verdict, absl::StrCat("the schedule lists label ",
+                                       entry.label(), " twice"));
     }
   }
   return by_label;
@@ -731,11 +1026,8 @@ LogsFound CheckLogs(const fs::path& root, const CheckpointKey& key,
                     const v1::TournamentSchedule& schedule,
                     const ScheduleIndex& by_label, const SeatRoster* roster,
                     const KnownLogs& known, TournamentVerdict& verdict) {
-  std::vector<fs::path> logs;
-  for (const auto& entry : ListDirectory(root, "logs", verdict.problems)) {
-    if (entry.path().extension() == ".pyrlog") logs.push_back(entry.path());
-  }
-  std::sort(logs.begin(), logs.end());
+  const std::vector<fs::path> logs =
+      EntriesNotStray(root, "logs", WhyNotALog, verdict);
   const VerifyOptions options = LogOptions(key);
   std::vector<LogCheck> checks(logs.size());
   RunInOrder(
@@ -751,7 +1043,7 @@ LogsFound CheckLogs(const fs::path& root, const CheckpointKey& key,
     LogCheck& check = checks[i];
     if (!check.note.empty()) verdict.notes.push_back(std::move(check.note));
     if (!check.problem.empty()) {
-      verdict.problems.push_back(std::move(check.problem));
+      AddProblem(verdict, std::move(check.problem));
     }
     if (!check.proof.empty()) found.proofs_used.insert(std::move(check.proof));
     if (!check.sealed_match_id.empty()) {
@@ -783,20 +1075,20 @@ void MatchLogsToSchedule(
         logs == logs_by_label.end() ? none : logs->second;
     if (entry.skipped()) {
       if (!found.empty()) {
-        verdict.problems.push_back(
-            absl::StrCat("match ", entry.index(), " (", entry.label(),
-                         ") is marked skipped but has a log"));
+        AddProblem(verdict,
+                   absl::StrCat("match ", entry.index(), " (", entry.label(),
+                                ") is marked skipped but has a log"));
       }
       continue;
     }
     if (found.empty()) {
-      verdict.problems.push_back(
-          absl::StrCat("match ", entry.index(), " (", entry.label(),
-                       ") is missing: no sealed, included log"));
+      AddProblem(verdict,
+                 absl::StrCat("match ", entry.index(), " (", entry.label(),
+                              ") is missing: no sealed, included log"));
     } else if (found.size() > 1) {
-      verdict.problems.push_back(
-          absl::StrCat("match ", entry.index(), " (", entry.label(), ") has ",
-                       found.size(), " logs: ", absl::StrJoin(found, ", ")));
+      AddProblem(verdict, absl::StrCat("match ", entry.index(), " (",
+                                       entry.label(), ") has ", found.size(),
+                                       " logs: ", absl::StrJoin(found, ", ")));
     } else {
       ++verdict.matches;
     }
@@ -844,7 +1136,7 @@ std::string WhyNoSprt(const fs::path& root,
   return "";
 }
 
-// Adds to `problems` each match of `schedule` marked skipped that the
+// Adds to `verdict` each match of `schedule` marked skipped that the
 // runner cannot have skipped. It skips the matches it never started once
 // the tournament's SPRT has decided, and starts them in index order (the
 // schedule's order, docs/tournament.md "Order of play"; a resume starts the
@@ -852,7 +1144,7 @@ std::string WhyNoSprt(const fs::path& root,
 // (tournament.txt) skips, only matches after the last one played, and
 // never all of them (an SPRT decides on matches played).
 void CheckSkipped(const fs::path& root, const v1::TournamentSchedule& schedule,
-                  std::vector<std::string>& problems) {
+                  TournamentVerdict& verdict) {
   int last_played = -1;
   bool any_skipped = false;
   for (int i = 0; i < schedule.matches_size(); ++i) {
@@ -870,20 +1162,22 @@ void CheckSkipped(const fs::path& root, const v1::TournamentSchedule& schedule,
     const std::string match =
         absl::StrCat("match ", entry.index(), " (", entry.label(), ")");
     if (!why_not.empty()) {
-      problems.push_back(
-          absl::StrCat(match, " is marked skipped, but ", why_not));
+      AddProblem(verdict,
+                 absl::StrCat(match, " is marked skipped, but ", why_not));
     } else if (i < last_played) {
       const v1::ScheduleEntry& later = schedule.matches(last_played);
-      problems.push_back(absl::StrCat(
-          match, " is marked skipped, but match ", later.index(), " (",
-          later.label(),
-          "), after it, was played: the runner starts matches in index order "
-          "and skips only those it never started once the SPRT has decided, "
-          "the schedule's last"));
+      AddProblem(verdict, absl::StrCat(match, " is marked skipped, but match ",
+                                       later.index(), " (", later.label(),
+                                       "), after it, was played: the runner "
+                                       "starts matches in index order "
+                                       "and skips only those it never started "
+                                       "once the SPRT has decided, "
+                                       "the schedule's last"));
     }
   }
   if (why_not.empty() && last_played < 0) {
-    problems.push_back(
+    AddProblem(
+        verdict,
         "every match of the schedule is marked skipped, but an SPRT decides "
         "only on matches played");
   }
@@ -902,8 +1196,8 @@ std::set<std::string> SupersededSealedLogs(const fs::path& root,
                                            const KnownLogs& known,
                                            TournamentVerdict& verdict) {
   std::vector<fs::path> logs;
-  std::vector<std::string> ignored;  // A superseded/ that cannot be listed.
-  for (const auto& entry : ListDirectory(root, "superseded", ignored)) {
+  // A superseded/ that cannot be listed is not said.
+  for (const auto& entry : ListDirectory(root, "superseded", nullptr)) {
     if (entry.path().extension() == ".pyrlog") logs.push_back(entry.path());
   }
   std::sort(logs.begin(), logs.end());
@@ -979,47 +1273,58 @@ void CheckTreeSize(const fs::path& root, const CheckpointKey& key,
                                            sealed, known, verdict)
                           .size();
   if (size == held) return;
-  verdict.problems.push_back(absl::StrCat(
-      "the checkpoint holds ", size, " logs and the directory ", held, ": ",
-      size > held
-          ? absl::StrCat(
-                SealedLogs(size - held),
-                " not in the directory (a match played again after its log "
-                "was lost, or a log removed); the embedded referee's tree "
-                "(the directory holds referee.key.pub, no referee.pub) "
-                "holds this tournament's logs and nothing else")
-          : std::string("the checkpoint does not cover every sealed log of "
-                        "the directory")));
+  AddProblem(
+      verdict,
+      absl::StrCat(
+          "the checkpoint holds ", size, " logs and the directory ", held, ": ",
+          size > held
+              ? absl::StrCat(
+                    SealedLogs(size - held),
+                    " not in the directory (a match played again after its log "
+                    "was lost, or a log removed); the embedded referee's tree "
+                    "(the directory holds referee.key.pub, no referee.pub) "
+                    "holds this tournament's logs and nothing else")
+              : std::string("the checkpoint does not cover every sealed log of "
+                            "the directory")));
 }
 
-// Adds to `problems` each DIR/proofs entry no counted log used
-// (`proofs_used`): its log is missing, or does not count (not genuine,
-// unsealed, not scheduled so: said by CheckLogs, under its name).
+// Adds to `verdict` a problem for each DIR/proofs entry no counted log
+// used (`proofs_used`): its log is missing, or does not count (not
+// genuine, unsealed, not scheduled so: said by CheckLogs, under its name).
 void StrayProofs(const fs::path& root, const std::set<std::string>& proofs_used,
-                 std::vector<std::string>& problems) {
-  for (const auto& entry : ListDirectory(root, "proofs", problems)) {
-    const std::string name = entry.path().filename().string();
-    if (proofs_used.contains(name)) continue;
-    const std::string log =
-        absl::StrCat("logs/", entry.path().stem().string(), ".pyrlog");
-    problems.push_back(absl::StrCat(
-        "proofs/", PrintableText(name), ": ",
-        IsThere(root / log)
-            ? absl::StrCat("a proof whose log does not count (see ",
-                           PrintableText(log), " above)")
-            : std::string("a proof without its log")));
-  }
+                 TournamentVerdict& verdict) {
+  EntriesNotStray(
+      root, "proofs",
+      [&](const fs::path& path) {
+        if (proofs_used.contains(path.filename().string())) {
+          return std::string();
+        }
+        const std::string log =
+            absl::StrCat("logs/", path.stem().string(), ".pyrlog");
+        return IsThere(root / log)
+                   ? absl::StrCat("a proof whose log does not count (see ",
+                                  PrintableText(log), " above)")
+                   : std::string("a proof without its log");
+      },
+      verdict);
 }
 
-// `verdict` with its summary.
+// `verdict` with its summary, and the problems found but not listed
+// counted on a line of their own.
 TournamentVerdict Summarized(TournamentVerdict verdict) {
-  verdict.summary = verdict.problems.empty()
-                        ? absl::StrCat(verdict.matches,
-                                       " matches, all included in checkpoint ",
-                                       verdict.checkpoint.size, " ",
-                                       RootHex(verdict.checkpoint))
-                        : absl::StrCat(verdict.problems.size(), " problem",
-                                       verdict.problems.size() == 1 ? "" : "s");
+  const uint64_t count = verdict.problem_count;
+  if (count > verdict.problems.size()) {
+    const uint64_t more = count - verdict.problems.size();
+    verdict.problems.push_back(
+        absl::StrCat("and ", more, " more problem", more == 1 ? "" : "s",
+                     " (the first ", kMaxListedProblems, " are listed)"));
+  }
+  verdict.summary =
+      count == 0
+          ? absl::StrCat(
+                verdict.matches, " matches, all included in checkpoint ",
+                verdict.checkpoint.size, " ", RootHex(verdict.checkpoint))
+          : absl::StrCat(count, " problem", count == 1 ? "" : "s");
   return verdict;
 }
 
@@ -1027,6 +1332,11 @@ TournamentVerdict Summarized(TournamentVerdict verdict) {
 
 absl::Status CheckJsonKeysOnce(std::string_view json, bool proto_field_names) {
   return JsonKeyScanner(json, proto_field_names).Scan();
+}
+
+absl::Status CheckJsonShape(std::string_view json,
+                            const google::protobuf::Descriptor& message) {
+  return JsonKeyScanner(json, true, &message).Scan();
 }
 
 TournamentVerdict CheckTournamentDirectory(const std::string& dir,
@@ -1047,7 +1357,7 @@ TournamentVerdict CheckTournamentDirectory(const std::string& dir,
   // What the rest is checked against; the first problem here ends the
   // check.
   auto stop = [&verdict](const absl::Status& problem) {
-    verdict.problems.push_back(std::string(problem.message()));
+    AddProblem(verdict, std::string(problem.message()));
     return Summarized(std::move(verdict));
   };
   if (key.verifier_key.empty() && key.public_key.empty()) {
@@ -1062,12 +1372,12 @@ TournamentVerdict CheckTournamentDirectory(const std::string& dir,
   verdict.checkpoint = *checkpoint;
   absl::StatusOr<v1::TournamentSchedule> schedule = ReadSchedule(root);
   if (!schedule.ok()) return stop(schedule.status());
-  const ScheduleIndex by_label = IndexSchedule(*schedule, verdict.problems);
+  const ScheduleIndex by_label = IndexSchedule(*schedule, verdict);
   const LogsFound logs = CheckLogs(root, key, *checkpoint, *schedule, by_label,
                                    roster, known, verdict);
   MatchLogsToSchedule(*schedule, by_label, logs.by_label, verdict);
-  CheckSkipped(root, *schedule, verdict.problems);
-  StrayProofs(root, logs.proofs_used, verdict.problems);
+  CheckSkipped(root, *schedule, verdict);
+  StrayProofs(root, logs.proofs_used, verdict);
   CheckTreeSize(root, key, by_label, logs.sealed, known, verdict);
   return Summarized(std::move(verdict));
 }

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "google/protobuf/descriptor.h"
 #include "referee/crypto/bytes.h"
 #include "referee/tlog/checkpoint.h"
 #include "replay/key_arguments.h"
@@ -21,13 +22,26 @@
 
 namespace pyramid {
 
+// The most problems a TournamentVerdict lists; any more are counted.
+inline constexpr size_t kMaxListedProblems = 1000;
+
+// The most bytes of DIR/schedule.json read; a larger one is refused unread.
+// The runner writes about 140 bytes a match (two seats of short names) and
+// at most 900 (ten seats of 64-byte names, skipped, a 7-digit index): 64
+// MiB holds 70,000 matches of the largest and half a million of the usual.
+inline constexpr uint64_t kMaxScheduleBytes = 64 << 20;
+
 struct TournamentVerdict {
   // Set when DIR is not a tournament directory at all (it holds neither
   // schedule.json nor checkpoint): what to say; nothing was checked.
   std::string not_a_tournament;
-  std::vector<std::string> problems;  // Empty: the directory checks out.
-  std::vector<std::string> notes;     // Informative (e.g. ignored prefixes).
-  uint64_t matches = 0;               // Sealed, included, scheduled logs.
+  // Empty: the directory checks out. Else the first kMaxListedProblems
+  // problems found, each one line, and, when there were more, a last line
+  // "and K more problems" (not one itself): `problem_count` counts them.
+  std::vector<std::string> problems;
+  uint64_t problem_count = 0;      // Every problem found, listed or not.
+  std::vector<std::string> notes;  // Informative (e.g. ignored prefixes).
+  uint64_t matches = 0;            // Sealed, included, scheduled logs.
   tlog::Checkpoint checkpoint;
   // The referee's raw public key the logs were checked against (once
   // known), and, when no key was given, the directory's files it was read
@@ -37,7 +51,8 @@ struct TournamentVerdict {
   // --key`).
   std::string referee_key;
   std::string referee_key_files;
-  // "N matches, all included in checkpoint SIZE ROOT" or the problem count.
+  // "N matches, all included in checkpoint SIZE ROOT" or the problem count
+  // ("N problems", `problem_count`).
   std::string summary;
   // With a roster: the seats of the counted logs, every one of which is a
   // bot of the roster with the roster's key.
@@ -82,12 +97,14 @@ using KnownLogs = std::function<std::shared_ptr<const KnownLog>(
 // labels), since that tree holds this tournament's logs alone; otherwise a
 // note says that this is not checked. `key` may be empty: the referee key
 // is then read from DIR/referee.key.pub, else DIR/referee.pub, and the
-// verdict names the file. DIR/schedule.json must be strict JSON whose
-// objects have no key twice (CheckJsonKeysOnce, protobuf's field names
-// folded). With a `roster` (not null; an auditor's, replay/seat_roster.h),
-// each sealed log of the schedule's game must have the roster's seats and
-// keys (JudgeSeats), else it is not genuine and does not count. With
-// `known`, a log it knows is not read again.
+// verdict names the file. DIR/schedule.json, of at most
+// kMaxScheduleBytes, must be strict JSON of a TournamentSchedule's shape
+// (CheckJsonShape). Every entry of DIR/logs must be a log, named
+// MATCH.pyrlog, and every entry of DIR/proofs the proof of a log that
+// counts: anything else there is a problem (a stray). With a `roster` (not
+// null; an auditor's, replay/seat_roster.h), each sealed log of the schedule's
+// game must have the roster's seats and keys (JudgeSeats), else it is not
+// genuine and does not count. With `known`, a log it knows is not read again.
 TournamentVerdict CheckTournamentDirectory(const std::string& dir,
                                            CheckpointKey key,
                                            const SeatRoster* roster = nullptr,
@@ -108,6 +125,27 @@ TournamentVerdict CheckTournamentDirectory(const std::string& dir,
 // Any input is read without recursion: no nesting is too deep for it.
 absl::Status CheckJsonKeysOnce(std::string_view json,
                                bool proto_field_names = false);
+
+// OK when `json` is as CheckJsonKeysOnce(json, true) requires and has the
+// shape protobuf's JSON mapping gives a `message`, which its parser reads
+// as every other JSON reader does; else INVALID_ARGUMENT naming the value
+// by its path ("matches[0] is an array, not an object") and place. The
+// text is an object; each key names a field of its object's message (its
+// proto or JSON name), at most one of a oneof; a message field's value is
+// an object, a repeated field's an array of its elements, a map's an
+// object of its values; a string or bytes value is a string, a bool true
+// or false, a 32-bit integer a number without fraction or exponent, a
+// 64-bit integer such a number in a string (as protobuf prints it: a
+// number beyond 2^53 is rounded by many readers), a float or double a
+// number or "NaN", "Infinity" or "-Infinity", an enum a string naming one
+// of its values; null is nowhere. Refused so: an array in an array (the
+// parser flattens it), null in an array (it drops it), a lone value for a
+// list (it reads a list of one), "false" for a bool (it reads false,
+// where jq's select() takes a non-empty string as true). A field of a
+// well-known type (google.protobuf.*, whose JSON forms are their own)
+// may hold any JSON value.
+absl::Status CheckJsonShape(std::string_view json,
+                            const google::protobuf::Descriptor& message);
 
 }  // namespace pyramid
 
