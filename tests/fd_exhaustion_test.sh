@@ -178,9 +178,10 @@ reap "$referee_pid"
 grep -q "^\[libprotobuf\] [0-9]* more messages from .* suppressed" \
   "$tmp/referee.out" || fail "the suppressed messages are not counted at exit"
 # The budget, as the count's line says ("at most 3 per 10 s from one
-# place"): kLibraryLogLines per kLibraryLogWindow (library_log.h).
+# place, and those stderr did not take at once"): kLibraryLogLines per
+# kLibraryLogWindow (library_log.h).
 read -r per_window window < <(sed -n \
-  's/^\[libprotobuf\] .* suppressed (at most \([0-9]*\) per \([0-9]*\) s from one place)$/\1 \2/p' \
+  's/^\[libprotobuf\] .* suppressed (at most \([0-9]*\) per \([0-9]*\) s from one place[,)].*$/\1 \2/p' \
   "$tmp/referee.out" | head -n 1) || true
 [[ -n ${window:-} ]] || fail "the count of suppressed messages does not give the budget"
 allowed=$((per_window * $(windows_since "$calls_start" "$window")))

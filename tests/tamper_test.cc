@@ -573,7 +573,8 @@ TEST_F(ReplayCliTest, GenuineWithPinnedKey) {
             absl::StrCat(kClassic,
                          ": genuine (rock_paper_pyramid, 88 records, 27 "
                          "moves, ranks 2 1 2; 0 of 3 seats named this "
-                         "header; referee key pinned)\n"));
+                         "header, none with a key to vouch; referee key "
+                         "pinned)\n"));
 }
 
 TEST_F(ReplayCliTest, KeyAsHexAndAsEqualsFlag) {

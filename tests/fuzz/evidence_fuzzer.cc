@@ -449,8 +449,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     CheckGenuineDirectory(dir, key, roster, verdict);
   } else {
     Check(verdict.summary ==
-          absl::StrCat(verdict.problems.size(), " problem",
-                       verdict.problems.size() == 1 ? "" : "s"));
+          absl::StrCat(verdict.problem_count, " problem",
+                       verdict.problem_count == 1 ? "" : "s"));
   }
   // The count is of logs, each of a scheduled match not skipped: never
   // more than the logs no problem or note is about.

@@ -471,7 +471,7 @@ void Runner::RecordTransparencyVerdict(const v1::TlogCheckpoint& checkpoint,
     absl::StrAppend(&text, "\n", problem);
   }
   results.set_transparency_verdict(text);
-  results.set_transparency_problems(verdict.problems.size());
+  results.set_transparency_problems(verdict.problem_count);
 }
 
 }  // namespace runner_internal
