@@ -319,7 +319,8 @@ TEST_F(LobbyTest, AKeyNoSignatureVerifiesByIsRefused) {
 TEST_F(LobbyTest, NamesAndLabelsThatShowOnlyEscapedAreRefused) {
   for (const std::string& bad :
        {std::string("\x1b[2Jgenuine"), std::string("a\r\nverdict: genuine"),
-        std::string("rev\xe2\x80\xaeesrever"),
+        std::string("rev\xe2\x80\xae"
+                    "esrever"),
         std::string("heuristic\xe2\x80\x8b"), std::string("nul\0", 4)}) {
     v1::CreateMatchRequest request;
     request.mutable_game()->set_game("rock_paper_pyramid");
