@@ -476,6 +476,9 @@ class Runner {
 
   // What every request_id of this tournament begins with.
   std::string RequestIdPrefix() const;
+  // Whether `request_id` is one this run asks for: RequestId(index) of a
+  // scheduled match.
+  bool AsksFor(const std::string& request_id) const;
 
   // Plays one match; nullopt when interrupted before it finished. A match
   // the referee already holds for its request_id (EarlierMatch) is not

@@ -8,11 +8,13 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <system_error>
 #include <utility>
 #include <vector>
 
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "referee/core/log_sink.h"
@@ -386,6 +388,20 @@ void Runner::NoteCreated(const v1::TournamentMatchResult& created) {
   }
 }
 
+bool Runner::AsksFor(const std::string& request_id) const {
+  const std::string prefix = RequestIdPrefix();
+  if (!absl::StartsWith(request_id, prefix)) return false;
+  const std::string_view rest =
+      std::string_view(request_id).substr(prefix.size());
+  uint32_t index = 0;
+  return absl::SimpleAtoi(
+             absl::string_view(rest.data(), rest.find('/') == rest.npos
+                                                ? rest.size()
+                                                : rest.find('/')),
+             &index) &&
+         index < scheduled_ && RequestId(index) == request_id;
+}
+
 absl::StatusOr<v1::MatchInfo> Runner::EarlierMatch(
     uint32_t index, const std::string& request_id) {
   // A match created for the request_id that broke was replaced by a newer
@@ -407,16 +423,20 @@ absl::StatusOr<v1::MatchInfo> Runner::EarlierMatch(
   // its line in created.jsonl. The referee's matches, newest first, down
   // to this one (the search goes on from there for the next one asked:
   // every match it looks for was created before this run searched).
+  // Only the request_ids this run asks for are kept, the newest match of
+  // each: at most one per scheduled match, however many the referee lists.
+  // A referee that lists without end is searched until an interruption
+  // stops the run at once.
   absl::MutexLock lock(&search_mu_);
   while (!searched_.contains(request_id) && !search_done_) {
+    if (stopped_at_once_.load()) return absl::CancelledError("interrupted");
     v1::ListMatchesRequest request;
     request.set_page_size(1000);
     request.set_page_token(search_page_);
     absl::StatusOr<v1::ListMatchesResponse> page = link_->ListMatches(request);
     if (!page.ok()) return page.status();
     for (const v1::MatchInfo& info : page->matches()) {
-      if (absl::StartsWith(info.request_id(), RequestIdPrefix()) &&
-          info.status() != v1::MATCH_BROKEN) {
+      if (info.status() != v1::MATCH_BROKEN && AsksFor(info.request_id())) {
         searched_.emplace(info.request_id(), info);
       }
     }
