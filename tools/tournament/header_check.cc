@@ -33,6 +33,12 @@ std::string KeyText(const std::string& key) {
 
 std::string HeaderDiffers(const v1::Header& header,
                           const ExpectedMatch& expected) {
+  if (!expected.match_id.empty() &&
+      ToHex(header.match_id()) != expected.match_id) {
+    return absl::StrCat("it is the log of match ", ToHex(header.match_id()),
+                        ", not of match ", PrintableText(expected.match_id),
+                        ", which the referee said it created");
+  }
   if (header.game().SerializeAsString() != expected.game.SerializeAsString()) {
     return absl::StrCat("its game is {", OneLine(header.game()),
                         "}, not the tournament's {", OneLine(expected.game),

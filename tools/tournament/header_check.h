@@ -25,13 +25,15 @@ struct ExpectedSeat {
 
 // What the runner asked for: the game and its options, the forfeit policy
 // (UNSPECIFIED reads as FORFEIT, as the referee takes it), the label and
-// the seats in order.
+// the seats in order; and the match the referee said it created for it
+// (its id in hex; empty: not compared).
 struct ExpectedMatch {
   referee::v1::GameConfig game;
   referee::v1::ForfeitPolicy forfeit_policy =
       referee::v1::FORFEIT_POLICY_UNSPECIFIED;
   std::string label;
   std::vector<ExpectedSeat> seats;
+  std::string match_id;
 };
 
 // Empty when `header` is of the match `expected` describes; otherwise the

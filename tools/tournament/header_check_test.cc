@@ -51,6 +51,20 @@ TEST_F(HeaderCheckTest, AnotherForfeitPolicyIsNamed) {
             "tournament's FORFEIT_POLICY_FORFEIT");
 }
 
+// The log must be of the match the referee said it created: a referee
+// could otherwise answer one match's id and serve another match's log
+// under the same label.
+TEST_F(HeaderCheckTest, ALogOfAnotherMatchThanTheOneCreatedIsNamed) {
+  header_.set_match_id(std::string(16, '\x11'));
+  expected_.match_id = std::string(32, '1');
+  EXPECT_EQ(HeaderDiffers(header_, expected_), "");
+  expected_.match_id = std::string(32, '2');
+  EXPECT_EQ(HeaderDiffers(header_, expected_),
+            "it is the log of match 11111111111111111111111111111111, not of "
+            "match 22222222222222222222222222222222, which the referee said it "
+            "created");
+}
+
 TEST_F(HeaderCheckTest, AnotherLabelIsNamed) {
   header_.set_label("cup/run/8");
   EXPECT_EQ(HeaderDiffers(header_, expected_),

@@ -12,6 +12,7 @@
 #include "absl/time/clock.h"
 #include "referee/core/log_sink.h"
 #include "referee/crypto/bytes.h"
+#include "referee/service/lobby.h"
 #include "tools/tournament/report.h"
 #include "tools/tournament/runner_impl.h"
 
@@ -235,7 +236,14 @@ std::optional<v1::TournamentMatchResult> Runner::Play(
     if (earlier.status().code() == absl::StatusCode::kCancelled) {
       return std::nullopt;
     }
-    if (earlier.ok()) return TakeOver(std::move(result), *earlier);
+    if (earlier.ok()) {
+      if (absl::Status s = CheckMatchIdForm(earlier->match_id()); !s.ok()) {
+        result.set_verdict(absl::StrCat(
+            "not played: the referee lists its match with ", s.message()));
+        return result;
+      }
+      return TakeOver(std::move(result), *earlier);
+    }
     if (!absl::IsNotFound(earlier.status())) {
       result.set_verdict(absl::StrCat(
           "not played: ", created.status().message(),
@@ -246,6 +254,12 @@ std::optional<v1::TournamentMatchResult> Runner::Play(
   if (!created.ok()) {
     result.set_verdict(
         absl::StrCat("not played: ", created.status().message()));
+    return result;
+  }
+  // The id names the match's files: a referee's answer is checked first.
+  if (absl::Status s = CheckMatchIdForm(created->match_id()); !s.ok()) {
+    result.set_verdict(absl::StrCat(
+        "not played: the referee answered CreateMatch with ", s.message()));
     return result;
   }
   result.set_match_id(created->match_id());

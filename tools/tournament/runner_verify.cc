@@ -127,7 +127,8 @@ ExpectedMatch Runner::Expected(const v1::TournamentMatchResult& result) const {
   ExpectedMatch expected{.game = t_.game(),
                          .forfeit_policy = t_.forfeit_policy(),
                          .label = Label(result.index()),
-                         .seats = {}};
+                         .seats = {},
+                         .match_id = result.match_id()};
   for (const std::string& name : result.seats()) {
     const auto bot = std::find(names_.begin(), names_.end(), name);
     expected.seats.push_back(ExpectedSeat{
