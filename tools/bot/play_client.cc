@@ -6,7 +6,9 @@
 #include <iterator>
 #include <utility>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "google/protobuf/arena.h"
@@ -215,10 +217,11 @@ bool PlayClient::Flush(Stream& stream) {
 }
 
 bool PlayClient::End(const std::string& match_id, uint32_t seat) {
-  for (auto it = pending_.begin(); it != pending_.end();) {
-    it =
-        std::get<0>(it->first) == match_id ? pending_.erase(it) : std::next(it);
-  }
+  // The seat's decisions are refused from now on (ended_matches_), so
+  // what it remembers of them goes.
+  pending_.erase(pending_.lower_bound({match_id, seat, 0}),
+                 pending_.upper_bound({match_id, seat, UINT64_MAX}));
+  newest_.erase({match_id, seat});
   views_.erase({match_id, seat});
   return ended_matches_.emplace(match_id, seat).second;
 }
@@ -237,6 +240,15 @@ void PlayClient::Handle(v1::PlayResponse& response) {
     case v1::PlayResponse::kMatchEnded: {
       const v1::MatchEnded& ended = response.match_ended();
       if (!End(ended.match_id(), ended.seat())) return;
+      if (ended.seat() >= static_cast<uint32_t>(ended.outcome().seats_size())) {
+        // A referee's bug (or worse): said, not read past the outcome.
+        std::cerr << "bot: match \"" << absl::CHexEscape(ended.match_id())
+                  << "\" seat " << ended.seat()
+                  << " ended, but its outcome has "
+                  << ended.outcome().seats_size()
+                  << " seat(s): no rank for this seat\n";
+        return;
+      }
       // Flushed line by line: under the tournament runner the output is a
       // file, and a line must outlive a crash of the bot.
       if (!options_.quiet) {
@@ -291,6 +303,30 @@ void PlayClient::Handle(v1::PlayResponse& response) {
   }
 }
 
+std::string PlayClient::Refusal(const v1::DecisionRequest& request) const {
+  const absl::StatusOr<std::string> match_id = FromHex(request.match_id());
+  if (!match_id.ok() || match_id->size() != kMatchIdSize) {
+    return "its match id is not 16 bytes in hex";
+  }
+  if (ended_matches_.contains({request.match_id(), request.seat()})) {
+    return "its match is over";
+  }
+  const auto newest = newest_.find({request.match_id(), request.seat()});
+  if (newest != newest_.end() && request.decision_id() <= newest->second) {
+    return absl::StrCat("the seat committed to decision ", newest->second,
+                        " already, and a commitment is never signed twice");
+  }
+  // A seat's newer decision closes its older one: it opens none more.
+  const bool closes =
+      newest != newest_.end() &&
+      pending_.contains({request.match_id(), request.seat(), newest->second});
+  if (!closes && pending_.size() >= options_.max_open_decisions) {
+    return absl::StrCat(pending_.size(),
+                        " decisions are open already (the bot's limit)");
+  }
+  return "";
+}
+
 void PlayClient::Decide(v1::DecisionRequest& request) {
   if (request.observation_in_result()) {
     // The view is the one of the DecisionResult just received.
@@ -309,14 +345,33 @@ void PlayClient::Decide(v1::DecisionRequest& request) {
   // restart that lost the commit): commit again to the first choice,
   // whose salt any reveal must use.
   if (auto it = pending_.find(key); it != pending_.end()) {
-    if (it->second.committed_on == streams_) return;
+    if (it->second.committed_on == streams_) {
+      std::cerr << "bot: match " << request.match_id() << " seat "
+                << request.seat() << " decision " << request.decision_id()
+                << " asked again on the same stream; committed already\n";
+      return;
+    }
     Commit(key, request);
+    return;
+  }
+  if (const std::string why = Refusal(request); !why.empty()) {
+    std::cerr << "bot: refusing match \""
+              << absl::CHexEscape(request.match_id()) << "\" seat "
+              << request.seat() << " decision " << request.decision_id() << ": "
+              << why << "\n";
     return;
   }
   const std::string& wanted = options_.game;
   if (!wanted.empty() && request.game() != wanted) {
     std::cerr << "bot: refusing a decision of game " << request.game() << "\n";
     return;
+  }
+  // The seat's older decision is over: the referee moved on.
+  if (auto [newest, fresh] = newest_.try_emplace(
+          {request.match_id(), request.seat()}, request.decision_id());
+      !fresh) {
+    pending_.erase({request.match_id(), request.seat(), newest->second});
+    newest->second = request.decision_id();
   }
   v1::Action action;
   if (request.decision_id() == 0) {

@@ -49,6 +49,10 @@ struct PlayClientOptions {
   // process exits at once with status 3, leaving that commitment
   // unrevealed (0: never).
   int crash_after_commits = 0;
+  // At most this many decisions open at once (committed to, their reveal
+  // not yet acknowledged): a decision past it is refused, with a line
+  // saying so. Not a flag.
+  size_t max_open_decisions = 4096;
 };
 
 class PlayClient {
@@ -125,7 +129,8 @@ class PlayClient {
   bool Flush(Stream& stream);
 
   // A match's end for a seat (its MatchEnded, or the PlayError of a match
-  // that broke): forgets whatever the seat's match still had pending, and
+  // that broke): forgets whatever the seat still had pending (its
+  // decisions are refused from now on), and
   // counts it once per seat, on whichever stream its end comes (a seat
   // token is sent its match's end again on every connection; a bot token
   // playing two seats of a match is sent two ends, and both count). Returns
@@ -139,8 +144,18 @@ class PlayClient {
   void Handle(referee::v1::PlayResponse& response);
 
   // Decides `request`, completing it first with the view of the
-  // DecisionResult before it (observation-once).
+  // DecisionResult before it (observation-once). Commits to each decision
+  // of a seat once (docs/writing-a-bot.md, "What a bot must never do"): a
+  // request for a decision still open gets the same commitment again (on
+  // a new stream), and one for a decision answered before (revealed and
+  // acknowledged, or older than the seat's newest), of a match over, with
+  // a match id that is not 16 bytes in hex or past
+  // options.max_open_decisions is refused with a line saying why.
   void Decide(referee::v1::DecisionRequest& request);
+
+  // Why the bot refuses to open `request`, a decision it has no choice
+  // for yet (empty: it may). Opening it then closes the seat's older one.
+  std::string Refusal(const referee::v1::DecisionRequest& request) const;
 
   // Sends the commitment to the pending choice for `key`; in a single-seat
   // decision, its reveal right after.
@@ -159,7 +174,13 @@ class PlayClient {
   std::unique_ptr<Strategy> strategy_;
   RandomStream rng_;  // The strategy's randomness.
   std::optional<SigningKey> key_;
+  // The decisions open: committed to (or about to be), their reveal not
+  // yet acknowledged. At most one per seat of a match (a seat's newer
+  // decision closes its older one) and options.max_open_decisions in all.
   std::map<Key, Pending> pending_;
+  // Per match and seat, until its match ends: the newest decision the bot
+  // has committed to, the end of what it ever commits to anew.
+  std::map<std::pair<std::string, uint32_t>, uint64_t> newest_;
   // What the message being handled makes the bot send (Flush sends it).
   std::vector<referee::v1::PlayRequest> outbox_;
   // The read arena's first block, kept across messages and streams (a

@@ -4,18 +4,26 @@
 // genuine under the referee's key; Stop ending a Run that waits for
 // matches; and, against a fake referee that ends its stream while the bot's
 // answer is on its way, the bot ending that stream too (it waited in Finish
-// forever). tests/bot_cli_test.sh runs the bot program itself.
+// forever); and, against a scripted fake referee (ScriptedReferee), the bot
+// never committing twice to a decision (the same commitment again while
+// it is owed, none once answered), refusing a match id that is not 16
+// bytes, saying a MatchEnded without its seat's outcome, and keeping at
+// most max_open_decisions open. tests/bot_cli_test.sh runs the bot program
+// itself.
 #include "tools/bot/play_client.h"
 
 #include <algorithm>
 #include <atomic>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
 #include "gmock/gmock.h"
@@ -142,8 +150,7 @@ TEST_F(PlayClientTest, StopEndsARunWaitingForMatches) {
 // that its answer's write fails with a message still unread.
 class EndingEarlyReferee final : public v1::Referee::CallbackService {
  public:
-  static constexpr char kMatchId[] =
-      "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff";
+  static constexpr char kMatchId[] = "00112233445566778899aabbccddeeff";
 
   explicit EndingEarlyReferee(grpc::Status first_status)
       : first_status_(std::move(first_status)) {}
@@ -298,6 +305,325 @@ TEST(PlayClientEarlyEndTest, AfterAFailedWriteAReplacedStreamIsNotReopened) {
   ExpectRunAgainstAnEarlyEnd(
       grpc::Status(grpc::StatusCode::ABORTED, "replaced by a newer stream"),
       /*exit_code=*/1, /*streams=*/1);
+}
+
+// A referee that plays a script on its Play streams, one list of steps per
+// stream (a stream past the last list ends at once, UNAVAILABLE), and
+// keeps every message the bot sends (a batch's one by one).
+class ScriptedReferee final : public v1::Referee::Service {
+ public:
+  struct Step {
+    // Sends this message...
+    std::optional<v1::PlayResponse> send;
+    // ...or reads until the bot sends a commit (or a reveal) of this
+    // decision of this match...
+    std::string until_match;
+    uint64_t until_decision = 0;
+    bool until_reveal = false;
+    // ...or ends the stream with this status.
+    std::optional<grpc::Status> end;
+  };
+
+  explicit ScriptedReferee(std::vector<std::vector<Step>> streams)
+      : streams_(std::move(streams)) {}
+
+  grpc::Status Play(grpc::ServerContext* /*context*/,
+                    grpc::ServerReaderWriter<v1::PlayResponse, v1::PlayRequest>*
+                        stream) override {
+    const size_t n = opened_.fetch_add(1);
+    if (n >= streams_.size()) {
+      return grpc::Status(grpc::StatusCode::UNAVAILABLE, "no more script");
+    }
+    for (const Step& step : streams_[n]) {
+      if (step.send) {
+        if (!stream->Write(*step.send)) break;
+      } else if (step.end) {
+        return *step.end;
+      } else if (!ReadUntil(*stream, step)) {
+        return grpc::Status(grpc::StatusCode::UNAVAILABLE, "bot gone");
+      }
+    }
+    return grpc::Status::OK;
+  }
+
+  // What the bot sent, in order.
+  std::vector<v1::PlayRequest> received() {
+    absl::MutexLock lock(&mutex_);
+    return received_;
+  }
+
+ private:
+  bool ReadUntil(
+      grpc::ServerReaderWriter<v1::PlayResponse, v1::PlayRequest>& stream,
+      const Step& step) {
+    v1::PlayRequest request;
+    while (stream.Read(&request)) {
+      std::vector<v1::PlayRequest> messages;
+      if (request.has_batch()) {
+        messages.assign(request.batch().requests().begin(),
+                        request.batch().requests().end());
+      } else {
+        messages.push_back(request);
+      }
+      bool found = false;
+      absl::MutexLock lock(&mutex_);
+      for (const v1::PlayRequest& m : messages) {
+        received_.push_back(m);
+        if (step.until_reveal
+                ? m.has_reveal() && m.reveal().match_id() == step.until_match &&
+                      m.reveal().decision_id() == step.until_decision
+                : m.has_commit() && m.commit().match_id() == step.until_match &&
+                      m.commit().decision_id() == step.until_decision) {
+          found = true;
+        }
+      }
+      if (found) return true;
+    }
+    return false;
+  }
+
+  const std::vector<std::vector<Step>> streams_;
+  std::atomic<size_t> opened_{0};
+  absl::Mutex mutex_;
+  std::vector<v1::PlayRequest> received_ ABSL_GUARDED_BY(mutex_);
+};
+
+// Chooses the empty action.
+class EmptyStrategy final : public Strategy {
+ public:
+  v1::Action Choose(const v1::DecisionRequest& /*request*/,
+                    RandomStream& /*stream*/) override {
+    return v1::Action();
+  }
+};
+
+using Step = ScriptedReferee::Step;
+
+constexpr char kMatch[] = "00112233445566778899aabbccddeeff";
+constexpr char kOtherMatch[] = "ffeeddccbbaa99887766554433221100";
+// The match of the last decision of a script, whose commit ends it.
+constexpr char kProbeMatch[] = "0123456789abcdef0123456789abcdef";
+
+Step Send(v1::PlayResponse response) {
+  Step step;
+  step.send = std::move(response);
+  return step;
+}
+
+// A decision of `match` for seat 0, acting with seat 1 (so that its reveal
+// waits for a RevealRequest) unless `alone`.
+Step Decision(const std::string& match, uint64_t decision, bool alone = false,
+              std::optional<uint32_t> seat = std::nullopt) {
+  v1::PlayResponse response;
+  v1::DecisionRequest* d = response.mutable_decision();
+  d->set_match_id(match);
+  d->set_game("rock_paper_pyramid");
+  d->set_seat(seat.value_or(0));
+  d->set_num_seats(2);
+  d->set_decision_id(decision);
+  d->add_acting_seats(seat.value_or(0));
+  if (!alone) d->add_acting_seats(1);
+  return Send(std::move(response));
+}
+
+Step UntilCommit(const std::string& match, uint64_t decision) {
+  Step step;
+  step.until_match = match;
+  step.until_decision = decision;
+  return step;
+}
+
+Step UntilReveal(const std::string& match, uint64_t decision) {
+  Step step = UntilCommit(match, decision);
+  step.until_reveal = true;
+  return step;
+}
+
+Step End(grpc::Status status) {
+  Step step;
+  step.end = std::move(status);
+  return step;
+}
+
+// Plays `streams` against a PlayClient with `options` (matches 0: it
+// returns once the referee closes its last stream), and returns what
+// the bot sent. Every stream's script should end with the probe (a
+// decision of kProbeMatch and UntilCommit of it), so that everything the
+// bot answers before it is read.
+std::vector<v1::PlayRequest> PlayScript(std::vector<std::vector<Step>> streams,
+                                        PlayClientOptions options = {}) {
+  ScriptedReferee referee(std::move(streams));
+  int port = 0;
+  grpc::ServerBuilder builder;
+  builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(),
+                           &port);
+  builder.RegisterService(&referee);
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  EXPECT_NE(server, nullptr);
+  if (server == nullptr) return {};
+  std::shared_ptr<grpc::Channel> channel = grpc::CreateChannel(
+      absl::StrCat("127.0.0.1:", port), grpc::InsecureChannelCredentials());
+  std::unique_ptr<v1::Referee::Stub> stub = v1::Referee::NewStub(channel);
+  PlayClient client(options, std::make_unique<EmptyStrategy>(),
+                    Sha256("play-client-test"), std::nullopt);
+  absl::Notification returned;
+  std::thread run([&] {
+    client.Run(*channel, *stub, "token");
+    returned.Notify();
+  });
+  const bool in_time =
+      returned.WaitForNotificationWithTimeout(absl::Minutes(1));
+  if (!in_time) client.Stop();
+  run.join();
+  server->Shutdown();
+  EXPECT_TRUE(in_time) << "Run had not returned in a minute";
+  return referee.received();
+}
+
+std::vector<Step> WithProbe(std::vector<Step> steps) {
+  steps.push_back(Decision(kProbeMatch, 1, /*alone=*/true));
+  steps.push_back(UntilCommit(kProbeMatch, 1));
+  return steps;
+}
+
+// The commits the bot sent for `match`, as "decision:commitment".
+std::vector<std::string> CommitsOf(const std::vector<v1::PlayRequest>& sent,
+                                   const std::string& match) {
+  std::vector<std::string> out;
+  for (const v1::PlayRequest& m : sent) {
+    if (m.has_commit() && m.commit().match_id() == match) {
+      out.push_back(
+          absl::StrCat(m.commit().decision_id(), ":", m.commit().commitment()));
+    }
+  }
+  return out;
+}
+
+v1::PlayResponse Ack(bool reveal, const std::string& match, uint64_t decision) {
+  v1::PlayResponse response;
+  if (reveal) {
+    response.mutable_reveal_ack()->set_match_id(match);
+    response.mutable_reveal_ack()->set_decision_id(decision);
+  } else {
+    response.mutable_commit_ack()->set_match_id(match);
+    response.mutable_commit_ack()->set_decision_id(decision);
+  }
+  return response;
+}
+
+v1::PlayResponse RevealRequest(const std::string& match, uint64_t decision) {
+  v1::PlayResponse response;
+  response.mutable_reveal_request()->set_match_id(match);
+  response.mutable_reveal_request()->set_decision_id(decision);
+  return response;
+}
+
+v1::PlayResponse Ended(const std::string& match, uint32_t seat,
+                       int outcome_seats) {
+  v1::PlayResponse response;
+  response.mutable_match_ended()->set_match_id(match);
+  response.mutable_match_ended()->set_seat(seat);
+  for (int i = 0; i < outcome_seats; ++i) {
+    response.mutable_match_ended()->mutable_outcome()->add_seats();
+  }
+  return response;
+}
+
+// A decision asked again is committed to with the same commitment while
+// its reveal is owed (after a reconnection: docs/protocol.md,
+// "Reconnecting"), and never again once revealed and acknowledged, nor
+// after its match ended, nor when an older decision of the seat comes
+// after a newer one: a referee asking again could otherwise draw a
+// randomised bot's move until it liked one, holding a signed commitment
+// for each (an adversarial tester's finding).
+TEST(PlayClientScriptTest, ADecisionIsCommittedToOnce) {
+  PlayClientOptions options;
+  options.quiet = true;
+  const std::vector<v1::PlayRequest> sent = PlayScript(
+      {
+          {Decision(kMatch, 1), UntilCommit(kMatch, 1),
+           End(grpc::Status(grpc::StatusCode::UNAVAILABLE, "restarting"))},
+          WithProbe({
+              Decision(kMatch, 1),  // Owed still: the same commitment.
+              UntilCommit(kMatch, 1), Send(Ack(false, kMatch, 1)),
+              Send(RevealRequest(kMatch, 1)), UntilReveal(kMatch, 1),
+              Send(Ack(true, kMatch, 1)),
+              Decision(kMatch, 1),  // Answered: ignored.
+              Decision(kMatch, 3), UntilCommit(kMatch, 3),
+              Decision(kMatch, 2),  // Older than one answered: ignored.
+              // Another seat of the bot, in a match whose end comes one
+              // seat at a time.
+              Decision(kOtherMatch, 3, false, 1), UntilCommit(kOtherMatch, 3),
+              Send(Ended(kOtherMatch, 0, 2)),
+              Decision(kOtherMatch, 4),  // Its match is over: ignored.
+              Decision(kOtherMatch, 3, false, 1),  // Answered: ignored.
+          }),
+      },
+      options);
+  const std::vector<std::string> commits = CommitsOf(sent, kMatch);
+  ASSERT_EQ(commits.size(), 3u) << absl::StrJoin(commits, "\n");
+  EXPECT_EQ(commits[0], commits[1]);
+  EXPECT_EQ(commits[2].substr(0, 2), "3:");
+  EXPECT_EQ(CommitsOf(sent, kOtherMatch).size(), 1u);
+  int reveals = 0;
+  for (const v1::PlayRequest& m : sent) reveals += m.has_reveal() ? 1 : 0;
+  EXPECT_EQ(reveals, 2);  // Decision 1's, and the probe's.
+}
+
+// A match id that is not 16 bytes in hex (longer, shorter, not hex) is
+// refused, unsigned, and the bot plays on (it signed over 32 or 4 bytes,
+// and aborted on "zz").
+TEST(PlayClientScriptTest, AMatchIdNotOf16BytesIsRefused) {
+  PlayClientOptions options;
+  options.quiet = true;
+  const std::string long_id(64, 'a');
+  const std::string short_id(8, 'a');
+  const std::vector<v1::PlayRequest> sent =
+      PlayScript({WithProbe({
+                     Decision(long_id, 1, /*alone=*/true),
+                     Decision(short_id, 1, /*alone=*/true),
+                     Decision("zz", 1, /*alone=*/true),
+                     Decision("zz", 0, /*alone=*/true),
+                 })},
+                 options);
+  ASSERT_EQ(sent.size(), 2u);  // The probe's commit and reveal only.
+  EXPECT_EQ(sent[0].commit().match_id(), kProbeMatch);
+}
+
+// A MatchEnded whose outcome has no entry for its seat is said, not read
+// past the outcome's end (the bot crashed on it), and the bot plays on.
+TEST(PlayClientScriptTest, AnEndWithoutTheSeatsOutcomeIsSaid) {
+  PlayClientOptions options;
+  options.quiet = false;  // It prints each seat's rank.
+  const std::vector<v1::PlayRequest> sent =
+      PlayScript({WithProbe({
+                     Send(Ended(kOtherMatch, 77, 0)),
+                     Send(Ended(kMatch, 2, 2)),
+                 })},
+                 options);
+  EXPECT_EQ(CommitsOf(sent, kProbeMatch).size(), 1u);
+}
+
+// At most max_open_decisions decisions are open at once: a referee that
+// sends decisions without end is refused past that many (a line each), and
+// one seat's newer decision closes its older one.
+TEST(PlayClientScriptTest, OpenDecisionsAreBounded) {
+  PlayClientOptions options;
+  options.quiet = true;
+  options.max_open_decisions = 3;
+  std::vector<Step> steps;
+  for (uint64_t d = 1; d <= 5; ++d) steps.push_back(Decision(kMatch, d));
+  for (uint32_t seat = 1; seat <= 4; ++seat) {
+    steps.push_back(Decision(kOtherMatch, 1, false, seat));
+  }
+  steps.push_back(Send(Ended(kOtherMatch, 1, 2)));  // Frees its seats.
+  const std::vector<v1::PlayRequest> sent =
+      PlayScript({WithProbe(std::move(steps))}, options);
+  // kMatch's seat 0 holds one open decision, kOtherMatch's seats 1 and 2
+  // the other two, and its seats 3 and 4 are refused.
+  EXPECT_EQ(CommitsOf(sent, kMatch).size(), 5u);
+  EXPECT_EQ(CommitsOf(sent, kOtherMatch).size(), 2u);
+  EXPECT_EQ(CommitsOf(sent, kProbeMatch).size(), 1u);
 }
 
 }  // namespace
