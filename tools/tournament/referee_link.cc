@@ -20,6 +20,7 @@
 #include "referee/crypto/bytes.h"
 #include "referee/crypto/ed25519.h"
 #include "referee/crypto/sha256.h"
+#include "referee/games/printable_text.h"
 #include "referee/service/embedded_referee.h"
 #include "referee/service/grpc_status.h"
 #include "referee/service/transparency_log.h"
@@ -78,9 +79,16 @@ int LimitIn(const grpc::ClientContext& context) {
   return limit;
 }
 
+// A status message of the referee's, as the runner shows it: escaped
+// (printable_text.h), since a referee the runner does not control could
+// put terminal escapes or a forged line in it.
+std::string RefereeText(const grpc::Status& status) {
+  return PrintableText(status.error_message());
+}
+
 absl::Status FromGrpc(const grpc::Status& status, const std::string& what) {
   return absl::Status(static_cast<absl::StatusCode>(status.error_code()),
-                      absl::StrCat(what, ": ", status.error_message()));
+                      absl::StrCat(what, ": ", RefereeText(status)));
 }
 
 }  // namespace
@@ -244,7 +252,7 @@ grpc::Status RefereeLink::Retrying(
           "tournament: the referee at ", address_, " did not answer (",
           absl::StatusCodeToString(
               static_cast<absl::StatusCode>(status.error_code())),
-          ": ", status.error_message(), "); retrying in ",
+          ": ", RefereeText(status), "); retrying in ",
           absl::FormatDuration(backoff.delay()), " (--referee_retry_s)"));
     }
     // The wait is the backoff, then (a running referee) up to the next
@@ -302,11 +310,11 @@ absl::Status RefereeLink::CheckAdminToken() {
     case grpc::StatusCode::INVALID_ARGUMENT:
       return absl::OkStatus();
     case grpc::StatusCode::UNAUTHENTICATED:
-      return absl::FailedPreconditionError(absl::StrCat(
-          admin_token_source_, ": the referee at ", address_,
-          " does not know this admin token (", status.error_message(),
-          "); give the token of its data directory's admin.token "
-          "or its $PYRAMID_ADMIN_TOKEN"));
+      return absl::FailedPreconditionError(
+          absl::StrCat(admin_token_source_, ": the referee at ", address_,
+                       " does not know this admin token (", RefereeText(status),
+                       "); give the token of its data directory's admin.token "
+                       "or its $PYRAMID_ADMIN_TOKEN"));
     case grpc::StatusCode::PERMISSION_DENIED:
       return absl::FailedPreconditionError(
           absl::StrCat(admin_token_source_, ": the referee at ", address_,
@@ -354,13 +362,13 @@ absl::StatusOr<v1::CreateMatchResponse> RefereeLink::CreateMatch(
     // further match starting as one ends.
     const int ours = static_cast<int>(live_.size()) + reserved_;
     limit_ = said;
-    refusal_ = status.error_message();
+    refusal_ = RefereeText(status);
     probe_at_ = absl::Now() + kProbeEvery;
     ++full_refusals_;
     if (!full_noted_ && note_) {
       full_noted_ = true;
       note_(absl::StrCat("tournament: the referee at ", address_, " is full (",
-                         status.error_message(), "): matches beyond ",
+                         RefereeText(status), "): matches beyond ",
                          said > 0 ? absl::StrCat("its ", said) : "those live",
                          " wait for a place, each created as one ends"));
     }
@@ -497,7 +505,7 @@ absl::Status RefereeLink::AwaitRemote(const std::string& match_id) {
     v1::WatchEvent event;
     while (reader->Read(&event)) {
       if (event.has_match() && event.match().status() == v1::MATCH_BROKEN) {
-        broken = event.match().broken_reason();
+        broken = PrintableText(event.match().broken_reason());
       }
     }
     status = reader->Finish();

@@ -187,12 +187,12 @@ class LimitedReferee final : public v1::Referee::Service {
   int created_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
-// A LimitedReferee served on a loopback port, and a link to it that
-// retries for `retry_for`.
-class LimitedRefereeRig {
+// A fake referee served on a loopback port, and a link to it that retries
+// for `retry_for`.
+class FakeRefereeRig {
  public:
-  explicit LimitedRefereeRig(LimitedReferee& referee) : referee_(referee) {}
-  ~LimitedRefereeRig() {
+  explicit FakeRefereeRig(v1::Referee::Service& referee) : referee_(referee) {}
+  ~FakeRefereeRig() {
     if (server_ != nullptr) server_->Shutdown();
   }
 
@@ -219,7 +219,7 @@ class LimitedRefereeRig {
   RefereeLink& link() { return *link_; }
 
  private:
-  LimitedReferee& referee_;
+  v1::Referee::Service& referee_;
   TempDir dir_{"referee-link"};
   std::unique_ptr<grpc::Server> server_;
   std::unique_ptr<RefereeLink> link_;
@@ -232,7 +232,7 @@ class LimitedRefereeRig {
 // tried beyond it: the limit learnt from a refusal never rose again).
 TEST(RefereeLinkTest, ALimitRaisedOnTheRefereeIsTakenUp) {
   LimitedReferee referee(absl::Milliseconds(200));
-  LimitedRefereeRig rig(referee);
+  FakeRefereeRig rig(referee);
   ASSERT_NO_FATAL_FAILURE(rig.Start(absl::Minutes(1)));
   RefereeLink* link = &rig.link();
   constexpr int kConcurrency = 4;
@@ -270,7 +270,7 @@ TEST(RefereeLinkTest, ALimitRaisedOnTheRefereeIsTakenUp) {
 TEST(RefereeLinkTest, AnUnavailableWithoutTheLimitsTrailerIsAnOutage) {
   LimitedReferee referee(absl::Milliseconds(200), /*names_limit=*/false);
   referee.SetLimit(0);
-  LimitedRefereeRig rig(referee);
+  FakeRefereeRig rig(referee);
   ASSERT_NO_FATAL_FAILURE(rig.Start(absl::Milliseconds(500)));
   RefereeLink* link = &rig.link();
   std::vector<std::string> lines;
@@ -285,6 +285,31 @@ TEST(RefereeLinkTest, AnUnavailableWithoutTheLimitsTrailerIsAnOutage) {
   EXPECT_EQ(link->full_refusals(), 0);
   ASSERT_FALSE(lines.empty());
   EXPECT_TRUE(absl::StrContains(lines[0], "did not answer")) << lines[0];
+}
+
+// A referee that refuses every match with a message holding terminal
+// escapes and a line break.
+class EscapingReferee final : public v1::Referee::Service {
+ public:
+  grpc::Status CreateMatch(grpc::ServerContext*, const v1::CreateMatchRequest*,
+                           v1::CreateMatchResponse*) override {
+    return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
+                        "bad\x1b]0;PWNED\x07\x1b[2J\nall matches genuine");
+  }
+};
+
+// What a referee says reaches the runner's lines escaped: a referee the
+// runner does not control could clear the terminal or forge a line.
+TEST(RefereeLinkTest, ARefereesMessageIsEscaped) {
+  EscapingReferee referee;
+  FakeRefereeRig rig(referee);
+  ASSERT_NO_FATAL_FAILURE(rig.Start(absl::Milliseconds(500)));
+  const absl::StatusOr<v1::CreateMatchResponse> created =
+      rig.link().CreateMatch(v1::CreateMatchRequest());
+  EXPECT_EQ(created.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(created.status().message(),
+            "creating a match: bad\\x1B]0;PWNED\\x07\\x1B[2J\\nall matches "
+            "genuine");
 }
 
 }  // namespace
