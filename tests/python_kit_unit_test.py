@@ -9,8 +9,12 @@ names the log header the seed decision announced. The command
 line refuses negative counts and names the flag of a file it cannot read.
 The runner (without a referee) counts the ends of matches; answers a
 strategy that raises, or returns an unlisted action, with the fallback and
-one line saying so (never "late"); and stops, instead of reconnecting, when
-a newer stream of its token replaced its own. Run from the source root with
+one line saying so (never "late"); stops, instead of reconnecting, when
+a newer stream of its token replaced its own; and, fed what a malicious
+referee sends, never commits twice to a decision, refuses a match id that
+is not 16 bytes, says a MatchEnded without its seat's outcome and a view
+never received instead of raising, and keeps at most max_open_decisions
+open. Run from the source root with
 the kit importable (installed, or tools/clients/python on PYTHONPATH);
 prints unittest's summary.
 """
@@ -359,6 +363,134 @@ class DecisionTest(unittest.TestCase):
             r.pending[("ab" * 16, 0, 0)].action)
         self.assertEqual(committed.seed.header_hash, header_hash)
         self.assertEqual(len(committed.seed.contribution), 32)
+
+
+def play(**fields) -> referee_service_pb2.PlayResponse:
+    """A PlayResponse with one field set, e.g. play(decision=...)."""
+    return referee_service_pb2.PlayResponse(**fields)
+
+
+class MaliciousRefereeTest(unittest.TestCase):
+    """What the runner does with what a malicious (or broken) referee
+    sends: it never commits twice to a decision, refuses a match id that
+    is not 16 bytes, says what it cannot use instead of raising, and keeps
+    a bounded number of decisions open (an adversarial tester's
+    findings)."""
+
+    M = "00112233445566778899aabbccddeeff"
+    OTHER = "ffeeddccbbaa99887766554433221100"
+
+    def runner(self) -> bot._Runner:
+        r = bot._Runner(Strategy(action(fall=fp.FP_LEFT)), "127.0.0.1:1",
+                        "token", None, 0, 0, 500, None)
+        r.bot.quiet = True
+        self.addCleanup(r.channel.close)
+        return r
+
+    @staticmethod
+    def decision(match_id: str, decision_id: int, seat: int = 0,
+                 **fields) -> referee_service_pb2.PlayResponse:
+        return play(decision=referee_service_pb2.DecisionRequest(
+            match_id=match_id, seat=seat, decision_id=decision_id,
+            game="flaming_pyramids", acting_seats=[seat, seat + 1],
+            simultaneous=True, **fields))
+
+    @staticmethod
+    def sent(r: bot._Runner) -> list[referee_service_pb2.PlayRequest]:
+        out = []
+        while not r.outbox.empty():
+            out.append(r.outbox.get_nowait())
+        return out
+
+    def test_a_decision_is_committed_to_once(self) -> None:
+        r = self.runner()
+        # The seed decision is settled at once, on the stream's thread.
+        r._handle(self.decision(self.M, 0, header_hash=bytes(32)))
+        [first] = self.sent(r)
+        # After a reconnection, asked again while the reveal is owed: the
+        # same commitment.
+        r.stream += 1
+        r._handle(self.decision(self.M, 0, header_hash=bytes(32)))
+        [again] = self.sent(r)
+        self.assertEqual(again.commit, first.commit)
+        r._handle(play(commit_ack=referee_service_pb2.CommitAck(
+            match_id=self.M, decision_id=0)))
+        r._handle(play(reveal_request=referee_service_pb2.RevealRequest(
+            match_id=self.M, decision_id=0)))
+        [reveal] = self.sent(r)
+        self.assertTrue(reveal.HasField("reveal"))
+        r._handle(play(reveal_ack=referee_service_pb2.RevealAck(
+            match_id=self.M, decision_id=0)))
+        with self.assertLogs("pyramid_kit", level="WARNING") as logs:
+            # Revealed and acknowledged: never committed to again.
+            r._handle(self.decision(self.M, 0, header_hash=bytes(32)))
+            r.stream += 1
+            r._handle(self.decision(self.M, 0, header_hash=bytes(32)))
+            self.assertEqual(self.sent(r), [])
+            r._handle(self.decision(self.M, 3))
+            self.assertIn((self.M, 0, 3), r.pending)
+            r._handle(self.decision(self.M, 2))  # Older than the newest.
+            self.assertNotIn((self.M, 0, 2), r.pending)
+            ended = referee_service_pb2.MatchEnded(match_id=self.OTHER)
+            ended.outcome.seats.add()
+            r._handle(play(match_ended=ended))
+            r._handle(self.decision(self.OTHER, 4))  # Its match is over.
+            self.assertNotIn((self.OTHER, 0, 4), r.pending)
+        self.assertEqual(len(logs.output), 4, logs.output)
+        self.assertIn(f"refusing match '{self.M}' seat 0 decision 0: the seat"
+                      " committed to decision 0 already, and a commitment is"
+                      " never signed twice", logs.output[0])
+        self.assertIn("decision 2: the seat committed to decision 3 already",
+                      logs.output[2])
+        self.assertIn("decision 4: its match is over", logs.output[3])
+
+    def test_a_match_id_not_of_16_bytes_is_refused(self) -> None:
+        r = self.runner()
+        with self.assertLogs("pyramid_kit", level="WARNING") as logs:
+            r._handle(self.decision("zz-not-hex", 0, header_hash=bytes(32)))
+            r._handle(self.decision("41" * 32, 0))
+            r._handle(self.decision("41" * 4, 1))
+            r._handle(self.decision(" ".join(["41"] * 16), 1))
+        self.assertEqual((r.pending, self.sent(r)), ({}, []))
+        self.assertEqual(len(logs.output), 4, logs.output)
+        self.assertIn("refusing match 'zz-not-hex' seat 0 decision 0: its "
+                      "match id is not 16 bytes in hex", logs.output[0])
+
+    def test_an_end_without_the_seats_outcome_is_said(self) -> None:
+        r = self.runner()
+        r.bot.quiet = False
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out), \
+                self.assertLogs("pyramid_kit", level="WARNING") as logs:
+            self.assertTrue(r._handle(play(match_ended=(
+                referee_service_pb2.MatchEnded(match_id=self.M, seat=77)))))
+        self.assertEqual(out.getvalue(), "")
+        self.assertIn(f"match {self.M} seat 77 ended, but its outcome has 0 "
+                      "seat(s): no rank for this seat", logs.output[0])
+        self.assertEqual(r.ended, {self.M})
+
+    def test_a_view_never_received_is_said(self) -> None:
+        r = self.runner()
+        with self.assertLogs("pyramid_kit", level="WARNING") as logs:
+            r._handle(self.decision(self.M, 1, observation_in_result=True))
+        self.assertEqual(r.pending, {})
+        self.assertIn(f"match '{self.M}' seat 0 decision 1: the request refers"
+                      " to a result never received; ignoring it",
+                      logs.output[0])
+
+    def test_open_decisions_are_bounded(self) -> None:
+        r = self.runner()
+        r.max_open_decisions = 3
+        with self.assertLogs("pyramid_kit", level="WARNING") as logs:
+            for d in range(1, 6):  # Each closes the one before.
+                r._handle(self.decision(self.M, d))
+            for seat in range(1, 5):
+                r._handle(self.decision(self.OTHER, 1, seat=seat))
+        self.assertEqual(sorted(r.pending), [
+            (self.M, 0, 5), (self.OTHER, 1, 1), (self.OTHER, 2, 1)])
+        self.assertEqual(len(logs.output), 2, logs.output)
+        self.assertIn("seat 3 decision 1: 3 decisions are open already (the"
+                      " kit's limit)", logs.output[0])
 
 
 class StreamEnd(grpc.RpcError):

@@ -15,6 +15,16 @@ legal_actions)` (or `decide(request)` for the whole DecisionRequest); call
 - keys all state on (match, seat, decision), so one bot token plays any
   number of matches at once; `choose` may then run for several decisions
   at the same time, each in its own thread;
+- commits to each decision once: a decision asked again gets the same
+  commitment while its reveal is owed (after a reconnection), and is
+  refused with a warning once revealed and acknowledged, when older than
+  the seat's newest decision, or when its match is over, so that a referee
+  cannot draw the strategy's choice again (docs/writing-a-bot.md, "What a
+  bot must never do"); also refused, with a warning: a match id that is
+  not 16 bytes in hex, a request whose view refers to a result never
+  received, and a decision past `MAX_OPEN_DECISIONS` open at once (a
+  seat's newer decision closes its older one). A message the kit cannot
+  handle otherwise is logged and skipped, never raised out of `run`;
 - when the commit deadline (DecisionRequest.commit_deadline_unix_ms) comes
   within `deadline_margin_ms` before the strategy has answered, commits the
   fallback action instead (`actions.fallback_action`: always legal) and
@@ -56,6 +66,10 @@ log = logging.getLogger("pyramid_kit")
 
 # PlayError.code of a match that broke and stopped (google.rpc.Code).
 DATA_LOSS = grpc.StatusCode.DATA_LOSS.value[0]
+
+# At most this many decisions are open at once (committed to, or being
+# decided, and their reveal not yet acknowledged): one past it is refused.
+MAX_OPEN_DECISIONS = 4096
 
 # Stream errors that another attempt cannot mend.
 _FINAL = {grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.PERMISSION_DENIED,
@@ -137,6 +151,8 @@ class Bot:
         `quiet`)."""
         if self.quiet:
             return
+        if ended.seat >= len(ended.outcome.seats):
+            return  # No rank to print (the runner said so).
         mine = ended.outcome.seats[ended.seat]
         term = game_pb2.Termination.Name(ended.outcome.termination)
         print(f"match {ended.match_id} seat {ended.seat}: rank {mine.rank}, "
@@ -185,6 +201,10 @@ class _Runner:
         self.stub = pb_grpc.RefereeStub(self.channel)
         self.lock = threading.RLock()
         self.pending: dict[tuple[str, int, int], _Pending] = {}
+        # Per (match, seat), until its match ends: the newest decision the
+        # run has opened, the end of what it ever commits to anew.
+        self.newest: dict[tuple[str, int], int] = {}
+        self.max_open_decisions = MAX_OPEN_DECISIONS
         # Per (match, seat): the observation of the last DecisionResult on
         # this stream, which a DecisionRequest with observation_in_result
         # refers to (the Play feature "observation-once").
@@ -264,8 +284,13 @@ class _Runner:
                 return got, None
             for response in call:
                 got = True
-                if not self._handle(response):
-                    return got, None
+                try:
+                    if not self._handle(response):
+                        return got, None
+                except Exception:  # pylint: disable=broad-except
+                    # A malformed message must not end the run.
+                    log.exception("could not handle a %s from the referee;"
+                                  " ignoring it", response.WhichOneof("kind"))
             return got, None
         except grpc.RpcError as err:
             return got, err
@@ -322,6 +347,10 @@ class _Runner:
 
     def _on_match_ended(self, ended: pb.MatchEnded) -> bool:
         if self._end(ended.match_id, ended.seat):
+            if ended.seat >= len(ended.outcome.seats):
+                log.warning("match %s seat %d ended, but its outcome has %d "
+                            "seat(s): no rank for this seat", ended.match_id,
+                            ended.seat, len(ended.outcome.seats))
             self.bot.on_match_ended(ended)
         return not self._enough()
 
@@ -331,9 +360,10 @@ class _Runner:
         with self.lock:
             self.views.pop((match_id, seat), None)
             for key in [k for k in self.pending if k[0] == match_id]:
-                timer = self.pending.pop(key).timer
-                if timer:
-                    timer.cancel()
+                self._forget(key)
+            # Its decisions are refused from now on (self.ended).
+            for key in [k for k in self.newest if k[0] == match_id]:
+                del self.newest[key]
             # Each match counts once, on whichever stream its end comes. A
             # seat token whose match ended before this run (while the bot
             # was away) is sent that end on connecting and nothing else
@@ -349,12 +379,46 @@ class _Runner:
         with self.lock:
             return bool(self.matches and len(self.ended) >= self.matches)
 
+    def _forget(self, key: tuple[str, int, int]) -> None:
+        """Closes an open decision (its strategy's answer, if any comes, is
+        dropped)."""
+        entry = self.pending.pop(key, None)
+        if entry is not None and entry.timer:
+            entry.timer.cancel()
+
+    def _refusal(self, req: pb.DecisionRequest) -> str:
+        """Why the run refuses to open `req`, a decision it has no choice
+        for (empty: it may)."""
+        try:
+            protocol.match_id_bytes(req.match_id)
+        except ValueError:
+            return "its match id is not 16 bytes in hex"
+        if req.match_id in self.ended:
+            return "its match is over"
+        newest = self.newest.get((req.match_id, req.seat))
+        if newest is not None and req.decision_id <= newest:
+            return (f"the seat committed to decision {newest} already, and "
+                    "a commitment is never signed twice")
+        # A seat's newer decision closes its older one: it opens none more.
+        closes = (newest is not None and
+                  (req.match_id, req.seat, newest) in self.pending)
+        if not closes and len(self.pending) >= self.max_open_decisions:
+            return (f"{len(self.pending)} decisions are open already (the "
+                    "kit's limit)")
+        return ""
+
     def _on_decision(self, req: pb.DecisionRequest) -> None:
         key = (req.match_id, req.seat, req.decision_id)
         with self.lock:
             if req.observation_in_result:
                 # The view is the one of the DecisionResult just received.
-                req.observation.CopyFrom(self.views[(req.match_id, req.seat)])
+                view = self.views.get((req.match_id, req.seat))
+                if view is None:
+                    log.warning("match %r seat %d decision %d: the request "
+                                "refers to a result never received; ignoring"
+                                " it", *key)
+                    return
+                req.observation.CopyFrom(view)
                 req.observation_in_result = False
             if req.committed:
                 return  # Our commitment is in the log: the reveal comes later.
@@ -366,6 +430,16 @@ class _Runner:
                 if entry.action is not None and entry.committed_on != self.stream:
                     self._commit(key)
                 return
+            why = self._refusal(req)
+            if why:
+                log.warning("refusing match %r seat %d decision %d: %s",
+                            *key, why)
+                return
+            # The seat's older decision is over: the referee moved on.
+            newest = self.newest.get((req.match_id, req.seat))
+            if newest is not None:
+                self._forget((req.match_id, req.seat, newest))
+            self.newest[(req.match_id, req.seat)] = req.decision_id
             entry = self.pending[key] = _Pending(request=req)
             if req.decision_id == 0:
                 self._settle(key, actions.seed_action(req.header_hash), "seed")

@@ -16,13 +16,20 @@ COMMIT_SIG_DOMAIN = b"pyramid-referee/commit-sig/v1\0"  # 30 bytes
 SALT_BYTES = 32
 
 
+def match_id_bytes(match_id_hex: str) -> bytes:
+    """A match id's 16 raw bytes, from its 32 hex digits; ValueError for
+    anything else (other lengths, spaces, non-hex characters)."""
+    if len(match_id_hex) != 32 or not all(
+            c in "0123456789abcdefABCDEF" for c in match_id_hex):
+        raise ValueError(f"match id {match_id_hex!r} is not 16 bytes in hex")
+    return bytes.fromhex(match_id_hex)
+
+
 def _header(match_id_hex: str, seat: int, decision_id: int) -> bytes:
     """match_id (16 raw bytes, from its 32 hex digits) || u32be(seat) ||
     u64be(decision_id)."""
-    match_id = bytes.fromhex(match_id_hex)
-    if len(match_id) != 16:
-        raise ValueError(f"match id {match_id_hex!r} is not 16 bytes")
-    return match_id + seat.to_bytes(4, "big") + decision_id.to_bytes(8, "big")
+    return (match_id_bytes(match_id_hex) + seat.to_bytes(4, "big") +
+            decision_id.to_bytes(8, "big"))
 
 
 def commitment(match_id_hex: str, seat: int, decision_id: int, salt: bytes,
