@@ -14,6 +14,16 @@
 // - signs every commit when given a SeatKey;
 // - keys all state on (match, seat, decision), so one bot token plays any
 //   number of matches at once;
+// - commits to each decision once: a decision asked again gets the same
+//   commitment while its reveal is owed (after a reconnection), and is
+//   refused with a line saying so once revealed and acknowledged, when older
+//   than the seat's newest decision, or when its match is over, so that a
+//   referee cannot draw the strategy's choice again (docs/writing-a-bot.md,
+//   "What a bot must never do"); also refused with a line: a match id that
+//   is not 16 bytes in hex, a request whose view refers to a result never
+//   received, and a decision past MAX_OPEN_DECISIONS open at once (a seat's
+//   newer decision closes its older one). A message the kit cannot handle
+//   otherwise is logged and skipped, never thrown out of run();
 // - when the commit deadline comes within deadlineMarginMs before the
 //   strategy's promise settles, commits the fallback action (the first
 //   listed legal action, or `canonical` for an unlisted Pyramid Shambo
@@ -39,6 +49,10 @@ const grpc = require('@grpc/grpc-js');
 const crypto = require('node:crypto');
 const protocol = require('./protocol');
 const { load, encodeAction } = require('./proto');
+
+// At most this many decisions are open at once (committed to, or being
+// decided, and their reveal not yet acknowledged): one past it is refused.
+const MAX_OPEN_DECISIONS = 4096;
 
 // Stream errors that another attempt cannot mend.
 const FINAL = new Set([grpc.status.UNAUTHENTICATED, grpc.status.PERMISSION_DENIED,
@@ -117,7 +131,9 @@ class Bot {
    */
   onMatchEnded(ended) {
     if (this.quiet) return;
-    const mine = ended.outcome.seats[ended.seat];
+    const seats = (ended.outcome && ended.outcome.seats) || [];
+    if (ended.seat >= seats.length) return; // No rank to print (the runner said so).
+    const mine = seats[ended.seat];
     console.log(`match ${ended.match_id} seat ${ended.seat}: rank ${mine.rank}, `
       + `score ${mine.score}${mine.forfeited ? ' (forfeited)' : ''} [${ended.outcome.termination}]`);
   }
@@ -157,6 +173,10 @@ class Runner {
       'grpc.initial_reconnect_backoff_ms': 100, 'grpc.max_reconnect_backoff_ms': 2000,
     });
     this.pending = new Map(); // "match/seat/decision" -> entry
+    // Per "match seat", until its match ends: the newest decision (a BigInt)
+    // the run has opened, the end of what it ever commits to anew.
+    this.newest = new Map();
+    this.maxOpenDecisions = MAX_OPEN_DECISIONS;
     this.ended = new Set();
     this.summary = {
       matchesEnded: 0, errors: 0, fallbacks: 0, strategyFailures: 0, streams: 0, failure: '',
@@ -233,7 +253,14 @@ class Runner {
       };
       call.on('data', (response) => {
         got = true;
-        if (!this.handle(response)) finish(null);
+        let more = true;
+        try {
+          more = this.handle(response);
+        } catch (error) { // A malformed message must not end the run.
+          this.log(`could not handle a ${response && response.kind} from the referee; ignoring it: `
+            + `${error && error.stack ? error.stack : error}`);
+        }
+        if (!more) finish(null);
       });
       call.on('error', (error) => finish(error));
       call.on('end', () => finish(null));
@@ -288,7 +315,14 @@ class Runner {
   }
 
   onMatchEnded(ended) {
-    if (this.end(ended.match_id, ended.seat)) this.bot.onMatchEnded(ended);
+    if (this.end(ended.match_id, ended.seat)) {
+      const seats = (ended.outcome && ended.outcome.seats) || [];
+      if (ended.seat >= seats.length) {
+        this.log(`match ${JSON.stringify(ended.match_id)} seat ${ended.seat} ended, but its `
+          + `outcome has ${seats.length} seat(s): no rank for this seat`);
+      }
+      this.bot.onMatchEnded(ended);
+    }
     return !this.enough();
   }
 
@@ -303,6 +337,10 @@ class Runner {
         clearTimeout(entry.timer);
         this.pending.delete(key);
       }
+    }
+    // Its decisions are refused from now on (this.ended).
+    for (const key of this.newest.keys()) {
+      if (key.startsWith(`${matchId} `)) this.newest.delete(key);
     }
     // Each match counts once, on whichever stream its end comes. A seat
     // token whose match ended before this run (while the bot was away) is
@@ -319,10 +357,40 @@ class Runner {
     return Boolean(this.matches && this.ended.size >= this.matches);
   }
 
+  /**
+   * Why the run refuses to open `request`, a decision it has no choice for
+   * (empty: it may).
+   */
+  refusal(request) {
+    if (typeof request.match_id !== 'string' || !/^[0-9a-fA-F]{32}$/.test(request.match_id)) {
+      return 'its match id is not 16 bytes in hex';
+    }
+    if (this.ended.has(request.match_id)) return 'its match is over';
+    const newest = this.newest.get(`${request.match_id} ${request.seat}`);
+    if (newest !== undefined && BigInt(request.decision_id) <= newest) {
+      return `the seat committed to decision ${newest} already, and a commitment is never `
+        + 'signed twice';
+    }
+    // A seat's newer decision closes its older one: it opens none more.
+    const closes = newest !== undefined
+      && this.pending.has(`${request.match_id}/${request.seat}/${newest}`);
+    if (!closes && this.pending.size >= this.maxOpenDecisions) {
+      return `${this.pending.size} decisions are open already (the kit's limit)`;
+    }
+    return '';
+  }
+
   onDecision(request) {
+    const where = `match ${JSON.stringify(request.match_id)} seat ${request.seat} `
+      + `decision ${request.decision_id}`;
     if (request.observation_in_result) {
       // The view is the one of the DecisionResult just received.
-      request.observation = this.views.get(`${request.match_id} ${request.seat}`);
+      const view = this.views.get(`${request.match_id} ${request.seat}`);
+      if (!view) {
+        this.log(`${where}: the request refers to a result never received; ignoring it`);
+        return;
+      }
+      request.observation = view;
       request.observation_in_result = false;
     }
     const key = keyOf(request);
@@ -334,6 +402,20 @@ class Runner {
       if (entry.action && entry.committedOn !== this.stream) this.commit(entry);
       return;
     }
+    const why = this.refusal(request);
+    if (why) {
+      this.log(`refusing ${where}: ${why}`);
+      return;
+    }
+    // The seat's older decision is over: the referee moved on.
+    const seatKey = `${request.match_id} ${request.seat}`;
+    const older = this.newest.get(seatKey);
+    if (older !== undefined) {
+      const closed = `${request.match_id}/${request.seat}/${older}`;
+      if (this.pending.has(closed)) clearTimeout(this.pending.get(closed).timer);
+      this.pending.delete(closed);
+    }
+    this.newest.set(seatKey, BigInt(request.decision_id));
     entry = {
       request, salt: null, action: null, committedOn: -1, revealedOn: -1, timer: null,
     };
@@ -466,5 +548,5 @@ function keyOf(m) {
 
 // Runner is exported for the kit's unit tests only (test/runner.test.js).
 module.exports = {
-  Bot, fallbackAction, seedAction, Runner, REPLACED_FAILURE, statusText,
+  Bot, fallbackAction, seedAction, Runner, REPLACED_FAILURE, statusText, MAX_OPEN_DECISIONS,
 };

@@ -3,8 +3,9 @@
 // of matches; that a strategy that throws, or returns an action the
 // decision does not list, gets the fallback with one line saying so (as the
 // Python kit's, never "late"); that the seed decision's action names the
-// log header the request announced; and that a stream replaced by a newer
-// one of its token stops the run instead of reconnecting.
+// log header the request announced; that a stream replaced by a newer
+// one of its token stops the run instead of reconnecting; and what it does
+// with what a malicious referee sends.
 'use strict';
 
 const assert = require('node:assert');
@@ -218,4 +219,115 @@ test('a stream error is one line, without grpc-js empty resolution note', () => 
   );
   assert.strictEqual(statusText({ code: grpc.status.ABORTED, details: 'replaced by a newer stream' }),
     'ABORTED: replaced by a newer stream');
+});
+
+// What the runner does with what a malicious (or broken) referee sends: it
+// never commits twice to a decision, refuses a match id that is not 16
+// bytes, says what it cannot use instead of throwing, and keeps a bounded
+// number of decisions open (an adversarial tester's findings).
+const M = '00112233445566778899aabbccddeeff';
+const OTHER = 'ffeeddccbbaa99887766554433221100';
+
+function malicious() {
+  const bot = new Bot();
+  bot.quiet = true;
+  bot.choose = () => ({ flaming_pyramids: { fall: 'FP_LEFT' } });
+  const { r, lines } = runner(0, bot);
+  r.bot.onMatchEnded = Bot.prototype.onMatchEnded.bind(bot);
+  const sent = [];
+  r.send = (message) => sent.push(message);
+  r.client.close();
+  return { r, lines, sent };
+}
+
+function decision(matchId, decisionId, seat = 0, fields = {}) {
+  return {
+    kind: 'decision',
+    decision: {
+      match_id: matchId, seat, decision_id: String(decisionId), game: 'flaming_pyramids',
+      acting_seats: [seat, seat + 1], simultaneous: true, legal_actions_listed: false,
+      legal_actions: [], observation: {}, commit_deadline_unix_ms: '0',
+      header_hash: Buffer.alloc(32),
+      ...fields,
+    },
+  };
+}
+
+const message = (kind, fields) => ({ kind, [kind]: { seat: 0, ...fields } });
+
+test('a decision is committed to once', () => {
+  const { r, lines, sent } = malicious();
+  // The seed decision is settled at once.
+  r.handle(decision(M, 0));
+  assert.strictEqual(sent.length, 1);
+  const first = sent[0].commit;
+  // After a reconnection, asked again while the reveal is owed: the same commitment.
+  r.stream += 1;
+  r.handle(decision(M, 0));
+  assert.strictEqual(sent.length, 2);
+  assert.deepStrictEqual(sent[1].commit, first);
+  r.handle(message('commit_ack', { match_id: M, decision_id: '0' }));
+  r.handle(message('reveal_request', { match_id: M, decision_id: '0' }));
+  assert.deepStrictEqual(Object.keys(sent[2]), ['reveal']);
+  r.handle(message('reveal_ack', { match_id: M, decision_id: '0' }));
+  // Revealed and acknowledged: never committed to again.
+  r.handle(decision(M, 0));
+  r.stream += 1;
+  r.handle(decision(M, 0));
+  assert.strictEqual(sent.length, 3);
+  r.handle(decision(M, 3));
+  assert.ok(r.pending.has(`${M}/0/3`));
+  r.handle(decision(M, 2)); // Older than the newest.
+  assert.ok(!r.pending.has(`${M}/0/2`));
+  r.handle({
+    kind: 'match_ended', match_ended: { match_id: OTHER, seat: 0, outcome: { seats: [{}] } },
+  });
+  r.handle(decision(OTHER, 4)); // Its match is over.
+  assert.ok(!r.pending.has(`${OTHER}/0/4`));
+  assert.strictEqual(lines.length, 4, lines.join('\n'));
+  assert.strictEqual(lines[0], `refusing match "${M}" seat 0 decision 0: the seat committed to `
+    + 'decision 0 already, and a commitment is never signed twice');
+  assert.match(lines[2], /decision 2: the seat committed to decision 3 already/);
+  assert.match(lines[3], /decision 4: its match is over$/);
+});
+
+test('a match id not of 16 bytes is refused', () => {
+  const { r, lines, sent } = malicious();
+  r.handle(decision('zz-not-hex', 0));
+  r.handle(decision('41'.repeat(32), 0));
+  r.handle(decision('41'.repeat(4), 1));
+  r.handle(decision(`zz${'41'.repeat(15)}`, 1));
+  assert.deepStrictEqual([r.pending.size, sent.length], [0, 0]);
+  assert.strictEqual(lines.length, 4, lines.join('\n'));
+  assert.strictEqual(lines[0], 'refusing match "zz-not-hex" seat 0 decision 0: its match id is '
+    + 'not 16 bytes in hex');
+});
+
+test('an end without the seat\'s outcome is said', () => {
+  const { r, lines } = malicious();
+  r.bot.quiet = false;
+  const ended77 = { kind: 'match_ended', match_ended: { match_id: M, seat: 77 } };
+  assert.strictEqual(r.handle(ended77), true);
+  assert.deepStrictEqual(lines, [`match "${M}" seat 77 ended, but its outcome has 0 seat(s): `
+    + 'no rank for this seat']);
+  assert.ok(r.ended.has(M));
+});
+
+test('a view never received is said', () => {
+  const { r, lines } = malicious();
+  r.handle(decision(M, 1, 0, { observation_in_result: true, observation: null }));
+  assert.strictEqual(r.pending.size, 0);
+  assert.deepStrictEqual(lines, [`match "${M}" seat 0 decision 1: the request refers to a result `
+    + 'never received; ignoring it']);
+});
+
+test('open decisions are bounded', () => {
+  const { r, lines } = malicious();
+  r.maxOpenDecisions = 3;
+  for (let d = 1; d <= 5; d += 1) r.handle(decision(M, d)); // Each closes the one before.
+  for (let seat = 1; seat <= 4; seat += 1) r.handle(decision(OTHER, 1, seat));
+  assert.deepStrictEqual([...r.pending.keys()].sort(),
+    [`${M}/0/5`, `${OTHER}/1/1`, `${OTHER}/2/1`]);
+  assert.strictEqual(lines.length, 2, lines.join('\n'));
+  assert.match(lines[0], /seat 3 decision 1: 3 decisions are open already \(the kit's limit\)$/);
 });
