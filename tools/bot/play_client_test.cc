@@ -249,6 +249,29 @@ class WaitingStrategy final : public Strategy {
   v1::Referee::Stub& stub_;
 };
 
+// A fake referee served on a loopback port, and a stub of its channel
+// (server null: it could not be started).
+struct ServedReferee {
+  std::unique_ptr<grpc::Server> server;
+  std::shared_ptr<grpc::Channel> channel;
+  std::unique_ptr<v1::Referee::Stub> stub;
+};
+
+ServedReferee Serve(v1::Referee::Service& referee) {
+  int port = 0;
+  grpc::ServerBuilder builder;
+  builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(),
+                           &port);
+  builder.RegisterService(&referee);
+  ServedReferee served;
+  served.server = builder.BuildAndStart();
+  if (served.server == nullptr) return served;
+  served.channel = grpc::CreateChannel(absl::StrCat("127.0.0.1:", port),
+                                       grpc::InsecureChannelCredentials());
+  served.stub = v1::Referee::NewStub(served.channel);
+  return served;
+}
+
 // Runs a bot playing one match against an EndingEarlyReferee whose first
 // stream ends with `first_status`, and expects Run to return `exit_code`
 // within a minute (else it is stopped, and said to return -1) after it
@@ -256,16 +279,9 @@ class WaitingStrategy final : public Strategy {
 void ExpectRunAgainstAnEarlyEnd(const grpc::Status& first_status, int exit_code,
                                 int streams) {
   EndingEarlyReferee referee(first_status);
-  int port = 0;
-  grpc::ServerBuilder builder;
-  builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(),
-                           &port);
-  builder.RegisterService(&referee);
-  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
-  ASSERT_NE(server, nullptr);
-  std::shared_ptr<grpc::Channel> channel = grpc::CreateChannel(
-      absl::StrCat("127.0.0.1:", port), grpc::InsecureChannelCredentials());
-  std::unique_ptr<v1::Referee::Stub> stub = v1::Referee::NewStub(channel);
+  ServedReferee served = Serve(referee);
+  ASSERT_NE(served.server, nullptr);
+  std::unique_ptr<v1::Referee::Stub>& stub = served.stub;
 
   PlayClientOptions options;
   options.matches = 1;
@@ -275,7 +291,7 @@ void ExpectRunAgainstAnEarlyEnd(const grpc::Status& first_status, int exit_code,
   int status = -1;
   absl::Notification returned;
   std::thread run([&] {
-    status = client.Run(*channel, *stub, "token");
+    status = client.Run(*served.channel, *stub, "token");
     returned.Notify();
   });
   // Generous: Run returns after one reconnection's backoff (100 ms).
@@ -283,7 +299,7 @@ void ExpectRunAgainstAnEarlyEnd(const grpc::Status& first_status, int exit_code,
       returned.WaitForNotificationWithTimeout(absl::Minutes(1));
   if (!in_time) client.Stop();  // Ends the wait, to report it.
   run.join();
-  server->Shutdown();
+  served.server->Shutdown();
   EXPECT_EQ(in_time ? status : -1, exit_code)
       << "(-1: Run had not returned in a minute)";
   EXPECT_EQ(referee.streams(), streams);
@@ -453,29 +469,22 @@ Step End(grpc::Status status) {
 std::vector<v1::PlayRequest> PlayScript(std::vector<std::vector<Step>> streams,
                                         PlayClientOptions options = {}) {
   ScriptedReferee referee(std::move(streams));
-  int port = 0;
-  grpc::ServerBuilder builder;
-  builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(),
-                           &port);
-  builder.RegisterService(&referee);
-  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
-  EXPECT_NE(server, nullptr);
-  if (server == nullptr) return {};
-  std::shared_ptr<grpc::Channel> channel = grpc::CreateChannel(
-      absl::StrCat("127.0.0.1:", port), grpc::InsecureChannelCredentials());
-  std::unique_ptr<v1::Referee::Stub> stub = v1::Referee::NewStub(channel);
+  ServedReferee served = Serve(referee);
+  EXPECT_NE(served.server, nullptr);
+  if (served.server == nullptr) return {};
+  std::unique_ptr<v1::Referee::Stub>& stub = served.stub;
   PlayClient client(options, std::make_unique<EmptyStrategy>(),
                     Sha256("play-client-test"), std::nullopt);
   absl::Notification returned;
   std::thread run([&] {
-    client.Run(*channel, *stub, "token");
+    client.Run(*served.channel, *stub, "token");
     returned.Notify();
   });
   const bool in_time =
       returned.WaitForNotificationWithTimeout(absl::Minutes(1));
   if (!in_time) client.Stop();
   run.join();
-  server->Shutdown();
+  served.server->Shutdown();
   EXPECT_TRUE(in_time) << "Run had not returned in a minute";
   return referee.received();
 }
