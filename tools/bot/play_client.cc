@@ -293,11 +293,11 @@ void PlayClient::Handle(v1::PlayResponse& response) {
         std::_Exit(3);
       }
       return;
-    case v1::PlayResponse::kRevealAck: {
-      const v1::RevealAck& ack = response.reveal_ack();
-      pending_.erase({ack.match_id(), ack.seat(), ack.decision_id()});
+    case v1::PlayResponse::kRevealAck:
+      // The choice is kept: a referee that lost the reveal (a power loss
+      // under --fsync=checkpoints, docs/durability.md) opens the decision
+      // again after its restart, and gets the same commitment.
       return;
-    }
     default:
       return;  // Other acks and results need no answer.
   }

@@ -174,9 +174,12 @@ class PlayClient {
   std::unique_ptr<Strategy> strategy_;
   RandomStream rng_;  // The strategy's randomness.
   std::optional<SigningKey> key_;
-  // The decisions open: committed to (or about to be), their reveal not
-  // yet acknowledged. At most one per seat of a match (a seat's newer
-  // decision closes its older one) and options.max_open_decisions in all.
+  // The newest decision of each seat: committed to (or about to be), kept
+  // after its reveal is acknowledged, since a referee that lost the reveal
+  // (a power loss, docs/durability.md) asks it again after a restart and
+  // must get the same commitment. At most one per seat of a match (a
+  // seat's newer decision closes its older one) and
+  // options.max_open_decisions in all.
   std::map<Key, Pending> pending_;
   // Per match and seat, until its match ends: the newest decision the bot
   // has committed to, the end of what it ever commits to anew.

@@ -579,6 +579,38 @@ TEST(PlayClientScriptTest, ADecisionIsCommittedToOnce) {
   EXPECT_EQ(reveals, 2);  // Decision 1's, and the probe's.
 }
 
+// A referee that lost a reveal it acknowledged (a power loss under
+// --fsync=checkpoints: docs/durability.md) opens the decision again after
+// its restart: the bot commits to it again with the same commitment and
+// reveals the same choice (it refused, and the seat was faulted).
+TEST(PlayClientScriptTest,
+     ADecisionReopenedAfterARestartGetsTheSameCommitment) {
+  PlayClientOptions options;
+  options.quiet = true;
+  const std::vector<v1::PlayRequest> sent = PlayScript(
+      {
+          {Decision(kMatch, 1), UntilCommit(kMatch, 1),
+           Send(Ack(false, kMatch, 1)), Send(RevealRequest(kMatch, 1)),
+           UntilReveal(kMatch, 1), Send(Ack(true, kMatch, 1)),
+           End(grpc::Status(grpc::StatusCode::UNAVAILABLE, "restarting"))},
+          WithProbe({Decision(kMatch, 1), UntilCommit(kMatch, 1),
+                     Send(Ack(false, kMatch, 1)),
+                     Send(RevealRequest(kMatch, 1)), UntilReveal(kMatch, 1)}),
+      },
+      options);
+  const std::vector<std::string> commits = CommitsOf(sent, kMatch);
+  ASSERT_EQ(commits.size(), 2u) << absl::StrJoin(commits, "\n");
+  EXPECT_EQ(commits[0], commits[1]);
+  std::vector<std::string> salts;
+  for (const v1::PlayRequest& m : sent) {
+    if (m.has_reveal() && m.reveal().match_id() == kMatch) {
+      salts.push_back(m.reveal().salt() + m.reveal().action());
+    }
+  }
+  ASSERT_EQ(salts.size(), 2u);
+  EXPECT_EQ(salts[0], salts[1]);
+}
+
 // A match id that is not 16 bytes in hex (longer, shorter, not hex) is
 // refused, unsigned, and the bot plays on (it signed over 32 or 4 bytes,
 // and aborted on "zz").

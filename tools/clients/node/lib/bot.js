@@ -294,7 +294,11 @@ class Runner {
     } else if (kind === 'reveal_request') {
       this.reveal(keyOf(m));
     } else if (kind === 'reveal_ack') {
-      this.pending.delete(keyOf(m));
+      // The choice is kept: a referee that lost the reveal (a power loss
+      // under --fsync=checkpoints, docs/durability.md) opens the decision
+      // again after its restart, and gets the same commitment.
+      const entry = this.pending.get(keyOf(m));
+      if (entry) clearTimeout(entry.timer);
     } else if (kind === 'result') {
       this.views.set(`${m.match_id} ${m.seat}`, m.observation);
       this.bot.onResult(m);

@@ -322,9 +322,14 @@ class _Runner:
             with self.lock:
                 self._reveal((r.match_id, r.seat, r.decision_id))
         elif kind == "reveal_ack":
+            # The choice is kept: a referee that lost the reveal (a power
+            # loss under --fsync=checkpoints, docs/durability.md) opens the
+            # decision again after its restart, and gets the same commitment.
             r = response.reveal_ack
             with self.lock:
-                self.pending.pop((r.match_id, r.seat, r.decision_id), None)
+                entry = self.pending.get((r.match_id, r.seat, r.decision_id))
+                if entry is not None and entry.timer:
+                    entry.timer.cancel()
         elif kind == "result":
             r = response.result
             with self.lock:
