@@ -1611,6 +1611,13 @@ TEST_F(TournamentTest, ALostLogIsFetchedAgainFromARunningReferee) {
   FlipAByte(out / first[2].log_file());
   const std::string reason =
       WhyNotGenuine(remote.key, out / first[2].log_file());
+  // The temporary file of a fetch the interruption cut (WriteFileAtomically
+  // renames it only once complete): removed, not a stray the directory's
+  // check names.
+  const fs::path cut =
+      out / "logs" /
+      "rock_paper_pyramid-00000000000000000000000000000000.pyrlog.tmp";
+  std::ofstream(cut) << deleted.substr(0, 100);
 
   progress_.str("");
   absl::StatusOr<v1::TournamentResults> results = Run(t);
@@ -1631,6 +1638,9 @@ TEST_F(TournamentTest, ALostLogIsFetchedAgainFromARunningReferee) {
   EXPECT_EQ(*ReadFileToString((out / first[2].log_file()).string()), damaged);
   EXPECT_EQ(Journaled().size(), 3u) << "a match was played again";
   EXPECT_EQ(results->verified(), 3u);
+  EXPECT_FALSE(fs::exists(cut));
+  EXPECT_THAT(progress_.str(), HasSubstr(" (a write the interruption cut) "
+                                         "removed"));
   EXPECT_EQ(results->transparency_problems(), 0u)
       << results->transparency_verdict();
 }

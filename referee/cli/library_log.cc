@@ -79,8 +79,12 @@ class Places {
     }
     const StderrWait wait = always ? StderrWait::kIfNeeded : StderrWait::kNever;
     if (!SayHeldBack(place->first, held_back, wait)) {
-      budget.HoldBack(held_back + (always ? 0 : 1));
-      return;
+      budget.HoldBack(held_back);
+      // A message before an abort is tried whatever became of the count.
+      if (!always) {
+        budget.HoldBack(1);
+        return;
+      }
     }
     if (!WriteStderrLine(text, wait) && !always) budget.HoldBack(1);
   }

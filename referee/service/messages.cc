@@ -36,7 +36,10 @@ void Say(const MessageSink& sink, std::string_view message) {
     sink(message);
     return;
   }
-  if (!SayUnwritten(StderrWait::kNever)) {
+  // kIfNeeded: a stderr that /proc cannot open again (another user's pipe
+  // or terminal) is written as before, waiting if it must, rather than
+  // every message lost.
+  if (!SayUnwritten(StderrWait::kIfNeeded)) {
     ++unwritten;
     return;
   }
@@ -44,7 +47,7 @@ void Say(const MessageSink& sink, std::string_view message) {
   std::string line = "referee: ";
   line.append(message);
   line.push_back('\n');
-  if (!WriteStderrLine(line, StderrWait::kNever)) {
+  if (!WriteStderrLine(line, StderrWait::kIfNeeded)) {
     ++unwritten;
   }
 }

@@ -16,12 +16,13 @@ namespace pyramid {
 using MessageSink = std::function<void(std::string_view message)>;
 
 // Gives `message` to `sink`; when `sink` is empty, writes
-// "referee: <message>\n" to stderr, never waiting for its reader
-// (referee/files/stderr_line.h: a thread that says something may be
-// serving a match or a client). A message stderr does not take at once is
-// counted, and the count said before the next message it takes ("referee:
-// N messages not written: stderr did not take them at once"), or by
-// FlushMessages.
+// "referee: <message>\n" to stderr, never waiting for its reader where
+// stderr allows it (referee/files/stderr_line.h, kIfNeeded: a thread that
+// says something may be serving a match or a client; another user's pipe
+// or terminal, which /proc cannot open again, is written as usual). A message
+// stderr does not take at once is counted, and the count said before the next
+// message it takes ("referee: N messages not written: stderr did not take them
+// at once"), or by FlushMessages.
 void Say(const MessageSink& sink, std::string_view message);
 
 // Says the count of messages not written, if any, waiting for stderr if it

@@ -20,6 +20,7 @@
 #include "referee/core/log_sink.h"
 #include "referee/crypto/bytes.h"
 #include "referee/crypto/ed25519.h"
+#include "referee/games/printable_text.h"
 #include "tools/tournament/runner_impl.h"
 
 namespace pyramid {
@@ -469,6 +470,20 @@ absl::Status Runner::AdoptOrSetAsideUnjournaledLogs() {
   std::error_code error;
   for (const auto& entry : fs::directory_iterator(out_ / "logs", error)) {
     if (entry.path().extension() == ".pyrlog") files.push_back(entry.path());
+    // A fetched log's write the interruption cut (WriteFileAtomically's
+    // temporary file, renamed only once complete and synced): never a log,
+    // and a stray in the directory verify-tournament checks.
+    const std::string name = entry.path().filename().string();
+    if (absl::EndsWith(name, ".pyrlog.tmp") && entry.is_regular_file()) {
+      std::error_code removed;
+      fs::remove(entry.path(), removed);
+      Note(absl::StrCat("resuming: logs/", PrintableText(name),
+                        removed
+                            ? absl::StrCat(" (a write the interruption cut) "
+                                           "could not be removed: ",
+                                           removed.message())
+                            : " (a write the interruption cut) removed"));
+    }
   }
   std::sort(files.begin(), files.end());
   for (const fs::path& file : files) {

@@ -73,6 +73,7 @@
 #include "referee/cli/peer_quota.h"
 #include "referee/cli/program.h"
 #include "referee/core/log_sink.h"
+#include "referee/service/messages.h"
 #include "tools/tournament/bot_process.h"
 #include "tools/tournament/report.h"
 #include "tools/tournament/runner.h"
@@ -603,5 +604,6 @@ int main(int argc, char** argv) {
   const int status = pyramid::Main(rest[1], guard);
   pyramid::FlushAcceptGuardReport(/*final=*/true);
   pyramid::FlushLibraryLogs();
+  pyramid::FlushMessages();
   return status;
 }
