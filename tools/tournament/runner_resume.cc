@@ -8,7 +8,6 @@
 #include <optional>
 #include <set>
 #include <string>
-#include <string_view>
 #include <system_error>
 #include <utility>
 #include <vector>
@@ -17,6 +16,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/strip.h"
 #include "referee/core/log_sink.h"
 #include "referee/crypto/bytes.h"
 #include "referee/crypto/ed25519.h"
@@ -390,16 +390,10 @@ void Runner::NoteCreated(const v1::TournamentMatchResult& created) {
 }
 
 bool Runner::AsksFor(const std::string& request_id) const {
-  const std::string prefix = RequestIdPrefix();
-  if (!absl::StartsWith(request_id, prefix)) return false;
-  const std::string_view rest =
-      std::string_view(request_id).substr(prefix.size());
+  absl::string_view rest = request_id;
   uint32_t index = 0;
-  return absl::SimpleAtoi(
-             absl::string_view(rest.data(), rest.find('/') == rest.npos
-                                                ? rest.size()
-                                                : rest.find('/')),
-             &index) &&
+  return absl::ConsumePrefix(&rest, RequestIdPrefix()) &&
+         absl::SimpleAtoi(rest.substr(0, rest.find('/')), &index) &&
          index < scheduled_ && RequestId(index) == request_id;
 }
 
