@@ -160,28 +160,59 @@ TEST_F(LogTest, EmptyWriterWritesNothing) {
 
 // A LogSplitter gives SplitLog's records one at a time and ends as it
 // does, whatever the tail; once ended, it stays so.
-TEST_F(LogTest, ASplitterGivesTheRecordsSplitLogKeeps) {
+// The splitter's records are the file's framing, read here by hand (each a
+// minimal varint length then that many bytes, back to back after the
+// magic), and it ends where and as the framing breaks, then stays ended.
+TEST_F(LogTest, ASplitterGivesEachRecordThenSaysWhereTheFramingEnds) {
   WriteRecords(0, 3);
   const std::string whole = dest_;
-  for (const std::string& file :
-       {whole, whole.substr(0, whole.size() - 1), whole + "\xff\xff\xff\xff",
-        whole + "\x80\x00", whole.substr(0, 5), std::string("nonsense")}) {
-    const SplitLogResult split = SplitLog(file);
-    LogSplitter splitter(file);
-    std::vector<RawRecord> given;
-    for (RawRecord record; splitter.Next(record);) given.push_back(record);
-    RawRecord after;
-    EXPECT_FALSE(splitter.Next(after));
-    ASSERT_EQ(given.size(), split.records.size());
-    EXPECT_EQ(splitter.count(), split.records.size());
-    for (size_t i = 0; i < given.size(); ++i) {
-      EXPECT_EQ(given[i].offset, split.records[i].offset);
-      EXPECT_EQ(given[i].bytes.data(), split.records[i].bytes.data());
-      EXPECT_EQ(given[i].bytes.size(), split.records[i].bytes.size());
+  using Tail = SplitLogResult::Tail;
+  struct Case {
+    std::string file;
+    uint64_t records;
+    Tail tail;
+    bool tail_at_end;  // The problem starts at whole.size(), else at the
+                       // last record's offset (or 0 without records).
+    std::string reason;
+  };
+  const std::vector<Case> cases = {
+      {whole, 4, Tail::kClean, false, ""},
+      {whole.substr(0, whole.size() - 1), 3, Tail::kTruncated, false,
+       "file ends inside a record"},
+      {whole + "\xff\xff", 4, Tail::kTruncated, true,
+       "file ends inside a length prefix"},
+      {whole + "\xff\xff\xff\xff", 4, Tail::kCorrupt, true,
+       "record length prefix too long"},
+      {whole + std::string("\x80\x00", 2), 4, Tail::kCorrupt, true,
+       "record length prefix is not minimal"},
+      {whole.substr(0, 5), 0, Tail::kTruncated, false,
+       "file ends inside the magic"},
+      {"nonsense", 0, Tail::kCorrupt, false, "not a pyramid log (magic)"},
+  };
+  uint64_t last_record_offset = 0;  // Of `whole`'s fourth record.
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.reason);
+    LogSplitter splitter(c.file);
+    uint64_t offset = 8;  // After the magic.
+    RawRecord record;
+    while (splitter.Next(record)) {
+      EXPECT_EQ(record.offset, offset);
+      const std::string prefix = Varint(record.bytes.size());
+      EXPECT_EQ(c.file.substr(offset, prefix.size()), prefix);
+      EXPECT_EQ(record.bytes.data(), c.file.data() + offset + prefix.size());
+      if (&c == &cases[0]) last_record_offset = offset;
+      offset += prefix.size() + record.bytes.size();
     }
-    EXPECT_EQ(splitter.end().tail, split.tail);
-    EXPECT_EQ(splitter.end().tail_offset, split.tail_offset);
-    EXPECT_EQ(splitter.end().tail_reason, split.tail_reason);
+    EXPECT_FALSE(splitter.Next(record));  // Ended, and stays so.
+    EXPECT_EQ(splitter.count(), c.records);
+    EXPECT_EQ(splitter.end().tail, c.tail);
+    EXPECT_EQ(splitter.end().tail_reason, c.reason);
+    if (c.tail != Tail::kClean) {
+      EXPECT_EQ(splitter.end().tail_offset, c.tail_at_end ? whole.size()
+                                            : c.records == 0
+                                                ? 0
+                                                : last_record_offset);
+    }
     EXPECT_TRUE(splitter.end().records.empty());
   }
 }
