@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -30,6 +31,11 @@ inline constexpr size_t kMaxListedProblems = 1000;
 // at most 900 (ten seats of 64-byte names, skipped, a 7-digit index): 64
 // MiB holds 70,000 matches of the largest and half a million of the usual.
 inline constexpr uint64_t kMaxScheduleBytes = 64 << 20;
+// And at most so many JSON values (each scalar, object and array one): the
+// usual match is six (its object, index, label, seats and two seats'
+// names), 3 million in 64 MiB; the largest fifteen, a million. A text of
+// tiny values ("{}," over and over) is refused before it is parsed.
+inline constexpr uint64_t kMaxScheduleValues = 4'000'000;
 
 struct TournamentVerdict {
   // Set when DIR is not a tournament directory at all (it holds neither
@@ -112,15 +118,15 @@ TournamentVerdict CheckTournamentDirectory(const std::string& dir,
 
 // OK when `json` is one JSON text as RFC 8259 defines it (strings in
 // double quotes, no trailing comma, no comment, nothing after the value)
-// in which no object has a key twice; else INVALID_ARGUMENT saying where,
-// and which key. Keys are compared as decoded ("a" and "\u0061" are one
-// key); bytes from 0x80 up are taken as they are (not checked as UTF-8).
-// With `proto_field_names`, two keys that protobuf's JSON parser reads as
-// one field (its proto name and its JSON name: "run_id" and "runId")
-// count as the same key. JSON readers differ on such texts: protobuf's
-// parser reads unquoted keys, single quotes and trailing commas, keeps a
-// field's last value and joins a repeated field's lists, where jq and
-// Python refuse the first and keep the last value; so verify-tournament
+// in which no object has a key twice; else INVALID_ARGUMENT saying where
+// (FAILED_PRECONDITION, and which key, for a key twice). Keys are compared as
+// decoded ("a" and "\u0061" are one key); bytes from 0x80 up are taken as they
+// are (not checked as UTF-8). With `proto_field_names`, two keys that
+// protobuf's JSON parser reads as one field (its proto name and its JSON name:
+// "run_id" and "runId") count as the same key. JSON readers differ on such
+// texts: protobuf's parser reads unquoted keys, single quotes and trailing
+// commas, keeps a field's last value and joins a repeated field's lists, where
+// jq and Python refuse the first and keep the last value; so verify-tournament
 // refuses them rather than read a schedule other tools read otherwise.
 // Any input is read without recursion: no nesting is too deep for it.
 absl::Status CheckJsonKeysOnce(std::string_view json,
@@ -143,9 +149,14 @@ absl::Status CheckJsonKeysOnce(std::string_view json,
 // list (it reads a list of one), "false" for a bool (it reads false,
 // where jq's select() takes a non-empty string as true). A field of a
 // well-known type (google.protobuf.*, whose JSON forms are their own)
-// may hold any JSON value.
-absl::Status CheckJsonShape(std::string_view json,
-                            const google::protobuf::Descriptor& message);
+// may hold any JSON value. Codes: FAILED_PRECONDITION for a text of
+// another shape or with a key twice (protobuf's parser reads such texts),
+// RESOURCE_EXHAUSTED once more than `max_values` values are read (each
+// scalar, object and array counts one), INVALID_ARGUMENT for the rest
+// (not strict JSON, a key that names no field, two fields of a oneof).
+absl::Status CheckJsonShape(
+    std::string_view json, const google::protobuf::Descriptor& message,
+    uint64_t max_values = std::numeric_limits<uint64_t>::max());
 
 }  // namespace pyramid
 
