@@ -684,6 +684,42 @@ TEST(HtmlPageTest, TimeBanksFollowTheSeedTimeoutAndRestarts) {
               HasSubstr("60000 ms to commit"));
 }
 
+// A decision's first ten restarts are listed, then how many more and how
+// long they were down in all: a forged log of a million restarts made a
+// page of a million lines.
+TEST(HtmlPageTest, ADecisionsRestartsPastTheTenthAreCounted) {
+  v1::Header header;
+  header.add_seats();
+  header.add_seats();
+  MatchStep step;
+  step.decision.opened = true;
+  step.decision.decision.set_decision_id(1);
+  step.decision.decision.add_seats(0);
+  const int64_t t = 1'800'000'000'000;
+  step.decision.decision.set_opened_unix_ms(t);
+  for (int i = 0; i < 1000; ++i) {
+    v1::Restart& r = step.decision.restarts.emplace_back();
+    r.set_last_record_unix_ms(t + 100 * i);
+    r.set_restarted_unix_ms(t + 100 * i + 7);
+  }
+  const std::string panel = StepPanelHtml(header, step, 1, 2, {0, 0});
+  std::vector<std::string> listed;
+  for (size_t at = panel.find("The referee restarted"); at != std::string::npos;
+       at = panel.find("The referee restarted", at + 1)) {
+    listed.push_back(panel.substr(at, 60));
+  }
+  EXPECT_EQ(listed.size(), 10u);
+  EXPECT_THAT(panel, HasSubstr("And 990 more restarts of the referee in this "
+                               "decision, down for 6930 ms in all"));
+  // Sums beyond an int64 are said so.
+  step.decision.restarts[10].set_last_record_unix_ms(
+      std::numeric_limits<int64_t>::min());
+  step.decision.restarts[10].set_restarted_unix_ms(
+      std::numeric_limits<int64_t>::max());
+  EXPECT_THAT(StepPanelHtml(header, step, 1, 2, {0, 0}),
+              HasSubstr("down for an impossible span in all"));
+}
+
 // A missed commit deadline empties the bank, as the referee does
 // (Match::CheckDeadlinesNow): the seat used the timeout and the whole bank,
 // and earns no increment until it commits again. The fault's cell says the

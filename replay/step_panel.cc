@@ -238,13 +238,36 @@ std::string StepPanelHtml(const v1::Header& header, const MatchStep& step,
         ". Seats asked: ", absl::StrJoin(asked, ", "),
         d.decision.simultaneous() ? " (at once)" : "",
         ". Times after the opening.</p>", SeatTable(header, step, banks));
-    for (const v1::Restart& r : d.restarts) {
-      absl::StrAppend(&out,
-                      "<p class=\"bad\">The referee restarted: down "
-                      "from ",
-                      UtcTime(r.last_record_unix_ms()), " for ",
-                      MsBetween(r.last_record_unix_ms(), r.restarted_unix_ms()),
-                      ", charged to no seat.</p>");
+    // A decision's first restarts, then how many more and how long they
+    // were down (a forged log of a million would otherwise be a page of a
+    // million lines).
+    constexpr size_t kRestartsListed = 10;
+    int64_t more_down_ms = 0;
+    bool more_impossible = false;
+    for (size_t i = 0; i < d.restarts.size(); ++i) {
+      const v1::Restart& r = d.restarts[i];
+      if (i < kRestartsListed) {
+        absl::StrAppend(
+            &out, "<p class=\"bad\">The referee restarted: down from ",
+            UtcTime(r.last_record_unix_ms()), " for ",
+            MsBetween(r.last_record_unix_ms(), r.restarted_unix_ms()),
+            ", charged to no seat.</p>");
+        continue;
+      }
+      int64_t down;
+      more_impossible =
+          more_impossible ||
+          __builtin_sub_overflow(r.restarted_unix_ms(), r.last_record_unix_ms(),
+                                 &down) ||
+          __builtin_add_overflow(more_down_ms, down, &more_down_ms);
+    }
+    if (d.restarts.size() > kRestartsListed) {
+      absl::StrAppend(
+          &out, "<p class=\"bad\">And ", d.restarts.size() - kRestartsListed,
+          " more restarts of the referee in this decision, down for ",
+          more_impossible ? std::string("an impossible span")
+                          : absl::StrCat(more_down_ms, " ms"),
+          " in all, charged to no seat (`replay show` lists each).</p>");
     }
   } else if (step.kind == MatchStep::Kind::kMove) {
     for (const v1::Move& m : step.applied.moves()) {
