@@ -219,8 +219,11 @@ bool PlayClient::Flush(Stream& stream) {
 bool PlayClient::End(const std::string& match_id, uint32_t seat) {
   // The seat's decisions are refused from now on (ended_matches_), so
   // what it remembers of them goes.
-  pending_.erase(pending_.lower_bound({match_id, seat, 0}),
-                 pending_.upper_bound({match_id, seat, UINT64_MAX}));
+  for (auto it = pending_.lower_bound({match_id, seat, 0});
+       it != pending_.end() && std::get<0>(it->first) == match_id &&
+       std::get<1>(it->first) == seat;) {
+    Forget(it++);
+  }
   newest_.erase({match_id, seat});
   views_.erase({match_id, seat});
   return ended_matches_.emplace(match_id, seat).second;
@@ -293,11 +296,16 @@ void PlayClient::Handle(v1::PlayResponse& response) {
         std::_Exit(3);
       }
       return;
-    case v1::PlayResponse::kRevealAck:
+    case v1::PlayResponse::kRevealAck: {
       // The choice is kept: a referee that lost the reveal (a power loss
       // under --fsync=checkpoints, docs/durability.md) opens the decision
-      // again after its restart, and gets the same commitment.
+      // again after its restart, and gets the same commitment. Owed no
+      // more, it is the first to go when room is needed (MakeRoom).
+      const v1::RevealAck& ack = response.reveal_ack();
+      auto it = pending_.find({ack.match_id(), ack.seat(), ack.decision_id()});
+      if (it != pending_.end() && it->second.revealed_on >= 0) Touch(it, true);
       return;
+    }
     default:
       return;  // Other acks and results need no answer.
   }
@@ -312,19 +320,49 @@ std::string PlayClient::Refusal(const v1::DecisionRequest& request) const {
     return "its match is over";
   }
   const auto newest = newest_.find({request.match_id(), request.seat()});
-  if (newest != newest_.end() && request.decision_id() <= newest->second) {
+  // Decide asks only for a decision whose commitment pending_ lacks.
+  if (newest != newest_.end() && request.decision_id() == newest->second) {
+    return absl::StrCat(
+        "its commitment was dropped to make room (",
+        options_.max_open_decisions,
+        " decisions open at once, the bot's limit), and a commitment is "
+        "never signed twice");
+  }
+  if (newest != newest_.end() && request.decision_id() < newest->second) {
     return absl::StrCat("the seat committed to decision ", newest->second,
                         " already, and a commitment is never signed twice");
   }
-  // A seat's newer decision closes its older one: it opens none more.
-  const bool closes =
-      newest != newest_.end() &&
-      pending_.contains({request.match_id(), request.seat(), newest->second});
-  if (!closes && pending_.size() >= options_.max_open_decisions) {
-    return absl::StrCat(pending_.size(),
-                        " decisions are open already (the bot's limit)");
-  }
   return "";
+}
+
+void PlayClient::Touch(PendingMap::iterator it, bool acked) {
+  std::list<Key>& from = it->second.acked ? acked_lru_ : owed_lru_;
+  std::list<Key>& to = acked ? acked_lru_ : owed_lru_;
+  to.splice(to.end(), from, it->second.lru);
+  it->second.acked = acked;
+}
+
+void PlayClient::Forget(PendingMap::iterator it) {
+  (it->second.acked ? acked_lru_ : owed_lru_).erase(it->second.lru);
+  pending_.erase(it);
+}
+
+void PlayClient::MakeRoom() {
+  if (pending_.size() < options_.max_open_decisions) return;
+  const bool owed = acked_lru_.empty();
+  const std::list<Key>& lru = owed ? owed_lru_ : acked_lru_;
+  if (lru.empty()) return;
+  const Key key = lru.front();
+  if (owed) {
+    std::cerr << "bot: match " << std::get<0>(key) << " seat "
+              << std::get<1>(key) << " decision " << std::get<2>(key)
+              << ": dropping its commitment, whose reveal is owed, to make "
+                 "room ("
+              << options_.max_open_decisions
+              << " decisions open at once, the bot's limit); it is refused "
+                 "from now on\n";
+  }
+  Forget(pending_.find(key));
 }
 
 void PlayClient::Decide(v1::DecisionRequest& request) {
@@ -370,9 +408,14 @@ void PlayClient::Decide(v1::DecisionRequest& request) {
   if (auto [newest, fresh] = newest_.try_emplace(
           {request.match_id(), request.seat()}, request.decision_id());
       !fresh) {
-    pending_.erase({request.match_id(), request.seat(), newest->second});
+    if (auto older =
+            pending_.find({request.match_id(), request.seat(), newest->second});
+        older != pending_.end()) {
+      Forget(older);
+    }
     newest->second = request.decision_id();
   }
+  MakeRoom();
   v1::Action action;
   if (request.decision_id() == 0) {
     action.mutable_seed()->set_contribution(
@@ -382,13 +425,18 @@ void PlayClient::Decide(v1::DecisionRequest& request) {
   } else {
     action = strategy_->Choose(request, rng_);
   }
-  pending_[key] =
-      Pending{SystemRandomBytes(kSaltSize), action.SerializeAsString()};
+  const auto it = pending_
+                      .try_emplace(key, Pending{SystemRandomBytes(kSaltSize),
+                                                action.SerializeAsString()})
+                      .first;
+  it->second.lru = owed_lru_.insert(owed_lru_.end(), key);
   Commit(key, request);
 }
 
 void PlayClient::Commit(const Key& key, const v1::DecisionRequest& request) {
-  Pending& pending = pending_.at(key);
+  const auto it = pending_.find(key);
+  Touch(it, false);  // Its reveal is owed (again).
+  Pending& pending = it->second;
   const Digest commitment =
       CommitmentHash(*FromHex(request.match_id()), request.seat(),
                      request.decision_id(), pending.salt, pending.action);
@@ -413,9 +461,10 @@ void PlayClient::Commit(const Key& key, const v1::DecisionRequest& request) {
 
 void PlayClient::Reveal(const Key& key) {
   auto it = pending_.find(key);
-  if (it == pending_.end()) return;  // Lost (a restarted bot).
+  if (it == pending_.end()) return;  // Lost (a restarted bot), or dropped.
   if (it->second.revealed_on == streams_) return;
   it->second.revealed_on = streams_;
+  Touch(it, it->second.acked);
   v1::PlayRequest message;
   v1::RevealMove* reveal = message.mutable_reveal();
   reveal->set_match_id(std::get<0>(key));

@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <list>
 #include <map>
 #include <memory>
 #include <optional>
@@ -49,9 +50,12 @@ struct PlayClientOptions {
   // process exits at once with status 3, leaving that commitment
   // unrevealed (0: never).
   int crash_after_commits = 0;
-  // At most this many decisions open at once (committed to, their reveal
-  // not yet acknowledged): a decision past it is refused, with a line
-  // saying so. Not a flag.
+  // At most this many seats' commitments kept at once (the salt and
+  // action of each seat's newest decision). Past it, the least recently
+  // used is dropped to make room: one whose reveal was acknowledged if
+  // any, else the oldest whose reveal is owed (said in a line). A dropped
+  // decision asked again is refused, never committed to anew
+  // (docs/writing-a-bot.md, "What a bot must never do"). Not a flag.
   size_t max_open_decisions = 4096;
 };
 
@@ -90,7 +94,12 @@ class PlayClient {
     // The stream (streams_) its commit and reveal were last sent on.
     int committed_on = -1;
     int revealed_on = -1;
+    // Whether the referee acknowledged its reveal (and asked nothing of it
+    // since), and its place in acked_lru_ or owed_lru_.
+    bool acked = false;
+    std::list<Key>::iterator lru{};
   };
+  using PendingMap = std::map<Key, Pending>;
   using Stream = grpc::ClientReaderWriter<referee::v1::PlayRequest,
                                           referee::v1::PlayResponse>;
 
@@ -146,16 +155,29 @@ class PlayClient {
   // Decides `request`, completing it first with the view of the
   // DecisionResult before it (observation-once). Commits to each decision
   // of a seat once (docs/writing-a-bot.md, "What a bot must never do"): a
-  // request for a decision still open gets the same commitment again (on
-  // a new stream), and one for a decision answered before (revealed and
-  // acknowledged, or older than the seat's newest), of a match over, with
-  // a match id that is not 16 bytes in hex or past
-  // options.max_open_decisions is refused with a line saying why.
+  // request for a decision it holds the commitment of gets the same
+  // commitment again (on a new stream), and one for a decision older than
+  // the seat's newest, of a match over, whose commitment was dropped to
+  // make room (MakeRoom), or with a match id that is not 16 bytes in hex
+  // is refused with a line saying why.
   void Decide(referee::v1::DecisionRequest& request);
 
   // Why the bot refuses to open `request`, a decision it has no choice
-  // for yet (empty: it may). Opening it then closes the seat's older one.
+  // for (empty: it may). Opening it then closes the seat's older one.
   std::string Refusal(const referee::v1::DecisionRequest& request) const;
+
+  // Moves `it` to the most recently used end of acked_lru_ (`acked`) or
+  // owed_lru_.
+  void Touch(PendingMap::iterator it, bool acked);
+
+  // Drops `it`'s commitment (newest_ still holds its decision's number).
+  void Forget(PendingMap::iterator it);
+
+  // At options.max_open_decisions, drops the least recently used
+  // commitment: of acked_lru_ if it has any, else of owed_lru_ (said in a
+  // line). Its decision is refused from then on, as newest_ keeps its
+  // number.
+  void MakeRoom();
 
   // Sends the commitment to the pending choice for `key`; in a single-seat
   // decision, its reveal right after.
@@ -163,7 +185,8 @@ class PlayClient {
 
   // Reveals the pending choice for `key`, once per stream: the referee asks
   // again after a reconnection if the reveal did not reach its log. The
-  // choice is kept until the reveal is acknowledged or the match ends.
+  // choice is kept until the seat's newer decision or its match's end
+  // closes it, or MakeRoom drops it.
   void Reveal(const Key& key);
 
   const PlayClientOptions options_;
@@ -179,10 +202,17 @@ class PlayClient {
   // (a power loss, docs/durability.md) asks it again after a restart and
   // must get the same commitment. At most one per seat of a match (a
   // seat's newer decision closes its older one) and
-  // options.max_open_decisions in all.
-  std::map<Key, Pending> pending_;
+  // options.max_open_decisions in all (MakeRoom).
+  PendingMap pending_;
+  // The keys of pending_, least recently used first: those whose reveal
+  // was acknowledged, and the others (committed to, or about to be, and
+  // the reveal owed).
+  std::list<Key> acked_lru_;
+  std::list<Key> owed_lru_;
   // Per match and seat, until its match ends: the newest decision the bot
-  // has committed to, the end of what it ever commits to anew.
+  // has committed to, the end of what it ever commits to anew. A decision
+  // here whose commitment pending_ lacks was dropped to make room. A few
+  // dozen bytes a seat, as ended_matches_ keeps for every seat over.
   std::map<std::pair<std::string, uint32_t>, uint64_t> newest_;
   // What the message being handled makes the bot send (Flush sends it).
   std::vector<referee::v1::PlayRequest> outbox_;

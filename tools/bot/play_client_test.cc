@@ -8,8 +8,9 @@
 // never committing twice to a decision (the same commitment again while
 // it is owed, none once answered), refusing a match id that is not 16
 // bytes, saying a MatchEnded without its seat's outcome, and keeping at
-// most max_open_decisions open. tests/bot_cli_test.sh runs the bot program
-// itself.
+// most max_open_decisions commitments, dropping the least recently used
+// to make room for a new decision and refusing a dropped one asked again.
+// tests/bot_cli_test.sh runs the bot program itself.
 #include "tools/bot/play_client.h"
 
 #include <algorithm>
@@ -645,25 +646,94 @@ TEST(PlayClientScriptTest, AnEndWithoutTheSeatsOutcomeIsSaid) {
   EXPECT_EQ(CommitsOf(sent, kProbeMatch).size(), 1u);
 }
 
-// At most max_open_decisions decisions are open at once: a referee that
-// sends decisions without end is refused past that many (a line each), and
-// one seat's newer decision closes its older one.
-TEST(PlayClientScriptTest, OpenDecisionsAreBounded) {
+// Match `n` (1 to 9) of a script, seat 0 in each.
+std::string MatchNo(int n) {
+  std::string id(32, '0');
+  id.back() = static_cast<char>('0' + n);
+  return id;
+}
+
+// The reveals the bot sent for `match`.
+int RevealsOf(const std::vector<v1::PlayRequest>& sent,
+              const std::string& match) {
+  int n = 0;
+  for (const v1::PlayRequest& m : sent) {
+    n += m.has_reveal() && m.reveal().match_id() == match ? 1 : 0;
+  }
+  return n;
+}
+
+// Seats whose MatchEnded never comes (their match ended while the bot was
+// away) do not fill the bot for good: past max_open_decisions, the least
+// recently used commitment is dropped to make room, and a new decision is
+// answered (it was refused, so a long-running bot refused every new
+// decision once 4,096 such seats had gathered).
+TEST(PlayClientScriptTest, SeatsWhoseEndNeverCameDoNotBlockNewDecisions) {
   PlayClientOptions options;
   options.quiet = true;
   options.max_open_decisions = 3;
   std::vector<Step> steps;
-  for (uint64_t d = 1; d <= 5; ++d) steps.push_back(Decision(kMatch, d));
-  for (uint32_t seat = 1; seat <= 4; ++seat) {
-    steps.push_back(Decision(kOtherMatch, 1, false, seat));
+  for (int n = 1; n <= 6; ++n) {
+    steps.push_back(Decision(MatchNo(n), 1));
+    steps.push_back(UntilCommit(MatchNo(n), 1));
+    steps.push_back(Send(RevealRequest(MatchNo(n), 1)));
+    steps.push_back(UntilReveal(MatchNo(n), 1));
+    steps.push_back(Send(Ack(true, MatchNo(n), 1)));
   }
-  steps.push_back(Send(Ended(kOtherMatch, 1, 2)));  // Frees its seats.
   const std::vector<v1::PlayRequest> sent =
       PlayScript({WithProbe(std::move(steps))}, options);
-  // kMatch's seat 0 holds one open decision, kOtherMatch's seats 1 and 2
-  // the other two, and its seats 3 and 4 are refused.
-  EXPECT_EQ(CommitsOf(sent, kMatch).size(), 5u);
-  EXPECT_EQ(CommitsOf(sent, kOtherMatch).size(), 2u);
+  for (int n = 1; n <= 6; ++n) {
+    EXPECT_EQ(CommitsOf(sent, MatchNo(n)).size(), 1u) << n;
+  }
+  EXPECT_EQ(CommitsOf(sent, kProbeMatch).size(), 1u);
+}
+
+// What makes room is a commitment whose reveal was acknowledged, else the
+// oldest one whose reveal is owed; either way, its decision asked again
+// is refused and its reveal asked for is not sent: a commitment is never
+// signed twice (a bot that forgot it would commit to a fresh salt and
+// perhaps another move, which a referee could draw until it liked one).
+TEST(PlayClientScriptTest, ADroppedDecisionIsNeverCommittedToAgain) {
+  PlayClientOptions options;
+  options.quiet = true;
+  options.max_open_decisions = 2;
+  const std::string m1 = MatchNo(1), m2 = MatchNo(2), m3 = MatchNo(3),
+                    m4 = MatchNo(4);
+  const std::vector<v1::PlayRequest> sent = PlayScript(
+      {
+          {
+              Decision(m1, 1),
+              UntilCommit(m1, 1),  // Owed.
+              Decision(m2, 1),
+              UntilCommit(m2, 1),
+              Send(RevealRequest(m2, 1)),
+              UntilReveal(m2, 1),
+              Send(Ack(true, m2, 1)),  // Acknowledged.
+              // Drops m2's (acknowledged), though m1's is older.
+              Decision(m3, 1),
+              UntilCommit(m3, 1),
+              End(grpc::Status(grpc::StatusCode::UNAVAILABLE, "restarting")),
+          },
+          WithProbe({
+              Decision(m1, 1), UntilCommit(m1, 1),  // Kept: the same.
+              Decision(m2, 1),                      // Dropped: refused.
+              Decision(m3, 1), UntilCommit(m3, 1),  // Kept: the same.
+              // Drops m1's, the least recently used of the owed.
+              Decision(m4, 1), UntilCommit(m4, 1),
+              Decision(m1, 1),             // Dropped: refused.
+              Send(RevealRequest(m1, 1)),  // Not sent.
+          }),
+      },
+      options);
+  for (const std::string& kept : {m1, m3}) {
+    const std::vector<std::string> commits = CommitsOf(sent, kept);
+    ASSERT_EQ(commits.size(), 2u) << kept;
+    EXPECT_EQ(commits[0], commits[1]) << kept;
+  }
+  EXPECT_EQ(RevealsOf(sent, m1), 0);
+  EXPECT_EQ(CommitsOf(sent, m2).size(), 1u);
+  EXPECT_EQ(RevealsOf(sent, m2), 1);
+  EXPECT_EQ(CommitsOf(sent, m4).size(), 1u);
   EXPECT_EQ(CommitsOf(sent, kProbeMatch).size(), 1u);
 }
 
