@@ -14,7 +14,9 @@ a newer stream of its token replaced its own; and, fed what a malicious
 referee sends, never commits twice to a decision, refuses a match id that
 is not 16 bytes, says a MatchEnded without its seat's outcome and a view
 never received instead of raising, and keeps at most max_open_decisions
-open. Run from the source root with
+choices, dropping the least recently used (acknowledged first) to make
+room for a new decision and refusing a dropped one asked again. Run from
+the source root with
 the kit importable (installed, or tools/clients/python on PYTHONPATH);
 prints unittest's summary.
 """
@@ -480,19 +482,74 @@ class MaliciousRefereeTest(unittest.TestCase):
                       " to a result never received; ignoring it",
                       logs.output[0])
 
-    def test_open_decisions_are_bounded(self) -> None:
+    @staticmethod
+    def match_no(n: int) -> str:
+        """Match `n` (1 to 9) of a test, seat 0 in each."""
+        return "0" * 31 + str(n)
+
+    def seed(self, r: bot._Runner, match_id: str, reveal: bool = False
+             ) -> list[referee_service_pb2.PlayRequest]:
+        """Sends the seed decision of `match_id` (settled at once) and,
+        with `reveal`, its RevealRequest and RevealAck; returns what the
+        runner sent."""
+        r._handle(self.decision(match_id, 0, header_hash=bytes(32)))
+        if reveal:
+            r._handle(play(reveal_request=referee_service_pb2.RevealRequest(
+                match_id=match_id, decision_id=0)))
+            r._handle(play(reveal_ack=referee_service_pb2.RevealAck(
+                match_id=match_id, decision_id=0)))
+        return self.sent(r)
+
+    def test_seats_whose_end_never_came_do_not_block_new_decisions(
+            self) -> None:
+        """Past max_open_decisions, the least recently used choice is
+        dropped to make room, and a new decision is answered (it was
+        refused, so a long-running bot whose seats' MatchEnded never came,
+        their match over while it was away, refused every new decision
+        once 4,096 had gathered)."""
         r = self.runner()
         r.max_open_decisions = 3
-        with self.assertLogs("pyramid_kit", level="WARNING") as logs:
-            for d in range(1, 6):  # Each closes the one before.
-                r._handle(self.decision(self.M, d))
-            for seat in range(1, 5):
-                r._handle(self.decision(self.OTHER, 1, seat=seat))
+        with self.assertNoLogs("pyramid_kit", level="WARNING"):
+            for n in range(1, 7):
+                sent = self.seed(r, self.match_no(n), reveal=True)
+                self.assertEqual([m.WhichOneof("kind") for m in sent],
+                                 ["commit", "reveal"], n)
         self.assertEqual(sorted(r.pending), [
-            (self.M, 0, 5), (self.OTHER, 1, 1), (self.OTHER, 2, 1)])
-        self.assertEqual(len(logs.output), 2, logs.output)
-        self.assertIn("seat 3 decision 1: 3 decisions are open already (the"
-                      " kit's limit)", logs.output[0])
+            (self.match_no(n), 0, 0) for n in (4, 5, 6)])
+
+    def test_a_dropped_decision_is_never_committed_to_again(self) -> None:
+        """What makes room is a choice whose reveal was acknowledged, else
+        the oldest whose reveal is owed; either way, its decision asked
+        again is refused and its reveal asked for is not sent: a
+        commitment is never signed twice."""
+        r = self.runner()
+        r.max_open_decisions = 2
+        m1, m2, m3, m4 = (self.match_no(n) for n in (1, 2, 3, 4))
+        [c1] = self.seed(r, m1)  # Owed.
+        self.seed(r, m2, reveal=True)  # Acknowledged.
+        [c3] = self.seed(r, m3)  # Drops m2's, though m1's is older.
+        r.stream += 1  # A reconnection.
+        with self.assertLogs("pyramid_kit", level="WARNING") as logs:
+            self.assertEqual(self.seed(r, m1), [c1])  # Kept: the same.
+            self.assertEqual(self.seed(r, m2), [])  # Dropped: refused.
+            self.assertEqual(self.seed(r, m3), [c3])  # Kept: the same.
+            [c4] = self.seed(r, m4)  # Drops m1's, the oldest owed.
+            self.assertEqual(c4.commit.match_id, m4)
+            self.assertEqual(self.seed(r, m1), [])  # Dropped: refused.
+            r._handle(play(reveal_request=referee_service_pb2.RevealRequest(
+                match_id=m1, decision_id=0)))
+            self.assertEqual(self.sent(r), [])  # Not revealed.
+        self.assertEqual(len(logs.output), 3, logs.output)
+        self.assertIn(f"refusing match '{m2}' seat 0 decision 0: its "
+                      "commitment was dropped to make room (2 decisions open"
+                      " at once, the kit's limit), and a commitment is never"
+                      " signed twice", logs.output[0])
+        self.assertIn(f"match {m1} seat 0 decision 0: dropping its "
+                      "commitment, whose reveal is owed, to make room (2 "
+                      "decisions open at once, the kit's limit); it is "
+                      "refused from now on", logs.output[1])
+        self.assertIn(f"refusing match '{m1}' seat 0 decision 0: its "
+                      "commitment was dropped", logs.output[2])
 
 
 class StreamEnd(grpc.RpcError):

@@ -16,15 +16,18 @@ legal_actions)` (or `decide(request)` for the whole DecisionRequest); call
   number of matches at once; `choose` may then run for several decisions
   at the same time, each in its own thread;
 - commits to each decision once: a decision asked again gets the same
-  commitment while its reveal is owed (after a reconnection), and is
-  refused with a warning once revealed and acknowledged, when older than
-  the seat's newest decision, or when its match is over, so that a referee
-  cannot draw the strategy's choice again (docs/writing-a-bot.md, "What a
-  bot must never do"); also refused, with a warning: a match id that is
-  not 16 bytes in hex, a request whose view refers to a result never
-  received, and a decision past `MAX_OPEN_DECISIONS` open at once (a
-  seat's newer decision closes its older one). A message the kit cannot
-  handle otherwise is logged and skipped, never raised out of `run`;
+  commitment (after a reconnection, or a referee's restart that lost the
+  reveal), and is refused with a warning when older than the seat's newest
+  decision, when its match is over, or when its commitment was dropped to
+  make room, so that a referee cannot draw the strategy's choice again
+  (docs/writing-a-bot.md, "What a bot must never do"); also refused, with
+  a warning: a match id that is not 16 bytes in hex and a request whose
+  view refers to a result never received. It keeps the commitments of at
+  most `MAX_OPEN_DECISIONS` seats (a seat's newer decision closes its
+  older one): past that, the least recently used is dropped to make room,
+  one whose reveal was acknowledged if any, else the oldest whose reveal
+  is owed (with a warning). A message the kit cannot handle otherwise is
+  logged and skipped, never raised out of `run`;
 - when the commit deadline (DecisionRequest.commit_deadline_unix_ms) comes
   within `deadline_margin_ms` before the strategy has answered, commits the
   fallback action instead (`actions.fallback_action`: always legal) and
@@ -48,6 +51,7 @@ legal_actions)` (or `decide(request)` for the whole DecisionRequest); call
 """
 from __future__ import annotations
 
+import collections
 import dataclasses
 import logging
 import queue
@@ -67,8 +71,11 @@ log = logging.getLogger("pyramid_kit")
 # PlayError.code of a match that broke and stopped (google.rpc.Code).
 DATA_LOSS = grpc.StatusCode.DATA_LOSS.value[0]
 
-# At most this many decisions are open at once (committed to, or being
-# decided, and their reveal not yet acknowledged): one past it is refused.
+# At most this many seats' commitments are kept at once (the salt and
+# action of each seat's newest decision, or its request while it is being
+# decided). Past it, the least recently used is dropped to make room: one
+# whose reveal was acknowledged if any, else the oldest whose reveal is
+# owed. A dropped decision asked again is refused, never committed to anew.
 MAX_OPEN_DECISIONS = 4096
 
 # Stream errors that another attempt cannot mend.
@@ -106,14 +113,18 @@ class RunSummary:
 
 @dataclasses.dataclass
 class _Pending:
-    """One decision of one seat, from its request until its reveal is
-    acknowledged (or its match ends)."""
+    """The newest decision of one seat, from its request until the seat's
+    next decision or its match's end closes it (or it is dropped to make
+    room): kept after its reveal is acknowledged, since a referee that lost
+    the reveal (a power loss, docs/durability.md) asks it again after a
+    restart and must get the same commitment."""
     request: pb.DecisionRequest
     salt: bytes = b""
     action: Optional[bytes] = None   # Serialized once; None while deciding.
     committed_on: int = -1           # Stream number of the last commit sent.
     revealed_on: int = -1            # Stream number of the last reveal sent.
     timer: Optional[threading.Timer] = None
+    acked: bool = False              # Its reveal acknowledged (not owed).
 
 
 class Bot:
@@ -202,9 +213,15 @@ class _Runner:
         self.lock = threading.RLock()
         self.pending: dict[tuple[str, int, int], _Pending] = {}
         # Per (match, seat), until its match ends: the newest decision the
-        # run has opened, the end of what it ever commits to anew.
+        # run has opened, the end of what it ever commits to anew. One here
+        # that `pending` lacks was dropped to make room. A few dozen bytes
+        # a seat, as `ended` keeps for every match over.
         self.newest: dict[tuple[str, int], int] = {}
         self.max_open_decisions = MAX_OPEN_DECISIONS
+        # The keys of `pending`, least recently used first: those whose
+        # reveal was acknowledged, and the others (the reveal owed).
+        self.lru_acked: collections.OrderedDict = collections.OrderedDict()
+        self.lru_owed: collections.OrderedDict = collections.OrderedDict()
         # Per (match, seat): the observation of the last DecisionResult on
         # this stream, which a DecisionRequest with observation_in_result
         # refers to (the Play feature "observation-once").
@@ -325,11 +342,15 @@ class _Runner:
             # The choice is kept: a referee that lost the reveal (a power
             # loss under --fsync=checkpoints, docs/durability.md) opens the
             # decision again after its restart, and gets the same commitment.
+            # Owed no more, it is the first to go when room is needed.
             r = response.reveal_ack
+            key = (r.match_id, r.seat, r.decision_id)
             with self.lock:
-                entry = self.pending.get((r.match_id, r.seat, r.decision_id))
+                entry = self.pending.get(key)
                 if entry is not None and entry.timer:
                     entry.timer.cancel()
+                if entry is not None and entry.revealed_on >= 0:
+                    self._touch(key, acked=True)
         elif kind == "result":
             r = response.result
             with self.lock:
@@ -390,6 +411,35 @@ class _Runner:
         entry = self.pending.pop(key, None)
         if entry is not None and entry.timer:
             entry.timer.cancel()
+        self.lru_acked.pop(key, None)
+        self.lru_owed.pop(key, None)
+
+    def _touch(self, key: tuple[str, int, int], acked: bool) -> None:
+        """Makes `key` the most recently used of `lru_acked` (`acked`) or
+        `lru_owed`."""
+        self.lru_acked.pop(key, None)
+        self.lru_owed.pop(key, None)
+        (self.lru_acked if acked else self.lru_owed)[key] = None
+        self.pending[key].acked = acked
+
+    def _make_room(self) -> None:
+        """At `max_open_decisions`, drops the least recently used choice:
+        one whose reveal was acknowledged if any, else the oldest whose
+        reveal is owed (with a warning). Its decision is refused from then
+        on, as `newest` keeps its number."""
+        if len(self.pending) < self.max_open_decisions:
+            return
+        owed = not self.lru_acked
+        lru = self.lru_owed if owed else self.lru_acked
+        if not lru:
+            return
+        key = next(iter(lru))
+        if owed:
+            log.warning("match %s seat %d decision %d: dropping its "
+                        "commitment, whose reveal is owed, to make room (%d "
+                        "decisions open at once, the kit's limit); it is "
+                        "refused from now on", *key, self.max_open_decisions)
+        self._forget(key)
 
     def _refusal(self, req: pb.DecisionRequest) -> str:
         """Why the run refuses to open `req`, a decision it has no choice
@@ -401,15 +451,14 @@ class _Runner:
         if req.match_id in self.ended:
             return "its match is over"
         newest = self.newest.get((req.match_id, req.seat))
-        if newest is not None and req.decision_id <= newest:
+        # Only a decision whose choice `pending` lacks is asked about.
+        if newest is not None and req.decision_id == newest:
+            return ("its commitment was dropped to make room "
+                    f"({self.max_open_decisions} decisions open at once, the "
+                    "kit's limit), and a commitment is never signed twice")
+        if newest is not None and req.decision_id < newest:
             return (f"the seat committed to decision {newest} already, and "
                     "a commitment is never signed twice")
-        # A seat's newer decision closes its older one: it opens none more.
-        closes = (newest is not None and
-                  (req.match_id, req.seat, newest) in self.pending)
-        if not closes and len(self.pending) >= self.max_open_decisions:
-            return (f"{len(self.pending)} decisions are open already (the "
-                    "kit's limit)")
         return ""
 
     def _on_decision(self, req: pb.DecisionRequest) -> None:
@@ -445,7 +494,9 @@ class _Runner:
             if newest is not None:
                 self._forget((req.match_id, req.seat, newest))
             self.newest[(req.match_id, req.seat)] = req.decision_id
+            self._make_room()
             entry = self.pending[key] = _Pending(request=req)
+            self._touch(key, acked=False)
             if req.decision_id == 0:
                 self._settle(key, actions.seed_action(req.header_hash), "seed")
                 return
@@ -536,6 +587,7 @@ class _Runner:
     def _commit(self, key: tuple[str, int, int]) -> None:
         entry = self.pending[key]
         entry.committed_on = self.stream
+        self._touch(key, acked=False)  # Its reveal is owed (again).
         commitment = protocol.commitment(*key, entry.salt, entry.action)
         signature = (self.key.sign_commit(*key, commitment)
                      if self.key else b"")
@@ -550,6 +602,7 @@ class _Runner:
         if entry.revealed_on == self.stream:
             return  # Sent on this stream already.
         entry.revealed_on = self.stream
+        self._touch(key, entry.acked)
         self.outbox.put(pb.PlayRequest(reveal=pb.RevealMove(
             match_id=key[0], seat=key[1], decision_id=key[2],
             salt=entry.salt, action=entry.action)))
