@@ -1,9 +1,13 @@
 #include "tools/tournament/referee_link.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
+#include <limits>
+#include <map>
 #include <string_view>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -91,6 +95,86 @@ absl::Status FromGrpc(const grpc::Status& status, const std::string& what) {
 }
 
 }  // namespace
+
+// Cancels the Watch streams that stay silent: each stream added has a
+// deadline, moved on by each of its events (Heard); one whose deadline
+// passes first is cancelled (TryCancel) and marked, so that its call can
+// say why it ended. One thread serves every stream, started with the first.
+class RefereeLink::SilenceWatchdog {
+ public:
+  SilenceWatchdog() = default;
+  SilenceWatchdog(const SilenceWatchdog&) = delete;
+  SilenceWatchdog& operator=(const SilenceWatchdog&) = delete;
+  ~SilenceWatchdog() {
+    {
+      absl::MutexLock lock(&mu_);
+      stop_ = true;
+      cv_.Signal();
+    }
+    if (thread_.joinable()) thread_.join();
+  }
+
+  // Watches `context`, whose call has begun: cancelled unless an event
+  // comes within `limit`. Removed before the context goes.
+  void Add(grpc::ClientContext* context, absl::Duration limit) {
+    absl::MutexLock lock(&mu_);
+    streams_[context] = Stream{.deadline = absl::Now() + limit};
+    if (!thread_.joinable()) thread_ = std::thread([this] { Loop(); });
+    cv_.Signal();
+  }
+
+  // An event came on `context`'s stream: the next must come within `limit`.
+  void Heard(grpc::ClientContext* context, absl::Duration limit) {
+    absl::MutexLock lock(&mu_);
+    auto it = streams_.find(context);
+    if (it != streams_.end() && !it->second.silenced) {
+      it->second.deadline = absl::Now() + limit;
+    }
+  }
+
+  // Stops watching `context`; true when it was cancelled for its silence.
+  bool Remove(grpc::ClientContext* context) {
+    absl::MutexLock lock(&mu_);
+    auto node = streams_.extract(context);
+    return !node.empty() && node.mapped().silenced;
+  }
+
+ private:
+  struct Stream {
+    absl::Time deadline;
+    bool silenced = false;
+  };
+
+  // Cancels each stream whose deadline has passed, then sleeps until the
+  // next deadline (a deadline Heard moved later is found at the earlier
+  // one) or an Add.
+  void Loop() {
+    absl::MutexLock lock(&mu_);
+    while (!stop_) {
+      const absl::Time now = absl::Now();
+      absl::Time next = absl::InfiniteFuture();
+      for (auto& [context, stream] : streams_) {
+        if (stream.silenced) continue;
+        if (stream.deadline <= now) {
+          // Under mu_: Remove comes before the context goes.
+          stream.silenced = true;
+          context->TryCancel();
+        } else {
+          next = std::min(next, stream.deadline);
+        }
+      }
+      cv_.WaitWithDeadline(&mu_, next);
+    }
+  }
+
+  absl::Mutex mu_;
+  absl::CondVar cv_;
+  std::map<grpc::ClientContext*, Stream> streams_ ABSL_GUARDED_BY(mu_);
+  bool stop_ ABSL_GUARDED_BY(mu_) = false;
+  std::thread thread_;  // Started by the first Add.
+};
+
+RefereeLink::RefereeLink() : watchdog_(std::make_unique<SilenceWatchdog>()) {}
 
 std::optional<RefereeLink::SealedLog> RefereeLink::ReadSealedLog(
     const std::string& path, const std::string& key) {
@@ -466,9 +550,10 @@ absl::StatusOr<v1::ListMatchesResponse> RefereeLink::ListMatches(
   return response;
 }
 
-absl::Status RefereeLink::AwaitEnd(const std::string& match_id) {
-  absl::Status status =
-      embedded_ != nullptr ? AwaitEmbedded(match_id) : AwaitRemote(match_id);
+absl::Status RefereeLink::AwaitEnd(const std::string& match_id,
+                                   const v1::ClockSettings& clocks) {
+  absl::Status status = embedded_ != nullptr ? AwaitEmbedded(match_id)
+                                             : AwaitRemote(match_id, clocks);
   // Over, or no longer waited for: its place is free for the link's next
   // match (a match abandoned at an interruption starts none). Only an end
   // seen is the tournament's progress.
@@ -485,13 +570,52 @@ absl::Status RefereeLink::AwaitEmbedded(const std::string& match_id) {
   return absl::OkStatus();
 }
 
+namespace {
+
+// The commit phase's timeout under `clocks`: the seed decision's when it is
+// longer.
+absl::Duration CommitTimeout(const v1::ClockSettings& clocks) {
+  return absl::Milliseconds(
+      std::max(clocks.commit_timeout_ms(), clocks.seed_timeout_ms()));
+}
+
+// The most a seat's time bank can hold at decision `decision`: its start
+// and an increment per decision before it (and one more, to be safe).
+// Duration arithmetic saturates: a decision number without end gives a
+// limit of ages, never a wrapped short one.
+absl::Duration BankAt(const v1::ClockSettings& clocks, uint64_t decision) {
+  const int64_t earned =
+      static_cast<int64_t>(std::min<uint64_t>(
+          decision, std::numeric_limits<int64_t>::max() - 1)) +
+      1;
+  return absl::Milliseconds(clocks.time_bank_ms()) +
+         absl::Milliseconds(clocks.time_bank_increment_ms()) * earned;
+}
+
+}  // namespace
+
+absl::Duration RefereeLink::SilenceLimit(const v1::ClockSettings& clocks,
+                                         uint64_t decision,
+                                         absl::Duration margin) {
+  if (clocks.commit_timeout_ms() == 0 || clocks.reveal_timeout_ms() == 0) {
+    return absl::InfiniteDuration();
+  }
+  return CommitTimeout(clocks) + BankAt(clocks, decision) +
+         absl::Milliseconds(clocks.reveal_timeout_ms()) + margin;
+}
+
 // Follows the match's Watch stream until the referee closes it, watching
 // again by match id when the connection is lost. The stream carries the
 // admin token: a referee started with --public_watch=false answers only
-// token holders.
-absl::Status RefereeLink::AwaitRemote(const std::string& match_id) {
+// token holders. A stream with no event for longer than the match's clocks
+// allow (SilenceLimit) is cancelled by the watchdog and ends the wait.
+absl::Status RefereeLink::AwaitRemote(const std::string& match_id,
+                                      const v1::ClockSettings& clocks) {
   grpc::Status status;
   std::string broken;
+  uint64_t decision = 0;  // The latest the referee said is open.
+  absl::Duration limit = SilenceLimit(clocks, decision, silence_margin_);
+  bool silenced = false;
   const grpc::Status retried = Retrying([&](grpc::ClientContext& context) {
     {
       absl::MutexLock lock(&mu_);
@@ -501,13 +625,29 @@ absl::Status RefereeLink::AwaitRemote(const std::string& match_id) {
     v1::WatchRequest request;
     request.set_match_id(match_id);
     auto reader = stub_->Watch(&context, request);
+    const bool bounded = limit != absl::InfiniteDuration();
+    if (bounded) watchdog_->Add(&context, limit);
     v1::WatchEvent event;
     while (reader->Read(&event)) {
       if (event.has_match() && event.match().status() == v1::MATCH_BROKEN) {
         broken = PrintableText(event.match().broken_reason());
       }
+      if (event.has_decision()) {
+        decision = std::max(decision, event.decision().decision_id());
+      } else if (event.has_snapshot() && event.snapshot().has_decision()) {
+        decision =
+            std::max(decision, event.snapshot().decision().decision_id());
+      }
+      limit = SilenceLimit(clocks, decision, silence_margin_);
+      if (bounded) watchdog_->Heard(&context, limit);
     }
     status = reader->Finish();
+    if (bounded && watchdog_->Remove(&context) && !status.ok()) {
+      // Not a lost connection, to be watched again: the referee is not
+      // playing the match.
+      silenced = true;
+      status = grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED, "silent");
+    }
     absl::MutexLock lock(&mu_);
     watches_.erase(&context);
     return status;
@@ -515,6 +655,18 @@ absl::Status RefereeLink::AwaitRemote(const std::string& match_id) {
   // Cancelled, or a wait to watch again ended by an interruption.
   if (cancelled_.load() || InterruptedStatus(retried)) {
     return absl::CancelledError("interrupted");
+  }
+  if (silenced) {
+    return absl::DeadlineExceededError(absl::StrCat(
+        "the referee at ", address_, " sent nothing about match ", match_id,
+        " for ", absl::FormatDuration(limit),
+        ", longer than any decision may take under its clocks (commit ",
+        absl::FormatDuration(CommitTimeout(clocks)), " + time bank ",
+        absl::FormatDuration(BankAt(clocks, decision)), " + reveal ",
+        absl::FormatDuration(absl::Milliseconds(clocks.reveal_timeout_ms())),
+        ", + ", absl::FormatDuration(silence_margin_),
+        " for the referee's own delays): it is not playing the match; not "
+        "waiting for its end"));
   }
   if (!status.ok()) return FromGrpc(status, "watching");
   if (!broken.empty()) {
@@ -583,13 +735,30 @@ absl::StatusOr<std::string> RefereeLink::GetLog(const std::string& match_id) {
   v1::GetLogRequest request;
   request.set_match_id(match_id);
   std::string bytes;
+  bool too_long = false;
   grpc::Status status = Retrying([&](grpc::ClientContext& context) {
     auto reader = stub_->GetLog(&context, request);
     bytes.clear();
     v1::LogChunk chunk;
-    while (reader->Read(&chunk)) bytes += chunk.data();
-    return reader->Finish();
+    while (reader->Read(&chunk)) {
+      if (chunk.data().size() > max_log_bytes_ - bytes.size()) {
+        too_long = true;
+        context.TryCancel();
+        break;
+      }
+      bytes += chunk.data();
+    }
+    const grpc::Status finished = reader->Finish();
+    // Not a lost connection, to be fetched again.
+    if (too_long) return grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED, "");
+    return finished;
   });
+  if (too_long) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "fetching the log: the referee at ", address_, " sent more than ",
+        max_log_bytes_, " bytes of match ", match_id,
+        "'s log, the most the runner takes of one log; not fetched"));
+  }
   if (!status.ok()) return FromGrpc(status, "fetching the log");
   return bytes;
 }

@@ -8,6 +8,7 @@
 #define PYRAMID_TOOLS_TOURNAMENT_REFEREE_LINK_H_
 
 #include <atomic>
+#include <cstdint>
 #include <functional>
 #include <limits>
 #include <memory>
@@ -128,9 +129,35 @@ class RefereeLink {
 
   // Blocks until the match is over. CANCELLED once Cancel() is called, or
   // when an interruption ends a wait to watch it again (SetRetryHooks).
-  // Either way, a match this link created no longer holds one of its
-  // places (CreateMatch).
-  absl::Status AwaitEnd(const std::string& match_id);
+  // `clocks` are those the match was created with (CreateMatchRequest's):
+  // a running referee that sends no event of the match's Watch stream for
+  // longer than any decision may take under them (SilenceLimit) is not
+  // playing it, and the wait ends with DEADLINE_EXCEEDED ("the referee at
+  // ADDRESS sent nothing about match M for ..."), the stream cancelled.
+  // Clocks that leave a phase without a deadline, or all zero (the
+  // referee's defaults, which the runner does not know), set no such
+  // limit. However it ends, a match this link created no longer holds one
+  // of its places (CreateMatch).
+  absl::Status AwaitEnd(const std::string& match_id,
+                        const referee::v1::ClockSettings& clocks);
+
+  // The longest a referee playing a match under `clocks` may go without a
+  // Watch event while decision `decision` (the latest it said opened) is
+  // open: the commit timeout (the seed decision's, when longer), the most
+  // a seat's time bank can hold by then (its start and one increment per
+  // decision so far), and the reveal timeout, plus `margin` for the
+  // referee's own delays. A referee's restart breaks the stream, and the
+  // decision it reopens has its whole deadline again (docs/durability.md),
+  // so the limit counts from the last event of the stream watched. Infinite
+  // when the commit or the reveal timeout is 0 (no deadline: a seat may
+  // take as long as it likes).
+  static absl::Duration SilenceLimit(const referee::v1::ClockSettings& clocks,
+                                     uint64_t decision, absl::Duration margin);
+  // SilenceLimit's margin: the referee's delays beyond the clocks (its
+  // writes and syncs, a loaded machine, the network).
+  static constexpr absl::Duration kSilenceMargin = absl::Seconds(60);
+  // Another margin than kSilenceMargin, for tests whose clocks are short.
+  void SetSilenceMargin(absl::Duration margin) { silence_margin_ = margin; }
 
   // Makes the finished match's log available at `dir`/`file` (fetching it
   // with GetLog from a remote referee; the embedded one wrote it there).
@@ -141,8 +168,23 @@ class RefereeLink {
                         const std::string& file);
 
   // A running referee's log of the finished match `match_id` (GetLog), in
-  // memory. FAILED_PRECONDITION for the embedded referee.
+  // memory. FAILED_PRECONDITION for the embedded referee. A referee that
+  // sends more than max_log_bytes() is not sending a log the runner takes:
+  // the call is cancelled as soon as the next chunk would pass that cap,
+  // and fails with RESOURCE_EXHAUSTED naming the cap, having held no more
+  // than it.
   absl::StatusOr<std::string> GetLog(const std::string& match_id);
+
+  // GetLog's cap. No sound bound follows from the games: a log's length
+  // follows its options (Pyramid Shambo's max_throws goes up to 2^32 - 1
+  // throws), while a log under the default options is some MiB (ten seats
+  // of Pyramid Shambo log about 0.5 KB a decision, and play at most 10,000
+  // throws). 256 MiB leaves room for long options and keeps a referee that
+  // streams without end from filling the runner's memory.
+  static constexpr uint64_t kMaxLogBytes = uint64_t{256} << 20;
+  uint64_t max_log_bytes() const { return max_log_bytes_; }
+  // Another cap than kMaxLogBytes (at least 1 byte).
+  void SetMaxLogBytes(uint64_t bytes) { max_log_bytes_ = bytes; }
 
   // The referee's latest transparency log checkpoint (covering every match
   // sealed so far), and a sealed log's inclusion proof against the
@@ -184,9 +226,12 @@ class RefereeLink {
                      std::function<void(const std::string&)> note);
 
  private:
-  RefereeLink() = default;
+  class SilenceWatchdog;
+
+  RefereeLink();
   absl::Status AwaitEmbedded(const std::string& match_id);
-  absl::Status AwaitRemote(const std::string& match_id);
+  absl::Status AwaitRemote(const std::string& match_id,
+                           const referee::v1::ClockSettings& clocks);
   // Adds the admin token to `context`'s metadata.
   void Authorize(grpc::ClientContext& context) const;
   // Calls `call` with a new context carrying the admin token until it
@@ -228,6 +273,10 @@ class RefereeLink {
   std::unique_ptr<referee::v1::Referee::Stub> stub_;
 
   absl::Duration retry_for_ = absl::ZeroDuration();
+  absl::Duration silence_margin_ = kSilenceMargin;
+  uint64_t max_log_bytes_ = kMaxLogBytes;
+  // Cancels the Watch streams that stay silent past their SilenceLimit.
+  std::unique_ptr<SilenceWatchdog> watchdog_;
   std::atomic<bool> cancelled_{false};
   std::function<bool(Waiting)> interrupted_;      // SetRetryHooks.
   std::function<void(const std::string&)> note_;  // SetRetryHooks.

@@ -9,7 +9,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <filesystem>
 #include <fstream>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -20,6 +22,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "grpcpp/grpcpp.h"
@@ -244,7 +247,8 @@ TEST(RefereeLinkTest, ALimitRaisedOnTheRefereeIsTakenUp) {
         absl::StatusOr<v1::CreateMatchResponse> created =
             link->CreateMatch(v1::CreateMatchRequest());
         ASSERT_TRUE(created.ok()) << created.status();
-        EXPECT_TRUE(link->AwaitEnd(created->match_id()).ok());
+        EXPECT_TRUE(
+            link->AwaitEnd(created->match_id(), v1::ClockSettings()).ok());
       }
     });
   }
@@ -310,6 +314,205 @@ TEST(RefereeLinkTest, ARefereesMessageIsEscaped) {
   EXPECT_EQ(created.status().message(),
             "creating a match: bad\\x1B]0;PWNED\\x07\\x1B[2J\\nall matches "
             "genuine");
+}
+
+// Short clocks: a decision may take 100 ms.
+v1::ClockSettings ShortClocks() {
+  v1::ClockSettings clocks;
+  clocks.set_commit_timeout_ms(50);
+  clocks.set_reveal_timeout_ms(50);
+  return clocks;
+}
+
+// AwaitEnd of `match_id` on `link`, or CANCELLED with a test failure when
+// it has not returned within a generous alarm (2 minutes, however loaded
+// the machine): a wait that never ends fails the test instead of hanging
+// it.
+absl::Status AwaitEndOrAlarm(RefereeLink& link, const std::string& match_id,
+                             const v1::ClockSettings& clocks) {
+  absl::Notification done;
+  absl::Status status;
+  std::thread waiter([&] {
+    status = link.AwaitEnd(match_id, clocks);
+    done.Notify();
+  });
+  if (!done.WaitForNotificationWithTimeout(absl::Minutes(2))) {
+    ADD_FAILURE() << "AwaitEnd(" << match_id << ") did not end";
+    link.Cancel();
+  }
+  waiter.join();
+  return status;
+}
+
+// A referee that answers a Watch with the match's summary, then sends
+// nothing until the watcher goes: a wedged or hostile referee.
+class SilentReferee final : public v1::Referee::Service {
+ public:
+  grpc::Status Watch(grpc::ServerContext* context,
+                     const v1::WatchRequest* request,
+                     grpc::ServerWriter<v1::WatchEvent>* writer) override {
+    v1::WatchEvent event;
+    event.mutable_match()->set_match_id(request->match_id());
+    event.mutable_match()->set_status(v1::MATCH_RUNNING);
+    writer->Write(event);
+    while (!context->IsCancelled()) absl::SleepFor(absl::Milliseconds(10));
+    cancelled_.fetch_add(1);
+    return grpc::Status::OK;
+  }
+
+  // How many of its Watch streams the watcher cancelled.
+  int cancelled() const { return cancelled_.load(); }
+
+ private:
+  std::atomic<int> cancelled_{0};
+};
+
+// A running referee that sends nothing about a match for longer than its
+// clocks let any decision take is not playing it: the wait ends with that
+// said, and the stream is cancelled, instead of keeping the tournament
+// until a second Ctrl-C.
+TEST(RefereeLinkTest, AWatchSilentBeyondTheClocksEndsTheWait) {
+  SilentReferee referee;
+  FakeRefereeRig rig(referee);
+  ASSERT_NO_FATAL_FAILURE(rig.Start(absl::Minutes(1)));
+  rig.link().SetSilenceMargin(absl::Milliseconds(200));
+  const absl::Status status = AwaitEndOrAlarm(rig.link(), "m1", ShortClocks());
+  EXPECT_EQ(status.code(), absl::StatusCode::kDeadlineExceeded) << status;
+  EXPECT_TRUE(absl::StrContains(
+      status.message(), absl::StrCat("the referee at ", rig.link().address(),
+                                     " sent nothing about match m1 for ")))
+      << status;
+  EXPECT_TRUE(absl::StrContains(
+      status.message(),
+      "longer than any decision may take under its clocks (commit 50ms + "
+      "time bank 0 + reveal 50ms, + 200ms for the referee's own delays)"))
+      << status;
+  // The stream was cancelled, not left open on the referee.
+  const absl::Time end = absl::Now() + absl::Minutes(1);
+  while (referee.cancelled() == 0 && absl::Now() < end) {
+    absl::SleepFor(absl::Milliseconds(10));
+  }
+  EXPECT_EQ(referee.cancelled(), 1);
+}
+
+// A referee that sends an event every `every` for `length`, then ends the
+// stream: a match longer than the silence limit, never silent for long.
+class BusyReferee final : public v1::Referee::Service {
+ public:
+  BusyReferee(absl::Duration every, absl::Duration length)
+      : every_(every), length_(length) {}
+
+  grpc::Status Watch(grpc::ServerContext* context, const v1::WatchRequest*,
+                     grpc::ServerWriter<v1::WatchEvent>* writer) override {
+    const absl::Time over = absl::Now() + length_;
+    v1::WatchEvent event;
+    event.mutable_commit()->set_decision_id(1);
+    while (absl::Now() < over && !context->IsCancelled()) {
+      writer->Write(event);
+      absl::SleepFor(every_);
+    }
+    return grpc::Status::OK;
+  }
+
+ private:
+  const absl::Duration every_;
+  const absl::Duration length_;
+};
+
+// The limit counts from the last event, not from the start: a match that
+// plays longer than it ends as it should.
+TEST(RefereeLinkTest, AWatchWithEventsIsNotCutAtTheSilenceLimit) {
+  // Events 20 ms apart for 7 s, against a limit of 3.1 s.
+  BusyReferee referee(absl::Milliseconds(20), absl::Seconds(7));
+  FakeRefereeRig rig(referee);
+  ASSERT_NO_FATAL_FAILURE(rig.Start(absl::Minutes(1)));
+  rig.link().SetSilenceMargin(absl::Seconds(3));
+  EXPECT_TRUE(AwaitEndOrAlarm(rig.link(), "m1", ShortClocks()).ok());
+}
+
+TEST(RefereeLinkTest, TheSilenceLimitIsADecisionsWholeTime) {
+  constexpr absl::Duration kMargin = absl::Seconds(60);
+  v1::ClockSettings clocks;
+  clocks.set_commit_timeout_ms(2000);
+  clocks.set_reveal_timeout_ms(3000);
+  EXPECT_EQ(RefereeLink::SilenceLimit(clocks, 0, kMargin),
+            absl::Milliseconds(5000) + kMargin);
+  // The seed decision's deadline, when longer, is the commit phase's.
+  clocks.set_seed_timeout_ms(30000);
+  EXPECT_EQ(RefereeLink::SilenceLimit(clocks, 0, kMargin),
+            absl::Milliseconds(33000) + kMargin);
+  // A bank and what it may have earned by decision 9.
+  clocks.set_time_bank_ms(10000);
+  clocks.set_time_bank_increment_ms(100);
+  EXPECT_EQ(RefereeLink::SilenceLimit(clocks, 9, kMargin),
+            absl::Milliseconds(33000 + 10000 + 10 * 100) + kMargin);
+  // A decision number without end does not wrap round to a short limit.
+  EXPECT_GT(RefereeLink::SilenceLimit(
+                clocks, std::numeric_limits<uint64_t>::max(), kMargin),
+            absl::Hours(24 * 365 * 1000));
+  // A phase without a deadline: a seat may take as long as it likes.
+  for (int phase = 0; phase < 2; ++phase) {
+    v1::ClockSettings open = ShortClocks();
+    if (phase == 0) open.set_commit_timeout_ms(0);
+    if (phase == 1) open.set_reveal_timeout_ms(0);
+    EXPECT_EQ(RefereeLink::SilenceLimit(open, 0, kMargin),
+              absl::InfiniteDuration())
+        << open.ShortDebugString();
+  }
+  EXPECT_EQ(RefereeLink::SilenceLimit(v1::ClockSettings(), 0, kMargin),
+            absl::InfiniteDuration());
+}
+
+// A referee whose GetLog sends `size` zero bytes in 64 KiB chunks.
+class BigLogReferee final : public v1::Referee::Service {
+ public:
+  explicit BigLogReferee(uint64_t size) : size_(size) {}
+
+  grpc::Status GetLog(grpc::ServerContext* context, const v1::GetLogRequest*,
+                      grpc::ServerWriter<v1::LogChunk>* writer) override {
+    v1::LogChunk chunk;
+    for (uint64_t sent = 0; sent < size_ && !context->IsCancelled();) {
+      const uint64_t n = std::min<uint64_t>(size_ - sent, 64 << 10);
+      chunk.set_data(std::string(n, '\0'));
+      if (!writer->Write(chunk)) break;
+      sent += n;
+    }
+    return grpc::Status::OK;
+  }
+
+ private:
+  const uint64_t size_;
+};
+
+// A referee that sends more than the cap of one log is refused, and the
+// log is not written: the runner holds no more than the cap.
+TEST(RefereeLinkTest, ALogBeyondTheCapIsRefused) {
+  BigLogReferee referee(uint64_t{4} << 20);
+  FakeRefereeRig rig(referee);
+  ASSERT_NO_FATAL_FAILURE(rig.Start(absl::Minutes(1)));
+  rig.link().SetMaxLogBytes(uint64_t{1} << 20);
+  const absl::StatusOr<std::string> log = rig.link().GetLog("m1");
+  EXPECT_EQ(log.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_EQ(
+      log.status().message(),
+      absl::StrCat("fetching the log: the referee at ", rig.link().address(),
+                   " sent more than 1048576 bytes of match m1's log, "
+                   "the most the runner takes of one log; not fetched"));
+  TempDir dir("referee-link-logs");
+  ASSERT_TRUE(dir.ok());
+  EXPECT_EQ(rig.link().FetchLog("m1", dir.path(), "m1.pyrlog").code(),
+            absl::StatusCode::kResourceExhausted);
+  EXPECT_FALSE(std::filesystem::exists(dir.File("m1.pyrlog")));
+}
+
+TEST(RefereeLinkTest, ALogOfTheCapExactlyIsFetched) {
+  BigLogReferee referee(uint64_t{1} << 20);
+  FakeRefereeRig rig(referee);
+  ASSERT_NO_FATAL_FAILURE(rig.Start(absl::Minutes(1)));
+  rig.link().SetMaxLogBytes(uint64_t{1} << 20);
+  const absl::StatusOr<std::string> log = rig.link().GetLog("m1");
+  ASSERT_TRUE(log.ok()) << log.status();
+  EXPECT_EQ(log->size(), uint64_t{1} << 20);
 }
 
 }  // namespace
