@@ -347,8 +347,8 @@ absl::StatusOr<std::optional<v1::CreateMatchResponse>> Lobby::ReserveRequest(
   const v1::MatchInfo info =
       host != nullptr ? host->Info(connections_) : v1::MatchInfo();
   if (host == nullptr || info.status() == v1::MATCH_BROKEN) {
-    // It will never be played nor sealed (e.g. the referee was killed
-    // before its log existed): the retry gets a match that will, unless
+    // It will never be played nor sealed (e.g. its log could not be
+    // resumed after a restart): the retry gets a match that will, unless
     // another retry took the request_id over meanwhile. Unless its end is
     // recorded, though, a restart would resume it as running: no other
     // match is made for the request_id until it is.
@@ -526,7 +526,10 @@ absl::StatusOr<v1::CreateMatchResponse> Lobby::CreateMatch(
   absl::Cleanup count_out = [this] { live_matches_.fetch_sub(1); };
   // The match id and the referee's seed contribution are drawn first and
   // recorded with the match before its log (which commits to the
-  // contribution) is written: a restart can then resume it.
+  // contribution) is written: a restart can then resume it. A restart that
+  // finds its log without its first checkpoint (written and synced before
+  // this answers) forgets it instead, as never acknowledged
+  // (ForgetUnacknowledged), and a retry creates it.
   std::string ids(kMatchIdSize + kSeedContributionSize, '\0');
   randombytes_buf(ids.data(), ids.size());
   const std::string match_id = ToHex(ids.substr(0, kMatchIdSize));

@@ -100,12 +100,15 @@ struct LobbyOptions {
 // What Lobby::Recover found.
 struct RecoveryReport {
   int bots = 0;
-  int finished = 0;  // Ended matches, served from their logs.
-  int resumed = 0;   // Running matches rebuilt from their logs.
-  int broken = 0;    // Running matches not resumed: ended broken (their
-                     // log marked broken, or one that does not re-run).
-  int entered = 0;   // Sealed logs the transparency log was missing, entered
-                     // now (one that must wait is entered later, uncounted).
+  int finished = 0;   // Ended matches, served from their logs.
+  int resumed = 0;    // Running matches rebuilt from their logs.
+  int broken = 0;     // Running matches not resumed: ended broken (their
+                      // log marked broken, or one that does not re-run).
+  int entered = 0;    // Sealed logs the transparency log was missing, entered
+                      // now (one that must wait is entered later, uncounted).
+  int forgotten = 0;  // Running matches whose creation the referee's end cut
+                      // short, before their log held its first checkpoint:
+                      // never acknowledged, forgotten (ForgetUnacknowledged).
 };
 
 class Lobby {
@@ -283,7 +286,22 @@ class Lobby {
                     const std::string& log_path,
                     const std::vector<HostedSeat>& hosted,
                     std::vector<std::string> token_ids, RecoveryReport& report);
-  absl::StatusOr<std::unique_ptr<Match>> ResumeLog(const StoredMatch& stored);
+  // Forgets a match the registry holds as running whose log holds no signed
+  // checkpoint (`why`: what it holds), as if it had never been created: the
+  // referee stopped while creating it, after the registry recorded it and
+  // before its log's first checkpoint was written and synced, which comes
+  // before CreateMatch answers; so no client was told of it, and its
+  // request_id is free for the retry. Its log (if any) goes, durably, then
+  // its registry entry with its seat tokens; what cannot go now is said
+  // and left to the next start, the match unknown meanwhile. Counted in
+  // report.forgotten.
+  void ForgetUnacknowledged(const StoredMatch& stored, const std::string& why,
+                            RecoveryReport& report);
+  // The running match `stored`, rebuilt from its log. Sets `unacknowledged`
+  // (with FAILED_PRECONDITION saying what the log holds) when the log holds
+  // no signed checkpoint: none was ever written (ForgetUnacknowledged).
+  absl::StatusOr<std::unique_ptr<Match>> ResumeLog(const StoredMatch& stored,
+                                                   bool& unacknowledged);
 
   // A running match: its host, and its seats' token ids.
   struct Live {

@@ -3,8 +3,10 @@
 // (their logs entered in the transparency log if a crash lost their
 // entry); running ones are rebuilt by re-running their logs and hosted
 // again, or ended broken when they cannot be.
+#include <filesystem>
 #include <memory>
 #include <string>
+#include <system_error>
 #include <utility>
 #include <vector>
 
@@ -89,16 +91,21 @@ absl::Status Lobby::RecoverMatch(StoredMatch& stored, RecoveryReport& report) {
            bot != bots_.end() ? bot->second.route : next_route_++});
     }
   }
-  std::vector<std::string> token_ids;
-  for (StoredToken& token : stored.seat_tokens) {
-    if (token.principal.seat < 0 ||
-        token.principal.seat >= static_cast<int>(hosted.size())) {
-      continue;
+  // Its seats' tokens, taken once the match is known to have been created.
+  const auto add_tokens = [&] {
+    std::vector<std::string> token_ids;
+    for (StoredToken& token : stored.seat_tokens) {
+      if (token.principal.seat < 0 ||
+          token.principal.seat >= static_cast<int>(hosted.size())) {
+        continue;
+      }
+      token.principal.route = hosted[token.principal.seat].route;
+      tokens_.Add(MintedToken{"", token.id, token.secret_hash},
+                  token.principal);
+      token_ids.push_back(token.id);
     }
-    token.principal.route = hosted[token.principal.seat].route;
-    tokens_.Add(MintedToken{"", token.id, token.secret_hash}, token.principal);
-    token_ids.push_back(token.id);
-  }
+    return token_ids;
+  };
   // Its log marked broken (0444): it broke before the referee stopped, and
   // the registry could not record its end before the referee died (a
   // SIGKILL, a crash). Its seats were told it stopped: it is not resumed.
@@ -107,10 +114,12 @@ absl::Status Lobby::RecoverMatch(StoredMatch& stored, RecoveryReport& report) {
                  "broke before the referee stopped (its log could not be "
                  "written; the registry could not record its end then); "
                  "found so when the referee started again",
-                 stored.log_path, hosted, std::move(token_ids), report);
+                 stored.log_path, hosted, add_tokens(), report);
     return absl::OkStatus();
   }
-  absl::StatusOr<std::unique_ptr<Match>> match = ResumeLog(stored);
+  bool unacknowledged = false;
+  absl::StatusOr<std::unique_ptr<Match>> match =
+      ResumeLog(stored, unacknowledged);
   if (!match.ok() && IsShortage(match.status())) {
     // Out of file descriptors or memory for now, not for good: the start
     // fails with the match untouched, rather than end it broken.
@@ -119,6 +128,11 @@ absl::Status Lobby::RecoverMatch(StoredMatch& stored, RecoveryReport& report) {
         "; nothing of it was changed: raise the open-file limit (ulimit -n) "
         "or free memory, and start the referee again"));
   }
+  if (unacknowledged) {
+    ForgetUnacknowledged(stored, std::string(match.status().message()), report);
+    return absl::OkStatus();
+  }
+  std::vector<std::string> token_ids = add_tokens();
   if (!match.ok()) {
     EndUnresumed(info,
                  absl::StrCat("cannot resume after a restart: ",
@@ -165,25 +179,72 @@ void Lobby::EndUnresumed(const v1::MatchInfo& info, const std::string& reason,
   ++report.broken;
 }
 
-absl::StatusOr<std::unique_ptr<Match>> Lobby::ResumeLog(
-    const StoredMatch& stored) {
-  if (stored.referee_contribution.size() != kSeedContributionSize) {
-    return absl::DataLossError("the registry lost the seed contribution");
+void Lobby::ForgetUnacknowledged(const StoredMatch& stored,
+                                 const std::string& why,
+                                 RecoveryReport& report) {
+  const std::string& match_id = stored.info.match_id();
+  const std::string said = absl::StrCat(
+      "match ", match_id, ": its creation was cut short (", why,
+      ": the referee stopped before its log held its first checkpoint, "
+      "before the match was acknowledged)");
+  // The log first, its removal made durable, then the registry's entry: a
+  // crash in between leaves an entry without a log, which the next start
+  // forgets the same way, never a log file that no entry names.
+  std::error_code error;
+  std::filesystem::remove(stored.log_path, error);
+  absl::Status removed =
+      error ? absl::InternalError(absl::StrCat(
+                  "cannot remove ", stored.log_path, ": ", error.message()))
+            : SyncDirectory(DirectoryOf(stored.log_path));
+  if (removed.ok()) removed = options_.registry->RemoveMatch(match_id);
+  ++report.forgotten;
+  if (!removed.ok()) {
+    // Unknown to this run all the same (not hosted: FindMatch does not
+    // find it, and a retry of its request_id creates the match).
+    Say(absl::StrCat(said, "; not forgotten yet (", removed.message(),
+                     "): tried again at the next start"));
+    return;
   }
+  Say(absl::StrCat(said,
+                   "; forgotten, as if never created: a retry of its "
+                   "CreateMatch creates it"));
+}
+
+absl::StatusOr<std::unique_ptr<Match>> Lobby::ResumeLog(
+    const StoredMatch& stored, bool& unacknowledged) {
   absl::StatusOr<std::string> bytes = ReadFileToString(stored.log_path);
   if (!bytes.ok() && IsShortage(bytes.status())) {
     return bytes.status();  // The log is there; the process lacks the means.
   }
+  // CreateMatch records the match, then creates its log, writes its header
+  // and a signed checkpoint and syncs them (the log's name in its directory
+  // too) before it answers (unless --fsync=never). A log that is missing
+  // (its directory there) or holds less than that was cut short by the
+  // referee's end: the match was never acknowledged.
+  if (!bytes.ok() && absl::IsNotFound(bytes.status()) &&
+      std::filesystem::is_directory(DirectoryOf(stored.log_path))) {
+    unacknowledged = true;
+    return absl::FailedPreconditionError("no log");
+  }
   if (!bytes.ok()) {
-    return absl::DataLossError(absl::StrCat(
-        absl::IsNotFound(bytes.status())
-            ? "no log (the referee stopped while creating the match): "
-            : "its log cannot be read: ",
-        bytes.status().message()));
+    return absl::DataLossError(
+        absl::StrCat("its log cannot be read: ", bytes.status().message()));
   }
   // A record torn by the crash is cut off: the log resumes after the last
   // complete one.
   const SplitLogResult split = SplitLog(*bytes);
+  if (split.tail != SplitLogResult::Tail::kCorrupt &&
+      split.records.size() < 2) {
+    unacknowledged = true;
+    return absl::FailedPreconditionError(
+        bytes->empty()           ? "an empty log"
+        : split.records.empty()  ? "a log cut inside its header"
+        : split.tail_offset != 0 ? "a log cut inside its first checkpoint"
+                                 : "a log holding its header alone");
+  }
+  if (stored.referee_contribution.size() != kSeedContributionSize) {
+    return absl::DataLossError("the registry lost the seed contribution");
+  }
   if (split.tail == SplitLogResult::Tail::kCorrupt) return TailStatus(split);
   const uint64_t complete = split.tail == SplitLogResult::Tail::kClean
                                 ? bytes->size()
