@@ -15,15 +15,18 @@
 // - keys all state on (match, seat, decision), so one bot token plays any
 //   number of matches at once;
 // - commits to each decision once: a decision asked again gets the same
-//   commitment while its reveal is owed (after a reconnection), and is
-//   refused with a line saying so once revealed and acknowledged, when older
-//   than the seat's newest decision, or when its match is over, so that a
-//   referee cannot draw the strategy's choice again (docs/writing-a-bot.md,
-//   "What a bot must never do"); also refused with a line: a match id that
-//   is not 16 bytes in hex, a request whose view refers to a result never
-//   received, and a decision past MAX_OPEN_DECISIONS open at once (a seat's
-//   newer decision closes its older one). A message the kit cannot handle
-//   otherwise is logged and skipped, never thrown out of run();
+//   commitment (after a reconnection, or a referee's restart that lost the
+//   reveal), and is refused with a line saying so when older than the
+//   seat's newest decision, when its match is over, or when its commitment
+//   was dropped to make room, so that a referee cannot draw the strategy's
+//   choice again (docs/writing-a-bot.md, "What a bot must never do"); also
+//   refused with a line: a match id that is not 16 bytes in hex and a
+//   request whose view refers to a result never received. It keeps the
+//   commitments of at most MAX_OPEN_DECISIONS seats (a seat's newer
+//   decision closes its older one): past that, the least recently used is
+//   dropped to make room, one whose reveal was acknowledged if any, else
+//   the oldest whose reveal is owed (with a line). A message the kit cannot
+//   handle otherwise is logged and skipped, never thrown out of run();
 // - when the commit deadline comes within deadlineMarginMs before the
 //   strategy's promise settles, commits the fallback action (the first
 //   listed legal action, or `canonical` for an unlisted Pyramid Shambo
@@ -50,8 +53,11 @@ const crypto = require('node:crypto');
 const protocol = require('./protocol');
 const { load, encodeAction } = require('./proto');
 
-// At most this many decisions are open at once (committed to, or being
-// decided, and their reveal not yet acknowledged): one past it is refused.
+// At most this many seats' commitments are kept at once (the salt and action
+// of each seat's newest decision, or its request while it is being decided).
+// Past it, the least recently used is dropped to make room: one whose reveal
+// was acknowledged if any, else the oldest whose reveal is owed. A dropped
+// decision asked again is refused, never committed to anew.
 const MAX_OPEN_DECISIONS = 4096;
 
 // Stream errors that another attempt cannot mend.
@@ -172,11 +178,21 @@ class Runner {
     this.client = new Referee(referee, options.credentials || grpc.credentials.createInsecure(), {
       'grpc.initial_reconnect_backoff_ms': 100, 'grpc.max_reconnect_backoff_ms': 2000,
     });
-    this.pending = new Map(); // "match/seat/decision" -> entry
+    // "match/seat/decision" -> entry: the newest decision of each seat, kept
+    // after its reveal is acknowledged, since a referee that lost the reveal
+    // (a power loss, docs/durability.md) asks it again after a restart and
+    // must get the same commitment.
+    this.pending = new Map();
     // Per "match seat", until its match ends: the newest decision (a BigInt)
-    // the run has opened, the end of what it ever commits to anew.
+    // the run has opened, the end of what it ever commits to anew. One here
+    // that this.pending lacks was dropped to make room. A few dozen bytes a
+    // seat, as this.ended keeps for every match over.
     this.newest = new Map();
     this.maxOpenDecisions = MAX_OPEN_DECISIONS;
+    // The keys of this.pending, least recently used first: those whose
+    // reveal was acknowledged, and the others (the reveal owed).
+    this.lruAcked = new Set();
+    this.lruOwed = new Set();
     this.ended = new Set();
     this.summary = {
       matchesEnded: 0, errors: 0, fallbacks: 0, strategyFailures: 0, streams: 0, failure: '',
@@ -296,9 +312,11 @@ class Runner {
     } else if (kind === 'reveal_ack') {
       // The choice is kept: a referee that lost the reveal (a power loss
       // under --fsync=checkpoints, docs/durability.md) opens the decision
-      // again after its restart, and gets the same commitment.
+      // again after its restart, and gets the same commitment. Owed no more,
+      // it is the first to go when room is needed.
       const entry = this.pending.get(keyOf(m));
       if (entry) clearTimeout(entry.timer);
+      if (entry && entry.revealedOn >= 0) this.touch(keyOf(m), true);
     } else if (kind === 'result') {
       this.views.set(`${m.match_id} ${m.seat}`, m.observation);
       this.bot.onResult(m);
@@ -337,10 +355,7 @@ class Runner {
   end(matchId, seat) {
     this.views.delete(`${matchId} ${seat}`);
     for (const [key, entry] of this.pending) {
-      if (entry.request.match_id === matchId) {
-        clearTimeout(entry.timer);
-        this.pending.delete(key);
-      }
+      if (entry.request.match_id === matchId) this.forget(key);
     }
     // Its decisions are refused from now on (this.ended).
     for (const key of this.newest.keys()) {
@@ -361,6 +376,43 @@ class Runner {
     return Boolean(this.matches && this.ended.size >= this.matches);
   }
 
+  /** Closes an open decision (its strategy's answer, if any comes, is dropped). */
+  forget(key) {
+    const entry = this.pending.get(key);
+    if (entry) clearTimeout(entry.timer);
+    this.pending.delete(key);
+    this.lruAcked.delete(key);
+    this.lruOwed.delete(key);
+  }
+
+  /** Makes `key` the most recently used of lruAcked (`acked`) or lruOwed. */
+  touch(key, acked) {
+    this.lruAcked.delete(key);
+    this.lruOwed.delete(key);
+    (acked ? this.lruAcked : this.lruOwed).add(key);
+    this.pending.get(key).acked = acked;
+  }
+
+  /**
+   * At maxOpenDecisions, drops the least recently used choice: one whose
+   * reveal was acknowledged if any, else the oldest whose reveal is owed
+   * (with a line). Its decision is refused from then on, as this.newest
+   * keeps its number.
+   */
+  makeRoom() {
+    if (this.pending.size < this.maxOpenDecisions) return;
+    const owed = this.lruAcked.size === 0;
+    const first = (owed ? this.lruOwed : this.lruAcked).values().next();
+    if (first.done) return;
+    if (owed) {
+      const r = this.pending.get(first.value).request;
+      this.log(`match ${r.match_id} seat ${r.seat} decision ${r.decision_id}: dropping its `
+        + `commitment, whose reveal is owed, to make room (${this.maxOpenDecisions} decisions `
+        + 'open at once, the kit\'s limit); it is refused from now on');
+    }
+    this.forget(first.value);
+  }
+
   /**
    * Why the run refuses to open `request`, a decision it has no choice for
    * (empty: it may).
@@ -371,15 +423,14 @@ class Runner {
     }
     if (this.ended.has(request.match_id)) return 'its match is over';
     const newest = this.newest.get(`${request.match_id} ${request.seat}`);
-    if (newest !== undefined && BigInt(request.decision_id) <= newest) {
+    // Only a decision whose choice this.pending lacks is asked about.
+    if (newest !== undefined && BigInt(request.decision_id) === newest) {
+      return `its commitment was dropped to make room (${this.maxOpenDecisions} decisions open `
+        + 'at once, the kit\'s limit), and a commitment is never signed twice';
+    }
+    if (newest !== undefined && BigInt(request.decision_id) < newest) {
       return `the seat committed to decision ${newest} already, and a commitment is never `
         + 'signed twice';
-    }
-    // A seat's newer decision closes its older one: it opens none more.
-    const closes = newest !== undefined
-      && this.pending.has(`${request.match_id}/${request.seat}/${newest}`);
-    if (!closes && this.pending.size >= this.maxOpenDecisions) {
-      return `${this.pending.size} decisions are open already (the kit's limit)`;
     }
     return '';
   }
@@ -414,16 +465,15 @@ class Runner {
     // The seat's older decision is over: the referee moved on.
     const seatKey = `${request.match_id} ${request.seat}`;
     const older = this.newest.get(seatKey);
-    if (older !== undefined) {
-      const closed = `${request.match_id}/${request.seat}/${older}`;
-      if (this.pending.has(closed)) clearTimeout(this.pending.get(closed).timer);
-      this.pending.delete(closed);
-    }
+    if (older !== undefined) this.forget(`${request.match_id}/${request.seat}/${older}`);
     this.newest.set(seatKey, BigInt(request.decision_id));
+    this.makeRoom();
     entry = {
       request, salt: null, action: null, committedOn: -1, revealedOn: -1, timer: null,
+      acked: false,
     };
     this.pending.set(key, entry);
+    this.touch(key, false);
     if (request.decision_id === '0') {
       this.settle(entry, seedAction(request), 'seed');
       return;
@@ -522,6 +572,7 @@ class Runner {
   commit(entry) {
     const r = entry.request;
     entry.committedOn = this.stream;
+    this.touch(keyOf(r), false); // Its reveal is owed (again).
     const c = protocol.commitment(r.match_id, r.seat, r.decision_id, entry.salt, entry.action);
     const signature = this.key ? this.key.signCommit(r.match_id, r.seat, r.decision_id, c)
       : Buffer.alloc(0);
@@ -536,6 +587,7 @@ class Runner {
     const entry = this.pending.get(key);
     if (!entry || !entry.action || entry.revealedOn === this.stream) return;
     entry.revealedOn = this.stream;
+    this.touch(key, entry.acked);
     const r = entry.request;
     this.send({
       reveal: {

@@ -5,7 +5,8 @@
 // Python kit's, never "late"); that the seed decision's action names the
 // log header the request announced; that a stream replaced by a newer
 // one of its token stops the run instead of reconnecting; and what it does
-// with what a malicious referee sends.
+// with what a malicious referee sends, and at its bound of open decisions
+// (the least recently used dropped to make room, never committed to again).
 'use strict';
 
 const assert = require('node:assert');
@@ -324,13 +325,63 @@ test('a view never received is said', () => {
     + 'never received; ignoring it']);
 });
 
-test('open decisions are bounded', () => {
-  const { r, lines } = malicious();
+// Match `n` (1 to 9) of a test, seat 0 in each.
+const matchNo = (n) => `${'0'.repeat(31)}${n}`;
+
+// Sends the seed decision of `matchId` (settled at once) and, with
+// `reveal`, its RevealRequest and RevealAck; returns what the runner sent.
+function seed(r, sent, matchId, reveal = false) {
+  const before = sent.length;
+  r.handle(decision(matchId, 0));
+  if (reveal) {
+    r.handle(message('reveal_request', { match_id: matchId, decision_id: '0' }));
+    r.handle(message('reveal_ack', { match_id: matchId, decision_id: '0' }));
+  }
+  return sent.slice(before);
+}
+
+// Past maxOpenDecisions, the least recently used choice is dropped to make
+// room, and a new decision is answered (it was refused, so a long-running
+// bot whose seats' MatchEnded never came, their match over while it was
+// away, refused every new decision once 4,096 had gathered).
+test('seats whose end never came do not block new decisions', () => {
+  const { r, lines, sent } = malicious();
   r.maxOpenDecisions = 3;
-  for (let d = 1; d <= 5; d += 1) r.handle(decision(M, d)); // Each closes the one before.
-  for (let seat = 1; seat <= 4; seat += 1) r.handle(decision(OTHER, 1, seat));
+  for (let n = 1; n <= 6; n += 1) {
+    assert.deepStrictEqual(seed(r, sent, matchNo(n), true).map((m) => Object.keys(m)[0]),
+      ['commit', 'reveal'], String(n));
+  }
   assert.deepStrictEqual([...r.pending.keys()].sort(),
-    [`${M}/0/5`, `${OTHER}/1/1`, `${OTHER}/2/1`]);
-  assert.strictEqual(lines.length, 2, lines.join('\n'));
-  assert.match(lines[0], /seat 3 decision 1: 3 decisions are open already \(the kit's limit\)$/);
+    [4, 5, 6].map((n) => `${matchNo(n)}/0/0`));
+  assert.deepStrictEqual(lines, []);
+});
+
+// What makes room is a choice whose reveal was acknowledged, else the oldest
+// whose reveal is owed; either way, its decision asked again is refused and
+// its reveal asked for is not sent: a commitment is never signed twice.
+test('a dropped decision is never committed to again', () => {
+  const { r, lines, sent } = malicious();
+  r.maxOpenDecisions = 2;
+  const [m1, m2, m3, m4] = [1, 2, 3, 4].map(matchNo);
+  const [c1] = seed(r, sent, m1); // Owed.
+  seed(r, sent, m2, true); // Acknowledged.
+  const [c3] = seed(r, sent, m3); // Drops m2's, though m1's is older.
+  r.stream += 1; // A reconnection.
+  assert.deepStrictEqual(seed(r, sent, m1), [c1]); // Kept: the same.
+  assert.deepStrictEqual(seed(r, sent, m2), []); // Dropped: refused.
+  assert.deepStrictEqual(seed(r, sent, m3), [c3]); // Kept: the same.
+  const [c4] = seed(r, sent, m4); // Drops m1's, the oldest owed.
+  assert.strictEqual(c4.commit.match_id, m4);
+  assert.deepStrictEqual(seed(r, sent, m1), []); // Dropped: refused.
+  const before = sent.length;
+  r.handle(message('reveal_request', { match_id: m1, decision_id: '0' }));
+  assert.strictEqual(sent.length, before); // Not revealed.
+  assert.deepStrictEqual(lines, [
+    `refusing match "${m2}" seat 0 decision 0: its commitment was dropped to make room (2 `
+      + 'decisions open at once, the kit\'s limit), and a commitment is never signed twice',
+    `match ${m1} seat 0 decision 0: dropping its commitment, whose reveal is owed, to make `
+      + 'room (2 decisions open at once, the kit\'s limit); it is refused from now on',
+    `refusing match "${m1}" seat 0 decision 0: its commitment was dropped to make room (2 `
+      + 'decisions open at once, the kit\'s limit), and a commitment is never signed twice',
+  ]);
 });
