@@ -4,7 +4,9 @@
 // against such a referee, is in tests/tournament_test.cc.) The lines a
 // link says while it waits for a referee that does not answer. And the
 // wait for a place on a referee at its live-match limit, against a fake
-// referee whose limit a test sets.
+// referee whose limit a test sets. And what a referee that does not play
+// costs the runner: a Watch kept open in silence ends the wait for the
+// match's end, and a log beyond the cap is refused.
 #include "tools/tournament/referee_link.h"
 
 #include <algorithm>
