@@ -221,8 +221,9 @@ absl::StatusOr<std::unique_ptr<Match>> Lobby::ResumeLog(
   // too) before it answers (unless --fsync=never). A log that is missing
   // (its directory there) or holds less than that was cut short by the
   // referee's end: the match was never acknowledged.
+  std::error_code unseen;
   if (!bytes.ok() && absl::IsNotFound(bytes.status()) &&
-      std::filesystem::is_directory(DirectoryOf(stored.log_path))) {
+      std::filesystem::is_directory(DirectoryOf(stored.log_path), unseen)) {
     unacknowledged = true;
     return absl::FailedPreconditionError("no log");
   }

@@ -1990,5 +1990,38 @@ TEST_F(LobbyTest, ACreationCutShortThatCannotBeForgottenIsForgottenLater) {
   messages_ = nullptr;
 }
 
+// A running match whose log directory is missing at the start (a disk not
+// mounted, a directory moved) is not taken for a creation cut short: it is
+// ended broken as before, its registry entry kept, never forgotten.
+TEST_F(LobbyTest, AMissingLogDirectoryForgetsNoMatch) {
+  std::shared_ptr<Registry> registry = OpenRegistry();
+  ASSERT_NE(registry, nullptr);
+  const SigningKey key = SigningKey::Generate();
+  const std::string logs = dir_.File("logs");
+  ASSERT_TRUE(std::filesystem::create_directory(logs));
+  const auto start = [&] {
+    LobbyOptions options;
+    options.referee_key = key;
+    options.log_dir = logs;
+    options.admin_token = std::string(32, 'a');
+    options.registry = registry;
+    options.messages = [](std::string_view) {};
+    lobby_.reset();
+    lobby_ = std::make_unique<Lobby>(std::move(options));
+    absl::StatusOr<RecoveryReport> recovered = lobby_->Recover();
+    EXPECT_TRUE(recovered.ok()) << recovered.status();
+    return recovered.ok() ? *recovered : RecoveryReport();
+  };
+  start();
+  const std::string id = Create();
+  lobby_.reset();
+  std::filesystem::rename(logs, logs + ".away");
+  const RecoveryReport report = start();
+  EXPECT_EQ(report.forgotten, 0);
+  EXPECT_EQ(report.broken, 1);
+  EXPECT_EQ(registry->FindMatch(id)->info.status(), v1::MATCH_BROKEN);
+  lobby_.reset();
+}
+
 }  // namespace
 }  // namespace pyramid
