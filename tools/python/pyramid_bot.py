@@ -14,8 +14,14 @@ The whole protocol is in docs/writing-a-bot.md. In short, for every
 DecisionRequest the bot picks an action, sends a CommitMove holding
 SHA-256(domain || match id || seat || decision id || salt || action bytes),
 and later a RevealMove with the salt and the very same action bytes.
+
+It commits to each decision once (docs/writing-a-bot.md, "What a bot must
+never do"): a decision asked again gets the same commitment and reveal, and
+one older than its seat's newest decision, or of a match over, is refused,
+so that a referee cannot draw a randomised bot's move again.
 """
 import argparse
+import dataclasses
 import hashlib
 import os
 import queue
@@ -27,6 +33,27 @@ from pathlib import Path
 REPO_ROOT = Path(__file__).resolve().parents[2]
 COMMIT_DOMAIN = b"pyramid-referee/commit/v1\0"  # ASCII plus one zero byte.
 
+# At most this many seats' commitments are kept at once (the salt and
+# action of each seat's newest decision). Past it, the least recently used
+# is dropped to make room: one whose reveal was acknowledged if any, else
+# the oldest whose reveal is owed. A dropped decision asked again is
+# refused, never committed to anew.
+MAX_OPEN_DECISIONS = 4096
+
+
+@dataclasses.dataclass
+class Choice:
+    """The newest decision of one seat, until the seat's next decision or
+    its match's end closes it (or it is dropped to make room): kept after
+    its reveal is acknowledged, since a referee that lost the reveal (a
+    power loss, docs/durability.md) asks it again after a restart and must
+    get the same commitment."""
+    salt: bytes
+    action: bytes            # Serialized once: the commitment's very bytes.
+    committed_on: int = -1   # Stream number of the last commit sent.
+    revealed_on: int = -1    # Stream number of the last reveal sent.
+    acked: bool = False      # Its reveal acknowledged (not owed).
+
 
 def commitment(match_id_hex, seat, decision_id, salt, action_bytes):
     """The commitment (docs/writing-a-bot.md, section 4)."""
@@ -34,6 +61,13 @@ def commitment(match_id_hex, seat, decision_id, salt, action_bytes):
                           seat.to_bytes(4, "big") +
                           decision_id.to_bytes(8, "big") +
                           salt + action_bytes).digest()
+
+
+def is_match_id(match_id_hex):
+    """Whether a match id is 16 bytes in hex (32 hex digits, nothing else:
+    bytes.fromhex alone would take spaces too)."""
+    return len(match_id_hex) == 32 and all(
+        c in "0123456789abcdefABCDEF" for c in match_id_hex)
 
 
 def unlisted_action(req, game_pb2, shambo_pb2):
@@ -104,11 +138,15 @@ def main():
         ("grpc.max_reconnect_backoff_ms", 2000)])
     stub = pb_grpc.RefereeStub(channel)
 
-    # (match_id, seat, decision_id) -> [salt, action_bytes, committed_on,
-    # revealed_on]: kept until the reveal is acknowledged or the match ends,
-    # so that after a reconnection we can commit or reveal again (the
-    # referee asks again for whatever did not reach its log).
+    # (match_id, seat, decision_id) -> Choice, of each seat's newest
+    # decision, so that after a reconnection or a referee's restart we
+    # commit or reveal again the very same (the referee asks again for
+    # whatever did not reach its log). In order of use, least recent first.
     pending = {}
+    # (match_id, seat) -> the seat's newest decision, until its match ends:
+    # an older one (or this one, if dropped from `pending`) is refused.
+    newest = {}
+    over = set()    # Match ids whose MatchEnded arrived: refused from then on.
     played = set()  # Match ids we were asked to decide in.
     ended = set()   # ...and those of them whose MatchEnded arrived.
     errors = 0
@@ -118,21 +156,62 @@ def main():
     def send(**kind):
         outbox.put(pb.PlayRequest(**kind))
 
+    def touch(key):
+        """Makes `key` the most recently used (the last in `pending`)."""
+        pending[key] = pending.pop(key)
+
     def commit(key):
-        entry = pending[key]
-        entry[2] = stream
+        choice = pending[key]
+        choice.committed_on = stream
+        choice.acked = False  # Its reveal is owed (again).
+        touch(key)
         send(commit=pb.CommitMove(
             match_id=key[0], seat=key[1], decision_id=key[2],
-            commitment=commitment(key[0], key[1], key[2], entry[0], entry[1])))
+            commitment=commitment(*key, choice.salt, choice.action)))
 
     def reveal(key):
-        entry = pending.get(key)
-        if entry is None or entry[3] == stream:
-            return  # Lost, or revealed already on this stream.
-        entry[3] = stream
+        choice = pending.get(key)
+        if choice is None or choice.revealed_on == stream:
+            return  # Unknown (refused, or its match ended), or sent already.
+        choice.revealed_on = stream
+        touch(key)
         send(reveal=pb.RevealMove(match_id=key[0], seat=key[1],
-                                  decision_id=key[2], salt=entry[0],
-                                  action=entry[1]))
+                                  decision_id=key[2], salt=choice.salt,
+                                  action=choice.action))
+
+    def make_room():
+        """At MAX_OPEN_DECISIONS, drops the least recently used choice: one
+        whose reveal was acknowledged if any, else the oldest whose reveal
+        is owed (said). Its decision is refused from then on, as `newest`
+        keeps its number."""
+        if len(pending) < MAX_OPEN_DECISIONS:
+            return
+        key = next((k for k, c in pending.items() if c.acked), None)
+        if key is None:
+            key = next(iter(pending))
+            print(f"pyramid_bot: match {key[0]} seat {key[1]} decision "
+                  f"{key[2]}: dropping its commitment, whose reveal is owed, "
+                  f"to make room ({MAX_OPEN_DECISIONS} decisions open at "
+                  "once, the bot's limit); it is refused from now on",
+                  file=sys.stderr)
+        del pending[key]
+
+    def refusal(req):
+        """Why we refuse to open `req`, a decision we have no choice for
+        (empty: we may)."""
+        if not is_match_id(req.match_id):
+            return "its match id is not 16 bytes in hex"
+        if req.match_id in over:
+            return "its match is over"
+        last = newest.get((req.match_id, req.seat))
+        if last is not None and req.decision_id == last:
+            return ("its commitment was dropped to make room "
+                    f"({MAX_OPEN_DECISIONS} decisions open at once, the "
+                    "bot's limit), and a commitment is never signed twice")
+        if last is not None and req.decision_id < last:
+            return (f"the seat committed to decision {last} already, and "
+                    "a commitment is never signed twice")
+        return ""
 
     def decide(req):
         key = (req.match_id, req.seat, req.decision_id)
@@ -140,8 +219,17 @@ def main():
         if req.committed:
             return  # Our commitment is in the log: the reveal comes later.
         if key in pending:
-            if pending[key][2] != stream:
-                commit(key)  # The referee lost it (a restart): same choice.
+            # Asked again after a reconnection: the same choice again,
+            # unless it was already sent on this stream. Never a new one:
+            # a referee could otherwise draw our move as often as it likes.
+            if pending[key].committed_on != stream:
+                commit(key)
+            return
+        why = refusal(req)
+        if why:
+            print(f"pyramid_bot: refusing match {req.match_id!r} seat "
+                  f"{req.seat} decision {req.decision_id}: {why}",
+                  file=sys.stderr)
             return
         if req.decision_id == 0:
             # The seed decision: 32 random bytes towards the match's seed,
@@ -158,8 +246,14 @@ def main():
                       f"cannot play decision {req.decision_id}",
                       file=sys.stderr)
                 return
+        # The seat's older decision is over: the referee moved on.
+        last = newest.get((req.match_id, req.seat))
+        if last is not None:
+            pending.pop((req.match_id, req.seat, last), None)
+        newest[(req.match_id, req.seat)] = req.decision_id
+        make_room()
         # Commit to the exact bytes we will reveal: serialize once, keep them.
-        pending[key] = [os.urandom(32), action.SerializeToString(), -1, -1]
+        pending[key] = Choice(os.urandom(32), action.SerializeToString())
         commit(key)
         # A single-seat decision opens its reveal phase right after our
         # commit: reveal at once instead of waiting for the RevealRequest.
@@ -180,8 +274,15 @@ def main():
             r = response.reveal_request
             reveal((r.match_id, r.seat, r.decision_id))
         elif kind == "reveal_ack":
+            # The choice is kept: a referee that lost the reveal (a power
+            # loss under --fsync=checkpoints, docs/durability.md) opens the
+            # decision again after its restart, and gets the same commitment.
+            # Owed no more, it is the first to go when room is needed.
             r = response.reveal_ack
-            pending.pop((r.match_id, r.seat, r.decision_id), None)
+            key = (r.match_id, r.seat, r.decision_id)
+            if key in pending and pending[key].revealed_on >= 0:
+                pending[key].acked = True
+                touch(key)
         elif kind == "match_ended":
             m = response.match_ended
             mine = m.outcome.seats[m.seat]
@@ -190,8 +291,12 @@ def main():
                   f"score {mine.score}"
                   f"{' (forfeited)' if mine.forfeited else ''} [{term}]",
                   flush=True)
+            # Its decisions are refused from now on (`over`).
+            over.add(m.match_id)
             for key in [k for k in pending if k[0] == m.match_id]:
                 del pending[key]
+            for key in [k for k in newest if k[0] == m.match_id]:
+                del newest[key]
             # A bot token's new stream also gets the MatchEnded of every
             # match that bot finished earlier: count only ours.
             if m.match_id in played:
