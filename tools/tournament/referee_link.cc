@@ -314,8 +314,9 @@ bool RefereeLink::RetryNoteDue(absl::Duration delay) {
 }
 
 grpc::Status RefereeLink::Retrying(
-    const std::function<grpc::Status(grpc::ClientContext&)>& call) {
-  const absl::Time give_up = absl::Now() + retry_for_;
+    const std::function<grpc::Status(grpc::ClientContext&)>& call,
+    const bool* answered) {
+  absl::Time give_up = absl::Now() + retry_for_;
   Backoff backoff;
   while (true) {
     grpc::ClientContext context;
@@ -326,6 +327,8 @@ grpc::Status RefereeLink::Retrying(
                       (status.error_code() == grpc::StatusCode::CANCELLED &&
                        !cancelled_.load());
     if (!lost) return status;
+    // The outage began at this break.
+    if (answered != nullptr && *answered) give_up = absl::Now() + retry_for_;
     if (Interrupted(Waiting::kAnswer)) {
       return grpc::Status(grpc::StatusCode::CANCELLED, kInterrupted);
     }
@@ -616,42 +619,47 @@ absl::Status RefereeLink::AwaitRemote(const std::string& match_id,
   uint64_t decision = 0;  // The latest the referee said is open.
   absl::Duration limit = SilenceLimit(clocks, decision, silence_margin_);
   bool silenced = false;
-  const grpc::Status retried = Retrying([&](grpc::ClientContext& context) {
-    {
-      absl::MutexLock lock(&mu_);
-      if (cancelled_.load()) return grpc::Status::CANCELLED;
-      watches_.insert(&context);
-    }
-    v1::WatchRequest request;
-    request.set_match_id(match_id);
-    auto reader = stub_->Watch(&context, request);
-    const bool bounded = limit != absl::InfiniteDuration();
-    if (bounded) watchdog_->Add(&context, limit);
-    v1::WatchEvent event;
-    while (reader->Read(&event)) {
-      if (event.has_match() && event.match().status() == v1::MATCH_BROKEN) {
-        broken = PrintableText(event.match().broken_reason());
-      }
-      if (event.has_decision()) {
-        decision = std::max(decision, event.decision().decision_id());
-      } else if (event.has_snapshot() && event.snapshot().has_decision()) {
-        decision =
-            std::max(decision, event.snapshot().decision().decision_id());
-      }
-      limit = SilenceLimit(clocks, decision, silence_margin_);
-      if (bounded) watchdog_->Heard(&context, limit);
-    }
-    status = reader->Finish();
-    if (bounded && watchdog_->Remove(&context) && !status.ok()) {
-      // Not a lost connection, to be watched again: the referee is not
-      // playing the match.
-      silenced = true;
-      status = grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED, "silent");
-    }
-    absl::MutexLock lock(&mu_);
-    watches_.erase(&context);
-    return status;
-  });
+  bool answered = false;  // This attempt's stream had an event.
+  const grpc::Status retried = Retrying(
+      [&](grpc::ClientContext& context) {
+        answered = false;
+        {
+          absl::MutexLock lock(&mu_);
+          if (cancelled_.load()) return grpc::Status::CANCELLED;
+          watches_.insert(&context);
+        }
+        v1::WatchRequest request;
+        request.set_match_id(match_id);
+        auto reader = stub_->Watch(&context, request);
+        const bool bounded = limit != absl::InfiniteDuration();
+        if (bounded) watchdog_->Add(&context, limit);
+        v1::WatchEvent event;
+        while (reader->Read(&event)) {
+          answered = true;
+          if (event.has_match() && event.match().status() == v1::MATCH_BROKEN) {
+            broken = PrintableText(event.match().broken_reason());
+          }
+          if (event.has_decision()) {
+            decision = std::max(decision, event.decision().decision_id());
+          } else if (event.has_snapshot() && event.snapshot().has_decision()) {
+            decision =
+                std::max(decision, event.snapshot().decision().decision_id());
+          }
+          limit = SilenceLimit(clocks, decision, silence_margin_);
+          if (bounded) watchdog_->Heard(&context, limit);
+        }
+        status = reader->Finish();
+        if (bounded && watchdog_->Remove(&context) && !status.ok()) {
+          // Not a lost connection, to be watched again: the referee is not
+          // playing the match.
+          silenced = true;
+          status = grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED, "silent");
+        }
+        absl::MutexLock lock(&mu_);
+        watches_.erase(&context);
+        return status;
+      },
+      &answered);
   // Cancelled, or a wait to watch again ended by an interruption.
   if (cancelled_.load() || InterruptedStatus(retried)) {
     return absl::CancelledError("interrupted");
@@ -736,11 +744,14 @@ absl::StatusOr<std::string> RefereeLink::GetLog(const std::string& match_id) {
   request.set_match_id(match_id);
   std::string bytes;
   bool too_long = false;
+  bool stalled = false;
   grpc::Status status = Retrying([&](grpc::ClientContext& context) {
     auto reader = stub_->GetLog(&context, request);
+    watchdog_->Add(&context, log_stall_limit_);
     bytes.clear();
     v1::LogChunk chunk;
     while (reader->Read(&chunk)) {
+      watchdog_->Heard(&context, log_stall_limit_);
       if (chunk.data().size() > max_log_bytes_ - bytes.size()) {
         too_long = true;
         context.TryCancel();
@@ -749,8 +760,10 @@ absl::StatusOr<std::string> RefereeLink::GetLog(const std::string& match_id) {
       bytes += chunk.data();
     }
     const grpc::Status finished = reader->Finish();
-    // Not a lost connection, to be fetched again.
+    stalled = watchdog_->Remove(&context) && !finished.ok();
+    // Neither is a lost connection, to be fetched again.
     if (too_long) return grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED, "");
+    if (stalled) return grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED, "");
     return finished;
   });
   if (too_long) {
@@ -758,6 +771,12 @@ absl::StatusOr<std::string> RefereeLink::GetLog(const std::string& match_id) {
         "fetching the log: the referee at ", address_, " sent more than ",
         max_log_bytes_, " bytes of match ", match_id,
         "'s log, the most the runner takes of one log; not fetched"));
+  }
+  if (stalled) {
+    return absl::DeadlineExceededError(
+        absl::StrCat("fetching the log: the referee at ", address_,
+                     " sent nothing of match ", match_id, "'s log for ",
+                     absl::FormatDuration(log_stall_limit_), "; not fetched"));
   }
   if (!status.ok()) return FromGrpc(status, "fetching the log");
   return bytes;

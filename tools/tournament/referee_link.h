@@ -172,8 +172,14 @@ class RefereeLink {
   // sends more than max_log_bytes() is not sending a log the runner takes:
   // the call is cancelled as soon as the next chunk would pass that cap,
   // and fails with RESOURCE_EXHAUSTED naming the cap, having held no more
-  // than it.
+  // than it. One that sends no chunk for kLogStallLimit is not sending it
+  // either: the call is cancelled and fails with DEADLINE_EXCEEDED.
   absl::StatusOr<std::string> GetLog(const std::string& match_id);
+  // As long as a referee's own --log_stall_timeout_s lets a reader take
+  // nothing of a log it sends.
+  static constexpr absl::Duration kLogStallLimit = absl::Seconds(60);
+  // Another limit than kLogStallLimit, for tests.
+  void SetLogStallLimit(absl::Duration limit) { log_stall_limit_ = limit; }
 
   // GetLog's cap. No sound bound follows from the games: a log's length
   // follows its options (Pyramid Shambo's max_throws goes up to 2^32 - 1
@@ -238,9 +244,16 @@ class RefereeLink {
   // returns anything but a lost connection (a refusal naming the
   // referee's limit of live matches is not one), or `retry_for_` has
   // passed, or Cancel() was called or the link was interrupted
-  // (SetRetryHooks) while it waited.
+  // (SetRetryHooks) while it waited. `retry_for_` counts from the call's
+  // start, or from the last attempt after which `*answered` (when given)
+  // was true: `call` sets it when the referee answered that attempt in
+  // part (an event of a stream), so that a stream that breaks after an
+  // hour is one outage from its break, not one that began an hour ago. The
+  // backoff between attempts still grows: a referee that answers and drops
+  // each stream at once is called again once per backoff (5 s at most).
   grpc::Status Retrying(
-      const std::function<grpc::Status(grpc::ClientContext&)>& call);
+      const std::function<grpc::Status(grpc::ClientContext&)>& call,
+      const bool* answered = nullptr);
   // True once cancelled, or while `interrupted_` says so of a call waiting
   // for `what`.
   bool Interrupted(Waiting what);
@@ -275,6 +288,7 @@ class RefereeLink {
   absl::Duration retry_for_ = absl::ZeroDuration();
   absl::Duration silence_margin_ = kSilenceMargin;
   uint64_t max_log_bytes_ = kMaxLogBytes;
+  absl::Duration log_stall_limit_ = kLogStallLimit;
   // Cancels the Watch streams that stay silent past their SilenceLimit.
   std::unique_ptr<SilenceWatchdog> watchdog_;
   std::atomic<bool> cancelled_{false};

@@ -223,6 +223,11 @@ class FakeRefereeRig {
 
   RefereeLink& link() { return *link_; }
 
+  // Ends the server now, and with it every call in progress.
+  void Stop() {
+    if (server_ != nullptr) server_->Shutdown(std::chrono::system_clock::now());
+  }
+
  private:
   v1::Referee::Service& referee_;
   TempDir dir_{"referee-link"};
@@ -463,6 +468,90 @@ TEST(RefereeLinkTest, TheSilenceLimitIsADecisionsWholeTime) {
   }
   EXPECT_EQ(RefereeLink::SilenceLimit(v1::ClockSettings(), 0, kMargin),
             absl::InfiniteDuration());
+}
+
+// A referee whose first Watch stream sends an event, then breaks
+// (UNAVAILABLE, as a restart does) after `breaks_after`; the next one ends
+// the match at once.
+class RestartingReferee final : public v1::Referee::Service {
+ public:
+  explicit RestartingReferee(absl::Duration breaks_after)
+      : breaks_after_(breaks_after) {}
+
+  grpc::Status Watch(grpc::ServerContext* context,
+                     const v1::WatchRequest* request,
+                     grpc::ServerWriter<v1::WatchEvent>* writer) override {
+    if (watches_.fetch_add(1) > 0) return grpc::Status::OK;
+    v1::WatchEvent event;
+    event.mutable_match()->set_match_id(request->match_id());
+    event.mutable_match()->set_status(v1::MATCH_RUNNING);
+    writer->Write(event);
+    const absl::Time end = absl::Now() + breaks_after_;
+    while (absl::Now() < end && !context->IsCancelled()) {
+      absl::SleepFor(absl::Milliseconds(10));
+    }
+    return grpc::Status(grpc::StatusCode::UNAVAILABLE, "restarting");
+  }
+
+  int watches() const { return watches_.load(); }
+
+ private:
+  const absl::Duration breaks_after_;
+  std::atomic<int> watches_{0};
+};
+
+// A Watch that breaks after playing longer than --referee_retry_s is one
+// outage from its break: it is watched again (the retry window counted
+// from the call's start, so a match that broke 5 minutes in was given up
+// at once, "not finished").
+TEST(RefereeLinkTest, AWatchThatBreaksLateIsWatchedAgain) {
+  RestartingReferee referee(absl::Seconds(2));
+  FakeRefereeRig rig(referee);
+  ASSERT_NO_FATAL_FAILURE(rig.Start(absl::Seconds(1)));
+  const absl::Status status = AwaitEndOrAlarm(rig.link(), "m1", ShortClocks());
+  EXPECT_TRUE(status.ok()) << status;
+  EXPECT_EQ(referee.watches(), 2);
+}
+
+// A referee whose GetLog sends one chunk, then nothing until the reader
+// goes.
+class StalledLogReferee final : public v1::Referee::Service {
+ public:
+  grpc::Status GetLog(grpc::ServerContext* context, const v1::GetLogRequest*,
+                      grpc::ServerWriter<v1::LogChunk>* writer) override {
+    v1::LogChunk chunk;
+    chunk.set_data("PYRLOG");
+    writer->Write(chunk);
+    while (!context->IsCancelled()) absl::SleepFor(absl::Milliseconds(10));
+    return grpc::Status::OK;
+  }
+};
+
+// A log stream that stalls is not waited for without end: the fetch
+// fails, naming the stall.
+TEST(RefereeLinkTest, ALogThatStallsIsNotWaitedFor) {
+  StalledLogReferee referee;
+  FakeRefereeRig rig(referee);
+  ASSERT_NO_FATAL_FAILURE(rig.Start(absl::Minutes(1)));
+  rig.link().SetLogStallLimit(absl::Milliseconds(300));
+  absl::Notification done;
+  absl::StatusOr<std::string> log;
+  std::thread fetch([&] {
+    log = rig.link().GetLog("m1");
+    done.Notify();
+  });
+  // A fetch that never ends fails the test (the referee's end then ends
+  // it) instead of hanging it.
+  const bool ended = done.WaitForNotificationWithTimeout(absl::Minutes(2));
+  EXPECT_TRUE(ended) << "GetLog did not end";
+  if (!ended) rig.Stop();
+  fetch.join();
+  EXPECT_EQ(log.status().code(), absl::StatusCode::kDeadlineExceeded);
+  EXPECT_EQ(
+      log.status().message(),
+      absl::StrCat("fetching the log: the referee at ", rig.link().address(),
+                   " sent nothing of match m1's log for 300ms; not "
+                   "fetched"));
 }
 
 // A referee whose GetLog sends `size` zero bytes in 64 KiB chunks.
