@@ -588,7 +588,9 @@ void PrintBanner(int port, const Paths& paths, const Lobby& lobby,
             << "  registry:     " << data_dir << "/registry.sqlite3 ("
             << recovered.finished << " ended, " << recovered.resumed
             << " resumed, " << recovered.broken
-            << " found broken (not resumed), " << recovered.bots << " bots)\n"
+            << " found broken (not resumed), " << recovered.forgotten
+            << " forgotten (their creation cut short), " << recovered.bots
+            << " bots)\n"
             << "  tlog:         " << data_dir << "/tlog.sqlite3 ("
             << lobby.transparency_log()->size() << " sealed logs; checkpoints "
             << data_dir << "/checkpoint, verifier key " << verifier_key << ")\n"
