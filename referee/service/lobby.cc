@@ -87,6 +87,9 @@ std::string DifferenceFrom(const v1::MatchInfo& info,
   if (info.forfeit_policy() != config.forfeit_policy) {
     return "another forfeit policy";
   }
+  // The label is in the log's signed header: a retry answered with a match
+  // of another label would record a match the caller did not ask for.
+  if (info.label() != config.label) return "another label";
   return "";
 }
 

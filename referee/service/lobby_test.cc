@@ -561,7 +561,7 @@ TEST_F(LobbyTest, ARetriedCreateMatchCreatesNothingMore) {
       "cup/run/0");
 
   // A retry must ask for the same match: game and options, seats (bots and
-  // names), clocks when it sets them, forfeit policy.
+  // names), clocks when it sets them, forfeit policy, label.
   const auto refused = [&](const v1::CreateMatchRequest& changed,
                            const char* why) {
     absl::StatusOr<v1::CreateMatchResponse> answer =
@@ -586,6 +586,9 @@ TEST_F(LobbyTest, ARetriedCreateMatchCreatesNothingMore) {
   changed = request;
   changed.set_forfeit_policy(v1::FORFEIT_POLICY_DEFAULT_ACTION);
   refused(changed, "another forfeit policy");
+  changed = request;
+  changed.set_label("cup/run/9");  // The log's signed header holds it.
+  refused(changed, "another label");
   v1::CreateMatchRequest other = request;
   other.mutable_seats(1)->clear_bot_id();
   refused(other, "other seats");
