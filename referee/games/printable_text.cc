@@ -40,11 +40,28 @@ size_t DecodeUtf8(std::string_view text, char32_t& code_point) {
   return length;
 }
 
-// Whether `c`, a character other than a C0 control, is escaped.
+// Whether `c`, a character other than a C0 control, is escaped: C1
+// controls, the line and paragraph separators, the interlinear annotation
+// controls, and Unicode's default-ignorable code points (DerivedCoreProperties
+// .txt, Default_Ignorable_Code_Point: what a renderer shows as nothing,
+// bidirectional controls among them).
 bool Hides(char32_t c) {
-  return (c >= 0x7f && c <= 0x9f) || c == 0xad || c == 0x61c ||
-         (c >= 0x200b && c <= 0x200f) || (c >= 0x2028 && c <= 0x202e) ||
-         (c >= 0x2060 && c <= 0x2069) || c == 0xfeff;
+  struct Range {
+    char32_t first, last;
+  };
+  static constexpr Range kHidden[] = {
+      {0x7f, 0x9f},       {0xad, 0xad},       {0x34f, 0x34f},
+      {0x61c, 0x61c},     {0x115f, 0x1160},   {0x17b4, 0x17b5},
+      {0x180b, 0x180f},   {0x200b, 0x200f},   {0x2028, 0x202e},
+      {0x2060, 0x206f},   {0x3164, 0x3164},   {0xfe00, 0xfe0f},
+      {0xfeff, 0xfeff},   {0xffa0, 0xffa0},   {0xfff0, 0xfffb},
+      {0x1bca0, 0x1bca3}, {0x1d173, 0x1d17a}, {0xe0000, 0xe0fff},
+  };
+  for (const Range& range : kHidden) {
+    if (c < range.first) return false;  // The ranges are in order.
+    if (c <= range.last) return true;
+  }
+  return false;
 }
 
 void Append(std::string_view text, bool quoted, std::string& out) {

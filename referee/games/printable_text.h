@@ -19,11 +19,16 @@ namespace pyramid {
 // - C0 controls and DEL: \t, \n and \r as such, the others as \xNN (\x1B
 //   for ESC, \x00 for NUL): these are fields of one line;
 // - C1 controls U+0080..U+009F (a terminal takes U+009B as CSI) as \u{9B};
-// - bidirectional controls (U+061C, U+200E, U+200F, U+202A..U+202E,
-//   U+2066..U+2069), invisible characters (U+00AD, U+200B..U+200D,
-//   U+2060..U+2065, U+FEFF) and the line and paragraph separators (U+2028,
-//   U+2029) as \u{XXXX}, so that a name cannot reverse or hide what follows it
-//   nor pass for another ("heuristic" and "heuristic\u{200B}").
+// - Unicode's default-ignorable code points, which show as nothing
+//   (Default_Ignorable_Code_Point: bidirectional controls U+061C, U+200E,
+//   U+200F, U+202A..U+202E, U+2066..U+2069; U+00AD, U+034F, U+115F, U+1160,
+//   U+17B4, U+17B5, U+180B..U+180F, U+200B..U+200D, U+2060..U+206F,
+//   U+3164, the variation selectors U+FE00..U+FE0F, U+FEFF, U+FFA0,
+//   U+FFF0..U+FFF8, U+1BCA0..U+1BCA3, U+1D173..U+1D17A, U+E0000..U+E0FFF),
+//   the interlinear annotation controls U+FFF9..U+FFFB and the line and
+//   paragraph separators (U+2028, U+2029) as \u{XXXX}, so that a name
+//   cannot reverse or hide what follows it nor pass for another
+//   ("heuristic" and "heuristic\u{200B}", "alice" and "alice\u{3164}").
 // NN and XXXX are upper-case hexadecimal. A backslash is left as is: an
 // unquoted field can hold the text of an escape, never the character.
 std::string PrintableText(std::string_view text);

@@ -2,6 +2,7 @@
 #include "referee/games/printable_text.h"
 
 #include <string>
+#include <utility>
 
 #include "gtest/gtest.h"
 
@@ -56,6 +57,33 @@ TEST(PrintableTextTest, BidiAndInvisibleCharactersAreEscaped) {
     char want[16];
     snprintf(want, sizeof want, "\\u{%X}", static_cast<unsigned>(c));
     EXPECT_EQ(PrintableText(utf8), want);
+  }
+}
+
+// Every default-ignorable code point shows as nothing: "alice" followed by
+// one passed for "alice" (a security tester's list: Hangul fillers, a tag
+// character, deprecated format controls, the Mongolian vowel separator,
+// the combining grapheme joiner, a variation selector, a shorthand format
+// control, an interlinear annotation anchor).
+TEST(PrintableTextTest, DefaultIgnorableCharactersAreEscaped) {
+  const std::pair<std::string, std::string> cases[] = {
+      {"\u3164", "\\u{3164}"},      {"\u115F", "\\u{115F}"},
+      {"\u1160", "\\u{1160}"},      {"\uFFA0", "\\u{FFA0}"},
+      {"\U000E0041", "\\u{E0041}"}, {"\U000E0001", "\\u{E0001}"},
+      {"\u206A", "\\u{206A}"},      {"\u206F", "\\u{206F}"},
+      {"\u180E", "\\u{180E}"},      {"\u034F", "\\u{34F}"},
+      {"\uFE0F", "\\u{FE0F}"},      {"\U0001BCA0", "\\u{1BCA0}"},
+      {"\uFFF9", "\\u{FFF9}"},      {"\U0001D173", "\\u{1D173}"},
+      {"\u17B4", "\\u{17B4}"},
+  };
+  for (const auto& [hidden, shown] : cases) {
+    EXPECT_EQ(PrintableText("alice" + hidden), "alice" + shown);
+  }
+  // Their neighbours show.
+  for (const std::string shown :
+       {"\u3163", "\u1161", "\u180A", "\uFE10", "\uFFFC", "\U000E1000",
+        "\U0001D17B", "\u2070"}) {
+    EXPECT_EQ(PrintableText(shown), shown);
   }
 }
 
