@@ -953,10 +953,15 @@ absl::StatusOr<v1::ListMatchesResponse> Lobby::ListMatches(
   // A page token is the registry's creation number (seq) of the last match
   // listed: the next page lists those created before it (newest first), so
   // pages stay stable while matches are created.
+  // Only a token this gives is taken, as it gave it (SimpleAtoi alone
+  // would also take " 5" and "+5").
   int64_t before = 0;
   if (!request.page_token().empty() &&
-      (!absl::SimpleAtoi(request.page_token(), &before) || before <= 0)) {
-    return absl::InvalidArgumentError("bad page_token");
+      (!absl::SimpleAtoi(request.page_token(), &before) || before <= 0 ||
+       absl::StrCat(before) != request.page_token())) {
+    return absl::InvalidArgumentError(
+        "bad page_token: give a next_page_token of an earlier ListMatches "
+        "answer, as it is");
   }
   // The registry is read a page at a time, filtered by its recorded status;
   // each match's info is taken from its running host (without the lobby's

@@ -260,7 +260,8 @@ TEST_F(LobbyTest, FiltersByStatusAndRefusesBadPageTokens) {
   EXPECT_EQ(List(10, "", v1::MATCH_RUNNING).first,
             std::vector<std::string>({b, a}));
   EXPECT_TRUE(List(10, "", v1::MATCH_FINISHED).first.empty());
-  for (const char* token : {"x", "0", "-1"}) {
+  // Only a token as ListMatches gives one: no sign, blank or leading zero.
+  for (const char* token : {"x", "0", "-1", " 5", "5 ", "+5", "05"}) {
     v1::ListMatchesRequest request;
     request.set_page_token(token);
     EXPECT_EQ(lobby_->ListMatches(request).status().code(),

@@ -281,15 +281,18 @@ absl::StatusOr<TlogLeaf> TransparencyLog::FindLeaf(
     leaf = LeafWhere("match_id = ?", id_or_hash);
   }
   if (absl::IsNotFound(leaf.status())) {
-    // Longer than a hash is neither: named by its length, not repeated.
+    // Named as what it was taken for (a caller of the API gave a hash as
+    // its 32 bytes, which arrive here in hex); longer than a hash is
+    // neither: named by its length, not repeated.
     const std::string named =
-        id_or_hash.size() <= 64
-            ? std::string(id_or_hash)
+        id_or_hash.size() == 64
+            ? absl::StrCat("SHA-256 ", std::string(id_or_hash))
+        : id_or_hash.size() < 64
+            ? absl::StrCat("match ", std::string(id_or_hash))
             : absl::StrCat("a key of ", id_or_hash.size(), " bytes");
     return absl::NotFoundError(absl::StrCat(
         "no sealed log of ", named,
-        " is in the transparency log (give a match id, 32 hex digits, or a "
-        "log's SHA-256, 64 hex digits; a match enters when its log is "
+        " is in the transparency log (a match enters when its log is "
         "sealed)"));
   }
   return leaf;

@@ -110,6 +110,16 @@ TEST_F(TransparencyLogTest, FindsLeavesByMatchIdOrLogHash) {
   EXPECT_EQ(log->FindLeaf(ToHex(AsView(LogHash(1))))->index, 1u);
   EXPECT_TRUE(absl::IsNotFound(log->FindLeaf(MatchId(2)).status()));
   EXPECT_TRUE(absl::IsNotFound(log->FindLeaf("nonsense").status()));
+  // Named as what it was taken for.
+  EXPECT_EQ(log->FindLeaf(MatchId(2)).status().message(),
+            absl::StrCat("no sealed log of match ", MatchId(2),
+                         " is in the transparency log (a match enters when "
+                         "its log is sealed)"));
+  const std::string other_hash = ToHex(AsView(LogHash(2)));
+  EXPECT_EQ(log->FindLeaf(other_hash).status().message(),
+            absl::StrCat("no sealed log of SHA-256 ", other_hash,
+                         " is in the transparency log (a match enters when "
+                         "its log is sealed)"));
 }
 
 TEST_F(TransparencyLogTest, SurvivesAReopen) {
