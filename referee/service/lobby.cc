@@ -322,6 +322,11 @@ absl::StatusOr<std::optional<v1::CreateMatchResponse>> Lobby::ReserveRequest(
         absl::StrCat("request_id: at most ", kMaxRequestIdBytes, " bytes, not ",
                      request.request_id().size()));
   }
+  // Shown by refctl and in MatchInfo, as names are.
+  if (absl::Status s = RequirePrintable("request_id", request.request_id());
+      !s.ok()) {
+    return s;
+  }
   // The match named by the request_id: a running one's is in memory, an
   // ended one's in the registry; while it is asked there, the request_id
   // is reserved here (so a concurrent retry waits).

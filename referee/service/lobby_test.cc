@@ -343,7 +343,8 @@ TEST_F(LobbyTest, NamesAndLabelsThatShowOnlyEscapedAreRefused) {
        {std::string("\x1b[2Jgenuine"), std::string("a\r\nverdict: genuine"),
         std::string("rev\xe2\x80\xae"
                     "esrever"),
-        std::string("heuristic\xe2\x80\x8b"), std::string("nul\0", 4)}) {
+        std::string("heuristic\xe2\x80\x8b"), std::string("nul\0", 4),
+        std::string("alice\xe3\x85\xa4")}) {  // U+3164, a Hangul filler.
     v1::CreateMatchRequest request;
     request.mutable_game()->set_game("rock_paper_pyramid");
     for (int i = 0; i < 3; ++i)
@@ -367,6 +368,13 @@ TEST_F(LobbyTest, NamesAndLabelsThatShowOnlyEscapedAreRefused) {
     EXPECT_TRUE(
         absl::StartsWith(registered.message(), "bot name " + QuotedText(bad)))
         << registered;
+    request.set_label("ok");
+    request.set_request_id(bad);  // Shown by refctl, as names are.
+    created = lobby_->CreateMatch(request).status();
+    EXPECT_EQ(created.code(), absl::StatusCode::kInvalidArgument) << created;
+    EXPECT_TRUE(
+        absl::StartsWith(created.message(), "request_id " + QuotedText(bad)))
+        << created;
   }
   EXPECT_TRUE(List(10).first.empty());
   v1::CreateMatchRequest request;
