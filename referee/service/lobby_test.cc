@@ -948,46 +948,24 @@ TEST_F(LobbyTest, AnEndedMatchIsKeptCompactlyAndServedAsBefore) {
       << told[0].error().message();
 }
 
-// What the lobby holds does not grow with the matches that ended: once
-// their ends are recorded it keeps no host, token or request_id of theirs,
-// and still answers for them from the registry (durable or in memory): the
-// match, the listing, a retried CreateMatch, and a seat that connects with
-// its token, which is told the outcome. An end the registry could not
-// record is kept in memory instead, and answered as ended.
-// (Its ends may be let through, and its additions made to fail, as a
-// registry whose disk fills and empties again.)
-class FailingEndRegistry final : public Registry {
+// A registry that passes every call to `inner`: the fakes below override
+// only what they change.
+class ForwardingRegistry : public Registry {
  public:
-  // What EndMatch answers (it records the end when OK).
-  void set_end_status(absl::Status s) {
-    absl::MutexLock lock(&mu_);
-    end_status_ = std::move(s);
-  }
-  // What AddBot and AddMatch answer (they record when OK).
-  void set_add_status(absl::Status s) {
-    absl::MutexLock lock(&mu_);
-    add_status_ = std::move(s);
-  }
+  explicit ForwardingRegistry(std::unique_ptr<Registry> inner)
+      : inner_(std::move(inner)) {}
+
   absl::Status AddBot(const StoredBot& bot) override {
-    if (absl::Status s = Status(add_status_); !s.ok()) return s;
     return inner_->AddBot(bot);
   }
   absl::Status AddMatch(const StoredMatch& match) override {
-    if (absl::Status s = Status(add_status_); !s.ok()) return s;
     return inner_->AddMatch(match);
   }
-  // What RemoveMatch answers (it removes when OK).
-  void set_remove_status(absl::Status s) {
-    absl::MutexLock lock(&mu_);
-    remove_status_ = std::move(s);
-  }
   absl::Status RemoveMatch(const std::string& match_id) override {
-    if (absl::Status s = Status(remove_status_); !s.ok()) return s;
     return inner_->RemoveMatch(match_id);
   }
   absl::Status EndMatch(const v1::MatchInfo& info,
                         const std::string& broken_reason) override {
-    if (absl::Status s = Status(end_status_); !s.ok()) return s;
     return inner_->EndMatch(info, broken_reason);
   }
   absl::StatusOr<std::vector<StoredBot>> LoadBots() const override {
@@ -1012,6 +990,56 @@ class FailingEndRegistry final : public Registry {
       int64_t before, int limit, v1::MatchStatus status) const override {
     return inner_->ListMatches(before, limit, status);
   }
+  std::string dir() const override { return inner_->dir(); }
+
+ private:
+  std::unique_ptr<Registry> inner_;
+};
+
+// What the lobby holds does not grow with the matches that ended: once
+// their ends are recorded it keeps no host, token or request_id of theirs,
+// and still answers for them from the registry (durable or in memory): the
+// match, the listing, a retried CreateMatch, and a seat that connects with
+// its token, which is told the outcome. An end the registry could not
+// record is kept in memory instead, and answered as ended.
+// (Its ends may be let through, and its additions made to fail, as a
+// registry whose disk fills and empties again.)
+class FailingEndRegistry final : public ForwardingRegistry {
+ public:
+  FailingEndRegistry() : ForwardingRegistry(NewMemoryRegistry()) {}
+
+  // What EndMatch answers (it records the end when OK).
+  void set_end_status(absl::Status s) {
+    absl::MutexLock lock(&mu_);
+    end_status_ = std::move(s);
+  }
+  // What AddBot and AddMatch answer (they record when OK).
+  void set_add_status(absl::Status s) {
+    absl::MutexLock lock(&mu_);
+    add_status_ = std::move(s);
+  }
+  absl::Status AddBot(const StoredBot& bot) override {
+    if (absl::Status s = Status(add_status_); !s.ok()) return s;
+    return ForwardingRegistry::AddBot(bot);
+  }
+  absl::Status AddMatch(const StoredMatch& match) override {
+    if (absl::Status s = Status(add_status_); !s.ok()) return s;
+    return ForwardingRegistry::AddMatch(match);
+  }
+  // What RemoveMatch answers (it removes when OK).
+  void set_remove_status(absl::Status s) {
+    absl::MutexLock lock(&mu_);
+    remove_status_ = std::move(s);
+  }
+  absl::Status RemoveMatch(const std::string& match_id) override {
+    if (absl::Status s = Status(remove_status_); !s.ok()) return s;
+    return ForwardingRegistry::RemoveMatch(match_id);
+  }
+  absl::Status EndMatch(const v1::MatchInfo& info,
+                        const std::string& broken_reason) override {
+    if (absl::Status s = Status(end_status_); !s.ok()) return s;
+    return ForwardingRegistry::EndMatch(info, broken_reason);
+  }
 
  private:
   absl::Status Status(const absl::Status& s) const {
@@ -1019,7 +1047,6 @@ class FailingEndRegistry final : public Registry {
     return s;
   }
 
-  std::unique_ptr<Registry> inner_ = NewMemoryRegistry();
   mutable absl::Mutex mu_;
   absl::Status end_status_ ABSL_GUARDED_BY(mu_) =
       absl::InternalError("registry: end match: disk I/O error");
@@ -1552,14 +1579,18 @@ TEST_F(LobbyTest, TheShutdownCheckpointCoversEverySealedLog) {
 // file past `file_bytes` bytes (RLIMIT_FSIZE; that write's SIGXFSZ raises
 // SIGKILL), so the log keeps its first `file_bytes` bytes exactly. It
 // reports the match's id on `report` first. For a forked child only.
-class DyingAfterAddRegistry final : public Registry {
+class DyingAfterAddRegistry final : public ForwardingRegistry {
  public:
   DyingAfterAddRegistry(std::unique_ptr<Registry> inner, int64_t file_bytes,
                         int report)
-      : inner_(std::move(inner)), file_bytes_(file_bytes), report_(report) {}
+      : ForwardingRegistry(std::move(inner)),
+        file_bytes_(file_bytes),
+        report_(report) {}
 
   absl::Status AddMatch(const StoredMatch& match) override {
-    if (absl::Status s = inner_->AddMatch(match); !s.ok()) return s;
+    if (absl::Status s = ForwardingRegistry::AddMatch(match); !s.ok()) {
+      return s;
+    }
     const std::string& id = match.info.match_id();
     if (write(report_, id.data(), id.size()) !=
         static_cast<ssize_t>(id.size())) {
@@ -1573,42 +1604,8 @@ class DyingAfterAddRegistry final : public Registry {
     if (setrlimit(RLIMIT_FSIZE, &limit) != 0) _exit(6);
     return absl::OkStatus();
   }
-  absl::Status AddBot(const StoredBot& bot) override {
-    return inner_->AddBot(bot);
-  }
-  absl::Status RemoveMatch(const std::string& match_id) override {
-    return inner_->RemoveMatch(match_id);
-  }
-  absl::Status EndMatch(const v1::MatchInfo& info,
-                        const std::string& broken_reason) override {
-    return inner_->EndMatch(info, broken_reason);
-  }
-  absl::StatusOr<std::vector<StoredBot>> LoadBots() const override {
-    return inner_->LoadBots();
-  }
-  absl::StatusOr<std::vector<StoredMatch>> LoadMatches(
-      int64_t after, int limit) const override {
-    return inner_->LoadMatches(after, limit);
-  }
-  absl::StatusOr<StoredMatch> FindMatch(
-      const std::string& match_id) const override {
-    return inner_->FindMatch(match_id);
-  }
-  absl::StatusOr<std::string> FindRequest(
-      const std::string& request_id) const override {
-    return inner_->FindRequest(request_id);
-  }
-  absl::StatusOr<StoredToken> FindToken(const std::string& id) const override {
-    return inner_->FindToken(id);
-  }
-  absl::StatusOr<std::vector<StoredMatch>> ListMatches(
-      int64_t before, int limit, v1::MatchStatus status) const override {
-    return inner_->ListMatches(before, limit, status);
-  }
-  std::string dir() const override { return inner_->dir(); }
 
  private:
-  std::unique_ptr<Registry> inner_;
   const int64_t file_bytes_;
   const int report_;
 };
