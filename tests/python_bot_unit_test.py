@@ -271,6 +271,45 @@ class CommitOnceTest(unittest.TestCase):
             "decision 1: its match id is not 16 bytes in hex"), lines[0])
         self.assertTrue(referee.sent_nothing_more())
 
+    def test_an_outcome_without_the_seat_is_said_not_a_crash(self):
+        def script(referee):
+            yield decision(M, 1)
+            self.assert_commit(referee.sent(), M, 1)
+            # No seat in its outcome: said, and the match is over all the
+            # same.
+            yield pb.PlayResponse(match_ended=pb.MatchEnded(match_id=M, seat=0))
+            yield decision(M, 2)
+            yield decision(OTHER, 1)
+            self.assert_commit(referee.sent(), OTHER, 1)
+        referee, status, lines = run(script)
+        self.assertEqual(status, 0)
+        self.assertEqual(lines, [
+            f"pyramid_bot: match {M} seat 0 ended [TERMINATION_UNSPECIFIED], "
+            "but its outcome has 0 seat(s): no rank for this seat",
+            f"pyramid_bot: refusing match '{M}' seat 0 decision 2: its match "
+            "is over"])
+        self.assertTrue(referee.sent_nothing_more())
+
+    def test_a_match_that_broke_is_over(self):
+        """A DATA_LOSS PlayError is the last a broken match sends: no
+        MatchEnded comes, and --matches counts it."""
+        def script(referee):
+            yield decision(M, 1)
+            self.assert_commit(referee.sent(), M, 1)
+            yield pb.PlayResponse(error=pb.PlayError(
+                match_id=M, seat=0, decision_id=1,
+                code=grpc.StatusCode.DATA_LOSS.value[0],
+                message="the match broke"))
+            yield decision(M, 2)  # Refused: over.
+            yield decision(OTHER, 1)
+            self.assert_commit(referee.sent(), OTHER, 1)
+        referee, status, lines = run(script)
+        self.assertEqual(status, 1)  # A PlayError came.
+        self.assertEqual(lines[1:], [
+            f"pyramid_bot: refusing match '{M}' seat 0 decision 2: its match "
+            "is over"])
+        self.assertTrue(referee.sent_nothing_more())
+
     @staticmethod
     def match_no(n):
         """Match `n` (1 to 9) of a test."""

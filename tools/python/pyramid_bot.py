@@ -260,6 +260,20 @@ def main():
         if len(req.acting_seats) == 1:
             reveal(key)
 
+    def end(match_id):
+        """The match is over: its decisions are refused from now on, and
+        whether enough matches have ended is returned."""
+        over.add(match_id)
+        for key in [k for k in pending if k[0] == match_id]:
+            del pending[key]
+        for key in [k for k in newest if k[0] == match_id]:
+            del newest[key]
+        # A bot token's new stream also gets the MatchEnded of every match
+        # that bot finished earlier: count only ours.
+        if match_id in played:
+            ended.add(match_id)
+        return bool(args.matches) and len(ended) >= args.matches
+
     def handle(response):
         """Returns False once enough matches have ended."""
         nonlocal errors
@@ -285,23 +299,19 @@ def main():
                 touch(key)
         elif kind == "match_ended":
             m = response.match_ended
-            mine = m.outcome.seats[m.seat]
             term = game_pb2.Termination.Name(m.outcome.termination)
-            print(f"match {m.match_id} seat {m.seat}: rank {mine.rank}, "
-                  f"score {mine.score}"
-                  f"{' (forfeited)' if mine.forfeited else ''} [{term}]",
-                  flush=True)
-            # Its decisions are refused from now on (`over`).
-            over.add(m.match_id)
-            for key in [k for k in pending if k[0] == m.match_id]:
-                del pending[key]
-            for key in [k for k in newest if k[0] == m.match_id]:
-                del newest[key]
-            # A bot token's new stream also gets the MatchEnded of every
-            # match that bot finished earlier: count only ours.
-            if m.match_id in played:
-                ended.add(m.match_id)
-            if args.matches and len(ended) >= args.matches:
+            if m.seat < len(m.outcome.seats):
+                mine = m.outcome.seats[m.seat]
+                print(f"match {m.match_id} seat {m.seat}: rank {mine.rank}, "
+                      f"score {mine.score}"
+                      f"{' (forfeited)' if mine.forfeited else ''} [{term}]",
+                      flush=True)
+            else:  # Not from a referee that keeps the protocol.
+                print(f"pyramid_bot: match {m.match_id} seat {m.seat} ended "
+                      f"[{term}], but its outcome has "
+                      f"{len(m.outcome.seats)} seat(s): no rank for this "
+                      "seat", file=sys.stderr)
+            if end(m.match_id):
                 return False
         elif kind == "error":
             e = response.error
@@ -309,6 +319,10 @@ def main():
             print(f"pyramid_bot: match {e.match_id} seat {e.seat} decision "
                   f"{e.decision_id}: code {e.code}: {e.message}"
                   f"{' (faulted)' if e.faulted else ''}", file=sys.stderr)
+            # The match broke (the referee could not write its log) and
+            # stopped: no MatchEnded will ever come. It is over.
+            if e.code == grpc.StatusCode.DATA_LOSS.value[0] and end(e.match_id):
+                return False
         # commit_ack and result need no answer.
         return True
 
