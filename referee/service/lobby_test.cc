@@ -158,18 +158,26 @@ class LobbyTest : public ::testing::Test {
     return opened.ok() ? *std::move(opened) : nullptr;
   }
 
+  // The options of a lobby on the test's directory, recording into
+  // `registry` and signing with `key`.
+  LobbyOptions OptionsOn(std::shared_ptr<Registry> registry,
+                         const SigningKey& key) const {
+    LobbyOptions options;
+    options.referee_key = key;
+    options.log_dir = dir_.path();
+    options.admin_token = std::string(32, 'a');
+    options.registry = std::move(registry);
+    return options;
+  }
+
   // Replaces the lobby with one on the same directory, recording into
   // `registry` and signing with `key`, that recovers what `registry` holds;
   // returns what it found.
   RecoveryReport Restart(std::shared_ptr<Registry> registry,
                          const SigningKey& key, int max_live_matches = 0,
                          absl::Duration checkpoint_every = absl::Seconds(60)) {
-    LobbyOptions options;
+    LobbyOptions options = OptionsOn(std::move(registry), key);
     options.checkpoint_every = checkpoint_every;
-    options.referee_key = key;
-    options.log_dir = dir_.path();
-    options.admin_token = std::string(32, 'a');
-    options.registry = std::move(registry);
     options.max_live_matches = max_live_matches;
     options.messages = messages_;
     lobby_.reset();
@@ -1694,12 +1702,10 @@ TEST_F(LobbyTest, ACreationKilledBeforeItsLogHeldACheckpointLeavesNoTrace) {
         absl::StatusOr<std::unique_ptr<Registry>> inner =
             OpenSqliteRegistry(dir_.File("registry.db"));
         if (!inner.ok()) _exit(1);
-        LobbyOptions options;
-        options.referee_key = key;
-        options.log_dir = dir_.path();
-        options.admin_token = std::string(32, 'a');
-        options.registry = std::make_shared<DyingAfterAddRegistry>(
-            *std::move(inner), moment.file_bytes, report);
+        LobbyOptions options =
+            OptionsOn(std::make_shared<DyingAfterAddRegistry>(
+                          *std::move(inner), moment.file_bytes, report),
+                      key);
         options.messages = [](std::string_view) {};
         Lobby lobby(std::move(options));
         if (!lobby.Recover().ok()) _exit(2);
@@ -1830,11 +1836,7 @@ TEST_F(LobbyTest, CreationsKilledAtRandomMomentsLoseNothingAcknowledged) {
         absl::StatusOr<std::unique_ptr<Registry>> opened =
             OpenSqliteRegistry(dir_.File("registry.db"));
         if (!opened.ok()) _exit(1);
-        LobbyOptions options;
-        options.referee_key = key;
-        options.log_dir = dir_.path();
-        options.admin_token = std::string(32, 'a');
-        options.registry = *std::move(opened);
+        LobbyOptions options = OptionsOn(*std::move(opened), key);
         options.messages = [](std::string_view) {};
         Lobby lobby(std::move(options));
         if (!lobby.Recover().ok()) _exit(2);
