@@ -154,6 +154,13 @@ ABSL_FLAG(uint32_t, max_log_readers, 256,
 ABSL_FLAG(uint32_t, log_stall_timeout_s, 60,
           "A GetLog download whose client takes no chunk for this many "
           "seconds is cancelled, freeing its place (0: never).");
+ABSL_FLAG(uint32_t, write_stall_timeout_s, 60,
+          "Any call but GetLog (Play, Watch, health Watch, the unary calls) "
+          "whose response, or a message of its stream, stays unsent this many "
+          "seconds (a client that takes nothing, e.g. one that grants no "
+          "HTTP/2 flow-control window) is cancelled, freeing what it holds "
+          "and its place; a stream with nothing to send is never cancelled "
+          "however long it waits (0: never; at most 86400).");
 ABSL_FLAG(uint32_t, max_health_watchers, 10000,
           "grpc.health.v1.Health Watch streams served at once (at least 1); "
           "one more is refused RESOURCE_EXHAUSTED.");
@@ -355,6 +362,13 @@ absl::Status CheckFlags(std::optional<SigningKey>& named_key) {
         "--max_log_readers must be at least 1, not 0 (0 would refuse every "
         "GetLog)");
   }
+  constexpr uint32_t kMaxWriteStallTimeoutS = 86400;
+  if (const uint32_t stall = absl::GetFlag(FLAGS_write_stall_timeout_s);
+      stall > kMaxWriteStallTimeoutS) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--write_stall_timeout_s is 0 (never) to ",
+                     kMaxWriteStallTimeoutS, ", not ", stall));
+  }
   if (absl::GetFlag(FLAGS_max_health_watchers) == 0) {
     return absl::InvalidArgumentError(
         "--max_health_watchers must be at least 1, not 0 (0 would refuse "
@@ -488,6 +502,8 @@ ServiceLimits LimitsFromFlags() {
   limits.max_log_readers = absl::GetFlag(FLAGS_max_log_readers);  // Ditto.
   limits.log_stall_timeout =
       absl::Seconds(absl::GetFlag(FLAGS_log_stall_timeout_s));
+  limits.write_stall_timeout =
+      absl::Seconds(absl::GetFlag(FLAGS_write_stall_timeout_s));  // CheckFlags.
   return limits;
 }
 
@@ -699,7 +715,7 @@ int Run(const Paths& paths, const std::optional<SigningKey>& named_key,
                         grpc::health::v1::Health::service_full_name(),
                         "grpc.reflection.v1alpha.ServerReflection"},
                        absl::GetFlag(FLAGS_max_health_watchers),
-                       "--max_health_watchers");
+                       "--max_health_watchers", service.write_stalls());
   int port = 0;
   absl::StatusOr<std::unique_ptr<grpc::Server>> server =
       Serve(service, health, &port);

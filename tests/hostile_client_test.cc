@@ -9,8 +9,11 @@
 // refused Play messages, streams that do not read, watcher limits and
 // malformed requests and tokens (tests/service_test.cc), silent watchers'
 // memory (tests/e2e_test.cc).
+#include <arpa/inet.h>
 #include <fcntl.h>
 #include <malloc.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -18,14 +21,18 @@
 #include <cstring>
 #include <fstream>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
@@ -131,6 +138,184 @@ struct SilentGetLog : ServerStream<v1::Referee, v1::LogChunk> {
       : ServerStream(channel) {
     reader = stub->GetLog(&context, request);
   }
+};
+
+// A raw HTTP/2 client on a connection of its own that grants no
+// flow-control window (SETTINGS_INITIAL_WINDOW_SIZE 0, never a
+// WINDOW_UPDATE) but answers SETTINGS and PINGs: the server can send it
+// headers, never a message, so every write of a call to it stays in flight
+// (and a Finish behind such a write) for as long as the connection lasts.
+// It records which of its streams the server reset (RST_STREAM), as a
+// server cancelling the call does.
+class ZeroWindowClient {
+ public:
+  using Metadata = std::vector<std::pair<std::string, std::string>>;
+
+  // `address`: "127.0.0.1:PORT".
+  explicit ZeroWindowClient(const std::string& address) {
+    std::vector<std::string> parts = absl::StrSplit(address, ':');
+    int port = 0;
+    EXPECT_EQ(parts.size(), 2u);
+    EXPECT_TRUE(absl::SimpleAtoi(parts.back(), &port)) << address;
+    authority_ = address;
+    fd_ = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in to{};
+    to.sin_family = AF_INET;
+    to.sin_port = htons(static_cast<uint16_t>(port));
+    to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    EXPECT_EQ(connect(fd_, reinterpret_cast<sockaddr*>(&to), sizeof(to)), 0)
+        << std::strerror(errno);
+    // The preface, then SETTINGS {INITIAL_WINDOW_SIZE (4): 0}.
+    Send(std::string("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n") +
+         Frame(4, 0, 0, std::string("\x00\x04\x00\x00\x00\x00", 6)));
+    reader_ = std::thread([this] { Read(); });
+  }
+  ~ZeroWindowClient() {
+    shutdown(fd_, SHUT_RDWR);
+    reader_.join();
+    close(fd_);
+  }
+
+  // Opens a call of `path` (e.g. "/pyramid.referee.v1.Referee/Watch") and
+  // returns its stream id. With a `message` (a serialized request), sends it
+  // and half-closes; without, leaves the client's side open (a Play
+  // stream).
+  uint32_t Call(const std::string& path,
+                std::optional<std::string> message = std::string(),
+                const Metadata& metadata = {}) {
+    std::string block;
+    for (const auto& [name, value] :
+         Metadata{{":method", "POST"},
+                  {":scheme", "http"},
+                  {":path", path},
+                  {":authority", authority_},
+                  {"content-type", "application/grpc"},
+                  {"te", "trailers"}}) {
+      block += Literal(name, value);
+    }
+    for (const auto& [name, value] : metadata) block += Literal(name, value);
+    std::lock_guard<std::mutex> lock(write_mu_);
+    const uint32_t id = next_id_;
+    next_id_ += 2;
+    std::string frames = Frame(1, 4, id, block);  // HEADERS, END_HEADERS.
+    if (message) {
+      std::string grpc_message(5, '\0');
+      const uint32_t size = htonl(static_cast<uint32_t>(message->size()));
+      std::memcpy(&grpc_message[1], &size, 4);
+      grpc_message += *message;
+      frames += Frame(0, 1, id, grpc_message);  // DATA, END_STREAM.
+    }
+    SendLocked(frames);
+    return id;
+  }
+
+  // Waits (up to kWait) until the server has reset stream `id`.
+  bool AwaitReset(uint32_t id) {
+    absl::MutexLock lock(&mu_);
+    auto reset = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+      return reset_.count(id) > 0;
+    };
+    return mu_.AwaitWithTimeout(absl::Condition(&reset), kWait);
+  }
+  // Waits (up to kWait) until the server has sent headers on stream `id`
+  // (it started answering the call).
+  bool AwaitHeaders(uint32_t id) {
+    absl::MutexLock lock(&mu_);
+    auto headers = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+      return headers_.count(id) > 0;
+    };
+    return mu_.AwaitWithTimeout(absl::Condition(&headers), kWait);
+  }
+
+ private:
+  static std::string Frame(uint8_t type, uint8_t flags, uint32_t stream,
+                           const std::string& payload) {
+    std::string frame;
+    const uint32_t size = static_cast<uint32_t>(payload.size());
+    frame += static_cast<char>(size >> 16);
+    frame += static_cast<char>(size >> 8);
+    frame += static_cast<char>(size);
+    frame += static_cast<char>(type);
+    frame += static_cast<char>(flags);
+    const uint32_t id = htonl(stream);
+    frame.append(reinterpret_cast<const char*>(&id), 4);
+    return frame + payload;
+  }
+  // An HPACK string (no Huffman coding), its length a 7-bit prefix
+  // integer.
+  static std::string String(const std::string& bytes) {
+    std::string out;
+    size_t n = bytes.size();
+    if (n < 127) {
+      out += static_cast<char>(n);
+    } else {
+      out += static_cast<char>(127);
+      for (n -= 127; n >= 128; n >>= 7) {
+        out += static_cast<char>((n & 0x7f) | 0x80);
+      }
+      out += static_cast<char>(n);
+    }
+    return out + bytes;
+  }
+  // A header field, literal without indexing, its name new.
+  static std::string Literal(const std::string& name,
+                             const std::string& value) {
+    return std::string(1, '\0') + String(name) + String(value);
+  }
+
+  void Send(const std::string& bytes) {
+    std::lock_guard<std::mutex> lock(write_mu_);
+    SendLocked(bytes);
+  }
+  void SendLocked(const std::string& bytes) {
+    size_t sent = 0;
+    while (sent < bytes.size()) {
+      const ssize_t n =
+          send(fd_, bytes.data() + sent, bytes.size() - sent, MSG_NOSIGNAL);
+      if (n <= 0) return;  // The server went: the test sees it otherwise.
+      sent += static_cast<size_t>(n);
+    }
+  }
+
+  // Reads every frame until the connection ends: answers SETTINGS and PING,
+  // records HEADERS and RST_STREAM.
+  void Read() {
+    std::string buffer;
+    char chunk[1 << 16];
+    while (true) {
+      const ssize_t n = recv(fd_, chunk, sizeof(chunk), 0);
+      if (n <= 0) return;
+      buffer.append(chunk, static_cast<size_t>(n));
+      while (buffer.size() >= 9) {
+        const auto* head = reinterpret_cast<const uint8_t*>(buffer.data());
+        const size_t size = (head[0] << 16) | (head[1] << 8) | head[2];
+        if (buffer.size() < 9 + size) break;
+        const uint8_t type = head[3];
+        const uint8_t flags = head[4];
+        const uint32_t stream = ((head[5] & 0x7f) << 24) | (head[6] << 16) |
+                                (head[7] << 8) | head[8];
+        const std::string payload = buffer.substr(9, size);
+        buffer.erase(0, 9 + size);
+        if (type == 4 && (flags & 1) == 0) {
+          Send(Frame(4, 1, 0, ""));  // SETTINGS ACK.
+        } else if (type == 6 && (flags & 1) == 0) {
+          Send(Frame(6, 1, 0, payload));  // PING ACK.
+        } else if (type == 3 || type == 1) {
+          absl::MutexLock lock(&mu_);
+          (type == 3 ? reset_ : headers_).insert(stream);
+        }
+      }
+    }
+  }
+
+  std::string authority_;
+  int fd_ = -1;
+  std::mutex write_mu_;
+  uint32_t next_id_ = 1;  // Under write_mu_.
+  absl::Mutex mu_;
+  std::set<uint32_t> reset_ ABSL_GUARDED_BY(mu_);
+  std::set<uint32_t> headers_ ABSL_GUARDED_BY(mu_);
+  std::thread reader_;
 };
 
 class HostileClientTest : public ::testing::Test {
@@ -414,6 +599,105 @@ TEST_F(HostileClientTest, AGetLogWhoseClientStopsReadingIsCancelled) {
   EXPECT_LT(got, fetched.size());
   EXPECT_EQ(silent->Finish().error_code(), grpc::StatusCode::CANCELLED);
   ExpectAMatchPlays();
+}
+
+// --- Clients that grant no flow-control window --------------------------
+
+constexpr char kWatchPath[] = "/pyramid.referee.v1.Referee/Watch";
+
+// ServiceLimits with a short write stall timeout (the test waits for what
+// it causes, never for a time).
+ServiceLimits ShortStallLimits() {
+  ServiceLimits limits;
+  limits.write_stall_timeout = absl::Seconds(1);
+  return limits;
+}
+
+// Watch calls whose client grants no window (the snapshot of a finished
+// match can never be sent, nor the end behind it) are cancelled once their
+// write has been in flight for ServiceLimits::write_stall_timeout, and give
+// their watcher places back: the count returns to 0 and a new Watch is
+// served. Before, one connection could hold every --max_watchers place for
+// as long as it stayed open (10,000 calls opened in 1.1 s).
+TEST_F(HostileClientTest, WatchesThatTakeNothingAreCancelledAndFreeTheirPlace) {
+  ServiceLimits limits = ShortStallLimits();
+  limits.max_watchers = 4;
+  Start(limits);
+  const std::string match = FinishedMatchWithLogOf(0);
+  v1::WatchRequest request;
+  request.set_match_id(match);
+  ZeroWindowClient hostile(referee_->address());
+  std::vector<uint32_t> calls;
+  for (size_t i = 0; i < limits.max_watchers; ++i) {
+    calls.push_back(hostile.Call(kWatchPath, request.SerializeAsString()));
+  }
+  for (uint32_t call : calls) {
+    EXPECT_TRUE(hostile.AwaitReset(call)) << "Watch " << call << " stayed";
+  }
+  EXPECT_TRUE(RetryUntil([&] { return referee_->service().watchers() == 0; }))
+      << referee_->service().watchers() << " watchers left";
+  svctest::WatchClient watcher(NewChannel(), match);
+  EXPECT_TRUE(watcher.AwaitEvent(
+      [](const v1::WatchEvent& event) { return event.has_match(); }));
+  ExpectAMatchPlays();
+}
+
+// So are unary calls whose answer cannot be sent (ListMatches,
+// GetCheckpoint) and health Watch streams. Before, each such call stayed in
+// the referee's memory, without bound (a ListMatches page of 403 matches:
+// 557 KiB a call).
+TEST_F(HostileClientTest, UnaryAndHealthCallsThatTakeNothingAreCancelled) {
+  Start(ShortStallLimits());
+  FinishedMatchWithLogOf(0);  // Something to list.
+  v1::ListMatchesRequest list;
+  list.set_page_size(1000);
+  ZeroWindowClient hostile(referee_->address());
+  const uint32_t listed = hostile.Call(
+      "/pyramid.referee.v1.Referee/ListMatches", list.SerializeAsString());
+  const uint32_t checkpoint =
+      hostile.Call("/pyramid.referee.v1.Referee/GetCheckpoint");
+  const uint32_t health = hostile.Call("/grpc.health.v1.Health/Watch");
+  EXPECT_TRUE(hostile.AwaitReset(listed)) << "ListMatches stayed";
+  EXPECT_TRUE(hostile.AwaitReset(checkpoint)) << "GetCheckpoint stayed";
+  EXPECT_TRUE(hostile.AwaitReset(health)) << "health Watch stayed";
+  EXPECT_EQ(svctest::HealthStatus(NewChannel()), 1);
+  ExpectAMatchPlays();
+}
+
+// A Play stream whose client takes nothing, then replaced by a newer
+// stream of the same seat (which closes it ABORTED behind its unsent
+// DecisionRequest), is cancelled; the newer stream plays the match to its
+// end. Before, each replaced stream stayed (about 15 KB each).
+TEST_F(HostileClientTest, AReplacedPlayStreamThatTakesNothingIsCancelled) {
+  Start(ShortStallLimits());
+  const Created match = NewMatch();
+  ZeroWindowClient hostile(referee_->address());
+  const uint32_t play =
+      hostile.Call("/pyramid.referee.v1.Referee/Play", std::nullopt,
+                   {{"authorization", "Bearer " + match.tokens[0]}});
+  // The referee has started answering it (its DecisionRequest waits).
+  EXPECT_TRUE(hostile.AwaitHeaders(play));
+  auto seats = ConnectSeats(match);  // Seat 0's replaces it.
+  FinishAndVerify(seats, match.id);
+  EXPECT_TRUE(hostile.AwaitReset(play)) << "the replaced stream stayed";
+}
+
+// An idle stream (nothing to send) is never cancelled, however long it
+// waits for its next event: here a Watch of a running match whose seats
+// have not connected, open over several stall timeouts, then sent the
+// match's events as it plays.
+TEST_F(HostileClientTest, AnIdleWatchIsNotCancelled) {
+  Start(ShortStallLimits());
+  const Created match = NewMatch();
+  svctest::WatchClient watcher(NewChannel(), match.id);
+  ASSERT_TRUE(watcher.AwaitEvent(
+      [](const v1::WatchEvent& event) { return event.has_snapshot(); }));
+  absl::SleepFor(absl::Seconds(3));
+  auto seats = ConnectSeats(match);
+  FinishAndVerify(seats, match.id);
+  EXPECT_TRUE(watcher.AwaitEvent(
+      [](const v1::WatchEvent& event) { return event.has_outcome(); }));
+  EXPECT_TRUE(watcher.AwaitEnd().ok());
 }
 
 // --- gRPC's own streams

@@ -19,7 +19,7 @@ absl::StatusOr<std::unique_ptr<EmbeddedReferee>> EmbeddedReferee::Start(
       std::vector<std::string>{referee::v1::Referee::service_full_name(),
                                "grpc.health.v1.Health",
                                "grpc.reflection.v1alpha.ServerReflection"},
-      options.max_health_watchers);
+      options.max_health_watchers, "", referee->service_->write_stalls());
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
   builder.SetResourceQuota(grpc::ResourceQuota("embedded-referee")

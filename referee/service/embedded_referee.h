@@ -55,6 +55,7 @@ class EmbeddedReferee {
   // What the health service reports (SetServing(false) as a stopping
   // referee does).
   HealthService& health() { return *health_; }
+  const RefereeService& service() const { return *service_; }
 
  private:
   EmbeddedReferee() = default;

@@ -18,8 +18,11 @@ class HealthService::Watcher final
  public:
   // `known`: the watched service's name in the service's list (null: a
   // name it does not serve).
-  Watcher(HealthService* service, const std::string* known)
-      : service_(service), known_(known) {}
+  Watcher(HealthService* service, grpc::CallbackServerContext* context,
+          const std::string* known)
+      : service_(service), known_(known) {
+    stall_.Arm(service->stalls_, context);
+  }
 
   const std::string* known() const { return known_; }
 
@@ -38,6 +41,7 @@ class HealthService::Watcher final
   void OnWriteDone(bool ok) override {
     absl::MutexLock lock(&mu_);
     writing_ = false;
+    stall_.Stop();
     if (!ok) {
       FinishLocked(grpc::Status(grpc::StatusCode::CANCELLED, "write failed"));
       return;
@@ -55,6 +59,7 @@ class HealthService::Watcher final
   }
 
   void OnDone() override {
+    stall_.Done();
     {
       absl::MutexLock lock(&service_->mu_);
       service_->watchers_.erase(this);
@@ -66,12 +71,14 @@ class HealthService::Watcher final
   void WriteLocked(Status status) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     response_.set_status(status);
     writing_ = true;
+    stall_.Start();
     StartWrite(&response_);
   }
   void FinishLocked(const grpc::Status& status)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     if (finished_) return;
     finished_ = true;
+    stall_.Start();  // The Finish is in flight until OnDone.
     Finish(status);
   }
 
@@ -83,6 +90,7 @@ class HealthService::Watcher final
   bool finished_ ABSL_GUARDED_BY(mu_) = false;
   std::optional<Status> last_queued_ ABSL_GUARDED_BY(mu_);
   std::optional<Status> pending_ ABSL_GUARDED_BY(mu_);
+  WriteStall stall_;  // Started and stopped under mu_.
 };
 
 namespace {
@@ -106,10 +114,12 @@ std::set<std::string> WithServer(std::vector<std::string> services) {
 }  // namespace
 
 HealthService::HealthService(std::vector<std::string> services,
-                             size_t max_watchers, std::string limit_name)
+                             size_t max_watchers, std::string limit_name,
+                             WriteStallGuard* stalls)
     : services_(WithServer(std::move(services))),
       max_watchers_(max_watchers),
-      limit_name_(std::move(limit_name)) {}
+      limit_name_(std::move(limit_name)),
+      stalls_(stalls) {}
 
 HealthService::Status HealthService::StatusOf(
     const std::string& service) const {
@@ -135,7 +145,7 @@ void HealthService::SetServing(bool serving) {
 grpc::ServerUnaryReactor* HealthService::Check(
     grpc::CallbackServerContext* context, const HealthCheckRequest* request,
     HealthCheckResponse* response) {
-  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  auto* reactor = new UnaryReply(context, stalls_);
   absl::MutexLock lock(&mu_);
   const Status status = StatusOf(request->service());
   if (status == HealthCheckResponse::SERVICE_UNKNOWN) {
@@ -149,14 +159,14 @@ grpc::ServerUnaryReactor* HealthService::Check(
         request->service().size() <= kMaxNameEchoed
             ? absl::StrCat("\"", request->service(), "\"")
             : absl::StrCat("(a name of ", request->service().size(), " bytes)");
-    reactor->Finish(grpc::Status(
+    reactor->Reply(grpc::Status(
         grpc::StatusCode::NOT_FOUND,
         absl::StrCat("unknown service ", named,
                      "; this server serves \"\" (itself), ", known)));
     return reactor;
   }
   response->set_status(status);
-  reactor->Finish(grpc::Status::OK);
+  reactor->Reply(grpc::Status::OK);
   return reactor;
 }
 
@@ -178,7 +188,7 @@ grpc::ServerWriteReactor<HealthCheckResponse>* HealthService::Watch(
             " health Watch streams, as many as it takes",
             limit_name_.empty() ? "" : absl::StrCat(" (", limit_name_, ")"))));
   }
-  auto* watcher = new Watcher(this, known);
+  auto* watcher = new Watcher(this, context, known);
   watchers_.insert(watcher);
   watcher->Update(StatusOf(known));
   return watcher;

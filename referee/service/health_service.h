@@ -10,7 +10,9 @@
 // the stream left open). A Watch stream keeps nothing of its request (an
 // unknown name may be as long as the largest message the server takes),
 // and the service serves at most `max_watchers` at once: one more is
-// refused RESOURCE_EXHAUSTED. Thread-safe.
+// refused RESOURCE_EXHAUSTED. With a WriteStallGuard, a call whose write
+// (or Finish) stays in flight for its timeout (a client that takes nothing)
+// is cancelled, freeing its place. Thread-safe.
 #ifndef PYRAMID_REFEREE_SERVICE_HEALTH_SERVICE_H_
 #define PYRAMID_REFEREE_SERVICE_HEALTH_SERVICE_H_
 
@@ -21,6 +23,7 @@
 
 #include "absl/synchronization/mutex.h"
 #include "grpc/health/v1/health.grpc.pb.h"
+#include "referee/service/write_stall.h"
 
 namespace pyramid {
 
@@ -33,9 +36,12 @@ class HealthService final : public grpc::health::v1::Health::CallbackService {
   // `services`: the full names of the services the server serves.
   // `limit_name`, when not empty, is what sets `max_watchers` (a flag, e.g.
   // "--max_health_watchers"), named in the refusal of one stream more.
+  // `stalls` (null: none; else it must outlive the calls) cancels calls
+  // whose writes stall (WriteStall).
   explicit HealthService(std::vector<std::string> services,
                          size_t max_watchers = kDefaultMaxWatchers,
-                         std::string limit_name = "");
+                         std::string limit_name = "",
+                         WriteStallGuard* stalls = nullptr);
 
   // Every known service (and "") turns SERVING or NOT_SERVING; watchers are
   // told.
@@ -64,6 +70,7 @@ class HealthService final : public grpc::health::v1::Health::CallbackService {
   const std::set<std::string> services_;  // With "".
   const size_t max_watchers_;
   const std::string limit_name_;
+  WriteStallGuard* const stalls_;
   mutable absl::Mutex mu_;
   bool serving_ ABSL_GUARDED_BY(mu_) = true;
   std::set<Watcher*> watchers_ ABSL_GUARDED_BY(mu_);

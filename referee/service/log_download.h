@@ -15,10 +15,9 @@
 #include <cstdint>
 #include <string>
 
-#include "absl/time/time.h"
 #include "grpcpp/grpcpp.h"
 #include "pyramid/referee/v1/referee_service.pb.h"
-#include "referee/service/delayed_runner.h"
+#include "referee/service/write_stall.h"
 
 namespace pyramid {
 
@@ -26,15 +25,13 @@ namespace pyramid {
 // file at `path`, `chunk_bytes` per chunk (0 is taken as 1); it deletes itself
 // when done. The caller has counted the call in `reading` (the service's
 // count of GetLog calls, ServiceLimits::max_log_readers): the download
-// takes it out when done. With a `stalls` runner, whose delay is a quarter
-// of `stall_timeout`, a call that finishes no write for `stall_timeout`
-// (since the last or, before the first, since the call came) is cancelled,
-// within about a quarter of `stall_timeout` after; null: never. `reading`
-// and `stalls` must outlive the call.
+// takes it out when done. With `stalls`, a call that finishes no write for
+// its timeout (since the last or, before the first, since the call came) is
+// cancelled, within about a quarter of the timeout after (WriteStall);
+// null: never. `reading` and `stalls` must outlive the call.
 grpc::ServerWriteReactor<referee::v1::LogChunk>* NewLogDownload(
     grpc::CallbackServerContext* context, std::string path, uint64_t size,
-    size_t chunk_bytes, std::atomic<size_t>* reading, DelayedRunner* stalls,
-    absl::Duration stall_timeout);
+    size_t chunk_bytes, std::atomic<size_t>* reading, WriteStallGuard* stalls);
 
 }  // namespace pyramid
 

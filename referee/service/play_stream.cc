@@ -122,10 +122,12 @@ class PlayWriter final : public StreamWriter<SerializedMessage, PlayReactor,
 // client's token and features are read when the call comes.
 class PlayReactor final : public AsyncBidiStream {
  public:
-  PlayReactor(Lobby* lobby, const ServiceLimits& limits, DelayedRunner* linger)
+  PlayReactor(Lobby* lobby, const ServiceLimits& limits, DelayedRunner* linger,
+              WriteStallGuard* stalls)
       : lobby_(lobby),
         limits_(limits),
         linger_(linger),
+        stalls_(stalls),
         flood_(limits.flood_burst, limits.flood_refill_per_second) {}
 
  private:
@@ -133,6 +135,7 @@ class PlayReactor final : public AsyncBidiStream {
     writer_ = std::make_shared<PlayWriter>(
         this, limits_, HasPlayFeature(context(), kObservationOnce),
         HasPlayFeature(context(), kBatch));
+    writer_->WatchStalls(stalls_, context());
     absl::StatusOr<Principal> principal = Authenticate(context(), *lobby_);
     if (principal.ok() && principal->kind == Principal::Kind::kAdmin) {
       principal = absl::PermissionDeniedError(
@@ -292,8 +295,9 @@ class PlayReactor final : public AsyncBidiStream {
   }
 
   Lobby* const lobby_;
-  const ServiceLimits& limits_;  // The service's.
-  DelayedRunner* const linger_;  // The service's; null: no linger.
+  const ServiceLimits& limits_;    // The service's.
+  DelayedRunner* const linger_;    // The service's; null: no linger.
+  WriteStallGuard* const stalls_;  // The service's; null: none.
   FloodGuard flood_;
   std::shared_ptr<PlayWriter> writer_;  // Made when the call comes.
   // The principal's Principal::route; 0 when unauthenticated.
@@ -307,8 +311,8 @@ class PlayReactor final : public AsyncBidiStream {
 }  // namespace
 
 AsyncBidiStream* NewPlayStream(Lobby* lobby, const ServiceLimits& limits,
-                               DelayedRunner* linger) {
-  return new PlayReactor(lobby, limits, linger);
+                               DelayedRunner* linger, WriteStallGuard* stalls) {
+  return new PlayReactor(lobby, limits, linger, stalls);
 }
 
 }  // namespace pyramid

@@ -17,6 +17,7 @@
 #include "referee/service/delayed_runner.h"
 #include "referee/service/lobby.h"
 #include "referee/service/referee_service.h"
+#include "referee/service/write_stall.h"
 
 namespace pyramid {
 
@@ -25,8 +26,10 @@ namespace pyramid {
 // `linger` (the runner that ends a bot's batch stream's lingers; null: no
 // linger) are the service's, and must outlive the stream: the service
 // stops its completion queues (CompletionQueues::Shutdown) before they go.
+// `stalls` (null: none) cancels a stream whose write stays in flight for its
+// timeout (WriteStall); it too must outlive the stream.
 AsyncBidiStream* NewPlayStream(Lobby* lobby, const ServiceLimits& limits,
-                               DelayedRunner* linger);
+                               DelayedRunner* linger, WriteStallGuard* stalls);
 
 }  // namespace pyramid
 

@@ -39,13 +39,20 @@ absl::Status RequireAdmin(grpc::CallbackServerContext* context,
   return absl::OkStatus();
 }
 
-grpc::ServerUnaryReactor* Reply(grpc::CallbackServerContext* context,
-                                const absl::Status& status) {
-  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+}  // namespace
+
+// Finishes a unary call with `status` (and its response, when OK). Its
+// reactor is ours (not the context's DefaultReactor): it cancels a response
+// that stays unsent for ServiceLimits::write_stall_timeout.
+grpc::ServerUnaryReactor* RefereeService::Reply(
+    grpc::CallbackServerContext* context, const absl::Status& status) const {
+  auto* reactor = new UnaryReply(context, write_stalls_.get());
   AddTrailers(status, *context);
-  reactor->Finish(ToGrpc(status));
+  reactor->Reply(ToGrpc(status));
   return reactor;
 }
+
+namespace {
 
 // A server stream refused before it starts: finishes with `status`.
 template <class Response>
@@ -125,11 +132,11 @@ RefereeService::RefereeService(Lobby* lobby, ServiceLimits limits)
                   : nullptr),
       log_stalls_(
           limits.log_stall_timeout > absl::ZeroDuration()
-              // A check every quarter of the timeout; a check may run a
-              // little early, which only delays a cancellation.
-              ? std::make_unique<DelayedRunner>(
-                    limits.log_stall_timeout / 4,
-                    std::min(absl::Seconds(1), limits.log_stall_timeout / 16))
+              ? std::make_unique<WriteStallGuard>(limits.log_stall_timeout)
+              : nullptr),
+      write_stalls_(
+          limits.write_stall_timeout > absl::ZeroDuration()
+              ? std::make_unique<WriteStallGuard>(limits.write_stall_timeout)
               : nullptr),
       stream_queues_(std::max(limits.play_queues, 1)) {
   RegisterUnary("CreateMatch", &RefereeService::CreateMatch);
@@ -208,7 +215,8 @@ void RefereeService::WaitForWatch(grpc::ServerCompletionQueue* queue) {
 
 void RefereeService::WaitForPlay(grpc::ServerCompletionQueue* queue) {
   static const int kPlay = MethodIndex("Play");
-  AsyncBidiStream* stream = NewPlayStream(lobby_, limits_, linger_.get());
+  AsyncBidiStream* stream =
+      NewPlayStream(lobby_, limits_, linger_.get(), write_stalls_.get());
   stream->Request(
       [this](grpc::ServerContext* context, grpc::ByteBuffer* /*request*/,
              grpc::GenericServerAsyncReaderWriter* call,
@@ -293,7 +301,7 @@ grpc::ServerWriteReactor<v1::LogChunk>* RefereeService::GetLog(
   }
   return NewLogDownload(context, host->log_path(), *size,
                         limits_.log_chunk_bytes, &log_readers_,
-                        log_stalls_.get(), limits_.log_stall_timeout);
+                        log_stalls_.get());
 }
 
 absl::StatusOr<TransparencyLog*> RefereeService::Tlog(

@@ -23,6 +23,7 @@
 #include "referee/service/lobby.h"
 #include "referee/service/play_features.h"
 #include "referee/service/serialized_message.h"
+#include "referee/service/write_stall.h"
 
 namespace pyramid {
 
@@ -67,6 +68,14 @@ struct ServiceLimits {
   // long (checked every quarter of it, so cancelled within about a quarter
   // of it after). Zero: never.
   absl::Duration log_stall_timeout = absl::Seconds(60);
+  // Any other call (Play, Watch, health Watch, the unary calls) with a
+  // write, or its Finish, in flight for this long (a client that takes
+  // nothing, e.g. one that grants no HTTP/2 flow-control window) is
+  // cancelled, so that it cannot keep its call, its memory and its place
+  // for good (WriteStall; checked every quarter of it). A stream with
+  // nothing in flight, waiting for its next event, is never cancelled.
+  // Zero: never.
+  absl::Duration write_stall_timeout = absl::Seconds(60);
   // How long a bot's "batch" Play stream holds back a message sent to it
   // while nothing else waits, gathering what follows into the same write
   // (docs/protocol.md, "Play stream features"). Zero: no wait.
@@ -101,6 +110,12 @@ class RefereeService final : public referee::v1::Referee::Service {
   void RegisterWith(grpc::ServerBuilder& builder);
   void Start();
   void Stop();
+
+  // The guard of ServiceLimits::write_stall_timeout (null: zero), for the
+  // health service to share; it lasts as long as the service.
+  WriteStallGuard* write_stalls() const { return write_stalls_.get(); }
+  // Watch calls not yet done.
+  size_t watchers() const { return watching_.load(); }
 
   // OK when this caller may read matches (ServiceLimits::public_watch).
   absl::Status CheckReader(const grpc::ServerContextBase* context) const;
@@ -160,6 +175,10 @@ class RefereeService final : public referee::v1::Referee::Service {
       const referee::v1::GetLogRequest* request);
 
  private:
+  // Finishes a unary call with `status`, through a reactor that cancels a
+  // response left unsent for ServiceLimits::write_stall_timeout.
+  grpc::ServerUnaryReactor* Reply(grpc::CallbackServerContext* context,
+                                  const absl::Status& status) const;
   // Registers `handler` for the unary method `method` (its name in
   // referee_service.proto) behind a request parser.
   template <class Request, class Response>
@@ -187,9 +206,11 @@ class RefereeService final : public referee::v1::Referee::Service {
   // Ends the lingers of bots' "batch" Play streams (null: batch_linger is
   // zero).
   const std::unique_ptr<DelayedRunner> linger_;
-  // Checks, every quarter of log_stall_timeout, that each GetLog call makes
-  // progress (null: log_stall_timeout is zero).
-  const std::unique_ptr<DelayedRunner> log_stalls_;
+  // Cancel GetLog calls that make no progress for log_stall_timeout, and
+  // any other call whose write stays in flight for write_stall_timeout
+  // (null: zero).
+  const std::unique_ptr<WriteStallGuard> log_stalls_;
+  const std::unique_ptr<WriteStallGuard> write_stalls_;
   // The Play and Watch streams' completion queues
   // (ServiceLimits::play_queues of them).
   CompletionQueues stream_queues_;

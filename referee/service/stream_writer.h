@@ -23,6 +23,11 @@
 // idle stream still writes each message at once, alone. Cork holds writes
 // back while a caller queues several messages it wants written together;
 // corks nest (writes resume at the last Uncork).
+//
+// With WatchStalls, a write (or the Finish) in flight for the guard's
+// timeout cancels the call (WriteStall): a client that takes nothing cannot
+// keep its stream, and what it holds, for good. A stream with nothing in
+// flight is never cancelled, however long it waits for its next message.
 #ifndef PYRAMID_REFEREE_SERVICE_STREAM_WRITER_H_
 #define PYRAMID_REFEREE_SERVICE_STREAM_WRITER_H_
 
@@ -39,6 +44,7 @@
 #include "grpcpp/grpcpp.h"
 #include "referee/service/connections.h"
 #include "referee/service/serialized_message.h"
+#include "referee/service/write_stall.h"
 
 namespace pyramid {
 
@@ -74,6 +80,13 @@ class StreamWriter : public Base {
 
   bool Offer(Message message) override {
     return Queue(std::move(message), /*drop_when_full=*/true);
+  }
+
+  // Cancels the call of `context` when a write or the Finish stays in
+  // flight for `stalls`' timeout (null: never). Call once, before the first
+  // message is sent.
+  void WatchStalls(WriteStallGuard* stalls, grpc::ServerContextBase* context) {
+    stall_.Arm(stalls, context);
   }
 
   // Changes the bound on unsent messages (`max_queue` above) from now on;
@@ -137,6 +150,7 @@ class StreamWriter : public Base {
     {
       absl::MutexLock lock(&mu_);
       writing_ = false;
+      stall_.Stop();
       queued_bytes_ -= in_flight_bytes_;
       in_flight_bytes_ = 0;
       in_flight_ = Wire();
@@ -161,12 +175,16 @@ class StreamWriter : public Base {
 
   // The reactor is done (OnDone): forget it.
   void Detach() {
-    absl::MutexLock lock(&mu_);
-    detached_ = true;
-    queue_.clear();
-    queued_bytes_ = 0;
-    in_flight_bytes_ = 0;
-    in_flight_ = Wire();
+    {
+      absl::MutexLock lock(&mu_);
+      detached_ = true;
+      queue_.clear();
+      queued_bytes_ = 0;
+      in_flight_bytes_ = 0;
+      in_flight_ = Wire();
+    }
+    // Outside the lock: it waits for a TryCancel under way.
+    stall_.Done();
   }
 
  protected:
@@ -236,6 +254,7 @@ class StreamWriter : public Base {
   // in flight and returns it.
   const Wire* StartNextLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     writing_ = true;
+    stall_.Start();
     auto last = std::next(queue_.begin());
     in_flight_bytes_ = BytesOf(queue_.front());
     for (size_t n = 1; n < join_max_messages_ && last != queue_.end() &&
@@ -255,6 +274,7 @@ class StreamWriter : public Base {
   std::optional<grpc::Status> TakeFinish() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     if (finished_) return std::nullopt;
     finished_ = true;
+    stall_.Start();  // The Finish is in flight until the call is done.
     return status_;
   }
 
@@ -282,6 +302,8 @@ class StreamWriter : public Base {
   bool finished_ ABSL_GUARDED_BY(mu_) = false;
   bool detached_ ABSL_GUARDED_BY(mu_) = false;
   grpc::Status status_ ABSL_GUARDED_BY(mu_);
+  // Started and stopped under mu_ (its checks need no lock of ours).
+  WriteStall stall_;
 };
 
 }  // namespace pyramid

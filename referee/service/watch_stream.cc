@@ -35,6 +35,7 @@ class WatchReactor final : public AsyncWriterStream {
   void OnStart() override {
     writer_ = std::make_shared<WatchWriter>(this, limits_.max_queued_messages,
                                             limits_.watch_queue_bytes);
+    writer_->WatchStalls(service_->write_stalls(), context());
     v1::WatchRequest watch;
     if (absl::Status s = ParseRequest(request(), &watch); !s.ok()) {
       writer_->Close(static_cast<int>(s.code()), std::string(s.message()));
