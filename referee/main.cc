@@ -147,6 +147,16 @@ ABSL_FLAG(uint32_t, max_watchers_per_match, 1000,
           "Watch streams of one match at once; one more is refused "
           "RESOURCE_EXHAUSTED (0: no spectators of any match, every Watch "
           "refused saying so; not unlimited).");
+ABSL_FLAG(uint32_t, max_watchers_per_peer, 100,
+          "Watch streams of callers without a token (anonymous spectators) "
+          "from one IP address at once; one more is refused "
+          "RESOURCE_EXHAUSTED. Callers with a token (the tournament runner's "
+          "admin token) are not limited so (0: no watcher without a token).");
+ABSL_FLAG(uint32_t, max_calls_per_peer, 100,
+          "Unary calls of callers without a token from one IP address in "
+          "progress at once (answered, the answer not yet delivered); one "
+          "more is refused RESOURCE_EXHAUSTED. Callers with a token are not "
+          "limited so (at least 1).");
 ABSL_FLAG(uint32_t, max_log_readers, 256,
           "GetLog downloads served at once (at least 1); one more is refused "
           "UNAVAILABLE (retry with backoff) until one ends. Each holds a "
@@ -369,6 +379,11 @@ absl::Status CheckFlags(std::optional<SigningKey>& named_key) {
         absl::StrCat("--write_stall_timeout_s is 0 (never) to ",
                      kMaxWriteStallTimeoutS, ", not ", stall));
   }
+  if (absl::GetFlag(FLAGS_max_calls_per_peer) == 0) {
+    return absl::InvalidArgumentError(
+        "--max_calls_per_peer must be at least 1, not 0 (0 would refuse every "
+        "call without a token)");
+  }
   if (absl::GetFlag(FLAGS_max_health_watchers) == 0) {
     return absl::InvalidArgumentError(
         "--max_health_watchers must be at least 1, not 0 (0 would refuse "
@@ -495,6 +510,9 @@ ServiceLimits LimitsFromFlags() {
   limits.public_watch = absl::GetFlag(FLAGS_public_watch);
   limits.max_watchers = absl::GetFlag(FLAGS_max_watchers);
   limits.max_watchers_per_match = absl::GetFlag(FLAGS_max_watchers_per_match);
+  limits.max_watchers_per_peer = absl::GetFlag(FLAGS_max_watchers_per_peer);
+  limits.max_calls_per_peer =
+      absl::GetFlag(FLAGS_max_calls_per_peer);  // CheckFlags.
   limits.watch_queue_bytes = absl::GetFlag(FLAGS_watch_queue_bytes);
   limits.batch_linger =
       absl::Microseconds(absl::GetFlag(FLAGS_batch_linger_us));

@@ -1288,6 +1288,10 @@ TEST_F(E2eTest, BadFlagValuesAreRefusedBeforeDataDirIsTouched) {
       {"--max_health_watchers=0",
        "--max_health_watchers must be at least 1, not 0"},
       {"--log_stall_timeout_s=-1", "--log_stall_timeout_s"},
+      {"--write_stall_timeout_s=86401",
+       "--write_stall_timeout_s is 0 (never) to "},
+      {"--max_calls_per_peer=0",
+       "--max_calls_per_peer must be at least 1, not 0"},
       {"--max_reflection_threads=2",
        "--max_reflection_threads is 4 to 4096, not 2"},
       {"--tls_key=" + Path("key.pem"),
@@ -1554,8 +1558,9 @@ TEST_F(E2eTest, ThousandSilentWatchersCostBoundedFlatMemory) {
   // holds: a small bound (8 KiB; the default is 32) makes the 1,000 queues
   // full within the first moves, so that the second half of the match
   // shows whether anything else grows.
-  ASSERT_NO_FATAL_FAILURE(StartReferee(
-      {"--max_watchers_per_match=1001", "--watch_queue_bytes=8192"}));
+  ASSERT_NO_FATAL_FAILURE(StartReferee({"--max_watchers_per_match=1001",
+                                        "--max_watchers_per_peer=1001",
+                                        "--watch_queue_bytes=8192"}));
   if (asan != nullptr) {
     setenv("ASAN_OPTIONS", saved.c_str(), 1);
   } else {

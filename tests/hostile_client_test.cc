@@ -700,6 +700,92 @@ TEST_F(HostileClientTest, AnIdleWatchIsNotCancelled) {
   EXPECT_TRUE(watcher.AwaitEnd().ok());
 }
 
+// Watch streams of callers without a token are limited per IP address
+// (ServiceLimits::max_watchers_per_peer): one more from the same address is
+// refused RESOURCE_EXHAUSTED naming the flag, while a caller with a token
+// (the tournament runner watches with the admin token) is served; once one
+// ends, the next is served. Before, one client could take every
+// --max_watchers place for the length of the stall timeout.
+TEST_F(HostileClientTest, AnonymousWatchesAreLimitedPerAddress) {
+  ServiceLimits limits;
+  limits.max_watchers_per_peer = 3;
+  Start(limits);
+  const Created match = NewMatch();
+  auto has_snapshot = [](const v1::WatchEvent& event) {
+    return event.has_snapshot();
+  };
+  std::vector<std::unique_ptr<svctest::WatchClient>> watchers;
+  for (size_t i = 0; i < limits.max_watchers_per_peer; ++i) {
+    watchers.push_back(
+        std::make_unique<svctest::WatchClient>(NewChannel(), match.id));
+    ASSERT_TRUE(watchers.back()->AwaitEvent(has_snapshot));
+  }
+  {
+    svctest::WatchClient refused(NewChannel(), match.id);
+    const grpc::Status status = refused.AwaitEnd();
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED)
+        << status.error_message();
+    EXPECT_THAT(status.error_message(), HasSubstr("--max_watchers_per_peer"));
+  }
+  {
+    ServerStream<v1::Referee, v1::WatchEvent> admin(NewChannel());
+    svctest::Authorize(admin.context, referee_->admin_token());
+    v1::WatchRequest request;
+    request.set_match_id(match.id);
+    admin.reader = admin.stub->Watch(&admin.context, request);
+    v1::WatchEvent event;
+    EXPECT_TRUE(admin.reader->Read(&event)) << "the admin's Watch was refused";
+  }
+  watchers.pop_back();  // Its place frees once the server is done with it.
+  EXPECT_TRUE(RetryUntil([&] {
+    auto again = std::make_unique<svctest::WatchClient>(NewChannel(), match.id);
+    if (!again->AwaitEvent(has_snapshot, absl::Seconds(5))) return false;
+    watchers.push_back(std::move(again));
+    return true;
+  }));
+  watchers.clear();
+  auto seats = ConnectSeats(match);
+  FinishAndVerify(seats, match.id);
+}
+
+// So are unary calls in progress of callers without a token
+// (ServiceLimits::max_calls_per_peer): with two ListMatches answers held
+// by a client that takes nothing, a third call from that address is
+// refused RESOURCE_EXHAUSTED naming the flag, a call with a token is
+// answered, and once the held calls go, the address is answered again.
+// Before, a client could hold any number of answers for the length of the
+// stall timeout (a ListMatches page of 403 matches is 557 KiB).
+TEST_F(HostileClientTest, AnonymousUnaryCallsInProgressAreLimitedPerAddress) {
+  ServiceLimits limits;
+  limits.max_calls_per_peer = 2;
+  Start(limits);
+  FinishedMatchWithLogOf(0);  // Something to list.
+  v1::ListMatchesRequest list;
+  list.set_page_size(1000);
+  auto hostile = std::make_unique<ZeroWindowClient>(referee_->address());
+  for (size_t i = 0; i < limits.max_calls_per_peer; ++i) {
+    const uint32_t call = hostile->Call(
+        "/pyramid.referee.v1.Referee/ListMatches", list.SerializeAsString());
+    // Answered: its headers went, its message waits for a window.
+    ASSERT_TRUE(hostile->AwaitHeaders(call));
+  }
+  auto list_matches = [&](const std::string& token) {
+    grpc::ClientContext context;
+    svctest::Authorize(context, token);
+    v1::ListMatchesResponse response;
+    return stub_->ListMatches(&context, list, &response);
+  };
+  const grpc::Status refused = list_matches("");
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED)
+      << refused.error_message();
+  EXPECT_THAT(refused.error_message(), HasSubstr("--max_calls_per_peer"));
+  const grpc::Status admin = list_matches(referee_->admin_token());
+  EXPECT_TRUE(admin.ok()) << admin.error_message();
+  hostile.reset();  // Its connection closes: its calls are cancelled.
+  EXPECT_TRUE(RetryUntil([&] { return list_matches("").ok(); }));
+  ExpectAMatchPlays();
+}
+
 // --- gRPC's own streams
 // --------------------------------------------------------
 

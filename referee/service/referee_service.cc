@@ -39,17 +39,57 @@ absl::Status RequireAdmin(grpc::CallbackServerContext* context,
   return absl::OkStatus();
 }
 
+// A unary call's reactor that also holds the call's place among its
+// address's calls (ServiceLimits::max_calls_per_peer), until done.
+class ServiceReply final : public UnaryReply {
+ public:
+  ServiceReply(grpc::CallbackServerContext* context, WriteStallGuard* stalls,
+               PeerSlot slot)
+      : UnaryReply(context, stalls), slot_(std::move(slot)) {}
+
+ private:
+  ~ServiceReply() override = default;
+  PeerSlot slot_;
+};
+
+// The place of the unary call this thread is handling (RegisterUnary's
+// handler sets it around the call, Reply takes it): handlers finish their
+// call before they return.
+thread_local PeerSlot* handling_slot = nullptr;
+
 }  // namespace
 
 // Finishes a unary call with `status` (and its response, when OK). Its
 // reactor is ours (not the context's DefaultReactor): it cancels a response
-// that stays unsent for ServiceLimits::write_stall_timeout.
+// that stays unsent for ServiceLimits::write_stall_timeout, and holds the
+// call's place among its address's calls until done.
 grpc::ServerUnaryReactor* RefereeService::Reply(
     grpc::CallbackServerContext* context, const absl::Status& status) const {
-  auto* reactor = new UnaryReply(context, write_stalls_.get());
+  PeerSlot slot;
+  if (handling_slot != nullptr) slot = std::move(*handling_slot);
+  auto* reactor =
+      new ServiceReply(context, write_stalls_.get(), std::move(slot));
   AddTrailers(status, *context);
   reactor->Reply(ToGrpc(status));
   return reactor;
+}
+
+absl::Status RefereeService::CountAnonymousWatcher(
+    const grpc::ServerContextBase* context, PeerSlot* slot) const {
+  if (Authenticate(context, *lobby_).ok()) return absl::OkStatus();
+  if (watch_peers_.TryAdd(context->peer(), limits_.max_watchers_per_peer,
+                          slot)) {
+    return absl::OkStatus();
+  }
+  if (limits_.max_watchers_per_peer == 0) {
+    return absl::ResourceExhaustedError(
+        "this referee takes no watchers without a token "
+        "(--max_watchers_per_peer=0)");
+  }
+  return absl::ResourceExhaustedError(absl::StrCat(
+      "this referee already serves ", limits_.max_watchers_per_peer,
+      " watchers without a token from your address, as many as it takes "
+      "(--max_watchers_per_peer); end one first, or watch with a token"));
 }
 
 namespace {
@@ -87,14 +127,35 @@ void RefereeService::RegisterUnary(
       new grpc::internal::CallbackUnaryHandler<grpc::ByteBuffer, Response>(
           [this, handler](grpc::CallbackServerContext* context,
                           const grpc::ByteBuffer* raw, Response* response) {
+            // A caller without a token has at most max_calls_per_peer
+            // calls in progress from its address, each counted until done
+            // (Reply's reactor holds its place).
+            PeerSlot slot;
+            if (!Authenticate(context, *lobby_).ok() &&
+                !call_peers_.TryAdd(context->peer(), limits_.max_calls_per_peer,
+                                    &slot)) {
+              return Reply(
+                  context,
+                  absl::ResourceExhaustedError(absl::StrCat(
+                      "this referee already has ", limits_.max_calls_per_peer,
+                      " calls without a token from your address in progress, "
+                      "as many as it takes (--max_calls_per_peer); retry once "
+                      "one is answered, or call with a token")));
+            }
+            handling_slot = &slot;
             // Every handler finishes before it returns, so the parsed
             // request may live on this stack.
             Request request;
             if (absl::Status parsed = ParseRequest(*raw, &request);
                 !parsed.ok()) {
-              return Reply(context, parsed);
+              grpc::ServerUnaryReactor* reactor = Reply(context, parsed);
+              handling_slot = nullptr;
+              return reactor;
             }
-            return (this->*handler)(context, &request, response);
+            grpc::ServerUnaryReactor* reactor =
+                (this->*handler)(context, &request, response);
+            handling_slot = nullptr;
+            return reactor;
           }));
 }
 

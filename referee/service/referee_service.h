@@ -21,6 +21,7 @@
 #include "referee/service/async_stream.h"
 #include "referee/service/delayed_runner.h"
 #include "referee/service/lobby.h"
+#include "referee/service/peer_counts.h"
 #include "referee/service/play_features.h"
 #include "referee/service/serialized_message.h"
 #include "referee/service/write_stall.h"
@@ -50,6 +51,18 @@ struct ServiceLimits {
   // refused RESOURCE_EXHAUSTED.
   size_t max_watchers = 10000;
   size_t max_watchers_per_match = 1000;
+  // Watch streams of callers without a token (anonymous spectators) from
+  // one IP address at once: one more is refused RESOURCE_EXHAUSTED, so that
+  // one client cannot hold every place, even for the little while a stream
+  // it does not read lasts (write_stall_timeout). Zero: no watcher without
+  // a token. Callers with a token (the tournament runner's admin token) are
+  // never limited so.
+  size_t max_watchers_per_peer = 100;
+  // The same for the unary calls in progress (answered, the answer not yet
+  // delivered) of callers without a token, from one IP address: each holds
+  // its answer (a ListMatches page may be hundreds of KiB) until delivered.
+  // At least 1.
+  size_t max_calls_per_peer = 100;
   // Bytes of events a watcher may have unsent (besides the one being
   // written); one that falls further behind loses them and gets a fresh
   // snapshot instead (WatchSnapshot).
@@ -116,6 +129,13 @@ class RefereeService final : public referee::v1::Referee::Service {
   WriteStallGuard* write_stalls() const { return write_stalls_.get(); }
   // Watch calls not yet done.
   size_t watchers() const { return watching_.load(); }
+
+  // For a Watch of a caller without a token: counts it against its
+  // address's ServiceLimits::max_watchers_per_peer into `slot`, or says why
+  // not (RESOURCE_EXHAUSTED). OK, counting nothing, for a caller with a
+  // token.
+  absl::Status CountAnonymousWatcher(const grpc::ServerContextBase* context,
+                                     PeerSlot* slot) const;
 
   // OK when this caller may read matches (ServiceLimits::public_watch).
   absl::Status CheckReader(const grpc::ServerContextBase* context) const;
@@ -203,6 +223,9 @@ class RefereeService final : public referee::v1::Referee::Service {
   const ServiceLimits limits_;
   std::atomic<size_t> watching_{0};     // Watch calls not yet done.
   std::atomic<size_t> log_readers_{0};  // GetLog calls not yet done.
+  // Watch streams and unary calls of callers without a token, per address.
+  mutable PeerCounts watch_peers_;
+  mutable PeerCounts call_peers_;
   // Ends the lingers of bots' "batch" Play streams (null: batch_linger is
   // zero).
   const std::unique_ptr<DelayedRunner> linger_;

@@ -46,6 +46,11 @@ class WatchReactor final : public AsyncWriterStream {
       writer_->Close(static_cast<int>(s.code()), std::string(s.message()));
       return;
     }
+    if (absl::Status s = service_->CountAnonymousWatcher(context(), &peer_);
+        !s.ok()) {
+      writer_->Close(static_cast<int>(s.code()), std::string(s.message()));
+      return;
+    }
     counted_ = true;
     if (watching_->fetch_add(1) >= limits_.max_watchers) {
       writer_->Close(grpc::StatusCode::RESOURCE_EXHAUSTED,
@@ -90,6 +95,9 @@ class WatchReactor final : public AsyncWriterStream {
   std::atomic<size_t>* const watching_;
   std::shared_ptr<WatchWriter> writer_;  // Made when the call comes.
   bool counted_ = false;                 // In `watching`.
+  // Its place among its address's watchers without a token (empty for a
+  // caller with one).
+  PeerSlot peer_;
 };
 
 }  // namespace
