@@ -1,8 +1,14 @@
 #include "referee/service/peer_counts.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
+#include <cstring>
+#include <optional>
 #include <utility>
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 
 namespace pyramid {
 
@@ -20,11 +26,62 @@ void PeerSlot::Release() {
   std::exchange(counts_, nullptr)->Remove(address_);
 }
 
+namespace {
+
+// The host of an "ipv6:" peer name's rest ("[::1]:5678" or, as gRPC 1.51
+// writes it, "%5B::1%5D:5678"), without its zone ("%25eth0" or "%eth0");
+// nullopt when it has no brackets.
+std::optional<std::string> BracketedHost(absl::string_view rest) {
+  size_t start = 0;
+  if (absl::StartsWith(rest, "[")) {
+    start = 1;
+  } else if (absl::StartsWithIgnoreCase(rest, "%5B")) {
+    start = 3;
+  } else {
+    return std::nullopt;
+  }
+  size_t end = rest.find(']', start);
+  if (end == absl::string_view::npos) {
+    // "%5D" (percent-escapes may be either case).
+    for (size_t i = start; i + 3 <= rest.size(); ++i) {
+      if (absl::StartsWithIgnoreCase(rest.substr(i), "%5D")) {
+        end = i;
+        break;
+      }
+    }
+    if (end == absl::string_view::npos) return std::nullopt;
+  }
+  absl::string_view host = rest.substr(start, end - start);
+  // A zone (a link-local address's interface), raw or percent-encoded.
+  if (const size_t zone = host.find('%'); zone != absl::string_view::npos) {
+    host = host.substr(0, zone);
+  }
+  return std::string(host);
+}
+
+}  // namespace
+
 std::string PeerCounts::AddressOf(absl::string_view peer) {
-  if (absl::StartsWith(peer, "ipv6:[")) {
-    const size_t close = peer.find(']');
-    if (close != absl::string_view::npos) {
-      return std::string(peer.substr(0, close + 1));
+  if (absl::StartsWith(peer, "ipv6:")) {
+    std::optional<std::string> host = BracketedHost(peer.substr(5));
+    in6_addr address;
+    if (host.has_value() && inet_pton(AF_INET6, host->c_str(), &address) == 1) {
+      char text[INET6_ADDRSTRLEN];
+      if (IN6_IS_ADDR_V4MAPPED(&address)) {
+        // ::ffff:a.b.c.d is the IPv4 address a.b.c.d.
+        in_addr v4;
+        std::memcpy(&v4, &address.s6_addr[12], sizeof(v4));
+        if (inet_ntop(AF_INET, &v4, text, sizeof(text)) != nullptr) {
+          return absl::StrCat("ipv4:", text);
+        }
+      } else {
+        // One host may hold a whole /64 (2^64 addresses): its prefix is
+        // the address.
+        std::memset(&address.s6_addr[8], 0, 8);
+        if (inet_ntop(AF_INET6, &address, text, sizeof(text)) != nullptr) {
+          return absl::StrCat("ipv6:[", text, "]/64");
+        }
+      }
     }
   } else if (absl::StartsWith(peer, "ipv4:")) {
     const size_t colon = peer.rfind(':');

@@ -1,8 +1,11 @@
 // Counts the calls in progress of each peer IP address, so that one client
 // cannot take every place of a kind (Watch streams, unary calls) for itself,
 // even for the little while a stalled call lasts (WriteStall). gRPC names a
-// call's peer "ipv4:1.2.3.4:5678" or "ipv6:[::1]:5678": the port is
-// stripped, so that every connection of one address counts together. Only
+// call's peer "ipv4:1.2.3.4:5678" or "ipv6:%5B2001:db8::1%5D:5678" (gRPC
+// 1.51 percent-encodes the brackets; "ipv6:[2001:db8::1]:5678" is taken
+// too): the port is stripped, so that every connection of one address
+// counts together, and an IPv6 address counts as its /64 (one host may
+// hold a whole /64, 2^64 addresses). Only
 // callers without a token are counted (the service decides): anonymous
 // spectators, never the tournament runner's admin token. Thread-safe.
 #ifndef PYRAMID_REFEREE_SERVICE_PEER_COUNTS_H_
@@ -45,9 +48,12 @@ class PeerCounts {
   PeerCounts(const PeerCounts&) = delete;
   PeerCounts& operator=(const PeerCounts&) = delete;
 
-  // The address part of a gRPC peer name: "ipv4:1.2.3.4:5678" ->
-  // "ipv4:1.2.3.4", "ipv6:[::1]:5678" -> "ipv6:[::1]"; any other name (a
-  // Unix socket's, say) whole.
+  // What a gRPC peer name counts as: "ipv4:1.2.3.4:5678" -> "ipv4:1.2.3.4";
+  // "ipv6:%5B2001:db8::1:2%5D:5678" (or with "[" "]", any zone dropped) ->
+  // its /64, "ipv6:[2001:db8::]/64"; an IPv4-mapped IPv6 address
+  // ("ipv6:%5B::ffff:1.2.3.4%5D:5678") -> that IPv4 address,
+  // "ipv4:1.2.3.4"; any other name (a Unix socket's, an IPv6 one that does
+  // not parse) whole.
   static std::string AddressOf(absl::string_view peer);
 
   // Counts one more call of `peer`'s address into `slot` unless the address
