@@ -24,6 +24,16 @@ namespace {
 // Matches Recover reads from the registry at once.
 constexpr int kRecoveryPage = 1000;
 
+// Whether `dir` is a directory holding a log (a file named *.pyrlog).
+bool HoldsALog(const std::string& dir) {
+  std::error_code error;
+  for (std::filesystem::directory_iterator it(dir, error), end;
+       !error && it != end; it.increment(error)) {
+    if (it->path().extension() == ".pyrlog") return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 absl::StatusOr<RecoveryReport> Lobby::Recover() {
@@ -219,11 +229,14 @@ absl::StatusOr<std::unique_ptr<Match>> Lobby::ResumeLog(
   // CreateMatch records the match, then creates its log, writes its header
   // and a signed checkpoint and syncs them (the log's name in its directory
   // too) before it answers (unless --fsync=never). A log that is missing
-  // (its directory there) or holds less than that was cut short by the
-  // referee's end: the match was never acknowledged.
-  std::error_code unseen;
+  // or holds less than that was cut short by the referee's end: the match
+  // was never acknowledged. Missing counts so only from a directory that
+  // holds other logs: an empty one (a disk not mounted on it, a volume
+  // shown empty, a relative --log_dir from another working directory)
+  // would have every log missing, acknowledged ones too, whose matches are
+  // ended broken then, their records kept.
   if (!bytes.ok() && absl::IsNotFound(bytes.status()) &&
-      std::filesystem::is_directory(DirectoryOf(stored.log_path), unseen)) {
+      HoldsALog(DirectoryOf(stored.log_path))) {
     unacknowledged = true;
     return absl::FailedPreconditionError("no log");
   }

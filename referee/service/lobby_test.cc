@@ -1802,8 +1802,6 @@ TEST_F(LobbyTest, CreationsKilledAtRandomMomentsLoseNothingAcknowledged) {
   absl::StatusOr<v1::RegisterBotResponse> bot =
       lobby_->RegisterBot(registration);
   ASSERT_TRUE(bot.ok()) << bot.status();
-  lobby_.reset();
-  registry.reset();
   const auto request_for = [&](const std::string& request_id) {
     v1::CreateMatchRequest request;
     request.mutable_game()->set_game("rock_paper_pyramid");
@@ -1811,11 +1809,21 @@ TEST_F(LobbyTest, CreationsKilledAtRandomMomentsLoseNothingAcknowledged) {
     request.set_request_id(request_id);
     return request;
   };
+  // One match created in full first: a log missing is taken for a creation
+  // cut short only in a directory that holds logs (an empty one may be a
+  // disk not mounted).
+  absl::StatusOr<v1::CreateMatchResponse> before =
+      lobby_->CreateMatch(request_for("before"));
+  ASSERT_TRUE(before.ok()) << before.status();
+  lobby_.reset();
+  registry.reset();
   // A report: 'T' (a request tried) or 'A' (answered), the request_id and
   // the match id, in a record of fixed size (written at once: a pipe
   // takes it whole).
   constexpr size_t kReport = 64;
-  std::map<std::string, std::string> acknowledged;  // request_id -> match.
+  std::map<std::string, std::string> acknowledged = {
+      // request_id -> match.
+      {"before", before->match_id()}};
   int forgotten = 0;
   int unanswered = 0;
   absl::Mutex mu;
@@ -1957,6 +1965,8 @@ TEST_F(LobbyTest, ACreationCutShortThatCannotBeForgottenIsForgottenLater) {
   ASSERT_TRUE(created.ok()) << created.status();
   const std::string first = created->match_id();
   const std::string log_path = lobby_->FindMatch(first)->log_path();
+  const std::string kept = Create();  // Its log stays: the directory is
+                                      // the referee's.
   lobby_.reset();
   std::filesystem::remove(log_path);
 
@@ -1966,7 +1976,7 @@ TEST_F(LobbyTest, ACreationCutShortThatCannotBeForgottenIsForgottenLater) {
   RecoveryReport report = Restart(registry, key);
   EXPECT_EQ(report.forgotten, 1);
   EXPECT_EQ(report.broken, 0);
-  EXPECT_EQ(report.resumed, 0);
+  EXPECT_EQ(report.resumed, 1);  // `kept`.
   ASSERT_EQ(said.size(), 1u);
   EXPECT_TRUE(absl::StartsWith(
       said[0], absl::StrCat("match ", first, ": its creation was cut short")))
@@ -1974,7 +1984,7 @@ TEST_F(LobbyTest, ACreationCutShortThatCannotBeForgottenIsForgottenLater) {
   EXPECT_TRUE(absl::StrContains(said[0], "not forgotten yet")) << said[0];
   EXPECT_EQ(registry->FindMatch(first)->info.status(), v1::MATCH_RUNNING);
   EXPECT_EQ(lobby_->FindMatch(first), nullptr);
-  EXPECT_EQ(List(10).first, std::vector<std::string>());
+  EXPECT_EQ(List(10).first, std::vector<std::string>({kept}));
   // Its seats' tokens play nothing.
   const std::optional<Principal> seat =
       lobby_->Authenticate(created->seat_tokens(0));
@@ -1983,13 +1993,14 @@ TEST_F(LobbyTest, ACreationCutShortThatCannotBeForgottenIsForgottenLater) {
       lobby_->CreateMatch(request);
   ASSERT_TRUE(retried.ok()) << retried.status();
   EXPECT_NE(retried->match_id(), first);
-  EXPECT_EQ(List(10).first, std::vector<std::string>({retried->match_id()}));
+  EXPECT_EQ(List(10).first,
+            std::vector<std::string>({retried->match_id(), kept}));
 
   registry->set_remove_status(absl::OkStatus());
   said.clear();
   report = Restart(registry, key);
   EXPECT_EQ(report.forgotten, 1);
-  EXPECT_EQ(report.resumed, 1);
+  EXPECT_EQ(report.resumed, 2);
   ASSERT_EQ(said.size(), 1u);
   EXPECT_TRUE(absl::StrContains(said[0], "forgotten, as if never created"))
       << said[0];
@@ -2002,8 +2013,10 @@ TEST_F(LobbyTest, ACreationCutShortThatCannotBeForgottenIsForgottenLater) {
 }
 
 // A running match whose log directory is missing at the start (a disk not
-// mounted, a directory moved) is not taken for a creation cut short: it is
-// ended broken as before, its registry entry kept, never forgotten.
+// mounted, a directory moved), or there but empty (the mount point of a
+// disk not mounted, a volume shown empty), is not taken for a creation cut
+// short: it is ended broken as before, its registry entry kept, never
+// forgotten.
 TEST_F(LobbyTest, AMissingLogDirectoryForgetsNoMatch) {
   std::shared_ptr<Registry> registry = OpenRegistry();
   ASSERT_NE(registry, nullptr);
@@ -2023,15 +2036,20 @@ TEST_F(LobbyTest, AMissingLogDirectoryForgetsNoMatch) {
     EXPECT_TRUE(recovered.ok()) << recovered.status();
     return recovered.ok() ? *recovered : RecoveryReport();
   };
-  start();
-  const std::string id = Create();
-  lobby_.reset();
-  std::filesystem::rename(logs, logs + ".away");
-  const RecoveryReport report = start();
-  EXPECT_EQ(report.forgotten, 0);
-  EXPECT_EQ(report.broken, 1);
-  EXPECT_EQ(registry->FindMatch(id)->info.status(), v1::MATCH_BROKEN);
-  lobby_.reset();
+  for (const bool empty : {false, true}) {
+    SCOPED_TRACE(empty ? "an empty directory" : "no directory");
+    start();
+    const std::string id = Create();
+    lobby_.reset();
+    std::filesystem::rename(logs, absl::StrCat(logs, ".away", empty));
+    if (empty) ASSERT_TRUE(std::filesystem::create_directory(logs));
+    const RecoveryReport report = start();
+    EXPECT_EQ(report.forgotten, 0);
+    EXPECT_EQ(report.broken, 1);
+    EXPECT_EQ(registry->FindMatch(id)->info.status(), v1::MATCH_BROKEN);
+    lobby_.reset();
+    if (!empty) ASSERT_TRUE(std::filesystem::create_directory(logs));
+  }
 }
 
 }  // namespace
