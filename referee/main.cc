@@ -149,14 +149,18 @@ ABSL_FLAG(uint32_t, max_watchers_per_match, 1000,
           "refused saying so; not unlimited).");
 ABSL_FLAG(uint32_t, max_watchers_per_peer, 100,
           "Watch streams of callers without a token (anonymous spectators) "
-          "from one IP address at once; one more is refused "
-          "RESOURCE_EXHAUSTED. Callers with a token (the tournament runner's "
-          "admin token) are not limited so (0: no watcher without a token).");
+          "from one IP address (an IPv6 one's /64) at once; one more is "
+          "refused RESOURCE_EXHAUSTED. Callers with a token (the tournament "
+          "runner's admin token) are not limited so (0: no watcher without a "
+          "token). Behind NAT or a proxy, every spectator shares one "
+          "address: raise it.");
 ABSL_FLAG(uint32_t, max_calls_per_peer, 100,
-          "Unary calls of callers without a token from one IP address in "
-          "progress at once (answered, the answer not yet delivered); one "
-          "more is refused RESOURCE_EXHAUSTED. Callers with a token are not "
-          "limited so (at least 1).");
+          "Calls of callers without a token from one IP address (an IPv6 "
+          "one's /64) in progress at once: unary calls (answered, the answer "
+          "not yet delivered) and GetLog downloads together; one more is "
+          "refused RESOURCE_EXHAUSTED. Callers with a token are not limited "
+          "so (at least 1). Behind NAT or a proxy, every client shares one "
+          "address: raise it.");
 ABSL_FLAG(uint32_t, max_log_readers, 256,
           "GetLog downloads served at once (at least 1); one more is refused "
           "UNAVAILABLE (retry with backoff) until one ends. Each holds a "
@@ -174,6 +178,10 @@ ABSL_FLAG(uint32_t, write_stall_timeout_s, 60,
 ABSL_FLAG(uint32_t, max_health_watchers, 10000,
           "grpc.health.v1.Health Watch streams served at once (at least 1); "
           "one more is refused RESOURCE_EXHAUSTED.");
+ABSL_FLAG(uint32_t, max_health_watchers_per_peer, 100,
+          "grpc.health.v1.Health Watch streams from one IP address (an IPv6 "
+          "one's /64) at once, every caller counted (the health service has "
+          "no tokens; at least 1); one more is refused RESOURCE_EXHAUSTED.");
 ABSL_FLAG(int32_t, max_reflection_threads, 64,
           "Threads serving server reflection (gRPC's synchronous API, which "
           "serves nothing else here): each open reflection stream holds one, "
@@ -388,6 +396,11 @@ absl::Status CheckFlags(std::optional<SigningKey>& named_key) {
     return absl::InvalidArgumentError(
         "--max_health_watchers must be at least 1, not 0 (0 would refuse "
         "every health Watch)");
+  }
+  if (absl::GetFlag(FLAGS_max_health_watchers_per_peer) == 0) {
+    return absl::InvalidArgumentError(
+        "--max_health_watchers_per_peer must be at least 1, not 0 (0 would "
+        "refuse every health Watch)");
   }
   // In milliseconds, both must fit gRPC's int channel arguments.
   constexpr uint32_t kMaxHandshakeTimeoutS = 3600;
@@ -734,6 +747,9 @@ int Run(const Paths& paths, const std::optional<SigningKey>& named_key,
                         "grpc.reflection.v1alpha.ServerReflection"},
                        absl::GetFlag(FLAGS_max_health_watchers),
                        "--max_health_watchers", service.write_stalls());
+  health.LimitWatchersPerPeer(
+      absl::GetFlag(FLAGS_max_health_watchers_per_peer),  // CheckFlags.
+      "--max_health_watchers_per_peer");
   int port = 0;
   absl::StatusOr<std::unique_ptr<grpc::Server>> server =
       Serve(service, health, &port);

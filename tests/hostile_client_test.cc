@@ -786,6 +786,56 @@ TEST_F(HostileClientTest, AnonymousUnaryCallsInProgressAreLimitedPerAddress) {
   ExpectAMatchPlays();
 }
 
+// GetLog downloads of callers without a token count among their address's
+// calls in progress (ServiceLimits::max_calls_per_peer), with its unary
+// calls: with two downloads held by a client that reads nothing, a third
+// GetLog and a ListMatches from that address are refused RESOURCE_EXHAUSTED
+// naming the flag, while the admin token's GetLog is served; once a held
+// download goes, the address is served again. Before, an anonymous client
+// could hold every --max_log_readers place, which the tournament runner's
+// admin-token GetLog shares, for the stall timeout, and reopen them.
+TEST_F(HostileClientTest, AnonymousGetLogsCountAmongTheCallsOfTheirAddress) {
+  ServiceLimits limits;
+  limits.max_calls_per_peer = 2;
+  Start(limits);
+  // Larger than a connection's flow-control window: a silent call stays.
+  const std::string match = FinishedMatchWithLogOf(8 << 20);
+  v1::GetLogRequest request;
+  request.set_match_id(match);
+  std::vector<std::unique_ptr<SilentGetLog>> calls;
+  for (size_t i = 0; i < limits.max_calls_per_peer; ++i) {
+    calls.push_back(std::make_unique<SilentGetLog>(NewChannel(true), request));
+    calls.back()->reader->WaitForInitialMetadata();
+  }
+  std::string fetched;
+  const grpc::Status refused = FetchLog(*stub_, match, "", &fetched);
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED)
+      << refused.error_message();
+  EXPECT_THAT(refused.error_message(), HasSubstr("--max_calls_per_peer"));
+  EXPECT_TRUE(fetched.empty());
+  {
+    grpc::ClientContext context;
+    v1::ListMatchesResponse response;
+    const grpc::Status listed =
+        stub_->ListMatches(&context, v1::ListMatchesRequest(), &response);
+    EXPECT_EQ(listed.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED)
+        << listed.error_message();
+  }
+  const grpc::Status admin =
+      FetchLog(*stub_, match, referee_->admin_token(), &fetched);
+  ASSERT_TRUE(admin.ok()) << admin.error_message();
+  EXPECT_TRUE(fetched == LogFile(match));
+
+  calls.pop_back();  // Cancelled: its place frees once the server is done.
+  EXPECT_TRUE(RetryUntil([&] {
+    fetched.clear();
+    return FetchLog(*stub_, match, "", &fetched).ok();
+  }));
+  EXPECT_TRUE(fetched == LogFile(match));
+  calls.clear();
+  ExpectAMatchPlays();
+}
+
 // --- gRPC's own streams
 // --------------------------------------------------------
 
@@ -1002,6 +1052,42 @@ TEST_F(HostileClientTest, HealthWatchesBeyondTheLimitAreRefusedUntilOneEnds) {
     EXPECT_EQ(ended.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
     EXPECT_THAT(ended.error_message(),
                 HasSubstr("already serves 3 health Watch streams"));
+  }
+  watches.pop_back();  // Cancelled: its place frees once the server is done.
+  EXPECT_TRUE(RetryUntil([&] {
+    auto again = std::make_unique<HealthWatch>(NewChannel(), "");
+    if (!again->reader->Read(&status)) return false;
+    watches.push_back(std::move(again));
+    return true;
+  }));
+  watches.clear();
+  ExpectAMatchPlays();
+}
+
+// Health Watch streams are limited per IP address
+// (HealthService::LimitWatchersPerPeer, the referee's
+// --max_health_watchers_per_peer), every caller counted: one more from the
+// same address is refused RESOURCE_EXHAUSTED naming the flag, and once one
+// ends, the next is served. Before, streams that read (idle between
+// changes, never cancelled) let one client hold every --max_health_watchers
+// place for good.
+TEST_F(HostileClientTest, HealthWatchesAreLimitedPerAddress) {
+  referee_->health().LimitWatchersPerPeer(3, "--max_health_watchers_per_peer");
+  std::vector<std::unique_ptr<HealthWatch>> watches;
+  grpc::health::v1::HealthCheckResponse status;
+  for (int i = 0; i < 3; ++i) {
+    watches.push_back(std::make_unique<HealthWatch>(NewChannel(), ""));
+    ASSERT_TRUE(watches.back()->reader->Read(&status));
+  }
+  {
+    HealthWatch refused(NewChannel(), "");
+    const bool served = refused.reader->Read(&status);
+    EXPECT_FALSE(served) << "a fourth stream was served";
+    if (served) refused.context.TryCancel();  // Not to wait for its end.
+    const grpc::Status ended = refused.Finish();
+    EXPECT_EQ(ended.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+    EXPECT_THAT(ended.error_message(),
+                HasSubstr("--max_health_watchers_per_peer"));
   }
   watches.pop_back();  // Cancelled: its place frees once the server is done.
   EXPECT_TRUE(RetryUntil([&] {

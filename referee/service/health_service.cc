@@ -19,8 +19,8 @@ class HealthService::Watcher final
   // `known`: the watched service's name in the service's list (null: a
   // name it does not serve).
   Watcher(HealthService* service, grpc::CallbackServerContext* context,
-          const std::string* known)
-      : service_(service), known_(known) {
+          const std::string* known, PeerSlot slot)
+      : service_(service), known_(known), slot_(std::move(slot)) {
     stall_.Arm(service->stalls_, context);
   }
 
@@ -84,6 +84,7 @@ class HealthService::Watcher final
 
   HealthService* const service_;
   const std::string* const known_;
+  PeerSlot slot_;  // Its place among its address's; given back as it goes.
   absl::Mutex mu_;
   HealthCheckResponse response_ ABSL_GUARDED_BY(mu_);  // The one in flight.
   bool writing_ ABSL_GUARDED_BY(mu_) = false;
@@ -131,6 +132,12 @@ HealthService::Status HealthService::StatusOf(const std::string* known) const {
   if (known == nullptr) return HealthCheckResponse::SERVICE_UNKNOWN;
   return serving_ ? HealthCheckResponse::SERVING
                   : HealthCheckResponse::NOT_SERVING;
+}
+
+void HealthService::LimitWatchersPerPeer(size_t limit, std::string limit_name) {
+  absl::MutexLock lock(&mu_);
+  max_watchers_per_peer_ = limit;
+  peer_limit_name_ = std::move(limit_name);
 }
 
 void HealthService::SetServing(bool serving) {
@@ -188,7 +195,19 @@ grpc::ServerWriteReactor<HealthCheckResponse>* HealthService::Watch(
             " health Watch streams, as many as it takes",
             limit_name_.empty() ? "" : absl::StrCat(" (", limit_name_, ")"))));
   }
-  auto* watcher = new Watcher(this, context, known);
+  PeerSlot slot;
+  if (!peers_.TryAdd(context->peer(), max_watchers_per_peer_, &slot)) {
+    return new Refused(grpc::Status(
+        grpc::StatusCode::RESOURCE_EXHAUSTED,
+        absl::StrCat("this server already serves ", max_watchers_per_peer_,
+                     " health Watch streams of your address, as many as it "
+                     "takes",
+                     peer_limit_name_.empty()
+                         ? ""
+                         : absl::StrCat(" (", peer_limit_name_, ")"),
+                     "; end one first")));
+  }
+  auto* watcher = new Watcher(this, context, known, std::move(slot));
   watchers_.insert(watcher);
   watcher->Update(StatusOf(known));
   return watcher;

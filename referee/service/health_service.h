@@ -9,10 +9,13 @@
 // change, as the protocol specifies (SERVICE_UNKNOWN for an unknown name,
 // the stream left open). A Watch stream keeps nothing of its request (an
 // unknown name may be as long as the largest message the server takes),
-// and the service serves at most `max_watchers` at once: one more is
-// refused RESOURCE_EXHAUSTED. With a WriteStallGuard, a call whose write
-// (or Finish) stays in flight for its timeout (a client that takes nothing)
-// is cancelled, freeing its place. Thread-safe.
+// and the service serves at most `max_watchers` at once, and at most
+// LimitWatchersPerPeer's from one IP address (every caller: the health
+// service has no tokens), so that one client cannot hold every place for
+// good (a stream that reads is idle between changes, never cancelled): one
+// more is refused RESOURCE_EXHAUSTED. With a WriteStallGuard, a call whose
+// write (or Finish) stays in flight for its timeout (a client that takes
+// nothing) is cancelled, freeing its place. Thread-safe.
 #ifndef PYRAMID_REFEREE_SERVICE_HEALTH_SERVICE_H_
 #define PYRAMID_REFEREE_SERVICE_HEALTH_SERVICE_H_
 
@@ -23,6 +26,7 @@
 
 #include "absl/synchronization/mutex.h"
 #include "grpc/health/v1/health.grpc.pb.h"
+#include "referee/service/peer_counts.h"
 #include "referee/service/write_stall.h"
 
 namespace pyramid {
@@ -32,6 +36,7 @@ class HealthService final : public grpc::health::v1::Health::CallbackService {
   using Status = grpc::health::v1::HealthCheckResponse::ServingStatus;
 
   static constexpr size_t kDefaultMaxWatchers = 10000;
+  static constexpr size_t kDefaultMaxWatchersPerPeer = 100;
 
   // `services`: the full names of the services the server serves.
   // `limit_name`, when not empty, is what sets `max_watchers` (a flag, e.g.
@@ -42,6 +47,13 @@ class HealthService final : public grpc::health::v1::Health::CallbackService {
                          size_t max_watchers = kDefaultMaxWatchers,
                          std::string limit_name = "",
                          WriteStallGuard* stalls = nullptr);
+
+  // Serves at most `limit` (at least 1) Watch streams of one IP address at
+  // once (PeerCounts groups addresses), from now (streams already served
+  // stay); kDefaultMaxWatchersPerPeer until called. `limit_name`, when not
+  // empty, is what sets it (a flag), named in the refusal of one stream
+  // more.
+  void LimitWatchersPerPeer(size_t limit, std::string limit_name);
 
   // Every known service (and "") turns SERVING or NOT_SERVING; watchers are
   // told.
@@ -74,6 +86,11 @@ class HealthService final : public grpc::health::v1::Health::CallbackService {
   mutable absl::Mutex mu_;
   bool serving_ ABSL_GUARDED_BY(mu_) = true;
   std::set<Watcher*> watchers_ ABSL_GUARDED_BY(mu_);
+  size_t max_watchers_per_peer_ ABSL_GUARDED_BY(mu_) =
+      kDefaultMaxWatchersPerPeer;
+  std::string peer_limit_name_ ABSL_GUARDED_BY(mu_);
+  // Watch streams per address, each held by its Watcher until it goes.
+  PeerCounts peers_;
 };
 
 }  // namespace pyramid

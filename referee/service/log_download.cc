@@ -21,11 +21,12 @@ class LogReactor final : public grpc::ServerWriteReactor<v1::LogChunk> {
  public:
   LogReactor(grpc::CallbackServerContext* context, std::string path,
              uint64_t size, size_t chunk_bytes, std::atomic<size_t>* reading,
-             WriteStallGuard* stalls)
+             WriteStallGuard* stalls, PeerSlot slot)
       : path_(std::move(path)),
         size_(size),
         chunk_bytes_(std::max<size_t>(chunk_bytes, 1)),
-        reading_(reading) {
+        reading_(reading),
+        slot_(std::move(slot)) {
     stall_.Arm(stalls, context);
     stall_.Start();
     WriteNext();
@@ -68,6 +69,7 @@ class LogReactor final : public grpc::ServerWriteReactor<v1::LogChunk> {
   const uint64_t size_;
   const size_t chunk_bytes_;
   std::atomic<size_t>* const reading_;
+  PeerSlot slot_;  // Given back when the reactor goes.
   WriteStall stall_;
   uint64_t offset_ = 0;  // Of the next chunk.
   v1::LogChunk chunk_;   // The one being written.
@@ -77,9 +79,10 @@ class LogReactor final : public grpc::ServerWriteReactor<v1::LogChunk> {
 
 grpc::ServerWriteReactor<v1::LogChunk>* NewLogDownload(
     grpc::CallbackServerContext* context, std::string path, uint64_t size,
-    size_t chunk_bytes, std::atomic<size_t>* reading, WriteStallGuard* stalls) {
+    size_t chunk_bytes, std::atomic<size_t>* reading, WriteStallGuard* stalls,
+    PeerSlot slot) {
   return new LogReactor(context, std::move(path), size, chunk_bytes, reading,
-                        stalls);
+                        stalls, std::move(slot));
 }
 
 }  // namespace pyramid

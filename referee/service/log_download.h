@@ -17,6 +17,7 @@
 
 #include "grpcpp/grpcpp.h"
 #include "pyramid/referee/v1/referee_service.pb.h"
+#include "referee/service/peer_counts.h"
 #include "referee/service/write_stall.h"
 
 namespace pyramid {
@@ -28,10 +29,13 @@ namespace pyramid {
 // takes it out when done. With `stalls`, a call that finishes no write for
 // its timeout (since the last or, before the first, since the call came) is
 // cancelled, within about a quarter of the timeout after (WriteStall);
-// null: never. `reading` and `stalls` must outlive the call.
+// null: never. `reading` and `stalls` must outlive the call. `slot` (its
+// place among its address's calls, ServiceLimits::max_calls_per_peer; empty
+// for a caller with a token) is held until the call is done.
 grpc::ServerWriteReactor<referee::v1::LogChunk>* NewLogDownload(
     grpc::CallbackServerContext* context, std::string path, uint64_t size,
-    size_t chunk_bytes, std::atomic<size_t>* reading, WriteStallGuard* stalls);
+    size_t chunk_bytes, std::atomic<size_t>* reading, WriteStallGuard* stalls,
+    PeerSlot slot);
 
 }  // namespace pyramid
 

@@ -92,6 +92,19 @@ absl::Status RefereeService::CountAnonymousWatcher(
       "(--max_watchers_per_peer); end one first, or watch with a token"));
 }
 
+absl::Status RefereeService::CountAnonymousCall(
+    const grpc::ServerContextBase* context, PeerSlot* slot) const {
+  if (Authenticate(context, *lobby_).ok() ||
+      call_peers_.TryAdd(context->peer(), limits_.max_calls_per_peer, slot)) {
+    return absl::OkStatus();
+  }
+  return absl::ResourceExhaustedError(absl::StrCat(
+      "this referee already has ", limits_.max_calls_per_peer,
+      " calls without a token from your address in progress (unary calls "
+      "and GetLog downloads), as many as it takes (--max_calls_per_peer); "
+      "retry once one is done, or call with a token"));
+}
+
 namespace {
 
 // A server stream refused before it starts: finishes with `status`.
@@ -131,16 +144,8 @@ void RefereeService::RegisterUnary(
             // calls in progress from its address, each counted until done
             // (Reply's reactor holds its place).
             PeerSlot slot;
-            if (!Authenticate(context, *lobby_).ok() &&
-                !call_peers_.TryAdd(context->peer(), limits_.max_calls_per_peer,
-                                    &slot)) {
-              return Reply(
-                  context,
-                  absl::ResourceExhaustedError(absl::StrCat(
-                      "this referee already has ", limits_.max_calls_per_peer,
-                      " calls without a token from your address in progress, "
-                      "as many as it takes (--max_calls_per_peer); retry once "
-                      "one is answered, or call with a token")));
+            if (absl::Status s = CountAnonymousCall(context, &slot); !s.ok()) {
+              return Reply(context, s);
             }
             handling_slot = &slot;
             // Every handler finishes before it returns, so the parsed
@@ -345,6 +350,14 @@ grpc::ServerWriteReactor<v1::LogChunk>* RefereeService::GetLog(
           "served before the end only with the admin token"));
     }
   }
+  // A caller without a token has at most max_calls_per_peer calls in
+  // progress from its address, downloads included: --max_log_readers is
+  // shared with the tournament runner's admin token, which one client must
+  // not be able to take every place of.
+  PeerSlot slot;
+  if (absl::Status s = CountAnonymousCall(context, &slot); !s.ok()) {
+    return new Failed(s);
+  }
   if (log_readers_.fetch_add(1) >= limits_.max_log_readers) {
     log_readers_.fetch_sub(1);
     // UNAVAILABLE, as CreateMatch beyond --max_live_matches: a place
@@ -362,7 +375,7 @@ grpc::ServerWriteReactor<v1::LogChunk>* RefereeService::GetLog(
   }
   return NewLogDownload(context, host->log_path(), *size,
                         limits_.log_chunk_bytes, &log_readers_,
-                        log_stalls_.get());
+                        log_stalls_.get(), std::move(slot));
 }
 
 absl::StatusOr<TransparencyLog*> RefereeService::Tlog(

@@ -58,10 +58,11 @@ struct ServiceLimits {
   // a token. Callers with a token (the tournament runner's admin token) are
   // never limited so.
   size_t max_watchers_per_peer = 100;
-  // The same for the unary calls in progress (answered, the answer not yet
-  // delivered) of callers without a token, from one IP address: each holds
-  // its answer (a ListMatches page may be hundreds of KiB) until delivered.
-  // At least 1.
+  // The same for the calls in progress of callers without a token, from
+  // one IP address: unary calls (answered, the answer not yet delivered;
+  // each holds its answer, and a ListMatches page may be hundreds of KiB)
+  // and GetLog downloads (each holds a place among max_log_readers, which
+  // the tournament runner's admin token shares). At least 1.
   size_t max_calls_per_peer = 100;
   // Bytes of events a watcher may have unsent (besides the one being
   // written); one that falls further behind loses them and gets a fresh
@@ -136,6 +137,13 @@ class RefereeService final : public referee::v1::Referee::Service {
   // token.
   absl::Status CountAnonymousWatcher(const grpc::ServerContextBase* context,
                                      PeerSlot* slot) const;
+
+  // For a unary call or a GetLog of a caller without a token: counts it
+  // against its address's ServiceLimits::max_calls_per_peer into `slot`,
+  // or says why not (RESOURCE_EXHAUSTED). OK, counting nothing, for a
+  // caller with a token.
+  absl::Status CountAnonymousCall(const grpc::ServerContextBase* context,
+                                  PeerSlot* slot) const;
 
   // OK when this caller may read matches (ServiceLimits::public_watch).
   absl::Status CheckReader(const grpc::ServerContextBase* context) const;
@@ -223,7 +231,8 @@ class RefereeService final : public referee::v1::Referee::Service {
   const ServiceLimits limits_;
   std::atomic<size_t> watching_{0};     // Watch calls not yet done.
   std::atomic<size_t> log_readers_{0};  // GetLog calls not yet done.
-  // Watch streams and unary calls of callers without a token, per address.
+  // Watch streams, and unary calls and GetLog downloads, of callers
+  // without a token, per address.
   mutable PeerCounts watch_peers_;
   mutable PeerCounts call_peers_;
   // Ends the lingers of bots' "batch" Play streams (null: batch_linger is
