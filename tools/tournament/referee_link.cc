@@ -1,6 +1,7 @@
 #include "tools/tournament/referee_link.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
@@ -100,6 +101,8 @@ absl::Status FromGrpc(const grpc::Status& status, const std::string& what) {
 // deadline, moved on by each of its events (Heard); one whose deadline
 // passes first is cancelled (TryCancel) and marked, so that its call can
 // say why it ended. One thread serves every stream, started with the first.
+// Its time is the monotonic clock's: a suspended machine, or a wall clock
+// set forward, cancels nothing.
 class RefereeLink::SilenceWatchdog {
  public:
   SilenceWatchdog() = default;
@@ -118,7 +121,7 @@ class RefereeLink::SilenceWatchdog {
   // comes within `limit`. Removed before the context goes.
   void Add(grpc::ClientContext* context, absl::Duration limit) {
     absl::MutexLock lock(&mu_);
-    streams_[context] = Stream{.deadline = absl::Now() + limit};
+    streams_[context] = Stream{.deadline = DeadlineAfter(limit)};
     if (!thread_.joinable()) thread_ = std::thread([this] { Loop(); });
     cv_.Signal();
   }
@@ -128,7 +131,7 @@ class RefereeLink::SilenceWatchdog {
     absl::MutexLock lock(&mu_);
     auto it = streams_.find(context);
     if (it != streams_.end() && !it->second.silenced) {
-      it->second.deadline = absl::Now() + limit;
+      it->second.deadline = DeadlineAfter(limit);
     }
   }
 
@@ -140,10 +143,18 @@ class RefereeLink::SilenceWatchdog {
   }
 
  private:
+  using Clock = std::chrono::steady_clock;
   struct Stream {
-    absl::Time deadline;
+    Clock::time_point deadline;
     bool silenced = false;
   };
+
+  // `limit` from now, or never when that is beyond a century (a limit of
+  // ages, which the clock's time point could not hold).
+  static Clock::time_point DeadlineAfter(absl::Duration limit) {
+    if (limit >= absl::Hours(24 * 365 * 100)) return Clock::time_point::max();
+    return Clock::now() + absl::ToChronoNanoseconds(limit);
+  }
 
   // Cancels each stream whose deadline has passed, then sleeps until the
   // next deadline (a deadline Heard moved later is found at the earlier
@@ -151,8 +162,8 @@ class RefereeLink::SilenceWatchdog {
   void Loop() {
     absl::MutexLock lock(&mu_);
     while (!stop_) {
-      const absl::Time now = absl::Now();
-      absl::Time next = absl::InfiniteFuture();
+      const Clock::time_point now = Clock::now();
+      Clock::time_point next = Clock::time_point::max();
       for (auto& [context, stream] : streams_) {
         if (stream.silenced) continue;
         if (stream.deadline <= now) {
@@ -163,7 +174,9 @@ class RefereeLink::SilenceWatchdog {
           next = std::min(next, stream.deadline);
         }
       }
-      cv_.WaitWithDeadline(&mu_, next);
+      cv_.WaitWithTimeout(&mu_, next == Clock::time_point::max()
+                                    ? absl::InfiniteDuration()
+                                    : absl::FromChrono(next - now));
     }
   }
 
@@ -619,7 +632,7 @@ absl::Status RefereeLink::AwaitRemote(const std::string& match_id,
   uint64_t decision = 0;  // The latest the referee said is open.
   absl::Duration limit = SilenceLimit(clocks, decision, silence_margin_);
   bool silenced = false;
-  bool answered = false;  // This attempt's stream had an event.
+  bool answered = false;  // This attempt's stream showed the match going on.
   const grpc::Status retried = Retrying(
       [&](grpc::ClientContext& context) {
         answered = false;
@@ -635,7 +648,11 @@ absl::Status RefereeLink::AwaitRemote(const std::string& match_id,
         if (bounded) watchdog_->Add(&context, limit);
         v1::WatchEvent event;
         while (reader->Read(&event)) {
-          answered = true;
+          // The match went on: what every new stream begins with (the
+          // match and its snapshot) is no sign of it, else a referee that
+          // dies at each start after resuming the match would be watched
+          // again for good.
+          answered = answered || (!event.has_match() && !event.has_snapshot());
           if (event.has_match() && event.match().status() == v1::MATCH_BROKEN) {
             broken = PrintableText(event.match().broken_reason());
           }

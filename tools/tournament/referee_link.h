@@ -246,9 +246,10 @@ class RefereeLink {
   // passed, or Cancel() was called or the link was interrupted
   // (SetRetryHooks) while it waited. `retry_for_` counts from the call's
   // start, or from the last attempt after which `*answered` (when given)
-  // was true: `call` sets it when the referee answered that attempt in
-  // part (an event of a stream), so that a stream that breaks after an
-  // hour is one outage from its break, not one that began an hour ago. The
+  // was true: `call` sets it when that attempt showed the referee at work
+  // (an event of a stream beyond what each new stream begins with), so
+  // that a stream that breaks after an hour is one outage from its break,
+  // not one that began an hour ago. The
   // backoff between attempts still grows: a referee that answers and drops
   // each stream at once is called again once per backoff (5 s at most).
   grpc::Status Retrying(

@@ -486,6 +486,8 @@ class RestartingReferee final : public v1::Referee::Service {
     event.mutable_match()->set_match_id(request->match_id());
     event.mutable_match()->set_status(v1::MATCH_RUNNING);
     writer->Write(event);
+    event.mutable_decision()->set_decision_id(1);  // The match goes on.
+    writer->Write(event);
     const absl::Time end = absl::Now() + breaks_after_;
     while (absl::Now() < end && !context->IsCancelled()) {
       absl::SleepFor(absl::Milliseconds(10));
@@ -511,6 +513,43 @@ TEST(RefereeLinkTest, AWatchThatBreaksLateIsWatchedAgain) {
   const absl::Status status = AwaitEndOrAlarm(rig.link(), "m1", ShortClocks());
   EXPECT_TRUE(status.ok()) << status;
   EXPECT_EQ(referee.watches(), 2);
+}
+
+// A referee that dies at each start after resuming the match: every Watch
+// stream sends the match and its snapshot, then breaks (UNAVAILABLE).
+class CrashLoopingReferee final : public v1::Referee::Service {
+ public:
+  grpc::Status Watch(grpc::ServerContext* context,
+                     const v1::WatchRequest* request,
+                     grpc::ServerWriter<v1::WatchEvent>* writer) override {
+    watches_.fetch_add(1);
+    v1::WatchEvent event;
+    event.mutable_match()->set_match_id(request->match_id());
+    event.mutable_match()->set_status(v1::MATCH_RUNNING);
+    writer->Write(event);
+    event.mutable_snapshot()->mutable_decision()->set_decision_id(3);
+    writer->Write(event);
+    return grpc::Status(grpc::StatusCode::UNAVAILABLE, "restarting");
+  }
+
+  int watches() const { return watches_.load(); }
+
+ private:
+  std::atomic<int> watches_{0};
+};
+
+// What every new stream begins with (the match, its snapshot) is no sign
+// that the match goes on: such streams, breaking one after another, are
+// one outage, given up after --referee_retry_s (they were watched again
+// for good: each restarted the window, which the backoff, at most 5 s,
+// never outgrew).
+TEST(RefereeLinkTest, StreamsThatOnlyBeginAreOneOutage) {
+  CrashLoopingReferee referee;
+  FakeRefereeRig rig(referee);
+  ASSERT_NO_FATAL_FAILURE(rig.Start(absl::Seconds(6)));
+  const absl::Status status = AwaitEndOrAlarm(rig.link(), "m1", ShortClocks());
+  EXPECT_EQ(status.code(), absl::StatusCode::kUnavailable) << status;
+  EXPECT_GE(referee.watches(), 2);
 }
 
 // A referee whose GetLog sends one chunk, then nothing until the reader
