@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 
 #include "absl/synchronization/mutex.h"
-#include "absl/time/clock.h"
 
 namespace pyramid {
 
@@ -22,8 +22,7 @@ struct WriteStall::State {
       : guard(guard), context(context) {}
 
   WriteStallGuard* const guard;
-  // When what is in flight went in flight (absl::GetCurrentTimeNanos());
-  // 0: nothing is.
+  // When what is in flight went in flight (SteadyNanos()); 0: nothing is.
   std::atomic<int64_t> busy_since{0};
   // A check is posted and has not yet decided to post none.
   std::atomic<bool> check_pending{false};
@@ -35,6 +34,20 @@ struct WriteStall::State {
   bool cancelling ABSL_GUARDED_BY(mu) = false;
 };
 
+namespace {
+
+// The monotonic clock, in nanoseconds, never 0 (which means idle): a wall
+// clock step (a VM resumed, NTP) must not make a write look stalled.
+int64_t SteadyNanos() {
+  return std::max<int64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(
+          std::chrono::steady_clock::now().time_since_epoch())
+          .count(),
+      1);
+}
+
+}  // namespace
+
 void WriteStall::Arm(WriteStallGuard* guard, grpc::ServerContextBase* context) {
   if (guard == nullptr) return;
   state_ = std::make_shared<State>(guard, context);
@@ -42,8 +55,7 @@ void WriteStall::Arm(WriteStallGuard* guard, grpc::ServerContextBase* context) {
 
 void WriteStall::StartArmed() {
   int64_t idle = 0;
-  // Never 0 (the epoch), which means idle.
-  const int64_t now = std::max<int64_t>(absl::GetCurrentTimeNanos(), 1);
+  const int64_t now = SteadyNanos();
   if (!state_->busy_since.compare_exchange_strong(idle, now)) return;
   if (!state_->check_pending.exchange(true)) Post(state_);
 }
@@ -83,7 +95,7 @@ void WriteStall::Check(const std::shared_ptr<State>& state) {
       }
       return;
     }
-    if (absl::Now() - absl::FromUnixNanos(since) < state->guard->timeout()) {
+    if (absl::Nanoseconds(SteadyNanos() - since) < state->guard->timeout()) {
       Post(state);
       return;
     }

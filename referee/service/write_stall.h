@@ -22,6 +22,13 @@
 //   of `timeout` after. A call with nothing in flight is never cancelled,
 //   however long it waits (a Watch or Play stream waiting for its next
 //   event).
+// - Time in flight is measured on the monotonic clock
+//   (std::chrono::steady_clock), so that a wall clock step (a VM suspended
+//   and resumed, NTP stepping it) does not make every write in flight look
+//   stalled. The checks are scheduled by the runner on the wall clock: a
+//   step only makes them run early (a check that finds the timeout not yet
+//   passed posts the next) or late (a cancellation comes later), never
+//   cancels a call early.
 // - Cost: Start and Stop are a clock read and an atomic operation or two;
 //   a Start posts a check only when none is pending for the call, and a
 //   check posts the next only while something is in flight. A busy stream

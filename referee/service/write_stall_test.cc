@@ -3,9 +3,17 @@
 // stays in flight for the timeout (a client that never reads) is
 // cancelled; a call whose writes each complete in time is not, however
 // long it lasts in all; nor is an idle one, however long it waits; an
-// unarmed watch never cancels.
+// unarmed watch never cancels; a wall clock step does not cancel a write
+// in flight (the test's clock_gettime moves CLOCK_REALTIME on demand).
 #include "referee/service/write_stall.h"
 
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -17,6 +25,22 @@
 #include "grpcpp/grpcpp.h"
 #include "grpcpp/support/sync_stream.h"
 #include "gtest/gtest.h"
+
+// What the wall clock (CLOCK_REALTIME) is moved by, in nanoseconds, as a
+// VM suspend or a clock step would: this clock_gettime, the executable's,
+// takes the place of the C library's for absl::Now and std::chrono alike;
+// every other clock is the kernel's.
+std::atomic<int64_t> wall_clock_step_ns{0};
+
+extern "C" int clock_gettime(clockid_t clock, struct timespec* time) {
+  const int result = static_cast<int>(syscall(SYS_clock_gettime, clock, time));
+  if (result != 0 || clock != CLOCK_REALTIME) return result;
+  const int64_t nanos = time->tv_sec * int64_t{1000000000} + time->tv_nsec +
+                        wall_clock_step_ns.load();
+  time->tv_sec = nanos / 1000000000;
+  time->tv_nsec = nanos % 1000000000;
+  return result;
+}
 
 namespace pyramid {
 namespace {
@@ -207,22 +231,25 @@ TEST_F(WriteStallTest, AnUnarmedWatchNeverCancels) {
 }
 
 // Each write completes soon (the client reads them all, pausing between
-// reads), though the call lasts several times the timeout: it is not
-// cancelled, and ends OK.
+// reads), though the call lasts twice the timeout: it is not cancelled, and
+// ends OK. A write waits for the client only while the 64 KiB window is
+// full, four messages ahead: about 0.4 s of its reads, against a 3 s
+// timeout, which a loaded machine (or a sanitizer) may well slow down.
 TEST_F(WriteStallTest, WritesThatCompleteInTimeAreNeverCancelled) {
-  WriteStallGuard guard(absl::Milliseconds(400));
+  constexpr int kWrites = 60;
+  WriteStallGuard guard(absl::Seconds(3));
   service_.guard = &guard;
   service_.bytes = 16 << 10;
-  service_.writes = 40;
+  service_.writes = kWrites;
   Serve();
   Call();
   grpc::ByteBuffer message;
   int read = 0;
   while (stream_->Read(&message)) {
     ++read;
-    absl::SleepFor(absl::Milliseconds(40));
+    absl::SleepFor(absl::Milliseconds(100));
   }
-  EXPECT_EQ(read, 40);
+  EXPECT_EQ(read, kWrites);
   EXPECT_TRUE(stream_->Finish().ok());
   ASSERT_TRUE(service_.seen.AwaitDone(kWait));
   EXPECT_FALSE(service_.seen.Cancelled());
@@ -245,6 +272,43 @@ TEST_F(WriteStallTest, AnIdleCallIsNeverCancelled) {
   EXPECT_FALSE(service_.seen.Cancelled());
   context_.TryCancel();
   ASSERT_TRUE(service_.seen.AwaitDone(kWait));
+}
+
+// A write in flight when the wall clock jumps an hour ahead (a VM resumed
+// after a suspend, NTP stepping the clock) is not cancelled: time in
+// flight is the monotonic clock's. The client reads nothing until checks
+// ran after the step (the first is due a quarter of the timeout after the
+// write began), then takes the message, well within the timeout.
+TEST_F(WriteStallTest, AWallClockStepDoesNotCancelAWriteInFlight) {
+  WriteStallGuard guard(absl::Seconds(12));
+  service_.guard = &guard;
+  service_.bytes = 8 << 20;  // Far more than a window: it stays in flight.
+  service_.writes = 1;
+  Serve();
+  Call();
+  // The server's headers go with its first write: it is in flight.
+  stream_->WaitForInitialMetadata();
+  const absl::Time before = absl::Now();
+  wall_clock_step_ns.store(absl::ToInt64Nanoseconds(absl::Hours(1)));
+  // absl::Now may go by the CPU's cycle counter, taking the clock anew
+  // every second or two: until it did.
+  const auto give_up =
+      std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (absl::Now() - before < absl::Hours(1) &&
+         std::chrono::steady_clock::now() < give_up) {
+    absl::SleepFor(absl::Milliseconds(50));
+  }
+  ASSERT_GE(absl::Now() - before, absl::Hours(1)) << "the step did not take";
+  // A check is due 3 s after the write began (or as soon as absl::Now
+  // saw the step): 5 s on, one ran.
+  absl::SleepFor(absl::Seconds(5));
+  grpc::ByteBuffer message;
+  EXPECT_TRUE(stream_->Read(&message)) << "the write was cancelled";
+  EXPECT_FALSE(stream_->Read(&message));
+  EXPECT_TRUE(stream_->Finish().ok());
+  ASSERT_TRUE(service_.seen.AwaitDone(kWait));
+  EXPECT_FALSE(service_.seen.Cancelled());
+  wall_clock_step_ns.store(0);
 }
 
 }  // namespace
