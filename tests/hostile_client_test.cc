@@ -365,6 +365,19 @@ class HostileClientTest : public ::testing::Test {
                                      grpc::InsecureChannelCredentials(), args);
   }
 
+  // `n` GetLog calls of `request` that read nothing, each on a connection
+  // of its own, each once the server has started writing its first chunk.
+  std::vector<std::unique_ptr<SilentGetLog>> HoldSilentGetLogs(
+      size_t n, const v1::GetLogRequest& request) const {
+    std::vector<std::unique_ptr<SilentGetLog>> calls;
+    for (size_t i = 0; i < n; ++i) {
+      calls.push_back(
+          std::make_unique<SilentGetLog>(NewChannel(true), request));
+      calls.back()->reader->WaitForInitialMetadata();
+    }
+    return calls;
+  }
+
   Created NewMatch() {
     v1::CreateMatchRequest request;
     request.mutable_game()->set_game(kGame);
@@ -508,12 +521,8 @@ TEST_F(HostileClientTest, SilentGetLogsHoldAChunkEachNotTheLog) {
       1000, std::string(kMaxMessageBytes - (64 << 10), 'r'));
 
   const int64_t before = RssKib();
-  std::vector<std::unique_ptr<SilentGetLog>> calls;
-  for (int i = 0; i < kCalls; ++i) {
-    calls.push_back(std::make_unique<SilentGetLog>(NewChannel(true), request));
-    // The server has read its first chunk and started writing it.
-    calls.back()->reader->WaitForInitialMetadata();
-  }
+  std::vector<std::unique_ptr<SilentGetLog>> calls =
+      HoldSilentGetLogs(kCalls, request);
   const int64_t grown_kib = RssKib() - before;
   std::cout << "[ measured ] " << kCalls << " silent GetLog calls of an "
             << (kLogBytes >> 20) << " MiB log with " << (kMaxMessageBytes >> 10)
@@ -548,11 +557,8 @@ TEST_F(HostileClientTest, GetLogCallsBeyondTheLimitAreRefusedUntilOneEnds) {
   const std::string match = FinishedMatchWithLogOf(8 << 20);
   v1::GetLogRequest request;
   request.set_match_id(match);
-  std::vector<std::unique_ptr<SilentGetLog>> calls;
-  for (size_t i = 0; i < limits.max_log_readers; ++i) {
-    calls.push_back(std::make_unique<SilentGetLog>(NewChannel(true), request));
-    calls.back()->reader->WaitForInitialMetadata();
-  }
+  std::vector<std::unique_ptr<SilentGetLog>> calls =
+      HoldSilentGetLogs(limits.max_log_readers, request);
   std::string fetched;
   const grpc::Status refused = FetchLog(*stub_, match, "", &fetched);
   EXPECT_EQ(refused.error_code(), grpc::StatusCode::UNAVAILABLE);
@@ -802,11 +808,8 @@ TEST_F(HostileClientTest, AnonymousGetLogsCountAmongTheCallsOfTheirAddress) {
   const std::string match = FinishedMatchWithLogOf(8 << 20);
   v1::GetLogRequest request;
   request.set_match_id(match);
-  std::vector<std::unique_ptr<SilentGetLog>> calls;
-  for (size_t i = 0; i < limits.max_calls_per_peer; ++i) {
-    calls.push_back(std::make_unique<SilentGetLog>(NewChannel(true), request));
-    calls.back()->reader->WaitForInitialMetadata();
-  }
+  std::vector<std::unique_ptr<SilentGetLog>> calls =
+      HoldSilentGetLogs(limits.max_calls_per_peer, request);
   std::string fetched;
   const grpc::Status refused = FetchLog(*stub_, match, "", &fetched);
   EXPECT_EQ(refused.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED)
