@@ -488,7 +488,9 @@ TEST_F(LobbyTest, TheLatestCheckpointEntersTheLogsStillWaiting) {
 // The same through the service: an inclusion proof against the latest tree
 // (GetInclusionProof with tree_size 0) finds the log still waiting for its
 // entry, as GetCheckpoint's latest covers it; against a given size it is
-// not looked for in the waiting logs.
+// not looked for in the waiting logs, and the finished match's proof is
+// refused UNAVAILABLE, to be asked again (NOT_FOUND, an unknown match's
+// answer, read as for good).
 TEST_F(LobbyTest, AnInclusionProofAgainstTheLatestTreeEntersTheLogsWaiting) {
   std::shared_ptr<TransparencyLog> tree;
   std::string match;
@@ -522,7 +524,11 @@ TEST_F(LobbyTest, AnInclusionProofAgainstTheLatestTreeEntersTheLogsWaiting) {
     v1::InclusionProof proof;
     const grpc::Status status =
         stub->GetInclusionProof(&context, request, &proof);
-    EXPECT_EQ(status.error_code(), grpc::StatusCode::NOT_FOUND)
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::UNAVAILABLE)
+        << status.error_message();
+    EXPECT_TRUE(
+        absl::StrContains(status.error_message(),
+                          "its entry in the transparency log is not made yet"))
         << status.error_message();
     EXPECT_FALSE(tree->Contains(match));
   }

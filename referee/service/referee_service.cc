@@ -429,6 +429,25 @@ grpc::ServerUnaryReactor* RefereeService::GetInclusionProof(
                                 "name the log: match_id or log_sha256"));
   }
   absl::StatusOr<TlogLeaf> leaf = (*tlog)->FindLeaf(key);
+  if (absl::IsNotFound(leaf.status()) &&
+      request->log_case() == v1::GetInclusionProofRequest::kMatchId) {
+    // A match that ended sealed whose entry could not be made yet (the
+    // transparency log's disk full, its database locked): not unknown, and
+    // not for good.
+    if (std::shared_ptr<MatchHost> host =
+            lobby_->FindMatch(request->match_id());
+        host != nullptr &&
+        host->Info(lobby_->connections()).status() == v1::MATCH_FINISHED) {
+      return Reply(
+          context,
+          absl::UnavailableError(absl::StrCat(
+              "match ", request->match_id(),
+              " has ended and its log is sealed, but its entry in the "
+              "transparency log is not made yet (the referee tries again at "
+              "each match's end and checkpoint round; its stderr says why): "
+              "try again later")));
+    }
+  }
   if (!leaf.ok()) return Reply(context, leaf.status());
   absl::StatusOr<tlog::TlogProof> proof =
       (*tlog)->InclusionProof(*leaf, request->tree_size());

@@ -1,6 +1,5 @@
 #include "referee/service/registry.h"
 
-#include <cerrno>
 #include <filesystem>
 #include <limits>
 #include <map>
@@ -345,30 +344,15 @@ class SqliteRegistry final : public Registry {
                : Error("add token");
   }
 
+  // A full disk's errors are RESOURCE_EXHAUSTED (SqliteDb::Error), so that
+  // a client tries again once space returns rather than at once.
   absl::Status Begin() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-    return OutOfSpace(db_->Begin());
+    return db_->Begin();
   }
   absl::Status Commit(absl::Status status) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-    return OutOfSpace(db_->Finish(std::move(status)));
+    return db_->Finish(std::move(status));
   }
-  absl::Status Error(const char* what) const {
-    return OutOfSpace(db_->Error(what));
-  }
-  // `s`, made RESOURCE_EXHAUSTED when the statement that just failed found
-  // no space left (SQLITE_FULL: the disk, or ENOSPC under another code), so
-  // that a client tries again once space returns rather than at once; any
-  // other error keeps its code. Read right after the failure: the database's
-  // error code is that of its last call.
-  absl::Status OutOfSpace(absl::Status s) const {
-    if (s.ok() || !absl::IsInternal(s)) return s;
-    sqlite3* db = db_->get();
-    const int code = sqlite3_extended_errcode(db) & 0xff;
-    if (code != SQLITE_FULL &&
-        (code != SQLITE_IOERR || sqlite3_system_errno(db) != ENOSPC)) {
-      return s;
-    }
-    return absl::ResourceExhaustedError(s.message());
-  }
+  absl::Status Error(const char* what) const { return db_->Error(what); }
 
   // The row `sql` selects with `key` bound to its one parameter, read by
   // read_row(row, T&); NotFound (`missing`) when there is none, the

@@ -158,7 +158,16 @@ absl::Status SqliteDb::Exec(const std::string& sql) {
   }
   const std::string message = error != nullptr ? error : "unknown error";
   sqlite3_free(error);
-  return absl::InternalError(absl::StrCat(what_, ": ", message));
+  return Failed(absl::StrCat(what_, ": ", message));
+}
+
+absl::Status SqliteDb::Failed(std::string message) const {
+  const int code = sqlite3_extended_errcode(db_) & 0xff;
+  if (code == SQLITE_FULL ||
+      (code == SQLITE_IOERR && sqlite3_system_errno(db_) == ENOSPC)) {
+    return absl::ResourceExhaustedError(std::move(message));
+  }
+  return absl::InternalError(std::move(message));
 }
 
 absl::Status SqliteDb::Begin() { return Exec("BEGIN IMMEDIATE;"); }
@@ -170,7 +179,7 @@ absl::Status SqliteDb::Finish(absl::Status status) {
 }
 
 absl::Status SqliteDb::Error(std::string_view doing) const {
-  return absl::InternalError(
+  return Failed(
       absl::StrCat(what_, ": ", std::string(doing), ": ", sqlite3_errmsg(db_)));
 }
 

@@ -89,10 +89,18 @@ class SqliteDb {
   // COMMIT when `status` is OK (returning the commit's status), else
   // ROLLBACK and `status`.
   absl::Status Finish(absl::Status status);
-  // INTERNAL: "WHAT: DOING: SQLite's last error message".
+  // "WHAT: DOING: SQLite's last error message": RESOURCE_EXHAUSTED when
+  // the call that just failed found no space left (SQLITE_FULL: the disk,
+  // or ENOSPC under another code), so that a client tries again once space
+  // returns rather than at once; else INTERNAL. Exec's and Finish's errors
+  // are so too. Read right after the failure: the database's error code is
+  // that of its last call.
   absl::Status Error(std::string_view doing) const;
 
  private:
+  // `message` as Error's status.
+  absl::Status Failed(std::string message) const;
+
   SqliteDb(sqlite3* db, std::string what) : db_(db), what_(std::move(what)) {}
   absl::Status Migrate(absl::Span<const char* const> migrations);
 

@@ -4,7 +4,7 @@
 // is made 0600 at open, with the side files another connection keeps (which
 // SQLite gave the database file's 0644) and a leftover -journal. The
 // registry's and the transparency log's tests check only that they open
-// theirs through it.
+// theirs through it. And a full database fails RESOURCE_EXHAUSTED.
 #include "referee/service/sqlite_db.h"
 
 #include <sqlite3.h>
@@ -117,6 +117,35 @@ INSTANTIATE_TEST_SUITE_P(Umasks, SqliteDbTest, ::testing::Values(022, 0),
                                 << std::setfill('0') << info.param;
                            return name.str();
                          });
+
+// A database that finds no space left fails RESOURCE_EXHAUSTED, its
+// message SQLite's, through Exec and Error alike (the registry's and the
+// transparency log's writes): a client then tries again once space
+// returns. Here the database is full by its page limit, which SQLite
+// reports as it reports a full disk (SQLITE_FULL). Any other failure stays
+// INTERNAL.
+TEST(SqliteDbErrorTest, NoSpaceLeftIsResourceExhausted) {
+  TempDir dir("sqlite-db-full");
+  ASSERT_TRUE(dir.ok());
+  absl::StatusOr<std::unique_ptr<SqliteDb>> db =
+      SqliteDb::Open(dir.File("full.db"), kMigrations, "test database");
+  ASSERT_TRUE(db.ok()) << db.status();
+  ASSERT_TRUE((*db)->Exec("CREATE TABLE blobs (b BLOB);").ok());
+  ASSERT_TRUE((*db)->Exec("PRAGMA max_page_count = 16;").ok());
+  const std::string insert =
+      "INSERT INTO blobs VALUES (zeroblob(100000));";  // Over 16 pages.
+  const absl::Status exec = (*db)->Exec(insert);
+  EXPECT_EQ(exec.code(), absl::StatusCode::kResourceExhausted) << exec;
+  EXPECT_EQ(exec.message(), "test database: database or disk is full");
+  ScopedStatement statement = (*db)->Prepared(insert);
+  ASSERT_TRUE(statement->ok());
+  EXPECT_NE(statement->Step(), SQLITE_DONE);
+  const absl::Status error = (*db)->Error("add");
+  EXPECT_EQ(error.code(), absl::StatusCode::kResourceExhausted) << error;
+  EXPECT_EQ(error.message(), "test database: add: database or disk is full");
+  const absl::Status other = (*db)->Exec("INSERT INTO nowhere VALUES (1);");
+  EXPECT_EQ(other.code(), absl::StatusCode::kInternal) << other;
+}
 
 }  // namespace
 }  // namespace pyramid
