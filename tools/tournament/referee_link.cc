@@ -709,8 +709,15 @@ void RefereeLink::Cancel() {
 absl::StatusOr<v1::TlogCheckpoint> RefereeLink::GetCheckpoint() {
   v1::TlogCheckpoint response;
   grpc::Status status = Retrying([&](grpc::ClientContext& context) {
-    return stub_->GetCheckpoint(&context, v1::GetCheckpointRequest(),
-                                &response);
+    const grpc::Status got =
+        stub_->GetCheckpoint(&context, v1::GetCheckpointRequest(), &response);
+    // The tree's disk full (its waiting logs could not be entered, or the
+    // checkpoint not signed): waited out as an outage is, since space may
+    // come back.
+    if (got.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED) {
+      return grpc::Status(grpc::StatusCode::UNAVAILABLE, got.error_message());
+    }
+    return got;
   });
   if (!status.ok()) return FromGrpc(status, "getting a checkpoint");
   return response;

@@ -195,6 +195,8 @@ class RefereeLink {
   // The referee's latest transparency log checkpoint (covering every match
   // sealed so far), and a sealed log's inclusion proof against the
   // checkpoint of `tree_size`.
+  // A referee whose tree's disk is full (RESOURCE_EXHAUSTED) is waited for
+  // as one that does not answer.
   absl::StatusOr<referee::v1::TlogCheckpoint> GetCheckpoint();
   absl::StatusOr<referee::v1::InclusionProof> GetInclusionProof(
       const std::string& match_id, uint64_t tree_size);

@@ -593,6 +593,44 @@ TEST(RefereeLinkTest, ALogThatStallsIsNotWaitedFor) {
                    "fetched"));
 }
 
+// A referee whose transparency log's disk is full for its first `full`
+// GetCheckpoint calls (RESOURCE_EXHAUSTED), then has room.
+class FullTreeReferee final : public v1::Referee::Service {
+ public:
+  explicit FullTreeReferee(int full) : full_(full) {}
+
+  grpc::Status GetCheckpoint(grpc::ServerContext*,
+                             const v1::GetCheckpointRequest*,
+                             v1::TlogCheckpoint* checkpoint) override {
+    if (calls_.fetch_add(1) < full_) {
+      return grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
+                          "transparency log: checkpoint: database or disk is "
+                          "full");
+    }
+    checkpoint->set_tree_size(7);
+    return grpc::Status::OK;
+  }
+
+  int calls() const { return calls_.load(); }
+
+ private:
+  const int full_;
+  std::atomic<int> calls_{0};
+};
+
+// A full disk at the tree is waited out, as an outage is: the tournament's
+// last checkpoint no longer stops the run at a moment without space.
+TEST(RefereeLinkTest, AFullTreeIsWaitedOut) {
+  FullTreeReferee referee(2);
+  FakeRefereeRig rig(referee);
+  ASSERT_NO_FATAL_FAILURE(rig.Start(absl::Minutes(1)));
+  const absl::StatusOr<v1::TlogCheckpoint> checkpoint =
+      rig.link().GetCheckpoint();
+  ASSERT_TRUE(checkpoint.ok()) << checkpoint.status();
+  EXPECT_EQ(checkpoint->tree_size(), 7u);
+  EXPECT_EQ(referee.calls(), 3);
+}
+
 // A referee whose GetLog sends `size` zero bytes in 64 KiB chunks.
 class BigLogReferee final : public v1::Referee::Service {
  public:
