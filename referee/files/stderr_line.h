@@ -15,7 +15,10 @@
 // lost, and the shell that started it), kept open so that a line can be
 // written when no descriptor is left, and opened again when descriptor 2
 // is another file than the one it was opened for. A line of at most
-// PIPE_BUF bytes goes to a pipe whole or not at all. A pipe or terminal
+// PIPE_BUF bytes goes to a pipe whole or not at all. A socket, terminal or
+// full disk may take only the start of a line: the line counts as not
+// written, and the next line written to that file begins with a newline,
+// so that every line stays a line of its own. A pipe or terminal
 // that /proc cannot open again (another user's: `sudo -u USER referee 2>&1
 // | collector`, a container's runtime) is written only if the caller says
 // it may wait, and then as usual. Thread-safe; no allocation (callable
@@ -30,9 +33,10 @@
 
 namespace pyramid {
 
-// The longest line written whole to a pipe; WriteStderrLine cuts a longer
-// one to this length, its last byte a newline.
-inline constexpr size_t kMaxStderrLineBytes = PIPE_BUF;
+// The longest line WriteStderrLine writes; it cuts a longer one to this
+// length, its last byte a newline. One byte short of what a pipe takes
+// whole, for the newline that may go before it (below).
+inline constexpr size_t kMaxStderrLineBytes = PIPE_BUF - 1;
 
 // Whether a write to stderr may wait for its reader.
 enum class StderrWait {
@@ -45,7 +49,7 @@ enum class StderrWait {
 void PrepareStderrLines();
 
 // Writes `line` (ending in a newline; cut to kMaxStderrLineBytes) on
-// stderr (the header's contract). Returns whether it was written.
+// stderr (the header's contract). Returns whether all of it was written.
 bool WriteStderrLine(std::string_view line, StderrWait wait);
 
 }  // namespace pyramid

@@ -1,11 +1,14 @@
 #include "referee/files/stderr_line.h"
 
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "gtest/gtest.h"
+#include "tests/forked_child.h"
 #include "tests/stalled_stderr.h"
 
 namespace pyramid {
@@ -43,6 +46,76 @@ TEST(StderrLineTest, ALongLineIsCutToWhatAPipeTakesWhole) {
   std::string cut(kMaxStderrLineBytes - 1, 'x');
   cut.push_back('\n');
   EXPECT_EQ(said, cut);
+}
+
+// A socket whose buffer takes only the start of a line (Linux sends a
+// stream socket's write in parts of half its buffer, and takes a part
+// while the buffer is not yet full): that line counts as not written, and
+// the next begins with a newline that ends it. The reader gets lines, each
+// a whole one written or the start of one, never the start of one run into
+// the next; and as many whole ones as WriteStderrLine said it wrote.
+TEST(StderrLineTest, TheStartOfALineASocketTookIsEndedByTheNextLine) {
+  ForkedChild child([](int report) {
+    alarm(20);
+    int ends[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ends) != 0) {
+      _exit(2);
+    }
+    const int smallest = 1;  // The kernel takes its least, about 4.5 KiB.
+    if (setsockopt(ends[1], SOL_SOCKET, SO_SNDBUF, &smallest,
+                   sizeof smallest) != 0 ||
+        dup2(ends[1], STDERR_FILENO) != STDERR_FILENO) {
+      _exit(3);
+    }
+    int taken = 0;
+    for (int i = 0; i < 4; ++i) {
+      const std::string line = "line " + std::to_string(i) + " " +
+                               std::string(i == 0 ? 2000 : 4000, 'x') + "\n";
+      taken += WriteStderrLine(line, StderrWait::kNever) ? 1 : 0;
+    }
+    std::string said;
+    char part[8192];
+    ssize_t size;
+    while ((size = recv(ends[0], part, sizeof part, MSG_DONTWAIT)) > 0) {
+      said.append(part, size);
+    }
+    if (WriteStderrLine("last\n", StderrWait::kNever)) ++taken;
+    while ((size = recv(ends[0], part, sizeof part, MSG_DONTWAIT)) > 0) {
+      said.append(part, size);
+    }
+    if (write(report, said.data(), said.size()) !=
+        static_cast<ssize_t>(said.size())) {
+      _exit(4);
+    }
+    _exit(10 + taken);
+  });
+  ASSERT_TRUE(child.ok());
+  const std::string said = child.ReadToEnd();
+  const ChildEnd end = child.Wait();
+  ASSERT_GE(end.exit_code, 10) << end.ToString();
+  const int taken = end.exit_code - 10;
+  std::vector<std::string> written = {"last"};
+  for (int i = 0; i < 4; ++i) {
+    written.push_back("line " + std::to_string(i) + " " +
+                      std::string(i == 0 ? 2000 : 4000, 'x'));
+  }
+  ASSERT_FALSE(said.empty());
+  EXPECT_EQ(said.back(), '\n');
+  int whole = 0;
+  size_t from = 0;
+  for (size_t to; (to = said.find('\n', from)) != std::string::npos;
+       from = to + 1) {
+    const std::string line = said.substr(from, to - from);
+    bool known = false;
+    for (const std::string& w : written) {
+      if (w == line) ++whole;
+      known = known || w.compare(0, line.size(), line) == 0;
+    }
+    EXPECT_TRUE(known) << "a line run into another: " << line.substr(0, 80)
+                       << "..." << line.substr(line.size() - 20);
+  }
+  EXPECT_EQ(whole, taken);
+  EXPECT_TRUE(said.ends_with("last\n"));
 }
 
 }  // namespace
