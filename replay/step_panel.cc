@@ -11,6 +11,7 @@
 #include "referee/games/picture.h"
 #include "referee/games/printable_text.h"
 #include "replay/game_printers.h"
+#include "replay/time_span.h"
 
 namespace pyramid {
 namespace {
@@ -24,18 +25,9 @@ uint32_t CommitTimeoutMs(const v1::ClockSettings& clocks, uint64_t id) {
   return clocks.commit_timeout_ms();
 }
 
-// The log's times are any int64 the referee wrote (the verifier does not
-// judge them), so a difference of two may not fit in one: these say so, or
-// hold it to int64's range, instead of overflowing.
-
-// "N ms" from `from` to `to`, or "an impossible span".
-std::string MsBetween(int64_t from, int64_t to) {
-  int64_t ms;
-  if (__builtin_sub_overflow(to, from, &ms)) return "an impossible span";
-  return absl::StrCat(ms, " ms");
-}
-
-// `a - b`, or the int64 nearest to it.
+// `a - b`, or the int64 nearest to it: the log's times are any int64 the
+// referee wrote (the verifier does not judge them), so a difference of two
+// may not fit in one.
 int64_t SaturatingSub(int64_t a, int64_t b) {
   int64_t difference;
   if (!__builtin_sub_overflow(a, b, &difference)) return difference;

@@ -11,6 +11,7 @@
 #include "referee/crypto/bytes.h"
 #include "referee/games/printable_text.h"
 #include "replay/game_printers.h"
+#include "replay/time_span.h"
 
 namespace pyramid {
 namespace {
@@ -92,14 +93,6 @@ void PrintFault(const v1::Fault& f, std::ostream& out) {
   out << "  FAULT seat " << f.seat() << ": " << v1::FaultReason_Name(f.reason())
       << " (" << PrintableText(f.detail()) << ") -> "
       << v1::FaultConsequence_Name(f.consequence()) << "\n";
-}
-
-// "N ms" from `from` to `to`; a forged pair of times whose difference int64
-// cannot hold (INT64_MIN to INT64_MAX) says so instead.
-std::string MsBetween(int64_t from, int64_t to) {
-  int64_t ms;
-  if (__builtin_sub_overflow(to, from, &ms)) return "an impossible span";
-  return absl::StrCat(ms, " ms");
 }
 
 void PrintRestart(const v1::Restart& restart, std::ostream& out) {
