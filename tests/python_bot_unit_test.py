@@ -317,16 +317,48 @@ class CommitOnceTest(unittest.TestCase):
 
     def test_past_the_bound_new_decisions_are_answered(self):
         """Seats whose MatchEnded never came (their match over while the bot
-        was away) must not fill the places for good."""
+        was away) must not fill the places for good: a new decision is
+        answered, the least recently used acknowledged choice dropped to
+        make room (silently: no reveal of it is owed), and its decision
+        asked again is refused."""
+        m = [self.match_no(n) for n in range(1, 6)]
+
         def script(referee):
-            for n in range(1, 7):
-                yield decision(self.match_no(n), 0)
-                self.assert_commit(referee.sent(), self.match_no(n), 0)
-                yield reveal_request(self.match_no(n), 0)
+            commits = {}
+
+            def play(n):  # Committed, revealed, acknowledged.
+                yield decision(m[n], 0)
+                commits[n] = referee.sent()
+                self.assert_commit(commits[n], m[n], 0)
+                yield reveal_request(m[n], 0)
                 self.assertEqual(referee.sent().WhichOneof("kind"), "reveal")
-                yield reveal_ack(self.match_no(n), 0)
+                yield reveal_ack(m[n], 0)
+            for n in range(3):  # The bound's 3 places.
+                yield from play(n)
+            # m[0]'s reveal lost in the referee's restart: asked again, the
+            # same, acknowledged again, so the most recently used.
+            yield NEW_STREAM
+            yield decision(m[0], 0)
+            self.assertEqual(referee.sent(), commits[0])
+            yield reveal_request(m[0], 0)
+            self.assertEqual(referee.sent().WhichOneof("kind"), "reveal")
+            yield reveal_ack(m[0], 0)
+            # Each drops the least recently used: m[1]'s, then m[2]'s.
+            for n in (3, 4):
+                yield from play(n)
+            yield NEW_STREAM
+            yield decision(m[1], 0)  # Dropped: refused.
+            yield decision(m[2], 0)  # Dropped: refused.
+            for n in (0, 3, 4):  # Kept: the same commitment.
+                yield decision(m[n], 0)
+                self.assertEqual(referee.sent(), commits[n])
         referee, status, lines = run(script, bound=3)
-        self.assertEqual((status, lines), (0, []))
+        self.assertEqual(status, 0)
+        self.assertEqual(lines, [
+            f"pyramid_bot: refusing match '{m[n]}' seat 0 decision 0: its "
+            "commitment was dropped to make room (3 decisions open at once, "
+            "the bot's limit), and a commitment is never signed twice"
+            for n in (1, 2)])
         self.assertTrue(referee.sent_nothing_more())
 
     def test_a_dropped_decision_is_never_committed_to_again(self):
