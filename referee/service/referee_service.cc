@@ -14,6 +14,7 @@
 #include "google/protobuf/descriptor.h"
 #include "referee/crypto/protocol.h"
 #include "referee/service/call_auth.h"
+#include "referee/service/counted_reply.h"
 #include "referee/service/file_range.h"
 #include "referee/service/grpc_status.h"
 #include "referee/service/log_download.h"
@@ -29,50 +30,16 @@ namespace {
 
 namespace v1 = ::pyramid::referee::v1;
 
-absl::Status RequireAdmin(grpc::CallbackServerContext* context,
-                          const Lobby& lobby) {
-  absl::StatusOr<Principal> principal = Authenticate(context, lobby);
-  if (!principal.ok()) return principal.status();
-  if (principal->kind != Principal::Kind::kAdmin) {
+// OK when `caller` holds the admin token.
+absl::Status RequireAdmin(const absl::StatusOr<Principal>& caller) {
+  if (!caller.ok()) return caller.status();
+  if (caller->kind != Principal::Kind::kAdmin) {
     return absl::PermissionDeniedError("this call needs the admin token");
   }
   return absl::OkStatus();
 }
 
-// A unary call's reactor that also holds the call's place among its
-// address's calls (ServiceLimits::max_calls_per_peer), until done.
-class ServiceReply final : public UnaryReply {
- public:
-  ServiceReply(grpc::CallbackServerContext* context, WriteStallGuard* stalls,
-               PeerSlot slot)
-      : UnaryReply(context, stalls), slot_(std::move(slot)) {}
-
- private:
-  ~ServiceReply() override = default;
-  PeerSlot slot_;
-};
-
-// The place of the unary call this thread is handling (RegisterUnary's
-// handler sets it around the call, Reply takes it): handlers finish their
-// call before they return.
-thread_local PeerSlot* handling_slot = nullptr;
-
 }  // namespace
-
-// Finishes a unary call with `status` (and its response, when OK). Its
-// reactor is ours (not the context's DefaultReactor): it cancels a response
-// that stays unsent for ServiceLimits::write_stall_timeout, and holds the
-// call's place among its address's calls until done.
-grpc::ServerUnaryReactor* RefereeService::Reply(
-    grpc::CallbackServerContext* context, const absl::Status& status) const {
-  PeerSlot slot;
-  if (handling_slot != nullptr) slot = std::move(*handling_slot);
-  auto* reactor =
-      new ServiceReply(context, write_stalls_.get(), std::move(slot));
-  AddTrailers(status, *context);
-  reactor->Reply(ToGrpc(status));
-  return reactor;
-}
 
 absl::Status RefereeService::CountAnonymousWatcher(
     const grpc::ServerContextBase* context, PeerSlot* slot) const {
@@ -93,8 +60,9 @@ absl::Status RefereeService::CountAnonymousWatcher(
 }
 
 absl::Status RefereeService::CountAnonymousCall(
-    const grpc::ServerContextBase* context, PeerSlot* slot) const {
-  if (Authenticate(context, *lobby_).ok() ||
+    const grpc::ServerContextBase* context,
+    const absl::StatusOr<Principal>& caller, PeerSlot* slot) const {
+  if (caller.ok() ||
       call_peers_.TryAdd(context->peer(), limits_.max_calls_per_peer, slot)) {
     return absl::OkStatus();
   }
@@ -133,34 +101,31 @@ int RefereeService::MethodIndex(const std::string& method) {
 template <class Request, class Response>
 void RefereeService::RegisterUnary(
     const std::string& method,
-    grpc::ServerUnaryReactor* (RefereeService::*handler)(
-        grpc::CallbackServerContext*, const Request*, Response*)) {
+    absl::Status (RefereeService::*handler)(const absl::StatusOr<Principal>&,
+                                            const Request&, Response*)) {
   MarkMethodRawCallback(
       MethodIndex(method),
       new grpc::internal::CallbackUnaryHandler<grpc::ByteBuffer, Response>(
           [this, handler](grpc::CallbackServerContext* context,
-                          const grpc::ByteBuffer* raw, Response* response) {
+                          const grpc::ByteBuffer* raw,
+                          Response* response) -> grpc::ServerUnaryReactor* {
+            const absl::StatusOr<Principal> caller =
+                Authenticate(context, *lobby_);
             // A caller without a token has at most max_calls_per_peer
-            // calls in progress from its address, each counted until done
-            // (Reply's reactor holds its place).
+            // calls in progress from its address, each counted until done:
+            // the call's reactor holds its place from now on.
             PeerSlot slot;
-            if (absl::Status s = CountAnonymousCall(context, &slot); !s.ok()) {
-              return Reply(context, s);
-            }
-            handling_slot = &slot;
-            // Every handler finishes before it returns, so the parsed
-            // request may live on this stack.
+            absl::Status status = CountAnonymousCall(context, caller, &slot);
+            auto* reply =
+                new CountedReply(context, write_stalls_.get(), std::move(slot));
             Request request;
-            if (absl::Status parsed = ParseRequest(*raw, &request);
-                !parsed.ok()) {
-              grpc::ServerUnaryReactor* reactor = Reply(context, parsed);
-              handling_slot = nullptr;
-              return reactor;
+            if (status.ok()) status = ParseRequest(*raw, &request);
+            if (status.ok()) {
+              status = (this->*handler)(caller, request, response);
             }
-            grpc::ServerUnaryReactor* reactor =
-                (this->*handler)(context, &request, response);
-            handling_slot = nullptr;
-            return reactor;
+            AddTrailers(status, *context);
+            reply->Reply(ToGrpc(status));
+            return reply;
           }));
 }
 
@@ -221,28 +186,24 @@ RefereeService::RefereeService(Lobby* lobby, ServiceLimits limits)
   RegisterUnary("GetConsistencyProof", &RefereeService::GetConsistencyProof);
 }
 
-grpc::ServerUnaryReactor* RefereeService::CreateMatch(
-    grpc::CallbackServerContext* context, const v1::CreateMatchRequest* request,
-    v1::CreateMatchResponse* response) {
-  if (absl::Status s = RequireAdmin(context, *lobby_); !s.ok()) {
-    return Reply(context, s);
-  }
+absl::Status RefereeService::CreateMatch(
+    const absl::StatusOr<Principal>& caller,
+    const v1::CreateMatchRequest& request, v1::CreateMatchResponse* response) {
+  if (absl::Status s = RequireAdmin(caller); !s.ok()) return s;
   absl::StatusOr<v1::CreateMatchResponse> created =
-      lobby_->CreateMatch(*request);
+      lobby_->CreateMatch(request);
   if (created.ok()) *response = *std::move(created);
-  return Reply(context, created.status());
+  return created.status();
 }
 
-grpc::ServerUnaryReactor* RefereeService::RegisterBot(
-    grpc::CallbackServerContext* context, const v1::RegisterBotRequest* request,
-    v1::RegisterBotResponse* response) {
-  if (absl::Status s = RequireAdmin(context, *lobby_); !s.ok()) {
-    return Reply(context, s);
-  }
+absl::Status RefereeService::RegisterBot(
+    const absl::StatusOr<Principal>& caller,
+    const v1::RegisterBotRequest& request, v1::RegisterBotResponse* response) {
+  if (absl::Status s = RequireAdmin(caller); !s.ok()) return s;
   absl::StatusOr<v1::RegisterBotResponse> registered =
-      lobby_->RegisterBot(*request);
+      lobby_->RegisterBot(request);
   if (registered.ok()) *response = *std::move(registered);
-  return Reply(context, registered.status());
+  return registered.status();
 }
 
 RefereeService::~RefereeService() { Stop(); }
@@ -296,36 +257,38 @@ void RefereeService::WaitForPlay(grpc::ServerCompletionQueue* queue) {
 absl::Status RefereeService::CheckReader(
     const grpc::ServerContextBase* context) const {
   if (limits_.public_watch) return absl::OkStatus();
-  absl::StatusOr<Principal> principal = Authenticate(context, *lobby_);
-  if (principal.ok()) return absl::OkStatus();
+  return CheckReader(Authenticate(context, *lobby_));
+}
+
+absl::Status RefereeService::CheckReader(
+    const absl::StatusOr<Principal>& caller) const {
+  if (limits_.public_watch || caller.ok()) return absl::OkStatus();
   return absl::UnauthenticatedError(
       absl::StrCat("this referee serves matches to its token holders only "
                    "(--public_watch=false): ",
-                   principal.status().message()));
+                   caller.status().message()));
 }
 
-grpc::ServerUnaryReactor* RefereeService::GetMatch(
-    grpc::CallbackServerContext* context, const v1::GetMatchRequest* request,
-    v1::MatchInfo* response) {
-  if (absl::Status s = CheckReader(context); !s.ok()) return Reply(context, s);
-  if (absl::Status s = CheckMatchIdForm(request->match_id()); !s.ok()) {
-    return Reply(context, s);
-  }
-  std::shared_ptr<MatchHost> host = lobby_->FindMatch(request->match_id());
+absl::Status RefereeService::GetMatch(const absl::StatusOr<Principal>& caller,
+                                      const v1::GetMatchRequest& request,
+                                      v1::MatchInfo* response) {
+  if (absl::Status s = CheckReader(caller); !s.ok()) return s;
+  if (absl::Status s = CheckMatchIdForm(request.match_id()); !s.ok()) return s;
+  std::shared_ptr<MatchHost> host = lobby_->FindMatch(request.match_id());
   if (host == nullptr) {
-    return Reply(context, absl::NotFoundError("unknown match"));
+    return absl::NotFoundError("unknown match");
   }
   *response = host->Info(lobby_->connections());
-  return Reply(context, absl::OkStatus());
+  return absl::OkStatus();
 }
 
-grpc::ServerUnaryReactor* RefereeService::ListMatches(
-    grpc::CallbackServerContext* context, const v1::ListMatchesRequest* request,
-    v1::ListMatchesResponse* response) {
-  if (absl::Status s = CheckReader(context); !s.ok()) return Reply(context, s);
-  absl::StatusOr<v1::ListMatchesResponse> list = lobby_->ListMatches(*request);
+absl::Status RefereeService::ListMatches(
+    const absl::StatusOr<Principal>& caller,
+    const v1::ListMatchesRequest& request, v1::ListMatchesResponse* response) {
+  if (absl::Status s = CheckReader(caller); !s.ok()) return s;
+  absl::StatusOr<v1::ListMatchesResponse> list = lobby_->ListMatches(request);
   if (list.ok()) *response = *std::move(list);
-  return Reply(context, list.status());
+  return list.status();
 }
 
 grpc::ServerWriteReactor<v1::LogChunk>* RefereeService::GetLog(
@@ -334,7 +297,8 @@ grpc::ServerWriteReactor<v1::LogChunk>* RefereeService::GetLog(
   // referee that answers GetMatch only to its token holders serves logs
   // only to them too.
   using Failed = FailedWriteReactor<v1::LogChunk>;
-  if (absl::Status s = CheckReader(context); !s.ok()) return new Failed(s);
+  const absl::StatusOr<Principal> caller = Authenticate(context, *lobby_);
+  if (absl::Status s = CheckReader(caller); !s.ok()) return new Failed(s);
   if (absl::Status s = CheckMatchIdForm(request->match_id()); !s.ok()) {
     return new Failed(s);
   }
@@ -343,8 +307,7 @@ grpc::ServerWriteReactor<v1::LogChunk>* RefereeService::GetLog(
     return new Failed(absl::NotFoundError("unknown match"));
   }
   if (!host->finished()) {
-    absl::StatusOr<Principal> principal = Authenticate(context, *lobby_);
-    if (!principal.ok() || principal->kind != Principal::Kind::kAdmin) {
+    if (!RequireAdmin(caller).ok()) {
       return new Failed(absl::FailedPreconditionError(
           "the match is still running; its log (which holds the seed) is "
           "served before the end only with the admin token"));
@@ -355,7 +318,7 @@ grpc::ServerWriteReactor<v1::LogChunk>* RefereeService::GetLog(
   // shared with the tournament runner's admin token, which one client must
   // not be able to take every place of.
   PeerSlot slot;
-  if (absl::Status s = CountAnonymousCall(context, &slot); !s.ok()) {
+  if (absl::Status s = CountAnonymousCall(context, caller, &slot); !s.ok()) {
     return new Failed(s);
   }
   if (log_readers_.fetch_add(1) >= limits_.max_log_readers) {
@@ -379,82 +342,76 @@ grpc::ServerWriteReactor<v1::LogChunk>* RefereeService::GetLog(
 }
 
 absl::StatusOr<TransparencyLog*> RefereeService::Tlog(
-    grpc::CallbackServerContext* context, uint64_t tree_size) const {
-  if (absl::Status s = CheckReader(context); !s.ok()) return s;
+    const absl::StatusOr<Principal>& caller, uint64_t tree_size) const {
+  if (absl::Status s = CheckReader(caller); !s.ok()) return s;
   return lobby_->TlogAsOf(tree_size);
 }
 
-grpc::ServerUnaryReactor* RefereeService::GetCheckpoint(
-    grpc::CallbackServerContext* context,
-    const v1::GetCheckpointRequest* request, v1::TlogCheckpoint* response) {
-  absl::StatusOr<TransparencyLog*> tlog = Tlog(context, request->tree_size());
-  if (!tlog.ok()) return Reply(context, tlog.status());
-  absl::StatusOr<std::string> note = (*tlog)->Checkpoint(request->tree_size());
-  if (!note.ok()) return Reply(context, note.status());
+absl::Status RefereeService::GetCheckpoint(
+    const absl::StatusOr<Principal>& caller,
+    const v1::GetCheckpointRequest& request, v1::TlogCheckpoint* response) {
+  absl::StatusOr<TransparencyLog*> tlog = Tlog(caller, request.tree_size());
+  if (!tlog.ok()) return tlog.status();
+  absl::StatusOr<std::string> note = (*tlog)->Checkpoint(request.tree_size());
+  if (!note.ok()) return note.status();
   absl::StatusOr<tlog::Checkpoint> checkpoint =
       tlog::OpenCheckpoint(*note, (*tlog)->verifier());
-  if (!checkpoint.ok()) return Reply(context, checkpoint.status());
+  if (!checkpoint.ok()) return checkpoint.status();
   response->set_note(*note);
   response->set_tree_size(checkpoint->size);
   response->set_root_hash(std::string(AsView(checkpoint->root)));
   response->set_verifier_key(tlog::FormatVerifierKey((*tlog)->verifier()));
-  return Reply(context, absl::OkStatus());
+  return absl::OkStatus();
 }
 
-grpc::ServerUnaryReactor* RefereeService::GetInclusionProof(
-    grpc::CallbackServerContext* context,
-    const v1::GetInclusionProofRequest* request, v1::InclusionProof* response) {
+absl::Status RefereeService::GetInclusionProof(
+    const absl::StatusOr<Principal>& caller,
+    const v1::GetInclusionProofRequest& request, v1::InclusionProof* response) {
   // Against the latest tree (0), a log still waiting for its entry is
   // entered before it is looked for: its match has ended, and the latest
   // checkpoint covers it.
-  absl::StatusOr<TransparencyLog*> tlog = Tlog(context, request->tree_size());
-  if (!tlog.ok()) return Reply(context, tlog.status());
+  absl::StatusOr<TransparencyLog*> tlog = Tlog(caller, request.tree_size());
+  if (!tlog.ok()) return tlog.status();
   std::string key;
-  switch (request->log_case()) {
+  switch (request.log_case()) {
     case v1::GetInclusionProofRequest::kMatchId:
-      if (absl::Status s = CheckMatchIdForm(request->match_id()); !s.ok()) {
-        return Reply(context, s);
-      }
-      key = request->match_id();
+      if (absl::Status s = CheckMatchIdForm(request.match_id()); !s.ok())
+        return s;
+      key = request.match_id();
       break;
     case v1::GetInclusionProofRequest::kLogSha256:
-      if (request->log_sha256().size() != 32) {
-        return Reply(context,
-                     absl::InvalidArgumentError("log_sha256 must be 32 bytes"));
+      if (request.log_sha256().size() != 32) {
+        return absl::InvalidArgumentError("log_sha256 must be 32 bytes");
       }
-      key = ToHex(request->log_sha256());
+      key = ToHex(request.log_sha256());
       break;
     default:
-      return Reply(context, absl::InvalidArgumentError(
-                                "name the log: match_id or log_sha256"));
+      return absl::InvalidArgumentError("name the log: match_id or log_sha256");
   }
   absl::StatusOr<TlogLeaf> leaf = (*tlog)->FindLeaf(key);
   if (absl::IsNotFound(leaf.status()) &&
-      request->log_case() == v1::GetInclusionProofRequest::kMatchId) {
+      request.log_case() == v1::GetInclusionProofRequest::kMatchId) {
     // A match that ended sealed whose entry could not be made yet (the
     // transparency log's disk full, its database locked): not unknown, and
     // not for good.
-    if (std::shared_ptr<MatchHost> host =
-            lobby_->FindMatch(request->match_id());
+    if (std::shared_ptr<MatchHost> host = lobby_->FindMatch(request.match_id());
         host != nullptr &&
         host->Info(lobby_->connections()).status() == v1::MATCH_FINISHED) {
-      return Reply(
-          context,
-          absl::UnavailableError(absl::StrCat(
-              "match ", request->match_id(),
-              " has ended and its log is sealed, but its entry in the "
-              "transparency log is not made yet (the referee tries again at "
-              "each match's end and checkpoint round; its stderr says why): "
-              "try again later")));
+      return absl::UnavailableError(absl::StrCat(
+          "match ", request.match_id(),
+          " has ended and its log is sealed, but its entry in the "
+          "transparency log is not made yet (the referee tries again at "
+          "each match's end and checkpoint round; its stderr says why): "
+          "try again later"));
     }
   }
-  if (!leaf.ok()) return Reply(context, leaf.status());
+  if (!leaf.ok()) return leaf.status();
   absl::StatusOr<tlog::TlogProof> proof =
-      (*tlog)->InclusionProof(*leaf, request->tree_size());
-  if (!proof.ok()) return Reply(context, proof.status());
+      (*tlog)->InclusionProof(*leaf, request.tree_size());
+  if (!proof.ok()) return proof.status();
   absl::StatusOr<tlog::Checkpoint> checkpoint =
       tlog::OpenCheckpoint(proof->checkpoint, (*tlog)->verifier());
-  if (!checkpoint.ok()) return Reply(context, checkpoint.status());
+  if (!checkpoint.ok()) return checkpoint.status();
   response->set_match_id(leaf->match_id);
   response->set_log_sha256(std::string(AsView(leaf->log_sha256)));
   response->set_leaf_index(leaf->index);
@@ -464,29 +421,29 @@ grpc::ServerUnaryReactor* RefereeService::GetInclusionProof(
   }
   response->set_checkpoint(proof->checkpoint);
   response->set_tlog_proof(tlog::FormatTlogProof(*proof));
-  return Reply(context, absl::OkStatus());
+  return absl::OkStatus();
 }
 
-grpc::ServerUnaryReactor* RefereeService::GetConsistencyProof(
-    grpc::CallbackServerContext* context,
-    const v1::GetConsistencyProofRequest* request,
+absl::Status RefereeService::GetConsistencyProof(
+    const absl::StatusOr<Principal>& caller,
+    const v1::GetConsistencyProofRequest& request,
     v1::ConsistencyProof* response) {
   // Between two given sizes, never the latest: a new_size of 0 is refused
   // below, and enters nothing here.
   absl::StatusOr<TransparencyLog*> tlog =
-      Tlog(context, std::max<uint64_t>(request->new_size(), 1));
-  if (!tlog.ok()) return Reply(context, tlog.status());
+      Tlog(caller, std::max<uint64_t>(request.new_size(), 1));
+  if (!tlog.ok()) return tlog.status();
   absl::StatusOr<std::vector<Digest>> hashes =
-      (*tlog)->ConsistencyProof(request->old_size(), request->new_size());
-  if (!hashes.ok()) return Reply(context, hashes.status());
-  response->set_old_size(request->old_size());
-  response->set_new_size(request->new_size());
+      (*tlog)->ConsistencyProof(request.old_size(), request.new_size());
+  if (!hashes.ok()) return hashes.status();
+  response->set_old_size(request.old_size());
+  response->set_new_size(request.new_size());
   for (const Digest& hash : *hashes) {
     response->add_hashes(std::string(AsView(hash)));
   }
   response->set_proof_file(tlog::FormatConsistencyProof(
-      {request->old_size(), request->new_size(), *hashes}));
-  return Reply(context, absl::OkStatus());
+      {request.old_size(), request.new_size(), *hashes}));
+  return absl::OkStatus();
 }
 
 }  // namespace pyramid

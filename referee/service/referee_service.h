@@ -1,13 +1,13 @@
 // The gRPC face of the referee (proto/.../referee_service.proto): the
-// service's handlers. Each checks its caller (call_auth.h), parses its
-// raw request (parse_request.h), translates between gRPC and the Lobby /
-// MatchHost, which hold the referee's logic, and answers with the status
-// they return, code for code (grpc_status.h). The streams are served each
-// by a file of its own: a Play call (play_stream.h), a Watch call
-// (watch_stream.h) and a GetLog call's download (log_download.h); the
-// service registers them, owns the completion queues and runners they run
-// on, and keeps the counts of Watch and GetLog calls that ServiceLimits
-// bounds.
+// service's handlers. Each call's caller is authenticated once
+// (call_auth.h) and checked, its raw request parsed (parse_request.h); its
+// handler translates between gRPC and the Lobby / MatchHost, which hold the
+// referee's logic, and answers with the status they return, code for code
+// (grpc_status.h). The streams are served each by a file of its own: a
+// Play call (play_stream.h), a Watch call (watch_stream.h) and a GetLog
+// call's download (log_download.h); the service registers them, owns the
+// completion queues and runners they run on, and keeps the counts of Watch
+// and GetLog calls that ServiceLimits bounds.
 #ifndef PYRAMID_REFEREE_SERVICE_REFEREE_SERVICE_H_
 #define PYRAMID_REFEREE_SERVICE_REFEREE_SERVICE_H_
 
@@ -16,6 +16,8 @@
 #include <memory>
 #include <string>
 
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "pyramid/referee/v1/referee_service.grpc.pb.h"
 #include "referee/service/async_stream.h"
@@ -24,6 +26,7 @@
 #include "referee/service/peer_counts.h"
 #include "referee/service/play_features.h"
 #include "referee/service/serialized_message.h"
+#include "referee/service/token.h"
 #include "referee/service/write_stall.h"
 
 namespace pyramid {
@@ -138,15 +141,19 @@ class RefereeService final : public referee::v1::Referee::Service {
   absl::Status CountAnonymousWatcher(const grpc::ServerContextBase* context,
                                      PeerSlot* slot) const;
 
-  // For a unary call or a GetLog of a caller without a token: counts it
-  // against its address's ServiceLimits::max_calls_per_peer into `slot`,
-  // or says why not (RESOURCE_EXHAUSTED). OK, counting nothing, for a
-  // caller with a token.
+  // For a unary call or a GetLog whose caller is `caller` (Authenticate's
+  // answer, asked once per call) and has no token: counts it against its
+  // address's ServiceLimits::max_calls_per_peer into `slot`, or says why not
+  // (RESOURCE_EXHAUSTED). OK, counting nothing, for a caller with a token.
   absl::Status CountAnonymousCall(const grpc::ServerContextBase* context,
+                                  const absl::StatusOr<Principal>& caller,
                                   PeerSlot* slot) const;
 
-  // OK when this caller may read matches (ServiceLimits::public_watch).
+  // OK when this caller may read matches (ServiceLimits::public_watch);
+  // authenticates it only when that takes a token.
   absl::Status CheckReader(const grpc::ServerContextBase* context) const;
+  // The same for a caller already authenticated (Authenticate's answer).
+  absl::Status CheckReader(const absl::StatusOr<Principal>& caller) const;
 
   // The base's generated synchronous methods (each answers UNIMPLEMENTED)
   // are never called: the constructor registers the callback handlers
@@ -162,58 +169,62 @@ class RefereeService final : public referee::v1::Referee::Service {
   using Service::ListMatches;
   using Service::RegisterBot;
 
-  // The methods of referee_service.proto, each given a parsed request.
-
-  grpc::ServerUnaryReactor* CreateMatch(
-      grpc::CallbackServerContext* context,
-      const referee::v1::CreateMatchRequest* request,
-      referee::v1::CreateMatchResponse* response);
-  grpc::ServerUnaryReactor* RegisterBot(
-      grpc::CallbackServerContext* context,
-      const referee::v1::RegisterBotRequest* request,
-      referee::v1::RegisterBotResponse* response);
-  grpc::ServerUnaryReactor* GetMatch(
-      grpc::CallbackServerContext* context,
-      const referee::v1::GetMatchRequest* request,
-      referee::v1::MatchInfo* response);
-  grpc::ServerUnaryReactor* GetCheckpoint(
-      grpc::CallbackServerContext* context,
-      const referee::v1::GetCheckpointRequest* request,
-      referee::v1::TlogCheckpoint* response);
-  grpc::ServerUnaryReactor* GetInclusionProof(
-      grpc::CallbackServerContext* context,
-      const referee::v1::GetInclusionProofRequest* request,
-      referee::v1::InclusionProof* response);
-  grpc::ServerUnaryReactor* GetConsistencyProof(
-      grpc::CallbackServerContext* context,
-      const referee::v1::GetConsistencyProofRequest* request,
-      referee::v1::ConsistencyProof* response);
-  // The lobby's transparency log for a request about its tree of
-  // `tree_size` leaves, 0 for the latest tree (Lobby::TlogAsOf: the sealed
-  // logs still waiting for their entry are entered first), or
-  // FAILED_PRECONDITION.
-  absl::StatusOr<TransparencyLog*> Tlog(grpc::CallbackServerContext* context,
-                                        uint64_t tree_size) const;
-  grpc::ServerUnaryReactor* ListMatches(
-      grpc::CallbackServerContext* context,
-      const referee::v1::ListMatchesRequest* request,
-      referee::v1::ListMatchesResponse* response);
+  // GetLog, given its parsed request (its reactor is the download's, or one
+  // that finishes it refused).
   grpc::ServerWriteReactor<referee::v1::LogChunk>* GetLog(
       grpc::CallbackServerContext* context,
       const referee::v1::GetLogRequest* request);
 
  private:
-  // Finishes a unary call with `status`, through a reactor that cancels a
-  // response left unsent for ServiceLimits::write_stall_timeout.
-  grpc::ServerUnaryReactor* Reply(grpc::CallbackServerContext* context,
-                                  const absl::Status& status) const;
+  // The unary methods of referee_service.proto, each given who makes the
+  // call (`caller`: Authenticate's answer, asked once per call, by
+  // RegisterUnary) and its parsed request. Each returns the status its call
+  // finishes with, and fills `response` when that is OK; the call's reactor
+  // is RegisterUnary's, which the handlers never see.
+  absl::Status CreateMatch(const absl::StatusOr<Principal>& caller,
+                           const referee::v1::CreateMatchRequest& request,
+                           referee::v1::CreateMatchResponse* response);
+  absl::Status RegisterBot(const absl::StatusOr<Principal>& caller,
+                           const referee::v1::RegisterBotRequest& request,
+                           referee::v1::RegisterBotResponse* response);
+  absl::Status GetMatch(const absl::StatusOr<Principal>& caller,
+                        const referee::v1::GetMatchRequest& request,
+                        referee::v1::MatchInfo* response);
+  absl::Status ListMatches(const absl::StatusOr<Principal>& caller,
+                           const referee::v1::ListMatchesRequest& request,
+                           referee::v1::ListMatchesResponse* response);
+  absl::Status GetCheckpoint(const absl::StatusOr<Principal>& caller,
+                             const referee::v1::GetCheckpointRequest& request,
+                             referee::v1::TlogCheckpoint* response);
+  absl::Status GetInclusionProof(
+      const absl::StatusOr<Principal>& caller,
+      const referee::v1::GetInclusionProofRequest& request,
+      referee::v1::InclusionProof* response);
+  absl::Status GetConsistencyProof(
+      const absl::StatusOr<Principal>& caller,
+      const referee::v1::GetConsistencyProofRequest& request,
+      referee::v1::ConsistencyProof* response);
+  // The lobby's transparency log for a request about its tree of
+  // `tree_size` leaves, 0 for the latest tree (Lobby::TlogAsOf: the sealed
+  // logs still waiting for their entry are entered first), or
+  // FAILED_PRECONDITION; UNAUTHENTICATED for a caller that may not read
+  // (CheckReader).
+  absl::StatusOr<TransparencyLog*> Tlog(const absl::StatusOr<Principal>& caller,
+                                        uint64_t tree_size) const;
+
   // Registers `handler` for the unary method `method` (its name in
-  // referee_service.proto) behind a request parser.
+  // referee_service.proto). Each call is authenticated once, counted
+  // (CountAnonymousCall) and given its reactor (one that cancels an answer
+  // left unsent for ServiceLimits::write_stall_timeout and holds the call's
+  // place until done, CountedReply) before its raw request is parsed and
+  // the handler runs; the reactor then finishes the call with the
+  // handler's status (or the refusal's, or the parser's), trailers
+  // included (AddTrailers).
   template <class Request, class Response>
-  void RegisterUnary(const std::string& method,
-                     grpc::ServerUnaryReactor* (RefereeService::*handler)(
-                         grpc::CallbackServerContext*, const Request*,
-                         Response*));
+  void RegisterUnary(
+      const std::string& method,
+      absl::Status (RefereeService::*handler)(const absl::StatusOr<Principal>&,
+                                              const Request&, Response*));
   // The same for a server-streaming method.
   template <class Request, class Response>
   void RegisterServerStreaming(
