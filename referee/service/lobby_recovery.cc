@@ -172,8 +172,10 @@ void Lobby::EndUnresumed(const v1::MatchInfo& info, const std::string& reason,
                          RecoveryReport& report) {
   v1::MatchInfo broken = info;
   broken.set_status(v1::MATCH_BROKEN);
-  broken.set_broken_reason(reason);
-  Say(absl::StrCat("match ", info.match_id(), ": ", broken.broken_reason()));
+  // Anyone may read the reason: the files it names by their names only
+  // (the referee's own line names them in full).
+  broken.set_broken_reason(PublicBrokenReason(reason, log_path));
+  Say(absl::StrCat("match ", info.match_id(), ": ", reason));
   SayIfFailed(MarkLogBroken(log_path));
   const absl::Status recorded =
       options_.registry->EndMatch(broken, broken.broken_reason());

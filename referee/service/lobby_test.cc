@@ -2053,6 +2053,13 @@ TEST_F(LobbyTest, AMissingLogDirectoryForgetsNoMatch) {
     EXPECT_EQ(report.forgotten, 0);
     EXPECT_EQ(report.broken, 1);
     EXPECT_EQ(registry->FindMatch(id)->info.status(), v1::MATCH_BROKEN);
+    // Its reason, which anyone may read, names the log by its file name:
+    // where the logs are is the operator's business.
+    const std::string reason =
+        lobby_->FindMatch(id)->Info(lobby_->connections()).broken_reason();
+    EXPECT_THAT(reason, ::testing::HasSubstr(absl::StrCat("-", id, ".pyrlog")));
+    EXPECT_THAT(reason, ::testing::Not(::testing::HasSubstr("/"))) << reason;
+    EXPECT_EQ(registry->FindMatch(id)->info.broken_reason(), reason);
     lobby_.reset();
     if (!empty) ASSERT_TRUE(std::filesystem::create_directory(logs));
   }

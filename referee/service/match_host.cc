@@ -1,7 +1,9 @@
 #include "referee/service/match_host.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <iterator>
+#include <system_error>
 #include <utility>
 
 #include "absl/container/inlined_vector.h"
@@ -104,7 +106,71 @@ void SendTogether(std::vector<OutgoingMessage>& outbox) {
   for (PlaySink* sink : corked) sink->Uncork();
 }
 
+// Whether a path may begin at `text[i]`: at the start or after a space, a
+// quote, a parenthesis or an '='.
+bool PathStartsAt(std::string_view text, size_t i) {
+  return i == 0 || std::string_view(" \t\"'(=").find(text[i - 1]) !=
+                       std::string_view::npos;
+}
+
+// What a path in a reason ends before, if not at the reason's end: a
+// space, a colon (the reasons' own "PATH: why"), a comma, a semicolon, a
+// quote or a parenthesis.
+constexpr std::string_view kPathEnds = " \t:,;'\")";
+
 }  // namespace
+
+std::string PublicBrokenReason(absl::string_view reason,
+                               absl::string_view log_path) {
+  std::string text(reason);
+  // The log's directory, whatever characters it holds (a space, a colon),
+  // as the reason may name it (as given, and absolute: a journal's sync):
+  // left out before a name in it, its own name only alone.
+  const std::filesystem::path log{std::string(log_path)};
+  std::error_code error;
+  const std::filesystem::path absolute =
+      std::filesystem::absolute(log, error).lexically_normal();
+  for (const std::filesystem::path& dir :
+       {log.parent_path(), error || log.empty() ? std::filesystem::path()
+                                                : absolute.parent_path()}) {
+    const std::string name = dir.string();
+    if (name.empty() || name == "/") continue;
+    std::string left;
+    for (size_t i = 0; i < text.size();) {
+      const size_t after = i + name.size();
+      if (PathStartsAt(text, i) && text.compare(i, name.size(), name) == 0) {
+        if (after < text.size() && text[after] == '/') {
+          i = after + 1;
+          continue;
+        }
+        if (after == text.size() ||
+            kPathEnds.find(text[after]) != std::string_view::npos) {
+          left += dir.filename().string();
+          i = after;
+          continue;
+        }
+      }
+      left += text[i++];
+    }
+    text = std::move(left);
+  }
+  // Any other absolute path: its last component.
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size();) {
+    if (text[i] != '/' || !PathStartsAt(text, i)) {
+      out += text[i++];
+      continue;
+    }
+    size_t end = text.find_first_of(kPathEnds, i);
+    if (end == std::string::npos) end = text.size();
+    std::string_view path = std::string_view(text).substr(i, end - i);
+    while (path.size() > 1 && path.back() == '/') path.remove_suffix(1);
+    out += path.substr(path.size() == 1 ? 0 : path.rfind('/') + 1);
+    i = end;
+  }
+  return out;
+}
 
 MatchHost::MatchHost(const v1::MatchInfo& info, std::string log_path,
                      absl::Span<const uint64_t> routes,
@@ -122,7 +188,9 @@ MatchHost::MatchHost(const v1::MatchInfo& info, std::string log_path,
       on_deadline_([](absl::Time) {}),
       archived_status_(info.status()),
       outcome_(info.outcome()),
-      broken_reason_(info.broken_reason()) {}
+      // An entry recorded before reasons were made public may name the
+      // log's directory.
+      broken_reason_(PublicBrokenReason(info.broken_reason(), log_path_)) {}
 
 std::shared_ptr<PlaySink> MatchHost::SendToSeat(int seat,
                                                 const v1::PlayResponse& message,
@@ -474,10 +542,12 @@ void MatchHost::AnnounceEnd() {
 }
 
 void MatchHost::AnnounceBroken() {
-  broken_reason_ = std::string(match_->broken().message());
-  if (broken_reason_.empty()) broken_reason_ = "the log could not be written";
-  Say(messages_,
-      absl::StrCat("match ", match_id_, " broken: ", broken_reason_));
+  std::string reason(match_->broken().message());
+  if (reason.empty()) reason = "the log could not be written";
+  // The referee's own line names the files in full; everyone else is told
+  // their names only.
+  Say(messages_, absl::StrCat("match ", match_id_, " broken: ", reason));
+  broken_reason_ = PublicBrokenReason(reason, log_path_);
   const std::optional<DecisionView> decision = match_->decision();
   const absl::Status status = Broken(broken_reason_);
   for (int seat = 0; seat < num_seats(); ++seat) {
@@ -748,9 +818,10 @@ v1::MatchInfo MatchHost::InfoLocked(const Connections& connections) const {
   if ((match_ != nullptr && !match_->broken().ok()) ||
       (match_ == nullptr && archived_status_ == v1::MATCH_BROKEN)) {
     info.set_status(v1::MATCH_BROKEN);
-    info.set_broken_reason(match_ != nullptr
-                               ? std::string(match_->broken().message())
-                               : broken_reason_);
+    info.set_broken_reason(
+        match_ != nullptr
+            ? PublicBrokenReason(match_->broken().message(), log_path_)
+            : broken_reason_);
   } else if (match_ == nullptr || (match_->finished() && !ended_)) {
     info.set_status(v1::MATCH_FINISHED);
     *info.mutable_outcome() = OutcomeLocked();

@@ -43,6 +43,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "absl/types/span.h"
@@ -73,6 +74,16 @@ struct HostedSeat {
 // The routes of a match's seats, in seat order (what an ended match keeps
 // of them: Lobby::Archive).
 std::vector<uint64_t> RoutesOf(const std::vector<HostedSeat>& seats);
+
+// Why a match broke (`reason`, which names the files it failed on) as
+// anyone may read it (MatchInfo.broken_reason, a seat's PlayError, a
+// watcher's end): each file by its name only, without its directory. The
+// directory of the log (`log_path`'s, as given and absolute) is left out
+// wherever it appears, and every other absolute path (a journal file, the
+// data directory) keeps only its last component: where the referee keeps
+// its files is the operator's business, said on the referee's stderr.
+std::string PublicBrokenReason(absl::string_view reason,
+                               absl::string_view log_path);
 
 class MatchHost : public std::enable_shared_from_this<MatchHost> {
  public:

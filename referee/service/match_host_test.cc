@@ -5,6 +5,7 @@
 // that cannot be written is said.
 #include "referee/service/match_host.h"
 
+#include <filesystem>
 #include <functional>
 #include <map>
 #include <memory>
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
 #include "gmock/gmock.h"
@@ -34,6 +36,7 @@ namespace pyramid {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 constexpr int kSeats = 3;
 constexpr int kFailedPrecondition = 9;  // google.rpc.Code.
@@ -155,18 +158,21 @@ class GatedSink final : public LogSink {
       std::make_shared<absl::Notification>();
 };
 
-// A disk that fills up: every Append fails once *full is set.
+// A disk that fills up: every Append fails once *full is set, with
+// `error`.
 class FillingSink final : public LogSink {
  public:
-  explicit FillingSink(const bool* full) : full_(full) {}
+  explicit FillingSink(const bool* full, std::string error = "no space left")
+      : full_(full), error_(std::move(error)) {}
   absl::Status Append(std::string_view bytes) override {
-    if (*full_) return absl::ResourceExhaustedError("no space left");
+    if (*full_) return absl::ResourceExhaustedError(error_);
     return absl::OkStatus();
   }
   absl::Status Sync() override { return absl::OkStatus(); }
 
  private:
   const bool* full_;
+  const std::string error_;
 };
 
 class MatchHostTest : public ::testing::Test {
@@ -200,7 +206,7 @@ class MatchHostTest : public ::testing::Test {
     ASSERT_TRUE(match.ok()) << match.status();
     host_ = std::make_shared<MatchHost>(
         *std::move(match), config.game, std::move(seats), config.clocks,
-        v1::FORFEIT_POLICY_FORFEIT, "the-log-path", 1234, &connections_,
+        v1::FORFEIT_POLICY_FORFEIT, log_path_, 1234, &connections_,
         std::move(on_deadline));
     host_->set_sync_pool(pool);
     host_->set_ack_holder(ack_holder);
@@ -327,6 +333,7 @@ class MatchHostTest : public ::testing::Test {
   // Per seat: whether its stream takes acknowledgements late.
   bool holds_acknowledgements_[kSeats] = {};
   MessageSink messages_;  // What Start gives the host (empty: stderr).
+  std::string log_path_ = "the-log-path";  // What Start gives the host.
   std::shared_ptr<MatchHost> host_;
 };
 
@@ -576,6 +583,71 @@ TEST_F(MatchHostTest, SaysWhatItSaysToTheSinkItIsGiven) {
   EXPECT_THAT(said,
               ::testing::ElementsAre(absl::StrCat("match ", host_->match_id(),
                                                   " broken: no space left")));
+}
+
+// Why a match broke is told to anyone (MatchInfo.broken_reason, a seat's
+// PlayError, a watcher's end) with each file named by its name only: the
+// log's directory, whatever it holds, and any other absolute path's (a
+// journal file) are the operator's, told on the referee's own line. An
+// archived match whose recorded reason named them (recorded before) is
+// told the same.
+TEST_F(MatchHostTest, ABrokenMatchNamesItsFilesWithoutTheirDirectories) {
+  log_path_ = "/var/lib/pyramid: referee/logs/00ab.pyrlog";
+  const std::string error =
+      absl::StrCat("write ", log_path_,
+                   ": No space left on device (and cannot sync the directory "
+                   "/var/lib/pyramid: referee/logs; the journal "
+                   "/srv/data/journal/0000000000000007.journal)");
+  const std::string told =
+      "write 00ab.pyrlog: No space left on device (and cannot sync the "
+      "directory logs; the journal 0000000000000007.journal)";
+  std::vector<std::string> said;
+  messages_ = [&said](std::string_view message) { said.emplace_back(message); };
+  bool full = false;
+  Start(std::make_unique<FillingSink>(&full, error));
+  auto watcher = std::make_shared<WatchRecorder>();
+  ASSERT_TRUE(host_->AddWatcher(watcher, 10).ok());
+  full = true;
+  host_->Commit(0, CommitTo(0, 0, SeedBytes()));
+  const v1::MatchInfo info = host_->Info(connections_);
+  EXPECT_EQ(info.status(), v1::MATCH_BROKEN);
+  EXPECT_EQ(info.broken_reason(), told);
+  for (int seat = 0; seat < kSeats; ++seat) {
+    const v1::PlayResponse& last = sinks_[seat]->messages.back();
+    ASSERT_TRUE(last.has_error()) << last.ShortDebugString();
+    EXPECT_THAT(last.error().message(), HasSubstr(told));
+    EXPECT_THAT(last.error().message(), Not(HasSubstr("/")));
+  }
+  EXPECT_EQ(watcher->closed_with,
+            static_cast<int>(absl::StatusCode::kDataLoss));
+  EXPECT_THAT(said, ::testing::ElementsAre(absl::StrCat(
+                        "match ", host_->match_id(), " broken: ", error)));
+
+  v1::MatchInfo recorded = info;
+  recorded.set_broken_reason(error);
+  const MatchHost archived(recorded, log_path_, RoutesOf({}), &connections_);
+  EXPECT_EQ(archived.Info(connections_).broken_reason(), told);
+}
+
+// The log's directory is left out as given (relative here) and absolute;
+// a path only ending in its name, or a name only beginning like it, is
+// left as it is.
+TEST(PublicBrokenReasonTest, NamesTheLogByItsFileName) {
+  const std::string absolute =
+      (std::filesystem::current_path() / "logs/x.pyrlog").string();
+  EXPECT_EQ(PublicBrokenReason(
+                absl::StrCat("write logs/x.pyrlog: EIO; cannot read back ",
+                             absolute, ": it is shorter than written"),
+                "logs/x.pyrlog"),
+            "write x.pyrlog: EIO; cannot read back x.pyrlog: it is shorter "
+            "than written");
+  EXPECT_EQ(
+      PublicBrokenReason("no log (catalogs/y and blogs/z)", "logs/x.pyrlog"),
+      "no log (catalogs/y and blogs/z)");
+  EXPECT_EQ(PublicBrokenReason("the log could not be written", ""),
+            "the log could not be written");
+  EXPECT_EQ(PublicBrokenReason("cannot open the directory /: EACCES", "/a"),
+            "cannot open the directory /: EACCES");
 }
 
 // A step whose only answer is an acknowledgement to a stream that takes it
