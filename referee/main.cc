@@ -207,7 +207,7 @@ ABSL_FLAG(uint32_t, handshake_timeout_s, 20,
           "A connection that has not completed its TLS handshake and sent "
           "HTTP/2's opening (the client preface and SETTINGS) this many "
           "seconds after it was accepted is closed, freeing its file "
-          "descriptor (at least 1).");
+          "descriptor (1 to 3600).");
 ABSL_FLAG(uint32_t, max_connection_idle_s, 900,
           "A connection with no call open (no Play, Watch or other stream) "
           "for this many seconds is closed with a GOAWAY, freeing its file "

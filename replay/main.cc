@@ -149,6 +149,9 @@ struct FlagSpec {
   // Stores `value` (empty for a flag without one) in `flags`; else says
   // what is wrong with it (the parser puts the flag's name first).
   absl::Status (*set)(const std::string& value, Flags& flags);
+  // The commands that cannot run without it, blank-separated: the usage
+  // shows it there without brackets.
+  absl::string_view required_by = "";
 };
 
 // The setters of a flag without a value, and of one whose value is kept
@@ -212,7 +215,7 @@ constexpr FlagSpec kFlags[] = {
     {"--out", "FILE", "html", "the page's file (default: LOG with .html)",
      SetString<&Flags::out>},
     {"--json", "", "export", "one JSON object per record",
-     SetTrue<&Flags::json>},
+     SetTrue<&Flags::json>, "export"},
     {"--markdown", "", "games", "the games as a Markdown table",
      SetTrue<&Flags::markdown>},
 };
@@ -227,11 +230,16 @@ const FlagSpec* FindFlag(std::string given) {
   return nullptr;
 }
 
-bool Takes(const FlagSpec& flag, absl::string_view command) {
-  for (absl::string_view taker : absl::StrSplit(flag.commands, ' ')) {
-    if (taker == command) return true;
+// Whether `command` is one of `commands` (blank-separated).
+bool Among(absl::string_view commands, absl::string_view command) {
+  for (absl::string_view one : absl::StrSplit(commands, ' ')) {
+    if (one == command) return true;
   }
   return false;
+}
+
+bool Takes(const FlagSpec& flag, absl::string_view command) {
+  return Among(flag.commands, command);
 }
 
 // The flags `command` takes, as an error says them.
@@ -772,8 +780,11 @@ int Usage(std::ostream& out) {
     std::vector<std::string> words = {absl::StrCat("  replay ", command.name)};
     for (const FlagSpec& flag : kFlags) {
       if (!Takes(flag, command.name)) continue;
-      words.push_back(absl::StrCat(
-          "[", flag.name, flag.value.empty() ? "" : " ", flag.value, "]"));
+      const std::string word =
+          absl::StrCat(flag.name, flag.value.empty() ? "" : " ", flag.value);
+      words.push_back(Among(flag.required_by, command.name)
+                          ? word
+                          : absl::StrCat("[", word, "]"));
     }
     if (!command.operands.empty()) words.emplace_back(command.operands);
     out << Wrap(words, "      ") << command.about;

@@ -107,5 +107,7 @@ done
 has out "a - and an _ in NAME are one"
 has out "(--allow-unsealed is --allow_unsealed, --seat-keys is --seat_keys)"
 has out "replay verify [--key HEX|FILE] [--allow_unsealed] [--level full|chain]"
+# A flag a command cannot do without stands without brackets.
+has out "replay export --json LOG"
 
 echo "replay_flags_test: all passed"

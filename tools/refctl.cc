@@ -734,7 +734,7 @@ int Consistency(v1::Referee::Stub& stub, const std::string& old_size,
 constexpr char kUsage[] =
     "usage: refctl [flags] register-bot NAME | create-match | "
     "get-match MATCH | list | watch MATCH | get-log MATCH --out=FILE | "
-    "health [SERVICE] | checkpoint | inclusion MATCH | "
+    "health [SERVICE] | checkpoint | inclusion MATCH|LOG_SHA256 | "
     "consistency OLD NEW\n";
 
 // What --help says before the flags.
@@ -753,7 +753,9 @@ constexpr char kHelp[] =
     "                         UNAVAILABLE for --retry_for_s)\n"
     "  health [SERVICE]       grpc.health.v1: SERVING or not\n"
     "  checkpoint             the transparency log's signed checkpoint\n"
-    "  inclusion MATCH        a log's inclusion proof (a .tlog-proof file)\n"
+    "  inclusion MATCH|LOG_SHA256\n"
+    "                         a log's inclusion proof (a .tlog-proof file),\n"
+    "                         by its match id or its file's SHA-256\n"
     "  consistency OLD NEW    the consistency proof between two tree sizes\n"
     "\n"
     "Exit status: 0 done; 1 a refused call or a file that cannot be read or\n"

@@ -5,14 +5,15 @@
 namespace pyramid {
 namespace {
 
-absl::Status CheckTimeout(const char* field, uint32_t ms) {
+// `zero_means`: what 0 stands for in `field`.
+absl::Status CheckTimeout(const char* field, uint32_t ms,
+                          const char* zero_means) {
   if (ms == 0 || (ms >= kMinTimeoutMs && ms <= kMaxTimeoutMs)) {
     return absl::OkStatus();
   }
-  return absl::InvalidArgumentError(
-      absl::StrCat("clocks.", field, " is ", ms, " ms; it must be 0 (no ",
-                   "deadline) or from ", kMinTimeoutMs, " to ", kMaxTimeoutMs,
-                   " ms (24 h)"));
+  return absl::InvalidArgumentError(absl::StrCat(
+      "clocks.", field, " is ", ms, " ms; it must be 0 (", zero_means,
+      ") or from ", kMinTimeoutMs, " to ", kMaxTimeoutMs, " ms (24 h)"));
 }
 
 absl::Status CheckAtMost(const char* field, uint32_t ms, uint32_t max,
@@ -27,9 +28,12 @@ absl::Status CheckAtMost(const char* field, uint32_t ms, uint32_t max,
 
 absl::Status ValidateClockSettings(const referee::v1::ClockSettings& clocks) {
   for (absl::Status status : {
-           CheckTimeout("commit_timeout_ms", clocks.commit_timeout_ms()),
-           CheckTimeout("reveal_timeout_ms", clocks.reveal_timeout_ms()),
-           CheckTimeout("seed_timeout_ms", clocks.seed_timeout_ms()),
+           CheckTimeout("commit_timeout_ms", clocks.commit_timeout_ms(),
+                        "no deadline"),
+           CheckTimeout("reveal_timeout_ms", clocks.reveal_timeout_ms(),
+                        "no deadline"),
+           CheckTimeout("seed_timeout_ms", clocks.seed_timeout_ms(),
+                        "as commit_timeout_ms"),
            CheckAtMost("time_bank_ms", clocks.time_bank_ms(), kMaxTimeBankMs,
                        "24 h"),
            CheckAtMost("time_bank_increment_ms",

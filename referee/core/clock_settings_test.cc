@@ -66,6 +66,17 @@ TEST(ClockSettingsTest, EveryInvalidCaseOfTheTableIsRefused) {
   }
 }
 
+// Each timeout's error says what its 0 means: no deadline for a move's
+// commit and reveal, the commit timeout's for a seed contribution.
+TEST(ClockSettingsTest, EachTimeoutsErrorSaysWhatItsZeroMeans) {
+  EXPECT_THAT(ValidateClockSettings(Clocks(49, 0)).message(),
+              HasSubstr("it must be 0 (no deadline) or from 50"));
+  EXPECT_THAT(ValidateClockSettings(Clocks(0, 49)).message(),
+              HasSubstr("it must be 0 (no deadline) or from 50"));
+  EXPECT_THAT(ValidateClockSettings(Clocks(1000, 1000, 0, 0, 49)).message(),
+              HasSubstr("it must be 0 (as commit_timeout_ms) or from 50"));
+}
+
 TEST(ClockSettingsTest, EveryEdgeOfTheValidRangesIsAccepted) {
   for (const v1::ClockSettings& clocks : {
            Clocks(0, 0), Clocks(kMinTimeoutMs, kMinTimeoutMs),

@@ -1,4 +1,4 @@
-// The match's random stream (docs/protocol.md, "Random stream"): the
+// The match's random stream (docs/test-vectors.md, "Random stream"): the
 // ChaCha20 keystream (IETF, RFC 8439) under key = seed, nonce = 0, block
 // counter from 0, read as little-endian u64 words. Every random draw of every
 // game comes from here and nowhere else.

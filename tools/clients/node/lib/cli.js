@@ -97,11 +97,32 @@ function parseArgsOptions(options) {
   }));
 }
 
+/**
+ * argv with every `--flag VALUE` of a flag that takes a value written
+ * `--flag=VALUE`, so that a VALUE beginning with "-" (`--matches -1`) is the
+ * flag's value, as Python's kit takes it, and the kit's own check names
+ * what is wrong with it (parseArgs would call it an ambiguous option).
+ */
+function joinValues(argv, options) {
+  const joined = [];
+  for (let i = 0; i < argv.length; i += 1) {
+    const arg = argv[i];
+    if (arg === '--') return joined.concat(argv.slice(i));
+    const option = arg.startsWith('--') ? options[arg.slice(2)] : undefined;
+    if (option && option.type === 'string' && i + 1 < argv.length) {
+      i += 1;
+      joined.push(`${arg}=${argv[i]}`);
+    } else {
+      joined.push(arg);
+    }
+  }
+  return joined;
+}
+
 /** Parses argv (default: process.argv) with the shared flags plus `extra`. */
 function parse(argv = process.argv.slice(2), extra = {}) {
-  const { values } = parseArgs({
-    args: argv, options: parseArgsOptions({ ...FLAGS, ...extra }), strict: true,
-  });
+  const options = parseArgsOptions({ ...FLAGS, ...extra });
+  const { values } = parseArgs({ args: joinValues(argv, options), options, strict: true });
   return values;
 }
 

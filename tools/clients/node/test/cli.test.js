@@ -64,8 +64,11 @@ test('a file that cannot be read is a usage error naming its flag', async () => 
 test('negative counts are usage errors', async () => {
   for (const flag of ['matches', 'reconnect_for_s', 'deadline_margin_ms']) {
     // eslint-disable-next-line no-await-in-loop
-    const { status, err } = await run([`--${flag}=-1`]);
-    assert.strictEqual(status, 2, flag);
-    assert.match(err, new RegExp(`^pyramid_kit: --${flag}: not a non-negative number: -1`));
+    for (const args of [[`--${flag}=-1`], [`--${flag}`, '-1']]) {
+      // eslint-disable-next-line no-await-in-loop
+      const { status, err } = await run(args);
+      assert.strictEqual(status, 2, args.join(' '));
+      assert.match(err, new RegExp(`^pyramid_kit: --${flag}: not a non-negative number: -1`));
+    }
   }
 });
