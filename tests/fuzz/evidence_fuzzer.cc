@@ -82,6 +82,7 @@
 #include "referee/tlog/note.h"
 #include "replay/evidence.h"
 #include "replay/seat_roster.h"
+#include "replay/strict_json.h"
 #include "replay/verifier.h"
 #include "tests/fuzz/fuzz_target.h"
 
