@@ -12,11 +12,13 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <filesystem>
 #include <fstream>
 #include <iomanip>
 #include <memory>
 #include <sstream>
 #include <string>
+#include <system_error>
 #include <utility>
 
 #include "gtest/gtest.h"
@@ -117,6 +119,34 @@ INSTANTIATE_TEST_SUITE_P(Umasks, SqliteDbTest, ::testing::Values(022, 0),
                                 << std::setfill('0') << info.param;
                            return name.str();
                          });
+
+// The -wal file, which SQLite reuses and never shrinks, is cut back to
+// 1 MiB (journal_size_limit) when a write begins it anew after a
+// checkpoint: here after a transaction that grew it past 8 MiB. Without
+// the limit it kept those 8 MiB for good.
+TEST(SqliteDbWalTest, TheWriteAheadFileShrinksAfterACheckpoint) {
+  TempDir dir("sqlite-db-wal");
+  ASSERT_TRUE(dir.ok());
+  const std::string path = dir.File("wal.db");
+  absl::StatusOr<std::unique_ptr<SqliteDb>> opened =
+      SqliteDb::Open(path, kMigrations, "test database");
+  ASSERT_TRUE(opened.ok()) << opened.status();
+  SqliteDb& db = **opened;
+  ASSERT_TRUE(db.Exec("CREATE TABLE blobs (b BLOB);").ok());
+  ASSERT_TRUE(db.Begin().ok());
+  for (int i = 0; i < 64; ++i) {
+    ASSERT_TRUE(db.Exec("INSERT INTO blobs VALUES (zeroblob(131072));").ok());
+  }
+  ASSERT_TRUE(db.Finish(absl::OkStatus()).ok());
+  const std::string wal = path + "-wal";
+  std::error_code error;
+  EXPECT_GT(std::filesystem::file_size(wal, error), 8u << 20) << error;
+  ASSERT_TRUE(db.Exec("PRAGMA wal_checkpoint(PASSIVE);").ok());
+  // A write, which begins the -wal file anew.
+  ASSERT_TRUE(db.Exec("INSERT INTO rows VALUES (1);").ok());
+  EXPECT_LE(std::filesystem::file_size(wal, error), 1u << 20) << error;
+  EXPECT_EQ(CountRows(db), 1);
+}
 
 // A database that finds no space left fails RESOURCE_EXHAUSTED, its
 // message SQLite's, through Exec and Error alike (the registry's and the
