@@ -1103,6 +1103,39 @@ TEST_F(HostileClientTest, HealthWatchesAreLimitedPerAddress) {
   ExpectAMatchPlays();
 }
 
+// Health Check calls in progress are limited per IP address as the
+// referee's unary calls are (HealthService::LimitChecksPerPeer), every
+// caller counted: with two Check answers held by a client that takes
+// nothing, a third Check from that address is refused RESOURCE_EXHAUSTED
+// naming what sets the limit, and once the held calls go, the address is
+// answered again. Before, a client could hold any number of Check calls
+// (each with its request, up to the largest message taken) until the stall
+// timeout.
+TEST_F(HostileClientTest, HealthChecksInProgressAreLimitedPerAddress) {
+  referee_->health().LimitChecksPerPeer(2, "the test's limit");
+  auto hostile = std::make_unique<ZeroWindowClient>(referee_->address());
+  for (int i = 0; i < 2; ++i) {
+    const uint32_t call = hostile->Call("/grpc.health.v1.Health/Check");
+    // Answered: its headers went, its message waits for a window.
+    ASSERT_TRUE(hostile->AwaitHeaders(call));
+  }
+  auto check = [&] {
+    grpc::ClientContext context;
+    grpc::health::v1::HealthCheckResponse response;
+    return grpc::health::v1::Health::NewStub(NewChannel())
+        ->Check(&context, grpc::health::v1::HealthCheckRequest(), &response);
+  };
+  const grpc::Status refused = check();
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED)
+      << refused.error_message();
+  EXPECT_THAT(refused.error_message(),
+              HasSubstr("already has 2 health Check calls of your address"));
+  EXPECT_THAT(refused.error_message(), HasSubstr("(the test's limit)"));
+  hostile.reset();  // Its connection closes: its calls are cancelled.
+  EXPECT_TRUE(RetryUntil([&] { return check().ok(); }));
+  ExpectAMatchPlays();
+}
+
 // --- Play ------------------------------------------------------------------
 
 // A PlayError names the match of the message it refuses, except a "match

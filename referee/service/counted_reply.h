@@ -1,10 +1,11 @@
 // A unary call's reactor that counts among its address's calls in progress
 // (PeerCounts) until it is done: the referee's unary calls
 // (ServiceLimits::max_calls_per_peer) and the health service's Check
-// (HealthService::LimitChecksPerPeer). A call in progress holds its answer,
-// and gRPC keeps its request, until the client takes the answer: one that
-// takes nothing holds them until its write stalls for the WriteStallGuard's
-// timeout (UnaryReply), and counts for its address all that while.
+// (HealthService::LimitChecksPerPeer). A call in progress holds its answer
+// and what gRPC keeps of the call (its request too, unless the service
+// releases it) until the client takes the answer: one that takes nothing
+// holds them until its write stalls for the WriteStallGuard's timeout
+// (UnaryReply), and counts for its address all that while.
 #ifndef PYRAMID_REFEREE_SERVICE_COUNTED_REPLY_H_
 #define PYRAMID_REFEREE_SERVICE_COUNTED_REPLY_H_
 

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "referee/service/counted_reply.h"
 
 namespace pyramid {
 
@@ -106,6 +107,19 @@ class Refused final : public grpc::ServerWriteReactor<HealthCheckResponse> {
   void OnDone() override { delete this; }
 };
 
+// What sets a limit, to name in a refusal: " (--flag)", or nothing.
+std::string SetBy(const std::string& name) {
+  return name.empty() ? "" : absl::StrCat(" (", name, ")");
+}
+
+// Releases all of a request gRPC keeps until its call is done (a name, and
+// any fields unknown here, either as long as the largest message taken),
+// swapped into an empty request that goes at once. (The request is gRPC's
+// own, not const.)
+void Release(const HealthCheckRequest* request) {
+  HealthCheckRequest().Swap(const_cast<HealthCheckRequest*>(request));
+}
+
 std::set<std::string> WithServer(std::vector<std::string> services) {
   std::set<std::string> names(services.begin(), services.end());
   names.insert("");
@@ -136,8 +150,12 @@ HealthService::Status HealthService::StatusOf(const std::string* known) const {
 
 void HealthService::LimitWatchersPerPeer(size_t limit, std::string limit_name) {
   absl::MutexLock lock(&mu_);
-  max_watchers_per_peer_ = limit;
-  peer_limit_name_ = std::move(limit_name);
+  watchers_per_peer_ = {limit, std::move(limit_name)};
+}
+
+void HealthService::LimitChecksPerPeer(size_t limit, std::string limit_name) {
+  absl::MutexLock lock(&mu_);
+  checks_per_peer_ = {limit, std::move(limit_name)};
 }
 
 void HealthService::SetServing(bool serving) {
@@ -149,12 +167,9 @@ void HealthService::SetServing(bool serving) {
   }
 }
 
-grpc::ServerUnaryReactor* HealthService::Check(
-    grpc::CallbackServerContext* context, const HealthCheckRequest* request,
-    HealthCheckResponse* response) {
-  auto* reactor = new UnaryReply(context, stalls_);
-  absl::MutexLock lock(&mu_);
-  const Status status = StatusOf(request->service());
+grpc::Status HealthService::Answer(const std::string& service,
+                                   HealthCheckResponse* response) const {
+  const Status status = StatusOf(service);
   if (status == HealthCheckResponse::SERVICE_UNKNOWN) {
     std::string known;
     for (const std::string& name : services_) {
@@ -163,17 +178,39 @@ grpc::ServerUnaryReactor* HealthService::Check(
     // A name too long to be one is not sent back (a status message over
     // the client's metadata limit would reach it as another error).
     const std::string named =
-        request->service().size() <= kMaxNameEchoed
-            ? absl::StrCat("\"", request->service(), "\"")
-            : absl::StrCat("(a name of ", request->service().size(), " bytes)");
-    reactor->Reply(grpc::Status(
+        service.size() <= kMaxNameEchoed
+            ? absl::StrCat("\"", service, "\"")
+            : absl::StrCat("(a name of ", service.size(), " bytes)");
+    return grpc::Status(
         grpc::StatusCode::NOT_FOUND,
         absl::StrCat("unknown service ", named,
-                     "; this server serves \"\" (itself), ", known)));
-    return reactor;
+                     "; this server serves \"\" (itself), ", known));
   }
   response->set_status(status);
-  reactor->Reply(grpc::Status::OK);
+  return grpc::Status::OK;
+}
+
+grpc::ServerUnaryReactor* HealthService::Check(
+    grpc::CallbackServerContext* context, const HealthCheckRequest* request,
+    HealthCheckResponse* response) {
+  absl::MutexLock lock(&mu_);
+  // Counted until its answer is taken: the call's reactor holds its place.
+  PeerSlot slot;
+  const grpc::Status answer =
+      check_peers_.TryAdd(context->peer(), checks_per_peer_.limit, &slot)
+          ? Answer(request->service(), response)
+          : grpc::Status(
+                grpc::StatusCode::RESOURCE_EXHAUSTED,
+                absl::StrCat("this server already has ", checks_per_peer_.limit,
+                             " health Check calls of your address in "
+                             "progress, as many as it takes",
+                             SetBy(checks_per_peer_.name),
+                             "; retry once one is done"));
+  // gRPC keeps the request until the call is done, which a client that
+  // takes nothing puts off: released now.
+  Release(request);
+  auto* reactor = new CountedReply(context, stalls_, std::move(slot));
+  reactor->Reply(answer);
   return reactor;
 }
 
@@ -181,31 +218,24 @@ grpc::ServerWriteReactor<HealthCheckResponse>* HealthService::Watch(
     grpc::CallbackServerContext* context, const HealthCheckRequest* request) {
   auto it = services_.find(request->service());
   const std::string* known = it == services_.end() ? nullptr : &*it;
-  // gRPC keeps the request until the stream is done: all of it (its name
-  // and any fields unknown here, either as long as the largest message
-  // taken) is released now, swapped into an empty request that goes at
-  // once. (The request is gRPC's own, not const.)
-  HealthCheckRequest().Swap(const_cast<HealthCheckRequest*>(request));
+  // gRPC keeps the request until the stream is done: released now.
+  Release(request);
   absl::MutexLock lock(&mu_);
   if (watchers_.size() >= max_watchers_) {
-    return new Refused(grpc::Status(
-        grpc::StatusCode::RESOURCE_EXHAUSTED,
-        absl::StrCat(
-            "this server already serves ", max_watchers_,
-            " health Watch streams, as many as it takes",
-            limit_name_.empty() ? "" : absl::StrCat(" (", limit_name_, ")"))));
+    return new Refused(
+        grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
+                     absl::StrCat("this server already serves ", max_watchers_,
+                                  " health Watch streams, as many as it takes",
+                                  SetBy(limit_name_))));
   }
   PeerSlot slot;
-  if (!peers_.TryAdd(context->peer(), max_watchers_per_peer_, &slot)) {
+  if (!watch_peers_.TryAdd(context->peer(), watchers_per_peer_.limit, &slot)) {
     return new Refused(grpc::Status(
         grpc::StatusCode::RESOURCE_EXHAUSTED,
-        absl::StrCat("this server already serves ", max_watchers_per_peer_,
+        absl::StrCat("this server already serves ", watchers_per_peer_.limit,
                      " health Watch streams of your address, as many as it "
                      "takes",
-                     peer_limit_name_.empty()
-                         ? ""
-                         : absl::StrCat(" (", peer_limit_name_, ")"),
-                     "; end one first")));
+                     SetBy(watchers_per_peer_.name), "; end one first")));
   }
   auto* watcher = new Watcher(this, context, known, std::move(slot));
   watchers_.insert(watcher);

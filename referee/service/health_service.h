@@ -15,7 +15,18 @@
 // good (a stream that reads is idle between changes, never cancelled): one
 // more is refused RESOURCE_EXHAUSTED. With a WriteStallGuard, a call whose
 // write (or Finish) stays in flight for its timeout (a client that takes
-// nothing) is cancelled, freeing its place. Thread-safe.
+// nothing) is cancelled, freeing its place.
+//
+// Check calls are limited per IP address as the referee's unary calls are
+// (ServiceLimits::max_calls_per_peer), every caller counted: a call counts
+// from its start until its answer is taken (CountedReply), at most
+// LimitChecksPerPeer's at once, one more refused RESOURCE_EXHAUSTED. A
+// client that takes nothing (one that grants no HTTP/2 window) keeps each
+// of its calls, answered, until the write stall timeout cancels it:
+// without the limit it could open any number meanwhile. (A Check that is
+// read ends as it is answered, so a client that reads is limited only in
+// the calls it has going at once.) Check keeps nothing of its request once
+// it has answered. Thread-safe.
 #ifndef PYRAMID_REFEREE_SERVICE_HEALTH_SERVICE_H_
 #define PYRAMID_REFEREE_SERVICE_HEALTH_SERVICE_H_
 
@@ -37,6 +48,7 @@ class HealthService final : public grpc::health::v1::Health::CallbackService {
 
   static constexpr size_t kDefaultMaxWatchers = 10000;
   static constexpr size_t kDefaultMaxWatchersPerPeer = 100;
+  static constexpr size_t kDefaultMaxChecksPerPeer = 100;
 
   // `services`: the full names of the services the server serves.
   // `limit_name`, when not empty, is what sets `max_watchers` (a flag, e.g.
@@ -54,6 +66,9 @@ class HealthService final : public grpc::health::v1::Health::CallbackService {
   // empty, is what sets it (a flag), named in the refusal of one stream
   // more.
   void LimitWatchersPerPeer(size_t limit, std::string limit_name);
+  // The same for Check calls in progress (answered, the answer not yet
+  // taken); kDefaultMaxChecksPerPeer until called.
+  void LimitChecksPerPeer(size_t limit, std::string limit_name);
 
   // Every known service (and "") turns SERVING or NOT_SERVING; watchers are
   // told.
@@ -71,6 +86,17 @@ class HealthService final : public grpc::health::v1::Health::CallbackService {
  private:
   class Watcher;
 
+  // A limit per IP address, and what sets it (a flag; empty: unnamed).
+  struct PeerLimit {
+    size_t limit;
+    std::string name;
+  };
+
+  // Check's answer for `service` now: OK with `response` filled, or
+  // NOT_FOUND.
+  grpc::Status Answer(const std::string& service,
+                      grpc::health::v1::HealthCheckResponse* response) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The status of `service` now.
   Status StatusOf(const std::string& service) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -86,11 +112,14 @@ class HealthService final : public grpc::health::v1::Health::CallbackService {
   mutable absl::Mutex mu_;
   bool serving_ ABSL_GUARDED_BY(mu_) = true;
   std::set<Watcher*> watchers_ ABSL_GUARDED_BY(mu_);
-  size_t max_watchers_per_peer_ ABSL_GUARDED_BY(mu_) =
-      kDefaultMaxWatchersPerPeer;
-  std::string peer_limit_name_ ABSL_GUARDED_BY(mu_);
-  // Watch streams per address, each held by its Watcher until it goes.
-  PeerCounts peers_;
+  PeerLimit watchers_per_peer_ ABSL_GUARDED_BY(mu_) = {
+      kDefaultMaxWatchersPerPeer, ""};
+  PeerLimit checks_per_peer_ ABSL_GUARDED_BY(mu_) = {kDefaultMaxChecksPerPeer,
+                                                     ""};
+  // Watch streams per address, each held by its Watcher until it goes, and
+  // Check calls in progress, each held by its CountedReply until done.
+  PeerCounts watch_peers_;
+  PeerCounts check_peers_;
 };
 
 }  // namespace pyramid
