@@ -182,6 +182,11 @@ ABSL_FLAG(uint32_t, max_health_watchers_per_peer, 100,
           "grpc.health.v1.Health Watch streams from one IP address (an IPv6 "
           "one's /64) at once, every caller counted (the health service has "
           "no tokens; at least 1); one more is refused RESOURCE_EXHAUSTED.");
+ABSL_FLAG(uint32_t, max_health_checks_per_peer, 100,
+          "grpc.health.v1.Health Check calls in progress (answered, the "
+          "answer not yet taken) from one IP address (an IPv6 one's /64), "
+          "every caller counted (at least 1); one more is refused "
+          "RESOURCE_EXHAUSTED.");
 ABSL_FLAG(int32_t, max_reflection_threads, 64,
           "Threads serving server reflection (gRPC's synchronous API, which "
           "serves nothing else here): each open reflection stream holds one, "
@@ -401,6 +406,11 @@ absl::Status CheckFlags(std::optional<SigningKey>& named_key) {
     return absl::InvalidArgumentError(
         "--max_health_watchers_per_peer must be at least 1, not 0 (0 would "
         "refuse every health Watch)");
+  }
+  if (absl::GetFlag(FLAGS_max_health_checks_per_peer) == 0) {
+    return absl::InvalidArgumentError(
+        "--max_health_checks_per_peer must be at least 1, not 0 (0 would "
+        "refuse every health Check)");
   }
   // In milliseconds, both must fit gRPC's int channel arguments.
   constexpr uint32_t kMaxHandshakeTimeoutS = 3600;
@@ -750,6 +760,9 @@ int Run(const Paths& paths, const std::optional<SigningKey>& named_key,
   health.LimitWatchersPerPeer(
       absl::GetFlag(FLAGS_max_health_watchers_per_peer),  // CheckFlags.
       "--max_health_watchers_per_peer");
+  health.LimitChecksPerPeer(
+      absl::GetFlag(FLAGS_max_health_checks_per_peer),  // CheckFlags.
+      "--max_health_checks_per_peer");
   int port = 0;
   absl::StatusOr<std::unique_ptr<grpc::Server>> server =
       Serve(service, health, &port);

@@ -1294,6 +1294,8 @@ TEST_F(E2eTest, BadFlagValuesAreRefusedBeforeDataDirIsTouched) {
        "--max_calls_per_peer must be at least 1, not 0"},
       {"--max_health_watchers_per_peer=0",
        "--max_health_watchers_per_peer must be at least 1, not 0"},
+      {"--max_health_checks_per_peer=0",
+       "--max_health_checks_per_peer must be at least 1, not 0"},
       {"--max_reflection_threads=2",
        "--max_reflection_threads is 4 to 4096, not 2"},
       {"--tls_key=" + Path("key.pem"),

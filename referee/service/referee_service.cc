@@ -41,9 +41,15 @@ absl::Status RequireAdmin(const absl::StatusOr<Principal>& caller) {
 
 }  // namespace
 
+absl::StatusOr<Principal> RefereeService::Caller(
+    const grpc::ServerContextBase* context) const {
+  return Authenticate(context, *lobby_);
+}
+
 absl::Status RefereeService::CountAnonymousWatcher(
-    const grpc::ServerContextBase* context, PeerSlot* slot) const {
-  if (Authenticate(context, *lobby_).ok()) return absl::OkStatus();
+    const grpc::ServerContextBase* context,
+    const absl::StatusOr<Principal>& caller, PeerSlot* slot) const {
+  if (caller.ok()) return absl::OkStatus();
   if (watch_peers_.TryAdd(context->peer(), limits_.max_watchers_per_peer,
                           slot)) {
     return absl::OkStatus();
@@ -120,6 +126,10 @@ void RefereeService::RegisterUnary(
                 new CountedReply(context, write_stalls_.get(), std::move(slot));
             Request request;
             if (status.ok()) status = ParseRequest(*raw, &request);
+            // gRPC keeps the request's bytes until the call is done, which
+            // a client that takes no answer delays for
+            // write_stall_timeout: released now (as a stream's below).
+            const_cast<grpc::ByteBuffer*>(raw)->Clear();
             if (status.ok()) {
               status = (this->*handler)(caller, request, response);
             }
@@ -252,12 +262,6 @@ void RefereeService::WaitForPlay(grpc::ServerCompletionQueue* queue) {
         RequestAsyncBidiStreaming(kPlay, context, call, call_queue, queue, tag);
       },
       &stream_queues_, queue, [this, queue] { WaitForPlay(queue); });
-}
-
-absl::Status RefereeService::CheckReader(
-    const grpc::ServerContextBase* context) const {
-  if (limits_.public_watch) return absl::OkStatus();
-  return CheckReader(Authenticate(context, *lobby_));
 }
 
 absl::Status RefereeService::CheckReader(

@@ -134,11 +134,17 @@ class RefereeService final : public referee::v1::Referee::Service {
   // Watch calls not yet done.
   size_t watchers() const { return watching_.load(); }
 
-  // For a Watch of a caller without a token: counts it against its
-  // address's ServiceLimits::max_watchers_per_peer into `slot`, or says why
-  // not (RESOURCE_EXHAUSTED). OK, counting nothing, for a caller with a
-  // token.
+  // Who makes the call of `context` (Authenticate's answer), for a stream
+  // to ask once and hand to the checks below.
+  absl::StatusOr<Principal> Caller(
+      const grpc::ServerContextBase* context) const;
+
+  // For a Watch whose caller is `caller` and has no token: counts it
+  // against its address's ServiceLimits::max_watchers_per_peer into `slot`,
+  // or says why not (RESOURCE_EXHAUSTED). OK, counting nothing, for a
+  // caller with a token.
   absl::Status CountAnonymousWatcher(const grpc::ServerContextBase* context,
+                                     const absl::StatusOr<Principal>& caller,
                                      PeerSlot* slot) const;
 
   // For a unary call or a GetLog whose caller is `caller` (Authenticate's
@@ -149,10 +155,8 @@ class RefereeService final : public referee::v1::Referee::Service {
                                   const absl::StatusOr<Principal>& caller,
                                   PeerSlot* slot) const;
 
-  // OK when this caller may read matches (ServiceLimits::public_watch);
-  // authenticates it only when that takes a token.
-  absl::Status CheckReader(const grpc::ServerContextBase* context) const;
-  // The same for a caller already authenticated (Authenticate's answer).
+  // OK when `caller` may read matches (ServiceLimits::public_watch: anyone,
+  // or a token holder).
   absl::Status CheckReader(const absl::StatusOr<Principal>& caller) const;
 
   // The base's generated synchronous methods (each answers UNIMPLEMENTED)

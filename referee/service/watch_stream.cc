@@ -42,11 +42,13 @@ class WatchReactor final : public AsyncWriterStream {
       return;
     }
     request().Clear();
-    if (absl::Status s = service_->CheckReader(context()); !s.ok()) {
+    const absl::StatusOr<Principal> caller = service_->Caller(context());
+    if (absl::Status s = service_->CheckReader(caller); !s.ok()) {
       writer_->Close(static_cast<int>(s.code()), std::string(s.message()));
       return;
     }
-    if (absl::Status s = service_->CountAnonymousWatcher(context(), &peer_);
+    if (absl::Status s =
+            service_->CountAnonymousWatcher(context(), caller, &peer_);
         !s.ok()) {
       writer_->Close(static_cast<int>(s.code()), std::string(s.message()));
       return;
