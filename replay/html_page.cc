@@ -18,6 +18,7 @@
 #include "replay/match_steps.h"
 #include "replay/pictures.h"
 #include "replay/step_panel.h"
+#include "replay/time_span.h"
 
 namespace pyramid {
 namespace {

@@ -7,7 +7,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "absl/time/time.h"
 #include "referee/games/picture.h"
 #include "referee/games/printable_text.h"
 #include "replay/game_printers.h"
@@ -202,12 +201,6 @@ std::vector<int64_t> TimeBanks::Charge(const DecisionRecords& decision) {
     after.push_back(banks_[seat]);
   }
   return after;
-}
-
-std::string UtcTime(int64_t unix_ms) {
-  if (unix_ms == 0) return "-";
-  return absl::FormatTime("%Y-%m-%d %H:%M:%E3S UTC",
-                          absl::FromUnixMillis(unix_ms), absl::UTCTimeZone());
 }
 
 std::string StepPanelHtml(const v1::Header& header, const MatchStep& step,

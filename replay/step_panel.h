@@ -41,9 +41,6 @@ std::string StepPanelHtml(const referee::v1::Header& header,
 std::string OutcomeHtml(const referee::v1::Header& header,
                         const referee::v1::Outcome& outcome);
 
-// The time `unix_ms` as "YYYY-MM-DD HH:MM:SS.mmm UTC" ("-" for 0).
-std::string UtcTime(int64_t unix_ms);
-
 }  // namespace pyramid
 
 #endif  // PYRAMID_REPLAY_STEP_PANEL_H_

@@ -1,7 +1,7 @@
-// A span between two of a log's times as text, for `replay show` and the
-// match viewer. The log's times are any int64 the referee wrote (the
-// verifier does not judge them), so the difference of two may not fit in
-// one.
+// A log's times, and the span between two of them, as text, for `replay
+// show` and the match viewer. The log's times are any int64 the referee
+// wrote (the verifier does not judge them), so the difference of two may
+// not fit in one.
 #ifndef PYRAMID_REPLAY_TIME_SPAN_H_
 #define PYRAMID_REPLAY_TIME_SPAN_H_
 
@@ -9,6 +9,9 @@
 #include <string>
 
 namespace pyramid {
+
+// The time `unix_ms` as "YYYY-MM-DD HH:MM:SS.mmm UTC" ("-" for 0).
+std::string UtcTime(int64_t unix_ms);
 
 // "N ms" from `from` to `to`; a forged pair of times whose difference int64
 // cannot hold (INT64_MIN to INT64_MAX) is "an impossible span" instead.

@@ -4,7 +4,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "absl/time/time.h"
 #include "google/protobuf/util/json_util.h"
 #include "pyramid/referee/v1/log.pb.h"
 #include "referee/core/log_reader.h"
@@ -17,12 +16,6 @@ namespace pyramid {
 namespace {
 
 namespace v1 = ::pyramid::referee::v1;
-
-std::string TimeOf(int64_t unix_ms) {
-  if (unix_ms == 0) return "-";
-  return absl::FormatTime("%Y-%m-%d %H:%M:%E3S UTC",
-                          absl::FromUnixMillis(unix_ms), absl::UTCTimeZone());
-}
 
 void PrintHeader(const v1::Header& h, std::ostream& out) {
   // Every string of the header is the referee's (or, unsigned, anyone's):
@@ -86,7 +79,7 @@ void PrintCommit(const v1::Commit& c, std::ostream& out) {
   out << "  seat " << c.seat() << " commits "
       << ToHex(c.commitment()).substr(0, 16) << "…"
       << (c.signature().empty() ? "" : " (signed)") << "  at "
-      << TimeOf(c.received_unix_ms()) << "\n";
+      << UtcTime(c.received_unix_ms()) << "\n";
 }
 
 void PrintFault(const v1::Fault& f, std::ostream& out) {
@@ -97,13 +90,13 @@ void PrintFault(const v1::Fault& f, std::ostream& out) {
 
 void PrintRestart(const v1::Restart& restart, std::ostream& out) {
   out << "  [referee restarted: down from "
-      << TimeOf(restart.last_record_unix_ms()) << " to "
-      << TimeOf(restart.restarted_unix_ms()) << " ("
+      << UtcTime(restart.last_record_unix_ms()) << " to "
+      << UtcTime(restart.restarted_unix_ms()) << " ("
       << MsBetween(restart.last_record_unix_ms(), restart.restarted_unix_ms())
       << ", charged to no seat); deadline reopened"
       << (restart.deadline_unix_ms() == 0
               ? " with none"
-              : absl::StrCat(" to ", TimeOf(restart.deadline_unix_ms())))
+              : absl::StrCat(" to ", UtcTime(restart.deadline_unix_ms())))
       << "]\n";
 }
 
