@@ -688,9 +688,9 @@ int Html(const Flags& flags) {
   std::cout << path << ": "
             << (v.kind == Verdict::Kind::kGenuine ? "genuine"
                 : v.kind == Verdict::Kind::kUnsealedPrefix
-                    ? absl::StrCat("unsealed prefix: ", v.reason)
+                    ? absl::StrCat("unsealed prefix: ", PrintableText(v.reason))
                     : absl::StrCat("NOT GENUINE: record ", v.bad_record, ": ",
-                                   v.reason))
+                                   PrintableText(v.reason)))
             << "; " << page.steps << (page.steps == 1 ? " step, " : " steps, ")
             << page.html.size() << " bytes -> " << out << "\n";
   if (v.kind == Verdict::Kind::kGenuine) return kGenuine;
