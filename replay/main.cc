@@ -17,14 +17,14 @@
 //   replay --help   (or -h: the usage, on standard output, status 0)
 //   replay --version   (its version line, as every program's --version)
 //
-// Flags: each is declared once, in kFlags below, with the commands that
-// take it; the parser, its errors and the usage are made from that table.
-// A flag's value follows it ("--key HEX") or an = ("--key=HEX"); a flag
-// without a value refuses one ("--allow_unsealed=true"). A dash and an
-// underscore in a flag's name are one: --allow-unsealed is
-// --allow_unsealed, --seat-keys is --seat_keys (underscores are the
-// documented spelling; the dashes scripts use stay accepted). Errors name a
-// flag as it was given.
+// Flags: each is declared once, in replay/command_line.cc's table, with
+// the commands that take it; the parser, its errors and the usage are made
+// from that table. A flag's value follows it ("--key HEX") or an =
+// ("--key=HEX"); a flag without a value refuses one
+// ("--allow_unsealed=true"). A dash and an underscore in a flag's name are
+// one: --allow-unsealed is --allow_unsealed, --seat-keys is --seat_keys
+// (underscores are the documented spelling; the dashes scripts use stay
+// accepted). Errors name a flag as it was given.
 //
 // Exit status: 0 genuine (consistent; the directory checks out); 1 not
 // genuine (or an unsealed prefix without --allow_unsealed, an inclusion or
@@ -94,6 +94,7 @@
 #include "referee/games/printable_text.h"
 #include "referee/games/registry.h"
 #include "referee/tlog/note.h"
+#include "replay/command_line.h"
 #include "replay/evidence.h"
 #include "replay/html_page.h"
 #include "replay/log_file.h"
@@ -109,216 +110,14 @@ constexpr int kGenuine = 0;
 constexpr int kNotGenuine = 1;
 constexpr int kUsage = 2;
 
-// Prints the usage (made from kCommands and kFlags) to `out`; returns the
-// usage error's exit status.
+// Prints the usage (UsageText of kCommands) to `out`; returns the usage
+// error's exit status.
 int Usage(std::ostream& out = std::cerr);
 
 // Says what is wrong with the command line, then the usage.
 int Usage(absl::string_view why) {
   std::cerr << why << "\n";
   return Usage();
-}
-
-// The flags and operands given to one command.
-struct Flags {
-  std::string key;        // --key, raw 32 bytes.
-  std::string tlog_key;   // --tlog_key: a note verifier key.
-  std::string inclusion;  // --inclusion: a tlog-proof file.
-  std::string out;        // --out: the page `replay html` writes.
-  VerifyOptions::Level level = VerifyOptions::Level::kFull;  // --level.
-  bool allow_unsealed = false;  // --allow_unsealed.
-  bool json = false;            // --json.
-  bool markdown = false;        // --markdown.
-  // --seat_keys: the auditor's roster of seat keys.
-  std::optional<SeatRoster> seat_keys;
-  std::vector<std::string> operands;
-
-  const SeatRoster* roster() const {
-    return seat_keys.has_value() ? &*seat_keys : nullptr;
-  }
-};
-
-// One flag: everything the parser, its errors and the usage know of it.
-struct FlagSpec {
-  absl::string_view name;  // As documented, underscores: "--seat_keys".
-  // What its value is, as the usage names it ("ROSTER"); empty for a flag
-  // that takes no value.
-  absl::string_view value;
-  absl::string_view commands;  // The commands that take it, blank-separated.
-  absl::string_view help;      // Its line in the usage.
-  // Stores `value` (empty for a flag without one) in `flags`; else says
-  // what is wrong with it (the parser puts the flag's name first).
-  absl::Status (*set)(const std::string& value, Flags& flags);
-  // The commands that cannot run without it, blank-separated: the usage
-  // shows it there without brackets.
-  absl::string_view required_by = "";
-};
-
-// The setters of a flag without a value, and of one whose value is kept
-// as given.
-template <bool Flags::*kField>
-absl::Status SetTrue(const std::string&, Flags& flags) {
-  flags.*kField = true;
-  return absl::OkStatus();
-}
-template <std::string Flags::*kField>
-absl::Status SetString(const std::string& value, Flags& flags) {
-  flags.*kField = value;
-  return absl::OkStatus();
-}
-
-// Stores a key argument's `key` in `to`, or returns why there is none.
-absl::Status SetKey(absl::StatusOr<std::string> key, std::string& to) {
-  if (key.ok()) to = *std::move(key);
-  return key.status();
-}
-
-// In the order the usage lists them.
-constexpr FlagSpec kFlags[] = {
-    {"--key", "HEX|FILE", "verify consistency verify-tournament html",
-     "the referee's public key (default: the log's)",
-     [](const std::string& value, Flags& flags) {
-       // HEX, or a file holding it (the referee's DATA_DIR/referee.key.pub).
-       return SetKey(ParseRefereeKeyArgument(value), flags.key);
-     }},
-    {"--allow_unsealed", "", "verify html",
-     "an unsealed prefix (a log cut short) exits 0",
-     SetTrue<&Flags::allow_unsealed>},
-    {"--level", "full|chain", "verify",
-     "chain: no rules replayed (default: full)",
-     [](const std::string& value, Flags& flags) {
-       if (value == "full") {
-         flags.level = VerifyOptions::Level::kFull;
-       } else if (value == "chain") {
-         flags.level = VerifyOptions::Level::kChain;
-       } else {
-         return absl::InvalidArgumentError(
-             absl::StrCat("full or chain, not \"", value, "\""));
-       }
-       return absl::OkStatus();
-     }},
-    {"--seat_keys", "ROSTER", "verify verify-tournament",
-     "every seat a bot of ROSTER, with its key",
-     [](const std::string& value, Flags& flags) {
-       absl::StatusOr<SeatRoster> roster = SeatRoster::ReadFile(value);
-       if (roster.ok()) flags.seat_keys = *std::move(roster);
-       return roster.status();
-     }},
-    {"--inclusion", "FILE.tlog-proof", "verify",
-     "one LOG, in the proof's checkpoint", SetString<&Flags::inclusion>},
-    {"--tlog_key", "VKEY|FILE", "verify consistency verify-tournament",
-     "the transparency log's verifier key",
-     [](const std::string& value, Flags& flags) {
-       // VKEY, or a file holding it (the referee's DATA_DIR/tlog.vkey).
-       return SetKey(ParseVerifierKeyArgument(value), flags.tlog_key);
-     }},
-    {"--out", "FILE", "html", "the page's file (default: LOG with .html)",
-     SetString<&Flags::out>},
-    {"--json", "", "export", "one JSON object per record",
-     SetTrue<&Flags::json>, "export"},
-    {"--markdown", "", "games", "the games as a Markdown table",
-     SetTrue<&Flags::markdown>},
-};
-
-// The flag `given` ("--seat-keys", "--seat_keys") names, or null: a dash
-// and an underscore in a name are one.
-const FlagSpec* FindFlag(std::string given) {
-  std::replace(given.begin() + 2, given.end(), '-', '_');
-  for (const FlagSpec& flag : kFlags) {
-    if (flag.name == given) return &flag;
-  }
-  return nullptr;
-}
-
-// Whether `command` is one of `commands` (blank-separated).
-bool Among(absl::string_view commands, absl::string_view command) {
-  for (absl::string_view one : absl::StrSplit(commands, ' ')) {
-    if (one == command) return true;
-  }
-  return false;
-}
-
-bool Takes(const FlagSpec& flag, absl::string_view command) {
-  return Among(flag.commands, command);
-}
-
-// The flags `command` takes, as an error says them.
-std::string FlagsOf(absl::string_view command) {
-  std::vector<absl::string_view> names;
-  for (const FlagSpec& flag : kFlags) {
-    if (Takes(flag, command)) names.push_back(flag.name);
-  }
-  if (names.empty()) return "no flag";
-  if (names.size() == 1) return absl::StrCat(names[0], " only");
-  return absl::StrJoin(names, ", ");
-}
-
-// Parses `args`, the words after `command` ("--flag value", "--flag=value"
-// or an operand); an error says what is wrong, naming a flag as given. A
-// flag the command does not take is refused, not ignored: it would change
-// nothing, yet look applied.
-absl::StatusOr<Flags> ParseArgs(absl::string_view command,
-                                const std::vector<std::string>& args) {
-  Flags flags;
-  std::vector<const FlagSpec*> given;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& arg = args[i];
-    if (!absl::StartsWith(arg, "--")) {
-      flags.operands.push_back(arg);
-      continue;
-    }
-    const size_t eq = arg.find('=');
-    const std::string name = arg.substr(0, eq);
-    const FlagSpec* flag = FindFlag(name);
-    if (flag == nullptr) {
-      return absl::InvalidArgumentError(absl::StrCat("unknown flag ", name));
-    }
-    if (!Takes(*flag, command)) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("replay ", command, " does not take ", name,
-                       " (it takes ", FlagsOf(command), ")"));
-    }
-    std::string value;
-    if (eq != std::string::npos) {
-      value = arg.substr(eq + 1);
-      if (flag->value.empty()) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            name, " takes no value (got \"", value, "\"); give it alone"));
-      }
-    } else if (!flag->value.empty()) {
-      if (++i == args.size()) {
-        return absl::InvalidArgumentError(absl::StrCat(name, " needs a value"));
-      }
-      value = args[i];
-    }
-    // A value given twice: the last would win silently (a second roster
-    // or referee key the user may think both apply).
-    if (!flag->value.empty() &&
-        std::find(given.begin(), given.end(), flag) != given.end()) {
-      return absl::InvalidArgumentError(absl::StrCat(name, " given twice"));
-    }
-    if (absl::Status status = flag->set(value, flags); !status.ok()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(flag->name, ": ", status.message()));
-    }
-    given.push_back(flag);
-  }
-  // Given together, --key and --tlog_key must name one referee key (a
-  // verifier key holds the key it checks with): else the checkpoint would
-  // be opened with one key and the logs judged with another, or --key
-  // silently ignored (consistency opens checkpoints only).
-  if (!flags.key.empty() && !flags.tlog_key.empty()) {
-    const absl::StatusOr<tlog::NoteVerifier> verifier =
-        tlog::ParseVerifierKey(flags.tlog_key);
-    if (!verifier.ok() || verifier->public_key != flags.key) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("--key and --tlog_key name different referee keys (",
-                       ToHex(flags.key), " and ",
-                       verifier.ok() ? ToHex(verifier->public_key) : "none",
-                       "); give one of them, or both of the same referee"));
-    }
-  }
-  return flags;
 }
 
 // The verdict line's account of the seats that named the header, which
@@ -728,93 +527,41 @@ int Games(const Flags& flags) {
 
 // One command: its usage, and what runs it.
 struct CommandSpec {
-  absl::string_view name;
-  absl::string_view operands;  // After its flags in the usage.
-  absl::string_view about;     // The usage's lines below it, or empty.
+  CommandUsage usage;
   int (*run)(const Flags& flags);
 };
 
 constexpr CommandSpec kCommands[] = {
-    {"verify", "LOG...",
-     "    one line per LOG (several: on every core); --inclusion: one LOG, "
-     "and\n"
-     "    --tlog_key only with it\n",
+    {{"verify", "LOG...",
+      "    one line per LOG (several: on every core); --inclusion: one LOG, "
+      "and\n"
+      "    --tlog_key only with it\n"},
      Verify},
-    {"consistency", "OLD_CHECKPOINT NEW_CHECKPOINT PROOF",
-     "    NEW extends OLD; give --key or --tlog_key\n", Consistency},
-    {"verify-tournament", "DIR",
-     "    every scheduled match present once, genuine, in the checkpoint\n",
+    {{"consistency", "OLD_CHECKPOINT NEW_CHECKPOINT PROOF",
+      "    NEW extends OLD; give --key or --tlog_key\n"},
+     Consistency},
+    {{"verify-tournament", "DIR",
+      "    every scheduled match present once, genuine, in the checkpoint\n"},
      VerifyTournament},
-    {"html", "LOG",
-     "    writes the match viewer, one self-contained HTML page; exit 0 "
-     "genuine,\n"
-     "    1 not genuine (the page says why), 2 usage or I/O error\n",
+    {{"html", "LOG",
+      "    writes the match viewer, one self-contained HTML page; exit 0 "
+      "genuine,\n"
+      "    1 not genuine (the page says why), 2 usage or I/O error\n"},
      Html},
-    {"show", "LOG",
-     "    the verdict (as replay verify without --key), then every turn\n",
+    {{"show", "LOG",
+      "    the verdict (as replay verify without --key), then every turn\n"},
      Show},
-    {"export", "LOG", "    --json, the one format it writes, is required\n",
+    {{"export", "LOG", "    --json, the one format it writes, is required\n"},
      Export},
-    {"games", "", "    the games this build verifies\n", Games},
+    {{"games", "", "    the games this build verifies\n"}, Games},
 };
 
-// `words` joined by blanks into lines of at most 80 columns (a longer word
-// alone), each line after the first starting with `indent`.
-std::string Wrap(const std::vector<std::string>& words,
-                 absl::string_view indent) {
-  std::string text, line = words.front();
-  for (size_t i = 1; i < words.size(); ++i) {
-    if (line.size() + 1 + words[i].size() > 80) {
-      absl::StrAppend(&text, line, "\n");
-      line = absl::StrCat(indent, words[i]);
-    } else {
-      absl::StrAppend(&line, " ", words[i]);
-    }
-  }
-  return absl::StrCat(text, line, "\n");
-}
-
 int Usage(std::ostream& out) {
-  out << "usage:\n";
+  std::vector<CommandUsage> commands;
   for (const CommandSpec& command : kCommands) {
-    std::vector<std::string> words = {absl::StrCat("  replay ", command.name)};
-    for (const FlagSpec& flag : kFlags) {
-      if (!Takes(flag, command.name)) continue;
-      const std::string word =
-          absl::StrCat(flag.name, flag.value.empty() ? "" : " ", flag.value);
-      words.push_back(Among(flag.required_by, command.name)
-                          ? word
-                          : absl::StrCat("[", word, "]"));
-    }
-    if (!command.operands.empty()) words.emplace_back(command.operands);
-    out << Wrap(words, "      ") << command.about;
+    commands.push_back(command.usage);
   }
-  out << "  replay --help\n"
-         "  replay --version\n"
-         "flags: --NAME VALUE or --NAME=VALUE; a - and an _ in NAME are "
-         "one\n"
-         "(--allow-unsealed is --allow_unsealed, --seat-keys is --seat_keys)"
-         "\n";
-  for (const FlagSpec& flag : kFlags) {
-    out << absl::StrFormat(
-        "  %-28s %s\n",
-        absl::StrCat(flag.name, flag.value.empty() ? "" : " ", flag.value),
-        flag.help);
-  }
-  out << "files: a regular file or a pipe (LOG: <(curl URL)), not a "
-         "device or directory;\n"
-         "  several LOGs are verified at once within half this machine's "
-         "memory\n"
-         "  (a larger LOG alone); a proof or checkpoint is at most 1 MiB\n"
-         "  --key, --tlog_key FILE: a regular file or a pipe\n"
-         "    (--key=<(ssh host cat referee.key.pub)), at most 4 KiB\n"
-         "  --seat_keys ROSTER: a line NAME KEY per bot, KEY 64 hex digits "
-         "(its\n"
-         "    public key), a file holding them, or none; # starts a comment; "
-         "a NAME\n"
-         "    with a blank or starting with # or \" in double quotes, C "
-         "escapes inside\n"
-         "    (\"seat 0\", \"#x\", \"a\\\"b\")\n";
+  out << UsageText(commands);
   return kUsage;
 }
 
@@ -835,7 +582,7 @@ int Main(int argc, char** argv) {
   const std::string name = args[0];
   args.erase(args.begin());
   for (const CommandSpec& command : kCommands) {
-    if (command.name != name) continue;
+    if (command.usage.name != name) continue;
     const absl::StatusOr<Flags> flags = ParseArgs(name, args);
     if (!flags.ok()) return Usage(flags.status().message());
     return command.run(*flags);
