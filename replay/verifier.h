@@ -56,9 +56,14 @@ struct Verdict {
   // Why the log is not genuine, or what the unsealed prefix covers
   // ("records 0..N verify (...)"; callers name the kind before it).
   std::string reason;
-  uint64_t records = 0;         // Complete records read.
-  uint64_t signed_records = 0;  // Records covered by the last valid signature.
-  uint64_t moves = 0;           // Actions applied to the game (all seats).
+  uint64_t records = 0;  // Complete records read.
+  // Records covered by the last signature record read (a checkpoint or seal
+  // at index N covers records 0..N-1): by a valid signature when the
+  // verdict is genuine or an unsealed prefix; signature_failed when that
+  // signature does not verify; for a log not genuine for another reason,
+  // a signature not checked.
+  uint64_t signed_records = 0;
+  uint64_t moves = 0;  // Actions applied to the game (all seats).
   // Seats whose seed contribution names this log's header (its hash), and
   // those of them with a key: each of these signed a commitment binding the
   // header, so the referee fixed its seed contribution, the game, options
