@@ -13,12 +13,7 @@
 // Open() copies them back before anything else reads or writes a log.
 //
 // The journal is a directory of numbered files, each "pyramid-journal-1\n",
-// then entries, then zeros to its end:
-//
-//   entry := body_length (u32, little-endian) body SHA-256(body)
-//   body  := offset (u64, little-endian) path_length (u16, little-endian)
-//            path bytes
-//
+// then entries, then zeros to its end (log_journal_format.h is the format).
 // The zeros are written ahead of the entries, a mebibyte at a time, so that
 // an entry overwrites bytes already in the file and most of the journal's
 // fdatasyncs write no metadata (the file's size stays): about half the
@@ -28,7 +23,8 @@
 // syncs the file systems of the logs it names (syncfs) and deletes it, since
 // the logs themselves now hold its bytes durably.
 //
-// Thread-safe.
+// Thread-safe. Open's replay is log_journal_recovery.cc; the writer's and
+// the retirer's threads are log_journal.cc.
 #ifndef PYRAMID_REFEREE_CORE_LOG_JOURNAL_H_
 #define PYRAMID_REFEREE_CORE_LOG_JOURNAL_H_
 
@@ -45,33 +41,10 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "referee/core/log_journal_format.h"
 #include "referee/crypto/bytes.h"
 
 namespace pyramid {
-
-// One entry of a journal file: `bytes` belong at `offset` in the log `path`.
-struct JournalEntry {
-  uint64_t offset = 0;
-  std::string_view path;
-  std::string_view bytes;
-};
-
-// The entries of one journal file's contents, in order, up to the first that
-// does not check (a torn or damaged entry: what a crash while writing
-// leaves). Views into `file`.
-struct ParsedJournal {
-  std::vector<JournalEntry> entries;
-  // Why reading stopped before the end of the file; empty when it did not.
-  std::string stopped;
-  uint64_t stopped_at = 0;  // The byte where it stopped.
-};
-ParsedJournal ParseJournal(std::string_view file);
-
-// Encodes one entry as Commit appends it (for tests and tools).
-std::string EncodeJournalEntry(uint64_t offset, std::string_view path,
-                               std::string_view bytes);
-
-inline constexpr std::string_view kJournalMagic = "pyramid-journal-1\n";
 
 class LogJournal {
  public:

@@ -19,6 +19,7 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "referee/core/log_journal_format.h"
 #include "referee/core/log_sink.h"
 #include "tests/forked_child.h"
 #include "tests/temp_dir.h"

@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "referee/core/log_journal.h"
+#include "referee/core/log_journal_format.h"
 #include "tests/fuzz/fuzz_target.h"
 
 using ::pyramid::fuzz::Check;
