@@ -1,9 +1,14 @@
 #include "tools/tournament/referee_link.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <limits>
 #include <map>
@@ -567,9 +572,11 @@ absl::StatusOr<v1::ListMatchesResponse> RefereeLink::ListMatches(
 }
 
 absl::Status RefereeLink::AwaitEnd(const std::string& match_id,
-                                   const v1::ClockSettings& clocks) {
-  absl::Status status = embedded_ != nullptr ? AwaitEmbedded(match_id)
-                                             : AwaitRemote(match_id, clocks);
+                                   const v1::ClockSettings& clocks,
+                                   const v1::GameConfig& game, int seats) {
+  absl::Status status = embedded_ != nullptr
+                            ? AwaitEmbedded(match_id)
+                            : AwaitRemote(match_id, clocks, game, seats);
   // Over, or no longer waited for: its place is free for the link's next
   // match (a match abandoned at an interruption starts none). Only an end
   // seen is the tournament's progress.
@@ -608,7 +615,83 @@ absl::Duration BankAt(const v1::ClockSettings& clocks, uint64_t decision) {
          absl::Milliseconds(clocks.time_bank_increment_ms()) * earned;
 }
 
+// a * b, or the largest uint64_t when that is beyond it.
+uint64_t SaturatingProduct(uint64_t a, uint64_t b) {
+  uint64_t product = 0;
+  return __builtin_mul_overflow(a, b, &product)
+             ? std::numeric_limits<uint64_t>::max()
+             : product;
+}
+
+// "a match of GAME for N seats under its rules and the options asked",
+// for the messages of a stream beyond the game's bounds.
+std::string MatchOf(const v1::GameConfig& game, int seats) {
+  return absl::StrCat("a match of ", game.game(), " for ", seats,
+                      " seats under its rules and the options asked");
+}
+
 }  // namespace
+
+std::optional<uint64_t> RefereeLink::MaxMoves(const v1::GameConfig& game,
+                                              int seats) {
+  if (seats < 1) return std::nullopt;
+  const uint64_t n = static_cast<uint64_t>(seats);
+  // Each bound counts every move the rules page lets a match make under
+  // the options; none relies on a player's choice or on the referee's
+  // word. Options the referee refuses (out of their range) are never
+  // played; an option left at 0 or absent is taken at its default.
+  if (game.game() == "rock_paper_pyramid") {
+    // A round is one simultaneous decision; 9 rounds, 10 with red.
+    return game.rock_paper_pyramid().red() ? 10 : 9;
+  }
+  if (game.game() == "pyramid_shambo") {
+    // Every throw counts toward max_throws (ties included), and a turn
+    // has a throw for its one challenge; a decided throw has one fee
+    // payment. So at most a challenge, a throw and a fee per throw; and a
+    // knock-out (at most seats - 1 eliminations) has at most seats - 2
+    // bonus payments.
+    const v1::PyramidShamboOptions& options = game.pyramid_shambo();
+    const uint64_t throws = options.has_max_throws() && options.max_throws() > 0
+                                ? options.max_throws()
+                                : 10000;
+    return 3 * throws + (n - 1) * (n > 1 ? n - 2 : 0);
+  }
+  if (game.game() == "flaming_pyramids") {
+    // A turn is one placement, then falls (the only other decisions). A
+    // fall lowers one tile by a row, and nothing raises one; after mayhem
+    // every tile above row 0 rests on a tile of the row below (else it
+    // falls), so a placement's row r needs a tile on each row below it:
+    // r <= 44 of the 45 tiles. Each placement thus adds at most 44 falls.
+    const uint32_t turns = game.flaming_pyramids().max_turns();
+    return (turns > 0 ? uint64_t{turns} : 2000) * 45;
+  }
+  if (game.game() == "pyramid_scheme") {
+    // A turn (counted as it starts, up to max_turns) has two actions and
+    // one end of turn. Beyond those, each decision spends or follows
+    // something the game holds only so much of: a Victim enters a pyramid
+    // once (64), so flip windows (their stop) are at most 64; a card
+    // flips once while in a pyramid, and Police are placed at most
+    // 6 goals x 3 seats = 18 times, so flips are at most 64 + 4 Founders
+    // + 18 Police = 86; a reward (its target) follows a flip (86); a
+    // token use spends a token, one of the 4 seats' starting reset tokens
+    // or one a reward gave (4 + 86); and Police placements are at most 18.
+    const uint32_t turns = game.pyramid_scheme().max_turns();
+    return (turns > 0 ? uint64_t{turns} : 500) * 3 + 64 + 86 + 86 + 90 + 18;
+  }
+  return std::nullopt;
+}
+
+uint64_t RefereeLink::MaxWatchEvents(uint64_t moves, int seats) {
+  const uint64_t per_decision =
+      2 + 2 * static_cast<uint64_t>(std::max(seats, 0));
+  const uint64_t decisions =
+      moves == std::numeric_limits<uint64_t>::max() ? moves : moves + 1;
+  const uint64_t events = SaturatingProduct(decisions, per_decision);
+  // The match, its snapshot and the outcome; then twice all of it.
+  return SaturatingProduct(
+      events > std::numeric_limits<uint64_t>::max() - 3 ? events : events + 3,
+      2);
+}
 
 absl::Duration RefereeLink::SilenceLimit(const v1::ClockSettings& clocks,
                                          uint64_t decision,
@@ -624,18 +707,37 @@ absl::Duration RefereeLink::SilenceLimit(const v1::ClockSettings& clocks,
 // again by match id when the connection is lost. The stream carries the
 // admin token: a referee started with --public_watch=false answers only
 // token holders. A stream with no event for longer than the match's clocks
-// allow (SilenceLimit) is cancelled by the watchdog and ends the wait.
+// allow (SilenceLimit) is cancelled by the watchdog and ends the wait; so
+// does one that goes beyond the game's bounds (MaxMoves, MaxWatchEvents),
+// cancelled here.
 absl::Status RefereeLink::AwaitRemote(const std::string& match_id,
-                                      const v1::ClockSettings& clocks) {
+                                      const v1::ClockSettings& clocks,
+                                      const v1::GameConfig& game, int seats) {
+  const std::optional<uint64_t> moves = MaxMoves(game, seats);
+  const uint64_t max_decision =
+      moves.value_or(std::numeric_limits<uint64_t>::max());
+  const uint64_t max_events = moves.has_value()
+                                  ? MaxWatchEvents(*moves, seats)
+                                  : std::numeric_limits<uint64_t>::max();
   grpc::Status status;
   std::string broken;
-  uint64_t decision = 0;  // The latest the referee said is open.
+  // The latest decision the referee said is open, never beyond
+  // max_decision: a decision beyond it ends the wait before it counts.
+  // The silence limit grows with it (a bank earns an increment per
+  // decision), and the referee could otherwise claim any number once, in
+  // one event, to be given a limit of ages; the game's bound is one it
+  // cannot move, since the runner chose the options. (Nor do the clocks
+  // cap a bank, and the decisions seen are no bound: a stream begun after
+  // an outage starts from a snapshot of a later decision.)
+  uint64_t decision = 0;
   absl::Duration limit = SilenceLimit(clocks, decision, silence_margin_);
   bool silenced = false;
+  std::string beyond;     // How the referee went beyond the game's bounds.
   bool answered = false;  // This attempt's stream showed the match going on.
   const grpc::Status retried = Retrying(
       [&](grpc::ClientContext& context) {
         answered = false;
+        uint64_t events = 0;  // Of this stream: each begins anew.
         {
           absl::MutexLock lock(&mu_);
           if (cancelled_.load()) return grpc::Status::CANCELLED;
@@ -656,16 +758,36 @@ absl::Status RefereeLink::AwaitRemote(const std::string& match_id,
           if (event.has_match() && event.match().status() == v1::MATCH_BROKEN) {
             broken = PrintableText(event.match().broken_reason());
           }
+          uint64_t opened = 0;
           if (event.has_decision()) {
-            decision = std::max(decision, event.decision().decision_id());
+            opened = event.decision().decision_id();
           } else if (event.has_snapshot() && event.snapshot().has_decision()) {
-            decision =
-                std::max(decision, event.snapshot().decision().decision_id());
+            opened = event.snapshot().decision().decision_id();
           }
+          if (++events > max_events) {
+            beyond = absl::StrCat(
+                "sent more than ", max_events, " events about match ", match_id,
+                " on one Watch stream, the most one stream of ",
+                MatchOf(game, seats), " carries");
+          } else if (opened > max_decision) {
+            beyond = absl::StrCat("opened decision ", opened, " of match ",
+                                  match_id, ", beyond decision ", max_decision,
+                                  ", the last of ", MatchOf(game, seats));
+          }
+          if (!beyond.empty()) {
+            context.TryCancel();
+            break;
+          }
+          decision = std::max(decision, opened);
           limit = SilenceLimit(clocks, decision, silence_margin_);
           if (bounded) watchdog_->Heard(&context, limit);
         }
         status = reader->Finish();
+        // Not a lost connection, to be watched again: the referee is not
+        // playing the match.
+        if (!beyond.empty()) {
+          status = grpc::Status(grpc::StatusCode::OUT_OF_RANGE, "beyond");
+        }
         if (bounded && watchdog_->Remove(&context) && !status.ok()) {
           // Not a lost connection, to be watched again: the referee is not
           // playing the match.
@@ -692,6 +814,12 @@ absl::Status RefereeLink::AwaitRemote(const std::string& match_id,
         ", + ", absl::FormatDuration(silence_margin_),
         " for the referee's own delays): it is not playing the match; not "
         "waiting for its end"));
+  }
+  if (!beyond.empty()) {
+    return absl::OutOfRangeError(
+        absl::StrCat("the referee at ", address_, " ", beyond, " (", *moves,
+                     " moves after the seed decision at most): it is not "
+                     "playing the match; not waiting for its end"));
   }
   if (!status.ok()) return FromGrpc(status, "watching");
   if (!broken.empty()) {
@@ -759,37 +887,42 @@ std::string RefereeLink::LogFileName(const std::string& game,
   return absl::StrCat(game, "-", match_id, ".pyrlog");
 }
 
-absl::StatusOr<std::string> RefereeLink::GetLog(const std::string& match_id) {
+absl::Status RefereeLink::DownloadLog(const std::string& match_id,
+                                      const LogChunks& chunks) {
   if (embedded_ != nullptr) {
     return absl::FailedPreconditionError(
         "the embedded referee keeps no logs but those in its log directory");
   }
   v1::GetLogRequest request;
   request.set_match_id(match_id);
-  std::string bytes;
   bool too_long = false;
   bool stalled = false;
+  absl::Status kept;  // The error of `chunks`, which ended the download.
   grpc::Status status = Retrying([&](grpc::ClientContext& context) {
     auto reader = stub_->GetLog(&context, request);
     watchdog_->Add(&context, log_stall_limit_);
-    bytes.clear();
+    kept = chunks.restart();
+    uint64_t received = 0;
     v1::LogChunk chunk;
-    while (reader->Read(&chunk)) {
+    while (kept.ok() && reader->Read(&chunk)) {
       watchdog_->Heard(&context, log_stall_limit_);
-      if (chunk.data().size() > max_log_bytes_ - bytes.size()) {
+      if (chunk.data().size() > max_log_bytes_ - received) {
         too_long = true;
-        context.TryCancel();
         break;
       }
-      bytes += chunk.data();
+      received += chunk.data().size();
+      kept = chunks.append(chunk.data());
     }
+    if (too_long || !kept.ok()) context.TryCancel();
     const grpc::Status finished = reader->Finish();
     stalled = watchdog_->Remove(&context) && !finished.ok();
-    // Neither is a lost connection, to be fetched again.
+    // None is a lost connection, to be fetched again.
+    if (!kept.ok()) return grpc::Status(grpc::StatusCode::INTERNAL, "");
     if (too_long) return grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED, "");
     if (stalled) return grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED, "");
     return finished;
   });
+  if (!kept.ok()) return kept;
   if (too_long) {
     return absl::ResourceExhaustedError(absl::StrCat(
         "fetching the log: the referee at ", address_, " sent more than ",
@@ -803,18 +936,104 @@ absl::StatusOr<std::string> RefereeLink::GetLog(const std::string& match_id) {
                      absl::FormatDuration(log_stall_limit_), "; not fetched"));
   }
   if (!status.ok()) return FromGrpc(status, "fetching the log");
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> RefereeLink::GetLog(const std::string& match_id) {
+  std::string bytes;
+  const absl::Status status =
+      DownloadLog(match_id, {.restart =
+                                 [&] {
+                                   bytes.clear();
+                                   return absl::OkStatus();
+                                 },
+                             .append =
+                                 [&](std::string_view chunk) {
+                                   bytes.append(chunk);
+                                   return absl::OkStatus();
+                                 }});
+  if (!status.ok()) return status;
   return bytes;
 }
+
+namespace {
+
+// A file written as it comes, to PATH.tmp, and made PATH only once whole:
+// synced, renamed over PATH and the directory synced (WriteFileAtomically's
+// guarantees). PATH.tmp goes unless Commit renamed it.
+class IncomingFile {
+ public:
+  explicit IncomingFile(std::string path)
+      : path_(std::move(path)), tmp_(path_ + ".tmp") {}
+  IncomingFile(const IncomingFile&) = delete;
+  IncomingFile& operator=(const IncomingFile&) = delete;
+  ~IncomingFile() {
+    if (fd_ >= 0) close(fd_);
+    if (!committed_) unlink(tmp_.c_str());
+  }
+
+  // Empties PATH.tmp (creating it, mode 0644, the first time).
+  absl::Status Restart() {
+    if (fd_ < 0) {
+      fd_ = open(tmp_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+      if (fd_ < 0) return Error("cannot create ", tmp_);
+      return absl::OkStatus();
+    }
+    if (ftruncate(fd_, 0) != 0 || lseek(fd_, 0, SEEK_SET) != 0) {
+      return Error("cannot empty ", tmp_);
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status Append(std::string_view bytes) {
+    while (!bytes.empty()) {
+      const ssize_t n = write(fd_, bytes.data(), bytes.size());
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return Error("cannot write ", tmp_);
+      bytes.remove_prefix(static_cast<size_t>(n));
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status Commit() {
+    if (fsync(fd_) != 0) return Error("cannot sync ", tmp_);
+    if (close(std::exchange(fd_, -1)) != 0) return Error("cannot write ", tmp_);
+    if (rename(tmp_.c_str(), path_.c_str()) != 0) {
+      return Error("cannot write ", path_);
+    }
+    committed_ = true;
+    return SyncDirectory(DirectoryOf(path_));
+  }
+
+ private:
+  static absl::Status Error(const char* what, const std::string& path) {
+    return absl::InternalError(
+        absl::StrCat(what, path, ": ", std::strerror(errno)));
+  }
+
+  const std::string path_;
+  const std::string tmp_;
+  int fd_ = -1;
+  bool committed_ = false;
+};
+
+}  // namespace
 
 absl::Status RefereeLink::FetchLog(const std::string& match_id,
                                    const std::string& dir,
                                    const std::string& file) {
   if (embedded_ != nullptr) return absl::OkStatus();
-  absl::StatusOr<std::string> bytes = GetLog(match_id);
-  if (!bytes.ok()) return bytes.status();
+  IncomingFile incoming((std::filesystem::path(dir) / file).string());
+  if (absl::Status s = DownloadLog(
+          match_id,
+          {.restart = [&] { return incoming.Restart(); },
+           .append =
+               [&](std::string_view chunk) { return incoming.Append(chunk); }});
+      !s.ok()) {
+    return s;
+  }
   // Synced, with its directory, before the journal line that names it.
-  return WriteFileAtomically((std::filesystem::path(dir) / file).string(),
-                             *bytes);
+  return incoming.Commit();
 }
 
 std::optional<std::string> WrongRefereeKey(const Verdict& verdict,

@@ -15,6 +15,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
@@ -129,17 +130,53 @@ class RefereeLink {
 
   // Blocks until the match is over. CANCELLED once Cancel() is called, or
   // when an interruption ends a wait to watch it again (SetRetryHooks).
-  // `clocks` are those the match was created with (CreateMatchRequest's):
-  // a running referee that sends no event of the match's Watch stream for
-  // longer than any decision may take under them (SilenceLimit) is not
+  // `clocks`, `game` and `seats` are what the match was created with
+  // (CreateMatchRequest's clocks, game and number of seats).
+  //
+  // A running referee that sends no event of the match's Watch stream for
+  // longer than any decision may take under `clocks` (SilenceLimit) is not
   // playing it, and the wait ends with DEADLINE_EXCEEDED ("the referee at
   // ADDRESS sent nothing about match M for ..."), the stream cancelled.
   // Clocks that leave a phase without a deadline, or all zero (the
   // referee's defaults, which the runner does not know), set no such
-  // limit. However it ends, a match this link created no longer holds one
-  // of its places (CreateMatch).
-  absl::Status AwaitEnd(const std::string& match_id,
-                        const referee::v1::ClockSettings& clocks);
+  // limit.
+  //
+  // Nor is one playing it that goes beyond what the game's rules allow a
+  // match under `game`'s options for `seats` seats (MaxMoves): a stream
+  // that opens a decision beyond the last such a match can have, or sends
+  // more events than one Watch stream of such a match carries
+  // (MaxWatchEvents), is cancelled and the wait ends with OUT_OF_RANGE
+  // ("the referee at ADDRESS ..."), naming the bound. A game whose rules
+  // bound nothing (none today; an empty `game` or `seats` 0) sets no such
+  // bound.
+  //
+  // However it ends, a match this link created no longer holds one of its
+  // places (CreateMatch).
+  absl::Status AwaitEnd(
+      const std::string& match_id, const referee::v1::ClockSettings& clocks,
+      const referee::v1::GameConfig& game = referee::v1::GameConfig(),
+      int seats = 0);
+
+  // The most moves (decisions asked after the seed decision, and moves the
+  // referee applies without asking) a match of `game` (its id and options)
+  // for `seats` seats can make under its rules (../shared/rules); nullopt
+  // for a game whose rules the link knows no bound of, or `seats` < 1.
+  // Decision ids count from the seed's 0 without gaps, and every asked
+  // decision is a move, so no decision of such a match is numbered beyond
+  // it. Each bound, and why it holds, is in referee_link.cc.
+  static std::optional<uint64_t> MaxMoves(const referee::v1::GameConfig& game,
+                                          int seats);
+  // The most events one Watch stream of a match of `moves` moves for
+  // `seats` seats carries from a referee that plays it: its match and
+  // snapshot; per decision (the seed's and `moves` more at most) its
+  // opening, a commit and a fault per seat, and the move's delta; the
+  // outcome; and as many snapshots again at most, since a snapshot sent to
+  // a watcher that fell behind replaces at least one of those (and the
+  // faults and the end it replaced follow it). A stream that restarts
+  // (a re-watch after an outage or the referee's restart) begins anew
+  // from a snapshot of the match as it is: each stream is counted alone.
+  // Saturates at the largest uint64_t.
+  static uint64_t MaxWatchEvents(uint64_t moves, int seats);
 
   // The longest a referee playing a match under `clocks` may go without a
   // Watch event while decision `decision` (the latest it said opened) is
@@ -150,7 +187,9 @@ class RefereeLink {
   // decision it reopens has its whole deadline again (docs/durability.md),
   // so the limit counts from the last event of the stream watched. Infinite
   // when the commit or the reveal timeout is 0 (no deadline: a seat may
-  // take as long as it likes).
+  // take as long as it likes). AwaitEnd passes the decision the referee
+  // said only up to the game's bound (MaxMoves), since the referee could
+  // claim any number once to be given a limit of ages.
   static absl::Duration SilenceLimit(const referee::v1::ClockSettings& clocks,
                                      uint64_t decision, absl::Duration margin);
   // SilenceLimit's margin: the referee's delays beyond the clocks (its
@@ -161,9 +200,13 @@ class RefereeLink {
 
   // Makes the finished match's log available at `dir`/`file` (fetching it
   // with GetLog from a remote referee; the embedded one wrote it there).
-  // A fetched log is written whole and synced, with its directory
-  // (WriteFileAtomically), so that it is durable before the journal line
-  // that names it.
+  // A fetched log is written to `file`.tmp in `dir` as its chunks come (so
+  // the runner holds one chunk at a time, whatever the log's length; a
+  // download that starts again after a lost connection starts the file
+  // again), then synced, renamed to `file` and the directory synced, as
+  // WriteFileAtomically does: durable before the journal line that names
+  // it, and no `file` at all unless it came whole. A download that fails
+  // (GetLog's refusals below, a write that fails) leaves no `file`.tmp.
   absl::Status FetchLog(const std::string& match_id, const std::string& dir,
                         const std::string& file);
 
@@ -174,6 +217,7 @@ class RefereeLink {
   // and fails with RESOURCE_EXHAUSTED naming the cap, having held no more
   // than it. One that sends no chunk for kLogStallLimit is not sending it
   // either: the call is cancelled and fails with DEADLINE_EXCEEDED.
+  // FetchLog's download is the same call, with the same refusals.
   absl::StatusOr<std::string> GetLog(const std::string& match_id);
   // As long as a referee's own --log_stall_timeout_s lets a reader take
   // nothing of a log it sends.
@@ -186,7 +230,8 @@ class RefereeLink {
   // throws), while a log under the default options is some MiB (ten seats
   // of Pyramid Shambo log about 0.5 KB a decision, and play at most 10,000
   // throws). 256 MiB leaves room for long options and keeps a referee that
-  // streams without end from filling the runner's memory.
+  // streams without end from filling the runner's memory (GetLog) or its
+  // disk (FetchLog).
   static constexpr uint64_t kMaxLogBytes = uint64_t{256} << 20;
   uint64_t max_log_bytes() const { return max_log_bytes_; }
   // Another cap than kMaxLogBytes (at least 1 byte).
@@ -236,10 +281,23 @@ class RefereeLink {
  private:
   class SilenceWatchdog;
 
+  // Where GetLog's chunks go: `restart` at the start of each attempt (a
+  // download broken by a lost connection starts again), then `append` with
+  // each chunk in order; an error from either ends the download with it.
+  struct LogChunks {
+    std::function<absl::Status()> restart;
+    std::function<absl::Status(std::string_view)> append;
+  };
+
   RefereeLink();
   absl::Status AwaitEmbedded(const std::string& match_id);
   absl::Status AwaitRemote(const std::string& match_id,
-                           const referee::v1::ClockSettings& clocks);
+                           const referee::v1::ClockSettings& clocks,
+                           const referee::v1::GameConfig& game, int seats);
+  // GetLog's download into `chunks`, with its cap, its stall limit and its
+  // retries (GetLog).
+  absl::Status DownloadLog(const std::string& match_id,
+                           const LogChunks& chunks);
   // Adds the admin token to `context`'s metadata.
   void Authorize(grpc::ClientContext& context) const;
   // Calls `call` with a new context carrying the admin token until it

@@ -30,7 +30,9 @@
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
 #include "pyramid/referee/v1/referee_service.grpc.pb.h"
+#include "referee/core/log_sink.h"
 #include "referee/crypto/ed25519.h"
+#include "referee/games/registry.h"
 #include "referee/service/grpc_status.h"
 #include "replay/verifier.h"
 #include "tests/temp_dir.h"
@@ -336,11 +338,13 @@ v1::ClockSettings ShortClocks() {
 // the machine): a wait that never ends fails the test instead of hanging
 // it.
 absl::Status AwaitEndOrAlarm(RefereeLink& link, const std::string& match_id,
-                             const v1::ClockSettings& clocks) {
+                             const v1::ClockSettings& clocks,
+                             const v1::GameConfig& game = v1::GameConfig(),
+                             int seats = 0) {
   absl::Notification done;
   absl::Status status;
   std::thread waiter([&] {
-    status = link.AwaitEnd(match_id, clocks);
+    status = link.AwaitEnd(match_id, clocks, game, seats);
     done.Notify();
   });
   if (!done.WaitForNotificationWithTimeout(absl::Minutes(2))) {
@@ -671,6 +675,8 @@ TEST(RefereeLinkTest, ALogBeyondTheCapIsRefused) {
   EXPECT_EQ(rig.link().FetchLog("m1", dir.path(), "m1.pyrlog").code(),
             absl::StatusCode::kResourceExhausted);
   EXPECT_FALSE(std::filesystem::exists(dir.File("m1.pyrlog")));
+  // Nor is what came of it left beside.
+  EXPECT_FALSE(std::filesystem::exists(dir.File("m1.pyrlog.tmp")));
 }
 
 TEST(RefereeLinkTest, ALogOfTheCapExactlyIsFetched) {
@@ -681,6 +687,268 @@ TEST(RefereeLinkTest, ALogOfTheCapExactlyIsFetched) {
   const absl::StatusOr<std::string> log = rig.link().GetLog("m1");
   ASSERT_TRUE(log.ok()) << log.status();
   EXPECT_EQ(log->size(), uint64_t{1} << 20);
+}
+
+// A referee whose GetLog sends `before` chunks of 64 KiB of 'a', waits
+// until the test lets it go on, then sends `after` more and ends.
+class HeldLogReferee final : public v1::Referee::Service {
+ public:
+  HeldLogReferee(int before, int after) : before_(before), after_(after) {}
+
+  grpc::Status GetLog(grpc::ServerContext* context, const v1::GetLogRequest*,
+                      grpc::ServerWriter<v1::LogChunk>* writer) override {
+    v1::LogChunk chunk;
+    chunk.set_data(std::string(kChunk, 'a'));
+    for (int i = 0; i < before_; ++i) writer->Write(chunk);
+    while (!go_on_.WaitForNotificationWithTimeout(absl::Milliseconds(10))) {
+      if (context->IsCancelled()) return grpc::Status::OK;
+    }
+    for (int i = 0; i < after_; ++i) writer->Write(chunk);
+    return grpc::Status::OK;
+  }
+
+  void GoOn() { go_on_.Notify(); }
+
+  static constexpr size_t kChunk = 64 << 10;
+
+ private:
+  const int before_;
+  const int after_;
+  absl::Notification go_on_;
+};
+
+// The size of the file `path`, or -1 when there is none.
+int64_t SizeOf(const std::string& path) {
+  std::error_code error;
+  const uintmax_t size = std::filesystem::file_size(path, error);
+  return error ? -1 : static_cast<int64_t>(size);
+}
+
+// A fetched log goes to its file as its chunks come, not held whole in
+// memory first (up to the cap, 256 MiB): while the referee holds the rest,
+// what came is in FILE.tmp, and FILE is not there until the log came
+// whole.
+TEST(RefereeLinkTest, AFetchedLogIsWrittenAsItComes) {
+  HeldLogReferee referee(4, 4);
+  FakeRefereeRig rig(referee);
+  ASSERT_NO_FATAL_FAILURE(rig.Start(absl::Minutes(1)));
+  TempDir dir("referee-link-logs");
+  ASSERT_TRUE(dir.ok());
+  absl::Status fetched;
+  std::thread fetch(
+      [&] { fetched = rig.link().FetchLog("m1", dir.path(), "m1.pyrlog"); });
+  const std::string tmp = dir.File("m1.pyrlog.tmp");
+  const int64_t before = 4 * HeldLogReferee::kChunk;
+  const absl::Time alarm = absl::Now() + absl::Minutes(2);
+  while (SizeOf(tmp) != before && absl::Now() < alarm) {
+    absl::SleepFor(absl::Milliseconds(10));
+  }
+  EXPECT_EQ(SizeOf(tmp), before) << "what came is not in " << tmp;
+  EXPECT_FALSE(std::filesystem::exists(dir.File("m1.pyrlog")));
+  referee.GoOn();
+  fetch.join();
+  ASSERT_TRUE(fetched.ok()) << fetched;
+  EXPECT_EQ(SizeOf(dir.File("m1.pyrlog")), 2 * before);
+  EXPECT_FALSE(std::filesystem::exists(tmp));
+}
+
+// A referee whose first GetLog sends three chunks of 'a' then breaks
+// (UNAVAILABLE, as a restart does), and whose next sends two of 'b'.
+class BrokenLogReferee final : public v1::Referee::Service {
+ public:
+  grpc::Status GetLog(grpc::ServerContext*, const v1::GetLogRequest*,
+                      grpc::ServerWriter<v1::LogChunk>* writer) override {
+    const bool first = calls_.fetch_add(1) == 0;
+    v1::LogChunk chunk;
+    chunk.set_data(std::string(1000, first ? 'a' : 'b'));
+    for (int i = 0; i < (first ? 3 : 2); ++i) writer->Write(chunk);
+    if (first) return grpc::Status(grpc::StatusCode::UNAVAILABLE, "restarting");
+    return grpc::Status::OK;
+  }
+
+ private:
+  std::atomic<int> calls_{0};
+};
+
+// A download that breaks starts the file again: the log is the second
+// download's, with nothing of the first.
+TEST(RefereeLinkTest, ABrokenDownloadStartsTheFileAgain) {
+  BrokenLogReferee referee;
+  FakeRefereeRig rig(referee);
+  ASSERT_NO_FATAL_FAILURE(rig.Start(absl::Minutes(1)));
+  TempDir dir("referee-link-logs");
+  ASSERT_TRUE(dir.ok());
+  const absl::Status fetched =
+      rig.link().FetchLog("m1", dir.path(), "m1.pyrlog");
+  ASSERT_TRUE(fetched.ok()) << fetched;
+  absl::StatusOr<std::string> log = ReadFileToString(dir.File("m1.pyrlog"));
+  ASSERT_TRUE(log.ok()) << log.status();
+  EXPECT_EQ(*log, std::string(2000, 'b'));
+  EXPECT_FALSE(std::filesystem::exists(dir.File("m1.pyrlog.tmp")));
+}
+
+// A game config of `game` with no options set.
+v1::GameConfig Game(const std::string& game) {
+  v1::GameConfig config;
+  config.set_game(game);
+  return config;
+}
+
+// A referee that answers a Watch with the match, then opens decision
+// `decision`, then sends nothing until the watcher goes.
+class ClaimingReferee final : public v1::Referee::Service {
+ public:
+  explicit ClaimingReferee(uint64_t decision) : decision_(decision) {}
+
+  grpc::Status Watch(grpc::ServerContext* context,
+                     const v1::WatchRequest* request,
+                     grpc::ServerWriter<v1::WatchEvent>* writer) override {
+    v1::WatchEvent event;
+    event.mutable_match()->set_match_id(request->match_id());
+    event.mutable_match()->set_status(v1::MATCH_RUNNING);
+    writer->Write(event);
+    event.mutable_decision()->set_decision_id(decision_);
+    writer->Write(event);
+    while (!context->IsCancelled()) absl::SleepFor(absl::Milliseconds(10));
+    return grpc::Status::OK;
+  }
+
+ private:
+  const uint64_t decision_;
+};
+
+// A referee that claims a decision number no match of the game reaches,
+// once, is not given the silence limit of that many bank increments (a
+// limit of ages, for a stream then silent): the claim itself ends the wait,
+// naming the bound.
+TEST(RefereeLinkTest, AClaimedDecisionBeyondTheRulesEndsTheWait) {
+  ClaimingReferee referee(uint64_t{1} << 40);
+  FakeRefereeRig rig(referee);
+  ASSERT_NO_FATAL_FAILURE(rig.Start(absl::Minutes(1)));
+  rig.link().SetSilenceMargin(absl::Milliseconds(200));
+  v1::ClockSettings clocks = ShortClocks();
+  clocks.set_time_bank_ms(100);
+  clocks.set_time_bank_increment_ms(1000);
+  v1::GameConfig game = Game("pyramid_shambo");
+  game.mutable_pyramid_shambo()->set_max_throws(5);
+  const absl::Status status =
+      AwaitEndOrAlarm(rig.link(), "m1", clocks, game, 2);
+  EXPECT_EQ(status.code(), absl::StatusCode::kOutOfRange) << status;
+  EXPECT_EQ(status.message(),
+            absl::StrCat("the referee at ", rig.link().address(),
+                         " opened decision 1099511627776 of match m1, beyond "
+                         "decision 15, the last of a match of pyramid_shambo "
+                         "for 2 seats under its rules and the options asked "
+                         "(15 moves after the seed decision at most): it is "
+                         "not playing the match; not waiting for its end"));
+}
+
+// A referee that sends events without end, never ending the match (nor
+// silent for long) is cut at the most one stream of the match carries.
+TEST(RefereeLinkTest, EventsWithoutEndAreCutAtTheGamesBound) {
+  BusyReferee referee(absl::Milliseconds(1), absl::Hours(1));
+  FakeRefereeRig rig(referee);
+  ASSERT_NO_FATAL_FAILURE(rig.Start(absl::Minutes(1)));
+  const absl::Status status = AwaitEndOrAlarm(rig.link(), "m1", ShortClocks(),
+                                              Game("rock_paper_pyramid"), 3);
+  EXPECT_EQ(status.code(), absl::StatusCode::kOutOfRange) << status;
+  // 9 rounds and the seed, each of 1 + 3 + 3 + 1 events; the match, its
+  // snapshot and the outcome; twice.
+  EXPECT_EQ(status.message(),
+            absl::StrCat("the referee at ", rig.link().address(),
+                         " sent more than 166 events about match m1 on one "
+                         "Watch stream, the most one stream of a match of "
+                         "rock_paper_pyramid for 3 seats under its rules and "
+                         "the options asked carries (9 moves after the seed "
+                         "decision at most): it is not playing the match; "
+                         "not waiting for its end"));
+}
+
+// A referee whose every Watch stream sends the match, its snapshot and
+// `events` commits; the first then breaks (UNAVAILABLE), the next ends the
+// match.
+class ResendingReferee final : public v1::Referee::Service {
+ public:
+  explicit ResendingReferee(int events) : events_(events) {}
+
+  grpc::Status Watch(grpc::ServerContext*, const v1::WatchRequest* request,
+                     grpc::ServerWriter<v1::WatchEvent>* writer) override {
+    v1::WatchEvent event;
+    event.mutable_match()->set_match_id(request->match_id());
+    event.mutable_match()->set_status(v1::MATCH_RUNNING);
+    writer->Write(event);
+    event.mutable_snapshot()->mutable_decision()->set_decision_id(1);
+    writer->Write(event);
+    event.mutable_commit()->set_decision_id(1);
+    for (int i = 0; i < events_; ++i) writer->Write(event);
+    if (watches_.fetch_add(1) == 0) {
+      return grpc::Status(grpc::StatusCode::UNAVAILABLE, "restarting");
+    }
+    return grpc::Status::OK;
+  }
+
+  int watches() const { return watches_.load(); }
+
+ private:
+  const int events_;
+  std::atomic<int> watches_{0};
+};
+
+// Each stream is counted alone: a stream watched again after an outage
+// begins anew, and what it sends again is not counted twice against the
+// bound (166 for three seats of Rock, Paper, Pyramid!).
+TEST(RefereeLinkTest, AStreamWatchedAgainIsCountedAnew) {
+  ResendingReferee referee(160);
+  FakeRefereeRig rig(referee);
+  ASSERT_NO_FATAL_FAILURE(rig.Start(absl::Minutes(1)));
+  const absl::Status status = AwaitEndOrAlarm(rig.link(), "m1", ShortClocks(),
+                                              Game("rock_paper_pyramid"), 3);
+  EXPECT_TRUE(status.ok()) << status;
+  EXPECT_EQ(referee.watches(), 2);
+}
+
+TEST(RefereeLinkTest, TheGamesBoundTheirMoves) {
+  EXPECT_EQ(RefereeLink::MaxMoves(Game("rock_paper_pyramid"), 3), 9u);
+  v1::GameConfig game = Game("rock_paper_pyramid");
+  game.mutable_rock_paper_pyramid()->set_red(true);
+  EXPECT_EQ(RefereeLink::MaxMoves(game, 3), 10u);
+  // A challenge, a throw and a fee per throw; 9 knock-outs of 8 bonus
+  // payments at most.
+  EXPECT_EQ(RefereeLink::MaxMoves(Game("pyramid_shambo"), 10),
+            3u * 10000 + 9 * 8);
+  game = Game("pyramid_shambo");
+  game.mutable_pyramid_shambo()->set_max_throws(4294967295u);
+  EXPECT_EQ(RefereeLink::MaxMoves(game, 2), uint64_t{3} * 4294967295u);
+  // A placement and 44 falls at most per turn.
+  EXPECT_EQ(RefereeLink::MaxMoves(Game("flaming_pyramids"), 4), 2000u * 45);
+  game = Game("flaming_pyramids");
+  game.mutable_flaming_pyramids()->set_max_turns(7);
+  EXPECT_EQ(RefereeLink::MaxMoves(game, 2), 7u * 45);
+  // Three per turn, and what the game's cards and tokens allow besides.
+  EXPECT_EQ(RefereeLink::MaxMoves(Game("pyramid_scheme"), 4), 3u * 500 + 344);
+  // Unknown: no bound.
+  EXPECT_EQ(RefereeLink::MaxMoves(Game("tic_tac_toe"), 2), std::nullopt);
+  EXPECT_EQ(RefereeLink::MaxMoves(Game("pyramid_shambo"), 0), std::nullopt);
+  // Every game the referee plays has one: a game added without one would
+  // leave its matches unbounded (and the silence limit open to a claimed
+  // decision number).
+  for (const GameDescription* description : AllGames()) {
+    EXPECT_NE(RefereeLink::MaxMoves(Game(std::string(description->id)),
+                                    description->max_seats),
+              std::nullopt)
+        << description->id;
+  }
+}
+
+TEST(RefereeLinkTest, TheEventsOfOneStreamAreBounded) {
+  // Per decision (the seed's and one per move) its opening, a commit and a
+  // fault per seat, the move; the match, its snapshot and the outcome; and
+  // as many snapshots again.
+  EXPECT_EQ(RefereeLink::MaxWatchEvents(9, 3), 2u * (10 * 8 + 3));
+  EXPECT_EQ(RefereeLink::MaxWatchEvents(0, 2), 2u * (6 + 3));
+  EXPECT_EQ(
+      RefereeLink::MaxWatchEvents(std::numeric_limits<uint64_t>::max(), 10),
+      std::numeric_limits<uint64_t>::max());
 }
 
 }  // namespace

@@ -328,10 +328,13 @@ std::optional<v1::TournamentMatchResult> Runner::TakeOver(
 std::optional<v1::TournamentMatchResult> Runner::Finish(
     v1::TournamentMatchResult result) {
   const std::string match_id = result.match_id();
-  // The clocks Play asked for (an earlier run's match, taken over, had the
-  // same): a running referee silent for longer than they allow a decision
-  // is not playing the match, and the wait ends (RefereeLink::AwaitEnd).
-  if (absl::Status s = link_->AwaitEnd(match_id, MatchClocks(t_.clocks()));
+  // The clocks, game and seats Play asked for (an earlier run's match,
+  // taken over, had the same): a running referee silent for longer than
+  // they allow a decision, or going beyond what the game's rules allow a
+  // match, is not playing the match, and the wait ends
+  // (RefereeLink::AwaitEnd).
+  if (absl::Status s = link_->AwaitEnd(match_id, MatchClocks(t_.clocks()),
+                                       t_.game(), result.seats_size());
       !s.ok()) {
     if (s.code() == absl::StatusCode::kCancelled) return std::nullopt;
     result.set_verdict(absl::StrCat("not finished: ", s.message()));
