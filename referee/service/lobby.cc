@@ -638,8 +638,7 @@ void Lobby::Host(std::shared_ptr<MatchHost> host,
         if (info.status() == v1::MATCH_FINISHED && options_.tlog != nullptr) {
           sealed_logs_->Enter(info.match_id(), log_path);
         }
-        const absl::Status recorded =
-            options_.registry->EndMatch(info, info.broken_reason());
+        const absl::Status recorded = options_.registry->EndMatch(info);
         if (!recorded.ok()) SayEndNotRecorded(info.match_id(), recorded);
         Archive(info, log_path, routes, recorded.ok());
       });
@@ -817,8 +816,7 @@ absl::Status Lobby::RecordUnrecorded(const std::string& match_id) {
   }
   // Outside the lock: the registry may take a while (its busy timeout).
   // Recording the same end twice (two threads trying at once) does no harm.
-  if (absl::Status s = options_.registry->EndMatch(info, info.broken_reason());
-      !s.ok()) {
+  if (absl::Status s = options_.registry->EndMatch(info); !s.ok()) {
     if (absl::IsResourceExhausted(s)) {
       NoteWriteFailure(std::string(s.message()));
     }

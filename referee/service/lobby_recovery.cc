@@ -177,8 +177,7 @@ void Lobby::EndUnresumed(const v1::MatchInfo& info, const std::string& reason,
   broken.set_broken_reason(PublicBrokenReason(reason, log_path));
   Say(absl::StrCat("match ", info.match_id(), ": ", reason));
   SayIfFailed(MarkLogBroken(log_path));
-  const absl::Status recorded =
-      options_.registry->EndMatch(broken, broken.broken_reason());
+  const absl::Status recorded = options_.registry->EndMatch(broken);
   if (recorded.ok()) {
     tokens_.Remove(token_ids);
   } else {

@@ -978,9 +978,8 @@ class ForwardingRegistry : public Registry {
   absl::Status RemoveMatch(const std::string& match_id) override {
     return inner_->RemoveMatch(match_id);
   }
-  absl::Status EndMatch(const v1::MatchInfo& info,
-                        const std::string& broken_reason) override {
-    return inner_->EndMatch(info, broken_reason);
+  absl::Status EndMatch(const v1::MatchInfo& info) override {
+    return inner_->EndMatch(info);
   }
   absl::StatusOr<std::vector<StoredBot>> LoadBots() const override {
     return inner_->LoadBots();
@@ -1049,10 +1048,9 @@ class FailingEndRegistry final : public ForwardingRegistry {
     if (absl::Status s = Status(remove_status_); !s.ok()) return s;
     return ForwardingRegistry::RemoveMatch(match_id);
   }
-  absl::Status EndMatch(const v1::MatchInfo& info,
-                        const std::string& broken_reason) override {
+  absl::Status EndMatch(const v1::MatchInfo& info) override {
     if (absl::Status s = Status(end_status_); !s.ok()) return s;
-    return ForwardingRegistry::EndMatch(info, broken_reason);
+    return ForwardingRegistry::EndMatch(info);
   }
 
  private:

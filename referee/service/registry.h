@@ -35,15 +35,15 @@ struct StoredBot {
 };
 
 struct StoredMatch {
-  // Its number in creation order (set by LoadMatches; increasing, not
-  // necessarily consecutive).
+  // Its number in creation order (set when read back: LoadMatches,
+  // FindMatch, ListMatches; increasing, not necessarily consecutive).
   int64_t seq = 0;
   // The match as GetMatch describes it: status (RUNNING until it ends),
-  // outcome once finished, seats, clocks, policy, creation time.
+  // outcome once finished (MATCH_BROKEN: why, broken_reason), seats,
+  // clocks, policy, creation time.
   referee::v1::MatchInfo info;
   std::string log_path;
   std::string referee_contribution;  // Empty once the match has ended.
-  std::string broken_reason;         // MATCH_BROKEN: why.
   std::vector<StoredToken> seat_tokens;
 };
 
@@ -53,12 +53,15 @@ class Registry {
   virtual absl::Status AddBot(const StoredBot& bot) = 0;
   // Records a new match (status RUNNING) before its log is written.
   virtual absl::Status AddMatch(const StoredMatch& match) = 0;
-  // Forgets a match whose creation failed before its log existed.
+  // Forgets a match and its seat tokens: one whose creation did not
+  // complete (its log never reached its first checkpoint). The lobby
+  // calls it after removing whatever log the creation wrote (at a restart,
+  // only once that removal is durable).
   virtual absl::Status RemoveMatch(const std::string& match_id) = 0;
-  // Records a match's end: `info` holds its final status and outcome. The
-  // seed contribution is forgotten (the log holds it now).
-  virtual absl::Status EndMatch(const referee::v1::MatchInfo& info,
-                                const std::string& broken_reason) = 0;
+  // Records a match's end: `info` holds its final status and outcome (and
+  // a broken match's reason). The seed contribution is forgotten (the log
+  // holds it now).
+  virtual absl::Status EndMatch(const referee::v1::MatchInfo& info) = 0;
   // Every bot, in registration order.
   virtual absl::StatusOr<std::vector<StoredBot>> LoadBots() const = 0;
   // At most `limit` matches, those created after the one whose seq is

@@ -78,7 +78,8 @@ TEST_F(RegistryTest, ReadsMatchesAPageAtATimeEachWithItsOwnSeatTokens) {
   v1::MatchInfo ended;
   ended.set_match_id(ids[3]);
   ended.set_status(v1::MATCH_BROKEN);
-  ASSERT_TRUE(registry_->EndMatch(ended, "disk full").ok());
+  ended.set_broken_reason("disk full");
+  ASSERT_TRUE(registry_->EndMatch(ended).ok());
 
   std::vector<StoredMatch> read;
   int pages = 0;
@@ -110,7 +111,7 @@ TEST_F(RegistryTest, ReadsMatchesAPageAtATimeEachWithItsOwnSeatTokens) {
     }
     if (n == 3) {
       EXPECT_EQ(match.info.status(), v1::MATCH_BROKEN);
-      EXPECT_EQ(match.broken_reason, "disk full");
+      EXPECT_EQ(match.info.broken_reason(), "disk full");
       EXPECT_TRUE(match.referee_contribution.empty());
     } else {
       EXPECT_EQ(match.info.status(), v1::MATCH_RUNNING);
@@ -185,18 +186,19 @@ void AnswersPointQueries(Registry& registry) {
     ended.set_match_id(ids[n]);
     ended.set_status(v1::MATCH_FINISHED);
     ended.set_request_id(absl::StrCat("request-", n));
-    ASSERT_TRUE(registry.EndMatch(ended, "").ok());
+    ASSERT_TRUE(registry.EndMatch(ended).ok());
   }
   v1::MatchInfo broken;
   broken.set_match_id(ids[1]);
   broken.set_status(v1::MATCH_BROKEN);
   broken.set_request_id("retried");
-  ASSERT_TRUE(registry.EndMatch(broken, "no log").ok());
+  broken.set_broken_reason("no log");
+  ASSERT_TRUE(registry.EndMatch(broken).ok());
 
   absl::StatusOr<StoredMatch> found = registry.FindMatch(ids[1]);
   ASSERT_TRUE(found.ok()) << found.status();
   EXPECT_EQ(found->info.status(), v1::MATCH_BROKEN);
-  EXPECT_EQ(found->broken_reason, "no log");
+  EXPECT_EQ(found->info.broken_reason(), "no log");
   EXPECT_EQ(found->log_path, "/logs/match-1.pyrlog");
   EXPECT_TRUE(found->seat_tokens.empty());
   EXPECT_TRUE(absl::IsNotFound(registry.FindMatch("match-9").status()));

@@ -1,14 +1,14 @@
-#include "referee/service/registry.h"
-
+// The embedded registry (OpenSqliteRegistry): a SQLite database whose
+// schema is migrated on open, each write one durable transaction.
 #include <filesystem>
 #include <limits>
-#include <map>
 #include <string>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
+#include "referee/service/registry.h"
 #include "referee/service/sqlite_db.h"
 
 namespace pyramid {
@@ -53,9 +53,9 @@ constexpr const char* kMigrations[] = {
 };
 
 // The columns of a match's row that StoredMatch holds, in ReadMatch's
-// order.
+// order. (Its broken_reason column repeats its info's.)
 constexpr const char kMatchColumns[] =
-    "seq, info, log_path, referee_contribution, broken_reason";
+    "seq, info, log_path, referee_contribution";
 // The columns of a token's row, in ReadToken's order.
 constexpr const char kTokenColumns[] =
     "id, secret_hash, kind, match_id, seat, bot_id";
@@ -68,16 +68,13 @@ absl::Status ReadMatch(const SqliteStatement& row, StoredMatch& match) {
   }
   match.log_path = row.ColumnBytes(2);
   match.referee_contribution = row.ColumnBytes(3);
-  match.broken_reason = row.ColumnBytes(4);
   return absl::OkStatus();
 }
 
-// The token in the current row of `row` (kTokenColumns from column 0).
+// The token in the current row of `row` (kTokenColumns from column 0):
+// every query of tokens reads them here.
 absl::Status ReadToken(const SqliteStatement& row, StoredToken& token) {
   token.id = row.ColumnBytes(0);
-  if (!DigestFromBytes(row.ColumnBytes(1), &token.secret_hash)) {
-    return absl::DataLossError("a token hash is not 32 bytes");
-  }
   Principal& p = token.principal;
   switch (row.ColumnInt(2)) {
     case 1:
@@ -88,6 +85,11 @@ absl::Status ReadToken(const SqliteStatement& row, StoredToken& token) {
       break;
     default:  // Never written: a row that says neither gives no rights.
       return absl::DataLossError("a token is neither a seat's nor a bot's");
+  }
+  if (!DigestFromBytes(row.ColumnBytes(1), &token.secret_hash)) {
+    return absl::DataLossError(
+        absl::StrCat("a ", p.kind == Principal::Kind::kSeat ? "seat" : "bot",
+                     " token's hash is not 32 bytes"));
   }
   p.match_id = row.ColumnBytes(3);
   p.seat = static_cast<int>(row.ColumnInt(4));
@@ -153,8 +155,7 @@ class SqliteRegistry final : public Registry {
     return Commit(done ? absl::OkStatus() : Error("remove match"));
   }
 
-  absl::Status EndMatch(const v1::MatchInfo& info,
-                        const std::string& broken_reason) override {
+  absl::Status EndMatch(const v1::MatchInfo& info) override {
     absl::MutexLock lock(&mu_);
     SqliteStatement update(db_->get(),
                            "UPDATE matches SET info = ?, status = ?, "
@@ -162,7 +163,7 @@ class SqliteRegistry final : public Registry {
                            "WHERE match_id = ?;");
     return update.ok() && update.Blob(1, info.SerializeAsString())
                                   .Int(2, info.status())
-                                  .Text(3, broken_reason)
+                                  .Text(3, info.broken_reason())
                                   .Text(4, info.match_id())
                                   .Step() == SQLITE_DONE
                ? absl::OkStatus()
@@ -172,24 +173,21 @@ class SqliteRegistry final : public Registry {
   absl::StatusOr<std::vector<StoredBot>> LoadBots() const override {
     absl::MutexLock lock(&mu_);
     std::vector<StoredBot> loaded;
+    // Its token first (kTokenColumns, bot_id the one both tables share).
     SqliteStatement bots(
-        db_->get(),
-        "SELECT b.bot_id, b.name, b.public_key, t.id, t.secret_hash "
-        "FROM bots b JOIN tokens t ON t.bot_id = b.bot_id "
-        "AND t.kind = 2 ORDER BY b.seq;");
+        db_->get(), absl::StrCat("SELECT ", kTokenColumns,
+                                 ", bots.name, bots.public_key FROM bots "
+                                 "JOIN tokens USING (bot_id) WHERE kind = 2 "
+                                 "ORDER BY bots.seq;")
+                        .c_str());
     if (!bots.ok()) return Error("load bots");
     for (int rc; (rc = bots.Step()) != SQLITE_DONE;) {
       if (rc != SQLITE_ROW) return Error("load bots");
       StoredBot& bot = loaded.emplace_back();
-      bot.bot_id = bots.ColumnBytes(0);
-      bot.name = bots.ColumnBytes(1);
-      bot.public_key = bots.ColumnBytes(2);
-      bot.token.id = bots.ColumnBytes(3);
-      if (!DigestFromBytes(bots.ColumnBytes(4), &bot.token.secret_hash)) {
-        return absl::DataLossError("a bot token hash is not 32 bytes");
-      }
-      bot.token.principal.kind = Principal::Kind::kBot;
-      bot.token.principal.bot_id = bot.bot_id;
+      if (absl::Status s = ReadToken(bots, bot.token); !s.ok()) return s;
+      bot.bot_id = bot.token.principal.bot_id;
+      bot.name = bots.ColumnBytes(6);
+      bot.public_key = bots.ColumnBytes(7);
     }
     return loaded;
   }
@@ -213,23 +211,19 @@ class SqliteRegistry final : public Registry {
       by_id[match.info.match_id()] = loaded.size() - 1;
     }
     if (loaded.empty()) return loaded;
-    SqliteStatement seats(db_->get(),
-                          "SELECT id, secret_hash, match_id, seat FROM tokens "
-                          "WHERE kind = 1 AND match_id IN (SELECT match_id "
-                          "FROM matches WHERE seq > ? AND seq <= ?) "
-                          "ORDER BY match_id, seat;");
+    SqliteStatement seats(
+        db_->get(),
+        absl::StrCat("SELECT ", kTokenColumns,
+                     " FROM tokens WHERE kind = 1 AND match_id IN (SELECT "
+                     "match_id FROM matches WHERE seq > ? AND seq <= ?) "
+                     "ORDER BY match_id, seat;")
+            .c_str());
     if (!seats.ok()) return Error("load seat tokens");
     seats.Int(1, after).Int(2, loaded.back().seq);
     for (int rc; (rc = seats.Step()) != SQLITE_DONE;) {
       if (rc != SQLITE_ROW) return Error("load seat tokens");
       StoredToken token;
-      token.id = seats.ColumnBytes(0);
-      if (!DigestFromBytes(seats.ColumnBytes(1), &token.secret_hash)) {
-        return absl::DataLossError("a seat token hash is not 32 bytes");
-      }
-      token.principal.kind = Principal::Kind::kSeat;
-      token.principal.match_id = seats.ColumnBytes(2);
-      token.principal.seat = static_cast<int>(seats.ColumnInt(3));
+      if (absl::Status s = ReadToken(seats, token); !s.ok()) return s;
       auto it = by_id.find(token.principal.match_id);
       if (it != by_id.end()) {
         loaded[it->second].seat_tokens.push_back(std::move(token));
@@ -383,196 +377,7 @@ class SqliteRegistry final : public Registry {
   const std::string dir_;
 };
 
-// Keeps each match compactly (its info serialized, its tokens in one
-// table): a lobby without a durable registry runs as long as one with.
-class MemoryRegistry final : public Registry {
- public:
-  absl::Status AddBot(const StoredBot& bot) override {
-    absl::MutexLock lock(&mu_);
-    bots_.push_back(bot);
-    tokens_[bot.token.id] = bot.token;
-    return absl::OkStatus();
-  }
-
-  absl::Status AddMatch(const StoredMatch& match) override {
-    absl::MutexLock lock(&mu_);
-    const int64_t seq = ++last_seq_;
-    Kept& kept = matches_[seq];
-    kept.info = match.info.SerializeAsString();
-    kept.status = match.info.status();
-    kept.log_path = match.log_path;
-    kept.referee_contribution = match.referee_contribution;
-    by_id_[match.info.match_id()] = seq;
-    if (!match.info.request_id().empty()) {
-      auto [request, first] =
-          requests_.try_emplace(match.info.request_id(), seq);
-      if (!first) {
-        kept.earlier_request = request->second;
-        request->second = seq;
-      }
-    }
-    for (const StoredToken& token : match.seat_tokens) {
-      tokens_[token.id] = token;
-      kept.token_ids.push_back(token.id);
-    }
-    return absl::OkStatus();
-  }
-
-  absl::Status RemoveMatch(const std::string& match_id) override {
-    absl::MutexLock lock(&mu_);
-    auto it = by_id_.find(match_id);
-    if (it == by_id_.end()) return absl::OkStatus();
-    const int64_t seq = it->second;
-    const Kept& kept = matches_.at(seq);
-    for (const std::string& id : kept.token_ids) tokens_.erase(id);
-    // Taken out of its request_id's list: the request_id then names the
-    // newest match of it still kept, as the SQLite registry's does.
-    auto request = requests_.find(Unpack(seq, kept).info.request_id());
-    if (request != requests_.end()) {
-      if (request->second == seq) {
-        if (kept.earlier_request == 0) {
-          requests_.erase(request);
-        } else {
-          request->second = kept.earlier_request;
-        }
-      } else {
-        // The newer match that lists this one lists this one's earlier.
-        for (int64_t later = request->second; later != 0;) {
-          Kept& newer = matches_.at(later);
-          if (newer.earlier_request == seq) {
-            newer.earlier_request = kept.earlier_request;
-            break;
-          }
-          later = newer.earlier_request;
-        }
-      }
-    }
-    matches_.erase(seq);
-    by_id_.erase(it);
-    return absl::OkStatus();
-  }
-
-  absl::Status EndMatch(const v1::MatchInfo& info,
-                        const std::string& broken_reason) override {
-    absl::MutexLock lock(&mu_);
-    auto it = by_id_.find(info.match_id());
-    if (it == by_id_.end()) return absl::OkStatus();
-    Kept& kept = matches_.at(it->second);
-    kept.info = info.SerializeAsString();
-    kept.status = info.status();
-    kept.referee_contribution.clear();
-    kept.referee_contribution.shrink_to_fit();
-    kept.broken_reason = broken_reason;
-    return absl::OkStatus();
-  }
-
-  absl::StatusOr<std::vector<StoredBot>> LoadBots() const override {
-    absl::MutexLock lock(&mu_);
-    return bots_;
-  }
-
-  absl::StatusOr<std::vector<StoredMatch>> LoadMatches(
-      int64_t after, int limit) const override {
-    absl::MutexLock lock(&mu_);
-    std::vector<StoredMatch> loaded;
-    for (auto it = matches_.upper_bound(after);
-         it != matches_.end() && static_cast<int>(loaded.size()) < limit;
-         ++it) {
-      StoredMatch& match = loaded.emplace_back(Unpack(it->first, it->second));
-      for (const std::string& id : it->second.token_ids) {
-        match.seat_tokens.push_back(tokens_.at(id));
-      }
-    }
-    return loaded;
-  }
-
-  absl::StatusOr<StoredMatch> FindMatch(
-      const std::string& match_id) const override {
-    absl::MutexLock lock(&mu_);
-    auto it = by_id_.find(match_id);
-    if (it == by_id_.end()) {
-      return absl::NotFoundError(absl::StrCat("no match ", match_id));
-    }
-    return Unpack(it->second, matches_.at(it->second));
-  }
-
-  absl::StatusOr<std::string> FindRequest(
-      const std::string& request_id) const override {
-    absl::MutexLock lock(&mu_);
-    auto it = requests_.find(request_id);
-    if (request_id.empty() || it == requests_.end()) {
-      return absl::NotFoundError("no match for the request_id");
-    }
-    v1::MatchInfo info;
-    if (!info.ParseFromString(matches_.at(it->second).info)) std::abort();
-    return info.match_id();
-  }
-
-  absl::StatusOr<StoredToken> FindToken(const std::string& id) const override {
-    absl::MutexLock lock(&mu_);
-    auto it = tokens_.find(id);
-    if (it == tokens_.end()) return absl::NotFoundError("no such token");
-    return it->second;
-  }
-
-  absl::StatusOr<std::vector<StoredMatch>> ListMatches(
-      int64_t before, int limit, v1::MatchStatus status) const override {
-    absl::MutexLock lock(&mu_);
-    std::vector<StoredMatch> listed;
-    auto it = before == 0 ? matches_.end() : matches_.lower_bound(before);
-    while (it != matches_.begin() && static_cast<int>(listed.size()) < limit) {
-      --it;
-      if (status == v1::MATCH_STATUS_UNSPECIFIED ||
-          it->second.status == status) {
-        listed.push_back(Unpack(it->first, it->second));
-      }
-    }
-    return listed;
-  }
-
- private:
-  struct Kept {
-    std::string info;  // MatchInfo, serialized.
-    v1::MatchStatus status = v1::MATCH_RUNNING;
-    std::string log_path;
-    std::string referee_contribution;
-    std::string broken_reason;
-    std::vector<std::string> token_ids;  // Its seat tokens'.
-    // The seq of the newest match kept that was created before it with the
-    // same request_id; 0 when none. From requests_, these list a
-    // request_id's matches newest first (more than one only when a retry
-    // replaced a broken match), so that removing one is cheap.
-    int64_t earlier_request = 0;
-  };
-
-  // The match as StoredMatch, without its seat tokens.
-  static StoredMatch Unpack(int64_t seq, const Kept& kept) {
-    StoredMatch match;
-    match.seq = seq;
-    // Serialized here: it parses.
-    if (!match.info.ParseFromString(kept.info)) std::abort();
-    match.log_path = kept.log_path;
-    match.referee_contribution = kept.referee_contribution;
-    match.broken_reason = kept.broken_reason;
-    return match;
-  }
-
-  mutable absl::Mutex mu_;
-  std::vector<StoredBot> bots_ ABSL_GUARDED_BY(mu_);
-  int64_t last_seq_ ABSL_GUARDED_BY(mu_) = 0;
-  std::map<int64_t, Kept> matches_ ABSL_GUARDED_BY(mu_);  // By seq.
-  absl::flat_hash_map<std::string, int64_t> by_id_ ABSL_GUARDED_BY(mu_);
-  // request_id -> the seq of the newest match kept that was created with it
-  // (the older ones: Kept::earlier_request).
-  absl::flat_hash_map<std::string, int64_t> requests_ ABSL_GUARDED_BY(mu_);
-  absl::flat_hash_map<std::string, StoredToken> tokens_ ABSL_GUARDED_BY(mu_);
-};
-
 }  // namespace
-
-std::unique_ptr<Registry> NewMemoryRegistry() {
-  return std::make_unique<MemoryRegistry>();
-}
 
 absl::StatusOr<std::unique_ptr<Registry>> OpenSqliteRegistry(
     const std::string& path) {
