@@ -245,9 +245,10 @@ class Lobby {
   // Drops the bot's seats in ended (or unknown) matches.
   void PruneLocked(Bot& bot) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
-  // CreateMatch's steps: the match's configuration from the request (all
-  // but its seats), then its seats, named, with the bot or the fresh route
-  // that plays each (INVALID_ARGUMENT / NOT_FOUND as CreateMatch says).
+  // CreateMatch's steps (lobby_create.cc): the match's configuration from
+  // the request (all but its seats), then its seats, named, with the bot or
+  // the fresh route that plays each (INVALID_ARGUMENT / NOT_FOUND as
+  // CreateMatch says).
   absl::StatusOr<MatchConfig> ConfigFor(
       const v1::CreateMatchRequest& request) const;
   absl::StatusOr<std::vector<HostedSeat>> SeatsFor(
@@ -265,6 +266,21 @@ class Lobby {
   absl::StatusOr<std::optional<v1::CreateMatchResponse>> ReserveRequest(
       const v1::CreateMatchRequest& request, const MatchConfig& config,
       const std::vector<HostedSeat>& hosted);
+  // ReserveRequest's step for a request_id that names match `match_id`,
+  // which broke (`hosted`: it is in memory) or is unknown: OK once the
+  // request_id is this call's, reserved here already (`reserved_here`) or
+  // taken over; first the broken match's end is recorded, else
+  // RESOURCE_EXHAUSTED or UNAVAILABLE (try again later), as a restart
+  // would resume it as running.
+  absl::Status ReclaimBrokenRequest(const std::string& request_id,
+                                    const std::string& match_id, bool hosted,
+                                    bool reserved_here);
+  // The host of `match` (not yet hosted: Host), as `info` describes it: its
+  // game, clocks, forfeit policy, creation time, request_id and label.
+  std::shared_ptr<MatchHost> NewHost(std::unique_ptr<Match> match,
+                                     const v1::MatchInfo& info,
+                                     std::vector<HostedSeat> hosted,
+                                     const std::string& log_path);
   // Makes `host` findable (and its request_id), records its end in the
   // registry, starts it. `token_ids`: its seats' tokens, forgotten (left
   // to the registry) once its end is recorded.

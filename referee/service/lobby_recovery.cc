@@ -150,12 +150,8 @@ absl::Status Lobby::RecoverMatch(StoredMatch& stored, RecoveryReport& report) {
                  stored.log_path, hosted, std::move(token_ids), report);
     return absl::OkStatus();
   }
-  const std::string match_id = info.match_id();
-  auto host = std::make_shared<MatchHost>(
-      *std::move(match), info.game(), std::move(hosted), info.clocks(),
-      info.forfeit_policy(), stored.log_path, info.created_unix_ms(),
-      &connections_, DeadlineSetter(match_id));
-  host->set_request(info.request_id(), info.label());
+  std::shared_ptr<MatchHost> host =
+      NewHost(*std::move(match), info, std::move(hosted), stored.log_path);
   if (host->finished())
     ++report.finished;
   else
