@@ -22,15 +22,17 @@
 #include <map>
 #include <memory>
 #include <optional>
-#include <set>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "tools/tournament/process_sweep.h"  // Its callers sweep with it.
 
 namespace pyramid {
+
+class BotLogPump;  // bot_log_pump.h
 
 // When to restart a bot that keeps dying: after its k-th restart it waits
 // initial * 2^(k-1), at most `max`; a bot that ran at least `healthy` before
@@ -90,47 +92,12 @@ struct BotSettings {
   rlim_t soft_open_file_limit = 0;
 };
 
-// Kills every process whose real, effective or saved user id is `uid`, as
-// this process (no helper takes on `uid`, which that uid's processes could
-// stop or kill): rounds of a scan of /proc that stops (SIGSTOP) every such
-// process, then kills it (SIGKILL), until a round finds none left
-// running. Then, with none left, it removes every System V IPC object
-// (shared-memory segment, message queue, semaphore set: /proc/sysvipc)
-// whose owner or creator uid is `uid`, which would otherwise outlive its
-// processes until reboot. INVALID_ARGUMENT for uid 0 or this process's own
-// uid; DEADLINE_EXCEEDED, naming the pids, when some still run after 10 s
-// (in uninterruptible sleep; nothing is then removed); INTERNAL, naming
-// them, when an IPC object could not be removed. The caller must be root.
-absl::Status KillProcessesOf(uid_t uid);
-
 // OK when a process running as `uid` and gid `gid`, with no supplementary
 // groups, in this process's working directory, may access `path` with
 // `mode` (as access(2): R_OK, X_OK...); else why not (PERMISSION_DENIED
 // with the error). The caller must be root.
 absl::Status CheckAccessAs(uid_t uid, gid_t gid, const std::string& path,
                            int mode);
-
-// Makes this process the child subreaper of its descendants
-// (PR_SET_CHILD_SUBREAPER): a process whose parent ends is reparented to
-// the nearest living ancestor that is one, instead of init. Only for a
-// process whose children are all bots (the tournament program), since
-// ReapOrphans and KillOrphans treat every other child as a bot's orphan.
-absl::Status AdoptOrphans();
-// Reaps every child of this process that has ended and whose pid is not in
-// `bots` (the BotProcesses' own pids, which BotProcess::Exited reaps).
-void ReapOrphans(const std::set<pid_t>& bots);
-// What KillOrphans did: how many orphans it killed (those running when it
-// came, not those that had ended), and the pids of those it killed that
-// had not ended by its deadline (5 s: a process in uninterruptible sleep
-// outlasts SIGKILL).
-struct OrphanSweep {
-  int killed = 0;
-  std::vector<pid_t> left;
-};
-// Kills and reaps every child of this process whose pid is not in `bots`,
-// then the children those leave behind, until none is left (bounded, and
-// never waiting past its deadline).
-OrphanSweep KillOrphans(const std::set<pid_t>& bots);
 
 // The file `program` names: itself when it has a slash, else the first
 // executable of that name on PATH. NOT_FOUND, saying why ("cannot run X:
@@ -200,13 +167,14 @@ class BotProcess {
   const std::map<std::string, std::string> env_;
   const std::string log_path_;
   const BotSettings settings_;
-  class LogPump;  // Copies the pipe into the log on a thread of its own.
-  std::unique_ptr<LogPump> log_;
+  std::unique_ptr<BotLogPump> log_;  // Made by the first Start.
   pid_t pid_ = -1;
   int starts_ = 0;
   int failures_in_a_row_ = 0;  // Restarts since the last healthy run.
   absl::Time started_;         // Of the current or last run.
 
+  // Opens its log (at the first Start); FAILED_PRECONDITION once closed.
+  absl::Status OpenLog();
   // Kills what is left of its processes after it ended (with
   // BotSettings::uid): KillProcessesOf's status.
   absl::Status KillLeftovers();
