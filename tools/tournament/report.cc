@@ -1,7 +1,6 @@
 #include "tools/tournament/report.h"
 
 #include <algorithm>
-#include <cmath>
 #include <map>
 #include <string>
 #include <vector>
@@ -12,6 +11,8 @@
 #include "absl/strings/string_view.h"
 #include "referee/games/picture.h"
 #include "referee/games/registry.h"
+#include "tools/tournament/rating_chart.h"
+#include "tools/tournament/report_assets.h"
 #include "tools/tournament/standings.h"
 
 namespace pyramid {
@@ -19,184 +20,9 @@ namespace {
 
 namespace v1 = ::pyramid::referee::v1;
 
-constexpr absl::string_view kStyle = R"css(
-body { font-family: sans-serif; margin: 2em; color: #222; }
-h1 { margin-bottom: 0.2em; }
-table { border-collapse: collapse; margin: 0.5em 0 1.5em; }
-table { display: block; max-width: 100%; overflow-x: auto; }
-pre { max-width: 100%; overflow-x: auto; }
-td code, .verdict { overflow-wrap: anywhere; }
-@media (max-width: 600px) { body { margin: 0.5em; } }
-th, td { border: 1px solid #ccc; padding: 0.2em 0.6em; text-align: right; }
-th { background: #f2f2f2; }
-.name { text-align: left; }
-.self { background: #eee; }
-.bad { color: #b00; }
-.verdict { white-space: pre-line; }
-.pager button { margin-right: 0.4em; }
-code { font-size: 0.9em; }
-svg { max-width: 100%; height: auto; }
-svg text { font: 12px sans-serif; fill: #222; }
-svg .axis, svg .tick { stroke: #444; stroke-width: 1; }
-svg .zero { stroke: #999; stroke-width: 1; stroke-dasharray: 4 3; }
-svg .bar, svg .cap { stroke: #2a5db0; stroke-width: 2; }
-svg .arrow { fill: #2a5db0; }
-svg .dot { fill: #c0392b; }
-)css";
-
 // The rows of the match list and of each bot's results shown at once: the
 // first page is in the page's HTML, the others are made by kMatchScript.
 constexpr size_t kPageRows = 100;
-
-// Pages the tables of class "paged" (the match list, data-bot="", and each
-// standing bot's results, data-bot=K) from the match data (AppendMatchData):
-// each table gets a pager under it and shows kPageRows rows at a time, made
-// as the page's HTML makes its first page. "#match-N" opens the match
-// list's page of match N.
-constexpr absl::string_view kMatchScript = R"js(
-(function () {
-  'use strict';
-  var data = JSON.parse(document.getElementById('match-data').textContent);
-  var P = data.page;
-  function el(tag, cls, text) {
-    var e = document.createElement(tag);
-    if (cls) e.className = cls;
-    if (text !== undefined) e.textContent = text;
-    return e;
-  }
-  function relative(p) {
-    return p !== '' && p[0] !== '/' && p[0] !== '\\' && p.indexOf(':') < 0;
-  }
-  function logOf(m) {
-    return m[2] === 1 ? 'logs/' + data.game + '-' + m[1] + '.pyrlog' : m[2];
-  }
-  function viewerOf(log) {
-    var name = log.slice(log.lastIndexOf('/') + 1);
-    var dot = name.lastIndexOf('.');
-    return 'matches/' + (dot >= 0 ? name.slice(0, dot) : name) + '.html';
-  }
-  function link(href, child) {
-    var a = el('a');
-    a.setAttribute('href', href);
-    a.appendChild(child);
-    return a;
-  }
-  function matchCell(m) {
-    var td = el('td', 'name'), code = el('code', '', m[1]), log = logOf(m);
-    td.appendChild(relative(log) ? link(viewerOf(log), code) : code);
-    return td;
-  }
-  function botNode(k) {
-    var text = document.createTextNode(data.bots[k]);
-    return k < data.ranked ? link('#bot-' + (k + 1), text) : text;
-  }
-  function verdictCell(m) {
-    return el('td', m[6] === 'genuine' ? 'name' : 'name bad', m[6]);
-  }
-  function matchRow(m) {
-    var tr = el('tr'), seats = el('td', 'name'), log = logOf(m), logCell;
-    tr.id = 'match-' + m[0];
-    tr.appendChild(el('td', '', String(m[0])));
-    tr.appendChild(matchCell(m));
-    m[3].forEach(function (k, i) {
-      if (i) seats.appendChild(document.createTextNode(', '));
-      seats.appendChild(botNode(k));
-    });
-    tr.appendChild(seats);
-    tr.appendChild(el('td', 'name', m[4].join(', ')));
-    tr.appendChild(verdictCell(m));
-    logCell = el('td', 'name');
-    if (relative(log)) {
-      var a = link(log, document.createTextNode(log));
-      a.setAttribute('download', '');
-      logCell.appendChild(a);
-    } else {
-      logCell.textContent = log;
-    }
-    tr.appendChild(logCell);
-    return tr;
-  }
-  function botRow(m, seat) {
-    var tr = el('tr'), has = seat < m[4].length;
-    tr.appendChild(el('td', '', String(m[0])));
-    tr.appendChild(matchCell(m));
-    tr.appendChild(el('td', '', String(seat)));
-    tr.appendChild(el('td', '', has ? String(m[4][seat]) : '\u00b7'));
-    tr.appendChild(el('td', '', has ? String(m[5][seat]) : '\u00b7'));
-    tr.appendChild(verdictCell(m));
-    return tr;
-  }
-  var pagers = {};
-  function pager(table) {
-    var rows = [], bot = table.getAttribute('data-bot');
-    data.m.forEach(function (m) {
-      if (bot === '') { rows.push([m, -1]); return; }
-      m[3].forEach(function (k, seat) {
-        if (String(k) === bot) rows.push([m, seat]);
-      });
-    });
-    var pages = Math.max(1, Math.ceil(rows.length / P)), page = 0;
-    var bar = el('p', 'pager'), label = el('span');
-    function button(text, to) {
-      var b = el('button', '', text);
-      b.type = 'button';
-      b.addEventListener('click', function () { show(to()); });
-      bar.appendChild(b);
-      return b;
-    }
-    var first = button('First', function () { return 0; });
-    var previous = button('Previous', function () { return page - 1; });
-    bar.appendChild(label);
-    label.style.marginRight = '0.4em';
-    var next = button('Next', function () { return page + 1; });
-    var last = button('Last', function () { return pages - 1; });
-    function show(p) {
-      page = Math.min(Math.max(0, p), pages - 1);
-      while (table.rows.length > 1) table.deleteRow(1);
-      var body = table.tBodies[0] || table;
-      rows.slice(page * P, (page + 1) * P).forEach(function (r) {
-        body.appendChild(r[1] < 0 ? matchRow(r[0]) : botRow(r[0], r[1]));
-      });
-      label.textContent = 'Page ' + (page + 1) + ' of ' + pages + ' (' +
-          rows.length + (rows.length === 1 ? ' row)' : ' rows)');
-      first.disabled = previous.disabled = page === 0;
-      next.disabled = last.disabled = page === pages - 1;
-    }
-    if (pages > 1) {
-      table.parentNode.insertBefore(bar, table.nextSibling);
-      show(0);
-    }
-    return {rows: rows, show: show};
-  }
-  Array.prototype.forEach.call(document.querySelectorAll('table.paged'),
-      function (table) { pagers[table.id] = pager(table); });
-  function openHash() {
-    var found = /^#match-(\d+)$/.exec(location.hash), list = pagers['match-list'];
-    if (!found || !list) return;
-    for (var i = 0; i < list.rows.length; ++i) {
-      if (String(list.rows[i][0][0]) === found[1]) {
-        list.show(Math.floor(i / P));
-        var row = document.getElementById('match-' + found[1]);
-        if (row) row.scrollIntoView();
-        return;
-      }
-    }
-  }
-  window.addEventListener('hashchange', openHash);
-  openHash();
-})();
-)js";
-
-// An Elo value with one decimal; infinities as signed infinity signs.
-std::string Elo(double value) {
-  if (std::isnan(value)) return "n/a";
-  if (std::isinf(value)) return value > 0 ? "+&infin;" : "&minus;&infin;";
-  return FixedText(value, 1);  // Never "-0.0".
-}
-
-std::string Interval(double low, double high) {
-  return absl::StrCat("[", Elo(low), ", ", Elo(high), "]");
-}
 
 // A count of half points as a decimal: 7 -> "3.5", 6 -> "3".
 std::string HalfPoints(int halves) {
@@ -244,9 +70,9 @@ void AppendHeader(const v1::TournamentResults& results, std::string& out) {
       &out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n",
       "<meta charset=\"utf-8\">\n<meta name=\"viewport\" "
       "content=\"width=device-width, initial-scale=1\">\n<title>",
-      name, "</title>\n", "<style>", kStyle, "</style>\n</head>\n<body>\n<h1>",
-      name, "</h1>\n<p>Game <code>", SvgText(results.game().game()),
-      "</code>, options: ",
+      name, "</title>\n", "<style>", kReportStyle,
+      "</style>\n</head>\n<body>\n<h1>", name, "</h1>\n<p>Game <code>",
+      SvgText(results.game().game()), "</code>, options: ",
       options.empty() ? "defaults"
                       : absl::StrCat("<code>", SvgText(options), "</code>"),
       "</p>\n");
@@ -381,8 +207,8 @@ void AppendStandings(const v1::TournamentResults& results,
                          : FixedText(100.0 * s.points() / s.matches(), 1),
         "</td><td>", s.firsts(), "</td><td>", s.forfeits(), "</td><td>",
         s.restarts(), "</td><td>", absl::StrFormat("%.2f", s.mean_rank()),
-        "</td><td>", Elo(s.rating()), "</td><td>",
-        Interval(s.rating_low(), s.rating_high()), "</td></tr>\n");
+        "</td><td>", EloHtml(s.rating()), "</td><td>",
+        EloIntervalHtml(s.rating_low(), s.rating_high()), "</td></tr>\n");
   }
   absl::StrAppend(&out, "</table>\n");
 }
@@ -456,169 +282,6 @@ void AppendCrosstable(const v1::TournamentResults& results, std::string& out) {
   absl::StrAppend(&out, "</table>\n");
 }
 
-// The chart's horizontal scale: [low, high] in steps of `step`.
-struct Scale {
-  double low = 0;
-  double high = 0;
-  double step = 1;
-};
-
-// 1, 2 or 5 times a power of ten, at least `raw`.
-double NiceStep(double raw) {
-  const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
-  const double fraction = raw / magnitude;
-  const double nice = fraction <= 1   ? 1
-                      : fraction <= 2 ? 2
-                      : fraction <= 5 ? 5
-                                      : 10;
-  return nice * magnitude;
-}
-
-// Covers zero and every finite rating and bound of the bots drawn (those
-// with a finite rating: the others show "no rating"), at least 100 Elo
-// wide, rounded out to whole steps, with one more step on a side where some
-// drawn bound is infinite so that its open bar shows.
-Scale ChartScale(const v1::TournamentResults& results) {
-  Scale scale;
-  bool open_low = false;
-  bool open_high = false;
-  for (const v1::TournamentStanding& s : results.standings()) {
-    if (!std::isfinite(s.rating())) continue;  // Not drawn.
-    for (double value : {s.rating(), s.rating_low(), s.rating_high()}) {
-      if (!std::isfinite(value)) continue;
-      scale.low = std::min(scale.low, value);
-      scale.high = std::max(scale.high, value);
-    }
-    open_low = open_low || std::isinf(s.rating_low());
-    open_high = open_high || std::isinf(s.rating_high());
-  }
-  constexpr double kMinSpan = 100;
-  if (scale.high - scale.low < kMinSpan) {
-    const double middle = (scale.low + scale.high) / 2;
-    scale.low = middle - kMinSpan / 2;
-    scale.high = middle + kMinSpan / 2;
-  }
-  scale.step = NiceStep((scale.high - scale.low) / 6);
-  scale.low = std::floor(scale.low / scale.step) * scale.step;
-  scale.high = std::ceil(scale.high / scale.step) * scale.step;
-  if (open_low) scale.low -= scale.step;
-  if (open_high) scale.high += scale.step;
-  return scale;
-}
-
-std::string Px(double value) { return absl::StrFormat("%.1f", value); }
-
-// Where the rating chart's parts go: the names' column, the plot between
-// `left` and `right`, one row per standing, the Elo axis below them.
-struct ChartGeometry {
-  explicit ChartGeometry(const v1::TournamentResults& results)
-      : scale(ChartScale(results)) {
-    size_t longest_name = 0;
-    for (const v1::TournamentStanding& s : results.standings()) {
-      longest_name = std::max(longest_name, s.bot().size());
-    }
-    left =
-        std::clamp(16.0 + 7.0 * static_cast<double>(longest_name), 80.0, 300.0);
-    right = left + 560;
-    width = right + 30;
-    axis_y = top + row * results.standings_size() + 6;
-    height = axis_y + 34;
-  }
-  // The x coordinate of an Elo value.
-  double X(double value) const {
-    return left +
-           (value - scale.low) / (scale.high - scale.low) * (right - left);
-  }
-
-  const Scale scale;
-  const double row = 24;
-  const double top = 10;
-  double left = 0, right = 0, width = 0, axis_y = 0, height = 0;
-};
-
-// The Elo axis with its ticks and label, and the line at 0.
-void AppendChartAxis(const ChartGeometry& g, std::string& out) {
-  const int first_tick =
-      static_cast<int>(std::lround(g.scale.low / g.scale.step));
-  const int last_tick =
-      static_cast<int>(std::lround(g.scale.high / g.scale.step));
-  absl::StrAppend(&out, "<line class=\"axis\" x1=\"", Px(g.left), "\" y1=\"",
-                  Px(g.axis_y), "\" x2=\"", Px(g.right), "\" y2=\"",
-                  Px(g.axis_y), "\"/>\n");
-  for (int k = first_tick; k <= last_tick; ++k) {
-    const double value = k * g.scale.step;
-    absl::StrAppend(&out, "<line class=\"tick\" x1=\"", Px(g.X(value)),
-                    "\" y1=\"", Px(g.axis_y), "\" x2=\"", Px(g.X(value)),
-                    "\" y2=\"", Px(g.axis_y + 5), "\"/><text x=\"",
-                    Px(g.X(value)), "\" y=\"", Px(g.axis_y + 18),
-                    "\" text-anchor=\"middle\">",
-                    absl::StrFormat("%g", value + 0.0), "</text>\n");
-  }
-  absl::StrAppend(&out, "<text x=\"", Px((g.left + g.right) / 2), "\" y=\"",
-                  Px(g.axis_y + 32), "\" text-anchor=\"middle\">Elo</text>\n");
-  absl::StrAppend(&out, "<line class=\"zero\" x1=\"", Px(g.X(0)), "\" y1=\"",
-                  Px(g.top), "\" x2=\"", Px(g.X(0)), "\" y2=\"", Px(g.axis_y),
-                  "\"/>\n");
-}
-
-// One end of a rating's interval at `x`: a cap, or an arrow pointing out
-// (`direction` -1 left, +1 right) when that side is unbounded.
-void AppendIntervalEnd(bool open, double x, double y, double direction,
-                       std::string& out) {
-  if (open) {
-    absl::StrAppend(&out, "<polygon class=\"arrow\" points=\"", Px(x), ",",
-                    Px(y), " ", Px(x - 9 * direction), ",", Px(y - 5), " ",
-                    Px(x - 9 * direction), ",", Px(y + 5), "\"/>\n");
-  } else {
-    absl::StrAppend(&out, "<line class=\"cap\" x1=\"", Px(x), "\" y1=\"",
-                    Px(y - 5), "\" x2=\"", Px(x), "\" y2=\"", Px(y + 5),
-                    "\"/>\n");
-  }
-}
-
-// Row `i`: the bot's name, its interval and its rating.
-void AppendRatingRow(const ChartGeometry& g, const v1::TournamentStanding& s,
-                     int i, std::string& out) {
-  const double y = g.top + g.row * i + g.row / 2;
-  const std::string bot = SvgText(s.bot());
-  absl::StrAppend(&out, "<text x=\"", Px(g.left - 8), "\" y=\"", Px(y + 4),
-                  "\" text-anchor=\"end\">", bot, "</text>\n");
-  if (!std::isfinite(s.rating())) {
-    absl::StrAppend(&out, "<text x=\"", Px(g.left + 4), "\" y=\"", Px(y + 4),
-                    "\">no rating</text>\n");
-    return;
-  }
-  const bool open_low = !std::isfinite(s.rating_low());
-  const bool open_high = !std::isfinite(s.rating_high());
-  const double x_low = open_low ? g.left : g.X(s.rating_low());
-  const double x_high = open_high ? g.right : g.X(s.rating_high());
-  absl::StrAppend(&out, "<line class=\"bar\" x1=\"", Px(x_low), "\" y1=\"",
-                  Px(y), "\" x2=\"", Px(x_high), "\" y2=\"", Px(y), "\"/>\n");
-  AppendIntervalEnd(open_low, x_low, y, -1, out);
-  AppendIntervalEnd(open_high, x_high, y, +1, out);
-  absl::StrAppend(
-      &out, "<circle class=\"dot\" cx=\"", Px(g.X(s.rating())), "\" cy=\"",
-      Px(y), "\" r=\"4\"><title>", bot, ": ", Elo(s.rating()), " ",
-      Interval(s.rating_low(), s.rating_high()), "</title></circle>\n");
-}
-
-void AppendRatingChart(const v1::TournamentResults& results, std::string& out) {
-  absl::StrAppend(&out,
-                  "<h2>Ratings</h2>\n<p>Elo rating (dot) with its 95% "
-                  "confidence interval (bar); an arrow marks an unbounded "
-                  "side.</p>\n");
-  if (results.standings_size() == 0) return;
-  const ChartGeometry g(results);
-  absl::StrAppend(&out, "<svg width=\"", Px(g.width), "\" height=\"",
-                  Px(g.height), "\" viewBox=\"0 0 ", Px(g.width), " ",
-                  Px(g.height), "\" role=\"img\" aria-label=\"Ratings\">\n");
-  AppendChartAxis(g, out);
-  for (int i = 0; i < results.standings_size(); ++i) {
-    AppendRatingRow(g, results.standings(i), i, out);
-  }
-  absl::StrAppend(&out, "</svg>\n");
-}
-
 void AppendSprt(const v1::TournamentResults& results, std::string& out) {
   if (!results.has_sprt()) return;
   const v1::SprtOutcome& sprt = results.sprt();
@@ -637,7 +300,8 @@ void AppendSprt(const v1::TournamentResults& results, std::string& out) {
       "]</td></tr>\n<tr><th class=\"name\">Wins / draws / losses</th><td>",
       sprt.wins(), " / ", sprt.draws(), " / ", sprt.losses(),
       "</td></tr>\n<tr><th class=\"name\">Elo difference</th><td>",
-      Elo(sprt.elo()), " ", Interval(sprt.elo_low(), sprt.elo_high()),
+      EloHtml(sprt.elo()), " ",
+      EloIntervalHtml(sprt.elo_low(), sprt.elo_high()),
       "</td></tr>\n</table>\n");
 }
 
