@@ -227,7 +227,7 @@ std::vector<std::vector<PairScore>> Crosstable(
   for (int i = 0; i < n; ++i) row_of.emplace(results.standings(i).bot(), i);
   std::vector<std::vector<PairScore>> scores(n, std::vector<PairScore>(n));
   for (const v1::TournamentMatchResult& match : results.matches()) {
-    if (match.verdict() != "genuine") continue;
+    if (!IsGenuine(match)) continue;
     const int seats =
         std::min(match.seats_size(), match.outcome().seats_size());
     for (int a = 0; a < seats; ++a) {
@@ -317,7 +317,7 @@ void AppendMatchRow(const std::map<std::string, std::string>& anchors,
   for (const v1::SeatOutcome& seat : match.outcome().seats()) {
     ranks.push_back(seat.rank());
   }
-  const bool genuine = match.verdict() == "genuine";
+  const bool genuine = IsGenuine(match);
   const std::string log = SvgText(match.log_file());
   absl::StrAppend(
       &out, "<tr id=\"match-", match.index(), "\"><td>", match.index(),
@@ -398,8 +398,7 @@ void AppendBotResults(const v1::TournamentResults& results, std::string& out) {
             "</td><td>",
             has_outcome ? absl::StrCat(match.outcome().seats(seat).score())
                         : "&middot;",
-            "</td><td class=\"",
-            match.verdict() == "genuine" ? "name" : "name bad", "\">",
+            "</td><td class=\"", IsGenuine(match) ? "name" : "name bad", "\">",
             SvgText(match.verdict()), "</td></tr>\n");
       }
     }

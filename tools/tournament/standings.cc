@@ -34,6 +34,10 @@ int CountedSeats(const v1::TournamentMatchResult& result) {
 
 }  // namespace
 
+bool IsGenuine(const v1::TournamentMatchResult& result) {
+  return result.verdict() == "genuine";
+}
+
 std::vector<v1::TournamentStanding> ComputeStandings(
     const std::vector<std::string>& bots,
     const std::vector<v1::TournamentMatchResult>& results,
@@ -42,7 +46,7 @@ std::vector<v1::TournamentStanding> ComputeStandings(
   // the least common multiple of those, every sum is exact.
   uint64_t denominator = 2;
   for (const v1::TournamentMatchResult& result : results) {
-    if (result.verdict() != "genuine") continue;
+    if (!IsGenuine(result)) continue;
     const int seats = result.outcome().seats_size();
     if (seats >= 2) {
       denominator = std::lcm(denominator, 2 * static_cast<uint64_t>(seats - 1));
@@ -51,7 +55,7 @@ std::vector<v1::TournamentStanding> ComputeStandings(
   std::map<std::string, Tally> by_name;
   for (const std::string& bot : bots) by_name[bot].standing.set_bot(bot);
   for (const v1::TournamentMatchResult& result : results) {
-    if (result.verdict() != "genuine") continue;
+    if (!IsGenuine(result)) continue;
     const v1::Outcome& outcome = result.outcome();
     const int seats = outcome.seats_size();
     for (int i = 0; i < CountedSeats(result); ++i) {

@@ -19,11 +19,15 @@ enum class StandingsOrder {
   kPointsPerMatch,
 };
 
+// Whether `result` counts in the standings (and the ratings): its verdict
+// is "genuine", its log verified; else the verdict says why not.
+bool IsGenuine(const referee::v1::TournamentMatchResult& result);
+
 // One standing per bot (in `bots` order's names), best first (by points,
 // or points per match with kPointsPerMatch, then mean rank, then name;
 // points, their ratios and mean ranks are compared exactly, so equal ones
 // tie whatever the order of the matches; a bot without matches comes after
-// every bot with some). Only results whose verdict is "genuine" count.
+// every bot with some). Only genuine results (IsGenuine) count.
 std::vector<referee::v1::TournamentStanding> ComputeStandings(
     const std::vector<std::string>& bots,
     const std::vector<referee::v1::TournamentMatchResult>& results,

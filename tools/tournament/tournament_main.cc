@@ -459,7 +459,7 @@ void PrintSummary(const v1::Tournament& tournament,
         FixedText(sprt.elo_high(), 1), results.skipped());
   }
   for (const v1::TournamentMatchResult& match : results.matches()) {
-    if (match.verdict() != "genuine") {
+    if (!IsGenuine(match)) {
       std::cout << "match " << match.index() << " (" << match.match_id()
                 << ") not counted: " << match.verdict() << "\n";
     }
