@@ -481,8 +481,10 @@ std::shared_ptr<MatchHost> Lobby::FindMatch(const std::string& match_id,
     return nullptr;
   }
   // Recorded as running but not hosted: its creation is under way (or
-  // failed). Its end is recorded before it leaves matches_, so a match that
-  // ended meanwhile is found there, or recorded as ended here.
+  // failed). A match's end is written to the registry before it leaves
+  // matches_, and one the registry could not record stays in memory
+  // (unrecorded_): a match that ended meanwhile is found in memory, or
+  // recorded as ended here.
   if (stored->info.status() == v1::MATCH_RUNNING) {
     absl::ReaderMutexLock lock(&mu_);
     return FindInMemoryLocked(match_id);
@@ -554,8 +556,9 @@ absl::StatusOr<v1::ListMatchesResponse> Lobby::ListMatches(
       }
       if (host == nullptr) {
         // Recorded as running but not in memory: it ended since it was read
-        // (asked again: its end is recorded before it leaves memory), or it
-        // is being created (not listed).
+        // (asked again: it leaves memory, matches_ and then unrecorded_ if
+        // its end could not be recorded at once, only once its end is
+        // recorded), or it is being created (not listed).
         host = stored.info.status() == v1::MATCH_RUNNING
                    ? FindMatch(stored.info.match_id())
                    : ArchivedHost(stored.info, std::move(stored.log_path),

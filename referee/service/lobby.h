@@ -141,7 +141,8 @@ class Lobby {
 
   // How many seats bot `bot_id` plays: those assigned to it, at least 1.
   // Seats of matches that ended may be counted until the next prune (at
-  // most as many again as when the list was last pruned). Constant time.
+  // most as many again as when the list was last pruned). Logarithmic in
+  // the bots registered (a lookup in bots_, under the lobby's lock).
   size_t BotSeatCount(const std::string& bot_id) const;
 
   // The (match, seat) pairs a principal plays: its seat, or a bot's seats
@@ -398,8 +399,9 @@ class Lobby {
   TokenTable tokens_;
 
   mutable absl::Mutex mu_;
-  // The running matches (until their end is recorded: Archive). Looked up
-  // on every Play message: hashed, and read under a shared lock.
+  // The running matches, until they end (Archive takes each out, to
+  // unrecorded_ when the registry could not record its end). Looked up on
+  // every Play message: hashed, and read under a shared lock.
   absl::flat_hash_map<std::string, Live> matches_ ABSL_GUARDED_BY(mu_);
   // Ended matches the registry could not record.
   absl::flat_hash_map<std::string, Unrecorded> unrecorded_ ABSL_GUARDED_BY(mu_);
