@@ -77,6 +77,22 @@ struct GameDescription {
   // (never 0 here) and the options against this description.
   absl::StatusOr<std::unique_ptr<Game>> (*make)(
       const OptionValues& options, uint32_t rules_version) = nullptr;
+  // The most moves a match of the game can make under `options` (resolved:
+  // ResolveOptions' values, every default applied) for `num_seats` seats
+  // (in [min_seats, max_seats]), whatever its seats choose and under every
+  // rules version this build implements. A move is one transition of the
+  // game's State (State::Apply): a decision the referee asked after the
+  // seed decision, or a move it applied without asking (a sole legal
+  // action); in a log, one Applied record each (docs/log-format.md). The
+  // seed decision is no move. Decision ids count from the seed's 0 without
+  // gaps and each asked decision is a move (automatic moves take no id;
+  // one a forfeit cut short was a move its default action could have
+  // made), so no decision a Watch stream opens is numbered beyond it. The
+  // bound comes from the rules page alone, never from a seat's choice: a
+  // bound too small would make an honest match look like a referee gone
+  // astray (tools/tournament/referee_link.h), so each game says why its
+  // bound holds, and its random_test plays matches against it.
+  uint64_t (*max_moves)(const OptionValues& options, int num_seats) = nullptr;
 
   uint32_t oldest_rules_version() const;
   uint32_t latest_rules_version() const;

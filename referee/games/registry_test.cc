@@ -50,6 +50,9 @@ TEST(RegistryTest, EveryDescriptionMatchesItsOptionsMessage) {
       }
     }
     EXPECT_FALSE(game->rules_versions.empty()) << game->id;
+    // A game without a bound on its moves leaves a remote referee's
+    // matches of it unbounded (tools/tournament/referee_link.h).
+    EXPECT_NE(game->max_moves, nullptr) << game->id;
     EXPECT_LE(game->min_seats, game->max_seats) << game->id;
     EXPECT_EQ(FindGame(game->id), game);
   }

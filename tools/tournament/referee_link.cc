@@ -29,7 +29,9 @@
 #include "referee/crypto/bytes.h"
 #include "referee/crypto/ed25519.h"
 #include "referee/crypto/sha256.h"
+#include "referee/games/description.h"
 #include "referee/games/printable_text.h"
+#include "referee/games/registry.h"
 #include "referee/service/embedded_referee.h"
 #include "referee/service/grpc_status.h"
 #include "referee/service/transparency_log.h"
@@ -634,51 +636,17 @@ std::string MatchOf(const v1::GameConfig& game, int seats) {
 
 std::optional<uint64_t> RefereeLink::MaxMoves(const v1::GameConfig& game,
                                               int seats) {
-  if (seats < 1) return std::nullopt;
-  const uint64_t n = static_cast<uint64_t>(seats);
-  // Each bound counts every move the rules page lets a match make under
-  // the options; none relies on a player's choice or on the referee's
-  // word. Options the referee refuses (out of their range) are never
-  // played; an option left at 0 or absent is taken at its default.
-  if (game.game() == "rock_paper_pyramid") {
-    // A round is one simultaneous decision; 9 rounds, 10 with red.
-    return game.rock_paper_pyramid().red() ? 10 : 9;
+  // The game's own bound (GameDescription::max_moves, which says why it
+  // holds) under the options resolved as the referee resolves them.
+  const GameDescription* description = FindGame(game.game());
+  if (description == nullptr || description->max_moves == nullptr ||
+      seats < description->min_seats || seats > description->max_seats) {
+    return std::nullopt;
   }
-  if (game.game() == "pyramid_shambo") {
-    // Every throw counts toward max_throws (ties included), and a turn
-    // has a throw for its one challenge; a decided throw has one fee
-    // payment. So at most a challenge, a throw and a fee per throw; and a
-    // knock-out (at most seats - 1 eliminations) has at most seats - 2
-    // bonus payments.
-    const v1::PyramidShamboOptions& options = game.pyramid_shambo();
-    const uint64_t throws = options.has_max_throws() && options.max_throws() > 0
-                                ? options.max_throws()
-                                : 10000;
-    return 3 * throws + (n - 1) * (n > 1 ? n - 2 : 0);
-  }
-  if (game.game() == "flaming_pyramids") {
-    // A turn is one placement, then falls (the only other decisions). A
-    // fall lowers one tile by a row, and nothing raises one; after mayhem
-    // every tile above row 0 rests on a tile of the row below (else it
-    // falls), so a placement's row r needs a tile on each row below it:
-    // r <= 44 of the 45 tiles. Each placement thus adds at most 44 falls.
-    const uint32_t turns = game.flaming_pyramids().max_turns();
-    return (turns > 0 ? uint64_t{turns} : 2000) * 45;
-  }
-  if (game.game() == "pyramid_scheme") {
-    // A turn (counted as it starts, up to max_turns) has two actions and
-    // one end of turn. Beyond those, each decision spends or follows
-    // something the game holds only so much of: a Victim enters a pyramid
-    // once (64), so flip windows (their stop) are at most 64; a card
-    // flips once while in a pyramid, and Police are placed at most
-    // 6 goals x 3 seats = 18 times, so flips are at most 64 + 4 Founders
-    // + 18 Police = 86; a reward (its target) follows a flip (86); a
-    // token use spends a token, one of the 4 seats' starting reset tokens
-    // or one a reward gave (4 + 86); and Police placements are at most 18.
-    const uint32_t turns = game.pyramid_scheme().max_turns();
-    return (turns > 0 ? uint64_t{turns} : 500) * 3 + 64 + 86 + 86 + 90 + 18;
-  }
-  return std::nullopt;
+  const absl::StatusOr<OptionValues> options =
+      ResolveOptions(*description, game);
+  if (!options.ok()) return std::nullopt;
+  return description->max_moves(*options, seats);
 }
 
 uint64_t RefereeLink::MaxWatchEvents(uint64_t moves, int seats) {

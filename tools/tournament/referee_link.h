@@ -159,11 +159,14 @@ class RefereeLink {
 
   // The most moves (decisions asked after the seed decision, and moves the
   // referee applies without asking) a match of `game` (its id and options)
-  // for `seats` seats can make under its rules (../shared/rules); nullopt
-  // for a game whose rules the link knows no bound of, or `seats` < 1.
-  // Decision ids count from the seed's 0 without gaps, and every asked
-  // decision is a move, so no decision of such a match is numbered beyond
-  // it. Each bound, and why it holds, is in referee_link.cc.
+  // for `seats` seats can make under its rules: the game's own bound
+  // (GameDescription::max_moves, referee/games/description.h, which says
+  // why each holds) under `game`'s options resolved with their defaults.
+  // nullopt for a game the link does not know or that states no bound,
+  // options the referee would refuse, or `seats` outside the game's range
+  // (the referee plays no such match). Decision ids count from the seed's 0
+  // without gaps, and every asked decision is a move, so no decision of
+  // such a match is numbered beyond it.
   static std::optional<uint64_t> MaxMoves(const referee::v1::GameConfig& game,
                                           int seats);
   // The most events one Watch stream of a match of `moves` moves for

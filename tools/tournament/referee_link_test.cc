@@ -924,11 +924,16 @@ TEST(RefereeLinkTest, TheGamesBoundTheirMoves) {
   game = Game("flaming_pyramids");
   game.mutable_flaming_pyramids()->set_max_turns(7);
   EXPECT_EQ(RefereeLink::MaxMoves(game, 2), 7u * 45);
-  // Three per turn, and what the game's cards and tokens allow besides.
-  EXPECT_EQ(RefereeLink::MaxMoves(Game("pyramid_scheme"), 4), 3u * 500 + 344);
-  // Unknown: no bound.
+  // Three per turn, and what the game's cards and tokens allow besides: 64
+  // stops, 68 flips, 32 rewards that ask, 16 tokens, 18 Police.
+  EXPECT_EQ(RefereeLink::MaxMoves(Game("pyramid_scheme"), 4), 3u * 500 + 198);
+  // Unknown: no bound; nor for seats or options the referee refuses.
   EXPECT_EQ(RefereeLink::MaxMoves(Game("tic_tac_toe"), 2), std::nullopt);
   EXPECT_EQ(RefereeLink::MaxMoves(Game("pyramid_shambo"), 0), std::nullopt);
+  EXPECT_EQ(RefereeLink::MaxMoves(Game("pyramid_shambo"), 11), std::nullopt);
+  game = Game("flaming_pyramids");
+  game.mutable_flaming_pyramids()->set_max_turns(100001);
+  EXPECT_EQ(RefereeLink::MaxMoves(game, 2), std::nullopt);
   // Every game the referee plays has one: a game added without one would
   // leave its matches unbounded (and the silence limit open to a claimed
   // decision number).

@@ -1,9 +1,11 @@
 #include "referee/games/flaming_pyramids/game.h"
 
+#include <cstdint>
 #include <memory>
 #include <utility>
 
 #include "referee/games/flaming_pyramids/state.h"
+#include "referee/games/flaming_pyramids/tables.h"
 
 namespace pyramid::fp {
 namespace {
@@ -26,6 +28,24 @@ absl::StatusOr<std::unique_ptr<Game>> Make(const OptionValues& values,
                                            uint32_t rules_version) {
   return std::make_unique<FlamingPyramidsGame>(
       ToOptions(values, rules_version));
+}
+
+// A turn is one placement (automatic with one legal tile and spot), then
+// the falls of its mayhem, the only other moves (each asked of the
+// chooser: free air, or a collapse's fall, in either rules version); the
+// game ends after max_turns completed turns, so at most max_turns
+// placements. A fall moves one tile down one row and nothing moves a tile
+// up: the sum of the rows of the tiles on the table drops by one per fall,
+// never rises but by a placement, and is never negative, so the falls are
+// at most the sum of the placements' rows. A turn begins on a table without
+// free air (mayhem ends only then), where every tile above row 0 rests on a
+// tile of the row below; a placement on row r >= 1 needs both its supports,
+// so the table holds a tile on each row below r - 1 and two on row r - 1:
+// r + 1 <= 44 tiles besides the one placed. Each placement thus adds at
+// most 43 falls; counted generously as kNumTiles - 1 (44), a turn makes at
+// most kNumTiles (45) moves.
+uint64_t MaxMoves(const OptionValues& values, int /*num_seats*/) {
+  return uint64_t{values.at("max_turns")} * (1 + (kNumTiles - 1));
 }
 
 }  // namespace
@@ -62,6 +82,7 @@ const GameDescription& Description() {
                    .default_value = kDefaultMaxTurns,
                    .help = "the game ends after this many completed turns"}},
       .make = &Make,
+      .max_moves = &MaxMoves,
   };
   return *description;
 }

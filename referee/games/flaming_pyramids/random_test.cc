@@ -2,6 +2,7 @@
 // seats pick uniformly among the legal actions; the rules' invariants hold
 // at every step (rules page; issue acceptance items 2 and 4; the State
 // contract is tests/conformance_test.cc's).
+#include <algorithm>
 #include <cstdint>
 #include <iostream>
 #include <map>
@@ -208,6 +209,119 @@ TEST(FpHiddenInfoTest, RandomGamesNeverShowHiddenTiles) {
       }
     }
   }
+}
+
+// Counts a match's moves: one per State transition, as the log has one
+// Applied record per move (GameDescription::max_moves).
+class MoveCount : public RandomGameChecks {
+ public:
+  void AfterStep(const State& state, const v1::Result& result) override {
+    ++moves;
+  }
+  uint64_t moves = 0;
+};
+
+// The moves the rest of the turn makes after `action` (its falls all to
+// the left), `action` included.
+uint64_t MovesOfTurnAfter(const State& state, int seat,
+                          const v1::Action& action) {
+  std::unique_ptr<State> next = state.Clone();
+  SeatAction chosen{seat, action};
+  absl::StatusOr<v1::Result> result = next->Apply({&chosen, 1});
+  uint64_t moves = 1;
+  while (result.ok() && !result->flaming_pyramids().has_turn_end()) {
+    const int chooser = next->ActingSeats().front();
+    chosen = {chooser, next->DefaultAction(chooser)};
+    result = next->Apply({&chosen, 1});
+    ++moves;
+  }
+  return moves;
+}
+
+// Among `seat`'s legal actions, one (chosen with `chooser`) that makes the
+// most moves this turn (MovesOfTurnAfter): a placement that sets off the
+// most falls, a fall that leads to more.
+v1::Action GreedyAction(const State& state, int seat, RandomStream& chooser) {
+  std::vector<v1::Action> best;
+  uint64_t most = 0;
+  for (v1::Action& action : state.LegalActions(seat)) {
+    const uint64_t moves = MovesOfTurnAfter(state, seat, action);
+    if (moves > most) {
+      best.clear();
+      most = moves;
+    }
+    if (moves == most) best.push_back(std::move(action));
+  }
+  if (best.empty()) return state.DefaultAction(seat);
+  return best[chooser.Uniform(best.size())];
+}
+
+// Plays a match of `seats` seats under `config` and `rules_version` to its
+// end, its seats choosing uniformly among their legal actions (`greedy`:
+// among those that make the most moves this turn, GreedyAction); its
+// moves.
+uint64_t PlayCountingMoves(const v1::GameConfig& config, uint32_t rules_version,
+                           int seats, int game, bool greedy) {
+  absl::StatusOr<std::unique_ptr<Game>> made =
+      MakeGameOf(Description(), config, rules_version);
+  EXPECT_TRUE(made.ok()) << made.status();
+  if (!made.ok()) return 0;
+  absl::StatusOr<std::unique_ptr<State>> state = (*made)->NewInitialState(
+      seats, RandomStream(GameSeed(seats, config.flaming_pyramids().curse(),
+                                   20000 + game)));
+  EXPECT_TRUE(state.ok()) << state.status();
+  if (!state.ok()) return 0;
+  RandomStream chooser(
+      GameSeed(seats, config.flaming_pyramids().curse(), 30000 + game));
+  MoveCount count;
+  if (!greedy) {
+    PlayRandomGame(**state, chooser, count);
+    return count.moves;
+  }
+  while (!(*state)->IsTerminal() && count.moves < uint64_t{kMaxRandomSteps}) {
+    const int seat = (*state)->ActingSeats().front();
+    SeatAction chosen{seat, GreedyAction(**state, seat, chooser)};
+    const absl::StatusOr<v1::Result> result = (*state)->Apply({&chosen, 1});
+    EXPECT_TRUE(result.ok()) << result.status();
+    if (!result.ok()) break;
+    ++count.moves;
+  }
+  return count.moves;
+}
+
+// No match makes more moves than the game's bound (max_moves) says, whatever
+// its options, seats, rules version and play: a bound too small would cut
+// off an honest match (tools/tournament/referee_link.h). Every seat count,
+// max_turns 1 to 40, curse or not, both rules versions, random play and
+// greedy play for falls (GreedyAction).
+TEST(FpRandomTest, NoMatchMakesMoreMovesThanItsBound) {
+  double most = 0;  // The largest moves / bound seen.
+  for (int seats = Description().min_seats; seats <= Description().max_seats;
+       ++seats) {
+    for (int game = 0; game < 40; game += kSanitizerStride) {
+      const bool curse = game % 2 == 1;
+      const v1::GameConfig config =
+          Config(curse, static_cast<uint32_t>(1 + game));
+      const absl::StatusOr<OptionValues> options =
+          ResolveOptions(Description(), config);
+      ASSERT_TRUE(options.ok()) << options.status();
+      const uint64_t bound = Description().max_moves(*options, seats);
+      for (const RulesVersionDescription& version :
+           Description().rules_versions) {
+        for (bool greedy : {false, true}) {
+          const uint64_t moves =
+              PlayCountingMoves(config, version.version, seats, game, greedy);
+          ASSERT_FALSE(HasFailure());
+          ASSERT_LE(moves, bound)
+              << seats << " seats, max_turns " << 1 + game << ", curse "
+              << curse << ", rules version " << version.version
+              << (greedy ? ", greedy" : ", random");
+          most = std::max(most, static_cast<double>(moves) / bound);
+        }
+      }
+    }
+  }
+  RecordProperty("most_moves_per_bound", std::to_string(most));
 }
 
 }  // namespace

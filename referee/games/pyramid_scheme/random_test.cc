@@ -376,5 +376,103 @@ TEST(PssRandomTest, RandomGamesKeepEveryInvariant) {
   RecordProperty("coverage", Summary(coverage));
 }
 
+// Counts a match's moves: one per State transition, as the log has one
+// Applied record per move (GameDescription::max_moves).
+class MoveCount : public RandomGameChecks {
+ public:
+  void AfterStep(const State& state, const v1::Result& result) override {
+    ++moves;
+  }
+  uint64_t moves = 0;
+};
+
+// How eager a seat is to make a move of `action`'s kind: tokens used
+// whenever held, every flip the window offers before its stop, a
+// placement (which opens a window) before a take.
+int Eagerness(const v1::Action& action) {
+  switch (action.pyramid_scheme().decision_case()) {
+    case v1::PyramidSchemeAction::kUseReset:
+    case v1::PyramidSchemeAction::kArmBypass:
+      return 3;
+    case v1::PyramidSchemeAction::kFlip:
+    case v1::PyramidSchemeAction::kPlace:
+      return 2;
+    case v1::PyramidSchemeAction::kStopFlipping:
+    case v1::PyramidSchemeAction::kEndTurn:
+      return 0;
+    default:
+      return 1;
+  }
+}
+
+// Plays a match of `seats` seats under `config` to its end, its seats
+// choosing uniformly among their legal actions (`eager`: among the most
+// eager, Eagerness); its moves.
+uint64_t PlayCountingMoves(const v1::GameConfig& config, int seats, int game,
+                           bool eager) {
+  Digest game_seed = Seed(0);
+  game_seed[0] = static_cast<uint8_t>(game & 0xff);
+  game_seed[1] = static_cast<uint8_t>(game >> 8);
+  game_seed[2] = 0xb0;
+  game_seed[31] = static_cast<uint8_t>(seats);
+  std::unique_ptr<State> state = NewGame(seats, game_seed, config);
+  if (state == nullptr) return 0;
+  Digest choice_seed = game_seed;
+  choice_seed[3] ^= 0x5a;
+  RandomStream chooser(choice_seed);
+  MoveCount count;
+  if (!eager) {
+    PlayRandomGame(*state, chooser, count);
+    return count.moves;
+  }
+  while (!state->IsTerminal() && count.moves < uint64_t{kMaxRandomSteps}) {
+    const int seat = state->ActingSeats().front();
+    std::vector<v1::Action> most;
+    int eagerness = -1;
+    for (v1::Action& action : state->LegalActions(seat)) {
+      const int e = Eagerness(action);
+      if (e > eagerness) {
+        most.clear();
+        eagerness = e;
+      }
+      if (e == eagerness) most.push_back(std::move(action));
+    }
+    SeatAction chosen{seat, most.empty() ? state->DefaultAction(seat)
+                                         : most[chooser.Uniform(most.size())]};
+    const absl::StatusOr<v1::Result> result = state->Apply({&chosen, 1});
+    EXPECT_TRUE(result.ok()) << result.status();
+    if (!result.ok()) break;
+    ++count.moves;
+  }
+  return count.moves;
+}
+
+// No match makes more moves than the game's bound (max_moves) says, whatever
+// its options, seats and play: a bound too small would cut off an honest
+// match (tools/tournament/referee_link.h). Every seat count, max_turns 1 to
+// 200, random play and play eager for moves (Eagerness).
+TEST(PssRandomTest, NoMatchMakesMoreMovesThanItsBound) {
+  double most = 0;  // The largest moves / bound seen.
+  for (int seats = Description().min_seats; seats <= Description().max_seats;
+       ++seats) {
+    for (int game = 0; game < 40; ++game) {
+      const v1::GameConfig config = Config(1 + (game * 37) % 200);
+      const absl::StatusOr<OptionValues> options =
+          ResolveOptions(Description(), config);
+      ASSERT_TRUE(options.ok()) << options.status();
+      const uint64_t bound = Description().max_moves(*options, seats);
+      for (bool eager : {false, true}) {
+        const uint64_t moves = PlayCountingMoves(config, seats, game, eager);
+        ASSERT_FALSE(HasFailure());
+        ASSERT_LE(moves, bound)
+            << seats << " seats, max_turns " << 1 + (game * 37) % 200
+            << (eager ? ", eager" : ", random");
+        most = std::max(most, static_cast<double>(moves) / bound);
+      }
+    }
+  }
+  RecordProperty("most_moves_per_bound", std::to_string(most));
+}
+
 }  // namespace
 }  // namespace pyramid::scheme::testing

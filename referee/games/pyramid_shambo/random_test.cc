@@ -9,7 +9,9 @@
 #include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -21,6 +23,7 @@
 #include "referee/games/game.h"
 #include "referee/games/pyramid_shambo/board.h"
 #include "referee/games/pyramid_shambo/game.h"
+#include "referee/games/pyramid_shambo/state.h"
 #include "referee/games/testing.h"
 #include "tests/sanitizers.h"
 
@@ -336,6 +339,126 @@ TEST(ShamboRandomTest, MoveLimitEndsAndRanksRandomGames) {
     }
   }
   EXPECT_GT(stats.limited, 50);
+}
+
+// Counts a match's moves: one per State transition, as the log has one
+// Applied record per move (GameDescription::max_moves).
+class MoveCount : public RandomGameChecks {
+ public:
+  void AfterStep(const State& state, const v1::Result& result) override {
+    ++moves;
+  }
+  uint64_t moves = 0;
+};
+
+// How the seats of a match counted against the bound play.
+enum class Policy {
+  kRandom,  // Uniformly among the legal actions.
+  // Every throw a tie (both throw Rock) until max_throws.
+  kTies,
+  // The richer seat of every throw loses it at once, paying the fee of one
+  // pip: seats are seldom emptied, and every throw has its challenge and
+  // (but the last) its fee, three moves a throw.
+  kEveryThrowDecided,
+};
+
+// The action `policy` (not kRandom) gives `seat` in `state`.
+v1::Action PolicyAction(const State& state, int seat, Policy policy) {
+  const v1::PyramidShamboObservation view = state.PublicView().pyramid_shambo();
+  switch (view.phase()) {
+    case v1::SHAMBO_PHASE_CHALLENGE: {
+      // The richest live seat is the target.
+      int target = -1;
+      for (int other = 0; other < view.seats_size(); ++other) {
+        if (other == seat || !view.seats(other).live()) continue;
+        if (target < 0 ||
+            view.seats(other).pips() > view.seats(target).pips()) {
+          target = other;
+        }
+      }
+      return shambo::ChallengeAction(target);
+    }
+    case v1::SHAMBO_PHASE_THROW: {
+      if (policy == Policy::kTies) return shambo::HandAction(v1::SHAMBO_ROCK);
+      const int active = static_cast<int>(view.active());
+      const int target = static_cast<int>(view.target());
+      const int loser = view.seats(active).pips() >= view.seats(target).pips()
+                            ? active
+                            : target;
+      return shambo::HandAction(seat == loser ? v1::SHAMBO_ROCK
+                                              : v1::SHAMBO_PAPER);
+    }
+    default: {
+      // The referee applies a single option without asking, and refuses
+      // `canonical` for it.
+      std::optional<v1::Action> sole = state.SoleLegalAction(seat);
+      return sole.has_value() ? *std::move(sole) : shambo::CanonicalAction();
+    }
+  }
+}
+
+// Plays a match of `seats` seats under `config` to its end with `policy`;
+// its moves.
+uint64_t PlayCountingMoves(const v1::GameConfig& config, int seats,
+                           uint32_t game_index, Policy policy) {
+  absl::StatusOr<std::unique_ptr<Game>> game =
+      MakeGameOf(shambo::Description(), config);
+  EXPECT_TRUE(game.ok()) << game.status();
+  if (!game.ok()) return 0;
+  absl::StatusOr<std::unique_ptr<State>> state = (*game)->NewInitialState(
+      seats, RandomStream(Seed(game_index, 7000 + seats)));
+  EXPECT_TRUE(state.ok()) << state.status();
+  if (!state.ok()) return 0;
+  MoveCount count;
+  if (policy == Policy::kRandom) {
+    RandomStream chooser(Seed(game_index, 8000 + seats));
+    PlayRandomGame(**state, chooser, count);
+    return count.moves;
+  }
+  while (!(*state)->IsTerminal() &&
+         count.moves < uint64_t{game_testing::kMaxRandomSteps}) {
+    std::vector<SeatAction> chosen;
+    for (int seat : (*state)->ActingSeats()) {
+      chosen.push_back({seat, PolicyAction(**state, seat, policy)});
+    }
+    const absl::StatusOr<v1::Result> result = (*state)->Apply(chosen);
+    EXPECT_TRUE(result.ok()) << result.status();
+    if (!result.ok()) break;
+    ++count.moves;
+  }
+  return count.moves;
+}
+
+// No match makes more moves than the game's bound (max_moves) says, whatever
+// its options, seats and play: a bound too small would cut off an honest
+// match (tools/tournament/referee_link.h). Every seat count, max_throws 1
+// to 50, random play, every throw tied, every throw decided at once (3
+// moves a throw: about the bound).
+TEST(ShamboRandomTest, NoMatchMakesMoreMovesThanItsBound) {
+  double most = 0;  // The largest moves / bound seen.
+  for (int seats = shambo::Description().min_seats;
+       seats <= shambo::Description().max_seats; ++seats) {
+    for (uint32_t game = 0; game < 50; game += kSanitizerStride) {
+      v1::GameConfig config;
+      config.set_game("pyramid_shambo");
+      config.mutable_pyramid_shambo()->set_max_throws(1 + game);
+      const absl::StatusOr<OptionValues> options =
+          ResolveOptions(shambo::Description(), config);
+      ASSERT_TRUE(options.ok()) << options.status();
+      const uint64_t bound = shambo::Description().max_moves(*options, seats);
+      for (Policy policy :
+           {Policy::kRandom, Policy::kTies, Policy::kEveryThrowDecided}) {
+        const uint64_t moves = PlayCountingMoves(config, seats, game, policy);
+        ASSERT_FALSE(HasFailure());
+        ASSERT_LE(moves, bound) << seats << " seats, max_throws " << 1 + game
+                                << ", policy " << static_cast<int>(policy);
+        most = std::max(most, static_cast<double>(moves) / bound);
+      }
+    }
+  }
+  // Every throw decided comes close to it.
+  EXPECT_GT(most, 0.9);
+  RecordProperty("most_moves_per_bound", std::to_string(most));
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "referee/games/rock_paper_pyramid/game.h"
 
+#include <cstdint>
 #include <memory>
 #include <utility>
 
@@ -27,6 +28,14 @@ absl::StatusOr<std::unique_ptr<Game>> Make(const OptionValues& values,
                                            uint32_t rules_version) {
   return std::make_unique<RockPaperPyramidGame>(
       ToOptions(values, rules_version));
+}
+
+// Every round is one simultaneous decision of the three seats, each playing
+// one piece of its pool, and the game lasts as many rounds as a pool holds
+// pieces: 9, 10 with red (rules page, "A round" and "Variant red"). No move
+// is ever automatic (every decision has three acting seats).
+uint64_t MaxMoves(const OptionValues& values, int /*num_seats*/) {
+  return values.at("red") != 0 ? kRedRounds : kClassicRounds;
 }
 
 }  // namespace
@@ -59,6 +68,7 @@ const GameDescription& Description() {
             .kind = OptionDescription::Kind::kBool,
             .help = "adds a Red stack dealt one per seat; 10 rounds, not 9"}},
       .make = &Make,
+      .max_moves = &MaxMoves,
   };
   return *description;
 }

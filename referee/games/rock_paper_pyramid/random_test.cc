@@ -72,5 +72,38 @@ TEST(RppStateTest, RandomPlayoutsKeepInvariants) {
   }
 }
 
+// Counts a match's moves: one per State transition, as the log has one
+// Applied record per move (GameDescription::max_moves).
+class MoveCount : public RandomGameChecks {
+ public:
+  void AfterStep(const State& state, const v1::Result& result) override {
+    ++moves;
+  }
+  uint64_t moves = 0;
+};
+
+// No match makes more moves than the game's bound (max_moves) says: a bound
+// too small would cut off an honest match (tools/tournament/
+// referee_link.h). Every match lasts its rounds, so it makes exactly that
+// many.
+TEST(RppStateTest, NoMatchMakesMoreMovesThanItsBound) {
+  for (uint8_t seed = 0; seed < 40; ++seed) {
+    const bool red = seed % 2 == 1;
+    const v1::GameConfig config =
+        Config(seed % 4 < 2 ? v1::RPP_TAKES_CAPTURED : v1::RPP_TAKES_ALL, red);
+    const absl::StatusOr<OptionValues> options =
+        ResolveOptions(Description(), config);
+    ASSERT_TRUE(options.ok()) << options.status();
+    const uint64_t bound = Description().max_moves(*options, kNumSeats);
+    std::unique_ptr<State> state = NewState(config, seed);
+    ASSERT_NE(state, nullptr);
+    RandomStream choices(Seed(static_cast<uint8_t>(150 + seed)));
+    MoveCount count;
+    PlayRandomGame(*state, choices, count);
+    ASSERT_FALSE(HasFailure());
+    EXPECT_EQ(count.moves, bound) << "red " << red;
+  }
+}
+
 }  // namespace
 }  // namespace pyramid::rpp
