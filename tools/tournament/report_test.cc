@@ -15,6 +15,7 @@ namespace pyramid {
 namespace {
 
 namespace v1 = ::pyramid::referee::v1;
+using ::testing::ContainsRegex;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
@@ -128,6 +129,10 @@ TEST(ReportTest, SaysTheFormatAndTheOrderOfTheStandings) {
 TEST(ReportTest, ChartHasOneErrorBarAndDotPerBot) {
   const std::string html = RenderHtmlReport(SmallResults());
   EXPECT_EQ(Count(html, "<svg "), 1);
+  // The chart's sizes as every coordinate of it: one decimal, always.
+  EXPECT_THAT(html, ContainsRegex("<svg width=\"[0-9]+\\.[0-9]\" "
+                                  "height=\"[0-9]+\\.[0-9]\" viewBox=\"0 0 "
+                                  "[0-9]+\\.[0-9] [0-9]+\\.[0-9]\""));
   EXPECT_EQ(Count(html, "<line class=\"bar\""), 3);
   EXPECT_EQ(Count(html, "<circle class=\"dot\""), 3);
   EXPECT_EQ(Count(html, "<line class=\"zero\""), 1);
