@@ -6,12 +6,9 @@
 #include <algorithm>
 
 #include "absl/container/flat_hash_map.h"
-#include "absl/strings/ascii.h"
-#include "absl/strings/escaping.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
-#include "referee/crypto/protocol.h"
 
 namespace pyramid {
 namespace {
@@ -24,22 +21,6 @@ constexpr uint32_t kListScanPerMatch = 10;
 constexpr uint64_t kMinFreeBytes = 1 << 20;
 
 }  // namespace
-
-absl::Status CheckMatchIdForm(absl::string_view match_id) {
-  if (match_id.size() != 2 * kMatchIdSize) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "match_id: ", 2 * kMatchIdSize, " lower-case hex digits, not ",
-        match_id.size(), " bytes"));
-  }
-  for (const char c : match_id) {
-    if (!absl::ascii_isdigit(c) && !(c >= 'a' && c <= 'f')) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "match_id: ", 2 * kMatchIdSize, " lower-case hex digits, not \"",
-          absl::CHexEscape(match_id), "\""));
-    }
-  }
-  return absl::OkStatus();
-}
 
 Lobby::Lobby(LobbyOptions options)
     : options_(std::move(options)),

@@ -29,6 +29,7 @@
 #include "referee/service/deadline_scheduler.h"
 #include "referee/service/delayed_runner.h"
 #include "referee/service/match_host.h"
+#include "referee/service/match_id.h"  // CheckMatchIdForm, for its callers.
 #include "referee/service/messages.h"
 #include "referee/service/registry.h"
 #include "referee/service/request_ids.h"
@@ -38,13 +39,6 @@
 #include "referee/service/transparency_log.h"
 
 namespace pyramid {
-
-// OK when `match_id` has a match id's form: 32 lower-case hex digits, as the
-// referee writes them. Else INVALID_ARGUMENT saying so, in Play's words,
-// without echoing an id of another length (a client may send megabytes).
-// Every call that names a match by its id asks this before looking it up,
-// so a malformed id is never taken for an unknown match.
-absl::Status CheckMatchIdForm(absl::string_view match_id);
 
 struct LobbyOptions {
   std::string log_dir;  // Must exist; logs are created inside it.

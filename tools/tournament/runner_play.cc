@@ -12,7 +12,7 @@
 #include "absl/time/clock.h"
 #include "referee/core/log_sink.h"
 #include "referee/crypto/bytes.h"
-#include "referee/service/lobby.h"
+#include "referee/service/match_id.h"
 #include "tools/tournament/report.h"
 #include "tools/tournament/runner_impl.h"
 
