@@ -220,7 +220,7 @@ class DeadlineStressTest : public ::testing::Test {
           std::make_shared<SilentRevealer>(workers_.get(), started.host, seat,
                                            started.observed));
       for (const auto& [host, seat] : lobby_->SeatsOf(*principal)) {
-        host->Resume(seat);
+        host->SendOwedTo(seat);
       }
     }
     return started;

@@ -29,7 +29,6 @@
 #include "referee/service/deadline_scheduler.h"
 #include "referee/service/delayed_runner.h"
 #include "referee/service/match_host.h"
-#include "referee/service/match_id.h"  // CheckMatchIdForm, for its callers.
 #include "referee/service/messages.h"
 #include "referee/service/registry.h"
 #include "referee/service/request_ids.h"

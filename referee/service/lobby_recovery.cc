@@ -17,6 +17,7 @@
 #include "referee/crypto/protocol.h"
 #include "referee/files/bounded_read.h"
 #include "referee/service/lobby.h"
+#include "referee/service/public_reason.h"
 
 namespace pyramid {
 namespace {

@@ -395,27 +395,6 @@ TEST_F(LobbyTest, NamesAndLabelsThatShowOnlyEscapedAreRefused) {
   EXPECT_TRUE(lobby_->CreateMatch(request).ok());
 }
 
-// A match id's form is judged alike wherever one is given: 32 lower-case
-// hex digits, else INVALID_ARGUMENT in Play's words, never echoing an id of
-// another length.
-TEST(CheckMatchIdFormTest, TakesOnlyThirtyTwoLowerCaseHexDigits) {
-  EXPECT_TRUE(CheckMatchIdForm("0123456789abcdef0123456789abcdef").ok());
-  const std::string huge(1 << 20, 'a');
-  for (const std::string& bad :
-       {std::string(), std::string("0123456789ABCDEF0123456789ABCDEF"),
-        std::string(33, 'a'), std::string(31, 'a'), huge,
-        std::string("0123456789abcdef0123456789abcde\n")}) {
-    const absl::Status status = CheckMatchIdForm(bad);
-    EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << bad.size();
-    EXPECT_TRUE(absl::StartsWith(status.message(),
-                                 "match_id: 32 lower-case hex digits, not "))
-        << status;
-    EXPECT_LE(status.message().size(), 200u) << bad.size();
-  }
-  EXPECT_EQ(CheckMatchIdForm(huge).message(),
-            "match_id: 32 lower-case hex digits, not 1048576 bytes");
-}
-
 // A bot's seat count (its stream's queue bound and flood allowance) does
 // not keep every match it ever played: once its list has doubled since the
 // last prune, the seats of ended matches go.
@@ -862,7 +841,7 @@ std::vector<v1::PlayResponse> ConnectSeat(Lobby& lobby,
   auto sink = std::make_shared<SeatSink>();
   lobby.connections().Attach(principal->route, sink);
   for (const auto& [host, seat] : lobby.SeatsOf(*principal)) {
-    host->Resume(seat);
+    host->SendOwedTo(seat);
   }
   lobby.connections().Detach(principal->route, sink.get());
   return sink->messages();

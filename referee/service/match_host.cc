@@ -1,9 +1,7 @@
 #include "referee/service/match_host.h"
 
 #include <algorithm>
-#include <filesystem>
 #include <iterator>
-#include <system_error>
 #include <utility>
 
 #include "absl/container/inlined_vector.h"
@@ -11,6 +9,7 @@
 #include "google/protobuf/arena.h"
 #include "referee/crypto/bytes.h"
 #include "referee/service/decision_request.h"
+#include "referee/service/public_reason.h"
 #include "referee/service/scratch_arena.h"
 #include "referee/service/view_delta.h"
 
@@ -106,71 +105,7 @@ void SendTogether(std::vector<OutgoingMessage>& outbox) {
   for (PlaySink* sink : corked) sink->Uncork();
 }
 
-// Whether a path may begin at `text[i]`: at the start or after a space, a
-// quote, a parenthesis or an '='.
-bool PathStartsAt(std::string_view text, size_t i) {
-  return i == 0 || std::string_view(" \t\"'(=").find(text[i - 1]) !=
-                       std::string_view::npos;
-}
-
-// What a path in a reason ends before, if not at the reason's end: a
-// space, a colon (the reasons' own "PATH: why"), a comma, a semicolon, a
-// quote or a parenthesis.
-constexpr std::string_view kPathEnds = " \t:,;'\")";
-
 }  // namespace
-
-std::string PublicBrokenReason(absl::string_view reason,
-                               absl::string_view log_path) {
-  std::string text(reason);
-  // The log's directory, whatever characters it holds (a space, a colon),
-  // as the reason may name it (as given, and absolute: a journal's sync):
-  // left out before a name in it, its own name only alone.
-  const std::filesystem::path log{std::string(log_path)};
-  std::error_code error;
-  const std::filesystem::path absolute =
-      std::filesystem::absolute(log, error).lexically_normal();
-  for (const std::filesystem::path& dir :
-       {log.parent_path(), error || log.empty() ? std::filesystem::path()
-                                                : absolute.parent_path()}) {
-    const std::string name = dir.string();
-    if (name.empty() || name == "/") continue;
-    std::string left;
-    for (size_t i = 0; i < text.size();) {
-      const size_t after = i + name.size();
-      if (PathStartsAt(text, i) && text.compare(i, name.size(), name) == 0) {
-        if (after < text.size() && text[after] == '/') {
-          i = after + 1;
-          continue;
-        }
-        if (after == text.size() ||
-            kPathEnds.find(text[after]) != std::string_view::npos) {
-          left += dir.filename().string();
-          i = after;
-          continue;
-        }
-      }
-      left += text[i++];
-    }
-    text = std::move(left);
-  }
-  // Any other absolute path: its last component.
-  std::string out;
-  out.reserve(text.size());
-  for (size_t i = 0; i < text.size();) {
-    if (text[i] != '/' || !PathStartsAt(text, i)) {
-      out += text[i++];
-      continue;
-    }
-    size_t end = text.find_first_of(kPathEnds, i);
-    if (end == std::string::npos) end = text.size();
-    std::string_view path = std::string_view(text).substr(i, end - i);
-    while (path.size() > 1 && path.back() == '/') path.remove_suffix(1);
-    out += path.substr(path.size() == 1 ? 0 : path.rfind('/') + 1);
-    i = end;
-  }
-  return out;
-}
 
 MatchHost::MatchHost(const v1::MatchInfo& info, std::string log_path,
                      absl::Span<const uint64_t> routes,
@@ -247,7 +182,7 @@ void MatchHost::OnSynced(const absl::Status& status) {
   // Not durable: nothing that waited is sent, and the match stops.
   awaiting_sync_ = false;
   sync_outbox_.clear();
-  ended_ = false;
+  end_unannounced_ = false;
   match_->Break(status);
   if (broken_reason_.empty()) AnnounceBroken();
 }
@@ -445,7 +380,7 @@ void MatchHost::OnRecord(const v1::LogRecord& record) {
     case v1::LogRecord::kOutcome:
       // Announced by Run() once the call returns: the seal follows the
       // outcome, and nobody may learn of the end before the log is sealed.
-      ended_ = true;
+      end_unannounced_ = true;
       break;
     default:
       break;
@@ -532,7 +467,7 @@ std::optional<v1::WatchEvent> MatchHost::OnMove(uint64_t decision_id,
 }
 
 void MatchHost::AnnounceEnd() {
-  ended_ = false;
+  end_unannounced_ = false;
   for (int seat = 0; seat < num_seats(); ++seat) SendMatchEnded(seat);
   v1::WatchEvent event;
   *event.mutable_outcome() = match_->outcome();
@@ -569,7 +504,7 @@ void MatchHost::CallOverListenersLocked() {
 }
 
 bool MatchHost::OverLocked() const {
-  return match_ == nullptr || (match_->finished() && !ended_) ||
+  return match_ == nullptr || (match_->finished() && !end_unannounced_) ||
          !match_->broken().ok();
 }
 
@@ -630,7 +565,7 @@ bool MatchHost::Run(int seat, uint64_t decision_id, const Op& op) {
 
 bool MatchHost::MayHoldStepLocked(const absl::Status& status) const {
   if (ack_holder_ == nullptr || !status.ok() || outbox_.empty() ||
-      !watch_outbox_.empty() || awaiting_sync_ || ended_ ||
+      !watch_outbox_.empty() || awaiting_sync_ || end_unannounced_ ||
       match_->finished() || !match_->broken().ok() || match_->OwesSync()) {
     return false;
   }
@@ -685,7 +620,7 @@ void MatchHost::FinishStepLocked() {
   // The end is announced only once the seal is durable (by Run when it
   // synced inline; when its sync is on the pool, by OnSynced): a match
   // whose seal could not be written is broken, and said to be.
-  if (ended_ && !match_->broken().ok()) ended_ = false;
+  if (end_unannounced_ && !match_->broken().ok()) end_unannounced_ = false;
   if (!match_->broken().ok() && broken_reason_.empty()) AnnounceBroken();
 }
 
@@ -702,7 +637,7 @@ void MatchHost::HandOverDeadlineLocked() {
 
 void MatchHost::EndLocked() {
   // (A match resumed finished was announced before its restart.)
-  const bool announce = std::exchange(ended_, false);
+  const bool announce = std::exchange(end_unannounced_, false);
   outcome_ = match_->outcome();
   // Entered first (in the transparency log, by the lobby): whoever hears of
   // the end can have it proved at once.
@@ -715,10 +650,10 @@ void MatchHost::EndLocked() {
 
 void MatchHost::Start() {
   Run(-1, 0, [](Match&) { return absl::OkStatus(); });
-  for (int seat = 0; seat < num_seats(); ++seat) Resume(seat);
+  for (int seat = 0; seat < num_seats(); ++seat) SendOwedTo(seat);
 }
 
-void MatchHost::Resume(int seat) {
+void MatchHost::SendOwedTo(int seat) {
   absl::MutexLock lock(&mu_);
   if (match_ == nullptr) {
     // Over: the outcome, or (archived) why it broke.
@@ -733,7 +668,7 @@ void MatchHost::Resume(int seat) {
   const std::optional<DecisionView> decision = match_->decision();
   if (!decision) {
     // (An end that waits for its seal's sync is announced to every seat.)
-    if (match_->finished() && !ended_) SendMatchEnded(seat);
+    if (match_->finished() && !end_unannounced_) SendMatchEnded(seat);
     return;
   }
   if (IndexIn(*decision, seat) < 0) return;
@@ -822,10 +757,10 @@ v1::MatchInfo MatchHost::InfoLocked(const Connections& connections) const {
         match_ != nullptr
             ? PublicBrokenReason(match_->broken().message(), log_path_)
             : broken_reason_);
-  } else if (match_ == nullptr || (match_->finished() && !ended_)) {
+  } else if (match_ == nullptr || (match_->finished() && !end_unannounced_)) {
     info.set_status(v1::MATCH_FINISHED);
     *info.mutable_outcome() = OutcomeLocked();
-  } else if (ended_) {
+  } else if (end_unannounced_) {
     // Its end waits for the seal's sync: running until it is announced, at
     // the last decision.
     info.set_status(v1::MATCH_RUNNING);

@@ -75,16 +75,6 @@ struct HostedSeat {
 // of them: Lobby::Archive).
 std::vector<uint64_t> RoutesOf(const std::vector<HostedSeat>& seats);
 
-// Why a match broke (`reason`, which names the files it failed on) as
-// anyone may read it (MatchInfo.broken_reason, a seat's PlayError, a
-// watcher's end): each file by its name only, without its directory. The
-// directory of the log (`log_path`'s, as given and absolute) is left out
-// wherever it appears, and every other absolute path (a journal file, the
-// data directory) keeps only its last component: where the referee keeps
-// its files is the operator's business, said on the referee's stderr.
-std::string PublicBrokenReason(absl::string_view reason,
-                               absl::string_view log_path);
-
 class MatchHost : public std::enable_shared_from_this<MatchHost> {
  public:
   // `on_deadline` is called with the match's next deadline each time that
@@ -152,8 +142,9 @@ class MatchHost : public std::enable_shared_from_this<MatchHost> {
   // already connected. Call once, after the host is findable by match id.
   void Start();
 
-  // Pushes to `seat` what it owes now (after a (re)connection).
-  void Resume(int seat);
+  // Sends `seat` what the match owes it now (after a (re)connection): the
+  // open decision's request, or the match's end.
+  void SendOwedTo(int seat);
 
   // A seat's commit / reveal from its Play stream. Replies go to the seat's
   // current stream. Returns false when the message was refused outright
@@ -297,7 +288,8 @@ class MatchHost : public std::enable_shared_from_this<MatchHost> {
   Connections* const connections_;
   const std::function<void(absl::Time)> on_deadline_;
   std::function<void(const v1::MatchInfo&)> on_end_;
-  // An archived match's status (FINISHED or BROKEN) and reason.
+  // An archived match's status (FINISHED or BROKEN; its reason is
+  // broken_reason_).
   v1::MatchStatus archived_status_ = v1::MATCH_FINISHED;
 
   mutable absl::Mutex mu_;
@@ -347,7 +339,7 @@ class MatchHost : public std::enable_shared_from_this<MatchHost> {
   // stream may then leave out (the position cannot change in between).
   std::vector<std::shared_ptr<PlaySink>> result_streams_ ABSL_GUARDED_BY(mu_);
   // Outcome logged, not announced (until the seal's sync is done).
-  bool ended_ ABSL_GUARDED_BY(mu_) = false;
+  bool end_unannounced_ ABSL_GUARDED_BY(mu_) = false;
   std::string broken_reason_ ABSL_GUARDED_BY(mu_);  // Once announced.
   // Per seat (sized at the first use): its stream, and the connections'
   // version it was found at (StreamOf); let go with the match.

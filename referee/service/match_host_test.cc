@@ -404,7 +404,7 @@ TEST_F(MatchHostTest, AFinishedMatchAnswersFromWhatTheHostKept) {
   EXPECT_EQ(sinks_[0]->messages.size(), sent);
 
   // A reconnecting seat is told the end again; a watcher gets the summary.
-  host_->Resume(1);
+  host_->SendOwedTo(1);
   EXPECT_EQ(EndingsOf(1), std::vector<std::string>({outcome, outcome}));
   auto watcher = std::make_shared<WatchRecorder>();
   ASSERT_TRUE(host_->AddWatcher(watcher, 10).ok());
@@ -629,27 +629,6 @@ TEST_F(MatchHostTest, ABrokenMatchNamesItsFilesWithoutTheirDirectories) {
   EXPECT_EQ(archived.Info(connections_).broken_reason(), told);
 }
 
-// The log's directory is left out as given (relative here) and absolute;
-// a path only ending in its name, or a name only beginning like it, is
-// left as it is.
-TEST(PublicBrokenReasonTest, NamesTheLogByItsFileName) {
-  const std::string absolute =
-      (std::filesystem::current_path() / "logs/x.pyrlog").string();
-  EXPECT_EQ(PublicBrokenReason(
-                absl::StrCat("write logs/x.pyrlog: EIO; cannot read back ",
-                             absolute, ": it is shorter than written"),
-                "logs/x.pyrlog"),
-            "write x.pyrlog: EIO; cannot read back x.pyrlog: it is shorter "
-            "than written");
-  EXPECT_EQ(
-      PublicBrokenReason("no log (catalogs/y and blogs/z)", "logs/x.pyrlog"),
-      "no log (catalogs/y and blogs/z)");
-  EXPECT_EQ(PublicBrokenReason("the log could not be written", ""),
-            "the log could not be written");
-  EXPECT_EQ(PublicBrokenReason("cannot open the directory /: EACCES", "/a"),
-            "cannot open the directory /: EACCES");
-}
-
 // A step whose only answer is an acknowledgement to a stream that takes it
 // late is held: its record is not written and its ack not sent until the
 // next step of the match, which writes both in one append and sends the
@@ -725,7 +704,7 @@ TEST_F(MatchHostTest, ResumeAndAWatcherEndAHold) {
   const size_t sent_before = sinks_[0]->Count();
   ASSERT_TRUE(host_->Commit(0, CommitTo(0, 0, bytes)));
   EXPECT_EQ(log.size(), before);
-  host_->Resume(0);
+  host_->SendOwedTo(0);
   EXPECT_GT(log.size(), before);
   ASSERT_EQ(sinks_[0]->messages.size(), sent_before + 2);
   EXPECT_TRUE(sinks_[0]->messages[sent_before].has_commit_ack());
@@ -911,7 +890,7 @@ TEST_F(MatchHostTest, TheEndWaitsForTheSealsSyncOnThePool) {
     host_->CheckDeadlines();
     ASSERT_EQ(*jobs, 1) << "the seal's sync is not on the pool";
     ASSERT_TRUE(host_->AddWatcher(watcher, 10).ok());
-    host_->Resume(1);
+    host_->SendOwedTo(1);
     for (int seat = 0; seat < kSeats; ++seat) {
       EXPECT_TRUE(EndingsOf(seat).empty()) << "seat " << seat;
     }

@@ -18,6 +18,7 @@
 #include "referee/service/connections.h"
 #include "referee/service/flood_guard.h"
 #include "referee/service/match_host.h"
+#include "referee/service/match_id.h"
 #include "referee/service/play_features.h"
 #include "referee/service/scratch_arena.h"
 #include "referee/service/serialized_message.h"
@@ -156,7 +157,7 @@ class PlayReactor final : public AsyncBidiStream {
     }
     lobby_->connections().Attach(route_, writer_);
     for (const auto& [host, seat] : lobby_->SeatsOf(*principal)) {
-      host->Resume(seat);
+      host->SendOwedTo(seat);
     }
     StartRead(&read_buffer_);
   }

@@ -19,6 +19,7 @@
 #include "referee/service/grpc_status.h"
 #include "referee/service/log_download.h"
 #include "referee/service/match_host.h"
+#include "referee/service/match_id.h"
 #include "referee/service/parse_request.h"
 #include "referee/service/play_stream.h"
 #include "referee/service/watch_stream.h"

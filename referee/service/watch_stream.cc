@@ -6,6 +6,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "referee/service/match_host.h"
+#include "referee/service/match_id.h"
 #include "referee/service/parse_request.h"
 #include "referee/service/serialized_message.h"
 #include "referee/service/stream_writer.h"
