@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "referee/files/io_loops.h"
 
 namespace pyramid::journal_io {
 
@@ -30,13 +31,10 @@ absl::Status SyncFileSystems(const std::set<std::string>& dirs) {
 
 absl::Status WriteAt(int fd, std::string_view bytes, uint64_t at,
                      const std::string& path) {
-  while (!bytes.empty()) {
-    const ssize_t n =
-        pwrite(fd, bytes.data(), bytes.size(), static_cast<off_t>(at));
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return absl::InternalError(Errno("cannot write", path));
-    bytes.remove_prefix(static_cast<size_t>(n));
-    at += static_cast<uint64_t>(n);
+  const IoProgress wrote = PwriteAll(fd, bytes, at);
+  if (wrote.done < bytes.size()) {
+    return absl::InternalError(
+        absl::StrCat("cannot write ", path, ": ", std::strerror(wrote.error)));
   }
   return absl::OkStatus();
 }

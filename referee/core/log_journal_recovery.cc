@@ -17,6 +17,7 @@
 #include "referee/core/log_journal_format.h"
 #include "referee/core/log_journal_io.h"
 #include "referee/core/log_sink.h"
+#include "referee/files/io_loops.h"
 
 namespace pyramid {
 namespace {
@@ -105,14 +106,8 @@ absl::Status ApplyEntry(const JournalEntry& entry, bool& changed) {
         " on: bytes ", size, " to ", entry.offset, " are lost"));
   }
   std::string held(entry.bytes.size(), '\0');
-  size_t have = 0;
-  while (have < held.size()) {
-    const ssize_t n = pread(fd, held.data() + have, held.size() - have,
-                            static_cast<off_t>(entry.offset + have));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    have += static_cast<size_t>(n);
-  }
+  const size_t have =
+      PreadFully(fd, held.data(), held.size(), entry.offset).done;
   absl::Status status;
   if (have != held.size() || held != entry.bytes) {
     changed = true;

@@ -15,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "referee/core/log_journal.h"
 #include "referee/files/bounded_read.h"
+#include "referee/files/io_loops.h"
 
 namespace pyramid {
 
@@ -99,15 +100,11 @@ void FileLogSink::set_journal(std::shared_ptr<LogJournal> journal) {
 }
 
 absl::Status FileLogSink::Append(std::string_view bytes) {
-  while (!bytes.empty()) {
-    ssize_t written = write(fd_, bytes.data(), bytes.size());
-    if (written < 0) {
-      if (errno == EINTR) continue;
-      return absl::InternalError(
-          absl::StrCat("write ", path_, ": ", std::strerror(errno)));
-    }
-    bytes.remove_prefix(static_cast<size_t>(written));
-    size_ += static_cast<uint64_t>(written);
+  const IoProgress wrote = WriteAll(fd_, bytes);
+  size_ += wrote.done;
+  if (wrote.done < bytes.size()) {
+    return absl::InternalError(
+        absl::StrCat("write ", path_, ": ", std::strerror(wrote.error)));
   }
   return absl::OkStatus();
 }
@@ -148,19 +145,14 @@ SyncJob FileLogSink::SyncLater() {
       return;
     }
     std::string bytes(to - from, '\0');
-    size_t have = 0;
-    while (have < bytes.size()) {
-      const ssize_t n =
-          pread(file->fd, bytes.data() + have, bytes.size() - have,
-                static_cast<off_t>(from + have));
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) {
-        done(absl::InternalError(absl::StrCat(
-            "cannot read back ", path, ": ",
-            n == 0 ? "it is shorter than written" : std::strerror(errno))));
-        return;
-      }
-      have += static_cast<size_t>(n);
+    const IoProgress read =
+        PreadFully(file->fd, bytes.data(), bytes.size(), from);
+    if (read.done < bytes.size()) {
+      done(absl::InternalError(absl::StrCat("cannot read back ", path, ": ",
+                                            read.error == 0
+                                                ? "it is shorter than written"
+                                                : std::strerror(read.error))));
+      return;
     }
     journal->CommitAsync(path, from, std::move(bytes), std::move(done));
   };
@@ -266,15 +258,8 @@ absl::Status WriteAndRename(const std::string& path, std::string_view contents,
     return absl::InternalError(
         absl::StrCat("cannot create ", tmp, ": ", std::strerror(errno)));
   }
-  size_t written = 0;
-  while (written < contents.size()) {
-    const ssize_t n =
-        write(fd, contents.data() + written, contents.size() - written);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    written += static_cast<size_t>(n);
-  }
-  bool ok = written == contents.size();
+  // WriteAll leaves errno as a failed write set it, for the message below.
+  bool ok = WriteAll(fd, contents).done == contents.size();
   ok = ok && (!sync || fsync(fd) == 0);
   ok = close(fd) == 0 && ok;
   ok = ok && rename(tmp.c_str(), path.c_str()) == 0;

@@ -9,6 +9,7 @@
 
 #include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
+#include "referee/files/io_loops.h"
 
 namespace pyramid {
 namespace {
@@ -51,21 +52,15 @@ absl::Status ReadFileRange(const std::string& path, uint64_t offset,
   if (!fd.ok()) return fd.status();
   absl::Cleanup closer = [fd = *fd] { close(fd); };
   out->resize(size);
-  size_t done = 0;
-  while (done < size) {
-    const ssize_t n = pread(*fd, out->data() + done, size - done,
-                            static_cast<off_t>(offset + done));
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      return absl::DataLossError(
-          absl::StrCat("cannot read ", path, ": ", std::strerror(errno)));
-    }
-    if (n == 0) {
-      return absl::DataLossError(
-          absl::StrCat("cannot read ", path, ": it ends at byte ",
-                       offset + done, ", before byte ", offset + size));
-    }
-    done += static_cast<size_t>(n);
+  const IoProgress read = PreadFully(*fd, out->data(), size, offset);
+  if (read.error != 0) {
+    return absl::DataLossError(
+        absl::StrCat("cannot read ", path, ": ", std::strerror(read.error)));
+  }
+  if (read.done < size) {
+    return absl::DataLossError(
+        absl::StrCat("cannot read ", path, ": it ends at byte ",
+                     offset + read.done, ", before byte ", offset + size));
   }
   return absl::OkStatus();
 }
