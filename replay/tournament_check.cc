@@ -23,6 +23,7 @@
 #include "google/protobuf/util/json_util.h"
 #include "pyramid/referee/v1/tournament.pb.h"
 #include "referee/cli/text_proto.h"
+#include "referee/core/log_format.h"
 #include "referee/core/log_sink.h"
 #include "referee/crypto/bytes.h"
 #include "referee/crypto/ed25519.h"
@@ -335,7 +336,7 @@ std::vector<fs::path> EntriesNotStray(const fs::path& root,
 // Why the entry at `path` in DIR/logs is not a log the check reads (the
 // runner writes MATCH.pyrlog there and nothing else); "" when it is one.
 std::string WhyNotALog(const fs::path& path) {
-  if (path.extension() == ".pyrlog") return "";
+  if (path.extension() == log_format::kFileExtension) return "";
   std::error_code error;
   return absl::StrCat(fs::is_directory(path, error) ? "a directory" : "a file",
                       " not named MATCH.pyrlog, so not checked as a log: "
@@ -666,7 +667,8 @@ std::set<std::string> SupersededSealedLogs(const fs::path& root,
   std::vector<fs::path> logs;
   // A superseded/ that cannot be listed is not said.
   for (const auto& entry : ListDirectory(root, "superseded", nullptr)) {
-    if (entry.path().extension() == ".pyrlog") logs.push_back(entry.path());
+    if (entry.path().extension() == log_format::kFileExtension)
+      logs.push_back(entry.path());
   }
   std::sort(logs.begin(), logs.end());
   std::vector<std::shared_ptr<const KnownLog>> verdicts(logs.size());

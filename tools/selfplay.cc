@@ -25,6 +25,7 @@
 #include "referee/cli/program.h"
 #include "referee/cli/text_proto.h"
 #include "referee/core/local_runner.h"
+#include "referee/core/log_format.h"
 #include "referee/core/log_sink.h"
 #include "referee/core/match.h"
 #include "referee/crypto/bytes.h"
@@ -93,8 +94,7 @@ absl::StatusOr<std::filesystem::path> PlayOne(
                         absl::StrCat("match failed: ", played.message()));
   }
   const std::filesystem::path final_path =
-      out /
-      absl::StrCat(config.game(), "-", ToHex((*match)->match_id()), ".pyrlog");
+      out / log_format::FileName(config.game(), ToHex((*match)->match_id()));
   (*match).reset();  // Closes the file.
   std::filesystem::rename(tmp, final_path);
   if (absl::Status s = MakeLogPublic(final_path.string()); !s.ok()) return s;

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 namespace pyramid::log_format {
@@ -21,6 +22,18 @@ inline constexpr uint64_t kMaxRecordSize = 16 << 20;
 
 // A varint length prefix is at most this long for kMaxRecordSize.
 inline constexpr size_t kMaxLengthPrefix = 4;
+
+// A log file's extension, and the name the referee gives the log of match
+// `match_id` (its hex) of `game` (a game id): "GAME-MATCH_ID.pyrlog", in
+// its log directory; the tournament runner keeps the name.
+inline constexpr std::string_view kFileExtension = ".pyrlog";
+inline std::string FileName(std::string_view game, std::string_view match_id) {
+  std::string name(game);
+  name += '-';
+  name += match_id;
+  name += kFileExtension;
+  return name;
+}
 
 }  // namespace pyramid::log_format
 

@@ -18,6 +18,7 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/util/message_differencer.h"
+#include "referee/core/log_format.h"
 #include "referee/crypto/bytes.h"
 #include "referee/crypto/protocol.h"
 #include "referee/games/printable_text.h"
@@ -427,7 +428,7 @@ absl::StatusOr<v1::CreateMatchResponse> Lobby::CreateMatch(
   const std::string match_id = ToHex(ids.substr(0, kMatchIdSize));
   const std::string path =
       (std::filesystem::path(options_.log_dir) /
-       absl::StrCat(request.game().game(), "-", match_id, ".pyrlog"))
+       log_format::FileName(request.game().game(), match_id))
           .string();
   const SystemClock* clock = SystemClock::Get();
   const int64_t created = absl::ToUnixMillis(clock->Now());

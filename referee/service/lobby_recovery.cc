@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "referee/core/log_format.h"
 #include "referee/core/log_reader.h"
 #include "referee/core/log_sink.h"
 #include "referee/core/match.h"
@@ -30,7 +31,7 @@ bool HoldsALog(const std::string& dir) {
   std::error_code error;
   for (std::filesystem::directory_iterator it(dir, error), end;
        !error && it != end; it.increment(error)) {
-    if (it->path().extension() == ".pyrlog") return true;
+    if (it->path().extension() == log_format::kFileExtension) return true;
   }
   return false;
 }

@@ -149,6 +149,7 @@
 #include "pyramid/referee/v1/referee_service.grpc.pb.h"
 #include "referee/cli/allocator.h"
 #include "referee/cli/program.h"
+#include "referee/core/log_format.h"
 #include "referee/core/log_sink.h"
 #include "referee/core/match.h"
 #include "referee/service/token.h"
@@ -717,8 +718,8 @@ class ClientRun {
         std::min<int>(absl::GetFlag(FLAGS_verify_logs), ids.size());
     for (int i = 0; i < want; ++i) {
       const std::string& id = ids[(static_cast<size_t>(i) * ids.size()) / want];
-      absl::StatusOr<std::string> bytes = ReadFileToString(
-          absl::StrCat(data_dir_, "/logs/rock_paper_pyramid-", id, ".pyrlog"));
+      absl::StatusOr<std::string> bytes = ReadFileToString(absl::StrCat(
+          data_dir_, "/logs/", log_format::FileName("rock_paper_pyramid", id)));
       ++figures_.verified;
       if (!bytes.ok()) continue;
       const Verdict verdict = VerifyLog(*bytes, VerifyOptions());

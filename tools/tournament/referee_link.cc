@@ -24,6 +24,7 @@
 #include "absl/time/time.h"
 #include "referee/cli/referee_client.h"
 #include "referee/cli/token_text.h"
+#include "referee/core/log_format.h"
 #include "referee/core/log_journal.h"
 #include "referee/core/log_sink.h"
 #include "referee/crypto/bytes.h"
@@ -236,7 +237,8 @@ absl::StatusOr<std::unique_ptr<RefereeLink>> RefereeLink::StartEmbedded(
   std::error_code error;
   for (const auto& entry :
        std::filesystem::directory_iterator(log_dir, error)) {
-    if (entry.path().extension() == ".pyrlog") logs.push_back(entry.path());
+    if (entry.path().extension() == log_format::kFileExtension)
+      logs.push_back(entry.path());
   }
   std::sort(logs.begin(), logs.end());
   for (const std::filesystem::path& path : logs) {
@@ -848,11 +850,6 @@ absl::StatusOr<v1::ConsistencyProof> RefereeLink::GetConsistencyProof(
                                          " consistent with ", old_size));
   }
   return response;
-}
-
-std::string RefereeLink::LogFileName(const std::string& game,
-                                     const std::string& match_id) {
-  return absl::StrCat(game, "-", match_id, ".pyrlog");
 }
 
 absl::Status RefereeLink::DownloadLog(const std::string& match_id,

@@ -253,10 +253,6 @@ class RefereeLink {
   absl::StatusOr<referee::v1::ConsistencyProof> GetConsistencyProof(
       uint64_t old_size, uint64_t new_size);
 
-  // The log's file name for `match_id` of `game` (as the referee names it).
-  static std::string LogFileName(const std::string& game,
-                                 const std::string& match_id);
-
   // Ends every AwaitEnd in progress or to come with CANCELLED, and every
   // wait to retry a call.
   void Cancel();

@@ -9,6 +9,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
+#include "referee/core/log_format.h"
 #include "referee/games/picture.h"
 #include "referee/games/registry.h"
 #include "tools/tournament/rating_chart.h"
@@ -467,7 +468,7 @@ void AppendMatchData(const v1::TournamentResults& results, std::string& out) {
     const v1::TournamentMatchResult& match = results.matches(i);
     const bool usual_log =
         match.log_file() ==
-        absl::StrCat("logs/", game, "-", match.match_id(), ".pyrlog");
+        absl::StrCat("logs/", log_format::FileName(game, match.match_id()));
     absl::StrAppend(&out, i ? ",\n" : "\n", "[", match.index(), ",",
                     JsonString(match.match_id()), ",",
                     usual_log ? "1" : JsonString(match.log_file()), ",[");

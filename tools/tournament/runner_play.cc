@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
+#include "referee/core/log_format.h"
 #include "referee/core/log_sink.h"
 #include "referee/crypto/bytes.h"
 #include "referee/service/match_id.h"
@@ -340,7 +341,7 @@ std::optional<v1::TournamentMatchResult> Runner::Finish(
     result.set_verdict(absl::StrCat("not finished: ", s.message()));
     return result;
   }
-  const std::string file = RefereeLink::LogFileName(t_.game().game(), match_id);
+  const std::string file = log_format::FileName(t_.game().game(), match_id);
   result.set_log_file("logs/" + file);
   if (absl::Status s =
           link_->FetchLog(match_id, (out_ / "logs").string(), file);

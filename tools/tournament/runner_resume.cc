@@ -17,6 +17,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
+#include "referee/core/log_format.h"
 #include "referee/core/log_sink.h"
 #include "referee/crypto/bytes.h"
 #include "referee/crypto/ed25519.h"
@@ -463,7 +464,8 @@ absl::Status Runner::AdoptOrSetAsideUnjournaledLogs() {
   std::vector<fs::path> files;
   std::error_code error;
   for (const auto& entry : fs::directory_iterator(out_ / "logs", error)) {
-    if (entry.path().extension() == ".pyrlog") files.push_back(entry.path());
+    if (entry.path().extension() == log_format::kFileExtension)
+      files.push_back(entry.path());
     // A fetched log's write the interruption cut (WriteFileAtomically's
     // temporary file, renamed only once complete and synced): never a log,
     // and a stray in the directory verify-tournament checks.
