@@ -8,9 +8,11 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <string_view>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "referee/files/io_loops.h"
 
 namespace pyramid {
 
@@ -52,7 +54,7 @@ void BotLogPump::Close() {
         ends_line_ ? "" : "\n", "tournament: ", dropped_, " more bytes of bot ",
         name_, "'s output were dropped: its log keeps ", limit_,
         " bytes per run\n");
-    WriteAll(note.data(), note.size());
+    WriteLog(note.data(), note.size());
   }
   close(read_fd_);
   close(wake_fd_);
@@ -93,7 +95,7 @@ ssize_t BotLogPump::ReadOnce() {
   const int64_t room = std::max<int64_t>(0, limit_ - kept_);
   const size_t keep = static_cast<size_t>(std::min<int64_t>(n, room));
   if (keep > 0) {
-    WriteAll(buffer_, keep);
+    WriteLog(buffer_, keep);
     kept_ += keep;
     ends_line_ = buffer_[keep - 1] == '\n';
   }
@@ -101,14 +103,8 @@ ssize_t BotLogPump::ReadOnce() {
   return n;
 }
 
-void BotLogPump::WriteAll(const char* data, size_t size) {
-  while (size > 0) {
-    const ssize_t n = write(log_fd_, data, size);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return;
-    data += n;
-    size -= n;
-  }
+void BotLogPump::WriteLog(const char* data, size_t size) {
+  WriteAll(log_fd_, std::string_view(data, size));
 }
 
 }  // namespace pyramid

@@ -47,7 +47,7 @@ class BotLogPump {
   ssize_t ReadOnce();
   // A failed write (a full disk) loses the bytes: the pipe must still be
   // read, or the bot blocks.
-  void WriteAll(const char* data, size_t size);
+  void WriteLog(const char* data, size_t size);
 
   const std::string name_;
   const int64_t limit_;

@@ -30,6 +30,7 @@
 #include "referee/crypto/bytes.h"
 #include "referee/crypto/ed25519.h"
 #include "referee/crypto/sha256.h"
+#include "referee/files/io_loops.h"
 #include "referee/games/description.h"
 #include "referee/games/printable_text.h"
 #include "referee/games/registry.h"
@@ -951,11 +952,8 @@ class IncomingFile {
   }
 
   absl::Status Append(std::string_view bytes) {
-    while (!bytes.empty()) {
-      const ssize_t n = write(fd_, bytes.data(), bytes.size());
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) return Error("cannot write ", tmp_);
-      bytes.remove_prefix(static_cast<size_t>(n));
+    if (WriteAll(fd_, bytes).done < bytes.size()) {
+      return Error("cannot write ", tmp_);
     }
     return absl::OkStatus();
   }
