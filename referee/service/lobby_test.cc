@@ -1045,7 +1045,7 @@ class FailingEndRegistry final : public ForwardingRegistry {
   absl::Status remove_status_ ABSL_GUARDED_BY(mu_);
 };
 
-// A registry whose disk is full answers like this (registry.cc).
+// A registry whose disk is full answers like this (sqlite_registry.cc).
 absl::Status DiskFull() {
   return absl::ResourceExhaustedError("registry: database or disk is full");
 }
