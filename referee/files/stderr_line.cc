@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <mutex>
+#include <utility>
 
 namespace pyramid {
 namespace {
@@ -109,7 +110,7 @@ bool WriteStderrLine(std::string_view line, StderrWait wait) {
   }
   struct stat stderr_file;
   if (fstat(STDERR_FILENO, &stderr_file) != 0) return false;
-  std::lock_guard<std::mutex> lock(stderr_mutex);
+  std::unique_lock<std::mutex> lock(stderr_mutex);
   if (NeverWaitsForAReader(stderr_file)) {
     return WriteLineLocked(STDERR_FILENO, Send::kWrite, stderr_file, line);
   }
@@ -120,8 +121,22 @@ bool WriteStderrLine(std::string_view line, StderrWait wait) {
   if (nonblocking_stderr >= 0) {
     return WriteLineLocked(nonblocking_stderr, Send::kWrite, stderr_file, line);
   }
-  return wait == StderrWait::kIfNeeded &&
-         WriteLineLocked(STDERR_FILENO, Send::kWrite, stderr_file, line);
+  if (wait != StderrWait::kIfNeeded) return false;
+  // A write that may wait, to a pipe or terminal /proc could not open
+  // again: made without the lock, so that it never holds up a line that
+  // must not wait (which takes the lock to write). A blocking write to a
+  // pipe or terminal takes the whole line; it ends a line cut short before
+  // in that file, which it owes, and leaves none.
+  const bool end_cut_line = std::exchange(cut_short, false) &&
+                            cut_short_dev == stderr_file.st_dev &&
+                            cut_short_ino == stderr_file.st_ino;
+  lock.unlock();
+  char newline = '\n';
+  struct iovec parts[2] = {{&newline, 1},
+                           {const_cast<char*>(line.data()), line.size()}};
+  const ssize_t written = writev(
+      STDERR_FILENO, end_cut_line ? parts : parts + 1, end_cut_line ? 2 : 1);
+  return written == static_cast<ssize_t>((end_cut_line ? 1 : 0) + line.size());
 }
 
 }  // namespace pyramid

@@ -21,8 +21,9 @@
 // so that every line stays a line of its own. A pipe or terminal
 // that /proc cannot open again (another user's: `sudo -u USER referee 2>&1
 // | collector`, a container's runtime) is written only if the caller says
-// it may wait, and then as usual. Thread-safe; no allocation (callable
-// where memory or descriptors ran out).
+// it may wait, and then as usual, never holding up meanwhile a line
+// written by another thread that must not wait. Thread-safe; no allocation
+// (callable where memory or descriptors ran out).
 #ifndef PYRAMID_REFEREE_FILES_STDERR_LINE_H_
 #define PYRAMID_REFEREE_FILES_STDERR_LINE_H_
 

@@ -1,10 +1,13 @@
 #include "referee/files/stderr_line.h"
 
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <functional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -46,6 +49,33 @@ TEST(StderrLineTest, ALongLineIsCutToWhatAPipeTakesWhole) {
   std::string cut(kMaxStderrLineBytes - 1, 'x');
   cut.push_back('\n');
   EXPECT_EQ(said, cut);
+}
+
+// A line that may wait, to a full pipe that /proc cannot open again (no
+// descriptor left), waits in its write; a line that must not wait, written
+// meanwhile by another thread, is not held up behind it.
+TEST(StderrLineTest, ALineThatWaitsHoldsUpNoLineThatMustNot) {
+  std::string said;
+  const ChildEnd end = WithAStalledStderr(
+      [](const std::function<void()>& drain) {
+        const struct rlimit none = {0, 0};
+        if (setrlimit(RLIMIT_NOFILE, &none) != 0) _exit(6);
+        std::thread waits([] {
+          if (!WriteStderrLine("waited\n", StderrWait::kIfNeeded)) _exit(7);
+        });
+        // Time for it to be in its write (if not yet, the line below is
+        // written first, and the test shows nothing, never a failure).
+        std::this_thread::sleep_for(std::chrono::milliseconds(300));
+        if (WriteStderrLine("not taken\n", StderrWait::kNever)) _exit(8);
+        drain();
+        waits.join();
+      },
+      &said);
+  EXPECT_EQ(end.exit_code, 0)
+      << end.ToString() << " (SIGALRM: the line that must not wait waited)";
+  // The waited line went as the pipe was drained: into what the drain
+  // read, or after it.
+  EXPECT_TRUE(said.empty() || said == "waited\n") << said;
 }
 
 // A socket whose buffer takes only the start of a line (Linux sends a
