@@ -52,6 +52,7 @@
 #include "referee/service/health_service.h"
 #include "referee/service/lobby.h"
 #include "referee/service/messages.h"
+#include "referee/service/public_reason.h"
 #include "referee/service/referee_service.h"
 #include "referee/service/registry.h"
 #include "referee/service/token.h"
@@ -819,6 +820,10 @@ int Main() {
   std::optional<SigningKey> named_key;  // --key_file's.
   if (absl::Status s = CheckFlags(named_key); !s.ok()) return Fail(s);
   const Paths paths = PathsFromFlags();
+  // A broken match's reason, which anyone may read, names the files of the
+  // journal and the data directory without their directories.
+  SetPrivateDirectories(
+      {(paths.data_dir / "journal").string(), paths.data_dir.string()});
   // What this start adds to the disk goes again if it fails (from the
   // first file on, once the lock is held): a referee that cannot start
   // leaves no new DATA_DIR, key or admin token behind.

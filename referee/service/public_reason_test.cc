@@ -38,5 +38,28 @@ TEST(PublicBrokenReasonTest, OtherAbsolutePathsKeepTheirLastComponent) {
             "sync 000012.journal: EIO, then (dir) gone");
 }
 
+// The referee's private directories (its journal's, its data directory) go
+// as the log's does, as given (relative, by default) and absolute, whatever
+// they hold; most specific first.
+TEST(PublicBrokenReasonTest, LeavesOutThePrivateDirectories) {
+  SetPrivateDirectories({"referee-data/journal", "referee-data"});
+  EXPECT_EQ(PublicBrokenReason(
+                "the journal could not make a checkpoint durable (cannot "
+                "write referee-data/journal/0000000000000001.journal: EIO); "
+                "referee-data/registry.sqlite3 and referee-data are fine",
+                "referee-data/logs/x.pyrlog"),
+            "the journal could not make a checkpoint durable (cannot write "
+            "0000000000000001.journal: EIO); registry.sqlite3 and "
+            "referee-data are fine");
+  SetPrivateDirectories({"/srv/my data/journal", "/srv/my data"});
+  EXPECT_EQ(PublicBrokenReason("cannot write /srv/my data/journal/1.journal",
+                               "/srv/my data/logs/x.pyrlog"),
+            "cannot write 1.journal");
+  SetPrivateDirectories({});
+  EXPECT_EQ(PublicBrokenReason("cannot write referee-data/journal/1.journal",
+                               "referee-data/logs/x.pyrlog"),
+            "cannot write referee-data/journal/1.journal");
+}
+
 }  // namespace
 }  // namespace pyramid
