@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# replay's command line (replay/main.cc, "Flags"): one table of flags makes
+# replay's command line (replay/command_line.cc): one table of flags makes
 # the parser, its errors and the usage.
 #
 #  1. A dash and an underscore in a flag's name are one: --allow_unsealed

@@ -34,7 +34,7 @@ absl::Status WriteAt(int fd, std::string_view bytes, uint64_t at,
   const IoProgress wrote = PwriteAll(fd, bytes, at);
   if (wrote.done < bytes.size()) {
     return absl::InternalError(
-        absl::StrCat("cannot write ", path, ": ", std::strerror(wrote.error)));
+        absl::StrCat("cannot write ", path, ": ", WriteStoppedText(wrote)));
   }
   return absl::OkStatus();
 }

@@ -104,7 +104,7 @@ absl::Status FileLogSink::Append(std::string_view bytes) {
   size_ += wrote.done;
   if (wrote.done < bytes.size()) {
     return absl::InternalError(
-        absl::StrCat("write ", path_, ": ", std::strerror(wrote.error)));
+        absl::StrCat("write ", path_, ": ", WriteStoppedText(wrote)));
   }
   return absl::OkStatus();
 }

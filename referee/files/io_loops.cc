@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstring>
 
 namespace pyramid {
 namespace {
@@ -40,6 +41,11 @@ IoProgress PwriteAll(int fd, std::string_view data, uint64_t offset) {
     return pwrite(fd, data.data() + done, data.size() - done,
                   static_cast<off_t>(offset + done));
   });
+}
+
+const char* WriteStoppedText(const IoProgress& progress) {
+  return progress.error == 0 ? "the file took no more bytes"
+                             : std::strerror(progress.error);
 }
 
 IoProgress PreadFully(int fd, char* buffer, size_t size, uint64_t offset) {

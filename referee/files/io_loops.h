@@ -28,6 +28,10 @@ IoProgress WriteAll(int fd, std::string_view data);
 // pwrite(2)s all of `data` at byte `offset` of `fd`, as WriteAll.
 IoProgress PwriteAll(int fd, std::string_view data, uint64_t offset);
 
+// Why a write loop stopped short, as a message says it: its error's
+// strerror(3), or, for a call that took no byte (error 0), that it did.
+const char* WriteStoppedText(const IoProgress& progress);
+
 // pread(2)s `size` bytes at byte `offset` of `fd` into `buffer`, again after
 // EINTR and after a short count, until the file's end (`done` < `size`,
 // `error` 0).

@@ -149,6 +149,13 @@ TEST(IoLoopsTest, WriteAllToAFullDeviceSaysWhy) {
   EXPECT_EQ(progress.done, 0u);
   EXPECT_EQ(progress.error, ENOSPC);
   EXPECT_EQ(error, ENOSPC);
+  EXPECT_STREQ(WriteStoppedText(progress), std::strerror(ENOSPC));
+}
+
+// A write that took no byte has no errno to tell: said so, not "Success".
+TEST(IoLoopsTest, AWriteThatTookNothingIsSaidSo) {
+  EXPECT_STREQ(WriteStoppedText(IoProgress{.done = 3, .error = 0}),
+               "the file took no more bytes");
 }
 
 TEST(IoLoopsTest, PreadFullyStopsAtTheFilesEnd) {

@@ -105,7 +105,9 @@ class WriteStall {
 
 // A unary call's reactor whose response is watched by a WriteStall: Reply
 // finishes the call (the response is in flight from then), OnDone ends the
-// watch and deletes the reactor. Created by the handler, which returns it.
+// watch and deletes the reactor. Made for the call before its answer
+// (the referee's RegisterUnary makes its CountedReply before the handler
+// runs; the health service's Check, as it answers), and returned to gRPC.
 class UnaryReply : public grpc::ServerUnaryReactor {
  public:
   // `guard`: null, never cancels.

@@ -952,8 +952,10 @@ class IncomingFile {
   }
 
   absl::Status Append(std::string_view bytes) {
-    if (WriteAll(fd_, bytes).done < bytes.size()) {
-      return Error("cannot write ", tmp_);
+    if (const IoProgress wrote = WriteAll(fd_, bytes);
+        wrote.done < bytes.size()) {
+      return absl::InternalError(
+          absl::StrCat("cannot write ", tmp_, ": ", WriteStoppedText(wrote)));
     }
     return absl::OkStatus();
   }

@@ -466,9 +466,9 @@ absl::Status Runner::AdoptOrSetAsideUnjournaledLogs() {
   for (const auto& entry : fs::directory_iterator(out_ / "logs", error)) {
     if (entry.path().extension() == log_format::kFileExtension)
       files.push_back(entry.path());
-    // A fetched log's write the interruption cut (WriteFileAtomically's
-    // temporary file, renamed only once complete and synced): never a log,
-    // and a stray in the directory verify-tournament checks.
+    // A fetched log's download the interruption cut (FetchLog writes it to
+    // LOG.tmp as it comes, renamed only once complete and synced): never a
+    // log, and a stray in the directory verify-tournament checks.
     const std::string name = entry.path().filename().string();
     if (absl::EndsWith(name, ".pyrlog.tmp") && entry.is_regular_file()) {
       std::error_code removed;

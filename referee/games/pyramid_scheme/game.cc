@@ -34,17 +34,7 @@ absl::StatusOr<std::unique_ptr<Game>> Make(const OptionValues& values,
 // Whether a flip of a card of face `spec` grants a reward that asks for its
 // target (the others are resolved at once or lost, without a decision), and
 // whether it gives a token (TAKE_RESET, TAKE_BYPASS).
-bool RewardAsks(const CardSpec& spec) {
-  switch (spec.reward) {
-    case v1::PSS_NO_REWARD:
-    case v1::PSS_TAKE_RESET:
-    case v1::PSS_TAKE_BYPASS:
-    case v1::PSS_HAND_LIMIT_1:
-      return false;
-    default:
-      return true;
-  }
-}
+bool RewardAsks(const CardSpec& spec) { return RewardAsksATarget(spec.reward); }
 bool RewardGivesToken(const CardSpec& spec) {
   return spec.reward == v1::PSS_TAKE_RESET ||
          spec.reward == v1::PSS_TAKE_BYPASS;

@@ -339,19 +339,15 @@ void PyramidSchemeState::ContinueFlipWindow() {
 // its target.
 void PyramidSchemeState::GrantReward(int card) {
   const v1::PssReward reward = edition_->Spec(card).reward;
-  switch (reward) {
-    case v1::PSS_NO_REWARD:
-      ContinueFlipWindow();
-      return;
-    case v1::PSS_TAKE_RESET:
-    case v1::PSS_TAKE_BYPASS:
-    case v1::PSS_HAND_LIMIT_1:
-      ResolveSimpleReward(card, reward);
-      ClaimGoals();
-      ContinueFlipWindow();
-      return;
-    default:
-      break;
+  if (reward == v1::PSS_NO_REWARD) {
+    ContinueFlipWindow();
+    return;
+  }
+  if (!RewardAsksATarget(reward)) {
+    ResolveSimpleReward(card, reward);
+    ClaimGoals();
+    ContinueFlipWindow();
+    return;
   }
   reward_ = reward;
   reward_card_ = card;

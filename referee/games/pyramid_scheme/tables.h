@@ -30,6 +30,22 @@ struct CardSpec {
   v1::PssReward reward = v1::PSS_NO_REWARD;
 };
 
+// Whether a flip granting `reward` asks the flipping seat for a target (a
+// decision; lost when there is none), or is resolved at once: TAKE_RESET,
+// TAKE_BYPASS and HAND_LIMIT_1 (and no reward at all). The engine grants
+// rewards by it, and the game's bound on its moves counts by it.
+inline bool RewardAsksATarget(v1::PssReward reward) {
+  switch (reward) {
+    case v1::PSS_NO_REWARD:
+    case v1::PSS_TAKE_RESET:
+    case v1::PSS_TAKE_BYPASS:
+    case v1::PSS_HAND_LIMIT_1:
+      return false;
+    default:
+      return true;
+  }
+}
+
 // A whole edition: the cards, the supply and the sizes of setup.
 struct Edition {
   std::vector<CardSpec> victims;  // Indexed by Victim id.
