@@ -7,6 +7,8 @@
 #include <map>
 #include <utility>
 
+#include "tools/tournament/match_verdict.h"
+
 namespace pyramid {
 
 namespace v1 = ::pyramid::referee::v1;
@@ -518,7 +520,7 @@ std::string ApplyRatings(const std::vector<std::string>& bots,
   };
   for (const std::string& bot : bots) index_of(bot);
   for (const v1::TournamentMatchResult& result : results) {
-    if (result.verdict() != "genuine") continue;
+    if (!IsGenuine(result)) continue;
     for (const PairwiseGame& game : PairwiseGames(result)) {
       games.push_back({index_of(game.first), index_of(game.second), game.score,
                        game.information});

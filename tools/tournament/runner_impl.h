@@ -52,6 +52,7 @@
 #include "tools/tournament/bot_process.h"
 #include "tools/tournament/header_check.h"
 #include "tools/tournament/match_journal.h"
+#include "tools/tournament/match_verdict.h"
 #include "tools/tournament/referee_link.h"
 #include "tools/tournament/runner.h"
 #include "tools/tournament/schedule.h"
@@ -61,9 +62,6 @@ namespace runner_internal {
 
 namespace v1 = ::pyramid::referee::v1;
 namespace fs = std::filesystem;
-
-// The verdict of a match whose log verifies (TournamentMatchResult.verdict).
-inline constexpr char kGenuine[] = "genuine";
 
 // Writes `bytes` to `path`, replacing it whole: written beside it as
 // PATH.tmp and renamed over it, so a reader sees the old file or the new
@@ -541,7 +539,7 @@ class Runner {
   static std::string WhyNot(const Verdict& verdict);
 
   // `verdict` on `result`'s log: when genuine, fills its outcome and moves
-  // and returns kGenuine; otherwise returns why not.
+  // and returns kGenuineVerdict; otherwise returns why not.
   static std::string Judge(const Verdict& verdict,
                            v1::TournamentMatchResult& result);
   // What the runner asked the referee for in `result`'s match (its seats
@@ -549,7 +547,7 @@ class Runner {
   ExpectedMatch Expected(const v1::TournamentMatchResult& result) const;
 
   // Verifies `result`'s log file; on success fills its outcome and moves.
-  // Returns kGenuine or why not.
+  // Returns kGenuineVerdict or why not.
   std::string Verify(v1::TournamentMatchResult& result) const;
 
   void Record(v1::TournamentMatchResult result);

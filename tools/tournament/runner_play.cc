@@ -125,7 +125,7 @@ absl::StatusOr<std::vector<ScheduledMatch>> Runner::SwissMatches(
       const int b = index[result.seats(1)];
       ++games[a][b];
       ++games[b][a];
-      if (result.verdict() != kGenuine) continue;
+      if (!IsGenuine(result)) continue;
       points[a] += PairwisePoints(result.outcome(), 0);
       points[b] += PairwisePoints(result.outcome(), 1);
     }
@@ -305,7 +305,7 @@ std::optional<v1::TournamentMatchResult> Runner::TakeOver(
   }
   std::optional<v1::TournamentMatchResult> finished = Finish(std::move(result));
   if (!finished.has_value()) return std::nullopt;
-  if (finished->verdict() != kGenuine) {
+  if (!IsGenuine(*finished)) {
     Note(absl::StrCat("resuming: ", what,
                       " was created before the interruption; not played "
                       "again, and its result is not counted: ",
@@ -364,7 +364,7 @@ void Runner::VerifyAndShow(v1::TournamentMatchResult& result) {
   LogVerified(out_ / result.log_file());
   const MatchPage page = RenderMatchPage(*bytes, PinnedOptions());
   result.set_verdict(Judge(page.verdict, result));
-  if (result.verdict() == kGenuine) {
+  if (IsGenuine(result)) {
     if (const std::string differs =
             HeaderDiffers(page.verdict.header, Expected(result));
         !differs.empty()) {

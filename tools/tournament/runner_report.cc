@@ -234,7 +234,7 @@ absl::StatusOr<v1::TournamentResults> Runner::Report() {
     for (const auto& [index, result] : results_) matches.push_back(result);
   }
   uint32_t verified = 0;
-  for (const auto& r : matches) verified += r.verdict() == kGenuine;
+  for (const auto& r : matches) verified += IsGenuine(r);
   results.set_verified(verified);
   if (sprt_decided_.load()) results.set_skipped(scheduled_ - matches.size());
   // Swiss: a bye leaves a bot fewer matches, not a worse rank.
@@ -375,7 +375,7 @@ absl::Status Runner::PublishProofs(
   std::vector<const v1::TournamentMatchResult*> genuine;
   std::set<std::string> proof_files;
   for (const v1::TournamentMatchResult& match : matches) {
-    if (match.verdict() != kGenuine) continue;
+    if (!IsGenuine(match)) continue;
     genuine.push_back(&match);
     proof_files.insert(ProofFileOf(match));
   }
@@ -482,11 +482,11 @@ std::vector<std::string> BotsThatNeverPlayed(
   // Each bot with a genuine match: whether it played in one.
   std::map<std::string, bool> played;
   for (const referee::v1::TournamentMatchResult& match : results.matches()) {
-    if (match.verdict() != runner_internal::kGenuine) continue;
+    if (!IsGenuine(match)) continue;
     for (const std::string& bot : match.seats()) played.emplace(bot, false);
   }
   for (const referee::v1::TournamentMatchResult& match : results.matches()) {
-    if (match.verdict() != runner_internal::kGenuine) continue;
+    if (!IsGenuine(match)) continue;
     // Read only while one of its bots has not been seen playing: a bot
     // that plays costs one log.
     if (std::all_of(match.seats().begin(), match.seats().end(),

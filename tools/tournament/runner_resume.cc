@@ -71,7 +71,7 @@ std::map<uint32_t, Runner::LostLog> Runner::SortJournal(
     std::map<uint32_t, v1::TournamentMatchResult>& kept) {
   std::map<uint32_t, LostLog> lost;
   for (v1::TournamentMatchResult entry : entries) {
-    if (entry.verdict() != kGenuine || entry.index() >= scheduled_ ||
+    if (!IsGenuine(entry) || entry.index() >= scheduled_ ||
         kept.contains(entry.index())) {
       continue;
     }
@@ -264,7 +264,7 @@ absl::StatusOr<bool> Runner::RestoreRefetched(
       !s.ok()) {
     return s;
   }
-  if (Verify(lost.entry) != kGenuine) return false;
+  if (Verify(lost.entry) != kGenuineVerdict) return false;
   Note(absl::StrCat("resuming: ", LostLogNote(lost),
                     "; fetched it again from the referee"));
   kept.emplace(index, lost.entry);
@@ -279,7 +279,7 @@ absl::Status Runner::PlayLostAgain(
   // the match whose log was lost.
   std::set<std::string> played;
   for (const v1::TournamentMatchResult& entry : entries) {
-    if (entry.index() == index && entry.verdict() == kGenuine) {
+    if (entry.index() == index && IsGenuine(entry)) {
       played.insert(entry.match_id());
     }
   }
@@ -556,7 +556,7 @@ std::optional<v1::TournamentMatchResult> Runner::Adoptable(
     }
     *result.mutable_outcome() = verdict.outcome;
     result.set_moves(verdict.moves);
-    result.set_verdict(kGenuine);
+    result.set_verdict(kGenuineVerdict);
     return result;
   }
   return std::nullopt;

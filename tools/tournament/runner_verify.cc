@@ -120,7 +120,7 @@ std::string Runner::Judge(const Verdict& verdict,
   if (verdict.kind != Verdict::Kind::kGenuine) return WhyNot(verdict);
   *result.mutable_outcome() = verdict.outcome;
   result.set_moves(verdict.moves);
-  return kGenuine;
+  return kGenuineVerdict;
 }
 
 ExpectedMatch Runner::Expected(const v1::TournamentMatchResult& result) const {
@@ -182,8 +182,8 @@ std::string Runner::MatchesSoFar(bool resumes) {
 
 void Runner::Count(const v1::TournamentMatchResult& result) {
   if (result.outcome().termination() == v1::TERMINATION_FORFEIT) ++forfeits_;
-  if (result.verdict() != kGenuine) ++unverified_;
-  if (!t_.has_sprt() || result.verdict() != kGenuine) return;
+  if (!IsGenuine(result)) ++unverified_;
+  if (!t_.has_sprt() || !IsGenuine(result)) return;
   const int first = result.seats(0) == names_[0] ? 0 : 1;
   const uint32_t mine = result.outcome().seats(first).rank();
   const uint32_t theirs = result.outcome().seats(1 - first).rank();

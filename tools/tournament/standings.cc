@@ -34,10 +34,6 @@ int CountedSeats(const v1::TournamentMatchResult& result) {
 
 }  // namespace
 
-bool IsGenuine(const v1::TournamentMatchResult& result) {
-  return result.verdict() == "genuine";
-}
-
 std::vector<v1::TournamentStanding> ComputeStandings(
     const std::vector<std::string>& bots,
     const std::vector<v1::TournamentMatchResult>& results,

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "pyramid/referee/v1/tournament.pb.h"
+#include "tools/tournament/match_verdict.h"
 
 namespace pyramid {
 
@@ -18,10 +19,6 @@ enum class StandingsOrder {
   // of matches, and raw points would rank a bot down for its byes.
   kPointsPerMatch,
 };
-
-// Whether `result` counts in the standings (and the ratings): its verdict
-// is "genuine", its log verified; else the verdict says why not.
-bool IsGenuine(const referee::v1::TournamentMatchResult& result);
 
 // One standing per bot (in `bots` order's names), best first (by points,
 // or points per match with kPointsPerMatch, then mean rank, then name;
