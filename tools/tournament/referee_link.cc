@@ -31,13 +31,12 @@
 #include "referee/crypto/ed25519.h"
 #include "referee/crypto/sha256.h"
 #include "referee/files/io_loops.h"
-#include "referee/games/description.h"
 #include "referee/games/printable_text.h"
-#include "referee/games/registry.h"
 #include "referee/service/embedded_referee.h"
 #include "referee/service/grpc_status.h"
 #include "referee/service/transparency_log.h"
 #include "replay/verifier.h"
+#include "tools/tournament/remote_match_bounds.h"
 
 namespace pyramid {
 namespace {
@@ -596,82 +595,6 @@ absl::Status RefereeLink::AwaitEmbedded(const std::string& match_id) {
   host->CallWhenOver([waiter] { waiter->Over(); });
   if (!waiter->Wait(cancelled_)) return absl::CancelledError("interrupted");
   return absl::OkStatus();
-}
-
-namespace {
-
-// The commit phase's timeout under `clocks`: the seed decision's when it is
-// longer.
-absl::Duration CommitTimeout(const v1::ClockSettings& clocks) {
-  return absl::Milliseconds(
-      std::max(clocks.commit_timeout_ms(), clocks.seed_timeout_ms()));
-}
-
-// The most a seat's time bank can hold at decision `decision`: its start
-// and an increment per decision before it (and one more, to be safe).
-// Duration arithmetic saturates: a decision number without end gives a
-// limit of ages, never a wrapped short one.
-absl::Duration BankAt(const v1::ClockSettings& clocks, uint64_t decision) {
-  const int64_t earned =
-      static_cast<int64_t>(std::min<uint64_t>(
-          decision, std::numeric_limits<int64_t>::max() - 1)) +
-      1;
-  return absl::Milliseconds(clocks.time_bank_ms()) +
-         absl::Milliseconds(clocks.time_bank_increment_ms()) * earned;
-}
-
-// a * b, or the largest uint64_t when that is beyond it.
-uint64_t SaturatingProduct(uint64_t a, uint64_t b) {
-  uint64_t product = 0;
-  return __builtin_mul_overflow(a, b, &product)
-             ? std::numeric_limits<uint64_t>::max()
-             : product;
-}
-
-// "a match of GAME for N seats under its rules and the options asked",
-// for the messages of a stream beyond the game's bounds.
-std::string MatchOf(const v1::GameConfig& game, int seats) {
-  return absl::StrCat("a match of ", game.game(), " for ", seats,
-                      " seats under its rules and the options asked");
-}
-
-}  // namespace
-
-std::optional<uint64_t> RefereeLink::MaxMoves(const v1::GameConfig& game,
-                                              int seats) {
-  // The game's own bound (GameDescription::max_moves, which says why it
-  // holds) under the options resolved as the referee resolves them.
-  const GameDescription* description = FindGame(game.game());
-  if (description == nullptr || description->max_moves == nullptr ||
-      seats < description->min_seats || seats > description->max_seats) {
-    return std::nullopt;
-  }
-  const absl::StatusOr<OptionValues> options =
-      ResolveOptions(*description, game);
-  if (!options.ok()) return std::nullopt;
-  return description->max_moves(*options, seats);
-}
-
-uint64_t RefereeLink::MaxWatchEvents(uint64_t moves, int seats) {
-  const uint64_t per_decision =
-      2 + 2 * static_cast<uint64_t>(std::max(seats, 0));
-  const uint64_t decisions =
-      moves == std::numeric_limits<uint64_t>::max() ? moves : moves + 1;
-  const uint64_t events = SaturatingProduct(decisions, per_decision);
-  // The match, its snapshot and the outcome; then twice all of it.
-  return SaturatingProduct(
-      events > std::numeric_limits<uint64_t>::max() - 3 ? events : events + 3,
-      2);
-}
-
-absl::Duration RefereeLink::SilenceLimit(const v1::ClockSettings& clocks,
-                                         uint64_t decision,
-                                         absl::Duration margin) {
-  if (clocks.commit_timeout_ms() == 0 || clocks.reveal_timeout_ms() == 0) {
-    return absl::InfiniteDuration();
-  }
-  return CommitTimeout(clocks) + BankAt(clocks, decision) +
-         absl::Milliseconds(clocks.reveal_timeout_ms()) + margin;
 }
 
 // Follows the match's Watch stream until the referee closes it, watching

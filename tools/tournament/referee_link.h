@@ -134,12 +134,12 @@ class RefereeLink {
   // (CreateMatchRequest's clocks, game and number of seats).
   //
   // A running referee that sends no event of the match's Watch stream for
-  // longer than any decision may take under `clocks` (SilenceLimit) is not
-  // playing it, and the wait ends with DEADLINE_EXCEEDED ("the referee at
-  // ADDRESS sent nothing about match M for ..."), the stream cancelled.
-  // Clocks that leave a phase without a deadline, or all zero (the
-  // referee's defaults, which the runner does not know), set no such
-  // limit.
+  // longer than any decision may take under `clocks` (SilenceLimit,
+  // remote_match_bounds.h) is not playing it, and the wait ends with
+  // DEADLINE_EXCEEDED ("the referee at ADDRESS sent nothing about match M for
+  // ..."), the stream cancelled. Clocks that leave a phase without a deadline,
+  // or all zero (the referee's defaults, which the runner does not know), set
+  // no such limit.
   //
   // Nor is one playing it that goes beyond what the game's rules allow a
   // match under `game`'s options for `seats` seats (MaxMoves): a stream
@@ -157,46 +157,8 @@ class RefereeLink {
       const referee::v1::GameConfig& game = referee::v1::GameConfig(),
       int seats = 0);
 
-  // The most moves (decisions asked after the seed decision, and moves the
-  // referee applies without asking) a match of `game` (its id and options)
-  // for `seats` seats can make under its rules: the game's own bound
-  // (GameDescription::max_moves, referee/games/description.h, which says
-  // why each holds) under `game`'s options resolved with their defaults.
-  // nullopt for a game the link does not know or that states no bound,
-  // options the referee would refuse, or `seats` outside the game's range
-  // (the referee plays no such match). Decision ids count from the seed's 0
-  // without gaps, and every asked decision is a move, so no decision of
-  // such a match is numbered beyond it.
-  static std::optional<uint64_t> MaxMoves(const referee::v1::GameConfig& game,
-                                          int seats);
-  // The most events one Watch stream of a match of `moves` moves for
-  // `seats` seats carries from a referee that plays it: its match and
-  // snapshot; per decision (the seed's and `moves` more at most) its
-  // opening, a commit and a fault per seat, and the move's delta; the
-  // outcome; and as many snapshots again at most, since a snapshot sent to
-  // a watcher that fell behind replaces at least one of those (and the
-  // faults and the end it replaced follow it). A stream that restarts
-  // (a re-watch after an outage or the referee's restart) begins anew
-  // from a snapshot of the match as it is: each stream is counted alone.
-  // Saturates at the largest uint64_t.
-  static uint64_t MaxWatchEvents(uint64_t moves, int seats);
-
-  // The longest a referee playing a match under `clocks` may go without a
-  // Watch event while decision `decision` (the latest it said opened) is
-  // open: the commit timeout (the seed decision's, when longer), the most
-  // a seat's time bank can hold by then (its start and one increment per
-  // decision so far), and the reveal timeout, plus `margin` for the
-  // referee's own delays. A referee's restart breaks the stream, and the
-  // decision it reopens has its whole deadline again (docs/durability.md),
-  // so the limit counts from the last event of the stream watched. Infinite
-  // when the commit or the reveal timeout is 0 (no deadline: a seat may
-  // take as long as it likes). AwaitEnd passes the decision the referee
-  // said only up to the game's bound (MaxMoves), since the referee could
-  // claim any number once to be given a limit of ages.
-  static absl::Duration SilenceLimit(const referee::v1::ClockSettings& clocks,
-                                     uint64_t decision, absl::Duration margin);
-  // SilenceLimit's margin: the referee's delays beyond the clocks (its
-  // writes and syncs, a loaded machine, the network).
+  // SilenceLimit's margin (remote_match_bounds.h): the referee's delays
+  // beyond the clocks (its writes and syncs, a loaded machine, the network).
   static constexpr absl::Duration kSilenceMargin = absl::Seconds(60);
   // Another margin than kSilenceMargin, for tests whose clocks are short.
   void SetSilenceMargin(absl::Duration margin) { silence_margin_ = margin; }
