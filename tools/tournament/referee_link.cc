@@ -5,15 +5,12 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <limits>
-#include <map>
 #include <string_view>
-#include <thread>
 #include <utility>
 #include <vector>
 
@@ -37,6 +34,7 @@
 #include "referee/service/transparency_log.h"
 #include "replay/verifier.h"
 #include "tools/tournament/remote_match_bounds.h"
+#include "tools/tournament/silence_watchdog.h"
 
 namespace pyramid {
 namespace {
@@ -104,96 +102,6 @@ absl::Status FromGrpc(const grpc::Status& status, const std::string& what) {
 }
 
 }  // namespace
-
-// Cancels the Watch streams that stay silent: each stream added has a
-// deadline, moved on by each of its events (Heard); one whose deadline
-// passes first is cancelled (TryCancel) and marked, so that its call can
-// say why it ended. One thread serves every stream, started with the first.
-// Its time is the monotonic clock's: a suspended machine, or a wall clock
-// set forward, cancels nothing.
-class RefereeLink::SilenceWatchdog {
- public:
-  SilenceWatchdog() = default;
-  SilenceWatchdog(const SilenceWatchdog&) = delete;
-  SilenceWatchdog& operator=(const SilenceWatchdog&) = delete;
-  ~SilenceWatchdog() {
-    {
-      absl::MutexLock lock(&mu_);
-      stop_ = true;
-      cv_.Signal();
-    }
-    if (thread_.joinable()) thread_.join();
-  }
-
-  // Watches `context`, whose call has begun: cancelled unless an event
-  // comes within `limit`. Removed before the context goes.
-  void Add(grpc::ClientContext* context, absl::Duration limit) {
-    absl::MutexLock lock(&mu_);
-    streams_[context] = Stream{.deadline = DeadlineAfter(limit)};
-    if (!thread_.joinable()) thread_ = std::thread([this] { Loop(); });
-    cv_.Signal();
-  }
-
-  // An event came on `context`'s stream: the next must come within `limit`.
-  void Heard(grpc::ClientContext* context, absl::Duration limit) {
-    absl::MutexLock lock(&mu_);
-    auto it = streams_.find(context);
-    if (it != streams_.end() && !it->second.silenced) {
-      it->second.deadline = DeadlineAfter(limit);
-    }
-  }
-
-  // Stops watching `context`; true when it was cancelled for its silence.
-  bool Remove(grpc::ClientContext* context) {
-    absl::MutexLock lock(&mu_);
-    auto node = streams_.extract(context);
-    return !node.empty() && node.mapped().silenced;
-  }
-
- private:
-  using Clock = std::chrono::steady_clock;
-  struct Stream {
-    Clock::time_point deadline;
-    bool silenced = false;
-  };
-
-  // `limit` from now, or never when that is beyond a century (a limit of
-  // ages, which the clock's time point could not hold).
-  static Clock::time_point DeadlineAfter(absl::Duration limit) {
-    if (limit >= absl::Hours(24 * 365 * 100)) return Clock::time_point::max();
-    return Clock::now() + absl::ToChronoNanoseconds(limit);
-  }
-
-  // Cancels each stream whose deadline has passed, then sleeps until the
-  // next deadline (a deadline Heard moved later is found at the earlier
-  // one) or an Add.
-  void Loop() {
-    absl::MutexLock lock(&mu_);
-    while (!stop_) {
-      const Clock::time_point now = Clock::now();
-      Clock::time_point next = Clock::time_point::max();
-      for (auto& [context, stream] : streams_) {
-        if (stream.silenced) continue;
-        if (stream.deadline <= now) {
-          // Under mu_: Remove comes before the context goes.
-          stream.silenced = true;
-          context->TryCancel();
-        } else {
-          next = std::min(next, stream.deadline);
-        }
-      }
-      cv_.WaitWithTimeout(&mu_, next == Clock::time_point::max()
-                                    ? absl::InfiniteDuration()
-                                    : absl::FromChrono(next - now));
-    }
-  }
-
-  absl::Mutex mu_;
-  absl::CondVar cv_;
-  std::map<grpc::ClientContext*, Stream> streams_ ABSL_GUARDED_BY(mu_);
-  bool stop_ ABSL_GUARDED_BY(mu_) = false;
-  std::thread thread_;  // Started by the first Add.
-};
 
 RefereeLink::RefereeLink() : watchdog_(std::make_unique<SilenceWatchdog>()) {}
 

@@ -30,6 +30,7 @@
 namespace pyramid {
 
 class EmbeddedReferee;
+class SilenceWatchdog;  // silence_watchdog.h
 
 class RefereeLink {
  public:
@@ -240,8 +241,6 @@ class RefereeLink {
                      std::function<void(const std::string&)> note);
 
  private:
-  class SilenceWatchdog;
-
   // Where GetLog's chunks go: `restart` at the start of each attempt (a
   // download broken by a lost connection starts again), then `append` with
   // each chunk in order; an error from either ends the download with it.

@@ -1,0 +1,67 @@
+// Cancels the gRPC calls that stay silent: each call added has a
+// deadline, moved on by each of its events (Heard); one whose deadline
+// passes first is cancelled (TryCancel) and marked, so that its caller can
+// say why it ended (Remove). One thread serves every call, started with
+// the first Add and joined when the watchdog goes. Its time is the
+// monotonic clock's: a suspended machine, or a wall clock set forward,
+// cancels nothing. RefereeLink watches its Watch streams (SilenceLimit,
+// remote_match_bounds.h) and its log downloads (kLogStallLimit) with it.
+#ifndef PYRAMID_TOOLS_TOURNAMENT_SILENCE_WATCHDOG_H_
+#define PYRAMID_TOOLS_TOURNAMENT_SILENCE_WATCHDOG_H_
+
+#include <chrono>
+#include <map>
+#include <thread>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "grpcpp/grpcpp.h"
+
+namespace pyramid {
+
+class SilenceWatchdog {
+ public:
+  SilenceWatchdog() = default;
+  SilenceWatchdog(const SilenceWatchdog&) = delete;
+  SilenceWatchdog& operator=(const SilenceWatchdog&) = delete;
+  ~SilenceWatchdog();
+
+  // Watches `context`, whose call has begun: cancelled unless an event
+  // comes within `limit` (never, for a limit beyond a century). Removed
+  // before the context goes.
+  void Add(grpc::ClientContext* context, absl::Duration limit);
+
+  // An event came on `context`'s call: the next must come within `limit`.
+  // Nothing for a call not watched, or already cancelled.
+  void Heard(grpc::ClientContext* context, absl::Duration limit);
+
+  // Stops watching `context`; true when it was cancelled for its silence.
+  bool Remove(grpc::ClientContext* context);
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  struct Stream {
+    Clock::time_point deadline;
+    bool silenced = false;
+  };
+
+  // `limit` from now, or never when that is beyond a century (a limit of
+  // ages, which the clock's time point could not hold).
+  static Clock::time_point DeadlineAfter(absl::Duration limit);
+
+  // Cancels each call whose deadline has passed, then sleeps until the
+  // next deadline (a deadline Heard moved later is found at the earlier
+  // one) or an Add.
+  void Loop();
+
+  absl::Mutex mu_;
+  absl::CondVar cv_;
+  std::map<grpc::ClientContext*, Stream> streams_ ABSL_GUARDED_BY(mu_);
+  bool stop_ ABSL_GUARDED_BY(mu_) = false;
+  std::thread thread_;  // Started by the first Add.
+};
+
+}  // namespace pyramid
+
+#endif  // PYRAMID_TOOLS_TOURNAMENT_SILENCE_WATCHDOG_H_

@@ -1,0 +1,49 @@
+// SilenceWatchdog (silence_watchdog.h) on contexts of calls not started
+// (TryCancel marks them): a call silent past its limit is cancelled and
+// said so, one whose events come in time or that is removed first is not.
+// What it costs a referee that does not play is in referee_link_test.cc.
+#include "tools/tournament/silence_watchdog.h"
+
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "grpcpp/grpcpp.h"
+#include "gtest/gtest.h"
+
+namespace pyramid {
+namespace {
+
+TEST(SilenceWatchdogTest, ACallSilentPastItsLimitIsCancelled) {
+  SilenceWatchdog watchdog;
+  grpc::ClientContext context;
+  watchdog.Add(&context, absl::Milliseconds(20));
+  absl::SleepFor(absl::Milliseconds(500));
+  EXPECT_TRUE(watchdog.Remove(&context));
+}
+
+TEST(SilenceWatchdogTest, ACallHeardInTimeIsNotCancelled) {
+  SilenceWatchdog watchdog;
+  grpc::ClientContext context;
+  watchdog.Add(&context, absl::Seconds(2));
+  // Heard every 100 ms for 3 s: longer than the limit, never silent for it.
+  for (int i = 0; i < 30; ++i) {
+    absl::SleepFor(absl::Milliseconds(100));
+    watchdog.Heard(&context, absl::Seconds(2));
+  }
+  EXPECT_FALSE(watchdog.Remove(&context));
+}
+
+TEST(SilenceWatchdogTest, ACallRemovedOrWithALimitOfAgesIsNotCancelled) {
+  SilenceWatchdog watchdog;
+  grpc::ClientContext removed;
+  grpc::ClientContext ages;
+  watchdog.Add(&removed, absl::Milliseconds(200));
+  watchdog.Add(&ages, absl::InfiniteDuration());
+  EXPECT_FALSE(watchdog.Remove(&removed));
+  absl::SleepFor(absl::Milliseconds(400));
+  EXPECT_FALSE(watchdog.Remove(&ages));
+  // Not watched: nothing to say.
+  EXPECT_FALSE(watchdog.Remove(&removed));
+}
+
+}  // namespace
+}  // namespace pyramid
