@@ -1,13 +1,8 @@
 #include "tools/tournament/referee_link.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <cstdint>
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
 #include <limits>
 #include <string_view>
@@ -27,12 +22,12 @@
 #include "referee/crypto/bytes.h"
 #include "referee/crypto/ed25519.h"
 #include "referee/crypto/sha256.h"
-#include "referee/files/io_loops.h"
 #include "referee/games/printable_text.h"
 #include "referee/service/embedded_referee.h"
 #include "referee/service/grpc_status.h"
 #include "referee/service/transparency_log.h"
 #include "replay/verifier.h"
+#include "tools/tournament/incoming_file.h"
 #include "tools/tournament/remote_match_bounds.h"
 #include "tools/tournament/silence_watchdog.h"
 
@@ -752,68 +747,6 @@ absl::StatusOr<std::string> RefereeLink::GetLog(const std::string& match_id) {
   if (!status.ok()) return status;
   return bytes;
 }
-
-namespace {
-
-// A file written as it comes, to PATH.tmp, and made PATH only once whole:
-// synced, renamed over PATH and the directory synced (WriteFileAtomically's
-// guarantees). PATH.tmp goes unless Commit renamed it.
-class IncomingFile {
- public:
-  explicit IncomingFile(std::string path)
-      : path_(std::move(path)), tmp_(path_ + ".tmp") {}
-  IncomingFile(const IncomingFile&) = delete;
-  IncomingFile& operator=(const IncomingFile&) = delete;
-  ~IncomingFile() {
-    if (fd_ >= 0) close(fd_);
-    if (!committed_) unlink(tmp_.c_str());
-  }
-
-  // Empties PATH.tmp (creating it, mode 0644, the first time).
-  absl::Status Restart() {
-    if (fd_ < 0) {
-      fd_ = open(tmp_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-      if (fd_ < 0) return Error("cannot create ", tmp_);
-      return absl::OkStatus();
-    }
-    if (ftruncate(fd_, 0) != 0 || lseek(fd_, 0, SEEK_SET) != 0) {
-      return Error("cannot empty ", tmp_);
-    }
-    return absl::OkStatus();
-  }
-
-  absl::Status Append(std::string_view bytes) {
-    if (const IoProgress wrote = WriteAll(fd_, bytes);
-        wrote.done < bytes.size()) {
-      return absl::InternalError(
-          absl::StrCat("cannot write ", tmp_, ": ", WriteStoppedText(wrote)));
-    }
-    return absl::OkStatus();
-  }
-
-  absl::Status Commit() {
-    if (fsync(fd_) != 0) return Error("cannot sync ", tmp_);
-    if (close(std::exchange(fd_, -1)) != 0) return Error("cannot write ", tmp_);
-    if (rename(tmp_.c_str(), path_.c_str()) != 0) {
-      return Error("cannot write ", path_);
-    }
-    committed_ = true;
-    return SyncDirectory(DirectoryOf(path_));
-  }
-
- private:
-  static absl::Status Error(const char* what, const std::string& path) {
-    return absl::InternalError(
-        absl::StrCat(what, path, ": ", std::strerror(errno)));
-  }
-
-  const std::string path_;
-  const std::string tmp_;
-  int fd_ = -1;
-  bool committed_ = false;
-};
-
-}  // namespace
 
 absl::Status RefereeLink::FetchLog(const std::string& match_id,
                                    const std::string& dir,
