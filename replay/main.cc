@@ -114,6 +114,13 @@ constexpr int kUsage = 2;
 // error's exit status.
 int Usage(std::ostream& out = std::cerr);
 
+// Says that `name` (a file, a flag's file) could not be read and why;
+// returns the usage error's exit status, without the usage.
+int Unreadable(absl::string_view name, const absl::Status& status) {
+  std::cerr << name << ": " << status.message() << "\n";
+  return kUsage;
+}
+
 // Says what is wrong with the command line, then the usage.
 int Usage(absl::string_view why) {
   std::cerr << why << "\n";
@@ -287,10 +294,7 @@ int Verify(const Flags& flags) {
     // The proof is read first: a file that cannot be read is a usage
     // error, said before any verdict.
     absl::StatusOr<std::string> proof = ReadSmallFile(flags.inclusion);
-    if (!proof.ok()) {
-      std::cerr << "--inclusion: " << proof.status().message() << "\n";
-      return kUsage;
-    }
+    if (!proof.ok()) return Unreadable("--inclusion", proof.status());
     // Another kind of file in its place is the command's mistake, as
     // `replay consistency` says of its files; a damaged proof (of no
     // kind) is a verdict.
@@ -303,10 +307,7 @@ int Verify(const Flags& flags) {
     }
     const std::string& log = flags.operands[0];
     absl::StatusOr<LogFile> file = ReadLog(log);
-    if (!file.ok()) {
-      std::cerr << log << ": " << file.status().message() << "\n";
-      return kUsage;
-    }
+    if (!file.ok()) return Unreadable(log, file.status());
     Verdict verdict;
     const int result =
         VerifyOne(log, file->bytes(), options, flags.allow_unsealed,
@@ -348,10 +349,7 @@ int Consistency(const Flags& flags) {
   std::vector<std::string> files;
   for (const std::string& path : flags.operands) {
     absl::StatusOr<std::string> text = ReadSmallFile(path);
-    if (!text.ok()) {
-      std::cerr << path << ": " << text.status().message() << "\n";
-      return kUsage;
-    }
+    if (!text.ok()) return Unreadable(path, text.status());
     files.push_back(*std::move(text));
   }
   const absl::Status status =
@@ -420,10 +418,7 @@ int VerifyTournament(const Flags& flags) {
 
 int ShowOrExport(const std::string& path, bool json) {
   absl::StatusOr<LogFile> log = ReadLog(path);
-  if (!log.ok()) {
-    std::cerr << path << ": " << log.status().message() << "\n";
-    return kUsage;
-  }
+  if (!log.ok()) return Unreadable(path, log.status());
   const std::string& file = log->bytes();
   if (!json) {
     // The transcript reads the records as they are, "signed" lines
@@ -472,10 +467,7 @@ int Html(const Flags& flags) {
     return kUsage;
   }
   absl::StatusOr<LogFile> log = ReadLog(path);
-  if (!log.ok()) {
-    std::cerr << path << ": " << log.status().message() << "\n";
-    return kUsage;
-  }
+  if (!log.ok()) return Unreadable(path, log.status());
   VerifyOptions options;
   options.pinned_key = flags.key;
   const MatchPage page = RenderMatchPage(log->bytes(), options);
