@@ -4,6 +4,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <functional>
 #include <string>
@@ -58,11 +59,18 @@ TEST(StderrLineTest, ALineThatWaitsHoldsUpNoLineThatMustNot) {
   std::string said;
   const ChildEnd end = WithAStalledStderr(
       [](const std::function<void()>& drain) {
-        const struct rlimit none = {0, 0};
-        if (setrlimit(RLIMIT_NOFILE, &none) != 0) _exit(6);
-        std::thread waits([] {
+        // The thread runs before the descriptors go: a sanitizer's runtime
+        // opens files as a thread starts.
+        std::atomic<bool> running{false}, go{false};
+        std::thread waits([&running, &go] {
+          running.store(true);
+          while (!go.load()) std::this_thread::yield();
           if (!WriteStderrLine("waited\n", StderrWait::kIfNeeded)) _exit(7);
         });
+        while (!running.load()) std::this_thread::yield();
+        const struct rlimit none = {0, 0};
+        if (setrlimit(RLIMIT_NOFILE, &none) != 0) _exit(6);
+        go.store(true);
         // Time for it to be in its write (if not yet, the line below is
         // written first, and the test shows nothing, never a failure).
         std::this_thread::sleep_for(std::chrono::milliseconds(300));
@@ -72,7 +80,8 @@ TEST(StderrLineTest, ALineThatWaitsHoldsUpNoLineThatMustNot) {
       },
       &said);
   EXPECT_EQ(end.exit_code, 0)
-      << end.ToString() << " (SIGALRM: the line that must not wait waited)";
+      << end.ToString() << " (SIGALRM: the line that must not wait waited) "
+      << said;
   // The waited line went as the pipe was drained: into what the drain
   // read, or after it.
   EXPECT_TRUE(said.empty() || said == "waited\n") << said;
