@@ -25,6 +25,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -381,10 +382,22 @@ absl::Status CheckFlags(std::optional<SigningKey>& named_key) {
         "--play_queues is 1 to ", kMaxPlayQueues, ", not ", play_queues));
   }
   // Zero would refuse every call of its kind: no host means that.
-  if (absl::GetFlag(FLAGS_max_log_readers) == 0) {
-    return absl::InvalidArgumentError(
-        "--max_log_readers must be at least 1, not 0 (0 would refuse every "
-        "GetLog)");
+  for (const auto& [value, flag, refused] :
+       {std::tuple<uint32_t, const char*, const char*>{
+            absl::GetFlag(FLAGS_max_log_readers), "--max_log_readers",
+            "every GetLog"},
+        {absl::GetFlag(FLAGS_max_calls_per_peer), "--max_calls_per_peer",
+         "every call without a token"},
+        {absl::GetFlag(FLAGS_max_health_watchers), "--max_health_watchers",
+         "every health Watch"},
+        {absl::GetFlag(FLAGS_max_health_watchers_per_peer),
+         "--max_health_watchers_per_peer", "every health Watch"},
+        {absl::GetFlag(FLAGS_max_health_checks_per_peer),
+         "--max_health_checks_per_peer", "every health Check"}}) {
+    if (value == 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          flag, " must be at least 1, not 0 (0 would refuse ", refused, ")"));
+    }
   }
   constexpr uint32_t kMaxWriteStallTimeoutS = 86400;
   if (const uint32_t stall = absl::GetFlag(FLAGS_write_stall_timeout_s);
@@ -392,26 +405,6 @@ absl::Status CheckFlags(std::optional<SigningKey>& named_key) {
     return absl::InvalidArgumentError(
         absl::StrCat("--write_stall_timeout_s is 0 (never) to ",
                      kMaxWriteStallTimeoutS, ", not ", stall));
-  }
-  if (absl::GetFlag(FLAGS_max_calls_per_peer) == 0) {
-    return absl::InvalidArgumentError(
-        "--max_calls_per_peer must be at least 1, not 0 (0 would refuse every "
-        "call without a token)");
-  }
-  if (absl::GetFlag(FLAGS_max_health_watchers) == 0) {
-    return absl::InvalidArgumentError(
-        "--max_health_watchers must be at least 1, not 0 (0 would refuse "
-        "every health Watch)");
-  }
-  if (absl::GetFlag(FLAGS_max_health_watchers_per_peer) == 0) {
-    return absl::InvalidArgumentError(
-        "--max_health_watchers_per_peer must be at least 1, not 0 (0 would "
-        "refuse every health Watch)");
-  }
-  if (absl::GetFlag(FLAGS_max_health_checks_per_peer) == 0) {
-    return absl::InvalidArgumentError(
-        "--max_health_checks_per_peer must be at least 1, not 0 (0 would "
-        "refuse every health Check)");
   }
   // In milliseconds, both must fit gRPC's int channel arguments.
   constexpr uint32_t kMaxHandshakeTimeoutS = 3600;

@@ -418,6 +418,9 @@ class HostileClientTest : public ::testing::Test {
     EXPECT_EQ(verdict.kind, Verdict::Kind::kGenuine) << verdict.reason;
   }
 
+  // Health Watch streams from one address up to `limit` and past it (below).
+  void ExpectHealthWatchesLimitedTo(int limit, const std::string& refusal);
+
   // The referee still serves: a new match plays to a log that verifies.
   void ExpectAMatchPlays() {
     const Created match = NewMatch();
@@ -1035,13 +1038,14 @@ TEST_F(HostileClientTest, HealthWatchesOfPaddedRequestsHoldNoPadding) {
   ExpectAMatchPlays();
 }
 
-// One health Watch stream more than the referee serves is refused
-// RESOURCE_EXHAUSTED; once one ends, the next is served.
-TEST_F(HostileClientTest, HealthWatchesBeyondTheLimitAreRefusedUntilOneEnds) {
-  Start(ServiceLimits(), /*max_health_watchers=*/3);
+// Opens `limit` health Watch streams from this address, each served; one
+// more is refused RESOURCE_EXHAUSTED with a message holding `refusal`; once
+// one of the first ends, the next is served; then a match still plays.
+void HostileClientTest::ExpectHealthWatchesLimitedTo(
+    int limit, const std::string& refusal) {
   std::vector<std::unique_ptr<HealthWatch>> watches;
   grpc::health::v1::HealthCheckResponse status;
-  for (int i = 0; i < 3; ++i) {
+  for (int i = 0; i < limit; ++i) {
     watches.push_back(std::make_unique<HealthWatch>(NewChannel(), ""));
     ASSERT_TRUE(watches.back()->reader->Read(&status));
     EXPECT_EQ(status.status(), grpc::health::v1::HealthCheckResponse::SERVING);
@@ -1049,12 +1053,11 @@ TEST_F(HostileClientTest, HealthWatchesBeyondTheLimitAreRefusedUntilOneEnds) {
   {
     HealthWatch refused(NewChannel(), "");
     const bool served = refused.reader->Read(&status);
-    EXPECT_FALSE(served) << "a fourth stream was served";
+    EXPECT_FALSE(served) << "a stream beyond the limit was served";
     if (served) refused.context.TryCancel();  // Not to wait for its end.
     const grpc::Status ended = refused.Finish();
     EXPECT_EQ(ended.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
-    EXPECT_THAT(ended.error_message(),
-                HasSubstr("already serves 3 health Watch streams"));
+    EXPECT_THAT(ended.error_message(), HasSubstr(refusal));
   }
   watches.pop_back();  // Cancelled: its place frees once the server is done.
   EXPECT_TRUE(RetryUntil([&] {
@@ -1067,6 +1070,13 @@ TEST_F(HostileClientTest, HealthWatchesBeyondTheLimitAreRefusedUntilOneEnds) {
   ExpectAMatchPlays();
 }
 
+// One health Watch stream more than the referee serves is refused
+// RESOURCE_EXHAUSTED; once one ends, the next is served.
+TEST_F(HostileClientTest, HealthWatchesBeyondTheLimitAreRefusedUntilOneEnds) {
+  Start(ServiceLimits(), /*max_health_watchers=*/3);
+  ExpectHealthWatchesLimitedTo(3, "already serves 3 health Watch streams");
+}
+
 // Health Watch streams are limited per IP address
 // (HealthService::LimitWatchersPerPeer, the referee's
 // --max_health_watchers_per_peer), every caller counted: one more from the
@@ -1076,31 +1086,7 @@ TEST_F(HostileClientTest, HealthWatchesBeyondTheLimitAreRefusedUntilOneEnds) {
 // place for good.
 TEST_F(HostileClientTest, HealthWatchesAreLimitedPerAddress) {
   referee_->health().LimitWatchersPerPeer(3, "--max_health_watchers_per_peer");
-  std::vector<std::unique_ptr<HealthWatch>> watches;
-  grpc::health::v1::HealthCheckResponse status;
-  for (int i = 0; i < 3; ++i) {
-    watches.push_back(std::make_unique<HealthWatch>(NewChannel(), ""));
-    ASSERT_TRUE(watches.back()->reader->Read(&status));
-  }
-  {
-    HealthWatch refused(NewChannel(), "");
-    const bool served = refused.reader->Read(&status);
-    EXPECT_FALSE(served) << "a fourth stream was served";
-    if (served) refused.context.TryCancel();  // Not to wait for its end.
-    const grpc::Status ended = refused.Finish();
-    EXPECT_EQ(ended.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
-    EXPECT_THAT(ended.error_message(),
-                HasSubstr("--max_health_watchers_per_peer"));
-  }
-  watches.pop_back();  // Cancelled: its place frees once the server is done.
-  EXPECT_TRUE(RetryUntil([&] {
-    auto again = std::make_unique<HealthWatch>(NewChannel(), "");
-    if (!again->reader->Read(&status)) return false;
-    watches.push_back(std::move(again));
-    return true;
-  }));
-  watches.clear();
-  ExpectAMatchPlays();
+  ExpectHealthWatchesLimitedTo(3, "--max_health_watchers_per_peer");
 }
 
 // Health Check calls in progress are limited per IP address as the
