@@ -66,8 +66,8 @@ ABSL_FLAG(std::string, listen, "127.0.0.1:50051",
           "referee before it writes anything.");
 ABSL_FLAG(std::string, port_file, "",
           "If set, write the port actually bound to this file: written "
-          "atomically once the referee serves, the port in decimal and a "
-          "newline.");
+          "atomically once the referee serves and has printed its banner, "
+          "the port in decimal and a newline.");
 ABSL_FLAG(std::string, data_dir, "referee-data",
           "Directory for logs, the key and the admin token (created 0700 when "
           "missing, an existing one keeps its mode; a start that fails "
@@ -559,7 +559,7 @@ absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> Credentials() {
 }
 
 // Serves `referee` and `health` on --listen; the port it got (for :0) in
-// `port`, and in --port_file when set.
+// `port`.
 absl::StatusOr<std::unique_ptr<grpc::Server>> Serve(RefereeService& referee,
                                                     HealthService& health,
                                                     int* port) {
@@ -606,16 +606,18 @@ absl::StatusOr<std::unique_ptr<grpc::Server>> Serve(RefereeService& referee,
                      " (gRPC refused; its log line above says why)"));
   }
   referee.Start();
-  if (!absl::GetFlag(FLAGS_port_file).empty()) {
-    if (absl::Status s = WriteFileAtomically(absl::GetFlag(FLAGS_port_file),
-                                             absl::StrCat(*port, "\n"));
-        !s.ok()) {
-      server->Shutdown();
-      referee.Stop();  // Before the server goes (RefereeService::Stop).
-      return absl::Status(s.code(), absl::StrCat("--port_file: ", s.message()));
-    }
-  }
   return server;
+}
+
+// Writes --port_file, when set: the referee's last step of its start, after
+// its banner, so that a script that waits for the file finds the banner
+// whole on stdout (the registry's counts among it).
+absl::Status WritePortFile(int port) {
+  if (absl::GetFlag(FLAGS_port_file).empty()) return absl::OkStatus();
+  absl::Status s = WriteFileAtomically(absl::GetFlag(FLAGS_port_file),
+                                       absl::StrCat(port, "\n"));
+  if (s.ok()) return s;
+  return absl::Status(s.code(), absl::StrCat("--port_file: ", s.message()));
 }
 
 void PrintBanner(int port, const Paths& paths, const Lobby& lobby,
@@ -761,9 +763,14 @@ int Run(const Paths& paths, const std::optional<SigningKey>& named_key,
   absl::StatusOr<std::unique_ptr<grpc::Server>> server =
       Serve(service, health, &port);
   if (!server.ok()) return Fail(server.status());
-  rollback.Keep();
   PrintBanner(port, paths, lobby, descriptors, admin->second, *recovered,
               journal_recovery, verifier_key);
+  if (absl::Status s = WritePortFile(port); !s.ok()) {
+    (*server)->Shutdown();
+    service.Stop();  // Before the server goes (RefereeService::Stop).
+    return Fail(s);
+  }
+  rollback.Keep();
 
   // Until SIGINT or SIGTERM, and nothing else: what the rate limits on
   // stderr held back is said by the HeldBackReporter's thread, so that a
