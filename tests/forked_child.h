@@ -6,7 +6,8 @@
 // The constructor forks. The child runs `body(report)`, where `report` is
 // the write end of a pipe whose read end is the test's (Read, ReadToEnd),
 // and exits 0 if `body` returns; `body` may end the child itself instead
-// (_exit with a code of its own, or a signal). The child never returns from
+// (_exit with a code of its own, or a signal); if `body` throws, the child
+// exits with kThrew. The child never returns from
 // the constructor, so it never destroys the test's objects (a TempDir, a
 // lock) nor runs the rest of the test. If the pipe or the fork fails, ok()
 // is false and errno says why as the constructor returns.
@@ -57,13 +58,22 @@ struct ChildEnd {
 
 class ForkedChild {
  public:
+  // The exit code of a child whose body threw (std::bad_alloc under a
+  // memory bound, say).
+  static constexpr int kThrew = 125;
+
   explicit ForkedChild(const std::function<void(int report)>& body) {
     int ends[2];
     if (pipe2(ends, O_CLOEXEC) != 0) return;
     pid_ = fork();
     if (pid_ == 0) {
       close(ends[0]);
-      body(ends[1]);
+      try {
+        body(ends[1]);
+      } catch (...) {
+        // Not to the test's own handlers: the child would run on as the test.
+        _exit(kThrew);
+      }
       _exit(0);
     }
     const int fork_errno = errno;
