@@ -32,6 +32,24 @@ std::vector<std::string> SignersOf(std::string_view note) {
   return signers;
 }
 
+// The referee names its tree after its key (docs/transparency-log.md,
+// "Checkpoints"): `pyramid-referee/` and the key's first 16 hex digits.
+constexpr std::string_view kRefereeOrigin = "pyramid-referee/";
+
+// The 16 hex digits a referee origin names, or "" when `origin` is not of
+// that form (a name the referee's --tlog_origin chose).
+std::string_view RefereeKeyPrefixOf(std::string_view origin) {
+  if (!origin.starts_with(kRefereeOrigin) ||
+      origin.size() != kRefereeOrigin.size() + 16) {
+    return {};
+  }
+  const std::string_view hex = origin.substr(kRefereeOrigin.size());
+  for (const char c : hex) {
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return {};
+  }
+  return hex;
+}
+
 // Why `note` does not open with `key` (through `verifier`) when no
 // signature line of it is by that key: the key as pinned, and what the
 // note names instead (its origin and signers), so that the message does
@@ -49,19 +67,34 @@ std::string NotSignedBy(std::string_view note, const CheckpointKey& key,
   const std::string_view origin = note.substr(0, note.find('\n'));
   absl::StrAppend(&text, "; the checkpoint names origin \"",
                   tlog::ToAbsl(origin), "\"");
-  // The referee names its log after its key (docs/transparency-log.md).
-  constexpr std::string_view kRefereeOrigin = "pyramid-referee/";
-  if (origin.starts_with(kRefereeOrigin) &&
-      origin.size() == kRefereeOrigin.size() + 16 &&
-      FromHex(origin.substr(kRefereeOrigin.size())).ok()) {
-    absl::StrAppend(&text, " (a referee key beginning ",
-                    tlog::ToAbsl(origin.substr(kRefereeOrigin.size())), ")");
+  if (const std::string_view named = RefereeKeyPrefixOf(origin);
+      !named.empty()) {
+    absl::StrAppend(&text, " (a referee key beginning ", tlog::ToAbsl(named),
+                    ")");
   }
   const std::vector<std::string> signers = SignersOf(note);
   if (!signers.empty()) {
     absl::StrAppend(&text, " and is signed by ", absl::StrJoin(signers, ", "));
   }
   return text;
+}
+
+// A checkpoint the pinned referee key signed under a referee's origin
+// that names another key: refused. The referee names its tree after its own
+// key; a second tree its key's holder kept under another key's name would
+// be out of sight of whoever watches the tree of the key's own name. (An
+// origin of another form, --tlog_origin's, is the key's to vouch for.)
+absl::Status WrongRefereeOrigin(std::string_view origin,
+                                const CheckpointKey& key) {
+  const std::string_view named = RefereeKeyPrefixOf(origin);
+  const std::string pinned = ToHex(key.public_key).substr(0, 16);
+  if (named.empty() || named == pinned) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(
+      "checkpoint: signed by the pinned referee key (beginning ", pinned,
+      ") under origin \"", tlog::ToAbsl(origin),
+      "\", which names a referee key beginning ", tlog::ToAbsl(named),
+      ": a referee names its tree after its own key (pin the tree's "
+      "verifier key, --tlog_key, to accept that origin)"));
 }
 
 }  // namespace
@@ -79,9 +112,9 @@ absl::StatusOr<tlog::Checkpoint> OpenCheckpointWith(std::string_view note,
       return absl::InvalidArgumentError(
           "no key to check the checkpoint with (pin the referee's key)");
     }
-    // The origin is the note's first line; the key then vouches for it.
-    const size_t end = note.find('\n');
-    verifier.name = std::string(note.substr(0, end));
+    // The origin is the note's first line; the key then vouches for it
+    // (but see WrongRefereeOrigin).
+    verifier.name = std::string(note.substr(0, note.find('\n')));
     verifier.public_key = key.public_key;
   }
   absl::StatusOr<tlog::Checkpoint> checkpoint =
@@ -95,6 +128,11 @@ absl::StatusOr<tlog::Checkpoint> OpenCheckpointWith(std::string_view note,
         absl::StrCat("checkpoint: ", why.starts_with("not signed by ")
                                          ? NotSignedBy(note, key, verifier)
                                          : std::string(why)));
+  }
+  if (key.verifier_key.empty()) {
+    if (absl::Status s = WrongRefereeOrigin(checkpoint->origin, key); !s.ok()) {
+      return s;
+    }
   }
   return checkpoint;
 }

@@ -21,7 +21,10 @@
 
 namespace pyramid {
 
-// Opens the signed checkpoint `note` with `key`.
+// Opens the signed checkpoint `note` with `key`. With a referee key (no
+// verifier key), the key vouches for the origin the note names, except an
+// origin of the referee's own form, `pyramid-referee/` and 16 hex digits,
+// that names another key: refused (docs/transparency-log.md, "Origin").
 absl::StatusOr<tlog::Checkpoint> OpenCheckpointWith(std::string_view note,
                                                     const CheckpointKey& key);
 

@@ -158,6 +158,42 @@ TEST(EvidenceTest, TheExampleConsistencyProofHoldsOneWayOnly) {
   EXPECT_FALSE(CheckConsistency(old_note, new_note, bad, VerifierKey()).ok());
 }
 
+// Pinned as a referee key, a key vouches for the origin its checkpoint
+// names, but not for a referee's origin of another key's name: a second
+// tree its holder kept under it would be out of sight of whoever watches
+// the tree named after the key. Its verifier key, which names the origin,
+// accepts it; an origin of another form (--tlog_origin's) is the key's.
+TEST(EvidenceTest, ARefereeKeyVouchesForNoRefereeOriginOfAnotherKey) {
+  const SigningKey key = SigningKey::Generate();
+  const std::string own =
+      absl::StrCat("pyramid-referee/", ToHex(key.public_key()).substr(0, 16));
+  const std::string other = "pyramid-referee/0000000000000000";
+  const std::string root = "47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=";
+  auto note = [&](const std::string& origin) {
+    absl::StatusOr<std::string> signed_note =
+        tlog::SignNote(absl::StrCat(origin, "\n0\n", root, "\n"), origin, key);
+    EXPECT_TRUE(signed_note.ok()) << signed_note.status();
+    return signed_note.ok() ? *signed_note : "";
+  };
+  const CheckpointKey pinned{"", key.public_key()};
+  EXPECT_TRUE(OpenCheckpointWith(note(own), pinned).ok());
+  EXPECT_TRUE(OpenCheckpointWith(note("example.com/league"), pinned).ok());
+  absl::StatusOr<tlog::Checkpoint> opened =
+      OpenCheckpointWith(note(other), pinned);
+  ASSERT_FALSE(opened.ok());
+  EXPECT_EQ(std::string(opened.status().message()),
+            absl::StrCat("checkpoint: signed by the pinned referee key "
+                         "(beginning ",
+                         own.substr(16), ") under origin \"", other,
+                         "\", which names a referee key beginning "
+                         "0000000000000000: a referee names its tree after its "
+                         "own key (pin the tree's verifier key, --tlog_key, to "
+                         "accept that origin)"));
+  const CheckpointKey verifier{
+      tlog::FormatVerifierKey(tlog::NoteVerifier{other, key.public_key()}), ""};
+  EXPECT_TRUE(OpenCheckpointWith(note(other), verifier).ok());
+}
+
 // A checkpoint checked against another key says that the pinned key did
 // not sign it, naming that key as pinned (not the checkpoint's origin
 // joined with it, which reads like the referee's own verifier key), and
