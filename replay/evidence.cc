@@ -150,6 +150,12 @@ absl::StatusOr<Inclusion> CheckInclusionOfHash(const Digest& log_sha256,
                                                const CheckpointKey& key) {
   absl::StatusOr<tlog::TlogProof> proof = tlog::ParseTlogProof(proof_file);
   if (!proof.ok()) return proof.status();
+  if (proof->extra.empty() && !match_id.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the proof names no match (it has no extra line, which names the "
+        "match whose log it proves); the log is match ",
+        std::string(match_id)));
+  }
   if (proof->extra != match_id) {
     // The extra data is any bytes: printed escaped, never raw.
     return absl::InvalidArgumentError(absl::StrCat(
@@ -240,7 +246,16 @@ absl::Status CheckConsistency(std::string_view old_note,
     return absl::FailedPreconditionError(absl::StrCat(
         "the old checkpoint (size ", old_checkpoint->size,
         ") is larger than the new one (size ", new_checkpoint->size,
-        "): swapped? The older checkpoint comes first"));
+        "): swapped? The older checkpoint comes first (if it is the older, "
+        "the tree shrank, which no proof can show consistent)"));
+  }
+  // One size, two roots: no proof can reconcile them (a fork).
+  if (old_checkpoint->size == new_checkpoint->size &&
+      old_checkpoint->root != new_checkpoint->root) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "two checkpoints of size ", old_checkpoint->size,
+        " with different roots: the key signed two trees of one size (a "
+        "fork)"));
   }
   absl::StatusOr<tlog::ConsistencyProofFile> proof =
       tlog::ParseConsistencyProof(proof_file);

@@ -194,6 +194,45 @@ TEST(EvidenceTest, ARefereeKeyVouchesForNoRefereeOriginOfAnotherKey) {
   EXPECT_TRUE(OpenCheckpointWith(note(other), verifier).ok());
 }
 
+// Two checkpoints of one size with different roots are a fork, said as
+// such whatever proof comes with them; a proof without its extra line
+// names no match, said as such.
+TEST(EvidenceTest, AForkAndAProofThatNamesNoMatchAreSaidAsSuch) {
+  const SigningKey key = SigningKey::Generate();
+  const std::string origin =
+      absl::StrCat("pyramid-referee/", ToHex(key.public_key()).substr(0, 16));
+  auto note = [&](const std::string& root) {
+    absl::StatusOr<std::string> signed_note =
+        tlog::SignNote(absl::StrCat(origin, "\n6\n", root, "\n"), origin, key);
+    EXPECT_TRUE(signed_note.ok()) << signed_note.status();
+    return signed_note.ok() ? *signed_note : "";
+  };
+  const std::string a = note("47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=");
+  const std::string b = note("bjQLnP+zepicpUTmu3gKLHiQHT+zNzh2hRGjBhevoB0=");
+  const std::string proof =
+      "pyramid-referee/tlog-consistency@v1\nold 6\nnew 6\n";
+  const CheckpointKey pinned{"", key.public_key()};
+  EXPECT_TRUE(CheckConsistency(a, a, proof, pinned).ok());
+  const absl::Status fork = CheckConsistency(a, b, proof, pinned);
+  EXPECT_TRUE(absl::IsInvalidArgument(fork)) << fork;
+  EXPECT_EQ(std::string(fork.message()),
+            "two checkpoints of size 6 with different roots: the key signed "
+            "two trees of one size (a fork)");
+
+  std::string no_extra = Proof();
+  const size_t extra = no_extra.find("extra ");
+  ASSERT_NE(extra, std::string::npos);
+  no_extra.erase(extra, no_extra.find('\n', extra) + 1 - extra);
+  absl::StatusOr<Inclusion> inclusion =
+      CheckInclusion(Log(), kMatch, no_extra, VerifierKey());
+  ASSERT_FALSE(inclusion.ok());
+  EXPECT_EQ(std::string(inclusion.status().message()),
+            absl::StrCat("the proof names no match (it has no extra line, "
+                         "which names the match whose log it proves); the log "
+                         "is match ",
+                         kMatch));
+}
+
 // A checkpoint checked against another key says that the pinned key did
 // not sign it, naming that key as pinned (not the checkpoint's origin
 // joined with it, which reads like the referee's own verifier key), and
@@ -1203,7 +1242,8 @@ TEST(EvidenceTest, ConsistencyInputMistakesAreToldApartFromVerdicts) {
   EXPECT_TRUE(absl::IsFailedPrecondition(status)) << status;
   EXPECT_EQ(std::string(status.message()),
             "the old checkpoint (size 6) is larger than the new one (size 3): "
-            "swapped? The older checkpoint comes first");
+            "swapped? The older checkpoint comes first (if it is the older, "
+            "the tree shrank, which no proof can show consistent)");
   const ConsistencyNames names{"old", "new", "p"};
   status = CheckConsistency(old_note, new_note, Proof(), VerifierKey(), names);
   EXPECT_TRUE(absl::IsFailedPrecondition(status)) << status;

@@ -507,7 +507,9 @@ TEST_F(E2eTest, ReplayTellsInputMistakesFromVerdicts) {
   EXPECT_EQ(r.out, "");
   EXPECT_EQ(r.err,
             "consistency: the old checkpoint (size 6) is larger than the new "
-            "one (size 3): swapped? The older checkpoint comes first\n");
+            "one (size 3): swapped? The older checkpoint comes first (if it "
+            "is the older, the tree shrank, which no proof can show "
+            "consistent)\n");
   r = Run("replay", {"consistency", vkey, old_note, new_note, inclusion});
   EXPECT_EQ(r.code, 2) << r.out << r.err;
   EXPECT_EQ(r.err, absl::StrCat("consistency: ", inclusion,
