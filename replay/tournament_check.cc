@@ -32,6 +32,7 @@
 #include "referee/tlog/note.h"
 #include "replay/evidence.h"
 #include "replay/log_file.h"
+#include "replay/match_settings.h"
 #include "replay/ordered_pool.h"
 #include "replay/seat_roster.h"
 #include "replay/strict_json.h"
@@ -73,7 +74,8 @@ struct LogCheck {
   std::string note;
   std::string label;
   std::string proof;
-  uint64_t seats = 0;  // The log's seats (once it checks out).
+  uint64_t seats = 0;      // The log's seats (once it checks out).
+  MatchSettings settings;  // Once it checks out.
   // The match id of a sealed log (genuine under the referee's key),
   // whatever else is said of it: a leaf of the referee's tree.
   std::string sealed_match_id;
@@ -266,6 +268,7 @@ LogCheck CheckLog(const fs::path& root, const fs::path& path,
   }
   check.label = label;
   check.seats = v.header.seats_size();
+  check.settings = SettingsOf(v.header);
   return check;
 }
 
@@ -508,6 +511,7 @@ LogsFound CheckLogs(const fs::path& root, const CheckpointKey& key,
       },
       [](size_t, const JobOutput&) {});
   LogsFound found;
+  std::vector<SettledLog> settled;
   for (size_t i = 0; i < logs.size(); ++i) {
     LogCheck& check = checks[i];
     if (!check.note.empty()) verdict.notes.push_back(std::move(check.note));
@@ -522,7 +526,13 @@ LogsFound CheckLogs(const fs::path& root, const CheckpointKey& key,
       found.by_label[check.label].push_back(
           PrintableText(logs[i].filename().string()));
       if (roster != nullptr) verdict.seats_matching_roster += check.seats;
+      settled.push_back(SettledLog{PrintableText(logs[i].filename().string()),
+                                   std::move(check.settings)});
     }
+  }
+  // Every match of a tournament is created with the tournament's settings.
+  for (std::string& problem : SettingsProblems(settled)) {
+    AddProblem(verdict, std::move(problem));
   }
   return found;
 }
