@@ -58,15 +58,16 @@ std::string Px(double value) {
   return out;
 }
 
-std::string SeatLabel(const referee::v1::Header& header, int seat) {
+std::string SeatLabel(const referee::v1::Header& header, int seat,
+                      size_t max_name_bytes) {
   if (seat < 0 || seat >= header.seats_size() ||
       header.seats(seat).name().empty()) {
     return absl::StrCat("seat ", seat);
   }
-  // At most 24 bytes of the name, cut at a UTF-8 character boundary.
+  // At most max_name_bytes of the name, cut at a UTF-8 character boundary.
   std::string_view name = header.seats(seat).name();
-  if (name.size() > 24) {
-    size_t cut = 24;
+  if (name.size() > max_name_bytes) {
+    size_t cut = max_name_bytes;
     while (cut > 0 && (static_cast<unsigned char>(name[cut]) & 0xc0) == 0x80) {
       --cut;
     }

@@ -76,10 +76,12 @@ std::string SvgText(std::string_view text);
 std::string Px(double value);
 
 // "seat N" or, when the header names it, "seat N (NAME)": NAME (its first
-// 24 bytes, "…" after them) through PrintableText (printable_text.h), so that
-// no control, bidirectional or invisible character of it acts on the page,
-// then SvgText.
-std::string SeatLabel(const referee::v1::Header& header, int seat);
+// `max_name_bytes` bytes, cut at a character's start, "…" after them: a
+// picture passes what its room for the label holds) through PrintableText
+// (printable_text.h), so that no control, bidirectional or invisible
+// character of it acts on the page, then SvgText.
+std::string SeatLabel(const referee::v1::Header& header, int seat,
+                      size_t max_name_bytes = 24);
 
 }  // namespace pyramid
 
