@@ -30,6 +30,7 @@ body{font-family:sans-serif;margin:1.5em;color:#222;max-width:1100px}
 h1{margin:0 0 .2em}h3{margin:.6em 0 .3em}
 .verdict{font-size:1.4em;font-weight:bold;padding:.4em .6em;border-radius:4px}
 .genuine{background:#dff3df;color:#185c18}.notgenuine{background:#fbe0e0;color:#9b1111}
+.unpinned{background:#fff3d6;color:#6b4500;border:2px dashed #b07800}
 .bad{color:#9b1111}
 table{border-collapse:collapse;margin:.4em 0}
 th,td{border:1px solid #ccc;padding:.15em .5em;text-align:left;font-size:.9em}
@@ -95,13 +96,27 @@ fromHash();
 std::string VerdictHtml(const Verdict& v) {
   switch (v.kind) {
     case Verdict::Kind::kGenuine:
+      // Without a pinned key, the log is checked against the key its own
+      // header names: anyone can sign a forged log with a key of their own
+      // and pass. The badge itself says so, in its own colour.
+      if (v.key_from_header) {
+        return absl::StrCat(
+            "<p class=\"verdict unpinned\" id=\"verdict\">GENUINE (key not "
+            "pinned)</p><p class=\"unpinned-why\">Every check passed: ",
+            v.records, " records, ", v.moves,
+            " moves replayed under the rules; but signed by the referee key "
+            "in the log itself, not one given to <code>replay html "
+            "--key</code>: anyone can sign a log of their own making with a "
+            "key of their own. Compare the referee key (under \"The match\") "
+            "with the one you trust, or make the page again with "
+            "<code>--key</code>.</p>");
+      }
       return absl::StrCat(
           "<p class=\"verdict genuine\" id=\"verdict\">GENUINE</p><p>Every "
           "check passed: ",
-          v.records, " records, ", v.moves, " moves replayed under the rules; ",
-          v.key_from_header ? "signed by the referee key in the log itself"
-                            : "signed by the pinned referee key",
-          ".</p>");
+          v.records, " records, ", v.moves,
+          " moves replayed under the rules; signed by the pinned referee "
+          "key.</p>");
     case Verdict::Kind::kUnsealedPrefix:
       return absl::StrCat(
           "<p class=\"verdict notgenuine\" id=\"verdict\">NOT GENUINE "

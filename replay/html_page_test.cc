@@ -109,7 +109,7 @@ TEST(HtmlPageTest, EveryGoldenLogIsGenuineWithEveryStep) {
     const std::string file = Read(path);
     const MatchPage page = RenderMatchPage(file, VerifyOptions());
     EXPECT_EQ(page.verdict.kind, Verdict::Kind::kGenuine);
-    EXPECT_THAT(page.html, HasSubstr(">GENUINE</p>"));
+    EXPECT_THAT(page.html, HasSubstr(">GENUINE (key not pinned)</p>"));
     EXPECT_THAT(page.html, Not(HasSubstr("NOT GENUINE")));
     EXPECT_EQ(page.steps, ExpectedSteps(file));
     EXPECT_THAT(page.html, HasSubstr(absl::StrCat("<span id=\"steps\">",
@@ -126,6 +126,32 @@ TEST(HtmlPageTest, EveryGoldenLogIsGenuineWithEveryStep) {
     // Deterministic.
     EXPECT_EQ(RenderMatchPage(file, VerifyOptions()).html, page.html);
   }
+}
+
+// A page made without a pinned key checks the log against the key in its
+// own header, which anyone can sign a forged log with: its badge says so
+// and is not the green one a pinned key earns.
+TEST(HtmlPageTest, AnUnpinnedKeyGivesADifferentBadge) {
+  const std::string file =
+      Read("testdata/golden/rock_paper_pyramid/classic.pyrlog");
+  const MatchPage unpinned = RenderMatchPage(file, VerifyOptions());
+  ASSERT_EQ(unpinned.verdict.kind, Verdict::Kind::kGenuine);
+  EXPECT_THAT(unpinned.html,
+              HasSubstr("<p class=\"verdict unpinned\" id=\"verdict\">"
+                        "GENUINE (key not pinned)</p>"));
+  EXPECT_THAT(unpinned.html, Not(HasSubstr("verdict genuine")));
+  EXPECT_THAT(unpinned.html, Not(HasSubstr(">GENUINE</p>")));
+  EXPECT_THAT(unpinned.html, HasSubstr(".unpinned{"));
+
+  VerifyOptions pinned_options;
+  pinned_options.pinned_key = unpinned.verdict.header.referee_public_key();
+  const MatchPage pinned = RenderMatchPage(file, pinned_options);
+  ASSERT_EQ(pinned.verdict.kind, Verdict::Kind::kGenuine);
+  EXPECT_THAT(pinned.html,
+              HasSubstr("<p class=\"verdict genuine\" id=\"verdict\">"
+                        "GENUINE</p>"));
+  EXPECT_THAT(pinned.html, HasSubstr("signed by the pinned referee key"));
+  EXPECT_THAT(pinned.html, Not(HasSubstr("key not pinned")));
 }
 
 TEST(HtmlPageTest, EveryStepOfEveryGoldenDrawsTheBoard) {
