@@ -141,6 +141,16 @@ ABSL_FLAG(uint32_t, max_live_matches, 0,
           "CreateMatch is refused UNAVAILABLE until one ends, so that "
           "the live ones keep to their clocks (0: no limit but the open-file "
           "limit, a log per live match).");
+ABSL_FLAG(bool, unique_labels, true,
+          "A non-empty label names at most one match that did not break: a "
+          "CreateMatch whose label a running or finished match carries is "
+          "refused ALREADY_EXISTS, naming that match (a retry of its "
+          "request_id still gets it; a broken match frees its label), so that "
+          "whoever holds the admin token cannot play a tournament's match "
+          "again under its label until its result suits them. Also for the "
+          "matches recorded before a restart. The tournament runner's "
+          "--replay_lost_logs is refused by such a referee: fetch the lost "
+          "log from it instead (refctl get-log).");
 ABSL_FLAG(uint32_t, max_watchers, 10000,
           "Watch streams served at once; one more is refused "
           "RESOURCE_EXHAUSTED (0: no spectators at all, every Watch refused "
@@ -519,6 +529,7 @@ absl::StatusOr<LobbyOptions> MakeLobbyOptions(
       absl::Seconds(absl::GetFlag(FLAGS_checkpoint_every_s));
   options.max_live_matches = static_cast<int>(std::min<uint32_t>(
       absl::GetFlag(FLAGS_max_live_matches), std::numeric_limits<int>::max()));
+  options.unique_labels = absl::GetFlag(FLAGS_unique_labels);
   return options;
 }
 

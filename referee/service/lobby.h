@@ -84,6 +84,18 @@ struct LobbyOptions {
   // for more than its machine can play keeps to time the matches it has. 0: no
   // limit (the open-file limit still bounds them: each holds its log open).
   int max_live_matches = 0;
+  // A non-empty label names at most one match that did not break: a
+  // CreateMatch whose label is carried by a running or finished match is
+  // refused ALREADY_EXISTS, naming it (a retry of its request_id is still
+  // answered with it; a broken match frees its label for its replacement).
+  // So whoever holds the admin token cannot play a match again under its
+  // label until its result suits them (docs/protocol.md, "One match per
+  // label"). The registry answers for the matches recorded before a
+  // restart. Off by default: the tournament runner's embedded referee,
+  // whose key its host holds anyway, plays a match whose log was lost
+  // again under its label (--replay_lost_logs); the referee program turns
+  // it on (--unique_labels).
+  bool unique_labels = false;
   // Where the lobby and its matches' hosts say what no client is told (a
   // match that broke or cannot be resumed, a failure tried again later).
   // Empty: stderr, a "referee: " line each.
@@ -269,6 +281,15 @@ class Lobby {
   absl::Status ReclaimBrokenRequest(const std::string& request_id,
                                     const std::string& match_id, bool hosted,
                                     bool reserved_here);
+  // CreateMatch of a new match labelled `label` (not empty) under
+  // LobbyOptions::unique_labels: reserves the label (labels_) for it, to be
+  // released once the match is hosted or its creation failed, when no
+  // match that did not break holds it; ALREADY_EXISTS naming the match that
+  // does; UNAVAILABLE (try again) while another creation holds the
+  // reservation or the registry cannot be read; RESOURCE_EXHAUSTED or
+  // UNAVAILABLE when the label's match broke and its end cannot be recorded
+  // yet (a restart would resume it as running: ReclaimBrokenRequest).
+  absl::Status ReserveLabel(const std::string& label);
   // The host of `match` (not yet hosted: Host), as `info` describes it: its
   // game, clocks, forfeit policy, creation time, request_id and label.
   std::shared_ptr<MatchHost> NewHost(std::unique_ptr<Match> match,
@@ -403,6 +424,13 @@ class Lobby {
   // matches are asked of the registry. Taken under mu_ (never the other way
   // round).
   RequestIds requests_;
+  // The labels of the matches being created (LobbyOptions::unique_labels):
+  // reserved, as requests_ reserves request_ids, from ReserveLabel's check
+  // until the match is hosted or its creation failed, so that of two
+  // concurrent creations of a label one is created and the other refused;
+  // a label's matches are the registry's (FindLabelled) from then on. None
+  // is ever named.
+  RequestIds labels_;
   // Principal::route: the next one given out. Atomic: Authenticate gives
   // one to the seat of an ended match.
   mutable std::atomic<uint64_t> next_route_ = 1;

@@ -32,6 +32,23 @@ namespace {
 constexpr size_t kMaxNameBytes = 64;
 constexpr size_t kMaxLabelBytes = 128;
 constexpr size_t kMaxRequestIdBytes = 128;
+// Matches ReserveLabel reads from the registry at once (more than one only
+// in a registry that took a label twice before the rule).
+constexpr int kLabelPage = 16;
+
+// "running", "finished": how a match's status is named in a refusal.
+std::string StatusName(v1::MatchStatus status) {
+  switch (status) {
+    case v1::MATCH_RUNNING:
+      return "running";
+    case v1::MATCH_FINISHED:
+      return "finished";
+    case v1::MATCH_BROKEN:
+      return "broken";
+    default:
+      return absl::StrCat("status ", static_cast<int>(status));
+  }
+}
 
 // OK when `text` shows as it is written (referee/games/printable_text.h
 // escapes nothing in it); else INVALID_ARGUMENT naming `what`. A name or a
@@ -343,6 +360,57 @@ absl::Status Lobby::ReclaimBrokenRequest(const std::string& request_id,
   return requests_.TakeOver(request_id, match_id);
 }
 
+absl::Status Lobby::ReserveLabel(const std::string& label) {
+  if (!labels_.Reserve(label).ok()) {
+    return absl::UnavailableError(
+        absl::StrCat("a CreateMatch with label ", QuotedText(label),
+                     " is still being answered; try again"));
+  }
+  absl::Cleanup release = [&] { labels_.Release(label); };
+  // The matches recorded with the label that did not break, newest first:
+  // one that ended is the registry's to answer; one recorded as running is
+  // asked of this run (its end may not be recorded yet; one not hosted was
+  // forgotten: its creation was cut short).
+  for (int64_t before = 0;;) {
+    absl::StatusOr<std::vector<StoredMatch>> page =
+        options_.registry->FindLabelled(label, before, kLabelPage);
+    if (!page.ok()) {
+      return absl::UnavailableError(
+          absl::StrCat("cannot read the registry: ", page.status().message()));
+    }
+    if (page->empty()) break;
+    for (const StoredMatch& stored : *page) {
+      before = stored.seq;
+      const std::string& match_id = stored.info.match_id();
+      v1::MatchStatus status = stored.info.status();
+      if (status == v1::MATCH_RUNNING) {
+        std::shared_ptr<MatchHost> host = FindMatch(match_id);
+        if (host == nullptr) continue;
+        // Read without the lobby's lock, as ReserveRequest does.
+        status = host->Info(connections_).status();
+      }
+      if (status != v1::MATCH_BROKEN) {
+        return absl::AlreadyExistsError(absl::StrCat(
+            "label ", QuotedText(label), " is already the label of match ",
+            match_id, " (", StatusName(status),
+            "): a label names one match (--unique_labels)"));
+      }
+      // It broke, and its end is not recorded yet: the label is free once
+      // it is (until then a restart could resume it as running).
+      if (absl::Status s = RecordUnrecorded(match_id); !s.ok()) {
+        const std::string why = absl::StrCat(
+            "label ", QuotedText(label), " is the label of match ", match_id,
+            ", which broke, and whose end cannot be recorded yet (",
+            s.message(), "); try again later");
+        return absl::IsResourceExhausted(s) ? absl::ResourceExhaustedError(why)
+                                            : absl::UnavailableError(why);
+      }
+    }
+  }
+  std::move(release).Cancel();  // Until the match is hosted, or not made.
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::vector<HostedSeat>> Lobby::SeatsFor(
     const v1::CreateMatchRequest& request, MatchConfig& config) {
   std::vector<HostedSeat> hosted;
@@ -410,6 +478,17 @@ absl::StatusOr<v1::CreateMatchResponse> Lobby::CreateMatch(
   }
   absl::Cleanup release = [this, &request] {
     requests_.Release(request.request_id());
+  };
+  // The label is checked after the request_id (a retry is answered with
+  // its match, which holds the label), and reserved until the match is
+  // hosted (the registry and the lobby answer for it then) or not made.
+  const std::string label =
+      options_.unique_labels ? config->label : std::string();
+  if (!label.empty()) {
+    if (absl::Status s = ReserveLabel(label); !s.ok()) return s;
+  }
+  absl::Cleanup release_label = [this, &label] {
+    if (!label.empty()) labels_.Release(label);
   };
   // Ends the registry could not record are recorded before it records a
   // new match (one that cannot be yet waits for the next try).

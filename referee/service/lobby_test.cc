@@ -167,6 +167,7 @@ class LobbyTest : public ::testing::Test {
     options.log_dir = dir_.path();
     options.admin_token = std::string(32, 'a');
     options.registry = std::move(registry);
+    options.unique_labels = unique_labels_;
     return options;
   }
 
@@ -206,8 +207,9 @@ class LobbyTest : public ::testing::Test {
     return {ids, response->next_page_token()};
   }
 
-  TempDir dir_{"lobbytest"};  // Removed after the lobby is gone.
-  MessageSink messages_;      // What Restart gives the lobby (empty: stderr).
+  TempDir dir_{"lobbytest"};    // Removed after the lobby is gone.
+  MessageSink messages_;        // What Restart gives the lobby (empty: stderr).
+  bool unique_labels_ = false;  // What Restart's lobbies take.
   std::unique_ptr<Lobby> lobby_;
 };
 
@@ -975,6 +977,10 @@ class ForwardingRegistry : public Registry {
       const std::string& request_id) const override {
     return inner_->FindRequest(request_id);
   }
+  absl::StatusOr<std::vector<StoredMatch>> FindLabelled(
+      const std::string& label, int64_t before, int limit) const override {
+    return inner_->FindLabelled(label, before, limit);
+  }
   absl::StatusOr<StoredToken> FindToken(const std::string& id) const override {
     return inner_->FindToken(id);
   }
@@ -1107,6 +1113,227 @@ TEST_F(LobbyTest, ARetryOfABrokenMatchWaitsUntilItsEndIsRecorded) {
   EXPECT_EQ(lobby_->FindMatch(first)->Info(lobby_->connections()).label(),
             "cup/run/1");
   EXPECT_EQ(registry->FindRequest("breaks").value(), retry->match_id());
+}
+
+// A CreateMatch of three seats played by `bot_id` (by token when empty),
+// labelled `label`, with `request_id`; its seats forfeit when they have not
+// committed the seed within `seed_timeout_ms`.
+v1::CreateMatchRequest LabelledRequest(const std::string& label,
+                                       const std::string& request_id,
+                                       const std::string& bot_id = "",
+                                       uint32_t seed_timeout_ms = 60'000) {
+  v1::CreateMatchRequest request;
+  request.mutable_game()->set_game("rock_paper_pyramid");
+  for (int i = 0; i < 3; ++i) request.add_seats()->set_bot_id(bot_id);
+  request.mutable_clocks()->set_seed_timeout_ms(seed_timeout_ms);
+  request.set_request_id(request_id);
+  request.set_label(label);
+  return request;
+}
+
+// Whether `answer` is the refusal of a label held by match `holder`, whose
+// status is `status` ("running", "finished").
+::testing::AssertionResult RefusedFor(
+    const absl::StatusOr<v1::CreateMatchResponse>& answer,
+    const std::string& label, const std::string& holder,
+    const std::string& status) {
+  const std::string expected = absl::StrCat(
+      "label \"", label, "\" is already the label of match ", holder, " (",
+      status, "): a label names one match (--unique_labels)");
+  if (answer.status().code() == absl::StatusCode::kAlreadyExists &&
+      answer.status().message() == expected) {
+    return ::testing::AssertionSuccess();
+  }
+  return ::testing::AssertionFailure()
+         << (answer.ok() ? "created " + answer->match_id()
+                         : answer.status().ToString())
+         << ", not ALREADY_EXISTS: " << expected;
+}
+
+// With unique_labels (the referee's --unique_labels), a label names at
+// most one match that did not break: a CreateMatch of a label that a
+// running match, or one that finished, carries is refused ALREADY_EXISTS
+// naming it, whatever its request_id (none, or another), so that the
+// admin token's holder cannot play a tournament's match again under its
+// label until its result suits them. A retry of the first request_id is
+// still answered with its match; the empty label is never checked; and a
+// restart, which holds only what the registry recorded, keeps the rule.
+// Before, every such request created another match, sealed and entered in
+// the transparency log under the same label.
+TEST_F(LobbyTest, ALabelNamesOneMatchThatDidNotBreak) {
+  std::shared_ptr<Registry> registry = OpenRegistry();
+  ASSERT_NE(registry, nullptr);
+  const SigningKey key = SigningKey::Generate();
+  unique_labels_ = true;
+  Restart(registry, key);
+  v1::RegisterBotRequest registration;
+  registration.set_name("labelled");
+  absl::StatusOr<v1::RegisterBotResponse> bot =
+      lobby_->RegisterBot(registration);
+  ASSERT_TRUE(bot.ok()) << bot.status();
+
+  // Running.
+  const v1::CreateMatchRequest running_request =
+      LabelledRequest("cup/run/1", "first-1", bot->bot_id());
+  absl::StatusOr<v1::CreateMatchResponse> running =
+      lobby_->CreateMatch(running_request);
+  ASSERT_TRUE(running.ok()) << running.status();
+  EXPECT_TRUE(
+      RefusedFor(lobby_->CreateMatch(LabelledRequest("cup/run/1", "again-1")),
+                 "cup/run/1", running->match_id(), "running"));
+  EXPECT_TRUE(RefusedFor(lobby_->CreateMatch(LabelledRequest("cup/run/1", "")),
+                         "cup/run/1", running->match_id(), "running"));
+  // Its retry, the same request_id, still gets it.
+  absl::StatusOr<v1::CreateMatchResponse> retried =
+      lobby_->CreateMatch(running_request);
+  ASSERT_TRUE(retried.ok()) << retried.status();
+  EXPECT_EQ(retried->match_id(), running->match_id());
+
+  // Finished (its seats never committed the seed: all forfeited).
+  absl::StatusOr<v1::CreateMatchResponse> ended = lobby_->CreateMatch(
+      LabelledRequest("cup/run/2", "first-2", "", /*seed_timeout_ms=*/50));
+  ASSERT_TRUE(ended.ok()) << ended.status();
+  AwaitEnd(ended->match_id());
+  ASSERT_EQ(lobby_->FindMatch(ended->match_id())
+                ->Info(lobby_->connections())
+                .status(),
+            v1::MATCH_FINISHED);
+  EXPECT_TRUE(
+      RefusedFor(lobby_->CreateMatch(LabelledRequest("cup/run/2", "again-2")),
+                 "cup/run/2", ended->match_id(), "finished"));
+
+  // The empty label, and other labels, are taken as often as asked.
+  for (const char* request_id : {"unlabelled-1", "unlabelled-2", ""}) {
+    absl::StatusOr<v1::CreateMatchResponse> unlabelled =
+        lobby_->CreateMatch(LabelledRequest("", request_id));
+    EXPECT_TRUE(unlabelled.ok()) << unlabelled.status();
+  }
+  absl::StatusOr<v1::CreateMatchResponse> other =
+      lobby_->CreateMatch(LabelledRequest("cup/run/3", "first-3"));
+  ASSERT_TRUE(other.ok()) << other.status();
+  EXPECT_EQ(List(20).first.size(), 6u);
+
+  // A restart: the running match is resumed, the finished one is the
+  // registry's; both still hold their labels.
+  Restart(registry, key);
+  EXPECT_TRUE(
+      RefusedFor(lobby_->CreateMatch(LabelledRequest("cup/run/1", "again-1")),
+                 "cup/run/1", running->match_id(), "running"));
+  EXPECT_TRUE(
+      RefusedFor(lobby_->CreateMatch(LabelledRequest("cup/run/2", "again-2")),
+                 "cup/run/2", ended->match_id(), "finished"));
+  retried = lobby_->CreateMatch(running_request);
+  ASSERT_TRUE(retried.ok()) << retried.status();
+  EXPECT_EQ(retried->match_id(), running->match_id());
+  EXPECT_EQ(List(20).first.size(), 6u);
+}
+
+// A match that broke frees its label: a new match (its request_id's
+// retry, or another request) may take it, once the broken match's end is
+// recorded (until then a restart could resume it as running); the new one
+// then holds the label. Without unique_labels (the tournament runner's
+// embedded referee) a label is taken as often as asked.
+TEST_F(LobbyTest, ABrokenMatchFreesItsLabel) {
+  auto registry = std::make_shared<FailingEndRegistry>();
+  registry->set_end_status(absl::OkStatus());
+  const SigningKey key = SigningKey::Generate();
+  unique_labels_ = true;
+  Restart(registry, key);
+  absl::StatusOr<v1::CreateMatchResponse> created =
+      lobby_->CreateMatch(LabelledRequest("cup/run/7", "breaks"));
+  ASSERT_TRUE(created.ok()) << created.status();
+  const std::string first = created->match_id();
+  const std::string log_path = lobby_->FindMatch(first)->log_path();
+  lobby_.reset();
+  DamageLog(log_path);
+  registry->set_end_status(DiskFull());
+  EXPECT_EQ(Restart(registry, key).broken, 1);
+
+  absl::StatusOr<v1::CreateMatchResponse> replacement =
+      lobby_->CreateMatch(LabelledRequest("cup/run/7", "replaces"));
+  EXPECT_EQ(replacement.status().code(), absl::StatusCode::kResourceExhausted)
+      << replacement.status();
+  EXPECT_TRUE(absl::StrContains(
+      replacement.status().message(),
+      absl::StrCat("label \"cup/run/7\" is the label of match ", first,
+                   ", which broke, and whose end cannot be recorded yet")))
+      << replacement.status();
+  registry->set_end_status(absl::OkStatus());
+  replacement = lobby_->CreateMatch(LabelledRequest("cup/run/7", "replaces"));
+  ASSERT_TRUE(replacement.ok()) << replacement.status();
+  EXPECT_NE(replacement->match_id(), first);
+  EXPECT_EQ(registry->FindMatch(first)->info.status(), v1::MATCH_BROKEN);
+  EXPECT_TRUE(
+      RefusedFor(lobby_->CreateMatch(LabelledRequest("cup/run/7", "third")),
+                 "cup/run/7", replacement->match_id(), "running"));
+
+  // Broken while running (recorded at once): its request_id's retry
+  // creates the replacement under the same label.
+  created = lobby_->CreateMatch(LabelledRequest("cup/run/8", "retried"));
+  ASSERT_TRUE(created.ok()) << created.status();
+  const std::string second = created->match_id();
+  const std::string second_log = lobby_->FindMatch(second)->log_path();
+  lobby_.reset();
+  DamageLog(second_log);
+  EXPECT_EQ(Restart(registry, key).broken, 1);
+  absl::StatusOr<v1::CreateMatchResponse> retry =
+      lobby_->CreateMatch(LabelledRequest("cup/run/8", "retried"));
+  ASSERT_TRUE(retry.ok()) << retry.status();
+  EXPECT_NE(retry->match_id(), second);
+  EXPECT_TRUE(
+      RefusedFor(lobby_->CreateMatch(LabelledRequest("cup/run/8", "other")),
+                 "cup/run/8", retry->match_id(), "running"));
+
+  // Without the rule.
+  unique_labels_ = false;
+  Restart(registry, key);
+  absl::StatusOr<v1::CreateMatchResponse> twice =
+      lobby_->CreateMatch(LabelledRequest("cup/run/8", "twice"));
+  ASSERT_TRUE(twice.ok()) << twice.status();
+  EXPECT_NE(twice->match_id(), retry->match_id());
+}
+
+// Concurrent CreateMatch calls of one label, each with its own request_id
+// (or none): exactly one creates a match; every other is refused, naming
+// it (ALREADY_EXISTS), or told to try again while it is being created
+// (UNAVAILABLE), and creates nothing.
+TEST_F(LobbyTest, OfConcurrentCreationsOfALabelOneWins) {
+  std::shared_ptr<Registry> registry = OpenRegistry();
+  ASSERT_NE(registry, nullptr);
+  unique_labels_ = true;
+  Restart(registry, SigningKey::Generate());
+  constexpr int kRounds = 5;
+  constexpr int kThreads = 8;
+  for (int round = 0; round < kRounds; ++round) {
+    const std::string label = absl::StrCat("cup/race/", round);
+    std::vector<absl::StatusOr<v1::CreateMatchResponse>> answers(kThreads);
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t) {
+      threads.emplace_back([&, t] {
+        answers[t] = lobby_->CreateMatch(LabelledRequest(
+            label, t == 0 ? "" : absl::StrCat("race-", round, "-", t)));
+      });
+    }
+    for (std::thread& thread : threads) thread.join();
+    std::vector<std::string> created;
+    for (const auto& answer : answers) {
+      if (answer.ok()) {
+        created.push_back(answer->match_id());
+      } else {
+        EXPECT_TRUE(answer.status().code() ==
+                        absl::StatusCode::kAlreadyExists ||
+                    answer.status().code() == absl::StatusCode::kUnavailable)
+            << answer.status();
+      }
+    }
+    ASSERT_EQ(created.size(), 1u) << label;
+    for (const auto& answer : answers) {
+      if (absl::IsAlreadyExists(answer.status())) {
+        EXPECT_TRUE(RefusedFor(answer, label, created[0], "running"));
+      }
+    }
+  }
+  EXPECT_EQ(List(20).first.size(), static_cast<size_t>(kRounds));
 }
 
 // A match whose log write failed (a full disk) has its log marked broken,

@@ -2,6 +2,7 @@
 // durable registry keeps, gone with the process.
 #include <cstdlib>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,9 @@ class MemoryRegistry final : public Registry {
     kept.log_path = match.log_path;
     kept.referee_contribution = match.referee_contribution;
     by_id_[match.info.match_id()] = seq;
+    if (!match.info.label().empty() && kept.status != v1::MATCH_BROKEN) {
+      labels_[match.info.label()].insert(seq);
+    }
     if (!match.info.request_id().empty()) {
       auto [request, first] =
           requests_.try_emplace(match.info.request_id(), seq);
@@ -57,9 +61,11 @@ class MemoryRegistry final : public Registry {
     const int64_t seq = it->second;
     const Kept& kept = matches_.at(seq);
     for (const std::string& id : kept.token_ids) tokens_.erase(id);
+    const v1::MatchInfo info = Unpack(seq, kept).info;
+    ForgetLabelLocked(info.label(), seq);
     // Taken out of its request_id's list: the request_id then names the
     // newest match of it still kept, as the SQLite registry's does.
-    auto request = requests_.find(Unpack(seq, kept).info.request_id());
+    auto request = requests_.find(info.request_id());
     if (request != requests_.end()) {
       if (request->second == seq) {
         if (kept.earlier_request == 0) {
@@ -89,6 +95,11 @@ class MemoryRegistry final : public Registry {
     auto it = by_id_.find(info.match_id());
     if (it == by_id_.end()) return absl::OkStatus();
     Kept& kept = matches_.at(it->second);
+    // Its label as recorded when it was added (as the SQLite registry's
+    // column keeps it).
+    if (info.status() == v1::MATCH_BROKEN) {
+      ForgetLabelLocked(Unpack(it->second, kept).info.label(), it->second);
+    }
     kept.info = info.SerializeAsString();
     kept.status = info.status();
     kept.referee_contribution.clear();
@@ -138,6 +149,22 @@ class MemoryRegistry final : public Registry {
     return info.match_id();
   }
 
+  absl::StatusOr<std::vector<StoredMatch>> FindLabelled(
+      const std::string& label, int64_t before, int limit) const override {
+    absl::MutexLock lock(&mu_);
+    std::vector<StoredMatch> found;
+    auto seqs = labels_.find(label);
+    if (label.empty() || seqs == labels_.end()) return found;
+    auto it =
+        before == 0 ? seqs->second.end() : seqs->second.lower_bound(before);
+    while (it != seqs->second.begin() &&
+           static_cast<int>(found.size()) < limit) {
+      --it;
+      found.push_back(Unpack(*it, matches_.at(*it)));
+    }
+    return found;
+  }
+
   absl::StatusOr<StoredToken> FindToken(const std::string& id) const override {
     absl::MutexLock lock(&mu_);
     auto it = tokens_.find(id);
@@ -174,6 +201,15 @@ class MemoryRegistry final : public Registry {
     int64_t earlier_request = 0;
   };
 
+  // Takes match `seq` out of its label's matches (it broke, or is gone).
+  void ForgetLabelLocked(const std::string& label, int64_t seq)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    auto seqs = labels_.find(label);
+    if (seqs == labels_.end()) return;
+    seqs->second.erase(seq);
+    if (seqs->second.empty()) labels_.erase(seqs);
+  }
+
   // The match as StoredMatch, without its seat tokens.
   static StoredMatch Unpack(int64_t seq, const Kept& kept) {
     StoredMatch match;
@@ -194,6 +230,10 @@ class MemoryRegistry final : public Registry {
   // (the older ones: Kept::earlier_request).
   absl::flat_hash_map<std::string, int64_t> requests_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<std::string, StoredToken> tokens_ ABSL_GUARDED_BY(mu_);
+  // label -> the seqs of the matches kept with it that did not break
+  // (FindLabelled); no entry for the empty label.
+  absl::flat_hash_map<std::string, std::set<int64_t>> labels_
+      ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace

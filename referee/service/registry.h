@@ -82,6 +82,14 @@ class Registry {
   // (MatchInfo.request_id, not empty); NOT_FOUND when none.
   virtual absl::StatusOr<std::string> FindRequest(
       const std::string& request_id) const = 0;
+  // Newest first: at most `limit` matches labelled `label` (not empty)
+  // whose recorded status is not MATCH_BROKEN, created before the one whose
+  // seq is `before` (0: from the newest), each with its seq and without its
+  // seat tokens: the matches that may hold the label (Lobby, with
+  // LobbyOptions::unique_labels). More than one only in a registry written
+  // without that rule (unique_labels false, or a referee older than it).
+  virtual absl::StatusOr<std::vector<StoredMatch>> FindLabelled(
+      const std::string& label, int64_t before, int limit) const = 0;
   // The seat or bot token whose id is `id`; NOT_FOUND when unknown.
   virtual absl::StatusOr<StoredToken> FindToken(
       const std::string& id) const = 0;

@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -308,6 +309,80 @@ TEST(MemoryRegistryTest, FindsTheNewestRequestLeftAfterRemovals) {
   FindsTheNewestRequestLeftAfterRemovals(*registry);
 }
 
+// FindLabelled names the matches of a label that did not break, newest
+// first, a page at a time, the same of both registries: one that broke
+// (recorded so at its end) or was removed is not named, nor is any match
+// for the empty label.
+void FindsTheMatchesOfALabelThatDidNotBreak(Registry& registry) {
+  const auto add = [&registry](int n, const std::string& label) {
+    StoredMatch match;
+    const std::string id = absl::StrCat("match-", n);
+    match.info.set_match_id(id);
+    match.info.set_status(v1::MATCH_RUNNING);
+    match.info.set_label(label);
+    match.log_path = absl::StrCat("/logs/", id, ".pyrlog");
+    EXPECT_TRUE(registry.AddMatch(match).ok());
+    return id;
+  };
+  // As the lobby records an end: its final info, label included.
+  const auto end = [&registry](const std::string& id, v1::MatchStatus status) {
+    v1::MatchInfo info;
+    info.set_match_id(id);
+    info.set_status(status);
+    info.set_label("cup/1/0");
+    EXPECT_TRUE(registry.EndMatch(info).ok());
+  };
+  const auto labelled = [&registry](const std::string& label,
+                                    int64_t before = 0, int limit = 10) {
+    std::vector<std::string> ids;
+    absl::StatusOr<std::vector<StoredMatch>> found =
+        registry.FindLabelled(label, before, limit);
+    EXPECT_TRUE(found.ok()) << found.status();
+    if (!found.ok()) return ids;
+    for (const StoredMatch& match : *found) {
+      EXPECT_EQ(match.info.label(), label);
+      EXPECT_TRUE(match.seat_tokens.empty());
+      ids.push_back(match.info.match_id());
+    }
+    return ids;
+  };
+  const std::string broke = add(0, "cup/1/0");
+  const std::string finished = add(1, "cup/1/0");
+  const std::string other = add(2, "cup/1/1");
+  const std::string running = add(3, "cup/1/0");
+  const std::string removed = add(4, "cup/1/0");
+  add(5, "");
+  add(6, "");
+  end(broke, v1::MATCH_BROKEN);
+  end(finished, v1::MATCH_FINISHED);
+  ASSERT_TRUE(registry.RemoveMatch(removed).ok());
+
+  using Ids = std::vector<std::string>;
+  EXPECT_EQ(labelled("cup/1/0"), Ids({running, finished}));
+  EXPECT_EQ(labelled("cup/1/1"), Ids({other}));
+  EXPECT_EQ(labelled("cup/1/2"), Ids());
+  EXPECT_EQ(labelled(""), Ids());
+  // A page at a time.
+  absl::StatusOr<std::vector<StoredMatch>> first =
+      registry.FindLabelled("cup/1/0", 0, 1);
+  ASSERT_TRUE(first.ok()) << first.status();
+  ASSERT_EQ(first->size(), 1u);
+  EXPECT_EQ((*first)[0].info.match_id(), running);
+  EXPECT_EQ(labelled("cup/1/0", (*first)[0].seq, 1), Ids({finished}));
+  // The running one breaks too: none is left.
+  end(running, v1::MATCH_BROKEN);
+  EXPECT_EQ(labelled("cup/1/0"), Ids({finished}));
+}
+
+TEST_F(RegistryTest, FindsTheMatchesOfALabelThatDidNotBreak) {
+  FindsTheMatchesOfALabelThatDidNotBreak(*registry_);
+}
+
+TEST(MemoryRegistryTest, FindsTheMatchesOfALabelThatDidNotBreak) {
+  std::unique_ptr<Registry> registry = NewMemoryRegistry();
+  FindsTheMatchesOfALabelThatDidNotBreak(*registry);
+}
+
 // A registry written by a referee before the schema had request_id
 // (version 1) is migrated: the column is filled from each match's info, so
 // a retried CreateMatch of a match recorded then is still recognized.
@@ -354,6 +429,92 @@ TEST(RegistryMigrationTest, FillsTheRequestIdsOfAVersion1Registry) {
   absl::StatusOr<StoredMatch> match = (*registry)->FindMatch("old-match");
   ASSERT_TRUE(match.ok()) << match.status();
   EXPECT_EQ(match->log_path, "/logs/old.pyrlog");
+}
+
+// A registry written before the schema had label (version 2) is migrated:
+// the column is filled from each match's info, so a label taken before the
+// upgrade is still found; one held by two matches (a referee without the
+// rule took it twice) still opens, both named, newest first; a broken one
+// is not named.
+TEST(RegistryMigrationTest, FillsTheLabelsOfAVersion2Registry) {
+  TempDir dir("registrymigration");
+  ASSERT_TRUE(dir.ok());
+  const std::string path = dir.File("registry.db");
+  {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+    std::string rows;
+    const std::vector<std::pair<std::string, v1::MatchStatus>> matches = {
+        {"twice-1", v1::MATCH_FINISHED},
+        {"broke", v1::MATCH_BROKEN},
+        {"twice-2", v1::MATCH_RUNNING},
+        {"other", v1::MATCH_FINISHED}};
+    for (const auto& [id, status] : matches) {
+      v1::MatchInfo info;
+      info.set_match_id(id);
+      info.set_status(status);
+      info.set_request_id(absl::StrCat("request-", id));
+      info.set_label(id == "other" ? "cup/old/1" : "cup/old/0");
+      std::string hex;
+      for (unsigned char c : info.SerializeAsString())
+        absl::StrAppend(&hex, absl::Hex(c, absl::kZeroPad2));
+      absl::StrAppend(&rows,
+                      "INSERT INTO matches (match_id, info, status, log_path, "
+                      "referee_contribution, request_id) VALUES ('",
+                      id, "', x'", hex, "', ", static_cast<int>(status),
+                      ", '/logs/", id, ".pyrlog', x'', 'request-", id, "');");
+    }
+    const std::string sql = absl::StrCat(
+        "CREATE TABLE bots (seq INTEGER PRIMARY KEY AUTOINCREMENT, bot_id "
+        "TEXT NOT NULL UNIQUE, name TEXT NOT NULL, public_key BLOB NOT NULL);"
+        "CREATE TABLE matches (seq INTEGER PRIMARY KEY AUTOINCREMENT, "
+        "match_id TEXT NOT NULL UNIQUE, info BLOB NOT NULL, status INTEGER "
+        "NOT NULL, log_path TEXT NOT NULL, referee_contribution BLOB NOT "
+        "NULL, broken_reason TEXT NOT NULL DEFAULT '', request_id TEXT);"
+        "CREATE TABLE tokens (id TEXT PRIMARY KEY, secret_hash BLOB NOT NULL, "
+        "kind INTEGER NOT NULL, match_id TEXT NOT NULL DEFAULT '', seat "
+        "INTEGER NOT NULL DEFAULT -1, bot_id TEXT NOT NULL DEFAULT '');"
+        "CREATE INDEX tokens_by_match ON tokens (match_id);"
+        "CREATE INDEX matches_by_request ON matches (request_id);"
+        "CREATE INDEX matches_by_status ON matches (status, seq);",
+        rows, "PRAGMA user_version=2;");
+    ASSERT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr),
+              SQLITE_OK)
+        << sqlite3_errmsg(db);
+    sqlite3_close(db);
+  }
+  absl::StatusOr<std::unique_ptr<Registry>> registry = OpenSqliteRegistry(path);
+  ASSERT_TRUE(registry.ok()) << registry.status();
+  const auto labelled = [&registry](const std::string& label) {
+    std::vector<std::string> ids;
+    absl::StatusOr<std::vector<StoredMatch>> found =
+        (*registry)->FindLabelled(label, 0, 10);
+    EXPECT_TRUE(found.ok()) << found.status();
+    if (found.ok()) {
+      for (const StoredMatch& match : *found) {
+        ids.push_back(match.info.match_id());
+      }
+    }
+    return ids;
+  };
+  EXPECT_EQ(labelled("cup/old/0"),
+            std::vector<std::string>({"twice-2", "twice-1"}));
+  EXPECT_EQ(labelled("cup/old/1"), std::vector<std::string>({"other"}));
+  EXPECT_EQ((*registry)->FindRequest("request-twice-2").value(), "twice-2");
+  // A match recorded after the migration is found by its label too.
+  StoredMatch added;
+  added.info.set_match_id("new");
+  added.info.set_status(v1::MATCH_RUNNING);
+  added.info.set_label("cup/new/0");
+  added.log_path = "/logs/new.pyrlog";
+  ASSERT_TRUE((*registry)->AddMatch(added).ok());
+  EXPECT_EQ(labelled("cup/new/0"), std::vector<std::string>({"new"}));
+  registry->reset();
+  // Opened again: nothing left to fill, the same answers.
+  registry = OpenSqliteRegistry(path);
+  ASSERT_TRUE(registry.ok()) << registry.status();
+  EXPECT_EQ(labelled("cup/old/0"),
+            std::vector<std::string>({"twice-2", "twice-1"}));
 }
 
 }  // namespace

@@ -50,6 +50,16 @@ constexpr const char* kMigrations[] = {
     CREATE INDEX matches_by_request ON matches (request_id);
     CREATE INDEX matches_by_status ON matches (status, seq);
     )sql",
+    // 3: a label names at most one match that did not break (the lobby's
+    // LobbyOptions::unique_labels): the lobby asks for the matches of a
+    // label. Not UNIQUE: a registry may hold a label twice (a broken match's
+    // replacement, a referee without the rule), and still opens; the rule is
+    // the lobby's. A row's label is NULL until it is read from its info (at
+    // open: FillColumns).
+    R"sql(
+    ALTER TABLE matches ADD COLUMN label TEXT;
+    CREATE INDEX matches_by_label ON matches (label, seq);
+    )sql",
 };
 
 // The columns of a match's row that StoredMatch holds, in ReadMatch's
@@ -125,7 +135,8 @@ class SqliteRegistry final : public Registry {
     SqliteStatement insert(
         db_->get(),
         "INSERT INTO matches (match_id, info, status, log_path, "
-        "referee_contribution, request_id) VALUES (?, ?, ?, ?, ?, ?);");
+        "referee_contribution, request_id, label) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?);");
     absl::Status s =
         insert.ok() && insert.Text(1, match.info.match_id())
                                .Blob(2, match.info.SerializeAsString())
@@ -133,6 +144,7 @@ class SqliteRegistry final : public Registry {
                                .Text(4, match.log_path)
                                .Blob(5, match.referee_contribution)
                                .Text(6, match.info.request_id())
+                               .Text(7, match.info.label())
                                .Step() == SQLITE_DONE
             ? absl::OkStatus()
             : Error("add match");
@@ -254,6 +266,29 @@ class SqliteRegistry final : public Registry {
         });
   }
 
+  absl::StatusOr<std::vector<StoredMatch>> FindLabelled(
+      const std::string& label, int64_t before, int limit) const override {
+    absl::MutexLock lock(&mu_);
+    std::vector<StoredMatch> found;
+    if (label.empty()) return found;
+    ScopedStatement find = db_->Prepared(absl::StrCat(
+        "SELECT ", kMatchColumns,
+        " FROM matches WHERE label = ? AND seq < ? AND status != ? "
+        "ORDER BY seq DESC LIMIT ?;"));
+    if (!find->ok()) return Error("find label");
+    find->Text(1, label)
+        .Int(2, before == 0 ? std::numeric_limits<int64_t>::max() : before)
+        .Int(3, v1::MATCH_BROKEN)
+        .Int(4, limit);
+    for (int rc; (rc = find->Step()) != SQLITE_DONE;) {
+      if (rc != SQLITE_ROW) return Error("find label");
+      if (absl::Status s = ReadMatch(*find, found.emplace_back()); !s.ok()) {
+        return s;
+      }
+    }
+    return found;
+  }
+
   absl::StatusOr<StoredToken> FindToken(const std::string& id) const override {
     absl::MutexLock lock(&mu_);
     return FindOne<StoredToken>(
@@ -282,34 +317,44 @@ class SqliteRegistry final : public Registry {
     return listed;
   }
 
-  // Reads the request_id of every match recorded before the schema had
-  // the column (migration 2) from its info; none is left after the first
-  // open.
-  absl::Status FillRequestIds() {
+  // Reads the request_id and the label of every match recorded before the
+  // schema had their columns (migrations 2 and 3) from its info (SQL cannot
+  // parse it); none is left after the first open.
+  absl::Status FillColumns() {
     absl::MutexLock lock(&mu_);
     if (absl::Status s = Begin(); !s.ok()) return s;
-    std::vector<std::pair<int64_t, std::string>> filled;
-    SqliteStatement unfilled(
-        db_->get(), "SELECT seq, info FROM matches WHERE request_id IS NULL;");
-    absl::Status s = unfilled.ok() ? absl::OkStatus() : Error("fill requests");
+    struct Filled {
+      int64_t seq;
+      std::string request_id;
+      std::string label;
+    };
+    std::vector<Filled> filled;
+    SqliteStatement unfilled(db_->get(),
+                             "SELECT seq, info FROM matches WHERE request_id "
+                             "IS NULL OR label IS NULL;");
+    absl::Status s = unfilled.ok() ? absl::OkStatus() : Error("fill columns");
     for (int rc; s.ok() && (rc = unfilled.Step()) != SQLITE_DONE;) {
       v1::MatchInfo info;
       if (rc != SQLITE_ROW) {
-        s = Error("fill requests");
+        s = Error("fill columns");
       } else if (!info.ParseFromString(unfilled.ColumnBytes(1))) {
         s = absl::DataLossError("a match's description does not parse");
       } else {
-        filled.emplace_back(unfilled.ColumnInt(0), info.request_id());
+        filled.push_back(
+            {unfilled.ColumnInt(0), info.request_id(), info.label()});
       }
     }
-    SqliteStatement update(db_->get(),
-                           "UPDATE matches SET request_id = ? WHERE seq = ?;");
-    for (const auto& [seq, request_id] : filled) {
+    SqliteStatement update(
+        db_->get(),
+        "UPDATE matches SET request_id = ?, label = ? WHERE seq = ?;");
+    for (const Filled& row : filled) {
       if (!s.ok()) break;
       update.Reset();
-      if (!update.ok() ||
-          update.Text(1, request_id).Int(2, seq).Step() != SQLITE_DONE) {
-        s = Error("fill requests");
+      if (!update.ok() || update.Text(1, row.request_id)
+                                  .Text(2, row.label)
+                                  .Int(3, row.seq)
+                                  .Step() != SQLITE_DONE) {
+        s = Error("fill columns");
       }
     }
     return Commit(s);
@@ -388,7 +433,7 @@ absl::StatusOr<std::unique_ptr<Registry>> OpenSqliteRegistry(
   const std::filesystem::path dir = std::filesystem::path(path).parent_path();
   auto registry = std::make_unique<SqliteRegistry>(
       *std::move(db), dir.empty() ? "." : dir.string());
-  if (absl::Status s = registry->FillRequestIds(); !s.ok()) return s;
+  if (absl::Status s = registry->FillColumns(); !s.ok()) return s;
   return registry;
 }
 

@@ -76,7 +76,12 @@ class RefereeServicer(object):
         character shown only escaped (a control, bidirectional or invisible
         character: docs/protocol.md, "Names and labels"); NOT_FOUND for an unknown game
         or bot id; UNAUTHENTICATED without a token or with an unknown one,
-        PERMISSION_DENIED with a seat or bot token. Creating nothing:
+        PERMISSION_DENIED with a seat or bot token; ALREADY_EXISTS, naming the
+        match and its status, for a label that a running or finished match
+        already carries (under the referee's --unique_labels, on by default: a
+        label names one match that did not break, so the admin token's holder
+        cannot play a tournament's match again under its label;
+        docs/protocol.md, "One match per label"). Creating nothing:
         UNAVAILABLE while as many matches are live as the referee's
         --max_live_matches allows, with that limit in the trailing metadata
         "pyramid-max-live-matches" (retry with backoff; a place frees when one
