@@ -1052,7 +1052,9 @@ def run_checks(api, referee, bin_dir, tmp, streams):
                         spec["public_key"] = m.keys[s].verify_key.encode()
                     seats.append(spec)
             r = api.create_match(m.game, seats, options=m.options, clocks=m.clocks,
-                                 policy=m.policy, label="docs-only-play " + m.game)
+                                 policy=m.policy,
+                                 # One match per label (protocol.md).
+                                 label="docs-only-play " + m.name)
             expect(len(r.match_id) == 32 and int(r.match_id, 16) >= 0,
                    "match id %r is not 32 hex digits" % r.match_id)
             expect(len(r.seat_tokens) == m.num_seats, "seat_tokens has %d entries"
