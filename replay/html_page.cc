@@ -37,7 +37,10 @@ th,td{border:1px solid #ccc;padding:.15em .5em;text-align:left;font-size:.9em}
 th{background:#f2f2f2}
 .controls{margin:.6em 0;display:flex;gap:.5em;align-items:center}
 #slider{flex:1}
-svg.board{max-width:100%;height:auto;border:1px solid #ccc;display:block}
+svg.board{max-width:100%;height:auto;border:1px solid #ccc;display:block;box-sizing:border-box}
+.boardbox.full svg.board{max-width:none}
+.fitbar{margin:.2em 0;font-size:.85em;color:#555}
+#fit{font-size:1em}
 svg text{font:13px sans-serif;fill:#222}
 pre{background:#f7f7f7;padding:.4em;max-height:18em;overflow:auto;font-size:.85em}
 .seen{font-size:.85em;color:#7a4b00}
@@ -48,7 +51,6 @@ code{word-break:break-all}
 .nokey{background:#f2f2f2;color:#555;border:1px dashed #999}
 @media (max-width:700px){
 body{margin:.5em}
-svg.board{max-width:none}
 table{display:block;overflow-x:auto;max-width:100%}
 }
 )css";
@@ -62,11 +64,24 @@ var I=document.getElementById('panels').content.children;
 var n=D.steps.length,cur=0;
 var svg=document.getElementById('board'),info=document.getElementById('info');
 var slider=document.getElementById('slider'),where=document.getElementById('where');
+var box=svg.parentNode,fit=document.getElementById('fit'),note=document.getElementById('fitnote'),full=false;
+function fitBox(){
+ var w=+svg.getAttribute('width'),bw=box.clientWidth,over=w>bw+1;
+ fit.hidden=!over;box.classList.toggle('full',full&&over);
+ fit.textContent=full?'Fit to width':'Full size';
+ fit.setAttribute('aria-pressed',full&&over?'true':'false');
+ note.textContent=!over?'':full?' scroll the picture sideways \u21c6':' the picture is shown at '+Math.round(100*bw/w)+'% to fit';
+}
+fit.addEventListener('click',function(){
+ full=!full;fitBox();
+ if(full)box.scrollLeft=(box.scrollWidth-box.clientWidth)/2;
+});
+window.addEventListener('resize',fitBox);
 function show(k){
  if(!n)return;
  k=Math.max(0,Math.min(n-1,k));cur=k;var s=D.steps[k];
  svg.setAttribute('viewBox','0 0 '+s[0]+' '+s[1]);
- svg.setAttribute('width',s[0]);svg.setAttribute('height',s[1]);
+ svg.setAttribute('width',s[0]);svg.setAttribute('height',s[1]);fitBox();
  var f=document.createDocumentFragment();
  s[2].forEach(function(i){f.appendChild(P[i].cloneNode(true));});
  svg.replaceChildren(f);info.replaceChildren(I[k].cloneNode(true));
@@ -105,8 +120,8 @@ std::string VerdictHtml(const Verdict& v) {
             "pinned)</p><p class=\"unpinned-why\">Every check passed: ",
             v.records, " records, ", v.moves,
             " moves replayed under the rules; but signed by the referee key "
-            "in the log itself, not one given to <code>replay html "
-            "--key</code>: anyone can sign a log of their own making with a "
+            "in the log itself, not one pinned with <code>--key</code>: anyone "
+            "can sign a log of their own making with a "
             "key of their own. Compare the referee key (under \"The match\") "
             "with the one you trust, or make the page again with "
             "<code>--key</code>.</p>");
@@ -384,7 +399,12 @@ MatchPage RenderMatchPage(std::string_view file, const VerifyOptions& options) {
                          "xmlns=\"http://www.w3.org/2000/svg\"><defs>",
                          picture->defs(), "</defs></svg>\n")
           : "",
-      "<div class=\"boardbox\"><svg id=\"board\" class=\"board\" "
+      // A picture wider than its box is scaled to fit it (CSS); the script
+      // shows a button to see it at full size, scrolling in its box.
+      "<div class=\"fitbar\"><button id=\"fit\" type=\"button\" hidden "
+      "aria-pressed=\"false\">Full size</button><span "
+      "id=\"fitnote\"></span></div>\n<div class=\"boardbox\"><svg id=\"board\" "
+      "class=\"board\" "
       "xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" "
       "aria-label=\"the position at this step\" data-game=\"",
       game, "\" data-step=\"0\" width=\"", data.first_width, "\" height=\"",

@@ -11,8 +11,9 @@
 # Last, the demo's Rock, Paper, Pyramid! tournament: its report must link
 # every match to its viewer page, and the first link must open a genuine
 # match drawn at its last step. A Flaming Pyramids page at 390 and 1280 px
-# wide: no sideways scrolling of the page, the picture at full size on the
-# phone, and the tile waiting to fall not filled black. And a report of 120
+# wide: no sideways scrolling of the page, the picture scaled to fit the
+# phone with a Full size button that shows it whole in its scrolling box,
+# and the tile waiting to fall not filled black. And a report of 120
 # matches: its HTML holds the first 100, its script shows match 119 on
 # page 2 (#match-119).
 #
@@ -115,15 +116,24 @@ done
 # step 2 (a tile waiting to fall), shown in a frame 390 px wide (a phone;
 # headless chromium's window is never narrower than 500 px) and 1280 px:
 # the page itself never scrolls sideways (a wide table or picture scrolls in
-# its own box), the picture keeps its full size at 390 px, and the tile
-# waiting to fall is outlined, not filled black (its rule selects its rect).
-# Alt+→ (the browser's own) leaves the step, → alone moves on. The frame
-# posts what it measured to the page around it.
+# its own box), and the tile waiting to fall is outlined, not filled black
+# (its rule selects its rect). At 390 px the picture, wider than the
+# screen, is scaled to fit it, with a visible "Full size" button; pressed,
+# the picture is at its full size, scrolled in its box to its middle, and
+# the page still does not scroll sideways. At 1280 px it fits: no button.
+# Alt+→ (the browser's own) leaves the step, → alone moves on (at 390 px
+# after the button was pressed). The frame posts what it measured to the
+# page around it.
 measure='<script>addEventListener("load",function(){
 var b=document.getElementById("board"),f=document.querySelector("#board .fp-falling");
-parent.postMessage("overflow="+(document.documentElement.scrollWidth>innerWidth?1:0)+
-" board="+Math.round(b.getBoundingClientRect().width)+"/"+b.getAttribute("width")+
-" falling="+(f?getComputedStyle(f).fill:"absent")+" keys="+keys(b)+" end","*");});
+var fit=document.getElementById("fit"),box=b.parentNode;
+var w=function(){return Math.round(b.getBoundingClientRect().width);};
+var ow=function(){return document.documentElement.scrollWidth>innerWidth?1:0;};
+var s="overflow="+ow()+" board="+w()+"/"+b.getAttribute("width")+"/"+innerWidth+
+" fit="+(fit.hidden?"hidden":fit.getBoundingClientRect().width>0?"shown":"invisible");
+if(!fit.hidden){fit.click();s+=" full="+w()+"/"+(box.scrollLeft>0?"centred":"left")+
+"/"+ow();}else{s+=" full=none";}
+parent.postMessage(s+" falling="+(f?getComputedStyle(f).fill:"absent")+" keys="+keys(b)+" end","*");});
 function keys(b){var k=function(alt){document.body.dispatchEvent(new KeyboardEvent(
 "keydown",{key:"ArrowRight",altKey:alt,bubbles:true}));return b.getAttribute("data-step");};
 var alt=k(true),plain=k(false);return alt=="2"&&plain=="3"?"ok":"alt:"+alt+",plain:"+plain;}
@@ -139,14 +149,28 @@ document.getElementById("measure").textContent=e.data;});</script></body></html>
 EOF
   dom=$(browser "$out/profile-shot" --window-size=$((width + 120)),1900 \
     --virtual-time-budget=5000 --dump-dom "file://$out/frame-$width.html")
-  read -r overflow board falling keys < <(grep -o 'id="measure">[^<]*' <<<"$dom" |
-    sed 's/.*overflow=\([0-9]*\) board=\([0-9]*\/[0-9]*\) falling=\(.*\) keys=\(.*\) end/\1 \2 \3 \4/')
+  read -r overflow board fit full falling keys < <(grep -o 'id="measure">[^<]*' <<<"$dom" |
+    sed 's/.*overflow=\([0-9]*\) board=\([0-9/]*\) fit=\([a-z]*\) full=\([^ ]*\) falling=\(.*\) keys=\(.*\) end/\1 \2 \3 \4 \5 \6/')
   if [[ $overflow != 0 ]]; then
     echo "browser_test: FAIL: at $width px the page scrolls sideways" >&2
     exit 1
   fi
-  if [[ $width == 390 && ${board%/*} -lt ${board#*/} ]]; then
-    echo "browser_test: FAIL: at 390 px the picture shrinks to $board px" >&2
+  IFS=/ read -r shown natural viewport <<<"$board"
+  if [[ -z $viewport || $shown -gt $viewport ]]; then
+    echo "browser_test: FAIL: at $width px the picture is $board px (shown/natural/window), wider than the window" >&2
+    exit 1
+  fi
+  if [[ $width == 390 ]]; then
+    if [[ $natural -le $viewport || $fit != shown ]]; then
+      echo "browser_test: FAIL: at 390 px a picture of $natural px shows no Full size button ($fit)" >&2
+      exit 1
+    fi
+    if [[ $full != "$natural/centred/0" ]]; then
+      echo "browser_test: FAIL: at 390 px, Full size gives $full (width/scroll/page overflow), not $natural/centred/0" >&2
+      exit 1
+    fi
+  elif [[ $fit != hidden || $shown != "$natural" ]]; then
+    echo "browser_test: FAIL: at $width px the picture is $board px, button $fit: not at full size without a button" >&2
     exit 1
   fi
   if [[ $falling != none ]]; then
