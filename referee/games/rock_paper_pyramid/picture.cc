@@ -11,12 +11,48 @@ namespace {
 
 namespace v1 = ::pyramid::referee::v1;
 
-constexpr int kWidth = 860;
+// The layout, left to right: each row's name across its top, its score,
+// its pool (one group of three slots per colour), the round's column (the
+// piece played, big, and its fate) and the captured pieces. The columns
+// right of the pool follow the number of colours (4 with `red`), so that no
+// pool slot reaches the round's column.
 constexpr int kTop = 48;  // Below the headings.
 constexpr int kRowHeight = 96;
-constexpr int kPoolX = 170;    // The pool's left edge.
-constexpr int kPlayedX = 520;  // The round's column.
-constexpr int kScoredX = 640;
+// The pool's left edge: right of "Round 10 of 10 played" (bold 13px).
+constexpr int kPoolX = 212;
+constexpr int kColourPitch = 90;  // One colour's three slots.
+// A slot's centre from its colour's left edge, by size (L, M, S): a Large
+// (30 wide) spans 3..33, a Medium (22) 37..59, a Small (14) 65..79.
+constexpr int kSlot[] = {18, 48, 72};
+constexpr int kPoolEnd = 79;  // The last slot's right edge in its colour.
+constexpr int kGap = 16;
+// From the round's column: the big piece's centre (a big Large is 45 wide),
+// its fate (12px, "returns nothing" at most) and the captured column.
+constexpr int kPlayedDx = 24;
+constexpr int kFateDx = 52;
+constexpr int kScoredDx = 176;
+constexpr int kScoredW = 272;  // Eight Large pieces side by side.
+constexpr int kScoredLines = 2;
+
+// A generous estimate of a text's width: `chars` characters of a sans-serif
+// font of `font_px` (a byte of UTF-8 is at most one character).
+double TextWidth(size_t chars, double font_px, bool bold = false) {
+  return static_cast<double>(chars) * font_px * (bold ? 0.68 : 0.62);
+}
+
+struct Columns {
+  int round;   // "This round", the round's heading and the played pieces.
+  int scored;  // "Captured".
+  int width;   // The picture's.
+};
+
+Columns ColumnsFor(int colours) {
+  Columns c;
+  c.round = kPoolX + (colours - 1) * kColourPitch + kPoolEnd + kGap;
+  c.scored = c.round + kScoredDx;
+  c.width = c.scored + kScoredW + 12;
+  return c;
+}
 
 // A pyramid's height by size (Large, Medium, Small).
 double Height(v1::RppSize size) {
@@ -134,17 +170,30 @@ bool InPool(const v1::RppSeatView& seat, v1::RppColour colour,
 }
 
 // The board: the round counter and the column headings.
-std::string Board(const v1::RockPaperPyramidObservation& game, int seats) {
+std::string Board(const v1::RockPaperPyramidObservation& game, int seats,
+                  const Columns& cols) {
   const int bottom = kTop + kRowHeight * seats;
   return absl::StrCat(
       "<g class=\"board-rock_paper_pyramid\"><rect class=\"rpp-table\" x=\"0\" "
       "y=\"0\" width=\"",
-      kWidth, "\" height=\"", bottom + 8, "\"/><text class=\"rpp-h\" x=\"12\" ",
-      "y=\"24\">Round ", game.rounds_played(), " of ", game.total_rounds(),
+      cols.width, "\" height=\"", bottom + 8,
+      "\"/><text class=\"rpp-h\" x=\"12\" ", "y=\"24\">Round ",
+      game.rounds_played(), " of ", game.total_rounds(),
       " played</text><text class=\"rpp-h\" x=\"", kPoolX, "\" y=\"24\">Pool ",
-      "(faint: played)</text><text class=\"rpp-h\" x=\"", kPlayedX - 30,
-      "\" y=\"24\">This round</text><text class=\"rpp-h\" x=\"", kScoredX,
+      "(faint: played)</text><text class=\"rpp-h\" x=\"", cols.round,
+      "\" y=\"24\">This round</text><text class=\"rpp-h\" x=\"", cols.scored,
       "\" y=\"24\">Captured</text></g>");
+}
+
+// How many bytes of a seat's name its label holds: the label runs across
+// the row's top from x 12 to the round's column (13px), "seat N (" and
+// "…)" around the name.
+size_t NameRoom(const Columns& cols, int seat) {
+  const std::string around = absl::StrCat("seat ", seat, " (…)");
+  const double chars = (cols.round - 12 - 8) / TextWidth(1, 13);
+  // "…" is one character of three bytes.
+  const double room = chars - static_cast<double>(around.size() - 2);
+  return room < 1 ? 1 : static_cast<size_t>(room);
 }
 
 // One seat's row as parts: name and score, then its pool (every piece it
@@ -152,16 +201,16 @@ std::string Board(const v1::RockPaperPyramidObservation& game, int seats) {
 // part per piece, so that a round's change costs one piece's part.
 void SeatRow(const v1::Header& header,
              const v1::RockPaperPyramidObservation& game, int seat, bool red,
-             std::vector<std::string>& parts) {
+             const Columns& cols, std::vector<std::string>& parts) {
   const v1::RppSeatView& view = game.seats(seat);
   const double y = kTop + kRowHeight * seat;
   parts.push_back(absl::StrCat(
       "<g class=\"rpp-seat\"><line class=\"rpp-rule\" x1=\"0\" y1=\"", Px(y),
-      "\" x2=\"", kWidth, "\" y2=\"", Px(y), "\"/><text x=\"12\" y=\"",
-      Px(y + 28), "\">", SeatLabel(header, seat),
+      "\" x2=\"", cols.width, "\" y2=\"", Px(y), "\"/><text x=\"12\" y=\"",
+      Px(y + 20), "\">", SeatLabel(header, seat, NameRoom(cols, seat)),
       "</text><text class=\"rpp-score\" x=\"12\" y=\"", Px(y + 56), "\">score ",
       view.score(), "</text></g>"));
-  // Pool: one column per colour, sizes stacked left to right.
+  // Pool: one group per colour, sizes left to right.
   const int colours = red ? 4 : 3;
   for (int c = 1; c <= colours; ++c) {
     const auto colour = static_cast<v1::RppColour>(c);
@@ -181,15 +230,35 @@ void SeatRow(const v1::Header& header,
         }
         if (!played) continue;
       }
-      parts.push_back(Piece(colour, size, kPoolX + (c - 1) * 84 + s * 24,
+      parts.push_back(Piece(colour, size,
+                            kPoolX + (c - 1) * kColourPitch + kSlot[s - 1],
                             y + 70, /*gone=*/!held));
     }
   }
-  double x = kScoredX + 12;
-  for (const v1::RppPiece& piece : view.scored()) {
-    parts.push_back(Piece(piece, x, y + 70));
-    x += 18;
-    if (x > kWidth - 12) break;
+  // Captured: side by side, 4 apart, on up to two lines; when the rest do
+  // not fit on the last, it ends with their count.
+  const double right = cols.scored + kScoredW;
+  const int n = view.scored_size();
+  double x = cols.scored;
+  int line = 0;
+  for (int i = 0; i < n; ++i) {
+    const double w = Height(view.scored(i).size());
+    if (x + w > right && line + 1 < kScoredLines) {
+      ++line;
+      x = cols.scored;
+    }
+    if (line + 1 == kScoredLines) {
+      double rest = -4;  // The rest's width, this piece's included.
+      for (int j = i; j < n; ++j) rest += Height(view.scored(j).size()) + 4;
+      if (x + rest > right && x + w > right - 36) {
+        parts.push_back(absl::StrCat("<text class=\"rpp-fate\" x=\"", Px(x),
+                                     "\" y=\"", Px(y + 36 + 32 * line), "\">+",
+                                     n - i, "</text>"));
+        break;
+      }
+    }
+    parts.push_back(Piece(view.scored(i), x + w / 2, y + 40 + 32 * line));
+    x += w + 4;
   }
 }
 
@@ -209,16 +278,16 @@ const char* Resolution(v1::RppResolution r) {
 }
 
 // The round just played: each seat's piece, and what became of it.
-std::string Round(const v1::RockPaperPyramidRoundResult& round, int seats) {
-  std::string out = absl::StrCat(
-      "<g class=\"rpp-round\"><text class=\"rpp-h\" x=\"", kPlayedX - 30,
-      "\" y=\"", kTop - 8, "\">Round ", round.round(), ": ",
-      Resolution(round.resolution()), "</text>");
+std::string Round(const v1::RockPaperPyramidRoundResult& round, int seats,
+                  const Columns& cols) {
+  std::string out =
+      absl::StrCat("<g class=\"rpp-round\"><text class=\"rpp-h\" x=\"",
+                   cols.round, "\" y=\"", kTop - 8, "\">Round ", round.round(),
+                   ": ", Resolution(round.resolution()), "</text>");
   for (int seat = 0; seat < seats && seat < round.played_size(); ++seat) {
     const double y = kTop + kRowHeight * seat;
-    absl::StrAppend(&out,
-                    Piece(round.played(seat), kPlayedX, y + 70, /*gone=*/false,
-                          /*big=*/true));
+    absl::StrAppend(&out, Piece(round.played(seat), cols.round + kPlayedDx,
+                                y + 70, /*gone=*/false, /*big=*/true));
     std::string fate;
     for (const v1::RppCapture& c : round.captures()) {
       if (static_cast<int>(c.captured()) == seat) {
@@ -232,7 +301,7 @@ std::string Round(const v1::RockPaperPyramidRoundResult& round, int seats) {
       fate = round.resolution() == v1::RPP_CAPTURES ? "discarded"
                                                     : "returns nothing";
     }
-    absl::StrAppend(&out, "<text class=\"rpp-fate\" x=\"", kPlayedX + 28,
+    absl::StrAppend(&out, "<text class=\"rpp-fate\" x=\"", cols.round + kFateDx,
                     "\" y=\"", Px(y + 64), "\">", fate, "</text>");
   }
   absl::StrAppend(&out, "</g>");
@@ -244,15 +313,17 @@ Picture Draw(const Moment& moment) {
       moment.view->rock_paper_pyramid();
   const int seats = game.seats_size();
   const bool red = moment.header->game().rock_paper_pyramid().red();
+  const Columns cols = ColumnsFor(red ? 4 : 3);
   Picture picture;
-  picture.width = kWidth;
+  picture.width = cols.width;
   picture.height = kTop + kRowHeight * seats + 8;
-  picture.parts.push_back(Board(game, seats));
+  picture.parts.push_back(Board(game, seats, cols));
   for (int seat = 0; seat < seats; ++seat) {
-    SeatRow(*moment.header, game, seat, red, picture.parts);
+    SeatRow(*moment.header, game, seat, red, cols, picture.parts);
   }
   if (moment.result != nullptr && moment.result->has_rock_paper_pyramid()) {
-    picture.parts.push_back(Round(moment.result->rock_paper_pyramid(), seats));
+    picture.parts.push_back(
+        Round(moment.result->rock_paper_pyramid(), seats, cols));
   }
   return picture;
 }
