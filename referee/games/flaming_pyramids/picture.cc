@@ -22,6 +22,12 @@ constexpr double kSmallW = 26;  // A tile in a hand or pile.
 constexpr double kSmallH = 16.5;
 constexpr double kHandX = 220;  // Where a seat's hand starts.
 constexpr double kPileX = 420;  // Where its pile starts.
+// The room of a seat's name, from x = 12 to a little before its hand: 13px
+// text, bold on its turn with "▶ " before it (about 8.3 px a character of a
+// lowercase name): "▶ seat 10 (" and "…)" leave about 100 px, 12 bytes.
+// A name of wider characters is cut by the clip (#fp-name-room) instead.
+constexpr double kNameRoom = kHandX - 6;
+constexpr size_t kNameBytes = 12;
 
 constexpr int kWeights[10] = {2, 4, 6, 10, 20, 30, 40, 60, 100, 120};
 const char* const kColours[4] = {"yellow", "red", "green", "blue"};
@@ -32,7 +38,8 @@ int Weight(uint32_t tile) {
   return tile <= 42 ? 1 : 7;
 }
 
-// CSS class of a tile: colour and material.
+// CSS class of a tile: colour and material; an incendiary's colour (which
+// the building rule reads) as a class of its own.
 std::string TileClass(uint32_t tile) {
   if (tile < 40) {
     const int i = tile % 10;
@@ -42,7 +49,9 @@ std::string TileClass(uint32_t tile) {
                                 : " fp-stone");
   }
   if (tile == 40) return "fp-mill";
-  return tile <= 42 ? "fp-coal" : "fp-torch";
+  if (tile == 41) return "fp-coal fp-green";
+  if (tile == 42) return "fp-coal fp-yellow";
+  return tile == 43 ? "fp-torch fp-red" : "fp-torch fp-blue";
 }
 
 std::string TileName(uint32_t tile) {
@@ -73,15 +82,24 @@ std::string Flame(double x, double y, double w, double h) {
                       Px(cx + w * 0.22), ",", Px(y + h * 0.85), "Z\"/>");
 }
 
-// A face-up tile with its top-left corner at (x, y).
 // One tile's face with its top-left corner at the origin, `w` by `h`: its
-// colour and material, weight, and an incendiary's flame.
+// colour and material, weight; an incendiary's flame at its left, its
+// colour as its border and (at table size) a stripe along its bottom.
 std::string Face(uint32_t tile, absl::string_view id, double w, double h) {
   std::string out =
       absl::StrCat("<g id=\"", id, "\" class=\"", TileClass(tile), "\"><title>",
                    TileName(tile), " (tile ", tile, ")</title><rect width=\"",
                    Px(w - 2), "\" height=\"", Px(h - 2), "\"/>");
-  if (Incendiary(tile)) absl::StrAppend(&out, Flame(0, 0, w - 2, h - 2));
+  if (Incendiary(tile)) {
+    // The stripe at table size only: a hand's tile has room for its border.
+    const double band = h < kTileH ? 0 : 5;
+    if (band > 0) {
+      absl::StrAppend(&out, "<rect class=\"fp-band\" y=\"", Px(h - 2 - band),
+                      "\" width=\"", Px(w - 2), "\" height=\"", Px(band),
+                      "\"/>");
+    }
+    absl::StrAppend(&out, Flame(1, 2, (w - 2) * 0.3, h - 4 - band));
+  }
   absl::StrAppend(&out, "<text x=\"", Px(w / 2 - 1), "\" y=\"",
                   Px(h / 2 + (h < kTileH ? 2 : 3)), "\">", Weight(tile),
                   "</text></g>");
@@ -97,6 +115,9 @@ std::string TileFaces() {
                     Face(tile, absl::StrCat("fp-t", tile), kTileW, kTileH),
                     Face(tile, absl::StrCat("fp-s", tile), kSmallW, kSmallH));
   }
+  // What a seat's name may cover: never its hand.
+  absl::StrAppend(&out, "<clipPath id=\"fp-name-room\"><rect width=\"",
+                  Px(kNameRoom), "\" height=\"100000\"/></clipPath>");
   return out;
 }
 
@@ -248,16 +269,24 @@ std::string TableTile(const v1::FlamingPyramidsObservation& game,
 }
 
 // The tiles this step took off the table, drawn faint where they stood,
-// with flames for fire and explosions.
+// with flames for fire and explosions; none where a tile stands now (one
+// fell or was placed into the spot in the same step): the live tile shows.
 std::string Gone(const v1::FlamingPyramidsObservation& game,
                  const v1::FlamingPyramidsResult& result) {
   const TableGeometry g = Fit(game, kTableHeight);
+  auto occupied = [&](uint32_t row, int x) {
+    for (const v1::FpCell& c : game.pyramid()) {
+      if (c.row() == row && c.x() == x) return true;
+    }
+    return false;
+  };
   std::string out = "<g class=\"fp-gone\">";
   for (const v1::FpEvent& event : result.events()) {
     const bool burning =
         event.kind() == v1::FP_FIRE || event.kind() == v1::FP_EXPLOSION;
     for (const v1::FpTileMove& m : event.moves()) {
       if (m.to() == v1::FP_TO_TABLE) continue;
+      if (occupied(m.from_row(), m.from_x())) continue;
       const double x = g.X(m.from_row(), m.from_x());
       const double y = g.Y(m.from_row());
       absl::StrAppend(&out, Tile(m.tile(), x, y, g.scale, "fp-ghost"));
@@ -272,8 +301,9 @@ std::string Gone(const v1::FlamingPyramidsObservation& game,
 }
 
 // Seat `seat`'s row, at height `y`, as two parts: its name (marked on its
-// turn) with the labels of its hand and pile, and its counts (which change
-// more often).
+// turn, cut and clipped to its room) with the labels of its hand and pile,
+// and its counts with the tiles it holds, its score (which change more
+// often).
 void SeatInfo(const v1::Header& header,
               const v1::FlamingPyramidsObservation& game, int seat, double y,
               std::vector<std::string>& parts) {
@@ -282,16 +312,20 @@ void SeatInfo(const v1::Header& header,
                       static_cast<int>(game.active_seat()) == seat;
   parts.push_back(absl::StrCat(
       "<g class=\"fp-seat\"><text", active ? " class=\"fp-h\"" : "",
-      " x=\"12\" y=\"", Px(y + 14), "\">", active ? "&#9654; " : "",
-      SeatLabel(header, seat), "</text><text class=\"fp-secret\" x=\"", kHandX,
-      "\" y=\"", Px(y + 40), "\">hand: seen by seat ", seat,
+      " clip-path=\"url(#fp-name-room)\" x=\"12\" y=\"", Px(y + 14), "\">",
+      active ? "&#9654; " : "", SeatLabel(header, seat, kNameBytes),
+      "</text><text class=\"fp-secret\" x=\"", kHandX, "\" y=\"", Px(y + 40),
+      "\">hand: seen by seat ", seat,
       " only</text><text class=\"fp-small\" "
       "x=\"",
       kPileX, "\" y=\"", Px(y + 40),
       "\">pile: face down (seen by nobody), then face up</text></g>"));
-  parts.push_back(absl::StrCat("<text class=\"fp-small\" x=\"12\" y=\"",
-                               Px(y + 32), "\">hand ", view.hand_size(),
-                               ", pile ", view.pile_size(), "</text>"));
+  const uint32_t held = view.hand_size() + view.pile_size();
+  parts.push_back(absl::StrCat(
+      "<g><text class=\"fp-small\" x=\"12\" y=\"", Px(y + 29), "\">hand ",
+      view.hand_size(), ", pile ", view.pile_size(),
+      "</text><text class=\"fp-small\" x=\"12\" y=\"", Px(y + 42), "\">", held,
+      held == 1 ? " tile" : " tiles", " held (fewer is better)</text></g>"));
 }
 
 // The seat's hand, from its own observation: only it saw these tiles. A
@@ -372,13 +406,20 @@ constexpr std::string_view kCss =
     "[class^=fp-k] rect,.fp-mill rect,.fp-coal rect,.fp-torch rect{"
     "stroke-width:2}.fp-k0 rect{fill:#f7d44c}.fp-k1 rect{fill:#e5604f}"
     ".fp-k2 rect{fill:#4dbb74}.fp-k3 rect{fill:#5b8ee0}"
-    ".fp-straw rect{stroke:#e8d58a}.fp-wood rect{stroke:#8b5a2b}"
+    ".fp-straw rect{stroke:#a8862a;stroke-dasharray:4 2}"
+    ".fp-wood rect{stroke:#8b5a2b}"
     ".fp-stone rect{stroke:#555;stroke-width:3}.fp-mill rect{fill:#999;"
-    "stroke:#444}.fp-coal rect{fill:#333;stroke:#000}.fp-torch rect{"
-    "fill:#666;stroke:#222}.fp-flame{fill:#ff8c1a;stroke:#d35400;"
+    "stroke:#444}.fp-coal rect{fill:#333}.fp-torch rect{fill:#666}"
+    ".fp-green rect{stroke:#4dbb74}.fp-green .fp-band{fill:#4dbb74}"
+    ".fp-yellow rect{stroke:#f7d44c}.fp-yellow .fp-band{fill:#f7d44c}"
+    ".fp-red rect{stroke:#e5604f}.fp-red .fp-band{fill:#e5604f}"
+    ".fp-blue rect{stroke:#5b8ee0}.fp-blue .fp-band{fill:#5b8ee0}"
+    ".fp-flame{fill:#ff8c1a;stroke:#d35400;"
     "opacity:.95}.fp-falling{fill:none;stroke:#c00;stroke-width:3}"
     ".fp-ghost{opacity:.35}.fp-down{fill:#6b5a45}"
-    "[class^=fp-k] text,.fp-mill text{font-size:11px;text-anchor:middle}"
+    "[class^=fp-k] text,.fp-mill text,.fp-coal text,.fp-torch text{"
+    "font-size:11px;text-anchor:middle}.fp-coal text,.fp-torch text{"
+    "fill:#fff;font-weight:bold}"
     "[id^=fp-s] text{font-size:8px}.fp-count{font-size:11px;"
     "text-anchor:middle;fill:#fff}"
     "[class^=fp-k] rect,.fp-mill rect,.fp-coal rect,.fp-torch rect{"
