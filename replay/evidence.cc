@@ -32,24 +32,6 @@ std::vector<std::string> SignersOf(std::string_view note) {
   return signers;
 }
 
-// The referee names its tree after its key (docs/transparency-log.md,
-// "Checkpoints"): `pyramid-referee/` and the key's first 16 hex digits.
-constexpr std::string_view kRefereeOrigin = "pyramid-referee/";
-
-// The 16 hex digits a referee origin names, or "" when `origin` is not of
-// that form (a name the referee's --tlog_origin chose).
-std::string_view RefereeKeyPrefixOf(std::string_view origin) {
-  if (!origin.starts_with(kRefereeOrigin) ||
-      origin.size() != kRefereeOrigin.size() + 16) {
-    return {};
-  }
-  const std::string_view hex = origin.substr(kRefereeOrigin.size());
-  for (const char c : hex) {
-    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return {};
-  }
-  return hex;
-}
-
 // Why `note` does not open with `key` (through `verifier`) when no
 // signature line of it is by that key: the key as pinned, and what the
 // note names instead (its origin and signers), so that the message does
@@ -67,7 +49,7 @@ std::string NotSignedBy(std::string_view note, const CheckpointKey& key,
   const std::string_view origin = note.substr(0, note.find('\n'));
   absl::StrAppend(&text, "; the checkpoint names origin \"",
                   tlog::ToAbsl(origin), "\"");
-  if (const std::string_view named = RefereeKeyPrefixOf(origin);
+  if (const std::string_view named = tlog::RefereeKeyPrefixOf(origin);
       !named.empty()) {
     absl::StrAppend(&text, " (a referee key beginning ", tlog::ToAbsl(named),
                     ")");
@@ -80,19 +62,18 @@ std::string NotSignedBy(std::string_view note, const CheckpointKey& key,
 }
 
 // A checkpoint the pinned referee key signed under a referee's origin
-// that names another key: refused. The referee names its tree after its own
-// key; a second tree its key's holder kept under another key's name would
-// be out of sight of whoever watches the tree of the key's own name. (An
+// that names another key: refused (tlog::NamesAnotherRefereeKey). (An
 // origin of another form, --tlog_origin's, is the key's to vouch for.)
 absl::Status WrongRefereeOrigin(std::string_view origin,
                                 const CheckpointKey& key) {
-  const std::string_view named = RefereeKeyPrefixOf(origin);
-  const std::string pinned = ToHex(key.public_key).substr(0, 16);
-  if (named.empty() || named == pinned) return absl::OkStatus();
+  if (!tlog::NamesAnotherRefereeKey(origin, key.public_key)) {
+    return absl::OkStatus();
+  }
   return absl::InvalidArgumentError(absl::StrCat(
-      "checkpoint: signed by the pinned referee key (beginning ", pinned,
-      ") under origin \"", tlog::ToAbsl(origin),
-      "\", which names a referee key beginning ", tlog::ToAbsl(named),
+      "checkpoint: signed by the pinned referee key (beginning ",
+      ToHex(key.public_key).substr(0, 16), ") under origin \"",
+      tlog::ToAbsl(origin), "\", which names a referee key beginning ",
+      tlog::ToAbsl(tlog::RefereeKeyPrefixOf(origin)),
       ": a referee names its tree after its own key (pin the tree's "
       "verifier key, --tlog_key, to accept that origin)"));
 }

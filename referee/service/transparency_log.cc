@@ -5,7 +5,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "referee/core/log_sink.h"
+#include "referee/tlog/checkpoint.h"
 #include "referee/tlog/merkle.h"
+#include "referee/tlog/text.h"
 
 namespace pyramid {
 namespace {
@@ -41,7 +43,7 @@ constexpr const char* kMigrations[] = {
 }  // namespace
 
 std::string TransparencyLog::DefaultOrigin(std::string_view public_key) {
-  return "pyramid-referee/" + ToHex(public_key).substr(0, 16);
+  return tlog::RefereeOrigin(public_key);
 }
 
 TransparencyLog::TransparencyLog(std::unique_ptr<SqliteDb> db, SigningKey key,
@@ -59,6 +61,14 @@ absl::StatusOr<std::unique_ptr<TransparencyLog>> TransparencyLog::Open(
     return absl::InvalidArgumentError(
         absl::StrCat("bad transparency log origin \"", origin,
                      "\": it must be non-empty, without spaces or '+'"));
+  }
+  if (tlog::NamesAnotherRefereeKey(origin, key.public_key())) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "bad transparency log origin \"", origin,
+        "\": it names a referee key beginning ",
+        tlog::ToAbsl(tlog::RefereeKeyPrefixOf(origin)), ", not this one's (",
+        DefaultOrigin(key.public_key()),
+        "), and a verifier that pins this key refuses its checkpoints"));
   }
   absl::StatusOr<std::unique_ptr<SqliteDb>> db =
       SqliteDb::Open(path, kMigrations, "transparency log");

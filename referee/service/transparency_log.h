@@ -39,7 +39,9 @@ class TransparencyLog {
   // SqliteDb::Open: its checkpoints are published elsewhere). `origin` names
   // the log in its checkpoints and is the note key name; the database remembers
   // the origin and key it was created with and refuses others (a log must never
-  // sign under two identities). `checkpoint_file`, if not empty, always
+  // sign under two identities), and refuses an origin of the referee's own
+  // form that names another key (tlog::NamesAnotherRefereeKey).
+  // `checkpoint_file`, if not empty, always
   // holds the latest signed checkpoint (replaced atomically).
   static absl::StatusOr<std::unique_ptr<TransparencyLog>> Open(
       const std::string& path, const SigningKey& key, std::string origin,

@@ -195,6 +195,34 @@ TEST_F(TransparencyLogTest, RefusesAnotherIdentity) {
       TransparencyLog::Open(dir_.File("x.sqlite3"), key_, "has space").ok());
 }
 
+// An origin of the referee's own form names its key: one naming another
+// key is refused (verifiers pinning this key refuse its checkpoints), the
+// key's own and a name of another form are taken.
+TEST_F(TransparencyLogTest, RefusesARefereeOriginOfAnotherKey) {
+  const std::string own = TransparencyLog::DefaultOrigin(key_.public_key());
+  EXPECT_EQ(own, tlog::RefereeOrigin(key_.public_key()));
+  const std::string other = own.back() == '0'
+                                ? own.substr(0, own.size() - 1) + "1"
+                                : own.substr(0, own.size() - 1) + "0";
+  absl::StatusOr<std::unique_ptr<TransparencyLog>> refused =
+      TransparencyLog::Open(dir_.File("a.sqlite3"), key_, other);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(std::string(refused.status().message()),
+            absl::StrCat("bad transparency log origin \"", other,
+                         "\": it names a referee key beginning ",
+                         other.substr(16), ", not this one's (", own,
+                         "), and a verifier that pins this key refuses its "
+                         "checkpoints"));
+  EXPECT_FALSE(std::filesystem::exists(dir_.File("a.sqlite3")));
+  EXPECT_TRUE(TransparencyLog::Open(dir_.File("b.sqlite3"), key_, own).ok());
+  EXPECT_TRUE(TransparencyLog::Open(dir_.File("c.sqlite3"), key_,
+                                    "pyramid-referee/league-2026")
+                  .ok());
+  EXPECT_TRUE(TransparencyLog::Open(dir_.File("d.sqlite3"), key_,
+                                    "pyramid-referee/0000000000000000X")
+                  .ok());
+}
+
 TEST_F(TransparencyLogTest, RefusesBadProofRequests) {
   std::unique_ptr<TransparencyLog> log = Open();
   ASSERT_TRUE(log->Append(MatchId(0), LogHash(0)).ok());

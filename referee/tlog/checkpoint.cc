@@ -7,6 +7,33 @@
 #include "referee/tlog/text.h"
 
 namespace pyramid::tlog {
+
+namespace {
+constexpr std::string_view kRefereeOriginPrefix = "pyramid-referee/";
+}  // namespace
+
+std::string RefereeOrigin(std::string_view public_key) {
+  return std::string(kRefereeOriginPrefix) + ToHex(public_key).substr(0, 16);
+}
+
+std::string_view RefereeKeyPrefixOf(std::string_view origin) {
+  if (!origin.starts_with(kRefereeOriginPrefix) ||
+      origin.size() != kRefereeOriginPrefix.size() + 16) {
+    return {};
+  }
+  const std::string_view hex = origin.substr(kRefereeOriginPrefix.size());
+  for (const char c : hex) {
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return {};
+  }
+  return hex;
+}
+
+bool NamesAnotherRefereeKey(std::string_view origin,
+                            std::string_view public_key) {
+  const std::string_view named = RefereeKeyPrefixOf(origin);
+  return !named.empty() && RefereeOrigin(public_key) != origin;
+}
+
 namespace {
 
 constexpr std::string_view kProofHeader = "c2sp.org/tlog-proof@v1";

@@ -22,6 +22,19 @@ struct Checkpoint {
   Digest root{};
 };
 
+// The origin a referee names its tree after by default
+// (docs/transparency-log.md, "Origin"): "pyramid-referee/" and the first 16
+// lower-case hex digits of its Ed25519 public key.
+std::string RefereeOrigin(std::string_view public_key);
+// The 16 hex digits an origin of that form names; "" for an origin of any
+// other form (one a referee's --tlog_origin chose).
+std::string_view RefereeKeyPrefixOf(std::string_view origin);
+// Whether `origin` is of that form but names a key other than `public_key`:
+// no referee signs under it (a second tree its key's holder kept under it
+// would be out of sight of whoever watches the tree of the key's own name).
+bool NamesAnotherRefereeKey(std::string_view origin,
+                            std::string_view public_key);
+
 // The note text of `checkpoint`: three lines, no extension lines.
 std::string FormatCheckpoint(const Checkpoint& checkpoint);
 // Parses a checkpoint's note text: a non-empty origin, the size in decimal
