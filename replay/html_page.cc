@@ -1,5 +1,6 @@
 #include "replay/html_page.h"
 
+#include <cstdint>
 #include <deque>
 #include <string>
 #include <unordered_map>
@@ -86,7 +87,7 @@ function show(k){
  s[2].forEach(function(i){f.appendChild(P[i].cloneNode(true));});
  svg.replaceChildren(f);info.replaceChildren(I[k].cloneNode(true));
  svg.setAttribute('data-step',k);slider.value=k;
- where.textContent='Step '+k+' of '+(n-1)+(k==n-1?' (the end)':'');
+ where.textContent=n==1?'The only step':'Step '+k+' of '+(n-1)+(k==n-1?' (the end)':'');
  var h='#step='+k;
  if(location.hash!==h){try{history.replaceState(null,'',h);}catch(e){}}
 }
@@ -107,6 +108,58 @@ window.addEventListener('hashchange',fromHash);
 fromHash();
 })();
 )js";
+
+// How the match ended, in words.
+std::string TerminationText(v1::Termination termination) {
+  switch (termination) {
+    case v1::TERMINATION_NORMAL:
+      return "normal end (the rules ended the game)";
+    case v1::TERMINATION_MOVE_LIMIT:
+      return "move limit (the game's move-limit option ended it)";
+    case v1::TERMINATION_FORFEIT:
+      return "forfeit (a seat forfeited)";
+    case v1::TERMINATION_UNSPECIFIED:
+      return "not stated";
+    default:
+      return absl::StrCat("unknown (", static_cast<int>(termination), ")");
+  }
+}
+
+// What a fault costs under the log's forfeit policy, in words.
+std::string ForfeitPolicyText(v1::ForfeitPolicy policy) {
+  switch (policy) {
+    case v1::FORFEIT_POLICY_UNSPECIFIED:
+    case v1::FORFEIT_POLICY_FORFEIT:
+      return "a fault forfeits the match";
+    case v1::FORFEIT_POLICY_DEFAULT_ACTION:
+      return "a fault gets the seat's default action";
+    default:
+      return absl::StrCat("unknown (", static_cast<int>(policy), ")");
+  }
+}
+
+// A timeout in milliseconds, 0 being none.
+std::string TimeoutText(uint32_t ms) {
+  return ms == 0 ? std::string("no deadline") : absl::StrCat(ms, " ms");
+}
+
+// The outcome, shown once at the end of the page: each seat's rank, score
+// and forfeit, and how the match ended.
+std::string OutcomeSectionHtml(const v1::Header& header,
+                               const v1::Outcome& outcome) {
+  std::string out = absl::StrCat(
+      "<table class=\"outcome\"><tr><th>Seat</th><th>Rank</th><th>Score</th>"
+      "<th>Forfeited</th></tr>");
+  for (int seat = 0; seat < outcome.seats_size(); ++seat) {
+    const v1::SeatOutcome& s = outcome.seats(seat);
+    absl::StrAppend(&out, "<tr><td>", SeatLabel(header, seat), "</td><td>",
+                    s.rank(), "</td><td>", s.score(), "</td><td>",
+                    s.forfeited() ? "yes" : "", "</td></tr>");
+  }
+  absl::StrAppend(&out, "</table><p id=\"ended\">Ended: ",
+                  TerminationText(outcome.termination()), ".</p>");
+  return out;
+}
 
 std::string VerdictHtml(const Verdict& v) {
   switch (v.kind) {
@@ -161,16 +214,19 @@ std::string MatchInfoHtml(const MatchSteps& match) {
       h.label().empty() ? ""
                         : absl::StrCat(" ", SvgText(QuotedText(h.label()))),
       ", created ", UtcTime(h.created_unix_ms()),
-      "</td></tr><tr><th>Clocks</th><td>commit ",
-      h.clocks().commit_timeout_ms(), " ms, reveal ",
-      h.clocks().reveal_timeout_ms(), " ms, ",
+      "</td></tr><tr><th>Clocks</th><td>commit: ",
+      TimeoutText(h.clocks().commit_timeout_ms()),
+      ", reveal: ", TimeoutText(h.clocks().reveal_timeout_ms()), ", ",
       h.clocks().seed_timeout_ms() == 0
           ? ""
-          : absl::StrCat("seed decision ", h.clocks().seed_timeout_ms(),
+          : absl::StrCat("seed decision: ", h.clocks().seed_timeout_ms(),
                          " ms, "),
-      "bank ", h.clocks().time_bank_ms(), " ms (+",
-      h.clocks().time_bank_increment_ms(), " ms); forfeit policy ",
-      SvgText(v1::ForfeitPolicy_Name(h.forfeit_policy())),
+      h.clocks().time_bank_ms() == 0
+          ? std::string("no time bank")
+          : absl::StrCat("time bank ", h.clocks().time_bank_ms(), " ms (+",
+                         h.clocks().time_bank_increment_ms(),
+                         " ms a decision)"),
+      "; forfeit policy: ", ForfeitPolicyText(h.forfeit_policy()),
       "</td></tr><tr><th>Referee key</th><td><code>",
       ToHex(h.referee_public_key()), "</code></td></tr>");
   // Every game seats at most 10; a log claiming more is cut short here.
@@ -282,8 +338,11 @@ PageData BuildData(const MatchSteps& match, const Verdict& verdict) {
                       verdict.signed_records, "): it is not verified.</p>");
     }
     if (k + 1 == count && match.outcome.has_value()) {
-      absl::StrAppend(&panel, "<h3>The end</h3>",
-                      OutcomeHtml(match.header, *match.outcome));
+      // The ranks and scores close the page (#outcome), shown once.
+      absl::StrAppend(&panel, "<h3>The end</h3><p>The match ended here: ",
+                      TerminationText(match.outcome->termination()),
+                      ". Ranks and scores: <a href=\"#outcome\">Outcome</a>, "
+                      "below.</p>");
     }
     data.panels.push_back(std::move(panel));
   }
@@ -372,8 +431,9 @@ MatchPage RenderMatchPage(std::string_view file, const VerifyOptions& options) {
           ? " (the start, then one per move)"
           : " (the match ended by forfeit in its seed decision, before it "
             "started: there is no position to draw)",
-      " &middot; arrow keys, Home and End move through them.</p>\n"
-      "<p class=\"seen\">",
+      page.steps > 1 ? " &middot; arrow keys, Home and End move through them."
+                     : "",
+      "</p>\n<p class=\"seen\">",
       match.outcome.has_value()
           ? "The match is over, so everything in its log is public and shown "
             "here. "
@@ -412,12 +472,12 @@ MatchPage RenderMatchPage(std::string_view file, const VerifyOptions& options) {
       data.first_height, "\">", data.first_svg,
       "</svg></div>\n<div id=\"info\">",
       data.panels.empty() ? "" : data.panels.front(),
-      "</div>\n<h2>Outcome</h2>\n",
+      "</div>\n<h2 id=\"outcome\">Outcome</h2>\n",
       page.verdict.kind == Verdict::Kind::kGenuine || !match.outcome.has_value()
           ? ""
           : "<p class=\"bad\">As the log states it: not verified.</p>",
       match.outcome.has_value()
-          ? OutcomeHtml(match.header, *match.outcome)
+          ? OutcomeSectionHtml(match.header, *match.outcome)
           : "<p class=\"bad\">The log holds no outcome.</p>",
       "\n");
   AppendStepData(data, out);

@@ -154,6 +154,37 @@ TEST(HtmlPageTest, AnUnpinnedKeyGivesADifferentBadge) {
   EXPECT_THAT(pinned.html, Not(HasSubstr("key not pinned")));
 }
 
+// The ranks and scores are shown once, at the end of the page (the last
+// step's panel points there), and enums and a 0 meaning "none" are words.
+TEST(HtmlPageTest, TheOutcomeIsShownOnceInWords) {
+  for (const std::string& path : Goldens()) {
+    SCOPED_TRACE(path);
+    const std::string file = Read(path);
+    const MatchPage page = RenderMatchPage(file, VerifyOptions());
+    EXPECT_EQ(Count(page.html, "<table class=\"outcome\">"), 1u);
+    EXPECT_THAT(page.html, Not(HasSubstr("TERMINATION_")));
+    EXPECT_THAT(page.html, Not(HasSubstr("FORFEIT_POLICY_")));
+    EXPECT_THAT(page.html, HasSubstr("<p id=\"ended\">Ended: "));
+    EXPECT_THAT(page.html, HasSubstr("<h2 id=\"outcome\">Outcome</h2>"));
+    EXPECT_THAT(page.html, HasSubstr("<a href=\"#outcome\">Outcome</a>"));
+    EXPECT_THAT(page.html, Not(HasSubstr(" 0 ms,")));
+    EXPECT_THAT(page.html, HasSubstr("move through them"));
+  }
+  // A match with no deadlines and no bank, ended by the rules.
+  std::vector<v1::LogRecord> records =
+      Records(Read("testdata/golden/rock_paper_pyramid/classic.pyrlog"));
+  v1::ClockSettings* clocks = records[0].mutable_header()->mutable_clocks();
+  clocks->set_commit_timeout_ms(0);
+  clocks->set_reveal_timeout_ms(0);
+  clocks->set_time_bank_ms(0);
+  const std::string html =
+      RenderMatchPage(Reframe(records), VerifyOptions()).html;
+  EXPECT_THAT(html, HasSubstr("commit: no deadline, reveal: no deadline, "));
+  EXPECT_THAT(html, HasSubstr("no time bank; forfeit policy: a fault"));
+  EXPECT_THAT(html, Not(HasSubstr("commit 0 ms")));
+  EXPECT_THAT(html, HasSubstr("The match ended here: normal end"));
+}
+
 TEST(HtmlPageTest, EveryStepOfEveryGoldenDrawsTheBoard) {
   for (const std::string& path : Goldens()) {
     SCOPED_TRACE(path);
@@ -583,6 +614,10 @@ TEST(HtmlPageTest, ForfeitInTheSeedDecisionIsAStepWithoutAPosition) {
   EXPECT_THAT(page.html, HasSubstr("before it started"));
   EXPECT_THAT(page.html, HasSubstr("<h3>The end</h3>"));
   EXPECT_THAT(page.html, HasSubstr("<td>yes</td></tr>"));  // Forfeited.
+  // One step: nothing to move through, and no "Step 0 of 0".
+  EXPECT_THAT(page.html, Not(HasSubstr("move through them")));
+  EXPECT_THAT(page.html, HasSubstr("n==1?'The only step'"));
+  EXPECT_THAT(page.html, HasSubstr("Ended: forfeit (a seat forfeited).</p>"));
   EXPECT_THAT(RenderMatchPage("not a log at all", VerifyOptions()).html,
               HasSubstr("No step could be read"));
 }
