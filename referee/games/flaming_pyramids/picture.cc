@@ -301,9 +301,9 @@ std::string Gone(const v1::FlamingPyramidsObservation& game,
 }
 
 // Seat `seat`'s row, at height `y`, as two parts: its name (marked on its
-// turn, cut and clipped to its room) with the labels of its hand and pile,
-// and its counts with the tiles it holds, its score (which change more
-// often).
+// turn, cut and clipped to its room) with the labels of its hand, its pile
+// and its score, and its counts with the tiles it holds, its score (which
+// change more often).
 void SeatInfo(const v1::Header& header,
               const v1::FlamingPyramidsObservation& game, int seat, double y,
               std::vector<std::string>& parts) {
@@ -319,13 +319,13 @@ void SeatInfo(const v1::Header& header,
       " only</text><text class=\"fp-small\" "
       "x=\"",
       kPileX, "\" y=\"", Px(y + 40),
-      "\">pile: face down (seen by nobody), then face up</text></g>"));
-  const uint32_t held = view.hand_size() + view.pile_size();
-  parts.push_back(absl::StrCat(
-      "<g><text class=\"fp-small\" x=\"12\" y=\"", Px(y + 29), "\">hand ",
-      view.hand_size(), ", pile ", view.pile_size(),
-      "</text><text class=\"fp-small\" x=\"12\" y=\"", Px(y + 42), "\">", held,
-      held == 1 ? " tile" : " tiles", " held (fewer is better)</text></g>"));
+      "\">pile: face down (seen by nobody), then face up</text><text "
+      "class=\"fp-small\" x=\"12\" y=\"",
+      Px(y + 42), "\">(the score: fewer is better)</text></g>"));
+  parts.push_back(
+      absl::StrCat("<text class=\"fp-small\" x=\"12\" y=\"", Px(y + 29),
+                   "\">hand ", view.hand_size(), ", pile ", view.pile_size(),
+                   ": ", view.hand_size() + view.pile_size(), " held</text>"));
 }
 
 // The seat's hand, from its own observation: only it saw these tiles. A

@@ -176,8 +176,8 @@ TEST(FlamingPyramidsPictureTest, ASeatNameNeverReachesItsHand) {
 // The tiles a seat holds are its score, and fewer is better.
 TEST(FlamingPyramidsPictureTest, TilesHeldAreLabelledAsTheScore) {
   const std::string svg = Drawn(TwoSeats(), Table({}));
-  EXPECT_THAT(svg, HasSubstr("hand 3, pile 2"));
-  EXPECT_THAT(svg, HasSubstr(">5 tiles held (fewer is better)<"));
+  EXPECT_THAT(svg, HasSubstr(">hand 3, pile 2: 5 held<"));
+  EXPECT_THAT(svg, HasSubstr(">(the score: fewer is better)<"));
 }
 
 TEST(FlamingPyramidsPictureTest, TheSameMomentGivesTheSameBytes) {
