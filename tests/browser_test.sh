@@ -15,7 +15,7 @@
 # phone with a Full size button that shows it whole in its scrolling box,
 # and the tile waiting to fall not filled black. And a report of 120
 # matches: its HTML holds the first 100, its script shows match 119 on
-# page 2 (#match-119).
+# page 2 (#match-119), each seat's bot with its rank.
 #
 # Installs chromium (apt) when it is missing. PYRAMID_BIN: the binaries
 # (default build/bin); BROWSER_TEST_OUT: where pages and screenshots go
@@ -240,6 +240,7 @@ grep -q '<tr id="match-99">' "$out/paged/report.html" &&
   { echo "browser_test: FAIL: the report's HTML does not hold the first page alone" >&2; exit 1; }
 dom=$(browser "$out/profile-shot" --dump-dom "file://$out/paged/report.html#match-119")
 grep -q '<tr id="match-119"><td>119</td><td class="name"><a href="matches/[^"]*\.html"><code>' <<<"$dom" &&
+  grep -q '<tr id="match-119">.*<td class="name"><div class="seat"><a href="#bot-[0-9]*" class="bot">[^<]*</a> <span class="rank">rank [0-9]*</span></div><div class="seat">' <<<"$dom" &&
   grep -q 'Page 2 of 2 (120 rows)' <<<"$dom" &&
   ! grep -q '<tr id="match-0">' <<<"$dom" ||
   { echo "browser_test: FAIL: the report's script does not show match 119 on page 2 of 2" >&2; exit 1; }

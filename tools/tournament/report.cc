@@ -7,7 +7,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
 #include "referee/core/log_format.h"
 #include "referee/games/picture.h"
@@ -47,12 +46,16 @@ std::map<std::string, std::string> BotAnchors(
   return anchors;
 }
 
-// `bot`'s name, escaped, linked to its results when it has any.
+// `bot`'s name, escaped, linked to its results when it has any; of class
+// "bot", which a line never breaks inside (at a hyphen: "random-2").
 std::string BotLink(const std::map<std::string, std::string>& anchors,
                     const std::string& bot) {
   const auto it = anchors.find(bot);
-  if (it == anchors.end()) return SvgText(bot);
-  return absl::StrCat("<a href=\"#", it->second, "\">", SvgText(bot), "</a>");
+  if (it == anchors.end()) {
+    return absl::StrCat("<span class=\"bot\">", SvgText(bot), "</span>");
+  }
+  return absl::StrCat("<a href=\"#", it->second, "\" class=\"bot\">",
+                      SvgText(bot), "</a>");
 }
 
 // `text` linked to the match's viewer page, when its log is a relative path.
@@ -264,7 +267,7 @@ void AppendCrosstable(const v1::TournamentResults& results, std::string& out) {
   for (int r = 0; r < n; ++r) {
     const std::string row_bot = SvgText(results.standings(r).bot());
     absl::StrAppend(&out, "<tr><th class=\"name\">", r + 1, " <a href=\"#bot-",
-                    r + 1, "\">", row_bot, "</a></th>");
+                    r + 1, "\" class=\"bot\">", row_bot, "</a></th>");
     for (int c = 0; c < n; ++c) {
       if (r == c) {
         absl::StrAppend(&out, "<td class=\"self\"></td>");
@@ -307,16 +310,19 @@ void AppendSprt(const v1::TournamentResults& results, std::string& out) {
 }
 
 // One row of the match list (the page's script makes the same rows from
-// the match data, kMatchScript).
+// the match data, kMatchScript): each seat on a line of its own, its bot
+// and its rank together.
 void AppendMatchRow(const std::map<std::string, std::string>& anchors,
                     const v1::TournamentMatchResult& match, std::string& out) {
-  std::vector<std::string> seats;
-  for (const std::string& bot : match.seats()) {
-    seats.push_back(BotLink(anchors, bot));
-  }
-  std::vector<uint32_t> ranks;
-  for (const v1::SeatOutcome& seat : match.outcome().seats()) {
-    ranks.push_back(seat.rank());
+  std::string seats;
+  for (int seat = 0; seat < match.seats_size(); ++seat) {
+    absl::StrAppend(
+        &seats, "<div class=\"seat\">", BotLink(anchors, match.seats(seat)),
+        seat < match.outcome().seats_size()
+            ? absl::StrCat(" <span class=\"rank\">rank ",
+                           match.outcome().seats(seat).rank(), "</span>")
+            : "",
+        "</div>");
   }
   const bool genuine = IsGenuine(match);
   const std::string log = SvgText(match.log_file());
@@ -325,10 +331,9 @@ void AppendMatchRow(const std::map<std::string, std::string>& anchors,
       "</td><td class=\"name\">",
       ViewerLink(match,
                  absl::StrCat("<code>", SvgText(match.match_id()), "</code>")),
-      "</td><td class=\"name\">", absl::StrJoin(seats, ", "),
-      "</td><td class=\"name\">", absl::StrJoin(ranks, ", "),
-      "</td><td class=\"", genuine ? "name" : "name bad", "\">",
-      SvgText(match.verdict()), "</td><td class=\"name\">",
+      "</td><td class=\"name\">", seats, "</td><td class=\"",
+      genuine ? "name" : "name bad", "\">", SvgText(match.verdict()),
+      "</td><td class=\"name\">",
       IsRelativePath(match.log_file())
           ? absl::StrCat("<a href=\"", log, "\" download>", log, "</a>")
           : log,
@@ -359,8 +364,8 @@ void AppendMatches(const v1::TournamentResults& results, std::string& out) {
       results.matches_size() == 1 ? " match" : " matches", ", ", kPageRows,
       " a page.</p>\n<table id=\"match-list\" class=\"paged\" "
       "data-bot=\"\">\n<tr><th>#</th>"
-      "<th class=\"name\">Match</th><th class=\"name\">Seats</th>"
-      "<th class=\"name\">Ranks</th><th class=\"name\">Verdict"
+      "<th class=\"name\">Match</th><th class=\"name\">Seats and ranks</th>"
+      "<th class=\"name\">Verdict"
       "</th><th class=\"name\">Log</th></tr>\n");
   for (int i = 0;
        i < results.matches_size() && static_cast<size_t>(i) < kPageRows; ++i) {

@@ -19,6 +19,8 @@ td code, .verdict { overflow-wrap: anywhere; }
 th, td { border: 1px solid #ccc; padding: 0.2em 0.6em; text-align: right; }
 th { background: #f2f2f2; }
 .name { text-align: left; }
+.bot { white-space: nowrap; }
+.seat .rank { color: #555; white-space: nowrap; }
 .self { background: #eee; }
 .bad { color: #b00; }
 .verdict { white-space: pre-line; }
@@ -73,8 +75,15 @@ inline constexpr absl::string_view kMatchScript = R"js(
     return td;
   }
   function botNode(k) {
-    var text = document.createTextNode(data.bots[k]);
-    return k < data.ranked ? link('#bot-' + (k + 1), text) : text;
+    var text = document.createTextNode(data.bots[k]), node;
+    if (k < data.ranked) {
+      node = link('#bot-' + (k + 1), text);
+    } else {
+      node = el('span');
+      node.appendChild(text);
+    }
+    node.className = 'bot';
+    return node;
   }
   function verdictCell(m) {
     return el('td', m[6] === 'genuine' ? 'name' : 'name bad', m[6]);
@@ -85,11 +94,15 @@ inline constexpr absl::string_view kMatchScript = R"js(
     tr.appendChild(el('td', '', String(m[0])));
     tr.appendChild(matchCell(m));
     m[3].forEach(function (k, i) {
-      if (i) seats.appendChild(document.createTextNode(', '));
-      seats.appendChild(botNode(k));
+      var seat = el('div', 'seat');
+      seat.appendChild(botNode(k));
+      if (i < m[4].length) {
+        seat.appendChild(document.createTextNode(' '));
+        seat.appendChild(el('span', 'rank', 'rank ' + m[4][i]));
+      }
+      seats.appendChild(seat);
     });
     tr.appendChild(seats);
-    tr.appendChild(el('td', 'name', m[4].join(', ')));
     tr.appendChild(verdictCell(m));
     logCell = el('td', 'name');
     if (relative(log)) {

@@ -423,10 +423,21 @@ TEST(ReportTest, EveryBotNameLinksToItsResults) {
   EXPECT_THAT(html, HasSubstr("<h3 id=\"bot-1\">1. alpha</h3>"));
   EXPECT_THAT(html, HasSubstr("<h3 id=\"bot-2\">2. gamma</h3>"));
   EXPECT_THAT(html, HasSubstr("<h3 id=\"bot-3\">3. beta</h3>"));
-  EXPECT_THAT(html, HasSubstr("<td class=\"name\"><a href=\"#bot-1\">alpha</a>"
-                              "</td>"));
-  EXPECT_THAT(html, HasSubstr("<a href=\"#bot-3\">beta</a>, <a "
-                              "href=\"#bot-2\">gamma</a>"));
+  EXPECT_THAT(html, HasSubstr("<td class=\"name\"><a href=\"#bot-1\" "
+                              "class=\"bot\">alpha</a></td>"));
+  // The match list: one line per seat, its bot and its rank together.
+  EXPECT_THAT(html, HasSubstr("<td class=\"name\"><div class=\"seat\"><a "
+                              "href=\"#bot-3\" class=\"bot\">beta</a> <span "
+                              "class=\"rank\">rank 1</span></div><div "
+                              "class=\"seat\"><a href=\"#bot-2\" "
+                              "class=\"bot\">gamma</a> <span class=\"rank\">"
+                              "rank 2</span></div></td>"));
+  EXPECT_THAT(html, HasSubstr("<th class=\"name\">Seats and ranks</th>"));
+  EXPECT_THAT(html, Not(HasSubstr("<th class=\"name\">Ranks</th>")));
+  // A name is never broken at a hyphen, in the tables and the script's rows.
+  EXPECT_THAT(html, HasSubstr(".bot { white-space: nowrap; }"));
+  EXPECT_THAT(html, HasSubstr("node.className = 'bot';"));
+  EXPECT_THAT(html, HasSubstr("el('div', 'seat')"));
   // alpha's rows: match 0 (seat 0, rank 1), match 1 (seat 1, rank 1),
   // match 2 (seat 0, rank 2).
   const size_t alpha = html.find("<h3 id=\"bot-1\">");
