@@ -15,7 +15,9 @@
 # phone with a Full size button that shows it whole in its scrolling box,
 # and the tile waiting to fall not filled black. And a report of 120
 # matches: its HTML holds the first 100, its script shows match 119 on
-# page 2 (#match-119), each seat's bot with its rank.
+# page 2 (#match-119), each seat's bot with its rank. The report at 390 px:
+# no sideways scrolling, the rating chart no narrower than its minimum,
+# no bot's name broken across lines.
 #
 # Installs chromium (apt) when it is missing. PYRAMID_BIN: the binaries
 # (default build/bin); BROWSER_TEST_OUT: where pages and screenshots go
@@ -229,6 +231,32 @@ grep -q 'id="verdict">GENUINE<' <<<"$dom" &&
   perl -0ne 'print $1 if /(<svg id="board".*?<\/svg>)/s' <<<"$dom" |
   grep -q '<g class="board-rock_paper_pyramid">' ||
   { echo "browser_test: FAIL: the report's link $link does not open a genuine match" >&2; exit 1; }
+# The report on a phone: in a frame 390 px wide, the page does not scroll
+# sideways, the rating chart is no narrower than its minimum (420 px, its
+# text readable) and scrolls in its own box, and no bot's name is broken
+# across lines (each name in the standings is one line high).
+rmeasure='<script>addEventListener("load",function(){
+var c=document.querySelector(".chart svg"),names=document.querySelectorAll("td.name .bot"),broken=0;
+Array.prototype.forEach.call(names,function(n){if(n.getClientRects().length>1)broken++;});
+parent.postMessage("overflow="+(document.documentElement.scrollWidth>innerWidth?1:0)+
+" chart="+Math.round(c.getBoundingClientRect().width)+" names="+names.length+" broken="+broken+" end","*");});
+</script>'
+RMEASURE=$rmeasure perl -0pe 's{</body>}{$ENV{RMEASURE}</body>}' \
+  "$out/tournament/report.html" >"$out/tournament/measure.html"
+cat >"$out/tournament/frame-390.html" <<EOF
+<!DOCTYPE html><html><body style="margin:0"><pre id="measure"></pre><iframe
+src="measure.html" width="390" height="1800" style="border:0"></iframe>
+<script>addEventListener("message",function(e){
+document.getElementById("measure").textContent=e.data;});</script></body></html>
+EOF
+dom=$(browser "$out/profile-shot" --window-size=510,1900 \
+  --virtual-time-budget=5000 --dump-dom "file://$out/tournament/frame-390.html")
+read -r overflow chart names broken < <(grep -o 'id="measure">[^<]*' <<<"$dom" |
+  sed 's/.*overflow=\([0-9]*\) chart=\([0-9]*\) names=\([0-9]*\) broken=\([0-9]*\) end/\1 \2 \3 \4/')
+if [[ $overflow != 0 || -z $chart || $chart -lt 420 || -z $names || $names == 0 || $broken != 0 ]]; then
+  echo "browser_test: FAIL: the report at 390 px: page overflow $overflow, chart ${chart:-?} px (at least 420), ${broken:-?} of ${names:-?} names broken" >&2
+  exit 1
+fi
 # A report of more matches than a page (100) holds: its HTML has the first
 # page, and its script makes the others from the match data; "#match-N"
 # opens match N's page, with the match's row linked to its viewer page.

@@ -69,8 +69,10 @@ Scale ChartScale(const v1::TournamentResults& results) {
 // ("12.0", not "12" as picture.h's Px).
 std::string Fixed1(double value) { return absl::StrFormat("%.1f", value); }
 
-// Where the rating chart's parts go: the names' column, the plot between
-// `left` and `right`, one row per standing, the Elo axis below them.
+// Where the rating chart's parts go: the plot between `left` and `right`,
+// one row per standing (the bot's name on a line of its own, its bar under
+// it: a long name never narrows the plot), the Elo axis below them. The
+// chart is as wide as its plot, or as its longest name when that is wider.
 struct ChartGeometry {
   explicit ChartGeometry(const v1::TournamentResults& results)
       : scale(ChartScale(results)) {
@@ -78,11 +80,10 @@ struct ChartGeometry {
     for (const v1::TournamentStanding& s : results.standings()) {
       longest_name = std::max(longest_name, s.bot().size());
     }
-    left =
-        std::clamp(16.0 + 7.0 * static_cast<double>(longest_name), 80.0, 300.0);
-    right = left + 560;
-    width = right + 30;
-    axis_y = top + row * results.standings_size() + 6;
+    right = left + 480;
+    width = std::max(right + 22,
+                     left + 8.0 * static_cast<double>(longest_name) + 8);
+    axis_y = top + row * results.standings_size() + 4;
     height = axis_y + 34;
   }
   // The x coordinate of an Elo value.
@@ -92,9 +93,12 @@ struct ChartGeometry {
   }
 
   const Scale scale;
-  const double row = 24;
-  const double top = 10;
-  double left = 0, right = 0, width = 0, axis_y = 0, height = 0;
+  const double row = 38;   // A name's line, then its bar.
+  const double name = 14;  // The name's baseline below the row's top.
+  const double bar = 27;   // The bar below the row's top.
+  const double top = 6;
+  const double left = 14;
+  double right = 0, width = 0, axis_y = 0, height = 0;
 };
 
 // The Elo axis with its ticks and label, and the line at 0.
@@ -142,12 +146,13 @@ void AppendIntervalEnd(bool open, double x, double y, double direction,
 // Row `i`: the bot's name, its interval and its rating.
 void AppendRatingRow(const ChartGeometry& g, const v1::TournamentStanding& s,
                      int i, std::string& out) {
-  const double y = g.top + g.row * i + g.row / 2;
+  const double y = g.top + g.row * i + g.bar;
   const std::string bot = SvgText(s.bot());
-  absl::StrAppend(&out, "<text x=\"", Fixed1(g.left - 8), "\" y=\"",
-                  Fixed1(y + 4), "\" text-anchor=\"end\">", bot, "</text>\n");
+  absl::StrAppend(&out, "<text class=\"botname\" x=\"", Fixed1(g.left),
+                  "\" y=\"", Fixed1(g.top + g.row * i + g.name), "\">", bot,
+                  "</text>\n");
   if (!std::isfinite(s.rating())) {
-    absl::StrAppend(&out, "<text x=\"", Fixed1(g.left + 4), "\" y=\"",
+    absl::StrAppend(&out, "<text x=\"", Fixed1(g.left), "\" y=\"",
                     Fixed1(y + 4), "\">no rating</text>\n");
     return;
   }
@@ -185,15 +190,17 @@ void AppendRatingChart(const v1::TournamentResults& results, std::string& out) {
                   "side.</p>\n");
   if (results.standings_size() == 0) return;
   const ChartGeometry g(results);
-  absl::StrAppend(&out, "<svg width=\"", Fixed1(g.width), "\" height=\"",
-                  Fixed1(g.height), "\" viewBox=\"0 0 ", Fixed1(g.width), " ",
-                  Fixed1(g.height),
+  // In a box of its own: on a narrow screen the chart shrinks no further
+  // than its CSS min-width (readable text) and scrolls sideways there.
+  absl::StrAppend(&out, "<div class=\"chart\"><svg width=\"", Fixed1(g.width),
+                  "\" height=\"", Fixed1(g.height), "\" viewBox=\"0 0 ",
+                  Fixed1(g.width), " ", Fixed1(g.height),
                   "\" role=\"img\" aria-label=\"Ratings\">\n");
   AppendChartAxis(g, out);
   for (int i = 0; i < results.standings_size(); ++i) {
     AppendRatingRow(g, results.standings(i), i, out);
   }
-  absl::StrAppend(&out, "</svg>\n");
+  absl::StrAppend(&out, "</svg></div>\n");
 }
 
 }  // namespace pyramid

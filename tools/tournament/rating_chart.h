@@ -18,11 +18,14 @@ std::string EloHtml(double value);
 std::string EloIntervalHtml(double low, double high);
 
 // Appends the "Ratings" section: a heading, a line saying what the chart
-// shows and, when there are standings, an SVG with one row per standing
-// (in order: the bot's name, escaped; its rating as a dot and its interval
-// as a bar, an arrow on an unbounded side; "no rating" for an infinite or
+// shows and, when there are standings, an SVG (in a <div class="chart">,
+// which scrolls sideways on a screen narrower than the chart's CSS
+// min-width) with one row per standing (in order: the bot's name, escaped,
+// on a line of its own; under it, its rating as a dot and its interval as
+// a bar, an arrow on an unbounded side, or "no rating" for an infinite or
 // NaN rating) over an Elo axis that covers 0 and every finite rating and
-// bound drawn. The same results give the same bytes.
+// bound drawn. A long name widens the chart only when it is wider than the
+// plot, and never narrows the plot. The same results give the same bytes.
 void AppendRatingChart(const referee::v1::TournamentResults& results,
                        std::string& out);
 

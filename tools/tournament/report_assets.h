@@ -28,6 +28,10 @@ th { background: #f2f2f2; }
 code { font-size: 0.9em; }
 svg { max-width: 100%; height: auto; }
 svg text { font: 12px sans-serif; fill: #222; }
+.chart { max-width: 100%; overflow-x: auto; }
+.chart svg { min-width: 420px; display: block; }
+.chart svg text { font-size: 13px; }
+.chart svg .botname { font-weight: bold; }
 svg .axis, svg .tick { stroke: #444; stroke-width: 1; }
 svg .zero { stroke: #999; stroke-width: 1; stroke-dasharray: 4 3; }
 svg .bar, svg .cap { stroke: #2a5db0; stroke-width: 2; }

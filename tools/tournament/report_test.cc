@@ -84,8 +84,8 @@ TEST(ReportTest, IsOneHtmlPageWithEveryBot) {
   }
   for (const char* bot : {"alpha", "beta", "gamma"}) {
     EXPECT_THAT(html, HasSubstr(absl::StrCat("\">", bot, "</a></td>")));
-    EXPECT_THAT(
-        html, HasSubstr(absl::StrCat("text-anchor=\"end\">", bot, "</text>")));
+    EXPECT_THAT(html, ContainsRegex(absl::StrCat(
+                          "<text class=\"botname\" [^>]*>", bot, "</text>")));
   }
   EXPECT_THAT(html, HasSubstr("rock_paper_pyramid"));
   EXPECT_THAT(html, HasSubstr("<code>ab12</code>"));
@@ -137,6 +137,35 @@ TEST(ReportTest, ChartHasOneErrorBarAndDotPerBot) {
   EXPECT_EQ(Count(html, "<circle class=\"dot\""), 3);
   EXPECT_EQ(Count(html, "<line class=\"zero\""), 1);
   EXPECT_GE(Count(html, "<line class=\"tick\""), 3);
+}
+
+// On a phone the chart stays readable: a long name sits on its own line
+// above its bar and does not narrow the plot, and the chart shrinks no
+// further than a minimum width, scrolling sideways in its own box.
+TEST(ReportTest, ChartStaysReadableOnANarrowScreen) {
+  // The axis line, which spans the plot.
+  const auto axis = [](const std::string& html) {
+    const size_t at = html.find("<line class=\"axis\"");
+    return at == std::string::npos ? std::string()
+                                   : html.substr(at, html.find("/>", at) - at);
+  };
+  v1::TournamentResults short_names;
+  AddStanding(short_names, "a", 20, -30, 70);
+  AddStanding(short_names, "b", -20, -70, 30);
+  v1::TournamentResults long_name = short_names;
+  long_name.mutable_standings(1)->set_bot(
+      "random-5-with-a-rather-long-name-indeed");
+  const std::string short_html = RenderHtmlReport(short_names);
+  const std::string long_html = RenderHtmlReport(long_name);
+  ASSERT_FALSE(axis(short_html).empty());
+  EXPECT_EQ(axis(short_html), axis(long_html));
+  // Each name starts at the plot's left edge, on its own line.
+  EXPECT_THAT(long_html,
+              HasSubstr("<text class=\"botname\" x=\"14.0\" y=\"58.0\">"
+                        "random-5-with-a-rather-long-name-indeed</text>"));
+  EXPECT_THAT(long_html, HasSubstr("<div class=\"chart\"><svg width=\""));
+  EXPECT_THAT(long_html, HasSubstr(".chart { max-width: 100%; overflow-x: "
+                                   "auto; }\n.chart svg { min-width: 420px;"));
 }
 
 TEST(ReportTest, InfiniteBoundsRenderAsInfinityAndArrows) {
