@@ -193,17 +193,39 @@ Layout LayOut(const google::protobuf::RepeatedPtrField<v1::PssNode>& nodes) {
   return layout;
 }
 
+// The text "hand: seen by seat N only" (11px) ends at the panel's right,
+// x0 + kPanelW - 14, on the name's line.
+std::string SecretNote(int seat) {
+  return absl::StrCat("hand: seen by seat ", seat, " only");
+}
+
+// How many bytes of a seat's name its label (bold 13px, from x0 + 14) holds
+// before SecretNote, "seat N (" and "…)" around the name: widths estimated
+// generously (a character at most 0.68 em bold, 0.62 em regular).
+size_t NameRoom(int seat) {
+  const double note = SecretNote(seat).size() * 11 * 0.62;
+  const double room = kPanelW - 14 - note - 10 - 14;
+  const double chars = room / (13 * 0.68);
+  const double name =
+      chars - static_cast<double>(absl::StrCat("seat ", seat, " (.)").size());
+  return name < 1 ? 1 : static_cast<size_t>(name);
+}
+
 // Seat `seat`'s panel, with its top-left corner at (x0, y0): its frame
-// (highlighted on its turn), name, score, hand size and tokens.
+// (highlighted on its turn: never once it is eliminated or the game is
+// over), name, score, hand size and tokens.
 std::string SeatFrame(const v1::Header& header, const v1::PssBoard& board,
-                      int seat, double x0, double y0) {
+                      const v1::PssDecision& decision, int seat, double x0,
+                      double y0) {
   const v1::PssSeatView& view = board.seats(seat);
-  const bool active = static_cast<int>(board.active_seat()) == seat;
+  const bool active = static_cast<int>(board.active_seat()) == seat &&
+                      view.live() &&
+                      decision.phase() != v1::PSS_PHASE_GAME_OVER;
   return absl::StrCat(
       "<g class=\"ps-seat\"><rect class=\"ps-panel", active ? " ps-active" : "",
       "\" x=\"", Px(x0 + 4), "\" y=\"", Px(y0 + 4), "\" width=\"", kPanelW - 8,
       "\" height=\"", kPanelH - 8, "\"/><text class=\"ps-h\" x=\"", Px(x0 + 14),
-      "\" y=\"", Px(y0 + 24), "\">", SeatLabel(header, seat),
+      "\" y=\"", Px(y0 + 24), "\">", SeatLabel(header, seat, NameRoom(seat)),
       "</text><text class=\"ps-small\" x=\"", Px(x0 + 14), "\" y=\"",
       Px(y0 + 42), "\">",
       view.live() ? absl::StrCat(view.smart_asses(), view.smart_asses() == 1
@@ -224,9 +246,9 @@ std::string SeatHand(const v1::Observation* own, int seat, double x0,
                 own->pyramid_scheme().hand().end());
   }
   double x = x0 + kPanelW - 14 - 24.0 * std::max<size_t>(hand.size(), 1);
-  std::string out = absl::StrCat(
-      "<g><text class=\"ps-secret\" x=\"", Px(x0 + kPanelW - 14), "\" y=\"",
-      Px(y0 + 20), "\">hand: seen by seat ", seat, " only</text>");
+  std::string out =
+      absl::StrCat("<g><text class=\"ps-secret\" x=\"", Px(x0 + kPanelW - 14),
+                   "\" y=\"", Px(y0 + 20), "\">", SecretNote(seat), "</text>");
   for (const v1::PssCard& card : hand) {
     absl::StrAppend(&out, Card(card, x, y0 + 26, 22, 30, "ps-hand"));
     x += 24;
@@ -294,7 +316,8 @@ Picture Draw(const Moment& moment) {
     const v1::Observation* own = SeatView(moment, seat);
     const double x0 = (seat % 2) * kPanelW;
     const double y0 = kBandHeight + (seat / 2) * kPanelH;
-    picture.parts.push_back(SeatFrame(*moment.header, board, seat, x0, y0));
+    picture.parts.push_back(
+        SeatFrame(*moment.header, board, game.decision(), seat, x0, y0));
     picture.parts.push_back(SeatHand(own, seat, x0, y0));
     picture.parts.push_back(SeatPyramid(board.seats(seat), x0, y0));
   }
