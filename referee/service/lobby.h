@@ -286,10 +286,23 @@ class Lobby {
   // released once the match is hosted or its creation failed, when no
   // match that did not break holds it; ALREADY_EXISTS naming the match that
   // does; UNAVAILABLE (try again) while another creation holds the
-  // reservation or the registry cannot be read; RESOURCE_EXHAUSTED or
-  // UNAVAILABLE when the label's match broke and its end cannot be recorded
-  // yet (a restart would resume it as running: ReclaimBrokenRequest).
-  absl::Status ReserveLabel(const std::string& label);
+  // reservation, the registry cannot be read, or a match of the label is
+  // recorded as running but not hosted (StatusOfRunning); RESOURCE_EXHAUSTED
+  // or UNAVAILABLE when the label's match broke and its end cannot be
+  // recorded yet (a restart would resume it as running:
+  // ReclaimBrokenRequest).
+  // A match of the label recorded as running but not hosted whose
+  // request_id is `request_id` (not empty) is this request's own attempt,
+  // cut short: passed over, as ReserveRequest passes it over.
+  absl::Status ReserveLabel(const std::string& label,
+                            const std::string& request_id);
+  // The status now of a match the registry recorded as running: its host's,
+  // or, not hosted, the registry's again (it ended meanwhile); UNAVAILABLE
+  // (with why, to follow "match ID, ") when the registry cannot be read;
+  // NOT_FOUND when it still says running (its creation failed and its entry
+  // was not removed).
+  // Never the lobby's lock held.
+  absl::StatusOr<v1::MatchStatus> StatusOfRunning(const std::string& match_id);
   // The host of `match` (not yet hosted: Host), as `info` describes it: its
   // game, clocks, forfeit policy, creation time, request_id and label.
   std::shared_ptr<MatchHost> NewHost(std::unique_ptr<Match> match,

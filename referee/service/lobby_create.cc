@@ -360,7 +360,35 @@ absl::Status Lobby::ReclaimBrokenRequest(const std::string& request_id,
   return requests_.TakeOver(request_id, match_id);
 }
 
-absl::Status Lobby::ReserveLabel(const std::string& label) {
+absl::StatusOr<v1::MatchStatus> Lobby::StatusOfRunning(
+    const std::string& match_id) {
+  std::shared_ptr<MatchHost> host;
+  {
+    absl::ReaderMutexLock lock(&mu_);
+    host = FindInMemoryLocked(match_id);
+  }
+  // Read without the lobby's lock, as ReserveRequest does.
+  if (host != nullptr) return host->Info(connections_).status();
+  // Not hosted: it ended since it was read (its end is written to the
+  // registry before it leaves memory), or its creation failed and its
+  // entry could not be removed.
+  absl::StatusOr<StoredMatch> again = options_.registry->FindMatch(match_id);
+  if (!again.ok()) {
+    return absl::UnavailableError(
+        absl::StrCat("whose entry the registry cannot read (",
+                     again.status().message(), ")"));
+  }
+  if (again->info.status() == v1::MATCH_RUNNING) {
+    return absl::NotFoundError(
+        "recorded as running but not hosted (its creation failed, and its "
+        "entry could not be removed: the next start resumes it or forgets "
+        "it)");
+  }
+  return again->info.status();
+}
+
+absl::Status Lobby::ReserveLabel(const std::string& label,
+                                 const std::string& request_id) {
   if (!labels_.Reserve(label).ok()) {
     return absl::UnavailableError(
         absl::StrCat("a CreateMatch with label ", QuotedText(label),
@@ -369,8 +397,9 @@ absl::Status Lobby::ReserveLabel(const std::string& label) {
   absl::Cleanup release = [&] { labels_.Release(label); };
   // The matches recorded with the label that did not break, newest first:
   // one that ended is the registry's to answer; one recorded as running is
-  // asked of this run (its end may not be recorded yet; one not hosted was
-  // forgotten: its creation was cut short).
+  // asked of this run (its end may not be recorded yet). Whatever cannot be
+  // told holds the label: a refusal is retried, a label given twice is not
+  // taken back.
   for (int64_t before = 0;;) {
     absl::StatusOr<std::vector<StoredMatch>> page =
         options_.registry->FindLabelled(label, before, kLabelPage);
@@ -384,10 +413,19 @@ absl::Status Lobby::ReserveLabel(const std::string& label) {
       const std::string& match_id = stored.info.match_id();
       v1::MatchStatus status = stored.info.status();
       if (status == v1::MATCH_RUNNING) {
-        std::shared_ptr<MatchHost> host = FindMatch(match_id);
-        if (host == nullptr) continue;
-        // Read without the lobby's lock, as ReserveRequest does.
-        status = host->Info(connections_).status();
+        absl::StatusOr<v1::MatchStatus> now = StatusOfRunning(match_id);
+        // This request's own attempt, cut short: its retry replaces it, as
+        // it does for the request_id (ReserveRequest).
+        if (absl::IsNotFound(now.status()) && !request_id.empty() &&
+            stored.info.request_id() == request_id) {
+          continue;
+        }
+        if (!now.ok()) {
+          return absl::UnavailableError(absl::StrCat(
+              "label ", QuotedText(label), " is the label of match ", match_id,
+              ", ", now.status().message(), "; try again later"));
+        }
+        status = *now;
       }
       if (status != v1::MATCH_BROKEN) {
         return absl::AlreadyExistsError(absl::StrCat(
@@ -485,7 +523,8 @@ absl::StatusOr<v1::CreateMatchResponse> Lobby::CreateMatch(
   const std::string label =
       options_.unique_labels ? config->label : std::string();
   if (!label.empty()) {
-    if (absl::Status s = ReserveLabel(label); !s.ok()) return s;
+    if (absl::Status s = ReserveLabel(label, request.request_id()); !s.ok())
+      return s;
   }
   absl::Cleanup release_label = [this, &label] {
     if (!label.empty()) labels_.Release(label);

@@ -2222,6 +2222,53 @@ TEST_F(LobbyTest, ACreationCutShortThatCannotBeForgottenIsForgottenLater) {
   messages_ = nullptr;
 }
 
+// A match of a label recorded as running but not hosted (its creation cut
+// short, and the registry could not forget it at the start) holds its
+// label against other requests, which are told to try again: the next
+// start resumes or forgets it, and resumed it would share the label with
+// theirs. Its own request_id's retry replaces it, as for the request_id.
+TEST_F(LobbyTest, AnUnhostedMatchOfALabelHoldsItAgainstOtherRequests) {
+  auto registry = std::make_shared<FailingEndRegistry>();
+  registry->set_end_status(absl::OkStatus());
+  const SigningKey key = SigningKey::Generate();
+  unique_labels_ = true;
+  Restart(registry, key);
+  const v1::CreateMatchRequest request = LabelledRequest("cup/run/9", "cut");
+  absl::StatusOr<v1::CreateMatchResponse> created =
+      lobby_->CreateMatch(request);
+  ASSERT_TRUE(created.ok()) << created.status();
+  const std::string first = created->match_id();
+  const std::string log_path = lobby_->FindMatch(first)->log_path();
+  const std::string kept = Create();  // The log directory holds a log.
+  lobby_.reset();
+  std::filesystem::remove(log_path);
+  registry->set_remove_status(DiskFull());
+  messages_ = [](std::string_view) {};
+  Restart(registry, key);
+  ASSERT_EQ(registry->FindMatch(first)->info.status(), v1::MATCH_RUNNING);
+  ASSERT_EQ(lobby_->FindMatch(first), nullptr);
+
+  absl::StatusOr<v1::CreateMatchResponse> other =
+      lobby_->CreateMatch(LabelledRequest("cup/run/9", "other"));
+  EXPECT_EQ(other.status().code(), absl::StatusCode::kUnavailable)
+      << other.status();
+  EXPECT_EQ(std::string(other.status().message()),
+            absl::StrCat("label \"cup/run/9\" is the label of match ", first,
+                         ", recorded as running but not hosted (its creation "
+                         "failed, and its entry could not be removed: the "
+                         "next start resumes it or forgets it); try again "
+                         "later"));
+  absl::StatusOr<v1::CreateMatchResponse> retried =
+      lobby_->CreateMatch(request);
+  ASSERT_TRUE(retried.ok()) << retried.status();
+  EXPECT_NE(retried->match_id(), first);
+  EXPECT_TRUE(
+      RefusedFor(lobby_->CreateMatch(LabelledRequest("cup/run/9", "other")),
+                 "cup/run/9", retried->match_id(), "running"));
+  lobby_.reset();
+  messages_ = nullptr;
+}
+
 // A running match whose log directory is missing at the start (a disk not
 // mounted, a directory moved), or there but empty (the mount point of a
 // disk not mounted, a volume shown empty), is not taken for a creation cut
