@@ -61,19 +61,19 @@ std::string NotSignedBy(std::string_view note, const CheckpointKey& key,
   return text;
 }
 
-// A checkpoint the pinned referee key signed under a referee's origin
-// that names another key: refused (tlog::NamesAnotherRefereeKey). (An
-// origin of another form, --tlog_origin's, is the key's to vouch for.)
+// A checkpoint the pinned referee key signed under an origin of the
+// referees' own (pyramid-referee/...) that is not the key's: refused
+// (tlog::NamesAnotherRefereeKey). (An origin of any other form,
+// --tlog_origin's, is the key's to vouch for.)
 absl::Status WrongRefereeOrigin(std::string_view origin,
                                 const CheckpointKey& key) {
   if (!tlog::NamesAnotherRefereeKey(origin, key.public_key)) {
     return absl::OkStatus();
   }
   return absl::InvalidArgumentError(absl::StrCat(
-      "checkpoint: signed by the pinned referee key (beginning ",
-      ToHex(key.public_key).substr(0, 16), ") under origin \"",
-      tlog::ToAbsl(origin), "\", which names a referee key beginning ",
-      tlog::ToAbsl(tlog::RefereeKeyPrefixOf(origin)),
+      "checkpoint: signed by the pinned referee key under origin \"",
+      tlog::ToAbsl(origin), "\", not the key's own ",
+      tlog::RefereeOrigin(key.public_key),
       ": a referee names its tree after its own key (pin the tree's "
       "verifier key, --tlog_key, to accept that origin)"));
 }

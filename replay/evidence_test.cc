@@ -182,13 +182,21 @@ TEST(EvidenceTest, ARefereeKeyVouchesForNoRefereeOriginOfAnotherKey) {
       OpenCheckpointWith(note(other), pinned);
   ASSERT_FALSE(opened.ok());
   EXPECT_EQ(std::string(opened.status().message()),
-            absl::StrCat("checkpoint: signed by the pinned referee key "
-                         "(beginning ",
-                         own.substr(16), ") under origin \"", other,
-                         "\", which names a referee key beginning "
-                         "0000000000000000: a referee names its tree after its "
-                         "own key (pin the tree's verifier key, --tlog_key, to "
-                         "accept that origin)"));
+            absl::StrCat("checkpoint: signed by the pinned referee key under "
+                         "origin \"",
+                         other, "\", not the key's own ", own,
+                         ": a referee names its tree after its own key (pin "
+                         "the tree's verifier key, --tlog_key, to accept that "
+                         "origin)"));
+  // Any look-alike in the referees' names: upper case, more digits, a word.
+  for (const std::string& look_alike :
+       {absl::AsciiStrToUpper(own).replace(0, 16, "pyramid-referee/"),
+        own + "0", "pyramid-referee/" + own.substr(16, 15),
+        std::string("pyramid-referee/league")}) {
+    if (look_alike == own) continue;
+    EXPECT_FALSE(OpenCheckpointWith(note(look_alike), pinned).ok())
+        << look_alike;
+  }
   const CheckpointKey verifier{
       tlog::FormatVerifierKey(tlog::NoteVerifier{other, key.public_key()}), ""};
   EXPECT_TRUE(OpenCheckpointWith(note(other), verifier).ok());

@@ -65,10 +65,10 @@ absl::StatusOr<std::unique_ptr<TransparencyLog>> TransparencyLog::Open(
   if (tlog::NamesAnotherRefereeKey(origin, key.public_key())) {
     return absl::InvalidArgumentError(absl::StrCat(
         "bad transparency log origin \"", origin,
-        "\": it names a referee key beginning ",
-        tlog::ToAbsl(tlog::RefereeKeyPrefixOf(origin)), ", not this one's (",
+        "\": an origin beginning pyramid-referee/ names a referee's key, and "
+        "this referee's is ",
         DefaultOrigin(key.public_key()),
-        "), and a verifier that pins this key refuses its checkpoints"));
+        " (a verifier that pins its key refuses checkpoints under another)"));
   }
   absl::StatusOr<std::unique_ptr<SqliteDb>> db =
       SqliteDb::Open(path, kMigrations, "transparency log");

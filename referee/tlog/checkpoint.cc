@@ -30,8 +30,8 @@ std::string_view RefereeKeyPrefixOf(std::string_view origin) {
 
 bool NamesAnotherRefereeKey(std::string_view origin,
                             std::string_view public_key) {
-  const std::string_view named = RefereeKeyPrefixOf(origin);
-  return !named.empty() && RefereeOrigin(public_key) != origin;
+  return origin.starts_with(kRefereeOriginPrefix) &&
+         origin != RefereeOrigin(public_key);
 }
 
 namespace {

@@ -29,9 +29,10 @@ std::string RefereeOrigin(std::string_view public_key);
 // The 16 hex digits an origin of that form names; "" for an origin of any
 // other form (one a referee's --tlog_origin chose).
 std::string_view RefereeKeyPrefixOf(std::string_view origin);
-// Whether `origin` is of that form but names a key other than `public_key`:
-// no referee signs under it (a second tree its key's holder kept under it
-// would be out of sight of whoever watches the tree of the key's own name).
+// Whether `origin` begins "pyramid-referee/", the referees' own names, but
+// is not RefereeOrigin(public_key): no referee signs under it (a second tree
+// its key's holder kept under a look-alike name would be out of sight of
+// whoever watches the tree of the key's own name).
 bool NamesAnotherRefereeKey(std::string_view origin,
                             std::string_view public_key);
 
