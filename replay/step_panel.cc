@@ -49,7 +49,9 @@ const char* FaultText(v1::FaultReason reason) {
     case v1::FAULT_REVEAL_TIMEOUT:
       return "no reveal in time";
     case v1::FAULT_REVEAL_MISMATCH:
-      return "reveal does not match its commitment";
+      // The referee's own detail of it (referee/core/decision.cc), which
+      // the panel then does not repeat.
+      return "the reveal does not match the commitment";
     case v1::FAULT_ILLEGAL_ACTION:
       return "illegal action";
     default:
@@ -266,21 +268,6 @@ std::string StepPanelHtml(const v1::Header& header, const MatchStep& step,
     absl::StrAppend(&out, "<pre>", SvgText(text.str()), "</pre>");
   }
   absl::StrAppend(&out, Visibility(step));
-  return out;
-}
-
-std::string OutcomeHtml(const v1::Header& header, const v1::Outcome& outcome) {
-  std::string out = absl::StrCat(
-      "<table class=\"outcome\"><tr><th>Seat</th><th>Rank</th><th>Score</th>"
-      "<th>Forfeited</th></tr>");
-  for (int seat = 0; seat < outcome.seats_size(); ++seat) {
-    const v1::SeatOutcome& s = outcome.seats(seat);
-    absl::StrAppend(&out, "<tr><td>", SeatLabel(header, seat), "</td><td>",
-                    s.rank(), "</td><td>", s.score(), "</td><td>",
-                    s.forfeited() ? "yes" : "", "</td></tr>");
-  }
-  absl::StrAppend(&out, "</table><p>Ended: ",
-                  SvgText(v1::Termination_Name(outcome.termination())), "</p>");
   return out;
 }
 

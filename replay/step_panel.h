@@ -37,10 +37,6 @@ std::string StepPanelHtml(const referee::v1::Header& header,
                           const MatchStep& step, size_t number, size_t count,
                           const std::vector<int64_t>& banks);
 
-// The outcome as an HTML table: each seat's rank, score and forfeit.
-std::string OutcomeHtml(const referee::v1::Header& header,
-                        const referee::v1::Outcome& outcome);
-
 }  // namespace pyramid
 
 #endif  // PYRAMID_REPLAY_STEP_PANEL_H_
