@@ -401,6 +401,11 @@ MatchPage RenderMatchPage(std::string_view file, const VerifyOptions& options) {
   const std::string game =
       match.has_header ? SvgText(PrintableText(match.header.game().game()))
                        : "unknown game";
+  // The game's title ("Flaming Pyramids") for people; its id for a game
+  // this build does not know.
+  const GameDescription* known = FindGame(match.header.game().game());
+  const std::string title =
+      match.has_header && known != nullptr ? SvgText(known->title) : game;
   const GamePicture* picture = PictureFor(match.header.game().game());
   const PageData data = BuildData(match, page.verdict);
   std::string& out = page.html;
@@ -412,11 +417,11 @@ MatchPage RenderMatchPage(std::string_view file, const VerifyOptions& options) {
                   "<meta charset=\"utf-8\">\n<meta name=\"viewport\" "
                   "content=\"width=device-width, initial-scale=1\">\n"
                   "<title>Match viewer: ",
-                  game, "</title>\n<style>", kStyle,
+                  title, "</title>\n<style>", kStyle,
                   picture != nullptr ? std::string(picture->css) : "",
                   "\n</style>\n", "</head>\n<body data-steps=\"", page.steps,
-                  "\">\n<h1>", game, " match</h1>\n", VerdictHtml(page.verdict),
-                  "\n", MatchInfoHtml(match), "\n");
+                  "\">\n<h1>", title, " match</h1>\n",
+                  VerdictHtml(page.verdict), "\n", MatchInfoHtml(match), "\n");
   if (!match.stopped.empty()) {
     absl::StrAppend(&out,
                     "<p class=\"bad\" id=\"stopped\">The viewer read "

@@ -24,6 +24,7 @@
 #include "referee/core/log_reader.h"
 #include "referee/core/log_sink.h"
 #include "referee/games/picture.h"
+#include "referee/games/registry.h"
 #include "replay/match_steps.h"
 #include "replay/pictures.h"
 #include "replay/step_panel.h"
@@ -123,6 +124,10 @@ TEST(HtmlPageTest, EveryGoldenLogIsGenuineWithEveryStep) {
     EXPECT_THAT(page.html,
                 HasSubstr(absl::StrCat("<g class=\"board-", game, "\">")));
     EXPECT_THAT(page.html, HasSubstr("<h3>The end</h3>"));
+    // Titled with the game's name, not its id.
+    EXPECT_THAT(page.html, HasSubstr(absl::StrCat(
+                               "<h1>", std::string(FindGame(game)->title),
+                               " match</h1>")));
     // Deterministic.
     EXPECT_EQ(RenderMatchPage(file, VerifyOptions()).html, page.html);
   }
