@@ -296,12 +296,12 @@ TEST(LogFileTest, AStreamGrowsAheadOfTheLine) {
   std::atomic<int> done{0};
   std::thread stream([&] {
     budget.Grow(4, 4);  // Does not fit: waits.
-    done = done + 1;
+    done += 1;          // One atomic step: the two may end at once.
   });
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
   std::thread take([&] {
     budget.Take(1);  // Would fit, but waits for the stream.
-    done = done + 2;
+    done += 2;
   });
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
   EXPECT_EQ(done, 0);
@@ -333,7 +333,7 @@ TEST(LogFileTest, TheBudgetServesInTurnAndHoldsWhatFits) {
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
   std::thread small([&] {
     budget.Take(1);  // Fits once the large one went, its turn after it.
-    taken = taken + 2;
+    taken += 2;
     budget.Give(1);
   });
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
