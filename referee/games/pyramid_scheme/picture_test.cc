@@ -3,70 +3,38 @@
 // eliminated seat's frame still marked active at the end).
 #include "referee/games/pyramid_scheme/picture.h"
 
-#include <regex>
+#include <optional>
 #include <string>
 #include <vector>
 
-#include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "gtest/gtest.h"
+#include "referee/games/picture_testing.h"
 
 namespace pyramid {
 namespace {
 
 namespace v1 = ::pyramid::referee::v1;
 
-struct Box {
-  double x0, x1, y;
-  std::string what;
-};
+using picture_testing::Box;
+using picture_testing::Font;
 
-std::string Attr(const std::string& attrs, const std::string& name) {
-  std::smatch m;
-  if (std::regex_search(attrs, m,
-                        std::regex("(^|\\s)" + name + "=\"([^\"]*)\""))) {
-    return m[2];
-  }
-  return "";
+// The classes' fonts, from the game's CSS; a card's label (no class) left
+// out.
+std::optional<Font> FontOf(const std::string& cls) {
+  if (cls.empty()) return std::nullopt;
+  Font font;
+  font.bold = cls == "ps-h";
+  font.px =
+      cls.find("ps-small") != std::string::npos || cls == "ps-secret" ? 11 : 13;
+  font.anchor = cls == "ps-secret"                        ? Font::kEnd
+                : cls.find("ps-mid") != std::string::npos ? Font::kMiddle
+                                                          : Font::kStart;
+  return font;
 }
 
-// Characters of SVG text: UTF-8 lead bytes, an entity as one.
-size_t Chars(const std::string& text) {
-  size_t n = 0;
-  for (size_t i = 0; i < text.size(); ++i) {
-    const unsigned char c = text[i];
-    if (c == '&') {
-      i = text.find(';', i);
-    } else if ((c & 0xC0) == 0x80) {
-      continue;
-    }
-    ++n;
-  }
-  return n;
-}
-
-// Every text outside a card, its extent estimated generously for a
-// sans-serif font (0.62 em a character, 0.68 bold; ps-secret ends at x).
+// Every text outside a card, its extent estimated (picture_testing.h).
 std::vector<Box> Texts(const std::string& svg) {
-  std::vector<Box> out;
-  const std::regex text("<text([^>]*)>([^<]*)</text>");
-  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), text);
-       it != std::sregex_iterator(); ++it) {
-    const std::string attrs = (*it)[1], content = (*it)[2];
-    const std::string cls = Attr(attrs, "class");
-    if (cls.empty()) continue;  // A card's label.
-    const bool bold = cls == "ps-h";
-    const double px =
-        cls.find("ps-small") != std::string::npos || cls == "ps-secret" ? 11
-                                                                        : 13;
-    const double x = std::stod(Attr(attrs, "x"));
-    const double w = Chars(content) * px * (bold ? 0.68 : 0.62);
-    const double x0 = cls == "ps-secret"                        ? x - w
-                      : cls.find("ps-mid") != std::string::npos ? x - w / 2
-                                                                : x;
-    out.push_back({x0, x0 + w, std::stod(Attr(attrs, "y")), content});
-  }
-  return out;
+  return picture_testing::TextBoxes(svg, FontOf);
 }
 
 // Four seats with 64-character names; seat 1 eliminated and the last
@@ -95,21 +63,21 @@ struct Match {
 };
 
 std::string Svg(const Match& match) {
-  return absl::StrJoin(scheme::kPicture.draw(match.moment).parts, "");
+  return picture_testing::Svg(scheme::kPicture.draw(match.moment));
 }
 
 TEST(PyramidSchemePictureTest, ALongNameStopsBeforeTheHandsNote) {
   Match match(false);
   const Picture picture = scheme::kPicture.draw(match.moment);
-  const std::vector<Box> texts = Texts(absl::StrJoin(picture.parts, ""));
+  const std::vector<Box> texts = Texts(picture_testing::Svg(picture));
   int names = 0;
   for (const Box& a : texts) {
-    EXPECT_GE(a.x0, 0) << a.what;
-    EXPECT_LE(a.x1, picture.width) << a.what;
+    picture_testing::ExpectWithin(a, picture.width, std::nullopt, "4 seats");
     if (a.what.rfind("seat ", 0) != 0) continue;
     ++names;
     for (const Box& b : texts) {
-      if (&a == &b || b.y != a.y - 4) continue;  // The note's line.
+      // The note's line.
+      if (&a == &b || b.baseline != a.baseline - 4) continue;
       // At least 8 apart: touching texts read as one.
       EXPECT_TRUE(a.x1 + 8 <= b.x0 || b.x1 + 8 <= a.x0)
           << a.what << " [" << a.x0 << ".." << a.x1 << "] and " << b.what

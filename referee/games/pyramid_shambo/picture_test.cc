@@ -3,71 +3,36 @@
 // edge, long names over the chips and the throw counted wrong).
 #include "referee/games/pyramid_shambo/picture.h"
 
+#include <optional>
 #include <regex>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "gtest/gtest.h"
+#include "referee/games/picture_testing.h"
 
 namespace pyramid {
 namespace {
 
 namespace v1 = ::pyramid::referee::v1;
 
-// A box drawn in the picture: a text (its estimated extent) or a chip.
-struct Box {
-  double x0, y0, x1, y1;
-  std::string what;
-};
+using picture_testing::Attr;
+using picture_testing::Box;
+using picture_testing::Font;
 
-std::string Attr(const std::string& attrs, const std::string& name) {
-  std::smatch m;
-  if (std::regex_search(attrs, m,
-                        std::regex("(^|\\s)" + name + "=\"([^\"]*)\""))) {
-    return m[2];
-  }
-  return "";
+// The classes' fonts, from the game's CSS.
+std::optional<Font> FontOf(const std::string& cls) {
+  Font font;
+  font.bold = cls == "sh-h" || cls == "sh-throw" || cls == "sh-role";
+  if (cls == "sh-small") font.px = 11;
+  if (cls == "sh-pips") font.px = 12;
+  return font;
 }
 
-// Characters of SVG text: UTF-8 lead bytes, an entity as one.
-size_t Chars(const std::string& text) {
-  size_t n = 0;
-  for (size_t i = 0; i < text.size(); ++i) {
-    const unsigned char c = text[i];
-    if (c == '&') {
-      i = text.find(';', i);
-    } else if ((c & 0xC0) == 0x80) {
-      continue;
-    }
-    ++n;
-  }
-  return n;
-}
-
-// Every text's extent, estimated generously for a sans-serif font (0.62 em
-// a character, 0.68 bold), the classes' sizes from the game's CSS; and
-// every chip and seat dot.
+// Every text's extent (picture_testing.h), and every chip and seat dot.
 std::vector<Box> Boxes(const std::string& svg) {
-  std::vector<Box> out;
-  // Found by hand: std::regex recurses on a long text.
-  for (size_t at = svg.find("<text"); at != std::string::npos;
-       at = svg.find("<text", at + 1)) {
-    const size_t open = svg.find('>', at);
-    const size_t close = svg.find("</text>", open);
-    const std::string attrs = svg.substr(at + 5, open - at - 5);
-    const std::string content = svg.substr(open + 1, close - open - 1);
-    const std::string cls = Attr(attrs, "class");
-    double px = 13;
-    bool bold = cls == "sh-h" || cls == "sh-throw" || cls == "sh-role";
-    if (cls == "sh-small") px = 11;
-    if (cls == "sh-pips") px = 12;
-    const double x = std::stod(Attr(attrs, "x"));
-    const double y = std::stod(Attr(attrs, "y"));
-    const double w = Chars(content) * px * (bold ? 0.68 : 0.62);
-    out.push_back({x, y - px * 0.8, x + w, y + px * 0.2, content});
-  }
+  std::vector<Box> out = picture_testing::TextBoxes(svg, FontOf);
   const std::regex circle("<circle([^>]*)/>");
   for (auto it = std::sregex_iterator(svg.begin(), svg.end(), circle);
        it != std::sregex_iterator(); ++it) {
@@ -84,28 +49,11 @@ std::vector<Box> Boxes(const std::string& svg) {
   return out;
 }
 
-bool Overlap(const Box& a, const Box& b) {
-  return a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1;
-}
-
-std::string Show(const Box& b) {
-  return absl::StrCat("[", b.x0, "..", b.x1, "]x[", b.y0, "..", b.y1, "] ",
-                      b.what.substr(0, 80));
-}
-
-// Every box inside the picture's width, none over another.
+// Every box inside the picture's width and height, none over another.
 void ExpectLaidOut(const Picture& picture, const std::string& where) {
-  const std::vector<Box> boxes = Boxes(absl::StrJoin(picture.parts, ""));
+  const std::vector<Box> boxes = Boxes(picture_testing::Svg(picture));
   ASSERT_GT(boxes.size(), 10u);
-  for (size_t i = 0; i < boxes.size(); ++i) {
-    EXPECT_GE(boxes[i].x0, 0) << where << ": " << Show(boxes[i]);
-    EXPECT_LE(boxes[i].x1, picture.width) << where << ": " << Show(boxes[i]);
-    EXPECT_LE(boxes[i].y1, picture.height) << where << ": " << Show(boxes[i]);
-    for (size_t j = i + 1; j < boxes.size(); ++j) {
-      EXPECT_FALSE(Overlap(boxes[i], boxes[j]))
-          << where << ": " << Show(boxes[i]) << " and " << Show(boxes[j]);
-    }
-  }
+  picture_testing::ExpectLaidOut(boxes, picture.width, picture.height, where);
 }
 
 v1::ShamboPiece Piece(int colour, int size) {
@@ -223,7 +171,7 @@ TEST(PyramidShamboPictureTest, TheTiesAreCountedByShape) {
   Match match(10);
   match.Throwing();
   const std::string svg =
-      absl::StrJoin(shambo::kPicture.draw(match.moment).parts, "");
+      picture_testing::Svg(shambo::kPicture.draw(match.moment));
   // "\u00a0": a no-break space.
   for (const char* shape : {"Rock", "Paper", "Scissors"}) {
     EXPECT_NE(svg.find(absl::StrCat(shape, "\u00a0×3333")), std::string::npos)
@@ -236,14 +184,13 @@ TEST(PyramidShamboPictureTest, TheHeaderNamesTheThrowBeingMade) {
   Match match(3);
   match.Throwing();
   match.view.mutable_pyramid_shambo()->set_throws_made(2);
-  std::string svg =
-      absl::StrJoin(shambo::kPicture.draw(match.moment).parts, "");
+  std::string svg = picture_testing::Svg(shambo::kPicture.draw(match.moment));
   EXPECT_NE(svg.find(">Throw 3 of at most 10000: seat 2 and seat 1 throw at "
                      "once<"),
             std::string::npos)
       << svg;
   match.view.mutable_pyramid_shambo()->set_phase(v1::SHAMBO_PHASE_CHALLENGE);
-  svg = absl::StrJoin(shambo::kPicture.draw(match.moment).parts, "");
+  svg = picture_testing::Svg(shambo::kPicture.draw(match.moment));
   EXPECT_NE(svg.find(">2 of at most 10000 throws made; seat 2 picks whom to "
                      "challenge<"),
             std::string::npos)

@@ -4,69 +4,37 @@
 // other and long names over the pool).
 #include "referee/games/rock_paper_pyramid/picture.h"
 
+#include <optional>
 #include <regex>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "gtest/gtest.h"
+#include "referee/games/picture_testing.h"
 
 namespace pyramid {
 namespace {
 
 namespace v1 = ::pyramid::referee::v1;
 
-// A box drawn in the picture: a text (its estimated extent) or a piece.
-struct Box {
-  double x0, y0, x1, y1;
-  std::string what;
-};
+using picture_testing::Attr;
+using picture_testing::Box;
+using picture_testing::Font;
+using picture_testing::Show;
+using picture_testing::Svg;
 
-std::string Attr(const std::string& attrs, const std::string& name) {
-  std::smatch m;
-  if (std::regex_search(attrs, m,
-                        std::regex("(^|\\s)" + name + "=\"([^\"]*)\""))) {
-    return m[2];
-  }
-  return "";
+// The classes' fonts, from the game's CSS.
+std::optional<Font> FontOf(const std::string& cls) {
+  Font font;
+  if (cls == "rpp-h") font.bold = true;
+  if (cls == "rpp-score") font.px = 15;
+  if (cls == "rpp-fate") font.px = 12;
+  return font;
 }
 
-// Characters of SVG text: UTF-8 lead bytes, an entity as one.
-size_t Chars(const std::string& text) {
-  size_t n = 0;
-  for (size_t i = 0; i < text.size(); ++i) {
-    const unsigned char c = text[i];
-    if (c == '&') {
-      i = text.find(';', i);
-    } else if ((c & 0xC0) == 0x80) {
-      continue;
-    }
-    ++n;
-  }
-  return n;
-}
-
-// Every text's extent, estimated generously for a sans-serif font (0.62 em
-// a character, 0.68 bold): the classes' sizes from the game's CSS.
 std::vector<Box> Texts(const std::string& svg) {
-  std::vector<Box> out;
-  const std::regex text("<text([^>]*)>([^<]*)</text>");
-  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), text);
-       it != std::sregex_iterator(); ++it) {
-    const std::string attrs = (*it)[1], content = (*it)[2];
-    const std::string cls = Attr(attrs, "class");
-    double px = 13;
-    bool bold = false;
-    if (cls == "rpp-h") bold = true;
-    if (cls == "rpp-score") px = 15;
-    if (cls == "rpp-fate") px = 12;
-    const double x = std::stod(Attr(attrs, "x"));
-    const double y = std::stod(Attr(attrs, "y"));
-    const double w = Chars(content) * px * (bold ? 0.68 : 0.62);
-    out.push_back({x, y - px * 0.8, x + w, y + px * 0.2, content});
-  }
-  return out;
+  return picture_testing::TextBoxes(svg, FontOf);
 }
 
 // Every piece placed from the defs: id rpp-COLOUR-SIZE[b], standing on y.
@@ -87,15 +55,6 @@ std::vector<Box> Pieces(const std::string& svg) {
                    absl::StrCat("piece ", (*it)[0].str())});
   }
   return out;
-}
-
-bool Overlap(const Box& a, const Box& b) {
-  return a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1;
-}
-
-std::string Show(const Box& b) {
-  return absl::StrCat("[", b.x0, "..", b.x1, "]x[", b.y0, "..", b.y1, "] ",
-                      b.what);
 }
 
 v1::RppPiece P(v1::RppColour colour, v1::RppSize size) {
@@ -146,10 +105,6 @@ struct Match {
   }
 };
 
-std::string Svg(const Picture& picture) {
-  return absl::StrJoin(picture.parts, "");
-}
-
 double TextX(const std::vector<Box>& texts, const std::string& what) {
   for (const Box& t : texts) {
     if (t.what == what) return t.x0;
@@ -188,15 +143,8 @@ TEST(RockPaperPyramidPictureTest, NothingOverlapsOrPassesTheEdge) {
     const size_t texts = boxes.size();
     for (const Box& piece : Pieces(svg)) boxes.push_back(piece);
     ASSERT_GT(boxes.size(), texts + 3 * 12);
-    for (size_t i = 0; i < boxes.size(); ++i) {
-      EXPECT_GE(boxes[i].x0, 0) << Show(boxes[i]);
-      EXPECT_LE(boxes[i].x1, picture.width) << Show(boxes[i]);
-      for (size_t j = i + 1; j < boxes.size(); ++j) {
-        EXPECT_FALSE(Overlap(boxes[i], boxes[j]))
-            << "red " << red << ": " << Show(boxes[i]) << " and "
-            << Show(boxes[j]);
-      }
-    }
+    picture_testing::ExpectLaidOut(boxes, picture.width, std::nullopt,
+                                   absl::StrCat("red ", red));
   }
 }
 
