@@ -82,6 +82,8 @@ def banner_read():
 
 
 wait_for("the banner", banner_read)
+# Written after the banner, as the start's last step (--port_file).
+wait_for("the port file", lambda: os.path.exists(port_file))
 port = int(open(port_file).read())
 # The pipe filled through this process's own end, to its last byte (a
 # write of a page waits while less than a page is free): the referee's
