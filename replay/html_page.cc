@@ -156,7 +156,14 @@ std::string OutcomeSectionHtml(const v1::Header& header,
                     s.rank(), "</td><td>", s.score(), "</td><td>",
                     s.forfeited() ? "yes" : "", "</td></tr>");
   }
-  absl::StrAppend(&out, "</table><p id=\"ended\">Ended: ",
+  absl::StrAppend(&out, "</table>");
+  // What the score counts, as the game's rules page says.
+  if (const GameDescription* game = FindGame(header.game().game());
+      game != nullptr && !game->score.empty()) {
+    absl::StrAppend(
+        &out, "<p id=\"score-meaning\">Score: ", SvgText(game->score), ".</p>");
+  }
+  absl::StrAppend(&out, "<p id=\"ended\">Ended: ",
                   TerminationText(outcome.termination()), ".</p>");
   return out;
 }

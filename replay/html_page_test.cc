@@ -124,6 +124,11 @@ TEST(HtmlPageTest, EveryGoldenLogIsGenuineWithEveryStep) {
     EXPECT_THAT(page.html,
                 HasSubstr(absl::StrCat("<g class=\"board-", game, "\">")));
     EXPECT_THAT(page.html, HasSubstr("<h3>The end</h3>"));
+    // What the score counts, from the game's description.
+    EXPECT_THAT(page.html, HasSubstr(absl::StrCat(
+                               "<p id=\"score-meaning\">Score: ",
+                               std::string(FindGame(game)->score), ".</p>")));
+    EXPECT_FALSE(FindGame(game)->score.empty());
     // Titled with the game's name, not its id.
     EXPECT_THAT(page.html, HasSubstr(absl::StrCat(
                                "<h1>", std::string(FindGame(game)->title),

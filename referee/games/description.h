@@ -60,6 +60,10 @@ struct GameDescription {
   std::string_view id;
   // The game's name as people write it, e.g. "Rock, Paper, Pyramid!".
   std::string_view title;
+  // What a seat's Outcome score counts, as the game's rules page says it
+  // (e.g. "tiles held at the end (fewer is better)"), for people reading
+  // a match's outcome.
+  std::string_view score;
   int min_seats = 0;
   int max_seats = 0;
   // The most bytes a seat's serialized action may take (Game::

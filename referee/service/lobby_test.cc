@@ -2299,7 +2299,9 @@ TEST_F(LobbyTest, AMissingLogDirectoryForgetsNoMatch) {
     const std::string id = Create();
     lobby_.reset();
     std::filesystem::rename(logs, absl::StrCat(logs, ".away", empty));
-    if (empty) ASSERT_TRUE(std::filesystem::create_directory(logs));
+    if (empty) {
+      ASSERT_TRUE(std::filesystem::create_directory(logs));
+    }
     const RecoveryReport report = start();
     EXPECT_EQ(report.forgotten, 0);
     EXPECT_EQ(report.broken, 1);
@@ -2312,7 +2314,9 @@ TEST_F(LobbyTest, AMissingLogDirectoryForgetsNoMatch) {
     EXPECT_THAT(reason, ::testing::Not(::testing::HasSubstr("/"))) << reason;
     EXPECT_EQ(registry->FindMatch(id)->info.broken_reason(), reason);
     lobby_.reset();
-    if (!empty) ASSERT_TRUE(std::filesystem::create_directory(logs));
+    if (!empty) {
+      ASSERT_TRUE(std::filesystem::create_directory(logs));
+    }
   }
 }
 

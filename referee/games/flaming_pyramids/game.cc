@@ -60,6 +60,7 @@ const GameDescription& Description() {
   static const auto* const description = new GameDescription{
       .id = "flaming_pyramids",
       .title = "Flaming Pyramids",
+      .score = "tiles held at the end (fewer is better)",
       .min_seats = 2,
       .max_seats = 6,
       // Actions are a few small fields (docs/protocol.md, "Action size").

@@ -93,6 +93,7 @@ const GameDescription& Description() {
   static const auto* const description = new GameDescription{
       .id = "pyramid_scheme",
       .title = "Pyramid Scheme",
+      .score = "smart-asses at the end (0 once eliminated)",
       .min_seats = 2,
       .max_seats = 4,
       // Actions are a few small fields (docs/protocol.md, "Action size").

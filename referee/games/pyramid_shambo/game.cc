@@ -59,6 +59,7 @@ const GameDescription& Description() {
   static const auto* const description = new GameDescription{
       .id = "pyramid_shambo",
       .title = "Pyramid Shambo",
+      .score = "pips held at the end (0 once eliminated)",
       .min_seats = 2,
       .max_seats = kMaxSeats,
       // A payment lists pieces; every piece of a 10-seat game fits

@@ -52,6 +52,7 @@ const GameDescription& Description() {
   static const auto* const description = new GameDescription{
       .id = "rock_paper_pyramid",
       .title = "Rock, Paper, Pyramid!",
+      .score = "points of the pieces it scored (Large 3, Medium 2, Small 1)",
       .min_seats = kNumSeats,
       .max_seats = kNumSeats,
       // An action names one piece (docs/protocol.md, "Action size").
