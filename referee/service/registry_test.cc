@@ -6,6 +6,7 @@
 #include "referee/service/registry.h"
 
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -258,6 +259,20 @@ TEST(MemoryRegistryTest, AnswersPointQueries) {
   AnswersPointQueries(*registry);
 }
 
+// Adds a running match "match-N" (its log /logs/match-N.pyrlog), the rest
+// of its MatchInfo filled by `fill`; returns its id.
+std::string AddRunning(Registry& registry, int n,
+                       const std::function<void(v1::MatchInfo&)>& fill) {
+  StoredMatch match;
+  const std::string id = absl::StrCat("match-", n);
+  match.info.set_match_id(id);
+  match.info.set_status(v1::MATCH_RUNNING);
+  fill(match.info);
+  match.log_path = absl::StrCat("/logs/", id, ".pyrlog");
+  EXPECT_TRUE(registry.AddMatch(match).ok());
+  return id;
+}
+
 // FindRequest names the newest match of a request_id still recorded, the
 // same of both registries: once the newest is removed (its creation failed
 // before its log existed), the one created before it with that request_id
@@ -265,14 +280,9 @@ TEST(MemoryRegistryTest, AnswersPointQueries) {
 // is left, none.
 void FindsTheNewestRequestLeftAfterRemovals(Registry& registry) {
   const auto add = [&registry](int n, const std::string& request_id) {
-    StoredMatch match;
-    const std::string id = absl::StrCat("match-", n);
-    match.info.set_match_id(id);
-    match.info.set_status(v1::MATCH_RUNNING);
-    match.info.set_request_id(request_id);
-    match.log_path = absl::StrCat("/logs/", id, ".pyrlog");
-    EXPECT_TRUE(registry.AddMatch(match).ok());
-    return id;
+    return AddRunning(registry, n, [&](v1::MatchInfo& info) {
+      info.set_request_id(request_id);
+    });
   };
   const auto named = [&registry](const std::string& request_id) {
     absl::StatusOr<std::string> found = registry.FindRequest(request_id);
@@ -315,14 +325,8 @@ TEST(MemoryRegistryTest, FindsTheNewestRequestLeftAfterRemovals) {
 // for the empty label.
 void FindsTheMatchesOfALabelThatDidNotBreak(Registry& registry) {
   const auto add = [&registry](int n, const std::string& label) {
-    StoredMatch match;
-    const std::string id = absl::StrCat("match-", n);
-    match.info.set_match_id(id);
-    match.info.set_status(v1::MATCH_RUNNING);
-    match.info.set_label(label);
-    match.log_path = absl::StrCat("/logs/", id, ".pyrlog");
-    EXPECT_TRUE(registry.AddMatch(match).ok());
-    return id;
+    return AddRunning(registry, n,
+                      [&](v1::MatchInfo& info) { info.set_label(label); });
   };
   // As the lobby records an end: its final info, label included.
   const auto end = [&registry](const std::string& id, v1::MatchStatus status) {
