@@ -89,8 +89,10 @@ bots { name: "r3" command: "$bin/bot" command: "--quiet" }
 bots { name: "r4" command: "$bin/bot" command: "--quiet" }
 TXT
 status=0
+# A refusal for want of space is waited out as long as the tournament's
+# matches go on ending, and for --referee_retry_s after the last: 2 s here.
 timeout 120 "$bin/tournament" "$dir/t.txt" --referee="$address" \
-  --referee_key="$dir/data/referee.key.pub" \
+  --referee_key="$dir/data/referee.key.pub" --referee_retry_s=2 \
   --admin_token_file="$dir/data/admin.token" \
   >"$dir/tournament.out" 2>"$dir/tournament.err" || status=$?
 ((status != 124)) || fail "the tournament hung"

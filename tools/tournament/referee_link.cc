@@ -251,13 +251,28 @@ grpc::Status RefereeLink::Retrying(
                        LimitIn(context) == 0) ||
                       (status.error_code() == grpc::StatusCode::CANCELLED &&
                        !cancelled_.load());
-    if (!lost) return status;
+    if (!lost) {
+      Heard();
+      return status;
+    }
     // The outage began at this break.
     if (answered != nullptr && *answered) give_up = absl::Now() + retry_for_;
     if (Interrupted(Waiting::kAnswer)) {
       return grpc::Status(grpc::StatusCode::CANCELLED, kInterrupted);
     }
-    if (absl::Now() + backoff.delay() > give_up) return status;
+    // A referee that another call waited out a whole window for, unheard
+    // from since, has gone: this call gives up with it, not a window later.
+    if (gone_.load()) return status;
+    if (absl::Now() + backoff.delay() > give_up) {
+      if (!gone_.exchange(true) && note_) {
+        note_(absl::StrCat(
+            "tournament: the referee at ", address_, " has not answered for ",
+            absl::FormatDuration(retry_for_),
+            " (--referee_retry_s): until it answers again, each call to it "
+            "gives up at its first unanswered attempt"));
+      }
+      return status;
+    }
     if (note_ && RetryNoteDue(backoff.delay())) {
       note_(absl::StrCat(
           "tournament: the referee at ", address_, " did not answer (",
@@ -359,6 +374,7 @@ absl::StatusOr<v1::CreateMatchResponse> RefereeLink::CreateMatch(
     if (status.ok()) {
       live_.insert(response.match_id());
       progress_at_ = absl::Now();
+      space_noted_ = false;
       // More of the link's matches live than the limit it learnt: the
       // referee takes more now (restarted with a larger
       // --max_live_matches, or other clients' matches ended). No limit
@@ -366,22 +382,42 @@ absl::StatusOr<v1::CreateMatchResponse> RefereeLink::CreateMatch(
       if (static_cast<int>(live_.size()) > limit_) limit_ = kNoLimit;
       return response;
     }
-    if (status.error_code() != grpc::StatusCode::UNAVAILABLE || said == 0) {
-      return FromGrpc(status, "creating a match");
-    }
-    // The referee is full: at most its limit in flight from now on, each
-    // further match starting as one ends.
+    // The referee is full (its limit of live matches), or has no space to
+    // record a new match (its disk: RESOURCE_EXHAUSTED, "try again when
+    // space returns"). Neither is an outage: the referee answered.
+    const bool full =
+        status.error_code() == grpc::StatusCode::UNAVAILABLE && said != 0;
+    const bool no_space =
+        status.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED;
+    if (!full && !no_space) return FromGrpc(status, "creating a match");
     const int ours = static_cast<int>(live_.size()) + reserved_;
-    limit_ = said;
     refusal_ = RefereeText(status);
-    probe_at_ = absl::Now() + kProbeEvery;
-    ++full_refusals_;
-    if (!full_noted_ && note_) {
-      full_noted_ = true;
-      note_(absl::StrCat("tournament: the referee at ", address_, " is full (",
-                         RefereeText(status), "): matches beyond ",
-                         said > 0 ? absl::StrCat("its ", said) : "those live",
-                         " wait for a place, each created as one ends"));
+    out_of_space_ = no_space;
+    if (full) {
+      // At most its limit in flight from now on, each further match
+      // starting as one ends.
+      limit_ = said;
+      probe_at_ = absl::Now() + kProbeEvery;
+      ++full_refusals_;
+      if (!full_noted_ && note_) {
+        full_noted_ = true;
+        note_(absl::StrCat("tournament: the referee at ", address_,
+                           " is full (", refusal_, "): matches beyond ",
+                           said > 0 ? absl::StrCat("its ", said) : "those live",
+                           " wait for a place, each created as one ends"));
+      }
+    } else if (!space_noted_ && note_) {
+      // Space may return (the operator frees some, or a match ends and its
+      // files are archived elsewhere): waited for as a place is, without a
+      // limit learnt. Said again if it runs out again after a creation.
+      space_noted_ = true;
+      note_(absl::StrCat(
+          "tournament: the referee at ", address_,
+          " cannot record new matches (", refusal_,
+          "): each match waits, tried again as one of this tournament's "
+          "matches ends or after a backoff, until space returns or none has "
+          "ended or been created for ",
+          absl::FormatDuration(retry_for_), " (--referee_retry_s)"));
     }
     if (absl::Status s = StalledStatus(); !s.ok()) return s;
     // A place this link counted as free was refused: other clients' matches
@@ -436,7 +472,8 @@ absl::Status RefereeLink::StalledStatus() {
   if (absl::Now() < progress_at_ + retry_for_) return absl::OkStatus();
   return absl::UnavailableError(absl::StrCat(
       "creating a match: the referee at ", address_,
-      " is full, and none of this tournament's matches has ended or been "
+      out_of_space_ ? " cannot record new matches" : " is full",
+      ", and none of this tournament's matches has ended or been "
       "created for ",
       absl::FormatDuration(retry_for_), " (--referee_retry_s): ", refusal_));
 }
@@ -552,6 +589,7 @@ absl::Status RefereeLink::AwaitRemote(const std::string& match_id,
           // dies at each start after resuming the match would be watched
           // again for good.
           answered = answered || (!event.has_match() && !event.has_snapshot());
+          Heard();
           if (event.has_match() && event.match().status() == v1::MATCH_BROKEN) {
             broken = PrintableText(event.match().broken_reason());
           }

@@ -117,6 +117,12 @@ class RefereeLink {
   // the wait gives up only on places other clients hold. Every
   // CreateMatch waiting then fails together, and a later one that is
   // refused fails at once until one ends or is created.
+  // A referee without space to record a new match (RESOURCE_EXHAUSTED: a
+  // full disk) is waited for the same way, without a limit learnt: the
+  // creation is tried again at the next end of one of the link's matches
+  // or after the backoff, one line saying so, until space returns or the
+  // same rule gives up ("... cannot record new matches, and none of this
+  // tournament's matches has ended or been created for ...").
   absl::StatusOr<referee::v1::CreateMatchResponse> CreateMatch(
       const referee::v1::CreateMatchRequest& request);
   // How many times the referee refused a CreateMatch for its live-match
@@ -272,9 +278,17 @@ class RefereeLink {
   // not one that began an hour ago. The
   // backoff between attempts still grows: a referee that answers and drops
   // each stream at once is called again once per backoff (5 s at most).
+  // A call that waits `retry_for_` unanswered marks the referee gone
+  // (gone_): until anything is heard from it again (Heard), every call
+  // gives up after its first unanswered attempt, so that a referee gone
+  // for good costs a tournament one window, not one per match it goes on
+  // to try; calls already waiting give up at their next attempt.
   grpc::Status Retrying(
       const std::function<grpc::Status(grpc::ClientContext&)>& call,
       const bool* answered = nullptr);
+  // Something came from the referee (an answer, an event of a stream):
+  // it is not gone.
+  void Heard() { gone_ = false; }
   // True once cancelled, or while `interrupted_` says so of a call waiting
   // for `what`.
   bool Interrupted(Waiting what);
@@ -283,7 +297,8 @@ class RefereeLink {
   // counts one more being created. CANCELLED when interrupted;
   // StalledStatus's error once it has one.
   absl::Status AwaitPlace();
-  // The one rule by which a CreateMatch on a full referee gives up:
+  // The one rule by which a CreateMatch on a full referee (or one without
+  // space for a new match) gives up:
   // UNAVAILABLE once `retry_for_` has passed since progress_at_; OK before.
   // Time in which the link's own live matches hold every place it counts
   // (limit_) is no stall, however long they play: progress_at_ is moved
@@ -313,6 +328,7 @@ class RefereeLink {
   // Cancels the Watch streams that stay silent past their SilenceLimit.
   std::unique_ptr<SilenceWatchdog> watchdog_;
   std::atomic<bool> cancelled_{false};
+  std::atomic<bool> gone_{false};                 // Retrying, Heard.
   std::function<bool(Waiting)> interrupted_;      // SetRetryHooks.
   std::function<void(const std::string&)> note_;  // SetRetryHooks.
   absl::Mutex mu_;
@@ -335,9 +351,15 @@ class RefereeLink {
   absl::Time progress_at_ ABSL_GUARDED_BY(place_mu_) = absl::InfinitePast();
   // When a creation may next try beyond limit_ (AwaitPlace).
   absl::Time probe_at_ ABSL_GUARDED_BY(place_mu_) = absl::InfinitePast();
-  std::string refusal_ ABSL_GUARDED_BY(place_mu_);  // The last full one's.
+  // The last refusal's text, and whether it was for want of space (else
+  // for the referee's limit of live matches).
+  std::string refusal_ ABSL_GUARDED_BY(place_mu_);
+  bool out_of_space_ ABSL_GUARDED_BY(place_mu_) = false;
   int full_refusals_ ABSL_GUARDED_BY(place_mu_) = 0;
   bool full_noted_ ABSL_GUARDED_BY(place_mu_) = false;
+  // Whether the refusals for want of space since the last creation were
+  // said.
+  bool space_noted_ ABSL_GUARDED_BY(place_mu_) = false;
 };
 
 // The referee key named in the header of a log that did not verify against

@@ -110,7 +110,12 @@ TEST(RefereeLinkTest, CallsWaitingTogetherSayEachWaitOnce) {
   }
   for (std::thread& call : calls) call.join();
   int first_waits = 0;
+  int gone = 0;  // The line that the first call to give up says.
   for (const std::string& line : lines) {
+    if (absl::StrContains(line, "has not answered for 1s")) {
+      ++gone;
+      continue;
+    }
     EXPECT_TRUE(absl::StartsWith(
         line,
         "tournament: the referee at 127.0.0.1:1 did not answer "
@@ -124,6 +129,7 @@ TEST(RefereeLinkTest, CallsWaitingTogetherSayEachWaitOnce) {
   // once. The later waits drift apart with the calls' own timing, so only
   // that they are fewer than one per call is certain.
   EXPECT_EQ(first_waits, 1) << absl::StrJoin(lines, "\n");
+  EXPECT_EQ(gone, 1) << absl::StrJoin(lines, "\n");
   EXPECT_LT(lines.size(), 3u * kCalls) << absl::StrJoin(lines, "\n");
 }
 
@@ -296,6 +302,142 @@ TEST(RefereeLinkTest, AnUnavailableWithoutTheLimitsTrailerIsAnOutage) {
   EXPECT_EQ(link->full_refusals(), 0);
   ASSERT_FALSE(lines.empty());
   EXPECT_TRUE(absl::StrContains(lines[0], "did not answer")) << lines[0];
+}
+
+// A referee whose GetMatch and CreateMatch answer with the code a test
+// sets (OK, or a refusal without the limit's trailer), counting the calls.
+class ScriptedReferee final : public v1::Referee::Service {
+ public:
+  grpc::Status GetMatch(grpc::ServerContext*, const v1::GetMatchRequest*,
+                        v1::MatchInfo*) override {
+    get_match_calls_.fetch_add(1);
+    return Answer();
+  }
+  grpc::Status CreateMatch(grpc::ServerContext*, const v1::CreateMatchRequest*,
+                           v1::CreateMatchResponse* response) override {
+    create_match_calls_.fetch_add(1);
+    // The first `refusals_left_` calls are refused, the rest answered.
+    if (refusals_left_.fetch_sub(1) > 0) return Answer();
+    response->set_match_id(absl::StrCat("m", create_match_calls_.load()));
+    return grpc::Status::OK;
+  }
+
+  // What GetMatch answers, and CreateMatch for its next `refusals` calls.
+  void Set(grpc::StatusCode code, int refusals = 0) {
+    code_ = code;
+    refusals_left_ = refusals;
+  }
+  int get_match_calls() const { return get_match_calls_.load(); }
+  int create_match_calls() const { return create_match_calls_.load(); }
+
+ private:
+  grpc::Status Answer() const {
+    const grpc::StatusCode code = code_.load();
+    if (code == grpc::StatusCode::RESOURCE_EXHAUSTED) {
+      return grpc::Status(code,
+                          "the referee cannot record new matches now (No "
+                          "space left on device); new matches are refused "
+                          "until space returns");
+    }
+    return grpc::Status(code, code == grpc::StatusCode::OK ? "" : "down");
+  }
+
+  std::atomic<grpc::StatusCode> code_{grpc::StatusCode::OK};
+  std::atomic<int> refusals_left_{0};
+  std::atomic<int> get_match_calls_{0};
+  std::atomic<int> create_match_calls_{0};
+};
+
+// A referee that one call waited a whole window for has gone: the next
+// call gives up at its first unanswered attempt (a referee gone for good
+// cost a window per match the runner went on to try: 100 matches at
+// concurrency 8, an hour). Once the referee answers again, a call waits
+// out a window of its own again.
+TEST(RefereeLinkTest, ACallAfterAWaitedOutOutageGivesUpAtOnce) {
+  ScriptedReferee referee;
+  FakeRefereeRig rig(referee);
+  ASSERT_NO_FATAL_FAILURE(rig.Start(absl::Milliseconds(500)));
+  RefereeLink& link = rig.link();
+  std::vector<std::string> lines;
+  link.SetRetryHooks(nullptr,
+                     [&](const std::string& line) { lines.push_back(line); });
+  referee.Set(grpc::StatusCode::UNAVAILABLE);
+  EXPECT_EQ(link.GetMatch("m1").status().code(),
+            absl::StatusCode::kUnavailable);
+  const int first = referee.get_match_calls();
+  EXPECT_GE(first, 3);  // 100 and 200 ms waits fit in the window.
+  ASSERT_FALSE(lines.empty());
+  EXPECT_EQ(lines.back(),
+            absl::StrCat("tournament: the referee at ", link.address(),
+                         " has not answered for 500ms (--referee_retry_s): "
+                         "until it answers again, each call to it gives up "
+                         "at its first unanswered attempt"));
+
+  EXPECT_EQ(link.GetMatch("m1").status().code(),
+            absl::StatusCode::kUnavailable);
+  EXPECT_EQ(referee.get_match_calls(), first + 1);
+
+  referee.Set(grpc::StatusCode::OK);
+  EXPECT_TRUE(link.GetMatch("m1").ok());
+  referee.Set(grpc::StatusCode::UNAVAILABLE);
+  const int before = referee.get_match_calls();
+  EXPECT_EQ(link.GetMatch("m1").status().code(),
+            absl::StatusCode::kUnavailable);
+  EXPECT_GE(referee.get_match_calls() - before, 3);
+}
+
+// A referee without space for a new match (RESOURCE_EXHAUSTED, "try again
+// when space returns") is waited for, as a full one is, with one line
+// saying so: the match is created once space returns (each such refusal
+// was a match "not played", every match left in the tournament refused
+// in turn within seconds).
+TEST(RefereeLinkTest, ACreationWaitsForSpaceOnTheReferee) {
+  ScriptedReferee referee;
+  referee.Set(grpc::StatusCode::RESOURCE_EXHAUSTED, /*refusals=*/3);
+  FakeRefereeRig rig(referee);
+  ASSERT_NO_FATAL_FAILURE(rig.Start(absl::Seconds(30)));
+  RefereeLink& link = rig.link();
+  std::vector<std::string> lines;
+  link.SetRetryHooks(nullptr,
+                     [&](const std::string& line) { lines.push_back(line); });
+  const absl::StatusOr<v1::CreateMatchResponse> created =
+      link.CreateMatch(v1::CreateMatchRequest());
+  ASSERT_TRUE(created.ok()) << created.status();
+  EXPECT_EQ(referee.create_match_calls(), 4);
+  ASSERT_EQ(lines.size(), 1u) << absl::StrJoin(lines, "\n");
+  EXPECT_TRUE(absl::StartsWith(
+      lines[0], absl::StrCat("tournament: the referee at ", link.address(),
+                             " cannot record new matches (the referee cannot "
+                             "record new matches now (No space left on "
+                             "device)")))
+      << lines[0];
+  EXPECT_EQ(link.full_refusals(), 0);  // No limit of live matches learnt.
+}
+
+// Space that does not return within --referee_retry_s, none of the link's
+// matches ending or being created meanwhile, ends the wait, saying why;
+// a creation after it that is refused fails at once.
+TEST(RefereeLinkTest, AWaitForSpaceGivesUpAfterTheRetryWindow) {
+  ScriptedReferee referee;
+  referee.Set(grpc::StatusCode::RESOURCE_EXHAUSTED, /*refusals=*/1000000);
+  FakeRefereeRig rig(referee);
+  ASSERT_NO_FATAL_FAILURE(rig.Start(absl::Milliseconds(500)));
+  RefereeLink& link = rig.link();
+  const absl::StatusOr<v1::CreateMatchResponse> created =
+      link.CreateMatch(v1::CreateMatchRequest());
+  EXPECT_EQ(created.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_EQ(created.status().message(),
+            absl::StrCat("creating a match: the referee at ", link.address(),
+                         " cannot record new matches, and none of this "
+                         "tournament's matches has ended or been created for "
+                         "500ms (--referee_retry_s): the referee cannot "
+                         "record new matches now (No space left on device); "
+                         "new matches are refused until space returns"));
+  EXPECT_GE(referee.create_match_calls(), 3);
+  const int before = referee.create_match_calls();
+  EXPECT_EQ(link.CreateMatch(v1::CreateMatchRequest()).status().code(),
+            absl::StatusCode::kUnavailable);
+  EXPECT_EQ(referee.create_match_calls(), before + 1);
 }
 
 // A referee that refuses every match with a message holding terminal
