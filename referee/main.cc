@@ -85,7 +85,8 @@ ABSL_FLAG(std::string, key_file, "",
           "DATA_DIR holds no transparency log yet).");
 ABSL_FLAG(std::string, admin_token_file, "",
           "File holding the admin token. Default: the environment variable "
-          "PYRAMID_ADMIN_TOKEN if set, else DATA_DIR/admin.token (generated "
+          "PYRAMID_ADMIN_TOKEN if set and not empty, else DATA_DIR/admin.token "
+          "(generated "
           "0600 when missing).");
 ABSL_FLAG(std::string, tls_cert, "",
           "PEM certificate chain: serve TLS (with --tls_key; neither: "
@@ -237,41 +238,32 @@ ABSL_FLAG(uint32_t, watch_queue_bytes, 32 << 10,
 namespace pyramid {
 namespace {
 
-// The admin token, and where it came from (never the token itself).
+// The admin token, and where it came from (never the token itself):
+// FindAdminToken's (--admin_token_file, $PYRAMID_ADMIN_TOKEN, then
+// DATA_DIR/admin.token, minted there when none of them gives one).
 absl::StatusOr<std::pair<std::string, std::string>> AdminToken(
     const std::filesystem::path& data_dir) {
-  std::string path = absl::GetFlag(FLAGS_admin_token_file);
-  const char* env = std::getenv("PYRAMID_ADMIN_TOKEN");
-  const bool from_env = path.empty() && env != nullptr && *env != '\0';
-  if (from_env) {
-    path = "$PYRAMID_ADMIN_TOKEN";
-  } else if (path.empty()) {
-    path = (data_dir / "admin.token").string();
-    if (!std::filesystem::exists(path)) {
-      const MintedToken minted = MintToken();
-      if (absl::Status s = WriteSecretFile(path, minted.token + "\n");
-          !s.ok()) {
-        return s;
-      }
-    }
-  }
+  const std::string default_file = (data_dir / "admin.token").string();
   // A token no client could send (gRPC metadata) would lock the operator
-  // out: TokenFromText refuses it here.
-  absl::StatusOr<std::string> token =
-      from_env ? TokenFromText(env, path) : ReadTokenFile(path);
-  if (!token.ok()) {
-    // Named after the flag that gave the file, as every flag's mistake.
-    return absl::GetFlag(FLAGS_admin_token_file).empty()
-               ? token.status()
-               : absl::Status(token.status().code(),
-                              absl::StrCat("--admin_token_file: ",
-                                           token.status().message()));
+  // out: FindAdminToken refuses it here.
+  absl::StatusOr<FoundAdminToken> found =
+      FindAdminToken(absl::GetFlag(FLAGS_admin_token_file),
+                     "--admin_token_file", default_file);
+  if (!found.ok()) return found.status();
+  if (found->from == FoundAdminToken::From::kNone) {
+    const MintedToken minted = MintToken();
+    if (absl::Status s = WriteSecretFile(default_file, minted.token + "\n");
+        !s.ok()) {
+      return s;
+    }
+    found = FindAdminToken("", "", default_file);
+    if (!found.ok()) return found.status();
   }
-  if (token->size() < 16) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(path, ": an admin token has at least 16 characters"));
+  if (found->token.size() < 16) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        found->source, ": an admin token has at least 16 characters"));
   }
-  return std::make_pair(std::string(*token), path);
+  return std::make_pair(std::move(found->token), std::move(found->source));
 }
 
 int Fail(const absl::Status& status) {

@@ -79,8 +79,9 @@
 
 ABSL_FLAG(std::string, referee, "127.0.0.1:50051", "Referee address.");
 ABSL_FLAG(std::string, admin_token_file, "",
-          "File holding the admin token (default: $PYRAMID_ADMIN_TOKEN, else "
-          "referee-data/admin.token). Sent with every command but health; "
+          "File holding the admin token (default: $PYRAMID_ADMIN_TOKEN "
+          "unless empty, else referee-data/admin.token). Sent with every "
+          "command but health; "
           "the read commands go without it when none is found (a referee "
           "started with --public_watch=false answers them only with it).");
 ABSL_FLAG(std::string, tls_ca, "", "PEM roots: connect with TLS.");
@@ -169,29 +170,21 @@ int Fail(const grpc::Status& status) {
                    ": ", PrintableText(status.error_message())));
 }
 
-// The admin token from --admin_token_file, $PYRAMID_ADMIN_TOKEN or
-// referee-data/admin.token. An error when the one named cannot be read or
-// is not a token (gRPC would abort on its bytes); when none is named and
-// the default file is missing, an error too unless `optional` (then "").
+// The admin token from --admin_token_file, $PYRAMID_ADMIN_TOKEN (unless
+// empty) or referee-data/admin.token, as FindAdminToken finds it. An error
+// when the one named cannot be read or is not a token (gRPC would abort on
+// its bytes); when none is found, an error too unless `optional` (then "").
 absl::StatusOr<std::string> AdminToken(bool optional = false) {
-  if (const char* env = std::getenv("PYRAMID_ADMIN_TOKEN");
-      absl::GetFlag(FLAGS_admin_token_file).empty() && env != nullptr) {
-    return TokenFromText(env, "$PYRAMID_ADMIN_TOKEN");
+  absl::StatusOr<FoundAdminToken> found =
+      FindAdminToken(absl::GetFlag(FLAGS_admin_token_file), "the admin token",
+                     "referee-data/admin.token");
+  if (!found.ok()) return found.status();
+  if (found->from == FoundAdminToken::From::kNone && !optional) {
+    return absl::NotFoundError(
+        "no admin token: give --admin_token_file or $PYRAMID_ADMIN_TOKEN (or "
+        "run in the directory that holds referee-data/admin.token)");
   }
-  const bool named = !absl::GetFlag(FLAGS_admin_token_file).empty();
-  const std::string path = named ? absl::GetFlag(FLAGS_admin_token_file)
-                                 : "referee-data/admin.token";
-  absl::StatusOr<std::string> text = ReadFileToString(path);
-  if (!text.ok()) {
-    if (optional && !named) return "";
-    return absl::Status(
-        text.status().code(),
-        absl::StrCat("the admin token: ", text.status().message(),
-                     named ? ""
-                           : " (give --admin_token_file or "
-                             "$PYRAMID_ADMIN_TOKEN)"));
-  }
-  return TokenFromText(*text, path);
+  return std::move(found->token);
 }
 
 // Adds the admin token to `context` (none when `optional` and none is

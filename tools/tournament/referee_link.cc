@@ -184,31 +184,25 @@ absl::StatusOr<std::unique_ptr<RefereeLink>> RefereeLink::Connect(
                      key.status().message()));
   }
   // A named file first, else the environment, as refctl and the referee
-  // take it.
-  const char* env = std::getenv("PYRAMID_ADMIN_TOKEN");
-  const bool from_env =
-      admin_token_file.empty() && env != nullptr && *env != '\0';
-  if (admin_token_file.empty() && !from_env) {
+  // take it (FindAdminToken); no default file.
+  absl::StatusOr<FoundAdminToken> token =
+      FindAdminToken(admin_token_file, "admin_token_file", "");
+  if (!token.ok()) {
+    return absl::InvalidArgumentError(token.status().message());
+  }
+  if (token->from == FoundAdminToken::From::kNone) {
     return absl::InvalidArgumentError(
         "a remote referee needs admin_token_file, the file of its admin "
         "token (or $PYRAMID_ADMIN_TOKEN, the token itself)");
   }
-  absl::StatusOr<std::string> token =
-      from_env ? TokenFromText(env, "$PYRAMID_ADMIN_TOKEN")
-               : ReadTokenFile(admin_token_file);
-  if (!token.ok()) {
-    return absl::InvalidArgumentError(
-        from_env
-            ? std::string(token.status().message())
-            : absl::StrCat("admin_token_file: ", token.status().message()));
-  }
   auto link = std::unique_ptr<RefereeLink>(new RefereeLink());
   link->address_ = address;
   link->public_key_ = *std::move(key);
-  link->admin_token_ = *std::move(token);
+  link->admin_token_ = std::move(token->token);
   link->admin_token_source_ =
-      from_env ? "$PYRAMID_ADMIN_TOKEN"
-               : absl::StrCat("admin_token_file ", admin_token_file);
+      token->from == FoundAdminToken::From::kNamedFile
+          ? absl::StrCat("admin_token_file ", token->source)
+          : token->source;
   // A referee that restarts is found again within seconds.
   link->channel_ =
       FastReconnectChannel(address, grpc::InsecureChannelCredentials());

@@ -70,7 +70,9 @@ class RefereeLink {
   // to 5 s) for at most `retry_for`, then fails; a Watch that breaks is
   // resumed by match id, so a referee that comes back within that time
   // costs the tournament nothing. Without `admin_token_file`, the token is
-  // $PYRAMID_ADMIN_TOKEN's value (as refctl and the referee take it). Nothing
+  // $PYRAMID_ADMIN_TOKEN's value, an empty one counting as unset
+  // (FindAdminToken, token_text.h, as refctl and the referee take it); there
+  // is no default file. Nothing
   // is called here: INVALID_ARGUMENT for a key or token file that cannot be
   // read, or no token at all, before anything is made.
   static absl::StatusOr<std::unique_ptr<RefereeLink>> Connect(
