@@ -6,6 +6,11 @@
 #     take it. `PYRAMID_ADMIN_TOKEN= refctl list` in a directory without
 #     referee-data/ lists (no token needed); register-bot so says "no admin
 #     token" (status 1); the token in the variable registers a bot.
+#  2. create-match never writes over a token file in --token_dir (it may
+#     hold a seat token of a match still running, never given again): a
+#     second match into the same directory is refused (status 1) naming
+#     seat-0.token, before any match is created, the first match's tokens
+#     kept; with --replace_tokens it is created and its tokens replace them.
 #
 # Runs from the source root. PYRAMID_BIN names the built binaries (default
 # build/bin).
@@ -35,5 +40,26 @@ PYRAMID_ADMIN_TOKEN= expect_exit empty-register 1 \
 PYRAMID_ADMIN_TOKEN=$(cat "$tmp/data/admin.token") expect_exit env-register 0 \
   'bot token written to' -- bare_refctl register-bot envbot \
   --token_out="$tmp/envbot.token"
+
+# --- 2. Token files are not overwritten unasked
+matches() { refctl list | wc -l; }
+refctl create-match --game=rock_paper_pyramid --seats=3 \
+  --token_dir="$tmp/tok" >"$tmp/first.out" 2>&1 || fail "create-match"
+cp -r "$tmp/tok" "$tmp/tok-first"
+(($(matches) == 1)) || fail "not one match: $(refctl list)"
+expect_exit again 1 \
+  "^refctl: $tmp/tok/seat-0.token exists and may hold a seat token of an earlier match, which the referee never gives again: remove it, give another --token_dir, or give --replace_tokens to overwrite it; no match created\$" \
+  -- refctl create-match --game=rock_paper_pyramid --seats=3 \
+  --token_dir="$tmp/tok"
+(($(matches) == 1)) || fail "a refused create-match created a match"
+diff -r "$tmp/tok-first" "$tmp/tok" >/dev/null || fail "the tokens changed"
+expect_exit replaced 0 "seat 0 token written to $tmp/tok/seat-0.token" \
+  -- refctl create-match --game=rock_paper_pyramid --seats=3 \
+  --token_dir="$tmp/tok" --replace_tokens
+(($(matches) == 2)) || fail "--replace_tokens created no match"
+for seat in 0 1 2; do
+  ! cmp -s "$tmp/tok-first/seat-$seat.token" "$tmp/tok/seat-$seat.token" ||
+    fail "--replace_tokens left seat-$seat.token as it was"
+done
 
 echo "refctl_cli_test: PASS"

@@ -4,7 +4,8 @@
 //   refctl [--referee=ADDR] [--admin_token_file=F] register-bot NAME
 //          [--public_key=HEX] [--token_out=FILE]
 //   refctl ... create-match --game=G [--options=TEXT] --seats=N
-//          [--bots=ID,ID,...] [--token_dir=DIR] [--commit_timeout_ms=..]
+//          [--bots=ID,ID,...] [--token_dir=DIR [--replace_tokens]]
+//          [--commit_timeout_ms=..]
 //          [--reveal_timeout_ms=..] [--forfeit_policy=forfeit|default]
 //   refctl ... get-match MATCH
 //   refctl ... list [--status=running|finished|broken]
@@ -102,7 +103,12 @@ ABSL_FLAG(std::string, bots, "",
 ABSL_FLAG(std::string, names, "", "create-match: comma-separated names.");
 ABSL_FLAG(std::string, token_dir, ".",
           "create-match: seat tokens go to DIR/seat-N.token (DIR is "
-          "created; a token file of an earlier match there is replaced).");
+          "created). A token file already there is never overwritten unless "
+          "--replace_tokens: it may hold a seat token of a match still "
+          "running, which the referee never gives again.");
+ABSL_FLAG(bool, replace_tokens, false,
+          "create-match: overwrite seat-N.token files already in --token_dir "
+          "(the tokens of an earlier match, then lost).");
 ABSL_FLAG(uint32_t, commit_timeout_ms, 0,
           "create-match: commit deadline (0: none). With all four clock "
           "flags 0 the match gets the referee's default clocks; once one is "
@@ -221,9 +227,12 @@ std::string BotTokenPath(const std::string& name) {
 // asked before the call that issues it, so that a path that cannot take it
 // stops the command before the referee records anything whose secret would
 // be lost. Its directory must exist and be writable, `path` must not be a
-// directory, and an existing file is refused unless `replace` (a bot token
-// is issued once: a file that may hold one is never overwritten).
-absl::Status CheckSecretPath(const std::filesystem::path& path, bool replace) {
+// directory, and an existing file is refused unless `replace` (a token is
+// issued once: a file that may hold one is never overwritten unasked), with
+// ALREADY_EXISTS saying "PATH exists and " then `if_exists` (what it may
+// hold and what to do).
+absl::Status CheckSecretPath(const std::filesystem::path& path, bool replace,
+                             absl::string_view if_exists) {
   const std::filesystem::path dir =
       path.has_parent_path() ? path.parent_path() : ".";
   std::error_code error;
@@ -243,10 +252,8 @@ absl::Status CheckSecretPath(const std::filesystem::path& path, bool replace) {
         absl::StrCat("cannot write ", path.string(), ": it is a directory"));
   }
   if (!replace && std::filesystem::exists(status)) {
-    return absl::AlreadyExistsError(absl::StrCat(
-        path.string(),
-        " exists and may hold another bot's token: remove it or give "
-        "--token_out"));
+    return absl::AlreadyExistsError(
+        absl::StrCat(path.string(), " exists and ", if_exists));
   }
   return absl::OkStatus();
 }
@@ -301,7 +308,10 @@ int RegisterBot(v1::Referee::Stub& stub, const std::string& name) {
   }
   // The token is issued once: where it goes is checked first.
   const std::string out = BotTokenPath(name);
-  if (absl::Status s = CheckSecretPath(out, /*replace=*/false); !s.ok()) {
+  if (absl::Status s = CheckSecretPath(
+          out, /*replace=*/false,
+          "may hold another bot's token: remove it or give --token_out");
+      !s.ok()) {
     return Fail(absl::StrCat(s.message(), "; no bot registered"));
   }
   grpc::ClientContext context;
@@ -389,13 +399,18 @@ std::string SeatTokenPath(const std::filesystem::path& dir, int seat) {
 }
 
 // Makes `dir` (--token_dir) and checks that the token of every seat of
-// `request` without a bot can be written there (CheckSecretPath, replacing
-// a file of an earlier match), before the call that issues the tokens.
+// `request` without a bot can be written there (CheckSecretPath), before
+// the call that issues the tokens. A token file already there is refused
+// unless `replace` (--replace_tokens): it may hold a seat token of an
+// earlier match still running, and the referee gives a match's tokens only
+// in the answer that creates it (a retry with the same --request_id gets
+// none), so an overwritten one is lost for good.
 // The directories it makes go into `made`, deepest first, even when it
 // fails: the caller takes them away again (if still empty) unless a match
 // is created. An error ends with "; no match created".
 absl::Status PrepareTokenDir(const std::filesystem::path& dir,
                              const v1::CreateMatchRequest& request,
+                             bool replace,
                              std::vector<std::filesystem::path>* made) {
   std::error_code error;
   for (std::filesystem::path d = dir;
@@ -410,8 +425,11 @@ absl::Status PrepareTokenDir(const std::filesystem::path& dir,
   }
   for (int i = 0; i < request.seats_size(); ++i) {
     if (!request.seats(i).bot_id().empty()) continue;
-    if (absl::Status s =
-            CheckSecretPath(SeatTokenPath(dir, i), /*replace=*/true);
+    if (absl::Status s = CheckSecretPath(
+            SeatTokenPath(dir, i), replace,
+            "may hold a seat token of an earlier match, which the referee "
+            "never gives again: remove it, give another --token_dir, or "
+            "give --replace_tokens to overwrite it");
         !s.ok()) {
       return absl::Status(s.code(),
                           absl::StrCat(s.message(), "; no match created"));
@@ -423,10 +441,10 @@ absl::Status PrepareTokenDir(const std::filesystem::path& dir,
 int CreateMatch(v1::Referee::Stub& stub) {
   absl::StatusOr<v1::CreateMatchRequest> request = RequestFromFlags();
   if (!request.ok()) return Usage(std::string(request.status().message()));
-  // Seat tokens are issued once: where they go is checked first (a retry
-  // with the same --request_id is sent the same tokens, so files of an
-  // earlier match are replaced). What this command creates of --token_dir
-  // is taken away again unless a match is created.
+  // Seat tokens are issued once: where they go is checked first, and files
+  // already there are kept unless --replace_tokens (PrepareTokenDir). What
+  // this command creates of --token_dir is taken away again unless a match
+  // is created.
   const std::filesystem::path dir = absl::GetFlag(FLAGS_token_dir);
   std::vector<std::filesystem::path> made;
   absl::Cleanup unmake = [&made] {
@@ -435,7 +453,9 @@ int CreateMatch(v1::Referee::Stub& stub) {
       std::filesystem::remove(d, ignored);  // Only an empty directory goes.
     }
   };
-  if (absl::Status s = PrepareTokenDir(dir, *request, &made); !s.ok()) {
+  if (absl::Status s = PrepareTokenDir(
+          dir, *request, absl::GetFlag(FLAGS_replace_tokens), &made);
+      !s.ok()) {
     return Fail(std::string(s.message()));
   }
   grpc::ClientContext context;
@@ -737,7 +757,8 @@ constexpr char kHelp[] =
     "  register-bot NAME      register a bot; its token goes to NAME.token\n"
     "                         or --token_out\n"
     "  create-match           --game, --seats or --bots, clocks; seat tokens\n"
-    "                         go to --token_dir; prints the match id\n"
+    "                         go to --token_dir, never over files there\n"
+    "                         unless --replace_tokens; prints the match id\n"
     "  get-match MATCH        the match's MatchInfo as JSON\n"
     "  list                   every match, newest first: id, game, status\n"
     "                         and label, if any (--status)\n"
