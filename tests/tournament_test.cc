@@ -2640,6 +2640,20 @@ TEST_F(TournamentTest, AResumeFinishesAMatchStartedBeforeTheSprtDecided) {
       << second->transparency_verdict();
 }
 
+// A Swiss tournament is bounded as a scheduled one is, before anything is
+// made: 2^31 rounds of 2 bots once wrapped the runner's count of matches to
+// 0, and the runner, starting no bot, played a match of bots never started
+// (SIGSEGV).
+TEST_F(TournamentTest, ASwissTournamentOfTooManyMatchesIsRefused) {
+  absl::StatusOr<v1::TournamentResults> results =
+      Run(Make("pyramid_scheme", 2, 2, "format: SWISS rounds: 2147483648"));
+  EXPECT_EQ(results.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(results.status().message(),
+            "the schedule would hold more than 10000000 matches (2 bots, 2 "
+            "seats, 2147483648 rounds)");
+  EXPECT_FALSE(fs::exists(dir_.File("out")));
+}
+
 TEST_F(TournamentTest, SwissPairsEachRoundFromTheResults) {
   // 5 bots: 2 pairings a round, each played in both seat orders, and a bye.
   absl::StatusOr<v1::TournamentResults> results =

@@ -218,8 +218,13 @@ absl::Status Runner::Prepare() {
   }
   for (const v1::TournamentBot& bot : t_.bots()) names_.push_back(bot.name());
   if (t_.format() == v1::SWISS) {
+    // Refused, as MakeSchedule refuses the other formats', when its rounds
+    // would hold more than kMaxScheduledMatches matches.
+    absl::StatusOr<uint32_t> size =
+        SwissScheduleSize(t_.bots_size(), t_.rounds());
+    if (!size.ok()) return size.status();
     swiss_per_round_ = t_.bots_size() / 2 * 2;
-    scheduled_ = swiss_per_round_ * t_.rounds();
+    scheduled_ = *size;
     return absl::OkStatus();
   }
   absl::StatusOr<std::vector<ScheduledMatch>> schedule = MakeSchedule(

@@ -79,7 +79,10 @@ void Runner::PlayAll() {
   CheckInterrupted();
   std::thread reporter([this] { ProgressLoop(); });
   if (t_.format() == v1::SWISS) {
-    for (uint32_t round = 0; round < t_.rounds() && !Stopped(); ++round) {
+    // The rounds Prepare counted in scheduled_, never more.
+    for (uint32_t round = 0;
+         uint64_t{round} * swiss_per_round_ < scheduled_ && !Stopped();
+         ++round) {
       absl::StatusOr<std::vector<ScheduledMatch>> matches = SwissMatches(round);
       if (!matches.ok()) {
         Note(absl::StrCat("cannot record the pairing of Swiss round ",

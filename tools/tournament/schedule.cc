@@ -211,11 +211,9 @@ class SwissPairer {
   std::vector<char> unpaired_;
 };
 
-}  // namespace
-
-absl::StatusOr<std::vector<ScheduledMatch>> MakeSchedule(
-    v1::TournamentFormat format, int num_bots, int seats, int rounds,
-    uint64_t seed) {
+// INVALID_ARGUMENT unless `num_bots` bots can fill `seats` seats (at least
+// 2) for `rounds` (at least 1) rounds.
+absl::Status CheckPlayable(int num_bots, int seats, uint32_t rounds) {
   if (seats < 2) return absl::InvalidArgumentError("a match needs 2 seats");
   if (num_bots < seats) {
     return absl::InvalidArgumentError(
@@ -223,6 +221,25 @@ absl::StatusOr<std::vector<ScheduledMatch>> MakeSchedule(
                      num_bots, num_bots == 1 ? " is entered" : " are entered"));
   }
   if (rounds < 1) return absl::InvalidArgumentError("rounds must be >= 1");
+  return absl::OkStatus();
+}
+
+// The refusal of a schedule of more than kMaxScheduledMatches matches.
+absl::Status TooManyMatches(int num_bots, int seats, uint32_t rounds) {
+  return absl::InvalidArgumentError(
+      absl::StrCat("the schedule would hold more than ", kMaxScheduledMatches,
+                   " matches (", num_bots, " bots, ", seats, " seats, ", rounds,
+                   rounds == 1 ? " round)" : " rounds)"));
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<ScheduledMatch>> MakeSchedule(
+    v1::TournamentFormat format, int num_bots, int seats, uint32_t rounds,
+    uint64_t seed) {
+  if (absl::Status s = CheckPlayable(num_bots, seats, rounds); !s.ok()) {
+    return s;
+  }
   // The number of matches, before enumerating them: C(free bots, free
   // seats) tables, each in `seats` rotations, each round.
   const int free_bots = format == v1::GAUNTLET ? num_bots - 1 : num_bots;
@@ -232,12 +249,8 @@ absl::StatusOr<std::vector<ScheduledMatch>> MakeSchedule(
     count = count * static_cast<uint64_t>(free_bots - free_seats + k) / k;
   }
   count *= static_cast<uint64_t>(seats);
-  if (count > kMaxScheduledMatches ||
-      count * static_cast<uint64_t>(rounds) > kMaxScheduledMatches) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("the schedule would hold more than ", kMaxScheduledMatches,
-                     " matches (", num_bots, " bots, ", seats, " seats, ",
-                     rounds, rounds == 1 ? " round)" : " rounds)"));
+  if (count > kMaxScheduledMatches || count * rounds > kMaxScheduledMatches) {
+    return TooManyMatches(num_bots, seats, rounds);
   }
   std::vector<std::vector<int>> tables;
   std::vector<int> prefix;
@@ -255,7 +268,7 @@ absl::StatusOr<std::vector<ScheduledMatch>> MakeSchedule(
     return absl::InvalidArgumentError("unknown tournament format");
   }
   std::vector<ScheduledMatch> schedule;
-  for (int round = 0; round < rounds; ++round) {
+  for (uint32_t round = 0; round < rounds; ++round) {
     for (const std::vector<int>& table : tables) {
       for (int shift = 0; shift < seats; ++shift) {
         ScheduledMatch match;
@@ -272,6 +285,15 @@ absl::StatusOr<std::vector<ScheduledMatch>> MakeSchedule(
   stream.Shuffle(schedule);
   for (size_t i = 0; i < schedule.size(); ++i) schedule[i].index = i;
   return schedule;
+}
+
+absl::StatusOr<uint32_t> SwissScheduleSize(int num_bots, uint32_t rounds) {
+  if (absl::Status s = CheckPlayable(num_bots, /*seats=*/2, rounds); !s.ok()) {
+    return s;
+  }
+  const uint64_t count = static_cast<uint64_t>(num_bots / 2 * 2) * rounds;
+  if (count > kMaxScheduledMatches) return TooManyMatches(num_bots, 2, rounds);
+  return static_cast<uint32_t>(count);
 }
 
 SwissRound PairSwissRound(const std::vector<double>& points,

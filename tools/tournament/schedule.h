@@ -28,10 +28,17 @@ struct ScheduledMatch {
 // that order. SWISS is an error: its rounds depend on earlier results and
 // are paired one at a time by PairSwissRound. A schedule of more than
 // kMaxScheduledMatches matches is INVALID_ARGUMENT (checked before any is
-// listed).
+// listed), as is `rounds` 0.
 absl::StatusOr<std::vector<ScheduledMatch>> MakeSchedule(
-    referee::v1::TournamentFormat format, int num_bots, int seats, int rounds,
-    uint64_t seed);
+    referee::v1::TournamentFormat format, int num_bots, int seats,
+    uint32_t rounds, uint64_t seed);
+
+// The number of matches `rounds` Swiss rounds of `num_bots` bots play:
+// num_bots / 2 pairs a round (the odd bot out has the bye), each playing
+// both seat orders. INVALID_ARGUMENT, in MakeSchedule's words, for fewer
+// than 2 bots, `rounds` 0 or more than kMaxScheduledMatches matches, so
+// that a Swiss tournament is bounded as a scheduled one is.
+absl::StatusOr<uint32_t> SwissScheduleSize(int num_bots, uint32_t rounds);
 
 // One Swiss round of a two-seat game.
 struct SwissRound {

@@ -1,6 +1,7 @@
 #include "tools/tournament/schedule.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <set>
 #include <utility>
 #include <vector>
@@ -164,6 +165,36 @@ TEST(ScheduleTest, SwissIsPairedRoundByRound) {
   EXPECT_EQ(schedule.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(schedule.status().message(),
               testing::HasSubstr("PairSwissRound"));
+}
+
+// A tournament file's rounds is a uint32: 2^31 rounds once became a
+// negative int and was refused as "rounds must be >= 1".
+TEST(ScheduleTest, RoundsBeyondIntAreTooManyMatches) {
+  absl::StatusOr<std::vector<ScheduledMatch>> schedule =
+      MakeSchedule(v1::ROUND_ROBIN, 2, 2, uint32_t{1} << 31, 0);
+  EXPECT_EQ(schedule.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(schedule.status().message(),
+            "the schedule would hold more than 10000000 matches (2 bots, 2 "
+            "seats, 2147483648 rounds)");
+  EXPECT_FALSE(MakeSchedule(v1::GAUNTLET, 3, 2, UINT32_MAX, 0).ok());
+}
+
+// Swiss rounds are bounded as a schedule is: 2^31 rounds of 2 bots once
+// wrapped the runner's uint32 count of matches to 0.
+TEST(ScheduleTest, SwissScheduleSizeIsBounded) {
+  EXPECT_EQ(SwissScheduleSize(2, 3).value_or(0), 6u);
+  EXPECT_EQ(SwissScheduleSize(7, 5).value_or(0), 30u);  // A bye a round.
+  EXPECT_EQ(SwissScheduleSize(3, 5000000).value_or(0), 10000000u);
+  const absl::StatusOr<uint32_t> huge = SwissScheduleSize(2, uint32_t{1} << 31);
+  EXPECT_EQ(huge.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(huge.status().message(),
+            "the schedule would hold more than 10000000 matches (2 bots, 2 "
+            "seats, 2147483648 rounds)");
+  EXPECT_FALSE(SwissScheduleSize(3, 5000001).ok());
+  EXPECT_FALSE(SwissScheduleSize(1000, UINT32_MAX).ok());
+  EXPECT_EQ(SwissScheduleSize(4, 0).status().message(), "rounds must be >= 1");
+  EXPECT_EQ(SwissScheduleSize(1, 1).status().message(),
+            "the game seats 2 bots per match but only 1 is entered");
 }
 
 // --- Swiss ---------------------------------------------------------------

@@ -48,7 +48,8 @@ absl::StatusOr<referee::v1::Tournament> ParseTournamentFile(
 // round, 8 matches in flight, 5 s commit and reveal timeouts, output
 // directory out/NAME) and checks everything RunTournament needs:
 // INVALID_ARGUMENT naming the field otherwise ("seats: ..."). The schedule
-// itself is checked by MakeSchedule (its size) and the Swiss pairing.
+// itself is checked by MakeSchedule and SwissScheduleSize (its size) and
+// the Swiss pairing.
 //
 // With `locations` (ParseTournamentFile's of the text `tournament` was
 // parsed from, and nothing changed since), a mistake in a field the text
