@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cmath>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "tools/tournament/ratings.h"
@@ -21,14 +22,25 @@ double OrDefault(double rate) {
   return rate == 0 ? kDefaultSprtErrorRate : rate;
 }
 
+// The most bisection steps SecularRoot takes. Each step halves the
+// interval, and halving any finite width down to the gap between adjacent
+// doubles takes at most about 2,100 steps (from 2^1024 to 2^-1074); the
+// cap guards only against an interval that stops shrinking.
+constexpr int kMaxBisectionSteps = 2200;
+
 // The root x of sum_i p_i (a_i - s) / (1 + x (a_i - s)) = 0, for frequencies
 // p of the scores a = (0, 1/2, 1), all p_i > 0, and 0 < s < 1. The sum
 // falls from +infinity to -infinity on (-1 / (1 - s), 1 / s), where every
-// 1 + x (a_i - s) is positive: bisection, down to adjacent doubles.
+// 1 + x (a_i - s) is positive: bisection, down to adjacent doubles. NaN
+// when s is not in (0, 1) or the interval is not finite (s too close to 0
+// for 1 / s): there is no root to find, and the bisection would not end.
 double SecularRoot(const std::array<double, 3>& p, double s) {
+  if (!(s > 0 && s < 1)) return NAN;
   double low = -1 / (1 - s), high = 1 / s;
-  while (true) {
-    const double mid = low + (high - low) / 2;
+  double mid = NAN;
+  for (int step = 0; step < kMaxBisectionSteps; ++step) {
+    mid = low + (high - low) / 2;
+    if (!std::isfinite(mid)) return NAN;
     if (mid <= low || mid >= high) return mid;
     double sum = 0;
     for (int i = 0; i < 3; ++i) {
@@ -41,6 +53,7 @@ double SecularRoot(const std::array<double, 3>& p, double s) {
       high = mid;
     }
   }
+  return mid;
 }
 
 }  // namespace
@@ -48,6 +61,16 @@ double SecularRoot(const std::array<double, 3>& p, double s) {
 absl::Status ValidateSprt(const v1::SprtSettings& settings) {
   if (!std::isfinite(settings.elo0()) || !std::isfinite(settings.elo1())) {
     return absl::InvalidArgumentError("sprt: elo0 and elo1 must be finite");
+  }
+  for (const auto& [name, elo] :
+       {std::pair<const char*, double>{"elo0", settings.elo0()},
+        std::pair<const char*, double>{"elo1", settings.elo1()}}) {
+    if (!(std::abs(elo) <= kMaxSprtElo)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("sprt: ", name, " (", elo, ") must be in [-",
+                       kMaxSprtElo, ", ", kMaxSprtElo, "] (at ", kMaxSprtElo,
+                       " Elo the expected score is already 1 - 1e-10)"));
+    }
   }
   if (!(settings.elo1() > settings.elo0())) {
     return absl::InvalidArgumentError(

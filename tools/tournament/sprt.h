@@ -13,10 +13,17 @@ namespace pyramid {
 // The error rate an alpha or beta of 0 stands for.
 inline constexpr double kDefaultSprtErrorRate = 0.05;
 
-// OK when `settings` can run: elo0 and elo1 finite with elo1 > elo0; alpha
-// and beta (after 0 becomes kDefaultSprtErrorRate) in (0, 1) with
-// alpha + beta < 1, so that lower bound < 0 < upper bound. Otherwise
-// INVALID_ARGUMENT saying which.
+// The largest |elo0| and |elo1| an SPRT takes. At 4000 Elo the expected
+// score is 1 - 1e-10 (one loss in ten billion games), its distance from 1
+// still held in a double to about six digits; near 6400 Elo it rounds to
+// 1 (at the other end, to 0 far later), where the test is undefined.
+inline constexpr double kMaxSprtElo = 4000;
+
+// OK when `settings` can run: elo0 and elo1 in [-kMaxSprtElo, kMaxSprtElo]
+// with elo1 > elo0; alpha and beta (after 0 becomes kDefaultSprtErrorRate)
+// in (0, 1) with alpha + beta < 1, so that lower bound < 0 < upper bound.
+// Otherwise INVALID_ARGUMENT saying which (and, for an Elo value out of
+// range, the range).
 absl::Status ValidateSprt(const referee::v1::SprtSettings& settings);
 
 // The generalized log-likelihood ratio of H1 (expected score
@@ -28,8 +35,10 @@ absl::Status ValidateSprt(const referee::v1::SprtSettings& settings);
 // sum_i p_i (a_i - s) / (1 + x (a_i - s)) = 0; then
 // LLR = N sum_i p_i (ln(1 + x0 (a_i - s0)) - ln(1 + x1 (a_i - s1))).
 // A count of 0 is replaced by 0.001 (and N is the sum of the counts so
-// regularized), as fishtest does. 0 without games.
-// REQUIRES: elo0, elo1 finite; the counts >= 0.
+// regularized), as fishtest does. 0 without games. NaN when s0 or s1
+// rounds to 1 or to (nearly) 0 in double (an elo above about 6400 or below
+// about -123,000), which ValidateSprt's range excludes.
+// REQUIRES: the counts >= 0.
 double SprtLogLikelihoodRatio(double elo0, double elo1, int wins, int draws,
                               int losses);
 

@@ -6,6 +6,9 @@
 
 #include "tools/tournament/sprt.h"
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <cmath>
 #include <string>
 
@@ -76,6 +79,52 @@ TEST(ValidateSprtTest, AcceptsDefaultsAndRejectsBadSettings) {
   EXPECT_FALSE(ValidateSprt(Settings(0, 5, 0.05, 1.5)).ok());
   EXPECT_EQ(ValidateSprt(Settings(0, 5, 0.6, 0.5)).code(),
             absl::StatusCode::kInvalidArgument);
+}
+
+// An Elo value whose expected score is 1 in double (about 6400 and up) once
+// passed, and the LLR's bisection then started from -infinity and never
+// ended: the runner hung at its first evaluation.
+TEST(ValidateSprtTest, RefusesEloBeyondTheRangeTheTestComputes) {
+  EXPECT_TRUE(ValidateSprt(Settings(-kMaxSprtElo, kMaxSprtElo)).ok());
+  EXPECT_TRUE(ValidateSprt(Settings(3990, 4000)).ok());
+  const absl::Status high = ValidateSprt(Settings(0, 7000));
+  EXPECT_EQ(high.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(high.message(),
+            "sprt: elo1 (7000) must be in [-4000, 4000] (at 4000 Elo the "
+            "expected score is already 1 - 1e-10)");
+  EXPECT_THAT(std::string(ValidateSprt(Settings(-4000.5, 0)).message()),
+              HasSubstr("sprt: elo0 (-4000.5) must be in [-4000, 4000]"));
+  EXPECT_FALSE(ValidateSprt(Settings(6400, 6500)).ok());
+  EXPECT_FALSE(ValidateSprt(Settings(-1e6, -1e5)).ok());
+}
+
+// Runs `f` in a child process that SIGALRM ends after `seconds`: true when
+// it returned in time and `f` returned true. A loop that never ends fails
+// the test instead of hanging the run.
+bool ReturnsTrueInTime(int seconds, bool (*f)()) {
+  const pid_t pid = fork();
+  if (pid == 0) {
+    alarm(seconds);
+    _exit(f() ? 0 : 1);
+  }
+  int status = 0;
+  if (pid < 0 || waitpid(pid, &status, 0) != pid) return false;
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+TEST(SprtLogLikelihoodRatioTest, AnExpectedScoreOf0Or1IsNaNAndEnds) {
+  ASSERT_EQ(ScoreFromElo(7000), 1.0);
+  EXPECT_TRUE(ReturnsTrueInTime(10, [] {
+    return std::isnan(SprtLogLikelihoodRatio(0, 7000, 5, 3, 2)) &&
+           std::isnan(SprtLogLikelihoodRatio(-1e6, 0, 5, 3, 2)) &&
+           std::isnan(SprtLogLikelihoodRatio(0, INFINITY, 5, 3, 2)) &&
+           EvaluateSprt(Settings(0, 7000), 5, 3, 2).decision() ==
+               "inconclusive";
+  }));
+  // The ends of the range compute, in as many steps as any value.
+  EXPECT_TRUE(std::isfinite(
+      SprtLogLikelihoodRatio(-kMaxSprtElo, kMaxSprtElo, 1000, 0, 0)));
+  EXPECT_TRUE(std::isfinite(SprtLogLikelihoodRatio(3000, 4000, 0, 0, 1000)));
 }
 
 TEST(SprtLogLikelihoodRatioTest, MatchesIndependentMaximization) {
