@@ -69,6 +69,7 @@
 #include "grpc/health/v1/health.grpc.pb.h"
 #include "grpcpp/grpcpp.h"
 #include "pyramid/referee/v1/referee_service.grpc.pb.h"
+#include "referee/cli/log_fetch.h"
 #include "referee/cli/program.h"
 #include "referee/cli/referee_client.h"
 #include "referee/cli/text_proto.h"
@@ -559,24 +560,12 @@ int Watch(v1::Referee::Stub& stub, const std::string& match_id) {
   return status.ok() ? 0 : Fail(status);
 }
 
-// One GetLog call: the log's bytes in `bytes`.
-grpc::Status FetchLog(v1::Referee::Stub& stub, const std::string& match_id,
-                      const std::string& admin_token, std::string* bytes) {
-  grpc::ClientContext context;
-  if (!admin_token.empty()) AddBearer(context, admin_token);
-  v1::GetLogRequest request;
-  request.set_match_id(match_id);
-  auto reader = stub.GetLog(&context, request);
-  bytes->clear();
-  v1::LogChunk chunk;
-  while (reader->Read(&chunk)) *bytes += chunk.data();
-  return reader->Finish();
-}
-
-// GetLog, retried while the referee answers UNAVAILABLE (at most
-// --max_log_readers downloads at once, or not reachable now) for up to
-// --retry_for_s, with backoff from 0.1 s doubling to 5 s, as the
-// tournament runner retries (referee_link.cc); each wait is said on stderr.
+// GetLog into --out as the chunks come (DownloadLog, log_fetch.h, as the
+// tournament runner fetches logs: at most 256 MiB, given up after 60 s
+// without a chunk, --out there only once whole), retried while the referee
+// answers UNAVAILABLE (at most --max_log_readers downloads at once, or not
+// reachable now) for up to --retry_for_s, with backoff from 0.1 s doubling
+// to 5 s; each wait is said on stderr.
 int GetLog(v1::Referee::Stub& stub, const std::string& match_id) {
   const std::string out = absl::GetFlag(FLAGS_out);
   if (out.empty()) return Usage("get-log needs --out=FILE");
@@ -584,27 +573,34 @@ int GetLog(v1::Referee::Stub& stub, const std::string& match_id) {
   if (!admin.ok()) return Fail(std::string(admin.status().message()));
   const absl::Time give_up =
       absl::Now() + absl::Seconds(absl::GetFlag(FLAGS_retry_for_s));
-  Backoff backoff;
-  std::string bytes;
-  grpc::Status status;
-  while (true) {
-    status = FetchLog(stub, match_id, *admin, &bytes);
-    if (status.error_code() != grpc::StatusCode::UNAVAILABLE ||
-        absl::Now() + backoff.delay() > give_up) {
-      break;
-    }
-    std::cerr << "refctl: UNAVAILABLE: "
-              << PrintableText(status.error_message()) << "; waiting "
-              << absl::FormatDuration(backoff.delay())
-              << " to retry (--retry_for_s)\n";
-    absl::SleepFor(backoff.delay());
-    backoff.Grow();
+  const RetryRule retry =
+      [&](const std::function<grpc::Status(grpc::ClientContext&)>& attempt) {
+        Backoff backoff;
+        while (true) {
+          grpc::ClientContext context;
+          if (!admin->empty()) AddBearer(context, *admin);
+          const grpc::Status status = attempt(context);
+          if (status.error_code() != grpc::StatusCode::UNAVAILABLE ||
+              absl::Now() + backoff.delay() > give_up) {
+            return status;
+          }
+          std::cerr << "refctl: UNAVAILABLE: "
+                    << PrintableText(status.error_message()) << "; waiting "
+                    << absl::FormatDuration(backoff.delay())
+                    << " to retry (--retry_for_s)\n";
+          absl::SleepFor(backoff.delay());
+          backoff.Grow();
+        }
+      };
+  const absl::StatusOr<uint64_t> written = DownloadLogToFile(
+      stub, match_id,
+      {.address = absl::GetFlag(FLAGS_referee), .taker = "refctl", .what = ""},
+      retry, out);
+  if (!written.ok()) {
+    return Fail(absl::StrCat(absl::StatusCodeToString(written.status().code()),
+                             ": ", written.status().message()));
   }
-  if (!status.ok()) return Fail(status);
-  if (absl::Status s = WriteFileAtomically(out, bytes); !s.ok()) {
-    return Fail(std::string(s.message()));
-  }
-  std::cerr << bytes.size() << " bytes written to " << out << "\n";
+  std::cerr << *written << " bytes written to " << out << "\n";
   return 0;
 }
 

@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "referee/cli/log_fetch.h"
 #include "referee/cli/referee_client.h"
 #include "referee/cli/token_text.h"
 #include "referee/core/log_format.h"
@@ -27,7 +28,6 @@
 #include "referee/service/grpc_status.h"
 #include "referee/service/transparency_log.h"
 #include "replay/verifier.h"
-#include "tools/tournament/incoming_file.h"
 #include "tools/tournament/remote_match_bounds.h"
 #include "tools/tournament/silence_watchdog.h"
 
@@ -711,56 +711,26 @@ absl::StatusOr<v1::ConsistencyProof> RefereeLink::GetConsistencyProof(
   return response;
 }
 
+LogFetchOptions RefereeLink::LogFetch() const {
+  return {.max_bytes = max_log_bytes_,
+          .stall_limit = log_stall_limit_,
+          .address = address_,
+          .taker = "the runner",
+          .what = "fetching the log"};
+}
+
 absl::Status RefereeLink::DownloadLog(const std::string& match_id,
                                       const LogChunks& chunks) {
   if (embedded_ != nullptr) {
     return absl::FailedPreconditionError(
         "the embedded referee keeps no logs but those in its log directory");
   }
-  v1::GetLogRequest request;
-  request.set_match_id(match_id);
-  bool too_long = false;
-  bool stalled = false;
-  absl::Status kept;  // The error of `chunks`, which ended the download.
-  grpc::Status status = Retrying([&](grpc::ClientContext& context) {
-    auto reader = stub_->GetLog(&context, request);
-    watchdog_->Add(&context, log_stall_limit_);
-    kept = chunks.restart();
-    uint64_t received = 0;
-    v1::LogChunk chunk;
-    while (kept.ok() && reader->Read(&chunk)) {
-      watchdog_->Heard(&context, log_stall_limit_);
-      if (chunk.data().size() > max_log_bytes_ - received) {
-        too_long = true;
-        break;
-      }
-      received += chunk.data().size();
-      kept = chunks.append(chunk.data());
-    }
-    if (too_long || !kept.ok()) context.TryCancel();
-    const grpc::Status finished = reader->Finish();
-    stalled = watchdog_->Remove(&context) && !finished.ok();
-    // None is a lost connection, to be fetched again.
-    if (!kept.ok()) return grpc::Status(grpc::StatusCode::INTERNAL, "");
-    if (too_long) return grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED, "");
-    if (stalled) return grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED, "");
-    return finished;
-  });
-  if (!kept.ok()) return kept;
-  if (too_long) {
-    return absl::ResourceExhaustedError(absl::StrCat(
-        "fetching the log: the referee at ", address_, " sent more than ",
-        max_log_bytes_, " bytes of match ", match_id,
-        "'s log, the most the runner takes of one log; not fetched"));
-  }
-  if (stalled) {
-    return absl::DeadlineExceededError(
-        absl::StrCat("fetching the log: the referee at ", address_,
-                     " sent nothing of match ", match_id, "'s log for ",
-                     absl::FormatDuration(log_stall_limit_), "; not fetched"));
-  }
-  if (!status.ok()) return FromGrpc(status, "fetching the log");
-  return absl::OkStatus();
+  return pyramid::DownloadLog(
+      *stub_, match_id, LogFetch(),
+      [&](const std::function<grpc::Status(grpc::ClientContext&)>& attempt) {
+        return Retrying(attempt);
+      },
+      chunks);
 }
 
 absl::StatusOr<std::string> RefereeLink::GetLog(const std::string& match_id) {
@@ -784,17 +754,13 @@ absl::Status RefereeLink::FetchLog(const std::string& match_id,
                                    const std::string& dir,
                                    const std::string& file) {
   if (embedded_ != nullptr) return absl::OkStatus();
-  IncomingFile incoming((std::filesystem::path(dir) / file).string());
-  if (absl::Status s = DownloadLog(
-          match_id,
-          {.restart = [&] { return incoming.Restart(); },
-           .append =
-               [&](std::string_view chunk) { return incoming.Append(chunk); }});
-      !s.ok()) {
-    return s;
-  }
   // Synced, with its directory, before the journal line that names it.
-  return incoming.Commit();
+  return DownloadLogToFile(
+             *stub_, match_id, LogFetch(),
+             [&](const std::function<grpc::Status(grpc::ClientContext&)>&
+                     attempt) { return Retrying(attempt); },
+             (std::filesystem::path(dir) / file).string())
+      .status();
 }
 
 std::optional<std::string> WrongRefereeKey(const Verdict& verdict,

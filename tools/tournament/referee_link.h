@@ -24,6 +24,7 @@
 #include "absl/time/time.h"
 #include "grpcpp/grpcpp.h"
 #include "pyramid/referee/v1/referee_service.grpc.pb.h"
+#include "referee/cli/log_fetch.h"
 #include "referee/crypto/bytes.h"
 #include "replay/verifier.h"
 
@@ -185,28 +186,26 @@ class RefereeLink {
                         const std::string& file);
 
   // A running referee's log of the finished match `match_id` (GetLog), in
-  // memory. FAILED_PRECONDITION for the embedded referee. A referee that
-  // sends more than max_log_bytes() is not sending a log the runner takes:
-  // the call is cancelled as soon as the next chunk would pass that cap,
-  // and fails with RESOURCE_EXHAUSTED naming the cap, having held no more
-  // than it. One that sends no chunk for kLogStallLimit is not sending it
-  // either: the call is cancelled and fails with DEADLINE_EXCEEDED.
-  // FetchLog's download is the same call, with the same refusals.
+  // memory. FAILED_PRECONDITION for the embedded referee. The download is
+  // DownloadLog's (log_fetch.h, as refctl get-log's), its attempts retried
+  // as every call of the link is: a referee that sends more than
+  // max_log_bytes() is not sending a log the runner takes: the call is
+  // cancelled as soon as the next chunk would pass that cap, and fails with
+  // RESOURCE_EXHAUSTED naming the cap, having held no more than it. One that
+  // sends no chunk for kLogStallLimit is not sending it either: the call is
+  // cancelled and fails with DEADLINE_EXCEEDED. FetchLog's download is the
+  // same call, with the same refusals.
   absl::StatusOr<std::string> GetLog(const std::string& match_id);
   // As long as a referee's own --log_stall_timeout_s lets a reader take
   // nothing of a log it sends.
-  static constexpr absl::Duration kLogStallLimit = absl::Seconds(60);
+  static constexpr absl::Duration kLogStallLimit = LogFetchOptions::kStallLimit;
   // Another limit than kLogStallLimit, for tests.
   void SetLogStallLimit(absl::Duration limit) { log_stall_limit_ = limit; }
 
-  // GetLog's cap. No sound bound follows from the games: a log's length
-  // follows its options (Pyramid Shambo's max_throws goes up to 2^32 - 1
-  // throws), while a log under the default options is some MiB (ten seats
-  // of Pyramid Shambo log about 0.5 KB a decision, and play at most 10,000
-  // throws). 256 MiB leaves room for long options and keeps a referee that
-  // streams without end from filling the runner's memory (GetLog) or its
-  // disk (FetchLog).
-  static constexpr uint64_t kMaxLogBytes = uint64_t{256} << 20;
+  // GetLog's cap (LogFetchOptions::kMaxLogBytes, log_fetch.h): it keeps a
+  // referee that streams without end from filling the runner's memory
+  // (GetLog) or its disk (FetchLog).
+  static constexpr uint64_t kMaxLogBytes = LogFetchOptions::kMaxLogBytes;
   uint64_t max_log_bytes() const { return max_log_bytes_; }
   // Another cap than kMaxLogBytes (at least 1 byte).
   void SetMaxLogBytes(uint64_t bytes) { max_log_bytes_ = bytes; }
@@ -249,14 +248,6 @@ class RefereeLink {
                      std::function<void(const std::string&)> note);
 
  private:
-  // Where GetLog's chunks go: `restart` at the start of each attempt (a
-  // download broken by a lost connection starts again), then `append` with
-  // each chunk in order; an error from either ends the download with it.
-  struct LogChunks {
-    std::function<absl::Status()> restart;
-    std::function<absl::Status(std::string_view)> append;
-  };
-
   RefereeLink();
   absl::Status AwaitEmbedded(const std::string& match_id);
   absl::Status AwaitRemote(const std::string& match_id,
@@ -266,6 +257,9 @@ class RefereeLink {
   // retries (GetLog).
   absl::Status DownloadLog(const std::string& match_id,
                            const LogChunks& chunks);
+  // What DownloadLog takes: max_log_bytes_, log_stall_limit_, the address,
+  // "the runner" and "fetching the log" for the messages.
+  LogFetchOptions LogFetch() const;
   // Adds the admin token to `context`'s metadata.
   void Authorize(grpc::ClientContext& context) const;
   // Calls `call` with a new context carrying the admin token until it

@@ -1,4 +1,4 @@
-#include "tools/tournament/incoming_file.h"
+#include "referee/cli/incoming_file.h"
 
 #include <fcntl.h>
 #include <unistd.h>

@@ -1,7 +1,7 @@
 // IncomingFile (incoming_file.h): a file written in pieces is PATH only once
 // committed, and PATH.tmp never stays behind; a restart starts it again.
-// FetchLog's whole download is in referee_link_test.cc.
-#include "tools/tournament/incoming_file.h"
+// A whole download into one is in log_fetch_test.cc.
+#include "referee/cli/incoming_file.h"
 
 #include <filesystem>
 #include <string>

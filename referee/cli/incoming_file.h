@@ -2,10 +2,11 @@
 // synced, renamed over PATH and the directory synced (WriteFileAtomically's
 // guarantees, referee/core/log_sink.h). PATH.tmp goes when the IncomingFile
 // does, unless Commit renamed it: a download that fails or is given up
-// leaves neither file. RefereeLink::FetchLog writes a log fetched from a
-// referee with it, one chunk at a time.
-#ifndef PYRAMID_TOOLS_TOURNAMENT_INCOMING_FILE_H_
-#define PYRAMID_TOOLS_TOURNAMENT_INCOMING_FILE_H_
+// leaves neither file. DownloadLogToFile (log_fetch.h) writes a log fetched
+// from a referee with it, one chunk at a time, for refctl get-log and the
+// tournament runner.
+#ifndef PYRAMID_REFEREE_CLI_INCOMING_FILE_H_
+#define PYRAMID_REFEREE_CLI_INCOMING_FILE_H_
 
 #include <string>
 #include <string_view>
@@ -47,4 +48,4 @@ class IncomingFile {
 
 }  // namespace pyramid
 
-#endif  // PYRAMID_TOOLS_TOURNAMENT_INCOMING_FILE_H_
+#endif  // PYRAMID_REFEREE_CLI_INCOMING_FILE_H_
