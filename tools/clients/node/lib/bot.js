@@ -30,19 +30,31 @@
 // - when the commit deadline comes within deadlineMarginMs before the
 //   strategy's promise settles, commits the fallback action (the first
 //   listed legal action, or `canonical` for an unlisted Pyramid Shambo
-//   payment: always legal) and ignores the late answer; a strategy that
-//   throws or rejects gets the fallback too (logged as a failure, not as
-//   late), and so does one whose action the decision's list of legal
-//   actions does not hold (a warning naming the decision; decisions without
-//   a list are not checked). A strategy that blocks the event loop blocks
-//   the kit: make slow strategies asynchronous;
+//   payment: always legal) and ignores the late answer; an answer at hand
+//   at once is committed even when the clock leaves no time after the
+//   margin (which is said once per match). A strategy that throws or
+//   rejects gets the fallback too (logged as a failure, not as late: its
+//   stack once, the same error again counted), and so does one whose
+//   action is not an Action (an enum name its enum lacks) or that the
+//   decision's list of legal actions does not hold (a warning naming the
+//   decision; decisions without a list are not checked). A strategy that
+//   blocks the event loop blocks the kit: make slow strategies
+//   asynchronous;
 // - when the stream breaks for a reason a reconnection can mend, opens a new
 //   one with the same token, backing off from 100 ms doubling to 5 s, for at
 //   most reconnectForS seconds without a referee, and commits or reveals
-//   again whatever the referee asks for. A stream the referee ended because
+//   again whatever the referee asks for (its last wait cut to what is left
+//   of reconnectForS). A stream the referee ended because
 //   a newer stream of the same token replaced it (another process plays
 //   this token) is not reopened: the run stops with a failure, so that two
 //   processes do not take the token from each other forever;
+// - with a state directory (stateDir, --state_dir), writes each commitment's
+//   record there durably before the commitment leaves (lib/state.js: the
+//   Python kit's format), so that a process restarted between a commit and
+//   its reveal reveals it (or commits it again, never another) when the
+//   referee asks; a record goes once its reveal is acknowledged, its
+//   decision is over or its match ended. A commitment the referee holds
+//   and no record keeps is said once per decision (the seat will fault);
 // - stops cleanly on stop() (the command line calls it on SIGINT and
 //   SIGTERM), after `matches` matches ended, or when the referee closes the
 //   stream.
@@ -51,6 +63,7 @@
 const grpc = require('@grpc/grpc-js');
 const crypto = require('node:crypto');
 const protocol = require('./protocol');
+const state = require('./state');
 const { load, encodeAction } = require('./proto');
 
 // At most this many seats' commitments are kept at once (the salt and action
@@ -59,6 +72,9 @@ const { load, encodeAction } = require('./proto');
 // was acknowledged if any, else the oldest whose reveal is owed. A dropped
 // decision asked again is refused, never committed to anew.
 const MAX_OPEN_DECISIONS = 4096;
+
+// A strategy's distinct errors remembered, to print each one's stack once.
+const STRATEGY_ERRORS = 64;
 
 // Stream errors that another attempt cannot mend.
 const FINAL = new Set([grpc.status.UNAUTHENTICATED, grpc.status.PERMISSION_DENIED,
@@ -149,10 +165,15 @@ class Bot {
    * fallbacks, strategyFailures, streams, failure }.
    * options: key (SeatKey), matches, reconnectForS (300),
    * deadlineMarginMs (500), credentials (grpc credentials; default
-   * plaintext), protoDir, log (function of one line; default stderr),
-   * verbose (log every message received).
+   * plaintext), protoDir, stateDir (keep every commitment there until its
+   * reveal is answered, so that a restarted bot still reveals it; see
+   * lib/state.js), log (function of one line; default stderr), verbose
+   * (log every message received). Throws when `referee` is not HOST:PORT.
    */
   async run(referee, token, options = {}) {
+    const bad = protocol.addressProblem(referee);
+    if (bad) throw new Error(`the referee address ${bad}`);
+    if (options.stateDir) state.prepareDir(options.stateDir);
     this.runner = new Runner(this, referee, token, options);
     return this.runner.run();
   }
@@ -172,6 +193,9 @@ class Runner {
     this.reconnectForS = options.reconnectForS ?? 300;
     this.marginMs = options.deadlineMarginMs ?? 500;
     this.verbose = Boolean(options.verbose);
+    // Where commitments are kept until their reveal is answered (null: in
+    // memory only).
+    this.stateDir = options.stateDir || null;
     this.log = options.log || ((line) => process.stderr.write(`pyramid_kit: ${line}\n`));
     const { Referee, Action } = load(options.protoDir);
     this.Action = Action;
@@ -205,6 +229,14 @@ class Runner {
     this.call = null;
     this.stopping = false;
     this.wakeUp = null;
+    // "match/seat/decision" of the decisions whose commitment the referee
+    // holds and this process does not (said once each), and the matches
+    // whose commit clock leaves the strategy no time (said once each).
+    this.missingSaid = new Set();
+    this.noTimeSaid = new Set();
+    // A strategy's error (its stack) -> how many times it was raised: its
+    // stack is printed the first time only. At most STRATEGY_ERRORS kept.
+    this.strategyErrors = new Map();
   }
 
   async run() {
@@ -229,14 +261,18 @@ class Runner {
           brokenSince = now;
           backoff = 100;
         }
-        if (now - brokenSince > this.reconnectForS * 1000) {
-          this.summary.failure = `no referee for ${Math.round((now - brokenSince) / 1000)} s`;
+        // The last wait is cut to what is left of reconnectForS, so that the
+        // run gives up on time (its last attempt at the end of the window).
+        const left = this.reconnectForS * 1000 - (now - brokenSince);
+        if (left <= 0) {
+          this.summary.failure = `no referee for ${((now - brokenSince) / 1000).toFixed(1)} s`;
           break;
         }
+        const wait = Math.min(backoff, left);
         // In seconds, as the Python kit and docs/writing-a-bot.md say it: "0.1 s".
-        this.log(`stream ended (${status}); reconnecting in ${(backoff / 1000).toFixed(1)} s`);
+        this.log(`stream ended (${status}); reconnecting in ${(wait / 1000).toFixed(1)} s`);
         // eslint-disable-next-line no-await-in-loop
-        await Promise.race([sleep(backoff), new Promise((resolve) => { this.wakeUp = resolve; })]);
+        await Promise.race([sleep(wait), new Promise((resolve) => { this.wakeUp = resolve; })]);
         backoff = Math.min(backoff * 2, 5000);
       }
     } finally {
@@ -308,15 +344,23 @@ class Runner {
     if (kind === 'decision') {
       this.onDecision(m);
     } else if (kind === 'reveal_request') {
-      this.reveal(keyOf(m));
+      if (this.pending.has(keyOf(m))) {
+        this.reveal(keyOf(m));
+      } else if (this.resume(m)) {
+        this.reveal(keyOf(m));
+      }
     } else if (kind === 'reveal_ack') {
-      // The choice is kept: a referee that lost the reveal (a power loss
-      // under --fsync=checkpoints, docs/durability.md) opens the decision
-      // again after its restart, and gets the same commitment. Owed no more,
-      // it is the first to go when room is needed.
+      // The choice is kept in memory: a referee that lost the reveal (a
+      // power loss under --fsync=checkpoints, docs/durability.md) opens the
+      // decision again after its restart, and gets the same commitment.
+      // Owed no more, it is the first to go when room is needed. Its record
+      // in the state directory is done with.
       const entry = this.pending.get(keyOf(m));
       if (entry) clearTimeout(entry.timer);
-      if (entry && entry.revealedOn >= 0) this.touch(keyOf(m), true);
+      if (entry && entry.revealedOn >= 0) {
+        this.touch(keyOf(m), true);
+        this.removeRecord(entry.request);
+      }
     } else if (kind === 'result') {
       this.views.set(`${m.match_id} ${m.seat}`, m.observation);
       this.bot.onResult(m);
@@ -357,6 +401,18 @@ class Runner {
     for (const [key, entry] of this.pending) {
       if (entry.request.match_id === matchId) this.forget(key);
     }
+    for (const key of this.missingSaid) {
+      if (key.startsWith(`${matchId}/`)) this.missingSaid.delete(key);
+    }
+    // Every record of the match, this process's or an earlier one's.
+    if (this.stateDir) {
+      try {
+        state.removeRecords(this.stateDir, matchId);
+      } catch (error) {
+        this.log(`match ${matchId}: cannot remove its records from ${this.stateDir}: `
+          + `${error.message}`);
+      }
+    }
     // Its decisions are refused from now on (this.ended).
     for (const key of this.newest.keys()) {
       if (key.startsWith(`${matchId} `)) this.newest.delete(key);
@@ -376,10 +432,16 @@ class Runner {
     return Boolean(this.matches && this.ended.size >= this.matches);
   }
 
-  /** Closes an open decision (its strategy's answer, if any comes, is dropped). */
+  /**
+   * Closes an open decision (its strategy's answer, if any comes, is
+   * dropped), and removes its record from the state directory.
+   */
   forget(key) {
     const entry = this.pending.get(key);
-    if (entry) clearTimeout(entry.timer);
+    if (entry) {
+      clearTimeout(entry.timer);
+      if (entry.action) this.removeRecord(entry.request);
+    }
     this.pending.delete(key);
     this.lruAcked.delete(key);
     this.lruOwed.delete(key);
@@ -449,8 +511,13 @@ class Runner {
       request.observation_in_result = false;
     }
     const key = keyOf(request);
-    if (request.committed) return; // The reveal comes later.
     let entry = this.pending.get(key);
+    if (request.committed) {
+      // The reveal comes later; a commitment this process does not hold
+      // (it restarted) comes from the state directory, if there.
+      if (!entry) this.resume(request);
+      return;
+    }
     if (entry) {
       // Asked again after a reconnection: the same choice, unless already
       // sent on this stream or still being decided.
@@ -462,26 +529,33 @@ class Runner {
       this.log(`refusing ${where}: ${why}`);
       return;
     }
-    // The seat's older decision is over: the referee moved on.
-    const seatKey = `${request.match_id} ${request.seat}`;
-    const older = this.newest.get(seatKey);
-    if (older !== undefined) this.forget(`${request.match_id}/${request.seat}/${older}`);
-    this.newest.set(seatKey, BigInt(request.decision_id));
-    this.makeRoom();
-    entry = {
-      request, salt: null, action: null, committedOn: -1, revealedOn: -1, timer: null,
-      acked: false,
-    };
-    this.pending.set(key, entry);
-    this.touch(key, false);
+    // A record in the state directory: this process (or an earlier one)
+    // chose already, and the referee may hold that commitment (or lost it
+    // in a power loss): the same one again, never another.
+    const record = this.loadRecord(request);
+    if (record) {
+      entry = this.open(request, record);
+      this.commit(entry);
+      if (request.acting_seats.length === 1) this.reveal(key);
+      return;
+    }
+    entry = this.open(request, null);
     if (request.decision_id === '0') {
       this.settle(entry, seedAction(request), 'seed');
       return;
     }
     const deadline = Number(request.commit_deadline_unix_ms);
     if (deadline) {
-      const budget = Math.max(deadline - Date.now() - this.marginMs, 0);
-      entry.timer = setTimeout(() => this.fallBack(entry), budget);
+      const left = deadline - Date.now();
+      if (left <= this.marginMs && !this.noTimeSaid.has(request.match_id)) {
+        // A strategy that answers at once still commits its answer: the
+        // timer below fires after the promise chain of an answer at hand.
+        this.noTimeSaid.add(request.match_id);
+        this.log(`match ${request.match_id}: the commit clock (${Math.max(Math.round(left), 0)} `
+          + `ms) leaves the strategy no time after the kit's margin (${this.marginMs} ms); a `
+          + 'strategy that has not answered at once commits the fallback action');
+      }
+      entry.timer = setTimeout(() => this.fallBack(entry), Math.max(left - this.marginMs, 0));
     }
     Promise.resolve()
       .then(() => this.bot.decide(request))
@@ -490,15 +564,132 @@ class Runner {
       });
   }
 
-  /** Logs a strategy's error as the Python kit does, then falls back. */
+  /**
+   * Opens the decision of `request`, new to this process: the seat's older
+   * decision is over (the referee moved on). With `record` ({ action, salt },
+   * from the state directory), its choice is that one.
+   */
+  open(request, record) {
+    const key = keyOf(request);
+    const seatKey = `${request.match_id} ${request.seat}`;
+    const older = this.newest.get(seatKey);
+    if (older !== undefined) {
+      this.forget(`${request.match_id}/${request.seat}/${older}`);
+    } else if (this.stateDir) {
+      // The first of the seat in this process: an earlier process's records
+      // of its older decisions are done with.
+      try {
+        state.removeRecords(this.stateDir, request.match_id, request.seat,
+          BigInt(request.decision_id));
+      } catch (error) {
+        this.log(`match ${request.match_id} seat ${request.seat}: cannot remove its older `
+          + `records from ${this.stateDir}: ${error.message}`);
+      }
+    }
+    this.newest.set(seatKey, BigInt(request.decision_id));
+    this.makeRoom();
+    const entry = {
+      request, salt: null, action: null, committedOn: -1, revealedOn: -1, timer: null,
+      acked: false,
+    };
+    if (record) {
+      entry.salt = record.salt;
+      entry.action = record.action;
+      if (!this.bot.quiet) {
+        this.log(`match ${request.match_id} seat ${request.seat} decision ${request.decision_id}: `
+          + `resuming the commitment kept in ${this.stateDir}`);
+      }
+    }
+    this.pending.set(key, entry);
+    this.touch(key, false);
+    return entry;
+  }
+
+  /** The record of `m`'s decision in the state directory, or null (said why). */
+  loadRecord(m) {
+    if (!this.stateDir) return null;
+    try {
+      return state.readRecord(this.stateDir, m.match_id, m.seat, m.decision_id);
+    } catch (error) {
+      this.log(`match ${m.match_id} seat ${m.seat} decision ${m.decision_id}: ${error.message}`);
+      return null;
+    }
+  }
+
+  /**
+   * A commitment the referee holds and this process has no choice for
+   * (`m` a RevealRequest, or a DecisionRequest with committed: true): from
+   * the state directory, opened as committed, when its record is there
+   * (returns true); else said once per decision. Nothing for a decision
+   * refused (its match over, older than the seat's newest, dropped to make
+   * room: said already).
+   */
+  resume(m) {
+    if (this.refusal(m)) return false;
+    const record = this.loadRecord(m);
+    if (!record) {
+      const key = keyOf(m);
+      if (!this.missingSaid.has(key)) {
+        this.missingSaid.add(key);
+        this.log(`match ${m.match_id} seat ${m.seat} decision ${m.decision_id}: the referee holds `
+          + 'a commitment this process does not have (restarted without --state_dir?); the seat '
+          + 'will fault at the reveal deadline');
+      }
+      return false;
+    }
+    const request = m.acting_seats ? m : {
+      match_id: m.match_id, seat: m.seat, decision_id: m.decision_id, acting_seats: [],
+      legal_actions_listed: false, legal_actions: [],
+    };
+    const entry = this.open(request, record);
+    entry.committedOn = this.stream; // The referee has it.
+    return true;
+  }
+
+  /** Writes the entry's record to the state directory, if any. */
+  saveRecord(entry) {
+    if (!this.stateDir) return;
+    const r = entry.request;
+    try {
+      state.writeRecord(this.stateDir, r.match_id, r.seat, r.decision_id, entry.action,
+        entry.salt);
+    } catch (error) {
+      this.log(`match ${r.match_id} seat ${r.seat} decision ${r.decision_id}: cannot keep its `
+        + `commitment in ${this.stateDir} (${error.message}); committing without it`);
+    }
+  }
+
+  /** Removes the record of `r`'s decision from the state directory, if any. */
+  removeRecord(r) {
+    if (!this.stateDir) return;
+    try {
+      state.removeRecord(this.stateDir, r.match_id, r.seat, r.decision_id);
+    } catch (error) {
+      this.log(`match ${r.match_id} seat ${r.seat} decision ${r.decision_id}: cannot remove its `
+        + `record from ${this.stateDir}: ${error.message}`);
+    }
+  }
+
+  /**
+   * Logs a strategy's error as the Python kit does, then falls back: the
+   * stack the first time, a count for the same error again.
+   */
   strategyFailed(entry, error) {
     const r = entry.request;
     this.summary.strategyFailures += 1;
+    const text = error instanceof Error && error.stack ? error.stack : String(error);
+    const times = (this.strategyErrors.get(text) || 0) + 1;
+    this.strategyErrors.delete(text); // Most recent last.
+    this.strategyErrors.set(text, times);
+    if (this.strategyErrors.size > STRATEGY_ERRORS) {
+      this.strategyErrors.delete(this.strategyErrors.keys().next().value);
+    }
     // The message first, then (like Python's traceback) the stack on the
-    // lines after it.
-    const stack = error instanceof Error && error.stack ? `\n${error.stack}` : `\n${error}`;
+    // lines after it; the same error again is counted instead.
+    const after = times === 1 ? text
+      : `the strategy raised the same error again (${times} times so far)`;
     this.log(`strategy failed on match ${r.match_id} seat ${r.seat} decision ${r.decision_id}; `
-      + `sending the fallback action${stack}`);
+      + `sending the fallback action\n${after}`);
     this.fallBack(entry, 'failed');
   }
 
@@ -538,20 +729,26 @@ class Runner {
     try {
       bytes = encodeAction(this.Action, action);
     } catch (error) {
-      this.strategyFailed(entry, `the strategy returned a bad action: ${error.message}`);
+      // Not an object, or an enum field set to a name its enum lacks.
+      this.log(`match ${r.match_id} seat ${r.seat} decision ${r.decision_id}: the strategy's `
+        + `action is not an Action: ${error.message}; sending the fallback action`);
+      this.fallBack(entry, 'illegal');
       return;
     }
     if (source === 'strategy' && r.legal_actions_listed && !this.listed(bytes, r.legal_actions)) {
       // The referee would fault the seat (FAULT_ILLEGAL_ACTION).
+      const n = r.legal_actions.length;
       this.log(`match ${r.match_id} seat ${r.seat} decision ${r.decision_id}: the strategy's `
-        + `action is not one of the ${r.legal_actions.length} legal actions; sending the fallback `
-        + 'action');
+        + `action is not ${n === 1 ? 'the one legal action' : `one of the ${n} legal actions`}; `
+        + 'sending the fallback action');
       this.fallBack(entry, 'illegal');
       return;
     }
     clearTimeout(entry.timer);
     entry.salt = protocol.newSalt();
     entry.action = bytes; // Serialized once: what is hashed is what is revealed.
+    // Durable before the commitment leaves (--state_dir).
+    this.saveRecord(entry);
     this.commit(entry);
     if (entry.request.acting_seats.length === 1) this.reveal(keyOf(entry.request));
   }

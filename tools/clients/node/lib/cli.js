@@ -7,8 +7,9 @@
 // exit status: 0 when, without a PlayError, the --matches it was asked for
 // ended (with 0: the referee closed the stream) or SIGINT/SIGTERM stopped
 // it; 1 otherwise (another process taking the token over included); 2 for
-// bad flags (a negative count, a file that cannot be read: the message names
-// the flag). --help prints every flag with its description (an `extra`
+// bad flags (a negative count, a file that cannot be read or a token file
+// that is empty, a referee address that is not HOST:PORT, a state directory
+// that cannot be written: the message names the flag or variable). --help prints every flag with its description (an `extra`
 // option may carry a `description` and an `arg` name for it too).
 //
 //   --referee HOST:PORT       default $PYRAMID_REFEREE, else 127.0.0.1:50051
@@ -18,6 +19,8 @@
 //   --reconnect_for_s S       reconnect for at most S s without a referee
 //   --deadline_margin_ms MS   commit the fallback this long before a deadline
 //   --tls_ca FILE             PEM roots: connect with TLS
+//   --state_dir DIR           default $PYRAMID_STATE_DIR: keep each commitment
+//                             there until its reveal is answered (lib/state.js)
 //   --proto_dir DIR           the proto/ directory (default: $PYRAMID_PROTO_DIR,
 //                             else the repository's; missing: exit 2)
 //   --quiet / --verbose       print only problems / every message received
@@ -28,15 +31,17 @@ const path = require('node:path');
 const { parseArgs } = require('node:util');
 const grpc = require('@grpc/grpc-js');
 const protocol = require('./protocol');
+const state = require('./state');
 const { Bot } = require('./bot');
 const { SERVICE_FILE, defaultProtoDir } = require('./proto');
 
 // parseArgs options, each with the `arg` name and `description` --help
 // prints (the Python kit's help texts).
 const FLAGS = {
+  // No parseArgs default: main() fills in $PYRAMID_REFEREE, else
+  // 127.0.0.1:50051, knowing which it was to name it in a refusal.
   referee: {
     type: 'string',
-    default: process.env.PYRAMID_REFEREE || '127.0.0.1:50051',
     arg: 'HOST:PORT',
     description: 'referee address (default: $PYRAMID_REFEREE, else 127.0.0.1:50051)',
   },
@@ -74,6 +79,13 @@ const FLAGS = {
       + 'strategy has not answered',
   },
   tls_ca: { type: 'string', arg: 'FILE', description: 'PEM root certificates: connect with TLS' },
+  state_dir: {
+    type: 'string',
+    arg: 'DIR',
+    description: 'keep each commitment (its salt and action) in this directory until its '
+      + 'reveal is answered, so that a bot restarted between a commit and its reveal still '
+      + 'reveals (default: $PYRAMID_STATE_DIR, else in memory only)',
+  },
   proto_dir: {
     type: 'string',
     arg: 'DIR',
@@ -119,6 +131,11 @@ function joinValues(argv, options) {
   return joined;
 }
 
+/** Whether argv gives --NAME (as --NAME VALUE or --NAME=VALUE). */
+function argvHas(argv, name) {
+  return argv.some((arg) => arg === `--${name}` || arg.startsWith(`--${name}=`));
+}
+
 /** Parses argv (default: process.argv) with the shared flags plus `extra`. */
 function parse(argv = process.argv.slice(2), extra = {}) {
   const options = parseArgsOptions({ ...FLAGS, ...extra });
@@ -159,10 +176,24 @@ async function main(botOrFactory, argv = process.argv.slice(2), extra = {}) {
         throw new Error(`--${f}: not a non-negative number: ${flags[f]}`);
       }
     }
+    // An empty flag or variable counts as not given, as in build/bin/bot.
+    const refereeFrom = flags.referee ? '--referee' : '$PYRAMID_REFEREE';
+    if (!flags.referee) flags.referee = process.env.PYRAMID_REFEREE || '127.0.0.1:50051';
+    const badAddress = protocol.addressProblem(flags.referee);
+    if (badAddress) throw new Error(`${refereeFrom} ${badAddress}`);
     token = protocol.readToken(flags.token_file);
     if (flags.key_file) key = protocol.SeatKey.fromFile(flags.key_file);
     credentials = flags.tls_ca
       ? grpc.credentials.createSsl(protocol.readFile('--tls_ca', flags.tls_ca)) : undefined;
+    if (!flags.state_dir) flags.state_dir = process.env.PYRAMID_STATE_DIR || undefined;
+    if (flags.state_dir) {
+      try {
+        state.prepareDir(flags.state_dir);
+      } catch (error) {
+        const from = argvHas(argv, 'state_dir') ? '--state_dir' : '$PYRAMID_STATE_DIR';
+        throw new Error(`${from}: cannot write in ${flags.state_dir}: ${error.message}`);
+      }
+    }
     const protoDir = flags.proto_dir || defaultProtoDir();
     if (!fs.existsSync(path.join(protoDir, SERVICE_FILE))) {
       throw new Error(`no ${SERVICE_FILE} under ${protoDir}: give --proto_dir DIR or `
@@ -185,6 +216,7 @@ async function main(botOrFactory, argv = process.argv.slice(2), extra = {}) {
     deadlineMarginMs: Number(flags.deadline_margin_ms),
     credentials,
     protoDir: flags.proto_dir,
+    stateDir: flags.state_dir,
     verbose: flags.verbose,
   });
   process.off('SIGINT', stop);

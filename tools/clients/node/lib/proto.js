@@ -35,12 +35,47 @@ function load(protoDir = defaultProtoDir()) {
   return { Referee, Action, protoDir };
 }
 
+/**
+ * Throws when an enum field of `object` (a plain object of message `type`,
+ * at `where`) is set to a name its enum does not have, which protobufjs's
+ * fromObject would silently turn into the enum's 0: "piece.colour is
+ * 'RPP_PURPLE', not a value of the enum pyramid.referee.v1.RppColour".
+ * Numbers are left alone (proto3 enums are open).
+ */
+function checkEnums(type, object, where = '') {
+  for (const field of type.fieldsArray) {
+    const value = object[field.name];
+    if (value === null || value === undefined) continue;
+    field.resolve();
+    const target = field.resolvedType;
+    if (!target) continue;
+    const name = `${where}${field.name}`;
+    let values;
+    if (field.map) values = typeof value === 'object' ? Object.values(value) : [];
+    else if (field.repeated) values = Array.isArray(value) ? value : [];
+    else values = [value];
+    for (const v of values) {
+      if (target instanceof protobuf.Enum) {
+        if (typeof v === 'string' && !Object.prototype.hasOwnProperty.call(target.values, v)) {
+          throw new Error(`${name} is ${JSON.stringify(v)}, not a value of the enum `
+            + `${target.fullName.replace(/^\./, '')}`);
+        }
+      } else if (target instanceof protobuf.Type && v && typeof v === 'object'
+          && !Buffer.isBuffer(v)) {
+        checkEnums(target, v, `${name}.`);
+      }
+    }
+  }
+}
+
 /** Serializes an Action given as a plain object (as the strategy returns it). */
-// Fields unknown to Action are ignored, as protobufjs's fromObject does.
+// Fields unknown to Action are ignored, as protobufjs's fromObject does; an
+// enum name unknown to its enum is an Error naming the field and the enum.
 function encodeAction(Action, action) {
   if (action === null || typeof action !== 'object' || Array.isArray(action)) {
     throw new Error(`not an Action object: ${JSON.stringify(action)}`);
   }
+  checkEnums(Action, action);
   return Buffer.from(Action.encode(Action.fromObject(action)).finish());
 }
 

@@ -112,6 +112,7 @@ function readToken(path) {
   const file = path || process.env.PYRAMID_TOKEN_FILE;
   const flag = path ? '--token_file' : '$PYRAMID_TOKEN_FILE';
   const token = (file ? readFile(flag, file, 'latin1') : process.env.PYRAMID_TOKEN || '').trim();
+  if (!token && file) throw new Error(`${flag}: ${file} is empty`);
   if (!token) {
     throw new Error('no token: give --token_file, or set $PYRAMID_TOKEN_FILE or $PYRAMID_TOKEN');
   }
@@ -122,6 +123,27 @@ function readToken(path) {
   return token;
 }
 
+/**
+ * What is wrong with a referee address (empty: nothing). One is HOST:PORT:
+ * HOST a name or an IPv4 address, or an IPv6 address in brackets
+ * ([::1]:50051); PORT 1 to 65535. No scheme (http://), no path.
+ */
+function addressProblem(address) {
+  const text = JSON.stringify(String(address));
+  const form = 'is HOST:PORT (PORT 1 to 65535; an IPv6 host in brackets, as [::1]:50051)';
+  const m = /^(\[[0-9A-Fa-f:.]+(%[A-Za-z0-9._-]+)?\]|[A-Za-z0-9._-]+):([0-9]+)$/.exec(String(address));
+  if (!m) {
+    if (/^[a-zA-Z][a-zA-Z0-9+.-]*:\/\//.test(String(address))) {
+      return `${form}, without a scheme, not ${text}`;
+    }
+    if (/^[^:]*$/.test(String(address))) return `${form}: no port in ${text}`;
+    return `${form}, not ${text}`;
+  }
+  const port = Number(m[3]);
+  if (port < 1 || port > 65535) return `${form}: port ${m[3]} is out of range in ${text}`;
+  return '';
+}
+
 module.exports = {
-  commitment, commitSignatureMessage, newSalt, SeatKey, readToken, readFile,
+  commitment, commitSignatureMessage, newSalt, SeatKey, readToken, readFile, addressProblem,
 };

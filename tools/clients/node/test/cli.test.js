@@ -5,6 +5,8 @@
 'use strict';
 
 const assert = require('node:assert');
+const fs = require('node:fs');
+const os = require('node:os');
 const path = require('node:path');
 const test = require('node:test');
 const { Bot } = require('../lib/bot');
@@ -34,7 +36,8 @@ test('--help names every flag with its description', async () => {
   });
   assert.strictEqual(status, 0);
   const flags = ['referee HOST:PORT', 'token_file FILE', 'key_file FILE', 'matches N',
-    'reconnect_for_s S', 'deadline_margin_ms MS', 'tls_ca FILE', 'proto_dir DIR', 'quiet',
+    'reconnect_for_s S', 'deadline_margin_ms MS', 'tls_ca FILE', 'state_dir DIR',
+    'proto_dir DIR', 'quiet',
     'verbose', 'help'];
   for (const flag of flags) {
     assert.match(out, new RegExp(`^  --${flag} +[a-zA-Z(]\\S* .*\\S$`, 'm'), flag);
@@ -71,4 +74,77 @@ test('negative counts are usage errors', async () => {
       assert.match(err, new RegExp(`^pyramid_kit: --${flag}: not a non-negative number: -1`));
     }
   }
+});
+
+/** run(argv) with the environment's `vars` set (undefined: unset) meanwhile. */
+async function runWith(vars, argv) {
+  const saved = Object.fromEntries(Object.keys(vars).map((k) => [k, process.env[k]]));
+  const set = (values) => {
+    for (const [k, v] of Object.entries(values)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+  };
+  set(vars);
+  try {
+    return await run(argv);
+  } finally {
+    set(saved);
+  }
+}
+
+// The referee address is checked before anything is dialled: without it,
+// `127.0.0.1` dialled port 443 and `http://...` was retried for 300 s.
+test('a referee address that is not HOST:PORT is a usage error', async () => {
+  const form = 'is HOST:PORT (PORT 1 to 65535; an IPv6 host in brackets, as [::1]:50051)';
+  const cases = [
+    ['127.0.0.1', `${form}: no port in "127.0.0.1"`],
+    ['127.0.0.1:99999', `${form}: port 99999 is out of range in "127.0.0.1:99999"`],
+    ['127.0.0.1:0', `${form}: port 0 is out of range in "127.0.0.1:0"`],
+    ['http://127.0.0.1:24100', `${form}, without a scheme, not "http://127.0.0.1:24100"`],
+    ['::1:50051', `${form}, not "::1:50051"`],
+    ['127.0.0.1:', `${form}, not "127.0.0.1:"`],
+    [':50051', `${form}, not ":50051"`],
+  ];
+  for (const [address, why] of cases) {
+    // eslint-disable-next-line no-await-in-loop
+    const { status, err } = await runWith({ PYRAMID_TOKEN: 'token' }, [`--referee=${address}`]);
+    assert.strictEqual(status, 2, address);
+    assert.strictEqual(err, `pyramid_kit: --referee ${why}\n`);
+  }
+  const { status, err } = await runWith({ PYRAMID_TOKEN: 'token', PYRAMID_REFEREE: 'localhost' },
+    []);
+  assert.strictEqual(status, 2);
+  assert.strictEqual(err, `pyramid_kit: $PYRAMID_REFEREE ${form}: no port in "localhost"\n`);
+  const { addressProblem } = require('../lib/protocol');
+  for (const good of ['127.0.0.1:50051', '[::1]:50051', 'localhost:1', 'referee.example:65535',
+    '[fe80::1%eth0]:8080']) {
+    assert.strictEqual(addressProblem(good), '', good);
+  }
+});
+
+test('an empty token file is said to be empty', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'token-'));
+  const file = path.join(dir, 'seat-0.token');
+  fs.writeFileSync(file, '\n');
+  const { status, err } = await runWith({ PYRAMID_TOKEN: undefined }, [`--token_file=${file}`]);
+  assert.strictEqual(status, 2);
+  assert.strictEqual(err, `pyramid_kit: --token_file: ${file} is empty\n`);
+  const fromEnv = await runWith({ PYRAMID_TOKEN_FILE: file }, []);
+  assert.strictEqual(fromEnv.err, `pyramid_kit: $PYRAMID_TOKEN_FILE: ${file} is empty\n`);
+  fs.rmSync(dir, { recursive: true });
+});
+
+test('a state directory that cannot be written is a usage error naming it', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'state-'));
+  const file = path.join(dir, 'a-file');
+  fs.writeFileSync(file, '');
+  const { status, err } = await runWith({ PYRAMID_TOKEN: 'token' },
+    [`--state_dir=${path.join(file, 'sub')}`]);
+  assert.strictEqual(status, 2);
+  assert.match(err, new RegExp(`^pyramid_kit: --state_dir: cannot write in ${file}/sub: ENOTDIR`));
+  const fromEnv = await runWith({ PYRAMID_TOKEN: 'token', PYRAMID_STATE_DIR: file }, []);
+  assert.strictEqual(fromEnv.status, 2);
+  assert.match(fromEnv.err, /^pyramid_kit: \$PYRAMID_STATE_DIR: cannot write in /);
+  fs.rmSync(dir, { recursive: true });
 });

@@ -385,3 +385,111 @@ test('a dropped decision is never committed to again', () => {
       + 'decisions open at once, the kit\'s limit), and a commitment is never signed twice',
   ]);
 });
+
+// Wording (a bot author's review): one legal action is not "one of the 1
+// legal actions"; an enum name its enum lacks is said to be that, not an
+// unlisted action; a strategy that throws the same error every decision
+// prints its stack once, then counts.
+test('a single legal action is said in the singular', async () => {
+  const bot = new Bot();
+  bot.choose = () => ({ flaming_pyramids: { fall: 'FP_RIGHT' } });
+  const { r, lines } = runner(0, bot);
+  r.send = () => {};
+  r.onDecision({
+    match_id: MATCH, seat: 1, decision_id: '3', game: 'flaming_pyramids', acting_seats: [1, 2],
+    legal_actions_listed: true, legal_actions: [LEGAL[0]], observation: {},
+    commit_deadline_unix_ms: '0',
+  });
+  await sleep(50);
+  r.client.close();
+  assert.deepStrictEqual(lines, [`match ${MATCH} seat 1 decision 3: the strategy's action is not `
+    + 'the one legal action; sending the fallback action']);
+});
+
+test('a misspelt enum name is said to be no value of its enum, naming the field', async () => {
+  const { lines, committed, r } = await decide(() => ({ flaming_pyramids: { fall: 'FP_LEFTT' } }));
+  assert.deepStrictEqual(committed, bytesOf(LEGAL[0]));
+  assert.deepStrictEqual(lines, [`match ${MATCH} seat 1 decision 3: the strategy's action is not `
+    + 'an Action: flaming_pyramids.fall is "FP_LEFTT", not a value of the enum '
+    + 'pyramid.referee.v1.FpDirection; sending the fallback action']);
+  assert.strictEqual(r.summary.fallbacks, 1);
+  // Nested: a piece's colour.
+  const { Action } = require('../lib/proto').load();
+  assert.throws(() => require('../lib/proto').encodeAction(Action,
+    { rock_paper_pyramid: { piece: { colour: 'RPP_PURPLE', size: 'RPP_LARGE' } } }),
+  /^Error: rock_paper_pyramid\.piece\.colour is "RPP_PURPLE", not a value of the enum pyramid\.referee\.v1\.RppColour$/);
+});
+
+test('the same error raised again prints its stack once, then counts', async () => {
+  const bot = new Bot();
+  const error = new Error('boom');
+  bot.choose = () => { throw error; };
+  const { r, lines } = runner(0, bot);
+  r.send = () => {};
+  for (let d = 1; d <= 3; d += 1) {
+    r.onDecision({
+      match_id: MATCH, seat: 1, decision_id: String(d), game: 'flaming_pyramids',
+      acting_seats: [1, 2], legal_actions_listed: true, legal_actions: LEGAL, observation: {},
+      commit_deadline_unix_ms: '0',
+    });
+    // eslint-disable-next-line no-await-in-loop
+    await sleep(20);
+  }
+  r.client.close();
+  assert.strictEqual(lines.length, 3, lines.join('\n---\n'));
+  assert.match(lines[0], /^strategy failed on match \S+ seat 1 decision 1; sending the fallback action\nError: boom\n {4}at /);
+  assert.strictEqual(lines[1], `strategy failed on match ${MATCH} seat 1 decision 2; sending the `
+    + 'fallback action\nthe strategy raised the same error again (2 times so far)');
+  assert.strictEqual(lines[2], `strategy failed on match ${MATCH} seat 1 decision 3; sending the `
+    + 'fallback action\nthe strategy raised the same error again (3 times so far)');
+  assert.deepStrictEqual([r.summary.strategyFailures, r.summary.fallbacks], [3, 3]);
+});
+
+// A commit clock at or below the margin: a strategy that answers at once
+// still commits its answer (no fallback), and the match is told once that
+// a slower one gets the fallback.
+test('a commit clock within the margin is said once per match; an answer at once is kept', async () => {
+  const bot = new Bot();
+  bot.choose = () => LEGAL[1];
+  const { r, lines } = runner(0, bot, { deadlineMarginMs: 500 });
+  const sent = [];
+  r.send = (m) => sent.push(m);
+  for (const d of ['1', '2']) {
+    r.onDecision({
+      match_id: MATCH, seat: 1, decision_id: d, game: 'flaming_pyramids', acting_seats: [1, 2],
+      legal_actions_listed: true, legal_actions: LEGAL, observation: {},
+      commit_deadline_unix_ms: String(Date.now() + 300),
+    });
+    // eslint-disable-next-line no-await-in-loop
+    await sleep(50);
+  }
+  r.client.close();
+  assert.strictEqual(r.summary.fallbacks, 0);
+  assert.strictEqual(sent.length, 2);
+  assert.deepStrictEqual(r.pending.get(`${MATCH}/1/2`).action, bytesOf(LEGAL[1]));
+  assert.strictEqual(lines.length, 1, lines.join('\n'));
+  assert.match(lines[0], new RegExp(`^match ${MATCH}: the commit clock \\((2\\d\\d|300) ms\\) leaves `
+    + 'the strategy no time after the kit\'s margin \\(500 ms\\); a strategy that has not '
+    + 'answered at once commits the fallback action$'));
+});
+
+// --reconnect_for_s is kept: the last wait is cut to what is left, and the
+// failure says the real time (with 2 the kit waited 3 s).
+test('the last backoff is cut to what is left of --reconnect_for_s', async () => {
+  const refused = { code: grpc.status.UNAVAILABLE, details: 'refused' };
+  const { r, lines } = runner(0, new Bot(), { reconnectForS: 0.5 });
+  r.playOnce = async () => {
+    r.summary.streams += 1;
+    return { got: false, error: refused };
+  };
+  const start = Date.now();
+  const summary = await r.run();
+  const took = Date.now() - start;
+  assert.ok(took >= 480 && took < 700, `took ${took} ms`);
+  assert.deepStrictEqual(lines, [
+    'stream ended (UNAVAILABLE: refused); reconnecting in 0.1 s',
+    'stream ended (UNAVAILABLE: refused); reconnecting in 0.2 s',
+    'stream ended (UNAVAILABLE: refused); reconnecting in 0.2 s',
+  ]);
+  assert.strictEqual(summary.failure, 'no referee for 0.5 s');
+});
