@@ -15,14 +15,25 @@ referee sends, never commits twice to a decision, refuses a match id that
 is not 16 bytes, says a MatchEnded without its seat's outcome and a view
 never received instead of raising, and keeps at most max_open_decisions
 choices, dropping the least recently used (acknowledged first) to make
-room for a new decision and refusing a dropped one asked again. Run from
+room for a new decision and refusing a dropped one asked again. With
+--state_dir, every commitment is on disk (the file format the Node kit
+shares) before it is sent, and a runner started anew on that directory
+reveals it; without it, a commitment the referee holds and the process
+does not is said once. A commit clock within the margin commits an
+instant answer, never the fallback, and says so once per match; a
+reconnection never outlasts --reconnect_for_s; a bad --referee address
+and an empty token file are refused by name; a strategy raising the same
+error again is said in one line. Run from
 the source root with
 the kit importable (installed, or tools/clients/python on PYTHONPATH);
 prints unittest's summary.
 """
+import base64
 import contextlib
 import io
+import json
 import os
+import shutil
 import tempfile
 import threading
 import time
@@ -192,6 +203,62 @@ class CliTest(unittest.TestCase):
                                  " No such file or directory\n")
 
 
+    def test_bad_referee_addresses_are_refused(self) -> None:
+        for address, says in (("127.0.0.1", "has no port"),
+                              ("127.0.0.1:99999", "bad port '99999'"),
+                              ("127.0.0.1:0", "bad port '0'"),
+                              ("http://127.0.0.1:24100", "not a URL"),
+                              ("::1:50051", "bad host"),
+                              ("unix:", "needs a socket path")):
+            err = io.StringIO()
+            with mock.patch.dict(os.environ, {"PYRAMID_TOKEN": "t"}), \
+                    contextlib.redirect_stderr(err):
+                status = cli.main(bot.Bot(), argv=["--referee", address])
+            self.assertEqual(status, 2, address)
+            self.assertTrue(err.getvalue().startswith(
+                f"pyramid_kit: --referee: {address!r}"), err.getvalue())
+            self.assertIn(says, err.getvalue(), address)
+        for good in ("127.0.0.1:1", "localhost:65535", "[::1]:50051",
+                     "referee.example:443", "unix:/run/referee.sock"):
+            self.assertEqual(protocol.check_referee_address(good), good)
+
+    def test_an_empty_token_file_is_said_empty(self) -> None:
+        with tempfile.TemporaryDirectory() as d:
+            path = Path(d, "empty.token")
+            path.write_text("\n")
+            err = io.StringIO()
+            with mock.patch.dict(os.environ, {"PYRAMID_TOKEN": ""}), \
+                    contextlib.redirect_stderr(err):
+                status = cli.main(bot.Bot(), argv=["--token_file", str(path)])
+            self.assertEqual(status, 2)
+            self.assertEqual(err.getvalue(),
+                             f"pyramid_kit: --token_file: {path} is empty\n")
+            with mock.patch.dict(os.environ, {"PYRAMID_TOKEN_FILE": str(path)}):
+                with self.assertRaisesRegex(
+                        ValueError, f"^\\$PYRAMID_TOKEN_FILE: {path} is empty$"):
+                    protocol.read_token(None)
+            env = {k: v for k, v in os.environ.items()
+                   if k not in ("PYRAMID_TOKEN", "PYRAMID_TOKEN_FILE")}
+            with mock.patch.dict(os.environ, env, clear=True):
+                with self.assertRaisesRegex(ValueError, "^no token: give "):
+                    protocol.read_token(None)
+
+    def test_a_state_dir_that_cannot_be_made_is_refused(self) -> None:
+        with tempfile.TemporaryDirectory() as d:
+            blocker = Path(d, "file")
+            blocker.write_text("")
+            err = io.StringIO()
+            with mock.patch.dict(os.environ, {"PYRAMID_TOKEN": "t"}), \
+                    contextlib.redirect_stderr(err):
+                status = cli.main(bot.Bot(), argv=[
+                    "--state_dir", str(blocker / "sub")])
+            self.assertEqual(status, 2)
+            self.assertEqual(err.getvalue(), "pyramid_kit: --state_dir: "
+                             f"cannot use {blocker / 'sub'}: Not a directory\n")
+            with mock.patch.dict(os.environ, {"PYRAMID_STATE_DIR": d}):
+                self.assertEqual(cli.parser().parse_args([]).state_dir, d)
+
+
 class RunnerTest(unittest.TestCase):
     """How a run counts the ends of matches, without a referee (the channel
     connects lazily and never does here)."""
@@ -339,6 +406,115 @@ class DecisionTest(unittest.TestCase):
             "strategy's action is not one of the 2 legal actions; sending "
             "the fallback action"])
         self.assertEqual(r.summary.fallbacks, 1)
+
+    def test_one_legal_action_is_said_in_the_singular(self) -> None:
+        self.LEGAL = self.LEGAL[:1]
+        lines, committed, r = self.decide(action(fall=fp.FP_RIGHT))
+        self.assertEqual(lines, [
+            f"WARNING:pyramid_kit:match {'ab' * 16} seat 1 decision 3: the "
+            "strategy's action is not the only legal action; sending the "
+            "fallback action"])
+
+    def test_the_same_error_again_is_one_line(self) -> None:
+        strategy = Strategy(RuntimeError("boom"))
+        r = bot._Runner(strategy, "127.0.0.1:1", "token", None, 0, 0, 500,
+                        None)
+        self.addCleanup(r.channel.close)
+        with self.assertLogs("pyramid_kit", level="INFO") as logs:
+            for decision in (3, 4, 5):
+                strategy.done.clear()
+                r._on_decision(referee_service_pb2.DecisionRequest(
+                    match_id="ab" * 16, seat=1, decision_id=decision,
+                    game="flaming_pyramids", acting_seats=[1],
+                    legal_actions_listed=True, legal_actions=self.LEGAL))
+                self.assertTrue(strategy.done.wait(5))
+                deadline = time.monotonic() + 5
+                while (r.pending[("ab" * 16, 1, decision)].action is None
+                       and time.monotonic() < deadline):
+                    time.sleep(0.01)
+            strategy.answer = RuntimeError("another")
+            strategy.done.clear()
+            r._on_decision(referee_service_pb2.DecisionRequest(
+                match_id="ab" * 16, seat=1, decision_id=6,
+                game="flaming_pyramids", acting_seats=[1],
+                legal_actions_listed=True, legal_actions=self.LEGAL))
+            self.assertTrue(strategy.done.wait(5))
+            time.sleep(0.2)
+        self.assertEqual(len(logs.output), 4, logs.output)
+        self.assertIn("Traceback", logs.output[0])
+        self.assertIn("RuntimeError: boom", logs.output[0])
+        self.assertEqual(logs.output[1:3], [
+            f"ERROR:pyramid_kit:strategy failed on match {'ab' * 16} seat 1 "
+            f"decision {d}; sending the fallback action: the strategy raised "
+            f"the same error again ({n} times so far)" for d, n in ((4, 2),
+                                                                   (5, 3))])
+        self.assertIn("RuntimeError: another", logs.output[3])
+        self.assertEqual((r.summary.strategy_failures, r.summary.fallbacks),
+                         (4, 4))
+
+    def test_a_clock_within_the_margin_commits_an_instant_answer(self) -> None:
+        """With no time left after the margin, the strategy's instant
+        answer is committed, every time (the deadline timer started with no
+        delay raced it and often won), and the clock is said once per match;
+        a strategy that does not answer at once gets the fallback soon."""
+        mine = self.LEGAL[1]
+        strategy = Strategy(mine)
+        r = bot._Runner(strategy, "127.0.0.1:1", "token", None, 0, 0, 500,
+                        None)
+        self.addCleanup(r.channel.close)
+
+        def request(match: str, decision: int):
+            return referee_service_pb2.DecisionRequest(
+                match_id=match, seat=1, decision_id=decision,
+                game="flaming_pyramids", acting_seats=[1, 2],
+                legal_actions_listed=True, legal_actions=self.LEGAL,
+                commit_deadline_unix_ms=int(time.time() * 1000) + 300)
+        with self.assertLogs("pyramid_kit", level="INFO") as logs:
+            for decision in range(1, 41):
+                match = ("ab" if decision <= 20 else "cd") * 16
+                strategy.done.clear()
+                r._on_decision(request(match, decision))
+                self.assertTrue(strategy.done.wait(5))
+                deadline = time.monotonic() + 5
+                while (r.pending[(match, 1, decision)].action is None and
+                       time.monotonic() < deadline):
+                    time.sleep(0.001)
+                self.assertEqual(r.pending[(match, 1, decision)].action,
+                                 mine.SerializeToString(), decision)
+        self.assertEqual(r.summary.fallbacks, 0)
+        # The time left as each match's first decision arrived: 300 ms
+        # less what the test took to send it.
+        self.assertEqual(len(logs.output), 2, logs.output)
+        for line, m in zip(logs.output, ("ab", "cd")):
+            self.assertRegex(line, (
+                f"^WARNING:pyramid_kit:match {m * 16}: the commit clock "
+                r"\((2\d\d|300) ms\) leaves the strategy no time after the "
+                r"kit's margin \(500 ms\); a strategy that has not answered "
+                "at once commits the fallback action$"))
+
+        release = threading.Event()
+        self.addCleanup(release.set)
+
+        class Slow(Strategy):
+            def choose(self, game, observation, legal_actions):
+                self.done.set()
+                release.wait(5)
+                return mine
+        slow = Slow(None)
+        r.bot = slow
+        started = time.monotonic()
+        with self.assertLogs("pyramid_kit", level="INFO") as logs:
+            r._on_decision(request("ef" * 16, 1))
+            self.assertTrue(slow.done.wait(5))
+            while (r.pending[("ef" * 16, 1, 1)].action is None and
+                   time.monotonic() < started + 5):
+                time.sleep(0.005)
+        self.assertLess(time.monotonic() - started, 1.0)
+        self.assertEqual(r.pending[("ef" * 16, 1, 1)].action,
+                         self.LEGAL[0].SerializeToString())
+        self.assertEqual(logs.output[1], f"INFO:pyramid_kit:match {'ef' * 16} "
+                         "seat 1 decision 1: the strategy is late; committing "
+                         "the fallback action")
 
     def test_a_listed_action_built_anew_is_sent(self) -> None:
         built = action(place=fp.FpPlace(tile=3, row=0, x=0))
@@ -552,6 +728,146 @@ class MaliciousRefereeTest(unittest.TestCase):
                       "commitment was dropped", logs.output[2])
 
 
+class StateDirTest(unittest.TestCase):
+    """--state_dir: commitments on disk, read back by a restarted bot."""
+
+    M = MaliciousRefereeTest.M
+
+    def setUp(self) -> None:
+        self.dir = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, self.dir)
+
+    def runner(self, state_dir=True) -> bot._Runner:
+        """A fresh process of the bot (nothing in memory)."""
+        r = bot._Runner(Strategy(action(fall=fp.FP_LEFT)), "127.0.0.1:1",
+                        "token", None, 0, 0, 500, None,
+                        state_dir=self.dir if state_dir else None)
+        r.bot.quiet = True
+        self.addCleanup(r.channel.close)
+        return r
+
+    decision = staticmethod(MaliciousRefereeTest.decision)
+    sent = staticmethod(MaliciousRefereeTest.sent)
+
+    def commit_seed(self, r: bot._Runner) -> referee_service_pb2.CommitMove:
+        r._handle(self.decision(self.M, 0, header_hash=bytes(32)))
+        [commit] = self.sent(r)
+        return commit.commit
+
+    def test_the_record_is_on_disk_in_the_shared_format(self) -> None:
+        r = self.runner()
+        commit = self.commit_seed(r)
+        [name] = os.listdir(self.dir)  # No temporary file left.
+        self.assertEqual(name, f"{self.M}-0-0.json")
+        record = json.loads(Path(self.dir, name).read_text())
+        self.assertEqual(sorted(record), ["action", "decision_id", "match_id",
+                                          "salt", "seat"])
+        self.assertEqual((record["match_id"], record["seat"],
+                          record["decision_id"]), (self.M, 0, 0))
+        salt = base64.b64decode(record["salt"])
+        act = base64.b64decode(record["action"])
+        self.assertEqual(len(salt), 32)
+        self.assertTrue(game_pb2.Action.FromString(act).HasField("seed"))
+        # The record is what was committed to.
+        self.assertEqual(protocol.commitment(self.M, 0, 0, salt, act),
+                         commit.commitment)
+
+    def reveal_request(self, decision: int = 0):
+        return play(reveal_request=referee_service_pb2.RevealRequest(
+            match_id=self.M, decision_id=decision))
+
+    def test_a_restarted_bot_reveals_from_the_record(self) -> None:
+        first = self.runner()
+        commit = self.commit_seed(first)
+        # A new process: the RevealRequest the referee sends on connecting.
+        again = self.runner()
+        with self.assertNoLogs("pyramid_kit", level="WARNING"):
+            again._handle(self.reveal_request())
+        [reveal] = self.sent(again)
+        self.assertEqual(protocol.commitment(self.M, 0, 0, reveal.reveal.salt,
+                                             reveal.reveal.action),
+                         commit.commitment)
+        # Answered: the record is done with.
+        again._handle(play(reveal_ack=referee_service_pb2.RevealAck(
+            match_id=self.M, decision_id=0)))
+        self.assertEqual(os.listdir(self.dir), [])
+
+    def test_a_committed_request_reads_the_record_back(self) -> None:
+        commit = self.commit_seed(self.runner())
+        again = self.runner()
+        with self.assertNoLogs("pyramid_kit", level="WARNING"):
+            again._handle(self.decision(self.M, 0, header_hash=bytes(32),
+                                        committed=True))
+        self.assertEqual(self.sent(again), [])  # The reveal comes later.
+        again._handle(self.reveal_request())
+        [reveal] = self.sent(again)
+        self.assertEqual(protocol.commitment(self.M, 0, 0, reveal.reveal.salt,
+                                             reveal.reveal.action),
+                         commit.commitment)
+
+    def test_a_record_whose_commit_never_left_is_committed_again(self) -> None:
+        """Killed between the record and the commit: the referee asks
+        again (committed false) and gets the same commitment, never a new
+        one."""
+        commit = self.commit_seed(self.runner())
+        again = self.runner()
+        again._handle(self.decision(self.M, 0, header_hash=bytes(32)))
+        [recommit] = self.sent(again)
+        self.assertEqual(recommit.commit, commit)
+
+    def test_records_go_when_the_decision_or_match_is_over(self) -> None:
+        r = self.runner()
+        self.commit_seed(r)
+        def records(want: list[str]) -> list[str]:
+            """The records (no temporary file), once they are `want`
+            (the strategy runs in a thread), or after 5 s."""
+            deadline = time.monotonic() + 5
+            while True:
+                got = sorted(os.listdir(self.dir))
+                if got == want or time.monotonic() > deadline:
+                    return got
+                time.sleep(0.01)
+        r._handle(self.decision(self.M, 1, seat=1))  # Another seat's.
+        want = [f"{self.M}-0-0.json", f"{self.M}-1-1.json"]
+        self.assertEqual(records(want), want)
+        r._handle(self.decision(self.M, 2))  # Seat 0's next: 0 is over.
+        want = [f"{self.M}-0-2.json", f"{self.M}-1-1.json"]
+        self.assertEqual(records(want), want)
+        # An earlier process's record of this match goes with its end too.
+        Path(self.dir, f"{self.M}-3-9.json").write_text("{}")
+        ended = referee_service_pb2.MatchEnded(match_id=self.M)
+        ended.outcome.seats.add()
+        r._handle(play(match_ended=ended))
+        self.assertEqual(os.listdir(self.dir), [])
+
+    def test_without_a_record_the_loss_is_said_once(self) -> None:
+        for state_dir in (False, True):
+            r = self.runner(state_dir)
+            with self.assertLogs("pyramid_kit", level="WARNING") as logs:
+                r._handle(self.decision(self.M, 4, committed=True))
+                r._handle(self.reveal_request(4))
+                r._handle(self.reveal_request(4))
+            self.assertEqual(logs.output, [
+                f"WARNING:pyramid_kit:match {self.M} seat 0 decision 4: the "
+                "referee holds a commitment this process does not have "
+                "(restarted without --state_dir?); the seat will fault at the"
+                " reveal deadline"], state_dir)
+            self.assertEqual(self.sent(r), [])
+
+    def test_a_record_of_another_decision_is_not_used(self) -> None:
+        r = self.runner()
+        Path(self.dir, f"{self.M}-0-4.json").write_text(json.dumps({
+            "match_id": self.M, "seat": 0, "decision_id": 5,
+            "action": "", "salt": base64.b64encode(bytes(32)).decode()}))
+        with self.assertLogs("pyramid_kit", level="WARNING") as logs:
+            r._handle(self.reveal_request(4))
+        self.assertEqual(self.sent(r), [])
+        self.assertIn("is not a commitment record of it (it names another "
+                      "decision); ignoring it", logs.output[0])
+        self.assertIn("the referee holds a commitment this process does not "
+                      "have", logs.output[1])
+
+
 class StreamEnd(grpc.RpcError):
     """A Play stream's end, as a call raises it."""
 
@@ -593,6 +909,35 @@ class ReconnectTest(unittest.TestCase):
                          "another process connected with this token; stopping"
                          " (stream ended: ABORTED: replaced by a newer stream)")
         self.assertEqual(lines, [])
+
+    def test_reconnecting_stops_when_reconnect_for_s_is_over(self) -> None:
+        """--reconnect_for_s 3 gave up after 4.6 s, saying 5 s: the last
+        wait is cut to what is left, and the time said is the real one."""
+        r = bot._Runner(bot.Bot(), "127.0.0.1:1", "token", None, 0, 1.0, 500,
+                        None)
+        self.addCleanup(r.channel.close)
+
+        def play_once():
+            r.summary.streams += 1
+            return (False, StreamEnd(grpc.StatusCode.UNAVAILABLE, "down"))
+
+        def never_ready(channel):
+            future = mock.Mock()
+
+            def result(timeout):
+                time.sleep(timeout)
+                raise grpc.FutureTimeoutError()
+            future.result = result
+            return future
+        r._play_once = play_once
+        started = time.monotonic()
+        with mock.patch.object(bot.grpc, "channel_ready_future", never_ready), \
+                self.assertLogs("pyramid_kit", level="INFO"):
+            summary = r.run()
+        took = time.monotonic() - started
+        self.assertGreaterEqual(took, 1.0)
+        self.assertLess(took, 1.3)
+        self.assertRegex(summary.failure, r"^no referee for 1\.[0-2] s$")
 
     def test_other_ends_reconnect_and_say_why(self) -> None:
         summary, lines = self.run_streams(

@@ -62,7 +62,7 @@ from typing import Iterator, Optional, Sequence
 import grpc
 from google.protobuf import text_format
 
-from pyramid_kit import actions, protocol
+from pyramid_kit import actions, protocol, state
 from pyramid_kit.pb import game_pb2, referee_service_pb2 as pb
 from pyramid_kit.pb import referee_service_pb2_grpc as pb_grpc
 
@@ -77,6 +77,15 @@ DATA_LOSS = grpc.StatusCode.DATA_LOSS.value[0]
 # whose reveal was acknowledged if any, else the oldest whose reveal is
 # owed. A dropped decision asked again is refused, never committed to anew.
 MAX_OPEN_DECISIONS = 4096
+
+# When the commit deadline is already within the margin as a decision
+# arrives, the strategy's answer is committed if it comes this soon after
+# the strategy is called ("at once"), else the fallback action is.
+AT_ONCE_S = 0.05
+
+# At most this many distinct strategy errors are remembered (to print the
+# traceback of each once); past it, they are forgotten and printed anew.
+MAX_FAILURES_REMEMBERED = 256
 
 # Stream errors that another attempt cannot mend.
 _FINAL = {grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.PERMISSION_DENIED,
@@ -125,6 +134,7 @@ class _Pending:
     revealed_on: int = -1            # Stream number of the last reveal sent.
     timer: Optional[threading.Timer] = None
     acked: bool = False              # Its reveal acknowledged (not owed).
+    no_time: bool = False            # The deadline is within the margin.
 
 
 class Bot:
@@ -173,15 +183,18 @@ class Bot:
     def run(self, referee: str, token: str, *,
             key: Optional[protocol.SeatKey] = None, matches: int = 0,
             reconnect_for_s: float = 300, deadline_margin_ms: int = 500,
-            credentials: Optional[grpc.ChannelCredentials] = None
-            ) -> RunSummary:
+            credentials: Optional[grpc.ChannelCredentials] = None,
+            state_dir: Optional[str] = None) -> RunSummary:
         """Plays until stopped (see the module's contract). `referee` is
         "host:port"; `token` a seat or bot token; `matches` > 0 returns once
         that many of its matches have ended; `credentials` connects
-        with TLS (default: plaintext)."""
+        with TLS (default: plaintext); `state_dir`, an existing directory,
+        keeps every commitment on disk until its decision is over, so that
+        a process restarted between a commit and its reveal still reveals
+        (pyramid_kit.state)."""
         self._runner = _Runner(self, referee, token, key, matches,
                                reconnect_for_s, deadline_margin_ms,
-                               credentials)
+                               credentials, state_dir=state_dir)
         return self._runner.run()
 
     def stop(self) -> None:
@@ -197,10 +210,20 @@ class _Runner:
     def __init__(self, bot: Bot, referee: str, token: str,
                  key: Optional[protocol.SeatKey], matches: int,
                  reconnect_for_s: float, deadline_margin_ms: int,
-                 credentials: Optional[grpc.ChannelCredentials]) -> None:
+                 credentials: Optional[grpc.ChannelCredentials],
+                 state_dir: Optional[str] = None) -> None:
         self.bot, self.token, self.key = bot, token, key
         self.matches, self.reconnect_for_s = matches, reconnect_for_s
+        self.margin_ms = deadline_margin_ms
         self.margin_s = deadline_margin_ms / 1000
+        self.state = state.StateDir(state_dir) if state_dir else None
+        # Said once each: decisions whose commitment the referee holds and
+        # this process does not; matches whose commit clock leaves the
+        # strategy no time after the margin.
+        self.warned_missing: set[tuple[str, int, int]] = set()
+        self.warned_clock: set[str] = set()
+        # (exception type, message) -> times a strategy raised it.
+        self.failures: dict[tuple[str, str], int] = {}
         # Short reconnection backoff: gRPC's own grows to 2 minutes, and a
         # bot that waits out a referee restart must be back before its
         # deadlines.
@@ -254,18 +277,23 @@ class _Runner:
                 now = time.monotonic()
                 if got or broken_since is None:
                     broken_since, backoff = now, 0.1  # A fresh outage.
-                if now - broken_since > self.reconnect_for_s:
+                # Every wait is cut to what is left of reconnect_for_s, so
+                # that the last attempt is made at its end, not past it.
+                left = broken_since + self.reconnect_for_s - now
+                if left <= 0:
                     self.summary.failure = (f"no referee for "
-                                            f"{now - broken_since:.0f} s")
+                                            f"{now - broken_since:.1f} s")
                     break
+                wait = min(backoff, left)
                 log.info("stream ended (%s: %s); reconnecting in %.1f s",
-                         status.code().name, status.details(), backoff)
-                if self.stopping.wait(backoff):
+                         status.code().name, status.details(), wait)
+                if self.stopping.wait(wait):
                     break
                 backoff = min(backoff * 2, 5.0)
+                left = broken_since + self.reconnect_for_s - time.monotonic()
                 try:  # Connect now rather than wait out gRPC's backoff.
                     grpc.channel_ready_future(self.channel).result(
-                        timeout=backoff)
+                        timeout=max(0.0, min(backoff, left)))
                 except grpc.FutureTimeoutError:
                     pass
         finally:
@@ -336,8 +364,13 @@ class _Runner:
             self._on_decision(response.decision)
         elif kind == "reveal_request":
             r = response.reveal_request
+            key = (r.match_id, r.seat, r.decision_id)
             with self.lock:
-                self._reveal((r.match_id, r.seat, r.decision_id))
+                entry = self.pending.get(key)
+                if entry is None or entry.action is None:
+                    # Committed by an earlier process of this bot?
+                    self._recover(key)
+                self._reveal(key)
         elif kind == "reveal_ack":
             # The choice is kept: a referee that lost the reveal (a power
             # loss under --fsync=checkpoints, docs/durability.md) opens the
@@ -351,6 +384,8 @@ class _Runner:
                     entry.timer.cancel()
                 if entry is not None and entry.revealed_on >= 0:
                     self._touch(key, acked=True)
+                    if self.state:  # Answered: its record is done with.
+                        self.state.drop(key)
         elif kind == "result":
             r = response.result
             with self.lock:
@@ -387,6 +422,11 @@ class _Runner:
             self.views.pop((match_id, seat), None)
             for key in [k for k in self.pending if k[0] == match_id]:
                 self._forget(key)
+            if self.state:  # Also those of an earlier process.
+                self.state.drop_match(match_id)
+            self.warned_clock.discard(match_id)
+            self.warned_missing = {k for k in self.warned_missing
+                                   if k[0] != match_id}
             # Its decisions are refused from now on (self.ended).
             for key in [k for k in self.newest if k[0] == match_id]:
                 del self.newest[key]
@@ -411,6 +451,8 @@ class _Runner:
         entry = self.pending.pop(key, None)
         if entry is not None and entry.timer:
             entry.timer.cancel()
+        if entry is not None and self.state:
+            self.state.drop(key)  # The decision is over.
         self.lru_acked.pop(key, None)
         self.lru_owed.pop(key, None)
 
@@ -474,9 +516,14 @@ class _Runner:
                     return
                 req.observation.CopyFrom(view)
                 req.observation_in_result = False
-            if req.committed:
-                return  # Our commitment is in the log: the reveal comes later.
             entry = self.pending.get(key)
+            if req.committed:
+                # Our commitment is in the log: the reveal comes later. One
+                # an earlier process of this bot made is read back from
+                # --state_dir now, or said to be lost.
+                if entry is None or entry.action is None:
+                    self._recover(key, req)
+                return
             if entry is not None:
                 # Asked again after a reconnection: the same choice again,
                 # unless it was already sent on this stream or is still
@@ -489,41 +536,112 @@ class _Runner:
                 log.warning("refusing match %r seat %d decision %d: %s",
                             *key, why)
                 return
-            # The seat's older decision is over: the referee moved on.
-            newest = self.newest.get((req.match_id, req.seat))
-            if newest is not None:
-                self._forget((req.match_id, req.seat, newest))
-            self.newest[(req.match_id, req.seat)] = req.decision_id
-            self._make_room()
-            entry = self.pending[key] = _Pending(request=req)
-            self._touch(key, acked=False)
+            # A record on disk: an earlier process of this bot chose, and
+            # perhaps committed, already. The same commitment, never another.
+            if self._recover(key, req, say=False):
+                self._commit(key)
+                if len(req.acting_seats) == 1:
+                    self._reveal(key)
+                return
+            self._open(key, req)
+            entry = self.pending[key]
             if req.decision_id == 0:
                 self._settle(key, actions.seed_action(req.header_hash), "seed")
                 return
             if req.commit_deadline_unix_ms:
-                budget = (req.commit_deadline_unix_ms / 1000 - time.time() -
-                          self.margin_s)
-                entry.timer = threading.Timer(max(budget, 0.0),
-                                              self._fall_back, (key,))
-                entry.timer.daemon = True
-                entry.timer.start()
+                left_ms = req.commit_deadline_unix_ms - time.time() * 1000
+                if left_ms - self.margin_ms > AT_ONCE_S * 1000:
+                    entry.timer = threading.Timer(
+                        (left_ms - self.margin_ms) / 1000, self._fall_back,
+                        (key,))
+                    entry.timer.daemon = True
+                    entry.timer.start()
+                else:
+                    # No time left after the margin (or hardly any). As in
+                    # the Node kit, an answer the strategy gives at once is
+                    # committed; else the fallback, AT_ONCE_S after the
+                    # strategy was called (the strategy's thread starts that
+                    # timer, so that the two never race).
+                    entry.no_time = True
+                    if (left_ms <= self.margin_ms and
+                            req.match_id not in self.warned_clock):
+                        self.warned_clock.add(req.match_id)
+                        log.warning(
+                            "match %s: the commit clock (%d ms) leaves the "
+                            "strategy no time after the kit's margin (%d ms);"
+                            " a strategy that has not answered at once "
+                            "commits the fallback action", req.match_id,
+                            max(0, round(left_ms)), self.margin_ms)
         threading.Thread(target=self._think, args=(key, req),
                          daemon=True).start()
+
+    def _open(self, key: tuple[str, int, int],
+              req: pb.DecisionRequest) -> None:
+        """Makes `key` the seat's newest decision, open in `pending`."""
+        # The seat's older decision is over: the referee moved on.
+        newest = self.newest.get(key[:2])
+        if newest is not None and newest != key[2]:
+            self._forget((*key[:2], newest))
+        self.newest[key[:2]] = key[2]
+        if key not in self.pending:
+            self._make_room()
+            self.pending[key] = _Pending(request=req)
+        self._touch(key, acked=False)
+
+    def _recover(self, key: tuple[str, int, int],
+                 req: Optional[pb.DecisionRequest] = None,
+                 say: bool = True) -> bool:
+        """Reads `key`'s commitment back from --state_dir into `pending`
+        (for a decision whose commitment the referee holds, or may hold,
+        and this process does not). Returns whether it did; with `say`, a
+        missing record is said once per decision. A decision the run
+        refuses (its match over, older than the seat's newest, dropped to
+        make room) is never recovered, and not said."""
+        entry = self.pending.get(key)
+        if entry is None:
+            probe = req or pb.DecisionRequest(
+                match_id=key[0], seat=key[1], decision_id=key[2])
+            if self._refusal(probe):
+                return False
+        record = self.state.load(key) if self.state else None
+        if record is None:
+            if say and key not in self.warned_missing:
+                self.warned_missing.add(key)
+                log.warning("match %s seat %d decision %d: the referee holds "
+                            "a commitment this process does not have "
+                            "(restarted without --state_dir?); the seat will"
+                            " fault at the reveal deadline", *key)
+            return False
+        self._open(key, req or pb.DecisionRequest(
+            match_id=key[0], seat=key[1], decision_id=key[2]))
+        entry = self.pending[key]
+        if entry.timer:
+            entry.timer.cancel()  # The strategy's answer, if any, is dropped.
+        entry.salt, entry.action = record
+        log.info("match %s seat %d decision %d: the commitment read back from"
+                 " %s", *key, self.state.file(key))
+        return True
 
     def _think(self, key: tuple[str, int, int],
                req: pb.DecisionRequest) -> None:
         """Runs the strategy (in its own thread) and commits its answer,
         unless the fallback was committed first."""
+        with self.lock:
+            entry = self.pending.get(key)
+            if entry is not None and entry.no_time and entry.action is None:
+                # Started here, just before the strategy is called: the
+                # strategy has AT_ONCE_S however late this thread ran.
+                entry.timer = threading.Timer(AT_ONCE_S, self._fall_back,
+                                              (key,))
+                entry.timer.daemon = True
+                entry.timer.start()
         try:
             action = self.bot.decide(req)
             if not isinstance(action, game_pb2.Action):
                 raise TypeError(f"the strategy returned {type(action)!r}, "
                                 "not an Action")
-        except Exception:  # The strategy's bug must not cost the seat.
-            log.exception("strategy failed on match %s seat %d decision %d;"
-                          " sending the fallback action", *key)
-            with self.lock:
-                self.summary.strategy_failures += 1
+        except Exception as err:  # The strategy's bug must not cost the seat.
+            self._strategy_failed(key, err)
             self._fall_back(key, "failed")
             return
         with self.lock:
@@ -533,13 +651,35 @@ class _Runner:
             if (req.legal_actions_listed and
                     not actions.is_listed(action, req.legal_actions)):
                 # The referee would fault the seat (FAULT_ILLEGAL_ACTION).
+                n = len(req.legal_actions)
                 log.warning("match %s seat %d decision %d: the strategy's "
-                            "action is not one of the %d legal actions; "
-                            "sending the fallback action", *key,
-                            len(req.legal_actions))
+                            "action is not %s; sending the fallback action",
+                            *key, "the only legal action" if n == 1 else
+                            f"one of the {n} legal actions")
                 self._fall_back(key, "illegal")
                 return
             self._settle(key, action, "strategy")
+
+    def _strategy_failed(self, key: tuple[str, int, int],
+                         err: Exception) -> None:
+        """Says that the strategy raised `err`: with its traceback the
+        first time, in one line when the same error (type and message)
+        comes again."""
+        what = (type(err).__qualname__, str(err))
+        with self.lock:
+            self.summary.strategy_failures += 1
+            if (what not in self.failures and
+                    len(self.failures) >= MAX_FAILURES_REMEMBERED):
+                self.failures.clear()
+            times = self.failures[what] = self.failures.get(what, 0) + 1
+        if times == 1:
+            log.error("strategy failed on match %s seat %d decision %d; "
+                      "sending the fallback action", *key,
+                      exc_info=(type(err), err, err.__traceback__))
+        else:
+            log.error("strategy failed on match %s seat %d decision %d; "
+                      "sending the fallback action: the strategy raised the "
+                      "same error again (%d times so far)", *key, times)
 
     def _fall_back(self, key: tuple[str, int, int],
                    why: str = "late") -> None:
@@ -580,6 +720,17 @@ class _Runner:
                 entry.timer.cancel()
             entry.salt = protocol.new_salt()
             entry.action = action.SerializeToString()  # Once: hash = reveal.
+            if self.state:
+                # Durable before the commit leaves: a process restarted
+                # before the reveal reads it back (_recover).
+                try:
+                    self.state.save(key, entry.salt, entry.action)
+                except OSError as err:
+                    log.error("match %s seat %d decision %d: cannot write "
+                              "its commitment to %s (%s); committing anyway"
+                              ": a restart before the reveal faults the "
+                              "seat", *key, self.state.path,
+                              err.strerror or err)
             self._commit(key)
             if len(entry.request.acting_seats) == 1:
                 self._reveal(key)

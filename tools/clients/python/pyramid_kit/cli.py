@@ -6,7 +6,9 @@ until it is done, and returns the process exit status: 0 when, without a
 PlayError, the `--matches` it was asked for ended (with 0: the referee
 closed the stream) or SIGINT/SIGTERM stopped it; 1 otherwise (another
 process taking the token over included); 2 for bad flags (a negative
-count, a file that cannot be read: the message names the flag).
+count, a referee address that is not HOST:PORT or unix:PATH, a file that
+cannot be read or a --state_dir that cannot be made: the message names the
+flag).
 
   --referee HOST:PORT       default $PYRAMID_REFEREE, else 127.0.0.1:50051
   --token_file FILE         default $PYRAMID_TOKEN_FILE, else $PYRAMID_TOKEN
@@ -15,6 +17,9 @@ count, a file that cannot be read: the message names the flag).
   --reconnect_for_s S       reconnect for at most S s without a referee
   --deadline_margin_ms MS   commit the fallback this long before a deadline
   --tls_ca FILE             PEM roots: connect with TLS
+  --state_dir DIR           default $PYRAMID_STATE_DIR: keep every commitment
+                            on disk until its decision is over, so that a
+                            restarted bot still reveals (pyramid_kit.state)
   --quiet / --verbose       print only problems / every message received
 """
 from __future__ import annotations
@@ -64,6 +69,14 @@ def _read(flag: str, path: str, read: Callable[[str], object]) -> object:
                          f"{err.strerror or err}") from err
 
 
+def _state_dir(path: str) -> None:
+    """Makes the directory `path` if missing; OSError unless it is a
+    directory this process can write in."""
+    os.makedirs(path, exist_ok=True)
+    if not os.access(path, os.W_OK | os.X_OK):
+        raise PermissionError(13, "Permission denied", path)
+
+
 def parser(description: Optional[str] = None) -> argparse.ArgumentParser:
     """The shared flags; add your own before calling `main(bot, args=...)`."""
     p = argparse.ArgumentParser(description=description)
@@ -85,6 +98,12 @@ def parser(description: Optional[str] = None) -> argparse.ArgumentParser:
                    help="commit the fallback action this long before the "
                    "commit deadline if the strategy has not answered")
     p.add_argument("--tls_ca", help="PEM root certificates: connect with TLS")
+    p.add_argument("--state_dir", default=os.environ.get("PYRAMID_STATE_DIR")
+                   or None,
+                   help="directory to keep every commitment in until its "
+                   "decision is over (made if missing), so that a bot "
+                   "restarted between a commit and its reveal still reveals"
+                   " (default: $PYRAMID_STATE_DIR, else none)")
     p.add_argument("--quiet", action="store_true", help="print only problems")
     p.add_argument("--verbose", action="store_true",
                    help="print every message received, to standard error")
@@ -103,6 +122,16 @@ def main(bot: Bot | Callable[[argparse.Namespace], Bot],
         level=(logging.DEBUG if args.verbose else
                logging.WARNING if args.quiet else logging.INFO))
     try:
+        try:
+            protocol.check_referee_address(args.referee)
+        except ValueError as err:
+            raise ValueError(f"--referee: {err}") from err
+        if args.state_dir:
+            try:
+                _state_dir(args.state_dir)
+            except OSError as err:
+                raise ValueError(f"--state_dir: cannot use {args.state_dir}:"
+                                 f" {err.strerror or err}") from err
         token = protocol.read_token(args.token_file)
         key = (_read("--key_file", args.key_file, protocol.SeatKey.from_file)
                if args.key_file else None)
@@ -121,7 +150,7 @@ def main(bot: Bot | Callable[[argparse.Namespace], Bot],
     summary = bot.run(args.referee, token, key=key, matches=args.matches,
                       reconnect_for_s=args.reconnect_for_s,
                       deadline_margin_ms=args.deadline_margin_ms,
-                      credentials=credentials)
+                      credentials=credentials, state_dir=args.state_dir)
     if summary.failure:
         print(f"pyramid_kit: giving up: {summary.failure}", file=sys.stderr)
     if not args.quiet or not summary.ok:

@@ -51,6 +51,36 @@ def commit_signature_message(match_id_hex: str, seat: int, decision_id: int,
             commitment_bytes)
 
 
+def check_referee_address(address: str) -> str:
+    """`address` when it is one the kit connects to: HOST:PORT with a port
+    from 1 to 65535 (an IPv6 host in brackets, "[::1]:50051"), or a Unix
+    domain socket, "unix:PATH" (the referee's --listen takes it too).
+    ValueError saying what is wrong otherwise."""
+    if address.startswith("unix:"):
+        if len(address) == len("unix:"):
+            raise ValueError(f"{address!r}: unix: needs a socket path "
+                             "(unix:PATH)")
+        return address
+    usage = ("the referee's address is HOST:PORT (a port from 1 to 65535; "
+             "an IPv6 host in brackets, [::1]:50051) or unix:PATH")
+    if "://" in address or "/" in address:
+        raise ValueError(f"{address!r}: not a URL: {usage}")
+    host, colon, port = address.rpartition(":")
+    if not colon:
+        raise ValueError(f"{address!r} has no port: {usage}")
+    if host.startswith("[") and host.endswith("]"):
+        inner = host[1:-1]
+        if not inner or not all(c in "0123456789abcdefABCDEF:." for c in inner):
+            raise ValueError(f"{address!r}: {host} is not an IPv6 address: "
+                             f"{usage}")
+    elif not host or ":" in host or "[" in host or "]" in host or any(
+            c.isspace() for c in host):
+        raise ValueError(f"{address!r}: bad host {host!r}: {usage}")
+    if not (port.isascii() and port.isdigit() and 1 <= int(port) <= 65535):
+        raise ValueError(f"{address!r}: bad port {port!r}: {usage}")
+    return address
+
+
 def new_salt() -> bytes:
     """32 fresh bytes from the system's secure random source."""
     return os.urandom(SALT_BYTES)
@@ -109,7 +139,8 @@ def read_token(path: Optional[str]) -> str:
     ValueError naming where it came from when that holds no token: a token
     is printable ASCII without spaces (it travels as gRPC metadata), or
     naming the flag or variable and the file when the file cannot be read
-    ("--token_file: cannot read F: No such file or directory")."""
+    ("--token_file: cannot read F: No such file or directory") or is empty
+    ("--token_file: F is empty")."""
     flag = "--token_file" if path else "$PYRAMID_TOKEN_FILE"
     path = path or os.environ.get("PYRAMID_TOKEN_FILE")
     source = path or "$PYRAMID_TOKEN"
@@ -119,6 +150,8 @@ def read_token(path: Optional[str]) -> str:
     except OSError as err:
         raise ValueError(f"{flag}: cannot read {path}: "
                          f"{err.strerror or err}") from err
+    if not token and path:
+        raise ValueError(f"{flag}: {path} is empty")
     if not token:
         raise ValueError("no token: give --token_file, or set "
                          "$PYRAMID_TOKEN_FILE or $PYRAMID_TOKEN")
