@@ -6,20 +6,26 @@
 // forfeits, the Watch stream's secrecy, health and reflection, and one test
 // per kind of bad input; after each, the match's log must still verify.
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <functional>
 #include <memory>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "gmock/gmock.h"
 #include "google/protobuf/descriptor.pb.h"
@@ -1664,6 +1670,179 @@ TEST_F(ServiceTest, BadInputOversizedMessageIsResourceExhausted) {
   ASSERT_TRUE(clients[0]->Await(IsRevealAck(match.id, 0, 0)));
   FinishAndVerify(clients, match.id, 1);
   EXPECT_TRUE(OfKind(ref_->Records(match.id), v1::LogRecord::kFault).empty());
+}
+
+// --- GetLog of a log the referee cannot read ------------------------------
+
+// What a referee says to its operator (ServiceLimits::messages), taken from
+// any of its threads.
+class SaidMessages {
+ public:
+  void Add(std::string_view message) {
+    absl::MutexLock lock(&mu_);
+    messages_.emplace_back(message);
+  }
+  std::vector<std::string> Messages() const {
+    absl::MutexLock lock(&mu_);
+    return messages_;
+  }
+
+ private:
+  mutable absl::Mutex mu_;
+  std::vector<std::string> messages_ ABSL_GUARDED_BY(mu_);
+};
+
+class GetLogFailureTest : public ServiceTest {
+ protected:
+  void SetUp() override {
+    TestRefereeOptions options = ServiceOptions();
+    options.limits.messages = [said = said_](std::string_view message) {
+      said->Add(message);
+    };
+    ref_ = std::make_unique<ServiceReferee>(options);
+    ASSERT_TRUE(ref_->ok());
+  }
+
+  // A match played to its end, its log served as it is on disk.
+  std::string FinishedMatch() {
+    const Created match = NewMatch();
+    auto clients = ConnectSeats(match);
+    FinishAndVerify(clients, match.id, 0);
+    return match.id;
+  }
+
+  // Whether the referee said, in one message, every one of `parts`.
+  bool Said(const std::vector<std::string>& parts) const {
+    for (const std::string& message : said_->Messages()) {
+      if (std::all_of(parts.begin(), parts.end(), [&](const std::string& p) {
+            return absl::StrContains(message, p);
+          })) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  std::shared_ptr<SaidMessages> said_ = std::make_shared<SaidMessages>();
+};
+
+// A match the referee knows as finished whose log is gone from its disk is
+// no unknown match: GetLog answers anyone DATA_LOSS, saying so, and names
+// the log's file without its directory (where the referee keeps its files
+// is the operator's business); the operator is told the full path and why.
+// Before, anyone was answered NOT_FOUND "cannot open <absolute path>: ...".
+TEST_F(GetLogFailureTest,
+       AFinishedMatchsMissingLogIsDataLossNamingNoDirectory) {
+  const std::string match = FinishedMatch();
+  const std::string path = ref_->LogPath(match);
+  const std::string name = std::filesystem::path(path).filename().string();
+  std::filesystem::rename(path, path + ".moved");
+  std::string bytes;
+  const grpc::Status gone = FetchLog(ref_->stub(), match, "", &bytes);
+  EXPECT_EQ(gone.error_code(), grpc::StatusCode::DATA_LOSS)
+      << gone.error_message();
+  EXPECT_THAT(gone.error_message(), HasSubstr("gone from the referee's disk"));
+  EXPECT_THAT(gone.error_message(), HasSubstr(name));
+  EXPECT_EQ(gone.error_message().find('/'), std::string::npos)
+      << gone.error_message();
+  EXPECT_TRUE(Said({match, path, std::strerror(ENOENT), "DATA_LOSS"}));
+
+  // Something else where the log was (a directory): DATA_LOSS too, in the
+  // same words.
+  ASSERT_TRUE(std::filesystem::create_directory(path));
+  const grpc::Status not_a_file = FetchLog(ref_->stub(), match, "", &bytes);
+  EXPECT_EQ(not_a_file.error_code(), grpc::StatusCode::DATA_LOSS)
+      << not_a_file.error_message();
+  EXPECT_EQ(not_a_file.error_message().find('/'), std::string::npos)
+      << not_a_file.error_message();
+  EXPECT_TRUE(Said({match, path, "not a regular file"}));
+
+  // Back where it was, the log is served again.
+  std::filesystem::remove(path);
+  std::filesystem::rename(path + ".moved", path);
+  ExpectGenuine(match);
+}
+
+// A log that goes from the disk while it is being served ends the download
+// the same way, after the chunks already sent.
+TEST_F(GetLogFailureTest, ALogGoneDuringItsDownloadEndsItDataLoss) {
+  const std::string match = FinishedMatch();
+  const std::string path = ref_->LogPath(match);
+  // 32 MiB more (GetLog serves a file's bytes as they are), so that the
+  // referee, held back by the client's flow-control window, is still
+  // reading the file when it goes.
+  {
+    const int fd = open(path.c_str(), O_WRONLY | O_APPEND);
+    ASSERT_GE(fd, 0) << std::strerror(errno);
+    const std::string padding(1 << 20, '\0');
+    for (int i = 0; i < 32; ++i) {
+      ASSERT_EQ(write(fd, padding.data(), padding.size()),
+                static_cast<ssize_t>(padding.size()));
+    }
+    close(fd);
+  }
+  const uintmax_t size = std::filesystem::file_size(path);
+  grpc::ClientContext context;
+  context.set_deadline(absl::ToChronoTime(absl::Now() + kWait));
+  v1::GetLogRequest request;
+  request.set_match_id(match);
+  auto reader = ref_->stub().GetLog(&context, request);
+  v1::LogChunk chunk;
+  ASSERT_TRUE(reader->Read(&chunk));
+  uint64_t received = chunk.data().size();
+  std::filesystem::rename(path, path + ".moved");
+  while (reader->Read(&chunk)) received += chunk.data().size();
+  const grpc::Status status = reader->Finish();
+  EXPECT_LT(received, size);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::DATA_LOSS)
+      << status.error_message();
+  EXPECT_THAT(status.error_message(),
+              HasSubstr(std::filesystem::path(path).filename().string()));
+  EXPECT_EQ(status.error_message().find('/'), std::string::npos)
+      << status.error_message();
+  EXPECT_TRUE(Said({match, path, std::strerror(ENOENT)}));
+}
+
+// A referee out of file descriptors answers UNAVAILABLE (try again), which
+// clients retry (refctl get-log, the tournament runner), not NOT_FOUND,
+// which they take as final; once descriptors are free the log is served.
+TEST_F(GetLogFailureTest, NoFreeDescriptorIsUnavailable) {
+  const std::string match = FinishedMatch();
+  // Every descriptor below a soft limit just above the highest in use
+  // taken, the connection already open: the referee's open() of the log
+  // fails EMFILE. A descriptor the process closes meanwhile (a finished
+  // client's socket) may let one call through: the next takes it too.
+  struct rlimit saved;
+  ASSERT_EQ(getrlimit(RLIMIT_NOFILE, &saved), 0);
+  int highest = 0;
+  for (const auto& entry :
+       std::filesystem::directory_iterator("/proc/self/fd")) {
+    highest = std::max(highest, std::stoi(entry.path().filename().string()));
+  }
+  struct rlimit low = saved;
+  low.rlim_cur = static_cast<rlim_t>(highest) + 1;
+  ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &low), 0);
+  std::vector<int> held;
+  int open_error = 0;
+  grpc::Status short_of_files;
+  for (int attempt = 0; attempt < 20 && short_of_files.ok(); ++attempt) {
+    for (int fd; (fd = open("/dev/null", O_RDONLY | O_CLOEXEC)) >= 0;) {
+      held.push_back(fd);
+    }
+    open_error = errno;
+    std::string bytes;
+    short_of_files = FetchLog(ref_->stub(), match, "", &bytes);
+  }
+  for (int fd : held) close(fd);
+  ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &saved), 0);
+  ASSERT_EQ(open_error, EMFILE);
+  EXPECT_EQ(short_of_files.error_code(), grpc::StatusCode::UNAVAILABLE)
+      << short_of_files.error_message();
+  EXPECT_THAT(short_of_files.error_message(), HasSubstr("try again"));
+  EXPECT_EQ(short_of_files.error_message().find('/'), std::string::npos)
+      << short_of_files.error_message();
+  EXPECT_TRUE(Said({match, ref_->LogPath(match), std::strerror(EMFILE)}));
+  ExpectGenuine(match);
 }
 
 TEST_F(ServiceTest, BadInputUnknownMatchIsNotFound) {

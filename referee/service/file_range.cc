@@ -6,6 +6,8 @@
 
 #include <cerrno>
 #include <cstring>
+#include <string>
+#include <utility>
 
 #include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
@@ -14,7 +16,10 @@
 namespace pyramid {
 namespace {
 
-// The file at `path` opened for reading, or NOT_FOUND naming it.
+// The file at `path` opened for reading; UNAVAILABLE naming it when the
+// process or the system is short of file descriptors or memory (it may
+// open the next time), NOT_FOUND naming it when it cannot be opened
+// otherwise.
 // O_NONBLOCK: opening a FIFO (or a device) found at `path` returns at once
 // rather than waiting, on gRPC's callback thread, for a writer to open it;
 // the caller then refuses it as not a regular file (or fails to pread
@@ -22,8 +27,13 @@ namespace {
 absl::StatusOr<int> OpenForReading(const std::string& path) {
   const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) {
-    return absl::NotFoundError(
-        absl::StrCat("cannot open ", path, ": ", std::strerror(errno)));
+    const int error = errno;
+    std::string message =
+        absl::StrCat("cannot open ", path, ": ", std::strerror(error));
+    if (error == EMFILE || error == ENFILE || error == ENOMEM) {
+      return absl::UnavailableError(std::move(message));
+    }
+    return absl::NotFoundError(std::move(message));
   }
   return fd;
 }

@@ -336,14 +336,19 @@ grpc::ServerWriteReactor<v1::LogChunk>* RefereeService::GetLog(
         " GetLog calls, as many as it takes at once (--max_log_readers); "
         "retry with backoff")));
   }
+  // A known match whose log cannot be read is no unknown match (NOT_FOUND,
+  // above): its log is gone from the referee's disk (DATA_LOSS), or the
+  // referee is short of descriptors now (UNAVAILABLE, try again). The
+  // caller is told the log's file name at most; the operator, the path.
   absl::StatusOr<uint64_t> size = RegularFileSize(host->log_path());
   if (!size.ok()) {
     log_readers_.fetch_sub(1);
-    return new Failed(size.status());
+    return new Failed(LogReadRefusal(request->match_id(), host->log_path(),
+                                     size.status(), limits_.messages));
   }
-  return NewLogDownload(context, host->log_path(), *size,
-                        limits_.log_chunk_bytes, &log_readers_,
-                        log_stalls_.get(), std::move(slot));
+  return NewLogDownload(context, request->match_id(), host->log_path(), *size,
+                        limits_.log_chunk_bytes, &limits_.messages,
+                        &log_readers_, log_stalls_.get(), std::move(slot));
 }
 
 absl::StatusOr<TransparencyLog*> RefereeService::Tlog(

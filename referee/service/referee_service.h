@@ -23,6 +23,7 @@
 #include "referee/service/async_stream.h"
 #include "referee/service/delayed_runner.h"
 #include "referee/service/lobby.h"
+#include "referee/service/messages.h"
 #include "referee/service/peer_counts.h"
 #include "referee/service/play_features.h"
 #include "referee/service/serialized_message.h"
@@ -79,6 +80,12 @@ struct ServiceLimits {
   // UNAVAILABLE (retry with backoff). Each holds a chunk (twice: as read
   // and as sent) until its client takes it.
   size_t max_log_readers = 256;
+  // Where GetLog says, for the operator, why it could not read a log it
+  // was asked for: the log's path and the error (its caller is told the
+  // file's name at most, never the directory: LogReadRefusal). An embedder
+  // that takes the lobby's messages (LobbyOptions::messages) sets the same
+  // sink here. Empty: stderr, a "referee: " line each.
+  MessageSink messages;
   // A GetLog call whose client takes no chunk for this long (one that
   // stopped reading) is cancelled, so that clients that never read cannot
   // hold every place for good: once no write of it has finished for this
