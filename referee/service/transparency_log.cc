@@ -393,10 +393,18 @@ absl::StatusOr<tlog::TlogProof> TransparencyLog::InclusionProof(
 absl::StatusOr<std::vector<Digest>> TransparencyLog::ConsistencyProof(
     uint64_t old_size, uint64_t new_size) {
   absl::MutexLock lock(&mu_);
-  if (old_size == 0 || old_size > new_size || new_size > size_) {
+  if (old_size == 0 || old_size > new_size) {
     return absl::InvalidArgumentError(
         absl::StrCat("a consistency proof needs 0 < OLD <= NEW <= ", size_,
                      " (the tree's size); got ", old_size, " and ", new_size));
+  }
+  // A size the tree may still reach: OUT_OF_RANGE, not a request that is
+  // wrong whatever the tree.
+  if (new_size > size_) {
+    return absl::OutOfRangeError(
+        absl::StrCat("the new size ", new_size, " is past the tree's size ",
+                     size_, " (a consistency proof needs NEW <= ", size_,
+                     "; the tree grows as matches seal)"));
   }
   return WithNodes<std::vector<Digest>>([&](tlog::SubtreeSource source) {
     return tlog::ConsistencyProof(old_size, new_size, source);

@@ -82,6 +82,9 @@ class TransparencyLog {
   absl::StatusOr<tlog::TlogProof> InclusionProof(const TlogLeaf& leaf,
                                                  uint64_t tree_size = 0);
   // RFC 9162 consistency proof; 0 < old_size <= new_size <= size().
+  // INVALID_ARGUMENT when old_size is 0 or past new_size (wrong whatever
+  // the tree); OUT_OF_RANGE, naming both sizes, when new_size is past
+  // size() (valid once the tree has grown to it).
   absl::StatusOr<std::vector<Digest>> ConsistencyProof(uint64_t old_size,
                                                        uint64_t new_size);
   absl::StatusOr<Digest> RootHash(uint64_t tree_size);

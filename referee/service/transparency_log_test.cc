@@ -231,12 +231,21 @@ TEST_F(TransparencyLogTest, RefusesARefereeOriginOfAnotherKey) {
 TEST_F(TransparencyLogTest, RefusesBadProofRequests) {
   std::unique_ptr<TransparencyLog> log = Open();
   ASSERT_TRUE(log->Append(MatchId(0), LogHash(0)).ok());
-  EXPECT_FALSE(log->ConsistencyProof(0, 1).ok());
-  EXPECT_FALSE(log->ConsistencyProof(1, 2).ok());
+  EXPECT_TRUE(absl::IsInvalidArgument(log->ConsistencyProof(0, 1).status()));
+  EXPECT_TRUE(absl::IsInvalidArgument(log->ConsistencyProof(2, 1).status()));
+  // A size the tree has not reached yet, but may: OUT_OF_RANGE, naming
+  // both sizes.
+  const absl::Status beyond = log->ConsistencyProof(1, 2).status();
+  EXPECT_TRUE(absl::IsOutOfRange(beyond)) << beyond;
+  EXPECT_THAT(beyond.message(), HasSubstr("new size 2"));
+  EXPECT_THAT(beyond.message(), HasSubstr("tree's size 1"));
   EXPECT_TRUE(
       absl::IsNotFound(log->Checkpoint(1).status()));  // Not signed yet.
   EXPECT_TRUE(log->Checkpoint().ok());
   EXPECT_TRUE(log->Checkpoint(1).ok());
+  // Valid once the tree has grown to it.
+  ASSERT_TRUE(log->Append(MatchId(1), LogHash(1)).ok());
+  EXPECT_TRUE(log->ConsistencyProof(1, 2).ok());
 }
 
 // The referee's proof path (GetInclusionProof: a proof, then its
