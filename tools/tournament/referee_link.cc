@@ -172,7 +172,8 @@ absl::StatusOr<std::unique_ptr<RefereeLink>> RefereeLink::StartEmbedded(
 
 absl::StatusOr<std::unique_ptr<RefereeLink>> RefereeLink::Connect(
     const std::string& address, const std::string& public_key,
-    const std::string& admin_token_file, absl::Duration retry_for) {
+    const std::string& admin_token_file, absl::Duration retry_for,
+    const std::string& tls_ca) {
   if (public_key.empty()) {
     return absl::InvalidArgumentError(
         "a remote referee needs referee_key to verify the logs");
@@ -195,6 +196,12 @@ absl::StatusOr<std::unique_ptr<RefereeLink>> RefereeLink::Connect(
         "a remote referee needs admin_token_file, the file of its admin "
         "token (or $PYRAMID_ADMIN_TOKEN, the token itself)");
   }
+  absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> credentials =
+      ClientCredentials(tls_ca);
+  if (!credentials.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("tls_ca: ", credentials.status().message()));
+  }
   auto link = std::unique_ptr<RefereeLink>(new RefereeLink());
   link->address_ = address;
   link->public_key_ = *std::move(key);
@@ -204,8 +211,7 @@ absl::StatusOr<std::unique_ptr<RefereeLink>> RefereeLink::Connect(
           ? absl::StrCat("admin_token_file ", token->source)
           : token->source;
   // A referee that restarts is found again within seconds.
-  link->channel_ =
-      FastReconnectChannel(address, grpc::InsecureChannelCredentials());
+  link->channel_ = FastReconnectChannel(address, *credentials);
   link->stub_ = v1::Referee::NewStub(link->channel_);
   link->retry_for_ = retry_for;
   return link;

@@ -75,11 +75,16 @@ class RefereeLink {
   // (FindAdminToken, token_text.h, as refctl and the referee take it); there
   // is no default file. Nothing
   // is called here: INVALID_ARGUMENT for a key or token file that cannot be
-  // read, or no token at all, before anything is made.
+  // read, or no token at all, before anything is made. `tls_ca` names a file
+  // of PEM roots: the link connects with TLS trusting them
+  // (ClientCredentials, referee_client.h, as refctl's and the bot's
+  // --tls_ca); without it, in plaintext. INVALID_ARGUMENT ("tls_ca: cannot
+  // open ...") for a file that cannot be read.
   static absl::StatusOr<std::unique_ptr<RefereeLink>> Connect(
       const std::string& address, const std::string& public_key,
       const std::string& admin_token_file,
-      absl::Duration retry_for = absl::Minutes(5));
+      absl::Duration retry_for = absl::Minutes(5),
+      const std::string& tls_ca = "");
 
   ~RefereeLink();  // Stops an embedded referee (checkpointing its matches).
 

@@ -59,6 +59,9 @@ struct RunOptions {
   // With a running referee (Tournament.referee): how long to keep retrying
   // while it cannot be reached (it restarts) before a match fails.
   absl::Duration referee_retry = absl::Minutes(5);
+  // With a running referee: a file of PEM roots to connect to it with TLS
+  // (RefereeLink::Connect's tls_ca; --tls_ca); empty: plaintext.
+  std::string tls_ca;
   // On a resume, a journaled match whose log verified when it was journaled
   // and is now missing or does not verify (and could not be fetched again
   // from a running referee) is played again, its label then standing twice

@@ -4,7 +4,8 @@
 //              [--output_dir=DIR] [--seed=N]
 //              [--format=round_robin|gauntlet|swiss]
 //              [--sprt=ELO0,ELO1[,ALPHA,BETA]]
-//              [--referee=ADDR --referee_key=HEX|FILE --admin_token_file=F]
+//              [--referee=ADDR --referee_key=HEX|FILE --admin_token_file=F
+//               --tls_ca=PEM]
 //              [--signing_key_file=FILE] [--referee_retry_s=N]
 //              [--replay_lost_logs] [--bot_log_mib=N] [--bot_uids=FIRST]
 //
@@ -139,6 +140,9 @@ ABSL_FLAG(std::string, admin_token_file, "",
           "The file of its admin token (overrides; with neither this nor the "
           "file's admin_token_file, $PYRAMID_ADMIN_TOKEN holds the token, as "
           "for refctl).");
+ABSL_FLAG(std::string, tls_ca, "",
+          "PEM roots: connect to the running referee (--referee) with TLS, "
+          "as refctl and the bot do (default: plaintext).");
 ABSL_FLAG(std::string, signing_key_file, "",
           "The embedded referee's secret key file (overrides; default "
           "OUTPUT.referee.key, beside the output directory; refused in it). "
@@ -394,6 +398,12 @@ absl::Status ApplyFlags(v1::Tournament& tournament) {
   if (!absl::GetFlag(FLAGS_signing_key_file).empty()) {
     tournament.set_signing_key_file(absl::GetFlag(FLAGS_signing_key_file));
   }
+  // The embedded referee serves plaintext on loopback: roots for it are a
+  // mistake (a --referee left out).
+  if (!absl::GetFlag(FLAGS_tls_ca).empty() && tournament.referee().empty()) {
+    return absl::InvalidArgumentError(
+        "--tls_ca is for a running referee's TLS, and no referee is set");
+  }
   return absl::OkStatus();
 }
 
@@ -541,6 +551,7 @@ int Main(const std::string& path, const AcceptGuardSettings& guard) {
     return interruptions.load(std::memory_order_relaxed);
   };
   options.referee_retry = absl::Seconds(absl::GetFlag(FLAGS_referee_retry_s));
+  options.tls_ca = absl::GetFlag(FLAGS_tls_ca);
   options.replay_lost_logs = absl::GetFlag(FLAGS_replay_lost_logs);
   options.bot_log_limit = bot_log_mib << 20;
   if (bot_uids != 0) options.bot_uids = static_cast<uid_t>(bot_uids);
