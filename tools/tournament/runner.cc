@@ -121,7 +121,8 @@ absl::StatusOr<v1::TournamentResults> Runner::Run() {
   } else {
     absl::StatusOr<std::unique_ptr<RefereeLink>> link =
         RefereeLink::Connect(t_.referee(), t_.referee_key(),
-                             t_.admin_token_file(), options_.referee_retry);
+                             t_.admin_token_file(), options_.referee_retry,
+                             options_.tls_ca);
     if (!link.ok()) return link.status();
     link_ = *std::move(link);
     SetRetryHooks();
