@@ -30,6 +30,7 @@
 #include <cstdint>
 
 #include "absl/time/time.h"
+#include "referee/files/line_budget.h"
 
 namespace pyramid {
 
@@ -43,41 +44,6 @@ void LimitLibraryLogs();
 // Writes the count of every place's messages held back since its last line,
 // if any (at the program's end).
 void FlushLibraryLogs();
-
-// The budget of one place: at most `lines` lines per `window`, the first
-// line that opens a window beginning it.
-class LineBudget {
- public:
-  LineBudget(int lines, absl::Duration window)
-      : lines_(lines), window_(window) {}
-
-  // Whether a line may be written at `now`; if so, `*held_back` is the
-  // count of lines refused since the last one allowed (to be said first).
-  bool Allow(absl::Time now, int64_t* held_back);
-
-  // A line that is written whatever the budget (one before the program
-  // aborts): it takes a line of the budget if one is left, and is never
-  // counted as held back. Returns the count of lines refused since the last
-  // one allowed (to be said first), now zero.
-  int64_t Force(absl::Time now);
-
-  // The lines refused since the last one allowed, now zero.
-  int64_t TakeHeldBack();
-
-  // Counts `lines` as held back after all: allowed, but not written
-  // (stderr did not take them at once).
-  void HoldBack(int64_t lines);
-
- private:
-  // Opens a new window at `now` if the last one has passed.
-  void StartWindowIfDue(absl::Time now);
-
-  int lines_;
-  absl::Duration window_;
-  absl::Time window_start_ = absl::InfinitePast();
-  int used_ = 0;
-  int64_t held_back_ = 0;
-};
 
 }  // namespace pyramid
 

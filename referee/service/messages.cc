@@ -2,9 +2,14 @@
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/clock.h"
+#include "referee/files/line_budget.h"
 #include "referee/files/stderr_line.h"
 
 namespace pyramid {
@@ -53,5 +58,29 @@ void Say(const MessageSink& sink, std::string_view message) {
 }
 
 void FlushMessages() { SayUnwritten(StderrWait::kIfNeeded); }
+
+MessageSink LimitedSink(MessageSink sink, int lines, absl::Duration window) {
+  struct Budget {
+    explicit Budget(int lines, absl::Duration window) : lines(lines, window) {}
+    absl::Mutex mu;
+    LineBudget lines ABSL_GUARDED_BY(mu);
+  };
+  auto budget = std::make_shared<Budget>(lines, window);
+  return [sink = std::move(sink), budget, lines,
+          window](std::string_view message) {
+    int64_t held_back = 0;
+    {
+      absl::MutexLock lock(&budget->mu);
+      if (!budget->lines.Allow(absl::Now(), &held_back)) return;
+    }
+    if (held_back > 0) {
+      Say(sink, absl::StrCat(held_back, " more such ",
+                             held_back == 1 ? "message" : "messages",
+                             " not said (at most ", lines, " per ",
+                             absl::FormatDuration(window), ")"));
+    }
+    Say(sink, message);
+  };
+}
 
 }  // namespace pyramid

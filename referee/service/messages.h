@@ -8,6 +8,8 @@
 #include <functional>
 #include <string_view>
 
+#include "absl/time/time.h"
+
 namespace pyramid {
 
 // Takes one message: a sentence without the "referee: " that stderr puts
@@ -24,6 +26,14 @@ using MessageSink = std::function<void(std::string_view message)>;
 // message it takes ("referee: N messages not written: stderr did not take them
 // at once"), or by FlushMessages.
 void Say(const MessageSink& sink, std::string_view message);
+
+// A sink that gives at most `lines` messages per `window` to `sink` (Say:
+// empty is stderr), for messages that clients can make the referee say
+// (anyone may ask for a log that is gone from its disk): the messages held
+// back are counted, and said in one message before the next one given
+// ("N more such messages not said (at most L per W)"). Safe to call from
+// several threads at once, as every sink is.
+MessageSink LimitedSink(MessageSink sink, int lines, absl::Duration window);
 
 // Says the count of messages not written, if any, waiting for stderr if it
 // must (at the program's end).

@@ -2,7 +2,10 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "gtest/gtest.h"
 #include "tests/stalled_stderr.h"
 
@@ -13,6 +16,23 @@ TEST(MessagesTest, AnEmbeddersSinkTakesThem) {
   std::string taken;
   Say([&taken](std::string_view message) { taken = message; }, "a message");
   EXPECT_EQ(taken, "a message");
+}
+
+// What clients can make the referee say is given at most so many times
+// per window; the rest counted, and the count said before the next message
+// of a later window.
+TEST(MessagesTest, ALimitedSinkHoldsBackBeyondItsBudget) {
+  std::vector<std::string> taken;
+  const MessageSink sink = LimitedSink(
+      [&taken](std::string_view message) { taken.emplace_back(message); },
+      /*lines=*/2, /*window=*/absl::Milliseconds(50));
+  for (int i = 0; i < 5; ++i) Say(sink, "a log is gone");
+  ASSERT_EQ(taken.size(), 2u);
+  absl::SleepFor(absl::Milliseconds(60));  // The next window.
+  Say(sink, "another");
+  ASSERT_EQ(taken.size(), 4u);
+  EXPECT_EQ(taken[2], "3 more such messages not said (at most 2 per 50ms)");
+  EXPECT_EQ(taken[3], "another");
 }
 
 // A stderr nobody reads (a pipe, full: a stalled log collector) does not

@@ -169,6 +169,8 @@ void RefereeService::RegisterServerStreaming(
 RefereeService::RefereeService(Lobby* lobby, ServiceLimits limits)
     : lobby_(lobby),
       limits_(limits),
+      log_refusals_(
+          LimitedSink(limits.messages, kLogRefusalLines, kLogRefusalWindow)),
       linger_(limits.batch_linger > absl::ZeroDuration()
                   ? std::make_unique<DelayedRunner>(limits.batch_linger)
                   : nullptr),
@@ -344,11 +346,11 @@ grpc::ServerWriteReactor<v1::LogChunk>* RefereeService::GetLog(
   if (!size.ok()) {
     log_readers_.fetch_sub(1);
     return new Failed(LogReadRefusal(request->match_id(), host->log_path(),
-                                     size.status(), limits_.messages));
+                                     size.status(), log_refusals_));
   }
   return NewLogDownload(context, request->match_id(), host->log_path(), *size,
-                        limits_.log_chunk_bytes, &limits_.messages,
-                        &log_readers_, log_stalls_.get(), std::move(slot));
+                        limits_.log_chunk_bytes, &log_refusals_, &log_readers_,
+                        log_stalls_.get(), std::move(slot));
 }
 
 absl::StatusOr<TransparencyLog*> RefereeService::Tlog(

@@ -251,6 +251,12 @@ class RefereeService final : public referee::v1::Referee::Service {
 
   Lobby* const lobby_;
   const ServiceLimits limits_;
+  // limits_.messages for what GetLog says of a log it cannot read, at most
+  // kLogRefusalLines per kLogRefusalWindow: anyone may ask for a log gone
+  // from the disk, as often as they like.
+  static constexpr int kLogRefusalLines = 10;
+  static constexpr absl::Duration kLogRefusalWindow = absl::Minutes(1);
+  const MessageSink log_refusals_;
   std::atomic<size_t> watching_{0};     // Watch calls not yet done.
   std::atomic<size_t> log_readers_{0};  // GetLog calls not yet done.
   // Watch streams, and unary calls and GetLog downloads, of callers
