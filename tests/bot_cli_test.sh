@@ -18,8 +18,11 @@
 #     game); an unknown --game is refused before connecting (status 2),
 #     naming the games; a file --token_file, $PYRAMID_TOKEN_FILE, --key_file
 #     or --tls_ca names that cannot be read is refused (status 2), naming
-#     the flag or variable and the file; a bot registered with a public key
-#     that runs without --key_file is told to pass --key_file.
+#     the flag or variable and the file; a referee address that is not
+#     HOST:PORT or unix:PATH (no port, a port out of range, a URL, an IPv6
+#     host without brackets) in --referee or $PYRAMID_REFEREE is refused
+#     (status 2) before anything is dialled; a bot registered with a public
+#     key that runs without --key_file is told to pass --key_file.
 #  5. Two processes with one seat token: the second one's stream replaces
 #     the first one's (ABORTED, "replaced by a newer stream"); the first
 #     exits 1 saying that another process connected with its token, instead
@@ -159,6 +162,26 @@ expect_refused "--key_file: cannot read $tmp/no-such.key: No such file" \
   -- --token_file="$tmp/tok-c/seat-0.token" --key_file="$tmp/no-such.key"
 expect_refused "--tls_ca: cannot open $tmp/no-such.pem: No such file" \
   -- --token_file="$tmp/tok-c/seat-0.token" --tls_ca="$tmp/no-such.pem"
+form='is HOST:PORT (PORT 1 to 65535; an IPv6 host in brackets, as [::1]:50051) or unix:PATH'
+expect_refused "--referee $form: no port in \"127.0.0.1\"" \
+  -- --token_file="$tmp/tok-c/seat-0.token" --referee=127.0.0.1
+expect_refused "--referee $form: port 99999 is out of range in \"127.0.0.1:99999\"" \
+  -- --token_file="$tmp/tok-c/seat-0.token" --referee=127.0.0.1:99999
+expect_refused "--referee $form, not a URL: \"http://127.0.0.1:24100\"" \
+  -- --token_file="$tmp/tok-c/seat-0.token" --referee=http://127.0.0.1:24100
+expect_refused "--referee $form, not \"::1:50051\"" \
+  -- --token_file="$tmp/tok-c/seat-0.token" --referee=::1:50051
+status=0
+out=$(PYRAMID_REFEREE=localhost timeout "$LIMIT" "$BIN/bot" \
+  --token_file="$tmp/tok-c/seat-0.token" --reconnect_for_s=0 2>&1) || status=$?
+((status == 2)) && [[ $out == *"\$PYRAMID_REFEREE $form: no port in \"localhost\""* ]] ||
+  fail "PYRAMID_REFEREE=localhost: status $status, said: $out"
+# [::1]:PORT is an address: the bot dials it (and, closed, exits 1).
+status=0
+out=$(timeout "$LIMIT" "$BIN/bot" --referee="[::1]:${closed##*:}" \
+  --token_file="$tmp/tok-c/seat-0.token" --reconnect_for_s=0 2>&1) || status=$?
+((status == 1)) && [[ $out == *"not reconnecting (--reconnect_for_s=0)"* ]] ||
+  fail "--referee=[::1]:PORT: status $status, said: $out"
 start_referee 127.0.0.1:0
 "$BIN/keygen" --out="$tmp/seat.key" >/dev/null 2>&1 || fail "keygen"
 keyed=$(refctl register-bot keyed --public_key="$(cat "$tmp/seat.key.pub")" \
@@ -173,7 +196,7 @@ wait_until "a bot without --key_file on a seat with a key was not told to pass -
 kill -TERM "$unkeyed"
 reap "$unkeyed"
 ((status == 1)) || fail "the bot whose commit was refused exited with $status"
-echo "4. messages: strategies named; bad --game and files refused, named; --key_file hinted"
+echo "4. messages: strategies named; bad --game, files and referee addresses refused, named; --key_file hinted"
 
 # --- 5. two processes with one token
 match_e=$(refctl create-match --game=rock_paper_pyramid --seats=3 \

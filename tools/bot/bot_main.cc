@@ -24,8 +24,10 @@
 //
 // A bad command line is refused before connecting, with exit status 2 and
 // one line naming the flag (or variable): an unknown flag, a value out of
-// range, an unknown --game or --strategy, or a file --token_file,
-// --key_file or --tls_ca names that cannot be read or holds no token or key.
+// range, a referee address that is not HOST:PORT (PORT 1 to 65535; an IPv6
+// host in brackets, [::1]:PORT; no scheme), an unknown --game or
+// --strategy, or a file --token_file, --key_file or --tls_ca names that
+// cannot be read or holds no token or key.
 //
 // This file is the command line; the play is PlayClient's (play_client.h).
 #include <semaphore.h>
@@ -45,6 +47,8 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/time.h"
 #include "grpcpp/grpcpp.h"
@@ -114,6 +118,68 @@ std::string RefereeAddress() {
   if (address.empty()) address = Env("PYRAMID_REFEREE");
   if (address.empty()) address = "127.0.0.1:50051";
   return address;
+}
+
+// What is wrong with a referee address (empty: nothing), said as the client
+// kits say it. One is HOST:PORT: HOST a name or an IPv4 address, or an IPv6
+// address in brackets ([::1]:50051); PORT 1 to 65535; or a Unix domain
+// socket, unix:PATH. Without the check,
+// "127.0.0.1" (no port), "127.0.0.1:99999" or "http://127.0.0.1:24100"
+// were dialled and retried for --reconnect_for_s.
+std::string AddressProblem(const std::string& address) {
+  if (address.size() > 5 && address.rfind("unix:", 0) == 0) return "";
+  const std::string form =
+      "is HOST:PORT (PORT 1 to 65535; an IPv6 host in brackets, as "
+      "[::1]:50051) or unix:PATH";
+  const std::string quoted = "\"" + address + "\"";
+  std::string host;
+  std::string port;
+  bool shaped = false;
+  if (!address.empty() && address.front() == '[') {
+    const size_t close = address.find(']');
+    if (close != std::string::npos && close + 1 < address.size() &&
+        address[close + 1] == ':') {
+      host = address.substr(1, close - 1);
+      port = address.substr(close + 2);
+      shaped = !host.empty() &&
+               std::all_of(host.begin(), host.end(),
+                           [](char c) {
+                             // Hex digits, colons and dots, with a
+                             // zone (%eth0).
+                             return absl::ascii_isalnum(c) || c == ':' ||
+                                    c == '.' || c == '%' || c == '_' ||
+                                    c == '-';
+                           }) &&
+               host.find(':') != std::string::npos;
+    }
+  } else {
+    const size_t colon = address.rfind(':');
+    if (colon == std::string::npos) {
+      if (address.find("//") == std::string::npos) {
+        return form + ": no port in " + quoted;
+      }
+    } else {
+      host = address.substr(0, colon);
+      port = address.substr(colon + 1);
+      shaped =
+          !host.empty() && std::all_of(host.begin(), host.end(), [](char c) {
+            return absl::ascii_isalnum(c) || c == '.' || c == '_' || c == '-';
+          });
+    }
+  }
+  shaped = shaped && !port.empty() && port.size() <= 5 &&
+           std::all_of(port.begin(), port.end(), absl::ascii_isdigit);
+  if (!shaped) {
+    if (address.find("://") != std::string::npos) {
+      return form + ", not a URL: " + quoted;
+    }
+    return form + ", not " + quoted;
+  }
+  int number = 0;
+  if (!absl::SimpleAtoi(port, &number) || number < 1 || number > 65535) {
+    return form + ": port " + port + " is out of range in " + quoted;
+  }
+  return "";
 }
 
 // The token in the file --token_file names, else in the file
@@ -216,6 +282,14 @@ int Main() {
                            BotGames().end()) {
     std::cerr << "bot: unknown --game \"" << game << "\": the games are "
               << absl::StrJoin(BotGames(), ", ") << " (empty: any game)\n";
+    return 2;
+  }
+  if (const std::string problem = AddressProblem(RefereeAddress());
+      !problem.empty()) {
+    std::cerr << "bot: "
+              << (absl::GetFlag(FLAGS_referee).empty() ? "$PYRAMID_REFEREE "
+                                                       : "--referee ")
+              << problem << "\n";
     return 2;
   }
   absl::StatusOr<std::unique_ptr<Strategy>> strategy =
