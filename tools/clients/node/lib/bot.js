@@ -73,7 +73,8 @@ const { load, encodeAction } = require('./proto');
 // decision asked again is refused, never committed to anew.
 const MAX_OPEN_DECISIONS = 4096;
 
-// A strategy's distinct errors remembered, to print each one's stack once.
+// A strategy's distinct errors (type and message) remembered, to print
+// each one's stack once.
 const STRATEGY_ERRORS = 64;
 
 // Stream errors that another attempt cannot mend.
@@ -677,19 +678,24 @@ class Runner {
   strategyFailed(entry, error) {
     const r = entry.request;
     this.summary.strategyFailures += 1;
-    const text = error instanceof Error && error.stack ? error.stack : String(error);
-    const times = (this.strategyErrors.get(text) || 0) + 1;
-    this.strategyErrors.delete(text); // Most recent last.
-    this.strategyErrors.set(text, times);
+    // The same error: the same type and message, as in the Python kit.
+    const what = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    const times = (this.strategyErrors.get(what) || 0) + 1;
+    this.strategyErrors.delete(what); // Most recent last.
+    this.strategyErrors.set(what, times);
     if (this.strategyErrors.size > STRATEGY_ERRORS) {
       this.strategyErrors.delete(this.strategyErrors.keys().next().value);
     }
-    // The message first, then (like Python's traceback) the stack on the
-    // lines after it; the same error again is counted instead.
-    const after = times === 1 ? text
-      : `the strategy raised the same error again (${times} times so far)`;
-    this.log(`strategy failed on match ${r.match_id} seat ${r.seat} decision ${r.decision_id}; `
-      + `sending the fallback action\n${after}`);
+    const where = `strategy failed on match ${r.match_id} seat ${r.seat} decision `
+      + `${r.decision_id}; sending the fallback action`;
+    if (times === 1) {
+      // The message first, then (like Python's traceback) the stack on the
+      // lines after it.
+      const stack = error instanceof Error && error.stack ? error.stack : String(error);
+      this.log(`${where}\n${stack}`);
+    } else {
+      this.log(`${where}: the strategy raised the same error again (${times} times so far)`);
+    }
     this.fallBack(entry, 'failed');
   }
 
@@ -739,7 +745,7 @@ class Runner {
       // The referee would fault the seat (FAULT_ILLEGAL_ACTION).
       const n = r.legal_actions.length;
       this.log(`match ${r.match_id} seat ${r.seat} decision ${r.decision_id}: the strategy's `
-        + `action is not ${n === 1 ? 'the one legal action' : `one of the ${n} legal actions`}; `
+        + `action is not ${n === 1 ? 'the only legal action' : `one of the ${n} legal actions`}; `
         + 'sending the fallback action');
       this.fallBack(entry, 'illegal');
       return;

@@ -131,6 +131,15 @@ function joinValues(argv, options) {
   return joined;
 }
 
+/**
+ * A system error's reason as the C library says it ("Not a directory"),
+ * from Node's "ENOTDIR: not a directory, mkdir 'F'".
+ */
+function systemWhy(error) {
+  const match = /^[A-Z]+: (.*?), \w+ '/.exec(error.message || '');
+  return match ? match[1].charAt(0).toUpperCase() + match[1].slice(1) : error.message;
+}
+
 /** Whether argv gives --NAME (as --NAME VALUE or --NAME=VALUE). */
 function argvHas(argv, name) {
   return argv.some((arg) => arg === `--${name}` || arg.startsWith(`--${name}=`));
@@ -191,7 +200,7 @@ async function main(botOrFactory, argv = process.argv.slice(2), extra = {}) {
         state.prepareDir(flags.state_dir);
       } catch (error) {
         const from = argvHas(argv, 'state_dir') ? '--state_dir' : '$PYRAMID_STATE_DIR';
-        throw new Error(`${from}: cannot write in ${flags.state_dir}: ${error.message}`);
+        throw new Error(`${from}: cannot use ${flags.state_dir}: ${systemWhy(error)}`);
       }
     }
     const protoDir = flags.proto_dir || defaultProtoDir();

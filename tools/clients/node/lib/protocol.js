@@ -126,15 +126,18 @@ function readToken(path) {
 /**
  * What is wrong with a referee address (empty: nothing). One is HOST:PORT:
  * HOST a name or an IPv4 address, or an IPv6 address in brackets
- * ([::1]:50051); PORT 1 to 65535. No scheme (http://), no path.
+ * ([::1]:50051); PORT 1 to 65535. No scheme (http://), no path. A Unix
+ * domain socket, unix:PATH, is one too (as in the Python kit).
  */
 function addressProblem(address) {
   const text = JSON.stringify(String(address));
-  const form = 'is HOST:PORT (PORT 1 to 65535; an IPv6 host in brackets, as [::1]:50051)';
+  if (/^unix:./.test(String(address))) return '';
+  const form = 'is HOST:PORT (PORT 1 to 65535; an IPv6 host in brackets, as [::1]:50051) '
+    + 'or unix:PATH';
   const m = /^(\[[0-9A-Fa-f:.]+(%[A-Za-z0-9._-]+)?\]|[A-Za-z0-9._-]+):([0-9]+)$/.exec(String(address));
   if (!m) {
     if (/^[a-zA-Z][a-zA-Z0-9+.-]*:\/\//.test(String(address))) {
-      return `${form}, without a scheme, not ${text}`;
+      return `${form}, not a URL: ${text}`;
     }
     if (/^[^:]*$/.test(String(address))) return `${form}: no port in ${text}`;
     return `${form}, not ${text}`;

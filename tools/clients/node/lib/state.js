@@ -46,14 +46,17 @@ function syncDir(dir) {
 }
 
 /**
- * Makes DIR (and its parents) if missing, and checks that a file can be
- * written in it; throws an Error saying why not.
+ * Makes DIR (and its parents) if missing, and checks that this process can
+ * write in it; throws the system's error saying why not.
  */
 function prepareDir(dir) {
+  if (fs.existsSync(dir) && !fs.statSync(dir).isDirectory()) {
+    const error = new Error(`ENOTDIR: not a directory, open '${dir}'`);
+    error.code = 'ENOTDIR';
+    throw error;
+  }
   fs.mkdirSync(dir, { recursive: true });
-  const probe = path.join(dir, `.probe.${process.pid}.tmp`);
-  fs.writeFileSync(probe, '');
-  fs.unlinkSync(probe);
+  fs.accessSync(dir, fs.constants.W_OK | fs.constants.X_OK);
 }
 
 /**

@@ -403,7 +403,7 @@ test('a single legal action is said in the singular', async () => {
   await sleep(50);
   r.client.close();
   assert.deepStrictEqual(lines, [`match ${MATCH} seat 1 decision 3: the strategy's action is not `
-    + 'the one legal action; sending the fallback action']);
+    + 'the only legal action; sending the fallback action']);
 });
 
 test('a misspelt enum name is said to be no value of its enum, naming the field', async () => {
@@ -422,8 +422,8 @@ test('a misspelt enum name is said to be no value of its enum, naming the field'
 
 test('the same error raised again prints its stack once, then counts', async () => {
   const bot = new Bot();
-  const error = new Error('boom');
-  bot.choose = () => { throw error; };
+  // A new Error each time, of the same type and message: the same error.
+  bot.choose = () => { throw new Error('boom'); };
   const { r, lines } = runner(0, bot);
   r.send = () => {};
   for (let d = 1; d <= 3; d += 1) {
@@ -439,9 +439,9 @@ test('the same error raised again prints its stack once, then counts', async () 
   assert.strictEqual(lines.length, 3, lines.join('\n---\n'));
   assert.match(lines[0], /^strategy failed on match \S+ seat 1 decision 1; sending the fallback action\nError: boom\n {4}at /);
   assert.strictEqual(lines[1], `strategy failed on match ${MATCH} seat 1 decision 2; sending the `
-    + 'fallback action\nthe strategy raised the same error again (2 times so far)');
+    + 'fallback action: the strategy raised the same error again (2 times so far)');
   assert.strictEqual(lines[2], `strategy failed on match ${MATCH} seat 1 decision 3; sending the `
-    + 'fallback action\nthe strategy raised the same error again (3 times so far)');
+    + 'fallback action: the strategy raised the same error again (3 times so far)');
   assert.deepStrictEqual([r.summary.strategyFailures, r.summary.fallbacks], [3, 3]);
 });
 
