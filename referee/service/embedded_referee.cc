@@ -12,6 +12,8 @@ absl::StatusOr<std::unique_ptr<EmbeddedReferee>> EmbeddedReferee::Start(
   LobbyOptions& lobby = options.lobby;
   if (lobby.admin_token.empty()) lobby.admin_token = MintToken().token;
   referee->admin_token_ = lobby.admin_token;
+  // What the service says goes where the lobby's messages go.
+  if (!options.limits.messages) options.limits.messages = lobby.messages;
   referee->lobby_ = std::make_unique<Lobby>(std::move(lobby));
   referee->service_ =
       std::make_unique<RefereeService>(referee->lobby_.get(), options.limits);

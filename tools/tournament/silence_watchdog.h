@@ -4,8 +4,8 @@
 // say why it ended (Remove). One thread serves every call, started with
 // the first Add and joined when the watchdog goes. Its time is the
 // monotonic clock's: a suspended machine, or a wall clock set forward,
-// cancels nothing. RefereeLink watches its Watch streams (SilenceLimit,
-// remote_match_bounds.h) and its log downloads (kLogStallLimit) with it.
+// cancels nothing. RefereeLink watches its Watch streams with it
+// (SilenceLimit, remote_match_bounds.h).
 #ifndef PYRAMID_TOOLS_TOURNAMENT_SILENCE_WATCHDOG_H_
 #define PYRAMID_TOOLS_TOURNAMENT_SILENCE_WATCHDOG_H_
 
