@@ -521,8 +521,13 @@ class Runner {
     }
     if (entry) {
       // Asked again after a reconnection: the same choice, unless already
-      // sent on this stream or still being decided.
-      if (entry.action && entry.committedOn !== this.stream) this.commit(entry);
+      // sent on this stream or still being decided. One whose reveal was
+      // acknowledged (and its record removed) is asked again by a referee
+      // that lost the reveal: kept again until answered again.
+      if (entry.action && entry.committedOn !== this.stream) {
+        if (entry.acked) this.saveRecord(entry);
+        this.commit(entry);
+      }
       return;
     }
     const why = this.refusal(request);

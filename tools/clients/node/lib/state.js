@@ -143,7 +143,8 @@ function removeRecords(dir, matchId, seat = null, below = null) {
   if (typeof matchId !== 'string' || !MATCH_ID.test(matchId)) return 0;
   let removed = 0;
   for (const name of fs.readdirSync(dir)) {
-    const m = /^([0-9a-fA-F]{32})-([0-9]+)-([0-9]+)\.json(\.[0-9]+\.tmp)?$/.exec(name);
+    // A temporary file: NAME.<pid>.tmp here, NAME.<random>.tmp in Python.
+    const m = /^([0-9a-fA-F]{32})-([0-9]+)-([0-9]+)\.json(\.[^/]+\.tmp)?$/.exec(name);
     if (!m || m[1] !== matchId) continue;
     if (seat !== null && Number(m[2]) !== Number(seat)) continue;
     if (below !== null && BigInt(m[3]) >= below) continue;

@@ -162,6 +162,7 @@ test('the end of a match removes its records, and no other match\'s', async () =
   // crash left.
   state.writeRecord(dir, M, 2, '1', Buffer.from('x'), Buffer.alloc(32));
   fs.writeFileSync(path.join(dir, `${M}-1-2.json.123.tmp`), '');
+  fs.writeFileSync(path.join(dir, `${M}-1-3.json.k2x_9a8b.tmp`), ''); // Python's mkstemp.
   r.handle({
     kind: 'match_ended', match_ended: { match_id: M, seat: 1, outcome: { seats: [{}, {}] } },
   });
@@ -192,5 +193,21 @@ test('a name that is not a match id, seat and decision never reaches a path', ()
   const { r, sent, lines } = start(dir);
   r.handle(message('reveal_request', '../x', 1));
   assert.deepStrictEqual([sent, lines, fs.readdirSync(dir)], [[], [], []]);
+  fs.rmSync(dir, { recursive: true });
+});
+
+test('a revealed decision asked again (the referee lost the reveal) is kept again', async () => {
+  const dir = tempDir();
+  const { r, sent } = start(dir);
+  const file = path.join(dir, `${M}-1-7.json`);
+  r.handle(decision(M, 7));
+  await tick();
+  r.handle(message('reveal_request', M, 7));
+  r.handle(message('reveal_ack', M, 7));
+  assert.ok(!fs.existsSync(file)); // Answered: done with.
+  r.stream += 1; // A referee restart that lost the reveal.
+  r.handle(decision(M, 7));
+  assert.deepStrictEqual(sent[2], sent[0]); // The same commitment ...
+  assert.ok(fs.existsSync(file)); // ... kept again until its reveal is answered.
   fs.rmSync(dir, { recursive: true });
 });
