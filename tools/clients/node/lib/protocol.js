@@ -134,7 +134,9 @@ function addressProblem(address) {
   if (/^unix:./.test(String(address))) return '';
   const form = 'is HOST:PORT (PORT 1 to 65535; an IPv6 host in brackets, as [::1]:50051) '
     + 'or unix:PATH';
-  const m = /^(\[[0-9A-Fa-f:.]+(%[A-Za-z0-9._-]+)?\]|[A-Za-z0-9._-]+):([0-9]+)$/.exec(String(address));
+  // [IPv6 (with a %zone)]:PORT, or NAME:PORT.
+  const shape = /^(\[[0-9A-Fa-f:.]+(%[A-Za-z0-9._-]+)?\]|[A-Za-z0-9._-]+):([0-9]+)$/;
+  const m = shape.exec(String(address));
   if (!m) {
     if (/^[a-zA-Z][a-zA-Z0-9+.-]*:\/\//.test(String(address))) {
       return `${form}, not a URL: ${text}`;

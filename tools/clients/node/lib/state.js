@@ -66,9 +66,10 @@ function prepareDir(dir) {
 function writeRecord(dir, matchId, seat, decisionId, action, salt) {
   const name = recordName(matchId, seat, decisionId);
   // decision_id written as the digits it is (a uint64 in the protocol).
+  const b64 = (bytes) => Buffer.from(bytes).toString('base64');
   const text = `{"match_id": ${JSON.stringify(matchId)}, "seat": ${Number(seat)}, `
-    + `"decision_id": ${String(decisionId)}, "action": "${Buffer.from(action).toString('base64')}", `
-    + `"salt": "${Buffer.from(salt).toString('base64')}"}\n`;
+    + `"decision_id": ${String(decisionId)}, "action": "${b64(action)}", `
+    + `"salt": "${b64(salt)}"}\n`;
   // The temporary file's name starts as the record's, so that the end of
   // its match removes one a crash left behind.
   const temp = path.join(dir, `${name}.${process.pid}.tmp`);

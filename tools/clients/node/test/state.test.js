@@ -148,7 +148,8 @@ test('a record written by the Python kit is read', () => {
   }).replace(/":/g, '": ').replace(/,"/g, ', "'));
   const { r, sent } = start(dir);
   r.handle(message('reveal_request', M, 6));
-  assert.deepStrictEqual(sent, [{ reveal: { match_id: M, seat: 1, decision_id: '6', salt, action } }]);
+  assert.deepStrictEqual(sent,
+    [{ reveal: { match_id: M, seat: 1, decision_id: '6', salt, action } }]);
   fs.rmSync(dir, { recursive: true });
 });
 
