@@ -36,7 +36,10 @@
 #     the bot's reconnection replaces (ABORTED, to nobody): the bot must
 #     reconnect and finish, not stop as if another process took its token.
 #  5. tools/clients/play_local.sh runs the installed kit's random bot against
-#     C++ bots (3 Pyramid Shambo matches, verified by the runner).
+#     C++ bots (3 Pyramid Shambo matches, verified by the runner). Then a
+#     bot that cannot start (ModuleNotFoundError): play_local.sh prints its
+#     last lines, naming its log, at its first failed exit (not only in
+#     DIR/bots/mine.log after 35 s of restarts); stopped then.
 #  6. A match over TLS (--tls_ca), against a second referee with a
 #     certificate made here with openssl.
 # Every log is fetched with `refctl get-log` and must verify as genuine, and
@@ -274,7 +277,20 @@ PYRAMID_BIN=$BIN timeout "$LIMIT" tools/clients/play_local.sh --game=pyramid_sha
   fail "play_local.sh with the Python kit's random bot"
 grep -q "^3 matches, all included in checkpoint" "$tmp/play-local.out" ||
   fail "play_local.sh did not play and verify 3 matches"
-echo "phase 5: play_local.sh (${SECONDS}s)"
+setsid env PYRAMID_BIN="$BIN" tools/clients/play_local.sh --seats=3 \
+  --out="$tmp/play-broken" -- "$PY" -c "import no_such_module_here" \
+  >"$tmp/play-broken.out" 2>&1 &
+broken_play=$!
+pids+=("$broken_play")
+names[$broken_play]=play-broken
+poll grep -q "^play_local: | ModuleNotFoundError: No module named 'no_such_module_here'" \
+  "$tmp/play-broken.out"
+grep -qF "play_local: your bot failed; the last lines of its output ($tmp/play-broken/bots/mine.log):" \
+  "$tmp/play-broken.out" || fail "play_local.sh did not name the failed bot's log"
+# The whole group (the runner would wait out its matches' seed deadlines).
+kill -KILL -- "-$broken_play" 2>/dev/null || true
+reap "$broken_play"
+echo "phase 5: play_local.sh, and a bot that cannot start said at once (${SECONDS}s)"
 
 # --- 6. TLS: a referee with a certificate; the bots trust it with --tls_ca
 start_tls_referee

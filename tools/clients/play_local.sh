@@ -11,7 +11,9 @@
 # default random) in every seat rotation, R times, and runs
 # build/bin/tournament on it (which records it in DIR/tournament.txt): the runner starts its own referee on a
 # free loopback port, plays, verifies every log against the referee's key
-# and prints the standings. Your bot's output is in DIR/bots/mine.log. A DIR
+# and prints the standings. Your bot's output is in DIR/bots/mine.log; the
+# first time your bot exits with a failure (the runner restarts it, up to 6
+# times), its last lines are printed here too. A DIR
 # that an earlier play_local run wrote is replaced once the runner has
 # accepted the command (until then it is set aside beside DIR, and put back
 # when the runner refuses the command: a mistyped --seats costs nothing);
@@ -93,8 +95,32 @@ trap 'rm -f "$file"; settle' EXIT
   echo "rounds: $rounds"
   echo "output_dir: $(quote "$out")"
 } >"$file"
-status=0
-"$BIN/tournament" "$file" || status=$?
+# The runner's notes (its standard error) pass through report_exits, which
+# prints the last lines of your bot's output the first time the runner says
+# it ended with a failure ("bot mine ended (exit status 1); restarting
+# ..."): a bot that cannot start (a ModuleNotFoundError, a bad flag) says
+# why at once rather than only in its log, 35 s of restarts later. It
+# ignores SIGINT and SIGTERM, so that the runner's last notes after a ^C
+# still get through.
+report_exits() {
+  trap '' INT TERM
+  local line shown=no log=$out/bots/mine.log
+  while IFS= read -r line; do
+    printf '%s\n' "$line" >&2
+    if [[ $shown == no && $line == "bot mine ended ("* &&
+      $line != "bot mine ended (exit status 0)"* ]]; then
+      shown=yes
+      sleep 0.1 # Its last output on its way to the log.
+      echo "play_local: your bot failed; the last lines of its output ($log):" >&2
+      tail -n 8 "$log" 2>/dev/null | sed 's/^/play_local: | /' >&2 || true
+    fi
+  done
+}
+if { "$BIN/tournament" "$file" 2>&1 1>&3 3>&- | report_exits; } 3>&1; then
+  status=0
+else
+  status=${PIPESTATUS[0]}
+fi
 # The runner refuses a bad tournament (an unknown game, ...) before it
 # starts any bot or writes anything: no DIR then (or the earlier run's,
 # put back).
