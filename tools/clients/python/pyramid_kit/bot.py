@@ -31,7 +31,10 @@ legal_actions)` (or `decide(request)` for the whole DecisionRequest); call
 - when the commit deadline (DecisionRequest.commit_deadline_unix_ms) comes
   within `deadline_margin_ms` before the strategy has answered, commits the
   fallback action instead (`actions.fallback_action`: always legal) and
-  discards the strategy's late answer; a strategy that raises gets the
+  discards the strategy's late answer; a deadline already within the
+  margin as the request arrives still commits an answer the strategy
+  gives at once (within AT_ONCE_S of its call, as the Node kit commits a
+  synchronous answer), said once per match; a strategy that raises gets the
   fallback too (logged as a failure, not as late), and so does one that
   returns an action the decision's list of legal actions does not hold
   (a warning naming the decision; decisions without a list are not
@@ -41,7 +44,11 @@ legal_actions)` (or `decide(request)` for the whole DecisionRequest); call
   one with the same token, with backoff from 100 ms doubling to 5 s, for at
   most `reconnect_for_s` seconds without a referee; commitments and salts
   survive in memory, so it recommits or reveals whatever the referee asks
-  for again (docs/writing-a-bot.md, section 8). A stream the referee ended
+  for again (docs/writing-a-bot.md, section 8); with `state_dir` they are
+  also on disk before each commit leaves (pyramid_kit.state), so that a
+  process started again reveals what an earlier one committed to, and
+  without a record a commitment the referee holds and this process lacks
+  is said once per decision. A stream the referee ended
   because a newer stream of the same token replaced it (another process
   plays this token) is not reopened: the run stops with a failure, so that
   two processes do not take the token from each other forever;
