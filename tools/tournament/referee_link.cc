@@ -547,118 +547,111 @@ absl::Status RefereeLink::AwaitEmbedded(const std::string& match_id) {
 absl::Status RefereeLink::AwaitRemote(const std::string& match_id,
                                       const v1::ClockSettings& clocks,
                                       const v1::GameConfig& game, int seats) {
-  const std::optional<uint64_t> moves = MaxMoves(game, seats);
-  const uint64_t max_decision =
-      moves.value_or(std::numeric_limits<uint64_t>::max());
-  const uint64_t max_events = moves.has_value()
-                                  ? MaxWatchEvents(*moves, seats)
-                                  : std::numeric_limits<uint64_t>::max();
-  grpc::Status status;
-  std::string broken;
-  // The latest decision the referee said is open, never beyond
-  // max_decision: a decision beyond it ends the wait before it counts.
-  // The silence limit grows with it (a bank earns an increment per
-  // decision), and the referee could otherwise claim any number once, in
-  // one event, to be given a limit of ages; the game's bound is one it
-  // cannot move, since the runner chose the options. (Nor do the clocks
-  // cap a bank, and the decisions seen are no bound: a stream begun after
-  // an outage starts from a snapshot of a later decision.)
-  uint64_t decision = 0;
-  absl::Duration limit = SilenceLimit(clocks, decision, silence_margin_);
-  bool silenced = false;
-  std::string beyond;     // How the referee went beyond the game's bounds.
-  bool answered = false;  // This attempt's stream showed the match going on.
+  RemoteWatch watch{match_id, clocks, game, seats};
+  watch.moves = MaxMoves(game, seats);
+  if (watch.moves.has_value()) {
+    watch.max_decision = *watch.moves;
+    watch.max_events = MaxWatchEvents(*watch.moves, seats);
+  }
+  watch.limit = SilenceLimit(clocks, watch.decision, silence_margin_);
   const grpc::Status retried = Retrying(
-      [&](grpc::ClientContext& context) {
-        answered = false;
-        uint64_t events = 0;  // Of this stream: each begins anew.
-        {
-          absl::MutexLock lock(&mu_);
-          if (cancelled_.load()) return grpc::Status::CANCELLED;
-          watches_.insert(&context);
-        }
-        v1::WatchRequest request;
-        request.set_match_id(match_id);
-        auto reader = stub_->Watch(&context, request);
-        const bool bounded = limit != absl::InfiniteDuration();
-        if (bounded) watchdog_->Add(&context, limit);
-        v1::WatchEvent event;
-        while (reader->Read(&event)) {
-          // The match went on: what every new stream begins with (the
-          // match and its snapshot) is no sign of it, else a referee that
-          // dies at each start after resuming the match would be watched
-          // again for good.
-          answered = answered || (!event.has_match() && !event.has_snapshot());
-          Heard();
-          if (event.has_match() && event.match().status() == v1::MATCH_BROKEN) {
-            broken = PrintableText(event.match().broken_reason());
-          }
-          uint64_t opened = 0;
-          if (event.has_decision()) {
-            opened = event.decision().decision_id();
-          } else if (event.has_snapshot() && event.snapshot().has_decision()) {
-            opened = event.snapshot().decision().decision_id();
-          }
-          if (++events > max_events) {
-            beyond = absl::StrCat(
-                "sent more than ", max_events, " events about match ", match_id,
-                " on one Watch stream, the most one stream of ",
-                MatchOf(game, seats), " carries");
-          } else if (opened > max_decision) {
-            beyond = absl::StrCat("opened decision ", opened, " of match ",
-                                  match_id, ", beyond decision ", max_decision,
-                                  ", the last of ", MatchOf(game, seats));
-          }
-          if (!beyond.empty()) {
-            context.TryCancel();
-            break;
-          }
-          decision = std::max(decision, opened);
-          limit = SilenceLimit(clocks, decision, silence_margin_);
-          if (bounded) watchdog_->Heard(&context, limit);
-        }
-        status = reader->Finish();
-        // Not a lost connection, to be watched again: the referee is not
-        // playing the match.
-        if (!beyond.empty()) {
-          status = grpc::Status(grpc::StatusCode::OUT_OF_RANGE, "beyond");
-        }
-        if (bounded && watchdog_->Remove(&context) && !status.ok()) {
-          // Not a lost connection, to be watched again: the referee is not
-          // playing the match.
-          silenced = true;
-          status = grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED, "silent");
-        }
-        absl::MutexLock lock(&mu_);
-        watches_.erase(&context);
-        return status;
-      },
-      &answered);
+      [&](grpc::ClientContext& context) { return WatchOnce(context, watch); },
+      &watch.answered);
   // Cancelled, or a wait to watch again ended by an interruption.
   if (cancelled_.load() || InterruptedStatus(retried)) {
     return absl::CancelledError("interrupted");
   }
-  if (silenced) {
+  return WatchEnd(watch);
+}
+
+grpc::Status RefereeLink::WatchOnce(grpc::ClientContext& context,
+                                    RemoteWatch& watch) {
+  watch.answered = false;
+  uint64_t events = 0;  // Of this stream: each begins anew.
+  {
+    absl::MutexLock lock(&mu_);
+    if (cancelled_.load()) return grpc::Status::CANCELLED;
+    watches_.insert(&context);
+  }
+  v1::WatchRequest request;
+  request.set_match_id(watch.match_id);
+  auto reader = stub_->Watch(&context, request);
+  const bool bounded = watch.limit != absl::InfiniteDuration();
+  if (bounded) watchdog_->Add(&context, watch.limit);
+  v1::WatchEvent event;
+  while (reader->Read(&event)) {
+    // The match went on: what every new stream begins with (the match and
+    // its snapshot) is no sign of it, else a referee that dies at each
+    // start after resuming the match would be watched again for good.
+    watch.answered =
+        watch.answered || (!event.has_match() && !event.has_snapshot());
+    Heard();
+    if (event.has_match() && event.match().status() == v1::MATCH_BROKEN) {
+      watch.broken = PrintableText(event.match().broken_reason());
+    }
+    uint64_t opened = 0;
+    if (event.has_decision()) {
+      opened = event.decision().decision_id();
+    } else if (event.has_snapshot() && event.snapshot().has_decision()) {
+      opened = event.snapshot().decision().decision_id();
+    }
+    if (++events > watch.max_events) {
+      watch.beyond = absl::StrCat(
+          "sent more than ", watch.max_events, " events about match ",
+          watch.match_id, " on one Watch stream, the most one stream of ",
+          MatchOf(watch.game, watch.seats), " carries");
+    } else if (opened > watch.max_decision) {
+      watch.beyond =
+          absl::StrCat("opened decision ", opened, " of match ", watch.match_id,
+                       ", beyond decision ", watch.max_decision,
+                       ", the last of ", MatchOf(watch.game, watch.seats));
+    }
+    if (!watch.beyond.empty()) {
+      context.TryCancel();
+      break;
+    }
+    watch.decision = std::max(watch.decision, opened);
+    watch.limit = SilenceLimit(watch.clocks, watch.decision, silence_margin_);
+    if (bounded) watchdog_->Heard(&context, watch.limit);
+  }
+  watch.status = reader->Finish();
+  // Neither is a lost connection, to be watched again: the referee is not
+  // playing the match.
+  if (!watch.beyond.empty()) {
+    watch.status = grpc::Status(grpc::StatusCode::OUT_OF_RANGE, "beyond");
+  }
+  if (bounded && watchdog_->Remove(&context) && !watch.status.ok()) {
+    watch.silenced = true;
+    watch.status = grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED, "silent");
+  }
+  absl::MutexLock lock(&mu_);
+  watches_.erase(&context);
+  return watch.status;
+}
+
+absl::Status RefereeLink::WatchEnd(const RemoteWatch& watch) const {
+  const v1::ClockSettings& clocks = watch.clocks;
+  if (watch.silenced) {
     return absl::DeadlineExceededError(absl::StrCat(
-        "the referee at ", address_, " sent nothing about match ", match_id,
-        " for ", absl::FormatDuration(limit),
+        "the referee at ", address_, " sent nothing about match ",
+        watch.match_id, " for ", absl::FormatDuration(watch.limit),
         ", longer than any decision may take under its clocks (commit ",
         absl::FormatDuration(CommitTimeout(clocks)), " + time bank ",
-        absl::FormatDuration(BankAt(clocks, decision)), " + reveal ",
+        absl::FormatDuration(BankAt(clocks, watch.decision)), " + reveal ",
         absl::FormatDuration(absl::Milliseconds(clocks.reveal_timeout_ms())),
         ", + ", absl::FormatDuration(silence_margin_),
         " for the referee's own delays): it is not playing the match; not "
         "waiting for its end"));
   }
-  if (!beyond.empty()) {
-    return absl::OutOfRangeError(
-        absl::StrCat("the referee at ", address_, " ", beyond, " (", *moves,
-                     " moves after the seed decision at most): it is not "
-                     "playing the match; not waiting for its end"));
+  if (!watch.beyond.empty()) {
+    return absl::OutOfRangeError(absl::StrCat(
+        "the referee at ", address_, " ", watch.beyond, " (", *watch.moves,
+        " moves after the seed decision at most): it is not playing the "
+        "match; not waiting for its end"));
   }
-  if (!status.ok()) return FromGrpc(status, "watching");
-  if (!broken.empty()) {
-    return absl::DataLossError(absl::StrCat("the match broke: ", broken));
+  if (!watch.status.ok()) return FromGrpc(watch.status, "watching");
+  if (!watch.broken.empty()) {
+    return absl::DataLossError(absl::StrCat("the match broke: ", watch.broken));
   }
   return absl::OkStatus();
 }

@@ -258,6 +258,41 @@ class RefereeLink {
   absl::Status AwaitRemote(const std::string& match_id,
                            const referee::v1::ClockSettings& clocks,
                            const referee::v1::GameConfig& game, int seats);
+  // What AwaitRemote knows of the match it waits for, across its streams.
+  struct RemoteWatch {
+    std::string match_id;
+    referee::v1::ClockSettings clocks;
+    referee::v1::GameConfig game;
+    int seats = 0;
+    // The game's bounds under its options for `seats` seats (MaxMoves,
+    // MaxWatchEvents); none when the rules bound nothing.
+    std::optional<uint64_t> moves;
+    uint64_t max_decision = std::numeric_limits<uint64_t>::max();
+    uint64_t max_events = std::numeric_limits<uint64_t>::max();
+    // The latest decision the referee said is open, never beyond
+    // max_decision: a decision beyond it ends the wait before it counts.
+    // The silence limit grows with it (a bank earns an increment per
+    // decision), and the referee could otherwise claim any number once, in
+    // one event, to be given a limit of ages; the game's bound is one it
+    // cannot move, since the runner chose the options. (Nor do the clocks
+    // cap a bank, and the decisions seen are no bound: a stream begun
+    // after an outage starts from a snapshot of a later decision.)
+    uint64_t decision = 0;
+    absl::Duration limit;   // SilenceLimit at `decision`.
+    bool answered = false;  // This stream showed the match going on.
+    bool silenced = false;  // The watchdog cut the last stream.
+    std::string beyond;     // How the referee went beyond the bounds.
+    std::string broken;     // The broken match's reason, as sent.
+    grpc::Status status;    // The last stream's end.
+  };
+  // One Watch stream of `watch`'s match, read to its end: each event moves
+  // the silence limit and is checked against the game's bounds (a stream
+  // beyond them is cancelled, OUT_OF_RANGE); one the watchdog cut is
+  // DEADLINE_EXCEEDED. Any other status is the stream's own (a lost
+  // connection, for Retrying to watch again).
+  grpc::Status WatchOnce(grpc::ClientContext& context, RemoteWatch& watch);
+  // What AwaitRemote answers once `watch`'s streams ended (not interrupted).
+  absl::Status WatchEnd(const RemoteWatch& watch) const;
   // GetLog's download into `chunks`, with its cap, its stall limit and its
   // retries (GetLog).
   absl::Status DownloadLog(const std::string& match_id,
