@@ -16,9 +16,11 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <iostream>
 #include <limits>
 #include <memory>
@@ -365,23 +367,46 @@ absl::StatusOr<std::unique_ptr<TransparencyLog>> OpenTlog(
 // and address they name, checked before the referee touches DATA_DIR, so
 // that a mistyped command line, or an address another process listens on,
 // changes nothing on disk.
-absl::Status CheckFlags(std::optional<SigningKey>& named_key) {
-  if (absl::StatusOr<FsyncPolicy> fsync =
-          ParseFsyncPolicy(absl::GetFlag(FLAGS_fsync));
-      !fsync.ok()) {
-    return fsync.status();
-  }
-  constexpr int kMaxSyncThreads = 1024;
-  const int sync_threads = absl::GetFlag(FLAGS_sync_threads);
-  if (sync_threads < 0 || sync_threads > kMaxSyncThreads) {
+// A numeric flag's bounds: "--NAME is MIN to MAX, not VALUE", MIN said
+// with `min_means` when it is a word's worth (0: "never").
+struct FlagRange {
+  const char* flag;
+  int64_t value;
+  int64_t min;
+  int64_t max;
+  const char* min_means = nullptr;
+};
+
+absl::Status CheckRanges(std::initializer_list<FlagRange> ranges) {
+  for (const FlagRange& range : ranges) {
+    if (range.value >= range.min && range.value <= range.max) continue;
     return absl::InvalidArgumentError(absl::StrCat(
-        "--sync_threads is 0 to ", kMaxSyncThreads, ", not ", sync_threads));
+        range.flag, " is ", range.min,
+        range.min_means == nullptr ? ""
+                                   : absl::StrCat(" (", range.min_means, ")"),
+        " to ", range.max, ", not ", range.value));
   }
-  constexpr int kMaxPlayQueues = 64;
-  const int play_queues = absl::GetFlag(FLAGS_play_queues);
-  if (play_queues < 1 || play_queues > kMaxPlayQueues) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--play_queues is 1 to ", kMaxPlayQueues, ", not ", play_queues));
+  return absl::OkStatus();
+}
+
+// The numeric flags' values, each within what the referee can serve.
+absl::Status CheckNumericFlags() {
+  if (absl::Status s = CheckRanges({
+          {"--sync_threads", absl::GetFlag(FLAGS_sync_threads), 0, 1024},
+          {"--play_queues", absl::GetFlag(FLAGS_play_queues), 1, 64},
+          {"--write_stall_timeout_s",
+           absl::GetFlag(FLAGS_write_stall_timeout_s), 0, 86400, "never"},
+          // In milliseconds, both must fit gRPC's int channel arguments.
+          {"--handshake_timeout_s", absl::GetFlag(FLAGS_handshake_timeout_s), 1,
+           3600},
+          {"--max_connection_idle_s",
+           absl::GetFlag(FLAGS_max_connection_idle_s), 0, 86400},
+          // Below 4 the pollers could leave no thread for a stream.
+          {"--max_reflection_threads",
+           absl::GetFlag(FLAGS_max_reflection_threads), 4, 4096},
+      });
+      !s.ok()) {
+    return s;
   }
   // Zero would refuse every call of its kind: no host means that.
   for (const auto& [value, flag, refused] :
@@ -401,79 +426,64 @@ absl::Status CheckFlags(std::optional<SigningKey>& named_key) {
           flag, " must be at least 1, not 0 (0 would refuse ", refused, ")"));
     }
   }
-  constexpr uint32_t kMaxWriteStallTimeoutS = 86400;
-  if (const uint32_t stall = absl::GetFlag(FLAGS_write_stall_timeout_s);
-      stall > kMaxWriteStallTimeoutS) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--write_stall_timeout_s is 0 (never) to ",
-                     kMaxWriteStallTimeoutS, ", not ", stall));
-  }
-  // In milliseconds, both must fit gRPC's int channel arguments.
-  constexpr uint32_t kMaxHandshakeTimeoutS = 3600;
-  if (const uint32_t handshake = absl::GetFlag(FLAGS_handshake_timeout_s);
-      handshake < 1 || handshake > kMaxHandshakeTimeoutS) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--handshake_timeout_s is 1 to ", kMaxHandshakeTimeoutS,
-                     ", not ", handshake));
-  }
-  constexpr uint32_t kMaxConnectionIdleS = 86400;
-  if (const uint32_t idle = absl::GetFlag(FLAGS_max_connection_idle_s);
-      idle > kMaxConnectionIdleS) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--max_connection_idle_s is 0 to ", kMaxConnectionIdleS,
-                     ", not ", idle));
-  }
-  // Below 4 the pollers could leave no thread for a stream.
-  constexpr int kMinReflectionThreads = 4, kMaxReflectionThreads = 4096;
-  const int reflection_threads = absl::GetFlag(FLAGS_max_reflection_threads);
-  if (reflection_threads < kMinReflectionThreads ||
-      reflection_threads > kMaxReflectionThreads) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--max_reflection_threads is ", kMinReflectionThreads, " to ",
-        kMaxReflectionThreads, ", not ", reflection_threads));
-  }
   const int max_message_bytes = absl::GetFlag(FLAGS_max_message_bytes);
   if (max_message_bytes <= 0) {
     return absl::InvalidArgumentError(absl::StrCat(
         "--max_message_bytes must be positive, not ", max_message_bytes));
   }
-  if (absl::StatusOr<v1::ClockSettings> clocks = DefaultClocks();
-      !clocks.ok()) {
-    return clocks.status();
-  }
+  return absl::OkStatus();
+}
+
+// --tls_cert and --tls_key: both or neither, and readable as a pair.
+absl::Status CheckTlsFlags() {
   if (absl::GetFlag(FLAGS_tls_cert).empty() !=
       absl::GetFlag(FLAGS_tls_key).empty()) {
     return absl::InvalidArgumentError(
         "--tls_cert and --tls_key go together: give both to serve TLS, or "
         "neither for plaintext");
   }
-  if (!absl::GetFlag(FLAGS_tls_cert).empty()) {
-    if (absl::Status s = CheckTlsFiles(absl::GetFlag(FLAGS_tls_cert),
-                                       absl::GetFlag(FLAGS_tls_key));
-        !s.ok()) {
-      return s;
-    }
+  if (absl::GetFlag(FLAGS_tls_cert).empty()) return absl::OkStatus();
+  return CheckTlsFiles(absl::GetFlag(FLAGS_tls_cert),
+                       absl::GetFlag(FLAGS_tls_key));
+}
+
+// The key --key_file names, into `named_key` (left empty without the
+// flag). An explicitly named key that is not there is a mistake (a
+// mistyped path): generating a key there would sign with one nobody
+// pinned. It is read here once, and kept: a pipe (`--key_file=<(pass show
+// ...)`) gives its bytes only once.
+absl::Status ReadNamedKey(std::optional<SigningKey>& named_key) {
+  const std::string key_file = absl::GetFlag(FLAGS_key_file);
+  if (key_file.empty()) return absl::OkStatus();
+  absl::StatusOr<SigningKey> key = ReadSigningKey(key_file);
+  if (!key.ok()) {
+    const bool unread = absl::IsNotFound(key.status()) ||
+                        absl::IsPermissionDenied(key.status());
+    return absl::Status(
+        key.status().code(),
+        absl::StrCat("--key_file: ", key.status().message(),
+                     unread ? "; create a key with keygen, or leave "
+                              "--key_file out to use DATA_DIR/referee.key "
+                              "(made on first start)"
+                            : ""));
   }
-  // An explicitly named key that is not there is a mistake (a mistyped
-  // path): generating a key there would sign with one nobody pinned. It
-  // is read here once, and kept: a pipe (`--key_file=<(pass show ...)`)
-  // gives its bytes only once.
-  if (const std::string key_file = absl::GetFlag(FLAGS_key_file);
-      !key_file.empty()) {
-    absl::StatusOr<SigningKey> key = ReadSigningKey(key_file);
-    if (!key.ok()) {
-      const bool unread = absl::IsNotFound(key.status()) ||
-                          absl::IsPermissionDenied(key.status());
-      return absl::Status(
-          key.status().code(),
-          absl::StrCat("--key_file: ", key.status().message(),
-                       unread ? "; create a key with keygen, or leave "
-                                "--key_file out to use DATA_DIR/referee.key "
-                                "(made on first start)"
-                              : ""));
-    }
-    named_key = *std::move(key);
+  named_key = *std::move(key);
+  return absl::OkStatus();
+}
+
+absl::Status CheckFlags(std::optional<SigningKey>& named_key) {
+  if (absl::StatusOr<FsyncPolicy> fsync =
+          ParseFsyncPolicy(absl::GetFlag(FLAGS_fsync));
+      !fsync.ok()) {
+    return fsync.status();
   }
+  if (absl::Status s = CheckNumericFlags(); !s.ok()) return s;
+  if (absl::StatusOr<v1::ClockSettings> clocks = DefaultClocks();
+      !clocks.ok()) {
+    return clocks.status();
+  }
+  if (absl::Status s = CheckTlsFlags(); !s.ok()) return s;
+  if (absl::Status s = ReadNamedKey(named_key); !s.ok()) return s;
   // Last: whether the address can be listened on now (the server's own
   // bind, later, stays the judge).
   return CheckListenAddress(absl::GetFlag(FLAGS_listen));
