@@ -213,8 +213,10 @@ if [[ $mode == logs ]]; then
   wait "$referee_pid" 2>/dev/null || true
   rm -f "$reg/fill"
   start_referee 1
+  # Each retry writes the tokens of the match it is answered with (a
+  # replacement's) over those of the first.
   retry=(create-match --seats=3 --seed_timeout_ms=60000 --request_id=held
-    --token_dir="$dir/tok2")
+    --token_dir="$dir/tok2" --replace_tokens)
   "${refctl[@]}" "${retry[@]}" >"$dir/c1.out" 2>&1 || fail "$(cat "$dir/c1.out")"
   stuck=$(grep -E '^[0-9a-f]{32}$' "$dir/c1.out" || true)
   [[ -n $stuck ]] || fail "no match id in: $(cat "$dir/c1.out")"
