@@ -1261,6 +1261,59 @@ TEST(KeyFileTest, ReadSigningKeyRoundTrip) {
   EXPECT_EQ(upper.seed(), key.seed());
 }
 
+// A public key file holds 64 hex digits too: read as a seed, it would sign
+// with a "secret" anyone has. Named PATH.pub, or found beside its secret
+// key as PATH.pub when it is not that key's public half, it is refused.
+TEST(KeyFileTest, ReadSigningKeyRefusesAPublicKeyFile) {
+  const TempDir dir = MakeTempDir();
+  const std::string path = dir.File("rk.key");
+  const SigningKey key = SigningKey::Generate();
+  PYR_ASSERT_OK(WriteKeyFiles(path, key));
+  // The keygen pair is still read.
+  PYR_ASSERT_OK_AND_ASSIGN(SigningKey read, ReadSigningKey(path));
+  EXPECT_EQ(read.public_key(), key.public_key());
+
+  // Its public key file is refused by name.
+  absl::StatusOr<SigningKey> pub = ReadSigningKey(path + ".pub");
+  ASSERT_FALSE(pub.ok());
+  EXPECT_EQ(pub.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(std::string(pub.status().message()),
+            absl::StrCat(path,
+                         ".pub is a public key file (.pub): give the secret "
+                         "key file (keygen writes it without .pub)"));
+
+  // A secret key beside another key's public key file: a mismatched pair.
+  const std::string other = dir.File("other.key");
+  PYR_ASSERT_OK(WriteKeyFiles(other, SigningKey::Generate()));
+  std::filesystem::remove(other + ".pub");
+  WriteFile(other + ".pub", ToHex(key.public_key()) + "\n");
+  absl::StatusOr<SigningKey> mismatched = ReadSigningKey(other);
+  ASSERT_FALSE(mismatched.ok());
+  EXPECT_EQ(mismatched.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(mismatched.status().message()),
+              ::testing::StartsWith(absl::StrCat(
+                  other, ".pub, next to it, holds another public key than ",
+                  other, "'s: ")));
+
+  // A copy of the public key under the secret key's name.
+  const std::string copy = dir.File("copy.key");
+  WriteFile(copy, ToHex(key.public_key()) + "\n");
+  WriteFile(copy + ".pub", ToHex(key.public_key()) + "\n");
+  absl::StatusOr<SigningKey> copied = ReadSigningKey(copy);
+  ASSERT_FALSE(copied.ok());
+  EXPECT_EQ(copied.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(copied.status().message()),
+              ::testing::HasSubstr("holds the public key that"));
+
+  // A sibling that is not a well-formed public key is not this check's
+  // business: the secret key is read.
+  const std::string odd = dir.File("odd.key");
+  WriteFile(odd, ToHex(key.seed()) + "\n");
+  WriteFile(odd + ".pub", "not a key\n");
+  PYR_ASSERT_OK_AND_ASSIGN(SigningKey odd_read, ReadSigningKey(odd));
+  EXPECT_EQ(odd_read.public_key(), key.public_key());
+}
+
 TEST(KeyFileTest, ReadSigningKeyRejectsBadFiles) {
   const TempDir dir = MakeTempDir();
   absl::StatusOr<SigningKey> missing = ReadSigningKey(dir.File("missing"));
@@ -1314,7 +1367,7 @@ TEST(KeyFileTest, AHugeFileIsRefusedUnreadAndAPipeIsReadWithoutWaiting) {
             absl::StrCat("cannot read ", huge,
                          ": it is 1073741824 bytes, more than the 4096 a key "
                          "file holds (not read)"));
-  const std::string fifo = dir.File("fifo.pub");
+  const std::string fifo = dir.File("fifo.key");
   ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
   absl::StatusOr<SigningKey> unwritten = ReadSigningKey(fifo);
   ASSERT_FALSE(unwritten.ok());

@@ -166,9 +166,46 @@ absl::Status WriteKeyFiles(const std::string& path, const SigningKey& key) {
 }
 
 absl::StatusOr<SigningKey> ReadSigningKey(const std::string& path) {
+  // A public key file holds 64 hex digits too: read as a seed it would
+  // sign with a "secret" anyone has (keygen and the tournament runner
+  // publish it).
+  if (path.ends_with(".pub")) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path,
+                     " is a public key file (.pub): give the secret key file "
+                     "(keygen writes it without .pub)"));
+  }
   absl::StatusOr<std::string> seed = ReadHexFile(path, kKeySeedSize);
   if (!seed.ok()) return seed.status();
-  return SigningKey::FromSeed(*seed);
+  absl::StatusOr<SigningKey> key = SigningKey::FromSeed(*seed);
+  if (!key.ok()) return key.status();
+  // PATH.pub beside it (as WriteKeyFiles writes it) must be its public
+  // half: another key there is a mismatched pair, or PATH itself a copy of
+  // a public key. Only a regular file is looked at (a FIFO would be waited
+  // on); one that is not a well-formed key is not this check's business.
+  const std::string sibling = path + ".pub";
+  std::error_code error;
+  if (std::filesystem::is_regular_file(sibling, error)) {
+    absl::StatusOr<std::string> published =
+        ReadHexFile(sibling, kPublicKeySize);
+    if (published.ok() && IsValidPublicKey(*published) &&
+        *published != key->public_key()) {
+      if (*published == *seed) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            path, " holds the public key that ", sibling,
+            " holds, not a secret key: give the secret key file (the one "
+            "keygen wrote beside ",
+            sibling, ")"));
+      }
+      return absl::InvalidArgumentError(absl::StrCat(
+          sibling, ", next to it, holds another public key than ", path,
+          "'s: the key in ", path,
+          " is not its secret half; give the secret key that matches ", sibling,
+          ", or remove or replace ", sibling,
+          " (keygen writes a matching pair)"));
+    }
+  }
+  return key;
 }
 
 absl::StatusOr<std::string> ParsePublicKey(std::string_view hex_or_path) {

@@ -61,7 +61,10 @@ absl::Status WriteKeyFiles(const std::string& path, const SigningKey& key);
 // referee/files/bounded_read.h says: a regular file or a pipe or FIFO
 // (`--key_file=<(pass show bot-key)`, read to its end however long its
 // writer takes), at most 4 KiB; a FIFO nobody writes reads as empty (and
-// is refused as holding no key); a device is refused.
+// is refused as holding no key); a device is refused. A path ending in
+// ".pub" is refused (a public key file holds 64 hex digits too), and so is
+// a key whose PATH.pub, a regular file beside it holding a valid public
+// key, holds another key than its public half (a mismatched pair).
 absl::StatusOr<SigningKey> ReadSigningKey(const std::string& path);
 // Parses a public key given as 64 hex digits or as the path of a file
 // holding them (read as ReadSigningKey reads its file).
