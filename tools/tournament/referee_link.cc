@@ -27,6 +27,7 @@
 #include "referee/service/embedded_referee.h"
 #include "referee/service/grpc_status.h"
 #include "referee/service/transparency_log.h"
+#include "replay/key_arguments.h"
 #include "replay/verifier.h"
 #include "tools/tournament/remote_match_bounds.h"
 #include "tools/tournament/silence_watchdog.h"
@@ -178,7 +179,9 @@ absl::StatusOr<std::unique_ptr<RefereeLink>> RefereeLink::Connect(
     return absl::InvalidArgumentError(
         "a remote referee needs referee_key to verify the logs");
   }
-  absl::StatusOr<std::string> key = ParsePublicKey(public_key);
+  // A secret key file (DATA_DIR/referee.key beside its .pub) is refused,
+  // never printed as the key the logs must have.
+  absl::StatusOr<std::string> key = ParseRefereeKeyArgument(public_key);
   if (!key.ok()) {
     return absl::InvalidArgumentError(
         absl::StrCat("referee_key is 64 hex digits or a file of them: ",
@@ -264,7 +267,9 @@ grpc::Status RefereeLink::Retrying(
     // from since, has gone: this call gives up with it, not a window later.
     if (gone_.load()) return status;
     if (absl::Now() + backoff.delay() > give_up) {
-      if (!gone_.exchange(true) && note_) {
+      // (The embedded referee is given no window: a call it does not
+      // answer fails at once, and is not said.)
+      if (!gone_.exchange(true) && note_ && retry_for_ > absl::ZeroDuration()) {
         note_(absl::StrCat(
             "tournament: the referee at ", address_, " has not answered for ",
             absl::FormatDuration(retry_for_),
@@ -387,8 +392,11 @@ absl::StatusOr<v1::CreateMatchResponse> RefereeLink::CreateMatch(
     // space returns"). Neither is an outage: the referee answered.
     const bool full =
         status.error_code() == grpc::StatusCode::UNAVAILABLE && said != 0;
+    // (The embedded referee's disk is the runner's own, given no window:
+    // its refusal is the match's verdict at once.)
     const bool no_space =
-        status.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED;
+        status.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED &&
+        embedded_ == nullptr;
     if (!full && !no_space) return FromGrpc(status, "creating a match");
     const int ours = static_cast<int>(live_.size()) + reserved_;
     refusal_ = RefereeText(status);

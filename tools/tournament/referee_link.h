@@ -136,6 +136,10 @@ class RefereeLink {
   // How many times the referee refused a CreateMatch for its live-match
   // limit so far.
   int full_refusals();
+  // Whether the last refusal a CreateMatch waits out was for want of space
+  // (else for the referee's limit of live matches). Lock-free: the
+  // interruption hook asks it from inside the wait.
+  bool waits_for_space() const { return out_of_space_.load(); }
 
   // A match's summary (GetMatch), and a page of the referee's matches,
   // newest first (ListMatches).
@@ -390,7 +394,7 @@ class RefereeLink {
   // The last refusal's text, and whether it was for want of space (else
   // for the referee's limit of live matches).
   std::string refusal_ ABSL_GUARDED_BY(place_mu_);
-  bool out_of_space_ ABSL_GUARDED_BY(place_mu_) = false;
+  std::atomic<bool> out_of_space_{false};
   int full_refusals_ ABSL_GUARDED_BY(place_mu_) = 0;
   bool full_noted_ ABSL_GUARDED_BY(place_mu_) = false;
   // Whether the refusals for want of space since the last creation were

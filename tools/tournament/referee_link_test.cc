@@ -30,6 +30,7 @@
 #include "gtest/gtest.h"
 #include "pyramid/referee/v1/referee_service.grpc.pb.h"
 #include "referee/core/log_sink.h"
+#include "referee/crypto/bytes.h"
 #include "referee/crypto/ed25519.h"
 #include "referee/service/grpc_status.h"
 #include "replay/verifier.h"
@@ -78,6 +79,33 @@ TEST(WrongRefereeKeyTest, AHeaderWithoutAWellFormedKeyIsNoWrongKey) {
         std::nullopt)
         << key.size() << " bytes";
   }
+}
+
+// The referee's secret key file (DATA_DIR/referee.key, beside its .pub)
+// given as --referee_key is refused, naming the public one, and its digits
+// are never said: they were printed as "the pinned referee_key" in the
+// first log's verdict.
+TEST(RefereeLinkTest, ASecretKeyFileIsNoRefereeKey) {
+  TempDir dir("referee-link");
+  ASSERT_TRUE(dir.ok());
+  const SigningKey key = SigningKey::Generate();
+  const std::string secret = dir.File("referee.key");
+  std::ofstream(secret) << ToHex(key.seed()) << "\n";
+  std::ofstream(secret + ".pub") << ToHex(key.public_key()) << "\n";
+  const std::string token_file = dir.File("admin.token");
+  std::ofstream(token_file) << "some-token\n";
+  const absl::StatusOr<std::unique_ptr<RefereeLink>> link =
+      RefereeLink::Connect("127.0.0.1:1", secret, token_file, absl::Seconds(1));
+  ASSERT_EQ(link.status().code(), absl::StatusCode::kInvalidArgument)
+      << link.status();
+  EXPECT_TRUE(absl::StrContains(link.status().message(),
+                                "holds a secret key; give the public key"))
+      << link.status();
+  EXPECT_FALSE(absl::StrContains(link.status().message(),
+                                 ToHex(key.seed()).substr(0, 16)));
+  EXPECT_TRUE(RefereeLink::Connect("127.0.0.1:1", secret + ".pub", token_file,
+                                   absl::Seconds(1))
+                  .ok());
 }
 
 // Calls that wait out the same outage together say each step of the wait

@@ -119,10 +119,9 @@ absl::StatusOr<v1::TournamentResults> Runner::Run() {
   if (t_.referee().empty()) {
     if (absl::Status s = CheckSigningKey(); !s.ok()) return s;
   } else {
-    absl::StatusOr<std::unique_ptr<RefereeLink>> link =
-        RefereeLink::Connect(t_.referee(), t_.referee_key(),
-                             t_.admin_token_file(), options_.referee_retry,
-                             options_.tls_ca);
+    absl::StatusOr<std::unique_ptr<RefereeLink>> link = RefereeLink::Connect(
+        t_.referee(), t_.referee_key(), t_.admin_token_file(),
+        options_.referee_retry, options_.tls_ca);
     if (!link.ok()) return link.status();
     link_ = *std::move(link);
     SetRetryHooks();
@@ -418,9 +417,12 @@ void Runner::SetRetryHooks() {
                            "interrupted: not waiting for a place on the "
                            "referee at ",
                            link_->address(),
-                           ", which is full (its --max_live_matches): a "
-                           "match that waits for one is not created, and the "
-                           "resume plays it")
+                           link_->waits_for_space()
+                               ? ", which cannot record new matches (its "
+                                 "disk is full)"
+                               : ", which is full (its --max_live_matches)",
+                           ": a match that waits for one is not created, and "
+                           "the resume plays it")
                      : absl::StrCat("interrupted: not waiting for the "
                                     "referee at ",
                                     link_->address(),
@@ -438,12 +440,14 @@ void Runner::ShowProgress(bool final) {
   size_t played = 0;
   size_t forfeits = 0;
   size_t unverified = 0;
+  size_t unplayed = 0;
   {
     absl::MutexLock lock(&results_mu_);
     done = results_.size();
     played = played_;
     forfeits = forfeits_;
     unverified = unverified_;
+    unplayed = unplayed_;
   }
   const double seconds =
       std::max(1e-3, absl::ToDoubleSeconds(absl::Now() - start_));
@@ -454,9 +458,10 @@ void Runner::ShowProgress(bool final) {
       : rate > 0         ? absl::StrFormat("%.0f s", (scheduled_ - done) / rate)
                          : "-";
   const std::string line = absl::StrFormat(
-      "%zu/%u matches  %.1f matches/s  ETA %s  forfeits %zu%s%s", done,
+      "%zu/%u matches  %.1f matches/s  ETA %s  forfeits %zu%s%s%s", done,
       scheduled_, rate, eta, forfeits,
       unverified > 0 ? absl::StrFormat("  not verified %zu", unverified) : "",
+      unplayed > 0 ? absl::StrFormat("  not played %zu", unplayed) : "",
       sprt_decided_.load() ? "  SPRT decided" : "");
   absl::MutexLock lock(&progress_mu_);
   if (options_.live) {

@@ -696,9 +696,11 @@ class Runner {
       ABSL_GUARDED_BY(results_mu_);
   size_t played_ ABSL_GUARDED_BY(results_mu_) = 0;  // This run.
   size_t forfeits_ ABSL_GUARDED_BY(results_mu_) = 0;
-  // Results whose verdict is not genuine, and those this run could not
-  // append to the journal.
+  // Results whose verdict is not genuine (of matches played: created on
+  // the referee), those never created ("not played: ..."), and those this
+  // run could not append to the journal.
   size_t unverified_ ABSL_GUARDED_BY(results_mu_) = 0;
+  size_t unplayed_ ABSL_GUARDED_BY(results_mu_) = 0;
   size_t unjournaled_ ABSL_GUARDED_BY(results_mu_) = 0;
   int sprt_wins_ = 0;  // Bot 0's record against bot 1 (under results_mu_).
   int sprt_draws_ = 0;

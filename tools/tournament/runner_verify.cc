@@ -6,6 +6,7 @@
 #include <string>
 #include <utility>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "referee/core/log_sink.h"
 #include "referee/crypto/bytes.h"
@@ -158,7 +159,7 @@ void Runner::Record(v1::TournamentMatchResult result) {
 
 std::string Runner::MatchesSoFar(bool resumes) {
   absl::MutexLock lock(&results_mu_);
-  const size_t verified = results_.size() - unverified_;
+  const size_t verified = results_.size() - unverified_ - unplayed_;
   std::string text =
       absl::StrCat(verified, " of ", scheduled_, " matches verified");
   if (unverified_ > 0) {
@@ -166,7 +167,7 @@ std::string Runner::MatchesSoFar(bool resumes) {
                     " not verified (the match broke, or its log did not "
                     "verify)");
   }
-  if (const size_t left = scheduled_ - results_.size(); left > 0) {
+  if (const size_t left = scheduled_ - results_.size() + unplayed_; left > 0) {
     absl::StrAppend(&text, ", ", left, " not played");
   }
   if (unjournaled_ > 0) {
@@ -182,7 +183,12 @@ std::string Runner::MatchesSoFar(bool resumes) {
 
 void Runner::Count(const v1::TournamentMatchResult& result) {
   if (result.outcome().termination() == v1::TERMINATION_FORFEIT) ++forfeits_;
-  if (!IsGenuine(result)) ++unverified_;
+  if (!IsGenuine(result)) {
+    // Never created on the referee (Play's "not played: ..." verdicts):
+    // nothing was there to verify.
+    ++(absl::StartsWith(result.verdict(), "not played") ? unplayed_
+                                                        : unverified_);
+  }
   if (!t_.has_sprt() || !IsGenuine(result)) return;
   const int first = result.seats(0) == names_[0] ? 0 : 1;
   const uint32_t mine = result.outcome().seats(first).rank();
