@@ -17,8 +17,8 @@
 # Google Benchmark programs (bench_rules, bench_tlog) refuse their command
 # line's mistakes the same way, Google Benchmark's flags' included (a
 # value that is no number in one line, ours alone). refctl's
-# --help lists its commands. tournament's number flags
-# that override the tournament file say what leaving them unset means.
+# --help lists its commands. tournament's flags that override a field of
+# the tournament file say what leaving them unset means.
 # PYRAMID_NO_BENCHMARKS=1 (the sanitizer build, which does not build them)
 # leaves out the bench_* programs.
 set -euo pipefail
@@ -108,14 +108,32 @@ expect_status arena 2 "give one strategy per seat: 4 seats, 2 strategies" \
   --game=pyramid_shambo --seats=4 --strategies=heuristic,random
 expect_status arena 2 "nosuch" --game=nosuch
 expect_status arena 2 "multiple of the seats" --games=3
-# Unset, --concurrency, --rounds and --seed leave the file's value (absl
-# showed an unset std::optional as "default: ;").
+# Unset, each flag that overrides a field of the tournament file leaves the
+# file's value, and its --help says so (absl showed an unset std::optional
+# as "default: ;" and an unset std::string as 'default: "";'); a flag with
+# its own default (--referee_retry_s) or no field in the file (--tls_ca)
+# keeps its own.
 help=$("$bin/tournament" --help 2>&1 | tr -s ' \n' ' ')
-defaults=$(grep -o "default: the tournament file's value;" <<<"$help" | wc -l || true)
-if ((defaults == 3)) && [[ $help != *'default: ;'* ]]; then
+entries=$(sed 's/ --\([a-z_0-9]*\) (/\n--\1 (/g' <<<"$help")
+file="the tournament file's value"
+for flag_default in "concurrency=$file" "rounds=$file" "output_dir=$file" \
+  "seed=$file" "format=$file" "sprt=$file" "referee=$file" \
+  "referee_key=$file" "admin_token_file=$file" "signing_key_file=$file" \
+  "referee_retry_s=300" 'tls_ca=""'; do
+  flag=${flag_default%%=*} default=${flag_default#*=}
+  entry=$(grep -- "^--$flag (" <<<"$entries" || true)
+  if [[ $entry == *"; default: $default;"* ]]; then
+    ((++passed))
+  else
+    echo "tournament --help: --$flag does not say \"default: $default\": $entry"
+    ((++failed))
+  fi
+done
+defaults=$(grep -o "default: $file;" <<<"$help" | wc -l || true)
+if ((defaults == 10)) && [[ $help != *'default: ;'* ]]; then
   ((++passed))
 else
-  echo "tournament --help: $defaults flags say \"default: the tournament file's value\": $help"
+  echo "tournament --help: $defaults flags say \"default: $file\" (want 10): $help"
   ((++failed))
 fi
 # refctl's --help lists its commands, not only its flags; a negative seat

@@ -84,9 +84,9 @@
 
 namespace pyramid {
 
-// A number flag that overrides a field of the tournament file: unset, the
-// file's value stands (and --help says so, where std::optional showed
-// "default: ;").
+// A flag that overrides a field of the tournament file: unset (or empty),
+// the file's value stands (and --help says so, where std::optional showed
+// "default: ;" and std::string 'default: ""').
 template <typename T>
 struct FileOverride {
   std::optional<T> value;
@@ -123,30 +123,35 @@ ABSL_FLAG(pyramid::FileOverride<int>, concurrency, {},
 ABSL_FLAG(pyramid::FileOverride<int>, rounds, {},
           "Times the schedule is played, at least 1 (overrides the "
           "tournament file's rounds; the file's default is 1).");
-ABSL_FLAG(std::string, output_dir, "",
-          "Output directory (overrides the tournament file's output_dir; "
-          "empty: the file's, whose default is out/NAME).");
+ABSL_FLAG(pyramid::FileOverride<std::string>, output_dir, {},
+          "Output directory (overrides the tournament file's output_dir; the "
+          "file's default is out/NAME).");
 ABSL_FLAG(pyramid::FileOverride<int64_t>, seed, {},
           "Order seed, 0 or more (overrides the tournament file's seed; the "
           "file's default is 0).");
-ABSL_FLAG(std::string, format, "",
-          "round_robin, gauntlet or swiss (overrides).");
-ABSL_FLAG(std::string, sprt, "",
+ABSL_FLAG(pyramid::FileOverride<std::string>, format, {},
+          "round_robin, gauntlet or swiss (overrides the tournament file's "
+          "format; the file's default is round_robin).");
+ABSL_FLAG(pyramid::FileOverride<std::string>, sprt, {},
           "ELO0,ELO1[,ALPHA,BETA]: run an SPRT between the two bots "
-          "(overrides).");
-ABSL_FLAG(std::string, referee, "", "Use this running referee (overrides).");
-ABSL_FLAG(std::string, referee_key, "", "Its public key (overrides).");
-ABSL_FLAG(std::string, admin_token_file, "",
-          "The file of its admin token (overrides; with neither this nor the "
-          "file's admin_token_file, $PYRAMID_ADMIN_TOKEN holds the token, as "
-          "for refctl).");
+          "(overrides the tournament file's sprt).");
+ABSL_FLAG(pyramid::FileOverride<std::string>, referee, {},
+          "Use this running referee (overrides the tournament file's "
+          "referee; with neither, the runner embeds its own).");
+ABSL_FLAG(pyramid::FileOverride<std::string>, referee_key, {},
+          "Its public key (overrides the tournament file's referee_key).");
+ABSL_FLAG(pyramid::FileOverride<std::string>, admin_token_file, {},
+          "The file of its admin token (overrides the tournament file's "
+          "admin_token_file; with neither, $PYRAMID_ADMIN_TOKEN holds the "
+          "token, as for refctl).");
 ABSL_FLAG(std::string, tls_ca, "",
           "PEM roots: connect to the running referee (--referee) with TLS, "
           "as refctl and the bot do (default: plaintext).");
-ABSL_FLAG(std::string, signing_key_file, "",
-          "The embedded referee's secret key file (overrides; default "
-          "OUTPUT.referee.key, beside the output directory; refused in it). "
-          "Created, and named on stderr, when no such file exists.");
+ABSL_FLAG(pyramid::FileOverride<std::string>, signing_key_file, {},
+          "The embedded referee's secret key file (overrides the tournament "
+          "file's signing_key_file; with neither, OUTPUT.referee.key, beside "
+          "the output directory; refused in it). Created, and named on "
+          "stderr, when no such file exists.");
 ABSL_FLAG(int, referee_retry_s, 300,
           "While the running referee cannot be reached (it restarts), retry "
           "with backoff for at most this many seconds (0 or more) before a "
@@ -349,6 +354,12 @@ absl::Status CheckAtLeast(const char* name, const std::optional<T>& value,
       absl::StrCat("--", name, " must be at least ", least, ", not ", *value));
 }
 
+// A text flag that overrides a field of the tournament file: empty when
+// unset.
+std::string FileValue(const absl::Flag<FileOverride<std::string>>& flag) {
+  return absl::GetFlag(flag).value.value_or("");
+}
+
 // The flags that override the tournament file, applied to `tournament`.
 // INVALID_ARGUMENT for a bad value: --concurrency or --rounds below 1, a
 // negative --seed or --referee_retry_s, a bad --format or --sprt.
@@ -367,11 +378,11 @@ absl::Status ApplyFlags(v1::Tournament& tournament) {
   }
   if (concurrency.has_value()) tournament.set_concurrency(*concurrency);
   if (rounds.has_value()) tournament.set_rounds(*rounds);
-  if (!absl::GetFlag(FLAGS_output_dir).empty()) {
-    tournament.set_output_dir(absl::GetFlag(FLAGS_output_dir));
+  if (!FileValue(FLAGS_output_dir).empty()) {
+    tournament.set_output_dir(FileValue(FLAGS_output_dir));
   }
   if (seed.has_value()) tournament.set_seed(*seed);
-  const std::string format = absl::GetFlag(FLAGS_format);
+  const std::string format = FileValue(FLAGS_format);
   if (format == "round_robin") {
     tournament.set_format(v1::ROUND_ROBIN);
   } else if (format == "gauntlet") {
@@ -382,21 +393,21 @@ absl::Status ApplyFlags(v1::Tournament& tournament) {
     return absl::InvalidArgumentError(
         "--format is round_robin, gauntlet or swiss");
   }
-  if (!ApplySprtFlag(absl::GetFlag(FLAGS_sprt), tournament)) {
+  if (!ApplySprtFlag(FileValue(FLAGS_sprt), tournament)) {
     return absl::InvalidArgumentError(
         "--sprt is ELO0,ELO1 or ELO0,ELO1,ALPHA,BETA");
   }
-  if (!absl::GetFlag(FLAGS_referee).empty()) {
-    tournament.set_referee(absl::GetFlag(FLAGS_referee));
+  if (!FileValue(FLAGS_referee).empty()) {
+    tournament.set_referee(FileValue(FLAGS_referee));
   }
-  if (!absl::GetFlag(FLAGS_referee_key).empty()) {
-    tournament.set_referee_key(absl::GetFlag(FLAGS_referee_key));
+  if (!FileValue(FLAGS_referee_key).empty()) {
+    tournament.set_referee_key(FileValue(FLAGS_referee_key));
   }
-  if (!absl::GetFlag(FLAGS_admin_token_file).empty()) {
-    tournament.set_admin_token_file(absl::GetFlag(FLAGS_admin_token_file));
+  if (!FileValue(FLAGS_admin_token_file).empty()) {
+    tournament.set_admin_token_file(FileValue(FLAGS_admin_token_file));
   }
-  if (!absl::GetFlag(FLAGS_signing_key_file).empty()) {
-    tournament.set_signing_key_file(absl::GetFlag(FLAGS_signing_key_file));
+  if (!FileValue(FLAGS_signing_key_file).empty()) {
+    tournament.set_signing_key_file(FileValue(FLAGS_signing_key_file));
   }
   // The embedded referee serves plaintext on loopback: roots for it are a
   // mistake (a --referee left out).
