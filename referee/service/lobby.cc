@@ -8,6 +8,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/synchronization/notification.h"
 
 namespace pyramid {
@@ -241,25 +242,47 @@ void Lobby::NoteWriteFailure(const std::string& reason) {
 }
 
 absl::Status Lobby::CheckWritable() {
-  absl::MutexLock lock(&write_mu_);
-  if (write_failure_.empty()) return absl::OkStatus();
-  // Space returned? A new log needs room for its header and more, and so
-  // do the journal its checkpoints go through and the registry that
-  // records the match, either of which may be on another file system.
-  auto has_room = [](const std::string& dir) {
-    struct statvfs fs;
-    return dir.empty() ||
-           (statvfs(dir.c_str(), &fs) == 0 &&
-            static_cast<uint64_t>(fs.f_bavail) * fs.f_frsize >= kMinFreeBytes);
-  };
-  if (has_room(options_.log_dir) && has_room(options_.registry->dir()) &&
-      (!journal_in_use() || has_room(options_.journal->dir()))) {
+  std::string returned;  // Said after the lock.
+  {
+    absl::MutexLock lock(&write_mu_);
+    if (write_failure_.empty()) return absl::OkStatus();
+    // Space returned? A new log needs room for its header and more, and so
+    // do the journal its checkpoints go through and the registry that
+    // records the match, either of which may be on another file system.
+    auto has_room = [](const std::string& dir) {
+      struct statvfs fs;
+      return dir.empty() || (statvfs(dir.c_str(), &fs) == 0 &&
+                             static_cast<uint64_t>(fs.f_bavail) * fs.f_frsize >=
+                                 kMinFreeBytes);
+    };
+    const bool journal = journal_in_use();
+    const std::string registry_dir = options_.registry->dir();
+    if (!has_room(options_.log_dir) || !has_room(registry_dir) ||
+        (journal && !has_room(options_.journal->dir()))) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "the referee cannot record new matches now (", write_failure_,
+          "); new matches are refused until space returns"));
+    }
     write_failure_.clear();
-    return absl::OkStatus();
+    // The directories checked (a memory registry has none).
+    std::vector<std::string> dirs;
+    if (!options_.log_dir.empty()) dirs.push_back("log");
+    if (journal && !options_.journal->dir().empty()) dirs.push_back("journal");
+    if (!registry_dir.empty()) dirs.push_back("registry");
+    std::string where;
+    if (!dirs.empty()) {
+      const std::string last = dirs.back();
+      dirs.pop_back();
+      where = absl::StrCat(" in the ", absl::StrJoin(dirs, ", "),
+                           dirs.empty() ? "" : " and ", last,
+                           dirs.empty() ? " directory" : " directories");
+    }
+    returned =
+        absl::StrCat("space returned (at least ", kMinFreeBytes >> 20,
+                     " MiB free", where, "): new matches are taken again");
   }
-  return absl::ResourceExhaustedError(absl::StrCat(
-      "the referee cannot record new matches now (", write_failure_,
-      "); new matches are refused until space returns"));
+  Say(returned);
+  return absl::OkStatus();
 }
 
 void Lobby::Archive(const v1::MatchInfo& info, std::string log_path,
@@ -355,6 +378,11 @@ absl::Status Lobby::RecordUnrecorded(const std::string& match_id) {
     unrecorded_.erase(it);
   }
   tokens_.Remove(token_ids);
+  // The counterpart of SayEndNotRecorded's line, said by the one thread
+  // that took the match out of unrecorded_.
+  Say(absl::StrCat("match ", match_id,
+                   ": its end, which could not be recorded before, is "
+                   "recorded now"));
   return absl::OkStatus();
 }
 

@@ -376,7 +376,8 @@ class Lobby {
   // lobby goes, so that a broken match stays broken across a restart.
   absl::Status RecordUnrecorded();
   // The same for the match `match_id` alone: OK when its end is recorded
-  // (or was not waiting), else the registry's failure.
+  // (or was not waiting), else the registry's failure. Says that its end
+  // is recorded now when it records it (SayEndNotRecorded said it was not).
   absl::Status RecordUnrecorded(const std::string& match_id);
   // Forgets a match whose end is recorded now (what Archive forgets of a
   // match recorded at once).
@@ -412,6 +413,10 @@ class Lobby {
   // ends the registry could not record yet, enters the logs waiting for
   // their entry and signs a checkpoint if the tree grew.
   void CheckpointLoop();
+  // OK unless a write failed for want of space (NoteWriteFailure) and the
+  // log, journal or registry directory still has less than 1 MiB free:
+  // then RESOURCE_EXHAUSTED, naming the failure. The call that finds space
+  // returned forgets the failure and says so (one line).
   absl::Status CheckWritable();
   // Counts a new match as live unless max_live_matches are (then
   // UNAVAILABLE, naming the limit); on_end of every hosted match

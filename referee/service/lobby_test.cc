@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <filesystem>
@@ -39,6 +40,7 @@
 #include "absl/cleanup/cleanup.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
@@ -1037,6 +1039,16 @@ class FailingEndRegistry final : public ForwardingRegistry {
     if (absl::Status s = Status(end_status_); !s.ok()) return s;
     return ForwardingRegistry::EndMatch(info);
   }
+  // What dir() answers (the lobby's check for space: a directory that
+  // does not exist has none).
+  void set_dir(std::string dir) {
+    absl::MutexLock lock(&mu_);
+    dir_ = std::move(dir);
+  }
+  std::string dir() const override {
+    absl::MutexLock lock(&mu_);
+    return dir_;
+  }
 
  private:
   absl::Status Status(const absl::Status& s) const {
@@ -1049,6 +1061,7 @@ class FailingEndRegistry final : public ForwardingRegistry {
       absl::InternalError("registry: end match: disk I/O error");
   absl::Status add_status_ ABSL_GUARDED_BY(mu_);
   absl::Status remove_status_ ABSL_GUARDED_BY(mu_);
+  std::string dir_ ABSL_GUARDED_BY(mu_);
 };
 
 // A registry whose disk is full answers like this (sqlite_registry.cc).
@@ -1113,6 +1126,73 @@ TEST_F(LobbyTest, ARetryOfABrokenMatchWaitsUntilItsEndIsRecorded) {
   EXPECT_EQ(lobby_->FindMatch(first)->Info(lobby_->connections()).label(),
             "cup/run/1");
   EXPECT_EQ(registry->FindRequest("breaks").value(), retry->match_id());
+}
+
+// Once space returns, the referee says so, and says that the end it could
+// not record is recorded now: before, its last lines were the failures,
+// and nothing told the operator that new matches were taken again. (The
+// registry's directory has no space while it does not exist.)
+TEST_F(LobbyTest, SaysWhenSpaceReturnsAndAnEndIsRecordedAfterAll) {
+  auto registry = std::make_shared<FailingEndRegistry>();
+  registry->set_end_status(absl::OkStatus());
+  const SigningKey key = SigningKey::Generate();
+  Restart(registry, key);
+  const std::string first = Create();
+  const std::string log_path = lobby_->FindMatch(first)->log_path();
+  lobby_.reset();
+  DamageLog(log_path);
+  registry->set_end_status(DiskFull());
+  registry->set_dir(dir_.File("full"));
+  absl::Mutex mu;
+  std::vector<std::string> said;
+  messages_ = [&](std::string_view message) {
+    absl::MutexLock lock(&mu);
+    said.emplace_back(message);
+  };
+  auto take_said = [&] {
+    absl::MutexLock lock(&mu);
+    return std::exchange(said, {});
+  };
+  EXPECT_EQ(Restart(registry, key).broken, 1);
+  ASSERT_EQ(lobby_->held().unrecorded, 1u);
+  const std::vector<std::string> failed = take_said();
+  EXPECT_TRUE(std::any_of(
+      failed.begin(), failed.end(),
+      [&](const std::string& line) {
+        return absl::StartsWith(
+            line, absl::StrCat("match ", first, ": its end is not recorded"));
+      }))
+      << absl::StrJoin(failed, "\n");
+  v1::CreateMatchRequest request;
+  request.mutable_game()->set_game("rock_paper_pyramid");
+  for (int i = 0; i < 3; ++i) request.add_seats();
+  EXPECT_EQ(lobby_->CreateMatch(request).status().code(),
+            absl::StatusCode::kResourceExhausted);
+  EXPECT_EQ(take_said(), std::vector<std::string>());
+
+  // The end is recorded (one line), but the registry's disk has no room
+  // yet: new matches are still refused.
+  registry->set_end_status(absl::OkStatus());
+  EXPECT_EQ(lobby_->CreateMatch(request).status().code(),
+            absl::StatusCode::kResourceExhausted);
+  EXPECT_EQ(lobby_->held().unrecorded, 0u);
+  EXPECT_EQ(take_said(),
+            std::vector<std::string>({absl::StrCat(
+                "match ", first,
+                ": its end, which could not be recorded before, is recorded "
+                "now")}));
+
+  registry->set_dir(dir_.path());
+  ASSERT_TRUE(lobby_->CreateMatch(request).ok());
+  EXPECT_EQ(take_said(),
+            std::vector<std::string>(
+                {"space returned (at least 1 MiB free in the log and registry "
+                 "directories): new matches are taken again"}));
+  // Said once: the next match is taken without a word.
+  ASSERT_TRUE(lobby_->CreateMatch(request).ok());
+  lobby_.reset();
+  EXPECT_EQ(take_said(), std::vector<std::string>());
+  messages_ = nullptr;
 }
 
 // A CreateMatch of three seats played by `bot_id` (by token when empty),
