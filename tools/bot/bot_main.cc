@@ -88,7 +88,8 @@ ABSL_FLAG(bool, quiet, false, "Print only errors.");
 ABSL_FLAG(int, reconnect_for_s, 300,
           "When the stream to the referee breaks (or the referee cannot be "
           "reached), reconnect with backoff (100 ms doubling to 5 s) for at "
-          "most this many seconds (0: exit at once, with status 1).");
+          "most this many seconds, saying so in one line (unless --quiet) "
+          "(0: exit at once, with status 1).");
 ABSL_FLAG(bool, observation_once, true,
           "Ask the referee to send each view once (the Play stream feature "
           "observation-once, docs/protocol.md): a DecisionRequest then "
@@ -331,6 +332,7 @@ int Main() {
   PlayClientOptions options;
   options.matches = absl::GetFlag(FLAGS_matches);
   options.reconnect_for = absl::Seconds(absl::GetFlag(FLAGS_reconnect_for_s));
+  options.referee = RefereeAddress();
   options.game = game;
   options.observation_once = absl::GetFlag(FLAGS_observation_once);
   options.batch = absl::GetFlag(FLAGS_batch);

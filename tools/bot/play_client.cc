@@ -6,6 +6,7 @@
 #include <iterator>
 #include <utility>
 
+#include "absl/status/status.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -50,22 +51,19 @@ int PlayClient::Run(grpc::Channel& channel, v1::Referee::Stub& stub,
       return 1;
     }
     const absl::Time now = absl::Now();
-    if (reads_ > read) {  // It had connected: a fresh outage.
+    const bool connected = reads_ > read;
+    if (connected || broken_since == absl::InfiniteFuture()) {
+      // A fresh outage (after a stream that had connected, or the first
+      // try): said once, not at each try (one every 5 s for minutes).
       broken_since = now;
       backoff.Reset();
-    } else if (broken_since == absl::InfiniteFuture()) {
-      broken_since = now;
+      if (!options_.quiet) SayRetrying(status, connected);
     }
     if (now - broken_since > reconnect_for) {
       std::cerr << "bot: giving up after "
                 << absl::FormatDuration(now - broken_since)
                 << " without the referee: " << status.error_message() << "\n";
       return 1;
-    }
-    if (!options_.quiet) {
-      std::cerr << "bot: stream ended (" << status.error_message()
-                << "); reconnecting in "
-                << absl::FormatDuration(backoff.delay()) << "\n";
     }
     if (WaitUnlessStopped(backoff.delay())) break;
     backoff.Grow();
@@ -88,6 +86,31 @@ int PlayClient::Run(grpc::Channel& channel, v1::Referee::Stub& stub,
               << " error(s)" << std::endl;
   }
   return errors_ == 0 ? 0 : 1;
+}
+
+void PlayClient::SayRetrying(const grpc::Status& status, bool connected) {
+  const std::string error =
+      absl::StrCat(absl::StatusCodeToString(
+                       static_cast<absl::StatusCode>(status.error_code())),
+                   ": ", status.error_message());
+  const absl::Duration reconnect_for = options_.reconnect_for;
+  const std::string window = absl::StrCat(
+      "for up to ",
+      reconnect_for == absl::Seconds(absl::ToInt64Seconds(reconnect_for))
+          ? absl::StrCat(absl::ToInt64Seconds(reconnect_for), "s")
+          : absl::FormatDuration(reconnect_for),
+      " (--reconnect_for_s)");
+  const std::string referee =
+      options_.referee.empty()
+          ? "the referee"
+          : absl::StrCat("the referee at ", options_.referee);
+  if (!connected && status.error_code() == grpc::StatusCode::UNAVAILABLE) {
+    std::cerr << "bot: " << referee << " does not answer (" << error
+              << "); retrying " << window << "\n";
+  } else {
+    std::cerr << "bot: stream ended (" << error << "); reconnecting to "
+              << referee << " " << window << "\n";
+  }
 }
 
 void PlayClient::Stop() {

@@ -39,6 +39,9 @@ struct PlayClientOptions {
   // How long to keep reconnecting once the stream broke (zero: not at
   // all, status 1). --reconnect_for_s.
   absl::Duration reconnect_for = absl::Seconds(300);
+  // The referee's address, as its lines name it (--referee; empty: "the
+  // referee").
+  std::string referee;
   // Refuse decisions of any other game (empty: play any game).
   std::string game;
   // The Play stream features to ask for (docs/protocol.md).
@@ -72,7 +75,8 @@ class PlayClient {
   // Plays until the referee closes the stream, enough matches have ended
   // or Stop is called. When the stream breaks (the referee restarts, the
   // network drops), reconnects with the same token, with exponential
-  // backoff, for at most options.reconnect_for (zero: not at all): the
+  // backoff, for at most options.reconnect_for (zero: not at all; unless
+  // quiet, one line says so when an outage begins: SayRetrying): the
   // referee then sends again what each seat owes, and the salts of
   // commitments made before are still here. A stream replaced by another
   // process's is not reopened (status 1). Returns the process exit code: 0
@@ -105,6 +109,12 @@ class PlayClient {
 
   // Whether reconnecting may mend `status`.
   static bool Retryable(const grpc::Status& status);
+  // Says, on stderr, that the stream failed with `status` and that Run
+  // retries for options_.reconnect_for: "the referee at ADDR does not
+  // answer (UNAVAILABLE: ...)" when it never got through (`connected`
+  // false), else "stream ended (CODE: ...)". Once per outage: the tries
+  // after it say nothing until Run gives up.
+  void SayRetrying(const grpc::Status& status, bool connected);
 
   // Whether the referee ended the stream because a newer stream of its
   // token replaced it (docs/protocol.md, "Reconnecting"). The bot reads only
