@@ -98,11 +98,17 @@ absl::StatusOr<std::string> MatchJournal::Line(
 absl::Status MatchJournal::Append(const v1::TournamentMatchResult& result) {
   absl::StatusOr<std::string> encoded = Line(result);
   if (!encoded.ok()) return encoded.status();
+  if (!failed_.ok()) return failed_;
   const std::string& line = *encoded;
   if (std::fwrite(line.data(), 1, line.size(), file_) != line.size() ||
       std::fflush(file_) != 0 || (sync_ && fsync(fileno(file_)) != 0)) {
-    return absl::InternalError(
-        absl::StrCat("cannot append to ", path_, ": ", std::strerror(errno)));
+    const int error = errno;
+    const std::string message =
+        absl::StrCat("cannot append to ", path_, ": ", std::strerror(error));
+    failed_ = error == ENOSPC || error == EDQUOT
+                  ? absl::ResourceExhaustedError(message)
+                  : absl::InternalError(message);
+    return failed_;
   }
   return absl::OkStatus();
 }

@@ -58,7 +58,12 @@ class MatchJournal {
 
   // Appends `result` as one line and makes it durable (fsync, unless
   // opened with `sync` false). Not thread-safe: the caller serialises
-  // appends.
+  // appends. A failed append (RESOURCE_EXHAUSTED for a full disk or quota,
+  // INTERNAL otherwise, naming the file and the error) may have left part
+  // of its line: every later append fails the same way without writing,
+  // so that the cut line stays the last (a later read ignores it, and the
+  // next OpenForAppend cuts it off) instead of one before whole lines,
+  // which would make the journal unreadable.
   absl::Status Append(const referee::v1::TournamentMatchResult& result);
 
  private:
@@ -68,6 +73,7 @@ class MatchJournal {
   std::FILE* file_;
   const std::string path_;
   const bool sync_;
+  absl::Status failed_;  // The first failed append's error; then OK.
 };
 
 }  // namespace pyramid

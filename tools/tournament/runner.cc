@@ -185,6 +185,17 @@ absl::StatusOr<v1::TournamentResults> Runner::Run() {
   // to replay).
   std::error_code ignored;
   std::filesystem::remove(out_ / "log-journal", ignored);
+  if (results.ok() && halted_.load()) {
+    std::string why;
+    {
+      absl::MutexLock lock(&halt_mu_);
+      why = halt_reason_;
+    }
+    return absl::ResourceExhaustedError(absl::StrCat(
+        why, "; ", MatchCounts(),
+        ": once there is room, run the same command again to resume from ",
+        out_.string(), " (it keeps every verified match)"));
+  }
   if (results.ok() && CutShort()) {
     return absl::CancelledError(absl::StrCat(
         "interrupted after ", results->verified(), " of ", results->scheduled(),

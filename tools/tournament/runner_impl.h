@@ -438,6 +438,13 @@ class Runner {
 
   // True when no more matches should start.
   bool Stopped() const;
+  // The run cannot record what it plays: its journal cannot be appended to
+  // (the output directory's disk is full, say), or the embedded referee
+  // cannot record new matches (the same disk). No more matches start (the
+  // matches in flight finish, as after an interruption), `why` is said
+  // once, and Run ends with an error saying so (exit status 1); running it
+  // again resumes.
+  void Halt(const std::string& why);
 
   // The index in `todo` of the next match to play, from `next` (advanced;
   // under flight_mu_), counted in flight until Done; nullopt when none is
@@ -558,6 +565,9 @@ class Runner {
   // could not be written); with `resumes` (a write that failed: a full
   // disk), that a rerun resumes.
   std::string MatchesSoFar(bool resumes);
+  // How many of the scheduled matches were verified, not verified, not
+  // played and not journaled ("3 of 10 matches verified, 7 not played").
+  std::string MatchCounts();
 
   // Tallies `result` into the progress and SPRT counters.
   void Count(const v1::TournamentMatchResult& result);
@@ -675,6 +685,10 @@ class Runner {
   // once: the link is cancelled, the matches in flight abandoned.
   std::atomic<bool> interrupted_{false};
   std::atomic<bool> stopped_at_once_{false};
+  // Halted (Halt), and why (the first reason).
+  std::atomic<bool> halted_{false};
+  absl::Mutex halt_mu_;
+  std::string halt_reason_ ABSL_GUARDED_BY(halt_mu_);
   // A first interruption ended a wait to retry the referee, or a wait for
   // a place on a full one (each said once).
   std::atomic<bool> retry_ended_{false};

@@ -47,7 +47,21 @@ v1::ClockSettings MatchClocks(v1::ClockSettings clocks) {
 }
 
 bool Runner::Stopped() const {
-  return interrupted_.load() || sprt_decided_.load() || wrong_key_.load();
+  return interrupted_.load() || sprt_decided_.load() || wrong_key_.load() ||
+         halted_.load();
+}
+
+void Runner::Halt(const std::string& why) {
+  {
+    absl::MutexLock lock(&halt_mu_);
+    if (halted_.exchange(true)) return;
+    halt_reason_ = why;
+  }
+  Note(absl::StrCat("tournament: ", why,
+                    ": starting no more matches (those in flight finish); "
+                    "once there is room, run the same command again to "
+                    "resume from ",
+                    out_.string()));
 }
 
 std::optional<size_t> Runner::Start(
@@ -56,7 +70,8 @@ std::optional<size_t> Runner::Start(
   if (next >= todo.size()) return std::nullopt;
   const uint32_t index = todo[next]->index;
   const bool started_before_the_decision =
-      index < started_below_ && !interrupted_.load() && !wrong_key_.load();
+      index < started_below_ && !interrupted_.load() && !wrong_key_.load() &&
+      !halted_.load();
   if (Stopped() && !started_before_the_decision) return std::nullopt;
   started_below_ = std::max(started_below_, index + 1);
   ++in_flight_;
@@ -256,6 +271,12 @@ std::optional<v1::TournamentMatchResult> Runner::Play(
     }
   }
   if (!created.ok()) {
+    // The embedded referee's disk is the output directory's: full, no
+    // later match can be recorded either.
+    if (t_.referee().empty() && absl::IsResourceExhausted(created.status())) {
+      Halt(absl::StrCat("the embedded referee cannot record new matches (",
+                        created.status().message(), ")"));
+    }
     result.set_verdict(
         absl::StrCat("not played: ", created.status().message()));
     return result;

@@ -149,15 +149,17 @@ std::string Runner::Verify(v1::TournamentMatchResult& result) const {
 void Runner::Record(v1::TournamentMatchResult result) {
   absl::MutexLock lock(&results_mu_);
   if (absl::Status s = journal_->Append(result); !s.ok()) {
-    Note(std::string(s.message()));
+    // Every later append fails the same way (MatchJournal::Append): said
+    // once, with the halt. The match's sealed log is adopted on resume.
     ++unjournaled_;
+    Halt(std::string(s.message()));
   }
   ++played_;
   Count(result);
   results_[result.index()] = std::move(result);
 }
 
-std::string Runner::MatchesSoFar(bool resumes) {
+std::string Runner::MatchCounts() {
   absl::MutexLock lock(&results_mu_);
   const size_t verified = results_.size() - unverified_ - unplayed_;
   std::string text =
@@ -173,7 +175,12 @@ std::string Runner::MatchesSoFar(bool resumes) {
   if (unjournaled_ > 0) {
     absl::StrAppend(&text, ", ", unjournaled_, " not journaled");
   }
-  absl::StrAppend(&text, "; the results are not all written");
+  return text;
+}
+
+std::string Runner::MatchesSoFar(bool resumes) {
+  std::string text =
+      absl::StrCat(MatchCounts(), "; the results are not all written");
   if (resumes) {
     absl::StrAppend(&text, ": run the same command again to resume from ",
                     out_.string(), " (it keeps every verified match)");
