@@ -1078,7 +1078,8 @@ TEST_F(E2eTest, SelfplayRefusesMistakesBeforeWritingAnything) {
        "selfplay: --key: cannot read " + Path("missing.key")},
       {{"--key=" + Path("junk.key")},
        "selfplay: --key: " + Path("junk.key") + ": expected 64 hex digits"},
-      {{"surplus"}, "selfplay takes no positional arguments (got \"surplus\")"},
+      {{"surplus"},
+       "selfplay: takes no positional arguments (got \"surplus\")"},
   };
   for (const auto& c : cases) {
     std::vector<std::string> args = {"--out=" + Path("sp")};

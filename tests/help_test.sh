@@ -44,12 +44,14 @@ expect_flag() {
   fi
 }
 # expect_refused PROGRAM: counts whether PROGRAM refuses a positional
-# argument as a program that takes flags only does.
+# argument as a program that takes flags only does: "PROGRAM: takes no
+# positional arguments (...)", prefixed as its other errors (it once said
+# "PROGRAM takes ...").
 expect_refused() {
   local out status=0
   out=$("$bin/$1" stray-argument 2>&1) || status=$?
   if ((status == 2)) &&
-    [[ $out == *'takes no positional arguments (got "stray-argument")'* ]]; then
+    [[ $out == "$1: takes no positional arguments (got \"stray-argument\")"* ]]; then
     ((++passed))
   else
     echo "$1 stray-argument: status $status, said: $out"

@@ -141,11 +141,10 @@ void UsageError(std::string_view program, std::string_view message) {
 void InitFlagsOnlyProgram(int argc, char** argv, const char* usage) {
   const std::vector<char*> rest = InitProgram(argc, argv, usage);
   if (rest.size() <= 1) return;
-  std::string name = rest[0];
-  name.erase(0, name.find_last_of('/') + 1);
-  std::cerr << name << " takes no positional arguments (got \"" << rest[1]
-            << "\")\n";
-  std::exit(2);
+  // "PROGRAM: ...", as its other usage errors (it once said "PROGRAM takes
+  // ...", the one line without the colon).
+  UsageError(rest[0], absl::StrCat("takes no positional arguments (got \"",
+                                   rest[1], "\")"));
 }
 
 void RaiseFileLimit() {

@@ -46,7 +46,8 @@ std::string VersionLine(std::string_view program);
                              std::string_view message);
 
 // InitProgram for a program that takes flags only: a positional argument
-// ends the process with status 2, saying which one was not expected.
+// is a usage error (UsageError: "PROGRAM: takes no positional arguments
+// (got \"ARG\") (see PROGRAM --help)", status 2).
 void InitFlagsOnlyProgram(int argc, char** argv, const char* usage);
 
 // Raises this process's open-file limit (RLIMIT_NOFILE) to its hard limit,
