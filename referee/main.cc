@@ -332,6 +332,35 @@ absl::StatusOr<v1::ClockSettings> DefaultClocks() {
   return clocks;
 }
 
+// What to do when DATA_DIR's transparency log, started with the key
+// `started_key`, refuses this start's identity (`public_key` and the
+// origin): start with the key it was started with, naming where its public
+// half is (DATA_DIR/referee.key.pub when the referee made that key), or
+// with the origin it was started with when the key is that one.
+std::string AnotherIdentityNextStep(const Paths& paths,
+                                    const std::string& public_key,
+                                    const std::string& started_key) {
+  if (started_key == public_key) {
+    return absl::StrCat(
+        "give --tlog_origin the origin it was started as (leave --tlog_origin "
+        "out if that is ",
+        TransparencyLog::DefaultOrigin(public_key), ", this key's default)");
+  }
+  const std::string pub = (paths.data_dir / "referee.key.pub").string();
+  absl::StatusOr<std::string> made_here = ParsePublicKey(pub);
+  if (!absl::GetFlag(FLAGS_key_file).empty() && made_here.ok() &&
+      *made_here == started_key) {
+    return absl::StrCat(
+        "leave --key_file out to use the key it was started with, ",
+        (paths.data_dir / "referee.key").string(), " (its public half is ", pub,
+        ")");
+  }
+  return absl::StrCat(
+      "give --key_file the key it was started with (its public half is the "
+      "key above, which ",
+      (paths.data_dir / "tlog.vkey").string(), " names)");
+}
+
 // Opens DATA_DIR/tlog.sqlite3 and writes the verifier key of its
 // checkpoints to DATA_DIR/tlog.vkey (also returned in `verifier_key`)
 // unless that file holds it already.
@@ -344,6 +373,15 @@ absl::StatusOr<std::unique_ptr<TransparencyLog>> OpenTlog(
   absl::StatusOr<std::unique_ptr<TransparencyLog>> tlog =
       TransparencyLog::Open((paths.data_dir / "tlog.sqlite3").string(), key,
                             origin, (paths.data_dir / "checkpoint").string());
+  if (std::optional<std::string> started =
+          TransparencyLog::StartedKeyOf(tlog.status())) {
+    return absl::Status(
+        tlog.status().code(),
+        absl::StrCat(tlog.status().message(), ": ",
+                     AnotherIdentityNextStep(paths, key.public_key(), *started),
+                     ", or give another --data_dir to start "
+                     "a new identity"));
+  }
   if (!tlog.ok()) return tlog.status();
   *verifier_key = tlog::FormatVerifierKey((*tlog)->verifier());
   // Every start but the first (or one with a new --tlog_origin) finds the

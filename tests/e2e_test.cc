@@ -1278,6 +1278,44 @@ TEST_F(E2eTest, AMissingKeyIsNotReplacedInADataDirThatHasAnIdentity) {
   EXPECT_FALSE(fs::exists(data_ + "/referee.key"));
 }
 
+// A data directory started with one key refuses a start with another
+// (its transparency log must never sign under two identities), saying
+// what to do as the missing key's refusal does: leave --key_file out to
+// use the key it was started with, naming that key's public half, or give
+// another --data_dir; with the default key replaced, the key to give.
+TEST_F(E2eTest, AnotherKeyIsRefusedNamingTheKeyTheDataDirWasStartedWith) {
+  ASSERT_NO_FATAL_FAILURE(StartReferee());
+  referee_->Signal(SIGTERM);
+  ASSERT_EQ(referee_->Wait(kWait), 0) << referee_->err();
+  const std::string other = Path("other.key");
+  ASSERT_TRUE(WriteKeyFiles(other, SigningKey::Generate()).ok());
+
+  ToolResult r = Run("referee", {"--listen=127.0.0.1:0", "--data_dir=" + data_,
+                                 "--key_file=" + other});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_THAT(r.err,
+              HasSubstr("(a log must never sign under two "
+                        "identities): leave --key_file out to use "
+                        "the key it was started with, " +
+                        data_ + "/referee.key (its public half is " + data_ +
+                        "/referee.key.pub), or give another "
+                        "--data_dir to start a new identity\n"));
+
+  fs::rename(data_ + "/referee.key", Path("moved.key"));
+  fs::rename(data_ + "/referee.key.pub", Path("moved.key.pub"));
+  ASSERT_TRUE(
+      WriteKeyFiles(data_ + "/referee.key", SigningKey::Generate()).ok());
+  r = Run("referee", {"--listen=127.0.0.1:0", "--data_dir=" + data_});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_THAT(r.err, HasSubstr("(a log must never sign under two "
+                               "identities): give --key_file the key it was "
+                               "started with (its public half is the key "
+                               "above, which " +
+                               data_ +
+                               "/tlog.vkey names), or give another "
+                               "--data_dir to start a new identity\n"));
+}
+
 // A flag value its parser cannot judge alone is refused with status 2,
 // naming it, before the referee creates anything on disk.
 TEST_F(E2eTest, BadFlagValuesAreRefusedBeforeDataDirIsTouched) {

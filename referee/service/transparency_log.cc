@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "absl/strings/cord.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "referee/core/log_sink.h"
@@ -40,7 +41,19 @@ constexpr const char* kMigrations[] = {
     )sql",
 };
 
+// The payload of Open's refusal of another identity: the key the log was
+// started with (StartedKeyOf).
+constexpr char kStartedKeyPayload[] = "pyramid.referee/tlog-started-key";
+
 }  // namespace
+
+std::optional<std::string> TransparencyLog::StartedKeyOf(
+    const absl::Status& status) {
+  if (!absl::IsFailedPrecondition(status)) return std::nullopt;
+  const auto key = status.GetPayload(kStartedKeyPayload);
+  if (!key.has_value()) return std::nullopt;
+  return std::string(*key);
+}
 
 std::string TransparencyLog::DefaultOrigin(std::string_view public_key) {
   return tlog::RefereeOrigin(public_key);
@@ -88,11 +101,13 @@ absl::Status TransparencyLog::Load() {
     const std::string origin = identity.ColumnBytes(0);
     const std::string key = identity.ColumnBytes(1);
     if (origin != verifier_.name || key != verifier_.public_key) {
-      return absl::FailedPreconditionError(absl::StrCat(
+      absl::Status refused = absl::FailedPreconditionError(absl::StrCat(
           "the transparency log was started as ", origin, " with key ",
           ToHex(key), "; this referee signs as ", verifier_.name, " with key ",
           ToHex(verifier_.public_key),
           " (a log must never sign under two identities)"));
+      refused.SetPayload(kStartedKeyPayload, absl::Cord(key));
+      return refused;
     }
   } else if (rc == SQLITE_DONE) {
     SqliteStatement insert(

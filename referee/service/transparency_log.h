@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -46,6 +47,12 @@ class TransparencyLog {
   static absl::StatusOr<std::unique_ptr<TransparencyLog>> Open(
       const std::string& path, const SigningKey& key, std::string origin,
       std::string checkpoint_file = "");
+
+  // When `status` is Open's refusal of another identity (FAILED_PRECONDITION,
+  // naming both), the public key the log was started with (32 bytes), which
+  // its caller may name where its users know it (the referee: a key file);
+  // nullopt for any other status.
+  static std::optional<std::string> StartedKeyOf(const absl::Status& status);
 
   // The default origin for a referee key: "pyramid-referee/" and the first
   // 16 hex digits of the key.

@@ -191,6 +191,13 @@ TEST_F(TransparencyLogTest, RefusesAnotherIdentity) {
       TransparencyLog::Open(dir_.File("tlog.sqlite3"), SigningKey::Generate(),
                             "test/log");
   EXPECT_THAT(other_key.status().message(), HasSubstr("two identities"));
+  // Either way, the key it was started with, for the caller's next step.
+  EXPECT_EQ(TransparencyLog::StartedKeyOf(other_origin.status()),
+            key_.public_key());
+  EXPECT_EQ(TransparencyLog::StartedKeyOf(other_key.status()),
+            key_.public_key());
+  EXPECT_EQ(TransparencyLog::StartedKeyOf(absl::FailedPreconditionError("x")),
+            std::nullopt);
   EXPECT_FALSE(
       TransparencyLog::Open(dir_.File("x.sqlite3"), key_, "has space").ok());
 }
