@@ -31,6 +31,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <utility>
@@ -301,10 +302,11 @@ class Runner {
       std::map<uint32_t, LostLog>& lost,
       std::map<uint32_t, v1::TournamentMatchResult>& kept);
 
-  // When CheckLostLogs fetched `lost`'s log again (refetched_): writes it
-  // to its file, and when it then verifies, puts `lost.entry` (its outcome
-  // and moves filled) into `kept` and says so in a line: true. False
-  // otherwise; the write's error when it fails.
+  // When CheckLostLogs found `lost`'s log genuine on the referee
+  // (refetchable_): fetches it again into its file (FetchLog), and when it
+  // then verifies, puts `lost.entry` (its outcome and moves filled) into
+  // `kept` and says so in a line: true. False otherwise (why appended to
+  // `lost.reason`); CANCELLED when interrupted.
   absl::StatusOr<bool> RestoreRefetched(
       LostLog& lost, std::map<uint32_t, v1::TournamentMatchResult>& kept);
 
@@ -655,9 +657,9 @@ class Runner {
   // and verified once by VerifyAndShow).
   mutable VerifiedLogs verified_logs_;
   std::unique_ptr<RefereeLink> link_;
-  // Lost logs (LostLog) fetched again from a running referee, genuine, by
-  // match index (CheckLostLogs), for Resume to write.
-  std::map<uint32_t, std::string> refetched_;
+  // Lost logs (LostLog) that a running referee serves genuine, by match
+  // index (CheckLostLogs), for Resume to fetch again into their files.
+  std::set<uint32_t> refetchable_;
   std::unique_ptr<MatchJournal> journal_;
   // The attempt of each match played again on purpose (--replay_lost_logs;
   // RequestId): how many matches were journaled as genuine for it.

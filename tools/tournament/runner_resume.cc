@@ -162,16 +162,17 @@ absl::Status Runner::CheckLostLogs() {
   std::vector<std::string> problems;
   for (auto& [index, lost] : SortJournal(*entries, out, key, kept)) {
     if (!t_.referee().empty()) {
-      absl::StatusOr<std::string> fetched = Refetch(lost.entry, key);
-      if (fetched.status().code() == absl::StatusCode::kCancelled) {
-        return fetched.status();
-      }
+      // Checked, then let go: the resume fetches it again into its file
+      // (RestoreRefetched), so that no more than one lost log is held in
+      // memory at a time, however many were lost.
+      absl::Status fetched = Refetch(lost.entry, key).status();
+      if (fetched.code() == absl::StatusCode::kCancelled) return fetched;
       if (fetched.ok()) {
-        refetched_[index] = *std::move(fetched);
+        refetchable_.insert(index);
         continue;
       }
       absl::StrAppend(&lost.reason, "; fetching it again from the referee: ",
-                      fetched.status().message());
+                      fetched.message());
     }
     problems.push_back(LostLogText(lost));
   }
@@ -257,14 +258,26 @@ absl::Status Runner::SettleLostLogs(
 absl::StatusOr<bool> Runner::RestoreRefetched(
     LostLog& lost, std::map<uint32_t, v1::TournamentMatchResult>& kept) {
   const uint32_t index = lost.entry.index();
-  const auto it = refetched_.find(index);
-  if (it == refetched_.end()) return false;
+  if (!refetchable_.contains(index)) return false;
+  // Into its file as its chunks come (whole and synced, or not there),
+  // then verified from it as any fetched log is.
   const fs::path file = out_ / lost.entry.log_file();
-  if (absl::Status s = WriteFileAtomically(file.string(), it->second);
+  if (absl::Status s =
+          link_->FetchLog(lost.entry.match_id(), file.parent_path().string(),
+                          file.filename().string());
       !s.ok()) {
-    return s;
+    if (absl::IsCancelled(s)) return s;
+    absl::StrAppend(&lost.reason,
+                    "; fetching it again from the referee: ", s.message());
+    return false;
   }
-  if (Verify(lost.entry) != kGenuineVerdict) return false;
+  if (const std::string verdict = Verify(lost.entry);
+      verdict != kGenuineVerdict) {
+    absl::StrAppend(
+        &lost.reason,
+        "; fetched again from the referee, it did not verify: ", verdict);
+    return false;
+  }
   Note(absl::StrCat("resuming: ", LostLogNote(lost),
                     "; fetched it again from the referee"));
   kept.emplace(index, lost.entry);
