@@ -62,6 +62,10 @@ absl::StatusOr<std::unique_ptr<MatchJournal>> MatchJournal::OpenForAppend(
     return absl::InternalError(
         absl::StrCat("cannot open ", path, ": ", std::strerror(errno)));
   }
+  // Unbuffered: each line goes to write(2) as Append writes it, so that a
+  // failed append leaves nothing in a buffer for a later flush (fclose's)
+  // to write after the cut line.
+  std::setvbuf(file, nullptr, _IONBF, 0);
   auto journal =
       std::unique_ptr<MatchJournal>(new MatchJournal(file, path, sync));
   // Cut off a last line torn by a crash: it ends after the last newline.

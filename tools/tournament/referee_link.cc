@@ -245,6 +245,10 @@ grpc::Status RefereeLink::Retrying(
     const std::function<grpc::Status(grpc::ClientContext&)>& call,
     const bool* answered) {
   absl::Time give_up = absl::Now() + retry_for_;
+  // What was heard from the referee when the window began: a window that
+  // runs out with something heard since (by another call) is no sign that
+  // the referee has gone.
+  uint64_t heard_at_start = heard_.load();
   Backoff backoff;
   while (true) {
     grpc::ClientContext context;
@@ -259,7 +263,10 @@ grpc::Status RefereeLink::Retrying(
       return status;
     }
     // The outage began at this break.
-    if (answered != nullptr && *answered) give_up = absl::Now() + retry_for_;
+    if (answered != nullptr && *answered) {
+      give_up = absl::Now() + retry_for_;
+      heard_at_start = heard_.load();
+    }
     if (Interrupted(Waiting::kAnswer)) {
       return grpc::Status(grpc::StatusCode::CANCELLED, kInterrupted);
     }
@@ -267,6 +274,7 @@ grpc::Status RefereeLink::Retrying(
     // from since, has gone: this call gives up with it, not a window later.
     if (gone_.load()) return status;
     if (absl::Now() + backoff.delay() > give_up) {
+      if (heard_.load() != heard_at_start) return status;
       // (The embedded referee is given no window: a call it does not
       // answer fails at once, and is not said.)
       if (!gone_.exchange(true) && note_ && retry_for_ > absl::ZeroDuration()) {

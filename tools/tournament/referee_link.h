@@ -318,8 +318,9 @@ class RefereeLink {
   // not one that began an hour ago. The
   // backoff between attempts still grows: a referee that answers and drops
   // each stream at once is called again once per backoff (5 s at most).
-  // A call that waits `retry_for_` unanswered marks the referee gone
-  // (gone_): until anything is heard from it again (Heard), every call
+  // A call that waits `retry_for_` unanswered, nothing heard from the
+  // referee meanwhile by any call, marks the referee gone (gone_): until
+  // anything is heard from it again (Heard), every call
   // gives up after its first unanswered attempt, so that a referee gone
   // for good costs a tournament one window, not one per match it goes on
   // to try; calls already waiting give up at their next attempt.
@@ -328,7 +329,10 @@ class RefereeLink {
       const bool* answered = nullptr);
   // Something came from the referee (an answer, an event of a stream):
   // it is not gone.
-  void Heard() { gone_ = false; }
+  void Heard() {
+    heard_.fetch_add(1);
+    gone_ = false;
+  }
   // True once cancelled, or while `interrupted_` says so of a call waiting
   // for `what`.
   bool Interrupted(Waiting what);
@@ -369,6 +373,7 @@ class RefereeLink {
   std::unique_ptr<SilenceWatchdog> watchdog_;
   std::atomic<bool> cancelled_{false};
   std::atomic<bool> gone_{false};                 // Retrying, Heard.
+  std::atomic<uint64_t> heard_{0};                // Times Heard was called.
   std::function<bool(Waiting)> interrupted_;      // SetRetryHooks.
   std::function<void(const std::string&)> note_;  // SetRetryHooks.
   absl::Mutex mu_;

@@ -414,6 +414,27 @@ TEST(RefereeLinkTest, ACallAfterAWaitedOutOutageGivesUpAtOnce) {
   EXPECT_GE(referee.get_match_calls() - before, 3);
 }
 
+// A window that runs out while another call heard from the referee is no
+// sign that it has gone: the next call waits out a window of its own.
+TEST(RefereeLinkTest, AWindowWithTheRefereeHeardMeanwhileMarksNothingGone) {
+  ScriptedReferee referee;
+  FakeRefereeRig rig(referee);
+  ASSERT_NO_FATAL_FAILURE(rig.Start(absl::Milliseconds(800)));
+  RefereeLink& link = rig.link();
+  referee.Set(grpc::StatusCode::UNAVAILABLE);  // CreateMatch is answered.
+  std::thread heard([&] {
+    absl::SleepFor(absl::Milliseconds(300));
+    EXPECT_TRUE(link.CreateMatch(v1::CreateMatchRequest()).ok());
+  });
+  EXPECT_EQ(link.GetMatch("m1").status().code(),
+            absl::StatusCode::kUnavailable);
+  heard.join();
+  const int before = referee.get_match_calls();
+  EXPECT_EQ(link.GetMatch("m1").status().code(),
+            absl::StatusCode::kUnavailable);
+  EXPECT_GE(referee.get_match_calls() - before, 3);
+}
+
 // A referee without space for a new match (RESOURCE_EXHAUSTED, "try again
 // when space returns") is waited for, as a full one is, with one line
 // saying so: the match is created once space returns (each such refusal

@@ -186,15 +186,15 @@ absl::StatusOr<v1::TournamentResults> Runner::Run() {
   std::error_code ignored;
   std::filesystem::remove(out_ / "log-journal", ignored);
   if (results.ok() && halted_.load()) {
-    std::string why;
+    absl::Status why;
     {
       absl::MutexLock lock(&halt_mu_);
       why = halt_reason_;
     }
-    return absl::ResourceExhaustedError(absl::StrCat(
-        why, "; ", MatchCounts(),
-        ": once there is room, run the same command again to resume from ",
-        out_.string(), " (it keeps every verified match)"));
+    return absl::Status(
+        why.code(),
+        absl::StrCat(why.message(), "; ", MatchCounts(), ": ", HaltAdvice(why),
+                     " (it keeps every verified match)"));
   }
   if (results.ok() && CutShort()) {
     return absl::CancelledError(absl::StrCat(

@@ -446,7 +446,11 @@ class Runner {
   // matches in flight finish, as after an interruption), `why` is said
   // once, and Run ends with an error saying so (exit status 1); running it
   // again resumes.
-  void Halt(const std::string& why);
+  void Halt(const absl::Status& why);
+  // What to do after a halt for `why`: "once there is room (a full disk;
+  // once the cause is mended otherwise), run the same command again to
+  // resume from OUTPUT".
+  std::string HaltAdvice(const absl::Status& why) const;
 
   // The index in `todo` of the next match to play, from `next` (advanced;
   // under flight_mu_), counted in flight until Done; nullopt when none is
@@ -690,7 +694,7 @@ class Runner {
   // Halted (Halt), and why (the first reason).
   std::atomic<bool> halted_{false};
   absl::Mutex halt_mu_;
-  std::string halt_reason_ ABSL_GUARDED_BY(halt_mu_);
+  absl::Status halt_reason_ ABSL_GUARDED_BY(halt_mu_);
   // A first interruption ended a wait to retry the referee, or a wait for
   // a place on a full one (each said once).
   std::atomic<bool> retry_ended_{false};

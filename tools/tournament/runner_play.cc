@@ -51,17 +51,22 @@ bool Runner::Stopped() const {
          halted_.load();
 }
 
-void Runner::Halt(const std::string& why) {
+void Runner::Halt(const absl::Status& why) {
   {
     absl::MutexLock lock(&halt_mu_);
     if (halted_.exchange(true)) return;
     halt_reason_ = why;
   }
-  Note(absl::StrCat("tournament: ", why,
-                    ": starting no more matches (those in flight finish); "
-                    "once there is room, run the same command again to "
-                    "resume from ",
-                    out_.string()));
+  Note(absl::StrCat("tournament: ", why.message(),
+                    ": starting no more matches (those in flight finish); ",
+                    HaltAdvice(why)));
+}
+
+std::string Runner::HaltAdvice(const absl::Status& why) const {
+  return absl::StrCat(
+      absl::IsResourceExhausted(why) ? "once there is room"
+                                     : "once the cause is mended",
+      ", run the same command again to resume from ", out_.string());
 }
 
 std::optional<size_t> Runner::Start(
@@ -274,8 +279,9 @@ std::optional<v1::TournamentMatchResult> Runner::Play(
     // The embedded referee's disk is the output directory's: full, no
     // later match can be recorded either.
     if (t_.referee().empty() && absl::IsResourceExhausted(created.status())) {
-      Halt(absl::StrCat("the embedded referee cannot record new matches (",
-                        created.status().message(), ")"));
+      Halt(absl::ResourceExhaustedError(
+          absl::StrCat("the embedded referee cannot record new matches (",
+                       created.status().message(), ")")));
     }
     result.set_verdict(
         absl::StrCat("not played: ", created.status().message()));

@@ -152,7 +152,7 @@ void Runner::Record(v1::TournamentMatchResult result) {
     // Every later append fails the same way (MatchJournal::Append): said
     // once, with the halt. The match's sealed log is adopted on resume.
     ++unjournaled_;
-    Halt(std::string(s.message()));
+    Halt(s);
   }
   ++played_;
   Count(result);
