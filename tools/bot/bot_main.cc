@@ -5,13 +5,15 @@
 //
 //   bot [--referee=127.0.0.1:50051] [--token_file=FILE]
 //       [--strategy=random|heuristic] [--game=rock_paper_pyramid]
-//       [--matches=N] [--key_file=FILE]
+//       [--matches=N] [--key_file=FILE] [--state_dir=DIR]
 //
 // As the client kits do (docs/writing-a-bot.md): the referee is --referee,
 // else $PYRAMID_REFEREE, else 127.0.0.1:50051; the token is read from
 // --token_file, else from the file $PYRAMID_TOKEN_FILE names, else it is
 // $PYRAMID_TOKEN itself (the tournament runner sets PYRAMID_REFEREE and
-// PYRAMID_TOKEN_FILE). An empty flag or variable counts as not given.
+// PYRAMID_TOKEN_FILE); the state directory is --state_dir, else
+// $PYRAMID_STATE_DIR, else none. An empty flag or variable counts as not
+// given.
 //
 // SIGINT and SIGTERM (which the tournament runner sends its bots at the
 // end) stop the bot cleanly: it cancels its stream, prints its summary line
@@ -26,8 +28,9 @@
 // one line naming the flag (or variable): an unknown flag, a value out of
 // range, a referee address that is not HOST:PORT (PORT 1 to 65535; an IPv6
 // host in brackets, [::1]:PORT; no scheme), an unknown --game or
-// --strategy, or a file --token_file, --key_file or --tls_ca names that
-// cannot be read or holds no token or key.
+// --strategy, a file --token_file, --key_file or --tls_ca names that
+// cannot be read or holds no token or key, or a --state_dir that cannot be
+// made or written in.
 //
 // This file is the command line; the play is PlayClient's (play_client.h).
 #include <semaphore.h>
@@ -47,6 +50,7 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
+#include "absl/status/status.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_join.h"
@@ -60,6 +64,7 @@
 #include "referee/crypto/ed25519.h"
 #include "referee/crypto/sha256.h"
 #include "tools/bot/play_client.h"
+#include "tools/bot/state_dir.h"
 #include "tools/bot/strategy.h"
 
 ABSL_FLAG(std::string, referee, "",
@@ -98,6 +103,13 @@ ABSL_FLAG(bool, batch, true,
           "Use the Play stream feature batch (docs/protocol.md): the referee "
           "may send several messages as one, and the bot sends what it owes "
           "after each message it reads as one.");
+ABSL_FLAG(std::string, state_dir, "",
+          "Keep every commitment on disk in this directory (made if "
+          "missing) until its decision is over, written durably before the "
+          "commit is sent, so that a bot restarted between a commit and its "
+          "reveal still reveals; the client kits' format, "
+          "docs/writing-a-bot.md section 8 (default: $PYRAMID_STATE_DIR, "
+          "else none).");
 ABSL_FLAG(int, crash_after_commits, 0,
           "Fault injection, for testing tournament runners and clients: "
           "once the referee acknowledges this many commits, exit at once "
@@ -311,6 +323,19 @@ int Main() {
     }
     key = *read;
   }
+  std::string state_dir = absl::GetFlag(FLAGS_state_dir);
+  const char* state_dir_flag = "--state_dir";
+  if (state_dir.empty()) {
+    state_dir = Env("PYRAMID_STATE_DIR");
+    state_dir_flag = "$PYRAMID_STATE_DIR";
+  }
+  if (!state_dir.empty()) {
+    if (const absl::Status made = MakeStateDir(state_dir); !made.ok()) {
+      std::cerr << "bot: " << state_dir_flag << ": cannot use " << state_dir
+                << ": " << made.message() << "\n";
+      return 2;
+    }
+  }
   std::string seed_bytes = SystemRandomBytes(32);
   if (!absl::GetFlag(FLAGS_seed).empty()) {
     absl::StatusOr<std::string> parsed = FromHex(absl::GetFlag(FLAGS_seed));
@@ -338,6 +363,7 @@ int Main() {
   options.batch = absl::GetFlag(FLAGS_batch);
   options.quiet = absl::GetFlag(FLAGS_quiet);
   options.crash_after_commits = absl::GetFlag(FLAGS_crash_after_commits);
+  options.state_dir = state_dir;
   PlayClient bot(std::move(options), *std::move(strategy), Sha256(seed_bytes),
                  std::move(key));
   StopOnSignals stop_on_signals(bot);

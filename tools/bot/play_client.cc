@@ -25,7 +25,9 @@ PlayClient::PlayClient(PlayClientOptions options,
     : options_(std::move(options)),
       strategy_(std::move(strategy)),
       rng_(seed),
-      key_(std::move(key)) {}
+      key_(std::move(key)) {
+  if (!options_.state_dir.empty()) state_.emplace(options_.state_dir);
+}
 
 int PlayClient::Run(grpc::Channel& channel, v1::Referee::Stub& stub,
                     const std::string& token) {
@@ -249,6 +251,12 @@ bool PlayClient::End(const std::string& match_id, uint32_t seat) {
   }
   newest_.erase({match_id, seat});
   views_.erase({match_id, seat});
+  // Every record of the match, those of an earlier process too.
+  if (state_) state_->DropMatch(match_id);
+  for (auto it = warned_missing_.lower_bound({match_id, 0, 0});
+       it != warned_missing_.end() && std::get<0>(*it) == match_id;) {
+    it = warned_missing_.erase(it);
+  }
   return ended_matches_.emplace(match_id, seat).second;
 }
 
@@ -260,7 +268,10 @@ void PlayClient::Handle(v1::PlayResponse& response) {
       return;
     case v1::PlayResponse::kRevealRequest: {
       const v1::RevealRequest& r = response.reveal_request();
-      Reveal({r.match_id(), r.seat(), r.decision_id()});
+      const Key key{r.match_id(), r.seat(), r.decision_id()};
+      // Committed to by an earlier process of this bot?
+      if (!pending_.contains(key)) Recover(key, /*say=*/true);
+      Reveal(key);
       return;
     }
     case v1::PlayResponse::kMatchEnded: {
@@ -325,8 +336,13 @@ void PlayClient::Handle(v1::PlayResponse& response) {
       // again after its restart, and gets the same commitment. Owed no
       // more, it is the first to go when room is needed (MakeRoom).
       const v1::RevealAck& ack = response.reveal_ack();
-      auto it = pending_.find({ack.match_id(), ack.seat(), ack.decision_id()});
-      if (it != pending_.end() && it->second.revealed_on >= 0) Touch(it, true);
+      const Key key{ack.match_id(), ack.seat(), ack.decision_id()};
+      auto it = pending_.find(key);
+      if (it != pending_.end() && it->second.revealed_on >= 0) {
+        Touch(it, true);
+        // Answered: its record is done with.
+        if (state_) state_->Drop(ack.match_id(), ack.seat(), ack.decision_id());
+      }
       return;
     }
     default:
@@ -366,8 +382,61 @@ void PlayClient::Touch(PendingMap::iterator it, bool acked) {
 }
 
 void PlayClient::Forget(PendingMap::iterator it) {
+  // The decision is over.
+  if (state_) {
+    const auto& [match_id, seat, decision_id] = it->first;
+    state_->Drop(match_id, seat, decision_id);
+  }
   (it->second.acked ? acked_lru_ : owed_lru_).erase(it->second.lru);
   pending_.erase(it);
+}
+
+PlayClient::PendingMap::iterator PlayClient::Open(const Key& key,
+                                                  Pending pending) {
+  const auto& [match_id, seat, decision_id] = key;
+  // The seat's older decision is over: the referee moved on.
+  if (auto [newest, fresh] = newest_.try_emplace({match_id, seat}, decision_id);
+      !fresh) {
+    if (auto older = pending_.find({match_id, seat, newest->second});
+        older != pending_.end() && newest->second != decision_id) {
+      Forget(older);
+    }
+    newest->second = decision_id;
+  }
+  MakeRoom();
+  const auto it = pending_.try_emplace(key, std::move(pending)).first;
+  it->second.lru = owed_lru_.insert(owed_lru_.end(), key);
+  return it;
+}
+
+bool PlayClient::Recover(const Key& key, bool say) {
+  const auto& [match_id, seat, decision_id] = key;
+  v1::DecisionRequest probe;
+  probe.set_match_id(match_id);
+  probe.set_seat(seat);
+  probe.set_decision_id(decision_id);
+  if (!Refusal(probe).empty()) return false;
+  std::optional<CommitmentRecord> record =
+      state_ ? state_->Load(match_id, seat, decision_id) : std::nullopt;
+  if (!record) {
+    // Said even when quiet: the seat is about to fault.
+    if (say && warned_missing_.insert(key).second) {
+      std::cerr << "bot: match " << match_id << " seat " << seat << " decision "
+                << decision_id
+                << ": the referee holds a commitment this process does not "
+                   "have (restarted without --state_dir?); the seat will "
+                   "fault at the reveal deadline"
+                << std::endl;
+    }
+    return false;
+  }
+  Open(key, Pending{std::move(record->salt), std::move(record->action)});
+  if (!options_.quiet) {
+    std::cerr << "bot: match " << match_id << " seat " << seat << " decision "
+              << decision_id << ": the commitment read back from "
+              << state_->File(match_id, seat, decision_id) << std::endl;
+  }
+  return true;
 }
 
 void PlayClient::MakeRoom() {
@@ -401,7 +470,13 @@ void PlayClient::Decide(v1::DecisionRequest& request) {
     request.set_observation_in_result(false);
   }
   const Key key{request.match_id(), request.seat(), request.decision_id()};
-  if (request.committed()) return;  // Resumed: the reveal will come.
+  if (request.committed()) {
+    // Resumed: the reveal will come. A commitment an earlier process of
+    // this bot made is read back from the state directory now, or said
+    // to be lost.
+    if (!pending_.contains(key)) Recover(key, /*say=*/true);
+    return;
+  }
   // A request can arrive twice (around a reconnection, or after a referee
   // restart that lost the commit): commit again to the first choice,
   // whose salt any reveal must use.
@@ -427,18 +502,12 @@ void PlayClient::Decide(v1::DecisionRequest& request) {
     std::cerr << "bot: refusing a decision of game " << request.game() << "\n";
     return;
   }
-  // The seat's older decision is over: the referee moved on.
-  if (auto [newest, fresh] = newest_.try_emplace(
-          {request.match_id(), request.seat()}, request.decision_id());
-      !fresh) {
-    if (auto older =
-            pending_.find({request.match_id(), request.seat(), newest->second});
-        older != pending_.end()) {
-      Forget(older);
-    }
-    newest->second = request.decision_id();
+  // A record on disk: an earlier process of this bot chose, and perhaps
+  // committed, already. The same commitment, never another.
+  if (state_ && Recover(key, /*say=*/false)) {
+    Commit(key, request);
+    return;
   }
-  MakeRoom();
   v1::Action action;
   if (request.decision_id() == 0) {
     action.mutable_seed()->set_contribution(
@@ -448,11 +517,23 @@ void PlayClient::Decide(v1::DecisionRequest& request) {
   } else {
     action = strategy_->Choose(request, rng_);
   }
-  const auto it = pending_
-                      .try_emplace(key, Pending{SystemRandomBytes(kSaltSize),
-                                                action.SerializeAsString()})
-                      .first;
-  it->second.lru = owed_lru_.insert(owed_lru_.end(), key);
+  const auto it = Open(
+      key, Pending{SystemRandomBytes(kSaltSize), action.SerializeAsString()});
+  if (state_) {
+    // Durable before the commit leaves: a process started again before
+    // the reveal reads it back (Recover).
+    if (const absl::Status saved = state_->Save(
+            request.match_id(), request.seat(), request.decision_id(),
+            CommitmentRecord{it->second.salt, it->second.action});
+        !saved.ok()) {
+      std::cerr << "bot: match " << request.match_id() << " seat "
+                << request.seat() << " decision " << request.decision_id()
+                << ": cannot write its commitment to " << state_->path() << " ("
+                << saved.message()
+                << "); committing anyway: a restart before the reveal faults "
+                   "the seat\n";
+    }
+  }
   Commit(key, request);
 }
 

@@ -2,7 +2,9 @@
 // Play stream to the referee at a time, on which it answers every decision
 // it is sent, of any number of matches at once, with its strategy's choice
 // through commit-reveal, and reconnects with backoff when the stream
-// breaks. What it prints starts with "bot: " and names the bot's flags.
+// breaks; with a state directory, its commitments survive a restart of the
+// process too (state_dir.h). What it prints starts with "bot: " and names
+// the bot's flags.
 #ifndef PYRAMID_TOOLS_BOT_PLAY_CLIENT_H_
 #define PYRAMID_TOOLS_BOT_PLAY_CLIENT_H_
 
@@ -26,6 +28,7 @@
 #include "referee/crypto/bytes.h"
 #include "referee/crypto/ed25519.h"
 #include "referee/crypto/random_stream.h"
+#include "tools/bot/state_dir.h"
 #include "tools/bot/strategy.h"
 
 namespace pyramid {
@@ -60,6 +63,13 @@ struct PlayClientOptions {
   // decision asked again is refused, never committed to anew
   // (docs/writing-a-bot.md, "What a bot must never do"). Not a flag.
   size_t max_open_decisions = 4096;
+  // --state_dir: a directory (existing, writable: MakeStateDir) where every
+  // commitment is written durably before it is sent (state_dir.h), and
+  // removed once its reveal is acknowledged, the seat's next decision
+  // opens or its match ends; a process started again on it reveals what an
+  // earlier one committed to, and commits to a decision it finds a record
+  // of with that record, never anew (empty: in memory only).
+  std::string state_dir;
 };
 
 class PlayClient {
@@ -149,11 +159,11 @@ class PlayClient {
 
   // A match's end for a seat (its MatchEnded, or the PlayError of a match
   // that broke): forgets whatever the seat still had pending (its
-  // decisions are refused from now on), and
-  // counts it once per seat, on whichever stream its end comes (a seat
-  // token is sent its match's end again on every connection; a bot token
-  // playing two seats of a match is sent two ends, and both count). Returns
-  // whether it is the first.
+  // decisions are refused from now on) and every record of the match in
+  // the state directory, and counts it once per seat, on whichever stream its
+  // end comes (a seat token is sent its match's end again on every connection;
+  // a bot token playing two seats of a match is sent two ends, and both count).
+  // Returns whether it is the first.
   bool End(const std::string& match_id, uint32_t seat);
 
   // Seats whose match has ended (what options.matches counts).
@@ -166,7 +176,10 @@ class PlayClient {
   // DecisionResult before it (observation-once). Commits to each decision
   // of a seat once (docs/writing-a-bot.md, "What a bot must never do"): a
   // request for a decision it holds the commitment of gets the same
-  // commitment again (on a new stream), and one for a decision older than
+  // commitment again (on a new stream), as does one whose record an
+  // earlier process left in the state directory (Recover); one marked
+  // committed is read back from there when this process lacks it (or
+  // said lost); and one for a decision older than
   // the seat's newest, of a match over, whose commitment was dropped to
   // make room (MakeRoom), or with a match id that is not 16 bytes in hex
   // is refused with a line saying why.
@@ -180,8 +193,23 @@ class PlayClient {
   // owed_lru_.
   void Touch(PendingMap::iterator it, bool acked);
 
-  // Drops `it`'s commitment (newest_ still holds its decision's number).
+  // Drops `it`'s commitment (newest_ still holds its decision's number),
+  // and its record in the state directory.
   void Forget(PendingMap::iterator it);
+
+  // Makes `key` the seat's newest decision (closing its older one) and
+  // holds `pending` as its commitment, making room first (MakeRoom).
+  // Requires that pending_ lacks `key`.
+  PendingMap::iterator Open(const Key& key, Pending pending);
+
+  // Reads `key`'s commitment back from the state directory into pending_,
+  // for a decision whose commitment the referee holds, or may hold, and
+  // this process lacks (an earlier process of the bot made it). Returns
+  // whether it did. A decision Refusal refuses is never read back, nor
+  // said. With `say`, a decision without a record (or without a state
+  // directory) is said once, even when quiet: the seat will fault at the
+  // reveal deadline.
+  bool Recover(const Key& key, bool say);
 
   // At options.max_open_decisions, drops the least recently used
   // commitment: of acked_lru_ if it has any, else of owed_lru_ (said in a
@@ -207,6 +235,9 @@ class PlayClient {
   std::unique_ptr<Strategy> strategy_;
   RandomStream rng_;  // The strategy's randomness.
   std::optional<SigningKey> key_;
+  std::optional<StateDir> state_;  // options.state_dir's.
+  // Decisions said to be lost (Recover), until their match ends.
+  std::set<Key> warned_missing_;
   // The newest decision of each seat: committed to (or about to be), kept
   // after its reveal is acknowledged, since a referee that lost the reveal
   // (a power loss, docs/durability.md) asks it again after a restart and

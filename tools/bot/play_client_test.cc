@@ -9,9 +9,15 @@
 // it is owed, none once answered), refusing a match id that is not 16
 // bytes, saying a MatchEnded without its seat's outcome, and keeping at
 // most max_open_decisions commitments, dropping the least recently used
-// to make room for a new decision and refusing a dropped one asked again.
-// tests/bot_cli_test.sh runs the bot program itself.
+// to make room for a new decision and refusing a dropped one asked again;
+// and, with a state directory (--state_dir), a bot started again after the
+// one that committed revealing the recorded commitment, or committing to
+// it again (never anew), and, without the record, saying the commitment
+// lost once. tests/bot_cli_test.sh runs the bot program itself,
+// tests/bot_state_test.sh kills and restarts it mid-match.
 #include "tools/bot/play_client.h"
+
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -22,6 +28,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/synchronization/mutex.h"
@@ -31,10 +38,13 @@
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
 #include "referee/core/log_sink.h"
+#include "referee/crypto/bytes.h"
+#include "referee/crypto/protocol.h"
 #include "referee/crypto/sha256.h"
 #include "replay/verifier.h"
 #include "tests/test_client.h"
 #include "tests/test_referee.h"
+#include "tools/bot/state_dir.h"
 #include "tools/bot/strategy.h"
 
 namespace pyramid {
@@ -735,6 +745,127 @@ TEST(PlayClientScriptTest, ADroppedDecisionIsNeverCommittedToAgain) {
   EXPECT_EQ(RevealsOf(sent, m2), 1);
   EXPECT_EQ(CommitsOf(sent, m4).size(), 1u);
   EXPECT_EQ(CommitsOf(sent, kProbeMatch).size(), 1u);
+}
+
+// A fresh state directory for a test.
+std::string NewStateDir(const std::string& name) {
+  const fs::path dir = fs::path(::testing::TempDir()) /
+                       absl::StrCat("play-client-state-", getpid(), "-", name);
+  fs::remove_all(dir);
+  EXPECT_TRUE(MakeStateDir(dir.string()).ok());
+  return dir.string();
+}
+
+// Whether `reveal` opens `commit` (of seat 0 of kMatch).
+bool Opens(const v1::RevealMove& reveal, const v1::CommitMove& commit) {
+  const Digest hash =
+      CommitmentHash(*FromHex(commit.match_id()), commit.seat(),
+                     commit.decision_id(), reveal.salt(), reveal.action());
+  return std::string(AsView(hash)) == commit.commitment() &&
+         reveal.match_id() == commit.match_id() &&
+         reveal.decision_id() == commit.decision_id();
+}
+
+// The first commit and reveal of `match` the bot sent (default when none).
+v1::CommitMove FirstCommit(const std::vector<v1::PlayRequest>& sent,
+                           const std::string& match) {
+  for (const v1::PlayRequest& m : sent) {
+    if (m.has_commit() && m.commit().match_id() == match) return m.commit();
+  }
+  return v1::CommitMove();
+}
+v1::RevealMove FirstReveal(const std::vector<v1::PlayRequest>& sent,
+                           const std::string& match) {
+  for (const v1::PlayRequest& m : sent) {
+    if (m.has_reveal() && m.reveal().match_id() == match) return m.reveal();
+  }
+  return v1::RevealMove();
+}
+
+// A bot that committed and died (its process gone: a new PlayClient on the
+// same state directory) is sent the decision marked committed, then its
+// RevealRequest: it reveals the bytes its record holds, which open the
+// commitment the first one sent; the acknowledgement removes the record.
+TEST(PlayClientStateTest, ARestartedBotRevealsTheRecordedCommitment) {
+  PlayClientOptions options;
+  options.quiet = true;
+  options.state_dir = NewStateDir("reveal");
+  const std::vector<v1::PlayRequest> first = PlayScript(
+      {WithProbe({Decision(kMatch, 1), UntilCommit(kMatch, 1)})}, options);
+  const v1::CommitMove commit = FirstCommit(first, kMatch);
+  ASSERT_EQ(commit.decision_id(), 1u);
+  EXPECT_EQ(RevealsOf(first, kMatch), 0);
+  const fs::path record =
+      fs::path(options.state_dir) / absl::StrCat(kMatch, "-0-1.json");
+  EXPECT_TRUE(fs::exists(record));
+
+  Step committed = Decision(kMatch, 1);
+  committed.send->mutable_decision()->set_committed(true);
+  const std::vector<v1::PlayRequest> second = PlayScript(
+      {WithProbe({committed, Send(RevealRequest(kMatch, 1)),
+                  UntilReveal(kMatch, 1), Send(Ack(true, kMatch, 1))})},
+      options);
+  EXPECT_TRUE(CommitsOf(second, kMatch).empty());
+  ASSERT_EQ(RevealsOf(second, kMatch), 1);
+  EXPECT_TRUE(Opens(FirstReveal(second, kMatch), commit));
+  EXPECT_FALSE(fs::exists(record));  // Its reveal acknowledged.
+  fs::remove_all(options.state_dir);
+}
+
+// A bot that wrote its record and died before its commit left (or before
+// the referee logged it) is sent the decision again, not committed: the
+// next process commits to the same commitment, never a new one, and
+// reveals it; the match's end removes every record of the match.
+TEST(PlayClientStateTest, ADecisionAskedAgainGetsTheRecordedCommitment) {
+  PlayClientOptions options;
+  options.quiet = true;
+  options.state_dir = NewStateDir("again");
+  const std::vector<v1::PlayRequest> first = PlayScript(
+      {WithProbe({Decision(kMatch, 1), UntilCommit(kMatch, 1)})}, options);
+  const std::vector<v1::PlayRequest> second = PlayScript(
+      {WithProbe({Decision(kMatch, 1), UntilCommit(kMatch, 1),
+                  Send(RevealRequest(kMatch, 1)), UntilReveal(kMatch, 1),
+                  Send(Ended(kMatch, 0, 2))})},
+      options);
+  const std::vector<std::string> commits = CommitsOf(first, kMatch);
+  ASSERT_EQ(commits.size(), 1u);
+  EXPECT_EQ(CommitsOf(second, kMatch), commits);
+  EXPECT_TRUE(Opens(FirstReveal(second, kMatch), FirstCommit(first, kMatch)));
+  for (const fs::directory_entry& entry :
+       fs::directory_iterator(options.state_dir)) {
+    EXPECT_FALSE(absl::StartsWith(entry.path().filename().string(), kMatch))
+        << entry.path();
+  }
+  fs::remove_all(options.state_dir);
+}
+
+// Without its record (no state directory), a restarted bot reveals
+// nothing, and says once per decision, quiet or not, that the referee
+// holds a commitment it does not have.
+TEST(PlayClientStateTest, WithoutTheRecordTheLossIsSaidOnce) {
+  PlayClientOptions options;
+  options.quiet = true;
+  Step committed = Decision(kMatch, 1);
+  committed.send->mutable_decision()->set_committed(true);
+  ::testing::internal::CaptureStderr();
+  const std::vector<v1::PlayRequest> sent =
+      PlayScript({WithProbe({committed, Send(RevealRequest(kMatch, 1)),
+                             Send(RevealRequest(kMatch, 1))})},
+                 options);
+  const std::string said = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(RevealsOf(sent, kMatch), 0);
+  EXPECT_TRUE(CommitsOf(sent, kMatch).empty());
+  const std::string lost = absl::StrCat(
+      "bot: match ", kMatch,
+      " seat 0 decision 1: the referee holds a commitment this process does "
+      "not have (restarted without --state_dir?); the seat will fault at the "
+      "reveal deadline\n");
+  size_t times = 0;
+  for (size_t at = said.find(lost); at != std::string::npos;
+       at = said.find(lost, at + 1)) {
+    ++times;
+  }
+  EXPECT_EQ(times, 1u) << said;
 }
 
 }  // namespace

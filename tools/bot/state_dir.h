@@ -1,0 +1,92 @@
+// The reference bot's commitments on disk (--state_dir), so that a bot
+// restarted between a commit and its reveal still reveals what it
+// committed to, instead of faulting at the reveal deadline.
+//
+// Contract (the client kits' own, tools/clients/python/pyramid_kit/state.py
+// and tools/clients/node/lib/state.js, so that a record written by any of
+// them is read by the others): one file per (match, seat, decision)
+// committed to, DIR/<match_id>-<seat>-<decision_id>.json, holding one JSON
+// object
+//
+//   {"match_id": "<32 hex digits>", "seat": S, "decision_id": D,
+//    "action": "<base64 of the serialized Action committed>",
+//    "salt": "<base64 of the 32-byte salt>"}
+//
+// Save makes it durable before it returns: it writes a temporary file in DIR
+// (named after the record, ending ".tmp"), fsyncs it, renames it into place
+// and fsyncs DIR. Names are built only from a match id of 32 hex digits
+// (anything else names no record).
+#ifndef PYRAMID_TOOLS_BOT_STATE_DIR_H_
+#define PYRAMID_TOOLS_BOT_STATE_DIR_H_
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+
+namespace pyramid {
+
+// A value of a flat JSON object: a string (unescaped) or anything else (a
+// number, true, false, null) as written.
+struct FlatJsonValue {
+  bool is_string = false;
+  std::string text;
+};
+
+// Parses `text` as one JSON object (whitespace around it allowed) whose
+// values are strings, numbers, true, false or null; an object or array as a
+// value, a key twice, or anything after the object is an error. What the
+// state records need, no more.
+absl::StatusOr<std::map<std::string, FlatJsonValue>> ParseFlatJsonObject(
+    const std::string& text);
+
+// A commitment's secret half: what its reveal sends.
+struct CommitmentRecord {
+  std::string salt;    // 32 bytes.
+  std::string action;  // The serialized Action committed to.
+};
+
+// The commitment records of one directory. Not thread-safe.
+class StateDir {
+ public:
+  // `path`, an existing directory this process can write in (MakeStateDir).
+  explicit StateDir(std::string path) : path_(std::move(path)) {}
+
+  const std::string& path() const { return path_; }
+
+  // The record file of a decision; empty when `match_id` is not 32 hex
+  // digits.
+  std::string File(const std::string& match_id, uint32_t seat,
+                   uint64_t decision_id) const;
+
+  // Writes the record of the decision durably (see the contract above).
+  absl::Status Save(const std::string& match_id, uint32_t seat,
+                    uint64_t decision_id, const CommitmentRecord& record);
+
+  // The record of the decision; nullopt when there is none, or one that is
+  // not a record of that decision (said on stderr, with "bot: ", always).
+  std::optional<CommitmentRecord> Load(const std::string& match_id,
+                                       uint32_t seat, uint64_t decision_id);
+
+  // Removes the decision's record, if any (a failure is said on stderr).
+  void Drop(const std::string& match_id, uint32_t seat, uint64_t decision_id);
+
+  // Removes every record of `match_id` (its match is over), and any
+  // temporary file a crash left of one.
+  void DropMatch(const std::string& match_id);
+
+ private:
+  std::string path_;
+};
+
+// Makes the directory `path` (and its parents) if missing, and checks that
+// it is a directory this process can write in; an error saying why not.
+absl::Status MakeStateDir(const std::string& path);
+
+}  // namespace pyramid
+
+#endif  // PYRAMID_TOOLS_BOT_STATE_DIR_H_
