@@ -43,7 +43,7 @@ from unittest import mock
 
 import grpc
 
-from pyramid_kit import actions, bot, cli, protocol
+from pyramid_kit import actions, bot, cli, protocol, state
 from pyramid_kit.pb import flaming_pyramids_pb2 as fp
 from pyramid_kit.pb import game_pb2, pyramid_shambo_pb2, referee_service_pb2
 
@@ -787,10 +787,11 @@ class StateDirTest(unittest.TestCase):
         self.assertEqual(protocol.commitment(self.M, 0, 0, reveal.reveal.salt,
                                              reveal.reveal.action),
                          commit.commitment)
-        # Answered: the record is done with.
+        # Answered: the record stays until the match ends (a referee that
+        # loses the reveal asks the decision again).
         again._handle(play(reveal_ack=referee_service_pb2.RevealAck(
             match_id=self.M, decision_id=0)))
-        self.assertEqual(os.listdir(self.dir), [])
+        self.assertEqual(os.listdir(self.dir), [f"{self.M}-0-0.json"])
 
     def test_a_committed_request_reads_the_record_back(self) -> None:
         commit = self.commit_seed(self.runner())
@@ -815,7 +816,7 @@ class StateDirTest(unittest.TestCase):
         [recommit] = self.sent(again)
         self.assertEqual(recommit.commit, commit)
 
-    def test_records_go_when_the_decision_or_match_is_over(self) -> None:
+    def test_records_stay_until_the_match_ends(self) -> None:
         r = self.runner()
         self.commit_seed(r)
         def records(want: list[str]) -> list[str]:
@@ -830,15 +831,19 @@ class StateDirTest(unittest.TestCase):
         r._handle(self.decision(self.M, 1, seat=1))  # Another seat's.
         want = [f"{self.M}-0-0.json", f"{self.M}-1-1.json"]
         self.assertEqual(records(want), want)
-        r._handle(self.decision(self.M, 2))  # Seat 0's next: 0 is over.
-        want = [f"{self.M}-0-2.json", f"{self.M}-1-1.json"]
+        r._handle(self.decision(self.M, 2))  # Seat 0's next: 0 stays.
+        want = [f"{self.M}-0-0.json", f"{self.M}-0-2.json",
+                f"{self.M}-1-1.json"]
         self.assertEqual(records(want), want)
+        # Another match's records stay when this one ends.
+        other = "f" * 32
+        Path(self.dir, f"{other}-0-1.json").write_text("{}")
         # An earlier process's record of this match goes with its end too.
         Path(self.dir, f"{self.M}-3-9.json").write_text("{}")
         ended = referee_service_pb2.MatchEnded(match_id=self.M)
         ended.outcome.seats.add()
         r._handle(play(match_ended=ended))
-        self.assertEqual(os.listdir(self.dir), [])
+        self.assertEqual(os.listdir(self.dir), [f"{other}-0-1.json"])
 
     def test_without_a_record_the_loss_is_said_once(self) -> None:
         for state_dir in (False, True):
@@ -864,8 +869,116 @@ class StateDirTest(unittest.TestCase):
         self.assertEqual(self.sent(r), [])
         self.assertIn("is not a commitment record of it (it names another "
                       "decision); ignoring it", logs.output[0])
-        self.assertIn("the referee holds a commitment this process does not "
-                      "have", logs.output[1])
+        # Its name says the seat committed to decision 4: asked again, it is
+        # refused, never committed to anew.
+        with self.assertLogs("pyramid_kit", level="WARNING") as logs:
+            r._handle(self.decision(self.M, 4))
+        self.assertEqual(self.sent(r), [])
+        self.assertIn(f"refusing match '{self.M}' seat 0 decision 4: its "
+                      "commitment is not held", logs.output[-1])
+
+    def wait_sent(self, r: bot._Runner, n: int = 1
+                  ) -> list[referee_service_pb2.PlayRequest]:
+        """What `r` sent, once `n` messages (the strategy runs in a
+        thread), or after 5 s."""
+        deadline, out = time.monotonic() + 5, []
+        while len(out) < n and time.monotonic() < deadline:
+            out += self.sent(r)
+            time.sleep(0.01)
+        return out
+
+    def ack(self, r: bot._Runner, decision: int) -> None:
+        r._handle(self.reveal_request(decision))
+        [reveal] = self.sent(r)
+        self.assertEqual(reveal.reveal.decision_id, decision)
+        r._handle(play(reveal_ack=referee_service_pb2.RevealAck(
+            match_id=self.M, decision_id=decision)))
+
+    def test_an_acknowledged_decision_asked_after_a_restart_is_the_same(
+            self) -> None:
+        """A referee that lost records in a power loss opens decisions
+        again, even those whose reveal it acknowledged: a restarted bot
+        sends the same commitments (the records stay until the match
+        ends), never a second one."""
+        first = self.runner()
+        c0 = self.commit_seed(first)
+        self.ack(first, 0)
+        first._handle(self.decision(self.M, 1))
+        [c1] = self.wait_sent(first)
+        self.ack(first, 1)
+        again = self.runner()
+        with self.assertNoLogs("pyramid_kit", level="WARNING"):
+            again._handle(self.decision(self.M, 1))
+            [recommit1] = self.sent(again)
+            self.assertEqual(recommit1.commit, c1.commit)
+            again._handle(self.reveal_request(1))
+            [reveal1] = self.sent(again)
+            self.assertEqual(protocol.commitment(
+                self.M, 0, 1, reveal1.reveal.salt, reveal1.reveal.action),
+                c1.commit.commitment)
+            # An older decision with a record: its commitment again too.
+            again._handle(self.decision(self.M, 0, header_hash=bytes(32)))
+            [recommit0] = self.sent(again)
+            self.assertEqual(recommit0.commit, c0)
+
+    def test_after_a_restart_an_older_decision_without_a_record_is_refused(
+            self) -> None:
+        first = self.runner()
+        first._handle(self.decision(self.M, 3))
+        [c3] = self.wait_sent(first)
+        self.assertEqual(c3.commit.decision_id, 3)
+        again = self.runner()
+        with self.assertLogs("pyramid_kit", level="WARNING") as logs:
+            again._handle(self.decision(self.M, 2))
+        self.assertEqual(self.sent(again), [])  # No commitment.
+        self.assertEqual(logs.output, [
+            f"WARNING:pyramid_kit:refusing match '{self.M}' seat 0 decision "
+            "2: the seat committed to decision 3 already, and a commitment "
+            "is never signed twice"])
+        self.assertEqual(sorted(os.listdir(self.dir)), [f"{self.M}-0-3.json"])
+        # A newer decision is a new one; another seat's is its own.
+        again._handle(self.decision(self.M, 4))
+        again._handle(self.decision(self.M, 2, seat=1))
+        self.assertEqual(sorted((m.commit.seat, m.commit.decision_id)
+                                for m in self.wait_sent(again, 2)),
+                         [(0, 4), (1, 2)])
+
+    def test_an_acknowledged_decision_asked_again_keeps_its_record(
+            self) -> None:
+        """The same in both kits (the Node kit's test/state.test.js): the
+        record of a decision whose reveal was acknowledged stays, and the
+        decision asked again after a reconnection gets the same commitment,
+        its record unchanged."""
+        r = self.runner()
+        commit = self.commit_seed(r)
+        path = Path(self.dir, f"{self.M}-0-0.json")
+        text = path.read_text()
+        self.ack(r, 0)
+        self.assertEqual(path.read_text(), text)
+        r.stream += 1
+        r._handle(self.decision(self.M, 0, header_hash=bytes(32)))
+        [recommit] = self.sent(r)
+        self.assertEqual(recommit.commit, commit)
+        self.assertEqual(path.read_text(), text)
+
+    def test_a_match_id_that_cannot_name_a_record_never_reaches_a_path(
+            self) -> None:
+        d = state.StateDir(self.dir)
+        for key in (("../" + "0" * 29, 0, 0), ("0" * 31 + "/", 0, 0),
+                    (self.M, -1, 0), (self.M, 0, "1"), ("0" * 64, 0, 0)):
+            self.assertFalse(state.nameable(key), key)
+            with self.assertRaises(ValueError):
+                d.file(key)
+            with self.assertRaises(ValueError):
+                d.save(key, bytes(32), b"")
+            self.assertIsNone(d.load(key))
+        self.assertEqual(os.listdir(self.dir), [])
+
+    def test_prepare_dir_makes_the_missing_directories(self) -> None:
+        deep = os.path.join(self.dir, "a", "b")
+        state.prepare_dir(deep)
+        self.assertTrue(os.path.isdir(deep))
+        state.prepare_dir(deep)  # There already: fine.
 
 
 class StreamEnd(grpc.RpcError):

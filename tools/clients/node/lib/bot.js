@@ -52,9 +52,15 @@
 //   record there durably before the commitment leaves (lib/state.js: the
 //   Python kit's format), so that a process restarted between a commit and
 //   its reveal reveals it (or commits it again, never another) when the
-//   referee asks; a record goes once its reveal is acknowledged, its
-//   decision is over or its match ended. A commitment the referee holds
-//   and no record keeps is said once per decision (the seat will fault);
+//   referee asks, whatever the state of its reveal (a referee that lost an
+//   acknowledged reveal in a power loss asks that decision again). A record
+//   stays until its match ends (MatchEnded, or its DATA_LOSS error), which
+//   removes all of that match's; after a restart, the seat's newest
+//   decision is the largest with a record, and an older one without a
+//   record of its own is refused as above. A record that cannot be written
+//   is said, and its decision committed without it (a restart before its
+//   reveal faults the seat). A commitment the referee holds and no record
+//   keeps is said once per decision (the seat will fault);
 // - stops cleanly on stop() (the command line calls it on SIGINT and
 //   SIGTERM), after `matches` matches ended, or when the referee closes the
 //   stream.
@@ -167,7 +173,7 @@ class Bot {
    * options: key (SeatKey), matches, reconnectForS (300),
    * deadlineMarginMs (500), credentials (grpc credentials; default
    * plaintext), protoDir, stateDir (keep every commitment there until its
-   * reveal is answered, so that a restarted bot still reveals it; see
+   * match ends, so that a restarted bot still reveals it; see
    * lib/state.js), log (function of one line; default stderr), verbose
    * (log every message received). Throws when `referee` is not HOST:PORT.
    */
@@ -194,8 +200,8 @@ class Runner {
     this.reconnectForS = options.reconnectForS ?? 300;
     this.marginMs = options.deadlineMarginMs ?? 500;
     this.verbose = Boolean(options.verbose);
-    // Where commitments are kept until their reveal is answered (null: in
-    // memory only).
+    // Where commitments are kept until their match ends (null: in memory
+    // only).
     this.stateDir = options.stateDir || null;
     this.log = options.log || ((line) => process.stderr.write(`pyramid_kit: ${line}\n`));
     const { Referee, Action } = load(options.protoDir);
@@ -355,13 +361,10 @@ class Runner {
       // power loss under --fsync=checkpoints, docs/durability.md) opens the
       // decision again after its restart, and gets the same commitment.
       // Owed no more, it is the first to go when room is needed. Its record
-      // in the state directory is done with.
+      // in the state directory stays until the match ends.
       const entry = this.pending.get(keyOf(m));
       if (entry) clearTimeout(entry.timer);
-      if (entry && entry.revealedOn >= 0) {
-        this.touch(keyOf(m), true);
-        this.removeRecord(entry.request);
-      }
+      if (entry && entry.revealedOn >= 0) this.touch(keyOf(m), true);
     } else if (kind === 'result') {
       this.views.set(`${m.match_id} ${m.seat}`, m.observation);
       this.bot.onResult(m);
@@ -405,7 +408,8 @@ class Runner {
     for (const key of this.missingSaid) {
       if (key.startsWith(`${matchId}/`)) this.missingSaid.delete(key);
     }
-    // Every record of the match, this process's or an earlier one's.
+    // Every record of the match, this process's or an earlier one's: the
+    // one place records go.
     if (this.stateDir) {
       try {
         state.removeRecords(this.stateDir, matchId);
@@ -435,14 +439,11 @@ class Runner {
 
   /**
    * Closes an open decision (its strategy's answer, if any comes, is
-   * dropped), and removes its record from the state directory.
+   * dropped). Its record, if any, stays until the match ends.
    */
   forget(key) {
     const entry = this.pending.get(key);
-    if (entry) {
-      clearTimeout(entry.timer);
-      if (entry.action) this.removeRecord(entry.request);
-    }
+    if (entry) clearTimeout(entry.timer);
     this.pending.delete(key);
     this.lruAcked.delete(key);
     this.lruOwed.delete(key);
@@ -471,23 +472,50 @@ class Runner {
       const r = this.pending.get(first.value).request;
       this.log(`match ${r.match_id} seat ${r.seat} decision ${r.decision_id}: dropping its `
         + `commitment, whose reveal is owed, to make room (${this.maxOpenDecisions} decisions `
-        + 'open at once, the kit\'s limit); it is refused from now on');
+        + `open at once, the kit's limit); ${this.stateDir ? `its record in ${this.stateDir} `
+          + 'answers it from now on, if there is one, else it is refused'
+          : 'it is refused from now on'}`);
     }
     this.forget(first.value);
   }
 
   /**
-   * Why the run refuses to open `request`, a decision it has no choice for
-   * (empty: it may).
+   * The seat's newest decision (a BigInt, or undefined): the run's, or, for
+   * a seat new to this process, the largest decision with a record in the
+   * state directory (an earlier process committed to it).
    */
-  refusal(request) {
+  newestOf(matchId, seat) {
+    const seatKey = `${matchId} ${seat}`;
+    if (!this.newest.has(seatKey) && this.stateDir) {
+      try {
+        const recorded = state.newestRecord(this.stateDir, matchId, seat);
+        if (recorded !== null) this.newest.set(seatKey, recorded);
+      } catch (error) {
+        this.log(`cannot list ${this.stateDir}: ${error.message}`);
+      }
+    }
+    return this.newest.get(seatKey);
+  }
+
+  /**
+   * Why the run refuses to open `request`, a decision it has no choice for
+   * (empty: it may); `recorded`: the state directory holds its record,
+   * whose commitment it may always send again, never another.
+   */
+  refusal(request, recorded = false) {
     if (typeof request.match_id !== 'string' || !/^[0-9a-fA-F]{32}$/.test(request.match_id)) {
       return 'its match id is not 16 bytes in hex';
     }
     if (this.ended.has(request.match_id)) return 'its match is over';
-    const newest = this.newest.get(`${request.match_id} ${request.seat}`);
+    if (recorded) return '';
+    const newest = this.newestOf(request.match_id, request.seat);
     // Only a decision whose choice this.pending lacks is asked about.
     if (newest !== undefined && BigInt(request.decision_id) === newest) {
+      if (this.stateDir) {
+        return `its commitment is not held (dropped to make room, ${this.maxOpenDecisions} `
+          + `decisions open at once, the kit's limit, or its record in ${this.stateDir} `
+          + 'unusable), and a commitment is never signed twice';
+      }
       return `its commitment was dropped to make room (${this.maxOpenDecisions} decisions open `
         + 'at once, the kit\'s limit), and a commitment is never signed twice';
     }
@@ -522,23 +550,21 @@ class Runner {
     if (entry) {
       // Asked again after a reconnection: the same choice, unless already
       // sent on this stream or still being decided. One whose reveal was
-      // acknowledged (and its record removed) is asked again by a referee
-      // that lost the reveal: kept again until answered again.
-      if (entry.action && entry.committedOn !== this.stream) {
-        if (entry.acked) this.saveRecord(entry);
-        this.commit(entry);
-      }
-      return;
-    }
-    const why = this.refusal(request);
-    if (why) {
-      this.log(`refusing ${where}: ${why}`);
+      // acknowledged is asked again by a referee that lost the reveal: its
+      // record is still there (records stay until the match ends).
+      if (entry.action && entry.committedOn !== this.stream) this.commit(entry);
       return;
     }
     // A record in the state directory: this process (or an earlier one)
     // chose already, and the referee may hold that commitment (or lost it
-    // in a power loss): the same one again, never another.
-    const record = this.loadRecord(request);
+    // in a power loss, its reveal perhaps acknowledged): the same one
+    // again, never another.
+    const record = this.refusal(request, true) ? null : this.loadRecord(request);
+    const why = this.refusal(request, record !== null);
+    if (why) {
+      this.log(`refusing ${where}: ${why}`);
+      return;
+    }
     if (record) {
       entry = this.open(request, record);
       this.commit(entry);
@@ -571,28 +597,20 @@ class Runner {
   }
 
   /**
-   * Opens the decision of `request`, new to this process: the seat's older
-   * decision is over (the referee moved on). With `record` ({ action, salt },
-   * from the state directory), its choice is that one.
+   * Opens the decision of `request`, new to this process: the seat's
+   * newest, whose older decision is over (the referee moved on), unless it
+   * is an older one read back from its record. With `record` ({ action,
+   * salt }, from the state directory), its choice is that one.
    */
   open(request, record) {
     const key = keyOf(request);
     const seatKey = `${request.match_id} ${request.seat}`;
     const older = this.newest.get(seatKey);
-    if (older !== undefined) {
+    const id = BigInt(request.decision_id);
+    if (older !== undefined && older < id) {
       this.forget(`${request.match_id}/${request.seat}/${older}`);
-    } else if (this.stateDir) {
-      // The first of the seat in this process: an earlier process's records
-      // of its older decisions are done with.
-      try {
-        state.removeRecords(this.stateDir, request.match_id, request.seat,
-          BigInt(request.decision_id));
-      } catch (error) {
-        this.log(`match ${request.match_id} seat ${request.seat}: cannot remove its older `
-          + `records from ${this.stateDir}: ${error.message}`);
-      }
     }
-    this.newest.set(seatKey, BigInt(request.decision_id));
+    if (older === undefined || older < id) this.newest.set(seatKey, id);
     this.makeRoom();
     const entry = {
       request, salt: null, action: null, committedOn: -1, revealedOn: -1, timer: null,
@@ -631,8 +649,9 @@ class Runner {
    * room: said already).
    */
   resume(m) {
-    if (this.refusal(m)) return false;
+    if (this.refusal(m, true)) return false; // Its match id or its match.
     const record = this.loadRecord(m);
+    if (this.refusal(m, record !== null)) return false;
     if (!record) {
       const key = keyOf(m);
       if (!this.missingSaid.has(key)) {
@@ -662,17 +681,6 @@ class Runner {
     } catch (error) {
       this.log(`match ${r.match_id} seat ${r.seat} decision ${r.decision_id}: cannot keep its `
         + `commitment in ${this.stateDir} (${error.message}); committing without it`);
-    }
-  }
-
-  /** Removes the record of `r`'s decision from the state directory, if any. */
-  removeRecord(r) {
-    if (!this.stateDir) return;
-    try {
-      state.removeRecord(this.stateDir, r.match_id, r.seat, r.decision_id);
-    } catch (error) {
-      this.log(`match ${r.match_id} seat ${r.seat} decision ${r.decision_id}: cannot remove its `
-        + `record from ${this.stateDir}: ${error.message}`);
     }
   }
 

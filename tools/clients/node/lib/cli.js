@@ -20,7 +20,7 @@
 //   --deadline_margin_ms MS   commit the fallback this long before a deadline
 //   --tls_ca FILE             PEM roots: connect with TLS
 //   --state_dir DIR           default $PYRAMID_STATE_DIR: keep each commitment
-//                             there until its reveal is answered (lib/state.js)
+//                             there until its match ends (lib/state.js)
 //   --proto_dir DIR           the proto/ directory (default: $PYRAMID_PROTO_DIR,
 //                             else the repository's; missing: exit 2)
 //   --quiet / --verbose       print only problems / every message received
@@ -83,7 +83,7 @@ const FLAGS = {
     type: 'string',
     arg: 'DIR',
     description: 'keep each commitment (its salt and action) in this directory until its '
-      + 'reveal is answered, so that a bot restarted between a commit and its reveal still '
+      + 'match ends, so that a bot restarted between a commit and its reveal still '
       + 'reveals (default: $PYRAMID_STATE_DIR, else in memory only)',
   },
   proto_dir: {

@@ -9,10 +9,23 @@
 //    "salt": "<base64 of the 32-byte salt>"}
 // written to a temporary file in DIR, fsync'd, renamed over the name, and
 // DIR fsync'd: once writeRecord returns, the record survives a crash or a
-// power loss. The Python kit writes and reads the very same files, so a
-// record written by either kit is read by the other. Names are built only
-// from a match id of 32 hex digits, a seat number and a decision number of
-// digits (anything else is refused before it reaches a path).
+// power loss. A record that cannot be written (ENOSPC, EIO, ...) is said in
+// a warning, and that decision is committed without it: a restart before
+// its reveal faults the seat. The Python kit writes and reads the very same
+// files, so a record written by either kit is read by the other. Names are
+// built only from a match id of 32 hex digits, a seat number and a decision
+// number of digits (anything else is refused before it reaches a path).
+//
+// A record is kept until its match ends, whatever its reveal's state (a
+// referee that lost the reveal in a power loss asks that decision again,
+// and gets the same commitment): removeRecords removes every record of a
+// match, and any temporary file a crash left of one
+// (DIR/<match_id>-*.json and DIR/<match_id>-*.json.*.tmp), when its
+// MatchEnded or DATA_LOSS error arrives; nothing else removes records (the
+// Python kit has the same rule). newestRecord is the seat's largest
+// decision with a record: after a restart, the seat's newest decision,
+// older ones without a record of their own being refused. prepareDir makes
+// DIR durably (each directory made, its parent fsync'd).
 'use strict';
 
 const fs = require('node:fs');
@@ -46,8 +59,9 @@ function syncDir(dir) {
 }
 
 /**
- * Makes DIR (and its parents) if missing, and checks that this process can
- * write in it; throws the system's error saying why not.
+ * Makes DIR (and its parents) if missing, fsyncing the parent of each
+ * directory made (so that DIR survives a power loss), and checks that this
+ * process can write in it; throws the system's error saying why not.
  */
 function prepareDir(dir) {
   if (fs.existsSync(dir) && !fs.statSync(dir).isDirectory()) {
@@ -55,7 +69,21 @@ function prepareDir(dir) {
     error.code = 'ENOTDIR';
     throw error;
   }
-  fs.mkdirSync(dir, { recursive: true });
+  const missing = [];
+  for (let here = path.resolve(dir); !fs.existsSync(here);) {
+    missing.push(here);
+    const parent = path.dirname(here);
+    if (parent === here) break;
+    here = parent;
+  }
+  for (const made of missing.reverse()) {
+    try {
+      fs.mkdirSync(made);
+    } catch (error) {
+      if (error.code !== 'EEXIST') throw error; // Made meanwhile by another process.
+    }
+    syncDir(path.dirname(made));
+  }
   fs.accessSync(dir, fs.constants.W_OK | fs.constants.X_OK);
 }
 
@@ -124,31 +152,37 @@ function readRecord(dir, matchId, seat, decisionId) {
   return { action, salt };
 }
 
-/** Removes the record, if any. */
-function removeRecord(dir, matchId, seat, decisionId) {
-  if (!nameable(matchId, seat, decisionId)) return;
-  try {
-    fs.unlinkSync(path.join(dir, recordName(matchId, seat, decisionId)));
-  } catch (error) {
-    if (error.code !== 'ENOENT') throw error;
+// A record's name, or a temporary file's (NAME.<pid>.tmp here,
+// NAME.<random>.tmp in Python).
+const NAME = /^([0-9a-fA-F]{32})-([0-9]+)-([0-9]+)\.json(\.[^/]+\.tmp)?$/;
+
+/**
+ * The largest decision (a BigInt) of (matchId, seat) with a record, by
+ * name; null when there is none.
+ */
+function newestRecord(dir, matchId, seat) {
+  if (typeof matchId !== 'string' || !MATCH_ID.test(matchId)) return null;
+  let newest = null;
+  for (const name of fs.readdirSync(dir)) {
+    const m = NAME.exec(name);
+    if (!m || m[4] || m[1].toLowerCase() !== matchId.toLowerCase()
+        || Number(m[2]) !== Number(seat)) continue;
+    const id = BigInt(m[3]);
+    if (newest === null || id > newest) newest = id;
   }
+  return newest;
 }
 
 /**
- * Removes the match's records (and temporary files a crash left): of
- * every seat, or with `seat` of that seat only and, with `below` (a
- * BigInt), only its decisions before that one. Returns how many it
- * removed.
+ * Removes every record of the match (and temporary files a crash left):
+ * its end, the one place records go. Returns how many it removed.
  */
-function removeRecords(dir, matchId, seat = null, below = null) {
+function removeRecords(dir, matchId) {
   if (typeof matchId !== 'string' || !MATCH_ID.test(matchId)) return 0;
   let removed = 0;
   for (const name of fs.readdirSync(dir)) {
-    // A temporary file: NAME.<pid>.tmp here, NAME.<random>.tmp in Python.
-    const m = /^([0-9a-fA-F]{32})-([0-9]+)-([0-9]+)\.json(\.[^/]+\.tmp)?$/.exec(name);
+    const m = NAME.exec(name);
     if (!m || m[1] !== matchId) continue;
-    if (seat !== null && Number(m[2]) !== Number(seat)) continue;
-    if (below !== null && BigInt(m[3]) >= below) continue;
     try {
       fs.unlinkSync(path.join(dir, name));
       removed += 1;
@@ -160,5 +194,5 @@ function removeRecords(dir, matchId, seat = null, below = null) {
 }
 
 module.exports = {
-  nameable, recordName, prepareDir, writeRecord, readRecord, removeRecord, removeRecords,
+  nameable, recordName, prepareDir, writeRecord, readRecord, newestRecord, removeRecords,
 };

@@ -1,10 +1,11 @@
 // Unit tests of durable commitments (--state_dir, lib/state.js): a record
 // is written (durably, in the file name and fields the Python kit shares)
 // before its commitment is sent; a process restarted on the same directory
-// reveals it, or commits it again, never another; records go once their
-// reveal is answered, their decision is over or their match ended; and a
-// commitment the referee holds that no record keeps is said once per
-// decision.
+// reveals it, or commits it again, never another, whatever the state of
+// its reveal; records stay until their match ends (the one place they go,
+// as in the Python kit); after a restart, a decision older than the seat's
+// newest record without a record of its own is refused; and a commitment
+// the referee holds that no record keeps is said once per decision.
 'use strict';
 
 const assert = require('node:assert');
@@ -90,13 +91,13 @@ test('a restarted process reveals what the first one committed to', async () => 
     reveal: { match_id: M, seat: 1, decision_id: '2', salt, action },
   }]);
   assert.deepStrictEqual(second.lines, []);
-  // ... its ack removes the record.
+  // ... its ack keeps the record, and so did decision 2 the seed's: records
+  // stay until the match ends.
   second.r.handle(message('reveal_ack', M, 2));
-  assert.ok(!fs.existsSync(path.join(dir, `${M}-1-2.json`)));
-  // The seed decision's record, older than decision 2, went when decision
-  // 2 opened (its decision is over).
-  assert.deepStrictEqual(fs.readdirSync(dir), []);
-  // A third process, told of decision 2 as committed: nothing to reveal.
+  assert.deepStrictEqual(fs.readdirSync(dir).sort(), [`${M}-1-0.json`, `${M}-1-2.json`]);
+  // A third process, told of decision 2 as committed, its record lost (by
+  // hand): nothing to reveal.
+  fs.rmSync(path.join(dir, `${M}-1-2.json`));
   const third = start(dir);
   third.r.handle(decision(M, 2, { committed: true }));
   third.r.handle(decision(M, 2, { committed: true }));
@@ -197,18 +198,79 @@ test('a name that is not a match id, seat and decision never reaches a path', ()
   fs.rmSync(dir, { recursive: true });
 });
 
-test('a revealed decision asked again (the referee lost the reveal) is kept again', async () => {
+test('a revealed decision asked again (the referee lost the reveal) keeps its record', async () => {
+  // The same in both kits (the Python kit's StateDirTest): the record of a
+  // decision whose reveal was acknowledged stays, and the decision asked
+  // again after a reconnection gets the same commitment, its record
+  // unchanged.
   const dir = tempDir();
   const { r, sent } = start(dir);
   const file = path.join(dir, `${M}-1-7.json`);
   r.handle(decision(M, 7));
   await tick();
+  const text = fs.readFileSync(file, 'utf8');
   r.handle(message('reveal_request', M, 7));
   r.handle(message('reveal_ack', M, 7));
-  assert.ok(!fs.existsSync(file)); // Answered: done with.
+  assert.strictEqual(fs.readFileSync(file, 'utf8'), text); // Answered: kept.
   r.stream += 1; // A referee restart that lost the reveal.
   r.handle(decision(M, 7));
   assert.deepStrictEqual(sent[2], sent[0]); // The same commitment ...
-  assert.ok(fs.existsSync(file)); // ... kept again until its reveal is answered.
+  assert.strictEqual(fs.readFileSync(file, 'utf8'), text); // ... its record unchanged.
+  fs.rmSync(dir, { recursive: true });
+});
+
+test('after an acknowledged reveal and a restart, the decision gets the same commitment', async () => {
+  // A referee that lost records in a power loss opens decisions again, even
+  // those whose reveal it acknowledged: never a second commitment.
+  const dir = tempDir();
+  const first = start(dir);
+  first.r.handle(decision(M, 0)); // The seed: settled at once.
+  first.r.handle(message('reveal_request', M, 0));
+  first.r.handle(message('reveal_ack', M, 0));
+  first.r.handle(decision(M, 1));
+  await tick();
+  first.r.handle(message('reveal_request', M, 1));
+  first.r.handle(message('reveal_ack', M, 1));
+  const [c0, , c1, reveal1] = first.sent;
+  assert.ok(c0.commit && c1.commit && reveal1.reveal);
+  const second = start(dir, () => { throw new Error('never asked'); });
+  second.r.handle(decision(M, 1));
+  second.r.handle(message('reveal_request', M, 1));
+  // An older decision with a record: its commitment again too.
+  second.r.handle(decision(M, 0));
+  assert.deepStrictEqual(second.sent, [c1, reveal1, c0]);
+  assert.deepStrictEqual(second.lines, []);
+  assert.strictEqual(second.r.summary.strategyFailures, 0);
+  fs.rmSync(dir, { recursive: true });
+});
+
+test('after a restart, an older decision without a record is refused', async () => {
+  const dir = tempDir();
+  const first = start(dir);
+  first.r.handle(decision(M, 3));
+  await tick();
+  assert.strictEqual(first.sent[0].commit.decision_id, '3');
+  const second = start(dir);
+  second.r.handle(decision(M, 2));
+  await tick();
+  assert.deepStrictEqual(second.sent, []); // No commitment.
+  assert.deepStrictEqual(second.lines, [`refusing match "${M}" seat 1 decision 2: the seat `
+    + 'committed to decision 3 already, and a commitment is never signed twice']);
+  assert.deepStrictEqual(fs.readdirSync(dir), [`${M}-1-3.json`]);
+  // A newer decision is a new one; another seat's is its own.
+  second.r.handle(decision(M, 4));
+  second.r.handle(decision(M, 2, { seat: 0 }));
+  await tick();
+  assert.deepStrictEqual(second.sent.map((m) => [m.commit.seat, m.commit.decision_id]).sort(),
+    [[0, '2'], [1, '4']]);
+  fs.rmSync(dir, { recursive: true });
+});
+
+test('prepareDir makes the missing directories', () => {
+  const dir = tempDir();
+  const deep = path.join(dir, 'a', 'b');
+  state.prepareDir(deep);
+  assert.ok(fs.statSync(deep).isDirectory());
+  state.prepareDir(deep); // There already: fine.
   fs.rmSync(dir, { recursive: true });
 });

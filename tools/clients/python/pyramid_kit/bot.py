@@ -47,9 +47,15 @@ legal_actions)` (or `decide(request)` for the whole DecisionRequest); call
   for again (docs/writing-a-bot.md, section 8); with `state_dir` they are
   also on disk before each commit leaves (pyramid_kit.state), so that a
   process started again reveals what an earlier one committed to, and
-  without a record a commitment the referee holds and this process lacks
-  is said once per decision. A stream the referee ended
-  because a newer stream of the same token replaced it (another process
+  commits it again, never another, whatever the state of its reveal; a
+  record stays until its match ends (MatchEnded, or its DATA_LOSS error),
+  which removes all of that match's; after a restart, the seat's newest
+  decision is the largest with a record, and an older one without a
+  record of its own is refused as above. A record that cannot be written
+  is said, and its decision committed without it (a restart before its
+  reveal faults the seat). Without a record, a commitment the referee
+  holds and this process lacks is said once per decision. A stream the
+  referee ended because a newer stream of the same token replaced it (another process
   plays this token) is not reopened: the run stops with a failure, so that
   two processes do not take the token from each other forever;
 - stops cleanly on `stop()` (the command-line entry point calls it on
@@ -196,9 +202,9 @@ class Bot:
         "host:port"; `token` a seat or bot token; `matches` > 0 returns once
         that many of its matches have ended; `credentials` connects
         with TLS (default: plaintext); `state_dir`, an existing directory,
-        keeps every commitment on disk until its decision is over, so that
-        a process restarted between a commit and its reveal still reveals
-        (pyramid_kit.state)."""
+        keeps every commitment on disk until its match ends, so that a
+        process restarted between a commit and its reveal still reveals,
+        and never commits twice (pyramid_kit.state)."""
         self._runner = _Runner(self, referee, token, key, matches,
                                reconnect_for_s, deadline_margin_ms,
                                credentials, state_dir=state_dir)
@@ -390,9 +396,8 @@ class _Runner:
                 if entry is not None and entry.timer:
                     entry.timer.cancel()
                 if entry is not None and entry.revealed_on >= 0:
+                    # Its record, if any, stays until the match ends.
                     self._touch(key, acked=True)
-                    if self.state:  # Answered: its record is done with.
-                        self.state.drop(key)
         elif kind == "result":
             r = response.result
             with self.lock:
@@ -430,7 +435,7 @@ class _Runner:
             for key in [k for k in self.pending if k[0] == match_id]:
                 self._forget(key)
             if self.state:  # Also those of an earlier process.
-                self.state.drop_match(match_id)
+                self.state.drop_match(match_id)  # The one place records go.
             self.warned_clock.discard(match_id)
             self.warned_missing = {k for k in self.warned_missing
                                    if k[0] != match_id}
@@ -458,8 +463,7 @@ class _Runner:
         entry = self.pending.pop(key, None)
         if entry is not None and entry.timer:
             entry.timer.cancel()
-        if entry is not None and self.state:
-            self.state.drop(key)  # The decision is over.
+        # Its record, if any, stays until the match ends (pyramid_kit.state).
         self.lru_acked.pop(key, None)
         self.lru_owed.pop(key, None)
 
@@ -486,22 +490,45 @@ class _Runner:
         if owed:
             log.warning("match %s seat %d decision %d: dropping its "
                         "commitment, whose reveal is owed, to make room (%d "
-                        "decisions open at once, the kit's limit); it is "
-                        "refused from now on", *key, self.max_open_decisions)
+                        "decisions open at once, the kit's limit); %s", *key,
+                        self.max_open_decisions,
+                        "it is refused from now on" if not self.state else
+                        f"its record in {self.state.path} answers it from "
+                        "now on, if there is one, else it is refused")
         self._forget(key)
 
-    def _refusal(self, req: pb.DecisionRequest) -> str:
+    def _newest(self, match_id: str, seat: int) -> Optional[int]:
+        """The seat's newest decision: the run's, or, for a seat new to this
+        process, the largest decision with a record in --state_dir (an
+        earlier process committed to it)."""
+        seat_key = (match_id, seat)
+        if seat_key not in self.newest and self.state:
+            recorded = self.state.newest(match_id, seat)
+            if recorded is not None:
+                self.newest[seat_key] = recorded
+        return self.newest.get(seat_key)
+
+    def _refusal(self, req: pb.DecisionRequest, recorded: bool = False) -> str:
         """Why the run refuses to open `req`, a decision it has no choice
-        for (empty: it may)."""
+        for (empty: it may); `recorded`: --state_dir holds its record,
+        whose commitment it may always send again, never another."""
         try:
             protocol.match_id_bytes(req.match_id)
         except ValueError:
             return "its match id is not 16 bytes in hex"
         if req.match_id in self.ended:
             return "its match is over"
-        newest = self.newest.get((req.match_id, req.seat))
+        if recorded:
+            return ""
+        newest = self._newest(req.match_id, req.seat)
         # Only a decision whose choice `pending` lacks is asked about.
         if newest is not None and req.decision_id == newest:
+            if self.state:
+                return ("its commitment is not held (dropped to make room, "
+                        f"{self.max_open_decisions} decisions open at once, "
+                        "the kit's limit, or its record in "
+                        f"{self.state.path} unusable), and a commitment is "
+                        "never signed twice")
             return ("its commitment was dropped to make room "
                     f"({self.max_open_decisions} decisions open at once, the "
                     "kit's limit), and a commitment is never signed twice")
@@ -538,14 +565,17 @@ class _Runner:
                 if entry.action is not None and entry.committed_on != self.stream:
                     self._commit(key)
                 return
-            why = self._refusal(req)
+            # A record on disk: an earlier process of this bot chose, and
+            # perhaps committed, already (its reveal perhaps acknowledged,
+            # and lost by the referee). The same commitment, never another.
+            record = self.state.load(key) if self.state else None
+            why = self._refusal(req, recorded=record is not None)
             if why:
                 log.warning("refusing match %r seat %d decision %d: %s",
                             *key, why)
                 return
-            # A record on disk: an earlier process of this bot chose, and
-            # perhaps committed, already. The same commitment, never another.
-            if self._recover(key, req, say=False):
+            if record is not None:
+                self._resume(key, req, record)
                 self._commit(key)
                 if len(req.acting_seats) == 1:
                     self._reveal(key)
@@ -584,12 +614,14 @@ class _Runner:
 
     def _open(self, key: tuple[str, int, int],
               req: pb.DecisionRequest) -> None:
-        """Makes `key` the seat's newest decision, open in `pending`."""
-        # The seat's older decision is over: the referee moved on.
+        """Opens `key` in `pending`: the seat's newest decision, unless
+        it is an older one read back from its record."""
         newest = self.newest.get(key[:2])
-        if newest is not None and newest != key[2]:
+        if newest is not None and newest < key[2]:
+            # The seat's older decision is over: the referee moved on.
             self._forget((*key[:2], newest))
-        self.newest[key[:2]] = key[2]
+        if newest is None or newest < key[2]:
+            self.newest[key[:2]] = key[2]
         if key not in self.pending:
             self._make_room()
             self.pending[key] = _Pending(request=req)
@@ -603,14 +635,15 @@ class _Runner:
         and this process does not). Returns whether it did; with `say`, a
         missing record is said once per decision. A decision the run
         refuses (its match over, older than the seat's newest, dropped to
-        make room) is never recovered, and not said."""
+        make room) is never recovered, and not said; one with a record is,
+        whatever the state of its reveal."""
         entry = self.pending.get(key)
-        if entry is None:
-            probe = req or pb.DecisionRequest(
-                match_id=key[0], seat=key[1], decision_id=key[2])
-            if self._refusal(probe):
-                return False
+        probe = req or pb.DecisionRequest(
+            match_id=key[0], seat=key[1], decision_id=key[2])
         record = self.state.load(key) if self.state else None
+        if entry is None and self._refusal(probe,
+                                           recorded=record is not None):
+            return False
         if record is None:
             if say and key not in self.warned_missing:
                 self.warned_missing.add(key)
@@ -619,15 +652,20 @@ class _Runner:
                             "(restarted without --state_dir?); the seat will"
                             " fault at the reveal deadline", *key)
             return False
-        self._open(key, req or pb.DecisionRequest(
-            match_id=key[0], seat=key[1], decision_id=key[2]))
+        self._resume(key, probe, record)
+        return True
+
+    def _resume(self, key: tuple[str, int, int], req: pb.DecisionRequest,
+                record: tuple[bytes, bytes]) -> None:
+        """Opens `key` with the (salt, action) of its record."""
+        self._open(key, req)
         entry = self.pending[key]
         if entry.timer:
             entry.timer.cancel()  # The strategy's answer, if any, is dropped.
         entry.salt, entry.action = record
-        log.info("match %s seat %d decision %d: the commitment read back from"
-                 " %s", *key, self.state.file(key))
-        return True
+        # As the Node kit says it (not with --quiet).
+        log.info("match %s seat %d decision %d: resuming the commitment kept"
+                 " in %s", *key, self.state.path)
 
     def _think(self, key: tuple[str, int, int],
                req: pb.DecisionRequest) -> None:
@@ -732,12 +770,12 @@ class _Runner:
                 # before the reveal reads it back (_recover).
                 try:
                     self.state.save(key, entry.salt, entry.action)
-                except OSError as err:
+                except (OSError, ValueError) as err:
                     log.error("match %s seat %d decision %d: cannot write "
                               "its commitment to %s (%s); committing anyway"
                               ": a restart before the reveal faults the "
                               "seat", *key, self.state.path,
-                              err.strerror or err)
+                              getattr(err, "strerror", None) or err)
             self._commit(key)
             if len(entry.request.acting_seats) == 1:
                 self._reveal(key)

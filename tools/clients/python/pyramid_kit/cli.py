@@ -18,7 +18,7 @@ flag).
   --deadline_margin_ms MS   commit the fallback this long before a deadline
   --tls_ca FILE             PEM roots: connect with TLS
   --state_dir DIR           default $PYRAMID_STATE_DIR: keep every commitment
-                            on disk until its decision is over, so that a
+                            on disk until its match ends, so that a
                             restarted bot still reveals (pyramid_kit.state)
   --quiet / --verbose       print only problems / every message received
 """
@@ -35,7 +35,7 @@ from typing import Callable, Optional, Sequence
 
 import grpc
 
-from pyramid_kit import protocol
+from pyramid_kit import protocol, state
 from pyramid_kit.bot import Bot
 
 
@@ -70,11 +70,9 @@ def _read(flag: str, path: str, read: Callable[[str], object]) -> object:
 
 
 def _state_dir(path: str) -> None:
-    """Makes the directory `path` if missing; OSError unless it is a
-    directory this process can write in."""
-    os.makedirs(path, exist_ok=True)
-    if not os.access(path, os.W_OK | os.X_OK):
-        raise PermissionError(13, "Permission denied", path)
+    """Makes the directory `path` if missing (durably); OSError unless it
+    is a directory this process can write in."""
+    state.prepare_dir(path)
 
 
 def parser(description: Optional[str] = None) -> argparse.ArgumentParser:
@@ -101,7 +99,7 @@ def parser(description: Optional[str] = None) -> argparse.ArgumentParser:
     p.add_argument("--state_dir", default=os.environ.get("PYRAMID_STATE_DIR")
                    or None,
                    help="directory to keep every commitment in until its "
-                   "decision is over (made if missing), so that a bot "
+                   "match ends (made if missing), so that a bot "
                    "restarted between a commit and its reveal still reveals"
                    " (default: $PYRAMID_STATE_DIR, else none)")
     p.add_argument("--quiet", action="store_true", help="print only problems")
