@@ -3,17 +3,23 @@
 # tools/clients/node/lib/state.js) against a real referee over loopback.
 #
 # One Rock, Paper, Pyramid! match: seat 0 is the kit's random bot with
-# --state_dir; seats 1 and 2 are slow kit bots (tests/node_kit_slow_bot.js,
-# 1.2 s per decision), so that seat 0, which answers at once, spends most of
-# each round holding a commitment whose reveal is not yet asked for (or
-# owed). Seat 0's process is SIGKILLed at random moments, every 0.3 to 1.5
-# s, up to $KILLS times (while the match runs), and started again each time
-# with the same state directory; the clocks are generous (a 10 s reveal
-# deadline), so the restarts make every deadline. The match must end with
-# no FAULT_REVEAL_TIMEOUT or FAULT_REVEAL_MISMATCH (no fault at all, no
-# forfeit), its log must verify (`replay verify`), at least one restarted
-# process must have resumed a commitment from the directory (so a kill did
-# land between a commit and its reveal), none may have said that the
+# --state_dir (and --verbose); seats 1 and 2 are slow kit bots
+# (tests/node_kit_slow_bot.js, 1.2 s per decision), so that seat 0, which
+# answers at once, spends most of each round holding a commitment whose
+# reveal is not yet asked for (or owed). Seat 0's process is killed on a
+# condition, not on a timer (which under load landed before the bot had
+# even connected): the test waits (at most WAIT_S, 15 s) until its commit of
+# a decision newer than at the last kill (and not the seed, whose reveal
+# follows at once) is acknowledged ("<- commit_ack" in its log) and its
+# record is in the state directory, then SIGKILLs it 0 to 200 ms later, so
+# between that commit and its reveal, and starts it again on the same
+# state directory; KILLS times (default 5), within CAP_S seconds (default
+# 40). The clocks are generous (a 10 s reveal deadline), so the restarts
+# make every deadline. The match must end with no FAULT_REVEAL_TIMEOUT or
+# FAULT_REVEAL_MISMATCH (no fault at all, no forfeit), its log must verify
+# (`replay verify`), all KILLS kills must have landed, at least KILLS
+# restarted processes must have resumed a commitment from the directory
+# ("resuming the commitment kept in DIR"), none may have said that the
 # referee holds a commitment it does not have, and the directory must be
 # empty at the end (the match's end removes its records).
 #
@@ -29,7 +35,9 @@ set -euo pipefail
 BIN=${PYRAMID_BIN:-build/bin}
 KIT=tools/clients/node
 LIMIT=90 # Seconds any one wait may take.
-KILLS=${KILLS:-8}
+KILLS=${KILLS:-5} # Kills between a commit and its reveal.
+CAP_S=${CAP_S:-40} # Seconds all the kills may take.
+WAIT_S=${WAIT_S:-15} # Seconds to wait for one commit to kill after.
 
 # shellcheck source=tests/e2e_lib.sh
 source "${BASH_SOURCE%/*}/e2e_lib.sh"
@@ -62,34 +70,42 @@ done
 
 victim() { # N: seat 0's Nth process
   spawn "victim-$1" node "$KIT/examples/random_bot.js" --referee="$addr" \
-    --token_file="$tmp/tok/seat-0.token" --matches=1 --reconnect_for_s=60 \
+    --token_file="$tmp/tok/seat-0.token" --matches=1 --reconnect_for_s=60 --verbose \
     "${state[@]}"
 }
+acked() { # OUT: the newest decision whose commit OUT's bot saw acknowledged
+  { sed -n 's/.*<- commit_ack: .*"decision_id":"\([0-9]*\)".*/\1/p' "$1" ||
+    true; } 2>/dev/null | sort -n | tail -1
+}
+recorded() { # DECISION: whether seat 0's record of it is there (if kept)
+  ((${#state[@]} == 0)) || [[ -e $tmp/state/$match-0-$1.json ]]
+}
 
-# Kill seat 0 at random moments while the match runs; each time a new
-# process takes over with the same state directory.
-kills=0
-n=0
-while ((kills < KILLS)); do
-  n=$((n + 1))
-  victim "$n"
-  pid=$last_pid
-  sleep "$(awk -v r="$RANDOM" 'BEGIN { printf "%.2f", 0.3 + 1.2 * r / 32767 }')"
-  kill -0 "$pid" 2>/dev/null || break # It finished: the match is over.
+# Kill seat 0 between a commit and its reveal while the match runs; each
+# time a new process takes over with the same state directory.
+kills=0 last=0 n=1
+victim "$n"
+pid=$last_pid
+cap=$((SECONDS + CAP_S))
+while ((kills < KILLS && SECONDS < cap)); do
+  # A decision newer than at the last kill committed, acknowledged and
+  # recorded: its reveal is owed until the slow seats commit.
+  d="" wait_until=$((SECONDS + WAIT_S))
+  while ((SECONDS < wait_until)) && kill -0 "$pid" 2>/dev/null; do
+    d=$(acked "$tmp/victim-$n.out")
+    [[ -n $d ]] && ((d > last)) && recorded "$d" && break
+    d=""
+    sleep 0.02
+  done
+  [[ -n $d ]] || break # The match is over, or no commit came.
+  sleep "0.$(printf '%03d' $((RANDOM % 201)))" # 0 to 200 ms.
+  kill -0 "$pid" 2>/dev/null || break
   kill -9 "$pid"
   wait "$pid" 2>/dev/null || true
-  kills=$((kills + 1))
+  kills=$((kills + 1)) last=$d n=$((n + 1))
+  victim "$n"
+  pid=$last_pid
 done
-if kill -0 "$pid" 2>/dev/null; then
-  : # The last one (not killed) is still playing.
-else
-  reap "$pid"
-  if ((status != 0)); then
-    n=$((n + 1))
-    victim "$n"
-    pid=$last_pid
-  fi
-fi
 wait_for "$pid" "${waited[@]}"
 echo "seat 0 killed $kills times, $n processes"
 
@@ -105,10 +121,13 @@ fi
   fail "the match's log holds a fault: $(grep -i "fault\|TERMINATION_FORFEIT\|forfeited" "$tmp/show.txt" | head -5)"
 missing=$(cat "$tmp"/victim-*.out | grep -c "holds a commitment this process does not have" || true)
 ((missing == 0)) || fail "$missing restarted process(es) lost a commitment"
-resumed=$(cat "$tmp"/victim-*.out | grep -c "resuming the commitment kept in" || true)
-((resumed > 0)) || fail "no restart resumed a commitment: no kill landed between a commit and its reveal"
+((kills >= KILLS)) || fail "only $kills of $KILLS kills landed between a commit and its reveal (the match ended, or no acknowledged commit came within ${WAIT_S}s)"
+# Restarted processes that resumed a commitment from the directory.
+resumed=$({ grep -l "resuming the commitment kept in $tmp/state" "$tmp"/victim-*.out || true; } |
+  wc -l)
+((resumed >= KILLS)) || fail "only $resumed of the $kills restarted processes resumed a commitment from the state directory"
 if ((${#state[@]})); then
   left=$(find "$tmp/state" -type f | wc -l)
   ((left == 0)) || fail "the match ended, but $left file(s) are left in the state directory"
 fi
-echo "PASS: Node kit --state_dir: seat 0 SIGKILLed $kills times, $resumed commitment(s) resumed after a restart, no fault, the log genuine"
+echo "PASS: Node kit --state_dir: seat 0 SIGKILLed $kills times between a commit and its reveal, $resumed restart(s) resumed a commitment, no fault, the log genuine"
