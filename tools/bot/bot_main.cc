@@ -90,6 +90,8 @@ ABSL_FLAG(std::string, seed, "",
           "Hex seed for the bot's own randomness (default: random). Salts "
           "and seed contributions always use the system's randomness.");
 ABSL_FLAG(bool, quiet, false, "Print only errors.");
+ABSL_FLAG(bool, verbose, false,
+          "Also print each commit and reveal the referee acknowledges.");
 ABSL_FLAG(int, reconnect_for_s, 300,
           "When the stream to the referee breaks (or the referee cannot be "
           "reached), reconnect with backoff (100 ms doubling to 5 s) for at "
@@ -362,6 +364,7 @@ int Main() {
   options.observation_once = absl::GetFlag(FLAGS_observation_once);
   options.batch = absl::GetFlag(FLAGS_batch);
   options.quiet = absl::GetFlag(FLAGS_quiet);
+  options.verbose = absl::GetFlag(FLAGS_verbose);
   options.crash_after_commits = absl::GetFlag(FLAGS_crash_after_commits);
   options.state_dir = state_dir;
   PlayClient bot(std::move(options), *std::move(strategy), Sha256(seed_bytes),

@@ -250,8 +250,10 @@ bool PlayClient::End(const std::string& match_id, uint32_t seat) {
     Forget(it++);
   }
   newest_.erase({match_id, seat});
+  newest_read_.erase({match_id, seat});
   views_.erase({match_id, seat});
-  // Every record of the match, those of an earlier process too.
+  // Every record of the match, those of an earlier process too: the one
+  // place records go.
   if (state_) state_->DropMatch(match_id);
   for (auto it = warned_missing_.lower_bound({match_id, 0, 0});
        it != warned_missing_.end() && std::get<0>(*it) == match_id;) {
@@ -324,6 +326,12 @@ void PlayClient::Handle(v1::PlayResponse& response) {
       return;
     }
     case v1::PlayResponse::kCommitAck:
+      if (options_.verbose) {
+        const v1::CommitAck& ack = response.commit_ack();
+        std::cerr << "bot: <- commit_ack: match " << ack.match_id() << " seat "
+                  << ack.seat() << " decision " << ack.decision_id()
+                  << std::endl;
+      }
       if (++acked_commits_ == options_.crash_after_commits) {
         std::cerr << "bot: exiting on purpose after " << acked_commits_
                   << " commits (--crash_after_commits)" << std::endl;
@@ -336,13 +344,15 @@ void PlayClient::Handle(v1::PlayResponse& response) {
       // again after its restart, and gets the same commitment. Owed no
       // more, it is the first to go when room is needed (MakeRoom).
       const v1::RevealAck& ack = response.reveal_ack();
+      if (options_.verbose) {
+        std::cerr << "bot: <- reveal_ack: match " << ack.match_id() << " seat "
+                  << ack.seat() << " decision " << ack.decision_id()
+                  << std::endl;
+      }
       const Key key{ack.match_id(), ack.seat(), ack.decision_id()};
       auto it = pending_.find(key);
-      if (it != pending_.end() && it->second.revealed_on >= 0) {
-        Touch(it, true);
-        // Answered: its record is done with.
-        if (state_) state_->Drop(ack.match_id(), ack.seat(), ack.decision_id());
-      }
+      // Its record, if any, stays until the match ends.
+      if (it != pending_.end() && it->second.revealed_on >= 0) Touch(it, true);
       return;
     }
     default:
@@ -350,7 +360,16 @@ void PlayClient::Handle(v1::PlayResponse& response) {
   }
 }
 
-std::string PlayClient::Refusal(const v1::DecisionRequest& request) const {
+void PlayClient::ReadNewest(const std::string& match_id, uint32_t seat) {
+  if (!state_ || !newest_read_.emplace(match_id, seat).second) return;
+  const std::optional<uint64_t> recorded = state_->Newest(match_id, seat);
+  if (!recorded) return;
+  const auto [newest, fresh] = newest_.try_emplace({match_id, seat}, *recorded);
+  if (!fresh && newest->second < *recorded) newest->second = *recorded;
+}
+
+std::string PlayClient::Refusal(const v1::DecisionRequest& request,
+                                bool recorded) {
   const absl::StatusOr<std::string> match_id = FromHex(request.match_id());
   if (!match_id.ok() || match_id->size() != kMatchIdSize) {
     return "its match id is not 16 bytes in hex";
@@ -358,9 +377,19 @@ std::string PlayClient::Refusal(const v1::DecisionRequest& request) const {
   if (ended_matches_.contains({request.match_id(), request.seat()})) {
     return "its match is over";
   }
+  // Its record's commitment may always be sent again, never another.
+  if (recorded) return "";
+  ReadNewest(request.match_id(), request.seat());
   const auto newest = newest_.find({request.match_id(), request.seat()});
   // Decide asks only for a decision whose commitment pending_ lacks.
   if (newest != newest_.end() && request.decision_id() == newest->second) {
+    if (state_) {
+      return absl::StrCat(
+          "its commitment is not held (dropped to make room, ",
+          options_.max_open_decisions,
+          " decisions open at once, the bot's limit, or its record in ",
+          state_->path(), " unusable), and a commitment is never signed twice");
+    }
     return absl::StrCat(
         "its commitment was dropped to make room (",
         options_.max_open_decisions,
@@ -382,11 +411,7 @@ void PlayClient::Touch(PendingMap::iterator it, bool acked) {
 }
 
 void PlayClient::Forget(PendingMap::iterator it) {
-  // The decision is over.
-  if (state_) {
-    const auto& [match_id, seat, decision_id] = it->first;
-    state_->Drop(match_id, seat, decision_id);
-  }
+  // Its record, if any, stays until the match ends (state_dir.h).
   (it->second.acked ? acked_lru_ : owed_lru_).erase(it->second.lru);
   pending_.erase(it);
 }
@@ -394,11 +419,13 @@ void PlayClient::Forget(PendingMap::iterator it) {
 PlayClient::PendingMap::iterator PlayClient::Open(const Key& key,
                                                   Pending pending) {
   const auto& [match_id, seat, decision_id] = key;
-  // The seat's older decision is over: the referee moved on.
+  ReadNewest(match_id, seat);
   if (auto [newest, fresh] = newest_.try_emplace({match_id, seat}, decision_id);
-      !fresh) {
+      !fresh && newest->second < decision_id) {
+    // The seat's older decision is over: the referee moved on. (An older
+    // decision read back from its record closes nothing.)
     if (auto older = pending_.find({match_id, seat, newest->second});
-        older != pending_.end() && newest->second != decision_id) {
+        older != pending_.end()) {
       Forget(older);
     }
     newest->second = decision_id;
@@ -415,9 +442,11 @@ bool PlayClient::Recover(const Key& key, bool say) {
   probe.set_match_id(match_id);
   probe.set_seat(seat);
   probe.set_decision_id(decision_id);
-  if (!Refusal(probe).empty()) return false;
-  std::optional<CommitmentRecord> record =
-      state_ ? state_->Load(match_id, seat, decision_id) : std::nullopt;
+  std::optional<CommitmentRecord> record;
+  if (state_ && !ended_matches_.contains({match_id, seat})) {
+    record = state_->Load(match_id, seat, decision_id);
+  }
+  if (!Refusal(probe, record.has_value()).empty()) return false;
   if (!record) {
     // Said even when quiet: the seat is about to fault.
     if (say && warned_missing_.insert(key).second) {
@@ -430,13 +459,19 @@ bool PlayClient::Recover(const Key& key, bool say) {
     }
     return false;
   }
-  Open(key, Pending{std::move(record->salt), std::move(record->action)});
+  Resume(key, std::move(*record));
+  return true;
+}
+
+void PlayClient::Resume(const Key& key, CommitmentRecord record) {
+  const auto& [match_id, seat, decision_id] = key;
+  Open(key, Pending{std::move(record.salt), std::move(record.action)});
+  // As the kits say it.
   if (!options_.quiet) {
     std::cerr << "bot: match " << match_id << " seat " << seat << " decision "
-              << decision_id << ": the commitment read back from "
-              << state_->File(match_id, seat, decision_id) << std::endl;
+              << decision_id << ": resuming the commitment kept in "
+              << state_->path() << std::endl;
   }
-  return true;
 }
 
 void PlayClient::MakeRoom() {
@@ -451,8 +486,12 @@ void PlayClient::MakeRoom() {
               << ": dropping its commitment, whose reveal is owed, to make "
                  "room ("
               << options_.max_open_decisions
-              << " decisions open at once, the bot's limit); it is refused "
-                 "from now on\n";
+              << " decisions open at once, the bot's limit); "
+              << (state_ ? absl::StrCat("its record in ", state_->path(),
+                                        " answers it from now on, if there "
+                                        "is one, else it is refused")
+                         : "it is refused from now on")
+              << "\n";
   }
   Forget(pending_.find(key));
 }
@@ -490,7 +529,17 @@ void PlayClient::Decide(v1::DecisionRequest& request) {
     Commit(key, request);
     return;
   }
-  if (const std::string why = Refusal(request); !why.empty()) {
+  // A record on disk: an earlier process of this bot chose, and perhaps
+  // committed, already (its reveal perhaps acknowledged, and lost by the
+  // referee). The same commitment, never another.
+  std::optional<CommitmentRecord> record;
+  if (state_ &&
+      !ended_matches_.contains({request.match_id(), request.seat()})) {
+    record =
+        state_->Load(request.match_id(), request.seat(), request.decision_id());
+  }
+  if (const std::string why = Refusal(request, record.has_value());
+      !why.empty()) {
     std::cerr << "bot: refusing match \""
               << absl::CHexEscape(request.match_id()) << "\" seat "
               << request.seat() << " decision " << request.decision_id() << ": "
@@ -502,9 +551,8 @@ void PlayClient::Decide(v1::DecisionRequest& request) {
     std::cerr << "bot: refusing a decision of game " << request.game() << "\n";
     return;
   }
-  // A record on disk: an earlier process of this bot chose, and perhaps
-  // committed, already. The same commitment, never another.
-  if (state_ && Recover(key, /*say=*/false)) {
+  if (record) {
+    Resume(key, std::move(*record));
     Commit(key, request);
     return;
   }

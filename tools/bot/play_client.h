@@ -52,6 +52,9 @@ struct PlayClientOptions {
   bool batch = true;
   // Print only errors.
   bool quiet = false;
+  // Also print each commit and reveal the referee acknowledges
+  // ("bot: <- commit_ack: match M seat S decision D", on stderr).
+  bool verbose = false;
   // Fault injection: once the referee acknowledges this many commits, the
   // process exits at once with status 3, leaving that commitment
   // unrevealed (0: never).
@@ -65,10 +68,13 @@ struct PlayClientOptions {
   size_t max_open_decisions = 4096;
   // --state_dir: a directory (existing, writable: MakeStateDir) where every
   // commitment is written durably before it is sent (state_dir.h), and
-  // removed once its reveal is acknowledged, the seat's next decision
-  // opens or its match ends; a process started again on it reveals what an
-  // earlier one committed to, and commits to a decision it finds a record
-  // of with that record, never anew (empty: in memory only).
+  // kept until its match ends (MatchEnded, or its DATA_LOSS error, removes
+  // all of that match's records; nothing else does); a process started
+  // again on it reveals what an earlier one committed to, and commits to a
+  // decision it finds a record of with that record, never anew, whatever
+  // the state of its reveal; after a restart, the seat's newest decision
+  // is the largest with a record, and an older one without a record of
+  // its own is refused (empty: in memory only).
   std::string state_dir;
 };
 
@@ -182,24 +188,36 @@ class PlayClient {
   // said lost); and one for a decision older than
   // the seat's newest, of a match over, whose commitment was dropped to
   // make room (MakeRoom), or with a match id that is not 16 bytes in hex
-  // is refused with a line saying why.
+  // is refused with a line saying why (one with a record is not, however
+  // old: it gets that record's commitment).
   void Decide(referee::v1::DecisionRequest& request);
 
+  // Seeds newest_ for the seat, once per seat until its match ends, with
+  // its largest decision with a record in the state directory (an earlier
+  // process committed to it).
+  void ReadNewest(const std::string& match_id, uint32_t seat);
+
   // Why the bot refuses to open `request`, a decision it has no choice
-  // for (empty: it may). Opening it then closes the seat's older one.
-  std::string Refusal(const referee::v1::DecisionRequest& request) const;
+  // for (empty: it may); `recorded`: the state directory holds its
+  // record, whose commitment may always be sent again, never another.
+  // Opening a newer decision than the seat's newest closes that one.
+  std::string Refusal(const referee::v1::DecisionRequest& request,
+                      bool recorded = false);
 
   // Moves `it` to the most recently used end of acked_lru_ (`acked`) or
   // owed_lru_.
   void Touch(PendingMap::iterator it, bool acked);
 
-  // Drops `it`'s commitment (newest_ still holds its decision's number),
-  // and its record in the state directory.
+  // Drops `it`'s commitment from memory (newest_ still holds its
+  // decision's number); its record in the state directory stays until the
+  // match ends.
   void Forget(PendingMap::iterator it);
 
-  // Makes `key` the seat's newest decision (closing its older one) and
-  // holds `pending` as its commitment, making room first (MakeRoom).
-  // Requires that pending_ lacks `key`.
+  // Holds `pending` as `key`'s commitment, making room first (MakeRoom);
+  // when `key` is newer than the seat's newest decision (newest_, seeded
+  // from the state directory: ReadNewest), makes it the newest, closing
+  // the older one; an older decision read back from its record closes
+  // nothing. Requires that pending_ lacks `key`.
   PendingMap::iterator Open(const Key& key, Pending pending);
 
   // Reads `key`'s commitment back from the state directory into pending_,
@@ -210,6 +228,10 @@ class PlayClient {
   // directory) is said once, even when quiet: the seat will fault at the
   // reveal deadline.
   bool Recover(const Key& key, bool say);
+
+  // Opens `key` with its record's salt and action (saying so unless
+  // quiet: "resuming the commitment kept in DIR", as the kits say it).
+  void Resume(const Key& key, CommitmentRecord record);
 
   // At options.max_open_decisions, drops the least recently used
   // commitment: of acked_lru_ if it has any, else of owed_lru_ (said in a
@@ -241,9 +263,10 @@ class PlayClient {
   // The newest decision of each seat: committed to (or about to be), kept
   // after its reveal is acknowledged, since a referee that lost the reveal
   // (a power loss, docs/durability.md) asks it again after a restart and
-  // must get the same commitment. At most one per seat of a match (a
-  // seat's newer decision closes its older one) and
-  // options.max_open_decisions in all (MakeRoom).
+  // must get the same commitment. About one per seat of a match (a
+  // seat's newer decision closes its older one; older ones read back from
+  // their records close nothing) and options.max_open_decisions in all
+  // (MakeRoom).
   PendingMap pending_;
   // The keys of pending_, least recently used first: those whose reveal
   // was acknowledged, and the others (committed to, or about to be, and
@@ -254,7 +277,11 @@ class PlayClient {
   // has committed to, the end of what it ever commits to anew. A decision
   // here whose commitment pending_ lacks was dropped to make room. A few
   // dozen bytes a seat, as ended_matches_ keeps for every seat over.
+  // After a restart, the largest decision with a record counts as the
+  // seat's newest (ReadNewest).
   std::map<std::pair<std::string, uint32_t>, uint64_t> newest_;
+  // Seats whose records ReadNewest has read, until their match ends.
+  std::set<std::pair<std::string, uint32_t>> newest_read_;
   // What the message being handled makes the bot send (Flush sends it).
   std::vector<referee::v1::PlayRequest> outbox_;
   // The read arena's first block, kept across messages and streams (a

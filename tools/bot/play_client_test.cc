@@ -785,7 +785,9 @@ v1::RevealMove FirstReveal(const std::vector<v1::PlayRequest>& sent,
 // A bot that committed and died (its process gone: a new PlayClient on the
 // same state directory) is sent the decision marked committed, then its
 // RevealRequest: it reveals the bytes its record holds, which open the
-// commitment the first one sent; the acknowledgement removes the record.
+// commitment the first one sent; the acknowledgement keeps the record (a
+// referee that loses the reveal asks the decision again), until the
+// match ends.
 TEST(PlayClientStateTest, ARestartedBotRevealsTheRecordedCommitment) {
   PlayClientOptions options;
   options.quiet = true;
@@ -808,7 +810,7 @@ TEST(PlayClientStateTest, ARestartedBotRevealsTheRecordedCommitment) {
   EXPECT_TRUE(CommitsOf(second, kMatch).empty());
   ASSERT_EQ(RevealsOf(second, kMatch), 1);
   EXPECT_TRUE(Opens(FirstReveal(second, kMatch), commit));
-  EXPECT_FALSE(fs::exists(record));  // Its reveal acknowledged.
+  EXPECT_TRUE(fs::exists(record));  // Its reveal acknowledged: kept.
   fs::remove_all(options.state_dir);
 }
 
@@ -836,6 +838,69 @@ TEST(PlayClientStateTest, ADecisionAskedAgainGetsTheRecordedCommitment) {
     EXPECT_FALSE(absl::StartsWith(entry.path().filename().string(), kMatch))
         << entry.path();
   }
+  fs::remove_all(options.state_dir);
+}
+
+// A referee that lost the commit and the reveal of a decision in a power
+// loss (docs/durability.md) opens it again, not committed, after the bot
+// revealed it, had the reveal acknowledged and restarted: the new process
+// sends the same commitment, never a new one, and reveals the same bytes.
+TEST(PlayClientStateTest, AnAcknowledgedDecisionAskedAfterARestartIsTheSame) {
+  PlayClientOptions options;
+  options.quiet = true;
+  options.state_dir = NewStateDir("acked");
+  const std::vector<v1::PlayRequest> first = PlayScript(
+      {WithProbe({Decision(kMatch, 1), UntilCommit(kMatch, 1),
+                  Send(Ack(false, kMatch, 1)), Send(RevealRequest(kMatch, 1)),
+                  UntilReveal(kMatch, 1), Send(Ack(true, kMatch, 1))})},
+      options);
+  ASSERT_EQ(RevealsOf(first, kMatch), 1);
+  const std::vector<v1::PlayRequest> second = PlayScript(
+      {WithProbe({Decision(kMatch, 1), UntilCommit(kMatch, 1),
+                  Send(RevealRequest(kMatch, 1)), UntilReveal(kMatch, 1)})},
+      options);
+  const std::vector<std::string> commits = CommitsOf(first, kMatch);
+  ASSERT_EQ(commits.size(), 1u);
+  EXPECT_EQ(CommitsOf(second, kMatch), commits);
+  ASSERT_EQ(RevealsOf(second, kMatch), 1);
+  EXPECT_TRUE(Opens(FirstReveal(second, kMatch), FirstCommit(first, kMatch)));
+  fs::remove_all(options.state_dir);
+}
+
+// After a restart, the seat's newest decision is the largest with a record
+// in the state directory: an older decision without a record of its own is
+// refused (nothing sent, as the in-memory rule refuses it), never
+// committed to anew; an older one with a record gets that record's
+// commitment, and so does the newest.
+TEST(PlayClientStateTest, ARestartedBotRefusesAnOlderDecisionWithoutARecord) {
+  PlayClientOptions options;
+  options.quiet = true;
+  options.state_dir = NewStateDir("older");
+  const std::vector<v1::PlayRequest> first =
+      PlayScript({WithProbe({Decision(kMatch, 1), UntilCommit(kMatch, 1),
+                             Decision(kMatch, 3), UntilCommit(kMatch, 3)})},
+                 options);
+  ASSERT_EQ(CommitsOf(first, kMatch).size(), 2u);
+  ::testing::internal::CaptureStderr();
+  const std::vector<v1::PlayRequest> second = PlayScript(
+      {WithProbe({Decision(kMatch, 2),  // Refused.
+                  Decision(kMatch, 1), UntilCommit(kMatch, 1),
+                  Decision(kMatch, 3), UntilCommit(kMatch, 3),
+                  Send(RevealRequest(kMatch, 3)), UntilReveal(kMatch, 3)})},
+      options);
+  const std::string said = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(CommitsOf(second, kMatch), CommitsOf(first, kMatch));
+  for (const v1::PlayRequest& m : second) {
+    EXPECT_FALSE(m.has_commit() && m.commit().match_id() == kMatch &&
+                 m.commit().decision_id() == 2);
+  }
+  EXPECT_EQ(RevealsOf(second, kMatch), 1);
+  EXPECT_TRUE(absl::StrContains(
+      said, absl::StrCat("bot: refusing match \"", kMatch,
+                         "\" seat 0 decision 2: the seat committed to "
+                         "decision 3 already, and a commitment is never "
+                         "signed twice\n")))
+      << said;
   fs::remove_all(options.state_dir);
 }
 

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 #include <system_error>
 #include <vector>
 
@@ -43,6 +44,57 @@ bool WriteAll(int fd, const std::string& text) {
     done += static_cast<size_t>(n);
   }
   return true;
+}
+
+// Fsyncs the directory `path`.
+absl::Status FsyncDir(const std::string& path) {
+  const int dir = open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir < 0) return Failed(absl::StrCat("cannot open ", path), errno);
+  const bool synced = fsync(dir) == 0;
+  const int error = errno;
+  close(dir);
+  if (!synced) return Failed(absl::StrCat("cannot fsync ", path), error);
+  return absl::OkStatus();
+}
+
+// A file name of DIR that is a record's, <match_id>-<seat>-<decision_id>.json,
+// or a temporary file's, that followed by .<anything>.tmp (.<random>.tmp
+// here and in Python, .<pid>.tmp in Node): the kits' pattern
+// ([0-9a-fA-F]{32})-([0-9]+)-([0-9]+)\.json(\..+\.tmp)?
+struct RecordName {
+  std::string match_id;
+  uint32_t seat = 0;
+  uint64_t decision_id = 0;
+  bool temporary = false;
+};
+
+std::optional<RecordName> ParseRecordName(const std::string& name) {
+  if (name.size() < 33 || name[32] != '-') return std::nullopt;
+  RecordName out;
+  out.match_id = name.substr(0, 32);
+  if (!IsMatchId(out.match_id)) return std::nullopt;
+  const size_t seat_end = name.find('-', 33);
+  if (seat_end == std::string::npos) return std::nullopt;
+  const size_t json = name.find(".json", seat_end + 1);
+  if (json == std::string::npos) return std::nullopt;
+  const std::string seat = name.substr(33, seat_end - 33);
+  const std::string decision = name.substr(seat_end + 1, json - seat_end - 1);
+  const auto digits = [](const std::string& text) {
+    return !text.empty() &&
+           std::all_of(text.begin(), text.end(), absl::ascii_isdigit);
+  };
+  if (!digits(seat) || !digits(decision) ||
+      !absl::SimpleAtoi(seat, &out.seat) ||
+      !absl::SimpleAtoi(decision, &out.decision_id)) {
+    return std::nullopt;
+  }
+  const std::string rest = name.substr(json + 5);
+  if (rest.empty()) return out;
+  if (rest.size() < 6 || rest[0] != '.' || !absl::EndsWith(rest, ".tmp")) {
+    return std::nullopt;
+  }
+  out.temporary = true;
+  return out;
 }
 
 // The flat JSON object parser: a cursor over the text.
@@ -280,13 +332,7 @@ absl::Status StateDir::Save(const std::string& match_id, uint32_t seat,
     unlink(temp.c_str());
     return Failed(absl::StrCat("cannot write ", file), error);
   }
-  const int dir = open(path_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dir < 0) return Failed(absl::StrCat("cannot open ", path_), errno);
-  const bool synced = fsync(dir) == 0;
-  error = errno;
-  close(dir);
-  if (!synced) return Failed(absl::StrCat("cannot fsync ", path_), error);
-  return absl::OkStatus();
+  return FsyncDir(path_);
 }
 
 std::optional<CommitmentRecord> StateDir::Load(const std::string& match_id,
@@ -334,27 +380,36 @@ std::optional<CommitmentRecord> StateDir::Load(const std::string& match_id,
   return record;
 }
 
-void StateDir::Drop(const std::string& match_id, uint32_t seat,
-                    uint64_t decision_id) {
-  const std::string file = File(match_id, seat, decision_id);
-  if (file.empty()) return;
-  if (unlink(file.c_str()) != 0 && errno != ENOENT) {
-    std::cerr << "bot: cannot remove " << file << ": " << std::strerror(errno)
-              << "\n";
+std::optional<uint64_t> StateDir::Newest(const std::string& match_id,
+                                         uint32_t seat) const {
+  std::error_code error;
+  std::optional<uint64_t> newest;
+  for (std::filesystem::directory_iterator it(path_, error), end;
+       !error && it != end; it.increment(error)) {
+    const std::optional<RecordName> name =
+        ParseRecordName(it->path().filename().string());
+    if (name && !name->temporary && name->seat == seat &&
+        absl::EqualsIgnoreCase(name->match_id, match_id)) {
+      newest = std::max(newest.value_or(0), name->decision_id);
+    }
   }
+  if (error) {
+    std::cerr << "bot: cannot list " << path_ << ": " << error.message()
+              << "\n";
+    return std::nullopt;
+  }
+  return newest;
 }
 
 void StateDir::DropMatch(const std::string& match_id) {
   if (!IsMatchId(match_id)) return;
-  const std::string prefix = match_id + "-";
   std::error_code error;
   std::vector<std::string> doomed;
   for (std::filesystem::directory_iterator it(path_, error), end;
        !error && it != end; it.increment(error)) {
-    const std::string name = it->path().filename().string();
-    if (absl::StartsWith(name, prefix) &&
-        (absl::EndsWith(name, ".json") ||
-         (absl::StrContains(name, ".json.") && absl::EndsWith(name, ".tmp")))) {
+    const std::optional<RecordName> name =
+        ParseRecordName(it->path().filename().string());
+    if (name && name->match_id == match_id) {
       doomed.push_back(it->path().string());
     }
   }
@@ -375,14 +430,36 @@ absl::Status MakeStateDir(const std::string& path) {
     return absl::Status(absl::ErrnoToStatusCode(error), std::strerror(error));
   };
   std::error_code error;
-  std::filesystem::create_directories(path, error);
-  struct stat st;
-  if (stat(path.c_str(), &st) != 0) {
-    return error ? absl::InternalError(error.message()) : failed(errno);
-  }
-  if (!S_ISDIR(st.st_mode)) return failed(ENOTDIR);
+  // Absolute and normalized, as the kits make it (os.path.abspath).
+  std::filesystem::path full =
+      std::filesystem::absolute(path, error).lexically_normal();
   if (error) return absl::InternalError(error.message());
-  if (access(path.c_str(), W_OK | X_OK) != 0) return failed(errno);
+  if (!full.has_filename() && full != full.root_path()) {
+    full = full.parent_path();  // "DIR/": DIR.
+  }
+  // The missing directories, deepest first.
+  std::vector<std::filesystem::path> missing;
+  struct stat st;
+  for (std::filesystem::path here = full;
+       stat(here.c_str(), &st) != 0 && errno == ENOENT;) {
+    missing.push_back(here);
+    std::filesystem::path parent = here.parent_path();
+    if (parent == here || parent.empty()) break;
+    here = std::move(parent);
+  }
+  for (auto made = missing.rbegin(); made != missing.rend(); ++made) {
+    // EEXIST: made meanwhile by another process.
+    if (mkdir(made->c_str(), 0777) != 0 && errno != EEXIST) {
+      return failed(errno);
+    }
+    if (const absl::Status synced = FsyncDir(made->parent_path().string());
+        !synced.ok()) {
+      return synced;
+    }
+  }
+  if (stat(full.c_str(), &st) != 0) return failed(errno);
+  if (!S_ISDIR(st.st_mode)) return failed(ENOTDIR);
+  if (access(full.c_str(), W_OK | X_OK) != 0) return failed(errno);
   return absl::OkStatus();
 }
 

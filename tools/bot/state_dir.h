@@ -16,6 +16,17 @@
 // (named after the record, ending ".tmp"), fsyncs it, renames it into place
 // and fsyncs DIR. Names are built only from a match id of 32 hex digits
 // (anything else names no record).
+//
+// A record is kept until its match ends, whatever its reveal's state (a
+// referee that lost the commit or the reveal in a power loss opens that
+// decision again, and must get the same commitment): DropMatch removes
+// every record of a match, and any temporary file a crash left of one
+// (DIR/<match_id>-*.json and DIR/<match_id>-*.json.*.tmp, as the kits name
+// them), when its MatchEnded or DATA_LOSS error arrives; nothing else
+// removes records (the kits' rule, so that a C++ bot sharing DIR with a kit
+// never removes the kit's live records). Newest is the seat's largest
+// decision with a record: after a restart, the seat's newest decision,
+// older ones without a record of their own being refused.
 #ifndef PYRAMID_TOOLS_BOT_STATE_DIR_H_
 #define PYRAMID_TOOLS_BOT_STATE_DIR_H_
 
@@ -72,19 +83,27 @@ class StateDir {
   std::optional<CommitmentRecord> Load(const std::string& match_id,
                                        uint32_t seat, uint64_t decision_id);
 
-  // Removes the decision's record, if any (a failure is said on stderr).
-  void Drop(const std::string& match_id, uint32_t seat, uint64_t decision_id);
+  // The largest decision of (match_id, seat) with a record, by the names
+  // of the files in DIR (temporary files not counted); nullopt when there
+  // is none, or DIR cannot be listed (said on stderr).
+  std::optional<uint64_t> Newest(const std::string& match_id,
+                                 uint32_t seat) const;
 
   // Removes every record of `match_id` (its match is over), and any
-  // temporary file a crash left of one.
+  // temporary file a crash left of one: the files named
+  // <match_id>-<seat>-<decision_id>.json, or that followed by
+  // .<anything>.tmp, and nothing else (a failure is said on stderr). The
+  // one place records go.
   void DropMatch(const std::string& match_id);
 
  private:
   std::string path_;
 };
 
-// Makes the directory `path` (and its parents) if missing, and checks that
-// it is a directory this process can write in; an error saying why not.
+// Makes the directory `path` and its missing parents, one level at a time,
+// fsyncing the parent of each directory made (so that it survives a power
+// loss), and checks that it is a directory this process can write in; an
+// error saying why not.
 absl::Status MakeStateDir(const std::string& path);
 
 }  // namespace pyramid

@@ -1,10 +1,11 @@
 // The reference bot's commitment records (state_dir.h): a record written is
 // read back, byte for byte, and is the JSON the client kits write; the
 // records the Python and the Node kit write are read; a record of another
-// decision, or with a salt not of 32 bytes, is not; Drop and DropMatch
-// remove what they name, a crash's temporary files too. The bot restarted
-// on a state directory: play_client_test.cc; killed and restarted against
-// a real referee: tests/bot_state_test.sh.
+// decision, or with a salt not of 32 bytes, is not; DropMatch removes a
+// match's records and its crash's temporary files, nothing else; Newest is
+// the seat's largest recorded decision; MakeStateDir makes missing parents. The
+// bot restarted on a state directory: play_client_test.cc; killed and restarted
+// against a real referee: tests/bot_state_test.sh.
 #include "tools/bot/state_dir.h"
 
 #include <unistd.h>
@@ -150,25 +151,72 @@ TEST_F(StateDirTest, WhatIsNotARecordOfTheDecisionIsNotRead) {
   EXPECT_TRUE(ParseFlatJsonObject(" {} ").ok());
 }
 
-TEST_F(StateDirTest, DropAndDropMatchRemoveWhatTheyName) {
+// A match's end removes its records and the temporary files a crash left
+// of them (DIR/<match_id>-*.json, DIR/<match_id>-*.json.*.tmp, as the
+// kits name them: .<random>.tmp here and in Python, .<pid>.tmp in Node),
+// and nothing else: another match's, a file of the match's id that is no
+// record's name, a file not the kits'.
+TEST_F(StateDirTest, AMatchsEndRemovesItsRecordsAndTempFilesOnly) {
   StateDir state(dir_.string());
   const CommitmentRecord record{std::string(32, 's'), "a"};
   ASSERT_TRUE(state.Save(kMatch, 0, 1, record).ok());
   ASSERT_TRUE(state.Save(kMatch, 1, 2, record).ok());
   ASSERT_TRUE(state.Save(kOtherMatch, 0, 1, record).ok());
-  Write(absl::StrCat(kMatch, "-0-3.json.Ab12Cd.tmp"), "{");  // A crash's.
-  Write("notes.txt", "kept");
-  state.Drop(kMatch, 1, 2);
-  state.Drop(kMatch, 1, 2);  // Gone already: nothing said.
-  EXPECT_EQ(Files().size(), 4u);
+  Write(absl::StrCat(kMatch, "-0-3.json.Ab12Cd.tmp"), "{");  // Ours, Python's.
+  Write(absl::StrCat(kMatch, "-0-4.json.4242.tmp"), "{");    // Node's.
+  Write(absl::StrCat(kOtherMatch, "-0-3.json.Ab12Cd.tmp"), "{");
+  const std::set<std::string> kept = {
+      absl::StrCat(kOtherMatch, "-0-1.json"),
+      absl::StrCat(kOtherMatch, "-0-3.json.Ab12Cd.tmp"),
+      absl::StrCat(kMatch, "-notes.json"),
+      absl::StrCat(kMatch, "-0-x.json"),
+      absl::StrCat(kMatch, "-0-5.json.tmp"),
+      absl::StrCat(kMatch, "-0-6.json.bak"),
+      "notes.txt",
+  };
+  for (const std::string& name : kept) {
+    if (!fs::exists(dir_ / name)) Write(name, "kept");
+  }
+  EXPECT_EQ(Files().size(), kept.size() + 4);
   state.DropMatch(kMatch);
-  EXPECT_EQ(Files(), (std::set<std::string>{
-                         absl::StrCat(kOtherMatch, "-0-1.json"), "notes.txt"}));
+  EXPECT_EQ(Files(), kept);
+  state.DropMatch(kMatch);  // Nothing left of it: nothing said, nothing gone.
+  state.DropMatch("../x");  // Names no record.
+  EXPECT_EQ(Files(), kept);
+}
+
+// After a restart, the seat's newest decision is the largest with a record
+// of that match and seat (by name, the match id in either case); temporary
+// files and other seats' and matches' records do not count.
+TEST_F(StateDirTest, NewestIsTheSeatsLargestRecordedDecision) {
+  StateDir state(dir_.string());
+  EXPECT_FALSE(state.Newest(kMatch, 0).has_value());
+  const CommitmentRecord record{std::string(32, 's'), "a"};
+  ASSERT_TRUE(state.Save(kMatch, 0, 9, record).ok());
+  ASSERT_TRUE(state.Save(kMatch, 0, 12, record).ok());
+  ASSERT_TRUE(state.Save(kMatch, 0, 3, record).ok());
+  ASSERT_TRUE(state.Save(kMatch, 1, 50, record).ok());
+  ASSERT_TRUE(state.Save(kOtherMatch, 0, 99, record).ok());
+  Write(absl::StrCat(kMatch, "-0-40.json.Ab12Cd.tmp"), "{");
+  Write(absl::StrCat(kMatch, "-0-41.json.bak"), "{");
+  EXPECT_EQ(state.Newest(kMatch, 0), std::optional<uint64_t>(12));
+  EXPECT_EQ(state.Newest(absl::AsciiStrToUpper(kMatch), 0),
+            std::optional<uint64_t>(12));
+  EXPECT_EQ(state.Newest(kMatch, 1), std::optional<uint64_t>(50));
+  EXPECT_FALSE(state.Newest(kMatch, 2).has_value());
+  EXPECT_FALSE(StateDir((dir_ / "missing").string()).Newest(kMatch, 0));
 }
 
 TEST_F(StateDirTest, MakeStateDirMakesItOrSaysWhyNot) {
-  EXPECT_TRUE(MakeStateDir((dir_ / "a" / "b").string()).ok());
-  EXPECT_TRUE(fs::is_directory(dir_ / "a" / "b"));
+  EXPECT_TRUE(MakeStateDir((dir_ / "a" / "b" / "c").string()).ok());
+  EXPECT_TRUE(fs::is_directory(dir_ / "a" / "b" / "c"));
+  EXPECT_TRUE(MakeStateDir((dir_ / "a" / "b" / "c").string()).ok());
+  // Relative, and through "..".
+  const fs::path here = fs::current_path();
+  fs::current_path(dir_);
+  EXPECT_TRUE(MakeStateDir("d/../e/f").ok());
+  fs::current_path(here);
+  EXPECT_TRUE(fs::is_directory(dir_ / "e" / "f"));
   Write("file", "");
   const absl::Status status = MakeStateDir((dir_ / "file").string());
   EXPECT_FALSE(status.ok());
