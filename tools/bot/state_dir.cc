@@ -19,6 +19,9 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "google/protobuf/struct.pb.h"
+#include "google/protobuf/util/json_util.h"
+#include "referee/files/bounded_read.h"
 
 namespace pyramid {
 namespace {
@@ -97,183 +100,35 @@ std::optional<RecordName> ParseRecordName(const std::string& name) {
   return out;
 }
 
-// The flat JSON object parser: a cursor over the text.
-class FlatJson {
- public:
-  explicit FlatJson(const std::string& text) : text_(text) {}
-
-  absl::StatusOr<std::map<std::string, FlatJsonValue>> Parse() {
-    std::map<std::string, FlatJsonValue> out;
-    SkipSpace();
-    if (!Eat('{')) return Error("not a JSON object");
-    SkipSpace();
-    if (!Eat('}')) {
-      while (true) {
-        SkipSpace();
-        std::string key;
-        if (!String(key)) return Error("a key is not a string");
-        SkipSpace();
-        if (!Eat(':')) return Error("no ':' after a key");
-        SkipSpace();
-        FlatJsonValue value;
-        if (Peek() == '"') {
-          value.is_string = true;
-          if (!String(value.text)) return Error("a bad string");
-        } else {
-          const size_t start = at_;
-          while (at_ < text_.size() &&
-                 (absl::ascii_isalnum(text_[at_]) || text_[at_] == '-' ||
-                  text_[at_] == '+' || text_[at_] == '.')) {
-            ++at_;
-          }
-          value.text = text_.substr(start, at_ - start);
-          if (value.text.empty()) return Error("a value is not flat");
-        }
-        if (!out.emplace(std::move(key), std::move(value)).second) {
-          return Error("a key twice");
-        }
-        SkipSpace();
-        if (Eat('}')) break;
-        if (!Eat(',')) return Error("no ',' between members");
-      }
-    }
-    SkipSpace();
-    if (at_ != text_.size()) return Error("text after the object");
-    return out;
-  }
-
- private:
-  absl::Status Error(const std::string& what) const {
-    return absl::InvalidArgumentError(
-        absl::StrCat(what, " (at byte ", at_, ")"));
-  }
-  char Peek() const { return at_ < text_.size() ? text_[at_] : '\0'; }
-  bool Eat(char c) {
-    if (Peek() != c) return false;
-    ++at_;
-    return true;
-  }
-  void SkipSpace() {
-    while (at_ < text_.size() && (text_[at_] == ' ' || text_[at_] == '\t' ||
-                                  text_[at_] == '\n' || text_[at_] == '\r')) {
-      ++at_;
-    }
-  }
-  // A JSON string, its escapes undone (\uXXXX as UTF-8, surrogate pairs
-  // joined).
-  bool String(std::string& out) {
-    if (!Eat('"')) return false;
-    while (at_ < text_.size()) {
-      const char c = text_[at_++];
-      if (c == '"') return true;
-      if (static_cast<unsigned char>(c) < 0x20) return false;
-      if (c != '\\') {
-        out.push_back(c);
-        continue;
-      }
-      if (at_ >= text_.size()) return false;
-      const char e = text_[at_++];
-      switch (e) {
-        case '"':
-        case '\\':
-        case '/':
-          out.push_back(e);
-          break;
-        case 'b':
-          out.push_back('\b');
-          break;
-        case 'f':
-          out.push_back('\f');
-          break;
-        case 'n':
-          out.push_back('\n');
-          break;
-        case 'r':
-          out.push_back('\r');
-          break;
-        case 't':
-          out.push_back('\t');
-          break;
-        case 'u': {
-          uint32_t code = 0;
-          if (!Hex4(code)) return false;
-          if (code >= 0xD800 && code < 0xDC00) {
-            uint32_t low = 0;
-            if (!Eat('\\') || !Eat('u') || !Hex4(low) || low < 0xDC00 ||
-                low >= 0xE000) {
-              return false;
-            }
-            code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00);
-          }
-          AppendUtf8(code, out);
-          break;
-        }
-        default:
-          return false;
-      }
-    }
-    return false;
-  }
-  bool Hex4(uint32_t& code) {
-    if (at_ + 4 > text_.size()) return false;
-    for (int i = 0; i < 4; ++i) {
-      const char h = text_[at_++];
-      if (!absl::ascii_isxdigit(h)) return false;
-      code = code * 16 + (absl::ascii_isdigit(h)
-                              ? h - '0'
-                              : absl::ascii_tolower(h) - 'a' + 10);
-    }
-    return true;
-  }
-  static void AppendUtf8(uint32_t code, std::string& out) {
-    if (code < 0x80) {
-      out.push_back(static_cast<char>(code));
-    } else if (code < 0x800) {
-      out.push_back(static_cast<char>(0xC0 | (code >> 6)));
-      out.push_back(static_cast<char>(0x80 | (code & 0x3F)));
-    } else if (code < 0x10000) {
-      out.push_back(static_cast<char>(0xE0 | (code >> 12)));
-      out.push_back(static_cast<char>(0x80 | ((code >> 6) & 0x3F)));
-      out.push_back(static_cast<char>(0x80 | (code & 0x3F)));
-    } else {
-      out.push_back(static_cast<char>(0xF0 | (code >> 18)));
-      out.push_back(static_cast<char>(0x80 | ((code >> 12) & 0x3F)));
-      out.push_back(static_cast<char>(0x80 | ((code >> 6) & 0x3F)));
-      out.push_back(static_cast<char>(0x80 | (code & 0x3F)));
-    }
-  }
-
-  const std::string& text_;
-  size_t at_ = 0;
-};
-
 // Why `fields` is not the record of the decision (empty: it is), filling
-// `record`.
-std::string Check(const std::map<std::string, FlatJsonValue>& fields,
+// `record`. Numbers are JSON's (doubles): a seat and a decision id are
+// exact below 2^53, far beyond any match's.
+std::string Check(const google::protobuf::Struct& fields,
                   const std::string& match_id, uint32_t seat,
                   uint64_t decision_id, CommitmentRecord& record) {
-  const auto field = [&](const char* name) -> const FlatJsonValue* {
-    const auto it = fields.find(name);
-    return it == fields.end() ? nullptr : &it->second;
+  const auto field = [&](const char* name) -> const google::protobuf::Value* {
+    const auto it = fields.fields().find(name);
+    return it == fields.fields().end() ? nullptr : &it->second;
   };
   for (const char* name :
        {"match_id", "seat", "decision_id", "action", "salt"}) {
     if (field(name) == nullptr) return absl::StrCat("it has no ", name);
   }
-  uint32_t record_seat = 0;
-  uint64_t record_decision = 0;
-  if (!field("match_id")->is_string ||
-      !absl::EqualsIgnoreCase(field("match_id")->text, match_id) ||
-      field("seat")->is_string ||
-      !absl::SimpleAtoi(field("seat")->text, &record_seat) ||
-      record_seat != seat || field("decision_id")->is_string ||
-      !absl::SimpleAtoi(field("decision_id")->text, &record_decision) ||
-      record_decision != decision_id) {
+  const auto is_number = [](const google::protobuf::Value* value,
+                            uint64_t want) {
+    return value->has_number_value() &&
+           value->number_value() == static_cast<double>(want);
+  };
+  if (!field("match_id")->has_string_value() ||
+      !absl::EqualsIgnoreCase(field("match_id")->string_value(), match_id) ||
+      !is_number(field("seat"), seat) ||
+      !is_number(field("decision_id"), decision_id)) {
     return "it names another decision";
   }
-  if (!field("salt")->is_string || !field("action")->is_string ||
-      !absl::Base64Unescape(field("salt")->text, &record.salt) ||
-      !absl::Base64Unescape(field("action")->text, &record.action)) {
+  if (!field("salt")->has_string_value() ||
+      !field("action")->has_string_value() ||
+      !absl::Base64Unescape(field("salt")->string_value(), &record.salt) ||
+      !absl::Base64Unescape(field("action")->string_value(), &record.action)) {
     return "its salt or action is not base64";
   }
   if (record.salt.size() != 32) return "its salt is not 32 bytes";
@@ -282,9 +137,18 @@ std::string Check(const std::map<std::string, FlatJsonValue>& fields,
 
 }  // namespace
 
-absl::StatusOr<std::map<std::string, FlatJsonValue>> ParseFlatJsonObject(
+absl::StatusOr<google::protobuf::Struct> ParseRecordJson(
     const std::string& text) {
-  return FlatJson(text).Parse();
+  google::protobuf::Struct fields;
+  if (const auto parsed =
+          google::protobuf::util::JsonStringToMessage(text, &fields);
+      !parsed.ok()) {
+    // Its first line (protobuf puts a caret line under the text after it).
+    const std::string why(parsed.message());
+    return absl::InvalidArgumentError(
+        absl::StrCat("not a JSON object: ", why.substr(0, why.find('\n'))));
+  }
+  return fields;
 }
 
 std::string StateDir::File(const std::string& match_id, uint32_t seat,
@@ -342,32 +206,18 @@ std::optional<CommitmentRecord> StateDir::Load(const std::string& match_id,
   if (file.empty()) return std::nullopt;
   const std::string said = absl::StrCat("bot: match ", match_id, " seat ", seat,
                                         " decision ", decision_id, ": ");
-  const int fd = open(file.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    if (errno != ENOENT) {
+  // A record is a few hundred bytes; more than a kibibyte is none.
+  BoundedRead options;
+  options.max_bytes = 1 << 10;
+  absl::StatusOr<std::string> text = ReadBoundedFile(file, options);
+  if (!text.ok()) {
+    if (!absl::IsNotFound(text.status())) {
       std::cerr << said << "cannot read " << file << ": "
-                << std::strerror(errno) << "; ignoring it\n";
+                << text.status().message() << "; ignoring it\n";
     }
     return std::nullopt;
   }
-  std::string text;
-  char buffer[4096];
-  ssize_t n;
-  // A record is a few hundred bytes; more than a megabyte is none.
-  while ((n = read(fd, buffer, sizeof buffer)) != 0 &&
-         text.size() < (1 << 20)) {
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      std::cerr << said << "cannot read " << file << ": "
-                << std::strerror(errno) << "; ignoring it\n";
-      close(fd);
-      return std::nullopt;
-    }
-    text.append(buffer, static_cast<size_t>(n));
-  }
-  close(fd);
-  absl::StatusOr<std::map<std::string, FlatJsonValue>> fields =
-      ParseFlatJsonObject(text);
+  absl::StatusOr<google::protobuf::Struct> fields = ParseRecordJson(*text);
   CommitmentRecord record;
   const std::string why =
       fields.ok() ? Check(*fields, match_id, seat, decision_id, record)

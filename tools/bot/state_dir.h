@@ -38,21 +38,13 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "google/protobuf/struct.pb.h"
 
 namespace pyramid {
 
-// A value of a flat JSON object: a string (unescaped) or anything else (a
-// number, true, false, null) as written.
-struct FlatJsonValue {
-  bool is_string = false;
-  std::string text;
-};
-
-// Parses `text` as one JSON object (whitespace around it allowed) whose
-// values are strings, numbers, true, false or null; an object or array as a
-// value, a key twice, or anything after the object is an error. What the
-// state records need, no more.
-absl::StatusOr<std::map<std::string, FlatJsonValue>> ParseFlatJsonObject(
+// `text` as a JSON object (the record format above); INVALID_ARGUMENT when
+// it is none.
+absl::StatusOr<google::protobuf::Struct> ParseRecordJson(
     const std::string& text);
 
 // A commitment's secret half: what its reveal sends.

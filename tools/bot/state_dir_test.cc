@@ -19,6 +19,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 
@@ -74,16 +75,19 @@ TEST_F(StateDirTest, ARecordWrittenIsReadBack) {
   EXPECT_EQ(Files(), std::set<std::string>{name});  // No temporary left.
   EXPECT_EQ(state.File(kMatch, 2, 12345678901234ULL), (dir_ / name).string());
   // The JSON the kits write and read.
-  absl::StatusOr<std::map<std::string, FlatJsonValue>> fields =
-      ParseFlatJsonObject(Read(name));
+  absl::StatusOr<google::protobuf::Struct> fields = ParseRecordJson(Read(name));
   ASSERT_TRUE(fields.ok()) << fields.status();
-  EXPECT_EQ(fields->size(), 5u);
-  EXPECT_EQ((*fields)["match_id"].text, kMatch);
-  EXPECT_EQ((*fields)["seat"].text, "2");
-  EXPECT_FALSE((*fields)["seat"].is_string);
-  EXPECT_EQ((*fields)["decision_id"].text, "12345678901234");
-  EXPECT_EQ((*fields)["action"].text, absl::Base64Escape(record.action));
-  EXPECT_EQ((*fields)["salt"].text, absl::Base64Escape(record.salt));
+  const auto& f = fields->fields();
+  EXPECT_EQ(f.size(), 5u);
+  EXPECT_EQ(f.at("match_id").string_value(), kMatch);
+  EXPECT_EQ(f.at("seat").number_value(), 2);  // A number, not a string.
+  EXPECT_TRUE(f.at("seat").has_number_value());
+  EXPECT_EQ(f.at("decision_id").number_value(), 12345678901234.0);
+  EXPECT_EQ(f.at("action").string_value(), absl::Base64Escape(record.action));
+  EXPECT_EQ(f.at("salt").string_value(), absl::Base64Escape(record.salt));
+  // Written as JSON numbers, as the kits write them.
+  EXPECT_TRUE(absl::StrContains(Read(name), "\"decision_id\": 12345678901234"))
+      << Read(name);
 
   const std::optional<CommitmentRecord> back =
       state.Load(kMatch, 2, 12345678901234ULL);
@@ -146,9 +150,9 @@ TEST_F(StateDirTest, WhatIsNotARecordOfTheDecisionIsNotRead) {
   // A match id that is not 32 hex digits names no file.
   EXPECT_EQ(state.File("../x", 0, 1), "");
   EXPECT_FALSE(state.Save("../x", 0, 1, CommitmentRecord{}).ok());
-  EXPECT_FALSE(ParseFlatJsonObject("{\"a\": {}}").ok());
-  EXPECT_FALSE(ParseFlatJsonObject("{\"a\": 1, \"a\": 2}").ok());
-  EXPECT_TRUE(ParseFlatJsonObject(" {} ").ok());
+  EXPECT_FALSE(ParseRecordJson("[1, 2]").ok());
+  EXPECT_FALSE(ParseRecordJson("{\"a\": ").ok());
+  EXPECT_TRUE(ParseRecordJson(" {} ").ok());
 }
 
 // A match's end removes its records and the temporary files a crash left
