@@ -59,28 +59,55 @@ void Say(const MessageSink& sink, std::string_view message) {
 
 void FlushMessages() { SayUnwritten(StderrWait::kIfNeeded); }
 
-MessageSink LimitedSink(MessageSink sink, int lines, absl::Duration window) {
-  struct Budget {
-    explicit Budget(int lines, absl::Duration window) : lines(lines, window) {}
-    absl::Mutex mu;
-    LineBudget lines ABSL_GUARDED_BY(mu);
-  };
-  auto budget = std::make_shared<Budget>(lines, window);
-  return [sink = std::move(sink), budget, lines,
-          window](std::string_view message) {
+namespace {
+
+// LimitedSink's state, shared by the copies of the sink it returns: the
+// budget, and what to say of the messages it held back.
+class SinkBudget {
+ public:
+  SinkBudget(MessageSink sink, int lines, absl::Duration window)
+      : sink_(std::move(sink)),
+        lines_(lines),
+        window_(window),
+        budget_(lines, window) {}
+  // The count of the messages held back since the last one given, if any:
+  // nothing comes after them now.
+  ~SinkBudget() {
+    absl::MutexLock lock(&mu_);
+    SayHeldBack(budget_.TakeHeldBack());
+  }
+
+  void Take(std::string_view message) {
     int64_t held_back = 0;
     {
-      absl::MutexLock lock(&budget->mu);
-      if (!budget->lines.Allow(absl::Now(), &held_back)) return;
+      absl::MutexLock lock(&mu_);
+      if (!budget_.Allow(absl::Now(), &held_back)) return;
     }
-    if (held_back > 0) {
-      Say(sink, absl::StrCat(held_back, " more such ",
-                             held_back == 1 ? "message" : "messages",
-                             " not said (at most ", lines, " per ",
-                             absl::FormatDuration(window), ")"));
-    }
-    Say(sink, message);
-  };
+    SayHeldBack(held_back);
+    Say(sink_, message);
+  }
+
+ private:
+  void SayHeldBack(int64_t held_back) const {
+    if (held_back == 0) return;
+    Say(sink_, absl::StrCat(held_back, " more such ",
+                            held_back == 1 ? "message" : "messages",
+                            " not said (at most ", lines_, " per ",
+                            absl::FormatDuration(window_), ")"));
+  }
+
+  const MessageSink sink_;
+  const int lines_;
+  const absl::Duration window_;
+  absl::Mutex mu_;
+  LineBudget budget_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace
+
+MessageSink LimitedSink(MessageSink sink, int lines, absl::Duration window) {
+  auto budget = std::make_shared<SinkBudget>(std::move(sink), lines, window);
+  return [budget](std::string_view message) { budget->Take(message); };
 }
 
 }  // namespace pyramid

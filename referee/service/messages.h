@@ -31,8 +31,9 @@ void Say(const MessageSink& sink, std::string_view message);
 // empty is stderr), for messages that clients can make the referee say
 // (anyone may ask for a log that is gone from its disk): the messages held
 // back are counted, and said in one message before the next one given
-// ("N more such messages not said (at most L per W)"). Safe to call from
-// several threads at once, as every sink is.
+// ("N more such messages not said (at most L per W)"), or when the last
+// copy of the returned sink goes. Safe to call from several threads at
+// once, as every sink is.
 MessageSink LimitedSink(MessageSink sink, int lines, absl::Duration window);
 
 // Says the count of messages not written, if any, waiting for stderr if it

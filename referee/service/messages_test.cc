@@ -35,6 +35,22 @@ TEST(MessagesTest, ALimitedSinkHoldsBackBeyondItsBudget) {
   EXPECT_EQ(taken[3], "another");
 }
 
+// Messages held back with nothing after them are counted when the sink
+// goes (a referee's service stopping), not lost.
+TEST(MessagesTest, ALimitedSinkSaysWhatItHeldBackWhenItGoes) {
+  std::vector<std::string> taken;
+  {
+    MessageSink sink = LimitedSink(
+        [&taken](std::string_view message) { taken.emplace_back(message); },
+        /*lines=*/1, /*window=*/absl::Hours(1));
+    const MessageSink copy = sink;
+    for (int i = 0; i < 3; ++i) Say(copy, "a log is gone");
+    ASSERT_EQ(taken.size(), 1u);
+  }
+  ASSERT_EQ(taken.size(), 2u);
+  EXPECT_EQ(taken[1], "2 more such messages not said (at most 1 per 1h)");
+}
+
 // A stderr nobody reads (a pipe, full: a stalled log collector) does not
 // stop the thread that says something (one serving a match or a client):
 // the message is counted, and the count said before the next message
