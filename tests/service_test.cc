@@ -1494,6 +1494,32 @@ TEST_F(ServiceTest, WatchersBeyondTheLimitsAreRefused) {
   EXPECT_TRUE(admitted);
 }
 
+// A refused watcher holds no place once its caller hears the refusal: a
+// watcher asked for right after another's refusal is admitted whenever the
+// limits leave room (the refused call's own end, which the server sees
+// later, must not be what makes that room). Each round is a referee whose
+// --max_watchers is full but for the refused call's place.
+TEST_F(ServiceTest, ARefusedWatcherHoldsNoPlaceOnceRefused) {
+  TestRefereeOptions config = ServiceOptions();
+  config.limits.max_watchers = 2;
+  config.limits.max_watchers_per_match = 1;
+  auto has_snapshot = [](const v1::WatchEvent& e) { return e.has_snapshot(); };
+  for (int round = 0; round < 20; ++round) {
+    ref_ = std::make_unique<ServiceReferee>(config);
+    const Created full = NewMatch();
+    const Created other = NewMatch();
+    WatchClient first(ref_->NewChannel(), full.id);
+    ASSERT_TRUE(first.AwaitEvent(has_snapshot));
+    const grpc::Status refused =
+        WatchClient(ref_->NewChannel(), full.id).AwaitEnd();
+    ASSERT_EQ(refused.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+    ASSERT_THAT(refused.error_message(), HasSubstr("--max_watchers_per_match"));
+    WatchClient second(ref_->NewChannel(), other.id);
+    EXPECT_TRUE(second.AwaitEvent(has_snapshot))
+        << "round " << round << ": " << second.AwaitEnd().error_message();
+  }
+}
+
 // A limit of 0 is "no spectators" (docs/protocol.md), said as such rather
 // than as "already serves 0 watchers, as many as it takes".
 TEST_F(ServiceTest, AWatcherLimitOfZeroSaysNoWatchersAreTaken) {

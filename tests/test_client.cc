@@ -573,12 +573,14 @@ bool WatchClient::AwaitEvent(
     const std::function<bool(const v1::WatchEvent&)>& pred,
     absl::Duration timeout) {
   std::unique_lock<std::mutex> lock(mu_);
-  return cv_.wait_until(lock, Until(timeout), [&] {
+  bool found = false;
+  cv_.wait_until(lock, Until(timeout), [&] {
     for (const v1::WatchEvent& e : events_) {
-      if (pred(e)) return true;
+      if (pred(e)) return found = true;
     }
-    return false;
+    return ended_;  // No event comes after the end.
   });
+  return found;
 }
 
 grpc::Status WatchClient::AwaitEnd(absl::Duration timeout) {

@@ -212,6 +212,8 @@ class WatchClient {
   ~WatchClient();
 
   std::vector<v1::WatchEvent> Events() const;
+  // Whether an event `pred` holds for arrives within `timeout`; false as
+  // soon as the stream ends without one.
   bool AwaitEvent(const std::function<bool(const v1::WatchEvent&)>& pred,
                   absl::Duration timeout = kWait);
   grpc::Status AwaitEnd(absl::Duration timeout = kWait);

@@ -18,7 +18,8 @@ namespace v1 = ::pyramid::referee::v1;
 
 // One Watch call, served on the Play streams' completion queues
 // (AsyncWriterStream). It counts against ServiceLimits::max_watchers from
-// its start to its OnDone (`watching` is the service's count); its events
+// its start to its OnDone, or to its refusal (`watching` is the service's
+// count); its events
 // reach it serialized, shared with the match's other watchers.
 class WatchReactor final : public AsyncWriterStream {
  public:
@@ -37,58 +38,60 @@ class WatchReactor final : public AsyncWriterStream {
     writer_ = std::make_shared<WatchWriter>(this, limits_.max_queued_messages,
                                             limits_.watch_queue_bytes);
     writer_->WatchStalls(service_->write_stalls(), context());
-    v1::WatchRequest watch;
-    if (absl::Status s = ParseRequest(request(), &watch); !s.ok()) {
+    if (absl::Status s = Admit(); !s.ok()) {
+      // A refused watcher holds no place by the time its caller hears so: a
+      // client that retries at once after another watcher's refusal, or
+      // after ending one of its own, finds the room the limits promise.
+      Release();
       writer_->Close(static_cast<int>(s.code()), std::string(s.message()));
-      return;
     }
+  }
+
+  // Parses the request, counts the caller against the limits and adds it to
+  // its match's watchers; the first refusal otherwise.
+  absl::Status Admit() {
+    v1::WatchRequest watch;
+    if (absl::Status s = ParseRequest(request(), &watch); !s.ok()) return s;
     request().Clear();
     const absl::StatusOr<Principal> caller = service_->Caller(context());
-    if (absl::Status s = service_->CheckReader(caller); !s.ok()) {
-      writer_->Close(static_cast<int>(s.code()), std::string(s.message()));
-      return;
-    }
+    if (absl::Status s = service_->CheckReader(caller); !s.ok()) return s;
     if (absl::Status s =
             service_->CountAnonymousWatcher(context(), caller, &peer_);
         !s.ok()) {
-      writer_->Close(static_cast<int>(s.code()), std::string(s.message()));
-      return;
+      return s;
     }
     counted_ = true;
     if (watching_->fetch_add(1) >= limits_.max_watchers) {
-      writer_->Close(grpc::StatusCode::RESOURCE_EXHAUSTED,
-                     limits_.max_watchers == 0
-                         ? "this referee takes no watchers (--max_watchers=0)"
-                         : absl::StrCat("this referee already serves ",
-                                        limits_.max_watchers,
-                                        " watchers, as many as it takes "
-                                        "(--max_watchers)"));
-      return;
+      return absl::ResourceExhaustedError(
+          limits_.max_watchers == 0
+              ? "this referee takes no watchers (--max_watchers=0)"
+              : absl::StrCat("this referee already serves ",
+                             limits_.max_watchers,
+                             " watchers, as many as it takes "
+                             "(--max_watchers)"));
     }
     if (absl::Status form = CheckMatchIdForm(watch.match_id()); !form.ok()) {
-      writer_->Close(grpc::StatusCode::INVALID_ARGUMENT,
-                     std::string(form.message()));
-      return;
+      return form;
     }
     std::shared_ptr<MatchHost> host = lobby_->FindMatch(watch.match_id());
-    if (host == nullptr) {
-      writer_->Close(grpc::StatusCode::NOT_FOUND, "unknown match");
-      return;
-    }
-    if (absl::Status added =
-            host->AddWatcher(writer_, limits_.max_watchers_per_match);
-        !added.ok()) {
-      writer_->Close(static_cast<int>(added.code()),
-                     std::string(added.message()));
-    }
+    if (host == nullptr) return absl::NotFoundError("unknown match");
+    return host->AddWatcher(writer_, limits_.max_watchers_per_match);
   }
+
+  // Gives back the places this call holds (its count and its address's).
+  void Release() {
+    if (counted_) watching_->fetch_sub(1);
+    counted_ = false;
+    peer_ = PeerSlot();
+  }
+
   void OnWriteDone(bool ok) override { writer_->OnWriteDone(ok); }
   void OnCancel() override {
     writer_->Close(grpc::StatusCode::CANCELLED, "cancelled");
   }
   void OnDone() override {
     writer_->Detach();
-    if (counted_) watching_->fetch_sub(1);
+    Release();
     delete this;
   }
 
