@@ -5,7 +5,6 @@
 // tools/tournament/referee_link_test.cc; refctl's in tests/e2e_test.cc.
 #include "referee/cli/log_fetch.h"
 
-#include <algorithm>
 #include <atomic>
 #include <filesystem>
 #include <memory>
@@ -19,12 +18,15 @@
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
 #include "referee/core/log_sink.h"
+#include "tests/fake_log_referees.h"
 #include "tests/temp_dir.h"
 
 namespace pyramid {
 namespace {
 
 namespace v1 = ::pyramid::referee::v1;
+using svctest::BigLogReferee;
+using svctest::StalledLogReferee;
 
 // A server on a free loopback port serving `referee`, and a stub to it.
 class FakeReferee {
@@ -79,27 +81,6 @@ struct CountingRetry {
           return status;
         };
   }
-};
-
-// A referee whose GetLog sends `size` bytes of 'x' in 64 KiB chunks.
-class BigLogReferee final : public v1::Referee::Service {
- public:
-  explicit BigLogReferee(uint64_t size) : size_(size) {}
-
-  grpc::Status GetLog(grpc::ServerContext* context, const v1::GetLogRequest*,
-                      grpc::ServerWriter<v1::LogChunk>* writer) override {
-    v1::LogChunk chunk;
-    for (uint64_t sent = 0; sent < size_ && !context->IsCancelled();) {
-      const uint64_t n = std::min<uint64_t>(size_ - sent, 64 << 10);
-      chunk.set_data(std::string(n, 'x'));
-      if (!writer->Write(chunk)) break;
-      sent += n;
-    }
-    return grpc::Status::OK;
-  }
-
- private:
-  const uint64_t size_;
 };
 
 // More than the cap is refused after no more than the cap reached the
@@ -159,20 +140,6 @@ TEST(LogFetchTest, ALogOfTheCapExactlyIsFetched) {
   EXPECT_EQ(*log, std::string(uint64_t{1} << 20, 'x'));
   EXPECT_FALSE(std::filesystem::exists(path + ".tmp"));
 }
-
-// A referee whose GetLog sends one chunk, then nothing until the reader
-// goes.
-class StalledLogReferee final : public v1::Referee::Service {
- public:
-  grpc::Status GetLog(grpc::ServerContext* context, const v1::GetLogRequest*,
-                      grpc::ServerWriter<v1::LogChunk>* writer) override {
-    v1::LogChunk chunk;
-    chunk.set_data("PYRLOG");
-    writer->Write(chunk);
-    while (!context->IsCancelled()) absl::SleepFor(absl::Milliseconds(10));
-    return grpc::Status::OK;
-  }
-};
 
 // A download that stalls is cancelled at the stall limit, not retried, and
 // leaves no file.

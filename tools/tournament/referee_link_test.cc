@@ -34,6 +34,7 @@
 #include "referee/crypto/ed25519.h"
 #include "referee/service/grpc_status.h"
 #include "replay/verifier.h"
+#include "tests/fake_log_referees.h"
 #include "tests/temp_dir.h"
 
 namespace pyramid {
@@ -162,6 +163,8 @@ TEST(RefereeLinkTest, CallsWaitingTogetherSayEachWaitOnce) {
 }
 
 namespace v1 = ::pyramid::referee::v1;
+using svctest::BigLogReferee;
+using svctest::StalledLogReferee;
 
 // A referee that creates matches while fewer than its limit are live,
 // refusing more as a referee at its --max_live_matches does (naming the
@@ -712,19 +715,9 @@ TEST(RefereeLinkTest, StreamsThatOnlyBeginAreOneOutage) {
   EXPECT_GE(referee.watches(), 2);
 }
 
-// A referee whose GetLog sends one chunk, then nothing until the reader
-// goes.
-class StalledLogReferee final : public v1::Referee::Service {
- public:
-  grpc::Status GetLog(grpc::ServerContext* context, const v1::GetLogRequest*,
-                      grpc::ServerWriter<v1::LogChunk>* writer) override {
-    v1::LogChunk chunk;
-    chunk.set_data("PYRLOG");
-    writer->Write(chunk);
-    while (!context->IsCancelled()) absl::SleepFor(absl::Milliseconds(10));
-    return grpc::Status::OK;
-  }
-};
+// The link's downloads are referee/cli/log_fetch's (log_fetch_test tests
+// them); the two tests below check its wiring: its words, its stall limit
+// and cap, FetchLog's file.
 
 // A log stream that stalls is not waited for without end: the fetch
 // fails, naming the stall.
@@ -791,27 +784,6 @@ TEST(RefereeLinkTest, AFullTreeIsWaitedOut) {
   EXPECT_EQ(referee.calls(), 3);
 }
 
-// A referee whose GetLog sends `size` zero bytes in 64 KiB chunks.
-class BigLogReferee final : public v1::Referee::Service {
- public:
-  explicit BigLogReferee(uint64_t size) : size_(size) {}
-
-  grpc::Status GetLog(grpc::ServerContext* context, const v1::GetLogRequest*,
-                      grpc::ServerWriter<v1::LogChunk>* writer) override {
-    v1::LogChunk chunk;
-    for (uint64_t sent = 0; sent < size_ && !context->IsCancelled();) {
-      const uint64_t n = std::min<uint64_t>(size_ - sent, 64 << 10);
-      chunk.set_data(std::string(n, '\0'));
-      if (!writer->Write(chunk)) break;
-      sent += n;
-    }
-    return grpc::Status::OK;
-  }
-
- private:
-  const uint64_t size_;
-};
-
 // A referee that sends more than the cap of one log is refused, and the
 // log is not written: the runner holds no more than the cap.
 TEST(RefereeLinkTest, ALogBeyondTheCapIsRefused) {
@@ -833,16 +805,6 @@ TEST(RefereeLinkTest, ALogBeyondTheCapIsRefused) {
   EXPECT_FALSE(std::filesystem::exists(dir.File("m1.pyrlog")));
   // Nor is what came of it left beside.
   EXPECT_FALSE(std::filesystem::exists(dir.File("m1.pyrlog.tmp")));
-}
-
-TEST(RefereeLinkTest, ALogOfTheCapExactlyIsFetched) {
-  BigLogReferee referee(uint64_t{1} << 20);
-  FakeRefereeRig rig(referee);
-  ASSERT_NO_FATAL_FAILURE(rig.Start(absl::Minutes(1)));
-  rig.link().SetMaxLogBytes(uint64_t{1} << 20);
-  const absl::StatusOr<std::string> log = rig.link().GetLog("m1");
-  ASSERT_TRUE(log.ok()) << log.status();
-  EXPECT_EQ(log->size(), uint64_t{1} << 20);
 }
 
 // A referee whose GetLog sends `before` chunks of 64 KiB of 'a', waits
