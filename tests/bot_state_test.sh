@@ -9,22 +9,18 @@
 # (tests/python_kit_slow_bot.py), so that seat 0, the C++ bot, whose
 # random strategy answers at once, spends most of each decision owing its
 # reveal (the reveal phase opens only once every seat has committed). Seat
-# 0's bot runs with --state_dir and --verbose, and is killed on a
-# condition, not on a timer (as tests/python_kit_state_test.sh is): the
-# test waits (at most WAIT_S, 15 s) until the bot's commit of a decision
-# newer than at the last kill (and not the seed, whose reveal follows at
-# once) is acknowledged ("bot: <- commit_ack: ..." in its log) and its
-# record is in the state directory, then SIGKILLs it 0 to 200 ms later, so
-# between that commit and its reveal, and starts it again on the same
-# state directory; KILLS times (default 5), within CAP_S seconds (default
-# 40); then it plays to the end. The match must end with no fault at all
-# (no FAULT_REVEAL_TIMEOUT or FAULT_REVEAL_MISMATCH for seat 0, none for
-# the others), its log must verify (`replay verify`, every seat naming the
-# header), all KILLS kills must have landed, at least KILLS restarted
-# processes must have said "resuming the commitment kept in DIR" (as the
-# kits say it), none that a commitment was lost, and the directory must be
-# empty once the match is over (records are kept until their match ends,
-# which removes them).
+# 0's bot runs with --state_dir and --verbose, and is SIGKILLed between an
+# acknowledged ("bot: <- commit_ack: ..." in its log), recorded commit and
+# its reveal and started again on the same state directory, KILLS times
+# (default 5) within CAP_S seconds (default 40), as in the kit tests (the
+# loop is tests/state_kill_loop.sh); then it plays to the end. The match
+# must end with no fault at all (no FAULT_REVEAL_TIMEOUT or
+# FAULT_REVEAL_MISMATCH for seat 0, none for the others), its log must
+# verify (`replay verify`, every seat naming the header), all KILLS kills
+# must have landed, at least KILLS restarted processes must have said
+# "resuming the commitment kept in DIR" (as the kits say it), none that a
+# commitment was lost, and the directory must be empty once the match is
+# over (records are kept until their match ends, which removes them).
 #
 # BOT_STATE_TEST_WITHOUT_STATE_DIR=1 runs the same without --state_dir, to
 # see the test catch what it is for: a kill between commit and reveal then
@@ -39,12 +35,11 @@ set -euo pipefail
 BIN=${PYRAMID_BIN:-build/bin}
 KIT=tools/clients/python
 LIMIT=90  # Seconds any one phase may take.
-KILLS=${KILLS:-5}  # Kills between a commit and its reveal.
-CAP_S=${CAP_S:-40}  # Seconds all the kills may take.
-WAIT_S=${WAIT_S:-15}  # Seconds to wait for one commit to kill after.
 
 # shellcheck source=tests/e2e_lib.sh
 source "${BASH_SOURCE%/*}/e2e_lib.sh"
+# shellcheck source=tests/state_kill_loop.sh
+source "${BASH_SOURCE%/*}/state_kill_loop.sh"  # KILLS, CAP_S, WAIT_S
 need_built referee refctl replay bot
 
 export PYTHONPATH=$KIT PYTHONDONTWRITEBYTECODE=1
@@ -69,44 +64,11 @@ seat0() {  # NAME: starts seat 0's bot, its output in $tmp/NAME.out
   spawn "$1" "$BIN/bot" --referee="$addr" \
     --token_file="$tmp/tok/seat-0.token" --matches=1 --verbose "${state[@]}"
 }
-acked() {  # OUT: the newest decision whose commit OUT's bot saw acknowledged
-  { sed -n 's/^bot: <- commit_ack: .* decision \([0-9]*\)$/\1/p' "$1" ||
-    true; } 2>/dev/null | sort -n | tail -1
-}
-recorded() {  # DECISION: whether seat 0's record of it is there (if kept)
-  ((${#state[@]} == 0)) || [[ -e $tmp/state/$match-0-$1.json ]]
-}
-kills=0 last=0 n=1
-seat0 seat0-1
-pid=$last_pid
-cap=$((SECONDS + CAP_S))
-while ((kills < KILLS && SECONDS < cap)); do
-  # A decision newer than at the last kill committed, acknowledged and
-  # recorded: its reveal is owed until the slow seats commit.
-  d="" wait_until=$((SECONDS + WAIT_S))
-  while ((SECONDS < wait_until)) && kill -0 "$pid" 2>/dev/null; do
-    d=$(acked "$tmp/seat0-$n.out")
-    [[ -n $d ]] && ((d > last)) && recorded "$d" && break
-    d=""
-    sleep 0.02
-  done
-  [[ -n $d ]] || break  # The match is over, or no commit came.
-  sleep "0.$(printf '%03d' $((RANDOM % 201)))"  # 0 to 200 ms.
-  kill -0 "$pid" 2>/dev/null || break
-  kill -KILL "$pid"
-  wait "$pid" 2>/dev/null || true
-  kills=$((kills + 1)) last=$d n=$((n + 1))
-  seat0 "seat0-$n"
-  pid=$last_pid
-done
+commit_ack_sed='s/^bot: <- commit_ack: .* decision \([0-9]*\)$/\1/p'
+state_kill_loop seat0
 waited+=("$pid")
 wait_for "${waited[@]}"
-
-# Restarted processes that resumed a commitment from the directory.
-reloads=$({ grep -l "resuming the commitment kept in $tmp/state" "$tmp"/seat0-*.out || true; } |
-  wc -l)
-lost=$(cat "$tmp"/seat0-*.out | grep -c "holds a commitment this process does not have" || true)
-echo "seat 0 killed $kills times between a commit and its reveal; $reloads restarted process(es) resumed a commitment from the state directory, $lost lost"
+count_resumes seat0
 
 verify_named "$match"
 "$BIN/replay" show "$tmp/$match.pyrlog" >"$tmp/show.txt" 2>&1 ||
