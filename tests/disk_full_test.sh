@@ -68,8 +68,12 @@ mount -t tmpfs -o "size=$size" tmpfs "$full" || fail "cannot mount a tmpfs (root
 "$bin/referee" --listen=127.0.0.1:0 --port_file="$dir/port" \
   --data_dir="$dir/data" --log_dir="$logs" >"$dir/referee.out" 2>"$dir/referee.err" &
 referee_pid=$!
-for _ in $(seq 200); do [[ -s $dir/port ]] && break; sleep 0.02; done
-[[ -s $dir/port ]] || fail "the referee did not start"
+for _ in $(seq 500); do
+  [[ -s $dir/port ]] && break
+  kill -0 "$referee_pid" 2>/dev/null || break
+  sleep 0.02
+done
+[[ -s $dir/port ]] || fail "the referee did not start: $(cat "$dir/referee.err")"
 address=127.0.0.1:$(cat "$dir/port")
 refctl=("$bin/refctl" --referee="$address" --admin_token_file="$dir/data/admin.token")
 

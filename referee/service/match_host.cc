@@ -483,6 +483,9 @@ void MatchHost::AnnounceBroken() {
   // their names only.
   Say(messages_, absl::StrCat("match ", match_id_, " broken: ", reason));
   broken_reason_ = PublicBrokenReason(reason, log_path_);
+  // Entered first, as an end is (EndLocked): whoever hears of the break
+  // finds it recorded, its place among the live matches free.
+  if (on_end_) on_end_(InfoLocked(*connections_));
   const std::optional<DecisionView> decision = match_->decision();
   const absl::Status status = Broken(broken_reason_);
   for (int seat = 0; seat < num_seats(); ++seat) {
@@ -493,7 +496,6 @@ void MatchHost::AnnounceBroken() {
                    std::string(status.message()));
   }
   watchers_.clear();
-  if (on_end_) on_end_(InfoLocked(*connections_));
   CallOverListenersLocked();
 }
 

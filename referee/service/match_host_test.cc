@@ -872,18 +872,26 @@ TEST_F(MatchHostTest, TheEndWaitsForTheSealsSyncOnThePool) {
         /*checkpoint_interval=*/0, pool.get());
     std::vector<v1::MatchInfo> ends;
     auto watcher = std::make_shared<WatchRecorder>();
-    // The end is entered (the lobby's on_end: transparency log, registry)
-    // before any seat or watcher hears of it, so that whoever hears of it
-    // can have it proved at once.
+    // The end is entered (the lobby's on_end: transparency log, registry,
+    // the live count) before any seat or watcher hears of it, an end or a
+    // break, so that whoever hears of it can have it proved at once, or
+    // create the next match in its place.
     int heard_before_entry = 0;
     host_->set_on_end([&](const v1::MatchInfo& info) {
       ends.push_back(info);
       for (int seat = 0; seat < kSeats; ++seat) {
         heard_before_entry += static_cast<int>(EndingsOf(seat).size());
+        for (const v1::PlayResponse& m : sinks_[seat]->messages) {
+          heard_before_entry +=
+              m.error().code() == static_cast<int>(absl::StatusCode::kDataLoss)
+                  ? 1
+                  : 0;  // The break (a fault is not: the match goes on).
+        }
       }
       for (const auto& event : watcher->events) {
         heard_before_entry += event.has_outcome() ? 1 : 0;
       }
+      heard_before_entry += watcher->closed_with != -1 ? 1 : 0;
     });
     // Nobody commits: every seat times out, and the match ends forfeited.
     clock_.Advance(absl::Seconds(2));
