@@ -43,12 +43,18 @@
 // replay/log_file.h: a regular file or a pipe (`replay verify <(curl
 // ...)`); a file whose first bytes are not a log's is NOT GENUINE at
 // record 0 ("not a pyramid log (magic) at byte 0") with the rest unread.
-// With several logs, one line each (in the order given) and the worst
-// status of them all; several logs are verified on every core (one thread
-// per hardware thread), holding at once at most half this machine's memory
-// of logs (a larger log is verified alone), and a last line on standard
-// error says how many logs were verified and how many per second (files
-// that could not be read are not counted; how many there were follows).
+// With several logs, one line each (in the order given) and one status
+// for them all: 1 when any log is not genuine (or an unsealed prefix
+// without --allow_unsealed), even if a file could not be read as well (a
+// forged log is never hidden behind a 2); else 2 when a file could not be
+// read; else 0. Several logs are verified on every core (one thread per
+// CPU this process may run on, its affinity mask), holding at once at most
+// half this machine's memory of logs (a larger log is verified alone), and
+// a last line on standard error says how many logs were verified, how many
+// per second, how many were genuine, NOT GENUINE and unsealed prefixes
+// ("replay: 11 logs in 0.014 s, 785.7 logs/s (2 threads): 3 genuine, 6 NOT
+// GENUINE, 2 unsealed prefixes; 2 of 13 files could not be read": files
+// that could not be read are not counted as logs, and named before it).
 // --level=chain checks the framing, encoding, hash chain and signatures without
 // replaying the rules (docs/log-format.md, "Verification levels").
 // --key and --tlog_key take the key itself or a FILE holding it: a regular
@@ -224,18 +230,31 @@ int VerifyInclusion(const std::string& path, const std::string& log,
   return kGenuine;
 }
 
+// "N THING" or "N THINGS": `one` for 1, else `many`.
+std::string Count(size_t n, absl::string_view one, absl::string_view many) {
+  return absl::StrCat(n, " ", n == 1 ? one : many);
+}
+
 // Verifies `logs` on every core, printing each one's line in the order
-// given and, for several, how many logs were verified and how many per
-// second (standard error; files that could not be read are not counted,
-// but named); returns the worst exit status. The logs held at once share
-// the process's budget (ReadLog): a larger one is verified alone.
+// given and, for several, a last line on standard error: how many logs
+// were verified and how many per second, how many of them were genuine,
+// NOT GENUINE and unsealed prefixes, and how many files could not be read
+// (named before it, not counted as logs). Returns the status of them all:
+// 1 when any log is not genuine (or an unsealed prefix without
+// --allow_unsealed), whatever else; else 2 when a file could not be read;
+// else 0. A forged log is never hidden behind an unreadable file's 2. The
+// logs held at once share the process's budget (ReadLog): a larger one is
+// verified alone.
 int VerifyMany(const std::vector<std::string>& logs,
                const VerifyOptions& options, bool allow_unsealed,
                const SeatRoster* roster) {
   const int threads = PoolSize(logs.size());
   const auto start = std::chrono::steady_clock::now();
-  int worst = kGenuine;
-  size_t unread = 0;
+  // Each job's verdict, none for a file that could not be read; written
+  // by job i alone, read once it is emitted.
+  std::vector<std::optional<Verdict::Kind>> kinds(logs.size());
+  size_t genuine = 0, not_genuine = 0, unsealed = 0, unread = 0;
+  int status = kGenuine;
   RunInOrder(
       logs.size(), threads,
       [&](size_t i) {
@@ -249,17 +268,29 @@ int VerifyMany(const std::vector<std::string>& logs,
         } else {
           output.exit_code = VerifyOne(logs[i], log->bytes(), options,
                                        allow_unsealed, roster, &verdict, out);
+          kinds[i] = verdict.kind;
         }
         output.out = out.str();
         output.err = err.str();
         return output;
       },
-      [&](size_t, const JobOutput& output) {
+      [&](size_t i, const JobOutput& output) {
         std::cout << output.out << std::flush;
         std::cerr << output.err;
-        worst = std::max(worst, output.exit_code);
-        // The only usage status: the file could not be read.
-        if (output.exit_code == kUsage) ++unread;
+        if (!kinds[i].has_value()) {
+          ++unread;  // The only usage status: the file could not be read.
+        } else if (*kinds[i] == Verdict::Kind::kGenuine) {
+          ++genuine;
+        } else if (*kinds[i] == Verdict::Kind::kUnsealedPrefix) {
+          ++unsealed;
+        } else {
+          ++not_genuine;
+        }
+        if (output.exit_code == kNotGenuine) {
+          status = kNotGenuine;
+        } else if (output.exit_code == kUsage && status == kGenuine) {
+          status = kUsage;
+        }
       });
   if (logs.size() > 1) {
     const double seconds =
@@ -267,13 +298,17 @@ int VerifyMany(const std::vector<std::string>& logs,
             .count();
     const size_t verified = logs.size() - unread;
     std::cerr << absl::StrFormat(
-        "replay: %d logs in %.3f s, %.1f logs/s (%d threads)%s\n", verified,
-        seconds, seconds > 0 ? verified / seconds : 0.0, threads,
+        "replay: %s in %.3f s, %.1f logs/s (%s): %d genuine, %d NOT GENUINE, "
+        "%s%s\n",
+        Count(verified, "log", "logs"), seconds,
+        seconds > 0 ? verified / seconds : 0.0,
+        Count(threads, "thread", "threads"), genuine, not_genuine,
+        Count(unsealed, "unsealed prefix", "unsealed prefixes"),
         unread == 0 ? ""
                     : absl::StrFormat("; %d of %d files could not be read",
                                       unread, logs.size()));
   }
-  return worst;
+  return status;
 }
 
 int Verify(const Flags& flags) {

@@ -14,6 +14,9 @@
 #     without the value it needs; a value given to a flag that takes none.
 #  3. --help lists every flag in its documented spelling and states the
 #     rule.
+#  4. verify of several logs: status 1 when any is not genuine, even beside
+#     a file that cannot be read (2 only when nothing else is wrong); the
+#     summary on stderr counts each verdict ("1 log", "1 thread").
 #
 # Runs from the source root. PYRAMID_BIN names the built binaries (default
 # build/bin).
@@ -110,4 +113,22 @@ has out "replay verify [--key HEX|FILE] [--allow_unsealed] [--level full|chain]"
 # A flag a command cannot do without stands without brackets.
 has out "replay export --json LOG"
 
+# --- 4. Several logs: one status for them all, and a summary that counts
+# each verdict. A NOT GENUINE log exits 1 even beside a file that cannot
+# be read (it exited 2, which hid the forgery from a script); a file that
+# cannot be read beside genuine logs alone exits 2.
+cp "$LOG" "$tmp/bad.pyrlog"
+printf '\x01' | dd of="$tmp/bad.pyrlog" bs=1 seek=200 conv=notrunc 2>/dev/null
+run 1 verify "$LOG" "$tmp/bad.pyrlog" "$tmp/cut.pyrlog" "$tmp/missing.pyrlog"
+has err "$tmp/missing.pyrlog: cannot open "
+grep -qE '^replay: 3 logs in [0-9.]+ s, [0-9.]+ logs/s \([0-9]+ threads?\): 1 genuine, 1 NOT GENUINE, 1 unsealed prefix; 1 of 4 files could not be read$' \
+  "$tmp/err" || fail "the summary does not count each verdict"
+run 1 verify "$tmp/missing.pyrlog" "$tmp/bad.pyrlog"
+has err ": 0 genuine, 1 NOT GENUINE, 0 unsealed prefixes; 1 of 2 files could not be read"
+run 2 verify "$LOG" "$tmp/missing.pyrlog"
+grep -qE '^replay: 1 log in [0-9.]+ s, .*: 1 genuine, 0 NOT GENUINE, 0 unsealed prefixes; 1 of 2 files could not be read$' \
+  "$tmp/err" || fail "the summary of one log and one missing file"
+# An unsealed prefix is counted as such, allowed or not.
+run 0 verify --allow_unsealed "$tmp/cut.pyrlog" "$LOG"
+has err ": 1 genuine, 0 NOT GENUINE, 1 unsealed prefix"
 echo "replay_flags_test: all passed"
