@@ -1,5 +1,7 @@
 #include "replay/ordered_pool.h"
 
+#include <sched.h>
+
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
@@ -10,8 +12,25 @@
 
 namespace pyramid {
 
+namespace {
+
+// The CPUs this process may run on: its affinity mask (taskset, a
+// container's cpuset), which std::thread::hardware_concurrency() ignores;
+// that, when the mask cannot be read.
+size_t UsableCpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof(set), &set) == 0) {
+    const int count = CPU_COUNT(&set);
+    if (count > 0) return static_cast<size_t>(count);
+  }
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
+}  // namespace
+
 int PoolSize(size_t jobs) {
-  const size_t cores = std::max(1u, std::thread::hardware_concurrency());
+  const size_t cores = UsableCpus();
   return static_cast<int>(std::max<size_t>(1, std::min(cores, jobs)));
 }
 

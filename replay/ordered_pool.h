@@ -18,8 +18,10 @@ struct JobOutput {
   std::string err;  // For standard error.
 };
 
-// The number of threads to use for `jobs` jobs: one per hardware thread
-// (std::thread::hardware_concurrency(), at least 1), never more than jobs.
+// The number of threads to use for `jobs` jobs: one per CPU this process
+// may run on (its affinity mask, sched_getaffinity: `taskset -c 0` gives
+// 1; std::thread::hardware_concurrency() when the mask cannot be read; at
+// least 1), never more than jobs.
 int PoolSize(size_t jobs);
 
 // Runs `run(i)` for every i in [0, jobs) on `threads` threads (the calling

@@ -16,7 +16,8 @@
 #     rule.
 #  4. verify of several logs: status 1 when any is not genuine, even beside
 #     a file that cannot be read (2 only when nothing else is wrong); the
-#     summary on stderr counts each verdict ("1 log", "1 thread").
+#     summary on stderr counts each verdict ("1 log", "1 thread"); one
+#     thread per CPU of the process's affinity mask (taskset -c 0: 1).
 #
 # Runs from the source root. PYRAMID_BIN names the built binaries (default
 # build/bin).
@@ -131,4 +132,12 @@ grep -qE '^replay: 1 log in [0-9.]+ s, .*: 1 genuine, 0 NOT GENUINE, 0 unsealed 
 # An unsealed prefix is counted as such, allowed or not.
 run 0 verify --allow_unsealed "$tmp/cut.pyrlog" "$LOG"
 has err ": 1 genuine, 0 NOT GENUINE, 1 unsealed prefix"
+# One thread per CPU this process may run on (its affinity mask: it said
+# 2 threads under taskset -c 0 on a machine of 2).
+if command -v taskset >/dev/null; then
+  taskset -c 0 "$REPLAY" verify "$LOG" "$LOG" >"$tmp/out" 2>"$tmp/err" ||
+    fail "taskset -c 0 replay verify LOG LOG failed"
+  has err " (1 thread): 2 genuine,"
+fi
+
 echo "replay_flags_test: all passed"
