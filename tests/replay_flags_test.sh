@@ -72,6 +72,9 @@ same html --allow_unsealed --out="$tmp/a.html" "$tmp/cut.pyrlog" -- \
 printf 'random-%d none\n' 0 1 2 >"$tmp/roster"
 run 0 verify --key="$KEY" --seat_keys="$tmp/roster" "$LOG"
 has out "; 3 seats match the roster)"
+# At chain level no seat's commit signature is checked: the line says so.
+run 0 verify --level=chain --key="$KEY" --seat_keys="$tmp/roster" "$LOG"
+has out "; referee key pinned; 3 seats match the roster, seat signatures not checked)"
 same verify --key="$KEY" --seat_keys="$tmp/roster" "$LOG" -- \
   verify --key="$KEY" --seat-keys "$tmp/roster" "$LOG"
 same verify-tournament --tlog_key=testdata/tlog/tlog.vkey "$EXAMPLE" -- \
