@@ -1812,8 +1812,13 @@ TEST_F(LobbyTest, GoesWhileADeadlineFires) {
     auto watcher = std::make_shared<BlockingWatcher>();
     std::thread watching([&] { (void)host->AddWatcher(watcher, 10); });
     watcher->entered().WaitForNotification();  // The match's lock is held.
-    // A deadline comes due: the scheduler's thread waits for the lock.
-    absl::SleepFor(absl::Milliseconds(300));
+    // A deadline comes due (50 ms): the scheduler's thread pops it and
+    // waits for the lock. Waits until it has popped one (at most 10 s: the
+    // thread may wake late on a loaded machine).
+    for (const absl::Time give_up = absl::Now() + absl::Seconds(10);
+         lobby_->scheduler().lateness().count == 0 && absl::Now() < give_up;) {
+      absl::SleepFor(absl::Milliseconds(5));
+    }
     EXPECT_GT(lobby_->scheduler().lateness().count, 0);
     std::thread releasing([&] {
       // Once the lobby is stopping its scheduler.
@@ -1843,18 +1848,30 @@ TEST_F(LobbyTest, TheShutdownCheckpointCoversEverySealedLog) {
   options.tlog = tree;
   lobby_ = std::make_unique<Lobby>(std::move(options));
   // Nobody plays: each match ends (sealed, every seat forfeited) when its
-  // seed deadline passes, one every 25 ms from 50 ms on.
-  constexpr int kMatches = 24;
+  // seed deadline passes. A third of them at 50 ms: SuspendAll comes once
+  // the first has ended, while the others end and seal (or have). A third
+  // one every 25 ms from 100 ms on, which SuspendAll may come before, amid
+  // or after (whatever the machine's load): none may end after it. A third
+  // in 10 minutes: none ends before the test does.
+  constexpr int kEach = 8;
+  constexpr int kMatches = 3 * kEach;
   std::vector<std::string> ids;
-  for (int i = 0; i < kMatches; ++i) {
-    ids.push_back(CreateWithBot("", 50 + 25 * i));
+  for (int i = 0; i < kEach; ++i) {
+    ids.push_back(CreateWithBot("", 50));
+    ids.push_back(CreateWithBot("", 100 + 25 * i));
+    ids.push_back(CreateWithBot("", 600'000));
   }
-  absl::SleepFor(absl::Milliseconds(300));
+  const absl::Time created = absl::Now();
+  AwaitEnd(ids[0]);
   lobby_->SuspendAll();
   const uint64_t covered = tree->size();
   EXPECT_EQ(tree->unsigned_leaves(), 0u);
-  // Until every match's seed deadline has passed.
-  absl::SleepFor(absl::Milliseconds(50 + 25 * kMatches));
+  // Until every deadline but the 10-minute ones has passed, and 100 ms
+  // more: a match whose deadline fired after SuspendAll would have ended
+  // by then (or later on a loaded machine: the check below then misses
+  // it, but never fails for nothing).
+  absl::SleepFor(created + absl::Milliseconds(100 + 25 * kEach + 100) -
+                 absl::Now());
   int sealed = 0;
   for (const std::string& id : ids) {
     if (lobby_->FindMatch(id)->Info(lobby_->connections()).status() ==
@@ -1863,8 +1880,8 @@ TEST_F(LobbyTest, TheShutdownCheckpointCoversEverySealedLog) {
       EXPECT_TRUE(tree->Contains(id)) << id;
     }
   }
-  EXPECT_GT(sealed, 0);
-  EXPECT_LT(sealed, kMatches);
+  EXPECT_GT(sealed, 0);                 // ids[0] at least.
+  EXPECT_LE(sealed, kMatches - kEach);  // None of the 10-minute ones.
   EXPECT_EQ(tree->size(), static_cast<uint64_t>(sealed));
   EXPECT_EQ(tree->size(), covered);
   lobby_.reset();
