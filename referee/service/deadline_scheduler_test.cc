@@ -7,9 +7,15 @@
 // the call under way, after which nothing fires.
 #include "referee/service/deadline_scheduler.h"
 
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <string>
@@ -24,6 +30,17 @@
 
 namespace pyramid {
 namespace {
+
+// Whether thread `tid` of this process sleeps (state S in
+// /proc/self/task/TID/stat): it waits (a lock, a condition, a join), not
+// merely preempted (R).
+bool Asleep(pid_t tid) {
+  std::ifstream stat("/proc/self/task/" + std::to_string(tid) + "/stat");
+  const std::string text{std::istreambuf_iterator<char>(stat), {}};
+  const size_t name_end = text.rfind(')');  // "TID (NAME) STATE ..."
+  return name_end != std::string::npos && name_end + 2 < text.size() &&
+         text[name_end + 2] == 'S';
+}
 
 class DeadlineSchedulerTest : public ::testing::Test {
  protected:
@@ -91,30 +108,34 @@ TEST_F(DeadlineSchedulerTest, FiresEachDeadlineOnceNotBeforeItIsDue) {
   EXPECT_GE(fired[1].second, a);
 }
 
+// Each deadline is set 300 ms ahead, then moved or cleared: a thread
+// preempted between the two calls for less than that cannot have it fire
+// at the first time. (At 30 ms, a pause of 30 ms on a loaded machine did.)
 TEST_F(DeadlineSchedulerTest, AMovedOrClearedDeadlineFiresOnlyWhenItIsDue) {
   const absl::Time start = absl::Now();
-  scheduler_.Schedule(Track("moved"), start + absl::Milliseconds(30));
-  scheduler_.Schedule(Track("moved"), start + absl::Milliseconds(200));
-  scheduler_.Schedule(Track("cleared"), start + absl::Milliseconds(30));
+  scheduler_.Schedule(Track("moved"), start + absl::Milliseconds(300));
+  scheduler_.Schedule(Track("moved"), start + absl::Seconds(1));
+  scheduler_.Schedule(Track("cleared"), start + absl::Milliseconds(300));
   scheduler_.Schedule(Track("cleared"), absl::InfiniteFuture());
   AwaitFired(1);
   absl::SleepFor(absl::Milliseconds(100));
   const auto fired = Fired();
   ASSERT_EQ(fired.size(), 1u);
   EXPECT_EQ(fired[0].first, "moved");
-  EXPECT_GE(fired[0].second, start + absl::Milliseconds(200));
+  EXPECT_GE(fired[0].second, start + absl::Seconds(1));
 }
 
 TEST_F(DeadlineSchedulerTest, LatenessCountsEveryPoppedEntryOnce) {
   const absl::Time start = absl::Now();
   scheduler_.Schedule(Track("a"), start + absl::Milliseconds(20));
   scheduler_.Schedule(Track("b"), start + absl::Milliseconds(40));
-  // Queued for 30 ms, moved to 1 s: popped at 30 ms and requeued, popped
-  // again at 1 s, when it fires. (Moved to 60 ms, a thread woken after
+  // Queued for 300 ms, moved to 2 s: popped at 300 ms and requeued, popped
+  // again at 2 s, when it fires. (Moved to 60 ms, a thread woken after
   // 60 ms on a loaded machine popped it once, already due: 5 of 65 runs
-  // counted 3.)
-  scheduler_.Schedule(Track("moved"), start + absl::Milliseconds(30));
-  scheduler_.Schedule(Track("moved"), start + absl::Seconds(1));
+  // counted 3. Queued for 30 ms, a pause of 30 ms before the move fired it
+  // then, and again at the moved time.)
+  scheduler_.Schedule(Track("moved"), start + absl::Milliseconds(300));
+  scheduler_.Schedule(Track("moved"), start + absl::Seconds(2));
   AwaitFired(3);
   absl::SleepFor(absl::Milliseconds(50));
   ASSERT_EQ(Fired().size(), 3u);
@@ -227,8 +248,21 @@ TEST(DeadlineSchedulerStopTest, WaitsForTheCallUnderWayAndFiresNothingAfter) {
     scheduler->Schedule(deadline, now);
   }
   entered.WaitForNotification();
-  std::thread stopping([&] { scheduler->Stop(); });
-  absl::SleepFor(absl::Milliseconds(200));  // Stop waits for the call.
+  std::atomic<pid_t> stopper = 0;
+  std::thread stopping([&] {
+    stopper = static_cast<pid_t>(syscall(SYS_gettid));
+    scheduler->Stop();
+  });
+  // Stop waits for the call: releases it once Stop's thread sleeps (at
+  // most 10 s), in the join, past setting the stop. It sleeps nowhere
+  // before: nothing holds the scheduler's mutex while the call waits.
+  // (With a fixed 200 ms instead, a Stop not entered by then let "b" fire.)
+  bool waiting = false;
+  for (const absl::Time give_up = absl::Now() + absl::Seconds(10);
+       !(waiting = stopper != 0 && Asleep(stopper)) && absl::Now() < give_up;) {
+    absl::SleepFor(absl::Milliseconds(1));
+  }
+  EXPECT_TRUE(waiting) << "Stop did not wait for the call under way";
   release.Notify();
   stopping.join();
   EXPECT_EQ(fired.load(), 1);
