@@ -47,14 +47,16 @@ std::vector<std::string> LimitLine(pid_t pid, const std::string& name) {
                         absl::SkipEmpty());
 }
 
-// Waits until `bot` has exited; returns how Exited() described it.
+// Waits until `bot` has exited; returns how Exited() described it ("" if
+// it has not within 30 s: generous for a loaded machine, under ASan too).
 std::string AwaitExit(BotProcess& bot) {
-  for (int i = 0; i < 500; ++i) {
+  const absl::Time give_up = absl::Now() + absl::Seconds(30);
+  do {
     std::string how = bot.Exited();
     if (!how.empty()) return how;
     absl::SleepFor(absl::Milliseconds(10));
-  }
-  return "";
+  } while (absl::Now() < give_up);
+  return bot.Exited();
 }
 
 TEST(BotProcessTest, BacksOffThenGivesUpOnceOnABotThatExitsAtOnce) {
@@ -132,7 +134,9 @@ TEST(BotProcessTest, ItsLogKeepsTheCapAndSaysWhatWasDropped) {
     const absl::Time start = absl::Now();
     ASSERT_TRUE(bot.Start().ok());
     EXPECT_EQ(AwaitExit(bot), "exit status 0");
-    EXPECT_LT(absl::Now() - start, absl::Seconds(4));
+    // A relay that blocked the bot would never end (AwaitExit gives up);
+    // 30 s for a loaded machine (under ASan too), where 4 s was tight.
+    EXPECT_LT(absl::Now() - start, absl::Seconds(30));
     bot.CloseLog();
   }
   const std::string text = Read(log);
