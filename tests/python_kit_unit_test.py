@@ -456,7 +456,14 @@ class DecisionTest(unittest.TestCase):
         """With no time left after the margin, the strategy's instant
         answer is committed, every time (the deadline timer started with no
         delay raced it and often won), and the clock is said once per match;
-        a strategy that does not answer at once gets the fallback soon."""
+        a strategy that does not answer at once gets the fallback soon.
+
+        The instant answers are given AT_ONCE_S = 2 s here, not 50 ms: the
+        strategy's thread may be preempted for more than 50 ms between the
+        timer's start and its answer on a loaded machine, where the
+        fallback then won. (The race this proves gone, a timer started with
+        no delay, is lost whatever AT_ONCE_S is; the 50 ms itself is the
+        late strategy's, below.)"""
         mine = self.LEGAL[1]
         strategy = Strategy(mine)
         r = bot._Runner(strategy, "127.0.0.1:1", "token", None, 0, 0, 500,
@@ -469,7 +476,8 @@ class DecisionTest(unittest.TestCase):
                 game="flaming_pyramids", acting_seats=[1, 2],
                 legal_actions_listed=True, legal_actions=self.LEGAL,
                 commit_deadline_unix_ms=int(time.time() * 1000) + 300)
-        with self.assertLogs("pyramid_kit", level="INFO") as logs:
+        with self.assertLogs("pyramid_kit", level="INFO") as logs, \
+                mock.patch.object(bot, "AT_ONCE_S", 2.0):
             for decision in range(1, 41):
                 match = ("ab" if decision <= 20 else "cd") * 16
                 strategy.done.clear()
@@ -483,13 +491,14 @@ class DecisionTest(unittest.TestCase):
                                  mine.SerializeToString(), decision)
         self.assertEqual(r.summary.fallbacks, 0)
         # The time left as each match's first decision arrived: 300 ms
-        # less what the test took to send it.
+        # less what the test took to send it (0-300 ms: a loaded machine
+        # may pause the test for 100 ms or more between the two).
         self.assertEqual(len(logs.output), 2, logs.output)
         for line, m in zip(logs.output, ("ab", "cd")):
             self.assertRegex(line, (
                 f"^WARNING:pyramid_kit:match {m * 16}: the commit clock "
-                r"\((2\d\d|300) ms\) leaves the strategy no time after the "
-                r"kit's margin \(500 ms\); a strategy that has not answered "
+                r"\(([12]?\d?\d|300) ms\) leaves the strategy no time after "
+                r"the kit's margin \(500 ms\); a strategy that has not answered "
                 "at once commits the fallback action$"))
 
         release = threading.Event()
@@ -1025,10 +1034,16 @@ class ReconnectTest(unittest.TestCase):
 
     def test_reconnecting_stops_when_reconnect_for_s_is_over(self) -> None:
         """--reconnect_for_s 3 gave up after 4.6 s, saying 5 s: the last
-        wait is cut to what is left, and the time said is the real one."""
+        wait is cut to what is left, and the time said is the real one.
+
+        The waits asked for add up to no more than the 1.0 s window (a wait
+        not cut asks for 1.3 s or more), whatever the machine's load; how
+        long they took is only bounded loosely, a loaded machine waking the
+        waits late."""
         r = bot._Runner(bot.Bot(), "127.0.0.1:1", "token", None, 0, 1.0, 500,
                         None)
         self.addCleanup(r.channel.close)
+        waits: list[float] = []  # Each wait asked for, in seconds.
 
         def play_once():
             r.summary.streams += 1
@@ -1038,19 +1053,27 @@ class ReconnectTest(unittest.TestCase):
             future = mock.Mock()
 
             def result(timeout):
+                waits.append(timeout)
                 time.sleep(timeout)
                 raise grpc.FutureTimeoutError()
             future.result = result
             return future
+        stopping_wait = r.stopping.wait
+
+        def backoff_wait(timeout):
+            waits.append(timeout)
+            return stopping_wait(timeout)
         r._play_once = play_once
+        r.stopping.wait = backoff_wait
         started = time.monotonic()
         with mock.patch.object(bot.grpc, "channel_ready_future", never_ready), \
                 self.assertLogs("pyramid_kit", level="INFO"):
             summary = r.run()
         took = time.monotonic() - started
+        self.assertLessEqual(sum(waits), 1.0 + 1e-3, waits)
         self.assertGreaterEqual(took, 1.0)
-        self.assertLess(took, 1.3)
-        self.assertRegex(summary.failure, r"^no referee for 1\.[0-2] s$")
+        self.assertLess(took, 1.9)
+        self.assertRegex(summary.failure, r"^no referee for 1\.\d s$")
 
     def test_other_ends_reconnect_and_say_why(self) -> None:
         summary, lines = self.run_streams(
