@@ -68,7 +68,9 @@ void AddProblem(TournamentVerdict& verdict, std::string problem) {
 using ScheduleIndex = std::map<std::string, const v1::ScheduleEntry*>;
 
 // What checking one log of a tournament directory found: a problem or a
-// note (or neither); once it checks out, its label and the proof it used.
+// note (or neither); once it checks out, its label; the proof it used, or
+// whose problem it names (one that cannot be read: so that it is not named
+// again as a stray).
 struct LogCheck {
   std::string problem;
   std::string note;
@@ -242,6 +244,7 @@ LogCheck CheckLog(const fs::path& root, const fs::path& path,
     // permission) is named with why, not reported missing.
     std::error_code error;
     const bool absent = !fs::exists(proof_path, error) && !error;
+    if (!absent) check.proof = proof_name;
     check.problem =
         absent ? absl::StrCat("logs/", name, ": no inclusion proof (proofs/",
                               PrintableText(proof_name), ")")
@@ -484,7 +487,8 @@ VerifyOptions LogOptions(const CheckpointKey& key) {
 struct LogsFound {
   // The file names of the logs of each label.
   std::map<std::string, std::vector<std::string>> by_label;
-  std::set<std::string> proofs_used;  // The names of their proofs.
+  // The names of their proofs, and of those a log's problem names.
+  std::set<std::string> proofs_used;
   // The match ids of every sealed log in DIR/logs, whether it counts or
   // not: the leaves of the referee's tree the directory holds.
   std::set<std::string> sealed;
@@ -769,8 +773,9 @@ void CheckTreeSize(const fs::path& root, const CheckpointKey& key,
 }
 
 // Adds to `verdict` a problem for each DIR/proofs entry no counted log
-// used (`proofs_used`): its log is missing, or does not count (not
-// genuine, unsealed, not scheduled so: said by CheckLogs, under its name).
+// used and no problem named (`proofs_used`): its log is missing, or does
+// not count (not genuine, unsealed, not scheduled so: said by CheckLogs,
+// under its name).
 void StrayProofs(const fs::path& root, const std::set<std::string>& proofs_used,
                  TournamentVerdict& verdict) {
   EntriesNotStray(

@@ -21,7 +21,9 @@
 // Tests run from the source root; ctest sets PYRAMID_BIN to the directory of
 // the built binaries.
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -60,6 +62,7 @@ namespace v1 = ::pyramid::referee::v1;
 
 using ::testing::HasSubstr;
 using ::testing::MatchesRegex;
+using ::testing::Not;
 using ::testing::StartsWith;
 using Kind = Verdict::Kind;
 
@@ -981,6 +984,80 @@ TEST_F(ReplayCliTest, ExportJsonIsOneJsonObjectPerRecord) {
         Tmp("export.jsonl")));
     EXPECT_EQ(python.exit_code, 0) << golden << ": " << python.err;
     EXPECT_EQ(python.out, absl::StrCat(Golden(golden).size(), "\n")) << golden;
+  }
+}
+
+// ---------------------------------------------------------------------------
+// `replay verify-tournament` on a copy of testdata/tlog/example (3 matches
+// of a running referee's checkpoint 6), changed as an auditor found it.
+
+class TournamentDirectoryCliTest : public ReplayCliTest {
+ protected:
+  static constexpr char kExample[] = "testdata/tlog/example";
+  // The example's logs (and proofs) by match index: MATCH.pyrlog.
+  static constexpr const char* kMatch[] = {
+      "rock_paper_pyramid-1a08adf5fc16925d26ec56c7ef0369db",
+      "rock_paper_pyramid-d22052291b3f9879cd6d8236d2d75509",
+      "rock_paper_pyramid-d0aee5bef90ecef16d35bdd984664047",
+  };
+
+  void SetUp() override {
+    ReplayCliTest::SetUp();
+    dir_ = Tmp("t");
+    std::filesystem::copy(kExample, dir_,
+                          std::filesystem::copy_options::recursive);
+  }
+
+  static std::string Log(int index) {
+    return absl::StrCat("logs/", kMatch[index], ".pyrlog");
+  }
+  static std::string Proof(int index) {
+    return absl::StrCat("proofs/", kMatch[index], ".tlog-proof");
+  }
+  std::string In(const std::string& name) const {
+    return absl::StrCat(dir_, "/", name);
+  }
+
+  // `replay verify-tournament --key=KEY DIR`, the example's key pinned.
+  CliRun Verify() {
+    return Replay(absl::StrCat("verify-tournament --key=", kExample,
+                               "/referee.pub ", dir_));
+  }
+
+  std::string dir_;
+};
+
+// A proof that is there but cannot be read is named once, with why: it
+// was also called "a proof whose log does not count (see logs/X above)",
+// though its log is genuine and nothing was said of it (an auditor's
+// finding, with a proof of mode 000; here a directory and a FIFO, whose
+// read fails as root too, and mode 000 when not root).
+TEST_F(TournamentDirectoryCliTest, AnUnreadableProofIsNamedOnce) {
+  const std::string proof = In(Proof(0));
+  std::filesystem::remove(proof);
+  std::filesystem::create_directory(proof);
+  CliRun run = Verify();
+  EXPECT_EQ(run.exit_code, 1) << run.err;
+  EXPECT_THAT(run.out,
+              HasSubstr(absl::StrCat(dir_, ": ", Proof(0), ": cannot read ",
+                                     proof, ": it is a directory\n")));
+  EXPECT_THAT(run.out, Not(HasSubstr("does not count"))) << run.out;
+  std::filesystem::remove(proof);
+  ASSERT_EQ(mkfifo(proof.c_str(), 0600), 0);
+  run = Verify();
+  EXPECT_EQ(run.exit_code, 1) << run.err;
+  EXPECT_THAT(run.out, HasSubstr(absl::StrCat(Proof(0), ": cannot read ", proof,
+                                              ": it is a FIFO, not a file")));
+  EXPECT_THAT(run.out, Not(HasSubstr("does not count"))) << run.out;
+  if (geteuid() != 0) {
+    std::filesystem::remove(proof);
+    std::filesystem::copy(absl::StrCat(kExample, "/", Proof(0)), proof);
+    ASSERT_EQ(chmod(proof.c_str(), 0), 0);
+    run = Verify();
+    EXPECT_EQ(run.exit_code, 1) << run.err;
+    EXPECT_THAT(run.out, HasSubstr(absl::StrCat(Proof(0), ": cannot open ",
+                                                proof, ": Permission denied")));
+    EXPECT_THAT(run.out, Not(HasSubstr("does not count"))) << run.out;
   }
 }
 
