@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -258,7 +259,42 @@ std::string UsageText(absl::Span<const CommandUsage> commands) {
          "    with a blank or starting with # or \" in double quotes, C "
          "escapes inside\n"
          "    (\"seat 0\", \"#x\", \"a\\\"b\")\n";
+  out << "exit status (--help, --version: 0):\n";
+  for (const CommandUsage& command : commands) {
+    if (command.exits.empty()) continue;
+    std::vector<std::string> words = {absl::StrCat("  ", command.name, ":")};
+    // A status stays on the line of the word after it ("1 a record").
+    std::string status;
+    for (absl::string_view word :
+         absl::StrSplit(command.exits, ' ', absl::SkipEmpty())) {
+      if (word.size() == 1 && absl::ascii_isdigit(word[0])) {
+        status = absl::StrCat(word, " ");
+        continue;
+      }
+      words.push_back(absl::StrCat(status, word));
+      status.clear();
+    }
+    if (!status.empty()) words.push_back(status.substr(0, 1));
+    out << Wrap(words, "    ");
+  }
   return out.str();
+}
+
+std::string ShortUsage(const CommandUsage& command) {
+  std::string line = absl::StrCat("usage: replay ", command.name);
+  bool optional = false;
+  for (const FlagSpec& flag : kFlags) {
+    if (!Takes(flag, command.name)) continue;
+    if (Among(flag.required_by, command.name)) {
+      absl::StrAppend(&line, " ", flag.name, flag.value.empty() ? "" : " ",
+                      flag.value);
+    } else {
+      optional = true;
+    }
+  }
+  if (optional) absl::StrAppend(&line, " [flags]");
+  if (!command.operands.empty()) absl::StrAppend(&line, " ", command.operands);
+  return absl::StrCat(line, " (see replay --help)");
 }
 
 }  // namespace pyramid

@@ -54,12 +54,21 @@ struct CommandUsage {
   absl::string_view name;
   absl::string_view operands;  // After its flags in the usage.
   absl::string_view about;     // The usage's lines below it, or empty.
+  // Its exit statuses, one sentence ("0 genuine; 1 ...; 2 ..."), wrapped
+  // in the usage's "exit status:" section.
+  absl::string_view exits = "";
 };
 
 // The usage of `commands`: each with the flags it takes (in brackets,
 // unless it cannot run without one), then every flag with its help, then
-// what files are taken.
+// what files are taken, then each command's exit statuses.
 std::string UsageText(absl::Span<const CommandUsage> commands);
+
+// The one line a usage error prints after saying what is wrong (as
+// refctl's): "usage: replay verify [flags] LOG... (see replay --help)",
+// the flags `command` cannot do without named ("replay export --json
+// LOG"), "[flags]" standing for the others.
+std::string ShortUsage(const CommandUsage& command);
 
 }  // namespace pyramid
 

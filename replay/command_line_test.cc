@@ -79,5 +79,18 @@ TEST(CommandLineTest, TheUsageBracketsWhatACommandCanDoWithout) {
   }
 }
 
+TEST(CommandLineTest, AUsageErrorEndsWithOneLineOfTheCommandsUsage) {
+  EXPECT_EQ(ShortUsage({"verify", "LOG...", ""}),
+            "usage: replay verify [flags] LOG... (see replay --help)");
+  // A flag the command cannot do without is named; no "[flags]" when it
+  // takes no other.
+  EXPECT_EQ(ShortUsage({"export", "LOG", ""}),
+            "usage: replay export --json LOG (see replay --help)");
+  EXPECT_EQ(ShortUsage({"show", "LOG", ""}),
+            "usage: replay show LOG (see replay --help)");
+  EXPECT_EQ(ShortUsage({"games", "", ""}),
+            "usage: replay games [flags] (see replay --help)");
+}
+
 }  // namespace
 }  // namespace pyramid

@@ -29,7 +29,9 @@
 // Exit status: 0 genuine (consistent; the directory checks out); 1 not
 // genuine (or an unsealed prefix without --allow_unsealed, an inclusion or
 // consistency proof that fails, a tournament directory with problems);
-// 2 usage or I/O error (what is wrong is said first, then the usage: an
+// 2 usage or I/O error (what is wrong is said in a line, then, for a
+// mistake in the command line, one line of usage, "usage: replay verify
+// [flags] LOG... (see replay --help)", as refctl's; --help prints it all: an
 // unknown flag; a flag the command does not take, e.g. `html --level`;
 // with --inclusion, a proof file that cannot be read or is of another kind
 // (a checkpoint, a log) fails before the log is verified; a secret key file
@@ -120,6 +122,10 @@ constexpr int kUsage = 2;
 // error's exit status.
 int Usage(std::ostream& out = std::cerr);
 
+// The line that follows a usage error's reason: the command's usage in
+// one line (ShortUsage), or the commands when none was recognized.
+std::string ShortUsageLine();
+
 // Says that `name` (a file, a flag's file) could not be read and why;
 // returns the usage error's exit status, without the usage.
 int Unreadable(absl::string_view name, const absl::Status& status) {
@@ -127,10 +133,11 @@ int Unreadable(absl::string_view name, const absl::Status& status) {
   return kUsage;
 }
 
-// Says what is wrong with the command line, then the usage.
+// Says what is wrong with the command line, then one line of usage
+// (ShortUsageLine; the whole usage is --help's), as refctl does.
 int Usage(absl::string_view why) {
-  std::cerr << why << "\n";
-  return Usage();
+  std::cerr << why << "\n" << ShortUsageLine() << "\n";
+  return kUsage;
 }
 
 // The verdict line's account of the seats that named the header, which
@@ -597,9 +604,26 @@ int Usage(std::ostream& out) {
   return kUsage;
 }
 
+// The command being run (Main sets it), whose usage a usage error's
+// second line gives; none before a command is recognized.
+const CommandSpec* running = nullptr;
+
+std::string ShortUsageLine() {
+  if (running != nullptr) return ShortUsage(running->usage);
+  std::vector<absl::string_view> names;
+  for (const CommandSpec& command : kCommands) {
+    names.push_back(command.usage.name);
+  }
+  return absl::StrCat("usage: replay COMMAND [flags] ARGS... (COMMAND: ",
+                      absl::StrJoin(names, ", "), "; see replay --help)");
+}
+
 int Main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
-  if (args.empty()) return Usage();
+  if (args.empty()) {
+    std::cerr << ShortUsageLine() << "\n";
+    return kUsage;
+  }
   // Asked for, the usage is the answer: standard output, status 0.
   if (std::find_if(args.begin(), args.end(), [](const std::string& arg) {
         return arg == "--help" || arg == "-h";
@@ -615,6 +639,7 @@ int Main(int argc, char** argv) {
   args.erase(args.begin());
   for (const CommandSpec& command : kCommands) {
     if (command.usage.name != name) continue;
+    running = &command;
     const absl::StatusOr<Flags> flags = ParseArgs(name, args);
     if (!flags.ok()) return Usage(flags.status().message());
     return command.run(*flags);

@@ -8,10 +8,12 @@
 #     underscore spellings; a flag's value is left as given
 #     (--out=a-b_c.html). One flag in both spellings is one flag given
 #     twice.
-#  2. Errors name a flag as it was given, first line on stderr, then the
-#     usage, status 2, nothing on stdout: an unknown flag; a flag the
-#     command does not take (with the ones it takes, as documented); a flag
-#     without the value it needs; a value given to a flag that takes none.
+#  2. Errors name a flag as it was given, first line on stderr, then one
+#     line of the command's usage (not all of --help), status 2, nothing on
+#     stdout: an unknown flag; a flag the command does not take (with the
+#     ones it takes, as documented); a flag without the value it needs; a
+#     value given to a flag that takes none. No command, or an unknown one:
+#     the commands in one line.
 #  3. --help lists every flag in its documented spelling and states the
 #     rule.
 #  4. verify of several logs: status 1 when any is not genuine, even beside
@@ -45,7 +47,8 @@ same() {
 }
 
 # refused TEXT ARGS...: replay ARGS is a usage error whose first line is
-# TEXT, followed by the usage, with nothing on stdout.
+# TEXT, followed by one line of the command's usage (not the whole usage,
+# --help's ~50 lines, which buried the reason), with nothing on stdout.
 refused() {
   local text=$1
   shift
@@ -53,7 +56,9 @@ refused() {
   [[ ! -s $tmp/out ]] || fail "replay $* printed on stdout"
   [[ $(head -n 1 "$tmp/err") == "$text" ]] ||
     fail "replay $*: first line is not: $text"
-  [[ $(sed -n 2p "$tmp/err") == usage: ]] || fail "replay $*: no usage"
+  [[ $(sed -n 2p "$tmp/err") == "usage: replay $1 "*" (see replay --help)" ]] ||
+    fail "replay $*: no one-line usage of $1"
+  (($(wc -l <"$tmp/err") == 2)) || fail "replay $*: more than two lines"
 }
 
 KEY=testdata/golden/referee.pub
@@ -104,6 +109,21 @@ refused "--allow-unsealed takes no value (got \"\"); give it alone" \
   verify --allow-unsealed= "$LOG"
 # A value's error names the flag as documented.
 refused "--level: full or chain, not \"rules\"" verify --level=rules "$LOG"
+# The usage line names what the command cannot do without.
+refused "export needs --json (the one format it writes)" export "$LOG"
+[[ $(sed -n 2p "$tmp/err") == "usage: replay export --json LOG (see replay --help)" ]] ||
+  fail "export's usage line"
+refused "show takes one LOG (got 0)" show
+[[ $(sed -n 2p "$tmp/err") == "usage: replay show LOG (see replay --help)" ]] ||
+  fail "show's usage line"
+# No command, or an unknown one: the commands, in one line.
+run 2 bogus
+[[ $(cat "$tmp/err") == 'unknown command "bogus"
+usage: replay COMMAND [flags] ARGS... (COMMAND: verify, consistency, verify-tournament, html, show, export, games; see replay --help)' ]] ||
+  fail "an unknown command's usage"
+run 2
+[[ $(cat "$tmp/err") == "usage: replay COMMAND "*" (COMMAND: verify, "*"; see replay --help)" ]] ||
+  fail "replay alone"
 
 # --- 3. The usage.
 run 0 --help
