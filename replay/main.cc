@@ -570,29 +570,51 @@ struct CommandSpec {
   int (*run)(const Flags& flags);
 };
 
+// Each command's exit statuses: as the file's comment says, and
+// README.md's "Verifying a match" section.
 constexpr CommandSpec kCommands[] = {
     {{"verify", "LOG...",
       "    one line per LOG (several: on every core); --inclusion: one LOG, "
       "and\n"
-      "    --tlog_key only with it\n"},
+      "    --tlog_key only with it\n",
+      "0 every LOG genuine (an unsealed prefix too, with --allow_unsealed), "
+      "and the --inclusion proof holds; 1 a LOG NOT GENUINE or an unsealed "
+      "prefix, or the proof fails, even if a file could not be read as well "
+      "(a forged log is never hidden behind a 2); 2 a usage error or a file "
+      "that cannot be read"},
      Verify},
     {{"consistency", "OLD_CHECKPOINT NEW_CHECKPOINT PROOF",
-      "    NEW extends OLD; give --key or --tlog_key\n"},
+      "    NEW extends OLD; give --key or --tlog_key\n",
+      "0 NEW extends OLD; 1 NOT CONSISTENT (the proof fails, two roots of "
+      "one size, a checkpoint the key did not sign, a damaged proof); 2 a "
+      "usage error, a file that cannot be read, files swapped or of another "
+      "kind, a proof between other sizes"},
      Consistency},
     {{"verify-tournament", "DIR",
-      "    every scheduled match present once, genuine, in the checkpoint\n"},
+      "    every scheduled match present once, genuine, in the checkpoint\n",
+      "0 the directory checks out; 1 it has problems (each named); 2 a "
+      "usage error, or DIR missing or not a tournament directory"},
      VerifyTournament},
     {{"html", "LOG",
-      "    writes the match viewer, one self-contained HTML page; exit 0 "
-      "genuine,\n"
-      "    1 not genuine (the page says why), 2 usage or I/O error\n"},
+      "    writes the match viewer, one self-contained HTML page, whatever "
+      "the\n"
+      "    verdict\n",
+      "0 genuine (an unsealed prefix too, with --allow_unsealed); 1 not "
+      "genuine (the page says why); 2 a usage error, LOG cannot be read or "
+      "the page cannot be written"},
      Html},
     {{"show", "LOG",
-      "    the verdict (as replay verify without --key), then every turn\n"},
+      "    the verdict (as replay verify without --key), then every turn\n",
+      "0 every record printed, whatever the verdict (its first line says "
+      "it); 1 a record could not be decoded; 2 a usage error or LOG cannot "
+      "be read"},
      Show},
-    {{"export", "LOG", "    --json, the one format it writes, is required\n"},
+    {{"export", "LOG", "    --json, the one format it writes, is required\n",
+      "as show's"},
      Export},
-    {{"games", "", "    the games this build verifies\n"}, Games},
+    {{"games", "", "    the games this build verifies\n",
+      "0 the games listed; 2 a usage error"},
+     Games},
 };
 
 int Usage(std::ostream& out) {

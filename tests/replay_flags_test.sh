@@ -15,7 +15,7 @@
 #     value given to a flag that takes none. No command, or an unknown one:
 #     the commands in one line.
 #  3. --help lists every flag in its documented spelling and states the
-#     rule.
+#     rule, and every command's exit statuses.
 #  4. verify of several logs: status 1 when any is not genuine, even beside
 #     a file that cannot be read (2 only when nothing else is wrong); the
 #     summary on stderr counts each verdict ("1 log", "1 thread"); one
@@ -136,6 +136,13 @@ has out "(--allow-unsealed is --allow_unsealed, --seat-keys is --seat_keys)"
 has out "replay verify [--key HEX|FILE] [--allow_unsealed] [--level full|chain]"
 # A flag a command cannot do without stands without brackets.
 has out "replay export --json LOG"
+# Every command's exit statuses (only html's were given).
+has out "exit status (--help, --version: 0):"
+for command in verify consistency verify-tournament html show export games; do
+  grep -qE "^  $command: (0 |as )" "$tmp/out" ||
+    fail "--help gives no exit status of $command"
+done
+has out "even if a file could not be read as well (a forged log"
 
 # --- 4. Several logs: one status for them all, and a summary that counts
 # each verdict. A NOT GENUINE log exits 1 even beside a file that cannot
