@@ -423,8 +423,17 @@ int VerifyTournament(const Flags& flags) {
                                  flags.operands.size()));
   }
   const std::string& dir = flags.operands[0];
-  if (!std::filesystem::is_directory(dir)) {
-    std::cerr << dir << ": not a directory\n";
+  std::error_code error;
+  if (!std::filesystem::is_directory(dir, error)) {
+    // Said as it is: missing (or unreachable), or something else.
+    const std::filesystem::file_status status =
+        std::filesystem::status(dir, error);
+    std::cerr << dir << ": "
+              << (status.type() == std::filesystem::file_type::not_found
+                      ? "no such directory"
+                  : error ? absl::StrCat("cannot be read: ", error.message())
+                          : "not a directory")
+              << "\n";
     return kUsage;
   }
   const TournamentVerdict verdict =

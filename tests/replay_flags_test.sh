@@ -125,6 +125,14 @@ run 2
 [[ $(cat "$tmp/err") == "usage: replay COMMAND "*" (COMMAND: verify, "*"; see replay --help)" ]] ||
   fail "replay alone"
 
+# verify-tournament says whether DIR is missing or not a directory (a
+# missing one was "not a directory").
+run 2 verify-tournament "$tmp/nonexistent"
+[[ $(cat "$tmp/err") == "$tmp/nonexistent: no such directory" ]] ||
+  fail "a missing DIR"
+run 2 verify-tournament "$LOG"
+[[ $(cat "$tmp/err") == "$LOG: not a directory" ]] || fail "a file as DIR"
+
 # --- 3. The usage.
 run 0 --help
 for flag in --key --allow_unsealed --level --seat_keys --inclusion \
