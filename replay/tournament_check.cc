@@ -492,6 +492,8 @@ struct LogsFound {
   // The match ids of every sealed log in DIR/logs, whether it counts or
   // not: the leaves of the referee's tree the directory holds.
   std::set<std::string> sealed;
+  // How many of them were proved included in the directory's checkpoint.
+  uint64_t included = 0;
 };
 
 // Checks every DIR/logs/*.pyrlog (CheckLog), each on its own, on every
@@ -527,6 +529,7 @@ LogsFound CheckLogs(const fs::path& root, const CheckpointKey& key,
       found.sealed.insert(std::move(check.sealed_match_id));
     }
     if (!check.label.empty()) {
+      ++found.included;
       found.by_label[check.label].push_back(
           PrintableText(logs[i].filename().string()));
       if (roster != nullptr) verdict.seats_matching_roster += check.seats;
@@ -724,23 +727,27 @@ std::string SealedLogs(uint64_t n) {
 // With the embedded referee, whose tree holds this tournament's sealed logs
 // and nothing else, adds a problem to `verdict` unless the checkpoint's
 // size is the number of sealed logs the directory holds: those of logs/
-// (`sealed`, their match ids) and those the runner set aside in
-// superseded/. A sealed log missing from the directory is a match played
-// again after its log was lost, or a log removed. The directory says which
-// referee it was: the runner writes referee.key.pub with the embedded
-// referee and referee.pub with a running one, whose tree holds other
-// matches too; then, or with neither file, a note says that the size is
-// not checked.
+// (`sealed`, their match ids; `included` of them proved in the checkpoint)
+// and those the runner set aside in superseded/. A sealed log missing from the
+// directory is a match played again after its log was lost, or a log removed.
+// The directory says which referee it was: the runner writes referee.key.pub
+// with the embedded referee and referee.pub with a running one, whose tree
+// holds other matches too; then, or with neither file, a note says that the
+// size is not checked.
 void CheckTreeSize(const fs::path& root, const CheckpointKey& key,
                    const ScheduleIndex& by_label,
-                   const std::set<std::string>& sealed, const KnownLogs& known,
-                   TournamentVerdict& verdict) {
+                   const std::set<std::string>& sealed, uint64_t included,
+                   const KnownLogs& known, TournamentVerdict& verdict) {
   const uint64_t size = verdict.checkpoint.size;
   const bool running = IsThere(root / "referee.pub");
   if (running || !IsThere(root / "referee.key.pub")) {
+    // logs/ may hold sealed logs the checkpoint does not (another
+    // checkpoint's, another referee tree's): both numbers, and how many of
+    // logs/' were proved in it.
     verdict.notes.push_back(absl::StrCat(
-        "the checkpoint holds ", size, " logs, ", sealed.size(),
-        " of them sealed logs in logs/: ",
+        "the checkpoint holds ", size, " logs; logs/ holds ", sealed.size(),
+        " sealed log", sealed.size() == 1 ? "" : "s", ", ", included,
+        " of them proved included in it: ",
         running ? "the directory holds referee.pub, a running referee's, "
                   "whose tree holds other matches too, so its size is not "
                   "checked against the directory's logs (with the embedded "
@@ -783,6 +790,13 @@ void StrayProofs(const fs::path& root, const std::set<std::string>& proofs_used,
       [&](const fs::path& path) {
         if (proofs_used.contains(path.filename().string())) {
           return std::string();
+        }
+        if (path.extension() != ".tlog-proof") {
+          std::error_code error;
+          return absl::StrCat(
+              fs::is_directory(path, error) ? "a directory" : "a file",
+              " not named MATCH.tlog-proof, so not read as a proof: proofs/ "
+              "holds the proofs alone");
         }
         const std::string log =
             absl::StrCat("logs/", path.stem().string(), ".pyrlog");
@@ -854,7 +868,8 @@ TournamentVerdict CheckTournamentDirectory(const std::string& dir,
   MatchLogsToSchedule(*schedule, by_label, logs.by_label, verdict);
   CheckSkipped(root, *schedule, verdict);
   StrayProofs(root, logs.proofs_used, verdict);
-  CheckTreeSize(root, key, by_label, logs.sealed, known, verdict);
+  CheckTreeSize(root, key, by_label, logs.sealed, logs.included, known,
+                verdict);
   return Summarized(std::move(verdict));
 }
 

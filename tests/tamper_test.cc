@@ -1061,5 +1061,46 @@ TEST_F(TournamentDirectoryCliTest, AnUnreadableProofIsNamedOnce) {
   }
 }
 
+// The note on a running referee's checkpoint gives both numbers truly: it
+// said "the checkpoint holds 24 logs, 25 of them sealed logs in logs/", the
+// 25 counting logs/' sealed logs whether the checkpoint holds them or not.
+// Here the checkpoint is the referee's older one, of 3 leaves, none of them
+// the example's (leaves 3 to 5).
+TEST_F(TournamentDirectoryCliTest, TheCheckpointNoteCountsTruly) {
+  std::filesystem::copy("testdata/tlog/checkpoint-3", In("checkpoint"),
+                        std::filesystem::copy_options::overwrite_existing);
+  const CliRun run = Verify();
+  EXPECT_EQ(run.exit_code, 1) << run.err;
+  EXPECT_THAT(run.out,
+              HasSubstr(": note: the checkpoint holds 3 logs; logs/ holds 3 "
+                        "sealed logs, 0 of them proved included in it: the "
+                        "directory holds referee.pub"));
+  std::filesystem::copy(absl::StrCat(kExample, "/checkpoint"), In("checkpoint"),
+                        std::filesystem::copy_options::overwrite_existing);
+  EXPECT_THAT(Verify().out,
+              HasSubstr(": note: the checkpoint holds 6 logs; logs/ holds 3 "
+                        "sealed logs, 3 of them proved included in it: "));
+}
+
+// An entry of proofs/ not named MATCH.tlog-proof is named as such, as one
+// of logs/ is: it was called "a proof without its log".
+TEST_F(TournamentDirectoryCliTest, AStrayInProofsIsNotCalledAProof) {
+  WriteFile(In("proofs/notes.txt"), "a note\n");
+  std::filesystem::create_directory(In("proofs/old"));
+  const CliRun run = Verify();
+  EXPECT_EQ(run.exit_code, 1) << run.err;
+  EXPECT_THAT(run.out, HasSubstr(": proofs/notes.txt: a file not named "
+                                 "MATCH.tlog-proof, so not read as a proof: "
+                                 "proofs/ holds the proofs alone\n"));
+  EXPECT_THAT(run.out, HasSubstr(": proofs/old: a directory not named "
+                                 "MATCH.tlog-proof, so not read as a proof"));
+  EXPECT_THAT(run.out, Not(HasSubstr("without its log"))) << run.out;
+  EXPECT_THAT(run.out, HasSubstr(": 2 problems"));
+  // One so named is still a proof without its log.
+  WriteFile(In("proofs/x.tlog-proof"), "a note\n");
+  EXPECT_THAT(Verify().out,
+              HasSubstr(": proofs/x.tlog-proof: a proof without its log\n"));
+}
+
 }  // namespace
 }  // namespace pyramid
