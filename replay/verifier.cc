@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/arena.h"
 #include "referee/core/decision.h"
@@ -852,10 +853,27 @@ Verdict NotGenuine(Verdict verdict, uint64_t record, std::string reason) {
   return verdict;
 }
 
+// How a file of `file_size` bytes cut short (`split`, kTruncated) ends:
+// its size, and where what it cuts begins ("the file (9500 bytes) ends
+// inside the record that begins at byte 9418"; the splitter's own "file
+// ends inside a record at byte 9418" read as if the file ended there).
+std::string TruncatedTail(const SplitLogResult& split, uint64_t file_size) {
+  constexpr absl::string_view kEnds = "file ends inside ";
+  absl::string_view what = split.tail_reason;
+  if (!absl::StartsWith(what, kEnds)) {
+    return absl::StrCat(split.tail_reason, " at byte ", split.tail_offset);
+  }
+  what.remove_prefix(kEnds.size());  // "a record", "the magic".
+  what.remove_prefix(what.find(' ') + 1);
+  return absl::StrCat("the file (", file_size, " bytes) ends inside the ", what,
+                      " that begins at byte ", split.tail_offset);
+}
+
 // The verdict on a log whose every complete record replayed: by its last
-// signature and by how it ends (sealed, cut short, or corrupt).
+// signature and by how it ends (sealed, cut short, or corrupt), the file
+// being `file_size` bytes.
 Verdict JudgeEnd(Replayer& replayer, const LogSplitter& splitter,
-                 Verdict verdict) {
+                 uint64_t file_size, Verdict verdict) {
   const SplitLogResult& split = splitter.end();
   verdict.signed_records = replayer.signed_records();
   if (absl::Status s = replayer.CheckLastSignature(); !s.ok()) {
@@ -882,10 +900,10 @@ Verdict JudgeEnd(Replayer& replayer, const LogSplitter& splitter,
     verdict.outcome = replayer.TakeOutcome();
     return verdict;
   }
-  const std::string tail = split.tail == SplitLogResult::Tail::kTruncated
-                               ? absl::StrCat("; ", split.tail_reason,
-                                              " at byte ", split.tail_offset)
-                               : "";
+  const std::string tail =
+      split.tail == SplitLogResult::Tail::kTruncated
+          ? absl::StrCat("; ", TruncatedTail(split, file_size))
+          : "";
   if (verdict.signed_records == 0) {
     return NotGenuine(
         std::move(verdict), count,
@@ -930,7 +948,7 @@ Verdict VerifyLog(std::string_view file, const VerifyOptions& options,
       return NotGenuine(std::move(verdict), i, std::string(status.message()));
     }
   }
-  return JudgeEnd(replayer, splitter, std::move(verdict));
+  return JudgeEnd(replayer, splitter, file.size(), std::move(verdict));
 }
 
 }  // namespace pyramid

@@ -992,6 +992,35 @@ TEST_F(ForgeryTest, UnsealedPrefixEndingAtACheckpoint) {
                          checkpoint, "); 0 later records are unsigned"));
 }
 
+// A file cut inside a record says where the file ends and where the
+// record it cuts begins (it said "file ends inside a record at byte M", M
+// being where the record begins).
+TEST_F(ForgeryTest, ACutFileSaysWhereItEndsAndWhereTheCutRecordBegins) {
+  const std::string log = Reframe(records_, {});
+  // The last record (the seal) begins where the file without it ends.
+  std::vector<v1::LogRecord> but_last = records_;
+  but_last.pop_back();
+  const size_t seal_at = Reframe(but_last, {}).size();
+  const std::string cut = log.substr(0, log.size() - 5);
+  const Verdict v = Verify(cut);
+  EXPECT_EQ(v.kind, Kind::kUnsealedPrefix) << Describe(v);
+  EXPECT_THAT(v.reason,
+              HasSubstr(absl::StrCat("; the file (", cut.size(),
+                                     " bytes) ends inside the record that "
+                                     "begins at byte ",
+                                     seal_at)));
+  // Cut inside its length prefix (two bytes: the seal is over 127), and
+  // inside the magic: said alike.
+  EXPECT_THAT(Verify(log.substr(0, seal_at + 1)).reason,
+              HasSubstr(absl::StrCat("the file (", seal_at + 1,
+                                     " bytes) ends inside the length prefix "
+                                     "that begins at byte ",
+                                     seal_at)));
+  EXPECT_THAT(Verify(log.substr(0, 3)).reason,
+              HasSubstr("the file (3 bytes) ends inside the magic that "
+                        "begins at byte 0"));
+}
+
 TEST_F(ForgeryTest, UnsignedStartIsNotGenuine) {
   records_.resize(Find(v1::LogRecord::kCheckpoint));
   const Verdict v = Forged(kRaw);
