@@ -261,7 +261,18 @@ absl::Status Replayer::Next(uint64_t index, std::string_view bytes) {
   }
   const v1::LogRecord& record = *parsed;
   if (prev_hash_ != AsView(chain_)) {
-    return Bad("prev_hash does not match the previous record (hash chain)");
+    // docs/log-format.md, "The hash chain": record 0's prev_hash is 32 zero
+    // bytes; record k's is chain_(k-1), the SHA-256 of record k-1's stored
+    // bytes, so either record may be the one altered.
+    if (index == 0) {
+      return Bad(
+          "prev_hash is not 32 zero bytes, as record 0's must be (hash "
+          "chain: no record comes before it)");
+    }
+    return Bad(absl::StrCat("prev_hash is not the chain hash of record ",
+                            index - 1, " (the SHA-256 of its bytes): record ",
+                            index - 1,
+                            " or this prev_hash was altered (hash chain)"));
   }
   chain_ = Sha256(bytes);
   if (index == 0) {

@@ -791,9 +791,14 @@ TEST_F(ForgeryTest, EditedInformativeFieldBreaksTheChain) {
   // A timestamp is not judged, but it is part of the stored bytes.
   const int commit = Find(v1::LogRecord::kCommit, 4);
   records_[commit].mutable_commit()->set_received_unix_ms(1);
+  // Named at the record after it, whose prev_hash no longer matches: the
+  // reason names the record before, whose bytes the hash is of.
   ExpectRejected(
       Forged({.rechain = false, .resign = false, .recheckpoint = false}),
-      commit + 1, "prev_hash does not match the previous record");
+      commit + 1,
+      absl::StrCat("prev_hash is not the chain hash of record ", commit,
+                   " (the SHA-256 of its bytes): record ", commit,
+                   " or this prev_hash was altered (hash chain)"));
 }
 
 TEST_F(ForgeryTest, WrongPrevHash) {
@@ -801,14 +806,17 @@ TEST_F(ForgeryTest, WrongPrevHash) {
   records_[reveal].set_prev_hash(std::string(32, '\x5a'));
   ExpectRejected(
       Forged({.rechain = false, .resign = false, .recheckpoint = false}),
-      reveal, "prev_hash does not match the previous record");
+      reveal,
+      absl::StrCat("prev_hash is not the chain hash of record ", reveal - 1,
+                   " (the SHA-256 of its bytes)"));
 }
 
 TEST_F(ForgeryTest, HeaderPrevHashMustBeZero) {
   records_[0].set_prev_hash(std::string(32, '\x01'));
   ExpectRejected(
       Forged({.rechain = false, .resign = false, .recheckpoint = false}), 0,
-      "prev_hash does not match");
+      "prev_hash is not 32 zero bytes, as record 0's must be (hash chain: no "
+      "record comes before it)");
 }
 
 // Only the last signature is checked (docs/log-format.md, "Which signatures
