@@ -339,10 +339,25 @@ std::vector<fs::path> EntriesNotStray(const fs::path& root,
   return entries;
 }
 
+// Whether the entry at `path` in DIR/logs is the viewer page `replay html
+// --key=K DIR/logs/MATCH.pyrlog` writes beside its log (docs/tournament.md,
+// "Progress and output"): a file MATCH.html where MATCH.pyrlog is. Not
+// read: what it says is the word of whoever wrote it.
+bool IsViewerPage(const fs::path& path) {
+  if (path.extension() != ".html") return false;
+  std::error_code error;
+  const bool file = fs::is_regular_file(path, error) && !error;
+  fs::path log = path;
+  log.replace_extension(log_format::kFileExtension);
+  return file && fs::exists(log, error) && !error;
+}
+
 // Why the entry at `path` in DIR/logs is not a log the check reads (the
-// runner writes MATCH.pyrlog there and nothing else); "" when it is one.
+// runner writes MATCH.pyrlog there and nothing else; `replay html`,
+// MATCH.html beside it); "" when it is one, or such a page.
 std::string WhyNotALog(const fs::path& path) {
   if (path.extension() == log_format::kFileExtension) return "";
+  if (IsViewerPage(path)) return "";
   std::error_code error;
   return absl::StrCat(fs::is_directory(path, error) ? "a directory" : "a file",
                       " not named MATCH.pyrlog, so not checked as a log: "
@@ -504,8 +519,23 @@ LogsFound CheckLogs(const fs::path& root, const CheckpointKey& key,
                     const v1::TournamentSchedule& schedule,
                     const ScheduleIndex& by_label, const SeatRoster* roster,
                     const KnownLogs& known, TournamentVerdict& verdict) {
-  const std::vector<fs::path> logs =
-      EntriesNotStray(root, "logs", WhyNotALog, verdict);
+  std::vector<fs::path> logs;
+  std::vector<fs::path> pages;
+  for (fs::path& entry : EntriesNotStray(root, "logs", WhyNotALog, verdict)) {
+    (entry.extension() == log_format::kFileExtension ? logs : pages)
+        .push_back(std::move(entry));
+  }
+  if (!pages.empty()) {
+    verdict.notes.push_back(absl::StrCat(
+        "logs/ holds ", pages.size(), " viewer page",
+        pages.size() == 1 ? "" : "s", " (",
+        pages.size() == 1 ? "" : "the first ", "logs/",
+        PrintableText(pages[0].filename().string()),
+        ", beside its log, as "
+        "`replay html` writes ",
+        pages.size() == 1 ? "it" : "them",
+        "), not checked: a page says what whoever wrote it made it say"));
+  }
   const VerifyOptions options = LogOptions(key);
   std::vector<LogCheck> checks(logs.size());
   RunInOrder(

@@ -1102,5 +1102,39 @@ TEST_F(TournamentDirectoryCliTest, AStrayInProofsIsNotCalledAProof) {
               HasSubstr(": proofs/x.tlog-proof: a proof without its log\n"));
 }
 
+// The page `replay html --key=K DIR/logs/X.pyrlog` writes, DIR/logs/X.html
+// (README.md), made the directory fail: "logs/X.html: a file not named
+// MATCH.pyrlog...". Such a page beside its log is a note; any other .html
+// in logs/ is still a stray.
+TEST_F(TournamentDirectoryCliTest, TheViewersPageBesideItsLogIsANote) {
+  for (int i : {0, 2}) {
+    const CliRun html = Replay(
+        absl::StrCat("html --key=", kExample, "/referee.pub ", In(Log(i))));
+    ASSERT_EQ(html.exit_code, 0) << html.out << html.err;
+    ASSERT_TRUE(
+        std::filesystem::exists(In(absl::StrCat("logs/", kMatch[i], ".html"))));
+  }
+  CliRun run = Verify();
+  EXPECT_EQ(run.exit_code, 0) << run.out;
+  EXPECT_THAT(run.out, HasSubstr(absl::StrCat(
+                           ": note: logs/ holds 2 viewer pages (the first ",
+                           "logs/", kMatch[0],
+                           ".html, beside its log, as `replay html` writes "
+                           "them), not checked")));
+  // A page without its log, and a directory named as a page.
+  WriteFile(In("logs/index.html"), "<html></html>\n");
+  std::filesystem::create_directory(
+      In(absl::StrCat("logs/", kMatch[1], ".html")));
+  run = Verify();
+  EXPECT_EQ(run.exit_code, 1) << run.out;
+  EXPECT_THAT(run.out, HasSubstr(": logs/index.html: a file not named "
+                                 "MATCH.pyrlog, so not checked as a log"));
+  EXPECT_THAT(run.out,
+              HasSubstr(absl::StrCat(": logs/", kMatch[1],
+                                     ".html: a directory not named "
+                                     "MATCH.pyrlog, so not checked as a log")));
+  EXPECT_THAT(run.out, HasSubstr(": 2 problems"));
+}
+
 }  // namespace
 }  // namespace pyramid
