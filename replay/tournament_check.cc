@@ -81,7 +81,34 @@ struct LogCheck {
   // The match id of a sealed log (genuine under the referee's key),
   // whatever else is said of it: a leaf of the referee's tree.
   std::string sealed_match_id;
+  // The label of the scheduled match a sealed log carries, whatever else
+  // is said of it: when it does not count, the match's own line names it.
+  std::string scheduled_label;
 };
+
+// The match id a log's file name names: the runner names each log
+// GAME-MATCH_ID.pyrlog, MATCH_ID 32 lower-case hex digits. "" when the
+// name is not of that form.
+std::string NamedMatchId(const fs::path& path) {
+  const std::string stem = path.stem().string();
+  const size_t dash = stem.rfind('-');
+  if (dash == std::string::npos) return "";
+  const std::string id = stem.substr(dash + 1);
+  const bool hex =
+      id.size() == 32 && std::all_of(id.begin(), id.end(), [](char c) {
+        return absl::ascii_isdigit(c) || (c >= 'a' && c <= 'f');
+      });
+  return hex ? id : "";
+}
+
+// The seats `seats` as a list: "b3", "b1", "b2" (each anyone's text,
+// quoted).
+template <typename Seats>
+std::string SeatList(const Seats& seats) {
+  std::vector<std::string> quoted;
+  for (const std::string& seat : seats) quoted.push_back(QuotedText(seat));
+  return absl::StrJoin(quoted, ", ");
+}
 
 // Why the entry at `path` of a tournament directory is not read: a FIFO
 // would wait for a writer forever, and a device (a link to /dev/zero)
@@ -203,6 +230,9 @@ LogCheck CheckLog(const fs::path& root, const fs::path& path,
     return check;
   }
   check.sealed_match_id = v.header.match_id();
+  const std::string label = v.header.label();
+  auto scheduled = by_label.find(label);
+  if (scheduled != by_label.end()) check.scheduled_label = label;
   if (v.header.game().game() != schedule.game()) {
     check.problem = absl::StrCat(
         "logs/", name, ": a ", PrintableText(v.header.game().game()),
@@ -218,8 +248,6 @@ LogCheck CheckLog(const fs::path& root, const fs::path& path,
                                  v.bad_record, ": ", v.reason);
     return check;
   }
-  const std::string label = v.header.label();
-  auto scheduled = by_label.find(label);
   if (scheduled == by_label.end()) {
     check.problem = absl::StrCat("logs/", name, ": extra: its label ",
                                  QuotedText(label), " is not in the schedule");
@@ -230,10 +258,10 @@ LogCheck CheckLog(const fs::path& root, const fs::path& path,
   if (!std::equal(seats.begin(), seats.end(),
                   scheduled->second->seats().begin(),
                   scheduled->second->seats().end())) {
-    check.problem = absl::StrCat("logs/", name,
-                                 ": its seats are not those the schedule "
-                                 "gives match ",
-                                 scheduled->second->index());
+    check.problem = absl::StrCat(
+        "logs/", name, ": its seats (", SeatList(seats),
+        ") are not those the schedule gives match ", scheduled->second->index(),
+        " (", SeatList(scheduled->second->seats()), ")");
     return check;
   }
   const std::string proof_name = path.stem().string() + ".tlog-proof";
@@ -258,6 +286,17 @@ LogCheck CheckLog(const fs::path& root, const fs::path& path,
   if (!inclusion.ok()) {
     check.problem =
         absl::StrCat("proofs/", proof_name, ": ", inclusion.status().message());
+    // A log under another match's name (two logs' names swapped, one
+    // copied over another) has that match's proof: say so first.
+    if (const std::string named = NamedMatchId(path);
+        !named.empty() && named != ToHex(v.header.match_id())) {
+      check.problem = absl::StrCat(
+          "logs/", name, ": holds match ", scheduled->second->index(),
+          "'s label ", QuotedText(label), " but is named for match ", named,
+          ", not for its own match id ", ToHex(v.header.match_id()),
+          " (logs' names swapped, or a log copied under another's name): ",
+          check.problem);
+    }
     return check;
   }
   // What the two signed checkpoints say, not their bytes: a witness's
@@ -502,6 +541,9 @@ VerifyOptions LogOptions(const CheckpointKey& key) {
 struct LogsFound {
   // The file names of the logs of each label.
   std::map<std::string, std::vector<std::string>> by_label;
+  // The file names of the sealed logs of each scheduled label that do not
+  // count, each with why in a few words.
+  std::map<std::string, std::vector<std::string>> not_counted;
   // The names of their proofs, and of those a log's problem names.
   std::set<std::string> proofs_used;
   // The match ids of every sealed log in DIR/logs, whether it counts or
@@ -558,6 +600,11 @@ LogsFound CheckLogs(const fs::path& root, const CheckpointKey& key,
     if (!check.sealed_match_id.empty()) {
       found.sealed.insert(std::move(check.sealed_match_id));
     }
+    if (check.label.empty() && !check.scheduled_label.empty()) {
+      found.not_counted[check.scheduled_label].push_back(absl::StrCat(
+          "logs/", PrintableText(logs[i].filename().string()),
+          " holds its label but does not count (its own line says why)"));
+    }
     if (!check.label.empty()) {
       ++found.included;
       found.by_label[check.label].push_back(
@@ -576,10 +623,13 @@ LogsFound CheckLogs(const fs::path& root, const CheckpointKey& key,
 
 // Counts in `verdict` the matches of the schedule that have exactly one
 // log that checks out (`logs_by_label`); adds a problem for each other
-// match: missing, with more than one log, or skipped but with a log.
+// match: missing (or with logs of its label that do not count,
+// `not_counted`: named), with more than one log, or skipped but with a
+// log.
 void MatchLogsToSchedule(
     const v1::TournamentSchedule& schedule, const ScheduleIndex& by_label,
     const std::map<std::string, std::vector<std::string>>& logs_by_label,
+    const std::map<std::string, std::vector<std::string>>& not_counted,
     TournamentVerdict& verdict) {
   const std::vector<std::string> none;
   for (const v1::ScheduleEntry& entry : schedule.matches()) {
@@ -597,7 +647,14 @@ void MatchLogsToSchedule(
       }
       continue;
     }
-    if (found.empty()) {
+    const auto others = not_counted.find(entry.label());
+    if (found.empty() && others != not_counted.end()) {
+      AddProblem(verdict,
+                 absl::StrCat("match ", entry.index(), " (", entry.label(),
+                              ") has no log that "
+                              "counts: ",
+                              absl::StrJoin(others->second, "; ")));
+    } else if (found.empty()) {
       AddProblem(verdict,
                  absl::StrCat("match ", entry.index(), " (", entry.label(),
                               ") is missing: no sealed, included log"));
@@ -895,7 +952,8 @@ TournamentVerdict CheckTournamentDirectory(const std::string& dir,
   const ScheduleIndex by_label = IndexSchedule(*schedule, verdict);
   const LogsFound logs = CheckLogs(root, key, *checkpoint, *schedule, by_label,
                                    roster, known, verdict);
-  MatchLogsToSchedule(*schedule, by_label, logs.by_label, verdict);
+  MatchLogsToSchedule(*schedule, by_label, logs.by_label, logs.not_counted,
+                      verdict);
   CheckSkipped(root, *schedule, verdict);
   StrayProofs(root, logs.proofs_used, verdict);
   CheckTreeSize(root, key, by_label, logs.sealed, logs.included, known,

@@ -104,8 +104,11 @@ using KnownLogs = std::function<std::shared_ptr<const KnownLog>(
 // verdict names the file. DIR/schedule.json, of at most
 // kMaxScheduleBytes, must be strict JSON of a TournamentSchedule's shape
 // (CheckJsonShape). Every entry of DIR/logs must be a log, named
-// MATCH.pyrlog, and every entry of DIR/proofs the proof of a log that
-// counts: anything else there is a problem (a stray). With a `roster` (not
+// MATCH.pyrlog, or the viewer page `replay html` writes beside one
+// (logs/MATCH.html where logs/MATCH.pyrlog is; a note counts them, not
+// checked), and every entry of DIR/proofs the proof of a log that counts:
+// anything else there is a problem (a stray). A match with no log that
+// counts names each sealed log of its label, which does not count. With a `roster` (not
 // null; an auditor's, replay/seat_roster.h), each sealed log of the schedule's
 // game must have the roster's seats and keys (JudgeSeats), else it is not
 // genuine and does not count. With `known`, a log it knows is not read again.

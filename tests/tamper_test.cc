@@ -1041,14 +1041,14 @@ TEST_F(TournamentDirectoryCliTest, AnUnreadableProofIsNamedOnce) {
   EXPECT_THAT(run.out,
               HasSubstr(absl::StrCat(dir_, ": ", Proof(0), ": cannot read ",
                                      proof, ": it is a directory\n")));
-  EXPECT_THAT(run.out, Not(HasSubstr("does not count"))) << run.out;
+  EXPECT_THAT(run.out, Not(HasSubstr("a proof whose log"))) << run.out;
   std::filesystem::remove(proof);
   ASSERT_EQ(mkfifo(proof.c_str(), 0600), 0);
   run = Verify();
   EXPECT_EQ(run.exit_code, 1) << run.err;
   EXPECT_THAT(run.out, HasSubstr(absl::StrCat(Proof(0), ": cannot read ", proof,
                                               ": it is a FIFO, not a file")));
-  EXPECT_THAT(run.out, Not(HasSubstr("does not count"))) << run.out;
+  EXPECT_THAT(run.out, Not(HasSubstr("a proof whose log"))) << run.out;
   if (geteuid() != 0) {
     std::filesystem::remove(proof);
     std::filesystem::copy(absl::StrCat(kExample, "/", Proof(0)), proof);
@@ -1057,7 +1057,7 @@ TEST_F(TournamentDirectoryCliTest, AnUnreadableProofIsNamedOnce) {
     EXPECT_EQ(run.exit_code, 1) << run.err;
     EXPECT_THAT(run.out, HasSubstr(absl::StrCat(Proof(0), ": cannot open ",
                                                 proof, ": Permission denied")));
-    EXPECT_THAT(run.out, Not(HasSubstr("does not count"))) << run.out;
+    EXPECT_THAT(run.out, Not(HasSubstr("a proof whose log"))) << run.out;
   }
 }
 
@@ -1134,6 +1134,66 @@ TEST_F(TournamentDirectoryCliTest, TheViewersPageBesideItsLogIsANote) {
                                      ".html: a directory not named "
                                      "MATCH.pyrlog, so not checked as a log")));
   EXPECT_THAT(run.out, HasSubstr(": 2 problems"));
+}
+
+// Two logs whose file names are swapped, both there and genuine, were
+// "match 0 ... is missing: no sealed, included log"; a match whose seats
+// the schedule changed gave "its seats are not those the schedule gives
+// match 0" without either list, then "match 0 ... is missing". Each log's
+// line says what it holds and why it does not count, and the match's line
+// names the file that holds its label.
+TEST_F(TournamentDirectoryCliTest, AMatchWhoseLogDoesNotCountNamesIt) {
+  std::filesystem::rename(In(Log(0)), In("logs/swap"));
+  std::filesystem::rename(In(Log(2)), In(Log(0)));
+  std::filesystem::rename(In("logs/swap"), In(Log(2)));
+  const std::string ids[] = {"1a08adf5fc16925d26ec56c7ef0369db", "",
+                             "d0aee5bef90ecef16d35bdd984664047"};
+  CliRun run = Verify();
+  EXPECT_EQ(run.exit_code, 1) << run.err;
+  for (const auto& [file, holds, other] : {std::tuple(0, 2, 0), {2, 0, 2}}) {
+    EXPECT_THAT(
+        run.out,
+        HasSubstr(absl::StrCat(
+            ": ", Log(file), ": holds match ", holds,
+            "'s label \"example/434764977a9d6e1d/", holds,
+            "\" but is named for match ", ids[other],
+            ", not for its own match id ", ids[holds],
+            " (logs' names swapped, or a log copied under another's name): ",
+            Proof(file), ": ")));
+    EXPECT_THAT(run.out,
+                HasSubstr(absl::StrCat(
+                    ": match ", holds, " (example/434764977a9d6e1d/", holds,
+                    ") has no log that counts: ", Log(file),
+                    " holds its label but does not count (its own line says "
+                    "why)\n")));
+  }
+  EXPECT_THAT(run.out, Not(HasSubstr("missing"))) << run.out;
+  EXPECT_THAT(run.out, HasSubstr(": 4 problems"));
+
+  // Back as they were, then match 0's seats edited in the schedule.
+  std::filesystem::rename(In(Log(0)), In("logs/swap"));
+  std::filesystem::rename(In(Log(2)), In(Log(0)));
+  std::filesystem::rename(In("logs/swap"), In(Log(2)));
+  ASSERT_EQ(Verify().exit_code, 0);
+  std::string schedule = Slurp(In("schedule.json"));
+  const size_t b3 = schedule.find("\"b3\"");
+  ASSERT_NE(b3, std::string::npos);
+  schedule.replace(b3, 4, "\"b4\"");
+  WriteFile(In("schedule.json"), schedule);
+  run = Verify();
+  EXPECT_EQ(run.exit_code, 1) << run.err;
+  EXPECT_THAT(run.out,
+              HasSubstr(absl::StrCat(": ", Log(0),
+                                     ": its seats (\"b3\", \"b1\", \"b2\") "
+                                     "are not those the schedule gives match "
+                                     "0 (\"b4\", \"b1\", \"b2\")\n")));
+  EXPECT_THAT(run.out,
+              HasSubstr(absl::StrCat(": match 0 (example/434764977a9d6e1d/0) "
+                                     "has no log that counts: ",
+                                     Log(0),
+                                     " holds its label but does not "
+                                     "count (its own line says why)\n")));
+  EXPECT_THAT(run.out, Not(HasSubstr("missing"))) << run.out;
 }
 
 }  // namespace
