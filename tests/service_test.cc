@@ -136,6 +136,18 @@ std::vector<v1::LogRecord> OfKind(const std::vector<v1::LogRecord>& records,
   return out;
 }
 
+// When decision `d`'s reveal phase opened, its reveal deadline counting
+// from there: the arrival of its last commit, as logged (0: none).
+int64_t LastCommitMs(const std::vector<v1::LogRecord>& records, uint64_t d) {
+  int64_t last = 0;
+  for (const v1::LogRecord& r : OfKind(records, v1::LogRecord::kCommit)) {
+    if (r.commit().decision_id() == d) {
+      last = std::max(last, r.commit().received_unix_ms());
+    }
+  }
+  return last;
+}
+
 // Restores a file descriptor on destruction.
 class Redirect {
  public:
@@ -974,9 +986,14 @@ TEST_F(ServiceTest, CommitTimeoutForfeitsWithItsReasonInTheLog) {
   EXPECT_TRUE(watch.AwaitEnd().ok());
 }
 
+// Every reveal of the match (some 30) has kRevealMs: at 300 ms, one stall
+// of a seat that long on a loaded machine (or under ASan) was a second
+// FAULT_REVEAL_TIMEOUT. 2 s leaves each honest reveal a margin of about
+// 2 s; the silent seat's fault is still checked at or after its deadline.
 TEST_F(ServiceTest, RevealTimeoutUnderDefaultPolicyPlaysTheDefaultAndGoesOn) {
+  constexpr uint32_t kRevealMs = 2000;
   const Created match =
-      NewMatch(Clocks(5000, 300), v1::FORFEIT_POLICY_DEFAULT_ACTION);
+      NewMatch(Clocks(5000, kRevealMs), v1::FORFEIT_POLICY_DEFAULT_ACTION);
   auto clients = ConnectSeats(match);
   clients[0]->AutoPlay();
   clients[2]->AutoPlay();
@@ -1006,6 +1023,13 @@ TEST_F(ServiceTest, RevealTimeoutUnderDefaultPolicyPlaysTheDefaultAndGoesOn) {
   EXPECT_EQ(faults[0].fault().reason(), v1::FAULT_REVEAL_TIMEOUT);
   EXPECT_EQ(faults[0].fault().consequence(), v1::FAULT_DEFAULT_ACTION);
   EXPECT_EQ(faults[0].fault().decision_id(), 1u);
+  // Measured on the server: not before the deadline seat 1 was told.
+  const std::optional<v1::PlayResponse> reveal =
+      seat1.Await(IsRevealRequest(match.id, 1, 1));
+  ASSERT_TRUE(reveal);
+  const int64_t deadline = reveal->reveal_request().reveal_deadline_unix_ms();
+  EXPECT_EQ(deadline, LastCommitMs(records, 1) + kRevealMs);
+  EXPECT_GE(faults[0].fault().at_unix_ms(), deadline);
   bool found = false;
   for (const v1::LogRecord& r : OfKind(records, v1::LogRecord::kApplied)) {
     if (!r.applied().has_decision_id() || r.applied().decision_id() != 1) {
@@ -1022,10 +1046,18 @@ TEST_F(ServiceTest, RevealTimeoutUnderDefaultPolicyPlaysTheDefaultAndGoesOn) {
   ExpectGenuine(match.id);
 }
 
+// The seed decision opens when the match is created, before the seats have
+// connected: on its own clock (kSeedMs, in place of the commit timeout, as
+// the referee charges it), the time to connect overruns nothing; at 300 ms,
+// a slow connection of seat 2 (ASan, a loaded machine) could empty its bank
+// before decision 1's deliberate overrun. That overrun (~200 ms) now has a
+// bank of 2.1 s, about 1.9 s to spare for the round trips around it.
 TEST_F(ServiceTest, TimeBankAbsorbsOverrunsAndEarnsIncrements) {
-  constexpr int64_t kCommitMs = 300, kBankMs = 600, kIncrementMs = 100;
-  const Created match =
-      NewMatch(Clocks(kCommitMs, 5000, kBankMs, kIncrementMs));
+  constexpr int64_t kSeedMs = 5000, kCommitMs = 300, kBankMs = 2000,
+                    kIncrementMs = 100;
+  v1::ClockSettings clocks = Clocks(kCommitMs, 5000, kBankMs, kIncrementMs);
+  clocks.set_seed_timeout_ms(kSeedMs);
+  const Created match = NewMatch(clocks);
   auto clients = ConnectSeats(match);
   clients[0]->AutoPlay();
   clients[1]->AutoPlay();
@@ -1055,8 +1087,8 @@ TEST_F(ServiceTest, TimeBankAbsorbsOverrunsAndEarnsIncrements) {
           r.decision_opened().opened_unix_ms();
     } else if (r.has_commit() && r.commit().decision_id() < 2) {
       const v1::Commit& c = r.commit();
-      const int64_t overrun =
-          c.received_unix_ms() - opened[c.decision_id()] - kCommitMs;
+      const int64_t overrun = c.received_unix_ms() - opened[c.decision_id()] -
+                              (c.decision_id() == 0 ? kSeedMs : kCommitMs);
       if (overrun > 0)
         bank[c.seat()] = std::max<int64_t>(0, bank[c.seat()] - overrun);
       bank[c.seat()] += kIncrementMs;
@@ -1082,6 +1114,8 @@ TEST_F(ServiceTest, TimeBankAbsorbsOverrunsAndEarnsIncrements) {
   EXPECT_EQ(faults[0].fault().seat(), 2u);
   EXPECT_GE(faults[0].fault().at_unix_ms(),
             d2->decision().commit_deadline_unix_ms());
+  // Its bank extends the deadline by 300 ms at least: seat 2 had 2.1 s and
+  // lost only decision 1's overrun.
   EXPECT_GE(faults[0].fault().at_unix_ms(), base + 300);
   ASSERT_TRUE(clients[0]->Await(IsEnded(match.id, 0)));
   ExpectGenuine(match.id);
@@ -2252,8 +2286,13 @@ TEST_F(ServiceTest, BadInputActionForAnotherSeatIsPermissionDenied) {
   EXPECT_TRUE(OfKind(ref_->Records(match.id), v1::LogRecord::kFault).empty());
 }
 
+// Decision 0's reveal phase holds three round trips in turn (each seat's
+// RevealRequest, reveal and RevealAck): at 300 ms, a loaded machine (or
+// ASan) could miss it. kRevealMs leaves them about 2 s; seat 2's forfeit is
+// still checked at or after its deadline.
 TEST_F(ServiceTest, BadInputDisconnectMidDecisionForfeitsAtTheDeadline) {
-  const Created match = NewMatch(Clocks(5000, 300));
+  constexpr uint32_t kRevealMs = 2000;
+  const Created match = NewMatch(Clocks(5000, kRevealMs));
   const Created bystander = NewMatch(Clocks(5000, 5000));
   auto clients = ConnectSeats(match);
   PlayDecision(clients, match.id, 0);
@@ -2269,11 +2308,15 @@ TEST_F(ServiceTest, BadInputDisconnectMidDecisionForfeitsAtTheDeadline) {
     ASSERT_TRUE(ended);
     EXPECT_TRUE(ended->match_ended().outcome().seats(2).forfeited());
   }
-  const auto faults = OfKind(ref_->Records(match.id), v1::LogRecord::kFault);
+  const std::vector<v1::LogRecord> records = ref_->Records(match.id);
+  const auto faults = OfKind(records, v1::LogRecord::kFault);
   ASSERT_EQ(faults.size(), 1u);
   EXPECT_EQ(faults[0].fault().seat(), 2u);
   EXPECT_EQ(faults[0].fault().reason(), v1::FAULT_REVEAL_TIMEOUT);
   EXPECT_EQ(faults[0].fault().consequence(), v1::FAULT_FORFEIT);
+  EXPECT_EQ(faults[0].fault().decision_id(), 1u);
+  EXPECT_GE(faults[0].fault().at_unix_ms(),
+            LastCommitMs(records, 1) + kRevealMs);
   EXPECT_FALSE(Info(match.id).seats(2).connected());
   ExpectGenuine(match.id);
   // The server is fine: another match plays through.
@@ -2426,11 +2469,23 @@ TEST_F(ServiceTest, AnAcknowledgementIsHeldNoLongerThanTheHold) {
 
 // Each hold lasts ack_hold from its own start: the timer of a hold that a
 // message ended early does not end the next hold. Here the CommitAck's
-// hold ends at once (every seat commits), its timer comes due 2 s later,
-// while the RevealAck's hold, started 1.2 s in, still has 1.2 s to go.
+// hold ends at once (every seat commits), its timer comes due 6 s later,
+// while the RevealAck's hold, started 4 s in, still has 4 s to go. The
+// margins on a loaded machine (with the former 2 s hold, reveal at 1.2 s
+// and check at 2.5 s in brackets):
+//  - the three commits have 6 s (2 s) to reach the referee in one hold;
+//  - seat 0's reveal is sent 2 s (0.8 s) before the first timer is due, so
+//    that this timer finds the RevealAck held and would end it if broken;
+//  - "no RevealAck yet" is checked 1 s (0.5 s) after the first timer and
+//    3 s (0.7 s) before the RevealAck's hold ends, at 10 s or later;
+//  - seats 1 and 2 then have those 3 s (0.7 s) to reveal, so that the
+//    RevealAck goes with what their reveals bring.
 TEST_F(ServiceTest, AnEarlierHoldsTimerDoesNotEndTheNextHold) {
+  constexpr absl::Duration kHold = absl::Seconds(6);
+  constexpr absl::Duration kRevealAt = absl::Seconds(4);
+  constexpr absl::Duration kCheckAt = absl::Seconds(7);
   TestRefereeOptions config = ServiceOptions();
-  config.ack_hold = absl::Seconds(2);
+  config.ack_hold = kHold;
   ref_ = std::make_unique<ServiceReferee>(config);
   const Created match = NewMatch();
   const std::vector<std::unique_ptr<PlayClient>> seats =
@@ -2444,11 +2499,11 @@ TEST_F(ServiceTest, AnEarlierHoldsTimerDoesNotEndTheNextHold) {
   }
   ASSERT_TRUE(first.Await(IsRevealRequest(match.id, 0, 0)));
   ASSERT_TRUE(first.Await(IsCommitAck(match.id, 0, 0)));
-  absl::SleepFor(start + absl::Milliseconds(1200) - absl::Now());
+  absl::SleepFor(start + kRevealAt - absl::Now());
   ASSERT_TRUE(first.Send(svctest::RevealMsg(match.id, 0, 0, moves[0])));
-  // The first hold's timer is due by 2 s; the RevealAck's hold lasts
-  // until at least 3 s.
-  absl::SleepFor(start + absl::Milliseconds(2500) - absl::Now());
+  // The first hold's timer is due by kHold (6 s); the RevealAck's hold
+  // lasts until at least kRevealAt + kHold (10 s).
+  absl::SleepFor(start + kCheckAt - absl::Now());
   EXPECT_EQ(first.Count(IsRevealAck(match.id, 0, 0)), 0);
   for (uint32_t seat = 1; seat < kSeats; ++seat) {
     ASSERT_TRUE(seats[seat]->Await(IsRevealRequest(match.id, seat, 0)));
