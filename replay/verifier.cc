@@ -266,13 +266,13 @@ absl::Status Replayer::Next(uint64_t index, std::string_view bytes) {
     // bytes, so either record may be the one altered.
     if (index == 0) {
       return Bad(
-          "prev_hash is not 32 zero bytes, as record 0's must be (hash "
-          "chain: no record comes before it)");
+          "prev_hash does not match the 32 zero bytes record 0's must hold "
+          "(hash chain: no record comes before it)");
     }
-    return Bad(absl::StrCat("prev_hash is not the chain hash of record ",
-                            index - 1, " (the SHA-256 of its bytes): record ",
-                            index - 1,
-                            " or this prev_hash was altered (hash chain)"));
+    return Bad(
+        absl::StrCat("prev_hash does not match the chain hash of record ",
+                     index - 1, " (the SHA-256 of its bytes): record ",
+                     index - 1, " or this prev_hash was altered (hash chain)"));
   }
   chain_ = Sha256(bytes);
   if (index == 0) {

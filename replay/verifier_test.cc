@@ -796,7 +796,7 @@ TEST_F(ForgeryTest, EditedInformativeFieldBreaksTheChain) {
   ExpectRejected(
       Forged({.rechain = false, .resign = false, .recheckpoint = false}),
       commit + 1,
-      absl::StrCat("prev_hash is not the chain hash of record ", commit,
+      absl::StrCat("prev_hash does not match the chain hash of record ", commit,
                    " (the SHA-256 of its bytes): record ", commit,
                    " or this prev_hash was altered (hash chain)"));
 }
@@ -807,16 +807,16 @@ TEST_F(ForgeryTest, WrongPrevHash) {
   ExpectRejected(
       Forged({.rechain = false, .resign = false, .recheckpoint = false}),
       reveal,
-      absl::StrCat("prev_hash is not the chain hash of record ", reveal - 1,
-                   " (the SHA-256 of its bytes)"));
+      absl::StrCat("prev_hash does not match the chain hash of record ",
+                   reveal - 1, " (the SHA-256 of its bytes)"));
 }
 
 TEST_F(ForgeryTest, HeaderPrevHashMustBeZero) {
   records_[0].set_prev_hash(std::string(32, '\x01'));
   ExpectRejected(
       Forged({.rechain = false, .resign = false, .recheckpoint = false}), 0,
-      "prev_hash is not 32 zero bytes, as record 0's must be (hash chain: no "
-      "record comes before it)");
+      "prev_hash does not match the 32 zero bytes record 0's must hold (hash "
+      "chain: no record comes before it)");
 }
 
 // Only the last signature is checked (docs/log-format.md, "Which signatures
