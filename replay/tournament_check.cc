@@ -81,9 +81,18 @@ struct LogCheck {
   // The match id of a sealed log (genuine under the referee's key),
   // whatever else is said of it: a leaf of the referee's tree.
   std::string sealed_match_id;
-  // The label of the scheduled match a sealed log carries, whatever else
-  // is said of it: when it does not count, the match's own line names it.
+  // The label of the scheduled match a sealed log or an unsealed prefix
+  // carries, whatever else is said of it: when it does not count, the
+  // match's own line names it.
   std::string scheduled_label;
+  // An unsealed prefix: its label and match id (32 hex digits), and the
+  // index of the scheduled match of that label (if one is). What is said
+  // of it (a note, or a problem when its match's counted log is another
+  // match) waits for the other logs.
+  bool unsealed = false;
+  std::string unsealed_label;
+  std::string unsealed_match_id;
+  uint32_t unsealed_index = 0;
 };
 
 // The match id a log's file name names: the runner names each log
@@ -219,9 +228,16 @@ LogCheck CheckLog(const fs::path& root, const fs::path& path,
   }
   Verdict v = (*log)->verdict;  // A copy: JudgeSeats may say why not.
   if (v.kind == Verdict::Kind::kUnsealedPrefix) {
-    check.note = absl::StrCat("logs/", name,
-                              ": unsealed prefix, not counted (a match cut "
-                              "short, e.g. by an interrupted run)");
+    // Its header is signed (by a checkpoint record): its label and match
+    // id are the referee's.
+    check.unsealed = true;
+    check.unsealed_label = v.header.label();
+    check.unsealed_match_id = ToHex(v.header.match_id());
+    if (const auto scheduled = by_label.find(check.unsealed_label);
+        scheduled != by_label.end()) {
+      check.scheduled_label = check.unsealed_label;
+      check.unsealed_index = scheduled->second->index();
+    }
     return check;
   }
   if (v.kind != Verdict::Kind::kGenuine) {
@@ -553,6 +569,55 @@ struct LogsFound {
   uint64_t included = 0;
 };
 
+// Adds to `verdict` what the unsealed prefix logs/`name` (`check`) is: a
+// note, naming its label and match id; a problem when it carries a
+// scheduled match's label and another match id than each log of that label
+// that checks out (`checked_out`: file name and match id by label), since
+// the referee then gave that label to two matches: the match was played
+// again. A copy cut short of the counted log (the same match id) is a note.
+void SayUnsealedPrefix(
+    const std::string& name, const LogCheck& check,
+    const std::map<std::string,
+                   std::vector<std::pair<std::string, std::string>>>&
+        checked_out,
+    TournamentVerdict& verdict) {
+  const std::string what = absl::StrCat(
+      "logs/", name, ": unsealed prefix of ",
+      check.scheduled_label.empty()
+          ? absl::StrCat("label ", QuotedText(check.unsealed_label),
+                         ", not in the schedule")
+          : absl::StrCat("match ", check.unsealed_index, " (label ",
+                         QuotedText(check.unsealed_label), ")"),
+      ", match id ", check.unsealed_match_id);
+  const auto counted = checked_out.find(check.scheduled_label);
+  if (check.scheduled_label.empty() || counted == checked_out.end()) {
+    verdict.notes.push_back(absl::StrCat(
+        what, ", not counted (a match cut short, e.g. by an interrupted run)"));
+    return;
+  }
+  std::vector<std::string> others;
+  for (const auto& [file, id] : counted->second) {
+    if (id == check.unsealed_match_id) {
+      verdict.notes.push_back(
+          absl::StrCat(what, ", not counted: a copy cut short of logs/", file,
+                       ", the match's log, of the same match id"));
+      return;
+    }
+    others.push_back(absl::StrCat("logs/", file, ", match id ", id));
+  }
+  AddProblem(
+      verdict,
+      absl::StrCat(
+          what, ", another match than the log of that label that counts (",
+          absl::StrJoin(others, "; "),
+          "): the referee gave the label to two matches, so match ",
+          check.unsealed_index,
+          " was played again, as a match replayed until its result suits "
+          "someone is (a match that broke, which the referee replaces under "
+          "its label, leaves such a prefix too: `refctl list "
+          "--status=broken` lists it)"));
+}
+
 // Checks every DIR/logs/*.pyrlog (CheckLog), each on its own, on every
 // core; adds what they found to `verdict`'s problems and notes in the
 // logs' order, and returns the logs that check out.
@@ -588,10 +653,23 @@ LogsFound CheckLogs(const fs::path& root, const CheckpointKey& key,
         return JobOutput();
       },
       [](size_t, const JobOutput&) {});
+  // The logs that check out of each label: file name and match id.
+  std::map<std::string, std::vector<std::pair<std::string, std::string>>>
+      checked_out;
+  for (size_t i = 0; i < logs.size(); ++i) {
+    if (checks[i].label.empty()) continue;
+    checked_out[checks[i].label].emplace_back(
+        PrintableText(logs[i].filename().string()),
+        ToHex(checks[i].sealed_match_id));
+  }
   LogsFound found;
   std::vector<SettledLog> settled;
   for (size_t i = 0; i < logs.size(); ++i) {
     LogCheck& check = checks[i];
+    if (check.unsealed) {
+      SayUnsealedPrefix(PrintableText(logs[i].filename().string()), check,
+                        checked_out, verdict);
+    }
     if (!check.note.empty()) verdict.notes.push_back(std::move(check.note));
     if (!check.problem.empty()) {
       AddProblem(verdict, std::move(check.problem));
@@ -603,7 +681,9 @@ LogsFound CheckLogs(const fs::path& root, const CheckpointKey& key,
     if (check.label.empty() && !check.scheduled_label.empty()) {
       found.not_counted[check.scheduled_label].push_back(absl::StrCat(
           "logs/", PrintableText(logs[i].filename().string()),
-          " holds its label but does not count (its own line says why)"));
+          check.unsealed ? " holds its label but is an unsealed prefix"
+                         : " holds its label but does not count (its own "
+                           "line says why)"));
     }
     if (!check.label.empty()) {
       ++found.included;

@@ -108,7 +108,11 @@ using KnownLogs = std::function<std::shared_ptr<const KnownLog>(
 // (logs/MATCH.html where logs/MATCH.pyrlog is; a note counts them, not
 // checked), and every entry of DIR/proofs the proof of a log that counts:
 // anything else there is a problem (a stray). A match with no log that
-// counts names each sealed log of its label, which does not count. With a `roster` (not
+// counts names each sealed log of its label, which does not count. An
+// unsealed prefix in DIR/logs is a note naming its label and match id,
+// unless it carries a scheduled match's label and another match id than
+// the log of that label that counts: a problem (the label was played
+// twice). With a `roster` (not
 // null; an auditor's, replay/seat_roster.h), each sealed log of the schedule's
 // game must have the roster's seats and keys (JudgeSeats), else it is not
 // genuine and does not count. With `known`, a log it knows is not read again.

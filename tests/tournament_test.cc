@@ -756,6 +756,79 @@ TEST_F(TournamentTest,
   EXPECT_THAT(check.out(), Not(HasSubstr("problem")));
 }
 
+// The host who holds the referee's key can play the whole tournament
+// again under the same run id (OUTPUT/run_id is the runner's input too):
+// the same labels, other match ids. An unsealed prefix of such a replay's
+// match 0 in logs/ beside match 0's counted log was a note ("unsealed
+// prefix, not counted") and the directory passed: it is a problem naming
+// both match ids, since the label stood for two matches. A copy cut short
+// of the counted log itself stays a note, naming its label and match id.
+TEST_F(TournamentTest, AnUnsealedPrefixOfAReplayedMatchIsAProblem) {
+  v1::Tournament t =
+      Make("rock_paper_pyramid", 3, 3, "rounds: 1 concurrency: 1");
+  t.set_signing_key_file(dir_.File("k.key"));
+  ASSERT_TRUE(WriteKeyFiles(t.signing_key_file(), SigningKey::Generate()).ok());
+  absl::StatusOr<v1::TournamentResults> first = Run(t);
+  ASSERT_TRUE(first.ok()) << first.status() << progress_.str();
+  ASSERT_EQ(first->verified(), 3u);
+  const fs::path again = dir_.File("again");
+  fs::create_directories(again);
+  fs::copy_file(dir_.File("out/run_id"), again / "run_id");
+  v1::Tournament replayed = t;
+  replayed.set_output_dir(again.string());
+  absl::StatusOr<v1::TournamentResults> second = Run(replayed);
+  ASSERT_TRUE(second.ok()) << second.status() << progress_.str();
+  ASSERT_EQ(second->verified(), 3u);
+  const auto log_of = [](const v1::TournamentResults& results, uint32_t index) {
+    for (const v1::TournamentMatchResult& m : results.matches()) {
+      if (m.index() == index) return m;
+    }
+    return v1::TournamentMatchResult();
+  };
+  const v1::TournamentMatchResult kept = log_of(*first, 0);
+  const v1::TournamentMatchResult other = log_of(*second, 0);
+  ASSERT_NE(kept.match_id(), other.match_id());
+  const std::string label =
+      absl::StrCat("t/",
+                   absl::StripAsciiWhitespace(
+                       ReadFileToString(dir_.File("out/run_id")).value_or("")),
+                   "/0");
+  const auto verify = [&](std::string& out) {
+    testing_util::Process check({(fs::path(BinDir()) / "replay").string(),
+                                 "verify-tournament", dir_.File("out")},
+                                dir_.File("check.out"), dir_.File("check.err"));
+    const int status = check.Wait(absl::Seconds(60));
+    out = check.out();
+    return status;
+  };
+  // A copy cut short of the counted log: a note.
+  const auto cut = [](const std::string& from, const std::string& to) {
+    const std::string bytes = ReadFileToString(from).value_or("");
+    std::ofstream(to, std::ios::binary) << bytes.substr(0, bytes.size() / 2);
+  };
+  cut(dir_.File("out/" + kept.log_file()), dir_.File("out/logs/extra.pyrlog"));
+  std::string out;
+  EXPECT_EQ(verify(out), 0) << out;
+  EXPECT_THAT(out, HasSubstr(absl::StrCat(
+                       ": note: logs/extra.pyrlog: unsealed prefix of match 0 "
+                       "(label \"",
+                       label, "\"), match id ", kept.match_id(),
+                       ", not counted: a copy cut short of ", kept.log_file(),
+                       ", the match's log, of the same match id\n")));
+  // The replay's match 0 cut short: a problem.
+  cut((again / other.log_file()).string(), dir_.File("out/logs/extra.pyrlog"));
+  EXPECT_EQ(verify(out), 1) << out;
+  EXPECT_THAT(
+      out, HasSubstr(absl::StrCat(
+               ": logs/extra.pyrlog: unsealed prefix of match 0 (label \"",
+               label, "\"), match id ", other.match_id(),
+               ", another match than the log of that label that counts (",
+               kept.log_file(), ", match id ", kept.match_id(),
+               "): the referee gave the label to two matches, so match 0 was "
+               "played again")));
+  EXPECT_THAT(out, HasSubstr(": 1 problem"));
+}
+
 // A file that no one, root included, may remove while this lives: made
 // immutable (chattr +i), or, for a process without root's override of
 // file permissions, in a directory made read-only. ok() false when
