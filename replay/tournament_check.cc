@@ -77,6 +77,7 @@ struct LogCheck {
   std::string label;
   std::string proof;
   uint64_t seats = 0;      // The log's seats (once it checks out).
+  uint64_t leaf = 0;       // Its leaf in the checkpoint (once it checks out).
   MatchSettings settings;  // Once it checks out.
   // The match id of a sealed log (genuine under the referee's key),
   // whatever else is said of it: a leaf of the referee's tree.
@@ -325,6 +326,7 @@ LogCheck CheckLog(const fs::path& root, const fs::path& path,
     return check;
   }
   check.label = label;
+  check.leaf = inclusion->index;
   check.seats = v.header.seats_size();
   check.settings = SettingsOf(v.header);
   return check;
@@ -555,8 +557,9 @@ VerifyOptions LogOptions(const CheckpointKey& key) {
 
 // What the logs that check out (CheckLog) add up to.
 struct LogsFound {
-  // The file names of the logs of each label.
+  // The file names of the logs of each label, and their leaves.
   std::map<std::string, std::vector<std::string>> by_label;
+  std::map<std::string, std::vector<uint64_t>> leaves;
   // The file names of the sealed logs of each scheduled label that do not
   // count, each with why in a few words.
   std::map<std::string, std::vector<std::string>> not_counted;
@@ -689,6 +692,7 @@ LogsFound CheckLogs(const fs::path& root, const CheckpointKey& key,
       ++found.included;
       found.by_label[check.label].push_back(
           PrintableText(logs[i].filename().string()));
+      found.leaves[check.label].push_back(check.leaf);
       if (roster != nullptr) verdict.seats_matching_roster += check.seats;
       settled.push_back(SettledLog{PrintableText(logs[i].filename().string()),
                                    std::move(check.settings)});
@@ -702,13 +706,16 @@ LogsFound CheckLogs(const fs::path& root, const CheckpointKey& key,
 }
 
 // Counts in `verdict` the matches of the schedule that have exactly one
-// log that checks out (`logs_by_label`); adds a problem for each other
+// log that checks out (`logs_by_label`), and the first and last leaf of
+// those logs (`leaves`, by label as `logs_by_label`); adds a problem for
+// each other
 // match: missing (or with logs of its label that do not count,
 // `not_counted`: named), with more than one log, or skipped but with a
 // log.
 void MatchLogsToSchedule(
     const v1::TournamentSchedule& schedule, const ScheduleIndex& by_label,
     const std::map<std::string, std::vector<std::string>>& logs_by_label,
+    const std::map<std::string, std::vector<uint64_t>>& leaves,
     const std::map<std::string, std::vector<std::string>>& not_counted,
     TournamentVerdict& verdict) {
   const std::vector<std::string> none;
@@ -743,6 +750,13 @@ void MatchLogsToSchedule(
                                        entry.label(), ") has ", found.size(),
                                        " logs: ", absl::StrJoin(found, ", ")));
     } else {
+      const uint64_t leaf = leaves.at(entry.label()).front();
+      if (verdict.matches == 0 || leaf < verdict.first_leaf) {
+        verdict.first_leaf = leaf;
+      }
+      if (verdict.matches == 0 || leaf > verdict.last_leaf) {
+        verdict.last_leaf = leaf;
+      }
       ++verdict.matches;
     }
   }
@@ -985,12 +999,26 @@ TournamentVerdict Summarized(TournamentVerdict verdict) {
         absl::StrCat("and ", more, " more problem", more == 1 ? "" : "s",
                      " (the first ", kMaxListedProblems, " are listed)"));
   }
-  verdict.summary =
-      count == 0
-          ? absl::StrCat(
-                verdict.matches, " matches, all included in checkpoint ",
-                verdict.checkpoint.size, " ", RootHex(verdict.checkpoint))
-          : absl::StrCat(count, " problem", count == 1 ? "" : "s");
+  if (count > 0) {
+    verdict.summary = absl::StrCat(count, " problem", count == 1 ? "" : "s");
+    return verdict;
+  }
+  // Which run of which tournament, and where its logs are in the tree: a
+  // host can run a tournament again under another run id (or name) and
+  // publish the run they like, which passes as well; the auditor compares
+  // these with the referee's list of the tournament's matches.
+  const uint64_t span = verdict.last_leaf - verdict.first_leaf + 1;
+  const std::string leaves =
+      span == 1 ? absl::StrCat("leaf ", verdict.first_leaf)
+      : span == verdict.matches
+          ? absl::StrCat("leaves ", verdict.first_leaf, "..", verdict.last_leaf)
+          : absl::StrCat(verdict.matches, " of leaves ", verdict.first_leaf,
+                         "..", verdict.last_leaf);
+  verdict.summary = absl::StrCat(
+      verdict.matches, " matches, all included in checkpoint ",
+      verdict.checkpoint.size, " ", RootHex(verdict.checkpoint), " as ", leaves,
+      ": tournament ", QuotedText(verdict.name), ", run ",
+      QuotedText(verdict.run_id), ", game ", PrintableText(verdict.game));
   return verdict;
 }
 
@@ -1029,11 +1057,14 @@ TournamentVerdict CheckTournamentDirectory(const std::string& dir,
   verdict.checkpoint = *checkpoint;
   absl::StatusOr<v1::TournamentSchedule> schedule = ReadSchedule(root);
   if (!schedule.ok()) return stop(schedule.status());
+  verdict.name = schedule->name();
+  verdict.run_id = schedule->run_id();
+  verdict.game = schedule->game();
   const ScheduleIndex by_label = IndexSchedule(*schedule, verdict);
   const LogsFound logs = CheckLogs(root, key, *checkpoint, *schedule, by_label,
                                    roster, known, verdict);
-  MatchLogsToSchedule(*schedule, by_label, logs.by_label, logs.not_counted,
-                      verdict);
+  MatchLogsToSchedule(*schedule, by_label, logs.by_label, logs.leaves,
+                      logs.not_counted, verdict);
   CheckSkipped(root, *schedule, verdict);
   StrayProofs(root, logs.proofs_used, verdict);
   CheckTreeSize(root, key, by_label, logs.sealed, logs.included, known,

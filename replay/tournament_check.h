@@ -55,8 +55,22 @@ struct TournamentVerdict {
   // --key`).
   std::string referee_key;
   std::string referee_key_files;
-  // "N matches, all included in checkpoint SIZE ROOT" or the problem count
-  // ("N problems", `problem_count`).
+  // The schedule's tournament name, run id and game (once it is read), and
+  // the leaf indexes in `checkpoint` of the first and last log counted
+  // (once one is).
+  std::string name;
+  std::string run_id;
+  std::string game;
+  uint64_t first_leaf = 0;
+  uint64_t last_leaf = 0;
+  // "N matches, all included in checkpoint SIZE ROOT as leaves FIRST..LAST:
+  // tournament "NAME", run "RUN_ID", game GAME" ("as leaf F" for one match,
+  // "as N of leaves FIRST..LAST" when other leaves lie between them; the
+  // name and run id as QuotedText gives them, the game as PrintableText:
+  // anyone's text) or the problem count ("N problems", `problem_count`).
+  // The run id and the leaves tell this run from another of the same
+  // tournament that a host could have played and kept back
+  // (docs/transparency-log.md, "What it proves, and what not").
   std::string summary;
   // With a roster: the seats of the counted logs, every one of which is a
   // bot of the roster with the roster's key.

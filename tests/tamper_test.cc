@@ -1196,5 +1196,22 @@ TEST_F(TournamentDirectoryCliTest, AMatchWhoseLogDoesNotCountNamesIt) {
   EXPECT_THAT(run.out, Not(HasSubstr("missing"))) << run.out;
 }
 
+// The line of a directory that checks out names which run of which
+// tournament it is and where its logs are in the referee's tree: a host
+// with a standalone referee's admin token can play the tournament again
+// under another run id and publish the run they like, which passes as
+// well; the line said only "3 matches, all included in checkpoint 6 ROOT".
+TEST_F(TournamentDirectoryCliTest, ThePassLineNamesTheRunAndItsLeaves) {
+  const CliRun run = Verify();
+  EXPECT_EQ(run.exit_code, 0) << run.out;
+  EXPECT_THAT(run.out,
+              HasSubstr(absl::StrCat(
+                  "\n", dir_,
+                  ": 3 matches, all included in checkpoint 6 "
+                  "f7fabef3e6eb30a292073ec68a926bb524f32dab3af525f446909a5ec7"
+                  "75e258 as leaves 3..5: tournament \"example\", run "
+                  "\"434764977a9d6e1d\", game rock_paper_pyramid\n")));
+}
+
 }  // namespace
 }  // namespace pyramid

@@ -64,6 +64,7 @@ namespace fs = std::filesystem;
 namespace v1 = ::pyramid::referee::v1;
 using ::testing::HasSubstr;
 using ::testing::Not;
+using ::testing::StartsWith;
 
 // Every file under `dir` with its bytes, in name order ("" when none).
 std::string Listing(const std::string& dir) {
@@ -788,11 +789,18 @@ TEST_F(TournamentTest, AnUnsealedPrefixOfAReplayedMatchIsAProblem) {
   const v1::TournamentMatchResult kept = log_of(*first, 0);
   const v1::TournamentMatchResult other = log_of(*second, 0);
   ASSERT_NE(kept.match_id(), other.match_id());
-  const std::string label =
-      absl::StrCat("t/",
-                   absl::StripAsciiWhitespace(
-                       ReadFileToString(dir_.File("out/run_id")).value_or("")),
-                   "/0");
+  const std::string run_id(absl::StripAsciiWhitespace(
+      ReadFileToString(dir_.File("out/run_id")).value_or("")));
+  const std::string label = absl::StrCat("t/", run_id, "/0");
+  // Both runs pass, each naming its run and its leaves in its own tree.
+  for (const v1::TournamentResults* results : {&*first, &*second}) {
+    EXPECT_THAT(results->transparency_verdict(),
+                StartsWith("3 matches, all included in checkpoint 3 "));
+    EXPECT_THAT(results->transparency_verdict(),
+                HasSubstr(absl::StrCat(" as leaves 0..2: tournament \"t\", "
+                                       "run \"",
+                                       run_id, "\", game rock_paper_pyramid")));
+  }
   const auto verify = [&](std::string& out) {
     testing_util::Process check({(fs::path(BinDir()) / "replay").string(),
                                  "verify-tournament", dir_.File("out")},
