@@ -643,8 +643,9 @@ TEST_F(ReplayCliTest, TamperedCopyIsNotGenuine) {
   EXPECT_EQ(run.exit_code, 1);
   EXPECT_EQ(run.out,
             absl::StrCat(Tmp("bad.pyrlog"), ": NOT GENUINE: record ", i + 1,
-                         ": prev_hash does not match the previous record "
-                         "(hash chain)\n"));
+                         ": prev_hash does not match the chain hash of record ",
+                         i, " (the SHA-256 of its bytes): record ", i,
+                         " or this prev_hash was altered (hash chain)\n"));
 }
 
 TEST_F(ReplayCliTest, WrongPinnedKeyIsNotGenuine) {
