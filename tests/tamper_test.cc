@@ -450,9 +450,11 @@ TEST_F(ReasonTest, MiddleRecordBreaksTheChain) {
   const Verdict v = Flip(golden_.ends[i] - 1, 0x01);
   EXPECT_EQ(v.kind, Kind::kNotGenuine);
   EXPECT_EQ(v.bad_record, i + 1);
-  EXPECT_THAT(
-      v.reason,
-      HasSubstr("prev_hash does not match the previous record (hash chain)"));
+  EXPECT_EQ(v.reason, absl::StrCat("prev_hash does not match the chain hash "
+                                   "of record ",
+                                   i, " (the SHA-256 of its bytes): record ", i,
+                                   " or this prev_hash was altered (hash "
+                                   "chain)"));
   EXPECT_FALSE(v.signature_failed);
 }
 
