@@ -955,9 +955,10 @@ TEST_F(ReplayCliTest, ShowSaysTheVerdictFirst) {
   const CliRun tampered = Replay(absl::StrCat("show ", Tmp("bad.pyrlog")));
   EXPECT_EQ(tampered.out.substr(0, tampered.out.find('\n')),
             absl::StrCat("verdict: NOT GENUINE: record ", i + 1,
-                         ": prev_hash does not match the previous record "
-                         "(hash chain) (below: what the log says, not "
-                         "verified)"));
+                         ": prev_hash does not match the chain hash of record ",
+                         i, " (the SHA-256 of its bytes): record ", i,
+                         " or this prev_hash was altered (hash chain) (below: "
+                         "what the log says, not verified)"));
   // The transcript follows, as the log has it.
   EXPECT_THAT(tampered.out, HasSubstr("\noutcome (TERMINATION_"));
 }
