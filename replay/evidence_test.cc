@@ -388,7 +388,9 @@ TEST_F(TournamentDirectoryTest, AsPublishedItChecksOut) {
   EXPECT_EQ(v.matches, 3u);
   EXPECT_EQ(v.summary,
             "3 matches, all included in checkpoint 6 "
-            "f7fabef3e6eb30a292073ec68a926bb524f32dab3af525f446909a5ec775e258");
+            "f7fabef3e6eb30a292073ec68a926bb524f32dab3af525f446909a5ec775e258"
+            " as leaves 3..5: tournament \"example\", run "
+            "\"434764977a9d6e1d\", game rock_paper_pyramid");
 }
 
 // A log the caller knows (KnownLogs: the tournament runner's verdicts on
@@ -919,8 +921,10 @@ TEST_F(TournamentDirectoryTest, ARosterPinsEverySeatsKey) {
                                     "roster's is ",
                                     ToHex(key))));
   EXPECT_THAT(v.problems,
-              Contains("match 1 (example/434764977a9d6e1d/1) is missing: no "
-                       "sealed, included log"));
+              Contains("match 1 (example/434764977a9d6e1d/1) has no log that "
+                       "counts: logs/rock_paper_pyramid-"
+                       "d22052291b3f9879cd6d8236d2d75509.pyrlog holds its "
+                       "label but does not count (its own line says why)"));
   EXPECT_EQ(v.problems.size(), 9u);  // Each log, match and proof.
   EXPECT_EQ(v.matches, 0u);
 
@@ -1068,8 +1072,9 @@ TEST_F(TournamentDirectoryTest, AnEmbeddedRefereesCheckpointHoldsItsLogsOnly) {
   TournamentVerdict v = Check();
   EXPECT_THAT(v.problems, IsEmpty());
   EXPECT_THAT(v.notes,
-              ElementsAre("the checkpoint holds 6 logs, 3 of them sealed logs "
-                          "in logs/: the directory holds referee.pub, a "
+              ElementsAre("the checkpoint holds 6 logs; logs/ holds 3 sealed "
+                          "logs, 3 of them proved included in it: the "
+                          "directory holds referee.pub, a "
                           "running referee's, whose tree holds other matches "
                           "too, so its size is not checked against the "
                           "directory's logs (with the embedded referee it "

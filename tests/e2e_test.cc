@@ -429,7 +429,7 @@ TEST_F(E2eTest, TournamentEvidenceNamesEveryTamperingAndSurvivesRestart) {
   r = Run("replay", {"verify-tournament", older});
   EXPECT_EQ(r.code, 1) << r.out << r.err;
   EXPECT_THAT(r.out, HasSubstr("not in the directory's checkpoint"));
-  EXPECT_THAT(r.out, HasSubstr("is missing"));
+  EXPECT_THAT(r.out, HasSubstr("has no log that counts"));
 
   // The second checkpoint extends the first, and only that way round.
   const uint64_t a_size = CheckpointSize(Slurp(Path("a/checkpoint")));

@@ -120,7 +120,7 @@ has err "holds a secret key; give the public key ($tmp/bot.key.pub)"
 EXAMPLE=testdata/tlog/example
 printf 'b1 none\nb2 none\nb3 none\n' >"$tmp/bots"
 run 0 verify-tournament --key="$EXAMPLE/referee.pub" --seat_keys="$tmp/bots" "$EXAMPLE"
-has out "$EXAMPLE: 3 matches, all included in checkpoint 6 f7fabef3e6eb30a292073ec68a926bb524f32dab3af525f446909a5ec775e258; their 9 seats match the roster"
+has out "$EXAMPLE: 3 matches, all included in checkpoint 6 f7fabef3e6eb30a292073ec68a926bb524f32dab3af525f446909a5ec775e258 as leaves 3..5: tournament \"example\", run \"434764977a9d6e1d\", game rock_paper_pyramid; their 9 seats match the roster"
 printf 'b1 none\nb2 %s\nb3 none\n' "$OTHER" >"$tmp/b2-keyed"
 run 1 verify-tournament --seat_keys="$tmp/b2-keyed" "$EXAMPLE"
 [[ $(grep -c 'NOT GENUINE: record 0: seat [0-2] "b2" has key none in the header' "$tmp/out") == 3 ]] ||
