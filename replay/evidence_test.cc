@@ -1068,11 +1068,15 @@ TEST_F(SkippedMatchTest, EveryMatchSkippedOrNoMatchAtAllIsNamed) {
 // of checkpoint 6 are missing (it passed: a red-team finding, where a
 // match played again after its log was lost left checkpoint 13 over 12
 // logs).
+// (The example holds no results.json: a note says so.)
 TEST_F(TournamentDirectoryTest, AnEmbeddedRefereesCheckpointHoldsItsLogsOnly) {
+  const std::string no_results =
+      "the directory holds no results.json: no standings to check";
   TournamentVerdict v = Check();
   EXPECT_THAT(v.problems, IsEmpty());
   EXPECT_THAT(v.notes,
-              ElementsAre("the checkpoint holds 6 logs; logs/ holds 3 sealed "
+              ElementsAre(no_results,
+                          "the checkpoint holds 6 logs; logs/ holds 3 sealed "
                           "logs, 3 of them proved included in it: the "
                           "directory holds referee.pub, a "
                           "running referee's, whose tree holds other matches "
@@ -1089,18 +1093,20 @@ TEST_F(TournamentDirectoryTest, AnEmbeddedRefereesCheckpointHoldsItsLogsOnly) {
                           "tree (the directory holds referee.key.pub, no "
                           "referee.pub) holds this tournament's logs and "
                           "nothing else"));
-  EXPECT_THAT(v.notes, IsEmpty());
+  EXPECT_THAT(v.notes, ElementsAre(no_results));
   EXPECT_EQ(v.matches, 3u);
   // Without either key file (the key given), which referee it was is not
   // known: a note.
   fs::rename(dir_ + "/referee.key.pub", dir_ + "/moved.pub");
   v = CheckTournamentDirectory(dir_, RefereeKey());
   EXPECT_THAT(v.problems, IsEmpty());
-  EXPECT_THAT(v.notes, ElementsAre(HasSubstr(
-                           "the directory holds neither referee.key.pub (the "
-                           "embedded referee's) nor referee.pub (a running "
-                           "referee's), so which referee it was is not known "
-                           "and its size is not checked")));
+  EXPECT_THAT(
+      v.notes,
+      ElementsAre(no_results,
+                  HasSubstr("the directory holds neither referee.key.pub (the "
+                            "embedded referee's) nor referee.pub (a running "
+                            "referee's), so which referee it was is not known "
+                            "and its size is not checked")));
   fs::rename(dir_ + "/moved.pub", dir_ + "/referee.key.pub");
   // A log of logs/ copied into superseded/ is the same leaf, not another.
   fs::create_directory(dir_ + "/superseded");

@@ -34,6 +34,7 @@
 #include "replay/log_file.h"
 #include "replay/match_settings.h"
 #include "replay/ordered_pool.h"
+#include "replay/results_check.h"
 #include "replay/seat_roster.h"
 #include "replay/strict_json.h"
 #include "replay/verifier.h"
@@ -79,6 +80,7 @@ struct LogCheck {
   uint64_t seats = 0;      // The log's seats (once it checks out).
   uint64_t leaf = 0;       // Its leaf in the checkpoint (once it checks out).
   MatchSettings settings;  // Once it checks out.
+  CountedMatch counted;    // What it says of its match, once it checks out.
   // The match id of a sealed log (genuine under the referee's key),
   // whatever else is said of it: a leaf of the referee's tree.
   std::string sealed_match_id;
@@ -326,6 +328,7 @@ LogCheck CheckLog(const fs::path& root, const fs::path& path,
     return check;
   }
   check.label = label;
+  check.counted = CountedMatchOf(v, absl::StrCat("logs/", name));
   check.leaf = inclusion->index;
   check.seats = v.header.seats_size();
   check.settings = SettingsOf(v.header);
@@ -560,6 +563,8 @@ struct LogsFound {
   // The file names of the logs of each label, and their leaves.
   std::map<std::string, std::vector<std::string>> by_label;
   std::map<std::string, std::vector<uint64_t>> leaves;
+  // And what they say of their matches (as `by_label`).
+  std::map<std::string, std::vector<CountedMatch>> counted;
   // The file names of the sealed logs of each scheduled label that do not
   // count, each with why in a few words.
   std::map<std::string, std::vector<std::string>> not_counted;
@@ -693,6 +698,7 @@ LogsFound CheckLogs(const fs::path& root, const CheckpointKey& key,
       found.by_label[check.label].push_back(
           PrintableText(logs[i].filename().string()));
       found.leaves[check.label].push_back(check.leaf);
+      found.counted[check.label].push_back(std::move(check.counted));
       if (roster != nullptr) verdict.seats_matching_roster += check.seats;
       settled.push_back(SettledLog{PrintableText(logs[i].filename().string()),
                                    std::move(check.settings)});
@@ -706,18 +712,17 @@ LogsFound CheckLogs(const fs::path& root, const CheckpointKey& key,
 }
 
 // Counts in `verdict` the matches of the schedule that have exactly one
-// log that checks out (`logs_by_label`), and the first and last leaf of
-// those logs (`leaves`, by label as `logs_by_label`); adds a problem for
-// each other
-// match: missing (or with logs of its label that do not count,
-// `not_counted`: named), with more than one log, or skipped but with a
-// log.
-void MatchLogsToSchedule(
+// log that checks out (`logs.by_label`), and the first and last leaf of
+// those logs; adds a problem for each other match: missing (or with logs
+// of its label that do not count, `logs.not_counted`: named), with more
+// than one log, or skipped but with a log. Returns what each counted log
+// says of its match, by the match's index.
+std::map<uint32_t, CountedMatch> MatchLogsToSchedule(
     const v1::TournamentSchedule& schedule, const ScheduleIndex& by_label,
-    const std::map<std::string, std::vector<std::string>>& logs_by_label,
-    const std::map<std::string, std::vector<uint64_t>>& leaves,
-    const std::map<std::string, std::vector<std::string>>& not_counted,
-    TournamentVerdict& verdict) {
+    const LogsFound& logs_found, TournamentVerdict& verdict) {
+  const auto& logs_by_label = logs_found.by_label;
+  const auto& not_counted = logs_found.not_counted;
+  std::map<uint32_t, CountedMatch> counted;
   const std::vector<std::string> none;
   for (const v1::ScheduleEntry& entry : schedule.matches()) {
     // A label the schedule lists twice (said by IndexSchedule) is the first
@@ -750,7 +755,8 @@ void MatchLogsToSchedule(
                                        entry.label(), ") has ", found.size(),
                                        " logs: ", absl::StrJoin(found, ", ")));
     } else {
-      const uint64_t leaf = leaves.at(entry.label()).front();
+      const uint64_t leaf = logs_found.leaves.at(entry.label()).front();
+      counted[entry.index()] = logs_found.counted.at(entry.label()).front();
       if (verdict.matches == 0 || leaf < verdict.first_leaf) {
         verdict.first_leaf = leaf;
       }
@@ -760,47 +766,108 @@ void MatchLogsToSchedule(
       ++verdict.matches;
     }
   }
+  return counted;
 }
 
-// Why DIR/tournament.txt, the tournament file the runner copies into its
-// output directory (docs/tournament.md, "Resume"), does not show that
-// `schedule`'s tournament had an SPRT; "" when it does. Only a decided SPRT
-// makes the runner skip matches.
-std::string WhyNoSprt(const fs::path& root,
-                      const v1::TournamentSchedule& schedule) {
+// DIR/tournament.txt, the tournament file the runner copies into its
+// output directory (docs/tournament.md, "Resume"), when it is `schedule`'s
+// tournament (its name and game); else why not: NOT_FOUND when the
+// directory holds none, else what is wrong with it, `what` ("which would
+// show an SPRT") saying what it was read for.
+absl::StatusOr<v1::Tournament> TournamentFileOf(
+    const fs::path& root, const v1::TournamentSchedule& schedule,
+    absl::string_view what) {
   const fs::path path = root / "tournament.txt";
   if (!IsThere(path)) {
-    return "the directory holds no tournament.txt (the tournament file the "
-           "runner copies there) to show an SPRT, and only an SPRT that has "
-           "decided skips matches";
+    return absl::NotFoundError("the directory holds no tournament.txt");
   }
   absl::StatusOr<std::string> text = ReadSmallEntry(path);
   if (!text.ok()) {
-    return absl::StrCat(
-        "tournament.txt, which would show an SPRT, cannot be read: ",
-        text.status().message());
+    return absl::InvalidArgumentError(
+        absl::StrCat("tournament.txt, ", what,
+                     ", cannot be read: ", text.status().message()));
   }
   v1::Tournament tournament;
   if (absl::Status s = ParseTextProto(*text, tournament); !s.ok()) {
-    return absl::StrCat(
-        "tournament.txt, which would show an SPRT, is not a Tournament in "
-        "text format: ",
-        s.message());
+    return absl::InvalidArgumentError(
+        absl::StrCat("tournament.txt, ", what,
+                     ", is not a Tournament in text format: ", s.message()));
   }
   // An empty name is the default's (Tournament.name), as the runner reads it.
   if (tournament.name().empty()) tournament.set_name("tournament");
   if (tournament.name() != schedule.name() ||
       tournament.game().game() != schedule.game()) {
-    return absl::StrCat("tournament.txt is another tournament's (\"",
-                        tournament.name(), "\" of ", tournament.game().game(),
-                        ", the schedule's \"", schedule.name(), "\" of ",
-                        schedule.game(), ")");
+    return absl::InvalidArgumentError(absl::StrCat(
+        "tournament.txt is another tournament's (\"", tournament.name(),
+        "\" of ", tournament.game().game(), ", the schedule's \"",
+        schedule.name(), "\" of ", schedule.game(), ")"));
   }
-  if (!tournament.has_sprt()) {
+  return tournament;
+}
+
+// Why DIR/tournament.txt does not show that `schedule`'s tournament had an
+// SPRT; "" when it does. Only a decided SPRT makes the runner skip matches.
+std::string WhyNoSprt(const fs::path& root,
+                      const v1::TournamentSchedule& schedule) {
+  absl::StatusOr<v1::Tournament> tournament =
+      TournamentFileOf(root, schedule, "which would show an SPRT");
+  if (absl::IsNotFound(tournament.status())) {
+    return "the directory holds no tournament.txt (the tournament file the "
+           "runner copies there) to show an SPRT, and only an SPRT that has "
+           "decided skips matches";
+  }
+  if (!tournament.ok()) return std::string(tournament.status().message());
+  if (!tournament->has_sprt()) {
     return "the tournament (tournament.txt) has no SPRT, and only an SPRT "
            "that has decided skips matches";
   }
   return "";
+}
+
+// Adds to `verdict` where DIR/results.json says otherwise than the counted
+// logs (`counted`, by match index; CheckResults); a directory without one
+// gets a note (an interrupted run may not have written it yet).
+void CheckResultsFile(const fs::path& root,
+                      const v1::TournamentSchedule& schedule,
+                      const std::map<uint32_t, CountedMatch>& counted,
+                      TournamentVerdict& verdict) {
+  const fs::path path = root / "results.json";
+  if (!IsThere(path)) {
+    verdict.notes.push_back(
+        "the directory holds no results.json: no standings to check");
+    return;
+  }
+  absl::StatusOr<std::string> json = ReadEntry(path, kMaxResultsBytes);
+  if (!json.ok()) {
+    AddProblem(verdict,
+               std::string(Prefixed("results.json", json.status()).message()));
+    return;
+  }
+  // Strict first, as schedule.json (ReadSchedule): what other JSON readers
+  // show must be what is checked here.
+  if (absl::Status strict = CheckJsonShape(
+          *json, *v1::TournamentResults::descriptor(), kMaxResultsValues);
+      !strict.ok()) {
+    AddProblem(verdict, absl::StrCat("results.json: ", strict.message()));
+    return;
+  }
+  v1::TournamentResults results;
+  if (const auto parsed =
+          google::protobuf::util::JsonStringToMessage(*json, &results);
+      !parsed.ok()) {
+    const std::string why(parsed.message());
+    AddProblem(verdict,
+               absl::StrCat("results.json is not a TournamentResults in JSON: ",
+                            PrintableText(why.substr(0, why.find('\n')))));
+    return;
+  }
+  absl::StatusOr<v1::Tournament> tournament =
+      TournamentFileOf(root, schedule, "which would show the SPRT and bots");
+  for (std::string& problem :
+       CheckResults(results, schedule, counted,
+                    tournament.ok() ? &*tournament : nullptr)) {
+    AddProblem(verdict, std::move(problem));
+  }
 }
 
 // Adds to `verdict` each match of `schedule` marked skipped that the
@@ -1027,7 +1094,8 @@ TournamentVerdict Summarized(TournamentVerdict verdict) {
 TournamentVerdict CheckTournamentDirectory(const std::string& dir,
                                            CheckpointKey key,
                                            const SeatRoster* roster,
-                                           const KnownLogs& known) {
+                                           const KnownLogs& known,
+                                           ResultsFile results) {
   TournamentVerdict verdict;
   const fs::path root(dir);
   // A directory with neither of the files every tournament's output holds
@@ -1063,9 +1131,12 @@ TournamentVerdict CheckTournamentDirectory(const std::string& dir,
   const ScheduleIndex by_label = IndexSchedule(*schedule, verdict);
   const LogsFound logs = CheckLogs(root, key, *checkpoint, *schedule, by_label,
                                    roster, known, verdict);
-  MatchLogsToSchedule(*schedule, by_label, logs.by_label, logs.leaves,
-                      logs.not_counted, verdict);
+  const std::map<uint32_t, CountedMatch> counted =
+      MatchLogsToSchedule(*schedule, by_label, logs, verdict);
   CheckSkipped(root, *schedule, verdict);
+  if (results == ResultsFile::kCheck) {
+    CheckResultsFile(root, *schedule, counted, verdict);
+  }
   StrayProofs(root, logs.proofs_used, verdict);
   CheckTreeSize(root, key, by_label, logs.sealed, logs.included, known,
                 verdict);

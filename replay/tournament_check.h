@@ -34,6 +34,16 @@ inline constexpr uint64_t kMaxScheduleBytes = 64 << 20;
 // names), 3 million in 64 MiB; the largest fifteen, a million. A text of
 // tiny values ("{}," over and over) is refused before it is parsed.
 inline constexpr uint64_t kMaxScheduleValues = 4'000'000;
+// DIR/results.json holds about five times the bytes of schedule.json a
+// match (its outcome, verdict and file name; about 650 bytes for three
+// seats) and four times the values: bounds of eight and four times.
+inline constexpr uint64_t kMaxResultsBytes = 8 * kMaxScheduleBytes;
+inline constexpr uint64_t kMaxResultsValues = 4 * kMaxScheduleValues;
+
+// Whether CheckTournamentDirectory checks DIR/results.json: the runner's
+// check of its own directory comes before it writes results.json (from the
+// same logs), and ignores it.
+enum class ResultsFile { kCheck, kIgnore };
 
 struct TournamentVerdict {
   // Set when DIR is not a tournament directory at all (it holds neither
@@ -130,10 +140,16 @@ using KnownLogs = std::function<std::shared_ptr<const KnownLog>(
 // null; an auditor's, replay/seat_roster.h), each sealed log of the schedule's
 // game must have the roster's seats and keys (JudgeSeats), else it is not
 // genuine and does not count. With `known`, a log it knows is not read again.
-TournamentVerdict CheckTournamentDirectory(const std::string& dir,
-                                           CheckpointKey key,
-                                           const SeatRoster* roster = nullptr,
-                                           const KnownLogs& known = nullptr);
+// With ResultsFile::kCheck, DIR/results.json (at most kMaxResultsBytes,
+// strict JSON of a TournamentResults' shape) must say of every match, the
+// counts and the standings what the counted logs do (CheckResults,
+// replay/results_check.h, with DIR/tournament.txt when it is the
+// schedule's tournament): each difference is a problem; a directory
+// without results.json gets a note.
+TournamentVerdict CheckTournamentDirectory(
+    const std::string& dir, CheckpointKey key,
+    const SeatRoster* roster = nullptr, const KnownLogs& known = nullptr,
+    ResultsFile results = ResultsFile::kCheck);
 
 }  // namespace pyramid
 

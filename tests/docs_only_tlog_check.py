@@ -703,6 +703,10 @@ def load_tournament(path):
         "proofs": read_dir("proofs", ".tlog-proof"),
         # Logs the runner set aside on a resume (check 6).
         "superseded": read_dir("superseded", ".pyrlog"),
+        # Check 7 needs the ratings of docs/tournament.md, which this
+        # checker does not implement: it only says, as verify-tournament
+        # does, when the directory holds none (the test data hold none).
+        "results": read("results.json"),
     }
 
 
@@ -1134,7 +1138,8 @@ def same_tree(a, b):
 
 def check_log_proof(name, data, info, proof_data, checkpoint, key):
     """Check 4's proof part: the proof's checkpoint is the directory's, the
-    log's leaf is at `index` in it, and `extra` is the log's match id."""
+    log's leaf is at `index` in it, and `extra` is the log's match id.
+    Returns that index."""
     proof = parse_tlog_proof(proof_data)
     proof_cp = open_checkpoint(proof.note, raw_key=key)
     if not same_tree(proof_cp, checkpoint):
@@ -1143,38 +1148,39 @@ def check_log_proof(name, data, info, proof_data, checkpoint, key):
         raise CheckError(f"proof is for match {proof.extra!r}, the log is {info.match_id.hex()}")
     verify_inclusion(proof.index, checkpoint.size, log_leaf_hash(data),
                      proof.hashes, checkpoint.root)
+    return proof.index
 
 
 def check_tournament_log(name, data, proof_data, checkpoint, key, entries,
                          game):
     """Checks 3 and 4 for one log. Returns (problems, notes, label,
-    proof_examined): `label` is the schedule label the log counts for
-    (None if it does not count)."""
+    proof_examined, leaf): `label` is the schedule label the log counts for
+    (None if it does not count), `leaf` its index in the checkpoint."""
     where = f"logs/{name}.pyrlog"
     try:
         info = check_log(data, key)
     except CheckError as err:
-        return [f"{where}: NOT GENUINE: {err}"], [], None, False
+        return [f"{where}: NOT GENUINE: {err}"], [], None, False, None
     if not info.sealed:
-        return [], [f"{where}: unsealed prefix, not counted"], None, False
+        return [], [f"{where}: unsealed prefix, not counted"], None, False, None
     if info.game != game:
         return [f"{where}: a {info.game!r} match, the schedule's game is {game!r}"], \
-            [], None, False
+            [], None, False, None
     entry = entries.get(info.label)
     if entry is None:
-        return [f"{where}: label {info.label!r} is not in the schedule"], [], None, False
+        return [f"{where}: label {info.label!r} is not in the schedule"], [], None, False, None
     if entry["skipped"]:
-        return [f"{where}: {info.label!r} is scheduled as skipped"], [], None, False
+        return [f"{where}: {info.label!r} is scheduled as skipped"], [], None, False, None
     if entry["seats"] != info.seats:
         return [f"{where}: seats {info.seats} are not the scheduled {entry['seats']}"], \
-            [], None, False
+            [], None, False, None
     if proof_data is None:
-        return [f"{where}: no proof of inclusion (proofs/{name}.tlog-proof)"], [], None, False
+        return [f"{where}: no proof of inclusion (proofs/{name}.tlog-proof)"], [], None, False, None
     try:
-        check_log_proof(name, data, info, proof_data, checkpoint, key)
+        leaf = check_log_proof(name, data, info, proof_data, checkpoint, key)
     except CheckError as err:
-        return [f"proofs/{name}.tlog-proof: {err}"], [], None, True
-    return [], [], info.label, True
+        return [f"proofs/{name}.tlog-proof: {err}"], [], None, True, None
+    return [], [], info.label, True, leaf
 
 
 def sealed_log_hash(data, key):
@@ -1235,12 +1241,46 @@ def check_tree_size(files, checkpoint, key, entries):
     return [], notes
 
 
+def leaf_span(indexes):
+    """How the summary names the leaves of the counted logs: `leaf F`,
+    `leaves F..L`, or `N of leaves F..L` when others lie between them."""
+    first, last = min(indexes), max(indexes)
+    if first == last:
+        return f"leaf {first}"
+    if last - first + 1 == len(indexes):
+        return f"leaves {first}..{last}"
+    return f"{len(indexes)} of leaves {first}..{last}"
+
+
+def quoted(text):
+    """A name as the summary prints it: in double quotes, a backslash and a
+    double quote escaped, controls as escapes (the doc's rule; the names
+    of the test data hold nothing else that it escapes)."""
+    out = []
+    for ch in text:
+        if ch in '\\"':
+            out.append("\\" + ch)
+        elif ch == "\t":
+            out.append("\\t")
+        elif ch == "\n":
+            out.append("\\n")
+        elif ch == "\r":
+            out.append("\\r")
+        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
+            out.append(f"\\x{ord(ch):02X}")
+        else:
+            out.append(ch)
+    return '"' + "".join(out) + '"'
+
+
 def check_tournament(files, vkey=None, raw_key=None):
-    """The six checks of verify-tournament over a loaded directory.
+    """The checks of verify-tournament over a loaded directory: the first
+    six; of the seventh (results.json), only the note when there is none.
     Returns (problems, notes, summary): the summary is the line that the
     doc has verify-tournament print (`N matches, all included in
-    checkpoint SIZE ROOT`, or the problem count), ending with where the
-    key came from when no key was given."""
+    checkpoint SIZE ROOT as leaves F..L: tournament "NAME", run "RUN_ID",
+    game GAME`, or the problem count), ending with where the key came from
+    when no key was given."""
     key, origin = None, None
     try:
         vkey, key, origin = tournament_key(files, vkey, raw_key)
@@ -1254,9 +1294,9 @@ def check_tournament(files, vkey=None, raw_key=None):
         return [str(err)], [], problem_count(1) + (key_origin(key, origin) if key else "")
     problems, entries = check_schedule(name, run_id, schedule)
     problems += check_skipped(name, game, schedule, files.get("tournament_txt"))
-    notes, counted, examined = [], {}, set()
+    notes, counted, examined, leaves = [], {}, set(), {}
     for log_name, data in sorted(files["logs"].items()):
-        found, note, label, proof_examined = check_tournament_log(
+        found, note, label, proof_examined, leaf = check_tournament_log(
             log_name, data, files["proofs"].get(log_name), checkpoint, key, entries,
             game)
         problems += found
@@ -1265,6 +1305,7 @@ def check_tournament(files, vkey=None, raw_key=None):
             examined.add(log_name)
         if label is not None:
             counted.setdefault(label, []).append(log_name)
+            leaves[label] = leaf
     for entry in schedule:
         count = len(counted.get(entry["label"], []))
         if not entry["skipped"] and count != 1:
@@ -1275,10 +1316,14 @@ def check_tournament(files, vkey=None, raw_key=None):
     found, note = check_tree_size(files, checkpoint, key, entries)
     problems += found
     notes += note
+    if files.get("results") is None:
+        notes.append("the directory holds no results.json: no standings to check")
     played = sum(1 for e in schedule if not e["skipped"])
     summary = (problem_count(len(problems)) if problems else
                f"{played} matches, all included in checkpoint "
-               f"{checkpoint.size} {checkpoint.root.hex()}")
+               f"{checkpoint.size} {checkpoint.root.hex()} as "
+               f"{leaf_span([leaves[e['label']] for e in schedule if not e['skipped']])}"
+               f": tournament {quoted(name)}, run {quoted(run_id)}, game {game}")
     return problems, notes, summary + key_origin(key, origin)
 
 

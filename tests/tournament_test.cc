@@ -757,6 +757,57 @@ TEST_F(TournamentTest,
   EXPECT_THAT(check.out(), Not(HasSubstr("problem")));
 }
 
+// verify-tournament checks results.json against the logs: as the runner
+// wrote it, it passes; a host who swaps two standings or changes what a
+// match's result says is named, the directory failing (exit 1).
+TEST_F(TournamentTest, ResultsThatDisagreeWithTheLogsAreNamed) {
+  absl::StatusOr<v1::TournamentResults> results =
+      Run(Make("rock_paper_pyramid", 3, 4, "concurrency: 4"));
+  ASSERT_TRUE(results.ok()) << results.status() << progress_.str();
+  ASSERT_EQ(results->standings_size(), 4);
+  ASSERT_GT(results->matches_size(), 0);
+  const std::string path = dir_.File("out/results.json");
+  const std::string json = *ReadFileToString(path);
+  auto verify = [&](const std::string& name) {
+    testing_util::Process check({(fs::path(BinDir()) / "replay").string(),
+                                 "verify-tournament", dir_.File("out")},
+                                dir_.File(name + ".out"),
+                                dir_.File(name + ".err"));
+    const int status = check.Wait(absl::Seconds(60));
+    return std::make_pair(status, check.out() + check.err());
+  };
+  const auto [ok, ok_text] = verify("as-written");
+  EXPECT_EQ(ok, 0) << ok_text;
+  EXPECT_THAT(ok_text, Not(HasSubstr("results.json")));
+  auto write = [&](const v1::TournamentResults& r) {
+    std::string text;
+    ASSERT_TRUE(google::protobuf::util::MessageToJsonString(r, &text).ok());
+    ASSERT_TRUE(WriteFileAtomically(path, text).ok());
+  };
+  v1::TournamentResults parsed;
+  ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(json, &parsed).ok());
+  v1::TournamentResults swapped = parsed;
+  swapped.mutable_standings()->SwapElements(0, 1);
+  write(swapped);
+  const auto [standings, standings_text] = verify("standings");
+  EXPECT_EQ(standings, 1) << standings_text;
+  EXPECT_THAT(standings_text, HasSubstr(absl::StrCat(
+                                  "results.json: standing 1: results.json "
+                                  "says \"",
+                                  parsed.standings(1).bot(), "\", the logs \"",
+                                  parsed.standings(0).bot(), "\"")));
+  v1::TournamentResults moved = parsed;
+  v1::Outcome& outcome = *moved.mutable_matches(0)->mutable_outcome();
+  ASSERT_EQ(outcome.seats_size(), 3);
+  outcome.mutable_seats(0)->set_rank(outcome.seats(0).rank() == 1 ? 3 : 1);
+  write(moved);
+  const auto [match, match_text] = verify("match");
+  EXPECT_EQ(match, 1) << match_text;
+  EXPECT_THAT(match_text,
+              HasSubstr(absl::StrCat("results.json: match ",
+                                     parsed.matches(0).index(), ": outcome")));
+}
+
 // The host who holds the referee's key can play the whole tournament
 // again under the same run id (OUTPUT/run_id is the runner's input too):
 // the same labels, other match ids. An unsealed prefix of such a replay's

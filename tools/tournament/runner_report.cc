@@ -459,12 +459,14 @@ std::string Runner::ScheduleJson(
 void Runner::RecordTransparencyVerdict(const v1::TlogCheckpoint& checkpoint,
                                        v1::TournamentResults& results) const {
   // The logs this run verified and that are unchanged since are not read
-  // again.
+  // again. results.json is not written yet (it is made from these logs,
+  // with this verdict in it): not checked.
   const TournamentVerdict verdict = CheckTournamentDirectory(
       out_.string(), CheckpointKey{"", link_->public_key()}, nullptr,
       [this](const std::string& path, const std::string& key) {
         return verified_logs_.Find(path, key);
-      });
+      },
+      ResultsFile::kIgnore);
   results.set_checkpoint(checkpoint.note());
   std::string text = verdict.summary;
   for (const std::string& problem : verdict.problems) {
