@@ -96,8 +96,9 @@ constexpr FlagSpec kFlags[] = {
      }},
     {"--out", "FILE", "html", "the page's file (default: LOG with .html)",
      SetString<&Flags::out>},
-    {"--json", "", "export", "one JSON object per record",
-     SetTrue<&Flags::json>, "export"},
+    {"--json", "", "verify consistency verify-tournament export",
+     "JSON, an object a line (see each command)", SetTrue<&Flags::json>,
+     "export"},
     {"--markdown", "", "games", "the games as a Markdown table",
      SetTrue<&Flags::markdown>},
 };

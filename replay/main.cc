@@ -109,6 +109,7 @@
 #include "replay/ordered_pool.h"
 #include "replay/seat_roster.h"
 #include "replay/transcript.h"
+#include "replay/verdict_json.h"
 #include "replay/verifier.h"
 
 namespace pyramid {
@@ -164,14 +165,25 @@ std::string NamedHeaderText(const Verdict& v) {
 // `checkpoint_pinned`: --tlog_key pinned the key of an --inclusion proof's
 // checkpoint, which the line says, as it does not pin the log's. With a
 // `roster` (--seat_keys), the log's seats must be its bots with their keys
-// (JudgeSeats), which the line of a log that passes says.
+// (JudgeSeats), which the line of a log that passes says. With a `report`
+// (--json), nothing is written: what the line would say is set in it.
 int VerifyOne(const std::string& path, const std::string& file,
               const VerifyOptions& options, bool allow_unsealed,
               const SeatRoster* roster, Verdict* verdict, std::ostream& out,
-              bool checkpoint_pinned = false) {
+              bool checkpoint_pinned = false, LogReport* report = nullptr) {
   Verdict& v = *verdict;
   v = VerifyLog(file, options);
   const bool seats_match = roster != nullptr && JudgeSeats(*roster, v);
+  if (report != nullptr) {
+    report->file = path;
+    report->verdict = v;
+    report->level = options.level;
+    report->roster = roster != nullptr;
+    report->seats_match_roster = seats_match;
+    report->ok = v.kind == Verdict::Kind::kGenuine ||
+                 (v.kind == Verdict::Kind::kUnsealedPrefix && allow_unsealed);
+    return report->ok ? kGenuine : kNotGenuine;
+  }
   const std::string log_key = ToHex(v.header.referee_public_key());
   std::string key_note = "referee key pinned";
   if (v.key_from_header && checkpoint_pinned) {
@@ -225,11 +237,24 @@ int VerifyOne(const std::string& path, const std::string& file,
 
 // Checks the inclusion proof `proof` (the file `proof_path`) of the log
 // `log` (the file `path`), both read already; the log verified already.
+// With a `report` (--json), nothing is written: what came of it is set in
+// its proof.
 int VerifyInclusion(const std::string& path, const std::string& log,
                     const std::string& proof_path, const std::string& proof,
-                    const Verdict& verdict, const CheckpointKey& key) {
+                    const Verdict& verdict, const CheckpointKey& key,
+                    LogReport* report = nullptr) {
   absl::StatusOr<Inclusion> inclusion =
       CheckInclusion(log, ToHex(verdict.header.match_id()), proof, key);
+  if (report != nullptr) {
+    report->proof->checked = true;
+    if (inclusion.ok()) {
+      report->proof->inclusion = *std::move(inclusion);
+      return kGenuine;
+    }
+    report->ok = false;
+    report->proof->failure = std::string(inclusion.status().message());
+    return kNotGenuine;
+  }
   if (!inclusion.ok()) {
     std::cout << path << ": NOT INCLUDED: " << proof_path << ": "
               << inclusion.status().message() << "\n";
@@ -256,10 +281,11 @@ std::string Count(size_t n, absl::string_view one, absl::string_view many) {
 // --allow_unsealed), whatever else; else 2 when a file could not be read;
 // else 0. A forged log is never hidden behind an unreadable file's 2. The
 // logs held at once share the process's budget (ReadLog): a larger one is
-// verified alone.
+// verified alone. `json`: each log's line is its JSON object
+// (LogReportJson), a file that could not be read's too.
 int VerifyMany(const std::vector<std::string>& logs,
                const VerifyOptions& options, bool allow_unsealed,
-               const SeatRoster* roster) {
+               const SeatRoster* roster, bool json) {
   const int threads = PoolSize(logs.size());
   const auto start = std::chrono::steady_clock::now();
   // Each job's verdict, none for a file that could not be read; written
@@ -273,15 +299,20 @@ int VerifyMany(const std::vector<std::string>& logs,
         JobOutput output;
         std::ostringstream out, err;
         Verdict verdict;
+        LogReport report;
         absl::StatusOr<LogFile> log = ReadLog(logs[i]);
         if (!log.ok()) {
           err << logs[i] << ": " << log.status().message() << "\n";
           output.exit_code = kUsage;
+          report.file = logs[i];
+          report.unreadable = std::string(log.status().message());
         } else {
-          output.exit_code = VerifyOne(logs[i], log->bytes(), options,
-                                       allow_unsealed, roster, &verdict, out);
+          output.exit_code = VerifyOne(
+              logs[i], log->bytes(), options, allow_unsealed, roster, &verdict,
+              out, /*checkpoint_pinned=*/false, json ? &report : nullptr);
           kinds[i] = verdict.kind;
         }
+        if (json) out << LogReportJson(report) << "\n";
         output.out = out.str();
         output.err = err.str();
         return output;
@@ -353,14 +384,31 @@ int Verify(const Flags& flags) {
       return kUsage;
     }
     const std::string& log = flags.operands[0];
+    // --json: the log's object, written once the proof is checked (or
+    // not, the log not passing).
+    LogReport report;
+    report.proof.emplace();
+    report.proof->file = flags.inclusion;
+    report.proof->key_pinned = !flags.key.empty() || !flags.tlog_key.empty();
+    LogReport* json = flags.json ? &report : nullptr;
     absl::StatusOr<LogFile> file = ReadLog(log);
-    if (!file.ok()) return Unreadable(log, file.status());
+    if (!file.ok()) {
+      if (json != nullptr) {
+        report.file = log;
+        report.unreadable = std::string(file.status().message());
+        std::cout << LogReportJson(report) << "\n";
+      }
+      return Unreadable(log, file.status());
+    }
     Verdict verdict;
     const int result =
         VerifyOne(log, file->bytes(), options, flags.allow_unsealed,
                   flags.roster(), &verdict, std::cout,
-                  /*checkpoint_pinned=*/!flags.tlog_key.empty());
-    if (result != kGenuine) return result;
+                  /*checkpoint_pinned=*/!flags.tlog_key.empty(), json);
+    if (result != kGenuine) {
+      if (json != nullptr) std::cout << LogReportJson(report) << "\n";
+      return result;
+    }
     // The checkpoint is signed by the referee whose key signed the log.
     CheckpointKey key{flags.tlog_key, verdict.header.referee_public_key()};
     if (flags.key.empty() && flags.tlog_key.empty()) {
@@ -371,11 +419,13 @@ int Verify(const Flags& flags) {
                    "consistent with the log, not which referee signed "
                    "them; pin it with --key or --tlog_key\n";
     }
-    return VerifyInclusion(log, file->bytes(), flags.inclusion, *proof, verdict,
-                           key);
+    const int included = VerifyInclusion(log, file->bytes(), flags.inclusion,
+                                         *proof, verdict, key, json);
+    if (json != nullptr) std::cout << LogReportJson(report) << "\n";
+    return included;
   }
   return VerifyMany(flags.operands, options, flags.allow_unsealed,
-                    flags.roster());
+                    flags.roster(), flags.json);
 }
 
 CheckpointKey KeyOf(const Flags& flags) {
@@ -407,6 +457,16 @@ int Consistency(const Flags& flags) {
   if (absl::IsFailedPrecondition(status)) {
     std::cerr << "consistency: " << status.message() << "\n";
     return kUsage;
+  }
+  if (flags.json) {
+    JsonObject object;
+    object.String("old_checkpoint", flags.operands[0])
+        .String("new_checkpoint", flags.operands[1])
+        .String("proof", flags.operands[2])
+        .Bool("ok", status.ok());
+    if (!status.ok()) object.String("reason", status.message());
+    std::cout << object.Text() << "\n";
+    return status.ok() ? kGenuine : kNotGenuine;
   }
   if (!status.ok()) {
     std::cout << "NOT CONSISTENT: " << status.message() << "\n";
@@ -441,6 +501,11 @@ int VerifyTournament(const Flags& flags) {
   if (!verdict.not_a_tournament.empty()) {
     std::cerr << PrintableText(verdict.not_a_tournament) << "\n";
     return kUsage;
+  }
+  if (flags.json) {
+    std::cout << TournamentVerdictJson(dir, verdict, flags.roster() != nullptr)
+              << "\n";
+    return verdict.problems.empty() ? kGenuine : kNotGenuine;
   }
   // Each note and problem is one line, whatever names of files, labels or
   // games of the directory it holds (escaped again here: PrintableText
@@ -585,7 +650,9 @@ constexpr CommandSpec kCommands[] = {
     {{"verify", "LOG...",
       "    one line per LOG (several: on every core); --inclusion: one LOG, "
       "and\n"
-      "    --tlog_key only with it\n",
+      "    --tlog_key only with it; --json: each line a JSON object, its "
+      "verdict\n"
+      "    and facts (docs/log-format.md, \"Several logs\")\n",
       "0 every LOG genuine (an unsealed prefix too, with --allow_unsealed), "
       "and the --inclusion proof holds; 1 a LOG NOT GENUINE or an unsealed "
       "prefix, or the proof fails, even if a file could not be read as well "
@@ -593,14 +660,19 @@ constexpr CommandSpec kCommands[] = {
       "that cannot be read"},
      Verify},
     {{"consistency", "OLD_CHECKPOINT NEW_CHECKPOINT PROOF",
-      "    NEW extends OLD; give --key or --tlog_key\n",
+      "    NEW extends OLD; give --key or --tlog_key; --json: one JSON "
+      "object,\n"
+      "    {old_checkpoint, new_checkpoint, proof, ok, reason when not ok}\n",
       "0 NEW extends OLD; 1 NOT CONSISTENT (the proof fails, two roots of "
       "one size, a checkpoint the key did not sign, a damaged proof); 2 a "
       "usage error, a file that cannot be read, files swapped or of another "
       "kind, a proof between other sizes"},
      Consistency},
     {{"verify-tournament", "DIR",
-      "    every scheduled match present once, genuine, in the checkpoint\n",
+      "    every scheduled match present once, genuine, in the checkpoint; "
+      "--json:\n"
+      "    one JSON object, the verdict with its problems and notes\n"
+      "    (docs/transparency-log.md, \"Tournaments\")\n",
       "0 the directory checks out; 1 it has problems (each named); 2 a "
       "usage error, or DIR missing or not a tournament directory"},
      VerifyTournament},
@@ -618,7 +690,10 @@ constexpr CommandSpec kCommands[] = {
       "it); 1 a record could not be decoded; 2 a usage error or LOG cannot "
       "be read"},
      Show},
-    {{"export", "LOG", "    --json, the one format it writes, is required\n",
+    {{"export", "LOG",
+      "    --json, the one format it writes, is required: one JSON object "
+      "per\n"
+      "    record\n",
       "as show's"},
      Export},
     {{"games", "", "    the games this build verifies\n",
