@@ -52,6 +52,21 @@ TEST(CommandLineTest, EachMistakeIsNamedAsGiven) {
             "--level: full or chain, not \"rules\"");
 }
 
+TEST(CommandLineTest, JsonIsTakenByTheCommandsThatJudge) {
+  for (absl::string_view command :
+       {"verify", "verify-tournament", "consistency", "export"}) {
+    const absl::StatusOr<Flags> flags = ParseArgs(command, {"--json", "x"});
+    ASSERT_TRUE(flags.ok()) << command << ": " << flags.status();
+    EXPECT_TRUE(flags->json) << command;
+  }
+  EXPECT_EQ(ErrorOf("html", {"--json"}),
+            "replay html does not take --json (it takes --key, "
+            "--allow_unsealed, --out)");
+  // Optional but to export, which writes nothing else.
+  EXPECT_EQ(ShortUsage({"verify-tournament", "DIR", ""}),
+            "usage: replay verify-tournament [flags] DIR (see replay --help)");
+}
+
 TEST(CommandLineTest, KeyAndTlogKeyMustNameOneReferee) {
   EXPECT_THAT(ErrorOf("verify-tournament",
                       {"--key", kKeyHex, "--tlog_key", "not a key"}),

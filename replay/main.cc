@@ -1,14 +1,14 @@
 // replay: verify, show or export match logs; check transparency-log proofs.
 //
 //   replay verify [--key HEX|FILE] [--allow_unsealed] [--level full|chain]
-//                 [--seat_keys ROSTER] LOG...
+//                 [--seat_keys ROSTER] [--json] LOG...
 //   replay verify [--key HEX|FILE] [--allow_unsealed] [--level full|chain]
-//                 [--seat_keys ROSTER]
+//                 [--seat_keys ROSTER] [--json]
 //                 --inclusion FILE.tlog-proof [--tlog_key VKEY|FILE] LOG
-//   replay consistency [--key HEX|FILE | --tlog_key VKEY|FILE]
+//   replay consistency [--key HEX|FILE | --tlog_key VKEY|FILE] [--json]
 //                      OLD_CHECKPOINT NEW_CHECKPOINT PROOF
 //   replay verify-tournament [--key HEX|FILE | --tlog_key VKEY|FILE]
-//                            [--seat_keys ROSTER] DIR
+//                            [--seat_keys ROSTER] [--json] DIR
 //   replay html [--key HEX|FILE] [--allow_unsealed] [--out FILE] LOG
 //   replay show LOG   (its first line: the verdict of `replay verify` without
 //                      --key; then the transcript, which judges nothing)
@@ -57,6 +57,14 @@
 // ("replay: 11 logs in 0.014 s, 785.7 logs/s (2 threads): 3 genuine, 6 NOT
 // GENUINE, 2 unsealed prefixes; 2 of 13 files could not be read": files
 // that could not be read are not counted as logs, and named before it).
+// --json (verify, verify-tournament, consistency; replay/verdict_json.h):
+// each line on standard output a JSON object in place of the text line:
+// verify's one per LOG in the order given, a file that could not be read
+// too ("verdict": "unreadable"; its line on standard error as well), the
+// --inclusion proof's outcome within its LOG's; verify-tournament's one
+// for DIR (no note or problem line apart); consistency's one for the
+// three files. Standard error, the summary of several logs and the exit
+// statuses are as without it; a usage error prints no object.
 // --level=chain checks the framing, encoding, hash chain and signatures without
 // replaying the rules (docs/log-format.md, "Verification levels").
 // --key and --tlog_key take the key itself or a FILE holding it: a regular
@@ -650,9 +658,15 @@ constexpr CommandSpec kCommands[] = {
     {{"verify", "LOG...",
       "    one line per LOG (several: on every core); --inclusion: one LOG, "
       "and\n"
-      "    --tlog_key only with it; --json: each line a JSON object, its "
-      "verdict\n"
-      "    and facts (docs/log-format.md, \"Several logs\")\n",
+      "    --tlog_key only with it; --json: each line a JSON object of file,\n"
+      "    verdict (genuine, not_genuine, unsealed_prefix, unreadable), ok, "
+      "level,\n"
+      "    record, reason, signature_failed, match_id, game, label, "
+      "referee_key,\n"
+      "    key_pinned, records, signed_records, moves, outcome, seats,\n"
+      "    seats_naming_header, keyed_seats_naming_header, "
+      "seats_match_roster,\n"
+      "    inclusion (docs/log-format.md, \"Several logs\")\n",
       "0 every LOG genuine (an unsealed prefix too, with --allow_unsealed), "
       "and the --inclusion proof holds; 1 a LOG NOT GENUINE or an unsealed "
       "prefix, or the proof fails, even if a file could not be read as well "
@@ -671,7 +685,10 @@ constexpr CommandSpec kCommands[] = {
     {{"verify-tournament", "DIR",
       "    every scheduled match present once, genuine, in the checkpoint; "
       "--json:\n"
-      "    one JSON object, the verdict with its problems and notes\n"
+      "    one JSON object of dir, ok, summary, problem_count, problems, "
+      "notes,\n"
+      "    matches, checkpoint, first_leaf, last_leaf, name, run_id, game,\n"
+      "    referee_key, referee_key_files, seats_matching_roster\n"
       "    (docs/transparency-log.md, \"Tournaments\")\n",
       "0 the directory checks out; 1 it has problems (each named); 2 a "
       "usage error, or DIR missing or not a tournament directory"},

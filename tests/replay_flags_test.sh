@@ -16,6 +16,12 @@
 #     the commands in one line.
 #  3. --help lists every flag in its documented spelling and states the
 #     rule, and every command's exit statuses.
+#  5. --json (replay/verdict_json.h): verify prints one JSON object a line
+#     per LOG in the order given, which python3's json parses, with the
+#     verdicts of a genuine log, a tampered copy, an unsealed prefix and a
+#     missing file, and the same status as without it; verify-tournament
+#     one object, ok and 3 matches for the example directory; consistency
+#     one object, ok.
 #  4. verify of several logs: status 1 when any is not genuine, even beside
 #     a file that cannot be read (2 only when nothing else is wrong); the
 #     summary on stderr counts each verdict ("1 log", "1 thread"); one
@@ -95,7 +101,7 @@ refused "unknown flag --bogus" verify --bogus "$LOG"
 refused "unknown flag --allow-sealed" verify --allow-sealed=1 "$LOG"
 refused "unknown flag --" verify -- "$LOG"
 refused "replay verify-tournament does not take --allow-unsealed (it takes \
---key, --seat_keys, --tlog_key)" verify-tournament --allow-unsealed "$EXAMPLE"
+--key, --seat_keys, --tlog_key, --json)" verify-tournament --allow-unsealed "$EXAMPLE"
 refused "replay html does not take --seat-keys (it takes --key, \
 --allow_unsealed, --out)" html --seat-keys "$tmp/roster" "$LOG"
 refused "replay show does not take --allow_unsealed (it takes no flag)" \
@@ -177,5 +183,45 @@ if command -v taskset >/dev/null; then
     fail "taskset -c 0 replay verify LOG LOG failed"
   has err " (1 thread): 2 genuine,"
 fi
+
+# --- 5. --json: machine-readable verdicts.
+# json_check PYTHON [ARGS...]: runs PYTHON (given `lines`, the JSON objects
+# of $tmp/out, and ARGS as sys.argv[2:]) or fails; a line that is not JSON
+# fails it.
+json_check() {
+  /usr/bin/python3 -c '
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+'"$1" "$tmp/out" "${@:2}" || fail "replay --json: $1"
+}
+run 1 verify --json --key="$KEY" --seat_keys="$tmp/roster" "$LOG" \
+  "$tmp/bad.pyrlog" "$tmp/cut.pyrlog" "$tmp/missing.pyrlog"
+json_check '
+assert [l["verdict"] for l in lines] == [
+    "genuine", "not_genuine", "unsealed_prefix", "unreadable"], lines
+assert [l["ok"] for l in lines] == [True, False, False, False], lines
+assert lines[0]["file"] == sys.argv[2] and lines[0]["key_pinned"] is True
+assert lines[0]["game"] == "rock_paper_pyramid" and lines[0]["level"] == "full"
+assert [s["name"] for s in lines[0]["seats"]] == ["random-0", "random-1", "random-2"]
+assert [s["rank"] for s in lines[0]["outcome"]["seats"]] == [2, 1, 2], lines[0]
+assert lines[0]["seats_match_roster"] is True
+assert isinstance(lines[1]["record"], int) and lines[1]["reason"]
+assert "match_id" not in lines[1]
+assert "cannot open" in lines[3]["reason"]
+' "$LOG"
+# The summary on standard error, as without --json.
+has err ": 1 genuine, 1 NOT GENUINE, 1 unsealed prefix; 1 of 4 files could not be read"
+run 0 verify --json --allow_unsealed "$tmp/cut.pyrlog"
+json_check 'assert lines[0]["verdict"] == "unsealed_prefix" and lines[0]["ok"], lines'
+run 0 verify-tournament --json "$EXAMPLE"
+json_check '
+assert len(lines) == 1, lines
+t = lines[0]
+assert t["ok"] is True and t["matches"] == 3 and t["problems"] == [], t
+assert t["checkpoint"]["size"] == 6 and t["referee_key_files"] == "referee.pub", t
+'
+run 0 consistency --json --tlog_key=testdata/tlog/tlog.vkey \
+  testdata/tlog/checkpoint-3 "$EXAMPLE/checkpoint" testdata/tlog/consistency-3-6
+json_check 'assert lines == [dict(lines[0], ok=True)] and len(lines) == 1, lines'
 
 echo "replay_flags_test: all passed"
