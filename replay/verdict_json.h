@@ -68,6 +68,10 @@ struct LogReport {
   bool ok = false;                  // The LOG alone would exit 0.
   // With --inclusion: the proof's file, and what came of it.
   struct Proof {
+    // Declared, so that clang takes a Proof as default-constructible inside
+    // LogReport (std::optional's emplace()); the members' initializers
+    // below are its values.
+    Proof() {}
     std::string file;
     // The log did not pass, and the proof was not checked.
     bool checked = false;
