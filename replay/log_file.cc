@@ -21,13 +21,21 @@ uint64_t LogBudget::held() const {
   return held_;
 }
 
+size_t LogBudget::waiters() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return waiters_;
+}
+
 void LogBudget::Take(uint64_t bytes) {
   std::unique_lock<std::mutex> lock(mutex_);
   const uint64_t ticket = next_ticket_++;
+  // Counted only while the lock is let go, that is while it waits.
+  ++waiters_;
   room_.wait(lock, [&] {
     return serving_ == ticket && !growing_ &&
            (held_ == 0 || held_ + bytes <= bytes_);
   });
+  --waiters_;
   held_ += bytes;
   ++serving_;
   room_.notify_all();  // The next in turn may fit too.
@@ -53,7 +61,9 @@ void LogBudget::BeginStream() {
 void LogBudget::Grow(uint64_t held, uint64_t bytes) {
   std::unique_lock<std::mutex> lock(mutex_);
   growing_ = true;  // Ahead of every Take: none is served meanwhile.
+  ++waiters_;
   room_.wait(lock, [&] { return held_ == held || held_ + bytes <= bytes_; });
+  --waiters_;
   growing_ = false;
   held_ += bytes;
   room_.notify_all();  // The Take in turn may go on.

@@ -16,6 +16,7 @@
 #define PYRAMID_REPLAY_LOG_FILE_H_
 
 #include <condition_variable>
+#include <cstddef>
 #include <cstdint>
 #include <mutex>
 #include <string>
@@ -60,6 +61,11 @@ class LogBudget {
   // The bytes counted against it now (which may exceed bytes() while a log
   // larger than the budget is held, alone).
   uint64_t held() const;
+  // How many threads wait now in Take or Grow (for room or their turn),
+  // counted under the budget's lock: a call that need not wait is never
+  // counted. Thread-safe; for tests and monitoring: a snapshot, which may
+  // be stale by the time it is used.
+  size_t waiters() const;
 
   // Waits until `bytes` can be held within the budget (for more than the
   // budget: until nothing else is held) and it is this call's turn (and
@@ -93,6 +99,7 @@ class LogBudget {
   uint64_t serving_ = 0;      // The Take whose turn it is; guarded by mutex_.
   bool streaming_ = false;    // A stream is read; guarded by mutex_.
   bool growing_ = false;      // The stream waits in Grow; guarded by mutex_.
+  size_t waiters_ = 0;        // Threads in Take or Grow; guarded by mutex_.
 };
 
 // The budget of every log a process reads with ReadLog: half this

@@ -7,20 +7,18 @@
 #include <fcntl.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/types.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <chrono>
 #include <cstdint>
-#include <fstream>
 #include <functional>
 #include <future>
-#include <iterator>
 #include <memory>
 #include <string>
 #include <thread>
+#include <utility>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -293,33 +291,21 @@ TEST(LogFileTest, APipeLargerThanTheBudgetIsReadAlone) {
   EXPECT_EQ(budget.held(), 0u);
 }
 
-// The thread that runs `take` (a Take or Grow of a budget), once it waits
+// The thread that runs `take` (a Take or Grow of `budget`), once it waits
 // in it (at most 10 s after its start: a loaded machine may start it
-// late). LogBudget does not say who waits: the thread is taken to wait
-// once it sleeps (state S in /proc/self/task/TID/stat), not merely
-// preempted (R). It sleeps nowhere else: while it calls, no other thread
-// holds the budget's lock (the test's thread does not call the budget
-// meanwhile, and a thread that waits in it has let go of the lock).
-std::thread WaitingIn(std::function<void()> take) {
-  auto tid = std::make_shared<std::atomic<pid_t>>(0);
-  std::thread thread([tid, take = std::move(take)] {
-    *tid = static_cast<pid_t>(syscall(SYS_gettid));
-    take();
-  });
-  auto asleep = [&tid] {
-    if (*tid == 0) return false;
-    std::ifstream stat(absl::StrCat("/proc/self/task/", tid->load(), "/stat"));
-    const std::string text{std::istreambuf_iterator<char>(stat), {}};
-    const size_t name_end = text.rfind(')');  // "TID (NAME) STATE ..."
-    return name_end != std::string::npos && name_end + 2 < text.size() &&
-           text[name_end + 2] == 'S';
-  };
+// late): once the budget counts one waiter more than before it started.
+// No other thread starts or stops waiting meanwhile (the test's thread
+// does not call the budget while it waits here).
+std::thread WaitingIn(const LogBudget& budget, std::function<void()> take) {
+  const size_t before = budget.waiters();
+  std::thread thread(std::move(take));
+  auto waiting = [&] { return budget.waiters() > before; };
   const auto give_up =
       std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (!asleep() && std::chrono::steady_clock::now() < give_up) {
+  while (!waiting() && std::chrono::steady_clock::now() < give_up) {
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
-  EXPECT_TRUE(asleep()) << "does not wait in the budget";
+  EXPECT_TRUE(waiting()) << "does not wait in the budget";
   return thread;
 }
 
@@ -330,11 +316,11 @@ TEST(LogFileTest, AStreamGrowsAheadOfTheLine) {
   budget.Take(2);     // The stream's first part.
   budget.Grow(2, 2);  // Fits: at once.
   std::atomic<int> done{0};
-  std::thread stream = WaitingIn([&] {
+  std::thread stream = WaitingIn(budget, [&] {
     budget.Grow(4, 4);  // Does not fit: waits.
     done += 1;          // One atomic step: the two may end at once.
   });
-  std::thread take = WaitingIn([&] {
+  std::thread take = WaitingIn(budget, [&] {
     budget.Take(1);  // Would fit, but waits for the stream.
     done += 2;
   });
@@ -360,12 +346,12 @@ TEST(LogFileTest, TheBudgetServesInTurnAndHoldsWhatFits) {
   budget.Take(4);  // Fits.
   std::atomic<int> taken{0};
   // In turn: the large one asks first (waits in Take), then the small one.
-  std::thread large = WaitingIn([&] {
+  std::thread large = WaitingIn(budget, [&] {
     budget.Take(20);  // More than the budget: when nothing else is held.
     taken = 1;
     budget.Give(20);
   });
-  std::thread small = WaitingIn([&] {
+  std::thread small = WaitingIn(budget, [&] {
     budget.Take(1);  // Fits once the large one went, its turn after it.
     taken += 2;
     budget.Give(1);

@@ -75,6 +75,11 @@ void DeadlineScheduler::Schedule(const std::shared_ptr<Deadline>& deadline,
   if (when < sleeping_until_) wake_.Signal();
 }
 
+bool DeadlineScheduler::stopping() const {
+  PiMutexLock lock(&mu_);
+  return stop_;
+}
+
 int64_t DeadlineScheduler::wakeups() const {
   PiMutexLock lock(&mu_);
   return wakeups_;

@@ -49,6 +49,12 @@ class DeadlineScheduler {
   // included.
   void Stop();
 
+  // Whether Stop has been called: true from the moment Stop sets its stop
+  // (before it waits for the call under way), after which no `fire` call
+  // begins. Thread-safe; for tests and monitoring: a snapshot, which may be
+  // stale by the time it is used (it never turns false again, though).
+  bool stopping() const;
+
   // A deadline for `match_id`, none set yet. Thread-safe.
   std::shared_ptr<Deadline> Track(std::string match_id);
 

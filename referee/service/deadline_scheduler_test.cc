@@ -7,15 +7,9 @@
 // the call under way, after which nothing fires.
 #include "referee/service/deadline_scheduler.h"
 
-#include <sys/syscall.h>
-#include <sys/types.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
-#include <fstream>
-#include <iterator>
 #include <map>
 #include <memory>
 #include <string>
@@ -30,17 +24,6 @@
 
 namespace pyramid {
 namespace {
-
-// Whether thread `tid` of this process sleeps (state S in
-// /proc/self/task/TID/stat): it waits (a lock, a condition, a join), not
-// merely preempted (R).
-bool Asleep(pid_t tid) {
-  std::ifstream stat("/proc/self/task/" + std::to_string(tid) + "/stat");
-  const std::string text{std::istreambuf_iterator<char>(stat), {}};
-  const size_t name_end = text.rfind(')');  // "TID (NAME) STATE ..."
-  return name_end != std::string::npos && name_end + 2 < text.size() &&
-         text[name_end + 2] == 'S';
-}
 
 class DeadlineSchedulerTest : public ::testing::Test {
  protected:
@@ -248,21 +231,22 @@ TEST(DeadlineSchedulerStopTest, WaitsForTheCallUnderWayAndFiresNothingAfter) {
     scheduler->Schedule(deadline, now);
   }
   entered.WaitForNotification();
-  std::atomic<pid_t> stopper = 0;
+  std::atomic<bool> stopped = false;
   std::thread stopping([&] {
-    stopper = static_cast<pid_t>(syscall(SYS_gettid));
     scheduler->Stop();
+    stopped = true;
   });
-  // Stop waits for the call: releases it once Stop's thread sleeps (at
-  // most 10 s), in the join, past setting the stop. It sleeps nowhere
-  // before: nothing holds the scheduler's mutex while the call waits.
+  // Stop waits for the call: releases it once Stop has set its stop (at
+  // most 10 s: a loaded machine may start the thread late), and checks
+  // that Stop has not returned meanwhile.
   // (With a fixed 200 ms instead, a Stop not entered by then let "b" fire.)
   bool waiting = false;
   for (const absl::Time give_up = absl::Now() + absl::Seconds(10);
-       !(waiting = stopper != 0 && Asleep(stopper)) && absl::Now() < give_up;) {
+       !(waiting = scheduler->stopping()) && absl::Now() < give_up;) {
     absl::SleepFor(absl::Milliseconds(1));
   }
   EXPECT_TRUE(waiting) << "Stop did not wait for the call under way";
+  EXPECT_FALSE(stopped) << "Stop returned before the call under way";
   release.Notify();
   stopping.join();
   EXPECT_EQ(fired.load(), 1);
