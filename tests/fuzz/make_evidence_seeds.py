@@ -4,8 +4,9 @@
 Each seed is a tournament directory in evidence_fuzzer.cc's input format,
 made from testdata/tlog/example (its three matches' logs and proofs as
 logs/mN.pyrlog and proofs/mN.tlog-proof, N the match's index): the
-directory as published under two keys, a match skipped, and damaged
-copies. Run it again when the example changes; the genuine_* seeds must
+directory as published under two keys, a match skipped, with the
+tournament.txt and results.json the fuzzer makes as the runner writes
+them, and damaged copies (results.json changed among them). Run it again when the example changes; the genuine_* seeds must
 then still check out (the fuzz_seeds_evidence_genuine test).
 
   python3 tests/fuzz/make_evidence_seeds.py
@@ -18,13 +19,18 @@ EXAMPLE = os.path.join(ROOT, "testdata", "tlog", "example")
 OUT = os.path.join(ROOT, "tests", "fuzz", "seeds", "evidence")
 # As evidence_fuzzer.cc: kSeparator, kNames, the key choices.
 SEPARATOR = b"@@@@"
+# The pseudo-names whose part makes tournament.txt or results.json from
+# the directory (evidence_fuzzer.cc: WriteTournament, WriteResults), the
+# part's contents picking the fields and changes.
+MADE_TOURNAMENT, MADE_RESULTS = "<made tournament.txt>", "<made results.json>"
 NAMES = [
     "schedule.json", "checkpoint", "referee.pub", "referee.key.pub",
     "logs/m0.pyrlog", "logs/m1.pyrlog", "logs/m2.pyrlog", "logs/m3.pyrlog",
     "logs/m0.txt", "proofs/m0.tlog-proof", "proofs/m1.tlog-proof",
     "proofs/m2.tlog-proof", "proofs/m3.tlog-proof", "proofs/m4.tlog-proof",
     "proofs/m0.txt", "logs", "proofs", "tournament.txt",
-    "superseded/m0.pyrlog", "superseded/m3.pyrlog",
+    "superseded/m0.pyrlog", "superseded/m3.pyrlog", "results.json",
+    MADE_TOURNAMENT, MADE_RESULTS,
 ]
 FROM_FILES, REFEREE_KEY, VERIFIER_KEY = 0, 1, 2
 # Added to a key choice: the auditor's roster of the example's bots, all
@@ -101,6 +107,49 @@ def main():
           {**{k: v for k, v in files.items() if "m2." not in k},
            "schedule.json": json.dumps(skipped, indent=1).encode(),
            "tournament.txt": sprt})
+    # With the results.json the runner writes (made by the fuzzer from the
+    # directory) and the tournament.txt it copies there (one whose schedule
+    # is schedule.json); compact, with restarts; with changes to fields the
+    # check does not compare. Not the runner's: without tournament.txt,
+    # with one of another seed, and with match 2 skipped, an SPRT (which
+    # the runner takes only with 2 seats).
+    write("genuine_results", FROM_FILES,
+          {**files, MADE_TOURNAMENT: b"\x00\x02\x05",
+           MADE_RESULTS: b"\x00"})
+    write("genuine_results_compact_restarts", VERIFIER_KEY,
+          {**{k: v for k, v in files.items() if k != "referee.pub"},
+           MADE_TOURNAMENT: b"\x00", MADE_RESULTS: b"\x21"})
+    write("genuine_results_unchecked_fields", REFEREE_KEY,
+          {**files, MADE_TOURNAMENT: b"\x00",
+           MADE_RESULTS: b"\x00\x20\x03\x21\x01\x22\x05\x25\x02"})
+    write("results_without_tournament", FROM_FILES,
+          {**files, MADE_RESULTS: b"\x10"})
+    write("results_tournament_of_another_seed", FROM_FILES,
+          {**files, MADE_TOURNAMENT: b"\x08\x00\x00\x08",
+           MADE_RESULTS: b"\x00"})
+    write("results_skipped_match_sprt", REFEREE_KEY,
+          {**{k: v for k, v in files.items() if "m2." not in k},
+           "schedule.json": json.dumps(skipped, indent=1).encode(),
+           MADE_TOURNAMENT: b"\x04\x00\x00\x00\x09",
+           MADE_RESULTS: b"\x04"})
+    # results.json changed (WriteResults' operations): a standing's points,
+    # a match's outcome (a seat's rank), two places swapped, a match left
+    # out, a key twice, a changed byte; and results.json of the input's
+    # bytes, of bots and matches the logs do not have.
+    for seed, change in (("results_points_changed", b"\x00\x01"),
+                         ("results_outcome_changed", b"\x0b\x02"),
+                         ("results_standings_swapped", b"\x08\x10"),
+                         ("results_match_left_out", b"\x13\x01"),
+                         ("results_key_twice", b"\x26\x00"),
+                         ("results_byte_changed", b"\x27\x80")):
+        write(seed, FROM_FILES,
+              {**files, MADE_TOURNAMENT: b"\x00",
+               MADE_RESULTS: b"\x00" + change})
+    write("results_invented_bots", FROM_FILES,
+          {**files, "results.json": json.dumps(
+              {"name": "example", "game": {"game": "rock_paper_pyramid"},
+               "standings": [{"bot": f"bot{i}"} for i in range(40)],
+               "matches": [{"index": i % 3} for i in range(40)]}).encode()})
     # Match 2 skipped without tournament.txt; match 0 skipped before match
     # 1, played.
     write("skipped_without_sprt", REFEREE_KEY,
