@@ -7,6 +7,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -38,6 +39,7 @@
 #include "replay/seat_roster.h"
 #include "replay/strict_json.h"
 #include "replay/verifier.h"
+#include "tools/tournament/schedule.h"
 
 namespace pyramid {
 
@@ -328,7 +330,10 @@ LogCheck CheckLog(const fs::path& root, const fs::path& path,
     return check;
   }
   check.label = label;
-  check.counted = CountedMatchOf(v, absl::StrCat("logs/", name));
+  // The file's own name, as the runner writes it in results.json (`name`
+  // is escaped for printing; results_check escapes it where it prints it).
+  check.counted =
+      CountedMatchOf(v, absl::StrCat("logs/", path.filename().string()));
   check.leaf = inclusion->index;
   check.seats = v.header.seats_size();
   check.settings = SettingsOf(v.header);
@@ -824,9 +829,240 @@ std::string WhyNoSprt(const fs::path& root,
   return "";
 }
 
+// The tournament's settings that make its schedule, for a message:
+// "GAUNTLET, 4 bots, 3 seats, 2 rounds, seed 0".
+std::string ScheduleSettings(const v1::Tournament& t) {
+  return absl::StrCat(v1::TournamentFormat_Name(t.format()).empty()
+                          ? absl::StrCat("format ", t.format())
+                          : v1::TournamentFormat_Name(t.format()),
+                      ", ", t.bots_size(), " bot",
+                      t.bots_size() == 1 ? "" : "s", ", ", t.seats(), " seat",
+                      t.seats() == 1 ? "" : "s", ", ", t.rounds(), " round",
+                      t.rounds() == 1 ? "" : "s", ", seed ", t.seed());
+}
+
+// The number of matches MakeSchedule lists for a round robin or gauntlet
+// of `num_bots` bots at `seats` seats for `rounds` rounds (its own count,
+// made before it lists any), so that a tournament.txt of more matches
+// than schedule.json is told without listing them; nullopt when
+// MakeSchedule refuses them (too few bots or seats, no round, more than
+// kMaxScheduledMatches matches), which it does before listing any.
+std::optional<uint64_t> FixedScheduleSize(v1::TournamentFormat format,
+                                          int num_bots, int seats,
+                                          uint32_t rounds) {
+  if (seats < 2 || num_bots < seats || rounds < 1) return std::nullopt;
+  const int free_bots = format == v1::GAUNTLET ? num_bots - 1 : num_bots;
+  const int free_seats = format == v1::GAUNTLET ? seats - 1 : seats;
+  uint64_t count = 1;
+  for (int k = 1; k <= free_seats && count <= kMaxScheduledMatches; ++k) {
+    count = count * static_cast<uint64_t>(free_bots - free_seats + k) / k;
+  }
+  if (count > kMaxScheduledMatches) return std::nullopt;
+  count *= static_cast<uint64_t>(seats);
+  if (count > kMaxScheduledMatches || count * rounds > kMaxScheduledMatches) {
+    return std::nullopt;
+  }
+  return count * rounds;
+}
+
+// "" when schedule.json's entry `i` is the match `made` (index, label
+// NAME/RUN_ID/INDEX and seats by bot name, as the runner writes it; the
+// skipped flag aside), else how it differs.
+std::string EntryDifference(const v1::TournamentSchedule& schedule, int i,
+                            const ScheduledMatch& made,
+                            const std::vector<std::string>& names) {
+  const v1::ScheduleEntry& entry = schedule.matches(i);
+  if (entry.index() != made.index) {
+    return absl::StrCat("schedule.json's entry ", i, " is numbered ",
+                        entry.index(), ", tournament.txt's ", made.index);
+  }
+  const std::string label =
+      TournamentLabel(schedule.name(), schedule.run_id(), made.index);
+  if (entry.label() != label) {
+    return absl::StrCat("match ", made.index, " is labelled ",
+                        QuotedText(entry.label()), ", not ", QuotedText(label));
+  }
+  std::vector<std::string> seats;
+  for (int bot : made.bots) seats.push_back(names[bot]);
+  if (!std::equal(entry.seats().begin(), entry.seats().end(), seats.begin(),
+                  seats.end())) {
+    return absl::StrCat("match ", made.index, " seats ", SeatList(seats),
+                        " in tournament.txt's schedule, ",
+                        SeatList(entry.seats()), " in schedule.json");
+  }
+  return "";
+}
+
+// The most bots of a Swiss tournament whose first round is paired here by
+// PairSwissRound (its cost grows as the cube of the bots); with more, by
+// what it gives with no results: ranked by index, nobody has met, each bot
+// from the top takes the next, the last the bye when the count is odd.
+constexpr int kMaxPairedBots = 512;
+
+// The first difference between a Swiss `schedule` and what `t` (Swiss)
+// decides of it before any result: whole rounds of bots / 2 pairs, each
+// pair playing both seat orders in turn, no more rounds than t's, every
+// seat a bot of t's, no bot twice in a round and, with an odd count, no
+// second bye before every bot has had one; the first round exactly
+// PairSwissRound's with no results. "" when there is none. The pairing of
+// a later round follows the results as the runner had them when it paired
+// the round (pairings.jsonl), which a resume may since have played again:
+// it is not recomputed.
+std::string SwissDifference(const v1::Tournament& t,
+                            const v1::TournamentSchedule& schedule,
+                            const std::vector<std::string>& names) {
+  if (t.seats() != 2) {
+    return absl::StrCat("Swiss pairs two seats per match; tournament.txt has ",
+                        t.seats(), " seats");
+  }
+  const int n = t.bots_size();
+  absl::StatusOr<uint32_t> most = SwissScheduleSize(n, t.rounds());
+  if (!most.ok()) return std::string(most.status().message());
+  const uint64_t listed = schedule.matches_size();
+  const uint64_t per_round = static_cast<uint64_t>(n / 2 * 2);
+  if (listed > *most) {
+    return absl::StrCat("tournament.txt's ", t.rounds(), " round",
+                        t.rounds() == 1 ? "" : "s", " play at most ", *most,
+                        " matches, schedule.json lists ", listed);
+  }
+  if (listed % per_round != 0 || listed == 0) {
+    return absl::StrCat("schedule.json lists ", listed,
+                        " matches, not whole rounds of ", per_round, " (", n,
+                        " bots)");
+  }
+  std::vector<ScheduledMatch> first;
+  if (n <= kMaxPairedBots) {
+    first = SwissRoundMatches(
+        PairSwissRound(std::vector<double>(n, 0),
+                       std::vector<std::vector<int>>(n, std::vector<int>(n, 0)),
+                       std::vector<bool>(n, false)),
+        0);
+  } else {
+    SwissRound round;
+    for (int bot = 0; bot + 1 < n; bot += 2)
+      round.pairs.emplace_back(bot, bot + 1);
+    first = SwissRoundMatches(round, 0);
+  }
+  for (const ScheduledMatch& made : first) {
+    if (std::string differs = EntryDifference(
+            schedule, static_cast<int>(made.index), made, names);
+        !differs.empty()) {
+      return absl::StrCat(differs,
+                          " (the first round, paired before any "
+                          "result)");
+    }
+  }
+  std::map<std::string, int> bot_of;
+  for (int i = 0; i < n; ++i) bot_of.emplace(names[i], i);
+  std::vector<bool> had_bye(n, false);
+  int byes = 0;
+  for (uint64_t first_index = 0; first_index < listed;
+       first_index += per_round) {
+    const uint64_t round = first_index / per_round + 1;
+    std::vector<bool> playing(n, false);
+    for (uint64_t i = first_index; i < first_index + per_round; i += 2) {
+      const v1::ScheduleEntry& a = schedule.matches(static_cast<int>(i));
+      const v1::ScheduleEntry& b = schedule.matches(static_cast<int>(i + 1));
+      const std::string match = absl::StrCat("match ", a.index());
+      if (a.index() != i || b.index() != i + 1) {
+        return absl::StrCat("schedule.json's entry ",
+                            a.index() != i ? i : i + 1, " is numbered ",
+                            a.index() != i ? a.index() : b.index());
+      }
+      if (a.seats_size() != 2 || b.seats_size() != 2 ||
+          a.seats(0) != b.seats(1) || a.seats(1) != b.seats(0)) {
+        return absl::StrCat(match, " (", SeatList(a.seats()), ") and match ",
+                            b.index(), " (", SeatList(b.seats()),
+                            ") are not one Swiss pair in both seat orders");
+      }
+      for (const std::string& seat : a.seats()) {
+        const auto bot = bot_of.find(seat);
+        if (bot == bot_of.end()) {
+          return absl::StrCat(match, " seats ", QuotedText(seat),
+                              ", no bot of tournament.txt");
+        }
+        if (playing[bot->second]) {
+          return absl::StrCat(match, " seats ", QuotedText(seat),
+                              ", who plays another pair of round ", round);
+        }
+        playing[bot->second] = true;
+      }
+    }
+    if (n % 2 == 0) continue;
+    const int bye = static_cast<int>(
+        std::find(playing.begin(), playing.end(), false) - playing.begin());
+    if (had_bye[bye] && byes < n) {
+      return absl::StrCat("round ", round, " gives ", QuotedText(names[bye]),
+                          " a second bye before every bot has had one");
+    }
+    if (!had_bye[bye]) ++byes;
+    had_bye[bye] = true;
+  }
+  return "";
+}
+
+// Why `t` (DIR/tournament.txt, `schedule`'s tournament by name and game)
+// is not the tournament that made `schedule` (DIR/schedule.json, whose
+// counted entries the logs' signed labels and seats pin): "" when it is.
+// A round robin or gauntlet is scheduled again from t's format, bots,
+// seats, rounds and seed with the runner's own MakeSchedule and must be
+// schedule.json entry by entry (index, label, seats by bot name; the
+// skipped flags aside); a Swiss tournament, what it decides before any
+// result (SwissDifference). An SPRT is the runner's only with 2 bots, 2
+// seats and the round-robin format. Else the first difference.
+std::string WhyNotItsSchedule(const v1::Tournament& t,
+                              const v1::TournamentSchedule& schedule) {
+  const std::string prefix =
+      absl::StrCat("tournament.txt (", ScheduleSettings(t),
+                   ") is not the tournament that made schedule.json: ");
+  std::vector<std::string> names;
+  for (const v1::TournamentBot& bot : t.bots()) names.push_back(bot.name());
+  const bool round_robin = t.format() == v1::ROUND_ROBIN ||
+                           t.format() == v1::TOURNAMENT_FORMAT_UNSPECIFIED;
+  if (t.has_sprt() && (!round_robin || t.bots_size() != 2 || t.seats() != 2)) {
+    return absl::StrCat(prefix,
+                        "it has an SPRT, which the runner takes only with 2 "
+                        "bots, 2 seats and the round-robin format");
+  }
+  if (t.format() == v1::SWISS) {
+    const std::string differs = SwissDifference(t, schedule, names);
+    return differs.empty() ? "" : absl::StrCat(prefix, differs);
+  }
+  if (!round_robin && t.format() != v1::GAUNTLET) {
+    return absl::StrCat(prefix, "its format is none the runner plays");
+  }
+  const int seats = static_cast<int>(
+      std::min<uint32_t>(t.seats(), std::numeric_limits<int>::max()));
+  const std::optional<uint64_t> size =
+      FixedScheduleSize(t.format(), t.bots_size(), seats, t.rounds());
+  if (size.has_value() &&
+      *size != static_cast<uint64_t>(schedule.matches_size())) {
+    return absl::StrCat(prefix, "it schedules ", *size,
+                        " matches, schedule.json lists ",
+                        schedule.matches_size());
+  }
+  // Refused before any match is listed, or as many as schedule.json's.
+  absl::StatusOr<std::vector<ScheduledMatch>> made =
+      MakeSchedule(t.format(), t.bots_size(), seats, t.rounds(), t.seed());
+  if (!made.ok()) return absl::StrCat(prefix, made.status().message());
+  for (const ScheduledMatch& match : *made) {
+    if (std::string differs = EntryDifference(
+            schedule, static_cast<int>(match.index), match, names);
+        !differs.empty()) {
+      return absl::StrCat(prefix, differs);
+    }
+  }
+  return "";
+}
+
 // Adds to `verdict` where DIR/results.json says otherwise than the counted
 // logs (`counted`, by match index; CheckResults); a directory without one
-// gets a note (an interrupted run may not have written it yet).
+// gets a note (an interrupted run may not have written it yet). The
+// runner writes tournament.txt before it plays (Runner::OpenOutput), so
+// before results.json (Runner::Report): with results.json, a
+// tournament.txt that is missing, cannot be read, is another tournament's
+// or did not make schedule.json (WhyNotItsSchedule) is a problem, and
+// results.json is then checked without it.
 void CheckResultsFile(const fs::path& root,
                       const v1::TournamentSchedule& schedule,
                       const std::map<uint32_t, CountedMatch>& counted,
@@ -861,11 +1097,26 @@ void CheckResultsFile(const fs::path& root,
                             PrintableText(why.substr(0, why.find('\n')))));
     return;
   }
-  absl::StatusOr<v1::Tournament> tournament =
-      TournamentFileOf(root, schedule, "which would show the SPRT and bots");
-  for (std::string& problem :
-       CheckResults(results, schedule, counted,
-                    tournament.ok() ? &*tournament : nullptr)) {
+  absl::StatusOr<v1::Tournament> tournament = TournamentFileOf(
+      root, schedule, "which would show the format, bots and SPRT");
+  const v1::Tournament* bound = nullptr;
+  if (absl::IsNotFound(tournament.status())) {
+    AddProblem(verdict,
+               "results.json: the directory holds no tournament.txt, which "
+               "the runner writes before it: the format that orders the "
+               "standings, the bots and the SPRT would be results.json's "
+               "word alone");
+  } else if (!tournament.ok()) {
+    AddProblem(verdict, absl::StrCat("results.json: not checked against its "
+                                     "tournament: ",
+                                     tournament.status().message()));
+  } else if (std::string why = WhyNotItsSchedule(*tournament, schedule);
+             !why.empty()) {
+    AddProblem(verdict, std::move(why));
+  } else {
+    bound = &*tournament;
+  }
+  for (std::string& problem : CheckResults(results, schedule, counted, bound)) {
     AddProblem(verdict, std::move(problem));
   }
 }

@@ -143,9 +143,19 @@ using KnownLogs = std::function<std::shared_ptr<const KnownLog>(
 // With ResultsFile::kCheck, DIR/results.json (at most kMaxResultsBytes,
 // strict JSON of a TournamentResults' shape) must say of every match, the
 // counts and the standings what the counted logs do (CheckResults,
-// replay/results_check.h, with DIR/tournament.txt when it is the
-// schedule's tournament): each difference is a problem; a directory
-// without results.json gets a note.
+// replay/results_check.h, with DIR/tournament.txt): each difference is a
+// problem; a directory without results.json gets a note. The runner
+// writes tournament.txt before it plays, so before results.json: beside
+// results.json, a tournament.txt that is missing, unreadable or another
+// tournament's is a problem, as is one that did not make schedule.json
+// (a round robin's or gauntlet's scheduled again from its format, bots,
+// seats, rounds and seed with the runner's MakeSchedule must be
+// schedule.json entry by entry: index, label, seats, the skipped flags
+// aside; a Swiss one's first round is PairSwissRound's with no results
+// and its rounds whole, at most its rounds, in both seat orders, each bot
+// once a round, no second bye early), naming the first difference; and
+// results.json is then checked without it. The log_file of a counted
+// match is its file's own name (escaped only where a problem prints it).
 TournamentVerdict CheckTournamentDirectory(
     const std::string& dir, CheckpointKey key,
     const SeatRoster* roster = nullptr, const KnownLogs& known = nullptr,

@@ -808,6 +808,168 @@ TEST_F(TournamentTest, ResultsThatDisagreeWithTheLogsAreNamed) {
                                      parsed.matches(0).index(), ": outcome")));
 }
 
+// `replay verify-tournament OUT`: its exit status and what it printed.
+std::pair<int, std::string> VerifyTournament(const std::string& out,
+                                             const std::string& name) {
+  testing_util::Process check(
+      {(fs::path(BinDir()) / "replay").string(), "verify-tournament", out},
+      out + "." + name + ".out", out + "." + name + ".err");
+  const int status = check.Wait(absl::Seconds(60));
+  return {status, check.out() + check.err()};
+}
+
+// results.json is checked with the tournament of tournament.txt (the
+// format orders the standings; the bots and the SPRT are its), which only
+// the name and game tied to the signed logs: a gauntlet's tournament.txt
+// and results.json edited to another format reordered the standings with
+// exit 0, and with tournament.txt removed results.json's own format, bots
+// and SPRT were taken without a word. tournament.txt must now make
+// schedule.json (the runner's MakeSchedule from its format, bots, seats,
+// rounds and seed; for Swiss, the first round and the rounds' shape), and
+// with results.json it must be there. Genuine directories of each format,
+// and one whose SPRT skipped matches, pass.
+TEST_F(TournamentTest, TournamentTxtMustBeTheTournamentThatMadeTheSchedule) {
+  struct Case {
+    std::string name;
+    v1::Tournament t;
+  };
+  std::vector<Case> cases = {
+      {"rr", Make("pyramid_scheme", 2, 3, "rounds: 2 concurrency: 4")},
+      {"gauntlet", Make("rock_paper_pyramid", 3, 4,
+                        "format: GAUNTLET seed: 7 concurrency: 4")},
+      {"swiss",
+       Make("pyramid_scheme", 2, 5, "format: SWISS rounds: 2 concurrency: 4")},
+      {"sprt", Make("pyramid_scheme", 2, 2,
+                    "rounds: 200 concurrency: 2 sprt { elo0: 0 elo1: 100 }")},
+  };
+  cases[3].t.mutable_bots(0)->add_command("--strategy=heuristic");
+  std::map<std::string, std::string> out;
+  for (Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    out[c.name] = dir_.File("out-" + c.name);
+    c.t.set_output_dir(out[c.name]);
+    absl::StatusOr<v1::TournamentResults> results = Run(c.t);
+    ASSERT_TRUE(results.ok()) << results.status() << progress_.str();
+    if (c.name == "sprt") {
+      EXPECT_GT(results->skipped(), 0u);
+    }
+    const auto [status, text] = VerifyTournament(out[c.name], "genuine");
+    EXPECT_EQ(status, 0) << text;
+  }
+  const std::string gauntlet = out["gauntlet"];
+  const std::string txt = gauntlet + "/tournament.txt";
+  const std::string json = gauntlet + "/results.json";
+  const std::string txt_before = *ReadFileToString(txt);
+  const std::string json_before = *ReadFileToString(json);
+  v1::Tournament recorded;
+  ASSERT_TRUE(
+      google::protobuf::TextFormat::ParseFromString(txt_before, &recorded));
+  v1::TournamentResults results;
+  ASSERT_TRUE(
+      google::protobuf::util::JsonStringToMessage(json_before, &results).ok());
+  // tournament.txt and results.json as `t` and `r`, then verified.
+  auto verify_as = [&](const v1::Tournament& t, const v1::TournamentResults& r,
+                       const std::string& name) {
+    std::string text;
+    google::protobuf::TextFormat::PrintToString(t, &text);
+    EXPECT_TRUE(WriteFileAtomically(txt, text).ok());
+    std::string written;
+    EXPECT_TRUE(google::protobuf::util::MessageToJsonString(r, &written).ok());
+    EXPECT_TRUE(WriteFileAtomically(json, written).ok());
+    return VerifyTournament(gauntlet, name);
+  };
+  {
+    const auto [status, text] = verify_as(recorded, results, "rewritten");
+    EXPECT_EQ(status, 0) << text;
+  }
+  // Another format in both files: the standings' order is another.
+  for (const v1::TournamentFormat format : {v1::ROUND_ROBIN, v1::SWISS}) {
+    SCOPED_TRACE(v1::TournamentFormat_Name(format));
+    v1::Tournament t = recorded;
+    t.set_format(format);
+    v1::TournamentResults r = results;
+    r.set_format(format);
+    const auto [status, text] =
+        verify_as(t, r, v1::TournamentFormat_Name(format));
+    EXPECT_EQ(status, 1) << text;
+    EXPECT_THAT(text, HasSubstr(absl::StrCat(
+                          "tournament.txt (", v1::TournamentFormat_Name(format),
+                          ", 4 bots, 3 seats, 1 round, seed 7) is not the "
+                          "tournament that made schedule.json: ")));
+  }
+  {
+    // A bot added, one that never plays (its standing all zeros).
+    v1::Tournament t = recorded;
+    *t.add_bots() = t.bots(3);
+    t.mutable_bots(4)->set_name("bot-5");
+    v1::TournamentResults r = results;
+    r.add_standings()->set_bot("bot-5");
+    const auto [status, text] = verify_as(t, r, "bot-added");
+    EXPECT_EQ(status, 1) << text;
+    EXPECT_THAT(text, HasSubstr("tournament.txt (GAUNTLET, 5 bots, 3 seats, 1 "
+                                "round, seed 7) is not the tournament that "
+                                "made schedule.json: it schedules 18 matches, "
+                                "schedule.json lists 9"));
+  }
+  {
+    // Two bots swapped: as many matches, other seats.
+    v1::Tournament t = recorded;
+    t.mutable_bots()->SwapElements(1, 2);
+    const auto [status, text] = verify_as(t, results, "bots-swapped");
+    EXPECT_EQ(status, 1) << text;
+    EXPECT_THAT(text, HasSubstr("is not the tournament that made "
+                                "schedule.json: match "));
+    EXPECT_THAT(text, HasSubstr(" in tournament.txt's schedule, "));
+  }
+  {
+    // The Swiss run's tournament.txt with its first two bots swapped: its
+    // first round pairs bot-2 with bot-1 in the other seat order.
+    const std::string swiss = out["swiss"] + "/tournament.txt";
+    const std::string before = *ReadFileToString(swiss);
+    v1::Tournament t;
+    ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(before, &t));
+    t.mutable_bots()->SwapElements(0, 1);
+    std::string text;
+    google::protobuf::TextFormat::PrintToString(t, &text);
+    ASSERT_TRUE(WriteFileAtomically(swiss, text).ok());
+    const auto [status, said] = VerifyTournament(out["swiss"], "swiss-swapped");
+    EXPECT_EQ(status, 1) << said;
+    EXPECT_THAT(said, HasSubstr("match 0 seats \"bot-2\", \"bot-1\" in "
+                                "tournament.txt's schedule, \"bot-1\", "
+                                "\"bot-2\" in schedule.json (the first round, "
+                                "paired before any result)"));
+    ASSERT_TRUE(WriteFileAtomically(swiss, before).ok());
+  }
+  // Without tournament.txt, results.json is the host's word alone.
+  ASSERT_TRUE(WriteFileAtomically(txt, txt_before).ok());
+  ASSERT_TRUE(WriteFileAtomically(json, json_before).ok());
+  fs::remove(txt);
+  {
+    const auto [status, text] = VerifyTournament(gauntlet, "no-txt");
+    EXPECT_EQ(status, 1) << text;
+    EXPECT_THAT(text, HasSubstr("results.json: the directory holds no "
+                                "tournament.txt, which the runner writes "
+                                "before it"));
+  }
+  ASSERT_TRUE(WriteFileAtomically(txt, txt_before).ok());
+  // A log (and its proof) under a name with a byte PrintableText escapes:
+  // results.json names it as the runner would, by its own bytes, and the
+  // check compares those, not their escaped form.
+  {
+    const int i = 0;
+    const std::string file = results.matches(i).log_file();
+    const std::string stem = fs::path(file).stem().string();
+    const std::string odd = stem + "\x01";
+    fs::rename(gauntlet + "/" + file, gauntlet + "/logs/" + odd + ".pyrlog");
+    fs::rename(gauntlet + "/proofs/" + stem + ".tlog-proof",
+               gauntlet + "/proofs/" + odd + ".tlog-proof");
+    v1::TournamentResults r = results;
+    r.mutable_matches(i)->set_log_file("logs/" + odd + ".pyrlog");
+    const auto [status, text] = verify_as(recorded, r, "odd-name");
+    EXPECT_EQ(status, 0) << text;
+  }
+}
+
 // The host who holds the referee's key can play the whole tournament
 // again under the same run id (OUTPUT/run_id is the runner's input too):
 // the same labels, other match ids. An unsealed prefix of such a replay's
