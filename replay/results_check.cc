@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <set>
 #include <utility>
 
@@ -22,7 +23,35 @@ namespace v1 = ::pyramid::referee::v1;
 
 namespace {
 
-using Problems = std::vector<std::string>;
+// The problems found: the first kMaxProblems, then a count of the others.
+class Problems {
+ public:
+  template <typename Line>
+  void emplace_back(Line&& line) {
+    if (lines_.size() < kMaxProblems) {
+      lines_.emplace_back(std::forward<Line>(line));
+    } else {
+      ++more_;
+    }
+  }
+
+  // The lines; the number of the others in *unlisted, or without it in a
+  // last line.
+  std::vector<std::string> Lines(uint64_t* unlisted) && {
+    if (unlisted != nullptr) {
+      *unlisted = more_;
+    } else if (more_ > 0) {
+      lines_.push_back(absl::StrCat("results.json: and ", more_,
+                                    " more problems (the first ", kMaxProblems,
+                                    " are listed)"));
+    }
+    return std::move(lines_);
+  }
+
+ private:
+  std::vector<std::string> lines_;
+  uint64_t more_ = 0;
+};
 
 // Whether `a` and `b` agree within `absolute`, or `relative` of the larger
 // magnitude: infinities only with themselves, NaN with NaN.
@@ -58,22 +87,41 @@ std::string Says(const T& claimed, const T& recomputed) {
   return absl::StrCat("results.json says ", claimed, ", the logs ", recomputed);
 }
 
-// "normal: rank 1 (score 3), rank 2 (score 1, forfeited)".
+// "normal: rank 1 (score 3), rank 2 (score 1, forfeited)"; past
+// kMaxListedSeats seats, ", ... (N seats)".
 std::string OutcomeText(const v1::Outcome& outcome) {
   std::vector<std::string> seats;
   for (const v1::SeatOutcome& seat : outcome.seats()) {
+    if (static_cast<int>(seats.size()) == kMaxListedSeats) {
+      seats.push_back(absl::StrCat("... (", outcome.seats_size(), " seats)"));
+      break;
+    }
     seats.push_back(absl::StrCat("rank ", seat.rank(), " (score ", seat.score(),
                                  seat.forfeited() ? ", forfeited)" : ")"));
   }
-  return absl::StrCat(v1::Termination_Name(outcome.termination()), ": ",
-                      seats.empty() ? "no seats" : absl::StrJoin(seats, ", "));
+  // The termination is an enum a JSON file can set to any number.
+  const std::string& termination = v1::Termination_Name(outcome.termination());
+  return absl::StrCat(
+      termination.empty() ? absl::StrCat(outcome.termination()) : termination,
+      ": ", seats.empty() ? "no seats" : absl::StrJoin(seats, ", "));
+}
+
+template <typename Seats>
+std::string SeatListOf(const Seats& seats) {
+  std::vector<std::string> quoted;
+  for (const std::string& seat : seats) {
+    if (static_cast<int>(quoted.size()) == kMaxListedSeats) {
+      quoted.push_back(absl::StrCat("... (", seats.size(), " seats)"));
+      break;
+    }
+    quoted.push_back(QuotedHostText(seat));
+  }
+  return absl::StrJoin(quoted, ", ");
 }
 
 std::string SeatsText(
-    const google::protobuf::RepeatedPtrField<std::string>& s) {
-  std::vector<std::string> seats;
-  for (const std::string& name : s) seats.push_back(QuotedText(name));
-  return absl::StrCat("[", absl::StrJoin(seats, ", "), "]");
+    const google::protobuf::RepeatedPtrField<std::string>& seats) {
+  return absl::StrCat("[", QuotedSeatList(seats), "]");
 }
 
 bool SameSeats(const google::protobuf::RepeatedPtrField<std::string>& a,
@@ -96,16 +144,17 @@ void CheckCountedResult(const v1::TournamentMatchResult& result,
                         const CountedMatch& log, const std::string& match,
                         Problems& problems) {
   if (!IsGenuine(result)) {
-    problems.emplace_back(
-        absl::StrCat(match, ": its verdict is ", QuotedText(result.verdict()),
-                     ", but its log ", PrintableText(log.log_file),
-                     " is genuine, sealed and included: the match counts"));
+    problems.emplace_back(absl::StrCat(
+        match, ": its verdict is ", QuotedHostText(result.verdict()),
+        ", but its log ", PrintableText(log.log_file),
+        " is genuine, sealed and included: the match counts"));
     return;
   }
   if (result.match_id() != log.match_id) {
-    problems.emplace_back(absl::StrCat(
-        match, ": match id: results.json says ", QuotedText(result.match_id()),
-        ", its log ", PrintableText(log.log_file), " ", log.match_id));
+    problems.emplace_back(
+        absl::StrCat(match, ": match id: results.json says ",
+                     QuotedHostText(result.match_id()), ", its log ",
+                     PrintableText(log.log_file), " ", log.match_id));
   }
   if (!google::protobuf::util::MessageDifferencer::Equals(result.outcome(),
                                                           log.outcome)) {
@@ -115,9 +164,10 @@ void CheckCountedResult(const v1::TournamentMatchResult& result,
         OutcomeText(log.outcome)));
   }
   if (result.log_file() != log.log_file) {
-    problems.emplace_back(absl::StrCat(
-        match, ": log_file: results.json says ", QuotedText(result.log_file()),
-        ", the match's log is ", PrintableText(log.log_file)));
+    problems.emplace_back(absl::StrCat(match, ": log_file: results.json says ",
+                                       QuotedHostText(result.log_file()),
+                                       ", the match's log is ",
+                                       PrintableText(log.log_file)));
   }
   if (result.moves() != log.moves) {
     problems.emplace_back(
@@ -130,6 +180,16 @@ void CheckMatches(const v1::TournamentResults& results,
                   const v1::TournamentSchedule& schedule,
                   const std::map<uint32_t, CountedMatch>& counted,
                   Problems& problems) {
+  if (results.matches_size() > schedule.matches_size()) {
+    // Each result is of a scheduled match, listed once: one line, not one
+    // per result, and none of them looked at.
+    problems.emplace_back(absl::StrCat(
+        "results.json: ", results.matches_size(),
+        " results, more than the schedule's ", schedule.matches_size(),
+        " matches (a result is of a scheduled match, listed once); the "
+        "results are not checked one by one"));
+    return;
+  }
   const std::map<uint32_t, const v1::ScheduleEntry*> entries =
       ByIndex(schedule);
   std::set<uint32_t> seen;
@@ -258,9 +318,9 @@ std::vector<std::string> BotsOf(const v1::TournamentResults& results,
 // against the recomputed one, of the same bot.
 void CheckStanding(const v1::TournamentStanding& claimed,
                    const v1::TournamentStanding& recomputed, int place,
-                   Problems& problems) {
+                   bool rated, Problems& problems) {
   const std::string at = absl::StrCat("results.json: standing ", place, " (",
-                                      QuotedText(claimed.bot()), "): ");
+                                      QuotedHostText(claimed.bot()), "): ");
   auto count = [&](const char* field, uint32_t a, uint32_t b) {
     if (a != b)
       problems.emplace_back(absl::StrCat(at, field, ": ", Says(a, b)));
@@ -276,12 +336,77 @@ void CheckStanding(const v1::TournamentStanding& claimed,
   count("forfeits", claimed.forfeits(), recomputed.forfeits());
   real("mean_rank", claimed.mean_rank(), recomputed.mean_rank(),
        RelativelyClose(claimed.mean_rank(), recomputed.mean_rank()));
+  if (!rated) return;
   real("rating", claimed.rating(), recomputed.rating(),
        RatingClose(claimed.rating(), recomputed.rating()));
   real("rating_low", claimed.rating_low(), recomputed.rating_low(),
        RatingClose(claimed.rating_low(), recomputed.rating_low()));
   real("rating_high", claimed.rating_high(), recomputed.rating_high(),
        RatingClose(claimed.rating_high(), recomputed.rating_high()));
+}
+
+// The bots that play the counted matches: those of `bots` in its order,
+// then any other in the order of the results (the order in which
+// ApplyRatings indexes them).
+std::vector<std::string> PlayingBots(
+    const std::vector<std::string>& bots,
+    const std::vector<v1::TournamentMatchResult>& genuine) {
+  std::set<std::string> playing;
+  for (const v1::TournamentMatchResult& result : genuine) {
+    for (const std::string& bot : result.seats()) playing.insert(bot);
+  }
+  std::vector<std::string> ordered;
+  std::set<std::string> listed;
+  for (const std::string& bot : bots) {
+    if (playing.contains(bot) && listed.insert(bot).second) {
+      ordered.push_back(bot);
+    }
+  }
+  for (const v1::TournamentMatchResult& result : genuine) {
+    for (const std::string& bot : result.seats()) {
+      if (listed.insert(bot).second) ordered.push_back(bot);
+    }
+  }
+  return ordered;
+}
+
+// Rates `standings` as ApplyRatings(bots, genuine, seats, standings) does,
+// fitting only the bots that play (FitBradleyTerry gives the others rating
+// 0 and infinite bounds, and them the same ratings as among all): false,
+// the ratings left unset, when more than kMaxRatedBots play. Returns the
+// model's name in `model`.
+bool Rate(const std::vector<std::string>& bots,
+          const std::vector<v1::TournamentMatchResult>& genuine, int seats,
+          std::vector<v1::TournamentStanding>& standings, std::string& model,
+          Problems& problems) {
+  constexpr double kInfinity = std::numeric_limits<double>::infinity();
+  std::vector<v1::TournamentStanding> none;
+  model = ApplyRatings({}, {}, seats, none);  // The name only.
+  const std::vector<std::string> playing = PlayingBots(bots, genuine);
+  if (playing.size() > kMaxRatedBots) {
+    problems.emplace_back(absl::StrCat(
+        "results.json: ratings not checked: ", playing.size(),
+        " bots play counted matches, more than the ", kMaxRatedBots,
+        " rated here (the fit's time is cubic in their number)"));
+    return false;
+  }
+  std::vector<v1::TournamentStanding> rated(playing.size());
+  for (size_t i = 0; i < playing.size(); ++i) rated[i].set_bot(playing[i]);
+  ApplyRatings(playing, genuine, seats, rated);
+  std::map<std::string, const v1::TournamentStanding*> by_bot;
+  for (const v1::TournamentStanding& s : rated) by_bot[s.bot()] = &s;
+  for (v1::TournamentStanding& s : standings) {
+    if (const auto it = by_bot.find(s.bot()); it != by_bot.end()) {
+      s.set_rating(it->second->rating());
+      s.set_rating_low(it->second->rating_low());
+      s.set_rating_high(it->second->rating_high());
+    } else {
+      s.set_rating(0);
+      s.set_rating_low(-kInfinity);
+      s.set_rating_high(kInfinity);
+    }
+  }
+  return true;
 }
 
 // The standings and the rating model, recomputed as the runner computes
@@ -299,36 +424,38 @@ void CheckStandings(const v1::TournamentResults& results,
                         ? schedule.matches(0).seats_size()
                     : tournament != nullptr ? tournament->seats()
                                             : 0;
-  const std::string model = ApplyRatings(bots, genuine, seats, standings);
+  std::string model;
+  const bool rated = Rate(bots, genuine, seats, standings, model, problems);
   if (results.rating_model() != model) {
     problems.emplace_back(absl::StrCat(
         "results.json: rating_model: results.json says ",
-        QuotedText(results.rating_model()), ", the logs \"", model, "\""));
+        QuotedHostText(results.rating_model()), ", the logs \"", model, "\""));
   }
-  const int n = std::max<int>(results.standings_size(), standings.size());
-  for (int i = 0; i < n; ++i) {
-    const int place = i + 1;
-    if (i >= results.standings_size()) {
+  const size_t recomputed = standings.size();
+  const size_t claimed_size = results.standings_size();
+  if (claimed_size > recomputed) {
+    problems.emplace_back(absl::StrCat(
+        "results.json: ", claimed_size, " standings, but the logs give ",
+        recomputed, " (one per bot); the first ", recomputed, " are compared"));
+  }
+  for (size_t i = 0; i < recomputed; ++i) {
+    const size_t place = i + 1;
+    if (i >= claimed_size) {
       problems.emplace_back(absl::StrCat("results.json: standing ", place,
                                          ": missing; the logs give ",
-                                         QuotedText(standings[i].bot())));
+                                         QuotedHostText(standings[i].bot())));
       continue;
     }
     const v1::TournamentStanding& claimed = results.standings(i);
-    if (i >= static_cast<int>(standings.size())) {
-      problems.emplace_back(absl::StrCat(
-          "results.json: standing ", place, ": ", QuotedText(claimed.bot()),
-          ", but the logs give ", standings.size(), " standings"));
-      continue;
-    }
     if (claimed.bot() != standings[i].bot()) {
       problems.emplace_back(
           absl::StrCat("results.json: standing ", place, ": results.json says ",
-                       QuotedText(claimed.bot()), ", the logs ",
-                       QuotedText(standings[i].bot())));
+                       QuotedHostText(claimed.bot()), ", the logs ",
+                       QuotedHostText(standings[i].bot())));
       continue;
     }
-    CheckStanding(claimed, standings[i], place, problems);
+    CheckStanding(claimed, standings[i], static_cast<int>(place), rated,
+                  problems);
   }
 }
 
@@ -404,11 +531,33 @@ void CheckSprt(const v1::TournamentResults& results,
   const std::string& decision = claimed.decision();
   if (decision != "H0" && decision != "H1" && decision != "inconclusive") {
     problems.emplace_back(
-        absl::StrCat("results.json: sprt.decision: ", QuotedText(decision),
+        absl::StrCat("results.json: sprt.decision: ", QuotedHostText(decision),
                      " is none of \"H0\", \"H1\" and \"inconclusive\""));
     return;
   }
-  if (decision != "inconclusive") return;
+  if (decision == "H0" || decision == "H1") {
+    // Some order of the counted results must bring the running ratio to
+    // the bound: its extremes over the sub-counts.
+    const SprtRatioRange range =
+        SprtReachableRatios(tournament.sprt().elo0(), tournament.sprt().elo1(),
+                            wins, draws, losses);
+    const bool h1 = decision == "H1";
+    const double bound = h1 ? expected.upper_bound() : expected.lower_bound();
+    const double reach = h1 ? range.highest : range.lowest;
+    const bool reached = h1 ? reach >= bound - kRatingTolerance
+                            : reach <= bound + kRatingTolerance;
+    if (!reached) {
+      problems.emplace_back(
+          absl::StrCat("results.json: sprt.decision: \"", decision,
+                       "\", but no order of "
+                       "the logs' results (",
+                       wins, " wins, ", draws, " draws, ", losses,
+                       " losses) brings the ratio to its ",
+                       h1 ? "upper" : "lower", " bound, ", bound,
+                       ": it reaches ", h1 ? "at most " : "at least ", reach));
+    }
+    return;
+  }
   const bool skipped =
       std::any_of(schedule.matches().begin(), schedule.matches().end(),
                   [](const v1::ScheduleEntry& e) { return e.skipped(); });
@@ -439,18 +588,19 @@ std::vector<std::string> CheckResults(
     const v1::TournamentResults& results,
     const v1::TournamentSchedule& schedule,
     const std::map<uint32_t, CountedMatch>& counted,
-    const v1::Tournament* tournament) {
+    const v1::Tournament* tournament, uint64_t* unlisted) {
   Problems problems;
   if (results.name() != schedule.name()) {
-    problems.emplace_back(absl::StrCat(
-        "results.json: name: results.json says ", QuotedText(results.name()),
-        ", the schedule ", QuotedText(schedule.name())));
+    problems.emplace_back(absl::StrCat("results.json: name: results.json says ",
+                                       QuotedHostText(results.name()),
+                                       ", the schedule ",
+                                       QuotedHostText(schedule.name())));
   }
   if (results.game().game() != schedule.game()) {
     problems.emplace_back(absl::StrCat("results.json: game: results.json says ",
-                                       QuotedText(results.game().game()),
+                                       QuotedHostText(results.game().game()),
                                        ", the schedule ",
-                                       QuotedText(schedule.game())));
+                                       QuotedHostText(schedule.game())));
   }
   if (tournament != nullptr && results.format() != tournament->format()) {
     problems.emplace_back(
@@ -467,7 +617,25 @@ std::vector<std::string> CheckResults(
   if (tournament != nullptr) {
     CheckSprt(results, schedule, genuine, *tournament, problems);
   }
-  return problems;
+  return std::move(problems).Lines(unlisted);
+}
+
+std::string QuotedHostText(std::string_view text) {
+  if (text.size() <= kMaxQuotedBytes) return QuotedText(text);
+  size_t cut = kMaxQuotedBytes;
+  // Back to a character's start (at most 3 continuation bytes).
+  for (int i = 0; i < 3 && cut > 0 && (text[cut] & 0xC0) == 0x80; ++i) --cut;
+  return absl::StrCat(QuotedText(text.substr(0, cut)), "...(", text.size(),
+                      " bytes)");
+}
+
+std::string QuotedSeatList(
+    const google::protobuf::RepeatedPtrField<std::string>& seats) {
+  return SeatListOf(seats);
+}
+
+std::string QuotedSeatList(const std::vector<std::string>& seats) {
+  return SeatListOf(seats);
 }
 
 }  // namespace pyramid

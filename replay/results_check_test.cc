@@ -1,7 +1,10 @@
 #include "replay/results_check.h"
 
+#include <algorithm>
+#include <limits>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -171,22 +174,41 @@ Played ThreeSeats() {
   return p;
 }
 
-// Two bots under an SPRT that decided before the last two matches.
-Played Sprt() {
+// Two bots under an SPRT [elo0, elo1], "new" scoring `pattern` (W, D, L,
+// repeated) until the test decides, as the runner's Count does; then two
+// more matches scheduled, skipped. With `decide` false, the pattern is
+// played once and nothing is skipped, whatever the ratio did.
+Played Sprt(double elo0 = 0, double elo1 = 200,
+            const std::string& pattern = "WWDWLW", bool decide = true) {
   Played p;
   p.tournament = TournamentOf("sprt", 2, {"new", "old"});
-  p.tournament.mutable_sprt()->set_elo1(10);
-  for (int i = 0; i < 6; ++i) {
-    Schedule(p,
-             i % 2 ? std::vector<std::string>{"old", "new"}
-                   : std::vector<std::string>{"new", "old"},
-             /*skipped=*/i >= 4);
+  p.tournament.mutable_sprt()->set_elo0(elo0);
+  p.tournament.mutable_sprt()->set_elo1(elo1);
+  int wins = 0, draws = 0, losses = 0;
+  for (uint32_t i = 0; i < (decide ? 1000 : pattern.size()); ++i) {
+    const bool first = i % 2 == 0;  // "new" in seat 0.
+    Schedule(p, first ? std::vector<std::string>{"new", "old"}
+                      : std::vector<std::string>{"old", "new"});
+    const char c = pattern[i % pattern.size()];
+    const uint32_t mine = c == 'W' ? 1 : c == 'D' ? 1 : 2;
+    const uint32_t theirs = c == 'W' ? 2 : c == 'D' ? 1 : 1;
+    Play(p, i,
+         first ? std::vector<uint32_t>{mine, theirs}
+               : std::vector<uint32_t>{theirs, mine});
+    ++(c == 'W' ? wins : c == 'D' ? draws : losses);
+    if (!decide) continue;
+    const std::string decision =
+        EvaluateSprt(p.tournament.sprt(), wins, draws, losses).decision();
+    if (decision != "inconclusive") {
+      p.sprt_decision = decision;
+      break;
+    }
   }
-  Play(p, 0, {1, 2});
-  Play(p, 1, {2, 1});
-  Play(p, 2, {1, 1});
-  Play(p, 3, {1, 2});
-  p.sprt_decision = "H1";
+  if (decide) {
+    EXPECT_FALSE(p.sprt_decision.empty());
+    Schedule(p, {"new", "old"}, /*skipped=*/true);
+    Schedule(p, {"old", "new"}, /*skipped=*/true);
+  }
   return p;
 }
 
@@ -198,7 +220,8 @@ std::vector<std::string> Check(const Played& p,
 }
 
 TEST(ResultsCheckTest, TheRunnersResultsPass) {
-  for (const Played& p : {TwoSeats(), ThreeSeats(), Sprt()}) {
+  for (const Played& p :
+       {TwoSeats(), ThreeSeats(), Sprt(), Sprt(0, 200, "LLDLWL")}) {
     const v1::TournamentResults results = RunnerResults(p);
     EXPECT_THAT(Check(p, results), IsEmpty()) << p.tournament.name();
     EXPECT_THAT(Check(p, results, /*with_tournament=*/false), IsEmpty())
@@ -206,6 +229,25 @@ TEST(ResultsCheckTest, TheRunnersResultsPass) {
   }
   EXPECT_EQ(RunnerResults(ThreeSeats()).rating_model(),
             "bradley_terry_pairwise");
+  EXPECT_EQ(RunnerResults(Sprt()).sprt().decision(), "H1");
+  EXPECT_EQ(RunnerResults(Sprt(0, 200, "LLDLWL")).sprt().decision(), "H0");
+}
+
+// A bot of the tournament that never played: the runner rates it 0 with
+// infinite bounds, and so does the check, which fits only the bots that
+// play.
+TEST(ResultsCheckTest, ABotThatNeverPlayedPasses) {
+  Played p = TwoSeats();
+  p.tournament.add_bots()->set_name("idle");
+  const v1::TournamentResults results = RunnerResults(p);
+  const v1::TournamentStanding& idle =
+      results.standings(results.standings_size() - 1);
+  ASSERT_EQ(idle.bot(), "idle");
+  EXPECT_EQ(idle.rating(), 0);
+  EXPECT_EQ(idle.rating_low(), -std::numeric_limits<double>::infinity());
+  EXPECT_EQ(idle.rating_high(), std::numeric_limits<double>::infinity());
+  EXPECT_THAT(Check(p, results), IsEmpty());
+  EXPECT_THAT(Check(p, results, /*with_tournament=*/false), IsEmpty());
 }
 
 TEST(ResultsCheckTest, SwappedStandingsAreNamed) {
@@ -291,18 +333,167 @@ TEST(ResultsCheckTest, AnExtraResultIsNamed) {
   v1::TournamentResults results = RunnerResults(p);
   // Match 4 was not played: made genuine, it has no log that counts.
   results.mutable_matches(4)->set_verdict(kGenuineVerdict);
-  // Another, not in the schedule at all, and one listed twice.
-  v1::TournamentMatchResult extra = results.matches(5);
-  extra.set_index(9);
-  *results.add_matches() = extra;
-  *results.add_matches() = results.matches(0);
+  // Match 5's result made that of a match not in the schedule at all.
+  results.mutable_matches(5)->set_index(9);
   EXPECT_THAT(
       Check(p, results),
       ElementsAre("results.json: match 4: results.json counts it (verdict "
                   "\"genuine\"), but it has no sealed, included log that "
                   "counts",
                   "results.json: match 9: not in the schedule",
-                  "results.json: match 0: listed more than once"));
+                  "results.json: match 5: no result, but its log "
+                  "logs/m5.pyrlog is genuine, sealed and included"));
+}
+
+TEST(ResultsCheckTest, AResultListedTwiceIsNamed) {
+  const Played p = TwoSeats();
+  v1::TournamentResults results = RunnerResults(p);
+  // Match 4 (not played, so its result may be left out) gives way to a
+  // second copy of match 5's.
+  results.mutable_matches()->DeleteSubrange(4, 1);
+  *results.add_matches() = results.matches(4);
+  EXPECT_THAT(Check(p, results),
+              ElementsAre("results.json: match 5: listed more than once"));
+}
+
+// More results than the schedule has matches: one problem, whatever their
+// number, not one per result.
+TEST(ResultsCheckTest, MoreResultsThanMatchesIsOneProblem) {
+  const Played p = TwoSeats();
+  v1::TournamentResults results = RunnerResults(p);
+  for (int i = 0; i < 100000; ++i) results.add_matches();
+  EXPECT_THAT(Check(p, results),
+              ElementsAre("results.json: 100006 results, more than the "
+                          "schedule's 6 matches (a result is of a scheduled "
+                          "match, listed once); the results are not checked "
+                          "one by one"));
+}
+
+// However many problems, at most kMaxProblems lines and one that counts
+// the others.
+TEST(ResultsCheckTest, ProblemsAreCapped) {
+  Played p = TwoSeats();
+  for (int i = 0; i < 3000; ++i) Schedule(p, {"alpha", "beta"});
+  v1::TournamentResults results = RunnerResults(p);
+  results.set_scheduled(p.schedule.matches_size());
+  for (int i = 0; i < 3000; ++i) {
+    v1::TournamentMatchResult* extra = results.add_matches();
+    extra->set_index(100000 + i);  // Not scheduled.
+  }
+  const std::vector<std::string> problems = Check(p, results);
+  ASSERT_EQ(problems.size(), kMaxProblems + 1);
+  EXPECT_EQ(problems[0], "results.json: match 100000: not in the schedule");
+  EXPECT_EQ(
+      problems.back(),
+      absl::StrCat("results.json: and ", 3000 - kMaxProblems,
+                   " more problems (the first ", kMaxProblems, " are listed)"));
+  // Or counted apart, for a caller that counts problems.
+  uint64_t unlisted = 1;
+  EXPECT_EQ(
+      CheckResults(results, p.schedule, p.counted, &p.tournament, &unlisted)
+          .size(),
+      kMaxProblems);
+  EXPECT_EQ(unlisted, 3000 - kMaxProblems);
+  unlisted = 1;
+  EXPECT_THAT(CheckResults(RunnerResults(p), p.schedule, p.counted,
+                           &p.tournament, &unlisted),
+              IsEmpty());
+  EXPECT_EQ(unlisted, 0);
+}
+
+// 30,000 invented bots in the standings: none of them plays, none is
+// rated (the runner's fit of every bot given would take 21 GB): the check
+// ends, with a bounded number of problems.
+TEST(ResultsCheckTest, InventedBotsAreNotRated) {
+  const Played p = TwoSeats();
+  v1::TournamentResults results = RunnerResults(p);
+  for (int i = 0; i < 30000; ++i) {
+    results.add_standings()->set_bot(absl::StrCat("x", i));
+  }
+  // With the tournament: more standings than its bots, one problem.
+  EXPECT_THAT(Check(p, results),
+              ElementsAre("results.json: 30003 standings, but the logs give 3 "
+                          "(one per bot); the first 3 are compared"));
+  // Without it, the standings' bots are bots: each an idle bot's standing
+  // (zeros, rating 0 within infinite bounds), in place, passes.
+  const std::vector<std::string> unsorted =
+      Check(p, results, /*with_tournament=*/false);
+  EXPECT_FALSE(unsorted.empty());
+  EXPECT_LE(unsorted.size(), kMaxProblems + 1);
+  std::vector<std::string> idle;
+  for (int i = 0; i < 30000; ++i) idle.push_back(absl::StrCat("x", i));
+  std::sort(idle.begin(), idle.end());  // After the others, by name.
+  results.mutable_standings()->DeleteSubrange(3, 30000);
+  for (const std::string& bot : idle) {
+    v1::TournamentStanding& s = *results.add_standings();
+    s.set_bot(bot);
+    s.set_restarts(bot.size());
+    s.set_rating_low(-std::numeric_limits<double>::infinity());
+    s.set_rating_high(std::numeric_limits<double>::infinity());
+  }
+  EXPECT_THAT(Check(p, results, /*with_tournament=*/false), IsEmpty());
+}
+
+// More bots playing counted matches than are rated here: the ratings are
+// not checked (one problem), the rest is.
+TEST(ResultsCheckTest, TooManyPlayingBotsLeaveRatingsUnchecked) {
+  Played p;
+  std::vector<std::string> bots;
+  const int pairs = kMaxRatedBots / 2 + 1;
+  for (int i = 0; i < 2 * pairs; ++i) bots.push_back(absl::StrCat("b", i));
+  p.tournament = TournamentOf("many", 2, bots);
+  for (int i = 0; i < pairs; ++i) {
+    Schedule(p, {bots[2 * i], bots[2 * i + 1]});
+    Play(p, i, {1, 2});
+  }
+  v1::TournamentResults results = RunnerResults(p);
+  results.mutable_standings(0)->set_rating(12345);  // Not seen.
+  EXPECT_THAT(Check(p, results),
+              ElementsAre(absl::StrCat(
+                  "results.json: ratings not checked: ", 2 * pairs,
+                  " bots play counted matches, more than the ", kMaxRatedBots,
+                  " rated here (the fit's time is cubic in their number)")));
+  results.mutable_standings(0)->set_points(7);  // Seen.
+  EXPECT_THAT(Check(p, results), testing::Contains(HasSubstr("points")));
+}
+
+// A host's long text is quoted cut, with its length.
+TEST(ResultsCheckTest, LongHostTextIsCut) {
+  const Played p = TwoSeats();
+  v1::TournamentResults results = RunnerResults(p);
+  const std::string name(1000000, 'n');
+  results.mutable_standings(0)->set_bot(name);
+  results.mutable_matches(0)->set_match_id(name);
+  const std::vector<std::string> problems = Check(p, results);
+  ASSERT_EQ(problems.size(), 2);
+  for (const std::string& problem : problems) {
+    EXPECT_LT(problem.size(), 2 * kMaxQuotedBytes) << problem.substr(0, 80);
+    EXPECT_THAT(problem,
+                HasSubstr(absl::StrCat("\"", std::string(kMaxQuotedBytes, 'n'),
+                                       "\"...(1000000 bytes)")));
+  }
+}
+
+TEST(QuotedHostTextTest, CutsAtACharacter) {
+  EXPECT_EQ(QuotedHostText("al\"ice"), "\"al\\\"ice\"");
+  // 199 bytes, then a two-byte character across the cut.
+  std::string text(kMaxQuotedBytes - 1, 'a');
+  text.append("\xc3\xab!");  // U+00EB.
+  EXPECT_EQ(QuotedHostText(text),
+            absl::StrCat("\"", std::string(kMaxQuotedBytes - 1, 'a'), "\"...(",
+                         text.size(), " bytes)"));
+}
+
+TEST(QuotedSeatListTest, ListsAtMostSomeSeats) {
+  EXPECT_EQ(QuotedSeatList(std::vector<std::string>{"b3", "b1"}),
+            "\"b3\", \"b1\"");
+  std::vector<std::string> seats(kMaxListedSeats + 5, "s");
+  const std::string list = QuotedSeatList(seats);
+  EXPECT_THAT(list, testing::EndsWith(absl::StrCat(
+                        "\"s\", ... (", kMaxListedSeats + 5, " seats)")));
+  v1::ScheduleEntry entry;
+  entry.add_seats("x");
+  EXPECT_EQ(QuotedSeatList(entry.seats()), "\"x\"");
 }
 
 TEST(ResultsCheckTest, ACountedMatchMarkedNotGenuineIsNamed) {
@@ -372,6 +563,49 @@ TEST(ResultsCheckTest, TheFormatIsTheTournaments) {
   EXPECT_THAT(Check(p, results),
               ElementsAre("results.json: format: results.json says SWISS, the "
                           "tournament (tournament.txt) ROUND_ROBIN"));
+}
+
+// A decision no order of the counted results reaches is refused: "H1"
+// on 15 wins and 25 losses under [0, 10] (out2 of the review: the final
+// ratio -0.30, and no order of those brings it to 2.94).
+TEST(ResultsCheckTest, AForgedSprtDecisionIsNamed) {
+  const Played p =
+      Sprt(0, 10, std::string(15, 'W') + std::string(25, 'L'), false);
+  v1::TournamentResults results = RunnerResults(p);
+  ASSERT_EQ(results.sprt().wins(), 15);
+  ASSERT_EQ(results.sprt().losses(), 25);
+  ASSERT_EQ(results.sprt().decision(), "inconclusive");
+  EXPECT_THAT(Check(p, results), IsEmpty());
+  for (const std::string forged : {"H1", "H0"}) {
+    results.mutable_sprt()->set_decision(forged);
+    const std::vector<std::string> problems = Check(p, results);
+    ASSERT_EQ(problems.size(), 1) << forged;
+    EXPECT_THAT(problems[0],
+                testing::StartsWith(absl::StrCat(
+                    "results.json: sprt.decision: \"", forged,
+                    "\", but no order of the logs' results (15 wins, 0 draws, "
+                    "25 losses) brings the ratio to its ",
+                    forged == "H1" ? "upper bound, 2.94444: it reaches at most "
+                                   : "lower bound, -2.94444: it reaches at "
+                                     "least ")))
+        << problems[0];
+  }
+}
+
+// A decided test's decision turned over: refused when the other bound is
+// out of reach.
+TEST(ResultsCheckTest, AFlippedSprtDecisionIsNamed) {
+  for (const auto& [pattern, decided] :
+       {std::pair<std::string, std::string>{"LLDLWL", "H0"},
+        {"WWWWLW", "H1"}}) {
+    const Played p = Sprt(0, 200, pattern);
+    v1::TournamentResults results = RunnerResults(p);
+    ASSERT_EQ(results.sprt().decision(), decided);
+    results.mutable_sprt()->set_decision(decided == "H0" ? "H1" : "H0");
+    EXPECT_THAT(Check(p, results),
+                ElementsAre(HasSubstr("but no order of the logs' results")))
+        << pattern;
+  }
 }
 
 TEST(ResultsCheckTest, CountedMatchOfAVerdict) {

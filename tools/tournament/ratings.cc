@@ -37,11 +37,13 @@ double LogSigmoid(double x) {
 
 double Sigmoid(double x) { return 1 / (1 + std::exp(-x)); }
 
-// The sufficient statistics of the games between every pair of bots.
+// The sufficient statistics of the games between every pair of bots: three
+// tables of num_bots^2 doubles, indexed in size_t (an int index overflows
+// above 46,340 bots).
 class PairTable {
  public:
   explicit PairTable(int num_bots)
-      : n_(num_bots),
+      : n_(static_cast<size_t>(num_bots)),
         games_(n_ * n_),
         points_(n_ * n_),
         information_(n_ * n_) {}
@@ -49,23 +51,27 @@ class PairTable {
   void Add(const BradleyTerryGame& game) {
     const int a = game.first, b = game.second;
     if (a == b) return;
-    games_[a * n_ + b] += 1;
-    games_[b * n_ + a] += 1;
-    points_[a * n_ + b] += game.score;
-    points_[b * n_ + a] += 1 - game.score;
-    information_[a * n_ + b] += game.information;
-    information_[b * n_ + a] += game.information;
+    games_[At(a, b)] += 1;
+    games_[At(b, a)] += 1;
+    points_[At(a, b)] += game.score;
+    points_[At(b, a)] += 1 - game.score;
+    information_[At(a, b)] += game.information;
+    information_[At(b, a)] += game.information;
   }
 
-  double games(int a, int b) const { return games_[a * n_ + b]; }
+  double games(int a, int b) const { return games_[At(a, b)]; }
   // The points a took from b.
-  double points(int a, int b) const { return points_[a * n_ + b]; }
-  double information(int a, int b) const { return information_[a * n_ + b]; }
+  double points(int a, int b) const { return points_[At(a, b)]; }
+  double information(int a, int b) const { return information_[At(a, b)]; }
   bool Met(int a, int b) const { return games(a, b) > 0; }
   bool TookPoints(int a, int b) const { return points(a, b) > 0; }
 
  private:
-  int n_;
+  size_t At(int a, int b) const {
+    return static_cast<size_t>(a) * n_ + static_cast<size_t>(b);
+  }
+
+  size_t n_;
   std::vector<double> games_;
   std::vector<double> points_;
   std::vector<double> information_;
@@ -126,22 +132,22 @@ std::vector<std::vector<int>> Groups(const PairTable& table,
       members, [&](int a, int b) { return table.TookPoints(a, b); }, true);
 }
 
-// The Cholesky factor of a symmetric positive definite matrix (row-major),
-// to solve m x = b.
+// The Cholesky factor of a symmetric positive definite matrix (row-major,
+// indexed in size_t), to solve m x = b.
 class Cholesky {
  public:
   // False when m is not numerically positive definite.
-  bool Factor(int n, std::vector<double> m) {
+  bool Factor(size_t n, std::vector<double> m) {
     n_ = n;
-    for (int j = 0; j < n; ++j) {
+    for (size_t j = 0; j < n; ++j) {
       double d = m[j * n + j];
-      for (int k = 0; k < j; ++k) d -= m[j * n + k] * m[j * n + k];
+      for (size_t k = 0; k < j; ++k) d -= m[j * n + k] * m[j * n + k];
       if (!(d > 0)) return false;
       d = std::sqrt(d);
       m[j * n + j] = d;
-      for (int i = j + 1; i < n; ++i) {
+      for (size_t i = j + 1; i < n; ++i) {
         double s = m[i * n + j];
-        for (int k = 0; k < j; ++k) s -= m[i * n + k] * m[j * n + k];
+        for (size_t k = 0; k < j; ++k) s -= m[i * n + k] * m[j * n + k];
         m[i * n + j] = s / d;
       }
     }
@@ -151,20 +157,20 @@ class Cholesky {
 
   // Replaces b by the solution x. REQUIRES: Factor returned true.
   void Solve(std::vector<double>& b) const {
-    for (int i = 0; i < n_; ++i) {  // L y = b.
+    for (size_t i = 0; i < n_; ++i) {  // L y = b.
       double s = b[i];
-      for (int k = 0; k < i; ++k) s -= l_[i * n_ + k] * b[k];
+      for (size_t k = 0; k < i; ++k) s -= l_[i * n_ + k] * b[k];
       b[i] = s / l_[i * n_ + i];
     }
-    for (int i = n_ - 1; i >= 0; --i) {  // L^T x = y.
+    for (size_t i = n_; i-- > 0;) {  // L^T x = y.
       double s = b[i];
-      for (int k = i + 1; k < n_; ++k) s -= l_[k * n_ + i] * b[k];
+      for (size_t k = i + 1; k < n_; ++k) s -= l_[k * n_ + i] * b[k];
       b[i] = s / l_[i * n_ + i];
     }
   }
 
  private:
-  int n_ = 0;
+  size_t n_ = 0;
   std::vector<double> l_;  // Lower triangle.
 };
 
@@ -187,7 +193,8 @@ class GroupFit {
     // all-ones matrix, (H + J / n)^-1 = H^+ + J / n, and H^+ is the
     // covariance of the ratings under the mean-0 constraint.
     Cholesky shifted;
-    if (!shifted.Factor(n_, Shifted(Hessian(/*information=*/true)))) {
+    if (!shifted.Factor(static_cast<size_t>(n_),
+                        Shifted(Hessian(/*information=*/true)))) {
       return ratings;
     }
     for (int i = 0; i < n_; ++i) {
@@ -210,7 +217,9 @@ class GroupFit {
       const std::vector<double> gradient = Gradient();
       std::vector<double> direction = gradient;
       Cholesky newton;
-      if (!newton.Factor(n_, Shifted(Hessian(/*information=*/false)))) return;
+      if (!newton.Factor(static_cast<size_t>(n_),
+                         Shifted(Hessian(/*information=*/false))))
+        return;
       newton.Solve(direction);
       double slope = 0, largest = 0;
       for (int i = 0; i < n_; ++i) {
@@ -283,7 +292,8 @@ class GroupFit {
   // weight games * p * (1 - p) between two bots; with `information` each
   // game counts by its information share instead of as 1.
   std::vector<double> Hessian(bool information) const {
-    std::vector<double> h(n_ * n_);
+    const size_t n = static_cast<size_t>(n_);
+    std::vector<double> h(n * n);
     for (int i = 0; i < n_; ++i) {
       for (int j = 0; j < n_; ++j) {
         if (i == j || !table_.Met(Bot(i), Bot(j))) continue;
@@ -291,8 +301,8 @@ class GroupFit {
         const double count = information ? table_.information(Bot(i), Bot(j))
                                          : table_.games(Bot(i), Bot(j));
         const double w = count * Sigmoid(d) * Sigmoid(-d);
-        h[i * n_ + j] -= w;
-        h[i * n_ + i] += w;
+        h[static_cast<size_t>(i) * n + static_cast<size_t>(j)] -= w;
+        h[static_cast<size_t>(i) * n + static_cast<size_t>(i)] += w;
       }
     }
     return h;
@@ -450,14 +460,14 @@ std::vector<EloInterval> FitBradleyTerry(
   PairTable table(num_bots);
   for (const BradleyTerryGame& game : games) table.Add(game);
 
+  // The bots that met another (a game against itself is none), ascending.
+  std::vector<char> met(static_cast<size_t>(num_bots));
+  for (const BradleyTerryGame& game : games) {
+    if (game.first != game.second) met[game.first] = met[game.second] = 1;
+  }
   std::vector<int> played;
   for (int bot = 0; bot < num_bots; ++bot) {
-    for (int other = 0; other < num_bots; ++other) {
-      if (table.Met(bot, other)) {
-        played.push_back(bot);
-        break;
-      }
-    }
+    if (met[bot]) played.push_back(bot);
   }
   std::vector<std::vector<int>> pending = LinkedSets(table, played);
   while (!pending.empty()) {

@@ -95,15 +95,23 @@ struct BradleyTerryGame {
 // likelihood-ratio lower bound its games give with its opponents held at
 // their fit (docs/tournament.md), and +infinity above; -infinity likewise
 // mirrored; unbounded when it has no finite opponent or met a bot rated
-// infinitely on its own side. REQUIRES: 0 <= first, second < num_bots; 0 <=
-// score <= 1; information > 0.
+// infinitely on its own side.
+//
+// Cost: three num_bots x num_bots tables of doubles (24 num_bots^2 bytes:
+// 400 MB at 4,096 bots; an allocation too large throws std::bad_alloc or
+// std::length_error, never wraps around) and time cubic in the bots of a
+// linked set: a caller rating bots from untrusted input bounds their
+// number first (replay/results_check.h rates only bots that played).
+// REQUIRES: 0 <= first, second < num_bots; 0 <= score <= 1; information > 0.
 std::vector<EloInterval> FitBradleyTerry(
     int num_bots, const std::vector<BradleyTerryGame>& games);
 
 // Fills rating, rating_low and rating_high of every standing (matched by
 // bot name; the order of `standings` is kept) from FitBradleyTerry on the
 // PairwiseGames of the results whose verdict is "genuine". The rated bots
-// are `bots` and any other bot named in those results or in `standings`.
+// are `bots` and any other bot named in those results or in `standings`
+// (FitBradleyTerry's cost is in their number); a bot without a game gets
+// rating 0, bounds -infinity and +infinity.
 // Returns the model name for TournamentResults.rating_model:
 // "bradley_terry" when `seats` is 2, else "bradley_terry_pairwise".
 std::string ApplyRatings(

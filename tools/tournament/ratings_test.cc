@@ -474,5 +474,36 @@ TEST(ApplyRatingsTest, MultiSeatUsesPairwiseGames) {
   }
 }
 
+// Bots without games change nothing for the others, and get rating 0 with
+// infinite bounds: replay's results check rates only the bots that played
+// and gives the others that, bit for bit what the runner writes.
+TEST(BradleyTerryTest, BotsWithoutGamesChangeNothing) {
+  // Bots 0..3 play (one unbeaten, so one infinite rating and its bound);
+  // spread over 0..9 with idle bots between them, in the same order.
+  const std::vector<BradleyTerryGame> games = {
+      {0, 1, 1, 1}, {1, 2, 0.5, 1}, {2, 0, 1, 1}, {1, 0, 1, 1},
+      {3, 0, 1, 1}, {3, 1, 1, 1},   {3, 2, 1, 1}, {2, 1, 0, 1}};
+  const int spread[] = {1, 4, 5, 8};
+  std::vector<BradleyTerryGame> spread_games;
+  for (const BradleyTerryGame& g : games) {
+    spread_games.push_back(
+        {spread[g.first], spread[g.second], g.score, g.information});
+  }
+  const std::vector<EloInterval> alone = FitBradleyTerry(4, games);
+  const std::vector<EloInterval> among = FitBradleyTerry(10, spread_games);
+  ASSERT_EQ(among.size(), 10u);
+  EXPECT_EQ(alone[3].elo, std::numeric_limits<double>::infinity());
+  for (int bot = 0; bot < 4; ++bot) {
+    EXPECT_EQ(among[spread[bot]].elo, alone[bot].elo) << bot;
+    EXPECT_EQ(among[spread[bot]].low, alone[bot].low) << bot;
+    EXPECT_EQ(among[spread[bot]].high, alone[bot].high) << bot;
+  }
+  for (int idle : {0, 2, 3, 6, 7, 9}) {
+    EXPECT_EQ(among[idle].elo, 0) << idle;
+    EXPECT_EQ(among[idle].low, -std::numeric_limits<double>::infinity());
+    EXPECT_EQ(among[idle].high, std::numeric_limits<double>::infinity());
+  }
+}
+
 }  // namespace
 }  // namespace pyramid

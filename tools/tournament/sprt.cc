@@ -1,5 +1,6 @@
 #include "tools/tournament/sprt.h"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <utility>
@@ -137,6 +138,30 @@ v1::SprtOutcome EvaluateSprt(const v1::SprtSettings& settings, int wins,
   outcome.set_elo_low(elo.low);
   outcome.set_elo_high(elo.high);
   return outcome;
+}
+
+SprtRatioRange SprtReachableRatios(double elo0, double elo1, int wins,
+                                   int draws, int losses) {
+  // The ratio is 0 without games, not the limit of its regularized
+  // formula: the monotony holds among counts of at least one game, so
+  // where every candidate below would be empty, one game is taken.
+  auto llr = [&](int w, int d, int l) {
+    return SprtLogLikelihoodRatio(elo0, elo1, w, d, l);
+  };
+  SprtRatioRange range;  // 0, 0: no games.
+  for (int d = 0; d <= draws; ++d) {
+    if (wins + d > 0) {
+      range.highest = std::max(range.highest, llr(wins, d, 0));
+    } else if (losses > 0) {
+      range.highest = std::max(range.highest, llr(0, 0, 1));
+    }
+    if (losses + d > 0) {
+      range.lowest = std::min(range.lowest, llr(0, d, losses));
+    } else if (wins > 0) {
+      range.lowest = std::min(range.lowest, llr(1, 0, 0));
+    }
+  }
+  return range;
 }
 
 }  // namespace pyramid

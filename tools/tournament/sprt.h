@@ -51,6 +51,28 @@ double SprtLogLikelihoodRatio(double elo0, double elo1, int wins, int draws,
 referee::v1::SprtOutcome EvaluateSprt(const referee::v1::SprtSettings& settings,
                                       int wins, int draws, int losses);
 
+// The lowest and the highest log-likelihood ratio over the sub-counts of
+// `wins`, `draws` and `losses` (w' <= wins, d' <= draws, l' <= losses,
+// 0, 0, 0 included): the ratios the running ratio (the runner evaluates it
+// after each result, in the order they come in) can have passed through in
+// some order of those results. Among counts of at least one game the ratio
+// rises with each win and falls with each loss, the other counts held
+// (sprt_test checks this over a grid of counts and settings; from no games,
+// ratio 0, one game can go either way), so the highest is the largest of
+// 0 and SprtLogLikelihoodRatio(wins, d', 0) for d' from 0 to `draws` (with
+// no wins and no draws, of 0 and the ratio of a single loss), and the
+// lowest, mirrored, the smallest of 0 and the ratios of (0, d', losses):
+// draws + 1 evaluations each. A decision "H1" is possible only when
+// `highest` reaches the upper bound, "H0" only when `lowest` reaches the
+// lower one (necessary, not sufficient: every order could pass the other
+// bound first). REQUIRES: the counts >= 0.
+struct SprtRatioRange {
+  double lowest = 0;
+  double highest = 0;
+};
+SprtRatioRange SprtReachableRatios(double elo0, double elo1, int wins,
+                                   int draws, int losses);
+
 }  // namespace pyramid
 
 #endif  // PYRAMID_TOOLS_TOURNAMENT_SPRT_H_

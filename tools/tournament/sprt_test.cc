@@ -9,8 +9,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
+#include <utility>
 
 #include "absl/status/status.h"
 #include "gmock/gmock.h"
@@ -217,6 +219,86 @@ TEST(EvaluateSprtTest, NoGamesIsInconclusive) {
   EXPECT_EQ(outcome.llr(), 0);
   EXPECT_EQ(outcome.elo(), 0);
   EXPECT_TRUE(std::isinf(outcome.elo_low()));
+}
+
+// SprtReachableRatios rests on the ratio rising with each win and falling
+// with each loss: checked over counts 0..20 for settings from near 0 to
+// the ends of ValidateSprt's range.
+TEST(SprtLogLikelihoodRatioTest, RisesWithWinsFallsWithLosses) {
+  const double settings[][2] = {{0, 5},       {0, 10},        {-5, 5},
+                                {-100, -50},  {200, 400},     {-3000, 3000},
+                                {3900, 4000}, {-4000, -3900}, {0, 1}};
+  for (const auto& [elo0, elo1] : settings) {
+    for (int w = 0; w <= 20; ++w) {
+      for (int d = 0; d <= 20; ++d) {
+        for (int l = 0; l <= 20; ++l) {
+          if (w + d + l == 0) continue;  // 0 without games, by definition.
+          const double llr = SprtLogLikelihoodRatio(elo0, elo1, w, d, l);
+          const double slack = 1e-9 * (1 + std::abs(llr));
+          ASSERT_GE(SprtLogLikelihoodRatio(elo0, elo1, w + 1, d, l),
+                    llr - slack)
+              << elo0 << " " << elo1 << ": " << w << "-" << d << "-" << l;
+          ASSERT_LE(SprtLogLikelihoodRatio(elo0, elo1, w, d, l + 1),
+                    llr + slack)
+              << elo0 << " " << elo1 << ": " << w << "-" << d << "-" << l;
+        }
+      }
+    }
+  }
+}
+
+TEST(SprtReachableRatiosTest, AreTheExtremesOverEverySubCount) {
+  const double settings[][2] = {
+      {0, 10}, {-20, 0}, {100, 300}, {3900, 4000}, {-4000, -3900}};
+  const int counts[][3] = {{9, 7, 11}, {0, 4, 6}, {5, 3, 0},
+                           {0, 0, 4},  {4, 0, 0}, {0, 5, 0}};
+  for (const auto& [elo0, elo1] : settings) {
+    for (const auto& [wins, draws, losses] : counts) {
+      double lowest = 0, highest = 0;  // The empty sub-count's.
+      for (int w = 0; w <= wins; ++w) {
+        for (int d = 0; d <= draws; ++d) {
+          for (int l = 0; l <= losses; ++l) {
+            const double llr = SprtLogLikelihoodRatio(elo0, elo1, w, d, l);
+            lowest = std::min(lowest, llr);
+            highest = std::max(highest, llr);
+          }
+        }
+      }
+      const SprtRatioRange range =
+          SprtReachableRatios(elo0, elo1, wins, draws, losses);
+      EXPECT_DOUBLE_EQ(range.lowest, lowest)
+          << elo0 << " " << elo1 << ": " << wins << "-" << draws << "-"
+          << losses;
+      EXPECT_DOUBLE_EQ(range.highest, highest)
+          << elo0 << " " << elo1 << ": " << wins << "-" << draws << "-"
+          << losses;
+    }
+  }
+}
+
+TEST(SprtReachableRatiosTest, NoGamesIsZero) {
+  const SprtRatioRange range = SprtReachableRatios(0, 10, 0, 0, 0);
+  EXPECT_EQ(range.lowest, 0);
+  EXPECT_EQ(range.highest, 0);
+}
+
+TEST(SprtReachableRatiosTest, BoundTheRatioOfEveryOrder) {
+  // 15 wins, 25 losses against [0, 10] (the default error rates: bounds
+  // -+2.944): no order of them reaches a bound; 15 straight wins come
+  // closest to H1's.
+  const SprtRatioRange range = SprtReachableRatios(0, 10, 15, 0, 25);
+  EXPECT_NEAR(range.highest, SprtLogLikelihoodRatio(0, 10, 15, 0, 0), 1e-12);
+  EXPECT_LT(range.highest, 2.944);
+  EXPECT_GT(range.lowest, -2.944);
+}
+
+TEST(SprtReachableRatiosTest, OneGameWhenTheOtherSideIsEmpty) {
+  // No wins and no draws: the highest is that of one loss (or 0), never
+  // the regularized formula's value at no games.
+  const SprtRatioRange range = SprtReachableRatios(3900, 4000, 0, 0, 5);
+  EXPECT_EQ(range.highest,
+            std::max(0.0, SprtLogLikelihoodRatio(3900, 4000, 0, 0, 1)));
+  EXPECT_LE(range.lowest, SprtLogLikelihoodRatio(3900, 4000, 0, 0, 5));
 }
 
 }  // namespace
