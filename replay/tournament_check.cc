@@ -115,15 +115,6 @@ std::string NamedMatchId(const fs::path& path) {
   return hex ? id : "";
 }
 
-// The seats `seats` as a list: "b3", "b1", "b2" (each anyone's text,
-// quoted).
-template <typename Seats>
-std::string SeatList(const Seats& seats) {
-  std::vector<std::string> quoted;
-  for (const std::string& seat : seats) quoted.push_back(QuotedText(seat));
-  return absl::StrJoin(quoted, ", ");
-}
-
 // Why the entry at `path` of a tournament directory is not read: a FIFO
 // would wait for a writer forever, and a device (a link to /dev/zero)
 // would be read without end. OK for a regular file, a directory and an
@@ -280,9 +271,9 @@ LogCheck CheckLog(const fs::path& root, const fs::path& path,
                   scheduled->second->seats().begin(),
                   scheduled->second->seats().end())) {
     check.problem = absl::StrCat(
-        "logs/", name, ": its seats (", SeatList(seats),
+        "logs/", name, ": its seats (", QuotedSeatList(seats),
         ") are not those the schedule gives match ", scheduled->second->index(),
-        " (", SeatList(scheduled->second->seats()), ")");
+        " (", QuotedSeatList(scheduled->second->seats()), ")");
     return check;
   }
   const std::string proof_name = path.stem().string() + ".tlog-proof";
@@ -886,9 +877,9 @@ std::string EntryDifference(const v1::TournamentSchedule& schedule, int i,
   for (int bot : made.bots) seats.push_back(names[bot]);
   if (!std::equal(entry.seats().begin(), entry.seats().end(), seats.begin(),
                   seats.end())) {
-    return absl::StrCat("match ", made.index, " seats ", SeatList(seats),
+    return absl::StrCat("match ", made.index, " seats ", QuotedSeatList(seats),
                         " in tournament.txt's schedule, ",
-                        SeatList(entry.seats()), " in schedule.json");
+                        QuotedSeatList(entry.seats()), " in schedule.json");
   }
   return "";
 }
@@ -971,8 +962,9 @@ std::string SwissDifference(const v1::Tournament& t,
       }
       if (a.seats_size() != 2 || b.seats_size() != 2 ||
           a.seats(0) != b.seats(1) || a.seats(1) != b.seats(0)) {
-        return absl::StrCat(match, " (", SeatList(a.seats()), ") and match ",
-                            b.index(), " (", SeatList(b.seats()),
+        return absl::StrCat(match, " (", QuotedSeatList(a.seats()),
+                            ") and match ", b.index(), " (",
+                            QuotedSeatList(b.seats()),
                             ") are not one Swiss pair in both seat orders");
       }
       for (const std::string& seat : a.seats()) {
@@ -1116,9 +1108,12 @@ void CheckResultsFile(const fs::path& root,
   } else {
     bound = &*tournament;
   }
-  for (std::string& problem : CheckResults(results, schedule, counted, bound)) {
+  uint64_t unlisted = 0;  // Found past CheckResults' own cap.
+  for (std::string& problem :
+       CheckResults(results, schedule, counted, bound, &unlisted)) {
     AddProblem(verdict, std::move(problem));
   }
+  verdict.problem_count += unlisted;
 }
 
 // Adds to `verdict` each match of `schedule` marked skipped that the
