@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_replace.h"
 #include "google/protobuf/util/json_util.h"
 #include "referee/crypto/bytes.h"
 
@@ -78,16 +79,10 @@ void AppendEscaped(char32_t code, std::string& out) {
   }
 }
 
-const char* VerdictName(Verdict::Kind kind) {
-  switch (kind) {
-    case Verdict::Kind::kGenuine:
-      return "genuine";
-    case Verdict::Kind::kUnsealedPrefix:
-      return "unsealed_prefix";
-    case Verdict::Kind::kNotGenuine:
-      return "not_genuine";
-  }
-  return "not_genuine";
+// The verdict's name (VerdictKindName) as one JSON word: "genuine",
+// "unsealed_prefix", "not_genuine".
+std::string VerdictName(Verdict::Kind kind) {
+  return absl::StrReplaceAll(VerdictKindName(kind), {{" ", "_"}});
 }
 
 // The outcome as protobuf's JSON printer writes it: the proto's field
