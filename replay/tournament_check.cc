@@ -1023,6 +1023,19 @@ std::string WhyNotItsSchedule(const v1::Tournament& t,
   if (!round_robin && t.format() != v1::GAUNTLET) {
     return absl::StrCat(prefix, "its format is none the runner plays");
   }
+  // The logs pin a match's seats (schedule.json's entries are checked
+  // against them): a tournament.txt of other seats did not make the
+  // schedule, and is not scheduled again, whose matches times seats bot
+  // indexes could otherwise take any memory (30,000 bots at 30,000 seats).
+  // With the seats pinned and the count schedule.json's, what MakeSchedule
+  // lists is no larger than schedule.json's own values.
+  const uint32_t scheduled_seats =
+      schedule.matches().empty() ? 0 : schedule.matches(0).seats_size();
+  if (t.seats() != scheduled_seats) {
+    return absl::StrCat(prefix, "it seats ", t.seats(),
+                        " bots a match, schedule.json's match 0 ",
+                        scheduled_seats);
+  }
   const int seats = static_cast<int>(
       std::min<uint32_t>(t.seats(), std::numeric_limits<int>::max()));
   const std::optional<uint64_t> size =

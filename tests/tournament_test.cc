@@ -912,6 +912,22 @@ TEST_F(TournamentTest, TournamentTxtMustBeTheTournamentThatMadeTheSchedule) {
                                 "schedule.json lists 9"));
   }
   {
+    // Many bots at as many seats: with a schedule.json of as many entries
+    // (30,000 of a few bytes), scheduling it again took 3.6 GB of bot
+    // indexes. The logs pin a match's seats: other seats are refused
+    // before anything is scheduled.
+    v1::Tournament t = recorded;
+    for (int i = t.bots_size(); i < 30000; ++i) {
+      t.add_bots()->set_name(absl::StrCat("many-", i));
+    }
+    t.set_seats(30000);
+    const auto [status, text] = verify_as(t, results, "many-seats");
+    EXPECT_EQ(status, 1) << text;
+    EXPECT_THAT(text, HasSubstr("is not the tournament that made "
+                                "schedule.json: it seats 30000 bots a match, "
+                                "schedule.json's match 0 3"));
+  }
+  {
     // Two bots swapped: as many matches, other seats.
     v1::Tournament t = recorded;
     t.mutable_bots()->SwapElements(1, 2);
