@@ -446,7 +446,6 @@ void CheckGenuineDirectory(const fs::path& dir, pyramid::CheckpointKey key,
   }
 }
 
-
 // The bytes of a part's contents, one at a time: 0 past the end.
 class Bytes {
  public:
@@ -614,9 +613,8 @@ std::optional<MadeTournament> WriteTournament(const fs::path& dir,
   } else {
     t.set_name(schedule->name());
     t.mutable_game()->set_game(schedule->game());
-    t.set_seats(schedule->matches().empty()
-                    ? 2
-                    : schedule->matches(0).seats_size());
+    t.set_seats(
+        schedule->matches().empty() ? 2 : schedule->matches(0).seats_size());
     for (const std::string& bot : BotsOf(*schedule)) {
       t.add_bots()->set_name(bot);
     }
@@ -631,11 +629,10 @@ std::optional<MadeTournament> WriteTournament(const fs::path& dir,
     sprt.set_elo1(sprt.elo0() + 1 + in.Next());
     sprt.set_alpha(in.Next() / 512.0);
     sprt.set_beta(in.Next() / 512.0);
-    made.as_runner &=
-        pyramid::ValidateSprt(t.sprt()).ok() && t.bots_size() == 2 &&
-        t.seats() == 2 &&
-        (t.format() == v1::ROUND_ROBIN ||
-         t.format() == v1::TOURNAMENT_FORMAT_UNSPECIFIED);
+    made.as_runner &= pyramid::ValidateSprt(t.sprt()).ok() &&
+                      t.bots_size() == 2 && t.seats() == 2 &&
+                      (t.format() == v1::ROUND_ROBIN ||
+                       t.format() == v1::TOURNAMENT_FORMAT_UNSPECIFIED);
   }
   if (flags & 8) {
     made.as_runner = false;
@@ -752,8 +749,7 @@ std::optional<MadeResults> WriteResults(
   } else if (const std::optional<std::string> text =
                  ReadRegular(dir / "tournament.txt");
              text && google::protobuf::TextFormat::ParseFromString(*text, &t) &&
-             (t.name().empty() ? "tournament" : t.name()) ==
-                 schedule->name() &&
+             (t.name().empty() ? "tournament" : t.name()) == schedule->name() &&
              t.game().game() == schedule->game()) {
     from_file = true;
   }
@@ -761,9 +757,8 @@ std::optional<MadeResults> WriteResults(
     t.Clear();
     t.set_name(schedule->name());
     t.mutable_game()->set_game(schedule->game());
-    t.set_seats(schedule->matches().empty()
-                    ? 2
-                    : schedule->matches(0).seats_size());
+    t.set_seats(
+        schedule->matches().empty() ? 2 : schedule->matches(0).seats_size());
     std::vector<std::string> bots = BotsOf(*schedule);
     // The runner's order of bots need not be the schedule's.
     if (flags & 0x10) std::reverse(bots.begin(), bots.end());
@@ -860,8 +855,9 @@ std::optional<MadeResults> WriteResults(
 
   // The changes.
   const bool against = CheckedAgainst(made_tournament);
-  const bool sprt_checked = against && made_tournament->tournament.has_sprt() &&
-                            pyramid::ValidateSprt(made_tournament->tournament.sprt()).ok();
+  const bool sprt_checked =
+      against && made_tournament->tournament.has_sprt() &&
+      pyramid::ValidateSprt(made_tournament->tournament.sprt()).ok();
   bool raw_edits = false;
   std::vector<std::pair<uint8_t, uint8_t>> raw;
   for (int i = 0; i < 8 && !in.empty(); ++i) {
@@ -869,24 +865,70 @@ std::optional<MadeResults> WriteResults(
     const uint8_t arg = in.Next();
     const int n = results.standings_size();
     const int m = results.matches_size();
-    v1::TournamentStanding* s = n > 0 ? results.mutable_standings(arg % n) : nullptr;
-    v1::TournamentMatchResult* r = m > 0 ? results.mutable_matches(arg % m) : nullptr;
+    v1::TournamentStanding* s =
+        n > 0 ? results.mutable_standings(arg % n) : nullptr;
+    v1::TournamentMatchResult* r =
+        m > 0 ? results.mutable_matches(arg % m) : nullptr;
     // A change the check must find; one it does not look at.
-    auto checked = [&] { ++made.checked_changes; made.as_runner = false; };
+    auto checked = [&] {
+      ++made.checked_changes;
+      made.as_runner = false;
+    };
     switch (op % 40) {
-      case 0: if (s) { s->set_points(Changed(s->points(), arg)); checked(); } break;
-      case 1: if (s) { s->set_matches(s->matches() + 1); checked(); } break;
-      case 2: if (s) { s->set_firsts(s->firsts() + 1); checked(); } break;
-      case 3: if (s) { s->set_forfeits(s->forfeits() + 1); checked(); } break;
-      case 4: if (s) { s->set_mean_rank(Changed(s->mean_rank(), arg)); checked(); } break;
-      case 5: if (s) { s->set_rating(Changed(s->rating(), arg)); checked(); } break;
-      case 6: if (s) { s->set_rating_low(Changed(s->rating_low(), arg)); checked(); } break;
-      case 7: if (s) { s->set_rating_high(Changed(s->rating_high(), arg)); checked(); } break;
+      case 0:
+        if (s) {
+          s->set_points(Changed(s->points(), arg));
+          checked();
+        }
+        break;
+      case 1:
+        if (s) {
+          s->set_matches(s->matches() + 1);
+          checked();
+        }
+        break;
+      case 2:
+        if (s) {
+          s->set_firsts(s->firsts() + 1);
+          checked();
+        }
+        break;
+      case 3:
+        if (s) {
+          s->set_forfeits(s->forfeits() + 1);
+          checked();
+        }
+        break;
+      case 4:
+        if (s) {
+          s->set_mean_rank(Changed(s->mean_rank(), arg));
+          checked();
+        }
+        break;
+      case 5:
+        if (s) {
+          s->set_rating(Changed(s->rating(), arg));
+          checked();
+        }
+        break;
+      case 6:
+        if (s) {
+          s->set_rating_low(Changed(s->rating_low(), arg));
+          checked();
+        }
+        break;
+      case 7:
+        if (s) {
+          s->set_rating_high(Changed(s->rating_high(), arg));
+          checked();
+        }
+        break;
       case 8:
         // Two places swapped.
         if (n >= 2) {
           const int other = (arg % n + 1 + (arg >> 4) % (n - 1)) % n;
-          if (results.standings(arg % n).bot() != results.standings(other).bot()) {
+          if (results.standings(arg % n).bot() !=
+              results.standings(other).bot()) {
             results.mutable_standings()->SwapElements(arg % n, other);
             checked();
           }
@@ -900,8 +942,12 @@ std::optional<MadeResults> WriteResults(
           for (const v1::ScheduleEntry& e : schedule->matches()) {
             for (const std::string& bot : e.seats()) known |= bot == s->bot();
           }
-          if (known) checked(); else made.as_runner = false;
-          results.mutable_standings()->erase(results.standings().begin() + arg % n);
+          if (known)
+            checked();
+          else
+            made.as_runner = false;
+          results.mutable_standings()->erase(results.standings().begin() +
+                                             arg % n);
         }
         break;
       case 10: {
@@ -911,48 +957,72 @@ std::optional<MadeResults> WriteResults(
         added.set_bot(absl::StrCat("invented", arg % 4));
         added.set_rating_low(-INFINITY);
         added.set_rating_high(INFINITY);
-        if (against) checked(); else made.as_runner = false;
+        if (against)
+          checked();
+        else
+          made.as_runner = false;
         break;
       }
       case 11:
         if (r && r->outcome().seats_size() > 0) {
-          auto& seat = *r->mutable_outcome()->mutable_seats(arg % r->outcome().seats_size());
+          auto& seat = *r->mutable_outcome()->mutable_seats(
+              arg % r->outcome().seats_size());
           seat.set_rank(seat.rank() + 1);
           checked();
         }
         break;
       case 12:
         if (r && r->outcome().seats_size() > 0) {
-          auto& seat = *r->mutable_outcome()->mutable_seats(arg % r->outcome().seats_size());
+          auto& seat = *r->mutable_outcome()->mutable_seats(
+              arg % r->outcome().seats_size());
           seat.set_score(seat.score() + 1 + arg % 4);
           checked();
         }
         break;
       case 13:
         if (r && r->outcome().seats_size() > 0) {
-          auto& seat = *r->mutable_outcome()->mutable_seats(arg % r->outcome().seats_size());
+          auto& seat = *r->mutable_outcome()->mutable_seats(
+              arg % r->outcome().seats_size());
           seat.set_forfeited(!seat.forfeited());
           checked();
         }
         break;
       case 14:
         if (r) {
-          r->mutable_outcome()->set_termination(static_cast<v1::Termination>(
-              r->outcome().termination() % 3 + 1));
+          r->mutable_outcome()->set_termination(
+              static_cast<v1::Termination>(r->outcome().termination() % 3 + 1));
           checked();
         }
         break;
       case 15:
         if (r) {
           std::string id = r->match_id();
-          if (id.empty()) id = "0"; else id[arg % id.size()] = id[arg % id.size()] == 'f' ? '0' : 'f';
+          if (id.empty())
+            id = "0";
+          else
+            id[arg % id.size()] = id[arg % id.size()] == 'f' ? '0' : 'f';
           r->set_match_id(id);
           checked();
         }
         break;
-      case 16: if (r) { r->set_moves(r->moves() + 1 + arg); checked(); } break;
-      case 17: if (r) { r->set_log_file(absl::StrCat(r->log_file(), "x")); checked(); } break;
-      case 18: if (r) { r->set_verdict("not genuine"); checked(); } break;
+      case 16:
+        if (r) {
+          r->set_moves(r->moves() + 1 + arg);
+          checked();
+        }
+        break;
+      case 17:
+        if (r) {
+          r->set_log_file(absl::StrCat(r->log_file(), "x"));
+          checked();
+        }
+        break;
+      case 18:
+        if (r) {
+          r->set_verdict("not genuine");
+          checked();
+        }
+        break;
       case 19:
         if (r) {
           results.mutable_matches()->erase(results.matches().begin() + arg % m);
@@ -966,51 +1036,107 @@ std::optional<MadeResults> WriteResults(
           checked();
         }
         break;
-      case 21: if (r) { r->set_index(r->index() + 1000); checked(); } break;
-      case 22: if (r) { r->add_seats("invented"); checked(); } break;
+      case 21:
+        if (r) {
+          r->set_index(r->index() + 1000);
+          checked();
+        }
+        break;
+      case 22:
+        if (r) {
+          r->add_seats("invented");
+          checked();
+        }
+        break;
       case 23:
         if (r && r->seats_size() >= 2 && r->seats(0) != r->seats(1)) {
           r->mutable_seats()->SwapElements(0, 1);
           checked();
         }
         break;
-      case 24: results.set_scheduled(results.scheduled() + 1 + arg); checked(); break;
-      case 25: results.set_verified(results.verified() + 1 + arg); checked(); break;
-      case 26: results.set_skipped(results.skipped() + 1 + arg); checked(); break;
-      case 27: results.set_name(absl::StrCat(results.name(), "x")); checked(); break;
-      case 28:
-        results.mutable_game()->set_game(absl::StrCat(results.game().game(), "x"));
+      case 24:
+        results.set_scheduled(results.scheduled() + 1 + arg);
         checked();
         break;
-      case 29: results.set_rating_model(absl::StrCat(results.rating_model(), "x")); checked(); break;
+      case 25:
+        results.set_verified(results.verified() + 1 + arg);
+        checked();
+        break;
+      case 26:
+        results.set_skipped(results.skipped() + 1 + arg);
+        checked();
+        break;
+      case 27:
+        results.set_name(absl::StrCat(results.name(), "x"));
+        checked();
+        break;
+      case 28:
+        results.mutable_game()->set_game(
+            absl::StrCat(results.game().game(), "x"));
+        checked();
+        break;
+      case 29:
+        results.set_rating_model(absl::StrCat(results.rating_model(), "x"));
+        checked();
+        break;
       case 30:
         // The format: compared only with the tournament's.
-        results.set_format(static_cast<v1::TournamentFormat>((results.format() + 1 + arg % 3) % 4));
-        if (against) checked(); else made.as_runner = false;
+        results.set_format(static_cast<v1::TournamentFormat>(
+            (results.format() + 1 + arg % 3) % 4));
+        if (against)
+          checked();
+        else
+          made.as_runner = false;
         break;
       case 31:
         // The SPRT's figures, or one where the tournament has none.
         if (results.has_sprt()) {
           v1::SprtOutcome& sprt = *results.mutable_sprt();
           switch (arg % 4) {
-            case 0: sprt.set_llr(Changed(sprt.llr(), arg)); break;
-            case 1: sprt.set_wins(sprt.wins() + 1); break;
-            case 2: sprt.set_elo_high(Changed(sprt.elo_high(), arg)); break;
-            default: sprt.set_decision("maybe");
+            case 0:
+              sprt.set_llr(Changed(sprt.llr(), arg));
+              break;
+            case 1:
+              sprt.set_wins(sprt.wins() + 1);
+              break;
+            case 2:
+              sprt.set_elo_high(Changed(sprt.elo_high(), arg));
+              break;
+            default:
+              sprt.set_decision("maybe");
           }
-          if (sprt_checked) checked(); else made.as_runner = false;
+          if (sprt_checked)
+            checked();
+          else
+            made.as_runner = false;
         } else {
           results.mutable_sprt()->set_decision("H1");
-          if (against) checked(); else made.as_runner = false;
+          if (against)
+            checked();
+          else
+            made.as_runner = false;
         }
         break;
       // Fields the check does not compare.
-      case 32: results.set_referee_public_key(std::string(arg % 8, 'a')); break;
-      case 33: if (s) s->set_restarts(s->restarts() + 1 + arg); break;
-      case 34: results.set_checkpoint(absl::StrCat("checkpoint ", arg)); break;
-      case 35: results.set_transparency_verdict("all included"); results.set_transparency_problems(arg); break;
-      case 36: results.mutable_clocks()->set_commit_timeout_ms(1000 * arg); break;
-      case 37: results.set_forfeit_policy(static_cast<v1::ForfeitPolicy>(arg % 3)); break;
+      case 32:
+        results.set_referee_public_key(std::string(arg % 8, 'a'));
+        break;
+      case 33:
+        if (s) s->set_restarts(s->restarts() + 1 + arg);
+        break;
+      case 34:
+        results.set_checkpoint(absl::StrCat("checkpoint ", arg));
+        break;
+      case 35:
+        results.set_transparency_verdict("all included");
+        results.set_transparency_problems(arg);
+        break;
+      case 36:
+        results.mutable_clocks()->set_commit_timeout_ms(1000 * arg);
+        break;
+      case 37:
+        results.set_forfeit_policy(static_cast<v1::ForfeitPolicy>(arg % 3));
+        break;
       // The JSON's bytes.
       default:
         raw.emplace_back(op, arg);
@@ -1021,7 +1147,8 @@ std::optional<MadeResults> WriteResults(
   options.preserve_proto_field_names = (flags & 2) == 0;
   options.always_print_primitive_fields = true;
   std::string json;
-  Check(google::protobuf::util::MessageToJsonString(results, &json, options).ok());
+  Check(google::protobuf::util::MessageToJsonString(results, &json, options)
+            .ok());
   if (flags & 2) made.as_runner = false;
   for (const auto& [op, arg] : raw) {
     made.as_runner = false;
@@ -1041,7 +1168,8 @@ std::optional<MadeResults> WriteResults(
   Check(made.bytes < kMaxResultsJson);
   std::error_code error;
   fs::remove_all(dir / "results.json", error);
-  std::ofstream(dir / "results.json", std::ios::binary | std::ios::trunc) << json;
+  std::ofstream(dir / "results.json", std::ios::binary | std::ios::trunc)
+      << json;
   return made;
 }
 }  // namespace
@@ -1059,8 +1187,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // runner's, or none (else it is of the input's bytes, which the fuzzer
   // does not judge).
   const std::optional<MadeTournament> made_tournament =
-      parts.tournament ? WriteTournament(dir, *parts.tournament)
-                       : std::nullopt;
+      parts.tournament ? WriteTournament(dir, *parts.tournament) : std::nullopt;
   const std::optional<MadeResults> made_results =
       parts.results ? WriteResults(dir, key, *parts.results, made_tournament)
                     : std::nullopt;
@@ -1084,10 +1211,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     if (made_results) {
       std::cerr << "made results.json: " << made_results->bytes << " bytes, "
-                << (made_results->as_runner ? "the runner's"
-                                            : absl::StrCat(
-                                                  made_results->checked_changes,
-                                                  " checked changes"))
+                << (made_results->as_runner
+                        ? "the runner's"
+                        : absl::StrCat(made_results->checked_changes,
+                                       " checked changes"))
                 << "\n";
     }
     std::cerr << "verdict: " << verdict.summary << " (matches "
