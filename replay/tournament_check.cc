@@ -890,18 +890,43 @@ std::string EntryDifference(const v1::TournamentSchedule& schedule, int i,
 // from the top takes the next, the last the bye when the count is odd.
 constexpr int kMaxPairedBots = 512;
 
+// +1 per other seat of `outcome` ranked below `seat`, +0.5 per seat sharing
+// its rank: the points the runner pairs a Swiss round by (runner_play.cc).
+double PairwisePoints(const v1::Outcome& outcome, int seat) {
+  double points = 0;
+  if (seat >= outcome.seats_size()) return points;
+  for (int j = 0; j < outcome.seats_size(); ++j) {
+    if (j == seat) continue;
+    const uint32_t mine = outcome.seats(seat).rank();
+    const uint32_t theirs = outcome.seats(j).rank();
+    points += theirs > mine ? 1.0 : theirs == mine ? 0.5 : 0.0;
+  }
+  return points;
+}
+
 // The first difference between a Swiss `schedule` and what `t` (Swiss)
-// decides of it before any result: whole rounds of bots / 2 pairs, each
-// pair playing both seat orders in turn, no more rounds than t's, every
-// seat a bot of t's, no bot twice in a round and, with an odd count, no
-// second bye before every bot has had one; the first round exactly
-// PairSwissRound's with no results. "" when there is none. The pairing of
-// a later round follows the results as the runner had them when it paired
-// the round (pairings.jsonl), which a resume may since have played again:
-// it is not recomputed.
+// and the counted logs (`counted`, by match index) decide of it: whole
+// rounds of bots / 2 pairs, each pair playing both seat orders in turn, no
+// more rounds than t's, every seat a bot of t's, no bot twice in a round
+// and, with an odd count, no second bye before every bot has had one; the
+// first round exactly PairSwissRound's with no results, and each later one
+// PairSwissRound's from the rounds before it as the runner pairs it
+// (Runner::SwissMatches): every match of those rounds a game between its
+// two bots, each counted log's outcome worth PairwisePoints to each seat,
+// each bye 2 points and a bye had. "" when there is none. A later round is
+// recomputed only while every match before it has a counted log (a missing
+// one is a problem of its own) and with at most kMaxPairedBots bots. The
+// runner paired a round from the results it had then, which a resume may
+// since have played again, the earlier log set aside in superseded/
+// (`replayed`: the indexes of the matches of such sealed logs): a round
+// that differs after such a match is said in `notes`, not returned, and
+// the rounds after it are not recomputed.
 std::string SwissDifference(const v1::Tournament& t,
                             const v1::TournamentSchedule& schedule,
-                            const std::vector<std::string>& names) {
+                            const std::vector<std::string>& names,
+                            const std::map<uint32_t, CountedMatch>& counted,
+                            const std::set<uint32_t>& replayed,
+                            std::vector<std::string>& notes) {
   if (t.seats() != 2) {
     return absl::StrCat("Swiss pairs two seats per match; tournament.txt has ",
                         t.seats(), " seats");
@@ -947,6 +972,12 @@ std::string SwissDifference(const v1::Tournament& t,
   for (int i = 0; i < n; ++i) bot_of.emplace(names[i], i);
   std::vector<bool> had_bye(n, false);
   int byes = 0;
+  // What the rounds so far add up to, as the runner pairs the next from
+  // them; `recompute` false once a round is no longer recomputed.
+  std::vector<double> points(n, 0);
+  std::vector<std::vector<int>> games;
+  bool recompute = n <= kMaxPairedBots;
+  if (recompute) games.assign(n, std::vector<int>(n, 0));
   for (uint64_t first_index = 0; first_index < listed;
        first_index += per_round) {
     const uint64_t round = first_index / per_round + 1;
@@ -980,6 +1011,49 @@ std::string SwissDifference(const v1::Tournament& t,
         playing[bot->second] = true;
       }
     }
+    if (recompute && round > 1) {
+      const SwissRound pairing = PairSwissRound(points, games, had_bye);
+      for (const ScheduledMatch& made :
+           SwissRoundMatches(pairing, static_cast<uint32_t>(first_index))) {
+        std::string differs = EntryDifference(
+            schedule, static_cast<int>(made.index), made, names);
+        if (differs.empty()) continue;
+        const std::string what = absl::StrCat(
+            differs, " (round ", round,
+            ", which the runner pairs from the counted results of the ",
+            round == 2 ? "round" : "rounds", " before it)");
+        const auto earlier = replayed.begin();
+        if (earlier == replayed.end() || *earlier >= first_index) {
+          return what;
+        }
+        notes.push_back(absl::StrCat(
+            "schedule.json's round ", round,
+            " is not the pairing of the counted results of the rounds "
+            "before it: ",
+            what, "; superseded/ holds a sealed log of match ", *earlier,
+            ", played again on a resume, and the runner may have paired "
+            "the round from the earlier result: the host's word; rounds ",
+            round, " on are not recomputed"));
+        recompute = false;
+        break;
+      }
+    }
+    // The round's games and points, for the rounds after it.
+    for (uint64_t i = first_index; recompute && i < first_index + per_round;
+         ++i) {
+      const v1::ScheduleEntry& entry = schedule.matches(static_cast<int>(i));
+      const auto match = counted.find(static_cast<uint32_t>(i));
+      if (match == counted.end()) {
+        recompute = false;  // Its match is missing: said as a problem.
+        break;
+      }
+      const int a = bot_of.at(entry.seats(0));
+      const int b = bot_of.at(entry.seats(1));
+      ++games[a][b];
+      ++games[b][a];
+      points[a] += PairwisePoints(match->second.outcome, 0);
+      points[b] += PairwisePoints(match->second.outcome, 1);
+    }
     if (n % 2 == 0) continue;
     const int bye = static_cast<int>(
         std::find(playing.begin(), playing.end(), false) - playing.begin());
@@ -989,6 +1063,8 @@ std::string SwissDifference(const v1::Tournament& t,
     }
     if (!had_bye[bye]) ++byes;
     had_bye[bye] = true;
+    // A bye is worth the two games the bot would have played.
+    points[bye] += 2;
   }
   return "";
 }
@@ -999,11 +1075,17 @@ std::string SwissDifference(const v1::Tournament& t,
 // A round robin or gauntlet is scheduled again from t's format, bots,
 // seats, rounds and seed with the runner's own MakeSchedule and must be
 // schedule.json entry by entry (index, label, seats by bot name; the
-// skipped flags aside); a Swiss tournament, what it decides before any
-// result (SwissDifference). An SPRT is the runner's only with 2 bots, 2
-// seats and the round-robin format. Else the first difference.
+// skipped flags aside); a Swiss tournament, its first round as paired
+// before any result and each later round from the counted logs
+// (`counted`, by match index; SwissDifference, which says in `notes` a
+// round a resume may have paired otherwise, `replayed`). An SPRT is the
+// runner's only with 2 bots, 2 seats and the round-robin format. Else the
+// first difference.
 std::string WhyNotItsSchedule(const v1::Tournament& t,
-                              const v1::TournamentSchedule& schedule) {
+                              const v1::TournamentSchedule& schedule,
+                              const std::map<uint32_t, CountedMatch>& counted,
+                              const std::set<uint32_t>& replayed,
+                              std::vector<std::string>& notes) {
   const std::string prefix =
       absl::StrCat("tournament.txt (", ScheduleSettings(t),
                    ") is not the tournament that made schedule.json: ");
@@ -1017,7 +1099,8 @@ std::string WhyNotItsSchedule(const v1::Tournament& t,
                         "bots, 2 seats and the round-robin format");
   }
   if (t.format() == v1::SWISS) {
-    const std::string differs = SwissDifference(t, schedule, names);
+    const std::string differs =
+        SwissDifference(t, schedule, names, counted, replayed, notes);
     return differs.empty() ? "" : absl::StrCat(prefix, differs);
   }
   if (!round_robin && t.format() != v1::GAUNTLET) {
@@ -1066,11 +1149,13 @@ std::string WhyNotItsSchedule(const v1::Tournament& t,
 // runner writes tournament.txt before it plays (Runner::OpenOutput), so
 // before results.json (Runner::Report): with results.json, a
 // tournament.txt that is missing, cannot be read, is another tournament's
-// or did not make schedule.json (WhyNotItsSchedule) is a problem, and
-// results.json is then checked without it.
+// or did not make schedule.json (WhyNotItsSchedule, `replayed` the
+// indexes of the matches superseded/ holds a sealed log of) is a problem,
+// and results.json is then checked without it.
 void CheckResultsFile(const fs::path& root,
                       const v1::TournamentSchedule& schedule,
                       const std::map<uint32_t, CountedMatch>& counted,
+                      const std::set<uint32_t>& replayed,
                       TournamentVerdict& verdict) {
   const fs::path path = root / "results.json";
   if (!IsThere(path)) {
@@ -1115,7 +1200,8 @@ void CheckResultsFile(const fs::path& root,
     AddProblem(verdict, absl::StrCat("results.json: not checked against its "
                                      "tournament: ",
                                      tournament.status().message()));
-  } else if (std::string why = WhyNotItsSchedule(*tournament, schedule);
+  } else if (std::string why = WhyNotItsSchedule(*tournament, schedule, counted,
+                                                 replayed, verdict.notes);
              !why.empty()) {
     AddProblem(verdict, std::move(why));
   } else {
@@ -1176,18 +1262,23 @@ void CheckSkipped(const fs::path& root, const v1::TournamentSchedule& schedule,
   }
 }
 
+// A sealed log of DIR/superseded/ (SupersededSealedLogs).
+struct SupersededLog {
+  std::string file;    // Its name in superseded/, printable.
+  uint32_t index = 0;  // The schedule's match of its label.
+  std::string label;   // Printable.
+};
+
 // Checks DIR/superseded/*.pyrlog (the logs the runner set aside on a
-// resume) against the referee's key, on every core: the match ids of the
-// sealed ones of this schedule's matches (`by_label`) that are not among
-// `sealed` (DIR/logs' own), each said in a note. Such a log is a leaf of
-// the referee's tree that the directory holds: its match was played again,
-// so its label stands twice in the tree.
-std::set<std::string> SupersededSealedLogs(const fs::path& root,
-                                           const VerifyOptions& options,
-                                           const ScheduleIndex& by_label,
-                                           const std::set<std::string>& sealed,
-                                           const KnownLogs& known,
-                                           TournamentVerdict& verdict) {
+// resume) against the referee's key, on every core: the sealed ones of
+// this schedule's matches (`by_label`) whose match ids are not among
+// `sealed` (DIR/logs' own), one per match id. Such a log is a leaf of the
+// referee's tree that the directory holds: its match was played again, so
+// its label stands twice in the tree.
+std::vector<SupersededLog> SupersededSealedLogs(
+    const fs::path& root, const VerifyOptions& options,
+    const ScheduleIndex& by_label, const std::set<std::string>& sealed,
+    const KnownLogs& known) {
   std::vector<fs::path> logs;
   // A superseded/ that cannot be listed is not said.
   for (const auto& entry : ListDirectory(root, "superseded", nullptr)) {
@@ -1205,7 +1296,8 @@ std::set<std::string> SupersededSealedLogs(const fs::path& root,
         return JobOutput();
       },
       [](size_t, const JobOutput&) {});
-  std::set<std::string> found;
+  std::set<std::string> match_ids;
+  std::vector<SupersededLog> found;
   for (size_t i = 0; i < logs.size(); ++i) {
     if (verdicts[i] == nullptr) continue;
     const Verdict& v = verdicts[i]->verdict;
@@ -1213,14 +1305,12 @@ std::set<std::string> SupersededSealedLogs(const fs::path& root,
     const auto scheduled = by_label.find(v.header.label());
     if (scheduled == by_label.end()) continue;
     const std::string& match_id = v.header.match_id();
-    if (sealed.contains(match_id) || !found.insert(match_id).second) continue;
-    verdict.notes.push_back(absl::StrCat(
-        "superseded/", PrintableText(logs[i].filename().string()),
-        ": a sealed log of match ", scheduled->second->index(), " (",
-        PrintableText(v.header.label()),
-        ") that the runner set aside and played again: its label stands "
-        "twice in the referee's transparency log; counted with the "
-        "directory's sealed logs, not as the match"));
+    if (sealed.contains(match_id) || !match_ids.insert(match_id).second) {
+      continue;
+    }
+    found.push_back(SupersededLog{PrintableText(logs[i].filename().string()),
+                                  scheduled->second->index(),
+                                  PrintableText(v.header.label())});
   }
   return found;
 }
@@ -1235,16 +1325,16 @@ std::string SealedLogs(uint64_t n) {
 // and nothing else, adds a problem to `verdict` unless the checkpoint's
 // size is the number of sealed logs the directory holds: those of logs/
 // (`sealed`, their match ids; `included` of them proved in the checkpoint)
-// and those the runner set aside in superseded/. A sealed log missing from the
-// directory is a match played again after its log was lost, or a log removed.
-// The directory says which referee it was: the runner writes referee.key.pub
-// with the embedded referee and referee.pub with a running one, whose tree
-// holds other matches too; then, or with neither file, a note says that the
-// size is not checked.
-void CheckTreeSize(const fs::path& root, const CheckpointKey& key,
-                   const ScheduleIndex& by_label,
-                   const std::set<std::string>& sealed, uint64_t included,
-                   const KnownLogs& known, TournamentVerdict& verdict) {
+// and those the runner set aside in superseded/ (`superseded`, each said in
+// a note). A sealed log missing from the directory is a match played again
+// after its log was lost, or a log removed. The directory says which referee it
+// was: the runner writes referee.key.pub with the embedded referee and
+// referee.pub with a running one, whose tree holds other matches too; then, or
+// with neither file, a note says that the size is not checked.
+void CheckTreeSize(const fs::path& root, const std::set<std::string>& sealed,
+                   uint64_t included,
+                   const std::vector<SupersededLog>& superseded,
+                   TournamentVerdict& verdict) {
   const uint64_t size = verdict.checkpoint.size;
   const bool running = IsThere(root / "referee.pub");
   if (running || !IsThere(root / "referee.key.pub")) {
@@ -1266,10 +1356,15 @@ void CheckTreeSize(const fs::path& root, const CheckpointKey& key,
                   "the embedded referee it is)"));
     return;
   }
-  const uint64_t held =
-      sealed.size() + SupersededSealedLogs(root, LogOptions(key), by_label,
-                                           sealed, known, verdict)
-                          .size();
+  for (const SupersededLog& log : superseded) {
+    verdict.notes.push_back(absl::StrCat(
+        "superseded/", log.file, ": a sealed log of match ", log.index, " (",
+        log.label,
+        ") that the runner set aside and played again: its label stands "
+        "twice in the referee's transparency log; counted with the "
+        "directory's sealed logs, not as the match"));
+  }
+  const uint64_t held = sealed.size() + superseded.size();
   if (size == held) return;
   AddProblem(
       verdict,
@@ -1393,12 +1488,15 @@ TournamentVerdict CheckTournamentDirectory(const std::string& dir,
   const std::map<uint32_t, CountedMatch> counted =
       MatchLogsToSchedule(*schedule, by_label, logs, verdict);
   CheckSkipped(root, *schedule, verdict);
+  const std::vector<SupersededLog> superseded =
+      SupersededSealedLogs(root, LogOptions(key), by_label, logs.sealed, known);
   if (results == ResultsFile::kCheck) {
-    CheckResultsFile(root, *schedule, counted, verdict);
+    std::set<uint32_t> replayed;
+    for (const SupersededLog& log : superseded) replayed.insert(log.index);
+    CheckResultsFile(root, *schedule, counted, replayed, verdict);
   }
   StrayProofs(root, logs.proofs_used, verdict);
-  CheckTreeSize(root, key, by_label, logs.sealed, logs.included, known,
-                verdict);
+  CheckTreeSize(root, logs.sealed, logs.included, superseded, verdict);
   return Summarized(std::move(verdict));
 }
 

@@ -956,6 +956,44 @@ TEST_F(TournamentTest, TournamentTxtMustBeTheTournamentThatMadeTheSchedule) {
                                 "paired before any result)"));
     ASSERT_TRUE(WriteFileAtomically(swiss, before).ok());
   }
+  {
+    // A Swiss run of 5 bots and 3 rounds whose round 2 is not the runner's
+    // pairing of round 1's results: a pairings.jsonl written before the
+    // run (read as an earlier run's) rematches bot-1 and bot-2, which
+    // PairSwissRound never does while another pairing is free of
+    // rematches. Every round has the right shape and bye rotation, and the
+    // logs, schedule.json, tournament.txt and results.json all agree: only
+    // recomputing round 2 from the counted results of round 1 finds it.
+    v1::Tournament t =
+        Make("pyramid_scheme", 2, 5, "format: SWISS rounds: 3 concurrency: 4");
+    const std::string forged = dir_.File("out-swiss-forged");
+    fs::create_directories(forged);
+    std::string pairings;
+    const std::vector<std::pair<int, int>> pairs = {
+        {1, 2}, {3, 4}, {1, 2}, {3, 5}};
+    int index = 0;
+    for (const auto& [a, b] : pairs) {
+      for (const auto& [first, second] :
+           {std::pair<int, int>{a, b}, std::pair<int, int>{b, a}}) {
+        absl::StrAppend(&pairings, "{\"index\":", index++, ",\"seats\":[\"bot-",
+                        first, "\",\"bot-", second, "\"]}\n");
+      }
+    }
+    ASSERT_TRUE(WriteFileAtomically(forged + "/pairings.jsonl", pairings).ok());
+    t.set_output_dir(forged);
+    absl::StatusOr<v1::TournamentResults> run = Run(t);
+    ASSERT_TRUE(run.ok()) << run.status() << progress_.str();
+    ASSERT_EQ(run->verified(), 12u);
+    ASSERT_EQ(run->matches(4).seats(0), "bot-1");
+    ASSERT_EQ(run->matches(4).seats(1), "bot-2");
+    const auto [status, said] = VerifyTournament(forged, "swiss-round-2");
+    EXPECT_EQ(status, 1) << said;
+    EXPECT_THAT(said, HasSubstr("is not the tournament that made "
+                                "schedule.json: match 4 seats "));
+    EXPECT_THAT(said, HasSubstr("(round 2, which the runner pairs from the "
+                                "counted results of the round before it)"));
+    EXPECT_THAT(said, HasSubstr(": 1 problem"));
+  }
   // Without tournament.txt, results.json is the host's word alone.
   ASSERT_TRUE(WriteFileAtomically(txt, txt_before).ok());
   ASSERT_TRUE(WriteFileAtomically(json, json_before).ok());
