@@ -40,6 +40,7 @@
 #include "replay/strict_json.h"
 #include "replay/verifier.h"
 #include "tools/tournament/schedule.h"
+#include "tools/tournament/standings.h"
 
 namespace pyramid {
 
@@ -889,20 +890,6 @@ std::string EntryDifference(const v1::TournamentSchedule& schedule, int i,
 // what it gives with no results: ranked by index, nobody has met, each bot
 // from the top takes the next, the last the bye when the count is odd.
 constexpr int kMaxPairedBots = 512;
-
-// +1 per other seat of `outcome` ranked below `seat`, +0.5 per seat sharing
-// its rank: the points the runner pairs a Swiss round by (runner_play.cc).
-double PairwisePoints(const v1::Outcome& outcome, int seat) {
-  double points = 0;
-  if (seat >= outcome.seats_size()) return points;
-  for (int j = 0; j < outcome.seats_size(); ++j) {
-    if (j == seat) continue;
-    const uint32_t mine = outcome.seats(seat).rank();
-    const uint32_t theirs = outcome.seats(j).rank();
-    points += theirs > mine ? 1.0 : theirs == mine ? 0.5 : 0.0;
-  }
-  return points;
-}
 
 // The first difference between a Swiss `schedule` and what `t` (Swiss)
 // and the counted logs (`counted`, by match index) decide of it: whole

@@ -47,17 +47,7 @@ PY=/usr/bin/python3
 state=(--state_dir "$tmp/state")
 [[ ${PYTHON_KIT_STATE_TEST_WITHOUT_STATE_DIR:-} == 1 ]] && state=()
 
-start_referee 127.0.0.1:0
-match=$(refctl create-match --game=rock_paper_pyramid --seats=3 \
-  --commit_timeout_ms=10000 --reveal_timeout_ms=8000 --seed_timeout_ms=60000 \
-  --token_dir="$tmp/tok" 2>/dev/null) || fail "create-match"
-
-waited=()
-for seat in 1 2; do
-  spawn "peer-$seat" "$PY" tests/python_kit_slow_bot.py --referee "$addr" \
-    --token_file "$tmp/tok/seat-$seat.token" --matches 1 --delay_s 0.8
-  waited+=("$last_pid")
-done
+match_with_slow_python_peers
 
 # Seat 0: started, killed between a commit and its reveal, started again.
 seat0() {  # NAME: starts seat 0's bot, its output in $tmp/NAME.out

@@ -87,3 +87,25 @@ count_resumes() {
     grep -c "holds a commitment this process does not have" || true)
   echo "seat 0 killed $kills times between a commit and its reveal ($n processes); $reloads restarted process(es) resumed a commitment from the state directory, $lost lost"
 }
+
+# match_with_slow_python_peers
+#     starts the referee (start_referee: $addr), creates a Rock, Paper,
+#     Pyramid! match of 3 seats with generous clocks (tokens in $tmp/tok;
+#     sets match) and spawns seats 1 and 2 as the Python kit's slow bot
+#     (tests/python_kit_slow_bot.py, 0.8 s a decision: seat 0 owes its
+#     reveal most of each decision), their pids in waited. Needs $PY and
+#     the kit on PYTHONPATH.
+match_with_slow_python_peers() {
+  start_referee 127.0.0.1:0
+  match=$(refctl create-match --game=rock_paper_pyramid --seats=3 \
+    --commit_timeout_ms=10000 --reveal_timeout_ms=8000 \
+    --seed_timeout_ms=60000 --token_dir="$tmp/tok" 2>/dev/null) ||
+    fail "create-match"
+  waited=()
+  local seat
+  for seat in 1 2; do
+    spawn "peer-$seat" "$PY" tests/python_kit_slow_bot.py --referee "$addr" \
+      --token_file "$tmp/tok/seat-$seat.token" --matches 1 --delay_s 0.8
+    waited+=("$last_pid")
+  done
+}

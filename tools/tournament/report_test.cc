@@ -73,6 +73,18 @@ v1::TournamentResults SmallResults() {
   return results;
 }
 
+// A seat scores 1 per seat ranked below it and 0.5 per seat sharing its
+// rank (ranks 1, 1, 3: 1.5, 1.5, 0); a seat the outcome lacks scores 0.
+TEST(StandingsTest, PairwisePointsCountSeatsBelowAndHalfTies) {
+  v1::Outcome outcome;
+  for (const uint32_t rank : {1u, 1u, 3u}) outcome.add_seats()->set_rank(rank);
+  EXPECT_EQ(PairwisePoints(outcome, 0), 1.5);
+  EXPECT_EQ(PairwisePoints(outcome, 1), 1.5);
+  EXPECT_EQ(PairwisePoints(outcome, 2), 0.0);
+  EXPECT_EQ(PairwisePoints(outcome, 3), 0.0);
+  EXPECT_EQ(PairwisePoints(outcome, -1), 0.0);
+}
+
 TEST(ReportTest, IsOneHtmlPageWithEveryBot) {
   const std::string html = RenderHtmlReport(SmallResults());
   EXPECT_THAT(html, testing::StartsWith("<!DOCTYPE html>"));

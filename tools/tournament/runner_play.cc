@@ -16,25 +16,10 @@
 #include "referee/service/match_id.h"
 #include "tools/tournament/report.h"
 #include "tools/tournament/runner_impl.h"
+#include "tools/tournament/standings.h"
 
 namespace pyramid {
 namespace runner_internal {
-
-namespace {
-
-// +1 per other seat ranked below `seat`, +0.5 per seat sharing its rank.
-double PairwisePoints(const v1::Outcome& outcome, int seat) {
-  double points = 0;
-  for (int j = 0; j < outcome.seats_size(); ++j) {
-    if (j == seat) continue;
-    const uint32_t mine = outcome.seats(seat).rank();
-    const uint32_t theirs = outcome.seats(j).rank();
-    points += theirs > mine ? 1.0 : theirs == mine ? 0.5 : 0.0;
-  }
-  return points;
-}
-
-}  // namespace
 
 v1::ClockSettings MatchClocks(v1::ClockSettings clocks) {
   const uint32_t grace_ms =

@@ -34,6 +34,18 @@ int CountedSeats(const v1::TournamentMatchResult& result) {
 
 }  // namespace
 
+double PairwisePoints(const v1::Outcome& outcome, int seat) {
+  double points = 0;
+  if (seat < 0 || seat >= outcome.seats_size()) return points;
+  for (int j = 0; j < outcome.seats_size(); ++j) {
+    if (j == seat) continue;
+    const uint32_t mine = outcome.seats(seat).rank();
+    const uint32_t theirs = outcome.seats(j).rank();
+    points += theirs > mine ? 1.0 : theirs == mine ? 0.5 : 0.0;
+  }
+  return points;
+}
+
 std::vector<v1::TournamentStanding> ComputeStandings(
     const std::vector<std::string>& bots,
     const std::vector<v1::TournamentMatchResult>& results,

@@ -20,6 +20,11 @@ enum class StandingsOrder {
   kPointsPerMatch,
 };
 
+// The points `seat` of `outcome` scores against the other seats: +1 per
+// seat ranked below it, +0.5 per seat sharing its rank (what a Swiss round
+// is paired by); 0 for a seat the outcome lacks.
+double PairwisePoints(const referee::v1::Outcome& outcome, int seat);
+
 // One standing per bot (in `bots` order's names), best first (by points,
 // or points per match with kPointsPerMatch, then mean rank, then name;
 // points, their ratios and mean ranks are compared exactly, so equal ones
