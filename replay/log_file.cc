@@ -2,12 +2,16 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <limits>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/wire_format_lite.h"
+#include "pyramid/referee/v1/log.pb.h"
 #include "referee/core/log_format.h"
 #include "referee/core/log_sink.h"
 #include "referee/files/bounded_read.h"
@@ -107,20 +111,159 @@ namespace {
 // The most a pipe counts ahead of what came from it.
 constexpr uint64_t kMaxStreamPart = 1 << 20;
 
-// A read of `file` (a log's magic read from it into `bytes`) to its end,
-// appended to `bytes`. Returns what `bytes` then counts against `budget`
-// (which may differ from their size: a regular file that grew or shrank
-// meanwhile); on an error, nothing counts.
+// A regular file is read in parts of this size, each judged (SealWatch)
+// before the next is read, into a buffer of at first at most
+// kFirstCapacity bytes, which grows (Reserve) as the log is found to go on.
+constexpr uint64_t kFilePart = 1 << 20;
+constexpr uint64_t kFirstCapacity = 64 << 20;
+
+// How the bytes at `start` of a log's bytes are framed, by LogSplitter's
+// rules (referee/core/log_reader.cc, docs/log-format.md "Framing").
+struct Frame {
+  enum class Kind {
+    kShort,    // The bytes end before the prefix or the record does.
+    kRecord,   // A complete record: its body is [body, end).
+    kCorrupt,  // A length prefix the splitter refuses, ending at `end`.
+  };
+  Kind kind = Kind::kShort;
+  uint64_t body = 0;
+  uint64_t end = 0;
+};
+
+Frame FrameAt(std::string_view bytes, uint64_t start) {
+  uint64_t pos = start;
+  uint64_t length = 0;
+  int shift = 0;
+  while (true) {
+    if (pos >= bytes.size()) return {};
+    const uint8_t byte = static_cast<uint8_t>(bytes[pos++]);
+    length |= uint64_t{byte & 0x7fu} << shift;
+    if ((byte & 0x80) == 0) break;
+    shift += 7;
+    if (pos - start >= log_format::kMaxLengthPrefix) {
+      return {.kind = Frame::Kind::kCorrupt, .end = pos};
+    }
+  }
+  const bool not_minimal =
+      pos - start > 1 && (length >> (7 * (pos - start - 1))) == 0;
+  if (not_minimal || length > log_format::kMaxRecordSize) {
+    return {.kind = Frame::Kind::kCorrupt, .end = pos};
+  }
+  if (length > bytes.size() - pos) return {};
+  return {.kind = Frame::Kind::kRecord, .body = pos, .end = pos + length};
+}
+
+// Whether `record` (a record's stored bytes) parses as a seal. Its fields
+// are walked first, and only a record with a seal field is parsed: one
+// whose seal a later field of the oneof replaces is not a seal.
+bool IsSeal(std::string_view record) {
+  google::protobuf::io::CodedInputStream in(
+      reinterpret_cast<const uint8_t*>(record.data()),
+      static_cast<int>(record.size()));
+  bool seal_field = false;
+  while (const uint32_t tag = in.ReadTag()) {
+    if (google::protobuf::internal::WireFormatLite::GetTagFieldNumber(tag) ==
+        referee::v1::LogRecord::kSealFieldNumber) {
+      seal_field = true;
+    }
+    if (!google::protobuf::internal::WireFormatLite::SkipField(&in, tag)) {
+      return false;
+    }
+  }
+  if (!seal_field) return false;
+  referee::v1::LogRecord parsed;
+  return parsed.ParseFromArray(record.data(),
+                               static_cast<int>(record.size())) &&
+         parsed.kind_case() == referee::v1::LogRecord::kSeal;
+}
+
+// Where a log's bytes may end, judged as they come: once a seal has been
+// read and the bytes after it frame as a complete record or as a length
+// prefix the splitter refuses, no reader of the log looks further (the
+// verifier stops at that record, "record after the seal", or at that
+// prefix; a shorter tail is "bytes after the seal" either way), so the
+// file is read no further.
+class SealWatch {
+ public:
+  // Judges the records of `bytes` (a log's first bytes, magic included,
+  // those given before unchanged) not judged yet: the size the log's bytes
+  // may be cut to, once known (at most bytes.size()).
+  std::optional<uint64_t> CutAt(std::string_view bytes) {
+    while (!unframed_) {
+      const Frame frame = FrameAt(bytes, next_);
+      if (frame.kind == Frame::Kind::kShort) return std::nullopt;
+      if (sealed_) return frame.end;
+      if (frame.kind == Frame::Kind::kCorrupt) {
+        // Not after a seal: read on, as every file that is not cut.
+        unframed_ = true;
+        break;
+      }
+      sealed_ = IsSeal(bytes.substr(frame.body, frame.end - frame.body));
+      next_ = frame.end;
+    }
+    return std::nullopt;
+  }
+
+ private:
+  uint64_t next_ = log_format::kMagic.size();  // The next record's prefix.
+  bool sealed_ = false;                        // The last record judged.
+  bool unframed_ = false;  // A corrupt prefix before any seal.
+};
+
+// Makes `bytes`'s capacity at least `capacity`, exactly that when it
+// grows: a new buffer of that size, not one twice the old (as
+// std::string::reserve may make it).
+void Reserve(uint64_t capacity, std::string* bytes) {
+  if (capacity <= bytes->capacity()) return;
+  std::string grown;
+  grown.reserve(capacity);
+  grown.append(*bytes);
+  bytes->swap(grown);
+}
+
+// The bytes of a regular file of `size` bytes (its magic read into `bytes`)
+// to its end or to where `watch` cuts it, appended to `bytes`, read in
+// parts: its buffer starts at kFirstCapacity at most and grows to the
+// file's size at once when that is at most twice what it holds, else to
+// twice that.
+absl::Status ReadFileRest(BoundedFile& file, uint64_t size, SealWatch& watch,
+                          std::string* bytes) {
+  Reserve(std::min(size, kFirstCapacity), bytes);
+  while (true) {
+    if (bytes->size() == bytes->capacity() && bytes->size() < size) {
+      const uint64_t twice = 2 * bytes->capacity();
+      Reserve(size <= twice ? size : twice, bytes);
+    }
+    // Within its buffer while the file is not all read; past it (a file
+    // that grew) as it comes.
+    uint64_t until = bytes->size() + kFilePart;
+    if (bytes->size() < bytes->capacity()) {
+      until = std::min<uint64_t>(until, bytes->capacity());
+    }
+    absl::StatusOr<bool> over = file.ReadPart(until, bytes);
+    if (!over.ok()) return over.status();
+    if (std::optional<uint64_t> cut = watch.CutAt(*bytes)) {
+      bytes->resize(*cut);
+      return absl::OkStatus();
+    }
+    if (*over) return absl::OkStatus();
+  }
+}
+
+// A read of `file` (a log's magic read from it into `bytes`) to its end or
+// to where a SealWatch cuts it, appended to `bytes`. Returns what `bytes`
+// then counts against `budget` (which may differ from their size: a
+// regular file that grew or shrank meanwhile, or was cut); on an error,
+// nothing counts.
 absl::StatusOr<uint64_t> ReadRest(BoundedFile& file, LogBudget& budget,
                                   std::string* bytes) {
+  SealWatch watch;
   if (file.regular()) {
     const uint64_t taken = file.size();
     budget.Take(taken);
-    absl::StatusOr<bool> over =
-        file.ReadPart(std::numeric_limits<uint64_t>::max(), bytes);
-    if (!over.ok()) {
+    if (absl::Status s = ReadFileRest(file, taken, watch, bytes); !s.ok()) {
       budget.Give(taken);
-      return over.status();
+      return s;
     }
     return taken;
   }
@@ -137,6 +280,10 @@ absl::StatusOr<uint64_t> ReadRest(BoundedFile& file, LogBudget& budget,
       budget.Give(held);
       budget.EndStream();
       return over.status();
+    }
+    if (std::optional<uint64_t> cut = watch.CutAt(*bytes)) {
+      bytes->resize(*cut);
+      break;
     }
     if (*over) break;
     budget.Grow(held, part);

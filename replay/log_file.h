@@ -120,7 +120,12 @@ class LogFile {
   // those first bytes (at most 8), the rest unread: every reader of a log
   // (SplitLog, and the verifier, transcript and viewer through it) stops
   // at them with "not a pyramid log (magic) at byte 0", as it would in the
-  // whole file.
+  // whole file. Or, when the file goes on after a seal record, the bytes
+  // through the seal and what the splitter frames next (the next record
+  // whole, or a length prefix it refuses), the rest unread: the verifier
+  // stops there ("record after the seal", or the bad prefix), as it would
+  // in the whole file, however many bytes follow (a transcript lists the
+  // records it has, up to that one).
   const std::string& bytes() const { return bytes_; }
 
  private:
@@ -134,9 +139,13 @@ class LogFile {
 // read another log with it: it could wait for room it holds itself. Its
 // first bytes are judged before anything counts: a file that does not
 // start as a log (however large, or a pipe however long) is read no
-// further and counts nothing, nor does one of no more than the magic. A
-// regular file's size counts before the rest is read (a file larger than
-// the budget waits until it can be read alone). A pipe, whose size is not
+// further and counts nothing, nor does one of no more than the magic. Its
+// records are framed as they come, and it is read no further than the
+// record after a seal (LogFile::bytes()): a log followed by gigabytes holds
+// no more than the log and that record, and what was counted for the rest
+// is given back. A regular file's size counts before the rest is read (a
+// file larger than the budget waits until it can be read alone), in parts
+// of 1 MiB into a buffer of at first at most 64 MiB. A pipe, whose size is not
 // known, is a stream of the budget (one at a time): it counts what came
 // and the part it reads next, a sixteenth of the budget (at most 1 MiB), as
 // it goes, and waits for room only for a part that does not fit (past the

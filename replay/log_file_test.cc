@@ -5,16 +5,21 @@
 #include "replay/log_file.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cstdint>
+#include <cstring>
+#include <fstream>
 #include <functional>
 #include <future>
+#include <iterator>
 #include <memory>
 #include <string>
 #include <thread>
@@ -24,7 +29,10 @@
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "referee/core/log_format.h"
+#include "referee/core/log_reader.h"
 #include "referee/files/fifo_testing.h"
+#include "tests/forked_child.h"
+#include "tests/heap_bound.h"
 #include "tests/temp_dir.h"
 
 namespace pyramid {
@@ -101,6 +109,118 @@ TEST(LogFileTest, AFileThatIsNotALogIsReadNoFurtherThanItsFirstBytes) {
   EXPECT_EQ(*ReadNow(FileHolding(tmp, "text", "hello, world\n"), budget),
             "hello, w");
   EXPECT_EQ(*ReadNow(FileHolding(tmp, "x", "x"), budget), "x");
+}
+
+// A genuine sealed log (a golden log, testdata/golden/README.md).
+std::string GoldenLog() {
+  std::ifstream in("testdata/golden/rock_paper_pyramid/classic.pyrlog",
+                   std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// A log followed by gigabytes (a sparse tail of zeros, which costs no disk)
+// is read no further than the record after its seal: a zero byte, an empty
+// record, which the verifier refuses ("record after the seal",
+// VerifierTest.WhatTheReaderKeepsAfterTheSealIsJudgedAsTheWholeFile). It
+// was read whole: 4 GiB held for a verdict its first bytes give.
+TEST(LogFileTest, ALogFollowedByGigabytesIsReadNoFurtherThanAfterItsSeal) {
+  const TempDir tmp("log_file");
+  ASSERT_TRUE(tmp.ok());
+  const std::string golden = GoldenLog();
+  ASSERT_GT(golden.size(), log_format::kMagic.size());
+  const std::string path = FileHolding(tmp, "tail.pyrlog", golden);
+  ASSERT_EQ(truncate(path.c_str(), int64_t{4} << 30), 0);
+  ForkedChild child([&](int) {
+    if (!BoundHeapGrowth(size_t{256} << 20)) _exit(2);
+    LogBudget budget(1 << 20);
+    absl::StatusOr<LogFile> log = ReadLog(path, budget);
+    if (!log.ok()) _exit(3);
+    if (log->bytes() != golden + std::string(1, '\0')) _exit(4);
+    _exit(budget.held() == log->bytes().size() ? 0 : 5);
+  });
+  ASSERT_TRUE(child.ok()) << std::strerror(errno);
+  const ChildEnd end = child.Wait();
+  EXPECT_EQ(end.exit_code, 0)
+      << end.ToString() << " (" << ForkedChild::kThrew << " or "
+      << kHeapBoundExceeded
+      << ": out of memory; 2: no bound; 3: not read; 4: other bytes; 5: "
+         "other bytes held)";
+}
+
+// Whether `read` (a ReadNow) holds `want`; on a difference, their sizes
+// (not the bytes, a log's whole).
+::testing::AssertionResult Holds(const absl::StatusOr<std::string>& read,
+                                 const std::string& want) {
+  if (!read.ok()) return ::testing::AssertionFailure() << read.status();
+  if (*read == want) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure()
+         << "read " << read->size() << " bytes, not the " << want.size()
+         << " expected";
+}
+
+// What is kept after the seal is what the splitter frames there: the next
+// record whole, or a length prefix it refuses; a tail shorter than a record
+// is the file's end and read whole, as is a log without a seal.
+TEST(LogFileTest, AfterTheSealTheNextRecordOrBadPrefixIsKept) {
+  const TempDir tmp("log_file");
+  ASSERT_TRUE(tmp.ok());
+  const std::string golden = GoldenLog();
+  ASSERT_GT(golden.size(), log_format::kMagic.size());
+  LogBudget budget(1 << 20);
+  const std::string record =
+      "\x03"
+      "abc";
+  const std::string junk(3 << 20, 'j');
+  EXPECT_TRUE(
+      Holds(ReadNow(FileHolding(tmp, "a", golden + record + junk), budget),
+            golden + record));
+  const std::string too_long = "\x80\x80\x80\x80";
+  EXPECT_TRUE(
+      Holds(ReadNow(FileHolding(tmp, "b", golden + too_long + junk), budget),
+            golden + too_long));
+  const std::string over_limit = "\x80\x80\x80\x10";  // 32 MiB.
+  EXPECT_TRUE(
+      Holds(ReadNow(FileHolding(tmp, "c", golden + over_limit + junk), budget),
+            golden + over_limit));
+  const std::string short_tail = golden +
+                                 "\x05"
+                                 "ab";
+  EXPECT_TRUE(
+      Holds(ReadNow(FileHolding(tmp, "d", short_tail), budget), short_tail));
+  // Without its seal (its last record) the log is read to its end.
+  const std::string unsealed =
+      golden.substr(0, SplitLog(golden).records.back().offset) + record + junk;
+  EXPECT_TRUE(
+      Holds(ReadNow(FileHolding(tmp, "e", unsealed), budget), unsealed));
+  EXPECT_EQ(budget.held(), 0u);
+}
+
+// A pipe that goes on after the seal (its writer never stops) is read no
+// further than the record after the seal.
+TEST(LogFileTest, APipeThatGoesOnAfterTheSealIsCutThere) {
+  const std::string golden = GoldenLog();
+  ASSERT_GT(golden.size(), log_format::kMagic.size());
+  LogBudget budget(1 << 20);
+  int ends[2];
+  ASSERT_EQ(pipe(ends), 0);
+  std::thread writer([&] {
+    // A write once the reader has gone fails (EPIPE) instead of raising
+    // SIGPIPE, which is blocked in this thread.
+    sigset_t pipe_signal;
+    sigemptyset(&pipe_signal);
+    sigaddset(&pipe_signal, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipe_signal, nullptr);
+    std::string bytes = golden;
+    while (write(ends[1], bytes.data(), bytes.size()) > 0) {
+      bytes.assign(1 << 16, '\0');
+    }
+    close(ends[1]);
+  });
+  EXPECT_TRUE(Holds(ReadNow(absl::StrCat("/dev/fd/", ends[0]), budget),
+                    golden + std::string(1, '\0')));
+  close(ends[0]);
+  writer.join();
+  EXPECT_EQ(budget.held(), 0u);
 }
 
 TEST(LogFileTest, DevicesDirectoriesAndMissingFilesAreRefusedAtOnce) {

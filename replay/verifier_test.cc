@@ -618,6 +618,36 @@ TEST(VerifierTest, AFileOfTinyRecordsIsJudgedWithoutIndexingThemAll) {
       << ": out of memory; 2: no bound; 3: another verdict)";
 }
 
+// ReadLog stops reading a log once its seal and what the splitter frames
+// after it are read (replay/log_file.h; LogFileTest.
+// ALogFollowedByGigabytesIsReadNoFurtherThanAfterItsSeal): the next record
+// whole, or a length prefix it refuses. The verdict on what it keeps is
+// the verdict on the whole file, however the file goes on.
+TEST(VerifierTest, WhatTheReaderKeepsAfterTheSealIsJudgedAsTheWholeFile) {
+  const PlayedMatch played = PlayRandomMatch(MatchSetup{}, 1);
+  ASSERT_EQ(Verify(played.log).kind, Kind::kGenuine);
+  const std::string more_records(1 << 20, '\0');
+  const std::string junk(1 << 20, '\xff');
+  for (const std::string& kept :
+       {std::string(1, '\0'),
+        std::string("\x03"
+                    "abc"),
+        std::string("\x80\x80\x80\x80"), std::string("\x80\x80\x80\x10")}) {
+    const Verdict cut = Verify(played.log + kept);
+    EXPECT_EQ(cut.kind, Kind::kNotGenuine) << ToHex(kept);
+    for (const std::string& rest : {more_records, junk}) {
+      const Verdict whole = Verify(played.log + kept + rest);
+      EXPECT_EQ(whole.kind, cut.kind) << ToHex(kept);
+      EXPECT_EQ(whole.bad_record, cut.bad_record) << ToHex(kept);
+      EXPECT_EQ(whole.reason, cut.reason) << ToHex(kept);
+      EXPECT_EQ(whole.records, cut.records) << ToHex(kept);
+      EXPECT_EQ(whole.signed_records, cut.signed_records) << ToHex(kept);
+    }
+  }
+  EXPECT_EQ(Verify(played.log + std::string(1, '\0')).reason,
+            "record after the seal");
+}
+
 TEST(VerifierTest, WrongPinnedKeyIsRejected) {
   const PlayedMatch played = PlayRandomMatch(MatchSetup{}, 2);
   VerifyOptions options;
