@@ -891,29 +891,11 @@ std::string EntryDifference(const v1::TournamentSchedule& schedule, int i,
 // from the top takes the next, the last the bye when the count is odd.
 constexpr int kMaxPairedBots = 512;
 
-// The first difference between a Swiss `schedule` and what `t` (Swiss)
-// and the counted logs (`counted`, by match index) decide of it: whole
-// rounds of bots / 2 pairs, each pair playing both seat orders in turn, no
-// more rounds than t's, every seat a bot of t's, no bot twice in a round
-// and, with an odd count, no second bye before every bot has had one; the
-// first round exactly PairSwissRound's with no results, and each later one
-// PairSwissRound's from the rounds before it as the runner pairs it
-// (Runner::SwissMatches): every match of those rounds a game between its
-// two bots, each counted log's outcome worth PairwisePoints to each seat,
-// each bye 2 points and a bye had. "" when there is none. A later round is
-// recomputed only while every match before it has a counted log (a missing
-// one is a problem of its own) and with at most kMaxPairedBots bots. The
-// runner paired a round from the results it had then, which a resume may
-// since have played again, the earlier log set aside in superseded/
-// (`replayed`: the indexes of the matches of such sealed logs): a round
-// that differs after such a match is said in `notes`, not returned, and
-// the rounds after it are not recomputed.
-std::string SwissDifference(const v1::Tournament& t,
-                            const v1::TournamentSchedule& schedule,
-                            const std::vector<std::string>& names,
-                            const std::map<uint32_t, CountedMatch>& counted,
-                            const std::set<uint32_t>& replayed,
-                            std::vector<std::string>& notes) {
+// Why `t` (Swiss) cannot have made a schedule.json of `listed` matches,
+// before any of them is read: two seats a match, at most
+// SwissScheduleSize's matches for t's bots and rounds, and whole rounds
+// of bots / 2 pairs (2 matches each) and at least one. "" when it can.
+std::string SwissShapeDifference(const v1::Tournament& t, uint64_t listed) {
   if (t.seats() != 2) {
     return absl::StrCat("Swiss pairs two seats per match; tournament.txt has ",
                         t.seats(), " seats");
@@ -921,7 +903,6 @@ std::string SwissDifference(const v1::Tournament& t,
   const int n = t.bots_size();
   absl::StatusOr<uint32_t> most = SwissScheduleSize(n, t.rounds());
   if (!most.ok()) return std::string(most.status().message());
-  const uint64_t listed = schedule.matches_size();
   const uint64_t per_round = static_cast<uint64_t>(n / 2 * 2);
   if (listed > *most) {
     return absl::StrCat("tournament.txt's ", t.rounds(), " round",
@@ -933,20 +914,36 @@ std::string SwissDifference(const v1::Tournament& t,
                         " matches, not whole rounds of ", per_round, " (", n,
                         " bots)");
   }
-  std::vector<ScheduledMatch> first;
+  return "";
+}
+
+// The matches of the first Swiss round of `n` bots, numbered from 0, as
+// the runner pairs it before any result: PairSwissRound's with no
+// results up to kMaxPairedBots bots; with more, what that gives (ranked
+// by index, nobody has met: each bot from the top takes the next, the
+// last the bye when `n` is odd), without its cost.
+std::vector<ScheduledMatch> SwissFirstRound(int n) {
   if (n <= kMaxPairedBots) {
-    first = SwissRoundMatches(
+    return SwissRoundMatches(
         PairSwissRound(std::vector<double>(n, 0),
                        std::vector<std::vector<int>>(n, std::vector<int>(n, 0)),
                        std::vector<bool>(n, false)),
         0);
-  } else {
-    SwissRound round;
-    for (int bot = 0; bot + 1 < n; bot += 2)
-      round.pairs.emplace_back(bot, bot + 1);
-    first = SwissRoundMatches(round, 0);
   }
-  for (const ScheduledMatch& made : first) {
+  SwissRound round;
+  for (int bot = 0; bot + 1 < n; bot += 2)
+    round.pairs.emplace_back(bot, bot + 1);
+  return SwissRoundMatches(round, 0);
+}
+
+// The first entry of `schedule` (whole Swiss rounds, SwissShapeDifference)
+// that is not SwissFirstRound's match of that index for `names` (the bots
+// of tournament.txt in order; EntryDifference), said as the first round's;
+// "" when there is none.
+std::string SwissFirstRoundDifference(const v1::TournamentSchedule& schedule,
+                                      const std::vector<std::string>& names) {
+  for (const ScheduledMatch& made :
+       SwissFirstRound(static_cast<int>(names.size()))) {
     if (std::string differs = EntryDifference(
             schedule, static_cast<int>(made.index), made, names);
         !differs.empty()) {
@@ -955,103 +952,222 @@ std::string SwissDifference(const v1::Tournament& t,
                           "result)");
     }
   }
+  return "";
+}
+
+// Why Swiss round `round` (1 on), `schedule`'s `per_round` entries from
+// `first_index` (which it holds), is not a round of pairs: entries
+// numbered as their places, each two in a row one pair of two seats in
+// both seat orders, every seat a bot of `bot_of` (tournament.txt's, by
+// name, to its index), no bot in two pairs. "" when it is, with
+// `playing` (one flag a bot, all false on entry) set for each bot seated.
+std::string SwissRoundShapeDifference(const v1::TournamentSchedule& schedule,
+                                      const std::map<std::string, int>& bot_of,
+                                      uint64_t first_index, uint64_t per_round,
+                                      uint64_t round,
+                                      std::vector<bool>& playing) {
+  for (uint64_t i = first_index; i < first_index + per_round; i += 2) {
+    const v1::ScheduleEntry& a = schedule.matches(static_cast<int>(i));
+    const v1::ScheduleEntry& b = schedule.matches(static_cast<int>(i + 1));
+    const std::string match = absl::StrCat("match ", a.index());
+    if (a.index() != i || b.index() != i + 1) {
+      return absl::StrCat("schedule.json's entry ", a.index() != i ? i : i + 1,
+                          " is numbered ",
+                          a.index() != i ? a.index() : b.index());
+    }
+    if (a.seats_size() != 2 || b.seats_size() != 2 ||
+        a.seats(0) != b.seats(1) || a.seats(1) != b.seats(0)) {
+      return absl::StrCat(match, " (", QuotedSeatList(a.seats()),
+                          ") and match ", b.index(), " (",
+                          QuotedSeatList(b.seats()),
+                          ") are not one Swiss pair in both seat orders");
+    }
+    for (const std::string& seat : a.seats()) {
+      const auto bot = bot_of.find(seat);
+      if (bot == bot_of.end()) {
+        return absl::StrCat(match, " seats ", QuotedText(seat),
+                            ", no bot of tournament.txt");
+      }
+      if (playing[bot->second]) {
+        return absl::StrCat(match, " seats ", QuotedText(seat),
+                            ", who plays another pair of round ", round);
+      }
+      playing[bot->second] = true;
+    }
+  }
+  return "";
+}
+
+// What the Swiss rounds checked so far add up to, by bot index, as the
+// runner pairs the next round from them (Runner::SwissMatches): each
+// counted log's outcome worth PairwisePoints to each seat and each bye 2
+// points, the games between each two bots, and the byes had.
+struct SwissTally {
+  std::vector<double> points;
+  std::vector<std::vector<int>> games;  // Empty unless `recompute`.
+  std::vector<bool> had_bye;
+  int byes = 0;  // How many bots have had a bye.
+  // Whether the next round is still recomputed (SwissPairingDifference):
+  // false with more than kMaxPairedBots bots, after a match with no
+  // counted log, and after a round said in a note.
+  bool recompute = false;
+};
+
+// The tally of `n` bots before the first round.
+SwissTally EmptySwissTally(int n) {
+  SwissTally tally;
+  tally.points.assign(n, 0);
+  tally.had_bye.assign(n, false);
+  tally.recompute = n <= kMaxPairedBots;
+  if (tally.recompute) tally.games.assign(n, std::vector<int>(n, 0));
+  return tally;
+}
+
+// With `tally.recompute`, the first entry of Swiss round `round` (2 on;
+// `schedule`'s entries from `first_index`, of the right shape) that is
+// not PairSwissRound's pairing of `tally` (EntryDifference, `names` the
+// bots of tournament.txt): "" when there is none. When some match before
+// the round has a sealed log in superseded/ (`replayed`, by index: played
+// again on a resume, and the runner may have paired the round from the
+// earlier result), the difference is said in `notes` instead, "" is
+// returned and `tally.recompute` is cleared: later rounds are the host's
+// word too. Without `tally.recompute`, "".
+std::string SwissPairingDifference(const v1::TournamentSchedule& schedule,
+                                   const std::vector<std::string>& names,
+                                   const std::set<uint32_t>& replayed,
+                                   uint64_t first_index, uint64_t round,
+                                   SwissTally& tally,
+                                   std::vector<std::string>& notes) {
+  if (!tally.recompute) return "";
+  const SwissRound pairing =
+      PairSwissRound(tally.points, tally.games, tally.had_bye);
+  for (const ScheduledMatch& made :
+       SwissRoundMatches(pairing, static_cast<uint32_t>(first_index))) {
+    std::string differs =
+        EntryDifference(schedule, static_cast<int>(made.index), made, names);
+    if (differs.empty()) continue;
+    const std::string what = absl::StrCat(
+        differs, " (round ", round,
+        ", which the runner pairs from the counted results of the ",
+        round == 2 ? "round" : "rounds", " before it)");
+    const auto earlier = replayed.begin();
+    if (earlier == replayed.end() || *earlier >= first_index) return what;
+    notes.push_back(absl::StrCat(
+        "schedule.json's round ", round,
+        " is not the pairing of the counted results of the rounds "
+        "before it: ",
+        what, "; superseded/ holds a sealed log of match ", *earlier,
+        ", played again on a resume, and the runner may have paired "
+        "the round from the earlier result: the host's word; rounds ",
+        round, " on are not recomputed"));
+    tally.recompute = false;
+    return "";
+  }
+  return "";
+}
+
+// With `tally.recompute`, adds to `tally` the games and points of the
+// `per_round` matches of `schedule` from `first_index` (a round of the
+// right shape, its seats bots of `bot_of`), each by its counted log
+// (`counted`, by match index). A match without one clears
+// `tally.recompute` (the missing log is a problem of its own), and the
+// rest of the round is not added.
+void TallySwissGames(const v1::TournamentSchedule& schedule,
+                     const std::map<std::string, int>& bot_of,
+                     const std::map<uint32_t, CountedMatch>& counted,
+                     uint64_t first_index, uint64_t per_round,
+                     SwissTally& tally) {
+  for (uint64_t i = first_index; tally.recompute && i < first_index + per_round;
+       ++i) {
+    const v1::ScheduleEntry& entry = schedule.matches(static_cast<int>(i));
+    const auto match = counted.find(static_cast<uint32_t>(i));
+    if (match == counted.end()) {
+      tally.recompute = false;  // Its match is missing: said as a problem.
+      return;
+    }
+    const int a = bot_of.at(entry.seats(0));
+    const int b = bot_of.at(entry.seats(1));
+    ++tally.games[a][b];
+    ++tally.games[b][a];
+    tally.points[a] += PairwisePoints(match->second.outcome, 0);
+    tally.points[b] += PairwisePoints(match->second.outcome, 1);
+  }
+}
+
+// With an odd count of bots, why Swiss round `round`'s bye (the first bot
+// not in `playing`; `names` the bots) is wrong: a bot's second bye before
+// every bot has had one. "" when it is not, with the bye added to `tally`
+// (had, and worth 2 points: the two games the bot would have played).
+// With an even count, "" and `tally` unchanged.
+std::string SwissByeDifference(const std::vector<bool>& playing,
+                               const std::vector<std::string>& names,
+                               uint64_t round, SwissTally& tally) {
+  const int n = static_cast<int>(names.size());
+  if (n % 2 == 0) return "";
+  const int bye = static_cast<int>(
+      std::find(playing.begin(), playing.end(), false) - playing.begin());
+  if (tally.had_bye[bye] && tally.byes < n) {
+    return absl::StrCat("round ", round, " gives ", QuotedText(names[bye]),
+                        " a second bye before every bot has had one");
+  }
+  if (!tally.had_bye[bye]) ++tally.byes;
+  tally.had_bye[bye] = true;
+  tally.points[bye] += 2;
+  return "";
+}
+
+// The first difference between a Swiss `schedule` and what `t` (Swiss)
+// and the counted logs (`counted`, by match index) decide of it: whole
+// rounds of bots / 2 pairs, each pair playing both seat orders in turn, no
+// more rounds than t's (SwissShapeDifference), every seat a bot of t's, no
+// bot twice in a round (SwissRoundShapeDifference) and, with an odd count,
+// no second bye before every bot has had one (SwissByeDifference); the
+// first round exactly PairSwissRound's with no results
+// (SwissFirstRoundDifference), and each later one PairSwissRound's from the
+// rounds before it as the runner pairs it (Runner::SwissMatches;
+// SwissPairingDifference from a SwissTally): every match of those rounds a
+// game between its two bots, each counted log's outcome worth
+// PairwisePoints to each seat, each bye 2 points and a bye had. "" when
+// there is none. A later round is recomputed only while every match before
+// it has a counted log (a missing one is a problem of its own) and with at
+// most kMaxPairedBots bots. The runner paired a round from the results it
+// had then, which a resume may since have played again, the earlier log
+// set aside in superseded/ (`replayed`: the indexes of the matches of such
+// sealed logs): a round that differs after such a match is said in
+// `notes`, not returned, and the rounds after it are not recomputed.
+std::string SwissDifference(const v1::Tournament& t,
+                            const v1::TournamentSchedule& schedule,
+                            const std::vector<std::string>& names,
+                            const std::map<uint32_t, CountedMatch>& counted,
+                            const std::set<uint32_t>& replayed,
+                            std::vector<std::string>& notes) {
+  const uint64_t listed = schedule.matches_size();
+  if (std::string differs = SwissShapeDifference(t, listed); !differs.empty()) {
+    return differs;
+  }
+  if (std::string differs = SwissFirstRoundDifference(schedule, names);
+      !differs.empty()) {
+    return differs;
+  }
+  const int n = t.bots_size();
+  const uint64_t per_round = static_cast<uint64_t>(n / 2 * 2);
   std::map<std::string, int> bot_of;
   for (int i = 0; i < n; ++i) bot_of.emplace(names[i], i);
-  std::vector<bool> had_bye(n, false);
-  int byes = 0;
-  // What the rounds so far add up to, as the runner pairs the next from
-  // them; `recompute` false once a round is no longer recomputed.
-  std::vector<double> points(n, 0);
-  std::vector<std::vector<int>> games;
-  bool recompute = n <= kMaxPairedBots;
-  if (recompute) games.assign(n, std::vector<int>(n, 0));
+  SwissTally tally = EmptySwissTally(n);
   for (uint64_t first_index = 0; first_index < listed;
        first_index += per_round) {
     const uint64_t round = first_index / per_round + 1;
     std::vector<bool> playing(n, false);
-    for (uint64_t i = first_index; i < first_index + per_round; i += 2) {
-      const v1::ScheduleEntry& a = schedule.matches(static_cast<int>(i));
-      const v1::ScheduleEntry& b = schedule.matches(static_cast<int>(i + 1));
-      const std::string match = absl::StrCat("match ", a.index());
-      if (a.index() != i || b.index() != i + 1) {
-        return absl::StrCat("schedule.json's entry ",
-                            a.index() != i ? i : i + 1, " is numbered ",
-                            a.index() != i ? a.index() : b.index());
-      }
-      if (a.seats_size() != 2 || b.seats_size() != 2 ||
-          a.seats(0) != b.seats(1) || a.seats(1) != b.seats(0)) {
-        return absl::StrCat(match, " (", QuotedSeatList(a.seats()),
-                            ") and match ", b.index(), " (",
-                            QuotedSeatList(b.seats()),
-                            ") are not one Swiss pair in both seat orders");
-      }
-      for (const std::string& seat : a.seats()) {
-        const auto bot = bot_of.find(seat);
-        if (bot == bot_of.end()) {
-          return absl::StrCat(match, " seats ", QuotedText(seat),
-                              ", no bot of tournament.txt");
-        }
-        if (playing[bot->second]) {
-          return absl::StrCat(match, " seats ", QuotedText(seat),
-                              ", who plays another pair of round ", round);
-        }
-        playing[bot->second] = true;
-      }
+    std::string differs = SwissRoundShapeDifference(
+        schedule, bot_of, first_index, per_round, round, playing);
+    if (differs.empty() && round > 1) {
+      differs = SwissPairingDifference(schedule, names, replayed, first_index,
+                                       round, tally, notes);
     }
-    if (recompute && round > 1) {
-      const SwissRound pairing = PairSwissRound(points, games, had_bye);
-      for (const ScheduledMatch& made :
-           SwissRoundMatches(pairing, static_cast<uint32_t>(first_index))) {
-        std::string differs = EntryDifference(
-            schedule, static_cast<int>(made.index), made, names);
-        if (differs.empty()) continue;
-        const std::string what = absl::StrCat(
-            differs, " (round ", round,
-            ", which the runner pairs from the counted results of the ",
-            round == 2 ? "round" : "rounds", " before it)");
-        const auto earlier = replayed.begin();
-        if (earlier == replayed.end() || *earlier >= first_index) {
-          return what;
-        }
-        notes.push_back(absl::StrCat(
-            "schedule.json's round ", round,
-            " is not the pairing of the counted results of the rounds "
-            "before it: ",
-            what, "; superseded/ holds a sealed log of match ", *earlier,
-            ", played again on a resume, and the runner may have paired "
-            "the round from the earlier result: the host's word; rounds ",
-            round, " on are not recomputed"));
-        recompute = false;
-        break;
-      }
-    }
-    // The round's games and points, for the rounds after it.
-    for (uint64_t i = first_index; recompute && i < first_index + per_round;
-         ++i) {
-      const v1::ScheduleEntry& entry = schedule.matches(static_cast<int>(i));
-      const auto match = counted.find(static_cast<uint32_t>(i));
-      if (match == counted.end()) {
-        recompute = false;  // Its match is missing: said as a problem.
-        break;
-      }
-      const int a = bot_of.at(entry.seats(0));
-      const int b = bot_of.at(entry.seats(1));
-      ++games[a][b];
-      ++games[b][a];
-      points[a] += PairwisePoints(match->second.outcome, 0);
-      points[b] += PairwisePoints(match->second.outcome, 1);
-    }
-    if (n % 2 == 0) continue;
-    const int bye = static_cast<int>(
-        std::find(playing.begin(), playing.end(), false) - playing.begin());
-    if (had_bye[bye] && byes < n) {
-      return absl::StrCat("round ", round, " gives ", QuotedText(names[bye]),
-                          " a second bye before every bot has had one");
-    }
-    if (!had_bye[bye]) ++byes;
-    had_bye[bye] = true;
-    // A bye is worth the two games the bot would have played.
-    points[bye] += 2;
+    if (!differs.empty()) return differs;
+    TallySwissGames(schedule, bot_of, counted, first_index, per_round, tally);
+    differs = SwissByeDifference(playing, names, round, tally);
+    if (!differs.empty()) return differs;
   }
   return "";
 }
