@@ -55,7 +55,9 @@
 #include "tests/test_process.h"
 #include "tools/tournament/match_journal.h"
 #include "tools/tournament/runner.h"
+#include "tools/tournament/schedule.h"
 #include "tools/tournament/sprt.h"
+#include "tools/tournament/standings.h"
 
 namespace pyramid {
 namespace {
@@ -1021,6 +1023,164 @@ TEST_F(TournamentTest, TournamentTxtMustBeTheTournamentThatMadeTheSchedule) {
     r.mutable_matches(i)->set_log_file("logs/" + odd + ".pyrlog");
     const auto [status, text] = verify_as(recorded, r, "odd-name");
     EXPECT_EQ(status, 0) << text;
+  }
+}
+
+// The seats of Swiss round 2 of 4 bots (matches 4 to 7) as PairSwissRound
+// pairs it from round 1's results `round_one` (matches 0 to 3, by index),
+// with the bot in seat `seat` of match `lost` losing that match instead
+// (lost -1: as played).
+std::vector<std::vector<std::string>> SwissRoundTwo(
+    const std::map<uint32_t, v1::TournamentMatchResult>& round_one,
+    const std::vector<std::string>& names, int lost = -1, int seat = 0) {
+  const int n = static_cast<int>(names.size());
+  std::vector<double> points(n, 0);
+  std::vector<std::vector<int>> games(n, std::vector<int>(n, 0));
+  for (const auto& [index, m] : round_one) {
+    const int a = static_cast<int>(
+        std::find(names.begin(), names.end(), m.seats(0)) - names.begin());
+    const int b = static_cast<int>(
+        std::find(names.begin(), names.end(), m.seats(1)) - names.begin());
+    ++games[a][b];
+    ++games[b][a];
+    if (static_cast<int>(index) == lost) {
+      points[seat == 0 ? b : a] += 1;
+      continue;
+    }
+    points[a] += PairwisePoints(m.outcome(), 0);
+    points[b] += PairwisePoints(m.outcome(), 1);
+  }
+  std::vector<std::vector<std::string>> seats;
+  for (const ScheduledMatch& made : SwissRoundMatches(
+           PairSwissRound(points, games, std::vector<bool>(n, false)), 4)) {
+    seats.push_back({names[made.bots[0]], names[made.bots[1]]});
+  }
+  return seats;
+}
+
+// verify-tournament recomputes each Swiss round after the first from the
+// counted results (a round that does not follow from them is a problem:
+// TournamentTxtMustBeTheTournamentThatMadeTheSchedule's "swiss-round-2").
+// The runner paired the round from the results it had then, and a resume
+// may since have played a match of an earlier round again, its first log
+// set aside in superseded/: that round is then said in a note, naming it,
+// not a problem. A genuine such run: 4 bots, 2 rounds; the logs of a match
+// M of round 1 and of a match K of round 2 swapped (each file then holds
+// another match's log), and the resume with --replay_lost_logs moves both
+// to superseded/ and plays both again. M's replay is made to change round
+// 2's pairing: each bot's command crashes it after its first commit while
+// a file names it, and the bot of M so named (chosen with PairSwissRound
+// from the first run's results) is one whose loss of M pairs round 2
+// otherwise: it forfeits M. K is a match that bot does not play. Without
+// superseded/, the same round is a problem.
+TEST_F(TournamentTest, ASwissRoundPairedBeforeAResumePlayedAMatchAgainIsANote) {
+  v1::Tournament t =
+      Make("pyramid_scheme", 2, 4, "format: SWISS rounds: 2 concurrency: 4");
+  std::vector<std::string> names;
+  for (v1::TournamentBot& bot : *t.mutable_bots()) {
+    names.push_back(bot.name());
+    const std::string crash = dir_.File("crash-" + bot.name());
+    bot.clear_command();
+    for (const std::string& arg :
+         {std::string("/bin/sh"), std::string("-c"),
+          absl::StrCat("if [ -e '", crash, "' ]; then exec '", Bot(),
+                       "' --quiet --crash_after_commits=1; fi; exec '", Bot(),
+                       "' --quiet")}) {
+      bot.add_command(arg);
+    }
+  }
+  absl::StatusOr<v1::TournamentResults> first = Run(t);
+  ASSERT_TRUE(first.ok()) << first.status() << progress_.str();
+  ASSERT_EQ(first->verified(), 8u);
+  std::map<uint32_t, v1::TournamentMatchResult> round_one;
+  std::map<uint32_t, v1::TournamentMatchResult> by_index;
+  for (const v1::TournamentMatchResult& m : first->matches()) {
+    by_index[m.index()] = m;
+    if (m.index() < 4) round_one[m.index()] = m;
+  }
+  std::vector<std::vector<std::string>> recorded;
+  for (uint32_t index = 4; index < 8; ++index) {
+    recorded.push_back({by_index[index].seats(0), by_index[index].seats(1)});
+  }
+  ASSERT_EQ(SwissRoundTwo(round_one, names), recorded);
+  // Some loss in round 1 always pairs round 2 otherwise (every outcome of
+  // round 1's 4 matches has one).
+  int lost = -1, seat = 0;
+  for (int index = 0; index < 4 && lost < 0; ++index) {
+    for (seat = 0; seat < 2; ++seat) {
+      if (SwissRoundTwo(round_one, names, index, seat) != recorded) {
+        lost = index;
+        break;
+      }
+    }
+  }
+  ASSERT_GE(lost, 0);
+  const std::string crashing = by_index[lost].seats(seat);
+  int other = 4;
+  while (other < 8 && (by_index[other].seats(0) == crashing ||
+                       by_index[other].seats(1) == crashing)) {
+    ++other;
+  }
+  ASSERT_LT(other, 8);
+  const std::string out = dir_.File("out");
+  const std::string m_log = out + "/" + by_index[lost].log_file();
+  const std::string k_log = out + "/" + by_index[other].log_file();
+  fs::rename(m_log, out + "/swapping");
+  fs::rename(k_log, m_log);
+  fs::rename(out + "/swapping", k_log);
+  std::ofstream(dir_.File("crash-" + crashing)).flush();
+
+  progress_.str("");
+  RunOptions options;
+  options.progress = &progress_;
+  options.replay_lost_logs = true;
+  absl::StatusOr<v1::TournamentResults> second = RunTournament(t, options);
+  ASSERT_TRUE(second.ok()) << second.status() << progress_.str();
+  for (const int index : {lost, other}) {
+    EXPECT_THAT(progress_.str(),
+                HasSubstr(absl::StrCat(
+                    "; moved to superseded/",
+                    fs::path(by_index[index].log_file()).filename().string())));
+  }
+  ASSERT_EQ(second->verified(), 8u);
+  for (const v1::TournamentMatchResult& m : second->matches()) {
+    if (m.index() != static_cast<uint32_t>(lost)) continue;
+    EXPECT_NE(m.match_id(), by_index[lost].match_id());
+    ASSERT_TRUE(m.outcome().seats(seat).forfeited()) << m.DebugString();
+    ASSERT_FALSE(m.outcome().seats(1 - seat).forfeited()) << m.DebugString();
+  }
+  const std::string round_two =
+      "(round 2, which the runner pairs from the counted results of the "
+      "round before it)";
+  {
+    const auto [status, said] = VerifyTournament(out, "replayed");
+    EXPECT_EQ(status, 0) << said;
+    EXPECT_THAT(said,
+                HasSubstr(absl::StrCat(
+                    out,
+                    ": note: schedule.json's round 2 is not the pairing of "
+                    "the counted results of the rounds before it: match ")));
+    EXPECT_THAT(
+        said, HasSubstr(absl::StrCat(
+                  round_two, "; superseded/ holds a sealed log of match ", lost,
+                  ", played again on a resume, and the runner may "
+                  "have paired the round from the earlier result: "
+                  "the host's word; rounds 2 on are not "
+                  "recomputed\n")));
+  }
+  // Without superseded/, the same round is a problem (and so are the
+  // checkpoint's two sealed logs the directory no longer holds).
+  fs::rename(out + "/superseded", dir_.File("superseded"));
+  {
+    const auto [status, said] = VerifyTournament(out, "not-replayed");
+    EXPECT_EQ(status, 1) << said;
+    EXPECT_THAT(said, HasSubstr(absl::StrCat(
+                          out,
+                          ": tournament.txt (SWISS, 4 bots, 2 seats, 2 "
+                          "rounds, seed 0) is not the tournament that made "
+                          "schedule.json: match ")));
+    EXPECT_THAT(said, HasSubstr(round_two + "\n"));
+    EXPECT_THAT(said, Not(HasSubstr("note: schedule.json's round 2")));
   }
 }
 
