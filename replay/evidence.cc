@@ -32,20 +32,27 @@ std::vector<std::string> SignersOf(std::string_view note) {
   return signers;
 }
 
+// The key pinned as `key` (through `verifier`): "referee key HEX" or
+// "verifier key NAME+KEYID".
+std::string PinnedKeyName(const CheckpointKey& key,
+                          const tlog::NoteVerifier& verifier) {
+  if (key.verifier_key.empty()) {
+    return absl::StrCat("referee key ", ToHex(key.public_key));
+  }
+  return absl::StrCat(
+      "verifier key ", verifier.name, "+",
+      absl::StrFormat("%08x",
+                      tlog::Ed25519KeyId(verifier.name, verifier.public_key)));
+}
+
 // Why `note` does not open with `key` (through `verifier`) when no
 // signature line of it is by that key: the key as pinned, and what the
 // note names instead (its origin and signers), so that the message does
 // not read as if the key it names had failed.
 std::string NotSignedBy(std::string_view note, const CheckpointKey& key,
                         const tlog::NoteVerifier& verifier) {
-  std::string text = absl::StrCat(
-      "not signed by the pinned ",
-      key.verifier_key.empty()
-          ? absl::StrCat("referee key ", ToHex(key.public_key))
-          : absl::StrCat("verifier key ", verifier.name, "+",
-                         absl::StrFormat(
-                             "%08x", tlog::Ed25519KeyId(verifier.name,
-                                                        verifier.public_key))));
+  std::string text =
+      absl::StrCat("not signed by the pinned ", PinnedKeyName(key, verifier));
   const std::string_view origin = note.substr(0, note.find('\n'));
   absl::StrAppend(&text, "; the checkpoint names origin \"",
                   tlog::ToAbsl(origin), "\"");
@@ -78,44 +85,65 @@ absl::Status WrongRefereeOrigin(std::string_view origin,
       "verifier key, --tlog_key, to accept that origin)"));
 }
 
-}  // namespace
+// A checkpoint opened with the pinned key, or why not.
+struct OpenedCheckpoint {
+  absl::StatusOr<tlog::Checkpoint> checkpoint;
+  // Not opened because no signature line of it is by the pinned key: the
+  // checkpoint of a log another key signs (not one whose signature by that
+  // key does not verify, a damaged note, or an origin the key does not
+  // vouch for).
+  bool by_another_key = false;
+  // The pinned key, named as PinnedKeyName names it ("" when it does not
+  // parse).
+  std::string pinned;
+};
 
-absl::StatusOr<tlog::Checkpoint> OpenCheckpointWith(std::string_view note,
-                                                    const CheckpointKey& key) {
+OpenedCheckpoint OpenCheckpoint(std::string_view note,
+                                const CheckpointKey& key) {
   tlog::NoteVerifier verifier;
   if (!key.verifier_key.empty()) {
     absl::StatusOr<tlog::NoteVerifier> parsed =
         tlog::ParseVerifierKey(key.verifier_key);
-    if (!parsed.ok()) return parsed.status();
+    if (!parsed.ok()) return {parsed.status()};
     verifier = *std::move(parsed);
   } else {
     if (key.public_key.size() != kPublicKeySize) {
-      return absl::InvalidArgumentError(
-          "no key to check the checkpoint with (pin the referee's key)");
+      return {absl::InvalidArgumentError(
+          "no key to check the checkpoint with (pin the referee's key)")};
     }
     // The origin is the note's first line; the key then vouches for it
     // (but see WrongRefereeOrigin).
     verifier.name = std::string(note.substr(0, note.find('\n')));
     verifier.public_key = key.public_key;
   }
-  absl::StatusOr<tlog::Checkpoint> checkpoint =
-      tlog::OpenCheckpoint(note, verifier);
-  if (!checkpoint.ok()) {
+  OpenedCheckpoint opened{tlog::OpenCheckpoint(note, verifier), false,
+                          PinnedKeyName(key, verifier)};
+  if (!opened.checkpoint.ok()) {
     // OpenNote names the key it wanted as NAME+KEYID+KEY, NAME being the
     // origin taken from the note itself: say instead which key was pinned
     // and what the note names.
-    const std::string_view why = tlog::ToStd(checkpoint.status().message());
-    return absl::InvalidArgumentError(
-        absl::StrCat("checkpoint: ", why.starts_with("not signed by ")
-                                         ? NotSignedBy(note, key, verifier)
-                                         : std::string(why)));
+    const std::string_view why =
+        tlog::ToStd(opened.checkpoint.status().message());
+    opened.by_another_key = why.starts_with("not signed by ");
+    opened.checkpoint = absl::InvalidArgumentError(absl::StrCat(
+        "checkpoint: ", opened.by_another_key ? NotSignedBy(note, key, verifier)
+                                              : std::string(why)));
+    return opened;
   }
   if (key.verifier_key.empty()) {
-    if (absl::Status s = WrongRefereeOrigin(checkpoint->origin, key); !s.ok()) {
-      return s;
+    if (absl::Status s = WrongRefereeOrigin(opened.checkpoint->origin, key);
+        !s.ok()) {
+      opened.checkpoint = s;
     }
   }
-  return checkpoint;
+  return opened;
+}
+
+}  // namespace
+
+absl::StatusOr<tlog::Checkpoint> OpenCheckpointWith(std::string_view note,
+                                                    const CheckpointKey& key) {
+  return OpenCheckpoint(note, key).checkpoint;
 }
 
 absl::StatusOr<Inclusion> CheckInclusion(std::string_view log,
@@ -181,6 +209,40 @@ std::string FileKind(std::string_view text) {
   return "";
 }
 
+namespace {
+
+// `note`, opened as `opened`, as DifferentLogs names it: origin "X" (the
+// key that signed it).
+std::string LogOf(std::string_view note, const OpenedCheckpoint& opened) {
+  if (opened.checkpoint.ok()) {
+    return absl::StrCat("origin \"", opened.checkpoint->origin,
+                        "\" (signed by the pinned ", opened.pinned, ")");
+  }
+  const std::vector<std::string> signers = SignersOf(note);
+  return absl::StrCat("origin \"",
+                      tlog::ToAbsl(note.substr(0, note.find('\n'))),
+                      "\" (signed by ",
+                      signers.empty() ? "no key" : absl::StrJoin(signers, ", "),
+                      ", not by the pinned ", opened.pinned, ")");
+}
+
+// Why two checkpoints, each the pinned key's or another key's and not
+// both another's, are not comparable: of two origins, or of two keys.
+std::string DifferentLogs(const ConsistencyNames& names,
+                          std::string_view old_note,
+                          const OpenedCheckpoint& old_opened,
+                          std::string_view new_note,
+                          const OpenedCheckpoint& new_opened) {
+  return absl::StrCat(
+      "the checkpoints are of different logs: ", names.old_checkpoint, " is ",
+      LogOf(old_note, old_opened), ", ", names.new_checkpoint, " is ",
+      LogOf(new_note, new_opened),
+      "; a consistency proof relates two checkpoints of one "
+      "log");
+}
+
+}  // namespace
+
 absl::Status CheckConsistency(std::string_view old_note,
                               std::string_view new_note,
                               std::string_view proof_file,
@@ -206,58 +268,63 @@ absl::Status CheckConsistency(std::string_view old_note,
                      : absl::StrCat("it looks like ", kind),
         ")"));
   }
-  absl::StatusOr<tlog::Checkpoint> old_checkpoint =
-      OpenCheckpointWith(old_note, key);
-  if (!old_checkpoint.ok()) {
+  const OpenedCheckpoint old_opened = OpenCheckpoint(old_note, key);
+  const OpenedCheckpoint new_opened = OpenCheckpoint(new_note, key);
+  // A checkpoint the pinned key does not open is a verdict (NOT
+  // CONSISTENT), unless it is another key's and the other checkpoint the
+  // pinned key's: then the two are of different logs.
+  if (!old_opened.checkpoint.ok() &&
+      !(old_opened.by_another_key && new_opened.checkpoint.ok())) {
     return absl::InvalidArgumentError(
-        absl::StrCat("old ", old_checkpoint.status().message()));
+        absl::StrCat("old ", old_opened.checkpoint.status().message()));
   }
-  absl::StatusOr<tlog::Checkpoint> new_checkpoint =
-      OpenCheckpointWith(new_note, key);
-  if (!new_checkpoint.ok()) {
+  if (!new_opened.checkpoint.ok() &&
+      !(new_opened.by_another_key && old_opened.checkpoint.ok())) {
     return absl::InvalidArgumentError(
-        absl::StrCat("new ", new_checkpoint.status().message()));
+        absl::StrCat("new ", new_opened.checkpoint.status().message()));
   }
-  if (old_checkpoint->origin != new_checkpoint->origin) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "the checkpoints are of two logs: ", old_checkpoint->origin, " and ",
-        new_checkpoint->origin));
+  if (!old_opened.checkpoint.ok() || !new_opened.checkpoint.ok() ||
+      old_opened.checkpoint->origin != new_opened.checkpoint->origin) {
+    return absl::FailedPreconditionError(
+        DifferentLogs(names, old_note, old_opened, new_note, new_opened));
   }
-  if (old_checkpoint->size > new_checkpoint->size) {
+  const tlog::Checkpoint& old_checkpoint = *old_opened.checkpoint;
+  const tlog::Checkpoint& new_checkpoint = *new_opened.checkpoint;
+  if (old_checkpoint.size > new_checkpoint.size) {
     return absl::FailedPreconditionError(absl::StrCat(
-        "the old checkpoint (size ", old_checkpoint->size,
-        ") is larger than the new one (size ", new_checkpoint->size,
+        "the old checkpoint (size ", old_checkpoint.size,
+        ") is larger than the new one (size ", new_checkpoint.size,
         "): swapped? The older checkpoint comes first (if it is the older, "
         "the tree shrank, which no proof can show consistent)"));
   }
   // One size, two roots: no proof can reconcile them (a fork).
-  if (old_checkpoint->size == new_checkpoint->size &&
-      old_checkpoint->root != new_checkpoint->root) {
+  if (old_checkpoint.size == new_checkpoint.size &&
+      old_checkpoint.root != new_checkpoint.root) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "two checkpoints of size ", old_checkpoint->size,
+        "two checkpoints of size ", old_checkpoint.size,
         " with different roots: the key signed two trees of one size (a "
         "fork)"));
   }
   absl::StatusOr<tlog::ConsistencyProofFile> proof =
       tlog::ParseConsistencyProof(proof_file);
   if (!proof.ok()) return proof.status();
-  if (proof->old_size != old_checkpoint->size ||
-      proof->new_size != new_checkpoint->size) {
+  if (proof->old_size != old_checkpoint.size ||
+      proof->new_size != new_checkpoint.size) {
     return absl::FailedPreconditionError(absl::StrCat(
         names.proof, " is from size ", proof->old_size, " to ", proof->new_size,
-        "; the checkpoints are of sizes ", old_checkpoint->size, " and ",
-        new_checkpoint->size, ": give the proof between them",
-        old_checkpoint->size == 0
+        "; the checkpoints are of sizes ", old_checkpoint.size, " and ",
+        new_checkpoint.size, ": give the proof between them",
+        old_checkpoint.size == 0
             ? std::string(" (from size 0: no hashes)")
-            : absl::StrCat(" (refctl consistency ", old_checkpoint->size, " ",
-                           new_checkpoint->size, ")")));
+            : absl::StrCat(" (refctl consistency ", old_checkpoint.size, " ",
+                           new_checkpoint.size, ")")));
   }
-  if (!tlog::VerifyConsistency(old_checkpoint->size, new_checkpoint->size,
-                               old_checkpoint->root, new_checkpoint->root,
+  if (!tlog::VerifyConsistency(old_checkpoint.size, new_checkpoint.size,
+                               old_checkpoint.root, new_checkpoint.root,
                                proof->hashes)) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "the proof does not show that the tree of size ", old_checkpoint->size,
-        " is a prefix of the tree of size ", new_checkpoint->size));
+        "the proof does not show that the tree of size ", old_checkpoint.size,
+        " is a prefix of the tree of size ", new_checkpoint.size));
   }
   return absl::OkStatus();
 }

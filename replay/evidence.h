@@ -67,11 +67,15 @@ struct ConsistencyNames {
 // both signed by `key`) by the consistency proof file `proof_file`.
 // FAILED_PRECONDITION when the files are not what the check takes, a
 // mistake in the command rather than a verdict: a file of another kind
-// (an inclusion proof, a log, a checkpoint as the proof), the old
-// checkpoint larger than the new one (swapped), or a proof between other
-// sizes than the checkpoints'. Any other error: the evidence fails (a
-// checkpoint not signed by `key`, a damaged proof, a proof that does not
-// hold: NOT CONSISTENT).
+// (an inclusion proof, a log, a checkpoint as the proof), checkpoints of
+// different logs, which no proof relates ("the checkpoints are of
+// different logs: ...", naming each one's origin and signer: two origins,
+// or one signed by `key` and the other with no signature line by it, only
+// another key's), the old checkpoint larger than the new one (swapped), or
+// a proof between other sizes than the checkpoints'. Any other error: the
+// evidence fails (a signature by `key` that does not verify, neither
+// checkpoint signed by `key`, a damaged proof, a proof that does not hold:
+// NOT CONSISTENT).
 absl::Status CheckConsistency(std::string_view old_note,
                               std::string_view new_note,
                               std::string_view proof_file,

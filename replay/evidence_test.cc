@@ -23,6 +23,7 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_replace.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -1290,6 +1291,100 @@ TEST(EvidenceTest, ConsistencyInputMistakesAreToldApartFromVerdicts) {
   EXPECT_FALSE(absl::IsFailedPrecondition(status)) << status;
   EXPECT_THAT(std::string(status.message()),
               HasSubstr("the proof does not show"));
+}
+
+// Two checkpoints of different logs are not comparable: a mistake in the
+// command (FAILED_PRECONDITION, status 2), said plainly, not NOT
+// CONSISTENT (which an auditor reads as a fork). Of two keys (one the
+// pinned key's, the other another key's), whichever comes first; of one
+// key and two origins. A checkpoint whose signature by the pinned key does
+// not verify, or two checkpoints neither of which the pinned key signed,
+// stay a verdict.
+TEST(EvidenceTest, CheckpointsOfDifferentLogsAreAnInputMistakeNotAVerdict) {
+  const std::string ours = Read("checkpoint-3");
+  const std::string proof = Read("consistency-3-6");
+  const SigningKey stranger = SigningKey::Generate();
+  const std::string stranger_origin = absl::StrCat(
+      "pyramid-referee/", ToHex(stranger.public_key()).substr(0, 16));
+  auto sign = [](const std::string& origin, const SigningKey& key) {
+    absl::StatusOr<std::string> note = tlog::SignNote(
+        absl::StrCat(origin,
+                     "\n6\n47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=\n"),
+        origin, key);
+    EXPECT_TRUE(note.ok()) << note.status();
+    return note.ok() ? *note : "";
+  };
+  const std::string theirs = sign(stranger_origin, stranger);
+  const std::string their_signer = absl::StrCat(
+      stranger_origin, "+",
+      absl::StrFormat(
+          "%08x", tlog::Ed25519KeyId(stranger_origin, stranger.public_key())));
+  const std::string our_origin = "pyramid-referee/84c5b30cb33a0e5d";
+  const ConsistencyNames names{"old.ckpt", "new.ckpt", "p"};
+  absl::Status status =
+      CheckConsistency(ours, theirs, proof, VerifierKey(), names);
+  EXPECT_TRUE(absl::IsFailedPrecondition(status)) << status;
+  EXPECT_EQ(std::string(status.message()),
+            absl::StrCat("the checkpoints are of different logs: old.ckpt is "
+                         "origin \"",
+                         our_origin, "\" (signed by the pinned verifier key ",
+                         our_origin, "+6bddd573), new.ckpt is origin \"",
+                         stranger_origin, "\" (signed by ", their_signer,
+                         ", not by the pinned verifier key ", our_origin,
+                         "+6bddd573); a consistency proof relates two "
+                         "checkpoints of one log"));
+  // The other way round, and with the referee's own key pinned.
+  status = CheckConsistency(theirs, ours, proof, RefereeKey(), names);
+  EXPECT_TRUE(absl::IsFailedPrecondition(status)) << status;
+  EXPECT_EQ(
+      std::string(status.message()),
+      absl::StrCat("the checkpoints are of different logs: old.ckpt is "
+                   "origin \"",
+                   stranger_origin, "\" (signed by ", their_signer,
+                   ", not by the pinned referee key ",
+                   ToHex(RefereeKey().public_key), "), new.ckpt is origin \"",
+                   our_origin, "\" (signed by the pinned referee key ",
+                   ToHex(RefereeKey().public_key),
+                   "); a consistency proof relates two checkpoints of "
+                   "one log"));
+  // One key, two origins.
+  const std::string elsewhere = sign("example.org/other-log", stranger);
+  const CheckpointKey pinned{"", stranger.public_key()};
+  status = CheckConsistency(theirs, elsewhere, proof, pinned, names);
+  EXPECT_TRUE(absl::IsFailedPrecondition(status)) << status;
+  EXPECT_EQ(
+      std::string(status.message()),
+      absl::StrCat("the checkpoints are of different logs: old.ckpt is "
+                   "origin \"",
+                   stranger_origin, "\" (signed by the pinned referee key ",
+                   ToHex(stranger.public_key()),
+                   "), new.ckpt is origin \"example.org/other-log\" "
+                   "(signed by the pinned referee key ",
+                   ToHex(stranger.public_key()),
+                   "); a consistency proof relates two checkpoints of "
+                   "one log"));
+
+  // Still verdicts: the pinned key's signature that does not verify (the
+  // other checkpoint another key's or not), and neither checkpoint the
+  // pinned key's.
+  std::string forged = ours;
+  const size_t root = forged.find("\n3\n") + 3;
+  forged[root] = forged[root] == 'A' ? 'B' : 'A';
+  for (const std::string& other : {theirs, ours}) {
+    status = CheckConsistency(forged, other, proof, VerifierKey(), names);
+    EXPECT_FALSE(status.ok());
+    EXPECT_FALSE(absl::IsFailedPrecondition(status)) << status;
+    EXPECT_THAT(std::string(status.message()), HasSubstr("does not verify"));
+    status = CheckConsistency(other, forged, proof, VerifierKey(), names);
+    EXPECT_FALSE(status.ok());
+    EXPECT_FALSE(absl::IsFailedPrecondition(status)) << status;
+  }
+  status = CheckConsistency(theirs, sign(stranger_origin, stranger), proof,
+                            VerifierKey(), names);
+  EXPECT_FALSE(status.ok());
+  EXPECT_FALSE(absl::IsFailedPrecondition(status)) << status;
+  EXPECT_THAT(std::string(status.message()),
+              HasSubstr("old checkpoint: not signed by the pinned"));
 }
 
 // A key given as text is that key, though a file in the working directory

@@ -37,7 +37,9 @@
 // (a checkpoint, a log) fails before the log is verified; a secret key file
 // given to --key; a flag with a value given twice; --key and --tlog_key
 // together naming two referees; for consistency, files swapped or of
-// another kind, or a proof between other sizes, said without the usage;
+// another kind, checkpoints of different logs (two origins, or one the
+// key's and one another key's: not comparable, rather than a fork), or a
+// proof between other sizes, said without the usage;
 // for verify-tournament, a directory that holds neither schedule.json nor
 // checkpoint; a directory, a device or a socket given as a file; a log
 // larger than this machine's memory, which could not be held, refused
@@ -461,7 +463,8 @@ int Consistency(const Flags& flags) {
       CheckConsistency(files[0], files[1], files[2], KeyOf(flags),
                        ConsistencyNames{flags.operands[0], flags.operands[1],
                                         flags.operands[2]});
-  // Files swapped or of another kind: the command's mistake, no verdict.
+  // Files swapped or of another kind, or checkpoints of different logs:
+  // the command's mistake, no verdict.
   if (absl::IsFailedPrecondition(status)) {
     std::cerr << "consistency: " << status.message() << "\n";
     return kUsage;
@@ -678,9 +681,11 @@ constexpr CommandSpec kCommands[] = {
       "object,\n"
       "    {old_checkpoint, new_checkpoint, proof, ok, reason when not ok}\n",
       "0 NEW extends OLD; 1 NOT CONSISTENT (the proof fails, two roots of "
-      "one size, a checkpoint the key did not sign, a damaged proof); 2 a "
-      "usage error, a file that cannot be read, files swapped or of another "
-      "kind, a proof between other sizes"},
+      "one size, a signature by the key that does not verify, neither "
+      "checkpoint signed by the key, a damaged proof); 2 a usage error, a "
+      "file that cannot be read, files swapped or of another kind, "
+      "checkpoints of different logs (two origins, or one signed by the key "
+      "and the other by another key), a proof between other sizes"},
      Consistency},
     {{"verify-tournament", "DIR",
       "    every scheduled match present once, genuine, in the checkpoint; "
