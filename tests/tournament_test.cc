@@ -1184,6 +1184,145 @@ TEST_F(TournamentTest, ASwissRoundPairedBeforeAResumePlayedAMatchAgainIsANote) {
   }
 }
 
+// A Swiss schedule.json that tournament.txt cannot have made, each said as
+// the check of its rounds' shape says it (verify-tournament's
+// SwissDifference): tournament.txt with other seats, fewer rounds, more
+// bots or a bot renamed; schedule.json with a pair not in both seat orders,
+// a bot in two pairs of a round, or a second bye before every bot has had
+// one. Made from a genuine run of 5 bots and 2 rounds (round 1 pairs
+// bot-1 with bot-2 and bot-3 with bot-4, bot-5 has the bye).
+TEST_F(TournamentTest, SwissSchedulesOfAnotherShapeAreNamed) {
+  v1::Tournament t =
+      Make("pyramid_scheme", 2, 5, "format: SWISS rounds: 2 concurrency: 4");
+  absl::StatusOr<v1::TournamentResults> run = Run(t);
+  ASSERT_TRUE(run.ok()) << run.status() << progress_.str();
+  ASSERT_EQ(run->verified(), 8u);
+  const std::string out = dir_.File("out");
+  const std::string txt = out + "/tournament.txt";
+  const std::string json = out + "/schedule.json";
+  const std::string txt_before = *ReadFileToString(txt);
+  const std::string json_before = *ReadFileToString(json);
+  v1::Tournament recorded;
+  ASSERT_TRUE(
+      google::protobuf::TextFormat::ParseFromString(txt_before, &recorded));
+  v1::TournamentSchedule schedule;
+  ASSERT_TRUE(
+      google::protobuf::util::JsonStringToMessage(json_before, &schedule).ok());
+  ASSERT_EQ(schedule.matches_size(), 8);
+  ASSERT_EQ(schedule.matches(0).seats(0), "bot-1");
+  ASSERT_EQ(schedule.matches(2).seats(0), "bot-3");
+  const std::string prefix = absl::StrCat(out, ": tournament.txt (SWISS, ");
+  // verify-tournament's output on tournament.txt `tt` and schedule.json
+  // `s`, the run's files put back after.
+  auto verify_as = [&](const v1::Tournament& tt,
+                       const v1::TournamentSchedule& s,
+                       const std::string& name) {
+    std::string text;
+    google::protobuf::TextFormat::PrintToString(tt, &text);
+    EXPECT_TRUE(WriteFileAtomically(txt, text).ok());
+    std::string written;
+    EXPECT_TRUE(google::protobuf::util::MessageToJsonString(s, &written).ok());
+    EXPECT_TRUE(WriteFileAtomically(json, written).ok());
+    std::pair<int, std::string> verdict = VerifyTournament(out, name);
+    EXPECT_TRUE(WriteFileAtomically(txt, txt_before).ok());
+    EXPECT_TRUE(WriteFileAtomically(json, json_before).ok());
+    return verdict;
+  };
+  {
+    const auto [status, said] = verify_as(recorded, schedule, "as-run");
+    EXPECT_EQ(status, 0) << said;
+  }
+  {
+    v1::Tournament other = recorded;
+    other.set_seats(3);
+    const auto [status, said] = verify_as(other, schedule, "seats");
+    EXPECT_EQ(status, 1) << said;
+    EXPECT_THAT(said, HasSubstr(prefix + "5 bots, 3 seats, 2 rounds, seed 0) "
+                                         "is not the tournament that made "
+                                         "schedule.json: Swiss pairs two seats "
+                                         "per match; tournament.txt has 3 "
+                                         "seats\n"));
+  }
+  {
+    v1::Tournament other = recorded;
+    other.set_rounds(1);
+    const auto [status, said] = verify_as(other, schedule, "rounds");
+    EXPECT_EQ(status, 1) << said;
+    EXPECT_THAT(said, HasSubstr(prefix + "5 bots, 2 seats, 1 round, seed 0) "
+                                         "is not the tournament that made "
+                                         "schedule.json: tournament.txt's 1 "
+                                         "round play at most 4 matches, "
+                                         "schedule.json lists 8\n"));
+  }
+  {
+    v1::Tournament other = recorded;
+    for (const std::string name : {"bot-6", "bot-7"}) {
+      *other.add_bots() = other.bots(0);
+      other.mutable_bots(other.bots_size() - 1)->set_name(name);
+    }
+    const auto [status, said] = verify_as(other, schedule, "bots");
+    EXPECT_EQ(status, 1) << said;
+    EXPECT_THAT(said, HasSubstr(prefix + "7 bots, 2 seats, 2 rounds, seed 0) "
+                                         "is not the tournament that made "
+                                         "schedule.json: schedule.json lists 8 "
+                                         "matches, not whole rounds of 6 (7 "
+                                         "bots)\n"));
+  }
+  {
+    // bot-5 had round 1's bye: renamed, it is first seated in round 2.
+    v1::Tournament other = recorded;
+    other.mutable_bots(4)->set_name("bot-9");
+    const auto [status, said] = verify_as(other, schedule, "renamed");
+    EXPECT_EQ(status, 1) << said;
+    EXPECT_THAT(said,
+                HasSubstr(" seats \"bot-5\", no bot of tournament.txt\n"));
+  }
+  {
+    v1::TournamentSchedule other = schedule;
+    *other.mutable_matches(5)->mutable_seats() = other.matches(4).seats();
+    const auto [status, said] = verify_as(recorded, other, "one-order");
+    EXPECT_EQ(status, 1) << said;
+    EXPECT_THAT(
+        said, HasSubstr(absl::StrCat(
+                  "schedule.json: match 4 (\"", schedule.matches(4).seats(0),
+                  "\", \"", schedule.matches(4).seats(1), "\") and match 5 (\"",
+                  schedule.matches(4).seats(0), "\", \"",
+                  schedule.matches(4).seats(1),
+                  "\") are not one Swiss pair in both seat orders\n")));
+  }
+  {
+    // Round 2's second pair made to seat a bot of its first.
+    v1::TournamentSchedule other = schedule;
+    const std::string twice = schedule.matches(4).seats(0);
+    other.mutable_matches(6)->set_seats(0, twice);
+    other.mutable_matches(7)->set_seats(1, twice);
+    const auto [status, said] = verify_as(recorded, other, "twice");
+    EXPECT_EQ(status, 1) << said;
+    EXPECT_THAT(said, HasSubstr(absl::StrCat(
+                          "schedule.json: match 6 seats \"", twice,
+                          "\", who plays another pair of round 2\n")));
+  }
+  {
+    // Round 2 paired as round 1 again, bot-5's second bye. Round 2 is not
+    // recomputed (which would say so first) once match 0 has no log.
+    v1::TournamentSchedule other = schedule;
+    for (int i = 4; i < 8; ++i) {
+      *other.mutable_matches(i)->mutable_seats() =
+          schedule.matches(i - 4).seats();
+    }
+    for (const v1::TournamentMatchResult& m : run->matches()) {
+      if (m.index() == 0) fs::rename(out + "/" + m.log_file(), dir_.File("0"));
+    }
+    const auto [status, said] = verify_as(recorded, other, "second-bye");
+    for (const v1::TournamentMatchResult& m : run->matches()) {
+      if (m.index() == 0) fs::rename(dir_.File("0"), out + "/" + m.log_file());
+    }
+    EXPECT_EQ(status, 1) << said;
+    EXPECT_THAT(said, HasSubstr("schedule.json: round 2 gives \"bot-5\" a "
+                                "second bye before every bot has had one\n"));
+  }
+}
+
 // The host who holds the referee's key can play the whole tournament
 // again under the same run id (OUTPUT/run_id is the runner's input too):
 // the same labels, other match ids. An unsealed prefix of such a replay's
