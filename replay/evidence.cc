@@ -104,12 +104,14 @@ OpenedCheckpoint OpenCheckpoint(std::string_view note,
   if (!key.verifier_key.empty()) {
     absl::StatusOr<tlog::NoteVerifier> parsed =
         tlog::ParseVerifierKey(key.verifier_key);
-    if (!parsed.ok()) return {parsed.status()};
+    if (!parsed.ok()) return {parsed.status(), false, ""};
     verifier = *std::move(parsed);
   } else {
     if (key.public_key.size() != kPublicKeySize) {
-      return {absl::InvalidArgumentError(
-          "no key to check the checkpoint with (pin the referee's key)")};
+      return {
+          absl::InvalidArgumentError(
+              "no key to check the checkpoint with (pin the referee's key)"),
+          false, ""};
     }
     // The origin is the note's first line; the key then vouches for it
     // (but see WrongRefereeOrigin).
