@@ -84,11 +84,16 @@ LogBudget& SharedLogBudget() {
   return *budget;
 }
 
-LogFile::LogFile(std::string bytes, LogBudget* budget, uint64_t held)
-    : bytes_(std::move(bytes)), budget_(budget), held_(held) {}
+LogFile::LogFile(std::string bytes, uint64_t file_size, LogBudget* budget,
+                 uint64_t held)
+    : bytes_(std::move(bytes)),
+      file_size_(file_size),
+      budget_(budget),
+      held_(held) {}
 
 LogFile::LogFile(LogFile&& other) noexcept
     : bytes_(std::move(other.bytes_)),
+      file_size_(other.file_size_),
       budget_(std::exchange(other.budget_, nullptr)),
       held_(std::exchange(other.held_, 0)) {}
 
@@ -96,6 +101,7 @@ LogFile& LogFile::operator=(LogFile&& other) noexcept {
   if (this != &other) {
     if (budget_ != nullptr) budget_->Give(held_);
     bytes_ = std::move(other.bytes_);
+    file_size_ = other.file_size_;
     budget_ = std::exchange(other.budget_, nullptr);
     held_ = std::exchange(other.held_, 0);
   }
@@ -225,9 +231,10 @@ void Reserve(uint64_t capacity, std::string* bytes) {
 // to its end or to where `watch` cuts it, appended to `bytes`, read in
 // parts: its buffer starts at kFirstCapacity at most and grows to the
 // file's size at once when that is at most twice what it holds, else to
-// twice that.
-absl::Status ReadFileRest(BoundedFile& file, uint64_t size, SealWatch& watch,
-                          std::string* bytes) {
+// twice that. Returns the file's size as known: what was read when it was
+// read to its end, else its size when opened (or what was read, if more).
+absl::StatusOr<uint64_t> ReadFileRest(BoundedFile& file, uint64_t size,
+                                      SealWatch& watch, std::string* bytes) {
   Reserve(std::min(size, kFirstCapacity), bytes);
   while (true) {
     if (bytes->size() == bytes->capacity() && bytes->size() < size) {
@@ -243,28 +250,32 @@ absl::Status ReadFileRest(BoundedFile& file, uint64_t size, SealWatch& watch,
     absl::StatusOr<bool> over = file.ReadPart(until, bytes);
     if (!over.ok()) return over.status();
     if (std::optional<uint64_t> cut = watch.CutAt(*bytes)) {
+      const uint64_t read = bytes->size();
       bytes->resize(*cut);
-      return absl::OkStatus();
+      return *over ? read : std::max(size, read);
     }
-    if (*over) return absl::OkStatus();
+    if (*over) return bytes->size();
   }
 }
 
 // A read of `file` (a log's magic read from it into `bytes`) to its end or
-// to where a SealWatch cuts it, appended to `bytes`. Returns what `bytes`
+// to where a SealWatch cuts it, appended to `bytes`; `*file_size` set to
+// the file's size as LogFile::file_size() says it. Returns what `bytes`
 // then counts against `budget` (which may differ from their size: a
 // regular file that grew or shrank meanwhile, or was cut); on an error,
 // nothing counts.
 absl::StatusOr<uint64_t> ReadRest(BoundedFile& file, LogBudget& budget,
-                                  std::string* bytes) {
+                                  std::string* bytes, uint64_t* file_size) {
   SealWatch watch;
   if (file.regular()) {
     const uint64_t taken = file.size();
     budget.Take(taken);
-    if (absl::Status s = ReadFileRest(file, taken, watch, bytes); !s.ok()) {
+    absl::StatusOr<uint64_t> size = ReadFileRest(file, taken, watch, bytes);
+    if (!size.ok()) {
       budget.Give(taken);
-      return s;
+      return size.status();
     }
+    *file_size = *size;
     return taken;
   }
   // A pipe: counted a part ahead of what came (the magic included), the
@@ -282,10 +293,15 @@ absl::StatusOr<uint64_t> ReadRest(BoundedFile& file, LogBudget& budget,
       return over.status();
     }
     if (std::optional<uint64_t> cut = watch.CutAt(*bytes)) {
+      // How far it goes on is known only once it has ended.
+      *file_size = *over ? bytes->size() : 0;
       bytes->resize(*cut);
       break;
     }
-    if (*over) break;
+    if (*over) {
+      *file_size = bytes->size();
+      break;
+    }
     budget.Grow(held, part);
     held += part;
   }
@@ -317,19 +333,27 @@ absl::StatusOr<LogFile> ReadLog(const std::string& path, LogBudget& budget) {
   std::string bytes;
   absl::StatusOr<bool> over = file->ReadPart(log_format::kMagic.size(), &bytes);
   if (!over.ok()) return over.status();
-  if (*over) return LogFile(std::move(bytes), nullptr, 0);
-  absl::StatusOr<uint64_t> counted = ReadRest(*file, budget, &bytes);
+  if (*over) {
+    // Its end, or the first bytes of a file that is not a log.
+    const uint64_t size = log_format::kMagic.starts_with(bytes) ? bytes.size()
+                          : file->regular()                     ? file->size()
+                                                                : 0;
+    return LogFile(std::move(bytes), size, nullptr, 0);
+  }
+  uint64_t file_size = 0;
+  absl::StatusOr<uint64_t> counted =
+      ReadRest(*file, budget, &bytes, &file_size);
   if (!counted.ok()) return counted.status();
   // No more than the magic: held against nothing.
   if (bytes.size() <= log_format::kMagic.size()) {
     budget.Give(*counted);
-    return LogFile(std::move(bytes), nullptr, 0);
+    return LogFile(std::move(bytes), file_size, nullptr, 0);
   }
   // Counted as held: what it holds.
   const uint64_t held = bytes.size();
   if (held > *counted) budget.Add(held - *counted);
   if (held < *counted) budget.Give(*counted - held);
-  return LogFile(std::move(bytes), &budget, held);
+  return LogFile(std::move(bytes), file_size, &budget, held);
 }
 
 absl::StatusOr<LogFile> ReadLog(const std::string& path) {

@@ -110,7 +110,9 @@ LogBudget& SharedLogBudget();
 // A log's bytes, held against its budget until it goes. Movable.
 class LogFile {
  public:
-  LogFile(std::string bytes, LogBudget* budget, uint64_t held);
+  // `file_size`: as file_size() says it.
+  LogFile(std::string bytes, uint64_t file_size, LogBudget* budget,
+          uint64_t held);
   LogFile(LogFile&& other) noexcept;
   LogFile& operator=(LogFile&& other) noexcept;
   ~LogFile();
@@ -127,9 +129,16 @@ class LogFile {
   // in the whole file, however many bytes follow (a transcript lists the
   // records it has, up to that one).
   const std::string& bytes() const { return bytes_; }
+  // The size of the file bytes() begins, when it is known: bytes().size()
+  // for a file read whole; for a regular file read no further than its
+  // first bytes or than the record after its seal, its size when opened
+  // (or what was read of it, if more); 0 for a pipe so cut short (how far
+  // it went on is not known).
+  uint64_t file_size() const { return file_size_; }
 
  private:
   std::string bytes_;
+  uint64_t file_size_;
   LogBudget* budget_;  // Not owned; null when nothing is held.
   uint64_t held_;
 };

@@ -81,9 +81,11 @@ TEST(LogFileTest, ALogIsReadWholeAndHeldAgainstTheBudgetWhileKept) {
     absl::StatusOr<LogFile> log = ReadLog(path, budget);
     ASSERT_TRUE(log.ok()) << log.status();
     EXPECT_EQ(log->bytes(), bytes);
+    EXPECT_EQ(log->file_size(), bytes.size());
     EXPECT_EQ(budget.held(), bytes.size());
     const LogFile moved = *std::move(log);
     EXPECT_EQ(budget.held(), bytes.size());
+    EXPECT_EQ(moved.file_size(), bytes.size());
   }
   EXPECT_EQ(budget.held(), 0u);
   // A file shorter than the magic that starts it is read as it is (the
@@ -136,6 +138,7 @@ TEST(LogFileTest, ALogFollowedByGigabytesIsReadNoFurtherThanAfterItsSeal) {
     absl::StatusOr<LogFile> log = ReadLog(path, budget);
     if (!log.ok()) _exit(3);
     if (log->bytes() != golden + std::string(1, '\0')) _exit(4);
+    if (log->file_size() != uint64_t{4} << 30) _exit(6);
     _exit(budget.held() == log->bytes().size() ? 0 : 5);
   });
   ASSERT_TRUE(child.ok()) << std::strerror(errno);
@@ -144,7 +147,7 @@ TEST(LogFileTest, ALogFollowedByGigabytesIsReadNoFurtherThanAfterItsSeal) {
       << end.ToString() << " (" << ForkedChild::kThrew << " or "
       << kHeapBoundExceeded
       << ": out of memory; 2: no bound; 3: not read; 4: other bytes; 5: "
-         "other bytes held)";
+         "other bytes held; 6: another file size)";
 }
 
 // Whether `read` (a ReadNow) holds `want`; on a difference, their sizes
@@ -174,6 +177,12 @@ TEST(LogFileTest, AfterTheSealTheNextRecordOrBadPrefixIsKept) {
   EXPECT_TRUE(
       Holds(ReadNow(FileHolding(tmp, "a", golden + record + junk), budget),
             golden + record));
+  {
+    // Its size known though the rest is not read.
+    absl::StatusOr<LogFile> log = ReadLog(tmp.File("a"), budget);
+    ASSERT_TRUE(log.ok()) << log.status();
+    EXPECT_EQ(log->file_size(), golden.size() + record.size() + junk.size());
+  }
   const std::string too_long = "\x80\x80\x80\x80";
   EXPECT_TRUE(
       Holds(ReadNow(FileHolding(tmp, "b", golden + too_long + junk), budget),
@@ -216,8 +225,15 @@ TEST(LogFileTest, APipeThatGoesOnAfterTheSealIsCutThere) {
     }
     close(ends[1]);
   });
-  EXPECT_TRUE(Holds(ReadNow(absl::StrCat("/dev/fd/", ends[0]), budget),
-                    golden + std::string(1, '\0')));
+  {
+    // How far it went on is not known.
+    absl::StatusOr<LogFile> log =
+        ReadLog(absl::StrCat("/dev/fd/", ends[0]), budget);
+    ASSERT_TRUE(log.ok()) << log.status();
+    EXPECT_TRUE(log->bytes() == golden + std::string(1, '\0'))
+        << log->bytes().size();
+    EXPECT_EQ(log->file_size(), 0u);
+  }
   close(ends[0]);
   writer.join();
   EXPECT_EQ(budget.held(), 0u);
@@ -313,7 +329,7 @@ TEST(LogFileTest, ALogLargerThanTheBudgetIsReadAlone) {
   });
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
   EXPECT_FALSE(read);  // Waits for the small one to go.
-  *held = LogFile("", nullptr, 0);
+  *held = LogFile("", 0, nullptr, 0);
   reader.join();
   EXPECT_TRUE(read);
   EXPECT_EQ(budget.held(), 0u);
@@ -404,7 +420,7 @@ TEST(LogFileTest, APipeLargerThanTheBudgetIsReadAlone) {
   std::thread read_q(reader, q, 'q');
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
   EXPECT_EQ(read, 0);  // Waits for the small one to go.
-  *held = LogFile("", nullptr, 0);
+  *held = LogFile("", 0, nullptr, 0);
   read_p.join();
   read_q.join();
   EXPECT_EQ(read, 2);

@@ -46,7 +46,10 @@
 // unread; a proof or checkpoint over 1 MiB). Files are read by
 // replay/log_file.h: a regular file or a pipe (`replay verify <(curl
 // ...)`); a file whose first bytes are not a log's is NOT GENUINE at
-// record 0 ("not a pyramid log (magic) at byte 0") with the rest unread.
+// record 0 ("not a pyramid log (magic) at byte 0") with the rest unread;
+// a log that goes on after its seal, at the record after it ("record after
+// the seal (N bytes follow it, from byte E to the end of the file)", N
+// known without reading them for a regular file), however large the file.
 // With several logs, one line each (in the order given) and one status
 // for them all: 1 when any log is not genuine (or an unsealed prefix
 // without --allow_unsealed), even if a file could not be read as well (a
@@ -170,19 +173,19 @@ std::string NamedHeaderText(const Verdict& v) {
                       " (only those vouch)");
 }
 
-// Verifies the log `file` (ReadLog's bytes of the file at `path`) into
+// Verifies the log `file` (ReadLog's, of the file at `path`) into
 // `verdict`, writing its line to `out`; returns its exit status.
 // `checkpoint_pinned`: --tlog_key pinned the key of an --inclusion proof's
 // checkpoint, which the line says, as it does not pin the log's. With a
 // `roster` (--seat_keys), the log's seats must be its bots with their keys
 // (JudgeSeats), which the line of a log that passes says. With a `report`
 // (--json), nothing is written: what the line would say is set in it.
-int VerifyOne(const std::string& path, const std::string& file,
+int VerifyOne(const std::string& path, const LogFile& file,
               const VerifyOptions& options, bool allow_unsealed,
               const SeatRoster* roster, Verdict* verdict, std::ostream& out,
               bool checkpoint_pinned = false, LogReport* report = nullptr) {
   Verdict& v = *verdict;
-  v = VerifyLog(file, options);
+  v = VerifyLog(file.bytes(), file.file_size(), options);
   const bool seats_match = roster != nullptr && JudgeSeats(*roster, v);
   if (report != nullptr) {
     report->file = path;
@@ -318,8 +321,8 @@ int VerifyMany(const std::vector<std::string>& logs,
           report.unreadable = std::string(log.status().message());
         } else {
           output.exit_code = VerifyOne(
-              logs[i], log->bytes(), options, allow_unsealed, roster, &verdict,
-              out, /*checkpoint_pinned=*/false, json ? &report : nullptr);
+              logs[i], *log, options, allow_unsealed, roster, &verdict, out,
+              /*checkpoint_pinned=*/false, json ? &report : nullptr);
           kinds[i] = verdict.kind;
         }
         if (json) out << LogReportJson(report) << "\n";
@@ -412,8 +415,8 @@ int Verify(const Flags& flags) {
     }
     Verdict verdict;
     const int result =
-        VerifyOne(log, file->bytes(), options, flags.allow_unsealed,
-                  flags.roster(), &verdict, std::cout,
+        VerifyOne(log, *file, options, flags.allow_unsealed, flags.roster(),
+                  &verdict, std::cout,
                   /*checkpoint_pinned=*/!flags.tlog_key.empty(), json);
     if (result != kGenuine) {
       if (json != nullptr) std::cout << LogReportJson(report) << "\n";
@@ -555,7 +558,7 @@ int ShowOrExport(const std::string& path, bool json) {
   if (!json) {
     // The transcript reads the records as they are, "signed" lines
     // included: say first whether they are to be believed.
-    const Verdict v = VerifyLog(file, VerifyOptions());
+    const Verdict v = VerifyLog(file, log->file_size(), VerifyOptions());
     std::cout << "verdict: ";
     switch (v.kind) {
       case Verdict::Kind::kGenuine:

@@ -880,11 +880,22 @@ std::string TruncatedTail(const SplitLogResult& split, uint64_t file_size) {
                       " that begins at byte ", split.tail_offset);
 }
 
+// What follows a seal that ends at byte `end` of a file of `file_size`
+// bytes, said after "record after the seal" or "bytes after the seal"; ""
+// when the size is not known (0).
+std::string AfterTheSeal(uint64_t end, uint64_t file_size) {
+  if (file_size <= end) return "";
+  const uint64_t after = file_size - end;
+  return absl::StrCat(" (", after,
+                      after == 1 ? " byte follows" : " bytes follow",
+                      " it, from byte ", end, " to the end of the file)");
+}
+
 // The verdict on a log whose every complete record replayed: by its last
 // signature and by how it ends (sealed, cut short, or corrupt), the file
-// being `file_size` bytes.
+// being `file_size` bytes (`known_size`: as VerifyLog's file_size).
 Verdict JudgeEnd(Replayer& replayer, const LogSplitter& splitter,
-                 uint64_t file_size, Verdict verdict) {
+                 uint64_t file_size, uint64_t known_size, Verdict verdict) {
   const SplitLogResult& split = splitter.end();
   verdict.signed_records = replayer.signed_records();
   if (absl::Status s = replayer.CheckLastSignature(); !s.ok()) {
@@ -905,7 +916,10 @@ Verdict JudgeEnd(Replayer& replayer, const LogSplitter& splitter,
   }
   if (replayer.sealed()) {
     if (split.tail == SplitLogResult::Tail::kTruncated) {
-      return NotGenuine(std::move(verdict), count, "bytes after the seal");
+      return NotGenuine(
+          std::move(verdict), count,
+          absl::StrCat("bytes after the seal",
+                       AfterTheSeal(split.tail_offset, known_size)));
     }
     verdict.kind = Verdict::Kind::kGenuine;
     verdict.outcome = replayer.TakeOutcome();
@@ -935,6 +949,11 @@ Verdict JudgeEnd(Replayer& replayer, const LogSplitter& splitter,
 
 Verdict VerifyLog(std::string_view file, const VerifyOptions& options,
                   ReplayObserver* observer) {
+  return VerifyLog(file, 0, options, observer);
+}
+
+Verdict VerifyLog(std::string_view file, uint64_t file_size,
+                  const VerifyOptions& options, ReplayObserver* observer) {
   Verdict verdict;
   verdict.key_from_header = options.pinned_key.empty();
   // One record at a time: judged in order, a log's first bad record ends
@@ -951,15 +970,22 @@ Verdict VerifyLog(std::string_view file, const VerifyOptions& options,
   Replayer replayer(options, *buffers, observer);
   for (RawRecord record; splitter.Next(record);) {
     const uint64_t i = splitter.count() - 1;
+    const bool after_the_seal = replayer.sealed();
     absl::Status status = replayer.Next(i, record.bytes);
     verdict.records = i + 1;
     if (!status.ok()) {
       verdict.header = replayer.TakeHeader();
       verdict.signed_records = replayer.signed_records();
-      return NotGenuine(std::move(verdict), i, std::string(status.message()));
+      std::string reason(status.message());
+      // "record after the seal": the seal ends where this record begins.
+      if (after_the_seal) {
+        absl::StrAppend(&reason, AfterTheSeal(record.offset, file_size));
+      }
+      return NotGenuine(std::move(verdict), i, std::move(reason));
     }
   }
-  return JudgeEnd(replayer, splitter, file.size(), std::move(verdict));
+  return JudgeEnd(replayer, splitter, file.size(), file_size,
+                  std::move(verdict));
 }
 
 }  // namespace pyramid

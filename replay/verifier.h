@@ -103,6 +103,16 @@ class ReplayObserver {
 // with or without one.
 Verdict VerifyLog(std::string_view file, const VerifyOptions& options,
                   ReplayObserver* observer = nullptr);
+// The same, `file` being the first bytes of a file of `file_size` bytes
+// (ReadLog's, which reads no further than the record after a seal:
+// LogFile::file_size(), replay/log_file.h), or all of it; 0 when its size
+// is not known. A record or bytes after the seal are then said with how
+// many bytes follow the seal ("record after the seal (4294957099 bytes
+// follow it, from byte 10197 to the end of the file)"); the verdict is
+// otherwise the same.
+Verdict VerifyLog(std::string_view file, uint64_t file_size,
+                  const VerifyOptions& options,
+                  ReplayObserver* observer = nullptr);
 
 }  // namespace pyramid
 

@@ -622,30 +622,52 @@ TEST(VerifierTest, AFileOfTinyRecordsIsJudgedWithoutIndexingThemAll) {
 // after it are read (replay/log_file.h; LogFileTest.
 // ALogFollowedByGigabytesIsReadNoFurtherThanAfterItsSeal): the next record
 // whole, or a length prefix it refuses. The verdict on what it keeps is
-// the verdict on the whole file, however the file goes on.
+// the verdict on the whole file, however the file goes on; given the
+// file's size, it says how many bytes follow the seal.
 TEST(VerifierTest, WhatTheReaderKeepsAfterTheSealIsJudgedAsTheWholeFile) {
   const PlayedMatch played = PlayRandomMatch(MatchSetup{}, 1);
   ASSERT_EQ(Verify(played.log).kind, Kind::kGenuine);
   const std::string more_records(1 << 20, '\0');
   const std::string junk(1 << 20, '\xff');
+  VerifyOptions options;
+  options.pinned_key = RefereeKey().public_key();
   for (const std::string& kept :
        {std::string(1, '\0'),
         std::string("\x03"
                     "abc"),
         std::string("\x80\x80\x80\x80"), std::string("\x80\x80\x80\x10")}) {
-    const Verdict cut = Verify(played.log + kept);
-    EXPECT_EQ(cut.kind, Kind::kNotGenuine) << ToHex(kept);
+    const std::string read = played.log + kept;
+    EXPECT_EQ(Verify(read).kind, Kind::kNotGenuine) << ToHex(kept);
     for (const std::string& rest : {more_records, junk}) {
-      const Verdict whole = Verify(played.log + kept + rest);
-      EXPECT_EQ(whole.kind, cut.kind) << ToHex(kept);
-      EXPECT_EQ(whole.bad_record, cut.bad_record) << ToHex(kept);
-      EXPECT_EQ(whole.reason, cut.reason) << ToHex(kept);
-      EXPECT_EQ(whole.records, cut.records) << ToHex(kept);
-      EXPECT_EQ(whole.signed_records, cut.signed_records) << ToHex(kept);
+      const std::string file = read + rest;
+      for (const uint64_t size : {uint64_t{0}, uint64_t{file.size()}}) {
+        const Verdict cut = VerifyLog(read, size, options);
+        const Verdict whole = VerifyLog(file, size, options);
+        EXPECT_EQ(whole.kind, cut.kind) << ToHex(kept);
+        EXPECT_EQ(whole.bad_record, cut.bad_record) << ToHex(kept);
+        EXPECT_EQ(whole.reason, cut.reason) << ToHex(kept);
+        EXPECT_EQ(whole.records, cut.records) << ToHex(kept);
+        EXPECT_EQ(whole.signed_records, cut.signed_records) << ToHex(kept);
+      }
     }
   }
+  // The size known: how many bytes follow the seal. Not known (0, or
+  // VerifyLog without it): said as before.
+  const std::string file = played.log + std::string(1, '\0') + more_records;
+  EXPECT_EQ(
+      VerifyLog(played.log + std::string(1, '\0'), file.size(), options).reason,
+      absl::StrCat("record after the seal (", 1 + more_records.size(),
+                   " bytes follow it, from byte ", played.log.size(),
+                   " to the end of the file)"));
   EXPECT_EQ(Verify(played.log + std::string(1, '\0')).reason,
             "record after the seal");
+  const std::string stray = played.log +
+                            "\x05"
+                            "ab";
+  EXPECT_EQ(VerifyLog(stray, stray.size(), options).reason,
+            absl::StrCat("bytes after the seal (3 bytes follow it, from byte ",
+                         played.log.size(), " to the end of the file)"));
+  EXPECT_EQ(Verify(stray).reason, "bytes after the seal");
 }
 
 TEST(VerifierTest, WrongPinnedKeyIsRejected) {
