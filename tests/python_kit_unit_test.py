@@ -1017,8 +1017,8 @@ class ReconnectTest(unittest.TestCase):
             r.summary.streams += 1
             return (True, left.pop(0)) if left else (True, None)
         r._play_once = play_once
-        with mock.patch.object(bot.grpc, "channel_ready_future"), \
-                self.assertLogs("pyramid_kit", level="INFO") as logs:
+        r._await_referee = lambda wait: False
+        with self.assertLogs("pyramid_kit", level="INFO") as logs:
             bot.log.info("start")  # assertLogs wants at least one.
             summary = r.run()
         return summary, logs.output[1:]
@@ -1049,31 +1049,85 @@ class ReconnectTest(unittest.TestCase):
             r.summary.streams += 1
             return (False, StreamEnd(grpc.StatusCode.UNAVAILABLE, "down"))
 
-        def never_ready(channel):
-            future = mock.Mock()
-
-            def result(timeout):
-                waits.append(timeout)
-                time.sleep(timeout)
-                raise grpc.FutureTimeoutError()
-            future.result = result
-            return future
-        stopping_wait = r.stopping.wait
-
-        def backoff_wait(timeout):
-            waits.append(timeout)
-            return stopping_wait(timeout)
+        def never_back(wait):
+            waits.append(wait)
+            time.sleep(wait)
+            return False
         r._play_once = play_once
-        r.stopping.wait = backoff_wait
+        r._await_referee = never_back
         started = time.monotonic()
-        with mock.patch.object(bot.grpc, "channel_ready_future", never_ready), \
-                self.assertLogs("pyramid_kit", level="INFO"):
+        with self.assertLogs("pyramid_kit", level="INFO"):
             summary = r.run()
         took = time.monotonic() - started
         self.assertLessEqual(sum(waits), 1.0 + 1e-3, waits)
         self.assertGreaterEqual(took, 1.0)
         self.assertLess(took, 1.9)
         self.assertRegex(summary.failure, r"^no referee for 1\.\d s$")
+
+    def refused_streams(self, *states: grpc.ChannelConnectivity):
+        """Runs with three streams refused (then a clean close). Each wait
+        subscribes to the channel, which tells `states` at once. Returns
+        the summary, the lines logged, the subscriptions' try_to_connect
+        and the blind waits asked for."""
+        r = bot._Runner(bot.Bot(), "127.0.0.1:1", "token", None, 0, 60, 500,
+                        None)
+        self.addCleanup(r.channel.close)
+        left = [StreamEnd(grpc.StatusCode.UNAVAILABLE, "refused")] * 3
+        asked: list[bool] = []
+        waits: list[float] = []
+
+        def play_once():
+            r.summary.streams += 1
+            return (False, left.pop(0)) if left else (True, None)
+
+        def subscribe(callback, try_to_connect=False):
+            asked.append(try_to_connect)
+            for state in states:
+                callback(state)
+        stopping_wait = r.stopping.wait
+
+        def blind_wait(timeout):
+            waits.append(timeout)
+            return stopping_wait(timeout)
+        r._play_once = play_once
+        r.stopping.wait = blind_wait
+        with mock.patch.object(r.channel, "subscribe", subscribe), \
+                mock.patch.object(r.channel, "unsubscribe"), \
+                self.assertLogs("pyramid_kit", level="INFO") as logs:
+            summary = r.run()
+        return summary, logs.output, asked, waits
+
+    def test_while_the_referee_is_away_the_wait_ends_once_connected(
+            self) -> None:
+        """A referee restart: no blind sleep while it is away (a kit bot
+        forfeited a 2-second clock after a 3.6 s outage, sleeping its
+        backoff before it looked); the channel is asked to connect, tries
+        again within 250 ms of a failure, the next stream opens as soon as
+        it is connected, and the backoff starts again at 0.1 s."""
+        summary, lines, asked, waits = self.refused_streams(
+            grpc.ChannelConnectivity.TRANSIENT_FAILURE,
+            grpc.ChannelConnectivity.CONNECTING,
+            grpc.ChannelConnectivity.READY)
+        self.assertEqual((summary.streams, summary.failure), (4, ""))
+        self.assertEqual(lines, [
+            "INFO:pyramid_kit:stream ended (UNAVAILABLE: refused); "
+            "reconnecting in 0.1 s"] * 3)
+        self.assertEqual((asked, waits), ([True] * 3, []))
+        self.assertEqual(bot.CONNECT_RETRY_S, 0.25)
+
+    def test_a_connected_channel_waits_out_the_backoff(self) -> None:
+        """A referee that is up and ends the stream itself (the channel
+        connected) is not knocked at again at once: its backoff is waited
+        out, doubling."""
+        summary, lines, _, waits = self.refused_streams(
+            grpc.ChannelConnectivity.READY)
+        self.assertEqual((summary.streams, summary.failure), (4, ""))
+        self.assertEqual(lines, [
+            f"INFO:pyramid_kit:stream ended (UNAVAILABLE: refused); "
+            f"reconnecting in {s} s" for s in ("0.1", "0.2", "0.4")])
+        self.assertEqual(len(waits), 3)
+        for asked, wait in zip((0.1, 0.2, 0.4), waits):
+            self.assertAlmostEqual(asked, wait, delta=0.05)
 
     def test_other_ends_reconnect_and_say_why(self) -> None:
         summary, lines = self.run_streams(

@@ -67,15 +67,11 @@ int PlayClient::Run(grpc::Channel& channel, v1::Referee::Stub& stub,
                 << " without the referee: " << status.error_message() << "\n";
       return 1;
     }
-    if (WaitUnlessStopped(backoff.delay())) break;
-    backoff.Grow();
-    // Connect now (a failed channel otherwise waits out gRPC's own
-    // backoff and fails every call at once meanwhile), in slices so
-    // that Stop is heard.
-    const absl::Time until = absl::Now() + backoff.delay();
-    while (!Stopping() && absl::Now() < until &&
-           !channel.WaitForConnected(absl::ToChronoTime(
-               std::min(until, absl::Now() + absl::Milliseconds(100))))) {
+    // The referee back: a stream it ends at once is retried soon.
+    if (AwaitReferee(channel, backoff.delay())) {
+      backoff.Reset();
+    } else {
+      backoff.Grow();
     }
   }
   if (!Stopping() && !status.ok() &&
@@ -88,6 +84,34 @@ int PlayClient::Run(grpc::Channel& channel, v1::Referee::Stub& stub,
               << " error(s)" << std::endl;
   }
   return errors_ == 0 ? 0 : 1;
+}
+
+absl::Duration PlayClient::ConnectRetrySlice() {
+  // Jitter from the clock, so that bots cut off at once do not all knock
+  // at the same instant.
+  const int64_t jitter_ms = absl::ToUnixMillis(absl::Now()) % 51;
+  return kConnectRetry - absl::Milliseconds(jitter_ms);
+}
+
+bool PlayClient::AwaitReferee(grpc::Channel& channel, absl::Duration wait) {
+  if (channel.GetState(/*try_to_connect=*/false) == GRPC_CHANNEL_READY) {
+    WaitUnlessStopped(wait);  // The referee is up and ended the stream.
+    return false;
+  }
+  const absl::Time until = absl::Now() + wait;
+  while (!Stopping()) {
+    const absl::Time now = absl::Now();
+    if (now >= until) return false;
+    // A failed connection is tried again now, not after gRPC's own backoff
+    // (up to 2 s on FastReconnectChannel); WaitForConnected connects an
+    // idle channel. In slices, so that Stop is heard.
+    grpc::experimental::ChannelResetConnectionBackoff(&channel);
+    if (channel.WaitForConnected(
+            absl::ToChronoTime(std::min(until, now + ConnectRetrySlice())))) {
+      return true;
+    }
+  }
+  return false;
 }
 
 void PlayClient::SayRetrying(const grpc::Status& status, bool connected) {

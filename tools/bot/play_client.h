@@ -91,14 +91,16 @@ class PlayClient {
   // Plays until the referee closes the stream, enough matches have ended
   // or Stop is called. When the stream breaks (the referee restarts, the
   // network drops), reconnects with the same token, with exponential
-  // backoff, for at most options.reconnect_for (zero: not at all; unless
-  // quiet, one line says so when an outage begins: SayRetrying): the
-  // referee then sends again what each seat owes, and the salts of
-  // commitments made before are still here. A stream replaced by another
-  // process's is not reopened (status 1). Returns the process exit code: 0
-  // when it ended without a PlayError (stopped, done, or the stream closed
-  // by the referee), else 1. Every end but giving up prints the summary
-  // line.
+  // backoff that ends as soon as the referee is back (AwaitReferee: within
+  // a few hundred milliseconds of its restart, however long it was away,
+  // before the deadlines it reopens), for at most options.reconnect_for
+  // (zero: not at all; unless quiet, one line says so when an outage
+  // begins: SayRetrying): the referee then sends again what each seat
+  // owes, and the salts of commitments made before are still here. A stream
+  // replaced by another process's is not reopened (status 1). Returns the
+  // process exit code: 0 when it ended without a PlayError (stopped, done, or
+  // the stream closed by the referee), else 1. Every end but giving up prints
+  // the summary line.
   int Run(grpc::Channel& channel, referee::v1::Referee::Stub& stub,
           const std::string& token);
 
@@ -143,6 +145,21 @@ class PlayClient {
 
   // Waits `duration`; true when Stop was called (then at once).
   bool WaitUnlessStopped(absl::Duration duration);
+
+  // While the referee is away, a connection is tried again at most this
+  // long after the last one (less a jitter of up to 50 ms:
+  // ConnectRetrySlice).
+  static constexpr absl::Duration kConnectRetry = absl::Milliseconds(250);
+  static absl::Duration ConnectRetrySlice();
+
+  // The wait before the next stream, at most `wait` (less on Stop). While
+  // `channel` is not connected (the referee is away), it is made to
+  // connect, an attempt every kConnectRetry at most, and the wait ends as
+  // soon as it is: true then (the referee is back), else false. A channel
+  // connected at the start (the referee is up and ended the stream
+  // itself) waits `wait` whole, the backoff that spares a referee refusing
+  // streams.
+  bool AwaitReferee(grpc::Channel& channel, absl::Duration wait);
 
   // Makes `context` the one Stop cancels (null: none); false (and nothing
   // changed) when Stop was called already.

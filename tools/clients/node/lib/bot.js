@@ -44,7 +44,13 @@
 //   one with the same token, backing off from 100 ms doubling to 5 s, for at
 //   most reconnectForS seconds without a referee, and commits or reveals
 //   again whatever the referee asks for (its last wait cut to what is left
-//   of reconnectForS). A stream the referee ended because
+//   of reconnectForS). While the referee is away, a wait is no blind sleep:
+//   the channel tries to connect at most 250 ms (plus jitter) after each
+//   failed attempt, and the new stream opens as soon as one succeeds, so
+//   that the bot is back within a few hundred milliseconds of a referee's
+//   restart, before the deadlines it reopens (docs/durability.md); only a
+//   referee that is up and ended the stream itself is waited for whole.
+//   A stream the referee ended because
 //   a newer stream of the same token replaced it (another process plays
 //   this token) is not reopened: the run stops with a failure, so that two
 //   processes do not take the token from each other forever;
@@ -131,7 +137,9 @@ function seedAction(request) {
   return { seed };
 }
 
-const sleep = (ms) => new Promise((resolve) => { setTimeout(resolve, ms); });
+// While the referee is away, a connection is tried again at most this long
+// (plus gRPC's jitter of a fifth) after the last one failed.
+const CONNECT_RETRY_MS = 250;
 
 class Bot {
   /**
@@ -206,8 +214,13 @@ class Runner {
     this.log = options.log || ((line) => process.stderr.write(`pyramid_kit: ${line}\n`));
     const { Referee, Action } = load(options.protoDir);
     this.Action = Action;
+    // gRPC's own reconnection backoff grows to 2 minutes: here a failed
+    // connection is tried again within CONNECT_RETRY_MS, so that a bot is
+    // back within a few hundred milliseconds of a referee's restart, before
+    // its deadlines (awaitReferee).
     this.client = new Referee(referee, options.credentials || grpc.credentials.createInsecure(), {
-      'grpc.initial_reconnect_backoff_ms': 100, 'grpc.max_reconnect_backoff_ms': 2000,
+      'grpc.initial_reconnect_backoff_ms': 100,
+      'grpc.max_reconnect_backoff_ms': CONNECT_RETRY_MS,
     });
     // "match/seat/decision" -> entry: the newest decision of each seat, kept
     // after its reveal is acknowledged, since a referee that lost the reveal
@@ -279,8 +292,9 @@ class Runner {
         // In seconds, as the Python kit and docs/writing-a-bot.md say it: "0.1 s".
         this.log(`stream ended (${status}); reconnecting in ${(wait / 1000).toFixed(1)} s`);
         // eslint-disable-next-line no-await-in-loop
-        await Promise.race([sleep(wait), new Promise((resolve) => { this.wakeUp = resolve; })]);
-        backoff = Math.min(backoff * 2, 5000);
+        const back = await this.awaitReferee(wait);
+        // The referee came back: a stream it ends at once is retried soon.
+        backoff = back ? 100 : Math.min(backoff * 2, 5000);
       }
     } finally {
       for (const entry of this.pending.values()) clearTimeout(entry.timer);
@@ -288,6 +302,41 @@ class Runner {
     }
     this.summary.matchesEnded = this.ended.size;
     return this.summary;
+  }
+
+  /**
+   * The wait before the next stream, at most `ms` (resolves early on
+   * stop()). While the channel is not connected (the referee is away), it
+   * is made to connect, an attempt at most CONNECT_RETRY_MS (plus gRPC's
+   * jitter) after the last one failed, and the wait ends as soon as it is:
+   * resolves true then (the referee is back), else false. A channel
+   * connected at the start (the referee is up and ended the stream itself)
+   * waits `ms` whole, the backoff that spares a referee refusing streams.
+   */
+  async awaitReferee(ms) {
+    const channel = this.client.getChannel();
+    const until = Date.now() + ms;
+    const stopped = new Promise((resolve) => { this.wakeUp = resolve; });
+    if (channel.getConnectivityState(false) === grpc.connectivityState.READY) {
+      let timer;
+      await Promise.race([new Promise((resolve) => { timer = setTimeout(resolve, ms); }), stopped]);
+      clearTimeout(timer);
+      return false;
+    }
+    while (!this.stopping) {
+      // true: an idle channel starts connecting.
+      const state = channel.getConnectivityState(true);
+      if (state === grpc.connectivityState.READY) return true;
+      const left = until - Date.now();
+      if (left <= 0) return false;
+      // A change of state, or the next look (which connects an idle channel).
+      const deadline = Date.now() + Math.min(left, CONNECT_RETRY_MS);
+      // eslint-disable-next-line no-await-in-loop
+      await Promise.race([stopped, new Promise((resolve) => {
+        channel.watchConnectivityState(state, deadline, () => resolve());
+      })]);
+    }
+    return false;
   }
 
   /** One Play stream: resolves when it ends, with the error that ended it. */

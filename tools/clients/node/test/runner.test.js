@@ -208,6 +208,84 @@ test('the backoff doubles while no stream gets a message, said in seconds as Pyt
   ]);
 });
 
+/**
+ * A channel whose state is `states[0]` until a watch of it, then the next
+ * one (the last one stays); records the watches' deadlines (ms from now)
+ * and whether a connection was asked for.
+ */
+function fakeChannel(...states) {
+  const channel = {
+    deadlines: [],
+    asked: 0,
+    getConnectivityState(tryToConnect) {
+      if (tryToConnect) channel.asked += 1;
+      return states[0];
+    },
+    watchConnectivityState(state, deadline, callback) {
+      channel.deadlines.push(deadline - Date.now());
+      if (states.length > 1) states.shift();
+      setImmediate(callback);
+    },
+  };
+  return channel;
+}
+
+// The referee restarted: no blind sleep while it is away (a Node kit bot
+// forfeited a 2-second clock after a 3.6 s outage, sleeping its backoff);
+// the channel is asked to connect, looked at again within 250 ms, and the
+// next stream opens as soon as it is connected, the backoff back to 0.1 s.
+test('while the referee is away, the wait ends as soon as the channel connects', async () => {
+  const { READY, TRANSIENT_FAILURE, CONNECTING } = grpc.connectivityState;
+  const refused = { code: grpc.status.UNAVAILABLE, details: 'refused' };
+  const { r, lines } = runner(0, new Bot(), { reconnectForS: 60 });
+  const channels = [fakeChannel(TRANSIENT_FAILURE, CONNECTING, READY),
+    fakeChannel(TRANSIENT_FAILURE, READY)];
+  let current = null;
+  r.client.getChannel = () => current;
+  const ends = [refused, refused];
+  r.playOnce = async () => {
+    r.summary.streams += 1;
+    current = channels.shift() || null;
+    return { got: false, error: ends.shift() || null };
+  };
+  const seen = [...channels];
+  const start = Date.now();
+  const summary = await r.run();
+  assert.ok(Date.now() - start < 5000, 'a wait ran its whole backoff');
+  assert.deepStrictEqual([summary.streams, summary.failure], [3, '']);
+  assert.deepStrictEqual(lines, [
+    'stream ended (UNAVAILABLE: refused); reconnecting in 0.1 s',
+    'stream ended (UNAVAILABLE: refused); reconnecting in 0.1 s',
+  ]);
+  for (const channel of seen) {
+    assert.ok(channel.asked > 0, 'no connection asked for');
+    assert.ok(channel.deadlines.length > 0);
+    for (const ms of channel.deadlines) assert.ok(ms <= 250, `looked at after ${ms} ms`);
+  }
+});
+
+// A referee that is up and ends the stream itself (the channel connected)
+// is not knocked at again at once: its backoff is waited out, doubling.
+test('a connected channel waits out the backoff, doubling', async () => {
+  const refused = { code: grpc.status.UNAVAILABLE, details: 'refused' };
+  const { r, lines } = runner(0, new Bot(), { reconnectForS: 60 });
+  const channel = fakeChannel(grpc.connectivityState.READY);
+  r.client.getChannel = () => channel;
+  const ends = [refused, refused, refused];
+  r.playOnce = async () => {
+    r.summary.streams += 1;
+    return { got: false, error: ends.shift() || null };
+  };
+  const summary = await r.run();
+  assert.deepStrictEqual([summary.streams, summary.failure], [4, '']);
+  assert.deepStrictEqual(lines, [
+    'stream ended (UNAVAILABLE: refused); reconnecting in 0.1 s',
+    'stream ended (UNAVAILABLE: refused); reconnecting in 0.2 s',
+    'stream ended (UNAVAILABLE: refused); reconnecting in 0.4 s',
+  ]);
+  assert.deepStrictEqual([channel.asked, channel.deadlines], [0, []]);
+});
+
 test('a stream error is one line, without grpc-js empty resolution note', () => {
   const refused = 'No connection established. Last error: connect ECONNREFUSED 127.0.0.1:1.';
   assert.strictEqual(

@@ -42,7 +42,13 @@ legal_actions)` (or `decide(request)` for the whole DecisionRequest); call
 - when the stream breaks for any reason a reconnection can mend (the
   referee restarts, the call is cancelled, the network drops), opens a new
   one with the same token, with backoff from 100 ms doubling to 5 s, for at
-  most `reconnect_for_s` seconds without a referee; commitments and salts
+  most `reconnect_for_s` seconds without a referee. While the referee is
+  away, a wait is no blind sleep: the channel tries to connect at most
+  `CONNECT_RETRY_S` (plus jitter) after each failed attempt, and the new
+  stream opens as soon as one succeeds, so that the bot is back within a
+  few hundred milliseconds of a referee's restart, before the deadlines it
+  reopens (docs/durability.md); only a referee that is up and ended the
+  stream itself is waited for whole. Commitments and salts
   survive in memory, so it recommits or reveals whatever the referee asks
   for again (docs/writing-a-bot.md, section 8); with `state_dir` they are
   also on disk before each commit leaves (pyramid_kit.state), so that a
@@ -95,6 +101,10 @@ MAX_OPEN_DECISIONS = 4096
 # arrives, the strategy's answer is committed if it comes this soon after
 # the strategy is called ("at once"), else the fallback action is.
 AT_ONCE_S = 0.05
+
+# While the referee is away, a connection is tried again at most this long
+# (plus gRPC's jitter of a fifth) after the last one failed.
+CONNECT_RETRY_S = 0.25
 
 # At most this many distinct strategy errors are remembered (to print the
 # traceback of each once); past it, they are forgotten and printed anew.
@@ -238,10 +248,13 @@ class _Runner:
         # (exception type, message) -> times a strategy raised it.
         self.failures: dict[tuple[str, str], int] = {}
         # Short reconnection backoff: gRPC's own grows to 2 minutes, and a
-        # bot that waits out a referee restart must be back before its
-        # deadlines.
+        # bot that waits out a referee restart must be back within a few
+        # hundred milliseconds of it, before its deadlines: a failed
+        # connection is tried again within CONNECT_RETRY_S
+        # (_await_referee).
         options = [("grpc.initial_reconnect_backoff_ms", 100),
-                   ("grpc.max_reconnect_backoff_ms", 2000)]
+                   ("grpc.max_reconnect_backoff_ms",
+                    int(CONNECT_RETRY_S * 1000))]
         self.channel = (grpc.secure_channel(referee, credentials, options)
                         if credentials else
                         grpc.insecure_channel(referee, options))
@@ -300,15 +313,10 @@ class _Runner:
                 wait = min(backoff, left)
                 log.info("stream ended (%s: %s); reconnecting in %.1f s",
                          status.code().name, status.details(), wait)
-                if self.stopping.wait(wait):
-                    break
-                backoff = min(backoff * 2, 5.0)
-                left = broken_since + self.reconnect_for_s - time.monotonic()
-                try:  # Connect now rather than wait out gRPC's backoff.
-                    grpc.channel_ready_future(self.channel).result(
-                        timeout=max(0.0, min(backoff, left)))
-                except grpc.FutureTimeoutError:
-                    pass
+                back = self._await_referee(wait)
+                # The referee came back: a stream it ends at once is
+                # retried soon.
+                backoff = 0.1 if back else min(backoff * 2, 5.0)
         finally:
             with self.lock:
                 for entry in self.pending.values():
@@ -317,6 +325,42 @@ class _Runner:
             self.channel.close()
         self.summary.matches_ended = len(self.ended)
         return self.summary
+
+    def _await_referee(self, wait: float) -> bool:
+        """The wait before the next stream, at most `wait` seconds (less
+        on `stop`). While the channel is not connected (the referee is
+        away), it is made to connect, an attempt at most CONNECT_RETRY_S
+        (plus gRPC's jitter) after the last one failed, and the wait ends as
+        soon as it is: returns True then (the referee is back), else False.
+        A channel connected at the start (the referee is up and ended the
+        stream itself) waits `wait` whole, the backoff that spares a
+        referee refusing streams."""
+        deadline = time.monotonic() + wait
+        states: queue.Queue = queue.Queue()
+        # gRPC tells the state at once, then each change.
+        self.channel.subscribe(states.put, try_to_connect=True)
+        try:
+            first = True
+            while not self.stopping.is_set():
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                try:  # In slices, so that `stop` is heard.
+                    state = states.get(timeout=min(left, CONNECT_RETRY_S))
+                except queue.Empty:
+                    # Asked again: an idle channel connects.
+                    self.channel.unsubscribe(states.put)
+                    self.channel.subscribe(states.put, try_to_connect=True)
+                    continue
+                if state == grpc.ChannelConnectivity.READY:
+                    if not first:
+                        return True
+                    self.stopping.wait(max(0.0, deadline - time.monotonic()))
+                    return False
+                first = False
+            return False
+        finally:
+            self.channel.unsubscribe(states.put)
 
     def _play_once(self) -> tuple[bool, Optional[grpc.RpcError]]:
         """One Play stream. Returns whether anything arrived, and the error
