@@ -35,7 +35,8 @@
 //   margin (which is said once per match). A strategy that throws or
 //   rejects gets the fallback too (logged as a failure, not as late: its
 //   stack once, the same error again counted), and so does one whose
-//   action is not an Action (an enum name its enum lacks) or that the
+//   action is not an Action (a key that is no field of its message, or an
+//   enum name its enum lacks: a warning naming the field) or that the
 //   decision's list of legal actions does not hold (a warning naming the
 //   decision; decisions without a list are not checked). A strategy that
 //   blocks the event loop blocks the kit: make slow strategies
@@ -797,7 +798,8 @@ class Runner {
     try {
       bytes = encodeAction(this.Action, action);
     } catch (error) {
-      // Not an object, or an enum field set to a name its enum lacks.
+      // Not an object, a key that is no field of its message, or an enum
+      // field set to a name its enum lacks.
       this.log(`match ${r.match_id} seat ${r.seat} decision ${r.decision_id}: the strategy's `
         + `action is not an Action: ${error.message}; sending the fallback action`);
       this.fallBack(entry, 'illegal');

@@ -36,13 +36,33 @@ function load(protoDir = defaultProtoDir()) {
 }
 
 /**
- * Throws when an enum field of `object` (a plain object of message `type`,
- * at `where`) is set to a name its enum does not have, which protobufjs's
+ * Throws when `object` (a plain object of message `type`, at `where`) has a
+ * key that is neither a field of `type` nor one of its oneofs' names (which
+ * the kit's own messages carry: action.kind), which protobufjs's fromObject
+ * would silently drop: "rock_paper_pyramid.peice is not a field of the
+ * message pyramid.referee.v1.RockPaperPyramidAction". A key set to
+ * undefined is no field set, and is let be.
+ */
+function checkKeys(type, object, where) {
+  for (const key of Object.keys(object)) {
+    if (object[key] === undefined) continue;
+    if (Object.prototype.hasOwnProperty.call(type.fields, key)) continue;
+    if (type.oneofs && Object.prototype.hasOwnProperty.call(type.oneofs, key)) continue;
+    throw new Error(`${where}${key} is not a field of the message `
+      + `${type.fullName.replace(/^\./, '')}`);
+  }
+}
+
+/**
+ * Throws when `object` (a plain object of message `type`, at `where`), or
+ * a message within it, has a key that is not a field (checkKeys), or an
+ * enum field set to a name its enum does not have, which protobufjs's
  * fromObject would silently turn into the enum's 0: "piece.colour is
  * 'RPP_PURPLE', not a value of the enum pyramid.referee.v1.RppColour".
  * Numbers are left alone (proto3 enums are open).
  */
-function checkEnums(type, object, where = '') {
+function checkMessage(type, object, where = '') {
+  checkKeys(type, object, where);
   for (const field of type.fieldsArray) {
     const value = object[field.name];
     if (value === null || value === undefined) continue;
@@ -61,21 +81,24 @@ function checkEnums(type, object, where = '') {
             + `${target.fullName.replace(/^\./, '')}`);
         }
       } else if (target instanceof protobuf.Type && v && typeof v === 'object'
-          && !Buffer.isBuffer(v)) {
-        checkEnums(target, v, `${name}.`);
+          && !Buffer.isBuffer(v) && !ArrayBuffer.isView(v)) {
+        checkMessage(target, v, `${name}.`);
       }
     }
   }
 }
 
-/** Serializes an Action given as a plain object (as the strategy returns it). */
-// Fields unknown to Action are ignored, as protobufjs's fromObject does; an
-// enum name unknown to its enum is an Error naming the field and the enum.
+/**
+ * Serializes an Action given as a plain object (as the strategy returns
+ * it). An Error naming the field when a key is not a field of its message
+ * (a misspelt name would otherwise be dropped, and the action be another),
+ * or when an enum name is unknown to its enum (naming the enum too).
+ */
 function encodeAction(Action, action) {
   if (action === null || typeof action !== 'object' || Array.isArray(action)) {
     throw new Error(`not an Action object: ${JSON.stringify(action)}`);
   }
-  checkEnums(Action, action);
+  checkMessage(Action, action);
   return Buffer.from(Action.encode(Action.fromObject(action)).finish());
 }
 

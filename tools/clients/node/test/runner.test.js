@@ -499,6 +499,36 @@ test('a misspelt enum name is said to be no value of its enum, naming the field'
     + 'enum pyramid\\.referee\\.v1\\.RppColour$'));
 });
 
+// A misspelt field name was dropped by protobufjs, and the action sent
+// was another one ("not one of the 2 legal actions", or worse, a legal one).
+test('a misspelt field name is said to be no field of its message, naming it', async () => {
+  const { lines, committed, r } = await decide(() => ({ flaming_pyramids: { fal: 'FP_LEFT' } }));
+  assert.deepStrictEqual(committed, bytesOf(LEGAL[0]));
+  assert.deepStrictEqual(lines, [`match ${MATCH} seat 1 decision 3: the strategy's action is not `
+    + 'an Action: flaming_pyramids.fal is not a field of the message '
+    + 'pyramid.referee.v1.FlamingPyramidsAction; sending the fallback action']);
+  assert.strictEqual(r.summary.fallbacks, 1);
+  const { Action, encode } = { ...require('../lib/proto').load(),
+    encode: require('../lib/proto').encodeAction };
+  // At the top, and nested.
+  assert.throws(() => encode(Action, { rock_paper_pyramd: {} }),
+    /^Error: rock_paper_pyramd is not a field of the message pyramid\.referee\.v1\.Action$/);
+  assert.throws(() => encode(Action,
+    { rock_paper_pyramid: { peice: { colour: 'RPP_RED', size: 'RPP_LARGE' } } }),
+  /^Error: rock_paper_pyramid\.peice is not a field of the message pyramid\.referee\.v1\.RockPaperPyramidAction$/);
+  // A key set to undefined sets nothing.
+  assert.deepStrictEqual(encode(Action, { ...LEGAL[0], extra: undefined }), bytesOf(LEGAL[0]));
+  // An action as the kit gets it from the referee (every field, and each
+  // oneof's name: action.kind) is one.
+  for (const legal of LEGAL) {
+    const asReceived = Action.toObject(Action.decode(bytesOf(legal)), {
+      longs: String, enums: String, bytes: Buffer, defaults: true, oneofs: true,
+    });
+    assert.strictEqual(asReceived.kind, 'flaming_pyramids');
+    assert.deepStrictEqual(encode(Action, asReceived), bytesOf(legal));
+  }
+});
+
 test('the same error raised again prints its stack once, then counts', async () => {
   const bot = new Bot();
   // A new Error each time, of the same type and message: the same error.
