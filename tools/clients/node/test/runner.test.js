@@ -515,7 +515,8 @@ test('a misspelt field name is said to be no field of its message, naming it', a
     /^Error: rock_paper_pyramd is not a field of the message pyramid\.referee\.v1\.Action$/);
   assert.throws(() => encode(Action,
     { rock_paper_pyramid: { peice: { colour: 'RPP_RED', size: 'RPP_LARGE' } } }),
-  /^Error: rock_paper_pyramid\.peice is not a field of the message pyramid\.referee\.v1\.RockPaperPyramidAction$/);
+  new RegExp('^Error: rock_paper_pyramid\\.peice is not a field of the message '
+    + 'pyramid\\.referee\\.v1\\.RockPaperPyramidAction$'));
   // A key set to undefined sets nothing.
   assert.deepStrictEqual(encode(Action, { ...LEGAL[0], extra: undefined }), bytesOf(LEGAL[0]));
   // An action as the kit gets it from the referee (every field, and each
