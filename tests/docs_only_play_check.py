@@ -1229,12 +1229,15 @@ def run_checks(api, referee, bin_dir, tmp, streams):
         expect(me.match_id == m.id and me.seat == 0 and me.outcome.SerializeToString(
             deterministic=True) == m.seats[0].outcome.SerializeToString(deterministic=True),
             "the repeated MatchEnded differs")
-        s.send(commit_req(m.id, 0, 999, os.urandom(32)))
-        expect_error(s, FAILED_PRECONDITION, False, "a commit after the match is over",
-                     m.id, 0, 999)
+        # protocol.md "Reconnecting": a seat token's stream ends OK after its
+        # MatchEnded, nothing more sent.
+        (c, det), extra = s.wait_end()
+        expect(c == grpc.StatusCode.OK and not extra,
+               "after the repeated MatchEnded the stream ended %s %r, with %s"
+               % (c, det, [short(x) for x in extra]))
         s.close()
-    run_check("a seat token reconnecting after the end gets MatchEnded again; a commit "
-              "then is FAILED_PRECONDITION", reconnect_after_end)
+    run_check("a seat token reconnecting after the end gets MatchEnded again, then the "
+              "stream ends OK", reconnect_after_end)
 
     run_check("stream refusals: unknown token UNAUTHENTICATED, no token UNAUTHENTICATED, "
               "admin token PERMISSION_DENIED", stream_refusals, api, streams)
@@ -1350,9 +1353,12 @@ def seed_mistakes(api, referee, bin_dir, tmp, streams, fetch_and_verify):
            and ranks == [(3, 0, True), (1, 0, False), (1, 0, False)],
            "outcome %s (protocol.md: forfeit in the seed decision: others rank 1, scores 0, "
            "the forfeiting seat last)" % short(o))
-    s[1].send(commit_req(mid, 1, 1, cs[1]))
-    expect_error(s[1], FAILED_PRECONDITION, False, "a commit after the match is over",
-                 mid, 1, 1)
+    # protocol.md: a seat token's stream ends OK after its MatchEnded.
+    for i in range(3):
+        (c, det), extra = s[i].wait_end()
+        expect(c == grpc.StatusCode.OK and not extra,
+               "seat %d's stream ended %s %r after MatchEnded, with %s"
+               % (i, c, det, [short(x) for x in extra]))
     for x in s:
         x.close()
     out, recs = fetch_and_verify(m)
@@ -1416,9 +1422,13 @@ def commit_timeout(api, streams, fetch_and_verify):
     ranks = [(x.rank, x.score, x.forfeited) for x in o.seats]
     expect(o.termination == E["TERMINATION_FORFEIT"]
            and ranks == [(1, 0, False), (1, 0, False), (3, 0, True)], "outcome %s" % short(o))
-    a = seed_action(hh[2]).SerializeToString()
-    s[2].send(commit_req(mid, 2, 0, commitment(mid, 2, 0, os.urandom(32), a)))
-    expect_error(s[2], FAILED_PRECONDITION, False, "a commit after the deadline", mid, 2, 0)
+    # protocol.md: a seat token's stream ends OK after its MatchEnded, the
+    # timed-out seat's too; a commit then would not be read.
+    for i in range(3):
+        (c, det), extra = s[i].wait_end()
+        expect(c == grpc.StatusCode.OK and not extra,
+               "seat %d's stream ended %s %r after MatchEnded, with %s"
+               % (i, c, det, [short(x) for x in extra]))
     for x in s:
         x.close()
     out, recs = fetch_and_verify(m)

@@ -703,9 +703,66 @@ TEST_F(ServiceTest, FullMatchOverTheWireVerifies) {
     EXPECT_EQ(reveal_acks, static_cast<int>(decisions));
     EXPECT_EQ(results, static_cast<int>(decisions));
   }
-  // The stream stays usable after the end: a late commit is refused in band.
-  clients[0]->Send(svctest::CommitMsg(match.id, 0, 10, NewMove({})));
-  EXPECT_TRUE(clients[0]->Await(IsError(match.id, 0, 10, kFailedPrecondition)));
+  // A seat token plays one match: its stream ends OK after its MatchEnded.
+  for (uint32_t seat = 0; seat < kSeats; ++seat) {
+    const grpc::Status end = clients[seat]->AwaitEnd();
+    EXPECT_TRUE(end.ok()) << seat << ": " << end.error_code() << " "
+                          << end.error_message();
+    EXPECT_TRUE(IsEnded(match.id, seat)(clients[seat]->Messages().back()));
+  }
+}
+
+// What a seat token's stream is sent before the referee ends it is all
+// there: on "batch" streams, whose acknowledgements a match holds for the
+// next step, the last RevealAck still comes, before the MatchEnded that is
+// the stream's last message; the stream then ends OK.
+TEST_F(ServiceTest, ASeatTokensStreamEndsOkAfterItsMatchEnded) {
+  const Created match = NewMatch();
+  std::vector<std::unique_ptr<PlayClient>> seats = ConnectBatchSeats(match);
+  FinishAndVerify(seats, match.id, 0);
+  const size_t decisions =
+      OfKind(ref_->Records(match.id), v1::LogRecord::kDecisionOpened).size();
+  for (uint32_t seat = 0; seat < kSeats; ++seat) {
+    const grpc::Status end = seats[seat]->AwaitEnd();
+    EXPECT_TRUE(end.ok()) << seat << ": " << end.error_code() << " "
+                          << end.error_message();
+    const std::vector<v1::PlayResponse> messages = seats[seat]->Messages();
+    ASSERT_FALSE(messages.empty());
+    EXPECT_TRUE(IsEnded(match.id, seat)(messages.back()))
+        << messages.back().ShortDebugString();
+    EXPECT_EQ(seats[seat]->Count(IsEnded(match.id, seat)), 1);
+    EXPECT_EQ(
+        static_cast<size_t>(seats[seat]->Count(
+            [](const v1::PlayResponse& m) { return m.has_reveal_ack(); })),
+        decisions)
+        << seat;
+  }
+}
+
+// A bot's stream carries every match of the bot: one match's end does not
+// end it. A late commit is refused in band, and the bot's next match
+// reaches the same stream.
+TEST_F(ServiceTest, ABotsStreamStaysOpenAfterOneOfItsMatchesEnds) {
+  const v1::RegisterBotResponse bot = NewBot("stays");
+  const Created match =
+      NewMatch({}, v1::FORFEIT_POLICY_FORFEIT, {bot.bot_id(), "", ""});
+  PlayClient stream(ref_->NewChannel(), bot.bot_token(), "bot");
+  std::unique_ptr<PlayClient> one = Connect(match.tokens[1], "seat1");
+  std::unique_ptr<PlayClient> two = Connect(match.tokens[2], "seat2");
+  for (PlayClient* client : {&stream, one.get(), two.get()}) {
+    client->AutoPlay();
+  }
+  ASSERT_TRUE(stream.Await(IsEnded(match.id, 0)));
+  stream.Send(svctest::CommitMsg(match.id, 0, 10, NewMove({})));
+  EXPECT_TRUE(stream.Await(IsError(match.id, 0, 10, kFailedPrecondition)));
+  const Created next =
+      NewMatch({}, v1::FORFEIT_POLICY_FORFEIT, {"", bot.bot_id(), ""});
+  EXPECT_TRUE(stream.Await(IsDecision(next.id, 1, 0)));
+  EXPECT_FALSE(stream.ended());
+  // The token seats' streams ended with their match.
+  EXPECT_TRUE(one->AwaitEnd().ok());
+  EXPECT_TRUE(two->AwaitEnd().ok());
+  ExpectGenuine(match.id);
 }
 
 TEST_F(ServiceTest, ObservationOnceIsAFeatureAClientOptsInto) {
@@ -896,33 +953,30 @@ TEST_F(ServiceTest, ReconnectAfterCommitResumes) {
 
 // Once a match has ended, the referee keeps only a compact record of it
 // (Lobby::FindMatch): a seat that connects afterwards is still told the
-// outcome, and GetMatch still reports the end and who is connected.
+// outcome, after which its stream ends OK, as every seat token's stream
+// does after its MatchEnded; GetMatch still reports the end.
 TEST_F(ServiceTest, ASeatThatReconnectsAfterTheEndIsToldTheOutcome) {
   const Created match = NewMatch();
   auto clients = ConnectSeats(match);
   FinishAndVerify(clients, match.id, 0);
   const v1::Outcome outcome =
       clients[1]->Await(IsEnded(match.id, 1))->match_ended().outcome();
+  EXPECT_TRUE(clients[1]->AwaitEnd().ok());
   clients[1].reset();
-  for (absl::Time end = absl::Now() + kWait;
-       Info(match.id).seats(1).connected() && absl::Now() < end;) {
-    absl::SleepFor(absl::Milliseconds(5));
-  }
-  EXPECT_FALSE(Info(match.id).seats(1).connected());
 
   clients[1] = Connect(match.tokens[1], "seat1-after-the-end");
-  std::optional<v1::PlayResponse> told =
-      clients[1]->Await(IsEnded(match.id, 1));
-  ASSERT_TRUE(told);
+  const grpc::Status end = clients[1]->AwaitEnd();
+  EXPECT_TRUE(end.ok()) << end.error_code() << " " << end.error_message();
+  const std::vector<v1::PlayResponse> told = clients[1]->Messages();
+  ASSERT_EQ(told.size(), 1u);
+  ASSERT_TRUE(IsEnded(match.id, 1)(told[0])) << told[0].ShortDebugString();
   EXPECT_TRUE(
-      MessageDifferencer::Equals(told->match_ended().outcome(), outcome))
-      << told->match_ended().outcome().DebugString();
+      MessageDifferencer::Equals(told[0].match_ended().outcome(), outcome))
+      << told[0].match_ended().outcome().DebugString();
   const v1::MatchInfo info = Info(match.id);
   EXPECT_EQ(info.status(), v1::MATCH_FINISHED);
   EXPECT_TRUE(MessageDifferencer::Equals(info.outcome(), outcome))
       << info.outcome().DebugString();
-  EXPECT_TRUE(info.seats(1).connected());
-  EXPECT_TRUE(info.seats(0).connected());
   ExpectGenuine(match.id);
 }
 

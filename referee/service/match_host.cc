@@ -91,7 +91,8 @@ std::vector<HostedSeat> ArchivedSeats(const v1::MatchInfo& info,
 }
 
 // Sends each message to its stream, in order, each stream corked meanwhile
-// so that what one stream gets can go out as one write.
+// so that what one stream gets can go out as one write; then closes (OK)
+// the streams whose last message was among them, once it is queued.
 void SendTogether(std::vector<OutgoingMessage>& outbox) {
   absl::InlinedVector<PlaySink*, 4> corked;  // Few: the seats' streams.
   for (const OutgoingMessage& out : outbox) {
@@ -103,6 +104,9 @@ void SendTogether(std::vector<OutgoingMessage>& outbox) {
   }
   for (OutgoingMessage& out : outbox) out.sink->Send(std::move(out.message));
   for (PlaySink* sink : corked) sink->Uncork();
+  for (const OutgoingMessage& out : outbox) {
+    if (out.last) out.sink->Close(kOk, "");
+  }
 }
 
 }  // namespace
@@ -149,17 +153,19 @@ std::shared_ptr<PlaySink> MatchHost::StreamOf(int seat) {
 }
 
 void MatchHost::SendTo(const std::shared_ptr<PlaySink>& sink,
-                       const v1::PlayResponse& message, bool acknowledgement) {
+                       const v1::PlayResponse& message, bool acknowledgement,
+                       bool last) {
   SerializedMessage bytes = SerializedMessage::Of(message);
   if (deferring_) {
     // Room for what a step usually sends (an acknowledgement, and a
     // request or result per seat) at once, instead of growing to it.
     if (outbox_.empty()) outbox_.reserve(2 * seats_.size() + 1);
-    outbox_.push_back({sink, std::move(bytes), acknowledgement});
+    outbox_.push_back({sink, std::move(bytes), acknowledgement, last});
   } else if (awaiting_sync_) {
-    sync_outbox_.push_back({sink, std::move(bytes), acknowledgement});
+    sync_outbox_.push_back({sink, std::move(bytes), acknowledgement, last});
   } else {
     sink->Send(std::move(bytes));
+    if (last) sink->Close(kOk, "");  // Written first: Close drains the queue.
   }
 }
 
@@ -329,7 +335,14 @@ void MatchHost::SendMatchEnded(int seat) {
   ended->set_match_id(match_id_);
   ended->set_seat(seat);
   *ended->mutable_outcome() = OutcomeLocked();
-  SendToSeat(seat, message);
+  // A seat token plays this match alone: nothing more will be said on its
+  // stream, which ends OK once MatchEnded is written (behind every
+  // acknowledgement the match owed it: those were sent before the seal).
+  // A bot's stream carries its other matches and stays open.
+  std::shared_ptr<PlaySink> sink = StreamOf(seat);
+  if (sink == nullptr) return;
+  SendTo(sink, message, /*acknowledgement=*/false,
+         /*last=*/seats_[seat].bot_id.empty());
 }
 
 void MatchHost::FlushRevealAck() {

@@ -17,7 +17,10 @@
 //     DecisionResult). A hold lasts the ack holder's delay at most (see
 //     set_ack_holder); any other call on the host ends it first.
 //   * after every applied decision or automatic move, every seat gets a
-//     DecisionResult with its own observation; at the end, MatchEnded;
+//     DecisionResult with its own observation; at the end, MatchEnded,
+//     after which a seat token's stream (which plays this match alone) is
+//     closed OK, while a bot's stream (which carries its other matches)
+//     stays open;
 //   * watchers get only public events: a snapshot of the public state when
 //     they join, then decisions opened, commits (no content), faults, what
 //     each move changed in the public view (a ViewDelta), the outcome. Each
@@ -63,6 +66,8 @@ struct OutgoingMessage {
   std::shared_ptr<PlaySink> sink;
   SerializedMessage message;
   bool acknowledgement = false;  // A CommitAck or RevealAck.
+  // The stream's last message: the stream is closed (OK) behind it.
+  bool last = false;
 };
 
 struct HostedSeat {
@@ -91,8 +96,8 @@ class MatchHost : public std::enable_shared_from_this<MatchHost> {
   // answers GetMatch, ListMatches, GetLog and Watch from `info` (its final
   // summary) and its log file, tells a seat that connects its outcome
   // (MatchEnded, to the stream of `routes[seat]`, the seat's
-  // Principal::route; a seat beyond `routes` is told nothing), and holds
-  // nothing else.
+  // Principal::route, which a token seat's stream ends; a seat beyond
+  // `routes` is told nothing), and holds nothing else.
   MatchHost(const v1::MatchInfo& info, std::string log_path,
             absl::Span<const uint64_t> routes, Connections* connections);
 
@@ -238,6 +243,8 @@ class MatchHost : public std::enable_shared_from_this<MatchHost> {
   void SendDecisionRequest(int seat) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void SendRevealRequest(int seat) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void SendRevealRequests() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Sends the seat its MatchEnded; a token seat's stream, which has
+  // nothing more to carry, ends OK behind it.
   void SendMatchEnded(int seat) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Sends `message` (serialized here, once; it may live on an arena) to
   // the seat's current stream, if any, and returns that stream. An
@@ -251,10 +258,11 @@ class MatchHost : public std::enable_shared_from_this<MatchHost> {
   std::shared_ptr<PlaySink> StreamOf(int seat)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Sends `message` to `sink` (a seat's stream), as SendToSeat does: queued
-  // in order behind what waits for the step's records or for a sync.
+  // in order behind what waits for the step's records or for a sync. The
+  // `last` message of a stream closes it (OK) once it is sent.
   void SendTo(const std::shared_ptr<PlaySink>& sink,
-              const v1::PlayResponse& message, bool acknowledgement = false)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+              const v1::PlayResponse& message, bool acknowledgement = false,
+              bool last = false) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Sends `event` to every watcher (during a Match call: once its records
   // are written).
   void SendToWatchers(const v1::WatchEvent& event)

@@ -159,7 +159,16 @@ class PlayReactor final : public AsyncBidiStream {
     for (const auto& [host, seat] : lobby_->SeatsOf(*principal)) {
       host->SendOwedTo(seat);
     }
-    StartRead(&read_buffer_);
+    ReadNext();
+  }
+
+  // Reads the client's next message, unless the stream is closing: a seat
+  // token's stream that was sent its match's end (MatchEnded, just now if
+  // the match had ended before it came), or one closed for another reason.
+  // Nothing read then would be answered, and the stream's Finish may
+  // already be under way.
+  void ReadNext() {
+    if (!writer_->closed()) StartRead(&read_buffer_);
   }
 
   void OnReadDone(bool ok) override {
@@ -180,7 +189,7 @@ class PlayReactor final : public AsyncBidiStream {
                : Refuse("", 0, 0,
                         absl::InvalidArgumentError(
                             "malformed message: not a PlayRequest"));
-    if (go_on) StartRead(&read_buffer_);
+    if (go_on) ReadNext();
   }
 
   void OnWriteDone(bool ok) override { writer_->OnWriteDone(ok); }

@@ -2,7 +2,9 @@
 // (a seat's or a bot's; the admin token plays no seat), attaches the stream
 // to the lobby's connections under the principal's route, through which its
 // matches send to it, resumes the principal's seats, and routes each commit
-// and reveal it reads to its match's MatchHost. Every message refused (one
+// and reveal it reads to its match's MatchHost. A seat token's stream ends
+// OK once its match's MatchEnded is written (MatchHost closes it); a bot's
+// stream stays open for the bot's other matches. Every message refused (one
 // that does not parse, names an unknown match or a seat the token does not
 // play, or that its match refuses outright) is answered with a PlayError
 // and counted against the stream's flood limit (FloodGuard); past it the
