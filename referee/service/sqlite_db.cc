@@ -11,6 +11,19 @@
 #include "absl/strings/str_cat.h"
 
 namespace pyramid {
+namespace {
+
+// Why `path`, which SQLite opened only for reading, cannot be written:
+// access(2)'s reason (EPERM for an immutable file, EROFS for a read-only
+// file system, EACCES for its mode), without opening it (closing a
+// descriptor would drop the locks another connection of this process holds
+// on the file).
+std::string WhyNotWritable(const std::string& path) {
+  if (access(path.c_str(), W_OK) != 0) return std::strerror(errno);
+  return "SQLite opened it read-only";
+}
+
+}  // namespace
 
 SqliteStatement::SqliteStatement(sqlite3* db, const char* sql) {
   if (sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr) != SQLITE_OK) {
@@ -97,12 +110,25 @@ absl::StatusOr<std::unique_ptr<SqliteDb>> SqliteDb::Open(
     return absl::FailedPreconditionError(
         absl::StrCat("cannot open the ", what, " ", path, ": ", message));
   }
+  // SQLite falls back to reading a file it cannot open for writing (an
+  // immutable file, a read-only file system): every write would then fail.
+  if (sqlite3_db_readonly(db, "main") == 1) {
+    sqlite3_close(db);
+    return absl::FailedPreconditionError(
+        absl::StrCat("cannot open the ", what, " ", path,
+                     ": it cannot be written (", WhyNotWritable(path), ")"));
+  }
   sqlite3_busy_timeout(db, 5000);
   std::unique_ptr<SqliteDb> result(new SqliteDb(db, std::move(what)));
   // The first statements are where a damaged file shows ("file is not a
-  // database"): their errors name it.
+  // database") or a full disk ("disk I/O error", which says nothing of
+  // space): their errors name the file, and the lack of space.
   auto naming_the_file = [&path](const absl::Status& s) {
-    return absl::Status(s.code(), absl::StrCat(s.message(), " (", path, ")"));
+    return absl::Status(s.code(),
+                        absl::StrCat(s.message(), " (", path,
+                                     absl::IsResourceExhausted(s)
+                                         ? "; no space left on the device)"
+                                         : ")"));
   };
   // journal_size_limit: the -wal file, which SQLite reuses rather than
   // shrinks, is cut back to 1 MiB when a write begins it anew after a

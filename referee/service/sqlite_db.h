@@ -74,6 +74,13 @@ class SqliteDb {
   // open it read-only: a reader can take a shared fcntl lock, which SQLite
   // honours, and stall every write for the busy timeout (or for as long as
   // it holds the lock).
+  //
+  // A file SQLite could open only for reading (immutable, on a read-only
+  // file system) is refused, FAILED_PRECONDITION "cannot open the WHAT
+  // PATH: it cannot be written (REASON)", rather than opened for reads
+  // whose every write would fail. The errors of the first statements name
+  // PATH, and, when they are RESOURCE_EXHAUSTED (see Error), say "no space
+  // left on the device" (SQLite's own message may be "disk I/O error").
   static absl::StatusOr<std::unique_ptr<SqliteDb>> Open(
       const std::string& path, absl::Span<const char* const> migrations,
       std::string what);

@@ -4,14 +4,20 @@
 // is made 0600 at open, with the side files another connection keeps (which
 // SQLite gave the database file's 0644) and a leftover -journal. The
 // registry's and the transparency log's tests check only that they open
-// theirs through it. And a full database fails RESOURCE_EXHAUSTED.
+// theirs through it. And a full database fails RESOURCE_EXHAUSTED (at open,
+// saying so), and one SQLite could open only read-only is refused.
 #include "referee/service/sqlite_db.h"
 
 #include <sqlite3.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
@@ -175,6 +181,66 @@ TEST(SqliteDbErrorTest, NoSpaceLeftIsResourceExhausted) {
   EXPECT_EQ(error.message(), "test database: add: database or disk is full");
   const absl::Status other = (*db)->Exec("INSERT INTO nowhere VALUES (1);");
   EXPECT_EQ(other.code(), absl::StatusCode::kInternal) << other;
+}
+
+// A database SQLite can open only read-only (here made immutable with
+// `chattr +i`, which even root cannot write; a read-only file system is
+// refused alike) is refused at open, naming the file and that it cannot be
+// written: SQLite would fall back to reading it, and every write after would
+// fail ("attempt to write a readonly database").
+TEST(SqliteDbErrorTest, ADatabaseThatCannotBeWrittenIsRefusedAtOpen) {
+  if (geteuid() != 0) {
+    GTEST_SKIP() << "chattr +i needs root (CAP_LINUX_IMMUTABLE)";
+  }
+  TempDir dir("sqlite-db-readonly");
+  ASSERT_TRUE(dir.ok());
+  const std::string path = dir.File("readonly.db");
+  {
+    absl::StatusOr<std::unique_ptr<SqliteDb>> db =
+        SqliteDb::Open(path, kMigrations, "test database");
+    ASSERT_TRUE(db.ok()) << db.status();
+    ASSERT_TRUE((*db)->Exec("INSERT INTO rows VALUES (1);").ok());
+  }
+  ASSERT_EQ(std::system(("chattr +i '" + path + "'").c_str()), 0);
+  absl::StatusOr<std::unique_ptr<SqliteDb>> db =
+      SqliteDb::Open(path, kMigrations, "test database");
+  const int undone = std::system(("chattr -i '" + path + "'").c_str());
+  EXPECT_EQ(undone, 0);  // Else TempDir could not remove it.
+  ASSERT_FALSE(db.ok()) << "opened a database it cannot write";
+  EXPECT_EQ(db.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(db.status().message(),
+            "cannot open the test database " + path +
+                ": it cannot be written (Operation not permitted)");
+}
+
+// A disk with no space left, met while a new database is made, says so in
+// its message as well as in its code (the referee's start prints only the
+// message: SQLite's own is "disk I/O error"). Here a tmpfs of 64 KiB, full.
+TEST(SqliteDbErrorTest, NoSpaceAtOpenIsSaid) {
+  if (geteuid() != 0) GTEST_SKIP() << "mounting a tmpfs needs root";
+  TempDir dir("sqlite-db-nospace");
+  ASSERT_TRUE(dir.ok());
+  const std::string mounted = dir.File("small");
+  std::filesystem::create_directory(mounted);
+  ASSERT_EQ(mount("tmpfs", mounted.c_str(), "tmpfs", 0, "size=64k"), 0)
+      << std::strerror(errno);
+  {
+    std::ofstream filler(mounted + "/filler", std::ios::binary);
+    const std::string block(4096, 'x');
+    for (int i = 0; i < 64 && filler; ++i) filler << block << std::flush;
+  }
+  absl::StatusOr<std::unique_ptr<SqliteDb>> db =
+      SqliteDb::Open(mounted + "/new.db", kMigrations, "test database");
+  db = absl::StatusOr<std::unique_ptr<SqliteDb>>(db.status());  // Closed.
+  EXPECT_EQ(umount(mounted.c_str()), 0) << std::strerror(errno);
+  ASSERT_FALSE(db.ok());
+  EXPECT_EQ(db.status().code(), absl::StatusCode::kResourceExhausted)
+      << db.status();
+  EXPECT_NE(db.status().message().find(mounted + "/new.db"), std::string::npos)
+      << db.status();
+  EXPECT_NE(db.status().message().find("no space left on the device"),
+            std::string::npos)
+      << db.status();
 }
 
 }  // namespace
