@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "absl/strings/cord.h"
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "referee/core/log_sink.h"
@@ -44,6 +45,10 @@ constexpr const char* kMigrations[] = {
 // The payload of Open's refusal of another identity: the key the log was
 // started with (StartedKeyOf).
 constexpr char kStartedKeyPayload[] = "pyramid.referee/tlog-started-key";
+
+// A checkpoint note is a few hundred bytes; a checkpoint file larger than
+// this holds no checkpoint (and is not read whole).
+constexpr uint64_t kMaxCheckpointFileBytes = 64 << 10;
 
 }  // namespace
 
@@ -89,7 +94,54 @@ absl::StatusOr<std::unique_ptr<TransparencyLog>> TransparencyLog::Open(
   std::unique_ptr<TransparencyLog> log(new TransparencyLog(
       *std::move(db), key, std::move(origin), std::move(checkpoint_file)));
   if (absl::Status s = log->Load(); !s.ok()) return s;
+  if (absl::Status s = log->CheckExtendsCheckpointFile(path); !s.ok()) {
+    return s;
+  }
   return log;
+}
+
+absl::Status TransparencyLog::CheckExtendsCheckpointFile(
+    const std::string& path) {
+  if (checkpoint_file_.empty()) return absl::OkStatus();
+  absl::StatusOr<std::string> note =
+      ReadFileToString(checkpoint_file_, kMaxCheckpointFileBytes);
+  if (absl::IsNotFound(note.status())) return absl::OkStatus();
+  if (!note.ok()) {
+    return absl::Status(note.status().code(),
+                        absl::StrCat("transparency log: the last checkpoint: ",
+                                     note.status().message()));
+  }
+  const std::string next_step =
+      absl::StrCat("restore ", path,
+                   " from a backup (signing a new tree would fork the "
+                   "log)");
+  absl::StatusOr<tlog::Checkpoint> last =
+      tlog::OpenCheckpoint(*note, verifier_);
+  if (!last.ok()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "transparency log: ", checkpoint_file_,
+        " holds no checkpoint this log signed (", verifier_.name, " with key ",
+        ToHex(verifier_.public_key), "; ", last.status().message(),
+        "), yet it is the last one signed here: ", next_step,
+        ", with the key and origin that signed it"));
+  }
+  absl::MutexLock lock(&mu_);
+  std::string tree = absl::StrCat(path, " holds ", size_, " logs");
+  if (size_ >= last->size) {
+    absl::StatusOr<Digest> root =
+        WithNodes<Digest>([&](tlog::SubtreeSource source) {
+          return tlog::RootHash(last->size, source);
+        });
+    if (!root.ok()) return root.status();
+    if (*root == last->root) return absl::OkStatus();
+    absl::StrAppend(&tree, ", whose first ", last->size, " have another root,");
+  }
+  return absl::FailedPreconditionError(
+      absl::StrCat("transparency log: ", tree, " but ", checkpoint_file_,
+                   ", signed by this key, holds ", last->size, " with root ",
+                   absl::Base64Escape(absl::string_view(
+                       AsView(last->root).data(), last->root.size())),
+                   ": the tree was lost or replaced; ", next_step));
 }
 
 absl::Status TransparencyLog::Load() {

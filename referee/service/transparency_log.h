@@ -43,7 +43,13 @@ class TransparencyLog {
   // sign under two identities), and refuses an origin of the referee's own
   // form that names another key (tlog::NamesAnotherRefereeKey).
   // `checkpoint_file`, if not empty, always
-  // holds the latest signed checkpoint (replaced atomically).
+  // holds the latest signed checkpoint (replaced atomically), and the tree
+  // opened must extend the checkpoint it holds, if any: hold at least its
+  // size, with its root at that size. Else the tree was lost or replaced
+  // (an older copy, one rebuilt in another order), and signing it would
+  // fork the log: FAILED_PRECONDITION naming both files, both sizes and
+  // the checkpoint's root, "restore PATH from a backup" (likewise when
+  // the file holds no checkpoint signed by this identity).
   static absl::StatusOr<std::unique_ptr<TransparencyLog>> Open(
       const std::string& path, const SigningKey& key, std::string origin,
       std::string checkpoint_file = "");
@@ -103,6 +109,8 @@ class TransparencyLog {
   TransparencyLog(std::unique_ptr<SqliteDb> db, SigningKey key,
                   std::string origin, std::string checkpoint_file);
   absl::Status Load();
+  // Open's check of the tree at `path` against checkpoint_file_.
+  absl::Status CheckExtendsCheckpointFile(const std::string& path);
   absl::StatusOr<TlogLeaf> AppendLocked(const std::string& match_id,
                                         const Digest& log_sha256)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

@@ -1,7 +1,7 @@
 // TransparencyLog: the stored tree agrees with an in-memory one at every
 // size, its proofs verify against its signed checkpoints, it survives a
 // reopen, refuses to fork or to sign under another identity, and keeps the
-// latest checkpoint in a file.
+// latest checkpoint in a file, which a tree opened must extend.
 #include "referee/service/transparency_log.h"
 
 #include <sqlite3.h>
@@ -141,6 +141,133 @@ TEST_F(TransparencyLogTest, SurvivesAReopen) {
   ASSERT_TRUE(log->Append(MatchId(13), LogHash(13)).ok());
   EXPECT_TRUE(*log->CheckpointIfGrown());
   EXPECT_EQ(*log->Checkpoint(13), note);
+}
+
+// The tree as opened must extend the last checkpoint it signed, which
+// the checkpoint file keeps outside the database: a tree lost (a new, empty
+// one), replaced by an older copy or by another tree of the same size
+// (rebuilt in another order) would sign a second checkpoint of a size
+// already signed, with another root: a fork of the log, under its key.
+// Each is refused, naming both sizes and the checkpoint's root; a tree
+// that grew past the checkpoint (a checkpoint not yet signed) opens.
+class TransparencyLogCheckpointFileTest : public TransparencyLogTest {
+ protected:
+  // Signs a checkpoint of a tree of the leaves `order` names, in that
+  // order, and closes it.
+  void MakeTree(const std::vector<int>& order) {
+    std::unique_ptr<TransparencyLog> log = Open();
+    ASSERT_NE(log, nullptr);
+    for (int i : order) ASSERT_TRUE(log->Append(MatchId(i), LogHash(i)).ok());
+    ASSERT_TRUE(log->CheckpointIfGrown().ok());
+  }
+  // Removes the tree's database (and its side files).
+  void RemoveTree() {
+    for (const char* suffix : {"", "-wal", "-shm", "-journal"}) {
+      std::filesystem::remove(dir_.File("tlog.sqlite3") + suffix);
+    }
+  }
+  // Copies the tree's database (closed: no side file) to or from `name`.
+  void CopyTree(const std::string& from, const std::string& to) {
+    std::filesystem::copy_file(
+        dir_.File(from), dir_.File(to),
+        std::filesystem::copy_options::overwrite_existing);
+  }
+  absl::Status OpenStatus() {
+    return TransparencyLog::Open(dir_.File("tlog.sqlite3"), key_, "test/log",
+                                 dir_.File("checkpoint"))
+        .status();
+  }
+  // The root, in base64, of the checkpoint in the checkpoint file.
+  std::string CheckpointRoot() {
+    absl::StatusOr<std::string> note =
+        ReadFileToString(dir_.File("checkpoint"));
+    EXPECT_TRUE(note.ok()) << note.status();
+    std::vector<std::string> lines;
+    for (size_t at = 0, end; note.ok() && at < note->size(); at = end + 1) {
+      end = note->find('\n', at);
+      lines.push_back(note->substr(at, end - at));
+    }
+    return lines.size() > 2 ? lines[2] : "";
+  }
+};
+
+TEST_F(TransparencyLogCheckpointFileTest, ALostTreeIsRefused) {
+  ASSERT_NO_FATAL_FAILURE(MakeTree({0, 1, 2}));
+  RemoveTree();
+  const absl::Status refused = OpenStatus();
+  EXPECT_EQ(refused.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(
+      refused.message(),
+      absl::StrCat("transparency log: ", dir_.File("tlog.sqlite3"),
+                   " holds 0 logs but ", dir_.File("checkpoint"),
+                   ", signed by this key, holds 3 with root ", CheckpointRoot(),
+                   ": the tree was lost or replaced; restore ",
+                   dir_.File("tlog.sqlite3"),
+                   " from a backup (signing a new tree would fork the "
+                   "log)"));
+  // A tree that was never checkpointed (no file) is a new one.
+  std::filesystem::remove(dir_.File("checkpoint"));
+  RemoveTree();
+  EXPECT_TRUE(OpenStatus().ok());
+}
+
+TEST_F(TransparencyLogCheckpointFileTest, AnOlderCopyIsRefusedANewerOneOpens) {
+  ASSERT_NO_FATAL_FAILURE(MakeTree({0, 1}));
+  CopyTree("tlog.sqlite3", "old.sqlite3");
+  const std::string old_checkpoint = *ReadFileToString(dir_.File("checkpoint"));
+  ASSERT_NO_FATAL_FAILURE(MakeTree({2, 3, 4}));  // Now 5.
+  CopyTree("tlog.sqlite3", "new.sqlite3");
+  CopyTree("old.sqlite3", "tlog.sqlite3");
+  const absl::Status refused = OpenStatus();
+  EXPECT_EQ(refused.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(refused.message(),
+              HasSubstr(" holds 2 logs but " + dir_.File("checkpoint") +
+                        ", signed by this key, holds 5 with root "));
+  // The newer tree, with the file of an older checkpoint (the newer's
+  // signature lost): it extends it.
+  CopyTree("new.sqlite3", "tlog.sqlite3");
+  ASSERT_TRUE(
+      WriteFileAtomically(dir_.File("checkpoint"), old_checkpoint).ok());
+  std::unique_ptr<TransparencyLog> log = Open();
+  ASSERT_NE(log, nullptr);
+  EXPECT_EQ(log->size(), 5u);
+}
+
+TEST_F(TransparencyLogCheckpointFileTest, ATreeRebuiltInAnotherOrderIsRefused) {
+  ASSERT_NO_FATAL_FAILURE(MakeTree({0, 1, 2}));
+  const std::string root = CheckpointRoot();
+  RemoveTree();
+  // As the referee would have rebuilt it from its registry: the same logs
+  // in another order, another root at the same size.
+  {
+    absl::StatusOr<std::unique_ptr<TransparencyLog>> log =
+        TransparencyLog::Open(dir_.File("tlog.sqlite3"), key_, "test/log");
+    ASSERT_TRUE(log.ok()) << log.status();
+    for (int i : {2, 0, 1}) {
+      ASSERT_TRUE((*log)->Append(MatchId(i), LogHash(i)).ok());
+    }
+  }
+  const absl::Status refused = OpenStatus();
+  EXPECT_EQ(refused.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(refused.message(),
+              HasSubstr(" holds 3 logs, whose first 3 have another root, but " +
+                        dir_.File("checkpoint") +
+                        ", signed by this key, holds 3 with root " + root));
+}
+
+// A checkpoint file that no key of this log signed (here one of another
+// key: the tree and the key both lost) is the last checkpoint of this data
+// directory all the same: refused, not overwritten.
+TEST_F(TransparencyLogCheckpointFileTest, ACheckpointOfAnotherKeyIsRefused) {
+  ASSERT_NO_FATAL_FAILURE(MakeTree({0}));
+  RemoveTree();
+  key_ = SigningKey::Generate();
+  const absl::Status refused = OpenStatus();
+  EXPECT_EQ(refused.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(refused.message(),
+              HasSubstr("transparency log: " + dir_.File("checkpoint") +
+                        " holds no checkpoint this log signed"));
+  EXPECT_THAT(refused.message(), HasSubstr("(signing a new tree would fork"));
 }
 
 // Owner-only: another user who could open it read-only could take a shared
