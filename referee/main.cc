@@ -35,6 +35,7 @@
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
@@ -401,6 +402,51 @@ absl::StatusOr<std::unique_ptr<TransparencyLog>> OpenTlog(
   return tlog;
 }
 
+// The match logs (files named *.pyrlog) in `dir`.
+uint64_t CountLogs(const std::string& dir) {
+  uint64_t logs = 0;
+  std::error_code error;
+  for (std::filesystem::directory_iterator it(dir, error), end;
+       !error && it != end; it.increment(error)) {
+    if (it->path().extension() == ".pyrlog") ++logs;
+  }
+  return logs;
+}
+
+// A first start makes DATA_DIR/registry.sqlite3 before any match, log or
+// checkpoint exists (and the transparency log just before it, empty). A
+// registry missing beside what a start that ran left (a tree with
+// `tree_size` sealed logs, DATA_DIR/checkpoint, logs in the log directory)
+// was lost: a new, empty one would answer NOT_FOUND for every match and
+// bot it held and give their labels again. Refused, saying what is there;
+// a new DATA_DIR, or one holding only a key (keygen's), starts.
+absl::Status CheckRegistryNotLost(const Paths& paths, uint64_t tree_size) {
+  const std::filesystem::path registry = paths.data_dir / "registry.sqlite3";
+  if (std::filesystem::exists(registry)) return absl::OkStatus();
+  std::vector<std::string> found;
+  if (tree_size > 0) {
+    found.push_back(absl::StrCat((paths.data_dir / "tlog.sqlite3").string(),
+                                 " holds ", tree_size, " sealed logs"));
+  }
+  const std::filesystem::path checkpoint = paths.data_dir / "checkpoint";
+  if (std::filesystem::exists(checkpoint)) {
+    found.push_back(absl::StrCat(checkpoint.string(),
+                                 " holds the transparency log's checkpoint"));
+  }
+  if (const uint64_t logs = CountLogs(paths.log_dir); logs > 0) {
+    found.push_back(
+        absl::StrCat(paths.log_dir, " holds ", logs, " match logs"));
+  }
+  if (found.empty()) return absl::OkStatus();
+  return absl::FailedPreconditionError(absl::StrCat(
+      "registry: ", registry.string(),
+      " is missing, but a referee has run on this data directory (",
+      absl::StrJoin(found, ", "),
+      "): the registry of its matches, bots and tokens was lost; restore it "
+      "from a backup (a new, empty one would answer NOT_FOUND for every "
+      "match and bot it held), or give another --data_dir to start anew"));
+}
+
 // The flags whose values their parser cannot judge alone, and the files
 // and address they name, checked before the referee touches DATA_DIR, so
 // that a mistyped command line, or an address another process listens on,
@@ -555,14 +601,19 @@ absl::StatusOr<LobbyOptions> MakeLobbyOptions(
   absl::StatusOr<v1::ClockSettings> clocks = DefaultClocks();
   if (!clocks.ok()) return clocks.status();
   options.default_clocks = *clocks;
+  // The tree first: whether it holds logs tells a lost registry from a
+  // new one.
+  absl::StatusOr<std::unique_ptr<TransparencyLog>> tlog =
+      OpenTlog(paths, key, verifier_key);
+  if (!tlog.ok()) return tlog.status();
+  if (absl::Status s = CheckRegistryNotLost(paths, (*tlog)->size()); !s.ok()) {
+    return s;
+  }
+  options.tlog = *std::move(tlog);
   absl::StatusOr<std::unique_ptr<Registry>> registry =
       OpenSqliteRegistry((paths.data_dir / "registry.sqlite3").string());
   if (!registry.ok()) return registry.status();
   options.registry = *std::move(registry);
-  absl::StatusOr<std::unique_ptr<TransparencyLog>> tlog =
-      OpenTlog(paths, key, verifier_key);
-  if (!tlog.ok()) return tlog.status();
-  options.tlog = *std::move(tlog);
   options.checkpoint_every_matches =
       absl::GetFlag(FLAGS_checkpoint_every_matches);
   options.checkpoint_every =
