@@ -94,6 +94,16 @@ constexpr FlagSpec kFlags[] = {
        // VKEY, or a file holding it (the referee's DATA_DIR/tlog.vkey).
        return SetKey(ParseVerifierKeyArgument(value), flags.tlog_key);
      }},
+    {"--referee", "embedded|running", "verify-tournament",
+     "which referee played (default: DIR's key files)",
+     [](const std::string& value, Flags& flags) {
+       if (value != "embedded" && value != "running") {
+         return absl::InvalidArgumentError(
+             absl::StrCat("embedded or running, not \"", value, "\""));
+       }
+       flags.referee = value;
+       return absl::OkStatus();
+     }},
     {"--out", "FILE", "html", "the page's file (default: LOG with .html)",
      SetString<&Flags::out>},
     {"--json", "", "verify consistency verify-tournament export",

@@ -30,6 +30,9 @@ struct Flags {
   bool allow_unsealed = false;  // --allow_unsealed.
   bool json = false;            // --json.
   bool markdown = false;        // --markdown.
+  // --referee: "embedded" or "running" (verify-tournament), "" when not
+  // given (read from the directory).
+  std::string referee;
   // --seat_keys: the auditor's roster of seat keys.
   std::optional<SeatRoster> seat_keys;
   std::vector<std::string> operands;

@@ -8,7 +8,8 @@
 //   replay consistency [--key HEX|FILE | --tlog_key VKEY|FILE] [--json]
 //                      OLD_CHECKPOINT NEW_CHECKPOINT PROOF
 //   replay verify-tournament [--key HEX|FILE | --tlog_key VKEY|FILE]
-//                            [--seat_keys ROSTER] [--json] DIR
+//                            [--seat_keys ROSTER] [--json]
+//                            [--referee embedded|running] DIR
 //   replay html [--key HEX|FILE] [--allow_unsealed] [--out FILE] LOG
 //   replay show LOG   (its first line: the verdict of `replay verify` without
 //                      --key; then the transcript, which judges nothing)
@@ -510,8 +511,12 @@ int VerifyTournament(const Flags& flags) {
               << "\n";
     return kUsage;
   }
-  const TournamentVerdict verdict =
-      CheckTournamentDirectory(dir, KeyOf(flags), flags.roster());
+  const RefereeMode referee =
+      flags.referee == "embedded"  ? RefereeMode::kEmbedded
+      : flags.referee == "running" ? RefereeMode::kRunning
+                                   : RefereeMode::kFromDirectory;
+  const TournamentVerdict verdict = CheckTournamentDirectory(
+      dir, KeyOf(flags), flags.roster(), nullptr, ResultsFile::kCheck, referee);
   if (!verdict.not_a_tournament.empty()) {
     std::cerr << PrintableText(verdict.not_a_tournament) << "\n";
     return kUsage;
@@ -696,7 +701,12 @@ constexpr CommandSpec kCommands[] = {
       "    one JSON object of dir, ok, summary, problem_count, problems, "
       "notes,\n"
       "    matches, checkpoint, first_leaf, last_leaf, name, run_id, game,\n"
-      "    referee_key, referee_key_files, seats_matching_roster\n"
+      "    referee_key, referee_key_files, referee, referee_from,\n"
+      "    seats_matching_roster; --referee: which referee played, the "
+      "auditor's\n"
+      "    word (default: DIR's key files say); embedded: the checkpoint's "
+      "size\n"
+      "    is DIR's sealed logs, and DIR holding referee.pub a problem\n"
       "    (docs/transparency-log.md, \"Tournaments\")\n",
       "0 the directory checks out; 1 it has problems (each named); 2 a "
       "usage error, or DIR missing or not a tournament directory"},

@@ -842,39 +842,88 @@ std::string SealedLogs(uint64_t n) {
                       " of this tournament ", n == 1 ? "is" : "are");
 }
 
-// With the embedded referee, whose tree holds this tournament's sealed logs
-// and nothing else, adds a problem to `verdict` unless the checkpoint's
-// size is the number of sealed logs the directory holds: those of logs/
-// (`sealed`, their match ids; `included` of them proved in the checkpoint)
-// and those the runner set aside in superseded/ (`superseded`, each said in
-// a note). A sealed log missing from the directory is a match played again
-// after its log was lost, or a log removed. The directory says which referee it
-// was: the runner writes referee.key.pub with the embedded referee and
-// referee.pub with a running one, whose tree holds other matches too; then, or
-// with neither file, a note says that the size is not checked.
+// Sets `verdict`'s referee and referee_from: `mode`'s when it is the
+// auditor's word (RefereeMode::kEmbedded, kRunning: "flag"), else what the
+// names of DIR's key files say ("directory"): the runner writes
+// referee.key.pub with the embedded referee and referee.pub with a running
+// one; with neither, not known ("").
+void SetWhichReferee(const fs::path& root, RefereeMode mode,
+                     TournamentVerdict& verdict) {
+  if (mode != RefereeMode::kFromDirectory) {
+    verdict.referee = mode == RefereeMode::kEmbedded ? "embedded" : "running";
+    verdict.referee_from = "flag";
+    return;
+  }
+  verdict.referee_from = "directory";
+  if (IsThere(root / "referee.pub")) {
+    verdict.referee = "running";
+  } else if (IsThere(root / "referee.key.pub")) {
+    verdict.referee = "embedded";
+  }
+}
+
+// When the auditor named the referee (`verdict.referee_from` "flag"), adds
+// to `verdict` where DIR's key-file names say another: referee.pub (a
+// running referee's) with --referee=embedded is a problem, since a host
+// who renames referee.key.pub so would turn the tree-size check into a
+// note; referee.key.pub without referee.pub (the embedded referee's) with
+// --referee=running, a note.
+void SayKeyFilesAgainstFlag(const fs::path& root, TournamentVerdict& verdict) {
+  if (verdict.referee_from != "flag") return;
+  const bool running_files = IsThere(root / "referee.pub");
+  if (verdict.referee == "embedded" && running_files) {
+    AddProblem(verdict,
+               "the directory holds referee.pub, a running referee's, but "
+               "--referee=embedded says the embedded referee played it (the "
+               "runner then writes referee.key.pub, no referee.pub)");
+  } else if (verdict.referee == "running" && !running_files &&
+             IsThere(root / "referee.key.pub")) {
+    verdict.notes.push_back(
+        "the directory holds referee.key.pub and no referee.pub, as the "
+        "runner writes them with the embedded referee, but --referee=running "
+        "says a running referee played it: the checkpoint's size is not "
+        "checked (--referee=embedded checks it)");
+  }
+}
+
+// With the embedded referee (`verdict.referee`, SetWhichReferee), whose
+// tree holds this tournament's sealed logs and nothing else, adds a problem
+// to `verdict` unless the checkpoint's size is the number of sealed logs
+// the directory holds: those of logs/ (`sealed`, their match ids;
+// `included` of them proved in the checkpoint) and those the runner set
+// aside in superseded/ (`superseded`, each said in a note). A sealed log
+// missing from the directory is a match played again after its log was
+// lost, or a log removed. With a running referee, whose tree holds other
+// matches too, or when which referee it was is not known, a note says that
+// the size is not checked.
 void CheckTreeSize(const fs::path& root, const std::set<std::string>& sealed,
                    uint64_t included,
                    const std::vector<SupersededLog>& superseded,
                    TournamentVerdict& verdict) {
+  SayKeyFilesAgainstFlag(root, verdict);
   const uint64_t size = verdict.checkpoint.size;
-  const bool running = IsThere(root / "referee.pub");
-  if (running || !IsThere(root / "referee.key.pub")) {
+  const bool flag = verdict.referee_from == "flag";
+  if (verdict.referee != "embedded") {
     // logs/ may hold sealed logs the checkpoint does not (another
     // checkpoint's, another referee tree's): both numbers, and how many of
     // logs/' were proved in it.
+    const char* why =
+        verdict.referee.empty()
+            ? "the directory holds neither referee.key.pub (the embedded "
+              "referee's) nor referee.pub (a running referee's), so which "
+              "referee it was is not known and its size is not checked "
+              "against the directory's logs (with the embedded referee it is)"
+        : flag ? "--referee=running: a running referee's tree holds other "
+                 "matches too, so its size is not checked against the "
+                 "directory's logs (with the embedded referee it is)"
+               : "the directory holds referee.pub, a running referee's, "
+                 "whose tree holds other matches too, so its size is not "
+                 "checked against the directory's logs (with the embedded "
+                 "referee it is)";
     verdict.notes.push_back(absl::StrCat(
         "the checkpoint holds ", size, " logs; logs/ holds ", sealed.size(),
         " sealed log", sealed.size() == 1 ? "" : "s", ", ", included,
-        " of them proved included in it: ",
-        running ? "the directory holds referee.pub, a running referee's, "
-                  "whose tree holds other matches too, so its size is not "
-                  "checked against the directory's logs (with the embedded "
-                  "referee it is)"
-                : "the directory holds neither referee.key.pub (the "
-                  "embedded referee's) nor referee.pub (a running "
-                  "referee's), so which referee it was is not known and its "
-                  "size is not checked against the directory's logs (with "
-                  "the embedded referee it is)"));
+        " of them proved included in it: ", why));
     return;
   }
   for (const SupersededLog& log : superseded) {
@@ -895,9 +944,11 @@ void CheckTreeSize(const fs::path& root, const std::set<std::string>& sealed,
               ? absl::StrCat(
                     SealedLogs(size - held),
                     " not in the directory (a match played again after its log "
-                    "was lost, or a log removed); the embedded referee's tree "
-                    "(the directory holds referee.key.pub, no referee.pub) "
-                    "holds this tournament's logs and nothing else")
+                    "was lost, or a log removed); the embedded referee's tree ",
+                    flag ? "(--referee=embedded)"
+                         : "(the directory holds referee.key.pub, no "
+                           "referee.pub)",
+                    " holds this tournament's logs and nothing else")
               : std::string("the checkpoint does not cover every sealed log of "
                             "the directory")));
 }
@@ -966,11 +1017,9 @@ TournamentVerdict Summarized(TournamentVerdict verdict) {
 
 }  // namespace
 
-TournamentVerdict CheckTournamentDirectory(const std::string& dir,
-                                           CheckpointKey key,
-                                           const SeatRoster* roster,
-                                           const KnownLogs& known,
-                                           ResultsFile results) {
+TournamentVerdict CheckTournamentDirectory(
+    const std::string& dir, CheckpointKey key, const SeatRoster* roster,
+    const KnownLogs& known, ResultsFile results, RefereeMode referee) {
   TournamentVerdict verdict;
   const fs::path root(dir);
   // A directory with neither of the files every tournament's output holds
@@ -982,6 +1031,7 @@ TournamentVerdict CheckTournamentDirectory(const std::string& dir,
     verdict.summary = verdict.not_a_tournament;
     return verdict;
   }
+  SetWhichReferee(root, referee, verdict);
   // What the rest is checked against; the first problem here ends the
   // check.
   auto stop = [&verdict](const absl::Status& problem) {

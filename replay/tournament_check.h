@@ -45,6 +45,16 @@ inline constexpr uint64_t kMaxResultsValues = 4 * kMaxScheduleValues;
 // same logs), and ignores it.
 enum class ResultsFile { kCheck, kIgnore };
 
+// Which referee played the tournament, as CheckTournamentDirectory takes
+// it: the runner's embedded referee, whose transparency tree holds this
+// tournament's sealed logs and nothing else, or a running standalone
+// referee, whose tree holds other matches too. kFromDirectory reads it
+// from DIR's unsigned key-file names (referee.key.pub alone: embedded;
+// referee.pub: running; neither: not known), which a host can rename;
+// kEmbedded and kRunning are the auditor's word (`replay verify-tournament
+// --referee=embedded|running`).
+enum class RefereeMode { kFromDirectory, kEmbedded, kRunning };
+
 struct TournamentVerdict {
   // Set when DIR is not a tournament directory at all (it holds neither
   // schedule.json nor checkpoint): what to say; nothing was checked.
@@ -65,6 +75,11 @@ struct TournamentVerdict {
   // --key`).
   std::string referee_key;
   std::string referee_key_files;
+  // Which referee the check took it to be: "embedded", "running", or ""
+  // (not known: the directory holds neither key file); and where that came
+  // from: "flag" (RefereeMode::kEmbedded, kRunning) or "directory".
+  std::string referee;
+  std::string referee_from;
   // The schedule's tournament name, run id and game (once it is read), and
   // the leaf indexes in `checkpoint` of the first and last log counted
   // (once one is).
@@ -117,13 +132,17 @@ using KnownLogs = std::function<std::shared_ptr<const KnownLog>(
 // the runner can have skipped: DIR/tournament.txt (the tournament, in text
 // format) has an SPRT, of the schedule's name and game, and every skipped
 // match comes after the last one played (the runner starts matches in
-// index order), which one at least is. With the embedded referee (DIR
-// holds referee.key.pub and no referee.pub: the runner writes the first
-// with the embedded referee, the second with a running one), the
-// checkpoint's size is the number of sealed logs in DIR/logs and
-// DIR/superseded (distinct matches; those of superseded/ of this schedule's
-// labels), since that tree holds this tournament's logs alone; otherwise a
-// note says that this is not checked. `key` may be empty: the referee key
+// index order), which one at least is. With the embedded referee
+// (`referee`; by default, RefereeMode::kFromDirectory, when DIR holds
+// referee.key.pub and no referee.pub: the runner writes the first with the
+// embedded referee, the second with a running one), the checkpoint's size
+// is the number of sealed logs in DIR/logs and DIR/superseded (distinct
+// matches; those of superseded/ of this schedule's labels), since that
+// tree holds this tournament's logs alone; otherwise a note says that this
+// is not checked. With RefereeMode::kEmbedded, a DIR holding referee.pub
+// is a problem too (its files say a running referee); with kRunning, one
+// holding referee.key.pub and no referee.pub gets a note (its files say
+// the embedded referee). `key` may be empty: the referee key
 // is then read from DIR/referee.key.pub, else DIR/referee.pub, and the
 // verdict names the file. DIR/schedule.json, of at most
 // kMaxScheduleBytes, must be strict JSON of a TournamentSchedule's shape
@@ -159,7 +178,8 @@ using KnownLogs = std::function<std::shared_ptr<const KnownLog>(
 TournamentVerdict CheckTournamentDirectory(
     const std::string& dir, CheckpointKey key,
     const SeatRoster* roster = nullptr, const KnownLogs& known = nullptr,
-    ResultsFile results = ResultsFile::kCheck);
+    ResultsFile results = ResultsFile::kCheck,
+    RefereeMode referee = RefereeMode::kFromDirectory);
 
 }  // namespace pyramid
 

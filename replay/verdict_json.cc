@@ -272,6 +272,14 @@ std::string TournamentVerdictJson(const std::string& dir,
   } else {
     object.String("referee_key_files", verdict.referee_key_files);
   }
+  // Which referee the tree-size check took it to be (null: not known) and
+  // whose word that is: "flag" (--referee) or "directory" (its key files).
+  if (verdict.referee.empty()) {
+    object.Null("referee");
+  } else {
+    object.String("referee", verdict.referee);
+  }
+  object.String("referee_from", verdict.referee_from);
   // As the text line: said only of a directory that checks out.
   if (roster && ok) {
     object.Number("seats_matching_roster", verdict.seats_matching_roster);

@@ -101,7 +101,7 @@ refused "unknown flag --bogus" verify --bogus "$LOG"
 refused "unknown flag --allow-sealed" verify --allow-sealed=1 "$LOG"
 refused "unknown flag --" verify -- "$LOG"
 refused "replay verify-tournament does not take --allow-unsealed (it takes \
---key, --seat_keys, --tlog_key, --json)" verify-tournament --allow-unsealed "$EXAMPLE"
+--key, --seat_keys, --tlog_key, --referee, --json)" verify-tournament --allow-unsealed "$EXAMPLE"
 refused "replay html does not take --seat-keys (it takes --key, \
 --allow_unsealed, --out)" html --seat-keys "$tmp/roster" "$LOG"
 refused "replay show does not take --allow_unsealed (it takes no flag)" \
@@ -142,7 +142,7 @@ run 2 verify-tournament "$LOG"
 # --- 3. The usage.
 run 0 --help
 for flag in --key --allow_unsealed --level --seat_keys --inclusion \
-  --tlog_key --out --json --markdown; do
+  --tlog_key --referee --out --json --markdown; do
   grep -qE -- "^  $flag( |$)" "$tmp/out" || fail "--help does not list $flag"
 done
 has out "a - and an _ in NAME are one"

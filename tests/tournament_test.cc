@@ -1960,6 +1960,107 @@ TEST_F(TournamentTest, AResumeNeverReplaysAMatchWhoseLogIsLostSilently) {
   EXPECT_THAT(check.out(), HasSubstr(": 1 problem"));
 }
 
+// Which referee played is read from the directory's unsigned key-file
+// names: a host who drops the last match (its log, proof and schedule
+// entry; results.json, not yet written by an interrupted run) and renames
+// the embedded referee's referee.key.pub to referee.pub turned the
+// tree-size check into a note, exit 0. An auditor's --referee=embedded
+// checks the size whatever the names (exit 1, naming the sealed log the
+// directory lacks, and referee.pub); --referee=running on a genuine
+// embedded directory is exit 0 with a note that its files say embedded;
+// another value is a usage error.
+TEST_F(TournamentTest, TheAuditorSaysWhichRefereePlayedNotTheKeyFileNames) {
+  absl::StatusOr<v1::TournamentResults> results =
+      Run(Make("rock_paper_pyramid", 3, 3, "rounds: 1"));
+  ASSERT_TRUE(results.ok()) << results.status() << progress_.str();
+  ASSERT_EQ(results->matches_size(), 3);
+  const fs::path out = dir_.File("out");
+  auto verify = [&](const std::string& name,
+                    const std::vector<std::string>& flags) {
+    std::vector<std::string> argv = {(fs::path(BinDir()) / "replay").string(),
+                                     "verify-tournament"};
+    argv.insert(argv.end(), flags.begin(), flags.end());
+    argv.push_back(out.string());
+    testing_util::Process check(argv, dir_.File(name + ".out"),
+                                dir_.File(name + ".err"));
+    const int status = check.Wait(absl::Seconds(60));
+    return std::make_pair(status, check.out() + check.err());
+  };
+  {
+    const auto [status, text] = verify("genuine", {"--referee=running"});
+    EXPECT_EQ(status, 0) << text;
+    EXPECT_THAT(text, HasSubstr(": note: the directory holds referee.key.pub "
+                                "and no referee.pub, as the runner writes "
+                                "them with the embedded referee, but "
+                                "--referee=running says a running referee "
+                                "played it"));
+    EXPECT_THAT(text, HasSubstr("--referee=running: a running referee's tree "
+                                "holds other matches too, so its size is not "
+                                "checked"));
+  }
+  {
+    const auto [status, text] = verify("embedded", {"--referee", "embedded"});
+    EXPECT_EQ(status, 0) << text;
+    EXPECT_THAT(text, Not(HasSubstr("note: the checkpoint holds"))) << text;
+  }
+  {
+    const auto [status, text] = verify("bad", {"--referee=both"});
+    EXPECT_EQ(status, 2) << text;
+    EXPECT_THAT(text,
+                HasSubstr("--referee: embedded or running, not \"both\""));
+  }
+
+  // The last match dropped, the key file renamed.
+  const v1::TournamentMatchResult& last = results->matches(2);
+  ASSERT_TRUE(fs::remove(out / last.log_file()));
+  ASSERT_TRUE(fs::remove(
+      out / "proofs" /
+      absl::StrCat(fs::path(last.log_file()).stem().string(), ".tlog-proof")));
+  ASSERT_TRUE(fs::remove(out / "results.json"));
+  v1::TournamentSchedule schedule;
+  ASSERT_TRUE(
+      google::protobuf::util::JsonStringToMessage(
+          *ReadFileToString((out / "schedule.json").string()), &schedule)
+          .ok());
+  ASSERT_EQ(schedule.matches_size(), 3);
+  schedule.mutable_matches()->RemoveLast();
+  std::string json;
+  ASSERT_TRUE(
+      google::protobuf::util::MessageToJsonString(schedule, &json).ok());
+  std::ofstream(out / "schedule.json", std::ios::trunc) << json;
+  fs::rename(out / "referee.key.pub", out / "referee.pub");
+  {
+    const auto [status, text] = verify("renamed", {});
+    EXPECT_EQ(status, 0) << text;
+    EXPECT_THAT(text, HasSubstr(": note: the checkpoint holds 3 logs; logs/ "
+                                "holds 2 sealed logs, 2 of them proved "
+                                "included in it: the directory holds "
+                                "referee.pub, a running referee's"));
+  }
+  {
+    const auto [status, text] = verify("flagged", {"--referee=embedded"});
+    EXPECT_EQ(status, 1) << text;
+    EXPECT_THAT(text,
+                HasSubstr(": the checkpoint holds 3 logs and the directory 2: "
+                          "1 sealed log of this tournament is not in the "
+                          "directory (a match played again after its log was "
+                          "lost, or a log removed); the embedded referee's "
+                          "tree (--referee=embedded) holds this tournament's "
+                          "logs and nothing else"));
+    EXPECT_THAT(text, HasSubstr(": the directory holds referee.pub, a running "
+                                "referee's, but --referee=embedded says the "
+                                "embedded referee played it"));
+    EXPECT_THAT(text, HasSubstr(": 2 problems"));
+  }
+  {
+    const auto [status, text] =
+        verify("flagged_json", {"--referee=embedded", "--json"});
+    EXPECT_EQ(status, 1) << text;
+    EXPECT_THAT(text, HasSubstr("\"referee\":\"embedded\""));
+    EXPECT_THAT(text, HasSubstr("\"referee_from\":\"flag\""));
+  }
+}
+
 TEST_F(TournamentTest, KilledTournamentProgramResumes) {
   const std::vector<std::string> argv = TournamentCommand(
       Make("rock_paper_pyramid", 3, 4, "rounds: 3 concurrency: 2"));
