@@ -4,6 +4,7 @@
 #include <sys/statvfs.h>
 
 #include <algorithm>
+#include <filesystem>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/numbers.h"
@@ -138,6 +139,14 @@ void Lobby::AddSeatRouteLocked(const std::string& match_id, int seat,
     seat_routes_pruned_ = seat_routes_.size();
   }
   seat_routes_[{match_id, seat}] = route;
+}
+
+std::string Lobby::LogPath(const StoredMatch& stored) const {
+  std::string name = std::filesystem::path(stored.log_name).filename();
+  if (name.empty() || name == "." || name == "..") {
+    name = "(a registry entry naming no log file)";
+  }
+  return (std::filesystem::path(options_.log_dir) / name).string();
 }
 
 std::shared_ptr<MatchHost> Lobby::NewHost(std::unique_ptr<Match> match,
@@ -498,7 +507,7 @@ std::shared_ptr<MatchHost> Lobby::FindMatch(const std::string& match_id,
     absl::ReaderMutexLock lock(&mu_);
     return FindInMemoryLocked(match_id);
   }
-  return ArchivedHost(stored->info, std::move(stored->log_path), seat_of);
+  return ArchivedHost(stored->info, LogPath(*stored), seat_of);
 }
 
 absl::StatusOr<v1::ListMatchesResponse> Lobby::ListMatches(
@@ -570,8 +579,7 @@ absl::StatusOr<v1::ListMatchesResponse> Lobby::ListMatches(
         // recorded), or it is being created (not listed).
         host = stored.info.status() == v1::MATCH_RUNNING
                    ? FindMatch(stored.info.match_id())
-                   : ArchivedHost(stored.info, std::move(stored.log_path),
-                                  nullptr);
+                   : ArchivedHost(stored.info, LogPath(stored), nullptr);
         if (host == nullptr) continue;
       }
       v1::MatchInfo info = host->Info(connections_);

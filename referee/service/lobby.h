@@ -384,6 +384,13 @@ class Lobby {
   void ForgetRecordedLocked(const v1::MatchInfo& info,
                             const std::vector<uint64_t>& routes)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The path of the log `stored` names, in the current log directory
+  // (options_.log_dir): the registry keeps a log's file name, and only the
+  // part after the last '/' of what it holds counts, so that a data
+  // directory moved (or a relative --data_dir from another working
+  // directory) finds its logs, and a copy never opens the original's. A
+  // name that is no file's ("", ".", "..") gives a path naming nothing.
+  std::string LogPath(const StoredMatch& stored) const;
   // An archived host for an ended match (FindMatch says which routes).
   std::shared_ptr<MatchHost> ArchivedHost(const v1::MatchInfo& info,
                                           std::string log_path,

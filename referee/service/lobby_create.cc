@@ -155,15 +155,17 @@ std::string RandomHex(size_t bytes) {
   return ToHex(raw);
 }
 
-// What the registry keeps of a new match (its summary, log path and
-// referee contribution; seat tokens are added by MintSeatTokens).
-StoredMatch NewStoredMatch(const std::string& match_id, const std::string& path,
+// What the registry keeps of a new match (its summary, its log's file name
+// `log_name` and referee contribution; seat tokens are added by
+// MintSeatTokens).
+StoredMatch NewStoredMatch(const std::string& match_id,
+                           const std::string& log_name,
                            const std::string& contribution,
                            const v1::GameConfig& game,
                            const std::vector<HostedSeat>& hosted,
                            const MatchConfig& config, int64_t created) {
   StoredMatch stored;
-  stored.log_path = path;
+  stored.log_name = log_name;
   stored.referee_contribution = contribution;
   v1::MatchInfo& info = stored.info;
   info.set_match_id(match_id);
@@ -544,14 +546,15 @@ absl::StatusOr<v1::CreateMatchResponse> Lobby::CreateMatch(
   std::string ids(kMatchIdSize + kSeedContributionSize, '\0');
   randombytes_buf(ids.data(), ids.size());
   const std::string match_id = ToHex(ids.substr(0, kMatchIdSize));
+  // The registry names the log by its file name (LogPath resolves it).
+  const std::string name =
+      log_format::FileName(request.game().game(), match_id);
   const std::string path =
-      (std::filesystem::path(options_.log_dir) /
-       log_format::FileName(request.game().game(), match_id))
-          .string();
+      (std::filesystem::path(options_.log_dir) / name).string();
   const SystemClock* clock = SystemClock::Get();
   const int64_t created = absl::ToUnixMillis(clock->Now());
   StoredMatch stored =
-      NewStoredMatch(match_id, path, ids.substr(kMatchIdSize), request.game(),
+      NewStoredMatch(match_id, name, ids.substr(kMatchIdSize), request.game(),
                      *hosted, *config, created);
   stored.info.set_request_id(request.request_id());
   v1::CreateMatchResponse response;

@@ -69,18 +69,18 @@ absl::StatusOr<RecoveryReport> Lobby::Recover() {
 // transparency log if it is not yet; the registry answers for it.
 void Lobby::RecoverEnded(const StoredMatch& stored, RecoveryReport& report) {
   const v1::MatchInfo& info = stored.info;
+  const std::string log_path = LogPath(stored);
   // Public already (a broken one marked broken, 0444), unless its chmod
   // failed or the journal made the file again (0600) on this start.
-  SayIfFailed(info.status() == v1::MATCH_BROKEN
-                  ? MarkLogBroken(stored.log_path)
-                  : MakeLogPublic(stored.log_path));
+  SayIfFailed(info.status() == v1::MATCH_BROKEN ? MarkLogBroken(log_path)
+                                                : MakeLogPublic(log_path));
   // A log sealed before the transparency log existed (or whose entry a
   // crash lost) is entered now, and counted so; one that must wait (its
   // file unread, the tree failing) is tried again while the referee runs,
   // and one the tree refuses is said and dropped.
   if (info.status() == v1::MATCH_FINISHED && options_.tlog != nullptr &&
       !options_.tlog->Contains(info.match_id()) &&
-      sealed_logs_->Enter(info.match_id(), stored.log_path) ==
+      sealed_logs_->Enter(info.match_id(), log_path) ==
           SealedLogQueue::Entry::kEntered) {
     ++report.entered;
   }
@@ -93,6 +93,7 @@ absl::Status Lobby::RecoverMatch(StoredMatch& stored, RecoveryReport& report) {
     RecoverEnded(stored, report);
     return absl::OkStatus();
   }
+  const std::string log_path = LogPath(stored);
   std::vector<HostedSeat> hosted;
   {
     absl::MutexLock lock(&mu_);
@@ -121,12 +122,12 @@ absl::Status Lobby::RecoverMatch(StoredMatch& stored, RecoveryReport& report) {
   // Its log marked broken (0444): it broke before the referee stopped, and
   // the registry could not record its end before the referee died (a
   // SIGKILL, a crash). Its seats were told it stopped: it is not resumed.
-  if (LogIsMarkedBroken(stored.log_path)) {
+  if (LogIsMarkedBroken(log_path)) {
     EndUnresumed(info,
                  "broke before the referee stopped (its log could not be "
                  "written; the registry could not record its end then); "
                  "found so when the referee started again",
-                 stored.log_path, hosted, add_tokens(), report);
+                 log_path, hosted, add_tokens(), report);
     return absl::OkStatus();
   }
   bool unacknowledged = false;
@@ -149,11 +150,11 @@ absl::Status Lobby::RecoverMatch(StoredMatch& stored, RecoveryReport& report) {
     EndUnresumed(info,
                  absl::StrCat("cannot resume after a restart: ",
                               match.status().message()),
-                 stored.log_path, hosted, std::move(token_ids), report);
+                 log_path, hosted, std::move(token_ids), report);
     return absl::OkStatus();
   }
   std::shared_ptr<MatchHost> host =
-      NewHost(*std::move(match), info, std::move(hosted), stored.log_path);
+      NewHost(*std::move(match), info, std::move(hosted), log_path);
   if (host->finished())
     ++report.finished;
   else
@@ -192,6 +193,7 @@ void Lobby::ForgetUnacknowledged(const StoredMatch& stored,
                                  const std::string& why,
                                  RecoveryReport& report) {
   const std::string& match_id = stored.info.match_id();
+  const std::string log_path = LogPath(stored);
   const std::string said = absl::StrCat(
       "match ", match_id, ": its creation was cut short (", why,
       ": the referee stopped before its log held its first checkpoint, "
@@ -200,11 +202,11 @@ void Lobby::ForgetUnacknowledged(const StoredMatch& stored,
   // crash in between leaves an entry without a log, which the next start
   // forgets the same way, never a log file that no entry names.
   std::error_code error;
-  std::filesystem::remove(stored.log_path, error);
+  std::filesystem::remove(log_path, error);
   absl::Status removed =
-      error ? absl::InternalError(absl::StrCat(
-                  "cannot remove ", stored.log_path, ": ", error.message()))
-            : SyncDirectory(DirectoryOf(stored.log_path));
+      error ? absl::InternalError(absl::StrCat("cannot remove ", log_path, ": ",
+                                               error.message()))
+            : SyncDirectory(DirectoryOf(log_path));
   if (removed.ok()) removed = options_.registry->RemoveMatch(match_id);
   ++report.forgotten;
   if (!removed.ok()) {
@@ -221,7 +223,8 @@ void Lobby::ForgetUnacknowledged(const StoredMatch& stored,
 
 absl::StatusOr<std::unique_ptr<Match>> Lobby::ResumeLog(
     const StoredMatch& stored, bool& unacknowledged) {
-  absl::StatusOr<std::string> bytes = ReadFileToString(stored.log_path);
+  const std::string log_path = LogPath(stored);
+  absl::StatusOr<std::string> bytes = ReadFileToString(log_path);
   if (!bytes.ok() && IsShortage(bytes.status())) {
     return bytes.status();  // The log is there; the process lacks the means.
   }
@@ -235,7 +238,7 @@ absl::StatusOr<std::unique_ptr<Match>> Lobby::ResumeLog(
   // would have every log missing, acknowledged ones too, whose matches are
   // ended broken then, their records kept.
   if (!bytes.ok() && absl::IsNotFound(bytes.status()) &&
-      HoldsALog(DirectoryOf(stored.log_path))) {
+      HoldsALog(DirectoryOf(log_path))) {
     unacknowledged = true;
     return absl::FailedPreconditionError("no log");
   }
@@ -264,7 +267,7 @@ absl::StatusOr<std::unique_ptr<Match>> Lobby::ResumeLog(
                                 : split.tail_offset;
   bytes->resize(complete);
   absl::StatusOr<std::unique_ptr<FileLogSink>> sink =
-      FileLogSink::OpenForAppend(stored.log_path, complete);
+      FileLogSink::OpenForAppend(log_path, complete);
   if (!sink.ok()) return sink.status();
   if (journal_in_use()) (*sink)->set_journal(options_.journal);
   return Match::Resume(*bytes, stored.referee_contribution,

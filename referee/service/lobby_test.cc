@@ -215,6 +215,57 @@ class LobbyTest : public ::testing::Test {
   std::unique_ptr<Lobby> lobby_;
 };
 
+// The registry names a log by its file name, which the lobby resolves
+// against its own log directory: a row an older referee wrote with a path
+// (another directory's: a data directory since moved, or the original of a
+// copy, whose logs are here too) is read by its file name alone, so the
+// lobby never opens the other directory's log, for a running match or an
+// ended one.
+TEST_F(LobbyTest, ALogIsFoundByItsFileNameInTheLobbysLogDirectory) {
+  std::shared_ptr<Registry> registry = OpenRegistry();
+  ASSERT_NE(registry, nullptr);
+  const SigningKey key = SigningKey::Generate();
+  Restart(registry, key);
+  const std::string ended = CreateWithBot("", 50);
+  AwaitEnd(ended);
+  const std::string running = CreateWithBot("", 60000);
+  lobby_.reset();
+  absl::StatusOr<StoredMatch> stored = registry->FindMatch(running);
+  ASSERT_TRUE(stored.ok()) << stored.status();
+  const std::string name = stored->log_name;
+  EXPECT_EQ(name.find('/'), std::string::npos) << name;
+  // The other directory holds a copy of each log, under the same name.
+  const std::string elsewhere = dir_.File("elsewhere");
+  std::filesystem::create_directories(elsewhere);
+  for (const std::string& id : {ended, running}) {
+    const std::string file = registry->FindMatch(id)->log_name;
+    std::filesystem::copy_file(dir_.File(file), elsewhere + "/" + file);
+  }
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(dir_.File("registry.db").c_str(), &db), SQLITE_OK);
+  char* update =
+      sqlite3_mprintf("UPDATE matches SET log_name = %Q || '/' || log_name;",
+                      elsewhere.c_str());
+  EXPECT_EQ(sqlite3_exec(db, update, nullptr, nullptr, nullptr), SQLITE_OK)
+      << sqlite3_errmsg(db);
+  sqlite3_free(update);
+  sqlite3_close(db);
+  ASSERT_EQ(registry->FindMatch(running)->log_name, elsewhere + "/" + name);
+
+  const RecoveryReport report = Restart(registry, key);
+  EXPECT_EQ(report.resumed, 1);
+  EXPECT_EQ(report.broken, 0);
+  for (const std::string& id : {ended, running}) {
+    std::shared_ptr<MatchHost> host = lobby_->FindMatch(id);
+    ASSERT_NE(host, nullptr) << id;
+    EXPECT_EQ(host->log_path(),
+              dir_.File(std::filesystem::path(registry->FindMatch(id)->log_name)
+                            .filename()
+                            .string()))
+        << id;
+  }
+}
+
 // What the lobby says that no client is told goes where its options say,
 // and nothing to stderr: here, that a running match whose log is marked
 // broken is not resumed at a restart.
@@ -2030,7 +2081,7 @@ TEST_F(LobbyTest, ACreationKilledBeforeItsLogHeldACheckpointLeavesNoTrace) {
     absl::StatusOr<StoredMatch> stored = registry->FindMatch(match_id);
     ASSERT_TRUE(stored.ok()) << stored.status();
     EXPECT_EQ(stored->info.status(), v1::MATCH_RUNNING);
-    const std::string log_path = stored->log_path;
+    const std::string log_path = dir_.File(stored->log_name);
     if (moment.file_bytes < 0) {
       EXPECT_FALSE(std::filesystem::exists(log_path));
     } else {

@@ -33,7 +33,7 @@ class MemoryRegistry final : public Registry {
     Kept& kept = matches_[seq];
     kept.info = match.info.SerializeAsString();
     kept.status = match.info.status();
-    kept.log_path = match.log_path;
+    kept.log_name = match.log_name;
     kept.referee_contribution = match.referee_contribution;
     by_id_[match.info.match_id()] = seq;
     if (!match.info.label().empty() && kept.status != v1::MATCH_BROKEN) {
@@ -191,7 +191,7 @@ class MemoryRegistry final : public Registry {
   struct Kept {
     std::string info;  // MatchInfo, serialized.
     v1::MatchStatus status = v1::MATCH_RUNNING;
-    std::string log_path;
+    std::string log_name;
     std::string referee_contribution;
     std::vector<std::string> token_ids;  // Its seat tokens'.
     // The seq of the newest match kept that was created before it with the
@@ -216,7 +216,7 @@ class MemoryRegistry final : public Registry {
     match.seq = seq;
     // Serialized here: it parses.
     if (!match.info.ParseFromString(kept.info)) std::abort();
-    match.log_path = kept.log_path;
+    match.log_name = kept.log_name;
     match.referee_contribution = kept.referee_contribution;
     return match;
   }

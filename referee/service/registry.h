@@ -1,8 +1,8 @@
 // What the referee keeps about its matches, bots and credentials so that a
 // restart loses none of them (docs/durability.md): every match with its
-// public description, log path, status and (until its seed decision closes,
-// the only secret) the referee's seed contribution; every bot; and every
-// token, hashed. No plain-text token is ever stored.
+// public description, log file name, status and (until its seed decision
+// closes, the only secret) the referee's seed contribution; every bot; and
+// every token, hashed. No plain-text token is ever stored.
 //
 // Behind this small interface so that a shared database could back a fleet
 // of referees later; OpenSqliteRegistry is the embedded default. Every write
@@ -42,7 +42,12 @@ struct StoredMatch {
   // outcome once finished (MATCH_BROKEN: why, broken_reason), seats,
   // clocks, policy, creation time.
   referee::v1::MatchInfo info;
-  std::string log_path;
+  // The log's file name within the referee's log directory (--log_dir),
+  // resolved against the log directory of the process that opens it, so
+  // that a data directory moved or copied names its own logs. Never a path:
+  // a row an older referee wrote with one holds its file name only since
+  // the registry's migration 4.
+  std::string log_name;
   std::string referee_contribution;  // Empty once the match has ended.
   std::vector<StoredToken> seat_tokens;
 };

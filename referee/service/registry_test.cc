@@ -41,7 +41,7 @@ class RegistryTest : public ::testing::Test {
     match.info.set_match_id(id);
     match.info.set_status(v1::MATCH_RUNNING);
     for (int i = 0; i < 3; ++i) match.info.add_seats();
-    match.log_path = absl::StrCat("/logs/", id, ".pyrlog");
+    match.log_name = absl::StrCat(id, ".pyrlog");
     match.referee_contribution = std::string(32, static_cast<char>(n));
     for (int seat : token_seats) {
       const MintedToken minted = MintToken();
@@ -104,7 +104,7 @@ TEST_F(RegistryTest, ReadsMatchesAPageAtATimeEachWithItsOwnSeatTokens) {
     SCOPED_TRACE(ids[n]);
     const StoredMatch& match = read[n];
     EXPECT_EQ(match.info.match_id(), ids[n]);
-    EXPECT_EQ(match.log_path, absl::StrCat("/logs/", ids[n], ".pyrlog"));
+    EXPECT_EQ(match.log_name, absl::StrCat(ids[n], ".pyrlog"));
     ASSERT_EQ(match.seat_tokens.size(), token_seats[n].size());
     for (size_t t = 0; t < match.seat_tokens.size(); ++t) {
       EXPECT_EQ(match.seat_tokens[t].principal.match_id, ids[n]);
@@ -172,7 +172,7 @@ void AnswersPointQueries(Registry& registry) {
     // Matches 1 and 3 retry the same request (1 broke).
     match.info.set_request_id(n == 1 || n == 3 ? "retried"
                                                : absl::StrCat("request-", n));
-    match.log_path = absl::StrCat("/logs/", id, ".pyrlog");
+    match.log_name = absl::StrCat(id, ".pyrlog");
     const MintedToken minted = MintToken();
     Principal principal;
     principal.kind = Principal::Kind::kSeat;
@@ -201,7 +201,7 @@ void AnswersPointQueries(Registry& registry) {
   ASSERT_TRUE(found.ok()) << found.status();
   EXPECT_EQ(found->info.status(), v1::MATCH_BROKEN);
   EXPECT_EQ(found->info.broken_reason(), "no log");
-  EXPECT_EQ(found->log_path, "/logs/match-1.pyrlog");
+  EXPECT_EQ(found->log_name, "match-1.pyrlog");
   EXPECT_TRUE(found->seat_tokens.empty());
   EXPECT_TRUE(absl::IsNotFound(registry.FindMatch("match-9").status()));
 
@@ -268,7 +268,7 @@ std::string AddRunning(Registry& registry, int n,
   match.info.set_match_id(id);
   match.info.set_status(v1::MATCH_RUNNING);
   fill(match.info);
-  match.log_path = absl::StrCat("/logs/", id, ".pyrlog");
+  match.log_name = absl::StrCat(id, ".pyrlog");
   EXPECT_TRUE(registry.AddMatch(match).ok());
   return id;
 }
@@ -432,7 +432,8 @@ TEST(RegistryMigrationTest, FillsTheRequestIdsOfAVersion1Registry) {
   EXPECT_EQ(*request, "old-match");
   absl::StatusOr<StoredMatch> match = (*registry)->FindMatch("old-match");
   ASSERT_TRUE(match.ok()) << match.status();
-  EXPECT_EQ(match->log_path, "/logs/old.pyrlog");
+  // Migration 4: the path it was recorded with is its file name now.
+  EXPECT_EQ(match->log_name, "old.pyrlog");
 }
 
 // A registry written before the schema had label (version 2) is migrated:
@@ -510,7 +511,7 @@ TEST(RegistryMigrationTest, FillsTheLabelsOfAVersion2Registry) {
   added.info.set_match_id("new");
   added.info.set_status(v1::MATCH_RUNNING);
   added.info.set_label("cup/new/0");
-  added.log_path = "/logs/new.pyrlog";
+  added.log_name = "new.pyrlog";
   ASSERT_TRUE((*registry)->AddMatch(added).ok());
   EXPECT_EQ(labelled("cup/new/0"), std::vector<std::string>({"new"}));
   registry->reset();
@@ -519,6 +520,84 @@ TEST(RegistryMigrationTest, FillsTheLabelsOfAVersion2Registry) {
   ASSERT_TRUE(registry.ok()) << registry.status();
   EXPECT_EQ(labelled("cup/old/0"),
             std::vector<std::string>({"twice-2", "twice-1"}));
+}
+
+// A registry written before the schema named logs by their file names
+// (version 3) held each log's path as the referee was given it: absolute,
+// relative to its working directory, with ".." in it. Migration 4 keeps
+// only the file name of each, which the lobby resolves against the log
+// directory of the referee that opens it: a data directory moved or copied
+// names its own logs, not the old place's.
+TEST(RegistryMigrationTest, KeepsOnlyTheLogFileNamesOfAVersion3Registry) {
+  TempDir dir("registrymigration");
+  ASSERT_TRUE(dir.ok());
+  const std::string path = dir.File("registry.db");
+  const std::vector<std::pair<std::string, std::string>> logs = {
+      {"absolute", "/srv/referee-data/logs/aa.pyrlog"},
+      {"relative", "referee-data/logs/bb.pyrlog"},
+      {"dotted", "../old/./referee-data/logs/cc.pyrlog"},
+      {"bare", "dd.pyrlog"},
+      {"odd", "/srv/a dir: with 'quotes'/logs/e e'.pyrlog"}};
+  {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+    std::string sql =
+        "CREATE TABLE bots (seq INTEGER PRIMARY KEY AUTOINCREMENT, bot_id "
+        "TEXT NOT NULL UNIQUE, name TEXT NOT NULL, public_key BLOB NOT NULL);"
+        "CREATE TABLE matches (seq INTEGER PRIMARY KEY AUTOINCREMENT, "
+        "match_id TEXT NOT NULL UNIQUE, info BLOB NOT NULL, status INTEGER "
+        "NOT NULL, log_path TEXT NOT NULL, referee_contribution BLOB NOT "
+        "NULL, broken_reason TEXT NOT NULL DEFAULT '', request_id TEXT, "
+        "label TEXT);"
+        "CREATE TABLE tokens (id TEXT PRIMARY KEY, secret_hash BLOB NOT NULL, "
+        "kind INTEGER NOT NULL, match_id TEXT NOT NULL DEFAULT '', seat "
+        "INTEGER NOT NULL DEFAULT -1, bot_id TEXT NOT NULL DEFAULT '');"
+        "CREATE INDEX tokens_by_match ON tokens (match_id);"
+        "CREATE INDEX matches_by_request ON matches (request_id);"
+        "CREATE INDEX matches_by_status ON matches (status, seq);"
+        "CREATE INDEX matches_by_label ON matches (label, seq);";
+    for (const auto& [id, log] : logs) {
+      v1::MatchInfo info;
+      info.set_match_id(id);
+      info.set_status(v1::MATCH_FINISHED);
+      std::string hex;
+      for (unsigned char c : info.SerializeAsString())
+        absl::StrAppend(&hex, absl::Hex(c, absl::kZeroPad2));
+      char* quoted = sqlite3_mprintf("%Q", log.c_str());
+      absl::StrAppend(&sql,
+                      "INSERT INTO matches (match_id, info, status, log_path, "
+                      "referee_contribution, request_id, label) VALUES ('",
+                      id, "', x'", hex, "', 2, ", quoted, ", x'', '', '');");
+      sqlite3_free(quoted);
+    }
+    absl::StrAppend(&sql, "PRAGMA user_version=3;");
+    ASSERT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr),
+              SQLITE_OK)
+        << sqlite3_errmsg(db);
+    sqlite3_close(db);
+  }
+  const std::map<std::string, std::string> names = {{"absolute", "aa.pyrlog"},
+                                                    {"relative", "bb.pyrlog"},
+                                                    {"dotted", "cc.pyrlog"},
+                                                    {"bare", "dd.pyrlog"},
+                                                    {"odd", "e e'.pyrlog"}};
+  for (int open = 0; open < 2; ++open) {  // Opened again: unchanged.
+    absl::StatusOr<std::unique_ptr<Registry>> registry =
+        OpenSqliteRegistry(path);
+    ASSERT_TRUE(registry.ok()) << registry.status();
+    for (const auto& [id, name] : names) {
+      absl::StatusOr<StoredMatch> match = (*registry)->FindMatch(id);
+      ASSERT_TRUE(match.ok()) << match.status();
+      EXPECT_EQ(match->log_name, name) << id;
+    }
+    absl::StatusOr<std::vector<StoredMatch>> loaded =
+        (*registry)->LoadMatches(0, 10);
+    ASSERT_TRUE(loaded.ok()) << loaded.status();
+    ASSERT_EQ(loaded->size(), names.size());
+    for (const StoredMatch& match : *loaded) {
+      EXPECT_EQ(match.log_name, names.at(match.info.match_id()));
+    }
+  }
 }
 
 }  // namespace

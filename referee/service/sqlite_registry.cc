@@ -60,12 +60,24 @@ constexpr const char* kMigrations[] = {
     ALTER TABLE matches ADD COLUMN label TEXT;
     CREATE INDEX matches_by_label ON matches (label, seq);
     )sql",
+    // 4: a match's log is named by its file name within the log directory
+    // (StoredMatch::log_name), not by the path a referee was given: a path
+    // kept the old directory's name after the data directory was moved (its
+    // logs then unreadable) and, in a copy, named the original's logs
+    // (which the copy's referee then wrote into). The file name is what
+    // follows a path's last '/' (rtrim strips every character that is not
+    // one from the end, leaving the directory's part).
+    R"sql(
+    ALTER TABLE matches RENAME COLUMN log_path TO log_name;
+    UPDATE matches SET log_name = substr(log_name,
+        length(rtrim(log_name, replace(log_name, '/', ''))) + 1);
+    )sql",
 };
 
 // The columns of a match's row that StoredMatch holds, in ReadMatch's
 // order. (Its broken_reason column repeats its info's.)
 constexpr const char kMatchColumns[] =
-    "seq, info, log_path, referee_contribution";
+    "seq, info, log_name, referee_contribution";
 // The columns of a token's row, in ReadToken's order.
 constexpr const char kTokenColumns[] =
     "id, secret_hash, kind, match_id, seat, bot_id";
@@ -76,7 +88,7 @@ absl::Status ReadMatch(const SqliteStatement& row, StoredMatch& match) {
   if (!match.info.ParseFromString(row.ColumnBytes(1))) {
     return absl::DataLossError("a match's description does not parse");
   }
-  match.log_path = row.ColumnBytes(2);
+  match.log_name = row.ColumnBytes(2);
   match.referee_contribution = row.ColumnBytes(3);
   return absl::OkStatus();
 }
@@ -134,14 +146,14 @@ class SqliteRegistry final : public Registry {
     if (absl::Status s = Begin(); !s.ok()) return s;
     SqliteStatement insert(
         db_->get(),
-        "INSERT INTO matches (match_id, info, status, log_path, "
+        "INSERT INTO matches (match_id, info, status, log_name, "
         "referee_contribution, request_id, label) "
         "VALUES (?, ?, ?, ?, ?, ?, ?);");
     absl::Status s =
         insert.ok() && insert.Text(1, match.info.match_id())
                                .Blob(2, match.info.SerializeAsString())
                                .Int(3, match.info.status())
-                               .Text(4, match.log_path)
+                               .Text(4, match.log_name)
                                .Blob(5, match.referee_contribution)
                                .Text(6, match.info.request_id())
                                .Text(7, match.info.label())
