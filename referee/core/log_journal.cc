@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <filesystem>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -89,8 +90,13 @@ absl::Status WriteZeros(int fd, uint64_t from, uint64_t to,
 
 absl::StatusOr<std::unique_ptr<LogJournal>> LogJournal::Open(
     const std::string& dir, Options options) {
+  if (options.log_dir.empty()) {
+    options.log_dir =
+        (std::filesystem::path(dir).parent_path() / "logs").string();
+  }
   Recovery recovery;
-  absl::StatusOr<uint64_t> last_generation = ReplayJournal(dir, recovery);
+  absl::StatusOr<uint64_t> last_generation =
+      ReplayJournal(dir, options.log_dir, recovery);
   if (!last_generation.ok()) return last_generation.status();
   auto journal = std::unique_ptr<LogJournal>(
       new LogJournal(dir, std::move(options), std::move(recovery)));
@@ -164,7 +170,9 @@ void LogJournal::CommitAsync(std::string_view path, uint64_t offset,
                              std::string bytes,
                              std::function<void(absl::Status)> done) {
   Entry entry;
-  entry.head = JournalEntryHead(offset, path, bytes.size());
+  // The log's file name: Open() resolves it against the log directory of
+  // the process that replays the entry, wherever the directory is then.
+  entry.head = JournalEntryHead(offset, JournalLogName(path), bytes.size());
   entry.hash = JournalEntryHash(entry.head, bytes);
   entry.bytes = std::move(bytes);
   const uint64_t size =

@@ -49,6 +49,15 @@ namespace pyramid {
 class LogJournal {
  public:
   struct Options {
+    // The log directory: every log committed is in it, and each entry names
+    // its log by its file name within it, resolved against this directory
+    // when Open() replays the entry (an entry a journal of an older referee
+    // wrote names a path: only its file name counts). So a data directory
+    // moved after a crash repairs its own logs, a copy never the
+    // original's, and no entry writes outside it. Empty: the directory
+    // "logs" beside the journal's (DATA_DIR/logs for DATA_DIR/journal, the
+    // referee's default --log_dir).
+    std::string log_dir;
     // A journal file this large is replaced by a new one and retired.
     uint64_t rotate_bytes = uint64_t{64} << 20;
     // Tests only: called on the journal's thread after it took a group of
@@ -69,13 +78,14 @@ class LogJournal {
 
   // Opens the journal in `dir` (created if missing). First replays what a
   // previous process left there: every entry's bytes are written into its
-  // log where the log does not hold them already (each log's entries in the
-  // order of their offsets, whatever order the files hold them in), the
-  // file systems of every log named are synced (the logs may hold their
-  // bytes in the page cache only), and the old files deleted. An entry
-  // whose log ends before the entry's first byte (or is missing, for an
-  // entry not at byte 0), or that cannot be written, is an error that names
-  // the log: the referee must not start over a log it cannot repair.
+  // log (its file name in options.log_dir) where the log does not hold them
+  // already (each log's entries in the order of their offsets, whatever order
+  // the files hold them in), the file systems of every log named are synced
+  // (the logs may hold their bytes in the page cache only), and the old files
+  // deleted. An entry whose log ends before the entry's first byte (or is
+  // missing, for an entry not at byte 0), or that cannot be written, is an
+  // error that names the log: the referee must not start over a log it cannot
+  // repair.
   static absl::StatusOr<std::unique_ptr<LogJournal>> Open(
       const std::string& dir, Options options);
   static absl::StatusOr<std::unique_ptr<LogJournal>> Open(
@@ -93,9 +103,11 @@ class LogJournal {
   // durable: queues them (kept until written, not copied again) and
   // returns; `done` is called on the journal's thread once an fdatasync of
   // the journal covers them, or with the error when their round's write or
-  // sync failed (the journal goes on for later commits). `path` should be
-  // absolute: Open() of a later process writes there. Commits of one log
-  // may be queued out of the order of their offsets (Open sorts them).
+  // sync failed (the journal goes on for later commits). `path` is a log
+  // in the log directory (Options::log_dir); the entry names it by its file
+  // name, which Open() of a later process resolves against the log
+  // directory it is given. Commits of one log may be queued out of the
+  // order of their offsets (Open sorts them).
   void CommitAsync(std::string_view path, uint64_t offset, std::string bytes,
                    std::function<void(absl::Status)> done);
   // CommitAsync, waiting for its `done`.

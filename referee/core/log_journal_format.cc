@@ -36,6 +36,13 @@ uint64_t GetLittleEndian(std::string_view bytes) {
 
 }  // namespace
 
+std::string_view JournalLogName(std::string_view path) {
+  const size_t slash = path.rfind('/');
+  const std::string_view name =
+      slash == std::string_view::npos ? path : path.substr(slash + 1);
+  return name == "." || name == ".." ? std::string_view() : name;
+}
+
 bool IsJournalFileName(const std::string& name, uint64_t& generation) {
   if (name.size() != kNameDigits + 8 ||
       name.substr(kNameDigits) != ".journal") {

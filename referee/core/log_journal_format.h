@@ -10,7 +10,10 @@
 //   body  := offset (u64, little-endian) path_length (u16, little-endian)
 //            path bytes
 //
-// An entry says that `bytes` belong at `offset` in the log `path`.
+// An entry says that `bytes` belong at `offset` in the log `path`: the
+// log's file name within the log directory (LogJournal::Options::log_dir).
+// A journal of an older referee named the log's path as the referee was
+// given it; its file name (JournalLogName) is read the same way.
 #ifndef PYRAMID_REFEREE_CORE_LOG_JOURNAL_FORMAT_H_
 #define PYRAMID_REFEREE_CORE_LOG_JOURNAL_FORMAT_H_
 
@@ -26,7 +29,8 @@ namespace pyramid {
 
 inline constexpr std::string_view kJournalMagic = "pyramid-journal-1\n";
 
-// One entry of a journal file: `bytes` belong at `offset` in the log `path`.
+// One entry of a journal file: `bytes` belong at `offset` in the log `path`
+// (a file name; a path in an older journal).
 struct JournalEntry {
   uint64_t offset = 0;
   std::string_view path;
@@ -56,6 +60,12 @@ std::string JournalEntryHead(uint64_t offset, std::string_view path,
 // SHA-256 of an entry's body: its `head` (JournalEntryHead) after
 // body_length, then the bytes. It ends the entry.
 Digest JournalEntryHash(std::string_view head, std::string_view bytes);
+
+// The file name in `path`, an entry's log (a file name, or a path in an
+// older journal, or the log's path CommitAsync is given): what follows its
+// last '/'. Empty when `path` names no file in a directory (empty, ending
+// in '/', ".", ".."): such an entry names no log.
+std::string_view JournalLogName(std::string_view path);
 
 // The path of journal file `generation` in `dir`: 16 decimal digits,
 // ".journal".

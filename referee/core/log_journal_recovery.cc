@@ -68,11 +68,11 @@ absl::Status RepairReopened(int read_fd, mode_t mode, const JournalEntry& entry,
   return status;
 }
 
-// Makes the log `entry.path` hold `entry.bytes` at `entry.offset`. Sets
-// `changed` when it did not already.
-absl::Status ApplyEntry(const JournalEntry& entry, bool& changed) {
+// Makes the log `path` (the file `entry` names, in the log directory) hold
+// `entry.bytes` at `entry.offset`. Sets `changed` when it did not already.
+absl::Status ApplyEntry(const JournalEntry& entry, const std::string& path,
+                        bool& changed) {
   changed = false;
-  const std::string path(entry.path);
   bool created = false;
   // Read first: a log that already holds the bytes is not opened for
   // writing, which a log marked read-only (a broken match's, mode 0444:
@@ -155,6 +155,7 @@ absl::StatusOr<std::vector<JournalFile>> ListJournalFiles(
 struct JournalEntries {
   struct Found {
     const std::string* file;  // The journal file's path, for messages.
+    std::string log;          // The log's path in the log directory.
     JournalEntry entry;       // A view into `contents`.
   };
   std::vector<std::string> contents;  // The files' bytes.
@@ -162,8 +163,12 @@ struct JournalEntries {
 };
 
 // Reads and parses every file of `files` into `entries` (a file's torn or
-// damaged tail noted in `recovery`).
+// damaged tail noted in `recovery`), each entry's log resolved by its file
+// name against `log_dir`: an older journal's entries name paths, which a
+// data directory moved since, or copied, no longer holds (or holds the
+// original's logs). An entry that names no file is DATA_LOSS.
 absl::Status ReadJournalFiles(const std::vector<JournalFile>& files,
+                              const std::string& log_dir,
                               JournalEntries& entries,
                               LogJournal::Recovery& recovery) {
   entries.contents.reserve(files.size());  // The entries are views into them.
@@ -179,14 +184,22 @@ absl::Status ReadJournalFiles(const std::vector<JournalFile>& files,
                                             ", ignored from there"));
     }
     for (const JournalEntry& entry : parsed.entries) {
-      entries.found.push_back({&path, entry});
+      const std::string_view name = JournalLogName(entry.path);
+      if (name.empty()) {
+        return absl::DataLossError(absl::StrCat(
+            "journal ", path, ": an entry names no log file (\"",
+            std::string(entry.path), "\"); remove ", DirectoryOf(path),
+            " to start without repairing the logs"));
+      }
+      entries.found.push_back(
+          {&path, (std::filesystem::path(log_dir) / name).string(), entry});
     }
   }
   std::stable_sort(
       entries.found.begin(), entries.found.end(),
       [](const JournalEntries::Found& a, const JournalEntries::Found& b) {
-        return std::tie(a.entry.path, a.entry.offset) <
-               std::tie(b.entry.path, b.entry.offset);
+        return std::tie(a.log, a.entry.offset) <
+               std::tie(b.log, b.entry.offset);
       });
   return absl::OkStatus();
 }
@@ -200,14 +213,14 @@ absl::Status ApplyJournalEntries(const std::string& dir,
   std::set<std::string> log_dirs;
   for (const JournalEntries::Found& f : entries.found) {
     bool changed = false;
-    if (absl::Status s = ApplyEntry(f.entry, changed); !s.ok()) {
+    if (absl::Status s = ApplyEntry(f.entry, f.log, changed); !s.ok()) {
       return absl::DataLossError(
           absl::StrCat("journal ", *f.file, ": ", s.message(),
                        " (put the log back, or remove ", dir,
                        " to start without repairing it)"));
     }
-    if (changed) repaired.emplace(f.entry.path);
-    log_dirs.insert(DirectoryOf(f.entry.path));
+    if (changed) repaired.emplace(f.log);
+    log_dirs.insert(DirectoryOf(f.log));
     ++recovery.entries;
   }
   // ApplyEntry synced the logs it wrote to; the others hold the bytes, but
@@ -239,12 +252,14 @@ absl::Status DeleteJournalFiles(const std::string& dir,
 }  // namespace
 
 absl::StatusOr<uint64_t> ReplayJournal(const std::string& dir,
+                                       const std::string& log_dir,
                                        LogJournal::Recovery& recovery) {
   absl::StatusOr<std::vector<JournalFile>> files = ListJournalFiles(dir);
   if (!files.ok()) return files.status();
   // Every file is read before any entry is applied.
   JournalEntries entries;
-  if (absl::Status s = ReadJournalFiles(*files, entries, recovery); !s.ok()) {
+  if (absl::Status s = ReadJournalFiles(*files, log_dir, entries, recovery);
+      !s.ok()) {
     return s;
   }
   if (absl::Status s = ApplyJournalEntries(dir, entries, recovery); !s.ok()) {

@@ -15,7 +15,9 @@ namespace pyramid {
 
 // Replays the journal in `dir` (created if missing): reads every journal
 // file, oldest first, before applying any entry (a torn or damaged tail is
-// noted in `recovery.notes`); writes each entry's bytes into its log where
+// noted in `recovery.notes`); writes each entry's bytes into its log (the
+// file of its name, JournalLogName, in `log_dir`: never a file outside it,
+// whatever directory an older journal's entry named) where
 // the log does not hold them already, each log's entries in the order of
 // their offsets; syncs the file systems of every log named; then deletes
 // the files and syncs `dir`. Returns the generation of the newest file
@@ -23,6 +25,7 @@ namespace pyramid {
 // An entry that cannot be applied, or logs that cannot be synced, are
 // DATA_LOSS naming the journal (and the log), and no file is deleted.
 absl::StatusOr<uint64_t> ReplayJournal(const std::string& dir,
+                                       const std::string& log_dir,
                                        LogJournal::Recovery& recovery);
 
 }  // namespace pyramid

@@ -350,6 +350,111 @@ TEST_F(LogJournalTest, ALostLogThatCannotBeRebuiltIsNamed) {
   EXPECT_TRUE(Slurp(Log(0)) == BytesOf(0, 0, 300));
 }
 
+// An entry names its log by its file name, resolved against the log
+// directory of the process that replays it: a data directory moved after a
+// crash (to a bigger disk) repairs its own logs, where entries naming the
+// old path found nothing and stopped the referee.
+TEST_F(LogJournalTest, ADataDirectoryMovedAfterACrashRepairsItsOwnLogs) {
+  const std::string old_dir = dir_.File("data");
+  const std::string new_dir = dir_.File("moved");
+  fs::create_directories(old_dir + "/logs");
+  const auto log = [](const std::string& data_dir, int i) {
+    return absl::StrCat(data_dir, "/logs/", i, ".log");
+  };
+  for (int i = 0; i < 2; ++i) Spit(log(old_dir, i), BytesOf(i, 0, 2000));
+  InCrashingChild([&] {
+    auto journal = LogJournal::Open(old_dir + "/journal");
+    if (!journal.ok()) _exit(1);
+    for (int i = 0; i < 2; ++i) {
+      if (!(*journal)->Commit(log(old_dir, i), 0, BytesOf(i, 0, 2000)).ok()) {
+        _exit(1);
+      }
+    }
+    Crash();
+  });
+  // The entries name the logs' file names, not where they were.
+  const std::vector<std::string> files = JournalFiles(old_dir + "/journal");
+  ASSERT_THAT(files, SizeIs(1));
+  const std::string file = Slurp(old_dir + "/journal/" + files[0]);
+  const ParsedJournal parsed = ParseJournal(file);
+  ASSERT_THAT(parsed.entries, SizeIs(2));
+  EXPECT_EQ(parsed.entries[0].path, "0.log");
+  EXPECT_EQ(parsed.entries[1].path, "1.log");
+
+  fs::rename(old_dir, new_dir);
+  fs::resize_file(log(new_dir, 0), 300);  // And lost pages on the way.
+  const absl::StatusOr<std::unique_ptr<LogJournal>> journal =
+      LogJournal::Open(new_dir + "/journal");
+  ASSERT_TRUE(journal.ok()) << journal.status();
+  EXPECT_EQ((*journal)->recovery().entries, 2u);
+  EXPECT_EQ((*journal)->recovery().logs_repaired, 1);
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_TRUE(Slurp(log(new_dir, i)) == BytesOf(i, 0, 2000)) << i;
+  }
+  EXPECT_FALSE(fs::exists(old_dir));  // Nothing was made at the old place.
+}
+
+// A journal an older referee wrote names each log's path as that referee
+// was given it. Read now, only the file name counts, resolved against the
+// current log directory (Options::log_dir): a copy of a data directory
+// repairs its own logs and leaves the original's (the paths' directory) as
+// they are; no entry opens a file outside the log directory.
+TEST_F(LogJournalTest, AnOlderJournalsPathsAreTheirFileNamesInTheLogDirectory) {
+  const std::string original = dir_.File("original-logs");
+  const std::string log_dir = dir_.File("copy-logs");
+  fs::create_directories(original);
+  fs::create_directories(log_dir);
+  fs::create_directory(journal_dir_);
+  std::string file(kJournalMagic);
+  for (int i = 0; i < 2; ++i) {
+    file += EncodeJournalEntry(0, absl::StrCat(original, "/", i, ".log"),
+                               BytesOf(i, 0, 1000));
+  }
+  // Relative to the old working directory.
+  file += EncodeJournalEntry(1000, "referee-data/logs/0.log",
+                             BytesOf(0, 1000, 1500));
+  Spit(journal_dir_ + "/0000000000000001.journal", file);
+  // The original's logs went on after the copy was made.
+  for (int i = 0; i < 2; ++i) {
+    Spit(absl::StrCat(original, "/", i, ".log"), std::string(1700, 'o'));
+    Spit(absl::StrCat(log_dir, "/", i, ".log"), BytesOf(i, 0, 200));
+  }
+  LogJournal::Options options;
+  options.log_dir = log_dir;
+  const absl::StatusOr<std::unique_ptr<LogJournal>> journal =
+      LogJournal::Open(journal_dir_, options);
+  ASSERT_TRUE(journal.ok()) << journal.status();
+  EXPECT_EQ((*journal)->recovery().entries, 3u);
+  EXPECT_EQ((*journal)->recovery().logs_repaired, 2);
+  EXPECT_TRUE(Slurp(log_dir + "/0.log") == BytesOf(0, 0, 1500));
+  EXPECT_TRUE(Slurp(log_dir + "/1.log") == BytesOf(1, 0, 1000));
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_EQ(Slurp(absl::StrCat(original, "/", i, ".log")),
+              std::string(1700, 'o'))
+        << i;
+  }
+  EXPECT_FALSE(fs::exists(dir_.File("logs/0.log")));  // Not the default's.
+}
+
+// An entry whose name is no file's ("..", a path ending in '/') would
+// name a directory: the journal is refused, named, and kept.
+TEST_F(LogJournalTest, AnEntryNamingNoLogFileIsRefused) {
+  for (const std::string name : {"..", "/srv/logs/", "logs/."}) {
+    fs::create_directory(journal_dir_);
+    Spit(journal_dir_ + "/0000000000000001.journal",
+         absl::StrCat(std::string(kJournalMagic),
+                      EncodeJournalEntry(0, name, BytesOf(0, 0, 10))));
+    const absl::StatusOr<std::unique_ptr<LogJournal>> journal =
+        LogJournal::Open(journal_dir_);
+    ASSERT_FALSE(journal.ok()) << name;
+    EXPECT_EQ(journal.status().code(), absl::StatusCode::kDataLoss) << name;
+    EXPECT_THAT(journal.status().message(), HasSubstr("names no log file"))
+        << name;
+    EXPECT_THAT(JournalFiles(journal_dir_), SizeIs(1)) << name;
+    fs::remove_all(journal_dir_);
+  }
+}
+
 TEST_F(LogJournalTest, FullFilesAreReplacedAndRetired) {
   LogJournal::Options options;
   options.rotate_bytes = 4096;
