@@ -86,30 +86,48 @@ bool Exited(int pid) {
   return state == 'Z' || state == 'X';
 }
 
-// Whether `holder` names a process that has ended. Known only for a holder
-// that recorded `identity` (non-empty), the caller's: a pid recorded in
-// another pid namespace, on another boot or host, names another process
-// here, or none.
-bool HolderEnded(const Holder& holder, const std::string& identity) {
-  if (identity.empty() || holder.identity != identity) return false;
+// What is known of the process `holder` names.
+enum class HolderState {
+  kUnknown,  // No pid, or one recorded where it names another process.
+  kRunning,  // Found, not a zombie (or its state unreadable).
+  kEnded,
+};
+
+// The state of `holder`'s process. Known only for a holder that recorded
+// `identity` (non-empty), the caller's: a pid recorded in another pid
+// namespace, on another boot or host, names another process here, or none.
+HolderState StateOf(const Holder& holder, const std::string& identity) {
+  if (identity.empty() || holder.identity != identity) {
+    return HolderState::kUnknown;
+  }
   int pid = 0;
-  if (!absl::SimpleAtoi(holder.pid, &pid) || pid <= 0) return false;
-  if (kill(pid, 0) != 0 && errno == ESRCH) return true;
-  return Exited(pid);  // Found (or EPERM: found, another user's).
+  if (!absl::SimpleAtoi(holder.pid, &pid) || pid <= 0) {
+    return HolderState::kUnknown;
+  }
+  if (kill(pid, 0) != 0 && errno == ESRCH) return HolderState::kEnded;
+  // Found (or EPERM: found, another user's).
+  return Exited(pid) ? HolderState::kEnded : HolderState::kRunning;
 }
 
-// The refusal of a lock on `dir` that another process holds.
+// The refusal of a lock on `dir` that another process holds. A running
+// holder may be one stopping (a referee's SIGTERM takes seconds): the
+// refusal says how to wait for it.
 absl::Status InUse(const std::string& dir, const Holder& holder,
-                   bool held_shared, bool holder_ended) {
+                   bool held_shared, HolderState state) {
   std::string who;
   if (held_shared) {
     // Shared holders record nothing: the pid in the file is an earlier
     // exclusive holder's.
     who = " (held shared: a process reads it)";
-  } else if (holder_ended) {
+  } else if (state == HolderState::kEnded) {
     who = absl::StrCat(" (pid ", holder.pid,
                        ", which has ended: a process it started holds the "
                        "lock)");
+  } else if (state == HolderState::kRunning) {
+    who = absl::StrCat(" (pid ", holder.pid,
+                       "); if it is stopping (SIGTERM), wait for it to exit: "
+                       "`while kill -0 ",
+                       holder.pid, " 2>/dev/null; do sleep 0.2; done`");
   } else if (!holder.pid.empty()) {
     who = absl::StrCat(" (pid ", holder.pid, ")");
   }
@@ -155,15 +173,16 @@ absl::StatusOr<int> Lock(const std::string& dir, bool shared,
       const bool held_shared = !shared && flock(fd, LOCK_SH | LOCK_NB) == 0;
       const Holder holder = HolderOf(fd);
       close(fd);
-      const bool holder_ended = !held_shared && HolderEnded(holder, identity);
-      if (holder_ended && absl::Now() < give_up) {
+      const HolderState state =
+          held_shared ? HolderState::kUnknown : StateOf(holder, identity);
+      if (state == HolderState::kEnded && absl::Now() < give_up) {
         // A holder that ended, killed perhaps, while a child it had just
         // forked was yet to exec: the child lets go at its exec or exit.
         absl::SleepFor(absl::Milliseconds(10));
         --attempt;  // Not a file removed or replaced.
         continue;
       }
-      return InUse(dir, holder, held_shared, holder_ended);
+      return InUse(dir, holder, held_shared, state);
     }
     if (error != 0) {
       close(fd);

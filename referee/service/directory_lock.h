@@ -43,7 +43,10 @@ class DirectoryLock {
   // exclusively, after waiting up to 5 seconds when that pid has ended
   // (see above; then a child of it still holds the lock: "(pid N, which
   // has ended: a process it started holds the lock)"); at once, without a
-  // pid, when it is held shared. Another error when DIR/lock cannot be
+  // pid, when it is held shared. A pid known to be running here adds how
+  // to wait for it, should it be stopping ("(pid N); if it is stopping
+  // (SIGTERM), wait for it to exit: `while kill -0 N 2>/dev/null; do sleep
+  // 0.2; done`"). Another error when DIR/lock cannot be
   // created or locked.
   //
   // The lock taken is on the file DIR/lock names once it is held: a holder

@@ -86,6 +86,23 @@ TEST_F(DirectoryLockTest, OneHolderAtATimeNamedToTheOthers) {
   EXPECT_TRUE(DirectoryLock::Acquire(dir_.path()).ok());
 }
 
+// A holder running here may be one stopping (a referee's SIGTERM takes
+// seconds): the refusal says how to wait for it to exit.
+TEST_F(DirectoryLockTest, ARunningHolderIsNamedWithHowToWaitForIt) {
+  std::optional<absl::StatusOr<DirectoryLock>> first =
+      DirectoryLock::Acquire(dir_.path());
+  ASSERT_TRUE(first->ok()) << first->status();
+  const absl::StatusOr<DirectoryLock> second =
+      DirectoryLock::Acquire(dir_.path());
+  ASSERT_FALSE(second.ok());
+  EXPECT_EQ(
+      second.status().message(),
+      absl::StrCat(dir_.path(), " is in use by another process (pid ", getpid(),
+                   "); if it is stopping (SIGTERM), wait for it to "
+                   "exit: `while kill -0 ",
+                   getpid(), " 2>/dev/null; do sleep 0.2; done`"));
+}
+
 TEST_F(DirectoryLockTest, AMissingDirectoryIsAnError) {
   const absl::StatusOr<DirectoryLock> lock =
       DirectoryLock::Acquire(dir_.File("missing"));
