@@ -241,9 +241,39 @@ bool RefereeLink::RetryNoteDue(absl::Duration delay) {
   return true;
 }
 
+std::string RefereeLink::RetryNote(const grpc::Status& status, bool no_space,
+                                   absl::Duration delay) const {
+  const std::string said =
+      absl::StrCat(absl::StatusCodeToString(
+                       static_cast<absl::StatusCode>(status.error_code())),
+                   ": ", RefereeText(status));
+  if (no_space) {
+    return absl::StrCat("tournament: the referee at ", address_,
+                        " has no space to record (", said,
+                        "): waiting for space; retrying in ",
+                        absl::FormatDuration(delay), " (--referee_retry_s)");
+  }
+  return absl::StrCat("tournament: the referee at ", address_,
+                      " did not answer (", said, "); retrying in ",
+                      absl::FormatDuration(delay), " (--referee_retry_s)");
+}
+
+grpc::Status RefereeLink::NoSpaceLeft(const grpc::Status& status) const {
+  // (The embedded referee is given no window.)
+  const std::string waited =
+      retry_for_ > absl::ZeroDuration()
+          ? absl::StrCat(" still has no space to record after ",
+                         absl::FormatDuration(retry_for_),
+                         " (--referee_retry_s): ")
+          : " has no space to record: ";
+  return grpc::Status(grpc::StatusCode::UNAVAILABLE,
+                      absl::StrCat("the referee at ", address_, waited,
+                                   status.error_message()));
+}
+
 grpc::Status RefereeLink::Retrying(
     const std::function<grpc::Status(grpc::ClientContext&)>& call,
-    const bool* answered) {
+    const bool* answered, bool wait_for_space) {
   absl::Time give_up = absl::Now() + retry_for_;
   // What was heard from the referee when the window began: a window that
   // runs out with something heard since (by another call) is no sign that
@@ -254,14 +284,16 @@ grpc::Status RefereeLink::Retrying(
     grpc::ClientContext context;
     Authorize(context);
     grpc::Status status = call(context);
+    // An answer, but one waited out as an outage is (space may come back).
+    const bool no_space =
+        wait_for_space &&
+        status.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED;
     const bool lost = (status.error_code() == grpc::StatusCode::UNAVAILABLE &&
                        LimitIn(context) == 0) ||
                       (status.error_code() == grpc::StatusCode::CANCELLED &&
                        !cancelled_.load());
-    if (!lost) {
-      Heard();
-      return status;
-    }
+    if (!lost) Heard();
+    if (!lost && !no_space) return status;
     // The outage began at this break.
     if (answered != nullptr && *answered) {
       give_up = absl::Now() + retry_for_;
@@ -272,8 +304,9 @@ grpc::Status RefereeLink::Retrying(
     }
     // A referee that another call waited out a whole window for, unheard
     // from since, has gone: this call gives up with it, not a window later.
-    if (gone_.load()) return status;
+    if (!no_space && gone_.load()) return status;
     if (absl::Now() + backoff.delay() > give_up) {
+      if (no_space) return NoSpaceLeft(status);
       if (heard_.load() != heard_at_start) return status;
       // (The embedded referee is given no window: a call it does not
       // answer fails at once, and is not said.)
@@ -287,12 +320,7 @@ grpc::Status RefereeLink::Retrying(
       return status;
     }
     if (note_ && RetryNoteDue(backoff.delay())) {
-      note_(absl::StrCat(
-          "tournament: the referee at ", address_, " did not answer (",
-          absl::StatusCodeToString(
-              static_cast<absl::StatusCode>(status.error_code())),
-          ": ", RefereeText(status), "); retrying in ",
-          absl::FormatDuration(backoff.delay()), " (--referee_retry_s)"));
+      note_(RetryNote(status, no_space, backoff.delay()));
     }
     // The wait is the backoff, then (a running referee) up to the next
     // backoff for the channel to connect: a failed channel otherwise waits
@@ -680,17 +708,15 @@ void RefereeLink::Cancel() {
 
 absl::StatusOr<v1::TlogCheckpoint> RefereeLink::GetCheckpoint() {
   v1::TlogCheckpoint response;
-  grpc::Status status = Retrying([&](grpc::ClientContext& context) {
-    const grpc::Status got =
-        stub_->GetCheckpoint(&context, v1::GetCheckpointRequest(), &response);
-    // The tree's disk full (its waiting logs could not be entered, or the
-    // checkpoint not signed): waited out as an outage is, since space may
-    // come back.
-    if (got.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED) {
-      return grpc::Status(grpc::StatusCode::UNAVAILABLE, got.error_message());
-    }
-    return got;
-  });
+  // The tree's disk full (its waiting logs could not be entered, or the
+  // checkpoint not signed): waited out as an outage is, since space may
+  // come back.
+  grpc::Status status = Retrying(
+      [&](grpc::ClientContext& context) {
+        return stub_->GetCheckpoint(&context, v1::GetCheckpointRequest(),
+                                    &response);
+      },
+      /*answered=*/nullptr, /*wait_for_space=*/true);
   if (!status.ok()) return FromGrpc(status, "getting a checkpoint");
   return response;
 }

@@ -324,9 +324,20 @@ class RefereeLink {
   // gives up after its first unanswered attempt, so that a referee gone
   // for good costs a tournament one window, not one per match it goes on
   // to try; calls already waiting give up at their next attempt.
+  // With `wait_for_space`, a RESOURCE_EXHAUSTED answer (the referee's disk
+  // full) is retried as a lost connection is, though it is an answer (the
+  // referee is heard, not gone); once `retry_for_` has passed it is given
+  // up as UNAVAILABLE, saying so (NoSpaceLeft).
   grpc::Status Retrying(
       const std::function<grpc::Status(grpc::ClientContext&)>& call,
-      const bool* answered = nullptr);
+      const bool* answered = nullptr, bool wait_for_space = false);
+  // The line said before Retrying waits `delay` after `status`: a referee
+  // that did not answer, or (`no_space`) one that has no space to record.
+  std::string RetryNote(const grpc::Status& status, bool no_space,
+                        absl::Duration delay) const;
+  // What Retrying answers once a referee without space (`status`, its
+  // RESOURCE_EXHAUSTED) had none for the whole of `retry_for_`.
+  grpc::Status NoSpaceLeft(const grpc::Status& status) const;
   // Something came from the referee (an answer, an event of a stream):
   // it is not gone.
   void Heard() {

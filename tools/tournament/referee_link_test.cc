@@ -784,6 +784,55 @@ TEST(RefereeLinkTest, AFullTreeIsWaitedOut) {
   EXPECT_EQ(referee.calls(), 3);
 }
 
+// The wait for space says what the referee answered: it has no space to
+// record (RESOURCE_EXHAUSTED), not that it did not answer (the code was
+// said as UNAVAILABLE, and the window's end as a referee that "has not
+// answered").
+TEST(RefereeLinkTest, AWaitForSpaceAtTheTreeSaysSo) {
+  FullTreeReferee referee(1);
+  FakeRefereeRig rig(referee);
+  ASSERT_NO_FATAL_FAILURE(rig.Start(absl::Minutes(1)));
+  RefereeLink& link = rig.link();
+  std::vector<std::string> lines;
+  link.SetRetryHooks(nullptr,
+                     [&](const std::string& line) { lines.push_back(line); });
+  ASSERT_TRUE(link.GetCheckpoint().ok());
+  ASSERT_EQ(lines.size(), 1u) << absl::StrJoin(lines, "\n");
+  EXPECT_EQ(lines[0],
+            absl::StrCat("tournament: the referee at ", link.address(),
+                         " has no space to record (RESOURCE_EXHAUSTED: "
+                         "transparency log: checkpoint: database or disk is "
+                         "full): waiting for space; retrying in 100ms "
+                         "(--referee_retry_s)"));
+}
+
+// Space that does not return within --referee_retry_s ends the wait, saying
+// so; the referee, which answered, is not taken for gone: the next call
+// waits out a window of its own.
+TEST(RefereeLinkTest, AWaitForSpaceAtTheTreeGivesUpSayingSo) {
+  FullTreeReferee referee(1000000);
+  FakeRefereeRig rig(referee);
+  ASSERT_NO_FATAL_FAILURE(rig.Start(absl::Milliseconds(500)));
+  RefereeLink& link = rig.link();
+  std::vector<std::string> lines;
+  link.SetRetryHooks(nullptr,
+                     [&](const std::string& line) { lines.push_back(line); });
+  const absl::StatusOr<v1::TlogCheckpoint> checkpoint = link.GetCheckpoint();
+  EXPECT_EQ(checkpoint.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_EQ(
+      checkpoint.status().message(),
+      absl::StrCat("getting a checkpoint: the referee at ", link.address(),
+                   " still has no space to record after 500ms "
+                   "(--referee_retry_s): transparency log: checkpoint: "
+                   "database or disk is full"));
+  for (const std::string& line : lines) {
+    EXPECT_TRUE(absl::StrContains(line, " has no space to record (")) << line;
+  }
+  const int before = referee.calls();
+  EXPECT_FALSE(link.GetCheckpoint().ok());
+  EXPECT_GE(referee.calls() - before, 3);
+}
+
 // A referee that sends more than the cap of one log is refused, and the
 // log is not written: the runner holds no more than the cap.
 TEST(RefereeLinkTest, ALogBeyondTheCapIsRefused) {
