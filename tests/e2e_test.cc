@@ -12,7 +12,9 @@
 // inclusion proofs, schedule) that `replay verify-tournament` accepts
 // untouched and rejects, naming the problem, when a log is removed or added
 // or the checkpoint is an older one; consistency proofs between two
-// checkpoints; the transparency log after a restart; --max_live_matches,
+// checkpoints; the transparency log after a restart; a data directory
+// renamed (after SIGTERM or SIGKILL) or copied, whose referee works on its
+// own logs only; --max_live_matches,
 // --max_log_readers (and refctl get-log's retry), --log_stall_timeout_s,
 // --max_health_watchers.
 // Every process started
@@ -51,6 +53,7 @@
 #include "referee/core/log_sink.h"
 #include "referee/crypto/bytes.h"
 #include "referee/crypto/ed25519.h"
+#include "referee/crypto/sha256.h"
 #include "referee/service/view_delta.h"
 #include "tests/temp_dir.h"
 #include "tests/test_client.h"
@@ -808,6 +811,150 @@ TEST_F(E2eTest, APowerLossLosesNoLogTheJournalHolds) {
   for (const std::string& match : matches) {
     EXPECT_THAT(listed.out, HasSubstr(match));
   }
+}
+
+// docs/durability.md, "Moving or copying a data directory": the registry
+// and the journal name each log by its file name, which the referee
+// resolves against its log directory (--log_dir, default DATA_DIR/logs)
+// of the run that opens it. A data directory renamed after the referee
+// stopped (SIGTERM), or after it was killed (SIGKILL, its journal left to
+// replay, here with a power loss's cut of the ended match's log too),
+// starts on its new name: the running match resumes and is played to a
+// genuine end, the ended one's log is served byte for byte, and nothing
+// is made at the old place. (They named the old paths: the running match
+// ended MATCH_BROKEN, GetLog answered DATA_LOSS, and after a SIGKILL the
+// journal's replay stopped the start.)
+class MovedDataDirE2eTest : public E2eTest,
+                            public ::testing::WithParamInterface<int> {};
+
+TEST_P(MovedDataDirE2eTest, EveryMatchResumesOrIsServedOnTheNewName) {
+  const int stop = GetParam();
+  ASSERT_NO_FATAL_FAILURE(StartReferee());
+  const std::string finished = CreateMatch(Path("tok-f"));
+  ASSERT_EQ(finished.size(), 32u);
+  for (int seat = 0; seat < 3; ++seat) {
+    StartBot(Path(absl::StrCat("tok-f/seat-", seat, ".token")),
+             {"--matches=1"});
+  }
+  for (auto& bot : bots_) ASSERT_EQ(bot->Wait(kWait), 0) << bot->err();
+  bots_.clear();
+  const std::string running = CreateMatch(Path("tok-r"));
+  ASSERT_EQ(running.size(), 32u);
+  const std::string finished_log = Slurp(LogPath(finished));
+
+  referee_->Signal(stop);
+  ASSERT_EQ(referee_->Wait(kWait), stop == SIGKILL ? 128 + SIGKILL : 0)
+      << referee_->err();
+  if (stop == SIGKILL) {
+    ASSERT_FALSE(fs::is_empty(data_ + "/journal"));
+    // Only the journal holds the ended log after its first checkpoint.
+    const SplitLogResult split = SplitLog(finished_log);
+    ASSERT_GT(split.records.size(), 2u);
+    fs::resize_file(LogPath(finished), split.records[2].offset);
+  }
+  const std::string old_data = data_;
+  data_ = Path("moved");
+  fs::rename(old_data, data_);
+  fs::remove(Path("port"));
+  ASSERT_NO_FATAL_FAILURE(StartReferee({"--listen=" + address_}));
+  EXPECT_THAT(referee_->out(),
+              HasSubstr("(1 ended, 1 resumed, 0 found broken (not resumed)"));
+  if (stop == SIGKILL)
+    EXPECT_THAT(referee_->out(), HasSubstr("1 logs repaired"));
+
+  const std::string fetched = Path("finished.pyrlog");
+  ToolResult got = Refctl({"get-log", finished, "--out=" + fetched});
+  ASSERT_EQ(got.code, 0) << got.err;
+  EXPECT_TRUE(Slurp(fetched) == finished_log);
+  // The running match's seats play it to its end on the new name.
+  for (int seat = 0; seat < 3; ++seat) {
+    StartBot(Path(absl::StrCat("tok-r/seat-", seat, ".token")),
+             {"--matches=1"});
+  }
+  for (auto& bot : bots_) EXPECT_EQ(bot->Wait(kWait), 0) << bot->err();
+  ToolResult verified =
+      Run("replay", {"verify", "--key=" + PublicKeyFile(), LogPath(running)});
+  EXPECT_EQ(verified.code, 0) << verified.out << verified.err;
+  EXPECT_THAT(verified.out, HasSubstr("genuine"));
+  const std::string fetched_running = Path("running.pyrlog");
+  got = Refctl({"get-log", running, "--out=" + fetched_running});
+  ASSERT_EQ(got.code, 0) << got.err;
+  EXPECT_TRUE(Slurp(fetched_running) == Slurp(LogPath(running)));
+  ToolResult broken = Refctl({"list", "--status=broken"});
+  ASSERT_EQ(broken.code, 0) << broken.err;
+  EXPECT_THAT(broken.out, Not(HasSubstr(finished)));
+  EXPECT_THAT(broken.out, Not(HasSubstr(running)));
+  EXPECT_FALSE(fs::exists(old_data));
+}
+
+INSTANTIATE_TEST_SUITE_P(StoppedBy, MovedDataDirE2eTest,
+                         ::testing::Values(SIGTERM, SIGKILL),
+                         [](const ::testing::TestParamInfo<int>& info) {
+                           return std::string(
+                               info.param == SIGKILL ? "Sigkill" : "Sigterm");
+                         });
+
+// SHA-256 of every file in `dir`, by name.
+std::map<std::string, std::string> FileHashes(const std::string& dir) {
+  std::map<std::string, std::string> hashes;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    hashes[entry.path().filename().string()] =
+        ToHex(AsView(Sha256(Slurp(entry.path().string()))));
+  }
+  return hashes;
+}
+
+// docs/durability.md, "Moving or copying a data directory": a copy of a
+// data directory (cp -a, its lock file removed) run beside the original
+// works on its own logs. The copy's referee resumes the running match and
+// plays it to its end, and serves the ended one's log; the original's logs
+// are byte for byte what they were. (The copy's registry named the
+// original's paths: its referee resumed the match by writing into the
+// original's log.)
+TEST_F(E2eTest, ARefereeOnACopyOfItsDataDirectoryLeavesTheOriginalsLogsAlone) {
+  ASSERT_NO_FATAL_FAILURE(StartReferee());
+  const std::string finished = CreateMatch(Path("tok-f"));
+  ASSERT_EQ(finished.size(), 32u);
+  for (int seat = 0; seat < 3; ++seat) {
+    StartBot(Path(absl::StrCat("tok-f/seat-", seat, ".token")),
+             {"--matches=1"});
+  }
+  for (auto& bot : bots_) ASSERT_EQ(bot->Wait(kWait), 0) << bot->err();
+  bots_.clear();
+  const std::string running = CreateMatch(Path("tok-r"));
+  ASSERT_EQ(running.size(), 32u);
+  referee_->Signal(SIGTERM);
+  ASSERT_EQ(referee_->Wait(kWait), 0) << referee_->err();
+
+  const std::string original = data_;
+  const std::map<std::string, std::string> hashes =
+      FileHashes(original + "/logs");
+  ASSERT_EQ(hashes.size(), 2u);
+  data_ = Path("copy");
+  fs::copy(original, data_, fs::copy_options::recursive);
+  fs::remove(data_ + "/lock");
+  fs::remove(Path("port"));
+  ASSERT_NO_FATAL_FAILURE(StartReferee({"--listen=" + address_}));
+  EXPECT_THAT(referee_->out(),
+              HasSubstr("(1 ended, 1 resumed, 0 found broken (not resumed)"));
+  for (int seat = 0; seat < 3; ++seat) {
+    StartBot(Path(absl::StrCat("tok-r/seat-", seat, ".token")),
+             {"--matches=1"});
+  }
+  for (auto& bot : bots_) EXPECT_EQ(bot->Wait(kWait), 0) << bot->err();
+  ToolResult verified =
+      Run("replay", {"verify", "--key=" + PublicKeyFile(), LogPath(running)});
+  EXPECT_EQ(verified.code, 0) << verified.out << verified.err;
+  const std::string fetched = Path("finished.pyrlog");
+  ToolResult got = Refctl({"get-log", finished, "--out=" + fetched});
+  ASSERT_EQ(got.code, 0) << got.err;
+  EXPECT_TRUE(Slurp(fetched) ==
+              Slurp(original + "/logs/" +
+                    fs::path(LogPath(finished)).filename().string()));
+  referee_->Signal(SIGTERM);
+  EXPECT_EQ(referee_->Wait(kWait), 0) << referee_->err();
+  EXPECT_EQ(FileHashes(original + "/logs"), hashes);
+  EXPECT_NE(FileHashes(data_ + "/logs"), hashes);  // The copy's went on.
 }
 
 // docs/durability.md, "What the referee keeps": a data directory the
