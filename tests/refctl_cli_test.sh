@@ -11,6 +11,9 @@
 #     second match into the same directory is refused (status 1) naming
 #     seat-0.token, before any match is created, the first match's tokens
 #     kept; with --replace_tokens it is created and its tokens replace them.
+#  3. A watch whose referee stops (SIGTERM) says that the referee went away
+#     and that the match may resume once it is back (status 1), not gRPC's
+#     "UNAVAILABLE: Cancelling all calls". Last: it stops the referee.
 #
 # Runs from the source root. PYRAMID_BIN names the built binaries (default
 # build/bin).
@@ -61,5 +64,20 @@ for seat in 0 1 2; do
   ! cmp -s "$tmp/tok-first/seat-$seat.token" "$tmp/tok/seat-$seat.token" ||
     fail "--replace_tokens left seat-$seat.token as it was"
 done
+
+# --- 3. A watch across the referee's stop
+watched=$(refctl create-match --game=rock_paper_pyramid --seats=3 \
+  --token_dir="$tmp/tok-watch" 2>/dev/null) || fail "create-match to watch"
+spawn watch refctl watch "$watched"
+watch_pid=$last_pid
+poll test -s "$tmp/watch.out" # The match and its snapshot: being watched.
+kill -TERM "$referee_pid"
+reap "$watch_pid"
+((status == 1)) || fail "watch: exited with status $status, not 1"
+went_away="refctl: the referee at $addr went away while watching match"
+grep -qF "$went_away $watched (UNAVAILABLE: " "$tmp/watch.out" ||
+  fail "watch: no line says the referee went away: $(tail -c 600 "$tmp/watch.out")"
+grep -qF "the match may resume once the referee is back: run the watch again" \
+  "$tmp/watch.out" || fail "watch: no line says to watch again"
 
 echo "refctl_cli_test: PASS"

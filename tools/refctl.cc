@@ -12,7 +12,9 @@
 //   refctl ... watch MATCH [--views]  (one JSON event per line, written
 //                                      as it arrives; --views: the whole
 //                                      public view after each move instead
-//                                      of what it changed)
+//                                      of what it changed; a referee that
+//                                      goes away meanwhile, stopped or
+//                                      restarted, is said so, exit 1)
 //   refctl ... get-log MATCH --out=FILE [--retry_for_s=N]
 //       (retries UNAVAILABLE with backoff for up to N s, default 30,
 //        saying on stderr that it waits)
@@ -532,6 +534,21 @@ int List(v1::Referee::Stub& stub) {
   }
 }
 
+// What a watch of `match_id` says when its stream, which the referee at
+// `address` had answered, ended `status`, a lost connection (UNAVAILABLE:
+// gRPC's own words, "Cancelling all calls" from a referee stopping, "Socket
+// closed"...): the referee went away, and the match may go on once it is
+// back, so the watch is run again.
+std::string WatchLost(const std::string& address, const std::string& match_id,
+                      const grpc::Status& status) {
+  return absl::StrCat(
+      "the referee at ", address, " went away while watching match ",
+      PrintableText(match_id),
+      " (UNAVAILABLE: ", PrintableText(status.error_message()),
+      "): it stopped or restarted, or the connection broke; the match may "
+      "resume once the referee is back: run the watch again");
+}
+
 int Watch(v1::Referee::Stub& stub, const std::string& match_id) {
   grpc::ClientContext context;
   if (absl::Status s = Authorize(context, /*optional=*/true); !s.ok()) {
@@ -543,7 +560,9 @@ int Watch(v1::Referee::Stub& stub, const std::string& match_id) {
   const bool views = absl::GetFlag(FLAGS_views);
   WatchedMatch followed;
   v1::WatchEvent event;
+  bool answered = false;  // An event came: the referee took the watch.
   while (reader->Read(&event)) {
+    answered = true;
     if (absl::Status s = followed.Apply(event); !s.ok()) {
       context.TryCancel();
       return Fail(absl::StrCat("a watch event did not apply: ", s.message()));
@@ -557,6 +576,9 @@ int Watch(v1::Referee::Stub& stub, const std::string& match_id) {
     }
   }
   grpc::Status status = reader->Finish();
+  if (answered && status.error_code() == grpc::StatusCode::UNAVAILABLE) {
+    return Fail(WatchLost(absl::GetFlag(FLAGS_referee), match_id, status));
+  }
   return status.ok() ? 0 : Fail(status);
 }
 
