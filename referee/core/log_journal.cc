@@ -90,10 +90,6 @@ absl::Status WriteZeros(int fd, uint64_t from, uint64_t to,
 
 absl::StatusOr<std::unique_ptr<LogJournal>> LogJournal::Open(
     const std::string& dir, Options options) {
-  if (options.log_dir.empty()) {
-    options.log_dir =
-        (std::filesystem::path(dir).parent_path() / "logs").string();
-  }
   Recovery recovery;
   absl::StatusOr<uint64_t> last_generation =
       ReplayJournal(dir, options.log_dir, recovery);
@@ -114,6 +110,8 @@ absl::StatusOr<std::unique_ptr<LogJournal>> LogJournal::Open(
 LogJournal::LogJournal(std::string dir, Options options, Recovery recovery)
     : dir_(std::move(dir)),
       options_(std::move(options)),
+      log_dir_(options_.log_dir.empty() ? DefaultJournalLogDir(dir_)
+                                        : options_.log_dir),
       recovery_(std::move(recovery)) {}
 
 LogJournal::~LogJournal() {
@@ -172,7 +170,8 @@ void LogJournal::CommitAsync(std::string_view path, uint64_t offset,
   Entry entry;
   // The log's file name: Open() resolves it against the log directory of
   // the process that replays the entry, wherever the directory is then.
-  entry.head = JournalEntryHead(offset, JournalLogName(path), bytes.size());
+  entry.head =
+      JournalEntryHead(offset, JournalEntryName(path, log_dir_), bytes.size());
   entry.hash = JournalEntryHash(entry.head, bytes);
   entry.bytes = std::move(bytes);
   const uint64_t size =

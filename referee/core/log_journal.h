@@ -49,14 +49,17 @@ namespace pyramid {
 class LogJournal {
  public:
   struct Options {
-    // The log directory: every log committed is in it, and each entry names
-    // its log by its file name within it, resolved against this directory
-    // when Open() replays the entry (an entry a journal of an older referee
-    // wrote names a path: only its file name counts). So a data directory
-    // moved after a crash repairs its own logs, a copy never the
-    // original's, and no entry writes outside it. Empty: the directory
-    // "logs" beside the journal's (DATA_DIR/logs for DATA_DIR/journal, the
-    // referee's default --log_dir).
+    // The log directory: every log committed should be in it, and each
+    // entry names its log by its file name within it, resolved against
+    // this directory when Open() replays the entry (an entry that names a
+    // path, which a journal of an older referee wrote: only its file name
+    // counts). So a data directory moved after a crash repairs its own
+    // logs, a copy never the original's, and no entry writes outside it.
+    // Empty (the caller does not say): the directory "logs" beside the
+    // journal's (DefaultJournalLogDir: DATA_DIR/logs for DATA_DIR/journal,
+    // the referee's default --log_dir) for the logs in it, named by their
+    // file names; a log elsewhere is named, and replayed, by its path as
+    // given (JournalEntryName, JournalLogPath).
     std::string log_dir;
     // A journal file this large is replaced by a new one and retired.
     uint64_t rotate_bytes = uint64_t{64} << 20;
@@ -153,6 +156,9 @@ class LogJournal {
 
   const std::string dir_;
   const Options options_;
+  // The log directory whose logs entries name by their file names:
+  // options_.log_dir, or DefaultJournalLogDir(dir_).
+  const std::string log_dir_;
   const Recovery recovery_;
 
   mutable absl::Mutex mu_;

@@ -11,9 +11,10 @@
 //            path bytes
 //
 // An entry says that `bytes` belong at `offset` in the log `path`: the
-// log's file name within the log directory (LogJournal::Options::log_dir).
-// A journal of an older referee named the log's path as the referee was
-// given it; its file name (JournalLogName) is read the same way.
+// log's file name within the log directory (LogJournal::Options::log_dir),
+// or, for a log outside it, the log's path as the journal was given it
+// (JournalEntryName). A journal of an older referee named every log by its
+// path. JournalLogPath says which file an entry's bytes go to.
 #ifndef PYRAMID_REFEREE_CORE_LOG_JOURNAL_FORMAT_H_
 #define PYRAMID_REFEREE_CORE_LOG_JOURNAL_FORMAT_H_
 
@@ -66,6 +67,27 @@ Digest JournalEntryHash(std::string_view head, std::string_view bytes);
 // last '/'. Empty when `path` names no file in a directory (empty, ending
 // in '/', ".", ".."): such an entry names no log.
 std::string_view JournalLogName(std::string_view path);
+
+// The log directory of a journal in `journal_dir` whose caller names none
+// (LogJournal::Options::log_dir empty): "logs" beside it, as DATA_DIR/logs
+// is beside DATA_DIR/journal (the referee's default --log_dir).
+std::string DefaultJournalLogDir(const std::string& journal_dir);
+
+// What an entry names the log `log_path` by, for a journal whose log
+// directory is `log_dir`: the log's file name when the log is in that
+// directory (compared as paths, lexically), else `log_path` as given.
+std::string JournalEntryName(std::string_view log_path,
+                             const std::string& log_dir);
+
+// The file an entry naming `name` (JournalEntry::path) is replayed into by
+// a journal in `journal_dir` told its log directory is `log_dir`: the
+// entry's file name (JournalLogName) in `log_dir`, so never a file outside
+// it, whatever directory an older journal's entry named. With `log_dir`
+// empty (the caller did not say) a file name is resolved against
+// DefaultJournalLogDir, and a path (an older journal's, or a log outside
+// that directory) is taken as it is. Empty when the entry names no file.
+std::string JournalLogPath(std::string_view name, const std::string& log_dir,
+                           const std::string& journal_dir);
 
 // The path of journal file `generation` in `dir`: 16 decimal digits,
 // ".journal".

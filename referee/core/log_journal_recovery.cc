@@ -164,9 +164,10 @@ struct JournalEntries {
 
 // Reads and parses every file of `files` into `entries` (a file's torn or
 // damaged tail noted in `recovery`), each entry's log resolved by its file
-// name against `log_dir`: an older journal's entries name paths, which a
-// data directory moved since, or copied, no longer holds (or holds the
-// original's logs). An entry that names no file is DATA_LOSS.
+// name against `log_dir` (JournalLogPath): an older journal's entries name
+// paths, which a data directory moved since, or copied, no longer holds
+// (or holds the original's logs). An entry that names no file is
+// DATA_LOSS.
 absl::Status ReadJournalFiles(const std::vector<JournalFile>& files,
                               const std::string& log_dir,
                               JournalEntries& entries,
@@ -184,15 +185,14 @@ absl::Status ReadJournalFiles(const std::vector<JournalFile>& files,
                                             ", ignored from there"));
     }
     for (const JournalEntry& entry : parsed.entries) {
-      const std::string_view name = JournalLogName(entry.path);
-      if (name.empty()) {
+      std::string log = JournalLogPath(entry.path, log_dir, DirectoryOf(path));
+      if (log.empty()) {
         return absl::DataLossError(absl::StrCat(
             "journal ", path, ": an entry names no log file (\"",
             std::string(entry.path), "\"); remove ", DirectoryOf(path),
             " to start without repairing the logs"));
       }
-      entries.found.push_back(
-          {&path, (std::filesystem::path(log_dir) / name).string(), entry});
+      entries.found.push_back({&path, std::move(log), entry});
     }
   }
   std::stable_sort(

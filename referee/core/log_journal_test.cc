@@ -436,6 +436,63 @@ TEST_F(LogJournalTest, AnOlderJournalsPathsAreTheirFileNamesInTheLogDirectory) {
   EXPECT_FALSE(fs::exists(dir_.File("logs/0.log")));  // Not the default's.
 }
 
+// Which file an entry's bytes go to. Told its log directory, the journal
+// takes an entry's file name alone, whatever directory an older entry
+// named; not told (Options::log_dir empty), a file name is in the
+// directory "logs" beside the journal's, and a path is taken as it is.
+TEST(JournalLogPathTest, AnEntrysFileNameIsInTheLogDirectory) {
+  EXPECT_EQ(DefaultJournalLogDir("/d/journal"), "/d/logs");
+  EXPECT_EQ(DefaultJournalLogDir("/d/journal/"), "/d/logs");
+  EXPECT_EQ(DefaultJournalLogDir("d/journal"), "d/logs");
+  EXPECT_EQ(DefaultJournalLogDir("journal"), "logs");
+  EXPECT_EQ(JournalEntryName("/d/logs/a.pyrlog", "/d/logs"), "a.pyrlog");
+  EXPECT_EQ(JournalEntryName("/d/./logs/a.pyrlog", "/d/logs/"), "a.pyrlog");
+  EXPECT_EQ(JournalEntryName("/e/logs/a.pyrlog", "/d/logs"),
+            "/e/logs/a.pyrlog");
+  EXPECT_EQ(JournalLogPath("a.pyrlog", "/now/logs", "/d/journal"),
+            "/now/logs/a.pyrlog");
+  EXPECT_EQ(JournalLogPath("/old/logs/a.pyrlog", "/now/logs", "/d/journal"),
+            "/now/logs/a.pyrlog");
+  EXPECT_EQ(JournalLogPath("../../etc/a.pyrlog", "/now/logs", "/d/journal"),
+            "/now/logs/a.pyrlog");
+  EXPECT_EQ(JournalLogPath("a.pyrlog", "", "/d/journal"), "/d/logs/a.pyrlog");
+  EXPECT_EQ(JournalLogPath("/e/logs/a.pyrlog", "", "/d/journal"),
+            "/e/logs/a.pyrlog");
+  for (const char* none : {"", "..", ".", "/d/logs/", "/d/logs/.."}) {
+    EXPECT_EQ(JournalLogPath(none, "/now/logs", "/d/journal"), "") << none;
+    EXPECT_EQ(JournalLogPath(none, "", "/d/journal"), "") << none;
+  }
+}
+
+// A journal whose caller names no log directory takes the one beside it;
+// a log committed from elsewhere (a referee's --log_dir outside its data
+// directory, while its caller does not pass it) is named by its path and
+// repaired there, as before entries named file names.
+TEST_F(LogJournalTest, ALogOutsideTheDefaultLogDirectoryKeepsItsPath) {
+  const std::string elsewhere = dir_.File("elsewhere");
+  fs::create_directories(elsewhere);
+  const std::string log = elsewhere + "/0.log";
+  Spit(log, BytesOf(0, 0, 1000));
+  InCrashingChild([&] {
+    auto journal = LogJournal::Open(journal_dir_);
+    if (!journal.ok() || !(*journal)->Commit(log, 0, BytesOf(0, 0, 1000)).ok())
+      _exit(1);
+    Crash();
+  });
+  const std::vector<std::string> files = JournalFiles(journal_dir_);
+  ASSERT_THAT(files, SizeIs(1));
+  const std::string file = Slurp(journal_dir_ + "/" + files[0]);
+  const ParsedJournal parsed = ParseJournal(file);
+  ASSERT_THAT(parsed.entries, SizeIs(1));
+  EXPECT_EQ(parsed.entries[0].path, log);
+  fs::resize_file(log, 100);
+  const absl::StatusOr<std::unique_ptr<LogJournal>> journal =
+      LogJournal::Open(journal_dir_);
+  ASSERT_TRUE(journal.ok()) << journal.status();
+  EXPECT_EQ((*journal)->recovery().logs_repaired, 1);
+  EXPECT_TRUE(Slurp(log) == BytesOf(0, 0, 1000));
+}
+
 // An entry whose name is no file's ("..", a path ending in '/') would
 // name a directory: the journal is refused, named, and kept.
 TEST_F(LogJournalTest, AnEntryNamingNoLogFileIsRefused) {
