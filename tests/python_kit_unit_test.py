@@ -6,7 +6,9 @@ testdata/vectors/primitives.txt (commitments, commit signature, key file),
 pyramid_kit.actions.fallback_action is legal for listed and unlisted
 decisions, is_listed finds a built action in the list, and the seed action
 names the log header the seed decision announced. The command
-line refuses negative counts and names the flag of a file it cannot read.
+line refuses negative counts and names the flag of a file it cannot read;
+its --matches help says what 0 does with a seat token and with a bot
+token, as docs/writing-a-bot.md does.
 The runner (without a referee) counts the ends of matches; answers a
 strategy that raises, or returns an unlisted action, with the fallback and
 one line saying so (never "late"); stops, instead of reconnecting, when
@@ -186,6 +188,18 @@ class CliTest(unittest.TestCase):
                 p.parse_args(bad)
             self.assertEqual(exit_.exception.code, 2, bad)
             self.assertIn("non-negative", err.getvalue(), bad)
+
+    def test_the_matches_help_says_what_0_does_with_each_token(self) -> None:
+        # Since a seat token's stream ends once its match ends, 0 means two
+        # things; docs/writing-a-bot.md's flag table says the same.
+        said = ("(0: with a seat token, when its match ends; with a bot "
+                "token, run until stopped)")
+        help_text = " ".join(cli.parser().format_help().split())
+        self.assertIn("--matches MATCHES exit after this many matches ended "
+                      + said, help_text)
+        row = next(line for line in Path("docs/writing-a-bot.md").read_text()
+                   .splitlines() if line.startswith("| `--matches N` |"))
+        self.assertIn(f"exit after N matches ended {said} |", row)
 
     def test_unreadable_files_name_their_flag(self) -> None:
         with tempfile.TemporaryDirectory() as d:

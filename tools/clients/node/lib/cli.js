@@ -2,20 +2,23 @@
 // the C++ reference bot's names).
 //
 // Contract: main(bot) parses process.argv, runs the bot (or the Bot that
-// `bot(flags)` returns, for a factory that reads flags of its own, declared
-// in `extra` as node:util parseArgs options), and resolves to the
-// exit status: 0 when, without a PlayError, the --matches it was asked for
-// ended (with 0: the referee closed the stream) or SIGINT/SIGTERM stopped
-// it; 1 otherwise (another process taking the token over included); 2 for
-// bad flags (a negative count, a file that cannot be read or a token file
-// that is empty, a referee address that is not HOST:PORT, a state directory
-// that cannot be written: the message names the flag or variable). --help prints every flag with its description (an `extra`
-// option may carry a `description` and an `arg` name for it too).
+// `bot(flags)` returns, for a factory that reads flags of its own, declared in
+// `extra` as node:util parseArgs options), and resolves to the exit status: 0
+// when, without a PlayError, the --matches it was asked for ended (with 0: the
+// referee closed the stream, as it does a seat token's when its match ends) or
+// SIGINT/SIGTERM stopped it; 1 otherwise (another process taking the token over
+// included); 2 for bad flags (a negative count, a file that cannot be read or a
+// token file that is empty, a referee address that is not HOST:PORT, a state
+// directory that cannot be written: the message names the flag or variable).
+// --help prints every flag with its description (an `extra` option may carry a
+// `description` and an `arg` name for it too).
 //
 //   --referee HOST:PORT       default $PYRAMID_REFEREE, else 127.0.0.1:50051
 //   --token_file FILE         default $PYRAMID_TOKEN_FILE, else $PYRAMID_TOKEN
 //   --key_file FILE           Ed25519 seed (keygen format): sign every commit
-//   --matches N               exit after N matches ended (0: until stopped)
+//   --matches N               exit after N matches ended (0: with a seat
+//                             token, when its match ends; with a bot token,
+//                             run until stopped)
 //   --reconnect_for_s S       reconnect for at most S s without a referee
 //   --deadline_margin_ms MS   commit the fallback this long before a deadline
 //   --tls_ca FILE             PEM roots: connect with TLS
@@ -61,8 +64,8 @@ const FLAGS = {
     type: 'string',
     default: '0',
     arg: 'N',
-    description: 'exit after this many matches ended (0: run until stopped or the referee '
-      + 'closes the stream)',
+    description: 'exit after this many matches ended (0: with a seat token, when its match '
+      + 'ends; with a bot token, run until stopped)',
   },
   reconnect_for_s: {
     type: 'string',

@@ -1,5 +1,6 @@
 // Unit tests of the Node kit's command line (lib/cli.js): --help prints
-// every flag with its description, as the Python kit's argparse help does;
+// every flag with its description, as the Python kit's argparse help does
+// (--matches saying what 0 does with a seat token and with a bot token);
 // an unreadable file is a usage error (2) naming its flag; negative counts
 // are usage errors.
 'use strict';
@@ -44,6 +45,16 @@ test('--help names every flag with its description', async () => {
   }
   assert.match(out, /^ {2}--depth N +how deep to look$/m);
   assert.match(out, /^ {2}--width VALUE +\(default: 3\)$/m);
+});
+
+test('--matches says what 0 does with a seat token and with a bot token', async () => {
+  // A seat token's stream ends once its match ends; a bot token's stays
+  // open. The Python kit and docs/writing-a-bot.md say the same.
+  const { status, out } = await run(['--help']);
+  assert.strictEqual(status, 0);
+  const line = out.split('\n').find((l) => l.startsWith('  --matches N '));
+  assert.strictEqual(line.replace(/^ {2}--matches N +/, ''), 'exit after this many matches '
+    + 'ended (0: with a seat token, when its match ends; with a bot token, run until stopped)');
 });
 
 test('a file that cannot be read is a usage error naming its flag', async () => {

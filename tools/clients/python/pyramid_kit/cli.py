@@ -4,16 +4,18 @@ Contract: `main(bot)` parses the flags below (the C++ reference bot's names,
 so a tournament file or script can start either the same way), runs the bot
 until it is done, and returns the process exit status: 0 when, without a
 PlayError, the `--matches` it was asked for ended (with 0: the referee
-closed the stream) or SIGINT/SIGTERM stopped it; 1 otherwise (another
-process taking the token over included); 2 for bad flags (a negative
-count, a referee address that is not HOST:PORT or unix:PATH, a file that
-cannot be read or a --state_dir that cannot be made: the message names the
-flag).
+closed the stream, as it does a seat token's when its match ends) or
+SIGINT/SIGTERM stopped it; 1 otherwise (another process taking the token
+over included); 2 for bad flags (a negative count, a referee address that
+is not HOST:PORT or unix:PATH, a file that cannot be read or a --state_dir
+that cannot be made: the message names the flag).
 
   --referee HOST:PORT       default $PYRAMID_REFEREE, else 127.0.0.1:50051
   --token_file FILE         default $PYRAMID_TOKEN_FILE, else $PYRAMID_TOKEN
   --key_file FILE           Ed25519 seed (keygen format): sign every commit
-  --matches N               exit after N matches ended (0: run until stopped)
+  --matches N               exit after N matches ended (0: with a seat
+                            token, when its match ends; with a bot token,
+                            run until stopped)
   --reconnect_for_s S       reconnect for at most S s without a referee
   --deadline_margin_ms MS   commit the fallback this long before a deadline
   --tls_ca FILE             PEM roots: connect with TLS
@@ -87,8 +89,9 @@ def parser(description: Optional[str] = None) -> argparse.ArgumentParser:
     p.add_argument("--key_file", help="Ed25519 secret key (keygen format) to "
                    "sign commits with, for seats registered with its key")
     p.add_argument("--matches", type=_count, default=0,
-                   help="exit after this many matches ended (0: run until "
-                   "stopped or the referee closes the stream)")
+                   help="exit after this many matches ended (0: with a "
+                   "seat token, when its match ends; with a bot token, run "
+                   "until stopped)")
     p.add_argument("--reconnect_for_s", type=_seconds, default=300,
                    help="when the stream breaks, reconnect with backoff for "
                    "at most this many seconds without a referee (0: exit)")
