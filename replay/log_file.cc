@@ -9,12 +9,10 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "google/protobuf/io/coded_stream.h"
-#include "google/protobuf/wire_format_lite.h"
-#include "pyramid/referee/v1/log.pb.h"
 #include "referee/core/log_format.h"
 #include "referee/core/log_sink.h"
 #include "referee/files/bounded_read.h"
+#include "replay/seal_watch.h"
 
 namespace pyramid {
 
@@ -122,99 +120,6 @@ constexpr uint64_t kMaxStreamPart = 1 << 20;
 // kFirstCapacity bytes, which grows (Reserve) as the log is found to go on.
 constexpr uint64_t kFilePart = 1 << 20;
 constexpr uint64_t kFirstCapacity = 64 << 20;
-
-// How the bytes at `start` of a log's bytes are framed, by LogSplitter's
-// rules (referee/core/log_reader.cc, docs/log-format.md "Framing").
-struct Frame {
-  enum class Kind {
-    kShort,    // The bytes end before the prefix or the record does.
-    kRecord,   // A complete record: its body is [body, end).
-    kCorrupt,  // A length prefix the splitter refuses, ending at `end`.
-  };
-  Kind kind = Kind::kShort;
-  uint64_t body = 0;
-  uint64_t end = 0;
-};
-
-Frame FrameAt(std::string_view bytes, uint64_t start) {
-  uint64_t pos = start;
-  uint64_t length = 0;
-  int shift = 0;
-  while (true) {
-    if (pos >= bytes.size()) return {};
-    const uint8_t byte = static_cast<uint8_t>(bytes[pos++]);
-    length |= uint64_t{byte & 0x7fu} << shift;
-    if ((byte & 0x80) == 0) break;
-    shift += 7;
-    if (pos - start >= log_format::kMaxLengthPrefix) {
-      return {.kind = Frame::Kind::kCorrupt, .end = pos};
-    }
-  }
-  const bool not_minimal =
-      pos - start > 1 && (length >> (7 * (pos - start - 1))) == 0;
-  if (not_minimal || length > log_format::kMaxRecordSize) {
-    return {.kind = Frame::Kind::kCorrupt, .end = pos};
-  }
-  if (length > bytes.size() - pos) return {};
-  return {.kind = Frame::Kind::kRecord, .body = pos, .end = pos + length};
-}
-
-// Whether `record` (a record's stored bytes) parses as a seal. Its fields
-// are walked first, and only a record with a seal field is parsed: one
-// whose seal a later field of the oneof replaces is not a seal.
-bool IsSeal(std::string_view record) {
-  google::protobuf::io::CodedInputStream in(
-      reinterpret_cast<const uint8_t*>(record.data()),
-      static_cast<int>(record.size()));
-  bool seal_field = false;
-  while (const uint32_t tag = in.ReadTag()) {
-    if (google::protobuf::internal::WireFormatLite::GetTagFieldNumber(tag) ==
-        referee::v1::LogRecord::kSealFieldNumber) {
-      seal_field = true;
-    }
-    if (!google::protobuf::internal::WireFormatLite::SkipField(&in, tag)) {
-      return false;
-    }
-  }
-  if (!seal_field) return false;
-  referee::v1::LogRecord parsed;
-  return parsed.ParseFromArray(record.data(),
-                               static_cast<int>(record.size())) &&
-         parsed.kind_case() == referee::v1::LogRecord::kSeal;
-}
-
-// Where a log's bytes may end, judged as they come: once a seal has been
-// read and the bytes after it frame as a complete record or as a length
-// prefix the splitter refuses, no reader of the log looks further (the
-// verifier stops at that record, "record after the seal", or at that
-// prefix; a shorter tail is "bytes after the seal" either way), so the
-// file is read no further.
-class SealWatch {
- public:
-  // Judges the records of `bytes` (a log's first bytes, magic included,
-  // those given before unchanged) not judged yet: the size the log's bytes
-  // may be cut to, once known (at most bytes.size()).
-  std::optional<uint64_t> CutAt(std::string_view bytes) {
-    while (!unframed_) {
-      const Frame frame = FrameAt(bytes, next_);
-      if (frame.kind == Frame::Kind::kShort) return std::nullopt;
-      if (sealed_) return frame.end;
-      if (frame.kind == Frame::Kind::kCorrupt) {
-        // Not after a seal: read on, as every file that is not cut.
-        unframed_ = true;
-        break;
-      }
-      sealed_ = IsSeal(bytes.substr(frame.body, frame.end - frame.body));
-      next_ = frame.end;
-    }
-    return std::nullopt;
-  }
-
- private:
-  uint64_t next_ = log_format::kMagic.size();  // The next record's prefix.
-  bool sealed_ = false;                        // The last record judged.
-  bool unframed_ = false;  // A corrupt prefix before any seal.
-};
 
 // Makes `bytes`'s capacity at least `capacity`, exactly that when it
 // grows: a new buffer of that size, not one twice the old (as
