@@ -18,7 +18,8 @@
 # line's mistakes the same way, Google Benchmark's flags' included (a
 # value that is no number in one line, ours alone). refctl's
 # --help lists its commands. tournament's flags that override a field of
-# the tournament file say what leaving them unset means.
+# the tournament file say what leaving them unset means; the bot's --matches
+# and --reconnect_for_s say what 0 does, as docs/writing-a-bot.md does.
 # PYRAMID_NO_BENCHMARKS=1 (the sanitizer build, which does not build them)
 # leaves out the bench_* programs.
 set -euo pipefail
@@ -138,6 +139,21 @@ else
   echo "tournament --help: $defaults flags say \"default: $file\" (want 10): $help"
   ((++failed))
 fi
+# The bot's --matches and --reconnect_for_s say what 0 does, as
+# docs/writing-a-bot.md's flag table does (a seat token's stream ends once
+# its match ends; a bot token's stays open).
+help=$("$bin/bot" --help 2>&1 | tr -s ' \n' ' ')
+for says in \
+  "--matches (Exit after this many matches have ended (0: with a seat token, when its match ends; with a bot token, run until stopped).)" \
+  "--reconnect_for_s (Reconnect for at most this many seconds without a referee:" \
+  "(0: exit at once when the stream breaks, with status 1).)"; do
+  if [[ $help == *"$says"* ]]; then
+    ((++passed))
+  else
+    echo "bot --help does not say \"$says\": $help"
+    ((++failed))
+  fi
+done
 # refctl's --help lists its commands, not only its flags; a negative seat
 # count is named as such.
 for command in register-bot create-match get-match list watch get-log \

@@ -80,8 +80,8 @@ ABSL_FLAG(std::string, game, "",
           "Refuse decisions of any other game: a game id (empty: play any "
           "game).");
 ABSL_FLAG(int, matches, 0,
-          "Exit after this many matches have ended (0: until the referee "
-          "closes the stream).");
+          "Exit after this many matches have ended (0: with a seat token, "
+          "when its match ends; with a bot token, run until stopped).");
 ABSL_FLAG(std::string, key_file, "",
           "Ed25519 secret key (keygen format) to sign commits with, for "
           "seats registered with its public key.");
@@ -93,10 +93,12 @@ ABSL_FLAG(bool, quiet, false, "Print only errors.");
 ABSL_FLAG(bool, verbose, false,
           "Also print each commit and reveal the referee acknowledges.");
 ABSL_FLAG(int, reconnect_for_s, 300,
-          "When the stream to the referee breaks (or the referee cannot be "
-          "reached), reconnect with backoff (100 ms doubling to 5 s) for at "
-          "most this many seconds, saying so in one line (unless --quiet) "
-          "(0: exit at once, with status 1).");
+          "Reconnect for at most this many seconds without a referee: when "
+          "the stream breaks (or the referee cannot be reached), retry with "
+          "backoff (100 ms doubling to 5 s), saying so in one line (unless "
+          "--quiet), and exit with status 1 once that long has passed "
+          "without one (0: exit at once when the stream breaks, with status "
+          "1).");
 ABSL_FLAG(bool, observation_once, true,
           "Ask the referee to send each view once (the Play stream feature "
           "observation-once, docs/protocol.md): a DecisionRequest then "
