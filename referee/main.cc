@@ -588,9 +588,20 @@ absl::StatusOr<LobbyOptions> MakeLobbyOptions(
   options.fsync = *fsync;
   options.sync_threads = absl::GetFlag(FLAGS_sync_threads);  // CheckFlags.
   // Opened (and so replayed) whether it is used or not: a power loss may
-  // have left logs that need it, whatever this run's flags.
-  absl::StatusOr<std::unique_ptr<LogJournal>> journal =
-      LogJournal::Open((paths.data_dir / "journal").string());
+  // have left logs that need it, whatever this run's flags. Its entries
+  // name logs by their file names, replayed into this run's log directory
+  // wherever --log_dir is: a log directory renamed after a crash is
+  // repaired under its new name, and one that lacks a log the journal
+  // holds bytes of stops the start, the journal kept.
+  LogJournal::Options journal_options;
+  journal_options.log_dir = paths.log_dir;
+  absl::StatusOr<std::unique_ptr<LogJournal>> journal = LogJournal::Open(
+      (paths.data_dir / "journal").string(), std::move(journal_options));
+  if (absl::IsDataLoss(journal.status())) {
+    return absl::DataLossError(
+        absl::StrCat(journal.status().message(),
+                     "; the logs are looked for in --log_dir ", paths.log_dir));
+  }
   if (!journal.ok()) return journal.status();
   *journal_recovery = (*journal)->recovery();
   if (absl::GetFlag(FLAGS_journal) && *fsync == FsyncPolicy::kCheckpoints &&

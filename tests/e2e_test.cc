@@ -14,7 +14,8 @@
 // or the checkpoint is an older one; consistency proofs between two
 // checkpoints; the transparency log after a restart; a data directory
 // renamed (after SIGTERM or SIGKILL) or copied, whose referee works on its
-// own logs only; --max_live_matches,
+// own logs only, and a --log_dir elsewhere renamed after SIGKILL;
+// --max_live_matches,
 // --max_log_readers (and refctl get-log's retry), --log_stall_timeout_s,
 // --max_health_watchers.
 // Every process started
@@ -182,9 +183,11 @@ class E2eTest : public ::testing::Test {
     return *bots_.back();
   }
 
+  // The match's log in the log directory: log_dir_, else DATA_DIR/logs.
   std::string LogPath(const std::string& match_id,
                       const std::string& game = kRpp) const {
-    return absl::StrCat(data_, "/logs/", game, "-", match_id, ".pyrlog");
+    return absl::StrCat(log_dir_.empty() ? data_ + "/logs" : log_dir_, "/",
+                        game, "-", match_id, ".pyrlog");
   }
   std::string PublicKeyFile() const { return data_ + "/referee.key.pub"; }
 
@@ -232,6 +235,7 @@ class E2eTest : public ::testing::Test {
 
   TempDir dir_{"e2e"};  // Removed after the processes are gone.
   std::string data_, address_;
+  std::string log_dir_;  // The referee's --log_dir, when not the default.
   std::unique_ptr<Process> referee_;
   std::vector<std::unique_ptr<Process>> bots_;
   std::shared_ptr<grpc::Channel> channel_;
@@ -859,8 +863,9 @@ TEST_P(MovedDataDirE2eTest, EveryMatchResumesOrIsServedOnTheNewName) {
   ASSERT_NO_FATAL_FAILURE(StartReferee({"--listen=" + address_}));
   EXPECT_THAT(referee_->out(),
               HasSubstr("(1 ended, 1 resumed, 0 found broken (not resumed)"));
-  if (stop == SIGKILL)
+  if (stop == SIGKILL) {
     EXPECT_THAT(referee_->out(), HasSubstr("1 logs repaired"));
+  }
 
   const std::string fetched = Path("finished.pyrlog");
   ToolResult got = Refctl({"get-log", finished, "--out=" + fetched});
@@ -893,6 +898,85 @@ INSTANTIATE_TEST_SUITE_P(StoppedBy, MovedDataDirE2eTest,
                            return std::string(
                                info.param == SIGKILL ? "Sigkill" : "Sigterm");
                          });
+
+// docs/durability.md, "Moving or copying a data directory": with a
+// --log_dir outside the data directory the journal names each log by its
+// file name too, resolved against the --log_dir of the start that replays
+// it. A log directory renamed after a SIGKILL (the journal left to replay,
+// with a power loss's cut of the ended match's log) is repaired under its
+// new name: a start given the old name refuses, naming the log there and
+// the way out, and keeps the journal and makes nothing; the start given
+// the new name repairs the log, resumes the running match, serves the
+// ended one's log byte for byte, and leaves the old name unused. (The
+// referee did not tell the journal its --log_dir: the entries named the
+// logs by their old paths, and every start stopped at the replay.)
+TEST_F(E2eTest, ALogDirectoryElsewhereRenamedAfterSigkillIsRepairedThere) {
+  log_dir_ = Path("logs-a");
+  ASSERT_NO_FATAL_FAILURE(StartReferee({"--log_dir=" + log_dir_}));
+  const std::string finished = CreateMatch(Path("tok-f"));
+  ASSERT_EQ(finished.size(), 32u);
+  for (int seat = 0; seat < 3; ++seat) {
+    StartBot(Path(absl::StrCat("tok-f/seat-", seat, ".token")),
+             {"--matches=1"});
+  }
+  for (auto& bot : bots_) ASSERT_EQ(bot->Wait(kWait), 0) << bot->err();
+  bots_.clear();
+  const std::string running = CreateMatch(Path("tok-r"));
+  ASSERT_EQ(running.size(), 32u);
+  const std::string finished_log = Slurp(LogPath(finished));
+  referee_->Signal(SIGKILL);
+  ASSERT_EQ(referee_->Wait(kWait), 128 + SIGKILL) << referee_->err();
+  ASSERT_FALSE(fs::is_empty(data_ + "/journal"));
+  // Only the journal holds the ended log after its first checkpoint.
+  const SplitLogResult split = SplitLog(finished_log);
+  ASSERT_GT(split.records.size(), 2u);
+  fs::resize_file(LogPath(finished), split.records[2].offset);
+  const std::string old_log_dir = log_dir_;
+  log_dir_ = Path("logs-b");
+  fs::rename(old_log_dir, log_dir_);
+  fs::remove(Path("port"));
+
+  ToolResult refused =
+      Run("referee", {"--listen=" + address_, "--port_file=" + Path("port"),
+                      "--data_dir=" + data_, "--log_dir=" + old_log_dir});
+  EXPECT_EQ(refused.code, 2) << refused.err;
+  EXPECT_THAT(refused.err, HasSubstr(absl::StrCat(
+                               "of the log ", old_log_dir, "/",
+                               fs::path(LogPath(finished)).filename().string(),
+                               ", which cannot be opened")));
+  EXPECT_THAT(refused.err,
+              HasSubstr("put the log back, or remove " + data_ +
+                        "/journal to start without repairing it); the logs "
+                        "are looked for in --log_dir " +
+                        old_log_dir + "\n"));
+  EXPECT_FALSE(fs::exists(old_log_dir));
+  ASSERT_FALSE(fs::is_empty(data_ + "/journal"));
+
+  ASSERT_NO_FATAL_FAILURE(
+      StartReferee({"--listen=" + address_, "--log_dir=" + log_dir_}));
+  EXPECT_THAT(referee_->out(), HasSubstr("1 logs repaired"));
+  EXPECT_THAT(referee_->out(),
+              HasSubstr("(1 ended, 1 resumed, 0 found broken (not resumed)"));
+  EXPECT_TRUE(Slurp(LogPath(finished)) == finished_log);
+  const std::string fetched = Path("finished.pyrlog");
+  ToolResult got = Refctl({"get-log", finished, "--out=" + fetched});
+  ASSERT_EQ(got.code, 0) << got.err;
+  EXPECT_TRUE(Slurp(fetched) == finished_log);
+  for (int seat = 0; seat < 3; ++seat) {
+    StartBot(Path(absl::StrCat("tok-r/seat-", seat, ".token")),
+             {"--matches=1"});
+  }
+  for (auto& bot : bots_) EXPECT_EQ(bot->Wait(kWait), 0) << bot->err();
+  ToolResult verified =
+      Run("replay", {"verify", "--key=" + PublicKeyFile(), LogPath(running)});
+  EXPECT_EQ(verified.code, 0) << verified.out << verified.err;
+  EXPECT_THAT(verified.out, HasSubstr("genuine"));
+  ToolResult broken = Refctl({"list", "--status=broken"});
+  ASSERT_EQ(broken.code, 0) << broken.err;
+  EXPECT_THAT(broken.out, Not(HasSubstr(finished)));
+  EXPECT_THAT(broken.out, Not(HasSubstr(running)));
+  EXPECT_FALSE(fs::exists(old_log_dir));
+}
 
 // SHA-256 of every file in `dir`, by name.
 std::map<std::string, std::string> FileHashes(const std::string& dir) {
