@@ -77,6 +77,7 @@ constexpr int kAlreadyExists = 6;
 constexpr int kPermissionDenied = 7;
 constexpr int kResourceExhausted = 8;
 constexpr int kFailedPrecondition = 9;
+constexpr int kDataLoss = 15;
 
 // The service tests' referee: messages up to 1 MiB, a checkpoint every 8
 // records.
@@ -146,6 +147,29 @@ int64_t LastCommitMs(const std::vector<v1::LogRecord>& records, uint64_t d) {
     }
   }
   return last;
+}
+
+// Breaks the match whose log is `path` as a failing disk would: the
+// referee's descriptor of the file is replaced by one open for reading
+// only, so that the match's next write fails (EBADF) and the match stops,
+// broken.
+void BreakLog(const std::string& path) {
+  namespace fs = std::filesystem;
+  const fs::path log = fs::canonical(path);
+  int found = -1;
+  for (const fs::directory_entry& fd :
+       fs::directory_iterator("/proc/self/fd")) {
+    std::error_code error;
+    if (fs::read_symlink(fd.path(), error) == log && !error) {
+      found = std::stoi(fd.path().filename().string());
+      break;
+    }
+  }
+  ASSERT_GE(found, 0) << "no descriptor of " << path;
+  const int read_only = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(read_only, 0) << strerror(errno);
+  ASSERT_EQ(dup3(read_only, found, O_CLOEXEC), found) << strerror(errno);
+  close(read_only);
 }
 
 // Restores a file descriptor on destruction.
@@ -763,6 +787,72 @@ TEST_F(ServiceTest, ABotsStreamStaysOpenAfterOneOfItsMatchesEnds) {
   EXPECT_TRUE(one->AwaitEnd().ok());
   EXPECT_TRUE(two->AwaitEnd().ok());
   ExpectGenuine(match.id);
+}
+
+// A seat token's stream plays one match: when that match breaks (its log
+// cannot be written), the seat is told why (a DATA_LOSS PlayError), and
+// its stream then ends DATA_LOSS, saying the same, instead of staying open
+// with nothing more to come. A seat token that connects to the broken
+// match afterwards is told again, and its stream ends the same way.
+TEST_F(ServiceTest, ASeatTokensStreamEndsDataLossOnceItsMatchBreaks) {
+  const Created match = NewMatch();
+  std::vector<std::unique_ptr<PlayClient>> seats = ConnectSeats(match);
+  for (uint32_t seat = 0; seat < kSeats; ++seat) {
+    ASSERT_TRUE(seats[seat]->Await(IsDecision(match.id, seat, 0)));
+  }
+  ASSERT_NO_FATAL_FAILURE(BreakLog(ref_->LogPath(match.id)));
+  seats[0]->Send(
+      svctest::CommitMsg(match.id, 0, 0, NewMove(svctest::SeedAction())));
+  for (uint32_t seat = 0; seat < kSeats; ++seat) {
+    const grpc::Status end = seats[seat]->AwaitEnd();
+    EXPECT_EQ(end.error_code(), grpc::StatusCode::DATA_LOSS)
+        << seat << ": " << end.error_code() << " " << end.error_message();
+    EXPECT_THAT(end.error_message(),
+                HasSubstr("the match is broken and stopped"));
+    const std::vector<v1::PlayResponse> messages = seats[seat]->Messages();
+    ASSERT_FALSE(messages.empty());
+    EXPECT_TRUE(IsError(match.id, seat, 0, kDataLoss)(messages.back()))
+        << messages.back().ShortDebugString();
+    EXPECT_EQ(messages.back().error().message(), end.error_message());
+  }
+  EXPECT_EQ(Info(match.id).status(), v1::MATCH_BROKEN);
+
+  seats[1].reset();
+  seats[1] = Connect(match.tokens[1], "seat1-after-the-break");
+  const grpc::Status end = seats[1]->AwaitEnd();
+  EXPECT_EQ(end.error_code(), grpc::StatusCode::DATA_LOSS)
+      << end.error_code() << " " << end.error_message();
+  const std::vector<v1::PlayResponse> told = seats[1]->Messages();
+  ASSERT_EQ(told.size(), 1u);
+  EXPECT_TRUE(IsError(match.id, 1, 0, kDataLoss)(told[0]))
+      << told[0].ShortDebugString();
+  EXPECT_EQ(told[0].error().message(), end.error_message());
+}
+
+// A bot's stream carries every match of the bot: one match's break does
+// not end it (the bot is told why, in band), and the bot's next match
+// reaches the same stream; the token seats' streams of the broken match
+// ended.
+TEST_F(ServiceTest, ABotsStreamStaysOpenAfterOneOfItsMatchesBreaks) {
+  const v1::RegisterBotResponse bot = NewBot("outlives");
+  const Created match =
+      NewMatch({}, v1::FORFEIT_POLICY_FORFEIT, {bot.bot_id(), "", ""});
+  PlayClient stream(ref_->NewChannel(), bot.bot_token(), "bot");
+  std::unique_ptr<PlayClient> one = Connect(match.tokens[1], "seat1");
+  std::unique_ptr<PlayClient> two = Connect(match.tokens[2], "seat2");
+  ASSERT_TRUE(stream.Await(IsDecision(match.id, 0, 0)));
+  ASSERT_TRUE(one->Await(IsDecision(match.id, 1, 0)));
+  ASSERT_TRUE(two->Await(IsDecision(match.id, 2, 0)));
+  ASSERT_NO_FATAL_FAILURE(BreakLog(ref_->LogPath(match.id)));
+  stream.Send(
+      svctest::CommitMsg(match.id, 0, 0, NewMove(svctest::SeedAction())));
+  EXPECT_TRUE(stream.Await(IsError(match.id, 0, 0, kDataLoss)));
+  EXPECT_EQ(one->AwaitEnd().error_code(), grpc::StatusCode::DATA_LOSS);
+  EXPECT_EQ(two->AwaitEnd().error_code(), grpc::StatusCode::DATA_LOSS);
+  const Created next =
+      NewMatch({}, v1::FORFEIT_POLICY_FORFEIT, {"", bot.bot_id(), ""});
+  EXPECT_TRUE(stream.Await(IsDecision(next.id, 1, 0)));
+  EXPECT_FALSE(stream.ended());
 }
 
 TEST_F(ServiceTest, ObservationOnceIsAFeatureAClientOptsInto) {

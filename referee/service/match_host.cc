@@ -31,6 +31,11 @@ absl::Status Broken(const std::string& reason) {
                    " (its log verifies up to its last checkpoint)"));
 }
 
+// Closes `sink` with `status` (its code is gRPC's).
+void CloseWith(PlaySink& sink, const absl::Status& status) {
+  sink.Close(static_cast<int>(status.code()), std::string(status.message()));
+}
+
 int64_t UnixMs(absl::Time t) {
   return t == absl::InfiniteFuture() ? 0 : absl::ToUnixMillis(t);
 }
@@ -91,8 +96,8 @@ std::vector<HostedSeat> ArchivedSeats(const v1::MatchInfo& info,
 }
 
 // Sends each message to its stream, in order, each stream corked meanwhile
-// so that what one stream gets can go out as one write; then closes (OK)
-// the streams whose last message was among them, once it is queued.
+// so that what one stream gets can go out as one write; then closes the
+// streams whose last message was among them, once it is queued.
 void SendTogether(std::vector<OutgoingMessage>& outbox) {
   absl::InlinedVector<PlaySink*, 4> corked;  // Few: the seats' streams.
   for (const OutgoingMessage& out : outbox) {
@@ -105,7 +110,7 @@ void SendTogether(std::vector<OutgoingMessage>& outbox) {
   for (OutgoingMessage& out : outbox) out.sink->Send(std::move(out.message));
   for (PlaySink* sink : corked) sink->Uncork();
   for (const OutgoingMessage& out : outbox) {
-    if (out.last) out.sink->Close(kOk, "");
+    if (out.last) CloseWith(*out.sink, *out.last);
   }
 }
 
@@ -154,7 +159,7 @@ std::shared_ptr<PlaySink> MatchHost::StreamOf(int seat) {
 
 void MatchHost::SendTo(const std::shared_ptr<PlaySink>& sink,
                        const v1::PlayResponse& message, bool acknowledgement,
-                       bool last) {
+                       std::optional<absl::Status> last) {
   SerializedMessage bytes = SerializedMessage::Of(message);
   if (deferring_) {
     // Room for what a step usually sends (an acknowledgement, and a
@@ -165,7 +170,7 @@ void MatchHost::SendTo(const std::shared_ptr<PlaySink>& sink,
     sync_outbox_.push_back({sink, std::move(bytes), acknowledgement, last});
   } else {
     sink->Send(std::move(bytes));
-    if (last) sink->Close(kOk, "");  // Written first: Close drains the queue.
+    if (last) CloseWith(*sink, *last);  // Written first: Close drains it.
   }
 }
 
@@ -268,7 +273,7 @@ v1::WatchEvent MatchHost::SnapshotLocked() const {
 }
 
 void MatchHost::SendError(int seat, uint64_t decision_id,
-                          const absl::Status& status, bool faulted) {
+                          const absl::Status& status, bool faulted, bool last) {
   v1::PlayResponse message;
   v1::PlayError* error = message.mutable_error();
   error->set_match_id(match_id_);
@@ -277,7 +282,18 @@ void MatchHost::SendError(int seat, uint64_t decision_id,
   error->set_code(static_cast<int>(status.code()));
   error->set_message(std::string(status.message()));
   error->set_faulted(faulted);
-  SendToSeat(seat, message);
+  std::shared_ptr<PlaySink> sink = StreamOf(seat);
+  if (sink == nullptr) return;
+  SendTo(sink, message, /*acknowledgement=*/false,
+         last ? std::optional<absl::Status>(status) : std::nullopt);
+}
+
+void MatchHost::SendBroken(int seat, uint64_t decision_id) {
+  // A seat token plays this match alone: nothing more will be said on its
+  // stream, which ends with the reason once the error is written. A bot's
+  // stream carries its other matches and stays open.
+  SendError(seat, decision_id, Broken(broken_reason_), /*faulted=*/false,
+            /*last=*/PlaysAlone(seat));
 }
 
 void MatchHost::SendDecisionRequest(int seat) {
@@ -342,7 +358,8 @@ void MatchHost::SendMatchEnded(int seat) {
   std::shared_ptr<PlaySink> sink = StreamOf(seat);
   if (sink == nullptr) return;
   SendTo(sink, message, /*acknowledgement=*/false,
-         /*last=*/seats_[seat].bot_id.empty());
+         PlaysAlone(seat) ? std::optional<absl::Status>(absl::OkStatus())
+                          : std::nullopt);
 }
 
 void MatchHost::FlushRevealAck() {
@@ -500,10 +517,10 @@ void MatchHost::AnnounceBroken() {
   // finds it recorded, its place among the live matches free.
   if (on_end_) on_end_(InfoLocked(*connections_));
   const std::optional<DecisionView> decision = match_->decision();
-  const absl::Status status = Broken(broken_reason_);
   for (int seat = 0; seat < num_seats(); ++seat) {
-    SendError(seat, decision ? decision->id : 0, status, /*faulted=*/false);
+    SendBroken(seat, decision ? decision->id : 0);
   }
+  const absl::Status status = Broken(broken_reason_);
   for (const auto& watcher : watchers_) {
     watcher->Close(static_cast<int>(status.code()),
                    std::string(status.message()));
@@ -673,9 +690,19 @@ void MatchHost::SendOwedTo(int seat) {
   if (match_ == nullptr) {
     // Over: the outcome, or (archived) why it broke.
     if (archived_status_ == v1::MATCH_BROKEN) {
-      SendError(seat, 0, Broken(broken_reason_), /*faulted=*/false);
+      SendBroken(seat, 0);
     } else {
       SendMatchEnded(seat);
+    }
+    return;
+  }
+  if (!match_->broken().ok()) {
+    // Broken, and said to be under the same lock (AnnounceBroken), but for
+    // a shutdown checkpoint that failed (Suspend), which the next start
+    // resumes from: nothing is owed then.
+    if (!broken_reason_.empty()) {
+      const std::optional<DecisionView> decision = match_->decision();
+      SendBroken(seat, decision ? decision->id : 0);
     }
     return;
   }

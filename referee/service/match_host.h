@@ -21,6 +21,10 @@
 //     after which a seat token's stream (which plays this match alone) is
 //     closed OK, while a bot's stream (which carries its other matches)
 //     stays open;
+//   * a match that breaks (its log cannot be written) tells every seat why,
+//     in a DATA_LOSS PlayError, after which a seat token's stream is closed
+//     DATA_LOSS with the same message (a bot's stays open), as it is for a
+//     seat token that connects to the match later;
 //   * watchers get only public events: a snapshot of the public state when
 //     they join, then decisions opened, commits (no content), faults, what
 //     each move changed in the public view (a ViewDelta), the outcome. Each
@@ -66,8 +70,9 @@ struct OutgoingMessage {
   std::shared_ptr<PlaySink> sink;
   SerializedMessage message;
   bool acknowledgement = false;  // A CommitAck or RevealAck.
-  // The stream's last message: the stream is closed (OK) behind it.
-  bool last = false;
+  // Set for the stream's last message: the stream is closed behind it,
+  // with this status.
+  std::optional<absl::Status> last;
 };
 
 struct HostedSeat {
@@ -95,9 +100,10 @@ class MatchHost : public std::enable_shared_from_this<MatchHost> {
   // A match that has ended (now, or before this process started): it
   // answers GetMatch, ListMatches, GetLog and Watch from `info` (its final
   // summary) and its log file, tells a seat that connects its outcome
-  // (MatchEnded, to the stream of `routes[seat]`, the seat's
-  // Principal::route, which a token seat's stream ends; a seat beyond
-  // `routes` is told nothing), and holds nothing else.
+  // (MatchEnded, or for a broken match the DATA_LOSS PlayError saying why,
+  // to the stream of `routes[seat]`, the seat's Principal::route, which a
+  // token seat's stream ends; a seat beyond `routes` is told nothing), and
+  // holds nothing else.
   MatchHost(const v1::MatchInfo& info, std::string log_path,
             absl::Span<const uint64_t> routes, Connections* connections);
 
@@ -148,7 +154,8 @@ class MatchHost : public std::enable_shared_from_this<MatchHost> {
   void Start();
 
   // Sends `seat` what the match owes it now (after a (re)connection): the
-  // open decision's request, or the match's end.
+  // open decision's request, or the match's end (MatchEnded, or why it
+  // broke), which a token seat's stream ends.
   void SendOwedTo(int seat);
 
   // A seat's commit / reveal from its Play stream. Replies go to the seat's
@@ -229,7 +236,8 @@ class MatchHost : public std::enable_shared_from_this<MatchHost> {
   // Once the seal is durable: keeps the outcome, calls on_end_, announces
   // the end (unless the match was resumed finished) and lets the match go.
   void EndLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Tells seats and watchers the match broke, and why; closes its watchers.
+  // Tells seats and watchers the match broke, and why; closes its watchers
+  // and the token seats' streams.
   void AnnounceBroken() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Whether the match is over for watchers and CallWhenOver: let go,
   // sealed with its end announced, or broken.
@@ -246,6 +254,14 @@ class MatchHost : public std::enable_shared_from_this<MatchHost> {
   // Sends the seat its MatchEnded; a token seat's stream, which has
   // nothing more to carry, ends OK behind it.
   void SendMatchEnded(int seat) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Tells the seat the match broke (announced: broken_reason_ is set), in
+  // a DATA_LOSS PlayError naming `decision_id`; a token seat's stream,
+  // which has nothing more to carry, ends behind it with that status.
+  void SendBroken(int seat, uint64_t decision_id)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Whether the seat is a seat token's, whose stream plays this match
+  // alone (not a bot's, which carries its other matches).
+  bool PlaysAlone(int seat) const { return seats_[seat].bot_id.empty(); }
   // Sends `message` (serialized here, once; it may live on an arena) to
   // the seat's current stream, if any, and returns that stream. An
   // `acknowledgement` (CommitAck, RevealAck) may be held with its step.
@@ -258,11 +274,12 @@ class MatchHost : public std::enable_shared_from_this<MatchHost> {
   std::shared_ptr<PlaySink> StreamOf(int seat)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Sends `message` to `sink` (a seat's stream), as SendToSeat does: queued
-  // in order behind what waits for the step's records or for a sync. The
-  // `last` message of a stream closes it (OK) once it is sent.
+  // in order behind what waits for the step's records or for a sync. A
+  // stream's `last` message closes it, with that status, once it is sent.
   void SendTo(const std::shared_ptr<PlaySink>& sink,
               const v1::PlayResponse& message, bool acknowledgement = false,
-              bool last = false) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+              std::optional<absl::Status> last = std::nullopt)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Sends `event` to every watcher (during a Match call: once its records
   // are written).
   void SendToWatchers(const v1::WatchEvent& event)
@@ -278,8 +295,11 @@ class MatchHost : public std::enable_shared_from_this<MatchHost> {
   // Forgets watchers whose streams are gone, and the watched view with the
   // last of them.
   void PruneWatchersLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Sends the seat a PlayError; `last`: its stream's last message, which
+  // closes the stream with `status` behind it.
   void SendError(int seat, uint64_t decision_id, const absl::Status& status,
-                 bool faulted) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+                 bool faulted, bool last = false)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   v1::MatchInfo InfoLocked(const Connections& connections) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   const v1::Outcome& OutcomeLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

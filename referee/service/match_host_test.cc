@@ -1,8 +1,9 @@
 // MatchHost without gRPC, seats played through it to the end of a Rock,
 // Paper, Pyramid! match: once the match is over the host lets the Match go,
 // and still answers every question about it as a finished match does; a
-// match whose log could not be sealed stays broken; a shutdown checkpoint
-// that cannot be written is said.
+// match whose log could not be sealed stays broken, and a broken match
+// ends its token seats' streams; a shutdown checkpoint that cannot be
+// written is said.
 #include "referee/service/match_host.h"
 
 #include <filesystem>
@@ -535,6 +536,36 @@ TEST_F(MatchHostTest, NothingIsSentForARecordThatWasNotWritten) {
   EXPECT_EQ(watcher->events.size(), events);
   EXPECT_EQ(watcher->closed_with,
             static_cast<int>(absl::StatusCode::kDataLoss));
+}
+
+// A token seat's stream plays its match alone: once the match breaks, the
+// stream is closed DATA_LOSS behind the PlayError saying why. A seat that
+// connects to the broken match while its host still runs (a stream that
+// found the host before the lobby let it go) is told the same, its stream
+// closed the same way, and is not asked for the open decision.
+TEST_F(MatchHostTest, ABrokenMatchEndsItsTokenSeatsStreams) {
+  constexpr int kDataLoss = static_cast<int>(absl::StatusCode::kDataLoss);
+  bool full = false;
+  Start(std::make_unique<FillingSink>(&full));
+  full = true;
+  host_->Commit(0, CommitTo(0, 0, SeedBytes()));
+  ASSERT_EQ(host_->Info(connections_).status(), v1::MATCH_BROKEN);
+  for (int seat = 0; seat < kSeats; ++seat) {
+    const v1::PlayResponse& last = sinks_[seat]->messages.back();
+    ASSERT_TRUE(last.has_error()) << last.ShortDebugString();
+    EXPECT_EQ(last.error().code(), kDataLoss);
+    EXPECT_EQ(sinks_[seat]->closed_with, kDataLoss) << "seat " << seat;
+  }
+  auto again = std::make_shared<RecordingSink>();
+  connections_.Attach(3, again);  // Seat 2's route: a new stream.
+  host_->SendOwedTo(2);
+  ASSERT_EQ(again->messages.size(), 1u);
+  const v1::PlayResponse& told = again->messages[0];
+  ASSERT_TRUE(told.has_error()) << told.ShortDebugString();
+  EXPECT_EQ(told.error().code(), kDataLoss);
+  EXPECT_EQ(told.error().message(),
+            sinks_[2]->messages.back().error().message());
+  EXPECT_EQ(again->closed_with, kDataLoss);
 }
 
 // A shutdown checkpoint that cannot be written (a full disk) is said on

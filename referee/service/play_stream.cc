@@ -163,8 +163,9 @@ class PlayReactor final : public AsyncBidiStream {
   }
 
   // Reads the client's next message, unless the stream is closing: a seat
-  // token's stream that was sent its match's end (MatchEnded, just now if
-  // the match had ended before it came), or one closed for another reason.
+  // token's stream that was sent its match's end (MatchEnded, or why the
+  // match broke; just now if the match was over before the stream came),
+  // or one closed for another reason.
   // Nothing read then would be answered, and the stream's Finish may
   // already be under way.
   void ReadNext() {

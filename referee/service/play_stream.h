@@ -3,7 +3,8 @@
 // to the lobby's connections under the principal's route, through which its
 // matches send to it, resumes the principal's seats, and routes each commit
 // and reveal it reads to its match's MatchHost. A seat token's stream ends
-// OK once its match's MatchEnded is written (MatchHost closes it); a bot's
+// OK once its match's MatchEnded is written, or DATA_LOSS once the
+// PlayError saying that its match broke is (MatchHost closes it); a bot's
 // stream stays open for the bot's other matches. Every message refused (one
 // that does not parse, names an unknown match or a seat the token does not
 // play, or that its match refuses outright) is answered with a PlayError
