@@ -7,11 +7,6 @@
 // in flight (the test's clock_gettime moves CLOCK_REALTIME on demand).
 #include "referee/service/write_stall.h"
 
-#include <sys/syscall.h>
-#include <time.h>
-#include <unistd.h>
-
-#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -25,22 +20,7 @@
 #include "grpcpp/grpcpp.h"
 #include "grpcpp/support/sync_stream.h"
 #include "gtest/gtest.h"
-
-// What the wall clock (CLOCK_REALTIME) is moved by, in nanoseconds, as a
-// VM suspend or a clock step would: this clock_gettime, the executable's,
-// takes the place of the C library's for absl::Now and std::chrono alike;
-// every other clock is the kernel's.
-std::atomic<int64_t> wall_clock_step_ns{0};
-
-extern "C" int clock_gettime(clockid_t clock, struct timespec* time) {
-  const int result = static_cast<int>(syscall(SYS_clock_gettime, clock, time));
-  if (result != 0 || clock != CLOCK_REALTIME) return result;
-  const int64_t nanos = time->tv_sec * int64_t{1000000000} + time->tv_nsec +
-                        wall_clock_step_ns.load();
-  time->tv_sec = nanos / 1000000000;
-  time->tv_nsec = nanos % 1000000000;
-  return result;
-}
+#include "referee/service/testing_clock_step.h"
 
 namespace pyramid {
 namespace {
@@ -288,19 +268,10 @@ TEST_F(WriteStallTest, AWallClockStepDoesNotCancelAWriteInFlight) {
   Call();
   // The server's headers go with its first write: it is in flight.
   stream_->WaitForInitialMetadata();
-  const absl::Time before = absl::Now();
-  wall_clock_step_ns.store(absl::ToInt64Nanoseconds(absl::Hours(1)));
-  // absl::Now may go by the CPU's cycle counter, taking the clock anew
-  // every second or two: until it did.
-  const auto give_up =
-      std::chrono::steady_clock::now() + std::chrono::seconds(30);
-  while (absl::Now() - before < absl::Hours(1) &&
-         std::chrono::steady_clock::now() < give_up) {
-    absl::SleepFor(absl::Milliseconds(50));
-  }
-  ASSERT_GE(absl::Now() - before, absl::Hours(1)) << "the step did not take";
-  // A check is due 3 s after the write began (or as soon as absl::Now
-  // saw the step): 5 s on, one ran.
+  // Stepped back at the end of the test (and absl::Now seen to follow).
+  const ScopedWallClockStep step(absl::Hours(1));
+  ASSERT_TRUE(step.taken()) << "the step did not take";
+  // A check is due 3 s after the write began: 5 s on, one ran.
   absl::SleepFor(absl::Seconds(5));
   grpc::ByteBuffer message;
   EXPECT_TRUE(stream_->Read(&message)) << "the write was cancelled";
@@ -308,7 +279,6 @@ TEST_F(WriteStallTest, AWallClockStepDoesNotCancelAWriteInFlight) {
   EXPECT_TRUE(stream_->Finish().ok());
   ASSERT_TRUE(service_.seen.AwaitDone(kWait));
   EXPECT_FALSE(service_.seen.Cancelled());
-  wall_clock_step_ns.store(0);
 }
 
 }  // namespace
