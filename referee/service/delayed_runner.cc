@@ -1,51 +1,67 @@
 #include "referee/service/delayed_runner.h"
 
+#include <algorithm>
 #include <vector>
 
 namespace pyramid {
+namespace {
+
+// `d` on the steady clock, at most a century (and at least zero).
+std::chrono::steady_clock::duration OnTheClock(absl::Duration d) {
+  const absl::Duration century = absl::Hours(24 * 365 * 100);
+  return std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+      absl::ToChronoNanoseconds(std::clamp(d, absl::ZeroDuration(), century)));
+}
+
+}  // namespace
 
 DelayedRunner::DelayedRunner(absl::Duration delay, absl::Duration slack)
-    : delay_(delay), slack_(slack), thread_([this] { Loop(); }) {}
+    : delay_(delay),
+      steady_delay_(OnTheClock(delay)),
+      steady_slack_(OnTheClock(slack)),
+      thread_([this] { Loop(); }) {}
 
 DelayedRunner::~DelayedRunner() {
   {
-    absl::MutexLock lock(&mu_);
+    std::lock_guard<std::mutex> lock(mu_);
     stop_ = true;
   }
+  wake_.notify_one();
   thread_.join();
 }
 
 void DelayedRunner::Post(std::function<void()> call) {
-  absl::MutexLock lock(&mu_);
-  pending_.emplace_back(absl::Now() + delay_, std::move(call));
+  bool first;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    first = pending_.empty();
+    pending_.emplace_back(Clock::now() + steady_delay_, std::move(call));
+  }
+  // A call posted behind others is due after them: the thread, asleep
+  // until the first is due, need not wake for it.
+  if (first) wake_.notify_one();
 }
 
 void DelayedRunner::Loop() {
   std::vector<std::function<void()>> due;
+  std::unique_lock<std::mutex> lock(mu_);
   while (true) {
-    {
-      absl::MutexLock lock(&mu_);
-      auto stop_or_pending = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-        return stop_ || !pending_.empty();
-      };
-      mu_.Await(absl::Condition(&stop_or_pending));
-      if (stop_) return;
-      // Sleeps until the first call is due (or the runner stops).
-      auto stopped = [this]()
-                         ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return stop_; };
-      if (mu_.AwaitWithDeadline(absl::Condition(&stopped),
-                                pending_.front().first)) {
-        return;
-      }
-      // What is due by then runs now: at most `slack_` early.
-      const absl::Time due_by = absl::Now() + slack_;
-      while (!pending_.empty() && pending_.front().first <= due_by) {
-        due.push_back(std::move(pending_.front().second));
-        pending_.pop_front();
-      }
+    wake_.wait(lock, [this] { return stop_ || !pending_.empty(); });
+    if (stop_) return;
+    // Sleeps until the first call is due (or the runner stops). Only this
+    // thread takes calls out: the first stays first meanwhile.
+    const Clock::time_point first_due = pending_.front().first;
+    if (wake_.wait_until(lock, first_due, [this] { return stop_; })) return;
+    // What is due by then runs now: at most `slack` early.
+    const Clock::time_point due_by = Clock::now() + steady_slack_;
+    while (!pending_.empty() && pending_.front().first <= due_by) {
+      due.push_back(std::move(pending_.front().second));
+      pending_.pop_front();
     }
+    lock.unlock();
     for (std::function<void()>& call : due) call();
     due.clear();
+    lock.lock();
   }
 }
 

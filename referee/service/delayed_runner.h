@@ -2,16 +2,25 @@
 // on one background thread that sleeps while nothing is pending. A Play
 // stream with the "batch" feature uses it to gather what a burst sends it
 // into one write, and to bound how long it holds an acknowledgement (see
-// PlayWriter in play_stream.cc).
+// PlayWriter in play_stream.cc); WriteStallGuard, to pace its checks.
+//
+// Delays are measured on the monotonic clock (std::chrono::steady_clock),
+// and the thread sleeps on it too: a step of the wall clock (NTP stepping
+// it back, a VM restored from a snapshot) neither holds back nor hastens a
+// pending call. (absl::Mutex's timed waits would not do: Abseil 20220623
+// turns every timeout into a wall clock deadline, which a backward step
+// puts off by the step.)
 #ifndef PYRAMID_REFEREE_SERVICE_DELAYED_RUNNER_H_
 #define PYRAMID_REFEREE_SERVICE_DELAYED_RUNNER_H_
 
+#include <chrono>
+#include <condition_variable>
 #include <deque>
 #include <functional>
+#include <mutex>
 #include <thread>
 #include <utility>
 
-#include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 
 namespace pyramid {
@@ -36,15 +45,23 @@ class DelayedRunner {
   void Post(std::function<void()> call);
 
  private:
+  using Clock = std::chrono::steady_clock;
+
   void Loop();
 
   const absl::Duration delay_;
-  const absl::Duration slack_;
-  absl::Mutex mu_;
-  // When each call is due, in order (every call waits the same delay).
-  std::deque<std::pair<absl::Time, std::function<void()>>> pending_
-      ABSL_GUARDED_BY(mu_);
-  bool stop_ ABSL_GUARDED_BY(mu_) = false;
+  // delay_ and the slack on the clock (at most a century: a longer delay
+  // is as good as never, and would overflow a time point).
+  const Clock::duration steady_delay_;
+  const Clock::duration steady_slack_;
+  // A std::mutex, not an absl::Mutex: its condition variable waits for a
+  // steady_clock deadline on the monotonic clock (pthread_cond_clockwait).
+  std::mutex mu_;
+  std::condition_variable wake_;  // A call posted to none pending, or stop.
+  // Under mu_: when each call is due, in order (every call waits the same
+  // delay).
+  std::deque<std::pair<Clock::time_point, std::function<void()>>> pending_;
+  bool stop_ = false;  // Under mu_.
   std::thread thread_;
 };
 

@@ -1,13 +1,19 @@
 // DelayedRunner: calls run in the order posted, none before its delay (less
-// its slack), and a runner destroyed with calls pending drops them.
+// its slack), a wall clock step does not hold them back (the test's
+// clock_gettime moves CLOCK_REALTIME on demand), and a runner destroyed
+// with calls pending drops them.
 #include "referee/service/delayed_runner.h"
 
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
 #include <vector>
 
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "gtest/gtest.h"
+#include "referee/service/testing_clock_step.h"
 
 namespace pyramid {
 namespace {
@@ -79,6 +85,29 @@ TEST(DelayedRunnerTest, CallsWithinTheSlackRunTogether) {
     return;
   }
   FAIL() << "10 setups in a row were undone by pauses";
+}
+
+// The delay is the monotonic clock's: a call posted while the wall clock
+// is an hour ahead of the kernel's (as when the system clock was stepped
+// an hour back) runs after its delay, not an hour later. The test waits on
+// the monotonic clock too.
+TEST(DelayedRunnerTest, AWallClockStepDoesNotHoldBackACall) {
+  DelayedRunner runner(absl::Milliseconds(50));
+  ScopedWallClockStep step(absl::Hours(1));
+  ASSERT_TRUE(step.taken()) << "the step did not take";
+  std::mutex mu;
+  std::condition_variable cv;
+  bool ran = false;
+  runner.Post([&] {
+    std::lock_guard<std::mutex> lock(mu);
+    ran = true;
+    cv.notify_all();
+  });
+  std::unique_lock<std::mutex> lock(mu);
+  EXPECT_TRUE(cv.wait_until(
+      lock, std::chrono::steady_clock::now() + std::chrono::seconds(30),
+      [&] { return ran; }))
+      << "the call waited for the wall clock";
 }
 
 TEST(DelayedRunnerTest, ARunnerDestroyedDropsWhatIsPending) {

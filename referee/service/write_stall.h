@@ -25,10 +25,8 @@
 // - Time in flight is measured on the monotonic clock
 //   (std::chrono::steady_clock), so that a wall clock step (a VM suspended
 //   and resumed, NTP stepping it) does not make every write in flight look
-//   stalled. The checks are scheduled by the runner on the wall clock: a
-//   step only makes them run early (a check that finds the timeout not yet
-//   passed posts the next) or late (a cancellation comes later), never
-//   cancels a call early.
+//   stalled; the runner paces the checks on it too (DelayedRunner), so a
+//   step neither makes them run late (a cancellation held back) nor early.
 // - Cost: Start and Stop are a clock read and an atomic operation or two;
 //   a Start posts a check only when none is pending for the call, and a
 //   check posts the next only while something is in flight. A busy stream
