@@ -398,9 +398,14 @@ void AppendStepData(const PageData& data, std::string& out) {
 }  // namespace
 
 MatchPage RenderMatchPage(std::string_view file, const VerifyOptions& options) {
+  return RenderMatchPage(file, 0, options);
+}
+
+MatchPage RenderMatchPage(std::string_view file, uint64_t file_size,
+                          const VerifyOptions& options) {
   MatchPage page;
   const MatchSteps match = VerifyAndReadMatchSteps(
-      file, options, page.verdict, [](const v1::Header& header) {
+      file, file_size, options, page.verdict, [](const v1::Header& header) {
         const GamePicture* picture = PictureFor(header.game().game());
         return picture == nullptr || picture->seat_views;
       });

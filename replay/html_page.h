@@ -20,6 +20,7 @@
 #define PYRAMID_REPLAY_HTML_PAGE_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -37,6 +38,15 @@ struct MatchPage {
 // rules are replayed once for both when the log is genuine
 // (VerifyAndReadMatchSteps).
 MatchPage RenderMatchPage(std::string_view file, const VerifyOptions& options);
+// The same, `file` being the first bytes of a file of `file_size` bytes
+// (ReadLog's, replay/log_file.h: LogFile::bytes() and file_size()), or all
+// of it; 0 when its size is not known. A record or bytes after the seal are
+// then said as `replay verify` says them, with how many bytes follow the
+// seal ("record after the seal (N bytes follow it, from byte B to the end
+// of the file)", VerifyLog's file_size overload); the page is otherwise the
+// same.
+MatchPage RenderMatchPage(std::string_view file, uint64_t file_size,
+                          const VerifyOptions& options);
 
 }  // namespace pyramid
 

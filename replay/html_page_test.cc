@@ -28,6 +28,7 @@
 #include "replay/match_steps.h"
 #include "replay/pictures.h"
 #include "replay/step_panel.h"
+#include "replay/verifier.h"
 
 namespace pyramid {
 namespace {
@@ -538,6 +539,45 @@ TEST(HtmlPageTest, FlippedByteSaysNotGenuineWithTheRecord) {
   EXPECT_THAT(page.html,
               HasSubstr(absl::StrCat("id=\"reason\">Record ",
                                      page.verdict.bad_record, ": ")));
+}
+
+// A log that goes on after its seal, as ReadLog keeps it (replay/
+// log_file.h: through the record after the seal, the file's size known):
+// the page says what `replay verify` says, how many bytes follow the seal
+// and from where. It said "record after the seal" alone.
+TEST(HtmlPageTest, ATailAfterTheSealIsSaidWithItsBytes) {
+  const std::string golden =
+      Read("testdata/golden/rock_paper_pyramid/classic.pyrlog");
+  const uint64_t records = SplitLog(golden).records.size();
+  // An empty record, then 4 GiB that ReadLog does not read.
+  const std::string kept = golden + std::string(1, '\0');
+  const uint64_t file_size = kept.size() + (uint64_t{4} << 30);
+  const std::string said =
+      absl::StrCat("record after the seal (", file_size - golden.size(),
+                   " bytes follow it, from byte ", golden.size(),
+                   " to the end of the file)");
+  MatchPage page = RenderMatchPage(kept, file_size, VerifyOptions());
+  EXPECT_EQ(page.verdict.kind, Verdict::Kind::kNotGenuine);
+  EXPECT_EQ(page.verdict.reason, said);
+  EXPECT_EQ(page.verdict.reason,
+            VerifyLog(kept, file_size, VerifyOptions()).reason);
+  EXPECT_THAT(page.html, HasSubstr(absl::StrCat("id=\"reason\">Record ",
+                                                records, ": ", said, "</p>")));
+  // A tail shorter than a record, read whole.
+  const std::string cut_short = golden +
+                                "\x05"
+                                "ab";
+  page = RenderMatchPage(cut_short, cut_short.size(), VerifyOptions());
+  EXPECT_THAT(page.html,
+              HasSubstr(absl::StrCat("id=\"reason\">Record ", records,
+                                     ": bytes after the seal (3 bytes follow "
+                                     "it, from byte ",
+                                     golden.size(), " to the end of the file)",
+                                     "</p>")));
+  // Its size not known (a pipe cut short): no count.
+  EXPECT_THAT(RenderMatchPage(kept, VerifyOptions()).html,
+              HasSubstr(absl::StrCat("id=\"reason\">Record ", records,
+                                     ": record after the seal</p>")));
 }
 
 // A seal whose signature does not verify vouches for no record: every step

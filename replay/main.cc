@@ -610,7 +610,8 @@ int Html(const Flags& flags) {
   if (!log.ok()) return Unreadable(path, log.status());
   VerifyOptions options;
   options.pinned_key = flags.key;
-  const MatchPage page = RenderMatchPage(log->bytes(), options);
+  const MatchPage page =
+      RenderMatchPage(log->bytes(), log->file_size(), options);
   if (absl::Status s = WriteFileAtomically(out, page.html); !s.ok()) {
     std::cerr << out << ": " << s.message() << "\n";
     return kUsage;

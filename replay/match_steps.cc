@@ -286,8 +286,15 @@ MatchSteps VerifyAndReadMatchSteps(std::string_view file,
                                    const VerifyOptions& options,
                                    Verdict& verdict,
                                    WantsSeatViews wants_seat_views) {
+  return VerifyAndReadMatchSteps(file, 0, options, verdict, wants_seat_views);
+}
+
+MatchSteps VerifyAndReadMatchSteps(std::string_view file, uint64_t file_size,
+                                   const VerifyOptions& options,
+                                   Verdict& verdict,
+                                   WantsSeatViews wants_seat_views) {
   MatchPositionCollector positions(wants_seat_views);
-  verdict = VerifyLog(file, options, &positions);
+  verdict = VerifyLog(file, file_size, options, &positions);
   if (verdict.kind != Verdict::Kind::kGenuine ||
       options.level != VerifyOptions::Level::kFull) {
     // The verifier stopped short of the end, or replayed no rule: the

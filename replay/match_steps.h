@@ -115,6 +115,14 @@ MatchSteps VerifyAndReadMatchSteps(std::string_view file,
                                    const VerifyOptions& options,
                                    Verdict& verdict,
                                    WantsSeatViews wants_seat_views = nullptr);
+// The same, `file` being the first bytes of a file of `file_size` bytes,
+// as VerifyLog's file_size overload takes them (replay/verifier.h: a record
+// or bytes after the seal are said with how many bytes follow the seal); 0
+// when its size is not known.
+MatchSteps VerifyAndReadMatchSteps(std::string_view file, uint64_t file_size,
+                                   const VerifyOptions& options,
+                                   Verdict& verdict,
+                                   WantsSeatViews wants_seat_views = nullptr);
 
 }  // namespace pyramid
 
