@@ -8,7 +8,8 @@ decisions, is_listed finds a built action in the list, and the seed action
 names the log header the seed decision announced. The command
 line refuses negative counts and names the flag of a file it cannot read;
 its --matches help says what 0 does with a seat token and with a bot
-token, as docs/writing-a-bot.md does.
+token, and its --reconnect_for_s help what 0 does, as
+docs/writing-a-bot.md's flag table does.
 The runner (without a referee) counts the ends of matches; answers a
 strategy that raises, or returns an unlisted action, with the fallback and
 one line saying so (never "late"); stops, instead of reconnecting, when
@@ -200,6 +201,18 @@ class CliTest(unittest.TestCase):
         row = next(line for line in Path("docs/writing-a-bot.md").read_text()
                    .splitlines() if line.startswith("| `--matches N` |"))
         self.assertIn(f"exit after N matches ended {said} |", row)
+
+    def test_the_reconnect_help_says_what_the_doc_says(self) -> None:
+        # "(0: exit)" said less than docs/writing-a-bot.md's flag table.
+        said = ("reconnect for at most {} seconds without a referee (0: "
+                "exit at once)")
+        help_text = " ".join(cli.parser().format_help().split())
+        self.assertIn("--reconnect_for_s RECONNECT_FOR_S "
+                      + said.format("this many"), help_text)
+        row = next(line for line in Path("docs/writing-a-bot.md").read_text()
+                   .splitlines()
+                   if line.startswith("| `--reconnect_for_s S` |"))
+        self.assertIn(said.format("S") + " |", row)
 
     def test_unreadable_files_name_their_flag(self) -> None:
         with tempfile.TemporaryDirectory() as d:

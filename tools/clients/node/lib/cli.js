@@ -20,6 +20,7 @@
 //                             token, when its match ends; with a bot token,
 //                             run until stopped)
 //   --reconnect_for_s S       reconnect for at most S s without a referee
+//                             (0: exit at once)
 //   --deadline_margin_ms MS   commit the fallback this long before a deadline
 //   --tls_ca FILE             PEM roots: connect with TLS
 //   --state_dir DIR           default $PYRAMID_STATE_DIR: keep each commitment
@@ -71,8 +72,7 @@ const FLAGS = {
     type: 'string',
     default: '300',
     arg: 'S',
-    description: 'when the stream breaks, reconnect with backoff for at most this many '
-      + 'seconds without a referee (0: exit)',
+    description: 'reconnect for at most this many seconds without a referee (0: exit at once)',
   },
   deadline_margin_ms: {
     type: 'string',

@@ -1,6 +1,7 @@
 // Unit tests of the Node kit's command line (lib/cli.js): --help prints
 // every flag with its description, as the Python kit's argparse help does
-// (--matches saying what 0 does with a seat token and with a bot token);
+// (--matches saying what 0 does with a seat token and with a bot token,
+// --reconnect_for_s what 0 does, as docs/writing-a-bot.md's flag table);
 // an unreadable file is a usage error (2) naming its flag; negative counts
 // are usage errors.
 'use strict';
@@ -55,6 +56,15 @@ test('--matches says what 0 does with a seat token and with a bot token', async 
   const line = out.split('\n').find((l) => l.startsWith('  --matches N '));
   assert.strictEqual(line.replace(/^ {2}--matches N +/, ''), 'exit after this many matches '
     + 'ended (0: with a seat token, when its match ends; with a bot token, run until stopped)');
+});
+
+test('--reconnect_for_s says what docs/writing-a-bot.md says, 0 included', async () => {
+  // It said "(0: exit)"; the doc's flag table, and the Python kit, say more.
+  const { status, out } = await run(['--help']);
+  assert.strictEqual(status, 0);
+  const line = out.split('\n').find((l) => l.startsWith('  --reconnect_for_s S '));
+  assert.strictEqual(line.replace(/^ {2}--reconnect_for_s S +/, ''), 'reconnect for at most '
+    + 'this many seconds without a referee (0: exit at once)');
 });
 
 test('a file that cannot be read is a usage error naming its flag', async () => {

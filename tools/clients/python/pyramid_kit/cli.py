@@ -17,6 +17,7 @@ that cannot be made: the message names the flag).
                             token, when its match ends; with a bot token,
                             run until stopped)
   --reconnect_for_s S       reconnect for at most S s without a referee
+                            (0: exit at once)
   --deadline_margin_ms MS   commit the fallback this long before a deadline
   --tls_ca FILE             PEM roots: connect with TLS
   --state_dir DIR           default $PYRAMID_STATE_DIR: keep every commitment
@@ -93,8 +94,8 @@ def parser(description: Optional[str] = None) -> argparse.ArgumentParser:
                    "seat token, when its match ends; with a bot token, run "
                    "until stopped)")
     p.add_argument("--reconnect_for_s", type=_seconds, default=300,
-                   help="when the stream breaks, reconnect with backoff for "
-                   "at most this many seconds without a referee (0: exit)")
+                   help="reconnect for at most this many seconds without a "
+                   "referee (0: exit at once)")
     p.add_argument("--deadline_margin_ms", type=_count, default=500,
                    help="commit the fallback action this long before the "
                    "commit deadline if the strategy has not answered")
