@@ -14,7 +14,9 @@ asked again, or one of a match over, is refused with a line and not
 committed; past MAX_OPEN_DECISIONS a new decision is still answered, the
 least recently used choice (acknowledged first, else the oldest owed,
 said) dropped to make room, and a dropped decision asked again is refused
-and its reveal not sent. Run from anywhere with the generated stubs in
+and its reveal not sent. With --matches 0 a stream the referee closes
+(a seat token's, once its match ended) ends the bot, status 0, as its
+--help says. Run from anywhere with the generated stubs in
 PYRAMID_PYTHON_STUBS (default build/python); prints unittest's summary.
 """
 import contextlib
@@ -400,6 +402,35 @@ class CommitOnceTest(unittest.TestCase):
             "commitment was dropped to make room (2 decisions open at once, "
             "the bot's limit), and a commitment is never signed twice"])
         self.assertTrue(referee.sent_nothing_more())
+
+
+class MatchesTest(unittest.TestCase):
+    """--matches 0, and what its help says of it."""
+
+    def test_the_help_says_what_0_does_with_each_token(self):
+        # It said "(0: never)"; a seat token's stream ends once its match
+        # ends (the referee closes it), as the kits' help and
+        # docs/writing-a-bot.md's flag table say.
+        out = io.StringIO()
+        with mock.patch.object(sys, "argv", ["pyramid_bot.py", "--help"]), \
+                contextlib.redirect_stdout(out), \
+                self.assertRaises(SystemExit) as exit_:
+            pyramid_bot.parse_args()
+        self.assertEqual(exit_.exception.code, 0)
+        self.assertIn("--matches MATCHES exit after this many matches ended "
+                      "(0: with a seat token, when its match ends; with a "
+                      "bot token, run until stopped)",
+                      " ".join(out.getvalue().split()))
+
+    def test_with_0_the_stream_closed_after_the_match_ends_the_bot(self):
+        def script(referee):
+            yield decision(M, 0)
+            referee.sent()
+            yield match_ended(M)
+            # The referee closes a seat token's stream (status OK).
+        referee, status, lines = run(script)
+        self.assertEqual(status, 0, lines)
+        self.assertEqual(referee.streams, 1)
 
 
 if __name__ == "__main__":

@@ -91,7 +91,9 @@ def parse_args():
     p.add_argument("--token_file", "--token-file", dest="token_file",
                    help="seat or bot token (default: $PYRAMID_TOKEN)")
     p.add_argument("--matches", type=int, default=0,
-                   help="exit after this many matches ended (0: never)")
+                   help="exit after this many matches ended (0: with a "
+                   "seat token, when its match ends; with a bot token, run "
+                   "until stopped)")
     p.add_argument("--strategy", default="random", choices=["random"])
     p.add_argument("--seed", type=int, help="seed for choosing moves (salts "
                    "and seed contributions always come from os.urandom)")
