@@ -345,7 +345,7 @@ std::vector<int64_t> CardIds(const Ids& cards) {
 // and `result` showed so far.
 void FillFlamingStep(const v1::Result* result, std::set<int64_t>& seen,
                      Step& step) {
-  const fp::Position position = fp::PositionOf(*step.state);
+  const fp::TestPosition position = fp::PositionOf(*step.state);
   for (int s = 0; s < position.num_seats; ++s) {
     step.hands.push_back(
         Sorted({position.hands[s].begin(), position.hands[s].end()}));

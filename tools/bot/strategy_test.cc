@@ -198,7 +198,7 @@ TEST(UnlistedPaymentTest, EveryStrategyPaysLegally) {
     RandomStream stream(Sha256(name));
     int unlisted = 0;
     for (int game = 0; game < 10; ++game) {
-      shambo::TurnStart position;
+      shambo::TestPosition position;
       position.num_seats = 6;
       for (int seat = 0; seat < position.num_seats; ++seat) {
         position.holdings.push_back({{seat, 1}, {seat, 2}, {seat, 3}});
@@ -206,7 +206,7 @@ TEST(UnlistedPaymentTest, EveryStrategyPaysLegally) {
       position.active = game % position.num_seats;
       position.max_listed_options = 1;
       absl::StatusOr<std::unique_ptr<State>> state =
-          shambo::NewStateForTesting(position);
+          shambo::NewStateForTesting(v1::GameConfig(), position);
       ASSERT_TRUE(state.ok()) << state.status();
       for (uint64_t decision = 1; !(*state)->IsTerminal(); ++decision) {
         const std::vector<int> acting = (*state)->ActingSeats();

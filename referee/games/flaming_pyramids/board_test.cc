@@ -67,7 +67,7 @@ TEST(FpSpotsTest, GapsOnRowZeroAndSupportedSlotsAreLegal) {
                                          {0, 6, G(2)}}));
 }
 
-Position CompletePyramid() {
+TestPosition CompletePyramid() {
   return Pos(MakeBoard({{1, 0, Y(20)}, {0, 0, Y(30)}, {0, 1, R(30)}}),
              {{B(2), B(4)}, {G(4)}});
 }

@@ -46,7 +46,7 @@ inline constexpr int kHandSize = 5;
 // A complete position at the start of a turn (placement phase), hidden parts
 // included. Test support and invariant checks; the referee never builds
 // states this way.
-struct Position {
+struct TestPosition {
   int num_seats = 0;
   // Every tile on the table.
   Board board;
@@ -73,12 +73,12 @@ struct Position {
 // won), or a non-empty table has no row-0 tile.
 // `rules_version` as for MakeGameOf (0: the latest).
 absl::StatusOr<std::unique_ptr<State>> NewStateForTesting(
-    const v1::GameConfig& config, const Position& position,
+    const v1::GameConfig& config, const TestPosition& position,
     uint32_t rules_version = 0);
 
 // The full position of `state` (a Flaming Pyramids state, any phase),
 // hidden parts included: for tests and invariant checks only.
-Position PositionOf(const State& state);
+TestPosition PositionOf(const State& state);
 
 }  // namespace pyramid::fp
 

@@ -49,7 +49,7 @@ TEST(FpDealTest, DealFollowsTheRulesPage) {
 
       auto state = NewGame(seats, Seed(seed));
       ASSERT_NE(state, nullptr);
-      const Position position = PositionOf(*state);
+      const TestPosition position = PositionOf(*state);
       for (int seat = 0; seat < seats; ++seat) {
         std::vector<int> hand(piles[seat].begin(), piles[seat].begin() + 5);
         std::sort(hand.begin(), hand.end());
@@ -75,7 +75,7 @@ TEST(FpDealTest, DealFollowsTheRulesPage) {
 TEST(FpDealTest, WorkedExampleOfTheDealDocument) {
   auto state = NewGame(6, Seed(0));
   ASSERT_NE(state, nullptr);
-  const Position position = PositionOf(*state);
+  const TestPosition position = PositionOf(*state);
   const std::vector<std::vector<int>> hands = {
       {0, 1, 20, 21, 22},   {2, 3, 7, 16, 28},  {5, 15, 17, 38, 44},
       {26, 27, 32, 42, 43}, {6, 9, 13, 14, 36}, {11, 12, 23, 25, 35}};

@@ -27,7 +27,7 @@ std::string Snapshot(const State& state) {
   for (int seat = 0; seat < state.num_seats(); ++seat) {
     snapshot += DeterministicBytes(state.ObservationFor(seat));
   }
-  const Position position = PositionOf(state);
+  const TestPosition position = PositionOf(state);
   for (const auto& pile : position.piles) {
     for (int tile : pile) snapshot += static_cast<char>(tile);
     snapshot += '|';
@@ -360,7 +360,7 @@ TEST(FpFireTest, SeveralFiresBurnInScanOrder) {
 
 // Three seats, seat 1 active: G(20) placed on Y(20), R(20) makes a curse.
 // B(30) at (1, 1) then overhangs B(10) and collapses.
-Position CursePosition() {
+TestPosition CursePosition() {
   return Pos(
       MakeBoard({{1, 1, B(30)}, {0, 0, Y(20)}, {0, 1, R(20)}, {0, 2, B(10)}}),
       {{Y(2)}, {G(20), G(2)}, {R(2)}}, {{Y(4)}, {}, {}},
@@ -368,7 +368,7 @@ Position CursePosition() {
 }
 
 TEST(FpCurseTest, PreviousSeatReceivesAndChooses) {
-  Position position = CursePosition();
+  TestPosition position = CursePosition();
   position.dealt_left = {1, 0, 0};
   auto state = StateAt(position, Config(/*curse=*/true));
   ASSERT_NE(state, nullptr);
@@ -465,7 +465,7 @@ TEST(FpCheckOrderTest, FreeAirComesBeforeCollapse) {
 
 // Row 0: Y(120) B(120) Millstone red-Blowtorch R(60); row 1: B(100) and
 // `middle` at (1, 1); row 2: Y(60).
-Position ExplosivePosition(int middle) {
+TestPosition ExplosivePosition(int middle) {
   return Pos(MakeBoard({{2, 0, Y(60)},
                         {1, 0, B(100)},
                         {1, 1, middle},
@@ -514,13 +514,14 @@ TEST(FpCheckOrderTest, FireComesBeforeCurse) {
   // The curse position plus a yellow Coal touching the straw Y(4) (set up
   // directly). The fire goes first, so the straw goes under the active
   // seat's pile; only then does the curse hand over to seat 0.
-  Position position = Pos(MakeBoard({{1, 1, B(30)},
-                                     {0, 0, Y(20)},
-                                     {0, 1, R(20)},
-                                     {0, 2, B(10)},
-                                     {0, 3, Y(4)},
-                                     {0, 4, kCoalYellow}}),
-                          {{Y(2)}, {G(20), G(2)}, {R(2)}}, {}, /*active=*/1);
+  TestPosition position =
+      Pos(MakeBoard({{1, 1, B(30)},
+                     {0, 0, Y(20)},
+                     {0, 1, R(20)},
+                     {0, 2, B(10)},
+                     {0, 3, Y(4)},
+                     {0, 4, kCoalYellow}}),
+          {{Y(2)}, {G(20), G(2)}, {R(2)}}, {}, /*active=*/1);
   auto state = StateAt(position, Config(/*curse=*/true));
   ASSERT_NE(state, nullptr);
   auto placed = Act(*state, 1, Place(G(20), 1, 0));
@@ -540,8 +541,8 @@ TEST(FpCheckOrderTest, FireComesBeforeCurse) {
 // Drawing and winning.
 
 TEST(FpDrawTest, RefillsFromAShortPileDealtTilesFirst) {
-  Position position = Pos(MakeBoard({{0, 0, Y(20)}}), {{Y(2), Y(4)}, {B(4)}},
-                          {{R(2), R(4)}, {}});
+  TestPosition position = Pos(MakeBoard({{0, 0, Y(20)}}),
+                              {{Y(2), Y(4)}, {B(4)}}, {{R(2), R(4)}, {}});
   position.dealt_left = {1, 0};
   auto state = StateAt(position);
   ASSERT_NE(state, nullptr);
@@ -604,7 +605,7 @@ TEST(FpWinTest, WinComesOnlyAtTheEndOfTheTurn) {
   // Seat 1 places its last tile; the curse sends tiles to seat 0, and a
   // fall follows: the game is not over until seat 0 has chosen and seat 1's
   // turn ends.
-  Position position = CursePosition();
+  TestPosition position = CursePosition();
   position.hands[1] = {G(20)};
   auto state = StateAt(position, Config(/*curse=*/true));
   ASSERT_NE(state, nullptr);
@@ -673,7 +674,7 @@ TEST(FpMoveLimitTest, WinOnTheLastTurnCounts) {
 // ---------------------------------------------------------------------------
 // Refusals.
 
-Position SmallPosition() {
+TestPosition SmallPosition() {
   return Pos(MakeBoard({{0, 0, Y(30)}, {0, 1, R(30)}}), {{B(2), R(20)}, {G(4)}},
              {{Y(2)}, {}});
 }
@@ -755,16 +756,16 @@ TEST(FpValidationTest, NothingIsLegalOnceTheGameIsOver) {
 }
 
 TEST(FpValidationTest, TestPositionsAreChecked) {
-  Position duplicate = SmallPosition();
+  TestPosition duplicate = SmallPosition();
   duplicate.hands[1].push_back(Y(30));  // Also on the table.
   EXPECT_FALSE(NewStateForTesting(Config(), duplicate).ok());
-  Position empty_hand = SmallPosition();
+  TestPosition empty_hand = SmallPosition();
   empty_hand.hands[0].clear();
   EXPECT_FALSE(NewStateForTesting(Config(), empty_hand).ok());
-  Position floating =
+  TestPosition floating =
       Pos(MakeBoard({{1, 0, Y(30)}, {1, 1, R(30)}}), {{B(2)}, {G(4)}});
   EXPECT_FALSE(NewStateForTesting(Config(), floating).ok());
-  Position bad_dealt = SmallPosition();
+  TestPosition bad_dealt = SmallPosition();
   bad_dealt.dealt_left = {2, 0};
   EXPECT_FALSE(NewStateForTesting(Config(), bad_dealt).ok());
 }
@@ -852,7 +853,7 @@ TEST(FpLegalActionsTest, OneTileAndOneSpotIsAutomatic) {
 TEST(FpObservationTest, SeatSeesOwnHandOnly) {
   auto state = NewGame(4, Seed(9));
   ASSERT_NE(state, nullptr);
-  const Position position = PositionOf(*state);
+  const TestPosition position = PositionOf(*state);
   for (int seat = 0; seat < 4; ++seat) {
     const v1::Observation observation = state->ObservationFor(seat);
     EXPECT_FALSE(observation.public_view());

@@ -85,7 +85,7 @@ FlamingPyramidsState::FlamingPyramidsState(const Options& options,
 }
 
 FlamingPyramidsState::FlamingPyramidsState(const Options& options,
-                                           const Position& position)
+                                           const TestPosition& position)
     : State(Description()),
       options_(options),
       num_seats_(position.num_seats),
@@ -231,26 +231,11 @@ v1::Outcome FlamingPyramidsState::RankedOutcome(
   return OutcomeByKeys(keys, scores, termination);
 }
 
-Position FlamingPyramidsState::ToPosition() const {
-  Position position;
-  position.num_seats = num_seats_;
-  position.board = board_;
-  position.hands = hands_;
-  for (const Pile& pile : piles_) {
-    position.piles.emplace_back(pile.tiles.begin(), pile.tiles.end());
-    position.dealt_left.push_back(pile.dealt_left);
-  }
-  position.removed = removed_;
-  position.active_seat = active_;
-  position.turns_completed = turns_completed_;
-  return position;
-}
-
 namespace {
 
 // Checks a test position; on success fills `removed` with the tiles it does
 // not mention.
-absl::Status CheckPosition(const Options& options, Position& position) {
+absl::Status CheckPosition(const Options& options, TestPosition& position) {
   const int n = position.num_seats;
   if (n < Description().min_seats || n > Description().max_seats) {
     return absl::InvalidArgumentError(absl::StrCat("bad seat count ", n));
@@ -313,13 +298,13 @@ absl::Status CheckPosition(const Options& options, Position& position) {
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<State>> NewStateForTesting(
-    const v1::GameConfig& config, const Position& position,
+    const v1::GameConfig& config, const TestPosition& position,
     uint32_t rules_version) {
   absl::StatusOr<ResolvedConfig> resolved =
       ResolveConfig(Description(), config, rules_version);
   if (!resolved.ok()) return resolved.status();
   const Options options = ToOptions(resolved->options, resolved->rules_version);
-  Position checked = position;
+  TestPosition checked = position;
   if (absl::Status status = CheckPosition(options, checked); !status.ok()) {
     return absl::InvalidArgumentError(
         absl::StrCat("flaming_pyramids position: ", status.message()));
@@ -329,8 +314,20 @@ absl::StatusOr<std::unique_ptr<State>> NewStateForTesting(
   return state;
 }
 
-Position PositionOf(const State& state) {
-  return dynamic_cast<const FlamingPyramidsState&>(state).ToPosition();
+TestPosition PositionOf(const State& state) {
+  const auto& fp_state = dynamic_cast<const FlamingPyramidsState&>(state);
+  TestPosition position;
+  position.num_seats = fp_state.num_seats_;
+  position.board = fp_state.board_;
+  position.hands = fp_state.hands_;
+  for (const Pile& pile : fp_state.piles_) {
+    position.piles.emplace_back(pile.tiles.begin(), pile.tiles.end());
+    position.dealt_left.push_back(pile.dealt_left);
+  }
+  position.removed = fp_state.removed_;
+  position.active_seat = fp_state.active_;
+  position.turns_completed = fp_state.turns_completed_;
+  return position;
 }
 
 }  // namespace pyramid::fp

@@ -48,7 +48,7 @@ class FlamingPyramidsState final : public State {
                        RandomStream& stream);
 
   // A game at the start of a turn of a validated `position`.
-  FlamingPyramidsState(const Options& options, const Position& position);
+  FlamingPyramidsState(const Options& options, const TestPosition& position);
 
   int num_seats() const override { return num_seats_; }
   bool IsTerminal() const override { return phase_ == Phase::kOver; }
@@ -81,7 +81,8 @@ class FlamingPyramidsState final : public State {
     return std::make_unique<FlamingPyramidsState>(*this);
   }
 
-  Position ToPosition() const;
+  // game.h's one reader of a state's whole position.
+  friend TestPosition PositionOf(const State& state);
 
  protected:
   void ViewInto(std::optional<int> seat,

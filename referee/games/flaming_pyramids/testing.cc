@@ -84,7 +84,7 @@ Board MakeBoard(std::initializer_list<Placed> cells) {
 
 std::vector<Placed> Layout(const State& state) {
   std::vector<Placed> cells;
-  const Position position = PositionOf(state);
+  const TestPosition position = PositionOf(state);
   for (const auto& [cell, tile] : position.board.cells()) {
     cells.push_back({cell.row, cell.x, tile});
   }
@@ -106,7 +106,7 @@ v1::GameConfig Config(bool curse, uint32_t max_turns) {
   return config;
 }
 
-std::unique_ptr<State> StateAt(const Position& position,
+std::unique_ptr<State> StateAt(const TestPosition& position,
                                const v1::GameConfig& config,
                                uint32_t rules_version) {
   absl::StatusOr<std::unique_ptr<State>> state =
@@ -139,7 +139,7 @@ absl::StatusOr<v1::FlamingPyramidsResult> Act(State& state, int seat,
 }
 
 std::string CheckInvariants(const State& state) {
-  const Position position = PositionOf(state);
+  const TestPosition position = PositionOf(state);
   std::vector<int> count(kNumTiles, 0);
   for (const auto& [cell, tile] : position.board.cells()) ++count[tile];
   for (int seat = 0; seat < position.num_seats; ++seat) {
@@ -203,7 +203,7 @@ std::string CheckInvariants(const State& state) {
 std::string CheckRedaction(const State& state, int seat,
                            const v1::Observation& observation,
                            const std::vector<bool>& seen) {
-  const Position position = PositionOf(state);
+  const TestPosition position = PositionOf(state);
   const v1::FlamingPyramidsObservation& view = observation.flaming_pyramids();
   if (view.seats_size() != position.num_seats) return "wrong seat count";
   std::vector<bool> hidden(kNumTiles, false);  // Must never appear.
@@ -254,7 +254,7 @@ std::string CheckRedaction(const State& state, int seat,
 
 void MarkPublic(const State& state, const v1::Result* result,
                 std::vector<bool>& seen) {
-  const Position position = PositionOf(state);
+  const TestPosition position = PositionOf(state);
   for (const auto& [cell, tile] : position.board.cells()) seen[tile] = true;
   for (int s = 0; s < position.num_seats; ++s) {
     const std::vector<int>& pile = position.piles[s];
@@ -270,7 +270,7 @@ void MarkPublic(const State& state, const v1::Result* result,
 }
 
 std::string CheckResultRedaction(const State& state, const v1::Result& result) {
-  const Position position = PositionOf(state);
+  const TestPosition position = PositionOf(state);
   std::vector<int> mentioned;
   CollectTiles(result, mentioned);
   for (int s = 0; s < position.num_seats; ++s) {
@@ -287,9 +287,9 @@ std::string CheckResultRedaction(const State& state, const v1::Result& result) {
 
 // A placement-phase position: seat `active` to play; piles all face up
 // unless `dealt_left` says otherwise. Unmentioned tiles are out of the game.
-Position Pos(Board board, std::vector<std::vector<int>> hands,
-             std::vector<std::vector<int>> piles, int active) {
-  Position position;
+TestPosition Pos(Board board, std::vector<std::vector<int>> hands,
+                 std::vector<std::vector<int>> piles, int active) {
+  TestPosition position;
   position.num_seats = static_cast<int>(hands.size());
   position.board = std::move(board);
   position.hands = std::move(hands);

@@ -51,7 +51,7 @@ v1::GameConfig Config(bool curse = false, uint32_t max_turns = 0);
 // The placement-phase state at `position` under `config`, `rules_version`
 // as for MakeGameOf (0: the latest); nullptr, after a test failure, when
 // NewStateForTesting refuses it.
-std::unique_ptr<State> StateAt(const Position& position,
+std::unique_ptr<State> StateAt(const TestPosition& position,
                                const v1::GameConfig& config = Config(),
                                uint32_t rules_version = 0);
 
@@ -96,8 +96,8 @@ inline constexpr v1::FpDirection kRight = v1::FP_RIGHT;
 
 // A placement-phase position: seat `active` to play; piles all face up
 // unless `dealt_left` says otherwise. Unmentioned tiles are out of the game.
-Position Pos(Board board, std::vector<std::vector<int>> hands,
-             std::vector<std::vector<int>> piles = {}, int active = 0);
+TestPosition Pos(Board board, std::vector<std::vector<int>> hands,
+                 std::vector<std::vector<int>> piles = {}, int active = 0);
 
 // Row 0 at x = 0, 1, 3, 4, 6 (Y2, R2, Y30, R10, G2) and Y20 on (1, 3): the
 // legal spots are (1, 0), (0, 2) and (0, 5), in scan order.

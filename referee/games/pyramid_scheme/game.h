@@ -85,15 +85,16 @@ struct TestPosition {
   int turn = 1;          // Turns started, including the active seat's.
   int actions_done = 0;  // 0 or 1: the active seat then owes an action.
   bool bypass_armed = false;
-  int max_turns = kDefaultMaxTurns;
 };
 
-// A state at the active seat's action decision in `position`, which is
-// checked for consistency (INVALID_ARGUMENT otherwise). Like any decision,
-// an owed action that is impossible eliminates the seat at once. Later
-// reshuffles draw from `stream`.
+// Test support: a state at the active seat's action decision in
+// `position`, with the options of `config` (the latest rules version).
+// INVALID_ARGUMENT when the config is refused or the position is not
+// consistent. Like any decision, an owed action that is impossible
+// eliminates the seat at once. Later reshuffles draw from `stream`.
 absl::StatusOr<std::unique_ptr<State>> NewStateForTesting(
-    const TestPosition& position, RandomStream stream);
+    const v1::GameConfig& config, const TestPosition& position,
+    RandomStream stream);
 
 }  // namespace pyramid::scheme
 

@@ -876,7 +876,7 @@ TEST(PssDeckTest, EmptyDeckIsRebuiltFromTheShuffledDiscardPile) {
   TestPosition position = BasePosition(2);
   position.deck = {};
   position.discard = {V(kGreen, 2), V(kBlue, 2), V(kPink, 2), V(kYellow, 4)};
-  std::unique_ptr<State> state = StateAt(position, /*seed=*/11);
+  std::unique_ptr<State> state = StateAt(position, Config(), /*seed=*/11);
   std::vector<int> expected = position.discard;
   RandomStream stream(Seed(11));
   stream.Shuffle(expected);
@@ -899,7 +899,7 @@ TEST(PssDeckTest, EmptyDeckIsRebuiltFromTheShuffledDiscardPile) {
 TEST(PssDeckTest, ResetRebuildsTheDeckFromItsOwnDiscards) {
   TestPosition position = BasePosition(2);
   position.deck = {V(kYellow, 4)};
-  std::unique_ptr<State> state = StateAt(position, /*seed=*/3);
+  std::unique_ptr<State> state = StateAt(position, Config(), /*seed=*/3);
   std::vector<int> expected = {V(kGreen, 4), V(kBlue, 4), V(kPink, 4)};
   RandomStream stream(Seed(3));
   stream.Shuffle(expected);
@@ -960,12 +960,11 @@ TEST(PssOutcomeTest, EliminatedSeatsRankBelowLiveOnesLaterEliminationsHigher) {
 
 TEST(PssOutcomeTest, MaxTurnsEndsTheGameWhenThatTurnEnds) {
   TestPosition position = BasePosition(2);
-  position.max_turns = 2;
   position.seats[0].reset_tokens = 0;
   position.seats[1].reset_tokens = 0;
   position.seats[1].pyramid = {{V(kBlue, 3), kFounder, true}};
   position.actions_done = 1;
-  std::unique_ptr<State> state = StateAt(position);
+  std::unique_ptr<State> state = StateAt(position, Config(/*max_turns=*/2));
   Must(*state, 0, Take(0));  // Turn 1 ends, turn 2 starts.
   ASSERT_FALSE(state->IsTerminal());
   EXPECT_EQ(View(*state).board().turn(), 2u);

@@ -643,7 +643,7 @@ v1::Outcome PyramidSchemeState::RankedOutcome(
 // A checked test position.
 
 absl::StatusOr<std::unique_ptr<PyramidSchemeState>>
-PyramidSchemeState::FromPosition(const Edition& edition,
+PyramidSchemeState::FromPosition(const Edition& edition, const Options& options,
                                  const TestPosition& position,
                                  RandomStream stream) {
   const int num_seats = static_cast<int>(position.seats.size());
@@ -653,11 +653,6 @@ PyramidSchemeState::FromPosition(const Edition& edition,
         Description(),
         absl::StrCat("needs ", SeatCounts(Description()), " seats"));
   }
-  if (position.max_turns < 1 || position.max_turns > kMaxMaxTurns) {
-    return RefuseAction(Description(), "max_turns out of range");
-  }
-  const Options options{.max_turns = position.max_turns,
-                        .rules_version = Description().latest_rules_version()};
   std::unique_ptr<PyramidSchemeState> state(
       new PyramidSchemeState(edition, options, std::move(stream)));
   std::vector<bool> victim_seen(edition.num_victims(), false);
@@ -816,10 +811,16 @@ absl::Status PyramidSchemeState::SetTurn(const TestPosition& position) {
 }
 
 absl::StatusOr<std::unique_ptr<State>> NewStateForTesting(
-    const TestPosition& position, RandomStream stream) {
+    const v1::GameConfig& config, const TestPosition& position,
+    RandomStream stream) {
+  absl::StatusOr<ResolvedConfig> resolved =
+      ResolveConfig(Description(), config);
+  if (!resolved.ok()) return resolved.status();
   absl::StatusOr<std::unique_ptr<PyramidSchemeState>> state =
-      PyramidSchemeState::FromPosition(ReferenceEdition(), position,
-                                       std::move(stream));
+      PyramidSchemeState::FromPosition(
+          ReferenceEdition(),
+          ToOptions(resolved->options, resolved->rules_version), position,
+          std::move(stream));
   if (!state.ok()) return state.status();
   return std::unique_ptr<State>(*std::move(state));
 }

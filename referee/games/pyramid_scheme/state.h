@@ -59,10 +59,10 @@ class PyramidSchemeState final : public State {
   PyramidSchemeState(const Edition& edition, const Options& options,
                      int num_seats, RandomStream stream);
 
-  // The state of a checked test position (see game.h).
+  // The state of a checked test position under `options` (see game.h).
   static absl::StatusOr<std::unique_ptr<PyramidSchemeState>> FromPosition(
-      const Edition& edition, const TestPosition& position,
-      RandomStream stream);
+      const Edition& edition, const Options& options,
+      const TestPosition& position, RandomStream stream);
 
   int num_seats() const override { return static_cast<int>(seats_.size()); }
   bool IsTerminal() const override { return phase_ == Phase::kOver; }

@@ -48,9 +48,10 @@ TestPosition BasePosition(int seats) {
   return position;
 }
 
-std::unique_ptr<State> StateAt(const TestPosition& position, uint8_t seed) {
+std::unique_ptr<State> StateAt(const TestPosition& position,
+                               const v1::GameConfig& config, uint8_t seed) {
   absl::StatusOr<std::unique_ptr<State>> state =
-      scheme::NewStateForTesting(position, RandomStream(Seed(seed)));
+      scheme::NewStateForTesting(config, position, RandomStream(Seed(seed)));
   EXPECT_TRUE(state.ok()) << state.status();
   if (!state.ok()) return nullptr;
   return *std::move(state);

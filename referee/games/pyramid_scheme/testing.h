@@ -66,9 +66,12 @@ v1::Action EndTurn();
 // and 4 out of their own cards.)
 TestPosition BasePosition(int seats);
 
-// The state at `position`, later reshuffles drawn from Seed(seed); nullptr,
-// after a test failure, when NewStateForTesting refuses it.
-std::unique_ptr<State> StateAt(const TestPosition& position, uint8_t seed = 7);
+// The state at `position` under `config`, later reshuffles drawn from
+// Seed(seed); nullptr, after a test failure, when NewStateForTesting
+// refuses it.
+std::unique_ptr<State> StateAt(const TestPosition& position,
+                               const v1::GameConfig& config = Config(),
+                               uint8_t seed = 7);
 
 // Applies `action` for `seat`; the game's result on success.
 absl::StatusOr<v1::PyramidSchemeResult> Act(State& state, int seat,

@@ -49,7 +49,7 @@ inline constexpr uint64_t kMaxListedOptions = 100000;
 
 // Test support: a position at the start of `active`'s turn (CHALLENGE
 // phase, no challenge under way).
-struct TurnStart {
+struct TestPosition {
   // Seats the game began with, 2..10 (decides the showdown doubling).
   int num_seats = 2;
   // holdings[s]: what seat s holds, any order. Empty iff s is eliminated.
@@ -60,18 +60,19 @@ struct TurnStart {
   // (>= 1; a later group ranks better). Empty: eliminated seats all get
   // group 1.
   std::vector<int> elimination_group;
-  int active = 0;  // Must be live.
-  uint32_t throws_made = 0;
-  uint32_t max_throws = kDefaultMaxThrows;
+  int active = 0;            // Must be live.
+  uint32_t throws_made = 0;  // Below the config's max_throws.
   // Test knob: the listing limit (kMaxListedOptions in play).
   uint64_t max_listed_options = kMaxListedOptions;
 };
 
-// The state for `position`; INVALID_ARGUMENT when it is not a position the
-// rules can reach in spirit (repeated pieces, a live seat holding nothing,
-// fewer than two live seats, a piece of an eliminated colour, ...).
+// The state for `position`, with the options of `config` (the latest rules
+// version); INVALID_ARGUMENT when the config is refused or `position` is
+// not a position the rules can reach in spirit (repeated pieces, a live
+// seat holding nothing, fewer than two live seats, a piece of an eliminated
+// colour, ...).
 absl::StatusOr<std::unique_ptr<State>> NewStateForTesting(
-    const TurnStart& position);
+    const v1::GameConfig& config, const TestPosition& position);
 
 }  // namespace pyramid::shambo
 

@@ -479,7 +479,8 @@ TEST(ShamboPaymentTest, ASingleOptionIsAppliedWithoutAsking) {
 
 TEST(ShamboPaymentTest, HugePaymentsAreNotListedButStillDecided) {
   // The uninvolved-change position with the listing limit lowered to 3.
-  TurnStart position = Pos({"r2 r3 b3", "y2 y3", "y1 g1 g2 g3", "r1 b1 b2"}, 0);
+  TestPosition position =
+      Pos({"r2 r3 b3", "y2 y3", "y1 g1 g2 g3", "r1 b1 b2"}, 0);
   position.max_listed_options = 3;
   std::unique_ptr<State> state = StateAt(position);
   EXPECT_TRUE(state->ListsLegalActions());
@@ -761,11 +762,10 @@ TEST(ShamboOutcomeTest, SeatsEmptiedByOneCascadeShareARank) {
 
 TEST(ShamboOutcomeTest, MoveLimitEndsTheGameRightAfterTheThrowThatReachesIt) {
   // Throws 10 (a tie, which counts) and 11 reach max_throws = 11: no fee.
-  TurnStart position =
+  TestPosition position =
       Pos({"r1 y1 g1 r2 r3", "y2 y3", "g2 g3", ""}, 0, {0, 0, 0, 1});
   position.throws_made = 9;
-  position.max_throws = 11;
-  std::unique_ptr<State> state = StateAt(position);
+  std::unique_ptr<State> state = StateAt(position, Config(/*max_throws=*/11));
   ASSERT_TRUE(Act(*state, 0, Challenge(1)).ok());
   v1::ShamboThrowResult t = Ok(Throw(*state, kRock, kRock)).throw_result();
   EXPECT_FALSE(t.limit_reached());
@@ -784,9 +784,8 @@ TEST(ShamboOutcomeTest, MoveLimitEndsTheGameRightAfterTheThrowThatReachesIt) {
 }
 
 TEST(ShamboOutcomeTest, MoveLimitCountsTies) {
-  TurnStart position = Pos({"r1 r2 r3", "y1 y2 y3", "g1 g2 g3"}, 0);
-  position.max_throws = 1;
-  std::unique_ptr<State> state = StateAt(position);
+  TestPosition position = Pos({"r1 r2 r3", "y1 y2 y3", "g1 g2 g3"}, 0);
+  std::unique_ptr<State> state = StateAt(position, Config(/*max_throws=*/1));
   ASSERT_TRUE(Act(*state, 0, Challenge(2)).ok());
   const v1::ShamboThrowResult t =
       Ok(Throw(*state, kPaper, kPaper)).throw_result();

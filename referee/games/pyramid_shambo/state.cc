@@ -229,7 +229,11 @@ v1::Outcome PyramidShamboState::RankedOutcome(
 }
 
 absl::StatusOr<std::unique_ptr<State>> NewStateForTesting(
-    const TurnStart& position) {
+    const v1::GameConfig& config, const TestPosition& position) {
+  absl::StatusOr<ResolvedConfig> resolved =
+      ResolveConfig(Description(), config);
+  if (!resolved.ok()) return resolved.status();
+  const Options options = ToOptions(resolved->options, resolved->rules_version);
   const int seats = position.num_seats;
   if (seats < Description().min_seats || seats > Description().max_seats ||
       static_cast<int>(position.holdings.size()) != seats) {
@@ -240,7 +244,7 @@ absl::StatusOr<std::unique_ptr<State>> NewStateForTesting(
     return RefuseAction(Description(),
                         "elimination_group must be empty or one per seat");
   }
-  if (position.max_throws < 1 || position.throws_made >= position.max_throws) {
+  if (position.throws_made >= options.max_throws) {
     return RefuseAction(Description(), "throws_made must be below max_throws");
   }
   Holdings held = {};
@@ -287,7 +291,7 @@ absl::StatusOr<std::unique_ptr<State>> NewStateForTesting(
                         "needs two live seats and a live active seat");
   }
   std::unique_ptr<State> state =
-      std::make_unique<PyramidShamboState>(position, held, groups);
+      std::make_unique<PyramidShamboState>(options, position, held, groups);
   return state;
 }
 

@@ -47,11 +47,11 @@ class PyramidShamboState final : public State {
   }
 
   // A test position (validated by the caller).
-  PyramidShamboState(const TurnStart& position, const Holdings& held,
+  PyramidShamboState(const Options& options, const TestPosition& position,
+                     const Holdings& held,
                      const std::array<int, kMaxSeats>& groups)
       : State(Description()),
-        options_{.max_throws = position.max_throws,
-                 .rules_version = Description().latest_rules_version()},
+        options_(options),
         num_seats_(position.num_seats),
         first_player_(position.active),
         max_listed_options_(position.max_listed_options),

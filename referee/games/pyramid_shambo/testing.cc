@@ -56,9 +56,9 @@ std::string Names(
   return absl::StrJoin(names, " ");
 }
 
-TurnStart Pos(const std::vector<std::string>& holdings, int active,
-              const std::vector<int>& groups) {
-  TurnStart position;
+TestPosition Pos(const std::vector<std::string>& holdings, int active,
+                 const std::vector<int>& groups) {
+  TestPosition position;
   position.num_seats = static_cast<int>(holdings.size());
   for (const std::string& names : holdings) {
     position.holdings.push_back(Pieces(Set(names)));
@@ -68,8 +68,10 @@ TurnStart Pos(const std::vector<std::string>& holdings, int active,
   return position;
 }
 
-std::unique_ptr<State> StateAt(const TurnStart& position) {
-  absl::StatusOr<std::unique_ptr<State>> state = NewStateForTesting(position);
+std::unique_ptr<State> StateAt(const TestPosition& position,
+                               const v1::GameConfig& config) {
+  absl::StatusOr<std::unique_ptr<State>> state =
+      NewStateForTesting(config, position);
   EXPECT_TRUE(state.ok()) << state.status();
   if (!state.ok()) return nullptr;
   return *std::move(state);
@@ -147,9 +149,12 @@ std::unique_ptr<Game> GameOf(const v1::GameConfig& config) {
   return game.ok() ? *std::move(game) : nullptr;
 }
 
-v1::GameConfig Config() {
+v1::GameConfig Config(uint32_t max_throws) {
   v1::GameConfig config;
   config.set_game("pyramid_shambo");
+  if (max_throws != 0) {
+    config.mutable_pyramid_shambo()->set_max_throws(max_throws);
+  }
   return config;
 }
 

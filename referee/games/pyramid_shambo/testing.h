@@ -5,6 +5,7 @@
 #ifndef PYRAMID_REFEREE_GAMES_PYRAMID_SHAMBO_TESTING_H_
 #define PYRAMID_REFEREE_GAMES_PYRAMID_SHAMBO_TESTING_H_
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -31,16 +32,20 @@ std::string Names(PieceSet set);
 std::string Names(
     const google::protobuf::RepeatedPtrField<v1::ShamboPiece>& pieces);
 
+// The game's config; max_throws 0 is the default.
+v1::GameConfig Config(uint32_t max_throws = 0);
+
 // A turn-start position of holdings.size() seats, `active` to play:
 // holdings[s] is seat s's holding as names, "" for an eliminated seat;
-// `groups` is TurnStart's elimination_group. The other fields keep their
+// `groups` is TestPosition's elimination_group. The other fields keep their
 // defaults; a test may set them before StateAt.
-TurnStart Pos(const std::vector<std::string>& holdings, int active,
-              const std::vector<int>& groups = {});
+TestPosition Pos(const std::vector<std::string>& holdings, int active,
+                 const std::vector<int>& groups = {});
 
-// The state at `position`; nullptr, after a test failure, when
-// NewStateForTesting refuses it.
-std::unique_ptr<State> StateAt(const TurnStart& position);
+// The state at `position` under `config`; nullptr, after a test failure,
+// when NewStateForTesting refuses it.
+std::unique_ptr<State> StateAt(const TestPosition& position,
+                               const v1::GameConfig& config = Config());
 
 v1::Action Challenge(int target);
 v1::Action Hand(v1::ShamboHand hand);
@@ -67,8 +72,6 @@ std::vector<std::string> HoldingNames(const State& state);
 
 // The game (MakeGameOf) for `config`; nullptr after a failure.
 std::unique_ptr<Game> GameOf(const v1::GameConfig& config = {});
-// The game's config with every default.
-v1::GameConfig Config();
 // A new game of `config` for `seats` seats from `seed`.
 std::unique_ptr<State> NewGame(int seats, const Digest& seed,
                                const v1::GameConfig& config = Config());
