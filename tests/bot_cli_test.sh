@@ -16,8 +16,9 @@
 #     non-zero status, never waiting to reconnect. With --reconnect_for_s=2
 #     it says, in one line (not one per try: it was silent, or a line per
 #     try), that the referee at that address does not answer and that it
-#     retries for up to 2 s, then gives up with status 1; with --quiet only
-#     the giving up is said.
+#     retries for up to 2 s, then gives up with status 1, saying after how
+#     long ("giving up: no referee for 2.0 s", as the kits say it); with
+#     --quiet only the giving up is said.
 #  4. Messages: an unknown --strategy names the strategies (and no empty
 #     game); an unknown --game is refused before connecting (status 2),
 #     naming the games; a file --token_file, $PYRAMID_TOKEN_FILE, --key_file
@@ -129,7 +130,7 @@ out=$(timeout "$LIMIT" "$BIN/bot" --referee="$closed" \
   status=$?
 ((status != 124)) || fail "--reconnect_for_s=0: still running after ${LIMIT}s"
 ((status != 0)) || fail "--reconnect_for_s=0: status 0 without a referee: $out"
-[[ $out != *"reconnecting in"* && $out != *"giving up after"* ]] ||
+[[ $out != *"reconnecting in"* && $out != *"giving up"* ]] ||
   fail "--reconnect_for_s=0 waited to reconnect: $out"
 [[ $out == *"not reconnecting (--reconnect_for_s=0)"* ]] ||
   fail "--reconnect_for_s=0: no message saying why it exits: $out"
@@ -143,14 +144,14 @@ retrying="bot: the referee at $closed does not answer (UNAVAILABLE: "
 said=$(grep -c -F "$retrying" <<<"$out" || true)
 ((said == 1)) && grep -q -F "); retrying for up to 2s (--reconnect_for_s)" <<<"$out" ||
   fail "--reconnect_for_s=2: not one line saying the referee does not answer: $out"
-[[ $out == *"bot: giving up after "* ]] ||
-  fail "--reconnect_for_s=2: no line saying it gave up: $out"
+grep -Eq '^bot: giving up: no referee for [0-9]+\.[0-9] s \(UNAVAILABLE: ' <<<"$out" ||
+  fail "--reconnect_for_s=2: no line saying it gave up, and after how long: $out"
 ((${#out} < 2000)) || fail "--reconnect_for_s=2: a line per try: $out"
 status=0
 out=$(timeout "$LIMIT" "$BIN/bot" --referee="$closed" --quiet \
   --token_file="$tmp/tok-c/seat-0.token" --reconnect_for_s=1 2>&1) ||
   status=$?
-((status == 1)) && [[ $out != *"does not answer"* && $out == *"giving up after"* ]] ||
+((status == 1)) && [[ $out != *"does not answer"* && $out == *"bot: giving up: no referee for "* ]] ||
   fail "--quiet --reconnect_for_s=1: status $status, said: $out"
 echo "3. a closed port: one line saying the referee does not answer, then giving up (--quiet: only that)"
 

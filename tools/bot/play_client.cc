@@ -2,8 +2,12 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <iomanip>
 #include <iostream>
 #include <iterator>
+#include <optional>
+#include <sstream>
+#include <string>
 #include <utility>
 
 #include "absl/status/status.h"
@@ -18,6 +22,16 @@
 #include "referee/service/play_features.h"
 
 namespace pyramid {
+namespace {
+
+// "CODE: message", as the bot's lines name a stream's end.
+std::string StatusText(const grpc::Status& status) {
+  return absl::StrCat(absl::StatusCodeToString(
+                          static_cast<absl::StatusCode>(status.error_code())),
+                      ": ", status.error_message());
+}
+
+}  // namespace
 
 PlayClient::PlayClient(PlayClientOptions options,
                        std::unique_ptr<Strategy> strategy, const Digest& seed,
@@ -33,8 +47,7 @@ int PlayClient::Run(grpc::Channel& channel, v1::Referee::Stub& stub,
                     const std::string& token) {
   const int want = options_.matches;
   const absl::Duration reconnect_for = options_.reconnect_for;
-  Backoff backoff;
-  absl::Time broken_since = absl::InfiniteFuture();
+  ReconnectWindow window(reconnect_for);
   grpc::Status status;
   while (!Stopping()) {
     const size_t read = reads_;
@@ -54,25 +67,23 @@ int PlayClient::Run(grpc::Channel& channel, v1::Referee::Stub& stub,
     }
     const absl::Time now = absl::Now();
     const bool connected = reads_ > read;
-    if (connected || broken_since == absl::InfiniteFuture()) {
+    if (connected || !window.begun()) {
       // A fresh outage (after a stream that had connected, or the first
       // try): said once, not at each try (one every 5 s for minutes).
-      broken_since = now;
-      backoff.Reset();
+      window.Begin(now);
       if (!options_.quiet) SayRetrying(status, connected);
     }
-    if (now - broken_since > reconnect_for) {
-      std::cerr << "bot: giving up after "
-                << absl::FormatDuration(now - broken_since)
-                << " without the referee: " << status.error_message() << "\n";
+    const std::optional<absl::Duration> wait = window.Wait(now);
+    if (!wait.has_value()) {
+      std::ostringstream seconds;  // As the kits say it: "300.0".
+      seconds << std::fixed << std::setprecision(1)
+              << absl::ToDoubleSeconds(window.Elapsed(now));
+      std::cerr << "bot: giving up: no referee for " << seconds.str() << " s ("
+                << StatusText(status) << ")\n";
       return 1;
     }
     // The referee back: a stream it ends at once is retried soon.
-    if (AwaitReferee(channel, backoff.delay())) {
-      backoff.Reset();
-    } else {
-      backoff.Grow();
-    }
+    window.Waited(AwaitReferee(channel, *wait));
   }
   if (!Stopping() && !status.ok() &&
       status.error_code() != grpc::StatusCode::CANCELLED) {
@@ -84,6 +95,25 @@ int PlayClient::Run(grpc::Channel& channel, v1::Referee::Stub& stub,
               << " error(s)" << std::endl;
   }
   return errors_ == 0 ? 0 : 1;
+}
+
+void ReconnectWindow::Begin(absl::Time now) {
+  began_ = now;
+  backoff_.Reset();
+}
+
+std::optional<absl::Duration> ReconnectWindow::Wait(absl::Time now) const {
+  const absl::Duration left = began_ + reconnect_for_ - now;
+  if (left <= absl::ZeroDuration()) return std::nullopt;
+  return std::min(backoff_.delay(), left);
+}
+
+void ReconnectWindow::Waited(bool back) {
+  if (back) {
+    backoff_.Reset();
+  } else {
+    backoff_.Grow();
+  }
 }
 
 absl::Duration PlayClient::ConnectRetrySlice() {
@@ -115,10 +145,7 @@ bool PlayClient::AwaitReferee(grpc::Channel& channel, absl::Duration wait) {
 }
 
 void PlayClient::SayRetrying(const grpc::Status& status, bool connected) {
-  const std::string error =
-      absl::StrCat(absl::StatusCodeToString(
-                       static_cast<absl::StatusCode>(status.error_code())),
-                   ": ", status.error_message());
+  const std::string error = StatusText(status);
   const absl::Duration reconnect_for = options_.reconnect_for;
   const std::string window = absl::StrCat(
       "for up to ",

@@ -25,6 +25,7 @@
 #include "absl/time/time.h"
 #include "grpcpp/grpcpp.h"
 #include "pyramid/referee/v1/referee_service.grpc.pb.h"
+#include "referee/cli/referee_client.h"
 #include "referee/crypto/bytes.h"
 #include "referee/crypto/ed25519.h"
 #include "referee/crypto/random_stream.h"
@@ -78,6 +79,40 @@ struct PlayClientOptions {
   std::string state_dir;
 };
 
+// The waits between the bot's tries while its stream is broken
+// (PlayClient::Run): Backoff's, 100 ms doubling to 5 s, each cut to what is
+// left of `reconnect_for` since the outage began, so that the last try is
+// made when that time is up and none after it (as the kits do). It reads
+// no clock: each call is told the time.
+class ReconnectWindow {
+ public:
+  explicit ReconnectWindow(absl::Duration reconnect_for)
+      : reconnect_for_(reconnect_for) {}
+
+  // Starts a fresh outage at `now`: the next wait is the first, 100 ms.
+  void Begin(absl::Time now);
+
+  // Whether an outage was begun.
+  bool begun() const { return began_ != absl::InfiniteFuture(); }
+
+  // How long the outage has lasted at `now`. Requires begun().
+  absl::Duration Elapsed(absl::Time now) const { return now - began_; }
+
+  // The wait at `now` before the next try: the backoff, cut to what is
+  // left of reconnect_for; nullopt once nothing is left (give up).
+  // Requires begun().
+  std::optional<absl::Duration> Wait(absl::Time now) const;
+
+  // After a wait: the next one is the first again when the referee came
+  // back (`back`), else twice as long, up to 5 s.
+  void Waited(bool back);
+
+ private:
+  const absl::Duration reconnect_for_;
+  absl::Time began_ = absl::InfiniteFuture();
+  Backoff backoff_;
+};
+
 class PlayClient {
  public:
   // Chooses with `strategy`, drawing its randomness from a stream keyed
@@ -95,7 +130,10 @@ class PlayClient {
   // a few hundred milliseconds of its restart, however long it was away,
   // before the deadlines it reopens), for at most options.reconnect_for
   // (zero: not at all; unless quiet, one line says so when an outage
-  // begins: SayRetrying): the referee then sends again what each seat
+  // begins: SayRetrying), the last wait ending when that time is up
+  // (ReconnectWindow); then it gives up, saying "bot: giving up: no referee
+  // for 300.0 s (CODE: message)" (the time the outage lasted, as the kits
+  // say it), status 1. The referee back, it sends again what each seat
   // owes, and the salts of commitments made before are still here. A stream
   // replaced by another process's is not reopened (status 1). Returns the
   // process exit code: 0 when it ended without a PlayError (stopped, done, or

@@ -13,7 +13,9 @@
 // and, with a state directory (--state_dir), a bot started again after the
 // one that committed revealing the recorded commitment, or committing to
 // it again (never anew), and, without the record, saying the commitment
-// lost once. tests/bot_cli_test.sh runs the bot program itself,
+// lost once; and the waits between tries while the referee is away
+// (ReconnectWindow), the last one ending when --reconnect_for_s is up.
+// tests/bot_cli_test.sh runs the bot program itself,
 // tests/bot_state_test.sh kills and restarts it mid-match.
 #include "tools/bot/play_client.h"
 
@@ -931,6 +933,93 @@ TEST(PlayClientStateTest, WithoutTheRecordTheLossIsSaidOnce) {
     ++times;
   }
   EXPECT_EQ(times, 1u) << said;
+}
+
+// The waits of an outage ReconnectWindow gives for `reconnect_for`, each
+// try (the stream opened and failed) taking `per_try` after its wait; at
+// `*gave_up_after` into the outage it gives up.
+std::vector<absl::Duration> Waits(absl::Duration reconnect_for,
+                                  absl::Duration per_try,
+                                  absl::Duration* gave_up_after) {
+  ReconnectWindow window(reconnect_for);
+  absl::Time now = absl::UnixEpoch();
+  window.Begin(now);
+  std::vector<absl::Duration> waits;
+  while (std::optional<absl::Duration> wait = window.Wait(now)) {
+    waits.push_back(*wait);
+    if (waits.size() > 1000) break;  // Not to loop forever if it never ends.
+    now += *wait + per_try;
+    window.Waited(/*back=*/false);
+  }
+  *gave_up_after = window.Elapsed(now);
+  return waits;
+}
+
+// The last wait is cut to what is left of --reconnect_for_s: the last try
+// is made when the time is up, and the bot gives up then, not up to 5 s
+// late (it waited 800 ms more here, and gave up after 1.5 s).
+TEST(ReconnectWindowTest, TheLastWaitEndsWhenTheTimeIsUp) {
+  absl::Duration gave_up_after;
+  EXPECT_THAT(
+      Waits(absl::Seconds(1), absl::ZeroDuration(), &gave_up_after),
+      ::testing::ElementsAre(absl::Milliseconds(100), absl::Milliseconds(200),
+                             absl::Milliseconds(400), absl::Milliseconds(300)));
+  EXPECT_EQ(gave_up_after, absl::Seconds(1));
+}
+
+// Tries that take time count: the wait is cut to what they left, and the
+// bot gives up once the last try after the time is up has failed.
+TEST(ReconnectWindowTest, TheTimeTriesTakeCounts) {
+  absl::Duration gave_up_after;
+  EXPECT_THAT(
+      Waits(absl::Seconds(1), absl::Milliseconds(30), &gave_up_after),
+      ::testing::ElementsAre(absl::Milliseconds(100), absl::Milliseconds(200),
+                             absl::Milliseconds(400), absl::Milliseconds(210)));
+  EXPECT_EQ(gave_up_after, absl::Milliseconds(1030));
+}
+
+// Backoff from 100 ms doubling to 5 s, the waits adding up to the whole
+// time: the default 300 s end at 300 s.
+TEST(ReconnectWindowTest, WaitsDoubleToFiveSecondsAndAddUpToTheTime) {
+  absl::Duration gave_up_after;
+  const std::vector<absl::Duration> waits =
+      Waits(absl::Seconds(300), absl::ZeroDuration(), &gave_up_after);
+  ASSERT_GE(waits.size(), 8u);
+  EXPECT_THAT(
+      std::vector<absl::Duration>(waits.begin(), waits.begin() + 8),
+      ::testing::ElementsAre(absl::Milliseconds(100), absl::Milliseconds(200),
+                             absl::Milliseconds(400), absl::Milliseconds(800),
+                             absl::Milliseconds(1600), absl::Milliseconds(3200),
+                             absl::Seconds(5), absl::Seconds(5)));
+  absl::Duration total;
+  for (absl::Duration wait : waits) {
+    EXPECT_LE(wait, absl::Seconds(5));
+    total += wait;
+  }
+  EXPECT_EQ(total, absl::Seconds(300));
+  EXPECT_EQ(gave_up_after, absl::Seconds(300));
+}
+
+// The referee back (a stream it ended at once) starts the backoff over; a
+// fresh outage starts the time over too. Zero: no wait at all.
+TEST(ReconnectWindowTest, TheRefereeBackOrAFreshOutageStartsOver) {
+  ReconnectWindow window(absl::Seconds(10));
+  const absl::Time start = absl::UnixEpoch();
+  window.Begin(start);
+  window.Waited(/*back=*/false);
+  window.Waited(/*back=*/false);
+  EXPECT_EQ(window.Wait(start), absl::Milliseconds(400));
+  window.Waited(/*back=*/true);
+  EXPECT_EQ(window.Wait(start), absl::Milliseconds(100));
+  window.Waited(/*back=*/false);
+  EXPECT_EQ(window.Wait(start + absl::Seconds(10)), std::nullopt);
+  window.Begin(start + absl::Seconds(10));
+  EXPECT_EQ(window.Wait(start + absl::Seconds(10)), absl::Milliseconds(100));
+  EXPECT_EQ(window.Elapsed(start + absl::Seconds(12)), absl::Seconds(2));
+
+  ReconnectWindow none(absl::ZeroDuration());
+  none.Begin(start);
+  EXPECT_EQ(none.Wait(start), std::nullopt);
 }
 
 }  // namespace
