@@ -13,7 +13,8 @@ docs/writing-a-bot.md's flag table does.
 The runner (without a referee) counts the ends of matches; answers a
 strategy that raises, or returns an unlisted action, with the fallback and
 one line saying so (never "late"); stops, instead of reconnecting, when
-a newer stream of its token replaced its own; and, fed what a malicious
+a newer stream of its token replaced its own or the referee ended it
+DATA_LOSS (it broke the match); and, fed what a malicious
 referee sends, never commits twice to a decision, refuses a match id that
 is not 16 bytes, says a MatchEnded without its seat's outcome and a view
 never received instead of raising, and keeps at most max_open_decisions
@@ -1057,6 +1058,20 @@ class ReconnectTest(unittest.TestCase):
         self.assertEqual(summary.failure,
                          "another process connected with this token; stopping"
                          " (stream ended: ABORTED: replaced by a newer stream)")
+        self.assertEqual(lines, [])
+
+    def test_a_stream_ended_data_loss_stops_the_run(self) -> None:
+        """The referee broke the token's match: every new stream would end
+        so (the run reconnected every 0.1 s for --reconnect_for_s)."""
+        why = ("the match is broken and stopped: cannot write its log (its "
+               "log verifies up to its last checkpoint)")
+        summary, lines = self.run_streams(
+            StreamEnd(grpc.StatusCode.DATA_LOSS, why),
+            StreamEnd(grpc.StatusCode.DATA_LOSS, why))
+        self.assertEqual(summary.streams, 1)
+        self.assertEqual(summary.failure,
+                         "the referee broke the match; not reconnecting"
+                         f" (stream ended: DATA_LOSS: {why})")
         self.assertEqual(lines, [])
 
     def test_reconnecting_stops_when_reconnect_for_s_is_over(self) -> None:

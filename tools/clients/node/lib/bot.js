@@ -54,7 +54,9 @@
 //   A stream the referee ended because
 //   a newer stream of the same token replaced it (another process plays
 //   this token) is not reopened: the run stops with a failure, so that two
-//   processes do not take the token from each other forever;
+//   processes do not take the token from each other forever; nor is a stream
+//   the referee ended DATA_LOSS because it broke the token's match
+//   (BROKEN_FAILURE: the match never resumes);
 // - with a state directory (stateDir, --state_dir), writes each commitment's
 //   record there durably before the commitment leaves (lib/state.js: the
 //   Python kit's format), so that a process restarted between a commit and
@@ -101,9 +103,20 @@ const FINAL = new Set([grpc.status.UNAUTHENTICATED, grpc.status.PERMISSION_DENIE
 const REPLACED_DETAILS = 'replaced by a newer stream';
 const REPLACED_FAILURE = 'another process connected with this token; stopping';
 
+// How the referee ends a seat token's stream once it broke the token's match
+// (cannot go on with it: its log cannot be written; docs/protocol.md), and
+// every later stream of that token: DATA_LOSS, after the PlayError saying so.
+// Nothing else ends a Play stream so, and the match never resumes.
+const BROKEN_FAILURE = 'the referee broke the match; not reconnecting';
+
 /** Whether a stream ended because a newer one of its token replaced it. */
 function replaced(error) {
   return error.code === grpc.status.ABORTED && error.details === REPLACED_DETAILS;
+}
+
+/** Whether a stream ended because the referee broke the token's match. */
+function broken(error) {
+  return error.code === grpc.status.DATA_LOSS;
 }
 
 /**
@@ -271,6 +284,10 @@ class Runner {
         const status = statusText(error);
         if (replaced(error)) {
           this.summary.failure = `${REPLACED_FAILURE} (stream ended: ${status})`;
+          break;
+        }
+        if (broken(error)) {
+          this.summary.failure = `${BROKEN_FAILURE} (stream ended: ${status})`;
           break;
         }
         if (FINAL.has(error.code) || this.reconnectForS <= 0) {

@@ -4,7 +4,8 @@
 // decision does not list, gets the fallback with one line saying so (as the
 // Python kit's, never "late"); that the seed decision's action names the
 // log header the request announced; that a stream replaced by a newer
-// one of its token stops the run instead of reconnecting; and what it does
+// one of its token, or one the referee ended DATA_LOSS (it broke the match),
+// stops the run instead of reconnecting; and what it does
 // with what a malicious referee sends, and at its bound of open decisions
 // (the least recently used dropped to make room, never committed to again).
 'use strict';
@@ -182,6 +183,21 @@ test('a stream replaced by a newer one of its token stops the run', async () => 
   assert.strictEqual(summary.streams, 1);
   assert.strictEqual(summary.failure, 'another process connected with this token; stopping '
     + '(stream ended: ABORTED: replaced by a newer stream)');
+  assert.deepStrictEqual(lines, []);
+});
+
+// The referee broke the token's match: every new stream would end so (the
+// run reconnected every 0.1 s for --reconnect_for_s).
+test('a stream ended DATA_LOSS (the referee broke the match) stops the run', async () => {
+  const why = 'the match is broken and stopped: cannot write its log (its log '
+    + 'verifies up to its last checkpoint)';
+  const { summary, lines } = await runStreams(
+    { code: grpc.status.DATA_LOSS, details: why },
+    { code: grpc.status.DATA_LOSS, details: why },
+  );
+  assert.strictEqual(summary.streams, 1);
+  assert.strictEqual(summary.failure, 'the referee broke the match; not reconnecting '
+    + `(stream ended: DATA_LOSS: ${why})`);
   assert.deepStrictEqual(lines, []);
 });
 

@@ -63,7 +63,9 @@ legal_actions)` (or `decide(request)` for the whole DecisionRequest); call
   holds and this process lacks is said once per decision. A stream the
   referee ended because a newer stream of the same token replaced it (another process
   plays this token) is not reopened: the run stops with a failure, so that
-  two processes do not take the token from each other forever;
+  two processes do not take the token from each other forever; nor is a
+  stream the referee ended DATA_LOSS because it broke the token's match
+  (BROKEN_FAILURE: the match never resumes);
 - stops cleanly on `stop()` (the command-line entry point calls it on
   SIGINT and SIGTERM), after `matches` matches have ended, or when the
   referee closes the stream.
@@ -121,10 +123,21 @@ _FINAL = {grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.PERMISSION_DENIED,
 REPLACED = (grpc.StatusCode.ABORTED, "replaced by a newer stream")
 REPLACED_FAILURE = "another process connected with this token; stopping"
 
+# How the referee ends a seat token's stream once it broke the token's match
+# (cannot go on with it: its log cannot be written; docs/protocol.md), and
+# every later stream of that token: DATA_LOSS, after the PlayError saying
+# so. Nothing else ends a Play stream so, and the match never resumes.
+BROKEN_FAILURE = "the referee broke the match; not reconnecting"
+
 
 def replaced(status: grpc.RpcError) -> bool:
     """Whether a stream ended because a newer one of its token replaced it."""
     return (status.code(), status.details()) == REPLACED
+
+
+def broken(status: grpc.RpcError) -> bool:
+    """Whether a stream ended because the referee broke the token's match."""
+    return status.code() == grpc.StatusCode.DATA_LOSS
 
 
 @dataclasses.dataclass
@@ -294,6 +307,11 @@ class _Runner:
                 if replaced(status):
                     self.summary.failure = (
                         f"{REPLACED_FAILURE} (stream ended: "
+                        f"{status.code().name}: {status.details()})")
+                    break
+                if broken(status):
+                    self.summary.failure = (
+                        f"{BROKEN_FAILURE} (stream ended: "
                         f"{status.code().name}: {status.details()})")
                     break
                 if status.code() in _FINAL or self.reconnect_for_s <= 0:
