@@ -16,7 +16,15 @@ least recently used choice (acknowledged first, else the oldest owed,
 said) dropped to make room, and a dropped decision asked again is refused
 and its reveal not sent. With --matches 0 a stream the referee closes
 (a seat token's, once its match ended) ends the bot, status 0, as its
---help says. Run from anywhere with the generated stubs in
+--help says. A stream the referee ends DATA_LOSS (it broke the match) is
+not reopened, one line saying why. Its reconnections wait as the kits'
+do (ReconnectWindow, on a fake clock that only the waits move): backoff
+from 0.1 s doubling to 5 s, the last wait cut to what is left of
+--reconnect_for_s, giving up then, saying the time to a tenth of a
+second, and starting over at 0.1 s once the referee is back; a wait
+(await_referee) ends as soon as the channel connects, and only a channel
+connected at the start is waited out whole. Run from anywhere with the
+generated stubs in
 PYRAMID_PYTHON_STUBS (default build/python); prints unittest's summary.
 """
 import contextlib
@@ -89,13 +97,19 @@ def match_ended(match_id, seat=0):
 
 
 class StreamEnd(grpc.RpcError):
-    """A Play stream's end, as a call raises it."""
+    """A Play stream's end, as a call raises it. Yielded by a script, the
+    stream ends so, as at NEW_STREAM."""
+
+    def __init__(self, code=grpc.StatusCode.UNAVAILABLE,
+                 details="Socket closed"):
+        super().__init__()
+        self._code, self._details = code, details
 
     def code(self):
-        return grpc.StatusCode.UNAVAILABLE
+        return self._code
 
     def details(self):
-        return "Socket closed"
+        return self._details
 
 
 class FakeReferee:
@@ -148,22 +162,28 @@ class FakeCall:
         for response in self.referee.script:
             if response is NEW_STREAM:
                 raise StreamEnd()
+            if isinstance(response, StreamEnd):
+                raise response
             yield response
 
     def cancel(self):
         pass
 
 
-def run(script, bound=pyramid_bot.MAX_OPEN_DECISIONS):
+def run(script, bound=pyramid_bot.MAX_OPEN_DECISIONS, flags=(),
+        await_referee=lambda channel, wait: False):
     """Runs the bot against a FakeReferee playing `script`, at most `bound`
-    choices kept; returns the referee, the exit status and the lines the
-    bot wrote to stderr (but those saying it reconnects)."""
+    choices kept, with `flags` too, each wait between streams made by
+    `await_referee` (default: none, the referee never back); returns the
+    referee, the exit status and the lines the bot wrote to stderr (but
+    those saying it reconnects)."""
     referee = FakeReferee(script)
     out, err = io.StringIO(), io.StringIO()
     with mock.patch.object(pb_grpc, "RefereeStub", referee), \
             mock.patch.object(pyramid_bot, "MAX_OPEN_DECISIONS", bound), \
-            mock.patch.object(grpc, "channel_ready_future"), \
-            mock.patch.object(sys, "argv", ["pyramid_bot.py", "--seed=1"]), \
+            mock.patch.object(pyramid_bot, "await_referee", await_referee), \
+            mock.patch.object(sys, "argv",
+                              ["pyramid_bot.py", "--seed=1", *flags]), \
             mock.patch.dict(os.environ, {"PYRAMID_TOKEN": "token"}), \
             contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         status = pyramid_bot.main()
@@ -431,6 +451,146 @@ class MatchesTest(unittest.TestCase):
         referee, status, lines = run(script)
         self.assertEqual(status, 0, lines)
         self.assertEqual(referee.streams, 1)
+
+
+
+WHY = ("the match is broken and stopped: cannot write its log (its log "
+       "verifies up to its last checkpoint)")
+
+
+class StreamEndTest(unittest.TestCase):
+    """Which stream ends the bot reconnects after, and how long it waits."""
+
+    def test_a_stream_ended_data_loss_is_not_reopened(self):
+        """The referee broke the token's match: it ends the stream
+        DATA_LOSS after the PlayError saying so, and every new stream of
+        the token too (the bot reconnected every 0.1 s for
+        --reconnect_for_s)."""
+        def script(referee):
+            yield pb.PlayResponse(error=pb.PlayError(
+                match_id=M, seat=0, decision_id=1,
+                code=grpc.StatusCode.DATA_LOSS.value[0], message=WHY))
+            yield StreamEnd(grpc.StatusCode.DATA_LOSS, WHY)
+            yield StreamEnd(grpc.StatusCode.DATA_LOSS, WHY)
+        referee, status, lines = run(script)
+        self.assertEqual(status, 1)
+        self.assertEqual(referee.streams, 1)
+        self.assertEqual(lines[-1], "pyramid_bot: the referee broke the "
+                         "match; not reconnecting (stream ended: "
+                         f"DATA_LOSS: {WHY})")
+
+    def outage(self, flags, back=lambda waits: False):
+        """Runs the bot against a referee whose every stream breaks
+        (UNAVAILABLE, nothing received), on a clock that only the waits
+        move; `back(waits)` says whether the wait just asked for (the last
+        of `waits`) ended with the referee back. Returns the waits asked
+        for, the exit status and the lines the bot wrote to stderr."""
+        clock = [1000.0]
+        waits = []
+
+        def script(referee):
+            while True:
+                yield NEW_STREAM
+
+        def await_referee(channel, wait):
+            waits.append(wait)
+            clock[0] += wait
+            return back(waits)
+        with mock.patch.object(pyramid_bot, "monotonic", lambda: clock[0]):
+            _, status, lines = run(script, flags=flags,
+                                   await_referee=await_referee)
+        return waits, status, lines
+
+    def test_the_last_wait_ends_when_reconnect_for_s_is_up(self):
+        """It waited the whole backoff past --reconnect_for_s (0.8 s more
+        here), gave up only once more than that had passed, and said the
+        time in whole seconds."""
+        waits, status, lines = self.outage(["--reconnect_for_s=1"])
+        self.assertEqual(len(waits), 4, waits)
+        for asked, wait in zip((0.1, 0.2, 0.4, 0.3), waits):
+            self.assertAlmostEqual(asked, wait)
+        self.assertEqual(status, 1)
+        self.assertEqual(lines, ["pyramid_bot: giving up: no referee for "
+                                 "1.0 s (UNAVAILABLE: Socket closed)"])
+
+    def test_waits_double_to_five_seconds_and_add_up_to_the_time(self):
+        waits, _, lines = self.outage(["--reconnect_for_s=300"])
+        for asked, wait in zip((0.1, 0.2, 0.4, 0.8, 1.6, 3.2, 5.0, 5.0),
+                               waits):
+            self.assertAlmostEqual(asked, wait)
+        self.assertTrue(all(wait <= 5.0 for wait in waits), waits)
+        self.assertAlmostEqual(sum(waits), 300.0)
+        self.assertEqual(lines, ["pyramid_bot: giving up: no referee for "
+                                 "300.0 s (UNAVAILABLE: Socket closed)"])
+
+    def test_the_referee_back_starts_the_backoff_over(self):
+        """The referee back (the wait ended as soon as it was), a stream
+        it ends at once is retried after 0.1 s again, not after a backoff
+        that grew while it was away."""
+        waits, _, _ = self.outage(["--reconnect_for_s=1"],
+                                  back=lambda waits: len(waits) == 3)
+        for asked, wait in zip((0.1, 0.2, 0.4, 0.1, 0.2), waits):
+            self.assertAlmostEqual(asked, wait)
+
+    def test_the_window_reads_no_clock(self):
+        window = pyramid_bot.ReconnectWindow(10)
+        window.begin(100.0)
+        window.waited(False)
+        window.waited(False)
+        self.assertEqual(window.wait(100.0), 0.4)
+        window.waited(True)
+        self.assertEqual(window.wait(100.0), 0.1)
+        self.assertAlmostEqual(window.wait(109.95), 0.05)  # What is left.
+        self.assertIsNone(window.wait(110.0))
+        self.assertEqual(window.elapsed(112.0), 12.0)
+        window.begin(110.0)
+        self.assertEqual(window.wait(110.0), 0.1)
+        none = pyramid_bot.ReconnectWindow(0)
+        none.begin(0.0)
+        self.assertIsNone(none.wait(0.0))
+
+
+class FakeChannel:
+    """Tells each subscriber the states given, at once and in order."""
+
+    def __init__(self, *states):
+        self.states = states
+        self.asked = []  # Each subscription's try_to_connect.
+
+    def subscribe(self, callback, try_to_connect=False):
+        self.asked.append(try_to_connect)
+        for state in self.states:
+            callback(state)
+
+    def unsubscribe(self, callback):
+        pass
+
+
+class AwaitRefereeTest(unittest.TestCase):
+    """The wait between streams, on the channel's connectivity."""
+
+    def test_while_the_referee_is_away_the_wait_ends_once_connected(self):
+        """A referee restart: no blind sleep while it is away (the bot
+        slept its whole backoff, then waited for the channel); the channel
+        is asked to connect, and the wait ends as soon as it is."""
+        channel = FakeChannel(grpc.ChannelConnectivity.TRANSIENT_FAILURE,
+                              grpc.ChannelConnectivity.CONNECTING,
+                              grpc.ChannelConnectivity.READY)
+        with mock.patch.object(pyramid_bot.time, "sleep") as sleep:
+            self.assertTrue(pyramid_bot.await_referee(channel, 60))
+        sleep.assert_not_called()
+        self.assertEqual(channel.asked, [True])
+        self.assertEqual(pyramid_bot.CONNECT_RETRY_S, 0.25)
+
+    def test_a_connected_channel_waits_out_the_backoff(self):
+        """A referee that is up and ends the stream itself (the channel
+        connected) is not knocked at again at once."""
+        channel = FakeChannel(grpc.ChannelConnectivity.READY)
+        with mock.patch.object(pyramid_bot.time, "sleep") as sleep:
+            self.assertFalse(pyramid_bot.await_referee(channel, 0.4))
+        sleep.assert_called_once()
+        slept = sleep.call_args.args[0]
+        self.assertTrue(0 < slept <= 0.4, slept)
 
 
 if __name__ == "__main__":

@@ -40,6 +40,23 @@ COMMIT_DOMAIN = b"pyramid-referee/commit/v1\0"  # ASCII plus one zero byte.
 # refused, never committed to anew.
 MAX_OPEN_DECISIONS = 4096
 
+# While the referee is away, a connection is tried again at most this long
+# (plus gRPC's jitter of a fifth) after the last one failed.
+CONNECT_RETRY_S = 0.25
+
+# How the referee ends the older of two streams of one token
+# (docs/protocol.md, "Reconnecting"): another process plays this token.
+REPLACED = "replaced by a newer stream"
+
+# What the bot says when the referee ends its stream DATA_LOSS: it broke the
+# token's match (cannot go on with it: its log cannot be written;
+# docs/protocol.md), and every later stream of the token ends so. Nothing
+# else ends a Play stream so. The kits and build/bin/bot say the same.
+BROKEN_FAILURE = "the referee broke the match; not reconnecting"
+
+# The clock of the reconnection waits (a test's stands in for it).
+monotonic = time.monotonic
+
 
 @dataclasses.dataclass
 class Choice:
@@ -81,6 +98,76 @@ def unlisted_action(req, game_pb2, shambo_pb2):
         return game_pb2.Action(
             pyramid_shambo=shambo_pb2.PyramidShamboAction(canonical=True))
     return None
+
+
+class ReconnectWindow:
+    """The waits between the bot's tries while its stream is broken, as the
+    kits and build/bin/bot make them: backoff from 0.1 s doubling to 5 s,
+    each cut to what is left of `reconnect_for` seconds since the outage
+    began, so that the last try is made when that time is up and none after
+    it. It reads no clock: each call is told the time."""
+
+    def __init__(self, reconnect_for):
+        self.reconnect_for = reconnect_for
+        self.began = None     # When the outage began (None: none yet).
+        self.backoff = 0.1
+
+    def begin(self, now):
+        """Starts a fresh outage at `now`: the next wait is 0.1 s."""
+        self.began, self.backoff = now, 0.1
+
+    def elapsed(self, now):
+        """How long the outage has lasted at `now`, in seconds."""
+        return now - self.began
+
+    def wait(self, now):
+        """The wait at `now` before the next try: the backoff, cut to what
+        is left of reconnect_for; None once nothing is left (give up)."""
+        left = self.began + self.reconnect_for - now
+        return None if left <= 0 else min(self.backoff, left)
+
+    def waited(self, back):
+        """After a wait: the next one is 0.1 s again when the referee came
+        back (`back`), else twice as long, up to 5 s."""
+        self.backoff = 0.1 if back else min(self.backoff * 2, 5.0)
+
+
+def await_referee(channel, wait):
+    """The wait before the next stream, at most `wait` seconds, as the
+    Python kit's: while `channel` is not connected (the referee is away), it
+    is made to connect, an attempt at most CONNECT_RETRY_S (plus gRPC's
+    jitter) after the last one failed, and the wait ends as soon as it is:
+    returns True then (the referee is back), so that the bot is back within
+    a few hundred milliseconds of a referee's restart, before the deadlines
+    it reopens, else False. A channel connected at the start (the referee is
+    up and ended the stream itself) waits `wait` whole, the backoff that
+    spares a referee refusing streams."""
+    import grpc  # As main() does, once the stubs' path is known.
+    deadline = time.monotonic() + wait
+    states = queue.Queue()
+    # gRPC tells the state at once, then each change.
+    channel.subscribe(states.put, try_to_connect=True)
+    try:
+        first = True
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            try:
+                state = states.get(timeout=min(left, CONNECT_RETRY_S))
+            except queue.Empty:
+                # Asked again: an idle channel connects.
+                channel.unsubscribe(states.put)
+                channel.subscribe(states.put, try_to_connect=True)
+                continue
+            if state == grpc.ChannelConnectivity.READY:
+                if not first:
+                    return True
+                time.sleep(max(0.0, deadline - time.monotonic()))
+                return False
+            first = False
+    finally:
+        channel.unsubscribe(states.put)
 
 
 def parse_args():
@@ -134,10 +221,12 @@ def main():
     rng = random.Random(args.seed)  # Only for choosing among legal actions.
 
     # Short reconnection backoff: gRPC's grows to 2 minutes, and a bot that
-    # waits out a referee restart must be back before its deadlines.
+    # waits out a referee restart must be back within a few hundred
+    # milliseconds of it, before its deadlines: a failed connection is
+    # tried again within CONNECT_RETRY_S (await_referee).
     channel = grpc.insecure_channel(args.referee, options=[
         ("grpc.initial_reconnect_backoff_ms", 100),
-        ("grpc.max_reconnect_backoff_ms", 2000)])
+        ("grpc.max_reconnect_backoff_ms", int(CONNECT_RETRY_S * 1000))])
     stub = pb_grpc.RefereeStub(channel)
 
     # (match_id, seat, decision_id) -> Choice, of each seat's newest
@@ -330,7 +419,7 @@ def main():
 
     final = {grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.PERMISSION_DENIED,
              grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.UNIMPLEMENTED}
-    backoff, broken_since = 0.1, None
+    window = ReconnectWindow(args.reconnect_for)
     done = False
     try:
         while not done:
@@ -354,33 +443,39 @@ def main():
                 else:
                     done = True  # The referee closed the stream.
             except grpc.RpcError as err:
+                status = f"{err.code().name}: {err.details()}"
                 # A newer stream of this token replaced ours: another
                 # process plays it. Reconnecting would take it back, forever.
                 if (err.code() == grpc.StatusCode.ABORTED and
-                        err.details() == "replaced by a newer stream"):
+                        err.details() == REPLACED):
                     print("pyramid_bot: another process connected with this "
                           "token; stopping", file=sys.stderr)
                     return 1
+                # The referee broke our match: it never resumes.
+                if err.code() == grpc.StatusCode.DATA_LOSS:
+                    print(f"pyramid_bot: {BROKEN_FAILURE} (stream ended: "
+                          f"{status})", file=sys.stderr)
+                    return 1
                 if err.code() in final or args.reconnect_for <= 0:
-                    print(f"pyramid_bot: stream ended: {err.code().name}: "
-                          f"{err.details()}", file=sys.stderr)
+                    print(f"pyramid_bot: stream ended: {status}",
+                          file=sys.stderr)
                     return 1
-                now = time.monotonic()
-                if got or broken_since is None:
-                    broken_since, backoff = now, 0.1
-                if now - broken_since > args.reconnect_for:
+                now = monotonic()
+                if got or window.began is None:
+                    window.begin(now)  # A fresh outage.
+                # Every wait is cut to what is left of --reconnect_for_s,
+                # so that the last try is made at its end, not past it.
+                wait = window.wait(now)
+                if wait is None:
                     print("pyramid_bot: giving up: no referee for "
-                          f"{now - broken_since:.0f} s", file=sys.stderr)
+                          f"{window.elapsed(now):.1f} s ({status})",
+                          file=sys.stderr)
                     return 1
-                print(f"pyramid_bot: stream ended ({err.code().name}: "
-                      f"{err.details()}); reconnecting in {backoff:.1f} s",
-                      file=sys.stderr)
-                time.sleep(backoff)
-                backoff = min(backoff * 2, 5.0)
-                try:  # Connect now rather than wait out gRPC's backoff.
-                    grpc.channel_ready_future(channel).result(timeout=backoff)
-                except grpc.FutureTimeoutError:
-                    pass
+                print(f"pyramid_bot: stream ended ({status}); reconnecting "
+                      f"in {wait:.1f} s", file=sys.stderr)
+                # The referee came back: a stream it ends at once is
+                # retried soon.
+                window.waited(await_referee(channel, wait))
             finally:
                 outbox.put(None)     # Half-close our side...
                 responses.cancel()   # ...and drop the call.
