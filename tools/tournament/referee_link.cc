@@ -125,9 +125,13 @@ absl::StatusOr<std::unique_ptr<RefereeLink>> RefereeLink::StartEmbedded(
   }
   absl::StatusOr<SigningKey> key = ReadSigningKey(key_path);
   if (!key.ok()) return key.status();
-  // Replayed before any log is read: a power loss may have cut them.
+  // Replayed before any log is read: a power loss may have cut them. Its
+  // entries name the logs by their file names in `log_dir`, wherever that
+  // is (LogJournal::Options::log_dir).
+  LogJournal::Options journal_options;
+  journal_options.log_dir = log_dir;
   absl::StatusOr<std::unique_ptr<LogJournal>> journal =
-      LogJournal::Open(journal_dir);
+      LogJournal::Open(journal_dir, journal_options);
   if (!journal.ok()) return journal.status();
   auto link = std::unique_ptr<RefereeLink>(new RefereeLink());
   link->public_key_ = key->public_key();

@@ -40,7 +40,9 @@ class RefereeLink {
   // `log_dir` and keeping its transparency log in `tlog_path` (kept across
   // runs, so a resumed tournament's matches stay in one tree); its
   // checkpoints are made durable through the journal in `journal_dir`
-  // (docs/durability.md, "The journal"), which a restart replays first.
+  // (docs/durability.md, "The journal"), which a restart replays first into
+  // the logs of `log_dir`, wherever the two are (its entries name the logs
+  // by their file names: LogJournal::Options::log_dir).
   //
   // Before it starts, every sealed log in `log_dir` that the transparency
   // log lacks is entered in it (a run killed between sealing a log and

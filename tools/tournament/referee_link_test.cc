@@ -13,6 +13,7 @@
 #include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <memory>
 #include <optional>
 #include <string>
@@ -29,6 +30,7 @@
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
 #include "pyramid/referee/v1/referee_service.grpc.pb.h"
+#include "referee/core/log_journal_format.h"
 #include "referee/core/log_sink.h"
 #include "referee/crypto/bytes.h"
 #include "referee/crypto/ed25519.h"
@@ -107,6 +109,45 @@ TEST(RefereeLinkTest, ASecretKeyFileIsNoRefereeKey) {
   EXPECT_TRUE(RefereeLink::Connect("127.0.0.1:1", secret + ".pub", token_file,
                                    absl::Seconds(1))
                   .ok());
+}
+
+// The embedded referee's journal is replayed into the logs of the log
+// directory it is given, not into a "logs" beside the journal's (the
+// runner's layout, OUTPUT/logs beside OUTPUT/log-journal, is that
+// default): a journal whose logs are elsewhere repairs them where they are,
+// both an entry naming its log's file name (as the journal writes it) and
+// one naming where the log was before its directory moved.
+TEST(RefereeLinkTest, TheJournalIsReplayedIntoTheLogDirectoryGiven) {
+  TempDir dir("referee-link");
+  ASSERT_TRUE(dir.ok());
+  const std::string log_dir = dir.File("games");
+  const std::string journal_dir = dir.File("checkpoints");
+  std::filesystem::create_directories(log_dir);
+  std::filesystem::create_directories(journal_dir);
+  const std::string whole[2] = {std::string(1000, 'a'), std::string(1000, 'b')};
+  std::string file(kJournalMagic);
+  file += EncodeJournalEntry(0, "0.pyrlog", whole[0]);
+  file +=
+      EncodeJournalEntry(0, dir.File("moved-from/games/1.pyrlog"), whole[1]);
+  std::ofstream(JournalFileName(journal_dir, 1), std::ios::binary) << file;
+  // A power loss cut both logs.
+  for (int i = 0; i < 2; ++i) {
+    std::ofstream(absl::StrCat(log_dir, "/", i, ".pyrlog"), std::ios::binary)
+        << whole[i].substr(0, 300);
+  }
+  absl::StatusOr<std::unique_ptr<RefereeLink>> link =
+      RefereeLink::StartEmbedded(dir.File("referee.key"), log_dir,
+                                 dir.File("tlog.sqlite3"), journal_dir);
+  ASSERT_TRUE(link.ok()) << link.status();
+  link->reset();
+  for (int i = 0; i < 2; ++i) {
+    std::ifstream in(absl::StrCat(log_dir, "/", i, ".pyrlog"),
+                     std::ios::binary);
+    EXPECT_TRUE(std::string(std::istreambuf_iterator<char>(in), {}) == whole[i])
+        << i;
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir.File("logs")));
+  EXPECT_FALSE(std::filesystem::exists(dir.File("moved-from")));
 }
 
 // Calls that wait out the same outage together say each step of the wait
