@@ -275,9 +275,57 @@ grpc::Status RefereeLink::NoSpaceLeft(const grpc::Status& status) const {
                                    status.error_message()));
 }
 
+RefereeLink::Attempt RefereeLink::Classify(const grpc::Status& status,
+                                           const grpc::ClientContext& context,
+                                           bool wait_for_space) const {
+  switch (status.error_code()) {
+    case grpc::StatusCode::UNAVAILABLE:
+      // A refusal naming the referee's limit of live matches is an answer.
+      return LimitIn(context) == 0 ? Attempt::kLost : Attempt::kAnswered;
+    case grpc::StatusCode::CANCELLED:
+      // The link's own cancellation is no lost connection.
+      return cancelled_.load() ? Attempt::kAnswered : Attempt::kLost;
+    case grpc::StatusCode::RESOURCE_EXHAUSTED:
+      return wait_for_space ? Attempt::kNoSpace : Attempt::kAnswered;
+    default:
+      return Attempt::kAnswered;
+  }
+}
+
+void RefereeLink::MarkGone() {
+  // (The embedded referee is given no window: a call it does not answer
+  // fails at once, and is not said.)
+  if (!gone_.exchange(true) && note_ && retry_for_ > absl::ZeroDuration()) {
+    note_(absl::StrCat(
+        "tournament: the referee at ", address_, " has not answered for ",
+        absl::FormatDuration(retry_for_),
+        " (--referee_retry_s): until it answers again, each call to it "
+        "gives up at its first unanswered attempt"));
+  }
+}
+
+bool RefereeLink::WaitBeforeRetry(Backoff& backoff) {
+  const absl::Time retry_at = absl::Now() + backoff.delay();
+  backoff.Grow();
+  const absl::Time connect_by =
+      channel_ == nullptr ? retry_at : retry_at + backoff.delay();
+  for (absl::Time now = absl::Now(); now < connect_by; now = absl::Now()) {
+    if (Interrupted(Waiting::kAnswer)) return false;
+    const absl::Time slice = std::min(now + absl::Milliseconds(100),
+                                      now < retry_at ? retry_at : connect_by);
+    if (now < retry_at) {
+      absl::SleepFor(slice - now);
+    } else if (channel_->WaitForConnected(absl::ToChronoTime(slice))) {
+      break;
+    }
+  }
+  return true;
+}
+
 grpc::Status RefereeLink::Retrying(
     const std::function<grpc::Status(grpc::ClientContext&)>& call,
     const bool* answered, bool wait_for_space) {
+  const grpc::Status interrupted(grpc::StatusCode::CANCELLED, kInterrupted);
   absl::Time give_up = absl::Now() + retry_for_;
   // What was heard from the referee when the window began: a window that
   // runs out with something heard since (by another call) is no sign that
@@ -288,65 +336,30 @@ grpc::Status RefereeLink::Retrying(
     grpc::ClientContext context;
     Authorize(context);
     grpc::Status status = call(context);
-    // An answer, but one waited out as an outage is (space may come back).
-    const bool no_space =
-        wait_for_space &&
-        status.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED;
-    const bool lost = (status.error_code() == grpc::StatusCode::UNAVAILABLE &&
-                       LimitIn(context) == 0) ||
-                      (status.error_code() == grpc::StatusCode::CANCELLED &&
-                       !cancelled_.load());
-    if (!lost) Heard();
-    if (!lost && !no_space) return status;
+    const Attempt attempt = Classify(status, context, wait_for_space);
+    if (attempt != Attempt::kLost) Heard();
+    if (attempt == Attempt::kAnswered) return status;
+    // No space is an answer, but one waited out as an outage is (space may
+    // come back).
+    const bool no_space = attempt == Attempt::kNoSpace;
     // The outage began at this break.
     if (answered != nullptr && *answered) {
       give_up = absl::Now() + retry_for_;
       heard_at_start = heard_.load();
     }
-    if (Interrupted(Waiting::kAnswer)) {
-      return grpc::Status(grpc::StatusCode::CANCELLED, kInterrupted);
-    }
+    if (Interrupted(Waiting::kAnswer)) return interrupted;
     // A referee that another call waited out a whole window for, unheard
     // from since, has gone: this call gives up with it, not a window later.
     if (!no_space && gone_.load()) return status;
     if (absl::Now() + backoff.delay() > give_up) {
       if (no_space) return NoSpaceLeft(status);
-      if (heard_.load() != heard_at_start) return status;
-      // (The embedded referee is given no window: a call it does not
-      // answer fails at once, and is not said.)
-      if (!gone_.exchange(true) && note_ && retry_for_ > absl::ZeroDuration()) {
-        note_(absl::StrCat(
-            "tournament: the referee at ", address_, " has not answered for ",
-            absl::FormatDuration(retry_for_),
-            " (--referee_retry_s): until it answers again, each call to it "
-            "gives up at its first unanswered attempt"));
-      }
+      if (heard_.load() == heard_at_start) MarkGone();
       return status;
     }
     if (note_ && RetryNoteDue(backoff.delay())) {
       note_(RetryNote(status, no_space, backoff.delay()));
     }
-    // The wait is the backoff, then (a running referee) up to the next
-    // backoff for the channel to connect: a failed channel otherwise waits
-    // out gRPC's own backoff and fails every call at once meanwhile. It is
-    // waited in slices of at most 100 ms, so that an interruption ends it
-    // at once.
-    const absl::Time retry_at = absl::Now() + backoff.delay();
-    backoff.Grow();
-    const absl::Time connect_by =
-        channel_ == nullptr ? retry_at : retry_at + backoff.delay();
-    for (absl::Time now = absl::Now(); now < connect_by; now = absl::Now()) {
-      if (Interrupted(Waiting::kAnswer)) {
-        return grpc::Status(grpc::StatusCode::CANCELLED, kInterrupted);
-      }
-      const absl::Time slice = std::min(now + absl::Milliseconds(100),
-                                        now < retry_at ? retry_at : connect_by);
-      if (now < retry_at) {
-        absl::SleepFor(slice - now);
-      } else if (channel_->WaitForConnected(absl::ToChronoTime(slice))) {
-        break;
-      }
-    }
+    if (!WaitBeforeRetry(backoff)) return interrupted;
   }
 }
 

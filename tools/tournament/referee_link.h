@@ -30,6 +30,7 @@
 
 namespace pyramid {
 
+class Backoff;  // referee/cli/referee_client.h
 class EmbeddedReferee;
 class SilenceWatchdog;  // silence_watchdog.h
 
@@ -333,6 +334,26 @@ class RefereeLink {
   grpc::Status Retrying(
       const std::function<grpc::Status(grpc::ClientContext&)>& call,
       const bool* answered = nullptr, bool wait_for_space = false);
+  // What an attempt's `status` means to Retrying (`context` is the
+  // attempt's, whose trailers may name the referee's live-match limit):
+  // kLost for a lost connection (UNAVAILABLE without the limit's trailer,
+  // CANCELLED without Cancel()); kNoSpace for RESOURCE_EXHAUSTED when
+  // `wait_for_space`; kAnswered for anything else, an answer to return.
+  enum class Attempt { kAnswered, kLost, kNoSpace };
+  Attempt Classify(const grpc::Status& status,
+                   const grpc::ClientContext& context,
+                   bool wait_for_space) const;
+  // Retrying's wait before its next attempt: `backoff`'s delay (which it
+  // then grows), then, on a running referee's channel, up to the grown
+  // delay for the channel to connect (a failed channel otherwise waits out
+  // gRPC's own backoff and fails every call at once meanwhile). Waited in
+  // slices of at most 100 ms; false as soon as the link is interrupted
+  // (Interrupted(kAnswer)), true once it is time to try again.
+  bool WaitBeforeRetry(Backoff& backoff);
+  // A window waited out unanswered, nothing heard meanwhile: marks the
+  // referee gone (gone_), saying so when it was not gone already (not of
+  // the embedded referee, which is given no window).
+  void MarkGone();
   // The line said before Retrying waits `delay` after `status`: a referee
   // that did not answer, or (`no_space`) one that has no space to record.
   std::string RetryNote(const grpc::Status& status, bool no_space,
