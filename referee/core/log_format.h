@@ -35,6 +35,19 @@ inline std::string FileName(std::string_view game, std::string_view match_id) {
   return name;
 }
 
+// The file name of a log from what is stored of it (a registry entry's
+// log_name, a journal entry's name): its last path component, what follows
+// its last '/', so that a path an older referee stored is its file name in
+// the current log directory and nothing stored names a file outside it.
+// Empty when `stored` names no file in a directory ("", a path ending in
+// '/', ".", ".."): the caller has no log to open.
+inline std::string_view LogFileName(std::string_view stored) {
+  const size_t slash = stored.rfind('/');
+  const std::string_view name =
+      slash == std::string_view::npos ? stored : stored.substr(slash + 1);
+  return name == "." || name == ".." ? std::string_view() : name;
+}
+
 }  // namespace pyramid::log_format
 
 #endif  // PYRAMID_REFEREE_CORE_LOG_FORMAT_H_

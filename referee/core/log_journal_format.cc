@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "referee/core/log_format.h"
 #include "referee/crypto/sha256.h"
 
 namespace pyramid {
@@ -43,13 +44,6 @@ std::filesystem::path NormalDirectory(std::string_view dir) {
 
 }  // namespace
 
-std::string_view JournalLogName(std::string_view path) {
-  const size_t slash = path.rfind('/');
-  const std::string_view name =
-      slash == std::string_view::npos ? path : path.substr(slash + 1);
-  return name == "." || name == ".." ? std::string_view() : name;
-}
-
 std::string DefaultJournalLogDir(const std::string& journal_dir) {
   return (NormalDirectory(journal_dir).parent_path() / "logs").string();
 }
@@ -59,12 +53,12 @@ std::string JournalEntryName(std::string_view log_path,
   const std::filesystem::path path(log_path);
   const bool inside =
       NormalDirectory(path.parent_path().string()) == NormalDirectory(log_dir);
-  return std::string(inside ? JournalLogName(log_path) : log_path);
+  return std::string(inside ? log_format::LogFileName(log_path) : log_path);
 }
 
 std::string JournalLogPath(std::string_view name, const std::string& log_dir,
                            const std::string& journal_dir) {
-  const std::string_view file = JournalLogName(name);
+  const std::string_view file = log_format::LogFileName(name);
   if (file.empty()) return "";
   const bool bare = name.find('/') == std::string_view::npos;
   if (log_dir.empty() && !bare) return std::string(name);

@@ -62,12 +62,6 @@ std::string JournalEntryHead(uint64_t offset, std::string_view path,
 // body_length, then the bytes. It ends the entry.
 Digest JournalEntryHash(std::string_view head, std::string_view bytes);
 
-// The file name in `path`, an entry's log (a file name, or a path in an
-// older journal, or the log's path CommitAsync is given): what follows its
-// last '/'. Empty when `path` names no file in a directory (empty, ending
-// in '/', ".", ".."): such an entry names no log.
-std::string_view JournalLogName(std::string_view path);
-
 // The log directory of a journal in `journal_dir` whose caller names none
 // (LogJournal::Options::log_dir empty): "logs" beside it, as DATA_DIR/logs
 // is beside DATA_DIR/journal (the referee's default --log_dir).
@@ -81,9 +75,9 @@ std::string JournalEntryName(std::string_view log_path,
 
 // The file an entry naming `name` (JournalEntry::path) is replayed into by
 // a journal in `journal_dir` told its log directory is `log_dir`: the
-// entry's file name (JournalLogName) in `log_dir`, so never a file outside
-// it, whatever directory an older journal's entry named. With `log_dir`
-// empty (the caller did not say) a file name is resolved against
+// entry's file name (log_format::LogFileName) in `log_dir`, so never a
+// file outside it, whatever directory an older journal's entry named. With
+// `log_dir` empty (the caller did not say) a file name is resolved against
 // DefaultJournalLogDir, and a path (an older journal's, or a log outside
 // that directory) is taken as it is. Empty when the entry names no file.
 std::string JournalLogPath(std::string_view name, const std::string& log_dir,

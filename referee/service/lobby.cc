@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/synchronization/notification.h"
+#include "referee/core/log_format.h"
 
 namespace pyramid {
 namespace {
@@ -141,10 +142,12 @@ void Lobby::AddSeatRouteLocked(const std::string& match_id, int seat,
   seat_routes_[{match_id, seat}] = route;
 }
 
-std::string Lobby::LogPath(const StoredMatch& stored) const {
-  std::string name = std::filesystem::path(stored.log_name).filename();
-  if (name.empty() || name == "." || name == "..") {
-    name = "(a registry entry naming no log file)";
+absl::StatusOr<std::string> Lobby::LogPath(const StoredMatch& stored) const {
+  const std::string_view name = log_format::LogFileName(stored.log_name);
+  if (name.empty()) {
+    return absl::DataLossError(absl::StrCat(
+        "the registry's entry of match ", stored.info.match_id(),
+        " names no log file (it holds \"", stored.log_name, "\")"));
   }
   return (std::filesystem::path(options_.log_dir) / name).string();
 }
@@ -507,7 +510,9 @@ std::shared_ptr<MatchHost> Lobby::FindMatch(const std::string& match_id,
     absl::ReaderMutexLock lock(&mu_);
     return FindInMemoryLocked(match_id);
   }
-  return ArchivedHost(stored->info, LogPath(*stored), seat_of);
+  // An entry naming no log file: the match is served without its log
+  // (GetLog answers DATA_LOSS), and no file is opened in its name.
+  return ArchivedHost(stored->info, LogPath(*stored).value_or(""), seat_of);
 }
 
 absl::StatusOr<v1::ListMatchesResponse> Lobby::ListMatches(
@@ -579,7 +584,8 @@ absl::StatusOr<v1::ListMatchesResponse> Lobby::ListMatches(
         // recorded), or it is being created (not listed).
         host = stored.info.status() == v1::MATCH_RUNNING
                    ? FindMatch(stored.info.match_id())
-                   : ArchivedHost(stored.info, LogPath(stored), nullptr);
+                   : ArchivedHost(stored.info, LogPath(stored).value_or(""),
+                                  nullptr);
         if (host == nullptr) continue;
       }
       v1::MatchInfo info = host->Info(connections_);

@@ -323,9 +323,10 @@ class Lobby {
   absl::Status RecoverMatch(StoredMatch& stored, RecoveryReport& report);
   void RecoverEnded(const StoredMatch& stored, RecoveryReport& report);
   // Ends as broken, for `reason`, a match the registry holds as running
-  // that is not resumed (its log marked broken, or one that does not re-run):
-  // its log marked broken, its end recorded, or kept (unrecorded_, its
-  // request_id naming it) until it can be; counted in report.broken.
+  // that is not resumed (its log marked broken, or one that does not re-run,
+  // or none named: `log_path` empty): its log marked broken, its end recorded,
+  // or kept (unrecorded_, its request_id naming it) until it can be; counted in
+  // report.broken.
   void EndUnresumed(const v1::MatchInfo& info, const std::string& reason,
                     const std::string& log_path,
                     const std::vector<HostedSeat>& hosted,
@@ -339,12 +340,15 @@ class Lobby {
   // its registry entry with its seat tokens; what cannot go now is said
   // and left to the next start, the match unknown meanwhile. Counted in
   // report.forgotten.
-  void ForgetUnacknowledged(const StoredMatch& stored, const std::string& why,
+  void ForgetUnacknowledged(const StoredMatch& stored,
+                            const std::string& log_path, const std::string& why,
                             RecoveryReport& report);
-  // The running match `stored`, rebuilt from its log. Sets `unacknowledged`
-  // (with FAILED_PRECONDITION saying what the log holds) when the log holds
-  // no signed checkpoint: none was ever written (ForgetUnacknowledged).
+  // The running match `stored`, rebuilt from its log at `log_path`. Sets
+  // `unacknowledged` (with FAILED_PRECONDITION saying what the log holds)
+  // when the log holds no signed checkpoint: none was ever written
+  // (ForgetUnacknowledged).
   absl::StatusOr<std::unique_ptr<Match>> ResumeLog(const StoredMatch& stored,
+                                                   const std::string& log_path,
                                                    bool& unacknowledged);
 
   // A running match: its host, and its seats' token ids.
@@ -386,11 +390,13 @@ class Lobby {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The path of the log `stored` names, in the current log directory
   // (options_.log_dir): the registry keeps a log's file name, and only the
-  // part after the last '/' of what it holds counts, so that a data
-  // directory moved (or a relative --data_dir from another working
-  // directory) finds its logs, and a copy never opens the original's. A
-  // name that is no file's ("", ".", "..") gives a path naming nothing.
-  std::string LogPath(const StoredMatch& stored) const;
+  // file name of what it holds counts (log_format::LogFileName: what
+  // follows its last '/'), so that a data directory moved (or a relative
+  // --data_dir from another working directory) finds its logs, and a copy
+  // never opens the original's. DATA_LOSS, naming the match and what the
+  // entry holds, when that is no file's name ("", ".", "..", a path ending
+  // in '/'): there is no log to open, remove or mark.
+  absl::StatusOr<std::string> LogPath(const StoredMatch& stored) const;
   // An archived host for an ended match (FindMatch says which routes).
   std::shared_ptr<MatchHost> ArchivedHost(const v1::MatchInfo& info,
                                           std::string log_path,

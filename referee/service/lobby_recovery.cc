@@ -69,7 +69,15 @@ absl::StatusOr<RecoveryReport> Lobby::Recover() {
 // transparency log if it is not yet; the registry answers for it.
 void Lobby::RecoverEnded(const StoredMatch& stored, RecoveryReport& report) {
   const v1::MatchInfo& info = stored.info;
-  const std::string log_path = LogPath(stored);
+  const absl::StatusOr<std::string> named = LogPath(stored);
+  ++report.finished;
+  if (!named.ok()) {
+    // Nothing to make public or enter; the registry answers for the match.
+    Say(absl::StrCat("match ", info.match_id(), ": ", named.status().message(),
+                     "; its log is not served"));
+    return;
+  }
+  const std::string& log_path = *named;
   // Public already (a broken one marked broken, 0444), unless its chmod
   // failed or the journal made the file again (0600) on this start.
   SayIfFailed(info.status() == v1::MATCH_BROKEN ? MarkLogBroken(log_path)
@@ -84,7 +92,6 @@ void Lobby::RecoverEnded(const StoredMatch& stored, RecoveryReport& report) {
           SealedLogQueue::Entry::kEntered) {
     ++report.entered;
   }
-  ++report.finished;
 }
 
 absl::Status Lobby::RecoverMatch(StoredMatch& stored, RecoveryReport& report) {
@@ -93,7 +100,8 @@ absl::Status Lobby::RecoverMatch(StoredMatch& stored, RecoveryReport& report) {
     RecoverEnded(stored, report);
     return absl::OkStatus();
   }
-  const std::string log_path = LogPath(stored);
+  const absl::StatusOr<std::string> named = LogPath(stored);
+  const std::string log_path = named.value_or("");
   std::vector<HostedSeat> hosted;
   {
     absl::MutexLock lock(&mu_);
@@ -119,6 +127,15 @@ absl::Status Lobby::RecoverMatch(StoredMatch& stored, RecoveryReport& report) {
     }
     return token_ids;
   };
+  // A registry entry naming no log file: there is no log to resume it
+  // from, and none is opened, removed or marked in its name.
+  if (!named.ok()) {
+    EndUnresumed(info,
+                 absl::StrCat("cannot resume after a restart: ",
+                              named.status().message()),
+                 "", hosted, add_tokens(), report);
+    return absl::OkStatus();
+  }
   // Its log marked broken (0444): it broke before the referee stopped, and
   // the registry could not record its end before the referee died (a
   // SIGKILL, a crash). Its seats were told it stopped: it is not resumed.
@@ -132,7 +149,7 @@ absl::Status Lobby::RecoverMatch(StoredMatch& stored, RecoveryReport& report) {
   }
   bool unacknowledged = false;
   absl::StatusOr<std::unique_ptr<Match>> match =
-      ResumeLog(stored, unacknowledged);
+      ResumeLog(stored, log_path, unacknowledged);
   if (!match.ok() && IsShortage(match.status())) {
     // Out of file descriptors or memory for now, not for good: the start
     // fails with the match untouched, rather than end it broken.
@@ -142,7 +159,8 @@ absl::Status Lobby::RecoverMatch(StoredMatch& stored, RecoveryReport& report) {
         "or free memory, and start the referee again"));
   }
   if (unacknowledged) {
-    ForgetUnacknowledged(stored, std::string(match.status().message()), report);
+    ForgetUnacknowledged(stored, log_path,
+                         std::string(match.status().message()), report);
     return absl::OkStatus();
   }
   std::vector<std::string> token_ids = add_tokens();
@@ -175,7 +193,7 @@ void Lobby::EndUnresumed(const v1::MatchInfo& info, const std::string& reason,
   // (the referee's own line names them in full).
   broken.set_broken_reason(PublicBrokenReason(reason, log_path));
   Say(absl::StrCat("match ", info.match_id(), ": ", reason));
-  SayIfFailed(MarkLogBroken(log_path));
+  if (!log_path.empty()) SayIfFailed(MarkLogBroken(log_path));
   const absl::Status recorded = options_.registry->EndMatch(broken);
   if (recorded.ok()) {
     tokens_.Remove(token_ids);
@@ -190,10 +208,10 @@ void Lobby::EndUnresumed(const v1::MatchInfo& info, const std::string& reason,
 }
 
 void Lobby::ForgetUnacknowledged(const StoredMatch& stored,
+                                 const std::string& log_path,
                                  const std::string& why,
                                  RecoveryReport& report) {
   const std::string& match_id = stored.info.match_id();
-  const std::string log_path = LogPath(stored);
   const std::string said = absl::StrCat(
       "match ", match_id, ": its creation was cut short (", why,
       ": the referee stopped before its log held its first checkpoint, "
@@ -222,8 +240,8 @@ void Lobby::ForgetUnacknowledged(const StoredMatch& stored,
 }
 
 absl::StatusOr<std::unique_ptr<Match>> Lobby::ResumeLog(
-    const StoredMatch& stored, bool& unacknowledged) {
-  const std::string log_path = LogPath(stored);
+    const StoredMatch& stored, const std::string& log_path,
+    bool& unacknowledged) {
   absl::StatusOr<std::string> bytes = ReadFileToString(log_path);
   if (!bytes.ok() && IsShortage(bytes.status())) {
     return bytes.status();  // The log is there; the process lacks the means.

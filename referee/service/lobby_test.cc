@@ -266,6 +266,74 @@ TEST_F(LobbyTest, ALogIsFoundByItsFileNameInTheLobbysLogDirectory) {
   }
 }
 
+// A registry entry whose log name is no file's ("", a path ending in '/':
+// a damaged row) names no log: its running match ends broken saying so,
+// its ended one is served without its log, and no file is opened, removed
+// or marked in their names. (A made-up name once stood for the log: a start
+// read the file of that name, if any, as a creation cut short, removed it
+// and forgot the match; an ended one's was made public.)
+TEST_F(LobbyTest, AnEntryNamingNoLogFileIsSaidAndTouchesNoFile) {
+  std::shared_ptr<Registry> registry = OpenRegistry();
+  ASSERT_NE(registry, nullptr);
+  const SigningKey key = SigningKey::Generate();
+  Restart(registry, key);
+  const std::string ended = CreateWithBot("", 50);
+  AwaitEnd(ended);
+  const std::string running = CreateWithBot("", 60000);
+  lobby_.reset();
+  const std::string made_up =
+      dir_.File("(a registry entry naming no log file)");
+  std::ofstream(made_up) << "not a log";
+  namespace fs = std::filesystem;
+  fs::permissions(made_up, fs::perms::owner_read | fs::perms::owner_write);
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(dir_.File("registry.db").c_str(), &db), SQLITE_OK);
+  char* update = sqlite3_mprintf(
+      "UPDATE matches SET log_name = 'logs/' WHERE match_id IN (%Q, %Q);",
+      ended.c_str(), running.c_str());
+  EXPECT_EQ(sqlite3_exec(db, update, nullptr, nullptr, nullptr), SQLITE_OK)
+      << sqlite3_errmsg(db);
+  sqlite3_free(update);
+  sqlite3_close(db);
+  absl::Mutex mu;
+  std::vector<std::string> said;
+  messages_ = [&](std::string_view message) {
+    absl::MutexLock lock(&mu);
+    said.emplace_back(message);
+  };
+
+  const RecoveryReport report = Restart(registry, key);
+  EXPECT_EQ(report.forgotten, 0);
+  EXPECT_EQ(report.resumed, 0);
+  EXPECT_EQ(report.broken, 1);
+  EXPECT_EQ(report.finished, 1);
+  absl::StatusOr<StoredMatch> stored = registry->FindMatch(running);
+  ASSERT_TRUE(stored.ok()) << stored.status();
+  EXPECT_EQ(stored->info.status(), v1::MATCH_BROKEN);
+  EXPECT_THAT(stored->info.broken_reason(),
+              ::testing::HasSubstr(absl::StrCat(
+                  "cannot resume after a restart: the registry's entry of "
+                  "match ",
+                  running, " names no log file (it holds \"logs/\")")));
+  {
+    absl::MutexLock lock(&mu);
+    EXPECT_THAT(said,
+                ::testing::Contains(absl::StrCat(
+                    "match ", ended, ": the registry's entry of match ", ended,
+                    " names no log file (it holds \"logs/\"); its log "
+                    "is not served")));
+  }
+  for (const std::string& id : {ended, running}) {
+    std::shared_ptr<MatchHost> host = lobby_->FindMatch(id);
+    ASSERT_NE(host, nullptr) << id;
+    EXPECT_EQ(host->log_path(), "") << id;
+  }
+  std::ifstream in(made_up);
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), "not a log");
+  EXPECT_EQ(fs::status(made_up).permissions(),
+            fs::perms::owner_read | fs::perms::owner_write);
+}
+
 // What the lobby says that no client is told goes where its options say,
 // and nothing to stderr: here, that a running match whose log is marked
 // broken is not resumed at a restart.

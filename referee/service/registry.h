@@ -44,9 +44,11 @@ struct StoredMatch {
   referee::v1::MatchInfo info;
   // The log's file name within the referee's log directory (--log_dir),
   // resolved against the log directory of the process that opens it, so
-  // that a data directory moved or copied names its own logs. Never a path:
-  // a row an older referee wrote with one holds its file name only since
-  // the registry's migration 4.
+  // that a data directory moved or copied names its own logs. Written as a
+  // file name, and a row an older referee wrote with a path holds its file
+  // name since the registry's migration 4; whatever a row holds, a reader
+  // takes its file name alone (log_format::LogFileName, Lobby::LogPath),
+  // and a row holding none ("", a path ending in '/') names no log.
   std::string log_name;
   std::string referee_contribution;  // Empty once the match has ended.
   std::vector<StoredToken> seat_tokens;
