@@ -217,6 +217,64 @@ TEST_F(LogTest, ASplitterGivesEachRecordThenSaysWhereTheFramingEnds) {
   }
 }
 
+// FrameAt, the framing rules that SplitLog and replay's SealWatch share:
+// each case it tells apart, with where the body, the record or the bad
+// prefix ends; bytes before `start` are not read.
+TEST(FrameAtTest, TellsEachCaseOfTheFramingWithItsBounds) {
+  using Kind = LogFrame::Kind;
+  struct Case {
+    std::string after;  // The bytes from `start` on.
+    Kind kind;
+    uint64_t body;  // From `start`.
+    uint64_t end;   // From `start`.
+    uint64_t length;
+  };
+  const uint64_t max = log_format::kMaxRecordSize;
+  const std::vector<Case> cases = {
+      {"\x03"
+       "abc",
+       Kind::kRecord, 1, 4, 3},
+      {"\x03"
+       "abcdef",
+       Kind::kRecord, 1, 4, 3},
+      {std::string("\x00", 1), Kind::kRecord, 1, 1, 0},
+      {Varint(200) + std::string(200, 'r'), Kind::kRecord, 2, 202, 200},
+      {"", Kind::kEndsInPrefix, 0, 0, 0},
+      {"\x80\x80", Kind::kEndsInPrefix, 0, 0, 0},
+      {"\x03"
+       "ab",
+       Kind::kEndsInBody, 1, 0, 3},
+      {Varint(max), Kind::kEndsInBody, 4, 0, max},
+      {"\x80\x80\x80\x80\x01", Kind::kPrefixTooLong, 0, 4, 0},
+      {std::string("\x85\x80\x00", 3), Kind::kPrefixNotMinimal, 0, 3, 5},
+      {Varint(max + 1) + std::string(10, 'r'), Kind::kLengthOverLimit, 0, 4,
+       max + 1},
+  };
+  const std::string before = "\xff\xff";  // Not a prefix's end.
+  const uint64_t start = before.size();
+  for (const Case& c : cases) {
+    SCOPED_TRACE(ToHex(c.after.substr(0, 8)));
+    const LogFrame frame = FrameAt(before + c.after, start);
+    EXPECT_EQ(frame.kind, c.kind);
+    EXPECT_EQ(frame.needs_more(),
+              c.kind == Kind::kEndsInPrefix || c.kind == Kind::kEndsInBody);
+    EXPECT_EQ(frame.bad_prefix(),
+              c.kind != Kind::kRecord && !frame.needs_more());
+    if (c.kind == Kind::kRecord || c.kind == Kind::kEndsInBody) {
+      EXPECT_EQ(frame.body, start + c.body);
+    }
+    if (c.kind == Kind::kRecord || frame.bad_prefix()) {
+      EXPECT_EQ(frame.end, start + c.end);
+    }
+    if (c.kind != Kind::kEndsInPrefix && c.kind != Kind::kPrefixTooLong) {
+      EXPECT_EQ(frame.length, c.length);
+    }
+  }
+  // At or past the end of the bytes: more are needed.
+  EXPECT_EQ(FrameAt("ab", 2).kind, Kind::kEndsInPrefix);
+  EXPECT_EQ(FrameAt("ab", 3).kind, Kind::kEndsInPrefix);
+}
+
 TEST_F(LogTest, MagicThenLengthPrefixedRecords) {
   WriteRecords(0, 3);
   ASSERT_GE(dest_.size(), 8u);
@@ -903,8 +961,10 @@ TEST(FileLogSinkTest, ADeferredSyncNeedsNoNewFileDescriptor) {
   // Through a journal (the referee's default): the bytes since the last
   // sync are read back through the same descriptor and committed.
   const std::string second = dir.File("b.pyrlog");
+  LogJournal::Options journal_options;
+  journal_options.log_dir = dir.path();
   absl::StatusOr<std::unique_ptr<LogJournal>> journal =
-      LogJournal::Open(dir.File("journal"));
+      LogJournal::Open(dir.File("journal"), journal_options);
   ASSERT_TRUE(journal.ok()) << journal.status();
   sink = FileLogSink::Create(second);
   ASSERT_TRUE(sink.ok()) << sink.status();

@@ -122,8 +122,10 @@ LobbyOptions LobbyOptionsFor(const ServeOptions& serve, FsyncPolicy fsync,
   options.ack_hold = absl::Milliseconds(serve.ack_hold_ms);
   if (serve.journal) {
     // As the referee binary: only checkpoint syncs on the pool use it.
+    LogJournal::Options journal_options;
+    journal_options.log_dir = options.log_dir;
     absl::StatusOr<std::unique_ptr<LogJournal>> journal =
-        LogJournal::Open((dir / "journal").string());
+        LogJournal::Open((dir / "journal").string(), journal_options);
     if (journal.ok()) {
       options.journal = *std::move(journal);
     } else {
