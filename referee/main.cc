@@ -48,6 +48,7 @@
 #include "referee/cli/tls_files.h"
 #include "referee/cli/token_text.h"
 #include "referee/core/clock_settings.h"
+#include "referee/core/log_files.h"
 #include "referee/core/log_journal.h"
 #include "referee/core/log_sink.h"
 #include "referee/core/match.h"
@@ -241,12 +242,25 @@ ABSL_FLAG(uint32_t, watch_queue_bytes, 32 << 10,
 namespace pyramid {
 namespace {
 
+// The names of what the referee keeps in DATA_DIR, each spelled here once
+// (PathsFromFlags makes their paths).
+constexpr char kAdminTokenName[] = "admin.token";
+constexpr char kCheckpointName[] = "checkpoint";
+constexpr char kJournalName[] = "journal";
+constexpr char kLockName[] = "lock";
+constexpr char kLogsName[] = "logs";
+constexpr char kKeyName[] = "referee.key";
+constexpr char kPublicKeyName[] = "referee.key.pub";
+constexpr char kRegistryName[] = "registry.sqlite3";
+constexpr char kTlogName[] = "tlog.sqlite3";
+constexpr char kTlogVkeyName[] = "tlog.vkey";
+
 // The admin token, and where it came from (never the token itself):
 // FindAdminToken's (--admin_token_file, $PYRAMID_ADMIN_TOKEN, then
-// DATA_DIR/admin.token, minted there when none of them gives one).
+// `default_file`, DATA_DIR/admin.token, minted there when none of them
+// gives one).
 absl::StatusOr<std::pair<std::string, std::string>> AdminToken(
-    const std::filesystem::path& data_dir) {
-  const std::string default_file = (data_dir / "admin.token").string();
+    const std::string& default_file) {
   // A token no client could send (gRPC metadata) would lock the operator
   // out: FindAdminToken refuses it here.
   absl::StatusOr<FoundAdminToken> found =
@@ -274,23 +288,45 @@ int Fail(const absl::Status& status) {
   return 2;
 }
 
-// Where the referee keeps its state: DATA_DIR (made mode 0700), the logs, the
-// key file. Nothing is made here (Main and Run make them).
+// Where the referee keeps its state: DATA_DIR (made mode 0700) and what it
+// holds, the logs, the key file. Nothing is made here (Main and Run make
+// them).
 struct Paths {
   std::filesystem::path data_dir;
-  std::string log_dir;
-  std::string key_file;
+  std::string log_dir;              // --log_dir, default DATA_DIR/logs.
+  std::string key_file;             // --key_file, default default_key_file.
+  std::string default_key_file;     // DATA_DIR/referee.key.
+  std::string public_key_file;      // DATA_DIR/referee.key.pub.
+  std::string admin_token_file;     // DATA_DIR/admin.token (AdminToken).
+  std::string registry;             // DATA_DIR/registry.sqlite3.
+  std::string tlog;                 // DATA_DIR/tlog.sqlite3.
+  std::string tlog_vkey;            // DATA_DIR/tlog.vkey.
+  std::string checkpoint;           // DATA_DIR/checkpoint.
+  std::string journal_dir;          // DATA_DIR/journal.
+  std::filesystem::path lock_file;  // DATA_DIR/lock.
 };
 
 Paths PathsFromFlags() {
   Paths paths;
   paths.data_dir = absl::GetFlag(FLAGS_data_dir);
+  const auto in_data_dir = [&](const char* name) {
+    return (paths.data_dir / name).string();
+  };
   paths.log_dir = absl::GetFlag(FLAGS_log_dir).empty()
-                      ? (paths.data_dir / "logs").string()
+                      ? in_data_dir(kLogsName)
                       : absl::GetFlag(FLAGS_log_dir);
+  paths.default_key_file = in_data_dir(kKeyName);
   paths.key_file = absl::GetFlag(FLAGS_key_file).empty()
-                       ? (paths.data_dir / "referee.key").string()
+                       ? paths.default_key_file
                        : absl::GetFlag(FLAGS_key_file);
+  paths.public_key_file = in_data_dir(kPublicKeyName);
+  paths.admin_token_file = in_data_dir(kAdminTokenName);
+  paths.registry = in_data_dir(kRegistryName);
+  paths.tlog = in_data_dir(kTlogName);
+  paths.tlog_vkey = in_data_dir(kTlogVkeyName);
+  paths.checkpoint = in_data_dir(kCheckpointName);
+  paths.journal_dir = in_data_dir(kJournalName);
+  paths.lock_file = paths.data_dir / kLockName;
   return paths;
 }
 
@@ -303,13 +339,12 @@ absl::StatusOr<SigningKey> RefereeKey(
     const Paths& paths, const std::optional<SigningKey>& named_key) {
   if (named_key.has_value()) return *named_key;
   if (!std::filesystem::exists(paths.key_file)) {
-    const std::filesystem::path tlog = paths.data_dir / "tlog.sqlite3";
-    if (std::filesystem::exists(tlog)) {
+    if (std::filesystem::exists(paths.tlog)) {
       return absl::FailedPreconditionError(absl::StrCat(
-          paths.key_file, " is missing, but ", tlog.string(),
+          paths.key_file, " is missing, but ", paths.tlog,
           " holds a transparency log signed with the key it was started "
           "with (",
-          (paths.data_dir / "tlog.vkey").string(),
+          paths.tlog_vkey,
           " names it): restore that key file, or give it with --key_file"));
     }
     if (absl::Status s = WriteKeyFiles(paths.key_file, SigningKey::Generate());
@@ -347,19 +382,18 @@ std::string AnotherIdentityNextStep(const Paths& paths,
         "out if that is ",
         TransparencyLog::DefaultOrigin(public_key), ", this key's default)");
   }
-  const std::string pub = (paths.data_dir / "referee.key.pub").string();
+  const std::string& pub = paths.public_key_file;
   absl::StatusOr<std::string> made_here = ParsePublicKey(pub);
   if (!absl::GetFlag(FLAGS_key_file).empty() && made_here.ok() &&
       *made_here == started_key) {
     return absl::StrCat(
         "leave --key_file out to use the key it was started with, ",
-        (paths.data_dir / "referee.key").string(), " (its public half is ", pub,
-        ")");
+        paths.default_key_file, " (its public half is ", pub, ")");
   }
   return absl::StrCat(
       "give --key_file the key it was started with (its public half is the "
       "key above, which ",
-      (paths.data_dir / "tlog.vkey").string(), " names)");
+      paths.tlog_vkey, " names)");
 }
 
 // Opens DATA_DIR/tlog.sqlite3 and writes the verifier key of its
@@ -372,8 +406,7 @@ absl::StatusOr<std::unique_ptr<TransparencyLog>> OpenTlog(
           ? TransparencyLog::DefaultOrigin(key.public_key())
           : absl::GetFlag(FLAGS_tlog_origin);
   absl::StatusOr<std::unique_ptr<TransparencyLog>> tlog =
-      TransparencyLog::Open((paths.data_dir / "tlog.sqlite3").string(), key,
-                            origin, (paths.data_dir / "checkpoint").string());
+      TransparencyLog::Open(paths.tlog, key, origin, paths.checkpoint);
   if (std::optional<std::string> started =
           TransparencyLog::StartedKeyOf(tlog.status())) {
     return absl::Status(
@@ -389,7 +422,7 @@ absl::StatusOr<std::unique_ptr<TransparencyLog>> OpenTlog(
   // file as it would write it: rewritten, it took space, and a start on a
   // full disk failed there ("No space left on device") before it could
   // serve what needs none (docs/durability.md).
-  const std::string vkey_file = (paths.data_dir / "tlog.vkey").string();
+  const std::string& vkey_file = paths.tlog_vkey;
   const std::string vkey = *verifier_key + "\n";
   if (absl::StatusOr<std::string> current =
           ReadFileToString(vkey_file, vkey.size());
@@ -402,17 +435,6 @@ absl::StatusOr<std::unique_ptr<TransparencyLog>> OpenTlog(
   return tlog;
 }
 
-// The match logs (files named *.pyrlog) in `dir`.
-uint64_t CountLogs(const std::string& dir) {
-  uint64_t logs = 0;
-  std::error_code error;
-  for (std::filesystem::directory_iterator it(dir, error), end;
-       !error && it != end; it.increment(error)) {
-    if (it->path().extension() == ".pyrlog") ++logs;
-  }
-  return logs;
-}
-
 // A first start makes DATA_DIR/registry.sqlite3 before any match, log or
 // checkpoint exists (and the transparency log just before it, empty). A
 // registry missing beside what a start that ran left (a tree with
@@ -421,25 +443,23 @@ uint64_t CountLogs(const std::string& dir) {
 // bot it held and give their labels again. Refused, saying what is there;
 // a new DATA_DIR, or one holding only a key (keygen's), starts.
 absl::Status CheckRegistryNotLost(const Paths& paths, uint64_t tree_size) {
-  const std::filesystem::path registry = paths.data_dir / "registry.sqlite3";
-  if (std::filesystem::exists(registry)) return absl::OkStatus();
+  if (std::filesystem::exists(paths.registry)) return absl::OkStatus();
   std::vector<std::string> found;
   if (tree_size > 0) {
-    found.push_back(absl::StrCat((paths.data_dir / "tlog.sqlite3").string(),
-                                 " holds ", tree_size, " sealed logs"));
+    found.push_back(
+        absl::StrCat(paths.tlog, " holds ", tree_size, " sealed logs"));
   }
-  const std::filesystem::path checkpoint = paths.data_dir / "checkpoint";
-  if (std::filesystem::exists(checkpoint)) {
-    found.push_back(absl::StrCat(checkpoint.string(),
+  if (std::filesystem::exists(paths.checkpoint)) {
+    found.push_back(absl::StrCat(paths.checkpoint,
                                  " holds the transparency log's checkpoint"));
   }
-  if (const uint64_t logs = CountLogs(paths.log_dir); logs > 0) {
+  if (const uint64_t logs = CountLogFiles(paths.log_dir); logs > 0) {
     found.push_back(
         absl::StrCat(paths.log_dir, " holds ", logs, " match logs"));
   }
   if (found.empty()) return absl::OkStatus();
   return absl::FailedPreconditionError(absl::StrCat(
-      "registry: ", registry.string(),
+      "registry: ", paths.registry,
       " is missing, but a referee has run on this data directory (",
       absl::StrJoin(found, ", "),
       "): the registry of its matches, bots and tokens was lost; restore it "
@@ -595,8 +615,8 @@ absl::StatusOr<LobbyOptions> MakeLobbyOptions(
   // holds bytes of stops the start, the journal kept.
   LogJournal::Options journal_options;
   journal_options.log_dir = paths.log_dir;
-  absl::StatusOr<std::unique_ptr<LogJournal>> journal = LogJournal::Open(
-      (paths.data_dir / "journal").string(), std::move(journal_options));
+  absl::StatusOr<std::unique_ptr<LogJournal>> journal =
+      LogJournal::Open(paths.journal_dir, std::move(journal_options));
   if (absl::IsDataLoss(journal.status())) {
     return absl::DataLossError(
         absl::StrCat(journal.status().message(),
@@ -622,7 +642,7 @@ absl::StatusOr<LobbyOptions> MakeLobbyOptions(
   }
   options.tlog = *std::move(tlog);
   absl::StatusOr<std::unique_ptr<Registry>> registry =
-      OpenSqliteRegistry((paths.data_dir / "registry.sqlite3").string());
+      OpenSqliteRegistry(paths.registry);
   if (!registry.ok()) return registry.status();
   options.registry = *std::move(registry);
   options.checkpoint_every_matches =
@@ -848,7 +868,7 @@ int Run(const Paths& paths, const std::optional<SigningKey>& named_key,
   absl::StatusOr<SigningKey> key = RefereeKey(paths, named_key);
   if (!key.ok()) return Fail(key.status());
   absl::StatusOr<std::pair<std::string, std::string>> admin =
-      AdminToken(paths.data_dir);
+      AdminToken(paths.admin_token_file);
   if (!admin.ok()) return Fail(admin.status());
   std::string verifier_key;
   LogJournal::Recovery journal_recovery;
@@ -935,8 +955,7 @@ int Main() {
   const Paths paths = PathsFromFlags();
   // A broken match's reason, which anyone may read, names the files of the
   // journal and the data directory without their directories.
-  SetPrivateDirectories(
-      {(paths.data_dir / "journal").string(), paths.data_dir.string()});
+  SetPrivateDirectories({paths.journal_dir, paths.data_dir.string()});
   // What this start adds to the disk goes again if it fails (from the
   // first file on, once the lock is held): a referee that cannot start
   // leaves no new DATA_DIR, key or admin token behind.
@@ -951,8 +970,7 @@ int Main() {
     return Fail(s);
   }
   if (!data_dir_existed) chmod(paths.data_dir.c_str(), 0700);
-  const std::filesystem::path lock_file = paths.data_dir / "lock";
-  const bool had_lock_file = std::filesystem::exists(lock_file);
+  const bool had_lock_file = std::filesystem::exists(paths.lock_file);
   // Held until the process ends: no second referee on this DATA_DIR. (One
   // that holds it may have made DATA_DIR: refused, this start removes
   // nothing.)
@@ -964,9 +982,9 @@ int Main() {
   // may be shared with other programs' files.
   rollback.WatchDirectory(
       paths.data_dir,
-      {"admin.token", "checkpoint", "journal", "logs", "referee.key",
-       "registry.sqlite3", "tlog.sqlite3", "tlog.vkey"});
-  if (!had_lock_file) rollback.Made(lock_file);
+      {kAdminTokenName, kCheckpointName, kJournalName, kLogsName, kKeyName,
+       kRegistryName, kTlogName, kTlogVkeyName});
+  if (!had_lock_file) rollback.Made(paths.lock_file);
   const int status = Run(paths, named_key, rollback, signals, descriptors);
   // Everything Run made is gone (its files closed) and the lock still held.
   rollback.Undo();

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "referee/core/log_format.h"
+#include "referee/core/log_files.h"
 #include "referee/core/log_reader.h"
 #include "referee/core/log_sink.h"
 #include "referee/core/match.h"
@@ -25,16 +25,6 @@ namespace {
 
 // Matches Recover reads from the registry at once.
 constexpr int kRecoveryPage = 1000;
-
-// Whether `dir` is a directory holding a log (a file named *.pyrlog).
-bool HoldsALog(const std::string& dir) {
-  std::error_code error;
-  for (std::filesystem::directory_iterator it(dir, error), end;
-       !error && it != end; it.increment(error)) {
-    if (it->path().extension() == log_format::kFileExtension) return true;
-  }
-  return false;
-}
 
 }  // namespace
 
@@ -256,7 +246,7 @@ absl::StatusOr<std::unique_ptr<Match>> Lobby::ResumeLog(
   // would have every log missing, acknowledged ones too, whose matches are
   // ended broken then, their records kept.
   if (!bytes.ok() && absl::IsNotFound(bytes.status()) &&
-      HoldsALog(DirectoryOf(log_path))) {
+      CountLogFiles(DirectoryOf(log_path), 1) > 0) {
     unacknowledged = true;
     return absl::FailedPreconditionError("no log");
   }
