@@ -53,6 +53,11 @@ int PlayClient::Run(grpc::Channel& channel, v1::Referee::Stub& stub,
     const size_t read = reads_;
     status = PlayOnce(stub, token, want);
     if (want > 0 && Ended() >= want) break;
+    if (!Stopping() && Broken(status)) {
+      std::cerr << "bot: " << kBrokenFailure
+                << " (stream ended: " << StatusText(status) << ")\n";
+      return 1;
+    }
     if (Stopping() || status.ok() || !Retryable(status)) break;
     if (Replaced(status)) {
       std::cerr << "bot: another process connected with this token; "
@@ -178,10 +183,15 @@ bool PlayClient::Retryable(const grpc::Status& status) {
     case grpc::StatusCode::PERMISSION_DENIED:
     case grpc::StatusCode::INVALID_ARGUMENT:
     case grpc::StatusCode::UNIMPLEMENTED:
+    case grpc::StatusCode::DATA_LOSS:  // The referee broke the match.
       return false;
     default:
       return true;
   }
+}
+
+bool PlayClient::Broken(const grpc::Status& status) {
+  return status.error_code() == grpc::StatusCode::DATA_LOSS;
 }
 
 bool PlayClient::Replaced(const grpc::Status& status) {

@@ -113,6 +113,13 @@ class ReconnectWindow {
   Backoff backoff_;
 };
 
+// What the bot says, after "bot: ", when the referee ends its stream
+// DATA_LOSS: it broke the token's match (docs/protocol.md), which
+// reconnecting cannot mend. The kits and tools/python/pyramid_bot.py say the
+// same.
+inline constexpr char kBrokenFailure[] =
+    "the referee broke the match; not reconnecting";
+
 class PlayClient {
  public:
   // Chooses with `strategy`, drawing its randomness from a stream keyed
@@ -135,10 +142,13 @@ class PlayClient {
   // for 300.0 s (CODE: message)" (the time the outage lasted, as the kits
   // say it), status 1. The referee back, it sends again what each seat
   // owes, and the salts of commitments made before are still here. A stream
-  // replaced by another process's is not reopened (status 1). Returns the
-  // process exit code: 0 when it ended without a PlayError (stopped, done, or
-  // the stream closed by the referee), else 1. Every end but giving up prints
-  // the summary line.
+  // replaced by another process's is not reopened (status 1), nor is one
+  // the referee ended DATA_LOSS because it broke the token's match: "bot:
+  // <kBrokenFailure> (stream ended: DATA_LOSS: message)", status 1. Returns
+  // the process exit code: 0 when it ended without a PlayError (stopped,
+  // done, or the stream closed by the referee), else 1. Those ends print
+  // the summary line; an end on a failed stream prints its one line
+  // instead.
   int Run(grpc::Channel& channel, referee::v1::Referee::Stub& stub,
           const std::string& token);
 
@@ -177,6 +187,12 @@ class PlayClient {
   // its newest stream, so an older one of its own that broke never tells it
   // this: another process connected with this token.
   static bool Replaced(const grpc::Status& status);
+
+  // Whether the referee ended the stream because it broke the token's
+  // match (it cannot go on with it: its log cannot be written), DATA_LOSS
+  // (docs/protocol.md): final, as the match never resumes; nothing else
+  // ends a Play stream so.
+  static bool Broken(const grpc::Status& status);
 
   // Whether Stop was called.
   bool Stopping();

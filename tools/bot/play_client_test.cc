@@ -13,7 +13,8 @@
 // and, with a state directory (--state_dir), a bot started again after the
 // one that committed revealing the recorded commitment, or committing to
 // it again (never anew), and, without the record, saying the commitment
-// lost once; and the waits between tries while the referee is away
+// lost once; a stream the referee ends DATA_LOSS (it broke the match) not
+// reopened; and the waits between tries while the referee is away
 // (ReconnectWindow), the last one ending when --reconnect_for_s is up.
 // tests/bot_cli_test.sh runs the bot program itself,
 // tests/bot_state_test.sh kills and restarts it mid-match.
@@ -375,6 +376,9 @@ class ScriptedReferee final : public v1::Referee::Service {
     return grpc::Status::OK;
   }
 
+  // Play streams opened.
+  size_t opened() const { return opened_.load(); }
+
   // What the bot sent, in order.
   std::vector<v1::PlayRequest> received() {
     absl::MutexLock lock(&mutex_);
@@ -656,6 +660,44 @@ TEST(PlayClientScriptTest, AnEndWithoutTheSeatsOutcomeIsSaid) {
                  })},
                  options);
   EXPECT_EQ(CommitsOf(sent, kProbeMatch).size(), 1u);
+}
+
+// A seat token's stream the referee ends DATA_LOSS, after the PlayError
+// saying that it broke the match (docs/protocol.md), is not reopened: the
+// match never resumes, and every new stream of the token would end so (the
+// bot reconnected every 100 ms for --reconnect_for_s). One line says why,
+// with the referee's message, and Run returns 1.
+TEST(PlayClientScriptTest, AStreamEndedDataLossIsNotReopened) {
+  constexpr char kWhy[] =
+      "the match is broken and stopped: cannot write its log (its log "
+      "verifies up to its last checkpoint)";
+  v1::PlayResponse error;
+  error.mutable_error()->set_match_id(kMatch);
+  error.mutable_error()->set_code(grpc::StatusCode::DATA_LOSS);
+  error.mutable_error()->set_message(kWhy);
+  ScriptedReferee referee({{
+      Send(error),
+      End(grpc::Status(grpc::StatusCode::DATA_LOSS, kWhy)),
+  }});
+  ServedReferee served = Serve(referee);
+  ASSERT_NE(served.server, nullptr);
+  PlayClientOptions options;
+  options.quiet = true;
+  // Without the fix the bot retries until this is up, then gives up.
+  options.reconnect_for = absl::Seconds(2);
+  PlayClient client(options, std::make_unique<EmptyStrategy>(),
+                    Sha256("play-client-test"), std::nullopt);
+  ::testing::internal::CaptureStderr();
+  const int status = client.Run(*served.channel, *served.stub, "token");
+  const std::string said = ::testing::internal::GetCapturedStderr();
+  served.server->Shutdown();
+  EXPECT_EQ(status, 1);
+  EXPECT_EQ(referee.opened(), 1u);
+  EXPECT_THAT(said, ::testing::HasSubstr(absl::StrCat(
+                        "bot: the referee broke the match; not reconnecting "
+                        "(stream ended: DATA_LOSS: ",
+                        kWhy, ")\n")));
+  EXPECT_THAT(said, ::testing::Not(::testing::HasSubstr("reconnecting to")));
 }
 
 // Match `n` (1 to 9) of a script, seat 0 in each.
