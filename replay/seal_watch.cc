@@ -7,47 +7,11 @@
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/wire_format_lite.h"
 #include "pyramid/referee/v1/log.pb.h"
-#include "referee/core/log_format.h"
+#include "referee/core/log_reader.h"
 
 namespace pyramid {
 
 namespace {
-
-// How the bytes at `start` of a log's bytes are framed, by LogSplitter's
-// rules (referee/core/log_reader.cc, docs/log-format.md "Framing").
-struct Frame {
-  enum class Kind {
-    kShort,    // The bytes end before the prefix or the record does.
-    kRecord,   // A complete record: its body is [body, end).
-    kCorrupt,  // A length prefix the splitter refuses, ending at `end`.
-  };
-  Kind kind = Kind::kShort;
-  uint64_t body = 0;
-  uint64_t end = 0;
-};
-
-Frame FrameAt(std::string_view bytes, uint64_t start) {
-  uint64_t pos = start;
-  uint64_t length = 0;
-  int shift = 0;
-  while (true) {
-    if (pos >= bytes.size()) return {};
-    const uint8_t byte = static_cast<uint8_t>(bytes[pos++]);
-    length |= uint64_t{byte & 0x7fu} << shift;
-    if ((byte & 0x80) == 0) break;
-    shift += 7;
-    if (pos - start >= log_format::kMaxLengthPrefix) {
-      return {.kind = Frame::Kind::kCorrupt, .end = pos};
-    }
-  }
-  const bool not_minimal =
-      pos - start > 1 && (length >> (7 * (pos - start - 1))) == 0;
-  if (not_minimal || length > log_format::kMaxRecordSize) {
-    return {.kind = Frame::Kind::kCorrupt, .end = pos};
-  }
-  if (length > bytes.size() - pos) return {};
-  return {.kind = Frame::Kind::kRecord, .body = pos, .end = pos + length};
-}
 
 // Whether `record` (a record's stored bytes) parses as a seal. Its fields
 // are walked first, and only a record with a seal field is parsed: one
@@ -77,10 +41,10 @@ bool IsSeal(std::string_view record) {
 
 std::optional<uint64_t> SealWatch::CutAt(std::string_view bytes) {
   while (!unframed_) {
-    const Frame frame = FrameAt(bytes, next_);
-    if (frame.kind == Frame::Kind::kShort) return std::nullopt;
+    const LogFrame frame = FrameAt(bytes, next_);
+    if (frame.needs_more()) return std::nullopt;
     if (sealed_) return frame.end;
-    if (frame.kind == Frame::Kind::kCorrupt) {
+    if (frame.bad_prefix()) {
       // Not after a seal: read on, as every file that is not cut.
       unframed_ = true;
       break;

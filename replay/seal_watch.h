@@ -1,5 +1,5 @@
 // Where ReadLog (replay/log_file.h) may stop reading a log: SealWatch
-// frames a log's bytes as they come, by the splitter's rules (LogSplitter,
+// frames a log's bytes as they come, by the splitter's own rules (FrameAt,
 // referee/core/log_reader.h; docs/log-format.md, "Framing rules"), and
 // finds the end of what the splitter frames after a seal record: the next
 // record whole, or a length prefix it refuses. No reader of the log looks

@@ -9,6 +9,29 @@ namespace pyramid {
 
 namespace v1 = ::pyramid::referee::v1;
 
+namespace {
+
+// What is wrong with `frame` (not a record), as the splitter's tail says.
+std::string FramingProblem(const LogFrame& frame) {
+  switch (frame.kind) {
+    case LogFrame::Kind::kRecord:
+      break;
+    case LogFrame::Kind::kEndsInPrefix:
+      return "file ends inside a length prefix";
+    case LogFrame::Kind::kEndsInBody:
+      return "file ends inside a record";
+    case LogFrame::Kind::kPrefixTooLong:
+      return "record length prefix too long";
+    case LogFrame::Kind::kPrefixNotMinimal:
+      return "record length prefix is not minimal";
+    case LogFrame::Kind::kLengthOverLimit:
+      return absl::StrCat("record length ", frame.length, " exceeds the limit");
+  }
+  return "";
+}
+
+}  // namespace
+
 LogSplitter::LogSplitter(std::string_view file) : file_(file) {
   const std::string_view magic = log_format::kMagic;
   if (file.size() < magic.size()) {
@@ -41,44 +64,16 @@ bool LogSplitter::Next(RawRecord& record) {
     done_ = true;  // Clean: the file ends after the last record.
     return false;
   }
-  const uint64_t start = pos_;
-  uint64_t pos = pos_;
-  uint64_t length = 0;
-  int shift = 0;
-  bool ended = false;
-  while (pos < file_.size()) {
-    const uint8_t byte = static_cast<uint8_t>(file_[pos++]);
-    length |= uint64_t{byte & 0x7fu} << shift;
-    if ((byte & 0x80) == 0) {
-      ended = true;
-      break;
-    }
-    shift += 7;
-    if (pos - start >= log_format::kMaxLengthPrefix) {
-      return Fail(SplitLogResult::Tail::kCorrupt, start,
-                  "record length prefix too long");
-    }
+  const LogFrame frame = FrameAt(file_, pos_);
+  if (frame.kind == LogFrame::Kind::kRecord) {
+    record = {pos_, file_.substr(frame.body, frame.end - frame.body)};
+    pos_ = frame.end;
+    ++count_;
+    return true;
   }
-  if (!ended) {
-    return Fail(SplitLogResult::Tail::kTruncated, start,
-                "file ends inside a length prefix");
-  }
-  if (pos - start > 1 && (length >> (7 * (pos - start - 1))) == 0) {
-    return Fail(SplitLogResult::Tail::kCorrupt, start,
-                "record length prefix is not minimal");
-  }
-  if (length > log_format::kMaxRecordSize) {
-    return Fail(SplitLogResult::Tail::kCorrupt, start,
-                absl::StrCat("record length ", length, " exceeds the limit"));
-  }
-  if (length > file_.size() - pos) {
-    return Fail(SplitLogResult::Tail::kTruncated, start,
-                "file ends inside a record");
-  }
-  record = {start, file_.substr(pos, length)};
-  pos_ = pos + length;
-  ++count_;
-  return true;
+  return Fail(frame.needs_more() ? SplitLogResult::Tail::kTruncated
+                                 : SplitLogResult::Tail::kCorrupt,
+              pos_, FramingProblem(frame));
 }
 
 SplitLogResult SplitLog(std::string_view file) {

@@ -13,6 +13,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "pyramid/referee/v1/log.pb.h"
+#include "referee/core/log_format.h"
 
 namespace pyramid {
 
@@ -22,6 +23,66 @@ struct RawRecord {
   uint64_t offset = 0;  // Byte offset of the length prefix in the file.
   std::string_view bytes;
 };
+
+// How a log's bytes frame at `start`, where a length prefix is due, by
+// docs/log-format.md's framing rules 2 to 5: the one statement of them,
+// which every reader that frames a log uses (LogSplitter, and replay's
+// SealWatch, which must cut a log where the splitter does).
+struct LogFrame {
+  enum class Kind : uint8_t {
+    kRecord,            // A whole record: its body is [body, end).
+    kEndsInPrefix,      // The bytes end inside the length prefix.
+    kEndsInBody,        // The bytes end inside the record's body.
+    kPrefixTooLong,     // No end within kMaxLengthPrefix bytes.
+    kPrefixNotMinimal,  // A longer prefix than `length` needs.
+    kLengthOverLimit,   // `length` is more than kMaxRecordSize.
+  };
+  // More bytes may make it a record (the splitter's truncated tail).
+  bool needs_more() const {
+    return kind == Kind::kEndsInPrefix || kind == Kind::kEndsInBody;
+  }
+  // A length prefix no bytes after it make good (the splitter's corrupt
+  // tail), ending at `end`.
+  bool bad_prefix() const { return kind >= Kind::kPrefixTooLong; }
+
+  Kind kind = Kind::kEndsInPrefix;
+  uint64_t body = 0;    // kRecord and kEndsInBody: where the body starts.
+  uint64_t end = 0;     // kRecord: the body's end; bad_prefix(): the prefix's.
+  uint64_t length = 0;  // The prefix's value, once it ends (not kEndsInPrefix).
+};
+
+// `bytes`' frame at `start` (a log's bytes, the magic included; `start`
+// at most bytes.size()). Inline, without allocation: it is on the
+// verifier's path once per record.
+inline LogFrame FrameAt(std::string_view bytes, uint64_t start) {
+  using Kind = LogFrame::Kind;
+  uint64_t pos = start;
+  uint64_t length = 0;
+  int shift = 0;
+  while (true) {
+    if (pos >= bytes.size()) return {.kind = Kind::kEndsInPrefix};
+    const uint8_t byte = static_cast<uint8_t>(bytes[pos++]);
+    length |= uint64_t{byte & 0x7fu} << shift;
+    if ((byte & 0x80) == 0) break;
+    shift += 7;
+    if (pos - start >= log_format::kMaxLengthPrefix) {
+      return {.kind = Kind::kPrefixTooLong, .end = pos};
+    }
+  }
+  if (pos - start > 1 && (length >> (7 * (pos - start - 1))) == 0) {
+    return {.kind = Kind::kPrefixNotMinimal, .end = pos, .length = length};
+  }
+  if (length > log_format::kMaxRecordSize) {
+    return {.kind = Kind::kLengthOverLimit, .end = pos, .length = length};
+  }
+  if (length > bytes.size() - pos) {
+    return {.kind = Kind::kEndsInBody, .body = pos, .length = length};
+  }
+  return {.kind = Kind::kRecord,
+          .body = pos,
+          .end = pos + length,
+          .length = length};
+}
 
 struct SplitLogResult {
   enum class Tail {
@@ -42,8 +103,8 @@ struct SplitLogResult {
 // order takes them one at a time from a LogSplitter instead.
 SplitLogResult SplitLog(std::string_view file);
 
-// `file`'s records one at a time, framed as SplitLog frames them, none
-// kept: what it holds does not grow with the file.
+// `file`'s records one at a time, framed as SplitLog frames them (by
+// FrameAt), none kept: what it holds does not grow with the file.
 class LogSplitter {
  public:
   // `file` must outlive the splitter and the records it gives.
