@@ -15,11 +15,13 @@
 #include <utility>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "gmock/gmock.h"
 #include "google/protobuf/message.h"
 #include "gtest/gtest.h"
 #include "referee/crypto/random_stream.h"
+#include "referee/games/description.h"
 #include "referee/games/game.h"
 
 namespace pyramid::game_testing {
@@ -79,12 +81,52 @@ class RandomGameChecks {
 // The most decisions PlayRandomGame plays before failing the test.
 inline constexpr int kMaxRandomSteps = 200000;
 
+// Counts a match's moves: one per State transition, as the log has one
+// Applied record per move (GameDescription::max_moves).
+class MoveCount : public RandomGameChecks {
+ public:
+  void AfterStep(const State& state, const v1::Result& result) override {
+    ++moves;
+  }
+  uint64_t moves = 0;
+};
+
 // Plays `state` to its end (OpenSpiel's RandomSimulation): every acting seat,
 // in ascending order, picks uniformly with `choices` among its legal actions
 // (its default action when it lists none); calls `checks` at every step.
 // Stops at the first fatal failure, its own or a check's.
 void PlayRandomGame(State& state, RandomStream& choices,
                     RandomGameChecks& checks);
+
+// One match played for ExpectMovesWithinBound: its moves (MoveCount) and
+// how it was played, for the failure message.
+struct CountedMatch {
+  uint64_t moves = 0;
+  std::string how;
+};
+
+// The least and the largest moves / bound ExpectMovesWithinBound saw.
+struct MovesPerBound {
+  double least = 0;
+  double most = 0;
+};
+
+// Every game's NoMatchMakesMoreMovesThanItsBound: no match makes more moves
+// than its game's bound (GameDescription::max_moves) says, whatever its
+// options, seats and play; a bound too small would cut off an honest match
+// (tools/tournament/referee_link.h). For every seat count of `description`
+// and every game index in [0, games) (under the sanitizers one in
+// kSanitizerStride, tests/sanitizers.h, spread over the indexes' residues
+// so that a config chosen by game % 2 or % 4 still takes every value),
+// `play(config_of(game), seats, game)` plays the matches of that config. Stops
+// at the first failure, its own or a play's; records the largest ratio as the
+// test's most_moves_per_bound.
+MovesPerBound ExpectMovesWithinBound(
+    const GameDescription& description, int games,
+    absl::FunctionRef<v1::GameConfig(int game)> config_of,
+    absl::FunctionRef<std::vector<CountedMatch>(const v1::GameConfig& config,
+                                                int seats, int game)>
+        play);
 
 }  // namespace pyramid::game_testing
 

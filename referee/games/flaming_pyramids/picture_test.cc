@@ -12,7 +12,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
-namespace pyramid {
+namespace pyramid::fp::testing {
 namespace {
 
 namespace v1 = ::pyramid::referee::v1;
@@ -72,7 +72,7 @@ v1::Header TwoSeats(const std::string& name = "") {
 // A collapse took G60 (tile 27) from (0,0) and R40 (tile 16) from (0,1)
 // under the chooser's pile, and B4 (tile 31) fell from (1,0) into (0,0):
 // (0,0) holds B4 now, drawn alone; only (0,1), left empty, shows its ghost.
-TEST(FlamingPyramidsPictureTest, NoGhostWhereALiveTileNowStands) {
+TEST(FpPictureTest, NoGhostWhereALiveTileNowStands) {
   const v1::Observation view = Table({Cell(31, 0, 0), Cell(38, 0, 2)});
   v1::Result result;
   v1::FpEvent& event = *result.mutable_flaming_pyramids()->add_events();
@@ -116,7 +116,7 @@ std::string Rule(const std::string& selector, const std::string& property) {
 // The incendiaries' colour decides the building rule: each has a class of
 // its own that draws it (border and stripe), and their weights are light
 // and centred.
-TEST(FlamingPyramidsPictureTest, IncendiariesShowTheirColour) {
+TEST(FpPictureTest, IncendiariesShowTheirColour) {
   const char* const kClass[4] = {"fp-coal fp-green", "fp-coal fp-yellow",
                                  "fp-torch fp-red", "fp-torch fp-blue"};
   const char* const kColour[4] = {"#4dbb74", "#f7d44c", "#e5604f", "#5b8ee0"};
@@ -156,7 +156,7 @@ double Contrast(const std::string& a, const std::string& b) {
 }
 
 // A straw tile's border shows on a yellow tile and on the table.
-TEST(FlamingPyramidsPictureTest, StrawBordersAreVisible) {
+TEST(FpPictureTest, StrawBordersAreVisible) {
   const std::string straw = Rule(".fp-straw rect", "stroke");
   EXPECT_GE(Contrast(straw, Rule(".fp-k0 rect", "fill")), 2.0) << straw;
   EXPECT_GE(Contrast(straw, Rule(".fp-table", "fill")), 2.5) << straw;
@@ -164,7 +164,7 @@ TEST(FlamingPyramidsPictureTest, StrawBordersAreVisible) {
 
 // A long name is cut to the room before the hand (x = 220) and clipped
 // there, whatever its characters' widths.
-TEST(FlamingPyramidsPictureTest, ASeatNameNeverReachesItsHand) {
+TEST(FpPictureTest, ASeatNameNeverReachesItsHand) {
   const std::string svg =
       Drawn(TwoSeats("random-5-with-a-rather-long-name"), Table({}));
   EXPECT_THAT(svg, HasSubstr("clip-path=\"url(#fp-name-room)\" x=\"12\" "
@@ -174,17 +174,17 @@ TEST(FlamingPyramidsPictureTest, ASeatNameNeverReachesItsHand) {
 }
 
 // The tiles a seat holds are its score, and fewer is better.
-TEST(FlamingPyramidsPictureTest, TilesHeldAreLabelledAsTheScore) {
+TEST(FpPictureTest, TilesHeldAreLabelledAsTheScore) {
   const std::string svg = Drawn(TwoSeats(), Table({}));
   EXPECT_THAT(svg, HasSubstr(">hand 3, pile 2: 5 held<"));
   EXPECT_THAT(svg, HasSubstr(">(the score: fewer is better)<"));
 }
 
-TEST(FlamingPyramidsPictureTest, TheSameMomentGivesTheSameBytes) {
+TEST(FpPictureTest, TheSameMomentGivesTheSameBytes) {
   const v1::Observation view = Table({Cell(41, 0, 0), Cell(44, 0, 1)});
   EXPECT_EQ(Drawn(TwoSeats("ann"), view), Drawn(TwoSeats("ann"), view));
   EXPECT_EQ(fp::kPicture.defs(), fp::kPicture.defs());
 }
 
 }  // namespace
-}  // namespace pyramid
+}  // namespace pyramid::fp::testing

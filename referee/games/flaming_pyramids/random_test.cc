@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "pyramid/referee/v1/flaming_pyramids.pb.h"
@@ -211,16 +212,6 @@ TEST(FpHiddenInfoTest, RandomGamesNeverShowHiddenTiles) {
   }
 }
 
-// Counts a match's moves: one per State transition, as the log has one
-// Applied record per move (GameDescription::max_moves).
-class MoveCount : public RandomGameChecks {
- public:
-  void AfterStep(const State& state, const v1::Result& result) override {
-    ++moves;
-  }
-  uint64_t moves = 0;
-};
-
 // The moves the rest of the turn makes after `action` (its falls all to
 // the left), `action` included.
 uint64_t MovesOfTurnAfter(const State& state, int seat,
@@ -289,39 +280,28 @@ uint64_t PlayCountingMoves(const v1::GameConfig& config, uint32_t rules_version,
   return count.moves;
 }
 
-// No match makes more moves than the game's bound (max_moves) says, whatever
-// its options, seats, rules version and play: a bound too small would cut
-// off an honest match (tools/tournament/referee_link.h). Every seat count,
-// max_turns 1 to 40, curse or not, both rules versions, random play and
-// greedy play for falls (GreedyAction).
+// No match makes more moves than the game's bound (ExpectMovesWithinBound):
+// every seat count, max_turns 1 to 40, curse or not, both rules versions,
+// random play and greedy play for falls (GreedyAction).
 TEST(FpRandomTest, NoMatchMakesMoreMovesThanItsBound) {
-  double most = 0;  // The largest moves / bound seen.
-  for (int seats = Description().min_seats; seats <= Description().max_seats;
-       ++seats) {
-    for (int game = 0; game < 40; game += kSanitizerStride) {
-      const bool curse = game % 2 == 1;
-      const v1::GameConfig config =
-          Config(curse, static_cast<uint32_t>(1 + game));
-      const absl::StatusOr<OptionValues> options =
-          ResolveOptions(Description(), config);
-      ASSERT_TRUE(options.ok()) << options.status();
-      const uint64_t bound = Description().max_moves(*options, seats);
-      for (const RulesVersionDescription& version :
-           Description().rules_versions) {
-        for (bool greedy : {false, true}) {
-          const uint64_t moves =
-              PlayCountingMoves(config, version.version, seats, game, greedy);
-          ASSERT_FALSE(HasFailure());
-          ASSERT_LE(moves, bound)
-              << seats << " seats, max_turns " << 1 + game << ", curse "
-              << curse << ", rules version " << version.version
-              << (greedy ? ", greedy" : ", random");
-          most = std::max(most, static_cast<double>(moves) / bound);
+  ExpectMovesWithinBound(
+      Description(), /*games=*/40,
+      [](int game) {
+        return Config(/*curse=*/game % 2 == 1, static_cast<uint32_t>(1 + game));
+      },
+      [](const v1::GameConfig& config, int seats, int game) {
+        std::vector<CountedMatch> matches;
+        for (const RulesVersionDescription& version :
+             Description().rules_versions) {
+          for (bool greedy : {false, true}) {
+            matches.push_back({PlayCountingMoves(config, version.version, seats,
+                                                 game, greedy),
+                               absl::StrCat("rules version ", version.version,
+                                            greedy ? ", greedy" : ", random")});
+          }
         }
-      }
-    }
-  }
-  RecordProperty("most_moves_per_bound", std::to_string(most));
+        return matches;
+      });
 }
 
 }  // namespace

@@ -10,7 +10,7 @@
 #include "gtest/gtest.h"
 #include "referee/games/picture_testing.h"
 
-namespace pyramid {
+namespace pyramid::scheme::testing {
 namespace {
 
 namespace v1 = ::pyramid::referee::v1;
@@ -66,7 +66,7 @@ std::string Svg(const Match& match) {
   return picture_testing::Svg(scheme::kPicture.draw(match.moment));
 }
 
-TEST(PyramidSchemePictureTest, ALongNameStopsBeforeTheHandsNote) {
+TEST(PssPictureTest, ALongNameStopsBeforeTheHandsNote) {
   Match match(false);
   const Picture picture = scheme::kPicture.draw(match.moment);
   const std::vector<Box> texts = Texts(picture_testing::Svg(picture));
@@ -87,7 +87,7 @@ TEST(PyramidSchemePictureTest, ALongNameStopsBeforeTheHandsNote) {
   EXPECT_EQ(names, 4);
 }
 
-TEST(PyramidSchemePictureTest, AnEliminatedSeatIsNotActive) {
+TEST(PssPictureTest, AnEliminatedSeatIsNotActive) {
   for (bool over : {false, true}) {
     Match match(over);
     EXPECT_EQ(Svg(match).find("ps-active"), std::string::npos) << over;
@@ -101,10 +101,10 @@ TEST(PyramidSchemePictureTest, AnEliminatedSeatIsNotActive) {
   EXPECT_EQ(Svg(match).find("ps-active"), std::string::npos);
 }
 
-TEST(PyramidSchemePictureTest, TheSameMomentGivesTheSameBytes) {
+TEST(PssPictureTest, TheSameMomentGivesTheSameBytes) {
   Match match(true);
   EXPECT_EQ(Svg(match), Svg(match));
 }
 
 }  // namespace
-}  // namespace pyramid
+}  // namespace pyramid::scheme::testing

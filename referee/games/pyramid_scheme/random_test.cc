@@ -353,13 +353,13 @@ void PlayMany(int games_per_seat_count, int first_seed, Coverage& coverage) {
 // Item 2 of the acceptance list on its own: every observation and result
 // of full random games (CheckPosition's first half and
 // CheckResultLeaksNothing run at every step).
-TEST(PssHiddenInformationTest, EveryObservationOfRandomGamesIsRedacted) {
+TEST(PssHiddenInfoTest, EveryObservationOfRandomGamesIsRedacted) {
   Coverage coverage;
   PlayMany(5, 500, coverage);
   EXPECT_EQ(coverage.games, 15);
 }
 
-TEST(PssRandomTest, RandomGamesKeepEveryInvariant) {
+TEST(PssRandomTest, RandomGamesKeepInvariants) {
   Coverage coverage;
   PlayMany(30, 0, coverage);
   // The random games reach reshuffles, eliminations, goals, Police and the
@@ -375,16 +375,6 @@ TEST(PssRandomTest, RandomGamesKeepEveryInvariant) {
   }
   RecordProperty("coverage", Summary(coverage));
 }
-
-// Counts a match's moves: one per State transition, as the log has one
-// Applied record per move (GameDescription::max_moves).
-class MoveCount : public RandomGameChecks {
- public:
-  void AfterStep(const State& state, const v1::Result& result) override {
-    ++moves;
-  }
-  uint64_t moves = 0;
-};
 
 // How eager a seat is to make a move of `action`'s kind: tokens used
 // whenever held, every flip the window offers before its stop, a
@@ -447,31 +437,21 @@ uint64_t PlayCountingMoves(const v1::GameConfig& config, int seats, int game,
   return count.moves;
 }
 
-// No match makes more moves than the game's bound (max_moves) says, whatever
-// its options, seats and play: a bound too small would cut off an honest
-// match (tools/tournament/referee_link.h). Every seat count, max_turns 1 to
-// 200, random play and play eager for moves (Eagerness).
+// No match makes more moves than the game's bound (ExpectMovesWithinBound):
+// every seat count, max_turns 1 to 200, random play and play eager for moves
+// (Eagerness).
 TEST(PssRandomTest, NoMatchMakesMoreMovesThanItsBound) {
-  double most = 0;  // The largest moves / bound seen.
-  for (int seats = Description().min_seats; seats <= Description().max_seats;
-       ++seats) {
-    for (int game = 0; game < 40; ++game) {
-      const v1::GameConfig config = Config(1 + (game * 37) % 200);
-      const absl::StatusOr<OptionValues> options =
-          ResolveOptions(Description(), config);
-      ASSERT_TRUE(options.ok()) << options.status();
-      const uint64_t bound = Description().max_moves(*options, seats);
-      for (bool eager : {false, true}) {
-        const uint64_t moves = PlayCountingMoves(config, seats, game, eager);
-        ASSERT_FALSE(HasFailure());
-        ASSERT_LE(moves, bound)
-            << seats << " seats, max_turns " << 1 + (game * 37) % 200
-            << (eager ? ", eager" : ", random");
-        most = std::max(most, static_cast<double>(moves) / bound);
-      }
-    }
-  }
-  RecordProperty("most_moves_per_bound", std::to_string(most));
+  ExpectMovesWithinBound(
+      Description(), /*games=*/40,
+      [](int game) { return Config(1 + (game * 37) % 200); },
+      [](const v1::GameConfig& config, int seats, int game) {
+        std::vector<CountedMatch> matches;
+        for (bool eager : {false, true}) {
+          matches.push_back({PlayCountingMoves(config, seats, game, eager),
+                             eager ? "eager" : "random"});
+        }
+        return matches;
+      });
 }
 
 }  // namespace

@@ -16,10 +16,8 @@
 #include "referee/crypto/random_stream.h"
 #include "referee/games/pyramid_shambo/testing.h"
 
-namespace pyramid::shambo {
+namespace pyramid::shambo::testing {
 namespace {
-
-using testing::Set;
 
 PaymentOption Plain(std::string_view pay) {
   return PaymentOption{.pay = Set(pay)};
@@ -350,4 +348,4 @@ TEST(ShamboPaymentOptionsTest, OptionsAreCountedWithoutListingThem) {
 }
 
 }  // namespace
-}  // namespace pyramid::shambo
+}  // namespace pyramid::shambo::testing

@@ -23,10 +23,8 @@
 #include "referee/games/game.h"
 #include "referee/games/pyramid_shambo/testing.h"
 
-namespace pyramid::shambo {
+namespace pyramid::shambo::testing {
 namespace {
-
-using namespace ::pyramid::shambo::testing;  // NOLINT: test vocabulary.
 
 // ---------------------------------------------------------------------------
 // Players and pieces; options.
@@ -111,4 +109,4 @@ TEST(ShamboOptionsTest, DefaultsAndRange) {
 // Turn structure: challenge and throw.
 
 }  // namespace
-}  // namespace pyramid::shambo
+}  // namespace pyramid::shambo::testing

@@ -12,7 +12,7 @@
 #include "gtest/gtest.h"
 #include "referee/games/picture_testing.h"
 
-namespace pyramid {
+namespace pyramid::shambo::testing {
 namespace {
 
 namespace v1 = ::pyramid::referee::v1;
@@ -154,7 +154,7 @@ struct Match {
   }
 };
 
-TEST(PyramidShamboPictureTest, NoTextPassesThePicturesEdgeAtAnySeatCount) {
+TEST(ShamboPictureTest, NoTextPassesThePicturesEdgeAtAnySeatCount) {
   for (int seats = 2; seats <= 10; ++seats) {
     Match throwing(seats);
     throwing.Throwing();
@@ -167,7 +167,7 @@ TEST(PyramidShamboPictureTest, NoTextPassesThePicturesEdgeAtAnySeatCount) {
   }
 }
 
-TEST(PyramidShamboPictureTest, TheTiesAreCountedByShape) {
+TEST(ShamboPictureTest, TheTiesAreCountedByShape) {
   Match match(10);
   match.Throwing();
   const std::string svg =
@@ -180,7 +180,7 @@ TEST(PyramidShamboPictureTest, TheTiesAreCountedByShape) {
   EXPECT_EQ(svg.find("Paper, Rock"), std::string::npos);
 }
 
-TEST(PyramidShamboPictureTest, TheHeaderNamesTheThrowBeingMade) {
+TEST(ShamboPictureTest, TheHeaderNamesTheThrowBeingMade) {
   Match match(3);
   match.Throwing();
   match.view.mutable_pyramid_shambo()->set_throws_made(2);
@@ -197,7 +197,7 @@ TEST(PyramidShamboPictureTest, TheHeaderNamesTheThrowBeingMade) {
       << svg;
 }
 
-TEST(PyramidShamboPictureTest, TheSameMomentGivesTheSameBytes) {
+TEST(ShamboPictureTest, TheSameMomentGivesTheSameBytes) {
   Match match(10);
   match.Paying();
   EXPECT_EQ(shambo::kPicture.draw(match.moment).parts,
@@ -205,4 +205,4 @@ TEST(PyramidShamboPictureTest, TheSameMomentGivesTheSameBytes) {
 }
 
 }  // namespace
-}  // namespace pyramid
+}  // namespace pyramid::shambo::testing

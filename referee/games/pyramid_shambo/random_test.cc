@@ -16,6 +16,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "pyramid/referee/v1/game.pb.h"
 #include "pyramid/referee/v1/pyramid_shambo.pb.h"
@@ -27,9 +28,13 @@
 #include "referee/games/testing.h"
 #include "tests/sanitizers.h"
 
-namespace pyramid {
+namespace pyramid::shambo::testing {
 namespace {
 
+using game_testing::CountedMatch;
+using game_testing::ExpectMovesWithinBound;
+using game_testing::MoveCount;
+using game_testing::MovesPerBound;
 using game_testing::PlayRandomGame;
 using game_testing::RandomGameChecks;
 using shambo::Bit;
@@ -289,7 +294,7 @@ void PlayOneGame(int num_seats, uint32_t game_index, uint32_t max_throws,
   PlayRandomGame(**state, chooser, checks);
 }
 
-TEST(ShamboRandomTest, InvariantsHoldInSeededRandomGames) {
+TEST(ShamboRandomTest, RandomGamesKeepInvariants) {
   Stats stats;
   // Under the sanitizers every kSanitizerStride-th game (tests/sanitizers.h).
   constexpr uint32_t kGamesPerSeatCount = 70;
@@ -340,16 +345,6 @@ TEST(ShamboRandomTest, MoveLimitEndsAndRanksRandomGames) {
   }
   EXPECT_GT(stats.limited, 50);
 }
-
-// Counts a match's moves: one per State transition, as the log has one
-// Applied record per move (GameDescription::max_moves).
-class MoveCount : public RandomGameChecks {
- public:
-  void AfterStep(const State& state, const v1::Result& result) override {
-    ++moves;
-  }
-  uint64_t moves = 0;
-};
 
 // How the seats of a match counted against the bound play.
 enum class Policy {
@@ -429,37 +424,33 @@ uint64_t PlayCountingMoves(const v1::GameConfig& config, int seats,
   return count.moves;
 }
 
-// No match makes more moves than the game's bound (max_moves) says, whatever
-// its options, seats and play: a bound too small would cut off an honest
-// match (tools/tournament/referee_link.h). Every seat count, max_throws 1
-// to 50, random play, every throw tied, every throw decided at once (3
-// moves a throw: about the bound).
+// No match makes more moves than the game's bound (ExpectMovesWithinBound):
+// every seat count, max_throws 1 to 50, random play, every throw tied,
+// every throw decided at once (3 moves a throw: about the bound).
 TEST(ShamboRandomTest, NoMatchMakesMoreMovesThanItsBound) {
-  double most = 0;  // The largest moves / bound seen.
-  for (int seats = shambo::Description().min_seats;
-       seats <= shambo::Description().max_seats; ++seats) {
-    for (uint32_t game = 0; game < 50; game += kSanitizerStride) {
-      v1::GameConfig config;
-      config.set_game("pyramid_shambo");
-      config.mutable_pyramid_shambo()->set_max_throws(1 + game);
-      const absl::StatusOr<OptionValues> options =
-          ResolveOptions(shambo::Description(), config);
-      ASSERT_TRUE(options.ok()) << options.status();
-      const uint64_t bound = shambo::Description().max_moves(*options, seats);
-      for (Policy policy :
-           {Policy::kRandom, Policy::kTies, Policy::kEveryThrowDecided}) {
-        const uint64_t moves = PlayCountingMoves(config, seats, game, policy);
-        ASSERT_FALSE(HasFailure());
-        ASSERT_LE(moves, bound) << seats << " seats, max_throws " << 1 + game
-                                << ", policy " << static_cast<int>(policy);
-        most = std::max(most, static_cast<double>(moves) / bound);
-      }
-    }
-  }
+  const MovesPerBound seen = ExpectMovesWithinBound(
+      shambo::Description(), /*games=*/50,
+      [](int game) {
+        v1::GameConfig config;
+        config.set_game("pyramid_shambo");
+        config.mutable_pyramid_shambo()->set_max_throws(1 + game);
+        return config;
+      },
+      [](const v1::GameConfig& config, int seats, int game) {
+        std::vector<CountedMatch> matches;
+        for (Policy policy :
+             {Policy::kRandom, Policy::kTies, Policy::kEveryThrowDecided}) {
+          matches.push_back(
+              {PlayCountingMoves(config, seats, static_cast<uint32_t>(game),
+                                 policy),
+               absl::StrCat("policy ", static_cast<int>(policy))});
+        }
+        return matches;
+      });
+  ASSERT_FALSE(HasFailure());
   // Every throw decided comes close to it.
-  EXPECT_GT(most, 0.9);
-  RecordProperty("most_moves_per_bound", std::to_string(most));
+  EXPECT_GT(seen.most, 0.9);
 }
 
 }  // namespace
-}  // namespace pyramid
+}  // namespace pyramid::shambo::testing

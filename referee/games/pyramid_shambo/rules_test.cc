@@ -22,10 +22,8 @@
 #include "referee/games/pyramid_shambo/game.h"
 #include "referee/games/pyramid_shambo/testing.h"
 
-namespace pyramid::shambo {
+namespace pyramid::shambo::testing {
 namespace {
-
-using namespace ::pyramid::shambo::testing;  // NOLINT: test vocabulary.
 
 TEST(ShamboTurnTest, ActivePlayerMustChallengeAnotherLiveSeat) {
   std::unique_ptr<State> state =
@@ -909,4 +907,4 @@ TEST(ShamboValidationTest, IllegalActionsLeaveTheStateUnchanged) {
 }
 
 }  // namespace
-}  // namespace pyramid::shambo
+}  // namespace pyramid::shambo::testing

@@ -11,10 +11,8 @@
 #include "referee/games/rock_paper_pyramid/board.h"
 #include "referee/games/rock_paper_pyramid/testing.h"
 
-namespace pyramid::rpp {
+namespace pyramid::rpp::testing {
 namespace {
-
-using namespace ::pyramid::rpp::testing;  // NOLINT: the game's test helpers
 
 // Rows X3, X2, X1; columns X3, X2, X1, Y3, Y2, Y1; X beats Y on colour.
 inline constexpr std::array<std::string_view, 3> kDesignerTable = {
@@ -301,4 +299,4 @@ TEST(RppThreeWayTest, SoloNeedsRed) {
 // The red variant.
 
 }  // namespace
-}  // namespace pyramid::rpp
+}  // namespace pyramid::rpp::testing

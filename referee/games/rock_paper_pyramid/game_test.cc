@@ -7,10 +7,8 @@
 #include "referee/games/registry.h"
 #include "referee/games/rock_paper_pyramid/testing.h"
 
-namespace pyramid::rpp {
+namespace pyramid::rpp::testing {
 namespace {
-
-using namespace ::pyramid::rpp::testing;  // NOLINT: the game's test helpers
 
 TEST(RppGameTest, Metadata) {
   absl::StatusOr<std::unique_ptr<Game>> game =
@@ -73,4 +71,4 @@ TEST(RppGameTest, OtherGamesOptionsRefused) {
 // The State interface.
 
 }  // namespace
-}  // namespace pyramid::rpp
+}  // namespace pyramid::rpp::testing

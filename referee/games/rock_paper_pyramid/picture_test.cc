@@ -13,7 +13,7 @@
 #include "gtest/gtest.h"
 #include "referee/games/picture_testing.h"
 
-namespace pyramid {
+namespace pyramid::rpp::testing {
 namespace {
 
 namespace v1 = ::pyramid::referee::v1;
@@ -113,7 +113,7 @@ double TextX(const std::vector<Box>& texts, const std::string& what) {
   return 0;
 }
 
-TEST(RockPaperPyramidPictureTest, ThePoolNeverReachesTheRoundsColumn) {
+TEST(RppPictureTest, ThePoolNeverReachesTheRoundsColumn) {
   for (bool red : {false, true}) {
     Match match(red);
     const std::string svg = Svg(rpp::kPicture.draw(match.moment));
@@ -134,7 +134,7 @@ TEST(RockPaperPyramidPictureTest, ThePoolNeverReachesTheRoundsColumn) {
   }
 }
 
-TEST(RockPaperPyramidPictureTest, NothingOverlapsOrPassesTheEdge) {
+TEST(RppPictureTest, NothingOverlapsOrPassesTheEdge) {
   for (bool red : {false, true}) {
     Match match(red);
     const Picture picture = rpp::kPicture.draw(match.moment);
@@ -148,7 +148,7 @@ TEST(RockPaperPyramidPictureTest, NothingOverlapsOrPassesTheEdge) {
   }
 }
 
-TEST(RockPaperPyramidPictureTest, ALongNameIsCutToItsRoom) {
+TEST(RppPictureTest, ALongNameIsCutToItsRoom) {
   Match match(true);
   const std::string svg = Svg(rpp::kPicture.draw(match.moment));
   EXPECT_NE(svg.find("seat 0 (www"), std::string::npos);
@@ -156,11 +156,11 @@ TEST(RockPaperPyramidPictureTest, ALongNameIsCutToItsRoom) {
   EXPECT_NE(svg.find("w…)"), std::string::npos);
 }
 
-TEST(RockPaperPyramidPictureTest, TheSameMomentGivesTheSameBytes) {
+TEST(RppPictureTest, TheSameMomentGivesTheSameBytes) {
   Match match(true);
   EXPECT_EQ(rpp::kPicture.draw(match.moment).parts,
             rpp::kPicture.draw(match.moment).parts);
 }
 
 }  // namespace
-}  // namespace pyramid
+}  // namespace pyramid::rpp::testing

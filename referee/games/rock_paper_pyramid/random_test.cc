@@ -8,10 +8,8 @@
 #include "gtest/gtest.h"
 #include "referee/games/rock_paper_pyramid/testing.h"
 
-namespace pyramid::rpp {
+namespace pyramid::rpp::testing {
 namespace {
-
-using namespace ::pyramid::rpp::testing;  // NOLINT: the game's test helpers
 
 // Every round captures iff it resolves as captures; the game lasts its
 // rounds; scores are the scored pieces' points and rank the seats.
@@ -58,7 +56,7 @@ class RppChecks : public RandomGameChecks {
   int scored_pieces_ = 0;
 };
 
-TEST(RppStateTest, RandomPlayoutsKeepInvariants) {
+TEST(RppRandomTest, RandomGamesKeepInvariants) {
   for (uint8_t seed = 0; seed < 20; ++seed) {
     const bool red = seed % 2 == 1;
     const v1::RppWinnerTakes mode =
@@ -72,38 +70,30 @@ TEST(RppStateTest, RandomPlayoutsKeepInvariants) {
   }
 }
 
-// Counts a match's moves: one per State transition, as the log has one
-// Applied record per move (GameDescription::max_moves).
-class MoveCount : public RandomGameChecks {
- public:
-  void AfterStep(const State& state, const v1::Result& result) override {
-    ++moves;
-  }
-  uint64_t moves = 0;
-};
-
-// No match makes more moves than the game's bound (max_moves) says: a bound
-// too small would cut off an honest match (tools/tournament/
-// referee_link.h). Every match lasts its rounds, so it makes exactly that
-// many.
-TEST(RppStateTest, NoMatchMakesMoreMovesThanItsBound) {
-  for (uint8_t seed = 0; seed < 40; ++seed) {
-    const bool red = seed % 2 == 1;
-    const v1::GameConfig config =
-        Config(seed % 4 < 2 ? v1::RPP_TAKES_CAPTURED : v1::RPP_TAKES_ALL, red);
-    const absl::StatusOr<OptionValues> options =
-        ResolveOptions(Description(), config);
-    ASSERT_TRUE(options.ok()) << options.status();
-    const uint64_t bound = Description().max_moves(*options, kNumSeats);
-    std::unique_ptr<State> state = NewState(config, seed);
-    ASSERT_NE(state, nullptr);
-    RandomStream choices(Seed(static_cast<uint8_t>(150 + seed)));
-    MoveCount count;
-    PlayRandomGame(*state, choices, count);
-    ASSERT_FALSE(HasFailure());
-    EXPECT_EQ(count.moves, bound) << "red " << red;
-  }
+// No match makes more moves than the game's bound (ExpectMovesWithinBound):
+// both options, random play. Every match lasts its rounds, so it makes
+// exactly that many: every moves / bound is 1.
+TEST(RppRandomTest, NoMatchMakesMoreMovesThanItsBound) {
+  const MovesPerBound seen = ExpectMovesWithinBound(
+      Description(), /*games=*/40,
+      [](int game) {
+        return Config(game % 4 < 2 ? v1::RPP_TAKES_CAPTURED : v1::RPP_TAKES_ALL,
+                      /*red=*/game % 2 == 1);
+      },
+      [](const v1::GameConfig& config, int /*seats*/, int game) {
+        const uint8_t seed = static_cast<uint8_t>(game);
+        std::unique_ptr<State> state = NewState(config, seed);
+        EXPECT_NE(state, nullptr);
+        if (state == nullptr) return std::vector<CountedMatch>();
+        RandomStream choices(Seed(static_cast<uint8_t>(150 + seed)));
+        MoveCount count;
+        PlayRandomGame(*state, choices, count);
+        return std::vector<CountedMatch>{{count.moves, "random"}};
+      });
+  ASSERT_FALSE(HasFailure());
+  EXPECT_EQ(seen.least, 1.0);
+  EXPECT_EQ(seen.most, 1.0);
 }
 
 }  // namespace
-}  // namespace pyramid::rpp
+}  // namespace pyramid::rpp::testing

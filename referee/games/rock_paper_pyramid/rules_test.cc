@@ -7,10 +7,8 @@
 #include "gtest/gtest.h"
 #include "referee/games/rock_paper_pyramid/testing.h"
 
-namespace pyramid::rpp {
+namespace pyramid::rpp::testing {
 namespace {
-
-using namespace ::pyramid::rpp::testing;  // NOLINT: the game's test helpers
 
 TEST(RppRedTest, DealFollowsShuffleOfLargeMediumSmall) {
   for (uint8_t seed = 0; seed < 24; ++seed) {
@@ -358,4 +356,4 @@ TEST(RppStateTest, FullDefaultGameEndsInThreeWayTie) {
 // Random playouts: pieces are conserved and the outcome matches the scores.
 
 }  // namespace
-}  // namespace pyramid::rpp
+}  // namespace pyramid::rpp::testing
