@@ -165,19 +165,20 @@ ABSL_FLAG(uint32_t, max_watchers_per_match, 1000,
           "RESOURCE_EXHAUSTED (0: no spectators of any match, every Watch "
           "refused saying so; not unlimited).");
 ABSL_FLAG(uint32_t, max_watchers_per_peer, 100,
-          "Watch streams of callers without a token (anonymous spectators) "
-          "from one IP address (an IPv6 one's /64) at once; one more is "
-          "refused RESOURCE_EXHAUSTED. Callers with a token (the tournament "
-          "runner's admin token) are not limited so (0: no watcher without a "
-          "token). Behind NAT or a proxy, every spectator shares one "
-          "address: raise it.");
+          "Watch streams of callers without the admin token (anonymous "
+          "spectators, seat and bot tokens) from one IP address (an IPv6 "
+          "one's /64) at once; one more is refused RESOURCE_EXHAUSTED. Only "
+          "the admin token (the tournament runner's) is not limited so (0: "
+          "no watcher without the admin token). Behind NAT or a proxy, every "
+          "spectator shares one address: raise it.");
 ABSL_FLAG(uint32_t, max_calls_per_peer, 100,
-          "Calls of callers without a token from one IP address (an IPv6 "
-          "one's /64) in progress at once: unary calls (answered, the answer "
-          "not yet delivered) and GetLog downloads together; one more is "
-          "refused RESOURCE_EXHAUSTED. Callers with a token are not limited "
-          "so (at least 1). Behind NAT or a proxy, every client shares one "
-          "address: raise it.");
+          "Calls of callers without the admin token (anonymous, seat and bot "
+          "tokens) from one IP address (an IPv6 one's /64) in progress at "
+          "once: unary calls (answered, the answer not yet delivered) and "
+          "GetLog downloads together (Play streams are not counted); one "
+          "more is refused RESOURCE_EXHAUSTED. Only the admin token is not "
+          "limited so (at least 1). Behind NAT or a proxy, every client "
+          "shares one address: raise it.");
 ABSL_FLAG(uint32_t, max_log_readers, 256,
           "GetLog downloads served at once (at least 1); one more is refused "
           "UNAVAILABLE (retry with backoff) until one ends. Each holds a "
@@ -518,7 +519,7 @@ absl::Status CheckNumericFlags() {
             absl::GetFlag(FLAGS_max_log_readers), "--max_log_readers",
             "every GetLog"},
         {absl::GetFlag(FLAGS_max_calls_per_peer), "--max_calls_per_peer",
-         "every call without a token"},
+         "every call without the admin token"},
         {absl::GetFlag(FLAGS_max_health_watchers), "--max_health_watchers",
          "every health Watch"},
         {absl::GetFlag(FLAGS_max_health_watchers_per_peer),

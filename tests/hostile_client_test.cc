@@ -378,6 +378,38 @@ class HostileClientTest : public ::testing::Test {
     return calls;
   }
 
+  // A Watch of `match_id` with `token` ("": none).
+  std::unique_ptr<ServerStream<v1::Referee, v1::WatchEvent>> OpenWatch(
+      const std::string& match_id, const std::string& token) const {
+    auto watch = std::make_unique<ServerStream<v1::Referee, v1::WatchEvent>>(
+        NewChannel());
+    svctest::Authorize(watch->context, token);
+    v1::WatchRequest request;
+    request.set_match_id(match_id);
+    watch->reader = watch->stub->Watch(&watch->context, request);
+    return watch;
+  }
+
+  // The tokens that lift no per-address limit, each a kind of its own:
+  // the seat token of a match that has ended (its holder keeps it for
+  // good: the registry still knows it), one of `running`, and a bot's.
+  std::vector<std::pair<std::string, std::string>> NonAdminTokens(
+      const Created& running) {
+    const Created ended = NewMatch();
+    auto seats = ConnectSeats(ended);
+    FinishAndVerify(seats, ended.id);
+    v1::RegisterBotRequest request;
+    request.set_name("bot");
+    grpc::ClientContext context;
+    svctest::Authorize(context, referee_->admin_token());
+    v1::RegisterBotResponse bot;
+    const grpc::Status status = stub_->RegisterBot(&context, request, &bot);
+    EXPECT_TRUE(status.ok()) << status.error_message();
+    return {{"an ended match's seat token", ended.tokens[0]},
+            {"a running match's seat token", running.tokens[0]},
+            {"a bot's token", bot.bot_token()}};
+  }
+
   Created NewMatch() {
     v1::CreateMatchRequest request;
     request.mutable_game()->set_game(kGame);
@@ -840,6 +872,114 @@ TEST_F(HostileClientTest, AnonymousGetLogsCountAmongTheCallsOfTheirAddress) {
   EXPECT_TRUE(fetched == LogFile(match));
   calls.clear();
   ExpectAMatchPlays();
+}
+
+// Watch streams of callers with a seat or bot token count against their
+// address's ServiceLimits::max_watchers_per_peer as anonymous ones do, in
+// the same count: the admin token alone is exempt. With each token in turn
+// (a seat token of a match that ended, one of a running match, a bot's)
+// from one address, one Watch past the limit is refused RESOURCE_EXHAUSTED
+// naming the flag, and so is an anonymous one, while the admin token's is
+// served, and the running match's seats (Play streams are not counted)
+// play it to its end from that same address. Before, any token lifted the
+// limit: one ended match's seat token held all 10,000 --max_watchers
+// places, and anonymous and admin spectators were refused.
+TEST_F(HostileClientTest, TokenHoldersWatchesAreLimitedPerAddress) {
+  ServiceLimits limits;
+  limits.max_watchers_per_peer = 3;
+  for (int kind = 0; kind < 3; ++kind) {
+    Start(limits);
+    const Created running = NewMatch();
+    const auto tokens = NonAdminTokens(running);
+    const std::string token = tokens[kind].second;
+    SCOPED_TRACE(tokens[kind].first);
+    std::vector<std::unique_ptr<ServerStream<v1::Referee, v1::WatchEvent>>>
+        watches;
+    v1::WatchEvent event;
+    for (size_t i = 0; i < limits.max_watchers_per_peer; ++i) {
+      watches.push_back(OpenWatch(running.id, token));
+      ASSERT_TRUE(watches.back()->reader->Read(&event))
+          << "watch " << i
+          << " was refused: " << watches.back()->Finish().error_message();
+    }
+    for (const std::string& refused_token : {token, std::string()}) {
+      auto refused = OpenWatch(running.id, refused_token);
+      if (refused->reader->Read(&event)) {
+        ADD_FAILURE() << "served past the limit, with a token: "
+                      << !refused_token.empty();
+        refused->context.TryCancel();
+      }
+      const grpc::Status status = refused->Finish();
+      EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED)
+          << status.error_message();
+      EXPECT_THAT(status.error_message(), HasSubstr("--max_watchers_per_peer"));
+    }
+    auto admin = OpenWatch(running.id, referee_->admin_token());
+    EXPECT_TRUE(admin->reader->Read(&event))
+        << "the admin's Watch was refused: " << admin->Finish().error_message();
+    auto seats = ConnectSeats(running);
+    FinishAndVerify(seats, running.id);
+  }
+}
+
+// So do their unary calls and GetLog downloads in progress
+// (ServiceLimits::max_calls_per_peer): with each token in turn (as above),
+// two ListMatches answers held by a client that takes nothing, a third
+// ListMatches and a GetLog with that token from that address are refused
+// RESOURCE_EXHAUSTED naming the flag, the admin token's are answered, the
+// running match's seats play it to its end from that address, and once
+// the held calls go, the token is answered again. Before, any token lifted
+// the limit: one client held 1,000 ListMatches pages of 1,000 matches
+// (about 1.8 GB), or every --max_log_readers place, with an ended match's
+// seat token.
+TEST_F(HostileClientTest, TokenHoldersCallsInProgressAreLimitedPerAddress) {
+  ServiceLimits limits;
+  limits.max_calls_per_peer = 2;
+  for (int kind = 0; kind < 3; ++kind) {
+    Start(limits);
+    const Created running = NewMatch();
+    const auto tokens = NonAdminTokens(running);
+    const std::string token = tokens[kind].second;
+    SCOPED_TRACE(tokens[kind].first);
+    const std::string ended = FinishedMatchWithLogOf(0);
+    v1::ListMatchesRequest list;
+    list.set_page_size(1000);
+    auto hostile = std::make_unique<ZeroWindowClient>(referee_->address());
+    for (size_t i = 0; i < limits.max_calls_per_peer; ++i) {
+      const uint32_t call = hostile->Call(
+          "/pyramid.referee.v1.Referee/ListMatches", list.SerializeAsString(),
+          {{"authorization", "Bearer " + token}});
+      ASSERT_TRUE(hostile->AwaitHeaders(call));
+    }
+    auto list_matches = [&](const std::string& with) {
+      grpc::ClientContext context;
+      svctest::Authorize(context, with);
+      v1::ListMatchesResponse response;
+      return stub_->ListMatches(&context, list, &response);
+    };
+    const grpc::Status refused = list_matches(token);
+    EXPECT_EQ(refused.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED)
+        << refused.error_message();
+    EXPECT_THAT(refused.error_message(), HasSubstr("--max_calls_per_peer"));
+    std::string fetched;
+    const grpc::Status refused_log = FetchLog(*stub_, ended, token, &fetched);
+    EXPECT_EQ(refused_log.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED)
+        << refused_log.error_message();
+    EXPECT_THAT(refused_log.error_message(), HasSubstr("--max_calls_per_peer"));
+    const grpc::Status admin = list_matches(referee_->admin_token());
+    EXPECT_TRUE(admin.ok()) << admin.error_message();
+    const grpc::Status admin_log =
+        FetchLog(*stub_, ended, referee_->admin_token(), &fetched);
+    EXPECT_TRUE(admin_log.ok()) << admin_log.error_message();
+    auto seats = ConnectSeats(running);
+    for (auto& seat : seats) seat->AutoPlay();
+    for (uint32_t seat = 0; seat < seats.size(); ++seat) {
+      EXPECT_TRUE(seats[seat]->Await(IsEnded(running.id, seat)))
+          << "seat " << seat << " saw no end";
+    }
+    hostile.reset();  // Its connection closes: its calls are cancelled.
+    EXPECT_TRUE(RetryUntil([&] { return list_matches(token).ok(); }));
+  }
 }
 
 // --- gRPC's own streams

@@ -51,7 +51,7 @@ absl::Status LogReadRefusal(const std::string& match_id,
 // within about a quarter of the timeout after (WriteStall); null: never.
 // `messages`, `reading` and `stalls` must outlive the call. `slot` (its
 // place among its address's calls, ServiceLimits::max_calls_per_peer;
-// empty for a caller with a token) is held until the call is done.
+// empty for the admin token) is held until the call is done.
 grpc::ServerWriteReactor<referee::v1::LogChunk>* NewLogDownload(
     grpc::CallbackServerContext* context, std::string match_id,
     std::string path, uint64_t size, size_t chunk_bytes,

@@ -6,8 +6,9 @@
 // too): the port is stripped, so that every connection of one address
 // counts together, and an IPv6 address counts as its /64 (one host may
 // hold a whole /64, 2^64 addresses). Only
-// callers without a token are counted (the service decides): anonymous
-// spectators, never the tournament runner's admin token. Thread-safe.
+// callers without the admin token are counted (the service decides):
+// anonymous spectators and seat or bot tokens, never the tournament
+// runner's admin token. Thread-safe.
 #ifndef PYRAMID_REFEREE_SERVICE_PEER_COUNTS_H_
 #define PYRAMID_REFEREE_SERVICE_PEER_COUNTS_H_
 

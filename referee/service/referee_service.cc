@@ -31,6 +31,11 @@ namespace {
 
 namespace v1 = ::pyramid::referee::v1;
 
+// Whether `caller` holds the admin token.
+bool IsAdmin(const absl::StatusOr<Principal>& caller) {
+  return caller.ok() && caller->kind == Principal::Kind::kAdmin;
+}
+
 // OK when `caller` holds the admin token.
 absl::Status RequireAdmin(const absl::StatusOr<Principal>& caller) {
   if (!caller.ok()) return caller.status();
@@ -47,37 +52,37 @@ absl::StatusOr<Principal> RefereeService::Caller(
   return Authenticate(context, *lobby_);
 }
 
-absl::Status RefereeService::CountAnonymousWatcher(
+absl::Status RefereeService::CountNonAdminWatcher(
     const grpc::ServerContextBase* context,
     const absl::StatusOr<Principal>& caller, PeerSlot* slot) const {
-  if (caller.ok()) return absl::OkStatus();
+  if (IsAdmin(caller)) return absl::OkStatus();
   if (watch_peers_.TryAdd(context->peer(), limits_.max_watchers_per_peer,
                           slot)) {
     return absl::OkStatus();
   }
   if (limits_.max_watchers_per_peer == 0) {
     return absl::ResourceExhaustedError(
-        "this referee takes no watchers without a token "
+        "this referee takes no watchers without the admin token "
         "(--max_watchers_per_peer=0)");
   }
   return absl::ResourceExhaustedError(absl::StrCat(
       "this referee already serves ", limits_.max_watchers_per_peer,
-      " watchers without a token from your address, as many as it takes "
-      "(--max_watchers_per_peer); end one first, or watch with a token"));
+      " watchers without the admin token from your address, as many as it "
+      "takes (--max_watchers_per_peer); end one first"));
 }
 
-absl::Status RefereeService::CountAnonymousCall(
+absl::Status RefereeService::CountNonAdminCall(
     const grpc::ServerContextBase* context,
     const absl::StatusOr<Principal>& caller, PeerSlot* slot) const {
-  if (caller.ok() ||
+  if (IsAdmin(caller) ||
       call_peers_.TryAdd(context->peer(), limits_.max_calls_per_peer, slot)) {
     return absl::OkStatus();
   }
   return absl::ResourceExhaustedError(absl::StrCat(
       "this referee already has ", limits_.max_calls_per_peer,
-      " calls without a token from your address in progress (unary calls "
-      "and GetLog downloads), as many as it takes (--max_calls_per_peer); "
-      "retry once one is done, or call with a token"));
+      " calls without the admin token from your address in progress (unary "
+      "calls and GetLog downloads), as many as it takes "
+      "(--max_calls_per_peer); retry once one is done"));
 }
 
 namespace {
@@ -118,11 +123,12 @@ void RefereeService::RegisterUnary(
                           Response* response) -> grpc::ServerUnaryReactor* {
             const absl::StatusOr<Principal> caller =
                 Authenticate(context, *lobby_);
-            // A caller without a token has at most max_calls_per_peer
-            // calls in progress from its address, each counted until done:
-            // the call's reactor holds its place from now on.
+            // A caller without the admin token has at most
+            // max_calls_per_peer calls in progress from its address, each
+            // counted until done: the call's reactor holds its place from
+            // now on.
             PeerSlot slot;
-            absl::Status status = CountAnonymousCall(context, caller, &slot);
+            absl::Status status = CountNonAdminCall(context, caller, &slot);
             auto* reply =
                 new CountedReply(context, write_stalls_.get(), std::move(slot));
             Request request;
@@ -320,12 +326,13 @@ grpc::ServerWriteReactor<v1::LogChunk>* RefereeService::GetLog(
           "served before the end only with the admin token"));
     }
   }
-  // A caller without a token has at most max_calls_per_peer calls in
+  // A caller without the admin token (anonymous, or with a seat or bot
+  // token, which outlives its match) has at most max_calls_per_peer calls in
   // progress from its address, downloads included: --max_log_readers is
   // shared with the tournament runner's admin token, which one client must
   // not be able to take every place of.
   PeerSlot slot;
-  if (absl::Status s = CountAnonymousCall(context, caller, &slot); !s.ok()) {
+  if (absl::Status s = CountNonAdminCall(context, caller, &slot); !s.ok()) {
     return new Failed(s);
   }
   if (log_readers_.fetch_add(1) >= limits_.max_log_readers) {

@@ -55,15 +55,17 @@ struct ServiceLimits {
   // refused RESOURCE_EXHAUSTED.
   size_t max_watchers = 10000;
   size_t max_watchers_per_match = 1000;
-  // Watch streams of callers without a token (anonymous spectators) from
-  // one IP address at once: one more is refused RESOURCE_EXHAUSTED, so that
-  // one client cannot hold every place, even for the little while a stream
-  // it does not read lasts (write_stall_timeout). Zero: no watcher without
-  // a token. Callers with a token (the tournament runner's admin token) are
-  // never limited so.
+  // Watch streams of callers without the admin token (anonymous
+  // spectators, and holders of seat or bot tokens, which outlive their
+  // matches) from one IP address at once: one more is refused
+  // RESOURCE_EXHAUSTED, so that one client cannot hold every place, even
+  // for the little while a stream it does not read lasts
+  // (write_stall_timeout). Zero: no watcher without the admin token. Only
+  // the admin token (the tournament runner's) is never limited so; Play
+  // streams are not counted here.
   size_t max_watchers_per_peer = 100;
-  // The same for the calls in progress of callers without a token, from
-  // one IP address: unary calls (answered, the answer not yet delivered;
+  // The same for the calls in progress of callers without the admin token,
+  // from one IP address: unary calls (answered, the answer not yet delivered;
   // each holds its answer, and a ListMatches page may be hundreds of KiB)
   // and GetLog downloads (each holds a place among max_log_readers, which
   // the tournament runner's admin token shares). At least 1.
@@ -146,21 +148,22 @@ class RefereeService final : public referee::v1::Referee::Service {
   absl::StatusOr<Principal> Caller(
       const grpc::ServerContextBase* context) const;
 
-  // For a Watch whose caller is `caller` and has no token: counts it
-  // against its address's ServiceLimits::max_watchers_per_peer into `slot`,
-  // or says why not (RESOURCE_EXHAUSTED). OK, counting nothing, for a
-  // caller with a token.
-  absl::Status CountAnonymousWatcher(const grpc::ServerContextBase* context,
-                                     const absl::StatusOr<Principal>& caller,
-                                     PeerSlot* slot) const;
+  // For a Watch whose caller is `caller` and does not hold the admin token
+  // (anonymous, or a seat or bot token): counts it against its address's
+  // ServiceLimits::max_watchers_per_peer into `slot`, or says why not
+  // (RESOURCE_EXHAUSTED). OK, counting nothing, for the admin token.
+  absl::Status CountNonAdminWatcher(const grpc::ServerContextBase* context,
+                                    const absl::StatusOr<Principal>& caller,
+                                    PeerSlot* slot) const;
 
   // For a unary call or a GetLog whose caller is `caller` (Authenticate's
-  // answer, asked once per call) and has no token: counts it against its
-  // address's ServiceLimits::max_calls_per_peer into `slot`, or says why not
-  // (RESOURCE_EXHAUSTED). OK, counting nothing, for a caller with a token.
-  absl::Status CountAnonymousCall(const grpc::ServerContextBase* context,
-                                  const absl::StatusOr<Principal>& caller,
-                                  PeerSlot* slot) const;
+  // answer, asked once per call) and does not hold the admin token: counts
+  // it against its address's ServiceLimits::max_calls_per_peer into `slot`,
+  // or says why not (RESOURCE_EXHAUSTED). OK, counting nothing, for the
+  // admin token.
+  absl::Status CountNonAdminCall(const grpc::ServerContextBase* context,
+                                 const absl::StatusOr<Principal>& caller,
+                                 PeerSlot* slot) const;
 
   // OK when `caller` may read matches (ServiceLimits::public_watch: anyone,
   // or a token holder).
@@ -225,7 +228,7 @@ class RefereeService final : public referee::v1::Referee::Service {
 
   // Registers `handler` for the unary method `method` (its name in
   // referee_service.proto). Each call is authenticated once, counted
-  // (CountAnonymousCall) and given its reactor (one that cancels an answer
+  // (CountNonAdminCall) and given its reactor (one that cancels an answer
   // left unsent for ServiceLimits::write_stall_timeout and holds the call's
   // place until done, CountedReply) before its raw request is parsed and
   // the handler runs; the reactor then finishes the call with the
@@ -260,7 +263,7 @@ class RefereeService final : public referee::v1::Referee::Service {
   std::atomic<size_t> watching_{0};     // Watch calls not yet done.
   std::atomic<size_t> log_readers_{0};  // GetLog calls not yet done.
   // Watch streams, and unary calls and GetLog downloads, of callers
-  // without a token, per address.
+  // without the admin token, per address.
   mutable PeerCounts watch_peers_;
   mutable PeerCounts call_peers_;
   // Ends the lingers of bots' "batch" Play streams (null: batch_linger is

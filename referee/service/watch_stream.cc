@@ -56,7 +56,7 @@ class WatchReactor final : public AsyncWriterStream {
     const absl::StatusOr<Principal> caller = service_->Caller(context());
     if (absl::Status s = service_->CheckReader(caller); !s.ok()) return s;
     if (absl::Status s =
-            service_->CountAnonymousWatcher(context(), caller, &peer_);
+            service_->CountNonAdminWatcher(context(), caller, &peer_);
         !s.ok()) {
       return s;
     }
@@ -101,8 +101,8 @@ class WatchReactor final : public AsyncWriterStream {
   std::atomic<size_t>* const watching_;
   std::shared_ptr<WatchWriter> writer_;  // Made when the call comes.
   bool counted_ = false;                 // In `watching`.
-  // Its place among its address's watchers without a token (empty for a
-  // caller with one).
+  // Its place among its address's watchers without the admin token (empty
+  // for the admin token).
   PeerSlot peer_;
 };
 
