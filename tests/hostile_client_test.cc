@@ -39,6 +39,7 @@
 #include "gmock/gmock.h"
 #include "grpc/health/v1/health.grpc.pb.h"
 #include "grpcpp/grpcpp.h"
+#include "grpcpp/impl/client_unary_call.h"
 #include "gtest/gtest.h"
 #include "referee/core/log_sink.h"
 #include "referee/service/embedded_referee.h"
@@ -1084,6 +1085,69 @@ TEST_F(HostileClientTest, ErrorsDoNotRepeatALongFieldWhole) {
     EXPECT_THAT(refused.error_message(), HasSubstr(" more bytes cut)"));
     EXPECT_LE(refused.error_message().size(), 2100u);
   }
+  ExpectAMatchPlays();
+}
+
+// A request that is protobuf's wire format but whose string field holds
+// bytes that are not UTF-8 (which protobuf refuses in a proto3 string) is
+// refused INVALID_ARGUMENT naming that field, nested ones by their path;
+// bytes that are not wire format are still said not to parse. Before,
+// every such request was said not to parse as protobuf, which it does.
+TEST_F(HostileClientTest, ARequestsStringThatIsNotUtf8IsNamed) {
+  auto unary = [&](const std::string& method, const std::string& bytes) {
+    const std::string path =
+        absl::StrCat("/pyramid.referee.v1.Referee/", method);
+    const grpc::internal::RpcMethod rpc(path.c_str(),
+                                        grpc::internal::RpcMethod::NORMAL_RPC);
+    grpc::ClientContext context;
+    svctest::Authorize(context, referee_->admin_token());
+    grpc::ByteBuffer response;
+    return grpc::internal::BlockingUnaryCall<grpc::ByteBuffer,
+                                             grpc::ByteBuffer>(
+        NewChannel().get(), rpc, &context, svctest::ToBuffer(bytes), &response);
+  };
+  // Field 1 (match_id), 2 bytes: 0xff 0xfe.
+  const std::string bad_match_id("\x0a\x02\xff\xfe", 4);
+  const grpc::Status get = unary("GetMatch", bad_match_id);
+  EXPECT_EQ(get.error_code(), grpc::StatusCode::INVALID_ARGUMENT)
+      << get.error_message();
+  EXPECT_THAT(get.error_message(),
+              HasSubstr("malformed request: its string field "
+                        "pyramid.referee.v1.GetMatchRequest.match_id is not "
+                        "UTF-8"));
+  // Field 1 (game), holding field 1 (game), 1 byte: 0xc0.
+  const grpc::Status create =
+      unary("CreateMatch", std::string("\x0a\x03\x0a\x01\xc0", 5));
+  EXPECT_EQ(create.error_code(), grpc::StatusCode::INVALID_ARGUMENT)
+      << create.error_message();
+  EXPECT_THAT(create.error_message(),
+              HasSubstr("pyramid.referee.v1.CreateMatchRequest.game.game is "
+                        "not UTF-8"));
+  // Field 1 (game), holding a truncated varint: not wire format.
+  const grpc::Status truncated =
+      unary("CreateMatch", std::string("\x0a\x01\xff", 3));
+  EXPECT_EQ(truncated.error_code(), grpc::StatusCode::INVALID_ARGUMENT)
+      << truncated.error_message();
+  EXPECT_THAT(truncated.error_message(),
+              HasSubstr("not a pyramid.referee.v1.CreateMatchRequest (the "
+                        "bytes do not parse as protobuf)"));
+  // A stream's request too.
+  const grpc::internal::RpcMethod watch(
+      "/pyramid.referee.v1.Referee/Watch",
+      grpc::internal::RpcMethod::SERVER_STREAMING);
+  grpc::ClientContext context;
+  const std::shared_ptr<grpc::Channel> channel = NewChannel();
+  std::unique_ptr<grpc::ClientReader<grpc::ByteBuffer>> reader(
+      grpc::internal::ClientReaderFactory<grpc::ByteBuffer>::Create(
+          channel.get(), watch, &context, svctest::ToBuffer(bad_match_id)));
+  grpc::ByteBuffer event;
+  EXPECT_FALSE(reader->Read(&event));
+  const grpc::Status watched = reader->Finish();
+  EXPECT_EQ(watched.error_code(), grpc::StatusCode::INVALID_ARGUMENT)
+      << watched.error_message();
+  EXPECT_THAT(watched.error_message(),
+              HasSubstr("pyramid.referee.v1.WatchRequest.match_id is not "
+                        "UTF-8"));
   ExpectAMatchPlays();
 }
 
