@@ -581,6 +581,27 @@ TEST_F(TournamentDirectoryTest, ALogOfAnotherGameThanTheSchedulesIsNamed) {
   EXPECT_THAT(v.problems, Contains(HasSubstr("the schedule names no game")));
 }
 
+// A proof's file name, the log's with another extension, is anyone's: a
+// problem names it escaped (printable_text.h), as it names the log, so
+// that the verdict's problems (its JSON's too) hold no terminal escape.
+TEST_F(TournamentDirectoryTest, AProofsNameIsEscapedInItsProblem) {
+  const std::string name = absl::StrCat("rock_paper_pyramid-", kMatch);
+  const std::string odd = name + "\x1b[2J";
+  fs::rename(dir_ + "/logs/" + name + ".pyrlog",
+             dir_ + "/logs/" + odd + ".pyrlog");
+  fs::rename(dir_ + "/proofs/" + name + ".tlog-proof",
+             dir_ + "/proofs/" + odd + ".tlog-proof");
+  // Another match's proof: the log's inclusion does not check.
+  Write("proofs/" + odd + ".tlog-proof",
+        Read("example/proofs/"
+             "rock_paper_pyramid-1a08adf5fc16925d26ec56c7ef0369db.tlog-proof"));
+  const TournamentVerdict v = Check();
+  EXPECT_EQ(v.matches, 2u);
+  EXPECT_THAT(v.problems, Contains(StartsWith(absl::StrCat(
+                              "proofs/", name, "\\x1B[2J.tlog-proof: "))));
+  EXPECT_THAT(v.problems, Not(Contains(HasSubstr("\x1b"))));
+}
+
 // A directory that holds neither schedule.json nor checkpoint is not a
 // tournament's (an input error); one that holds either is checked.
 TEST_F(TournamentDirectoryTest, ADirectoryWithoutScheduleOrCheckpointIsNone) {

@@ -228,6 +228,9 @@ LogCheck CheckLog(const fs::path& root, const fs::path& path,
   }
   const std::string proof_name = path.stem().string() + ".tlog-proof";
   const fs::path proof_path = root / "proofs" / proof_name;
+  // As `name`: its own bytes for the path and check.proof, escaped in a
+  // problem.
+  const std::string printable_proof = PrintableText(proof_name);
   absl::StatusOr<std::string> proof = ReadSmallEntry(proof_path);
   if (!proof.ok()) {
     // A proof that is there but cannot be read (a directory, no
@@ -237,8 +240,8 @@ LogCheck CheckLog(const fs::path& root, const fs::path& path,
     if (!absent) check.proof = proof_name;
     check.problem =
         absent ? absl::StrCat("logs/", name, ": no inclusion proof (proofs/",
-                              PrintableText(proof_name), ")")
-               : absl::StrCat("proofs/", PrintableText(proof_name), ": ",
+                              printable_proof, ")")
+               : absl::StrCat("proofs/", printable_proof, ": ",
                               proof.status().message());
     return check;
   }
@@ -246,8 +249,8 @@ LogCheck CheckLog(const fs::path& root, const fs::path& path,
   absl::StatusOr<Inclusion> inclusion = CheckInclusionOfHash(
       (*log)->sha256, ToHex(v.header.match_id()), *proof, key);
   if (!inclusion.ok()) {
-    check.problem =
-        absl::StrCat("proofs/", proof_name, ": ", inclusion.status().message());
+    check.problem = absl::StrCat("proofs/", printable_proof, ": ",
+                                 inclusion.status().message());
     // A log under another match's name (two logs' names swapped, one
     // copied over another) has that match's proof: say so first.
     if (const std::string named = NamedMatchId(path);
@@ -266,8 +269,8 @@ LogCheck CheckLog(const fs::path& root, const fs::path& path,
   if (const std::string differs =
           CheckpointDifference(inclusion->checkpoint, checkpoint);
       !differs.empty()) {
-    check.problem =
-        absl::StrCat("proofs/", proof_name, ": proves inclusion in ", differs);
+    check.problem = absl::StrCat("proofs/", printable_proof,
+                                 ": proves inclusion in ", differs);
     return check;
   }
   check.label = label;
