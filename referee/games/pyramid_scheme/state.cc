@@ -320,124 +320,160 @@ std::vector<int> PyramidSchemeState::PoliceParents(int seat) const {
 absl::Status PyramidSchemeState::DoValidateAction(
     int /*seat*/, const v1::Action& wrapped) const {
   const v1::PyramidSchemeAction& action = wrapped.pyramid_scheme();
-  const Seat& seat = seats_[ActingSeat()];
-  const Pyramid& pyramid = seat.pyramid;
   switch (action.decision_case()) {
-    case v1::PyramidSchemeAction::kTake: {
-      if (phase_ != Phase::kAction) return Refuse("no action is owed now");
-      const uint32_t slot = action.take().slot();
-      if (slot >= display_.size()) return Refuse("no such display slot");
-      if (display_[slot] == kNoCard) return Refuse("the slot is empty");
-      if (!CanTake(static_cast<int>(slot))) {
-        return Refuse("the hand is at its limit");
-      }
-      return absl::OkStatus();
-    }
-    case v1::PyramidSchemeAction::kPlace: {
-      if (phase_ != Phase::kAction) return Refuse("no action is owed now");
-      const uint32_t card = action.place().card();
-      const uint32_t parent = action.place().parent();
-      if (card >= static_cast<uint32_t>(edition_->num_victims()) ||
-          !Contains(seat.hand, static_cast<int>(card))) {
-        return Refuse(absl::StrCat("card ", card, " is not in the hand"));
-      }
-      const int index =
-          parent >= static_cast<uint32_t>(edition_->num_card_ids())
-              ? -1
-              : pyramid.Find(static_cast<int>(parent));
-      if (index < 0) {
-        return Refuse(absl::StrCat("card ", parent, " is not in the pyramid"));
-      }
-      const int number = edition_->Spec(static_cast<int>(card)).number;
-      if (!pyramid.Fits(*edition_, index, number)) {
-        return Refuse(absl::StrCat(
-            "card ", card, " may not go below card ", parent,
-            " (an unflipped Police, or its children would exceed its limit)"));
-      }
-      if (!CanPlace(static_cast<int>(card), static_cast<int>(parent),
-                    bypass_armed_)) {
-        return Refuse(absl::StrCat(
-            "an unflipped Victim of card ", card,
-            "'s colour lies above that place (no bypass is armed)"));
-      }
-      return absl::OkStatus();
-    }
+    case v1::PyramidSchemeAction::kTake:
+      return ValidateTake(action.take().slot());
+    case v1::PyramidSchemeAction::kPlace:
+      return ValidatePlace(action.place().card(), action.place().parent());
     case v1::PyramidSchemeAction::kUseReset:
-      if (phase_ != Phase::kAction && phase_ != Phase::kEndTurn) {
-        return Refuse("a token may not be used now");
-      }
-      if (seat.reset_tokens == 0) return Refuse("no reset token held");
-      return absl::OkStatus();
+      return ValidateUseReset();
     case v1::PyramidSchemeAction::kArmBypass:
-      if (phase_ != Phase::kAction) return Refuse("no action is owed now");
-      if (seat.bypass_tokens == 0) return Refuse("no bypass token held");
-      if (bypass_armed_) return Refuse("a bypass is armed already");
-      return absl::OkStatus();
-    case v1::PyramidSchemeAction::kFlip: {
-      if (phase_ != Phase::kFlip) return Refuse("no flip window is open");
-      const uint32_t card = action.flip().card();
-      const std::vector<int> qualifying = pyramid.Qualifying(*edition_);
-      for (int index : qualifying) {
-        if (static_cast<uint32_t>(pyramid.node(index).card) == card) {
-          return absl::OkStatus();
-        }
-      }
-      return Refuse(absl::StrCat(
-          "card ", card, " is not an unflipped card whose condition is met"));
-    }
+      return ValidateArmBypass();
+    case v1::PyramidSchemeAction::kFlip:
+      return ValidateFlip(action.flip().card());
     case v1::PyramidSchemeAction::kStopFlipping:
-      if (phase_ != Phase::kFlip) return Refuse("no flip window is open");
-      return absl::OkStatus();
+      return ValidateStopFlipping();
     case v1::PyramidSchemeAction::kRewardTarget:
-    case v1::PyramidSchemeAction::kReserveGoal: {
-      if (phase_ != Phase::kReward) return Refuse("no reward is pending");
-      const bool reserve =
-          action.decision_case() == v1::PyramidSchemeAction::kReserveGoal;
-      if (reserve != (reward_ == v1::PSS_RESERVE_GOAL) ||
-          (!reserve && !IsCardTargetReward(reward_))) {
-        return Refuse(absl::StrCat("the pending reward is ",
-                                   v1::PssReward_Name(reward_)));
-      }
-      const uint32_t target = reserve ? action.reserve_goal().goal()
-                                      : action.reward_target().card();
-      for (int legal : RewardTargets()) {
-        if (static_cast<uint32_t>(legal) == target) return absl::OkStatus();
-      }
-      return Refuse(absl::StrCat(target, " is not a legal target of ",
-                                 v1::PssReward_Name(reward_)));
-    }
-    case v1::PyramidSchemeAction::kDiscardHand: {
-      if (phase_ != Phase::kReward || reward_ != v1::PSS_DISCARD_HAND) {
-        return Refuse("no DISCARD_HAND reward is pending");
-      }
-      int64_t previous = -1;
-      for (uint32_t card : action.discard_hand().cards()) {
-        if (static_cast<int64_t>(card) <= previous) {
-          return Refuse("discarded cards must be strictly increasing");
-        }
-        previous = card;
-        if (card >= static_cast<uint32_t>(edition_->num_victims()) ||
-            !Contains(seat.hand, static_cast<int>(card))) {
-          return Refuse(absl::StrCat("card ", card, " is not in the hand"));
-        }
-      }
-      return absl::OkStatus();
-    }
-    case v1::PyramidSchemeAction::kPlacePolice: {
-      if (phase_ != Phase::kPolice) return Refuse("no Police is owed now");
-      const uint32_t parent = action.place_police().parent();
-      for (int legal : PoliceParents(ActingSeat())) {
-        if (static_cast<uint32_t>(legal) == parent) return absl::OkStatus();
-      }
-      return Refuse(absl::StrCat("a Police may not go below card ", parent));
-    }
+    case v1::PyramidSchemeAction::kReserveGoal:
+      return ValidateRewardTarget(action);
+    case v1::PyramidSchemeAction::kDiscardHand:
+      return ValidateDiscardHand(action.discard_hand());
+    case v1::PyramidSchemeAction::kPlacePolice:
+      return ValidatePlacePolice(action.place_police().parent());
     case v1::PyramidSchemeAction::kEndTurn:
-      if (phase_ != Phase::kEndTurn) return Refuse("the turn cannot end now");
-      return absl::OkStatus();
+      return ValidateEndTurn();
     case v1::PyramidSchemeAction::DECISION_NOT_SET:
       break;
   }
   return Refuse("empty action");
+}
+
+absl::Status PyramidSchemeState::ValidateTake(uint32_t slot) const {
+  if (phase_ != Phase::kAction) return Refuse("no action is owed now");
+  if (slot >= display_.size()) return Refuse("no such display slot");
+  if (display_[slot] == kNoCard) return Refuse("the slot is empty");
+  if (!CanTake(static_cast<int>(slot))) {
+    return Refuse("the hand is at its limit");
+  }
+  return absl::OkStatus();
+}
+
+absl::Status PyramidSchemeState::ValidatePlace(uint32_t card,
+                                               uint32_t parent) const {
+  if (phase_ != Phase::kAction) return Refuse("no action is owed now");
+  const Seat& seat = seats_[ActingSeat()];
+  const Pyramid& pyramid = seat.pyramid;
+  if (card >= static_cast<uint32_t>(edition_->num_victims()) ||
+      !Contains(seat.hand, static_cast<int>(card))) {
+    return Refuse(absl::StrCat("card ", card, " is not in the hand"));
+  }
+  const int index = parent >= static_cast<uint32_t>(edition_->num_card_ids())
+                        ? -1
+                        : pyramid.Find(static_cast<int>(parent));
+  if (index < 0) {
+    return Refuse(absl::StrCat("card ", parent, " is not in the pyramid"));
+  }
+  const int number = edition_->Spec(static_cast<int>(card)).number;
+  if (!pyramid.Fits(*edition_, index, number)) {
+    return Refuse(absl::StrCat(
+        "card ", card, " may not go below card ", parent,
+        " (an unflipped Police, or its children would exceed its limit)"));
+  }
+  if (!CanPlace(static_cast<int>(card), static_cast<int>(parent),
+                bypass_armed_)) {
+    return Refuse(
+        absl::StrCat("an unflipped Victim of card ", card,
+                     "'s colour lies above that place (no bypass is armed)"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status PyramidSchemeState::ValidateUseReset() const {
+  if (phase_ != Phase::kAction && phase_ != Phase::kEndTurn) {
+    return Refuse("a token may not be used now");
+  }
+  if (seats_[ActingSeat()].reset_tokens == 0) {
+    return Refuse("no reset token held");
+  }
+  return absl::OkStatus();
+}
+
+absl::Status PyramidSchemeState::ValidateArmBypass() const {
+  if (phase_ != Phase::kAction) return Refuse("no action is owed now");
+  if (seats_[ActingSeat()].bypass_tokens == 0) {
+    return Refuse("no bypass token held");
+  }
+  if (bypass_armed_) return Refuse("a bypass is armed already");
+  return absl::OkStatus();
+}
+
+absl::Status PyramidSchemeState::ValidateFlip(uint32_t card) const {
+  if (phase_ != Phase::kFlip) return Refuse("no flip window is open");
+  const Pyramid& pyramid = seats_[ActingSeat()].pyramid;
+  for (int index : pyramid.Qualifying(*edition_)) {
+    if (static_cast<uint32_t>(pyramid.node(index).card) == card) {
+      return absl::OkStatus();
+    }
+  }
+  return Refuse(absl::StrCat(
+      "card ", card, " is not an unflipped card whose condition is met"));
+}
+
+absl::Status PyramidSchemeState::ValidateStopFlipping() const {
+  if (phase_ != Phase::kFlip) return Refuse("no flip window is open");
+  return absl::OkStatus();
+}
+
+absl::Status PyramidSchemeState::ValidateRewardTarget(
+    const v1::PyramidSchemeAction& action) const {
+  if (phase_ != Phase::kReward) return Refuse("no reward is pending");
+  const bool reserve =
+      action.decision_case() == v1::PyramidSchemeAction::kReserveGoal;
+  if (reserve != (reward_ == v1::PSS_RESERVE_GOAL) ||
+      (!reserve && !IsCardTargetReward(reward_))) {
+    return Refuse(
+        absl::StrCat("the pending reward is ", v1::PssReward_Name(reward_)));
+  }
+  const uint32_t target =
+      reserve ? action.reserve_goal().goal() : action.reward_target().card();
+  for (int legal : RewardTargets()) {
+    if (static_cast<uint32_t>(legal) == target) return absl::OkStatus();
+  }
+  return Refuse(absl::StrCat(target, " is not a legal target of ",
+                             v1::PssReward_Name(reward_)));
+}
+
+absl::Status PyramidSchemeState::ValidateDiscardHand(
+    const v1::PssDiscardHand& discard) const {
+  if (phase_ != Phase::kReward || reward_ != v1::PSS_DISCARD_HAND) {
+    return Refuse("no DISCARD_HAND reward is pending");
+  }
+  const Seat& seat = seats_[ActingSeat()];
+  int64_t previous = -1;
+  for (uint32_t card : discard.cards()) {
+    if (static_cast<int64_t>(card) <= previous) {
+      return Refuse("discarded cards must be strictly increasing");
+    }
+    previous = card;
+    if (card >= static_cast<uint32_t>(edition_->num_victims()) ||
+        !Contains(seat.hand, static_cast<int>(card))) {
+      return Refuse(absl::StrCat("card ", card, " is not in the hand"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status PyramidSchemeState::ValidatePlacePolice(uint32_t parent) const {
+  if (phase_ != Phase::kPolice) return Refuse("no Police is owed now");
+  for (int legal : PoliceParents(ActingSeat())) {
+    if (static_cast<uint32_t>(legal) == parent) return absl::OkStatus();
+  }
+  return Refuse(absl::StrCat("a Police may not go below card ", parent));
+}
+
+absl::Status PyramidSchemeState::ValidateEndTurn() const {
+  if (phase_ != Phase::kEndTurn) return Refuse("the turn cannot end now");
+  return absl::OkStatus();
 }
 
 v1::Action PyramidSchemeState::ToAction(const Choice& choice) const {

@@ -185,6 +185,21 @@ class PyramidSchemeState final : public State {
   // returns false.
   void ForEachChoice(absl::FunctionRef<bool(const Choice&)> visit) const;
 
+  // DoValidateAction's checks, one per kind of decision (the reward's
+  // target and RESERVE_GOAL's goal in one, as ApplyRewardTarget), each in
+  // the order its refusals are made.
+  absl::Status ValidateTake(uint32_t slot) const;
+  absl::Status ValidatePlace(uint32_t card, uint32_t parent) const;
+  absl::Status ValidateUseReset() const;
+  absl::Status ValidateArmBypass() const;
+  absl::Status ValidateFlip(uint32_t card) const;
+  absl::Status ValidateStopFlipping() const;
+  absl::Status ValidateRewardTarget(
+      const v1::PyramidSchemeAction& action) const;
+  absl::Status ValidateDiscardHand(const v1::PssDiscardHand& discard) const;
+  absl::Status ValidatePlacePolice(uint32_t parent) const;
+  absl::Status ValidateEndTurn() const;
+
   // Transitions: each runs forced steps until the next decision or the end.
   void ApplyTake(int slot);
   void ApplyPlace(int card, int parent);
