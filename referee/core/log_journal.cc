@@ -12,6 +12,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
+#include "referee/core/log_format.h"
 #include "referee/core/log_journal_io.h"
 #include "referee/core/log_journal_recovery.h"
 #include "referee/core/log_sink.h"
@@ -90,6 +91,12 @@ absl::Status WriteZeros(int fd, uint64_t from, uint64_t to,
 
 absl::StatusOr<std::unique_ptr<LogJournal>> LogJournal::Open(
     const std::string& dir, Options options) {
+  if (options.log_dir.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the journal ", dir,
+        " is given no log directory (LogJournal::Options::log_dir): its "
+        "entries name their logs' files in it"));
+  }
   Recovery recovery;
   absl::StatusOr<uint64_t> last_generation =
       ReplayJournal(dir, options.log_dir, recovery);
@@ -110,8 +117,6 @@ absl::StatusOr<std::unique_ptr<LogJournal>> LogJournal::Open(
 LogJournal::LogJournal(std::string dir, Options options, Recovery recovery)
     : dir_(std::move(dir)),
       options_(std::move(options)),
-      log_dir_(options_.log_dir.empty() ? DefaultJournalLogDir(dir_)
-                                        : options_.log_dir),
       recovery_(std::move(recovery)) {}
 
 LogJournal::~LogJournal() {
@@ -171,7 +176,7 @@ void LogJournal::CommitAsync(std::string_view path, uint64_t offset,
   // The log's file name: Open() resolves it against the log directory of
   // the process that replays the entry, wherever the directory is then.
   entry.head =
-      JournalEntryHead(offset, JournalEntryName(path, log_dir_), bytes.size());
+      JournalEntryHead(offset, log_format::LogFileName(path), bytes.size());
   entry.hash = JournalEntryHash(entry.head, bytes);
   entry.bytes = std::move(bytes);
   const uint64_t size =

@@ -49,17 +49,13 @@ namespace pyramid {
 class LogJournal {
  public:
   struct Options {
-    // The log directory: every log committed should be in it, and each
-    // entry names its log by its file name within it, resolved against
-    // this directory when Open() replays the entry (an entry that names a
-    // path, which a journal of an older referee wrote: only its file name
-    // counts). So a data directory moved after a crash repairs its own
-    // logs, a copy never the original's, and no entry writes outside it.
-    // Empty (the caller does not say): the directory "logs" beside the
-    // journal's (DefaultJournalLogDir: DATA_DIR/logs for DATA_DIR/journal,
-    // the referee's default --log_dir) for the logs in it, named by their
-    // file names; a log elsewhere is named, and replayed, by its path as
-    // given (JournalEntryName, JournalLogPath).
+    // The log directory (required: Open refuses an empty one): every log
+    // committed must be in it, and each entry names its log by its file
+    // name within it, resolved against this directory when Open() replays
+    // the entry (an entry that names a path, which a journal of an older
+    // referee wrote: only its file name counts). So a data directory moved
+    // after a crash repairs its own logs, a copy never the original's, and
+    // no entry writes outside it.
     std::string log_dir;
     // A journal file this large is replaced by a new one and retired.
     uint64_t rotate_bytes = uint64_t{64} << 20;
@@ -88,13 +84,9 @@ class LogJournal {
   // deleted. An entry whose log ends before the entry's first byte (or is
   // missing, for an entry not at byte 0), or that cannot be written, is an
   // error that names the log: the referee must not start over a log it cannot
-  // repair.
+  // repair. INVALID_ARGUMENT when options.log_dir is empty.
   static absl::StatusOr<std::unique_ptr<LogJournal>> Open(
       const std::string& dir, Options options);
-  static absl::StatusOr<std::unique_ptr<LogJournal>> Open(
-      const std::string& dir) {
-    return Open(dir, Options());
-  }
   // Writes what is queued and calls its commits' `done`, then retires the
   // current file too: a journal closed this way leaves nothing for the
   // next Open to replay.
@@ -106,10 +98,10 @@ class LogJournal {
   // durable: queues them (kept until written, not copied again) and
   // returns; `done` is called on the journal's thread once an fdatasync of
   // the journal covers them, or with the error when their round's write or
-  // sync failed (the journal goes on for later commits). `path` is a log
-  // in the log directory (Options::log_dir); the entry names it by its file
-  // name, which Open() of a later process resolves against the log
-  // directory it is given. Commits of one log may be queued out of the
+  // sync failed (the journal goes on for later commits). `path` must be a
+  // log in the log directory (Options::log_dir): the entry names it by its
+  // file name alone, which Open() of a later process resolves against the
+  // log directory it is given. Commits of one log may be queued out of the
   // order of their offsets (Open sorts them).
   void CommitAsync(std::string_view path, uint64_t offset, std::string bytes,
                    std::function<void(absl::Status)> done);
@@ -156,9 +148,6 @@ class LogJournal {
 
   const std::string dir_;
   const Options options_;
-  // The log directory whose logs entries name by their file names:
-  // options_.log_dir, or DefaultJournalLogDir(dir_).
-  const std::string log_dir_;
   const Recovery recovery_;
 
   mutable absl::Mutex mu_;

@@ -36,35 +36,12 @@ uint64_t GetLittleEndian(std::string_view bytes) {
   return value;
 }
 
-// `dir` lexically normal, without a trailing '/' ("d/./logs/" is "d/logs").
-std::filesystem::path NormalDirectory(std::string_view dir) {
-  std::filesystem::path normal = std::filesystem::path(dir).lexically_normal();
-  return normal.has_filename() ? normal : normal.parent_path();
-}
-
 }  // namespace
 
-std::string DefaultJournalLogDir(const std::string& journal_dir) {
-  return (NormalDirectory(journal_dir).parent_path() / "logs").string();
-}
-
-std::string JournalEntryName(std::string_view log_path,
-                             const std::string& log_dir) {
-  const std::filesystem::path path(log_path);
-  const bool inside =
-      NormalDirectory(path.parent_path().string()) == NormalDirectory(log_dir);
-  return std::string(inside ? log_format::LogFileName(log_path) : log_path);
-}
-
-std::string JournalLogPath(std::string_view name, const std::string& log_dir,
-                           const std::string& journal_dir) {
+std::string JournalLogPath(std::string_view name, const std::string& log_dir) {
   const std::string_view file = log_format::LogFileName(name);
   if (file.empty()) return "";
-  const bool bare = name.find('/') == std::string_view::npos;
-  if (log_dir.empty() && !bare) return std::string(name);
-  const std::string dir =
-      log_dir.empty() ? DefaultJournalLogDir(journal_dir) : log_dir;
-  return (std::filesystem::path(dir) / file).string();
+  return (std::filesystem::path(log_dir) / file).string();
 }
 
 bool IsJournalFileName(const std::string& name, uint64_t& generation) {

@@ -11,10 +11,9 @@
 //            path bytes
 //
 // An entry says that `bytes` belong at `offset` in the log `path`: the
-// log's file name within the log directory (LogJournal::Options::log_dir),
-// or, for a log outside it, the log's path as the journal was given it
-// (JournalEntryName). A journal of an older referee named every log by its
-// path. JournalLogPath says which file an entry's bytes go to.
+// log's file name within the log directory (LogJournal::Options::log_dir).
+// A journal of an older referee named every log by its path: only its file
+// name counts (JournalLogPath).
 #ifndef PYRAMID_REFEREE_CORE_LOG_JOURNAL_FORMAT_H_
 #define PYRAMID_REFEREE_CORE_LOG_JOURNAL_FORMAT_H_
 
@@ -62,26 +61,11 @@ std::string JournalEntryHead(uint64_t offset, std::string_view path,
 // body_length, then the bytes. It ends the entry.
 Digest JournalEntryHash(std::string_view head, std::string_view bytes);
 
-// The log directory of a journal in `journal_dir` whose caller names none
-// (LogJournal::Options::log_dir empty): "logs" beside it, as DATA_DIR/logs
-// is beside DATA_DIR/journal (the referee's default --log_dir).
-std::string DefaultJournalLogDir(const std::string& journal_dir);
-
-// What an entry names the log `log_path` by, for a journal whose log
-// directory is `log_dir`: the log's file name when the log is in that
-// directory (compared as paths, lexically), else `log_path` as given.
-std::string JournalEntryName(std::string_view log_path,
-                             const std::string& log_dir);
-
-// The file an entry naming `name` (JournalEntry::path) is replayed into by
-// a journal in `journal_dir` told its log directory is `log_dir`: the
-// entry's file name (log_format::LogFileName) in `log_dir`, so never a
-// file outside it, whatever directory an older journal's entry named. With
-// `log_dir` empty (the caller did not say) a file name is resolved against
-// DefaultJournalLogDir, and a path (an older journal's, or a log outside
-// that directory) is taken as it is. Empty when the entry names no file.
-std::string JournalLogPath(std::string_view name, const std::string& log_dir,
-                           const std::string& journal_dir);
+// The file an entry naming `name` (JournalEntry::path) is replayed into:
+// the entry's file name (log_format::LogFileName) in `log_dir`, so never a
+// file outside it, whatever directory an older journal's entry named.
+// Empty when the entry names no file.
+std::string JournalLogPath(std::string_view name, const std::string& log_dir);
 
 // The path of journal file `generation` in `dir`: 16 decimal digits,
 // ".journal".

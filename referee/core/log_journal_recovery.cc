@@ -185,7 +185,7 @@ absl::Status ReadJournalFiles(const std::vector<JournalFile>& files,
                                             ", ignored from there"));
     }
     for (const JournalEntry& entry : parsed.entries) {
-      std::string log = JournalLogPath(entry.path, log_dir, DirectoryOf(path));
+      std::string log = JournalLogPath(entry.path, log_dir);
       if (log.empty()) {
         return absl::DataLossError(absl::StrCat(
             "journal ", path, ": an entry names no log file (\"",

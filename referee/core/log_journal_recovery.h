@@ -17,9 +17,8 @@ namespace pyramid {
 // file, oldest first, before applying any entry (a torn or damaged tail is
 // noted in `recovery.notes`); writes each entry's bytes into its log (the
 // file of its name in `log_dir`, JournalLogPath: never a file outside it,
-// whatever directory an older journal's entry named; `log_dir` empty: as
-// LogJournal::Options says) where
-// the log does not hold them already, each log's entries in the order of
+// whatever directory an older journal's entry named) where the log does
+// not hold them already, each log's entries in the order of
 // their offsets; syncs the file systems of every log named; then deletes
 // the files and syncs `dir`. Returns the generation of the newest file
 // found (0 when there was none), after which the journal numbers its own.

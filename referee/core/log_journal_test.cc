@@ -76,6 +76,12 @@ class LogJournalTest : public ::testing::Test {
   std::string Log(int i) const {
     return absl::StrCat(dir_.path(), "/logs/", i, ".log");
   }
+  // The journal in journal_dir_ for the logs of DIR/logs (Log).
+  absl::StatusOr<std::unique_ptr<LogJournal>> OpenJournal(
+      LogJournal::Options options = {}) const {
+    options.log_dir = dir_.File("logs");
+    return LogJournal::Open(journal_dir_, std::move(options));
+  }
 
   // Runs `body` in a child process, which must end by calling Crash()
   // while it holds its journal: a crashed referee retires and closes
@@ -154,8 +160,7 @@ TEST_F(LogJournalTest, CommitsThatArriveDuringASyncShareTheNextOne) {
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
   };
-  absl::StatusOr<std::unique_ptr<LogJournal>> journal =
-      LogJournal::Open(journal_dir_, options);
+  absl::StatusOr<std::unique_ptr<LogJournal>> journal = OpenJournal(options);
   ASSERT_TRUE(journal.ok()) << journal.status();
   journal_for_hook = journal->get();
   std::vector<std::thread> threads;
@@ -180,7 +185,7 @@ TEST_F(LogJournalTest, CommitsThatArriveDuringASyncShareTheNextOne) {
 TEST_F(LogJournalTest, OpenRepairsTheLogsFromWhatACrashedProcessCommitted) {
   for (int i = 0; i < 3; ++i) Spit(Log(i), BytesOf(i, 0, 3000));
   InCrashingChild([&] {
-    auto journal = LogJournal::Open(journal_dir_);
+    auto journal = OpenJournal();
     if (!journal.ok()) _exit(1);
     for (int i = 0; i < 3; ++i) {
       if (!(*journal)->Commit(Log(i), 0, BytesOf(i, 0, 1000)).ok() ||
@@ -197,8 +202,7 @@ TEST_F(LogJournalTest, OpenRepairsTheLogsFromWhatACrashedProcessCommitted) {
   std::fill(holed.begin() + 500, holed.begin() + 1500, '\0');  // Lost pages.
   Spit(Log(2), holed);
 
-  absl::StatusOr<std::unique_ptr<LogJournal>> journal =
-      LogJournal::Open(journal_dir_);
+  absl::StatusOr<std::unique_ptr<LogJournal>> journal = OpenJournal();
   ASSERT_TRUE(journal.ok()) << journal.status();
   EXPECT_EQ((*journal)->recovery().files, 1);
   EXPECT_EQ((*journal)->recovery().entries, 6u);
@@ -217,7 +221,7 @@ TEST_F(LogJournalTest, OpenRepairsTheLogsFromWhatACrashedProcessCommitted) {
   journal->reset();
   // Closed cleanly, it leaves nothing to replay.
   EXPECT_THAT(JournalFiles(journal_dir_), SizeIs(0));
-  journal = LogJournal::Open(journal_dir_);
+  journal = OpenJournal();
   ASSERT_TRUE(journal.ok()) << journal.status();
   EXPECT_EQ((*journal)->recovery().files, 0);
 }
@@ -228,15 +232,14 @@ TEST_F(LogJournalTest, OpenRepairsTheLogsFromWhatACrashedProcessCommitted) {
 TEST_F(LogJournalTest, OpenSyncsTheLogsItFindsWholeBeforeDeletingTheJournal) {
   for (int i = 0; i < 2; ++i) Spit(Log(i), BytesOf(i, 0, 2000));
   InCrashingChild([&] {
-    auto journal = LogJournal::Open(journal_dir_);
+    auto journal = OpenJournal();
     if (!journal.ok()) _exit(1);
     for (int i = 0; i < 2; ++i) {
       if (!(*journal)->Commit(Log(i), 0, BytesOf(i, 0, 2000)).ok()) _exit(1);
     }
     Crash();
   });
-  const absl::StatusOr<std::unique_ptr<LogJournal>> journal =
-      LogJournal::Open(journal_dir_);
+  const absl::StatusOr<std::unique_ptr<LogJournal>> journal = OpenJournal();
   ASSERT_TRUE(journal.ok()) << journal.status();
   EXPECT_EQ((*journal)->recovery().entries, 2u);
   EXPECT_EQ((*journal)->recovery().logs_repaired, 0);
@@ -267,8 +270,7 @@ TEST_F(LogJournalTest, AReadOnlyLogIsRepairedAndStaysReadOnly) {
   ASSERT_GE(watch, 0);
   ASSERT_GE(inotify_add_watch(watch, Log(0).c_str(), IN_CLOSE_WRITE), 0);
 
-  const absl::StatusOr<std::unique_ptr<LogJournal>> journal =
-      LogJournal::Open(journal_dir_);
+  const absl::StatusOr<std::unique_ptr<LogJournal>> journal = OpenJournal();
   ASSERT_TRUE(journal.ok()) << journal.status();
   EXPECT_EQ((*journal)->recovery().logs_repaired, 1);
   alignas(inotify_event) char events[4096];
@@ -301,8 +303,7 @@ TEST_F(LogJournalTest, OpenAppliesALogsEntriesInTheOrderOfTheirOffsets) {
   journal_file("0000000000000001.journal", {500, 1500});
   journal_file("0000000000000002.journal", {0, 1000});
   // A power loss lost the whole log, which the journal holds from byte 0.
-  const absl::StatusOr<std::unique_ptr<LogJournal>> journal =
-      LogJournal::Open(journal_dir_);
+  const absl::StatusOr<std::unique_ptr<LogJournal>> journal = OpenJournal();
   ASSERT_TRUE(journal.ok()) << journal.status();
   EXPECT_EQ((*journal)->recovery().files, 2);
   EXPECT_EQ((*journal)->recovery().entries, 4u);
@@ -314,7 +315,7 @@ TEST_F(LogJournalTest, OpenAppliesALogsEntriesInTheOrderOfTheirOffsets) {
 TEST_F(LogJournalTest, ALostLogThatCannotBeRebuiltIsNamed) {
   Spit(Log(0), BytesOf(0, 0, 300));
   InCrashingChild([&] {
-    auto journal = LogJournal::Open(journal_dir_);
+    auto journal = OpenJournal();
     if (!journal.ok() ||
         !(*journal)->Commit(Log(0), 100, BytesOf(0, 100, 300)).ok()) {
       _exit(1);
@@ -322,8 +323,7 @@ TEST_F(LogJournalTest, ALostLogThatCannotBeRebuiltIsNamed) {
     Crash();
   });
   fs::remove(Log(0));  // Its first 100 bytes are nowhere.
-  const absl::StatusOr<std::unique_ptr<LogJournal>> journal =
-      LogJournal::Open(journal_dir_);
+  const absl::StatusOr<std::unique_ptr<LogJournal>> journal = OpenJournal();
   ASSERT_FALSE(journal.ok());
   EXPECT_EQ(journal.status().code(), absl::StatusCode::kDataLoss);
   EXPECT_THAT(journal.status().message(),
@@ -335,8 +335,7 @@ TEST_F(LogJournalTest, ALostLogThatCannotBeRebuiltIsNamed) {
   // Found cut short of the journal's first byte: writing the entry would
   // leave a hole.
   Spit(Log(0), BytesOf(0, 0, 50));
-  const absl::StatusOr<std::unique_ptr<LogJournal>> short_log =
-      LogJournal::Open(journal_dir_);
+  const absl::StatusOr<std::unique_ptr<LogJournal>> short_log = OpenJournal();
   ASSERT_FALSE(short_log.ok());
   EXPECT_THAT(short_log.status().message(),
               HasSubstr("the log " + Log(0) +
@@ -344,8 +343,7 @@ TEST_F(LogJournalTest, ALostLogThatCannotBeRebuiltIsNamed) {
                         "holds for it from byte 100 on"));
   // Found whole: repaired.
   Spit(Log(0), BytesOf(0, 0, 100));
-  const absl::StatusOr<std::unique_ptr<LogJournal>> repaired =
-      LogJournal::Open(journal_dir_);
+  const absl::StatusOr<std::unique_ptr<LogJournal>> repaired = OpenJournal();
   ASSERT_TRUE(repaired.ok()) << repaired.status();
   EXPECT_TRUE(Slurp(Log(0)) == BytesOf(0, 0, 300));
 }
@@ -363,7 +361,9 @@ TEST_F(LogJournalTest, ADataDirectoryMovedAfterACrashRepairsItsOwnLogs) {
   };
   for (int i = 0; i < 2; ++i) Spit(log(old_dir, i), BytesOf(i, 0, 2000));
   InCrashingChild([&] {
-    auto journal = LogJournal::Open(old_dir + "/journal");
+    LogJournal::Options options;
+    options.log_dir = old_dir + "/logs";
+    auto journal = LogJournal::Open(old_dir + "/journal", options);
     if (!journal.ok()) _exit(1);
     for (int i = 0; i < 2; ++i) {
       if (!(*journal)->Commit(log(old_dir, i), 0, BytesOf(i, 0, 2000)).ok()) {
@@ -383,8 +383,10 @@ TEST_F(LogJournalTest, ADataDirectoryMovedAfterACrashRepairsItsOwnLogs) {
 
   fs::rename(old_dir, new_dir);
   fs::resize_file(log(new_dir, 0), 300);  // And lost pages on the way.
+  LogJournal::Options options;
+  options.log_dir = new_dir + "/logs";
   const absl::StatusOr<std::unique_ptr<LogJournal>> journal =
-      LogJournal::Open(new_dir + "/journal");
+      LogJournal::Open(new_dir + "/journal", options);
   ASSERT_TRUE(journal.ok()) << journal.status();
   EXPECT_EQ((*journal)->recovery().entries, 2u);
   EXPECT_EQ((*journal)->recovery().logs_repaired, 1);
@@ -436,61 +438,28 @@ TEST_F(LogJournalTest, AnOlderJournalsPathsAreTheirFileNamesInTheLogDirectory) {
   EXPECT_FALSE(fs::exists(dir_.File("logs/0.log")));  // Not the default's.
 }
 
-// Which file an entry's bytes go to. Told its log directory, the journal
-// takes an entry's file name alone, whatever directory an older entry
-// named; not told (Options::log_dir empty), a file name is in the
-// directory "logs" beside the journal's, and a path is taken as it is.
+// Which file an entry's bytes go to: its file name alone in the log
+// directory, whatever directory an older entry named.
 TEST(JournalLogPathTest, AnEntrysFileNameIsInTheLogDirectory) {
-  EXPECT_EQ(DefaultJournalLogDir("/d/journal"), "/d/logs");
-  EXPECT_EQ(DefaultJournalLogDir("/d/journal/"), "/d/logs");
-  EXPECT_EQ(DefaultJournalLogDir("d/journal"), "d/logs");
-  EXPECT_EQ(DefaultJournalLogDir("journal"), "logs");
-  EXPECT_EQ(JournalEntryName("/d/logs/a.pyrlog", "/d/logs"), "a.pyrlog");
-  EXPECT_EQ(JournalEntryName("/d/./logs/a.pyrlog", "/d/logs/"), "a.pyrlog");
-  EXPECT_EQ(JournalEntryName("/e/logs/a.pyrlog", "/d/logs"),
-            "/e/logs/a.pyrlog");
-  EXPECT_EQ(JournalLogPath("a.pyrlog", "/now/logs", "/d/journal"),
+  EXPECT_EQ(JournalLogPath("a.pyrlog", "/now/logs"), "/now/logs/a.pyrlog");
+  EXPECT_EQ(JournalLogPath("/old/logs/a.pyrlog", "/now/logs"),
             "/now/logs/a.pyrlog");
-  EXPECT_EQ(JournalLogPath("/old/logs/a.pyrlog", "/now/logs", "/d/journal"),
+  EXPECT_EQ(JournalLogPath("../../etc/a.pyrlog", "/now/logs"),
             "/now/logs/a.pyrlog");
-  EXPECT_EQ(JournalLogPath("../../etc/a.pyrlog", "/now/logs", "/d/journal"),
-            "/now/logs/a.pyrlog");
-  EXPECT_EQ(JournalLogPath("a.pyrlog", "", "/d/journal"), "/d/logs/a.pyrlog");
-  EXPECT_EQ(JournalLogPath("/e/logs/a.pyrlog", "", "/d/journal"),
-            "/e/logs/a.pyrlog");
+  EXPECT_EQ(JournalLogPath("a.pyrlog", "logs"), "logs/a.pyrlog");
   for (const char* none : {"", "..", ".", "/d/logs/", "/d/logs/.."}) {
-    EXPECT_EQ(JournalLogPath(none, "/now/logs", "/d/journal"), "") << none;
-    EXPECT_EQ(JournalLogPath(none, "", "/d/journal"), "") << none;
+    EXPECT_EQ(JournalLogPath(none, "/now/logs"), "") << none;
   }
 }
 
-// A journal whose caller names no log directory takes the one beside it;
-// a log committed from elsewhere (a referee's --log_dir outside its data
-// directory, while its caller does not pass it) is named by its path and
-// repaired there, as before entries named file names.
-TEST_F(LogJournalTest, ALogOutsideTheDefaultLogDirectoryKeepsItsPath) {
-  const std::string elsewhere = dir_.File("elsewhere");
-  fs::create_directories(elsewhere);
-  const std::string log = elsewhere + "/0.log";
-  Spit(log, BytesOf(0, 0, 1000));
-  InCrashingChild([&] {
-    auto journal = LogJournal::Open(journal_dir_);
-    if (!journal.ok() || !(*journal)->Commit(log, 0, BytesOf(0, 0, 1000)).ok())
-      _exit(1);
-    Crash();
-  });
-  const std::vector<std::string> files = JournalFiles(journal_dir_);
-  ASSERT_THAT(files, SizeIs(1));
-  const std::string file = Slurp(journal_dir_ + "/" + files[0]);
-  const ParsedJournal parsed = ParseJournal(file);
-  ASSERT_THAT(parsed.entries, SizeIs(1));
-  EXPECT_EQ(parsed.entries[0].path, log);
-  fs::resize_file(log, 100);
+// A journal has one log directory, which its caller must give: entries
+// name their logs' files in it.
+TEST_F(LogJournalTest, OpenRefusesAJournalWithoutALogDirectory) {
   const absl::StatusOr<std::unique_ptr<LogJournal>> journal =
-      LogJournal::Open(journal_dir_);
-  ASSERT_TRUE(journal.ok()) << journal.status();
-  EXPECT_EQ((*journal)->recovery().logs_repaired, 1);
-  EXPECT_TRUE(Slurp(log) == BytesOf(0, 0, 1000));
+      LogJournal::Open(journal_dir_, LogJournal::Options());
+  ASSERT_FALSE(journal.ok());
+  EXPECT_EQ(journal.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(journal.status().message(), HasSubstr("no log directory"));
 }
 
 // An entry whose name is no file's ("..", a path ending in '/') would
@@ -501,8 +470,7 @@ TEST_F(LogJournalTest, AnEntryNamingNoLogFileIsRefused) {
     Spit(journal_dir_ + "/0000000000000001.journal",
          absl::StrCat(std::string(kJournalMagic),
                       EncodeJournalEntry(0, name, BytesOf(0, 0, 10))));
-    const absl::StatusOr<std::unique_ptr<LogJournal>> journal =
-        LogJournal::Open(journal_dir_);
+    const absl::StatusOr<std::unique_ptr<LogJournal>> journal = OpenJournal();
     ASSERT_FALSE(journal.ok()) << name;
     EXPECT_EQ(journal.status().code(), absl::StatusCode::kDataLoss) << name;
     EXPECT_THAT(journal.status().message(), HasSubstr("names no log file"))
@@ -515,8 +483,7 @@ TEST_F(LogJournalTest, AnEntryNamingNoLogFileIsRefused) {
 TEST_F(LogJournalTest, FullFilesAreReplacedAndRetired) {
   LogJournal::Options options;
   options.rotate_bytes = 4096;
-  absl::StatusOr<std::unique_ptr<LogJournal>> journal =
-      LogJournal::Open(journal_dir_, options);
+  absl::StatusOr<std::unique_ptr<LogJournal>> journal = OpenJournal(options);
   ASSERT_TRUE(journal.ok()) << journal.status();
   uint64_t size = 0;
   for (int round = 0; round < 40; ++round) {
@@ -559,7 +526,7 @@ TEST_F(LogJournalTest,
   for (int i = 0; i < kLogs; ++i) Spit(Log(i), "");
   for (int round = 0; round < kRounds; ++round) {
     ForkedChild child([&](int reports) {
-      auto journal = LogJournal::Open(journal_dir_);
+      auto journal = OpenJournal();
       if (!journal.ok()) _exit(1);
       std::vector<std::thread> threads;
       for (int i = 0; i < kLogs; ++i) {
@@ -607,8 +574,7 @@ TEST_F(LogJournalTest,
       fs::resize_file(Log(i),
                       durable[i] + random() % (written - durable[i] + 1));
     }
-    absl::StatusOr<std::unique_ptr<LogJournal>> journal =
-        LogJournal::Open(journal_dir_);
+    absl::StatusOr<std::unique_ptr<LogJournal>> journal = OpenJournal();
     ASSERT_TRUE(journal.ok()) << journal.status();
     for (int i = 0; i < kLogs; ++i) {
       const std::string bytes = Slurp(Log(i));
