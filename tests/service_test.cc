@@ -763,6 +763,24 @@ TEST_F(ServiceTest, ASeatTokensStreamEndsOkAfterItsMatchEnded) {
   }
 }
 
+// A seat that closes its sending side in the middle of a match ends its
+// stream: the referee finishes it OK at once, sending nothing more (the OK
+// is the client's own doing, docs/protocol.md "Results"); the match goes on,
+// and a new stream with the same token is asked for what the seat owes.
+TEST_F(ServiceTest, AHalfCloseMidMatchEndsTheStreamOkAndANewOneGoesOn) {
+  const Created match = NewMatch();
+  std::vector<std::unique_ptr<PlayClient>> seats = ConnectSeats(match);
+  for (uint32_t seat = 0; seat < kSeats; ++seat) {
+    ASSERT_TRUE(seats[seat]->Await(IsDecision(match.id, seat, 0)));
+  }
+  ASSERT_TRUE(seats[0]->CloseSending());
+  const grpc::Status end = seats[0]->AwaitEnd();
+  EXPECT_TRUE(end.ok()) << end.error_code() << " " << end.error_message();
+  EXPECT_EQ(seats[0]->Count(IsEnded(match.id, 0)), 0);
+  seats[0] = Connect(match.tokens[0], "seat0-again");
+  FinishAndVerify(seats, match.id, 0);
+}
+
 // A bot's stream carries every match of the bot: one match's end does not
 // end it. A late commit is refused in band, and the bot's next match
 // reaches the same stream.

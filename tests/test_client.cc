@@ -319,6 +319,12 @@ bool PlayClient::WriteLocked(const std::string& bytes) {
   return stream_->Write(ToBuffer(bytes));
 }
 
+bool PlayClient::CloseSending() {
+  std::lock_guard<std::mutex> lock(write_mu_);
+  if (finished_) return false;
+  return stream_->WritesDone();
+}
+
 bool PlayClient::Send(const v1::PlayRequest& request) {
   NoteSecrets(request);
   return WriteLocked(request.SerializeAsString());

@@ -131,6 +131,8 @@ class PlayClient {
   bool ended() const;
   // Drops the connection as a crashing client would.
   void Disconnect();
+  // Closes the sending side (a half-close: WritesDone); reading goes on.
+  bool CloseSending();
 
   // Plays like an honest bot from now on: commits (the seed, or one of the
   // listed legal actions) to every DecisionRequest of a decision in
