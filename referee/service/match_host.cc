@@ -187,19 +187,36 @@ void MatchHost::OnSynced(const absl::Status& status) {
   if (status.ok()) {
     if (syncs_pending_ > 0) return;
     SendSyncedLocked();
-    if (match_ != nullptr && match_->finished()) EndLocked();  // Sealed.
+    // Sealed, unless the seal failed after the checkpoint (then the match
+    // broke, and was said to).
+    if (match_ != nullptr && match_->finished() && match_->broken().ok()) {
+      EndLocked();
+    }
     return;
   }
-  // Not durable: nothing that waited is sent, and the match stops.
+  // Not durable: nothing that waited for it is sent, and the match stops.
+  // A match that broke meanwhile was announced behind the sync: that
+  // announcement (and what followed it) is sent now, once.
   awaiting_sync_ = false;
+  std::vector<OutgoingMessage> since_broken;
+  if (const std::optional<size_t> from =
+          std::exchange(broken_in_sync_outbox_, std::nullopt)) {
+    since_broken.assign(std::make_move_iterator(sync_outbox_.begin() + *from),
+                        std::make_move_iterator(sync_outbox_.end()));
+  }
   sync_outbox_.clear();
   end_unannounced_ = false;
   match_->Break(status);
-  if (broken_reason_.empty()) AnnounceBroken();
+  if (broken_reason_.empty()) {
+    AnnounceBroken();
+  } else {
+    SendTogether(since_broken);
+  }
 }
 
 void MatchHost::SendSyncedLocked() {
   awaiting_sync_ = false;
+  broken_in_sync_outbox_.reset();
   std::vector<OutgoingMessage> synced = std::exchange(sync_outbox_, {});
   SendTogether(synced);
 }
@@ -516,6 +533,8 @@ void MatchHost::AnnounceBroken() {
   // Entered first, as an end is (EndLocked): whoever hears of the break
   // finds it recorded, its place among the live matches free.
   if (on_end_) on_end_(InfoLocked(*connections_));
+  // Told behind what waits for a sync, if any (see OnSynced).
+  if (awaiting_sync_) broken_in_sync_outbox_ = sync_outbox_.size();
   const std::optional<DecisionView> decision = match_->decision();
   for (int seat = 0; seat < num_seats(); ++seat) {
     SendBroken(seat, decision ? decision->id : 0);

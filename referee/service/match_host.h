@@ -244,7 +244,10 @@ class MatchHost : public std::enable_shared_from_this<MatchHost> {
   bool OverLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Calls (and forgets) what CallWhenOver was given.
   void CallOverListenersLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // A checkpoint sync on the pool is done (on the pool's thread).
+  // A checkpoint sync on the pool is done (on the pool's thread). Once the
+  // last is, what waited for them is sent; a sync that failed drops it and
+  // breaks the match, but for the break notices already queued (the match
+  // broke meanwhile), which are sent, so that every seat is told once.
   void OnSynced(const absl::Status& status);
   // Sends what waited for the syncs: everything is durable now.
   void SendSyncedLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -362,6 +365,10 @@ class MatchHost : public std::enable_shared_from_this<MatchHost> {
   int syncs_pending_ ABSL_GUARDED_BY(mu_) = 0;
   bool awaiting_sync_ ABSL_GUARDED_BY(mu_) = false;
   std::vector<OutgoingMessage> sync_outbox_ ABSL_GUARDED_BY(mu_);
+  // When the match broke while awaiting a sync: where in sync_outbox_ what
+  // was sent from then on begins (the break notices, refusals since). It
+  // rests on no record, so a sync that fails still sends it.
+  std::optional<size_t> broken_in_sync_outbox_ ABSL_GUARDED_BY(mu_);
   // During Run, per seat: the "observation-once" stream that got the seat's
   // last DecisionResult, whose observation a DecisionRequest on the same
   // stream may then leave out (the position cannot change in between).

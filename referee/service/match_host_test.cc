@@ -136,10 +136,12 @@ class UnsyncableSink final : public LogSink {
 };
 
 // A log in memory whose deferred syncs (SyncLater) wait until the test
-// opens its gate, then report `status`.
+// opens its gate, then report `status`; every Append fails once *full is
+// set (a disk that filled up).
 class GatedSink final : public LogSink {
  public:
   absl::Status Append(std::string_view bytes) override {
+    if (*full) return absl::ResourceExhaustedError("no space left");
     return absl::OkStatus();
   }
   absl::Status Sync() override { return absl::OkStatus(); }
@@ -151,9 +153,10 @@ class GatedSink final : public LogSink {
     });
   }
 
-  // SyncLater calls, and the gate; both outlive the sink, which the seal
-  // closes.
+  // SyncLater calls, the gate and whether the disk is full; they outlive
+  // the sink, which the seal closes.
   const std::shared_ptr<int> jobs = std::make_shared<int>(0);
+  const std::shared_ptr<bool> full = std::make_shared<bool>(false);
   absl::Status status;
   const std::shared_ptr<absl::Notification> gate =
       std::make_shared<absl::Notification>();
@@ -878,6 +881,68 @@ TEST_F(MatchHostTest, WhatACheckpointCausesWaitsForItsSyncOnThePool) {
       ASSERT_GE(got.size(), before + 2);
       EXPECT_TRUE(got[before].has_commit_ack()) << got[before].DebugString();
       EXPECT_TRUE(got.back().has_error()) << got.back().DebugString();
+    }
+    host_.reset();
+  }
+}
+
+// With a sync pool, a match that breaks while a sync is pending (a write
+// behind the checkpoint fails) says so behind what waits for that sync.
+// Whether the sync then succeeds or fails, each seat is told once that the
+// match broke, a token seat's stream is closed DATA_LOSS behind it, and the
+// match is entered (on_end) once, broken. Before, a sync that failed
+// dropped the break notices with what waited, and the seats were never
+// told; one that succeeded ended the match that broke at its seal, which
+// was entered again, and then said to be finished.
+TEST_F(MatchHostTest, ABreakBehindAPendingSyncIsToldOnceWhateverTheSync) {
+  constexpr int kDataLoss = static_cast<int>(absl::StatusCode::kDataLoss);
+  for (const bool fails : {false, true}) {
+    SCOPED_TRACE(fails ? "the sync fails" : "the sync succeeds");
+    auto pool = std::make_unique<SyncPool>(1);
+    auto owned = std::make_unique<GatedSink>();
+    if (fails) owned->status = absl::DataLossError("disk gone");
+    // (The sink goes with the match's log, which the seal closes.)
+    const std::shared_ptr<int> jobs = owned->jobs;
+    const std::shared_ptr<absl::Notification> gate = owned->gate;
+    const std::shared_ptr<bool> full = owned->full;
+    v1::ClockSettings clocks;
+    clocks.set_commit_timeout_ms(1000);
+    clocks.set_reveal_timeout_ms(1000);
+    Start(
+        std::move(owned), clocks, [](absl::Time) {},
+        /*checkpoint_interval=*/2, pool.get());
+    // Seats commit in turn until a commit's step owes a sync, which waits
+    // at the gate.
+    const std::string bytes = SeedBytes();
+    for (int seat = 0; seat < kSeats && *jobs == 0; ++seat) {
+      ASSERT_TRUE(host_->Commit(seat, CommitTo(seat, 0, bytes)));
+    }
+    ASSERT_GT(*jobs, 0) << "no commit wrote a checkpoint";
+    std::vector<v1::MatchStatus> ends;
+    host_->set_on_end(
+        [&](const v1::MatchInfo& info) { ends.push_back(info.status()); });
+    // The disk fills up: what the deadlines cause (the faults of the seats
+    // that did not move in time, the end and its seal) cannot be written,
+    // and the match breaks.
+    *full = true;
+    clock_.Advance(absl::Seconds(2));
+    host_->CheckDeadlines();
+    ASSERT_EQ(host_->Info(connections_).status(), v1::MATCH_BROKEN);
+    gate->Notify();
+    pool.reset();  // Runs the sync and what follows it; joins.
+    // Entered once, broken: a sync done does not end a match that broke.
+    EXPECT_EQ(ends, std::vector<v1::MatchStatus>{v1::MATCH_BROKEN});
+    EXPECT_EQ(host_->Info(connections_).status(), v1::MATCH_BROKEN);
+    for (int seat = 0; seat < kSeats; ++seat) {
+      SCOPED_TRACE(absl::StrCat("seat ", seat));
+      int told = 0;
+      for (const v1::PlayResponse& m : sinks_[seat]->messages) {
+        told += m.error().code() == kDataLoss ? 1 : 0;
+      }
+      EXPECT_EQ(told, 1);
+      ASSERT_FALSE(sinks_[seat]->messages.empty());
+      EXPECT_EQ(sinks_[seat]->messages.back().error().code(), kDataLoss);
+      EXPECT_EQ(sinks_[seat]->closed_with, kDataLoss);
     }
     host_.reset();
   }
