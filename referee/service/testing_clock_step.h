@@ -2,8 +2,11 @@
 // as a VM suspended and resumed, or NTP stepping the clock, would. The
 // header defines the executable's own clock_gettime, which takes the place
 // of the C library's for absl::Now and std::chrono alike, and adds the
-// step to CLOCK_REALTIME; every other clock is the kernel's. Include it in
-// exactly one source file of a test executable.
+// step to CLOCK_REALTIME; every other clock is the kernel's. It defines
+// gettimeofday too, from that CLOCK_REALTIME: Abseil 20220623 reads it for
+// the deadline of a wait given a timeout (CondVar::WaitWithTimeout,
+// Mutex::AwaitWithTimeout). Include it in exactly one source file of a
+// test executable.
 //
 // Only what the process reads moves, not the kernel's clock: a timed wait
 // on the wall clock (a futex or pthread_cond_timedwait deadline, as every
@@ -14,6 +17,7 @@
 #define PYRAMID_REFEREE_SERVICE_TESTING_CLOCK_STEP_H_
 
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -87,6 +91,16 @@ extern "C" int clock_gettime(clockid_t clock, struct timespec* time) {
                         pyramid::wall_clock_step_ns.load();
   time->tv_sec = nanos / 1000000000;
   time->tv_nsec = nanos % 1000000000;
+  return result;
+}
+
+extern "C" int gettimeofday(struct timeval* time, void* zone) {
+  struct timespec now;
+  const int result = clock_gettime(CLOCK_REALTIME, &now);  // The one above.
+  if (result != 0) return result;
+  time->tv_sec = now.tv_sec;
+  time->tv_usec = now.tv_nsec / 1000;
+  if (zone != nullptr) *static_cast<struct timezone*>(zone) = {};
   return result;
 }
 

@@ -6,23 +6,23 @@ namespace pyramid {
 
 SilenceWatchdog::~SilenceWatchdog() {
   {
-    absl::MutexLock lock(&mu_);
+    std::lock_guard<std::mutex> lock(mu_);
     stop_ = true;
-    cv_.Signal();
   }
+  cv_.notify_one();
   if (thread_.joinable()) thread_.join();
 }
 
 void SilenceWatchdog::Add(grpc::ClientContext* context, absl::Duration limit) {
-  absl::MutexLock lock(&mu_);
+  std::lock_guard<std::mutex> lock(mu_);
   streams_[context] = Stream{.deadline = DeadlineAfter(limit)};
   if (!thread_.joinable()) thread_ = std::thread([this] { Loop(); });
-  cv_.Signal();
+  cv_.notify_one();
 }
 
 void SilenceWatchdog::Heard(grpc::ClientContext* context,
                             absl::Duration limit) {
-  absl::MutexLock lock(&mu_);
+  std::lock_guard<std::mutex> lock(mu_);
   auto it = streams_.find(context);
   if (it != streams_.end() && !it->second.silenced) {
     it->second.deadline = DeadlineAfter(limit);
@@ -30,7 +30,7 @@ void SilenceWatchdog::Heard(grpc::ClientContext* context,
 }
 
 bool SilenceWatchdog::Remove(grpc::ClientContext* context) {
-  absl::MutexLock lock(&mu_);
+  std::lock_guard<std::mutex> lock(mu_);
   auto node = streams_.extract(context);
   return !node.empty() && node.mapped().silenced;
 }
@@ -42,7 +42,7 @@ SilenceWatchdog::Clock::time_point SilenceWatchdog::DeadlineAfter(
 }
 
 void SilenceWatchdog::Loop() {
-  absl::MutexLock lock(&mu_);
+  std::unique_lock<std::mutex> lock(mu_);
   while (!stop_) {
     const Clock::time_point now = Clock::now();
     Clock::time_point next = Clock::time_point::max();
@@ -56,9 +56,12 @@ void SilenceWatchdog::Loop() {
         next = std::min(next, stream.deadline);
       }
     }
-    cv_.WaitWithTimeout(&mu_, next == Clock::time_point::max()
-                                  ? absl::InfiniteDuration()
-                                  : absl::FromChrono(next - now));
+    // On the monotonic clock (a wakeup for nothing only loops again).
+    if (next == Clock::time_point::max()) {
+      cv_.wait(lock);
+    } else {
+      cv_.wait_until(lock, next);
+    }
   }
 }
 

@@ -3,18 +3,20 @@
 // passes first is cancelled (TryCancel) and marked, so that its caller can
 // say why it ended (Remove). One thread serves every call, started with
 // the first Add and joined when the watchdog goes. Its time is the
-// monotonic clock's: a suspended machine, or a wall clock set forward,
-// cancels nothing. RefereeLink watches its Watch streams with it
-// (SilenceLimit, remote_match_bounds.h).
+// monotonic clock's, and the thread sleeps on it too: a suspended machine,
+// or a wall clock set forward, cancels nothing, and a wall clock set back
+// holds back no cancellation. (absl::CondVar's timed waits would not do:
+// Abseil 20220623 turns a timeout into a wall clock deadline.) RefereeLink
+// watches its Watch streams with it (SilenceLimit, remote_match_bounds.h).
 #ifndef PYRAMID_TOOLS_TOURNAMENT_SILENCE_WATCHDOG_H_
 #define PYRAMID_TOOLS_TOURNAMENT_SILENCE_WATCHDOG_H_
 
 #include <chrono>
+#include <condition_variable>
 #include <map>
+#include <mutex>
 #include <thread>
 
-#include "absl/base/thread_annotations.h"
-#include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "grpcpp/grpcpp.h"
 
@@ -55,11 +57,13 @@ class SilenceWatchdog {
   // one) or an Add.
   void Loop();
 
-  absl::Mutex mu_;
-  absl::CondVar cv_;
-  std::map<grpc::ClientContext*, Stream> streams_ ABSL_GUARDED_BY(mu_);
-  bool stop_ ABSL_GUARDED_BY(mu_) = false;
-  std::thread thread_;  // Started by the first Add.
+  // A std::mutex, not an absl::Mutex: its condition variable waits for a
+  // steady_clock deadline on the monotonic clock (pthread_cond_clockwait).
+  std::mutex mu_;
+  std::condition_variable cv_;                      // An Add, or stop.
+  std::map<grpc::ClientContext*, Stream> streams_;  // Under mu_.
+  bool stop_ = false;                               // Under mu_.
+  std::thread thread_;                              // Started by the first Add.
 };
 
 }  // namespace pyramid

@@ -1,13 +1,16 @@
 // SilenceWatchdog (silence_watchdog.h) on contexts of calls not started
 // (TryCancel marks them): a call silent past its limit is cancelled and
-// said so, one whose events come in time or that is removed first is not.
-// What it costs a referee that does not play is in referee_link_test.cc.
+// said so, even with the wall clock stepped (the test's clock_gettime moves
+// CLOCK_REALTIME on demand); one whose events come in time or that is
+// removed first is not. What it costs a referee that does not play is in
+// referee_link_test.cc.
 #include "tools/tournament/silence_watchdog.h"
 
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
+#include "referee/service/testing_clock_step.h"
 
 namespace pyramid {
 namespace {
@@ -18,6 +21,21 @@ TEST(SilenceWatchdogTest, ACallSilentPastItsLimitIsCancelled) {
   watchdog.Add(&context, absl::Milliseconds(20));
   absl::SleepFor(absl::Milliseconds(500));
   EXPECT_TRUE(watchdog.Remove(&context));
+}
+
+// The limit is the monotonic clock's, and so is the watchdog's sleep: a
+// call added while the wall clock is an hour ahead of the kernel's (as when
+// the system clock was stepped an hour back) is cancelled after its limit,
+// not an hour later. (A sleep: a context's cancellation cannot be waited
+// for; the watchdog that waited on the wall clock missed it by an hour.)
+TEST(SilenceWatchdogTest, AWallClockStepDoesNotHoldBackACancellation) {
+  SilenceWatchdog watchdog;
+  ScopedWallClockStep step(absl::Hours(1));
+  ASSERT_TRUE(step.taken()) << "the step did not take";
+  grpc::ClientContext context;
+  watchdog.Add(&context, absl::Milliseconds(20));
+  absl::SleepFor(absl::Seconds(2));
+  EXPECT_TRUE(watchdog.Remove(&context)) << "it waited for the wall clock";
 }
 
 TEST(SilenceWatchdogTest, ACallHeardInTimeIsNotCancelled) {
