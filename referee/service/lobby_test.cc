@@ -190,6 +190,54 @@ class LobbyTest : public ::testing::Test {
     return recovered.ok() ? *recovered : RecoveryReport();
   }
 
+  // The matches StopWithAnEndedAndARunningMatch leaves in the registry.
+  struct EndedAndRunning {
+    std::string ended;
+    std::string running;  // Its seats' seed timeout a minute away.
+  };
+
+  // Restarts on `registry` and `key`, ends one match, starts another and
+  // stops the lobby: the next Restart finds both in `registry`.
+  EndedAndRunning StopWithAnEndedAndARunningMatch(
+      std::shared_ptr<Registry> registry, const SigningKey& key) {
+    Restart(std::move(registry), key);
+    EndedAndRunning matches;
+    matches.ended = CreateWithBot("", 50);
+    AwaitEnd(matches.ended);
+    matches.running = CreateWithBot("", 60000);
+    lobby_.reset();
+    return matches;
+  }
+
+  // Runs the SQL `format` on the registry's database in the test's
+  // directory (to write rows as a damaged or older referee left them),
+  // each %Q replaced by the next of `values`, quoted; expects it to run.
+  template <typename... Values>
+  void EditRegistry(const char* format, const Values&... values) {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(dir_.File("registry.db").c_str(), &db), SQLITE_OK);
+    char* sql = sqlite3_mprintf(format, values.c_str()...);
+    EXPECT_EQ(sqlite3_exec(db, sql, nullptr, nullptr, nullptr), SQLITE_OK)
+        << sqlite3_errmsg(db);
+    sqlite3_free(sql);
+    sqlite3_close(db);
+  }
+
+  // Makes Restart's lobbies say what no client is told to the test (read
+  // by TakeSaid) instead of stderr.
+  void KeepWhatIsSaid() {
+    messages_ = [this](std::string_view message) {
+      absl::MutexLock lock(&said_mu_);
+      said_.emplace_back(message);
+    };
+  }
+
+  // What the lobbies said since KeepWhatIsSaid or the last TakeSaid.
+  std::vector<std::string> TakeSaid() {
+    absl::MutexLock lock(&said_mu_);
+    return std::exchange(said_, {});
+  }
+
   // The ids listed, and the next page token.
   std::pair<std::vector<std::string>, std::string> List(
       uint32_t page_size, const std::string& page_token = "",
@@ -209,8 +257,10 @@ class LobbyTest : public ::testing::Test {
     return {ids, response->next_page_token()};
   }
 
-  TempDir dir_{"lobbytest"};    // Removed after the lobby is gone.
-  MessageSink messages_;        // What Restart gives the lobby (empty: stderr).
+  TempDir dir_{"lobbytest"};  // Removed after the lobby is gone.
+  MessageSink messages_;      // What Restart gives the lobby (empty: stderr).
+  absl::Mutex said_mu_;
+  std::vector<std::string> said_ ABSL_GUARDED_BY(said_mu_);  // See TakeSaid.
   bool unique_labels_ = false;  // What Restart's lobbies take.
   std::unique_ptr<Lobby> lobby_;
 };
@@ -225,11 +275,7 @@ TEST_F(LobbyTest, ALogIsFoundByItsFileNameInTheLobbysLogDirectory) {
   std::shared_ptr<Registry> registry = OpenRegistry();
   ASSERT_NE(registry, nullptr);
   const SigningKey key = SigningKey::Generate();
-  Restart(registry, key);
-  const std::string ended = CreateWithBot("", 50);
-  AwaitEnd(ended);
-  const std::string running = CreateWithBot("", 60000);
-  lobby_.reset();
+  const auto [ended, running] = StopWithAnEndedAndARunningMatch(registry, key);
   absl::StatusOr<StoredMatch> stored = registry->FindMatch(running);
   ASSERT_TRUE(stored.ok()) << stored.status();
   const std::string name = stored->log_name;
@@ -237,19 +283,13 @@ TEST_F(LobbyTest, ALogIsFoundByItsFileNameInTheLobbysLogDirectory) {
   // The other directory holds a copy of each log, under the same name.
   const std::string elsewhere = dir_.File("elsewhere");
   std::filesystem::create_directories(elsewhere);
+  std::map<std::string, std::string> file_of;  // Match -> its log's name.
   for (const std::string& id : {ended, running}) {
-    const std::string file = registry->FindMatch(id)->log_name;
+    const std::string& file = file_of[id] = registry->FindMatch(id)->log_name;
     std::filesystem::copy_file(dir_.File(file), elsewhere + "/" + file);
   }
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open(dir_.File("registry.db").c_str(), &db), SQLITE_OK);
-  char* update =
-      sqlite3_mprintf("UPDATE matches SET log_name = %Q || '/' || log_name;",
-                      elsewhere.c_str());
-  EXPECT_EQ(sqlite3_exec(db, update, nullptr, nullptr, nullptr), SQLITE_OK)
-      << sqlite3_errmsg(db);
-  sqlite3_free(update);
-  sqlite3_close(db);
+  ASSERT_NO_FATAL_FAILURE(EditRegistry(
+      "UPDATE matches SET log_name = %Q || '/' || log_name;", elsewhere));
   ASSERT_EQ(registry->FindMatch(running)->log_name, elsewhere + "/" + name);
 
   const RecoveryReport report = Restart(registry, key);
@@ -258,11 +298,7 @@ TEST_F(LobbyTest, ALogIsFoundByItsFileNameInTheLobbysLogDirectory) {
   for (const std::string& id : {ended, running}) {
     std::shared_ptr<MatchHost> host = lobby_->FindMatch(id);
     ASSERT_NE(host, nullptr) << id;
-    EXPECT_EQ(host->log_path(),
-              dir_.File(std::filesystem::path(registry->FindMatch(id)->log_name)
-                            .filename()
-                            .string()))
-        << id;
+    EXPECT_EQ(host->log_path(), dir_.File(file_of[id])) << id;
   }
 }
 
@@ -276,31 +312,16 @@ TEST_F(LobbyTest, AnEntryNamingNoLogFileIsSaidAndTouchesNoFile) {
   std::shared_ptr<Registry> registry = OpenRegistry();
   ASSERT_NE(registry, nullptr);
   const SigningKey key = SigningKey::Generate();
-  Restart(registry, key);
-  const std::string ended = CreateWithBot("", 50);
-  AwaitEnd(ended);
-  const std::string running = CreateWithBot("", 60000);
-  lobby_.reset();
+  const auto [ended, running] = StopWithAnEndedAndARunningMatch(registry, key);
   const std::string made_up =
       dir_.File("(a registry entry naming no log file)");
   std::ofstream(made_up) << "not a log";
   namespace fs = std::filesystem;
   fs::permissions(made_up, fs::perms::owner_read | fs::perms::owner_write);
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open(dir_.File("registry.db").c_str(), &db), SQLITE_OK);
-  char* update = sqlite3_mprintf(
+  ASSERT_NO_FATAL_FAILURE(EditRegistry(
       "UPDATE matches SET log_name = 'logs/' WHERE match_id IN (%Q, %Q);",
-      ended.c_str(), running.c_str());
-  EXPECT_EQ(sqlite3_exec(db, update, nullptr, nullptr, nullptr), SQLITE_OK)
-      << sqlite3_errmsg(db);
-  sqlite3_free(update);
-  sqlite3_close(db);
-  absl::Mutex mu;
-  std::vector<std::string> said;
-  messages_ = [&](std::string_view message) {
-    absl::MutexLock lock(&mu);
-    said.emplace_back(message);
-  };
+      ended, running));
+  KeepWhatIsSaid();
 
   const RecoveryReport report = Restart(registry, key);
   EXPECT_EQ(report.forgotten, 0);
@@ -315,14 +336,11 @@ TEST_F(LobbyTest, AnEntryNamingNoLogFileIsSaidAndTouchesNoFile) {
                   "cannot resume after a restart: the registry's entry of "
                   "match ",
                   running, " names no log file (it holds \"logs/\")")));
-  {
-    absl::MutexLock lock(&mu);
-    EXPECT_THAT(said,
-                ::testing::Contains(absl::StrCat(
-                    "match ", ended, ": the registry's entry of match ", ended,
-                    " names no log file (it holds \"logs/\"); its log "
-                    "is not served")));
-  }
+  EXPECT_THAT(TakeSaid(),
+              ::testing::Contains(absl::StrCat(
+                  "match ", ended, ": the registry's entry of match ", ended,
+                  " names no log file (it holds \"logs/\"); its log "
+                  "is not served")));
   for (const std::string& id : {ended, running}) {
     std::shared_ptr<MatchHost> host = lobby_->FindMatch(id);
     ASSERT_NE(host, nullptr) << id;
@@ -346,16 +364,12 @@ TEST_F(LobbyTest, SaysWhatNoClientIsToldWhereItsOptionsSay) {
   const std::string log_path = lobby_->FindMatch(match_id)->log_path();
   lobby_.reset();
   ASSERT_TRUE(MarkLogBroken(log_path).ok());
-  absl::Mutex mu;
-  std::vector<std::string> said;
-  messages_ = [&](std::string_view message) {
-    absl::MutexLock lock(&mu);
-    said.emplace_back(message);
-  };
+  KeepWhatIsSaid();
   ::testing::internal::CaptureStderr();
   EXPECT_EQ(Restart(registry, key).broken, 1);
   lobby_.reset();  // Says nothing more.
   EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
+  const std::vector<std::string> said = TakeSaid();
   ASSERT_EQ(said.size(), 1u);
   EXPECT_TRUE(absl::StartsWith(
       said[0],
@@ -1262,19 +1276,10 @@ TEST_F(LobbyTest, SaysWhenSpaceReturnsAndAnEndIsRecordedAfterAll) {
   DamageLog(log_path);
   registry->set_end_status(DiskFull());
   registry->set_dir(dir_.File("full"));
-  absl::Mutex mu;
-  std::vector<std::string> said;
-  messages_ = [&](std::string_view message) {
-    absl::MutexLock lock(&mu);
-    said.emplace_back(message);
-  };
-  auto take_said = [&] {
-    absl::MutexLock lock(&mu);
-    return std::exchange(said, {});
-  };
+  KeepWhatIsSaid();
   EXPECT_EQ(Restart(registry, key).broken, 1);
   ASSERT_EQ(lobby_->held().unrecorded, 1u);
-  const std::vector<std::string> failed = take_said();
+  const std::vector<std::string> failed = TakeSaid();
   EXPECT_TRUE(std::any_of(
       failed.begin(), failed.end(),
       [&](const std::string& line) {
@@ -1287,7 +1292,7 @@ TEST_F(LobbyTest, SaysWhenSpaceReturnsAndAnEndIsRecordedAfterAll) {
   for (int i = 0; i < 3; ++i) request.add_seats();
   EXPECT_EQ(lobby_->CreateMatch(request).status().code(),
             absl::StatusCode::kResourceExhausted);
-  EXPECT_EQ(take_said(), std::vector<std::string>());
+  EXPECT_EQ(TakeSaid(), std::vector<std::string>());
 
   // The end is recorded (one line), but the registry's disk has no room
   // yet: new matches are still refused.
@@ -1295,7 +1300,7 @@ TEST_F(LobbyTest, SaysWhenSpaceReturnsAndAnEndIsRecordedAfterAll) {
   EXPECT_EQ(lobby_->CreateMatch(request).status().code(),
             absl::StatusCode::kResourceExhausted);
   EXPECT_EQ(lobby_->held().unrecorded, 0u);
-  EXPECT_EQ(take_said(),
+  EXPECT_EQ(TakeSaid(),
             std::vector<std::string>({absl::StrCat(
                 "match ", first,
                 ": its end, which could not be recorded before, is recorded "
@@ -1303,15 +1308,14 @@ TEST_F(LobbyTest, SaysWhenSpaceReturnsAndAnEndIsRecordedAfterAll) {
 
   registry->set_dir(dir_.path());
   ASSERT_TRUE(lobby_->CreateMatch(request).ok());
-  EXPECT_EQ(take_said(),
+  EXPECT_EQ(TakeSaid(),
             std::vector<std::string>(
                 {"space returned (at least 1 MiB free in the log and registry "
                  "directories): new matches are taken again"}));
   // Said once: the next match is taken without a word.
   ASSERT_TRUE(lobby_->CreateMatch(request).ok());
   lobby_.reset();
-  EXPECT_EQ(take_said(), std::vector<std::string>());
-  messages_ = nullptr;
+  EXPECT_EQ(TakeSaid(), std::vector<std::string>());
 }
 
 // A CreateMatch of three seats played by `bot_id` (by token when empty),
