@@ -1,24 +1,15 @@
 #include "referee/service/delayed_runner.h"
 
-#include <algorithm>
 #include <vector>
 
+#include "referee/core/steady_duration.h"
+
 namespace pyramid {
-namespace {
-
-// `d` on the steady clock, at most a century (and at least zero).
-std::chrono::steady_clock::duration OnTheClock(absl::Duration d) {
-  const absl::Duration century = absl::Hours(24 * 365 * 100);
-  return std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-      absl::ToChronoNanoseconds(std::clamp(d, absl::ZeroDuration(), century)));
-}
-
-}  // namespace
 
 DelayedRunner::DelayedRunner(absl::Duration delay, absl::Duration slack)
     : delay_(delay),
-      steady_delay_(OnTheClock(delay)),
-      steady_slack_(OnTheClock(slack)),
+      steady_delay_(SteadyDuration(delay)),
+      steady_slack_(SteadyDuration(slack)),
       thread_([this] { Loop(); }) {}
 
 DelayedRunner::~DelayedRunner() {

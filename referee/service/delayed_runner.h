@@ -50,8 +50,8 @@ class DelayedRunner {
   void Loop();
 
   const absl::Duration delay_;
-  // delay_ and the slack on the clock (at most a century: a longer delay
-  // is as good as never, and would overflow a time point).
+  // delay_ and the slack on the clock (SteadyDuration: at most a century,
+  // referee/core/steady_duration.h).
   const Clock::duration steady_delay_;
   const Clock::duration steady_slack_;
   // A std::mutex, not an absl::Mutex: its condition variable waits for a

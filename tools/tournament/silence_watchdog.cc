@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "referee/core/steady_duration.h"
+
 namespace pyramid {
 
 SilenceWatchdog::~SilenceWatchdog() {
@@ -37,8 +39,8 @@ bool SilenceWatchdog::Remove(grpc::ClientContext* context) {
 
 SilenceWatchdog::Clock::time_point SilenceWatchdog::DeadlineAfter(
     absl::Duration limit) {
-  if (limit >= absl::Hours(24 * 365 * 100)) return Clock::time_point::max();
-  return Clock::now() + absl::ToChronoNanoseconds(limit);
+  if (limit >= kLongestSteadyWait) return Clock::time_point::max();
+  return Clock::now() + SteadyDuration(limit);
 }
 
 void SilenceWatchdog::Loop() {

@@ -48,8 +48,8 @@ class SilenceWatchdog {
     bool silenced = false;
   };
 
-  // `limit` from now, or never when that is beyond a century (a limit of
-  // ages, which the clock's time point could not hold).
+  // `limit` from now (SteadyDuration, referee/core/steady_duration.h), or
+  // never for a limit of a century or more (kLongestSteadyWait).
   static Clock::time_point DeadlineAfter(absl::Duration limit);
 
   // Cancels each call whose deadline has passed, then sleeps until the
