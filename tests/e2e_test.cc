@@ -56,6 +56,7 @@
 #include "referee/crypto/ed25519.h"
 #include "referee/crypto/sha256.h"
 #include "referee/service/view_delta.h"
+#include "tests/binaries.h"
 #include "tests/temp_dir.h"
 #include "tests/test_client.h"
 #include "tests/test_process.h"
@@ -74,11 +75,6 @@ using ::testing::Not;
 
 constexpr char kRpp[] = "rock_paper_pyramid";
 
-std::string BinDir() {
-  const char* env = std::getenv("PYRAMID_BIN");
-  return env != nullptr && *env != '\0' ? env : "build/bin";
-}
-
 std::string Slurp(const std::string& path) {
   absl::StatusOr<std::string> text = ReadFileToString(path);
   return text.ok() ? *text : "";
@@ -88,12 +84,9 @@ std::string Trimmed(const std::string& path) {
   return std::string(absl::StripAsciiWhitespace(Slurp(path)));
 }
 
+using testing_util::Bin;
 using testing_util::Process;
-
-struct ToolResult {
-  int code = -1;
-  std::string out, err;
-};
+using testing_util::ToolResult;
 
 class E2eTest : public ::testing::Test {
  protected:
@@ -109,31 +102,22 @@ class E2eTest : public ::testing::Test {
     referee_.reset();
   }
 
-  std::string Bin(const std::string& tool) const {
-    return (fs::path(BinDir()) / tool).string();
-  }
   std::string Path(const std::string& name) const { return dir_.File(name); }
 
   // Starts the referee on a free loopback port and waits until it serves.
   void StartReferee(const std::vector<std::string>& extra = {}) {
-    std::vector<std::string> argv = {
-        Bin("referee"), "--listen=127.0.0.1:0", "--port_file=" + Path("port"),
-        "--data_dir=" + data_, "--checkpoint_interval=4"};
-    argv.insert(argv.end(), extra.begin(), extra.end());
-    referee_ = std::make_unique<Process>(argv, Path("referee.out"),
-                                         Path("referee.err"));
-    const absl::Time end = absl::Now() + kWait;
-    while (!fs::exists(Path("port")) && absl::Now() < end &&
-           referee_->Wait(absl::ZeroDuration()) == -1) {
-      absl::SleepFor(absl::Milliseconds(10));
-    }
+    std::vector<std::string> flags = {"--data_dir=" + data_,
+                                      "--checkpoint_interval=4"};
+    flags.insert(flags.end(), extra.begin(), extra.end());
+    referee_ = testing_util::StartReferee(
+        Path("port"), flags, Path("referee.out"), Path("referee.err"), kWait);
     ASSERT_TRUE(fs::exists(Path("port"))) << referee_->err();
     // The port file is the start's last step: the banner is whole by then
     // (its last line is the connections'), as scripts that wait for the
     // file and read the registry's counts rely on.
     ASSERT_THAT(referee_->out(), HasSubstr("\n  connections:  "))
         << "the port file came before the banner";
-    address_ = "127.0.0.1:" + Trimmed(Path("port"));
+    address_ = testing_util::LoopbackAddress(Path("port"));
     channel_ =
         grpc::CreateChannel(address_, grpc::InsecureChannelCredentials());
     ASSERT_TRUE(
@@ -144,11 +128,8 @@ class E2eTest : public ::testing::Test {
   ToolResult Run(const std::string& tool, std::vector<std::string> args) {
     args.insert(args.begin(), Bin(tool));
     const std::string tag = absl::StrCat(tool, "-", runs_++);
-    Process p(args, Path(tag + ".out"), Path(tag + ".err"));
-    ToolResult r;
-    r.code = p.Wait(kWait);
-    r.out = p.out();
-    r.err = p.err();
+    ToolResult r = testing_util::RunTool(args, Path(tag + ".out"),
+                                         Path(tag + ".err"), kWait);
     outputs_.push_back(r.out + r.err);
     return r;
   }
@@ -190,6 +171,73 @@ class E2eTest : public ::testing::Test {
                         game, "-", match_id, ".pyrlog");
   }
   std::string PublicKeyFile() const { return data_ + "/referee.key.pub"; }
+
+  // Plays the three-seat match whose seat tokens are in `token_dir`
+  // (CreateMatch's) to its end: one bot process per seat, each playing
+  // one match. True when each bot exited 0; each that did not is a failure.
+  bool PlayToItsEnd(const std::string& token_dir) {
+    std::vector<Process*> seats;
+    for (int seat = 0; seat < 3; ++seat) {
+      seats.push_back(&StartBot(
+          absl::StrCat(token_dir, "/seat-", seat, ".token"), {"--matches=1"}));
+    }
+    bool ended = true;
+    for (Process* bot : seats) {
+      const int code = bot->Wait(kWait);
+      EXPECT_EQ(code, 0) << bot->err();
+      ended = ended && code == 0;
+    }
+    return ended;
+  }
+
+  // Plays a match to its end (seat tokens in Path("tok-f")) and creates a
+  // second one that no seat joins (Path("tok-r")), left running: sets
+  // `finished` and `running` to their ids.
+  void FinishOneMatchAndLeaveOneRunning(std::string* finished,
+                                        std::string* running) {
+    *finished = CreateMatch(Path("tok-f"));
+    ASSERT_EQ(finished->size(), 32u);
+    ASSERT_TRUE(PlayToItsEnd(Path("tok-f")));
+    *running = CreateMatch(Path("tok-r"));
+    ASSERT_EQ(running->size(), 32u);
+  }
+
+  // Cuts the log on disk of the ended match `match`, whose bytes were
+  // `log`, to its first two records, as a power loss after a SIGKILL may:
+  // only the journal, which it requires to be left to replay, holds the
+  // rest after the log's first checkpoint. The next start repairs it.
+  void CutToItsFirstRecords(const std::string& match, const std::string& log) {
+    ASSERT_FALSE(fs::is_empty(data_ + "/journal"));
+    const SplitLogResult split = SplitLog(log);
+    ASSERT_GT(split.records.size(), 2u);
+    fs::resize_file(LogPath(match), split.records[2].offset);
+  }
+
+  // `refctl get-log` serves the match's log byte for byte as `log`.
+  void ExpectServedByteForByte(const std::string& match,
+                               const std::string& log) {
+    const std::string fetched = Path(match + ".pyrlog");
+    ToolResult got = Refctl({"get-log", match, "--out=" + fetched});
+    ASSERT_EQ(got.code, 0) << got.err;
+    EXPECT_TRUE(Slurp(fetched) == log);
+  }
+
+  // `replay verify --key` finds the match's log on disk genuine.
+  void ExpectGenuine(const std::string& match) {
+    ToolResult verified =
+        Run("replay", {"verify", "--key=" + PublicKeyFile(), LogPath(match)});
+    EXPECT_EQ(verified.code, 0) << verified.out << verified.err;
+    EXPECT_THAT(verified.out, HasSubstr("genuine"));
+  }
+
+  // `refctl list --status=broken` names none of `matches`.
+  void ExpectNoneListedBroken(const std::vector<std::string>& matches) {
+    ToolResult broken = Refctl({"list", "--status=broken"});
+    ASSERT_EQ(broken.code, 0) << broken.err;
+    for (const std::string& match : matches) {
+      EXPECT_THAT(broken.out, Not(HasSubstr(match)));
+    }
+  }
 
   // Plays a round robin of three reference bots, three seats (3 matches),
   // named `name`, against the referee; its output directory is Path(name).
@@ -353,7 +401,6 @@ TEST_F(E2eTest, SigtermAndRestartKeepMatchesLogsAndTokens) {
 
   referee_->Signal(SIGTERM);
   ASSERT_EQ(referee_->Wait(kWait), 0) << referee_->err();
-  std::filesystem::remove(Path("port"));
   ASSERT_NO_FATAL_FAILURE(StartReferee({"--listen=" + address_}));
 
   ToolResult listed = Refctl({"list"});
@@ -466,7 +513,6 @@ TEST_F(E2eTest, TournamentEvidenceNamesEveryTamperingAndSurvivesRestart) {
   // Restarted, the referee keeps its tree and proves A's first log again.
   referee_->Signal(SIGTERM);
   ASSERT_EQ(referee_->Wait(kWait), 0) << referee_->err();
-  fs::remove(Path("port"));
   ASSERT_NO_FATAL_FAILURE(StartReferee({"--listen=" + address_}));
   ToolResult latest = Refctl({"checkpoint"});
   ASSERT_EQ(latest.code, 0) << latest.err;
@@ -650,7 +696,6 @@ TEST_F(E2eTest, SigkillMidMatchLeavesAPrefixThatVerifiesToItsLastCheckpoint) {
   // themselves; seat 2 reconnects with its old token and is asked for
   // decision 4 again. The match ends, its log verifies with one Restart
   // record, and the referee lists it and serves its log byte for byte.
-  std::filesystem::remove(Path("port"));
   ASSERT_NO_FATAL_FAILURE(
       StartReferee({"--listen=" + address_, "--commit_timeout_ms=60000",
                     "--reveal_timeout_ms=60000"}));
@@ -801,7 +846,6 @@ TEST_F(E2eTest, APowerLossLosesNoLogTheJournalHolds) {
     fs::resize_file(LogPath(matches[m]), split.records[2].offset);
   }
 
-  fs::remove(Path("port"));
   ASSERT_NO_FATAL_FAILURE(StartReferee({"--listen=" + address_}));
   EXPECT_THAT(referee_->out(), HasSubstr("2 logs repaired"));
   for (size_t m = 0; m < matches.size(); ++m) {
@@ -834,32 +878,20 @@ class MovedDataDirE2eTest : public E2eTest,
 TEST_P(MovedDataDirE2eTest, EveryMatchResumesOrIsServedOnTheNewName) {
   const int stop = GetParam();
   ASSERT_NO_FATAL_FAILURE(StartReferee());
-  const std::string finished = CreateMatch(Path("tok-f"));
-  ASSERT_EQ(finished.size(), 32u);
-  for (int seat = 0; seat < 3; ++seat) {
-    StartBot(Path(absl::StrCat("tok-f/seat-", seat, ".token")),
-             {"--matches=1"});
-  }
-  for (auto& bot : bots_) ASSERT_EQ(bot->Wait(kWait), 0) << bot->err();
-  bots_.clear();
-  const std::string running = CreateMatch(Path("tok-r"));
-  ASSERT_EQ(running.size(), 32u);
+  std::string finished, running;
+  ASSERT_NO_FATAL_FAILURE(
+      FinishOneMatchAndLeaveOneRunning(&finished, &running));
   const std::string finished_log = Slurp(LogPath(finished));
 
   referee_->Signal(stop);
   ASSERT_EQ(referee_->Wait(kWait), stop == SIGKILL ? 128 + SIGKILL : 0)
       << referee_->err();
   if (stop == SIGKILL) {
-    ASSERT_FALSE(fs::is_empty(data_ + "/journal"));
-    // Only the journal holds the ended log after its first checkpoint.
-    const SplitLogResult split = SplitLog(finished_log);
-    ASSERT_GT(split.records.size(), 2u);
-    fs::resize_file(LogPath(finished), split.records[2].offset);
+    ASSERT_NO_FATAL_FAILURE(CutToItsFirstRecords(finished, finished_log));
   }
   const std::string old_data = data_;
   data_ = Path("moved");
   fs::rename(old_data, data_);
-  fs::remove(Path("port"));
   ASSERT_NO_FATAL_FAILURE(StartReferee({"--listen=" + address_}));
   EXPECT_THAT(referee_->out(),
               HasSubstr("(1 ended, 1 resumed, 0 found broken (not resumed)"));
@@ -867,28 +899,13 @@ TEST_P(MovedDataDirE2eTest, EveryMatchResumesOrIsServedOnTheNewName) {
     EXPECT_THAT(referee_->out(), HasSubstr("1 logs repaired"));
   }
 
-  const std::string fetched = Path("finished.pyrlog");
-  ToolResult got = Refctl({"get-log", finished, "--out=" + fetched});
-  ASSERT_EQ(got.code, 0) << got.err;
-  EXPECT_TRUE(Slurp(fetched) == finished_log);
+  ASSERT_NO_FATAL_FAILURE(ExpectServedByteForByte(finished, finished_log));
   // The running match's seats play it to its end on the new name.
-  for (int seat = 0; seat < 3; ++seat) {
-    StartBot(Path(absl::StrCat("tok-r/seat-", seat, ".token")),
-             {"--matches=1"});
-  }
-  for (auto& bot : bots_) EXPECT_EQ(bot->Wait(kWait), 0) << bot->err();
-  ToolResult verified =
-      Run("replay", {"verify", "--key=" + PublicKeyFile(), LogPath(running)});
-  EXPECT_EQ(verified.code, 0) << verified.out << verified.err;
-  EXPECT_THAT(verified.out, HasSubstr("genuine"));
-  const std::string fetched_running = Path("running.pyrlog");
-  got = Refctl({"get-log", running, "--out=" + fetched_running});
-  ASSERT_EQ(got.code, 0) << got.err;
-  EXPECT_TRUE(Slurp(fetched_running) == Slurp(LogPath(running)));
-  ToolResult broken = Refctl({"list", "--status=broken"});
-  ASSERT_EQ(broken.code, 0) << broken.err;
-  EXPECT_THAT(broken.out, Not(HasSubstr(finished)));
-  EXPECT_THAT(broken.out, Not(HasSubstr(running)));
+  EXPECT_TRUE(PlayToItsEnd(Path("tok-r")));
+  ExpectGenuine(running);
+  ASSERT_NO_FATAL_FAILURE(
+      ExpectServedByteForByte(running, Slurp(LogPath(running))));
+  ASSERT_NO_FATAL_FAILURE(ExpectNoneListedBroken({finished, running}));
   EXPECT_FALSE(fs::exists(old_data));
 }
 
@@ -913,28 +930,16 @@ INSTANTIATE_TEST_SUITE_P(StoppedBy, MovedDataDirE2eTest,
 TEST_F(E2eTest, ALogDirectoryElsewhereRenamedAfterSigkillIsRepairedThere) {
   log_dir_ = Path("logs-a");
   ASSERT_NO_FATAL_FAILURE(StartReferee({"--log_dir=" + log_dir_}));
-  const std::string finished = CreateMatch(Path("tok-f"));
-  ASSERT_EQ(finished.size(), 32u);
-  for (int seat = 0; seat < 3; ++seat) {
-    StartBot(Path(absl::StrCat("tok-f/seat-", seat, ".token")),
-             {"--matches=1"});
-  }
-  for (auto& bot : bots_) ASSERT_EQ(bot->Wait(kWait), 0) << bot->err();
-  bots_.clear();
-  const std::string running = CreateMatch(Path("tok-r"));
-  ASSERT_EQ(running.size(), 32u);
+  std::string finished, running;
+  ASSERT_NO_FATAL_FAILURE(
+      FinishOneMatchAndLeaveOneRunning(&finished, &running));
   const std::string finished_log = Slurp(LogPath(finished));
   referee_->Signal(SIGKILL);
   ASSERT_EQ(referee_->Wait(kWait), 128 + SIGKILL) << referee_->err();
-  ASSERT_FALSE(fs::is_empty(data_ + "/journal"));
-  // Only the journal holds the ended log after its first checkpoint.
-  const SplitLogResult split = SplitLog(finished_log);
-  ASSERT_GT(split.records.size(), 2u);
-  fs::resize_file(LogPath(finished), split.records[2].offset);
+  ASSERT_NO_FATAL_FAILURE(CutToItsFirstRecords(finished, finished_log));
   const std::string old_log_dir = log_dir_;
   log_dir_ = Path("logs-b");
   fs::rename(old_log_dir, log_dir_);
-  fs::remove(Path("port"));
 
   ToolResult refused =
       Run("referee", {"--listen=" + address_, "--port_file=" + Path("port"),
@@ -958,23 +963,10 @@ TEST_F(E2eTest, ALogDirectoryElsewhereRenamedAfterSigkillIsRepairedThere) {
   EXPECT_THAT(referee_->out(),
               HasSubstr("(1 ended, 1 resumed, 0 found broken (not resumed)"));
   EXPECT_TRUE(Slurp(LogPath(finished)) == finished_log);
-  const std::string fetched = Path("finished.pyrlog");
-  ToolResult got = Refctl({"get-log", finished, "--out=" + fetched});
-  ASSERT_EQ(got.code, 0) << got.err;
-  EXPECT_TRUE(Slurp(fetched) == finished_log);
-  for (int seat = 0; seat < 3; ++seat) {
-    StartBot(Path(absl::StrCat("tok-r/seat-", seat, ".token")),
-             {"--matches=1"});
-  }
-  for (auto& bot : bots_) EXPECT_EQ(bot->Wait(kWait), 0) << bot->err();
-  ToolResult verified =
-      Run("replay", {"verify", "--key=" + PublicKeyFile(), LogPath(running)});
-  EXPECT_EQ(verified.code, 0) << verified.out << verified.err;
-  EXPECT_THAT(verified.out, HasSubstr("genuine"));
-  ToolResult broken = Refctl({"list", "--status=broken"});
-  ASSERT_EQ(broken.code, 0) << broken.err;
-  EXPECT_THAT(broken.out, Not(HasSubstr(finished)));
-  EXPECT_THAT(broken.out, Not(HasSubstr(running)));
+  ASSERT_NO_FATAL_FAILURE(ExpectServedByteForByte(finished, finished_log));
+  EXPECT_TRUE(PlayToItsEnd(Path("tok-r")));
+  ExpectGenuine(running);
+  ASSERT_NO_FATAL_FAILURE(ExpectNoneListedBroken({finished, running}));
   EXPECT_FALSE(fs::exists(old_log_dir));
 }
 
@@ -997,16 +989,9 @@ std::map<std::string, std::string> FileHashes(const std::string& dir) {
 // original's log.)
 TEST_F(E2eTest, ARefereeOnACopyOfItsDataDirectoryLeavesTheOriginalsLogsAlone) {
   ASSERT_NO_FATAL_FAILURE(StartReferee());
-  const std::string finished = CreateMatch(Path("tok-f"));
-  ASSERT_EQ(finished.size(), 32u);
-  for (int seat = 0; seat < 3; ++seat) {
-    StartBot(Path(absl::StrCat("tok-f/seat-", seat, ".token")),
-             {"--matches=1"});
-  }
-  for (auto& bot : bots_) ASSERT_EQ(bot->Wait(kWait), 0) << bot->err();
-  bots_.clear();
-  const std::string running = CreateMatch(Path("tok-r"));
-  ASSERT_EQ(running.size(), 32u);
+  std::string finished, running;
+  ASSERT_NO_FATAL_FAILURE(
+      FinishOneMatchAndLeaveOneRunning(&finished, &running));
   referee_->Signal(SIGTERM);
   ASSERT_EQ(referee_->Wait(kWait), 0) << referee_->err();
 
@@ -1017,24 +1002,14 @@ TEST_F(E2eTest, ARefereeOnACopyOfItsDataDirectoryLeavesTheOriginalsLogsAlone) {
   data_ = Path("copy");
   fs::copy(original, data_, fs::copy_options::recursive);
   fs::remove(data_ + "/lock");
-  fs::remove(Path("port"));
   ASSERT_NO_FATAL_FAILURE(StartReferee({"--listen=" + address_}));
   EXPECT_THAT(referee_->out(),
               HasSubstr("(1 ended, 1 resumed, 0 found broken (not resumed)"));
-  for (int seat = 0; seat < 3; ++seat) {
-    StartBot(Path(absl::StrCat("tok-r/seat-", seat, ".token")),
-             {"--matches=1"});
-  }
-  for (auto& bot : bots_) EXPECT_EQ(bot->Wait(kWait), 0) << bot->err();
-  ToolResult verified =
-      Run("replay", {"verify", "--key=" + PublicKeyFile(), LogPath(running)});
-  EXPECT_EQ(verified.code, 0) << verified.out << verified.err;
-  const std::string fetched = Path("finished.pyrlog");
-  ToolResult got = Refctl({"get-log", finished, "--out=" + fetched});
-  ASSERT_EQ(got.code, 0) << got.err;
-  EXPECT_TRUE(Slurp(fetched) ==
-              Slurp(original + "/logs/" +
-                    fs::path(LogPath(finished)).filename().string()));
+  EXPECT_TRUE(PlayToItsEnd(Path("tok-r")));
+  ExpectGenuine(running);
+  ASSERT_NO_FATAL_FAILURE(ExpectServedByteForByte(
+      finished, Slurp(original + "/logs/" +
+                      fs::path(LogPath(finished)).filename().string())));
   referee_->Signal(SIGTERM);
   EXPECT_EQ(referee_->Wait(kWait), 0) << referee_->err();
   EXPECT_EQ(FileHashes(original + "/logs"), hashes);
@@ -1058,7 +1033,6 @@ TEST_F(E2eTest, SecretsAre0600WhateverTheDataDirsMode) {
   data_ = Path("shared");
   fs::create_directory(data_);
   fs::permissions(data_, static_cast<fs::perms>(0755));
-  fs::remove(Path("port"));
   ASSERT_NO_FATAL_FAILURE(StartReferee());
   const std::string match = CreateMatch(Path("tok"));
   ASSERT_EQ(match.size(), 32u);
@@ -1505,7 +1479,6 @@ TEST_F(E2eTest, AMissingKeyIsNotReplacedInADataDirThatHasAnIdentity) {
                                "--key_file"));
   EXPECT_EQ(Files(data_), before) << "a file was created";
 
-  fs::remove(Path("port"));
   ASSERT_NO_FATAL_FAILURE(StartReferee({"--key_file=" + Path("moved.key")}));
   ToolResult listed = Refctl({"list"});
   EXPECT_EQ(listed.code, 0) << listed.err;

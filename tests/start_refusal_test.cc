@@ -23,11 +23,11 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "referee/core/log_sink.h"
+#include "tests/binaries.h"
 #include "tests/temp_dir.h"
 #include "tests/test_process.h"
 
@@ -38,24 +38,16 @@ namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 using ::testing::Not;
 using ::testing::StartsWith;
+using testing_util::Bin;
 using testing_util::Process;
+using testing_util::ToolResult;
 
 constexpr absl::Duration kWait = absl::Seconds(60);
-
-std::string BinDir() {
-  const char* env = std::getenv("PYRAMID_BIN");
-  return env != nullptr && *env != '\0' ? env : "build/bin";
-}
 
 std::string Slurp(const std::string& path) {
   absl::StatusOr<std::string> text = ReadFileToString(path);
   return text.ok() ? *text : "";
 }
-
-struct Result {
-  int code = -1;
-  std::string out, err;
-};
 
 class StartRefusalTest : public ::testing::Test {
  protected:
@@ -66,30 +58,18 @@ class StartRefusalTest : public ::testing::Test {
     }
   }
 
-  std::string Bin(const std::string& tool) const {
-    return (fs::path(BinDir()) / tool).string();
-  }
   std::string Path(const std::string& name) const { return dir_.File(name); }
   std::string Data(const std::string& name) const { return data_ + "/" + name; }
 
   // Starts the referee on data_ and waits until it serves (its port file).
   void Start() {
-    fs::remove(Path("port"));
-    referee_ = std::make_unique<Process>(
-        std::vector<std::string>{Bin("referee"), "--listen=127.0.0.1:0",
-                                 "--port_file=" + Path("port"),
-                                 "--data_dir=" + data_},
+    referee_ = testing_util::StartReferee(
+        Path("port"), {"--data_dir=" + data_},
         Path(absl::StrCat("referee-", runs_, ".out")),
-        Path(absl::StrCat("referee-", runs_, ".err")));
+        Path(absl::StrCat("referee-", runs_, ".err")), kWait);
     ++runs_;
-    const absl::Time end = absl::Now() + kWait;
-    while (!fs::exists(Path("port")) && absl::Now() < end &&
-           referee_->Wait(absl::ZeroDuration()) == -1) {
-      absl::SleepFor(absl::Milliseconds(10));
-    }
     ASSERT_TRUE(fs::exists(Path("port"))) << referee_->err();
-    address_ = absl::StrCat("127.0.0.1:",
-                            absl::StripAsciiWhitespace(Slurp(Path("port"))));
+    address_ = testing_util::LoopbackAddress(Path("port"));
   }
   // SIGTERM: it signs the checkpoint of its tree as it stops.
   void Stop() {
@@ -98,28 +78,24 @@ class StartRefusalTest : public ::testing::Test {
     referee_.reset();
   }
 
-  Result Run(const std::string& tool, std::vector<std::string> args) {
+  ToolResult Run(const std::string& tool, std::vector<std::string> args) {
     args.insert(args.begin(), Bin(tool));
     const std::string tag = absl::StrCat(tool, "-", runs_++);
-    Process p(args, Path(tag + ".out"), Path(tag + ".err"));
-    Result r;
-    r.code = p.Wait(kWait);
-    r.out = p.out();
-    r.err = p.err();
-    return r;
+    return testing_util::RunTool(args, Path(tag + ".out"), Path(tag + ".err"),
+                                 kWait);
   }
   // A start on data_ that is expected to be refused.
-  Result RefusedStart() {
+  ToolResult RefusedStart() {
     return Run("referee", {"--listen=127.0.0.1:0", "--data_dir=" + data_});
   }
 
   // Creates a match of three seats; returns its id.
   std::string CreateMatch() {
     const std::string tokens = Path(absl::StrCat("tok-", runs_));
-    Result r = Run("refctl", {"--referee=" + address_,
-                              "--admin_token_file=" + Data("admin.token"),
-                              "create-match", "--game=rock_paper_pyramid",
-                              "--seats=3", "--token_dir=" + tokens});
+    ToolResult r = Run("refctl", {"--referee=" + address_,
+                                  "--admin_token_file=" + Data("admin.token"),
+                                  "create-match", "--game=rock_paper_pyramid",
+                                  "--seats=3", "--token_dir=" + tokens});
     EXPECT_EQ(r.code, 0) << r.err;
     token_dir_ = tokens;
     return std::string(absl::StripAsciiWhitespace(r.out));
@@ -174,7 +150,7 @@ class StartRefusalTest : public ::testing::Test {
   }
 
   // `r` is a refusal: status 2, one line beginning "referee: ".
-  static void ExpectOneLineRefusal(const Result& r) {
+  static void ExpectOneLineRefusal(const ToolResult& r) {
     EXPECT_EQ(r.code, 2) << r.err;
     EXPECT_THAT(r.err, StartsWith("referee: "));
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
@@ -210,7 +186,7 @@ TEST_F(StartRefusalTest, ATreeThatDoesNotExtendTheLastCheckpointIsRefused) {
 
   RemoveDatabase("tlog.sqlite3");
   const std::vector<std::string> lost = Names();
-  Result r = RefusedStart();
+  ToolResult r = RefusedStart();
   ExpectOneLineRefusal(r);
   EXPECT_THAT(r.err,
               HasSubstr("referee: transparency log: " + Data("tlog.sqlite3") +
@@ -245,7 +221,7 @@ TEST_F(StartRefusalTest, ALostRegistryIsRefused) {
   ASSERT_NO_FATAL_FAILURE(PlayMatch());
   ASSERT_NO_FATAL_FAILURE(Stop());
   RemoveDatabase("registry.sqlite3");
-  Result r = RefusedStart();
+  ToolResult r = RefusedStart();
   ExpectOneLineRefusal(r);
   EXPECT_THAT(r.err,
               HasSubstr("referee: registry: " + Data("registry.sqlite3") +
@@ -277,7 +253,7 @@ TEST_F(StartRefusalTest, ANewDataDirAndAKeygenOnlyOneStart) {
   ASSERT_NO_FATAL_FAILURE(Stop());
   data_ = Path("keygen");
   fs::create_directories(data_);
-  Result keygen = Run("keygen", {"--out=" + Data("referee.key")});
+  ToolResult keygen = Run("keygen", {"--out=" + Data("referee.key")});
   ASSERT_EQ(keygen.code, 0) << keygen.err;
   const std::string key = Slurp(Data("referee.key"));
   ASSERT_NO_FATAL_FAILURE(Start());
@@ -297,7 +273,7 @@ TEST_F(StartRefusalTest, ARegistryThatCannotBeWrittenIsRefused) {
   ASSERT_NO_FATAL_FAILURE(Stop());
   const std::string registry = Data("registry.sqlite3");
   ASSERT_EQ(std::system(("chattr +i '" + registry + "'").c_str()), 0);
-  Result r = RefusedStart();
+  ToolResult r = RefusedStart();
   EXPECT_EQ(std::system(("chattr -i '" + registry + "'").c_str()), 0);
   ExpectOneLineRefusal(r);
   EXPECT_EQ(r.err, "referee: cannot open the registry " + registry +

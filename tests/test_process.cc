@@ -6,6 +6,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <filesystem>
+
 #include "absl/time/clock.h"
 #include "referee/core/log_sink.h"
 
@@ -66,6 +68,15 @@ int Process::Wait(absl::Duration timeout) {
   return code_;
 }
 
+bool Process::WaitForFile(const std::string& path, absl::Duration timeout) {
+  const absl::Time end = absl::Now() + timeout;
+  while (!std::filesystem::exists(path) && absl::Now() < end &&
+         Wait(absl::ZeroDuration()) == -1) {
+    absl::SleepFor(absl::Milliseconds(10));
+  }
+  return std::filesystem::exists(path);
+}
+
 std::string Process::out() const {
   absl::StatusOr<std::string> text = ReadFileToString(out_);
   return text.ok() ? *text : "";
@@ -74,6 +85,16 @@ std::string Process::out() const {
 std::string Process::err() const {
   absl::StatusOr<std::string> text = ReadFileToString(err_);
   return text.ok() ? *text : "";
+}
+
+ToolResult RunTool(const std::vector<std::string>& argv, const std::string& out,
+                   const std::string& err, absl::Duration timeout) {
+  Process process(argv, out, err);
+  ToolResult result;
+  result.code = process.Wait(timeout);
+  result.out = process.out();
+  result.err = process.err();
+  return result;
 }
 
 }  // namespace testing_util

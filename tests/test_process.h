@@ -31,6 +31,10 @@ class Process {
   // The exit code (128 + n for signal n), or -1 if still running after
   // `timeout`.
   int Wait(absl::Duration timeout);
+  // Waits until the file `path` exists, the process has exited, or
+  // `timeout` has passed; returns whether the file exists. For a program
+  // that writes a file (a port file) as its start's last step.
+  bool WaitForFile(const std::string& path, absl::Duration timeout);
   std::string out() const;
   std::string err() const;
 
@@ -40,6 +44,18 @@ class Process {
   bool exited_ = false;
   int code_ = -1;
 };
+
+// A tool run to its end: its exit code (as Process::Wait's; -1 when it was
+// still running after the timeout, and was killed) and what it wrote.
+struct ToolResult {
+  int code = -1;
+  std::string out, err;
+};
+
+// Runs `argv` as a Process with its output in the files `out` and `err`,
+// and waits up to `timeout` for it to end.
+ToolResult RunTool(const std::vector<std::string>& argv, const std::string& out,
+                   const std::string& err, absl::Duration timeout);
 
 }  // namespace testing_util
 }  // namespace pyramid

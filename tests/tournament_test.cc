@@ -50,6 +50,7 @@
 #include "referee/service/directory_lock.h"
 #include "referee/tlog/note.h"
 #include "replay/verifier.h"
+#include "tests/binaries.h"
 #include "tests/forked_child.h"
 #include "tests/temp_dir.h"
 #include "tests/test_process.h"
@@ -67,6 +68,7 @@ namespace v1 = ::pyramid::referee::v1;
 using ::testing::HasSubstr;
 using ::testing::Not;
 using ::testing::StartsWith;
+using testing_util::Bin;
 
 // Every file under `dir` with its bytes, in name order ("" when none).
 std::string Listing(const std::string& dir) {
@@ -138,11 +140,6 @@ std::map<std::string, int> OpensSeen(int fd) {
   return opens;
 }
 
-std::string BinDir() {
-  const char* env = std::getenv("PYRAMID_BIN");
-  return env != nullptr && *env != '\0' ? env : "build/bin";
-}
-
 class TournamentTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -150,7 +147,7 @@ class TournamentTest : public ::testing::Test {
     ASSERT_TRUE(fs::exists(Bot())) << Bot() << " is not built";
   }
 
-  std::string Bot() const { return (fs::path(BinDir()) / "bot").string(); }
+  std::string Bot() const { return Bin("bot"); }
 
   // A tournament of `bots` random reference bots named bot-1, bot-2, ...
   v1::Tournament Make(const std::string& game, int seats, int bots,
@@ -218,7 +215,7 @@ class TournamentTest : public ::testing::Test {
     std::string text;
     google::protobuf::TextFormat::PrintToString(t, &text);
     std::ofstream(file) << text;
-    return {(fs::path(BinDir()) / "tournament").string(), file};
+    return {Bin("tournament"), file};
   }
 
   std::vector<v1::TournamentMatchResult> Journaled() const {
@@ -430,8 +427,7 @@ TEST_F(TournamentTest, ASigningKeyFileInsideTheOutputDirectoryIsRefused) {
     if (c.out_exists) {
       ASSERT_TRUE(fs::create_directory(out));
     }
-    std::vector<std::string> argv = {
-        (fs::path(BinDir()) / "tournament").string(), file};
+    std::vector<std::string> argv = {Bin("tournament"), file};
     if (c.flags.size() == 1) argv.push_back("--output_dir=" + out.string());
     argv.insert(argv.end(), c.flags.begin(), c.flags.end());
     const std::string flags = absl::StrJoin(argv, " ");
@@ -460,8 +456,7 @@ TEST_F(TournamentTest, ASigningKeyFileInsideTheOutputDirectoryIsRefused) {
   const std::map<std::string, std::string> before = Tree(out);
   {
     testing_util::Process inside(
-        {(fs::path(BinDir()) / "tournament").string(), file,
-         "--output_dir=" + out.string(),
+        {Bin("tournament"), file, "--output_dir=" + out.string(),
          "--signing_key_file=" + dir_.File("out/k.key")},
         dir_.File("run.out"), dir_.File("run.err"));
     EXPECT_EQ(inside.Wait(absl::Seconds(30)), 2) << inside.err();
@@ -471,10 +466,10 @@ TEST_F(TournamentTest, ASigningKeyFileInsideTheOutputDirectoryIsRefused) {
   // Beside it, the same key is taken (a name that only begins like the
   // directory's is not inside it).
   fs::remove_all(out);
-  testing_util::Process run({(fs::path(BinDir()) / "tournament").string(), file,
-                             "--output_dir=" + out.string(),
-                             "--signing_key_file=" + dir_.File("out-k.key")},
-                            dir_.File("run.out"), dir_.File("run.err"));
+  testing_util::Process run(
+      {Bin("tournament"), file, "--output_dir=" + out.string(),
+       "--signing_key_file=" + dir_.File("out-k.key")},
+      dir_.File("run.out"), dir_.File("run.err"));
   EXPECT_EQ(run.Wait(absl::Seconds(120)), 0) << run.err();
   EXPECT_TRUE(ReadSigningKey(dir_.File("out-k.key")).ok());
 }
@@ -750,9 +745,9 @@ TEST_F(TournamentTest,
   }
   EXPECT_EQ(now, proof_bytes);
   EXPECT_FALSE(fs::exists(dir_.File("out/proofs.new")));
-  testing_util::Process check({(fs::path(BinDir()) / "replay").string(),
-                               "verify-tournament", dir_.File("out")},
-                              dir_.File("check.out"), dir_.File("check.err"));
+  testing_util::Process check(
+      {Bin("replay"), "verify-tournament", dir_.File("out")},
+      dir_.File("check.out"), dir_.File("check.err"));
   EXPECT_EQ(check.Wait(absl::Seconds(60)), 0) << check.out() << check.err();
   EXPECT_THAT(check.out(),
               HasSubstr(": 6 matches, all included in checkpoint 6"));
@@ -771,10 +766,9 @@ TEST_F(TournamentTest, ResultsThatDisagreeWithTheLogsAreNamed) {
   const std::string path = dir_.File("out/results.json");
   const std::string json = *ReadFileToString(path);
   auto verify = [&](const std::string& name) {
-    testing_util::Process check({(fs::path(BinDir()) / "replay").string(),
-                                 "verify-tournament", dir_.File("out")},
-                                dir_.File(name + ".out"),
-                                dir_.File(name + ".err"));
+    testing_util::Process check(
+        {Bin("replay"), "verify-tournament", dir_.File("out")},
+        dir_.File(name + ".out"), dir_.File(name + ".err"));
     const int status = check.Wait(absl::Seconds(60));
     return std::make_pair(status, check.out() + check.err());
   };
@@ -813,9 +807,9 @@ TEST_F(TournamentTest, ResultsThatDisagreeWithTheLogsAreNamed) {
 // `replay verify-tournament OUT`: its exit status and what it printed.
 std::pair<int, std::string> VerifyTournament(const std::string& out,
                                              const std::string& name) {
-  testing_util::Process check(
-      {(fs::path(BinDir()) / "replay").string(), "verify-tournament", out},
-      out + "." + name + ".out", out + "." + name + ".err");
+  testing_util::Process check({Bin("replay"), "verify-tournament", out},
+                              out + "." + name + ".out",
+                              out + "." + name + ".err");
   const int status = check.Wait(absl::Seconds(60));
   return {status, check.out() + check.err()};
 }
@@ -1368,9 +1362,9 @@ TEST_F(TournamentTest, AnUnsealedPrefixOfAReplayedMatchIsAProblem) {
                                        run_id, "\", game rock_paper_pyramid")));
   }
   const auto verify = [&](std::string& out) {
-    testing_util::Process check({(fs::path(BinDir()) / "replay").string(),
-                                 "verify-tournament", dir_.File("out")},
-                                dir_.File("check.out"), dir_.File("check.err"));
+    testing_util::Process check(
+        {Bin("replay"), "verify-tournament", dir_.File("out")},
+        dir_.File("check.out"), dir_.File("check.err"));
     const int status = check.Wait(absl::Seconds(60));
     out = check.out();
     return status;
@@ -1952,9 +1946,9 @@ TEST_F(TournamentTest, AResumeNeverReplaysAMatchWhoseLogIsLostSilently) {
       "tournament are not in the directory (a match played again after its "
       "log was lost, or a log removed)";
   EXPECT_THAT(run.out(), HasSubstr("1 problem\n" + problem));
-  testing_util::Process check({(fs::path(BinDir()) / "replay").string(),
-                               "verify-tournament", out.string()},
-                              dir_.File("check.out"), dir_.File("check.err"));
+  testing_util::Process check(
+      {Bin("replay"), "verify-tournament", out.string()},
+      dir_.File("check.out"), dir_.File("check.err"));
   EXPECT_EQ(check.Wait(absl::Seconds(60)), 1) << check.out() << check.err();
   EXPECT_THAT(check.out(), HasSubstr(": " + problem));
   EXPECT_THAT(check.out(), HasSubstr(": 1 problem"));
@@ -1977,8 +1971,7 @@ TEST_F(TournamentTest, TheAuditorSaysWhichRefereePlayedNotTheKeyFileNames) {
   const fs::path out = dir_.File("out");
   auto verify = [&](const std::string& name,
                     const std::vector<std::string>& flags) {
-    std::vector<std::string> argv = {(fs::path(BinDir()) / "replay").string(),
-                                     "verify-tournament"};
+    std::vector<std::string> argv = {Bin("replay"), "verify-tournament"};
     argv.insert(argv.end(), flags.begin(), flags.end());
     argv.push_back(out.string());
     testing_util::Process check(argv, dir_.File(name + ".out"),
@@ -2171,16 +2164,10 @@ bool Alive(pid_t pid) {
 // loopback port; empty when it did not start within 30 s.
 std::unique_ptr<testing_util::Process> StartReferee(
     const std::string& dir, std::vector<std::string> extra = {}) {
-  std::vector<std::string> argv = {
-      (fs::path(BinDir()) / "referee").string(), "--listen=127.0.0.1:0",
-      "--port_file=" + dir + "/port", "--data_dir=" + dir + "/referee"};
-  argv.insert(argv.end(), extra.begin(), extra.end());
-  auto referee = std::make_unique<testing_util::Process>(
-      argv, dir + "/referee.out", dir + "/referee.err");
-  const absl::Time end = absl::Now() + absl::Seconds(30);
-  while (!fs::exists(dir + "/port") && absl::Now() < end) {
-    absl::SleepFor(absl::Milliseconds(20));
-  }
+  extra.insert(extra.begin(), "--data_dir=" + dir + "/referee");
+  std::unique_ptr<testing_util::Process> referee =
+      testing_util::StartReferee(dir + "/port", extra, dir + "/referee.out",
+                                 dir + "/referee.err", absl::Seconds(30));
   EXPECT_TRUE(fs::exists(dir + "/port")) << referee->err();
   if (!fs::exists(dir + "/port")) return nullptr;
   return referee;
@@ -2190,17 +2177,14 @@ std::unique_ptr<testing_util::Process> StartReferee(
 struct RemoteReferee {
   explicit RemoteReferee(const std::string& dir)
       : key(dir + "/referee/referee.key.pub"),
-        admin_token(dir + "/referee/admin.token") {
-    std::string port;
-    std::ifstream(dir + "/port") >> port;
-    address = "127.0.0.1:" + port;
-  }
+        admin_token(dir + "/referee/admin.token"),
+        address(testing_util::LoopbackAddress(dir + "/port")) {}
   // The tournament fields that have a tournament play against it.
   std::string Fields() const {
     return absl::StrCat("referee: \"", address, "\" referee_key: \"", key,
                         "\" admin_token_file: \"", admin_token, "\"");
   }
-  std::string address, key, admin_token;
+  std::string key, admin_token, address;
 };
 
 TEST_F(TournamentTest, BotsDieWithARunnerKilledBySigkill) {
@@ -2549,7 +2533,7 @@ TEST_F(TournamentTest, AWaitForAPlaceAnotherClientHoldsGivesUpAsDocumented) {
   const RemoteReferee remote(dir_.path());
   fs::create_directories(dir_.File("tok"));
   testing_util::Process holder(
-      {(fs::path(BinDir()) / "refctl").string(), "--referee=" + remote.address,
+      {Bin("refctl"), "--referee=" + remote.address,
        "--admin_token_file=" + remote.admin_token, "create-match", "--seats=3",
        "--commit_timeout_ms=600000", "--reveal_timeout_ms=600000",
        "--seed_timeout_ms=600000", "--token_dir=" + dir_.File("tok")},
@@ -2716,12 +2700,8 @@ TEST_F(TournamentTest, AWrongRefereeKeyIsFoundOnTheFirstLogWithoutACheckpoint) {
            .string(),
        dir},
       dir_.File("no-tlog.out"), dir_.File("no-tlog.err"));
-  const absl::Time end = absl::Now() + absl::Seconds(30);
-  while (!fs::exists(dir + "/address") && absl::Now() < end &&
-         referee.running()) {
-    absl::SleepFor(absl::Milliseconds(20));
-  }
-  ASSERT_TRUE(fs::exists(dir + "/address")) << referee.err();
+  ASSERT_TRUE(referee.WaitForFile(dir + "/address", absl::Seconds(30)))
+      << referee.err();
   auto trimmed = [](const std::string& path) {
     return std::string(absl::StripAsciiWhitespace(*ReadFileToString(path)));
   };
@@ -2909,8 +2889,7 @@ TEST_F(TournamentTest, BadFlagValuesAreRefused) {
            " is not a directory"},
   };
   for (const auto& c : cases) {
-    std::vector<std::string> argv = {
-        (fs::path(BinDir()) / "tournament").string(), file};
+    std::vector<std::string> argv = {Bin("tournament"), file};
     argv.insert(argv.end(), c.flags.begin(), c.flags.end());
     const std::string flags = absl::StrJoin(c.flags, " ");
     testing_util::Process run(argv, dir_.File("run.out"), dir_.File("run.err"));
@@ -2961,9 +2940,9 @@ TEST_F(TournamentTest, BadTournamentFilesAreRefusedBeforeAnythingIsMade) {
   for (const auto& c : cases) {
     fs::remove(file);
     if (!c.text.empty()) std::ofstream(file) << c.text;
-    testing_util::Process run({(fs::path(BinDir()) / "tournament").string(),
-                               file, "--output_dir=" + dir_.File("out")},
-                              dir_.File("run.out"), dir_.File("run.err"));
+    testing_util::Process run(
+        {Bin("tournament"), file, "--output_dir=" + dir_.File("out")},
+        dir_.File("run.out"), dir_.File("run.err"));
     EXPECT_EQ(run.Wait(absl::Seconds(30)), 2) << c.message << ": " << run.err();
     EXPECT_THAT(run.err(), HasSubstr(c.message));
     EXPECT_FALSE(fs::exists(dir_.File("out"))) << c.message;
