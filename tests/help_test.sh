@@ -86,6 +86,16 @@ expect_only() {
     ((++failed))
   fi
 }
+# expect_says WHAT TEXT PART: counts whether TEXT, what WHAT says, holds
+# PART.
+expect_says() {
+  if [[ $2 == *"$3"* ]]; then
+    ((++passed))
+  else
+    echo "$1 does not say \"$3\": $2"
+    ((++failed))
+  fi
+}
 for program in "${!sources[@]}"; do
   if [[ ${PYRAMID_NO_BENCHMARKS:-0} == 1 && $program == bench_* ]]; then
     continue
@@ -125,12 +135,7 @@ for flag_default in "concurrency=$file" "rounds=$file" "output_dir=$file" \
   "referee_retry_s=300" 'tls_ca=""'; do
   flag=${flag_default%%=*} default=${flag_default#*=}
   entry=$(grep -- "^--$flag (" <<<"$entries" || true)
-  if [[ $entry == *"; default: $default;"* ]]; then
-    ((++passed))
-  else
-    echo "tournament --help: --$flag does not say \"default: $default\": $entry"
-    ((++failed))
-  fi
+  expect_says "tournament --help: --$flag" "$entry" "; default: $default;"
 done
 defaults=$(grep -o "default: $file;" <<<"$help" | wc -l || true)
 if ((defaults == 10)) && [[ $help != *'default: ;'* ]]; then
@@ -147,12 +152,7 @@ for says in \
   "--matches (Exit after this many matches have ended (0: with a seat token, when its match ends; with a bot token, run until stopped).)" \
   "--reconnect_for_s (Reconnect for at most this many seconds without a referee:" \
   "(0: exit at once when the stream breaks, with status 1).)"; do
-  if [[ $help == *"$says"* ]]; then
-    ((++passed))
-  else
-    echo "bot --help does not say \"$says\": $help"
-    ((++failed))
-  fi
+  expect_says "bot --help" "$help" "$says"
 done
 # refctl's --help lists its commands, not only its flags; a negative seat
 # count is named as such.

@@ -48,22 +48,25 @@ test('--help names every flag with its description', async () => {
   assert.match(out, /^ {2}--width VALUE +\(default: 3\)$/m);
 });
 
+/** The description --help gives `--FLAG ARG` (--help exits 0). */
+async function helpOf(flag, arg) {
+  const { status, out } = await run(['--help']);
+  assert.strictEqual(status, 0);
+  const usage = `  --${flag} ${arg} `;
+  const line = out.split('\n').find((l) => l.startsWith(usage));
+  return line.slice(usage.length).replace(/^ +/, '');
+}
+
 test('--matches says what 0 does with a seat token and with a bot token', async () => {
   // A seat token's stream ends once its match ends; a bot token's stays
   // open. The Python kit and docs/writing-a-bot.md say the same.
-  const { status, out } = await run(['--help']);
-  assert.strictEqual(status, 0);
-  const line = out.split('\n').find((l) => l.startsWith('  --matches N '));
-  assert.strictEqual(line.replace(/^ {2}--matches N +/, ''), 'exit after this many matches '
+  assert.strictEqual(await helpOf('matches', 'N'), 'exit after this many matches '
     + 'ended (0: with a seat token, when its match ends; with a bot token, run until stopped)');
 });
 
 test('--reconnect_for_s says what docs/writing-a-bot.md says, 0 included', async () => {
   // It said "(0: exit)"; the doc's flag table, and the Python kit, say more.
-  const { status, out } = await run(['--help']);
-  assert.strictEqual(status, 0);
-  const line = out.split('\n').find((l) => l.startsWith('  --reconnect_for_s S '));
-  assert.strictEqual(line.replace(/^ {2}--reconnect_for_s S +/, ''), 'reconnect for at most '
+  assert.strictEqual(await helpOf('reconnect_for_s', 'S'), 'reconnect for at most '
     + 'this many seconds without a referee (0: exit at once)');
 });
 
