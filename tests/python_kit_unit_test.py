@@ -1124,8 +1124,8 @@ class ReconnectTest(unittest.TestCase):
 
         def subscribe(callback, try_to_connect=False):
             asked.append(try_to_connect)
-            for state in states:
-                callback(state)
+            for connectivity in states:
+                callback(connectivity)
         stopping_wait = r.stopping.wait
 
         def blind_wait(timeout):
