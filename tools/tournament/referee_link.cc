@@ -608,7 +608,11 @@ absl::Status RefereeLink::AwaitEmbedded(const std::string& match_id) {
 absl::Status RefereeLink::AwaitRemote(const std::string& match_id,
                                       const v1::ClockSettings& clocks,
                                       const v1::GameConfig& game, int seats) {
-  RemoteWatch watch{match_id, clocks, game, seats};
+  RemoteWatch watch;
+  watch.match_id = match_id;
+  watch.clocks = clocks;
+  watch.game = game;
+  watch.seats = seats;
   watch.moves = MaxMoves(game, seats);
   if (watch.moves.has_value()) {
     watch.max_decision = *watch.moves;
