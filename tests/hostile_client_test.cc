@@ -39,7 +39,6 @@
 #include "gmock/gmock.h"
 #include "grpc/health/v1/health.grpc.pb.h"
 #include "grpcpp/grpcpp.h"
-#include "grpcpp/impl/client_unary_call.h"
 #include "gtest/gtest.h"
 #include "referee/core/log_sink.h"
 #include "referee/service/embedded_referee.h"
@@ -79,6 +78,14 @@ struct Created {
   std::string id;
   std::vector<std::string> tokens;
 };
+
+// The kinds of token that lift no per-address limit (the admin token alone
+// does), each with what a test's trace calls it.
+enum class TokenKind { kEndedMatchSeat, kRunningMatchSeat, kBot };
+constexpr std::pair<TokenKind, const char*> kNonAdminTokenKinds[] = {
+    {TokenKind::kEndedMatchSeat, "an ended match's seat token"},
+    {TokenKind::kRunningMatchSeat, "a running match's seat token"},
+    {TokenKind::kBot, "a bot's token"}};
 
 // This process's resident memory (VmRSS), in KiB, once the allocator has
 // returned what it holds free; -1 when unknown.
@@ -379,6 +386,39 @@ class HostileClientTest : public ::testing::Test {
     return calls;
   }
 
+  // A ListMatches request of a page of up to 1,000 matches.
+  static v1::ListMatchesRequest LargePage() {
+    v1::ListMatchesRequest list;
+    list.set_page_size(1000);
+    return list;
+  }
+
+  // ListMatches of a LargePage() with `token` ("": none): its status.
+  grpc::Status ListMatchesPage(const std::string& token) const {
+    grpc::ClientContext context;
+    svctest::Authorize(context, token);
+    v1::ListMatchesResponse response;
+    return stub_->ListMatches(&context, LargePage(), &response);
+  }
+
+  // Has `client`, which takes nothing, make `n` ListMatches calls of a
+  // LargePage() with `token` ("": none); whether each was answered (its
+  // headers went, its message waits for a window).
+  static bool HoldListMatches(ZeroWindowClient& client, size_t n,
+                              const std::string& token) {
+    ZeroWindowClient::Metadata metadata;
+    if (!token.empty()) {
+      metadata.push_back({"authorization", "Bearer " + token});
+    }
+    for (size_t i = 0; i < n; ++i) {
+      const uint32_t call =
+          client.Call("/pyramid.referee.v1.Referee/ListMatches",
+                      LargePage().SerializeAsString(), metadata);
+      if (!client.AwaitHeaders(call)) return false;
+    }
+    return true;
+  }
+
   // A Watch of `match_id` with `token` ("": none).
   std::unique_ptr<ServerStream<v1::Referee, v1::WatchEvent>> OpenWatch(
       const std::string& match_id, const std::string& token) const {
@@ -391,24 +431,45 @@ class HostileClientTest : public ::testing::Test {
     return watch;
   }
 
-  // The tokens that lift no per-address limit, each a kind of its own:
-  // the seat token of a match that has ended (its holder keeps it for
-  // good: the registry still knows it), one of `running`, and a bot's.
-  std::vector<std::pair<std::string, std::string>> NonAdminTokens(
-      const Created& running) {
-    const Created ended = NewMatch();
-    auto seats = ConnectSeats(ended);
-    FinishAndVerify(seats, ended.id);
-    v1::RegisterBotRequest request;
-    request.set_name("bot");
-    grpc::ClientContext context;
-    svctest::Authorize(context, referee_->admin_token());
-    v1::RegisterBotResponse bot;
-    const grpc::Status status = stub_->RegisterBot(&context, request, &bot);
-    EXPECT_TRUE(status.ok()) << status.error_message();
-    return {{"an ended match's seat token", ended.tokens[0]},
-            {"a running match's seat token", running.tokens[0]},
-            {"a bot's token", bot.bot_token()}};
+  // A token of `kind`: the seat token of a match made and played to its
+  // end here (its holder keeps it for good: the registry still knows it),
+  // a seat token of `running`, or the token of a bot registered here.
+  std::string NonAdminToken(TokenKind kind, const Created& running) {
+    switch (kind) {
+      case TokenKind::kEndedMatchSeat: {
+        const Created ended = NewMatch();
+        auto seats = ConnectSeats(ended);
+        FinishAndVerify(seats, ended.id);
+        return ended.tokens[0];
+      }
+      case TokenKind::kRunningMatchSeat:
+        return running.tokens[0];
+      case TokenKind::kBot: {
+        v1::RegisterBotRequest request;
+        request.set_name("bot");
+        grpc::ClientContext context;
+        svctest::Authorize(context, referee_->admin_token());
+        v1::RegisterBotResponse bot;
+        const grpc::Status status = stub_->RegisterBot(&context, request, &bot);
+        EXPECT_TRUE(status.ok()) << status.error_message();
+        return bot.bot_token();
+      }
+    }
+    return "";
+  }
+
+  // Runs `story` once for each kind of token in kNonAdminTokenKinds, traced
+  // by its name, on the referee started afresh with `limits` each time:
+  // story(running, token), given a match running there and a token of the
+  // kind.
+  template <class Story>
+  void ForEachNonAdminToken(const ServiceLimits& limits, Story story) {
+    for (const auto& [kind, name] : kNonAdminTokenKinds) {
+      SCOPED_TRACE(name);
+      Start(limits);
+      const Created running = NewMatch();
+      story(running, NonAdminToken(kind, running));
+    }
   }
 
   Created NewMatch() {
@@ -802,29 +863,16 @@ TEST_F(HostileClientTest, AnonymousUnaryCallsInProgressAreLimitedPerAddress) {
   limits.max_calls_per_peer = 2;
   Start(limits);
   FinishedMatchWithLogOf(0);  // Something to list.
-  v1::ListMatchesRequest list;
-  list.set_page_size(1000);
   auto hostile = std::make_unique<ZeroWindowClient>(referee_->address());
-  for (size_t i = 0; i < limits.max_calls_per_peer; ++i) {
-    const uint32_t call = hostile->Call(
-        "/pyramid.referee.v1.Referee/ListMatches", list.SerializeAsString());
-    // Answered: its headers went, its message waits for a window.
-    ASSERT_TRUE(hostile->AwaitHeaders(call));
-  }
-  auto list_matches = [&](const std::string& token) {
-    grpc::ClientContext context;
-    svctest::Authorize(context, token);
-    v1::ListMatchesResponse response;
-    return stub_->ListMatches(&context, list, &response);
-  };
-  const grpc::Status refused = list_matches("");
+  ASSERT_TRUE(HoldListMatches(*hostile, limits.max_calls_per_peer, ""));
+  const grpc::Status refused = ListMatchesPage("");
   EXPECT_EQ(refused.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED)
       << refused.error_message();
   EXPECT_THAT(refused.error_message(), HasSubstr("--max_calls_per_peer"));
-  const grpc::Status admin = list_matches(referee_->admin_token());
+  const grpc::Status admin = ListMatchesPage(referee_->admin_token());
   EXPECT_TRUE(admin.ok()) << admin.error_message();
   hostile.reset();  // Its connection closes: its calls are cancelled.
-  EXPECT_TRUE(RetryUntil([&] { return list_matches("").ok(); }));
+  EXPECT_TRUE(RetryUntil([&] { return ListMatchesPage("").ok(); }));
   ExpectAMatchPlays();
 }
 
@@ -888,12 +936,8 @@ TEST_F(HostileClientTest, AnonymousGetLogsCountAmongTheCallsOfTheirAddress) {
 TEST_F(HostileClientTest, TokenHoldersWatchesAreLimitedPerAddress) {
   ServiceLimits limits;
   limits.max_watchers_per_peer = 3;
-  for (int kind = 0; kind < 3; ++kind) {
-    Start(limits);
-    const Created running = NewMatch();
-    const auto tokens = NonAdminTokens(running);
-    const std::string token = tokens[kind].second;
-    SCOPED_TRACE(tokens[kind].first);
+  ForEachNonAdminToken(limits, [&](const Created& running,
+                                   const std::string& token) {
     std::vector<std::unique_ptr<ServerStream<v1::Referee, v1::WatchEvent>>>
         watches;
     v1::WatchEvent event;
@@ -920,7 +964,7 @@ TEST_F(HostileClientTest, TokenHoldersWatchesAreLimitedPerAddress) {
         << "the admin's Watch was refused: " << admin->Finish().error_message();
     auto seats = ConnectSeats(running);
     FinishAndVerify(seats, running.id);
-  }
+  });
 }
 
 // So do their unary calls and GetLog downloads in progress
@@ -936,29 +980,12 @@ TEST_F(HostileClientTest, TokenHoldersWatchesAreLimitedPerAddress) {
 TEST_F(HostileClientTest, TokenHoldersCallsInProgressAreLimitedPerAddress) {
   ServiceLimits limits;
   limits.max_calls_per_peer = 2;
-  for (int kind = 0; kind < 3; ++kind) {
-    Start(limits);
-    const Created running = NewMatch();
-    const auto tokens = NonAdminTokens(running);
-    const std::string token = tokens[kind].second;
-    SCOPED_TRACE(tokens[kind].first);
+  ForEachNonAdminToken(limits, [&](const Created& running,
+                                   const std::string& token) {
     const std::string ended = FinishedMatchWithLogOf(0);
-    v1::ListMatchesRequest list;
-    list.set_page_size(1000);
     auto hostile = std::make_unique<ZeroWindowClient>(referee_->address());
-    for (size_t i = 0; i < limits.max_calls_per_peer; ++i) {
-      const uint32_t call = hostile->Call(
-          "/pyramid.referee.v1.Referee/ListMatches", list.SerializeAsString(),
-          {{"authorization", "Bearer " + token}});
-      ASSERT_TRUE(hostile->AwaitHeaders(call));
-    }
-    auto list_matches = [&](const std::string& with) {
-      grpc::ClientContext context;
-      svctest::Authorize(context, with);
-      v1::ListMatchesResponse response;
-      return stub_->ListMatches(&context, list, &response);
-    };
-    const grpc::Status refused = list_matches(token);
+    ASSERT_TRUE(HoldListMatches(*hostile, limits.max_calls_per_peer, token));
+    const grpc::Status refused = ListMatchesPage(token);
     EXPECT_EQ(refused.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED)
         << refused.error_message();
     EXPECT_THAT(refused.error_message(), HasSubstr("--max_calls_per_peer"));
@@ -967,7 +994,7 @@ TEST_F(HostileClientTest, TokenHoldersCallsInProgressAreLimitedPerAddress) {
     EXPECT_EQ(refused_log.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED)
         << refused_log.error_message();
     EXPECT_THAT(refused_log.error_message(), HasSubstr("--max_calls_per_peer"));
-    const grpc::Status admin = list_matches(referee_->admin_token());
+    const grpc::Status admin = ListMatchesPage(referee_->admin_token());
     EXPECT_TRUE(admin.ok()) << admin.error_message();
     const grpc::Status admin_log =
         FetchLog(*stub_, ended, referee_->admin_token(), &fetched);
@@ -979,8 +1006,8 @@ TEST_F(HostileClientTest, TokenHoldersCallsInProgressAreLimitedPerAddress) {
           << "seat " << seat << " saw no end";
     }
     hostile.reset();  // Its connection closes: its calls are cancelled.
-    EXPECT_TRUE(RetryUntil([&] { return list_matches(token).ok(); }));
-  }
+    EXPECT_TRUE(RetryUntil([&] { return ListMatchesPage(token).ok(); }));
+  });
 }
 
 // --- gRPC's own streams
@@ -1094,55 +1121,36 @@ TEST_F(HostileClientTest, ErrorsDoNotRepeatALongFieldWhole) {
 // bytes that are not wire format are still said not to parse. Before,
 // every such request was said not to parse as protobuf, which it does.
 TEST_F(HostileClientTest, ARequestsStringThatIsNotUtf8IsNamed) {
-  auto unary = [&](const std::string& method, const std::string& bytes) {
-    const std::string path =
-        absl::StrCat("/pyramid.referee.v1.Referee/", method);
-    const grpc::internal::RpcMethod rpc(path.c_str(),
-                                        grpc::internal::RpcMethod::NORMAL_RPC);
-    grpc::ClientContext context;
-    svctest::Authorize(context, referee_->admin_token());
-    grpc::ByteBuffer response;
-    return grpc::internal::BlockingUnaryCall<grpc::ByteBuffer,
-                                             grpc::ByteBuffer>(
-        NewChannel().get(), rpc, &context, svctest::ToBuffer(bytes), &response);
-  };
   // Field 1 (match_id), 2 bytes: 0xff 0xfe.
   const std::string bad_match_id("\x0a\x02\xff\xfe", 4);
-  const grpc::Status get = unary("GetMatch", bad_match_id);
-  EXPECT_EQ(get.error_code(), grpc::StatusCode::INVALID_ARGUMENT)
-      << get.error_message();
-  EXPECT_THAT(get.error_message(),
-              HasSubstr("malformed request: its string field "
-                        "pyramid.referee.v1.GetMatchRequest.match_id is not "
-                        "UTF-8"));
-  // Field 1 (game), holding field 1 (game), 1 byte: 0xc0.
-  const grpc::Status create =
-      unary("CreateMatch", std::string("\x0a\x03\x0a\x01\xc0", 5));
-  EXPECT_EQ(create.error_code(), grpc::StatusCode::INVALID_ARGUMENT)
-      << create.error_message();
-  EXPECT_THAT(create.error_message(),
-              HasSubstr("pyramid.referee.v1.CreateMatchRequest.game.game is "
-                        "not UTF-8"));
-  // Field 1 (game), holding a truncated varint: not wire format.
-  const grpc::Status truncated =
-      unary("CreateMatch", std::string("\x0a\x01\xff", 3));
-  EXPECT_EQ(truncated.error_code(), grpc::StatusCode::INVALID_ARGUMENT)
-      << truncated.error_message();
-  EXPECT_THAT(truncated.error_message(),
-              HasSubstr("not a pyramid.referee.v1.CreateMatchRequest (the "
-                        "bytes do not parse as protobuf)"));
+  const struct {
+    const char* method;
+    std::string request;
+    const char* refusal;
+  } cases[] = {
+      {"GetMatch", bad_match_id,
+       "malformed request: its string field "
+       "pyramid.referee.v1.GetMatchRequest.match_id is not UTF-8"},
+      // Field 1 (game), holding field 1 (game), 1 byte: 0xc0.
+      {"CreateMatch", std::string("\x0a\x03\x0a\x01\xc0", 5),
+       "pyramid.referee.v1.CreateMatchRequest.game.game is not UTF-8"},
+      // Field 1 (game), holding a truncated varint: not wire format.
+      {"CreateMatch", std::string("\x0a\x01\xff", 3),
+       "not a pyramid.referee.v1.CreateMatchRequest (the bytes do not parse "
+       "as protobuf)"},
+  };
+  for (const auto& [method, request, refusal] : cases) {
+    const grpc::Status status = svctest::RawRefereeCall(
+        NewChannel(), method, request, referee_->admin_token());
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT)
+        << status.error_message();
+    EXPECT_THAT(status.error_message(), HasSubstr(refusal));
+  }
   // A stream's request too.
-  const grpc::internal::RpcMethod watch(
-      "/pyramid.referee.v1.Referee/Watch",
-      grpc::internal::RpcMethod::SERVER_STREAMING);
-  grpc::ClientContext context;
-  const std::shared_ptr<grpc::Channel> channel = NewChannel();
-  std::unique_ptr<grpc::ClientReader<grpc::ByteBuffer>> reader(
-      grpc::internal::ClientReaderFactory<grpc::ByteBuffer>::Create(
-          channel.get(), watch, &context, svctest::ToBuffer(bad_match_id)));
-  grpc::ByteBuffer event;
-  EXPECT_FALSE(reader->Read(&event));
-  const grpc::Status watched = reader->Finish();
+  int events = 0;
+  const grpc::Status watched = svctest::RawRefereeStream(
+      NewChannel(), "Watch", bad_match_id, "", &events);
+  EXPECT_EQ(events, 0);
   EXPECT_EQ(watched.error_code(), grpc::StatusCode::INVALID_ARGUMENT)
       << watched.error_message();
   EXPECT_THAT(watched.error_message(),

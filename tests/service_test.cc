@@ -31,7 +31,6 @@
 #include "google/protobuf/descriptor.pb.h"
 #include "google/protobuf/util/message_differencer.h"
 #include "grpcpp/grpcpp.h"
-#include "grpcpp/impl/client_unary_call.h"
 #include "gtest/gtest.h"
 #include "referee/core/log_sink.h"
 #include "referee/crypto/bytes.h"
@@ -1610,34 +1609,18 @@ TEST_F(ServiceTest, BadInputUnparseableRequestsAreInvalidArgument) {
   const std::string garbage("\xff\xff\xff\xff", 4);
   for (const char* method :
        {"CreateMatch", "RegisterBot", "GetMatch", "ListMatches"}) {
-    const std::string path =
-        absl::StrCat("/pyramid.referee.v1.Referee/", method);
-    const grpc::internal::RpcMethod rpc(path.c_str(),
-                                        grpc::internal::RpcMethod::NORMAL_RPC);
-    grpc::ClientContext context;
-    svctest::Authorize(context, ref_->admin_token());
-    grpc::ByteBuffer response;
-    const grpc::Status status =
-        grpc::internal::BlockingUnaryCall<grpc::ByteBuffer, grpc::ByteBuffer>(
-            ref_->channel().get(), rpc, &context, svctest::ToBuffer(garbage),
-            &response);
+    const grpc::Status status = svctest::RawRefereeCall(
+        ref_->channel(), method, garbage, ref_->admin_token());
     EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT)
         << method;
     EXPECT_THAT(status.error_message(), HasSubstr("malformed request"))
         << method;
   }
   for (const char* method : {"Watch", "GetLog"}) {
-    const std::string path =
-        absl::StrCat("/pyramid.referee.v1.Referee/", method);
-    const grpc::internal::RpcMethod rpc(
-        path.c_str(), grpc::internal::RpcMethod::SERVER_STREAMING);
-    grpc::ClientContext context;
-    std::unique_ptr<grpc::ClientReader<grpc::ByteBuffer>> reader(
-        grpc::internal::ClientReaderFactory<grpc::ByteBuffer>::Create(
-            ref_->channel().get(), rpc, &context, svctest::ToBuffer(garbage)));
-    grpc::ByteBuffer event;
-    EXPECT_FALSE(reader->Read(&event)) << method;
-    const grpc::Status status = reader->Finish();
+    int events = 0;
+    const grpc::Status status = svctest::RawRefereeStream(
+        ref_->channel(), method, garbage, "", &events);
+    EXPECT_EQ(events, 0) << method;
     EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT)
         << method;
     EXPECT_THAT(

@@ -26,6 +26,11 @@ const grpc::internal::RpcMethod& RawPlayMethod() {
   return *method;
 }
 
+// The path of the Referee's method named `method` ("GetMatch").
+std::string RefereeMethodPath(const std::string& method) {
+  return absl::StrCat("/pyramid.referee.v1.Referee/", method);
+}
+
 }  // namespace
 
 uint64_t EventLog::Add(Event event) {
@@ -611,6 +616,40 @@ grpc::Status FetchLog(v1::Referee::Stub& stub, const std::string& match_id,
   v1::LogChunk chunk;
   bytes->clear();
   while (reader->Read(&chunk)) *bytes += chunk.data();
+  return reader->Finish();
+}
+
+grpc::Status RawRefereeCall(const std::shared_ptr<grpc::Channel>& channel,
+                            const std::string& method,
+                            const std::string& request,
+                            const std::string& token) {
+  const std::string path = RefereeMethodPath(method);
+  const grpc::internal::RpcMethod rpc(path.c_str(),
+                                      grpc::internal::RpcMethod::NORMAL_RPC);
+  grpc::ClientContext context;
+  Authorize(context, token);
+  context.set_deadline(Until(kWait));
+  grpc::ByteBuffer response;
+  return grpc::internal::BlockingUnaryCall<grpc::ByteBuffer, grpc::ByteBuffer>(
+      channel.get(), rpc, &context, ToBuffer(request), &response);
+}
+
+grpc::Status RawRefereeStream(const std::shared_ptr<grpc::Channel>& channel,
+                              const std::string& method,
+                              const std::string& request,
+                              const std::string& token, int* responses) {
+  const std::string path = RefereeMethodPath(method);
+  const grpc::internal::RpcMethod rpc(
+      path.c_str(), grpc::internal::RpcMethod::SERVER_STREAMING);
+  grpc::ClientContext context;
+  Authorize(context, token);
+  context.set_deadline(Until(kWait));
+  std::unique_ptr<grpc::ClientReader<grpc::ByteBuffer>> reader(
+      grpc::internal::ClientReaderFactory<grpc::ByteBuffer>::Create(
+          channel.get(), rpc, &context, ToBuffer(request)));
+  grpc::ByteBuffer response;
+  *responses = 0;
+  while (reader->Read(&response)) ++*responses;
   return reader->Finish();
 }
 

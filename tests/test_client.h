@@ -1,9 +1,10 @@
 // Test-only clients of the referee service (proto/.../referee_service.proto)
-// for tests/service_test.cc, tests/e2e_test.cc and tests/hidden_info_test.cc:
-// a Play client that sends arbitrary bytes and records every message it
-// receives, an optional honest auto-player inside it, a random player for
-// long games of single-seat decisions, a Watch client, and helpers to read
-// and verify logs.
+// for tests/service_test.cc, tests/e2e_test.cc, tests/hidden_info_test.cc
+// and tests/hostile_client_test.cc: a Play client that sends arbitrary
+// bytes and records every message it receives, an optional honest
+// auto-player inside it, a random player for long games of single-seat
+// decisions, a Watch client, calls whose request is any bytes, and helpers
+// to read and verify logs.
 //
 // Every client can append what it receives to a shared EventLog, which puts
 // the messages of all clients in one order (the order their reader threads
@@ -256,6 +257,21 @@ void Authorize(grpc::ClientContext& context, const std::string& token);
 // The log of a match via GetLog (`token` may be empty).
 grpc::Status FetchLog(v1::Referee::Stub& stub, const std::string& match_id,
                       const std::string& token, std::string* bytes);
+
+// A call of the Referee's unary `method` (its name: "GetMatch") whose
+// request is `request` as it is, bytes that need not parse (what no stub
+// would send), with `token` ("": no authorization): its status
+// (DEADLINE_EXCEEDED after kWait).
+grpc::Status RawRefereeCall(const std::shared_ptr<grpc::Channel>& channel,
+                            const std::string& method,
+                            const std::string& request,
+                            const std::string& token = "");
+// The same of a server-streaming `method` ("Watch"), read to its end: the
+// status it ends with; `*responses` counts the messages it sent before.
+grpc::Status RawRefereeStream(const std::shared_ptr<grpc::Channel>& channel,
+                              const std::string& method,
+                              const std::string& request,
+                              const std::string& token, int* responses);
 
 // Every complete record of a log file's bytes, parsed.
 std::vector<v1::LogRecord> ParseRecords(const std::string& bytes);
