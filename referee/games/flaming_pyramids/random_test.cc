@@ -191,6 +191,9 @@ TEST(FpRandomTest, RandomGamesKeepInvariants) {
     }
   }
   RecordProperty("games", stats.games);
+  // A curse happened, under the sanitizers too, so its invariants were
+  // checked.
+  EXPECT_GT(stats.events[v1::FP_CURSE], 0) << "no game had a curse";
   std::cout << "games " << stats.games << ", wins " << stats.wins << ", turns "
             << stats.turns << ", decisions " << stats.decisions << "; events:";
   for (const auto& [kind, n] : stats.events) {
@@ -247,12 +250,29 @@ v1::Action GreedyAction(const State& state, int seat, RandomStream& chooser) {
   return best[chooser.Uniform(best.size())];
 }
 
+// Counts a match's moves (MoveCount), and its curses (FP_CURSE events) into
+// `curses`.
+class MovesAndCurses : public MoveCount {
+ public:
+  explicit MovesAndCurses(int64_t& curses) : curses_(curses) {}
+
+  void AfterStep(const State& state, const v1::Result& result) override {
+    MoveCount::AfterStep(state, result);
+    for (const v1::FpEvent& event : result.flaming_pyramids().events()) {
+      if (event.kind() == v1::FP_CURSE) ++curses_;
+    }
+  }
+
+ private:
+  int64_t& curses_;
+};
+
 // Plays a match of `seats` seats under `config` and `rules_version` to its
 // end, its seats choosing uniformly among their legal actions (`greedy`:
 // among those that make the most moves this turn, GreedyAction); its
-// moves.
+// moves. Adds its curses to `curses`.
 uint64_t PlayCountingMoves(const v1::GameConfig& config, uint32_t rules_version,
-                           int seats, int game, bool greedy) {
+                           int seats, int game, bool greedy, int64_t& curses) {
   absl::StatusOr<std::unique_ptr<Game>> made =
       MakeGameOf(Description(), config, rules_version);
   EXPECT_TRUE(made.ok()) << made.status();
@@ -264,7 +284,7 @@ uint64_t PlayCountingMoves(const v1::GameConfig& config, uint32_t rules_version,
   if (!state.ok()) return 0;
   RandomStream chooser(
       GameSeed(seats, config.flaming_pyramids().curse(), 30000 + game));
-  MoveCount count;
+  MovesAndCurses count(curses);
   if (!greedy) {
     PlayRandomGame(**state, chooser, count);
     return count.moves;
@@ -275,33 +295,39 @@ uint64_t PlayCountingMoves(const v1::GameConfig& config, uint32_t rules_version,
     const absl::StatusOr<v1::Result> result = (*state)->Apply({&chosen, 1});
     EXPECT_TRUE(result.ok()) << result.status();
     if (!result.ok()) break;
-    ++count.moves;
+    count.AfterStep(**state, *result);
   }
   return count.moves;
 }
 
 // No match makes more moves than the game's bound (ExpectMovesWithinBound):
-// every seat count, max_turns 1 to 40, curse or not, both rules versions,
+// every seat count, max_turns 1 to 40, curse or not (a curse happening in
+// one match at least, under the sanitizers too), both rules versions,
 // random play and greedy play for falls (GreedyAction).
 TEST(FpRandomTest, NoMatchMakesMoreMovesThanItsBound) {
+  int64_t curses = 0;
   ExpectMovesWithinBound(
       Description(), /*games=*/40,
       [](int game) {
         return Config(/*curse=*/game % 2 == 1, static_cast<uint32_t>(1 + game));
       },
-      [](const v1::GameConfig& config, int seats, int game) {
+      [&curses](const v1::GameConfig& config, int seats, int game) {
         std::vector<CountedMatch> matches;
         for (const RulesVersionDescription& version :
              Description().rules_versions) {
           for (bool greedy : {false, true}) {
             matches.push_back({PlayCountingMoves(config, version.version, seats,
-                                                 game, greedy),
+                                                 game, greedy, curses),
                                absl::StrCat("rules version ", version.version,
                                             greedy ? ", greedy" : ", random")});
           }
         }
         return matches;
       });
+  // Few of these matches have a curse (most last a few turns): a change of
+  // seeds, options or stride must not lose them unnoticed.
+  RecordProperty("curses", curses);
+  EXPECT_GT(curses, 0) << "no match had a curse";
 }
 
 }  // namespace
