@@ -136,10 +136,12 @@ Decision::Judgement Decision::JudgeReveal(int seat, std::string_view match_id,
                                           std::string_view action_bytes,
                                           const State* state) const {
   Judgement judgement;
-  if (CommitmentHash(match_id, seat, id_, salt, action_bytes) !=
-      Find(seat)->commitment) {
+  const Digest& commitment = Find(seat)->commitment;
+  if (CommitmentHash(match_id, seat, id_, salt, action_bytes) != commitment) {
     judgement.fault = v1::FAULT_REVEAL_MISMATCH;
     judgement.why = "the reveal does not match the commitment";
+    judgement.hint = CommitmentMistake(match_id, seat, id_, salt, action_bytes,
+                                       AsView(commitment));
     return judgement;
   }
   absl::StatusOr<v1::Action> action = ParseSeatAction(action_bytes);

@@ -55,7 +55,10 @@ class Decision {
   struct Judgement {
     std::optional<v1::Action> action;
     v1::FaultReason fault = v1::FAULT_REASON_UNSPECIFIED;
-    std::string why;  // For a fault: the reason in words.
+    std::string why;  // For a fault: the reason in words, as logged.
+    // For the seat alone, after `why` in its error (never logged): what
+    // its client likely got wrong, when the referee can tell.
+    std::string hint;
   };
 
   // Step 1: decision `id` (0: the seed decision) asks `seats` (ascending).

@@ -325,7 +325,10 @@ absl::Status Match::Reveal(int seat, uint64_t decision_id,
       return s;
     }
     if (absl::Status s = AfterProgress(); !s.ok()) return s;
-    return absl::InvalidArgumentError(judgement.why);
+    return absl::InvalidArgumentError(
+        judgement.hint.empty()
+            ? judgement.why
+            : absl::StrCat(judgement.why, ": ", judgement.hint));
   }
   decision_.Accept(seat, *std::move(judgement.action));
   return AfterProgress();

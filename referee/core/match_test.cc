@@ -185,6 +185,46 @@ TEST_F(MatchTest, MismatchedRevealForfeitsAndEndsTheMatch) {
   EXPECT_EQ(v.kind, Verdict::Kind::kGenuine) << v.reason;
 }
 
+// A seat whose client hashed the match id as its hex text hears what went
+// wrong; the log's fault says only what any reader can check.
+TEST_F(MatchTest, AMismatchedRevealTellsItsSeatTheMistakeTheLogDoesNot) {
+  Start(v1::FORFEIT_POLICY_FORFEIT);
+  PlaySeed();
+  ASSERT_TRUE(CommitAction(0, Piece(v1::RPP_BLACK, v1::RPP_LARGE)).ok());
+  ASSERT_TRUE(CommitAction(2, Piece(v1::RPP_BLACK, v1::RPP_LARGE)).ok());
+  const uint64_t id = match_->decision()->id;
+  bytes_[1] = Piece(v1::RPP_BLACK, v1::RPP_LARGE).SerializeAsString();
+  std::string hex_preimage(kCommitDomain);
+  hex_preimage.append(ToHex(match_->match_id()));
+  AppendU32Be(hex_preimage, 1);
+  AppendU64Be(hex_preimage, id);
+  absl::StrAppend(&hex_preimage, Salt(1, id), bytes_[1]);
+  ASSERT_TRUE(match_->Commit(1, id, AsView(Sha256(hex_preimage))).ok());
+  absl::Status s = RevealAction(1);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(),
+              HasSubstr("the reveal does not match the commitment: the "
+                        "commitment is this reveal's hash laid out otherwise: "
+                        "the match id is hashed as its hex text"));
+  ASSERT_TRUE(RevealAction(0).ok());
+  ASSERT_TRUE(RevealAction(2).ok());
+  ASSERT_TRUE(match_->finished());
+  EXPECT_TRUE(match_->outcome().seats(1).forfeited());
+  SplitLogResult split = SplitLog(log_);
+  int faults = 0;
+  for (const auto& record : split.records) {
+    v1::LogRecord parsed;
+    ASSERT_TRUE(parsed.ParseFromString(std::string(record.bytes)));
+    if (!parsed.has_fault()) continue;
+    ++faults;
+    EXPECT_EQ(parsed.fault().detail(),
+              "the reveal does not match the commitment");
+  }
+  EXPECT_EQ(faults, 1);
+  Verdict v = Verify();
+  EXPECT_EQ(v.kind, Verdict::Kind::kGenuine) << v.reason;
+}
+
 TEST_F(MatchTest, IllegalActionUnderDefaultPolicyPlaysTheDefault) {
   Start(v1::FORFEIT_POLICY_DEFAULT_ACTION);
   PlaySeed();

@@ -886,6 +886,52 @@ TEST(ProtocolTest, CommitmentDependsOnEveryField) {
   EXPECT_EQ(all.size(), 7u);
 }
 
+// A hand-written client's commitment, laid out by hand here (not by the
+// library's own table of mistakes), is named for what it got wrong; the
+// documented layout and an unrelated hash name nothing.
+TEST(ProtocolTest, ACommitmentLaidOutWronglyIsNamedForItsMistake) {
+  const std::string match_id = VecBytes("commit.match_id");
+  const std::string salt = VecBytes("commit.salt");
+  const std::string action = VecBytes("commit.action");
+  const std::string domain = "pyramid-referee/commit/v1";
+  auto be = [](uint64_t v, int n) {
+    std::string out;
+    for (int i = n - 1; i >= 0; --i) out.push_back(char((v >> (8 * i)) & 0xff));
+    return out;
+  };
+  auto le = [](uint64_t v, int n) {
+    std::string out;
+    for (int i = 0; i < n; ++i) out.push_back(char((v >> (8 * i)) & 0xff));
+    return out;
+  };
+  const std::string nul(1, '\0');
+  const std::map<std::string, std::string> mistakes = {
+      {"the match id is hashed as its hex text",
+       domain + nul + ToHex(match_id) + be(1, 4) + be(7, 8) + salt + action},
+      {"the domain string's ending zero byte is left out",
+       domain + match_id + be(1, 4) + be(7, 8) + salt + action},
+      {"the seat and the decision id are written little-endian",
+       domain + nul + match_id + le(1, 4) + le(7, 8) + salt + action},
+      {"it names the decision before this one",
+       domain + nul + match_id + be(1, 4) + be(6, 8) + salt + action},
+      {"the action is hashed before the salt",
+       domain + nul + match_id + be(1, 4) + be(7, 8) + action + salt},
+  };
+  for (const auto& [said, preimage] : mistakes) {
+    const std::string mistake = CommitmentMistake(match_id, 1, 7, salt, action,
+                                                  AsView(Sha256(preimage)));
+    EXPECT_THAT(mistake, HasSubstr(said));
+    EXPECT_THAT(mistake, HasSubstr("docs/protocol.md"));
+  }
+  EXPECT_EQ(
+      CommitmentMistake(match_id, 1, 7, salt, action,
+                        AsView(CommitmentHash(match_id, 1, 7, salt, action))),
+      "");
+  EXPECT_EQ(CommitmentMistake(match_id, 1, 7, salt, action,
+                              AsView(Sha256("something else"))),
+            "");
+}
+
 TEST(ProtocolTest, CommitSignatureMessageLayout) {
   const std::string match_id = VecBytes("commit_sig.match_id");
   const uint64_t seat = VecU64("commit_sig.seat");

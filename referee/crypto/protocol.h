@@ -37,6 +37,19 @@ Digest CommitmentHash(std::string_view match_id, uint32_t seat,
                       uint64_t decision_id, std::string_view salt,
                       std::string_view action_bytes);
 
+// For a reveal whose commitment hash is not `commitment`: the mistake of a
+// hand-written client that does give `commitment` from this reveal's salt
+// and action, one departure from the preimage above at a time (the domain's
+// zero byte left out or the domain left out, the match id hashed as its hex
+// text, a number little-endian or of the other width, the seat or the
+// decision one off, salt and action swapped), said in a sentence that ends
+// with where the preimage is specified; "" when none of them gives it. For
+// the seat's own error message only: the log's fault detail names no guess.
+std::string CommitmentMistake(std::string_view match_id, uint32_t seat,
+                              uint64_t decision_id, std::string_view salt,
+                              std::string_view action_bytes,
+                              std::string_view commitment);
+
 // The exact bytes a seat key signs for a commitment:
 // D_s || match_id || u32be(seat) || u64be(decision_id) || c.
 std::string CommitSignatureMessage(std::string_view match_id, uint32_t seat,
