@@ -31,16 +31,22 @@
 //   strategy's promise settles, commits the fallback action (the first
 //   listed legal action, or `canonical` for an unlisted Pyramid Shambo
 //   payment: always legal) and ignores the late answer; an answer at hand
-//   at once is committed even when the clock leaves no time after the
-//   margin (which is said once per match). A strategy that throws or
+//   at once (within AT_ONCE_MS of the strategy's call) is committed even
+//   when the clock leaves no time after the margin (which is said once per
+//   match). A strategy that blocks the event loop keeps the deadline timer
+//   from firing: its answer, checked against the clock as it comes, gets
+//   the fallback committed in its place past that time (said late, as the
+//   Python kit's timer would have done), and nothing past the commit
+//   deadline itself (said, with what to do: a worker thread). A strategy
+//   that throws or
 //   rejects gets the fallback too (logged as a failure, not as late: its
 //   stack once, the same error again counted), and so does one whose
 //   action is not an Action (a key that is no field of its message, or an
 //   enum name its enum lacks: a warning naming the field) or that the
 //   decision's list of legal actions does not hold (a warning naming the
 //   decision; decisions without a list are not checked). A strategy that
-//   blocks the event loop blocks the kit: make slow strategies
-//   asynchronous;
+//   blocks the event loop blocks the kit (its streams, its other matches):
+//   run a slow one in a worker thread;
 // - when the stream breaks for a reason a reconnection can mend, opens a new
 //   one with the same token, backing off from 100 ms doubling to 5 s, for at
 //   most reconnectForS seconds without a referee, and commits or reveals
@@ -154,6 +160,11 @@ function seedAction(request) {
 // While the referee is away, a connection is tried again at most this long
 // (plus gRPC's jitter of a fifth) after the last one failed.
 const CONNECT_RETRY_MS = 250;
+
+// When the commit deadline is already within the margin as a decision
+// arrives, the strategy's answer is committed if it comes this soon after
+// the strategy is called ("at once"), as in the Python kit (AT_ONCE_S).
+const AT_ONCE_MS = 50;
 
 class Bot {
   /**
@@ -657,10 +668,45 @@ class Runner {
       entry.timer = setTimeout(() => this.fallBack(entry), Math.max(left - this.marginMs, 0));
     }
     Promise.resolve()
-      .then(() => this.bot.decide(request))
-      .then((action) => this.settle(entry, action, 'strategy'), (error) => {
+      .then(() => {
+        entry.calledAt = Date.now();
+        return this.bot.decide(request);
+      })
+      .then((action) => {
+        if (!this.late(entry)) this.settle(entry, action, 'strategy');
+      }, (error) => {
         this.strategyFailed(entry, error);
       });
+  }
+
+  /**
+   * Whether the strategy's answer to the open decision of `entry`, come
+   * now, is too late to commit, as the Python kit's rule has it: past the
+   * commit deadline minus the margin, or, when that left the strategy no
+   * time, past AT_ONCE_MS after its call. The deadline timer commits the
+   * fallback then, unless the strategy blocked the event loop, which the
+   * timer cannot fire through: past that time, the fallback is committed
+   * now in place of the answer (said late), and past the deadline itself
+   * nothing is (the referee closed the decision and faults the seat): that
+   * is said with what to do about it.
+   */
+  late(entry) {
+    const r = entry.request;
+    const deadline = Number(r.commit_deadline_unix_ms);
+    if (!deadline || this.pending.get(keyOf(r)) !== entry || entry.action) return false;
+    const now = Date.now();
+    if (now <= Math.max(deadline - this.marginMs, entry.calledAt + AT_ONCE_MS)) return false;
+    if (now < deadline) {
+      this.fallBack(entry);
+      return true;
+    }
+    clearTimeout(entry.timer); // Nothing is committed to this decision.
+    this.log(`match ${r.match_id} seat ${r.seat} decision ${r.decision_id}: the event loop was `
+      + `blocked past the commit deadline (the strategy answered ${now - deadline} ms after it, `
+      + 'and the fallback timer could not run meanwhile): nothing is committed, and the referee '
+      + 'faults the seat; run a slow strategy in a worker thread (node:worker_threads) or make '
+      + 'it yield (docs/writing-a-bot.md, "JavaScript")');
+    return true;
   }
 
   /**
@@ -681,7 +727,7 @@ class Runner {
     this.makeRoom();
     const entry = {
       request, salt: null, action: null, committedOn: -1, revealedOn: -1, timer: null,
-      acked: false,
+      acked: false, calledAt: 0,
     };
     if (record) {
       entry.salt = record.salt;

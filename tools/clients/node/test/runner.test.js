@@ -2,7 +2,9 @@
 // (the client connects lazily and never does here): how it counts the ends
 // of matches; that a strategy that throws, or returns an action the
 // decision does not list, gets the fallback with one line saying so (as the
-// Python kit's, never "late"); that the seed decision's action names the
+// Python kit's, never "late"); that one whose strategy blocked the event
+// loop past its time gets the fallback, and nothing past the commit
+// deadline (said, with what to do); that the seed decision's action names the
 // log header the request announced; that a stream replaced by a newer
 // one of its token, or one the referee ended DATA_LOSS (it broke the match),
 // stops the run instead of reconnecting; and what it does
@@ -620,4 +622,76 @@ test('the last backoff is cut to what is left of --reconnect_for_s', async () =>
     'stream ended (UNAVAILABLE: refused); reconnecting in 0.2 s',
   ]);
   assert.strictEqual(summary.failure, 'no referee for 0.5 s');
+});
+
+/** Keeps the event loop for `ms` (a strategy that computes without yielding). */
+function block(ms) {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    // Busy.
+  }
+}
+
+/**
+ * One decision with `deadlineMs` on its commit clock and a 100 ms margin,
+ * answered with LEGAL[1] by a strategy that blocks the event loop for
+ * `blockMs` first; resolves once its fallback timer would have fired,
+ * to { lines, sent, r }.
+ */
+async function blocked(deadlineMs, blockMs) {
+  const bot = new Bot();
+  bot.choose = () => {
+    block(blockMs);
+    return LEGAL[1];
+  };
+  const { r, lines } = runner(0, bot, { deadlineMarginMs: 100 });
+  const sent = [];
+  r.send = (m) => sent.push(m);
+  r.onDecision({
+    match_id: MATCH, seat: 1, decision_id: '3', game: 'flaming_pyramids', acting_seats: [1, 2],
+    legal_actions_listed: true, legal_actions: LEGAL, observation: {},
+    commit_deadline_unix_ms: String(Date.now() + deadlineMs),
+  });
+  await sleep(100);
+  r.client.close();
+  return { lines, sent, r };
+}
+
+// A strategy that blocks the event loop past the kit's margin keeps the
+// fallback timer from firing: its answer, come late, was committed (the
+// Python kit, whose strategy runs in a thread, commits the fallback).
+test('an answer that blocked the event loop past the margin gets the fallback', async () => {
+  const { lines, sent, r } = await blocked(400, 350);
+  assert.strictEqual(sent.length, 1);
+  assert.deepStrictEqual(r.pending.get(`${MATCH}/1/3`).action, bytesOf(LEGAL[0]));
+  assert.deepStrictEqual(lines, [`match ${MATCH} seat 1 decision 3: the strategy is late; `
+    + 'committing the fallback action']);
+  assert.strictEqual(r.summary.fallbacks, 1);
+});
+
+// Past the commit deadline, the referee has closed the decision (it
+// refused the late answer, or faulted the seat): nothing is sent, and the
+// line says why and what to do.
+test('an answer that blocked the event loop past the deadline is dropped, said', async () => {
+  const { lines, sent, r } = await blocked(200, 300);
+  assert.deepStrictEqual(sent, []);
+  assert.strictEqual(r.pending.get(`${MATCH}/1/3`).action, null);
+  assert.strictEqual(lines.length, 1, lines.join('\n'));
+  assert.match(lines[0], new RegExp(`^match ${MATCH} seat 1 decision 3: the event loop was `
+    + 'blocked past the commit deadline \\(the strategy answered \\d+ ms after it, and the '
+    + 'fallback timer could not run meanwhile\\): nothing is committed, and the referee faults '
+    + 'the seat; run a slow strategy in a worker thread \\(node:worker_threads\\) or make it '
+    + 'yield \\(docs/writing-a-bot.md, "JavaScript"\\)$'));
+  assert.strictEqual(r.summary.fallbacks, 0);
+});
+
+// With no time after the margin, an answer within AT_ONCE_MS of the call
+// is kept, as in the Python kit, even one that computed synchronously.
+test('a synchronous answer at once is kept when the clock leaves no time', async () => {
+  const { lines, sent, r } = await blocked(80, 20);
+  assert.strictEqual(sent.length, 1);
+  assert.deepStrictEqual(r.pending.get(`${MATCH}/1/3`).action, bytesOf(LEGAL[1]));
+  assert.strictEqual(r.summary.fallbacks, 0);
+  assert.strictEqual(lines.length, 1, lines.join('\n'));
+  assert.match(lines[0], /leaves the strategy no time after the kit's margin \(100 ms\)/);
 });
