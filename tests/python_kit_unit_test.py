@@ -335,6 +335,31 @@ class RunnerTest(unittest.TestCase):
         self.assertEqual(r.ended, set())
 
 
+class MatchEndedHookTest(unittest.TestCase):
+    """on_match_ended, per seat: a bot token holding three seats of one
+    match was told of seat 0's end only (build/bin/bot prints each seat's)."""
+
+    def test_each_seat_of_a_match_is_told_once_and_the_match_counts_once(
+            self) -> None:
+        r = bot._Runner(bot.Bot(), "127.0.0.1:1", "token", None, 2, 0, 500,
+                        None)
+        self.addCleanup(r.channel.close)
+        told: list[int] = []
+        r.bot.on_match_ended = lambda ended: told.append(ended.seat)
+
+        def ended(seat: int) -> referee_service_pb2.PlayResponse:
+            response = referee_service_pb2.PlayResponse()
+            response.match_ended.match_id = "m1"
+            response.match_ended.seat = seat
+            for _ in range(3):
+                response.match_ended.outcome.seats.add()
+            return response
+        for seat in (0, 1, 2, 1):  # Seat 1's end sent again: not told.
+            self.assertTrue(r._handle(ended(seat)))
+        self.assertEqual(told, [0, 1, 2])
+        self.assertEqual(r.ended, {"m1"})  # One match of --matches 2.
+
+
 def action(**kind) -> game_pb2.Action:
     return game_pb2.Action(flaming_pyramids=fp.FlamingPyramidsAction(**kind))
 

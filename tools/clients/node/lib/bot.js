@@ -188,8 +188,10 @@ class Bot {
   onResult(result) {}
 
   /**
-   * Once per match whose MatchEnded this run gets (a seat token's match over
-   * before the run included). Default: prints the rank (unless this.quiet).
+   * Once per seat whose MatchEnded this run gets: a bot token holding
+   * several seats of one match gets one call for each (a seat token's match
+   * over before the run included); an end sent again gets none. Default:
+   * prints the rank (unless this.quiet).
    */
   onMatchEnded(ended) {
     if (this.quiet) return;
@@ -263,6 +265,9 @@ class Runner {
     this.lruAcked = new Set();
     this.lruOwed = new Set();
     this.ended = new Set();
+    // "match seat" of the seats whose end this run has seen (each told to
+    // the bot once).
+    this.endedSeats = new Set();
     this.summary = {
       matchesEnded: 0, errors: 0, fallbacks: 0, strategyFailures: 0, streams: 0, failure: '',
     };
@@ -476,7 +481,7 @@ class Runner {
 
   /**
    * Forgets what the seat's match still had pending; returns whether this is
-   * the first end of that match this run has seen.
+   * the first end of that seat this run has seen.
    */
   end(matchId, seat) {
     this.views.delete(`${matchId} ${seat}`);
@@ -505,8 +510,10 @@ class Runner {
     // sent that end on connecting and nothing else ever: it counts, as
     // build/bin/bot counts it, so that --matches=1 ends instead of waiting
     // forever.
-    if (this.ended.has(matchId)) return false;
     this.ended.add(matchId);
+    const seatKey = `${matchId} ${seat}`;
+    if (this.endedSeats.has(seatKey)) return false;
+    this.endedSeats.add(seatKey);
     return true;
   }
 

@@ -695,3 +695,20 @@ test('a synchronous answer at once is kept when the clock leaves no time', async
   assert.strictEqual(lines.length, 1, lines.join('\n'));
   assert.match(lines[0], /leaves the strategy no time after the kit's margin \(100 ms\)/);
 });
+
+// onMatchEnded, per seat: a bot token holding three seats of one match was
+// told of seat 0's end only (build/bin/bot prints each seat's).
+test('each seat of a match is told its end once, and the match counts once', () => {
+  const { r } = runner(2);
+  const told = [];
+  r.bot.onMatchEnded = (e) => told.push(e.seat);
+  for (const seat of [0, 1, 2, 1]) { // Seat 1's end sent again: not told.
+    const end = ended('m1');
+    end.match_ended.seat = seat;
+    end.match_ended.outcome.seats = [{}, {}, {}];
+    assert.strictEqual(r.handle(end), true);
+  }
+  assert.deepStrictEqual(told, [0, 1, 2]);
+  assert.strictEqual(r.ended.size, 1); // One match of --matches 2.
+  r.client.close();
+});

@@ -201,11 +201,12 @@ class Bot:
         move), on the stream's thread: return quickly. Default: nothing."""
 
     def on_match_ended(self, ended: pb.MatchEnded) -> None:
-        """Called once per match whose MatchEnded this run gets (a seat
+        """Called once per seat whose MatchEnded this run gets: a bot token
+        holding several seats of one match gets one call for each (a seat
         token's match over before the run included: the referee sends its
-        end on connecting, and nothing else will come for it). Default:
-        prints the seat's rank and score to standard output (unless
-        `quiet`)."""
+        end on connecting, and nothing else will come for it); an end sent
+        again is not. Default: prints the seat's rank and score to standard
+        output (unless `quiet`)."""
         if self.quiet:
             return
         if ended.seat >= len(ended.outcome.seats):
@@ -289,6 +290,8 @@ class _Runner:
         # refers to (the Play feature "observation-once").
         self.views: dict[tuple[str, int], game_pb2.Observation] = {}
         self.ended: set[str] = set()
+        # The seats whose end this run has seen (each told to the bot once).
+        self.ended_seats: set[tuple[str, int]] = set()
         self.summary = RunSummary()
         self.stream = 0
         self.outbox: queue.Queue = queue.Queue()
@@ -491,7 +494,7 @@ class _Runner:
 
     def _end(self, match_id: str, seat: int) -> bool:
         """Forgets what the seat's match still had pending; returns whether
-        this is the first end of that match this run has seen."""
+        this is the first end of that seat this run has seen."""
         with self.lock:
             self.views.pop((match_id, seat), None)
             for key in [k for k in self.pending if k[0] == match_id]:
@@ -509,9 +512,10 @@ class _Runner:
             # was away) is sent that end on connecting and nothing else
             # ever: it counts, as build/bin/bot counts it, so that
             # `--matches 1` ends instead of waiting forever.
-            if match_id in self.ended:
-                return False
             self.ended.add(match_id)
+            if (match_id, seat) in self.ended_seats:
+                return False
+            self.ended_seats.add((match_id, seat))
             return True
 
     def _enough(self) -> bool:
