@@ -360,6 +360,38 @@ class MatchEndedHookTest(unittest.TestCase):
         self.assertEqual(r.ended, {"m1"})  # One match of --matches 2.
 
 
+class ClosedStreamTest(unittest.TestCase):
+    """A seat token with --matches 2: the referee closes its stream after
+    its one match, and the run said nothing of why it exited 1."""
+
+    def run_closed(self, matches: int) -> bot.RunSummary:
+        """A run whose one stream the referee closes after match m1 ended."""
+        r = bot._Runner(bot.Bot(), "127.0.0.1:1", "token", None, matches, 60,
+                        500, None)
+        self.addCleanup(r.channel.close)
+        r.bot.on_match_ended = lambda ended: None
+
+        def play_once():
+            r.summary.streams += 1
+            response = referee_service_pb2.PlayResponse()
+            response.match_ended.match_id = "m1"
+            r._handle(response)
+            return True, None
+        r._play_once = play_once
+        return r.run()
+
+    def test_a_stream_closed_before_its_matches_says_why(self) -> None:
+        summary = self.run_closed(2)
+        self.assertEqual(summary.failure, "the referee closed the stream after"
+                         " 1 of 2 matches: a seat token plays one match")
+        self.assertFalse(summary.ok)
+
+    def test_a_stream_closed_after_its_matches_is_done(self) -> None:
+        for matches in (0, 1):
+            summary = self.run_closed(matches)
+            self.assertEqual((summary.failure, summary.ok), ("", True))
+
+
 def action(**kind) -> game_pb2.Action:
     return game_pb2.Action(flaming_pyramids=fp.FlamingPyramidsAction(**kind))
 

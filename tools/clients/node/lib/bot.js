@@ -78,7 +78,8 @@
 //   keeps is said once per decision (the seat will fault);
 // - stops cleanly on stop() (the command line calls it on SIGINT and
 //   SIGTERM), after `matches` matches ended, or when the referee closes the
-//   stream.
+//   stream (it does so to a seat token's once its match ended): before
+//   `matches` matches ended, with a failure saying so.
 'use strict';
 
 const grpc = require('@grpc/grpc-js');
@@ -296,6 +297,11 @@ class Runner {
       while (!this.stopping) {
         // eslint-disable-next-line no-await-in-loop
         const { got, error } = await this.playOnce();
+        if (!error && !this.stopping) {
+          // Done, or the referee closed the stream: it does so to a seat
+          // token's once its match ended.
+          this.summary.failure = this.closedEarly();
+        }
         if (!error || this.stopping) break;
         const status = statusText(error);
         if (replaced(error)) {
@@ -336,6 +342,16 @@ class Runner {
     }
     this.summary.matchesEnded = this.ended.size;
     return this.summary;
+  }
+
+  /**
+   * Why the run ends when the referee closed the stream before `matches`
+   * matches ended (empty: it did not).
+   */
+  closedEarly() {
+    if (!this.matches || this.enough()) return '';
+    return `the referee closed the stream after ${this.ended.size} of ${this.matches} matches: `
+      + 'a seat token plays one match';
   }
 
   /**

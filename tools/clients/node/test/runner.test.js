@@ -712,3 +712,26 @@ test('each seat of a match is told its end once, and the match counts once', () 
   assert.strictEqual(r.ended.size, 1); // One match of --matches 2.
   r.client.close();
 });
+
+/** A run whose one stream the referee closes after match m1 ended. */
+async function closedAfterOne(matches) {
+  const { r } = runner(matches);
+  r.playOnce = async () => {
+    r.summary.streams += 1;
+    r.handle(ended('m1'));
+    return { got: true, error: null };
+  };
+  return r.run();
+}
+
+// A seat token with --matches=2: the referee closes its stream after its
+// one match, and the run said nothing of why it exited 1.
+test('a stream closed before its --matches ended says why', async () => {
+  const summary = await closedAfterOne(2);
+  assert.strictEqual(summary.failure, 'the referee closed the stream after 1 of 2 matches: '
+    + 'a seat token plays one match');
+  for (const matches of [0, 1]) {
+    // eslint-disable-next-line no-await-in-loop
+    assert.strictEqual((await closedAfterOne(matches)).failure, '');
+  }
+});

@@ -68,7 +68,8 @@ legal_actions)` (or `decide(request)` for the whole DecisionRequest); call
   (BROKEN_FAILURE: the match never resumes);
 - stops cleanly on `stop()` (the command-line entry point calls it on
   SIGINT and SIGTERM), after `matches` matches have ended, or when the
-  referee closes the stream.
+  referee closes the stream (it does so to a seat token's once its match
+  ended): before `matches` matches ended, with a failure saying so.
 """
 from __future__ import annotations
 
@@ -305,8 +306,12 @@ class _Runner:
         try:
             while not self.stopping.is_set():
                 got, status = self._play_once()
+                if status is None and not self.stopping.is_set():
+                    # Done, or the referee closed the stream: it does so to
+                    # a seat token's once its match ended.
+                    self.summary.failure = self._closed_early()
                 if status is None or self.stopping.is_set():
-                    break  # Done, or the referee closed the stream.
+                    break
                 if replaced(status):
                     self.summary.failure = (
                         f"{REPLACED_FAILURE} (stream ended: "
@@ -346,6 +351,14 @@ class _Runner:
             self.channel.close()
         self.summary.matches_ended = len(self.ended)
         return self.summary
+
+    def _closed_early(self) -> str:
+        """Why the run ends when the referee closed the stream before
+        `matches` matches ended (empty: it did not)."""
+        if not self.matches or self._enough():
+            return ""
+        return (f"the referee closed the stream after {len(self.ended)} of "
+                f"{self.matches} matches: a seat token plays one match")
 
     def _await_referee(self, wait: float) -> bool:
         """The wait before the next stream, at most `wait` seconds (less
