@@ -34,6 +34,8 @@
 #include "gtest/gtest.h"
 #include "referee/core/log_sink.h"
 #include "referee/crypto/bytes.h"
+#include "referee/crypto/protocol.h"
+#include "referee/crypto/sha256.h"
 #include "referee/service/health_service.h"
 #include "referee/service/lobby.h"
 #include "referee/service/referee_service.h"
@@ -2245,6 +2247,48 @@ TEST_F(ServiceTest, BadInputMismatchedRevealForfeitsUnderTheForfeitPolicy) {
   ASSERT_EQ(faults.size(), 1u);
   EXPECT_EQ(faults[0].fault().reason(), v1::FAULT_REVEAL_MISMATCH);
   EXPECT_EQ(faults[0].fault().consequence(), v1::FAULT_FORFEIT);
+  ExpectGenuine(match.id);
+}
+
+// A client that hashes the match id as its hex text (a docs-only client's
+// usual slip) hears so in its PlayError; watchers and the log see only the
+// fault's plain detail.
+TEST_F(ServiceTest, BadInputAMismatchedRevealNamesTheClientsLikelyMistake) {
+  const Created match = NewMatch();
+  auto clients = ConnectSeats(match);
+  PlayDecision(clients, match.id, 0);
+  const Move move = NewMove(Choice(*clients[0], match.id, 0, 1));
+  v1::PlayRequest commit = svctest::CommitMsg(match.id, 0, 1, move);
+  std::string preimage(kCommitDomain);
+  preimage.append(match.id);  // The hex text, not its 16 bytes.
+  AppendU32Be(preimage, 0);
+  AppendU64Be(preimage, 1);
+  preimage.append(move.salt).append(move.action);
+  commit.mutable_commit()->set_commitment(
+      std::string(AsView(Sha256(preimage))));
+  clients[0]->Send(commit);
+  ASSERT_TRUE(clients[0]->Await(IsCommitAck(match.id, 0, 1)));
+  clients[1]->AutoPlay(1);
+  clients[2]->AutoPlay(1);
+  ASSERT_TRUE(clients[0]->Await(IsRevealRequest(match.id, 0, 1)));
+  clients[0]->Send(svctest::RevealMsg(match.id, 0, 1, move));
+  std::optional<v1::PlayResponse> e =
+      clients[0]->Await(IsError(match.id, 0, 1, kInvalidArgument));
+  ASSERT_TRUE(e);
+  EXPECT_TRUE(e->error().faulted());
+  EXPECT_THAT(e->error().message(),
+              HasSubstr("FAULT_REVEAL_MISMATCH: the reveal does not match the "
+                        "commitment: the commitment is this reveal's hash "
+                        "laid out otherwise: the match id is hashed as its "
+                        "hex text, not its 16 bytes"));
+  EXPECT_THAT(e->error().message(), HasSubstr("(FAULT_FORFEIT)"));
+  for (uint32_t seat = 0; seat < kSeats; ++seat) {
+    ASSERT_TRUE(clients[seat]->Await(IsEnded(match.id, seat)));
+  }
+  const auto faults = OfKind(ref_->Records(match.id), v1::LogRecord::kFault);
+  ASSERT_EQ(faults.size(), 1u);
+  EXPECT_EQ(faults[0].fault().detail(),
+            "the reveal does not match the commitment");
   ExpectGenuine(match.id);
 }
 

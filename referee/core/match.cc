@@ -138,14 +138,14 @@ uint32_t Match::CommitTimeoutMs() const {
   return config_.clocks.commit_timeout_ms();
 }
 
-absl::Status Match::Log(v1::LogRecord record) {
+absl::Status Match::Log(v1::LogRecord record, std::string_view seat_note) {
   if (!broken_.ok()) return broken_;
   absl::Status status = log_->Append(record);
   if (!status.ok()) {
     broken_ = status;
     return status;
   }
-  if (listener_) listener_(record);
+  if (listener_) listener_(record, seat_note);
   return absl::OkStatus();
 }
 
@@ -321,7 +321,9 @@ absl::Status Match::Reveal(int seat, uint64_t decision_id,
       seat, match_id_, AsView(header_hash_), salt, action_bytes,
       session_ ? &session_->state() : nullptr);
   if (!judgement.action) {
-    if (absl::Status s = Fault(seat, judgement.fault, judgement.why); !s.ok()) {
+    if (absl::Status s =
+            Fault(seat, judgement.fault, judgement.why, judgement.hint);
+        !s.ok()) {
       return s;
     }
     if (absl::Status s = AfterProgress(); !s.ok()) return s;
@@ -335,8 +337,8 @@ absl::Status Match::Reveal(int seat, uint64_t decision_id,
 }
 
 // Step 5 (decision.h).
-absl::Status Match::Fault(int seat, v1::FaultReason reason,
-                          std::string detail) {
+absl::Status Match::Fault(int seat, v1::FaultReason reason, std::string detail,
+                          std::string_view seat_note) {
   decision_.RecordFault(seat);
   v1::LogRecord record;
   v1::Fault* fault = record.mutable_fault();
@@ -346,7 +348,7 @@ absl::Status Match::Fault(int seat, v1::FaultReason reason,
   fault->set_consequence(ConsequenceOf(config_.forfeit_policy));
   fault->set_detail(std::move(detail));
   fault->set_at_unix_ms(NowMs());
-  return Log(std::move(record));
+  return Log(std::move(record), seat_note);
 }
 
 // Moves the open decision on after a commit, reveal or fault.

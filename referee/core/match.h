@@ -38,8 +38,12 @@ namespace pyramid {
 
 // Called with every record the match appends to its log (after the append
 // succeeded), except checkpoints and the seal. Runs under the caller's call
-// into the Match; must not call back into it.
-using RecordListener = std::function<void(const v1::LogRecord&)>;
+// into the Match; must not call back into it. `seat_note`, for a Fault
+// record, is what its seat alone is told after the fault's detail (what its
+// client likely got wrong, e.g. CommitmentMistake); empty when there is
+// nothing to add, and for every other record. It is never logged.
+using RecordListener = std::function<void(const v1::LogRecord& record,
+                                          std::string_view seat_note)>;
 
 // Fills a buffer with random bytes. The default is the operating system's
 // randomness; tests inject a deterministic source.
@@ -227,10 +231,11 @@ class Match {
   absl::Status Restart(int64_t last_record_ms);
 
   absl::Status CheckOpen(int seat, uint64_t decision_id) const;
-  absl::Status Log(v1::LogRecord record);
+  absl::Status Log(v1::LogRecord record, std::string_view seat_note = {});
   absl::Status OpenDecision(uint64_t id, std::vector<int> seats,
                             bool simultaneous);
-  absl::Status Fault(int seat, v1::FaultReason reason, std::string detail);
+  absl::Status Fault(int seat, v1::FaultReason reason, std::string detail,
+                     std::string_view seat_note = {});
   absl::Status AfterProgress();
   absl::Status CloseDecision();
   absl::Status CloseSeedDecision();

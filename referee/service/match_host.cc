@@ -78,8 +78,8 @@ MatchHost::MatchHost(std::unique_ptr<Match> match, v1::GameConfig game,
     closed_ = d->id - 1;
   }
   match_->set_listener(
-      [this](const v1::LogRecord& record)
-          ABSL_NO_THREAD_SAFETY_ANALYSIS { OnRecord(record); });
+      [this](const v1::LogRecord& record, std::string_view seat_note)
+          ABSL_NO_THREAD_SAFETY_ANALYSIS { OnRecord(record, seat_note); });
 }
 
 namespace {
@@ -393,7 +393,8 @@ void MatchHost::FlushRevealAck() {
 
 // Called by the Match for every record it logs, with the game state exactly
 // as it is right after that record.
-void MatchHost::OnRecord(const v1::LogRecord& record) {
+void MatchHost::OnRecord(const v1::LogRecord& record,
+                         std::string_view seat_note) {
   logged_ = true;
   if (record.kind_case() == v1::LogRecord::kFault && pending_reveal_ack_ &&
       pending_reveal_ack_->first == static_cast<int>(record.fault().seat())) {
@@ -414,7 +415,7 @@ void MatchHost::OnRecord(const v1::LogRecord& record) {
                                   record.reveal().decision_id());
       break;
     case v1::LogRecord::kFault:
-      event = OnFault(record.fault());
+      event = OnFault(record.fault(), seat_note);
       break;
     case v1::LogRecord::kSeedReveal:
       // The seed itself is never sent: it determines every hidden deal.
@@ -462,7 +463,8 @@ std::optional<v1::WatchEvent> MatchHost::OnCommit(const v1::Commit& commit) {
   return event;
 }
 
-std::optional<v1::WatchEvent> MatchHost::OnFault(const v1::Fault& fault) {
+std::optional<v1::WatchEvent> MatchHost::OnFault(const v1::Fault& fault,
+                                                 std::string_view seat_note) {
   // The codes of the proto's PlayError comment: a missed deadline is
   // FAILED_PRECONDITION; a mismatched reveal or an illegal action is
   // INVALID_ARGUMENT.
@@ -474,7 +476,8 @@ std::optional<v1::WatchEvent> MatchHost::OnFault(const v1::Fault& fault) {
                         : absl::StatusCode::kInvalidArgument,
                 absl::StrCat(
                     v1::FaultReason_Name(fault.reason()), ": ", fault.detail(),
-                    " (", v1::FaultConsequence_Name(fault.consequence()), ")")),
+                    seat_note.empty() ? "" : ": ", std::string(seat_note), " (",
+                    v1::FaultConsequence_Name(fault.consequence()), ")")),
             /*faulted=*/true);
   if (watchers_.empty()) return std::nullopt;
   v1::WatchEvent event;

@@ -215,7 +215,8 @@ class MatchHost : public std::enable_shared_from_this<MatchHost> {
   void FinishStepLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Hands the match's next deadline to on_deadline_ if it changed.
   void HandOverDeadlineLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void OnRecord(const v1::LogRecord& record) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void OnRecord(const v1::LogRecord& record, std::string_view seat_note)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // OnRecord for each kind of record: what goes to the seats, and the event
   // for watchers (none when nobody watches). A move (the seed decision's
   // close, an applied decision or automatic move) sends every seat its
@@ -226,7 +227,8 @@ class MatchHost : public std::enable_shared_from_this<MatchHost> {
       const v1::DecisionOpened& opened) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   std::optional<v1::WatchEvent> OnCommit(const v1::Commit& commit)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  std::optional<v1::WatchEvent> OnFault(const v1::Fault& fault)
+  std::optional<v1::WatchEvent> OnFault(const v1::Fault& fault,
+                                        std::string_view seat_note)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   std::optional<v1::WatchEvent> OnMove(uint64_t decision_id, bool closes)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
