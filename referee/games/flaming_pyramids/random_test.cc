@@ -202,7 +202,7 @@ TEST(FpRandomTest, RandomGamesKeepInvariants) {
   std::cout << "\n";
 }
 
-TEST(FpHiddenInfoTest, RandomGamesNeverShowHiddenTiles) {
+TEST(FpHiddenInfoTest, EveryObservationOfRandomGamesIsRedacted) {
   RandomRunStats stats;
   for (int seats = Description().min_seats; seats <= Description().max_seats;
        ++seats) {
