@@ -271,6 +271,80 @@ class CliTest(unittest.TestCase):
                 with self.assertRaisesRegex(ValueError, "^no token: give "):
                     protocol.read_token(None)
 
+    @staticmethod
+    def _refused(argv: list[str]) -> tuple[int, str]:
+        """cli.main's status and standard error, given argv and a token."""
+        err = io.StringIO()
+        with mock.patch.dict(os.environ, {"PYRAMID_TOKEN": "t"}), \
+                contextlib.redirect_stderr(err):
+            status = cli.main(bot.Bot(), argv=argv)
+        return status, err.getvalue()
+
+    def test_key_files_are_refused_as_the_cpp_bot_refuses_them(self) -> None:
+        # A public key file holds 64 hex digits too: taken as a seed, every
+        # commit was signed with a key the seat does not have, and every
+        # match forfeited. Refused at start, in the C++ bot's words (its
+        # ReadSigningKey), led by the flag; so are a key that is not the
+        # secret half of the X.pub beside it and text that is no key.
+        v = vectors()
+        secret = bytes.fromhex(v["keyfile.secret_contents"])
+        public = bytes.fromhex(v["keyfile.public_contents"])
+        other = protocol.SeatKey(b"\x11" * 32).public_key.hex().encode()
+        with tempfile.TemporaryDirectory() as d:
+            key, pub = Path(d, "seat.key"), Path(d, "seat.key.pub")
+            # (--key_file, what seat.key holds, what seat.key.pub holds,
+            # what is said after "--key_file: ").
+            cases = (
+                (pub, secret, public, f"{pub} is a public key file (.pub): "
+                 "give the secret key file (keygen writes it without .pub)"),
+                (key, public, public, f"{key} holds the public key that {pub}"
+                 " holds, not a secret key: give the secret key file (the one"
+                 f" keygen wrote beside {pub})"),
+                (key, secret, other, f"{pub}, next to it, holds another "
+                 f"public key than {key}'s: the key in {key} is not its "
+                 f"secret half; give the secret key that matches {pub}, or "
+                 f"remove or replace {pub} (keygen writes a matching pair)"),
+                (key, b"", public, f"{key}: expected 64 hex digits, found "
+                 "nothing"),
+                (key, b"00" * 31, public, f"{key}: expected 64 hex digits, "
+                 "found 62 of them"),
+                (key, b"0x" + b"00" * 32, public, f"{key}: expected 64 hex "
+                 "digits, found 66 characters, not all hex digits"),
+                (key, b"\xff" * 32, public, f"{key}: expected 64 hex digits,"
+                 " found 32 characters, not all hex digits"))
+            for given, key_holds, pub_holds, says in cases:
+                key.write_bytes(key_holds)
+                pub.write_bytes(pub_holds)
+                status, err = self._refused(["--key_file", str(given)])
+                self.assertEqual((status, err),
+                                 (2, f"pyramid_kit: --key_file: {says}\n"))
+            # The pair keygen writes; a PATH.pub that holds no public key
+            # (a copy of the secret, not a point of the curve; garbage) or
+            # is no regular file is not the pair check's business.
+            key.write_bytes(secret)
+            for beside in (public, secret, b"not a key\n"):
+                pub.write_bytes(beside)
+                self.assertEqual(protocol.SeatKey.from_file(key).public_key,
+                                 bytes.fromhex(public.decode()))
+            pub.unlink()
+            pub.mkdir()
+            self.assertEqual(protocol.SeatKey.from_file(key).public_key,
+                             bytes.fromhex(public.decode()))
+
+    def test_a_token_file_holding_no_token_is_led_by_its_flag(self) -> None:
+        with tempfile.TemporaryDirectory() as d:
+            path = Path(d, "bad.token")
+            path.write_bytes(b"two words\n")
+            status, err = self._refused(["--token_file", str(path)])
+            self.assertEqual((status, err), (2, (
+                f"pyramid_kit: --token_file: {path} does not hold a token: a"
+                " token is printable ASCII without spaces\n")))
+            with mock.patch.dict(os.environ, {"PYRAMID_TOKEN_FILE": str(path)}):
+                with self.assertRaisesRegex(
+                        ValueError, f"^\\$PYRAMID_TOKEN_FILE: {path} does "
+                        "not hold a token"):
+                    protocol.read_token(None)
+
     def test_a_state_dir_that_cannot_be_made_is_refused(self) -> None:
         with tempfile.TemporaryDirectory() as d:
             blocker = Path(d, "file")

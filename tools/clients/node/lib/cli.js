@@ -7,9 +7,12 @@
 // when, without a PlayError, the --matches it was asked for ended (with 0: the
 // referee closed the stream, as it does a seat token's when its match ends) or
 // SIGINT/SIGTERM stopped it; 1 otherwise (another process taking the token over
-// included); 2 for bad flags (a negative count, a file that cannot be read or a
-// token file that is empty, a referee address that is not HOST:PORT, a state
-// directory that cannot be written: the message names the flag or variable).
+// included); 2 for bad flags (a negative count, a file that cannot be read or
+// does not hold what its flag takes: an empty token file, a --key_file that is
+// a public key file, X.pub, or not the secret half of the X.pub beside it, as
+// the C++ bot refuses it; a referee address that is not HOST:PORT, a state
+// directory that cannot be written: the message begins with the flag or
+// variable).
 // --help prints every flag with its description (an `extra` option may carry a
 // `description` and an `arg` name for it too).
 //

@@ -46,6 +46,85 @@ function newSalt() {
   return crypto.randomBytes(32);
 }
 
+/**
+ * The `size` bytes the file at `path` holds as hex digits (surrounding ASCII
+ * whitespace allowed). Throws an Error led by `flag` when it cannot be read
+ * (readFile's) or saying what it holds instead, as the C++ programs say it
+ * ("--key_file: F: expected 64 hex digits, found 62 of them").
+ */
+function readHexFile(flag, path, size) {
+  const text = readFile(flag, path, 'latin1').replace(/^[ \t\n\v\f\r]+|[ \t\n\v\f\r]+$/g, '');
+  if (text.length === 2 * size && /^[0-9a-fA-F]*$/.test(text)) return Buffer.from(text, 'hex');
+  let found = `${text.length} characters, not all hex digits`;
+  if (!text) found = 'nothing';
+  else if (/^[0-9a-fA-F]+$/.test(text)) found = `${text.length} of them`;
+  throw new Error(`${flag}: ${path}: expected ${2 * size} hex digits, found ${found}`);
+}
+
+// Edwards25519 (RFC 8032 5.1): -x^2 + y^2 = 1 + d x^2 y^2 over GF(P); L is
+// the order of its main subgroup.
+const P = 2n ** 255n - 19n;
+const L = 2n ** 252n + 27742317777372353535851937790883648493n;
+const mod = (a) => ((a % P) + P) % P;
+function pow(base, exp) {
+  let result = 1n;
+  let b = mod(base);
+  for (let e = exp; e > 0n; e >>= 1n) {
+    if (e & 1n) result = (result * b) % P;
+    b = (b * b) % P;
+  }
+  return result;
+}
+const D = mod(-121665n * pow(121666n, P - 2n));
+const SQRT_M1 = pow(2n, (P - 1n) / 4n);
+
+/** Extended coordinates [X, Y, Z, T] of a + b (a complete formula). */
+function add([X1, Y1, Z1, T1], [X2, Y2, Z2, T2]) {
+  const a = mod((Y1 - X1) * (Y2 - X2));
+  const b = mod((Y1 + X1) * (Y2 + X2));
+  const c = mod(2n * D * T1 * T2);
+  const d = mod(2n * Z1 * Z2);
+  const [e, f, g, h] = [b - a, d - c, d + c, b + a];
+  return [mod(e * f), mod(g * h), mod(f * g), mod(e * h)];
+}
+
+/** n times the point p (n > 0). */
+function times(n, p) {
+  let result = [0n, 1n, 1n, 0n];
+  let doubled = p;
+  for (let k = n; k > 0n; k >>= 1n) {
+    if (k & 1n) result = add(result, doubled);
+    doubled = add(doubled, doubled);
+  }
+  return result;
+}
+
+const isIdentity = ([X, Y, Z]) => X === 0n && Y === Z;
+
+/**
+ * Whether the 32 bytes `key` are an Ed25519 public key: the canonical
+ * encoding of a point of the curve's main subgroup, not of small order
+ * (libsodium's crypto_core_ed25519_is_valid_point, as the C++ programs and
+ * the Python kit check it; Node's crypto takes any 32 bytes).
+ */
+function isPublicKey(key) {
+  if (key.length !== 32) return false;
+  const bytes = Buffer.from(key);
+  bytes[31] &= 0x7f; // The sign of x: either point has the same order.
+  const y = BigInt(`0x${Buffer.from(bytes).reverse().toString('hex')}`);
+  if (y >= P) return false;
+  const u = mod(y * y - 1n);
+  const v = mod(D * y * y + 1n);
+  // x = sqrt(u / v) (RFC 8032 5.1.3), if there is one.
+  let x = mod(u * pow(v, 3n) * pow(u * pow(v, 7n), (P - 5n) / 8n));
+  if (mod(v * x * x) !== u) {
+    if (mod(v * x * x) !== mod(-u)) return false;
+    x = mod(x * SQRT_M1);
+  }
+  const point = [x, y, 1n, mod(x * y)];
+  return !isIdentity(times(8n, point)) && isIdentity(times(L, point));
+}
+
 /** An Ed25519 key for seats registered with its public key. */
 class SeatKey {
   /** @param {Buffer} seed the 32-byte secret seed */
@@ -57,15 +136,40 @@ class SeatKey {
   }
 
   /**
-   * Reads a key file as `keygen` writes it: 64 hex digits of the seed (a
-   * file that cannot be read: an Error naming --key_file).
+   * Reads a key file as `keygen` writes it: 64 hex digits of the seed
+   * (surrounding whitespace and upper case allowed). Throws an Error led by
+   * --key_file, worded as the C++ bot's (ReadSigningKey,
+   * referee/crypto/ed25519.cc), for a file that cannot be read, a public
+   * key file (a name ending in .pub: its 64 hex digits would sign with a
+   * "secret" anyone has), text that is not 64 hex digits, and a key that is
+   * not the secret half of the public key in PATH.pub beside it, when that
+   * is a regular file holding one.
    */
   static fromFile(path) {
-    const text = readFile('--key_file', path, 'latin1').trim();
-    if (!/^[0-9a-fA-F]{64}$/.test(text)) {
-      throw new Error(`${path}: an Ed25519 seed is 64 hex digits`);
+    const flag = '--key_file';
+    if (String(path).endsWith('.pub')) {
+      throw new Error(`${flag}: ${path} is a public key file (.pub): give the secret key file `
+        + '(keygen writes it without .pub)');
     }
-    return new SeatKey(Buffer.from(text, 'hex'));
+    const seed = readHexFile(flag, path, 32);
+    const key = new SeatKey(seed);
+    const sibling = `${path}.pub`;
+    let published = null;
+    try {
+      if (fs.statSync(sibling).isFile()) published = readHexFile(flag, sibling, 32);
+    } catch (error) {
+      published = null; // Missing, or not a key: not this check's business.
+    }
+    if (published && isPublicKey(published) && !published.equals(key.publicKey)) {
+      if (published.equals(seed)) {
+        throw new Error(`${flag}: ${path} holds the public key that ${sibling} holds, not a `
+          + `secret key: give the secret key file (the one keygen wrote beside ${sibling})`);
+      }
+      throw new Error(`${flag}: ${sibling}, next to it, holds another public key than `
+        + `${path}'s: the key in ${path} is not its secret half; give the secret key that `
+        + `matches ${sibling}, or remove or replace ${sibling} (keygen writes a matching pair)`);
+    }
+    return key;
   }
 
   /** The raw 32-byte public key. */
@@ -104,9 +208,10 @@ function readFile(flag, path, encoding) {
 /**
  * The Play token: from the file at path, else $PYRAMID_TOKEN_FILE (the
  * tournament runner sets it), else $PYRAMID_TOKEN itself. Never printed.
- * Throws, naming where it came from, when that holds no token: a token is
- * printable ASCII without spaces (it travels as gRPC metadata), or naming
- * the flag or variable and the file when the file cannot be read.
+ * Throws, naming where it came from (a file after its flag or variable, as
+ * the C++ bot names it: "--token_file: F ..."), when that holds no token: a
+ * token is printable ASCII without spaces (it travels as gRPC metadata), or
+ * when the file cannot be read or is empty.
  */
 function readToken(path) {
   const file = path || process.env.PYRAMID_TOKEN_FILE;
@@ -117,8 +222,8 @@ function readToken(path) {
     throw new Error('no token: give --token_file, or set $PYRAMID_TOKEN_FILE or $PYRAMID_TOKEN');
   }
   if (!/^[\x21-\x7e]+$/.test(token)) {
-    throw new Error(`${file || '$PYRAMID_TOKEN'} does not hold a token: a token is printable ` +
-      'ASCII without spaces');
+    throw new Error(`${file ? `${flag}: ${file}` : '$PYRAMID_TOKEN'} does not hold a token: a `
+      + 'token is printable ASCII without spaces');
   }
   return token;
 }
@@ -151,4 +256,5 @@ function addressProblem(address) {
 
 module.exports = {
   commitment, commitSignatureMessage, newSalt, SeatKey, readToken, readFile, addressProblem,
+  isPublicKey,
 };

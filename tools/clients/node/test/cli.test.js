@@ -161,6 +161,69 @@ test('an empty token file is said to be empty', async () => {
   fs.rmSync(dir, { recursive: true });
 });
 
+test('key files are refused as the C++ bot refuses them, led by --key_file', async () => {
+  // A public key file holds 64 hex digits too: taken as a seed, every
+  // commit was signed with a key the seat does not have, and every match
+  // forfeited. Refused at start, in the C++ bot's words (its
+  // ReadSigningKey), as the Python kit refuses it; so are a key that is not
+  // the secret half of the X.pub beside it and text that is no key.
+  const publicHex = 'd75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a';
+  const seedHex = '9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60';
+  const otherHex = 'd04ab232742bb4ab3a1368bd4615e4e6d0224ab71a016baf8520a332c9778737';
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'key-'));
+  const key = path.join(dir, 'seat.key');
+  const pub = `${key}.pub`;
+  // [--key_file, what seat.key holds, what seat.key.pub holds, what is said
+  // after "--key_file: "].
+  const cases = [
+    [pub, seedHex, publicHex, `${pub} is a public key file (.pub): give the secret key file `
+      + '(keygen writes it without .pub)'],
+    [key, publicHex, publicHex, `${key} holds the public key that ${pub} holds, not a secret key: `
+      + `give the secret key file (the one keygen wrote beside ${pub})`],
+    [key, seedHex, otherHex, `${pub}, next to it, holds another public key than ${key}'s: the key `
+      + `in ${key} is not its secret half; give the secret key that matches ${pub}, or remove `
+      + `or replace ${pub} (keygen writes a matching pair)`],
+    [key, '', publicHex, `${key}: expected 64 hex digits, found nothing`],
+    [key, '00'.repeat(31), publicHex, `${key}: expected 64 hex digits, found 62 of them`],
+    [key, `0x${'00'.repeat(32)}`, publicHex,
+      `${key}: expected 64 hex digits, found 66 characters, not all hex digits`],
+    [key, '\xff'.repeat(32), publicHex,
+      `${key}: expected 64 hex digits, found 32 characters, not all hex digits`],
+  ];
+  for (const [given, keyHolds, pubHolds, says] of cases) {
+    fs.writeFileSync(key, `${keyHolds}\n`, 'latin1');
+    fs.writeFileSync(pub, `${pubHolds}\n`);
+    // eslint-disable-next-line no-await-in-loop
+    const { status, err } = await runWith({ PYRAMID_TOKEN: 'token' }, [`--key_file=${given}`]);
+    assert.deepStrictEqual([status, err], [2, `pyramid_kit: --key_file: ${says}\n`], says);
+  }
+  // The pair keygen writes; a PATH.pub that holds no public key (a copy of
+  // the secret, no point of the curve; garbage) or is no regular file is
+  // not the pair check's business.
+  const { SeatKey } = require('../lib/protocol');
+  fs.writeFileSync(key, `${seedHex}\n`);
+  for (const beside of [publicHex, seedHex, 'not a key']) {
+    fs.writeFileSync(pub, `${beside}\n`);
+    assert.strictEqual(SeatKey.fromFile(key).publicKey.toString('hex'), publicHex, beside);
+  }
+  fs.rmSync(pub);
+  fs.mkdirSync(pub);
+  assert.strictEqual(SeatKey.fromFile(key).publicKey.toString('hex'), publicHex);
+  fs.rmSync(dir, { recursive: true });
+});
+
+test('a token file holding no token is said after its flag', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'token-'));
+  const file = path.join(dir, 'bad.token');
+  fs.writeFileSync(file, 'two words\n');
+  const { status, err } = await runWith({ PYRAMID_TOKEN: undefined }, [`--token_file=${file}`]);
+  assert.deepStrictEqual([status, err], [2, `pyramid_kit: --token_file: ${file} does not hold `
+    + 'a token: a token is printable ASCII without spaces\n']);
+  const fromEnv = await runWith({ PYRAMID_TOKEN_FILE: file }, []);
+  assert.match(fromEnv.err, new RegExp(`^pyramid_kit: \\$PYRAMID_TOKEN_FILE: ${file} does not `));
+  fs.rmSync(dir, { recursive: true });
+});
+
 test('a state directory that cannot be written is a usage error naming it', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'state-'));
   const file = path.join(dir, 'a-file');

@@ -73,6 +73,31 @@ test('key files read as keygen writes them', () => {
   fs.rmSync(dir, { recursive: true });
 });
 
+test('a public key is a point of the main subgroup, as libsodium checks it', () => {
+  // The C++ programs' IsValidPublicKey (crypto_core_ed25519_is_valid_point);
+  // the Python kit calls it through PyNaCl, which answered these.
+  const cases = [
+    ['d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a', true],
+    // Its negation (the sign bit of x flipped): a public key too.
+    ['d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707519a', true],
+    ['d04ab232742bb4ab3a1368bd4615e4e6d0224ab71a016baf8520a332c9778737', true],
+    // A secret seed: no point of the curve.
+    ['9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60', false],
+    // The first key plus a point of order 8: on the curve, not in the subgroup.
+    ['3b5b475c4b82dd1572799fc546f4c6c03e478c6654aa4c7f945b347ea32af60d', false],
+    // Small order: the identity, (0, -1), a point of order 8.
+    [`01${'00'.repeat(31)}`, false],
+    [`ec${'ff'.repeat(30)}7f`, false],
+    ['26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05', false],
+    // Not canonical: y = p.
+    [`ed${'ff'.repeat(30)}7f`, false],
+  ];
+  for (const [hex, want] of cases) {
+    assert.strictEqual(protocol.isPublicKey(Buffer.from(hex, 'hex')), want, hex);
+  }
+  assert.strictEqual(protocol.isPublicKey(Buffer.alloc(31)), false);
+});
+
 test('fallback actions are legal', () => {
   const listed = [{ flaming_pyramids: { fall: 'FP_LEFT' } }];
   assert.strictEqual(fallbackAction('flaming_pyramids', {}, listed), listed[0]);

@@ -7,8 +7,10 @@ PlayError, the `--matches` it was asked for ended (with 0: the referee
 closed the stream, as it does a seat token's when its match ends) or
 SIGINT/SIGTERM stopped it; 1 otherwise (another process taking the token
 over included); 2 for bad flags (a negative count, a referee address that
-is not HOST:PORT or unix:PATH, a file that cannot be read or a --state_dir
-that cannot be made: the message names the flag).
+is not HOST:PORT or unix:PATH, a file that cannot be read or does not hold
+what its flag takes: a --key_file that is a public key file, X.pub, or
+not the secret half of the X.pub beside it, as the C++ bot refuses it; or
+a --state_dir that cannot be made: the message begins with the flag).
 
   --referee HOST:PORT       default $PYRAMID_REFEREE, else 127.0.0.1:50051
   --token_file FILE         default $PYRAMID_TOKEN_FILE, else $PYRAMID_TOKEN
@@ -64,12 +66,15 @@ _seconds.__name__ = "non-negative number"
 
 
 def _read(flag: str, path: str, read: Callable[[str], object]) -> object:
-    """read(path), its OSError made a ValueError naming the flag and file."""
+    """read(path), its OSError made a ValueError naming the flag and file,
+    its ValueError (what the file holds instead) led by the flag."""
     try:
         return read(path)
     except OSError as err:
         raise ValueError(f"{flag}: cannot read {path}: "
                          f"{err.strerror or err}") from err
+    except ValueError as err:
+        raise ValueError(f"{flag}: {err}") from err
 
 
 def _state_dir(path: str) -> None:

@@ -86,6 +86,35 @@ def new_salt() -> bytes:
     return os.urandom(SALT_BYTES)
 
 
+_ASCII_SPACE = " \t\n\v\f\r"
+_HEX_DIGITS = "0123456789abcdefABCDEF"
+
+
+def _read_hex_file(path: str, size: int) -> bytes:
+    """The `size` bytes the file at `path` holds as hex digits (surrounding
+    ASCII whitespace allowed); OSError when it cannot be read, ValueError
+    saying what it holds instead, as the C++ programs say it ("F: expected
+    64 hex digits, found 62 of them")."""
+    text = Path(path).read_bytes().decode("latin-1").strip(_ASCII_SPACE)
+    if len(text) == 2 * size and all(c in _HEX_DIGITS for c in text):
+        return bytes.fromhex(text)
+    if not text:
+        found = "nothing"
+    elif all(c in _HEX_DIGITS for c in text):
+        found = f"{len(text)} of them"
+    else:
+        found = f"{len(text)} characters, not all hex digits"
+    raise ValueError(f"{path}: expected {2 * size} hex digits, found {found}")
+
+
+def _is_public_key(key: bytes) -> bool:
+    """Whether `key` is an Ed25519 public key: a point of the curve's main
+    subgroup, in canonical form, not of small order (libsodium's
+    crypto_core_ed25519_is_valid_point, as the C++ programs check it)."""
+    from nacl.bindings import crypto_core_ed25519_is_valid_point
+    return crypto_core_ed25519_is_valid_point(key)
+
+
 class SeatKey:
     """An Ed25519 signing key for seats registered with its public key.
 
@@ -106,15 +135,38 @@ class SeatKey:
     @classmethod
     def from_file(cls, path: str | os.PathLike[str]) -> "SeatKey":
         """Reads a key file as `keygen` writes it: the 32-byte seed as 64 hex
-        digits (surrounding whitespace and upper case allowed)."""
-        text = Path(path).read_text().strip()
-        try:
-            seed = bytes.fromhex(text)
-        except ValueError as err:
-            raise ValueError(f"{path}: not a hex Ed25519 seed") from err
-        if len(seed) != 32 or len(text) != 64:
-            raise ValueError(f"{path}: an Ed25519 seed is 64 hex digits")
-        return cls(seed)
+        digits (surrounding whitespace and upper case allowed). ValueError,
+        worded as the C++ bot's (ReadSigningKey, referee/crypto/ed25519.cc),
+        for a public key file (a name ending in .pub: its 64 hex digits
+        would sign with a "secret" anyone has), for text that is not 64 hex
+        digits, and for a key that is not the secret half of the public key
+        in PATH.pub beside it, when that is a regular file holding one."""
+        path = os.fspath(path)
+        if path.endswith(".pub"):
+            raise ValueError(f"{path} is a public key file (.pub): give the "
+                             "secret key file (keygen writes it without "
+                             ".pub)")
+        seed = _read_hex_file(path, 32)
+        key = cls(seed)
+        sibling = path + ".pub"
+        if os.path.isfile(sibling):
+            try:
+                published: Optional[bytes] = _read_hex_file(sibling, 32)
+            except (OSError, ValueError):
+                published = None  # Not a key: not this check's business.
+            if (published is not None and _is_public_key(published) and
+                    published != key.public_key):
+                if published == seed:
+                    raise ValueError(
+                        f"{path} holds the public key that {sibling} holds, "
+                        "not a secret key: give the secret key file (the "
+                        f"one keygen wrote beside {sibling})")
+                raise ValueError(
+                    f"{sibling}, next to it, holds another public key than "
+                    f"{path}'s: the key in {path} is not its secret half; "
+                    f"give the secret key that matches {sibling}, or remove "
+                    f"or replace {sibling} (keygen writes a matching pair)")
+        return key
 
     @property
     def public_key(self) -> bytes:
@@ -136,14 +188,15 @@ class SeatKey:
 def read_token(path: Optional[str]) -> str:
     """The Play token: from the file at path, else $PYRAMID_TOKEN_FILE (the
     tournament runner sets it), else $PYRAMID_TOKEN itself. Never printed.
-    ValueError naming where it came from when that holds no token: a token
-    is printable ASCII without spaces (it travels as gRPC metadata), or
-    naming the flag or variable and the file when the file cannot be read
-    ("--token_file: cannot read F: No such file or directory") or is empty
-    ("--token_file: F is empty")."""
+    ValueError naming where it came from, a file after its flag or
+    variable as the C++ bot names it ("--token_file: F ..."), when that
+    holds no token: a token is printable ASCII without spaces (it travels
+    as gRPC metadata), or when the file cannot be read ("--token_file:
+    cannot read F: No such file or directory") or is empty ("--token_file:
+    F is empty")."""
     flag = "--token_file" if path else "$PYRAMID_TOKEN_FILE"
     path = path or os.environ.get("PYRAMID_TOKEN_FILE")
-    source = path or "$PYRAMID_TOKEN"
+    source = f"{flag}: {path}" if path else "$PYRAMID_TOKEN"
     try:
         token = (Path(path).read_bytes().decode("latin-1") if path else
                  os.environ.get("PYRAMID_TOKEN", "")).strip()
