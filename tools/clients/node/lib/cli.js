@@ -186,9 +186,13 @@ async function main(botOrFactory, argv = process.argv.slice(2), extra = {}) {
       console.log(usage(extra));
       return 0;
     }
-    for (const f of ['matches', 'reconnect_for_s', 'deadline_margin_ms']) {
-      if (!/^\d+(\.\d+)?$/.test(flags[f])) {
-        throw new Error(`--${f}: not a non-negative number: ${flags[f]}`);
+    // Counts are integers (1.5 matches is no count), as the Python kit
+    // takes them (argparse, int) and the C++ bot its --matches.
+    for (const [f, pattern, kind] of [['matches', /^\d+$/, 'integer'],
+      ['reconnect_for_s', /^\d+(\.\d+)?$/, 'number'],
+      ['deadline_margin_ms', /^\d+$/, 'integer']]) {
+      if (!pattern.test(flags[f])) {
+        throw new Error(`--${f}: not a non-negative ${kind}: ${flags[f]}`);
       }
     }
     // An empty flag or variable counts as not given, as in build/bin/bot.

@@ -89,15 +89,32 @@ test('a file that cannot be read is a usage error naming its flag', async () => 
 });
 
 test('negative counts are usage errors', async () => {
-  for (const flag of ['matches', 'reconnect_for_s', 'deadline_margin_ms']) {
+  for (const [flag, kind] of [['matches', 'integer'], ['reconnect_for_s', 'number'],
+    ['deadline_margin_ms', 'integer']]) {
     // eslint-disable-next-line no-await-in-loop
     for (const args of [[`--${flag}=-1`], [`--${flag}`, '-1']]) {
       // eslint-disable-next-line no-await-in-loop
       const { status, err } = await run(args);
       assert.strictEqual(status, 2, args.join(' '));
-      assert.match(err, new RegExp(`^pyramid_kit: --${flag}: not a non-negative number: -1`));
+      assert.match(err, new RegExp(`^pyramid_kit: --${flag}: not a non-negative ${kind}: -1`));
     }
   }
+});
+
+test('a count that is not an integer is a usage error, as in the Python kit', async () => {
+  // Python's argparse refuses them ("invalid non-negative integer value"),
+  // the C++ bot a --matches of 1.5 too; --reconnect_for_s takes a fraction
+  // in both kits.
+  for (const flag of ['matches', 'deadline_margin_ms']) {
+    // eslint-disable-next-line no-await-in-loop
+    const { status, err } = await run([`--${flag}=1.5`]);
+    assert.deepStrictEqual([status, err],
+      [2, `pyramid_kit: --${flag}: not a non-negative integer: 1.5\n`]);
+  }
+  const { status, err } = await runWith({ PYRAMID_TOKEN: undefined, PYRAMID_TOKEN_FILE: undefined },
+    ['--reconnect_for_s=1.5']);
+  assert.deepStrictEqual([status, err], [2, 'pyramid_kit: no token: give --token_file, or set '
+    + '$PYRAMID_TOKEN_FILE or $PYRAMID_TOKEN\n']);
 });
 
 /** run(argv) with the environment's `vars` set (undefined: unset) meanwhile. */
