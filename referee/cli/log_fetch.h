@@ -69,11 +69,12 @@ using RetryRule = std::function<grpc::Status(
 // the cap having reached `chunks`): RESOURCE_EXHAUSTED, "the referee at
 // ADDRESS sent more than N bytes of match M's log, the most TAKER takes of
 // one log; not fetched". One that sends nothing for options.stall_limit
-// (from the call's start or its last chunk) is cancelled: DEADLINE_EXCEEDED,
-// "the referee at ADDRESS sent nothing of match M's log for D; not
-// fetched". An error of `chunks` is returned as it is; the referee's own
-// refusal with its code and its message escaped (printable_text.h). Every
-// message but that of `chunks` begins with options.what.
+// (from the call's start or its last chunk, on the monotonic clock:
+// silence_watchdog.h) is cancelled: DEADLINE_EXCEEDED, "the referee at
+// ADDRESS sent nothing of match M's log for D; not fetched". An error of
+// `chunks` is returned as it is; the referee's own refusal with its code and
+// its message escaped (printable_text.h). Every message but that of `chunks`
+// begins with options.what.
 absl::Status DownloadLog(referee::v1::Referee::Stub& stub,
                          const std::string& match_id,
                          const LogFetchOptions& options, const RetryRule& retry,

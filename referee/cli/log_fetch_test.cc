@@ -1,23 +1,26 @@
 // DownloadLog and DownloadLogToFile (log_fetch.h) against fake referees: a
 // log beyond the cap and a log that stalls are given up, naming why, with
-// no file left; a download broken by a lost connection starts the file
-// again. The runner's messages through them are in
-// tools/tournament/referee_link_test.cc; refctl's in tests/e2e_test.cc.
+// no file left, a stall even with the wall clock stepped (the test's
+// clock_gettime moves CLOCK_REALTIME on demand); a download broken by a
+// lost connection starts the file again. The runner's messages through
+// them are in tools/tournament/referee_link_test.cc; refctl's in
+// tests/e2e_test.cc.
 #include "referee/cli/log_fetch.h"
 
 #include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <memory>
 #include <string>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
-#include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
 #include "referee/core/log_sink.h"
+#include "referee/service/testing_clock_step.h"
 #include "tests/fake_log_referees.h"
 #include "tests/temp_dir.h"
 
@@ -142,8 +145,11 @@ TEST(LogFetchTest, ALogOfTheCapExactlyIsFetched) {
 }
 
 // A download that stalls is cancelled at the stall limit, not retried, and
-// leaves no file.
-TEST(LogFetchTest, ALogThatStallsIsNotWaitedFor) {
+// leaves no file. A download that never ends fails the test instead of
+// hanging it: it is waited for two minutes (polled on the monotonic clock:
+// an absl timed wait would wait for a wall clock deadline, which a test
+// steps), then the referee stops, which ends the call and the download.
+void ExpectAStalledLogNotWaitedFor() {
   StalledLogReferee referee;
   FakeReferee fake(referee);
   ASSERT_TRUE(fake.ok());
@@ -153,17 +159,20 @@ TEST(LogFetchTest, ALogThatStallsIsNotWaitedFor) {
   TempDir dir("log-fetch");
   ASSERT_TRUE(dir.ok());
   const std::string path = dir.File("m1.pyrlog");
-  absl::Notification done;
+  std::atomic<bool> done{false};
   absl::StatusOr<uint64_t> written;
   const absl::Time start = absl::Now();
   std::thread fetch([&] {
     written = DownloadLogToFile(fake.stub(), "m1", options, retry.Rule(), path);
-    done.Notify();
+    done = true;
   });
-  // A fetch that never ends fails the test instead of hanging it.
-  const bool ended = done.WaitForNotificationWithTimeout(absl::Minutes(2));
-  EXPECT_TRUE(ended) << "the download did not end";
-  if (!ended) fake.Stop();  // Ends the call, and the fetch with it.
+  const auto give_up =
+      std::chrono::steady_clock::now() + std::chrono::minutes(2);
+  while (!done && std::chrono::steady_clock::now() < give_up) {
+    absl::SleepFor(absl::Milliseconds(10));
+  }
+  EXPECT_TRUE(done) << "the download did not end";
+  if (!done) fake.Stop();
   fetch.join();
   EXPECT_GE(absl::Now() - start, absl::Milliseconds(300));
   EXPECT_EQ(written.status().code(), absl::StatusCode::kDeadlineExceeded);
@@ -174,6 +183,20 @@ TEST(LogFetchTest, ALogThatStallsIsNotWaitedFor) {
   EXPECT_EQ(retry.attempts.load(), 1);
   EXPECT_FALSE(std::filesystem::exists(path));
   EXPECT_FALSE(std::filesystem::exists(path + ".tmp"));
+}
+
+TEST(LogFetchTest, ALogThatStallsIsNotWaitedFor) {
+  ExpectAStalledLogNotWaitedFor();
+}
+
+// The stall limit is the monotonic clock's, and so is the wait for it: a
+// download begun while the wall clock is an hour ahead of the kernel's (as
+// when the system clock was stepped an hour back) is cancelled at its
+// limit, not an hour later.
+TEST(LogFetchTest, AWallClockStepDoesNotHoldBackAStallsCancellation) {
+  const ScopedWallClockStep step(absl::Hours(1));
+  ASSERT_TRUE(step.taken()) << "the step did not take";
+  ExpectAStalledLogNotWaitedFor();
 }
 
 // A referee whose chunks come every 100 ms, 10 of them: slower than the

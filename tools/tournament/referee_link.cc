@@ -16,6 +16,7 @@
 #include "absl/time/time.h"
 #include "referee/cli/log_fetch.h"
 #include "referee/cli/referee_client.h"
+#include "referee/cli/silence_watchdog.h"
 #include "referee/cli/token_text.h"
 #include "referee/core/log_format.h"
 #include "referee/core/log_journal.h"
@@ -30,7 +31,6 @@
 #include "replay/key_arguments.h"
 #include "replay/verifier.h"
 #include "tools/tournament/remote_match_bounds.h"
-#include "tools/tournament/silence_watchdog.h"
 
 namespace pyramid {
 namespace {

@@ -32,7 +32,7 @@ namespace pyramid {
 
 class Backoff;  // referee/cli/referee_client.h
 class EmbeddedReferee;
-class SilenceWatchdog;  // silence_watchdog.h
+class SilenceWatchdog;  // referee/cli/silence_watchdog.h
 
 class RefereeLink {
  public:

@@ -1,4 +1,4 @@
-#include "tools/tournament/silence_watchdog.h"
+#include "referee/cli/silence_watchdog.h"
 
 #include <algorithm>
 

@@ -3,8 +3,9 @@
 // said so, even with the wall clock stepped (the test's clock_gettime moves
 // CLOCK_REALTIME on demand); one whose events come in time or that is
 // removed first is not. What it costs a referee that does not play is in
-// referee_link_test.cc.
-#include "tools/tournament/silence_watchdog.h"
+// tools/tournament/referee_link_test.cc; a log that stalls, in
+// log_fetch_test.cc.
+#include "referee/cli/silence_watchdog.h"
 
 #include "absl/time/clock.h"
 #include "absl/time/time.h"

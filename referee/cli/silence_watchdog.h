@@ -6,10 +6,12 @@
 // monotonic clock's, and the thread sleeps on it too: a suspended machine,
 // or a wall clock set forward, cancels nothing, and a wall clock set back
 // holds back no cancellation. (absl::CondVar's timed waits would not do:
-// Abseil 20220623 turns a timeout into a wall clock deadline.) RefereeLink
-// watches its Watch streams with it (SilenceLimit, remote_match_bounds.h).
-#ifndef PYRAMID_TOOLS_TOURNAMENT_SILENCE_WATCHDOG_H_
-#define PYRAMID_TOOLS_TOURNAMENT_SILENCE_WATCHDOG_H_
+// Abseil 20220623 turns a timeout into a wall clock deadline.) For the
+// referee's gRPC clients: the tournament's RefereeLink watches its Watch
+// streams with it (SilenceLimit, tools/tournament/remote_match_bounds.h),
+// and a log's download (log_fetch.h) its GetLog calls (stall_limit).
+#ifndef PYRAMID_REFEREE_CLI_SILENCE_WATCHDOG_H_
+#define PYRAMID_REFEREE_CLI_SILENCE_WATCHDOG_H_
 
 #include <chrono>
 #include <condition_variable>
@@ -68,4 +70,4 @@ class SilenceWatchdog {
 
 }  // namespace pyramid
 
-#endif  // PYRAMID_TOOLS_TOURNAMENT_SILENCE_WATCHDOG_H_
+#endif  // PYRAMID_REFEREE_CLI_SILENCE_WATCHDOG_H_
