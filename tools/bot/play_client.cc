@@ -95,6 +95,12 @@ int PlayClient::Run(grpc::Channel& channel, v1::Referee::Stub& stub,
     std::cerr << "bot: stream ended: " << status.error_message() << "\n";
     return 1;
   }
+  if (!Stopping() && status.ok() && want > 0 && Ended() < want) {
+    std::cerr << "bot: giving up: the referee closed the stream after "
+              << Ended() << " of " << want
+              << " matches: a seat token plays one match\n";
+    return 1;
+  }
   if (!options_.quiet) {
     std::cout << "bot: " << Ended() << " match(es) ended, " << errors_
               << " error(s)" << std::endl;

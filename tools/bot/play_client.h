@@ -145,10 +145,13 @@ class PlayClient {
   // replaced by another process's is not reopened (status 1), nor is one
   // the referee ended DATA_LOSS because it broke the token's match: "bot:
   // <kBrokenFailure> (stream ended: DATA_LOSS: message)", status 1. Returns
-  // the process exit code: 0 when it ended without a PlayError (stopped,
-  // done, or the stream closed by the referee), else 1. Those ends print
-  // the summary line; an end on a failed stream prints its one line
-  // instead.
+  // the process exit code: 0 when it ended without a PlayError, stopped or
+  // done (options.matches ended, or, with options.matches 0, the stream
+  // closed by the referee), else 1. Those ends print the summary line; an
+  // end on a failed stream prints its one line instead, and so does a
+  // stream the referee closed before options.matches ended ("bot: giving
+  // up: the referee closed the stream after 1 of 2 matches: a seat token
+  // plays one match", as the kits say it).
   int Run(grpc::Channel& channel, referee::v1::Referee::Stub& stub,
           const std::string& token);
 

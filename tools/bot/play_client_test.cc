@@ -700,6 +700,33 @@ TEST(PlayClientScriptTest, AStreamEndedDataLossIsNotReopened) {
   EXPECT_THAT(said, ::testing::Not(::testing::HasSubstr("reconnecting to")));
 }
 
+// A stream the referee closes (OK) before --matches ended, as it closes a
+// seat token's after its one match, is a run not done: one line says so,
+// as the kits say it, and Run returns 1 (docs/writing-a-bot.md; it
+// returned 0).
+TEST(PlayClientScriptTest, AStreamClosedBeforeItsMatchesEndedIsNotDone) {
+  ScriptedReferee referee({{
+      Send(Ended(kMatch, 0, 2)),
+      End(grpc::Status::OK),
+  }});
+  ServedReferee served = Serve(referee);
+  ASSERT_NE(served.server, nullptr);
+  PlayClientOptions options;
+  options.quiet = true;
+  options.matches = 2;
+  PlayClient client(options, std::make_unique<EmptyStrategy>(),
+                    Sha256("play-client-test"), std::nullopt);
+  ::testing::internal::CaptureStderr();
+  const int status = client.Run(*served.channel, *served.stub, "token");
+  const std::string said = ::testing::internal::GetCapturedStderr();
+  served.server->Shutdown();
+  EXPECT_EQ(status, 1);
+  EXPECT_EQ(referee.opened(), 1u);
+  EXPECT_EQ(said,
+            "bot: giving up: the referee closed the stream after 1 of 2 "
+            "matches: a seat token plays one match\n");
+}
+
 // Match `n` (1 to 9) of a script, seat 0 in each.
 std::string MatchNo(int n) {
   std::string id(32, '0');
