@@ -2,7 +2,7 @@
 // (std::chrono::steady_clock), for the threads that sleep until a
 // steady_clock deadline with a std::condition_variable so that a step of
 // the wall clock neither holds back nor hastens what they wait for
-// (referee/service's DelayedRunner, the tournament's SilenceWatchdog).
+// (referee/service's DelayedRunner, referee/cli's SilenceWatchdog).
 // absl::Mutex's and absl::CondVar's timed waits would not do: Abseil
 // 20220623 turns every timeout into a wall clock deadline, which a backward
 // step puts off by the step.
