@@ -851,6 +851,72 @@ TEST_F(HostileClientTest, AnonymousWatchesAreLimitedPerAddress) {
   FinishAndVerify(seats, match.id);
 }
 
+// The admin token's Watch streams (the tournament runner's) are no
+// spectators: ServiceLimits::max_watchers and max_watchers_per_match neither
+// refuse nor count them. With either limit at 0, an anonymous Watch is
+// refused naming the flag while the admin's is served; with both full of
+// anonymous watchers, the admin's are served; and the admin's watchers
+// take no anonymous one's place. Before, --max_watchers=0, or three
+// anonymous watchers of a match at --max_watchers_per_match=3, refused the
+// runner's own Watch, and every match of its tournament failed.
+TEST_F(HostileClientTest, TheAdminsWatchesAreNotCountedAsSpectators) {
+  v1::WatchEvent event;
+  auto expect_served = [&](const std::string& match, const std::string& token,
+                           const std::string& who) {
+    auto watch = OpenWatch(match, token);
+    EXPECT_TRUE(watch->reader->Read(&event) && watch->reader->Read(&event) &&
+                event.has_snapshot())
+        << who << "'s Watch was refused: " << watch->Finish().error_message();
+    return watch;
+  };
+  auto expect_refused = [&](const std::string& match, const std::string& flag) {
+    auto watch = OpenWatch(match, "");
+    if (watch->reader->Read(&event)) {
+      ADD_FAILURE() << "an anonymous Watch was served past " << flag;
+      watch->context.TryCancel();
+    }
+    const grpc::Status status = watch->Finish();
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED)
+        << status.error_message();
+    EXPECT_THAT(status.error_message(), HasSubstr(flag));
+  };
+  for (const bool per_match : {false, true}) {
+    SCOPED_TRACE(per_match ? "--max_watchers_per_match=0" : "--max_watchers=0");
+    ServiceLimits limits;
+    (per_match ? limits.max_watchers_per_match : limits.max_watchers) = 0;
+    Start(limits);
+    const Created match = NewMatch();
+    expect_refused(match.id, per_match ? "(--max_watchers_per_match=0)"
+                                       : "(--max_watchers=0)");
+    auto admin = expect_served(match.id, referee_->admin_token(), "the admin");
+    auto seats = ConnectSeats(match);
+    FinishAndVerify(seats, match.id);
+  }
+  ServiceLimits limits;
+  limits.max_watchers = 2;
+  limits.max_watchers_per_match = 1;
+  Start(limits);
+  const Created a = NewMatch();
+  const Created b = NewMatch();
+  std::vector<std::unique_ptr<ServerStream<v1::Referee, v1::WatchEvent>>>
+      watches;
+  // Admin watchers first: they leave both limits' places to spectators.
+  for (int i = 0; i < 3; ++i) {
+    watches.push_back(
+        expect_served(a.id, referee_->admin_token(), "the admin"));
+  }
+  watches.push_back(expect_served(a.id, "", "a spectator"));
+  expect_refused(a.id, "(--max_watchers_per_match)");
+  watches.push_back(expect_served(b.id, "", "a spectator"));
+  expect_refused(b.id, "(--max_watchers)");
+  // Both limits full: the admin is served still.
+  watches.push_back(expect_served(a.id, referee_->admin_token(), "the admin"));
+  watches.push_back(expect_served(b.id, referee_->admin_token(), "the admin"));
+  watches.clear();
+  auto seats = ConnectSeats(a);
+  FinishAndVerify(seats, a.id);
+}
+
 // So are unary calls in progress of callers without a token
 // (ServiceLimits::max_calls_per_peer): with two ListMatches answers held
 // by a client that takes nothing, a third call from that address is

@@ -767,18 +767,27 @@ absl::Time MatchHost::NextDeadline() const {
 }
 
 absl::Status MatchHost::AddWatcher(std::shared_ptr<WatchSink> watcher,
-                                   size_t max_watchers) {
+                                   std::optional<size_t> max_watchers) {
   absl::MutexLock lock(&mu_);
   EndHoldLocked();  // What the watcher is shown may rest on held records.
   PruneWatchersLocked();
-  if (watchers_.size() >= max_watchers) {
-    return absl::ResourceExhaustedError(
-        max_watchers == 0 ? "the referee takes no watchers of a match "
-                            "(--max_watchers_per_match=0)"
-                          : absl::StrCat("match ", match_id_, " already has ",
-                                         watchers_.size(),
-                                         " watchers, as many as it takes "
-                                         "(--max_watchers_per_match)"));
+  if (max_watchers) {
+    spectators_.erase(
+        std::remove_if(spectators_.begin(), spectators_.end(),
+                       [](const std::weak_ptr<const WatchSink>& w) {
+                         const std::shared_ptr<const WatchSink> sink = w.lock();
+                         return sink == nullptr || sink->closed();
+                       }),
+        spectators_.end());
+    if (spectators_.size() >= *max_watchers) {
+      return absl::ResourceExhaustedError(
+          *max_watchers == 0 ? "the referee takes no watchers of a match "
+                               "(--max_watchers_per_match=0)"
+                             : absl::StrCat("match ", match_id_,
+                                            " already has ", spectators_.size(),
+                                            " watchers, as many as it takes "
+                                            "(--max_watchers_per_match)"));
+    }
   }
   v1::WatchEvent first;
   *first.mutable_match() = InfoLocked(*connections_);
@@ -790,6 +799,7 @@ absl::Status MatchHost::AddWatcher(std::shared_ptr<WatchSink> watcher,
   }
   if (!watched_view_) watched_view_ = match_->PublicView();
   watcher->Send(SerializedMessage::Of(SnapshotLocked()));
+  if (max_watchers) spectators_.push_back(watcher);
   watchers_.push_back(std::move(watcher));
   return absl::OkStatus();
 }

@@ -170,10 +170,13 @@ class MatchHost : public std::enable_shared_from_this<MatchHost> {
 
   // Adds a watcher: it gets the match as it is, then (while the match runs)
   // a snapshot and every public event; it is closed after the outcome (at
-  // once if the match is already over). RESOURCE_EXHAUSTED, and nothing
-  // sent, when `max_watchers` watchers already watch this match.
+  // once if the match is already over). For a spectator, `max_watchers` is
+  // how many spectators this match takes (max_watchers_per_match):
+  // RESOURCE_EXHAUSTED, and nothing sent, when that many already watch it.
+  // For the admin token's watcher (the operator's) it is std::nullopt: that
+  // watcher is neither limited nor counted among the spectators.
   absl::Status AddWatcher(std::shared_ptr<WatchSink> watcher,
-                          size_t max_watchers);
+                          std::optional<size_t> max_watchers);
 
   v1::MatchInfo Info(const Connections& connections) const;
   bool finished() const;
@@ -331,6 +334,10 @@ class MatchHost : public std::enable_shared_from_this<MatchHost> {
   std::unique_ptr<Match> match_ ABSL_GUARDED_BY(mu_);
   v1::Outcome outcome_ ABSL_GUARDED_BY(mu_);
   std::vector<std::shared_ptr<WatchSink>> watchers_ ABSL_GUARDED_BY(mu_);
+  // Those of `watchers_` counted against AddWatcher's `max_watchers` (not
+  // the admin token's), and maybe some gone since: AddWatcher drops the
+  // closed ones before it counts.
+  std::vector<std::weak_ptr<const WatchSink>> spectators_ ABSL_GUARDED_BY(mu_);
   std::vector<std::function<void()>> over_listeners_ ABSL_GUARDED_BY(mu_);
   // While anyone watches: the public view watchers were last sent (deltas
   // are taken against it).

@@ -51,8 +51,11 @@ struct ServiceLimits {
   // running match). When false they need a token this referee issued
   // (admin, seat or bot): UNAUTHENTICATED otherwise.
   bool public_watch = true;
-  // Watch streams the referee serves at once, and per match: one more is
-  // refused RESOURCE_EXHAUSTED.
+  // Spectators' Watch streams the referee serves at once, and per match:
+  // one more is refused RESOURCE_EXHAUSTED. A spectator is any caller but
+  // the admin token, whose streams (the operator's, the tournament
+  // runner's) are neither refused nor counted, so that no number of
+  // spectators keeps the runner from watching its matches.
   size_t max_watchers = 10000;
   size_t max_watchers_per_match = 1000;
   // Watch streams of callers without the admin token (anonymous
@@ -140,7 +143,7 @@ class RefereeService final : public referee::v1::Referee::Service {
   // The guard of ServiceLimits::write_stall_timeout (null: zero), for the
   // health service to share; it lasts as long as the service.
   WriteStallGuard* write_stalls() const { return write_stalls_.get(); }
-  // Watch calls not yet done.
+  // Spectators' Watch calls (without the admin token) not yet done.
   size_t watchers() const { return watching_.load(); }
 
   // Who makes the call of `context` (Authenticate's answer), for a stream
@@ -260,7 +263,7 @@ class RefereeService final : public referee::v1::Referee::Service {
   static constexpr int kLogRefusalLines = 10;
   static constexpr absl::Duration kLogRefusalWindow = absl::Minutes(1);
   const MessageSink log_refusals_;
-  std::atomic<size_t> watching_{0};     // Watch calls not yet done.
+  std::atomic<size_t> watching_{0};     // Spectators' Watch calls not done.
   std::atomic<size_t> log_readers_{0};  // GetLog calls not yet done.
   // Watch streams, and unary calls and GetLog downloads, of callers
   // without the admin token, per address.

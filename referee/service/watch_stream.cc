@@ -1,6 +1,7 @@
 #include "referee/service/watch_stream.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "absl/status/status.h"
@@ -17,10 +18,10 @@ namespace {
 namespace v1 = ::pyramid::referee::v1;
 
 // One Watch call, served on the Play streams' completion queues
-// (AsyncWriterStream). It counts against ServiceLimits::max_watchers from
-// its start to its OnDone, or to its refusal (`watching` is the service's
-// count); its events
-// reach it serialized, shared with the match's other watchers.
+// (AsyncWriterStream). A spectator's (any caller but the admin token)
+// counts against ServiceLimits::max_watchers from its start to its OnDone,
+// or to its refusal (`watching` is the service's count); its events reach
+// it serialized, shared with the match's other watchers.
 class WatchReactor final : public AsyncWriterStream {
  public:
   WatchReactor(const RefereeService* service, Lobby* lobby,
@@ -60,22 +61,32 @@ class WatchReactor final : public AsyncWriterStream {
         !s.ok()) {
       return s;
     }
-    counted_ = true;
-    if (watching_->fetch_add(1) >= limits_.max_watchers) {
-      return absl::ResourceExhaustedError(
-          limits_.max_watchers == 0
-              ? "this referee takes no watchers (--max_watchers=0)"
-              : absl::StrCat("this referee already serves ",
-                             limits_.max_watchers,
-                             " watchers, as many as it takes "
-                             "(--max_watchers)"));
+    // The admin token's watches are the operator's (the tournament
+    // runner's), not spectators': no spectator limit refuses them, nor do
+    // they take a spectator's place.
+    const bool spectator =
+        !caller.ok() || caller->kind != Principal::Kind::kAdmin;
+    if (spectator) {
+      counted_ = true;
+      if (watching_->fetch_add(1) >= limits_.max_watchers) {
+        return absl::ResourceExhaustedError(
+            limits_.max_watchers == 0
+                ? "this referee takes no watchers (--max_watchers=0)"
+                : absl::StrCat("this referee already serves ",
+                               limits_.max_watchers,
+                               " watchers, as many as it takes "
+                               "(--max_watchers)"));
+      }
     }
     if (absl::Status form = CheckMatchIdForm(watch.match_id()); !form.ok()) {
       return form;
     }
     std::shared_ptr<MatchHost> host = lobby_->FindMatch(watch.match_id());
     if (host == nullptr) return absl::NotFoundError("unknown match");
-    return host->AddWatcher(writer_, limits_.max_watchers_per_match);
+    return host->AddWatcher(
+        writer_, spectator
+                     ? std::optional<size_t>(limits_.max_watchers_per_match)
+                     : std::nullopt);
   }
 
   // Gives back the places this call holds (its count and its address's).
@@ -100,7 +111,7 @@ class WatchReactor final : public AsyncWriterStream {
   const ServiceLimits& limits_;  // The service's.
   std::atomic<size_t>* const watching_;
   std::shared_ptr<WatchWriter> writer_;  // Made when the call comes.
-  bool counted_ = false;                 // In `watching`.
+  bool counted_ = false;                 // In `watching` (a spectator).
   // Its place among its address's watchers without the admin token (empty
   // for the admin token).
   PeerSlot peer_;

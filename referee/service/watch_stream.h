@@ -1,5 +1,6 @@
 // One Watch call (docs/protocol.md): parses its request, checks that its
-// caller may read matches (RefereeService::CheckReader), counts against
+// caller may read matches (RefereeService::CheckReader), counts a
+// spectator's (any caller but the admin token) against
 // ServiceLimits::max_watchers and the match's max_watchers_per_match, and
 // adds itself to the match's watchers (MatchHost::AddWatcher), whose
 // events then reach it serialized, shared with the match's other watchers.
@@ -19,7 +20,8 @@ namespace pyramid {
 
 // A stream that waits for the next Watch call (AsyncWriterStream::Request),
 // then serves it; it deletes itself when done. From its call's start to its
-// end it counts in `watching` (the service's count of Watch calls).
+// end a spectator's counts in `watching` (the service's count of Watch
+// calls without the admin token).
 // `service`, `lobby`, `limits` and `watching` must outlive the stream: the
 // service stops its completion queues (CompletionQueues::Shutdown) before
 // they go.
