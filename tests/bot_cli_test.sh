@@ -22,12 +22,13 @@
 #  4. Messages: an unknown --strategy names the strategies (and no empty
 #     game); an unknown --game is refused before connecting (status 2),
 #     naming the games; a file --token_file, $PYRAMID_TOKEN_FILE, --key_file
-#     or --tls_ca names that cannot be read is refused (status 2), naming
-#     the flag or variable and the file; a referee address that is not
-#     HOST:PORT or unix:PATH (no port, a port out of range, a URL, an IPv6
-#     host without brackets) in --referee or $PYRAMID_REFEREE is refused
-#     (status 2) before anything is dialled; a bot registered with a public
-#     key that runs without --key_file is told to pass --key_file.
+#     or --tls_ca names that cannot be read, or a --tls_ca file that holds
+#     no PEM certificate, is refused (status 2), naming the flag or variable
+#     and the file; a referee address that is not HOST:PORT or unix:PATH
+#     (no port, a port out of range, a URL, an IPv6 host without brackets)
+#     in --referee or $PYRAMID_REFEREE is refused (status 2) before
+#     anything is dialled; a bot registered with a public key that runs
+#     without --key_file is told to pass --key_file.
 #  5. Two processes with one seat token: the second one's stream replaces
 #     the first one's (ABORTED, "replaced by a newer stream"); the first
 #     exits 1 saying that another process connected with its token, instead
@@ -186,6 +187,11 @@ expect_refused "--key_file: cannot read $tmp/no-such.key: No such file" \
   -- --token_file="$tmp/tok-c/seat-0.token" --key_file="$tmp/no-such.key"
 expect_refused "--tls_ca: cannot open $tmp/no-such.pem: No such file" \
   -- --token_file="$tmp/tok-c/seat-0.token" --tls_ca="$tmp/no-such.pem"
+# A file without a certificate: gRPC took it, then failed every
+# connection, and the bot retried a referee that was up.
+echo "not a certificate" >"$tmp/not-a-cert.pem"
+expect_refused "--tls_ca: $tmp/not-a-cert.pem holds no PEM certificate (-----BEGIN CERTIFICATE-----)" \
+  -- --token_file="$tmp/tok-c/seat-0.token" --tls_ca="$tmp/not-a-cert.pem"
 form='is HOST:PORT (PORT 1 to 65535; an IPv6 host in brackets, as [::1]:50051) or unix:PATH'
 expect_refused "--referee $form: no port in \"127.0.0.1\"" \
   -- --token_file="$tmp/tok-c/seat-0.token" --referee=127.0.0.1

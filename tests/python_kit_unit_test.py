@@ -345,6 +345,20 @@ class CliTest(unittest.TestCase):
                         "not hold a token"):
                     protocol.read_token(None)
 
+    def test_a_tls_ca_without_a_certificate_is_refused(self) -> None:
+        # gRPC took it, then failed every connection ("empty address
+        # list"), and the bot retried a referee that was up until it gave
+        # up. Refused at start, as the C++ bot refuses it.
+        with tempfile.TemporaryDirectory() as d:
+            path = Path(d, "ca.pem")
+            for holds in (b"", b"-----BEGIN PRIVATE KEY-----\nMC4=\n"
+                          b"-----END PRIVATE KEY-----\n"):
+                path.write_bytes(holds)
+                status, err = self._refused(["--tls_ca", str(path)])
+                self.assertEqual((status, err), (2, (
+                    f"pyramid_kit: --tls_ca: {path} holds no PEM certificate"
+                    " (-----BEGIN CERTIFICATE-----)\n")), holds)
+
     def test_a_state_dir_that_cannot_be_made_is_refused(self) -> None:
         with tempfile.TemporaryDirectory() as d:
             blocker = Path(d, "file")

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "grpcpp/create_channel.h"
 #include "grpcpp/support/channel_arguments.h"
@@ -14,6 +15,12 @@ absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> ClientCredentials(
   if (tls_ca.empty()) return grpc::InsecureChannelCredentials();
   absl::StatusOr<std::string> roots = ReadFileToString(tls_ca);
   if (!roots.ok()) return roots.status();
+  // gRPC takes roots without a certificate, then fails every connection,
+  // which a client would retry as if the referee were away.
+  if (!absl::StrContains(*roots, "-----BEGIN CERTIFICATE-----")) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        tls_ca, " holds no PEM certificate (-----BEGIN CERTIFICATE-----)"));
+  }
   grpc::SslCredentialsOptions ssl;
   ssl.pem_root_certs = *std::move(roots);
   return grpc::SslCredentials(ssl);

@@ -19,7 +19,9 @@ namespace pyramid {
 
 // Insecure credentials when `tls_ca` is empty, else TLS trusting the PEM
 // roots in the file `tls_ca` names; ReadFileToString's error when that file
-// cannot be read (the caller says which flag named it).
+// cannot be read, INVALID_ARGUMENT ("F holds no PEM certificate
+// (-----BEGIN CERTIFICATE-----)") when it holds none (the caller says
+// which flag named it).
 absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> ClientCredentials(
     const std::string& tls_ca);
 

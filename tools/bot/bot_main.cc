@@ -29,8 +29,8 @@
 // range, a referee address that is not HOST:PORT (PORT 1 to 65535; an IPv6
 // host in brackets, [::1]:PORT; no scheme), an unknown --game or
 // --strategy, a file --token_file, --key_file or --tls_ca names that
-// cannot be read or holds no token or key, or a --state_dir that cannot be
-// made or written in.
+// cannot be read or holds no token, key or PEM certificate, or a
+// --state_dir that cannot be made or written in.
 //
 // This file is the command line; the play is PlayClient's (play_client.h).
 #include <semaphore.h>

@@ -10,9 +10,9 @@
 // included); 2 for bad flags (a negative count, a file that cannot be read or
 // does not hold what its flag takes: an empty token file, a --key_file that is
 // a public key file, X.pub, or not the secret half of the X.pub beside it, as
-// the C++ bot refuses it; a referee address that is not HOST:PORT, a state
-// directory that cannot be written: the message begins with the flag or
-// variable).
+// the C++ bot refuses it, a --tls_ca that holds no PEM certificate; a referee
+// address that is not HOST:PORT, a state directory that cannot be written: the
+// message begins with the flag or variable).
 // --help prints every flag with its description (an `extra` option may carry a
 // `description` and an `arg` name for it too).
 //
@@ -146,6 +146,20 @@ function systemWhy(error) {
   return match ? match[1].charAt(0).toUpperCase() + match[1].slice(1) : error.message;
 }
 
+/**
+ * The PEM root certificates in the file --tls_ca names; an Error led by the
+ * flag when it cannot be read or holds none (gRPC would take it, then fail
+ * every connection, retried as if the referee were away), as the C++ bot
+ * and the Python kit say it.
+ */
+function pemRoots(file) {
+  const roots = protocol.readFile('--tls_ca', file);
+  if (!roots.includes('-----BEGIN CERTIFICATE-----')) {
+    throw new Error(`--tls_ca: ${file} holds no PEM certificate (-----BEGIN CERTIFICATE-----)`);
+  }
+  return roots;
+}
+
 /** Whether argv gives --NAME (as --NAME VALUE or --NAME=VALUE). */
 function argvHas(argv, name) {
   return argv.some((arg) => arg === `--${name}` || arg.startsWith(`--${name}=`));
@@ -202,8 +216,7 @@ async function main(botOrFactory, argv = process.argv.slice(2), extra = {}) {
     if (badAddress) throw new Error(`${refereeFrom} ${badAddress}`);
     token = protocol.readToken(flags.token_file);
     if (flags.key_file) key = protocol.SeatKey.fromFile(flags.key_file);
-    credentials = flags.tls_ca
-      ? grpc.credentials.createSsl(protocol.readFile('--tls_ca', flags.tls_ca)) : undefined;
+    credentials = flags.tls_ca ? grpc.credentials.createSsl(pemRoots(flags.tls_ca)) : undefined;
     if (!flags.state_dir) flags.state_dir = process.env.PYRAMID_STATE_DIR || undefined;
     if (flags.state_dir) {
       try {

@@ -241,6 +241,21 @@ test('a token file holding no token is said after its flag', async () => {
   fs.rmSync(dir, { recursive: true });
 });
 
+test('a --tls_ca file without a certificate is refused, as the C++ bot refuses it', async () => {
+  // gRPC took it, then failed every connection ("empty address list"), and
+  // the bot retried a referee that was up until it gave up.
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tls-'));
+  const file = path.join(dir, 'ca.pem');
+  for (const holds of ['', '-----BEGIN PRIVATE KEY-----\nMC4=\n-----END PRIVATE KEY-----\n']) {
+    fs.writeFileSync(file, holds);
+    // eslint-disable-next-line no-await-in-loop
+    const { status, err } = await runWith({ PYRAMID_TOKEN: 'token' }, [`--tls_ca=${file}`]);
+    assert.deepStrictEqual([status, err], [2, `pyramid_kit: --tls_ca: ${file} holds no PEM `
+      + 'certificate (-----BEGIN CERTIFICATE-----)\n'], holds);
+  }
+  fs.rmSync(dir, { recursive: true });
+});
+
 test('a state directory that cannot be written is a usage error naming it', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'state-'));
   const file = path.join(dir, 'a-file');

@@ -9,8 +9,9 @@ SIGINT/SIGTERM stopped it; 1 otherwise (another process taking the token
 over included); 2 for bad flags (a negative count, a referee address that
 is not HOST:PORT or unix:PATH, a file that cannot be read or does not hold
 what its flag takes: a --key_file that is a public key file, X.pub, or
-not the secret half of the X.pub beside it, as the C++ bot refuses it; or
-a --state_dir that cannot be made: the message begins with the flag).
+not the secret half of the X.pub beside it, as the C++ bot refuses it, a
+--tls_ca that holds no PEM certificate; or a --state_dir that cannot be
+made: the message begins with the flag).
 
   --referee HOST:PORT       default $PYRAMID_REFEREE, else 127.0.0.1:50051
   --token_file FILE         default $PYRAMID_TOKEN_FILE, else $PYRAMID_TOKEN
@@ -75,6 +76,17 @@ def _read(flag: str, path: str, read: Callable[[str], object]) -> object:
                          f"{err.strerror or err}") from err
     except ValueError as err:
         raise ValueError(f"{flag}: {err}") from err
+
+
+def _pem_roots(path: str) -> bytes:
+    """The PEM root certificates in the file at `path`; ValueError when it
+    holds none (gRPC would take it, then fail every connection, retried as
+    if the referee were away), as the C++ bot says it."""
+    roots = Path(path).read_bytes()
+    if b"-----BEGIN CERTIFICATE-----" not in roots:
+        raise ValueError(f"{path} holds no PEM certificate "
+                         "(-----BEGIN CERTIFICATE-----)")
+    return roots
 
 
 def _state_dir(path: str) -> None:
@@ -143,8 +155,7 @@ def main(bot: Bot | Callable[[argparse.Namespace], Bot],
         key = (_read("--key_file", args.key_file, protocol.SeatKey.from_file)
                if args.key_file else None)
         credentials = (grpc.ssl_channel_credentials(_read(
-            "--tls_ca", args.tls_ca, lambda f: Path(f).read_bytes()))
-            if args.tls_ca else None)
+            "--tls_ca", args.tls_ca, _pem_roots)) if args.tls_ca else None)
     except (OSError, ValueError, RuntimeError) as err:
         print(f"pyramid_kit: {err}", file=sys.stderr)
         return 2
