@@ -13,7 +13,16 @@
 #     kept; with --replace_tokens it is created and its tokens replace them.
 #  3. A watch whose referee stops (SIGTERM) says that the referee went away
 #     and that the match may resume once it is back (status 1), not gRPC's
-#     "UNAVAILABLE: Cancelling all calls". Last: it stops the referee.
+#     "UNAVAILABLE: Cancelling all calls". It stops the referee.
+#  4. A get-log waiting for the referee (stopped) is served soon after the
+#     referee is back: within 2 s of its serving, where it waited out its
+#     backoff before. Its waits (0.1 s doubling to 5 s) try at 3.1 s, then
+#     at 6.3 s and 11.3 s; the referee restarts 3.7 s after the try at
+#     3.1 s, so that a get-log that waits its backoff out tries next 8.2 s
+#     after that try, some 4 s after the referee serves (2 s of margin for
+#     the referee's start; gRPC's own connect backoff, not reset, failed
+#     that try too: 9.3 s); one that tries once the referee connects (as
+#     the bot does, within some 250 ms) took 0.1-0.2 s.
 #
 # Runs from the source root. PYRAMID_BIN names the built binaries (default
 # build/bin).
@@ -24,7 +33,7 @@ LIMIT=20 # Seconds any one wait may take.
 
 # shellcheck source=tests/e2e_lib.sh
 source "${BASH_SOURCE%/*}/e2e_lib.sh"
-need_built referee refctl
+need_built referee refctl bot replay
 
 start_referee 127.0.0.1:0
 mkdir -p "$tmp/cwd"
@@ -80,4 +89,34 @@ grep -qF "$went_away $watched (UNAVAILABLE: " "$tmp/watch.out" ||
 grep -qF "the match may resume once the referee is back: run the watch again" \
   "$tmp/watch.out" || fail "watch: no line says to watch again"
 
-echo "refctl_cli_test: PASS"
+# --- 4. A get-log across the referee's return
+reap "$referee_pid" # Stopped by 3: gone before its data is used again.
+start_referee "$addr"
+played=$(refctl create-match --game=rock_paper_pyramid --seats=3 \
+  --token_dir="$tmp/tok-log" 2>/dev/null) || fail "create-match to fetch"
+players=()
+for seat in 0 1 2; do
+  spawn "log-bot$seat" "$BIN/bot" --referee="$addr" \
+    --token_file="$tmp/tok-log/seat-$seat.token" --matches=1 --quiet
+  players+=("$last_pid")
+done
+wait_for "${players[@]}"
+kill -TERM "$referee_pid"
+reap "$referee_pid"
+spawn get-log refctl get-log "$played" --out="$tmp/played.pyrlog" \
+  --retry_for_s=60
+get_log_pid=$last_pid
+poll grep -q 'waiting 3.2s to retry' "$tmp/get-log.out"
+sleep 3.7
+start_referee "$addr"
+served=$(date +%s%N)
+reap "$get_log_pid"
+took_ms=$((($(date +%s%N) - served) / 1000000))
+((status == 0)) || fail "get-log: exited with status $status"
+((took_ms < 2000)) ||
+  fail "get-log: the log came ${took_ms} ms after the referee was back"
+verdict=$("$BIN/replay" verify --key="$tmp/data/referee.key.pub" \
+  "$tmp/played.pyrlog") || fail "replay verify: $verdict"
+[[ $verdict == *": genuine ("* ]] || fail "replay verify: $verdict"
+
+echo "refctl_cli_test: PASS (get-log ${took_ms} ms after the referee was back)"

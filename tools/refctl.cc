@@ -582,13 +582,38 @@ int Watch(v1::Referee::Stub& stub, const std::string& match_id) {
   return status.ok() ? 0 : Fail(status);
 }
 
+// Waits `wait` before get-log's next try, cut short once `channel`
+// connects: a referee that is back is tried within some 250 ms, as the bot
+// reconnects (PlayClient::AwaitReferee), not after the wait nor after
+// gRPC's own connect backoff (up to 2 s on FastReconnectChannel, which a
+// call on a channel in TRANSIENT_FAILURE fails at once without trying).
+// Returns whether it connected. A channel that is connected already (the
+// referee answered UNAVAILABLE itself: --max_log_readers) waits it all.
+bool AwaitReferee(grpc::Channel& channel, absl::Duration wait) {
+  if (channel.GetState(/*try_to_connect=*/false) == GRPC_CHANNEL_READY) {
+    absl::SleepFor(wait);
+    return false;
+  }
+  const absl::Time until = absl::Now() + wait;
+  for (absl::Time now = absl::Now(); now < until; now = absl::Now()) {
+    grpc::experimental::ChannelResetConnectionBackoff(&channel);
+    if (channel.WaitForConnected(absl::ToChronoTime(
+            std::min(until, now + absl::Milliseconds(250))))) {
+      return true;
+    }
+  }
+  return false;
+}
+
 // GetLog into --out as the chunks come (DownloadLog, log_fetch.h, as the
 // tournament runner fetches logs: at most 256 MiB, given up after 60 s
 // without a chunk, --out there only once whole), retried while the referee
 // answers UNAVAILABLE (at most --max_log_readers downloads at once, or not
 // reachable now) for up to --retry_for_s, with backoff from 0.1 s doubling
-// to 5 s; each wait is said on stderr.
-int GetLog(v1::Referee::Stub& stub, const std::string& match_id) {
+// to 5 s, a wait cut short when the referee comes back (AwaitReferee);
+// each wait is said on stderr.
+int GetLog(grpc::Channel& channel, v1::Referee::Stub& stub,
+           const std::string& match_id) {
   const std::string out = absl::GetFlag(FLAGS_out);
   if (out.empty()) return Usage("get-log needs --out=FILE");
   absl::StatusOr<std::string> admin = AdminToken(/*optional=*/true);
@@ -610,8 +635,11 @@ int GetLog(v1::Referee::Stub& stub, const std::string& match_id) {
                     << PrintableText(status.error_message()) << "; waiting "
                     << absl::FormatDuration(backoff.delay())
                     << " to retry (--retry_for_s)\n";
-          absl::SleepFor(backoff.delay());
-          backoff.Grow();
+          if (AwaitReferee(channel, backoff.delay())) {
+            backoff.Reset();  // A new outage, if any, begins at 100 ms.
+          } else {
+            backoff.Grow();
+          }
         }
       };
   const absl::StatusOr<uint64_t> written = DownloadLogToFile(
@@ -815,7 +843,8 @@ int Main(const std::vector<std::string>& args) {
     return GetMatch(*stub, args[1]);
   if (command == "list" && args.size() == 1) return List(*stub);
   if (command == "watch" && args.size() == 2) return Watch(*stub, args[1]);
-  if (command == "get-log" && args.size() == 2) return GetLog(*stub, args[1]);
+  if (command == "get-log" && args.size() == 2)
+    return GetLog(*channel, *stub, args[1]);
   if (command == "health" && args.size() <= 2) {
     return Health(channel, args.size() == 2 ? args[1] : "");
   }
