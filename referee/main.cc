@@ -468,6 +468,30 @@ absl::Status CheckRegistryNotLost(const Paths& paths, uint64_t tree_size) {
       "match and bot it held), or give another --data_dir to start anew"));
 }
 
+// The mirror of CheckRegistryNotLost: a log directory missing, or there
+// but holding no log (the mount point of a disk not mounted yet, a wrong
+// --log_dir), while the registry names logs that must be in it (of
+// finished matches, and of running ones CreateMatch answered for:
+// Registry::CountLoggedMatches). Served, every such running match would
+// end broken for good and every finished one's GetLog answer DATA_LOSS.
+// Refused, before anything is recovered (a log directory this start made
+// goes with the refusal). A registry whose only matches are creations cut
+// short (no log yet), or ended broken, starts.
+absl::Status CheckLogsNotMissing(const Paths& paths, const Registry& registry,
+                                 bool log_dir_existed) {
+  if (CountLogFiles(paths.log_dir, 1) > 0) return absl::OkStatus();
+  absl::StatusOr<int64_t> logged = registry.CountLoggedMatches();
+  if (!logged.ok()) return logged.status();
+  if (*logged == 0) return absl::OkStatus();
+  return absl::FailedPreconditionError(absl::StrCat(
+      "the log directory ", paths.log_dir, " (--log_dir) ",
+      log_dir_existed ? "holds no match logs (*.pyrlog)" : "is missing",
+      ", but the registry ", paths.registry, " names the logs of ", *logged,
+      " matches (finished, or running and acknowledged): mount the disk that "
+      "holds them, or give the right --log_dir; nothing was changed "
+      "(docs/durability.md, \"A start that refuses\")"));
+}
+
 // The flags whose values their parser cannot judge alone, and the files
 // and address they name, checked before the referee touches DATA_DIR, so
 // that a mistyped command line, or an address another process listens on,
@@ -595,9 +619,12 @@ absl::Status CheckFlags(std::optional<SigningKey>& named_key) {
 }
 
 // Everything the lobby takes, from the flags and DATA_DIR.
+// `log_dir_existed`: whether the log directory was there before this start
+// (CheckLogsNotMissing).
 absl::StatusOr<LobbyOptions> MakeLobbyOptions(
-    const Paths& paths, const SigningKey& key, const std::string& admin_token,
-    std::string* verifier_key, LogJournal::Recovery* journal_recovery) {
+    const Paths& paths, bool log_dir_existed, const SigningKey& key,
+    const std::string& admin_token, std::string* verifier_key,
+    LogJournal::Recovery* journal_recovery) {
   LobbyOptions options;
   options.log_dir = paths.log_dir;
   options.referee_key = key;
@@ -645,6 +672,10 @@ absl::StatusOr<LobbyOptions> MakeLobbyOptions(
   absl::StatusOr<std::unique_ptr<Registry>> registry =
       OpenSqliteRegistry(paths.registry);
   if (!registry.ok()) return registry.status();
+  if (absl::Status s = CheckLogsNotMissing(paths, **registry, log_dir_existed);
+      !s.ok()) {
+    return s;
+  }
   options.registry = *std::move(registry);
   options.checkpoint_every_matches =
       absl::GetFlag(FLAGS_checkpoint_every_matches);
@@ -861,6 +892,8 @@ class HeldBackReporter {
 int Run(const Paths& paths, const std::optional<SigningKey>& named_key,
         StartRollback& rollback, const sigset_t& signals,
         const AcceptGuardSettings& descriptors) {
+  std::error_code looked;  // CreateDirectories names why it cannot make it.
+  const bool log_dir_existed = std::filesystem::exists(paths.log_dir, looked);
   if (absl::Status s =
           rollback.CreateDirectories(paths.log_dir, "the log directory");
       !s.ok()) {
@@ -873,8 +906,9 @@ int Run(const Paths& paths, const std::optional<SigningKey>& named_key,
   if (!admin.ok()) return Fail(admin.status());
   std::string verifier_key;
   LogJournal::Recovery journal_recovery;
-  absl::StatusOr<LobbyOptions> options = MakeLobbyOptions(
-      paths, *key, admin->first, &verifier_key, &journal_recovery);
+  absl::StatusOr<LobbyOptions> options =
+      MakeLobbyOptions(paths, log_dir_existed, *key, admin->first,
+                       &verifier_key, &journal_recovery);
   if (!options.ok()) return Fail(options.status());
   Lobby lobby(*std::move(options));
   absl::StatusOr<RecoveryReport> recovered = lobby.Recover();

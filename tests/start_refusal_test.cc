@@ -9,6 +9,8 @@
 // - its registry lost beside a tree with sealed logs, or beside match logs;
 // - its registry immutable (`chattr +i`): SQLite would open it read-only,
 //   and every write would fail;
+// - its log directory missing, or there but empty (a disk not mounted
+//   yet), while the registry names a finished and a running match's logs;
 // while a new data directory, and one holding only keygen's key, start.
 #include <signal.h>
 #include <unistd.h>
@@ -244,6 +246,76 @@ TEST_F(StartRefusalTest, ALostRegistryIsRefused) {
   EXPECT_THAT(r.err, HasSubstr(Data("logs") + " holds 1 match logs)"));
   EXPECT_THAT(r.err, Not(HasSubstr("sealed logs")));
   EXPECT_FALSE(fs::exists(Data("registry.sqlite3")));
+}
+
+// The log directory moved away after a SIGTERM, then put back: missing,
+// and there but empty (the mount point of a disk not mounted yet), beside
+// a registry naming a finished match's log and an acknowledged running
+// match's, it is refused (status 2, one line) and nothing is changed: no
+// log directory made, the running match not ended broken, the registry
+// and the logs as they were. Put back, both matches are served: the
+// running one resumed, the finished one's log.
+TEST_F(StartRefusalTest, ALogDirectoryMissingOrEmptyIsRefused) {
+  ASSERT_NO_FATAL_FAILURE(Start());
+  ASSERT_NO_FATAL_FAILURE(PlayMatch());
+  const std::string running = CreateMatch();
+  ASSERT_EQ(running.size(), 32u);
+  ASSERT_NO_FATAL_FAILURE(Stop());
+  const std::string registry = Slurp(Data("registry.sqlite3"));
+  std::vector<std::string> logs;
+  for (const auto& entry : fs::directory_iterator(Data("logs"))) {
+    logs.push_back(entry.path().filename().string());
+  }
+  ASSERT_EQ(logs.size(), 2u);
+  fs::rename(Data("logs"), Path("logs-offline"));
+  const std::vector<std::string> names = Names();
+  for (const bool empty : {false, true}) {
+    SCOPED_TRACE(empty ? "an empty log directory" : "no log directory");
+    if (empty) fs::create_directory(Data("logs"));
+    ToolResult r = RefusedStart();
+    ExpectOneLineRefusal(r);
+    EXPECT_EQ(r.err,
+              absl::StrCat(
+                  "referee: the log directory ", Data("logs"), " (--log_dir) ",
+                  empty ? "holds no match logs (*.pyrlog)" : "is missing",
+                  ", but the registry ", Data("registry.sqlite3"),
+                  " names the logs of 2 matches (finished, or "
+                  "running and acknowledged): mount the disk that "
+                  "holds them, or give the right --log_dir; nothing "
+                  "was changed (docs/durability.md, \"A start that "
+                  "refuses\")\n"));
+    EXPECT_EQ(fs::exists(Data("logs")), empty);
+    if (empty) {
+      EXPECT_TRUE(fs::is_empty(Data("logs")));
+      EXPECT_EQ(Names().size(), names.size() + 1);
+    } else {
+      EXPECT_EQ(Names(), names) << "the refused start left a file";
+    }
+    EXPECT_EQ(Slurp(Data("registry.sqlite3")), registry);
+  }
+  fs::remove(Data("logs"));
+  fs::rename(Path("logs-offline"), Data("logs"));
+  for (const std::string& log : logs) {  // None marked broken (0444).
+    EXPECT_NE(
+        fs::status(Data("logs/" + log)).permissions() & fs::perms::owner_write,
+        fs::perms::none)
+        << log;
+  }
+  ASSERT_NO_FATAL_FAILURE(Start());
+  EXPECT_THAT(Slurp(Path(absl::StrCat("referee-", runs_ - 1, ".out"))),
+              HasSubstr("(1 ended, 1 resumed, 0 found broken"));
+  ToolResult got =
+      Run("refctl", {"--referee=" + address_, "get-match", running});
+  EXPECT_EQ(got.code, 0) << got.err;
+  EXPECT_THAT(got.out, HasSubstr("MATCH_RUNNING"));
+  const std::string finished =
+      logs[0].find(running) == std::string::npos ? logs[0] : logs[1];
+  got = Run("refctl", {"--referee=" + address_, "get-log",
+                       finished.substr(finished.rfind('-') + 1, 32),
+                       "--out=" + Path("finished.pyrlog")});
+  EXPECT_EQ(got.code, 0) << got.err;
+  EXPECT_EQ(Slurp(Path("finished.pyrlog")), Slurp(Data("logs/" + finished)));
+  ASSERT_NO_FATAL_FAILURE(Stop());
 }
 
 // A new data directory starts, and so does one holding only a key made by

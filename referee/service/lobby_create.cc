@@ -539,9 +539,10 @@ absl::StatusOr<v1::CreateMatchResponse> Lobby::CreateMatch(
   absl::Cleanup count_out = [this] { live_matches_.fetch_sub(1); };
   // The match id and the referee's seed contribution are drawn first and
   // recorded with the match before its log (which commits to the
-  // contribution) is written: a restart can then resume it. A restart that
-  // finds its log without its first checkpoint (written and synced before
-  // this answers) forgets it instead, as never acknowledged
+  // contribution) is written: a restart can then resume it. Once its log
+  // holds its first checkpoint (written and synced), the registry marks it
+  // acknowledged, and only then is it answered: a restart that finds the
+  // log of a match not so marked without that checkpoint forgets it
   // (ForgetUnacknowledged), and a retry creates it.
   std::string ids(kMatchIdSize + kSeedContributionSize, '\0');
   randombytes_buf(ids.data(), ids.size());
@@ -566,14 +567,23 @@ absl::StatusOr<v1::CreateMatchResponse> Lobby::CreateMatch(
   }
   absl::StatusOr<std::unique_ptr<Match>> match =
       StartLog(*std::move(config), path, ids, clock);
-  if (!match.ok()) {
+  // Recorded before the answer: a restart that finds the log missing or
+  // short ends the match broken, never forgets it (RecoverMatch).
+  absl::Status acknowledged =
+      match.ok() ? options_.registry->MarkAcknowledged(match_id)
+                 : match.status();
+  if (!acknowledged.ok()) {
+    if (match.ok()) {
+      match->reset();  // Its log closed before it goes.
+      acknowledged =
+          RegistryWriteFailed("cannot record the match: ", acknowledged);
+    } else if (absl::IsResourceExhausted(acknowledged)) {
+      NoteWriteFailure(std::string(acknowledged.message()));
+    }
     std::error_code ignored;  // What it cannot remove stays.
     std::filesystem::remove(path, ignored);
     options_.registry->RemoveMatch(match_id).IgnoreError();
-    if (match.status().code() == absl::StatusCode::kResourceExhausted) {
-      NoteWriteFailure(std::string(match.status().message()));
-    }
-    return match.status();
+    return acknowledged;
   }
   std::vector<std::string> token_ids;
   for (const auto& [minted, principal] : seat_tokens) {

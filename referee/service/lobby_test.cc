@@ -1091,6 +1091,9 @@ class ForwardingRegistry : public Registry {
   absl::Status AddMatch(const StoredMatch& match) override {
     return inner_->AddMatch(match);
   }
+  absl::Status MarkAcknowledged(const std::string& match_id) override {
+    return inner_->MarkAcknowledged(match_id);
+  }
   absl::Status RemoveMatch(const std::string& match_id) override {
     return inner_->RemoveMatch(match_id);
   }
@@ -1122,6 +1125,9 @@ class ForwardingRegistry : public Registry {
   absl::StatusOr<std::vector<StoredMatch>> ListMatches(
       int64_t before, int limit, v1::MatchStatus status) const override {
     return inner_->ListMatches(before, limit, status);
+  }
+  absl::StatusOr<int64_t> CountLoggedMatches() const override {
+    return inner_->CountLoggedMatches();
   }
   std::string dir() const override { return inner_->dir(); }
 

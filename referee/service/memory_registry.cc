@@ -9,6 +9,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
+#include "referee/core/log_format.h"
 #include "referee/service/registry.h"
 
 namespace pyramid {
@@ -35,6 +36,7 @@ class MemoryRegistry final : public Registry {
     kept.status = match.info.status();
     kept.log_name = match.log_name;
     kept.referee_contribution = match.referee_contribution;
+    kept.acknowledged = match.acknowledged;
     by_id_[match.info.match_id()] = seq;
     if (!match.info.label().empty() && kept.status != v1::MATCH_BROKEN) {
       labels_[match.info.label()].insert(seq);
@@ -87,6 +89,15 @@ class MemoryRegistry final : public Registry {
     }
     matches_.erase(seq);
     by_id_.erase(it);
+    return absl::OkStatus();
+  }
+
+  absl::Status MarkAcknowledged(const std::string& match_id) override {
+    absl::MutexLock lock(&mu_);
+    auto it = by_id_.find(match_id);
+    if (it != by_id_.end()) {
+      matches_.at(it->second).acknowledged = StoredMatch::Acknowledged::kYes;
+    }
     return absl::OkStatus();
   }
 
@@ -187,12 +198,25 @@ class MemoryRegistry final : public Registry {
     return listed;
   }
 
+  absl::StatusOr<int64_t> CountLoggedMatches() const override {
+    absl::MutexLock lock(&mu_);
+    int64_t logged = 0;
+    for (const auto& [seq, kept] : matches_) {
+      logged += !log_format::LogFileName(kept.log_name).empty() &&
+                (kept.status == v1::MATCH_FINISHED ||
+                 (kept.status == v1::MATCH_RUNNING &&
+                  kept.acknowledged != StoredMatch::Acknowledged::kNo));
+    }
+    return logged;
+  }
+
  private:
   struct Kept {
     std::string info;  // MatchInfo, serialized.
     v1::MatchStatus status = v1::MATCH_RUNNING;
     std::string log_name;
     std::string referee_contribution;
+    StoredMatch::Acknowledged acknowledged = StoredMatch::Acknowledged::kNo;
     std::vector<std::string> token_ids;  // Its seat tokens'.
     // The seq of the newest match kept that was created before it with the
     // same request_id; 0 when none. From requests_, these list a
@@ -218,6 +242,7 @@ class MemoryRegistry final : public Registry {
     if (!match.info.ParseFromString(kept.info)) std::abort();
     match.log_name = kept.log_name;
     match.referee_contribution = kept.referee_contribution;
+    match.acknowledged = kept.acknowledged;
     return match;
   }
 

@@ -52,14 +52,25 @@ struct StoredMatch {
   std::string log_name;
   std::string referee_contribution;  // Empty once the match has ended.
   std::vector<StoredToken> seat_tokens;
+  // Whether CreateMatch answered for the match (Registry::MarkAcknowledged,
+  // once its log held its first checkpoint, before the answer): a restart
+  // forgets a match whose log is missing or short only if it was not
+  // (Lobby::RecoverMatch). kUnknown: recorded by a referee older than the
+  // mark (before the SQLite registry's migration 5), which never said.
+  enum class Acknowledged { kUnknown, kNo, kYes };
+  Acknowledged acknowledged = Acknowledged::kNo;
 };
 
 class Registry {
  public:
   virtual ~Registry() = default;
   virtual absl::Status AddBot(const StoredBot& bot) = 0;
-  // Records a new match (status RUNNING) before its log is written.
+  // Records a new match (status RUNNING) before its log is written, with
+  // its `acknowledged` as given (kNo for a new match).
   virtual absl::Status AddMatch(const StoredMatch& match) = 0;
+  // Records that CreateMatch answered for the match `match_id` (its log
+  // holds its first checkpoint, synced): StoredMatch::acknowledged kYes.
+  virtual absl::Status MarkAcknowledged(const std::string& match_id) = 0;
   // Forgets a match and its seat tokens: one whose creation did not
   // complete (its log never reached its first checkpoint). The lobby
   // calls it after removing whatever log the creation wrote (at a restart,
@@ -106,6 +117,14 @@ class Registry {
   // without its seat tokens.
   virtual absl::StatusOr<std::vector<StoredMatch>> ListMatches(
       int64_t before, int limit, referee::v1::MatchStatus status) const = 0;
+
+  // How many matches name a log that must be in the log directory: every
+  // FINISHED match, and every RUNNING one not recorded as unacknowledged
+  // (acknowledged kYes, or kUnknown: an older referee's, almost always
+  // answered), each naming a log file (log_name neither empty nor ending
+  // in '/'). A start refuses a log directory that holds no log while this
+  // is above 0 (referee/main.cc): a disk not mounted, a wrong --log_dir.
+  virtual absl::StatusOr<int64_t> CountLoggedMatches() const = 0;
 
   // The directory the registry's files are in, whose file system must have
   // room for it to record anything; empty for a registry in memory.

@@ -434,6 +434,74 @@ TEST(RegistryMigrationTest, FillsTheRequestIdsOfAVersion1Registry) {
   ASSERT_TRUE(match.ok()) << match.status();
   // Migration 4: the path it was recorded with is its file name now.
   EXPECT_EQ(match->log_name, "old.pyrlog");
+  // Migration 5: whether it was acknowledged is not known.
+  EXPECT_EQ(match->acknowledged, StoredMatch::Acknowledged::kUnknown);
+  EXPECT_EQ((*registry)->CountLoggedMatches().value_or(-1), 1);
+}
+
+// A match is recorded unacknowledged (AddMatch) until MarkAcknowledged,
+// and read back so, the same of both registries; CountLoggedMatches counts
+// the finished matches and the running ones not recorded unacknowledged
+// (acknowledged, or kUnknown: an older referee's), each naming a log file:
+// not a creation cut short (no log yet), nor a broken match, nor one
+// whose entry names no log file.
+void RecordsAcknowledgementsAndCountsLoggedMatches(Registry& registry) {
+  const auto acknowledged = [&registry](const std::string& id) {
+    absl::StatusOr<StoredMatch> found = registry.FindMatch(id);
+    EXPECT_TRUE(found.ok()) << found.status();
+    return found.ok() ? found->acknowledged
+                      : StoredMatch::Acknowledged::kUnknown;
+  };
+  const auto count = [&registry] {
+    absl::StatusOr<int64_t> counted = registry.CountLoggedMatches();
+    EXPECT_TRUE(counted.ok()) << counted.status();
+    return counted.ok() ? *counted : -1;
+  };
+  EXPECT_EQ(count(), 0);
+  const std::string cut = AddRunning(registry, 0, [](v1::MatchInfo&) {});
+  EXPECT_EQ(acknowledged(cut), StoredMatch::Acknowledged::kNo);
+  EXPECT_EQ(count(), 0);  // A creation cut short names no log yet.
+  const std::string running = AddRunning(registry, 1, [](v1::MatchInfo&) {});
+  ASSERT_TRUE(registry.MarkAcknowledged(running).ok());
+  EXPECT_EQ(acknowledged(running), StoredMatch::Acknowledged::kYes);
+  EXPECT_EQ(acknowledged(cut), StoredMatch::Acknowledged::kNo);
+  EXPECT_EQ(count(), 1);
+  for (int n : {2, 3, 4}) {
+    const std::string id = AddRunning(registry, n, [](v1::MatchInfo&) {});
+    ASSERT_TRUE(registry.MarkAcknowledged(id).ok());
+    v1::MatchInfo ended;
+    ended.set_match_id(id);
+    ended.set_status(n == 4 ? v1::MATCH_BROKEN : v1::MATCH_FINISHED);
+    ASSERT_TRUE(registry.EndMatch(ended).ok());
+  }
+  EXPECT_EQ(count(), 3);  // Not the broken one.
+  StoredMatch older;      // An older referee's, its log named by a path.
+  older.info.set_match_id("older");
+  older.info.set_status(v1::MATCH_RUNNING);
+  older.log_name = "logs/older.pyrlog";
+  older.acknowledged = StoredMatch::Acknowledged::kUnknown;
+  ASSERT_TRUE(registry.AddMatch(older).ok());
+  EXPECT_EQ(acknowledged("older"), StoredMatch::Acknowledged::kUnknown);
+  EXPECT_EQ(count(), 4);
+  older.info.set_match_id("no-log");
+  older.log_name = "logs/";
+  ASSERT_TRUE(registry.AddMatch(older).ok());
+  EXPECT_EQ(count(), 4);
+  absl::StatusOr<std::vector<StoredMatch>> loaded = registry.LoadMatches(0, 10);
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  ASSERT_EQ(loaded->size(), 7u);
+  EXPECT_EQ((*loaded)[0].acknowledged, StoredMatch::Acknowledged::kNo);
+  EXPECT_EQ((*loaded)[1].acknowledged, StoredMatch::Acknowledged::kYes);
+  EXPECT_EQ((*loaded)[5].acknowledged, StoredMatch::Acknowledged::kUnknown);
+}
+
+TEST_F(RegistryTest, RecordsAcknowledgementsAndCountsLoggedMatches) {
+  RecordsAcknowledgementsAndCountsLoggedMatches(*registry_);
+}
+
+TEST(MemoryRegistryTest, RecordsAcknowledgementsAndCountsLoggedMatches) {
+  std::unique_ptr<Registry> registry = NewMemoryRegistry();
+  RecordsAcknowledgementsAndCountsLoggedMatches(*registry);
 }
 
 // A registry written before the schema had label (version 2) is migrated:

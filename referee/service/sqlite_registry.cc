@@ -72,12 +72,39 @@ constexpr const char* kMigrations[] = {
     UPDATE matches SET log_name = substr(log_name,
         length(rtrim(log_name, replace(log_name, '/', ''))) + 1);
     )sql",
+    // 5: whether CreateMatch answered for a match (StoredMatch::
+    // acknowledged): 0 from AddMatch, 1 from MarkAcknowledged. NULL in the
+    // rows of an older referee, which never said (kUnknown): a restart
+    // tells their creations cut short as that referee did.
+    R"sql(
+    ALTER TABLE matches ADD COLUMN acknowledged INTEGER;
+    )sql",
 };
 
 // The columns of a match's row that StoredMatch holds, in ReadMatch's
 // order. (Its broken_reason column repeats its info's.)
+// (Its acknowledged column is read as -1 when NULL: AcknowledgedOf.)
 constexpr const char kMatchColumns[] =
-    "seq, info, log_name, referee_contribution";
+    "seq, info, log_name, referee_contribution, ifnull(acknowledged, -1)";
+
+// The acknowledged column's value for `acknowledged`, -1 for NULL (bound
+// through nullif(?, -1)), and back.
+int64_t AcknowledgedColumn(StoredMatch::Acknowledged acknowledged) {
+  switch (acknowledged) {
+    case StoredMatch::Acknowledged::kUnknown:
+      return -1;
+    case StoredMatch::Acknowledged::kNo:
+      return 0;
+    case StoredMatch::Acknowledged::kYes:
+      return 1;
+  }
+  return -1;
+}
+StoredMatch::Acknowledged AcknowledgedOf(int64_t column) {
+  return column < 0    ? StoredMatch::Acknowledged::kUnknown
+         : column == 0 ? StoredMatch::Acknowledged::kNo
+                       : StoredMatch::Acknowledged::kYes;
+}
 // The columns of a token's row, in ReadToken's order.
 constexpr const char kTokenColumns[] =
     "id, secret_hash, kind, match_id, seat, bot_id";
@@ -90,6 +117,7 @@ absl::Status ReadMatch(const SqliteStatement& row, StoredMatch& match) {
   }
   match.log_name = row.ColumnBytes(2);
   match.referee_contribution = row.ColumnBytes(3);
+  match.acknowledged = AcknowledgedOf(row.ColumnInt(4));
   return absl::OkStatus();
 }
 
@@ -147,8 +175,8 @@ class SqliteRegistry final : public Registry {
     SqliteStatement insert(
         db_->get(),
         "INSERT INTO matches (match_id, info, status, log_name, "
-        "referee_contribution, request_id, label) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?);");
+        "referee_contribution, request_id, label, acknowledged) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, nullif(?, -1));");
     absl::Status s =
         insert.ok() && insert.Text(1, match.info.match_id())
                                .Blob(2, match.info.SerializeAsString())
@@ -157,6 +185,7 @@ class SqliteRegistry final : public Registry {
                                .Blob(5, match.referee_contribution)
                                .Text(6, match.info.request_id())
                                .Text(7, match.info.label())
+                               .Int(8, AcknowledgedColumn(match.acknowledged))
                                .Step() == SQLITE_DONE
             ? absl::OkStatus()
             : Error("add match");
@@ -177,6 +206,15 @@ class SqliteRegistry final : public Registry {
                       tokens.Text(1, match_id).Step() == SQLITE_DONE &&
                       match.Text(1, match_id).Step() == SQLITE_DONE;
     return Commit(done ? absl::OkStatus() : Error("remove match"));
+  }
+
+  absl::Status MarkAcknowledged(const std::string& match_id) override {
+    absl::MutexLock lock(&mu_);
+    ScopedStatement mark = db_->Prepared(
+        "UPDATE matches SET acknowledged = 1 WHERE match_id = ?;");
+    return mark->ok() && mark->Text(1, match_id).Step() == SQLITE_DONE
+               ? absl::OkStatus()
+               : Error("mark match acknowledged");
   }
 
   absl::Status EndMatch(const v1::MatchInfo& info) override {
@@ -327,6 +365,21 @@ class SqliteRegistry final : public Registry {
       }
     }
     return listed;
+  }
+
+  absl::StatusOr<int64_t> CountLoggedMatches() const override {
+    absl::MutexLock lock(&mu_);
+    SqliteStatement count(
+        db_->get(),
+        "SELECT count(*) FROM matches WHERE log_name != '' AND "
+        "substr(log_name, -1) != '/' AND (status = ? OR (status = ? AND "
+        "acknowledged IS NOT 0));");
+    if (!count.ok() ||
+        count.Int(1, v1::MATCH_FINISHED).Int(2, v1::MATCH_RUNNING).Step() !=
+            SQLITE_ROW) {
+      return Error("count logged matches");
+    }
+    return count.ColumnInt(0);
   }
 
   // Reads the request_id and the label of every match recorded before the
