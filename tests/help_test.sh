@@ -6,7 +6,10 @@
 # positional argument with status 2, naming it, before it does anything.
 # --help exits 0, and --version, printing the program, the log format
 # version and the build (Abseil's own said "Debug build" of every build);
-# an unknown flag, and a value a flag's type does not take,
+# an unknown flag, a value a flag's type does not take, and an empty value
+# for a text flag that has a default (keygen --out=, the referee's
+# --data_dir=, refctl's --token_dir=: a path of nothing, once "cannot
+# create : No such file or directory", status 1)
 # are usage errors like the programs' own: status 2, one line naming it.
 # So are bad values that only the program can judge (arena's unknown game,
 # a seat count without one strategy per seat, refctl's negative seat
@@ -117,6 +120,13 @@ expect_status tournament 2 "--rounds: Illegal value 'x'" --rounds=x
 expect_status tournament 2 "cannot read /dev/zero: it is not a regular file" /dev/zero
 expect_status selfplay 2 "--matches needs a value" --matches
 expect_status referee 2 "unknown flag --nolisten" --nolisten
+expect_only keygen 2 \
+  "keygen: --out needs a value (default referee.key) (see keygen --help)" --out=
+expect_status referee 2 "--data_dir needs a value (default referee-data)" \
+  --data_dir=
+expect_status refctl 2 "--token_dir needs a value (default .)" \
+  --token_dir= create-match --game=rock_paper_pyramid --seats=3
+expect_status selfplay 2 "--out needs a value" --out ""
 expect_status arena 2 "give one strategy per seat: 4 seats, 2 strategies" \
   --game=pyramid_shambo --seats=4 --strategies=heuristic,random
 expect_status arena 2 "nosuch" --game=nosuch

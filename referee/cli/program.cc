@@ -78,6 +78,13 @@ void CheckFlags(int argc, char** argv) {
     if (std::string error; !flag->ParseFrom(*value, &error)) {
       UsageError(argv[0], absl::StrCat("--", name, ": ", error));
     }
+    // A text flag with a default (a path, an address, a game) names
+    // nothing when empty: as a value left out, not a file "" to create.
+    if (value->empty() && flag->IsOfType<std::string>() &&
+        !flag->DefaultValue().empty()) {
+      UsageError(argv[0], absl::StrCat("--", name, " needs a value (default ",
+                                       flag->DefaultValue(), ")"));
+    }
   }
 }
 

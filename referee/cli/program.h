@@ -27,7 +27,9 @@ namespace pyramid {
 // the program's usage message, parses the flags and returns the positional
 // arguments, argv[0] first. --help (and --helpfull, --helpshort,
 // --help=SUBSTRING) prints the usage and exits 0; an unknown flag, a flag
-// without its value or a value its type does not take ("--rounds=x") is a
+// without its value, an empty value for a text flag that has a default
+// ("keygen --out=": a path, an address, a game; one whose default is empty
+// takes "" as unset) or a value its type does not take ("--rounds=x") is a
 // usage error: one line on stderr naming it, exit status 2, as for every
 // program's own usage errors (Abseil's parser alone exits 1 for both).
 // --version prints VersionLine and exits 0.
