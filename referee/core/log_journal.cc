@@ -24,9 +24,6 @@ using journal_io::Errno;
 using journal_io::SyncFileSystems;
 using journal_io::WriteAt;
 
-// How far ahead of the entries a journal file is filled with zeros.
-constexpr uint64_t kZeroAhead = uint64_t{1} << 20;
-
 // Writes `entries` one after the other from byte `at` of the file, with as
 // few system calls as the kernel allows (pwritev of up to IOV_MAX pieces).
 template <typename Entries>
@@ -74,7 +71,8 @@ absl::Status WriteEntries(int fd, const Entries& entries, uint64_t at,
 // Fills [from, to) of the file with zeros.
 absl::Status WriteZeros(int fd, uint64_t from, uint64_t to,
                         const std::string& path) {
-  static const std::string* const zeros = new std::string(kZeroAhead, '\0');
+  static const std::string* const zeros =
+      new std::string(LogJournal::kZeroAhead, '\0');
   while (from < to) {
     const uint64_t n = std::min<uint64_t>(to - from, zeros->size());
     if (absl::Status s =
@@ -127,11 +125,7 @@ LogJournal::~LogJournal() {
   if (writer_.joinable()) writer_.join();  // It writes what is queued first.
   {
     absl::MutexLock lock(&mu_);
-    if (fd_ >= 0) {
-      close(fd_);
-      fd_ = -1;
-      retiring_.push_back({generation_, std::exchange(log_dirs_, {})});
-    }
+    if (fd_ >= 0) RetireFileLocked();
     retirer_stopping_ = true;
   }
   if (retirer_.joinable()) retirer_.join();
@@ -158,10 +152,7 @@ absl::Status LogJournal::StartFile(uint64_t generation) {
     return status;
   }
   absl::MutexLock lock(&mu_);
-  if (fd_ >= 0) {
-    close(fd_);
-    retiring_.push_back({generation_, std::exchange(log_dirs_, {})});
-  }
+  if (fd_ >= 0) RetireFileLocked();
   fd_ = fd;
   file_size_ = kJournalMagic.size();
   zeroed_end_ = kZeroAhead;
@@ -191,6 +182,17 @@ void LogJournal::CommitAsync(std::string_view path, uint64_t offset,
   ++stats_.commits;
 }
 
+void LogJournal::RetireCurrentFile() {
+  absl::MutexLock lock(&mu_);
+  retire_asked_ = true;
+}
+
+void LogJournal::RetireFileLocked() {
+  close(fd_);
+  fd_ = -1;
+  retiring_.push_back({generation_, std::exchange(log_dirs_, {})});
+}
+
 absl::Status LogJournal::Commit(std::string_view path, uint64_t offset,
                                 std::string_view bytes) {
   absl::Notification committed;
@@ -209,10 +211,26 @@ void LogJournal::WriteLoop() {
     {
       absl::MutexLock lock(&mu_);
       auto ready = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-        return stopping_ || filling_ != nullptr;
+        return stopping_ || filling_ != nullptr || retire_asked_;
       };
-      mu_.Await(absl::Condition(&ready));
-      if (filling_ == nullptr) return;  // Stopping, and nothing is queued.
+      // While a file is open the wait is bounded: a file no commit came to
+      // for retire_after_idle is retired, as is one asked to be that holds
+      // more than its replacement takes (RetireCurrentFile).
+      bool idle = false;
+      if (fd_ < 0) {
+        mu_.Await(absl::Condition(&ready));
+      } else {
+        idle = !mu_.AwaitWithTimeout(absl::Condition(&ready),
+                                     options_.retire_after_idle);
+      }
+      const bool asked = std::exchange(retire_asked_, false);
+      if (fd_ >= 0 && (idle || (asked && file_size_ >= kZeroAhead))) {
+        RetireFileLocked();
+      }
+      if (filling_ == nullptr) {
+        if (stopping_) return;  // Nothing is queued.
+        continue;
+      }
       group = std::move(filling_);
     }
     if (options_.before_write) options_.before_write();
@@ -259,9 +277,7 @@ absl::Status LogJournal::WriteGroup(const Group& group) {
     // Until one can be made there is none (the next group tries again).
     if (!StartFile(generation + 1).ok()) {
       absl::MutexLock lock(&mu_);
-      close(fd_);
-      fd_ = -1;
-      retiring_.push_back({generation, std::exchange(log_dirs_, {})});
+      RetireFileLocked();
     }
     return absl::InternalError(
         absl::StrCat("the journal could not make a checkpoint durable (",

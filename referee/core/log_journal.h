@@ -19,9 +19,14 @@
 // fdatasyncs write no metadata (the file's size stays): about half the
 // cost of syncing a file that grows.
 //
-// A file is replaced by the next once it holds `rotate_bytes`; a thread then
-// syncs the file systems of the logs it names (syncfs) and deletes it, since
-// the logs themselves now hold its bytes durably.
+// A file is retired once it holds `rotate_bytes` (a new one is started),
+// once no commit came to it for `retire_after_idle` or when asked to be
+// (RetireCurrentFile: a full disk; the next commit starts a new one).
+// Whatever the reason, one thread syncs the file systems of the logs it
+// names (syncfs) and only then deletes it, since the logs themselves now
+// hold its bytes durably. So the journal holds at most about
+// `rotate_bytes` of its current file beyond the logs, plus the files that
+// thread has not deleted yet, and nothing once commits stop.
 //
 // Thread-safe. Open's replay is log_journal_recovery.cc; the writer's and
 // the retirer's threads are log_journal.cc.
@@ -41,6 +46,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
 #include "referee/core/log_journal_format.h"
 #include "referee/crypto/bytes.h"
 
@@ -48,6 +54,10 @@ namespace pyramid {
 
 class LogJournal {
  public:
+  // How far ahead of its entries a file is filled with zeros: the size of a
+  // new file.
+  static constexpr uint64_t kZeroAhead = uint64_t{1} << 20;
+
   struct Options {
     // The log directory (required: Open refuses an empty one): every log
     // committed must be in it, and each entry names its log by its file
@@ -57,8 +67,13 @@ class LogJournal {
     // after a crash repairs its own logs, a copy never the original's, and
     // no entry writes outside it.
     std::string log_dir;
-    // A journal file this large is replaced by a new one and retired.
-    uint64_t rotate_bytes = uint64_t{64} << 20;
+    // A journal file this large is retired; the next commit starts a new
+    // one.
+    uint64_t rotate_bytes = uint64_t{8} << 20;
+    // A journal file no commit came to for this long is retired (an idle
+    // referee keeps no second copy of its logs' bytes); the next commit
+    // starts a new one. InfiniteDuration: never for that reason.
+    absl::Duration retire_after_idle = absl::Seconds(10);
     // Tests only: called on the journal's thread after it took a group of
     // commits and before it writes them.
     std::function<void()> before_write;
@@ -108,8 +123,17 @@ class LogJournal {
   // CommitAsync, waiting for its `done`.
   absl::Status Commit(std::string_view path, uint64_t offset,
                       std::string_view bytes);
+  // Asks for the current file to be retired as a full one is (its logs'
+  // file systems synced, then the file deleted) if it holds at least
+  // kZeroAhead bytes, what the new file the next commit starts takes at
+  // first: a request frees space, never merely swaps a file for another.
+  // Returns at once; stats().retired counts the file once it is deleted.
+  // For a full disk (the lobby's free-space refusal); a smaller file is
+  // retired once commits stop (retire_after_idle).
+  void RetireCurrentFile();
 
   const Recovery& recovery() const { return recovery_; }
+  const Options& options() const { return options_; }
   const std::string& dir() const { return dir_; }
 
   struct Stats {
@@ -143,6 +167,9 @@ class LogJournal {
   // Writes and syncs a group's bytes to the current file, then rotates the
   // file when it is full. Called by the writer, outside the lock.
   absl::Status WriteGroup(const Group& group);
+  // Closes the current file and hands it to the retirer. Called by the
+  // writer (or, once it stopped, the destructor).
+  void RetireFileLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void WriteLoop();
   void RetireLoop();
 
@@ -166,7 +193,8 @@ class LogJournal {
     std::set<std::string> log_dirs;
   };
   std::vector<Retiree> retiring_ ABSL_GUARDED_BY(mu_);
-  bool stopping_ ABSL_GUARDED_BY(mu_) = false;  // For the writer.
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;      // For the writer.
+  bool retire_asked_ ABSL_GUARDED_BY(mu_) = false;  // RetireCurrentFile.
   bool retirer_stopping_ ABSL_GUARDED_BY(mu_) = false;
   Stats stats_ ABSL_GUARDED_BY(mu_);
   std::thread writer_;

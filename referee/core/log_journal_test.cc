@@ -66,6 +66,13 @@ std::vector<std::string> JournalFiles(const std::string& dir) {
   return names;
 }
 
+// Waits (bounded) for the retirer to have deleted `files` files.
+void WaitForRetired(const LogJournal& journal, int files) {
+  for (int i = 0; i < 500 && journal.stats().retired < files; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+}
+
 class LogJournalTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -502,12 +509,70 @@ TEST_F(LogJournalTest, FullFilesAreReplacedAndRetired) {
   }
   const int full_files = 40 / per_file;
   // Retired by another thread: wait for it (bounded).
-  for (int i = 0; i < 500 && (*journal)->stats().retired < full_files; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
+  WaitForRetired(**journal, full_files);
   EXPECT_EQ((*journal)->stats().retired, full_files);
   EXPECT_THAT(JournalFiles(journal_dir_), SizeIs(1));
   EXPECT_TRUE(Slurp(Log(0)) == BytesOf(0, 0, size));
+}
+
+// An idle referee keeps no second copy of its logs' bytes: the file no
+// commit came to for retire_after_idle is retired as a full one is, and
+// the next commit starts a new one.
+TEST_F(LogJournalTest, AFileNoCommitCameToForAWhileIsRetired) {
+  LogJournal::Options options;
+  options.retire_after_idle = absl::Milliseconds(50);
+  absl::StatusOr<std::unique_ptr<LogJournal>> journal = OpenJournal(options);
+  ASSERT_TRUE(journal.ok()) << journal.status();
+  Spit(Log(0), BytesOf(0, 0, 1000));
+  ASSERT_TRUE((*journal)->Commit(Log(0), 0, BytesOf(0, 0, 1000)).ok());
+  WaitForRetired(**journal, 1);
+  EXPECT_EQ((*journal)->stats().retired, 1);
+  EXPECT_THAT(JournalFiles(journal_dir_), SizeIs(0));
+  std::ofstream(Log(0), std::ios::binary | std::ios::app)
+      << BytesOf(0, 1000, 2000);
+  ASSERT_TRUE((*journal)->Commit(Log(0), 1000, BytesOf(0, 1000, 2000)).ok());
+  EXPECT_THAT(JournalFiles(journal_dir_),
+              ::testing::ElementsAre("0000000000000002.journal"));
+  WaitForRetired(**journal, 2);
+  EXPECT_EQ((*journal)->stats().retired, 2);
+  EXPECT_THAT(JournalFiles(journal_dir_), SizeIs(0));
+  EXPECT_TRUE(Slurp(Log(0)) == BytesOf(0, 0, 2000));
+}
+
+// On a full disk the lobby asks the journal to let go of its file: one
+// that holds at least what its replacement takes is retired at once; a
+// smaller one stays (a request must free space, not swap one mebibyte for
+// another) until commits stop.
+TEST_F(LogJournalTest, AFileIsRetiredWhenAskedIfItHoldsMoreThanANewOne) {
+  LogJournal::Options options;
+  options.retire_after_idle = absl::InfiniteDuration();
+  absl::StatusOr<std::unique_ptr<LogJournal>> journal = OpenJournal(options);
+  ASSERT_TRUE(journal.ok()) << journal.status();
+  uint64_t size = 0;
+  auto append = [&](uint64_t n) {
+    std::ofstream(Log(0), std::ios::binary | std::ios::app)
+        << BytesOf(0, size, size + n);
+    ASSERT_TRUE(
+        (*journal)->Commit(Log(0), size, BytesOf(0, size, size + n)).ok());
+    size += n;
+  };
+  append(1000);
+  (*journal)->RetireCurrentFile();
+  // The writer weighs a request before the commits it wakes with: once
+  // this one is durable the request was turned down (or the commit would
+  // have started file 2).
+  append(1000);
+  EXPECT_THAT(JournalFiles(journal_dir_),
+              ::testing::ElementsAre("0000000000000001.journal"));
+  append(LogJournal::kZeroAhead);
+  (*journal)->RetireCurrentFile();
+  WaitForRetired(**journal, 1);
+  EXPECT_EQ((*journal)->stats().retired, 1);
+  EXPECT_THAT(JournalFiles(journal_dir_), SizeIs(0));
+  EXPECT_TRUE(Slurp(Log(0)) == BytesOf(0, 0, size));
+  append(1000);
+  EXPECT_THAT(JournalFiles(journal_dir_),
+              ::testing::ElementsAre("0000000000000002.journal"));
 }
 
 // A process appends to logs and commits from several threads, and is killed
