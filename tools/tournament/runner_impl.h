@@ -563,16 +563,20 @@ class Runner {
   // Returns kGenuineVerdict or why not.
   std::string Verify(v1::TournamentMatchResult& result) const;
 
+  // Journals `result` and tallies it (Count); a result that does not
+  // count is said (Note) with its verdict, as the summary says it.
   void Record(v1::TournamentMatchResult result);
 
   // Said after the error of a run whose results could not all be written:
-  // how many matches were verified, not verified (broken, or a log that
-  // does not verify), not played, and not journaled (their journal line
-  // could not be written); with `resumes` (a write that failed: a full
-  // disk), that a rerun resumes.
+  // how many matches were verified, whose log was not fetched or not
+  // written, not verified (broken, or a log that does not verify), not
+  // played, and not journaled (their journal line could not be written);
+  // with `resumes` (a write that failed: a full disk), that a rerun
+  // resumes.
   std::string MatchesSoFar(bool resumes);
-  // How many of the scheduled matches were verified, not verified, not
-  // played and not journaled ("3 of 10 matches verified, 7 not played").
+  // How many of the scheduled matches were verified, whose log was not
+  // fetched or not written, not verified, not played and not journaled
+  // ("3 of 10 matches verified, 7 not played").
   std::string MatchCounts();
 
   // Tallies `result` into the progress and SPRT counters.
@@ -720,6 +724,9 @@ class Runner {
   // the referee), those never created ("not played: ..."), and those this
   // run could not append to the journal.
   size_t unverified_ ABSL_GUARDED_BY(results_mu_) = 0;
+  // Of unverified_, those whose log was not fetched into the output
+  // directory ("log not fetched: ...": a full disk, say).
+  size_t unfetched_ ABSL_GUARDED_BY(results_mu_) = 0;
   size_t unplayed_ ABSL_GUARDED_BY(results_mu_) = 0;
   size_t unjournaled_ ABSL_GUARDED_BY(results_mu_) = 0;
   int sprt_wins_ = 0;  // Bot 0's record against bot 1 (under results_mu_).

@@ -147,16 +147,26 @@ std::string Runner::Verify(v1::TournamentMatchResult& result) const {
 }
 
 void Runner::Record(v1::TournamentMatchResult result) {
-  absl::MutexLock lock(&results_mu_);
-  if (absl::Status s = journal_->Append(result); !s.ok()) {
-    // Every later append fails the same way (MatchJournal::Append): said
-    // once, with the halt. The match's sealed log is adopted on resume.
-    ++unjournaled_;
-    Halt(s);
+  // Said as it is recorded: a run that ends before its summary (a halt,
+  // results.json not written) still says why each match does not count.
+  const std::string uncounted =
+      IsGenuine(result)
+          ? ""
+          : absl::StrCat("match ", result.index(), " (", result.match_id(),
+                         ") not counted: ", result.verdict());
+  {
+    absl::MutexLock lock(&results_mu_);
+    if (absl::Status s = journal_->Append(result); !s.ok()) {
+      // Every later append fails the same way (MatchJournal::Append): said
+      // once, with the halt. The match's sealed log is adopted on resume.
+      ++unjournaled_;
+      Halt(s);
+    }
+    ++played_;
+    Count(result);
+    results_[result.index()] = std::move(result);
   }
-  ++played_;
-  Count(result);
-  results_[result.index()] = std::move(result);
+  if (!uncounted.empty()) Note(uncounted);
 }
 
 std::string Runner::MatchCounts() {
@@ -164,8 +174,12 @@ std::string Runner::MatchCounts() {
   const size_t verified = results_.size() - unverified_ - unplayed_;
   std::string text =
       absl::StrCat(verified, " of ", scheduled_, " matches verified");
-  if (unverified_ > 0) {
-    absl::StrAppend(&text, ", ", unverified_,
+  if (unfetched_ > 0) {
+    absl::StrAppend(&text, ", ", unfetched_,
+                    " whose log was not fetched or not written");
+  }
+  if (const size_t broken = unverified_ - unfetched_; broken > 0) {
+    absl::StrAppend(&text, ", ", broken,
                     " not verified (the match broke, or its log did not "
                     "verify)");
   }
@@ -195,6 +209,9 @@ void Runner::Count(const v1::TournamentMatchResult& result) {
     // nothing was there to verify.
     ++(absl::StartsWith(result.verdict(), "not played") ? unplayed_
                                                         : unverified_);
+    // Played, but its log never reached the output directory (Finish's
+    // "log not fetched: ..."): nothing there failed to verify.
+    if (absl::StartsWith(result.verdict(), "log not fetched")) ++unfetched_;
   }
   if (!t_.has_sprt() || !IsGenuine(result)) return;
   const int first = result.seats(0) == names_[0] ? 0 : 1;
