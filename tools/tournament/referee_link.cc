@@ -245,31 +245,44 @@ bool RefereeLink::RetryNoteDue(absl::Duration delay) {
   return true;
 }
 
-std::string RefereeLink::RetryNote(const grpc::Status& status, bool no_space,
+std::string RefereeLink::RetryNote(const grpc::Status& status,
+                                   Exhausted refused,
                                    absl::Duration delay) const {
   const std::string said =
       absl::StrCat(absl::StatusCodeToString(
                        static_cast<absl::StatusCode>(status.error_code())),
                    ": ", RefereeText(status));
-  if (no_space) {
-    return absl::StrCat("tournament: the referee at ", address_,
-                        " has no space to record (", said,
-                        "): waiting for space; retrying in ",
-                        absl::FormatDuration(delay), " (--referee_retry_s)");
+  const std::string retrying = absl::StrCat(
+      "retrying in ", absl::FormatDuration(delay), " (--referee_retry_s)");
+  switch (refused) {
+    case Exhausted::kNoSpace:
+      return absl::StrCat("tournament: the referee at ", address_,
+                          " has no space to record (", said,
+                          "): waiting for space; ", retrying);
+    case Exhausted::kNoWatchPlace:
+      return absl::StrCat("tournament: the referee at ", address_,
+                          " refuses the runner's Watch of a match (", said,
+                          "): creating no more matches until it takes it; ",
+                          retrying);
+    case Exhausted::kAnswer:
+      break;
   }
   return absl::StrCat("tournament: the referee at ", address_,
-                      " did not answer (", said, "); retrying in ",
-                      absl::FormatDuration(delay), " (--referee_retry_s)");
+                      " did not answer (", said, "); ", retrying);
 }
 
-grpc::Status RefereeLink::NoSpaceLeft(const grpc::Status& status) const {
+grpc::Status RefereeLink::StillRefused(const grpc::Status& status,
+                                       Exhausted refused) const {
+  const char* still = refused == Exhausted::kNoWatchPlace
+                          ? "refuses the runner's Watch"
+                          : "has no space to record";
   // (The embedded referee is given no window.)
   const std::string waited =
       retry_for_ > absl::ZeroDuration()
-          ? absl::StrCat(" still has no space to record after ",
+          ? absl::StrCat(" still ", still, " after ",
                          absl::FormatDuration(retry_for_),
                          " (--referee_retry_s): ")
-          : " has no space to record: ";
+          : absl::StrCat(" ", still, ": ");
   return grpc::Status(grpc::StatusCode::UNAVAILABLE,
                       absl::StrCat("the referee at ", address_, waited,
                                    status.error_message()));
@@ -277,7 +290,7 @@ grpc::Status RefereeLink::NoSpaceLeft(const grpc::Status& status) const {
 
 RefereeLink::Attempt RefereeLink::Classify(const grpc::Status& status,
                                            const grpc::ClientContext& context,
-                                           bool wait_for_space) const {
+                                           Exhausted exhausted) const {
   switch (status.error_code()) {
     case grpc::StatusCode::UNAVAILABLE:
       // A refusal naming the referee's limit of live matches is an answer.
@@ -286,7 +299,8 @@ RefereeLink::Attempt RefereeLink::Classify(const grpc::Status& status,
       // The link's own cancellation is no lost connection.
       return cancelled_.load() ? Attempt::kAnswered : Attempt::kLost;
     case grpc::StatusCode::RESOURCE_EXHAUSTED:
-      return wait_for_space ? Attempt::kNoSpace : Attempt::kAnswered;
+      return exhausted == Exhausted::kAnswer ? Attempt::kAnswered
+                                             : Attempt::kRefused;
     default:
       return Attempt::kAnswered;
   }
@@ -324,7 +338,7 @@ bool RefereeLink::WaitBeforeRetry(Backoff& backoff) {
 
 grpc::Status RefereeLink::Retrying(
     const std::function<grpc::Status(grpc::ClientContext&)>& call,
-    const bool* answered, bool wait_for_space) {
+    const bool* answered, Exhausted exhausted) {
   const grpc::Status interrupted(grpc::StatusCode::CANCELLED, kInterrupted);
   absl::Time give_up = absl::Now() + retry_for_;
   // What was heard from the referee when the window began: a window that
@@ -336,12 +350,12 @@ grpc::Status RefereeLink::Retrying(
     grpc::ClientContext context;
     Authorize(context);
     grpc::Status status = call(context);
-    const Attempt attempt = Classify(status, context, wait_for_space);
+    const Attempt attempt = Classify(status, context, exhausted);
     if (attempt != Attempt::kLost) Heard();
     if (attempt == Attempt::kAnswered) return status;
-    // No space is an answer, but one waited out as an outage is (space may
-    // come back).
-    const bool no_space = attempt == Attempt::kNoSpace;
+    // A refusal (no space, no place to watch) is an answer, but one waited
+    // out as an outage is (the referee may lift it).
+    const bool refused = attempt == Attempt::kRefused;
     // The outage began at this break.
     if (answered != nullptr && *answered) {
       give_up = absl::Now() + retry_for_;
@@ -350,14 +364,15 @@ grpc::Status RefereeLink::Retrying(
     if (Interrupted(Waiting::kAnswer)) return interrupted;
     // A referee that another call waited out a whole window for, unheard
     // from since, has gone: this call gives up with it, not a window later.
-    if (!no_space && gone_.load()) return status;
+    if (!refused && gone_.load()) return status;
     if (absl::Now() + backoff.delay() > give_up) {
-      if (no_space) return NoSpaceLeft(status);
+      if (refused) return StillRefused(status, exhausted);
       if (heard_.load() == heard_at_start) MarkGone();
       return status;
     }
     if (note_ && RetryNoteDue(backoff.delay())) {
-      note_(RetryNote(status, no_space, backoff.delay()));
+      note_(RetryNote(status, refused ? exhausted : Exhausted::kAnswer,
+                      backoff.delay()));
     }
     if (!WaitBeforeRetry(backoff)) return interrupted;
   }
@@ -504,23 +519,62 @@ absl::StatusOr<v1::CreateMatchResponse> RefereeLink::CreateMatch(
 
 absl::Status RefereeLink::AwaitPlace() {
   absl::MutexLock lock(&place_mu_);
-  while (static_cast<int>(live_.size()) + reserved_ >= limit_) {
+  while (true) {
+    if (unwatchable_) return UnwatchableStatus();
+    // A refused Watch holds every creation until the referee takes it or
+    // its wait gives up (unwatchable_): no other clock runs meanwhile.
+    const bool watch_refused = refused_watches_ > 0;
+    if (!watch_refused && static_cast<int>(live_.size()) + reserved_ < limit_) {
+      break;
+    }
     if (Interrupted(Waiting::kPlace)) {
       return absl::CancelledError(kInterrupted);
     }
-    if (absl::Status s = StalledStatus(); !s.ok()) return s;
-    // Once a second, one creation is tried beyond the limit, whether or
-    // not the link's matches end meanwhile: the referee may take more now
-    // (other clients' matches ended, or it was restarted with a larger
-    // limit), which only a try can tell.
-    if (absl::Now() >= probe_at_) {
-      probe_at_ = absl::Now() + kProbeEvery;
-      break;
+    if (!watch_refused) {
+      if (absl::Status s = StalledStatus(); !s.ok()) return s;
+      // Once a second, one creation is tried beyond the limit, whether or
+      // not the link's matches end meanwhile: the referee may take more
+      // now (other clients' matches ended, or it was restarted with a
+      // larger limit), which only a try can tell.
+      if (absl::Now() >= probe_at_) {
+        probe_at_ = absl::Now() + kProbeEvery;
+        break;
+      }
     }
     place_cv_.WaitWithTimeout(&place_mu_, absl::Milliseconds(100));
   }
   ++reserved_;
   return absl::OkStatus();
+}
+
+absl::Status RefereeLink::UnwatchableStatus() const {
+  return absl::UnavailableError(absl::StrCat(
+      "creating a match: the referee at ", address_,
+      " refused the runner's Watch of a match for ",
+      absl::FormatDuration(retry_for_),
+      " (--referee_retry_s), and no match is created until it takes one "
+      "again: ",
+      watch_refusal_));
+}
+
+void RefereeLink::NoteStream(RemoteWatch& watch, Stream stream) {
+  absl::MutexLock lock(&place_mu_);
+  const bool refused = stream == Stream::kRefused;
+  if (refused) watch_refusal_ = RefereeText(watch.status);
+  if (stream == Stream::kTaken) unwatchable_ = false;
+  if (watch.refused == refused) return;
+  watch.refused = refused;
+  refused_watches_ += refused ? 1 : -1;
+  place_cv_.SignalAll();
+}
+
+void RefereeLink::EndWatchRefusal(RemoteWatch& watch, bool given_up) {
+  absl::MutexLock lock(&place_mu_);
+  if (!watch.refused) return;
+  watch.refused = false;
+  --refused_watches_;
+  if (given_up) unwatchable_ = true;
+  place_cv_.SignalAll();
 }
 
 absl::Status RefereeLink::StalledStatus() {
@@ -619,13 +673,18 @@ absl::Status RefereeLink::AwaitRemote(const std::string& match_id,
     watch.max_events = MaxWatchEvents(*watch.moves, seats);
   }
   watch.limit = SilenceLimit(clocks, watch.decision, silence_margin_);
+  // A stream the referee refuses (RESOURCE_EXHAUSTED: a referee whose
+  // watcher limits count the admin token) says nothing of the match: it is
+  // watched again as after a lost connection, and no match is created
+  // meanwhile (NoteStream).
   const grpc::Status retried = Retrying(
       [&](grpc::ClientContext& context) { return WatchOnce(context, watch); },
-      &watch.answered);
+      &watch.answered, Exhausted::kNoWatchPlace);
   // Cancelled, or a wait to watch again ended by an interruption.
-  if (cancelled_.load() || InterruptedStatus(retried)) {
-    return absl::CancelledError("interrupted");
-  }
+  const bool interrupted = cancelled_.load() || InterruptedStatus(retried);
+  if (watch.refused) watch.status = retried;  // StillRefused's, said so.
+  EndWatchRefusal(watch, /*given_up=*/!interrupted);
+  if (interrupted) return absl::CancelledError("interrupted");
   return WatchEnd(watch);
 }
 
@@ -645,6 +704,7 @@ grpc::Status RefereeLink::WatchOnce(grpc::ClientContext& context,
   if (bounded) watchdog_->Add(&context, watch.limit);
   v1::WatchEvent event;
   while (reader->Read(&event)) {
+    if (events == 0) NoteStream(watch, Stream::kTaken);
     // The match went on: what every new stream begins with (the match and
     // its snapshot) is no sign of it, else a referee that dies at each
     // start after resuming the match would be watched again for good.
@@ -688,6 +748,12 @@ grpc::Status RefereeLink::WatchOnce(grpc::ClientContext& context,
   if (bounded && watchdog_->Remove(&context) && !watch.status.ok()) {
     watch.silenced = true;
     watch.status = grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED, "silent");
+  }
+  if (events == 0) {
+    NoteStream(watch,
+               watch.status.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED
+                   ? Stream::kRefused
+                   : Stream::kEnded);
   }
   absl::MutexLock lock(&mu_);
   watches_.erase(&context);
@@ -737,7 +803,7 @@ absl::StatusOr<v1::TlogCheckpoint> RefereeLink::GetCheckpoint() {
         return stub_->GetCheckpoint(&context, v1::GetCheckpointRequest(),
                                     &response);
       },
-      /*answered=*/nullptr, /*wait_for_space=*/true);
+      /*answered=*/nullptr, Exhausted::kNoSpace);
   if (!status.ok()) return FromGrpc(status, "getting a checkpoint");
   return response;
 }

@@ -134,6 +134,12 @@ class RefereeLink {
   // or after the backoff, one line saying so, until space returns or the
   // same rule gives up ("... cannot record new matches, and none of this
   // tournament's matches has ended or been created for ...").
+  // While the referee refuses the Watch stream of one of the link's
+  // matches (AwaitEnd), no match is created: a CreateMatch waits until the
+  // referee takes it, and once such a refusal was waited out for the whole
+  // of `retry_for_`, every CreateMatch fails at once (UNAVAILABLE, "...
+  // refused the runner's Watch of a match for ...") until the referee
+  // takes one of the link's Watch streams again.
   absl::StatusOr<referee::v1::CreateMatchResponse> CreateMatch(
       const referee::v1::CreateMatchRequest& request);
   // How many times the referee refused a CreateMatch for its live-match
@@ -171,6 +177,15 @@ class RefereeLink {
   // ("the referee at ADDRESS ..."), naming the bound. A game whose rules
   // bound nothing (none today; an empty `game` or `seats` 0) sets no such
   // bound.
+  //
+  // A Watch stream the referee refuses (RESOURCE_EXHAUSTED: a referee
+  // whose watcher limits count the admin token) says nothing of the match:
+  // it is asked for again as after a lost connection, one line saying so
+  // ("tournament: the referee at ADDRESS refuses the runner's Watch of a
+  // match (...): creating no more matches until it takes it; retrying in
+  // ..."), no match being created meanwhile (CreateMatch), until
+  // `retry_for_` has passed; the wait then ends with UNAVAILABLE ("... still
+  // refuses the runner's Watch after ...").
   //
   // However it ends, a match this link created no longer holds one of its
   // places (CreateMatch).
@@ -288,16 +303,31 @@ class RefereeLink {
     absl::Duration limit;   // SilenceLimit at `decision`.
     bool answered = false;  // This stream showed the match going on.
     bool silenced = false;  // The watchdog cut the last stream.
-    std::string beyond;     // How the referee went beyond the bounds.
-    std::string broken;     // The broken match's reason, as sent.
-    grpc::Status status;    // The last stream's end.
+    // The referee refused the last stream (RESOURCE_EXHAUSTED before any
+    // event), and has taken none since: counted in refused_watches_.
+    bool refused = false;
+    std::string beyond;   // How the referee went beyond the bounds.
+    std::string broken;   // The broken match's reason, as sent.
+    grpc::Status status;  // The last stream's end.
   };
   // One Watch stream of `watch`'s match, read to its end: each event moves
   // the silence limit and is checked against the game's bounds (a stream
   // beyond them is cancelled, OUT_OF_RANGE); one the watchdog cut is
   // DEADLINE_EXCEEDED. Any other status is the stream's own (a lost
-  // connection, for Retrying to watch again).
+  // connection, or a refusal, for Retrying to watch again). What became
+  // of the stream is noted (NoteStream).
   grpc::Status WatchOnce(grpc::ClientContext& context, RemoteWatch& watch);
+  // What became of a stream of `watch`: taken (its first event came),
+  // which lifts unwatchable_; refused (RESOURCE_EXHAUSTED before any
+  // event); or ended otherwise before any event. `watch` counts in
+  // refused_watches_, which holds CreateMatch (AwaitPlace), while its last
+  // stream was refused.
+  enum class Stream { kTaken, kRefused, kEnded };
+  void NoteStream(RemoteWatch& watch, Stream stream);
+  // `watch`'s wait ended: no longer counted as refused; `given_up`, after
+  // the whole of retry_for_ (not interrupted), with its stream still
+  // refused, makes the referee unwatchable_.
+  void EndWatchRefusal(RemoteWatch& watch, bool given_up);
   // What AwaitRemote answers once `watch`'s streams ended (not interrupted).
   absl::Status WatchEnd(const RemoteWatch& watch) const;
   // GetLog's download into `chunks`, with its cap, its stall limit and its
@@ -309,6 +339,12 @@ class RefereeLink {
   LogFetchOptions LogFetch() const;
   // Adds the admin token to `context`'s metadata.
   void Authorize(grpc::ClientContext& context) const;
+  // What a RESOURCE_EXHAUSTED answer means to a call: an answer to return
+  // (kAnswer), or a refusal the referee may lift, waited out as an outage
+  // is: for want of space to record (kNoSpace: its disk full), or of a
+  // place for the runner's Watch stream (kNoWatchPlace: a referee whose
+  // watcher limits count the admin token).
+  enum class Exhausted { kAnswer, kNoSpace, kNoWatchPlace };
   // Calls `call` with a new context carrying the admin token until it
   // returns anything but a lost connection (a refusal naming the
   // referee's limit of live matches is not one), or `retry_for_` has
@@ -327,22 +363,23 @@ class RefereeLink {
   // gives up after its first unanswered attempt, so that a referee gone
   // for good costs a tournament one window, not one per match it goes on
   // to try; calls already waiting give up at their next attempt.
-  // With `wait_for_space`, a RESOURCE_EXHAUSTED answer (the referee's disk
-  // full) is retried as a lost connection is, though it is an answer (the
-  // referee is heard, not gone); once `retry_for_` has passed it is given
-  // up as UNAVAILABLE, saying so (NoSpaceLeft).
+  // Unless `exhausted` is kAnswer, a RESOURCE_EXHAUSTED answer is retried
+  // as a lost connection is, though it is an answer (the referee is heard,
+  // not gone); once `retry_for_` has passed it is given up as UNAVAILABLE,
+  // saying so (StillRefused).
   grpc::Status Retrying(
       const std::function<grpc::Status(grpc::ClientContext&)>& call,
-      const bool* answered = nullptr, bool wait_for_space = false);
+      const bool* answered = nullptr, Exhausted exhausted = Exhausted::kAnswer);
   // What an attempt's `status` means to Retrying (`context` is the
   // attempt's, whose trailers may name the referee's live-match limit):
   // kLost for a lost connection (UNAVAILABLE without the limit's trailer,
-  // CANCELLED without Cancel()); kNoSpace for RESOURCE_EXHAUSTED when
-  // `wait_for_space`; kAnswered for anything else, an answer to return.
-  enum class Attempt { kAnswered, kLost, kNoSpace };
+  // CANCELLED without Cancel()); kRefused for RESOURCE_EXHAUSTED unless
+  // `exhausted` is kAnswer; kAnswered for anything else, an answer to
+  // return.
+  enum class Attempt { kAnswered, kLost, kRefused };
   Attempt Classify(const grpc::Status& status,
                    const grpc::ClientContext& context,
-                   bool wait_for_space) const;
+                   Exhausted exhausted) const;
   // Retrying's wait before its next attempt: `backoff`'s delay (which it
   // then grows), then, on a running referee's channel, up to the grown
   // delay for the channel to connect (a failed channel otherwise waits out
@@ -355,12 +392,14 @@ class RefereeLink {
   // the embedded referee, which is given no window).
   void MarkGone();
   // The line said before Retrying waits `delay` after `status`: a referee
-  // that did not answer, or (`no_space`) one that has no space to record.
-  std::string RetryNote(const grpc::Status& status, bool no_space,
+  // that did not answer (`refused` kAnswer), or one that refused as
+  // `refused` says (RESOURCE_EXHAUSTED).
+  std::string RetryNote(const grpc::Status& status, Exhausted refused,
                         absl::Duration delay) const;
-  // What Retrying answers once a referee without space (`status`, its
-  // RESOURCE_EXHAUSTED) had none for the whole of `retry_for_`.
-  grpc::Status NoSpaceLeft(const grpc::Status& status) const;
+  // What Retrying answers once a referee refused a call as `refused` says
+  // (`status`, its RESOURCE_EXHAUSTED) for the whole of `retry_for_`.
+  grpc::Status StillRefused(const grpc::Status& status,
+                            Exhausted refused) const;
   // Something came from the referee (an answer, an event of a stream):
   // it is not gone.
   void Heard() {
@@ -371,9 +410,11 @@ class RefereeLink {
   // for `what`.
   bool Interrupted(Waiting what);
   // Waits until fewer than limit_ of the link's matches are live or being
-  // created, or it is time to try beyond the limit (probe_at_); then
-  // counts one more being created. CANCELLED when interrupted;
-  // StalledStatus's error once it has one.
+  // created, or it is time to try beyond the limit (probe_at_), and while
+  // the referee refuses one of the link's Watch streams
+  // (refused_watches_); then counts one more being created. CANCELLED
+  // when interrupted; StalledStatus's error once it has one; at once
+  // UnwatchableStatus's while the referee is unwatchable_.
   absl::Status AwaitPlace();
   // The one rule by which a CreateMatch on a full referee (or one without
   // space for a new match) gives up:
@@ -382,6 +423,11 @@ class RefereeLink {
   // (limit_) is no stall, however long they play: progress_at_ is moved
   // to now then, so the clock runs only while other clients hold places.
   absl::Status StalledStatus() ABSL_EXCLUSIVE_LOCKS_REQUIRED(place_mu_);
+  // Why no match is created on a referee that refused the runner's Watch
+  // for a whole retry_for_ (unwatchable_): UNAVAILABLE, naming the window
+  // and its last refusal.
+  absl::Status UnwatchableStatus() const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(place_mu_);
   // The link's match `match_id` is no longer waited for; `over` when its
   // end was seen (the tournament's progress).
   void Ended(const std::string& match_id, bool over);
@@ -439,6 +485,18 @@ class RefereeLink {
   // Whether the refusals for want of space since the last creation were
   // said.
   bool space_noted_ ABSL_GUARDED_BY(place_mu_) = false;
+  // While the referee refuses the runner's Watch streams
+  // (RESOURCE_EXHAUSTED), no match is created (AwaitPlace): the runner
+  // could not watch it either, and a match it does not see end is lost to
+  // its schedule (not finished, its bots stopped, its seats left to
+  // forfeit). `refused_watches_` of the link's waits for an end wait out
+  // such a refusal now; `unwatchable_` once one waited it out for the
+  // whole of retry_for_: every creation then fails at once, as calls do
+  // on a referee gone, until the referee takes one of the link's Watch
+  // streams again. `watch_refusal_` is the last such refusal's text.
+  int refused_watches_ ABSL_GUARDED_BY(place_mu_) = 0;
+  bool unwatchable_ ABSL_GUARDED_BY(place_mu_) = false;
+  std::string watch_refusal_ ABSL_GUARDED_BY(place_mu_);
 };
 
 // The referee key named in the header of a log that did not verify against

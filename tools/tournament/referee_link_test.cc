@@ -533,6 +533,146 @@ TEST(RefereeLinkTest, AWaitForSpaceGivesUpAfterTheRetryWindow) {
   EXPECT_EQ(referee.create_match_calls(), before + 1);
 }
 
+// A referee whose Watch streams are refused RESOURCE_EXHAUSTED, as a
+// referee whose watcher limits count the admin token refuses them when
+// spectators hold every place or at --max_watchers=0, until a test lets
+// them in; a stream let in ends the match at once. It creates every match
+// asked for, counting the calls.
+class WatchRefusingReferee final : public v1::Referee::Service {
+ public:
+  static constexpr char kRefusal[] =
+      "this referee takes no watchers (--max_watchers=0)";
+
+  grpc::Status CreateMatch(grpc::ServerContext*, const v1::CreateMatchRequest*,
+                           v1::CreateMatchResponse* response) override {
+    response->set_match_id(
+        absl::StrCat("m", create_match_calls_.fetch_add(1) + 1));
+    return grpc::Status::OK;
+  }
+
+  grpc::Status Watch(grpc::ServerContext*, const v1::WatchRequest* request,
+                     grpc::ServerWriter<v1::WatchEvent>* writer) override {
+    watch_calls_.fetch_add(1);
+    if (refusing_.load()) {
+      return grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED, kRefusal);
+    }
+    v1::WatchEvent event;
+    event.mutable_match()->set_match_id(request->match_id());
+    event.mutable_match()->set_status(v1::MATCH_FINISHED);
+    writer->Write(event);
+    return grpc::Status::OK;
+  }
+
+  void SetRefusing(bool refusing) { refusing_ = refusing; }
+  int create_match_calls() const { return create_match_calls_.load(); }
+  int watch_calls() const { return watch_calls_.load(); }
+
+ private:
+  std::atomic<bool> refusing_{true};
+  std::atomic<int> create_match_calls_{0};
+  std::atomic<int> watch_calls_{0};
+};
+
+// A Watch the referee refuses (RESOURCE_EXHAUSTED) says nothing of the
+// match: it is asked for again with backoff, one line saying so, until the
+// referee takes it, and no match is created meanwhile. Before, the refusal
+// was the match's end at once ("not finished: watching: ..."), and the
+// runner went on creating every match of its schedule within seconds, each
+// refused in turn, their seats left to forfeit.
+TEST(RefereeLinkTest, ARefusedWatchIsWaitedOutAndHoldsCreations) {
+  WatchRefusingReferee referee;
+  FakeRefereeRig rig(referee);
+  ASSERT_NO_FATAL_FAILURE(rig.Start(absl::Seconds(30)));
+  RefereeLink& link = rig.link();
+  absl::Mutex mu;
+  std::vector<std::string> lines;
+  link.SetRetryHooks(nullptr, [&](const std::string& line) {
+    absl::MutexLock lock(&mu);
+    lines.push_back(line);
+  });
+  const absl::StatusOr<v1::CreateMatchResponse> first =
+      link.CreateMatch(v1::CreateMatchRequest());
+  ASSERT_TRUE(first.ok()) << first.status();
+  std::thread watching([&] {
+    const absl::Status status =
+        link.AwaitEnd(first->match_id(), v1::ClockSettings());
+    EXPECT_TRUE(status.ok()) << status;
+  });
+  {
+    // (No ASSERT while the threads run.)
+    absl::MutexLock lock(&mu);
+    EXPECT_TRUE(mu.AwaitWithTimeout(
+        absl::Condition(
+            +[](std::vector<std::string>* said) { return !said->empty(); },
+            &lines),
+        absl::Seconds(10)))
+        << "the refusal was not waited out";
+  }
+  std::atomic<bool> created{false};
+  std::thread creating([&] {
+    const absl::StatusOr<v1::CreateMatchResponse> next =
+        link.CreateMatch(v1::CreateMatchRequest());
+    EXPECT_TRUE(next.ok()) << next.status();
+    created = true;
+  });
+  absl::SleepFor(absl::Milliseconds(500));
+  EXPECT_FALSE(created.load());
+  EXPECT_EQ(referee.create_match_calls(), 1);
+  EXPECT_GE(referee.watch_calls(), 2);  // Asked for again meanwhile.
+  referee.SetRefusing(false);
+  watching.join();
+  creating.join();
+  EXPECT_EQ(referee.create_match_calls(), 2);
+  absl::MutexLock lock(&mu);
+  ASSERT_FALSE(lines.empty());
+  EXPECT_EQ(lines[0],
+            absl::StrCat("tournament: the referee at ", link.address(),
+                         " refuses the runner's Watch of a match "
+                         "(RESOURCE_EXHAUSTED: ",
+                         WatchRefusingReferee::kRefusal,
+                         "): creating no more matches until it takes it; "
+                         "retrying in 100ms (--referee_retry_s)"));
+}
+
+// A Watch refused for the whole of --referee_retry_s ends the wait for its
+// match, saying so, and every creation after it fails at once, the
+// referee asked nothing (as calls to a referee gone do), until the
+// referee takes a Watch of the link's again.
+TEST(RefereeLinkTest, AWatchRefusedForAWholeWindowStopsCreations) {
+  WatchRefusingReferee referee;
+  FakeRefereeRig rig(referee);
+  ASSERT_NO_FATAL_FAILURE(rig.Start(absl::Milliseconds(500)));
+  RefereeLink& link = rig.link();
+  const absl::StatusOr<v1::CreateMatchResponse> first =
+      link.CreateMatch(v1::CreateMatchRequest());
+  ASSERT_TRUE(first.ok()) << first.status();
+  const absl::Status watched =
+      link.AwaitEnd(first->match_id(), v1::ClockSettings());
+  EXPECT_EQ(watched.code(), absl::StatusCode::kUnavailable) << watched;
+  EXPECT_EQ(watched.message(),
+            absl::StrCat("watching: the referee at ", link.address(),
+                         " still refuses the runner's Watch after 500ms "
+                         "(--referee_retry_s): ",
+                         WatchRefusingReferee::kRefusal));
+  EXPECT_GE(referee.watch_calls(), 3);  // 100 and 200 ms waits fit.
+  for (int i = 0; i < 2; ++i) {
+    const absl::StatusOr<v1::CreateMatchResponse> refused =
+        link.CreateMatch(v1::CreateMatchRequest());
+    EXPECT_EQ(refused.status().code(), absl::StatusCode::kUnavailable);
+    EXPECT_EQ(refused.status().message(),
+              absl::StrCat("creating a match: the referee at ", link.address(),
+                           " refused the runner's Watch of a match for 500ms "
+                           "(--referee_retry_s), and no match is created "
+                           "until it takes one again: ",
+                           WatchRefusingReferee::kRefusal));
+  }
+  EXPECT_EQ(referee.create_match_calls(), 1);
+  referee.SetRefusing(false);
+  EXPECT_TRUE(link.AwaitEnd(first->match_id(), v1::ClockSettings()).ok());
+  EXPECT_TRUE(link.CreateMatch(v1::CreateMatchRequest()).ok());
+  EXPECT_EQ(referee.create_match_calls(), 2);
+}
+
 // A referee that refuses every match with a message holding terminal
 // escapes and a line break.
 class EscapingReferee final : public v1::Referee::Service {
