@@ -2612,6 +2612,23 @@ TEST_F(TournamentTest, PlaysOnARefereeThatAnswersTokenHoldersOnly) {
       << results->transparency_verdict();
 }
 
+// A referee that takes no spectators (--max_watchers=0 and
+// --max_watchers_per_match=0) still serves the runner's Watch streams,
+// which carry the admin token: every match is played and verified. Before,
+// the runner's own Watch was refused, every match of the schedule was
+// created within seconds and left "not finished", its seats to forfeit.
+TEST_F(TournamentTest, PlaysOnARefereeThatTakesNoSpectators) {
+  std::unique_ptr<testing_util::Process> referee = StartReferee(
+      dir_.path(), {"--max_watchers=0", "--max_watchers_per_match=0"});
+  ASSERT_NE(referee, nullptr);
+  absl::StatusOr<v1::TournamentResults> results =
+      Run(Make("rock_paper_pyramid", 3, 3,
+               "rounds: 2 " + RemoteReferee(dir_.path()).Fields()));
+  ASSERT_TRUE(results.ok()) << results.status() << progress_.str();
+  EXPECT_EQ(results->verified(), 6u);
+  ExpectAllGenuine(*results);
+}
+
 // A running referee whose key is not the pinned one stops the tournament
 // before a match is played (or the output directory is made), naming both
 // keys; the same command with the right key then plays it.
