@@ -331,22 +331,24 @@ class Lobby {
                     const std::string& log_path,
                     const std::vector<HostedSeat>& hosted,
                     std::vector<std::string> token_ids, RecoveryReport& report);
-  // Forgets a match the registry holds as running whose log holds no signed
-  // checkpoint (`why`: what it holds), as if it had never been created: the
-  // referee stopped while creating it, after the registry recorded it and
-  // before its log's first checkpoint was written and synced, which comes
-  // before CreateMatch answers; so no client was told of it, and its
-  // request_id is free for the retry. Its log (if any) goes, durably, then
-  // its registry entry with its seat tokens; what cannot go now is said
-  // and left to the next start, the match unknown meanwhile. Counted in
-  // report.forgotten.
+  // Forgets a match the registry holds as running, not acknowledged, whose
+  // log holds no signed checkpoint (`why`: what it holds), as if it had
+  // never been created: the referee stopped while creating it, after the
+  // registry recorded it and before its log's first checkpoint was written
+  // and synced, which comes before CreateMatch answers; so no client was
+  // told of it, and its request_id is free for the retry. Its log (if any)
+  // goes, durably, then its registry entry with its seat tokens; what
+  // cannot go now is said and left to the next start, the match unknown
+  // meanwhile. Counted in report.forgotten.
   void ForgetUnacknowledged(const StoredMatch& stored,
                             const std::string& log_path, const std::string& why,
                             RecoveryReport& report);
   // The running match `stored`, rebuilt from its log at `log_path`. Sets
   // `unacknowledged` (with FAILED_PRECONDITION saying what the log holds)
-  // when the log holds no signed checkpoint: none was ever written
-  // (ForgetUnacknowledged).
+  // when the log holds no signed checkpoint and the registry does not hold
+  // the match acknowledged (StoredMatch::acknowledged): none was ever
+  // written (ForgetUnacknowledged). An acknowledged match's log missing or
+  // short is DATA_LOSS saying so (the match ends broken).
   absl::StatusOr<std::unique_ptr<Match>> ResumeLog(const StoredMatch& stored,
                                                    const std::string& log_path,
                                                    bool& unacknowledged);

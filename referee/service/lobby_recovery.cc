@@ -161,6 +161,19 @@ absl::Status Lobby::RecoverMatch(StoredMatch& stored, RecoveryReport& report) {
                  log_path, hosted, std::move(token_ids), report);
     return absl::OkStatus();
   }
+  // Its log holds its first checkpoint: answered, or answered to the retry
+  // of its request. Marked so if the registry does not say it yet (a match
+  // an older referee recorded, or a kill before the mark), so that a log
+  // lost later ends it broken rather than have it forgotten; a mark that
+  // fails (a full disk) is said, and the start goes on.
+  if (stored.acknowledged != StoredMatch::Acknowledged::kYes) {
+    if (absl::Status s = options_.registry->MarkAcknowledged(info.match_id());
+        !s.ok()) {
+      Say(absl::StrCat("match ", info.match_id(),
+                       ": cannot record it as acknowledged (", s.message(),
+                       "); tried again at the next start"));
+    }
+  }
   std::shared_ptr<MatchHost> host =
       NewHost(*std::move(match), info, std::move(hosted), log_path);
   if (host->finished())
@@ -238,17 +251,30 @@ absl::StatusOr<std::unique_ptr<Match>> Lobby::ResumeLog(
   }
   // CreateMatch records the match, then creates its log, writes its header
   // and a signed checkpoint and syncs them (the log's name in its directory
-  // too) before it answers (unless --fsync=never). A log that is missing
-  // or holds less than that was cut short by the referee's end: the match
-  // was never acknowledged. Missing counts so only from a directory that
-  // holds other logs: an empty one (a disk not mounted on it, a volume
-  // shown empty, a relative --log_dir from another working directory)
-  // would have every log missing, acknowledged ones too, whose matches are
-  // ended broken then, their records kept.
-  if (!bytes.ok() && absl::IsNotFound(bytes.status()) &&
-      CountLogFiles(DirectoryOf(log_path), 1) > 0) {
-    unacknowledged = true;
-    return absl::FailedPreconditionError("no log");
+  // too), then records the match acknowledged, and only then answers. A
+  // match the registry does not hold acknowledged whose log is missing or
+  // holds less than that checkpoint was cut short by the referee's end:
+  // forgotten. One it holds acknowledged lost its log after the answer (a
+  // log removed, logs restored from an older copy, a power loss with
+  // --fsync=never): ended broken, saying so, its record kept. Of a match
+  // an older referee recorded, which did not say (kUnknown), a missing log
+  // counts as a creation cut short only in a directory that holds other
+  // logs (an empty one, a disk not mounted, would have every log missing).
+  const StoredMatch::Acknowledged acknowledged = stored.acknowledged;
+  const char* const answered =
+      ", though CreateMatch answered for the match (acknowledged)";
+  if (!bytes.ok() && absl::IsNotFound(bytes.status())) {
+    if (acknowledged == StoredMatch::Acknowledged::kYes) {
+      return absl::DataLossError(absl::StrCat(
+          "its log ", log_path, " is missing", answered,
+          ": it was removed, or the log directory was restored from an "
+          "older copy"));
+    }
+    if (acknowledged == StoredMatch::Acknowledged::kNo ||
+        CountLogFiles(DirectoryOf(log_path), 1) > 0) {
+      unacknowledged = true;
+      return absl::FailedPreconditionError("no log");
+    }
   }
   if (!bytes.ok()) {
     return absl::DataLossError(
@@ -259,12 +285,20 @@ absl::StatusOr<std::unique_ptr<Match>> Lobby::ResumeLog(
   const SplitLogResult split = SplitLog(*bytes);
   if (split.tail != SplitLogResult::Tail::kCorrupt &&
       split.records.size() < 2) {
-    unacknowledged = true;
-    return absl::FailedPreconditionError(
+    const std::string holds =
         bytes->empty()           ? "an empty log"
         : split.records.empty()  ? "a log cut inside its header"
         : split.tail_offset != 0 ? "a log cut inside its first checkpoint"
-                                 : "a log holding its header alone");
+                                 : "a log holding its header alone";
+    if (acknowledged == StoredMatch::Acknowledged::kYes) {
+      return absl::DataLossError(absl::StrCat(
+          "its log holds less than its first checkpoint (", holds, ")",
+          answered,
+          ": emptied or cut since, or a power loss took its synced "
+          "bytes (--fsync=never)"));
+    }
+    unacknowledged = true;
+    return absl::FailedPreconditionError(holds);
   }
   if (stored.referee_contribution.size() != kSeedContributionSize) {
     return absl::DataLossError("the registry lost the seed contribution");

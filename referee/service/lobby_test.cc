@@ -755,6 +755,9 @@ TEST_F(LobbyTest, ARetriedCreateMatchCreatesNothingMore) {
       lobby_->FindMatch(unplayable->match_id())->log_path();
 
   lobby_.reset();
+  // As that kill leaves it: not marked acknowledged, no log.
+  EditRegistry("UPDATE matches SET acknowledged = 0 WHERE match_id = %Q;",
+               unplayable->match_id());
   std::filesystem::remove(unplayable_log);
   Restart(registry, key);  // The registry remembers the request.
   EXPECT_EQ(lobby_->FindMatch(first->match_id())
@@ -1165,6 +1168,20 @@ class FailingEndRegistry final : public ForwardingRegistry {
     if (absl::Status s = Status(add_status_); !s.ok()) return s;
     return ForwardingRegistry::AddMatch(match);
   }
+  // Whether MarkAcknowledged records the mark (else it answers OK and
+  // records nothing: the registry as a referee killed before the mark
+  // leaves it).
+  void set_acknowledge(bool acknowledge) {
+    absl::MutexLock lock(&mu_);
+    acknowledge_ = acknowledge;
+  }
+  absl::Status MarkAcknowledged(const std::string& match_id) override {
+    {
+      absl::MutexLock lock(&mu_);
+      if (!acknowledge_) return absl::OkStatus();
+    }
+    return ForwardingRegistry::MarkAcknowledged(match_id);
+  }
   // What RemoveMatch answers (it removes when OK).
   void set_remove_status(absl::Status s) {
     absl::MutexLock lock(&mu_);
@@ -1200,6 +1217,7 @@ class FailingEndRegistry final : public ForwardingRegistry {
       absl::InternalError("registry: end match: disk I/O error");
   absl::Status add_status_ ABSL_GUARDED_BY(mu_);
   absl::Status remove_status_ ABSL_GUARDED_BY(mu_);
+  bool acknowledge_ ABSL_GUARDED_BY(mu_) = true;
   std::string dir_ ABSL_GUARDED_BY(mu_);
 };
 
@@ -2381,8 +2399,9 @@ TEST_F(LobbyTest, CreationsKilledAtRandomMomentsLoseNothingAcknowledged) {
   RecordProperty("acknowledged", static_cast<int>(acknowledged.size()));
 }
 
-// A match whose creation was cut short (here its log is gone, as the
-// referee leaves it when killed right after the registry recorded it) that
+// A match whose creation was cut short (here not marked acknowledged, its
+// log gone, as the referee leaves it when killed right after the registry
+// recorded it) that
 // the registry cannot forget at the start (its disk full) is said so and
 // left to the next start; meanwhile it is unknown, listed nowhere, and a
 // retry of its request_id creates the match. The next start forgets it
@@ -2396,9 +2415,11 @@ TEST_F(LobbyTest, ACreationCutShortThatCannotBeForgottenIsForgottenLater) {
   request.mutable_game()->set_game("rock_paper_pyramid");
   for (int i = 0; i < 3; ++i) request.add_seats();
   request.set_request_id("cut");
+  registry->set_acknowledge(false);
   absl::StatusOr<v1::CreateMatchResponse> created =
       lobby_->CreateMatch(request);
   ASSERT_TRUE(created.ok()) << created.status();
+  registry->set_acknowledge(true);
   const std::string first = created->match_id();
   const std::string log_path = lobby_->FindMatch(first)->log_path();
   const std::string kept = Create();  // Its log stays: the directory is
@@ -2460,9 +2481,11 @@ TEST_F(LobbyTest, AnUnhostedMatchOfALabelHoldsItAgainstOtherRequests) {
   unique_labels_ = true;
   Restart(registry, key);
   const v1::CreateMatchRequest request = LabelledRequest("cup/run/9", "cut");
+  registry->set_acknowledge(false);  // Killed before the mark.
   absl::StatusOr<v1::CreateMatchResponse> created =
       lobby_->CreateMatch(request);
   ASSERT_TRUE(created.ok()) << created.status();
+  registry->set_acknowledge(true);
   const std::string first = created->match_id();
   const std::string log_path = lobby_->FindMatch(first)->log_path();
   const std::string kept = Create();  // The log directory holds a log.
@@ -2544,6 +2567,95 @@ TEST_F(LobbyTest, AMissingLogDirectoryForgetsNoMatch) {
       ASSERT_TRUE(std::filesystem::create_directory(logs));
     }
   }
+}
+
+// A match CreateMatch answered for (the registry marks it acknowledged
+// before the answer) whose log is missing at a restart (removed, the logs
+// restored from an older copy), beside other logs, is not taken for a
+// creation cut short: it is ended broken, its reason saying what happened,
+// its registry entry kept (its request_id names it); so is one whose log
+// holds less than its first checkpoint (emptied). Before, both were
+// forgotten as "its creation was cut short", their entries and tokens
+// gone. A match an older referee recorded (no mark) is told as that
+// referee did, its log missing beside others taken for a creation cut
+// short; one resumed is marked acknowledged.
+TEST_F(LobbyTest, AnAcknowledgedMatchWhoseLogIsLostIsEndedBrokenNotForgotten) {
+  std::shared_ptr<Registry> registry = OpenRegistry();
+  ASSERT_NE(registry, nullptr);
+  const SigningKey key = SigningKey::Generate();
+  KeepWhatIsSaid();
+  Restart(registry, key);
+  const std::string kept = Create();
+  absl::StatusOr<v1::CreateMatchResponse> lost =
+      lobby_->CreateMatch(LabelledRequest("cup/run/4", "lost"));
+  ASSERT_TRUE(lost.ok()) << lost.status();
+  const std::string emptied = Create();
+  const std::string lost_log = lobby_->FindMatch(lost->match_id())->log_path();
+  const std::string emptied_log = lobby_->FindMatch(emptied)->log_path();
+  lobby_.reset();
+  for (const std::string& id : {kept, lost->match_id(), emptied}) {
+    EXPECT_EQ(registry->FindMatch(id)->acknowledged,
+              StoredMatch::Acknowledged::kYes);
+  }
+  ASSERT_TRUE(std::filesystem::remove(lost_log));
+  std::filesystem::resize_file(emptied_log, 0);
+  TakeSaid();
+
+  RecoveryReport report = Restart(registry, key);
+  EXPECT_EQ(report.forgotten, 0);
+  EXPECT_EQ(report.broken, 2);
+  EXPECT_EQ(report.resumed, 1);
+  for (const std::string& line : TakeSaid()) {
+    EXPECT_THAT(line, ::testing::Not(::testing::HasSubstr("cut short")));
+  }
+  absl::StatusOr<StoredMatch> stored = registry->FindMatch(lost->match_id());
+  ASSERT_TRUE(stored.ok()) << stored.status();
+  EXPECT_EQ(stored->info.status(), v1::MATCH_BROKEN);
+  EXPECT_EQ(stored->info.broken_reason(),
+            absl::StrCat("cannot resume after a restart: its log ",
+                         std::filesystem::path(lost_log).filename().string(),
+                         " is missing, though CreateMatch answered for the "
+                         "match (acknowledged): it was removed, or the log "
+                         "directory was restored from an older copy"));
+  EXPECT_EQ(registry->FindRequest("lost").value_or(""), lost->match_id());
+  // Its seats' tokens are kept: a seat connecting is told it broke.
+  EXPECT_EQ(
+      lobby_->Authenticate(lost->seat_tokens(0)).value_or(Principal()).match_id,
+      lost->match_id());
+  stored = registry->FindMatch(emptied);
+  ASSERT_TRUE(stored.ok()) << stored.status();
+  EXPECT_EQ(stored->info.status(), v1::MATCH_BROKEN);
+  EXPECT_EQ(stored->info.broken_reason(),
+            "cannot resume after a restart: its log holds less than its "
+            "first checkpoint (an empty log), though CreateMatch answered "
+            "for the match (acknowledged): emptied or cut since, or a power "
+            "loss took its synced bytes (--fsync=never)");
+  EXPECT_EQ(List(10, "", v1::MATCH_BROKEN).first.size(), 2u);
+
+  // Rows as an older referee left them: no mark.
+  const std::string unmarked_lost = Create();
+  const std::string unmarked_kept = Create();
+  const std::string unmarked_log = lobby_->FindMatch(unmarked_lost)->log_path();
+  lobby_.reset();
+  registry.reset();
+  EditRegistry(
+      "UPDATE matches SET acknowledged = NULL WHERE match_id IN "
+      "(%Q, %Q);",
+      unmarked_lost, unmarked_kept);
+  registry = OpenRegistry();
+  ASSERT_NE(registry, nullptr);
+  EXPECT_EQ(registry->FindMatch(unmarked_kept)->acknowledged,
+            StoredMatch::Acknowledged::kUnknown);
+  ASSERT_TRUE(std::filesystem::remove(unmarked_log));
+  report = Restart(registry, key);
+  EXPECT_EQ(report.forgotten, 1);
+  EXPECT_EQ(report.broken, 0);
+  EXPECT_EQ(report.resumed, 2);
+  EXPECT_TRUE(absl::IsNotFound(registry->FindMatch(unmarked_lost).status()));
+  EXPECT_EQ(registry->FindMatch(unmarked_kept)->acknowledged,
+            StoredMatch::Acknowledged::kYes);
+  lobby_.reset();
+  messages_ = nullptr;
 }
 
 }  // namespace
