@@ -13,7 +13,10 @@
 # of checkpoints; the matches whose checkpoint could not be made durable
 # break, named with the journal's reason, the journal moves on to a new
 # file, and the rest is as above (whether a new match is refused meanwhile
-# depends on timing, and is not required).
+# depends on timing, and is not required). Once the tournament is over and
+# nothing runs, the journal must let go of its file (a second copy of bytes
+# the logs hold) by itself, within 10 s of the last checkpoint, and the new
+# match after it is played with no space made for it.
 # logs also runs a second referee whose data directory (the registry) and
 # log directory are two small tmpfs: with the registry's full, a new match
 # and a new bot are refused RESOURCE_EXHAUSTED (not UNAVAILABLE, which a
@@ -137,8 +140,20 @@ verified=$({ grep -o '"verdict": *"genuine"' "$results" || true; } | wc -l)
   "$logs"/*.pyrlog >"$dir/verify.out" ||
   fail "a log does not verify: $(grep -v ': genuine' "$dir/verify.out" | head -3)"
 
-# Space returns: a new match is played to a genuine end.
-mount -o remount,size=16m "$full"
+# Space returns: a new match is played to a genuine end. A full journal
+# disk is made room on by the journal itself: nothing runs now, and it
+# retires its file 10 s after the last checkpoint (it once kept it until
+# the referee was restarted, refusing every new match meanwhile).
+if [[ $mode == journal ]]; then
+  for _ in $(seq 300); do
+    [[ -z $(ls -A "$full") ]] && break
+    sleep 0.1
+  done
+  [[ -z $(ls -A "$full") ]] ||
+    fail "the journal kept its files with nothing running: $(ls -l "$full")"
+else
+  mount -o remount,size=16m "$full"
+fi
 "${refctl[@]}" create-match --game=rock_paper_pyramid --seats=3 \
   --token_dir="$dir/tok" >"$dir/create.out" 2>&1 || fail "$(cat "$dir/create.out")"
 match=$(grep -E '^[0-9a-f]{32}$' "$dir/create.out" || true)

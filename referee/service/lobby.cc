@@ -269,13 +269,6 @@ absl::Status Lobby::CheckWritable() {
     };
     const bool journal = journal_in_use();
     const std::string registry_dir = options_.registry->dir();
-    if (!has_room(options_.log_dir) || !has_room(registry_dir) ||
-        (journal && !has_room(options_.journal->dir()))) {
-      return absl::ResourceExhaustedError(absl::StrCat(
-          "the referee cannot record new matches now (", write_failure_,
-          "); new matches are refused until space returns"));
-    }
-    write_failure_.clear();
     // The directories checked (a memory registry has none).
     std::vector<std::string> dirs;
     if (!options_.log_dir.empty()) dirs.push_back("log");
@@ -289,9 +282,30 @@ absl::Status Lobby::CheckWritable() {
                            dirs.empty() ? "" : " and ", last,
                            dirs.empty() ? " directory" : " directories");
     }
-    returned =
-        absl::StrCat("space returned (at least ", kMinFreeBytes >> 20,
-                     " MiB free", where, "): new matches are taken again");
+    const std::string room =
+        absl::StrCat("at least ", kMinFreeBytes >> 20, " MiB free", where);
+    if (!has_room(options_.log_dir) || !has_room(registry_dir) ||
+        (journal && !has_room(options_.journal->dir()))) {
+      // The journal's file is a second copy of bytes the logs hold: let it
+      // go now (LogJournal::RetireCurrentFile), as it would be once
+      // checkpoints stop.
+      if (journal) options_.journal->RetireCurrentFile();
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "the referee cannot record new matches now (", write_failure_,
+          "); new matches are refused until space returns (", room, ")",
+          journal ? absl::StrCat(
+                        ": the referee deletes its journal's copy of the "
+                        "logs' last bytes once they are synced (at once if "
+                        "it holds 1 MiB or more, else ",
+                        absl::FormatDuration(
+                            options_.journal->options().retire_after_idle),
+                        " after the last checkpoint); beyond that, free "
+                        "space on that disk")
+                  : ": free space on that disk"));
+    }
+    write_failure_.clear();
+    returned = absl::StrCat("space returned (", room,
+                            "): new matches are taken again");
   }
   Say(returned);
   return absl::OkStatus();
