@@ -430,8 +430,10 @@ class Lobby {
   void CheckpointLoop();
   // OK unless a write failed for want of space (NoteWriteFailure) and the
   // log, journal or registry directory still has less than 1 MiB free:
-  // then RESOURCE_EXHAUSTED, naming the failure. The call that finds space
-  // returned forgets the failure and says so (one line).
+  // then RESOURCE_EXHAUSTED, naming the failure and what frees space, and
+  // the journal is asked to let go of its file (RetireCurrentFile). The
+  // call that finds space returned forgets the failure and says so (one
+  // line).
   absl::Status CheckWritable();
   // Counts a new match as live unless max_live_matches are (then
   // UNAVAILABLE, naming the limit); on_end of every hosted match
