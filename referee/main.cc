@@ -157,13 +157,16 @@ ABSL_FLAG(bool, unique_labels, true,
           "--replay_lost_logs is refused by such a referee: fetch the lost "
           "log from it instead (refctl get-log).");
 ABSL_FLAG(uint32_t, max_watchers, 10000,
-          "Watch streams served at once; one more is refused "
-          "RESOURCE_EXHAUSTED (0: no spectators at all, every Watch refused "
-          "saying so; not unlimited).");
+          "Spectators' Watch streams served at once; one more is refused "
+          "RESOURCE_EXHAUSTED (0: no spectators at all, every spectator's "
+          "Watch refused saying so; not unlimited). A spectator is any "
+          "caller but the admin token: its streams (the operator's, the "
+          "tournament runner's) are neither refused nor counted.");
 ABSL_FLAG(uint32_t, max_watchers_per_match, 1000,
-          "Watch streams of one match at once; one more is refused "
-          "RESOURCE_EXHAUSTED (0: no spectators of any match, every Watch "
-          "refused saying so; not unlimited).");
+          "Spectators' Watch streams of one match at once (the admin "
+          "token's are neither refused nor counted); one more is refused "
+          "RESOURCE_EXHAUSTED (0: no spectators of any match, every "
+          "spectator's Watch refused saying so; not unlimited).");
 ABSL_FLAG(uint32_t, max_watchers_per_peer, 100,
           "Watch streams of callers without the admin token (anonymous "
           "spectators, seat and bot tokens) from one IP address (an IPv6 "
