@@ -2208,18 +2208,26 @@ TEST_F(ServiceTest, BadInputDuplicateRevealIsAlreadyExists) {
   FinishAndVerify(clients, match.id, 1);
 }
 
-// Seats 1 and 2 play decision 1 honestly; seat 0 commits to one action and
-// reveals `reveal` instead. Returns seat 0's PlayError.
-std::optional<v1::PlayResponse> CheatInDecisionOne(
+// Seats 1 and 2 play decision 1 honestly; seat 0 sends `commit`, then
+// reveals `revealed`. Returns seat 0's PlayError (INVALID_ARGUMENT).
+std::optional<v1::PlayResponse> CommitThenRevealInDecisionOne(
     std::vector<std::unique_ptr<PlayClient>>& clients, const std::string& match,
-    const Move& committed, const Move& revealed) {
-  clients[0]->Send(svctest::CommitMsg(match, 0, 1, committed));
+    const v1::PlayRequest& commit, const Move& revealed) {
+  clients[0]->Send(commit);
   EXPECT_TRUE(clients[0]->Await(IsCommitAck(match, 0, 1)));
   clients[1]->AutoPlay(1);
   clients[2]->AutoPlay(1);
   EXPECT_TRUE(clients[0]->Await(IsRevealRequest(match, 0, 1)));
   clients[0]->Send(svctest::RevealMsg(match, 0, 1, revealed));
   return clients[0]->Await(IsError(match, 0, 1, kInvalidArgument));
+}
+
+// As above, seat 0 committing to one action and revealing `revealed`.
+std::optional<v1::PlayResponse> CheatInDecisionOne(
+    std::vector<std::unique_ptr<PlayClient>>& clients, const std::string& match,
+    const Move& committed, const Move& revealed) {
+  return CommitThenRevealInDecisionOne(
+      clients, match, svctest::CommitMsg(match, 0, 1, committed), revealed);
 }
 
 TEST_F(ServiceTest, BadInputMismatchedRevealForfeitsUnderTheForfeitPolicy) {
@@ -2266,14 +2274,8 @@ TEST_F(ServiceTest, BadInputAMismatchedRevealNamesTheClientsLikelyMistake) {
   preimage.append(move.salt).append(move.action);
   commit.mutable_commit()->set_commitment(
       std::string(AsView(Sha256(preimage))));
-  clients[0]->Send(commit);
-  ASSERT_TRUE(clients[0]->Await(IsCommitAck(match.id, 0, 1)));
-  clients[1]->AutoPlay(1);
-  clients[2]->AutoPlay(1);
-  ASSERT_TRUE(clients[0]->Await(IsRevealRequest(match.id, 0, 1)));
-  clients[0]->Send(svctest::RevealMsg(match.id, 0, 1, move));
   std::optional<v1::PlayResponse> e =
-      clients[0]->Await(IsError(match.id, 0, 1, kInvalidArgument));
+      CommitThenRevealInDecisionOne(clients, match.id, commit, move);
   ASSERT_TRUE(e);
   EXPECT_TRUE(e->error().faulted());
   EXPECT_THAT(e->error().message(),
@@ -2433,14 +2435,8 @@ TEST_F(ServiceTest, BadInputActionOverTheGamesSizeIsRefusedUnlogged) {
   big.mutable_seed()->set_contribution(std::string(61, 'x'));
   Move move = NewMove(big);
   ASSERT_EQ(move.action.size(), 65u);
-  clients[0]->Send(svctest::CommitMsg(match.id, 0, 1, move));
-  ASSERT_TRUE(clients[0]->Await(IsCommitAck(match.id, 0, 1)));
-  clients[1]->AutoPlay(1);
-  clients[2]->AutoPlay(1);
-  ASSERT_TRUE(clients[0]->Await(IsRevealRequest(match.id, 0, 1)));
-  clients[0]->Send(svctest::RevealMsg(match.id, 0, 1, move));
-  std::optional<v1::PlayResponse> e =
-      clients[0]->Await(IsError(match.id, 0, 1, kInvalidArgument));
+  std::optional<v1::PlayResponse> e = CheatInDecisionOne(
+      clients, match.id, /*committed=*/move, /*revealed=*/move);
   ASSERT_TRUE(e);
   EXPECT_FALSE(e->error().faulted());
   EXPECT_THAT(e->error().message(),

@@ -662,6 +662,23 @@ TEST(PlayClientScriptTest, AnEndWithoutTheSeatsOutcomeIsSaid) {
   EXPECT_EQ(CommitsOf(sent, kProbeMatch).size(), 1u);
 }
 
+// Runs a bot with `options` and the empty strategy against `referee` to
+// its end: Run's exit status and what it wrote to stderr (-1 and "" when
+// the referee could not be served).
+std::pair<int, std::string> RunQuietly(ScriptedReferee& referee,
+                                       const PlayClientOptions& options) {
+  ServedReferee served = Serve(referee);
+  EXPECT_NE(served.server, nullptr);
+  if (served.server == nullptr) return {-1, ""};
+  PlayClient client(options, std::make_unique<EmptyStrategy>(),
+                    Sha256("play-client-test"), std::nullopt);
+  ::testing::internal::CaptureStderr();
+  const int status = client.Run(*served.channel, *served.stub, "token");
+  std::string said = ::testing::internal::GetCapturedStderr();
+  served.server->Shutdown();
+  return {status, std::move(said)};
+}
+
 // A seat token's stream the referee ends DATA_LOSS, after the PlayError
 // saying that it broke the match (docs/protocol.md), is not reopened: the
 // match never resumes, and every new stream of the token would end so (the
@@ -679,18 +696,11 @@ TEST(PlayClientScriptTest, AStreamEndedDataLossIsNotReopened) {
       Send(error),
       End(grpc::Status(grpc::StatusCode::DATA_LOSS, kWhy)),
   }});
-  ServedReferee served = Serve(referee);
-  ASSERT_NE(served.server, nullptr);
   PlayClientOptions options;
   options.quiet = true;
   // Without the fix the bot retries until this is up, then gives up.
   options.reconnect_for = absl::Seconds(2);
-  PlayClient client(options, std::make_unique<EmptyStrategy>(),
-                    Sha256("play-client-test"), std::nullopt);
-  ::testing::internal::CaptureStderr();
-  const int status = client.Run(*served.channel, *served.stub, "token");
-  const std::string said = ::testing::internal::GetCapturedStderr();
-  served.server->Shutdown();
+  const auto [status, said] = RunQuietly(referee, options);
   EXPECT_EQ(status, 1);
   EXPECT_EQ(referee.opened(), 1u);
   EXPECT_THAT(said, ::testing::HasSubstr(absl::StrCat(
@@ -709,17 +719,10 @@ TEST(PlayClientScriptTest, AStreamClosedBeforeItsMatchesEndedIsNotDone) {
       Send(Ended(kMatch, 0, 2)),
       End(grpc::Status::OK),
   }});
-  ServedReferee served = Serve(referee);
-  ASSERT_NE(served.server, nullptr);
   PlayClientOptions options;
   options.quiet = true;
   options.matches = 2;
-  PlayClient client(options, std::make_unique<EmptyStrategy>(),
-                    Sha256("play-client-test"), std::nullopt);
-  ::testing::internal::CaptureStderr();
-  const int status = client.Run(*served.channel, *served.stub, "token");
-  const std::string said = ::testing::internal::GetCapturedStderr();
-  served.server->Shutdown();
+  const auto [status, said] = RunQuietly(referee, options);
   EXPECT_EQ(status, 1);
   EXPECT_EQ(referee.opened(), 1u);
   EXPECT_EQ(said,
