@@ -60,10 +60,7 @@ Lobby::Lobby(LobbyOptions options)
 }
 
 Lobby::~Lobby() {
-  {
-    absl::MutexLock lock(&stop_mu_);
-    stopping_ = true;
-  }
+  checkpoint_stop_.Stop();
   if (checkpointer_.joinable()) checkpointer_.join();
   // Stopped, not destroyed (unique_ptr::reset would null scheduler_ before
   // joining the thread): a deadline that fires meanwhile reaches scheduler_
@@ -76,9 +73,7 @@ Lobby::~Lobby() {
 }
 
 void Lobby::CheckpointLoop() {
-  absl::MutexLock lock(&stop_mu_);
-  while (!stop_mu_.AwaitWithTimeout(absl::Condition(&stopping_),
-                                    options_.checkpoint_every)) {
+  while (!checkpoint_stop_.WaitFor(options_.checkpoint_every)) {
     SayIfFailed(RecordUnrecorded());
     if (options_.tlog == nullptr) continue;
     sealed_logs_->EnterWaiting();

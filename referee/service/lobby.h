@@ -24,6 +24,7 @@
 #include "referee/core/log_journal.h"
 #include "referee/core/log_sink.h"
 #include "referee/core/match.h"
+#include "referee/core/stop_signal.h"
 #include "referee/crypto/ed25519.h"
 #include "referee/service/connections.h"
 #include "referee/service/deadline_scheduler.h"
@@ -495,8 +496,10 @@ class Lobby {
   // start.
   std::unique_ptr<SealedLogQueue> sealed_logs_;
 
-  absl::Mutex stop_mu_;
-  bool stopping_ ABSL_GUARDED_BY(stop_mu_) = false;
+  // Raised when the lobby goes: ends the checkpointer's wait between
+  // rounds, which is on the monotonic clock (a step of the wall clock
+  // holds back no round).
+  StopSignal checkpoint_stop_;
   std::thread checkpointer_;
 
   // Its thread calls back into the members above, and into scheduler_

@@ -8,8 +8,10 @@
 // without stopping the lobby; the limit of live matches; an ended match
 // kept compactly (its host let go), served as before and after a restart,
 // and ending while other threads list and look up matches; an end the
-// registry could not record, recorded at the next chance, and the retry of
-// a broken match's CreateMatch waiting for it; a full registry answered
+// registry could not record, recorded at the next chance (by the
+// checkpointer too, with the wall clock stepped: the test's clock_gettime
+// moves CLOCK_REALTIME on demand), and the retry of a broken match's
+// CreateMatch waiting for it; a full registry answered
 // RESOURCE_EXHAUSTED; a lobby that goes while a deadline fires; the
 // shutdown checkpoint (SuspendAll) covering every sealed log; and a lobby
 // killed (SIGKILL) while it creates matches, in the window between the
@@ -51,6 +53,7 @@
 #include "referee/crypto/bytes.h"
 #include "referee/games/printable_text.h"
 #include "referee/service/referee_service.h"
+#include "referee/service/testing_clock_step.h"
 #include "sqlite3.h"
 #include "tests/forked_child.h"
 #include "tests/no_descriptor_left.h"
@@ -2656,6 +2659,39 @@ TEST_F(LobbyTest, AnAcknowledgedMatchWhoseLogIsLostIsEndedBrokenNotForgotten) {
             StoredMatch::Acknowledged::kYes);
   lobby_.reset();
   messages_ = nullptr;
+}
+
+// The checkpointer's wait between rounds is the monotonic clock's: begun
+// while the wall clock is an hour ahead of the kernel's (as when the
+// system clock was stepped an hour back), its next round comes after
+// checkpoint_every, not an hour later (the wait was
+// absl::Mutex::AwaitWithTimeout's, which Abseil 20220623 turns into a wall
+// clock deadline): an end the registry could not record is recorded by it
+// as soon as the registry can.
+TEST_F(LobbyTest, AWallClockStepDoesNotHoldBackTheCheckpointer) {
+  auto registry = std::make_shared<FailingEndRegistry>();
+  registry->set_end_status(absl::OkStatus());
+  const SigningKey key = SigningKey::Generate();
+  Restart(registry, key);
+  const std::string id = CreateWithBot("", 60000);
+  const std::string log_path = lobby_->FindMatch(id)->log_path();
+  lobby_.reset();
+  DamageLog(log_path);
+  registry->set_end_status(DiskFull());
+  const ScopedWallClockStep step(absl::Hours(1));
+  ASSERT_TRUE(step.taken()) << "the step did not take";
+  Restart(registry, key, 0, absl::Milliseconds(20));
+  ASSERT_EQ(lobby_->held().unrecorded, 1u);
+  registry->set_end_status(absl::OkStatus());
+  for (auto give_up =
+           std::chrono::steady_clock::now() + std::chrono::seconds(10);
+       lobby_->held().unrecorded > 0 &&
+       std::chrono::steady_clock::now() < give_up;) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  EXPECT_EQ(lobby_->held().unrecorded, 0u)
+      << "the checkpointer waited for the wall clock";
+  EXPECT_EQ(registry->FindMatch(id)->info.status(), v1::MATCH_BROKEN);
 }
 
 }  // namespace
