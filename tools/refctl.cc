@@ -583,26 +583,17 @@ int Watch(v1::Referee::Stub& stub, const std::string& match_id) {
 }
 
 // Waits `wait` before get-log's next try, cut short once `channel`
-// connects: a referee that is back is tried within some 250 ms, as the bot
-// reconnects (PlayClient::AwaitReferee), not after the wait nor after
-// gRPC's own connect backoff (up to 2 s on FastReconnectChannel, which a
-// call on a channel in TRANSIENT_FAILURE fails at once without trying).
-// Returns whether it connected. A channel that is connected already (the
-// referee answered UNAVAILABLE itself: --max_log_readers) waits it all.
+// connects (AwaitConnected): a referee that is back is tried within some
+// 250 ms, as the bot reconnects (PlayClient::AwaitReferee), not after the
+// wait. Returns whether it connected. A channel that is connected already
+// (the referee answered UNAVAILABLE itself: --max_log_readers) waits it
+// all.
 bool AwaitReferee(grpc::Channel& channel, absl::Duration wait) {
   if (channel.GetState(/*try_to_connect=*/false) == GRPC_CHANNEL_READY) {
     absl::SleepFor(wait);
     return false;
   }
-  const absl::Time until = absl::Now() + wait;
-  for (absl::Time now = absl::Now(); now < until; now = absl::Now()) {
-    grpc::experimental::ChannelResetConnectionBackoff(&channel);
-    if (channel.WaitForConnected(absl::ToChronoTime(
-            std::min(until, now + absl::Milliseconds(250))))) {
-      return true;
-    }
-  }
-  return false;
+  return AwaitConnected(channel, absl::Now() + wait, {}) == Awaited::kConnected;
 }
 
 // GetLog into --out as the chunks come (DownloadLog, log_fetch.h, as the

@@ -4,6 +4,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "grpcpp/create_channel.h"
 #include "grpcpp/support/channel_arguments.h"
 #include "referee/core/log_sink.h"
@@ -37,6 +38,23 @@ std::shared_ptr<grpc::Channel> FastReconnectChannel(
 
 void AddBearer(grpc::ClientContext& context, absl::string_view token) {
   context.AddMetadata("authorization", absl::StrCat("Bearer ", token));
+}
+
+Awaited AwaitConnected(grpc::Channel& channel, absl::Time deadline,
+                       const AwaitOptions& options) {
+  while (true) {
+    if (options.stop && options.stop()) return Awaited::kStopped;
+    const absl::Time now = absl::Now();
+    if (now >= deadline) return Awaited::kTimeUp;
+    // A failed connection is tried again now, not after gRPC's backoff;
+    // WaitForConnected connects an idle channel. In slices, so that `stop`
+    // is heard.
+    grpc::experimental::ChannelResetConnectionBackoff(&channel);
+    if (channel.WaitForConnected(
+            absl::ToChronoTime(std::min(deadline, now + options.slice)))) {
+      return Awaited::kConnected;
+    }
+  }
 }
 
 void Backoff::Grow() { delay_ = std::min(delay_ * 2, kLongest); }

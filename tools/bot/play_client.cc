@@ -139,20 +139,10 @@ bool PlayClient::AwaitReferee(grpc::Channel& channel, absl::Duration wait) {
     WaitUnlessStopped(wait);  // The referee is up and ended the stream.
     return false;
   }
-  const absl::Time until = absl::Now() + wait;
-  while (!Stopping()) {
-    const absl::Time now = absl::Now();
-    if (now >= until) return false;
-    // A failed connection is tried again now, not after gRPC's own backoff
-    // (up to 2 s on FastReconnectChannel); WaitForConnected connects an
-    // idle channel. In slices, so that Stop is heard.
-    grpc::experimental::ChannelResetConnectionBackoff(&channel);
-    if (channel.WaitForConnected(
-            absl::ToChronoTime(std::min(until, now + ConnectRetrySlice())))) {
-      return true;
-    }
-  }
-  return false;
+  return AwaitConnected(channel, absl::Now() + wait,
+                        {.slice = ConnectRetrySlice(), .stop = [this] {
+                           return Stopping();
+                         }}) == Awaited::kConnected;
 }
 
 void PlayClient::SayRetrying(const grpc::Status& status, bool connected) {

@@ -204,18 +204,18 @@ class PlayClient {
   bool WaitUnlessStopped(absl::Duration duration);
 
   // While the referee is away, a connection is tried again at most this
-  // long after the last one (less a jitter of up to 50 ms:
-  // ConnectRetrySlice).
+  // long after the last one (less a jitter of up to 50 ms, drawn for each
+  // wait: ConnectRetrySlice).
   static constexpr absl::Duration kConnectRetry = absl::Milliseconds(250);
   static absl::Duration ConnectRetrySlice();
 
   // The wait before the next stream, at most `wait` (less on Stop). While
   // `channel` is not connected (the referee is away), it is made to
   // connect, an attempt every kConnectRetry at most, and the wait ends as
-  // soon as it is: true then (the referee is back), else false. A channel
-  // connected at the start (the referee is up and ended the stream
-  // itself) waits `wait` whole, the backoff that spares a referee refusing
-  // streams.
+  // soon as it is (AwaitConnected): true then (the referee is back), else
+  // false. A channel connected at the start (the referee is up and ended
+  // the stream itself) waits `wait` whole, the backoff that spares a
+  // referee refusing streams.
   bool AwaitReferee(grpc::Channel& channel, absl::Duration wait);
 
   // Makes `context` the one Stop cancels (null: none); false (and nothing

@@ -61,6 +61,10 @@ class EndWaiter {
 // The message of a call whose wait to retry an interruption ended.
 constexpr char kInterrupted[] = "interrupted";
 
+// How often a wait before a retry asks whether the link is interrupted
+// (WaitBeforeRetry).
+constexpr absl::Duration kRetrySlice = absl::Milliseconds(100);
+
 // True for the status of such a call.
 bool InterruptedStatus(const grpc::Status& status) {
   return status.error_code() == grpc::StatusCode::CANCELLED &&
@@ -321,19 +325,15 @@ void RefereeLink::MarkGone() {
 bool RefereeLink::WaitBeforeRetry(Backoff& backoff) {
   const absl::Time retry_at = absl::Now() + backoff.delay();
   backoff.Grow();
-  const absl::Time connect_by =
-      channel_ == nullptr ? retry_at : retry_at + backoff.delay();
-  for (absl::Time now = absl::Now(); now < connect_by; now = absl::Now()) {
+  for (absl::Time now = absl::Now(); now < retry_at; now = absl::Now()) {
     if (Interrupted(Waiting::kAnswer)) return false;
-    const absl::Time slice = std::min(now + absl::Milliseconds(100),
-                                      now < retry_at ? retry_at : connect_by);
-    if (now < retry_at) {
-      absl::SleepFor(slice - now);
-    } else if (channel_->WaitForConnected(absl::ToChronoTime(slice))) {
-      break;
-    }
+    absl::SleepFor(std::min(now + kRetrySlice, retry_at) - now);
   }
-  return true;
+  if (channel_ == nullptr) return true;  // The embedded referee: no channel.
+  return AwaitConnected(*channel_, retry_at + backoff.delay(),
+                        {.slice = kRetrySlice, .stop = [this] {
+                           return Interrupted(Waiting::kAnswer);
+                         }}) != Awaited::kStopped;
 }
 
 grpc::Status RefereeLink::Retrying(

@@ -382,10 +382,11 @@ class RefereeLink {
                    Exhausted exhausted) const;
   // Retrying's wait before its next attempt: `backoff`'s delay (which it
   // then grows), then, on a running referee's channel, up to the grown
-  // delay for the channel to connect (a failed channel otherwise waits out
-  // gRPC's own backoff and fails every call at once meanwhile). Waited in
-  // slices of at most 100 ms; false as soon as the link is interrupted
-  // (Interrupted(kAnswer)), true once it is time to try again.
+  // delay for the channel to connect (AwaitConnected, made to connect at
+  // each slice: a failed channel otherwise waits out gRPC's own backoff and
+  // fails every call at once meanwhile). Waited in slices of at most 100 ms;
+  // false as soon as the link is interrupted (Interrupted(kAnswer)), true once
+  // it is time to try again.
   bool WaitBeforeRetry(Backoff& backoff);
   // A window waited out unanswered, nothing heard meanwhile: marks the
   // referee gone (gone_), saying so when it was not gone already (not of
