@@ -49,16 +49,16 @@ int PlayClient::Run(grpc::Channel& channel, v1::Referee::Stub& stub,
   const absl::Duration reconnect_for = options_.reconnect_for;
   ReconnectWindow window(reconnect_for);
   grpc::Status status;
-  while (!Stopping()) {
+  while (!stop_.stopped()) {
     const size_t read = reads_;
     status = PlayOnce(stub, token, want);
     if (want > 0 && Ended() >= want) break;
-    if (!Stopping() && Broken(status)) {
+    if (!stop_.stopped() && Broken(status)) {
       std::cerr << "bot: " << kBrokenFailure
                 << " (stream ended: " << StatusText(status) << ")\n";
       return 1;
     }
-    if (Stopping() || status.ok() || !Retryable(status)) break;
+    if (stop_.stopped() || status.ok() || !Retryable(status)) break;
     if (Replaced(status)) {
       std::cerr << "bot: another process connected with this token; "
                    "stopping (stream ended: "
@@ -90,12 +90,12 @@ int PlayClient::Run(grpc::Channel& channel, v1::Referee::Stub& stub,
     // The referee back: a stream it ends at once is retried soon.
     window.Waited(AwaitReferee(channel, *wait));
   }
-  if (!Stopping() && !status.ok() &&
+  if (!stop_.stopped() && !status.ok() &&
       status.error_code() != grpc::StatusCode::CANCELLED) {
     std::cerr << "bot: stream ended: " << status.error_message() << "\n";
     return 1;
   }
-  if (!Stopping() && status.ok() && want > 0 && Ended() < want) {
+  if (!stop_.stopped() && status.ok() && want > 0 && Ended() < want) {
     std::cerr << "bot: giving up: the referee closed the stream after "
               << Ended() << " of " << want
               << " matches: a seat token plays one match\n";
@@ -136,12 +136,12 @@ absl::Duration PlayClient::ConnectRetrySlice() {
 
 bool PlayClient::AwaitReferee(grpc::Channel& channel, absl::Duration wait) {
   if (channel.GetState(/*try_to_connect=*/false) == GRPC_CHANNEL_READY) {
-    WaitUnlessStopped(wait);  // The referee is up and ended the stream.
+    stop_.WaitFor(wait);  // The referee is up and ended the stream.
     return false;
   }
   return AwaitConnected(channel, absl::Now() + wait,
                         {.slice = ConnectRetrySlice(), .stop = [this] {
-                           return Stopping();
+                           return stop_.stopped();
                          }}) == Awaited::kConnected;
 }
 
@@ -169,7 +169,7 @@ void PlayClient::SayRetrying(const grpc::Status& status, bool connected) {
 
 void PlayClient::Stop() {
   absl::MutexLock lock(&mutex_);
-  stopping_ = true;
+  stop_.Stop();
   if (context_ != nullptr) context_->TryCancel();
 }
 
@@ -195,19 +195,9 @@ bool PlayClient::Replaced(const grpc::Status& status) {
          status.error_message() == "replaced by a newer stream";
 }
 
-bool PlayClient::Stopping() {
-  absl::MutexLock lock(&mutex_);
-  return stopping_;
-}
-
-bool PlayClient::WaitUnlessStopped(absl::Duration duration) {
-  absl::MutexLock lock(&mutex_);
-  return mutex_.AwaitWithTimeout(absl::Condition(&stopping_), duration);
-}
-
 bool PlayClient::SetContext(grpc::ClientContext* context) {
   absl::MutexLock lock(&mutex_);
-  if (stopping_ && context != nullptr) return false;
+  if (stop_.stopped() && context != nullptr) return false;
   context_ = context;
   return true;
 }

@@ -26,6 +26,7 @@
 #include "grpcpp/grpcpp.h"
 #include "pyramid/referee/v1/referee_service.grpc.pb.h"
 #include "referee/cli/referee_client.h"
+#include "referee/core/stop_signal.h"
 #include "referee/crypto/bytes.h"
 #include "referee/crypto/ed25519.h"
 #include "referee/crypto/random_stream.h"
@@ -197,12 +198,6 @@ class PlayClient {
   // ends a Play stream so.
   static bool Broken(const grpc::Status& status);
 
-  // Whether Stop was called.
-  bool Stopping();
-
-  // Waits `duration`; true when Stop was called (then at once).
-  bool WaitUnlessStopped(absl::Duration duration);
-
   // While the referee is away, a connection is tried again at most this
   // long after the last one (less a jitter of up to 50 ms, drawn for each
   // wait: ConnectRetrySlice).
@@ -324,8 +319,13 @@ class PlayClient {
   void Reveal(const Key& key);
 
   const PlayClientOptions options_;
+  // Raised by Stop; its waits (between reconnections) are on the monotonic
+  // clock, which a step of the wall clock does not hold back.
+  StopSignal stop_;
+  // Stop raises stop_ and cancels context_ under it, and SetContext reads
+  // stop_ under it: a stream begun before Stop is cancelled, and none
+  // begins after it.
   absl::Mutex mutex_;
-  bool stopping_ ABSL_GUARDED_BY(mutex_) = false;
   // The context of the Play stream in progress, for Stop to cancel.
   grpc::ClientContext* context_ ABSL_GUARDED_BY(mutex_) = nullptr;
   std::unique_ptr<Strategy> strategy_;

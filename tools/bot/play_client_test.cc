@@ -15,7 +15,9 @@
 // it again (never anew), and, without the record, saying the commitment
 // lost once; a stream the referee ends DATA_LOSS (it broke the match) not
 // reopened; and the waits between tries while the referee is away
-// (ReconnectWindow), the last one ending when --reconnect_for_s is up.
+// (ReconnectWindow), the last one ending when --reconnect_for_s is up,
+// and the wait before the next stream not held back by a step of the wall
+// clock (the test's clock_gettime moves CLOCK_REALTIME on demand).
 // tests/bot_cli_test.sh runs the bot program itself,
 // tests/bot_state_test.sh kills and restarts it mid-match.
 #include "tools/bot/play_client.h"
@@ -24,6 +26,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -44,6 +47,7 @@
 #include "referee/crypto/bytes.h"
 #include "referee/crypto/protocol.h"
 #include "referee/crypto/sha256.h"
+#include "referee/service/testing_clock_step.h"
 #include "replay/verifier.h"
 #include "tests/test_client.h"
 #include "tests/test_referee.h"
@@ -1092,6 +1096,48 @@ TEST(ReconnectWindowTest, TheRefereeBackOrAFreshOutageStartsOver) {
   ReconnectWindow none(absl::ZeroDuration());
   none.Begin(start);
   EXPECT_EQ(none.Wait(start), std::nullopt);
+}
+
+// The wait before the next stream, after the referee ended one on a
+// channel still connected (ReconnectWindow's first, 100 ms), is the
+// monotonic clock's: begun while the wall clock is an hour ahead of the
+// kernel's (as when the system clock was stepped an hour back during an
+// outage), the next stream opens after 100 ms, not an hour later (the wait
+// was absl::Mutex::AwaitWithTimeout's, which Abseil 20220623 turns into a
+// wall clock deadline). Polled on the monotonic clock: an absl wait for
+// Run would be held back too.
+TEST(PlayClientScriptTest, AWallClockStepDoesNotHoldBackTheNextStream) {
+  ScriptedReferee referee({
+      {End(grpc::Status(grpc::StatusCode::UNAVAILABLE, "restarting"))},
+      {Send(Ended(kMatch, 0, 2)), End(grpc::Status::OK)},
+  });
+  ServedReferee served = Serve(referee);
+  ASSERT_NE(served.server, nullptr);
+  PlayClientOptions options;
+  options.quiet = true;
+  options.matches = 1;
+  PlayClient client(options, std::make_unique<EmptyStrategy>(),
+                    Sha256("play-client-test"), std::nullopt);
+  const ScopedWallClockStep step(absl::Hours(1));
+  ASSERT_TRUE(step.taken()) << "the step did not take";
+  int status = -1;
+  std::atomic<bool> returned{false};
+  std::thread run([&] {
+    status = client.Run(*served.channel, *served.stub, "token");
+    returned = true;
+  });
+  const auto give_up =
+      std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!returned.load() && std::chrono::steady_clock::now() < give_up) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  const bool in_time = returned.load();
+  if (!in_time) client.Stop();  // Ends the wait, to report it.
+  run.join();
+  served.server->Shutdown();
+  EXPECT_TRUE(in_time) << "the next stream waited for the wall clock";
+  EXPECT_EQ(status, 0);
+  EXPECT_EQ(referee.opened(), 2u);
 }
 
 }  // namespace
