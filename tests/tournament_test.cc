@@ -2187,6 +2187,29 @@ struct RemoteReferee {
   std::string key, admin_token, address;
 };
 
+// A tournament of two rounds of three reference bots of Rock, Paper,
+// Pyramid! against a referee of its own.
+class TwoRoundsOnARefereeTest : public TournamentTest {
+ protected:
+  // Starts the referee with `flags` and plays the tournament on it: all 6
+  // matches verified and genuine. `results` are its results, for what else
+  // a test checks; the referee serves until the test ends.
+  void PlayOnAReferee(const std::vector<std::string>& flags,
+                      v1::TournamentResults& results) {
+    referee_ = StartReferee(dir_.path(), flags);
+    ASSERT_NE(referee_, nullptr);
+    absl::StatusOr<v1::TournamentResults> played =
+        Run(Make("rock_paper_pyramid", 3, 3,
+                 "rounds: 2 " + RemoteReferee(dir_.path()).Fields()));
+    ASSERT_TRUE(played.ok()) << played.status() << progress_.str();
+    results = *std::move(played);
+    EXPECT_EQ(results.verified(), 6u);
+    ExpectAllGenuine(results);
+  }
+
+  std::unique_ptr<testing_util::Process> referee_;
+};
+
 TEST_F(TournamentTest, BotsDieWithARunnerKilledBySigkill) {
   std::unique_ptr<testing_util::Process> referee = StartReferee(dir_.path());
   ASSERT_NE(referee, nullptr);
@@ -2598,18 +2621,11 @@ TEST_F(TournamentTest, AWaitForAPlaceAnotherClientHoldsGivesUpAsDocumented) {
 // A referee started with --public_watch=false answers Watch, GetLog and the
 // transparency log's calls only to holders of a token it issued: every
 // call of the runner carries its admin token.
-TEST_F(TournamentTest, PlaysOnARefereeThatAnswersTokenHoldersOnly) {
-  std::unique_ptr<testing_util::Process> referee =
-      StartReferee(dir_.path(), {"--public_watch=false"});
-  ASSERT_NE(referee, nullptr);
-  absl::StatusOr<v1::TournamentResults> results =
-      Run(Make("rock_paper_pyramid", 3, 3,
-               "rounds: 2 " + RemoteReferee(dir_.path()).Fields()));
-  ASSERT_TRUE(results.ok()) << results.status() << progress_.str();
-  EXPECT_EQ(results->verified(), 6u);
-  ExpectAllGenuine(*results);
-  EXPECT_EQ(results->transparency_problems(), 0u)
-      << results->transparency_verdict();
+TEST_F(TwoRoundsOnARefereeTest, PlaysOnARefereeThatAnswersTokenHoldersOnly) {
+  v1::TournamentResults results;
+  ASSERT_NO_FATAL_FAILURE(PlayOnAReferee({"--public_watch=false"}, results));
+  EXPECT_EQ(results.transparency_problems(), 0u)
+      << results.transparency_verdict();
 }
 
 // A referee that takes no spectators (--max_watchers=0 and
@@ -2617,16 +2633,10 @@ TEST_F(TournamentTest, PlaysOnARefereeThatAnswersTokenHoldersOnly) {
 // which carry the admin token: every match is played and verified. Before,
 // the runner's own Watch was refused, every match of the schedule was
 // created within seconds and left "not finished", its seats to forfeit.
-TEST_F(TournamentTest, PlaysOnARefereeThatTakesNoSpectators) {
-  std::unique_ptr<testing_util::Process> referee = StartReferee(
-      dir_.path(), {"--max_watchers=0", "--max_watchers_per_match=0"});
-  ASSERT_NE(referee, nullptr);
-  absl::StatusOr<v1::TournamentResults> results =
-      Run(Make("rock_paper_pyramid", 3, 3,
-               "rounds: 2 " + RemoteReferee(dir_.path()).Fields()));
-  ASSERT_TRUE(results.ok()) << results.status() << progress_.str();
-  EXPECT_EQ(results->verified(), 6u);
-  ExpectAllGenuine(*results);
+TEST_F(TwoRoundsOnARefereeTest, PlaysOnARefereeThatTakesNoSpectators) {
+  v1::TournamentResults results;
+  ASSERT_NO_FATAL_FAILURE(PlayOnAReferee(
+      {"--max_watchers=0", "--max_watchers_per_match=0"}, results));
 }
 
 // A running referee whose key is not the pinned one stops the tournament
