@@ -65,13 +65,15 @@
 #include "referee/tlog/note.h"
 
 ABSL_FLAG(std::string, listen, "127.0.0.1:50051",
-          "Address to listen on (host:port; port 0 picks a free one). One "
-          "that cannot be listened on (in use, not this host's) stops the "
-          "referee before it writes anything.");
+          "Address to listen on (host:port, port 0 picking a free one; or a "
+          "Unix socket, unix:PATH). One that cannot be listened on (in use, "
+          "another server's socket, not this host's) stops the referee "
+          "before it writes anything.");
 ABSL_FLAG(std::string, port_file, "",
           "If set, write the port actually bound to this file: written "
           "atomically once the referee serves and has printed its banner, "
-          "the port in decimal and a newline.");
+          "the port in decimal and a newline (0 for a Unix socket, which "
+          "has no port).");
 ABSL_FLAG(std::string, data_dir, "referee-data",
           "Directory for logs, the key and the admin token (created 0700 when "
           "missing, an existing one keeps its mode; a start that fails "
@@ -782,6 +784,7 @@ absl::StatusOr<std::unique_ptr<grpc::Server>> Serve(RefereeService& referee,
 // whole on stdout (the registry's counts among it).
 absl::Status WritePortFile(int port) {
   if (absl::GetFlag(FLAGS_port_file).empty()) return absl::OkStatus();
+  if (!ListensOnPort(absl::GetFlag(FLAGS_listen))) port = 0;
   absl::Status s = WriteFileAtomically(absl::GetFlag(FLAGS_port_file),
                                        absl::StrCat(port, "\n"));
   if (s.ok()) return s;
@@ -794,10 +797,14 @@ void PrintBanner(int port, const Paths& paths, const Lobby& lobby,
                  const RecoveryReport& recovered,
                  const LogJournal::Recovery& journal,
                  const std::string& verifier_key) {
-  std::string host = absl::GetFlag(FLAGS_listen);
-  host = host.substr(0, host.rfind(':'));
+  // The address as given with the port bound in place of 0; a Unix
+  // socket's as given.
+  std::string address = absl::GetFlag(FLAGS_listen);
+  if (ListensOnPort(address)) {
+    address = absl::StrCat(address.substr(0, address.rfind(':')), ":", port);
+  }
   const std::string data_dir = paths.data_dir.string();
-  std::cout << "referee listening on " << host << ":" << port
+  std::cout << "referee listening on " << address
             << (absl::GetFlag(FLAGS_tls_cert).empty() ? " (plaintext)"
                                                       : " (TLS)")
             << "\n"

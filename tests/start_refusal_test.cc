@@ -11,6 +11,7 @@
 //   and every write would fail;
 // - its log directory missing, or there but empty (a disk not mounted
 //   yet), while the registry names a finished and a running match's logs;
+// - its Unix socket served by another referee;
 // while a new data directory, and one holding only keygen's key, start.
 #include <signal.h>
 #include <unistd.h>
@@ -332,6 +333,32 @@ TEST_F(StartRefusalTest, ANewDataDirAndAKeygenOnlyOneStart) {
   ASSERT_NO_FATAL_FAILURE(PlayMatch());
   ASSERT_NO_FATAL_FAILURE(Stop());
   EXPECT_EQ(Slurp(Data("referee.key")), key);
+}
+
+// A referee on a Unix socket says the socket in its banner and writes 0
+// (no port) to its port file; a second referee on the same path is
+// refused (gRPC would unlink the first's socket file and take every new
+// client from it unnoticed), and the first serves on.
+TEST_F(StartRefusalTest, AUnixSocketAnotherRefereeServesIsRefused) {
+  const std::string socket = "unix:" + Path("referee.sock");
+  referee_ = testing_util::StartReferee(
+      Path("port"), {"--listen=" + socket, "--data_dir=" + data_},
+      Path("first.out"), Path("first.err"), kWait);
+  ASSERT_TRUE(fs::exists(Path("port"))) << referee_->err();
+  EXPECT_EQ(Slurp(Path("port")), "0\n");
+  EXPECT_THAT(referee_->out(),
+              StartsWith("referee listening on " + socket + " (plaintext)\n"));
+  const std::string second = Path("second");
+  ToolResult r = Run("referee", {"--listen=" + socket, "--data_dir=" + second});
+  ExpectOneLineRefusal(r);
+  EXPECT_EQ(r.err, "referee: cannot listen on " + socket +
+                       ": another server listens on this socket\n");
+  EXPECT_FALSE(fs::exists(second));  // Nothing made.
+  address_ = socket;
+  r = Run("refctl", {"--referee=" + socket, "health"});
+  EXPECT_EQ(r.code, 0) << r.err;
+  ASSERT_NO_FATAL_FAILURE(PlayMatch());
+  ASSERT_NO_FATAL_FAILURE(Stop());
 }
 
 // A registry SQLite can open only for reading (immutable: even root

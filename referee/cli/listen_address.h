@@ -23,9 +23,19 @@ namespace pyramid {
 // of the wrong form or a host that does not resolve, UNAVAILABLE for one
 // that cannot be bound, each message "cannot listen on ADDRESS: WHY" (WHY
 // the system's, e.g. "Address already in use") or naming the form wanted.
-// An address with a scheme gRPC knows (unix:PATH, ipv4:, dns:, ...) is left
-// to gRPC: OK.
+// A Unix socket address (unix:PATH, unix://ABSOLUTE_PATH,
+// unix-abstract:NAME) is refused UNAVAILABLE when another server listens
+// on it (gRPC would unlink its socket file and take the path from it
+// unnoticed), when PATH is a file of another kind, or when its directory
+// cannot take a socket; INVALID_ARGUMENT when the name is empty or longer
+// than a socket address holds (107 bytes). A socket file left by a server
+// that is gone passes: gRPC replaces it. An address with another scheme
+// gRPC knows (ipv4:, ipv6:, dns:, vsock:) is left to gRPC: OK.
 absl::Status CheckListenAddress(const std::string& address);
+
+// False for a Unix socket address (unix:, unix-abstract:), which has no
+// port: gRPC reports 1 for it, which is none.
+bool ListensOnPort(const std::string& address);
 
 }  // namespace pyramid
 

@@ -6,8 +6,11 @@
 #include <openssl/pem.h>
 #include <openssl/x509.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
+#include <cstddef>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -68,7 +71,109 @@ TEST(ListenAddressTest, AFreeAddressPasses) {
   EXPECT_TRUE(CheckListenAddress("127.0.0.1:0").ok());
   EXPECT_TRUE(CheckListenAddress("localhost:0").ok());
   // Left to gRPC.
-  EXPECT_TRUE(CheckListenAddress("unix:/nonexistent/socket").ok());
+  EXPECT_TRUE(CheckListenAddress("ipv4:127.0.0.1:0").ok());
+}
+
+// A Unix stream socket bound to the path `path` (with `abstract`, the
+// abstract name) and listening, closed with the object.
+class UnixListener {
+ public:
+  UnixListener(const std::string& path, bool abstract) {
+    fd_ = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_un address{};
+    address.sun_family = AF_UNIX;
+    std::memcpy(address.sun_path + (abstract ? 1 : 0), path.data(),
+                path.size());
+    // One byte more: a path's terminating zero, an abstract name's leading
+    // one.
+    const socklen_t size = static_cast<socklen_t>(
+        offsetof(sockaddr_un, sun_path) + path.size() + 1);
+    ok_ = fd_ >= 0 &&
+          bind(fd_, reinterpret_cast<sockaddr*>(&address), size) == 0 &&
+          listen(fd_, 1) == 0;
+  }
+  ~UnixListener() {
+    if (fd_ >= 0) close(fd_);
+  }
+  bool ok() const { return ok_; }
+
+ private:
+  int fd_ = -1;
+  bool ok_ = false;
+};
+
+// gRPC unlinks a socket file in its way and binds anew: a second referee
+// on the path would take every new client of the first unnoticed.
+TEST(ListenAddressTest, AUnixSocketAnotherServerListensOnIsRefused) {
+  const TempDir dir("listen-unix");
+  ASSERT_TRUE(dir.ok());
+  const std::string path = dir.File("referee.sock");
+  const UnixListener listener(path, /*abstract=*/false);
+  ASSERT_TRUE(listener.ok());
+  for (const std::string& address : {"unix:" + path, "unix://" + path}) {
+    const absl::Status status = CheckListenAddress(address);
+    EXPECT_TRUE(absl::IsUnavailable(status)) << status;
+    EXPECT_EQ(status.message(),
+              absl::StrCat("cannot listen on ", address,
+                           ": another server listens on this socket"));
+  }
+  EXPECT_TRUE(fs::exists(path));  // Left alone.
+}
+
+TEST(ListenAddressTest, AUnixSocketLeftByAServerGoneOrANewPathPasses) {
+  const TempDir dir("listen-unix");
+  ASSERT_TRUE(dir.ok());
+  const std::string left = dir.File("left.sock");
+  {
+    const UnixListener gone(left, /*abstract=*/false);
+    ASSERT_TRUE(gone.ok());
+  }
+  ASSERT_TRUE(fs::is_socket(left));  // Nobody listens: gRPC replaces it.
+  EXPECT_TRUE(CheckListenAddress("unix:" + left).ok());
+  const std::string fresh = dir.File("new.sock");
+  EXPECT_TRUE(CheckListenAddress("unix:" + fresh).ok());
+  EXPECT_FALSE(fs::exists(fresh));  // The check's own bind leaves nothing.
+}
+
+TEST(ListenAddressTest, AUnixPathThatCannotTakeASocketIsNamedWithWhy) {
+  const TempDir dir("listen-unix");
+  ASSERT_TRUE(dir.ok());
+  const std::string file = dir.File("plain");
+  std::ofstream(file) << "not a socket\n";
+  absl::Status status = CheckListenAddress("unix:" + file);
+  EXPECT_TRUE(absl::IsUnavailable(status)) << status;
+  EXPECT_EQ(status.message(),
+            absl::StrCat("cannot listen on unix:", file,
+                         ": the path exists and is not a socket"));
+  status = CheckListenAddress("unix:" + dir.File("missing/referee.sock"));
+  EXPECT_TRUE(absl::IsUnavailable(status)) << status;
+  EXPECT_THAT(status.message(), HasSubstr(": No such file or directory"));
+  for (const std::string& bad :
+       {std::string("unix:"), std::string("unix-abstract:"),
+        "unix:/" + std::string(107, 'x')}) {
+    status = CheckListenAddress(bad);
+    EXPECT_TRUE(absl::IsInvalidArgument(status)) << bad;
+    EXPECT_THAT(status.message(), HasSubstr("needs a name of 1 to 107 bytes"))
+        << bad;
+  }
+}
+
+TEST(ListenAddressTest, AnAbstractUnixNameInUseIsRefused) {
+  const std::string name = absl::StrCat("pyramid-listen-test-", getpid());
+  EXPECT_TRUE(CheckListenAddress("unix-abstract:" + name).ok());
+  const UnixListener listener(name, /*abstract=*/true);
+  ASSERT_TRUE(listener.ok());
+  const absl::Status status = CheckListenAddress("unix-abstract:" + name);
+  EXPECT_TRUE(absl::IsUnavailable(status)) << status;
+  EXPECT_THAT(status.message(), HasSubstr(": Address already in use"));
+}
+
+TEST(ListenAddressTest, OnlyAUnixSocketHasNoPort) {
+  EXPECT_TRUE(ListensOnPort("127.0.0.1:0"));
+  EXPECT_TRUE(ListensOnPort("[::1]:50051"));
+  EXPECT_TRUE(ListensOnPort("ipv4:127.0.0.1:1"));
+  EXPECT_FALSE(ListensOnPort("unix:/tmp/referee.sock"));
+  EXPECT_FALSE(ListensOnPort("unix-abstract:referee"));
 }
 
 TEST(ListenAddressTest, AnAddressNotThisHostsOrOfTheWrongFormIsNamed) {
