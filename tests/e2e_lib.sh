@@ -146,6 +146,11 @@ expect_older_stops() {
   kill -0 "$new_pid" 2>/dev/null || fail "$name: the newer bot stopped"
 }
 
+# Starts the referee on the address $1 and $tmp/data; sets addr to where
+# it serves: 127.0.0.1:PORT (the port bound, for 127.0.0.1:0), or $1 for a
+# Unix socket (unix:PATH). A test that stops the referee and starts it
+# again on "$addr" uses a socket in $tmp: a freed loopback port may be
+# taken by another test's process meanwhile, a socket of its own cannot.
 start_referee() {
   rm -f "$tmp/port"
   spawn referee "$BIN/referee" --listen="$1" --port_file="$tmp/port" \
@@ -153,7 +158,11 @@ start_referee() {
   # shellcheck disable=SC2034  # For the test, to kill it.
   referee_pid=$last_pid
   poll test -s "$tmp/port"
-  addr=127.0.0.1:$(cat "$tmp/port")
+  if [[ $1 == unix:* ]]; then
+    addr=$1
+  else
+    addr=127.0.0.1:$(cat "$tmp/port")
+  fi
 }
 
 refctl() {

@@ -47,7 +47,7 @@ if [[ ! -d $NODE_KIT/node_modules/@grpc/grpc-js ]]; then
 fi
 export PYTHONPATH=tools/clients/python PYTHONDONTWRITEBYTECODE=1
 
-start_referee 127.0.0.1:0
+start_referee "unix:$tmp/referee.sock" # Started again on it below.
 # The seed decision's clock is a minute, so that the bots' start on a
 # loaded machine faults nobody.
 match=$(refctl create-match --game=rock_paper_pyramid --seats=3 \

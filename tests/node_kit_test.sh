@@ -60,7 +60,7 @@ node "$RANDOM_BOT" --token_file="$tmp/any.token" --proto_dir="$tmp/no-proto" \
   "$tmp/noproto.out" || fail "--proto_dir missing: status $status: $(cat "$tmp/noproto.out")"
 
 # --- the referee
-start_referee 127.0.0.1:0
+start_referee "unix:$tmp/referee.sock" # Started again on it below.
 
 # --- 1. one match of each game, Node bots only
 "$BIN/keygen" --out="$tmp/node.key" >/dev/null 2>&1 || fail "keygen"

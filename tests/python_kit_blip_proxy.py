@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """A TCP proxy that makes a network blip, for tests/python_kit_test.sh.
 
-Usage: python_kit_blip_proxy.py UPSTREAM_HOST:PORT PORT_FILE
+Usage: python_kit_blip_proxy.py UPSTREAM PORT_FILE
+
+UPSTREAM is HOST:PORT or a Unix socket, unix:PATH.
 
 Contract: listens on a free loopback port (written to PORT_FILE once it
 listens) and pipes every connection to UPSTREAM. On SIGUSR1 it cuts every
@@ -35,13 +37,18 @@ async def drop(reader: asyncio.StreamReader) -> None:
 
 
 async def main() -> None:
-    host, port = sys.argv[1].rsplit(":", 1)
+    upstream = sys.argv[1]
     live = []  # (client writer, upstream reader, upstream writer, pipes)
     held = []  # Upstream sides of cut connections, kept open.
     tasks = set()
 
     async def accept(client_r, client_w) -> None:
-        up_r, up_w = await asyncio.open_connection(host, int(port))
+        if upstream.startswith("unix:"):
+            up_r, up_w = await asyncio.open_unix_connection(
+                upstream[len("unix:"):])
+        else:
+            host, port = upstream.rsplit(":", 1)
+            up_r, up_w = await asyncio.open_connection(host, int(port))
         pipes = [asyncio.create_task(pipe(client_r, up_w)),
                  asyncio.create_task(pipe(up_r, client_w))]
         live.append((client_w, up_r, up_w, pipes))

@@ -75,7 +75,7 @@ tail -n 1 "$tmp/unit.out"
 RANDOM_BOT=$KIT/examples/random_bot.py
 
 # --- the referee
-start_referee 127.0.0.1:0
+start_referee "unix:$tmp/referee.sock" # Started again on it below.
 
 # --- 1. random kit bots on every seat, every game
 matches=()

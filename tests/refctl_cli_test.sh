@@ -35,7 +35,7 @@ LIMIT=20 # Seconds any one wait may take.
 source "${BASH_SOURCE%/*}/e2e_lib.sh"
 need_built referee refctl bot replay
 
-start_referee 127.0.0.1:0
+start_referee "unix:$tmp/referee.sock" # Started again on it below.
 mkdir -p "$tmp/cwd"
 
 # --- 1. The admin token
