@@ -59,6 +59,9 @@ std::string EncodeHash(const Digest& hash) {
 // Splits text that must end in a newline into its lines.
 absl::StatusOr<std::vector<std::string_view>> Lines(std::string_view text,
                                                     std::string_view what) {
+  if (std::string cr = CarriageReturnProblem(text); !cr.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(ToAbsl(what), ": ", cr));
+  }
   if (text.empty() || text.back() != '\n') {
     return absl::InvalidArgumentError(
         absl::StrCat(ToAbsl(what), ": does not end in a newline"));
@@ -135,6 +138,7 @@ absl::StatusOr<TlogProof> ParseTlogProof(std::string_view text) {
     return absl::InvalidArgumentError(
         absl::StrCat("bad tlog-proof: ", ToAbsl(why)));
   };
+  if (std::string cr = CarriageReturnProblem(text); !cr.empty()) return bad(cr);
   // The proof lines end at the first blank line; the checkpoint follows.
   const size_t blank = text.find("\n\n");
   if (blank == std::string_view::npos) return bad("no checkpoint");

@@ -146,6 +146,9 @@ absl::StatusOr<std::string> SignNote(std::string_view text,
 }
 
 absl::StatusOr<ParsedNote> ParseNote(std::string_view note) {
+  if (std::string cr = CarriageReturnProblem(note); !cr.empty()) {
+    return Malformed(cr);
+  }
   if (!IsValidUtf8(note) || !IsNoteText(note)) {
     return Malformed("not UTF-8 text without control characters");
   }

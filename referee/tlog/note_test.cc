@@ -4,10 +4,12 @@
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "gtest/gtest.h"
 #include "referee/crypto/bytes.h"
 #include "referee/tlog/checkpoint.h"
 #include "referee/tlog/merkle.h"
+#include "referee/tlog/text.h"
 
 namespace pyramid::tlog {
 namespace {
@@ -253,6 +255,41 @@ TEST(TlogProofTest, RefusesMalformedProofs) {
        }) {
     EXPECT_FALSE(ParseTlogProof(bad).ok()) << bad;
   }
+}
+
+// A file converted to Windows line ends: each of the four formats names
+// the carriage return and where it is, rather than a part it then misses
+// ("no checkpoint") or a generic "control characters".
+TEST(TlogTextTest, ACarriageReturnIsNamedWithItsOffset) {
+  auto crlf = [](std::string_view text) {
+    return absl::StrReplaceAll(ToAbsl(text), {{"\n", "\r\n"}});
+  };
+  const std::string why =
+      "a carriage return (CR) at byte 22: lines end in a line feed alone "
+      "(was the file converted to CR LF line ends?)";
+  absl::Status status = ParseTlogProof(crlf(kSpecProof)).status();
+  EXPECT_EQ(status.message(), "bad tlog-proof: " + why) << status;
+  const std::string checkpoint =
+      FormatCheckpoint({"example.com/behind-the-sofa", 1, EmptyRoot()});
+  status = ParseCheckpoint(crlf(checkpoint)).status();
+  EXPECT_EQ(status.message(),
+            "bad checkpoint: a carriage return (CR) at byte "
+            "27: lines end in a line feed alone (was the "
+            "file converted to CR LF line ends?)")
+      << status;
+  status = ParseNote(crlf(kGoNote)).status();
+  EXPECT_EQ(status.message(),
+            "malformed note: a carriage return (CR) at byte 56: lines end in "
+            "a line feed alone (was the file converted to CR LF line ends?)")
+      << status;
+  status =
+      ParseConsistencyProof(crlf(FormatConsistencyProof({3, 7, {EmptyRoot()}})))
+          .status();
+  EXPECT_EQ(status.message(),
+            "bad consistency proof: a carriage return (CR) "
+            "at byte 35: lines end in a line feed alone "
+            "(was the file converted to CR LF line ends?)")
+      << status;
 }
 
 TEST(ConsistencyProofFileTest, RoundTrips) {

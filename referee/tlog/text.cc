@@ -1,6 +1,7 @@
 #include "referee/tlog/text.h"
 
 #include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
 
 namespace pyramid::tlog {
 
@@ -66,6 +67,14 @@ bool IsNoteText(std::string_view text) {
     if (static_cast<unsigned char>(c) < 0x20 && c != '\n') return false;
   }
   return true;
+}
+
+std::string CarriageReturnProblem(std::string_view text) {
+  const size_t at = text.find('\r');
+  if (at == std::string_view::npos) return "";
+  return absl::StrCat("a carriage return (CR) at byte ", at,
+                      ": lines end in a line feed alone (was the file "
+                      "converted to CR LF line ends?)");
 }
 
 absl::StatusOr<std::string> DecodeBase64Strict(std::string_view text) {

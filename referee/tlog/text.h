@@ -34,6 +34,11 @@ bool IsValidUtf8(std::string_view text);
 bool IsUnicodeSpace(char32_t c);
 // No ASCII control character but the newline.
 bool IsNoteText(std::string_view text);
+// Empty when `text` holds no carriage return; else why a note, checkpoint
+// or proof holding one cannot be read, naming the first one's byte
+// offset: their lines end in a line feed alone, so a file converted to
+// Windows line ends (CR LF) is refused rather than read as another text.
+std::string CarriageReturnProblem(std::string_view text);
 // Standard base64 with padding (RFC 4648 section 4), in its one canonical
 // form: what re-encoding the result gives back.
 absl::StatusOr<std::string> DecodeBase64Strict(std::string_view text);
