@@ -179,7 +179,8 @@ std::string VerdictHtml(const Verdict& v) {
             "<p class=\"verdict unpinned\" id=\"verdict\">GENUINE (key not "
             "pinned)</p><p class=\"unpinned-why\">Every check passed: ",
             v.records, " records, ", v.moves,
-            " moves replayed under the rules; but signed by the referee key "
+            " moves (every seat's) replayed under the rules; but signed by the "
+            "referee key "
             "in the log itself, not one pinned with <code>--key</code>: anyone "
             "can sign a log of their own making with a "
             "key of their own. Compare the referee key (under \"The match\") "
@@ -190,7 +191,8 @@ std::string VerdictHtml(const Verdict& v) {
           "<p class=\"verdict genuine\" id=\"verdict\">GENUINE</p><p>Every "
           "check passed: ",
           v.records, " records, ", v.moves,
-          " moves replayed under the rules; signed by the pinned referee "
+          " moves (every seat's) replayed under the rules; signed by the "
+          "pinned referee "
           "key.</p>");
     case Verdict::Kind::kUnsealedPrefix:
       return absl::StrCat(
@@ -445,7 +447,8 @@ MatchPage RenderMatchPage(std::string_view file, uint64_t file_size,
       &out, "<h2>The match, step by step</h2>\n<p><span id=\"steps\">",
       page.steps, "</span> ", page.steps == 1 ? "step" : "steps",
       match.steps.empty() || match.steps.front().has_position
-          ? " (the start, then one per move)"
+          ? " (the start, then one per decision or automatic move: the "
+            "moves of all the seats a decision asks are one step)"
           : " (the match ended by forfeit in its seed decision, before it "
             "started: there is no position to draw)",
       page.steps > 1 ? " &middot; arrow keys, Home and End move through them."

@@ -166,7 +166,8 @@ TEST(HtmlPageTest, AnUnpinnedKeyGivesADifferentBadge) {
 }
 
 // The ranks and scores are shown once, at the end of the page (the last
-// step's panel points there), and enums and a 0 meaning "none" are words.
+// step's panel points there), enums and a 0 meaning "none" are words, and
+// a step is not called a move.
 TEST(HtmlPageTest, TheOutcomeIsShownOnceInWords) {
   for (const std::string& path : Goldens()) {
     SCOPED_TRACE(path);
@@ -180,6 +181,10 @@ TEST(HtmlPageTest, TheOutcomeIsShownOnceInWords) {
     EXPECT_THAT(page.html, HasSubstr("<a href=\"#outcome\">Outcome</a>"));
     EXPECT_THAT(page.html, Not(HasSubstr(" 0 ms,")));
     EXPECT_THAT(page.html, HasSubstr("move through them"));
+    // Steps are decisions; moves (the verdict's count) are every seat's.
+    EXPECT_THAT(page.html, HasSubstr("the start, then one per decision or "
+                                     "automatic move"));
+    EXPECT_THAT(page.html, HasSubstr(" moves (every seat's) replayed"));
   }
   // A match with no deadlines and no bank, ended by the rules.
   std::vector<v1::LogRecord> records =
