@@ -10,4 +10,9 @@ std::chrono::steady_clock::duration SteadyDuration(absl::Duration d) {
           std::clamp(d, absl::ZeroDuration(), kLongestSteadyWait)));
 }
 
+absl::Time SteadyNow() {
+  return absl::UnixEpoch() +
+         absl::FromChrono(std::chrono::steady_clock::now().time_since_epoch());
+}
+
 }  // namespace pyramid

@@ -2,7 +2,8 @@
 // (std::chrono::steady_clock), for the threads that sleep until a
 // steady_clock deadline with a std::condition_variable so that a step of
 // the wall clock neither holds back nor hastens what they wait for
-// (referee/service's DelayedRunner, referee/cli's SilenceWatchdog).
+// (referee/service's DelayedRunner, referee/cli's SilenceWatchdog); and
+// that clock as an absl::Time (SteadyNow).
 // absl::Mutex's and absl::CondVar's timed waits would not do: Abseil
 // 20220623 turns every timeout into a wall clock deadline, which a backward
 // step puts off by the step.
@@ -24,6 +25,13 @@ inline constexpr absl::Duration kLongestSteadyWait =
 // `d` on the steady clock, clamped to [0, kLongestSteadyWait]: a negative
 // duration is no wait, and an infinite one a century.
 std::chrono::steady_clock::duration SteadyDuration(absl::Duration d);
+
+// The monotonic clock read as an absl::Time, for code that keeps its
+// deadlines and windows in absl::Time arithmetic (the tournament runner's
+// RefereeLink): only the difference between two readings means anything,
+// never the date it seems to name, and a step of the wall clock moves
+// neither.
+absl::Time SteadyNow();
 
 }  // namespace pyramid
 

@@ -21,6 +21,7 @@
 #include "referee/core/log_format.h"
 #include "referee/core/log_journal.h"
 #include "referee/core/log_sink.h"
+#include "referee/core/steady_duration.h"
 #include "referee/crypto/bytes.h"
 #include "referee/crypto/ed25519.h"
 #include "referee/crypto/sha256.h"
@@ -240,7 +241,7 @@ bool RefereeLink::Interrupted(Waiting what) {
 
 bool RefereeLink::RetryNoteDue(absl::Duration delay) {
   absl::MutexLock lock(&mu_);
-  const absl::Time now = absl::Now();
+  const absl::Time now = SteadyNow();
   if (delay == noted_delay_ && now - noted_at_ < absl::Seconds(1)) {
     return false;
   }
@@ -323,14 +324,15 @@ void RefereeLink::MarkGone() {
 }
 
 bool RefereeLink::WaitBeforeRetry(Backoff& backoff) {
-  const absl::Time retry_at = absl::Now() + backoff.delay();
+  const absl::Time retry_at = SteadyNow() + backoff.delay();
   backoff.Grow();
-  for (absl::Time now = absl::Now(); now < retry_at; now = absl::Now()) {
+  for (absl::Time now = SteadyNow(); now < retry_at; now = SteadyNow()) {
     if (Interrupted(Waiting::kAnswer)) return false;
     absl::SleepFor(std::min(now + kRetrySlice, retry_at) - now);
   }
   if (channel_ == nullptr) return true;  // The embedded referee: no channel.
-  return AwaitConnected(*channel_, retry_at + backoff.delay(),
+  // AwaitConnected's deadline is on the wall clock.
+  return AwaitConnected(*channel_, absl::Now() + backoff.delay(),
                         {.slice = kRetrySlice, .stop = [this] {
                            return Interrupted(Waiting::kAnswer);
                          }}) != Awaited::kStopped;
@@ -340,7 +342,7 @@ grpc::Status RefereeLink::Retrying(
     const std::function<grpc::Status(grpc::ClientContext&)>& call,
     const bool* answered, Exhausted exhausted) {
   const grpc::Status interrupted(grpc::StatusCode::CANCELLED, kInterrupted);
-  absl::Time give_up = absl::Now() + retry_for_;
+  absl::Time give_up = SteadyNow() + retry_for_;
   // What was heard from the referee when the window began: a window that
   // runs out with something heard since (by another call) is no sign that
   // the referee has gone.
@@ -358,14 +360,14 @@ grpc::Status RefereeLink::Retrying(
     const bool refused = attempt == Attempt::kRefused;
     // The outage began at this break.
     if (answered != nullptr && *answered) {
-      give_up = absl::Now() + retry_for_;
+      give_up = SteadyNow() + retry_for_;
       heard_at_start = heard_.load();
     }
     if (Interrupted(Waiting::kAnswer)) return interrupted;
     // A referee that another call waited out a whole window for, unheard
     // from since, has gone: this call gives up with it, not a window later.
     if (!refused && gone_.load()) return status;
-    if (absl::Now() + backoff.delay() > give_up) {
+    if (SteadyNow() + backoff.delay() > give_up) {
       if (refused) return StillRefused(status, exhausted);
       if (heard_.load() == heard_at_start) MarkGone();
       return status;
@@ -429,7 +431,7 @@ absl::StatusOr<v1::CreateMatchResponse> RefereeLink::CreateMatch(
   {
     absl::MutexLock lock(&place_mu_);
     // The tournament's first creation starts the clock of its progress.
-    if (progress_at_ == absl::InfinitePast()) progress_at_ = absl::Now();
+    if (progress_at_ == absl::InfinitePast()) progress_at_ = SteadyNow();
   }
   Backoff backoff;  // Between tries the link's own ends do not pace.
   while (true) {
@@ -446,7 +448,7 @@ absl::StatusOr<v1::CreateMatchResponse> RefereeLink::CreateMatch(
     place_cv_.SignalAll();
     if (status.ok()) {
       live_.insert(response.match_id());
-      progress_at_ = absl::Now();
+      progress_at_ = SteadyNow();
       space_noted_ = false;
       // More of the link's matches live than the limit it learnt: the
       // referee takes more now (restarted with a larger
@@ -473,7 +475,7 @@ absl::StatusOr<v1::CreateMatchResponse> RefereeLink::CreateMatch(
       // At most its limit in flight from now on, each further match
       // starting as one ends.
       limit_ = said;
-      probe_at_ = absl::Now() + kProbeEvery;
+      probe_at_ = SteadyNow() + kProbeEvery;
       ++full_refusals_;
       if (!full_noted_ && note_) {
         full_noted_ = true;
@@ -502,9 +504,9 @@ absl::StatusOr<v1::CreateMatchResponse> RefereeLink::CreateMatch(
     // the backoff (100 ms doubling to 5 s).
     if (ours < limit_) {
       const uint64_t ends = ends_;
-      const absl::Time retry_at = absl::Now() + backoff.delay();
+      const absl::Time retry_at = SteadyNow() + backoff.delay();
       backoff.Grow();
-      while (ends_ == ends && absl::Now() < retry_at) {
+      while (ends_ == ends && SteadyNow() < retry_at) {
         if (Interrupted(Waiting::kPlace)) {
           return absl::CancelledError(kInterrupted);
         }
@@ -536,8 +538,8 @@ absl::Status RefereeLink::AwaitPlace() {
       // not the link's matches end meanwhile: the referee may take more
       // now (other clients' matches ended, or it was restarted with a
       // larger limit), which only a try can tell.
-      if (absl::Now() >= probe_at_) {
-        probe_at_ = absl::Now() + kProbeEvery;
+      if (SteadyNow() >= probe_at_) {
+        probe_at_ = SteadyNow() + kProbeEvery;
         break;
       }
     }
@@ -581,10 +583,10 @@ absl::Status RefereeLink::StalledStatus() {
   // While the link's own live matches hold every place it counts, the
   // wait is for one of them to end, however long they play: no stall.
   if (static_cast<int>(live_.size()) >= limit_) {
-    progress_at_ = std::max(progress_at_, absl::Now());
+    progress_at_ = std::max(progress_at_, SteadyNow());
     return absl::OkStatus();
   }
-  if (absl::Now() < progress_at_ + retry_for_) return absl::OkStatus();
+  if (SteadyNow() < progress_at_ + retry_for_) return absl::OkStatus();
   return absl::UnavailableError(absl::StrCat(
       "creating a match: the referee at ", address_,
       out_of_space_ ? " cannot record new matches" : " is full",
@@ -595,7 +597,7 @@ absl::Status RefereeLink::StalledStatus() {
 
 void RefereeLink::Ended(const std::string& match_id, bool over) {
   absl::MutexLock lock(&place_mu_);
-  if (over) progress_at_ = std::max(progress_at_, absl::Now());
+  if (over) progress_at_ = std::max(progress_at_, SteadyNow());
   if (live_.erase(match_id) == 0) return;
   ++ends_;
   place_cv_.SignalAll();

@@ -457,6 +457,10 @@ class RefereeLink {
   std::atomic<uint64_t> heard_{0};                // Times Heard was called.
   std::function<bool(Waiting)> interrupted_;      // SetRetryHooks.
   std::function<void(const std::string&)> note_;  // SetRetryHooks.
+  // Every absl::Time below, and each wait's deadline and window, is on the
+  // monotonic clock (SteadyNow): a step of the wall clock neither holds
+  // back a retry nor stretches a window. (place_cv_'s 100 ms waits are
+  // Abseil's, on the wall clock: a backward step holds back one of them.)
   absl::Mutex mu_;
   std::set<grpc::ClientContext*> watches_ ABSL_GUARDED_BY(mu_);
   absl::Duration noted_delay_ ABSL_GUARDED_BY(mu_);  // RetryNoteDue.

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -35,6 +36,7 @@
 #include "referee/crypto/bytes.h"
 #include "referee/crypto/ed25519.h"
 #include "referee/service/grpc_status.h"
+#include "referee/service/testing_clock_step.h"
 #include "replay/verifier.h"
 #include "tests/fake_log_referees.h"
 #include "tests/temp_dir.h"
@@ -456,6 +458,44 @@ TEST(RefereeLinkTest, ACallAfterAWaitedOutOutageGivesUpAtOnce) {
   EXPECT_EQ(link.GetMatch("m1").status().code(),
             absl::StatusCode::kUnavailable);
   EXPECT_GE(referee.get_match_calls() - before, 3);
+}
+
+// A retry waits out its backoff on the monotonic clock: the wall clock
+// stepped an hour back during an outage (NTP, a virtual machine resumed)
+// held the next attempt back an hour, since the wait slept until a wall
+// clock time. The call is now answered within the longest backoff (5 s)
+// of the referee's return.
+TEST(RefereeLinkTest, AWallClockStepDoesNotHoldBackARetry) {
+  ScriptedReferee referee;
+  FakeRefereeRig rig(referee);
+  ASSERT_NO_FATAL_FAILURE(rig.Start(absl::Minutes(10)));
+  RefereeLink& link = rig.link();
+  referee.Set(grpc::StatusCode::UNAVAILABLE);
+  std::atomic<bool> done{false};
+  absl::Status status;
+  std::thread caller([&] {
+    status = link.GetMatch("m1").status();
+    done = true;
+  });
+  absl::SleepFor(absl::Milliseconds(500));  // Its backoff under way.
+  bool taken = false;
+  bool in_time = false;
+  {
+    const ScopedWallClockStep step(-absl::Hours(1));  // Seen in 1-2 s.
+    taken = step.taken();
+    referee.Set(grpc::StatusCode::OK);
+    const auto give_up =
+        std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (!done.load() && std::chrono::steady_clock::now() < give_up) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    in_time = done.load();
+    if (!in_time) link.Cancel();  // Ends the wait, to report it.
+    caller.join();
+  }
+  ASSERT_TRUE(taken) << "the step did not take";
+  EXPECT_TRUE(in_time) << "the retry waited for the wall clock";
+  EXPECT_TRUE(status.ok()) << status;
 }
 
 // A window that runs out while another call heard from the referee is no
