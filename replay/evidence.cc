@@ -32,15 +32,20 @@ std::vector<std::string> SignersOf(std::string_view note) {
   return signers;
 }
 
-// The key pinned as `key` (through `verifier`): "referee key HEX" or
-// "verifier key NAME+KEYID".
+// The key `key` (through `verifier`), and whose word it is: "pinned
+// referee key HEX" or "pinned verifier key NAME+KEYID", or, for a key
+// not pinned (`key.taken_from`), "referee key HEX of WHERE (not pinned)".
 std::string PinnedKeyName(const CheckpointKey& key,
                           const tlog::NoteVerifier& verifier) {
+  if (key.verifier_key.empty() && !key.taken_from.empty()) {
+    return absl::StrCat("referee key ", ToHex(key.public_key), " of ",
+                        key.taken_from, " (not pinned)");
+  }
   if (key.verifier_key.empty()) {
-    return absl::StrCat("referee key ", ToHex(key.public_key));
+    return absl::StrCat("pinned referee key ", ToHex(key.public_key));
   }
   return absl::StrCat(
-      "verifier key ", verifier.name, "+",
+      "pinned verifier key ", verifier.name, "+",
       absl::StrFormat("%08x",
                       tlog::Ed25519KeyId(verifier.name, verifier.public_key)));
 }
@@ -52,7 +57,7 @@ std::string PinnedKeyName(const CheckpointKey& key,
 std::string NotSignedBy(std::string_view note, const CheckpointKey& key,
                         const tlog::NoteVerifier& verifier) {
   std::string text =
-      absl::StrCat("not signed by the pinned ", PinnedKeyName(key, verifier));
+      absl::StrCat("not signed by the ", PinnedKeyName(key, verifier));
   const std::string_view origin = note.substr(0, note.find('\n'));
   absl::StrAppend(&text, "; the checkpoint names origin \"",
                   tlog::ToAbsl(origin), "\"");
@@ -78,8 +83,11 @@ absl::Status WrongRefereeOrigin(std::string_view origin,
     return absl::OkStatus();
   }
   return absl::InvalidArgumentError(absl::StrCat(
-      "checkpoint: signed by the pinned referee key under origin \"",
-      tlog::ToAbsl(origin), "\", not the key's own ",
+      "checkpoint: signed by the ",
+      key.taken_from.empty()
+          ? std::string("pinned referee key")
+          : absl::StrCat("referee key of ", key.taken_from, " (not pinned)"),
+      " under origin \"", tlog::ToAbsl(origin), "\", not the key's own ",
       tlog::RefereeOrigin(key.public_key),
       ": a referee names its tree after its own key (pin the tree's "
       "verifier key, --tlog_key, to accept that origin)"));
@@ -218,14 +226,14 @@ namespace {
 std::string LogOf(std::string_view note, const OpenedCheckpoint& opened) {
   if (opened.checkpoint.ok()) {
     return absl::StrCat("origin \"", opened.checkpoint->origin,
-                        "\" (signed by the pinned ", opened.pinned, ")");
+                        "\" (signed by the ", opened.pinned, ")");
   }
   const std::vector<std::string> signers = SignersOf(note);
   return absl::StrCat("origin \"",
                       tlog::ToAbsl(note.substr(0, note.find('\n'))),
                       "\" (signed by ",
                       signers.empty() ? "no key" : absl::StrJoin(signers, ", "),
-                      ", not by the pinned ", opened.pinned, ")");
+                      ", not by the ", opened.pinned, ")");
 }
 
 // Why two checkpoints, each the pinned key's or another key's and not

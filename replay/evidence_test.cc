@@ -26,6 +26,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_replace.h"
 #include "gmock/gmock.h"
+#include "google/protobuf/util/json_util.h"
 #include "gtest/gtest.h"
 #include "pyramid/referee/v1/tournament.pb.h"
 #include "referee/core/log_sink.h"
@@ -495,6 +496,19 @@ TEST_F(TournamentDirectoryTest, ACheckpointNotSignedByTheRefereeIsNamed) {
               StartsWith(absl::StrCat(
                   "checkpoint: not signed by the pinned referee key ",
                   ToHex(stranger), "; the checkpoint names origin")));
+  // The same key in the directory's referee.pub, no key given: it was not
+  // pinned, and the problem says whose it is (it said "the pinned referee
+  // key" while the summary said the directory's own file; an auditor's
+  // finding, L2).
+  Write("referee.pub", ToHex(stranger) + "\n");
+  v = Check();
+  ASSERT_EQ(v.problems.size(), 1u);
+  EXPECT_THAT(v.problems[0],
+              StartsWith(absl::StrCat("checkpoint: not signed by the referee "
+                                      "key ",
+                                      ToHex(stranger),
+                                      " of the directory's referee.pub (not "
+                                      "pinned); the checkpoint names origin")));
 }
 
 TEST_F(TournamentDirectoryTest, NoKeyAndNoCheckpointAreNamed) {
@@ -1023,55 +1037,48 @@ TEST_F(SkippedMatchTest, OnlyAnSprtSkipsAndOnlyTheLastMatches) {
                               "runner copies there) to show an SPRT, and "
                               "only an SPRT that has decided skips "
                               "matches")));
-  // A tournament without an SPRT.
-  WriteTournament("");
-  EXPECT_THAT(Check().problems,
-              ElementsAre(absl::StrCat(
-                  "match 2 (", Label(2),
-                  ") is marked skipped, but the tournament (tournament.txt) "
-                  "has no SPRT, and only an SPRT that has decided skips "
-                  "matches")));
-  // Another tournament's file, and one that does not parse.
+  // Another tournament's file, and one that does not parse: each a
+  // problem of its own, and the skipped match's.
   Write("tournament.txt",
         "name: \"other\" game { game: \"rock_paper_pyramid\" "
         "} sprt { elo1: 10 }\n");
-  EXPECT_THAT(Check().problems,
-              ElementsAre(HasSubstr(
-                  "tournament.txt is another tournament's (\"other\" of "
-                  "rock_paper_pyramid, the schedule's \"example\" of "
-                  "rock_paper_pyramid)")));
+  const std::string other =
+      "tournament.txt is another tournament's (\"other\" of "
+      "rock_paper_pyramid, the schedule's \"example\" of "
+      "rock_paper_pyramid)";
+  EXPECT_THAT(
+      Check().problems,
+      ElementsAre(other, absl::StrCat("match 2 (", Label(2),
+                                      ") is marked skipped, but ", other)));
   WriteTournament("sprt { elo1: 10 ");
   EXPECT_THAT(Check().problems,
-              ElementsAre(HasSubstr(
-                  "is marked skipped, but tournament.txt, which would show an "
-                  "SPRT, is not a Tournament in text format: line ")));
-  // With an SPRT, the last match skipped checks out.
+              ElementsAre(StartsWith("tournament.txt, which would fix the "
+                                     "schedule, is not a Tournament in text "
+                                     "format: line "),
+                          HasSubstr("is marked skipped, but tournament.txt, "
+                                    "which would fix the schedule, is not a "
+                                    "Tournament in text format: line ")));
+  // An SPRT the runner does not take (3 seats; the example's file had no
+  // bots: 'is not the tournament that made schedule.json' either way) does
+  // not skip: the last match skipped passed so (an auditor's finding, M1).
   WriteTournament("sprt {\n  elo1: 10\n}\n");
   v = Check();
-  EXPECT_THAT(v.problems, IsEmpty());
-  EXPECT_EQ(v.matches, 2u);
+  EXPECT_THAT(v.problems,
+              ElementsAre(HasSubstr("is not the tournament that made "
+                                    "schedule.json: it has an SPRT, which the "
+                                    "runner takes only with 2 bots, 2 seats "
+                                    "and the round-robin format"),
+                          absl::StrCat("match 2 (", Label(2),
+                                       ") is marked skipped, but "
+                                       "tournament.txt is not the tournament "
+                                       "that made schedule.json (said above), "
+                                       "so it does not show an SPRT, and only "
+                                       "an SPRT that has decided skips "
+                                       "matches")));
 }
 
-TEST_F(SkippedMatchTest, ASkippedMatchBeforeOnePlayedIsNamed) {
-  WriteTournament("sprt {\n  elo1: 10\n}\n");
-  Skip({0, 2});
-  TournamentVerdict v = Check();
-  EXPECT_THAT(
-      v.problems,
-      ElementsAre(absl::StrCat(
-          "match 0 (", Label(0), ") is marked skipped, but match 1 (", Label(1),
-          "), after it, was played: the runner starts matches in "
-          "index order and skips only those it never started once "
-          "the SPRT has decided, the schedule's last")));
-  EXPECT_EQ(v.matches, 1u);
-}
-
-TEST_F(SkippedMatchTest, EveryMatchSkippedOrNoMatchAtAllIsNamed) {
-  WriteTournament("sprt {\n  elo1: 10\n}\n");
-  Skip({0, 1, 2});
-  EXPECT_THAT(Check().problems,
-              ElementsAre("every match of the schedule is marked skipped, but "
-                          "an SPRT decides only on matches played"));
+TEST_F(SkippedMatchTest, AScheduleOfNoMatchIsNamed) {
+  Skip({0, 1, 2});  // No log left.
   // A schedule of no match (it passed as "0 matches, all included").
   Write("schedule.json",
         "{\"name\": \"example\", \"game\": \"rock_paper_pyramid\", "
@@ -1094,10 +1101,16 @@ TEST_F(SkippedMatchTest, EveryMatchSkippedOrNoMatchAtAllIsNamed) {
 TEST_F(TournamentDirectoryTest, AnEmbeddedRefereesCheckpointHoldsItsLogsOnly) {
   const std::string no_results =
       "the directory holds no results.json: no standings to check";
+  // Nor a tournament.txt: the schedule is its own word.
+  const auto no_tournament = StartsWith(
+      "the directory holds no tournament.txt (the tournament file the runner "
+      "writes there before it plays): schedule.json is not checked against "
+      "the tournament that made it, so that it lists every match (none cut "
+      "from its end) is its own word");
   TournamentVerdict v = Check();
   EXPECT_THAT(v.problems, IsEmpty());
   EXPECT_THAT(v.notes,
-              ElementsAre(no_results,
+              ElementsAre(no_tournament, no_results,
                           "the checkpoint holds 6 logs; logs/ holds 3 sealed "
                           "logs, 3 of them proved included in it: the "
                           "directory holds referee.pub, a "
@@ -1115,7 +1128,7 @@ TEST_F(TournamentDirectoryTest, AnEmbeddedRefereesCheckpointHoldsItsLogsOnly) {
                           "tree (the directory holds referee.key.pub, no "
                           "referee.pub) holds this tournament's logs and "
                           "nothing else"));
-  EXPECT_THAT(v.notes, ElementsAre(no_results));
+  EXPECT_THAT(v.notes, ElementsAre(no_tournament, no_results));
   EXPECT_EQ(v.matches, 3u);
   // Without either key file (the key given), which referee it was is not
   // known: a note.
@@ -1124,7 +1137,7 @@ TEST_F(TournamentDirectoryTest, AnEmbeddedRefereesCheckpointHoldsItsLogsOnly) {
   EXPECT_THAT(v.problems, IsEmpty());
   EXPECT_THAT(
       v.notes,
-      ElementsAre(no_results,
+      ElementsAre(no_tournament, no_results,
                   HasSubstr("the directory holds neither referee.key.pub (the "
                             "embedded referee's) nor referee.pub (a running "
                             "referee's), so which referee it was is not known "
@@ -1177,17 +1190,20 @@ class EmbeddedTournamentTest : public ::testing::Test {
       ASSERT_TRUE(fs::exists(Bin() + "/" + program))
           << Bin() << "/" << program << " is not built";
     }
-    std::string text = absl::StrCat(
-        "name: \"e\" game { game: \"rock_paper_pyramid\" } seats: 3 "
-        "concurrency: 3 output_dir: \"",
-        out_, "\"\n");
-    for (int i = 1; i <= 3; ++i) {
+    std::string text = absl::StrCat("name: \"e\" ", Settings(),
+                                    " output_dir: \"", out_, "\"\n");
+    for (int i = 1; i <= Bots(); ++i) {
       absl::StrAppend(&text, "bots { name: \"b", i, "\" command: \"", Bin(),
                       "/bot\" command: \"--quiet\" }\n");
     }
     std::ofstream(tmp_.File("t.txt")) << text;
     ASSERT_EQ(RunTournament(""), 0) << Output();
   }
+  // The tournament's settings and number of bots (b1, b2, ...).
+  virtual std::string Settings() const {
+    return "game { game: \"rock_paper_pyramid\" } seats: 3 concurrency: 3";
+  }
+  virtual int Bots() const { return 3; }
   // The tournament program's exit status on t.txt, with `flags`.
   int RunTournament(const std::string& flags) const {
     const int status = std::system(
@@ -1211,8 +1227,42 @@ class EmbeddedTournamentTest : public ::testing::Test {
     std::sort(logs.begin(), logs.end());
     return logs;
   }
+  // Removes the schedule's last match's log and proof and, unless `skip`
+  // (then marks it skipped, as a decided SPRT leaves it), its entry in
+  // schedule.json; sets run_id_. Returns its label.
+  std::string CutLastMatch(bool skip) { return Cut(-1, skip); }
+  // Removes match `index`'s log and proof (the last match's when -1) and
+  // marks it skipped (`skip`), else drops the last match's entry.
+  std::string Cut(int index, bool skip) {
+    referee::v1::TournamentSchedule schedule;
+    EXPECT_TRUE(google::protobuf::util::JsonStringToMessage(
+                    *ReadFileToString(out_ + "/schedule.json"), &schedule)
+                    .ok());
+    run_id_ = schedule.run_id();
+    const int last = index < 0 ? schedule.matches_size() - 1 : index;
+    const std::string label = schedule.matches(last).label();
+    for (const fs::path& log : Logs()) {
+      if (!absl::StrContains(*ReadFileToString(log.string()), label)) continue;
+      fs::remove(log);
+      fs::remove(out_ + "/proofs/" + log.stem().string() + ".tlog-proof");
+    }
+    if (skip) {
+      schedule.mutable_matches(last)->set_skipped(true);
+    } else {
+      schedule.mutable_matches()->RemoveLast();
+    }
+    std::string json;
+    google::protobuf::util::JsonPrintOptions options;
+    options.preserve_proto_field_names = true;
+    EXPECT_TRUE(
+        google::protobuf::util::MessageToJsonString(schedule, &json, options)
+            .ok());
+    std::ofstream(out_ + "/schedule.json", std::ios::trunc) << json;
+    return label;
+  }
   TempDir tmp_{"embedded-tournament"};
   const std::string out_ = tmp_.File("out");
+  std::string run_id_;
 };
 
 TEST_F(EmbeddedTournamentTest, ItsCheckpointHoldsItsSealedLogsAndNoOthers) {
@@ -1254,6 +1304,115 @@ TEST_F(EmbeddedTournamentTest, ItsCheckpointHoldsItsSealedLogsAndNoOthers) {
             HasSubstr("that the runner set aside and played again: "
                       "its label stands twice in the referee's "
                       "transparency log")));
+}
+
+// A host with a running referee's admin token (no referee key) cut the
+// last match of a round robin from the schedule with its log and proof,
+// removed results.json and renamed referee.key.pub to referee.pub (so the
+// checkpoint's size is a note): it passed, exit 0 ("2 matches, all
+// included"), tournament.txt being read only beside results.json (an
+// auditor's finding, M1). tournament.txt fixes the schedule whenever it is
+// there; without it, a note says the schedule is its own word.
+TEST_F(EmbeddedTournamentTest, AScheduleCutFromItsEndIsNamedWithoutResults) {
+  const std::string label = CutLastMatch(/*skip=*/false);
+  EXPECT_EQ(label, "e/" + run_id_ + "/2");
+  fs::remove(out_ + "/results.json");
+  fs::rename(out_ + "/referee.key.pub", out_ + "/referee.pub");
+  TournamentVerdict v = Check();
+  EXPECT_THAT(
+      v.problems,
+      ElementsAre(
+          "tournament.txt (TOURNAMENT_FORMAT_UNSPECIFIED, 3 bots, 3 seats, 1 "
+          "round, seed 0) is not the tournament that made "
+          "schedule.json: it schedules 3 matches, "
+          "schedule.json lists 2"));
+  EXPECT_EQ(v.summary, "1 problem");
+  // Without tournament.txt (an evidence-only directory, as the example),
+  // the directory passes and a note says what is not checked.
+  fs::remove(out_ + "/tournament.txt");
+  v = Check();
+  EXPECT_THAT(v.problems, IsEmpty());
+  EXPECT_THAT(v.notes,
+              Contains(StartsWith("the directory holds no tournament.txt (the "
+                                  "tournament file the runner writes there "
+                                  "before it plays): schedule.json is not "
+                                  "checked against the tournament that made "
+                                  "it")));
+}
+
+// The same host marked the last match skipped instead (its log and proof
+// removed) and appended an SPRT to tournament.txt: it passed ("2 matches,
+// all included"), though the runner takes an SPRT only with 2 bots, 2
+// seats and the round-robin format, and this is 3 bots at 3 seats.
+TEST_F(EmbeddedTournamentTest, AnSprtTheRunnerWouldNotTakeSkipsNothing) {
+  const std::string label = CutLastMatch(/*skip=*/true);
+  fs::remove(out_ + "/results.json");
+  fs::rename(out_ + "/referee.key.pub", out_ + "/referee.pub");
+  EXPECT_THAT(Check().problems,
+              ElementsAre(absl::StrCat(
+                  "match 2 (", label,
+                  ") is marked skipped, but the tournament (tournament.txt) "
+                  "has no SPRT, and only an SPRT that has decided skips "
+                  "matches")));
+  std::ofstream(out_ + "/tournament.txt", std::ios::app)
+      << "sprt { elo0: 0 elo1: 10 }\n";
+  const TournamentVerdict v = Check();
+  EXPECT_THAT(
+      v.problems,
+      ElementsAre(
+          "tournament.txt (TOURNAMENT_FORMAT_UNSPECIFIED, 3 bots, 3 seats, 1 "
+          "round, seed 0) is "
+          "not the tournament that made schedule.json: it has an SPRT, which "
+          "the runner takes only with 2 bots, 2 seats and the round-robin "
+          "format",
+          absl::StrCat("match 2 (", label,
+                       ") is marked skipped, but tournament.txt is not the "
+                       "tournament that made schedule.json (said above), so "
+                       "it does not show an SPRT, and only an SPRT that has "
+                       "decided skips matches")));
+}
+
+// A tournament the runner takes an SPRT with (2 bots, 2 seats, round
+// robin, pyramid_scheme; 4 matches, bounds no 4 results reach), its
+// results.json removed
+// and referee.key.pub renamed referee.pub (so that the matches cut below
+// leave no size problem): the rule for skipped matches with an SPRT that
+// made the schedule.
+class SprtTournamentTest : public EmbeddedTournamentTest {
+ protected:
+  std::string Settings() const override {
+    return "game { game: \"pyramid_scheme\" } seats: 2 rounds: 2 "
+           "concurrency: 2 sprt { elo0: 0 elo1: 5 }";
+  }
+  int Bots() const override { return 2; }
+  void SetUp() override {
+    EmbeddedTournamentTest::SetUp();
+    fs::remove(out_ + "/results.json");
+    fs::rename(out_ + "/referee.key.pub", out_ + "/referee.pub");
+  }
+};
+
+TEST_F(SprtTournamentTest, OnlyTheLastMatchesAreSkipped) {
+  ASSERT_THAT(Check().problems, IsEmpty());
+  const std::string last = Cut(3, /*skip=*/true);
+  TournamentVerdict v = Check();
+  EXPECT_THAT(v.problems, IsEmpty());
+  EXPECT_EQ(v.matches, 3u);
+  const std::string first = Cut(1, /*skip=*/true);
+  v = Check();
+  EXPECT_THAT(
+      v.problems,
+      ElementsAre(absl::StrCat(
+          "match 1 (", first, ") is marked skipped, but match 2 (e/", run_id_,
+          "/2), after it, was played: the runner starts matches in "
+          "index order and skips only those it never started once "
+          "the SPRT has decided, the schedule's last")));
+  EXPECT_EQ(v.matches, 2u);
+  Cut(0, /*skip=*/true);
+  Cut(2, /*skip=*/true);
+  EXPECT_THAT(Check().problems,
+              ElementsAre("every match of the schedule is marked skipped, but "
+                          "an SPRT decides only on matches played"));
 }
 
 // The proof's extra data is any bytes: named escaped, never raw.

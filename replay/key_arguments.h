@@ -37,6 +37,11 @@ inline constexpr uint64_t kMaxKeyArgumentFileBytes = 4096;
 struct CheckpointKey {
   std::string verifier_key;
   std::string public_key;
+  // Empty when whoever checks pinned the key (--key, --tlog_key). Else
+  // where `public_key` was read from, as what is checked offers it (`replay
+  // verify-tournament DIR` without a key: "the directory's referee.pub"):
+  // messages about the checkpoint then name the key so, never "pinned".
+  std::string taken_from = {};
 };
 
 // The referee's Ed25519 public key, 64 hex digits: its raw 32 bytes. A

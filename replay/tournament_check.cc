@@ -648,19 +648,76 @@ std::map<uint32_t, CountedMatch> MatchLogsToSchedule(
   return counted;
 }
 
+// DIR/tournament.txt as the rest of the check takes it (CheckTournamentFile).
+struct TournamentFile {
+  // TournamentFileOf's: NOT_FOUND when the directory holds none.
+  absl::StatusOr<v1::Tournament> read;
+  // Whether `read` made schedule.json (WhyNotItsSchedule).
+  bool made_schedule = false;
+  // The tournament the standings and an SPRT are read from: `read` once
+  // it made schedule.json, else null.
+  const v1::Tournament* bound() const {
+    return made_schedule ? &*read : nullptr;
+  }
+};
+
+// Reads DIR/tournament.txt and binds it to `schedule` (WhyNotItsSchedule,
+// `replayed` the indexes of the matches superseded/ holds a sealed log
+// of), whatever else the directory holds: results.json or not, the
+// tournament file fixes the schedule of a round robin or gauntlet (its
+// length too: the last matches cut with their logs and proofs) and the
+// shape of a Swiss one. A tournament.txt that cannot be read, is another
+// tournament's or did not make schedule.json is a problem. The runner
+// writes it before it plays (Runner::OpenOutput), but a directory
+// published as evidence alone (testdata/tlog/example: logs, proofs,
+// checkpoint, schedule, key) may leave it out: without it, a note says
+// that the schedule is not checked against its tournament, unless
+// `results_there` (results.json will be checked, and CheckResultsFile
+// names its absence as a problem).
+TournamentFile CheckTournamentFile(
+    const fs::path& root, const v1::TournamentSchedule& schedule,
+    const std::map<uint32_t, CountedMatch>& counted,
+    const std::set<uint32_t>& replayed, bool results_there,
+    TournamentVerdict& verdict) {
+  TournamentFile file{
+      TournamentFileOf(root, schedule, "which would fix the schedule")};
+  if (absl::IsNotFound(file.read.status())) {
+    if (!results_there) {
+      verdict.notes.push_back(
+          "the directory holds no tournament.txt (the tournament file the "
+          "runner writes there before it plays): schedule.json is not "
+          "checked against the tournament that made it, so that it lists "
+          "every match (none cut from its end) is its own word");
+    }
+    return file;
+  }
+  if (!file.read.ok()) {
+    AddProblem(verdict, std::string(file.read.status().message()));
+    return file;
+  }
+  if (std::string why = WhyNotItsSchedule(*file.read, schedule, counted,
+                                          replayed, verdict.notes);
+      !why.empty()) {
+    AddProblem(verdict, std::move(why));
+    return file;
+  }
+  file.made_schedule = true;
+  return file;
+}
+
 // Adds to `verdict` where DIR/results.json says otherwise than the counted
-// logs (`counted`, by match index; CheckResults); a directory without one
-// gets a note (an interrupted run may not have written it yet). The
-// runner writes tournament.txt before it plays (Runner::OpenOutput), so
-// before results.json (Runner::Report): with results.json, a
-// tournament.txt that is missing, cannot be read, is another tournament's
-// or did not make schedule.json (WhyNotItsSchedule, `replayed` the
-// indexes of the matches superseded/ holds a sealed log of) is a problem,
-// and results.json is then checked without it.
+// logs (`counted`, by match index; CheckResults), checked with
+// `tournament` (CheckTournamentFile); a directory without one gets a note
+// (an interrupted run may not have written it yet). The runner writes
+// tournament.txt before it plays (Runner::OpenOutput), so before
+// results.json (Runner::Report): with results.json, a missing
+// tournament.txt is a problem too (one that cannot be read, is another
+// tournament's or did not make schedule.json is already one), and
+// results.json is then checked without it.
 void CheckResultsFile(const fs::path& root,
                       const v1::TournamentSchedule& schedule,
                       const std::map<uint32_t, CountedMatch>& counted,
-                      const std::set<uint32_t>& replayed,
+                      const TournamentFile& tournament,
                       TournamentVerdict& verdict) {
   const fs::path path = root / "results.json";
   if (!IsThere(path)) {
@@ -692,47 +749,41 @@ void CheckResultsFile(const fs::path& root,
                             PrintableText(why.substr(0, why.find('\n')))));
     return;
   }
-  absl::StatusOr<v1::Tournament> tournament = TournamentFileOf(
-      root, schedule, "which would show the format, bots and SPRT");
-  const v1::Tournament* bound = nullptr;
-  if (absl::IsNotFound(tournament.status())) {
+  if (absl::IsNotFound(tournament.read.status())) {
     AddProblem(verdict,
                "results.json: the directory holds no tournament.txt, which "
                "the runner writes before it: the format that orders the "
                "standings, the bots and the SPRT would be results.json's "
                "word alone");
-  } else if (!tournament.ok()) {
-    AddProblem(verdict, absl::StrCat("results.json: not checked against its "
-                                     "tournament: ",
-                                     tournament.status().message()));
-  } else if (std::string why = WhyNotItsSchedule(*tournament, schedule, counted,
-                                                 replayed, verdict.notes);
-             !why.empty()) {
-    AddProblem(verdict, std::move(why));
-  } else {
-    bound = &*tournament;
   }
   uint64_t unlisted = 0;  // Found past CheckResults' own cap.
-  for (std::string& problem :
-       CheckResults(results, schedule, counted, bound, &unlisted)) {
+  for (std::string& problem : CheckResults(results, schedule, counted,
+                                           tournament.bound(), &unlisted)) {
     AddProblem(verdict, std::move(problem));
   }
   verdict.problem_count += unlisted;
 }
 
-// Why DIR/tournament.txt does not show that `schedule`'s tournament had an
-// SPRT; "" when it does. Only a decided SPRT makes the runner skip matches.
-std::string WhyNoSprt(const fs::path& root,
-                      const v1::TournamentSchedule& schedule) {
-  absl::StatusOr<v1::Tournament> tournament =
-      TournamentFileOf(root, schedule, "which would show an SPRT");
-  if (absl::IsNotFound(tournament.status())) {
+// Why `tournament` (DIR/tournament.txt, CheckTournamentFile) does not
+// show that the schedule's tournament had an SPRT; "" when it does. Only
+// a decided SPRT makes the runner skip matches, and only the tournament
+// that made schedule.json says whether it had one (WhyNotItsSchedule
+// holds an SPRT to the runner's terms: 2 bots, 2 seats, round robin).
+std::string WhyNoSprt(const TournamentFile& tournament) {
+  if (absl::IsNotFound(tournament.read.status())) {
     return "the directory holds no tournament.txt (the tournament file the "
            "runner copies there) to show an SPRT, and only an SPRT that has "
            "decided skips matches";
   }
-  if (!tournament.ok()) return std::string(tournament.status().message());
-  if (!tournament->has_sprt()) {
+  if (!tournament.read.ok()) {
+    return std::string(tournament.read.status().message());
+  }
+  if (!tournament.made_schedule) {
+    return "tournament.txt is not the tournament that made schedule.json "
+           "(said above), so it does not show an SPRT, and only an SPRT "
+           "that has decided skips matches";
+  }
+  if (!tournament.read->has_sprt()) {
     return "the tournament (tournament.txt) has no SPRT, and only an SPRT "
            "that has decided skips matches";
   }
@@ -746,7 +797,8 @@ std::string WhyNoSprt(const fs::path& root,
 // missing ones in that order too): so only a tournament with an SPRT
 // (tournament.txt) skips, only matches after the last one played, and
 // never all of them (an SPRT decides on matches played).
-void CheckSkipped(const fs::path& root, const v1::TournamentSchedule& schedule,
+void CheckSkipped(const v1::TournamentSchedule& schedule,
+                  const TournamentFile& tournament,
                   TournamentVerdict& verdict) {
   int last_played = -1;
   bool any_skipped = false;
@@ -758,7 +810,7 @@ void CheckSkipped(const fs::path& root, const v1::TournamentSchedule& schedule,
     }
   }
   if (!any_skipped) return;
-  const std::string why_not = WhyNoSprt(root, schedule);
+  const std::string why_not = WhyNoSprt(tournament);
   for (int i = 0; i < schedule.matches_size(); ++i) {
     const v1::ScheduleEntry& entry = schedule.matches(i);
     if (!entry.skipped()) continue;
@@ -1045,6 +1097,7 @@ TournamentVerdict CheckTournamentDirectory(
     absl::StatusOr<DirectoryKey> found = RefereeKeyFromDirectory(root);
     if (!found.ok()) return stop(found.status());
     key.public_key = found->key;
+    key.taken_from = absl::StrCat("the directory's ", found->files);
     verdict.referee_key_files = found->files;
   }
   verdict.referee_key = LogOptions(key).pinned_key;
@@ -1061,13 +1114,17 @@ TournamentVerdict CheckTournamentDirectory(
                                    roster, known, verdict);
   const std::map<uint32_t, CountedMatch> counted =
       MatchLogsToSchedule(*schedule, by_label, logs, verdict);
-  CheckSkipped(root, *schedule, verdict);
   const std::vector<SupersededLog> superseded =
       SupersededSealedLogs(root, LogOptions(key), by_label, logs.sealed, known);
-  if (results == ResultsFile::kCheck) {
-    std::set<uint32_t> replayed;
-    for (const SupersededLog& log : superseded) replayed.insert(log.index);
-    CheckResultsFile(root, *schedule, counted, replayed, verdict);
+  std::set<uint32_t> replayed;
+  for (const SupersededLog& log : superseded) replayed.insert(log.index);
+  const bool check_results = results == ResultsFile::kCheck;
+  const TournamentFile tournament = CheckTournamentFile(
+      root, *schedule, counted, replayed,
+      check_results && IsThere(root / "results.json"), verdict);
+  CheckSkipped(*schedule, tournament, verdict);
+  if (check_results) {
+    CheckResultsFile(root, *schedule, counted, tournament, verdict);
   }
   StrayProofs(root, logs.proofs_used, verdict);
   CheckTreeSize(root, logs.sealed, logs.included, superseded, verdict);

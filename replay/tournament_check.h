@@ -130,7 +130,7 @@ using KnownLogs = std::function<std::shared_ptr<const KnownLog>(
 // label and seats are the schedule's, none missing and none extra; each log
 // is of the schedule's game. A match marked skipped has no log, and is one
 // the runner can have skipped: DIR/tournament.txt (the tournament, in text
-// format) has an SPRT, of the schedule's name and game, and every skipped
+// format) made the schedule (below) and has an SPRT, and every skipped
 // match comes after the last one played (the runner starts matches in
 // index order), which one at least is. With the embedded referee
 // (`referee`; by default, RefereeMode::kFromDirectory, when DIR holds
@@ -163,17 +163,22 @@ using KnownLogs = std::function<std::shared_ptr<const KnownLog>(
 // strict JSON of a TournamentResults' shape) must say of every match, the
 // counts and the standings what the counted logs do (CheckResults,
 // replay/results_check.h, with DIR/tournament.txt): each difference is a
-// problem; a directory without results.json gets a note. The runner
-// writes tournament.txt before it plays, so before results.json: beside
-// results.json, a tournament.txt that is missing, unreadable or another
-// tournament's is a problem, as is one that did not make schedule.json
-// (a round robin's or gauntlet's scheduled again from its format, bots,
-// seats, rounds and seed with the runner's MakeSchedule must be
-// schedule.json entry by entry: index, label, seats, the skipped flags
-// aside; a Swiss one's first round is PairSwissRound's with no results
-// and its rounds whole, at most its rounds, in both seat orders, each bot
-// once a round, no second bye early), naming the first difference; and
-// results.json is then checked without it. The log_file of a counted
+// problem; a directory without results.json gets a note. Whatever
+// `results` says and whether results.json is there, a tournament.txt that
+// is unreadable or another tournament's is a problem, as is one that did
+// not make schedule.json (a round robin's or gauntlet's scheduled again
+// from its format, bots, seats, rounds and seed with the runner's
+// MakeSchedule must be schedule.json entry by entry: index, label, seats,
+// the skipped flags aside, so a schedule cut at its end is named; a Swiss
+// one's first round is PairSwissRound's with no results and its rounds
+// whole, at most its rounds, in both seat orders, each bot once a round,
+// no second bye early; an SPRT only with 2 bots, 2 seats and the round
+// robin format), naming the first difference; results.json is then
+// checked without it. The runner writes tournament.txt before it plays,
+// so before results.json: a missing one is a problem beside results.json
+// (with ResultsFile::kCheck), else a note (a directory published as
+// evidence alone, as testdata/tlog/example: the schedule is then its own
+// word). The log_file of a counted
 // match is its file's own name (escaped only where a problem prints it).
 TournamentVerdict CheckTournamentDirectory(
     const std::string& dir, CheckpointKey key,

@@ -24,10 +24,12 @@ What it checks, by doc section of transparency-log.md:
 * "Tournaments": the six checks of `replay verify-tournament` over a
   tournament output directory (schedule.json, logs, proofs, checkpoint, key
   files, tournament.txt, superseded/): a schedule with at least one match,
-  not all skipped; a match marked skipped only with a tournament.txt that
-  reads as a Tournament of the schedule's name and game with an `sprt`
-  (a minimal text-format reading: see parse_tournament_txt) and only as a
-  suffix of the schedule; with the embedded referee (referee.key.pub and
+  not all skipped; a tournament.txt, whenever there, of the schedule's
+  name and game and of what the doc says makes the schedule (its seats,
+  its bots, an `sprt` only with 2 bots, 2 seats, round robin; a minimal
+  text-format reading: see parse_tournament_txt); a match marked skipped
+  only with such a tournament.txt with an `sprt` and only as a suffix of
+  the schedule; with the embedded referee (referee.key.pub and
   no referee.pub) a checkpoint whose size is the number of distinct sealed
   logs in logs/ and superseded/ (those of superseded/ with a label of the
   schedule, each in a note), else a note; and the summary line, which names
@@ -836,10 +838,14 @@ def parse_schedule(data):
 #   * the values read: `name` (empty or absent: "tournament", the proto's
 #     default for Tournament.name), `game { game: "..." }`, and whether
 #     `sprt` is present (proto3 message presence: `sprt {}` is present).
-# Not checked: the content of the other nested messages (bots, clocks, the
-# game's options) beyond their syntax, numeric ranges, enum names, and
-# whether the tournament would pass the runner's own validation (an SPRT
-# needs 2 bots and 2 seats): the doc does not ask verify-tournament for it.
+#   * for check 7's "tournament.txt made the schedule", what the doc states
+#     without the runner's code: `seats` (a match's seats), the bots' names
+#     (every seat of the schedule is one of them), `format`, and that an
+#     `sprt` is the runner's only with 2 bots, 2 seats and the round-robin
+#     format. Scheduling a round robin or gauntlet again (the runner's
+#     MakeSchedule, its seeded order) is replay's: not done here.
+# Not checked: the content of the other nested messages (clocks, the
+# game's options) beyond their syntax, numeric ranges and enum names.
 TOURNAMENT_FIELDS = {
     "name": "string", "game": "message", "seats": "number", "bots": "repeated message",
     "format": "enum", "rounds": "number", "concurrency": "number", "clocks": "message",
@@ -1026,7 +1032,8 @@ def typed_fields(fields, schema, what):
 
 
 def parse_tournament_txt(data):
-    """Read tournament.txt (see above); return (name, game id, has sprt)."""
+    """Read tournament.txt (see above); return (name, game id, has sprt,
+    {"seats": N, "bots": [names], "format": NAME})."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
@@ -1042,7 +1049,45 @@ def parse_tournament_txt(data):
     except CheckError as err:
         raise CheckError(f"tournament.txt: not a Tournament in text format ({err})") from None
     name = top.get("name", [("string", "")])[0][1] or DEFAULT_TOURNAMENT_NAME
-    return name, game, "sprt" in top
+    bots = []
+    for bot in top.get("bots", []):
+        names = [v for n, v, _, _ in bot[1] if n == "name"]
+        bots.append(names[0][1].decode("utf-8", "replace") if names else "")
+    shape = {"seats": int(float(top.get("seats", [("number", "0")])[0][1])),
+             "bots": bots,
+             "format": str(top.get("format", [("ident", "ROUND_ROBIN")])[0][1])}
+    return name, game, "sprt" in top, shape
+
+
+def check_tournament_txt(name, game, entries, tournament_txt):
+    """Check 7's binding of tournament.txt, whenever the directory holds
+    it (results.json or not): it must be the schedule's tournament (name
+    and game) and have made the schedule, of which this checks what the
+    doc states (see above). Returns (problems, has_sprt): has_sprt is
+    None unless it passes."""
+    if tournament_txt is None:
+        return [], None
+    try:
+        t_name, t_game, has_sprt, shape = parse_tournament_txt(tournament_txt)
+    except CheckError as err:
+        return [str(err)], None
+    if t_name != name:
+        return [f"tournament.txt is of tournament {t_name!r}, the schedule's is {name!r}"], None
+    if t_game != game:
+        return [f"tournament.txt is of game {t_game!r}, the schedule's is {game!r}"], None
+    round_robin = shape["format"] in ("ROUND_ROBIN", "TOURNAMENT_FORMAT_UNSPECIFIED", "0", "1")
+    if has_sprt and not (round_robin and len(shape["bots"]) == 2 and shape["seats"] == 2):
+        return ["tournament.txt did not make the schedule: an sprt is the runner's only "
+                "with 2 bots, 2 seats and the round-robin format"], None
+    seats = len(entries[0]["seats"]) if entries else 0
+    if shape["seats"] != seats:
+        return [f"tournament.txt did not make the schedule: {shape['seats']} seats, "
+                f"schedule.json's match 0 {seats}"], None
+    strangers = sorted({b for e in entries for b in e["seats"]} - set(shape["bots"]))
+    if strangers:
+        return [f"tournament.txt did not make the schedule: {strangers[0]!r} is none "
+                f"of its bots"], None
+    return [], has_sprt
 
 
 def check_schedule(name, run_id, entries):
@@ -1061,11 +1106,12 @@ def check_schedule(name, run_id, entries):
     return problems, by_label
 
 
-def check_skipped(name, game, entries, tournament_txt):
+def check_skipped(entries, tournament_txt, has_sprt):
     """Check 5's rule for skipped matches (the "Tournaments" paragraph on
     ScheduleEntry.skipped): a schedule whose every match is skipped is a
     problem; a match marked skipped is one unless tournament.txt is there,
-    reads as a Tournament of the schedule's name and game with an sprt,
+    reads as a Tournament of the schedule's name and game that made the
+    schedule (check_tournament_txt's `has_sprt` not None) with an sprt,
     and every match after it is skipped too."""
     skipped = [i for i, e in enumerate(entries) if e["skipped"]]
     if not skipped:
@@ -1082,17 +1128,10 @@ def check_skipped(name, game, entries, tournament_txt):
     why = None
     if tournament_txt is None:
         why = "there is no tournament.txt"
-    else:
-        try:
-            t_name, t_game, has_sprt = parse_tournament_txt(tournament_txt)
-            if t_name != name:
-                why = f"tournament.txt is of tournament {t_name!r}, the schedule's is {name!r}"
-            elif t_game != game:
-                why = f"tournament.txt is of game {t_game!r}, the schedule's is {game!r}"
-            elif not has_sprt:
-                why = "tournament.txt has no sprt"
-        except CheckError as err:
-            why = str(err)
+    elif has_sprt is None:
+        why = "tournament.txt did not make the schedule"
+    elif not has_sprt:
+        why = "tournament.txt has no sprt"
     if why:
         listed = ", ".join(str(i) for i in skipped)
         problems.append(f"schedule: {len(skipped)} match(es) marked skipped ({listed}), "
@@ -1293,7 +1332,10 @@ def check_tournament(files, vkey=None, raw_key=None):
     except CheckError as err:
         return [str(err)], [], problem_count(1) + (key_origin(key, origin) if key else "")
     problems, entries = check_schedule(name, run_id, schedule)
-    problems += check_skipped(name, game, schedule, files.get("tournament_txt"))
+    txt_problems, has_sprt = check_tournament_txt(name, game, schedule,
+                                                  files.get("tournament_txt"))
+    problems += txt_problems
+    problems += check_skipped(schedule, files.get("tournament_txt"), has_sprt)
     notes, counted, examined, leaves = [], {}, set(), {}
     for log_name, data in sorted(files["logs"].items()):
         found, note, label, proof_examined, leaf = check_tournament_log(
@@ -1830,8 +1872,36 @@ def tournament_tampers(files, root):
     variant("a skipped match without tournament.txt",
             lambda t: t.update(schedule=with_skip), "there is no tournament.txt")
     variant("a skipped match, tournament.txt without an sprt", lambda t: t.update(
-        schedule=with_skip, tournament_txt=tournament_txt(schedule, sprt=None)),
+        schedule=with_skip, tournament_txt=tournament_txt(
+            schedule, sprt=None, seats=3, bots=("b1", "b2", "b3"))),
         "tournament.txt has no sprt")
+    # An sprt the runner does not take (the example has 3 bots at 3
+    # seats): it skips nothing, whatever the order (check 7; it passed).
+    skipped_too = dict(skipped, index=4, label=skipped["label"][:-1] + "4")
+    variant("a skipped last match, tournament.txt with an sprt over 3 seats",
+            lambda t: t.update(schedule=with_skip, tournament_txt=tournament_txt(
+                schedule, seats=3, bots=("b1", "b2", "b3"))),
+            "an sprt is the runner's only with 2 bots, 2 seats")
+    variant("a skipped last match, tournament.txt with an sprt and no seats",
+            lambda t: t.update(schedule=with_skip, tournament_txt=good_txt),
+            "an sprt is the runner's only with 2 bots, 2 seats")
+    variant("two skipped last matches, tournament.txt with an empty sprt {}",
+            lambda t: t.update(schedule=sched(schedule["matches"] + [skipped, skipped_too]),
+                               tournament_txt=tournament_txt(schedule, sprt="")),
+            "an sprt is the runner's only with 2 bots, 2 seats")
+    spelled = (b"# comments, other separators and spellings of the text format\n"
+               b"name: 'exa' \"mple\";  # adjacent strings are one\n"
+               b"game: < game: \"rock_paper_\\x70yramid\" rock_paper_pyramid {} >,\n"
+               b"bots: [{ name: \"b1\" }, { name: \"b2\" }]\n"
+               b"clocks { commit_timeout_ms: 2000 }\n"
+               b"sprt: { elo0: -1.5 elo1: 1e1 alpha: .05 }\n")
+    variant("a skipped last match, tournament.txt in other text-format spellings",
+            lambda t: t.update(schedule=with_skip, tournament_txt=spelled),
+            "an sprt is the runner's only with 2 bots, 2 seats")
+    # Read with no skipped match too: a tournament.txt of other seats did
+    # not make the schedule (it was read only for a skipped match).
+    variant("no skipped match, a tournament.txt of other seats", lambda t: t.update(
+        tournament_txt=tournament_txt(schedule, sprt=None)), "0 seats")
     variant("a skipped match, tournament.txt of another name", lambda t: t.update(
         schedule=with_skip, tournament_txt=tournament_txt(schedule, name="other")),
         "is of tournament 'other'")
@@ -1869,10 +1939,12 @@ def tournament_tampers(files, root):
     return out
 
 
-def tournament_txt(schedule, name="", game="", sprt="elo0: 0 elo1: 10"):
+def tournament_txt(schedule, name="", game="", sprt="elo0: 0 elo1: 10", seats=None,
+                   bots=("b1", "b2")):
     """A tournament.txt as the runner copies it (a Tournament in text
     format) for `schedule`; name/game "" take the schedule's, None leaves
-    the field out; sprt None leaves `sprt` out."""
+    the field out; sprt None leaves `sprt` out; seats None leaves `seats`
+    out (0: not the example's 3, so it did not make its schedule)."""
     name = schedule["name"] if name == "" else name
     game = schedule["game"] if game == "" else game
     lines = ["# the tournament file as the runner copied it"]
@@ -1880,43 +1952,27 @@ def tournament_txt(schedule, name="", game="", sprt="elo0: 0 elo1: 10"):
         lines.append(f'name: "{name}"')
     if game is not None:
         lines.append(f'game {{ game: "{game}" }}')
-    lines += ['bots { name: "b1" command: "build/bin/bot" }',
-              'bots { name: "b2" command: "build/bin/bot" }',
-              "format: ROUND_ROBIN", "rounds: 2"]
+    if seats is not None:
+        lines.append(f"seats: {seats}")
+    lines += [f'bots {{ name: "{b}" command: "build/bin/bot" }}' for b in bots]
+    lines += ["format: ROUND_ROBIN", "rounds: 2"]
     if sprt is not None:
         lines.append(f"sprt {{ {sprt} }}")
     return ("\n".join(lines) + "\n").encode()
 
 
 def schedule_variants(files):
-    """Valid spellings of the example's schedule.json (proto3 JSON), and
-    skipped matches as the doc allows them: {label: (schedule, tournament.txt)}."""
+    """Valid spellings of the example's schedule.json (proto3 JSON):
+    {label: (schedule, tournament.txt)}. (No skipped match: the example's
+    3 bots at 3 seats are no tournament the runner takes an SPRT with.)"""
     schedule = json.loads(files["schedule"])
     camel = {k: v for k, v in schedule.items() if k != "run_id"}
     camel["runId"] = schedule["run_id"]
-    skipped = [{"index": i, "label": f"{schedule['name']}/{schedule['run_id']}/{i}",
-                "seats": ["b1", "b2", "b3"], "skipped": True} for i in (3, 4)]
-    spelled = (b"# comments, other separators and spellings of the text format\n"
-               b"name: 'exa' \"mple\";  # adjacent strings are one\n"
-               b"game: < game: \"rock_paper_\\x70yramid\" rock_paper_pyramid {} >,\n"
-               b"bots: [{ name: \"b1\" }, { name: \"b2\" }]\n"
-               b"clocks { commit_timeout_ms: 2000 }\n"
-               b"sprt: { elo0: -1.5 elo1: 1e1 alpha: .05 }\n")
     return {
         "runId instead of run_id": (camel, None),
         "entry 0 with an explicit index 0": (dict(
             schedule, matches=[dict(schedule["matches"][0], index=0)]
             + schedule["matches"][1:]), None),
-        "a skipped last match without a log, tournament.txt with an sprt": (
-            dict(schedule, matches=schedule["matches"] + skipped[:1]),
-            tournament_txt(schedule)),
-        "two skipped last matches, tournament.txt with an empty sprt {}": (
-            dict(schedule, matches=schedule["matches"] + skipped),
-            tournament_txt(schedule, sprt="")),
-        "a skipped last match, tournament.txt in other text-format spellings": (
-            dict(schedule, matches=schedule["matches"] + skipped[:1]), spelled),
-        "no skipped match and a tournament.txt without sprt (not read)": (
-            schedule, tournament_txt(schedule, sprt=None)),
     }
 
 
@@ -2070,14 +2126,16 @@ def embedded_cases(root):
     skipped = dict(schedule, matches=schedule["matches"] + [
         {"index": 3, "label": f"{schedule['name']}/{schedule['run_id']}/3",
          "seats": ["b1", "b2", "b3"], "skipped": True}])
+    sprt_not_taken = "an sprt is the runner's only with 2 bots, 2 seats"
     cases.append(("embedded referee: a skipped last match with tournament.txt",
                   signed_tournament(sk, json.dumps(skipped).encode(), logs, three,
                                     tournament_txt_data=tournament_txt(schedule)),
-                  True, "3 matches, all included in checkpoint 3 ", {}))
+                  False, sprt_not_taken, {}))
     # A tournament named by default: Tournament.name's comment says an empty
     # name is "tournament", so a tournament.txt without `name` is of the
     # tournament "tournament". (The runner writes `name: "tournament"` in
-    # its copy; replay compares the name as written and refuses this.)
+    # its copy.) Its sprt over 3 seats is refused, which is checked only
+    # once the file is taken as the schedule's tournament by its name.
     run_id = schedule["run_id"]
     default = dict(schedule, name=DEFAULT_TOURNAMENT_NAME, matches=[
         dict(e, label=f"{DEFAULT_TOURNAMENT_NAME}/{run_id}/{e.get('index', 0)}")
@@ -2088,7 +2146,7 @@ def embedded_cases(root):
                   signed_tournament(sk, json.dumps(default).encode(), relabelled,
                                     [relabelled[n] for n in order],
                                     tournament_txt_data=tournament_txt(default, name=None)),
-                  True, "3 matches, all included in checkpoint 3 ", {}))
+                  False, sprt_not_taken, {}))
     return cases
 
 

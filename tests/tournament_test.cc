@@ -2023,6 +2023,18 @@ TEST_F(TournamentTest, TheAuditorSaysWhichRefereePlayedNotTheKeyFileNames) {
   std::ofstream(out / "schedule.json", std::ios::trunc) << json;
   fs::rename(out / "referee.key.pub", out / "referee.pub");
   {
+    // tournament.txt schedules the match cut (it passed without
+    // results.json: an auditor's finding).
+    const auto [status, text] = verify("renamed-with-txt", {});
+    EXPECT_EQ(status, 1) << text;
+    EXPECT_THAT(text, HasSubstr("is not the tournament that made "
+                                "schedule.json: it schedules 3 matches, "
+                                "schedule.json lists 2"));
+  }
+  // Without it (a directory of the evidence alone), only the key files'
+  // names say which referee played.
+  ASSERT_TRUE(fs::remove(out / "tournament.txt"));
+  {
     const auto [status, text] = verify("renamed", {});
     EXPECT_EQ(status, 0) << text;
     EXPECT_THAT(text, HasSubstr(": note: the checkpoint holds 3 logs; logs/ "

@@ -96,14 +96,17 @@ def main():
     write("genuine", FROM_FILES, files)
     write("genuine_verifier_key", VERIFIER_KEY,
           {k: v for k, v in files.items() if k != "referee.pub"})
-    # Match 2, the last, skipped (the SPRT had decided): no log, no proof;
-    # tournament.txt, as the runner copies the tournament file, shows the
-    # SPRT.
+    # Match 2, the last, marked skipped: no log, no proof; tournament.txt
+    # shows an SPRT, but of 3 seats, which the runner does not take (and
+    # of no bots: it did not make the schedule), so the directory does not
+    # pass (it did, until verify-tournament held tournament.txt to the
+    # schedule without results.json). The example's 3 bots at 3 seats are
+    # no tournament of an SPRT: no genuine seed skips a match.
     sprt = (b'name: "example"\ngame {\n  game: "rock_paper_pyramid"\n}\n'
             b'seats: 3\nsprt {\n  elo1: 10\n}\n')
     skipped = json.loads(files["schedule.json"])
     skipped["matches"][2]["skipped"] = True
-    write("genuine_skipped_match", REFEREE_KEY,
+    write("skipped_match_sprt_of_3_seats", REFEREE_KEY,
           {**{k: v for k, v in files.items() if "m2." not in k},
            "schedule.json": json.dumps(skipped, indent=1).encode(),
            "tournament.txt": sprt})
