@@ -2630,6 +2630,58 @@ TEST_F(TournamentTest, AWaitForAPlaceAnotherClientHoldsGivesUpAsDocumented) {
   EXPECT_THAT(run.err(), Not(HasSubstr("which does not answer")));
 }
 
+// A referee that goes away mid-match (SIGKILL, not back within
+// --referee_retry_s): the match in flight is "not finished", the rest "not
+// played". The run's last line counts each reason apart, as each match's
+// own line says it (it used to count the cut-off match as "not verified
+// (the match broke, or its log did not verify)"), and the progress line
+// counts as done only the matches played to an end (it used to say 3/3
+// matches done, with nothing played).
+TEST_F(TournamentTest, AMatchCutOffByAnOutageIsCountedAsNotFinished) {
+  std::unique_ptr<testing_util::Process> referee = StartReferee(dir_.path());
+  ASSERT_NE(referee, nullptr);
+  const RemoteReferee remote(dir_.path());
+  // bot-3 never connects: the first match waits on its seat (60 s).
+  v1::Tournament t = Make("rock_paper_pyramid", 3, 3,
+                          "concurrency: 1 clocks { commit_timeout_ms: 60000 "
+                          "reveal_timeout_ms: 60000 seed_timeout_ms: 60000 }");
+  t.mutable_bots(2)->clear_command();
+  for (const char* arg : {"/bin/sh", "-c", "exec sleep 600", "sh"}) {
+    t.mutable_bots(2)->add_command(arg);
+  }
+  std::vector<std::string> argv = TournamentCommand(t);
+  argv.insert(
+      argv.end(),
+      {"--referee=" + remote.address, "--referee_key=" + remote.key,
+       "--admin_token_file=" + remote.admin_token, "--referee_retry_s=1"});
+  testing_util::Process run(argv, dir_.File("run.out"), dir_.File("run.err"));
+  const std::string created = dir_.File("out/created.jsonl");
+  const absl::Time end = absl::Now() + absl::Seconds(60);
+  while (run.running() && absl::Now() < end &&
+         ReadFileToString(created).value_or("").empty()) {
+    absl::SleepFor(absl::Milliseconds(20));
+  }
+  ASSERT_TRUE(run.running()) << run.err();
+  referee->Signal(SIGKILL);
+  referee->Wait(absl::Seconds(10));
+  EXPECT_EQ(run.Wait(absl::Seconds(120)), 1) << run.err();
+  const std::string err = run.err();
+  EXPECT_THAT(err, HasSubstr(") not counted: not finished: "));
+  EXPECT_THAT(err, HasSubstr("0 of 3 matches verified, 1 not finished (not "
+                             "watched to their end: the referee could not be "
+                             "reached, or went silent), 2 not played"));
+  EXPECT_THAT(err, Not(HasSubstr("the match broke")));
+  // The last progress line: nothing was played to an end.
+  const size_t last = err.rfind("/3 matches  ");
+  ASSERT_NE(last, std::string::npos) << err;
+  const size_t line = err.rfind('\n', last);
+  EXPECT_EQ(err.substr(line == std::string::npos ? 0 : line + 1,
+                       last + 12 - (line == std::string::npos ? 0 : line + 1)),
+            "0/3 matches  ")
+      << err;
+  EXPECT_THAT(err, HasSubstr("0/3 matches  0.0 matches/s"));
+}
+
 // A referee started with --public_watch=false answers Watch, GetLog and the
 // transparency log's calls only to holders of a token it issued: every
 // call of the runner carries its admin token.
@@ -3077,6 +3129,80 @@ TEST_F(TournamentTest, ABotThatNeverPlaysIsNamedAndFailsTheRun) {
   EXPECT_EQ(*ReadFileToString(dir_.File("out/bots/bot-3.log")), bot_output);
   EXPECT_EQ(*ReadFileToString(dir_.File("out/results.json")), json);
   EXPECT_EQ(*ReadFileToString(dir_.File("out/report.html")), html);
+}
+
+// How many times `text` holds `part`.
+int Occurrences(const std::string& text, const std::string& part) {
+  int n = 0;
+  for (size_t at = 0; (at = text.find(part, at)) != std::string::npos; ++at) {
+    ++n;
+  }
+  return n;
+}
+
+// A bot's ends and restarts survive the runner's SIGKILL: each is
+// journaled in OUTPUT/bots.jsonl as it happens, and the resumed run's
+// standings (results.json, report.html) count those of both runs, each end
+// with how it ended; the bot's own log says each end the runner saw. The
+// report used to count the resumed run's restarts only, and the crash was
+// recorded nowhere in the output directory.
+TEST_F(TournamentTest, ABotsEndsAndRestartsAddUpOverAResume) {
+  v1::Tournament t = Make("rock_paper_pyramid", 3, 3,
+                          "rounds: 2 clocks { commit_timeout_ms: 500 "
+                          "reveal_timeout_ms: 500 seed_timeout_ms: 1500 }");
+  t.mutable_bots(2)->add_command("--no_such_flag");  // Exit status 2.
+  const std::vector<std::string> argv = TournamentCommand(t);
+  const std::string ended = "bot bot-3 ended (exit status 2)";
+  std::string first_err;
+  {
+    testing_util::Process run(argv, dir_.File("1.out"), dir_.File("1.err"));
+    const absl::Time end = absl::Now() + absl::Seconds(60);
+    while (Occurrences(run.err(), ended) < 2 && absl::Now() < end &&
+           run.running()) {
+      absl::SleepFor(absl::Milliseconds(20));
+    }
+    ASSERT_TRUE(run.running()) << run.err();
+    run.Signal(SIGKILL);
+    EXPECT_EQ(run.Wait(absl::Seconds(10)), 128 + SIGKILL);
+    first_err = run.err();
+  }
+  // Seen twice: the first end, its restart and the second end are
+  // journaled (each before it is said).
+  ASSERT_GE(Occurrences(first_err, ended), 2) << first_err;
+  testing_util::Process again(argv, dir_.File("2.out"), dir_.File("2.err"));
+  EXPECT_EQ(again.Wait(absl::Seconds(120)), 1) << again.err();
+  const std::string second_err = again.err();
+  const int restarted_now = Occurrences(second_err, ended + "; restarting in") -
+                            Occurrences(second_err, "bot bot-3: not restarted");
+  v1::TournamentResults results;
+  ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(
+                  *ReadFileToString(dir_.File("out/results.json")), &results)
+                  .ok());
+  const v1::TournamentStanding* bot3 = nullptr;
+  for (const v1::TournamentStanding& s : results.standings()) {
+    if (s.bot() == "bot-3") bot3 = &s;
+    if (s.bot() != "bot-3") {
+      EXPECT_EQ(s.restarts(), 0u) << s.bot();
+      EXPECT_TRUE(s.ends().empty()) << s.bot();
+    }
+  }
+  ASSERT_NE(bot3, nullptr);
+  // The first run's restart (at least one) and the second's.
+  EXPECT_GE(bot3->restarts(), static_cast<uint32_t>(restarted_now + 1))
+      << first_err << second_err;
+  EXPECT_GE(bot3->ends_size(),
+            Occurrences(first_err, ended) + Occurrences(second_err, ended));
+  for (const std::string& how : bot3->ends()) EXPECT_EQ(how, "exit status 2");
+  const std::string html = *ReadFileToString(dir_.File("out/report.html"));
+  EXPECT_THAT(html, HasSubstr(absl::StrCat(
+                        "<td>", bot3->restarts(),
+                        "<br><small class=\"ends\">ended: exit status 2, ")));
+  const std::string log = *ReadFileToString(dir_.File("out/bots/bot-3.log"));
+  EXPECT_GE(Occurrences(log, "tournament: " + ended + "; restarting in "),
+            Occurrences(first_err, ended + "; restarting in"))
+      << log;
+  // bots.jsonl holds them, as results.json says.
+  EXPECT_TRUE(fs::exists(dir_.File("out/bots.jsonl")));
 }
 
 // A bot that answers only the seed decision (its seed contribution) and

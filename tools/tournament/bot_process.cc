@@ -22,6 +22,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
+#include "referee/files/io_loops.h"
 #include "tools/tournament/bot_log_pump.h"
 #include "tools/tournament/vfork_child.h"
 
@@ -84,6 +85,12 @@ BotProcess::~BotProcess() {
 
 void BotProcess::CloseLog() {
   if (log_ != nullptr) log_->Close();
+}
+
+void BotProcess::NoteInLog(const std::string& line) {
+  if (log_ == nullptr || log_->closed()) return;
+  // A failed write (the pump gone) loses the line, as the log would.
+  (void)WriteAll(log_->write_fd(), line);
 }
 
 absl::Status BotProcess::KillLeftovers() {

@@ -147,6 +147,11 @@ class BotProcess {
   // BotSettings::uid, then every process of that uid is killed, and an
   // error says what KillProcessesOf could not kill.
   absl::Status Stop(int grace_ms = 2000);
+  // Writes `line` (its newline included) to its log through the pipe its
+  // output takes, so after whatever it wrote before (and within the log's
+  // cap, as its output): how the runner saw it end. Nothing before the
+  // first Start or after CloseLog.
+  void NoteInLog(const std::string& line);
   // After Stop: writes the output still in the pipe to the log (without
   // waiting for a process that still holds it), then the line saying how
   // many bytes past the cap were dropped, if any, and closes the log. No

@@ -16,22 +16,15 @@
 
 namespace pyramid {
 
-namespace v1 = ::pyramid::referee::v1;
-
-absl::StatusOr<std::vector<v1::TournamentMatchResult>> MatchJournal::Read(
-    const std::string& path) {
+absl::StatusOr<std::string> MatchJournal::ReadText(const std::string& path) {
   std::error_code missing;
-  if (!std::filesystem::exists(path, missing) && !missing) {
-    return std::vector<v1::TournamentMatchResult>();
-  }
-  absl::StatusOr<std::string> text = ReadFileToString(path);
-  if (!text.ok()) return text.status();
-  return Parse(*text, path);
+  if (!std::filesystem::exists(path, missing) && !missing) return "";
+  return ReadFileToString(path);
 }
 
-absl::StatusOr<std::vector<v1::TournamentMatchResult>> MatchJournal::Parse(
-    std::string_view text, std::string_view name) {
-  std::vector<v1::TournamentMatchResult> entries;
+absl::Status MatchJournal::ParseInto(
+    std::string_view text, std::string_view name, std::string_view what,
+    const std::function<google::protobuf::Message*()>& add) {
   google::protobuf::util::JsonParseOptions options;
   options.ignore_unknown_fields = true;
   // A crash can cut the last line short; it has no newline then.
@@ -40,17 +33,15 @@ absl::StatusOr<std::vector<v1::TournamentMatchResult>> MatchJournal::Parse(
   const size_t whole = lines.size() - 1;  // The last piece has no newline.
   for (size_t i = 0; i < whole; ++i) {
     if (lines[i].empty()) continue;
-    v1::TournamentMatchResult entry;
     if (!google::protobuf::util::JsonStringToMessage(
              google::protobuf::StringPiece(lines[i].data(), lines[i].size()),
-             &entry, options)
+             add(), options)
              .ok()) {
-      return absl::DataLossError(absl::StrCat(std::string(name), " line ",
-                                              i + 1, " is not a match result"));
+      return absl::DataLossError(absl::StrCat(
+          std::string(name), " line ", i + 1, " is not a ", std::string(what)));
     }
-    entries.push_back(std::move(entry));
   }
-  return entries;
+  return absl::OkStatus();
 }
 
 absl::StatusOr<std::unique_ptr<MatchJournal>> MatchJournal::OpenForAppend(
@@ -87,19 +78,19 @@ absl::StatusOr<std::unique_ptr<MatchJournal>> MatchJournal::OpenForAppend(
 MatchJournal::~MatchJournal() { std::fclose(file_); }
 
 absl::StatusOr<std::string> MatchJournal::Line(
-    const v1::TournamentMatchResult& result) {
+    const google::protobuf::Message& result) {
   std::string line;
   google::protobuf::util::JsonPrintOptions options;
   options.preserve_proto_field_names = true;
   if (!google::protobuf::util::MessageToJsonString(result, &line, options)
            .ok()) {
-    return absl::InternalError("cannot encode a match result");
+    return absl::InternalError("cannot encode a journal line");
   }
   line += '\n';
   return line;
 }
 
-absl::Status MatchJournal::Append(const v1::TournamentMatchResult& result) {
+absl::Status MatchJournal::Append(const google::protobuf::Message& result) {
   absl::StatusOr<std::string> encoded = Line(result);
   if (!encoded.ok()) return encoded.status();
   if (!failed_.ok()) return failed_;

@@ -84,6 +84,38 @@ TEST(MatchJournalTest, ADamagedLineBeforeTheLastIsRefusedByNumber) {
               HasSubstr("j.jsonl line 2 is not a match result"));
 }
 
+// The journal of the bots' ends and restarts (OUTPUT/bots.jsonl) is the
+// same mechanism with another message: appended and read back, a damaged
+// line named as the kind of line it should be.
+TEST(MatchJournalTest, AJournalOfBotEventsIsReadBack) {
+  const TempDir dir("journal-test");
+  ASSERT_TRUE(dir.ok());
+  const std::string path = dir.File("bots.jsonl");
+  {
+    auto journal = MatchJournal::OpenForAppend(path);
+    ASSERT_TRUE(journal.ok()) << journal.status();
+    v1::TournamentBotEvent ended;
+    ended.set_bot("flaky");
+    ended.set_ended("exit status 3");
+    ASSERT_TRUE((*journal)->Append(ended).ok());
+    v1::TournamentBotEvent restarted;
+    restarted.set_bot("flaky");
+    restarted.set_restarted(true);
+    ASSERT_TRUE((*journal)->Append(restarted).ok());
+  }
+  auto events = MatchJournal::Read<v1::TournamentBotEvent>(path, "bot event");
+  ASSERT_TRUE(events.ok()) << events.status();
+  ASSERT_EQ(events->size(), 2u);
+  EXPECT_EQ((*events)[0].ended(), "exit status 3");
+  EXPECT_FALSE((*events)[0].restarted());
+  EXPECT_TRUE((*events)[1].restarted());
+  auto damaged = MatchJournal::Parse<v1::TournamentBotEvent>(
+      "not json\n", "bots.jsonl", "bot event");
+  ASSERT_FALSE(damaged.ok());
+  EXPECT_THAT(std::string(damaged.status().message()),
+              HasSubstr("bots.jsonl line 1 is not a bot event"));
+}
+
 TEST(MatchJournalTest, AJournalThatCannotBeReadIsNotTakenForNone) {
   const TempDir dir("journal-test");
   ASSERT_TRUE(dir.ok());

@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
 #include "referee/core/log_format.h"
 #include "referee/games/picture.h"
@@ -191,6 +192,16 @@ void AppendTransparency(const v1::TournamentResults& results,
       SvgText(results.checkpoint()), "</pre>\n");
 }
 
+// How the bot's program ended each time it did, under its restarts:
+// "<br><small>exit status 3, signal 9</small>"; nothing when it never did.
+std::string EndsHtml(const v1::TournamentStanding& standing) {
+  if (standing.ends().empty()) return "";
+  std::vector<std::string> ends;
+  for (const std::string& how : standing.ends()) ends.push_back(SvgText(how));
+  return absl::StrCat("<br><small class=\"ends\">ended: ",
+                      absl::StrJoin(ends, ", "), "</small>");
+}
+
 void AppendStandings(const v1::TournamentResults& results,
                      v1::TournamentFormat format, std::string& out) {
   absl::StrAppend(
@@ -210,8 +221,9 @@ void AppendStandings(const v1::TournamentResults& results,
         s.matches() == 0 ? std::string("&middot;")
                          : FixedText(100.0 * s.points() / s.matches(), 1),
         "</td><td>", s.firsts(), "</td><td>", s.forfeits(), "</td><td>",
-        s.restarts(), "</td><td>", absl::StrFormat("%.2f", s.mean_rank()),
-        "</td><td>", EloHtml(s.rating()), "</td><td>",
+        s.restarts(), EndsHtml(s), "</td><td>",
+        absl::StrFormat("%.2f", s.mean_rank()), "</td><td>",
+        EloHtml(s.rating()), "</td><td>",
         EloIntervalHtml(s.rating_low(), s.rating_high()), "</td></tr>\n");
   }
   absl::StrAppend(&out, "</table>\n");
@@ -521,8 +533,7 @@ std::string NeverPlayedText(const v1::TournamentStanding& standing) {
       standing.matches(), standing.matches() == 1 ? " match" : " matches",
       ", so its program never connected to the referee or never made one "
       "(restarted ",
-      standing.restarts(), standing.restarts() == 1 ? " time" : " times",
-      " this run)");
+      standing.restarts(), standing.restarts() == 1 ? " time" : " times", ")");
 }
 
 std::string ViewerPageOf(const std::string& log_file) {

@@ -592,6 +592,19 @@ TEST(StandingsTest, NegativeZeroNeverShows) {
   EXPECT_THAT(table, Not(HasSubstr("-0")));
 }
 
+// The report shows how a bot's program ended each time, under its
+// restarts (escaped); nothing for a bot that never ended.
+TEST(StandingsTest, TheReportShowsHowEachBotEnded) {
+  v1::TournamentResults results = SmallResults();
+  results.mutable_standings(2)->set_restarts(2);
+  results.mutable_standings(2)->add_ends("exit status 3");
+  results.mutable_standings(2)->add_ends("signal 9 <&>");
+  const std::string html = RenderHtmlReport(results);
+  EXPECT_THAT(html, HasSubstr("<td>2<br><small class=\"ends\">ended: exit "
+                              "status 3, signal 9 &lt;&amp;&gt;</small></td>"));
+  EXPECT_EQ(Count(html, "class=\"ends\""), 1);
+}
+
 // The printed standings and the report's show each bot's restarts.
 TEST(StandingsTest, RestartsShowInTheTableAndTheReport) {
   v1::TournamentResults results = SmallResults();
@@ -611,7 +624,7 @@ TEST(StandingsTest, RestartsShowInTheTableAndTheReport) {
                                 "never played: its seat committed no move "
                                 "in any of its 3 matches, so its program "
                                 "never connected to the referee or never "
-                                "made one (restarted 7 times this run); its "
+                                "made one (restarted 7 times); its "
                                 "output: <code>bots/beta.log</code></p>"));
 }
 

@@ -154,7 +154,7 @@ absl::StatusOr<v1::TournamentResults> Runner::Run() {
   }
   if (absl::Status s = Resume(); !s.ok()) return s;
   // A finished tournament run again starts no bot: it plays nothing, and
-  // its report keeps the restarts of the run that played (Report).
+  // its report counts the restarts of the runs that played (bots.jsonl).
   if (!NothingLeftToPlay()) {
     if (absl::Status s = StartBots(); !s.ok()) {
       StopBots();
@@ -447,6 +447,9 @@ void Runner::SetRetryHooks() {
 }
 
 void Runner::ShowProgress(bool final) {
+  // Done: the matches played to an end (EndedKind), in this run or one
+  // before; not those the referee never created or that were not watched
+  // to their end, which a resume plays or takes up.
   size_t done = 0;
   size_t played = 0;
   size_t forfeits = 0;
@@ -454,8 +457,8 @@ void Runner::ShowProgress(bool final) {
   size_t unplayed = 0;
   {
     absl::MutexLock lock(&results_mu_);
-    done = results_.size();
-    played = played_;
+    done = results_.size() - unended_;
+    played = ended_;
     forfeits = forfeits_;
     unverified = unverified_;
     unplayed = unplayed_;

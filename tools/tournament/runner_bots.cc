@@ -188,14 +188,21 @@ void Runner::Supervise() {
     for (size_t i = 0; i < bots_.size() && !stopping_.load(); ++i) {
       BotProcess& bot = *bots_[i];
       if (const std::string how = bot.Exited(); !how.empty()) {
+        v1::TournamentBotEvent ended;
+        ended.set_bot(bot.name());
+        ended.set_ended(how);
+        RecordBotEvent(std::move(ended));
         next_start[i] = bot.NextStart(now);
-        Note(next_start[i] == absl::InfiniteFuture()
-                 ? absl::StrCat("bot ", bot.name(), " ended (", how,
-                                "); giving up on it after ", bot.starts() - 1,
-                                bot.starts() == 2 ? " restart" : " restarts")
-                 : absl::StrCat("bot ", bot.name(), " ended (", how,
-                                "); restarting in ",
-                                absl::FormatDuration(next_start[i] - now)));
+        const std::string line =
+            next_start[i] == absl::InfiniteFuture()
+                ? absl::StrCat("bot ", bot.name(), " ended (", how,
+                               "); giving up on it after ", bot.starts() - 1,
+                               bot.starts() == 2 ? " restart" : " restarts")
+                : absl::StrCat("bot ", bot.name(), " ended (", how,
+                               "); restarting in ",
+                               absl::FormatDuration(next_start[i] - now));
+        bot.NoteInLog(absl::StrCat("tournament: ", line, "\n"));
+        Note(line);
       } else if (next_start[i] != absl::InfinitePast() &&
                  next_start[i] != absl::InfiniteFuture() &&
                  now >= next_start[i]) {
@@ -204,6 +211,11 @@ void Runner::Supervise() {
           next_start[i] = absl::InfiniteFuture();
           Note(absl::StrCat("bot ", bot.name(), ": ", s.message(),
                             "; giving up on it"));
+        } else {
+          v1::TournamentBotEvent restarted;
+          restarted.set_bot(bot.name());
+          restarted.set_restarted(true);
+          RecordBotEvent(std::move(restarted));
         }
       }
     }
@@ -225,6 +237,63 @@ void Runner::Supervise() {
   // thread), and would die by SIGKILL as it ends, without its SIGTERM and
   // grace.
   for (const std::string& failure : StopEach(bots_)) Note(failure);
+}
+
+absl::Status Runner::OpenBotJournal() {
+  const std::string path = (out_ / "bots.jsonl").string();
+  bot_journal_existed_ = fs::exists(path);
+  absl::StatusOr<std::vector<v1::TournamentBotEvent>> events =
+      MatchJournal::Read<v1::TournamentBotEvent>(path, "bot event");
+  if (!events.ok()) {
+    return absl::Status(
+        events.status().code(),
+        absl::StrCat(events.status().message(),
+                     " (remove it, and the restarts of the runs before are "
+                     "not counted)"));
+  }
+  absl::StatusOr<std::unique_ptr<MatchJournal>> journal =
+      MatchJournal::OpenForAppend(path);
+  if (!journal.ok()) return journal.status();
+  absl::MutexLock lock(&bot_events_mu_);
+  bot_events_ = *std::move(events);
+  bot_journal_ = *std::move(journal);
+  return absl::OkStatus();
+}
+
+void Runner::RecordBotEvent(v1::TournamentBotEvent event) {
+  std::string failure;
+  {
+    absl::MutexLock lock(&bot_events_mu_);
+    if (bot_journal_ != nullptr && !bot_journal_failed_) {
+      if (absl::Status s = bot_journal_->Append(event); !s.ok()) {
+        bot_journal_failed_ = true;
+        failure = std::string(s.message());
+      }
+    }
+    bot_events_.push_back(std::move(event));
+  }
+  if (!failure.empty()) {
+    Note(absl::StrCat(failure,
+                      ": the bots' ends and restarts from now on are counted "
+                      "in this run's report only"));
+  }
+}
+
+void Runner::FillRestarts(std::vector<v1::TournamentStanding>& standings) {
+  std::map<std::string, uint32_t> restarts;
+  std::map<std::string, std::vector<std::string>> ends;
+  if (!bot_journal_existed_ && bots_.empty()) restarts = EarlierRestarts();
+  {
+    absl::MutexLock lock(&bot_events_mu_);
+    for (const v1::TournamentBotEvent& event : bot_events_) {
+      if (event.restarted()) ++restarts[event.bot()];
+      if (!event.ended().empty()) ends[event.bot()].push_back(event.ended());
+    }
+  }
+  for (v1::TournamentStanding& s : standings) {
+    s.set_restarts(restarts[s.bot()]);
+    for (std::string& how : ends[s.bot()]) s.add_ends(std::move(how));
+  }
 }
 
 void Runner::StopBots() {

@@ -284,7 +284,7 @@ class Runner {
   // the run, or with RunOptions::replay_lost_logs is played again, its
   // file (if any) moved to superseded/. Then opens the journal for
   // appending, adopts or sets aside the logs it does not name, and opens
-  // created.jsonl. Its steps follow.
+  // created.jsonl and bots.jsonl (OpenBotJournal). Its steps follow.
   absl::Status Resume();
 
   // How a resume says what became of `lost`: "match 3's log logs/F was
@@ -426,10 +426,29 @@ class Runner {
   bool CutShort();
 
   // Restarts bots that die while the tournament runs, with exponential
-  // backoff (BotProcess::NextStart), one line per step. A match a bot was
-  // playing goes on without it: it forfeits at its deadline (a restarted
-  // bot has lost the salt of any commitment it made), as the log records.
+  // backoff (BotProcess::NextStart), one line per step, said on the
+  // progress stream and in the bot's own log (bots/NAME.log), each end and
+  // restart journaled in OUTPUT/bots.jsonl (RecordBotEvent). A match a bot
+  // was playing goes on without it: it forfeits at its deadline (a
+  // restarted bot has lost the salt of any commitment it made), as the log
+  // records.
   void Supervise();
+
+  // Reads OUTPUT/bots.jsonl (the ends and restarts of the bots' programs
+  // in earlier runs) into bot_events_ and opens it for appending
+  // (Resume's last step). DATA_LOSS naming a damaged line.
+  absl::Status OpenBotJournal();
+
+  // Appends `event` to OUTPUT/bots.jsonl and keeps it in bot_events_. A
+  // line that cannot be appended is said once (the run goes on: the
+  // journal of matches halts it on the same full disk).
+  void RecordBotEvent(v1::TournamentBotEvent event);
+
+  // Each bot's restarts and ends over every run (bot_events_): the
+  // standings' restarts and ends. With no OUTPUT/bots.jsonl at the start
+  // (a directory of a runner older than it) and no bot started, the
+  // restarts of that runner's results.json (EarlierRestarts).
+  void FillRestarts(std::vector<v1::TournamentStanding>& standings);
 
   // Stops every bot, then deletes their tokens: each run registers the
   // bots again, and the output directory is published as the evidence.
@@ -568,19 +587,38 @@ class Runner {
   void Record(v1::TournamentMatchResult result);
 
   // Said after the error of a run whose results could not all be written:
-  // how many matches were verified, whose log was not fetched or not
-  // written, not verified (broken, or a log that does not verify), not
-  // played, and not journaled (their journal line could not be written);
-  // with `resumes` (a write that failed: a full disk), that a rerun
-  // resumes.
+  // how many matches were verified, and of the others how many for each
+  // reason (UncountedKind), and not journaled (their journal line could
+  // not be written); with `resumes` (a write that failed: a full disk),
+  // that a rerun resumes.
   std::string MatchesSoFar(bool resumes);
-  // How many of the scheduled matches were verified, whose log was not
-  // fetched or not written, not verified, not played and not journaled
-  // ("3 of 10 matches verified, 7 not played").
+  // How many of the scheduled matches were verified, and of the others
+  // how many for each reason they do not count (UncountedKind), as each
+  // one's line says it, and not journaled ("27 of 180 matches verified, 3
+  // not finished (...), 150 not played").
   std::string MatchCounts();
 
   // Tallies `result` into the progress and SPRT counters.
   void Count(const v1::TournamentMatchResult& result);
+
+  // Why a result does not count, by its verdict: the match was never
+  // created (Play's "not played: ..."), was not watched to its end
+  // (Finish's "not finished: ...": the referee could not be reached, or
+  // went silent), broke ("not finished: the match broke: ..."), its log
+  // was not fetched or not written ("log not fetched: ..."), or its log
+  // did not verify or is not the match asked for.
+  enum class Uncounted {
+    kNone,  // Genuine: it counts.
+    kNotPlayed,
+    kNotFinished,
+    kBroke,
+    kNotFetched,
+    kNotVerified
+  };
+  static Uncounted UncountedKind(const v1::TournamentMatchResult& result);
+  // Whether `result`'s match was played to an end (genuine or not): the
+  // progress line's done and rate count only these.
+  static bool EndedKind(const v1::TournamentMatchResult& result);
 
   // ----------------------------------------------------------------------
   // runner_report.cc: the report and the transparency evidence.
@@ -686,6 +724,14 @@ class Runner {
   bool search_done_ ABSL_GUARDED_BY(search_mu_) = false;
   std::vector<std::string> bot_ids_;
   std::vector<std::unique_ptr<BotProcess>> bots_;
+  // OUTPUT/bots.jsonl: whether it was there when the run began, its
+  // events (earlier runs' and this one's, in order) and the file.
+  bool bot_journal_existed_ = false;
+  absl::Mutex bot_events_mu_;
+  std::vector<v1::TournamentBotEvent> bot_events_
+      ABSL_GUARDED_BY(bot_events_mu_);
+  std::unique_ptr<MatchJournal> bot_journal_ ABSL_GUARDED_BY(bot_events_mu_);
+  bool bot_journal_failed_ ABSL_GUARDED_BY(bot_events_mu_) = false;
   std::thread supervisor_;
   std::atomic<bool> stopping_{false};
 
@@ -718,16 +764,18 @@ class Runner {
   absl::Mutex results_mu_;
   std::map<uint32_t, v1::TournamentMatchResult> results_
       ABSL_GUARDED_BY(results_mu_);
-  size_t played_ ABSL_GUARDED_BY(results_mu_) = 0;  // This run.
   size_t forfeits_ ABSL_GUARDED_BY(results_mu_) = 0;
   // Results whose verdict is not genuine (of matches played: created on
   // the referee), those never created ("not played: ..."), and those this
   // run could not append to the journal.
   size_t unverified_ ABSL_GUARDED_BY(results_mu_) = 0;
-  // Of unverified_, those whose log was not fetched into the output
-  // directory ("log not fetched: ...": a full disk, say).
-  size_t unfetched_ ABSL_GUARDED_BY(results_mu_) = 0;
+  // Results by why they do not count (UncountedKind).
+  std::map<Uncounted, size_t> uncounted_ ABSL_GUARDED_BY(results_mu_);
   size_t unplayed_ ABSL_GUARDED_BY(results_mu_) = 0;
+  // Results of matches not played to an end (EndedKind), and those this
+  // run recorded that were (the progress line's rate).
+  size_t unended_ ABSL_GUARDED_BY(results_mu_) = 0;
+  size_t ended_ ABSL_GUARDED_BY(results_mu_) = 0;
   size_t unjournaled_ ABSL_GUARDED_BY(results_mu_) = 0;
   int sprt_wins_ = 0;  // Bot 0's record against bot 1 (under results_mu_).
   int sprt_draws_ = 0;

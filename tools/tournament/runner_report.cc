@@ -240,18 +240,7 @@ absl::StatusOr<v1::TournamentResults> Runner::Report() {
   // Swiss: a bye leaves a bot fewer matches, not a worse rank.
   std::vector<v1::TournamentStanding> standings =
       ComputeStandings(names_, matches, StandingsOrderOf(t_.format()));
-  // No bot started (nothing was left to play): the restarts are those of
-  // the run that played, as its results.json says.
-  std::map<std::string, uint32_t> restarts;
-  if (bots_.empty()) restarts = EarlierRestarts();
-  for (const auto& bot : bots_) {
-    restarts[bot->name()] = std::max(0, bot->starts() - 1);
-  }
-  for (v1::TournamentStanding& s : standings) {
-    if (const auto it = restarts.find(s.bot()); it != restarts.end()) {
-      s.set_restarts(it->second);
-    }
-  }
+  FillRestarts(standings);
   results.set_rating_model(
       ApplyRatings(names_, matches, t_.seats(), standings));
   for (auto& s : standings) *results.add_standings() = std::move(s);

@@ -221,7 +221,8 @@ absl::Status Runner::Resume() {
   if (kept_count > 0) NoteResumed(kept_count, started_below);
   if (absl::Status s = OpenJournal(path); !s.ok()) return s;
   if (absl::Status s = AdoptOrSetAsideUnjournaledLogs(); !s.ok()) return s;
-  return OpenCreated();
+  if (absl::Status s = OpenCreated(); !s.ok()) return s;
+  return OpenBotJournal();
 }
 
 std::string Runner::LostLogNote(const LostLog& lost) {

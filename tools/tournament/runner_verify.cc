@@ -162,11 +162,34 @@ void Runner::Record(v1::TournamentMatchResult result) {
       ++unjournaled_;
       Halt(s);
     }
-    ++played_;
+    if (EndedKind(result)) ++ended_;
     Count(result);
     results_[result.index()] = std::move(result);
   }
   if (!uncounted.empty()) Note(uncounted);
+}
+
+Runner::Uncounted Runner::UncountedKind(
+    const v1::TournamentMatchResult& result) {
+  const std::string& verdict = result.verdict();
+  if (IsGenuine(result)) return Uncounted::kNone;
+  // Play's verdicts on a match the referee did not create.
+  if (absl::StartsWith(verdict, "not played")) return Uncounted::kNotPlayed;
+  // Finish's: AwaitEnd's error, which is DATA_LOSS "the match broke: ..."
+  // for a match the referee broke (it ended).
+  if (absl::StartsWith(verdict, "not finished: the match broke")) {
+    return Uncounted::kBroke;
+  }
+  if (absl::StartsWith(verdict, "not finished")) return Uncounted::kNotFinished;
+  if (absl::StartsWith(verdict, "log not fetched")) {
+    return Uncounted::kNotFetched;
+  }
+  return Uncounted::kNotVerified;
+}
+
+bool Runner::EndedKind(const v1::TournamentMatchResult& result) {
+  const Uncounted kind = UncountedKind(result);
+  return kind != Uncounted::kNotPlayed && kind != Uncounted::kNotFinished;
 }
 
 std::string Runner::MatchCounts() {
@@ -174,21 +197,19 @@ std::string Runner::MatchCounts() {
   const size_t verified = results_.size() - unverified_ - unplayed_;
   std::string text =
       absl::StrCat(verified, " of ", scheduled_, " matches verified");
-  if (unfetched_ > 0) {
-    absl::StrAppend(&text, ", ", unfetched_,
-                    " whose log was not fetched or not written");
-  }
-  if (const size_t broken = unverified_ - unfetched_; broken > 0) {
-    absl::StrAppend(&text, ", ", broken,
-                    " not verified (the match broke, or its log did not "
-                    "verify)");
-  }
-  if (const size_t left = scheduled_ - results_.size() + unplayed_; left > 0) {
-    absl::StrAppend(&text, ", ", left, " not played");
-  }
-  if (unjournaled_ > 0) {
-    absl::StrAppend(&text, ", ", unjournaled_, " not journaled");
-  }
+  const auto count = [&text](size_t n, const char* what) {
+    if (n > 0) absl::StrAppend(&text, ", ", n, what);
+  };
+  count(uncounted_[Uncounted::kNotFinished],
+        " not finished (not watched to their end: the referee could not be "
+        "reached, or went silent)");
+  count(uncounted_[Uncounted::kBroke], " that broke");
+  count(uncounted_[Uncounted::kNotFetched],
+        " whose log was not fetched or not written");
+  count(uncounted_[Uncounted::kNotVerified],
+        " whose log did not verify (or is not the match asked for)");
+  count(scheduled_ - results_.size() + unplayed_, " not played");
+  count(unjournaled_, " not journaled");
   return text;
 }
 
@@ -204,14 +225,11 @@ std::string Runner::MatchesSoFar(bool resumes) {
 
 void Runner::Count(const v1::TournamentMatchResult& result) {
   if (result.outcome().termination() == v1::TERMINATION_FORFEIT) ++forfeits_;
-  if (!IsGenuine(result)) {
-    // Never created on the referee (Play's "not played: ..." verdicts):
-    // nothing was there to verify.
-    ++(absl::StartsWith(result.verdict(), "not played") ? unplayed_
-                                                        : unverified_);
-    // Played, but its log never reached the output directory (Finish's
-    // "log not fetched: ..."): nothing there failed to verify.
-    if (absl::StartsWith(result.verdict(), "log not fetched")) ++unfetched_;
+  if (const Uncounted kind = UncountedKind(result); kind != Uncounted::kNone) {
+    ++uncounted_[kind];
+    // Never created on the referee: nothing was there to verify.
+    ++(kind == Uncounted::kNotPlayed ? unplayed_ : unverified_);
+    if (!EndedKind(result)) ++unended_;
   }
   if (!t_.has_sprt() || !IsGenuine(result)) return;
   const int first = result.seats(0) == names_[0] ? 0 : 1;

@@ -48,7 +48,7 @@ std::string FormatName(referee::v1::TournamentFormat format);
 std::string StandingsOrderText(referee::v1::TournamentFormat format);
 
 // A plain-text table of `standings`: place, bot, matches, points, score %,
-// firsts, forfeits, restarts (of the bot's program, this run), rating and
+// firsts, forfeits, restarts (of the bot's program, over every run), rating and
 // its 95% interval.
 std::string FormatStandings(
     const std::vector<referee::v1::TournamentStanding>& standings);
