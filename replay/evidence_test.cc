@@ -395,6 +395,25 @@ TEST_F(TournamentDirectoryTest, AsPublishedItChecksOut) {
             "\"434764977a9d6e1d\", game rock_paper_pyramid");
 }
 
+// The runner writes tournament.txt before it plays, and only it shows
+// that schedule.json lists every match: a directory without it (the
+// example's, which passed with a note, as did a round robin whose last
+// matches an auditor cut with tournament.txt and results.json) is refused,
+// naming the file and why it is needed. The example's own is the
+// tournament that made its schedule (AsPublishedItChecksOut).
+TEST_F(TournamentDirectoryTest, ADirectoryWithoutTournamentTxtIsRefused) {
+  ASSERT_TRUE(fs::remove(dir_ + "/tournament.txt"));
+  const TournamentVerdict v = Check();
+  EXPECT_THAT(v.problems,
+              ElementsAre("the directory holds no tournament.txt, which the "
+                          "runner writes before it plays (the tournament file "
+                          "that made schedule.json): without it nobody can "
+                          "tell whether schedule.json lists every match (none "
+                          "cut from its end)"));
+  EXPECT_EQ(v.matches, 3u);
+  EXPECT_THAT(v.summary, StartsWith("1 problem"));
+}
+
 // A log the caller knows (KnownLogs: the tournament runner's verdicts on
 // the files it read, unchanged since) is taken as known and not read; a
 // log it does not know is read.
@@ -1028,15 +1047,19 @@ class SkippedMatchTest : public TournamentDirectoryTest {
 // included", exit status 0).
 TEST_F(SkippedMatchTest, OnlyAnSprtSkipsAndOnlyTheLastMatches) {
   Skip({2});
-  // No tournament.txt.
+  // No tournament.txt: a problem of its own, and the skipped match's.
+  ASSERT_TRUE(fs::remove(dir_ + "/tournament.txt"));
   TournamentVerdict v = Check();
-  EXPECT_THAT(v.problems, ElementsAre(absl::StrCat(
-                              "match 2 (", Label(2),
-                              ") is marked skipped, but the directory holds "
-                              "no tournament.txt (the tournament file the "
-                              "runner copies there) to show an SPRT, and "
-                              "only an SPRT that has decided skips "
-                              "matches")));
+  EXPECT_THAT(
+      v.problems,
+      ElementsAre(StartsWith("the directory holds no "
+                             "tournament.txt"),
+                  absl::StrCat("match 2 (", Label(2),
+                               ") is marked skipped, but the directory holds "
+                               "no tournament.txt (the tournament file the "
+                               "runner copies there) to show an SPRT, and "
+                               "only an SPRT that has decided skips "
+                               "matches")));
   // Another tournament's file, and one that does not parse: each a
   // problem of its own, and the skipped match's.
   Write("tournament.txt",
@@ -1084,9 +1107,13 @@ TEST_F(SkippedMatchTest, AScheduleOfNoMatchIsNamed) {
         "{\"name\": \"example\", \"game\": \"rock_paper_pyramid\", "
         "\"run_id\": \"434764977a9d6e1d\"}");
   TournamentVerdict v = Check();
-  EXPECT_THAT(v.problems, ElementsAre("the schedule lists no match: a "
-                                      "tournament plays at least one"));
-  EXPECT_EQ(v.summary, "1 problem");
+  // The example's tournament.txt did not make it either.
+  EXPECT_THAT(v.problems,
+              ElementsAre("the schedule lists no match: a "
+                          "tournament plays at least one",
+                          HasSubstr("is not the tournament that made "
+                                    "schedule.json")));
+  EXPECT_EQ(v.summary, "2 problems");
 }
 
 // The embedded referee's tree holds its tournament's logs and nothing
@@ -1101,16 +1128,10 @@ TEST_F(SkippedMatchTest, AScheduleOfNoMatchIsNamed) {
 TEST_F(TournamentDirectoryTest, AnEmbeddedRefereesCheckpointHoldsItsLogsOnly) {
   const std::string no_results =
       "the directory holds no results.json: no standings to check";
-  // Nor a tournament.txt: the schedule is its own word.
-  const auto no_tournament = StartsWith(
-      "the directory holds no tournament.txt (the tournament file the runner "
-      "writes there before it plays): schedule.json is not checked against "
-      "the tournament that made it, so that it lists every match (none cut "
-      "from its end) is its own word");
   TournamentVerdict v = Check();
   EXPECT_THAT(v.problems, IsEmpty());
   EXPECT_THAT(v.notes,
-              ElementsAre(no_tournament, no_results,
+              ElementsAre(no_results,
                           "the checkpoint holds 6 logs; logs/ holds 3 sealed "
                           "logs, 3 of them proved included in it: the "
                           "directory holds referee.pub, a "
@@ -1128,7 +1149,7 @@ TEST_F(TournamentDirectoryTest, AnEmbeddedRefereesCheckpointHoldsItsLogsOnly) {
                           "tree (the directory holds referee.key.pub, no "
                           "referee.pub) holds this tournament's logs and "
                           "nothing else"));
-  EXPECT_THAT(v.notes, ElementsAre(no_tournament, no_results));
+  EXPECT_THAT(v.notes, ElementsAre(no_results));
   EXPECT_EQ(v.matches, 3u);
   // Without either key file (the key given), which referee it was is not
   // known: a note.
@@ -1137,7 +1158,7 @@ TEST_F(TournamentDirectoryTest, AnEmbeddedRefereesCheckpointHoldsItsLogsOnly) {
   EXPECT_THAT(v.problems, IsEmpty());
   EXPECT_THAT(
       v.notes,
-      ElementsAre(no_tournament, no_results,
+      ElementsAre(no_results,
                   HasSubstr("the directory holds neither referee.key.pub (the "
                             "embedded referee's) nor referee.pub (a running "
                             "referee's), so which referee it was is not known "
@@ -1311,8 +1332,9 @@ TEST_F(EmbeddedTournamentTest, ItsCheckpointHoldsItsSealedLogsAndNoOthers) {
 // removed results.json and renamed referee.key.pub to referee.pub (so the
 // checkpoint's size is a note): it passed, exit 0 ("2 matches, all
 // included"), tournament.txt being read only beside results.json (an
-// auditor's finding, M1). tournament.txt fixes the schedule whenever it is
-// there; without it, a note says the schedule is its own word.
+// auditor's finding, M1). tournament.txt fixes the schedule; removing it
+// too passed with a note (the schedule its own word): a missing
+// tournament.txt, which the runner writes before it plays, is a problem.
 TEST_F(EmbeddedTournamentTest, AScheduleCutFromItsEndIsNamedWithoutResults) {
   const std::string label = CutLastMatch(/*skip=*/false);
   EXPECT_EQ(label, "e/" + run_id_ + "/2");
@@ -1327,17 +1349,16 @@ TEST_F(EmbeddedTournamentTest, AScheduleCutFromItsEndIsNamedWithoutResults) {
           "schedule.json: it schedules 3 matches, "
           "schedule.json lists 2"));
   EXPECT_EQ(v.summary, "1 problem");
-  // Without tournament.txt (an evidence-only directory, as the example),
-  // the directory passes and a note says what is not checked.
+  // Without tournament.txt too, nothing shows the cut but its absence.
   fs::remove(out_ + "/tournament.txt");
   v = Check();
-  EXPECT_THAT(v.problems, IsEmpty());
-  EXPECT_THAT(v.notes,
-              Contains(StartsWith("the directory holds no tournament.txt (the "
-                                  "tournament file the runner writes there "
-                                  "before it plays): schedule.json is not "
-                                  "checked against the tournament that made "
-                                  "it")));
+  EXPECT_THAT(v.problems,
+              ElementsAre("the directory holds no tournament.txt, which the "
+                          "runner writes before it plays (the tournament file "
+                          "that made schedule.json): without it nobody can "
+                          "tell whether schedule.json lists every match (none "
+                          "cut from its end)"));
+  EXPECT_EQ(v.summary, "1 problem");
 }
 
 // The same host marked the last match skipped instead (its log and proof

@@ -648,6 +648,13 @@ std::map<uint32_t, CountedMatch> MatchLogsToSchedule(
   return counted;
 }
 
+// Why a missing DIR/tournament.txt is a problem, after "the directory
+// holds no ".
+constexpr char kNoTournamentFile[] =
+    "tournament.txt, which the runner writes before it plays (the "
+    "tournament file that made schedule.json): without it nobody can tell "
+    "whether schedule.json lists every match (none cut from its end)";
+
 // DIR/tournament.txt as the rest of the check takes it (CheckTournamentFile).
 struct TournamentFile {
   // TournamentFileOf's: NOT_FOUND when the directory holds none.
@@ -667,13 +674,13 @@ struct TournamentFile {
 // tournament file fixes the schedule of a round robin or gauntlet (its
 // length too: the last matches cut with their logs and proofs) and the
 // shape of a Swiss one. A tournament.txt that cannot be read, is another
-// tournament's or did not make schedule.json is a problem. The runner
-// writes it before it plays (Runner::OpenOutput), but a directory
-// published as evidence alone (testdata/tlog/example: logs, proofs,
-// checkpoint, schedule, key) may leave it out: without it, a note says
-// that the schedule is not checked against its tournament, unless
-// `results_there` (results.json will be checked, and CheckResultsFile
-// names its absence as a problem).
+// tournament's or did not make schedule.json is a problem, and so is a
+// missing one: the runner writes it before it plays (Runner::OpenOutput),
+// and without it nobody can tell whether schedule.json lists every match
+// (the last ones cut with their logs and proofs pass every other check).
+// With `results_there` (results.json will be checked) CheckResultsFile
+// names the absence, in one problem that says what results.json then
+// lacks too.
 TournamentFile CheckTournamentFile(
     const fs::path& root, const v1::TournamentSchedule& schedule,
     const std::map<uint32_t, CountedMatch>& counted,
@@ -683,11 +690,8 @@ TournamentFile CheckTournamentFile(
       TournamentFileOf(root, schedule, "which would fix the schedule")};
   if (absl::IsNotFound(file.read.status())) {
     if (!results_there) {
-      verdict.notes.push_back(
-          "the directory holds no tournament.txt (the tournament file the "
-          "runner writes there before it plays): schedule.json is not "
-          "checked against the tournament that made it, so that it lists "
-          "every match (none cut from its end) is its own word");
+      AddProblem(verdict,
+                 absl::StrCat("the directory holds no ", kNoTournamentFile));
     }
     return file;
   }
@@ -711,9 +715,10 @@ TournamentFile CheckTournamentFile(
 // (an interrupted run may not have written it yet). The runner writes
 // tournament.txt before it plays (Runner::OpenOutput), so before
 // results.json (Runner::Report): with results.json, a missing
-// tournament.txt is a problem too (one that cannot be read, is another
-// tournament's or did not make schedule.json is already one), and
-// results.json is then checked without it.
+// tournament.txt is named here, as what neither schedule.json nor
+// results.json can then be checked against (one that cannot be read, is
+// another tournament's or did not make schedule.json is already a
+// problem), and results.json is then checked without it.
 void CheckResultsFile(const fs::path& root,
                       const v1::TournamentSchedule& schedule,
                       const std::map<uint32_t, CountedMatch>& counted,
@@ -750,11 +755,11 @@ void CheckResultsFile(const fs::path& root,
     return;
   }
   if (absl::IsNotFound(tournament.read.status())) {
-    AddProblem(verdict,
-               "results.json: the directory holds no tournament.txt, which "
-               "the runner writes before it: the format that orders the "
-               "standings, the bots and the SPRT would be results.json's "
-               "word alone");
+    AddProblem(verdict, absl::StrCat("results.json: the directory holds no ",
+                                     kNoTournamentFile,
+                                     "; the format that orders the "
+                                     "standings, the bots and the SPRT would "
+                                     "be results.json's word alone"));
   }
   uint64_t unlisted = 0;  // Found past CheckResults' own cap.
   for (std::string& problem : CheckResults(results, schedule, counted,

@@ -175,10 +175,10 @@ using KnownLogs = std::function<std::shared_ptr<const KnownLog>(
 // no second bye early; an SPRT only with 2 bots, 2 seats and the round
 // robin format), naming the first difference; results.json is then
 // checked without it. The runner writes tournament.txt before it plays,
-// so before results.json: a missing one is a problem beside results.json
-// (with ResultsFile::kCheck), else a note (a directory published as
-// evidence alone, as testdata/tlog/example: the schedule is then its own
-// word). The log_file of a counted
+// so before schedule.json and results.json: a missing one is a problem
+// too (without it nobody can tell whether schedule.json lists every
+// match), one problem with or without results.json. The log_file of a
+// counted
 // match is its file's own name (escaped only where a problem prints it).
 TournamentVerdict CheckTournamentDirectory(
     const std::string& dir, CheckpointKey key,

@@ -24,7 +24,8 @@ What it checks, by doc section of transparency-log.md:
 * "Tournaments": the six checks of `replay verify-tournament` over a
   tournament output directory (schedule.json, logs, proofs, checkpoint, key
   files, tournament.txt, superseded/): a schedule with at least one match,
-  not all skipped; a tournament.txt, whenever there, of the schedule's
+  not all skipped; a tournament.txt (a missing one is a problem: the
+  runner writes it before it plays), of the schedule's
   name and game and of what the doc says makes the schedule (its seats,
   its bots, an `sprt` only with 2 bots, 2 seats, round robin; a minimal
   text-format reading: see parse_tournament_txt); a match marked skipped
@@ -698,8 +699,8 @@ def load_tournament(path):
         # they must hold the same key (check 1). Which of them is there also
         # says which referee it was (check 6).
         "keys": {n: read(n) for n in KEY_FILES if read(n) is not None},
-        # The tournament file as the runner copied it; read when a match is
-        # marked skipped.
+        # The tournament file as the runner copied it before play; required
+        # (check 7).
         "tournament_txt": read("tournament.txt"),
         "logs": read_dir("logs", ".pyrlog"),
         "proofs": read_dir("proofs", ".tlog-proof"),
@@ -1060,13 +1061,16 @@ def parse_tournament_txt(data):
 
 
 def check_tournament_txt(name, game, entries, tournament_txt):
-    """Check 7's binding of tournament.txt, whenever the directory holds
-    it (results.json or not): it must be the schedule's tournament (name
-    and game) and have made the schedule, of which this checks what the
-    doc states (see above). Returns (problems, has_sprt): has_sprt is
-    None unless it passes."""
+    """Check 7's binding of tournament.txt (results.json or not): the
+    directory must hold it (the runner writes it before it plays; without
+    it nobody can tell whether schedule.json lists every match), it must
+    be the schedule's tournament (name and game) and have made the
+    schedule, of which this checks what the doc states (see above).
+    Returns (problems, has_sprt): has_sprt is None unless it passes."""
     if tournament_txt is None:
-        return [], None
+        return ["there is no tournament.txt, which the runner writes before it "
+                "plays: without it nobody can tell whether schedule.json lists "
+                "every match"], None
     try:
         t_name, t_game, has_sprt, shape = parse_tournament_txt(tournament_txt)
     except CheckError as err:
@@ -1869,8 +1873,11 @@ def tournament_tampers(files, root):
     skipped = dict(extra, skipped=True)
     with_skip = sched(schedule["matches"] + [skipped])
     good_txt = tournament_txt(schedule)
+    variant("tournament.txt removed (the runner writes it before it plays)",
+            lambda t: t.update(tournament_txt=None), "there is no tournament.txt")
     variant("a skipped match without tournament.txt",
-            lambda t: t.update(schedule=with_skip), "there is no tournament.txt")
+            lambda t: t.update(schedule=with_skip, tournament_txt=None),
+            "there is no tournament.txt")
     variant("a skipped match, tournament.txt without an sprt", lambda t: t.update(
         schedule=with_skip, tournament_txt=tournament_txt(
             schedule, sprt=None, seats=3, bots=("b1", "b2", "b3"))),
@@ -1969,10 +1976,10 @@ def schedule_variants(files):
     camel = {k: v for k, v in schedule.items() if k != "run_id"}
     camel["runId"] = schedule["run_id"]
     return {
-        "runId instead of run_id": (camel, None),
+        "runId instead of run_id": (camel, files["tournament_txt"]),
         "entry 0 with an explicit index 0": (dict(
             schedule, matches=[dict(schedule["matches"][0], index=0)]
-            + schedule["matches"][1:]), None),
+            + schedule["matches"][1:]), files["tournament_txt"]),
     }
 
 
@@ -2034,7 +2041,8 @@ def signed_tournament(signing_key, schedule, logs, tree, key_files=("referee.key
                       superseded=None, tournament_txt_data=None):
     """A tournament directory signed with `signing_key`: `logs` in logs/,
     each with its proof in a checkpoint over the leaves of `tree` (log
-    files, in the tree's order: a log of the tree need not be in logs/)."""
+    files, in the tree's order: a log of the tree need not be in logs/),
+    and `tournament_txt_data` as its tournament.txt (None: none)."""
     pub = bytes(signing_key.verify_key)
     origin = "pyramid-referee/" + pub.hex()[:16]
     leaves = [log_leaf_hash(t) for t in tree]
@@ -2065,6 +2073,13 @@ def embedded_cases(root):
     import nacl.signing as signing
     sk = signing.SigningKey(EMBEDDED_SEED)
     example = load_tournament(os.path.join(root, "example"))
+
+    def signed(*args, **kw):
+        """signed_tournament with the example's tournament.txt (which made
+        its schedule) unless another is given."""
+        kw.setdefault("tournament_txt_data", example["tournament_txt"])
+        return signed_tournament(*args, **kw)
+
     schedule = json.loads(example["schedule"])
     logs = {n: resign_log(d, sk) for n, d in example["logs"].items()}
     by_label = {read_header(split_records(d)[0])[1]: n for n, d in logs.items()}
@@ -2084,43 +2099,43 @@ def embedded_cases(root):
                 f"referee.key.pub; pin it with --key)")
     size = "the checkpoint holds 4 logs and the directory 3"
     cases = [
-        ("embedded referee: checkpoint of 3 over its 3 logs", signed_tournament(
+        ("embedded referee: checkpoint of 3 over its 3 logs", signed(
             sk, sched, logs, three), True, from_dir, {}),
-        ("embedded referee, --key: the size is still checked", signed_tournament(
+        ("embedded referee, --key: the size is still checked", signed(
             sk, sched, logs, three), True, "matches, all included in checkpoint 3 ",
          {"raw_key": pub}),
         ("embedded referee: checkpoint of 4 over 3 logs (match 1 played again, its "
-         "first log lost)", signed_tournament(sk, sched, logs, four), False, size, {}),
+         "first log lost)", signed(sk, sched, logs, four), False, size, {}),
         ("embedded referee, --key: checkpoint of 4 over 3 logs",
-         signed_tournament(sk, sched, logs, four), False, size, {"raw_key": pub}),
+         signed(sk, sched, logs, four), False, size, {"raw_key": pub}),
         ("embedded referee: checkpoint of 4, the lost log found in superseded/",
-         signed_tournament(sk, sched, logs, four, superseded={"lost": lost}), True,
+         signed(sk, sched, logs, four, superseded={"lost": lost}), True,
          "matches, all included in checkpoint 4 ", {}),
         ("embedded referee: the superseded log's label is not the schedule's",
-         signed_tournament(sk, sched, logs, four_other, superseded={"lost": stranger}),
+         signed(sk, sched, logs, four_other, superseded={"lost": stranger}),
          False, size, {}),
         ("embedded referee: the superseded log is cut short (unsealed)",
-         signed_tournament(sk, sched, logs, four, superseded={"lost": unseal(lost)}),
+         signed(sk, sched, logs, four, superseded={"lost": unseal(lost)}),
          False, size, {}),
         ("embedded referee: the superseded log is signed by another referee",
-         signed_tournament(sk, sched, logs, [logs[order[0]], foreign, logs[order[1]],
+         signed(sk, sched, logs, [logs[order[0]], foreign, logs[order[1]],
                                              logs[order[2]]],
                            superseded={"lost": foreign}), False, size, {}),
         ("embedded referee: a log of logs/ also in superseded/ counts once",
-         signed_tournament(sk, sched, logs, three, superseded={"copy": logs[order[0]]}),
+         signed(sk, sched, logs, three, superseded={"copy": logs[order[0]]}),
          True, "checkpoint 3 ", {}),
         ("embedded referee: checkpoint of 3 over 3 logs and a superseded one of match 1",
-         signed_tournament(sk, sched, logs, three, superseded={"lost": lost}), False,
+         signed(sk, sched, logs, three, superseded={"lost": lost}), False,
          "the checkpoint holds 3 logs and the directory 4", {}),
         ("running referee (referee.pub): checkpoint of 4 over 3 logs, a note",
-         signed_tournament(sk, sched, logs, four, key_files=("referee.pub",)), True,
+         signed(sk, sched, logs, four, key_files=("referee.pub",)), True,
          "referee.pub; pin it with --key)", {}),
         ("both key files (a running referee's): checkpoint of 4 over 3 logs, a note",
-         signed_tournament(sk, sched, logs, four,
+         signed(sk, sched, logs, four,
                            key_files=("referee.key.pub", "referee.pub")), True,
          "referee.key.pub and referee.pub; pin it with --key)", {}),
         ("no key file, --key: checkpoint of 4 over 3 logs, a note",
-         signed_tournament(sk, sched, logs, four, key_files=()), True,
+         signed(sk, sched, logs, four, key_files=()), True,
          "matches, all included in checkpoint 4 ", {"raw_key": pub}),
     ]
     skipped = dict(schedule, matches=schedule["matches"] + [
@@ -2128,7 +2143,7 @@ def embedded_cases(root):
          "seats": ["b1", "b2", "b3"], "skipped": True}])
     sprt_not_taken = "an sprt is the runner's only with 2 bots, 2 seats"
     cases.append(("embedded referee: a skipped last match with tournament.txt",
-                  signed_tournament(sk, json.dumps(skipped).encode(), logs, three,
+                  signed(sk, json.dumps(skipped).encode(), logs, three,
                                     tournament_txt_data=tournament_txt(schedule)),
                   False, sprt_not_taken, {}))
     # A tournament named by default: Tournament.name's comment says an empty
@@ -2143,7 +2158,7 @@ def embedded_cases(root):
     relabelled = {n: resign_log(d, sk, label=default["matches"][order.index(n)]["label"])
                   for n, d in logs.items()}
     cases.append(("a tournament named by default, tournament.txt without a name",
-                  signed_tournament(sk, json.dumps(default).encode(), relabelled,
+                  signed(sk, json.dumps(default).encode(), relabelled,
                                     [relabelled[n] for n in order],
                                     tournament_txt_data=tournament_txt(default, name=None)),
                   False, sprt_not_taken, {}))

@@ -1956,9 +1956,10 @@ TEST_F(TournamentTest, AResumeNeverReplaysAMatchWhoseLogIsLostSilently) {
 
 // Which referee played is read from the directory's unsigned key-file
 // names: a host who drops the last match (its log, proof and schedule
-// entry; results.json, not yet written by an interrupted run) and renames
-// the embedded referee's referee.key.pub to referee.pub turned the
-// tree-size check into a note, exit 0. An auditor's --referee=embedded
+// entry; results.json, not yet written by an interrupted run, and
+// tournament.txt, now a problem when missing) and renames the embedded
+// referee's referee.key.pub to referee.pub turned the tree-size check into
+// a note, exit 0. An auditor's --referee=embedded
 // checks the size whatever the names (exit 1, naming the sealed log the
 // directory lacks, and referee.pub); --referee=running on a genuine
 // embedded directory is exit 0 with a note that its files say embedded;
@@ -2031,16 +2032,20 @@ TEST_F(TournamentTest, TheAuditorSaysWhichRefereePlayedNotTheKeyFileNames) {
                                 "schedule.json: it schedules 3 matches, "
                                 "schedule.json lists 2"));
   }
-  // Without it (a directory of the evidence alone), only the key files'
-  // names say which referee played.
+  // Removed as well (it passed so, exit 0, with a note that the schedule
+  // was its own word): the missing tournament.txt is the one problem, and
+  // the key files' names say which referee played.
   ASSERT_TRUE(fs::remove(out / "tournament.txt"));
   {
     const auto [status, text] = verify("renamed", {});
-    EXPECT_EQ(status, 0) << text;
+    EXPECT_EQ(status, 1) << text;
     EXPECT_THAT(text, HasSubstr(": note: the checkpoint holds 3 logs; logs/ "
                                 "holds 2 sealed logs, 2 of them proved "
                                 "included in it: the directory holds "
                                 "referee.pub, a running referee's"));
+    EXPECT_THAT(text, HasSubstr(": the directory holds no tournament.txt, "
+                                "which the runner writes before it plays"));
+    EXPECT_THAT(text, HasSubstr(": 1 problem"));
   }
   {
     const auto [status, text] = verify("flagged", {"--referee=embedded"});
@@ -2055,7 +2060,7 @@ TEST_F(TournamentTest, TheAuditorSaysWhichRefereePlayedNotTheKeyFileNames) {
     EXPECT_THAT(text, HasSubstr(": the directory holds referee.pub, a running "
                                 "referee's, but --referee=embedded says the "
                                 "embedded referee played it"));
-    EXPECT_THAT(text, HasSubstr(": 2 problems"));
+    EXPECT_THAT(text, HasSubstr(": 3 problems"));
   }
   {
     const auto [status, text] =

@@ -3,8 +3,9 @@
 
 Each seed is a tournament directory in evidence_fuzzer.cc's input format,
 made from testdata/tlog/example (its three matches' logs and proofs as
-logs/mN.pyrlog and proofs/mN.tlog-proof, N the match's index): the
-directory as published under two keys, a match skipped, with the
+logs/mN.pyrlog and proofs/mN.tlog-proof, N the match's index, and its
+tournament.txt): the directory as published under two keys, without
+tournament.txt, a match skipped, with the
 tournament.txt and results.json the fuzzer makes as the runner writes
 them, and damaged copies (results.json changed among them). Run it again when the example changes; the genuine_* seeds must
 then still check out (the fuzz_seeds_evidence_genuine test).
@@ -54,8 +55,8 @@ def read(name):
 
 def example():
     """The example directory: {name: contents}, logs named by match index."""
-    files = {name: read(name)
-             for name in ("schedule.json", "checkpoint", "referee.pub")}
+    files = {name: read(name) for name in
+             ("schedule.json", "checkpoint", "referee.pub", "tournament.txt")}
     schedule = json.loads(files["schedule.json"])
     for log in sorted(os.listdir(os.path.join(EXAMPLE, "logs"))):
         stem = log[:-len(".pyrlog")]
@@ -94,6 +95,11 @@ def main():
     schedule = json.loads(files["schedule.json"])
 
     write("genuine", FROM_FILES, files)
+    # Without tournament.txt, which the runner writes before it plays: a
+    # problem (nothing else shows that the schedule lists every match).
+    without_tournament = {k: v for k, v in files.items()
+                          if k != "tournament.txt"}
+    write("without_tournament", FROM_FILES, without_tournament)
     write("genuine_verifier_key", VERIFIER_KEY,
           {k: v for k, v in files.items() if k != "referee.pub"})
     # Match 2, the last, marked skipped: no log, no proof; tournament.txt
@@ -126,7 +132,7 @@ def main():
           {**files, MADE_TOURNAMENT: b"\x00",
            MADE_RESULTS: b"\x00\x20\x03\x21\x01\x22\x05\x25\x02"})
     write("results_without_tournament", FROM_FILES,
-          {**files, MADE_RESULTS: b"\x10"})
+          {**without_tournament, MADE_RESULTS: b"\x10"})
     write("results_tournament_of_another_seed", FROM_FILES,
           {**files, MADE_TOURNAMENT: b"\x08\x00\x00\x08",
            MADE_RESULTS: b"\x00"})
@@ -156,7 +162,7 @@ def main():
     # Match 2 skipped without tournament.txt; match 0 skipped before match
     # 1, played.
     write("skipped_without_sprt", REFEREE_KEY,
-          {**{k: v for k, v in files.items() if "m2." not in k},
+          {**{k: v for k, v in without_tournament.items() if "m2." not in k},
            "schedule.json": json.dumps(skipped, indent=1).encode()})
     first = json.loads(files["schedule.json"])
     first["matches"][0]["skipped"] = True
