@@ -3210,6 +3210,122 @@ TEST_F(TournamentTest, ABotsEndsAndRestartsAddUpOverAResume) {
   EXPECT_TRUE(fs::exists(dir_.File("out/bots.jsonl")));
 }
 
+// A match whose bots' runner was SIGKILLed mid-match is finished by the
+// running referee without them: their seats forfeit at their deadlines,
+// and the resume takes that result. It counts as any forfeit does, but is
+// marked: unhosted_forfeit in the journal (so every later resume keeps it)
+// and results.json, a mark in report.html's match list and a warning
+// naming the bots whose forfeits it holds, and the run's last summary line.
+// Such forfeits were counted as the bots' with nothing telling them apart.
+TEST_F(TournamentTest, ForfeitsOfAMatchLeftOnARunningRefereeAreMarked) {
+  std::unique_ptr<testing_util::Process> referee = StartReferee(dir_.path());
+  ASSERT_NE(referee, nullptr);
+  v1::Tournament t = Make("rock_paper_pyramid", 3, 3,
+                          "concurrency: 2 clocks { commit_timeout_ms: 1000 "
+                          "reveal_timeout_ms: 1000 seed_timeout_ms: 1500 } " +
+                              RemoteReferee(dir_.path()).Fields());
+  // Each bot's program sleeps until the file `fast` is there: the first
+  // run's matches are created and none of their seats can move before the
+  // kill.
+  const std::string fast = dir_.File("fast");
+  for (v1::TournamentBot& bot : *t.mutable_bots()) {
+    bot.clear_command();
+    for (const std::string& arg :
+         {std::string("/bin/sh"), std::string("-c"),
+          absl::StrCat("while [ ! -e '", fast,
+                       "' ]; do sleep 0.1; done; exec '", Bot(),
+                       "' --quiet --referee='{referee}'",
+                       " --token_file='{token_file}'")}) {
+      bot.add_command(arg);
+    }
+  }
+  const std::vector<std::string> argv = TournamentCommand(t);
+  // Both matches in flight (concurrency 2) created and in created.jsonl:
+  // none can end before the seed deadline, so no third is created.
+  const std::string created = dir_.File("out/created.jsonl");
+  const auto created_lines = [&] {
+    absl::StatusOr<std::string> text = ReadFileToString(created);
+    return text.ok() ? std::count(text->begin(), text->end(), '\n') : 0;
+  };
+  {
+    testing_util::Process run(argv, dir_.File("1.out"), dir_.File("1.err"));
+    const absl::Time end = absl::Now() + absl::Seconds(30);
+    while (created_lines() < 2 && absl::Now() < end && run.running()) {
+      absl::SleepFor(absl::Milliseconds(10));
+    }
+    ASSERT_TRUE(run.running()) << run.err();
+    run.Signal(SIGKILL);
+    ASSERT_EQ(run.Wait(absl::Seconds(10)), 128 + SIGKILL) << run.err();
+  }
+  ASSERT_TRUE(Journaled().empty());
+  std::set<uint32_t> left;  // The matches created, none of them played.
+  const std::vector<std::string> lines =
+      absl::StrSplit(*ReadFileToString(created), '\n', absl::SkipEmpty());
+  for (const std::string& line : lines) {
+    v1::TournamentMatchResult entry;
+    ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(line, &entry).ok());
+    left.insert(entry.index());
+  }
+  ASSERT_EQ(left.size(), 2u);
+  std::ofstream(fast) << "";
+
+  testing_util::Process again(argv, dir_.File("2.out"), dir_.File("2.err"));
+  EXPECT_EQ(again.Wait(absl::Seconds(120)), 0) << again.err();
+  const auto check = [&](const std::string& out) {
+    v1::TournamentResults results;
+    ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(
+                    *ReadFileToString(dir_.File("out/results.json")), &results)
+                    .ok());
+    ASSERT_EQ(results.verified(), 3u);
+    std::map<std::string, int> forfeits;
+    std::vector<std::string> indices;
+    for (const v1::TournamentMatchResult& m : results.matches()) {
+      EXPECT_EQ(m.unhosted_forfeit(), left.contains(m.index())) << m.index();
+      if (!m.unhosted_forfeit()) continue;
+      indices.push_back(absl::StrCat(m.index()));
+      // No seat moved: each forfeited, and counts as a forfeit.
+      for (int seat = 0; seat < m.seats_size(); ++seat) {
+        EXPECT_TRUE(m.outcome().seats(seat).forfeited()) << m.index();
+        ++forfeits[m.seats(seat)];
+      }
+    }
+    for (const v1::TournamentStanding& s : results.standings()) {
+      EXPECT_GE(s.forfeits(), static_cast<uint32_t>(forfeits[s.bot()]));
+    }
+    std::vector<std::string> bots;
+    for (const auto& [bot, n] : forfeits) {
+      bots.push_back(absl::StrCat(bot, " ", n));
+    }
+    const bool one = left.size() == 1;
+    const std::string lead = absl::StrCat(
+        left.size(), one ? " match's" : " matches'",
+        " forfeits came while the runner was not hosting ", one ? "it" : "them",
+        " (adopted from the referee): ", absl::StrJoin(bots, ", "));
+    // The summary's last line.
+    std::vector<std::string> lines =
+        absl::StrSplit(out, '\n', absl::SkipEmpty());
+    ASSERT_FALSE(lines.empty());
+    EXPECT_THAT(lines.back(),
+                StartsWith(absl::StrCat(lead, " (", one ? "match " : "matches ",
+                                        absl::StrJoin(indices, ", "), ")")))
+        << out;
+    // The report's warning (its apostrophe escaped) and a mark per match.
+    const std::string html = *ReadFileToString(dir_.File("out/report.html"));
+    const std::string warning =
+        absl::StrCat("<p class=\"bad\" id=\"unhosted-forfeits\">", left.size(),
+                     one ? " match&#39;s" : " matches&#39;",
+                     lead.substr(lead.find(" forfeits came")));
+    EXPECT_TRUE(absl::StrContains(html, warning)) << warning;
+    EXPECT_EQ(Occurrences(html, "<div class=\"bad unhosted\">"),
+              static_cast<int>(left.size()));
+  };
+  check(again.out());
+  // Journaled: a run of the finished tournament keeps the mark.
+  testing_util::Process third(argv, dir_.File("3.out"), dir_.File("3.err"));
+  EXPECT_EQ(third.Wait(absl::Seconds(60)), 0) << third.err();
+  check(third.out());
+}
+
 // A bot that answers only the seed decision (its seed contribution) and
 // then forfeits every move never played: BotsThatNeverPlayed names it (its
 // seed commits counted as playing, and no warning came). A seat that

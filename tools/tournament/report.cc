@@ -150,12 +150,70 @@ void AppendSummary(const v1::TournamentResults& results,
       SvgText(results.referee_public_key()), "</code></td></tr>\n</table>\n");
 }
 
-// A warning for each bot that never played.
-void AppendNeverPlayed(const v1::TournamentResults& results,
-                       const std::vector<std::string>& never_played,
-                       std::string& out) {
-  if (never_played.empty()) return;
+// The genuine matches whose forfeits came while the runner was not hosting
+// them (UnhostedForfeitsText), in match order.
+std::vector<const v1::TournamentMatchResult*> UnhostedForfeits(
+    const v1::TournamentResults& results) {
+  std::vector<const v1::TournamentMatchResult*> matches;
+  for (const v1::TournamentMatchResult& match : results.matches()) {
+    if (match.unhosted_forfeit() && IsGenuine(match)) matches.push_back(&match);
+  }
+  return matches;
+}
+
+// "2 matches' forfeits came while the runner was not hosting them (adopted
+// from the referee): bot-a 2, bot-b 1": `matches` (UnhostedForfeits, not
+// empty) and each bot's forfeits in them, by name.
+std::string UnhostedForfeitsLead(
+    const std::vector<const v1::TournamentMatchResult*>& matches) {
+  std::map<std::string, uint32_t> forfeits;  // By bot name.
+  for (const v1::TournamentMatchResult* match : matches) {
+    for (int seat = 0;
+         seat < match->seats_size() && seat < match->outcome().seats_size();
+         ++seat) {
+      if (match->outcome().seats(seat).forfeited()) {
+        ++forfeits[match->seats(seat)];
+      }
+    }
+  }
+  std::vector<std::string> bots;
+  for (const auto& [bot, n] : forfeits) {
+    bots.push_back(absl::StrCat(bot, " ", n));
+  }
+  const bool one = matches.size() == 1;
+  return absl::StrCat(
+      matches.size(), one ? " match's" : " matches'",
+      " forfeits came while the runner was not hosting ", one ? "it" : "them",
+      " (adopted from the referee): ", absl::StrJoin(bots, ", "));
+}
+
+// A warning for each bot that never played, and one for the matches whose
+// forfeits came while the runner was not hosting them, each linked.
+void AppendWarnings(const v1::TournamentResults& results,
+                    const std::vector<std::string>& never_played,
+                    std::string& out) {
+  const std::vector<const v1::TournamentMatchResult*> unhosted =
+      UnhostedForfeits(results);
+  if (never_played.empty() && unhosted.empty()) return;
   absl::StrAppend(&out, "<h2>Warnings</h2>\n");
+  if (!unhosted.empty()) {
+    std::vector<std::string> links;
+    for (const v1::TournamentMatchResult* match : unhosted) {
+      links.push_back(absl::StrCat("<a href=\"#match-", match->index(), "\">",
+                                   match->index(), "</a>"));
+    }
+    absl::StrAppend(
+        &out, "<p class=\"bad\" id=\"unhosted-forfeits\">",
+        SvgText(UnhostedForfeitsLead(unhosted)),
+        ". A run of the runner created these matches and stopped before their "
+        "end (killed, interrupted, or given up on a referee that did not "
+        "answer); the referee played them on without that run's bots, whose "
+        "seats forfeit at their deadlines, and a resume took the sealed "
+        "results. They count as any forfeit does, but the forfeits may be the "
+        "host's rather than the bots'. ",
+        unhosted.size() == 1 ? "Match " : "Matches ",
+        absl::StrJoin(links, ", "), ".</p>\n");
+  }
   for (const v1::TournamentStanding& s : results.standings()) {
     if (std::find(never_played.begin(), never_played.end(), s.bot()) ==
         never_played.end()) {
@@ -345,6 +403,10 @@ void AppendMatchRow(const std::map<std::string, std::string>& anchors,
                  absl::StrCat("<code>", SvgText(match.match_id()), "</code>")),
       "</td><td class=\"name\">", seats, "</td><td class=\"",
       genuine ? "name" : "name bad", "\">", SvgText(match.verdict()),
+      genuine && match.unhosted_forfeit()
+          ? "<div class=\"bad unhosted\">forfeits while the runner was not "
+            "hosting it (<a href=\"#unhosted-forfeits\">warning</a>)</div>"
+          : "",
       "</td><td class=\"name\">",
       IsRelativePath(match.log_file())
           ? absl::StrCat("<a href=\"", log, "\" download>", log, "</a>")
@@ -513,7 +575,7 @@ std::string RenderHtmlReport(const v1::TournamentResults& results,
   std::string out;
   AppendHeader(results, out);
   AppendSummary(results, format, out);
-  AppendNeverPlayed(results, never_played, out);
+  AppendWarnings(results, never_played, out);
   AppendTransparency(results, out);
   AppendStandings(results, format, out);
   AppendCrosstable(results, out);
@@ -534,6 +596,19 @@ std::string NeverPlayedText(const v1::TournamentStanding& standing) {
       ", so its program never connected to the referee or never made one "
       "(restarted ",
       standing.restarts(), standing.restarts() == 1 ? " time" : " times", ")");
+}
+
+std::string UnhostedForfeitsText(const v1::TournamentResults& results) {
+  const std::vector<const v1::TournamentMatchResult*> matches =
+      UnhostedForfeits(results);
+  if (matches.empty()) return "";
+  std::vector<std::string> indices;
+  for (const v1::TournamentMatchResult* match : matches) {
+    indices.push_back(absl::StrCat(match->index()));
+  }
+  return absl::StrCat(UnhostedForfeitsLead(matches), " (",
+                      matches.size() == 1 ? "match " : "matches ",
+                      absl::StrJoin(indices, ", "), ")");
 }
 
 std::string ViewerPageOf(const std::string& log_file) {

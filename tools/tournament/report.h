@@ -32,7 +32,9 @@ namespace pyramid {
 // rank, shown as "points/games".
 //
 // `never_played` names bots that never played (BotsThatNeverPlayed in
-// runner.h): the page warns about each, under the summary. The summary
+// runner.h): the page warns about each, under the summary. Matches marked
+// unhosted_forfeit are marked in the match list's HTML rows, and a warning
+// under the summary says UnhostedForfeitsText with a link to each. The summary
 // names the results' format, and a line above the standings says their
 // order (StandingsOrderText).
 std::string RenderHtmlReport(const referee::v1::TournamentResults& results,
@@ -41,6 +43,14 @@ std::string RenderHtmlReport(const referee::v1::TournamentResults& results,
 // Why the bot of `standing` counts as one that never played, in a line:
 // "bot NAME never played: ..." with its matches and restarts.
 std::string NeverPlayedText(const referee::v1::TournamentStanding& standing);
+
+// The genuine matches of `results` marked unhosted_forfeit (their forfeits
+// came while no run of the runner hosted their bots, and count as any
+// forfeit does), in a line: "2 matches' forfeits came while the runner was
+// not hosting them (adopted from the referee): bot-a 2, bot-b 1 (matches 4,
+// 9)", each bot with the forfeits those matches hold, by name. Empty when
+// there are none.
+std::string UnhostedForfeitsText(const referee::v1::TournamentResults& results);
 
 // The match viewer page of the log `log_file`, relative to the output
 // directory: "matches/" and the log's file name with the extension ".html"

@@ -457,6 +457,42 @@ TEST(ReportTest, EveryMatchLinksToItsViewerPage) {
   EXPECT_EQ(ViewerPageOf("logs.d/match"), "matches/match.html");
 }
 
+// A genuine match whose forfeits came while the runner was not hosting it
+// (TournamentMatchResult.unhosted_forfeit) is marked in the match list, and
+// a warning counts such matches with each bot's forfeits in them; a match
+// that does not count is neither.
+TEST(ReportTest, MarksForfeitsThatCameWhileTheRunnerWasNotHosting) {
+  v1::TournamentResults results = SmallResults();
+  EXPECT_EQ(UnhostedForfeitsText(results), "");
+  EXPECT_THAT(RenderHtmlReport(results), Not(HasSubstr("unhosted")));
+  for (int i : {0, 2, 3}) {
+    v1::TournamentMatchResult& match = *results.mutable_matches(i);
+    match.set_unhosted_forfeit(true);
+    match.mutable_outcome()->mutable_seats(1)->set_forfeited(true);
+  }
+  results.mutable_matches(2)
+      ->mutable_outcome()
+      ->mutable_seats(0)
+      ->set_forfeited(true);
+  EXPECT_EQ(UnhostedForfeitsText(results),
+            "2 matches' forfeits came while the runner was not hosting them "
+            "(adopted from the referee): alpha 1, beta 1, gamma 1 (matches 0, "
+            "2)");
+  const std::string html = RenderHtmlReport(results);
+  EXPECT_THAT(html, HasSubstr("<h2>Warnings</h2>\n<p class=\"bad\" "
+                              "id=\"unhosted-forfeits\">2 matches&#39; "
+                              "forfeits came while the runner was not hosting "
+                              "them (adopted from the referee): alpha 1, beta "
+                              "1, gamma 1. "));
+  EXPECT_THAT(html, HasSubstr("Matches <a href=\"#match-0\">0</a>, <a "
+                              "href=\"#match-2\">2</a>.</p>"));
+  EXPECT_EQ(Count(html, "<div class=\"bad unhosted\">"), 2);
+  results.mutable_matches()->DeleteSubrange(2, 2);
+  EXPECT_EQ(UnhostedForfeitsText(results),
+            "1 match's forfeits came while the runner was not hosting it "
+            "(adopted from the referee): beta 1 (match 0)");
+}
+
 TEST(ReportTest, EveryBotNameLinksToItsResults) {
   const std::string html = RenderHtmlReport(SmallResults());
   EXPECT_THAT(html, HasSubstr("<h2>Results by bot</h2>"));

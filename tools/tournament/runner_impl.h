@@ -520,7 +520,10 @@ class Runner {
   // earlier run created for it: waits for its end (its seats name that
   // run's bots, which this run's, registered anew, cannot play: they
   // forfeit at their deadlines), fetches and verifies its log, and says so
-  // in a line. nullopt when interrupted.
+  // in a line. A genuine result with a seat that forfeited is marked
+  // unhosted_forfeit (journaled with it): no run hosted the match's bots
+  // to its end, so its forfeits may be the host's. nullopt when
+  // interrupted.
   std::optional<v1::TournamentMatchResult> TakeOver(
       v1::TournamentMatchResult result, const v1::MatchInfo& earlier);
 

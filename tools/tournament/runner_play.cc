@@ -332,12 +332,20 @@ std::optional<v1::TournamentMatchResult> Runner::TakeOver(
     const v1::SeatOutcome& seat = finished->outcome().seats(i);
     ranks.push_back(absl::StrCat(finished->seats(i), " ", seat.rank(),
                                  seat.forfeited() ? " (forfeited)" : ""));
+    // The run that hosted its bots stopped before its end (or its end was
+    // not seen): a forfeit may be the host's. Counted all the same, but
+    // marked, in the journal too, so that every later resume keeps it.
+    if (seat.forfeited()) finished->set_unhosted_forfeit(true);
   }
-  Note(absl::StrCat("resuming: ", what,
-                    " was created before the interruption and ended without "
-                    "the runner; its result stands as the referee sealed it, "
-                    "not played again (ranks: ",
-                    absl::StrJoin(ranks, ", "), ")"));
+  Note(absl::StrCat(
+      "resuming: ", what,
+      " was created before the interruption and ended without the runner; "
+      "its result stands as the referee sealed it, not played again (ranks: ",
+      absl::StrJoin(ranks, ", "), ")",
+      finished->unhosted_forfeit()
+          ? "; its forfeits came while the runner was not hosting it: "
+            "marked in results.json and report.html"
+          : ""));
   return finished;
 }
 

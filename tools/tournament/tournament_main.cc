@@ -456,7 +456,8 @@ std::string OutputDir(const v1::Tournament& tournament,
 }
 
 // The summary printed at the end: standings, SPRT, uncounted matches, the
-// transparency verdict and where everything is.
+// transparency verdict, where everything is, and last the matches whose
+// forfeits came while the runner was not hosting them (UnhostedForfeitsText).
 void PrintSummary(const v1::Tournament& tournament,
                   const v1::TournamentResults& results) {
   std::cout << "\n"
@@ -491,6 +492,15 @@ void PrintSummary(const v1::Tournament& tournament,
                "report.html and the match viewer pages (matches/) in "
             << out << " (check them with: replay verify-tournament " << out
             << ")\n";
+  // Last: forfeits that count but may be the host's, not the bots'.
+  if (const std::string unhosted = UnhostedForfeitsText(results);
+      !unhosted.empty()) {
+    std::cout << "\n"
+              << unhosted
+              << "; they count as any forfeit does (marked in results.json "
+                 "and report.html; docs/tournament.md, \"Matches left on a "
+                 "running referee\")\n";
+  }
 }
 
 // Opens /dev/null onto whichever of descriptors 0, 1 and 2 is closed (a
