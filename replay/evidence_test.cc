@@ -80,6 +80,13 @@ CheckpointKey RefereeKey() {
   return CheckpointKey{"", key.ok() ? *key : ""};
 }
 
+// The problem of a directory without tournament.txt.
+constexpr char kNoTournamentTxt[] =
+    "the directory holds no tournament.txt, which the runner writes before "
+    "it plays (the tournament file that made schedule.json): without it "
+    "nobody can tell whether schedule.json lists every match (none cut from "
+    "its end)";
+
 TEST(EvidenceTest, TheExampleInclusionProofHoldsUnderEitherKey) {
   for (const CheckpointKey& key : {VerifierKey(), RefereeKey()}) {
     absl::StatusOr<Inclusion> inclusion =
@@ -404,12 +411,7 @@ TEST_F(TournamentDirectoryTest, AsPublishedItChecksOut) {
 TEST_F(TournamentDirectoryTest, ADirectoryWithoutTournamentTxtIsRefused) {
   ASSERT_TRUE(fs::remove(dir_ + "/tournament.txt"));
   const TournamentVerdict v = Check();
-  EXPECT_THAT(v.problems,
-              ElementsAre("the directory holds no tournament.txt, which the "
-                          "runner writes before it plays (the tournament file "
-                          "that made schedule.json): without it nobody can "
-                          "tell whether schedule.json lists every match (none "
-                          "cut from its end)"));
+  EXPECT_THAT(v.problems, ElementsAre(kNoTournamentTxt));
   EXPECT_EQ(v.matches, 3u);
   EXPECT_THAT(v.summary, StartsWith("1 problem"));
 }
@@ -1352,12 +1354,7 @@ TEST_F(EmbeddedTournamentTest, AScheduleCutFromItsEndIsNamedWithoutResults) {
   // Without tournament.txt too, nothing shows the cut but its absence.
   fs::remove(out_ + "/tournament.txt");
   v = Check();
-  EXPECT_THAT(v.problems,
-              ElementsAre("the directory holds no tournament.txt, which the "
-                          "runner writes before it plays (the tournament file "
-                          "that made schedule.json): without it nobody can "
-                          "tell whether schedule.json lists every match (none "
-                          "cut from its end)"));
+  EXPECT_THAT(v.problems, ElementsAre(kNoTournamentTxt));
   EXPECT_EQ(v.summary, "1 problem");
 }
 
