@@ -61,10 +61,13 @@ grep -q "connections:  on file descriptors below 192 of the open-file limit 256;
   "$tmp/referee.out" || fail "the banner does not say what connections may take"
 
 # Seat 2 never connects: each decision waits for its deadline (the
-# default action), so the match plays for about 4 s, through the flood.
+# default action), so the match plays for about 7 s, through the flood.
+# The seed decision's clock runs from the creation: its 3 s give the bots,
+# slow to start under a sanitizer, time to connect (400 ms did not, once).
 match_a=$(refctl create-match --game=rock_paper_pyramid --seats=3 \
   --forfeit_policy=default --commit_timeout_ms=400 --reveal_timeout_ms=400 \
-  --token_dir="$tmp/tok-a" 2>/dev/null) || fail "create-match A"
+  --seed_timeout_ms=3000 --token_dir="$tmp/tok-a" 2>/dev/null) ||
+  fail "create-match A"
 bots_a=()
 for seat in 0 1; do
   spawn "bot-a$seat" "$BIN/bot" --referee="$addr" \
